@@ -1,0 +1,3 @@
+from sweepgate.cli import main
+
+raise SystemExit(main())

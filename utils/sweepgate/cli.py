@@ -1,0 +1,57 @@
+"""Command-line dispatcher.
+
+Each subcommand lives in its own module, imported only when that subcommand
+runs, so `sweepgate matrix` never pays for PyGithub or the plan code. A module
+named here exposes ``add_arguments(parser)`` and ``run(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# subcommand -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "example": ("sweepgate.example", "run the built-in seed scenario end to end (default)"),
+    "matrix": ("sweepgate.commands.matrix", "changelog diff -> benchmark matrix JSON (process_changelog.py)"),
+    "validate": ("sweepgate.gate", "gate perf-changelog.yaml changes (validate_perf_changelog.py)"),
+    "full-sweep": ("sweepgate.commands.sweep", "expand every config (generate_sweep_configs.py full-sweep)"),
+    "test-config": ("sweepgate.commands.sweep", "expand named configs (generate_sweep_configs.py test-config)"),
+    "changelog": ("sweepgate.changelog_tools", "add, rebase or canonicalize changelog entries"),
+    "ci": ("sweepgate.ci", "CI helpers: decide what a workflow event runs, split the matrix"),
+    "plan": ("sweepgate.plan", "what a PR will run, what it costs, and what it forgot"),
+    "rehearse": ("sweepgate.rehearse", "run one matrix row's benchmark script without a GPU"),
+}
+
+
+def build_parser(argv: list[str]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sweepgate", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    wanted = argv[0] if argv and not argv[0].startswith("-") else None
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        # Only the chosen subcommand's module is imported.
+        if name == wanted:
+            mod = importlib.import_module(module)
+            mod.add_arguments(p) if name not in ("full-sweep", "test-config") else mod.add_arguments(p, name)
+            p.set_defaults(_module=mod)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("--json",):
+        argv = ["example", *argv]
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    if not getattr(args, "_module", None):
+        parser.print_help()
+        return 2
+    from sweepgate.errors import run_guarded
+
+    return run_guarded(lambda: args._module.run(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

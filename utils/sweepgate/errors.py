@@ -1,0 +1,114 @@
+"""Diagnostics: every problem sweepgate reports, with where it is and how to fix it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One problem at one place. ``line``/``col`` are 1-based; 0 means unknown."""
+
+    file: str
+    line: int = 0
+    col: int = 0
+    rule: str = field(default="", compare=False)
+    message: str = field(default="", compare=False)
+    hint: str = field(default="", compare=False)
+    severity: str = field(default="error", compare=False)
+
+    def location(self) -> str:
+        loc = self.file
+        if self.line:
+            loc += f":{self.line}"
+            if self.col:
+                loc += f":{self.col}"
+        return loc
+
+    def render(self) -> str:
+        text = f"{self.location()}: {self.message}"
+        if self.hint:
+            text += f"; {self.hint}"
+        return text
+
+    def annotation(self) -> str:
+        """GitHub workflow command for this diagnostic."""
+        level = {"error": "error", "warning": "warning"}.get(self.severity, "notice")
+        props = [f"file={_escape_property(self.file)}"]
+        if self.line:
+            props.append(f"line={self.line}")
+        if self.col:
+            props.append(f"col={self.col}")
+        if self.rule:
+            props.append(f"title={_escape_property(self.rule)}")
+        body = self.message + (f"; {self.hint}" if self.hint else "")
+        return f"::{level} {','.join(props)}::{_escape_data(body)}"
+
+    def as_dict(self) -> dict:
+        return {
+            "rule": self.rule,
+            "file": self.file,
+            "line": self.line,
+            "col": self.col,
+            "severity": self.severity,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+class SweepgateError(Exception):
+    """Bad input. Carries every diagnostic found, not just the first."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic] | Diagnostic):
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics = list(diagnostics)
+        super().__init__("\n".join(d.render() for d in self.diagnostics))
+
+
+def fail(file: str, line: int, message: str, hint: str = "", *, rule: str = "", col: int = 0) -> SweepgateError:
+    return SweepgateError(Diagnostic(file, line, col, rule, message, hint))
+
+
+def emit(diagnostics: Iterable[Diagnostic], stream=None) -> None:
+    """Print diagnostics one per line, plus annotations under GitHub Actions."""
+    stream = stream or sys.stderr
+    diagnostics = list(diagnostics)
+    for d in diagnostics:
+        print(d.render(), file=stream)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        for d in diagnostics:
+            # Workflow commands are read from stdout.
+            print(d.annotation(), file=sys.stdout)
+    stream.flush()
+
+
+def run_guarded(fn: Callable[[], int]) -> int:
+    """Run a command body: bad input -> diagnostics and exit 1, never a traceback."""
+    try:
+        return int(fn() or 0)
+    except SweepgateError as exc:
+        emit(exc.diagnostics)
+        return 1
+    except KeyboardInterrupt:
+        print("sweepgate: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the contract is: no tracebacks
+        if os.environ.get("SWEEPGATE_DEBUG"):
+            raise
+        print(f"sweepgate: internal error: {type(exc).__name__}: {exc}; "
+              "rerun with SWEEPGATE_DEBUG=1 for a traceback and report it", file=sys.stderr)
+        return 1
