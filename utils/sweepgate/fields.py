@@ -1,0 +1,181 @@
+"""Every field name, default and environment-variable name, in one place.
+
+Row fields are the reference's (InferenceX) matrix keys; downstream workflows
+and dashboards read them verbatim.
+"""
+
+from __future__ import annotations
+
+# --- master config: top level -------------------------------------------------
+IMAGE = "image"
+MODEL = "model"
+MODEL_PREFIX = "model-prefix"
+PRECISION = "precision"
+FRAMEWORK = "framework"
+RUNNER = "runner"
+MULTINODE = "multinode"
+DISAGG = "disagg"
+SCENARIOS = "scenarios"
+ROUTER = "router"
+KV_P2P_TRANSFER = "kv-p2p-transfer"
+
+# --- scenarios ----------------------------------------------------------------
+FIXED_SEQ_LEN = "fixed-seq-len"
+AGENTIC_CODING = "agentic-coding"
+SCENARIO_TYPES = (FIXED_SEQ_LEN, AGENTIC_CODING)  # canonical order
+ISL = "isl"
+OSL = "osl"
+SEARCH_SPACE = "search-space"
+DRAM_UTILIZATION = "dram-utilization"
+
+# --- search-space points --------------------------------------------------------
+TP = "tp"
+PP = "pp"
+DCP_SIZE = "dcp-size"
+PCP_SIZE = "pcp-size"
+EP = "ep"
+DP_ATTN = "dp-attn"
+SPEC_DECODING = "spec-decoding"
+CONC_START = "conc-start"
+CONC_END = "conc-end"
+CONC_LIST = "conc-list"
+KV_OFFLOADING = "kv-offloading"
+KV_OFFLOAD_BACKEND = "kv-offload-backend"
+PREFILL = "prefill"
+DECODE = "decode"
+NUM_WORKER = "num-worker"
+ADDITIONAL_SETTINGS = "additional-settings"
+HARDWARE = "hardware"
+
+# --- runners.yaml -------------------------------------------------------------
+LABELS = "labels"
+AVAILABLE_CPU_DRAM_MIB = "available-cpu-dram-mib"
+GPUS_PER_NODE = "gpus-per-node"
+CLUSTER_PREFIX = "cluster:"
+
+# --- matrix rows ----------------------------------------------------------------
+CONC = "conc"
+MAX_MODEL_LEN = "max-model-len"
+EXP_NAME = "exp-name"
+RECIPE_FINGERPRINT = "recipe-fingerprint"
+SCENARIO_TYPE = "scenario-type"
+TOTAL_CPU_DRAM_GB = "total-cpu-dram-gb"
+DURATION = "duration"
+RUN_EVAL = "run-eval"
+EVAL_ONLY = "eval-only"
+EVAL_CONC = "eval-conc"
+EVAL_ALL_CONCS = "eval-all-concs"
+
+# --- changelog entries ------------------------------------------------------------
+CONFIG_KEYS = "config-keys"
+DESCRIPTION = "description"
+PR_LINK = "pr-link"
+ENTRY_SCENARIO_TYPE = "scenario-type"
+EVALS_ONLY = "evals-only"
+ALL_EVALS = "all-evals"
+APPEND_ONLY = "append-only"
+EVAL_MIN_PREFILL_EP = "eval-min-prefill-ep"
+
+# --- defaults ---------------------------------------------------------------------
+DEFAULT_SPEC_DECODING = "none"
+DEFAULT_KV_OFFLOADING = "none"
+DEFAULT_PARALLEL = 1  # pp, dcp-size, pcp-size, ep
+DEFAULT_AGENTIC_DURATION_S = 3600
+MAX_MODEL_LEN_MARGIN = 256  # max-model-len = isl + osl + margin
+CONC_STEP = 2
+MIN_EVAL_CONC = 16
+EVAL_SEQ_LEN = (8192, 1024)
+# 3 TB (decimal) cap on a node's host DRAM before utilization scaling, in MiB.
+MAX_AGENTIC_AVAILABLE_CPU_DRAM_MIB = 2_861_022
+SEQ_LEN_NAMES = {(1024, 1024): "1k1k", (8192, 1024): "8k1k"}
+
+# --- repository layout --------------------------------------------------------------
+CONFIG_DIR = "configs"
+MASTER_GLOB = "*-master.yaml"
+RUNNERS_FILE = "configs/runners.yaml"
+CHANGELOG_FILE = "perf-changelog.yaml"
+SCHEMA_DIR = "configs/schema"
+BENCHMARK_LIB = "benchmarks/benchmark_lib.sh"
+
+# --- benchmark job environment (CONTRACTS section 6) ----------------------------------
+# row field -> environment variable read by benchmark scripts
+ROW_ENV = {
+    EXP_NAME: "EXP_NAME",
+    RECIPE_FINGERPRINT: "RECIPE_FINGERPRINT",
+    IMAGE: "IMAGE",
+    MODEL: "MODEL",
+    MODEL_PREFIX: "MODEL_PREFIX",
+    PRECISION: "PRECISION",
+    FRAMEWORK: "FRAMEWORK",
+    TP: "TP",
+    PP: "PP_SIZE",
+    DCP_SIZE: "DCP_SIZE",
+    PCP_SIZE: "PCP_SIZE",
+    EP: "EP_SIZE",
+    DP_ATTN: "DP_ATTENTION",
+    CONC: "CONC",
+    ISL: "ISL",
+    OSL: "OSL",
+    MAX_MODEL_LEN: "MAX_MODEL_LEN",
+    SPEC_DECODING: "SPEC_DECODING",
+    SCENARIO_TYPE: "SCENARIO_TYPE",
+    DURATION: "DURATION",
+    KV_OFFLOADING: "KV_OFFLOADING",
+    TOTAL_CPU_DRAM_GB: "TOTAL_CPU_DRAM_GB",
+    RUN_EVAL: "RUN_EVAL",
+    EVAL_ONLY: "EVAL_ONLY",
+}
+# kv-offload-backend is an object; its parts get their own variables.
+KV_OFFLOAD_BACKEND_ENV = "KV_OFFLOAD_BACKEND"
+KV_OFFLOAD_BACKEND_VERSION_ENV = "KV_OFFLOAD_BACKEND_VERSION"
+RUNNER_NAME_ENV = "RUNNER_NAME"
+RESULT_DIR_ENV = "RESULT_DIR"
+RESULT_FILENAME_ENV = "RESULT_FILENAME"
+JOB_ENV_NAMES = (
+    *ROW_ENV.values(),
+    KV_OFFLOAD_BACKEND_ENV,
+    KV_OFFLOAD_BACKEND_VERSION_ENV,
+    RESULT_DIR_ENV,
+    RESULT_FILENAME_ENV,
+    RUNNER_NAME_ENV,
+)
+
+
+def _env_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def result_filename(row: dict, runner_name: str) -> str:
+    """Unique per job: exp-name, precision, framework, parallelism, conc, runner, fingerprint."""
+    conc = row.get(CONC)
+    conc_s = "x".join(map(str, conc)) if isinstance(conc, list) else str(conc)
+    para = (
+        f"tp{row.get(TP, 'na')}-pp{row.get(PP, DEFAULT_PARALLEL)}-dcp{row.get(DCP_SIZE, DEFAULT_PARALLEL)}"
+        f"-pcp{row.get(PCP_SIZE, DEFAULT_PARALLEL)}-ep{row.get(EP, DEFAULT_PARALLEL)}"
+        f"-dpa{_env_value(row.get(DP_ATTN, False))}"
+    )
+    fp = str(row.get(RECIPE_FINGERPRINT, ""))[:16] or "nofp"
+    return "_".join([
+        str(row[EXP_NAME]), str(row[PRECISION]), str(row[FRAMEWORK]), para,
+        f"disagg-{_env_value(row.get(DISAGG, False))}",
+        f"spec-{row.get(SPEC_DECODING, DEFAULT_SPEC_DECODING)}",
+        f"conc{conc_s}", runner_name, fp,
+    ])
+
+
+def row_env(row: dict, runner_name: str, result_dir: str = "results") -> dict[str, str]:
+    """The CONTRACTS section 6 environment for one single-node matrix row."""
+    env = {name: _env_value(row[field]) for field, name in ROW_ENV.items() if field in row}
+    backend = row.get(KV_OFFLOAD_BACKEND) or {}
+    env[KV_OFFLOAD_BACKEND_ENV] = str(backend.get("name", ""))
+    env[KV_OFFLOAD_BACKEND_VERSION_ENV] = str(backend.get("version", ""))
+    env.setdefault("KV_OFFLOADING", DEFAULT_KV_OFFLOADING)
+    env.setdefault("SPEC_DECODING", DEFAULT_SPEC_DECODING)
+    env.setdefault("RUN_EVAL", "false")
+    env.setdefault("EVAL_ONLY", "false")
+    env[RUNNER_NAME_ENV] = runner_name
+    env[RESULT_DIR_ENV] = result_dir
+    env[RESULT_FILENAME_ENV] = result_filename(row, runner_name)
+    return env
