@@ -1,0 +1,38 @@
+"""`sweepgate matrix` / utils/process_changelog.py: changelog diff -> matrix JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from sweepgate import fields as F
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--base-ref", required=True, help="revision the change starts from")
+    parser.add_argument("--head-ref", required=True, help="revision with the appended entries")
+    parser.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
+    parser.add_argument("--trim-conc", action="store_true", help="keep only each recipe's lowest concurrency")
+    parser.add_argument("--all-evals", action="store_true", help="expand eval selection for every entry")
+    parser.add_argument("--evals-only", action="store_true", help="suppress throughput rows for every entry")
+    parser.add_argument("--config-files", nargs="+", default=None,
+                        help=f"master configs (default: {F.CONFIG_DIR}/{F.MASTER_GLOB} at HEAD)")
+    parser.add_argument("--runner-config", default=None, help=f"runners file (default: {F.RUNNERS_FILE})")
+
+
+def options(args):
+    from sweepgate.select import Options
+
+    return Options(trim_conc=args.trim_conc, all_evals=args.all_evals, evals_only=args.evals_only,
+                   config_files=args.config_files, runner_config=args.runner_config,
+                   changelog=args.changelog_file)
+
+
+def run(args) -> int:
+    from sweepgate.load import Git
+    from sweepgate.select import build_matrix
+
+    matrix = build_matrix(Git("."), args.base_ref, args.head_ref, options(args))
+    sys.stdout.write(json.dumps(matrix) + "\n")
+    return 0

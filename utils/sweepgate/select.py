@@ -1,0 +1,455 @@
+"""Select: the changelog entries a change appends -> the benchmark matrix.
+
+This is the reference's process_changelog behaviour, in one process: the
+appended text comes from ``git diff BASE HEAD``, configs and runners are read
+from HEAD's git objects (and BASE's for append-only entries), parsed once.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import yaml
+
+from sweepgate import fields as F
+from sweepgate.check import check_entries, check_revision
+from sweepgate.errors import Diagnostic, SweepgateError
+from sweepgate.expand import (
+    POINT_FIELDS,
+    Filters,
+    bucket_of,
+    curve_key,
+    eval_bucket_of,
+    eval_rows,
+    expand_keys,
+    finalize,
+    fingerprint,
+    freeze,
+    trim_conc,
+)
+from sweepgate.load import Git, Revision, YamlDoc, load_revision, parse_yaml
+
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+BUCKET_KEYS = ("single_node", "multi_node", "evals", "agentic_evals", "multinode_evals",
+               "multinode_agentic_evals")
+
+
+# --------------------------------------------------------------------------- the appended text
+
+@dataclass
+class Appended:
+    """Lines a change adds to the changelog, with their head line numbers."""
+
+    path: str
+    lines: list[str] = field(default_factory=list)
+    head_lines: list[int] = field(default_factory=list)
+    deleted: list[tuple[int, str]] = field(default_factory=list)  # (base line, text)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
+    out = Appended(path)
+    old = new = 0
+    for line in git.diff(base, head, path).splitlines():
+        m = HUNK.match(line)
+        if m:
+            old, new = int(m.group(1)), int(m.group(3))
+            continue
+        if line.startswith(("---", "+++", "diff ", "index ", "\\")) and not (old or new):
+            continue
+        if line.startswith("\\"):
+            continue
+        if line.startswith("-"):
+            out.deleted.append((old, line[1:]))
+            old += 1
+        elif line.startswith("+"):
+            out.lines.append(line[1:])
+            out.head_lines.append(new)
+            new += 1
+        elif line.startswith(" "):
+            old += 1
+            new += 1
+    return out
+
+
+class AppendedDoc(YamlDoc):
+    """The appended text as YAML, locating paths at their head line numbers."""
+
+    def __init__(self, appended: Appended, data):
+        super().__init__(appended.path, appended.text, data)
+        self._map = appended.head_lines
+
+    def locate(self, path):
+        line, col = super().locate(path)
+        if 1 <= line <= len(self._map):
+            return self._map[line - 1], col
+        return (self._map[-1] if self._map else 0), col
+
+
+def refuse_yaml_features(doc_path: str, text: str, line_of) -> list[Diagnostic]:
+    """Anchors, aliases, tags and merge keys are refused before anything is constructed."""
+    diags = []
+    try:
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        for event in yaml.parse(text, Loader=loader):
+            mark = event.start_mark
+            where = (line_of(mark.line + 1), mark.column + 1)
+            if isinstance(event, yaml.AliasEvent):
+                diags.append(Diagnostic(doc_path, *where, "yaml-alias", "YAML aliases (*name) are not allowed",
+                                        "write the value out in full"))
+            elif getattr(event, "anchor", None):
+                diags.append(Diagnostic(doc_path, *where, "yaml-anchor", "YAML anchors (&name) are not allowed",
+                                        "remove the anchor and write values out in full"))
+            elif getattr(event, "tag", None) is not None:
+                diags.append(Diagnostic(doc_path, *where, "yaml-tag", f"YAML tags ({event.tag}) are not allowed",
+                                        "remove the tag"))
+            if isinstance(event, yaml.ScalarEvent) and event.value == "<<" and event.style is None:
+                diags.append(Diagnostic(doc_path, *where, "yaml-merge", "YAML merge keys (<<) are not allowed",
+                                        "write the keys out in full"))
+    except yaml.YAMLError:
+        pass  # syntax errors are reported by the parser with their own position
+    return diags
+
+
+def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
+    diags = []
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return diags
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen = {}
+            for key_node, value_node in node.value:
+                key = key_node.value
+                if key in seen:
+                    mark = key_node.start_mark
+                    diags.append(Diagnostic(doc_path, line_of(mark.line + 1), mark.column + 1, "duplicate-key",
+                                            f"key '{key}' appears twice in one mapping (first at line "
+                                            f"{line_of(seen[key])})", "keep one of them"))
+                else:
+                    seen[key] = key_node.start_mark.line + 1
+                stack.append(value_node)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return diags
+
+
+def parse_appended(appended: Appended) -> tuple[AppendedDoc, list]:
+    """Parse and schema-check the appended entries, or raise every problem found."""
+    def line_of(n: int) -> int:
+        return appended.head_lines[n - 1] if 1 <= n <= len(appended.head_lines) else n
+
+    diags = refuse_yaml_features(appended.path, appended.text, line_of)
+    diags += duplicate_keys(appended.path, appended.text, line_of)
+    if diags:
+        raise SweepgateError(diags)
+    try:
+        data = parse_yaml(appended.text, appended.path)
+    except SweepgateError as exc:
+        raise SweepgateError([Diagnostic(d.file, line_of(d.line), d.col, d.rule, d.message, d.hint)
+                              for d in exc.diagnostics]) from None
+    doc = AppendedDoc(appended, data)
+    if not data:
+        raise SweepgateError(doc.diag((), "no-entries", "the appended text holds no changelog entry",
+                                      "append an entry starting with '- config-keys:'"))
+    diags = check_entries(doc, data)
+    if diags:
+        raise SweepgateError(sorted(diags))
+    return doc, data
+
+
+def normalized_entry(entry: dict) -> dict:
+    """An entry as the matrix's changelog_metadata carries it: every flag explicit."""
+    out = {
+        F.CONFIG_KEYS: list(entry[F.CONFIG_KEYS]),
+        F.DESCRIPTION: list(entry[F.DESCRIPTION]),
+        F.PR_LINK: entry[F.PR_LINK],
+        F.EVALS_ONLY: entry.get(F.EVALS_ONLY, False),
+        F.ALL_EVALS: entry.get(F.ALL_EVALS, False),
+        F.APPEND_ONLY: entry.get(F.APPEND_ONLY, False),
+    }
+    if entry.get(F.EVAL_MIN_PREFILL_EP) is not None:
+        out[F.EVAL_MIN_PREFILL_EP] = entry[F.EVAL_MIN_PREFILL_EP]
+    if entry.get(F.ENTRY_SCENARIO_TYPE) is not None:
+        out[F.ENTRY_SCENARIO_TYPE] = list(entry[F.ENTRY_SCENARIO_TYPE])
+    return out
+
+
+# --------------------------------------------------------------------------- key resolution
+
+def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict) -> tuple[list[str], list[Diagnostic]]:
+    """Config keys an entry names, wildcards resolved in config order, deduplicated."""
+    resolved: dict[str, None] = {}
+    diags = []
+    for k, pattern in enumerate(patterns):
+        if "*" in pattern:
+            rx = re.compile(".*".join(map(re.escape, pattern.split("*"))))
+            matched = [key for key in configs if rx.fullmatch(key)]
+            if not matched:
+                diags.append(doc.diag((index, F.CONFIG_KEYS, k), "unknown-config-key",
+                                      f"wildcard '{pattern}' matches no config key",
+                                      "check the pattern against configs/*-master.yaml"))
+            for key in matched:
+                resolved.setdefault(key, None)
+        elif pattern in configs:
+            resolved.setdefault(pattern, None)
+        else:
+            import difflib
+            close = difflib.get_close_matches(pattern, list(configs), n=3)
+            hint = f"did you mean {', '.join(close)}?" if close else "add the config or fix the key"
+            diags.append(doc.diag((index, F.CONFIG_KEYS, k), "unknown-config-key",
+                                  f"config key '{pattern}' is not in any master config", hint))
+    return list(resolved), diags
+
+
+# --------------------------------------------------------------------------- append-only
+
+def _visual_series(row: dict) -> tuple:
+    agentic = row.get(F.SCENARIO_TYPE) == F.AGENTIC_CODING
+    prefill, decode = row.get(F.PREFILL) or {}, row.get(F.DECODE) or {}
+    return (row.get(F.MODEL), row.get(F.MODEL_PREFIX), row.get(F.PRECISION), row.get(F.FRAMEWORK),
+            row.get(F.RUNNER), bool(row.get(F.DISAGG, False)),
+            "agentic" if agentic else "fixed", None if agentic else row.get(F.ISL),
+            None if agentic else row.get(F.OSL),
+            "off" if row.get(F.KV_OFFLOADING, "none") in (None, "", "none") else "on",
+            "" if agentic else row.get(F.SPEC_DECODING, "none"),
+            prefill.get(F.HARDWARE), decode.get(F.HARDWARE))
+
+
+def _concs(row: dict) -> list[int]:
+    return row[F.CONC] if isinstance(row[F.CONC], list) else [row[F.CONC]]
+
+
+def append_only_delta(base_rows: list[dict], head_rows: list[dict], where: Diagnostic) -> list[dict]:
+    """Only the points head adds; any removed or changed existing point is refused."""
+    def refuse(message: str, hint: str) -> SweepgateError:
+        return SweepgateError(Diagnostic(where.file, where.line, where.col, "append-only", message, hint))
+
+    base_groups: dict[tuple, set[int]] = defaultdict(set)
+    head_groups: dict[tuple, set[int]] = defaultdict(set)
+    for row in base_rows:
+        base_groups[curve_key(row)].update(_concs(row))
+    for row in head_rows:
+        head_groups[curve_key(row)].update(_concs(row))
+    if not base_groups:
+        raise refuse("append-only needs an existing curve in the base revision",
+                     "drop 'append-only: true' for a new recipe")
+    if base_groups.keys() - head_groups.keys():
+        raise refuse("append-only may not remove or change an existing recipe",
+                     "restore the recipe as in base and add new points alongside it")
+    for key, concs in base_groups.items():
+        gone = concs - head_groups[key]
+        if gone:
+            raise refuse(f"append-only may not remove existing concurrency points {sorted(gone)}",
+                         "keep every existing concurrency")
+    delta: list[dict] = []
+    emitted: dict[tuple, set[int]] = defaultdict(set)
+    for row in head_rows:
+        key = curve_key(row)
+        added = head_groups[key] - base_groups.get(key, set())
+        if isinstance(row[F.CONC], int):
+            if row[F.CONC] in added and row[F.CONC] not in emitted[key]:
+                delta.append(row)
+                emitted[key].add(row[F.CONC])
+            continue
+        new = [c for c in row[F.CONC] if c in added and c not in emitted[key]]
+        emitted[key].update(new)
+        if new:
+            delta.append({**copy.deepcopy(row), F.CONC: new})
+    if not delta:
+        raise refuse("append-only adds no new benchmark point", "add concurrency points or a new recipe variant")
+    images: dict[tuple, set] = defaultdict(set)
+    for row in base_rows:
+        images[_visual_series(row)].add(row.get(F.IMAGE))
+    for row in delta:
+        if images.get(_visual_series(row), set()) != {row.get(F.IMAGE)}:
+            raise refuse("append-only points must extend an existing curve with the same image",
+                         "use a regular (non append-only) entry when the image or curve changes")
+    return delta
+
+
+def check_append_only_scope(base: dict, head: dict, scope: dict[str, set[str]], where: Diagnostic) -> None:
+    def refuse(message: str, hint: str) -> SweepgateError:
+        return SweepgateError(Diagnostic(where.file, where.line, where.col, "append-only-scope", message, hint))
+
+    unrelated = sorted(k for k in base.keys() | head.keys() if k not in scope and base.get(k) != head.get(k))
+    if unrelated:
+        raise refuse(f"append-only change also edits configs its entry does not name: {', '.join(unrelated)}",
+                     "move those edits to another PR or name them in the entry")
+    for key, allowed in scope.items():
+        b_scen, h_scen = base[key].get(F.SCENARIOS, {}), head[key].get(F.SCENARIOS, {})
+        if b_scen.keys() != h_scen.keys():
+            raise refuse(f"append-only adds or removes a scenario of '{key}'", "keep the scenario set as in base")
+        outside = b_scen.keys() - allowed
+        top_b = {k: v for k, v in base[key].items() if k != F.SCENARIOS}
+        top_h = {k: v for k, v in head[key].items() if k != F.SCENARIOS}
+        if outside and top_b != top_h:
+            raise refuse(f"append-only changes top-level fields of '{key}' that also affect "
+                         f"{', '.join(sorted(outside))}", "restrict the edit to the entry's scenario-type")
+        for scenario in outside:
+            if b_scen[scenario] != h_scen[scenario]:
+                raise refuse(f"append-only edits '{key}' / {scenario}, outside its scenario-type",
+                             "restore that scenario or widen the entry's scenario-type")
+
+
+# --------------------------------------------------------------------------- the plan
+
+@dataclass
+class Options:
+    trim_conc: bool = False
+    all_evals: bool = False
+    evals_only: bool = False
+    config_files: list[str] | None = None
+    runner_config: str | None = None
+    changelog: str = F.CHANGELOG_FILE
+
+
+def _group_unseen(keys: list[str], scenarios: tuple[str, ...], seen: dict[str, set[str]]) -> dict[tuple, list[str]]:
+    groups: dict[tuple, list[str]] = defaultdict(list)
+    for key in keys:
+        unseen = tuple(s for s in F.SCENARIO_TYPES if s in scenarios and s not in seen[key])
+        if unseen:
+            seen[key].update(unseen)
+            groups[unseen].append(key)
+    return groups
+
+
+def _filter_prefill_ep(rows: list[dict], minimum: int | None) -> list[dict]:
+    if minimum is None:
+        return rows
+    return [r for r in rows if not isinstance(r.get(F.PREFILL), dict) or r[F.PREFILL].get(F.EP, 1) >= minimum]
+
+
+def build_matrix(git: Git, base: str, head: str, opts: Options = Options()) -> dict:
+    """The matrix JSON object for the entries appended between base and head."""
+    base_sha, head_sha = git.resolve(base), git.resolve(head)
+    appended = appended_lines(git, base_sha, head_sha, opts.changelog)
+    deleted = [(n, text) for n, text in appended.deleted if text.strip()]
+    if deleted:
+        raise SweepgateError([Diagnostic(
+            opts.changelog, n, 1, "history-edited", f"history line deleted or edited: {text.strip()[:80]!r}",
+            "restore the line byte for byte; the changelog only takes appended entries") for n, text in deleted])
+    if not appended.text.strip():
+        raise SweepgateError(Diagnostic(opts.changelog, 0, 0, "no-entries",
+                                        f"{base}..{head} appends no entry to {opts.changelog}",
+                                        "append an entry naming the config keys this change affects"))
+    doc, entries = parse_appended(appended)
+    return plan_entries(git, base_sha, head_sha, doc, entries, opts, base_label=base, head_label=head)
+
+
+def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dict], opts: Options,
+                 base_label: str | None = None, head_label: str | None = None,
+                 head_rev: Revision | None = None) -> dict:
+    any_append = any(e.get(F.APPEND_ONLY) for e in entries)
+    first = doc.diag((0,), "append-only", "")
+    if any_append and not all(e.get(F.APPEND_ONLY) for e in entries):
+        raise SweepgateError(doc.diag((0,), "append-only-mixed",
+                                      "append-only entries cannot share a change with regular entries",
+                                      "split them into separate PRs"))
+    if any_append and (opts.all_evals or opts.evals_only):
+        raise SweepgateError(doc.diag((0,), "append-only-mixed",
+                                      "append-only sweeps cannot use --all-evals or --evals-only",
+                                      "run the evals from a regular entry"))
+
+    rev = head_rev or load_revision(git, head, opts.config_files, opts.runner_config)
+    if not rev.configs:
+        check_revision(rev)
+    configs, runners = rev.configs, rev.runners.data
+
+    resolved = []
+    diags = []
+    for i, entry in enumerate(entries):
+        keys, problems = resolve_keys(doc, i, entry[F.CONFIG_KEYS], configs)
+        diags += problems
+        resolved.append((entry, keys))
+    if diags:
+        raise SweepgateError(diags)
+
+    base_rev = None
+    if any_append:
+        base_rev = load_revision(git, base, opts.config_files, opts.runner_config)
+        check_revision(base_rev)
+        scope: dict[str, set[str]] = defaultdict(set)
+        for entry, keys in resolved:
+            for key in keys:
+                scope[key].update(entry.get(F.ENTRY_SCENARIO_TYPE) or F.SCENARIO_TYPES)
+        missing = sorted(scope.keys() - base_rev.configs.keys())
+        if missing:
+            raise SweepgateError(Diagnostic(first.file, first.line, first.col, "append-only",
+                                            f"append-only needs every selected config in base; new: {', '.join(missing)}",
+                                            "use a regular entry for new configs"))
+        check_append_only_scope(base_rev.configs, configs, scope, first)
+
+    bench: list[dict] = []
+    evals: list[dict] = []
+    bench_seen: dict[str, set[str]] = defaultdict(set)
+    eval_seen: dict[str, set[str]] = defaultdict(set)
+    # all-evals entries first, so their wider eval selection wins on shared configs
+    resolved.sort(key=lambda item: not item[0].get(F.ALL_EVALS, False))
+    for entry, keys in resolved:
+        scenarios = tuple(entry.get(F.ENTRY_SCENARIO_TYPE) or F.SCENARIO_TYPES)
+        all_evals = opts.all_evals or entry.get(F.ALL_EVALS, False)
+        if not (opts.evals_only or entry.get(F.EVALS_ONLY, False) or entry.get(F.ALL_EVALS, False)):
+            for group, group_keys in _group_unseen(keys, scenarios, bench_seen).items():
+                flt = Filters(scenario_types=None if group == F.SCENARIO_TYPES else group)
+                rows = expand_keys(group_keys, configs, runners, flt, rev.where)
+                if entry.get(F.APPEND_ONLY):
+                    base_rows = expand_keys(group_keys, base_rev.configs, base_rev.runners.data, flt, base_rev.where)
+                    rows = append_only_delta(base_rows, rows, first)
+                bench.extend(rows)
+        if entry.get(F.APPEND_ONLY):
+            continue
+        for group, group_keys in _group_unseen(keys, scenarios, eval_seen).items():
+            rows = expand_keys(group_keys, configs, runners, Filters(scenario_types=group), rev.where)
+            evals.extend(_filter_prefill_ep(eval_rows(rows, all_evals), entry.get(F.EVAL_MIN_PREFILL_EP)))
+
+    if opts.trim_conc:
+        bench = trim_conc(bench)
+    matrix: dict = {"single_node": {}, "multi_node": {}, "evals": [], "agentic_evals": [],
+                    "multinode_evals": [], "multinode_agentic_evals": []}
+    for row in bench:
+        row[F.RECIPE_FINGERPRINT] = fingerprint(row)
+        node, bucket = bucket_of(row)
+        matrix[node].setdefault(bucket, []).append(finalize(row))
+    for row in evals:
+        matrix[eval_bucket_of(row)].append(finalize(row))
+    matrix["changelog_metadata"] = {
+        "base_ref": base_label or base,
+        "head_ref": head_label or head,
+        "entries": [normalized_entry(e) for e in entries],
+    }
+    return matrix
+
+
+def count_rows(matrix: dict) -> int:
+    total = 0
+    for name in BUCKET_KEYS:
+        value = matrix.get(name) or {}
+        total += sum(len(v) for v in value.values()) if isinstance(value, dict) else len(value)
+    return total
+
+
+def iter_rows(matrix: dict):
+    """(bucket, row) for every row of a matrix."""
+    for name in BUCKET_KEYS:
+        value = matrix.get(name) or {}
+        if isinstance(value, dict):
+            for bucket, rows in value.items():
+                for row in rows:
+                    yield f"{name}/{bucket}", row
+        else:
+            for row in value:
+                yield name, row
+
+
+__all__ = ["Options", "build_matrix", "plan_entries", "count_rows", "iter_rows", "appended_lines",
+           "parse_appended", "POINT_FIELDS", "freeze"]
