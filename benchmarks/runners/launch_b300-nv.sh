@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+#
+# Run one matrix row on the NVIDIA B300 Slurm cluster: salloc one node, then
+# srun the benchmark script inside the row's image with enroot/pyxis.
+#
+# Usage: launch_b300-nv.sh [--dry-run]
+# Environment: CONTRACTS section 6 (set by `sweepgate ci row-env`);
+#   SWEEPGATE_SLURM_PARTITION (default b300), SWEEPGATE_SLURM_TIME (minutes),
+#   HF_HUB_CACHE (host model cache, mounted at /root/.cache/huggingface).
+
+set -euo pipefail
+
+# shellcheck source=benchmarks/runners/launch_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/launch_common.sh"
+
+#######################################
+# Print the cluster command, one argument per line.
+# Arguments:
+#   Benchmark script, relative to the working directory.
+#######################################
+b300::command() {
+  local script="$1"
+  local hf_cache="${HF_HUB_CACHE:-${HOME}/.cache/huggingface}"
+  local container_image
+  container_image="$(launch::pyxis_image "${IMAGE}")"
+  launch::salloc_args b300
+  printf '%s\n' srun \
+    --nodes=1 \
+    --ntasks=1 \
+    "--container-image=${container_image}" \
+    "--container-mounts=${PWD}:/workspace,${hf_cache}:/root/.cache/huggingface" \
+    --container-workdir=/workspace \
+    --no-container-mount-home \
+    --export=ALL \
+    bash "${script}"
+}
+
+main() {
+  launch::parse_args "$@"
+  launch::main b300 b300::command
+}
+
+main "$@"

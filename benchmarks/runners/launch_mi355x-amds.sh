@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+#
+# Run one matrix row on the AMD MI355X Slurm cluster: salloc one node, then
+# srun `docker run` of the row's image with the ROCm devices (/dev/kfd,
+# /dev/dri). Only the job environment and HF_TOKEN enter the container.
+#
+# Usage: launch_mi355x-amds.sh [--dry-run]
+# Environment: CONTRACTS section 6 and SWEEPGATE_JOB_ENV_NAMES (set by
+#   `sweepgate ci row-env`); SWEEPGATE_SLURM_PARTITION (default mi355x),
+#   SWEEPGATE_SLURM_TIME (minutes), HF_HUB_CACHE (host model cache).
+
+set -euo pipefail
+
+# shellcheck source=benchmarks/runners/launch_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/launch_common.sh"
+
+#######################################
+# Print the cluster command, one argument per line.
+# Globals:
+#   SWEEPGATE_JOB_ENV_NAMES, IMAGE, RESULT_FILENAME, HF_TOKEN
+# Arguments:
+#   Benchmark script, relative to the working directory.
+#######################################
+mi355x::command() {
+  local script="$1"
+  local hf_cache="${HF_HUB_CACHE:-${HOME}/.cache/huggingface}"
+  local -a env_args=()
+  local name
+  # Word splitting is intended: a space-separated list of variable names.
+  for name in ${SWEEPGATE_JOB_ENV_NAMES}; do
+    env_args+=("--env=${name}")
+  done
+  [[ -n "${HF_TOKEN:-}" ]] && env_args+=("--env=HF_TOKEN")
+  launch::salloc_args mi355x
+  printf '%s\n' srun \
+    --nodes=1 \
+    --ntasks=1 \
+    docker run \
+    --rm \
+    --init \
+    "--name=sweepgate-${RESULT_FILENAME//[^a-zA-Z0-9_.-]/-}" \
+    --network=host \
+    --ipc=host \
+    --shm-size=64g \
+    --device=/dev/kfd \
+    --device=/dev/dri \
+    --group-add=video \
+    --cap-add=SYS_PTRACE \
+    --security-opt=seccomp=unconfined \
+    "--volume=${PWD}:/workspace" \
+    "--volume=${hf_cache}:/root/.cache/huggingface" \
+    --workdir=/workspace \
+    "${env_args[@]}" \
+    "${IMAGE}" \
+    bash "${script}"
+}
+
+main() {
+  launch::parse_args "$@"
+  launch::require_env SWEEPGATE_JOB_ENV_NAMES
+  launch::main mi355x mi355x::command
+}
+
+main "$@"
