@@ -62,6 +62,12 @@ class Decision:
     def trim_conc(self) -> bool:
         return self.mode == TRIMMED
 
+    @property
+    def eval_flags(self) -> str:
+        """Flags shared by validate_perf_changelog.py and process_changelog.py."""
+        return " ".join(flag for flag, on in (("--all-evals", self.all_evals),
+                                               ("--evals-only", self.evals_only)) if on)
+
     def outputs(self) -> dict[str, str]:
         def b(v: bool) -> str:
             return "true" if v else "false"
@@ -72,6 +78,7 @@ class Decision:
             "trim_conc": b(self.trim_conc),
             "all_evals": b(self.all_evals),
             "evals_only": b(self.evals_only),
+            "eval_flags": self.eval_flags,
             "pr_number": self.pr_number,
             "base_ref": self.base_ref,
             "head_ref": self.head_ref,
@@ -266,8 +273,12 @@ def _run_decide(args) -> int:
     if args.merge_base and decision.run and event_name == "pull_request":
         decision = Decision(**{**decision.__dict__, "base_ref": _merge_base(decision.base_ref, decision.head_ref)})
     _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), decision.outputs())
-    print(f"sweepgate ci decide: run={decision.outputs()['run']} mode={decision.mode}: {decision.reason}",
-          file=sys.stderr)
+    line = f"sweepgate ci decide: run={decision.outputs()['run']} mode={decision.mode}: {decision.reason}"
+    print(line, file=sys.stderr)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as fh:
+            fh.write(f"**sweep: {decision.mode}** ({decision.reason})\n")
     return 0
 
 
@@ -453,14 +464,14 @@ def _run_row_env(args) -> int:
 
 # --- collect: summarize the run --------------------------------------------------------------
 
-def summarize(needs: dict, result_files: list[str]) -> tuple[str, bool]:
-    """Markdown summary of the fan-out jobs' results; ok is False when any failed or was cancelled."""
-    lines = ["## Sweep results", "", "| job | result |", "| --- | --- |"]
-    ok = True
-    for name, job in sorted(needs.items()):
-        result = (job or {}).get("result", "unknown")
-        ok = ok and result in ("success", "skipped")
-        lines.append(f"| {name} | {result} |")
+def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
+    """Markdown summary of the run; ok is False when any needed job failed or was cancelled."""
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result] = counts.get(result, 0) + 1
+    ok = set(counts) <= {"success", "skipped"}
+    lines = ["## Sweep results", "", "| job result | count |", "| --- | --- |"]
+    lines += [f"| {result} | {n} |" for result, n in sorted(counts.items())]
     lines += ["", f"{len(result_files)} result file(s):", ""]
     lines += [f"- `{name}`" for name in sorted(result_files)]
     return "\n".join(lines) + "\n", ok
@@ -470,16 +481,19 @@ def _run_collect(args) -> int:
     from sweepgate.errors import fail
 
     try:
-        needs = json.loads(os.environ.get("NEEDS") or "{}")
+        results = json.loads(os.environ.get("RESULTS") or "[]")
     except json.JSONDecodeError as exc:
-        raise fail("NEEDS", exc.lineno, f"not valid JSON: {exc.msg}", "set NEEDS to toJSON(needs)") from None
+        raise fail("RESULTS", exc.lineno, f"not valid JSON: {exc.msg}",
+                   "set RESULTS to toJSON(needs.*.result)") from None
+    if not isinstance(results, list):
+        raise fail("RESULTS", 1, "not a JSON list", "set RESULTS to toJSON(needs.*.result)")
     files = []
     for root, _, names in os.walk(args.results):
         files += [os.path.relpath(os.path.join(root, n), args.results) for n in names if n.endswith(".json")]
-    text, ok = summarize(needs, files)
+    text, ok = summarize([str(r) for r in results], files)
     sys.stdout.write(text)
     if not ok:
-        print("sweepgate ci collect: some fan-out jobs failed or were cancelled", file=sys.stderr)
+        print("sweepgate ci collect: some jobs failed or were cancelled", file=sys.stderr)
     return 0 if ok else 1
 
 
@@ -509,7 +523,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--output", help="file to append to (default: $GITHUB_ENV, else stdout)")
     p.set_defaults(_ci=_run_row_env)
 
-    p = sub.add_parser("collect", help="markdown summary of fan-out results ($NEEDS = toJSON(needs))")
+    p = sub.add_parser("collect", help="markdown summary of the run ($RESULTS = toJSON(needs.*.result))")
     p.add_argument("--results", default="results", help="directory of downloaded result artifacts")
     p.set_defaults(_ci=_run_collect)
 
