@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+#
+# KV-offload arms, sourced by benchmark_lib.sh (do not source it directly).
+#
+# A row names its arm with KV_OFFLOADING and KV_OFFLOAD_BACKEND:
+#   KV_OFFLOADING=none                          -> arm "none"
+#   KV_OFFLOADING=dram KV_OFFLOAD_BACKEND=NAME  -> arm NAME
+# Each arm is a function _sg_kv_arm_<name> (dashes become underscores) that
+# validates the row, installs the backend at KV_OFFLOAD_BACKEND_VERSION (the
+# version comes from the config row, never from a script), starts what the arm
+# needs (registered for cleanup), and sets KV_OFFLOAD_SERVER_ARGS, the vLLM
+# arguments the script appends to its server argv.
+#
+# Arms: none, vllm-simple, lmcache, mooncake.
+#
+# Overridable (defaults in parentheses):
+#   LMCACHE_PORT (PORT+100), LMCACHE_HTTP_PORT (PORT+101),
+#   LMCACHE_PACKAGE (lmcache), LMCACHE_READY_TIMEOUT (600),
+#   MOONCAKE_MASTER_PORT (PORT+200), MOONCAKE_METRICS_PORT (PORT+201),
+#   MOONCAKE_PACKAGE (mooncake-transfer-engine), MOONCAKE_PROTOCOL (rdma),
+#   MOONCAKE_DEVICE_NAME (unset), MOONCAKE_READY_TIMEOUT (120),
+#   KV_OFFLOAD_SKIP_INSTALL (0; 1 when the image already has the backend).
+
+# shellcheck disable=SC2034  # KV_OFFLOAD_SERVER_ARGS is read by the scripts.
+
+readonly _SG_KV_ARMS="none vllm-simple lmcache mooncake"
+
+#######################################
+# Returns 0 when KV_OFFLOADING=none and no backend is named.
+# Globals:
+#   KV_OFFLOADING, KV_OFFLOAD_BACKEND
+# Returns:
+#   0 or 1 (with a message).
+#######################################
+require_agentic_kv_offload_none() {
+  _sg_guarded _sg_require_kv_none "$@"
+}
+
+_sg_require_kv_none() {
+  if [[ "${KV_OFFLOADING:-}" != "none" ]]; then
+    _sg_err "Error: expected KV_OFFLOADING=none, got '${KV_OFFLOADING:-}'"
+    return 1
+  fi
+  if [[ -n "${KV_OFFLOAD_BACKEND:-}" && "${KV_OFFLOAD_BACKEND}" != "none" ]]; then
+    _sg_err "Error: KV_OFFLOAD_BACKEND must be empty when KV_OFFLOADING=none, got '${KV_OFFLOAD_BACKEND}'"
+    return 1
+  fi
+  return 0
+}
+
+#######################################
+# Returns 0 iff KV_OFFLOADING=dram, KV_OFFLOAD_BACKEND=NAME and
+# TOTAL_CPU_DRAM_GB is a positive integer.
+# Arguments:
+#   NAME
+# Returns:
+#   0 or 1 (with a message naming what is wrong).
+#######################################
+require_agentic_kv_offload_backend() {
+  _sg_guarded _sg_require_kv_backend "$@"
+}
+
+_sg_require_kv_backend() {
+  local expected="${1:-}" ok=0
+  if [[ -z "${expected}" ]]; then
+    _sg_err "require_agentic_kv_offload_backend: name the expected backend"
+    return 1
+  fi
+  if [[ "${KV_OFFLOADING:-}" != "dram" ]]; then
+    _sg_err "Error: backend '${expected}' needs KV_OFFLOADING=dram, got '${KV_OFFLOADING:-}'"
+    ok=1
+  fi
+  if [[ "${KV_OFFLOAD_BACKEND:-}" != "${expected}" ]]; then
+    _sg_err "Error: expected KV_OFFLOAD_BACKEND=${expected}, got '${KV_OFFLOAD_BACKEND:-}'"
+    ok=1
+  fi
+  if ! _sg_is_posint "${TOTAL_CPU_DRAM_GB:-}"; then
+    _sg_err "Error: DRAM KV offloading needs TOTAL_CPU_DRAM_GB as a positive integer, got '${TOTAL_CPU_DRAM_GB:-}'"
+    ok=1
+  fi
+  return "${ok}"
+}
+
+#######################################
+# Print the arm a row names: "none" or the backend name.
+# Returns:
+#   0, or 1 when KV_OFFLOADING is neither none nor dram.
+#######################################
+kv_offload_arm_name() {
+  _sg_guarded _sg_kv_arm_name "$@"
+}
+
+_sg_kv_arm_name() {
+  case "${KV_OFFLOADING:-}" in
+    none) echo none ;;
+    dram)
+      if [[ -z "${KV_OFFLOAD_BACKEND:-}" ]]; then
+        _sg_err "Error: KV_OFFLOADING=dram needs KV_OFFLOAD_BACKEND (one of: ${_SG_KV_ARMS})"
+        return 1
+      fi
+      echo "${KV_OFFLOAD_BACKEND}"
+      ;;
+    *)
+      _sg_err "Error: KV_OFFLOADING must be none or dram, got '${KV_OFFLOADING:-}'"
+      return 1
+      ;;
+  esac
+}
+
+#######################################
+# Set up the KV-offload arm the row names.
+# Globals:
+#   KV_OFFLOAD_SERVER_ARGS (set), KV_OFFLOAD_ARM (set), RESULT_DIR, PORT,
+#   TP, TOTAL_CPU_DRAM_GB, KV_OFFLOAD_BACKEND_VERSION
+# Arguments:
+#   --arms "A B ..."   arms this script supports (default: all)
+#   [--chunk-size N]   LMCache chunk size in tokens (default 256)
+# Returns:
+#   0 when the arm is ready; 1 with a message otherwise.
+#######################################
+setup_kv_offload_arm() {
+  _sg_guarded _sg_setup_kv_offload_arm "$@"
+}
+
+_sg_setup_kv_offload_arm() {
+  local supported="${_SG_KV_ARMS}" chunk_size=256 arm fn
+  KV_OFFLOAD_SERVER_ARGS=()
+  while (($# > 0)); do
+    case "$1" in
+      --arms) supported="${2:-}"; shift 2 || return 1 ;;
+      --chunk-size) chunk_size="${2:-}"; shift 2 || return 1 ;;
+      *) _sg_err "setup_kv_offload_arm: unknown option '$1'"; return 1 ;;
+    esac
+  done
+  arm="$(_sg_kv_arm_name)" || return 1
+  if [[ " ${supported} " != *" ${arm} "* ]]; then
+    _sg_err "Error: KV-offload arm '${arm}' is not supported by ${0##*/} (supported: ${supported})"
+    return 1
+  fi
+  fn="_sg_kv_arm_${arm//-/_}"
+  if ! declare -F "${fn}" >/dev/null; then
+    _sg_err "Error: unknown KV-offload arm '${arm}' (known: ${_SG_KV_ARMS})"
+    return 1
+  fi
+  if [[ -z "${RESULT_DIR:-}" ]]; then
+    _sg_err "setup_kv_offload_arm: RESULT_DIR is not set"
+    return 1
+  fi
+  mkdir -p "${RESULT_DIR}" || return 1
+  echo "KV-offload arm: ${arm}"
+  KV_OFFLOAD_ARM="${arm}"
+  "${fn}" "${chunk_size}"
+}
+
+# pip-install PACKAGE at the row's backend version.
+_sg_kv_install() {
+  local package="$1"
+  if [[ -z "${KV_OFFLOAD_BACKEND_VERSION:-}" ]]; then
+    _sg_err "Error: KV_OFFLOAD_BACKEND_VERSION is empty; set kv-offload-backend.version for ${KV_OFFLOAD_BACKEND:-this backend} in the master config"
+    return 1
+  fi
+  if [[ "${KV_OFFLOAD_SKIP_INSTALL:-0}" == "1" ]]; then
+    echo "KV_OFFLOAD_SKIP_INSTALL=1: using the image's ${package}"
+    return 0
+  fi
+  pip install --quiet --no-cache-dir --no-deps \
+    "${package}==${KV_OFFLOAD_BACKEND_VERSION}" || {
+    _sg_err "Error: could not install ${package}==${KV_OFFLOAD_BACKEND_VERSION}"
+    return 1
+  }
+}
+
+_sg_kv_arm_none() {
+  _sg_require_kv_none || return 1
+  KV_OFFLOAD_SERVER_ARGS=()
+}
+
+# vLLM's native CPU offload; the size is the node's whole budget (vLLM splits
+# it across TP ranks).
+_sg_kv_arm_vllm_simple() {
+  _sg_require_kv_backend vllm-simple || return 1
+  KV_OFFLOAD_SERVER_ARGS=(
+    --kv-offloading-backend native
+    --kv-offloading-size "${TOTAL_CPU_DRAM_GB}"
+  )
+}
+
+# One LMCache MP server per node, holding the node's DRAM budget as L1.
+_sg_kv_arm_lmcache() {
+  local chunk_size="$1" port http_port log
+  local -a cmd=()
+  _sg_require_kv_backend lmcache || return 1
+  _sg_is_posint "${chunk_size}" || { _sg_err "Error: bad LMCache chunk size '${chunk_size}'"; return 1; }
+  if [[ -n "${_SG_LMCACHE_PID:-}" ]] && _sg_is_running "${_SG_LMCACHE_PID}"; then
+    _sg_err "Error: an LMCache server (PID ${_SG_LMCACHE_PID}) is already running; one per node"
+    return 1
+  fi
+  _sg_kv_install "${LMCACHE_PACKAGE:-lmcache}" || return 1
+  port="${LMCACHE_PORT:-$((PORT + 100))}"
+  http_port="${LMCACHE_HTTP_PORT:-$((PORT + 101))}"
+  log="${RESULT_DIR}/lmcache_server.log"
+  cmd=(
+    lmcache server
+    --host 127.0.0.1
+    --port "${port}"
+    --http-host 127.0.0.1
+    --http-port "${http_port}"
+    --l1-size-gb "${TOTAL_CPU_DRAM_GB}"
+    --chunk-size "${chunk_size}"
+    --eviction-policy LRU
+    --shm-name ""
+  )
+  _sg_start_background_process --label "LMCache server" --log "${log}" \
+    --command-file "${RESULT_DIR}/lmcache_command.txt" -- "${cmd[@]}" || return 1
+  _SG_LMCACHE_PID="${BACKGROUND_PID}"
+  _sg_wait_for_ready --endpoint "http://127.0.0.1:${http_port}/healthcheck" \
+    --pid "${_SG_LMCACHE_PID}" --log "${log}" \
+    --timeout "${LMCACHE_READY_TIMEOUT:-600}" --sleep-interval 2 || return 1
+  KV_OFFLOAD_SERVER_ARGS=(
+    --kv-transfer-config
+    "$(printf '{"kv_connector":"LMCacheMPConnector","kv_connector_module_path":"lmcache.integration.vllm.lmcache_mp_connector","kv_role":"kv_both","kv_connector_extra_config":{"lmcache.mp.host":"tcp://127.0.0.1","lmcache.mp.port":%d,"lmcache.mp.mq_timeout":6000.0}}' "${port}")"
+  )
+}
+
+# A Mooncake master plus vLLM's Mooncake store connector; each TP rank
+# contributes an equal share of the node's DRAM budget.
+_sg_kv_arm_mooncake() {
+  local master_port metrics_port log config per_rank_gb
+  local -a cmd=()
+  _sg_require_kv_backend mooncake || return 1
+  if ! _sg_is_posint "${TP:-}"; then
+    _sg_err "Error: the mooncake arm needs TP as a positive integer, got '${TP:-}'"
+    return 1
+  fi
+  per_rank_gb=$((TOTAL_CPU_DRAM_GB / TP))
+  if ((per_rank_gb < 1)); then
+    _sg_err "Error: TOTAL_CPU_DRAM_GB=${TOTAL_CPU_DRAM_GB} is less than 1 GB per rank at TP=${TP}"
+    return 1
+  fi
+  _sg_kv_install "${MOONCAKE_PACKAGE:-mooncake-transfer-engine}" || return 1
+  master_port="${MOONCAKE_MASTER_PORT:-$((PORT + 200))}"
+  metrics_port="${MOONCAKE_METRICS_PORT:-$((PORT + 201))}"
+  log="${RESULT_DIR}/mooncake_master.log"
+  config="${RESULT_DIR}/mooncake_config.json"
+  printf '{\n  "mode": "embedded",\n  "metadata_server": "P2PHANDSHAKE",\n  "master_server_address": "127.0.0.1:%d",\n  "global_segment_size": "%dGB",\n  "local_buffer_size": "4GB",\n  "protocol": "%s"%s\n}\n' \
+    "${master_port}" "${per_rank_gb}" "${MOONCAKE_PROTOCOL:-rdma}" \
+    "${MOONCAKE_DEVICE_NAME:+$(printf ',\n  "device_name": "%s"' "${MOONCAKE_DEVICE_NAME}")}" \
+    >"${config}" || return 1
+  export MOONCAKE_CONFIG_PATH="${config}"
+  cmd=(
+    mooncake_master
+    --port "${master_port}"
+    --enable_metric_reporting=true
+    --metrics_port "${metrics_port}"
+    --eviction_high_watermark_ratio=0.95
+    --eviction_ratio=0.10
+  )
+  _sg_start_background_process --label "Mooncake master" --log "${log}" \
+    --command-file "${RESULT_DIR}/mooncake_command.txt" -- "${cmd[@]}" || return 1
+  _sg_wait_for_ready --endpoint "http://127.0.0.1:${metrics_port}/metrics" \
+    --pid "${BACKGROUND_PID}" --log "${log}" \
+    --timeout "${MOONCAKE_READY_TIMEOUT:-120}" --sleep-interval 2 || return 1
+  KV_OFFLOAD_SERVER_ARGS=(
+    --kv-transfer-config
+    '{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both","kv_load_failure_policy":"recompute"}'
+  )
+}

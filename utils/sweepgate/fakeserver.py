@@ -1,0 +1,513 @@
+#!/usr/bin/env python3
+"""A stand-in OpenAI-compatible server and clients, for GPU-free rehearsals.
+
+Standard library only, and no sweepgate imports: `sweepgate rehearse` runs this
+file by path from the shims it puts first on PATH, so a benchmark script runs
+unmodified without vLLM, LMCache, Mooncake or AIPerf.
+
+    fakeserver.py serve --port P [--host H] [--model NAME] [--delay-ms MS]
+    fakeserver.py shim NAME ARGS...     # what the `vllm`, `lmcache`, ... shims run
+
+The server answers GET /health, /healthcheck, /metrics, /v1/models and POST
+/v1/completions, /v1/chat/completions (with "stream": true as server-sent
+events). Shim calls are appended as JSON lines to $SWEEPGATE_REHEARSE_LOG.
+"""
+
+from __future__ import annotations
+
+import sys
+
+# Run as a script, Python puts this file's directory first on sys.path, where
+# sweepgate's own modules (select.py, ...) would shadow the standard library.
+if __name__ == "__main__":
+    import os.path as _osp
+
+    _here = _osp.dirname(_osp.abspath(__file__))
+    sys.path = [p for p in sys.path if _osp.abspath(p or ".") != _here]
+
+import argparse  # noqa: E402 - after the sys.path repair above
+import json
+import os
+import signal
+import statistics
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+STREAM_CHUNKS = 8  # SSE chunks per streamed response, whatever max_tokens is
+
+
+def count_tokens(text: str) -> int:
+    return max(1, len(text.split())) if text else 0
+
+
+def _messages_text(messages) -> str:
+    parts = []
+    for message in messages if isinstance(messages, list) else []:
+        content = message.get("content", "") if isinstance(message, dict) else ""
+        if isinstance(content, list):
+            content = " ".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+        parts.append(str(content))
+    return " ".join(parts)
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "sweepgate-fakeserver/1"
+    # HTTP/1.0: a streamed body ends when the connection closes.
+    protocol_version = "HTTP/1.0"
+
+    def log_message(self, fmt, *args):  # one short line per request, on stderr
+        sys.stderr.write(f"fakeserver: {self.command} {self.path} {args[1] if len(args) > 1 else ''}\n")
+
+    # --- helpers ---------------------------------------------------------------
+    def _json(self, status: int, payload) -> None:
+        body = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, status: int, message: str) -> None:
+        self._json(status, {"error": {"message": message, "type": "invalid_request_error", "code": status}})
+
+    def _body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"request body is not JSON: {exc}") from exc
+        if not isinstance(body, dict):
+            raise ValueError("request body must be a JSON object")
+        return body
+
+    # --- routes ----------------------------------------------------------------
+    def do_GET(self):  # noqa: N802 - http.server naming
+        path = self.path.split("?", 1)[0]
+        if path in ("/health", "/healthcheck", "/ping"):
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif path == "/metrics":
+            body = f"fakeserver_requests_total {self.server.requests}\n".encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif path == "/v1/models":
+            self._json(200, {"object": "list", "data": [
+                {"id": self.server.model, "object": "model", "created": int(self.server.started),
+                 "owned_by": "sweepgate-fakeserver", "max_model_len": 1048576}]})
+        else:
+            self._error(404, f"no route for GET {path}")
+
+    def do_POST(self):  # noqa: N802
+        path = self.path.split("?", 1)[0]
+        if path not in ("/v1/completions", "/v1/chat/completions"):
+            self._error(404, f"no route for POST {path}")
+            return
+        try:
+            body = self._body()
+        except ValueError as exc:
+            self._error(400, str(exc))
+            return
+        chat = path.endswith("chat/completions")
+        if chat and not isinstance(body.get("messages"), list):
+            self._error(400, "'messages' must be a list")
+            return
+        with self.server.lock:
+            self.server.requests += 1
+        prompt = _messages_text(body.get("messages")) if chat else body.get("prompt", "")
+        if isinstance(prompt, list):
+            prompt = " ".join(map(str, prompt))
+        prompt_tokens = count_tokens(str(prompt))
+        max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or 16
+        try:
+            max_tokens = max(1, int(max_tokens))
+        except (TypeError, ValueError):
+            self._error(400, "'max_tokens' must be an integer")
+            return
+        model = body.get("model") or self.server.model
+        rid = ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex[:16]
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": max_tokens,
+                 "total_tokens": prompt_tokens + max_tokens}
+        if self.server.delay:
+            time.sleep(self.server.delay)
+        if not body.get("stream"):
+            text = " ".join(["tok"] * max_tokens)
+            choice = ({"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}
+                      if chat else {"index": 0, "text": text, "finish_reason": "length", "logprobs": None})
+            self._json(200, {"id": rid, "object": "chat.completion" if chat else "text_completion",
+                             "created": int(time.time()), "model": model, "choices": [choice], "usage": usage})
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        chunks = min(STREAM_CHUNKS, max_tokens)
+        sizes = [max_tokens // chunks + (1 if i < max_tokens % chunks else 0) for i in range(chunks)]
+        obj = "chat.completion.chunk" if chat else "text_completion"
+        try:
+            for i, size in enumerate(sizes):
+                text = "tok " * size
+                last = i == len(sizes) - 1
+                if chat:
+                    delta = {"content": text}
+                    if i == 0:
+                        delta["role"] = "assistant"
+                    choice = {"index": 0, "delta": delta, "finish_reason": "length" if last else None}
+                else:
+                    choice = {"index": 0, "text": text, "finish_reason": "length" if last else None,
+                              "logprobs": None}
+                self._event({"id": rid, "object": obj, "created": int(time.time()), "model": model,
+                             "choices": [choice]})
+            if include_usage:
+                self._event({"id": rid, "object": obj, "created": int(time.time()), "model": model,
+                             "choices": [], "usage": usage})
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _event(self, payload) -> None:
+        self.wfile.write(b"data: " + json.dumps(payload).encode() + b"\n\n")
+        self.wfile.flush()
+
+
+class FakeServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address, model: str, delay_ms: float):
+        super().__init__(address, Handler)
+        self.model = model
+        self.delay = delay_ms / 1000.0
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.started = time.time()
+
+
+def make_server(host: str = "127.0.0.1", port: int = 0, model: str = "fake-model",
+                delay_ms: float = 0.0) -> FakeServer:
+    """A server bound to (host, port); call serve_forever() (tests use port 0)."""
+    return FakeServer((host, port), model, delay_ms)
+
+
+def serve(host: str, port: int, model: str, delay_ms: float) -> int:
+    try:
+        server = make_server(host, port, model, delay_ms)
+    except OSError as exc:
+        print(f"fakeserver: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
+        return 1
+
+    def _stop(signum, _frame):
+        print(f"fakeserver: signal {signum}, shutting down", file=sys.stderr, flush=True)
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, _stop)
+    print(f"fakeserver: serving {model} on http://{host}:{server.server_address[1]}", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+# --- clients ---------------------------------------------------------------------
+
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def stream_request(url: str, payload: dict, timeout: float = 60.0) -> dict:
+    """POST a streaming request; return ttft/e2el (s), chunks and output tokens."""
+    data = json.dumps(payload).encode()
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    start = time.perf_counter()
+    ttft = None
+    chunks = 0
+    tokens = 0
+    with _OPENER.open(req, timeout=timeout) as resp:
+        for raw in resp:
+            line = raw.decode().strip()
+            if not line.startswith("data: "):
+                continue
+            data_s = line[len("data: "):]
+            if data_s == "[DONE]":
+                break
+            event = json.loads(data_s)
+            if event.get("usage"):
+                tokens = event["usage"].get("completion_tokens", tokens)
+            if event.get("choices"):
+                chunks += 1
+                if ttft is None:
+                    ttft = time.perf_counter() - start
+                choice = event["choices"][0]
+                text = choice.get("text") or (choice.get("delta") or {}).get("content") or ""
+                tokens += count_tokens(text)
+    e2el = time.perf_counter() - start
+    return {"ttft": ttft if ttft is not None else e2el, "e2el": e2el, "chunks": chunks, "tokens": tokens}
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100.0 * (len(ordered) - 1))))]
+
+
+def _base_url(url: str) -> str:
+    url = url.rstrip("/")
+    return url if "://" in url else "http://" + url
+
+
+def bench_serve(argv: list[str]) -> int:
+    """`vllm bench serve` / benchmark_serving.py stand-in: a few real requests."""
+    p = argparse.ArgumentParser(prog="vllm bench serve (fake)")
+    p.add_argument("--base-url")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--endpoint", default="/v1/completions")
+    p.add_argument("--model", required=True)
+    p.add_argument("--backend", default="vllm")
+    p.add_argument("--num-prompts", type=int, default=10)
+    p.add_argument("--max-concurrency", type=int, default=1)
+    p.add_argument("--random-input-len", type=int, default=128)
+    p.add_argument("--random-output-len", type=int, default=128)
+    p.add_argument("--result-dir", default=".")
+    p.add_argument("--result-filename")
+    p.add_argument("--save-result", action="store_true")
+    args, _unknown = p.parse_known_args(argv)
+    base = _base_url(args.base_url or f"http://{args.host}:{args.port}")
+    url = base + args.endpoint
+    chat = "chat" in args.endpoint
+    prompt = " ".join(["word"] * max(1, args.random_input_len))
+
+    def one(_i):
+        payload = {"model": args.model, "max_tokens": args.random_output_len, "stream": True,
+                   "stream_options": {"include_usage": True}, "ignore_eos": True}
+        if chat:
+            payload["messages"] = [{"role": "user", "content": prompt}]
+        else:
+            payload["prompt"] = prompt
+        return stream_request(url, payload)
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, args.max_concurrency)) as pool:
+        results = list(pool.map(one, range(max(1, args.num_prompts))))
+    duration = max(time.perf_counter() - start, 1e-9)
+    ttfts = [r["ttft"] * 1000 for r in results]
+    e2els = [r["e2el"] * 1000 for r in results]
+    tpots = [((r["e2el"] - r["ttft"]) * 1000 / max(1, r["tokens"] - 1)) for r in results]
+    out_tokens = sum(r["tokens"] for r in results)
+    in_tokens = args.random_input_len * len(results)
+    result = {
+        "date": time.strftime("%Y%m%d-%H%M%S"), "backend": args.backend, "model_id": args.model,
+        "tokenizer_id": args.model, "num_prompts": len(results), "request_rate": "inf",
+        "max_concurrency": args.max_concurrency, "duration": duration, "completed": len(results),
+        "total_input_tokens": in_tokens, "total_output_tokens": out_tokens,
+        "request_throughput": len(results) / duration, "output_throughput": out_tokens / duration,
+        "total_token_throughput": (in_tokens + out_tokens) / duration,
+        "rehearsal": True,
+    }
+    for name, values in (("ttft", ttfts), ("tpot", tpots), ("itl", tpots), ("e2el", e2els)):
+        result[f"mean_{name}_ms"] = statistics.fmean(values) if values else 0.0
+        result[f"median_{name}_ms"] = statistics.median(values) if values else 0.0
+        result[f"std_{name}_ms"] = statistics.pstdev(values) if values else 0.0
+        result[f"p99_{name}_ms"] = _pct(values, 99)
+    if args.save_result:
+        name = args.result_filename or f"{args.backend}-{args.max_concurrency}qps-{args.model.replace('/', '_')}.json"
+        os.makedirs(args.result_dir, exist_ok=True)
+        path = os.path.join(args.result_dir, name)
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(result, fh, indent=2)
+        print(f"fake bench: wrote {path}")
+    print(f"fake bench: {len(results)} requests in {duration:.2f}s")
+    return 0
+
+
+def _trace_turns(path: str | None) -> list[dict]:
+    turns = []
+    if path:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                line = line.strip()
+                if line:
+                    turns.append(json.loads(line))
+    return turns or [{"input_length": 256, "output_length": 32}]
+
+
+def aiperf_profile(argv: list[str]) -> int:
+    """`aiperf profile` stand-in: CONC sessions replaying the trace for DURATION."""
+    p = argparse.ArgumentParser(prog="aiperf profile (fake)")
+    p.add_argument("--model", required=True)
+    p.add_argument("--url", default="localhost:8000")
+    p.add_argument("--endpoint-type", default="chat")
+    p.add_argument("--concurrency", type=int, default=1)
+    p.add_argument("--benchmark-duration", type=float, default=5.0)
+    p.add_argument("--artifact-dir", default="artifacts")
+    p.add_argument("--input-file")
+    p.add_argument("--public-dataset")
+    args, _unknown = p.parse_known_args(argv)
+    turns = _trace_turns(args.input_file)
+    chat = args.endpoint_type == "chat"
+    url = _base_url(args.url) + ("/v1/chat/completions" if chat else "/v1/completions")
+    deadline = time.monotonic() + args.benchmark_duration
+    records: list[dict] = []
+    lock = threading.Lock()
+
+    def session(worker: int) -> None:
+        i = worker
+        while True:
+            turn = turns[i % len(turns)]
+            prompt = " ".join(["ctx"] * max(1, int(turn.get("input_length", 256))))
+            payload = {"model": args.model, "max_tokens": int(turn.get("output_length", 32)),
+                       "stream": True, "stream_options": {"include_usage": True}}
+            if chat:
+                payload["messages"] = [{"role": "user", "content": prompt}]
+            else:
+                payload["prompt"] = prompt
+            rec = stream_request(url, payload)
+            with lock:
+                records.append(rec)
+            i += args.concurrency
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(0.05)  # think time; keeps a 2-core runner responsive
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
+        list(pool.map(session, range(max(1, args.concurrency))))
+    duration = max(time.perf_counter() - start, 1e-9)
+
+    def stat(values: list[float], unit: str) -> dict:
+        return {"unit": unit, "avg": statistics.fmean(values) if values else 0.0,
+                "p50": _pct(values, 50), "p90": _pct(values, 90), "p99": _pct(values, 99),
+                "min": min(values, default=0.0), "max": max(values, default=0.0)}
+
+    out_tokens = sum(r["tokens"] for r in records)
+    export = {
+        "rehearsal": True,
+        "input_config": {"model": args.model, "concurrency": args.concurrency,
+                         "benchmark_duration": args.benchmark_duration,
+                         "input_file": args.input_file, "public_dataset": args.public_dataset},
+        "request_count": {"unit": "requests", "avg": len(records)},
+        "benchmark_duration": {"unit": "sec", "avg": duration},
+        "request_throughput": {"unit": "requests/sec", "avg": len(records) / duration},
+        "output_token_throughput": {"unit": "tokens/sec", "avg": out_tokens / duration},
+        "time_to_first_token": stat([r["ttft"] * 1000 for r in records], "ms"),
+        "request_latency": stat([r["e2el"] * 1000 for r in records], "ms"),
+    }
+    os.makedirs(args.artifact_dir, exist_ok=True)
+    path = os.path.join(args.artifact_dir, "profile_export_aiperf.json")
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(export, fh, indent=2)
+    print(f"fake aiperf: {len(records)} requests in {duration:.2f}s -> {path}")
+    return 0
+
+
+# --- shims -----------------------------------------------------------------------
+
+def _option(argv: list[str], name: str, default: str | None = None) -> str | None:
+    """Value of --name V or --name=V (last one wins)."""
+    value = default
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith(name + "="):
+            value = arg.split("=", 1)[1]
+    return value
+
+
+def _record(name: str, argv: list[str]) -> None:
+    log = os.environ.get("SWEEPGATE_REHEARSE_LOG")
+    if not log:
+        return
+    entry = {"tool": name, "argv": argv, "pid": os.getpid(), "time": time.time()}
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry) + "\n")
+
+
+def _port(argv: list[str], name: str, tool: str) -> int | None:
+    value = _option(argv, name)
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        print(f"{tool} (fake): {name} must be a port number, got {value!r}", file=sys.stderr)
+        return None
+
+
+def shim(name: str, argv: list[str]) -> int:
+    """What a shim on PATH does for `name argv...`."""
+    _record(name, argv)
+    if name == "vllm":
+        if argv[:1] == ["serve"]:
+            port = _port(argv, "--port", name) or 8000
+            model = _option(argv, "--served-model-name") or (argv[1] if len(argv) > 1 else "fake-model")
+            # Loopback only, whatever --host says: a rehearsal serves nobody else.
+            return serve("127.0.0.1", port, model, 5.0)
+        if argv[:2] == ["bench", "serve"]:
+            return bench_serve(argv[2:])
+        print(f"vllm (fake): ignoring {' '.join(argv)}")
+        return 0
+    if name == "lmcache":
+        if argv[:1] != ["server"]:
+            return 0
+        port = _port(argv, "--http-port", name)
+        if port is None:
+            print("lmcache (fake): `lmcache server` needs --http-port for its health check", file=sys.stderr)
+            return 2
+        return serve("127.0.0.1", port, "lmcache", 0.0)
+    if name == "mooncake_master":
+        port = _port(argv, "--metrics_port", name)
+        if port is None:
+            print("mooncake_master (fake): needs --metrics_port", file=sys.stderr)
+            return 2
+        return serve("127.0.0.1", port, "mooncake", 0.0)
+    if name == "aiperf":
+        if argv[:1] == ["profile"]:
+            return aiperf_profile(argv[1:])
+        return 0
+    if name in ("pip", "hf", "huggingface-cli"):
+        print(f"{name} (fake): {' '.join(argv)}")
+        return 0
+    print(f"fakeserver: unknown shim {name!r}", file=sys.stderr)
+    return 127
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["shim"] and len(argv) >= 2:
+        return shim(argv[1], argv[2:])
+    p = argparse.ArgumentParser(prog="fakeserver.py", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("serve", help="run the stand-in server")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, required=True)
+    s.add_argument("--model", default="fake-model")
+    s.add_argument("--delay-ms", type=float, default=0.0)
+    sub.add_parser("shim", help="act as a tool on PATH: shim NAME ARGS...")
+    args = p.parse_args(argv)
+    if args.cmd == "serve":
+        return serve(args.host, args.port, args.model, args.delay_ms)
+    p.error("shim needs a NAME")
+    return 2
+
+
+if __name__ == "__main__":
+    try:
+        raise SystemExit(main())
+    except KeyboardInterrupt:
+        raise SystemExit(130)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        print(f"fakeserver: {type(exc).__name__}: {exc}", file=sys.stderr)
+        raise SystemExit(1)

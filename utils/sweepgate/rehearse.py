@@ -1,0 +1,401 @@
+"""`sweepgate rehearse`: run one matrix row's benchmark script without a GPU.
+
+The real script runs unmodified. Shims put first on PATH stand in for the
+tools it calls (`vllm`, `lmcache`, `mooncake_master`, `aiperf`, `pip`, `hf`);
+the servers among them are fakeserver.py, a standard-library OpenAI-compatible
+server. The rehearsal passes when the script exits 0, writes
+RESULT_DIR/RESULT_FILENAME.json, leaves none of the processes it started
+running, and called its KV-offload backend the way the row says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sweepgate import fields
+from sweepgate.errors import fail
+
+FAKESERVER = Path(__file__).with_name("fakeserver.py")
+SHIMS = ("vllm", "lmcache", "mooncake_master", "aiperf", "pip", "hf", "huggingface-cli")
+DURATION_ENV = "SWEEPGATE_REHEARSE_DURATION"
+DEFAULT_DURATION_S = 10
+DEFAULT_TIMEOUT_S = 600
+TRACE_TURNS = (
+    {"session_id": "s0", "input_length": 512, "output_length": 32},
+    {"session_id": "s0", "input_length": 640, "output_length": 32},
+    {"session_id": "s1", "input_length": 384, "output_length": 48},
+)
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--exp-name", help="matrix row to rehearse (its exp-name)")
+    parser.add_argument("--config-keys", nargs="+", metavar="KEY",
+                        help="only look at rows of these master-config keys")
+    parser.add_argument("--row-json", metavar="FILE",
+                        help="read rows from FILE (a row or a list of rows) instead of the configs")
+    parser.add_argument("--conc", type=int, help="pick the row with this concurrency "
+                        "(fixed-seq-len exp-names repeat across concurrencies)")
+    parser.add_argument("--runner-name", help="RUNNER_NAME for the job (default: <runner label>_00)")
+    parser.add_argument("--work-dir", metavar="DIR",
+                        help="where shims, logs and results go (default: a new temporary directory)")
+    parser.add_argument("--duration", type=int, metavar="SECONDS",
+                        help=f"replace the row's agentic duration (default: ${DURATION_ENV} or "
+                             f"{DEFAULT_DURATION_S})")
+    parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                        help="stop the script after this long (default %(default)s)")
+
+
+# --- finding the row -------------------------------------------------------------
+
+def load_rows(args, root: Path) -> tuple[list[dict], str]:
+    """All candidate rows, and where they came from (for messages)."""
+    if args.row_json:
+        path = Path(args.row_json)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise fail(str(path), 0, f"cannot read row file: {exc.strerror}",
+                       "pass an existing JSON file to --row-json") from None
+        except json.JSONDecodeError as exc:
+            raise fail(str(path), exc.lineno, f"not JSON: {exc.msg}", "write one row object or a list of rows",
+                       col=exc.colno) from None
+        rows = data if isinstance(data, list) else [data]
+        if not all(isinstance(r, dict) for r in rows):
+            raise fail(str(path), 0, "rows must be JSON objects", "write one row object or a list of rows")
+        return rows, str(path)
+    try:
+        from sweepgate.api import sweep_rows  # provided by the core package
+    except ImportError:
+        raise fail("utils/sweepgate/api.py", 0, "sweepgate.api.sweep_rows is not available in this checkout",
+                   "pass the row with --row-json FILE") from None
+    return list(sweep_rows(root, args.config_keys or None)), "configs/*-master.yaml"
+
+
+def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | None) -> dict:
+    if not exp_name:
+        if len(rows) == 1 and conc is None:
+            return rows[0]
+        raise fail(source, 0, "no row chosen", "pass --exp-name NAME (and --conc N when it repeats)")
+    matches = [r for r in rows if r.get(fields.EXP_NAME) == exp_name]
+    if not matches:
+        known = sorted({str(r.get(fields.EXP_NAME)) for r in rows})
+        shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
+        raise fail(source, 0, f"no row has exp-name {exp_name!r}",
+                   f"pick one of: {shown}" if known else "the source holds no rows")
+    if conc is not None:
+        matches = [r for r in matches if r.get(fields.CONC) == conc]
+        if not matches:
+            raise fail(source, 0, f"exp-name {exp_name!r} has no row with conc {conc}", "drop --conc or pick another")
+    if len(matches) > 1:
+        concs = sorted({str(r.get(fields.CONC)) for r in matches})
+        fps = {r.get(fields.RECIPE_FINGERPRINT) for r in matches}
+        if len(concs) > 1:
+            raise fail(source, 0, f"exp-name {exp_name!r} matches {len(matches)} rows (conc {', '.join(concs)})",
+                       "choose one with --conc N")
+        if len(fps) > 1:
+            raise fail(source, 0, f"exp-name {exp_name!r} matches {len(matches)} rows with different recipes",
+                       "narrow with --config-keys KEY")
+    return matches[0]
+
+
+# --- resolving the script (CONTRACTS section 7) ---------------------------------------
+
+def runner_label(row: dict) -> str:
+    runner = str(row.get(fields.RUNNER) or "")
+    return runner[len(fields.CLUSTER_PREFIX):] if runner.startswith(fields.CLUSTER_PREFIX) else runner
+
+
+def default_runner_name(row: dict) -> str:
+    label = runner_label(row)
+    return label if "_" in label else f"{label}_00"
+
+
+def gpu_family(runner: str) -> str:
+    """`cluster:b300-nv` / `b300-nv_00` / `b300` -> `b300`."""
+    if runner.startswith(fields.CLUSTER_PREFIX):
+        runner = runner[len(fields.CLUSTER_PREFIX):]
+    return runner.split("_", 1)[0].split("-", 1)[0]
+
+
+def scenario_dir(row: dict) -> str:
+    return "agentic" if row.get(fields.SCENARIO_TYPE) == fields.AGENTIC_CODING else "fixed_seq_len"
+
+
+def script_candidates(row: dict, gpu: str) -> list[str]:
+    """The section 7 candidates, in order, relative to the repository root."""
+    mtp = "_mtp" if row.get(fields.SPEC_DECODING) == "mtp" else ""
+    base = f"benchmarks/single_node/{scenario_dir(row)}/{row[fields.MODEL_PREFIX]}_{row[fields.PRECISION]}_{gpu}"
+    return [f"{base}_{row[fields.FRAMEWORK]}{mtp}.sh", f"{base}{mtp}.sh"]
+
+
+def resolve_script(root: Path, row: dict, gpu: str) -> Path:
+    candidates = script_candidates(row, gpu)
+    for rel in candidates:
+        if (root / rel).is_file():
+            return root / rel
+    raise fail(candidates[0], 0, f"no benchmark script for exp-name {row.get(fields.EXP_NAME)!r}",
+               f"create {candidates[0]} (or {candidates[1]})")
+
+
+# --- the rehearsal ----------------------------------------------------------------
+
+def free_ports(count: int) -> list[int]:
+    """COUNT distinct loopback ports that are free right now."""
+    socks = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            socks.append(s)
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def write_shims(shim_dir: Path) -> None:
+    shim_dir.mkdir(parents=True, exist_ok=True)
+    for name in SHIMS:
+        path = shim_dir / name
+        path.write_text(
+            "#!/usr/bin/env bash\n"
+            f"# sweepgate rehearse: stands in for `{name}`.\n"
+            f"exec {shlex.quote(sys.executable)} -I {shlex.quote(str(FAKESERVER))} shim {name} \"$@\"\n",
+            encoding="utf-8",
+        )
+        path.chmod(0o755)
+
+
+def write_trace(path: Path) -> None:
+    path.write_text("".join(json.dumps(t) + "\n" for t in TRACE_TURNS), encoding="utf-8")
+
+
+def required_fields(row: dict, source: str) -> None:
+    missing = [f for f in (fields.EXP_NAME, fields.MODEL_PREFIX, fields.PRECISION, fields.FRAMEWORK,
+                           fields.RUNNER, fields.CONC) if f not in row]
+    if missing:
+        raise fail(source, 0, f"row lacks {', '.join(missing)}", "rehearse a single-node matrix row")
+    if any(k in row for k in (fields.PREFILL, fields.DECODE)) or row.get(fields.MULTINODE):
+        raise fail(source, 0, f"{row[fields.EXP_NAME]!r} is a multi-node row", "rehearse single-node rows only")
+
+
+def rehearsal_duration(args) -> int:
+    if args.duration is not None:
+        value = args.duration
+    else:
+        raw = os.environ.get(DURATION_ENV, str(DEFAULT_DURATION_S))
+        try:
+            value = int(raw)
+        except ValueError:
+            raise fail(DURATION_ENV, 0, f"{DURATION_ENV}={raw!r} is not a number of seconds",
+                       "set it to a positive integer") from None
+    if value < 1:
+        raise fail("--duration", 0, f"duration {value} is not positive", "use at least 1 second")
+    return value
+
+
+def build_env(row: dict, runner_name: str, result_dir: Path, shim_dir: Path, log: Path,
+              trace: Path, duration: int) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(fields.row_env(row, runner_name, str(result_dir)))
+    if row.get(fields.SCENARIO_TYPE) == fields.AGENTIC_CODING:
+        env["DURATION"] = str(duration)
+    env["PATH"] = f"{shim_dir}{os.pathsep}{env.get('PATH', '')}"
+    names = ("PORT", "LMCACHE_PORT", "LMCACHE_HTTP_PORT", "MOONCAKE_MASTER_PORT", "MOONCAKE_METRICS_PORT")
+    for name, port in zip(names, free_ports(len(names))):
+        env[name] = str(port)
+    env["SWEEPGATE_REHEARSE_LOG"] = str(log)
+    env["AGENTIC_TRACE_FILE"] = str(trace)
+    env["SERVER_READY_TIMEOUT"] = "60"
+    env["LMCACHE_READY_TIMEOUT"] = "60"
+    env["MOONCAKE_READY_TIMEOUT"] = "60"
+    env.pop("MODEL_PATH", None)
+    env.pop("BENCH_SERVING_SCRIPT", None)
+    return env
+
+
+def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int) -> tuple[int, bool]:
+    """Run the script in its own session; on timeout TERM it (its handler cleans up), then KILL."""
+    with open(out_path, "wb") as out:
+        proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            return proc.wait(timeout=timeout), False
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            return proc.returncode, True
+
+
+def read_calls(log: Path) -> list[dict]:
+    if not log.exists():
+        return []
+    calls = []
+    for line in log.read_text(encoding="utf-8").splitlines():
+        try:
+            calls.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return calls
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:  # a zombie is dead; nobody may be left to reap it
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def reap_leftovers(calls: list[dict]) -> list[str]:
+    """Stop shim processes the script left running; describe them."""
+    left = [c for c in calls if c.get("pid") and pid_alive(int(c["pid"]))]
+    for c in left:
+        try:
+            os.kill(int(c["pid"]), signal.SIGTERM)
+        except OSError:
+            pass
+    deadline = time.monotonic() + 5
+    while any(pid_alive(int(c["pid"])) for c in left) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for c in left:
+        if pid_alive(int(c["pid"])):
+            try:
+                os.kill(int(c["pid"]), signal.SIGKILL)
+            except OSError:
+                pass
+    return [f"{c['tool']} {' '.join(c.get('argv', [])[:1])} (PID {c['pid']})" for c in left]
+
+
+def _value(argv: list[str], name: str) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
+    """What the row says about the backend, checked against what the script ran."""
+    problems = []
+    backend = (row.get(fields.KV_OFFLOAD_BACKEND) or {})
+    name, version = backend.get("name"), backend.get("version")
+    servers = [c["argv"] for c in calls if c["tool"] == "vllm" and c["argv"][:1] == ["serve"]]
+    if not servers:
+        problems.append("the script never started `vllm serve`")
+    pips = [" ".join(c["argv"]) for c in calls if c["tool"] == "pip"]
+    dram = str(row.get(fields.TOTAL_CPU_DRAM_GB, ""))
+    if name == "lmcache":
+        if not any(f"lmcache=={version}" in p for p in pips):
+            problems.append(f"LMCache was not installed at the row's version {version} (pip calls: {pips or 'none'})")
+        lm = [c["argv"] for c in calls if c["tool"] == "lmcache" and c["argv"][:1] == ["server"]]
+        if len(lm) != 1:
+            problems.append(f"expected one LMCache server per node, saw {len(lm)}")
+        for argv in lm:
+            if _value(argv, "--l1-size-gb") != dram:
+                problems.append(f"LMCache --l1-size-gb is {_value(argv, '--l1-size-gb')}, row says {dram}")
+            if "--shm-name" not in argv or _value(argv, "--shm-name") != "":
+                problems.append('LMCache server lacks --shm-name ""')
+            if _value(argv, "--chunk-size") is None:
+                problems.append("LMCache server lacks --chunk-size")
+        if servers and "LMCacheMPConnector" not in (_value(servers[0], "--kv-transfer-config") or ""):
+            problems.append("vllm serve lacks the LMCacheMPConnector --kv-transfer-config")
+    elif name == "mooncake":
+        if not any(f"=={version}" in p and "mooncake" in p for p in pips):
+            problems.append(f"Mooncake was not installed at the row's version {version} (pip calls: {pips or 'none'})")
+        if not any(c["tool"] == "mooncake_master" for c in calls):
+            problems.append("the mooncake arm never started mooncake_master")
+        if servers and "MooncakeStoreConnector" not in (_value(servers[0], "--kv-transfer-config") or ""):
+            problems.append("vllm serve lacks the MooncakeStoreConnector --kv-transfer-config")
+    elif name == "vllm-simple":
+        if servers and _value(servers[0], "--kv-offloading-size") != dram:
+            problems.append(f"vllm serve --kv-offloading-size is not the row's {dram} GB")
+    elif servers and (_value(servers[0], "--kv-transfer-config") or _value(servers[0], "--kv-offloading-size")):
+        problems.append("KV offloading is none but vllm serve was given an offload connector")
+    if servers and _value(servers[0], "--port") != env["PORT"]:
+        problems.append(f"vllm serve --port is {_value(servers[0], '--port')}, expected $PORT={env['PORT']}")
+    return problems
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def run(args) -> int:
+    root = Path.cwd()
+    rows, source = load_rows(args, root)
+    row = select_row(rows, source, args.exp_name, args.conc)
+    required_fields(row, source)
+    runner_name = args.runner_name or default_runner_name(row)
+    gpu = gpu_family(runner_name)
+    script = resolve_script(root, row, gpu)
+    duration = rehearsal_duration(args)
+
+    work = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="sweepgate-rehearse-"))
+    work.mkdir(parents=True, exist_ok=True)
+    shim_dir, result_dir = work / "shims", work / "results"
+    log, trace, out_path = work / "calls.jsonl", work / "trace.jsonl", work / "script.log"
+    write_shims(shim_dir)
+    write_trace(trace)
+    result_dir.mkdir(parents=True, exist_ok=True)
+    if log.exists():
+        log.unlink()
+    env = build_env(row, runner_name, result_dir, shim_dir, log, trace, duration)
+    result_file = result_dir / f"{env['RESULT_FILENAME']}.json"
+
+    print(f"rehearse: {row.get(fields.EXP_NAME)} conc {row.get(fields.CONC)} on {runner_name} "
+          f"-> {script.relative_to(root)}")
+    print(f"rehearse: work dir {work}")
+    started = time.monotonic()
+    rc, timed_out = run_script(script, root, env, out_path, args.timeout)
+    elapsed = time.monotonic() - started
+    calls = read_calls(log)
+    problems = []
+    if timed_out:
+        problems.append(f"the script did not finish within {args.timeout}s")
+    if rc != 0:
+        problems.append(f"the script exited {rc}")
+    leftovers = reap_leftovers(calls)
+    if leftovers:
+        problems.append("the script left running: " + "; ".join(leftovers))
+    if not result_file.is_file():
+        problems.append(f"no result file {result_file}")
+    else:
+        try:
+            json.loads(result_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            problems.append(f"result file is not JSON: {exc.msg}")
+    if rc == 0 and not timed_out:
+        problems.extend(check_calls(row, env, calls))
+
+    if problems:
+        print(f"rehearse: FAILED after {elapsed:.1f}s", file=sys.stderr)
+        for p in problems:
+            print(f"{script.relative_to(root)}: {p}", file=sys.stderr)
+        tail = _tail(out_path)
+        if tail:
+            print(f"--- last lines of {out_path} ---\n{tail}", file=sys.stderr)
+        return 1
+    print(f"rehearse: OK in {elapsed:.1f}s; result {result_file}")
+    return 0
