@@ -1,0 +1,306 @@
+"""`sweepgate ci decide`: which workflow event runs which sweep."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate import ci  # noqa: E402
+from sweepgate.errors import SweepgateError  # noqa: E402
+
+REPO = "acme/bench"
+BASE_SHA = "a" * 40
+HEAD_SHA = "b" * 40
+
+
+def pr_event(action="synchronize", labels=(), *, label=None, draft=False, head_repo=REPO, number=42):
+    event = {
+        "action": action,
+        "number": number,
+        "pull_request": {
+            "number": number,
+            "draft": draft,
+            "labels": [{"name": name} for name in labels],
+            "base": {"sha": BASE_SHA, "ref": "main", "repo": {"full_name": REPO}},
+            "head": {"sha": HEAD_SHA, "ref": "feature",
+                     "repo": {"full_name": head_repo} if head_repo else None},
+        },
+        "repository": {"full_name": REPO},
+    }
+    if label is not None:
+        event["label"] = {"name": label}
+    return event
+
+
+def push_event(ref="refs/heads/main", before=BASE_SHA, after=HEAD_SHA, message="bump"):
+    return {"ref": ref, "before": before, "after": after, "head_commit": {"message": message}}
+
+
+SWEEP, FULL = ci.SWEEP_LABEL, ci.FULL_SWEEP_LABEL
+
+# (id, event name, payload, head commit message, expected mode, reason fragment)
+CASES = [
+    ("sync-trimmed", "pull_request", pr_event(labels=[SWEEP]), "", "trimmed", SWEEP),
+    ("sync-full", "pull_request", pr_event(labels=[FULL]), "", "full", FULL),
+    ("sync-no-label", "pull_request", pr_event(labels=["bug"]), "", "skip", "no sweep label"),
+    ("label-added", "pull_request", pr_event("labeled", [SWEEP], label=SWEEP), "", "trimmed", SWEEP),
+    ("full-label-added", "pull_request", pr_event("labeled", [FULL, "bug"], label=FULL), "", "full", FULL),
+    ("unrelated-label-added", "pull_request", pr_event("labeled", [SWEEP, "bug"], label="bug"), "",
+     "skip", "label 'bug' was labeled"),
+    ("unrelated-label-removed", "pull_request", pr_event("unlabeled", [FULL], label="docs"), "",
+     "skip", "does not affect"),
+    ("sweep-label-removed", "pull_request", pr_event("unlabeled", [], label=SWEEP), "",
+     "skip", "no sweep label"),
+    ("switch-to-full", "pull_request", pr_event("unlabeled", [FULL], label=SWEEP), "", "full", FULL),
+    ("ready-for-review", "pull_request", pr_event("ready_for_review", [SWEEP]), "", "trimmed", SWEEP),
+    ("draft", "pull_request", pr_event(labels=[FULL], draft=True), "", "skip", "draft"),
+    ("draft-labeled", "pull_request", pr_event("labeled", [SWEEP], label=SWEEP, draft=True), "",
+     "skip", "draft"),
+    ("fork", "pull_request", pr_event(labels=[FULL], head_repo="mallory/bench"), "", "skip", "fork"),
+    ("fork-labeled", "pull_request", pr_event("labeled", [SWEEP], label=SWEEP, head_repo="mallory/bench"),
+     "", "skip", "fork"),
+    ("fork-deleted", "pull_request", pr_event(labels=[SWEEP], head_repo=None), "", "skip", "fork"),
+    ("fork-both-labels", "pull_request", pr_event(labels=[SWEEP, FULL], head_repo="mallory/bench"), "",
+     "skip", "fork"),
+    ("skip-marker", "pull_request", pr_event(labels=[FULL]), "tune\n\n[skip-sweep]\n", "skip", "[skip-sweep]"),
+    ("skip-marker-both-labels", "pull_request", pr_event(labels=[SWEEP, FULL]), "wip [skip-sweep]", "skip",
+     "[skip-sweep]"),
+    ("opened-not-handled", "pull_request", pr_event("opened", [SWEEP]), "", "skip", "action 'opened'"),
+    ("push-main", "push", push_event(), "", "full", "push to main"),
+    ("push-main-skip-marker-ignored", "push", push_event(message="[skip-sweep]"), "[skip-sweep]", "full",
+     "push to main"),
+    ("push-branch", "push", push_event(ref="refs/heads/feature"), "", "skip", "only pushes to"),
+    ("push-deleted", "push", {**push_event(), "deleted": True}, "", "skip", "deleted"),
+    ("other-event", "workflow_dispatch", {}, "", "skip", "workflow_dispatch"),
+    ("all-evals", "pull_request", pr_event(labels=[SWEEP, ci.ALL_EVALS_LABEL]), "", "trimmed", "+"),
+    ("modifier-label-added", "pull_request",
+     pr_event("labeled", [FULL, ci.EVALS_ONLY_LABEL], label=ci.EVALS_ONLY_LABEL), "", "full", "+"),
+    ("modifier-without-primary", "pull_request", pr_event(labels=[ci.ALL_EVALS_LABEL]), "", "skip",
+     "no sweep label"),
+]
+
+
+@pytest.mark.parametrize("event_name,event,message,mode,reason",
+                         [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_decide_table(event_name, event, message, mode, reason):
+    d = ci.decide(event_name, event, message)
+    assert d.mode == mode, d.reason
+    assert d.run is (mode != "skip")
+    assert d.trim_conc is (mode == "trimmed")
+    assert reason in d.reason
+
+
+@pytest.mark.parametrize("event", [
+    pr_event(labels=[SWEEP, FULL]),
+    pr_event("labeled", [SWEEP, FULL], label=FULL),
+    pr_event("ready_for_review", [FULL, SWEEP, "bug"]),
+])
+def test_both_primary_labels_is_an_error(event):
+    with pytest.raises(SweepgateError) as exc:
+        ci.decide("pull_request", event, "", source="event.json")
+    text = str(exc.value)
+    assert "\n" not in text
+    assert text.startswith("event.json: PR #42 has labels")
+    assert SWEEP in text and FULL in text and "keep exactly one" in text
+
+
+def test_pr_refs_and_modifiers():
+    d = ci.decide("pull_request", pr_event(labels=[FULL, ci.ALL_EVALS_LABEL, ci.EVALS_ONLY_LABEL]))
+    assert (d.pr_number, d.base_ref, d.head_ref) == ("42", BASE_SHA, HEAD_SHA)
+    assert d.all_evals and d.evals_only
+    out = d.outputs()
+    assert out["eval_flags"] == "--all-evals --evals-only"
+    assert out["run"] == "true" and out["trim_conc"] == "false" and out["mode"] == "full"
+
+
+def test_push_refs():
+    d = ci.decide("push", push_event())
+    assert (d.base_ref, d.head_ref, d.pr_number) == (BASE_SHA, HEAD_SHA, "")
+    first = ci.decide("push", push_event(before=ci.ZERO_SHA))
+    assert first.base_ref == f"{HEAD_SHA}^"
+
+
+def test_outputs_are_complete_strings():
+    out = ci.decide("pull_request", pr_event(labels=["bug"])).outputs()
+    assert set(out) == {"run", "mode", "trim_conc", "all_evals", "evals_only", "eval_flags",
+                        "pr_number", "base_ref", "head_ref", "reason"}
+    assert all(isinstance(v, str) for v in out.values())
+    assert out["run"] == "false" and out["mode"] == "skip"
+
+
+def test_labels_share_the_concurrency_marker():
+    # run-sweep.yml's concurrency group treats label events as relevant by this marker.
+    assert ci.LABELS and all(ci.LABEL_MARKER in name for name in ci.LABELS)
+    assert len(set(ci.LABELS)) == len(ci.LABELS)
+
+
+label_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz-_[] ", min_size=1, max_size=30)
+
+
+@given(label=label_names, present=st.lists(st.sampled_from([*ci.LABELS, "bug", "docs"]), unique=True),
+       action=st.sampled_from(["labeled", "unlabeled"]))
+def test_unrelated_label_events_never_run(label, present, action):
+    # Consistency with the concurrency group: an event that does not share the
+    # PR's group (label without the marker) must never start a sweep.
+    if ci.LABEL_MARKER in label:
+        return
+    d = ci.decide("pull_request", pr_event(action, present, label=label))
+    assert not d.run
+
+
+@given(labels=st.lists(st.sampled_from([*ci.LABELS, "bug"]), unique=True),
+       action=st.sampled_from(ci.PR_ACTIONS), draft=st.booleans(),
+       head=st.sampled_from(["mallory/bench", None, "acme/bench-fork"]))
+def test_forks_never_run(labels, action, draft, head):
+    d = ci.decide("pull_request", pr_event(action, labels, label=(labels or ["x"])[0], draft=draft,
+                                           head_repo=head))
+    assert not d.run and "fork" in d.reason
+
+
+# --- through the CLI ------------------------------------------------------------------
+
+def run_cli(*args, env=None, cwd=None):
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    full_env["PYTHONPATH"] = str(ROOT / "utils")
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "sweepgate", "ci", *args], env=full_env,
+                          capture_output=True, text=True, cwd=cwd or ROOT)
+
+
+def write_event(tmp_path, event):
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(event))
+    return path
+
+
+def test_cli_writes_github_output(tmp_path):
+    event = write_event(tmp_path, pr_event("labeled", [SWEEP, ci.ALL_EVALS_LABEL], label=SWEEP))
+    out = tmp_path / "output"
+    out.write_text("earlier=1\n")
+    summary = tmp_path / "summary"
+    proc = run_cli("decide", "--head-message", "tune kimi", env={
+        "GITHUB_EVENT_PATH": str(event), "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": str(summary)})
+    assert proc.returncode == 0, proc.stderr
+    values = ci.parse_kv(out.read_text())
+    assert values["earlier"] == "1"
+    assert values["run"] == "true" and values["mode"] == "trimmed" and values["trim_conc"] == "true"
+    assert values["eval_flags"] == "--all-evals"
+    assert values["pr_number"] == "42" and values["head_ref"] == HEAD_SHA
+    assert "trimmed" in summary.read_text()
+
+
+def test_cli_push_event(tmp_path):
+    event = write_event(tmp_path, push_event())
+    out = tmp_path / "output"
+    proc = run_cli("decide", "--event-path", str(event), "--event-name", "push", "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert ci.parse_kv(out.read_text())["mode"] == "full"
+
+
+def git(cwd, *args):
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e",
+                               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e"}).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path):
+    work = tmp_path / "repo"
+    work.mkdir()
+    git(work, "init", "-q", "-b", "main")
+    (work / "perf-changelog.yaml").write_text("[]\n")
+    git(work, "add", ".")
+    git(work, "commit", "-qm", "base")
+    base = git(work, "rev-parse", "HEAD")
+    git(work, "commit", "-q", "--allow-empty", "-m", "main moves on")
+    main_tip = git(work, "rev-parse", "HEAD")
+    git(work, "checkout", "-qb", "feature", base)
+    return work, base, main_tip
+
+
+def test_cli_reads_head_message_from_git(repo, tmp_path):
+    work, base, main_tip = repo
+    git(work, "commit", "-q", "--allow-empty", "-m", "try a thing\n\n[skip-sweep]")
+    event = pr_event(labels=[FULL])
+    event["pull_request"]["head"]["sha"] = git(work, "rev-parse", "HEAD")
+    path = write_event(tmp_path, event)
+    out = tmp_path / "output"
+    proc = run_cli("decide", "--event-path", str(path), "--event-name", "pull_request",
+                   "--output", str(out), cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    values = ci.parse_kv(out.read_text())
+    assert values["run"] == "false" and "[skip-sweep]" in values["reason"]
+
+
+def test_cli_merge_base(repo, tmp_path):
+    work, base, main_tip = repo
+    git(work, "commit", "-q", "--allow-empty", "-m", "add entry")
+    event = pr_event(labels=[SWEEP])
+    event["pull_request"]["head"]["sha"] = git(work, "rev-parse", "HEAD")
+    event["pull_request"]["base"]["sha"] = main_tip
+    path = write_event(tmp_path, event)
+    out = tmp_path / "output"
+    proc = run_cli("decide", "--event-path", str(path), "--event-name", "pull_request",
+                   "--merge-base", "--output", str(out), cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert ci.parse_kv(out.read_text())["base_ref"] == base
+
+
+def test_cli_unreadable_head_commit_is_one_line_error(repo, tmp_path):
+    work, _, _ = repo
+    path = write_event(tmp_path, pr_event(labels=[SWEEP]))  # HEAD_SHA does not exist
+    proc = run_cli("decide", "--event-path", str(path), "--event-name", "pull_request", cwd=work)
+    assert proc.returncode == 1
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "fetch-depth: 0" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_both_labels_fails(tmp_path):
+    path = write_event(tmp_path, pr_event("labeled", [SWEEP, FULL], label=FULL))
+    out = tmp_path / "output"
+    proc = run_cli("decide", "--event-path", str(path), "--event-name", "pull_request",
+                   "--head-message", "", "--output", str(out))
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == (f"{path}: PR #42 has labels '{SWEEP}' and '{FULL}'; keep exactly one: "
+                                   f"{SWEEP} (trimmed) or {FULL} (everything)")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("setup,fragment", [
+    (lambda p: {}, "GITHUB_EVENT_PATH and GITHUB_EVENT_NAME are not set"),
+    (lambda p: {"GITHUB_EVENT_PATH": str(p / "missing.json"), "GITHUB_EVENT_NAME": "push"}, "not found"),
+    (lambda p: (p / "bad.json").write_text('{"action":\n oops}') and
+     {"GITHUB_EVENT_PATH": str(p / "bad.json"), "GITHUB_EVENT_NAME": "push"}, "bad.json:2: event payload"),
+    (lambda p: (p / "list.json").write_text("[]") and
+     {"GITHUB_EVENT_PATH": str(p / "list.json"), "GITHUB_EVENT_NAME": "push"}, "not a JSON object"),
+])
+def test_cli_bad_input(tmp_path, setup, fragment):
+    proc = run_cli("decide", env=setup(tmp_path))
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_output_format_resists_injection(tmp_path):
+    # A label name is PR-controlled; a newline in a value must not create outputs.
+    text = ci.format_kv({"reason": "x\nrun=true", "mode": "skip"})
+    assert ci.parse_kv(text) == {"reason": "x\nrun=true", "mode": "skip"}
+    with pytest.raises(ValueError):
+        ci.format_kv({"bad name": "x"})
+
+
+def test_parse_kv_reads_runner_format():
+    text = "a=1\nB<<EOF_1\nline one\nline=two\nEOF_1\nc=\n"
+    assert ci.parse_kv(text) == {"a": "1", "B": "line one\nline=two", "c": ""}
