@@ -327,7 +327,8 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
                    "teach sweepgate.ci.FANOUT where their rows run")
     kinds: dict[str, list[dict]] = {kind: [] for kind in FANOUT}
     for key in ("single_node", "multi_node"):
-        buckets = matrix.get(key) or {}
+        buckets = matrix.get(key)
+        buckets = {} if buckets is None else buckets
         if not isinstance(buckets, dict):
             raise fail(source, 1, f"'{key}' is not an object of buckets", "map bucket name -> list of rows")
         for bucket, rows in buckets.items():
@@ -344,7 +345,8 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
         for key in keys:
             if key in ("single_node", "multi_node"):
                 continue
-            rows = matrix.get(key) or []
+            rows = matrix.get(key)
+            rows = [] if rows is None else rows
             if not isinstance(rows, list):
                 raise fail(source, 1, f"'{key}' is not a list of rows", "")
             kinds[kind].extend(rows)
@@ -355,26 +357,42 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
     return kinds
 
 
+def _display_name(row: dict) -> str:
+    from sweepgate import fields
+
+    conc = row.get(fields.CONC)
+    conc_s = "x".join(map(str, conc)) if isinstance(conc, list) else str(conc)
+    return f"{row.get(fields.EXP_NAME, '?')} c{conc_s}"
+
+
 def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX_JOB_OUTPUT_BYTES,
           capacity: dict[str, int] | None = None, source: str = "matrix") -> dict[str, str]:
     """Matrix -> job outputs ``<kind>_<i>`` (each a strategy.matrix JSON or '') plus totals.
 
-    Each chunk has at most ``max_jobs`` rows; all outputs together fit ``max_bytes``
-    (UTF-16, as GitHub counts). Raises SweepgateError rather than drop a row.
+    A matrix entry is a reference, ``{"runner", "id", "name"}``: whole rows would
+    cap a sweep at ~850 rows under GitHub's 1 MB of outputs per job. The
+    benchmark job resolves ``id`` (``<kind>/<index>``) in the run's ``matrix``
+    artifact with ``row_for_id``. Each chunk has at most ``max_jobs`` entries and
+    all outputs together fit ``max_bytes`` (UTF-16, as GitHub counts). Raises
+    SweepgateError rather than drop a row.
     """
+    from sweepgate import fields
     from sweepgate.errors import fail
 
     capacity = capacity or {kind: spec[1] for kind, spec in FANOUT.items()}
     outputs: dict[str, str] = {}
     total = 0
     for kind, rows in rows_by_kind(matrix, source).items():
-        chunks = [rows[i:i + max_jobs] for i in range(0, len(rows), max_jobs)]
+        refs = [{"runner": row[fields.RUNNER], "id": f"{kind}/{i}", "name": _display_name(row)}
+                for i, row in enumerate(rows)]
+        chunks = [refs[i:i + max_jobs] for i in range(0, len(refs), max_jobs)]
         if len(chunks) > capacity[kind]:
             raise fail(source, 0,
                        f"{len(rows)} {kind} rows need {len(chunks)} fan-out jobs of {max_jobs} "
                        f"but run-sweep.yml has {capacity[kind]}",
-                       f"add jobs {kind}-{capacity[kind]}.. to run-sweep.yml and raise FANOUT['{kind}'] "
-                       "in utils/sweepgate/ci.py, or split the changelog entry", rule="ci-fanout")
+                       f"add jobs {kind.replace('_', '-')}-{capacity[kind]}.. to run-sweep.yml and raise "
+                       f"FANOUT['{kind}'] in utils/sweepgate/ci.py, or split the changelog entry",
+                       rule="ci-fanout")
         for i in range(capacity[kind]):
             outputs[chunk_output_name(kind, i)] = _dump({"row": chunks[i]}) if i < len(chunks) else ""
         outputs[f"{kind}_jobs"] = str(len(rows))
@@ -384,9 +402,22 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
     if size > max_bytes:
         raise fail(source, 0,
                    f"{total} rows make {size:,} bytes of job outputs; GitHub allows {max_bytes:,} per job",
-                   "split the changelog entry into smaller PRs or use sweep-enabled (trimmed)",
+                   f"split the changelog entry into smaller PRs or use {SWEEP_LABEL} (trimmed)",
                    rule="ci-fanout")
     return outputs
+
+
+def row_for_id(matrix: dict, row_id: str, source: str = "matrix") -> dict:
+    """The row a split reference names: ``<kind>/<index>`` in ``rows_by_kind`` order."""
+    from sweepgate.errors import fail
+
+    kind, _, index = row_id.partition("/")
+    rows = rows_by_kind(matrix, source)
+    if kind not in rows or not index.isdigit() or int(index) >= len(rows[kind]):
+        have = ", ".join(f"{k}: {len(v)}" for k, v in rows.items())
+        raise fail(source, 0, f"no row '{row_id}' in the matrix ({have})",
+                   "pass an id from `sweepgate ci split` of this run's matrix")
+    return rows[kind][int(index)]
 
 
 def _run_split(args) -> int:
@@ -447,13 +478,22 @@ def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW") -
 def _run_row_env(args) -> int:
     from sweepgate.errors import fail
 
-    text = args.row if args.row is not None else os.environ.get("ROW")
-    if not text:
-        raise fail("ROW", 0, "no matrix row given", "set ROW to toJSON(matrix.row) or pass --row")
-    try:
-        row = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise fail("ROW", exc.lineno, f"row is not valid JSON: {exc.msg}", "pass toJSON(matrix.row)") from None
+    text = args.row if args.row is not None else os.environ.get("ROW", "")
+    row_id = args.row_id if args.row_id is not None else os.environ.get("ROW_ID", "")
+    if text:
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise fail("ROW", exc.lineno, f"row is not valid JSON: {exc.msg}", "pass toJSON(matrix.row)") from None
+    elif row_id:
+        matrix_file = args.matrix or os.environ.get("MATRIX_FILE")
+        if not matrix_file:
+            raise fail("ROW_ID", 0, f"row id '{row_id}' given without a matrix",
+                       "pass --matrix or set MATRIX_FILE to the run's matrix.json")
+        row = row_for_id(_load_json(matrix_file, "matrix"), row_id, matrix_file)
+    else:
+        raise fail("ROW", 0, "no matrix row given",
+                   "set ROW to toJSON(matrix.row), or ROW_ID and MATRIX_FILE")
     runner = args.runner_name or os.environ.get("RUNNER_NAME", "")
     result_dir = args.result_dir or os.environ.get("RESULT_DIR") or "results"
     env = job_env(row, runner, result_dir)
@@ -516,8 +556,11 @@ def add_arguments(parser) -> None:
     p.add_argument("--output", help="file to append outputs to (default: $GITHUB_OUTPUT, else stdout)")
     p.set_defaults(_ci=_run_split)
 
-    p = sub.add_parser("row-env", help="matrix row ($ROW) -> job environment (appends to $GITHUB_ENV)")
+    p = sub.add_parser("row-env", help="matrix row ($ROW, or $ROW_ID in $MATRIX_FILE) -> job environment "
+                       "(appends to $GITHUB_ENV)")
     p.add_argument("--row", help="row JSON (default: $ROW)")
+    p.add_argument("--row-id", help="<kind>/<index> from `ci split` (default: $ROW_ID)")
+    p.add_argument("--matrix", help="the run's matrix.json, for --row-id (default: $MATRIX_FILE)")
     p.add_argument("--runner-name", help="default: $RUNNER_NAME")
     p.add_argument("--result-dir", help="default: $RESULT_DIR or 'results'")
     p.add_argument("--output", help="file to append to (default: $GITHUB_ENV, else stdout)")

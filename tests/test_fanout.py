@@ -1,0 +1,235 @@
+"""The fan-out guard: `sweepgate ci split` and run-sweep.yml's chunk jobs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate import ci  # noqa: E402
+from sweepgate.errors import SweepgateError  # noqa: E402
+
+FP = "0123456789abcdef" * 4
+
+
+def fixed_row(i, runner="cluster:b300-nv"):
+    return {
+        "image": "vllm/vllm-openai:nightly-2f1c0e@sha256:" + "e" * 64, "model": "deepseek-ai/DeepSeek-R1-0528",
+        "model-prefix": "dsr1", "precision": "fp4", "framework": "vllm", "runner": runner,
+        "isl": 1024, "osl": 1024, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1, "dp-attn": False,
+        "spec-decoding": "none", "conc": 4 + i, "max-model-len": 2304, "disagg": False,
+        "run-eval": False, "eval-only": False, "exp-name": f"dsr1_1k1k_tp8_conc{4 + i}",
+        "recipe-fingerprint": FP,
+    }
+
+
+def agentic_row(i):
+    return {
+        "image": "vllm/vllm-openai:nightly-2f1c0e@sha256:" + "e" * 64, "model": "moonshotai/Kimi-K3",
+        "model-prefix": "kimik3", "precision": "fp4", "framework": "vllm", "runner": "cluster:mi355x-amds",
+        "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1, "dp-attn": False, "spec-decoding": "mtp",
+        "conc": 4 + i, "kv-offloading": "dram", "kv-offload-backend": {"name": "lmcache", "version": "0.5.4rc2"},
+        "total-cpu-dram-gb": 1889, "duration": 3600,
+        "exp-name": f"kimik3_tp8_conc{4 + i}_kvdram-lmcache_spec-mtp", "scenario-type": "agentic-coding",
+        "recipe-fingerprint": FP,
+    }
+
+
+def multinode_row(i):
+    side = {"num-worker": 1, "tp": 8, "ep": 8, "dp-attn": True, "pp": 1, "dcp-size": 1, "pcp-size": 1,
+            "additional-settings": ["VLLM_X=1"]}
+    return {"image": "nvcr.io/nvidia/dynamo:0.4", "model": "deepseek-ai/DeepSeek-R1", "model-prefix": "dsr1",
+            "precision": "fp4", "framework": "dynamo-trt", "runner": "cluster:gb200-nv", "isl": 8192,
+            "osl": 1024, "spec-decoding": "none", "prefill": side, "decode": {**side, "num-worker": 2},
+            "conc": [64, 128 + i], "disagg": True, "max-model-len": 9472, "exp-name": f"dsr1_8k1k_mn{i}",
+            "recipe-fingerprint": FP}
+
+
+def matrix(fixed=0, agentic=0, multinode=0, evals=0):
+    rows = [fixed_row(i) for i in range(fixed)]
+    return {
+        "single_node": {"1k1k": rows[: fixed // 2], "8k1k": rows[fixed // 2:],
+                        **({"agentic": [agentic_row(i) for i in range(agentic)]} if agentic else {})},
+        "multi_node": {"8k1k": [multinode_row(i) for i in range(multinode)]} if multinode else {},
+        "evals": [{**fixed_row(i), "run-eval": True} for i in range(evals)],
+        "agentic_evals": [], "multinode_evals": [], "multinode_agentic_evals": [],
+        "changelog_metadata": {"base_ref": "a", "head_ref": "b", "entries": []},
+    }
+
+
+def chunks_of(outputs, kind):
+    n = ci.FANOUT[kind][1]
+    return [json.loads(outputs[f"{kind}_{i}"])["row"] for i in range(n) if outputs[f"{kind}_{i}"]]
+
+
+def resolve(m, outputs, kind):
+    """The rows the fan-out jobs of one kind run, in order, as a benchmark job resolves them."""
+    rows = []
+    for chunk in chunks_of(outputs, kind):
+        for ref in chunk:
+            row = ci.row_for_id(m, ref["id"])
+            assert ref["runner"] == row["runner"]
+            rows.append(row)
+    return rows
+
+
+def test_synthetic_1000_rows_split_without_loss():
+    m = matrix(fixed=1000)
+    outputs = ci.split(m)
+    chunks = chunks_of(outputs, "fixed")
+    assert len(chunks) == 4
+    assert all(0 < len(c) <= ci.MAX_MATRIX_JOBS for c in chunks)
+    assert resolve(m, outputs, "fixed") == m["single_node"]["1k1k"] + m["single_node"]["8k1k"]
+    assert chunks[0][0] == {"runner": "cluster:b300-nv", "id": "fixed/0", "name": "dsr1_1k1k_tp8_conc4 c4"}
+    assert outputs["jobs"] == "1000" and outputs["fixed_jobs"] == "1000"
+    size = sum(len((k + v).encode("utf-16-le")) for k, v in outputs.items())
+    assert size <= ci.MAX_JOB_OUTPUT_BYTES
+
+
+def test_every_kind_routes_rows():
+    m = matrix(fixed=3, agentic=300, multinode=2, evals=5)
+    m["multinode_agentic_evals"] = [multinode_row(9)]
+    outputs = ci.split(m)
+    assert [len(c) for c in chunks_of(outputs, "agentic")] == [256, 44]
+    assert resolve(m, outputs, "agentic") == m["single_node"]["agentic"]
+    assert resolve(m, outputs, "fixed") == m["single_node"]["1k1k"] + m["single_node"]["8k1k"]
+    assert resolve(m, outputs, "multinode") == m["multi_node"]["8k1k"]
+    assert resolve(m, outputs, "evals") == m["evals"]
+    assert resolve(m, outputs, "multinode_evals") == [multinode_row(9)]
+    assert chunks_of(outputs, "multinode")[0][1]["name"] == "dsr1_8k1k_mn1 c64x129"
+    assert outputs["jobs"] == str(3 + 300 + 2 + 5 + 1)
+    # unused chunk jobs get '' so their `if:` skips them
+    assert outputs["fixed_1"] == "" and outputs["evals_1"] == ""
+
+
+def test_empty_matrix():
+    outputs = ci.split(matrix())
+    assert outputs["jobs"] == "0"
+    assert all(outputs[f"{k}_{i}"] == "" for k, spec in ci.FANOUT.items() for i in range(spec[1]))
+
+
+def test_too_many_rows_for_the_chunk_jobs_is_one_clear_error():
+    with pytest.raises(SweepgateError) as exc:
+        ci.split(matrix(agentic=1000), source="matrix.json")
+    text = str(exc.value)
+    assert "\n" not in text
+    assert text.startswith("matrix.json: 1000 agentic rows need 4 fan-out jobs of 256 but run-sweep.yml has 2")
+    assert "FANOUT['agentic']" in text
+
+
+def test_output_budget_is_enforced():
+    # 1000 fixed rows fit the job count (4 x 256) but, with very long exp-names,
+    # not GitHub's 1 MB of outputs per job.
+    m = matrix(fixed=1000)
+    for rows in m["single_node"].values():
+        for row in rows:
+            row["exp-name"] += "_" + "x" * 500
+    with pytest.raises(SweepgateError) as exc:
+        ci.split(m, source="matrix.json")
+    assert "bytes of job outputs; GitHub allows 950,000 per job" in str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+def test_row_for_id_rejects_unknown_ids():
+    m = matrix(fixed=2)
+    assert ci.row_for_id(m, "fixed/1") == m["single_node"]["8k1k"][0]
+    for bad in ("fixed/2", "fixed/-1", "nope/0", "fixed", "agentic/0"):
+        with pytest.raises(SweepgateError, match="no row"):
+            ci.row_for_id(m, bad)
+
+
+def test_small_limits_are_respected():
+    outputs = ci.split(matrix(fixed=10), max_jobs=3, capacity={**{k: 1 for k in ci.FANOUT}, "fixed": 4})
+    assert [len(c) for c in chunks_of(outputs, "fixed")] == [3, 3, 3, 1]
+
+
+@pytest.mark.parametrize("mutate,fragment", [
+    (lambda m: m.update(surprise=[fixed_row(0)]), "unknown matrix key(s) surprise"),
+    (lambda m: m.update(single_node=[]), "'single_node' is not an object"),
+    (lambda m: m["single_node"]["1k1k"][0].pop("runner"), "has no 'runner' label"),
+    (lambda m: m.update(evals={}), "'evals' is not a list"),
+])
+def test_bad_matrix_never_drops_rows(mutate, fragment):
+    m = matrix(fixed=4)
+    mutate(m)
+    with pytest.raises(SweepgateError) as exc:
+        ci.split(m)
+    assert fragment in str(exc.value)
+
+
+def test_cli_split_roundtrip(tmp_path):
+    m = matrix(fixed=600, agentic=10)
+    path = tmp_path / "matrix.json"
+    path.write_text(json.dumps(m))
+    out = tmp_path / "output"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "GITHUB_OUTPUT": str(out)}
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "split", "--matrix", str(path)],
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    values = ci.parse_kv(out.read_text())
+    # What strategy.matrix: fromJSON(...) would expand to, chunk by chunk.
+    assert resolve(m, values, "fixed") == m["single_node"]["1k1k"] + m["single_node"]["8k1k"]
+    assert "610 jobs" in proc.stderr
+
+
+def test_cli_split_failure_is_one_line(tmp_path):
+    path = tmp_path / "matrix.json"
+    path.write_text(json.dumps(matrix(agentic=600)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "split", "--matrix", str(path)],
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
+# --- run-sweep.yml has exactly the chunk jobs FANOUT promises ---------------------------
+
+@pytest.fixture(scope="module")
+def sweep():
+    return yaml.safe_load((ROOT / ".github/workflows/run-sweep.yml").read_text())
+
+
+def fanout_jobs(sweep):
+    return {name: job for name, job in sweep["jobs"].items() if "uses" in job}
+
+
+def test_chunk_jobs_match_fanout(sweep):
+    expected = {f"{kind.replace('_', '-')}-{i}": (kind, i, tmpl)
+                for kind, (_, n, tmpl) in ci.FANOUT.items() for i in range(n)}
+    jobs = fanout_jobs(sweep)
+    assert set(jobs) == set(expected)
+    setup_outputs = sweep["jobs"]["setup"]["outputs"]
+    for name, (kind, i, tmpl) in expected.items():
+        job = jobs[name]
+        output = ci.chunk_output_name(kind, i)
+        assert setup_outputs[output] == f"${{{{ steps.split.outputs.{output} }}}}"
+        assert job["strategy"]["matrix"] == f"${{{{ fromJSON(needs.setup.outputs.{output}) }}}}"
+        assert job["strategy"]["fail-fast"] is False
+        assert f"needs.setup.outputs.{output} != ''" in job["if"]
+        assert job["uses"] == f"./.github/workflows/{tmpl}"
+        assert job["with"]["row-id"] == "${{ matrix.row.id }}"
+        assert job["with"]["runner"] == "${{ matrix.row.runner }}"
+    assert set(jobs) <= set(sweep["jobs"]["collect"]["needs"])
+
+
+def test_split_step_feeds_the_outputs(sweep):
+    steps = sweep["jobs"]["setup"]["steps"]
+    split = next(s for s in steps if s.get("id") == "split")
+    assert "sweepgate ci split --matrix matrix.json" in split["run"]
+    matrix_step = next(s for s in steps if "process_changelog.py" in s.get("run", ""))
+    assert steps.index(matrix_step) < steps.index(split)
+    upload = next(s for s in steps if "upload-artifact" in s.get("uses", ""))
+    # the templates fetch this artifact to resolve row ids
+    assert upload["with"]["name"] == "matrix" and upload["with"]["path"] == "matrix.json"
+    for tmpl in {spec[2] for spec in ci.FANOUT.values()}:
+        doc = yaml.safe_load((ROOT / ".github/workflows" / tmpl).read_text())
+        assert doc[True]["workflow_call"]["inputs"]["matrix-artifact"]["default"] == "matrix"
