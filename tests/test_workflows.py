@@ -1,0 +1,404 @@
+"""The GitHub workflows: lint-clean, pinned, injection-free, and wired to `sweepgate ci`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOWS = ROOT / ".github" / "workflows"
+BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate import ci, fields  # noqa: E402
+
+REQUIRED = ["run-sweep.yml", "benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml", "ci.yml"]
+NAMES = sorted(p.name for p in WORKFLOWS.glob("*.y*ml"))
+TEMPLATES = ["benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml"]
+SELF_HOSTED_CALLERS = {"benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml"}
+
+
+def load(name):
+    doc = yaml.safe_load((WORKFLOWS / name).read_text())
+    doc["on"] = doc.pop(True)  # YAML 1.1 reads `on:` as True
+    return doc
+
+
+@pytest.fixture(scope="module")
+def docs():
+    return {name: load(name) for name in NAMES}
+
+
+def steps(doc):
+    for job_name, job in doc["jobs"].items():
+        for step in job.get("steps", []):
+            yield job_name, step
+
+
+def tool(name):
+    path = BIN / name
+    found = str(path) if path.exists() else shutil.which(name)
+    if not found:
+        pytest.skip(f"{name} is not installed")
+    return found
+
+
+# --- linters -------------------------------------------------------------------------
+
+def test_actionlint_clean():
+    # shellcheck on PATH makes actionlint check every run: script too.
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
+    proc = subprocess.run([tool("actionlint"), "-no-color"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("persona", ["regular", "pedantic", "auditor"])
+def test_zizmor_no_findings(persona):
+    proc = subprocess.run([tool("zizmor"), "--offline", "--persona", persona, "--format", "json",
+                           ".github/workflows"], cwd=ROOT, capture_output=True, text=True)
+    findings = json.loads(proc.stdout or "[]")
+    assert proc.returncode == 0 and findings == [], json.dumps(findings, indent=1)[:4000]
+
+
+def test_zizmor_ignores_are_justified():
+    config = ROOT / ".github" / "zizmor.yml"
+    if not config.exists():
+        return
+    lines = config.read_text().splitlines()
+    rules = yaml.safe_load(config.read_text()).get("rules", {})
+    for rule in rules:
+        start = lines.index(f"  {rule}:")
+        block = []
+        for line in lines[start + 1:]:
+            if re.match(r"  \S", line):
+                break
+            block.append(line.strip())
+        assert any(b.startswith("#") for b in block), f"{rule}: say why it is ignored"
+
+
+# --- security properties ----------------------------------------------------------------
+
+def test_required_workflows_exist():
+    assert set(REQUIRED) <= set(NAMES)
+
+
+def test_no_expressions_in_run_blocks(docs):
+    for name, doc in docs.items():
+        for job, step in steps(doc):
+            assert "${{" not in step.get("run", ""), f"{name}:{job}: pass values through env:, not ${{{{ }}}}"
+
+
+def test_uses_are_pinned_to_commits():
+    pattern = re.compile(r"^\s*(?:-\s*)?uses:\s*(\S+)(.*)$")
+    for name in NAMES:
+        for n, line in enumerate((WORKFLOWS / name).read_text().splitlines(), 1):
+            m = pattern.match(line)
+            if not m:
+                continue
+            ref, rest = m.groups()
+            if ref.startswith("./.github/workflows/"):
+                assert (ROOT / ref).exists(), f"{name}:{n}"
+                continue
+            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref), f"{name}:{n}: {ref} is not SHA-pinned"
+            assert re.fullmatch(r"\s*# v\d+\.\d+\.\d+", rest), f"{name}:{n}: missing '# vX.Y.Z' comment"
+
+
+def test_pins_agree_across_files():
+    pins = {}
+    for name in NAMES:
+        for ref, version in re.findall(r"uses:\s*([\w.-]+/[\w.-]+@[0-9a-f]{40})\s*# (v[\d.]+)",
+                                       (WORKFLOWS / name).read_text()):
+            action, sha = ref.split("@")
+            assert pins.setdefault(action, (sha, version)) == (sha, version), f"{action} pinned twice"
+
+
+def test_checkout_never_persists_credentials(docs):
+    for name, doc in docs.items():
+        for job, step in steps(doc):
+            if "actions/checkout@" in step.get("uses", ""):
+                assert step["with"]["persist-credentials"] is False, f"{name}:{job}"
+
+
+def test_permissions_are_read_only(docs):
+    for name, doc in docs.items():
+        assert doc["permissions"] == {"contents": "read"}, name
+        for job_name, job in doc["jobs"].items():
+            assert job.get("permissions", {}) in ({}, {"contents": "read"}), f"{name}:{job_name} widens"
+
+
+def test_no_dangerous_triggers(docs):
+    for name, doc in docs.items():
+        assert "pull_request_target" not in doc["on"] and "workflow_run" not in doc["on"], name
+
+
+def test_secrets_only_where_used(docs):
+    for name, doc in docs.items():
+        text = (WORKFLOWS / name).read_text()
+        assert "secrets: inherit" not in text
+        for job_name, job in doc["jobs"].items():
+            assert "secrets." not in json.dumps(job.get("env", {})), f"{name}:{job_name}: job-wide secret"
+        for job, step in steps(doc):
+            if "secrets." in json.dumps(step):
+                assert "launch_" in step.get("run", ""), f"{name}:{job}: secret on a step that doesn't use it"
+
+
+def test_github_hosted_jobs_only_outside_templates(docs):
+    for name, doc in docs.items():
+        for job_name, job in doc["jobs"].items():
+            if "uses" in job:
+                continue
+            runs_on = job["runs-on"]
+            if name in SELF_HOSTED_CALLERS:
+                assert runs_on == "${{ inputs.runner }}"
+            else:
+                assert runs_on == "ubuntu-latest", f"{name}:{job_name}"
+            assert isinstance(job.get("timeout-minutes"), (int, str)), f"{name}:{job_name} has no timeout"
+
+
+FORK_GUARD = "github.event.pull_request.head.repo.full_name == github.repository"
+
+
+def test_self_hosted_jobs_are_gated(docs):
+    sweep = docs["run-sweep.yml"]
+    callers = {n: j for n, j in sweep["jobs"].items() if "uses" in j}
+    assert callers
+    for name, job in callers.items():
+        cond = " ".join(job["if"].split())
+        assert "needs.decide.outputs.run == 'true'" in cond, name
+        assert FORK_GUARD in cond and "!github.event.pull_request.draft" in cond, name
+        assert "decide" in job["needs"]
+        assert Path(job["uses"]).name in SELF_HOSTED_CALLERS
+    for name in TEMPLATES:
+        job = docs[name]["jobs"]["benchmark"]
+        cond = " ".join(job["if"].split())
+        assert FORK_GUARD in cond and "!github.event.pull_request.draft" in cond
+
+
+def test_label_names_live_only_in_ci_py():
+    for name in NAMES:
+        text = (WORKFLOWS / name).read_text()
+        for label in ci.LABELS:
+            assert label not in text, f"{name} spells label {label}; use sweepgate.ci"
+
+
+# --- run-sweep.yml wiring -------------------------------------------------------------------
+
+def test_run_sweep_triggers(docs):
+    on = docs["run-sweep.yml"]["on"]
+    assert on["pull_request"]["types"] == ["ready_for_review", "synchronize", "labeled", "unlabeled"]
+    assert on["pull_request"]["paths"] == ["perf-changelog.yaml"]
+    assert on["push"]["branches"] == ["main"]
+
+
+def test_concurrency_matches_decide(docs):
+    conc = docs["run-sweep.yml"]["concurrency"]
+    group = " ".join(conc["group"].split())
+    assert f"contains(github.event.label.name, '{ci.LABEL_MARKER}')" in group
+    assert "format('pr-{0}', github.event.pull_request.number)" in group
+    assert "format('run-{0}', github.run_id)" in group
+    assert conc["cancel-in-progress"] is True
+
+
+def test_pipeline_order(docs):
+    jobs = docs["run-sweep.yml"]["jobs"]
+    assert "needs" not in jobs["decide"]
+    assert jobs["gate"]["needs"] == "decide" and jobs["gate"]["if"] == "needs.decide.outputs.run == 'true'"
+    assert jobs["setup"]["needs"] == ["decide", "gate"]
+    decide_step = next(s for s in jobs["decide"]["steps"] if s.get("id") == "decide")
+    assert decide_step["run"].startswith("python3 -m sweepgate ci decide")
+    outputs = jobs["decide"]["outputs"]
+    assert set(outputs) <= set(ci.Decision("skip", "").outputs())
+    gate_run = " ".join(s.get("run", "") for s in jobs["gate"]["steps"])
+    assert "utils/validate_perf_changelog.py" in gate_run and "--pr-number" in gate_run
+    setup_run = " ".join(s.get("run", "") for s in jobs["setup"]["steps"])
+    assert "utils/process_changelog.py" in setup_run and "--trim-conc" in setup_run
+    assert 'sweepgate plan' in setup_run and '--markdown >>"${GITHUB_STEP_SUMMARY}"' in setup_run
+    collect = jobs["collect"]
+    assert "sweepgate ci collect" in " ".join(s.get("run", "") for s in collect["steps"])
+    assert "needs.setup.result == 'success'" in collect["if"]
+
+
+def test_decide_outputs_used_exist(docs):
+    jobs = docs["run-sweep.yml"]["jobs"]
+    text = (WORKFLOWS / "run-sweep.yml").read_text()
+    for used in set(re.findall(r"needs\.decide\.outputs\.(\w+)", text)):
+        assert used in jobs["decide"]["outputs"], used
+    for used in set(re.findall(r"needs\.setup\.outputs\.(\w+)", text)):
+        assert used in jobs["setup"]["outputs"], used
+
+
+# --- templates: the job environment -----------------------------------------------------------
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_template_shape(docs, name):
+    doc = docs[name]
+    inputs = doc["on"]["workflow_call"]["inputs"]
+    assert {"runner", "row", "row-id", "matrix-artifact", "ref", "timeout-minutes"} <= set(inputs)
+    job = doc["jobs"]["benchmark"]
+    assert job["timeout-minutes"] == "${{ inputs.timeout-minutes }}"
+    assert job["env"] == {"ROW": "${{ inputs.row }}", "ROW_ID": "${{ inputs.row-id }}"}
+    names = [s.get("name", s.get("uses", "")) for s in job["steps"]]
+    runs = [s.get("run", "") for s in job["steps"]]
+    env_step = runs.index("python3 -m sweepgate ci row-env")
+    launch_step = runs.index('bash "benchmarks/runners/launch_${RUNNER_NAME%%_*}.sh"')
+    assert env_step < launch_step
+    row_env = job["steps"][env_step]["env"]
+    assert row_env["MATRIX_FILE"].endswith("/matrix.json")
+    fetch = next(s for s in job["steps"] if "download-artifact" in s.get("uses", ""))
+    assert fetch["if"] == "inputs.row-id != ''" and fetch["with"]["name"] == "${{ inputs.matrix-artifact }}"
+    assert row_env["MATRIX_FILE"].startswith(fetch["with"]["path"])
+    uploads = [s for s in job["steps"] if "upload-artifact" in s.get("uses", "")]
+    assert [u["with"]["name"] for u in uploads] == ["bmk_${{ env.RESULT_FILENAME }}",
+                                                   "server_logs_${{ env.RESULT_FILENAME }}"]
+    for u in uploads:
+        assert u["if"].startswith("always()")
+    assert names.index("Benchmark") < names.index("Upload result")
+
+
+def apply_env_file(path: Path) -> dict[str, str]:
+    """Apply a GITHUB_ENV file with bash, independently of sweepgate's own parser."""
+    script = r'''
+set -eu
+while IFS= read -r line; do
+  if [[ "$line" == *"<<"* && "${line%%<<*}" != *=* ]]; then
+    name="${line%%<<*}"; delim="${line#*<<}"; value=""; first=1
+    while IFS= read -r body && [[ "$body" != "$delim" ]]; do
+      if ((first)); then value="$body"; first=0; else value+=$'\n'"$body"; fi
+    done
+    export "$name=$value"
+  elif [[ -n "$line" ]]; then
+    export "${line%%=*}=${line#*=}"
+  fi
+done < "$1"
+env -0
+'''
+    out = subprocess.run(["bash", "-c", script, "apply", str(path)], env={"PATH": os.environ["PATH"]},
+                         capture_output=True, check=True).stdout.decode()
+    return dict(item.split("=", 1) for item in out.split("\0") if "=" in item)
+
+
+AGENTIC_ROW = {
+    "image": "vllm/vllm-openai:nightly-1a2b@sha256:" + "e" * 64, "model": "moonshotai/Kimi-K3",
+    "model-prefix": "kimik3", "precision": "fp4", "framework": "vllm", "runner": "cluster:b300-nv",
+    "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1, "dp-attn": False, "spec-decoding": "mtp",
+    "conc": 4, "kv-offloading": "dram", "kv-offload-backend": {"name": "lmcache", "version": "0.5.4rc2"},
+    "total-cpu-dram-gb": 1889, "duration": 3600, "exp-name": "kimik3_tp8_conc4_kvdram-lmcache_spec-mtp",
+    "scenario-type": "agentic-coding", "recipe-fingerprint": "f" * 64,
+}
+# every section 6 field at once: agentic fields plus fixed-seq-len ones
+ALL_FIELDS_ROW = {**AGENTIC_ROW, "isl": 1024, "osl": 1024, "max-model-len": 2304, "run-eval": True,
+                  "eval-only": False, "image": "evil\nGITHUB_PATH=/tmp"}
+
+
+def row_env(tmp_path, *args, env=None):
+    out = tmp_path / "github_env"
+    full = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT / "utils"), "GITHUB_ENV": str(out),
+            "RUNNER_NAME": "b300-nv_0", **(env or {})}
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "row-env", *args], env=full,
+                          capture_output=True, text=True, cwd=ROOT)
+    return proc, out
+
+
+def test_every_job_env_name_reaches_the_job(tmp_path):
+    proc, out = row_env(tmp_path, env={"ROW": json.dumps(ALL_FIELDS_ROW)})
+    assert proc.returncode == 0, proc.stderr
+    applied = apply_env_file(out)
+    assert set(fields.JOB_ENV_NAMES) <= set(applied)
+    assert applied["IMAGE"] == "evil\nGITHUB_PATH=/tmp"  # a newline cannot add a variable
+    assert "GITHUB_PATH" not in applied
+    assert applied == {**applied, **fields.row_env(ALL_FIELDS_ROW, "b300-nv_0")}
+    assert applied["KV_OFFLOAD_BACKEND"] == "lmcache" and applied["KV_OFFLOAD_BACKEND_VERSION"] == "0.5.4rc2"
+    assert applied["RUNNER_NAME"] == "b300-nv_0" and applied["RESULT_DIR"] == "results"
+    assert set(applied[ci.JOB_ENV_NAMES_VAR].split()) >= set(fields.JOB_ENV_NAMES)
+
+
+@pytest.mark.parametrize("launcher", ["launch_b300-nv.sh", "launch_mi355x-amds.sh"])
+def test_job_env_reaches_the_benchmark_script(tmp_path, launcher):
+    """row-env -> $GITHUB_ENV -> launcher -> (fake) cluster -> script sees every section 6 name."""
+    row = {**ALL_FIELDS_ROW, "image": "vllm/vllm-openai:v1"}
+    proc, out = row_env(tmp_path, env={"ROW": json.dumps(row)})
+    assert proc.returncode == 0, proc.stderr
+    work = tmp_path / "work"
+    gpu = "b300" if "b300" in launcher else "mi355x"
+    script = work / "benchmarks/single_node/agentic" / f"kimik3_fp4_{gpu}_vllm_mtp.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text('env -0 > "$RESULT_DIR/seen.env"\n')
+    (work / "results").mkdir()
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_launchers import fake_bin  # noqa: PLC0415
+
+    job_env = {**apply_env_file(out), "PATH": f"{fake_bin(tmp_path)}:{os.environ['PATH']}", "HOME": str(work)}
+    proc = subprocess.run(["bash", str(ROOT / "benchmarks/runners" / launcher)], cwd=work, env=job_env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    seen = dict(i.split("=", 1) for i in (work / "results/seen.env").read_text().split("\0") if "=" in i)
+    missing = set(fields.JOB_ENV_NAMES) - set(seen)
+    assert not missing, f"not passed to the script: {sorted(missing)}"
+    assert seen["SPEC_DECODING"] == "mtp" and seen["SCENARIO_TYPE"] == "agentic-coding"
+
+
+def test_row_env_by_id(tmp_path):
+    matrix = {"single_node": {"agentic": [AGENTIC_ROW, {**AGENTIC_ROW, "conc": 8}]}, "multi_node": {},
+              "evals": [], "agentic_evals": [], "multinode_evals": [], "multinode_agentic_evals": []}
+    path = tmp_path / "matrix.json"
+    path.write_text(json.dumps(matrix))
+    proc, out = row_env(tmp_path, env={"ROW_ID": "agentic/1", "MATRIX_FILE": str(path)})
+    assert proc.returncode == 0, proc.stderr
+    assert ci.parse_kv(out.read_text())["CONC"] == "8"
+    proc, _ = row_env(tmp_path, env={"ROW_ID": "agentic/2", "MATRIX_FILE": str(path)})
+    assert proc.returncode == 1 and "no row 'agentic/2'" in proc.stderr and "agentic: 2" in proc.stderr
+
+
+def test_row_env_multinode(tmp_path):
+    side = {"num-worker": 2, "tp": 8, "ep": 8, "dp-attn": True, "pp": 1, "dcp-size": 1, "pcp-size": 1,
+            "additional-settings": ["A=1", "B=2"]}
+    row = {"image": "nvcr.io/nvidia/dynamo:0.4", "model": "m", "model-prefix": "dsr1", "precision": "fp4",
+           "framework": "dynamo-trt", "runner": "cluster:gb200-nv", "isl": 8192, "osl": 1024,
+           "spec-decoding": "none", "prefill": side, "decode": {**side, "num-worker": 4}, "conc": [64, 128],
+           "disagg": True, "router": {"name": "dynamo", "version": "0.4"}, "kv-p2p-transfer": "nixl",
+           "max-model-len": 9472, "exp-name": "dsr1_8k1k_mn", "recipe-fingerprint": "f" * 64}
+    proc, out = row_env(tmp_path, "--row", json.dumps(row))
+    assert proc.returncode == 0, proc.stderr
+    env = ci.parse_kv(out.read_text())
+    assert env["MULTINODE"] == "true" and env["CONC"] == "64 128"
+    assert env["PREFILL_NUM_WORKER"] == "2" and env["DECODE_NUM_WORKER"] == "4"
+    assert env["DECODE_EP_SIZE"] == "8" and env["PREFILL_DP_ATTENTION"] == "true"
+    assert json.loads(env["PREFILL_ADDITIONAL_SETTINGS"]) == ["A=1", "B=2"]
+    assert env["ROUTER"] == "dynamo" and env["KV_P2P_TRANSFER"] == "nixl"
+    assert "64x128" in env["RESULT_FILENAME"]
+
+
+@pytest.mark.parametrize("env,fragment", [
+    ({}, "ROW: no matrix row given"),
+    ({"ROW": "{not json"}, "ROW:1: row is not valid JSON"),
+    ({"ROW": json.dumps({"model": "m"})}, "row has no 'exp-name', 'precision', 'framework', 'image'"),
+    ({"ROW": json.dumps(AGENTIC_ROW), "RUNNER_NAME": ""}, "RUNNER_NAME is not set"),
+    ({"ROW_ID": "agentic/0"}, "without a matrix"),
+])
+def test_row_env_bad_input(tmp_path, env, fragment):
+    proc, out = row_env(tmp_path, env=env)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], proc.stderr
+    assert not out.exists()
+
+
+def test_collect_summary(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "a.json").write_text("{}")
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT / "utils")}
+    cmd = [sys.executable, "-m", "sweepgate", "ci", "collect", "--results", str(results)]
+    ok = subprocess.run(cmd, env={**env, "RESULTS": '["success","skipped","success"]'},
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and "| success | 2 |" in ok.stdout and "`a.json`" in ok.stdout
+    bad = subprocess.run(cmd, env={**env, "RESULTS": '["success","failure"]'}, capture_output=True, text=True)
+    assert bad.returncode == 1 and "| failure | 1 |" in bad.stdout
