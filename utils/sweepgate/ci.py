@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 # --- labels and markers (the only place they are spelled) -------------------------
 SWEEP_LABEL = "sweep-enabled"  # trimmed sweep (--trim-conc)
@@ -266,12 +266,12 @@ def _run_decide(args) -> int:
     event = _load_json(event_path, "event payload")
     if not isinstance(event, dict):
         raise fail(event_path, 1, "event payload is not a JSON object", "pass the webhook payload")
-    message = args.head_message if args.head_message is not None else None
+    message = args.head_message
     if message is None:
         message = _head_message(event_name, event, event_path)
     decision = decide(event_name, event, message, source=event_path)
     if args.merge_base and decision.run and event_name == "pull_request":
-        decision = Decision(**{**decision.__dict__, "base_ref": _merge_base(decision.base_ref, decision.head_ref)})
+        decision = replace(decision, base_ref=_merge_base(decision.base_ref, decision.head_ref))
     _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), decision.outputs())
     line = f"sweepgate ci decide: run={decision.outputs()['run']} mode={decision.mode}: {decision.reason}"
     print(line, file=sys.stderr)
