@@ -187,6 +187,12 @@ _sg_stop_tree() {
   if ((${#left[@]} > 0)); then
     echo "Force-stopping ${label}: PIDs ${left[*]}"
     kill -KILL "${left[@]}" 2>/dev/null
+    # KILL is delivered asynchronously; give the kernel a moment so callers
+    # see the tree gone when this returns.
+    deadline=$((SECONDS + 5))
+    while _sg_any_running "${left[@]}" && ((SECONDS < deadline)); do
+      sleep 0.05
+    done
   fi
   wait "${root}" 2>/dev/null
   echo "Stopped ${label}."

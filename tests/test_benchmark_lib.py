@@ -1,0 +1,581 @@
+"""benchmarks/benchmark_lib.sh (CONTRACTS section 5), driven with real bash processes and signals."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "bash"))
+
+from benchlib_helpers import (  # noqa: E402
+    LIB, HttpServer, alive, bash, kill_quietly, wait_for_file, wait_until_dead)
+
+FLAG_SETS = ["-eux", "-ux", "-x", "-e", "+eux"]
+
+
+def _rc(out: str, tag: str = "rc") -> int:
+    for line in out.splitlines():
+        if line.startswith(f"{tag}="):
+            return int(line.split("=", 1)[1])
+    raise AssertionError(f"no {tag}= line in output:\n{out}")
+
+
+# --- wait_for_ready ---------------------------------------------------------------------
+
+def test_wait_for_ready_returns_0_against_a_real_http_server():
+    with HttpServer(200) as server:
+        r = bash(f"""
+            sleep 30 & pid=$!
+            wait_for_ready --endpoint {server.url} --pid "$pid" --timeout 20 --sleep-interval 0.2
+            echo "rc=$?"
+            kill "$pid"
+        """)
+        assert server.hits >= 1
+    assert _rc(r.stdout) == 0, r.stderr
+    assert "Ready:" in r.stdout
+
+
+def test_wait_for_ready_returns_1_when_the_pid_dies():
+    with HttpServer(503) as server:  # answers, but never 2xx
+        r = bash(f"""
+            sleep 0.3 & pid=$!
+            wait_for_ready --endpoint {server.url} --pid "$pid" --timeout 0 --sleep-interval 0.1
+            echo "rc=$?"
+            echo still-here
+        """, timeout=20)
+    assert _rc(r.stdout) == 1
+    assert "died" in r.stderr
+    assert "still-here" in r.stdout
+
+
+def test_wait_for_ready_returns_1_on_timeout():
+    with HttpServer(503) as server:
+        r = bash(f"""
+            sleep 30 & pid=$!
+            wait_for_ready --endpoint {server.url} --pid "$pid" --timeout 1 --sleep-interval 0.2
+            echo "rc=$?"
+            kill "$pid"
+        """, timeout=20)
+    assert _rc(r.stdout) == 1
+    assert "timed out" in r.stderr
+
+
+def test_wait_for_ready_streams_the_process_log(tmp_path):
+    log = tmp_path / "server.log"
+    with HttpServer(200) as server:
+        r = bash(f"""
+            (echo "loading weights"; sleep 30) > "{log}" & pid=$!
+            sleep 0.2
+            wait_for_ready --endpoint {server.url} --pid "$pid" --log "{log}" --timeout 20
+            echo "rc=$?"
+            kill "$pid"
+        """)
+    assert _rc(r.stdout) == 0
+    assert "loading weights" in r.stdout
+
+
+@pytest.mark.parametrize("args", [
+    "--pid 123",                               # no endpoint
+    "--endpoint http://127.0.0.1:1/",          # no pid
+    "--endpoint http://127.0.0.1:1/ --pid x",  # pid not a number
+    "--endpoint http://127.0.0.1:1/ --pid 1 --timeout -3",
+    "--endpoint http://127.0.0.1:1/ --pid 1 --sleep-interval 0",
+    "--bogus",
+])
+def test_wait_for_ready_rejects_bad_arguments_with_1(args):
+    r = bash(f"wait_for_ready {args}; echo rc=$?; echo still-here")
+    assert _rc(r.stdout) == 1
+    assert "still-here" in r.stdout
+    assert r.stderr.strip()
+
+
+@pytest.mark.parametrize("flags", FLAG_SETS)
+@pytest.mark.parametrize("case", ["ready", "died", "timeout"])
+def test_wait_for_ready_never_exits_and_keeps_shell_options(flags, case):
+    status = 200 if case == "ready" else 503
+    sleeper = "sleep 0.2" if case == "died" else "sleep 30"
+    timeout = 1 if case == "timeout" else 10
+    with HttpServer(status) as server:
+        r = bash(f"""
+            set {flags}
+            before="$-"
+            {sleeper} & pid=$!
+            if wait_for_ready --endpoint {server.url} --pid "$pid" --timeout {timeout} --sleep-interval 0.1; then
+              rc=0
+            else
+              rc=$?
+            fi
+            after="$-"
+            kill "$pid" 2>/dev/null || true
+            echo "rc=$rc"
+            echo "before=$before"
+            echo "after=$after"
+        """, timeout=20)
+    lines = dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
+    assert lines.get("rc") == ("0" if case == "ready" else "1"), r.stdout + r.stderr
+    assert lines["before"] == lines["after"]
+
+
+def test_wait_for_ready_failure_under_errexit_exits_only_by_the_callers_choice():
+    # The library returns 1; it is the caller's `set -e` that ends the script.
+    r = bash("""
+        set -e
+        sleep 0.2 & pid=$!
+        wait_for_ready --endpoint http://127.0.0.1:1/ --pid "$pid" --timeout 5 --sleep-interval 0.1
+        echo not-reached
+    """)
+    assert r.returncode == 1
+    assert "not-reached" not in r.stdout
+
+
+def test_wait_for_ready_does_not_turn_xtrace_off_for_the_caller():
+    with HttpServer(200) as server:
+        r = bash(f"""
+            set -x
+            sleep 30 & pid=$!
+            wait_for_ready --endpoint {server.url} --pid "$pid" --timeout 10
+            : marker-after-wait
+            kill "$pid"
+        """)
+    assert "+ : marker-after-wait" in r.stderr
+
+
+def test_wait_for_server_ready_polls_health_on_the_port():
+    with HttpServer(200) as server:
+        port = server.url.split(":")[2].split("/")[0]
+        r = bash(f"""
+            sleep 30 & pid=$!
+            wait_for_server_ready --port {port} --server-log /dev/null --server-pid "$pid" --timeout 10
+            echo "rc=$?"
+            kill "$pid"
+        """)
+    assert _rc(r.stdout) == 0, r.stderr
+
+
+# --- stop_background_process_tree ----------------------------------------------------------
+
+def _tree_script(pids_file: Path, ignore_term: bool = False) -> str:
+    trap = 'trap "" TERM; ' if ignore_term else ""
+    # root bash -> child sleep, child bash -> grandchild sleep
+    return (f"bash -c '{trap}sleep 300 & echo $! >> \"$0\"; "
+            f"bash -c \"{trap}sleep 300 & echo \\$! >> \\\"\\$0\\\"; echo \\$\\$ >> \\\"\\$0\\\"; wait\" \"$0\"; wait' "
+            f"\"{pids_file}\" &")
+
+
+def test_stop_background_process_tree_kills_grandchildren(tmp_path):
+    pids_file = tmp_path / "pids"
+    r = bash(f"""
+        {_tree_script(pids_file)}
+        root=$!
+        echo "root=$root"
+        for _ in $(seq 200); do [[ $(wc -l < "{pids_file}" 2>/dev/null || echo 0) -ge 3 ]] && break; sleep 0.05; done
+        stop_background_process_tree "$root" "test tree" 5
+        echo "rc=$?"
+        for p in $root $(cat "{pids_file}"); do
+          if kill -0 "$p" 2>/dev/null && [[ $(ps -o stat= -p "$p") != Z* ]]; then echo "alive=$p"; fi
+        done
+    """)
+    pids = [int(p) for p in pids_file.read_text().split()] + [_rc(r.stdout, "root")]
+    try:
+        assert _rc(r.stdout) == 0, r.stderr
+        assert len(pids) == 4
+        assert "alive=" not in r.stdout
+        assert not [p for p in pids if alive(p)]
+    finally:
+        kill_quietly(pids)
+
+
+def test_stop_background_process_tree_kills_what_ignores_term(tmp_path):
+    pids_file = tmp_path / "pids"
+    r = bash(f"""
+        {_tree_script(pids_file, ignore_term=True)}
+        root=$!
+        echo "root=$root"
+        for _ in $(seq 200); do [[ $(wc -l < "{pids_file}" 2>/dev/null || echo 0) -ge 3 ]] && break; sleep 0.05; done
+        stop_background_process_tree "$root" "stubborn tree" 1
+        echo "rc=$?"
+    """)
+    pids = [int(p) for p in pids_file.read_text().split()] + [_rc(r.stdout, "root")]
+    try:
+        assert _rc(r.stdout) == 0, r.stderr
+        assert "Force-stopping" in r.stdout
+        assert not [p for p in pids if alive(p)]
+    finally:
+        kill_quietly(pids)
+
+
+@pytest.mark.parametrize("pid", ["", "not-a-pid", "0", "999999999"])
+def test_stop_background_process_tree_returns_0_for_nothing_to_stop(pid):
+    r = bash(f'set -eu; stop_background_process_tree "{pid}"; echo rc=$?')
+    assert _rc(r.stdout) == 0
+
+
+def test_stop_background_process_tree_reaps_a_dead_child():
+    r = bash("""
+        set -eux
+        before="$-"
+        true & pid=$!
+        sleep 0.2
+        stop_background_process_tree "$pid"
+        echo "rc=$?"
+        [[ "$-" == "$before" ]] && echo same-flags
+    """)
+    assert _rc(r.stdout) == 0
+    assert "same-flags" in r.stdout
+
+
+# --- register_cleanup_pid ---------------------------------------------------------------
+
+def _server_script(tmp_path: Path, tail: str) -> Path:
+    script = tmp_path / "job.sh"
+    script.write_text(textwrap.dedent(f"""\
+        set -e
+        source "{LIB}"
+        bash -c 'sleep 300 & echo $! > "$0"; wait' "{tmp_path}/grandchild" &
+        register_cleanup_pid $! "fake server"
+        echo $! > "{tmp_path}/server"
+        for _ in $(seq 200); do [[ -s "{tmp_path}/grandchild" ]] && break; sleep 0.05; done
+        echo ready > "{tmp_path}/ready"
+        {tail}
+    """))
+    return script
+
+
+def _pids(tmp_path: Path) -> list[int]:
+    return [int((tmp_path / name).read_text().split()[0]) for name in ("server", "grandchild")
+            if (tmp_path / name).exists() and (tmp_path / name).read_text().strip()]
+
+
+@pytest.mark.parametrize("sig,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_signal_stops_registered_tree_and_exits_128_plus_signal(tmp_path, sig, status):
+    script = _server_script(tmp_path, "wait")
+    proc = subprocess.Popen(["bash", str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_file(tmp_path / "ready")
+        pids = _pids(tmp_path)
+        assert len(pids) == 2 and all(alive(p) for p in pids)
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=20)
+        assert proc.returncode == status, err
+        assert not wait_until_dead(pids, timeout=5)
+        assert "Stopping fake server" in out
+    finally:
+        proc.kill()
+        kill_quietly(_pids(tmp_path))
+
+
+@pytest.mark.parametrize("tail,status", [("exit 7", 7), ("false", 1), ("true", 0)])
+def test_normal_exit_keeps_status_and_stops_the_tree(tmp_path, tail, status):
+    script = _server_script(tmp_path, tail)
+    try:
+        r = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=20)
+        assert r.returncode == status, r.stderr
+        assert not wait_until_dead(_pids(tmp_path), timeout=5)
+    finally:
+        kill_quietly(_pids(tmp_path))
+
+
+def test_cleanup_stops_most_recent_first(tmp_path):
+    order = tmp_path / "order"
+    script = tmp_path / "job.sh"
+    script.write_text(textwrap.dedent(f"""\
+        source "{LIB}"
+        for label in first second third; do
+          bash -c 'trap "echo $1 >> \\"$0\\"; exit 0" TERM; touch "$0.$1"; while :; do sleep 0.05; done' \\
+            "{order}" "$label" &
+          register_cleanup_pid $! "$label"
+          for _ in $(seq 200); do [[ -e "{order}.$label" ]] && break; sleep 0.02; done
+        done
+        exit 3
+    """))
+    r = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 3, r.stderr
+    assert order.read_text().split() == ["third", "second", "first"]
+
+
+def test_one_handler_for_many_registrations(tmp_path):
+    r = bash("""
+        sleep 30 & register_cleanup_pid $! a
+        first="$(trap -p EXIT; trap -p TERM; trap -p INT)"
+        sleep 30 & register_cleanup_pid $! b
+        second="$(trap -p EXIT; trap -p TERM; trap -p INT)"
+        [[ "$first" == "$second" ]] && echo same-handler
+        echo "count=$(grep -c "^trap" <<<"$second")"
+    """)
+    assert "same-handler" in r.stdout
+    assert _rc(r.stdout, "count") == 3
+
+
+def test_unregistered_pid_is_left_alone(tmp_path):
+    r = bash("""
+        sleep 30 >/dev/null 2>&1 & keep=$!
+        register_cleanup_pid "$keep" keep
+        unregister_cleanup_pid "$keep"
+        echo "keep=$keep"
+    """)
+    keep = _rc(r.stdout, "keep")
+    try:
+        assert alive(keep)
+    finally:
+        kill_quietly([keep])
+
+
+@pytest.mark.parametrize("flags", FLAG_SETS)
+def test_register_cleanup_pid_keeps_shell_options(flags):
+    r = bash(f"""
+        set {flags}
+        before="$-"
+        sleep 30 & register_cleanup_pid $! s
+        register_cleanup_pid not-a-pid oops || true
+        after="$-"
+        [[ "$before" == "$after" ]] && echo same-flags
+    """)
+    assert "same-flags" in r.stdout, r.stderr
+    assert "not a PID" in r.stderr
+
+
+# --- start_background_process ---------------------------------------------------------------
+
+def test_start_background_process_logs_records_and_registers(tmp_path):
+    r = bash(f"""
+        set -eu
+        start_background_process --label "echo server" --log "{tmp_path}/srv.log" \\
+          --command-file "{tmp_path}/cmd.txt" -- bash -c 'echo "hello $0"; sleep 300' "a b"
+        echo "pid=$BACKGROUND_PID"
+        for _ in $(seq 100); do [[ -s "{tmp_path}/srv.log" ]] && break; sleep 0.05; done
+    """)
+    pid = _rc(r.stdout, "pid")
+    try:
+        assert r.returncode == 0, r.stderr
+        assert (tmp_path / "srv.log").read_text().strip() == "hello a b"
+        assert (tmp_path / "cmd.txt").read_text().startswith("bash -c ")
+        assert not wait_until_dead([pid], timeout=5), "registered server outlived the script"
+    finally:
+        kill_quietly([pid])
+
+
+# --- check_env_vars ----------------------------------------------------------------------
+
+def test_check_env_vars_names_every_missing_variable():
+    r = bash("""
+        set -u
+        PRESENT=1 EMPTY=
+        unset ABSENT_ONE ABSENT_TWO
+        check_env_vars PRESENT EMPTY ABSENT_ONE ABSENT_TWO
+        echo "rc=$?"
+    """)
+    assert _rc(r.stdout) == 1
+    for name in ("EMPTY", "ABSENT_ONE", "ABSENT_TWO"):
+        assert f"- {name}" in r.stderr
+    assert "- PRESENT" not in r.stderr
+
+
+def test_check_env_vars_returns_0_when_all_present():
+    r = bash("A=1 B=x; check_env_vars A B; echo rc=$?")
+    assert _rc(r.stdout) == 0
+    assert r.stderr == ""
+
+
+def test_check_env_vars_reports_bad_names_instead_of_crashing():
+    r = bash("set -u; check_env_vars 'NOT A NAME' PATH; echo rc=$?")
+    assert _rc(r.stdout) == 1
+    assert "not a variable name" in r.stderr
+
+
+# --- KV offload validators ------------------------------------------------------------------
+
+@pytest.mark.parametrize("offloading,backend,dram,expected", [
+    ("dram", "lmcache", "1889", 0),
+    ("dram", "lmcache", "1", 0),
+    ("none", "", "1889", 1),
+    ("none", "lmcache", "1889", 1),
+    ("dram", "mooncake", "1889", 1),
+    ("dram", "", "1889", 1),
+    ("dram", "lmcache", "0", 1),
+    ("dram", "lmcache", "", 1),
+    ("dram", "lmcache", "1.5", 1),
+    ("dram", "lmcache", "-5", 1),
+    ("dram", "lmcache", "lots", 1),
+    ("DRAM", "lmcache", "1889", 1),
+    (None, None, None, 1),
+])
+def test_require_agentic_kv_offload_backend(offloading, backend, dram, expected):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("KV_OFFLOADING", "KV_OFFLOAD_BACKEND", "TOTAL_CPU_DRAM_GB")}
+    for name, value in (("KV_OFFLOADING", offloading), ("KV_OFFLOAD_BACKEND", backend),
+                        ("TOTAL_CPU_DRAM_GB", dram)):
+        if value is not None:
+            env[name] = value
+    r = subprocess.run(["bash", "-c", f'set -eu; source "{LIB}"; '
+                        'if require_agentic_kv_offload_backend lmcache; then echo rc=0; else echo rc=$?; fi'],
+                       env=env, capture_output=True, text=True, timeout=10)
+    assert _rc(r.stdout) == expected, r.stderr
+    if expected:
+        assert "Error" in r.stderr  # says what is wrong
+    else:
+        assert r.stderr == ""
+
+
+def test_require_agentic_kv_offload_none():
+    ok = bash("KV_OFFLOADING=none KV_OFFLOAD_BACKEND= require_agentic_kv_offload_none; echo rc=$?")
+    bad = bash("KV_OFFLOADING=dram KV_OFFLOAD_BACKEND=lmcache require_agentic_kv_offload_none; echo rc=$?")
+    assert _rc(ok.stdout) == 0
+    assert _rc(bad.stdout) == 1 and "KV_OFFLOADING=none" in bad.stderr
+
+
+@pytest.mark.parametrize("offloading,backend,arm", [
+    ("none", "", "none"), ("dram", "lmcache", "lmcache"), ("dram", "vllm-simple", "vllm-simple")])
+def test_kv_offload_arm_name(offloading, backend, arm):
+    r = bash(f"KV_OFFLOADING={offloading} KV_OFFLOAD_BACKEND={backend} kv_offload_arm_name")
+    assert r.stdout.strip() == arm
+
+
+def test_setup_kv_offload_arm_rejects_an_arm_the_script_does_not_support(tmp_path):
+    r = bash(f"""
+        export KV_OFFLOADING=dram KV_OFFLOAD_BACKEND=mooncake TOTAL_CPU_DRAM_GB=100 RESULT_DIR="{tmp_path}"
+        setup_kv_offload_arm --arms "none lmcache"; echo rc=$?
+    """)
+    assert _rc(r.stdout) == 1
+    assert "not supported" in r.stderr
+
+
+def test_lmcache_arm_needs_the_version_from_the_config(tmp_path):
+    r = bash(f"""
+        export KV_OFFLOADING=dram KV_OFFLOAD_BACKEND=lmcache TOTAL_CPU_DRAM_GB=100 RESULT_DIR="{tmp_path}"
+        export KV_OFFLOAD_BACKEND_VERSION=
+        setup_kv_offload_arm; echo rc=$?
+    """)
+    assert _rc(r.stdout) == 1
+    assert "KV_OFFLOAD_BACKEND_VERSION is empty" in r.stderr
+
+
+def test_vllm_simple_arm_sizes_offload_from_the_row(tmp_path):
+    r = bash(f"""
+        export KV_OFFLOADING=dram KV_OFFLOAD_BACKEND=vllm-simple TOTAL_CPU_DRAM_GB=1889 RESULT_DIR="{tmp_path}"
+        setup_kv_offload_arm
+        printf '%s\\n' "${{KV_OFFLOAD_SERVER_ARGS[@]}}"
+    """)
+    assert r.stdout.splitlines()[-4:] == ["--kv-offloading-backend", "native", "--kv-offloading-size", "1889"]
+
+
+# --- write_command / append_command -----------------------------------------------------------
+
+TRICKY_ARGS = ["vllm", "serve", "a b", "it's", 'say "hi"', "$HOME", "*.json", "", "back\\slash",
+               "new\nline", '{"kv_connector":"LMCacheMPConnector","x":[1, 2]}', "--shm-name", ""]
+
+
+def test_write_command_round_trips_arguments(tmp_path):
+    cmd_file = tmp_path / "cmd.txt"
+    r = subprocess.run(
+        ["bash", "-c", f'source "{LIB}"; write_command "$1" "${{@:2}}" && append_command "$1" second "line 2"',
+         "bash", str(cmd_file), *TRICKY_ARGS], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stderr
+    records = cmd_file.read_text().splitlines()
+    assert len(records) == 2  # %q keeps each record on one line, even with a newline inside an argument
+    # Replay each record: bash parses it back into the same words.
+    for record, expected in zip(records, (TRICKY_ARGS, ["second", "line 2"])):
+        replay_file = tmp_path / "replay.sh"
+        replay_file.write_text(f"words=({record})\n")
+        replay = subprocess.run(["bash", "-c", f'source "{replay_file}"; printf "%s\\0" "${{words[@]}}"'],
+                                capture_output=True, text=True, timeout=10)
+        assert replay.stdout.split("\0")[:-1] == expected
+
+
+def test_write_command_replaces_and_append_command_appends(tmp_path):
+    f = tmp_path / "c.txt"
+    bash(f'write_command "{f}" one; write_command "{f}" two; append_command "{f}" three')
+    assert f.read_text() == "two\nthree\n"
+
+
+def test_write_command_with_nothing_to_record_returns_1(tmp_path):
+    r = bash(f'set -e; write_command "{tmp_path}/c.txt" || echo rc=$?')
+    assert _rc(r.stdout) == 1
+
+
+# --- environment, options, monitor ---------------------------------------------------------------
+
+def test_pythonhashseed_defaults_to_0_and_respects_the_job():
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+    r = subprocess.run(["bash", "-c", f'source "{LIB}"; echo "seed=$PYTHONHASHSEED"; '
+                        'python3 -c "import os; print(\'child=\' + os.environ[\'PYTHONHASHSEED\'])"'],
+                       env=env, capture_output=True, text=True, timeout=10)
+    assert "seed=0" in r.stdout and "child=0" in r.stdout
+    r = subprocess.run(["bash", "-c", f'source "{LIB}"; echo "seed=$PYTHONHASHSEED"'],
+                       env={**env, "PYTHONHASHSEED": "42"}, capture_output=True, text=True, timeout=10)
+    assert "seed=42" in r.stdout
+
+
+@pytest.mark.parametrize("flags", FLAG_SETS)
+def test_no_function_changes_shell_options(flags, tmp_path):
+    r = bash(f"""
+        set {flags}
+        before="$-"
+        check="$before"
+        report() {{ [[ "$-" == "$before" ]] || echo "CHANGED by $1: $before -> $-"; }}
+        check_env_vars NOPE_NOT_SET || true; report check_env_vars
+        write_command "{tmp_path}/c" a "b c" || true; report write_command
+        append_command "{tmp_path}/c" d || true; report append_command
+        require_agentic_kv_offload_backend lmcache || true; report require_agentic_kv_offload_backend
+        require_agentic_kv_offload_none || true; report require_agentic_kv_offload_none
+        stop_background_process_tree 999999999 || true; report stop_background_process_tree
+        start_gpu_monitor --output "{tmp_path}/gpu.csv" || true; report start_gpu_monitor
+        stop_gpu_monitor || true; report stop_gpu_monitor
+        wait_for_ready --endpoint http://127.0.0.1:1/ --pid 999999999 --timeout 1 || true; report wait_for_ready
+        kv_offload_arm_name >/dev/null || true; report kv_offload_arm_name
+        echo done
+    """, env={"PATH": "/usr/bin:/bin"})
+    assert "done" in r.stdout, r.stderr
+    assert "CHANGED" not in r.stdout
+
+
+def test_no_function_calls_exit_except_the_cleanup_handler():
+    exits = {}
+    for path in (LIB, LIB.parent / "kv_offload_arms.sh"):
+        function = None
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#", 1)[0] if not line.lstrip().startswith("#") else ""
+            header = re.match(r"^([A-Za-z_][A-Za-z0-9_:]*)\(\)\s*\{", code)
+            if header:
+                function = header.group(1)
+            if re.search(r"(^|[;&|{(]|\bthen|\belse|\bdo)\s*exit\b", code.strip()):
+                exits.setdefault(function, []).append(f"{path.name}:{number}")
+    assert set(exits) == {"_sg_cleanup_on_exit", "_sg_cleanup_on_signal"}, exits
+
+
+def test_gpu_monitor_tolerates_absent_tools(tmp_path):
+    empty_bin = tmp_path / "bin"
+    empty_bin.mkdir()
+    path = f"{empty_bin}:/usr/bin:/bin"
+    if any(Path(d, tool).exists() for d in ("/usr/bin", "/bin") for tool in ("nvidia-smi", "amd-smi")):
+        pytest.skip("this machine has a GPU tool in /usr/bin or /bin")
+    r = bash(f'set -eu; start_gpu_monitor --output "{tmp_path}/gpu.csv"; echo "pid=[$GPU_MONITOR_PID]"; '
+             "stop_gpu_monitor; echo rc=$?", env={"PATH": path})
+    assert r.returncode == 0, r.stderr
+    assert "pid=[]" in r.stdout
+    assert "not sampling" in r.stdout
+
+
+def test_gpu_monitor_samples_with_a_tool_and_stops(tmp_path):
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    tool = fake_bin / "nvidia-smi"
+    tool.write_text("#!/usr/bin/env bash\necho header\nwhile :; do echo sample; sleep 0.05; done\n")
+    tool.chmod(0o755)
+    r = bash(f"""
+        set -eu
+        start_gpu_monitor --output "{tmp_path}/gpu.csv"
+        echo "pid=$GPU_MONITOR_PID"
+        sleep 0.3
+        stop_gpu_monitor
+    """, env={"PATH": f"{fake_bin}:{os.environ['PATH']}"})
+    pid = _rc(r.stdout, "pid")
+    assert r.returncode == 0, r.stderr
+    assert not alive(pid)
+    assert (tmp_path / "gpu.csv").read_text().startswith("header\nsample")
