@@ -4,7 +4,7 @@
 # Agentic trace replay: MiniMax-M3 (FP4) on MI355X, vLLM (ROCm/AITER), MTP
 # speculative decoding.
 #
-# KV-offload arms: none, lmcache (LMCache installed at
+# KV-offload arms: none, vllm-simple, lmcache (LMCache installed at
 # KV_OFFLOAD_BACKEND_VERSION; one MP server per node).
 #
 # Required env (CONTRACTS section 6): MODEL TP CONC SPEC_DECODING KV_OFFLOADING
@@ -30,7 +30,7 @@ mkdir -p "${RESULT_DIR}"
 SERVER_LOG="${RESULT_DIR}/server.log"
 prepare_model_path || exit 1
 
-setup_kv_offload_arm --arms "none lmcache" --chunk-size 256 || exit 1
+setup_kv_offload_arm --arms "none vllm-simple lmcache" --chunk-size 256 || exit 1
 
 parallel_args=(--tensor-parallel-size "${TP}")
 if [[ "${EP_SIZE:-1}" != "1" ]]; then

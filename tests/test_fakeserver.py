@@ -1,0 +1,195 @@
+"""utils/sweepgate/fakeserver.py: the stand-in OpenAI-compatible server and its clients."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FAKESERVER = ROOT / "utils" / "sweepgate" / "fakeserver.py"
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate import fakeserver  # noqa: E402
+
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+@pytest.fixture()
+def server():
+    httpd = fakeserver.make_server(model="test/model")
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def get(url):
+    with OPENER.open(url, timeout=10) as resp:
+        return resp.status, resp.read()
+
+
+def post(url, payload, raw=None):
+    data = raw if raw is not None else json.dumps(payload).encode()
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    with OPENER.open(req, timeout=10) as resp:
+        return resp.status, resp.headers.get("Content-Type"), resp.read().decode()
+
+
+def sse_events(body: str) -> list:
+    events = []
+    for block in body.strip().split("\n\n"):
+        assert block.startswith("data: "), block
+        data = block[len("data: "):]
+        events.append(data if data == "[DONE]" else json.loads(data))
+    return events
+
+
+@pytest.mark.parametrize("path", ["/health", "/healthcheck", "/metrics"])
+def test_health_routes(server, path):
+    status, _ = get(server + path)
+    assert status == 200
+
+
+def test_models_lists_the_served_model(server):
+    status, body = get(server + "/v1/models")
+    assert status == 200
+    assert [m["id"] for m in json.loads(body)["data"]] == ["test/model"]
+
+
+def test_completion(server):
+    status, ctype, body = post(server + "/v1/completions", {"prompt": "one two three", "max_tokens": 5})
+    data = json.loads(body)
+    assert status == 200 and ctype == "application/json"
+    assert data["object"] == "text_completion"
+    assert data["choices"][0]["text"].split() == ["tok"] * 5
+    assert data["usage"] == {"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8}
+
+
+def test_chat_completion(server):
+    _, _, body = post(server + "/v1/chat/completions",
+                      {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2})
+    data = json.loads(body)
+    assert data["object"] == "chat.completion"
+    assert data["choices"][0]["message"]["role"] == "assistant"
+    assert data["model"] == "m"
+
+
+@pytest.mark.parametrize("path,payload", [
+    ("/v1/completions", {"prompt": "a b", "max_tokens": 20, "stream": True,
+                         "stream_options": {"include_usage": True}}),
+    ("/v1/chat/completions", {"messages": [{"role": "user", "content": "a b"}], "max_tokens": 20,
+                              "stream": True, "stream_options": {"include_usage": True}}),
+])
+def test_streaming_sse(server, path, payload):
+    status, ctype, body = post(server + path, payload)
+    assert status == 200 and ctype == "text/event-stream"
+    events = sse_events(body)
+    assert events[-1] == "[DONE]"
+    usage = events[-2]
+    assert usage["choices"] == [] and usage["usage"]["completion_tokens"] == 20
+    chunks = events[:-2]
+    assert len(chunks) > 1
+    if "chat" in path:
+        text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
+        assert chunks[0]["choices"][0]["delta"]["role"] == "assistant"
+    else:
+        text = "".join(c["choices"][0]["text"] for c in chunks)
+    assert len(text.split()) == 20
+    assert chunks[-1]["choices"][0]["finish_reason"] == "length"
+
+
+def test_stream_without_usage_has_no_usage_chunk(server):
+    _, _, body = post(server + "/v1/completions", {"prompt": "x", "max_tokens": 3, "stream": True})
+    events = sse_events(body)
+    assert all("usage" not in e for e in events[:-1])
+
+
+@pytest.mark.parametrize("path,payload,raw,status", [
+    ("/v1/completions", None, b"{not json", 400),
+    ("/v1/chat/completions", {"messages": "not a list"}, None, 400),
+    ("/v1/completions", {"prompt": "x", "max_tokens": "many"}, None, 400),
+    ("/v1/embeddings", {"input": "x"}, None, 404),
+])
+def test_bad_requests_get_openai_style_errors(server, path, payload, raw, status):
+    with pytest.raises(urllib.error.HTTPError) as info:
+        post(server + path, payload, raw)
+    assert info.value.code == status
+    assert "error" in json.loads(info.value.read())
+
+
+def test_unknown_get_is_404(server):
+    with pytest.raises(urllib.error.HTTPError) as info:
+        get(server + "/nope")
+    assert info.value.code == 404
+
+
+def test_bench_client_writes_a_vllm_style_result(server, tmp_path):
+    rc = fakeserver.bench_serve(["--base-url", server, "--model", "m", "--num-prompts", "6",
+                                 "--max-concurrency", "2", "--random-input-len", "16",
+                                 "--random-output-len", "8", "--save-result", "--result-dir", str(tmp_path),
+                                 "--result-filename", "r.json", "--unknown-flag", "x"])
+    assert rc == 0
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["completed"] == 6 and result["total_output_tokens"] == 48
+    assert result["max_concurrency"] == 2 and result["mean_ttft_ms"] > 0
+
+
+def test_aiperf_client_replays_a_trace_for_the_duration(server, tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text('{"input_length": 10, "output_length": 4}\n{"input_length": 20, "output_length": 6}\n')
+    rc = fakeserver.aiperf_profile(["--model", "m", "--url", server, "--concurrency", "2",
+                                    "--benchmark-duration", "0.3", "--input-file", str(trace),
+                                    "--artifact-dir", str(tmp_path / "art"), "--streaming"])
+    assert rc == 0
+    export = json.loads((tmp_path / "art" / "profile_export_aiperf.json").read_text())
+    assert export["request_count"]["avg"] >= 2
+    assert export["time_to_first_token"]["unit"] == "ms"
+
+
+def test_runs_as_a_plain_script_by_path_without_sweepgate():
+    # The shims run it by path; sweepgate's own modules (select.py, ...) must
+    # not shadow the standard library, and it must not import sweepgate.
+    source = FAKESERVER.read_text()
+    assert "import sweepgate" not in source and "from sweepgate" not in source
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.Popen([sys.executable, str(FAKESERVER), "serve", "--port", str(port)],
+                            cwd=FAKESERVER.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                status, _ = get(f"http://127.0.0.1:{port}/health")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert proc.poll() is None, proc.stderr.read().decode()
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        assert status == 200
+        proc.terminate()
+        assert proc.wait(timeout=10) == 0  # SIGTERM is a clean shutdown
+    finally:
+        proc.kill()
+
+
+def test_shim_records_its_calls(tmp_path, monkeypatch):
+    log = tmp_path / "calls.jsonl"
+    monkeypatch.setenv("SWEEPGATE_REHEARSE_LOG", str(log))
+    assert fakeserver.shim("pip", ["install", "lmcache==1.2"]) == 0
+    assert fakeserver.shim("nosuchtool", []) == 127
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entries[0]["tool"] == "pip" and entries[0]["argv"] == ["install", "lmcache==1.2"]
+    assert fakeserver.shim("lmcache", ["server", "--port", "1"]) == 2  # no --http-port to serve health on

@@ -1,0 +1,57 @@
+"""One PR comment per tool, found by a hidden marker and updated in place (PyGithub).
+
+PyGithub is imported only here, and only when a comment is actually posted.
+"""
+
+from __future__ import annotations
+
+from sweepgate.errors import Diagnostic, SweepgateError
+
+PLAN_MARKER = "<!-- sweepgate-plan -->"
+DEFAULT_API_URL = "https://api.github.com"
+
+
+def _fail(message: str, hint: str) -> SweepgateError:
+    return SweepgateError(Diagnostic("github", 0, 0, "github-comment", message, hint))
+
+
+def upsert_comment(repository: str, number: int, body: str, token: str, *, base_url: str | None = None,
+                   marker: str = PLAN_MARKER, timeout: int = 30) -> tuple[str, int]:
+    """Create the marked comment on issue/PR ``number``, or edit the existing one.
+
+    Returns ("created" | "updated", comment id). The body always carries the marker.
+    """
+    if "/" not in repository:
+        raise _fail(f"repository '{repository}' is not OWNER/NAME", "pass --repository OWNER/NAME")
+    if marker not in body:
+        body = f"{marker}\n{body}"
+    try:
+        import github
+        from github import Auth, Github, GithubException
+    except ImportError:  # pragma: no cover - PyGithub is a declared dependency
+        raise _fail("PyGithub is not installed", "pip install PyGithub") from None
+
+    client = Github(auth=Auth.Token(token), base_url=(base_url or DEFAULT_API_URL).rstrip("/"),
+                    timeout=timeout, seconds_between_requests=None, seconds_between_writes=None)
+    try:
+        repo = client.get_repo(repository, lazy=True)
+        issue = repo.get_issue(number)
+        for comment in issue.get_comments():
+            if marker in (comment.body or ""):
+                comment.edit(body)
+                return "updated", comment.id
+        comment = issue.create_comment(body)
+        return "created", comment.id
+    except GithubException as exc:
+        message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
+        hint = {401: "check GITHUB_TOKEN", 403: "the token needs 'pull-requests: write' (or issues: write)",
+                404: "check --repository and --pr-number"}.get(exc.status, "see the GitHub API response")
+        raise _fail(f"GitHub API error {exc.status} on {repository}#{number}: {message}", hint) from None
+    except (OSError, github.BadAttributeException) as exc:  # requests' errors derive from OSError
+        raise _fail(f"cannot reach the GitHub API at {base_url or DEFAULT_API_URL}: {exc}",
+                    "check --github-api-url / GITHUB_API_URL and the network") from None
+    finally:
+        try:
+            client.close()
+        except Exception:  # noqa: BLE001 - closing is best effort
+            pass
