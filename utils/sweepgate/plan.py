@@ -647,7 +647,7 @@ def cost(matrix: dict, minutes: dict[str, float]) -> dict:
                 agg["gpu_hours"] += hours
                 if estimated:
                     agg["gpu_hours_estimated"] += hours
-            agg["estimated"] = agg["estimated"] or estimated
+                    agg["estimated"] = True  # eval GPU-hours are always estimated and kept apart
     for agg in [total, *by_runner.values(), *by_bucket.values()]:
         for k in ("gpu_hours", "gpu_hours_estimated", "eval_gpu_hours"):
             agg[k] = round(agg[k], 3)

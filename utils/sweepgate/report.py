@@ -84,3 +84,146 @@ def matrix_markdown(rows: Iterable[tuple[str, dict]]) -> str:
 def use_color(stream=None) -> bool:
     stream = stream or sys.stdout
     return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+# --------------------------------------------------------------------------- sweepgate plan
+
+def _size(text: str, unit: str) -> int:
+    return len(text.encode("utf-8")) if unit == "bytes" else len(text)
+
+
+def truncate_markdown(text: str, limit: int, note: str, unit: str = "bytes") -> str:
+    """``text`` cut at a line boundary so that it and ``note`` fit in ``limit`` (bytes or chars).
+
+    Open ``<details>`` blocks are closed so the truncated markdown still renders.
+    """
+    if _size(text, unit) <= limit:
+        return text
+    tail = "\n" + note.rstrip("\n") + "\n"
+    budget = limit - _size(tail, unit) - 64  # room for closing tags
+    lines, used = [], 0
+    for line in text.splitlines(keepends=True):
+        size = _size(line, unit)
+        if used + size > budget:
+            break
+        lines.append(line)
+        used += size
+    body = "".join(lines)
+    opened = body.count("<details") - body.count("</details>")
+    closing = "\n" + "</details>\n" * max(opened, 0) if opened > 0 else ""
+    return body + closing + tail
+
+
+def _hours(value: float) -> str:
+    return f"{value:,.1f}"
+
+
+def _plan_headline(plan: dict) -> str:
+    text = f"{plan['jobs']} benchmark job{'s' if plan['jobs'] != 1 else ''}, {_hours(plan['gpu_hours'])} GPU-hours"
+    if plan.get("gpu_hours_estimated"):
+        text += f" ({_hours(plan['gpu_hours_estimated'])} estimated)"
+    if plan.get("eval_jobs"):
+        text += (f"; {plan['eval_jobs']} eval job{'s' if plan['eval_jobs'] != 1 else ''}, "
+                 f"{_hours(plan['eval_gpu_hours'])} GPU-hours (estimated)")
+    return text
+
+
+def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit: str = "bytes") -> str:
+    """The plan for a step summary or a PR comment, at most ``limit`` bytes/characters."""
+    from sweepgate.select import iter_rows
+
+    out = []
+    if marker:
+        out.append(marker + "\n")
+    out.append(f"## sweepgate plan: {_plan_headline(plan)}\n\n")
+    out.append(f"`{plan['base_ref']}` → `{plan['head_ref']}`")
+    entries = ((plan.get("matrix") or {}).get("changelog_metadata") or {}).get("entries") or []
+    out.append(f" · {len(entries)} appended changelog entr{'y' if len(entries) == 1 else 'ies'}\n\n")
+
+    if plan.get("by_runner"):
+        body = []
+        for runner, agg in plan["by_runner"].items():
+            body.append([runner, str(agg["jobs"]), _hours(agg["gpu_hours"]),
+                         _hours(agg["gpu_hours_estimated"]) if agg["gpu_hours_estimated"] else "-",
+                         str(agg["eval_jobs"]), _hours(agg["eval_gpu_hours"]) if agg["eval_jobs"] else "-"])
+        out.append("### GPU-hours by runner\n\n")
+        out.append(markdown_table(["runner", "jobs", "GPU-hours", "of which estimated", "eval jobs",
+                                   "eval GPU-hours (est.)"], body))
+        source = (plan.get("estimates") or {}).get("source", "")
+        out.append(f"\nAgentic rows: duration × GPUs. Other rows: minutes per job from {source} × GPUs.\n\n")
+    else:
+        out.append("No benchmark jobs: the change appends no changelog entry.\n\n")
+
+    warnings = plan.get("warnings") or []
+    if warnings:
+        icon = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
+        body = [[f"{icon.get(w.get('severity'), '')} {w.get('severity', '')}", w["rule"],
+                 f"`{w['file']}:{w['line']}`" if w.get("line") else f"`{w['file']}`",
+                 w["message"] + (f" — {w['hint']}" if w.get("hint") else "")] for w in warnings]
+        out.append(f"### Findings ({len(warnings)})\n\n")
+        out.append(markdown_table(["severity", "rule", "where", "finding"], body))
+        out.append("\n")
+
+    diff = plan.get("diff") or {}
+    out.append("### Recipe changes\n\n")
+    for status in ("new", "changed", "removed"):
+        items = diff.get(status) or []
+        if not items:
+            continue
+        out.append(f"**{status}** ({len(items)}):\n\n")
+        for item in items:
+            if isinstance(item, dict):
+                reasons = []
+                if item.get("fields"):
+                    reasons.append("fields " + ", ".join(f"`{f}`" for f in item["fields"][:20])
+                                   + (f" and {len(item['fields']) - 20} more" if len(item["fields"]) > 20 else ""))
+                for script in item.get("scripts") or []:
+                    reasons.append(f"script `{script['path']}`")
+                if item.get("benchmark_lib"):
+                    reasons.append("`benchmarks/benchmark_lib.sh`")
+                if item.get("runner"):
+                    reasons.append("runner facts in `configs/runners.yaml`")
+                selected = " (selected)" if item["key"] in (plan.get("selected") or {}) else ""
+                out.append(f"- `{item['key']}`{selected}: {'; '.join(reasons)}\n")
+            else:
+                selected = " (selected)" if item in (plan.get("selected") or {}) else ""
+                out.append(f"- `{item}`{selected}\n")
+        out.append("\n")
+    out.append(f"**unchanged**: {len(diff.get('unchanged') or [])} config keys\n\n")
+
+    rows = list(iter_rows(plan.get("matrix") or {}))
+    if rows:
+        out.append("### Matrix\n\n")
+        buckets: dict[str, list] = {}
+        for bucket, row in rows:
+            buckets.setdefault(bucket, []).append((bucket, row))
+        for bucket, items in buckets.items():
+            agg = (plan.get("by_bucket") or {}).get(bucket) or {}
+            hours = agg.get("gpu_hours", 0.0) + agg.get("eval_gpu_hours", 0.0)
+            out.append(f"<details><summary>{bucket}: {len(items)} rows, {_hours(hours)} GPU-hours</summary>\n\n")
+            out.append(matrix_markdown(items))
+            out.append("\n</details>\n\n")
+    text = "".join(out)
+    return truncate_markdown(text, limit, f"_… truncated to fit GitHub's limit; the full plan is in "
+                                          f"`sweepgate plan --json` ({len(rows)} rows)._", unit)
+
+
+def plan_text(plan: dict) -> str:
+    """A short terminal summary of a plan."""
+    lines = [f"plan: {_plan_headline(plan)}"]
+    for runner, agg in (plan.get("by_runner") or {}).items():
+        est = f" ({_hours(agg['gpu_hours_estimated'])} estimated)" if agg["gpu_hours_estimated"] else ""
+        evals = (f"; {agg['eval_jobs']} eval jobs, {_hours(agg['eval_gpu_hours'])} GPU-hours"
+                 if agg["eval_jobs"] else "")
+        lines.append(f"  {runner}: {agg['jobs']} jobs, {_hours(agg['gpu_hours'])} GPU-hours{est}{evals}")
+    diff = plan.get("diff") or {}
+    lines.append("recipes: " + ", ".join(f"{len(diff.get(s) or [])} {s}"
+                                         for s in ("new", "changed", "removed", "unchanged")))
+    for item in diff.get("changed") or []:
+        parts = list(item.get("fields") or []) + [s["path"] for s in item.get("scripts") or []]
+        if item.get("benchmark_lib"):
+            parts.append(F.BENCHMARK_LIB)
+        if item.get("runner"):
+            parts.append(F.RUNNERS_FILE)
+        lines.append(f"  changed {item['key']}: {', '.join(parts)}")
+    return "\n".join(lines) + "\n"

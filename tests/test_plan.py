@@ -1,0 +1,503 @@
+"""`sweepgate plan`: cost, semantic diff and its rules, on real temporary git repositories."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate import cli, plan  # noqa: E402
+from sweepgate import fields as F  # noqa: E402
+from sweepgate.errors import SweepgateError  # noqa: E402
+from sweepgate.load import Git  # noqa: E402
+from sweepgate.select import Options  # noqa: E402
+
+LMCACHE = "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"
+DSPARK = "kimik3-fp4-b300-vllm-agentic-dspark"
+DSR1 = "dsr1-fp8-b300-vllm"
+DSR1_MI = "dsr1-fp8-mi355x-vllm"
+KIMI_SCRIPT = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
+DSR1_SCRIPT = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+DSR1_MI_SCRIPT = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x.sh"  # generic (no framework) name
+
+RUNNERS = {
+    "labels": {
+        "cluster:b300-nv": ["b300-nv_0", "b300-nv_1"],
+        "mi355x-amds": ["mi355x-amds_0"],
+        "cluster:gb200-nv": ["gb200-nv_0"],
+    },
+    "hardware": {
+        "cluster:b300-nv": {"gpus-per-node": 8, "available-cpu-dram-mib": 3_000_000},
+        "mi355x-amds": {"gpus-per-node": 8, "available-cpu-dram-mib": 2_000_000},
+        "cluster:gb200-nv": {"gpus-per-node": 4, "available-cpu-dram-mib": 800_000},
+    },
+}
+
+IMAGE = "vllm/vllm-openai:nightly-abc123"
+
+
+def kimi(backend: str | None = None, concs=(4, 8, 10, 16)) -> dict:
+    point = {"tp": 8, "ep": 1, "spec-decoding": "mtp", "conc-list": list(concs)}
+    if backend:
+        point.update({"kv-offloading": "dram", "kv-offload-backend": {"name": backend, "version": "0.5.4rc2"}})
+    else:
+        point["kv-offloading"] = "none"
+    block = {"search-space": [point]}
+    if backend:
+        block = {"dram-utilization": 0.8, **block}
+    return {"image": IMAGE, "model": "moonshotai/Kimi-K3", "model-prefix": "kimik3", "precision": "fp4",
+            "framework": "vllm", "runner": "cluster:b300-nv", "multinode": False,
+            "scenarios": {"agentic-coding": [block]}}
+
+
+def dsr1(runner="cluster:b300-nv", search=None) -> dict:
+    search = search or [{"tp": 8, "conc-start": 4, "conc-end": 16}, {"tp": 4, "conc-list": [32, 64]}]
+    return {"image": IMAGE, "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1", "precision": "fp8",
+            "framework": "vllm", "runner": runner, "multinode": False,
+            "scenarios": {"fixed-seq-len": [{"isl": 1024, "osl": 1024, "search-space": copy.deepcopy(search)},
+                                            {"isl": 8192, "osl": 1024, "search-space": copy.deepcopy(search)}]}}
+
+
+def multinode() -> dict:
+    worker = {"num-worker": 2, "tp": 4, "ep": 4, "dp-attn": True}
+    return {"image": "nvcr.io/nvidia/dynamo:0.4", "model": "deepseek-ai/DeepSeek-R1", "model-prefix": "dsr1",
+            "precision": "fp4", "framework": "dynamo-trt", "runner": "cluster:gb200-nv", "multinode": True,
+            "disagg": True, "kv-p2p-transfer": "nixl",
+            "scenarios": {"fixed-seq-len": [{"isl": 8192, "osl": 1024, "search-space": [
+                {"prefill": dict(worker, **{"num-worker": 1}), "decode": worker, "conc-list": [64, 128]}]}]}}
+
+
+def entry(*keys, pr=1, **extra) -> dict:
+    return {"config-keys": list(keys), "description": [f"change {', '.join(keys)}"],
+            "pr-link": f"https://github.com/acme/bench/pull/{pr}", **extra}
+
+
+def base_fleet() -> dict:
+    """path -> content (str, or a dict/list dumped as YAML)."""
+    return {
+        "configs/nvidia-master.yaml": {DSPARK: kimi(), DSR1: dsr1()},
+        "configs/amd-master.yaml": {DSR1_MI: dsr1("mi355x-amds")},
+        "configs/gb200-master.yaml": {"dsr1-fp4-gb200-dynamo-trt": multinode()},
+        "configs/runners.yaml": RUNNERS,
+        "perf-changelog.yaml": [entry(DSPARK, DSR1, DSR1_MI, "dsr1-fp4-gb200-dynamo-trt", pr=0)],
+        "benchmarks/benchmark_lib.sh": "#!/usr/bin/env bash\nwait_for_ready() { :; }\n",
+        KIMI_SCRIPT: "#!/usr/bin/env bash\nsource benchmarks/benchmark_lib.sh\nvllm serve kimi\n",
+        DSR1_SCRIPT: "#!/usr/bin/env bash\nsource benchmarks/benchmark_lib.sh\nvllm serve dsr1\n",
+        DSR1_MI_SCRIPT: "#!/usr/bin/env bash\nsource benchmarks/benchmark_lib.sh\nvllm serve dsr1 --rocm\n",
+    }
+
+
+class Repo:
+    """A temporary git repository with a base and a head commit."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str) -> str:
+        env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+        return subprocess.run(["git", "-C", str(self.root), *args], check=True, capture_output=True,
+                              text=True, env=env).stdout.strip()
+
+    def write(self, files: dict) -> None:
+        for path, content in files.items():
+            target = self.root / path
+            if content is None:
+                if target.exists():
+                    target.unlink()
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not isinstance(content, str):
+                content = yaml.safe_dump(content, sort_keys=False, width=120)
+            target.write_text(content)
+
+    def commit(self, files: dict, message: str) -> str:
+        self.write(files)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+    def append_changelog(self, *entries) -> str:
+        text = (self.root / "perf-changelog.yaml").read_text()
+        return text + yaml.safe_dump(list(entries), sort_keys=False, width=200)
+
+
+@pytest.fixture
+def fleet(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    r = Repo(root)
+    r.base = r.commit(base_fleet(), "base")
+    return r
+
+
+def make(r: Repo, head_files: dict, **opts) -> dict:
+    head = r.commit(head_files, "head")
+    return plan.make_plan(Git(r.root), r.base, head, Options(**opts))
+
+
+def rules(p: dict, rule: str) -> list[dict]:
+    return [w for w in p["warnings"] if w["rule"] == rule]
+
+
+def nvidia_master(r: Repo) -> dict:
+    return yaml.safe_load((r.root / "configs/nvidia-master.yaml").read_text())
+
+
+# --------------------------------------------------------------------------- pure helpers
+
+@pytest.mark.parametrize("label, family", [("cluster:b300-nv", "b300"), ("mi355x-amds", "mi355x"),
+                                           ("b200", "b200"), ("cluster:gb200-nv-dgx", "gb200")])
+def test_gpu_family(label, family):
+    assert plan.gpu_family(label) == family
+
+
+def test_script_candidates_follow_contract_section_7():
+    row = {F.MODEL_PREFIX: "kimik3", F.PRECISION: "fp4", F.FRAMEWORK: "vllm", F.RUNNER: "cluster:b300-nv",
+           F.SPEC_DECODING: "mtp", F.SCENARIO_TYPE: F.AGENTIC_CODING, F.TP: 8}
+    assert plan.script_candidates(row) == [
+        "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh",
+        "benchmarks/single_node/agentic/kimik3_fp4_b300_mtp.sh"]
+    fixed = {**row, F.SPEC_DECODING: "none", F.RUNNER: "mi355x-amds"}
+    del fixed[F.SCENARIO_TYPE]
+    assert plan.script_candidates(fixed) == [
+        "benchmarks/single_node/fixed_seq_len/kimik3_fp4_mi355x_vllm.sh",
+        "benchmarks/single_node/fixed_seq_len/kimik3_fp4_mi355x.sh"]
+    assert plan.script_candidates({**row, F.PREFILL: {"tp": 4}, F.DECODE: {"tp": 4}}) == []
+
+
+def test_row_gpus_single_and_multi_node():
+    assert plan.row_gpus({F.TP: 8, F.PP: 2, F.PCP_SIZE: 1}) == 16
+    w = {F.NUM_WORKER: 2, F.TP: 4, F.PP: 1, F.PCP_SIZE: 2}
+    assert plan.row_gpus({F.PREFILL: {**w, F.NUM_WORKER: 1}, F.DECODE: w}) == 8 + 16
+
+
+def test_changed_paths_names_fields():
+    a = kimi("lmcache")
+    b = copy.deepcopy(a)
+    b["scenarios"]["agentic-coding"][0]["search-space"][0]["conc-list"] = [4, 8]
+    b["image"] = "other"
+    paths = [plan.path_text(p) for p in plan.changed_paths(a, b)]
+    assert paths == ["image", "scenarios.agentic-coding[0].search-space[0].conc-list"]
+    assert plan.changed_paths(a, copy.deepcopy(a)) == []
+    assert plan.changed_paths({"x": 1}, {"x": True}) == [("x",)]
+
+
+def test_estimates_file_is_validated_with_its_line():
+    minutes, source = plan.load_estimates(b"minutes-per-job:\n  default: 10\n  8k1k: 50\n")
+    assert source == plan.ESTIMATES_FILE and minutes["8k1k"] == 50 and minutes["default"] == 10
+    with pytest.raises(SweepgateError) as exc:
+        plan.load_estimates(b"minutes-per-job:\n  default: 10\n  8k1k: fast\n")
+    (d,) = exc.value.diagnostics
+    assert (d.file, d.line, d.rule) == (plan.ESTIMATES_FILE, 3, "estimates")
+    assert plan.load_estimates(None)[1] == "built-in defaults"
+    # the repository's own estimates file is valid
+    plan.load_estimates((ROOT / plan.ESTIMATES_FILE).read_bytes())
+
+
+# --------------------------------------------------------------------------- acceptance: the seed-like change
+
+def test_seed_like_scenario_4_jobs_32_gpu_hours(fleet):
+    master = nvidia_master(fleet)
+    master[LMCACHE] = kimi("lmcache")
+    p = make(fleet, {"configs/nvidia-master.yaml": master,
+                     "perf-changelog.yaml": fleet.append_changelog(
+                         entry(LMCACHE, pr=2597, **{"scenario-type": ["agentic-coding"]}))})
+    assert p["jobs"] == 4
+    assert p["gpu_hours"] == pytest.approx(32.0)
+    assert p["gpu_hours_estimated"] == 0 and p["estimated"] is False
+    b300 = p["by_runner"]["cluster:b300-nv"]
+    assert (b300["jobs"], b300["gpu_hours"], b300["estimated"]) == (4, 32.0, False)
+    assert list(p["by_runner"]) == ["cluster:b300-nv"]
+    # the agentic eval row is its own (estimated) job, outside the 4 benchmark jobs
+    assert p["eval_jobs"] == 1 and p["total_jobs"] == 5
+    assert p["eval_gpu_hours"] == pytest.approx(60 / 60 * 8)  # configs-less repo: built-in 60 min
+    assert p["diff"]["new"] == [LMCACHE]
+    assert p["diff"]["changed"] == [] and DSPARK in p["diff"]["unchanged"]
+    assert [w for w in p["warnings"] if w["severity"] != "info"] == []
+    rows = p["matrix"]["single_node"]["agentic"]
+    assert [r["conc"] for r in rows] == [4, 8, 10, 16]
+    json.dumps(p)  # JSON-serialisable
+
+
+def test_seed_like_scenario_through_the_cli(fleet, monkeypatch, capsys):
+    master = nvidia_master(fleet)
+    master[LMCACHE] = kimi("lmcache")
+    head = fleet.commit({"configs/nvidia-master.yaml": master,
+                         "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE, pr=2597))}, "head")
+    monkeypatch.chdir(fleet.root)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["jobs"] == 4 and out["by_runner"]["cluster:b300-nv"]["gpu_hours"] == 32.0
+    assert set(out["matrix"]) >= {"single_node", "multi_node", "evals", "agentic_evals", "changelog_metadata"}
+    for w in out["warnings"]:
+        assert {"rule", "file", "line", "message"} <= set(w)
+    # --trim-conc plans the trimmed sweep
+    assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head, "--json", "--trim-conc"]) == 0
+    trimmed = json.loads(capsys.readouterr().out)
+    assert trimmed["jobs"] == 1 and trimmed["gpu_hours"] == 8.0
+    # markdown, and the step summary file
+    summary = fleet.root.parent / "summary.md"
+    assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head, "--markdown",
+                     "--step-summary", str(summary)]) == 0
+    md = capsys.readouterr().out
+    assert "4 benchmark jobs, 32.0 GPU-hours" in md
+    assert "| cluster:b300-nv | 4 | 32.0 |" in md
+    assert f"`{LMCACHE}`" in md and "kimik3_tp8_conc10_kvdram-lmcache_spec-mtp" in md
+    assert summary.read_text() == md
+
+
+def test_fixed_seq_len_rows_are_estimated_per_bucket(fleet):
+    fleet.write({"configs/estimates.yaml": {"minutes-per-job": {"default": 10, "1k1k": 6, "8k1k": 12,
+                                                                 "multi_node/8k1k": 30, "evals": 60}}})
+    p = make(fleet, {"perf-changelog.yaml": fleet.append_changelog(
+        entry(DSR1, "dsr1-fp4-gb200-dynamo-trt"))})
+    # dsr1: per seq-len conc 4,8,16 at tp8 + 32,64 at tp4 -> 5 rows; 1k1k and 8k1k
+    sn = p["by_bucket"]
+    assert sn["single_node/1k1k"]["jobs"] == 5
+    assert sn["single_node/1k1k"]["gpu_hours"] == pytest.approx((3 * 8 + 2 * 4) * 6 / 60)
+    assert sn["single_node/8k1k"]["gpu_hours"] == pytest.approx((3 * 8 + 2 * 4) * 12 / 60)
+    # multi-node: 1x4 prefill + 2x4 decode = 12 GPUs, one job for the conc list
+    assert sn["multi_node/8k1k"]["jobs"] == 1
+    assert sn["multi_node/8k1k"]["gpu_hours"] == pytest.approx(12 * 30 / 60)
+    assert p["by_runner"]["cluster:gb200-nv"]["estimated"] is True
+    assert p["gpu_hours_estimated"] == p["gpu_hours"]
+    assert p["estimates"]["source"] == plan.ESTIMATES_FILE
+    # evals: 8k1k rows at conc >= 16 -> highest and median of the tp group
+    assert p["eval_jobs"] >= 1
+    assert p["eval_gpu_hours"] > 0
+
+
+# --------------------------------------------------------------------------- no entry
+
+def test_no_changelog_entry_plans_zero_jobs_but_still_diffs(fleet):
+    master = nvidia_master(fleet)
+    master[DSR1]["scenarios"]["fixed-seq-len"][0]["search-space"][0]["conc-end"] = 32
+    p = make(fleet, {"configs/nvidia-master.yaml": master})
+    assert p["jobs"] == 0 and p["gpu_hours"] == 0 and p["by_runner"] == {}
+    assert p["matrix"]["changelog_metadata"]["entries"] == []
+    assert [c["key"] for c in p["diff"]["changed"]] == [DSR1]
+    assert rules(p, "unlisted-change")
+
+
+def test_other_matrix_errors_propagate_with_exit_1(fleet, monkeypatch, capsys):
+    head = fleet.commit({"perf-changelog.yaml": fleet.append_changelog(entry("no-such-key"))}, "head")
+    with pytest.raises(SweepgateError) as exc:
+        plan.make_plan(Git(fleet.root), fleet.base, head)
+    assert exc.value.diagnostics[0].rule == "unknown-config-key"
+    monkeypatch.chdir(fleet.root)
+    assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head, "--json"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "perf-changelog.yaml:" in captured.err and "no-such-key" in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_bad_ref_and_bad_estimates_are_diagnostics_not_tracebacks(fleet):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "plan", "--base-ref", "nope", "--head-ref", "HEAD"],
+                          cwd=fleet.root, capture_output=True, text=True, env=env)
+    assert proc.returncode == 1 and "'nope' is not a commit" in proc.stderr and "Traceback" not in proc.stderr
+    head = fleet.commit({"configs/estimates.yaml": "minutes-per-job: [1, 2]\n"}, "bad estimates")
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "plan", "--base-ref", fleet.base, "--head-ref", head],
+                          cwd=fleet.root, capture_output=True, text=True, env=env)
+    assert proc.returncode == 1 and "configs/estimates.yaml:1" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------------- rule: rerun-unchanged
+
+def test_rerun_unchanged(fleet):
+    changelog = fleet.append_changelog(entry(DSPARK, pr=5))
+    p = make(fleet, {"perf-changelog.yaml": changelog})
+    assert p["jobs"] == 4
+    (w,) = rules(p, "rerun-unchanged")
+    assert w["severity"] == "info"
+    assert w["file"] == "perf-changelog.yaml"
+    # the line of the key inside the appended entry
+    lines = changelog.splitlines()
+    assert lines[w["line"] - 1].strip() == f"- {DSPARK}"
+    assert DSPARK in w["message"] and KIMI_SCRIPT in w["message"]
+    assert rules(p, "unlisted-change") == []
+
+
+def test_rerun_is_not_reported_when_the_script_or_library_changed(fleet):
+    p = make(fleet, {"perf-changelog.yaml": fleet.append_changelog(entry(DSPARK, pr=5)),
+                     KIMI_SCRIPT: "#!/usr/bin/env bash\nvllm serve kimi --new-flag\n"})
+    assert rules(p, "rerun-unchanged") == []
+    (changed,) = p["diff"]["changed"]
+    assert changed["key"] == DSPARK and changed["fields"] == []
+    assert [s["path"] for s in changed["scripts"]] == [KIMI_SCRIPT]
+    assert rules(p, "unlisted-change") == []
+
+
+def test_rerun_of_an_untouched_scenario_is_reported(fleet):
+    master = nvidia_master(fleet)
+    master[DSR1]["scenarios"]["fixed-seq-len"][1]["search-space"][1]["conc-list"] = [32, 64, 128]
+    master[DSR1]["scenarios"]["agentic-coding"] = [{"search-space": [
+        {"tp": 8, "kv-offloading": "none", "conc-list": [4]}]}]
+    fleet.write({"benchmarks/single_node/agentic/dsr1_fp8_b300_vllm.sh": "#!/usr/bin/env bash\n"})
+    p = make(fleet, {"configs/nvidia-master.yaml": master,
+                     "perf-changelog.yaml": fleet.append_changelog(entry(DSR1, pr=6))})
+    assert [c["scenarios"] for c in p["diff"]["changed"]] == [["fixed-seq-len", "agentic-coding"]]
+    assert rules(p, "rerun-unchanged") == []
+
+
+# --------------------------------------------------------------------------- rule: unlisted-change (config)
+
+def test_unlisted_change_for_an_edited_search_space_points_at_the_key_line(fleet):
+    master = nvidia_master(fleet)
+    master[DSR1]["scenarios"]["fixed-seq-len"][0]["search-space"][1]["conc-list"] = [32, 64, 128]
+    master[LMCACHE] = kimi("lmcache")
+    p = make(fleet, {"configs/nvidia-master.yaml": master,
+                     "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE, pr=7))})
+    (w,) = rules(p, "unlisted-change")
+    assert w["severity"] == "warning"
+    assert w["file"] == "configs/nvidia-master.yaml"
+    text = (fleet.root / "configs/nvidia-master.yaml").read_text().splitlines()
+    assert text[w["line"] - 1] == f"{DSR1}:"
+    assert w["line"] == next(i for i, line in enumerate(text, 1) if line.startswith(f"{DSR1}:"))
+    assert "scenarios.fixed-seq-len[0].search-space[1].conc-list" in w["message"]
+    changed = {c["key"]: c for c in p["diff"]["changed"]}
+    assert changed[DSR1]["fields"] == ["scenarios.fixed-seq-len[0].search-space[1].conc-list"]
+
+
+def test_unlisted_change_for_a_new_config_and_for_an_unselected_scenario(fleet):
+    master = nvidia_master(fleet)
+    master[LMCACHE] = kimi("lmcache")
+    master[DSR1]["scenarios"]["fixed-seq-len"][0]["search-space"][0]["tp"] = 4
+    p = make(fleet, {"configs/nvidia-master.yaml": master,
+                     "perf-changelog.yaml": fleet.append_changelog(
+                         entry(DSR1, pr=8, **{"scenario-type": ["agentic-coding"]}))})
+    found = {w["message"].split("'")[1]: w for w in rules(p, "unlisted-change")}
+    assert set(found) == {LMCACHE, DSR1}
+    assert "new config" in found[LMCACHE]["message"]
+    assert "for fixed-seq-len" in found[DSR1]["message"]
+
+
+def test_listed_change_is_quiet(fleet):
+    master = nvidia_master(fleet)
+    master[DSR1]["scenarios"]["fixed-seq-len"][0]["search-space"][1]["conc-list"] = [32, 64, 128]
+    p = make(fleet, {"configs/nvidia-master.yaml": master,
+                     "perf-changelog.yaml": fleet.append_changelog(entry("dsr1-fp8-*", pr=9))})
+    assert rules(p, "unlisted-change") == []
+    # the wildcard also selects the unchanged MI355X key: that one is a rerun
+    (rerun,) = rules(p, "rerun-unchanged")
+    assert DSR1_MI in rerun["message"]
+
+
+# --------------------------------------------------------------------------- rule: unlisted-change (script)
+
+def test_unlisted_change_for_an_edited_benchmark_script(fleet):
+    # a second key resolving to the same script
+    master = nvidia_master(fleet)
+    master["dsr1-fp8-b300-vllm-long"] = dsr1(search=[{"tp": 8, "conc-list": [256]}])
+    fleet.commit({"configs/nvidia-master.yaml": master,
+                  "perf-changelog.yaml": fleet.append_changelog(entry("dsr1-fp8-b300-vllm-long"))}, "second key")
+    fleet.base = fleet.git("rev-parse", "HEAD")
+    p = make(fleet, {DSR1_SCRIPT: "#!/usr/bin/env bash\nvllm serve dsr1 --max-num-seqs 512\n"})
+    (w,) = rules(p, "unlisted-change")
+    assert w["file"] == DSR1_SCRIPT and w["line"] in (0, 1)
+    assert f"{DSR1}, dsr1-fp8-b300-vllm-long" in w["message"]
+    assert DSR1_MI not in w["message"] and DSPARK not in w["message"]
+    assert {c["key"] for c in p["diff"]["changed"]} == {DSR1, "dsr1-fp8-b300-vllm-long"}
+
+
+def test_script_change_selected_through_one_of_its_keys_is_quiet(fleet):
+    p = make(fleet, {DSR1_MI_SCRIPT: "#!/usr/bin/env bash\nvllm serve dsr1 --rocm --new\n",
+                     "perf-changelog.yaml": fleet.append_changelog(entry(DSR1_MI, pr=11))})
+    assert rules(p, "unlisted-change") == []
+    (changed,) = p["diff"]["changed"]
+    assert changed["key"] == DSR1_MI and changed["scripts"][0]["path"] == DSR1_MI_SCRIPT
+
+
+def test_new_framework_specific_script_shadows_the_generic_one(fleet):
+    new = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x_vllm.sh"
+    p = make(fleet, {new: "#!/usr/bin/env bash\n"})
+    (w,) = rules(p, "unlisted-change")
+    assert w["file"] == new and DSR1_MI in w["message"]
+    (changed,) = p["diff"]["changed"]
+    assert changed["scripts"][0]["base_path"] == DSR1_MI_SCRIPT
+
+
+def test_benchmark_lib_change_without_entry(fleet):
+    p = make(fleet, {"benchmarks/benchmark_lib.sh": "#!/usr/bin/env bash\nwait_for_ready() { return 0; }\n"})
+    (w,) = rules(p, "unlisted-change")
+    assert w["file"] == "benchmarks/benchmark_lib.sh"
+    assert DSR1 in w["message"] and "dsr1-fp4-gb200-dynamo-trt" not in w["message"]
+    assert {c["key"] for c in p["diff"]["changed"]} == {DSPARK, DSR1, DSR1_MI}
+    assert all(c["benchmark_lib"] for c in p["diff"]["changed"])
+
+
+def test_missing_script_and_unused_script(fleet):
+    master = nvidia_master(fleet)
+    master[LMCACHE] = {**kimi("lmcache"), "model-prefix": "kimik4"}
+    p = make(fleet, {"configs/nvidia-master.yaml": master,
+                     "benchmarks/single_node/agentic/kimik4_fp4_b300_vllm.sh": "#!/usr/bin/env bash\n",
+                     "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE))})
+    (missing,) = rules(p, "missing-script")
+    assert "kimik4_fp4_b300_vllm_mtp.sh" in missing["message"] and "kimik4_fp4_b300_mtp.sh" in missing["message"]
+    (unused,) = rules(p, "unused-script")
+    assert unused["file"] == "benchmarks/single_node/agentic/kimik4_fp4_b300_vllm.sh"
+
+
+# --------------------------------------------------------------------------- rule: fanout-limit
+
+def test_fanout_limit(fleet):
+    master = nvidia_master(fleet)
+    master["dsr1-fp8-b300-vllm-wide"] = dsr1(search=[{"tp": 8, "conc-list": list(range(1, 131))},
+                                                     {"tp": 4, "conc-list": list(range(1, 131))}])
+    p = make(fleet, {"configs/nvidia-master.yaml": master,
+                     "perf-changelog.yaml": fleet.append_changelog(entry("dsr1-fp8-b300-vllm-wide"))})
+    assert p["by_bucket"]["single_node/1k1k"]["jobs"] == 260
+    found = rules(p, "fanout-limit")
+    assert {w["message"].split()[2] for w in found} == {"single_node/1k1k", "single_node/8k1k"}
+    assert all(w["severity"] == "warning" and "260 jobs" in w["message"] for w in found)
+
+
+def test_fanout_limit_not_reported_at_256(fleet):
+    master = nvidia_master(fleet)
+    master["dsr1-fp8-b300-vllm-wide"] = dsr1(search=[{"tp": 8, "conc-list": list(range(1, 129))},
+                                                     {"tp": 4, "conc-list": list(range(1, 129))}])
+    p = make(fleet, {"configs/nvidia-master.yaml": master,
+                     "perf-changelog.yaml": fleet.append_changelog(entry("dsr1-fp8-b300-vllm-wide"))})
+    assert p["by_bucket"]["single_node/1k1k"]["jobs"] == 256
+    assert rules(p, "fanout-limit") == []
+
+
+def test_fanout_limit_on_matrix_size():
+    row = {"image": "x" * 5000, "runner": "r", "conc": 1}
+    matrix = plan.empty_matrix("a", "b")
+    matrix["single_node"]["1k1k"] = [row] * 200
+    (w,) = plan.fanout_diagnostics(matrix, "perf-changelog.yaml")
+    assert w.rule == "fanout-limit" and "bytes" in w.message
+
+
+# --------------------------------------------------------------------------- markdown limits
+
+def test_markdown_is_truncated_with_a_note():
+    from sweepgate import report
+
+    matrix = plan.empty_matrix("a", "b")
+    row = {"exp-name": "e" * 200, "runner": "cluster:b300-nv", "tp": 8, "conc": 4, "isl": 1024, "osl": 1024}
+    matrix["single_node"]["1k1k"] = [dict(row, conc=i) for i in range(20000)]
+    p = {"base_ref": "a", "head_ref": "b", "jobs": 20000, "gpu_hours": 1.0, "gpu_hours_estimated": 1.0,
+         "eval_jobs": 0, "eval_gpu_hours": 0.0, "by_runner": {}, "by_bucket": {}, "warnings": [], "diff": {},
+         "matrix": matrix}
+    md = report.plan_markdown(p, limit=100_000)
+    assert len(md.encode()) <= 100_000
+    assert "truncated" in md.splitlines()[-1]
+    assert md.count("<details>") == md.count("</details>")
+    small = report.plan_markdown(p, limit=5_000, marker="<!-- m -->", unit="chars")
+    assert small.startswith("<!-- m -->") and len(small) <= 5_000
