@@ -149,7 +149,8 @@ def parse_appended(appended: Appended) -> tuple[AppendedDoc, list]:
         return appended.head_lines[n - 1] if 1 <= n <= len(appended.head_lines) else n
 
     diags = refuse_yaml_features(appended.path, appended.text, line_of)
-    diags += duplicate_keys(appended.path, appended.text, line_of)
+    if not diags:  # composing aliases would walk an alias bomb's shared nodes exponentially
+        diags = duplicate_keys(appended.path, appended.text, line_of)
     if diags:
         raise SweepgateError(diags)
     try:

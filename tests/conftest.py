@@ -1,0 +1,156 @@
+"""Shared fixtures. Only add fixtures here; other test modules rely on the existing ones."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "utils") not in sys.path:
+    sys.path.insert(0, str(ROOT / "utils"))
+
+# A minimal example fleet: one single-node fixed-seq-len config, one agentic config on a
+# `cluster:` runner, and a runners file with both labels.
+FLEET_NVIDIA = """\
+dsr1-fp4-b300-vllm:
+  image: vllm/vllm-openai:v0.11.0
+  model: deepseek-ai/DeepSeek-R1-0528
+  model-prefix: dsr1
+  runner: b300
+  precision: fp4
+  framework: vllm
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-start: 4, conc-end: 16 }
+
+dsr1-fp4-b300-sglang:
+  image: lmsysorg/sglang:v0.5.6
+  model: deepseek-ai/DeepSeek-R1-0528
+  model-prefix: dsr1
+  runner: b300
+  precision: fp4
+  framework: sglang
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 4, conc-list: [4, 8] }
+"""
+
+FLEET_AMD = """\
+kimik3-fp4-mi355x-vllm-agentic:
+  image: vllm/vllm-openai-rocm:v0.12.0
+  model: moonshotai/Kimi-K3
+  model-prefix: kimik3
+  runner: cluster:mi355x-amds
+  precision: fp4
+  framework: vllm
+  multinode: false
+  scenarios:
+    agentic-coding:
+    - dram-utilization: 0.80
+      search-space:
+      - { tp: 8, ep: 1, kv-offloading: none, conc-list: [1, 4, 8] }
+"""
+
+RUNNERS = """\
+labels:
+  b300:
+    - b300-nv_00
+    - b300-nv_01
+  cluster:mi355x-amds:
+    - mi355x-amds_00
+hardware:
+  cluster:mi355x-amds:
+    available-cpu-dram-mib: 2063837
+    gpus-per-node: 8
+"""
+
+EXAMPLE_REPO = "acme/bench"
+
+CHANGELOG = """\
+- config-keys:
+    - dsr1-fp4-b300-vllm
+  description:
+    - "Initial DeepSeek-R1 FP4 B300 vLLM recipe"
+  pr-link: https://github.com/acme/bench/pull/1
+
+- config-keys:
+    - kimik3-fp4-mi355x-vllm-agentic
+  scenario-type:
+    - agentic-coding
+  description:
+    - "Initial Kimi-K3 agentic recipe"
+  pr-link: https://github.com/acme/bench/pull/2
+"""
+
+
+class GitRepo:
+    """A throwaway git repository holding a small example fleet."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def git(self, *args: str, input: bytes | None = None) -> str:
+        env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+               "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+        proc = subprocess.run(["git", "-C", str(self.path), *args], capture_output=True, input=input,
+                              env=env, check=True)
+        return proc.stdout.decode()
+
+    def write(self, rel: str, content: str | bytes) -> Path:
+        target = self.path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content.encode() if isinstance(content, str) else content)
+        return target
+
+    def read(self, rel: str = "perf-changelog.yaml") -> bytes:
+        return (self.path / rel).read_bytes()
+
+    def commit(self, files: dict[str, str | bytes] | None = None, message: str = "change") -> str:
+        for rel, content in (files or {}).items():
+            self.write(rel, content)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.head()
+
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD").strip()
+
+    def commit_changelog(self, content: str | bytes, message: str = "changelog") -> str:
+        return self.commit({"perf-changelog.yaml": content}, message)
+
+
+@pytest.fixture
+def make_repo(tmp_path):
+    """make_repo(changelog=CHANGELOG, files=None) -> GitRepo with one commit on branch main."""
+    counter = {"n": 0}
+
+    def make(changelog: str | bytes = CHANGELOG, files: dict[str, str | bytes] | None = None) -> GitRepo:
+        counter["n"] += 1
+        path = tmp_path / f"repo{counter['n']}"
+        path.mkdir()
+        repo = GitRepo(path)
+        repo.git("init", "-q", "-b", "main")
+        base_files = {
+            "configs/nvidia-master.yaml": FLEET_NVIDIA,
+            "configs/amd-master.yaml": FLEET_AMD,
+            "configs/runners.yaml": RUNNERS,
+            "perf-changelog.yaml": changelog,
+        }
+        base_files.update(files or {})
+        repo.commit(base_files, "initial fleet")
+        return repo
+
+    return make
