@@ -1,0 +1,266 @@
+"""`sweepgate rehearse`: real benchmark scripts against the fake server, no GPU."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+sys.path.insert(0, str(ROOT / "tests" / "bash"))
+
+from benchlib_helpers import alive, kill_quietly, wait_until_dead  # noqa: E402
+from sweepgate import fields as F  # noqa: E402
+from sweepgate import rehearse  # noqa: E402
+from sweepgate.errors import SweepgateError  # noqa: E402
+
+SEED_EXP = "kimik3_tp8_conc4_kvdram-lmcache_spec-mtp"
+SEED_ROW = {
+    "image": "moonshotai/Kimi-K3", "model": "moonshotai/Kimi-K3", "model-prefix": "kimik3",
+    "precision": "fp4", "framework": "vllm", "runner": "cluster:b300-nv", "tp": 8, "ep": 1, "pp": 1,
+    "dcp-size": 1, "pcp-size": 1, "dp-attn": False, "spec-decoding": "mtp", "conc": 4,
+    "kv-offloading": "dram", "kv-offload-backend": {"name": "lmcache", "version": "0.5.4rc2"},
+    "total-cpu-dram-gb": 1889, "duration": 3600, "scenario-type": "agentic-coding",
+    "exp-name": SEED_EXP, "recipe-fingerprint": "5eed" * 16,
+}
+
+
+def cli(args: list[str], env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_REHEARSE_DURATION": "2", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "sweepgate", "rehearse", *args], cwd=ROOT, env=full_env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def write_rows(tmp_path: Path, rows) -> Path:
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps(rows))
+    return path
+
+
+def calls(work: Path) -> list[dict]:
+    return [json.loads(line) for line in (work / "calls.jsonl").read_text().splitlines()]
+
+
+def value(argv: list[str], name: str):
+    return argv[argv.index(name) + 1] if name in argv else None
+
+
+def test_seed_row_rehearses_end_to_end(tmp_path):
+    work = tmp_path / "work"
+    r = cli(["--exp-name", SEED_EXP, "--row-json", str(write_rows(tmp_path, SEED_ROW)),
+             "--work-dir", str(work)])
+    assert r.returncode == 0, r.stdout + r.stderr
+    env = F.row_env(SEED_ROW, "b300-nv_00", str(work / "results"))
+    result_file = work / "results" / f"{env['RESULT_FILENAME']}.json"
+    result = json.loads(result_file.read_text())
+    assert result["exp_name"] == SEED_EXP
+    assert result["kv_offload_backend"] == "lmcache" and result["kv_offload_backend_version"] == "0.5.4rc2"
+    assert result["runner_name"] == "b300-nv_00" and result["pythonhashseed"] == "0"
+    assert result["duration"] == "2"  # the rehearsal override, not the row's 3600
+    assert result["aiperf"]["request_count"]["avg"] >= 1
+    # What the script actually ran:
+    seen = calls(work)
+    pip = [c["argv"] for c in seen if c["tool"] == "pip"]
+    assert any("lmcache==0.5.4rc2" in argv for argv in pip)
+    lm = [c["argv"] for c in seen if c["tool"] == "lmcache"]
+    assert len(lm) == 1 and value(lm[0], "--l1-size-gb") == "1889" and value(lm[0], "--shm-name") == ""
+    serve = [c["argv"] for c in seen if c["tool"] == "vllm" and c["argv"][0] == "serve"][0]
+    assert "LMCacheMPConnector" in value(serve, "--kv-transfer-config")
+    spec = json.loads(value(serve, "--speculative-config"))
+    assert spec["method"] == "dspark"
+    assert value(serve, "--tensor-parallel-size") == "8"
+    # Every process the script started is gone.
+    assert not [c for c in seen if alive(c["pid"])]
+    assert (work / "results" / "server_command.txt").read_text().startswith("vllm serve ")
+
+
+def _rows_from_configs() -> list[dict]:
+    """One representative row per (config key, KV arm / seq len), built from the example configs."""
+    rows = []
+    for path in sorted((ROOT / F.CONFIG_DIR).glob(F.MASTER_GLOB)):
+        for key, config in (yaml.safe_load(path.read_text()) or {}).items():
+            if not isinstance(config, dict) or config.get(F.MULTINODE):
+                continue
+            ident = {f: config[f] for f in (F.IMAGE, F.MODEL, F.MODEL_PREFIX, F.PRECISION, F.FRAMEWORK, F.RUNNER)}
+            for scenario, entries in (config.get(F.SCENARIOS) or {}).items():
+                for entry in entries or []:
+                    seen_arms = set()
+                    for point in entry.get(F.SEARCH_SPACE) or []:
+                        conc = (point.get(F.CONC_LIST) or [point.get(F.CONC_START, 4)])[0]
+                        row = {**ident, F.TP: point[F.TP], F.EP: point.get(F.EP, 1), F.PP: 1, F.DCP_SIZE: 1,
+                               F.PCP_SIZE: 1, F.DP_ATTN: bool(point.get(F.DP_ATTN, False)),
+                               F.SPEC_DECODING: point.get(F.SPEC_DECODING, "none"), F.CONC: conc,
+                               F.RECIPE_FINGERPRINT: "f" * 64}
+                        if scenario == F.AGENTIC_CODING:
+                            backend = point.get(F.KV_OFFLOAD_BACKEND)
+                            arm = (backend or {}).get("name", "none")
+                            if arm in seen_arms:
+                                continue
+                            seen_arms.add(arm)
+                            row.update({F.SCENARIO_TYPE: F.AGENTIC_CODING, F.DURATION: 3600,
+                                        F.KV_OFFLOADING: point.get(F.KV_OFFLOADING, "none"),
+                                        F.TOTAL_CPU_DRAM_GB: 1000, F.EXP_NAME: f"{key}-{arm}"})
+                            if backend:
+                                row[F.KV_OFFLOAD_BACKEND] = backend
+                        else:
+                            isl, osl = entry[F.ISL], entry[F.OSL]
+                            # keep the fake requests small; the script is what is rehearsed
+                            row.update({F.ISL: min(isl, 64), F.OSL: min(osl, 16),
+                                        F.MAX_MODEL_LEN: isl + osl + 256, F.EXP_NAME: f"{key}-{isl}-{osl}"})
+                            if rows and rows[-1][F.EXP_NAME].startswith(key):
+                                continue  # one fixed-seq-len row per key is enough
+                        rows.append(row)
+    return rows
+
+
+CONFIG_ROWS = _rows_from_configs()
+
+
+@pytest.mark.parametrize("row", CONFIG_ROWS, ids=[r[F.EXP_NAME] for r in CONFIG_ROWS])
+def test_every_example_config_script_rehearses(tmp_path, row):
+    work = tmp_path / "work"
+    r = cli(["--exp-name", row[F.EXP_NAME], "--row-json", str(write_rows(tmp_path, [row])),
+             "--work-dir", str(work)])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert list((work / "results").glob("*.json"))
+
+
+def test_cancelled_job_leaves_no_server_behind(tmp_path):
+    """TERM mid-replay: exit 143, the LMCache server and vLLM are both gone."""
+    work = tmp_path / "work"
+    shim_dir, log = work / "shims", work / "calls.jsonl"
+    rehearse.write_shims(shim_dir)
+    rehearse.write_trace(work / "trace.jsonl")
+    env = rehearse.build_env(SEED_ROW, "b300-nv_00", work / "results", shim_dir, log, work / "trace.jsonl", 60)
+    script = ROOT / "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
+    proc = subprocess.Popen(["bash", str(script)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    pids = []
+    try:
+        deadline = time.monotonic() + 20
+        while not (log.exists() and any(c["tool"] == "aiperf" for c in calls(work))):
+            assert proc.poll() is None, proc.stdout.read()
+            assert time.monotonic() < deadline, "the replay never started"
+            time.sleep(0.05)
+        pids = [c["pid"] for c in calls(work) if c["tool"] in ("vllm", "lmcache", "aiperf")]
+        assert len(pids) == 3 and all(alive(p) for p in pids)
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+        assert proc.returncode == 143, out
+        assert not wait_until_dead(pids, timeout=5)
+        assert "Stopping LMCache server" in out and "Stopping vLLM server" in out
+        # most recent first: client, then vLLM, then LMCache
+        order = [line for line in out.splitlines() if line.startswith("Stopping ")]
+        assert [o.split(" (")[0] for o in order] == [
+            "Stopping agentic replay client", "Stopping vLLM server", "Stopping LMCache server"]
+    finally:
+        proc.kill()
+        kill_quietly(pids)
+
+
+def test_failing_script_is_reported_with_its_log(tmp_path):
+    row = {**SEED_ROW, F.TP: 4}  # the Kimi script refuses TP4
+    r = cli(["--exp-name", SEED_EXP, "--row-json", str(write_rows(tmp_path, row)), "--work-dir", str(tmp_path / "w")])
+    assert r.returncode == 1
+    assert "the script exited 1" in r.stderr
+    assert "TP=8" in r.stderr  # the script's own message, from the log tail
+    assert "Traceback" not in r.stderr
+
+
+# --- finding the row and the script -------------------------------------------------------------
+
+FSL_ROWS = [{**{k: v for k, v in SEED_ROW.items() if k not in ("kv-offload-backend", "scenario-type", "duration")},
+             "model-prefix": "dsr1", "precision": "fp8", "spec-decoding": "none", "kv-offloading": "none",
+             "exp-name": "dsr1_1k1k", "conc": c, "isl": 1024, "osl": 1024, "max-model-len": 2304}
+            for c in (4, 8)]
+
+
+def test_repeated_exp_name_needs_conc():
+    with pytest.raises(SweepgateError, match="--conc"):
+        rehearse.select_row(FSL_ROWS, "rows.json", "dsr1_1k1k", None)
+    assert rehearse.select_row(FSL_ROWS, "rows.json", "dsr1_1k1k", 8)[F.CONC] == 8
+
+
+def test_unknown_exp_name_lists_known_ones():
+    with pytest.raises(SweepgateError) as info:
+        rehearse.select_row(FSL_ROWS + [SEED_ROW], "rows.json", "nope", None)
+    assert "dsr1_1k1k" in str(info.value) and SEED_EXP in str(info.value)
+
+
+def test_conc_that_does_not_exist():
+    with pytest.raises(SweepgateError, match="no row with conc 16"):
+        rehearse.select_row(FSL_ROWS, "rows.json", "dsr1_1k1k", 16)
+
+
+def test_runner_name_and_gpu_from_the_row():
+    assert rehearse.default_runner_name(SEED_ROW) == "b300-nv_00"
+    assert rehearse.gpu_family(rehearse.default_runner_name({"runner": "cluster:mi355x-amds"})) == "mi355x"
+
+
+def test_missing_script_is_a_diagnostic_not_a_traceback(tmp_path):
+    row = {**SEED_ROW, "model-prefix": "nosuchmodel"}
+    r = cli(["--exp-name", SEED_EXP, "--row-json", str(write_rows(tmp_path, row))])
+    assert r.returncode == 1
+    assert "benchmarks/single_node/agentic/nosuchmodel_fp4_b300_vllm_mtp.sh" in r.stderr
+    assert "create " in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("content,message", [("{not json", "not JSON"), ('["x"]', "JSON objects")])
+def test_bad_row_file(tmp_path, content, message):
+    path = tmp_path / "rows.json"
+    path.write_text(content)
+    r = cli(["--exp-name", "x", "--row-json", str(path)])
+    assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_missing_row_file(tmp_path):
+    r = cli(["--exp-name", "x", "--row-json", str(tmp_path / "absent.json")])
+    assert r.returncode == 1 and "cannot read row file" in r.stderr
+
+
+def test_multinode_rows_are_refused():
+    row = {**SEED_ROW, "prefill": {"tp": 8}, "decode": {"tp": 8}}
+    with pytest.raises(SweepgateError, match="multi-node"):
+        rehearse.required_fields(row, "rows.json")
+
+
+def test_bad_duration_override(monkeypatch):
+    monkeypatch.setenv(rehearse.DURATION_ENV, "soon")
+    with pytest.raises(SweepgateError, match="not a number"):
+        rehearse.rehearsal_duration(argparse.Namespace(duration=None))
+    monkeypatch.setenv(rehearse.DURATION_ENV, "3")
+    assert rehearse.rehearsal_duration(argparse.Namespace(duration=None)) == 3
+    assert rehearse.rehearsal_duration(argparse.Namespace(duration=7)) == 7
+
+
+def test_rows_from_sweep_rows_when_available(tmp_path, monkeypatch):
+    """Without --row-json the rows come from sweepgate.api.sweep_rows, or a clear error."""
+    args = argparse.Namespace(row_json=None, config_keys=["kimik3-fp4-b300-vllm-agentic-dspark-lmcache"])
+    try:
+        import sweepgate.api  # noqa: F401
+    except ImportError:
+        with pytest.raises(SweepgateError, match="--row-json"):
+            rehearse.load_rows(args, ROOT)
+        return
+    rows, _ = rehearse.load_rows(args, ROOT)
+    assert any(r.get(F.EXP_NAME) == SEED_EXP for r in rows)
+
+
+def test_check_calls_catches_a_script_that_ignores_the_row():
+    env = {"PORT": "8000"}
+    seen = [{"tool": "pip", "argv": ["install", "lmcache==0.4.0"]},
+            {"tool": "lmcache", "argv": ["server", "--http-port", "1", "--l1-size-gb", "100", "--chunk-size", "256"]},
+            {"tool": "vllm", "argv": ["serve", "m", "--port", "8000"]}]
+    problems = rehearse.check_calls(SEED_ROW, env, seen)
+    text = "\n".join(problems)
+    assert "0.5.4rc2" in text and "--l1-size-gb is 100" in text and "--shm-name" in text
+    assert "LMCacheMPConnector" in text
