@@ -32,9 +32,9 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
         raise _fail("PyGithub is not installed", "pip install PyGithub") from None
 
     client = Github(auth=Auth.Token(token), base_url=(base_url or DEFAULT_API_URL).rstrip("/"),
-                    timeout=timeout, seconds_between_requests=None, seconds_between_writes=None)
+                    timeout=timeout, seconds_between_requests=None, seconds_between_writes=None, lazy=True)
     try:
-        repo = client.get_repo(repository, lazy=True)
+        repo = client.get_repo(repository)
         issue = repo.get_issue(number)
         for comment in issue.get_comments():
             if marker in (comment.body or ""):

@@ -1,0 +1,244 @@
+"""The plan's PR comment, through PyGithub, against a local fake of the GitHub REST API."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from sweepgate import cli, github  # noqa: E402
+from sweepgate.errors import SweepgateError  # noqa: E402
+
+OWNER, NAME, NUMBER = "acme", "bench", 42
+TOKEN = "test-token-not-secret"
+
+
+class FakeGitHub:
+    """Just enough of the GitHub REST API for issue comments, with pagination."""
+
+    def __init__(self, per_page: int = 30):
+        self.comments: dict[int, dict] = {}
+        self.next_id = 1000
+        self.requests: list[tuple[str, str]] = []
+        self.per_page = per_page
+        self.lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep pytest output clean
+                pass
+
+            def do_GET(self):
+                fake.handle(self, "GET")
+
+            def do_POST(self):
+                fake.handle(self, "POST")
+
+            def do_PATCH(self):
+                fake.handle(self, "PATCH")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    # -- state helpers
+    def add(self, body: str, user: str = "someone") -> int:
+        with self.lock:
+            self.next_id += 1
+            cid = self.next_id
+            self.comments[cid] = {"id": cid, "body": body, "user": user, "edits": 0}
+            return cid
+
+    def comment_json(self, c: dict) -> dict:
+        return {"id": c["id"], "node_id": f"IC_{c['id']}", "body": c["body"],
+                "url": f"{self.url}/repos/{OWNER}/{NAME}/issues/comments/{c['id']}",
+                "html_url": f"https://github.com/{OWNER}/{NAME}/pull/{NUMBER}#issuecomment-{c['id']}",
+                "issue_url": f"{self.url}/repos/{OWNER}/{NAME}/issues/{NUMBER}",
+                "user": {"login": c["user"], "id": 1, "type": "User"},
+                "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}
+
+    # -- routing
+    def handle(self, req: BaseHTTPRequestHandler, method: str):
+        parts = urlsplit(req.path)
+        path, query = parts.path, parse_qs(parts.query)
+        with self.lock:
+            self.requests.append((method, req.path))
+        if req.headers.get("Authorization") not in (f"token {TOKEN}", f"Bearer {TOKEN}"):
+            return self.send(req, 401, {"message": "Bad credentials"})
+        length = int(req.headers.get("Content-Length") or 0)
+        payload = json.loads(req.rfile.read(length) or b"{}") if length else {}
+        repo = f"/repos/{OWNER}/{NAME}"
+        if method == "GET" and path == repo:
+            return self.send(req, 200, {"id": 1, "name": NAME, "full_name": f"{OWNER}/{NAME}",
+                                        "url": self.url + repo, "owner": {"login": OWNER, "id": 2}})
+        m = re.fullmatch(rf"{repo}/(issues|pulls)/(\d+)", path)
+        if method == "GET" and m:
+            if int(m.group(2)) != NUMBER:
+                return self.send(req, 404, {"message": "Not Found"})
+            return self.send(req, 200, {"id": 77, "number": NUMBER, "title": "tune", "state": "open",
+                                        "url": f"{self.url}{repo}/issues/{NUMBER}",
+                                        "comments_url": f"{self.url}{repo}/issues/{NUMBER}/comments",
+                                        "repository_url": self.url + repo,
+                                        "html_url": f"https://github.com/{OWNER}/{NAME}/pull/{NUMBER}"})
+        m = re.fullmatch(rf"{repo}/issues/(\d+)/comments", path)
+        if m and int(m.group(1)) != NUMBER:
+            return self.send(req, 404, {"message": "Not Found"})
+        if method == "GET" and m:
+            per_page = int(query.get("per_page", [self.per_page])[0])
+            page = int(query.get("page", ["1"])[0])
+            with self.lock:
+                items = [self.comment_json(c) for c in sorted(self.comments.values(), key=lambda c: c["id"])]
+            chunk = items[(page - 1) * per_page: page * per_page]
+            headers = {}
+            if page * per_page < len(items):
+                nxt = f"{self.url}{path}?per_page={per_page}&page={page + 1}"
+                headers["Link"] = f'<{nxt}>; rel="next"'
+            return self.send(req, 200, chunk, headers)
+        if method == "POST" and m:
+            cid = self.add(payload["body"], user="github-actions[bot]")
+            return self.send(req, 201, self.comment_json(self.comments[cid]))
+        m = re.fullmatch(rf"{repo}/issues/comments/(\d+)", path)
+        if method == "PATCH" and m:
+            with self.lock:
+                c = self.comments.get(int(m.group(1)))
+                if c is None:
+                    return self.send(req, 404, {"message": "Not Found"})
+                c["body"] = payload["body"]
+                c["edits"] += 1
+            return self.send(req, 200, self.comment_json(c))
+        return self.send(req, 404, {"message": f"fake GitHub: no route for {method} {path}"})
+
+    def send(self, req, status: int, body, headers: dict | None = None):
+        data = json.dumps(body).encode()
+        req.send_response(status)
+        req.send_header("Content-Type", "application/json; charset=utf-8")
+        req.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            req.send_header(k, v)
+        req.end_headers()
+        req.wfile.write(data)
+
+
+@pytest.fixture
+def gh():
+    server = FakeGitHub()
+    yield server
+    server.close()
+
+
+def marked(server: FakeGitHub) -> list[dict]:
+    return [c for c in server.comments.values() if github.PLAN_MARKER in c["body"]]
+
+
+def test_three_runs_leave_one_comment_updated_twice(gh):
+    gh.add("LGTM")  # someone else's comment stays untouched
+    results = [github.upsert_comment(f"{OWNER}/{NAME}", NUMBER, f"plan v{i}", TOKEN, base_url=gh.url)
+               for i in range(3)]
+    assert [r[0] for r in results] == ["created", "updated", "updated"]
+    assert len({r[1] for r in results}) == 1
+    (comment,) = marked(gh)
+    assert comment["edits"] == 2
+    assert comment["body"] == f"{github.PLAN_MARKER}\nplan v2"
+    assert len(gh.comments) == 2 and gh.comments[1001]["body"] == "LGTM"
+    methods = [m for m, _ in gh.requests]
+    assert methods.count("POST") == 1 and methods.count("PATCH") == 2
+
+
+def test_marker_found_on_a_later_page(gh):
+    for i in range(40):
+        gh.add(f"comment {i}")
+    existing = gh.add(f"{github.PLAN_MARKER}\nold plan", user="github-actions[bot]")  # 41st: page 2
+    action, cid = github.upsert_comment(f"{OWNER}/{NAME}", NUMBER, "new plan", TOKEN, base_url=gh.url)
+    assert (action, cid) == ("updated", existing)
+    assert len(marked(gh)) == 1 and len(gh.comments) == 41
+    assert gh.comments[existing]["body"].endswith("new plan")
+    assert any("page=2" in path for _, path in gh.requests)
+
+
+def test_api_errors_are_diagnostics(gh):
+    with pytest.raises(SweepgateError) as exc:
+        github.upsert_comment(f"{OWNER}/{NAME}", 7, "x", TOKEN, base_url=gh.url)
+    (d,) = exc.value.diagnostics
+    assert d.rule == "github-comment" and "404" in d.message and "--pr-number" in d.hint
+    with pytest.raises(SweepgateError) as exc:
+        github.upsert_comment(f"{OWNER}/{NAME}", NUMBER, "x", "wrong-token", base_url=gh.url)
+    assert "401" in exc.value.diagnostics[0].message
+    with pytest.raises(SweepgateError):
+        github.upsert_comment("not-a-repo", NUMBER, "x", TOKEN, base_url=gh.url)
+    assert gh.comments == {}
+
+
+def test_plan_cli_comments_once_per_push(gh, tmp_path, monkeypatch, capsys):
+    """`sweepgate plan --comment` three times (three pushes): one comment, edited twice."""
+    import test_plan as tp
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    repo = tp.Repo(root)
+    base = repo.commit(tp.base_fleet(), "base")
+    master = tp.nvidia_master(repo)
+    master[tp.LMCACHE] = tp.kimi("lmcache")
+    heads = [repo.commit({"configs/nvidia-master.yaml": master,
+                          "perf-changelog.yaml": repo.append_changelog(tp.entry(tp.LMCACHE, pr=NUMBER))}, "push 1")]
+    master[tp.LMCACHE]["scenarios"]["agentic-coding"][0]["search-space"][0]["conc-list"] = [4, 8]
+    heads.append(repo.commit({"configs/nvidia-master.yaml": master}, "push 2"))
+    master[tp.DSR1]["image"] = "vllm/vllm-openai:v2"
+    heads.append(repo.commit({"configs/nvidia-master.yaml": master}, "push 3"))
+
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("GITHUB_API_URL", gh.url)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    for head in heads:
+        assert cli.main(["plan", "--base-ref", base, "--head-ref", head, "--comment",
+                         "--pr-number", str(NUMBER), "--repository", f"{OWNER}/{NAME}"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("created comment") == 1 and err.count("updated comment") == 2
+    (comment,) = marked(gh)
+    assert len(gh.comments) == 1 and comment["edits"] == 2
+    body = comment["body"]
+    assert body.startswith(github.PLAN_MARKER)
+    # the last push's plan: 2 jobs (conc 4, 8) x 8 GPUs x 1 h, and the unlisted image change
+    assert "2 benchmark jobs, 16.0 GPU-hours" in body
+    assert "unlisted-change" in body and tp.DSR1 in body
+
+
+def test_comment_is_skipped_without_token(gh, tmp_path, monkeypatch, capsys):
+    import test_plan as tp
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    repo = tp.Repo(root)
+    base = repo.commit(tp.base_fleet(), "base")
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    assert cli.main(["plan", "--base-ref", base, "--head-ref", base, "--comment", "--pr-number", "42",
+                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]) == 0
+    assert "not commenting: GITHUB_TOKEN not set" in capsys.readouterr().err
+    assert gh.requests == []
+
+
+def test_pygithub_is_imported_lazily():
+    import subprocess
+
+    code = ("import sys; sys.path.insert(0, %r); import sweepgate.plan, sweepgate.github; "
+            "print('github' in sys.modules)") % str(ROOT / "utils")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
