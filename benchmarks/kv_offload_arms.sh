@@ -225,7 +225,7 @@ _sg_kv_arm_lmcache() {
 # A Mooncake master plus vLLM's Mooncake store connector; each TP rank
 # contributes an equal share of the node's DRAM budget.
 _sg_kv_arm_mooncake() {
-  local master_port metrics_port log config per_rank_gb
+  local master_port metrics_port log config per_rank_gb device_line
   local -a cmd=()
   _sg_require_kv_backend mooncake || return 1
   if ! _sg_is_posint "${TP:-}"; then
@@ -242,10 +242,13 @@ _sg_kv_arm_mooncake() {
   metrics_port="${MOONCAKE_METRICS_PORT:-$((PORT + 201))}"
   log="${RESULT_DIR}/mooncake_master.log"
   config="${RESULT_DIR}/mooncake_config.json"
+  device_line=""
+  if [[ -n "${MOONCAKE_DEVICE_NAME:-}" ]]; then
+    device_line="$(printf ',\n  "device_name": "%s"' "${MOONCAKE_DEVICE_NAME}")"
+  fi
   printf '{\n  "mode": "embedded",\n  "metadata_server": "P2PHANDSHAKE",\n  "master_server_address": "127.0.0.1:%d",\n  "global_segment_size": "%dGB",\n  "local_buffer_size": "4GB",\n  "protocol": "%s"%s\n}\n' \
     "${master_port}" "${per_rank_gb}" "${MOONCAKE_PROTOCOL:-rdma}" \
-    "${MOONCAKE_DEVICE_NAME:+$(printf ',\n  "device_name": "%s"' "${MOONCAKE_DEVICE_NAME}")}" \
-    >"${config}" || return 1
+    "${device_line}" >"${config}" || return 1
   export MOONCAKE_CONFIG_PATH="${config}"
   cmd=(
     mooncake_master

@@ -34,7 +34,8 @@ mkdir -p "${RESULT_DIR}"
 SERVER_LOG="${RESULT_DIR}/server.log"
 prepare_model_path || exit 1
 
-setup_kv_offload_arm --arms "none vllm-simple lmcache" --chunk-size 256 || exit 1
+setup_kv_offload_arm --arms "none vllm-simple lmcache" \
+  --chunk-size 256 || exit 1
 
 parallel_args=(--tensor-parallel-size "${TP}")
 if [[ "${EP_SIZE:-1}" != "1" ]]; then
@@ -63,7 +64,8 @@ server_cmd=(
   "${KV_OFFLOAD_SERVER_ARGS[@]}"
 )
 start_background_process --label "vLLM server" --log "${SERVER_LOG}" \
-  --command-file "${RESULT_DIR}/server_command.txt" -- "${server_cmd[@]}" || exit 1
+  --command-file "${RESULT_DIR}/server_command.txt" \
+  -- "${server_cmd[@]}" || exit 1
 server_pid="${BACKGROUND_PID}"
 
 wait_for_server_ready --port "${PORT}" --server-log "${SERVER_LOG}" \

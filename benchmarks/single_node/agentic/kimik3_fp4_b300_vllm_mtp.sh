@@ -95,7 +95,8 @@ server_cmd=(
   "${KV_OFFLOAD_SERVER_ARGS[@]}"
 )
 start_background_process --label "vLLM server" --log "${SERVER_LOG}" \
-  --command-file "${RESULT_DIR}/server_command.txt" -- "${server_cmd[@]}" || exit 1
+  --command-file "${RESULT_DIR}/server_command.txt" \
+  -- "${server_cmd[@]}" || exit 1
 server_pid="${BACKGROUND_PID}"
 
 wait_for_server_ready --port "${PORT}" --server-log "${SERVER_LOG}" \

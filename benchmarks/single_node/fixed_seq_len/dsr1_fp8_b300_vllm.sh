@@ -61,7 +61,8 @@ server_cmd=(
   --disable-uvicorn-access-log
 )
 start_background_process --label "vLLM server" --log "${SERVER_LOG}" \
-  --command-file "${RESULT_DIR}/server_command.txt" -- "${server_cmd[@]}" || exit 1
+  --command-file "${RESULT_DIR}/server_command.txt" \
+  -- "${server_cmd[@]}" || exit 1
 server_pid="${BACKGROUND_PID}"
 
 wait_for_server_ready --port "${PORT}" --server-log "${SERVER_LOG}" \

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2153  # the job environment (CONTRACTS section 6)
 #
-# Fixed-sequence-length serving benchmark: DeepSeek-R1 (FP8) on MI355X (ROCm/AITER),
-# vLLM, no speculative decoding, no KV offload. Random prompts of ISL tokens,
+# Fixed-sequence-length serving benchmark: DeepSeek-R1 (FP8) on MI355X
+# (ROCm/AITER), vLLM, no speculative decoding, no KV offload. Random prompts of ISL tokens,
 # OSL output tokens, CONC concurrent requests, 10 x CONC prompts.
 #
 # Required env (CONTRACTS section 6): MODEL TP CONC ISL OSL MAX_MODEL_LEN
@@ -61,7 +61,8 @@ server_cmd=(
   --disable-uvicorn-access-log
 )
 start_background_process --label "vLLM server" --log "${SERVER_LOG}" \
-  --command-file "${RESULT_DIR}/server_command.txt" -- "${server_cmd[@]}" || exit 1
+  --command-file "${RESULT_DIR}/server_command.txt" \
+  -- "${server_cmd[@]}" || exit 1
 server_pid="${BACKGROUND_PID}"
 
 wait_for_server_ready --port "${PORT}" --server-log "${SERVER_LOG}" \
