@@ -290,6 +290,12 @@ def test_no_changelog_entry_plans_zero_jobs_but_still_diffs(fleet):
     assert p["matrix"]["changelog_metadata"]["entries"] == []
     assert [c["key"] for c in p["diff"]["changed"]] == [DSR1]
     assert rules(p, "unlisted-change")
+    from sweepgate import report
+
+    md = report.plan_markdown(p)
+    assert "No jobs: the change appends no changelog entry." in md
+    assert f"`{DSR1}`: fields `scenarios.fixed-seq-len[0].search-space[0].conc-end`" in md
+    assert "| ⚠️ warning | unlisted-change | `configs/nvidia-master.yaml:" in md
 
 
 def test_other_matrix_errors_propagate_with_exit_1(fleet, monkeypatch, capsys):
@@ -447,6 +453,7 @@ def test_missing_script_and_unused_script(fleet):
                      "benchmarks/single_node/agentic/kimik4_fp4_b300_vllm.sh": "#!/usr/bin/env bash\n",
                      "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE))})
     (missing,) = rules(p, "missing-script")
+    assert missing["severity"] == "warning"
     assert "kimik4_fp4_b300_vllm_mtp.sh" in missing["message"] and "kimik4_fp4_b300_mtp.sh" in missing["message"]
     (unused,) = rules(p, "unused-script")
     assert unused["file"] == "benchmarks/single_node/agentic/kimik4_fp4_b300_vllm.sh"
@@ -501,3 +508,34 @@ def test_markdown_is_truncated_with_a_note():
     assert md.count("<details>") == md.count("</details>")
     small = report.plan_markdown(p, limit=5_000, marker="<!-- m -->", unit="chars")
     assert small.startswith("<!-- m -->") and len(small) <= 5_000
+
+
+# --------------------------------------------------------------------------- acceptance on the example fleet
+
+def test_example_fleet_seed_scenario(tmp_path):
+    """base = the example fleet without the LMCache key and its entry; head = the fleet as committed."""
+    master_path = ROOT / "configs/nvidia-master.yaml"
+    changelog = (ROOT / "perf-changelog.yaml").read_text() if (ROOT / "perf-changelog.yaml").exists() else ""
+    if not master_path.exists() or LMCACHE not in master_path.read_text() or LMCACHE not in changelog:
+        pytest.skip("the example fleet has no LMCache key yet")
+    files = {str(p.relative_to(ROOT)): p.read_text()
+             for pattern in ("configs/*.yaml", "benchmarks/*.sh", "benchmarks/single_node/*/*.sh")
+             for p in ROOT.glob(pattern)}
+    files["perf-changelog.yaml"] = changelog
+    base_files = dict(files)
+    master = yaml.safe_load(files["configs/nvidia-master.yaml"])
+    del master[LMCACHE]
+    base_files["configs/nvidia-master.yaml"] = master
+    cut = changelog.rindex("- config-keys:", 0, changelog.index(f"- {LMCACHE}", changelog.index("- config-keys:")))
+    base_files["perf-changelog.yaml"] = changelog[:cut]
+    root = tmp_path / "fleet"
+    root.mkdir()
+    r = Repo(root)
+    base = r.commit(base_files, "base")
+    head = r.commit(files, "head")
+    p = plan.make_plan(Git(root), base, head)
+    assert p["jobs"] == 4
+    assert p["by_runner"]["cluster:b300-nv"]["jobs"] == 4
+    assert p["by_runner"]["cluster:b300-nv"]["gpu_hours"] == pytest.approx(32.0)
+    assert p["gpu_hours"] == pytest.approx(32.0)
+    assert p["diff"]["new"] == [LMCACHE]

@@ -471,7 +471,8 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
                         owner.path if owner else file, kl, 0, RULE_MISSING_SCRIPT,
                         f"'{key}' ({scenario}) resolves to no benchmark script: neither {first} nor "
                         f"{_fallback(first, config)} exists at head",
-                        "add the script (CONTRACTS section 7) or fix model-prefix/precision/runner/framework"))
+                        "add the script (CONTRACTS section 7) or fix model-prefix/precision/runner/framework",
+                        severity="warning"))
     # unlisted-change for configs
     for key, diff in diffs.items():
         if diff.status == "new":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Iterable
+from collections.abc import Iterable
 
 from sweepgate import fields as F
 from sweepgate.errors import Diagnostic, emit  # noqa: F401  (re-exported: the one annotation writer)
@@ -151,8 +151,10 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
                                    "eval GPU-hours (est.)"], body))
         source = (plan.get("estimates") or {}).get("source", "")
         out.append(f"\nAgentic rows: duration × GPUs. Other rows: minutes per job from {source} × GPUs.\n\n")
+    elif entries:
+        out.append("No jobs: the appended entries select no benchmark or eval rows.\n\n")
     else:
-        out.append("No benchmark jobs: the change appends no changelog entry.\n\n")
+        out.append("No jobs: the change appends no changelog entry.\n\n")
 
     warnings = plan.get("warnings") or []
     if warnings:
