@@ -539,3 +539,27 @@ def test_example_fleet_seed_scenario(tmp_path):
     assert p["by_runner"]["cluster:b300-nv"]["gpu_hours"] == pytest.approx(32.0)
     assert p["gpu_hours"] == pytest.approx(32.0)
     assert p["diff"]["new"] == [LMCACHE]
+
+
+def test_runner_facts_are_part_of_a_recipe_but_node_lists_are_not(fleet):
+    runners = copy.deepcopy(RUNNERS)
+    runners["labels"]["cluster:b300-nv"].append("b300-nv_2")
+    p = make(fleet, {"configs/runners.yaml": runners})
+    assert p["diff"]["changed"] == [] and p["warnings"] == []
+    runners["hardware"]["cluster:b300-nv"]["available-cpu-dram-mib"] = 2_000_000
+    head = fleet.commit({"configs/runners.yaml": runners}, "hardware")
+    p = plan.make_plan(Git(fleet.root), fleet.base, head)
+    changed = {c["key"]: c for c in p["diff"]["changed"]}
+    assert set(changed) == {DSPARK, DSR1} and all(c["runner"] for c in changed.values())
+    assert DSR1_MI in p["diff"]["unchanged"]
+
+
+def test_step_summary_appends_within_the_limit(fleet, monkeypatch, tmp_path):
+    summary = tmp_path / "summary.md"
+    summary.write_text("x" * (plan.STEP_SUMMARY_LIMIT - 3000))
+    p = make(fleet, {"perf-changelog.yaml": fleet.append_changelog(
+        entry("dsr1-fp8-b300-vllm", "dsr1-fp8-mi355x-vllm", pr=12))})
+    plan.write_step_summary(str(summary), p)
+    data = summary.read_bytes()
+    assert len(data) <= plan.STEP_SUMMARY_LIMIT
+    assert b"## sweepgate plan:" in data and b"truncated" in data

@@ -105,14 +105,26 @@ def run(args) -> int:
             sys.stdout.write(report.plan_text(plan))
         report.emit(diagnostics)
     if args.step_summary:
-        write_step_summary(args.step_summary, report.plan_markdown(plan, limit=STEP_SUMMARY_LIMIT))
+        write_step_summary(args.step_summary, plan)
     if args.comment:
         post_comment(plan, args)
     failing = [d for d in diagnostics if d.severity in ("warning", "error")]
     return 1 if args.fail_on_warning and failing else 0
 
 
-def write_step_summary(path: str, markdown: str) -> None:
+def write_step_summary(path: str, plan: dict) -> None:
+    """Append the markdown plan; the whole step summary stays within GitHub's limit."""
+    from sweepgate import report
+
+    try:
+        existing = os.path.getsize(path)
+    except OSError:
+        existing = 0
+    room = STEP_SUMMARY_LIMIT - existing
+    if room < 512:
+        print(f"sweepgate plan: {path} is full ({existing} bytes); not adding the plan", file=sys.stderr)
+        return
+    markdown = report.plan_markdown(plan, limit=room)
     try:
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(markdown)
@@ -228,8 +240,8 @@ class RecipeSet:
         runner = (self.configs.get(key) or {}).get(F.RUNNER) if isinstance(self.configs.get(key), dict) else None
         if not isinstance(self.runners, dict) or not isinstance(runner, str):
             return None
-        return {"labels": (self.runners.get(F.LABELS) or {}).get(runner),
-                "hardware": (self.runners.get("hardware") or {}).get(runner)}
+        # Only the hardware facts reach rows (DRAM budget); node lists do not change a recipe.
+        return (self.runners.get("hardware") or {}).get(runner)
 
     def script_ids(self, key: str, scenario: str) -> list[tuple[str, str | None, str | None]]:
         return [(first, path, self.sha(path)) for first, path in self.scripts.get(key, {}).get(scenario, [])]
