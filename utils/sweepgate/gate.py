@@ -248,6 +248,7 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
         ops.append((tag, i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix))
     if suffix:
         ops.append(("equal", nb - suffix, nb, len(nhead) - suffix, len(nhead)))
+    ops = _slide_to_entries(ops, nbase, nhead)
 
     hist = History(len(nhead))
     for tag, i1, i2, j1, j2 in ops:
@@ -281,6 +282,41 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
                                       f"{span} inserted inside the history (after base line {i1 + paired})",
                                       "new entries go at the end of the file, after one empty line"))
     return hist
+
+
+def _slide_to_entries(ops: list[tuple], nbase: list[bytes], nhead: list[bytes]) -> list[tuple]:
+    """Move each deleted or inserted block, where its lines allow, to start at an entry.
+
+    Entries look alike ('- config-keys:' ... ''), so a deleted entry can equally be
+    lines 1-6 or 2-7; readers expect the block that starts with '- '.
+    """
+    ops = [list(op) for op in ops]
+    for k, op in enumerate(ops):
+        tag = op[0]
+        if tag not in ("delete", "insert") or (tag == "insert" and op[1] == len(nbase)):
+            continue  # an insert after the whole history is an append: leave it where it is
+        seq, lo, hi = (nbase, op[1], op[2]) if tag == "delete" else (nhead, op[3], op[4])
+        side = 1 if tag == "delete" else 3
+        prev = ops[k - 1] if k > 0 and ops[k - 1][0] == "equal" else None
+        nxt = ops[k + 1] if k + 1 < len(ops) and ops[k + 1][0] == "equal" else None
+        up = 0
+        while prev and lo - up - 1 >= prev[side] and seq[lo - up - 1] == seq[hi - up - 1]:
+            up += 1
+        down = 0
+        while nxt and hi + down < nxt[side + 1] and seq[lo + down] == seq[hi + down]:
+            down += 1
+        shifts = sorted(range(-up, down + 1), key=abs)
+        best = next((d for d in shifts if ENTRY_START.match(seq[lo + d])), 0)
+        if best:
+            for i in range(1, 5):
+                op[i] += best
+            if prev:
+                prev[2] += best
+                prev[4] += best
+            if nxt:
+                nxt[1] += best
+                nxt[3] += best
+    return [tuple(op) for op in ops]
 
 
 # --------------------------------------------------------------------------- rule groups
@@ -428,8 +464,9 @@ def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Out
         return outcome
 
     # Entries: strict YAML (events only, nothing constructed before the checks pass) and the schema.
-    appended = Appended(opts.changelog, [head_lines[i].decode("utf-8") for i in appended_idx],
-                        [i + 1 for i in appended_idx])
+    appended = Appended(opts.changelog)
+    appended.lines = [head_lines[i].decode("utf-8") for i in appended_idx]
+    appended.head_lines = [i + 1 for i in appended_idx]
     doc = entries = None
     try:
         doc, entries = parse_appended(appended)

@@ -109,7 +109,7 @@ def refuse_yaml_features(doc_path: str, text: str, line_of) -> list[Diagnostic]:
             elif getattr(event, "tag", None) is not None:
                 diags.append(Diagnostic(doc_path, *where, "yaml-tag", f"YAML tags ({event.tag}) are not allowed",
                                         "remove the tag"))
-            if isinstance(event, yaml.ScalarEvent) and event.value == "<<" and event.style is None:
+            if isinstance(event, yaml.ScalarEvent) and event.value == "<<" and not event.style:  # C loader: ""
                 diags.append(Diagnostic(doc_path, *where, "yaml-merge", "YAML merge keys (<<) are not allowed",
                                         "write the keys out in full"))
     except yaml.YAMLError:

@@ -1,0 +1,457 @@
+"""`sweepgate validate` / utils/validate_perf_changelog.py: every rule fails at the right line, and passes."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import CHANGELOG
+
+ROOT = Path(__file__).resolve().parents[1]
+
+from sweepgate import cli  # noqa: E402
+from sweepgate.gate import GateOptions, validate  # noqa: E402
+from sweepgate.load import Git  # noqa: E402
+
+# CHANGELOG has 13 lines; "\n" + entry() appends an empty line 14 and an entry at lines 15-19.
+BASE_LINES = CHANGELOG.count("\n")
+FIRST = BASE_LINES + 2  # first line of the first appended entry
+
+
+def entry(keys=("dsr1-fp4-b300-vllm",), link="https://github.com/acme/bench/pull/5", extra="",
+          description='"Bump the vLLM image"') -> str:
+    text = "- config-keys:\n" + "".join(f"    - {k}\n" for k in keys)
+    text += f"  description:\n    - {description}\n" + extra + f"  pr-link: {link}\n"
+    return text
+
+
+@dataclass
+class Result:
+    rc: int
+    out: str
+    err: str
+
+    def lines(self) -> list[int]:
+        """Line numbers of every perf-changelog.yaml diagnostic, in output order."""
+        return [int(m.group(1)) for m in re.finditer(r"^perf-changelog\.yaml:(\d+)[:\d]*: ", self.err, re.M)]
+
+    def has(self, line: int, fragment: str) -> bool:
+        return any(re.match(rf"perf-changelog\.yaml:{line}(:\d+)?: .*{re.escape(fragment)}", x)
+                   for x in self.err.splitlines())
+
+
+@pytest.fixture
+def repo(make_repo, monkeypatch):
+    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY"):
+        monkeypatch.delenv(name, raising=False)
+    r = make_repo()
+    monkeypatch.chdir(r.path)
+    r.base = r.head()
+    return r
+
+
+@pytest.fixture
+def gate(repo, capsys):
+    """gate(changelog_text_or_bytes, *flags) commits the changelog on top of base and runs the gate."""
+    def run(content, *flags, base=None) -> Result:
+        head = repo.commit_changelog(content)
+        rc = cli.main(["validate", "--base-ref", base or repo.base, "--head-ref", head, *flags])
+        out, err = capsys.readouterr()
+        assert "Traceback" not in out + err and "internal error" not in err, err
+        return Result(rc, out, err)
+    return run
+
+
+def ok(result: Result) -> None:
+    assert result.rc == 0, result.err
+    assert result.err == ""
+
+
+def refused(result: Result, line: int, fragment: str) -> None:
+    assert result.rc == 1, result.out + result.err
+    assert result.has(line, fragment), f"expected line {line}: {fragment!r} in\n{result.err}"
+    assert "; " in result.err.splitlines()[0], "every message carries a hint"
+
+
+# --------------------------------------------------------------------------- accepted changes
+
+def test_append_passes(gate):
+    ok(gate(CHANGELOG + "\n" + entry()))
+
+
+def test_two_appended_entries_pass(gate):
+    ok(gate(CHANGELOG + "\n" + entry() + "\n" + entry(["kimik3-*"])))
+
+
+def test_pr_number_and_placeholder_pass(gate):
+    ok(gate(CHANGELOG + "\n" + entry(), "--pr-number", "5"))
+    ok(gate(CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX"), "--pr-number", "5"))
+
+
+def test_empty_pr_number_means_push(gate):
+    ok(gate(CHANGELOG + "\n" + entry(), "--pr-number", ""))
+
+
+def test_unchanged_changelog_passes(gate):
+    result = gate(CHANGELOG)
+    ok(result)
+    assert "nothing to validate" in result.out
+
+
+def test_entry_point_script(repo):
+    head = repo.commit_changelog(CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX"))
+    proc = subprocess.run([sys.executable, str(ROOT / "utils" / "validate_perf_changelog.py"),
+                           "--base-ref", repo.base, "--head-ref", head], capture_output=True, text=True,
+                          cwd=repo.path, env={k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")})
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"perf-changelog.yaml:{FIRST + 4}:3: pr-link still has the XXX placeholder; ")
+    assert "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------------- file rules
+
+def test_crlf_in_appended_entry(gate):
+    text = CHANGELOG + "\n" + entry().replace("\n", "\r\n")
+    result = gate(text.encode())
+    refused(result, FIRST, "carriage return")
+    assert result.lines()[:5] == [FIRST, FIRST + 1, FIRST + 2, FIRST + 3, FIRST + 4]
+
+
+def test_whole_file_converted_to_crlf(gate):
+    result = gate((CHANGELOG + "\n" + entry()).replace("\n", "\r\n").encode())
+    refused(result, 1, "carriage return")
+    assert "history" not in result.err  # the same text with other line endings is one problem, not two
+
+
+def test_bom(gate):
+    result = gate(b"\xef\xbb\xbf" + (CHANGELOG + "\n" + entry()).encode())
+    refused(result, 1, "byte-order mark")
+    assert result.lines() == [1]
+
+
+def test_tab(gate):
+    result = gate(CHANGELOG + "\n" + entry(description='"a\tb"'))
+    refused(result, FIRST + 3, "tab character")
+
+
+def test_nul(gate):
+    result = gate((CHANGELOG + "\n" + entry(description='"a\0b"')).encode())
+    refused(result, FIRST + 3, "NUL byte")
+
+
+def test_invalid_utf8(gate):
+    result = gate((CHANGELOG + "\n" + entry()).encode().replace(b"Bump", b"B\xffump"))
+    refused(result, FIRST + 3, "not valid UTF-8")
+
+
+def test_control_character(gate):
+    result = gate(CHANGELOG + "\n" + entry(description='"a\x0cb"'))
+    refused(result, FIRST + 3, "control character U+000C")
+
+
+def test_missing_final_newline(gate):
+    text = CHANGELOG + "\n" + entry()
+    result = gate(text.rstrip("\n"))
+    refused(result, FIRST + 4, "does not end with a newline")
+
+
+def test_two_final_newlines(gate):
+    result = gate(CHANGELOG + "\n" + entry() + "\n")
+    refused(result, FIRST + 5, "ends with 2 newlines")
+    assert result.lines() == [FIRST + 5]
+
+
+def test_conflict_markers(gate):
+    text = (CHANGELOG + "<<<<<<< HEAD\n\n" + entry() + "=======\n\n" + entry(["kimik3-*"])
+            + ">>>>>>> origin/main\n")
+    result = gate(text)
+    start = BASE_LINES + 1
+    refused(result, start, "merge-conflict marker")
+    assert result.has(start + 7, "merge-conflict marker")
+    assert result.has(start + 14, "merge-conflict marker")
+    assert "invalid YAML" not in result.err  # parsing is skipped, the markers are the problem
+
+
+# --------------------------------------------------------------------------- strict YAML
+
+def test_alias_bomb_is_refused_fast(gate):
+    levels = "".join(f"    - &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" for i in range(1, 40))
+    bomb = ("- config-keys:\n    - &l0 [x, x, x, x, x, x, x, x, x]\n" + levels
+            + "  description:\n    - \"boom\"\n  pr-link: https://github.com/acme/bench/pull/5\n")
+    start = time.perf_counter()
+    result = gate(CHANGELOG + "\n" + bomb)
+    assert time.perf_counter() - start < 1.0
+    refused(result, FIRST + 1, "anchors")
+    assert result.has(FIRST + 2, "aliases")
+
+
+def test_anchor_and_alias(gate):
+    text = CHANGELOG + "\n" + entry(keys=["&k dsr1-fp4-b300-vllm"]) + "\n" + entry(keys=["*k"])
+    result = gate(text)
+    refused(result, FIRST + 1, "anchors")
+    assert result.has(FIRST + 7, "aliases")
+
+
+def test_tag(gate):
+    result = gate(CHANGELOG + "\n" + entry(description='!!str "tagged"'))
+    refused(result, FIRST + 3, "tags")
+
+
+def test_merge_key(gate):
+    result = gate(CHANGELOG + "\n" + entry(extra="  <<: {evals-only: true}\n"))
+    refused(result, FIRST + 4, "merge keys")
+
+
+def test_duplicate_key(gate):
+    result = gate(CHANGELOG + "\n" + entry(extra="  description:\n    - \"again\"\n"))
+    refused(result, FIRST + 4, "appears twice")
+
+
+def test_yaml_syntax_error(gate):
+    result = gate(CHANGELOG + "\n" + entry(description='"unterminated'))
+    assert result.rc == 1 and result.lines() and "invalid YAML" in result.err
+
+
+# --------------------------------------------------------------------------- history
+
+def test_mid_file_insertion_reported_at_head_line(gate):
+    first, second = CHANGELOG.split("\n\n", 1)
+    result = gate(first + "\n\n" + entry() + "\n" + second)
+    refused(result, 7, "inserted inside the history")
+
+
+def test_edited_history_line_reported_at_base_line(gate):
+    text = CHANGELOG.replace('"Initial Kimi-K3 agentic recipe"', '"Initial Kimi-K3 agentic recipe (edited)"')
+    result = gate(text + "\n" + entry())
+    refused(result, 12, "history line 12 edited")
+    assert result.lines() == [12]
+
+
+def test_edit_reported_at_base_line_when_lines_shift(gate):
+    # two lines inserted above the edit: the edit is still named by its base line
+    text = CHANGELOG.replace("  pr-link: https://github.com/acme/bench/pull/1\n",
+                             "  pr-link: https://github.com/acme/bench/pull/1\n# note\n# note\n")
+    text = text.replace('"Initial Kimi-K3 agentic recipe"', '"Changed"')
+    result = gate(text)
+    refused(result, 6, "inserted inside the history")
+    assert result.has(12, "history line 12 edited")
+
+
+def test_deleted_entry_reported_at_base_line(gate):
+    first, second = CHANGELOG.split("\n\n", 1)
+    result = gate(second)
+    refused(result, 1, "history lines 1-6 deleted")
+
+
+def test_deleted_last_entry(gate):
+    first, _ = CHANGELOG.split("\n\n", 1)
+    result = gate(first + "\n")
+    refused(result, 6, "deleted")
+
+
+def test_appending_to_last_history_entry(gate):
+    result = gate(CHANGELOG + "  evals-only: true\n")
+    refused(result, BASE_LINES + 1, "does not start a new entry")
+
+
+def test_missing_separator(gate):
+    result = gate(CHANGELOG + entry())
+    refused(result, BASE_LINES + 1, "no empty line between this entry and line 13")
+
+
+def test_doubled_separator(gate):
+    result = gate(CHANGELOG + "\n\n" + entry())
+    refused(result, BASE_LINES + 2, "2 empty lines between entries")
+
+
+def test_separator_between_new_entries(gate):
+    result = gate(CHANGELOG + "\n" + entry() + entry(["kimik3-*"]))
+    refused(result, FIRST + 5, "no empty line between this entry")
+    result = gate(CHANGELOG + "\n" + entry() + "\n\n" + entry(["kimik3-*"]))
+    refused(result, FIRST + 6, "2 empty lines")
+
+
+def test_whitespace_only_separator(gate):
+    result = gate(CHANGELOG + "  \n" + entry())
+    refused(result, BASE_LINES + 1, "only whitespace")
+
+
+def test_empty_line_inside_entry(gate):
+    result = gate(CHANGELOG + "\n" + entry().replace("  pr-link", "\n  pr-link"))
+    refused(result, FIRST + 4, "empty line inside an entry")
+
+
+# --------------------------------------------------------------------------- pr-link
+
+def test_pr_link_to_other_repository(gate):
+    result = gate(CHANGELOG + "\n" + entry(link="https://github.com/evil/fork/pull/5"))
+    refused(result, FIRST + 4, "points to evil/fork, not to this repository (acme/bench)")
+
+
+def test_repository_flag_and_env(gate, monkeypatch):
+    text = CHANGELOG + "\n" + entry()
+    refused(gate(text, "--repository", "other/repo"), FIRST + 4, "not to this repository (other/repo)")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "env/repo")
+    refused(gate(text), FIRST + 4, "not to this repository (env/repo)")
+    ok(gate(text, "--repository", "acme/bench"))  # the flag wins over the environment
+
+
+def test_placeholder_without_pr_number(gate):
+    result = gate(CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX"))
+    refused(result, FIRST + 4, "XXX placeholder")
+
+
+def test_pr_link_to_another_pr(gate):
+    result = gate(CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/6"), "--pr-number", "5")
+    refused(result, FIRST + 4, "points to PR #6, but this is PR #5")
+
+
+@pytest.mark.parametrize("link", ["https://github.com/acme/bench/pull/5/", "http://github.com/acme/bench/pull/5",
+                                  "https://github.com/acme/bench/pull/5/files", "https://github.com/acme/bench/pull/05",
+                                  "see PR 5", "https://github.com/acme/bench/issues/5"])
+def test_non_canonical_pr_link(gate, link):
+    result = gate(CHANGELOG + "\n" + entry(link=link))
+    refused(result, FIRST + 4, "pr-link")
+
+
+def test_pr_link_correction_alone_passes(repo, gate):
+    broken = CHANGELOG.replace("pull/2\n", "pull/2/files\n")
+    repo.base = repo.commit_changelog(broken)
+    result = gate(CHANGELOG)
+    ok(result)
+    assert "1 pr-link correction" in result.out
+
+
+def test_pr_link_correction_to_non_canonical_link_fails(repo, gate):
+    repo.base = repo.commit_changelog(CHANGELOG.replace("pull/2\n", "pull/2/files\n"))
+    result = gate(CHANGELOG.replace("pull/2\n", "pull/3/files\n"))
+    refused(result, 13, "history line 13 edited")
+
+
+def test_pr_link_correction_mixed_with_append_fails(repo, gate):
+    repo.base = repo.commit_changelog(CHANGELOG.replace("pull/1\n", "pull/XXX\n"))
+    result = gate(CHANGELOG + "\n" + entry())
+    refused(result, 5, "pr-link correction of history line 5 is mixed with appended entries")
+
+
+# --------------------------------------------------------------------------- entries and the matrix step
+
+def test_unknown_key_with_suggestion(gate):
+    result = gate(CHANGELOG + "\n" + entry(["dsr1-fp4-b300-vlm"]))
+    refused(result, FIRST + 1, "config key 'dsr1-fp4-b300-vlm' is not in any master config; did you mean "
+                               "dsr1-fp4-b300-vllm")
+
+
+def test_wildcard_matching_nothing(gate):
+    result = gate(CHANGELOG + "\n" + entry(["llama*"]))
+    refused(result, FIRST + 1, "wildcard 'llama*' matches no config key")
+
+
+def test_extra_field(gate):
+    result = gate(CHANGELOG + "\n" + entry(extra="  reviewer: me\n"))
+    refused(result, FIRST + 4, "unknown field 'reviewer'")
+
+
+def test_scenario_type_typo(gate):
+    result = gate(CHANGELOG + "\n" + entry(extra="  scenario-type:\n    - fixed-seqlen\n"))
+    refused(result, FIRST + 5, "fixed-seqlen")
+
+
+def test_empty_description_and_keys(gate):
+    text = CHANGELOG + "\n- config-keys: []\n  description: []\n  pr-link: https://github.com/acme/bench/pull/5\n"
+    result = gate(text)
+    refused(result, FIRST, "config-keys")
+    assert result.has(FIRST + 1, "description")
+
+
+def test_every_problem_is_reported(gate):
+    text = CHANGELOG + "\n" + entry(["dsr1-fp4-b300-vlm"], link="https://github.com/x/y/pull/XXX",
+                                    extra="  bogus: 1\n") + "\n"
+    result = gate(text)
+    assert result.rc == 1
+    for line, fragment in [(FIRST + 1, "dsr1-fp4-b300-vlm"), (FIRST + 4, "bogus"), (FIRST + 5, "pr-link"),
+                           (FIRST + 6, "ends with 2 newlines")]:
+        assert result.has(line, fragment), (line, fragment, result.err)
+
+
+def test_invalid_config_at_head_is_refused(repo, gate):
+    from conftest import FLEET_NVIDIA
+    repo.commit({"configs/nvidia-master.yaml": FLEET_NVIDIA.replace("conc-end: 16", "conc-end: 2")})
+    result = gate(CHANGELOG + "\n" + entry())
+    assert result.rc == 1
+    assert re.search(r"^configs/nvidia-master\.yaml:\d+:\d+: .*conc-start", result.err, re.M), result.err
+
+
+def test_append_only_new_config_is_refused_by_matrix_step(gate):
+    result = gate(CHANGELOG + "\n" + entry(extra="  append-only: true\n"))
+    assert result.rc == 1 and "append-only" in result.err
+
+
+def test_github_actions_annotations(gate, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = gate(CHANGELOG + entry(["dsr1-fp4-b300-vlm"]))
+    assert result.rc == 1
+    assert f"::error file=perf-changelog.yaml,line={BASE_LINES + 1}," in result.out
+    assert f"::error file=perf-changelog.yaml,line={BASE_LINES + 2},col=7," in result.out
+
+
+def test_missing_changelog_at_head(repo, capsys):
+    repo.git("rm", "-q", "perf-changelog.yaml")
+    head = repo.commit()
+    assert cli.main(["validate", "--base-ref", repo.base, "--head-ref", head]) == 1
+    assert "perf-changelog.yaml: perf-changelog.yaml does not exist" in capsys.readouterr().err
+
+
+def test_bad_ref_is_a_diagnostic(repo, capsys):
+    assert cli.main(["validate", "--base-ref", "nope", "--head-ref", "HEAD"]) == 1
+    err = capsys.readouterr().err
+    assert "'nope' is not a commit" in err and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- --staged (pre-commit)
+
+def test_staged_checks_the_working_tree(repo, capsys):
+    repo.write("perf-changelog.yaml", CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX"))
+    assert cli.main(["validate", "--staged"]) == 0
+    repo.write("perf-changelog.yaml", CHANGELOG + entry(["dsr1-fp4-b300-vlm"]))
+    assert cli.main(["validate", "--staged"]) == 1
+    err = capsys.readouterr().err
+    assert f"perf-changelog.yaml:{BASE_LINES + 1}: no empty line" in err
+    assert f"perf-changelog.yaml:{BASE_LINES + 2}:7: config key 'dsr1-fp4-b300-vlm'" in err
+
+
+def test_staged_uses_merge_base_with_main(repo, capsys):
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX"))
+    # editing this branch's own (unmerged) entry is fine; it is not history yet
+    repo.write("perf-changelog.yaml", CHANGELOG + "\n" + entry(["kimik3-*"]))
+    assert cli.main(["validate", "--staged"]) == 0, capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- performance
+
+def test_large_changelog_is_fast(repo):
+    big = CHANGELOG + "".join("\n" + entry(link=f"https://github.com/acme/bench/pull/{n}",
+                                           description=f'"change number {n}"') for n in range(10, 1100))
+    assert big.count("\n") > 6400
+    repo.base = repo.commit_changelog(big)
+    head = repo.commit_changelog(big + "\n" + entry())
+    start = time.perf_counter()
+    outcome = validate(Git("."), repo.base, head, GateOptions(run_matrix=False))
+    assert time.perf_counter() - start < 0.5
+    assert outcome.ok and outcome.appended_entries == 1
+    # an edit deep in a large file is found, and named by its base line, quickly too
+    edited = big.replace('"change number 500"', '"change number 501"')
+    head = repo.commit_changelog(edited + "\n" + entry())
+    start = time.perf_counter()
+    outcome = validate(Git("."), repo.base, head, GateOptions(run_matrix=False))
+    assert time.perf_counter() - start < 0.5
+    line = big[:big.index('"change number 500"')].count("\n") + 1
+    assert [(d.line, d.rule) for d in outcome.diagnostics] == [(line, "history-edited")]
