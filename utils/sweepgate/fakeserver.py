@@ -417,7 +417,7 @@ def aiperf_profile(argv: list[str]) -> int:
 
 # --- shims -----------------------------------------------------------------------
 
-def _option(argv: list[str], name: str, default: str | None = None) -> str | None:
+def option_value(argv: list[str], name: str, default: str | None = None) -> str | None:
     """Value of --name V or --name=V (last one wins)."""
     value = default
     for i, arg in enumerate(argv):
@@ -438,7 +438,7 @@ def _record(name: str, argv: list[str]) -> None:
 
 
 def _port(argv: list[str], name: str, tool: str) -> int | None:
-    value = _option(argv, name)
+    value = option_value(argv, name)
     try:
         return int(value) if value is not None else None
     except ValueError:
@@ -452,7 +452,7 @@ def shim(name: str, argv: list[str]) -> int:
     if name == "vllm":
         if argv[:1] == ["serve"]:
             port = _port(argv, "--port", name) or 8000
-            model = _option(argv, "--served-model-name") or (argv[1] if len(argv) > 1 else "fake-model")
+            model = option_value(argv, "--served-model-name") or (argv[1] if len(argv) > 1 else "fake-model")
             # Loopback only, whatever --host says: a rehearsal serves nobody else.
             return serve("127.0.0.1", port, model, 5.0)
         if argv[:2] == ["bench", "serve"]:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sweepgate import fields
 from sweepgate.errors import fail
+from sweepgate.fakeserver import option_value
 
 FAKESERVER = Path(__file__).with_name("fakeserver.py")
 SHIMS = ("vllm", "lmcache", "mooncake_master", "aiperf", "pip", "hf", "huggingface-cli")
@@ -284,15 +285,6 @@ def reap_leftovers(calls: list[dict]) -> list[str]:
     return [f"{c['tool']} {' '.join(c.get('argv', [])[:1])} (PID {c['pid']})" for c in left]
 
 
-def _value(argv: list[str], name: str) -> str | None:
-    for i, arg in enumerate(argv):
-        if arg == name and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith(name + "="):
-            return arg.split("=", 1)[1]
-    return None
-
-
 def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
     """What the row says about the backend, checked against what the script ran."""
     problems = []
@@ -310,28 +302,28 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
         if len(lm) != 1:
             problems.append(f"expected one LMCache server per node, saw {len(lm)}")
         for argv in lm:
-            if _value(argv, "--l1-size-gb") != dram:
-                problems.append(f"LMCache --l1-size-gb is {_value(argv, '--l1-size-gb')}, row says {dram}")
-            if "--shm-name" not in argv or _value(argv, "--shm-name") != "":
+            if option_value(argv, "--l1-size-gb") != dram:
+                problems.append(f"LMCache --l1-size-gb is {option_value(argv, '--l1-size-gb')}, row says {dram}")
+            if "--shm-name" not in argv or option_value(argv, "--shm-name") != "":
                 problems.append('LMCache server lacks --shm-name ""')
-            if _value(argv, "--chunk-size") is None:
+            if option_value(argv, "--chunk-size") is None:
                 problems.append("LMCache server lacks --chunk-size")
-        if servers and "LMCacheMPConnector" not in (_value(servers[0], "--kv-transfer-config") or ""):
+        if servers and "LMCacheMPConnector" not in (option_value(servers[0], "--kv-transfer-config") or ""):
             problems.append("vllm serve lacks the LMCacheMPConnector --kv-transfer-config")
     elif name == "mooncake":
         if not any(f"=={version}" in p and "mooncake" in p for p in pips):
             problems.append(f"Mooncake was not installed at the row's version {version} (pip calls: {pips or 'none'})")
         if not any(c["tool"] == "mooncake_master" for c in calls):
             problems.append("the mooncake arm never started mooncake_master")
-        if servers and "MooncakeStoreConnector" not in (_value(servers[0], "--kv-transfer-config") or ""):
+        if servers and "MooncakeStoreConnector" not in (option_value(servers[0], "--kv-transfer-config") or ""):
             problems.append("vllm serve lacks the MooncakeStoreConnector --kv-transfer-config")
     elif name == "vllm-simple":
-        if servers and _value(servers[0], "--kv-offloading-size") != dram:
+        if servers and option_value(servers[0], "--kv-offloading-size") != dram:
             problems.append(f"vllm serve --kv-offloading-size is not the row's {dram} GB")
-    elif servers and (_value(servers[0], "--kv-transfer-config") or _value(servers[0], "--kv-offloading-size")):
+    elif servers and (option_value(servers[0], "--kv-transfer-config") or option_value(servers[0], "--kv-offloading-size")):
         problems.append("KV offloading is none but vllm serve was given an offload connector")
-    if servers and _value(servers[0], "--port") != env["PORT"]:
-        problems.append(f"vllm serve --port is {_value(servers[0], '--port')}, expected $PORT={env['PORT']}")
+    if servers and option_value(servers[0], "--port") != env["PORT"]:
+        problems.append(f"vllm serve --port is {option_value(servers[0], '--port')}, expected $PORT={env['PORT']}")
     return problems
 
 
