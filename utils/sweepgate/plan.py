@@ -227,6 +227,7 @@ class RecipeSet:
     blobs: dict[str, bytes | None] = field(default_factory=dict)
     # key -> scenario -> sorted list of (candidate[0], resolved path or None)
     scripts: dict[str, dict[str, list[tuple[str, str | None]]]] = field(default_factory=dict)
+    candidates: dict[str, list[str]] = field(default_factory=dict)  # candidate[0] -> all candidates
 
     def sha(self, path: str | None) -> str | None:
         raw = self.blobs.get(path) if path else None
@@ -279,6 +280,7 @@ def _load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] 
             candidates.setdefault(key, {})[scenario] = lists
             for paths in lists:
                 wanted.update(dict.fromkeys(paths))
+                recipes.candidates[paths[0]] = paths
     recipes.blobs = git.read_blobs(ref, list(wanted))
     for key, per_scenario in candidates.items():
         for scenario, lists in per_scenario.items():
@@ -481,8 +483,8 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
                     kl = owner.locate((key,))[0] if owner else 0
                     diags.append(Diagnostic(
                         owner.path if owner else file, kl, 0, RULE_MISSING_SCRIPT,
-                        f"'{key}' ({scenario}) resolves to no benchmark script: neither {first} nor "
-                        f"{_fallback(first, config)} exists at head",
+                        f"'{key}' ({scenario}) resolves to no benchmark script: none of "
+                        f"{', '.join(head.candidates.get(first, [first]))} exists at head",
                         "add the script (CONTRACTS section 7) or fix model-prefix/precision/runner/framework",
                         severity="warning"))
     # unlisted-change for configs
@@ -546,15 +548,6 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
                 "check its name against CONTRACTS section 7 "
                 "(<model-prefix>_<precision>_<gpu>[_<framework>][_mtp].sh)", severity="info"))
     return diags
-
-
-def _fallback(first: str, config) -> str:
-    """The generic (framework-less) candidate next to ``first``."""
-    framework = config.get(F.FRAMEWORK) if isinstance(config, dict) else None
-    if framework and f"_{framework}" in first:
-        head, _, tail = first.rpartition(f"_{framework}")
-        return head + tail
-    return first
 
 
 def fanout_diagnostics(matrix: dict, changelog: str) -> list[Diagnostic]:
