@@ -563,3 +563,17 @@ def test_step_summary_appends_within_the_limit(fleet, monkeypatch, tmp_path):
     data = summary.read_bytes()
     assert len(data) <= plan.STEP_SUMMARY_LIMIT
     assert b"## sweepgate plan:" in data and b"truncated" in data
+
+
+def test_fail_on_warning_and_text_output(fleet, monkeypatch, capsys):
+    head = fleet.commit({DSR1_SCRIPT: "#!/usr/bin/env bash\nvllm serve dsr1 --changed\n"}, "script only")
+    monkeypatch.chdir(fleet.root)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    args = ["plan", "--base-ref", fleet.base, "--head-ref", head]
+    assert cli.main(args) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("plan: 0 benchmark jobs, 0.0 GPU-hours")
+    assert f"changed {DSR1}: {DSR1_SCRIPT}" in captured.out
+    assert f"{DSR1_SCRIPT}:1: benchmark script {DSR1_SCRIPT} changed" in captured.err
+    assert cli.main(args + ["--fail-on-warning"]) == 1
