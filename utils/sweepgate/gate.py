@@ -372,6 +372,10 @@ def separator_rules(out: Collector, head_lines: list[bytes], start: int) -> list
     end = len(nhead)
     while end > start and not nhead[end - 1].strip():
         end -= 1
+    for i in range(max(start, end), len(nhead)):
+        if nhead[i]:
+            out.add(i + 1, "whitespace-line", "line holds only whitespace",
+                    "delete it; the file ends after the last entry")
     blanks: list[int] = list(range(last_text + 1, start))
     first = True
     for i in range(start, end):
