@@ -1,0 +1,178 @@
+"""`sweepgate changelog add|rebase|canonicalize`: new text is well formed, history bytes never move."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import CHANGELOG
+from sweepgate import cli
+
+
+@pytest.fixture
+def repo(make_repo, monkeypatch):
+    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY"):
+        monkeypatch.delenv(name, raising=False)
+    r = make_repo()
+    monkeypatch.chdir(r.path)
+    return r
+
+
+def sg(capsys, *argv) -> tuple[int, str, str]:
+    capsys.readouterr()
+    rc = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "internal error" not in err, err
+    return rc, out, err
+
+
+ADDED = """\
+
+- config-keys:
+    - dsr1-fp4-b300-vllm
+    - kimik3-*
+  scenario-type:
+    - fixed-seq-len
+  description:
+    - "Bump \\"image\\" to v0.12 (ünïcode)"
+    - "# not a comment: really"
+  pr-link: https://github.com/acme/bench/pull/XXX
+"""
+
+
+def entry(key: str, n: str) -> str:
+    return f'\n- config-keys:\n    - {key}\n  description:\n    - "{key}"\n  pr-link: https://github.com/acme/bench/pull/{n}\n'
+
+
+# --------------------------------------------------------------------------- add
+
+def test_add_appends_one_well_formed_entry(repo, capsys):
+    rc, out, _ = sg(capsys, "changelog", "add", "--key", "dsr1-fp4-b300-vllm", "--key", "kimik3-*",
+                    "--description", 'Bump "image" to v0.12 (ünïcode)', "--description", "# not a comment: really",
+                    "--scenario-type", "fixed-seq-len")
+    assert rc == 0
+    assert repo.read().decode() == CHANGELOG + ADDED
+    assert out.startswith(f"perf-changelog.yaml:{CHANGELOG.count(chr(10)) + 2}: appended entry")
+    # the gate accepts it in a PR, and the pre-commit mode accepts the placeholder
+    assert sg(capsys, "validate", "--staged")[0] == 0
+    head = repo.commit()
+    assert sg(capsys, "validate", "--base-ref", "HEAD~1", "--head-ref", head, "--pr-number", "9")[0] == 0
+
+
+def test_add_twice_keeps_one_empty_line_between_entries(repo, capsys):
+    for key in ("dsr1-fp4-b300-vllm", "dsr1-fp4-b300-sglang"):
+        assert sg(capsys, "changelog", "add", "--key", key, "--description", "x", "--pr-number", "4")[0] == 0
+    text = repo.read().decode()
+    assert text.startswith(CHANGELOG + "\n- config-keys:")
+    assert "pull/4\n\n- config-keys:\n    - dsr1-fp4-b300-sglang" in text
+    assert text.endswith("pull/4\n") and "\n\n\n" not in text
+    head = repo.commit()
+    assert sg(capsys, "validate", "--base-ref", "HEAD~1", "--head-ref", head, "--pr-number", "4")[0] == 0
+
+
+def test_add_to_file_without_final_newline_keeps_its_bytes(repo, capsys):
+    repo.write("perf-changelog.yaml", CHANGELOG.rstrip("\n"))
+    assert sg(capsys, "changelog", "add", "--key", "kimik3-*", "--description", "x")[0] == 0
+    assert repo.read().startswith(CHANGELOG.rstrip("\n").encode() + b"\n\n- config-keys:\n")
+
+
+def test_add_unknown_key_suggests_and_writes_nothing(repo, capsys):
+    rc, _, err = sg(capsys, "changelog", "add", "--key", "dsr1-fp4-b300-vlm", "--key", "nothing*",
+                    "--description", "x")
+    assert rc == 1
+    assert "config key 'dsr1-fp4-b300-vlm' is not in any master config; did you mean dsr1-fp4-b300-vllm" in err
+    assert "wildcard 'nothing*' matches no config key" in err
+    assert repo.read().decode() == CHANGELOG
+
+
+def test_add_uses_repository_flag(repo, capsys):
+    assert sg(capsys, "changelog", "add", "--key", "kimik3-*", "--description", "x",
+              "--repository", "other/place")[0] == 0
+    assert repo.read().decode().endswith("  pr-link: https://github.com/other/place/pull/XXX\n")
+
+
+def test_add_refuses_empty_description(repo, capsys):
+    rc, _, err = sg(capsys, "changelog", "add", "--key", "kimik3-*", "--description", "")
+    assert rc == 1 and "description" in err
+    assert repo.read().decode() == CHANGELOG
+
+
+# --------------------------------------------------------------------------- rebase
+
+def test_rebase_onto_main_keeps_main_bytes_and_adds_branch_entries(repo, capsys):
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX"))
+    repo.git("checkout", "-q", "main")
+    main_text = CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + "\n"  # main's own formatting is kept as is
+    repo.commit_changelog(main_text)
+    repo.git("checkout", "-q", "feature")
+    rc, out, _ = sg(capsys, "changelog", "rebase", "--onto", "main")
+    assert rc == 0, out
+    assert repo.read().decode() == main_text + entry("dsr1-fp4-b300-sglang", "XXX").lstrip("\n")
+    assert "plus this branch's entries" in out
+
+
+def test_rebase_from_committed_branch_during_conflict(repo, capsys):
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX"))
+    repo.git("checkout", "-q", "main")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "3"))
+    repo.git("checkout", "-q", "feature")
+    repo.write("perf-changelog.yaml", CHANGELOG + "<<<<<<< HEAD\n=======\n>>>>>>> main\n")
+    rc, _, err = sg(capsys, "changelog", "rebase", "--onto", "main")
+    assert rc == 1 and "merge-conflict marker" in err and "--branch" in err
+    assert sg(capsys, "changelog", "rebase", "--onto", "main", "--branch", "feature")[0] == 0
+    expected = CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("dsr1-fp4-b300-sglang", "XXX")
+    assert repo.read().decode() == expected
+    head = repo.commit()
+    assert sg(capsys, "validate", "--base-ref", "main", "--head-ref", head, "--pr-number", "8")[0] == 0
+
+
+def test_rebase_refuses_edited_history(repo, capsys):
+    repo.git("checkout", "-q", "-b", "feature")
+    edited = CHANGELOG.replace('"Initial Kimi-K3 agentic recipe"', '"Rewritten"')
+    repo.commit_changelog(edited + entry("dsr1-fp4-b300-sglang", "XXX"))
+    repo.git("checkout", "-q", "main")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "3"))
+    repo.git("checkout", "-q", "feature")
+    before = repo.read()
+    rc, _, err = sg(capsys, "changelog", "rebase", "--onto", "main")
+    assert rc == 1
+    assert err.startswith("perf-changelog.yaml:12: history line 12 edited")
+    assert repo.read() == before
+
+
+def test_rebase_when_main_already_has_the_entries(repo, capsys):
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "7"))
+    repo.git("checkout", "-q", "main")
+    repo.commit({"perf-changelog.yaml": CHANGELOG + entry("dsr1-fp4-b300-sglang", "7"), "x.txt": "x"}, "squashed")
+    repo.git("checkout", "-q", "feature")
+    rc, out, _ = sg(capsys, "changelog", "rebase", "--onto", "main")
+    assert rc == 0 and "already holds" in out
+    assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-sglang", "7")
+
+
+# --------------------------------------------------------------------------- canonicalize
+
+def test_canonicalize_replaces_placeholders_in_branch_entries_only(repo, capsys):
+    history = CHANGELOG.replace("pull/2\n", "pull/XXX\n")  # an old placeholder in history stays as it is
+    repo.commit_changelog(history)
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("perf-changelog.yaml", history + entry("kimik3-*", "XXX") + entry("dsr1-fp4-b300-vllm", "XXX"))
+    rc, out, _ = sg(capsys, "changelog", "canonicalize", "--pr-number", "42", "--base", "main")
+    assert rc == 0
+    text = repo.read().decode()
+    assert text == history + entry("kimik3-*", "42") + entry("dsr1-fp4-b300-vllm", "42")
+    lines = [int(x.split(":")[1]) for x in out.splitlines()]
+    assert [text.splitlines()[n - 1] for n in lines] == ["  pr-link: https://github.com/acme/bench/pull/42"] * 2
+    rc, out, _ = sg(capsys, "changelog", "canonicalize", "--pr-number", "42", "--base", "main")
+    assert rc == 0 and "nothing to do" in out
+
+
+def test_canonicalize_defaults_to_main_and_refuses_history_edits(repo, capsys):
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("perf-changelog.yaml", CHANGELOG.replace("pull/1\n", "pull/11\n") + entry("kimik3-*", "XXX"))
+    before = repo.read()
+    rc, _, err = sg(capsys, "changelog", "canonicalize", "--pr-number", "42")
+    assert rc == 1 and err.startswith("perf-changelog.yaml:5: ")
+    assert repo.read() == before
