@@ -3,10 +3,10 @@
 
 Drop-in for InferenceX's utils/process_changelog.py; see `sweepgate matrix --help`.
 """
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from sweepgate.cli import main  # noqa: E402
 

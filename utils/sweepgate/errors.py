@@ -4,21 +4,33 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 
-@dataclass(frozen=True, order=True)
 class Diagnostic:
     """One problem at one place. ``line``/``col`` are 1-based; 0 means unknown."""
 
-    file: str
-    line: int = 0
-    col: int = 0
-    rule: str = field(default="", compare=False)
-    message: str = field(default="", compare=False)
-    hint: str = field(default="", compare=False)
-    severity: str = field(default="error", compare=False)
+    __slots__ = ("file", "line", "col", "rule", "message", "hint", "severity")
+
+    def __init__(self, file: str, line: int = 0, col: int = 0, rule: str = "", message: str = "",
+                 hint: str = "", severity: str = "error"):
+        self.file, self.line, self.col = file, line, col
+        self.rule, self.message, self.hint, self.severity = rule, message, hint, severity
+
+    def _key(self) -> tuple:
+        return (self.file, self.line, self.col, self.rule, self.message, self.hint, self.severity)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Diagnostic) and self._key() == other._key()
+
+    def __lt__(self, other: "Diagnostic") -> bool:
+        return self._key() < other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Diagnostic({self.render()!r}, rule={self.rule!r})"
 
     def location(self) -> str:
         loc = self.file

@@ -14,9 +14,7 @@ import hashlib
 import json
 import math
 from collections import defaultdict
-from dataclasses import dataclass
-from decimal import Decimal
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from sweepgate import fields as F
 from sweepgate.errors import Diagnostic, SweepgateError
@@ -87,12 +85,19 @@ def is_agentic_row(row: dict) -> bool:
 
 # --------------------------------------------------------------------------- hardware
 
-@dataclass(frozen=True)
 class Where:
-    """Where a config lives, for diagnostics raised while expanding."""
+    """Where a config lives, for diagnostics raised while expanding; located only when needed."""
 
-    file: str = ""
-    line: int = 0
+    def __init__(self, doc=None, key: str | None = None):
+        self.doc, self.key = doc, key
+
+    @property
+    def file(self) -> str:
+        return self.doc.path if self.doc is not None else ""
+
+    @property
+    def line(self) -> int:
+        return self.doc.locate((self.key,))[0] if self.doc is not None else 0
 
 
 def _hardware(runners: dict, label: str, field: str, where: Where) -> int:
@@ -121,6 +126,8 @@ def dram_budget_gb(scenario: dict, point: dict, runner: str, runners: dict, wher
     """
     if point.get(F.KV_OFFLOADING, F.DEFAULT_KV_OFFLOADING) != "dram":
         return 0
+    from decimal import Decimal
+
     available = min(_hardware(runners, runner, F.AVAILABLE_CPU_DRAM_MIB, where),
                     F.MAX_AGENTIC_AVAILABLE_CPU_DRAM_MIB)
     gpus_per_node = _hardware(runners, runner, F.GPUS_PER_NODE, where)
@@ -186,21 +193,22 @@ def _single_topology(point: dict) -> dict:
             F.PCP_SIZE: point.get(F.PCP_SIZE, 1)}
 
 
-@dataclass
 class Filters:
-    """Optional narrowing applied while expanding (generate_sweep_configs flags)."""
+    """Optional narrowing applied while expanding (generate_sweep_configs flags).
 
-    scenario_types: tuple[str, ...] | None = None
-    seq_lens: set[tuple[int, int]] | None = None
-    conc: set[int] | None = None          # test-config --conc: keep only these
-    step: int = F.CONC_STEP
-    min_conc: int | None = None
-    max_conc: int | None = None
-    max_tp: int | None = None
-    max_ep: int | None = None
-    single_node: bool = True
-    multi_node: bool = True
-    runner_values: list[str] | None = None  # concrete runner names replacing the label
+    scenario_types/seq_lens: keep only these; conc: test-config --conc; step:
+    conc-start..conc-end multiplier; min/max_conc, max_tp, max_ep: full-sweep
+    bounds; single_node/multi_node: node types to emit; runner_values:
+    concrete runner names that replace the config's label.
+    """
+
+    def __init__(self, scenario_types: tuple[str, ...] | None = None, seq_lens: set | None = None,
+                 conc: set[int] | None = None, step: int = F.CONC_STEP, min_conc: int | None = None,
+                 max_conc: int | None = None, max_tp: int | None = None, max_ep: int | None = None,
+                 single_node: bool = True, multi_node: bool = True, runner_values: list[str] | None = None):
+        self.scenario_types, self.seq_lens, self.conc, self.step = scenario_types, seq_lens, conc, step
+        self.min_conc, self.max_conc, self.max_tp, self.max_ep = min_conc, max_conc, max_tp, max_ep
+        self.single_node, self.multi_node, self.runner_values = single_node, multi_node, runner_values
 
     def wants(self, scenario: str) -> bool:
         return self.scenario_types is None or scenario in self.scenario_types
@@ -239,7 +247,8 @@ def _concs(point: dict, flt: Filters, kind: str) -> list[int] | None:
 
 
 def expand_config(key: str, config: dict, runners: dict, flt: Filters | None = None,
-                  where: Where = Where()) -> Iterator[dict]:
+                  where: Where | None = None) -> Iterator[dict]:
+    where = where or Where()
     """Raw rows of one config, in recipe order."""
     flt = flt or Filters()
     multinode = bool(config.get(F.MULTINODE, False))

@@ -8,12 +8,12 @@ of the same text only when something must be reported.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
+import hashlib
+import json
+import re
 import subprocess
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+import os
 
 import yaml
 
@@ -27,55 +27,140 @@ except AttributeError:  # pragma: no cover
 
 
 class Git:
-    """Read-only access to one repository's objects."""
+    """Read-only access to one repository's objects.
 
-    def __init__(self, root: Path | str = "."):
-        self.root = Path(root)
+    Object reads go through one long-lived ``git cat-file --batch`` process.
+    """
+
+    def __init__(self, root=".") -> None:
+        self._root = os.fspath(root)
+        self._batch: subprocess.Popen | None = None
+        self._resolved: dict[str, str] = {}
 
     def run(self, *args: str, check: bool = True, input: bytes | None = None) -> bytes:
-        proc = subprocess.run(["git", "-C", str(self.root), *args], capture_output=True, input=input)
+        proc = subprocess.run(["git", "-C", self._root, *args], capture_output=True, input=input)
         if check and proc.returncode != 0:
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise SweepgateError(Diagnostic(
-                str(self.root), 0, 0, "git", f"git {' '.join(args[:3])} failed: {err[-1] if err else proc.returncode}",
+                self._root, 0, 0, "git", f"git {' '.join(args[:3])} failed: {err[-1] if err else proc.returncode}",
                 "check that the refs exist (fetch with enough depth) and that this is a git repository"))
         return proc.stdout
 
-    def toplevel(self) -> Path:
+    @property
+    def root(self):
+        """The repository directory as a pathlib.Path (imported only when asked for)."""
+        from pathlib import Path
+
+        return Path(self._root)
+
+    def toplevel(self):
+        from pathlib import Path
+
         return Path(self.run("rev-parse", "--show-toplevel").decode().strip())
 
     def resolve(self, ref: str) -> str:
-        out = self.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).decode().strip()
-        if not out:
-            raise SweepgateError(Diagnostic(
-                "git", 0, 0, "git-ref", f"'{ref}' is not a commit in {self.root}",
-                "pass a branch, tag or commit that exists here (fetch it first in CI)"))
+        """Commit id of ``ref``, or a diagnostic saying it is not a commit here."""
+        return self.resolve_all(ref)[0]
+
+    def resolve_all(self, *refs: str) -> list[str]:
+        """Commit ids of refs (one git call for all of them; learns the git dir on the way)."""
+        wanted = [r for r in refs if r not in self._resolved]
+        if wanted:
+            proc = subprocess.run(["git", "-C", self._root, "rev-parse", "--git-common-dir",
+                                   *(f"{r}^{{commit}}" for r in wanted)], capture_output=True, text=True)
+            lines = proc.stdout.split()
+            if proc.returncode == 0 and len(lines) == len(wanted) + 1:
+                self._git_dir = lines[0]
+                self._resolved.update(zip(wanted, lines[1:]))
+            else:
+                for ref in wanted:
+                    one = subprocess.run(["git", "-C", self._root, "rev-parse", "--verify", "--quiet",
+                                          f"{ref}^{{commit}}"], capture_output=True, text=True)
+                    if one.returncode != 0:
+                        raise SweepgateError(Diagnostic(
+                            "git", 0, 0, "git-ref", f"'{ref}' is not a commit in {os.path.abspath(self._root)}",
+                            "pass a branch, tag or commit that exists here (fetch it first in CI)"))
+                    self._resolved[ref] = one.stdout.strip()
+        return [self._resolved[r] for r in refs]
+
+    # -- object reads ---------------------------------------------------------------
+
+    def _objects(self, specs: list[str]) -> list[tuple[str, str, bytes | None]]:
+        """(object id, type, content) for each ``rev:path`` spec; ('', 'missing', None) if absent."""
+        if not specs:
+            return []
+        if self._batch is None or self._batch.poll() is not None:
+            self._batch = subprocess.Popen(["git", "-C", self._root, "cat-file", "--batch"],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=subprocess.DEVNULL)
+        proc = self._batch
+        proc.stdin.write("".join(f"{s}\n" for s in specs).encode())
+        proc.stdin.flush()
+        out = []
+        for _ in specs:
+            header = proc.stdout.readline().split()
+            if len(header) < 3:
+                out.append(("", "missing", None))
+                continue
+            size = int(header[2])
+            content = proc.stdout.read(size)
+            proc.stdout.read(1)
+            out.append((header[0].decode(), header[1].decode(), content))
         return out
+
+    def close(self) -> None:
+        if self._batch is not None:
+            self._batch.stdin.close()
+            self._batch.wait()
+            self._batch = None
+
+    def __del__(self):  # pragma: no cover - best effort
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001
+            pass
 
     def list_dir(self, ref: str, directory: str) -> list[str]:
         """Paths of the blobs directly inside ``directory`` at ``ref``."""
-        out = self.run("ls-tree", "-z", "--name-only", ref, "--", directory.rstrip("/") + "/")
-        return [p.decode() for p in out.split(b"\0") if p]
+        directory = directory.rstrip("/")
+        (_, kind, tree), = self._objects([f"{ref}:{directory}"])
+        if kind != "tree" or tree is None:
+            return []
+        names, pos = [], 0
+        while pos < len(tree):
+            space = tree.index(b" ", pos)
+            nul = tree.index(b"\0", space)
+            mode, name = tree[pos:space], tree[space + 1:nul].decode("utf-8", "replace")
+            pos = nul + 21
+            if not mode.startswith(b"4"):  # skip subtrees
+                names.append(f"{directory}/{name}")
+        return names
 
     def read_blobs(self, ref: str, paths: list[str]) -> dict[str, bytes | None]:
-        """Contents of several files at ``ref`` in one git process; None for missing files."""
-        if not paths:
-            return {}
-        request = "".join(f"{ref}:{p}\n" for p in paths).encode()
-        out = self.run("cat-file", "--batch", input=request)
-        result: dict[str, bytes | None] = {}
-        pos = 0
-        for path in paths:
-            end = out.index(b"\n", pos)
-            header = out[pos:end].split()
-            pos = end + 1
-            if len(header) == 2 and header[1] == b"missing" or len(header) < 3:
-                result[path] = None
-                continue
-            size = int(header[2])
-            result[path] = out[pos:pos + size] if header[1] == b"blob" else None
-            pos += size + 1
-        return result
+        """Contents of several files at ``ref``; None for missing files."""
+        return {p: content for p, (_, content) in self.read_blob_ids(ref, paths).items()}
+
+    def read_blob_ids(self, ref: str, paths: list[str]) -> dict[str, tuple[str, bytes | None]]:
+        """(blob id, contents) of several files at ``ref``."""
+        objects = self._objects([f"{ref}:{p}" for p in paths])
+        return {p: (oid, content if kind == "blob" else None) for p, (oid, kind, content) in zip(paths, objects)}
+
+    @functools.cached_property
+    def git_dir(self) -> str | None:
+        raw = getattr(self, "_git_dir", None)
+        if raw is None:
+            proc = subprocess.run(["git", "-C", self._root, "rev-parse", "--git-common-dir"],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                return None
+            raw = proc.stdout.strip()
+        return raw if os.path.isabs(raw) else os.path.join(self._root, raw)
+
+    @functools.cached_property
+    def cache(self):
+        from sweepgate.cache import Cache
+
+        return Cache.for_git_dir(self.git_dir)
 
     def diff(self, base: str, head: str, path: str) -> str:
         out = self.run("diff", "--no-color", "--no-ext-diff", "-U0", base, head, "--", path)
@@ -88,7 +173,7 @@ class Git:
 
 # --------------------------------------------------------------------------- YAML with positions
 
-def parse_yaml(text: str, path: str) -> Any:
+def parse_yaml(text: str, path: str) -> object:
     """Parse YAML (C loader) or raise one diagnostic at the syntax error."""
     try:
         return yaml.load(text, Loader=_Loader)
@@ -137,67 +222,150 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
     return index
 
 
-@dataclass
 class YamlDoc:
-    """A parsed YAML file that can locate any of its paths on demand."""
+    """A parsed YAML file that can locate any of its paths on demand.
 
-    path: str
-    text: str
-    data: Any
+    ``blocks`` maps each top-level key to the content hash of its block (when the
+    file was split for caching); ``blob`` is the content id of the whole file.
+    """
+
+    def __init__(self, path: str, text: str, data: object, blocks: dict[str, str] | None = None, blob: str = "",
+                 spans: dict[str, tuple[int, str]] | None = None):
+        self.path, self.text, self.data, self.blocks, self.blob = path, text, data, blocks, blob
+        self._spans = spans or {}  # top-level key -> (first line, block text), when split
+        self._block_positions: dict[str, dict] = {}
 
     @functools.cached_property
     def _positions(self) -> dict[tuple, tuple[int, int]]:
         return position_index(self.text)
 
+    def _index_for(self, path: tuple) -> dict[tuple, tuple[int, int]]:
+        """Positions for ``path``: from its own top-level block when split, else the whole file."""
+        if path and path[0] in self._spans:
+            key = path[0]
+            if key not in self._block_positions:
+                start, block = self._spans[key]
+                self._block_positions[key] = {p: (line + start, col)
+                                              for p, (line, col) in position_index(block).items()}
+            return self._block_positions[key]
+        return self._positions
+
     def locate(self, path: tuple) -> tuple[int, int]:
         """(line, col) of ``path``, or of its nearest located ancestor."""
         path = tuple(path)
+        index = self._index_for(path)
         while path:
-            if path in self._positions:
-                return self._positions[path]
+            if path in index:
+                return index[path]
             path = path[:-1]
-        return self._positions.get((), (1, 1))
+        return index.get((), (1, 1))
 
     def diag(self, path: tuple, rule: str, message: str, hint: str = "") -> Diagnostic:
         line, col = self.locate(path)
         return Diagnostic(self.path, line, col, rule, message, hint)
 
 
-def load_doc(path: str, raw: bytes | None) -> YamlDoc:
+def _decode(path: str, raw: bytes | None) -> str:
     if raw is None:
         raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"{path} does not exist",
                                         "create it or pass the right path"))
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SweepgateError(Diagnostic(path, 0, 0, "encoding", f"not UTF-8 ({exc.reason} at byte {exc.start})",
                                         "save the file as UTF-8")) from None
+
+
+def load_doc(path: str, raw: bytes | None) -> YamlDoc:
+    text = _decode(path, raw)
     return YamlDoc(path, text, parse_yaml(text, path))
+
+
+_TOP_KEY = re.compile(r"""^(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_.][^:#\n]*?)[ \t]*:(?:[ \t]|$)""")
+
+
+def split_blocks(text: str) -> list[tuple[int, str]] | None:
+    """Split a block-style top-level mapping into (0-based first line, block text) pairs.
+
+    Returns None when the file is not plainly shaped that way (flow style,
+    document markers, anything unusual at column 0), so callers parse it whole.
+    """
+    blocks: list[tuple[int, list[str]]] = []
+    for number, line in enumerate(text.split("\n")):
+        first = line[:1]
+        if first in ("", " ", "\t", "\r", "#"):
+            if blocks:
+                blocks[-1][1].append(line)
+            continue
+        if not _TOP_KEY.match(line):
+            return None
+        blocks.append((number, [line]))
+    return [(start, "\n".join(body) + "\n") for start, body in blocks]
+
+
+def _json_safe(value) -> bool:
+    try:
+        return json.loads(json.dumps(value)) == value
+    except (TypeError, ValueError):
+        return False
+
+
+def load_master_doc(path: str, raw: bytes | None, blob: str, cache) -> YamlDoc:
+    """Parse a master config, reusing cached parses of unchanged top-level blocks."""
+    text = _decode(path, raw)
+    pieces = split_blocks(text)
+    if pieces is None:
+        return YamlDoc(path, text, parse_yaml(text, path), None, blob)
+    known = cache.blocks(path) if cache is not None else {}
+    data: dict = {}
+    blocks: dict[str, str] = {}
+    spans: dict[str, tuple[int, str]] = {}
+    for start, block in pieces:
+        key_hash = hashlib.sha1(block.encode()).hexdigest()
+        parsed = known.get(key_hash)
+        if parsed is None:
+            try:
+                parsed = yaml.load(block, Loader=_Loader)
+            except yaml.YAMLError:
+                parsed = None
+            if not isinstance(parsed, dict) or len(parsed) != 1:
+                # Let the whole-file parser report the problem at its real position.
+                return YamlDoc(path, text, parse_yaml(text, path), None, blob)
+            if cache is not None and _json_safe(parsed):
+                cache.add_block(path, key_hash, parsed)
+        (key, value), = parsed.items()
+        if key in data:
+            # A repeated top-level key: keep whole-file semantics (the last one wins).
+            return YamlDoc(path, text, parse_yaml(text, path), None, blob)
+        data[key] = value
+        blocks[key] = key_hash
+        spans[key] = (start, block)
+    return YamlDoc(path, text, data, blocks, blob, spans)
 
 
 # --------------------------------------------------------------------------- a revision's inputs
 
-@dataclass
 class Revision:
-    """The generation inputs of one revision: master configs and runners, parsed once."""
+    """The generation inputs of one revision: master configs and runners, parsed once.
 
-    ref: str
-    masters: list[YamlDoc]
-    runners: YamlDoc
-    configs: dict[str, dict] = field(default_factory=dict)
-    owner: dict[str, YamlDoc] = field(default_factory=dict)
+    ``configs``/``owner`` (config key -> value / YamlDoc) are filled by check.check_masters.
+    """
+
+    def __init__(self, ref: str, masters: list[YamlDoc], runners: YamlDoc, cache: object = None):
+        self.ref, self.masters, self.runners, self.cache = ref, masters, runners, cache
+        self.configs: dict[str, dict] = {}
+        self.owner: dict[str, YamlDoc] = {}
 
     def where(self, key: str):
         from sweepgate.expand import Where
-        doc = self.owner.get(key)
-        if doc is None:
-            return Where()
-        return Where(doc.path, doc.locate((key,))[0])
+
+        return Where(self.owner.get(key), key)
 
 
 def master_paths_at(git: Git, ref: str) -> list[str]:
     names = git.list_dir(ref, F.CONFIG_DIR)
-    return sorted(p for p in names if fnmatch.fnmatch(Path(p).name, F.MASTER_GLOB))
+    suffix = F.MASTER_GLOB.lstrip("*")  # "*-master.yaml"
+    return sorted(p for p in names if p.rsplit("/", 1)[-1].endswith(suffix))
 
 
 def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
@@ -208,16 +376,21 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
         root = git.root
         paths = config_files or sorted(
             str(p.relative_to(root)) for p in (root / F.CONFIG_DIR).glob(F.MASTER_GLOB))
-        blobs = {p: _read_file(root / p) for p in [*paths, runner_file]}
+        blobs = {}
+        for p in [*paths, runner_file]:
+            raw = _read_file(root / p)
+            blobs[p] = (hashlib.sha1(raw).hexdigest() if raw is not None else "", raw)
     else:
         paths = config_files or master_paths_at(git, ref)
-        blobs = git.read_blobs(ref, [*paths, runner_file])
+        blobs = git.read_blob_ids(ref, [*paths, runner_file])
     if not paths:
         raise SweepgateError(Diagnostic(F.CONFIG_DIR, 0, 0, "missing-file",
                                         f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} at {ref}",
                                         "add at least one master config file"))
-    masters = [load_doc(p, blobs[p]) for p in paths]
-    return Revision(ref, masters, load_doc(runner_file, blobs[runner_file]))
+    masters = [load_master_doc(p, blobs[p][1], blobs[p][0], git.cache) for p in paths]
+    runners = load_doc(runner_file, blobs[runner_file][1])
+    runners.blob = blobs[runner_file][0]
+    return Revision(ref, masters, runners, cache=git.cache)
 
 
 def _read_file(path: Path) -> bytes | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 import yaml
 
@@ -39,14 +38,14 @@ BUCKET_KEYS = ("single_node", "multi_node", "evals", "agentic_evals", "multinode
 
 # --------------------------------------------------------------------------- the appended text
 
-@dataclass
 class Appended:
-    """Lines a change adds to the changelog, with their head line numbers."""
+    """Lines a change adds to the changelog, with their head line numbers, and the lines it deletes."""
 
-    path: str
-    lines: list[str] = field(default_factory=list)
-    head_lines: list[int] = field(default_factory=list)
-    deleted: list[tuple[int, str]] = field(default_factory=list)  # (base line, text)
+    def __init__(self, path: str):
+        self.path = path
+        self.lines: list[str] = []
+        self.head_lines: list[int] = []
+        self.deleted: list[tuple[int, str]] = []  # (base line, text)
 
     @property
     def text(self) -> str:
@@ -54,9 +53,21 @@ class Appended:
 
 
 def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
+    """What head adds to ``path``: a byte-prefix check when history is intact, else git diff."""
     out = Appended(path)
+    blobs = git.read_blobs(base, [path])
+    old_bytes = blobs[path] or b""
+    new_bytes = git.read_blobs(head, [path])[path] or b""
+    if (not old_bytes or old_bytes.endswith(b"\n")) and new_bytes.startswith(old_bytes):
+        first = old_bytes.count(b"\n") + 1
+        added = new_bytes[len(old_bytes):].decode("utf-8", "replace").split("\n")
+        if added and added[-1] == "":
+            added.pop()
+        out.lines = added
+        out.head_lines = list(range(first, first + len(out.lines)))
+        return out
     old = new = 0
-    for line in git.diff(base, head, path).splitlines():
+    for line in git.diff(base, head, path).split("\n"):
         m = HUNK.match(line)
         if m:
             old, new = int(m.group(1)), int(m.group(3))
@@ -143,7 +154,7 @@ def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
     return diags
 
 
-def parse_appended(appended: Appended) -> tuple[AppendedDoc, list]:
+def parse_appended(appended: Appended, cache=None) -> tuple[AppendedDoc, list]:
     """Parse and schema-check the appended entries, or raise every problem found."""
     def line_of(n: int) -> int:
         return appended.head_lines[n - 1] if 1 <= n <= len(appended.head_lines) else n
@@ -162,7 +173,7 @@ def parse_appended(appended: Appended) -> tuple[AppendedDoc, list]:
     if not data:
         raise SweepgateError(doc.diag((), "no-entries", "the appended text holds no changelog entry",
                                       "append an entry starting with '- config-keys:'"))
-    diags = check_entries(doc, data)
+    diags = check_entries(doc, data, cache=cache)
     if diags:
         raise SweepgateError(sorted(diags))
     return doc, data
@@ -230,10 +241,13 @@ def _concs(row: dict) -> list[int]:
     return row[F.CONC] if isinstance(row[F.CONC], list) else [row[F.CONC]]
 
 
-def append_only_delta(base_rows: list[dict], head_rows: list[dict], where: Diagnostic) -> list[dict]:
-    """Only the points head adds; any removed or changed existing point is refused."""
+def append_only_delta(base_rows: list[dict], head_rows: list[dict], at) -> list[dict]:
+    """Only the points head adds; any removed or changed existing point is refused.
+
+    ``at()`` gives the (file, line, col) the refusal is reported at.
+    """
     def refuse(message: str, hint: str) -> SweepgateError:
-        return SweepgateError(Diagnostic(where.file, where.line, where.col, "append-only", message, hint))
+        return SweepgateError(Diagnostic(*at(), "append-only", message, hint))
 
     base_groups: dict[tuple, set[int]] = defaultdict(set)
     head_groups: dict[tuple, set[int]] = defaultdict(set)
@@ -278,9 +292,9 @@ def append_only_delta(base_rows: list[dict], head_rows: list[dict], where: Diagn
     return delta
 
 
-def check_append_only_scope(base: dict, head: dict, scope: dict[str, set[str]], where: Diagnostic) -> None:
+def check_append_only_scope(base: dict, head: dict, scope: dict[str, set[str]], at) -> None:
     def refuse(message: str, hint: str) -> SweepgateError:
-        return SweepgateError(Diagnostic(where.file, where.line, where.col, "append-only-scope", message, hint))
+        return SweepgateError(Diagnostic(*at(), "append-only-scope", message, hint))
 
     unrelated = sorted(k for k in base.keys() | head.keys() if k not in scope and base.get(k) != head.get(k))
     if unrelated:
@@ -304,14 +318,14 @@ def check_append_only_scope(base: dict, head: dict, scope: dict[str, set[str]], 
 
 # --------------------------------------------------------------------------- the plan
 
-@dataclass
 class Options:
-    trim_conc: bool = False
-    all_evals: bool = False
-    evals_only: bool = False
-    config_files: list[str] | None = None
-    runner_config: str | None = None
-    changelog: str = F.CHANGELOG_FILE
+    """How build_matrix runs: the process_changelog flags."""
+
+    def __init__(self, trim_conc: bool = False, all_evals: bool = False, evals_only: bool = False,
+                 config_files: list[str] | None = None, runner_config: str | None = None,
+                 changelog: str = F.CHANGELOG_FILE):
+        self.trim_conc, self.all_evals, self.evals_only = trim_conc, all_evals, evals_only
+        self.config_files, self.runner_config, self.changelog = config_files, runner_config, changelog
 
 
 def _group_unseen(keys: list[str], scenarios: tuple[str, ...], seen: dict[str, set[str]]) -> dict[tuple, list[str]]:
@@ -330,9 +344,10 @@ def _filter_prefill_ep(rows: list[dict], minimum: int | None) -> list[dict]:
     return [r for r in rows if not isinstance(r.get(F.PREFILL), dict) or r[F.PREFILL].get(F.EP, 1) >= minimum]
 
 
-def build_matrix(git: Git, base: str, head: str, opts: Options = Options()) -> dict:
+def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) -> dict:
+    opts = opts or Options()
     """The matrix JSON object for the entries appended between base and head."""
-    base_sha, head_sha = git.resolve(base), git.resolve(head)
+    base_sha, head_sha = git.resolve_all(base, head)
     appended = appended_lines(git, base_sha, head_sha, opts.changelog)
     deleted = [(n, text) for n, text in appended.deleted if text.strip()]
     if deleted:
@@ -343,7 +358,7 @@ def build_matrix(git: Git, base: str, head: str, opts: Options = Options()) -> d
         raise SweepgateError(Diagnostic(opts.changelog, 0, 0, "no-entries",
                                         f"{base}..{head} appends no entry to {opts.changelog}",
                                         "append an entry naming the config keys this change affects"))
-    doc, entries = parse_appended(appended)
+    doc, entries = parse_appended(appended, git.cache)
     return plan_entries(git, base_sha, head_sha, doc, entries, opts, base_label=base, head_label=head)
 
 
@@ -351,7 +366,10 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
                  base_label: str | None = None, head_label: str | None = None,
                  head_rev: Revision | None = None) -> dict:
     any_append = any(e.get(F.APPEND_ONLY) for e in entries)
-    first = doc.diag((0,), "append-only", "")
+
+    def first():
+        return (doc.path, *doc.locate((0, F.APPEND_ONLY)))
+
     if any_append and not all(e.get(F.APPEND_ONLY) for e in entries):
         raise SweepgateError(doc.diag((0,), "append-only-mixed",
                                       "append-only entries cannot share a change with regular entries",
@@ -385,7 +403,7 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
                 scope[key].update(entry.get(F.ENTRY_SCENARIO_TYPE) or F.SCENARIO_TYPES)
         missing = sorted(scope.keys() - base_rev.configs.keys())
         if missing:
-            raise SweepgateError(Diagnostic(first.file, first.line, first.col, "append-only",
+            raise SweepgateError(Diagnostic(*first(), "append-only",
                                             f"append-only needs every selected config in base; new: {', '.join(missing)}",
                                             "use a regular entry for new configs"))
         check_append_only_scope(base_rev.configs, configs, scope, first)

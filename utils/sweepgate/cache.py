@@ -1,0 +1,162 @@
+"""A content-addressed cache of parse and check results, kept inside the git directory.
+
+Two small stores, both keyed by hashes of exact content and salted with a
+fingerprint of sweepgate's own rules, so a hit is always the answer the slow
+path would give:
+
+* ``blocks``: for each master config file, the parsed value of each top-level
+  block of its recent versions (sha1 of the block text -> value);
+* ``verdicts``: content hash -> the problems found in it ([] when it passed).
+
+Stores are written atomically (temp file + rename) and only when they changed.
+A read-only or missing git directory disables the cache, as does
+``SWEEPGATE_NO_CACHE=1``. Data is plain (dict/list/str/int/float/bool/None)
+and written by sweepgate itself, so ``marshal`` is safe and fast here.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import marshal
+import os
+
+from sweepgate import __version__
+
+MAX_BLOCKS = 4000  # per file; older blocks are dropped first
+MAX_VERDICTS = 100_000
+
+
+@functools.lru_cache(maxsize=None)
+def rules_salt() -> str:
+    """Changes whenever the schemas or the code that parses and checks configs change."""
+    h = hashlib.sha1(__version__.encode())
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in ("load.py", "check.py", "cache.py"):
+        with open(os.path.join(here, name), "rb") as f:
+            h.update(f.read())
+    try:
+        from sweepgate.check import SCHEMA_FILES, schema_bytes
+
+        for name in SCHEMA_FILES:
+            h.update(schema_bytes(name))
+    except Exception:  # noqa: BLE001 - a missing schema is reported by check, not here
+        pass
+    return h.hexdigest()[:16]
+
+
+def content_key(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return hashlib.sha1(data).hexdigest()
+
+
+class Cache:
+    def __init__(self, directory: str | None):
+        self.dir = None if os.environ.get("SWEEPGATE_NO_CACHE") else directory
+        self._blocks: dict[str, dict] = {}
+        self._blocks_dirty: set[str] = set()
+        self._verdicts: dict | None = None
+        self._verdicts_dirty = False
+
+    @classmethod
+    def for_git_dir(cls, git_dir: str | None) -> "Cache":
+        if git_dir is None:
+            return cls(None)
+        return cls(os.path.join(git_dir, "sweepgate-cache", rules_salt()))
+
+    # -- files ------------------------------------------------------------------------
+
+    def _read(self, name: str):
+        if self.dir is None:
+            return None
+        try:
+            with open(os.path.join(self.dir, name), "rb") as f:
+                return marshal.loads(f.read())
+        except (OSError, ValueError, EOFError, TypeError):
+            return None
+
+    def _write(self, name: str, value) -> None:
+        try:
+            data = marshal.dumps(value)
+        except ValueError:
+            return  # not plain data: nothing to cache
+        self.write_blob(name, data)
+
+    def read_blob(self, name: str) -> bytes | None:
+        if self.dir is None:
+            return None
+        try:
+            with open(os.path.join(self.dir, name), "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def write_blob(self, name: str, data: bytes) -> None:
+        if self.dir is None:
+            return
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+            tmp = os.path.join(self.dir, f".tmp-{name}-{os.getpid()}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, os.path.join(self.dir, name))
+        except OSError:
+            self.dir = None
+
+    # -- parsed blocks ------------------------------------------------------------------
+
+    def blocks(self, path: str) -> dict:
+        """hash -> parsed value for the recent blocks of one file."""
+        if path not in self._blocks:
+            found = self._read(f"blocks-{content_key(path)[:16]}")
+            self._blocks[path] = found if isinstance(found, dict) else {}
+        return self._blocks[path]
+
+    def add_block(self, path: str, key: str, value) -> None:
+        if self.dir is None:
+            return
+        store = self.blocks(path)
+        store[key] = value
+        self._blocks_dirty.add(path)
+
+    # -- verdicts ----------------------------------------------------------------------
+
+    def _verdict_map(self) -> dict:
+        if self._verdicts is None:
+            found = self._read("verdicts")
+            self._verdicts = found if isinstance(found, dict) else {}
+        return self._verdicts
+
+    def verdict(self, key: str) -> list | None:
+        """The problems recorded for this content ([] when it passed), or None if unknown."""
+        if self.dir is None:
+            return None
+        found = self._verdict_map().get(key)
+        return [tuple(p) for p in found] if found is not None else None
+
+    def record(self, key: str, problems: list) -> None:
+        if self.dir is None:
+            return
+        self._verdict_map()[key] = problems
+        self._verdicts_dirty = True
+
+    # -- persistence -------------------------------------------------------------------
+
+    def flush(self, keep: dict[str, set[str]] | None = None) -> None:
+        """Write what changed. ``keep`` names, per file, the block hashes in use now."""
+        for path in self._blocks_dirty:
+            store = self._blocks[path]
+            if len(store) > MAX_BLOCKS:
+                in_use = (keep or {}).get(path, set())
+                extra = [k for k in store if k not in in_use]
+                for k in extra[: len(store) - MAX_BLOCKS]:
+                    del store[k]
+            self._write(f"blocks-{content_key(path)[:16]}", store)
+        self._blocks_dirty.clear()
+        if self._verdicts_dirty and self._verdicts is not None:
+            if len(self._verdicts) > MAX_VERDICTS:
+                self._verdicts = {}
+            self._write("verdicts", self._verdicts)
+            self._verdicts_dirty = False
