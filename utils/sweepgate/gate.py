@@ -200,7 +200,7 @@ def _normalized(lines: list[bytes]) -> list[bytes]:
 
 
 def _show(line: bytes, limit: int = 70) -> str:
-    text = line.decode("utf-8", "replace").strip()
+    text = line.decode("utf-8", "replace")
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
