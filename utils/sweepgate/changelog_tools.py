@@ -10,7 +10,6 @@ changelog's house style; files are written atomically (temp file + rename).
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import re
 import sys
@@ -167,19 +166,12 @@ def _known_keys(git, path: str) -> dict:
 
 
 def check_keys(keys: list[str], configs: dict, where: str = "--key") -> list[Diagnostic]:
-    diags = []
-    for key in keys:
-        if "*" in key:
-            rx = re.compile(".*".join(map(re.escape, key.split("*"))))
-            if not any(rx.fullmatch(k) for k in configs):
-                diags.append(Diagnostic(where, 0, 0, "unknown-config-key", f"wildcard '{key}' matches no config key",
-                                        "check the pattern against configs/*-master.yaml"))
-        elif key not in configs:
-            close = difflib.get_close_matches(key, list(configs), n=3)
-            hint = f"did you mean {', '.join(close)}?" if close else "add the config first, or fix the key"
-            diags.append(Diagnostic(where, 0, 0, "unknown-config-key",
-                                    f"config key '{key}' is not in any master config", hint))
-    return diags
+    """The matrix step's key resolution (unknown keys with close matches, empty wildcards)."""
+    from sweepgate.load import YamlDoc
+    from sweepgate.select import resolve_keys
+
+    _, diags = resolve_keys(YamlDoc(where, "", None), 0, keys, configs)
+    return [Diagnostic(where, 0, 0, d.rule, d.message, d.hint) for d in diags]
 
 
 def cmd_add(args) -> int:
