@@ -26,7 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sweepgate", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="sweepgate",
+        description="Gate the perf changelog, expand the benchmark matrix, and plan GPU sweeps. "
+                    "With no command, runs the built-in example.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = argv[0] if argv and not argv[0].startswith("-") else None
     for name, (module, help_text) in COMMANDS.items():

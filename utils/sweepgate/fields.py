@@ -96,6 +96,9 @@ RUNNERS_FILE = "configs/runners.yaml"
 CHANGELOG_FILE = "perf-changelog.yaml"
 SCHEMA_DIR = "configs/schema"
 BENCHMARK_LIB = "benchmarks/benchmark_lib.sh"
+# The matrix entry point. An append-only base must have it: a revision without a
+# matrix generator never published a matrix to append to.
+MATRIX_ENTRY_POINT = "utils/process_changelog.py"
 
 # --- benchmark job environment (CONTRACTS section 6) ----------------------------------
 # row field -> environment variable read by benchmark scripts

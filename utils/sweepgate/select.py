@@ -395,6 +395,12 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
 
     base_rev = None
     if any_append:
+        if git.read_blobs(base, [F.MATRIX_ENTRY_POINT])[F.MATRIX_ENTRY_POINT] is None:
+            raise SweepgateError(Diagnostic(
+                *first(), "append-only-base",
+                f"append-only needs the base revision's generation inputs, but {F.MATRIX_ENTRY_POINT} "
+                "is missing there, so base never produced a matrix to append to",
+                "use a regular entry (drop 'append-only: true'), or base the change on a revision with the generator"))
         base_rev = load_revision(git, base, opts.config_files, opts.runner_config)
         check_revision(base_rev)
         scope: dict[str, set[str]] = defaultdict(set)

@@ -1,0 +1,386 @@
+"""The changelog -> matrix path (process_changelog.py), on real temporary git repositories."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import CHANGELOG, FLEET_NVIDIA, ROOT
+
+from sweepgate.errors import SweepgateError
+from sweepgate.load import Git
+from sweepgate.select import Options, build_matrix, iter_rows
+
+ENTRY = """
+- config-keys:
+    - {keys}
+  description:
+    - "Test entry"
+  pr-link: https://github.com/acme/bench/pull/9
+"""
+
+
+def entry(*keys: str, extra: str = "") -> str:
+    return ENTRY.format(keys="\n    - ".join(keys)).rstrip("\n") + "\n" + extra
+
+
+def process_changelog(repo, base: str, head: str, *flags: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "SWEEPGATE_NO_CACHE": "1"}
+    return subprocess.run([sys.executable, str(ROOT / "utils" / "process_changelog.py"), "--base-ref", base,
+                           "--head-ref", head, "--changelog-file", "perf-changelog.yaml", *flags],
+                          cwd=repo.path, capture_output=True, text=True, env=env)
+
+
+def matrix_of(repo, base, head, **opts) -> dict:
+    return build_matrix(Git(repo.path), base, head, Options(**opts))
+
+
+def rejection(repo, base, head, **opts) -> list:
+    with pytest.raises(SweepgateError) as info:
+        matrix_of(repo, base, head, **opts)
+    return info.value.diagnostics
+
+
+# --------------------------------------------------------------------------- the seed scenario
+
+def test_seed_scenario_matches_the_reference_rows(tmp_path):
+    from sweepgate.example import build_repo
+
+    base, head = build_repo(str(tmp_path))
+    proc = subprocess.run([sys.executable, str(ROOT / "utils" / "process_changelog.py"), "--base-ref", base,
+                           "--head-ref", head], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    matrix = json.loads(proc.stdout)
+    rows = matrix["single_node"]["agentic"]
+    assert [r["exp-name"] for r in rows] == [
+        f"kimik3_tp8_conc{c}_kvdram-lmcache_spec-mtp" for c in (4, 8, 10, 16)]
+    assert {r["total-cpu-dram-gb"] for r in rows} == {1889}
+    assert {json.dumps(r["kv-offload-backend"], sort_keys=True) for r in rows} == {
+        '{"name": "lmcache", "version": "0.5.4rc2"}'}
+    assert all(r["duration"] == 3600 and r["tp"] == 8 and r["pp"] == 1 for r in rows)
+    assert len({r["recipe-fingerprint"] for r in rows}) == 1
+    # The highest concurrency of the group is evaluated.
+    assert [r["conc"] for r in matrix["agentic_evals"]] == [16]
+    assert matrix["changelog_metadata"]["entries"][0]["config-keys"] == [
+        "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"]
+    assert matrix["changelog_metadata"]["entries"][0]["append-only"] is False
+
+
+def test_fingerprint_is_sha256_of_the_row_without_point_fields(make_repo):
+    import hashlib
+
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm"))
+    for _, row in iter_rows(matrix_of(repo, base, head)):
+        if "recipe-fingerprint" not in row:
+            continue
+        recipe = {k: v for k, v in row.items() if k not in ("conc", "exp-name", "recipe-fingerprint", "eval-only")}
+        canonical = json.dumps(recipe, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        assert row["recipe-fingerprint"] == hashlib.sha256(canonical.encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- expansion through selection
+
+def test_fixed_seq_len_rows_double_from_conc_start_to_conc_end(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm"))
+    rows = matrix_of(repo, base, head)["single_node"]["1k1k"]
+    assert [r["conc"] for r in rows] == [4, 8, 16]
+    assert all(r["max-model-len"] == 1024 + 1024 + 256 and r["exp-name"] == "dsr1_1k1k" for r in rows)
+    assert all(r["ep"] == 1 and r["dp-attn"] is False and r["spec-decoding"] == "none" for r in rows)
+    assert all(r["eval-only"] is False and r["run-eval"] is False and r["disagg"] is False for r in rows)
+
+
+def test_wildcards_resolve_in_config_order_without_duplicates(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-*", "dsr1-fp4-b300-vllm"))
+    matrix = matrix_of(repo, base, head)
+    assert [r["conc"] for r in matrix["single_node"]["1k1k"]] == [4, 8, 16]
+    assert [r["conc"] for r in matrix["single_node"]["8k1k"]] == [4, 8]
+
+
+def test_trim_conc_keeps_the_lowest_concurrency_of_each_recipe(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-*", "kimik3-*"))
+    matrix = matrix_of(repo, base, head, trim_conc=True)
+    assert [r["conc"] for r in matrix["single_node"]["1k1k"]] == [4]
+    assert [r["conc"] for r in matrix["single_node"]["8k1k"]] == [4]
+    assert [r["conc"] for r in matrix["single_node"]["agentic"]] == [1]
+
+
+def test_scenario_type_filter_and_disjoint_overlapping_entries(make_repo):
+    both = """
+both-scenarios:
+  image: vllm/vllm-openai:v0.11.0
+  model: org/model
+  model-prefix: both
+  runner: cluster:mi355x-amds
+  precision: fp8
+  framework: vllm
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - { isl: 1024, osl: 1024, search-space: [ { tp: 8, conc-list: [4] } ] }
+    agentic-coding:
+    - search-space: [ { tp: 8, kv-offloading: none, conc-list: [2] } ]
+"""
+    repo = make_repo(files={"configs/amd-master.yaml": (ROOT / "tests" / "conftest.py").read_text().split(
+        'FLEET_AMD = """\\\n')[1].split('"""')[0] + both})
+    base = repo.head()
+    only_agentic = entry("both-scenarios", extra="  scenario-type:\n    - agentic-coding\n")
+    head = repo.commit_changelog(CHANGELOG + only_agentic)
+    matrix = matrix_of(repo, base, head)
+    assert "1k1k" not in matrix["single_node"]
+    assert [r["conc"] for r in matrix["single_node"]["agentic"]] == [2]
+    # A second entry for the same key with the other scenario is not suppressed by the first.
+    fsl = entry("both-scenarios", extra="  scenario-type:\n    - fixed-seq-len\n")
+    head2 = repo.commit_changelog(CHANGELOG + only_agentic + fsl)
+    matrix = matrix_of(repo, base, head2)
+    assert [r["conc"] for r in matrix["single_node"]["1k1k"]] == [4]
+    assert [r["conc"] for r in matrix["single_node"]["agentic"]] == [2]
+
+
+def test_evals_only_and_all_evals(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("kimik3-fp4-mi355x-vllm-agentic"))
+    matrix = matrix_of(repo, base, head, evals_only=True)
+    assert matrix["single_node"] == {}
+    assert [(r["conc"], r["eval-only"], r["run-eval"]) for r in matrix["agentic_evals"]] == [(8, True, True)]
+    matrix = matrix_of(repo, base, head, all_evals=True)
+    assert sorted(r["conc"] for r in matrix["agentic_evals"]) == [1, 4, 8]
+    assert len(matrix["single_node"]["agentic"]) == 3
+
+
+MULTINODE = """
+dsr1-fp8-b300-dynamo-sglang:
+  image: lmsysorg/sglang:v0.5.6
+  model: deepseek-ai/DeepSeek-R1-0528
+  model-prefix: dsr1
+  runner: cluster:mi355x-amds
+  precision: fp8
+  framework: dynamo-sglang
+  multinode: true
+  disagg: true
+  kv-p2p-transfer: nixl
+  router: { name: dynamo-router, version: "0.9.1" }
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - conc-list: [16, 64, 128]
+        prefill: { num-worker: 1, tp: 8, ep: 8, dp-attn: true }
+        decode: { num-worker: 2, tp: 8, ep: 8, dp-attn: true, additional-settings: ["DECODE_NODES=2"] }
+    agentic-coding:
+    - dram-utilization: 0.5
+      search-space:
+      - conc-list: [4, 32]
+        kv-offloading: dram
+        kv-offload-backend: { name: lmcache }
+        prefill: { num-worker: 1, tp: 4, ep: 1, dp-attn: false }
+        decode: { num-worker: 1, tp: 8, ep: 1, dp-attn: false }
+"""
+
+
+def test_multinode_rows_evals_and_eval_min_prefill_ep(make_repo):
+    repo = make_repo(files={"configs/nvidia-master.yaml": FLEET_NVIDIA + MULTINODE})
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp8-b300-dynamo-sglang"))
+    matrix = matrix_of(repo, base, head)
+    (row,) = matrix["multi_node"]["8k1k"]
+    assert row["conc"] == [16, 64, 128] and row["kv-p2p-transfer"] == "nixl"
+    assert row["router"] == {"name": "dynamo-router", "version": "0.9.1"}
+    assert row["prefill"] == {"num-worker": 1, "tp": 8, "ep": 8, "dp-attn": True, "pp": 1, "dcp-size": 1,
+                              "pcp-size": 1, "additional-settings": []}
+    assert row["eval-all-concs"] is False and row["eval-only"] is False and row["exp-name"] == "dsr1_8k1k"
+    agentic = matrix["multi_node"]["agentic"]
+    assert [r["conc"] for r in agentic] == [[4], [32]]  # one allocation per concurrency
+    assert [r["exp-name"] for r in agentic] == ["dsr1_p1x4_d1x8_conc4_kvdram-lmcache",
+                                                "dsr1_p1x4_d1x8_conc32_kvdram-lmcache"]
+    # half of the prefill node's GPUs, half of its (3 TB-capped) DRAM
+    assert {r["total-cpu-dram-gb"] for r in agentic} == {int(2063837 * 1048576 * 0.5 * 4 / 8 / 1e9)}
+    (mn_eval,) = matrix["multinode_evals"]
+    assert mn_eval["eval-conc"] == 128 and mn_eval["eval-only"] is True
+    assert [r["eval-conc"] for r in matrix["multinode_agentic_evals"]] == [32]
+
+    filtered = entry("dsr1-fp8-b300-dynamo-sglang", extra="  eval-min-prefill-ep: 16\n")
+    head2 = repo.commit_changelog(CHANGELOG + filtered)
+    assert matrix_of(repo, base, head2)["multinode_evals"] == []
+
+
+# --------------------------------------------------------------------------- rejections, each at its line
+
+def test_deleted_history_is_rejected_at_its_base_line(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG.replace("Initial DeepSeek", "Edited DeepSeek") + entry("dsr1-*"))
+    proc = process_changelog(repo, base, head)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    line = CHANGELOG.splitlines().index('    - "Initial DeepSeek-R1 FP4 B300 vLLM recipe"') + 1
+    assert proc.stderr.startswith(f"perf-changelog.yaml:{line}:1: history line deleted or edited")
+    assert "; restore the line byte for byte" in proc.stderr
+
+
+def test_unknown_key_is_reported_at_its_line_with_a_suggestion(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vlm"))
+    (diag,) = rejection(repo, base, head)
+    assert diag.line == len(CHANGELOG.splitlines()) + 3
+    assert "config key 'dsr1-fp4-b300-vlm' is not in any master config" in diag.message
+    assert "dsr1-fp4-b300-vllm" in diag.hint
+
+
+def test_wildcard_matching_nothing_is_rejected(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("gpt-*"))
+    (diag,) = rejection(repo, base, head)
+    assert diag.rule == "unknown-config-key" and "wildcard 'gpt-*' matches no config key" in diag.message
+
+
+def test_invalid_entry_reports_every_problem_at_its_line(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    bad = entry("dsr1-*", extra="  owner: someone\n  scenario-type:\n    - agentic\n")
+    head = repo.commit_changelog(CHANGELOG + bad)
+    diags = rejection(repo, base, head)
+    n = len(CHANGELOG.splitlines())
+    by_line = {d.line: d for d in diags}
+    assert "unknown field 'owner'" in by_line[n + 7].message
+    assert "'agentic' is not one of" in by_line[n + 9].message
+    assert all(d.file == "perf-changelog.yaml" for d in diags)
+
+
+def test_invalid_config_is_rejected_at_the_config_line(make_repo):
+    broken = FLEET_NVIDIA + """
+broken-disagg:
+  image: img
+  model: org/m
+  model-prefix: m
+  runner: b300
+  precision: fp8
+  framework: sglang
+  multinode: true
+  disagg: true
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - conc-list: [4]
+        prefill: { num-worker: 1, tp: 8, ep: 1, dp-attn: false }
+        decode: { num-worker: 1, tp: 8, ep: 1, dp-attn: false, batch: 3 }
+"""
+    repo = make_repo()
+    base = repo.head()
+    repo.write("configs/nvidia-master.yaml", broken)
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm"))
+    proc = process_changelog(repo, base, head)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    key_line = broken.splitlines().index("broken-disagg:") + 1
+    disagg_line = broken.splitlines().index("  disagg: true") + 1
+    batch_line = len(broken.splitlines())
+    assert any(l.startswith(f"configs/nvidia-master.yaml:{disagg_line}:3: broken-disagg: disagg: true needs "
+                            "kv-p2p-transfer") for l in lines), lines
+    assert any(l.startswith(f"configs/nvidia-master.yaml:{batch_line}:") and "unknown field 'batch'" in l
+               for l in lines), lines
+    assert key_line < disagg_line
+
+
+def test_no_appended_entry_alias_and_bad_refs_are_rejected(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    assert process_changelog(repo, base, base).returncode == 1
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-*", extra="  evals-only: &flag true\n"))
+    proc = process_changelog(repo, base, head)
+    assert proc.returncode == 1 and "YAML anchors (&name) are not allowed" in proc.stderr
+    proc = process_changelog(repo, "no-such-ref", head)
+    assert proc.returncode == 1 and "'no-such-ref' is not a commit" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_github_actions_annotations(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("nope-key"))
+    env = {**os.environ, "GITHUB_ACTIONS": "true"}
+    proc = subprocess.run([sys.executable, str(ROOT / "utils" / "process_changelog.py"), "--base-ref", base,
+                           "--head-ref", head], cwd=repo.path, capture_output=True, text=True, env=env)
+    line = len(CHANGELOG.splitlines()) + 3
+    assert proc.returncode == 1
+    assert f"::error file=perf-changelog.yaml,line={line}," in proc.stdout
+
+
+# --------------------------------------------------------------------------- append-only
+
+APPEND_ONLY_ENTRY = "  append-only: true\n"
+
+
+def _append_only_repo(make_repo):
+    repo = make_repo(files={"utils/process_changelog.py": "# matrix entry point\n"})
+    return repo, repo.head()
+
+
+def test_append_only_emits_only_new_points(make_repo):
+    repo, base = _append_only_repo(make_repo)
+    repo.write("configs/nvidia-master.yaml", FLEET_NVIDIA.replace("conc-start: 4, conc-end: 16",
+                                                                  "conc-start: 4, conc-end: 32"))
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", extra=APPEND_ONLY_ENTRY))
+    matrix = matrix_of(repo, base, head)
+    assert [r["conc"] for _, r in iter_rows(matrix)] == [32]
+
+
+def test_append_only_refuses_removed_points_image_changes_and_unselected_edits(make_repo):
+    repo, base = _append_only_repo(make_repo)
+    fleet = FLEET_NVIDIA.replace("conc-start: 4, conc-end: 16", "conc-start: 8, conc-end: 32")
+    repo.write("configs/nvidia-master.yaml", fleet)
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", extra=APPEND_ONLY_ENTRY))
+    (diag,) = rejection(repo, base, head)
+    assert "may not remove existing concurrency points [4]" in diag.message
+    assert diag.line == len(CHANGELOG.splitlines()) + 7
+
+    repo.write("configs/nvidia-master.yaml", FLEET_NVIDIA.replace("lmsysorg/sglang:v0.5.6", "lmsysorg/sglang:v0.5.7"))
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", extra=APPEND_ONLY_ENTRY))
+    (diag,) = rejection(repo, base, head)
+    assert "does not name: dsr1-fp4-b300-sglang" in diag.message
+
+    mixed = entry("dsr1-fp4-b300-vllm", extra=APPEND_ONLY_ENTRY) + entry("dsr1-fp4-b300-sglang")
+    head = repo.commit_changelog(CHANGELOG + mixed)
+    (diag,) = rejection(repo, base, head)
+    assert diag.rule == "append-only-mixed"
+
+
+def test_append_only_needs_a_base_with_the_matrix_generator(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    repo.write("configs/nvidia-master.yaml", FLEET_NVIDIA.replace("conc-end: 16", "conc-end: 32"))
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", extra=APPEND_ONLY_ENTRY))
+    (diag,) = rejection(repo, base, head)
+    assert diag.rule == "append-only-base" and "utils/process_changelog.py is missing" in diag.message
+
+
+def test_same_change_gives_byte_identical_output(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-*", "kimik3-*"))
+    outputs = {process_changelog(repo, base, head).stdout for _ in range(3)}
+    # with the cache on, twice more
+    env = dict(os.environ)
+    for _ in range(2):
+        outputs.add(subprocess.run([sys.executable, str(ROOT / "utils" / "process_changelog.py"), "--base-ref", base,
+                                    "--head-ref", head], cwd=repo.path, capture_output=True, text=True,
+                                   env=env).stdout)
+    assert len(outputs) == 1 and json.loads(outputs.pop())["single_node"]

@@ -1,0 +1,158 @@
+"""`sweepgate full-sweep` / `sweepgate test-config` (utils/generate_sweep_configs.py).
+
+Both read the master configs in the working tree and print a JSON list of rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from sweepgate import fields as F
+
+
+def _seq_len_names() -> list[str]:
+    return list(F.SEQ_LEN_NAMES.values())
+
+
+def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
+    parser.add_argument("--config-files", nargs="+", default=None,
+                        help=f"master configs (default: {F.CONFIG_DIR}/{F.MASTER_GLOB})")
+    parser.add_argument("--runner-config", default=None, help=f"runners file (default: {F.RUNNERS_FILE})")
+    evals = parser.add_mutually_exclusive_group()
+    evals.add_argument("--no-evals", action="store_true", help="throughput rows only; mark no evals")
+    evals.add_argument("--evals-only", action="store_true", help="only the rows selected for evals")
+    parser.add_argument("--all-evals", action="store_true", help="select every 8k1k and agentic row for evals")
+    parser.add_argument("--runner-node-filter", default=None,
+                        help="expand each config onto the runner names containing this substring")
+    parser.add_argument("--scenario-type", nargs="+", choices=list(F.SCENARIO_TYPES), default=None)
+    parser.add_argument("--seq-lens", nargs="+", choices=_seq_len_names(), default=None)
+    if command == "test-config":
+        parser.add_argument("--config-keys", nargs="+", required=True,
+                            help="config keys or '*' wildcards to expand")
+        parser.add_argument("--conc", nargs="+", type=int, default=None, help="keep only these concurrencies")
+        return
+    parser.add_argument("--model-prefix", nargs="+", default=None, help="config keys starting with these")
+    parser.add_argument("--precision", nargs="+", default=None)
+    parser.add_argument("--framework", nargs="+", default=None)
+    parser.add_argument("--runner-type", nargs="+", default=None, help="runner labels to include")
+    parser.add_argument("--step-size", type=int, default=F.CONC_STEP, help="conc-start..conc-end multiplier")
+    parser.add_argument("--min-conc", type=int, default=None)
+    parser.add_argument("--max-conc", type=int, default=None)
+    parser.add_argument("--max-tp", type=int, default=None)
+    parser.add_argument("--max-ep", type=int, default=None)
+    parser.add_argument("--single-node", action="store_true", help="single-node rows only")
+    parser.add_argument("--multi-node", action="store_true", help="multi-node rows only")
+
+
+def _usage(message: str, hint: str):
+    from sweepgate.errors import Diagnostic, SweepgateError
+
+    return SweepgateError(Diagnostic("sweepgate", 0, 0, "usage", message, hint))
+
+
+def sweep_rows(args, rev) -> list[dict]:
+    """Rows for a full-sweep or test-config invocation over a checked revision."""
+    from sweepgate.expand import Filters, expand_config, seq_len_from_name
+
+    configs, runners = rev.configs, rev.runners.data
+    labels = runners.get(F.LABELS) or {}
+    seq_lens = {seq_len_from_name(n) for n in args.seq_lens} if args.seq_lens else None
+    scenarios = tuple(s for s in F.SCENARIO_TYPES if s in args.scenario_type) if args.scenario_type else None
+    test_config = args.command == "test-config"
+
+    if test_config:
+        keys = resolve_patterns(args.config_keys, configs)
+        flt = Filters(scenario_types=scenarios, seq_lens=seq_lens, conc=set(args.conc) if args.conc else None)
+    else:
+        if args.step_size <= 1:
+            raise _usage("--step-size must be greater than 1", "use 2 to double concurrency at each step")
+        if args.min_conc is not None and args.max_conc is not None and args.min_conc > args.max_conc:
+            raise _usage("--min-conc is above --max-conc", "swap the bounds")
+        unknown = sorted(set(args.runner_type or []) - set(labels))
+        if unknown:
+            raise _usage(f"unknown runner type(s): {', '.join(unknown)}",
+                         f"use labels from {F.RUNNERS_FILE}: {', '.join(sorted(labels))}")
+        both = not args.single_node and not args.multi_node
+        flt = Filters(scenario_types=scenarios, seq_lens=seq_lens, step=args.step_size, min_conc=args.min_conc,
+                      max_conc=args.max_conc, max_tp=args.max_tp, max_ep=args.max_ep,
+                      single_node=both or args.single_node, multi_node=both or args.multi_node)
+        keys = []
+        for key, config in configs.items():
+            if args.model_prefix and not any(key.startswith(p) for p in args.model_prefix):
+                continue
+            if args.precision and config[F.PRECISION] not in args.precision:
+                continue
+            if args.framework and config[F.FRAMEWORK] not in args.framework:
+                continue
+            if args.runner_type and config[F.RUNNER] not in args.runner_type:
+                continue
+            keys.append(key)
+
+    rows: list[dict] = []
+    for key in keys:
+        config = configs[key]
+        flt.runner_values = None
+        if args.runner_node_filter:
+            label = config[F.RUNNER]
+            nodes = list(labels.get(label, []))
+            if test_config and args.runner_node_filter in label:
+                nodes = [label, *nodes]
+            matches = list(dict.fromkeys(n for n in nodes if args.runner_node_filter in n))
+            if not matches:
+                continue
+            flt.runner_values = matches
+        rows.extend(expand_config(key, config, runners, flt, rev.where(key)))
+    return rows
+
+
+def resolve_patterns(patterns: list[str], configs: dict) -> list[str]:
+    """Config keys for exact names and glob patterns, in order, deduplicated."""
+    import fnmatch
+
+    out: dict[str, None] = {}
+    for pattern in patterns:
+        if "*" in pattern or "?" in pattern:
+            matched = fnmatch.filter(list(configs), pattern)
+            if not matched:
+                raise _usage(f"pattern '{pattern}' matches no config key", "check the key names in configs/")
+            out.update(dict.fromkeys(matched))
+        elif pattern in configs:
+            out[pattern] = None
+        else:
+            import difflib
+
+            close = difflib.get_close_matches(pattern, list(configs), n=3)
+            raise _usage(f"config key '{pattern}' not found",
+                         f"did you mean {', '.join(close)}?" if close else "check the key names in configs/")
+    return list(out)
+
+
+def apply_evals(rows: list[dict], args) -> list[dict]:
+    """The generator's eval flags: mark, expand, and filter to eval rows."""
+    from sweepgate.expand import mark_all_evals, mark_evals
+
+    if not args.no_evals:
+        rows = mark_evals(rows, include_agentic=args.evals_only or args.all_evals)
+        if args.all_evals:
+            rows = mark_all_evals(rows)
+    if args.evals_only or args.all_evals:
+        rows = [r for r in rows if r.get(F.RUN_EVAL)]
+        for row in rows:
+            row[F.EVAL_ONLY] = True
+    return rows
+
+
+def run(args) -> int:
+    from sweepgate.check import check_revision
+    from sweepgate.load import Git, load_revision
+
+    if args.no_evals and args.all_evals:
+        raise _usage("--all-evals cannot be combined with --no-evals", "drop one of them")
+    git = Git(".")
+    rev = load_revision(git, "WORKTREE", args.config_files, args.runner_config, worktree=True)
+    check_revision(rev)
+    rows = apply_evals(sweep_rows(args, rev), args)
+    sys.stdout.write(json.dumps(rows) + "\n")
+    return 0
