@@ -294,9 +294,12 @@ _sg_cleanup_on_signal() {
 
 #######################################
 # Start ARGV in the background with its output in LOG, record the command in
-# COMMAND_FILE, and register it for cleanup.
+# COMMAND_FILE, and register it for cleanup. When SERVER_STANDIN names an
+# executable (set by `sweepgate rehearse`), it runs as `$SERVER_STANDIN ARGV...`
+# in place of ARGV; the real command is still built, printed and recorded.
 # Globals:
 #   BACKGROUND_PID (set to the new PID)
+#   SERVER_STANDIN (read)
 # Arguments:
 #   --label L --log FILE [--command-file FILE] [--grace SECONDS] -- ARGV...
 # Returns:
@@ -330,7 +333,13 @@ _sg_start_background_process() {
   printf 'Starting %s:' "${label}"
   printf ' %q' "$@"
   printf '\n'
-  "$@" >"${log}" 2>&1 &
+  if [[ -n "${SERVER_STANDIN:-}" ]]; then
+    # Rehearsal: the real command above is built and recorded; a stand-in runs it.
+    echo "${label}: SERVER_STANDIN=${SERVER_STANDIN} runs in its place"
+    "${SERVER_STANDIN}" "$@" >"${log}" 2>&1 &
+  else
+    "$@" >"${log}" 2>&1 &
+  fi
   BACKGROUND_PID=$!
   echo "${label}: PID ${BACKGROUND_PID}, log ${log}"
   _sg_register_cleanup_pid "${BACKGROUND_PID}" "${label}" ${grace:+"${grace}"}

@@ -163,6 +163,9 @@ def free_ports(count: int) -> list[int]:
             s.close()
 
 
+STANDIN = "server-standin"  # what SERVER_STANDIN points at: runs a server command's stand-in
+
+
 def write_shims(shim_dir: Path) -> None:
     shim_dir.mkdir(parents=True, exist_ok=True)
     for name in SHIMS:
@@ -174,6 +177,18 @@ def write_shims(shim_dir: Path) -> None:
             encoding="utf-8",
         )
         path.chmod(0o755)
+    # SERVER_STANDIN: benchmark_lib's start_background_process runs this with the real
+    # server argv (`vllm serve ...`, `lmcache server ...`); it serves the stand-in instead.
+    standin = shim_dir / STANDIN
+    standin.write_text(
+        "#!/usr/bin/env bash\n"
+        "# sweepgate rehearse: SERVER_STANDIN, given a real server command.\n"
+        "tool=\"${1##*/}\"\n"
+        "shift\n"
+        f"exec {shlex.quote(sys.executable)} -I {shlex.quote(str(FAKESERVER))} shim \"${{tool}}\" \"$@\"\n",
+        encoding="utf-8",
+    )
+    standin.chmod(0o755)
 
 
 def write_trace(path: Path) -> None:
@@ -215,6 +230,7 @@ def build_env(row: dict, runner_name: str, result_dir: Path, shim_dir: Path, log
     for name, port in zip(names, free_ports(len(names))):
         env[name] = str(port)
     env["SWEEPGATE_REHEARSE_LOG"] = str(log)
+    env["SERVER_STANDIN"] = str(shim_dir / STANDIN)
     env["AGENTIC_TRACE_FILE"] = str(trace)
     env["SERVER_READY_TIMEOUT"] = "60"
     env["LMCACHE_READY_TIMEOUT"] = "60"
