@@ -7,6 +7,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# Keep compiled bytecode of sweepgate itself even under PYTHONDONTWRITEBYTECODE:
+# every CI step runs this entry point, and recompiling costs more than the work.
+sys.dont_write_bytecode = False
 
 from sweepgate.cli import main  # noqa: E402
 

@@ -3,10 +3,13 @@
 
 Drop-in for InferenceX's utils/validate_perf_changelog.py; see `sweepgate validate --help`.
 """
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# Keep compiled bytecode of sweepgate itself even under PYTHONDONTWRITEBYTECODE:
+# every CI step runs this entry point, and recompiling costs more than the work.
+sys.dont_write_bytecode = False
 
 from sweepgate.cli import main  # noqa: E402
 

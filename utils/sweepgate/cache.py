@@ -24,6 +24,7 @@ import os
 from sweepgate import __version__
 
 MAX_BLOCKS = 4000  # per file; older blocks are dropped first
+MAX_DOCS = 16  # whole-file indexes kept per file
 MAX_VERDICTS = 100_000
 
 
@@ -107,18 +108,49 @@ class Cache:
 
     # -- parsed blocks ------------------------------------------------------------------
 
-    def blocks(self, path: str) -> dict:
-        """hash -> parsed value for the recent blocks of one file."""
+    def _store(self, path: str) -> dict:
+        """{"blocks": {hash: marshalled value}, "docs": {blob: [(key, hash, first line)]}} for one file."""
         if path not in self._blocks:
             found = self._read(f"blocks-{content_key(path)[:16]}")
-            self._blocks[path] = found if isinstance(found, dict) else {}
+            ok = isinstance(found, dict) and isinstance(found.get("blocks"), dict) and isinstance(found.get("docs"), dict)
+            self._blocks[path] = found if ok else {"blocks": {}, "docs": {}}
         return self._blocks[path]
+
+    def block(self, path: str, key: str):
+        """The parsed value of one top-level block, or None."""
+        if self.dir is None:
+            return None
+        raw = self._store(path)["blocks"].get(key)
+        if raw is None:
+            return None
+        try:
+            return marshal.loads(raw)
+        except (ValueError, EOFError, TypeError):
+            return None
 
     def add_block(self, path: str, key: str, value) -> None:
         if self.dir is None:
             return
-        store = self.blocks(path)
-        store[key] = value
+        try:
+            raw = marshal.dumps(value)
+        except ValueError:
+            return
+        self._store(path)["blocks"][key] = raw
+        self._blocks_dirty.add(path)
+
+    def doc_index(self, path: str, blob: str) -> list | None:
+        """[(config key, block hash, first line)] of a whole file version seen before."""
+        if self.dir is None or not blob:
+            return None
+        return self._store(path)["docs"].get(blob)
+
+    def set_doc_index(self, path: str, blob: str, index: list) -> None:
+        if self.dir is None or not blob:
+            return
+        docs = self._store(path)["docs"]
+        docs[blob] = index
+        while len(docs) > MAX_DOCS:
+            del docs[next(iter(docs))]
         self._blocks_dirty.add(path)
 
     # -- verdicts ----------------------------------------------------------------------
@@ -148,11 +180,12 @@ class Cache:
         """Write what changed. ``keep`` names, per file, the block hashes in use now."""
         for path in self._blocks_dirty:
             store = self._blocks[path]
-            if len(store) > MAX_BLOCKS:
+            blocks = store["blocks"]
+            if len(blocks) > MAX_BLOCKS:
                 in_use = (keep or {}).get(path, set())
-                extra = [k for k in store if k not in in_use]
-                for k in extra[: len(store) - MAX_BLOCKS]:
-                    del store[k]
+                extra = [k for k in blocks if k not in in_use]
+                for k in extra[: len(blocks) - MAX_BLOCKS]:
+                    del blocks[k]
             self._write(f"blocks-{content_key(path)[:16]}", store)
         self._blocks_dirty.clear()
         if self._verdicts_dirty and self._verdicts is not None:

@@ -25,15 +25,29 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, told the width so it does not import shutil to ask the terminal."""
+
+    def __init__(self, prog: str):
+        import os
+
+        try:
+            width = int(os.environ.get("COLUMNS", "100"))
+        except ValueError:
+            width = 100
+        super().__init__(prog, width=max(width - 2, 40))
+
+
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        formatter_class=_Formatter,
         prog="sweepgate",
         description="Gate the perf changelog, expand the benchmark matrix, and plan GPU sweeps. "
                     "With no command, runs the built-in example.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = argv[0] if argv and not argv[0].startswith("-") else None
     for name, (module, help_text) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         # Only the chosen subcommand's module is imported.
         if name == wanted:
             mod = importlib.import_module(module)

@@ -230,9 +230,9 @@ class YamlDoc:
     """
 
     def __init__(self, path: str, text: str, data: object, blocks: dict[str, str] | None = None, blob: str = "",
-                 spans: dict[str, tuple[int, str]] | None = None):
+                 starts: dict[str, int] | None = None):
         self.path, self.text, self.data, self.blocks, self.blob = path, text, data, blocks, blob
-        self._spans = spans or {}  # top-level key -> (first line, block text), when split
+        self._starts = starts or {}  # top-level key -> 0-based first line of its block, when split
         self._block_positions: dict[str, dict] = {}
 
     @functools.cached_property
@@ -241,12 +241,14 @@ class YamlDoc:
 
     def _index_for(self, path: tuple) -> dict[tuple, tuple[int, int]]:
         """Positions for ``path``: from its own top-level block when split, else the whole file."""
-        if path and path[0] in self._spans:
+        if path and path[0] in self._starts:
             key = path[0]
             if key not in self._block_positions:
-                start, block = self._spans[key]
+                start = self._starts[key]
+                later = [s for s in self._starts.values() if s > start]
+                lines = self.text.split("\n")[start:min(later) if later else None]
                 self._block_positions[key] = {p: (line + start, col)
-                                              for p, (line, col) in position_index(block).items()}
+                                              for p, (line, col) in position_index("\n".join(lines) + "\n").items()}
             return self._block_positions[key]
         return self._positions
 
@@ -313,16 +315,22 @@ def _json_safe(value) -> bool:
 def load_master_doc(path: str, raw: bytes | None, blob: str, cache) -> YamlDoc:
     """Parse a master config, reusing cached parses of unchanged top-level blocks."""
     text = _decode(path, raw)
+    index = cache.doc_index(path, blob) if cache is not None else None
+    if index is not None:
+        # This exact file was split before: every block is cached by its hash.
+        values = [cache.block(path, key_hash) for _, key_hash, _ in index]  # each is {key: config}
+        if all(isinstance(v, dict) and key in v for (key, _, _), v in zip(index, values)):
+            data = {key: value[key] for (key, _, _), value in zip(index, values)}
+            return YamlDoc(path, text, data, {k: h for k, h, _ in index}, blob, {k: s for k, _, s in index})
     pieces = split_blocks(text)
     if pieces is None:
         return YamlDoc(path, text, parse_yaml(text, path), None, blob)
-    known = cache.blocks(path) if cache is not None else {}
     data: dict = {}
     blocks: dict[str, str] = {}
-    spans: dict[str, tuple[int, str]] = {}
+    starts: dict[str, int] = {}
     for start, block in pieces:
         key_hash = hashlib.sha1(block.encode()).hexdigest()
-        parsed = known.get(key_hash)
+        parsed = cache.block(path, key_hash) if cache is not None else None
         if parsed is None:
             try:
                 parsed = yaml.load(block, Loader=_Loader)
@@ -339,8 +347,10 @@ def load_master_doc(path: str, raw: bytes | None, blob: str, cache) -> YamlDoc:
             return YamlDoc(path, text, parse_yaml(text, path), None, blob)
         data[key] = value
         blocks[key] = key_hash
-        spans[key] = (start, block)
-    return YamlDoc(path, text, data, blocks, blob, spans)
+        starts[key] = start
+    if cache is not None:
+        cache.set_doc_index(path, blob, [(k, blocks[k], starts[k]) for k in data])
+    return YamlDoc(path, text, data, blocks, blob, starts)
 
 
 # --------------------------------------------------------------------------- a revision's inputs

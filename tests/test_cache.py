@@ -1,0 +1,73 @@
+"""The content cache never changes an answer: cached runs equal uncached runs, edits invalidate."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import CHANGELOG, FLEET_NVIDIA, ROOT
+
+ENTRY = """
+- config-keys:
+    - dsr1-*
+    - kimik3-*
+  description:
+    - "cache test"
+  pr-link: https://github.com/acme/bench/pull/7
+"""
+
+
+def run(repo, base, head, cache: bool) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("SWEEPGATE_NO_CACHE", None)
+    if not cache:
+        env["SWEEPGATE_NO_CACHE"] = "1"
+    return subprocess.run([sys.executable, str(ROOT / "utils" / "process_changelog.py"), "--base-ref", base,
+                           "--head-ref", head], cwd=repo.path, capture_output=True, text=True, env=env)
+
+
+def test_cached_runs_equal_uncached_runs_across_edits(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + ENTRY)
+    truth = run(repo, base, head, cache=False)
+    assert truth.returncode == 0, truth.stderr
+    for _ in range(3):  # cold, then the block store, then the whole-file index
+        cached = run(repo, base, head, cache=True)
+        assert (cached.returncode, cached.stdout) == (0, truth.stdout), cached.stderr
+    assert any((repo.path / ".git" / "sweepgate-cache").rglob("blocks-*"))
+
+    # Edit one config: the cache must not serve the old value or the old verdict.
+    edited = FLEET_NVIDIA.replace("conc-start: 4, conc-end: 16", "conc-start: 4, conc-end: 64")
+    repo.write("configs/nvidia-master.yaml", edited)
+    head2 = repo.commit_changelog(CHANGELOG + ENTRY)
+    fresh = run(repo, base, head2, cache=False)
+    for _ in range(2):
+        assert run(repo, base, head2, cache=True).stdout == fresh.stdout
+    assert [r["conc"] for r in json.loads(fresh.stdout)["single_node"]["1k1k"]] == [4, 8, 16, 32, 64]
+
+    # A config that turns invalid is reported, cached or not, at the same line.
+    broken = edited.replace("framework: vllm", "framework: vllm\n  color: blue", 1)
+    repo.write("configs/nvidia-master.yaml", broken)
+    head3 = repo.commit_changelog(CHANGELOG + ENTRY)
+    uncached = run(repo, base, head3, cache=False)
+    assert uncached.returncode == 1 and "unknown field 'color'" in uncached.stderr
+    for _ in range(2):
+        cached = run(repo, base, head3, cache=True)
+        assert (cached.returncode, cached.stderr) == (1, uncached.stderr)
+    # ... and going back to the first head still works from the cache.
+    assert run(repo, base, head, cache=True).stdout == truth.stdout
+
+
+def test_unwritable_cache_location_disables_the_cache_quietly(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + ENTRY)
+    blocker = repo.path / ".git" / "sweepgate-cache"
+    blocker.write_text("not a directory\n")  # mkdir fails here, even for root
+    proc = run(repo, base, head, cache=True)
+    assert proc.returncode == 0 and not proc.stderr
+    assert proc.stdout == run(repo, base, head, cache=False).stdout
+    assert blocker.read_text() == "not a directory\n"
