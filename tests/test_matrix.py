@@ -307,6 +307,10 @@ def test_no_appended_entry_alias_and_bad_refs_are_rejected(make_repo):
     head = repo.commit_changelog(CHANGELOG + entry("dsr1-*", extra="  evals-only: &flag true\n"))
     proc = process_changelog(repo, base, head)
     assert proc.returncode == 1 and "YAML anchors (&name) are not allowed" in proc.stderr
+    head_tab = repo.commit_changelog(CHANGELOG + entry("dsr1-*").replace('"Test entry"', '"Test\tentry"'))
+    proc = process_changelog(repo, base, head_tab)
+    line = len(CHANGELOG.splitlines()) + 5
+    assert proc.returncode == 1 and f"perf-changelog.yaml:{line}:12: tab character in the changelog" in proc.stderr
     proc = process_changelog(repo, "no-such-ref", head)
     assert proc.returncode == 1 and "'no-such-ref' is not a commit" in proc.stderr
     assert "Traceback" not in proc.stderr

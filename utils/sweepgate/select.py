@@ -159,7 +159,10 @@ def parse_appended(appended: Appended, cache=None) -> tuple[AppendedDoc, list]:
     def line_of(n: int) -> int:
         return appended.head_lines[n - 1] if 1 <= n <= len(appended.head_lines) else n
 
-    diags = refuse_yaml_features(appended.path, appended.text, line_of)
+    diags = [Diagnostic(appended.path, line_of(i + 1), line.index("\t") + 1, "tab",
+                        "tab character in the changelog", "use spaces")
+             for i, line in enumerate(appended.lines) if "\t" in line]
+    diags += refuse_yaml_features(appended.path, appended.text, line_of)
     if not diags:  # composing aliases would walk an alias bomb's shared nodes exponentially
         diags = duplicate_keys(appended.path, appended.text, line_of)
     if diags:
