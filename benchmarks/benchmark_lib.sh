@@ -483,6 +483,62 @@ _sg_wait_for_server_ready() {
     --sleep-interval "${interval}"
 }
 
+#######################################
+# The inference server's lifecycle in one call: start ARGV in the background as
+# "vLLM server" (log RESULT_DIR/server.log, command RESULT_DIR/server_command.txt,
+# registered for cleanup), then wait for http://127.0.0.1:PORT/health.
+# Globals:
+#   RESULT_DIR, PORT, SERVER_READY_TIMEOUT (read)
+#   SERVER_LOG, SERVER_PID (set)
+# Arguments:
+#   The server ARGV.
+# Returns:
+#   0 once the server answers; 1 if it failed to start, died or timed out.
+#######################################
+start_server_and_wait() {
+  _sg_guarded _sg_start_server_and_wait "$@"
+}
+
+_sg_start_server_and_wait() {
+  SERVER_LOG="${RESULT_DIR}/server.log"
+  SERVER_PID=""
+  _sg_start_background_process --label "vLLM server" --log "${SERVER_LOG}" \
+    --command-file "${RESULT_DIR}/server_command.txt" -- "$@" || return 1
+  SERVER_PID="${BACKGROUND_PID}"
+  _sg_wait_for_server_ready --port "${PORT}" --server-log "${SERVER_LOG}" \
+    --server-pid "${SERVER_PID}" --timeout "${SERVER_READY_TIMEOUT:-0}"
+}
+
+#######################################
+# `vllm serve` parallelism flags for the row: attention data-parallel with
+# expert parallelism when DP_ATTENTION=true, else tensor parallel (plus
+# expert parallel when EP_SIZE > 1).
+# Globals:
+#   TP, EP_SIZE, DP_ATTENTION (read); VLLM_PARALLEL_ARGS (set)
+# Returns:
+#   0; 1 when TP is not a positive integer.
+#######################################
+vllm_parallel_args() {
+  _sg_guarded _sg_vllm_parallel_args
+}
+
+_sg_vllm_parallel_args() {
+  VLLM_PARALLEL_ARGS=()
+  if ! _sg_is_posint "${TP:-}"; then
+    _sg_err "vllm_parallel_args: TP must be a positive integer, got '${TP:-}'"
+    return 1
+  fi
+  if [[ "${DP_ATTENTION:-false}" == "true" ]]; then
+    VLLM_PARALLEL_ARGS=(--data-parallel-size "${TP}" --tensor-parallel-size 1
+      --enable-expert-parallel)
+  else
+    VLLM_PARALLEL_ARGS=(--tensor-parallel-size "${TP}")
+    if [[ "${EP_SIZE:-1}" != "1" ]]; then
+      VLLM_PARALLEL_ARGS+=(--enable-expert-parallel)
+    fi
+  fi
+}
+
 # ---------------------------------------------------------------------------
 # Environment and command records
 # ---------------------------------------------------------------------------

@@ -361,6 +361,59 @@ def test_start_background_process_logs_records_and_registers(tmp_path):
         kill_quietly([pid])
 
 
+# --- start_server_and_wait / vllm_parallel_args ---------------------------------------------
+
+def test_start_server_and_wait_records_starts_and_waits_for_health(tmp_path):
+    with HttpServer(200) as server:
+        port = server.url.split(":")[2].split("/")[0]
+        r = bash(f"""
+            set -eux
+            RESULT_DIR="{tmp_path}" PORT={port} SERVER_READY_TIMEOUT=10
+            start_server_and_wait sleep 300
+            echo "rc=$? pid=$SERVER_PID log=$SERVER_LOG flags=$-"
+        """)
+    assert r.returncode == 0, r.stderr
+    line = next(l for l in r.stdout.splitlines() if l.startswith("rc="))
+    assert line.startswith("rc=0 ") and f"log={tmp_path}/server.log" in line
+    assert set("eux") <= set(line.split("flags=")[1])
+    assert (tmp_path / "server_command.txt").read_text().strip() == "sleep 300"
+    pid = int(line.split("pid=")[1].split()[0])
+    assert not wait_until_dead([pid], timeout=5), "the server outlived the script"
+
+
+def test_start_server_and_wait_returns_1_when_the_server_dies(tmp_path):
+    r = bash(f"""
+        RESULT_DIR="{tmp_path}" PORT=9 SERVER_READY_TIMEOUT=30
+        start_server_and_wait bash -c 'echo boom; exit 3'
+        echo "rc=$?"
+    """)
+    assert _rc(r.stdout) == 1
+
+
+@pytest.mark.parametrize("env,expected", [
+    ("TP=8", "--tensor-parallel-size 8"),
+    ("TP=8 EP_SIZE=8", "--tensor-parallel-size 8 --enable-expert-parallel"),
+    ("TP=4 EP_SIZE=4 DP_ATTENTION=true", "--data-parallel-size 4 --tensor-parallel-size 1 --enable-expert-parallel"),
+])
+def test_vllm_parallel_args_follow_the_row(env, expected):
+    r = bash(f"""
+        set -u
+        {env}
+        vllm_parallel_args
+        echo "args=${{VLLM_PARALLEL_ARGS[*]}}"
+    """)
+    assert f"args={expected}" in r.stdout, r.stderr
+
+
+def test_vllm_parallel_args_refuses_a_missing_tp():
+    r = bash("""
+        unset TP
+        vllm_parallel_args
+        echo "rc=$?"
+    """)
+    assert _rc(r.stdout) == 1 and "TP must be a positive integer" in r.stderr
+
+
 # --- check_env_vars ----------------------------------------------------------------------
 
 def test_check_env_vars_names_every_missing_variable():

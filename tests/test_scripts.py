@@ -92,7 +92,9 @@ def test_script_conventions(path):
     assert not re.search(r"\btrap\b", code), "use register_cleanup_pid, not trap"
     assert not re.search(r"\bkill\b", code), "use stop_background_process_tree / the cleanup registry"
     assert not re.search(r"\beval\b", code), "build commands as argv arrays"
-    assert "start_background_process" in code and "wait_for_server_ready" in code
+    # The server's lifecycle is the library's: start, record, register for cleanup, wait for health.
+    assert re.search(r'^start_server_and_wait "\$\{server_cmd\[@\]\}" \|\| exit 1$', code, re.M)
+    assert '--server-pid "${SERVER_PID}"' in code
     assert re.search(r"server_cmd=\(\n\s+vllm serve ", code), "the server command is an argv array"
     assert '--result-filename "${RESULT_FILENAME}"' in code
 

@@ -31,16 +31,12 @@ case "${TP}" in
 esac
 
 mkdir -p "${RESULT_DIR}"
-SERVER_LOG="${RESULT_DIR}/server.log"
 prepare_model_path || exit 1
 
 setup_kv_offload_arm --arms "none vllm-simple lmcache" \
   --chunk-size 256 || exit 1
 
-parallel_args=(--tensor-parallel-size "${TP}")
-if [[ "${EP_SIZE:-1}" != "1" ]]; then
-  parallel_args+=(--enable-expert-parallel)
-fi
+vllm_parallel_args || exit 1
 spec_config="$(printf '{"method":"mtp","num_speculative_tokens":%d}' \
   "${MTP_NUM_SPEC_TOKENS:-3}")"
 
@@ -53,7 +49,7 @@ server_cmd=(
   --served-model-name "${MODEL}"
   --host 0.0.0.0
   --port "${PORT}"
-  "${parallel_args[@]}"
+  "${VLLM_PARALLEL_ARGS[@]}"
   --max-num-seqs "$((2 * CONC))"
   --gpu-memory-utilization 0.90
   --trust-remote-code
@@ -63,18 +59,12 @@ server_cmd=(
   --disable-uvicorn-access-log
   "${KV_OFFLOAD_SERVER_ARGS[@]}"
 )
-start_background_process --label "vLLM server" --log "${SERVER_LOG}" \
-  --command-file "${RESULT_DIR}/server_command.txt" \
-  -- "${server_cmd[@]}" || exit 1
-server_pid="${BACKGROUND_PID}"
-
-wait_for_server_ready --port "${PORT}" --server-log "${SERVER_LOG}" \
-  --server-pid "${server_pid}" --timeout "${SERVER_READY_TIMEOUT:-0}" || exit 1
+start_server_and_wait "${server_cmd[@]}" || exit 1
 
 start_gpu_monitor --output "${RESULT_DIR}/gpu_metrics.csv"
 run_agentic_trace_replay --model "${MODEL}" --port "${PORT}" \
   --concurrency "${CONC}" --duration "${DURATION}" \
   --result-dir "${RESULT_DIR}" --result-filename "${RESULT_FILENAME}" \
-  --server-pid "${server_pid}" || exit 1
+  --server-pid "${SERVER_PID}" || exit 1
 stop_gpu_monitor
 echo "Result: ${RESULT_DIR}/${RESULT_FILENAME}.json"

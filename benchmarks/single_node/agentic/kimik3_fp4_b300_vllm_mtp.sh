@@ -44,7 +44,6 @@ if [[ "${SPEC_DECODING}" != "mtp" ]]; then
 fi
 
 mkdir -p "${RESULT_DIR}"
-SERVER_LOG="${RESULT_DIR}/server.log"
 
 prepare_model_path || exit 1
 DRAFT_MODEL="${DRAFT_MODEL:-Inferact/Kimi-K3-DSpark}"
@@ -94,19 +93,13 @@ server_cmd=(
   --disable-uvicorn-access-log
   "${KV_OFFLOAD_SERVER_ARGS[@]}"
 )
-start_background_process --label "vLLM server" --log "${SERVER_LOG}" \
-  --command-file "${RESULT_DIR}/server_command.txt" \
-  -- "${server_cmd[@]}" || exit 1
-server_pid="${BACKGROUND_PID}"
-
-wait_for_server_ready --port "${PORT}" --server-log "${SERVER_LOG}" \
-  --server-pid "${server_pid}" --timeout "${SERVER_READY_TIMEOUT:-0}" || exit 1
+start_server_and_wait "${server_cmd[@]}" || exit 1
 
 # ---- Client -----------------------------------------------------------------
 start_gpu_monitor --output "${RESULT_DIR}/gpu_metrics.csv"
 run_agentic_trace_replay --model "${MODEL}" --port "${PORT}" \
   --concurrency "${CONC}" --duration "${DURATION}" \
   --result-dir "${RESULT_DIR}" --result-filename "${RESULT_FILENAME}" \
-  --server-pid "${server_pid}" || exit 1
+  --server-pid "${SERVER_PID}" || exit 1
 stop_gpu_monitor
 echo "Result: ${RESULT_DIR}/${RESULT_FILENAME}.json"

@@ -29,19 +29,9 @@ if [[ "${KV_OFFLOADING:-none}" != "none" ]]; then
 fi
 
 mkdir -p "${RESULT_DIR}"
-SERVER_LOG="${RESULT_DIR}/server.log"
 prepare_model_path || exit 1
 
-if [[ "${DP_ATTENTION:-false}" == "true" ]]; then
-  # Attention data-parallel across the node, experts parallel.
-  parallel_args=(--data-parallel-size "${TP}" --tensor-parallel-size 1
-    --enable-expert-parallel)
-else
-  parallel_args=(--tensor-parallel-size "${TP}")
-  if [[ "${EP_SIZE:-1}" != "1" ]]; then
-    parallel_args+=(--enable-expert-parallel)
-  fi
-fi
+vllm_parallel_args || exit 1
 
 export VLLM_USE_FLASHINFER_MOE_FP8=1
 export VLLM_ENGINE_READY_TIMEOUT_S=1800
@@ -51,7 +41,7 @@ server_cmd=(
   --served-model-name "${MODEL}"
   --host 0.0.0.0
   --port "${PORT}"
-  "${parallel_args[@]}"
+  "${VLLM_PARALLEL_ARGS[@]}"
   --max-model-len "${MAX_MODEL_LEN}"
   --max-num-seqs "${CONC}"
   --gpu-memory-utilization 0.90
@@ -60,13 +50,7 @@ server_cmd=(
   --no-enable-prefix-caching
   --disable-uvicorn-access-log
 )
-start_background_process --label "vLLM server" --log "${SERVER_LOG}" \
-  --command-file "${RESULT_DIR}/server_command.txt" \
-  -- "${server_cmd[@]}" || exit 1
-server_pid="${BACKGROUND_PID}"
-
-wait_for_server_ready --port "${PORT}" --server-log "${SERVER_LOG}" \
-  --server-pid "${server_pid}" --timeout "${SERVER_READY_TIMEOUT:-0}" || exit 1
+start_server_and_wait "${server_cmd[@]}" || exit 1
 
 start_gpu_monitor --output "${RESULT_DIR}/gpu_metrics.csv"
 run_benchmark_serving --model "${MODEL}" --port "${PORT}" \
@@ -74,6 +58,6 @@ run_benchmark_serving --model "${MODEL}" --port "${PORT}" \
   --num-prompts "$((10 * CONC))" \
   --random-range-ratio "${RANDOM_RANGE_RATIO:-0.8}" \
   --result-dir "${RESULT_DIR}" --result-filename "${RESULT_FILENAME}" \
-  --server-pid "${server_pid}" --trust-remote-code || exit 1
+  --server-pid "${SERVER_PID}" --trust-remote-code || exit 1
 stop_gpu_monitor
 echo "Result: ${RESULT_DIR}/${RESULT_FILENAME}.json"
