@@ -55,15 +55,9 @@ RULE_BASE = "base-unreadable"
 # --------------------------------------------------------------------------- CLI
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--base-ref", required=True, help="revision the change starts from")
-    parser.add_argument("--head-ref", required=True, help="revision with the change")
-    parser.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
-    parser.add_argument("--trim-conc", action="store_true", help="plan the trimmed sweep (lowest conc per recipe)")
-    parser.add_argument("--all-evals", action="store_true", help="plan with --all-evals for every entry")
-    parser.add_argument("--evals-only", action="store_true", help="plan with --evals-only for every entry")
-    parser.add_argument("--config-files", nargs="+", default=None,
-                        help=f"master configs (default: {F.CONFIG_DIR}/{F.MASTER_GLOB} at each ref)")
-    parser.add_argument("--runner-config", default=None, help=f"runners file (default: {F.RUNNERS_FILE})")
+    from sweepgate.commands import matrix
+
+    matrix.add_arguments(parser)  # the same flags as the matrix step it plans
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the plan as JSON (CONTRACTS section 4)")
     fmt.add_argument("--markdown", action="store_true", help="print the plan as markdown")
@@ -81,13 +75,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    from sweepgate.commands.matrix import options
     from sweepgate.load import Git
-    from sweepgate.select import Options
 
-    opts = Options(trim_conc=args.trim_conc, all_evals=args.all_evals, evals_only=args.evals_only,
-                   config_files=args.config_files, runner_config=args.runner_config,
-                   changelog=args.changelog_file)
-    plan = make_plan(Git("."), args.base_ref, args.head_ref, opts)
+    plan = make_plan(Git("."), args.base_ref, args.head_ref, options(args))
 
     from sweepgate import report
 
