@@ -69,6 +69,9 @@ def build_repo(directory: str) -> tuple[str, str]:
     files = [F.CHANGELOG_FILE, F.RUNNERS_FILE]
     files += sorted(os.path.join(F.CONFIG_DIR, n) for n in os.listdir(os.path.join(root, F.CONFIG_DIR))
                     if n.endswith(F.MASTER_GLOB.lstrip("*")))
+    # The benchmark scripts come along, so `sweepgate plan` on this repository resolves them.
+    for folder, _, names in os.walk(os.path.join(root, "benchmarks")):
+        files += [os.path.relpath(os.path.join(folder, n), root) for n in sorted(names) if n.endswith((".sh", ".md"))]
     contents = {}
     for rel in files:
         with open(os.path.join(root, rel), encoding="utf-8") as f:
