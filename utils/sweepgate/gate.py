@@ -451,12 +451,12 @@ def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Out
     for line, rule, message, hint in hist.problems:
         out.add(line, rule, message, hint)
     file_rules(out, base, head, head_lines, hist)
-    starts = separator_rules(out, head_lines, hist.append_start)
+    separator_rules(out, head_lines, hist.append_start)
     appended_idx = list(range(hist.append_start, len(head_lines)))
     has_append = any(head_lines[i].strip() for i in appended_idx)
     outcome.corrections = len(hist.corrections)
     if hist.corrections and has_append:
-        for base_line, head_line in hist.corrections:
+        for base_line, _ in hist.corrections:
             out.add(base_line, "correction-mixed",
                     f"pr-link correction of history line {base_line} is mixed with appended entries",
                     "submit pr-link corrections in their own PR, without new entries")

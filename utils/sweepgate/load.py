@@ -85,7 +85,7 @@ class Git:
 
     # -- object reads ---------------------------------------------------------------
 
-    def _objects(self, specs: list[str]) -> list[tuple[str, str, bytes | None]]:
+    def objects(self, specs: list[str]) -> list[tuple[str, str, bytes | None]]:
         """(object id, type, content) for each ``rev:path`` spec; ('', 'missing', None) if absent."""
         if not specs:
             return []
@@ -123,7 +123,7 @@ class Git:
     def list_dir(self, ref: str, directory: str) -> list[str]:
         """Paths of the blobs directly inside ``directory`` at ``ref``."""
         directory = directory.rstrip("/")
-        (_, kind, tree), = self._objects([f"{ref}:{directory}"])
+        (_, kind, tree), = self.objects([f"{ref}:{directory}"])
         if kind != "tree" or tree is None:
             return []
         names, pos = [], 0
@@ -142,7 +142,7 @@ class Git:
 
     def read_blob_ids(self, ref: str, paths: list[str]) -> dict[str, tuple[str, bytes | None]]:
         """(blob id, contents) of several files at ``ref``."""
-        objects = self._objects([f"{ref}:{p}" for p in paths])
+        objects = self.objects([f"{ref}:{p}" for p in paths])
         return {p: (oid, content if kind == "blob" else None) for p, (oid, kind, content) in zip(paths, objects)}
 
     @functools.cached_property
@@ -403,7 +403,7 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
     return Revision(ref, masters, runners, cache=git.cache)
 
 
-def _read_file(path: Path) -> bytes | None:
+def _read_file(path) -> bytes | None:
     try:
         return path.read_bytes()
     except (FileNotFoundError, IsADirectoryError):

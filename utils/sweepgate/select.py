@@ -17,7 +17,6 @@ from sweepgate import fields as F
 from sweepgate.check import check_entries, check_revision
 from sweepgate.errors import Diagnostic, SweepgateError
 from sweepgate.expand import (
-    POINT_FIELDS,
     Filters,
     bucket_of,
     curve_key,
@@ -26,7 +25,6 @@ from sweepgate.expand import (
     expand_keys,
     finalize,
     fingerprint,
-    freeze,
     trim_conc,
 )
 from sweepgate.load import Git, Revision, YamlDoc, load_revision, parse_yaml
@@ -55,9 +53,8 @@ class Appended:
 def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     """What head adds to ``path``: a byte-prefix check when history is intact, else git diff."""
     out = Appended(path)
-    blobs = git.read_blobs(base, [path])
-    old_bytes = blobs[path] or b""
-    new_bytes = git.read_blobs(head, [path])[path] or b""
+    (_, _, old_bytes), (_, _, new_bytes) = git.objects([f"{base}:{path}", f"{head}:{path}"])
+    old_bytes, new_bytes = old_bytes or b"", new_bytes or b""
     if (not old_bytes or old_bytes.endswith(b"\n")) and new_bytes.startswith(old_bytes):
         first = old_bytes.count(b"\n") + 1
         added = new_bytes[len(old_bytes):].decode("utf-8", "replace").split("\n")
@@ -480,4 +477,4 @@ def iter_rows(matrix: dict):
 
 
 __all__ = ["Options", "build_matrix", "plan_entries", "count_rows", "iter_rows", "appended_lines",
-           "parse_appended", "POINT_FIELDS", "freeze"]
+           "parse_appended"]
