@@ -443,15 +443,15 @@ def _multinode_env(row: dict) -> dict[str, str]:
         for key, value in (row.get(side) or {}).items():
             name = fields.ROW_ENV.get(key, key.upper().replace("-", "_"))
             env[f"{side.upper()}_{name}"] = value if isinstance(value, str) else (
-                _dump(value) if isinstance(value, (list, dict)) else fields._env_value(value))
+                _dump(value) if isinstance(value, (list, dict)) else fields.env_value(value))
     conc = row.get(fields.CONC)
     if isinstance(conc, list):
         env["CONC"] = " ".join(map(str, conc))
     router = row.get(fields.ROUTER) or {}
     env["ROUTER"] = str(router.get("name", ""))
     env["ROUTER_VERSION"] = str(router.get("version", ""))
-    env["KV_P2P_TRANSFER"] = fields._env_value(row.get(fields.KV_P2P_TRANSFER, ""))
-    env["DISAGG"] = fields._env_value(row.get(fields.DISAGG, False))
+    env["KV_P2P_TRANSFER"] = fields.env_value(row.get(fields.KV_P2P_TRANSFER, ""))
+    env["DISAGG"] = fields.env_value(row.get(fields.DISAGG, False))
     env["MULTINODE"] = "true"
     return env
 

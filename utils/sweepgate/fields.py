@@ -144,7 +144,7 @@ JOB_ENV_NAMES = (
 )
 
 
-def _env_value(value) -> str:
+def env_value(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -157,12 +157,12 @@ def result_filename(row: dict, runner_name: str) -> str:
     para = (
         f"tp{row.get(TP, 'na')}-pp{row.get(PP, DEFAULT_PARALLEL)}-dcp{row.get(DCP_SIZE, DEFAULT_PARALLEL)}"
         f"-pcp{row.get(PCP_SIZE, DEFAULT_PARALLEL)}-ep{row.get(EP, DEFAULT_PARALLEL)}"
-        f"-dpa{_env_value(row.get(DP_ATTN, False))}"
+        f"-dpa{env_value(row.get(DP_ATTN, False))}"
     )
     fp = str(row.get(RECIPE_FINGERPRINT, ""))[:16] or "nofp"
     return "_".join([
         str(row[EXP_NAME]), str(row[PRECISION]), str(row[FRAMEWORK]), para,
-        f"disagg-{_env_value(row.get(DISAGG, False))}",
+        f"disagg-{env_value(row.get(DISAGG, False))}",
         f"spec-{row.get(SPEC_DECODING, DEFAULT_SPEC_DECODING)}",
         f"conc{conc_s}", runner_name, fp,
     ])
@@ -170,7 +170,7 @@ def result_filename(row: dict, runner_name: str) -> str:
 
 def row_env(row: dict, runner_name: str, result_dir: str = "results") -> dict[str, str]:
     """The CONTRACTS section 6 environment for one single-node matrix row."""
-    env = {name: _env_value(row[field]) for field, name in ROW_ENV.items() if field in row}
+    env = {name: env_value(row[field]) for field, name in ROW_ENV.items() if field in row}
     backend = row.get(KV_OFFLOAD_BACKEND) or {}
     env[KV_OFFLOAD_BACKEND_ENV] = str(backend.get("name", ""))
     env[KV_OFFLOAD_BACKEND_VERSION_ENV] = str(backend.get("version", ""))

@@ -1,0 +1,63 @@
+"""Contract: for every bucket kind of a real generated matrix, every row field reaches the job environment."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import CHANGELOG, FLEET_NVIDIA
+
+from sweepgate import ci, fields
+from sweepgate.load import Git
+from sweepgate.select import Options, build_matrix
+from test_matrix import MULTINODE, entry
+
+
+EVAL_READY = """
+dsr1-fp8-b300-vllm-8k1k:
+  image: vllm/vllm-openai:v0.11.0
+  model: deepseek-ai/DeepSeek-R1-0528
+  model-prefix: dsr1
+  runner: b300
+  precision: fp8
+  framework: vllm
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - { isl: 8192, osl: 1024, search-space: [ { tp: 8, ep: 8, dp-attn: true, conc-list: [16, 32, 64] } ] }
+"""
+
+
+def test_every_bucket_kind_reaches_the_environment_contract(make_repo):
+    repo = make_repo(files={"configs/nvidia-master.yaml": FLEET_NVIDIA + MULTINODE + EVAL_READY})
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-*", "kimik3-*"))
+    matrix = build_matrix(Git(repo.path), base, head, Options(all_evals=False))
+    # Every matrix bucket kind is present: single-node fixed-seq-len and agentic, multi-node
+    # fixed-seq-len and agentic, and the four eval buckets.
+    assert set(matrix["single_node"]) == {"1k1k", "8k1k", "agentic"}
+    assert set(matrix["multi_node"]) == {"8k1k", "agentic"}
+    for bucket in ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals"):
+        assert matrix[bucket], bucket
+    kinds = ci.rows_by_kind(matrix)
+    assert all(kinds.values()), {k: len(v) for k, v in kinds.items()}
+    for kind, rows in kinds.items():
+        for row in rows:
+            env = ci.job_env(row, "runner_00", "results")
+            for field, name in fields.ROW_ENV.items():
+                if field not in row:
+                    continue
+                value = row[field]
+                expected = " ".join(map(str, value)) if isinstance(value, list) else fields.env_value(value)
+                assert env[name] == expected, (kind, field, env.get(name), value)
+            backend = row.get(fields.KV_OFFLOAD_BACKEND) or {}
+            assert env[fields.KV_OFFLOAD_BACKEND_ENV] == backend.get("name", "")
+            assert env[fields.KV_OFFLOAD_BACKEND_VERSION_ENV] == backend.get("version", "")
+            assert env[fields.RESULT_FILENAME_ENV] == fields.result_filename(row, "runner_00")
+            for side in (fields.PREFILL, fields.DECODE):
+                for key, value in (row.get(side) or {}).items():
+                    name = f"{side.upper()}_{fields.ROW_ENV.get(key, key.upper().replace('-', '_'))}"
+                    shown = json.loads(env[name]) if isinstance(value, list) else env[name]
+                    assert shown == (value if isinstance(value, list) else fields.env_value(value))
+    # Result filenames are unique per job across the whole sweep.
+    names = [fields.result_filename(r, "runner_00") for rows in kinds.values() for r in rows]
+    assert len(names) == len(set(names))
