@@ -148,17 +148,19 @@ def _hint(error) -> str:
 def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, str, str, str]]:
     """Every schema violation as (path, rule, message, hint)."""
     out = []
+    # A changelog problem is reported at the entry's own line: its list index adds nothing.
+    shown = (lambda p: p[len(prefix) + 1:]) if name == "changelog" else (lambda p: p)
     for error in validator(name).iter_errors(data):
         path = prefix + tuple(error.absolute_path)
         if error.validator == "additionalProperties":
             extra = sorted(set(error.instance) - set((error.schema.get("properties") or {}).keys()))
             for key in extra:
                 out.append((path + (key,), f"schema-{name}",
-                            f"{_path_text(path + (key,))}: unknown field '{key}'", _hint(error)))
+                            f"{_path_text(shown(path + (key,)))}: unknown field '{key}'", _hint(error)))
             continue
         if error.validator == "propertyNames":
             path = path + (error.instance,)
-        where = _path_text(path) or "(top level)"
+        where = _path_text(shown(path)) or ("entry" if name == "changelog" else "(top level)")
         out.append((path, f"schema-{name}", f"{where}: {error.message}", _hint(error)))
     return out
 
