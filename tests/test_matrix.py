@@ -366,6 +366,22 @@ def test_append_only_refuses_removed_points_image_changes_and_unselected_edits(m
     assert diag.rule == "append-only-mixed"
 
 
+def test_append_only_refuses_an_image_change_of_the_selected_config(make_repo):
+    repo, base = _append_only_repo(make_repo)
+    changed = FLEET_NVIDIA.replace("vllm/vllm-openai:v0.11.0", "vllm/vllm-openai:v0.12.0").replace(
+        "conc-start: 4, conc-end: 16", "conc-start: 4, conc-end: 32")
+    repo.write("configs/nvidia-master.yaml", changed)
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", extra=APPEND_ONLY_ENTRY))
+    (diag,) = rejection(repo, base, head)
+    assert diag.rule == "append-only" and "remove or change an existing recipe" in diag.message
+    # a new recipe variant on the unchanged image is an addition: only its points run
+    added = FLEET_NVIDIA.replace("      - { tp: 8, conc-start: 4, conc-end: 16 }",
+                                 "      - { tp: 8, conc-start: 4, conc-end: 16 }\n      - { tp: 4, conc-list: [2] }")
+    repo.write("configs/nvidia-master.yaml", added)
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", extra=APPEND_ONLY_ENTRY))
+    assert [r["tp"] for _, r in iter_rows(matrix_of(repo, base, head))] == [4]
+
+
 def test_append_only_needs_a_base_with_the_matrix_generator(make_repo):
     repo = make_repo()
     base = repo.head()
