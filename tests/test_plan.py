@@ -577,3 +577,17 @@ def test_fail_on_warning_and_text_output(fleet, monkeypatch, capsys):
     assert f"changed {DSR1}: {DSR1_SCRIPT}" in captured.out
     assert f"{DSR1_SCRIPT}:1: benchmark script {DSR1_SCRIPT} changed" in captured.err
     assert cli.main(args + ["--fail-on-warning"]) == 1
+
+
+def test_markdown_in_actions_writes_the_summary_once_and_annotates(fleet, monkeypatch, capsys, tmp_path):
+    """What run-sweep.yml does: `sweepgate plan --markdown` with GITHUB_STEP_SUMMARY set."""
+    head = fleet.commit({DSR1_SCRIPT: "#!/usr/bin/env bash\nvllm serve dsr1 --changed-again\n"}, "script")
+    summary = tmp_path / "summary.md"
+    monkeypatch.chdir(fleet.root)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head, "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert summary.read_text().count("## sweepgate plan:") == 1
+    assert out.count("## sweepgate plan:") == 1
+    assert f"::warning file={DSR1_SCRIPT},line=1" in out
