@@ -26,14 +26,6 @@ SCHEMA_FILES = {
 
 
 @functools.lru_cache(maxsize=None)
-def schema_dir():
-    """configs/schema of the sweepgate checkout this package was installed from (a pathlib.Path)."""
-    from pathlib import Path
-
-    return Path(_schema_dir())
-
-
-@functools.lru_cache(maxsize=None)
 def _schema_dir() -> str:
     here = os.path.dirname(os.path.abspath(__file__))
     while True:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
@@ -517,16 +516,3 @@ def bucket_of(row: dict) -> tuple[str, str]:
 def eval_bucket_of(row: dict) -> str:
     return ("multinode_" if is_multinode_row(row) else "") + (
         "agentic_evals" if is_agentic_row(row) else "evals")
-
-
-def node_count(row: dict, runners: dict) -> int:
-    """Nodes a row occupies (for cost estimates): 1 for single-node rows."""
-    if not is_multinode_row(row):
-        return 1
-    label = row[F.RUNNER]
-    gpus = ((runners.get("hardware") or {}).get(label) or {}).get(F.GPUS_PER_NODE, 8)
-    total = 0
-    for role in (F.PREFILL, F.DECODE):
-        w = row[role]
-        total += math.ceil(w[F.NUM_WORKER] * w[F.TP] * w.get(F.PP, 1) * w.get(F.PCP_SIZE, 1) / gpus)
-    return max(total, 1)

@@ -53,11 +53,6 @@ class Git:
 
         return Path(self._root)
 
-    def toplevel(self):
-        from pathlib import Path
-
-        return Path(self.run("rev-parse", "--show-toplevel").decode().strip())
-
     def resolve(self, ref: str) -> str:
         """Commit id of ``ref``, or a diagnostic saying it is not a commit here."""
         return self.resolve_all(ref)[0]

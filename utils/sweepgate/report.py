@@ -6,8 +6,6 @@ Rendering only; nothing here decides anything.
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Iterable
 
 from sweepgate import fields as F
@@ -79,11 +77,6 @@ def markdown_table(header: list[str], body: list[list[str]]) -> str:
 
 def matrix_markdown(rows: Iterable[tuple[str, dict]]) -> str:
     return markdown_table([h for h, _ in TABLE_COLUMNS], matrix_table(rows))
-
-
-def use_color(stream=None) -> bool:
-    stream = stream or sys.stdout
-    return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
 # --------------------------------------------------------------------------- sweepgate plan
@@ -182,9 +175,9 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
                 for script in item.get("scripts") or []:
                     reasons.append(f"script `{script['path']}`")
                 if item.get("benchmark_lib"):
-                    reasons.append("`benchmarks/benchmark_lib.sh`")
+                    reasons.append(f"`{F.BENCHMARK_LIB}`")
                 if item.get("runner"):
-                    reasons.append("runner facts in `configs/runners.yaml`")
+                    reasons.append(f"runner facts in `{F.RUNNERS_FILE}`")
                 selected = " (selected)" if item["key"] in (plan.get("selected") or {}) else ""
                 out.append(f"- `{item['key']}`{selected}: {'; '.join(reasons)}\n")
             else:

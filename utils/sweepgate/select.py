@@ -455,14 +455,6 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
     return matrix
 
 
-def count_rows(matrix: dict) -> int:
-    total = 0
-    for name in BUCKET_KEYS:
-        value = matrix.get(name) or {}
-        total += sum(len(v) for v in value.values()) if isinstance(value, dict) else len(value)
-    return total
-
-
 def iter_rows(matrix: dict):
     """(bucket, row) for every row of a matrix."""
     for name in BUCKET_KEYS:
@@ -476,5 +468,5 @@ def iter_rows(matrix: dict):
                 yield name, row
 
 
-__all__ = ["Options", "build_matrix", "plan_entries", "count_rows", "iter_rows", "appended_lines",
+__all__ = ["Options", "build_matrix", "plan_entries", "iter_rows", "appended_lines",
            "parse_appended"]
