@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate import ci  # noqa: E402
-from sweepgate.errors import SweepgateError  # noqa: E402
+from sweepgate.commands import ci  # noqa: E402
+from sweepgate.core.errors import SweepgateError  # noqa: E402
 
 REPO = "acme/bench"
 BASE_SHA = "a" * 40

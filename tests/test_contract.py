@@ -6,9 +6,10 @@ import json
 
 from conftest import CHANGELOG, FLEET_NVIDIA
 
-from sweepgate import ci, fields
-from sweepgate.load import Git
-from sweepgate.select import Options, build_matrix
+from sweepgate.commands import ci
+from sweepgate.core import fields
+from sweepgate.core.load import Git
+from sweepgate.core.select import Options, build_matrix
 from test_matrix import MULTINODE, entry
 
 

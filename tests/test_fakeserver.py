@@ -1,4 +1,4 @@
-"""utils/sweepgate/fakeserver.py: the stand-in OpenAI-compatible server and its clients."""
+"""utils/sweepgate/rehearsal/standin.py: the stand-in OpenAI-compatible server and its clients."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FAKESERVER = ROOT / "utils" / "sweepgate" / "fakeserver.py"
+FAKESERVER = ROOT / "utils" / "sweepgate" / "rehearsal" / "standin.py"
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate import fakeserver  # noqa: E402
+from sweepgate.rehearsal import standin as fakeserver  # noqa: E402
 
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 

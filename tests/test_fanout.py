@@ -14,8 +14,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate import ci  # noqa: E402
-from sweepgate.errors import SweepgateError  # noqa: E402
+from sweepgate.commands import ci  # noqa: E402
+from sweepgate.core.errors import SweepgateError  # noqa: E402
 
 FP = "0123456789abcdef" * 4
 

@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sweepgate import cli, github  # noqa: E402
-from sweepgate.errors import SweepgateError  # noqa: E402
+from sweepgate import cli  # noqa: E402
+from sweepgate.core import github  # noqa: E402
+from sweepgate.core.errors import SweepgateError  # noqa: E402
 
 OWNER, NAME, NUMBER = "acme", "bench", 42
 TOKEN = "test-token-not-secret"
@@ -238,7 +239,7 @@ def test_comment_is_skipped_without_token(gh, tmp_path, monkeypatch, capsys):
 def test_pygithub_is_imported_lazily():
     import subprocess
 
-    code = ("import sys; sys.path.insert(0, %r); import sweepgate.plan, sweepgate.github; "
+    code = ("import sys; sys.path.insert(0, %r); import sweepgate.commands.plan, sweepgate.core.github; "
             "print('github' in sys.modules)") % str(ROOT / "utils")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

@@ -16,7 +16,7 @@ B300 = RUNNERS / "launch_b300-nv.sh"
 MI355X = RUNNERS / "launch_mi355x-amds.sh"
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate import fields  # noqa: E402
+from sweepgate.core import fields  # noqa: E402
 
 BASE_ENV = {
     "EXP_NAME": "kimik3_tp8_conc4_kvdram-lmcache_spec-mtp",

@@ -11,9 +11,9 @@ import pytest
 
 from conftest import CHANGELOG, FLEET_NVIDIA, ROOT
 
-from sweepgate.errors import SweepgateError
-from sweepgate.load import Git
-from sweepgate.select import Options, build_matrix, iter_rows
+from sweepgate.core.errors import SweepgateError
+from sweepgate.core.load import Git
+from sweepgate.core.select import Options, build_matrix, iter_rows
 
 ENTRY = """
 - config-keys:
@@ -48,7 +48,7 @@ def rejection(repo, base, head, **opts) -> list:
 # --------------------------------------------------------------------------- the seed scenario
 
 def test_seed_scenario_matches_the_reference_rows(tmp_path):
-    from sweepgate.example import build_repo
+    from sweepgate.commands.example import build_repo
 
     base, head = build_repo(str(tmp_path))
     proc = subprocess.run([sys.executable, str(ROOT / "utils" / "process_changelog.py"), "--base-ref", base,

@@ -15,11 +15,12 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate import cli, plan  # noqa: E402
-from sweepgate import fields as F  # noqa: E402
-from sweepgate.errors import SweepgateError  # noqa: E402
-from sweepgate.load import Git  # noqa: E402
-from sweepgate.select import Options  # noqa: E402
+from sweepgate import cli  # noqa: E402
+from sweepgate.commands import plan  # noqa: E402
+from sweepgate.core import fields as F  # noqa: E402
+from sweepgate.core.errors import SweepgateError  # noqa: E402
+from sweepgate.core.load import Git  # noqa: E402
+from sweepgate.core.select import Options  # noqa: E402
 
 LMCACHE = "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"
 DSPARK = "kimik3-fp4-b300-vllm-agentic-dspark"
@@ -290,7 +291,7 @@ def test_no_changelog_entry_plans_zero_jobs_but_still_diffs(fleet):
     assert p["matrix"]["changelog_metadata"]["entries"] == []
     assert [c["key"] for c in p["diff"]["changed"]] == [DSR1]
     assert rules(p, "unlisted-change")
-    from sweepgate import report
+    from sweepgate.core import report
 
     md = report.plan_markdown(p)
     assert "No jobs: the change appends no changelog entry." in md
@@ -494,7 +495,7 @@ def test_fanout_limit_on_matrix_size():
 # --------------------------------------------------------------------------- markdown limits
 
 def test_markdown_is_truncated_with_a_note():
-    from sweepgate import report
+    from sweepgate.core import report
 
     matrix = plan.empty_matrix("a", "b")
     row = {"exp-name": "e" * 200, "runner": "cluster:b300-nv", "tp": 8, "conc": 4, "isl": 1024, "osl": 1024}

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import conftest  # noqa: F401  (puts utils/ on sys.path)
-from sweepgate import fields as F
-from sweepgate.check import config_problems, fast_validator, schema_problems, validator
-from sweepgate.expand import expand_config, fingerprint, finalize, trim_conc
+from sweepgate.core import fields as F
+from sweepgate.core.check import config_problems, fast_validator, schema_problems, validator
+from sweepgate.core.expand import expand_config, fingerprint, finalize, trim_conc
 
 RUNNERS = {
     "labels": {"cluster:b300-nv": ["b300-nv_00"], "cluster:mi355x-amds": ["mi355x-amds_00"]},

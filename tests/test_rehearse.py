@@ -19,9 +19,9 @@ sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(ROOT / "tests" / "bash"))
 
 from benchlib_helpers import alive, kill_quietly, wait_until_dead  # noqa: E402
-from sweepgate import fields as F  # noqa: E402
-from sweepgate import rehearse  # noqa: E402
-from sweepgate.errors import SweepgateError  # noqa: E402
+from sweepgate.core import fields as F  # noqa: E402
+from sweepgate.rehearsal import runner as rehearse  # noqa: E402
+from sweepgate.core.errors import SweepgateError  # noqa: E402
 
 SEED_EXP = "kimik3_tp8_conc4_kvdram-lmcache_spec-mtp"
 SEED_ROW = {

@@ -14,8 +14,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate import fields as F  # noqa: E402
-from sweepgate.rehearse import gpu_family, script_candidates  # noqa: E402
+from sweepgate.core import fields as F  # noqa: E402
+from sweepgate.rehearsal.runner import gpu_family, script_candidates  # noqa: E402
 
 BENCH = ROOT / "benchmarks"
 SHELLCHECK = Path(sys.executable).parent / "shellcheck"

@@ -18,7 +18,8 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate import ci, fields  # noqa: E402
+from sweepgate.commands import ci  # noqa: E402
+from sweepgate.core import fields  # noqa: E402
 
 REQUIRED = ["run-sweep.yml", "benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml", "ci.yml"]
 NAMES = sorted(p.name for p in WORKFLOWS.glob("*.y*ml"))
@@ -186,7 +187,7 @@ def test_label_names_live_only_in_ci_py():
     for name in NAMES:
         text = (WORKFLOWS / name).read_text()
         for label in ci.LABELS:
-            assert label not in text, f"{name} spells label {label}; use sweepgate.ci"
+            assert label not in text, f"{name} spells label {label}; use sweepgate.commands.ci"
 
 
 # --- run-sweep.yml wiring -------------------------------------------------------------------

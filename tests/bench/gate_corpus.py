@@ -24,9 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate.errors import SweepgateError  # noqa: E402
-from sweepgate.gate import GateOptions, validate  # noqa: E402
-from sweepgate.load import Git  # noqa: E402
+from sweepgate.core.errors import SweepgateError  # noqa: E402
+from sweepgate.commands.validate import GateOptions, validate  # noqa: E402
+from sweepgate.core.load import Git  # noqa: E402
 
 
 def main() -> int:

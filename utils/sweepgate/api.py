@@ -10,10 +10,10 @@ def sweep_rows(root, config_keys: list[str] | None = None) -> list[dict]:
 
     Raises SweepgateError when the configs do not pass their checks.
     """
-    from sweepgate.check import check_revision
+    from sweepgate.core.check import check_revision
     from sweepgate.commands.sweep import resolve_patterns
-    from sweepgate.expand import expand_config, fingerprint
-    from sweepgate.load import Git, load_revision
+    from sweepgate.core.expand import expand_config, fingerprint
+    from sweepgate.core.load import Git, load_revision
 
     git = Git(os.fspath(root))
     rev = load_revision(git, "WORKTREE", worktree=True)

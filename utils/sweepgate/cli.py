@@ -13,15 +13,15 @@ import sys
 
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "example": ("sweepgate.example", "run the built-in seed scenario end to end (default)"),
+    "example": ("sweepgate.commands.example", "run the built-in seed scenario end to end (default)"),
     "matrix": ("sweepgate.commands.matrix", "changelog diff -> benchmark matrix JSON (process_changelog.py)"),
-    "validate": ("sweepgate.gate", "gate perf-changelog.yaml changes (validate_perf_changelog.py)"),
+    "validate": ("sweepgate.commands.validate", "gate perf-changelog.yaml changes (validate_perf_changelog.py)"),
     "full-sweep": ("sweepgate.commands.sweep", "expand every config (generate_sweep_configs.py full-sweep)"),
     "test-config": ("sweepgate.commands.sweep", "expand named configs (generate_sweep_configs.py test-config)"),
-    "changelog": ("sweepgate.changelog_tools", "add, rebase or canonicalize changelog entries"),
-    "ci": ("sweepgate.ci", "CI helpers: decide what a workflow event runs, split the matrix"),
-    "plan": ("sweepgate.plan", "what a PR will run, what it costs, and what it forgot"),
-    "rehearse": ("sweepgate.rehearse", "run one matrix row's benchmark script without a GPU"),
+    "changelog": ("sweepgate.commands.changelog", "add, rebase or canonicalize changelog entries"),
+    "ci": ("sweepgate.commands.ci", "CI helpers: decide what a workflow event runs, split the matrix"),
+    "plan": ("sweepgate.commands.plan", "what a PR will run, what it costs, and what it forgot"),
+    "rehearse": ("sweepgate.rehearsal.runner", "run one matrix row's benchmark script without a GPU"),
 }
 
 
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "_module", None):
         parser.print_help()
         return 2
-    from sweepgate.errors import run_guarded
+    from sweepgate.core.errors import run_guarded
 
     return run_guarded(lambda: args._module.run(args))
 

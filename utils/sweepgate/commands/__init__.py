@@ -1,0 +1,1 @@
+"""One module per command: each parses its arguments and calls the core."""

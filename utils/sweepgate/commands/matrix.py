@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from sweepgate import fields as F
+from sweepgate.core import fields as F
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def options(args):
-    from sweepgate.select import Options
+    from sweepgate.core.select import Options
 
     return Options(trim_conc=args.trim_conc, all_evals=args.all_evals, evals_only=args.evals_only,
                    config_files=args.config_files, runner_config=args.runner_config,
@@ -30,8 +30,8 @@ def options(args):
 
 
 def run(args) -> int:
-    from sweepgate.load import Git
-    from sweepgate.select import build_matrix
+    from sweepgate.core.load import Git
+    from sweepgate.core.select import build_matrix
 
     matrix = build_matrix(Git("."), args.base_ref, args.head_ref, options(args))
     sys.stdout.write(json.dumps(matrix) + "\n")

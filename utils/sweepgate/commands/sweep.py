@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from sweepgate import fields as F
+from sweepgate.core import fields as F
 
 
 def _seq_len_names() -> list[str]:
@@ -47,14 +47,14 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
 
 
 def _usage(message: str, hint: str):
-    from sweepgate.errors import Diagnostic, SweepgateError
+    from sweepgate.core.errors import Diagnostic, SweepgateError
 
     return SweepgateError(Diagnostic("sweepgate", 0, 0, "usage", message, hint))
 
 
 def sweep_rows(args, rev) -> list[dict]:
     """Rows for a full-sweep or test-config invocation over a checked revision."""
-    from sweepgate.expand import Filters, expand_config, seq_len_from_name
+    from sweepgate.core.expand import Filters, expand_config, seq_len_from_name
 
     configs, runners = rev.configs, rev.runners.data
     labels = runners.get(F.LABELS) or {}
@@ -131,7 +131,7 @@ def resolve_patterns(patterns: list[str], configs: dict) -> list[str]:
 
 def apply_evals(rows: list[dict], args) -> list[dict]:
     """The generator's eval flags: mark, expand, and filter to eval rows."""
-    from sweepgate.expand import mark_all_evals, mark_evals
+    from sweepgate.core.expand import mark_all_evals, mark_evals
 
     if not args.no_evals:
         rows = mark_evals(rows, include_agentic=args.evals_only or args.all_evals)
@@ -145,8 +145,8 @@ def apply_evals(rows: list[dict], args) -> list[dict]:
 
 
 def run(args) -> int:
-    from sweepgate.check import check_revision
-    from sweepgate.load import Git, load_revision
+    from sweepgate.core.check import check_revision
+    from sweepgate.core.load import Git, load_revision
 
     if args.no_evals and args.all_evals:
         raise _usage("--all-evals cannot be combined with --no-evals", "drop one of them")

@@ -31,8 +31,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sweepgate import fields as F
-from sweepgate.errors import Diagnostic, SweepgateError, emit
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, SweepgateError, emit
 
 WORKTREE = "WORKTREE"
 MAX_PER_RULE = 20
@@ -437,7 +437,7 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
 
 def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Outcome:
     """Every problem with the changelog change base_ref -> head_ref (or the working tree)."""
-    from sweepgate.select import Appended, AppendedDoc, parse_appended
+    from sweepgate.core.select import Appended, AppendedDoc, parse_appended
 
     base_sha = git.resolve(base_ref)
     head_sha = WORKTREE if opts.worktree else git.resolve(head_ref)
@@ -478,7 +478,7 @@ def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Out
         out.extend(exc.diagnostics)
         structural = [d for d in exc.diagnostics if not d.rule.startswith("schema-")]
         if not structural:
-            from sweepgate.load import parse_yaml
+            from sweepgate.core.load import parse_yaml
             data = parse_yaml(appended.text, opts.changelog)
             doc, entries = AppendedDoc(appended, data), data if isinstance(data, list) else None
     if entries:
@@ -507,12 +507,12 @@ def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Out
 
 
 def _head_revision(git, head_sha: str, opts: GateOptions):
-    from sweepgate.load import load_revision
+    from sweepgate.core.load import load_revision
     return load_revision(git, head_sha, worktree=opts.worktree)
 
 
 def _matrix_step(git, base_ref, base_sha, head_ref, doc, entries, opts: GateOptions) -> dict:
-    from sweepgate.select import Options, build_matrix, plan_entries
+    from sweepgate.core.select import Options, build_matrix, plan_entries
 
     options = Options(all_evals=opts.all_evals, evals_only=opts.evals_only, changelog=opts.changelog)
     if not opts.worktree:
@@ -524,8 +524,8 @@ def _matrix_step(git, base_ref, base_sha, head_ref, doc, entries, opts: GateOpti
 
 def _check_keys(git, head_sha, doc, entries, opts: GateOptions) -> list[Diagnostic]:
     """Config keys of entries the schema refused, so the author sees every problem at once."""
-    from sweepgate.check import check_revision
-    from sweepgate.select import resolve_keys
+    from sweepgate.core.check import check_revision
+    from sweepgate.core.select import resolve_keys
 
     rev = _head_revision(git, head_sha, opts)
     check_revision(rev)
@@ -576,7 +576,7 @@ def default_staged_base(git) -> str:
 
 
 def run(args) -> int:
-    from sweepgate.load import Git
+    from sweepgate.core.load import Git
 
     git = Git(".")
     if args.staged:

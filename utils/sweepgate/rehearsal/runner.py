@@ -2,7 +2,7 @@
 
 The real script runs unmodified. Shims put first on PATH stand in for the
 tools it calls (`vllm`, `lmcache`, `mooncake_master`, `aiperf`, `pip`, `hf`);
-the servers among them are fakeserver.py, a standard-library OpenAI-compatible
+the servers among them are standin.py, a standard-library OpenAI-compatible
 server. The rehearsal passes when the script exits 0, writes
 RESULT_DIR/RESULT_FILENAME.json, leaves none of the processes it started
 running, and called its KV-offload backend the way the row says.
@@ -21,11 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from sweepgate import fields
-from sweepgate.errors import fail
-from sweepgate.fakeserver import option_value
+from sweepgate.core import fields
+from sweepgate.core.errors import fail
+from sweepgate.rehearsal.standin import option_value
 
-FAKESERVER = Path(__file__).with_name("fakeserver.py")
+FAKESERVER = Path(__file__).with_name("standin.py")
 SHIMS = ("vllm", "lmcache", "mooncake_master", "aiperf", "pip", "hf", "huggingface-cli")
 DURATION_ENV = "SWEEPGATE_REHEARSE_DURATION"
 DEFAULT_DURATION_S = 10

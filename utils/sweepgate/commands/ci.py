@@ -143,7 +143,7 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
     labels = {lab.get("name", "") for lab in pr.get("labels") or [] if isinstance(lab, dict)}
     primary = [name for name in PRIMARY_LABELS if name in labels]
     if len(primary) > 1:
-        from sweepgate.errors import fail
+        from sweepgate.core.errors import fail
 
         raise fail(source, 0, f"PR #{number} has labels {' and '.join(repr(p) for p in primary)}",
                    f"keep exactly one: {SWEEP_LABEL} (trimmed) or {FULL_SWEEP_LABEL} (everything)",
@@ -219,7 +219,7 @@ def _write_kv(path: str | None, values: dict[str, str]) -> None:
 
 
 def _load_json(path: str, what: str):
-    from sweepgate.errors import fail
+    from sweepgate.core.errors import fail
 
     try:
         with open(path, encoding="utf-8") as fh:
@@ -238,7 +238,7 @@ def _head_message(event_name: str, event: dict, source: str) -> str:
         return ""
     proc = subprocess.run(["git", "log", "-1", "--format=%B", sha], capture_output=True, text=True)
     if proc.returncode != 0:
-        from sweepgate.errors import fail
+        from sweepgate.core.errors import fail
 
         raise fail(source, 0, f"cannot read head commit {sha[:12]}: {proc.stderr.strip() or 'git failed'}",
                    "check out with fetch-depth: 0, or pass --head-message")
@@ -248,7 +248,7 @@ def _head_message(event_name: str, event: dict, source: str) -> str:
 def _merge_base(base: str, head: str) -> str:
     proc = subprocess.run(["git", "merge-base", base, head], capture_output=True, text=True)
     if proc.returncode != 0:
-        from sweepgate.errors import fail
+        from sweepgate.core.errors import fail
 
         raise fail("git", 0, f"no merge base of {base[:12]} and {head[:12]}: {proc.stderr.strip()}",
                    "check out with fetch-depth: 0")
@@ -256,7 +256,7 @@ def _merge_base(base: str, head: str) -> str:
 
 
 def _run_decide(args) -> int:
-    from sweepgate.errors import fail
+    from sweepgate.core.errors import fail
 
     event_path = args.event_path or os.environ.get("GITHUB_EVENT_PATH")
     event_name = args.event_name or os.environ.get("GITHUB_EVENT_NAME")
@@ -316,15 +316,15 @@ def _dump(obj) -> str:
 
 def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
     """Every row of the matrix, by fan-out kind. Unknown keys are an error, never dropped."""
-    from sweepgate import fields
-    from sweepgate.errors import fail
+    from sweepgate.core import fields
+    from sweepgate.core.errors import fail
 
     if not isinstance(matrix, dict):
         raise fail(source, 1, "matrix is not a JSON object", "pass the output of process_changelog.py")
     unknown = sorted(set(matrix) - set(MATRIX_KEYS))
     if unknown:
         raise fail(source, 1, f"unknown matrix key(s) {', '.join(unknown)}",
-                   "teach sweepgate.ci.FANOUT where their rows run")
+                   "teach sweepgate.commands.ci.FANOUT where their rows run")
     kinds: dict[str, list[dict]] = {kind: [] for kind in FANOUT}
     for key in ("single_node", "multi_node"):
         buckets = matrix.get(key)
@@ -358,7 +358,7 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
 
 
 def _display_name(row: dict) -> str:
-    from sweepgate import fields
+    from sweepgate.core import fields
 
     conc = row.get(fields.CONC)
     conc_s = "x".join(map(str, conc)) if isinstance(conc, list) else str(conc)
@@ -376,8 +376,8 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
     all outputs together fit ``max_bytes`` (UTF-16, as GitHub counts). Raises
     SweepgateError rather than drop a row.
     """
-    from sweepgate import fields
-    from sweepgate.errors import fail
+    from sweepgate.core import fields
+    from sweepgate.core.errors import fail
 
     capacity = capacity or {kind: spec[1] for kind, spec in FANOUT.items()}
     outputs: dict[str, str] = {}
@@ -409,7 +409,7 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
 
 def row_for_id(matrix: dict, row_id: str, source: str = "matrix") -> dict:
     """The row a split reference names: ``<kind>/<index>`` in ``rows_by_kind`` order."""
-    from sweepgate.errors import fail
+    from sweepgate.core.errors import fail
 
     kind, _, index = row_id.partition("/")
     rows = rows_by_kind(matrix, source)
@@ -436,7 +436,7 @@ JOB_ENV_NAMES_VAR = "SWEEPGATE_JOB_ENV_NAMES"  # which names row-env set; launch
 
 def _multinode_env(row: dict) -> dict[str, str]:
     """Extra variables for a multi-node row: PREFILL_*/DECODE_*, CONC_LIST, ROUTER_*."""
-    from sweepgate import fields
+    from sweepgate.core import fields
 
     env: dict[str, str] = {}
     for side in (fields.PREFILL, fields.DECODE):
@@ -457,8 +457,8 @@ def _multinode_env(row: dict) -> dict[str, str]:
 
 
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW") -> dict[str, str]:
-    from sweepgate import fields
-    from sweepgate.errors import fail
+    from sweepgate.core import fields
+    from sweepgate.core.errors import fail
 
     if not isinstance(row, dict):
         raise fail(source, 1, "row is not a JSON object", "pass one matrix row: toJSON(matrix.row)")
@@ -476,7 +476,7 @@ def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW") -
 
 
 def _run_row_env(args) -> int:
-    from sweepgate.errors import fail
+    from sweepgate.core.errors import fail
 
     text = args.row if args.row is not None else os.environ.get("ROW", "")
     row_id = args.row_id if args.row_id is not None else os.environ.get("ROW_ID", "")
@@ -518,7 +518,7 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
 
 
 def _run_collect(args) -> int:
-    from sweepgate.errors import fail
+    from sweepgate.core.errors import fail
 
     try:
         results = json.loads(os.environ.get("RESULTS") or "[]")

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-from sweepgate import fields as F
+from sweepgate.core import fields as F
 
 SEED_KEY = "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"
 REPOSITORY = "sweepgate/example-fleet"
@@ -26,14 +26,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def fleet_root() -> str:
-    from sweepgate.check import _schema_dir
+    """The checkout that holds the example fleet (configs/, benchmarks/)."""
+    from sweepgate.core import fields as F
+    from sweepgate.core.errors import fail
 
-    return os.path.dirname(os.path.dirname(_schema_dir()))
+    here = os.path.dirname(os.path.abspath(__file__))
+    while True:
+        if os.path.isfile(os.path.join(here, F.RUNNERS_FILE)):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            raise fail(F.RUNNERS_FILE, 0, "the example fleet is not installed", "reinstall sweepgate")
+        here = parent
 
 
 def without_key(text: str, key: str) -> str:
     """A master config's text with one top-level config removed."""
-    from sweepgate.load import split_blocks
+    from sweepgate.core.load import split_blocks
 
     lines = text.split("\n")
     pieces = split_blocks(text) or []
@@ -97,11 +106,11 @@ def build_repo(directory: str) -> tuple[str, str]:
 
 
 def run(args) -> int:
-    from sweepgate import report
-    from sweepgate.errors import SweepgateError
-    from sweepgate.gate import GateOptions, validate
-    from sweepgate.load import Git
-    from sweepgate.select import build_matrix, iter_rows
+    from sweepgate.core import report
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.commands.validate import GateOptions, validate
+    from sweepgate.core.load import Git
+    from sweepgate.core.select import build_matrix, iter_rows
 
     tmp = tempfile.mkdtemp(prefix="sweepgate-example-")
     try:

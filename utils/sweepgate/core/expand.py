@@ -4,7 +4,7 @@ Rows are plain dicts keyed by the reference's field names (see ``fields``).
 ``expand_keys`` gives the *raw* rows (what the recipe says, with defaults
 filled in); ``finalize`` adds the output-only defaults that downstream
 workflows expect; ``fingerprint`` hashes a raw row. Inputs are assumed to
-have passed ``sweepgate.check``.
+have passed ``sweepgate.core.check``.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
-from sweepgate import fields as F
-from sweepgate.errors import Diagnostic, SweepgateError
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, SweepgateError
 
 
 # --------------------------------------------------------------------------- helpers

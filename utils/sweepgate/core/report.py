@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from sweepgate import fields as F
-from sweepgate.errors import Diagnostic, emit  # noqa: F401  (re-exported: the one annotation writer)
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, emit  # noqa: F401  (re-exported: the one annotation writer)
 
 # Columns of the terminal/markdown matrix table: (header, field or callable)
 TABLE_COLUMNS = (
@@ -123,7 +123,7 @@ def _plan_headline(plan: dict) -> str:
 
 def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit: str = "bytes") -> str:
     """The plan for a step summary or a PR comment, at most ``limit`` bytes/characters."""
-    from sweepgate.select import iter_rows
+    from sweepgate.core.select import iter_rows
 
     out = []
     if marker:

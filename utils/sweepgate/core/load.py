@@ -17,8 +17,8 @@ import os
 
 import yaml
 
-from sweepgate import fields as F
-from sweepgate.errors import Diagnostic, SweepgateError
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, SweepgateError
 
 try:  # libyaml is much faster; fall back to pure Python where it is missing
     _Loader = yaml.CSafeLoader
@@ -153,7 +153,7 @@ class Git:
 
     @functools.cached_property
     def cache(self):
-        from sweepgate.cache import Cache
+        from sweepgate.core.cache import Cache
 
         return Cache.for_git_dir(self.git_dir)
 
@@ -362,7 +362,7 @@ class Revision:
         self.owner: dict[str, YamlDoc] = {}
 
     def where(self, key: str):
-        from sweepgate.expand import Where
+        from sweepgate.core.expand import Where
 
         return Where(self.owner.get(key), key)
 

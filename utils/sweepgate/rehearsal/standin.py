@@ -5,8 +5,8 @@ Standard library only, and no sweepgate imports: `sweepgate rehearse` runs this
 file by path from the shims it puts first on PATH, so a benchmark script runs
 unmodified without vLLM, LMCache, Mooncake or AIPerf.
 
-    fakeserver.py serve --port P [--host H] [--model NAME] [--delay-ms MS]
-    fakeserver.py shim NAME ARGS...     # what the `vllm`, `lmcache`, ... shims run
+    standin.py serve --port P [--host H] [--model NAME] [--delay-ms MS]
+    standin.py shim NAME ARGS...     # what the `vllm`, `lmcache`, ... shims run
 
 The server answers GET /health, /healthcheck, /metrics, /v1/models and POST
 /v1/completions, /v1/chat/completions (with "stream": true as server-sent
@@ -488,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["shim"] and len(argv) >= 2:
         return shim(argv[1], argv[2:])
-    p = argparse.ArgumentParser(prog="fakeserver.py", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="standin.py", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("serve", help="run the stand-in server")
     s.add_argument("--host", default="127.0.0.1")

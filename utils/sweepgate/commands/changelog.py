@@ -16,8 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sweepgate import fields as F
-from sweepgate.errors import Diagnostic, SweepgateError
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, SweepgateError
 
 DEFAULT_UPSTREAMS = ("origin/main", "main")
 
@@ -81,7 +81,7 @@ def render_entries(entries: list[dict]) -> str:
 
 
 def _git(root: str = "."):
-    from sweepgate.load import Git
+    from sweepgate.core.load import Git
     return Git(root)
 
 
@@ -121,7 +121,7 @@ def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str)
 
     Refuses, listing every problem at its base line, when the branch edited history.
     """
-    from sweepgate.gate import CONFLICT_MARKERS, compare_history, split_lines
+    from sweepgate.commands.validate import CONFLICT_MARKERS, compare_history, split_lines
 
     lines = split_lines(source)
     markers = [i + 1 for i, line in enumerate(lines) if line.startswith(CONFLICT_MARKERS)]
@@ -153,8 +153,8 @@ def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str)
 # --------------------------------------------------------------------------- add
 
 def _known_keys(git, path: str) -> dict:
-    from sweepgate.check import check_revision
-    from sweepgate.load import load_revision
+    from sweepgate.core.check import check_revision
+    from sweepgate.core.load import load_revision
 
     rev = load_revision(git, "worktree", worktree=True)
     try:
@@ -167,17 +167,17 @@ def _known_keys(git, path: str) -> dict:
 
 def check_keys(keys: list[str], configs: dict, where: str = "--key") -> list[Diagnostic]:
     """The matrix step's key resolution (unknown keys with close matches, empty wildcards)."""
-    from sweepgate.load import YamlDoc
-    from sweepgate.select import resolve_keys
+    from sweepgate.core.load import YamlDoc
+    from sweepgate.core.select import resolve_keys
 
     _, diags = resolve_keys(YamlDoc(where, "", None), 0, keys, configs)
     return [Diagnostic(where, 0, 0, d.rule, d.message, d.hint) for d in diags]
 
 
 def cmd_add(args) -> int:
-    from sweepgate.check import check_entries
-    from sweepgate.gate import canonical_link, resolve_repository, split_lines
-    from sweepgate.load import YamlDoc, parse_yaml
+    from sweepgate.core.check import check_entries
+    from sweepgate.commands.validate import canonical_link, resolve_repository, split_lines
+    from sweepgate.core.load import YamlDoc, parse_yaml
 
     git = _git()
     path = args.changelog_file
@@ -252,7 +252,7 @@ XXX_LINK = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(['\"]?)https://github\.com/
 
 
 def cmd_canonicalize(args) -> int:
-    from sweepgate.gate import canonical_link, resolve_repository, split_lines
+    from sweepgate.commands.validate import canonical_link, resolve_repository, split_lines
 
     git = _git()
     path = args.changelog_file

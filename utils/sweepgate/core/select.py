@@ -13,10 +13,10 @@ from collections import defaultdict
 
 import yaml
 
-from sweepgate import fields as F
-from sweepgate.check import check_entries, check_revision
-from sweepgate.errors import Diagnostic, SweepgateError
-from sweepgate.expand import (
+from sweepgate.core import fields as F
+from sweepgate.core.check import check_entries, check_revision
+from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.expand import (
     Filters,
     bucket_of,
     curve_key,
@@ -27,7 +27,7 @@ from sweepgate.expand import (
     fingerprint,
     trim_conc,
 )
-from sweepgate.load import Git, Revision, YamlDoc, load_revision, parse_yaml
+from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_yaml
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 BUCKET_KEYS = ("single_node", "multi_node", "evals", "agentic_evals", "multinode_evals",
@@ -137,6 +137,10 @@ def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
         if isinstance(node, yaml.MappingNode):
             seen = {}
             for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    # A complex key (`? [a]`) has no hashable value; the schema refuses it.
+                    stack.extend((key_node, value_node))
+                    continue
                 key = key_node.value
                 if key in seen:
                     mark = key_node.start_mark

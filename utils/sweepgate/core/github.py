@@ -5,7 +5,7 @@ PyGithub is imported only here, and only when a comment is actually posted.
 
 from __future__ import annotations
 
-from sweepgate.errors import Diagnostic, SweepgateError
+from sweepgate.core.errors import Diagnostic, SweepgateError
 
 PLAN_MARKER = "<!-- sweepgate-plan -->"
 DEFAULT_API_URL = "https://api.github.com"

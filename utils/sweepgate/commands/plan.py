@@ -27,8 +27,8 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from sweepgate import fields as F
-from sweepgate.errors import Diagnostic, SweepgateError
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, SweepgateError
 
 ESTIMATES_FILE = "configs/estimates.yaml"
 SCRIPT_DIR = "benchmarks/single_node"
@@ -76,11 +76,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     from sweepgate.commands.matrix import options
-    from sweepgate.load import Git
+    from sweepgate.core.load import Git
 
     plan = make_plan(Git("."), args.base_ref, args.head_ref, options(args))
 
-    from sweepgate import report
+    from sweepgate.core import report
 
     diagnostics = [Diagnostic(w["file"], w["line"], w.get("col", 0), w["rule"], w["message"],
                               w.get("hint", ""), w.get("severity", "warning")) for w in plan["warnings"]]
@@ -105,7 +105,7 @@ def run(args) -> int:
 
 def write_step_summary(path: str, plan: dict) -> None:
     """Append the markdown plan; the whole step summary stays within GitHub's limit."""
-    from sweepgate import report
+    from sweepgate.core import report
 
     try:
         existing = os.path.getsize(path)
@@ -131,7 +131,7 @@ def post_comment(plan: dict, args) -> None:
     if missing:
         print(f"sweepgate plan: not commenting: {', '.join(missing)} not set", file=sys.stderr)
         return
-    from sweepgate import github, report
+    from sweepgate.core import github, report
 
     body = report.plan_markdown(plan, limit=COMMENT_LIMIT, marker=github.PLAN_MARKER, unit="chars")
     action, comment_id = github.upsert_comment(args.repository, args.pr_number, body, token,
@@ -153,7 +153,7 @@ def script_candidates(row: dict) -> list[str]:
     The row runs the first candidate that exists. Multi-node rows resolve no script here.
     This is the one home of the rule in Python; the runner launchers implement it in bash.
     """
-    from sweepgate.expand import is_agentic_row, is_multinode_row
+    from sweepgate.core.expand import is_agentic_row, is_multinode_row
 
     if is_multinode_row(row):
         return []
@@ -241,8 +241,8 @@ class RecipeSet:
 
 def _load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] = ()) -> tuple[RecipeSet, list]:
     """Load and check a revision; read every candidate script (one read_blobs call)."""
-    from sweepgate.check import check_revision
-    from sweepgate.load import load_revision
+    from sweepgate.core.check import check_revision
+    from sweepgate.core.load import load_revision
 
     notes: list[Diagnostic] = []
     rev = None
@@ -410,8 +410,8 @@ def diff_recipes(base: RecipeSet, head: RecipeSet) -> dict[str, KeyDiff]:
 
 def _selection(git, base_sha: str, head_sha: str, opts, matrix: dict, configs: dict):
     """key -> {scenarios selected, changelog (file, line) where an entry names it}."""
-    from sweepgate.load import YamlDoc
-    from sweepgate.select import appended_lines, parse_appended, resolve_keys
+    from sweepgate.core.load import YamlDoc
+    from sweepgate.core.select import appended_lines, parse_appended, resolve_keys
 
     entries = (matrix.get("changelog_metadata") or {}).get("entries") or []
     if not entries:
@@ -567,7 +567,7 @@ def fanout_diagnostics(matrix: dict, changelog: str) -> list[Diagnostic]:
 
 def row_gpus(row: dict) -> int:
     """GPUs a row occupies: tp*pp*pcp-size, or the sum over prefill/decode of num-worker*tp*pp*pcp-size."""
-    from sweepgate.expand import is_multinode_row
+    from sweepgate.core.expand import is_multinode_row
 
     def size(w: dict) -> int:
         return int(w.get(F.TP, 1)) * int(w.get(F.PP, F.DEFAULT_PARALLEL)) * int(w.get(F.PCP_SIZE, F.DEFAULT_PARALLEL))
@@ -582,7 +582,7 @@ def load_estimates(raw: bytes | None) -> tuple[dict[str, float], str]:
     """minutes-per-job table from configs/estimates.yaml (head), or the built-in defaults."""
     if raw is None:
         return dict(DEFAULT_MINUTES), "built-in defaults"
-    from sweepgate.load import load_doc
+    from sweepgate.core.load import load_doc
 
     doc = load_doc(ESTIMATES_FILE, raw)
     data = doc.data
@@ -614,7 +614,7 @@ def estimate_minutes(bucket: str, minutes: dict[str, float]) -> float:
 
 def row_cost(bucket: str, row: dict, minutes: dict[str, float]) -> tuple[float, bool]:
     """(GPU-hours, estimated?) of one matrix row."""
-    from sweepgate.expand import is_agentic_row
+    from sweepgate.core.expand import is_agentic_row
 
     gpus = row_gpus(row)
     is_eval = bucket in EVAL_BUCKETS
@@ -625,7 +625,7 @@ def row_cost(bucket: str, row: dict, minutes: dict[str, float]) -> tuple[float, 
 
 
 def cost(matrix: dict, minutes: dict[str, float]) -> dict:
-    from sweepgate.select import iter_rows
+    from sweepgate.core.select import iter_rows
 
     def blank() -> dict:
         return {"jobs": 0, "gpu_hours": 0.0, "gpu_hours_estimated": 0.0, "estimated": False,
@@ -661,7 +661,7 @@ def empty_matrix(base: str, head: str) -> dict:
 
 def matrix_or_empty(git, base: str, head: str, opts) -> dict:
     """build_matrix, with 'appends no entry' meaning an empty matrix; other problems propagate."""
-    from sweepgate.select import build_matrix
+    from sweepgate.core.select import build_matrix
 
     try:
         return build_matrix(git, base, head, opts)
@@ -673,7 +673,7 @@ def matrix_or_empty(git, base: str, head: str, opts) -> dict:
 
 def make_plan(git, base: str, head: str, opts=None) -> dict:
     """The plan object (CONTRACTS section 4, extended)."""
-    from sweepgate.select import Options
+    from sweepgate.core.select import Options
 
     opts = opts or Options()
     base_sha, head_sha = git.resolve(base), git.resolve(head)

@@ -13,35 +13,11 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 
-from sweepgate import fields as F
-from sweepgate.errors import Diagnostic, SweepgateError
-from sweepgate.load import Revision, YamlDoc
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.load import Revision, YamlDoc
 
-SCHEMA_FILES = {
-    "master": "master-config.schema.json",
-    "runners": "runners.schema.json",
-    "changelog": "perf-changelog.schema.json",
-    "row": "matrix-row.schema.json",
-}
-
-
-@functools.lru_cache(maxsize=None)
-def _schema_dir() -> str:
-    here = os.path.dirname(os.path.abspath(__file__))
-    while True:
-        candidate = os.path.join(here, F.SCHEMA_DIR)
-        if os.path.isfile(os.path.join(candidate, SCHEMA_FILES["master"])):
-            return candidate
-        parent = os.path.dirname(here)
-        if parent == here:
-            raise SweepgateError(Diagnostic(F.SCHEMA_DIR, 0, 0, "install", "sweepgate's JSON schemas are missing",
-                                            "install sweepgate from its checkout (pip install -e .)"))
-        here = parent
-
-
-def schema_bytes(name: str) -> bytes:
-    with open(os.path.join(_schema_dir(), SCHEMA_FILES[name]), "rb") as f:
-        return f.read()
+from sweepgate.core.schemas import SCHEMA_FILES, schema_bytes  # noqa: F401 - re-exported
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,0 +1,1 @@
+"""The one-way pipeline (load -> check -> expand -> select -> report) and what it stands on."""
