@@ -1,0 +1,115 @@
+"""The normalized result record: every field name, unit and direction, in one place.
+
+A record is one job's outcome as a flat JSON object (``result.schema.json``):
+identity (which point of which recipe), provenance (which run produced it) and
+metrics (what it measured). Units are part of the metric names: ``_ms`` for
+milliseconds, ``_s`` for seconds, ``_per_gpu`` for tok/s/GPU.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+# --- identity ---------------------------------------------------------------------
+RECIPE_FINGERPRINT = "recipe-fingerprint"
+CONFIG_KEY = "config-key"
+EXP_NAME = "exp-name"
+RESULT_FILENAME = "result-filename"
+MODEL = "model"
+MODEL_PREFIX = "model-prefix"
+PRECISION = "precision"
+FRAMEWORK = "framework"
+RUNNER = "runner"            # the runner label (pool), e.g. cluster:b300-nv
+RUNNER_NAME = "runner-name"  # the machine that ran it
+HARDWARE = "hardware"        # GPU family: b300, mi355x
+TP = "tp"
+EP = "ep"
+DP_ATTN = "dp-attn"
+PP = "pp"
+DCP_SIZE = "dcp-size"
+PCP_SIZE = "pcp-size"
+GPUS = "gpus"
+CONC = "conc"
+SCENARIO = "scenario"        # fixed-seq-len | agentic-coding
+ISL = "isl"
+OSL = "osl"
+SPEC_DECODING = "spec-decoding"
+DISAGG = "disagg"
+KV_OFFLOADING = "kv-offloading"
+KV_OFFLOAD_BACKEND = "kv-offload-backend"
+KV_OFFLOAD_BACKEND_VERSION = "kv-offload-backend-version"
+IMAGE = "image"
+
+# --- provenance ---------------------------------------------------------------------
+RUN_ID = "run-id"
+ATTEMPT = "attempt"
+COMMIT = "commit"
+REF = "ref"
+STARTED = "started"
+FINISHED = "finished"
+STATUS = "status"            # success | failure | cancelled
+REHEARSAL = "rehearsal"
+CLIENT = "client"            # vllm-bench | sglang-bench | aiperf | genai-perf | lm-eval | ...
+CLIENT_VERSION = "client-version"
+SOURCE_FORMAT = "source-format"
+SCHEMA = "schema-version"
+
+STATUSES = ("success", "failure", "cancelled")
+
+# --- metrics (record["metrics"]) -------------------------------------------------------
+METRICS = "metrics"
+EVALS = "evals"              # list of {task, metric, filter, value, stderr, samples}
+
+REQUEST_THROUGHPUT = "request_throughput"        # req/s
+OUTPUT_THROUGHPUT = "output_throughput"          # tok/s
+INPUT_THROUGHPUT = "input_throughput"            # tok/s
+TOTAL_TOKEN_THROUGHPUT = "total_token_throughput"  # tok/s
+OUTPUT_TPUT_PER_GPU = "output_tput_per_gpu"      # tok/s/GPU
+INPUT_TPUT_PER_GPU = "input_tput_per_gpu"        # tok/s/GPU
+TPUT_PER_GPU = "tput_per_gpu"                    # tok/s/GPU (input + output)
+INTERACTIVITY = "interactivity"                  # tok/s/user = 1000 / median (p50) TPOT in ms
+COMPLETED = "completed"
+FAILED = "failed"
+SUCCESS_RATE = "success_rate"                    # completed / (completed + failed)
+DURATION_S = "duration_s"
+ENERGY_PER_OUTPUT_TOKEN_J = "energy_per_output_token_j"
+
+LATENCIES = ("ttft", "tpot", "itl", "e2el")
+STATS = ("mean", "p50", "p90", "p99")
+
+
+def latency_name(latency: str, stat: str) -> str:
+    """``ttft`` + ``p50`` -> ``ttft_p50_ms``."""
+    return f"{latency}_{stat}_ms"
+
+
+LATENCY_METRICS = tuple(latency_name(lat, st) for lat in LATENCIES for st in STATS)
+
+# Which way is better, for comparison and charts.
+HIGHER_IS_BETTER = "higher"
+LOWER_IS_BETTER = "lower"
+DIRECTION = {
+    OUTPUT_TPUT_PER_GPU: HIGHER_IS_BETTER,
+    TPUT_PER_GPU: HIGHER_IS_BETTER,
+    INPUT_TPUT_PER_GPU: HIGHER_IS_BETTER,
+    REQUEST_THROUGHPUT: HIGHER_IS_BETTER,
+    OUTPUT_THROUGHPUT: HIGHER_IS_BETTER,
+    TOTAL_TOKEN_THROUGHPUT: HIGHER_IS_BETTER,
+    INTERACTIVITY: HIGHER_IS_BETTER,
+    SUCCESS_RATE: HIGHER_IS_BETTER,
+    **{name: LOWER_IS_BETTER for name in LATENCY_METRICS},
+    ENERGY_PER_OUTPUT_TOKEN_J: LOWER_IS_BETTER,
+}
+
+# The metrics `results compare` judges by default (CONTRACTS section 8).
+COMPARED_METRICS = (
+    OUTPUT_TPUT_PER_GPU,
+    INTERACTIVITY,
+    latency_name("ttft", "p50"),
+    latency_name("tpot", "p50"),
+    latency_name("e2el", "p50"),
+    SUCCESS_RATE,
+)
+
+# A point: what `results compare` matches across runs (CONTRACTS section 8).
+POINT = (CONFIG_KEY, HARDWARE, SCENARIO, ISL, OSL, CONC)
