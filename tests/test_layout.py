@@ -1,0 +1,263 @@
+"""The package's shape: no import circle, layers that only look down, functions a reader can hold.
+
+Every module of utils/sweepgate is read with ``ast`` (nothing is imported), so
+imports inside functions count as much as those at the top of a module.
+
+- no import circle anywhere in the package;
+- ``core`` imports nothing from ``commands``, ``rehearsal``, ``results`` or the
+  top-level modules (``cli``, ``api``); ``rehearsal`` and ``results`` import only
+  ``core`` and their own wing;
+- no command module reaches into another command module's private names: what
+  two commands share lives in ``core``;
+- no function is longer than MAX_FUNCTION_LINES lines, unless the comment line
+  right above its ``def`` (or decorators), or a docstring line, starts with
+  ``whole:`` and says why it must stay in one piece.
+
+Each checker also runs on a small made-up package, to show it can fail.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1] / "utils" / "sweepgate"
+PACKAGE = "sweepgate"
+MAX_FUNCTION_LINES = 50
+WINGS = ("core", "commands", "rehearsal", "results")
+# wing -> wings it may import (the package root itself, for __version__, is always allowed)
+ALLOWED = {
+    "core": {"core"},
+    "rehearsal": {"core", "rehearsal"},
+    "results": {"core", "results"},
+}
+WHOLE_MARKER = "whole:"
+
+
+# --------------------------------------------------------------------------- reading the package
+
+def modules(root: Path, package: str) -> dict[str, Path]:
+    """Dotted module name -> file, for every .py file under ``root``."""
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = [package, *path.relative_to(root).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    parts = module.split(".")
+    if not is_package:
+        parts.pop()
+    parts = parts[:len(parts) - (node.level - 1)]
+    return ".".join(parts + ([node.module] if node.module else []))
+
+
+def imports_of(module: str, path: Path, known: set[str]) -> list[tuple[str, list[str], int]]:
+    """(imported module, names taken from it, line) for every import in the file, at any depth."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    is_package = path.name == "__init__.py"
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, [], node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(module, is_package, node)
+            names = []
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                if sub in known:  # `from pkg import module`
+                    out.append((sub, [], node.lineno))
+                else:
+                    names.append(alias.name)
+            if names:
+                out.append((base, names, node.lineno))
+    return [(target, names, line) for target, names, line in out
+            if target == PACKAGE or target.startswith(PACKAGE + ".")]
+
+
+def import_graph(mods: dict[str, Path]) -> dict[str, set[str]]:
+    known = set(mods)
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for module, path in mods.items():
+        for target, _, _ in imports_of(module, path, known):
+            while target not in known and "." in target:
+                target = target.rsplit(".", 1)[0]
+            if target in known and target != module:
+                graph[module].add(target)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle as [a, b, ..., a], or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def wing(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 and parts[1] in WINGS else "top"
+
+
+def layer_violations(mods: dict[str, Path]) -> list[str]:
+    known = set(mods)
+    problems = []
+    for module, path in mods.items():
+        allowed = ALLOWED.get(wing(module))
+        for target, names, line in imports_of(module, path, known):
+            if target == PACKAGE and names == ["__version__"]:
+                continue
+            if allowed is not None and wing(target) not in allowed:
+                problems.append(f"{path.name}:{line}: {module} ({wing(module)}) imports {target} ({wing(target)})")
+            if wing(module) == wing(target) == "commands" and target != module:
+                private = [n for n in names if n.startswith("_")]
+                if private:
+                    problems.append(f"{path.name}:{line}: {module} imports private {', '.join(private)} "
+                                    f"of {target}; move what commands share into core")
+        problems += _private_attributes(module, path, known)
+    return problems
+
+
+def _private_attributes(module: str, path: Path, known: set[str]) -> list[str]:
+    """`from sweepgate.commands import other` followed by `other._name`."""
+    if wing(module) != "commands":
+        return []
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = _absolute(module, path.name == "__init__.py", node)
+            for alias in node.names:
+                target = f"{base}.{alias.name}"
+                if target in known and wing(target) == "commands" and target != module:
+                    aliases[alias.asname or alias.name] = target
+    return [f"{path.name}:{node.lineno}: {module} uses private {aliases[node.value.id]}.{node.attr}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in aliases and node.attr.startswith("_")]
+
+
+def long_functions(mods: dict[str, Path], limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    problems = []
+    for module, path in mods.items():
+        lines = path.read_text(encoding="utf-8").split("\n")
+        tree = ast.parse("\n".join(lines), str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            length = node.end_lineno - node.lineno + 1
+            if length > limit and not _says_whole(node, lines):
+                problems.append(f"{module}:{node.lineno}: {node.name} has "
+                                f"{length} lines (limit {limit}); split it, or say why it stays whole")
+    return problems
+
+
+def _says_whole(node: ast.FunctionDef, lines: list[str]) -> bool:
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    above = lines[first - 2].strip() if first >= 2 else ""
+    if above.startswith("#") and above.lstrip("# ").lower().startswith(WHOLE_MARKER):
+        return len(above) > len(WHOLE_MARKER) + 12  # a reason, not just the marker
+    doc = ast.get_docstring(node) or ""
+    return any(line.strip().lower().startswith(WHOLE_MARKER) and len(line.strip()) > len(WHOLE_MARKER) + 10
+               for line in doc.splitlines())
+
+
+# --------------------------------------------------------------------------- the package
+
+MODULES = modules(PACKAGE_DIR, PACKAGE)
+
+
+def test_the_walk_sees_every_wing():
+    assert {wing(m) for m in MODULES} >= {"core", "commands", "rehearsal", "top"}
+    graph = import_graph(MODULES)
+    assert "sweepgate.core.load" in graph["sweepgate.core.select"]  # top-level import
+    assert "sweepgate.core.select" in graph["sweepgate.commands.matrix"]  # import inside a function
+
+
+def test_no_import_circle():
+    cycle = find_cycle(import_graph(MODULES))
+    assert cycle is None, "import circle: " + " -> ".join(cycle)
+
+
+def test_layers_only_look_down():
+    problems = layer_violations(MODULES)
+    assert not problems, "\n".join(problems)
+
+
+def test_functions_are_short():
+    problems = long_functions(MODULES)
+    assert not problems, "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- the checkers can fail
+
+def _fake_package(tmp_path: Path, files: dict[str, str]) -> dict[str, Path]:
+    root = tmp_path / PACKAGE
+    for name, text in {"__init__.py": "", "core/__init__.py": "", "commands/__init__.py": "",
+                       "rehearsal/__init__.py": "", **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return modules(root, PACKAGE)
+
+
+def test_a_circle_through_a_function_level_import_is_found(tmp_path):
+    mods = _fake_package(tmp_path, {
+        "core/a.py": "from sweepgate.core import b\n",
+        "core/b.py": "def f():\n    from . import c\n",
+        "core/c.py": "def g():\n    import sweepgate.core.a\n",
+    })
+    cycle = find_cycle(import_graph(mods))
+    assert cycle and cycle[0] == cycle[-1] and set(cycle) == {"sweepgate.core.a", "sweepgate.core.b",
+                                                              "sweepgate.core.c"}
+
+
+@pytest.mark.parametrize("files, expected", [
+    ({"core/a.py": "def f():\n    from sweepgate.commands import x\n", "commands/x.py": ""}, "core/a"),
+    ({"rehearsal/r.py": "import sweepgate.api\n", "api.py": ""}, "imports sweepgate.api"),
+    ({"commands/x.py": "_helper = 1\n", "commands/y.py": "from sweepgate.commands.x import _helper\n"},
+     "private _helper"),
+    ({"commands/x.py": "_helper = 1\n", "commands/y.py": "from sweepgate.commands import x\nx._helper\n"},
+     "private sweepgate.commands.x._helper"),
+])
+def test_a_layer_violation_is_found(tmp_path, files, expected):
+    problems = layer_violations(_fake_package(tmp_path, files))
+    assert any(expected in p or expected.replace("/", ".") in p for p in problems), problems
+
+
+def test_a_long_function_needs_its_reason(tmp_path):
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    mods = _fake_package(tmp_path, {
+        "core/long.py": f"def long():\n{body}",
+        "core/kept.py": f"# whole: one state machine over the event stream\ndef kept():\n{body}",
+        "core/bare.py": f"# whole:\ndef bare():\n{body}",
+        "core/doc.py": f'def doc():\n    """Doc.\n\n    Whole: the table reads top to bottom.\n    """\n{body}',
+    })
+    problems = long_functions(mods)
+    assert [p.split(": ", 1)[1].split(" ")[0] for p in problems] == ["bare", "long"]
