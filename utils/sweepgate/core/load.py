@@ -26,6 +26,24 @@ except AttributeError:  # pragma: no cover
     _Loader = yaml.SafeLoader
 
 
+def repo_root(start: str = ".") -> str:
+    """The top of the work tree that holds ``start``, found the way git finds it."""
+    proc = subprocess.run(["git", "-C", start, "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    top = proc.stdout.strip()
+    if proc.returncode != 0 or not top:
+        where = os.path.abspath(start)
+        reason = "is not inside a git work tree" if "work tree" in proc.stderr else "is not inside a git repository"
+        raise SweepgateError(Diagnostic(
+            where, 0, 0, "git", f"{where} {reason}",
+            "run sweepgate inside a clone of your benchmark repository (git clone, or git init and commit)"))
+    return top
+
+
+def open_repo(start: str = ".") -> "Git":
+    """A Git reader on the repository that holds ``start`` (any subdirectory of it)."""
+    return Git(repo_root(start))
+
+
 class Git:
     """Read-only access to one repository's objects.
 
@@ -180,6 +198,27 @@ def parse_yaml(text: str, path: str) -> object:
     except yaml.YAMLError as exc:
         raise SweepgateError(Diagnostic(path, 0, 0, "yaml-syntax", f"invalid YAML: {exc}",
                                         "fix the YAML syntax")) from None
+
+
+def parse_strict(path: str, text: str, line_of=None, found=()) -> object:
+    """Parse YAML under the hygiene rules (``core.yamlsafe``), or raise every problem.
+
+    ``line_of`` maps a line of ``text`` to the line reported; ``found`` are problems
+    the caller already has (they are reported together, and skip the duplicate-key pass).
+    """
+    from sweepgate.core import yamlsafe
+
+    line_of = line_of or (lambda n: n)
+    diags = [*found, *yamlsafe.refuse_features(path, text, line_of)]
+    if not diags:  # composing aliases would walk an alias bomb's shared nodes exponentially
+        diags = yamlsafe.duplicate_keys(path, text, line_of)
+    if diags:
+        raise SweepgateError(diags)
+    try:
+        return parse_yaml(text, path)
+    except SweepgateError as exc:
+        raise SweepgateError([Diagnostic(d.file, line_of(d.line), d.col, d.rule, d.message, d.hint)
+                              for d in exc.diagnostics]) from None
 
 
 def position_index(text: str) -> dict[tuple, tuple[int, int]]:

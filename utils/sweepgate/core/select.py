@@ -11,8 +11,6 @@ import copy
 import re
 from collections import defaultdict
 
-import yaml
-
 from sweepgate.core import fields as F
 from sweepgate.core.check import check_entries, check_revision
 from sweepgate.core.errors import Diagnostic, SweepgateError
@@ -27,7 +25,7 @@ from sweepgate.core.expand import (
     fingerprint,
     trim_conc,
 )
-from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_yaml
+from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_strict
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 BUCKET_KEYS = ("single_node", "multi_node", "evals", "agentic_evals", "multinode_evals",
@@ -100,79 +98,15 @@ class AppendedDoc(YamlDoc):
         return (self._map[-1] if self._map else 0), col
 
 
-def refuse_yaml_features(doc_path: str, text: str, line_of) -> list[Diagnostic]:
-    """Anchors, aliases, tags and merge keys are refused before anything is constructed."""
-    diags = []
-    try:
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        for event in yaml.parse(text, Loader=loader):
-            mark = event.start_mark
-            where = (line_of(mark.line + 1), mark.column + 1)
-            if isinstance(event, yaml.AliasEvent):
-                diags.append(Diagnostic(doc_path, *where, "yaml-alias", "YAML aliases (*name) are not allowed",
-                                        "write the value out in full"))
-            elif getattr(event, "anchor", None):
-                diags.append(Diagnostic(doc_path, *where, "yaml-anchor", "YAML anchors (&name) are not allowed",
-                                        "remove the anchor and write values out in full"))
-            elif getattr(event, "tag", None) is not None:
-                diags.append(Diagnostic(doc_path, *where, "yaml-tag", f"YAML tags ({event.tag}) are not allowed",
-                                        "remove the tag"))
-            if isinstance(event, yaml.ScalarEvent) and event.value == "<<" and not event.style:  # C loader: ""
-                diags.append(Diagnostic(doc_path, *where, "yaml-merge", "YAML merge keys (<<) are not allowed",
-                                        "write the keys out in full"))
-    except yaml.YAMLError:
-        pass  # syntax errors are reported by the parser with their own position
-    return diags
-
-
-def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
-    diags = []
-    try:
-        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return diags
-    stack = [root] if root is not None else []
-    while stack:
-        node = stack.pop()
-        if isinstance(node, yaml.MappingNode):
-            seen = {}
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    # A complex key (`? [a]`) has no hashable value; the schema refuses it.
-                    stack.extend((key_node, value_node))
-                    continue
-                key = key_node.value
-                if key in seen:
-                    mark = key_node.start_mark
-                    diags.append(Diagnostic(doc_path, line_of(mark.line + 1), mark.column + 1, "duplicate-key",
-                                            f"key '{key}' appears twice in one mapping (first at line "
-                                            f"{line_of(seen[key])})", "keep one of them"))
-                else:
-                    seen[key] = key_node.start_mark.line + 1
-                stack.append(value_node)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-    return diags
-
-
 def parse_appended(appended: Appended, cache=None) -> tuple[AppendedDoc, list]:
     """Parse and schema-check the appended entries, or raise every problem found."""
     def line_of(n: int) -> int:
         return appended.head_lines[n - 1] if 1 <= n <= len(appended.head_lines) else n
 
-    diags = [Diagnostic(appended.path, line_of(i + 1), line.index("\t") + 1, "tab",
-                        "tab character in the changelog", "use spaces")
-             for i, line in enumerate(appended.lines) if "\t" in line]
-    diags += refuse_yaml_features(appended.path, appended.text, line_of)
-    if not diags:  # composing aliases would walk an alias bomb's shared nodes exponentially
-        diags = duplicate_keys(appended.path, appended.text, line_of)
-    if diags:
-        raise SweepgateError(diags)
-    try:
-        data = parse_yaml(appended.text, appended.path)
-    except SweepgateError as exc:
-        raise SweepgateError([Diagnostic(d.file, line_of(d.line), d.col, d.rule, d.message, d.hint)
-                              for d in exc.diagnostics]) from None
+    tabs = [Diagnostic(appended.path, line_of(i + 1), line.index("\t") + 1, "tab",
+                       "tab character in the changelog", "use spaces")
+            for i, line in enumerate(appended.lines) if "\t" in line]
+    data = parse_strict(appended.path, appended.text, line_of, found=tabs)
     doc = AppendedDoc(appended, data)
     if not data:
         raise SweepgateError(doc.diag((), "no-entries", "the appended text holds no changelog entry",

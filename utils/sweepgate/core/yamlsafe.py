@@ -1,0 +1,71 @@
+"""YAML hygiene: anchors, aliases, tags, merge keys and duplicate keys, refused where YAML is read.
+
+The scan runs on events (and, only when those are clean, on composed nodes), so
+nothing is constructed before the checks pass and an alias bomb costs nothing.
+``line_of`` maps a 1-based line of ``text`` to the line reported (the changelog's
+appended text is reported at its head line numbers).
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from sweepgate.core.errors import Diagnostic
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def refuse_features(doc_path: str, text: str, line_of) -> list[Diagnostic]:
+    """Anchors, aliases, tags and merge keys are refused before anything is constructed."""
+    diags = []
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            mark = event.start_mark
+            where = (line_of(mark.line + 1), mark.column + 1)
+            if isinstance(event, yaml.AliasEvent):
+                diags.append(Diagnostic(doc_path, *where, "yaml-alias", "YAML aliases (*name) are not allowed",
+                                        "write the value out in full"))
+            elif getattr(event, "anchor", None):
+                diags.append(Diagnostic(doc_path, *where, "yaml-anchor", "YAML anchors (&name) are not allowed",
+                                        "remove the anchor and write values out in full"))
+            elif getattr(event, "tag", None) is not None:
+                diags.append(Diagnostic(doc_path, *where, "yaml-tag", f"YAML tags ({event.tag}) are not allowed",
+                                        "remove the tag"))
+            if isinstance(event, yaml.ScalarEvent) and event.value == "<<" and not event.style:  # C loader: ""
+                diags.append(Diagnostic(doc_path, *where, "yaml-merge", "YAML merge keys (<<) are not allowed",
+                                        "write the keys out in full"))
+    except yaml.YAMLError:
+        pass  # syntax errors are reported by the parser with their own position
+    return diags
+
+
+def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
+    """Keys that appear twice in one mapping (a YAML parser would keep the last silently)."""
+    diags = []
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError:
+        return diags
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    # A complex key (`? [a]`) has no hashable value; the schema refuses it.
+                    stack.extend((key_node, value_node))
+                    continue
+                key = key_node.value
+                if key in seen:
+                    mark = key_node.start_mark
+                    diags.append(Diagnostic(doc_path, line_of(mark.line + 1), mark.column + 1, "duplicate-key",
+                                            f"key '{key}' appears twice in one mapping (first at line "
+                                            f"{line_of(seen[key])})", "keep one of them"))
+                else:
+                    seen[key] = key_node.start_mark.line + 1
+                stack.append(value_node)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return diags
+
