@@ -18,6 +18,9 @@ DISAGG = "disagg"
 SCENARIOS = "scenarios"
 ROUTER = "router"
 KV_P2P_TRANSFER = "kv-p2p-transfer"
+RESULTS = "results"            # optional: how `results compare` judges the config
+RESULTS_THRESHOLD = "threshold"
+RESULTS_THRESHOLDS = "thresholds"  # metric -> relative change
 
 # --- scenarios ----------------------------------------------------------------
 FIXED_SEQ_LEN = "fixed-seq-len"

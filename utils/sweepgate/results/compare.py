@@ -1,0 +1,274 @@
+"""Compare a PR run's results with the same points on the baseline ref, beyond noise.
+
+Works on plain lists of record dicts (``record.py``): identity fields and
+provenance at the top level, measurements under ``record["metrics"]``.
+
+For each point of the PR run (``record.POINT``) and each compared metric, the
+baseline is the point's results in the last ``window`` runs on the baseline
+ref. The head value is judged against a 95 % prediction interval for one new
+observation drawn from the baseline's distribution (Student's t, from
+``scipy.stats``): a verdict other than ``unchanged`` needs the head outside
+that interval AND a relative change from the baseline median larger than the
+threshold. Fewer than ``min_samples`` baseline values gives
+``insufficient-data``; none gives ``new``.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from sweepgate.core import fields as F
+from sweepgate.core.errors import fail
+from sweepgate.results import record as R
+
+DEFAULT_BASELINE_REF = "refs/heads/main"
+DEFAULT_WINDOW = 5
+DEFAULT_MIN_SAMPLES = 3
+DEFAULT_THRESHOLD = 0.05
+CONFIDENCE = 0.95
+
+IMPROVED, REGRESSED, UNCHANGED = "improved", "regressed", "unchanged"
+INSUFFICIENT, NEW = "insufficient-data", "new"
+VERDICTS = (REGRESSED, IMPROVED, UNCHANGED, INSUFFICIENT, NEW)  # report order
+
+# Recipe fields named when a point's recipe differs from its baseline's, in this order.
+# The KV-offload backend and its version read as one phrase ("lmcache 0.5.3").
+RECIPE_FIELDS = (R.IMAGE, R.FRAMEWORK, R.MODEL, R.PRECISION, R.TP, R.EP, R.DP_ATTN, R.PP, R.DCP_SIZE,
+                 R.PCP_SIZE, R.SPEC_DECODING, R.DISAGG, R.KV_OFFLOADING, R.KV_OFFLOAD_BACKEND)
+
+
+@dataclass
+class Settings:
+    """What a comparison needs besides the records. ``thresholds`` maps config key ->
+    {"threshold": rel, "thresholds": {metric: rel}} (the master config's ``results`` block)."""
+
+    window: int = DEFAULT_WINDOW
+    min_samples: int = DEFAULT_MIN_SAMPLES
+    threshold: float = DEFAULT_THRESHOLD
+    metrics: tuple[str, ...] = R.COMPARED_METRICS
+    per_config: dict = field(default_factory=dict)
+
+    def validate(self) -> None:
+        if self.window < 1:
+            raise fail("--window", 0, f"window {self.window} is below 1", "pass --window N with N >= 1")
+        if not 2 <= self.min_samples <= self.window:
+            raise fail("--min-samples", 0, f"min-samples {self.min_samples} is outside 2..{self.window}",
+                       "an interval needs at least 2 baseline values and at most --window")
+        if not (0 <= self.threshold < 10) or math.isnan(self.threshold):
+            raise fail("--threshold", 0, f"threshold {self.threshold} is not a relative change",
+                       "pass a fraction, e.g. --threshold 0.05 for 5%")
+
+    def threshold_for(self, config_key: str, metric: str) -> float:
+        block = self.per_config.get(config_key) or {}
+        per_metric = block.get(F.RESULTS_THRESHOLDS) or {}
+        return float(per_metric.get(metric, block.get(F.RESULTS_THRESHOLD, self.threshold)))
+
+
+@dataclass
+class Verdict:
+    """One (point, metric) judgement."""
+
+    point: tuple
+    metric: str
+    head: float
+    n: int
+    median: float | None
+    low: float | None
+    high: float | None
+    change: float | None
+    verdict: str
+    threshold: float
+    rehearsal: bool = False
+    recipe_changes: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        """The CONTRACTS section 8 shape of one point."""
+        out = dict(zip(R.POINT, self.point))
+        out.update({"metric": self.metric, "head": self.head,
+                    "baseline": {"n": self.n, "median": self.median, "low": self.low, "high": self.high},
+                    "change": self.change, "verdict": self.verdict})
+        return out
+
+
+@dataclass
+class Comparison:
+    run: str
+    verdicts: list[Verdict]
+    heads: dict            # point -> the PR record
+    baselines: dict        # point -> baseline records, newest first (at most `window`)
+
+    @property
+    def rehearsal(self) -> bool:
+        return any(v.rehearsal for v in self.verdicts)
+
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(VERDICTS, 0)
+        for v in self.verdicts:
+            counts[v.verdict] += 1
+        return counts
+
+    def regressed(self) -> bool:
+        return any(v.verdict == REGRESSED for v in self.verdicts)
+
+    def as_json(self) -> dict:
+        return {"run": self.run, "points": [v.as_json() for v in self.verdicts], "counts": self.counts()}
+
+
+def point_of(rec: dict) -> tuple:
+    return tuple(rec.get(name) for name in R.POINT)
+
+
+def _order(rec: dict) -> tuple:
+    """Newest last: by finish time, then run id, then attempt."""
+    return (str(rec.get(R.FINISHED) or ""), str(rec.get(R.RUN_ID) or ""), int(rec.get(R.ATTEMPT) or 0))
+
+
+def _usable(rec: dict) -> bool:
+    return rec.get(R.STATUS, "success") == "success" and isinstance(rec.get(R.METRICS), dict)
+
+
+def latest_per_point(records: list[dict]) -> dict[tuple, dict]:
+    """The PR run's record for each point (the last attempt when a job was retried)."""
+    out: dict[tuple, dict] = {}
+    for rec in sorted(records, key=_order):
+        out[point_of(rec)] = rec
+    return out
+
+
+def baseline_window(records: list[dict], window: int) -> dict[tuple, list[dict]]:
+    """Each point's results in its last ``window`` baseline runs, newest first, one per run."""
+    per_run: dict[tuple, dict[str, dict]] = defaultdict(dict)
+    for rec in sorted((r for r in records if _usable(r)), key=_order):
+        per_run[point_of(rec)][str(rec.get(R.RUN_ID))] = rec  # a later attempt replaces an earlier one
+    return {pt: sorted(runs.values(), key=_order, reverse=True)[:window] for pt, runs in per_run.items()}
+
+
+def _number(value) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+@lru_cache(maxsize=64)
+def _t_interval(confidence: float, df: int) -> tuple[float, float]:
+    from scipy import stats
+
+    low, high = stats.t.interval(confidence, df)
+    return float(low), float(high)
+
+
+def prediction_interval(values: list[float], confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Where one more observation from the baseline's distribution falls with ``confidence``:
+    mean + t(n-1) quantiles (scipy.stats) * s * sqrt(1 + 1/n)."""
+    n = len(values)
+    mean = statistics.fmean(values)
+    sd = statistics.stdev(values) if n > 1 else 0.0
+    if sd == 0.0:
+        return mean, mean
+    scale = sd * math.sqrt(1 + 1 / n)
+    t_low, t_high = _t_interval(confidence, n - 1)
+    return mean + t_low * scale, mean + t_high * scale
+
+
+def relative_change(head: float, median: float) -> float | None:
+    """(head - median) / |median|; None when the median is 0 (no relative change exists)."""
+    return None if median == 0 else (head - median) / abs(median)
+
+
+def judge(head: float, values: list[float], metric: str, threshold: float, min_samples: int) -> tuple:
+    """(verdict, median, low, high, change) for one head value against its baseline values."""
+    if not values:
+        return NEW, None, None, None, None
+    median = float(statistics.median(values))
+    change = relative_change(head, median)
+    if len(values) < min_samples:
+        return INSUFFICIENT, median, None, None, change
+    low, high = prediction_interval(values)
+    significant = head < low or head > high
+    large = abs(change) > threshold if change is not None else head != median
+    if not (significant and large):
+        return UNCHANGED, median, low, high, change
+    better = (head > median) == (R.DIRECTION.get(metric, R.HIGHER_IS_BETTER) == R.HIGHER_IS_BETTER)
+    return (IMPROVED if better else REGRESSED), median, low, high, change
+
+
+def _display(name: str, rec: dict):
+    if name == R.KV_OFFLOAD_BACKEND:
+        parts = [rec.get(R.KV_OFFLOAD_BACKEND), rec.get(R.KV_OFFLOAD_BACKEND_VERSION)]
+        return " ".join(str(p) for p in parts if p not in (None, "")) or None
+    return rec.get(name)
+
+
+def _short_images(old: str, new: str) -> tuple[str, str]:
+    """Two tags of one image repository read as their tags: v0.11.0 -> v0.12.0."""
+    if ":" in old and ":" in new and old.rsplit(":", 1)[0] == new.rsplit(":", 1)[0]:
+        return old.rsplit(":", 1)[1], new.rsplit(":", 1)[1]
+    return old, new
+
+
+def recipe_changes(head: dict, baseline: list[dict]) -> list[str]:
+    """The recipe fields whose PR value differs from the baseline rows', in words."""
+    if not baseline or all(b.get(R.RECIPE_FINGERPRINT) == head.get(R.RECIPE_FINGERPRINT) for b in baseline):
+        return []
+    out = []
+    for name in RECIPE_FIELDS:
+        new = _display(name, head)
+        olds = [o for o in dict.fromkeys(_display(name, b) for b in baseline) if o != new]
+        if not olds:
+            continue
+        old_text = ", ".join("none" if o is None else str(o) for o in olds)
+        new_text = "none" if new is None else str(new)
+        if name == R.IMAGE and len(olds) == 1 and olds[0] and new:
+            old_text, new_text = _short_images(str(olds[0]), str(new))
+        out.append(f"{name} {old_text} \u2192 {new_text}")
+    if not out:
+        olds = ", ".join(dict.fromkeys(str(b.get(R.RECIPE_FINGERPRINT)) for b in baseline))
+        out.append(f"{R.RECIPE_FINGERPRINT} {olds} \u2192 {head.get(R.RECIPE_FINGERPRINT)}")
+    return out
+
+
+def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings) -> list[Verdict]:
+    out = []
+    rehearsal = bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)
+    changes = recipe_changes(head, base)
+    for metric in settings.metrics:
+        value = _number((head.get(R.METRICS) or {}).get(metric))
+        if value is None:
+            continue
+        values = [v for v in (_number((b.get(R.METRICS) or {}).get(metric)) for b in base) if v is not None]
+        threshold = settings.threshold_for(str(pt[0]), metric)
+        verdict, median, low, high, change = judge(value, values, metric, threshold, settings.min_samples)
+        out.append(Verdict(pt, metric, value, len(values), median, low, high, change, verdict, threshold,
+                           rehearsal, changes if verdict in (IMPROVED, REGRESSED) else []))
+    return out
+
+
+def _sort_key(pt: tuple) -> tuple:
+    return tuple((v is None, str(type(v).__name__), v if v is not None else 0) for v in pt)
+
+
+def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run: str | None = None,
+                    settings: Settings | None = None, **overrides) -> Comparison:
+    """Judge every point of the PR run against its baseline (see the module docstring).
+
+    ``baseline_records`` are the baseline ref's results (any number of runs; the last
+    ``window`` per point are used). ``overrides`` set Settings fields by name.
+    """
+    settings = settings or Settings()
+    for name, value in overrides.items():
+        setattr(settings, name, value)
+    settings.validate()
+    heads = latest_per_point(pr_records)
+    run_ids = {str(r.get(R.RUN_ID)) for r in pr_records}
+    baselines = baseline_window([b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids],
+                                settings.window)
+    verdicts: list[Verdict] = []
+    for pt in sorted(heads, key=_sort_key):
+        verdicts.extend(_point_verdicts(pt, heads[pt], baselines.get(pt, []), settings))
+    if run is None:
+        run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))
+    return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads})
