@@ -32,6 +32,7 @@ class FakeGitHub:
         self.next_id = 1000
         self.requests: list[tuple[str, str]] = []
         self.per_page = per_page
+        self.login: str | None = "github-actions[bot]"  # GET /user; None answers 403 like GITHUB_TOKEN
         self.lock = threading.Lock()
         fake = self
 
@@ -84,6 +85,10 @@ class FakeGitHub:
         length = int(req.headers.get("Content-Length") or 0)
         payload = json.loads(req.rfile.read(length) or b"{}") if length else {}
         repo = f"/repos/{OWNER}/{NAME}"
+        if method == "GET" and path == "/user":
+            if self.login is None:
+                return self.send(req, 403, {"message": "Resource not accessible by integration"})
+            return self.send(req, 200, {"login": self.login, "id": 3, "type": "User"})
         if method == "GET" and path == repo:
             return self.send(req, 200, {"id": 1, "name": NAME, "full_name": f"{OWNER}/{NAME}",
                                         "url": self.url + repo, "owner": {"login": OWNER, "id": 2}})
@@ -111,7 +116,7 @@ class FakeGitHub:
                 headers["Link"] = f'<{nxt}>; rel="next"'
             return self.send(req, 200, chunk, headers)
         if method == "POST" and m:
-            cid = self.add(payload["body"], user="github-actions[bot]")
+            cid = self.add(payload["body"], user=self.login or "github-actions[bot]")
             return self.send(req, 201, self.comment_json(self.comments[cid]))
         m = re.fullmatch(rf"{repo}/issues/comments/(\d+)", path)
         if method == "PATCH" and m:
@@ -169,6 +174,24 @@ def test_marker_found_on_a_later_page(gh):
     assert len(marked(gh)) == 1 and len(gh.comments) == 41
     assert gh.comments[existing]["body"].endswith("new plan")
     assert any("page=2" in path for _, path in gh.requests)
+
+
+@pytest.mark.parametrize("login", ["sweepgate-bot", None])
+def test_never_edits_another_accounts_marked_comment(gh, login):
+    """A marked comment by someone else (pasted marker, or an old comment by another bot) stays
+    as it is; ours is created once and then edited. login None: GET /user answers 403, as it
+    does for a workflow's GITHUB_TOKEN, and the token comments as github-actions[bot]."""
+    gh.login = login
+    me = login or github.ACTIONS_BOT
+    foreign = [gh.add(f"{github.PLAN_MARKER}\nfake plan", user="mallory"),
+               gh.add(f"{github.PLAN_MARKER}\nother bot", user="other-app[bot]" if login else "sweepgate-bot")]
+    first = github.upsert_comment(f"{OWNER}/{NAME}", NUMBER, "plan v1", TOKEN, base_url=gh.url)
+    second = github.upsert_comment(f"{OWNER}/{NAME}", NUMBER, "plan v2", TOKEN, base_url=gh.url)
+    assert first[0] == "created" and second == ("updated", first[1])
+    assert first[1] not in foreign and gh.comments[first[1]]["user"] == me
+    assert [gh.comments[c]["edits"] for c in foreign] == [0, 0]
+    assert gh.comments[foreign[0]]["body"].endswith("fake plan")
+    assert ("GET", "/user") in gh.requests
 
 
 def test_api_errors_are_diagnostics(gh):

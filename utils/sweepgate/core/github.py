@@ -9,15 +9,30 @@ from sweepgate.core.errors import Diagnostic, SweepgateError
 
 PLAN_MARKER = "<!-- sweepgate-plan -->"
 DEFAULT_API_URL = "https://api.github.com"
+ACTIONS_BOT = "github-actions[bot]"  # the login behind a workflow's GITHUB_TOKEN
 
 
 def _fail(message: str, hint: str) -> SweepgateError:
     return SweepgateError(Diagnostic("github", 0, 0, "github-comment", message, hint))
 
 
+def own_login(client) -> str:
+    """The token's own account (GET /user). A workflow's GITHUB_TOKEN may not read /user
+    (403, "Resource not accessible by integration"); it comments as ACTIONS_BOT."""
+    from github import GithubException
+
+    try:
+        return client.get_user().login
+    except GithubException as exc:
+        if exc.status == 403:
+            return ACTIONS_BOT
+        raise
+
+
 def upsert_comment(repository: str, number: int, body: str, token: str, *, base_url: str | None = None,
                    marker: str = PLAN_MARKER, timeout: int = 30) -> tuple[str, int]:
-    """Create the marked comment on issue/PR ``number``, or edit the existing one.
+    """Create the marked comment on issue/PR ``number``, or edit the existing one, which
+    must carry the marker and have been written by the token's own account.
 
     Returns ("created" | "updated", comment id). The body always carries the marker.
     """
@@ -34,10 +49,12 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
     client = Github(auth=Auth.Token(token), base_url=(base_url or DEFAULT_API_URL).rstrip("/"),
                     timeout=timeout, seconds_between_requests=None, seconds_between_writes=None, lazy=True)
     try:
+        me = own_login(client)
         repo = client.get_repo(repository)
         issue = repo.get_issue(number)
         for comment in issue.get_comments():
-            if marker in (comment.body or ""):
+            # Only our own marked comment: anyone can paste the marker into theirs.
+            if marker in (comment.body or "") and comment.user is not None and comment.user.login == me:
                 comment.edit(body)
                 return "updated", comment.id
         comment = issue.create_comment(body)

@@ -42,7 +42,7 @@ def pareto_front(points: list[tuple[float, float]]) -> list[tuple[float, float]]
 
 
 def _xy(metrics: dict) -> tuple[float, float] | None:
-    x, y = C._number(metrics.get(X)), C._number(metrics.get(Y))
+    x, y = C.number(metrics.get(X)), C.number(metrics.get(Y))
     return None if x is None or y is None else (x, y)
 
 
@@ -65,7 +65,7 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
 def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     """group -> [{point, key, conc, pr: (x, y), base: (x, y) | None, flag, rehearsal}], sorted."""
     flags, groups = _flags(comparison), {}
-    for pt in sorted(comparison.heads, key=C._sort_key):
+    for pt in sorted(comparison.heads, key=C.point_sort_key):
         head = comparison.heads[pt]
         pr = _xy(head.get(R.METRICS) or {})
         if pr is None:

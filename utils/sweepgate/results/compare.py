@@ -147,7 +147,7 @@ def baseline_window(records: list[dict], window: int) -> dict[tuple, list[dict]]
     return {pt: sorted(runs.values(), key=_order, reverse=True)[:window] for pt, runs in per_run.items()}
 
 
-def _number(value) -> float | None:
+def number(value) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value) if math.isfinite(value) else None
@@ -236,10 +236,10 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings)
     rehearsal = bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)
     changes = recipe_changes(head, base)
     for metric in settings.metrics:
-        value = _number((head.get(R.METRICS) or {}).get(metric))
+        value = number((head.get(R.METRICS) or {}).get(metric))
         if value is None:
             continue
-        values = [v for v in (_number((b.get(R.METRICS) or {}).get(metric)) for b in base) if v is not None]
+        values = [v for v in (number((b.get(R.METRICS) or {}).get(metric)) for b in base) if v is not None]
         threshold = settings.threshold_for(str(pt[0]), metric)
         verdict, median, low, high, change = judge(value, values, metric, threshold, settings.min_samples)
         out.append(Verdict(pt, metric, value, len(values), median, low, high, change, verdict, threshold,
@@ -247,7 +247,7 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings)
     return out
 
 
-def _sort_key(pt: tuple) -> tuple:
+def point_sort_key(pt: tuple) -> tuple:
     return tuple((v is None, str(type(v).__name__), v if v is not None else 0) for v in pt)
 
 
@@ -267,7 +267,7 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     baselines = baseline_window([b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids],
                                 settings.window)
     verdicts: list[Verdict] = []
-    for pt in sorted(heads, key=_sort_key):
+    for pt in sorted(heads, key=point_sort_key):
         verdicts.extend(_point_verdicts(pt, heads[pt], baselines.get(pt, []), settings))
     if run is None:
         run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))

@@ -1,0 +1,134 @@
+"""A comparison as Markdown (step summary, PR comment) and as a terminal table (rich).
+
+Both list regressions first, then improvements, then the points that could not
+be judged, then the unchanged ones (folded in ``<details>`` in Markdown). Every
+figure measured against a stand-in server carries "(rehearsal)".
+"""
+
+from __future__ import annotations
+
+import io
+import os
+
+from sweepgate.results import compare as C
+from sweepgate.results import record as R
+
+MARKER = "<!-- sweepgate-results -->"
+REHEARSAL_NOTE = ("REHEARSAL: these figures come from the stand-in server of `sweepgate rehearse`, "
+                  "not from a GPU; they test the pipeline, not performance.")
+HEADERS = ("point", "metric", "head", "baseline median [interval] (n)", "change", "verdict", "recipe change")
+SECTIONS = (("Regressed", (C.REGRESSED,)), ("Improved", (C.IMPROVED,)),
+            ("Not judged", (C.INSUFFICIENT, C.NEW)), ("Unchanged", (C.UNCHANGED,)))
+STYLES = {C.REGRESSED: "bold red", C.IMPROVED: "bold green", C.INSUFFICIENT: "yellow", C.NEW: "cyan",
+          C.UNCHANGED: "dim"}
+
+
+def fmt_value(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
+
+
+def fmt_change(change: float | None) -> str:
+    return "n/a" if change is None else f"{change:+.1%}"
+
+
+def point_label(pt: tuple) -> str:
+    fields = dict(zip(R.POINT, pt))
+    seq = f" {fields[R.ISL]}/{fields[R.OSL]}" if fields[R.ISL] is not None else ""
+    return f"{fields[R.CONFIG_KEY]} {fields[R.HARDWARE]} {fields[R.SCENARIO]}{seq} conc {fields[R.CONC]}"
+
+
+def cells(v: C.Verdict) -> tuple[str, ...]:
+    """One verdict as the table's cells (HEADERS)."""
+    mark = " (rehearsal)" if v.rehearsal else ""
+    if v.n == 0:
+        base = "none"
+    elif v.low is None:
+        base = f"{fmt_value(v.median)} (n={v.n})"
+    else:
+        base = f"{fmt_value(v.median)} [{fmt_value(v.low)}, {fmt_value(v.high)}] (n={v.n})"
+    return (point_label(v.point), v.metric, fmt_value(v.head) + mark, base + (mark if v.n else ""),
+            fmt_change(v.change), v.verdict, "; ".join(v.recipe_changes))
+
+
+def sections(comparison: C.Comparison) -> list[tuple[str, list[C.Verdict]]]:
+    return [(title, [v for v in comparison.verdicts if v.verdict in verdicts]) for title, verdicts in SECTIONS]
+
+
+def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> str:
+    counts = ", ".join(f"{n} {verdict}" for verdict, n in comparison.counts().items())
+    return f"run {comparison.run} against {baseline_ref} (last {window} runs): {counts}"
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _md_table(verdicts: list[C.Verdict]) -> list[str]:
+    rows = [cells(v) for v in verdicts]
+    with_recipe = any(r[-1] for r in rows)
+    headers = HEADERS if with_recipe else HEADERS[:-1]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    for row in rows:
+        lines.append("| " + " | ".join(_md_escape(c) for c in row[:len(headers)]) + " |")
+    return lines
+
+
+def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF,
+             window: int = C.DEFAULT_WINDOW, charts: list[str] | None = None) -> str:
+    """The step summary / PR comment body (starts with MARKER)."""
+    out = [MARKER, f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
+    if comparison.rehearsal:
+        out += [f"> **{REHEARSAL_NOTE}**", ""]
+    for title, verdicts in sections(comparison):
+        if not verdicts:
+            continue
+        if title in ("Regressed", "Improved"):
+            out += [f"#### {title} ({len(verdicts)})", "", *_md_table(verdicts), ""]
+        else:
+            out += ["<details>", f"<summary>{title} ({len(verdicts)})</summary>", "", *_md_table(verdicts), "",
+                    "</details>", ""]
+    if charts:
+        out += ["Charts (output throughput per GPU against interactivity) are in the run's results artifact: "
+                + ", ".join(f"`{name}`" for name in charts), ""]
+    return "\n".join(out)
+
+
+def _console(stream):
+    from rich.console import Console
+
+    tty = stream.isatty() if hasattr(stream, "isatty") else False
+    color = tty and not os.environ.get("NO_COLOR")
+    width = None if tty else 200
+    return Console(file=stream, force_terminal=color, no_color=not color, width=width,
+                   highlight=False, emoji=False, soft_wrap=False)
+
+
+def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELINE_REF,
+          window: int = C.DEFAULT_WINDOW) -> None:
+    """The same rows as Markdown, as a rich table: colour only on a terminal without NO_COLOR."""
+    from rich.table import Table
+
+    console = _console(stream)
+    if comparison.rehearsal:
+        console.print(REHEARSAL_NOTE, style="bold yellow")
+    grid = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    with_recipe = any(v.recipe_changes for v in comparison.verdicts)
+    for name in HEADERS if with_recipe else HEADERS[:-1]:
+        grid.add_column(name, justify="right" if name in ("head", "change") else "left")
+    for _, verdicts in sections(comparison):
+        for v in verdicts:
+            row = cells(v)
+            grid.add_row(*row[:len(grid.columns)], style=STYLES[v.verdict])
+    console.print(grid)
+    console.print(summary_line(comparison, baseline_ref, window))
+
+
+def table_text(comparison: C.Comparison, **kw) -> str:
+    """The terminal table as plain text (for tests and logs)."""
+    buf = io.StringIO()
+    table(comparison, buf, **kw)
+    return buf.getvalue()
