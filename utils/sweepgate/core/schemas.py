@@ -15,6 +15,7 @@ SCHEMA_FILES = {
     "runners": "runners.schema.json",
     "changelog": "perf-changelog.schema.json",
     "row": "matrix-row.schema.json",
+    "result": "result.schema.json",
 }
 
 

@@ -39,6 +39,8 @@ KV_OFFLOADING = "kv-offloading"
 KV_OFFLOAD_BACKEND = "kv-offload-backend"
 KV_OFFLOAD_BACKEND_VERSION = "kv-offload-backend-version"
 IMAGE = "image"
+TOPOLOGY = "topology"        # parallelism as one string: tp8-pp1-dcp1-pcp1-ep1-dpafalse, or p2x(...)_d1x(...)
+REQUEST_RATE = "request-rate"  # the client's request rate: a number, "inf", or null
 
 # --- provenance ---------------------------------------------------------------------
 RUN_ID = "run-id"
@@ -53,6 +55,7 @@ CLIENT = "client"            # vllm-bench | sglang-bench | aiperf | genai-perf |
 CLIENT_VERSION = "client-version"
 SOURCE_FORMAT = "source-format"
 SCHEMA = "schema-version"
+SOURCE_LINE = "source-line"  # line of a JSONL output the record came from (0: the whole file)
 
 STATUSES = ("success", "failure", "cancelled")
 
@@ -73,6 +76,12 @@ FAILED = "failed"
 SUCCESS_RATE = "success_rate"                    # completed / (completed + failed)
 DURATION_S = "duration_s"
 ENERGY_PER_OUTPUT_TOKEN_J = "energy_per_output_token_j"
+TOTAL_INPUT_TOKENS = "total_input_tokens"
+TOTAL_OUTPUT_TOKENS = "total_output_tokens"
+
+# Eval entries (record["evals"] items).
+EVAL_TASK, EVAL_METRIC, EVAL_FILTER = "task", "metric", "filter"
+EVAL_VALUE, EVAL_STDERR, EVAL_SAMPLES = "value", "stderr", "samples"
 
 LATENCIES = ("ttft", "tpot", "itl", "e2el")
 STATS = ("mean", "p50", "p90", "p99")
@@ -113,3 +122,7 @@ COMPARED_METRICS = (
 
 # A point: what `results compare` matches across runs (CONTRACTS section 8).
 POINT = (CONFIG_KEY, HARDWARE, SCENARIO, ISL, OSL, CONC)
+# What tells apart two rows of one config key at the same point (a tp4 and a tp8
+# search-space entry, an offload arm): the store's point queries match POINT + these.
+RECIPE_IDENTITY = (TOPOLOGY, SPEC_DECODING, KV_OFFLOADING, KV_OFFLOAD_BACKEND)
+POINT_IDENTITY = POINT + RECIPE_IDENTITY

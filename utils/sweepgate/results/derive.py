@@ -1,0 +1,128 @@
+"""Derived values, one documented function each, computed from raw measurements.
+
+Never copied from a client's own derived fields: those drift between versions
+(InferenceX's ``std_intvty`` is 1000/std, for one). Each returns None when an
+input it needs is missing, so a record never carries a made-up number.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sweepgate.core import fields as F
+from sweepgate.results import record as R
+
+
+def hardware(runner: str | None) -> str | None:
+    """GPU family of a runner label or runner name: ``cluster:mi355x-amds`` -> ``mi355x``."""
+    if not runner:
+        return None
+    name = runner[len(F.CLUSTER_PREFIX):] if runner.startswith(F.CLUSTER_PREFIX) else runner
+    return name.replace("_", "-").split("-", 1)[0].lower() or None
+
+
+def _worker_gpus(worker: dict) -> int:
+    return (int(worker.get(F.TP, 1)) * int(worker.get(F.PP, F.DEFAULT_PARALLEL))
+            * int(worker.get(F.PCP_SIZE, F.DEFAULT_PARALLEL)))
+
+
+def gpus(row: dict | None) -> int | None:
+    """GPUs a row's job uses: tp x pp x pcp, or for a multi-node row the sum over its
+    prefill and decode workers of num-worker x tp x pp x pcp."""
+    if not row:
+        return None
+    if isinstance(row.get(F.PREFILL), dict) and isinstance(row.get(F.DECODE), dict):
+        return sum(int(row[role].get(F.NUM_WORKER, 1)) * _worker_gpus(row[role]) for role in (F.PREFILL, F.DECODE))
+    return _worker_gpus(row) if F.TP in row else None
+
+
+def _worker_tag(worker: dict) -> str:
+    return (f"tp{worker.get(F.TP)}-pp{worker.get(F.PP, F.DEFAULT_PARALLEL)}"
+            f"-dcp{worker.get(F.DCP_SIZE, F.DEFAULT_PARALLEL)}-pcp{worker.get(F.PCP_SIZE, F.DEFAULT_PARALLEL)}"
+            f"-ep{worker.get(F.EP, F.DEFAULT_PARALLEL)}-dpa{F.env_value(bool(worker.get(F.DP_ATTN, False)))}")
+
+
+def topology(row: dict | None) -> str | None:
+    """Parallelism as one string: ``tp8-pp1-dcp1-pcp1-ep1-dpafalse``; multi-node
+    ``p2x(tp4-...)_d1x(tp8-...)`` (num-worker x worker)."""
+    if not row:
+        return None
+    if isinstance(row.get(F.PREFILL), dict) and isinstance(row.get(F.DECODE), dict):
+        p, d = row[F.PREFILL], row[F.DECODE]
+        return (f"p{p.get(F.NUM_WORKER, 1)}x({_worker_tag(p)})_d{d.get(F.NUM_WORKER, 1)}x({_worker_tag(d)})")
+    return _worker_tag(row) if F.TP in row else None
+
+
+def per_gpu(throughput: float | None, n_gpus: int | None) -> float | None:
+    """A tok/s throughput divided by the job's GPUs (tok/s/GPU)."""
+    if throughput is None or not n_gpus:
+        return None
+    return throughput / n_gpus
+
+
+def output_tput_per_gpu(metrics: dict, n_gpus: int | None) -> float | None:
+    """Output tokens per second per GPU."""
+    return per_gpu(metrics.get(R.OUTPUT_THROUGHPUT), n_gpus)
+
+
+def input_tput_per_gpu(metrics: dict, n_gpus: int | None) -> float | None:
+    """Input (prompt) tokens per second per GPU; input throughput is total minus output
+    when the client reports only those two."""
+    value = metrics.get(R.INPUT_THROUGHPUT)
+    if value is None and metrics.get(R.TOTAL_TOKEN_THROUGHPUT) is not None and metrics.get(R.OUTPUT_THROUGHPUT) is not None:
+        value = metrics[R.TOTAL_TOKEN_THROUGHPUT] - metrics[R.OUTPUT_THROUGHPUT]
+    return per_gpu(value, n_gpus)
+
+
+def tput_per_gpu(metrics: dict, n_gpus: int | None) -> float | None:
+    """Input plus output tokens per second per GPU."""
+    total = metrics.get(R.TOTAL_TOKEN_THROUGHPUT)
+    if total is None and metrics.get(R.INPUT_THROUGHPUT) is not None and metrics.get(R.OUTPUT_THROUGHPUT) is not None:
+        total = metrics[R.INPUT_THROUGHPUT] + metrics[R.OUTPUT_THROUGHPUT]
+    return per_gpu(total, n_gpus)
+
+
+def interactivity(metrics: dict) -> float | None:
+    """Tokens per second one user sees: 1000 / median (p50) TPOT in ms."""
+    tpot = metrics.get(R.latency_name("tpot", "p50"))
+    return 1000.0 / tpot if tpot else None
+
+
+def success_rate(metrics: dict) -> float | None:
+    """completed / (completed + failed); None unless both counts are known."""
+    completed, failed = metrics.get(R.COMPLETED), metrics.get(R.FAILED)
+    if completed is None or failed is None or completed + failed <= 0:
+        return 0.0 if completed == 0 else None
+    return completed / (completed + failed)
+
+
+def energy_per_output_token_j(energy_j: float | None, metrics: dict) -> float | None:
+    """Joules the job's GPUs drew during the benchmark, per output token."""
+    tokens = metrics.get(R.TOTAL_OUTPUT_TOKENS)
+    if tokens is None and metrics.get(R.OUTPUT_THROUGHPUT) and metrics.get(R.DURATION_S):
+        tokens = metrics[R.OUTPUT_THROUGHPUT] * metrics[R.DURATION_S]
+    if energy_j is None or not tokens:
+        return None
+    return energy_j / tokens
+
+
+def is_failed_run(metrics: dict, evals: list) -> bool:
+    """No request completed, or every throughput is zero or absent (and no eval scored)."""
+    if evals:
+        return False
+    if metrics.get(R.COMPLETED) == 0:
+        return True
+    rates = [metrics.get(n) for n in (R.REQUEST_THROUGHPUT, R.OUTPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT)]
+    return not any(isinstance(v, (int, float)) and v > 0 and math.isfinite(v) for v in rates)
+
+
+def add_derived(metrics: dict, n_gpus: int | None, energy_j: float | None = None) -> dict:
+    """``metrics`` plus every derived value above."""
+    out = dict(metrics)
+    out[R.OUTPUT_TPUT_PER_GPU] = output_tput_per_gpu(metrics, n_gpus)
+    out[R.INPUT_TPUT_PER_GPU] = input_tput_per_gpu(metrics, n_gpus)
+    out[R.TPUT_PER_GPU] = tput_per_gpu(metrics, n_gpus)
+    out[R.INTERACTIVITY] = interactivity(metrics)
+    out[R.SUCCESS_RATE] = success_rate(metrics)
+    out[R.ENERGY_PER_OUTPUT_TOKEN_J] = energy_per_output_token_j(energy_j, metrics)
+    return out

@@ -1,0 +1,124 @@
+"""AIPerf and GenAI-Perf JSON exports (``profile_export_aiperf.json`` / ``..._genai_perf.json``).
+
+Each metric is an object ``{unit, avg, p50, p90, p99, ...}`` whose unit string
+varies (ms, sec, ns). AIPerf's ``inter_token_latency`` is the per-request
+decode time per token, i.e. vLLM's TPOT; its ``inter_chunk_latency`` is the
+gap between streamed chunks, vLLM's ITL.
+"""
+
+from __future__ import annotations
+
+from sweepgate.core.errors import fail
+from sweepgate.results import record as R
+from sweepgate.results.measurement import Measurement
+from sweepgate.results.units import is_time_unit, to_ms
+
+LATENCIES = {
+    "time_to_first_token": "ttft",
+    "inter_token_latency": "tpot",
+    "inter_chunk_latency": "itl",
+    "request_latency": "e2el",
+}
+STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p99": "p99"}
+SCALARS = {  # export key -> record metric (the "avg" of a single-valued metric)
+    "request_throughput": R.REQUEST_THROUGHPUT,
+    "output_token_throughput": R.OUTPUT_THROUGHPUT,
+    "input_token_throughput": R.INPUT_THROUGHPUT,
+    "total_token_throughput": R.TOTAL_TOKEN_THROUGHPUT,
+    "request_count": R.COMPLETED,
+    "error_request_count": R.FAILED,
+    "total_isl": R.TOTAL_INPUT_TOKENS,
+    "total_osl": R.TOTAL_OUTPUT_TOKENS,
+}
+
+
+def detect(doc) -> bool:
+    if not isinstance(doc, dict):
+        return False
+    metric = doc.get("time_to_first_token") or doc.get("request_latency") or doc.get("request_throughput")
+    return (isinstance(metric, dict) and "unit" in metric) or isinstance(doc.get("records"), dict)
+
+
+def _stat(obj: dict, stat: str, key: str, path: str, line: int):
+    value = obj.get(stat)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise fail(path, line, f"{key}.{stat}: expected a number, got {value!r}",
+                   "the export was edited or comes from an unsupported AIPerf version")
+    return value
+
+
+def metrics_from(doc: dict, path: str, line: int) -> dict:
+    """Record metrics from the ``{key: {unit, avg, ...}}`` metric objects of an export."""
+    metrics = {}
+    for key, latency in LATENCIES.items():
+        obj = doc.get(key)
+        if not isinstance(obj, dict):
+            continue
+        unit = obj.get("unit")
+        if not is_time_unit(unit):
+            raise fail(path, line, f"{key}.unit: {unit!r} is not a time unit",
+                       "expected ns, us, ms or sec; the export is not a latency metric")
+        for stat, name in STATS.items():
+            metrics[R.latency_name(latency, name)] = to_ms(_stat(obj, stat, key, path, line), unit)
+    for key, name in SCALARS.items():
+        obj = doc.get(key)
+        if isinstance(obj, dict):
+            metrics[name] = _stat(obj, "avg", key, path, line)
+    duration = doc.get("benchmark_duration")
+    if isinstance(duration, dict) and is_time_unit(duration.get("unit")):
+        value = to_ms(_stat(duration, "avg", "benchmark_duration", path, line), duration["unit"])
+        metrics[R.DURATION_S] = value / 1000 if value is not None else None
+    _fill_totals(metrics)
+    return metrics
+
+
+def _fill_totals(metrics: dict) -> None:
+    """Older exports lack input/total token throughput; both follow from totals and duration."""
+    duration, tokens = metrics.get(R.DURATION_S), metrics.get(R.TOTAL_INPUT_TOKENS)
+    if metrics.get(R.INPUT_THROUGHPUT) is None and duration and tokens is not None:
+        metrics[R.INPUT_THROUGHPUT] = tokens / duration
+    out, inp = metrics.get(R.OUTPUT_THROUGHPUT), metrics.get(R.INPUT_THROUGHPUT)
+    if metrics.get(R.TOTAL_TOKEN_THROUGHPUT) is None and out is not None and inp is not None:
+        metrics[R.TOTAL_TOKEN_THROUGHPUT] = out + inp
+
+
+def _config(doc: dict) -> tuple[str | None, int | None, str]:
+    """(model, concurrency, client) from ``input_config`` (its shape changed across versions)."""
+    cfg = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
+    endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
+    models = endpoint.get("model_names") or cfg.get("model") or cfg.get("model_names") or []
+    model = models[0] if isinstance(models, list) and models else None
+    loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
+    conc = loadgen.get("concurrency", cfg.get("concurrency"))
+    conc = conc if isinstance(conc, int) and not isinstance(conc, bool) else None
+    genai = "service_kind" in cfg or "formatted_model_name" in cfg
+    return model, conc, "genai-perf" if genai else "aiperf"
+
+
+def _failed(doc: dict, metrics: dict):
+    if metrics.get(R.FAILED) is not None:
+        return metrics[R.FAILED]
+    summary = doc.get("error_summary")
+    if isinstance(summary, list):
+        return sum(int(e.get("count", 1)) if isinstance(e, dict) else 1 for e in summary)
+    return None
+
+
+def parse(doc: dict, path: str, line: int) -> Measurement:
+    if isinstance(doc.get("records"), dict):
+        raise fail(path, line, "records: a pre-release AIPerf export (2025-06; metrics keyed by display "
+                   "name) has no request count or throughputs",
+                   "rerun with AIPerf 0.3 or later, whose export has request_throughput and request_count")
+    model, conc, client = _config(doc)
+    m = Measurement(f"{client}-json", client, line, client_version=doc.get("aiperf_version"))
+    m.metrics.update(metrics_from(doc, path, line))
+    m.metrics[R.FAILED] = _failed(doc, m.metrics)
+    m.cancelled = doc.get("was_cancelled") is True
+    m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: doc.get("start_time"),
+                     R.FINISHED: doc.get("end_time")})
+    if m.metrics.get(R.OUTPUT_THROUGHPUT) is None and m.metrics.get(R.COMPLETED) is None:
+        raise fail(path, line, "output_token_throughput/request_count: missing",
+                   "export the full profile (profile_export_aiperf.json) rather than a partial one")
+    return m

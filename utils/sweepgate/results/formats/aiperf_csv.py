@@ -1,0 +1,74 @@
+"""AIPerf and GenAI-Perf CSV exports: the JSON export's numbers as display-name tables.
+
+Two tables split by a blank line: ``Metric,avg,min,...`` (one row per
+distribution) and ``Metric,Value`` (scalars). Display names map to export keys
+by rule (``Time To First Token (ms)`` -> ``time_to_first_token`` in ms), values
+may carry thousands separators (``"2,156.03"``), absent stats are blank cells.
+The CSV carries no model or concurrency: those come from the job's row.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from sweepgate.core.errors import fail
+from sweepgate.results.formats import aiperf
+from sweepgate.results.measurement import Measurement
+
+_NAME = re.compile(r"^(?P<name>[^(]+?)\s*(?:\((?P<unit>[^)]*)\))?\s*$")
+_UNITS = {"per sec": "per sec", "sec": "sec", "ms": "ms", "ns": "ns", "us": "us", "s": "s"}
+
+
+def detect_text(text: str) -> bool:
+    return text.lstrip("\ufeff").startswith("Metric,")
+
+
+def _key_unit(display: str) -> tuple[str, str | None]:
+    match = _NAME.match(display)
+    name, unit = (match["name"], match["unit"]) if match else (display, None)
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_"), unit
+
+
+def _number(cell: str, path: str, line: int, column: str):
+    cell = cell.strip().replace(",", "")
+    if not cell:
+        return None
+    try:
+        return float(cell)
+    except ValueError:
+        raise fail(path, line, f"{column}: {cell!r} is not a number",
+                   "the CSV was edited or is not an AIPerf/GenAI-Perf export") from None
+
+
+def to_export(text: str, path: str) -> dict:
+    """The CSV as the JSON export's ``{key: {unit, avg, p50, ...}}`` shape."""
+    doc, header = {}, None
+    for line, row in enumerate(csv.reader(io.StringIO(text.lstrip("\ufeff"))), 1):
+        if not row or not any(c.strip() for c in row):
+            header = None
+            continue
+        if row[0] == "Metric":
+            header = ["avg" if h == "Value" else h for h in row]
+            continue
+        if header is None or len(row) != len(header):
+            raise fail(path, line, f"expected {len(header or [])} cells after a 'Metric,...' header, "
+                       f"got {len(row)}", "the CSV is truncated or not an AIPerf/GenAI-Perf export")
+        key, unit = _key_unit(row[0])
+        obj = {"unit": unit}
+        for column, cell in zip(header[1:], row[1:]):
+            obj[column] = _number(cell, path, line, f"{row[0]}.{column}")
+        doc[key] = obj
+    return doc
+
+
+def parse_text(text: str, path: str) -> Measurement:
+    doc = to_export(text, path)
+    client = "aiperf" if "benchmark_duration" in doc or "request_count" in doc else "genai-perf"
+    m = Measurement(f"{client}-csv", client)
+    m.metrics.update(aiperf.metrics_from(doc, path, 0))
+    if m.metrics.get(aiperf.R.OUTPUT_THROUGHPUT) is None:
+        raise fail(path, 0, "Output Token Throughput: missing",
+                   "export the full profile CSV (both the distribution and the scalar tables)")
+    return m

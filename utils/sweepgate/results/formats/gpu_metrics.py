@@ -1,0 +1,90 @@
+"""``gpu_metrics.csv`` from benchmark_lib.sh's GPU monitor, and the energy it implies.
+
+nvidia-smi writes ``timestamp, index, power.draw [W], ...`` with values like
+``2026/07/09 09:15:47.824, 0, 351.20 W``; amd-smi's CSV names its columns
+``timestamp``, ``gpu`` and a ``*power*`` column. Timestamps without a zone are
+the runner's local time. Energy is the per-GPU trapezoid integral of power
+over the benchmark window, summed over GPUs, and only when the samples cover
+that window; otherwise there is no energy figure (not a guess).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import re
+
+from sweepgate.core.errors import fail
+
+FILENAME = "gpu_metrics.csv"
+COVER_SLACK_S = 5.0  # samples must start/end within this of the window's edges
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+
+
+def detect_text(text: str) -> bool:
+    head = text.lstrip("\ufeff").split("\n", 1)[0].lower()
+    return not head.lstrip().startswith(("{", "[")) and "timestamp" in head and "power" in head
+
+
+def _columns(header: list[str]) -> tuple[int, int | None, int]:
+    names = [h.strip().lower() for h in header]
+    ts = next(i for i, n in enumerate(names) if n.startswith("timestamp"))
+    gpu = next((i for i, n in enumerate(names) if n in ("index", "gpu", "gpu_index")), None)
+    power = next(i for i, n in enumerate(names) if "power" in n and "limit" not in n and "cap" not in n)
+    return ts, gpu, power
+
+
+def parse_time(text: str) -> float | None:
+    """Epoch seconds of a monitor or ISO timestamp; a time without a zone is local time."""
+    text = text.strip()
+    if not text:
+        return None
+    if _NUMBER.fullmatch(text):
+        return float(text)
+    for candidate in (text.replace("/", "-").replace(" ", "T", 1), text):
+        try:
+            return dt.datetime.fromisoformat(candidate.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            continue
+    return None
+
+
+def samples(text: str, path: str) -> dict[str, list[tuple[float, float]]]:
+    """GPU -> [(epoch seconds, watts)], sorted by time."""
+    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
+    if not rows or not detect_text(",".join(rows[0])):
+        raise fail(path, 1, "header: no timestamp and power columns",
+                   "write it with benchmark_lib.sh's start_gpu_monitor")
+    ts, gpu, power = _columns(rows[0])
+    series: dict[str, list[tuple[float, float]]] = {}
+    for row in rows[1:]:
+        if len(row) <= max(ts, power, gpu or 0):
+            continue  # the monitor was killed mid-line
+        when, watts = parse_time(row[ts]), _NUMBER.search(row[power])
+        if when is None or watts is None:
+            continue
+        series.setdefault(row[gpu].strip() if gpu is not None else "0", []).append((when, float(watts[0])))
+    return {k: sorted(v) for k, v in series.items()}
+
+
+def _integral(points: list[tuple[float, float]], start: float, end: float) -> float:
+    total = 0.0
+    for (t0, p0), (t1, p1) in zip(points, points[1:]):
+        a, b = max(t0, start), min(t1, end)
+        if b <= a or t1 == t0:
+            continue
+        pa = p0 + (p1 - p0) * (a - t0) / (t1 - t0)
+        pb = p0 + (p1 - p0) * (b - t0) / (t1 - t0)
+        total += (pa + pb) / 2 * (b - a)
+    return total
+
+
+def energy_j(series: dict[str, list[tuple[float, float]]], start: float, end: float) -> float | None:
+    """Joules all GPUs drew in [start, end], or None when a GPU's samples do not cover it."""
+    if end <= start or not series:
+        return None
+    for points in series.values():
+        if len(points) < 2 or points[0][0] > start + COVER_SLACK_S or points[-1][0] < end - COVER_SLACK_S:
+            return None
+    return sum(_integral(points, start, end) for points in series.values())

@@ -1,0 +1,41 @@
+"""Files InferenceX's own tooling writes: recognised and refused, with the reason.
+
+They are aggregates built from a client's output, not the output itself:
+``process_result.py`` rows (latencies converted to seconds, the per-GPU values
+copied in, request counts dropped), AgentX aggregates, eval-row tables, the
+nightly summary table, and one-off wrappers. Ingest the raw client output they
+were built from instead; that is what a job leaves (CONTRACTS section 8).
+"""
+
+from __future__ import annotations
+
+from sweepgate.core.errors import fail
+
+REASONS = (
+    (lambda d: isinstance(d, dict) and "hw" in d and isinstance(d.get("metrics"), dict),
+     "a benchmark wrapper ({hw, metrics, gpu}) whose metrics omit completed/failed requests and duration"),
+    (lambda d: isinstance(d, dict) and "hw" in d and ("request_metrics" in d or "users" in d),
+     "an InferenceX agentic aggregate (latencies in seconds, no client request counts)"),
+    (lambda d: isinstance(d, dict) and "hw" in d and "tput_per_gpu" in d,
+     "an InferenceX process_result.py aggregate (latencies converted to seconds, derived values copied, "
+     "request counts dropped)"),
+    (lambda d: isinstance(d, list) and d and isinstance(d[0], dict) and ("em_strict" in d[0] or "score" in d[0]),
+     "a table of InferenceX eval rows, not one job's eval output"),
+    (lambda d: isinstance(d, list) and d and isinstance(d[0], dict) and "Test name" in d[0],
+     "a summary table built from several serving results (display-name columns), not one job's output"),
+    (lambda d: isinstance(d, dict) and "model_id" in d and any(
+        k.startswith(("median_", "p99_")) and k.endswith(("_ttft", "_tpot", "_e2el")) for k in d),
+     "latency keys without a unit suffix (median_ttft, ...): their unit is not stated"),
+)
+
+
+def reason(doc) -> str | None:
+    for test, why in REASONS:
+        if test(doc):
+            return why
+    return None
+
+
+def refuse(doc, path: str, line: int):
+    raise fail(path, line, f"format: {reason(doc)}",
+               "ingest the client's raw output it was built from (the job's $RESULT_FILENAME.json)")

@@ -1,0 +1,64 @@
+"""lm-evaluation-harness results JSON.
+
+Scores sit under ``results[task]`` as ``"<metric>,<filter>"`` keys with a
+matching ``"<metric>_stderr,<filter>"``; stderr may be the string ``"N/A"``
+(one-sample runs). ``n-samples[task].effective`` says how many samples counted.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sweepgate.core.errors import fail
+from sweepgate.results import record as R
+from sweepgate.results.measurement import Measurement
+
+
+def detect(doc) -> bool:
+    return isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
+        "versions" in doc or "n-shot" in doc or "configs" in doc)
+
+
+def _stderr(value):
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+
+
+def _model(doc: dict) -> str | None:
+    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    args = config.get("model_args")
+    if isinstance(args, str):
+        for part in args.split(","):
+            name, _, value = part.partition("=")
+            if name.strip() in ("pretrained", "model") and value:
+                return value.strip()
+    return doc.get("model_name") if isinstance(doc.get("model_name"), str) else None
+
+
+def _task_evals(task: str, scores: dict, samples, path: str) -> list[dict]:
+    evals = []
+    for key, value in scores.items():
+        metric, sep, flt = key.partition(",")
+        if not sep or metric.endswith("_stderr"):
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise fail(path, 0, f"results.{task}.{key}: expected a finite number, got {value!r}",
+                       "the results file was edited or the eval did not finish")
+        evals.append({R.EVAL_TASK: task, R.EVAL_METRIC: metric, R.EVAL_FILTER: flt, R.EVAL_VALUE: value,
+                      R.EVAL_STDERR: _stderr(scores.get(f"{metric}_stderr,{flt}")),
+                      R.EVAL_SAMPLES: samples})
+    return evals
+
+
+def parse(doc: dict, path: str, line: int) -> Measurement:
+    m = Measurement("lm-eval-results", "lm-eval", line, client_version=doc.get("lm_eval_version"))
+    n_samples = doc.get("n-samples") if isinstance(doc.get("n-samples"), dict) else {}
+    for task, scores in doc["results"].items():
+        if not isinstance(scores, dict):
+            continue
+        counts = n_samples.get(task) if isinstance(n_samples.get(task), dict) else {}
+        m.evals.extend(_task_evals(task, scores, counts.get("effective"), path))
+    if not m.evals:
+        raise fail(path, line, "results: no '<metric>,<filter>' scores",
+                   "the eval produced no scores; check its log")
+    m.fields[R.MODEL] = _model(doc)
+    return m

@@ -1,0 +1,59 @@
+"""SGLang `bench_serving` JSONL: one object per run, appended.
+
+Differs from vLLM's: ``total_throughput`` (not ``total_token_throughput``),
+``*_e2e_latency_ms``, a bare ``Infinity`` request rate, ``random_input_len``
+/ ``random_output_len`` for the requested lengths, medians only before 2025,
+and ``--output-details`` arrays in seconds.
+"""
+
+from __future__ import annotations
+
+from sweepgate.core.errors import fail
+from sweepgate.results import record as R
+from sweepgate.results.formats import vllm
+from sweepgate.results.measurement import Measurement, number
+
+NAMES = {**vllm.LATENCIES, "e2e_latency": "e2el"}
+THROUGHPUTS = {
+    "request_throughput": R.REQUEST_THROUGHPUT,
+    "output_throughput": R.OUTPUT_THROUGHPUT,
+    "input_throughput": R.INPUT_THROUGHPUT,
+    "total_throughput": R.TOTAL_TOKEN_THROUGHPUT,
+    "total_input_tokens": R.TOTAL_INPUT_TOKENS,
+    "total_output_tokens": R.TOTAL_OUTPUT_TOKENS,
+    "completed": R.COMPLETED,
+    "duration": R.DURATION_S,
+}
+
+
+def detect(doc) -> bool:
+    return isinstance(doc, dict) and (
+        "total_output_tokens_retokenized" in doc or "median_e2e_latency_ms" in doc or "total_throughput" in doc)
+
+
+def _lengths(doc: dict) -> tuple[int | None, int | None]:
+    if doc.get("dataset_name") not in (None, "random"):
+        return None, None
+    isl, osl = doc.get("random_input_len"), doc.get("random_output_len")
+    return (isl if isinstance(isl, int) else None), (osl if isinstance(osl, int) else None)
+
+
+def parse(doc: dict, path: str, line: int) -> Measurement:
+    version = (doc.get("server_info") or {}).get("version") if isinstance(doc.get("server_info"), dict) else None
+    m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=version)
+    m.metrics.update(vllm.latencies(doc, path, line, NAMES))
+    for key, name in THROUGHPUTS.items():
+        m.metrics[name] = number(doc, key, path, line)
+    if m.metrics[R.COMPLETED] is None:
+        raise fail(path, line, "completed: missing", "rerun sglang.bench_serving with --output-file")
+    if m.metrics[R.INPUT_THROUGHPUT] is None and m.metrics[R.DURATION_S]:
+        tokens = m.metrics[R.TOTAL_INPUT_TOKENS]
+        m.metrics[R.INPUT_THROUGHPUT] = tokens / m.metrics[R.DURATION_S] if tokens is not None else None
+    errors = doc.get("errors")
+    m.metrics[R.FAILED] = sum(1 for e in errors if e) if isinstance(errors, list) else None
+    vllm._from_arrays(doc, m.metrics)
+    isl, osl = _lengths(doc)
+    conc = doc.get("max_concurrency")
+    m.fields.update({R.CONC: conc if isinstance(conc, int) and not isinstance(conc, bool) else None,
+                     R.ISL: isl, R.OSL: osl, R.REQUEST_RATE: vllm._rate(doc.get("request_rate"))})
+    return m

@@ -1,0 +1,127 @@
+"""vLLM `bench serve --save-result` / `benchmark_serving.py` JSON (and appended JSONL).
+
+Versions differ: ``"request_goodput:"`` (a typo with a colon) before 0.10,
+``"inf"`` request rates, ``max_concurrency`` null for rate-driven runs, dotted
+keys (``p99.9_ttft_ms``), per-request arrays (``ttfts``, ``itls``) in SECONDS
+while summaries are ms, and a latency-only vllm-ascend variant.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+from sweepgate.core.errors import fail
+from sweepgate.results import record as R
+from sweepgate.results.measurement import Measurement, number
+from sweepgate.results.units import to_ms
+
+# The client's latency name -> the record's.
+LATENCIES = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2el"}
+# The client's stat prefix -> the record's.
+STATS = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p99": "p99"}
+THROUGHPUTS = {
+    "request_throughput": R.REQUEST_THROUGHPUT,
+    "output_throughput": R.OUTPUT_THROUGHPUT,
+    "input_throughput": R.INPUT_THROUGHPUT,
+    "total_token_throughput": R.TOTAL_TOKEN_THROUGHPUT,
+    "total_input_tokens": R.TOTAL_INPUT_TOKENS,
+    "total_output_tokens": R.TOTAL_OUTPUT_TOKENS,
+    "completed": R.COMPLETED,
+    "failed": R.FAILED,
+    "duration": R.DURATION_S,
+}
+
+
+def clean_keys(doc: dict) -> dict:
+    """Keys without the stray trailing colon some versions wrote (``request_goodput:``)."""
+    return {k.rstrip(":").strip(): v for k, v in doc.items()}
+
+
+def detect(doc) -> bool:
+    if not isinstance(doc, dict):
+        return False
+    keys = set(clean_keys(doc))
+    has_ms = any(k.endswith("_ttft_ms") or k.endswith("_tpot_ms") for k in keys)
+    return has_ms and ("model_id" in keys or "date" in keys) and "total_output_tokens_retokenized" not in keys
+
+
+def _rate(value):
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return "inf" if value.strip().lower() in ("inf", "infinity") else value
+    return "inf" if isinstance(value, float) and math.isinf(value) else value
+
+
+def _percentile_ms(values_s: list, q: int) -> float | None:
+    """The q-th percentile (numpy's linear method) of per-request values in seconds, in ms."""
+    flat = [v for v in values_s if isinstance(v, (int, float))]
+    if len(flat) < 2:
+        return None
+    return to_ms(statistics.quantiles(flat, n=100, method="inclusive")[q - 1], "s")
+
+
+def _from_arrays(doc: dict, metrics: dict) -> None:
+    """Fill p90 TTFT/ITL the summary lacks from the per-request arrays (seconds)."""
+    arrays = {"ttft": doc.get("ttfts"), "itl": doc.get("itls")}
+    for latency, values in arrays.items():
+        name = R.latency_name(latency, "p90")
+        if metrics.get(name) is not None or not isinstance(values, list):
+            continue
+        if latency == "itl":
+            values = [v for per_request in values if isinstance(per_request, list) for v in per_request]
+        metrics[name] = _percentile_ms(values, 90)
+
+
+def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES) -> dict:
+    metrics = {}
+    for key in doc:
+        if not key.endswith("_ms"):
+            continue
+        stat, _, rest = key[:-3].partition("_")
+        latency = names.get(rest)
+        if latency and stat in STATS:
+            metrics[R.latency_name(latency, STATS[stat])] = number(doc, key, path, line)
+    return metrics
+
+
+def _failed(doc: dict, path: str, line: int):
+    if doc.get("failed") is not None:
+        return number(doc, "failed", path, line)
+    errors = doc.get("errors")
+    if isinstance(errors, list) and doc.get("completed") is not None:
+        return sum(1 for e in errors if e)
+    prompts, completed = doc.get("num_prompts"), doc.get("completed")
+    if isinstance(prompts, int) and isinstance(completed, int) and prompts >= completed:
+        return prompts - completed
+    return None
+
+
+def parse(doc: dict, path: str, line: int) -> Measurement:
+    doc = clean_keys(doc)
+    m = Measurement("vllm-serving", "vllm-bench", line)
+    m.metrics.update(latencies(doc, path, line))
+    for key, name in THROUGHPUTS.items():
+        m.metrics[name] = number(doc, key, path, line)
+    m.metrics[R.FAILED] = _failed(doc, path, line)
+    _from_arrays(doc, m.metrics)
+    if m.metrics.get(R.COMPLETED) is None and m.metrics.get(R.OUTPUT_THROUGHPUT) is None:
+        raise fail(path, line, "completed/output_throughput: missing (a latency-only output, "
+                   "like vllm-ascend 0.7's)",
+                   "rerun with a benchmark_serving that saves completed, duration and throughputs")
+    conc = doc.get("max_concurrency")
+    if conc is not None and (isinstance(conc, bool) or not isinstance(conc, int)):
+        raise fail(path, line, f"max_concurrency: expected an integer or null, got {conc!r}",
+                   "the output was edited or comes from an unsupported client version")
+    m.fields.update({R.MODEL: doc.get("model_id"), R.CONC: conc, R.REQUEST_RATE: _rate(doc.get("request_rate")),
+                     R.FINISHED: _date(doc.get("date"))})
+    return m
+
+
+def _date(value) -> str | None:
+    """``20250414-165148`` (the client's local time) as ISO 8601 without a zone."""
+    if not isinstance(value, str) or len(value) != 15 or value[8] != "-":
+        return None
+    d, t = value[:8], value[9:]
+    return f"{d[:4]}-{d[4:6]}-{d[6:]}T{t[:2]}:{t[2:4]}:{t[4:]}"

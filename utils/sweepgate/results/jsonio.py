@@ -1,0 +1,48 @@
+"""Reading client output: JSON with the non-standard constants clients write.
+
+SGLang writes a bare ``Infinity`` for an unbounded request rate and Python's
+``json.dump`` writes ``NaN``; the standard library reads both when told how
+(``parse_constant``). Decode errors become diagnostics with line and column.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from sweepgate.core.errors import fail
+
+_CONSTANTS = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
+
+
+def _constant(name: str) -> float:
+    return _CONSTANTS[name]
+
+
+def loads(text: str, path: str, line_offset: int = 0):
+    """Parse one JSON document; errors as ``path:line:col: ...; fix``."""
+    try:
+        return json.loads(text, parse_constant=_constant)
+    except json.JSONDecodeError as exc:
+        raise fail(path, exc.lineno + line_offset, f"not valid JSON: {exc.msg}",
+                   "the file is truncated or not a client's output; rerun the benchmark or "
+                   "remove the file", col=exc.colno) from None
+
+
+def documents(text: str, path: str) -> list[tuple[int, object]]:
+    """The JSON documents of a file: one for JSON, one per non-empty line for JSONL.
+
+    Returns ``(line, document)`` pairs; ``line`` is 0 for a whole-file document.
+    """
+    stripped = text.lstrip()
+    if not stripped:
+        raise fail(path, 1, "the file is empty", "rerun the benchmark or remove the file")
+    try:
+        return [(0, json.loads(text, parse_constant=_constant))]
+    except json.JSONDecodeError as exc:
+        whole_error = exc
+    lines = [(n, s) for n, s in enumerate(text.splitlines(), 1) if s.strip()]
+    if len(lines) < 2 or not lines[0][1].lstrip().startswith("{"):
+        loads(text, path)  # raises with the whole-file position
+        raise AssertionError(whole_error)  # unreachable
+    return [(n, loads(s, path, n - 1)) for n, s in lines]

@@ -1,0 +1,56 @@
+"""What a format parser returns: one measured run, before it meets its job."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from sweepgate.core.errors import fail
+from sweepgate.results import record as R
+
+
+@dataclasses.dataclass
+class Measurement:
+    """One run in one client output (a JSONL file holds several).
+
+    ``fields`` holds what the output itself states, under record names (model,
+    conc, isl, osl, request-rate, started, finished); ``metrics`` the measured
+    values under record metric names, latencies already in ms; ``evals`` eval
+    scores. Derived values (per GPU, interactivity, success rate) are not here:
+    ``derive`` computes them once the job's row is known.
+    """
+
+    source_format: str
+    client: str
+    line: int = 0
+    client_version: str | None = None
+    fields: dict = dataclasses.field(default_factory=dict)
+    metrics: dict = dataclasses.field(default_factory=dict)
+    evals: list = dataclasses.field(default_factory=list)
+    cancelled: bool = False
+
+
+def number(doc: dict, key: str, path: str, line: int, *, where: str | None = None) -> float | int | None:
+    """A numeric value of ``doc[key]`` or None when absent/null; anything else is refused."""
+    value = doc.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise fail(path, line, f"{where or key}: expected a number, got {value!r}",
+                   "the output was edited or comes from an unsupported client version")
+    return value
+
+
+def require(measurement: Measurement, path: str, *names: str, why: str) -> None:
+    """Refuse an output lacking every one of ``names`` among its metrics."""
+    if all(measurement.metrics.get(n) is None for n in names):
+        raise fail(path, measurement.line, f"{'/'.join(names)}: missing; {why}",
+                   "rerun with a client version that records it, or ingest the job's full output")
+
+
+def finite_or_none(value):
+    return value if value is None or (isinstance(value, (int, float)) and math.isfinite(value)) else None
+
+
+def latency_key(latency: str, stat: str) -> str:
+    return R.latency_name(latency, stat)

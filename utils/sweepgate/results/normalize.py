@@ -1,0 +1,131 @@
+"""One measurement + its job -> one normalized record (``result.schema.json``).
+
+The row is the authority on identity; the output is checked against it (a
+sidecar whose row ran another concurrency is refused, not merged). Metrics
+must be finite and non-negative. A run that completed nothing is stored with
+status ``failure``, never as a zero-throughput success.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+
+from sweepgate.core import fields as F
+from sweepgate.core.errors import fail
+from sweepgate.results import derive
+from sweepgate.results import record as R
+from sweepgate.results.measurement import Measurement
+from sweepgate.results.sidecar import Job
+
+# row field -> record field, copied as they are
+ROW_FIELDS = {F.RECIPE_FINGERPRINT: R.RECIPE_FINGERPRINT, F.EXP_NAME: R.EXP_NAME, F.MODEL_PREFIX: R.MODEL_PREFIX,
+              F.PRECISION: R.PRECISION, F.FRAMEWORK: R.FRAMEWORK, F.RUNNER: R.RUNNER, F.TP: R.TP, F.EP: R.EP,
+              F.DP_ATTN: R.DP_ATTN, F.PP: R.PP, F.DCP_SIZE: R.DCP_SIZE, F.PCP_SIZE: R.PCP_SIZE,
+              F.SPEC_DECODING: R.SPEC_DECODING, F.DISAGG: R.DISAGG, F.KV_OFFLOADING: R.KV_OFFLOADING,
+              F.IMAGE: R.IMAGE}
+
+
+def _row_conc(row: dict):
+    conc = row.get(F.CONC)
+    return conc if isinstance(conc, (int, list)) and not isinstance(conc, bool) else None
+
+
+def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
+    """Refuse an output whose own conc/isl/osl contradict its job's row."""
+    conc, ran = _row_conc(row), m.fields.get(R.CONC)
+    if ran is not None and conc is not None and ran not in (conc if isinstance(conc, list) else [conc]):
+        raise fail(path, m.line, f"conc: the output ran at concurrency {ran} but its job's row "
+                   f"({sidecar}) says {conc}", "pair the output with its own job's .job.json")
+    for field, name in ((F.ISL, R.ISL), (F.OSL, R.OSL)):
+        stated, want = m.fields.get(name), row.get(field)
+        if stated is not None and want is not None and stated != want:
+            raise fail(path, m.line, f"{name}: the output used {stated} but its job's row ({sidecar}) says "
+                       f"{want}", "pair the output with its own job's .job.json")
+
+
+def _identity(m: Measurement, row: dict | None) -> dict:
+    row = row or {}
+    ident = {name: row.get(field) for field, name in ROW_FIELDS.items()}
+    backend = row.get(F.KV_OFFLOAD_BACKEND) if isinstance(row.get(F.KV_OFFLOAD_BACKEND), dict) else {}
+    conc = _row_conc(row)
+    ident.update({
+        R.MODEL: row.get(F.MODEL) or m.fields.get(R.MODEL),
+        R.HARDWARE: derive.hardware(row.get(F.RUNNER)),
+        R.GPUS: derive.gpus(row), R.TOPOLOGY: derive.topology(row),
+        R.CONC: conc if isinstance(conc, int) else m.fields.get(R.CONC),
+        R.ISL: row.get(F.ISL, m.fields.get(R.ISL)), R.OSL: row.get(F.OSL, m.fields.get(R.OSL)),
+        R.SCENARIO: row.get(F.SCENARIO_TYPE) or (F.FIXED_SEQ_LEN if row.get(F.ISL) else None),
+        R.KV_OFFLOAD_BACKEND: backend.get("name"), R.KV_OFFLOAD_BACKEND_VERSION: backend.get("version"),
+        R.REQUEST_RATE: m.fields.get(R.REQUEST_RATE),
+    })
+    if ident[R.CONC] is None and isinstance(conc, list) and len(conc) == 1:
+        ident[R.CONC] = conc[0]
+    return ident
+
+
+def _status(m: Measurement, job: dict, metrics: dict) -> str:
+    if job.get(R.STATUS) in ("failure", "cancelled"):
+        return job[R.STATUS]
+    if m.cancelled or derive.is_failed_run(metrics, m.evals):
+        return "failure"
+    return "success"
+
+
+def check_metrics(metrics: dict, path: str, line: int) -> None:
+    for name, value in metrics.items():
+        if value is None:
+            continue
+        if not math.isfinite(value):
+            raise fail(path, line, f"{name}: {value} is not a measurement",
+                       "the client wrote NaN or Infinity for a metric; the run is broken, rerun it")
+        if value < 0:
+            raise fail(path, line, f"{name}: negative ({value})",
+                       "a latency, count or throughput cannot be negative; the output is corrupt, rerun it")
+
+
+def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: float | None = None) -> dict:
+    """The normalized, schema-checked record for one measurement."""
+    if job.row:
+        check_agreement(m, job.row, path, job.source or "--row")
+    ident = _identity(m, job.row)
+    check_metrics({k: v for k, v in m.metrics.items()}, path, m.line)
+    metrics = derive.add_derived(m.metrics, ident[R.GPUS], energy_j)
+    j = job.job
+    rec = {R.SCHEMA: R.SCHEMA_VERSION, **ident, R.CONFIG_KEY: j.get(R.CONFIG_KEY),
+           R.RESULT_FILENAME: result_filename, R.RUNNER_NAME: j.get(R.RUNNER_NAME),
+           R.RUN_ID: j[R.RUN_ID], R.ATTEMPT: j[R.ATTEMPT], R.COMMIT: j.get(R.COMMIT), R.REF: j.get(R.REF),
+           R.STARTED: j.get(R.STARTED) or m.fields.get(R.STARTED),
+           R.FINISHED: j.get(R.FINISHED) or m.fields.get(R.FINISHED),
+           R.STATUS: _status(m, j, metrics), R.REHEARSAL: bool(j.get(R.REHEARSAL)),
+           R.CLIENT: m.client, R.CLIENT_VERSION: m.client_version, R.SOURCE_FORMAT: m.source_format,
+           R.SOURCE_LINE: m.line,
+           R.METRICS: {k: _plain(v) for k, v in sorted(metrics.items()) if v is not None}, R.EVALS: m.evals}
+    validate(rec, path, m.line)
+    return rec
+
+
+def _plain(value):
+    """Counts as ints (AIPerf writes 195.0 requests), everything else as float."""
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2**53 else value
+
+
+@functools.lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    from sweepgate.core.schemas import schema_bytes
+
+    schema = json.loads(schema_bytes("result"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def validate(rec: dict, path: str, line: int) -> None:
+    """Refuse a record the result schema does not accept, naming the first bad field."""
+    errors = sorted(_validator().iter_errors(rec), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        where = ".".join(str(p) for p in e.absolute_path) or "record"
+        raise fail(path, line, f"{where}: {e.message}",
+                   "the job's row or the output carries a value the result schema refuses; fix the source")

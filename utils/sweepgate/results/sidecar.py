@@ -1,0 +1,108 @@
+"""The job sidecar, ``$RESULT_FILENAME.job.json`` (CONTRACTS section 8).
+
+``{"row": <the matrix row as dispatched>, "job": {config-key, run-id, attempt,
+commit, ref, runner-name, started, finished, status, rehearsal}}``, written by
+the job itself so it exists even when the benchmark script failed. ``build``
+writes one; ``read`` checks one; ``local_job`` stands in for an output that
+has none (its run id is the content hash, so re-ingesting it adds nothing).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+from pathlib import Path
+
+from sweepgate.core.errors import fail
+from sweepgate.results import jsonio
+from sweepgate.results import record as R
+
+SUFFIX = ".job.json"
+ROW, JOB = "row", "job"
+JOB_KEYS = (R.CONFIG_KEY, R.RUN_ID, R.ATTEMPT, R.COMMIT, R.REF, R.RUNNER_NAME, R.STARTED, R.FINISHED,
+            R.STATUS, R.REHEARSAL)
+LOCAL_RUN_PREFIX = "local-"
+
+
+@dataclasses.dataclass
+class Job:
+    """What the job says about itself; ``row`` is None for an output ingested without one."""
+
+    job: dict
+    row: dict | None = None
+    source: str = ""  # the sidecar's path, for diagnostics
+
+
+def sidecar_path(output: Path) -> Path:
+    """``X.json`` / ``X.jsonl`` / ``X.csv`` -> ``X.job.json``."""
+    return output.with_name(output.name.rsplit(".", 1)[0] + SUFFIX)
+
+
+def is_sidecar(path: Path) -> bool:
+    return path.name.endswith(SUFFIX)
+
+
+def result_name(sidecar: Path) -> str:
+    return sidecar.name[: -len(SUFFIX)]
+
+
+def now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def build(row: dict, *, config_key: str | None, run_id: str, attempt: int, commit: str | None, ref: str | None,
+          runner_name: str | None, started: str | None, finished: str | None, status: str,
+          rehearsal: bool) -> dict:
+    """A sidecar document."""
+    return {ROW: row, JOB: {R.CONFIG_KEY: config_key, R.RUN_ID: run_id, R.ATTEMPT: attempt, R.COMMIT: commit,
+                            R.REF: ref, R.RUNNER_NAME: runner_name, R.STARTED: started, R.FINISHED: finished,
+                            R.STATUS: status, R.REHEARSAL: rehearsal}}
+
+
+def write(path: Path, doc: dict) -> None:
+    """Write a sidecar atomically (never half a file)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def _check_job(job: dict, path: str) -> None:
+    def bad(key: str, what: str, fix: str):
+        raise fail(path, 0, f"job.{key}: {what}", fix)
+
+    for key in (R.RUN_ID,):
+        if not isinstance(job.get(key), str) or not job[key]:
+            bad(key, "missing or not a string", "the workflow writes it from github.run_id")
+    attempt = job.get(R.ATTEMPT)
+    if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
+        bad(R.ATTEMPT, f"expected an integer >= 1, got {attempt!r}", "write github.run_attempt")
+    if job.get(R.STATUS) not in R.STATUSES:
+        bad(R.STATUS, f"expected one of {', '.join(R.STATUSES)}, got {job.get(R.STATUS)!r}", "write job.status")
+    if not isinstance(job.get(R.REHEARSAL, False), bool):
+        bad(R.REHEARSAL, "expected true or false", "write a JSON boolean")
+    for key in (R.CONFIG_KEY, R.COMMIT, R.REF, R.RUNNER_NAME, R.STARTED, R.FINISHED):
+        if job.get(key) is not None and not isinstance(job[key], str):
+            bad(key, f"expected a string, got {job[key]!r}", "write it as a JSON string")
+
+
+def read(path: Path) -> Job:
+    """A checked sidecar."""
+    doc = jsonio.loads(path.read_text(encoding="utf-8"), str(path))
+    if not isinstance(doc, dict) or not isinstance(doc.get(JOB), dict) or not isinstance(doc.get(ROW), dict):
+        raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}",
+                   "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`")
+    _check_job(doc[JOB], str(path))
+    job = {key: doc[JOB].get(key) for key in JOB_KEYS}
+    job[R.REHEARSAL] = bool(job.get(R.REHEARSAL))
+    return Job(job=job, row=doc[ROW], source=str(path))
+
+
+def local_job(content: bytes, row: dict | None = None, **given) -> Job:
+    """A job for an output without a sidecar: given values, else a content-hash run id."""
+    run_id = given.get(R.RUN_ID) or LOCAL_RUN_PREFIX + hashlib.sha256(content).hexdigest()[:16]
+    job = {key: None for key in JOB_KEYS}
+    job.update({R.RUN_ID: run_id, R.ATTEMPT: given.get(R.ATTEMPT) or 1, R.REF: given.get(R.REF),
+                R.CONFIG_KEY: given.get(R.CONFIG_KEY), R.STATUS: "success", R.REHEARSAL: False})
+    return Job(job=job, row=row)

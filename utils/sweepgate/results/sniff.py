@@ -1,0 +1,38 @@
+"""Pick a client output's parser by what the file contains, never by its name."""
+
+from __future__ import annotations
+
+from sweepgate.core.errors import fail
+from sweepgate.results import jsonio
+from sweepgate.results.formats import aiperf, aiperf_csv, gpu_metrics, inferencex, lm_eval, sglang, vllm
+from sweepgate.results.measurement import Measurement
+
+# Tried in order: the first whose detect() says yes parses the document.
+JSON_FORMATS = (lm_eval, aiperf, sglang, vllm)
+KNOWN = "vLLM bench serve JSON/JSONL, SGLang bench_serving JSONL, AIPerf/GenAI-Perf JSON or CSV, lm-eval results JSON"
+
+
+class Auxiliary(Exception):
+    """A file that belongs beside a result but is not one (``gpu_metrics.csv``)."""
+
+
+def parse_text(text: str, path: str) -> list[Measurement]:
+    """Every measurement in one file's text; refuses what it cannot read."""
+    if aiperf_csv.detect_text(text):
+        return [aiperf_csv.parse_text(text, path)]
+    if gpu_metrics.detect_text(text):
+        raise Auxiliary(path)
+    if not text.lstrip()[:1] in ("{", "["):
+        raise fail(path, 1, f"format: not a benchmark client output (expected {KNOWN})",
+                   "ingest the job's $RESULT_FILENAME.json, or remove the file")
+    return [parse_document(doc, path, line) for line, doc in jsonio.documents(text, path)]
+
+
+def parse_document(doc, path: str, line: int) -> Measurement:
+    for module in JSON_FORMATS:
+        if module.detect(doc):
+            return module.parse(doc, path, line)
+    if inferencex.reason(doc):
+        inferencex.refuse(doc, path, line)
+    raise fail(path, line, f"format: unknown JSON output (expected {KNOWN})",
+               "ingest the job's $RESULT_FILENAME.json, or remove the file")
