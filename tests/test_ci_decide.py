@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate.commands import ci  # noqa: E402
+from sweepgate.workflow import decide as decision, kv  # noqa: E402
 from sweepgate.core.errors import SweepgateError  # noqa: E402
 
 REPO = "acme/bench"
@@ -46,7 +46,7 @@ def push_event(ref="refs/heads/main", before=BASE_SHA, after=HEAD_SHA, message="
     return {"ref": ref, "before": before, "after": after, "head_commit": {"message": message}}
 
 
-SWEEP, FULL = ci.SWEEP_LABEL, ci.FULL_SWEEP_LABEL
+SWEEP, FULL = decision.SWEEP_LABEL, decision.FULL_SWEEP_LABEL
 
 # (id, event name, payload, head commit message, expected mode, reason fragment)
 CASES = [
@@ -82,10 +82,10 @@ CASES = [
     ("push-branch", "push", push_event(ref="refs/heads/feature"), "", "skip", "only pushes to"),
     ("push-deleted", "push", {**push_event(), "deleted": True}, "", "skip", "deleted"),
     ("other-event", "workflow_dispatch", {}, "", "skip", "workflow_dispatch"),
-    ("all-evals", "pull_request", pr_event(labels=[SWEEP, ci.ALL_EVALS_LABEL]), "", "trimmed", "+"),
+    ("all-evals", "pull_request", pr_event(labels=[SWEEP, decision.ALL_EVALS_LABEL]), "", "trimmed", "+"),
     ("modifier-label-added", "pull_request",
-     pr_event("labeled", [FULL, ci.EVALS_ONLY_LABEL], label=ci.EVALS_ONLY_LABEL), "", "full", "+"),
-    ("modifier-without-primary", "pull_request", pr_event(labels=[ci.ALL_EVALS_LABEL]), "", "skip",
+     pr_event("labeled", [FULL, decision.EVALS_ONLY_LABEL], label=decision.EVALS_ONLY_LABEL), "", "full", "+"),
+    ("modifier-without-primary", "pull_request", pr_event(labels=[decision.ALL_EVALS_LABEL]), "", "skip",
      "no sweep label"),
 ]
 
@@ -93,7 +93,7 @@ CASES = [
 @pytest.mark.parametrize("event_name,event,message,mode,reason",
                          [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_decide_table(event_name, event, message, mode, reason):
-    d = ci.decide(event_name, event, message)
+    d = decision.decide(event_name, event, message)
     assert d.mode == mode, d.reason
     assert d.run is (mode != "skip")
     assert d.trim_conc is (mode == "trimmed")
@@ -107,7 +107,7 @@ def test_decide_table(event_name, event, message, mode, reason):
 ])
 def test_both_primary_labels_is_an_error(event):
     with pytest.raises(SweepgateError) as exc:
-        ci.decide("pull_request", event, "", source="event.json")
+        decision.decide("pull_request", event, "", source="event.json")
     text = str(exc.value)
     assert "\n" not in text
     assert text.startswith("event.json: PR #42 has labels")
@@ -115,7 +115,7 @@ def test_both_primary_labels_is_an_error(event):
 
 
 def test_pr_refs_and_modifiers():
-    d = ci.decide("pull_request", pr_event(labels=[FULL, ci.ALL_EVALS_LABEL, ci.EVALS_ONLY_LABEL]))
+    d = decision.decide("pull_request", pr_event(labels=[FULL, decision.ALL_EVALS_LABEL, decision.EVALS_ONLY_LABEL]))
     assert (d.pr_number, d.base_ref, d.head_ref) == ("42", BASE_SHA, HEAD_SHA)
     assert d.all_evals and d.evals_only
     out = d.outputs()
@@ -124,14 +124,14 @@ def test_pr_refs_and_modifiers():
 
 
 def test_push_refs():
-    d = ci.decide("push", push_event())
+    d = decision.decide("push", push_event())
     assert (d.base_ref, d.head_ref, d.pr_number) == (BASE_SHA, HEAD_SHA, "")
-    first = ci.decide("push", push_event(before=ci.ZERO_SHA))
+    first = decision.decide("push", push_event(before=decision.ZERO_SHA))
     assert first.base_ref == f"{HEAD_SHA}^"
 
 
 def test_outputs_are_complete_strings():
-    out = ci.decide("pull_request", pr_event(labels=["bug"])).outputs()
+    out = decision.decide("pull_request", pr_event(labels=["bug"])).outputs()
     assert set(out) == {"run", "mode", "trim_conc", "all_evals", "evals_only", "eval_flags",
                         "pr_number", "base_ref", "head_ref", "reason"}
     assert all(isinstance(v, str) for v in out.values())
@@ -140,29 +140,29 @@ def test_outputs_are_complete_strings():
 
 def test_labels_share_the_concurrency_marker():
     # run-sweep.yml's concurrency group treats label events as relevant by this marker.
-    assert ci.LABELS and all(ci.LABEL_MARKER in name for name in ci.LABELS)
-    assert len(set(ci.LABELS)) == len(ci.LABELS)
+    assert decision.LABELS and all(decision.LABEL_MARKER in name for name in decision.LABELS)
+    assert len(set(decision.LABELS)) == len(decision.LABELS)
 
 
 label_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz-_[] ", min_size=1, max_size=30)
 
 
-@given(label=label_names, present=st.lists(st.sampled_from([*ci.LABELS, "bug", "docs"]), unique=True),
+@given(label=label_names, present=st.lists(st.sampled_from([*decision.LABELS, "bug", "docs"]), unique=True),
        action=st.sampled_from(["labeled", "unlabeled"]))
 def test_unrelated_label_events_never_run(label, present, action):
     # Consistency with the concurrency group: an event that does not share the
     # PR's group (label without the marker) must never start a sweep.
-    if ci.LABEL_MARKER in label:
+    if decision.LABEL_MARKER in label:
         return
-    d = ci.decide("pull_request", pr_event(action, present, label=label))
+    d = decision.decide("pull_request", pr_event(action, present, label=label))
     assert not d.run
 
 
-@given(labels=st.lists(st.sampled_from([*ci.LABELS, "bug"]), unique=True),
-       action=st.sampled_from(ci.PR_ACTIONS), draft=st.booleans(),
+@given(labels=st.lists(st.sampled_from([*decision.LABELS, "bug"]), unique=True),
+       action=st.sampled_from(decision.PR_ACTIONS), draft=st.booleans(),
        head=st.sampled_from(["mallory/bench", None, "acme/bench-fork"]))
 def test_forks_never_run(labels, action, draft, head):
-    d = ci.decide("pull_request", pr_event(action, labels, label=(labels or ["x"])[0], draft=draft,
+    d = decision.decide("pull_request", pr_event(action, labels, label=(labels or ["x"])[0], draft=draft,
                                            head_repo=head))
     assert not d.run and "fork" in d.reason
 
@@ -184,7 +184,7 @@ def write_event(tmp_path, event):
 
 
 def test_cli_writes_github_output(tmp_path):
-    event = write_event(tmp_path, pr_event("labeled", [SWEEP, ci.ALL_EVALS_LABEL], label=SWEEP))
+    event = write_event(tmp_path, pr_event("labeled", [SWEEP, decision.ALL_EVALS_LABEL], label=SWEEP))
     out = tmp_path / "output"
     out.write_text("earlier=1\n")
     summary = tmp_path / "summary"
@@ -192,7 +192,7 @@ def test_cli_writes_github_output(tmp_path):
         "GITHUB_EVENT_PATH": str(event), "GITHUB_EVENT_NAME": "pull_request",
         "GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": str(summary)})
     assert proc.returncode == 0, proc.stderr
-    values = ci.parse_kv(out.read_text())
+    values = kv.parse_kv(out.read_text())
     assert values["earlier"] == "1"
     assert values["run"] == "true" and values["mode"] == "trimmed" and values["trim_conc"] == "true"
     assert values["eval_flags"] == "--all-evals"
@@ -205,7 +205,7 @@ def test_cli_push_event(tmp_path):
     out = tmp_path / "output"
     proc = run_cli("decide", "--event-path", str(event), "--event-name", "push", "--output", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert ci.parse_kv(out.read_text())["mode"] == "full"
+    assert kv.parse_kv(out.read_text())["mode"] == "full"
 
 
 def git(cwd, *args):
@@ -239,7 +239,7 @@ def test_cli_reads_head_message_from_git(repo, tmp_path):
     proc = run_cli("decide", "--event-path", str(path), "--event-name", "pull_request",
                    "--output", str(out), cwd=work)
     assert proc.returncode == 0, proc.stderr
-    values = ci.parse_kv(out.read_text())
+    values = kv.parse_kv(out.read_text())
     assert values["run"] == "false" and "[skip-sweep]" in values["reason"]
 
 
@@ -254,7 +254,7 @@ def test_cli_merge_base(repo, tmp_path):
     proc = run_cli("decide", "--event-path", str(path), "--event-name", "pull_request",
                    "--merge-base", "--output", str(out), cwd=work)
     assert proc.returncode == 0, proc.stderr
-    assert ci.parse_kv(out.read_text())["base_ref"] == base
+    assert kv.parse_kv(out.read_text())["base_ref"] == base
 
 
 def test_cli_unreadable_head_commit_is_one_line_error(repo, tmp_path):
@@ -295,12 +295,12 @@ def test_cli_bad_input(tmp_path, setup, fragment):
 
 def test_output_format_resists_injection(tmp_path):
     # A label name is PR-controlled; a newline in a value must not create outputs.
-    text = ci.format_kv({"reason": "x\nrun=true", "mode": "skip"})
-    assert ci.parse_kv(text) == {"reason": "x\nrun=true", "mode": "skip"}
+    text = kv.format_kv({"reason": "x\nrun=true", "mode": "skip"})
+    assert kv.parse_kv(text) == {"reason": "x\nrun=true", "mode": "skip"}
     with pytest.raises(ValueError):
-        ci.format_kv({"bad name": "x"})
+        kv.format_kv({"bad name": "x"})
 
 
 def test_parse_kv_reads_runner_format():
     text = "a=1\nB<<EOF_1\nline one\nline=two\nEOF_1\nc=\n"
-    assert ci.parse_kv(text) == {"a": "1", "B": "line one\nline=two", "c": ""}
+    assert kv.parse_kv(text) == {"a": "1", "B": "line one\nline=two", "c": ""}

@@ -6,7 +6,7 @@ import json
 
 from conftest import CHANGELOG, FLEET_NVIDIA
 
-from sweepgate.commands import ci
+from sweepgate.workflow import fanout
 from sweepgate.core import fields
 from sweepgate.core.load import Git
 from sweepgate.core.select import Options, build_matrix
@@ -39,11 +39,11 @@ def test_every_bucket_kind_reaches_the_environment_contract(make_repo):
     assert set(matrix["multi_node"]) == {"8k1k", "agentic"}
     for bucket in ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals"):
         assert matrix[bucket], bucket
-    kinds = ci.rows_by_kind(matrix)
+    kinds = fanout.rows_by_kind(matrix)
     assert all(kinds.values()), {k: len(v) for k, v in kinds.items()}
     for kind, rows in kinds.items():
         for row in rows:
-            env = ci.job_env(row, "runner_00", "results")
+            env = fanout.job_env(row, "runner_00", "results")
             for field, name in fields.ROW_ENV.items():
                 if field not in row:
                     continue

@@ -40,7 +40,7 @@ def test_json_output_is_the_matrix_contract():
 def test_the_example_repository_plans_4_jobs_and_32_gpu_hours(tmp_path):
     from sweepgate.commands.example import build_repo
     from sweepgate.core.load import Git
-    from sweepgate.commands.plan import make_plan
+    from sweepgate.core.plan import make_plan
 
     base, head = build_repo(str(tmp_path))
     plan = make_plan(Git(tmp_path), base, head)

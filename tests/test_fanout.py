@@ -14,7 +14,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate.commands import ci  # noqa: E402
+from sweepgate.workflow import fanout, kv  # noqa: E402
 from sweepgate.core.errors import SweepgateError  # noqa: E402
 
 FP = "0123456789abcdef" * 4
@@ -66,7 +66,7 @@ def matrix(fixed=0, agentic=0, multinode=0, evals=0):
 
 
 def chunks_of(outputs, kind):
-    n = ci.FANOUT[kind][1]
+    n = fanout.FANOUT[kind][1]
     return [json.loads(outputs[f"{kind}_{i}"])["row"] for i in range(n) if outputs[f"{kind}_{i}"]]
 
 
@@ -75,7 +75,7 @@ def resolve(m, outputs, kind):
     rows = []
     for chunk in chunks_of(outputs, kind):
         for ref in chunk:
-            row = ci.row_for_id(m, ref["id"])
+            row = fanout.row_for_id(m, ref["id"])
             assert ref["runner"] == row["runner"]
             rows.append(row)
     return rows
@@ -83,21 +83,21 @@ def resolve(m, outputs, kind):
 
 def test_synthetic_1000_rows_split_without_loss():
     m = matrix(fixed=1000)
-    outputs = ci.split(m)
+    outputs = fanout.split(m)
     chunks = chunks_of(outputs, "fixed")
     assert len(chunks) == 4
-    assert all(0 < len(c) <= ci.MAX_MATRIX_JOBS for c in chunks)
+    assert all(0 < len(c) <= fanout.MAX_MATRIX_JOBS for c in chunks)
     assert resolve(m, outputs, "fixed") == m["single_node"]["1k1k"] + m["single_node"]["8k1k"]
     assert chunks[0][0] == {"runner": "cluster:b300-nv", "id": "fixed/0", "name": "dsr1_1k1k_tp8_conc4 c4"}
     assert outputs["jobs"] == "1000" and outputs["fixed_jobs"] == "1000"
     size = sum(len((k + v).encode("utf-16-le")) for k, v in outputs.items())
-    assert size <= ci.MAX_JOB_OUTPUT_BYTES
+    assert size <= fanout.MAX_JOB_OUTPUT_BYTES
 
 
 def test_every_kind_routes_rows():
     m = matrix(fixed=3, agentic=300, multinode=2, evals=5)
     m["multinode_agentic_evals"] = [multinode_row(9)]
-    outputs = ci.split(m)
+    outputs = fanout.split(m)
     assert [len(c) for c in chunks_of(outputs, "agentic")] == [256, 44]
     assert resolve(m, outputs, "agentic") == m["single_node"]["agentic"]
     assert resolve(m, outputs, "fixed") == m["single_node"]["1k1k"] + m["single_node"]["8k1k"]
@@ -111,14 +111,14 @@ def test_every_kind_routes_rows():
 
 
 def test_empty_matrix():
-    outputs = ci.split(matrix())
+    outputs = fanout.split(matrix())
     assert outputs["jobs"] == "0"
-    assert all(outputs[f"{k}_{i}"] == "" for k, spec in ci.FANOUT.items() for i in range(spec[1]))
+    assert all(outputs[f"{k}_{i}"] == "" for k, spec in fanout.FANOUT.items() for i in range(spec[1]))
 
 
 def test_too_many_rows_for_the_chunk_jobs_is_one_clear_error():
     with pytest.raises(SweepgateError) as exc:
-        ci.split(matrix(agentic=1000), source="matrix.json")
+        fanout.split(matrix(agentic=1000), source="matrix.json")
     text = str(exc.value)
     assert "\n" not in text
     assert text.startswith("matrix.json: 1000 agentic rows need 4 fan-out jobs of 256 but run-sweep.yml has 2")
@@ -133,21 +133,21 @@ def test_output_budget_is_enforced():
         for row in rows:
             row["exp-name"] += "_" + "x" * 500
     with pytest.raises(SweepgateError) as exc:
-        ci.split(m, source="matrix.json")
+        fanout.split(m, source="matrix.json")
     assert "bytes of job outputs; GitHub allows 950,000 per job" in str(exc.value)
     assert "\n" not in str(exc.value)
 
 
 def test_row_for_id_rejects_unknown_ids():
     m = matrix(fixed=2)
-    assert ci.row_for_id(m, "fixed/1") == m["single_node"]["8k1k"][0]
+    assert fanout.row_for_id(m, "fixed/1") == m["single_node"]["8k1k"][0]
     for bad in ("fixed/2", "fixed/-1", "nope/0", "fixed", "agentic/0"):
         with pytest.raises(SweepgateError, match="no row"):
-            ci.row_for_id(m, bad)
+            fanout.row_for_id(m, bad)
 
 
 def test_small_limits_are_respected():
-    outputs = ci.split(matrix(fixed=10), max_jobs=3, capacity={**{k: 1 for k in ci.FANOUT}, "fixed": 4})
+    outputs = fanout.split(matrix(fixed=10), max_jobs=3, capacity={**{k: 1 for k in fanout.FANOUT}, "fixed": 4})
     assert [len(c) for c in chunks_of(outputs, "fixed")] == [3, 3, 3, 1]
 
 
@@ -161,7 +161,7 @@ def test_bad_matrix_never_drops_rows(mutate, fragment):
     m = matrix(fixed=4)
     mutate(m)
     with pytest.raises(SweepgateError) as exc:
-        ci.split(m)
+        fanout.split(m)
     assert fragment in str(exc.value)
 
 
@@ -174,7 +174,7 @@ def test_cli_split_roundtrip(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "split", "--matrix", str(path)],
                           env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    values = ci.parse_kv(out.read_text())
+    values = kv.parse_kv(out.read_text())
     # What strategy.matrix: fromJSON(...) would expand to, chunk by chunk.
     assert resolve(m, values, "fixed") == m["single_node"]["1k1k"] + m["single_node"]["8k1k"]
     assert "610 jobs" in proc.stderr
@@ -204,13 +204,13 @@ def fanout_jobs(sweep):
 
 def test_chunk_jobs_match_fanout(sweep):
     expected = {f"{kind.replace('_', '-')}-{i}": (kind, i, tmpl)
-                for kind, (_, n, tmpl) in ci.FANOUT.items() for i in range(n)}
+                for kind, (_, n, tmpl) in fanout.FANOUT.items() for i in range(n)}
     jobs = fanout_jobs(sweep)
     assert set(jobs) == set(expected)
     setup_outputs = sweep["jobs"]["setup"]["outputs"]
     for name, (kind, i, tmpl) in expected.items():
         job = jobs[name]
-        output = ci.chunk_output_name(kind, i)
+        output = fanout.chunk_output_name(kind, i)
         assert setup_outputs[output] == f"${{{{ steps.split.outputs.{output} }}}}"
         assert job["strategy"]["matrix"] == f"${{{{ fromJSON(needs.setup.outputs.{output}) }}}}"
         assert job["strategy"]["fail-fast"] is False
@@ -230,6 +230,6 @@ def test_split_step_feeds_the_outputs(sweep):
     upload = next(s for s in steps if "upload-artifact" in s.get("uses", ""))
     # the templates fetch this artifact to resolve row ids
     assert upload["with"]["name"] == "matrix" and upload["with"]["path"] == "matrix.json"
-    for tmpl in {spec[2] for spec in ci.FANOUT.values()}:
+    for tmpl in {spec[2] for spec in fanout.FANOUT.values()}:
         doc = yaml.safe_load((ROOT / ".github/workflows" / tmpl).read_text())
         assert doc[True]["workflow_call"]["inputs"]["matrix-artifact"]["default"] == "matrix"

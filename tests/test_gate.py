@@ -17,7 +17,7 @@ from conftest import CHANGELOG
 ROOT = Path(__file__).resolve().parents[1]
 
 from sweepgate import cli  # noqa: E402
-from sweepgate.commands.validate import GateOptions, validate  # noqa: E402
+from sweepgate.core.gate import GateOptions, validate  # noqa: E402
 from sweepgate.core.load import Git  # noqa: E402
 
 # CHANGELOG has 13 lines; "\n" + entry() appends an empty line 14 and an entry at lines 15-19.

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 
 from sweepgate import cli  # noqa: E402
-from sweepgate.commands import plan  # noqa: E402
+from sweepgate.commands import plan as plan_command  # noqa: E402
+from sweepgate.core import plan, recipes  # noqa: E402
 from sweepgate.core import fields as F  # noqa: E402
 from sweepgate.core.errors import SweepgateError  # noqa: E402
 from sweepgate.core.load import Git  # noqa: E402
@@ -160,21 +161,21 @@ def nvidia_master(r: Repo) -> dict:
 @pytest.mark.parametrize("label, family", [("cluster:b300-nv", "b300"), ("mi355x-amds", "mi355x"),
                                            ("b200", "b200"), ("cluster:gb200-nv-dgx", "gb200")])
 def test_gpu_family(label, family):
-    assert plan.gpu_family(label) == family
+    assert recipes.gpu_family(label) == family
 
 
 def test_script_candidates_follow_contract_section_7():
     row = {F.MODEL_PREFIX: "kimik3", F.PRECISION: "fp4", F.FRAMEWORK: "vllm", F.RUNNER: "cluster:b300-nv",
            F.SPEC_DECODING: "mtp", F.SCENARIO_TYPE: F.AGENTIC_CODING, F.TP: 8}
-    assert plan.script_candidates(row) == [
+    assert recipes.script_candidates(row) == [
         "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh",
         "benchmarks/single_node/agentic/kimik3_fp4_b300_mtp.sh"]
     fixed = {**row, F.SPEC_DECODING: "none", F.RUNNER: "mi355x-amds"}
     del fixed[F.SCENARIO_TYPE]
-    assert plan.script_candidates(fixed) == [
+    assert recipes.script_candidates(fixed) == [
         "benchmarks/single_node/fixed_seq_len/kimik3_fp4_mi355x_vllm.sh",
         "benchmarks/single_node/fixed_seq_len/kimik3_fp4_mi355x.sh"]
-    assert plan.script_candidates({**row, F.PREFILL: {"tp": 4}, F.DECODE: {"tp": 4}}) == []
+    assert recipes.script_candidates({**row, F.PREFILL: {"tp": 4}, F.DECODE: {"tp": 4}}) == []
 
 
 def test_row_gpus_single_and_multi_node():
@@ -188,10 +189,10 @@ def test_changed_paths_names_fields():
     b = copy.deepcopy(a)
     b["scenarios"]["agentic-coding"][0]["search-space"][0]["conc-list"] = [4, 8]
     b["image"] = "other"
-    paths = [plan.path_text(p) for p in plan.changed_paths(a, b)]
+    paths = [recipes.path_text(p) for p in recipes.changed_paths(a, b)]
     assert paths == ["image", "scenarios.agentic-coding[0].search-space[0].conc-list"]
-    assert plan.changed_paths(a, copy.deepcopy(a)) == []
-    assert plan.changed_paths({"x": 1}, {"x": True}) == [("x",)]
+    assert recipes.changed_paths(a, copy.deepcopy(a)) == []
+    assert recipes.changed_paths({"x": 1}, {"x": True}) == [("x",)]
 
 
 def test_estimates_file_is_validated_with_its_line():
@@ -557,12 +558,12 @@ def test_runner_facts_are_part_of_a_recipe_but_node_lists_are_not(fleet):
 
 def test_step_summary_appends_within_the_limit(fleet, monkeypatch, tmp_path):
     summary = tmp_path / "summary.md"
-    summary.write_text("x" * (plan.STEP_SUMMARY_LIMIT - 3000))
+    summary.write_text("x" * (plan_command.STEP_SUMMARY_LIMIT - 3000))
     p = make(fleet, {"perf-changelog.yaml": fleet.append_changelog(
         entry("dsr1-fp8-b300-vllm", "dsr1-fp8-mi355x-vllm", pr=12))})
-    plan.write_step_summary(str(summary), p)
+    plan_command.write_step_summary(str(summary), p)
     data = summary.read_bytes()
-    assert len(data) <= plan.STEP_SUMMARY_LIMIT
+    assert len(data) <= plan_command.STEP_SUMMARY_LIMIT
     assert b"## sweepgate plan:" in data and b"truncated" in data
 
 

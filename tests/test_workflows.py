@@ -18,7 +18,7 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate.commands import ci  # noqa: E402
+from sweepgate.workflow import decide as decision, fanout, kv  # noqa: E402
 from sweepgate.core import fields  # noqa: E402
 
 REQUIRED = ["run-sweep.yml", "benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml", "ci.yml"]
@@ -186,8 +186,8 @@ def test_self_hosted_jobs_are_gated(docs):
 def test_label_names_live_only_in_ci_py():
     for name in NAMES:
         text = (WORKFLOWS / name).read_text()
-        for label in ci.LABELS:
-            assert label not in text, f"{name} spells label {label}; use sweepgate.commands.ci"
+        for label in decision.LABELS:
+            assert label not in text, f"{name} spells label {label}; use sweepgate.workflow.decide"
 
 
 # --- run-sweep.yml wiring -------------------------------------------------------------------
@@ -202,7 +202,7 @@ def test_run_sweep_triggers(docs):
 def test_concurrency_matches_decide(docs):
     conc = docs["run-sweep.yml"]["concurrency"]
     group = " ".join(conc["group"].split())
-    assert f"contains(github.event.label.name, '{ci.LABEL_MARKER}')" in group
+    assert f"contains(github.event.label.name, '{decision.LABEL_MARKER}')" in group
     assert "format('pr-{0}', github.event.pull_request.number)" in group
     assert "format('run-{0}', github.run_id)" in group
     assert conc["cancel-in-progress"] is True
@@ -216,7 +216,7 @@ def test_pipeline_order(docs):
     decide_step = next(s for s in jobs["decide"]["steps"] if s.get("id") == "decide")
     assert decide_step["run"].startswith("python3 -m sweepgate ci decide")
     outputs = jobs["decide"]["outputs"]
-    assert set(outputs) <= set(ci.Decision("skip", "").outputs())
+    assert set(outputs) <= set(decision.Decision("skip", "").outputs())
     gate_run = " ".join(s.get("run", "") for s in jobs["gate"]["steps"])
     assert "utils/validate_perf_changelog.py" in gate_run and "--pr-number" in gate_run
     setup_run = " ".join(s.get("run", "") for s in jobs["setup"]["steps"])
@@ -321,7 +321,7 @@ def test_every_job_env_name_reaches_the_job(tmp_path):
     assert applied == {**applied, **fields.row_env(ALL_FIELDS_ROW, "b300-nv_0")}
     assert applied["KV_OFFLOAD_BACKEND"] == "lmcache" and applied["KV_OFFLOAD_BACKEND_VERSION"] == "0.5.4rc2"
     assert applied["RUNNER_NAME"] == "b300-nv_0" and applied["RESULT_DIR"] == "results"
-    assert set(applied[ci.JOB_ENV_NAMES_VAR].split()) >= set(fields.JOB_ENV_NAMES)
+    assert set(applied[fanout.JOB_ENV_NAMES_VAR].split()) >= set(fields.JOB_ENV_NAMES)
 
 
 @pytest.mark.parametrize("launcher", ["launch_b300-nv.sh", "launch_mi355x-amds.sh"])
@@ -356,7 +356,7 @@ def test_row_env_by_id(tmp_path):
     path.write_text(json.dumps(matrix))
     proc, out = row_env(tmp_path, env={"ROW_ID": "agentic/1", "MATRIX_FILE": str(path)})
     assert proc.returncode == 0, proc.stderr
-    assert ci.parse_kv(out.read_text())["CONC"] == "8"
+    assert kv.parse_kv(out.read_text())["CONC"] == "8"
     proc, _ = row_env(tmp_path, env={"ROW_ID": "agentic/2", "MATRIX_FILE": str(path)})
     assert proc.returncode == 1 and "no row 'agentic/2'" in proc.stderr and "agentic: 2" in proc.stderr
 
@@ -371,7 +371,7 @@ def test_row_env_multinode(tmp_path):
            "max-model-len": 9472, "exp-name": "dsr1_8k1k_mn", "recipe-fingerprint": "f" * 64}
     proc, out = row_env(tmp_path, "--row", json.dumps(row))
     assert proc.returncode == 0, proc.stderr
-    env = ci.parse_kv(out.read_text())
+    env = kv.parse_kv(out.read_text())
     assert env["MULTINODE"] == "true" and env["CONC"] == "64 128"
     assert env["PREFILL_NUM_WORKER"] == "2" and env["DECODE_NUM_WORKER"] == "4"
     assert env["DECODE_EP_SIZE"] == "8" and env["PREFILL_DP_ATTENTION"] == "true"

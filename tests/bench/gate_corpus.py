@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "utils"))
 
 from sweepgate.core.errors import SweepgateError  # noqa: E402
-from sweepgate.commands.validate import GateOptions, validate  # noqa: E402
+from sweepgate.core.gate import GateOptions, validate  # noqa: E402
 from sweepgate.core.load import Git  # noqa: E402
 
 

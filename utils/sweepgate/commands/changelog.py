@@ -121,7 +121,7 @@ def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str)
 
     Refuses, listing every problem at its base line, when the branch edited history.
     """
-    from sweepgate.commands.validate import CONFLICT_MARKERS, compare_history, split_lines
+    from sweepgate.core.history import CONFLICT_MARKERS, compare_history, split_lines
 
     lines = split_lines(source)
     markers = [i + 1 for i, line in enumerate(lines) if line.startswith(CONFLICT_MARKERS)]
@@ -176,7 +176,8 @@ def check_keys(keys: list[str], configs: dict, where: str = "--key") -> list[Dia
 
 def cmd_add(args) -> int:
     from sweepgate.core.check import check_entries
-    from sweepgate.commands.validate import canonical_link, resolve_repository, split_lines
+    from sweepgate.core.history import split_lines
+    from sweepgate.core.prlinks import canonical_link, resolve_repository
     from sweepgate.core.load import YamlDoc, parse_yaml
 
     git = _git()
@@ -252,7 +253,8 @@ XXX_LINK = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(['\"]?)https://github\.com/
 
 
 def cmd_canonicalize(args) -> int:
-    from sweepgate.commands.validate import canonical_link, resolve_repository, split_lines
+    from sweepgate.core.history import split_lines
+    from sweepgate.core.prlinks import canonical_link, resolve_repository
 
     git = _git()
     path = args.changelog_file

@@ -108,7 +108,7 @@ def build_repo(directory: str) -> tuple[str, str]:
 def run(args) -> int:
     from sweepgate.core import report
     from sweepgate.core.errors import SweepgateError
-    from sweepgate.commands.validate import GateOptions, validate
+    from sweepgate.core.gate import GateOptions, validate
     from sweepgate.core.load import Git
     from sweepgate.core.select import build_matrix, iter_rows
 

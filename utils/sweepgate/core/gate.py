@@ -1,0 +1,332 @@
+"""The perf-changelog gate: every problem with a changelog change, as diagnostics.
+
+The changelog at BASE and at HEAD (or in the working tree) are compared byte for
+byte (``core.history``) and every problem is reported as
+``perf-changelog.yaml:LINE: what; how to fix``:
+
+1. file rules on the text the change touches: UTF-8 without BOM, no CR, tab,
+   NUL or other control characters, no merge-conflict markers, exactly one
+   final newline;
+2. history rules: BASE's bytes are a prefix of HEAD's (pr-link corrections to
+   the canonical URL are the one allowed edit, and only on their own), new
+   entries only at the end, each preceded by exactly one empty line;
+3. entry rules on the appended text: the loader's YAML hygiene (no anchors,
+   aliases, tags, merge keys or duplicate keys; events are scanned, nothing is
+   constructed, so an alias bomb costs nothing), the JSON schema, and the
+   pr-link of the right repository and pull request (``core.prlinks``);
+4. the matrix step (`select.build_matrix`), so anything `process_changelog.py`
+   would refuse is refused here too.
+
+Lines are HEAD's for text a change adds and BASE's for text it deletes or edits.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.history import (
+    BOM,
+    CONFLICT_MARKERS,
+    ENTRY_START,
+    History,
+    compare_history,
+    normalized,
+    show,
+    split_lines,
+)
+from sweepgate.core.prlinks import pr_link_problem, resolve_repository
+
+
+WORKTREE = "WORKTREE"
+MAX_PER_RULE = 20
+# C0 controls except tab/LF/CR (reported on their own), DEL, C1 NEL and the Unicode
+# line/paragraph separators: YAML and `str.splitlines` disagree about them.
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\u2028\u2029\ufeff]")
+
+
+@dataclass
+class GateOptions:
+    changelog: str = F.CHANGELOG_FILE
+    pr_number: int | None = None
+    repository: str | None = None
+    all_evals: bool = False
+    evals_only: bool = False
+    worktree: bool = False  # HEAD is the working-tree file (pre-commit)
+    run_matrix: bool = True
+
+
+@dataclass
+class Outcome:
+    """What the gate found. ``matrix`` holds the matrix step's diagnostics, kept apart for reports."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    matrix: list[Diagnostic] = field(default_factory=list)
+    repository: str | None = None
+    appended_entries: int = 0
+    corrections: int = 0
+    matrix_ran: bool = False
+
+    changelog: str = F.CHANGELOG_FILE
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity == "error" for d in self.all())
+
+    def all(self) -> list[Diagnostic]:
+        """Gate and matrix-step diagnostics, changelog first, in line order, without duplicates."""
+        seen = {(d.file, d.line, d.message) for d in self.diagnostics}
+        extra = [d for d in self.matrix if (d.file, d.line, d.message) not in seen]
+        mine = [d for d in extra if d.file == self.changelog]
+        others = sorted((d for d in extra if d.file != self.changelog), key=lambda d: (d.file, d.line, d.col))
+        return self.diagnostics + sorted(mine, key=lambda d: (d.line, d.col)) + others
+
+
+class Collector:
+    """Diagnostics for one file, at most MAX_PER_RULE per rule plus a summary line."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.items: list[Diagnostic] = []
+        self.counts: collections.Counter = collections.Counter()
+        self.first_over: dict[str, int] = {}
+
+    def add(self, line: int, rule: str, message: str, hint: str = "", col: int = 0) -> None:
+        self.counts[rule] += 1
+        if self.counts[rule] <= MAX_PER_RULE:
+            self.items.append(Diagnostic(self.path, line, col, rule, message, hint))
+        else:
+            self.first_over.setdefault(rule, line)
+
+    def extend(self, diags) -> None:
+        for d in diags:
+            self.add(d.line, d.rule, d.message, d.hint, d.col)
+
+    def done(self) -> list[Diagnostic]:
+        out = sorted(self.items, key=lambda d: (d.line, d.col))
+        for rule, line in self.first_over.items():
+            more = self.counts[rule] - MAX_PER_RULE
+            out.append(Diagnostic(self.path, line, 0, rule, f"{more} more '{rule}' problem(s) from here on",
+                                  "fix the ones above, then rerun the gate"))
+        return out
+
+    def has(self, *rules: str) -> bool:
+        return any(self.counts[r] for r in rules)
+
+
+def file_rules(out: Collector, base: bytes, head: bytes, head_lines: list[bytes], hist: History) -> None:
+    """Encoding and character rules on every line the change touches, plus the final newline."""
+    for i in sorted(set(hist.changed)):
+        line, n = head_lines[i], i + 1
+        if i == 0 and line.startswith(BOM):
+            out.add(1, "bom", "file starts with a UTF-8 byte-order mark", "save the file as UTF-8 without BOM")
+            line = line[len(BOM):]
+        if line.startswith(CONFLICT_MARKERS):
+            out.add(n, "conflict-marker", f"merge-conflict marker {show(line[:7])}",
+                    "resolve the conflict (sweepgate changelog rebase --onto origin/main rebuilds the file)")
+        if b"\r" in line:
+            out.add(n, "crlf", "carriage return (CRLF line ending)",
+                    "use LF line endings (dos2unix perf-changelog.yaml)", col=line.index(b"\r") + 1)
+        if b"\t" in line:
+            out.add(n, "tab", "tab character", "indent with spaces", col=line.index(b"\t") + 1)
+        if b"\0" in line:
+            out.add(n, "nul", "NUL byte", "remove it; the changelog is text", col=line.index(b"\0") + 1)
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            out.add(n, "encoding", f"not valid UTF-8 (byte 0x{line[exc.start]:02x})", "save the file as UTF-8",
+                    col=exc.start + 1)
+            continue
+        m = CONTROL.search(text.replace("\0", ""))
+        if m:
+            out.add(n, "control-character", f"control character U+{ord(m.group()):04X}", "remove it",
+                    col=len(text[:m.start()].encode()) + 1)
+
+    trailing = len(head) - len(head.rstrip(b"\n"))
+    base_trailing = len(base) - len(base.rstrip(b"\n"))
+    appended = hist.append_start < len(head_lines)
+    if head and (appended or trailing != base_trailing) and trailing != 1:
+        if trailing == 0:
+            out.add(len(head_lines), "final-newline", "file does not end with a newline",
+                    "add one newline at the end of the file")
+        else:
+            first_empty = len(head_lines) - (trailing - 1) + 1
+            out.add(first_empty, "final-newline", f"file ends with {trailing} newlines (empty last line)",
+                    "end the file with exactly one newline")
+
+
+def separator_rules(out: Collector, head_lines: list[bytes], start: int) -> list[int]:
+    """Entries start at column 0 with '- ', after exactly one empty line. Returns entry-start indexes."""
+    nhead = normalized(head_lines)
+    starts: list[int] = []
+    last_text = start - 1
+    while last_text >= 0 and not nhead[last_text].strip():
+        last_text -= 1
+    end = len(nhead)
+    while end > start and not nhead[end - 1].strip():
+        end -= 1
+    for i in range(max(start, end), len(nhead)):
+        if nhead[i]:
+            out.add(i + 1, "whitespace-line", "line holds only whitespace",
+                    "delete it; the file ends after the last entry")
+    blanks: list[int] = list(range(last_text + 1, start))
+    first = True
+    for i in range(start, end):
+        line = nhead[i]
+        if not line.strip():
+            if line:
+                out.add(i + 1, "whitespace-line", "line holds only whitespace", "make it empty")
+            blanks.append(i)
+            continue
+        if ENTRY_START.match(line):
+            starts.append(i)
+            if last_text < 0:
+                if blanks:
+                    out.add(blanks[0] + 1, "separator", "file starts with empty lines", "delete them")
+            elif not blanks:
+                out.add(i + 1, "separator", f"no empty line between this entry and line {last_text + 1}",
+                        "put exactly one empty line before each entry")
+            elif len(blanks) > 1:
+                extra = [b for b in blanks[1:] if b >= start] or [i]
+                out.add(extra[0] + 1, "separator", f"{len(blanks)} empty lines between entries",
+                        "keep exactly one empty line between entries")
+        elif first:
+            if last_text >= 0:
+                out.add(i + 1, "not-an-entry",
+                        f"appended text does not start a new entry; it continues the entry ending at "
+                        f"line {last_text + 1}",
+                        "start a new entry with '- config-keys:' after one empty line; never extend history")
+            else:
+                out.add(i + 1, "not-an-entry", "the changelog must be a list of entries",
+                        "start each entry with '- config-keys:' at column 1")
+        elif blanks:
+            out.add(blanks[0] + 1, "separator", "empty line inside an entry",
+                    "remove it; empty lines only separate entries")
+        first = False
+        blanks = []
+        last_text = i
+    return starts
+
+
+def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[bytes, bytes]:
+    path = opts.changelog
+    wanted = [path]
+    base = git.read_blobs(base_sha, wanted)[path] or b""
+    if opts.worktree:
+        try:
+            head_bytes = (Path(git.root) / path).read_bytes()
+        except (FileNotFoundError, IsADirectoryError):
+            head_bytes = None
+    else:
+        head_bytes = git.read_blobs(head, wanted)[path]
+    if head_bytes is None:
+        where = "in the working tree" if opts.worktree else f"at {head}"
+        raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"{path} does not exist {where}",
+                                        "restore the changelog; it is append-only"))
+    return base, head_bytes
+
+
+def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Outcome:
+    """Every problem with the changelog change base_ref -> head_ref (or the working tree)."""
+    from sweepgate.core.select import Appended, AppendedDoc, parse_appended
+
+    base_sha = git.resolve(base_ref)
+    head_sha = WORKTREE if opts.worktree else git.resolve(head_ref)
+    base, head = read_changelog(git, base_sha, head_sha, opts)
+    repo = resolve_repository(opts.repository, base or head)
+    outcome = Outcome(repository=repo, changelog=opts.changelog)
+    out = Collector(opts.changelog)
+
+    head_lines = split_lines(head)
+    hist = compare_history(base, head, repo)
+    for line, rule, message, hint in hist.problems:
+        out.add(line, rule, message, hint)
+    file_rules(out, base, head, head_lines, hist)
+    separator_rules(out, head_lines, hist.append_start)
+    appended_idx = list(range(hist.append_start, len(head_lines)))
+    has_append = any(head_lines[i].strip() for i in appended_idx)
+    outcome.corrections = len(hist.corrections)
+    if hist.corrections and has_append:
+        for base_line, _ in hist.corrections:
+            out.add(base_line, "correction-mixed",
+                    f"pr-link correction of history line {base_line} is mixed with appended entries",
+                    "submit pr-link corrections in their own PR, without new entries")
+
+    file_level = out.has("bom", "conflict-marker", "crlf", "tab", "nul", "encoding", "control-character")
+    history_ok = not out.has("history-edited", "history-deleted", "inserted-in-history")
+    if not has_append or file_level:
+        outcome.diagnostics = out.done()
+        return outcome
+
+    # Entries: strict YAML (events only, nothing constructed before the checks pass) and the schema.
+    appended = Appended(opts.changelog)
+    appended.lines = [head_lines[i].decode("utf-8") for i in appended_idx]
+    appended.head_lines = [i + 1 for i in appended_idx]
+    doc = entries = None
+    try:
+        doc, entries = parse_appended(appended)
+    except SweepgateError as exc:
+        out.extend(exc.diagnostics)
+        structural = [d for d in exc.diagnostics if not d.rule.startswith("schema-")]
+        if not structural:
+            from sweepgate.core.load import parse_yaml
+            data = parse_yaml(appended.text, opts.changelog)
+            doc, entries = AppendedDoc(appended, data), data if isinstance(data, list) else None
+    if entries:
+        outcome.appended_entries = len(entries)
+        allow_placeholder = opts.pr_number is not None or opts.worktree
+        for i, entry in enumerate(entries):
+            if isinstance(entry, dict) and F.PR_LINK in entry:
+                problem = pr_link_problem(entry[F.PR_LINK], repo, opts.pr_number, allow_placeholder)
+                if problem:
+                    line, col = doc.locate((i, F.PR_LINK))
+                    out.add(line, "pr-link", *problem, col=col)
+    outcome.diagnostics = out.done()
+
+    if entries is None or not opts.run_matrix:
+        return outcome
+    outcome.matrix_ran = True
+    try:
+        if out.has("schema-changelog", "append-only-mixed") or not history_ok or hist.corrections:
+            # build_matrix would stop at (or repeat) these; still name every unknown key.
+            outcome.matrix = _check_keys(git, head_sha, doc, entries, opts)
+        else:
+            _matrix_step(git, base_ref, base_sha, head_ref, doc, entries, opts)
+    except SweepgateError as exc:
+        outcome.matrix = exc.diagnostics
+    return outcome
+
+
+def _head_revision(git, head_sha: str, opts: GateOptions):
+    from sweepgate.core.load import load_revision
+    return load_revision(git, head_sha, worktree=opts.worktree)
+
+
+def _matrix_step(git, base_ref, base_sha, head_ref, doc, entries, opts: GateOptions) -> dict:
+    from sweepgate.core.select import Options, build_matrix, plan_entries
+
+    options = Options(all_evals=opts.all_evals, evals_only=opts.evals_only, changelog=opts.changelog)
+    if not opts.worktree:
+        return build_matrix(git, base_ref, head_ref, options)
+    rev = _head_revision(git, WORKTREE, opts)
+    return plan_entries(git, base_sha, WORKTREE, doc, entries, options, base_label=base_ref,
+                        head_label="working tree", head_rev=rev)
+
+
+def _check_keys(git, head_sha, doc, entries, opts: GateOptions) -> list[Diagnostic]:
+    """Config keys of entries the schema refused, so the author sees every problem at once."""
+    from sweepgate.core.check import check_revision
+    from sweepgate.core.select import resolve_keys
+
+    rev = _head_revision(git, head_sha, opts)
+    check_revision(rev)
+    diags = []
+    for i, entry in enumerate(entries):
+        keys = entry.get(F.CONFIG_KEYS) if isinstance(entry, dict) else None
+        if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
+            diags += resolve_keys(doc, i, keys, rev.configs)[1]
+    return diags

@@ -1,0 +1,156 @@
+"""History: how the changelog at HEAD relates, byte for byte, to the changelog at BASE.
+
+BASE's bytes must be a prefix of HEAD's; anything else is aligned line by line so
+each edit, deletion or insertion is named at its line, and pr-link corrections to
+the canonical URL are told apart from edits.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from sweepgate.core.prlinks import correction_of
+
+
+BOM = b"\xef\xbb\xbf"
+CONFLICT_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
+ENTRY_START = re.compile(rb"^-( |$)")
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Lines without their '\\n'; a final '\\n' does not start another line."""
+    if not data:
+        return []
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    return lines
+
+
+def normalized(lines: list[bytes]) -> list[bytes]:
+    out = [line[:-1] if line.endswith(b"\r") else line for line in lines]
+    if out and out[0].startswith(BOM):
+        out[0] = out[0][len(BOM):]
+    return out
+
+
+def show(line: bytes, limit: int = 70) -> str:
+    text = line.decode("utf-8", "replace")
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+@dataclass
+class History:
+    """How HEAD's lines relate to BASE's."""
+
+    append_start: int  # 0-based index of HEAD's first line after the history
+    changed: list[int] = field(default_factory=list)  # HEAD line indexes whose bytes are new
+    corrections: list[tuple[int, int]] = field(default_factory=list)  # (base line, head line), 1-based
+    problems: list[tuple[int, str, str, str]] = field(default_factory=list)  # (line, rule, message, hint)
+
+
+HISTORY_HINT = "restore it byte for byte; the changelog is append-only (add a new entry at the end instead)"
+
+
+def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
+    base_lines, head_lines = split_lines(base), split_lines(head)
+    nb = len(base_lines)
+    if head.startswith(base):
+        if base and not base.endswith(b"\n") and len(head) > len(base) and head[len(base)] != 0x0A:
+            hist = History(nb, changed=[nb - 1, *range(nb, len(head_lines))])
+            hist.problems.append((nb, "history-edited", f"history line {nb} edited: {show(base_lines[-1])} "
+                                  f"became {show(head_lines[nb - 1])}", HISTORY_HINT))
+            return hist
+        return History(nb, changed=list(range(nb, len(head_lines))))
+
+    nbase, nhead = normalized(base_lines), normalized(head_lines)
+    if nhead[:nb] == nbase:
+        changed = [i for i in range(nb) if base_lines[i] != head_lines[i]]
+        return History(nb, changed=changed + list(range(nb, len(head_lines))))
+
+    # Something other than appending: align the lines to say exactly what.
+    prefix = 0
+    limit = min(nb, len(nhead))
+    while prefix < limit and nbase[prefix] == nhead[prefix]:
+        prefix += 1
+    suffix = 0
+    while (suffix < nb - prefix and suffix < len(nhead) - prefix
+           and nbase[nb - 1 - suffix] == nhead[len(nhead) - 1 - suffix]):
+        suffix += 1
+    matcher = difflib.SequenceMatcher(None, nbase[prefix:nb - suffix], nhead[prefix:len(nhead) - suffix])
+    ops = [("equal", 0, prefix, 0, prefix)] if prefix else []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        ops.append((tag, i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix))
+    if suffix:
+        ops.append(("equal", nb - suffix, nb, len(nhead) - suffix, len(nhead)))
+    ops = _slide_to_entries(ops, nbase, nhead)
+
+    hist = History(len(nhead))
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            hist.changed += [j1 + k for k in range(i2 - i1) if base_lines[i1 + k] != head_lines[j1 + k]]
+            continue
+        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        for k in range(paired):
+            old, new = nbase[i1 + k], nhead[j1 + k]
+            hist.changed.append(j1 + k)
+            if correction_of(old, new, repo):
+                hist.corrections.append((i1 + k + 1, j1 + k + 1))
+            else:
+                hist.problems.append((i1 + k + 1, "history-edited",
+                                      f"history line {i1 + k + 1} edited: {show(old)} became {show(new)} "
+                                      f"(head line {j1 + k + 1})", HISTORY_HINT))
+        if i1 + paired < i2:
+            a, b = i1 + paired + 1, i2
+            what = f"history line {a} deleted: {show(nbase[a - 1])}" if a == b else \
+                f"history lines {a}-{b} deleted, starting with {show(nbase[a - 1])}"
+            hist.problems.append((a, "history-deleted", what, HISTORY_HINT))
+        if j1 + paired < j2:
+            a, b = j1 + paired, j2
+            if i2 == nb and b == len(nhead):
+                hist.append_start = a  # text after the whole history: appended
+                hist.changed += list(range(a, b))
+            else:
+                hist.changed += list(range(a, b))
+                span = f"line {a + 1}" if a + 1 == b else f"lines {a + 1}-{b}"
+                hist.problems.append((a + 1, "inserted-in-history",
+                                      f"{span} inserted inside the history (after base line {i1 + paired})",
+                                      "new entries go at the end of the file, after one empty line"))
+    return hist
+
+
+def _slide_to_entries(ops: list[tuple], nbase: list[bytes], nhead: list[bytes]) -> list[tuple]:
+    """Move each deleted or inserted block, where its lines allow, to start at an entry.
+
+    Entries look alike ('- config-keys:' ... ''), so a deleted entry can equally be
+    lines 1-6 or 2-7; readers expect the block that starts with '- '.
+    """
+    ops = [list(op) for op in ops]
+    for k, op in enumerate(ops):
+        tag = op[0]
+        if tag not in ("delete", "insert") or (tag == "insert" and op[1] == len(nbase)):
+            continue  # an insert after the whole history is an append: leave it where it is
+        seq, lo, hi = (nbase, op[1], op[2]) if tag == "delete" else (nhead, op[3], op[4])
+        side = 1 if tag == "delete" else 3
+        prev = ops[k - 1] if k > 0 and ops[k - 1][0] == "equal" else None
+        nxt = ops[k + 1] if k + 1 < len(ops) and ops[k + 1][0] == "equal" else None
+        up = 0
+        while prev and lo - up - 1 >= prev[side] and seq[lo - up - 1] == seq[hi - up - 1]:
+            up += 1
+        down = 0
+        while nxt and hi + down < nxt[side + 1] and seq[lo + down] == seq[hi + down]:
+            down += 1
+        shifts = sorted(range(-up, down + 1), key=abs)
+        best = next((d for d in shifts if ENTRY_START.match(seq[lo + d])), 0)
+        if best:
+            for i in range(1, 5):
+                op[i] += best
+            if prev:
+                prev[2] += best
+                prev[4] += best
+            if nxt:
+                nxt[1] += best
+                nxt[3] += best
+    return [tuple(op) for op in ops]

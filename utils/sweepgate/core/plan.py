@@ -1,0 +1,343 @@
+"""The plan: what a change will run, what it costs, and what it forgot.
+
+From the matrix (``select.build_matrix``) and both revisions' recipes
+(``core.recipes``) it computes
+
+* the cost: jobs and GPU-hours per runner label (agentic rows from their duration,
+  other rows from ``configs/estimates.yaml``, marked as estimated);
+* a semantic diff of the recipes: new, changed (naming the changed fields and
+  scripts), removed, unchanged;
+* the rules ``rerun-unchanged``, ``unlisted-change``, ``missing-script``,
+  ``unused-script`` and ``fanout-limit``.
+
+The plan object is CONTRACTS section 4 (extended); ``core.report`` renders it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.recipes import SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, load_recipes, scenarios_of, uses_lib
+
+
+ESTIMATES_FILE = "configs/estimates.yaml"
+
+
+# Built-in estimates (minutes per job), used when the head revision has no estimates file.
+DEFAULT_MINUTES = {
+    "default": 30, "1k1k": 20, "8k1k": 30, "evals": 30, "agentic_evals": 60,
+    "multinode_evals": 45, "multinode_agentic_evals": 60,
+}
+EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
+MAX_BUCKET_JOBS = 256             # GitHub: one matrix generates at most 256 jobs
+MAX_MATRIX_JSON_BYTES = 1_000_000  # GitHub: job outputs (the matrix travels as one) are capped at 1 MB
+RULE_RERUN = "rerun-unchanged"
+RULE_UNLISTED = "unlisted-change"
+RULE_MISSING_SCRIPT = "missing-script"
+RULE_FANOUT = "fanout-limit"
+RULE_UNUSED_SCRIPT = "unused-script"
+
+
+def _selection(git, base_sha: str, head_sha: str, opts, matrix: dict, configs: dict):
+    """key -> {scenarios selected, changelog (file, line) where an entry names it}."""
+    from sweepgate.core.load import YamlDoc
+    from sweepgate.core.select import appended_lines, parse_appended, resolve_keys
+
+    entries = (matrix.get("changelog_metadata") or {}).get("entries") or []
+    if not entries:
+        return {}
+    try:
+        doc, _ = parse_appended(appended_lines(git, base_sha, head_sha, opts.changelog))
+    except SweepgateError:
+        doc = YamlDoc(opts.changelog, "", None)
+    selected: dict[str, dict] = {}
+    for i, entry in enumerate(entries):
+        scenarios = entry.get(F.ENTRY_SCENARIO_TYPE) or list(F.SCENARIO_TYPES)
+        for k, pattern in enumerate(entry.get(F.CONFIG_KEYS) or []):
+            keys, _ = resolve_keys(doc, i, [pattern], configs)
+            line = doc.locate((i, F.CONFIG_KEYS, k))[0]
+            for key in keys:
+                item = selected.setdefault(key, {"scenarios": set(), "where": (opts.changelog, line)})
+                item["scenarios"].update(scenarios)
+    return selected
+
+
+def _short(keys: list[str], limit: int = 8) -> str:
+    shown = ", ".join(keys[:limit])
+    return shown + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
+
+
+def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict],
+                     changed_files: list[str]) -> list[Diagnostic]:
+    diags: list[Diagnostic] = []
+    # rerun-unchanged and missing-script: keys the changelog selects
+    for key, sel in selected.items():
+        config = head.configs.get(key)
+        scenarios = [s for s in scenarios_of(config) if s in sel["scenarios"]]
+        diff = diffs.get(key)
+        file, line = sel["where"]
+        if diff and diff.status == "unchanged" and scenarios:
+            scripts = sorted({p for s in scenarios for _, p, _ in head.script_ids(key, s) if p})
+            what = "config" + (f", {', '.join(scripts)}" if scripts else "") + (
+                f" and {F.BENCHMARK_LIB}" if uses_lib(config) else "")
+            diags.append(Diagnostic(
+                file, line, 0, RULE_RERUN,
+                f"'{key}' ({', '.join(scenarios)}) is selected again but is identical to base ({what} unchanged); "
+                "its rows rerun an unchanged recipe",
+                "drop the entry if nothing changed, or say in its description why a rerun is needed",
+                severity="info"))
+        elif diff and diff.status == "changed":
+            unchanged = [s for s in scenarios if s not in diff.scenarios]
+            if unchanged:
+                diags.append(Diagnostic(
+                    file, line, 0, RULE_RERUN,
+                    f"'{key}': the {', '.join(unchanged)} recipe is selected again but identical to base "
+                    f"(this change only touches {', '.join(diff.scenarios) or 'nothing it runs'})",
+                    f"restrict the entry with '{F.ENTRY_SCENARIO_TYPE}: [{', '.join(diff.scenarios)}]'"
+                    if diff.scenarios else "", severity="info"))
+        for scenario in scenarios:
+            for first, path, _ in head.script_ids(key, scenario):
+                if path is None:
+                    owner = head.owner.get(key)
+                    kl = owner.locate((key,))[0] if owner else 0
+                    diags.append(Diagnostic(
+                        owner.path if owner else file, kl, 0, RULE_MISSING_SCRIPT,
+                        f"'{key}' ({scenario}) resolves to no benchmark script: none of "
+                        f"{', '.join(head.candidates.get(first, [first]))} exists at head",
+                        "add the script (CONTRACTS section 7) or fix model-prefix/precision/runner/framework",
+                        severity="warning"))
+    # unlisted-change for configs
+    for key, diff in diffs.items():
+        if diff.status == "new":
+            changed_scenarios = diff.scenarios
+        elif diff.status == "changed" and diff.fields:
+            changed_scenarios = diff.field_scenarios
+        else:
+            continue  # script, library and runner changes are reported per file below
+        covered = selected.get(key, {}).get("scenarios", set())
+        missing = [s for s in changed_scenarios if s not in covered]
+        if not missing:
+            continue
+        owner = head.owner.get(key)
+        line = owner.locate((key,))[0] if owner else 0
+        if diff.status == "new":
+            what = f"new config '{key}'"
+        else:
+            what = f"config '{key}' changed ({_short(diff.fields, 5)})"
+        partly = f" for {', '.join(missing)}" if key in selected else ""
+        diags.append(Diagnostic(
+            owner.path if owner else F.CONFIG_DIR, line, 0, RULE_UNLISTED,
+            f"{what} but no appended {F.CHANGELOG_FILE} entry selects it{partly}",
+            f"append an entry naming '{key}' to {F.CHANGELOG_FILE}, or revert the change",
+            severity="warning"))
+    # unlisted-change for scripts: group the recipe keys by the script whose change touches them
+    users: dict[str, list[tuple[str, str]]] = {}
+    for key, diff in diffs.items():
+        for script in diff.scripts:
+            users.setdefault(script["path"], []).extend((key, s) for s in script["scenarios"])
+    for path, pairs in sorted(users.items()):
+        keys = sorted({k for k, _ in pairs})
+        if any(s in selected.get(k, {}).get("scenarios", ()) for k, s in pairs):
+            continue
+        exists = head.blobs.get(path) is not None
+        diags.append(Diagnostic(
+            path, 1 if exists else 0, 0, RULE_UNLISTED,
+            f"benchmark script {path} changed; config keys resolving to it: {_short(keys)}; "
+            "no appended entry selects any of them",
+            f"append an entry naming one of them (e.g. '{keys[0]}') to {F.CHANGELOG_FILE}, or revert the script",
+            severity="warning"))
+    # benchmark_lib.sh: shared by every single-node recipe
+    if base.lib_sha != head.lib_sha:
+        lib_keys = sorted(k for k, c in head.configs.items() if uses_lib(c))
+        if lib_keys and not any(k in selected for k in lib_keys):
+            diags.append(Diagnostic(
+                F.BENCHMARK_LIB, 1 if head.lib_sha else 0, 0, RULE_UNLISTED,
+                f"{F.BENCHMARK_LIB} changed; every single-node recipe runs it ({len(lib_keys)} config keys: "
+                f"{_short(lib_keys)}); no appended entry selects any of them",
+                f"append an entry naming at least one affected config key to {F.CHANGELOG_FILE}",
+                severity="warning"))
+    # changed scripts that no recipe resolves to
+    resolved = {p for per in list(head.scripts.values()) + list(base.scripts.values())
+                for pairs in per.values() for _, p in pairs if p}
+    for path in changed_files:
+        if path.startswith(SCRIPT_DIR + "/") and path.endswith(".sh") and path not in resolved:
+            diags.append(Diagnostic(
+                path, 0, 0, RULE_UNUSED_SCRIPT,
+                f"benchmark script {path} changed but no config key resolves to it",
+                "check its name against CONTRACTS section 7 "
+                "(<model-prefix>_<precision>_<gpu>[_<framework>][_mtp].sh)", severity="info"))
+    return diags
+
+
+def fanout_diagnostics(matrix: dict, changelog: str) -> list[Diagnostic]:
+    diags = []
+    for name in ("single_node", "multi_node", *EVAL_BUCKETS):
+        value = matrix.get(name) or ({} if name in ("single_node", "multi_node") else [])
+        buckets = value.items() if isinstance(value, dict) else [(None, value)]
+        for bucket, rows in buckets:
+            if len(rows) > MAX_BUCKET_JOBS:
+                label = f"{name}/{bucket}" if bucket else name
+                diags.append(Diagnostic(
+                    changelog, 0, 0, RULE_FANOUT,
+                    f"matrix bucket {label} has {len(rows)} jobs, over GitHub's {MAX_BUCKET_JOBS} jobs per matrix",
+                    "split the entry (fewer config keys or scenario-type), or use --trim-conc",
+                    severity="warning"))
+    size = len(json.dumps(matrix).encode("utf-8"))
+    if size > MAX_MATRIX_JSON_BYTES:
+        diags.append(Diagnostic(
+            changelog, 0, 0, RULE_FANOUT,
+            f"the matrix JSON is {size} bytes, over the {MAX_MATRIX_JSON_BYTES}-byte job-output limit",
+            "split the entry across PRs, or use --trim-conc", severity="warning"))
+    return diags
+
+
+def row_gpus(row: dict) -> int:
+    """GPUs a row occupies: tp*pp*pcp-size, or the sum over prefill/decode of num-worker*tp*pp*pcp-size."""
+    from sweepgate.core.expand import is_multinode_row
+
+    def size(w: dict) -> int:
+        return int(w.get(F.TP, 1)) * int(w.get(F.PP, F.DEFAULT_PARALLEL)) * int(w.get(F.PCP_SIZE, F.DEFAULT_PARALLEL))
+
+    if is_multinode_row(row):
+        return sum(int(row[r].get(F.NUM_WORKER, 1)) * size(row[r]) for r in (F.PREFILL, F.DECODE)
+                   if isinstance(row.get(r), dict))
+    return size(row)
+
+
+def load_estimates(raw: bytes | None) -> tuple[dict[str, float], str]:
+    """minutes-per-job table from configs/estimates.yaml (head), or the built-in defaults."""
+    if raw is None:
+        return dict(DEFAULT_MINUTES), "built-in defaults"
+    from sweepgate.core.load import load_doc
+
+    doc = load_doc(ESTIMATES_FILE, raw)
+    data = doc.data
+    table = data.get("minutes-per-job") if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        raise SweepgateError(doc.diag((), "estimates", f"{ESTIMATES_FILE} needs a 'minutes-per-job' mapping",
+                                      "write 'minutes-per-job: {default: 30, 1k1k: 20, ...}'"))
+    problems = [doc.diag(("minutes-per-job", k), "estimates",
+                         f"minutes-per-job.{k} must be a positive number, not {v!r}", "use e.g. 30")
+                for k, v in table.items()
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0]
+    extra = [k for k in data if k != "minutes-per-job"]
+    problems += [doc.diag((k,), "estimates", f"unknown field '{k}'", "remove it") for k in extra]
+    if problems:
+        raise SweepgateError(problems)
+    merged = dict(DEFAULT_MINUTES)
+    merged.update({str(k): float(v) for k, v in table.items()})
+    return merged, ESTIMATES_FILE
+
+
+def estimate_minutes(bucket: str, minutes: dict[str, float]) -> float:
+    """Minutes for one job of ``bucket`` ('single_node/1k1k', 'agentic_evals', ...)."""
+    short = bucket.split("/", 1)[1] if "/" in bucket else bucket
+    for key in (bucket, short, "default"):
+        if key in minutes:
+            return float(minutes[key])
+    return float(DEFAULT_MINUTES["default"])
+
+
+def row_cost(bucket: str, row: dict, minutes: dict[str, float]) -> tuple[float, bool]:
+    """(GPU-hours, estimated?) of one matrix row."""
+    from sweepgate.core.expand import is_agentic_row
+
+    gpus = row_gpus(row)
+    is_eval = bucket in EVAL_BUCKETS
+    if is_agentic_row(row) and not is_eval:
+        duration = row.get(F.DURATION, F.DEFAULT_AGENTIC_DURATION_S)
+        return float(duration) * gpus / 3600.0, False
+    return estimate_minutes(bucket, minutes) * gpus / 60.0, True
+
+
+def cost(matrix: dict, minutes: dict[str, float]) -> dict:
+    from sweepgate.core.select import iter_rows
+
+    def blank() -> dict:
+        return {"jobs": 0, "gpu_hours": 0.0, "gpu_hours_estimated": 0.0, "estimated": False,
+                "eval_jobs": 0, "eval_gpu_hours": 0.0}
+
+    total, by_runner, by_bucket = blank(), {}, {}
+    for bucket, row in iter_rows(matrix):
+        hours, estimated = row_cost(bucket, row, minutes)
+        runner = str(row.get(F.RUNNER, "?"))
+        for agg in (total, by_runner.setdefault(runner, blank()), by_bucket.setdefault(bucket, blank())):
+            if bucket in EVAL_BUCKETS:
+                agg["eval_jobs"] += 1
+                agg["eval_gpu_hours"] += hours
+            else:
+                agg["jobs"] += 1
+                agg["gpu_hours"] += hours
+                if estimated:
+                    agg["gpu_hours_estimated"] += hours
+                    agg["estimated"] = True  # eval GPU-hours are always estimated and kept apart
+    for agg in [total, *by_runner.values(), *by_bucket.values()]:
+        for k in ("gpu_hours", "gpu_hours_estimated", "eval_gpu_hours"):
+            agg[k] = round(agg[k], 3)
+    return {"total": total, "by_runner": dict(sorted(by_runner.items())), "by_bucket": by_bucket}
+
+
+def empty_matrix(base: str, head: str) -> dict:
+    return {"single_node": {}, "multi_node": {}, "evals": [], "agentic_evals": [], "multinode_evals": [],
+            "multinode_agentic_evals": [],
+            "changelog_metadata": {"base_ref": base, "head_ref": head, "entries": []}}
+
+
+def matrix_or_empty(git, base: str, head: str, opts) -> dict:
+    """build_matrix, with 'appends no entry' meaning an empty matrix; other problems propagate."""
+    from sweepgate.core.select import build_matrix
+
+    try:
+        return build_matrix(git, base, head, opts)
+    except SweepgateError as exc:
+        if exc.diagnostics and all(d.rule == "no-entries" for d in exc.diagnostics):
+            return empty_matrix(base, head)
+        raise
+
+
+def make_plan(git, base: str, head: str, opts=None) -> dict:
+    """The plan object (CONTRACTS section 4, extended)."""
+    from sweepgate.core.select import Options
+
+    opts = opts or Options()
+    base_sha, head_sha = git.resolve(base), git.resolve(head)
+    matrix = matrix_or_empty(git, base, head, opts)
+
+    base_set, notes = load_recipes(git, base_sha, opts, is_base=True)
+    head_set, _ = load_recipes(git, head_sha, opts, is_base=False, extra_paths=[ESTIMATES_FILE])
+    minutes, source = load_estimates(head_set.blobs.get(ESTIMATES_FILE))
+
+    diffs = diff_recipes(base_set, head_set)
+    selected = _selection(git, base_sha, head_sha, opts, matrix, head_set.configs)
+    changed = git.changed_files(base_sha, head_sha)
+    warnings = notes + rule_diagnostics(base_set, head_set, diffs, selected, changed)
+    warnings += fanout_diagnostics(matrix, opts.changelog)
+
+    costs = cost(matrix, minutes)
+    total = costs["total"]
+    by_status: dict[str, list] = {"new": [], "changed": [], "removed": [], "unchanged": []}
+    for d in diffs.values():
+        by_status[d.status].append(d.as_dict() if d.status == "changed" else d.key)
+    severity_order = {"error": 0, "warning": 1, "info": 2}
+    warnings.sort(key=lambda d: (severity_order.get(d.severity, 3), d.rule, d.file, d.line))
+    return {
+        "base_ref": base,
+        "head_ref": head,
+        "jobs": total["jobs"],
+        "gpu_hours": total["gpu_hours"],
+        "gpu_hours_estimated": total["gpu_hours_estimated"],
+        "estimated": total["estimated"],
+        "eval_jobs": total["eval_jobs"],
+        "eval_gpu_hours": total["eval_gpu_hours"],
+        "total_jobs": total["jobs"] + total["eval_jobs"],
+        "total_gpu_hours": round(total["gpu_hours"] + total["eval_gpu_hours"], 3),
+        "by_runner": costs["by_runner"],
+        "by_bucket": costs["by_bucket"],
+        "warnings": [d.as_dict() for d in warnings],
+        "diff": by_status,
+        "selected": {k: sorted(v["scenarios"], key=F.SCENARIO_TYPES.index) for k, v in selected.items()},
+        "estimates": {"source": source, "minutes_per_job": minutes},
+        "matrix": matrix,
+    }

@@ -1,0 +1,282 @@
+"""Recipes: one revision's configs, runner facts and resolved benchmark scripts, and how two differ.
+
+A recipe's identity is its config content, the runner facts it expands with, and
+the content of its resolved benchmark script (CONTRACTS section 7) and of
+``benchmarks/benchmark_lib.sh``. Every candidate script of a revision is read
+with one ``read_blobs`` call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, SweepgateError
+
+
+SCRIPT_DIR = "benchmarks/single_node"
+SCRIPT_SCENARIO_DIRS = {F.AGENTIC_CODING: "agentic", F.FIXED_SEQ_LEN: "fixed_seq_len"}
+RULE_BASE = "base-unreadable"
+
+
+def gpu_family(runner: str) -> str:
+    """'cluster:b300-nv' -> 'b300', 'mi355x-amds' -> 'mi355x'."""
+    name = runner[len(F.CLUSTER_PREFIX):] if runner.startswith(F.CLUSTER_PREFIX) else runner
+    return name.split("-", 1)[0]
+
+
+def script_candidates(row: dict) -> list[str]:
+    """The benchmark scripts a single-node row may run, most specific first (CONTRACTS section 7).
+
+    The row runs the first candidate that exists. Multi-node rows resolve no script here.
+    This is the one home of the rule in Python; the runner launchers implement it in bash.
+    """
+    from sweepgate.core.expand import is_agentic_row, is_multinode_row
+
+    if is_multinode_row(row):
+        return []
+    scenario = SCRIPT_SCENARIO_DIRS[F.AGENTIC_CODING if is_agentic_row(row) else F.FIXED_SEQ_LEN]
+    mtp = "_mtp" if row.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING) == "mtp" else ""
+    stem = f"{row[F.MODEL_PREFIX]}_{row[F.PRECISION]}_{gpu_family(str(row[F.RUNNER]))}"
+    directory = f"{SCRIPT_DIR}/{scenario}"
+    return [f"{directory}/{stem}_{row[F.FRAMEWORK]}{mtp}.sh", f"{directory}/{stem}{mtp}.sh"]
+
+
+def resolve_script(candidates: list[str], blobs: dict[str, bytes | None]) -> str | None:
+    for path in candidates:
+        if blobs.get(path) is not None:
+            return path
+    return None
+
+
+def _script_rows(config) -> dict[str, list[dict]]:
+    """Per scenario type, the script-relevant part of each search-space point as a row-shaped dict.
+
+    Only what ``script_candidates`` reads; no expansion, so it works on any revision.
+    """
+    out: dict[str, list[dict]] = {}
+    if not isinstance(config, dict) or config.get(F.MULTINODE) is True:
+        return out
+    scenarios = config.get(F.SCENARIOS)
+    if not isinstance(scenarios, dict):
+        return out
+    identity = {f: config.get(f) for f in (F.MODEL_PREFIX, F.PRECISION, F.FRAMEWORK, F.RUNNER)}
+    if not all(isinstance(v, str) for v in identity.values()):
+        return out
+    for scenario in F.SCENARIO_TYPES:
+        blocks = scenarios.get(scenario)
+        if not isinstance(blocks, list):
+            continue
+        specs = set()
+        for block in blocks:
+            for point in (block.get(F.SEARCH_SPACE) or []) if isinstance(block, dict) else []:
+                if isinstance(point, dict):
+                    specs.add(str(point.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING)))
+        rows = []
+        for spec in sorted(specs):
+            row = {**identity, F.SPEC_DECODING: spec}
+            if scenario == F.AGENTIC_CODING:
+                row[F.SCENARIO_TYPE] = F.AGENTIC_CODING
+            rows.append(row)
+        if rows:
+            out[scenario] = rows
+    return out
+
+
+@dataclass
+class RecipeSet:
+    """One revision's recipes: configs, runner facts, resolved scripts and their hashes."""
+
+    ref: str
+    configs: dict
+    owner: dict
+    runners: dict
+    blobs: dict[str, bytes | None] = field(default_factory=dict)
+    # key -> scenario -> sorted list of (candidate[0], resolved path or None)
+    scripts: dict[str, dict[str, list[tuple[str, str | None]]]] = field(default_factory=dict)
+    candidates: dict[str, list[str]] = field(default_factory=dict)  # candidate[0] -> all candidates
+
+    def sha(self, path: str | None) -> str | None:
+        raw = self.blobs.get(path) if path else None
+        return hashlib.sha256(raw).hexdigest() if raw is not None else None
+
+    @property
+    def lib_sha(self) -> str | None:
+        return self.sha(F.BENCHMARK_LIB)
+
+    def runner_facts(self, key: str):
+        runner = (self.configs.get(key) or {}).get(F.RUNNER) if isinstance(self.configs.get(key), dict) else None
+        if not isinstance(self.runners, dict) or not isinstance(runner, str):
+            return None
+        # Only the hardware facts reach rows (DRAM budget); node lists do not change a recipe.
+        return (self.runners.get("hardware") or {}).get(runner)
+
+    def script_ids(self, key: str, scenario: str) -> list[tuple[str, str | None, str | None]]:
+        return [(first, path, self.sha(path)) for first, path in self.scripts.get(key, {}).get(scenario, [])]
+
+
+def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] = ()) -> tuple[RecipeSet, list]:
+    """Load and check a revision; read every candidate script (one read_blobs call)."""
+    from sweepgate.core.check import check_revision
+    from sweepgate.core.load import load_revision
+
+    notes: list[Diagnostic] = []
+    rev = None
+    try:
+        rev = load_revision(git, ref, opts.config_files, opts.runner_config)
+        check_revision(rev)
+    except SweepgateError as exc:
+        if not is_base:
+            raise
+        first = exc.diagnostics[0] if exc.diagnostics else Diagnostic(F.CONFIG_DIR)
+        notes.append(Diagnostic(first.file, first.line, first.col, RULE_BASE,
+                                f"the base revision's configs do not load cleanly ({len(exc.diagnostics)} "
+                                f"problem(s), first: {first.message}); the diff uses what could be read",
+                                severity="info"))
+    configs = dict(rev.configs) if rev else {}
+    owner = dict(rev.owner) if rev else {}
+    runners = rev.runners.data if rev else {}
+    recipes = RecipeSet(ref, configs, owner, runners if isinstance(runners, dict) else {})
+    candidates: dict[str, dict[str, list[list[str]]]] = {}
+    wanted: dict[str, None] = {F.BENCHMARK_LIB: None}
+    for p in extra_paths:
+        wanted[p] = None
+    for key, config in configs.items():
+        for scenario, rows in _script_rows(config).items():
+            lists = [script_candidates(r) for r in rows]
+            candidates.setdefault(key, {})[scenario] = lists
+            for paths in lists:
+                wanted.update(dict.fromkeys(paths))
+                recipes.candidates[paths[0]] = paths
+    recipes.blobs = git.read_blobs(ref, list(wanted))
+    for key, per_scenario in candidates.items():
+        for scenario, lists in per_scenario.items():
+            recipes.scripts.setdefault(key, {})[scenario] = sorted(
+                {(paths[0], resolve_script(paths, recipes.blobs)) for paths in lists}, key=lambda t: (t[0], t[1] or ""))
+    return recipes, notes
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b if not isinstance(a, (dict, list)) else _canon(a) == _canon(b)
+
+
+def _canon(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def changed_paths(a, b, path: tuple = ()) -> list[tuple]:
+    """Paths (tuples of keys/indices) where two JSON-shaped values differ, deepest first-found."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in list(a) + [k for k in b if k not in a]:
+            if k not in a or k not in b:
+                out.append(path + (k,))
+            else:
+                out.extend(changed_paths(a[k], b[k], path + (k,)))
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if all(not isinstance(x, (dict, list)) for x in a + b):
+            return [] if _same(a, b) else [path]  # a scalar list (conc-list) is one field
+        out = []
+        for i in range(max(len(a), len(b))):
+            if i >= len(a) or i >= len(b):
+                out.append(path + (i,))
+            else:
+                out.extend(changed_paths(a[i], b[i], path + (i,)))
+        return out
+    return [] if _same(a, b) else [path]
+
+
+def path_text(path: tuple) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(whole config)"
+
+
+def scenarios_of(config) -> list[str]:
+    if not isinstance(config, dict) or not isinstance(config.get(F.SCENARIOS), dict):
+        return []
+    return [s for s in F.SCENARIO_TYPES if config[F.SCENARIOS].get(s)]
+
+
+def uses_lib(config) -> bool:
+    return isinstance(config, dict) and config.get(F.MULTINODE) is not True
+
+
+@dataclass
+class KeyDiff:
+    key: str
+    status: str  # new | changed | removed | unchanged
+    fields: list[str] = field(default_factory=list)
+    scripts: list[dict] = field(default_factory=list)   # {path, base, head} (sha256 prefixes, None = absent)
+    runner: bool = False
+    lib: bool = False
+    scenarios: list[str] = field(default_factory=list)  # scenario types whose identity changed
+    field_scenarios: list[str] = field(default_factory=list)  # ... because of config fields
+
+    def as_dict(self) -> dict:
+        out = {"key": self.key, "status": self.status}
+        if self.status == "changed":
+            out.update(fields=self.fields, scripts=self.scripts, runner=self.runner,
+                       benchmark_lib=self.lib, scenarios=self.scenarios)
+        return out
+
+
+def diff_recipes(base: RecipeSet, head: RecipeSet) -> dict[str, KeyDiff]:
+    lib_changed = base.lib_sha != head.lib_sha
+    out: dict[str, KeyDiff] = {}
+    for key in list(head.configs) + [k for k in base.configs if k not in head.configs]:
+        if key not in head.configs:
+            out[key] = KeyDiff(key, "removed")
+            continue
+        h = head.configs[key]
+        if key not in base.configs:
+            out[key] = KeyDiff(key, "new", scenarios=scenarios_of(h))
+            continue
+        b = base.configs[key]
+        diff = KeyDiff(key, "unchanged")
+        paths = changed_paths(b, h)
+        diff.fields = [path_text(p) for p in paths]
+        present = [s for s in F.SCENARIO_TYPES if s in scenarios_of(b) or s in scenarios_of(h)]
+        touched: set[str] = set()
+        for p in paths:
+            if len(p) >= 2 and p[0] == F.SCENARIOS and p[1] in F.SCENARIO_TYPES:
+                touched.add(p[1])
+            else:
+                touched.update(present)
+        diff.field_scenarios = [s for s in F.SCENARIO_TYPES if s in touched]
+        diff.runner = not _same(base.runner_facts(key), head.runner_facts(key))
+        if diff.runner:
+            touched.update(present)
+        if lib_changed and uses_lib(h):
+            diff.lib = True
+            touched.update(scenarios_of(h))
+        seen_scripts: dict[str, dict] = {}
+        for scenario in present:
+            b_ids, h_ids = base.script_ids(key, scenario), head.script_ids(key, scenario)
+            if b_ids == h_ids:
+                continue
+            touched.add(scenario)
+            b_map = {first: (path, sha) for first, path, sha in b_ids}
+            h_map = {first: (path, sha) for first, path, sha in h_ids}
+            for first in sorted(b_map.keys() | h_map.keys()):
+                bp, bs = b_map.get(first, (None, None))
+                hp, hs = h_map.get(first, (None, None))
+                if (bp, bs) == (hp, hs):
+                    continue
+                path = hp or bp or first
+                if path not in seen_scripts:
+                    seen_scripts[path] = {"path": path, "base": (bs or "")[:12] or None,
+                                          "head": (hs or "")[:12] or None, "scenarios": [],
+                                          **({"base_path": bp} if bp and bp != hp else {})}
+                    diff.scripts.append(seen_scripts[path])
+                if scenario not in seen_scripts[path]["scenarios"]:
+                    seen_scripts[path]["scenarios"].append(scenario)
+        diff.scenarios = [s for s in F.SCENARIO_TYPES if s in touched]
+        if diff.fields or diff.scripts or diff.runner or diff.lib:
+            diff.status = "changed"
+        out[key] = diff
+    return out

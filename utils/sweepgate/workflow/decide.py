@@ -1,0 +1,144 @@
+"""Which workflow event runs which sweep (skip / trimmed / full), and why.
+
+Every decision of .github/workflows/run-sweep.yml is the plain function
+``decide``, testable without GitHub; the YAML only wires outputs to jobs. Label
+names live only in this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sweepgate.core.errors import fail
+
+# --- labels and markers (the only place they are spelled) -------------------------
+SWEEP_LABEL = "sweep-enabled"  # trimmed sweep (--trim-conc)
+FULL_SWEEP_LABEL = "full-sweep-enabled"  # every row
+ALL_EVALS_LABEL = "sweep-all-evals"  # modifier: --all-evals
+EVALS_ONLY_LABEL = "sweep-evals-only"  # modifier: --evals-only
+PRIMARY_LABELS = {SWEEP_LABEL: "trimmed", FULL_SWEEP_LABEL: "full"}
+MODIFIER_LABELS = {ALL_EVALS_LABEL: "all_evals", EVALS_ONLY_LABEL: "evals_only"}
+LABELS = (*PRIMARY_LABELS, *MODIFIER_LABELS)
+# Every label above contains this marker. run-sweep.yml's concurrency group uses
+# it to tell a relevant label event (shares the PR's group, cancels the running
+# sweep) from an unrelated one (its own group: cancels nothing). decide() uses
+# the same rule, so a label event that cancelled a sweep always re-decides it.
+LABEL_MARKER = "sweep"
+SKIP_MARKER = "[skip-sweep]"
+PR_ACTIONS = ("ready_for_review", "synchronize", "labeled", "unlabeled")
+MAIN_REF = "refs/heads/main"
+ZERO_SHA = "0" * 40
+
+SKIP, TRIMMED, FULL = "skip", "trimmed", "full"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What one workflow event runs. ``run`` is what every self-hosted job checks."""
+
+    mode: str  # skip | trimmed | full
+    reason: str
+    all_evals: bool = False
+    evals_only: bool = False
+    pr_number: str = ""
+    base_ref: str = ""
+    head_ref: str = ""
+
+    @property
+    def run(self) -> bool:
+        return self.mode != SKIP
+
+    @property
+    def trim_conc(self) -> bool:
+        return self.mode == TRIMMED
+
+    @property
+    def eval_flags(self) -> str:
+        """Flags shared by validate_perf_changelog.py and process_changelog.py."""
+        return " ".join(flag for flag, on in (("--all-evals", self.all_evals),
+                                               ("--evals-only", self.evals_only)) if on)
+
+    def outputs(self) -> dict[str, str]:
+        def b(v: bool) -> str:
+            return "true" if v else "false"
+
+        return {
+            "run": b(self.run),
+            "mode": self.mode,
+            "trim_conc": b(self.trim_conc),
+            "all_evals": b(self.all_evals),
+            "evals_only": b(self.evals_only),
+            "eval_flags": self.eval_flags,
+            "pr_number": self.pr_number,
+            "base_ref": self.base_ref,
+            "head_ref": self.head_ref,
+            "reason": self.reason,
+        }
+
+
+def label_is_relevant(name: str) -> bool:
+    """The same test run-sweep.yml's concurrency group applies to a label event."""
+    return LABEL_MARKER in name
+
+
+def _skip(reason: str, **kw) -> Decision:
+    return Decision(SKIP, reason, **kw)
+
+
+def decide(event_name: str, event: dict, head_message: str = "", *, source: str = "event") -> Decision:
+    """Decide what one GitHub event runs. Pure: no I/O, no environment.
+
+    ``event`` is the webhook payload ($GITHUB_EVENT_PATH); ``head_message`` the
+    head commit's message (a pull_request payload does not carry it).
+    Raises SweepgateError when the PR asks for two sweeps at once.
+    """
+    if event_name == "push":
+        ref = event.get("ref", "")
+        if ref != MAIN_REF:
+            return _skip(f"push to {ref or 'an unknown ref'}: only pushes to {MAIN_REF} run a sweep")
+        if event.get("deleted"):
+            return _skip("push deleted the branch")
+        head = event.get("after") or ""
+        base = event.get("before") or ""
+        if not base or base == ZERO_SHA:
+            base = f"{head}^"
+        return Decision(FULL, "push to main: full sweep of the appended changelog entries",
+                        base_ref=base, head_ref=head)
+
+    if event_name != "pull_request":
+        return _skip(f"event '{event_name}' does not run sweeps")
+
+    action = event.get("action", "")
+    pr = event.get("pull_request") or {}
+    number = str(pr.get("number") or event.get("number") or "")
+    base = pr.get("base") or {}
+    head = pr.get("head") or {}
+    refs = dict(pr_number=number, base_ref=str(base.get("sha") or ""), head_ref=str(head.get("sha") or ""))
+
+    if action not in PR_ACTIONS:
+        return _skip(f"pull_request action '{action}' does not run sweeps", **refs)
+    head_repo = (head.get("repo") or {}).get("full_name")
+    base_repo = (base.get("repo") or {}).get("full_name")
+    if not head_repo or head_repo != base_repo:
+        return _skip(f"fork PR ({head_repo or 'deleted repository'}): never runs on self-hosted runners", **refs)
+    if pr.get("draft"):
+        return _skip("draft PR: mark it ready for review to run a sweep", **refs)
+    if action in ("labeled", "unlabeled"):
+        changed = (event.get("label") or {}).get("name", "")
+        if not label_is_relevant(changed):
+            return _skip(f"label '{changed}' was {action}: it does not affect the sweep", **refs)
+    if SKIP_MARKER in head_message:
+        return _skip(f"head commit message contains {SKIP_MARKER}", **refs)
+
+    labels = {lab.get("name", "") for lab in pr.get("labels") or [] if isinstance(lab, dict)}
+    primary = [name for name in PRIMARY_LABELS if name in labels]
+    if len(primary) > 1:
+        raise fail(source, 0, f"PR #{number} has labels {' and '.join(repr(p) for p in primary)}",
+                   f"keep exactly one: {SWEEP_LABEL} (trimmed) or {FULL_SWEEP_LABEL} (everything)",
+                   rule="ci-labels")
+    if not primary:
+        return _skip(f"no sweep label: add '{SWEEP_LABEL}' (trimmed) or '{FULL_SWEEP_LABEL}' (full)", **refs)
+    mode = PRIMARY_LABELS[primary[0]]
+    modifiers = {flag: name in labels for name, flag in MODIFIER_LABELS.items()}
+    extras = "".join(f" +{name}" for name in MODIFIER_LABELS if name in labels)
+    return Decision(mode, f"label '{primary[0]}': {mode} sweep{extras}", **modifiers, **refs)

@@ -1,0 +1,194 @@
+"""The fan-out guard: a matrix cut into chunks within GitHub's limits, and a row's job environment.
+
+``split`` never drops a row: a matrix that does not fit the chunk jobs of
+run-sweep.yml or GitHub's 1 MB of outputs per job is refused.
+"""
+
+from __future__ import annotations
+
+import json
+
+from sweepgate.core import fields
+from sweepgate.core.errors import fail
+from sweepgate.workflow.decide import SWEEP_LABEL
+
+MAX_MATRIX_JOBS = 256  # GitHub: a matrix generates at most 256 jobs
+# GitHub: "Outputs can be a maximum of 1 MB per job ... Size is approximated based
+# on UTF-16 encoding." Keep 5% for the job's other outputs.
+MAX_JOB_OUTPUT_BYTES = 950_000
+
+# fan-out kind -> (matrix keys, chunk jobs in run-sweep.yml, reusable workflow).
+# tests/test_fanout.py checks run-sweep.yml has exactly these jobs.
+FANOUT = {
+    "fixed": (("single_node",), 4, "benchmark-tmpl.yml"),
+    "agentic": (("single_node",), 2, "benchmark-tmpl.yml"),
+    "evals": (("evals", "agentic_evals"), 2, "benchmark-tmpl.yml"),
+    "multinode": (("multi_node",), 2, "benchmark-multinode-tmpl.yml"),
+    "multinode_evals": (("multinode_evals", "multinode_agentic_evals"), 1, "benchmark-multinode-tmpl.yml"),
+}
+MATRIX_KEYS = ("single_node", "multi_node", "evals", "agentic_evals", "multinode_evals",
+               "multinode_agentic_evals", "changelog_metadata")
+
+
+def chunk_output_name(kind: str, index: int) -> str:
+    return f"{kind}_{index}"
+
+
+def _utf16_size(text: str) -> int:
+    return len(text.encode("utf-16-le"))
+
+
+def _dump(obj) -> str:
+    return json.dumps(obj, separators=(",", ":"), sort_keys=False)
+
+
+def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
+    """Every row of the matrix, by fan-out kind. Unknown keys are an error, never dropped."""
+    if not isinstance(matrix, dict):
+        raise fail(source, 1, "matrix is not a JSON object", "pass the output of process_changelog.py")
+    unknown = sorted(set(matrix) - set(MATRIX_KEYS))
+    if unknown:
+        raise fail(source, 1, f"unknown matrix key(s) {', '.join(unknown)}",
+                   "teach sweepgate.workflow.fanout.FANOUT where their rows run")
+    kinds: dict[str, list[dict]] = {kind: [] for kind in FANOUT}
+    for key in ("single_node", "multi_node"):
+        buckets = matrix.get(key)
+        buckets = {} if buckets is None else buckets
+        if not isinstance(buckets, dict):
+            raise fail(source, 1, f"'{key}' is not an object of buckets", "map bucket name -> list of rows")
+        for bucket, rows in buckets.items():
+            if not isinstance(rows, list):
+                raise fail(source, 1, f"'{key}.{bucket}' is not a list of rows", "")
+            for row in rows:
+                if key == "multi_node":
+                    kinds["multinode"].append(row)
+                elif row.get(fields.SCENARIO_TYPE) == fields.AGENTIC_CODING:
+                    kinds["agentic"].append(row)
+                else:
+                    kinds["fixed"].append(row)
+    for kind, (keys, _, _) in FANOUT.items():
+        for key in keys:
+            if key in ("single_node", "multi_node"):
+                continue
+            rows = matrix.get(key)
+            rows = [] if rows is None else rows
+            if not isinstance(rows, list):
+                raise fail(source, 1, f"'{key}' is not a list of rows", "")
+            kinds[kind].extend(rows)
+    for kind, rows in kinds.items():
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict) or not isinstance(row.get(fields.RUNNER), str):
+                raise fail(source, 1, f"{kind} row {i} has no 'runner' label", "every row needs a runner")
+    return kinds
+
+
+def _display_name(row: dict) -> str:
+    conc = row.get(fields.CONC)
+    conc_s = "x".join(map(str, conc)) if isinstance(conc, list) else str(conc)
+    return f"{row.get(fields.EXP_NAME, '?')} c{conc_s}"
+
+
+def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX_JOB_OUTPUT_BYTES,
+          capacity: dict[str, int] | None = None, source: str = "matrix") -> dict[str, str]:
+    """Matrix -> job outputs ``<kind>_<i>`` (each a strategy.matrix JSON or '') plus totals.
+
+    A matrix entry is a reference, ``{"runner", "id", "name"}``: whole rows would
+    cap a sweep at ~850 rows under GitHub's 1 MB of outputs per job. The
+    benchmark job resolves ``id`` (``<kind>/<index>``) in the run's ``matrix``
+    artifact with ``row_for_id``. Each chunk has at most ``max_jobs`` entries and
+    all outputs together fit ``max_bytes`` (UTF-16, as GitHub counts). Raises
+    SweepgateError rather than drop a row.
+    """
+    if not 1 <= max_jobs <= MAX_MATRIX_JOBS:
+        raise fail("--max-jobs", 0, f"{max_jobs} rows per chunk is outside 1..{MAX_MATRIX_JOBS}",
+                   f"pass a value from 1 to {MAX_MATRIX_JOBS} (GitHub runs at most {MAX_MATRIX_JOBS} jobs "
+                   "per matrix)", rule="usage")
+    capacity = capacity or {kind: spec[1] for kind, spec in FANOUT.items()}
+    outputs: dict[str, str] = {}
+    total = 0
+    for kind, rows in rows_by_kind(matrix, source).items():
+        refs = [{"runner": row[fields.RUNNER], "id": f"{kind}/{i}", "name": _display_name(row)}
+                for i, row in enumerate(rows)]
+        chunks = [refs[i:i + max_jobs] for i in range(0, len(refs), max_jobs)]
+        if len(chunks) > capacity[kind]:
+            raise fail(source, 0,
+                       f"{len(rows)} {kind} rows need {len(chunks)} fan-out jobs of {max_jobs} "
+                       f"but run-sweep.yml has {capacity[kind]}",
+                       f"add jobs {kind.replace('_', '-')}-{capacity[kind]}.. to run-sweep.yml and raise "
+                       f"FANOUT['{kind}'] in utils/sweepgate/workflow/fanout.py, or split the changelog entry",
+                       rule="ci-fanout")
+        for i in range(capacity[kind]):
+            outputs[chunk_output_name(kind, i)] = _dump({"row": chunks[i]}) if i < len(chunks) else ""
+        outputs[f"{kind}_jobs"] = str(len(rows))
+        total += len(rows)
+    outputs["jobs"] = str(total)
+    size = sum(_utf16_size(k) + _utf16_size(v) for k, v in outputs.items())
+    if size > max_bytes:
+        raise fail(source, 0,
+                   f"{total} rows make {size:,} bytes of job outputs; GitHub allows {max_bytes:,} per job",
+                   f"split the changelog entry into smaller PRs or use {SWEEP_LABEL} (trimmed)",
+                   rule="ci-fanout")
+    return outputs
+
+
+def row_for_id(matrix: dict, row_id: str, source: str = "matrix") -> dict:
+    """The row a split reference names: ``<kind>/<index>`` in ``rows_by_kind`` order."""
+    kind, _, index = row_id.partition("/")
+    rows = rows_by_kind(matrix, source)
+    if kind not in rows or not index.isdigit() or int(index) >= len(rows[kind]):
+        have = ", ".join(f"{k}: {len(v)}" for k, v in rows.items())
+        raise fail(source, 0, f"no row '{row_id}' in the matrix ({have})",
+                   "pass an id from `sweepgate ci split` of this run's matrix")
+    return rows[kind][int(index)]
+
+
+JOB_ENV_NAMES_VAR = "SWEEPGATE_JOB_ENV_NAMES"  # which names row-env set; launchers pass them on
+
+
+def _multinode_env(row: dict) -> dict[str, str]:
+    """Extra variables for a multi-node row: PREFILL_*/DECODE_*, CONC_LIST, ROUTER_*."""
+    env: dict[str, str] = {}
+    for side in (fields.PREFILL, fields.DECODE):
+        for key, value in (row.get(side) or {}).items():
+            name = fields.ROW_ENV.get(key, key.upper().replace("-", "_"))
+            env[f"{side.upper()}_{name}"] = value if isinstance(value, str) else (
+                _dump(value) if isinstance(value, (list, dict)) else fields.env_value(value))
+    conc = row.get(fields.CONC)
+    if isinstance(conc, list):
+        env["CONC"] = " ".join(map(str, conc))
+    router = row.get(fields.ROUTER) or {}
+    env["ROUTER"] = str(router.get("name", ""))
+    env["ROUTER_VERSION"] = str(router.get("version", ""))
+    env["KV_P2P_TRANSFER"] = fields.env_value(row.get(fields.KV_P2P_TRANSFER, ""))
+    env["DISAGG"] = fields.env_value(row.get(fields.DISAGG, False))
+    env["MULTINODE"] = "true"
+    return env
+
+
+def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW") -> dict[str, str]:
+    if not isinstance(row, dict):
+        raise fail(source, 1, "row is not a JSON object", "pass one matrix row: toJSON(matrix.row)")
+    missing = [f for f in (fields.EXP_NAME, fields.PRECISION, fields.FRAMEWORK, fields.IMAGE) if f not in row]
+    if missing:
+        raise fail(source, 1, f"row has no {', '.join(repr(m) for m in missing)}",
+                   "pass the whole matrix row: toJSON(matrix.row)")
+    if not runner_name:
+        raise fail(source, 0, "RUNNER_NAME is not set", "run on an Actions runner or pass --runner-name")
+    env = fields.row_env(row, runner_name, result_dir)
+    if fields.PREFILL in row or fields.DECODE in row:
+        env.update(_multinode_env(row))
+    env[JOB_ENV_NAMES_VAR] = " ".join(env)
+    return env
+
+
+def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
+    """Markdown summary of the run; ok is False when any needed job failed or was cancelled."""
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result] = counts.get(result, 0) + 1
+    ok = set(counts) <= {"success", "skipped"}
+    lines = ["## Sweep results", "", "| job result | count |", "| --- | --- |"]
+    lines += [f"| {result} | {n} |" for result, n in sorted(counts.items())]
+    lines += ["", f"{len(result_files)} result file(s):", ""]
+    lines += [f"- `{name}`" for name in sorted(result_files)]
+    return "\n".join(lines) + "\n", ok
