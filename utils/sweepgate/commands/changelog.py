@@ -80,9 +80,9 @@ def render_entries(entries: list[dict]) -> str:
     return "\n".join(out)
 
 
-def _git(root: str = "."):
-    from sweepgate.core.load import Git
-    return Git(root)
+def _git(start: str = "."):
+    from sweepgate.core.load import open_repo
+    return open_repo(start)
 
 
 def _ref_exists(git, ref: str) -> bool:

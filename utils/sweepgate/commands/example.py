@@ -26,10 +26,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def fleet_root() -> str:
-    """The checkout that holds the example fleet (configs/, benchmarks/)."""
+    """The directory that holds the example fleet (configs/, benchmarks/, the changelog).
+
+    An installed wheel carries it as package data (``sweepgate/fleet``, copied in
+    by setup.py's build hook); an editable install reads the checkout itself.
+    """
+    from importlib import resources
+
     from sweepgate.core import fields as F
     from sweepgate.core.errors import fail
 
+    packaged = resources.files("sweepgate").joinpath("fleet")
+    if packaged.joinpath(F.RUNNERS_FILE).is_file():
+        return str(packaged)
     here = os.path.dirname(os.path.abspath(__file__))
     while True:
         if os.path.isfile(os.path.join(here, F.RUNNERS_FILE)):

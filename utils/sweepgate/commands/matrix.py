@@ -30,9 +30,9 @@ def options(args):
 
 
 def run(args) -> int:
-    from sweepgate.core.load import Git
+    from sweepgate.core.load import open_repo
     from sweepgate.core.select import build_matrix
 
-    matrix = build_matrix(Git("."), args.base_ref, args.head_ref, options(args))
+    matrix = build_matrix(open_repo(), args.base_ref, args.head_ref, options(args))
     sys.stdout.write(json.dumps(matrix) + "\n")
     return 0

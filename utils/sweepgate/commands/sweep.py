@@ -146,11 +146,11 @@ def apply_evals(rows: list[dict], args) -> list[dict]:
 
 def run(args) -> int:
     from sweepgate.core.check import check_revision
-    from sweepgate.core.load import Git, load_revision
+    from sweepgate.core.load import load_revision, open_repo
 
     if args.no_evals and args.all_evals:
         raise _usage("--all-evals cannot be combined with --no-evals", "drop one of them")
-    git = Git(".")
+    git = open_repo()
     rev = load_revision(git, "WORKTREE", args.config_files, args.runner_config, worktree=True)
     check_revision(rev)
     rows = apply_evals(sweep_rows(args, rev), args)

@@ -111,8 +111,10 @@ class Git:
         proc.stdin.flush()
         out = []
         for _ in specs:
-            header = proc.stdout.readline().split()
-            if len(header) < 3:
+            line = proc.stdout.readline().rstrip(b"\n")
+            # "<spec> missing" / "<spec> ambiguous": the spec itself may hold spaces.
+            header = line.split()
+            if len(header) < 3 or line.endswith((b" missing", b" ambiguous")) or not header[2].isdigit():
                 out.append(("", "missing", None))
                 continue
             size = int(header[2])

@@ -51,7 +51,11 @@ class Appended:
 def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     """What head adds to ``path``: a byte-prefix check when history is intact, else git diff."""
     out = Appended(path)
-    (_, _, old_bytes), (_, _, new_bytes) = git.objects([f"{base}:{path}", f"{head}:{path}"])
+    (_, _, old_bytes), (_, kind, new_bytes) = git.objects([f"{base}:{path}", f"{head}:{path}"])
+    if kind != "blob":
+        raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"{path} is not a file at {head[:12]}",
+                                        "pass the changelog's path from the repository root with "
+                                        f"--changelog-file (default {F.CHANGELOG_FILE})"))
     old_bytes, new_bytes = old_bytes or b"", new_bytes or b""
     if (not old_bytes or old_bytes.endswith(b"\n")) and new_bytes.startswith(old_bytes):
         first = old_bytes.count(b"\n") + 1

@@ -343,6 +343,22 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
     return problems
 
 
+def make_work_dir(requested: str | None) -> Path:
+    """The rehearsal's work directory: ``requested`` (created if need be) or a fresh temporary one."""
+    if not requested:
+        return Path(tempfile.mkdtemp(prefix="sweepgate-rehearse-"))
+    work = Path(requested)
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+        probe = work / ".sweepgate-write-test"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise fail(str(work), 0, f"cannot use as --work-dir: {exc.strerror or exc}",
+                   "pass a directory you can write to, or leave --work-dir out for a temporary one") from None
+    return work
+
+
 def _tail(path: Path, lines: int = 30) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
@@ -351,7 +367,9 @@ def _tail(path: Path, lines: int = 30) -> str:
 
 
 def run(args) -> int:
-    root = Path.cwd()
+    from sweepgate.core.load import repo_root
+
+    root = Path(repo_root())
     rows, source = load_rows(args, root)
     row = select_row(rows, source, args.exp_name, args.conc)
     required_fields(row, source)
@@ -360,8 +378,7 @@ def run(args) -> int:
     script = resolve_script(root, row, gpu)
     duration = rehearsal_duration(args)
 
-    work = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="sweepgate-rehearse-"))
-    work.mkdir(parents=True, exist_ok=True)
+    work = make_work_dir(args.work_dir)
     shim_dir, result_dir = work / "shims", work / "results"
     log, trace, out_path = work / "calls.jsonl", work / "trace.jsonl", work / "script.log"
     write_shims(shim_dir)

@@ -1,0 +1,38 @@
+"""Build hook: the wheel carries the example fleet `sweepgate example` runs on.
+
+The fleet's files stay where the repository keeps them (perf-changelog.yaml,
+configs/, benchmarks/); building copies them into ``sweepgate/fleet/`` so an
+installed package reads them through importlib.resources. There is no second
+copy to keep in step: tests/test_install.py checks the wheel against the tree.
+Everything else about the package is declared in pyproject.toml.
+"""
+
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+ROOT = Path(__file__).resolve().parent
+FLEET_DIR = "fleet"
+FLEET_PATTERNS = ("perf-changelog.yaml", "configs/*.yaml", "benchmarks/**/*.sh", "benchmarks/**/*.md")
+
+
+def fleet_files() -> list[Path]:
+    """The example fleet's files, relative to the repository root."""
+    found = {p.relative_to(ROOT) for pattern in FLEET_PATTERNS for p in ROOT.glob(pattern) if p.is_file()}
+    return sorted(found)
+
+
+class BuildPyWithFleet(build_py):
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return  # an editable install reads the fleet from the checkout itself
+        target = Path(self.build_lib) / "sweepgate" / FLEET_DIR
+        for rel in fleet_files():
+            dest = target / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            self.copy_file(str(ROOT / rel), str(dest))
+
+
+setup(cmdclass={"build_py": BuildPyWithFleet})

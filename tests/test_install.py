@@ -1,0 +1,130 @@
+"""sweepgate as another repository gets it: built into a wheel, installed into a fresh venv.
+
+The source tree is copied first (tracked and untracked, not ignored files), so the
+build sees what `pip install git+…` would and leaves no build/ in the checkout.
+Every command then runs in a throwaway repository, from its root and from a
+subdirectory, and must give the same answer from both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SEED_KEY = "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"
+
+
+def _run(cmd, cwd, **kw):
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, **kw)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    src = tmp_path_factory.mktemp("src")
+    listed = _run(["git", "ls-files", "-co", "--exclude-standard", "-z"], REPO).stdout.split("\0")
+    for rel in filter(None, listed):
+        path = REPO / rel
+        if not path.exists() and not path.is_symlink():
+            continue  # deleted in the work tree
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        if path.is_symlink():
+            os.symlink(os.readlink(path), src / rel)
+        else:
+            shutil.copy2(path, src / rel)
+    out = tmp_path_factory.mktemp("dist")
+    proc = _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(src)], src)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (found,) = out.glob("sweepgate-*.whl")
+    return found
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> Path:
+    venv = tmp_path_factory.mktemp("venv")
+    assert _run([sys.executable, "-m", "venv", str(venv)], venv).returncode == 0
+    proc = _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)], venv)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return venv / "bin" / "sweepgate"
+
+
+def test_wheel_carries_every_subpackage_schemas_and_the_fleet(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    source = REPO / "utils"
+    packages = {p.parent.relative_to(source).as_posix() for p in (source / "sweepgate").rglob("__init__.py")}
+    for package in packages:
+        assert f"{package}/__init__.py" in names, package
+    for schema in (source / "sweepgate" / "schemas").glob("*.json"):
+        assert f"sweepgate/schemas/{schema.name}" in names
+    tracked = _run(["git", "ls-files", "perf-changelog.yaml", "configs/*.yaml", "benchmarks"], REPO).stdout.split()
+    wanted = {rel for rel in tracked if rel.endswith((".yaml", ".sh", ".md"))}
+    assert {f"sweepgate/fleet/{rel}" for rel in wanted} <= names
+
+
+def test_packaged_fleet_equals_the_repository(wheel):
+    with zipfile.ZipFile(wheel) as whl:
+        fleet = [n for n in whl.namelist() if n.startswith("sweepgate/fleet/")]
+        assert fleet
+        for name in fleet:
+            rel = name.removeprefix("sweepgate/fleet/")
+            assert whl.read(name) == (REPO / rel).read_bytes(), f"{rel} differs from the repository's"
+
+
+def _throwaway_repo(sweepgate: Path, tmp_path: Path) -> Path:
+    proc = _run([str(sweepgate), "example", "--json", "--keep"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["gate"]["ok"] and result["matrix"]
+    return Path(result["scenario"]["repository"])
+
+
+def _commands(sweepgate: str) -> list[list[str]]:
+    refs = ["--base-ref", "HEAD~1", "--head-ref", "HEAD"]
+    return [
+        [sweepgate, "matrix", *refs],
+        [sweepgate, "validate", *refs, "--repository", "sweepgate/example-fleet"],
+        [sweepgate, "full-sweep"],
+        [sweepgate, "test-config", "--config-keys", SEED_KEY],
+        [sweepgate, "plan", *refs, "--json"],
+        [sweepgate, "validate", "--staged", "--repository", "sweepgate/example-fleet"],
+    ]
+
+
+def test_every_command_runs_from_an_installed_wheel_at_root_and_in_a_subdirectory(installed, tmp_path):
+    repo = _throwaway_repo(installed, tmp_path)
+    try:
+        sub = repo / "configs"
+        for cmd in _commands(str(installed)):
+            top, nested = _run(cmd, repo), _run(cmd, sub)
+            assert top.returncode == 0, (cmd, top.stderr)
+            assert "Traceback" not in top.stderr + nested.stderr
+            assert (nested.returncode, nested.stdout) == (top.returncode, top.stdout), (cmd, nested.stderr)
+
+        matrix = repo / "matrix.json"
+        matrix.write_text(_run(_commands(str(installed))[0], repo).stdout)
+        for cwd in (repo, sub):
+            split = _run([str(installed), "ci", "split", "--matrix", str(matrix)], cwd)
+            assert split.returncode == 0 and "Traceback" not in split.stderr, split.stderr
+
+        for cwd in (repo, sub):
+            add = _run([str(installed), "changelog", "add", "--key", SEED_KEY, "--description", "rerun"], cwd)
+            assert add.returncode == 0, add.stderr
+            assert "rerun" in (repo / "perf-changelog.yaml").read_text()
+            _run(["git", "checkout", "--", "perf-changelog.yaml"], repo)
+
+        listed = _run([str(installed), "--help"], repo)
+        names = [n for n in ("example", "matrix", "validate", "full-sweep", "test-config", "changelog", "ci",
+                             "plan", "rehearse", "results") if f"    {n} " in listed.stdout]
+        assert "rehearse" in names
+        for name in names:
+            helped = _run([str(installed), name, "--help"], sub)
+            assert helped.returncode == 0 and helped.stdout.startswith("usage:"), (name, helped.stderr)
+    finally:
+        shutil.rmtree(repo, ignore_errors=True)

@@ -1,0 +1,154 @@
+"""Issue 11: what a new user runs into. Every command, on a real repository, with bad input.
+
+Each test drives the CLI as a separate process in a throwaway git repository
+built from the example fleet (before and after the seed change).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate.commands import example  # noqa: E402
+
+SEED = example.SEED_KEY
+REFS = ["--base-ref", "HEAD~1", "--head-ref", "HEAD"]
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t.invalid"}
+
+
+def sg(cwd: Path, *args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    full = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_REHEARSE_DURATION": "2", **(env or {})}
+    full.pop("GITHUB_ACTIONS", None)
+    return subprocess.run([sys.executable, "-m", "sweepgate", *args], cwd=cwd, env=full,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def one_clear_line(proc: subprocess.CompletedProcess, *needles: str) -> str:
+    """Exit 1, exactly one line on stderr, no traceback or internal error; return that line."""
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1, (proc.returncode, proc.stdout[-500:], proc.stderr)
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
+                          env={**os.environ, **GIT_ENV}).stdout
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory) -> Path:
+    repo = tmp_path_factory.mktemp("fleet")
+    example.build_repo(str(repo))
+    return repo
+
+
+@pytest.fixture(scope="module")
+def matrix_file(fleet, tmp_path_factory) -> Path:
+    proc = sg(fleet, "matrix", *REFS)
+    assert proc.returncode == 0, proc.stderr
+    path = tmp_path_factory.mktemp("m") / "matrix.json"
+    path.write_text(proc.stdout)
+    return path
+
+
+# --------------------------------------------------------------------------- item 2: crashes
+
+
+def test_changelog_path_with_a_space_missing_at_one_revision(fleet, tmp_path):
+    repo = tmp_path / "r"
+    repo.mkdir()
+    example.build_repo(str(repo))
+    (repo / "my log.yaml").write_bytes((repo / "perf-changelog.yaml").read_bytes())
+    git(repo, "add", "my log.yaml")
+    git(repo, "commit", "-q", "-m", "a log whose name has a space")
+    git(repo, "rm", "-q", "my log.yaml")
+    git(repo, "commit", "-q", "-m", "log removed")
+    # Missing at head: one line naming the file.
+    one_clear_line(sg(repo, "matrix", "--changelog-file", "my log.yaml", *REFS), "my log.yaml")
+    # Missing at base: a new file, every entry appended.
+    new = sg(repo, "matrix", "--changelog-file", "my log.yaml", "--base-ref", "HEAD~2", "--head-ref", "HEAD~1")
+    assert new.returncode == 0 and json.loads(new.stdout), new.stderr
+
+
+@pytest.mark.parametrize("jobs", ["0", "-5", "300"])
+def test_ci_split_refuses_chunk_sizes_outside_githubs_limit(fleet, matrix_file, jobs):
+    proc = sg(fleet, "ci", "split", "--matrix", str(matrix_file), "--max-jobs", jobs)
+    one_clear_line(proc, "--max-jobs", "256")
+    assert proc.stdout == ""  # no outputs written for a refused split
+
+
+def test_ci_split_still_accepts_the_limit_itself(fleet, matrix_file):
+    assert sg(fleet, "ci", "split", "--matrix", str(matrix_file), "--max-jobs", "256").returncode == 0
+
+
+@pytest.mark.parametrize("args", [["split", "--matrix"], ["row-env", "--row-id", "single_node/0", "--matrix"]])
+def test_matrix_that_is_a_directory(fleet, tmp_path, args):
+    proc = sg(fleet, "ci", *args, str(tmp_path))
+    one_clear_line(proc, "directory")
+
+
+def _seed_row(fleet: Path) -> dict:
+    proc = sg(fleet, "test-config", "--config-keys", SEED)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)[0]
+
+
+def test_rehearse_work_dir_that_cannot_be_created(fleet, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    row = _seed_row(fleet)
+    proc = sg(fleet, "rehearse", "--config-keys", SEED, "--exp-name", row["exp-name"], "--conc", str(row["conc"]),
+              "--work-dir", str(blocker / "work"))
+    one_clear_line(proc, "--work-dir")
+
+
+# --------------------------------------------------------------------------- item 4: subdirectories
+
+
+@pytest.mark.parametrize("args", [["full-sweep"], ["test-config", "--config-keys", SEED], ["matrix", *REFS],
+                                  ["plan", *REFS, "--json"], ["validate", *REFS]])
+def test_commands_give_the_same_answer_from_a_subdirectory(fleet, args):
+    top, nested = sg(fleet, *args), sg(fleet / "configs", *args)
+    assert top.returncode == 0, top.stderr
+    assert (nested.returncode, nested.stdout) == (top.returncode, top.stdout), nested.stderr
+
+
+def test_validate_staged_and_changelog_add_from_a_subdirectory(tmp_path):
+    repo = tmp_path / "r"
+    repo.mkdir()
+    example.build_repo(str(repo))
+    sub = repo / "configs"
+    added = sg(sub, "changelog", "add", "--key", SEED, "--description", "rerun after the driver update")
+    assert added.returncode == 0, added.stderr
+    assert "rerun after the driver update" in (repo / "perf-changelog.yaml").read_text()
+    assert not (sub / "perf-changelog.yaml").exists()
+    staged = sg(sub, "validate", "--staged", "--base-ref", "HEAD")
+    assert staged.returncode == 0, staged.stderr
+    assert "1 appended entry" in staged.stdout
+
+
+def test_rehearse_from_a_subdirectory(fleet, tmp_path):
+    row = _seed_row(fleet)
+    proc = sg(fleet / "configs", "rehearse", "--config-keys", SEED, "--exp-name", row["exp-name"],
+              "--conc", str(row["conc"]), "--work-dir", str(tmp_path / "work"))
+    assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
+
+
+@pytest.mark.parametrize("args", [["matrix", *REFS], ["full-sweep"], ["validate", "--staged"],
+                                  ["changelog", "add", "--key", SEED, "--description", "x"]])
+def test_outside_a_git_repository_says_so(tmp_path, args):
+    proc = sg(tmp_path, *args, env={"GIT_CEILING_DIRECTORIES": str(tmp_path.parent)})
+    one_clear_line(proc, "not inside a git repository")
