@@ -128,3 +128,12 @@ def test_every_command_runs_from_an_installed_wheel_at_root_and_in_a_subdirector
             assert helped.returncode == 0 and helped.stdout.startswith("usage:"), (name, helped.stderr)
     finally:
         shutil.rmtree(repo, ignore_errors=True)
+
+
+def test_workflows_install_sweepgate_as_users_do():
+    """CI installs the package the way another repository gets it, never as an editable checkout."""
+    installs = [line for wf in sorted((REPO / ".github" / "workflows").glob("*.yml"))
+                for line in wf.read_text().splitlines() if "pip install" in line]
+    assert installs
+    for line in installs:
+        assert " -e " not in f"{line} " and "--editable" not in line, line
