@@ -152,3 +152,30 @@ def test_rehearse_from_a_subdirectory(fleet, tmp_path):
 def test_outside_a_git_repository_says_so(tmp_path, args):
     proc = sg(tmp_path, *args, env={"GIT_CEILING_DIRECTORIES": str(tmp_path.parent)})
     one_clear_line(proc, "not inside a git repository")
+
+
+# --------------------------------------------------------------------------- item 5: entry points
+
+
+def entry_points() -> list[str]:
+    """Files the README tells people to run by path."""
+    listed = subprocess.run(["git", "ls-files", "utils/*.py", ".ci/run", "tests/bench/*.py"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.split()
+    return [p for p in listed if "/" not in p.removeprefix("utils/") or p.startswith((".ci/", "tests/bench/"))]
+
+
+def test_every_entry_point_is_executable_in_git_and_has_a_shebang():
+    points = entry_points()
+    assert {"utils/process_changelog.py", "utils/generate_sweep_configs.py",
+            "utils/validate_perf_changelog.py", ".ci/run"} <= set(points)
+    for path in points:
+        mode = subprocess.run(["git", "ls-files", "-s", path], cwd=ROOT, capture_output=True, text=True).stdout[:6]
+        assert mode == "100755", f"{path} is {mode} in git; git update-index --chmod=+x {path}"
+        assert (ROOT / path).read_bytes().startswith(b"#!"), path
+
+
+@pytest.mark.parametrize("script", ["utils/process_changelog.py", "utils/generate_sweep_configs.py",
+                                    "utils/validate_perf_changelog.py"])
+def test_scripts_run_by_path(script):
+    proc = subprocess.run([str(ROOT / script), "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("usage:"), proc.stderr
