@@ -72,3 +72,66 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
             client.close()
         except Exception:  # noqa: BLE001 - closing is best effort
             pass
+
+
+def _client(token: str, base_url: str | None, timeout: int):
+    from github import Auth, Github
+
+    return Github(auth=Auth.Token(token), base_url=(base_url or DEFAULT_API_URL).rstrip("/"),
+                  timeout=timeout, seconds_between_requests=None, seconds_between_writes=None, lazy=True)
+
+
+def _unzip(data: bytes, dest) -> None:
+    """Extract an artifact zip into ``dest``, refusing members that would land outside it."""
+    import io
+    import zipfile
+    from pathlib import Path
+
+    root = Path(dest).resolve()
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        for member in zf.infolist():
+            target = (root / member.filename).resolve()
+            if not target.is_relative_to(root):
+                raise _fail(f"artifact member '{member.filename}' points outside its folder", "re-upload the artifact")
+        zf.extractall(root)
+
+
+def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, branch: str, runs: int,
+                           name: str, base_url: str | None = None, timeout: int = 60) -> list:
+    """Download artifact ``name`` of the last ``runs`` successful runs of ``workflow`` on ``branch``
+    into ``dest/<run id>/``, newest first; runs without that artifact (or with it expired) are skipped.
+    Returns the folders written."""
+    import zipfile
+    from pathlib import Path
+
+    import github
+    from github import GithubException
+
+    client = _client(token, base_url, timeout)
+    folders = []
+    try:
+        wf = client.get_repo(repository).get_workflow(workflow)
+        for run in wf.get_runs(branch=branch, status="success"):
+            if len(folders) >= runs:
+                break
+            artifact = next((a for a in run.get_artifacts() if a.name == name and not a.expired), None)
+            if artifact is None:
+                continue
+            _, _, body = client.requester.getStream(artifact.archive_download_url, chunk_size=1 << 16)
+            folder = Path(dest) / str(run.id)
+            folder.mkdir(parents=True, exist_ok=True)
+            _unzip(b"".join(body), folder)
+            folders.append(folder)
+        return folders
+    except GithubException as exc:
+        message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
+        raise _fail(f"GitHub API error {exc.status} reading {workflow} artifacts of {repository}: {message}",
+                    "the token needs 'actions: read'; check --repository") from None
+    except zipfile.BadZipFile as exc:
+        raise _fail(f"an artifact of {workflow} on {repository} is not a zip file: {exc}",
+                    "check GITHUB_API_URL; re-run the main workflow") from None
+    except (OSError, github.BadAttributeException) as exc:
+        raise _fail(f"cannot download artifacts from {base_url or DEFAULT_API_URL}: {exc}",
+                    "check GITHUB_API_URL and the network") from None
+    finally:
+        client.close()

@@ -87,7 +87,7 @@ class Verdict:
 
     def as_json(self) -> dict:
         """The CONTRACTS section 8 shape of one point."""
-        out = dict(zip(R.POINT, self.point))
+        out = dict(zip(R.POINT, self.point[:len(R.POINT)]))
         out.update({"metric": self.metric, "head": self.head,
                     "baseline": {"n": self.n, "median": self.median, "low": self.low, "high": self.high},
                     "change": self.change, "verdict": self.verdict})
@@ -119,7 +119,9 @@ class Comparison:
 
 
 def point_of(rec: dict) -> tuple:
-    return tuple(rec.get(name) for name in R.POINT)
+    """What matches a result across runs: the contract's point (R.POINT) plus what tells two rows
+    of one config apart there (R.RECIPE_IDENTITY: topology, spec decoding, KV offload)."""
+    return tuple(rec.get(name) for name in R.POINT_IDENTITY)
 
 
 def _order(rec: dict) -> tuple:
@@ -203,10 +205,13 @@ def _display(name: str, rec: dict):
     return rec.get(name)
 
 
-def _short_images(old: str, new: str) -> tuple[str, str]:
-    """Two tags of one image repository read as their tags: v0.11.0 -> v0.12.0."""
-    if ":" in old and ":" in new and old.rsplit(":", 1)[0] == new.rsplit(":", 1)[0]:
+def _short(name: str, old: str, new: str) -> tuple[str, str]:
+    """Say only what changed: two tags of one image read as their tags (v0.11.0 -> v0.12.0),
+    two versions of one offload backend as "lmcache 0.5.3 -> 0.5.4rc2"."""
+    if name == R.IMAGE and ":" in old and ":" in new and old.rsplit(":", 1)[0] == new.rsplit(":", 1)[0]:
         return old.rsplit(":", 1)[1], new.rsplit(":", 1)[1]
+    if name == R.KV_OFFLOAD_BACKEND and " " in new and old.split(" ", 1)[0] == new.split(" ", 1)[0]:
+        return old, new.split(" ", 1)[1]
     return old, new
 
 
@@ -222,8 +227,8 @@ def recipe_changes(head: dict, baseline: list[dict]) -> list[str]:
             continue
         old_text = ", ".join("none" if o is None else str(o) for o in olds)
         new_text = "none" if new is None else str(new)
-        if name == R.IMAGE and len(olds) == 1 and olds[0] and new:
-            old_text, new_text = _short_images(str(olds[0]), str(new))
+        if len(olds) == 1 and olds[0] and new:
+            old_text, new_text = _short(name, str(olds[0]), str(new))
         out.append(f"{name} {old_text} \u2192 {new_text}")
     if not out:
         olds = ", ".join(dict.fromkeys(str(b.get(R.RECIPE_FINGERPRINT)) for b in baseline))

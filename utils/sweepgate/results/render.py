@@ -36,9 +36,12 @@ def fmt_change(change: float | None) -> str:
 
 
 def point_label(pt: tuple) -> str:
-    fields = dict(zip(R.POINT, pt))
+    """config key, hardware, scenario isl/osl, conc; then the topology and offload arm when known."""
+    fields = dict(zip(R.POINT_IDENTITY, pt))
     seq = f" {fields[R.ISL]}/{fields[R.OSL]}" if fields[R.ISL] is not None else ""
-    return f"{fields[R.CONFIG_KEY]} {fields[R.HARDWARE]} {fields[R.SCENARIO]}{seq} conc {fields[R.CONC]}"
+    extra = [str(fields[name]) for name in (R.TOPOLOGY, R.KV_OFFLOAD_BACKEND) if fields.get(name) not in (None, "")]
+    return " ".join([f"{fields[R.CONFIG_KEY]} {fields[R.HARDWARE]} {fields[R.SCENARIO]}{seq} conc {fields[R.CONC]}",
+                     *extra])
 
 
 def cells(v: C.Verdict) -> tuple[str, ...]:
@@ -77,24 +80,41 @@ def _md_table(verdicts: list[C.Verdict]) -> list[str]:
     return lines
 
 
-def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF,
-             window: int = C.DEFAULT_WINDOW, charts: list[str] | None = None) -> str:
-    """The step summary / PR comment body (starts with MARKER)."""
-    out = [MARKER, f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
-    if comparison.rehearsal:
-        out += [f"> **{REHEARSAL_NOTE}**", ""]
+def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | None) -> list[str]:
+    out = []
     for title, verdicts in sections(comparison):
         if not verdicts:
             continue
         if title in ("Regressed", "Improved"):
-            out += [f"#### {title} ({len(verdicts)})", "", *_md_table(verdicts), ""]
-        else:
+            shown = verdicts[:max_rows] if max_rows is not None else verdicts
+            out += [f"#### {title} ({len(verdicts)})", "", *_md_table(shown)]
+            if len(shown) < len(verdicts):
+                out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows: see `--json`.")
+            out.append("")
+        elif folded_rows:
             out += ["<details>", f"<summary>{title} ({len(verdicts)})</summary>", "", *_md_table(verdicts), "",
                     "</details>", ""]
+        else:
+            out += [f"{title}: {len(verdicts)} rows (too many to list here; see `--json`).", ""]
+    return out
+
+
+def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF,
+             window: int = C.DEFAULT_WINDOW, charts: list[str] | None = None, limit: int | None = None) -> str:
+    """The step summary / PR comment body (starts with MARKER), within ``limit`` UTF-8 bytes if given:
+    first the folded rows go, then changed rows beyond the first 50."""
+    head = [MARKER, f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
+    if comparison.rehearsal:
+        head += [f"> **{REHEARSAL_NOTE}**", ""]
+    tail = []
     if charts:
-        out += ["Charts (output throughput per GPU against interactivity) are in the run's results artifact: "
+        tail = ["Charts (output throughput per GPU against interactivity) are in the run's results artifact: "
                 + ", ".join(f"`{name}`" for name in charts), ""]
-    return "\n".join(out)
+    for folded_rows, max_rows in ((True, None), (False, None), (False, 50), (False, 0)):
+        body = "\n".join(head + _md_sections(comparison, folded_rows, max_rows) + tail)
+        if limit is None or len(body.encode()) <= limit:
+            break
+    return body
 
 
 def _console(stream):

@@ -1,0 +1,148 @@
+"""`sweepgate results compare`: judge a run against the baseline ref (CONTRACTS section 8).
+
+Wired into `sweepgate results` by commands/results.py (``add_arguments``/``run`` here).
+Records come from the store (``--db``, else $SWEEPGATE_DB, else the repository's
+SQLite file); the baseline may instead come from the results artifacts of the last
+N successful runs on the baseline branch (``--baseline-artifacts``, PyGithub) or
+from JSONL files (``--baseline-jsonl``). Exit 3 with ``--fail-on-regression`` when
+any point regressed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from sweepgate.core.errors import Diagnostic, SweepgateError
+
+EXIT_REGRESSION = 3
+STEP_SUMMARY_LIMIT = 1_000_000   # bytes; GitHub's step summary limit is 1 MiB per step
+COMMENT_LIMIT = 65_000           # characters; GitHub caps a comment at 65,536
+
+
+def add_arguments(parser) -> None:
+    from sweepgate.results import compare as C
+
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="results database (default: $SWEEPGATE_DB, else sqlite:///.sweepgate/results.db)")
+    parser.add_argument("--run", required=True, metavar="RUN-ID", help="the run to judge")
+    parser.add_argument("--baseline-ref", default=C.DEFAULT_BASELINE_REF, metavar="REF",
+                        help=f"compare with runs on this ref (default: {C.DEFAULT_BASELINE_REF})")
+    parser.add_argument("--window", type=int, default=C.DEFAULT_WINDOW, metavar="N",
+                        help=f"baseline: the last N runs of each point (default: {C.DEFAULT_WINDOW})")
+    parser.add_argument("--min-samples", type=int, default=C.DEFAULT_MIN_SAMPLES, metavar="K",
+                        help=f"fewer baseline results than K: insufficient-data (default: {C.DEFAULT_MIN_SAMPLES})")
+    parser.add_argument("--threshold", type=float, default=C.DEFAULT_THRESHOLD, metavar="REL",
+                        help=f"smallest relative change that counts (default: {C.DEFAULT_THRESHOLD}); "
+                             "a config's `results:` block overrides it")
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print JSON (CONTRACTS section 8)")
+    fmt.add_argument("--markdown", action="store_true", help="print markdown")
+    parser.add_argument("--plots", metavar="DIR", default=None, help="write PNG and SVG charts into DIR")
+    parser.add_argument("--fail-on-regression", action="store_true", help="exit 3 when any point regressed")
+    base = parser.add_mutually_exclusive_group()
+    base.add_argument("--baseline-artifacts", action="store_true",
+                      help="baseline from the results artifacts of the last N successful runs on the "
+                           "baseline branch (GitHub; needs GITHUB_TOKEN and --repository)")
+    base.add_argument("--baseline-jsonl", nargs="+", metavar="PATH", default=None,
+                      help="baseline from normalized records in JSONL files or folders")
+    parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
+                        help="append the markdown report to this file (default: $GITHUB_STEP_SUMMARY)")
+    parser.add_argument("--comment", action="store_true",
+                        help="create or update the results comment on the PR (needs GITHUB_TOKEN, --pr-number)")
+    parser.add_argument("--pr-number", type=int, default=None, help="pull request to comment on")
+    parser.add_argument("--repository", default=os.environ.get("GITHUB_REPOSITORY") or None,
+                        help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+    parser.add_argument("--github-api-url", default=os.environ.get("GITHUB_API_URL") or None,
+                        help="GitHub REST API base URL (default: $GITHUB_API_URL or https://api.github.com)")
+
+
+def _usage(message: str, hint: str) -> SweepgateError:
+    return SweepgateError(Diagnostic("sweepgate results compare", 0, 0, "usage", message, hint))
+
+
+def load_records(args) -> tuple[list[dict], list[dict]]:
+    """(the run's records, the baseline's records), from where the flags say."""
+    from sweepgate.results import source, store_adapter
+
+    url = source.database_url(args.db)
+    pr = store_adapter.run_records(url, args.run)
+    if not pr:
+        raise _usage(f"run '{args.run}' has no results in {store_adapter.describe(url)}",
+                     "ingest the run first (`sweepgate results ingest`) or check --run and --db")
+    if args.baseline_jsonl:
+        return pr, source.records_from_jsonl(args.baseline_jsonl)
+    if args.baseline_artifacts:
+        token = os.environ.get("GITHUB_TOKEN")
+        if not token or not args.repository:
+            raise _usage("--baseline-artifacts needs GITHUB_TOKEN and --repository",
+                         "set both, or pass --db with a database that holds the baseline")
+        return pr, source.records_from_artifacts(args.repository, token, source.branch_of(args.baseline_ref),
+                                                 args.window, api_url=args.github_api_url)
+    return pr, store_adapter.baseline_records(url, args.baseline_ref, pr, args.window)
+
+
+def run(args) -> int:
+    from sweepgate.results import compare as C
+    from sweepgate.results import source
+
+    settings = C.Settings(window=args.window, min_samples=args.min_samples, threshold=args.threshold,
+                          per_config=source.config_thresholds())
+    settings.validate()
+    pr, baseline = load_records(args)
+    comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
+    charts = []
+    if args.plots:
+        from sweepgate.results import charts as charts_mod
+
+        charts = [p.name for p in charts_mod.draw_charts(comparison, args.plots)]
+        print(f"sweepgate results compare: wrote {len(charts)} charts into {args.plots}", file=sys.stderr)
+    _print(comparison, args, charts)
+    if args.step_summary:
+        _append_summary(args.step_summary, comparison, args, charts)
+    if args.comment:
+        _post_comment(comparison, args, charts)
+    return EXIT_REGRESSION if args.fail_on_regression and comparison.regressed() else 0
+
+
+def _print(comparison, args, charts: list[str]) -> None:
+    from sweepgate.results import render
+
+    if args.json:
+        json.dump(comparison.as_json(), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    elif args.markdown:
+        sys.stdout.write(render.markdown(comparison, args.baseline_ref, args.window, charts) + "\n")
+    else:
+        render.table(comparison, sys.stdout, baseline_ref=args.baseline_ref, window=args.window)
+
+
+def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
+    from sweepgate.results import render
+
+    try:
+        room = STEP_SUMMARY_LIMIT - (os.path.getsize(path) if os.path.exists(path) else 0)
+        body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=room)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(body + "\n")
+    except OSError as exc:
+        raise SweepgateError(Diagnostic(path, 0, 0, "step-summary", f"cannot write the step summary: {exc.strerror}",
+                                        "check --step-summary / $GITHUB_STEP_SUMMARY")) from None
+
+
+def _post_comment(comparison, args, charts: list[str]) -> None:
+    token = os.environ.get("GITHUB_TOKEN")
+    missing = [what for what, value in (("GITHUB_TOKEN", token), ("--pr-number", args.pr_number),
+                                        ("--repository", args.repository)) if not value]
+    if missing:
+        print(f"sweepgate results compare: not commenting: {', '.join(missing)} not set", file=sys.stderr)
+        return
+    from sweepgate.core import github
+    from sweepgate.results import render
+
+    body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=COMMENT_LIMIT)
+    action, cid = github.upsert_comment(args.repository, args.pr_number, body, token,
+                                        base_url=args.github_api_url, marker=render.MARKER)
+    print(f"sweepgate results compare: {action} comment {cid} on {args.repository}#{args.pr_number}",
+          file=sys.stderr)

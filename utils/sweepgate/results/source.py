@@ -1,0 +1,101 @@
+"""Where `results compare` gets its records and settings: the store, JSONL files, or the
+results artifacts of earlier runs on main; and the per-config thresholds of the work tree.
+
+Every function returns plain record dicts (``record.py``), so ``compare`` never sees where
+they came from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from sweepgate.core import fields as F
+from sweepgate.core.errors import SweepgateError, fail
+from sweepgate.results import record as R
+
+JSONL_GLOB = "*.jsonl"
+RESULTS_ARTIFACT = "sweepgate-results"   # the collect job's artifact: results DB, rows as JSONL, charts
+WORKFLOW_FILE = "run-sweep.yml"
+
+
+def _json_line(path: Path, number: int, line: str) -> dict | None:
+    if not line.strip():
+        return None
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise fail(str(path), number, f"not JSON: {exc.msg} at column {exc.colno}",
+                   "each line must be one normalized result record", col=exc.colno) from None
+    if not isinstance(rec, dict) or not isinstance(rec.get(R.METRICS), dict) or R.RUN_ID not in rec:
+        raise fail(str(path), number, f"not a normalized result record (needs '{R.RUN_ID}' and '{R.METRICS}')",
+                   "write rows with `sweepgate results show --json` or the collect job's JSONL")
+    return rec
+
+
+def records_from_jsonl(paths: list[str | Path]) -> list[dict]:
+    """Normalized records from JSONL files, or from every *.jsonl under the folders given."""
+    out = []
+    for given in paths:
+        given = Path(given)
+        files = sorted(given.rglob(JSONL_GLOB)) if given.is_dir() else [given]
+        for path in files:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise fail(str(path), 0, f"cannot read: {exc}", "pass a readable JSONL file") from None
+            out.extend(r for n, line in enumerate(text.splitlines(), 1) if (r := _json_line(path, n, line)))
+    return out
+
+
+def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *,
+                           api_url: str | None = None, name: str = RESULTS_ARTIFACT,
+                           workflow: str = WORKFLOW_FILE) -> list[dict]:
+    """The records in artifact ``name`` of the last ``runs`` successful ``workflow`` runs on ``branch``."""
+    from sweepgate.core import github
+
+    with tempfile.TemporaryDirectory(prefix="sweepgate-baseline-") as tmp:
+        folders = github.download_run_artifacts(repository, token, tmp, workflow=workflow, branch=branch,
+                                                runs=runs, name=name, base_url=api_url)
+        return records_from_jsonl(folders) if folders else []
+
+
+def branch_of(ref: str) -> str:
+    """refs/heads/main -> main (the workflow-runs API filters by branch name)."""
+    return ref.removeprefix("refs/heads/")
+
+
+def config_thresholds(start: str = ".") -> dict[str, dict]:
+    """config key -> its ``results`` block, from the work tree's master configs (schema-checked).
+    Outside a git repository there are none."""
+    from sweepgate.core import check, load
+
+    try:
+        git = load.open_repo(start)
+    except SweepgateError:
+        return {}
+    rev = load.load_revision(git, "HEAD", worktree=True)
+    diags = check.check_masters(rev)
+    if diags:
+        raise SweepgateError(diags)
+    out, problems = {}, []
+    for key, config in rev.configs.items():
+        block = config.get(F.RESULTS) if isinstance(config, dict) else None
+        if not block:
+            continue
+        for metric in block.get(F.RESULTS_THRESHOLDS) or {}:
+            if metric not in R.DIRECTION:
+                problems.append(rev.owner[key].diag(
+                    (key, F.RESULTS, F.RESULTS_THRESHOLDS, metric), "results-threshold",
+                    f"{key}: unknown metric '{metric}'", f"use one of: {', '.join(sorted(R.DIRECTION))}"))
+        out[key] = block
+    if problems:
+        raise SweepgateError(problems)
+    return out
+
+
+def database_url(given: str | None) -> str | None:
+    """--db, else SWEEPGATE_DB, else None (the store's default applies)."""
+    return given or os.environ.get("SWEEPGATE_DB") or None
