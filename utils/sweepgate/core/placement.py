@@ -1,0 +1,159 @@
+"""Placement: how a multi-node (prefill/decode) row maps onto a runner pool's Slurm nodes.
+
+One function, ``place``, does the node arithmetic that the check, the job
+environment (``sweepgate ci row-env``), the launchers and the rehearsal share:
+each worker replica gets whole nodes of its own (exclusive allocation, one Slurm
+task per node), the router runs on the first node, and nothing is packed.
+
+The hardware facts come from ``configs/runners.yaml`` ``hardware[label]``:
+``gpus-per-node`` (required for multi-node rows), and optionally ``nodes`` (the
+pool's Slurm node count) and ``scale-up-gpus`` (GPUs one NVLink/xGMI domain
+joins; a tensor-parallel group without attention data-parallelism must stay
+inside it). A fact a pool does not declare is not checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sweepgate.core import fields as F
+
+ROLES = (F.PREFILL, F.DECODE)
+
+
+class PlacementError(ValueError):
+    """A row that cannot be placed: (role or None, message, hint)."""
+
+    def __init__(self, role: str | None, message: str, hint: str):
+        super().__init__(message)
+        self.role, self.message, self.hint = role, message, hint
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Nodes of one multi-node job. ``tasks`` is one Slurm task per node."""
+
+    gpus_per_node: int
+    prefill_workers: int
+    prefill_nodes_per_worker: int
+    decode_workers: int
+    decode_nodes_per_worker: int
+
+    @property
+    def prefill_nodes(self) -> int:
+        return self.prefill_workers * self.prefill_nodes_per_worker
+
+    @property
+    def decode_nodes(self) -> int:
+        return self.decode_workers * self.decode_nodes_per_worker
+
+    @property
+    def nodes(self) -> int:
+        return self.prefill_nodes + self.decode_nodes
+
+    @property
+    def tasks(self) -> int:
+        return self.nodes
+
+    def env(self) -> dict[str, str]:
+        """The launcher's view (CONTRACTS section 6, multi-node extension)."""
+        return {
+            "SWEEPGATE_NODES": str(self.nodes),
+            "SWEEPGATE_GPUS_PER_NODE": str(self.gpus_per_node),
+            "SWEEPGATE_TASKS": str(self.tasks),
+            "PREFILL_NODES_PER_WORKER": str(self.prefill_nodes_per_worker),
+            "DECODE_NODES_PER_WORKER": str(self.decode_nodes_per_worker),
+            "PREFILL_NODES": str(self.prefill_nodes),
+            "DECODE_NODES": str(self.decode_nodes),
+        }
+
+
+def hardware_of(runners: dict, runner: str) -> dict | None:
+    """The hardware facts of a runner label or of a runner name listed under a label."""
+    hardware = (runners or {}).get("hardware") or {}
+    if runner in hardware:
+        return hardware[runner]
+    for label, names in ((runners or {}).get(F.LABELS) or {}).items():
+        if isinstance(names, list) and runner in names and label in hardware:
+            return hardware[label]
+    return None
+
+
+def _worker_gpus(worker: dict) -> int:
+    return worker[F.TP] * worker.get(F.PP, 1) * worker.get(F.PCP_SIZE, 1)
+
+
+def _nodes_per_worker(role: str, worker: dict, facts: dict) -> int:
+    gpn = facts[F.GPUS_PER_NODE]
+    gpus = _worker_gpus(worker)
+    tp, ep = worker[F.TP], worker.get(F.EP, 1)
+    shape = f"tp*pp*pcp={gpus}"
+    if gpus > gpn and gpus % gpn:
+        raise PlacementError(role, f"{role} worker {shape} does not fill whole {gpn}-GPU nodes",
+                             f"use a multiple of {F.GPUS_PER_NODE}={gpn}")
+    if gpus < gpn and gpn % gpus:
+        raise PlacementError(role, f"{role} worker {shape} does not divide a {gpn}-GPU node",
+                             f"use a divisor of {F.GPUS_PER_NODE}={gpn}")
+    if ep > gpus or gpus % ep:
+        raise PlacementError(role, f"{role} worker ep={ep} does not divide its {gpus} GPUs",
+                             "choose an ep that divides tp*pp*pcp")
+    scale_up = facts.get("scale-up-gpus")
+    if scale_up and tp > scale_up and not worker.get(F.DP_ATTN, False):
+        raise PlacementError(role, f"{role} worker tp={tp} spans {-(-tp // gpn)} nodes, but a tensor-parallel "
+                             f"group must stay within scale-up-gpus={scale_up}",
+                             f"use tp <= {scale_up}, or dp-attn with ep for wide expert parallelism")
+    return max(1, -(-gpus // gpn))
+
+
+def place(prefill: dict, decode: dict, facts: dict) -> Placement:
+    """Place one prefill/decode topology on nodes described by ``facts``; PlacementError when it cannot be."""
+    if not facts or F.GPUS_PER_NODE not in facts:
+        raise PlacementError(None, f"multi-node rows need the runner's {F.GPUS_PER_NODE}",
+                             f"add {F.GPUS_PER_NODE} under the runner's hardware in {F.RUNNERS_FILE}")
+    workers = {role: int(w.get(F.NUM_WORKER, 1)) for role, w in ((F.PREFILL, prefill), (F.DECODE, decode))}
+    if not any(workers.values()):
+        raise PlacementError(None, "prefill and decode both have num-worker 0", "give at least one worker")
+    per = {role: _nodes_per_worker(role, w, facts) if workers[role] else 0
+           for role, w in ((F.PREFILL, prefill), (F.DECODE, decode))}
+    placement = Placement(facts[F.GPUS_PER_NODE], workers[F.PREFILL], per[F.PREFILL],
+                          workers[F.DECODE], per[F.DECODE])
+    pool = facts.get("nodes")
+    if pool and placement.nodes > pool:
+        raise PlacementError(None, f"needs {placement.nodes} nodes ({placement.prefill_nodes} prefill + "
+                             f"{placement.decode_nodes} decode) but the pool has nodes={pool}",
+                             "use fewer or smaller workers, or raise nodes in the runner's hardware")
+    return placement
+
+
+def place_row(row: dict, runners: dict) -> Placement:
+    """``place`` for a matrix row, with the facts of its runner."""
+    return place(row[F.PREFILL], row[F.DECODE], hardware_of(runners, row[F.RUNNER]) or {})
+
+
+def config_problems(config: dict, runners: dict) -> list[tuple[tuple, str, str, str]]:
+    """(path, rule, message, hint) for every point of a multi-node config its runner pool cannot hold.
+
+    A runner without hardware facts is not checked here (the reference's own
+    fleet has such runners); everything else that cannot be placed is refused.
+    """
+    if not isinstance(config, dict) or config.get(F.MULTINODE) is not True:
+        return []
+    facts = hardware_of(runners, str(config.get(F.RUNNER)))
+    if not facts or F.GPUS_PER_NODE not in facts:
+        return []
+    out = []
+    for scenario, blocks in (config.get(F.SCENARIOS) or {}).items():
+        for b, block in enumerate(blocks if isinstance(blocks, list) else []):
+            points = block.get(F.SEARCH_SPACE) if isinstance(block, dict) else None
+            for p, point in enumerate(points if isinstance(points, list) else []):
+                if not isinstance(point, dict) or not all(isinstance(point.get(r), dict) for r in ROLES):
+                    continue
+                path = (F.SCENARIOS, scenario, b, F.SEARCH_SPACE, p)
+                try:
+                    place(point[F.PREFILL], point[F.DECODE], facts)
+                except PlacementError as exc:
+                    out.append((path + ((exc.role,) if exc.role else ()), "placement",
+                                f"cannot be placed on '{config[F.RUNNER]}': {exc.message}", exc.hint))
+                except (KeyError, TypeError):
+                    continue  # a schema problem; the schema check reports it
+    return out
