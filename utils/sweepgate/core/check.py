@@ -332,9 +332,21 @@ def check_runners(rev: Revision) -> list[Diagnostic]:
     return diags
 
 
+def check_placement(rev: Revision) -> list[Diagnostic]:
+    """Multi-node configs the runner pool cannot hold, at the point's (or worker's) line."""
+    from sweepgate.core.placement import config_problems as placement_problems
+
+    runners = rev.runners.data if isinstance(rev.runners.data, dict) else {}
+    return [rev.owner[key].diag((key, *path), rule, f"{key}: {msg}", hint)
+            for key, config in rev.configs.items()
+            for path, rule, msg, hint in placement_problems(config, runners)]
+
+
 def check_revision(rev: Revision) -> None:
     """Raise one SweepgateError carrying every config and runner problem."""
     diags = check_masters(rev) + check_runners(rev)
+    if not diags:
+        diags = check_placement(rev)
     if rev.cache is not None:
         rev.cache.flush({doc.path: set((doc.blocks or {}).values()) for doc in rev.masters})
     if diags:
