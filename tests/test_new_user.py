@@ -179,3 +179,19 @@ def test_every_entry_point_is_executable_in_git_and_has_a_shebang():
 def test_scripts_run_by_path(script):
     proc = subprocess.run([str(ROOT / script), "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith("usage:"), proc.stderr
+
+
+# --------------------------------------------------------------------------- item 6: README commands
+
+
+def test_readme_benchmark_commands_name_paths_that_work_from_anywhere():
+    readme = (ROOT / "README.md").read_text()
+    check = next(line for line in readme.splitlines() if "check.py" in line and "--python" in line)
+    python = check.split("--python", 1)[1].split()[0].strip('`"():')
+    assert python.startswith("$PWD/"), f"check.py runs --python from another directory: {check}"
+    for script in ("gate_corpus.py", "corpus_speed.py"):
+        proc = subprocess.run([str(ROOT / "tests" / "bench" / script), "--help"], cwd="/",
+                              env={**os.environ, "COLUMNS": "200"}, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        source = (ROOT / "tests" / "bench" / script).read_text()
+        assert '"/tmp/' not in source and "shared\" / \"corpus" in source, script

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measure `sweepgate validate` on real main-branch history.
 
-    python tests/bench/gate_corpus.py [--corpus /tmp/sc/corpus] [--repository SemiAnalysisAI/InferenceX] [-v]
+    tests/bench/gate_corpus.py [--corpus ../shared/corpus] [--repository SemiAnalysisAI/InferenceX] [-v]
 
 Clones the corpus's bare repository into a temporary directory, then runs the gate
 (in process, no --pr-number, as a push to main) on every `main-*` case of cases.tsv:
@@ -23,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "utils"))
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
 
 from sweepgate.core.errors import SweepgateError  # noqa: E402
 from sweepgate.core.gate import GateOptions, validate  # noqa: E402
@@ -31,7 +32,8 @@ from sweepgate.core.load import Git  # noqa: E402
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", default="/tmp/sc/corpus")
+    parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
+                        help="the history corpus (default: ../shared/corpus beside the repository)")
     parser.add_argument("--repository", default="SemiAnalysisAI/InferenceX")
     parser.add_argument("--prefix", default="main-", help="which cases (by name prefix)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every diagnostic")
