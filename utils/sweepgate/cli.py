@@ -21,7 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "changelog": ("sweepgate.commands.changelog", "add, rebase or canonicalize changelog entries"),
     "ci": ("sweepgate.commands.ci", "CI helpers: decide what a workflow event runs, split the matrix"),
     "plan": ("sweepgate.commands.plan", "what a PR will run, what it costs, and what it forgot"),
-    "rehearse": ("sweepgate.rehearsal.runner", "run one matrix row's benchmark script without a GPU"),
+    "rehearse": ("sweepgate.commands.rehearse", "run one matrix row's benchmark script without a GPU"),
+    "results": ("sweepgate.commands.results", "ingest job outputs into the results store, show them"),
 }
 
 

@@ -1,0 +1,35 @@
+"""`sweepgate results SUBCOMMAND`: ingest job outputs, show what is stored (CONTRACTS section 8).
+
+Each subcommand is a module with ``add_arguments(parser)`` and ``run(args) -> int``,
+listed in SUBCOMMANDS; adding one (``compare``) is one line here.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+# subcommand -> (module, one-line help)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "ingest": ("sweepgate.commands.results_ingest", "store job outputs (and their .job.json) as normalized results"),
+    "show": ("sweepgate.commands.results_show", "print stored results, one line per point"),
+}
+
+
+def add_arguments(parser) -> None:
+    sub = parser.add_subparsers(dest="results_command", metavar="SUBCOMMAND", required=True)
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        mod = importlib.import_module(module)
+        mod.add_arguments(p)
+        p.set_defaults(_results_module=mod)
+
+
+def add_db_argument(parser) -> None:
+    """``--db URL``, shared by every results subcommand."""
+    parser.add_argument("--db", metavar="URL",
+                        help="database URL (default: $SWEEPGATE_DB, else sqlite:///<repo>/.sweepgate/results.db; "
+                             "postgresql+psycopg://... for PostgreSQL)")
+
+
+def run(args) -> int:
+    return args._results_module.run(args)

@@ -1,0 +1,74 @@
+"""`sweepgate results ingest [--db URL] PATH...`: job outputs -> the results store."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from sweepgate.core.errors import emit, fail
+
+PROGRESS_MIN_FILES = 20
+
+
+def add_arguments(parser) -> None:
+    from sweepgate.commands.results import add_db_argument
+
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="result files or folders (walked)")
+    add_db_argument(parser)
+    parser.add_argument("--row", metavar="FILE", help="the matrix row (JSON) of an output that has no .job.json")
+    parser.add_argument("--run-id", metavar="ID", help="with --row: the run the output belongs to")
+    parser.add_argument("--ref", metavar="REF", help="with --row: the git ref it ran on")
+    parser.add_argument("--attempt", type=int, metavar="N", help="with --row: the run attempt (default 1)")
+    parser.add_argument("--config-key", metavar="KEY", help="with --row: the master-config key of the row")
+    parser.add_argument("--jsonl", metavar="FILE", help="also write the normalized records as JSON lines to FILE")
+
+
+def _given(args):
+    from sweepgate.results.ingest import Given
+    from sweepgate.results import jsonio
+
+    if args.row is None:
+        if args.run_id or args.ref or args.attempt or args.config_key:
+            raise fail("--row", 0, "--run-id/--ref/--attempt/--config-key describe a --row",
+                       "pass --row FILE with them, or drop them and use the outputs' .job.json")
+        return None
+    if not args.run_id or not args.ref:
+        raise fail("--row", 0, "--row needs --run-id and --ref", "pass --row FILE --run-id ID --ref REF")
+    if args.attempt is not None and args.attempt < 1:
+        raise fail("--attempt", 0, f"{args.attempt} is not a run attempt", "attempts count from 1")
+    try:
+        row = jsonio.loads(Path(args.row).read_text(encoding="utf-8"), args.row)
+    except OSError as exc:
+        raise fail(args.row, 0, f"cannot read: {exc.strerror}", "pass the job's matrix row as a JSON file") from None
+    if not isinstance(row, dict):
+        raise fail(args.row, 1, "a matrix row is a JSON object", "pass one row, not a list")
+    return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key)
+
+
+def _progress(total: int):
+    """A rich progress bar on a terminal for many files; None otherwise."""
+    if total < PROGRESS_MIN_FILES or not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+    from rich.progress import track
+
+    console = Console(file=sys.stderr)
+    return lambda files: track(files, description="ingesting", console=console, transient=True)
+
+
+def run(args) -> int:
+    from sweepgate.results import ingest, store
+
+    given = _given(args)
+    files = ingest.collect(args.paths)
+    with store.open_store(args.db) as st:
+        outcome = ingest.ingest([str(f) for f in files], st, given, _progress(len(files)))
+        where = store.display_url(st.url)
+    if args.jsonl:
+        Path(args.jsonl).write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in outcome.records),
+                                    encoding="utf-8")
+    if outcome.problems:
+        emit(outcome.problems)
+    print(f"ingested {outcome.results} results ({outcome.new} new) into {where}")
+    return 1 if outcome.problems else 0

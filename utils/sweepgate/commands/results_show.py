@@ -1,0 +1,31 @@
+"""`sweepgate results show [--run ID | --key KEY] [--json]`: stored results, one line per point."""
+
+from __future__ import annotations
+
+import sys
+
+
+def add_arguments(parser) -> None:
+    from sweepgate.commands.results import add_db_argument
+
+    add_db_argument(parser)
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--run", metavar="ID", help="the results of one run (its newest attempt per point)")
+    which.add_argument("--key", metavar="KEY", help="the newest result of each point of one config key")
+    parser.add_argument("--json", action="store_true", help="print the records as JSON")
+
+
+def run(args) -> int:
+    from sweepgate.results import show, store
+
+    with store.open_store(args.db) as st:
+        if args.run:
+            records, title = st.run_results(args.run), f"run {args.run}"
+        else:
+            records, title = st.latest_per_point(args.key), (f"config key {args.key}" if args.key else "all points")
+    records = show.one_per_point(records)
+    if args.json:
+        print(show.as_json(records))
+    else:
+        show.table(records, sys.stdout, f"{title}: {len(records)} points")
+    return 0

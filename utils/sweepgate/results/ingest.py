@@ -1,0 +1,155 @@
+"""`results ingest`: raw job outputs (and their sidecars) -> normalized records -> the store.
+
+One transaction per file, so a refused file leaves nothing behind and every
+other file is still stored. Folders are walked for ``*.json``, ``*.jsonl`` and
+``*.csv`` (which of those is a result is decided by content); a CSV export
+beside a JSON export of the same name is the same run and is skipped; a
+``.job.json`` without an output (the script died first) becomes a failure record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from sweepgate.core.errors import SweepgateError, fail
+from sweepgate.results import normalize, sidecar, sniff
+from sweepgate.results import record as R
+from sweepgate.results.formats import gpu_metrics
+from sweepgate.results.measurement import Measurement
+
+WALKED_SUFFIXES = (".json", ".jsonl", ".csv")
+OUTPUT_SUFFIXES = (".json", ".jsonl", ".csv")
+
+
+@dataclasses.dataclass
+class Given:
+    """``--row FILE --run-id ID --ref REF [--attempt N] [--config-key KEY]`` for outputs without a sidecar."""
+
+    row: dict | None = None
+    run_id: str | None = None
+    ref: str | None = None
+    attempt: int | None = None
+    config_key: str | None = None
+
+
+@dataclasses.dataclass
+class Outcome:
+    results: int = 0
+    new: int = 0
+    records: list = dataclasses.field(default_factory=list)
+    problems: list = dataclasses.field(default_factory=list)
+
+
+def _outputs_of(folder: Path) -> list[Path]:
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in WALKED_SUFFIXES)
+    names = set(files)
+    return [p for p in files
+            if not (p.suffix == ".csv" and p.with_suffix(".json") in names)]
+
+
+def collect(paths: list[str]) -> list[Path]:
+    """Every file to ingest: given files as they are, folders walked."""
+    out: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            out.extend(_outputs_of(path))
+        elif path.is_file():
+            out.append(path)
+        else:
+            raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
+    seen, unique = set(), []
+    for p in out:
+        if sidecar.is_sidecar(p):
+            p = _output_for(p) or p
+        if p.resolve() not in seen:
+            seen.add(p.resolve())
+            unique.append(p)
+    return unique
+
+
+def _output_for(side: Path) -> Path | None:
+    stem = sidecar.result_name(side)
+    return next((side.with_name(stem + s) for s in OUTPUT_SUFFIXES if side.with_name(stem + s).is_file()), None)
+
+
+def _job(output: Path, content: bytes, given: Given | None) -> tuple[sidecar.Job, str]:
+    side = sidecar.sidecar_path(output)
+    if side.is_file():
+        return sidecar.read(side), sidecar.result_name(side)
+    if given and given.row is not None:
+        job = sidecar.local_job(content, given.row, **{R.RUN_ID: given.run_id, R.REF: given.ref,
+                                                       R.ATTEMPT: given.attempt, R.CONFIG_KEY: given.config_key})
+        return job, output.name
+    return sidecar.local_job(content), output.name
+
+
+def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
+    start = job.get(R.STARTED) or m.fields.get(R.STARTED)
+    end = job.get(R.FINISHED) or m.fields.get(R.FINISHED)
+    return (gpu_metrics.parse_time(start) if start else None, gpu_metrics.parse_time(end) if end else None)
+
+
+def _energy(output: Path, job: dict, m: Measurement) -> float | None:
+    csv_path = output.with_name(gpu_metrics.FILENAME)
+    start, end = _window(job, m)
+    if not csv_path.is_file() or start is None or end is None:
+        return None
+    try:
+        series = gpu_metrics.samples(csv_path.read_text(encoding="utf-8", errors="replace"), str(csv_path))
+    except (SweepgateError, StopIteration):
+        return None
+    return gpu_metrics.energy_j(series, start, end)
+
+
+def records_of(output: Path, given: Given | None = None) -> list[dict]:
+    """The normalized records of one output file (refuses with a diagnostic)."""
+    try:
+        content = output.read_bytes()
+        text = content.decode("utf-8")
+    except OSError as exc:
+        raise fail(str(output), 0, f"cannot read: {exc.strerror}", "check the path and its permissions") from None
+    except UnicodeDecodeError as exc:
+        raise fail(str(output), 0, f"not UTF-8 text (byte {exc.start})", "pass a client's JSON/JSONL/CSV output") from None
+    measurements = sniff.parse_text(text, str(output))
+    job, name = _job(output, content, given)
+    many = len(measurements) > 1 or any(m.line for m in measurements)
+    return [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, _energy(output, job.job, m))
+            for m in measurements]
+
+
+def orphan_record(side: Path) -> list[dict]:
+    """A sidecar whose job left no output: a failure (or cancelled) record with no metrics."""
+    job = sidecar.read(side)
+    status = job.job[R.STATUS] if job.job[R.STATUS] != "success" else "failure"
+    job.job[R.STATUS] = status
+    m = Measurement("job-sidecar", "none")
+    return [normalize.build(m, job, str(side), sidecar.result_name(side))]
+
+
+def _file_records(path: Path, given: Given | None) -> list[dict] | None:
+    if sidecar.is_sidecar(path):
+        return None if _output_for(path) else orphan_record(path)
+    try:
+        return records_of(path, given)
+    except sniff.Auxiliary:
+        return None
+
+
+def ingest(paths: list[str], store, given: Given | None = None, progress=None) -> Outcome:
+    """Ingest every file under ``paths`` into ``store``; refused files become ``problems``."""
+    files = collect(paths)
+    outcome = Outcome()
+    for path in progress(files) if progress else files:
+        try:
+            records = _file_records(path, given)
+        except SweepgateError as exc:
+            outcome.problems.extend(exc.diagnostics)
+            continue
+        if not records:
+            continue
+        outcome.new += store.add(records)  # a store failure stops the ingest (StoreError)
+        outcome.results += len(records)
+        outcome.records.extend(records)
+    return outcome

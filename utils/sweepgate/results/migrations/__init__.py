@@ -1,0 +1,1 @@
+"""Alembic migrations of the results store, run programmatically by ``store.open_store``."""

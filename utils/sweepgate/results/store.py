@@ -1,0 +1,274 @@
+"""The results store: SQLAlchemy Core over SQLite (default) or PostgreSQL.
+
+API for other commands (``results show``, ``results compare``); every query
+returns plain record dicts (``record.py`` names, ``result.schema.json``)::
+
+    with open_store(url) as st:          # url None -> SWEEPGATE_DB -> sqlite:///<repo>/.sweepgate/results.db
+        st.add(records)                  # one transaction; returns how many were new
+        st.run_results("123456")         # every record of a run (all attempts)
+        st.last_runs("refs/heads/main", point, n=5)  # newest first, one per run
+        st.history(point)                # oldest first
+        st.latest_per_point(config_key=None)
+
+A ``point`` is a dict over ``record.POINT_IDENTITY`` (POINT plus the recipe
+identity); keys it omits are not matched. Rows are unique on (run-id, attempt,
+result-filename): adding a record twice keeps one row; a retried attempt is a
+new row. The schema is migrated with Alembic (shipped in the package) on open.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.results import record as R
+
+DB_ENV = "SWEEPGATE_DB"
+DEFAULT_DIR = ".sweepgate"
+DEFAULT_FILE = "results.db"
+KEY = (R.RUN_ID, R.ATTEMPT, R.RESULT_FILENAME)
+# Typed columns: identity and provenance (strings / integers) and the main metrics.
+STRING_FIELDS = (R.RECIPE_FINGERPRINT, R.CONFIG_KEY, R.EXP_NAME, R.MODEL, R.PRECISION, R.FRAMEWORK, R.RUNNER,
+                 R.RUNNER_NAME, R.HARDWARE, R.SCENARIO, R.TOPOLOGY, R.SPEC_DECODING, R.KV_OFFLOADING,
+                 R.KV_OFFLOAD_BACKEND, R.IMAGE, R.COMMIT, R.REF, R.STARTED, R.FINISHED, R.STATUS, R.CLIENT,
+                 R.SOURCE_FORMAT)
+INTEGER_FIELDS = (R.ISL, R.OSL, R.CONC, R.GPUS)
+METRIC_FIELDS = (R.OUTPUT_TPUT_PER_GPU, R.INPUT_TPUT_PER_GPU, R.TPUT_PER_GPU, R.INTERACTIVITY, R.SUCCESS_RATE,
+                 R.REQUEST_THROUGHPUT, R.OUTPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT,
+                 *(R.latency_name(lat, "p50") for lat in R.LATENCIES),
+                 R.latency_name("ttft", "p99"), R.latency_name("tpot", "p99"), R.latency_name("e2el", "p99"),
+                 R.ENERGY_PER_OUTPUT_TOKEN_J)
+INGESTED_AT = "ingested_at"
+
+
+def column(field: str) -> str:
+    """Record field -> column name: ``config-key`` -> ``config_key``."""
+    return field.replace("-", "_")
+
+
+metadata = sa.MetaData()
+results = sa.Table(
+    "results", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(column(R.RUN_ID), sa.String(200), nullable=False),
+    sa.Column(column(R.ATTEMPT), sa.Integer, nullable=False),
+    sa.Column(column(R.RESULT_FILENAME), sa.String(500), nullable=False),
+    *(sa.Column(column(f), sa.String(500)) for f in STRING_FIELDS),
+    sa.Column(INGESTED_AT, sa.String(500)),
+    *(sa.Column(column(f), sa.Integer) for f in INTEGER_FIELDS),
+    sa.Column(column(R.REHEARSAL), sa.Boolean, nullable=False),
+    *(sa.Column(column(f), sa.Float) for f in METRIC_FIELDS),
+    sa.Column("record", sa.JSON, nullable=False),
+    sa.UniqueConstraint(*(column(f) for f in KEY), name="uq_results_job"),
+    sa.Index("ix_results_run", column(R.RUN_ID)),
+    sa.Index("ix_results_point", *(column(f) for f in R.POINT)),
+    sa.Index("ix_results_ref", column(R.REF)),
+)
+
+
+def repo_root(start: Path | None = None) -> Path:
+    """The enclosing git work tree (a ``.git`` entry), else the start folder."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
+def default_url(root: Path | None = None) -> str:
+    return f"sqlite:///{repo_root(root) / DEFAULT_DIR / DEFAULT_FILE}"
+
+
+def resolve_url(url: str | None, root: Path | None = None) -> str:
+    """--db, else $SWEEPGATE_DB, else the repository's ``.sweepgate/results.db``."""
+    return url or os.environ.get(DB_ENV) or default_url(root)
+
+
+def display_url(url: str) -> str:
+    try:
+        return sa.engine.make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        return url
+
+
+def _fast_sqlite(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")   # commits without an fsync each
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def _engine(url: str) -> sa.Engine:
+    try:
+        parsed = sa.engine.make_url(url)
+        engine = sa.create_engine(parsed)
+    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
+        raise fail(display_url(url), 0, f"not a database URL: {exc}",
+                   "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB") from None
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and url == default_url() and not Path(parsed.database).parent.exists():
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        sa.event.listen(engine, "connect", _fast_sqlite)
+    return engine
+
+
+def _migrate(engine: sa.Engine) -> None:
+    """Bring the schema to the newest revision (Alembic, scripts shipped in the package)."""
+    from alembic import command
+    from alembic.config import Config
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option("script_location", "sweepgate.results:migrations")
+    head = ScriptDirectory.from_config(cfg).get_current_head()
+    with engine.begin() as conn:
+        if MigrationContext.configure(conn).get_current_revision() == head:
+            return
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+class StoreError(SweepgateError):
+    """The database itself failed (not one input file): ingest stops at the first."""
+
+
+def fail(where: str, line: int, message: str, hint: str) -> StoreError:
+    return StoreError(Diagnostic(where, line, 0, "results-store", message, hint))
+
+
+def database_error(url: str, exc: Exception) -> StoreError:
+    """A database failure as one diagnostic line."""
+    detail = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
+    return fail(display_url(url), 0, f"database: {detail}",
+                "check that the database exists and is writable, or pass another --db URL")
+
+
+def _point_filter(point: dict) -> list:
+    clauses = []
+    for field in R.POINT_IDENTITY:
+        if field in point:
+            col = results.c[column(field)]
+            clauses.append(col.is_(None) if point[field] is None else col == point[field])
+    return clauses
+
+
+def _order_newest():
+    return (sa.func.coalesce(results.c.finished, results.c.started, results.c.ingested_at).desc(),
+            results.c.id.desc())
+
+
+class Store:
+    """An open results database (use ``open_store``)."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.engine = _engine(url)
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.engine.dispose()
+
+    def _row(self, rec: dict, ingested_at: str) -> dict:
+        row = {column(f): rec.get(f) for f in (*KEY, *STRING_FIELDS, *INTEGER_FIELDS, R.REHEARSAL)}
+        row.update({column(f): rec[R.METRICS].get(f) for f in METRIC_FIELDS})
+        row.update({INGESTED_AT: ingested_at, "record": rec})
+        return row
+
+    def _insert(self, conn, rows: list[dict]) -> int:
+        dialect = self.engine.dialect.name
+        if dialect in ("sqlite", "postgresql"):
+            from sqlalchemy.dialects import postgresql, sqlite
+
+            module = sqlite if dialect == "sqlite" else postgresql
+            stmt = module.insert(results).on_conflict_do_nothing(index_elements=[column(f) for f in KEY])
+            return sum(conn.execute(stmt, row).rowcount for row in rows)
+        new = 0
+        for row in rows:
+            match = sa.and_(*(results.c[column(f)] == row[column(f)] for f in KEY))
+            if conn.execute(sa.select(results.c.id).where(match)).first() is None:
+                conn.execute(results.insert(), row)
+                new += 1
+        return new
+
+    def add(self, records: list[dict]) -> int:
+        """Store ``records`` in one transaction (all or none); returns how many were new."""
+        stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        rows = [self._row(rec, stamp) for rec in records]
+        try:
+            with self.engine.begin() as conn:
+                return self._insert(conn, rows)
+        except sa.exc.SQLAlchemyError as exc:
+            raise database_error(self.url, exc) from None
+
+    def _records(self, query) -> list[dict]:
+        try:
+            with self.engine.connect() as conn:
+                return [dict(r.record) for r in conn.execute(query)]
+        except sa.exc.SQLAlchemyError as exc:
+            raise database_error(self.url, exc) from None
+
+    def run_results(self, run_id: str, attempt: int | None = None) -> list[dict]:
+        """Every record of run ``run_id`` (one attempt, or all), by config key, hardware, conc."""
+        query = sa.select(results.c.record).where(results.c.run_id == str(run_id))
+        if attempt is not None:
+            query = query.where(results.c.attempt == attempt)
+        return self._records(query.order_by(results.c.config_key, results.c.hardware, results.c.conc,
+                                            results.c.attempt, results.c.id))
+
+    def last_runs(self, ref: str, point: dict, n: int = 5, *, include_rehearsals: bool = False) -> list[dict]:
+        """The newest record of ``point`` from each of the last ``n`` runs on ``ref``, newest first."""
+        query = sa.select(results.c.record, results.c.run_id).where(results.c.ref == ref, *_point_filter(point))
+        if not include_rehearsals:
+            query = query.where(results.c.rehearsal.is_(False))
+        out, seen = [], set()
+        for rec in self._records(query.order_by(*_order_newest())):
+            if rec[R.RUN_ID] not in seen:
+                seen.add(rec[R.RUN_ID])
+                out.append(rec)
+            if len(out) == n:
+                break
+        return out
+
+    def history(self, point: dict) -> list[dict]:
+        """Every record of ``point`` on every ref, oldest first."""
+        query = sa.select(results.c.record).where(*_point_filter(point))
+        return list(reversed(self._records(query.order_by(*_order_newest()))))
+
+    def records(self, *, config_key: str | None = None, ref: str | None = None) -> list[dict]:
+        """Every record (optionally of one config key / ref), newest first."""
+        query = sa.select(results.c.record)
+        if config_key is not None:
+            query = query.where(results.c.config_key == config_key)
+        if ref is not None:
+            query = query.where(results.c.ref == ref)
+        return self._records(query.order_by(*_order_newest()))
+
+    def latest_per_point(self, config_key: str | None = None) -> list[dict]:
+        """The newest record of each point (POINT_IDENTITY plus the result's own name)."""
+        out, seen = [], set()
+        for rec in self.records(config_key=config_key):
+            key = tuple(str(rec.get(f)) for f in R.POINT_IDENTITY)
+            if all(rec.get(f) is None for f in R.POINT_IDENTITY):
+                key += (rec.get(R.RESULT_FILENAME), rec.get(R.RUN_ID))
+            if key not in seen:
+                seen.add(key)
+                out.append(rec)
+        return out
+
+
+def open_store(url: str | None = None, root: Path | None = None) -> Store:
+    """Open (creating and migrating as needed) the store at ``url`` (see ``resolve_url``)."""
+    store = Store(resolve_url(url, root))
+    try:
+        _migrate(store.engine)
+    except (sa.exc.SQLAlchemyError, OSError) as exc:
+        store.engine.dispose()
+        raise database_error(store.url, exc) from None
+    return store
