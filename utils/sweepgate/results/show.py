@@ -32,7 +32,7 @@ def one_per_point(records: list[dict]) -> list[dict]:
     best: dict[tuple, dict] = {}
     for rec in records:
         key = tuple(str(rec.get(f)) for f in R.POINT_IDENTITY) + (rec.get(R.RUN_ID),)
-        if all(rec.get(f) is None for f in R.POINT_IDENTITY):
+        if rec.get(R.CONFIG_KEY) is None:  # outputs ingested without a job: each its own point
             key += (rec.get(R.RESULT_FILENAME),)
         if key not in best or (rec.get(R.ATTEMPT) or 0) > (best[key].get(R.ATTEMPT) or 0):
             best[key] = rec

@@ -255,7 +255,7 @@ class Store:
         out, seen = [], set()
         for rec in self.records(config_key=config_key):
             key = tuple(str(rec.get(f)) for f in R.POINT_IDENTITY)
-            if all(rec.get(f) is None for f in R.POINT_IDENTITY):
+            if rec.get(R.CONFIG_KEY) is None:  # outputs ingested without a job: each its own point
                 key += (rec.get(R.RESULT_FILENAME), rec.get(R.RUN_ID))
             if key not in seen:
                 seen.add(key)
