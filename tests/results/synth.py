@@ -29,7 +29,7 @@ def make(run: str, key: str, conc: int, metrics: dict, *, ref: str = MAIN, day: 
     return {R.CONFIG_KEY: key, R.HARDWARE: hardware, R.SCENARIO: "fixed-seq-len", R.ISL: isl, R.OSL: 1024,
             R.CONC: conc, R.MODEL: "deepseek-ai/DeepSeek-R1-0528", R.PRECISION: "fp8", R.FRAMEWORK: "vllm",
             R.IMAGE: image, R.TP: 8, R.EP: 1, R.RECIPE_FINGERPRINT: f"fp-{key}-{image}",
-            R.RUN_ID: run, R.ATTEMPT: 1, R.REF: ref, R.FINISHED: f"2026-11-{day:02d}T12:00:00Z",
+            R.RESULT_FILENAME: f"{key}_{hardware}_isl{isl}_conc{conc}", R.RUN_ID: run, R.ATTEMPT: 1, R.REF: ref, R.FINISHED: f"2026-11-{day:02d}T12:00:00Z",
             R.STATUS: "success", R.REHEARSAL: rehearsal, R.METRICS: dict(metrics)}
 
 

@@ -66,11 +66,12 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     """(the run's records, the baseline's records), from where the flags say."""
     from sweepgate.results import source, store_adapter
 
-    url = source.database_url(args.db)
-    pr = store_adapter.run_records(url, args.run)
+    from_files = args.baseline_jsonl or args.baseline_artifacts
+    pr, baseline, shown = store_adapter.from_store(args.db, args.run, None if from_files else args.baseline_ref,
+                                                   args.window)
     if not pr:
-        raise _usage(f"run '{args.run}' has no results in {store_adapter.describe(url)}",
-                     "ingest the run first (`sweepgate results ingest`) or check --run and --db")
+        raise _usage(f"run '{args.run}' has no results in {shown}",
+                     "ingest the run first (`sweepgate results ingest`), or check --run and --db")
     if args.baseline_jsonl:
         return pr, source.records_from_jsonl(args.baseline_jsonl)
     if args.baseline_artifacts:
@@ -80,7 +81,7 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
                          "set both, or pass --db with a database that holds the baseline")
         return pr, source.records_from_artifacts(args.repository, token, source.branch_of(args.baseline_ref),
                                                  args.window, api_url=args.github_api_url)
-    return pr, store_adapter.baseline_records(url, args.baseline_ref, pr, args.window)
+    return pr, baseline
 
 
 def run(args) -> int:

@@ -8,7 +8,6 @@ they came from.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from pathlib import Path
 
@@ -95,7 +94,3 @@ def config_thresholds(start: str = ".") -> dict[str, dict]:
         raise SweepgateError(problems)
     return out
 
-
-def database_url(given: str | None) -> str | None:
-    """--db, else SWEEPGATE_DB, else None (the store's default applies)."""
-    return given or os.environ.get("SWEEPGATE_DB") or None

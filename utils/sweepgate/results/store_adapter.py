@@ -1,0 +1,39 @@
+"""The store, as `results compare` needs it: a run's records and each of its points' baselines.
+
+A thin layer over ``store.Store`` (owned by `results ingest`/`show`), so ``compare``
+keeps working on plain record lists.
+"""
+
+from __future__ import annotations
+
+from sweepgate.results import record as R
+
+
+def point_dict(rec: dict) -> dict:
+    """The store's point filter for a record: every POINT_IDENTITY field, None included."""
+    return {name: rec.get(name) for name in R.POINT_IDENTITY}
+
+
+def from_store(url: str | None, run: str, baseline_ref: str | None, window: int) -> tuple[list[dict], list[dict], str]:
+    """(the run's records, their baseline on ``baseline_ref`` or [] when None, the database shown to a user).
+
+    Rehearsal results count as baseline only for a rehearsal run (so a rehearsal never
+    judges a GPU run, and the example's generated history can judge its rehearsal).
+    """
+    from sweepgate.results import store
+
+    with store.open_store(url) as st:
+        shown = store.display_url(st.url)
+        pr = st.run_results(run)
+        if not pr or baseline_ref is None:
+            return pr, [], shown
+        rehearsal = any(r.get(R.REHEARSAL) for r in pr)
+        baseline, seen = [], set()
+        for rec in pr:
+            point = point_dict(rec)
+            key = tuple(point.values())
+            if key not in seen:
+                seen.add(key)
+                # one more than the window: the run itself may be on the baseline ref (compare drops it)
+                baseline += st.last_runs(baseline_ref, point, window + 1, include_rehearsals=rehearsal)
+        return pr, baseline, shown
