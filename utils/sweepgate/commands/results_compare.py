@@ -24,8 +24,9 @@ COMMENT_LIMIT = 65_000           # characters; GitHub caps a comment at 65,536
 def add_arguments(parser) -> None:
     from sweepgate.results import compare as C
 
-    parser.add_argument("--db", default=None, metavar="URL",
-                        help="results database (default: $SWEEPGATE_DB, else sqlite:///.sweepgate/results.db)")
+    from sweepgate.commands.results import add_db_argument
+
+    add_db_argument(parser)
     parser.add_argument("--run", required=True, metavar="RUN-ID", help="the run to judge")
     parser.add_argument("--baseline-ref", default=C.DEFAULT_BASELINE_REF, metavar="REF",
                         help=f"compare with runs on this ref (default: {C.DEFAULT_BASELINE_REF})")
