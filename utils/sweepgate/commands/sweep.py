@@ -47,14 +47,15 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
 
 
 def _usage(message: str, hint: str):
-    from sweepgate.core.errors import Diagnostic, SweepgateError
+    from sweepgate.core.sweep import usage_error
 
-    return SweepgateError(Diagnostic("sweepgate", 0, 0, "usage", message, hint))
+    return usage_error(message, hint)
 
 
 def sweep_rows(args, rev) -> list[dict]:
     """Rows for a full-sweep or test-config invocation over a checked revision."""
     from sweepgate.core.expand import Filters, expand_config, seq_len_from_name
+    from sweepgate.core.sweep import resolve_patterns
 
     configs, runners = rev.configs, rev.runners.data
     labels = runners.get(F.LABELS) or {}
@@ -105,28 +106,6 @@ def sweep_rows(args, rev) -> list[dict]:
             flt.runner_values = matches
         rows.extend(expand_config(key, config, runners, flt, rev.where(key)))
     return rows
-
-
-def resolve_patterns(patterns: list[str], configs: dict) -> list[str]:
-    """Config keys for exact names and glob patterns, in order, deduplicated."""
-    import fnmatch
-
-    out: dict[str, None] = {}
-    for pattern in patterns:
-        if "*" in pattern or "?" in pattern:
-            matched = fnmatch.filter(list(configs), pattern)
-            if not matched:
-                raise _usage(f"pattern '{pattern}' matches no config key", "check the key names in configs/")
-            out.update(dict.fromkeys(matched))
-        elif pattern in configs:
-            out[pattern] = None
-        else:
-            import difflib
-
-            close = difflib.get_close_matches(pattern, list(configs), n=3)
-            raise _usage(f"config key '{pattern}' not found",
-                         f"did you mean {', '.join(close)}?" if close else "check the key names in configs/")
-    return list(out)
 
 
 def apply_evals(rows: list[dict], args) -> list[dict]:

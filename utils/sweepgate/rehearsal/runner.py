@@ -37,24 +37,6 @@ TRACE_TURNS = (
 )
 
 
-def add_arguments(parser) -> None:
-    parser.add_argument("--exp-name", help="matrix row to rehearse (its exp-name)")
-    parser.add_argument("--config-keys", nargs="+", metavar="KEY",
-                        help="only look at rows of these master-config keys")
-    parser.add_argument("--row-json", metavar="FILE",
-                        help="read rows from FILE (a row or a list of rows) instead of the configs")
-    parser.add_argument("--conc", type=int, help="pick the row with this concurrency "
-                        "(fixed-seq-len exp-names repeat across concurrencies)")
-    parser.add_argument("--runner-name", help="RUNNER_NAME for the job (default: <runner label>_00)")
-    parser.add_argument("--work-dir", metavar="DIR",
-                        help="where shims, logs and results go (default: a new temporary directory)")
-    parser.add_argument("--duration", type=int, metavar="SECONDS",
-                        help=f"replace the row's agentic duration (default: ${DURATION_ENV} or "
-                             f"{DEFAULT_DURATION_S})")
-    parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                        help="stop the script after this long (default %(default)s)")
-
-
 # --- finding the row -------------------------------------------------------------
 
 def load_rows(args, root: Path) -> tuple[list[dict], str]:
@@ -73,12 +55,9 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
         if not all(isinstance(r, dict) for r in rows):
             raise fail(str(path), 0, "rows must be JSON objects", "write one row object or a list of rows")
         return rows, str(path)
-    try:
-        from sweepgate.api import sweep_rows  # provided by the core package
-    except ImportError:
-        raise fail("utils/sweepgate/api.py", 0, "sweepgate.api.sweep_rows is not available in this checkout",
-                   "pass the row with --row-json FILE") from None
-    return list(sweep_rows(root, args.config_keys or None)), "configs/*-master.yaml"
+    from sweepgate.core.sweep import worktree_rows
+
+    return list(worktree_rows(root, args.config_keys or None)), "configs/*-master.yaml"
 
 
 def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | None) -> dict:
@@ -366,44 +345,32 @@ def _tail(path: Path, lines: int = 30) -> str:
         return ""
 
 
-def run(args) -> int:
-    from sweepgate.core.load import repo_root
+def prepare(work: Path, row: dict, runner_name: str, duration: int) -> tuple[dict, dict[str, Path]]:
+    """Shims, trace and result directory under ``work``; the job environment and the paths used."""
+    paths = {"shims": work / "shims", "results": work / "results", "log": work / "calls.jsonl",
+             "trace": work / "trace.jsonl", "out": work / "script.log"}
+    write_shims(paths["shims"])
+    write_trace(paths["trace"])
+    paths["results"].mkdir(parents=True, exist_ok=True)
+    if paths["log"].exists():
+        paths["log"].unlink()
+    env = build_env(row, runner_name, paths["results"], paths["shims"], paths["log"], paths["trace"], duration)
+    paths["result"] = paths["results"] / f"{env['RESULT_FILENAME']}.json"
+    return env, paths
 
-    root = Path(repo_root())
-    rows, source = load_rows(args, root)
-    row = select_row(rows, source, args.exp_name, args.conc)
-    required_fields(row, source)
-    runner_name = args.runner_name or default_runner_name(row)
-    gpu = gpu_family(runner_name)
-    script = resolve_script(root, row, gpu)
-    duration = rehearsal_duration(args)
 
-    work = make_work_dir(args.work_dir)
-    shim_dir, result_dir = work / "shims", work / "results"
-    log, trace, out_path = work / "calls.jsonl", work / "trace.jsonl", work / "script.log"
-    write_shims(shim_dir)
-    write_trace(trace)
-    result_dir.mkdir(parents=True, exist_ok=True)
-    if log.exists():
-        log.unlink()
-    env = build_env(row, runner_name, result_dir, shim_dir, log, trace, duration)
-    result_file = result_dir / f"{env['RESULT_FILENAME']}.json"
-
-    print(f"rehearse: {row.get(fields.EXP_NAME)} conc {row.get(fields.CONC)} on {runner_name} "
-          f"-> {script.relative_to(root)}")
-    print(f"rehearse: work dir {work}")
-    started = time.monotonic()
-    rc, timed_out = run_script(script, root, env, out_path, args.timeout)
-    elapsed = time.monotonic() - started
-    calls = read_calls(log)
+def verdict(row: dict, env: dict, paths: dict[str, Path], rc: int, timed_out: bool, timeout: int) -> list[str]:
+    """Every way the finished script fell short of a passing rehearsal."""
+    calls = read_calls(paths["log"])
     problems = []
     if timed_out:
-        problems.append(f"the script did not finish within {args.timeout}s")
+        problems.append(f"the script did not finish within {timeout}s")
     if rc != 0:
         problems.append(f"the script exited {rc}")
     leftovers = reap_leftovers(calls)
     if leftovers:
         problems.append("the script left running: " + "; ".join(leftovers))
+    result_file = paths["result"]
     if not result_file.is_file():
         problems.append(f"no result file {result_file}")
     else:
@@ -413,14 +380,37 @@ def run(args) -> int:
             problems.append(f"result file is not JSON: {exc.msg}")
     if rc == 0 and not timed_out:
         problems.extend(check_calls(row, env, calls))
+    return problems
 
+
+def rehearse(args) -> int:
+    """Rehearse the row ``args`` names (the flags of ``commands/rehearse``); 0 when it passes."""
+    from sweepgate.core.load import repo_root
+
+    root = Path(repo_root())
+    rows, source = load_rows(args, root)
+    row = select_row(rows, source, args.exp_name, args.conc)
+    required_fields(row, source)
+    runner_name = args.runner_name or default_runner_name(row)
+    script = resolve_script(root, row, gpu_family(runner_name))
+    duration = rehearsal_duration(args)
+    work = make_work_dir(args.work_dir)
+    env, paths = prepare(work, row, runner_name, duration)
+
+    print(f"rehearse: {row.get(fields.EXP_NAME)} conc {row.get(fields.CONC)} on {runner_name} "
+          f"-> {script.relative_to(root)}")
+    print(f"rehearse: work dir {work}")
+    started = time.monotonic()
+    rc, timed_out = run_script(script, root, env, paths["out"], args.timeout)
+    elapsed = time.monotonic() - started
+    problems = verdict(row, env, paths, rc, timed_out, args.timeout)
     if problems:
         print(f"rehearse: FAILED after {elapsed:.1f}s", file=sys.stderr)
         for p in problems:
             print(f"{script.relative_to(root)}: {p}", file=sys.stderr)
-        tail = _tail(out_path)
+        tail = _tail(paths["out"])
         if tail:
-            print(f"--- last lines of {out_path} ---\n{tail}", file=sys.stderr)
+            print(f"--- last lines of {paths['out']} ---\n{tail}", file=sys.stderr)
         return 1
-    print(f"rehearse: OK in {elapsed:.1f}s; result {result_file}")
+    print(f"rehearse: OK in {elapsed:.1f}s; result {paths['result']}")
     return 0

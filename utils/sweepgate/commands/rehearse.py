@@ -1,0 +1,32 @@
+"""`sweepgate rehearse`: run one matrix row's benchmark script on this machine, without a GPU.
+
+Declares the flags and calls ``rehearsal.runner.rehearse``.
+"""
+
+from __future__ import annotations
+
+from sweepgate.rehearsal.runner import DEFAULT_DURATION_S, DEFAULT_TIMEOUT_S, DURATION_ENV
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--exp-name", help="matrix row to rehearse (its exp-name)")
+    parser.add_argument("--config-keys", nargs="+", metavar="KEY",
+                        help="only look at rows of these master-config keys")
+    parser.add_argument("--row-json", metavar="FILE",
+                        help="read rows from FILE (a row or a list of rows) instead of the configs")
+    parser.add_argument("--conc", type=int, help="pick the row with this concurrency "
+                        "(fixed-seq-len exp-names repeat across concurrencies)")
+    parser.add_argument("--runner-name", help="RUNNER_NAME for the job (default: <runner label>_00)")
+    parser.add_argument("--work-dir", metavar="DIR",
+                        help="where shims, logs and results go (default: a new temporary directory)")
+    parser.add_argument("--duration", type=int, metavar="SECONDS",
+                        help=f"replace the row's agentic duration (default: ${DURATION_ENV} or "
+                             f"{DEFAULT_DURATION_S})")
+    parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                        help="stop the script after this long (default %(default)s)")
+
+
+def run(args) -> int:
+    from sweepgate.rehearsal.runner import rehearse
+
+    return rehearse(args)

@@ -1,0 +1,59 @@
+"""Sweep: every row of a revision's configs, or of the config keys (and glob patterns) asked for.
+
+What ``full-sweep``/``test-config`` and the rehearsal share; the flags live in
+``commands/sweep``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, SweepgateError
+
+
+def usage_error(message: str, hint: str) -> SweepgateError:
+    return SweepgateError(Diagnostic("sweepgate", 0, 0, "usage", message, hint))
+
+
+def resolve_patterns(patterns: list[str], configs: dict) -> list[str]:
+    """Config keys for exact names and glob patterns, in order, deduplicated."""
+    import fnmatch
+
+    out: dict[str, None] = {}
+    for pattern in patterns:
+        if "*" in pattern or "?" in pattern:
+            matched = fnmatch.filter(list(configs), pattern)
+            if not matched:
+                raise usage_error(f"pattern '{pattern}' matches no config key", "check the key names in configs/")
+            out.update(dict.fromkeys(matched))
+        elif pattern in configs:
+            out[pattern] = None
+        else:
+            import difflib
+
+            close = difflib.get_close_matches(pattern, list(configs), n=3)
+            raise usage_error(f"config key '{pattern}' not found",
+                              f"did you mean {', '.join(close)}?" if close else "check the key names in configs/")
+    return list(out)
+
+
+def worktree_rows(root, config_keys: list[str] | None = None) -> list[dict]:
+    """Every benchmark row of the working tree's configs (or of ``config_keys``), with fingerprints.
+
+    Raises SweepgateError when the configs do not pass their checks.
+    """
+    from sweepgate.core.check import check_revision
+    from sweepgate.core.expand import expand_config, fingerprint
+    from sweepgate.core.load import Git, load_revision
+
+    git = Git(os.fspath(root))
+    rev = load_revision(git, "WORKTREE", worktree=True)
+    check_revision(rev)
+    keys = resolve_patterns(config_keys, rev.configs) if config_keys else list(rev.configs)
+    rows = []
+    for key in keys:
+        for row in expand_config(key, rev.configs[key], rev.runners.data, None, rev.where(key)):
+            row[F.RECIPE_FINGERPRINT] = fingerprint(row)
+            rows.append(row)
+    return rows
