@@ -195,3 +195,31 @@ def test_readme_benchmark_commands_name_paths_that_work_from_anywhere():
         assert proc.returncode == 0, proc.stderr
         source = (ROOT / "tests" / "bench" / script).read_text()
         assert '"/tmp/' not in source and "shared\" / \"corpus" in source, script
+
+
+# --------------------------------------------------------------------------- item 7: exit codes
+
+
+@pytest.mark.parametrize("command", ["matrix", "plan", "validate"])
+def test_missing_base_ref_is_a_usage_error_everywhere(fleet, command):
+    proc = sg(fleet, command, "--head-ref", "HEAD")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("usage:") and "--base-ref" in proc.stderr.splitlines()[-1]
+
+
+def test_validate_staged_with_head_ref_is_a_usage_error(fleet):
+    assert sg(fleet, "validate", "--staged", "--head-ref", "HEAD").returncode == 2
+
+
+def test_exit_codes_bad_input_is_1_fail_on_is_3(fleet, tmp_path):
+    assert sg(fleet, "matrix", "--base-ref", "HEAD~1", "--head-ref", "nosuchref").returncode == 1
+    repo = tmp_path / "r"
+    repo.mkdir()
+    example.build_repo(str(repo))
+    script = next((repo / "benchmarks" / "single_node").rglob("*.sh"))
+    script.write_text(script.read_text() + "\n# touched\n")
+    git(repo, "commit", "-q", "-am", "script only")
+    plain = sg(repo, "plan", "--base-ref", "HEAD~1", "--head-ref", "HEAD")
+    assert plain.returncode == 0 and "changed" in plain.stderr + plain.stdout, plain.stderr
+    failing = sg(repo, "plan", "--base-ref", "HEAD~1", "--head-ref", "HEAD", "--fail-on-warning")
+    assert failing.returncode == 3 and failing.stdout == plain.stdout

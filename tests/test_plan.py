@@ -578,7 +578,7 @@ def test_fail_on_warning_and_text_output(fleet, monkeypatch, capsys):
     assert captured.out.startswith("plan: 0 benchmark jobs, 0.0 GPU-hours")
     assert f"changed {DSR1}: {DSR1_SCRIPT}" in captured.out
     assert f"{DSR1_SCRIPT}:1: benchmark script {DSR1_SCRIPT} changed" in captured.err
-    assert cli.main(args + ["--fail-on-warning"]) == 1
+    assert cli.main(args + ["--fail-on-warning"]) == 3  # the --fail-on-... exit code, not bad input
 
 
 def test_markdown_in_actions_writes_the_summary_once_and_annotates(fleet, monkeypatch, capsys, tmp_path):

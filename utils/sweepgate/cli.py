@@ -53,7 +53,7 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         if name == wanted:
             mod = importlib.import_module(module)
             mod.add_arguments(p) if name not in ("full-sweep", "test-config") else mod.add_arguments(p, name)
-            p.set_defaults(_module=mod)
+            p.set_defaults(_module=mod, _parser=p)  # _parser.error(): exit 2 for flag combinations
     return parser
 
 

@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--github-api-url", default=os.environ.get("GITHUB_API_URL") or None,
                         help="GitHub REST API base URL (default: $GITHUB_API_URL or https://api.github.com)")
     parser.add_argument("--fail-on-warning", action="store_true",
-                        help="exit 1 when the plan has warning-severity findings")
+                        help="exit 3 when the plan has warning-severity findings (after printing the plan)")
 
 
 def run(args) -> int:
@@ -65,7 +65,9 @@ def run(args) -> int:
     if args.comment:
         post_comment(plan, args)
     failing = [d for d in diagnostics if d.severity in ("warning", "error")]
-    return 1 if args.fail_on_warning and failing else 0
+    from sweepgate.core.errors import EXIT_FAIL_ON
+
+    return EXIT_FAIL_ON if args.fail_on_warning and failing else 0
 
 
 def write_step_summary(path: str, plan: dict) -> None:

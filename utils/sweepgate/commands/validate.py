@@ -13,7 +13,7 @@ import re
 import sys
 
 from sweepgate.core import fields as F
-from sweepgate.core.errors import Diagnostic, SweepgateError, emit
+from sweepgate.core.errors import emit
 from sweepgate.core.gate import GateOptions, validate
 
 
@@ -56,17 +56,16 @@ def default_staged_base(git) -> str:
 def run(args) -> int:
     from sweepgate.core.load import open_repo
 
+    if args.staged and args.head_ref:
+        args._parser.error("--staged validates the working tree; drop --head-ref, or drop --staged")
     git = open_repo()
     if args.staged:
-        if args.head_ref:
-            raise SweepgateError(Diagnostic("--head-ref", 0, 0, "usage", "--staged validates the working tree",
-                                            "drop --head-ref, or drop --staged"))
         base = args.base_ref or default_staged_base(git)
     else:
         if not args.base_ref or not args.head_ref:
-            raise SweepgateError(Diagnostic("sweepgate validate", 0, 0, "usage",
-                                            "--base-ref and --head-ref are required",
-                                            "pass both, or --staged to check the working tree"))
+            # The same exit (2, argparse's usage line) as matrix and plan, whose flags are required.
+            args._parser.error("the following arguments are required: --base-ref, --head-ref "
+                               "(or --staged to check the working tree)")
         base = args.base_ref
     opts = GateOptions(changelog=args.changelog_file, pr_number=args.pr_number, repository=args.repository,
                        all_evals=args.all_evals, evals_only=args.evals_only, worktree=args.staged)

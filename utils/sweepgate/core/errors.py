@@ -7,6 +7,13 @@ import sys
 from collections.abc import Callable, Iterable
 
 
+# Exit codes, the same for every command (README "Exit codes").
+EXIT_OK = 0          # success
+EXIT_BAD_INPUT = 1   # bad input or a failed check: diagnostics were printed
+EXIT_USAGE = 2       # argument syntax only (argparse)
+EXIT_FAIL_ON = 3     # a --fail-on-... condition was met; the output itself is complete
+
+
 class Diagnostic:
     """One problem at one place. ``line``/``col`` are 1-based; 0 means unknown."""
 
