@@ -18,6 +18,7 @@ from benchlib_helpers import (  # noqa: E402
     LIB, HttpServer, alive, bash, kill_quietly, wait_for_file, wait_until_dead)
 
 FLAG_SETS = ["-eux", "-ux", "-x", "-e", "+eux"]
+LIB_PARTS = [LIB, *sorted((LIB.parent / "lib").glob("*.sh"))]
 
 
 def _rc(out: str, tag: str = "rc") -> int:
@@ -590,7 +591,7 @@ def test_no_function_changes_shell_options(flags, tmp_path):
 
 def test_no_function_calls_exit_except_the_cleanup_handler():
     exits = {}
-    for path in (LIB, LIB.parent / "kv_offload_arms.sh"):
+    for path in LIB_PARTS:
         function = None
         for number, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("#", 1)[0] if not line.lstrip().startswith("#") else ""
@@ -632,3 +633,55 @@ def test_gpu_monitor_samples_with_a_tool_and_stops(tmp_path):
     assert r.returncode == 0, r.stderr
     assert not alive(pid)
     assert (tmp_path / "gpu.csv").read_text().startswith("header\nsample")
+
+
+# --- the library's shape (issue 10) -------------------------------------------------------------
+
+def test_the_entry_point_sources_every_part_relative_to_itself():
+    text = LIB.read_text()
+    sourced = re.findall(r'^source "\$\{SWEEPGATE_BENCHMARK_DIR\}/(lib/[a-z_]+\.sh)"$', text, re.M)
+    assert sorted(sourced) == sorted(str(p.relative_to(LIB.parent)) for p in LIB_PARTS[1:])
+    assert len(LIB_PARTS) > 5
+
+
+def test_sourcing_the_library_twice_keeps_its_state(tmp_path):
+    r = bash(f"""
+        set -eu
+        sleep 30 & register_cleanup_pid $! first
+        source "{LIB}"
+        echo "count=${{#_SG_CLEANUP_PIDS[@]}}"
+    """)
+    assert r.returncode == 0, r.stderr
+    assert _rc(r.stdout, "count") == 1
+
+
+@pytest.mark.parametrize("path", LIB_PARTS, ids=lambda p: p.name)
+def test_library_lines_fit_in_80_columns(path):
+    long = [n for n, line in enumerate(path.read_text().splitlines(), 1) if len(line) > 80]
+    assert not long, f"{path.name}: lines over 80 columns: {long}"
+
+
+def test_the_option_loop_is_written_once():
+    loops = [f"{p.name}:{n}" for p in LIB_PARTS
+             for n, line in enumerate(p.read_text().splitlines(), 1) if "while (($# > 0))" in line]
+    assert len(loops) == 1 and loops[0].startswith("args.sh:"), loops
+
+
+@pytest.mark.parametrize("args,message", [
+    ("--endpoint", "option '--endpoint' needs a value"),
+    ("--endpoint http://127.0.0.1:1/ --pid", "option '--pid' needs a value"),
+    ("--endpoint http://127.0.0.1:1/ --pid 1 -- extra", "unknown option '--'"),
+])
+def test_option_parser_names_the_problem(args, message):
+    r = bash(f"wait_for_ready {args}; echo rc=$?")
+    assert _rc(r.stdout) == 1
+    assert message in r.stderr
+
+
+def test_a_value_may_look_like_an_option(tmp_path):
+    r = bash(f"""
+        start_background_process --label --log --log "{tmp_path}/a.log" -- true
+        echo "rc=$?"
+    """)
+    assert _rc(r.stdout) == 0, r.stderr
+    assert "Starting --log: true" in r.stdout

@@ -19,7 +19,7 @@ from sweepgate.rehearsal.runner import gpu_family, script_candidates  # noqa: E4
 
 BENCH = ROOT / "benchmarks"
 SHELLCHECK = Path(sys.executable).parent / "shellcheck"
-LIB_FILES = sorted(BENCH.glob("*.sh"))
+LIB_FILES = sorted(BENCH.glob("*.sh")) + sorted(BENCH.glob("lib/*.sh"))
 SCRIPTS = sorted((BENCH / "single_node").glob("*/*.sh"))
 OWNED = LIB_FILES + SCRIPTS  # benchmarks/runners/ belongs to the launcher owner
 

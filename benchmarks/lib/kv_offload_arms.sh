@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 #
-# KV-offload arms, sourced by benchmark_lib.sh (do not source it directly).
+# Part of benchmarks/benchmark_lib.sh (source that file, not this one):
+# the KV-offload arms.
 #
 # A row names its arm with KV_OFFLOADING and KV_OFFLOAD_BACKEND:
 #   KV_OFFLOADING=none                          -> arm "none"
@@ -41,8 +42,10 @@ _sg_require_kv_none() {
     _sg_err "Error: expected KV_OFFLOADING=none, got '${KV_OFFLOADING:-}'"
     return 1
   fi
-  if [[ -n "${KV_OFFLOAD_BACKEND:-}" && "${KV_OFFLOAD_BACKEND}" != "none" ]]; then
-    _sg_err "Error: KV_OFFLOAD_BACKEND must be empty when KV_OFFLOADING=none, got '${KV_OFFLOAD_BACKEND}'"
+  if [[ -n "${KV_OFFLOAD_BACKEND:-}" &&
+    "${KV_OFFLOAD_BACKEND}" != "none" ]]; then
+    _sg_err "Error: KV_OFFLOAD_BACKEND must be empty when" \
+      "KV_OFFLOADING=none, got '${KV_OFFLOAD_BACKEND}'"
     return 1
   fi
   return 0
@@ -67,15 +70,18 @@ _sg_require_kv_backend() {
     return 1
   fi
   if [[ "${KV_OFFLOADING:-}" != "dram" ]]; then
-    _sg_err "Error: backend '${expected}' needs KV_OFFLOADING=dram, got '${KV_OFFLOADING:-}'"
+    _sg_err "Error: backend '${expected}' needs KV_OFFLOADING=dram," \
+      "got '${KV_OFFLOADING:-}'"
     ok=1
   fi
   if [[ "${KV_OFFLOAD_BACKEND:-}" != "${expected}" ]]; then
-    _sg_err "Error: expected KV_OFFLOAD_BACKEND=${expected}, got '${KV_OFFLOAD_BACKEND:-}'"
+    _sg_err "Error: expected KV_OFFLOAD_BACKEND=${expected}," \
+      "got '${KV_OFFLOAD_BACKEND:-}'"
     ok=1
   fi
   if ! _sg_is_posint "${TOTAL_CPU_DRAM_GB:-}"; then
-    _sg_err "Error: DRAM KV offloading needs TOTAL_CPU_DRAM_GB as a positive integer, got '${TOTAL_CPU_DRAM_GB:-}'"
+    _sg_err "Error: DRAM KV offloading needs TOTAL_CPU_DRAM_GB as a" \
+      "positive integer, got '${TOTAL_CPU_DRAM_GB:-}'"
     ok=1
   fi
   return "${ok}"
@@ -95,13 +101,15 @@ _sg_kv_arm_name() {
     none) echo none ;;
     dram)
       if [[ -z "${KV_OFFLOAD_BACKEND:-}" ]]; then
-        _sg_err "Error: KV_OFFLOADING=dram needs KV_OFFLOAD_BACKEND (one of: ${_SG_KV_ARMS})"
+        _sg_err "Error: KV_OFFLOADING=dram needs KV_OFFLOAD_BACKEND" \
+          "(one of: ${_SG_KV_ARMS})"
         return 1
       fi
       echo "${KV_OFFLOAD_BACKEND}"
       ;;
     *)
-      _sg_err "Error: KV_OFFLOADING must be none or dram, got '${KV_OFFLOADING:-}'"
+      _sg_err "Error: KV_OFFLOADING must be none or dram," \
+        "got '${KV_OFFLOADING:-}'"
       return 1
       ;;
   esac
@@ -125,16 +133,12 @@ setup_kv_offload_arm() {
 _sg_setup_kv_offload_arm() {
   local supported="${_SG_KV_ARMS}" chunk_size=256 arm fn
   KV_OFFLOAD_SERVER_ARGS=()
-  while (($# > 0)); do
-    case "$1" in
-      --arms) supported="${2:-}"; shift 2 || return 1 ;;
-      --chunk-size) chunk_size="${2:-}"; shift 2 || return 1 ;;
-      *) _sg_err "setup_kv_offload_arm: unknown option '$1'"; return 1 ;;
-    esac
-  done
+  _sg_parse_opts setup_kv_offload_arm "--arms=supported
+    --chunk-size=chunk_size" "$@" || return 1
   arm="$(_sg_kv_arm_name)" || return 1
   if [[ " ${supported} " != *" ${arm} "* ]]; then
-    _sg_err "Error: KV-offload arm '${arm}' is not supported by ${0##*/} (supported: ${supported})"
+    _sg_err "Error: KV-offload arm '${arm}' is not supported by ${0##*/}" \
+      "(supported: ${supported})"
     return 1
   fi
   fn="_sg_kv_arm_${arm//-/_}"
@@ -156,7 +160,9 @@ _sg_setup_kv_offload_arm() {
 _sg_kv_install() {
   local package="$1"
   if [[ -z "${KV_OFFLOAD_BACKEND_VERSION:-}" ]]; then
-    _sg_err "Error: KV_OFFLOAD_BACKEND_VERSION is empty; set kv-offload-backend.version for ${KV_OFFLOAD_BACKEND:-this backend} in the master config"
+    _sg_err "Error: KV_OFFLOAD_BACKEND_VERSION is empty; set" \
+      "kv-offload-backend.version for" \
+      "${KV_OFFLOAD_BACKEND:-this backend} in the master config"
     return 1
   fi
   if [[ "${KV_OFFLOAD_SKIP_INSTALL:-0}" == "1" ]]; then
@@ -165,7 +171,8 @@ _sg_kv_install() {
   fi
   pip install --quiet --no-cache-dir --no-deps \
     "${package}==${KV_OFFLOAD_BACKEND_VERSION}" || {
-    _sg_err "Error: could not install ${package}==${KV_OFFLOAD_BACKEND_VERSION}"
+    _sg_err "Error: could not install" \
+      "${package}==${KV_OFFLOAD_BACKEND_VERSION}"
     return 1
   }
 }
@@ -190,9 +197,14 @@ _sg_kv_arm_lmcache() {
   local chunk_size="$1" port http_port log
   local -a cmd=()
   _sg_require_kv_backend lmcache || return 1
-  _sg_is_posint "${chunk_size}" || { _sg_err "Error: bad LMCache chunk size '${chunk_size}'"; return 1; }
-  if [[ -n "${_SG_LMCACHE_PID:-}" ]] && _sg_is_running "${_SG_LMCACHE_PID}"; then
-    _sg_err "Error: an LMCache server (PID ${_SG_LMCACHE_PID}) is already running; one per node"
+  if ! _sg_is_posint "${chunk_size}"; then
+    _sg_err "Error: bad LMCache chunk size '${chunk_size}'"
+    return 1
+  fi
+  if [[ -n "${_SG_LMCACHE_PID:-}" ]] &&
+    _sg_is_running "${_SG_LMCACHE_PID}"; then
+    _sg_err "Error: an LMCache server (PID ${_SG_LMCACHE_PID}) is already" \
+      "running; one per node"
     return 1
   fi
   _sg_kv_install "${LMCACHE_PACKAGE:-lmcache}" || return 1
@@ -211,30 +223,40 @@ _sg_kv_arm_lmcache() {
     --shm-name ""
   )
   _sg_start_background_process --label "LMCache server" --log "${log}" \
-    --command-file "${RESULT_DIR}/lmcache_command.txt" -- "${cmd[@]}" || return 1
+    --command-file "${RESULT_DIR}/lmcache_command.txt" -- "${cmd[@]}" ||
+    return 1
   _SG_LMCACHE_PID="${BACKGROUND_PID}"
   _sg_wait_for_ready --endpoint "http://127.0.0.1:${http_port}/healthcheck" \
     --pid "${_SG_LMCACHE_PID}" --log "${log}" \
     --timeout "${LMCACHE_READY_TIMEOUT:-600}" --sleep-interval 2 || return 1
-  KV_OFFLOAD_SERVER_ARGS=(
-    --kv-transfer-config
-    "$(printf '{"kv_connector":"LMCacheMPConnector","kv_connector_module_path":"lmcache.integration.vllm.lmcache_mp_connector","kv_role":"kv_both","kv_connector_extra_config":{"lmcache.mp.host":"tcp://127.0.0.1","lmcache.mp.port":%d,"lmcache.mp.mq_timeout":6000.0}}' "${port}")"
-  )
+  KV_OFFLOAD_SERVER_ARGS=(--kv-transfer-config "$(_sg_lmcache_connector \
+    "${port}")")
+}
+
+# The vLLM --kv-transfer-config JSON for the LMCache MP server on PORT.
+_sg_lmcache_connector() {
+  local module="lmcache.integration.vllm.lmcache_mp_connector"
+  printf '{"kv_connector":"LMCacheMPConnector",'
+  printf '"kv_connector_module_path":"%s","kv_role":"kv_both",' "${module}"
+  printf '"kv_connector_extra_config":{"lmcache.mp.host":"tcp://127.0.0.1",'
+  printf '"lmcache.mp.port":%d,"lmcache.mp.mq_timeout":6000.0}}' "$1"
 }
 
 # A Mooncake master plus vLLM's Mooncake store connector; each TP rank
 # contributes an equal share of the node's DRAM budget.
 _sg_kv_arm_mooncake() {
-  local master_port metrics_port log config per_rank_gb device_line
+  local master_port metrics_port log config per_rank_gb
   local -a cmd=()
   _sg_require_kv_backend mooncake || return 1
   if ! _sg_is_posint "${TP:-}"; then
-    _sg_err "Error: the mooncake arm needs TP as a positive integer, got '${TP:-}'"
+    _sg_err "Error: the mooncake arm needs TP as a positive integer," \
+      "got '${TP:-}'"
     return 1
   fi
   per_rank_gb=$((TOTAL_CPU_DRAM_GB / TP))
   if ((per_rank_gb < 1)); then
-    _sg_err "Error: TOTAL_CPU_DRAM_GB=${TOTAL_CPU_DRAM_GB} is less than 1 GB per rank at TP=${TP}"
+    _sg_err "Error: TOTAL_CPU_DRAM_GB=${TOTAL_CPU_DRAM_GB} is less than" \
+      "1 GB per rank at TP=${TP}"
     return 1
   fi
   _sg_kv_install "${MOONCAKE_PACKAGE:-mooncake-transfer-engine}" || return 1
@@ -242,13 +264,8 @@ _sg_kv_arm_mooncake() {
   metrics_port="${MOONCAKE_METRICS_PORT:-$((PORT + 201))}"
   log="${RESULT_DIR}/mooncake_master.log"
   config="${RESULT_DIR}/mooncake_config.json"
-  device_line=""
-  if [[ -n "${MOONCAKE_DEVICE_NAME:-}" ]]; then
-    device_line="$(printf ',\n  "device_name": "%s"' "${MOONCAKE_DEVICE_NAME}")"
-  fi
-  printf '{\n  "mode": "embedded",\n  "metadata_server": "P2PHANDSHAKE",\n  "master_server_address": "127.0.0.1:%d",\n  "global_segment_size": "%dGB",\n  "local_buffer_size": "4GB",\n  "protocol": "%s"%s\n}\n' \
-    "${master_port}" "${per_rank_gb}" "${MOONCAKE_PROTOCOL:-rdma}" \
-    "${device_line}" >"${config}" || return 1
+  _sg_mooncake_config "${master_port}" "${per_rank_gb}" >"${config}" ||
+    return 1
   export MOONCAKE_CONFIG_PATH="${config}"
   cmd=(
     mooncake_master
@@ -259,12 +276,27 @@ _sg_kv_arm_mooncake() {
     --eviction_ratio=0.10
   )
   _sg_start_background_process --label "Mooncake master" --log "${log}" \
-    --command-file "${RESULT_DIR}/mooncake_command.txt" -- "${cmd[@]}" || return 1
+    --command-file "${RESULT_DIR}/mooncake_command.txt" -- "${cmd[@]}" ||
+    return 1
   _sg_wait_for_ready --endpoint "http://127.0.0.1:${metrics_port}/metrics" \
     --pid "${BACKGROUND_PID}" --log "${log}" \
     --timeout "${MOONCAKE_READY_TIMEOUT:-120}" --sleep-interval 2 || return 1
-  KV_OFFLOAD_SERVER_ARGS=(
-    --kv-transfer-config
-    '{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both","kv_load_failure_policy":"recompute"}'
-  )
+  KV_OFFLOAD_SERVER_ARGS=(--kv-transfer-config "$(printf '%s' \
+    '{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both",' \
+    '"kv_load_failure_policy":"recompute"}')")
+}
+
+# The Mooncake client config: MASTER_PORT, PER_RANK_GB.
+_sg_mooncake_config() {
+  printf '{\n'
+  printf '  "mode": "embedded",\n'
+  printf '  "metadata_server": "P2PHANDSHAKE",\n'
+  printf '  "master_server_address": "127.0.0.1:%d",\n' "$1"
+  printf '  "global_segment_size": "%dGB",\n' "$2"
+  printf '  "local_buffer_size": "4GB",\n'
+  printf '  "protocol": "%s"' "${MOONCAKE_PROTOCOL:-rdma}"
+  if [[ -n "${MOONCAKE_DEVICE_NAME:-}" ]]; then
+    printf ',\n  "device_name": "%s"' "${MOONCAKE_DEVICE_NAME}"
+  fi
+  printf '\n}\n'
 }
