@@ -223,3 +223,20 @@ def test_exit_codes_bad_input_is_1_fail_on_is_3(fleet, tmp_path):
     assert plain.returncode == 0 and "changed" in plain.stderr + plain.stdout, plain.stderr
     failing = sg(repo, "plan", "--base-ref", "HEAD~1", "--head-ref", "HEAD", "--fail-on-warning")
     assert failing.returncode == 3 and failing.stdout == plain.stdout
+
+
+# --------------------------------------------------------------------------- item 10: contracts
+
+
+def test_every_contracts_reference_points_at_a_section_of_docs_contracts():
+    import re
+
+    doc = (ROOT / "docs" / "contracts.md").read_text()
+    sections = set(re.findall(r"^## (\d+)\. ", doc, re.M))
+    assert sections >= {str(n) for n in range(1, 10)}
+    cited = set()
+    for path in [ROOT / "README.md", *(ROOT / "utils").rglob("*.py"), *(ROOT / "benchmarks").rglob("*.md")]:
+        cited |= set(re.findall(r"CONTRACTS (?:§|section )(\d+)", path.read_text(errors="replace")))
+        cited |= set(re.findall(r"contracts\.md §(\d+)", path.read_text(errors="replace")))
+    assert cited and cited <= sections, cited - sections
+    assert "docs/contracts.md" in sg(ROOT, "--help", env={"COLUMNS": "300"}).stdout

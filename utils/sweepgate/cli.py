@@ -44,7 +44,8 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         formatter_class=_Formatter,
         prog="sweepgate",
         description="Gate the perf changelog, expand the benchmark matrix, and plan GPU sweeps. "
-                    "With no command, runs the built-in example.")
+                    "With no command, runs the built-in example. Input and output formats: "
+                    "docs/contracts.md (cited as CONTRACTS §N).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = argv[0] if argv and not argv[0].startswith("-") else None
     for name, (module, help_text) in COMMANDS.items():
