@@ -37,13 +37,16 @@ def test_json_output_is_the_matrix_contract():
     assert out["matrix"]["changelog_metadata"]["entries"][0]["config-keys"] == [out["scenario"]["seed_key"]]
 
 
-def test_the_example_repository_plans_4_jobs_and_32_gpu_hours(tmp_path):
+def test_the_example_repository_plans_6_jobs_and_56_gpu_hours(tmp_path):
+    # 4 LMCache single-node jobs + their eval on B300, and the two multi-node
+    # disaggregated baselines appended after the seed entry (one per GPU family).
     from sweepgate.commands.example import build_repo
     from sweepgate.core.load import Git
     from sweepgate.core.plan import make_plan
 
     base, head = build_repo(str(tmp_path))
     plan = make_plan(Git(tmp_path), base, head)
-    assert plan["jobs"] == 4 and plan["gpu_hours"] == 32.0
-    assert plan["by_runner"]["cluster:b300-nv"]["jobs"] == 4
+    assert plan["jobs"] == 6 and plan["gpu_hours"] == 56.0
+    assert plan["by_runner"]["cluster:b300-nv"]["jobs"] == 5
+    assert plan["by_runner"]["cluster:mi355x-amds"]["jobs"] == 1
     assert plan["warnings"] == []

@@ -175,7 +175,10 @@ def test_script_candidates_follow_contract_section_7():
     assert recipes.script_candidates(fixed) == [
         "benchmarks/single_node/fixed_seq_len/kimik3_fp4_mi355x_vllm.sh",
         "benchmarks/single_node/fixed_seq_len/kimik3_fp4_mi355x.sh"]
-    assert recipes.script_candidates({**row, F.PREFILL: {"tp": 4}, F.DECODE: {"tp": 4}}) == []
+    # Multi-node rows: the same names under benchmarks/multi_node/ (README, "Multi-node rows").
+    assert recipes.script_candidates({**row, F.PREFILL: {"tp": 4}, F.DECODE: {"tp": 4}}) == [
+        "benchmarks/multi_node/agentic/kimik3_fp4_b300_vllm_mtp.sh",
+        "benchmarks/multi_node/agentic/kimik3_fp4_b300_mtp.sh"]
 
 
 def test_row_gpus_single_and_multi_node():
@@ -523,7 +526,9 @@ def test_example_fleet_seed_scenario(tmp_path):
     files = {str(p.relative_to(ROOT)): p.read_text()
              for pattern in ("configs/*.yaml", "benchmarks/*.sh", "benchmarks/single_node/*/*.sh")
              for p in ROOT.glob(pattern)}
-    files["perf-changelog.yaml"] = changelog
+    # Head ends with the LMCache entry: entries appended after it are other changes.
+    later = changelog.find("\n\n- config-keys:", changelog.index(f"- {LMCACHE}"))
+    files["perf-changelog.yaml"] = changelog if later < 0 else changelog[:later + 1]
     base_files = dict(files)
     master = yaml.safe_load(files["configs/nvidia-master.yaml"])
     del master[LMCACHE]

@@ -67,12 +67,16 @@ def without_key(text: str, key: str) -> str:
 
 
 def without_entry(text: str, key: str) -> str:
-    """The changelog's text with the entry naming ``key`` (and its separator) removed."""
+    """The changelog's text up to the entry naming ``key``: that entry and every later one are removed.
+
+    History is append-only, so the seed change's base is the changelog before its entry;
+    entries appended after it (the multi-node baselines) arrive in the same change.
+    """
     blocks = text.split("\n\n")
-    kept = [b for b in blocks if not (b.lstrip().startswith("- ") and f"- {key}\n" in b + "\n")]
-    if len(kept) == len(blocks):
+    names = [b.lstrip().startswith("- ") and f"- {key}\n" in b + "\n" for b in blocks]
+    if not any(names):
         raise ValueError(f"no changelog entry names {key}")
-    return "\n\n".join(kept).rstrip("\n") + "\n"
+    return "\n\n".join(blocks[:names.index(True)]).rstrip("\n") + "\n"
 
 
 def _git(repo: str, *args: str) -> None:
@@ -94,10 +98,16 @@ def build_repo(directory: str) -> tuple[str, str]:
     for rel in files:
         with open(os.path.join(root, rel), encoding="utf-8") as f:
             contents[rel] = f.read()
-    owner = next(rel for rel in files if rel.startswith(F.CONFIG_DIR + "/") and f"\n{SEED_KEY}:" in contents[rel])
     base = dict(contents)
-    base[owner] = without_key(contents[owner], SEED_KEY)
     base[F.CHANGELOG_FILE] = without_entry(contents[F.CHANGELOG_FILE], SEED_KEY)
+    # The seed key and every key the removed (later) entries name are new at head.
+    removed = contents[F.CHANGELOG_FILE][len(base[F.CHANGELOG_FILE]):]
+    import yaml
+
+    entries = yaml.safe_load(removed) or []
+    for key in dict.fromkeys(k for entry in entries for k in entry[F.CONFIG_KEYS]):
+        owner = next(rel for rel in files if rel.startswith(F.CONFIG_DIR + "/") and f"\n{key}:" in contents[rel])
+        base[owner] = without_key(base[owner], key)
 
     _git(directory, "init", "-q", "-b", "main")
     commits = []

@@ -17,6 +17,7 @@ from sweepgate.core.errors import Diagnostic, SweepgateError
 
 
 SCRIPT_DIR = "benchmarks/single_node"
+MULTI_NODE_SCRIPT_DIR = "benchmarks/multi_node"
 SCRIPT_SCENARIO_DIRS = {F.AGENTIC_CODING: "agentic", F.FIXED_SEQ_LEN: "fixed_seq_len"}
 RULE_BASE = "base-unreadable"
 
@@ -28,19 +29,20 @@ def gpu_family(runner: str) -> str:
 
 
 def script_candidates(row: dict) -> list[str]:
-    """The benchmark scripts a single-node row may run, most specific first (CONTRACTS section 7).
+    """The benchmark scripts a row may run, most specific first (CONTRACTS section 7).
 
-    The row runs the first candidate that exists. Multi-node rows resolve no script here.
-    This is the one home of the rule in Python; the runner launchers implement it in bash.
+    The row runs the first candidate that exists. A multi-node row (prefill/decode
+    workers, or a config with multinode: true) looks under benchmarks/multi_node/
+    with the same names. This is the one home of the rule in Python; the runner
+    launchers implement it in bash.
     """
     from sweepgate.core.expand import is_agentic_row, is_multinode_row
 
-    if is_multinode_row(row):
-        return []
+    multinode = is_multinode_row(row) or row.get(F.MULTINODE) is True
     scenario = SCRIPT_SCENARIO_DIRS[F.AGENTIC_CODING if is_agentic_row(row) else F.FIXED_SEQ_LEN]
     mtp = "_mtp" if row.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING) == "mtp" else ""
     stem = f"{row[F.MODEL_PREFIX]}_{row[F.PRECISION]}_{gpu_family(str(row[F.RUNNER]))}"
-    directory = f"{SCRIPT_DIR}/{scenario}"
+    directory = f"{MULTI_NODE_SCRIPT_DIR if multinode else SCRIPT_DIR}/{scenario}"
     return [f"{directory}/{stem}_{row[F.FRAMEWORK]}{mtp}.sh", f"{directory}/{stem}{mtp}.sh"]
 
 
@@ -57,7 +59,7 @@ def _script_rows(config) -> dict[str, list[dict]]:
     Only what ``script_candidates`` reads; no expansion, so it works on any revision.
     """
     out: dict[str, list[dict]] = {}
-    if not isinstance(config, dict) or config.get(F.MULTINODE) is True:
+    if not isinstance(config, dict):
         return out
     scenarios = config.get(F.SCENARIOS)
     if not isinstance(scenarios, dict):
@@ -76,7 +78,7 @@ def _script_rows(config) -> dict[str, list[dict]]:
                     specs.add(str(point.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING)))
         rows = []
         for spec in sorted(specs):
-            row = {**identity, F.SPEC_DECODING: spec}
+            row = {**identity, F.SPEC_DECODING: spec, F.MULTINODE: config.get(F.MULTINODE) is True}
             if scenario == F.AGENTIC_CODING:
                 row[F.SCENARIO_TYPE] = F.AGENTIC_CODING
             rows.append(row)

@@ -165,7 +165,20 @@ def _multinode_env(row: dict) -> dict[str, str]:
     return env
 
 
-def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW") -> dict[str, str]:
+def _placement_env(row: dict, runners: dict | None, source: str) -> dict[str, str]:
+    """SWEEPGATE_NODES and the rest of a multi-node row's node arithmetic (core.placement)."""
+    from sweepgate.core.placement import PlacementError, place_row
+
+    try:
+        return place_row(row, runners or {}).env()
+    except PlacementError as exc:
+        raise fail(source, 0, f"row on {row.get(fields.RUNNER)!r} cannot be placed: {exc.message}",
+                   exc.hint) from None
+
+
+def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
+            runners: dict | None = None) -> dict[str, str]:
+    """The job environment of one row; ``runners`` (configs/runners.yaml) places multi-node rows."""
     if not isinstance(row, dict):
         raise fail(source, 1, "row is not a JSON object", "pass one matrix row: toJSON(matrix.row)")
     missing = [f for f in (fields.EXP_NAME, fields.PRECISION, fields.FRAMEWORK, fields.IMAGE) if f not in row]
@@ -177,6 +190,7 @@ def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW") -
     env = fields.row_env(row, runner_name, result_dir)
     if fields.PREFILL in row or fields.DECODE in row:
         env.update(_multinode_env(row))
+        env.update(_placement_env(row, runners, source))
     env[JOB_ENV_NAMES_VAR] = " ".join(env)
     return env
 
