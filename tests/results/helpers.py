@@ -1,0 +1,65 @@
+"""Shared helpers of the results tests (plain functions, no fixtures)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "utils") not in sys.path:
+    sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate import cli  # noqa: E402
+
+ROW = {
+    "image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
+    "precision": "fp4", "framework": "vllm", "runner": "cluster:b300-nv", "spec-decoding": "none",
+    "exp-name": "dsr1_1k1k_tp8", "conc": 4, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1,
+    "dp-attn": False, "isl": 1024, "osl": 1024, "max-model-len": 2304, "disagg": False, "run-eval": False,
+    "recipe-fingerprint": "ab" * 32,
+}
+
+
+def vllm_output(conc: int = 4, **over) -> dict:
+    doc = {"date": "20260101-120000", "backend": "vllm", "model_id": ROW["model"], "num_prompts": 40,
+           "request_rate": "inf", "max_concurrency": conc, "duration": 100.0, "completed": 40, "failed": 0,
+           "total_input_tokens": 40960, "total_output_tokens": 40960, "request_throughput": 0.4,
+           "output_throughput": 409.6, "total_token_throughput": 819.2,
+           "mean_ttft_ms": 120.0, "median_ttft_ms": 100.0, "p99_ttft_ms": 300.0,
+           "mean_tpot_ms": 10.0, "median_tpot_ms": 8.0, "p99_tpot_ms": 12.0,
+           "mean_itl_ms": 9.0, "median_itl_ms": 8.5, "p99_itl_ms": 11.0,
+           "mean_e2el_ms": 9000.0, "median_e2el_ms": 8800.0, "p99_e2el_ms": 9900.0}
+    doc.update(over)
+    return doc
+
+
+def job(run_id: str = "1001", attempt: int = 1, status: str = "success", row: dict | None = None, **over) -> dict:
+    j = {"config-key": "dsr1-fp4-b300-vllm", "run-id": run_id, "attempt": attempt, "commit": "c0ffee" * 6 + "abcd",
+         "ref": "refs/heads/main", "runner-name": "b300-nv_00", "started": "2026-01-01T11:58:00+00:00",
+         "finished": "2026-01-01T12:00:00+00:00", "status": status, "rehearsal": False}
+    j.update(over)
+    return {"row": row or dict(ROW), "job": j}
+
+
+def write_job(folder: Path, name: str, output: dict | str | None, sidecar: dict | None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / f"{name}.json"
+    if output is not None:
+        out.write_text(output if isinstance(output, str) else json.dumps(output), encoding="utf-8")
+    if sidecar is not None:
+        (folder / f"{name}.job.json").write_text(json.dumps(sidecar), encoding="utf-8")
+    return out
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    capsys.readouterr()
+    rc = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def show_json(capsys, db: str, *extra) -> list[dict]:
+    rc, out, err = run_cli(capsys, "results", "show", "--db", db, "--json", *extra)
+    assert rc == 0, err
+    return json.loads(out)

@@ -1,0 +1,158 @@
+"""`results ingest` and `results show` end to end, on SQLite files."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers import ROW, job, run_cli, show_json, vllm_output, write_job
+from sweepgate.results import record as R
+from sweepgate.results import store
+
+
+def db_of(tmp: Path) -> str:
+    return f"sqlite:///{tmp / 'r.db'}"
+
+
+def stored(db: str) -> list[dict]:
+    with store.open_store(db) as st:
+        return st.records()
+
+
+def rows_in(tmp: Path) -> int:
+    with sqlite3.connect(tmp / "r.db") as conn:
+        return conn.execute("select count(*) from results").fetchone()[0]
+
+
+def test_samples_twice_adds_nothing(samples, tmp_path, capsys):
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(samples))
+    assert rc == 1
+    first = out.strip().splitlines()[-1]
+    n = int(first.split()[1])
+    assert first == f"ingested {n} results ({n} new) into {db_of(tmp_path)}" and n > 50
+    refused = err.strip().splitlines()
+    assert refused and all(": " in line and "; " in line for line in refused)
+    rc, out, _ = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(samples))
+    assert out.strip().splitlines()[-1] == f"ingested {n} results (0 new) into {db_of(tmp_path)}"
+    assert rows_in(tmp_path) == n
+
+
+def test_sidecar_identity_and_retry(tmp_path, capsys):
+    write_job(tmp_path / "a1", "res", vllm_output(), job(attempt=1))
+    write_job(tmp_path / "a2", "res", vllm_output(), job(attempt=2))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path / "a1"),
+                           str(tmp_path / "a2"))
+    assert rc == 0, err
+    assert "ingested 2 results (2 new)" in out
+    shown = show_json(capsys, db_of(tmp_path), "--run", "1001")
+    assert len(shown) == 1 and shown[0][R.ATTEMPT] == 2  # one line per point: the newest attempt
+    rec = shown[0]
+    assert (rec[R.CONFIG_KEY], rec[R.HARDWARE], rec[R.CONC], rec[R.GPUS]) == ("dsr1-fp4-b300-vllm", "b300", 4, 8)
+    assert rec[R.METRICS][R.OUTPUT_TPUT_PER_GPU] == pytest.approx(409.6 / 8)
+    assert rec[R.METRICS][R.INTERACTIVITY] == pytest.approx(125.0)
+
+
+def test_failed_run_is_a_failure(tmp_path, capsys):
+    zeros = vllm_output(completed=0, failed=40, request_throughput=0.0, output_throughput=0.0,
+                        total_token_throughput=0.0)
+    write_job(tmp_path, "res", zeros, job())
+    write_job(tmp_path, "dead", None, job(run_id="1001", status="failure"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
+    assert rc == 0, err
+    shown = stored(db_of(tmp_path))
+    assert sorted(r[R.STATUS] for r in shown) == ["failure", "failure"]
+    zero = next(r for r in shown if r[R.RESULT_FILENAME] == "res")
+    assert zero[R.METRICS][R.SUCCESS_RATE] == 0
+
+
+def test_row_flag_for_an_output_without_sidecar(tmp_path, capsys):
+    out = write_job(tmp_path, "bare", vllm_output(), None)
+    (tmp_path / "row.json").write_text(json.dumps(ROW))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
+                         "--run-id", "77", "--ref", "refs/pull/5/merge", "--attempt", "3", str(out))
+    assert rc == 0, err
+    (rec,) = show_json(capsys, db_of(tmp_path), "--run", "77")
+    assert (rec[R.ATTEMPT], rec[R.REF], rec[R.TOPOLOGY]) == (3, "refs/pull/5/merge", "tp8-pp1-dcp1-pcp1-ep1-dpafalse")
+
+
+BAD = {
+    "truncated": ('{"date": "20260101-120000", "model_id": "x", "median_ttft_ms": 1', "not valid JSON"),
+    "nan": (json.dumps(vllm_output(median_ttft_ms=math.nan)), "ttft_p50_ms: nan is not a measurement"),
+    "negative": (json.dumps(vllm_output(median_tpot_ms=-3.0)), "tpot_p50_ms: negative"),
+    "unknown": (json.dumps({"hello": "world"}), "format: unknown JSON output"),
+    "mismatch": (json.dumps(vllm_output(conc=8)), "conc: the output ran at concurrency 8"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_input_one_line_and_nothing_stored(case, tmp_path, capsys):
+    text, message = BAD[case]
+    write_job(tmp_path, "bad", text, job())
+    write_job(tmp_path, "good", vllm_output(), job(run_id="2002"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
+    assert rc == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(str(tmp_path / "bad.json")) and message in lines[0]
+    assert "Traceback" not in err
+    assert "ingested 1 results (1 new)" in out and rows_in(tmp_path) == 1
+
+
+def test_read_only_database(tmp_path, capsys):
+    write_job(tmp_path, "good", vllm_output(), job())
+    rc, _, _ = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
+    assert rc == 0
+    ro = f"sqlite:///file:{tmp_path / 'r.db'}?mode=ro&uri=true"
+    write_job(tmp_path, "other", vllm_output(), job(run_id="3003"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", ro, str(tmp_path))
+    assert rc == 1 and len(err.strip().splitlines()) == 1 and "readonly" in err and "Traceback" not in err
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", "sqlite:////proc/no/such/dir/r.db", str(tmp_path))
+    assert rc == 1 and len(err.strip().splitlines()) == 1 and "database" in err
+
+
+def test_gpu_metrics_energy(tmp_path, capsys):
+    write_job(tmp_path, "res", vllm_output(), job())
+    lines = ["timestamp, index, power.draw [W]"]
+    start = dt.datetime(2026, 1, 1, 11, 57, 30)
+    for second in range(0, 181, 10):  # 11:57:30 .. 12:00:30 local time, 8 GPUs at 500 W
+        t = (start + dt.timedelta(seconds=second)).strftime("%Y/%m/%d %H:%M:%S.000")
+        lines += [f"{t}, {gpu}, 500.00 W" for gpu in range(8)]
+    (tmp_path / "gpu_metrics.csv").write_text("\n".join(lines) + "\n")
+    os.environ["TZ"] = "UTC"
+    try:
+        import time
+        time.tzset()
+        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
+    finally:
+        os.environ.pop("TZ")
+        time.tzset()
+    assert rc == 0, err
+    (rec,) = show_json(capsys, db_of(tmp_path))
+    # 8 GPUs x 500 W x 120 s over 40,960 output tokens
+    assert rec[R.METRICS][R.ENERGY_PER_OUTPUT_TOKEN_J] == pytest.approx(8 * 500 * 120 / 40960)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.booleans(), min_size=1, max_size=8))
+def test_corrupt_subset_keeps_good_files_and_is_idempotent(tmp_path_factory, capsys, corrupt):
+    folder = tmp_path_factory.mktemp("batch")
+    db = f"sqlite:///{folder / 'r.db'}"
+    for i, bad in enumerate(corrupt):
+        text = json.dumps(vllm_output())
+        write_job(folder / "in", f"r{i}", text[: len(text) // 2] if bad else text, job(run_id=f"run{i}"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder / "in"))
+    good = corrupt.count(False)
+    assert rc == (1 if any(corrupt) else 0)
+    assert len(err.strip().splitlines()) == corrupt.count(True)
+    assert out.strip().endswith(f"ingested {good} results ({good} new) into {db}")
+    runs = sorted(r[R.RUN_ID] for r in stored(db))
+    assert runs == sorted(f"run{i}" for i, bad in enumerate(corrupt) if not bad)
+    rc, out, _ = run_cli(capsys, "results", "ingest", "--db", db, str(folder / "in"))
+    assert "(0 new)" in out and len(stored(db)) == good
