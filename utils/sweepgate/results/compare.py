@@ -166,10 +166,12 @@ def _t_interval(confidence: float, df: int) -> tuple[float, float]:
 def prediction_interval(values: list[float], confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Where one more observation from the baseline's distribution falls with ``confidence``:
     mean + t(n-1) quantiles (scipy.stats) * s * sqrt(1 + 1/n)."""
+    import numpy
+
     n = len(values)
     mean = statistics.fmean(values)
-    sd = statistics.stdev(values) if n > 1 else 0.0
-    if sd == 0.0:
+    sd = float(numpy.std(values, ddof=1)) if n > 1 else 0.0
+    if sd == 0.0 or max(values) == min(values):
         return mean, mean
     scale = sd * math.sqrt(1 + 1 / n)
     t_low, t_high = _t_interval(confidence, n - 1)

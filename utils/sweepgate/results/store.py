@@ -236,6 +236,29 @@ class Store:
                 break
         return out
 
+    # Added for `results compare` (issue 13): last_runs for thousands of points in two queries.
+    def last_runs_of_points(self, ref: str, points: list[dict], n: int = 5, *,
+                            include_rehearsals: bool = False) -> list[dict]:
+        """``last_runs`` of every point in ``points`` (dicts over all of POINT_IDENTITY), concatenated."""
+        wanted = {tuple(p.get(f) for f in R.POINT_IDENTITY) for p in points}
+        keys = sorted({str(p.get(R.CONFIG_KEY)) for p in points})
+        query = sa.select(results.c.id, results.c.run_id, *(results.c[column(f)] for f in R.POINT_IDENTITY))
+        query = query.where(results.c.ref == ref, results.c.config_key.in_(keys))
+        if not include_rehearsals:
+            query = query.where(results.c.rehearsal.is_(False))
+        ids, runs = [], {}
+        try:
+            with self.engine.connect() as conn:
+                for row in conn.execute(query.order_by(*_order_newest())):
+                    seen = runs.setdefault(tuple(row[2:]), set())
+                    if tuple(row[2:]) in wanted and row.run_id not in seen and len(seen) < n:
+                        seen.add(row.run_id)
+                        ids.append(row.id)
+        except sa.exc.SQLAlchemyError as exc:
+            raise database_error(self.url, exc) from None
+        return [rec for i in range(0, len(ids), 500)
+                for rec in self._records(sa.select(results.c.record).where(results.c.id.in_(ids[i:i + 500])))]
+
     def history(self, point: dict) -> list[dict]:
         """Every record of ``point`` on every ref, oldest first."""
         query = sa.select(results.c.record).where(*_point_filter(point))

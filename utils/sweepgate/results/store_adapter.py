@@ -28,12 +28,7 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int)
         if not pr or baseline_ref is None:
             return pr, [], shown
         rehearsal = any(r.get(R.REHEARSAL) for r in pr)
-        baseline, seen = [], set()
-        for rec in pr:
-            point = point_dict(rec)
-            key = tuple(point.values())
-            if key not in seen:
-                seen.add(key)
-                # one more than the window: the run itself may be on the baseline ref (compare drops it)
-                baseline += st.last_runs(baseline_ref, point, window + 1, include_rehearsals=rehearsal)
+        # one more run than the window: the run itself may be on the baseline ref (compare drops it)
+        baseline = st.last_runs_of_points(baseline_ref, [point_dict(r) for r in pr], window + 1,
+                                          include_rehearsals=rehearsal)
         return pr, baseline, shown
