@@ -8,11 +8,15 @@ milliseconds, ``_s`` for seconds, ``_per_gpu`` for tok/s/GPU.
 
 from __future__ import annotations
 
+from sweepgate.core.jobfile import (  # noqa: F401 - the job sidecar's keys are provenance fields
+    ATTEMPT, COMMIT, CONFIG_KEY, FINISHED, REF, REHEARSAL, RUN_ID, RUNNER_NAME, STARTED, STATUS, STATUSES,
+)
+
 SCHEMA_VERSION = 1
 
 # --- identity ---------------------------------------------------------------------
 RECIPE_FINGERPRINT = "recipe-fingerprint"
-CONFIG_KEY = "config-key"
+# CONFIG_KEY ("config-key"): the master-config key (named in core.jobfile)
 EXP_NAME = "exp-name"
 RESULT_FILENAME = "result-filename"
 MODEL = "model"
@@ -20,7 +24,7 @@ MODEL_PREFIX = "model-prefix"
 PRECISION = "precision"
 FRAMEWORK = "framework"
 RUNNER = "runner"            # the runner label (pool), e.g. cluster:b300-nv
-RUNNER_NAME = "runner-name"  # the machine that ran it
+# RUNNER_NAME ("runner-name"): the machine that ran it
 HARDWARE = "hardware"        # GPU family: b300, mi355x
 TP = "tp"
 EP = "ep"
@@ -43,21 +47,14 @@ TOPOLOGY = "topology"        # parallelism as one string: tp8-pp1-dcp1-pcp1-ep1-
 REQUEST_RATE = "request-rate"  # the client's request rate: a number, "inf", or null
 
 # --- provenance ---------------------------------------------------------------------
-RUN_ID = "run-id"
-ATTEMPT = "attempt"
-COMMIT = "commit"
-REF = "ref"
-STARTED = "started"
-FINISHED = "finished"
-STATUS = "status"            # success | failure | cancelled
-REHEARSAL = "rehearsal"
+# The job's own keys (run-id, attempt, commit, ref, runner-name, started, finished,
+# status, rehearsal, config-key) are the job sidecar's, named once in core.jobfile
+# and imported at the top of this module.
 CLIENT = "client"            # vllm-bench | sglang-bench | aiperf | genai-perf | lm-eval | ...
 CLIENT_VERSION = "client-version"
 SOURCE_FORMAT = "source-format"
 SCHEMA = "schema-version"
 SOURCE_LINE = "source-line"  # line of a JSONL output the record came from (0: the whole file)
-
-STATUSES = ("success", "failure", "cancelled")
 
 # --- metrics (record["metrics"]) -------------------------------------------------------
 METRICS = "metrics"

@@ -2,27 +2,24 @@
 
 ``{"row": <the matrix row as dispatched>, "job": {config-key, run-id, attempt,
 commit, ref, runner-name, started, finished, status, rehearsal}}``, written by
-the job itself so it exists even when the benchmark script failed. ``build``
-writes one; ``read`` checks one; ``local_job`` stands in for an output that
-has none (its run id is the content hash, so re-ingesting it adds nothing).
+the job itself so it exists even when the benchmark script failed
+(``core.jobfile`` builds and writes it). ``read`` checks one; ``local_job``
+stands in for an output that has none (its run id is the content hash, so
+re-ingesting it adds nothing).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import hashlib
-import json
 from pathlib import Path
 
+from sweepgate.core import jobfile
 from sweepgate.core.errors import fail
 from sweepgate.results import jsonio
 from sweepgate.results import record as R
 
-SUFFIX = ".job.json"
-ROW, JOB = "row", "job"
-JOB_KEYS = (R.CONFIG_KEY, R.RUN_ID, R.ATTEMPT, R.COMMIT, R.REF, R.RUNNER_NAME, R.STARTED, R.FINISHED,
-            R.STATUS, R.REHEARSAL)
+SUFFIX, ROW, JOB, JOB_KEYS = jobfile.SUFFIX, jobfile.ROW, jobfile.JOB, jobfile.JOB_KEYS
 LOCAL_RUN_PREFIX = "local-"
 
 
@@ -46,26 +43,6 @@ def is_sidecar(path: Path) -> bool:
 
 def result_name(sidecar: Path) -> str:
     return sidecar.name[: -len(SUFFIX)]
-
-
-def now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def build(row: dict, *, config_key: str | None, run_id: str, attempt: int, commit: str | None, ref: str | None,
-          runner_name: str | None, started: str | None, finished: str | None, status: str,
-          rehearsal: bool) -> dict:
-    """A sidecar document."""
-    return {ROW: row, JOB: {R.CONFIG_KEY: config_key, R.RUN_ID: run_id, R.ATTEMPT: attempt, R.COMMIT: commit,
-                            R.REF: ref, R.RUNNER_NAME: runner_name, R.STARTED: started, R.FINISHED: finished,
-                            R.STATUS: status, R.REHEARSAL: rehearsal}}
-
-
-def write(path: Path, doc: dict) -> None:
-    """Write a sidecar atomically (never half a file)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(path)
 
 
 def _check_job(job: dict, path: str) -> None:

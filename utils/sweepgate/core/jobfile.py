@@ -1,0 +1,55 @@
+"""The job sidecar ``$RESULT_FILENAME.job.json`` (CONTRACTS section 8): what a job says about itself.
+
+``{"row": <the matrix row as dispatched>, "job": {config-key, run-id, attempt,
+commit, ref, runner-name, started, finished, status, rehearsal}}``. The
+benchmark workflow writes it (``sweepgate results sidecar``) even when the
+script failed, ``sweepgate rehearse`` writes it with ``rehearsal: true``, and
+``results ingest`` pairs it with the output beside it. The key names live
+here; ``results.record`` uses the same ones for provenance.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+SUFFIX = ".job.json"
+ROW, JOB = "row", "job"
+CONFIG_KEY = "config-key"
+RUN_ID = "run-id"
+ATTEMPT = "attempt"
+COMMIT = "commit"
+REF = "ref"
+RUNNER_NAME = "runner-name"
+STARTED = "started"
+FINISHED = "finished"
+STATUS = "status"            # success | failure | cancelled
+REHEARSAL = "rehearsal"
+JOB_KEYS = (CONFIG_KEY, RUN_ID, ATTEMPT, COMMIT, REF, RUNNER_NAME, STARTED, FINISHED, STATUS, REHEARSAL)
+STATUSES = ("success", "failure", "cancelled")
+
+
+def now() -> str:
+    """The current UTC time, ISO 8601 to the second."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def path_for(result_dir: str | Path, result_filename: str) -> Path:
+    return Path(result_dir) / f"{result_filename}{SUFFIX}"
+
+
+def build(row: dict, *, run_id: str, attempt: int = 1, status: str, config_key: str | None = None,
+          commit: str | None = None, ref: str | None = None, runner_name: str | None = None,
+          started: str | None = None, finished: str | None = None, rehearsal: bool = False) -> dict:
+    """A sidecar document."""
+    return {ROW: row, JOB: {CONFIG_KEY: config_key, RUN_ID: run_id, ATTEMPT: attempt, COMMIT: commit, REF: ref,
+                            RUNNER_NAME: runner_name, STARTED: started, FINISHED: finished, STATUS: status,
+                            REHEARSAL: rehearsal}}
+
+
+def write(path: Path, doc: dict) -> None:
+    """Write a sidecar atomically (never half a file)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
