@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sweepgate.core import fields
+from sweepgate.core import fields, jobfile
 from sweepgate.core.errors import fail
 from sweepgate.rehearsal.standin import option_value
 
@@ -383,6 +383,13 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], rc: int, timed_out: bo
     return problems
 
 
+def write_sidecar(row: dict, env: dict, paths: dict[str, Path], work: Path, started: str, status: str) -> None:
+    """The job sidecar a real job leaves (CONTRACTS section 8), marked as a rehearsal."""
+    doc = jobfile.build(row, run_id=f"rehearsal-{work.name}", status=status, runner_name=env.get("RUNNER_NAME"),
+                        started=started, finished=jobfile.now(), rehearsal=True)
+    jobfile.write(jobfile.path_for(paths["results"], env["RESULT_FILENAME"]), doc)
+
+
 def rehearse(args) -> int:
     """Rehearse the row ``args`` names (the flags of ``commands/rehearse``); 0 when it passes."""
     from sweepgate.core.load import repo_root
@@ -400,10 +407,11 @@ def rehearse(args) -> int:
     print(f"rehearse: {row.get(fields.EXP_NAME)} conc {row.get(fields.CONC)} on {runner_name} "
           f"-> {script.relative_to(root)}")
     print(f"rehearse: work dir {work}")
-    started = time.monotonic()
+    started, started_at = time.monotonic(), jobfile.now()
     rc, timed_out = run_script(script, root, env, paths["out"], args.timeout)
     elapsed = time.monotonic() - started
     problems = verdict(row, env, paths, rc, timed_out, args.timeout)
+    write_sidecar(row, env, paths, work, started_at, "failure" if problems else "success")
     if problems:
         print(f"rehearse: FAILED after {elapsed:.1f}s", file=sys.stderr)
         for p in problems:
