@@ -109,8 +109,10 @@ disagg::start_task() {
     bash "${DISAGG_DIR}/node_task.sh" "${label}" "$@")" || return 1
   local -a cmd
   mapfile -t cmd <<<"${lines}"
-  SERVER_STANDIN="" start_background_process --label "${label}" \
-    --log "${RESULT_DIR}/logs/${label}.log" -- "${cmd[@]}" || return 1
+  # The node task, not srun, runs the stand-in: hand it over under another name.
+  DISAGG_SERVER_STANDIN="${SERVER_STANDIN:-}" SERVER_STANDIN="" \
+    start_background_process --label "${label}" \
+      --log "${RESULT_DIR}/logs/${label}.log" -- "${cmd[@]}" || return 1
 }
 
 #######################################

@@ -15,6 +15,9 @@ set -eo pipefail
 # shellcheck source=benchmarks/benchmark_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../benchmark_lib.sh"
 
+# disagg_lib.sh hands the rehearsal's stand-in over as DISAGG_SERVER_STANDIN.
+SERVER_STANDIN="${DISAGG_SERVER_STANDIN:-${SERVER_STANDIN:-}}"
+unset DISAGG_SERVER_STANDIN
 label="$1"
 shift
 node="${SLURMD_NODENAME:-localhost}"

@@ -118,18 +118,6 @@ def _run_split(args) -> int:
 
 # --- row-env: one row -> the job environment ---------------------------------------------
 
-def _runners() -> dict:
-    """configs/runners.yaml of the checkout the job runs in ({} when there is none)."""
-    from sweepgate.core import fields
-    from sweepgate.core.load import parse_yaml
-
-    if not os.path.isfile(fields.RUNNERS_FILE):
-        return {}
-    with open(fields.RUNNERS_FILE, encoding="utf-8") as f:
-        data = parse_yaml(f.read(), fields.RUNNERS_FILE)
-    return data if isinstance(data, dict) else {}
-
-
 def _run_row_env(args) -> int:
     text = args.row if args.row is not None else os.environ.get("ROW", "")
     row_id = args.row_id if args.row_id is not None else os.environ.get("ROW_ID", "")
@@ -149,7 +137,9 @@ def _run_row_env(args) -> int:
                    "set ROW to toJSON(matrix.row), or ROW_ID and MATRIX_FILE")
     runner = args.runner_name or os.environ.get("RUNNER_NAME", "")
     result_dir = args.result_dir or os.environ.get("RESULT_DIR") or "results"
-    env = job_env(row, runner, result_dir, runners=_runners())
+    from sweepgate.core.placement import runners_at
+
+    env = job_env(row, runner, result_dir, runners=runners_at())
     _write_kv(args.output or os.environ.get("GITHUB_ENV"), env)
     print(f"sweepgate ci row-env: {len(env)} variables for {env['RESULT_FILENAME']}", file=sys.stderr)
     return 0

@@ -125,6 +125,20 @@ def place(prefill: dict, decode: dict, facts: dict) -> Placement:
     return placement
 
 
+def runners_at(root: str = ".") -> dict:
+    """configs/runners.yaml of the checkout at ``root``, parsed ({} when there is none)."""
+    import os
+
+    from sweepgate.core.load import parse_yaml
+
+    path = os.path.join(root, F.RUNNERS_FILE)
+    if not os.path.isfile(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        data = parse_yaml(f.read(), F.RUNNERS_FILE)
+    return data if isinstance(data, dict) else {}
+
+
 def place_row(row: dict, runners: dict) -> Placement:
     """``place`` for a matrix row, with the facts of its runner."""
     return place(row[F.PREFILL], row[F.DECODE], hardware_of(runners, row[F.RUNNER]) or {})

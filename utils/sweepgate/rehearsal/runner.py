@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sweepgate.core import fields, jobfile
 from sweepgate.core.errors import fail
+from sweepgate.rehearsal import multinode
 from sweepgate.rehearsal.standin import option_value
 
 FAKESERVER = Path(__file__).with_name("standin.py")
@@ -113,7 +114,8 @@ def scenario_dir(row: dict) -> str:
 def script_candidates(row: dict, gpu: str) -> list[str]:
     """The section 7 candidates, in order, relative to the repository root."""
     mtp = "_mtp" if row.get(fields.SPEC_DECODING) == "mtp" else ""
-    base = f"benchmarks/single_node/{scenario_dir(row)}/{row[fields.MODEL_PREFIX]}_{row[fields.PRECISION]}_{gpu}"
+    nodes = "multi_node" if multinode.is_multinode(row) else "single_node"
+    base = f"benchmarks/{nodes}/{scenario_dir(row)}/{row[fields.MODEL_PREFIX]}_{row[fields.PRECISION]}_{gpu}"
     return [f"{base}_{row[fields.FRAMEWORK]}{mtp}.sh", f"{base}{mtp}.sh"]
 
 
@@ -179,8 +181,6 @@ def required_fields(row: dict, source: str) -> None:
                            fields.RUNNER, fields.CONC) if f not in row]
     if missing:
         raise fail(source, 0, f"row lacks {', '.join(missing)}", "rehearse a single-node matrix row")
-    if any(k in row for k in (fields.PREFILL, fields.DECODE)) or row.get(fields.MULTINODE):
-        raise fail(source, 0, f"{row[fields.EXP_NAME]!r} is a multi-node row", "rehearse single-node rows only")
 
 
 def rehearsal_duration(args) -> int:
@@ -202,6 +202,9 @@ def build_env(row: dict, runner_name: str, result_dir: Path, shim_dir: Path, log
               trace: Path, duration: int) -> dict[str, str]:
     env = dict(os.environ)
     env.update(fields.row_env(row, runner_name, str(result_dir)))
+    if multinode.is_multinode(row):
+        env.update(multinode.env_for(row, runner_name, result_dir))
+        env.pop("SLURM_JOB_ID", None)  # a rehearsal runs every task here, never through srun
     if row.get(fields.SCENARIO_TYPE) == fields.AGENTIC_CODING:
         env["DURATION"] = str(duration)
     env["PATH"] = f"{shim_dir}{os.pathsep}{env.get('PATH', '')}"
@@ -379,7 +382,7 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], rc: int, timed_out: bo
         except json.JSONDecodeError as exc:
             problems.append(f"result file is not JSON: {exc.msg}")
     if rc == 0 and not timed_out:
-        problems.extend(check_calls(row, env, calls))
+        problems.extend((multinode.check_calls if multinode.is_multinode(row) else check_calls)(row, env, calls))
     return problems
 
 

@@ -185,6 +185,7 @@ class Handler(BaseHTTPRequestHandler):
 class FakeServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 512  # multi-node rows open hundreds of connections at once
 
     def __init__(self, address, model: str, delay_ms: float):
         super().__init__(address, Handler)
@@ -446,6 +447,38 @@ def _port(argv: list[str], name: str, tool: str) -> int | None:
         return None
 
 
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/health", timeout=5) as response:
+            return 200 <= response.status < 300
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def python_module(module: str, argv: list[str]) -> int:
+    """`python3 -m MODULE ...` server stand-ins: an SGLang worker, or the SGLang router.
+
+    The router stand-in starts only when every --prefill and --decode worker it
+    is given answers /health, so a rehearsal proves the workers were reachable.
+    """
+    tool = f"python3 -m {module}"
+    port = _port(argv, "--port", tool)
+    if port is None:
+        print(f"{tool} (fake): needs --port", file=sys.stderr)
+        return 2
+    if module == "sglang.launch_server":
+        return serve("127.0.0.1", port, option_value(argv, "--served-model-name") or "fake-model", 5.0)
+    if module == "sglang_router.launch_router":
+        workers = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--prefill", "--decode")]
+        down = [url for url in workers if not _healthy(url)]
+        if not workers or down:
+            print(f"{tool} (fake): workers not healthy: {down or 'none given'}", file=sys.stderr)
+            return 1
+        return serve("127.0.0.1", port, "router", 0.0)
+    print(f"{tool} (fake): unknown module", file=sys.stderr)
+    return 127
+
+
 def shim(name: str, argv: list[str]) -> int:
     """What a shim on PATH does for `name argv...`."""
     _record(name, argv)
@@ -477,6 +510,8 @@ def shim(name: str, argv: list[str]) -> int:
         if argv[:1] == ["profile"]:
             return aiperf_profile(argv[1:])
         return 0
+    if name in ("python3", "python") and argv[:1] == ["-m"] and len(argv) > 1:
+        return python_module(argv[1], argv[2:])
     if name in ("pip", "hf", "huggingface-cli"):
         print(f"{name} (fake): {' '.join(argv)}")
         return 0

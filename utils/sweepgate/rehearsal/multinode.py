@@ -1,0 +1,63 @@
+"""Rehearsal of a multi-node (disaggregated) row: its job environment and what its servers must look like.
+
+The script runs as on the cluster, minus Slurm: benchmarks/multi_node/disagg_lib.sh
+puts every task on this host (one port each), SERVER_STANDIN runs a stand-in
+server per prefill/decode worker, and the router stand-in starts only once every
+worker it is given answers. ``check_calls`` then holds the recorded commands to
+the row: one server per worker in its role, and one router that knows them all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sweepgate.core import fields
+from sweepgate.core.placement import runners_at
+from sweepgate.rehearsal.standin import option_value
+from sweepgate.workflow.fanout import job_env
+
+SERVER_MODULE = "sglang.launch_server"
+ROUTER_MODULE = "sglang_router.launch_router"
+
+
+def is_multinode(row: dict) -> bool:
+    return any(k in row for k in (fields.PREFILL, fields.DECODE)) or row.get(fields.MULTINODE) is True
+
+
+def env_for(row: dict, runner_name: str, result_dir: Path) -> dict[str, str]:
+    """The job environment `sweepgate ci row-env` would give this row, placed on its runner pool."""
+    from sweepgate.core.load import repo_root
+
+    env = job_env(row, runner_name, str(result_dir), source="row", runners=runners_at(repo_root()))
+    env.pop("SWEEPGATE_JOB_ENV_NAMES", None)
+    return env
+
+
+def _modules(calls: list[dict], module: str) -> list[list[str]]:
+    return [c["argv"][2:] for c in calls if c.get("tool") in ("python3", "python")
+            and c.get("argv", [])[:2] == ["-m", module]]
+
+
+def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
+    """What the row says about its workers and router, checked against what the script ran."""
+    problems = []
+    servers = _modules(calls, SERVER_MODULE)
+    routers = _modules(calls, ROUTER_MODULE)
+    for role in (fields.PREFILL, fields.DECODE):
+        worker = row[role]
+        mine = [a for a in servers if option_value(a, "--disaggregation-mode") == role]
+        if len(mine) != worker[fields.NUM_WORKER]:
+            problems.append(f"expected {worker[fields.NUM_WORKER]} {role} server(s), saw {len(mine)}")
+        wrong = [a for a in mine if option_value(a, "--tp-size") != str(worker[fields.TP])]
+        if wrong:
+            problems.append(f"{role} server --tp-size is not the row's tp {worker[fields.TP]}")
+    if len(routers) != 1:
+        return problems + [f"expected one router, saw {len(routers)}"]
+    ports = {option_value(a, "--port") for a in servers}
+    told = {url.rsplit(":", 1)[-1] for i, url in enumerate(routers[0][1:], 1)
+            if routers[0][i - 1] in ("--prefill", "--decode")}
+    if told != ports:
+        problems.append(f"the router was given worker ports {sorted(told)}, the workers serve {sorted(ports)}")
+    if option_value(routers[0], "--port") != env["PORT"]:
+        problems.append(f"router --port is {option_value(routers[0], '--port')}, expected $PORT={env['PORT']}")
+    return problems
