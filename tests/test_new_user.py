@@ -240,3 +240,91 @@ def test_every_contracts_reference_points_at_a_section_of_docs_contracts():
         cited |= set(re.findall(r"contracts\.md §(\d+)", path.read_text(errors="replace")))
     assert cited and cited <= sections, cited - sections
     assert "docs/contracts.md" in sg(ROOT, "--help", env={"COLUMNS": "300"}).stdout
+
+
+# --------------------------------------------------------------------------- item 8: messages that mislead
+
+
+def fresh(tmp_path: Path) -> Path:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    example.build_repo(str(repo))
+    return repo
+
+
+def append_entry(repo: Path, description: str, **files: str) -> None:
+    with open(repo / "perf-changelog.yaml", "a") as fh:
+        fh.write(f"\n- config-keys:\n    - {SEED}\n  description:\n    - {description}\n"
+                 "  pr-link: https://github.com/sweepgate/example-fleet/pull/9\n")
+    for rel, text in files.items():
+        (repo / rel).write_text(text)
+    git(repo, "commit", "-q", "-am", "appended")
+
+
+@pytest.mark.parametrize("description", ["", "   "])
+def test_changelog_add_refuses_an_empty_description_at_the_flag(tmp_path, description):
+    repo = fresh(tmp_path)
+    before = (repo / "perf-changelog.yaml").read_bytes()
+    proc = sg(repo, "changelog", "add", "--key", SEED, "--description", description)
+    one_clear_line(proc, "--description", "no text")
+    assert (repo / "perf-changelog.yaml").read_bytes() == before
+
+
+def test_gate_refuses_a_whitespace_only_description(tmp_path):
+    repo = fresh(tmp_path)
+    append_entry(repo, '"   "')
+    proc = sg(repo, "validate", *REFS)
+    assert proc.returncode == 1
+    assert "perf-changelog.yaml:45:7: description[0]" in proc.stderr and "visible text" in proc.stderr
+
+
+def test_matrix_with_a_changelog_file_that_does_not_exist(fleet):
+    one_clear_line(sg(fleet, "matrix", *REFS, "--changelog-file", "nosuch.yaml"), "nosuch.yaml is not a file")
+
+
+def test_a_quoted_boolean_is_one_line(tmp_path):
+    repo = fresh(tmp_path)
+    path = repo / "configs" / "nvidia-master.yaml"
+    path.write_text(path.read_text().replace("multinode: false", 'multinode: "no"', 1))
+    line = one_clear_line(sg(repo, "full-sweep"), "multinode", "true or false")
+    assert line.startswith("configs/nvidia-master.yaml:")
+
+
+def test_config_problems_are_totalled_under_their_own_file(tmp_path):
+    repo = fresh(tmp_path)
+    master = (repo / "configs" / "nvidia-master.yaml").read_text().replace("multinode: false", 'multinode: "no"', 1)
+    append_entry(repo, '"rerun"', **{"configs/nvidia-master.yaml": master})
+    proc = sg(repo, "validate", *REFS)
+    assert proc.returncode == 1
+    assert "configs/nvidia-master.yaml: 1 problem;" in proc.stderr, proc.stderr
+    assert "perf-changelog.yaml: 1 problem" not in proc.stderr
+
+
+def test_an_unclosed_quote_is_reported_where_it_opens(tmp_path):
+    repo = fresh(tmp_path)
+    append_entry(repo, '"unclosed')
+    proc = sg(repo, "matrix", *REFS)
+    one_clear_line(proc, "perf-changelog.yaml:45:7:", "never closed")
+
+
+def test_plan_text_counts_in_the_singular():
+    from sweepgate.core import report
+
+    plan = {"jobs": 1, "gpu_hours": 1.0, "eval_jobs": 1, "eval_gpu_hours": 0.5, "diff": {},
+            "by_runner": {"b300": {"jobs": 1, "gpu_hours": 1.0, "gpu_hours_estimated": 0,
+                                   "eval_jobs": 1, "eval_gpu_hours": 0.5}}}
+    text = report.plan_text(plan)
+    assert "1 jobs" not in text and "1 eval jobs" not in text and "b300: 1 job, " in text, text
+
+
+def test_rehearse_lists_concurrencies_in_numeric_order():
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.rehearsal import runner
+
+    rows = [{"exp-name": "x", "conc": c, "recipe-fingerprint": "f"} for c in (64, 4, 128, 16)]
+    with pytest.raises(SweepgateError) as exc:
+        runner.select_row(rows, "rows.json", "x", None)
+    assert "conc 4, 16, 64, 128" in str(exc.value)
+    with pytest.raises(SweepgateError) as exc:
+        runner.select_row(rows, "rows.json", "x", 5)
+    assert "4, 16, 64, 128" in str(exc.value)

@@ -188,6 +188,10 @@ def cmd_add(args) -> int:
     if not repo:
         raise _fail("--repository", 0, "usage", "cannot tell which repository pr-links point to",
                     "pass --repository OWNER/NAME")
+    blank = [n for n, text in enumerate(args.description, 1) if not text.strip()]
+    if blank:
+        raise _fail("--description", 0, "usage", f"description {blank[0]} of {len(args.description)} has no text",
+                    'say what changed, e.g. --description "Rerun after the driver update"')
     diags = check_keys(args.key, _known_keys(git, path))
     if diags:
         raise SweepgateError(diags)

@@ -102,6 +102,8 @@ def _hint(error) -> str:
         options = error.validator_value if kw == "enum" else [error.validator_value]
         return "use one of: " + ", ".join(json.dumps(o) for o in options)
     if kw == "type":
+        if error.validator_value == "boolean":
+            return "write true or false, unquoted"
         return f"use a value of type {error.validator_value}"
     if kw == "pattern":
         desc = error.schema.get("description") or ""
@@ -118,7 +120,11 @@ def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, st
     out = []
     # A changelog problem is reported at the entry's own line: its list index adds nothing.
     shown = (lambda p: p[len(prefix) + 1:]) if name == "changelog" else (lambda p: p)
-    for error in validator(name).iter_errors(data):
+    errors = list(validator(name).iter_errors(data))
+    typed = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
+    for error in errors:
+        if error.validator in ("const", "enum") and tuple(error.absolute_path) in typed:
+            continue  # the wrong type at the same place already says it, and better
         path = prefix + tuple(error.absolute_path)
         if error.validator == "additionalProperties":
             extra = sorted(set(error.instance) - set((error.schema.get("properties") or {}).keys()))

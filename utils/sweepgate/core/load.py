@@ -193,10 +193,15 @@ def parse_yaml(text: str, path: str) -> object:
     try:
         return yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+        mark, message = exc.problem_mark or exc.context_mark, f"invalid YAML: {exc.problem or exc.context}"
+        if exc.context_mark is not None and exc.context and "end of stream" in (exc.problem or ""):
+            # An unclosed quote or bracket: the end of the file is not where the mistake is.
+            mark = exc.context_mark
+            what = exc.context.removeprefix("while scanning ").removeprefix("while parsing ")
+            message = f"invalid YAML: {what} starting here is never closed"
         raise SweepgateError(Diagnostic(
             path, (mark.line + 1) if mark else 0, (mark.column + 1) if mark else 0, "yaml-syntax",
-            f"invalid YAML: {exc.problem or exc.context}", "fix the YAML syntax at this position")) from None
+            message, "fix the YAML syntax at this position")) from None
     except yaml.YAMLError as exc:
         raise SweepgateError(Diagnostic(path, 0, 0, "yaml-syntax", f"invalid YAML: {exc}",
                                         "fix the YAML syntax")) from None

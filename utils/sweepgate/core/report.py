@@ -203,14 +203,19 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
                                           f"`sweepgate plan --json` ({len(rows)} rows)._", unit)
 
 
+def _count(n: int, noun: str) -> str:
+    """'1 job', '2 jobs'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def plan_text(plan: dict) -> str:
     """A short terminal summary of a plan."""
     lines = [f"plan: {_plan_headline(plan)}"]
     for runner, agg in (plan.get("by_runner") or {}).items():
         est = f" ({_hours(agg['gpu_hours_estimated'])} estimated)" if agg["gpu_hours_estimated"] else ""
-        evals = (f"; {agg['eval_jobs']} eval jobs, {_hours(agg['eval_gpu_hours'])} GPU-hours"
+        evals = (f"; {_count(agg['eval_jobs'], 'eval job')}, {_hours(agg['eval_gpu_hours'])} GPU-hours"
                  if agg["eval_jobs"] else "")
-        lines.append(f"  {runner}: {agg['jobs']} jobs, {_hours(agg['gpu_hours'])} GPU-hours{est}{evals}")
+        lines.append(f"  {runner}: {_count(agg['jobs'], 'job')}, {_hours(agg['gpu_hours'])} GPU-hours{est}{evals}")
     diff = plan.get("diff") or {}
     lines.append("recipes: " + ", ".join(f"{len(diff.get(s) or [])} {s}"
                                          for s in ("new", "changed", "removed", "unchanged")))

@@ -61,6 +61,13 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
     return list(worktree_rows(root, args.config_keys or None)), "configs/*-master.yaml"
 
 
+def _concs(rows: list[dict]) -> list[str]:
+    """The rows' concurrencies, in numeric order."""
+    values = {r.get(fields.CONC) for r in rows}
+    return [str(v) for v in sorted(values, key=lambda v: (not isinstance(v, int), v if isinstance(v, int) else 0,
+                                                          str(v)))]
+
+
 def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | None) -> dict:
     if not exp_name:
         if len(rows) == 1 and conc is None:
@@ -73,11 +80,13 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
         raise fail(source, 0, f"no row has exp-name {exp_name!r}",
                    f"pick one of: {shown}" if known else "the source holds no rows")
     if conc is not None:
+        named = matches
         matches = [r for r in matches if r.get(fields.CONC) == conc]
         if not matches:
-            raise fail(source, 0, f"exp-name {exp_name!r} has no row with conc {conc}", "drop --conc or pick another")
+            raise fail(source, 0, f"exp-name {exp_name!r} has no row with conc {conc}",
+                       f"pick --conc from: {', '.join(_concs(named))}")
     if len(matches) > 1:
-        concs = sorted({str(r.get(fields.CONC)) for r in matches})
+        concs = _concs(matches)
         fps = {r.get(fields.RECIPE_FINGERPRINT) for r in matches}
         if len(concs) > 1:
             raise fail(source, 0, f"exp-name {exp_name!r} matches {len(matches)} rows (conc {', '.join(concs)})",
