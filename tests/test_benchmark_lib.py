@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -340,6 +341,86 @@ def test_register_cleanup_pid_keeps_shell_options(flags):
     """)
     assert "same-flags" in r.stdout, r.stderr
     assert "not a PID" in r.stderr
+
+
+# --- process sessions and the shared deadline (issue 16) ------------------------------------
+
+def _read_pids(path: Path) -> list[int]:
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def test_a_server_whose_root_dies_during_startup_leaves_no_process(tmp_path):
+    pids = tmp_path / "pids"
+    server = tmp_path / "server.sh"
+    # root -> sleep, root -> bash -> sleep; the root exits while loading.
+    server.write_text(textwrap.dedent("""\
+        echo $$ >> "$1"
+        sleep 300 & echo $! >> "$1"
+        bash -c 'sleep 300 & echo $! >> "$0"; wait' "$1" & echo $! >> "$1"
+        for _ in $(seq 100); do [[ $(wc -l < "$1") -ge 4 ]] && break; sleep 0.05; done
+        echo "loading weights"; exit 3
+    """))
+    script = tmp_path / "job.sh"
+    script.write_text(textwrap.dedent(f"""\
+        set -e
+        source "{LIB}"
+        RESULT_DIR="{tmp_path}/results" PORT=9 SERVER_READY_TIMEOUT=30
+        start_server_and_wait bash "{server}" "{pids}" || exit 1
+        echo not-reached
+    """))
+    try:
+        r = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=60)
+        found = _read_pids(pids)
+        assert r.returncode == 1, r.stderr
+        assert "died before" in r.stderr and "not-reached" not in r.stdout
+        assert len(found) == 4
+        # Gone when the script returns: no waiting on anyone's kindness.
+        assert not [p for p in found if alive(p)], r.stdout + r.stderr
+        session = subprocess.run(["pgrep", "-s", str(found[0])], capture_output=True, text=True)
+        assert session.stdout.strip() == ""
+        assert "has exited" in r.stdout
+    finally:
+        kill_quietly(_read_pids(pids))
+
+
+def _stubborn_trees_script(tmp_path: Path, pids: Path, stamp: Path) -> Path:
+    script = tmp_path / "job.sh"
+    script.write_text(textwrap.dedent(f"""\
+        source "{LIB}"
+        for label in first second third; do
+          start_background_process --label "$label" --log "{tmp_path}/$label.log" -- \\
+            bash -c 'trap "" TERM; echo $$ >> "$0"; sleep 300 & echo $! >> "$0"; wait' "{pids}"
+        done
+        for _ in $(seq 200); do [[ $(wc -l < "{pids}" 2>/dev/null || echo 0) -ge 6 ]] && break; sleep 0.05; done
+        date +%s.%N > "{stamp}"
+        exit 0
+    """))
+    return script
+
+
+@pytest.mark.parametrize("cap,bound", [(None, 25.0), ("2", 5.0)])
+def test_three_trees_that_ignore_term_are_gone_within_one_shared_deadline(tmp_path, cap, bound):
+    pids, stamp = tmp_path / "pids", tmp_path / "exit_at"
+    script = _stubborn_trees_script(tmp_path, pids, stamp)
+    env = {k: v for k, v in os.environ.items() if k != "SWEEPGATE_CLEANUP_GRACE"}
+    if cap:
+        env["SWEEPGATE_CLEANUP_GRACE"] = cap
+    try:
+        r = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=90)
+        ended = time.time()
+        elapsed = ended - float(stamp.read_text())
+        found = _read_pids(pids)
+        assert r.returncode == 0, r.stderr
+        assert len(found) == 6
+        assert not [p for p in found if alive(p)]
+        assert r.stdout.count("Force-stopping") == 3
+        # One grace for all three (sequential graces would take three times as long),
+        # and KILL only after it: the trees really ignored TERM.
+        grace = float(cap or 20)
+        assert grace - 0.5 <= elapsed <= bound, f"cleanup took {elapsed:.1f}s"
+        print(f"three stubborn trees stopped in {elapsed:.2f}s (grace {grace:.0f}s)")
+    finally:
+        kill_quietly(_read_pids(pids))
 
 
 # --- start_background_process ---------------------------------------------------------------

@@ -8,9 +8,10 @@
 _sg_run_client() {
   local server_pid="$1" label="$2" client_pid rc=0
   shift 3
-  "$@" &
-  client_pid=$!
-  _sg_register_cleanup_pid "${client_pid}" "${label}" 10
+  _sg_spawn "" "$@"
+  client_pid="${_SG_SPAWN_PID}"
+  _sg_register_cleanup_pid "${client_pid}" "${label}" 10 \
+    "${_SG_SPAWN_SESSION}"
   while _sg_is_running "${client_pid}"; do
     if [[ -n "${server_pid}" ]] && ! _sg_is_running "${server_pid}"; then
       _sg_err "Error: server PID ${server_pid} died while ${label} was" \
