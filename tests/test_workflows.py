@@ -148,7 +148,10 @@ def test_secrets_only_where_used(docs):
             assert "secrets." not in json.dumps(job.get("env", {})), f"{name}:{job_name}: job-wide secret"
         for job, step in steps(doc):
             if "secrets." in json.dumps(step):
-                assert "launch_" in step.get("run", ""), f"{name}:{job}: secret on a step that doesn't use it"
+                secret_env = [k for k, v in (step.get("env") or {}).items() if "secrets." in str(v)]
+                run = step.get("run", "")
+                assert "launch_" in run or any(k in run for k in secret_env), \
+                    f"{name}:{job}: secret on a step that doesn't use it"
 
 
 def test_github_hosted_jobs_only_outside_templates(docs):

@@ -12,6 +12,7 @@ import importlib
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "ingest": ("sweepgate.commands.results_ingest", "store job outputs (and their .job.json) as normalized results"),
     "show": ("sweepgate.commands.results_show", "print stored results, one line per point"),
+    "sidecar": ("sweepgate.commands.results_sidecar", "write this job's $RESULT_FILENAME.job.json from its environment"),
     "compare": ("sweepgate.commands.results_compare", "judge a run against the last N runs on main, beyond noise"),
 }
 
