@@ -161,6 +161,36 @@ def test_wait_for_server_ready_polls_health_on_the_port():
     assert _rc(r.stdout) == 0, r.stderr
 
 
+def test_readiness_timeout_repeats_the_last_server_log_lines(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text("".join(f"line {n}\n" for n in range(100)) + "CUDA out of memory\n")
+    with HttpServer(503) as server:
+        r = bash(f"""
+            sleep 30 & pid=$!
+            wait_for_ready --endpoint {server.url} --pid "$pid" --log "{log}" --timeout 1 --sleep-interval 0.2
+            echo "rc=$?"
+            kill "$pid"
+        """, timeout=20)
+    assert _rc(r.stdout) == 1
+    tail = r.stderr.split("timed out", 1)[1]
+    assert "CUDA out of memory" in tail and "line 99" in tail and "line 50" not in tail
+
+
+def test_readiness_has_a_finite_default_timeout(tmp_path):
+    r = bash(f"""
+        unset SERVER_READY_TIMEOUT
+        RESULT_DIR="{tmp_path}" PORT=9
+        start_server_and_wait bash -c 'exit 3'
+        echo "rc=$?"
+        sleep 30 & pid=$!
+        wait_for_ready --endpoint http://127.0.0.1:9/ --pid "$pid" --sleep-interval 0.1 &
+        waiter=$!
+        sleep 0.5; kill "$waiter" "$pid"
+    """)
+    assert _rc(r.stdout) == 1
+    assert r.stdout.count("timeout 1800s") == 2, r.stdout
+
+
 # --- stop_background_process_tree ----------------------------------------------------------
 
 def _tree_script(pids_file: Path, ignore_term: bool = False) -> str:

@@ -3,6 +3,14 @@
 # Part of benchmarks/benchmark_lib.sh (source that file, not this one):
 # waiting for a server to answer, and the inference server's start-and-wait.
 
+# Readiness timeout when none is given: a large model on a cold cache loads in
+# tens of minutes, yet a hung load must not hold a GPU node for ever. A config
+# whose model needs longer sets SERVER_READY_TIMEOUT in the job environment.
+# An explicit --timeout 0 still means no limit (CONTRACTS section 5).
+readonly _SG_DEFAULT_READY_TIMEOUT=1800
+# Lines of the server log repeated on stderr when readiness fails.
+readonly _SG_LOG_TAIL_LINES=40
+
 # True when URL answers 2xx.
 _sg_http_ok() {
   local url="$1" code
@@ -41,17 +49,20 @@ _sg_follow_log() {
 #######################################
 # Poll URL until it answers 2xx, while PID lives, streaming PID's log.
 # Arguments:
-#   --endpoint URL --pid PID [--log FILE] [--timeout SECONDS (0: no limit)]
+#   --endpoint URL --pid PID [--log FILE]
+#   [--timeout SECONDS (default 1800; 0: no limit)]
 #   [--sleep-interval SECONDS (max poll interval, default 5)]
 # Returns:
 #   0 when ready; 1 when PID died, the timeout passed, or on bad arguments.
+#   On failure the last lines of the log are repeated on stderr.
 #######################################
 wait_for_ready() {
   _sg_guarded _sg_wait_for_ready "$@"
 }
 
 _sg_wait_for_ready() {
-  local endpoint="" pid="" log="" timeout=0 interval=5 deadline=0
+  local endpoint="" pid="" log="" interval=5 deadline=0
+  local timeout="${_SG_DEFAULT_READY_TIMEOUT}"
   _SG_LOG_POS=0
   _sg_parse_opts wait_for_ready "--endpoint=endpoint --pid=pid --log=log
     --timeout=timeout --sleep-interval=interval" "$@" || return 1
@@ -95,6 +106,7 @@ _sg_poll_ready() {
       _sg_follow_log "${log}"
       _sg_err "wait_for_ready: PID ${pid} died before ${endpoint}" \
         "became ready"
+      _sg_log_tail "${log}"
       return 1
     fi
     if _sg_http_ok "${endpoint}"; then
@@ -105,6 +117,7 @@ _sg_poll_ready() {
     if ((deadline > 0 && SECONDS >= deadline)); then
       _sg_err "wait_for_ready: timed out after ${timeout}s waiting for" \
         "${endpoint}"
+      _sg_log_tail "${log}"
       return 1
     fi
     sleep "${delay}"
@@ -115,11 +128,19 @@ _sg_poll_ready() {
   done
 }
 
+# Repeat the last _SG_LOG_TAIL_LINES lines of LOG on stderr, if there is one.
+_sg_log_tail() {
+  [[ -n "$1" && -s "$1" ]] || return 0
+  _sg_err "--- last ${_SG_LOG_TAIL_LINES} lines of $1 ---"
+  tail -n "${_SG_LOG_TAIL_LINES}" "$1" >&2
+  _sg_err "--- end of $1 ---"
+}
+
 #######################################
 # wait_for_ready for http://127.0.0.1:PORT/health.
 # Arguments:
-#   --port PORT --server-log FILE --server-pid PID [--timeout SECONDS]
-#   [--sleep-interval SECONDS]
+#   --port PORT --server-log FILE --server-pid PID
+#   [--timeout SECONDS (default 1800; 0: no limit)] [--sleep-interval SECONDS]
 # Returns:
 #   As wait_for_ready.
 #######################################
@@ -128,7 +149,8 @@ wait_for_server_ready() {
 }
 
 _sg_wait_for_server_ready() {
-  local port="" server_log="" server_pid="" timeout=0 interval=5
+  local port="" server_log="" server_pid="" interval=5
+  local timeout="${_SG_DEFAULT_READY_TIMEOUT}"
   _sg_parse_opts wait_for_server_ready "--port=port --server-log=server_log
     --server-pid=server_pid --timeout=timeout --sleep-interval=interval" \
     "$@" || return 1
@@ -147,7 +169,8 @@ _sg_wait_for_server_ready() {
 # The inference server's lifecycle in one call: start ARGV in the background
 # as "vLLM server" (log RESULT_DIR/server.log, command
 # RESULT_DIR/server_command.txt, registered for cleanup), then wait for
-# http://127.0.0.1:PORT/health.
+# http://127.0.0.1:PORT/health for up to SERVER_READY_TIMEOUT seconds
+# (default 1800).
 # Globals:
 #   RESULT_DIR, PORT, SERVER_READY_TIMEOUT (read)
 #   SERVER_LOG, SERVER_PID (set)
@@ -168,5 +191,6 @@ _sg_start_server_and_wait() {
   SERVER_PID="${BACKGROUND_PID}"
   # shellcheck disable=SC2153  # PORT is exported by benchmark_lib.sh
   _sg_wait_for_server_ready --port "${PORT}" --server-log "${SERVER_LOG}" \
-    --server-pid "${SERVER_PID}" --timeout "${SERVER_READY_TIMEOUT:-0}"
+    --server-pid "${SERVER_PID}" \
+    --timeout "${SERVER_READY_TIMEOUT:-${_SG_DEFAULT_READY_TIMEOUT}}"
 }
