@@ -52,6 +52,28 @@ def _usage(message: str, hint: str):
     return usage_error(message, hint)
 
 
+def _check_full_sweep_flags(args, labels: dict) -> None:
+    if args.step_size <= 1:
+        raise _usage("--step-size must be greater than 1", "use 2 to double concurrency at each step")
+    if args.min_conc is not None and args.max_conc is not None and args.min_conc > args.max_conc:
+        raise _usage("--min-conc is above --max-conc", "swap the bounds")
+    unknown = sorted(set(args.runner_type or []) - set(labels))
+    if unknown:
+        raise _usage(f"unknown runner type(s): {', '.join(unknown)}",
+                     f"use labels from {F.RUNNERS_FILE}: {', '.join(sorted(labels))}")
+
+
+def _full_sweep_wants(args, key: str, config: dict) -> bool:
+    """The full-sweep filters on model prefix, precision, framework and runner type."""
+    if args.model_prefix and not any(key.startswith(p) for p in args.model_prefix):
+        return False
+    if args.precision and config[F.PRECISION] not in args.precision:
+        return False
+    if args.framework and config[F.FRAMEWORK] not in args.framework:
+        return False
+    return not (args.runner_type and config[F.RUNNER] not in args.runner_type)
+
+
 def sweep_rows(args, rev) -> list[dict]:
     """Rows for a full-sweep or test-config invocation over a checked revision."""
     from sweepgate.core.expand import Filters, expand_config, seq_len_from_name
@@ -67,29 +89,12 @@ def sweep_rows(args, rev) -> list[dict]:
         keys = resolve_patterns(args.config_keys, configs)
         flt = Filters(scenario_types=scenarios, seq_lens=seq_lens, conc=set(args.conc) if args.conc else None)
     else:
-        if args.step_size <= 1:
-            raise _usage("--step-size must be greater than 1", "use 2 to double concurrency at each step")
-        if args.min_conc is not None and args.max_conc is not None and args.min_conc > args.max_conc:
-            raise _usage("--min-conc is above --max-conc", "swap the bounds")
-        unknown = sorted(set(args.runner_type or []) - set(labels))
-        if unknown:
-            raise _usage(f"unknown runner type(s): {', '.join(unknown)}",
-                         f"use labels from {F.RUNNERS_FILE}: {', '.join(sorted(labels))}")
+        _check_full_sweep_flags(args, labels)
         both = not args.single_node and not args.multi_node
         flt = Filters(scenario_types=scenarios, seq_lens=seq_lens, step=args.step_size, min_conc=args.min_conc,
                       max_conc=args.max_conc, max_tp=args.max_tp, max_ep=args.max_ep,
                       single_node=both or args.single_node, multi_node=both or args.multi_node)
-        keys = []
-        for key, config in configs.items():
-            if args.model_prefix and not any(key.startswith(p) for p in args.model_prefix):
-                continue
-            if args.precision and config[F.PRECISION] not in args.precision:
-                continue
-            if args.framework and config[F.FRAMEWORK] not in args.framework:
-                continue
-            if args.runner_type and config[F.RUNNER] not in args.runner_type:
-                continue
-            keys.append(key)
+        keys = [key for key, config in configs.items() if _full_sweep_wants(args, key, config)]
 
     rows: list[dict] = []
     for key in keys:

@@ -159,6 +159,14 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: list[bytes]
                     "end the file with exactly one newline")
 
 
+def _trailing_whitespace(out: Collector, nhead: list[bytes], first: int) -> None:
+    """Whitespace-only lines after the last entry (from index ``first`` on)."""
+    for i in range(first, len(nhead)):
+        if nhead[i]:
+            out.add(i + 1, "whitespace-line", "line holds only whitespace",
+                    "delete it; the file ends after the last entry")
+
+
 def separator_rules(out: Collector, head_lines: list[bytes], start: int) -> list[int]:
     """Entries start at column 0 with '- ', after exactly one empty line. Returns entry-start indexes."""
     nhead = normalized(head_lines)
@@ -169,10 +177,7 @@ def separator_rules(out: Collector, head_lines: list[bytes], start: int) -> list
     end = len(nhead)
     while end > start and not nhead[end - 1].strip():
         end -= 1
-    for i in range(max(start, end), len(nhead)):
-        if nhead[i]:
-            out.add(i + 1, "whitespace-line", "line holds only whitespace",
-                    "delete it; the file ends after the last entry")
+    _trailing_whitespace(out, nhead, max(start, end))
     blanks: list[int] = list(range(last_text + 1, start))
     first = True
     for i in range(start, end):
@@ -230,10 +235,38 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
     return base, head_bytes
 
 
-def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Outcome:
-    """Every problem with the changelog change base_ref -> head_ref (or the working tree)."""
+def _entry_rules(out: Collector, lines: list[bytes], indexes: list[int], repo: str | None, opts: GateOptions):
+    """The appended entries under the loader's YAML hygiene, the schema and the pr-link rules.
+
+    Returns (doc, entries); entries is None when the text is not a list of entries.
+    """
     from sweepgate.core.select import Appended, AppendedDoc, parse_appended
 
+    appended = Appended(opts.changelog)
+    appended.lines = [line.decode("utf-8") for line in lines]
+    appended.head_lines = [i + 1 for i in indexes]
+    doc = entries = None
+    try:
+        doc, entries = parse_appended(appended)
+    except SweepgateError as exc:
+        out.extend(exc.diagnostics)
+        structural = [d for d in exc.diagnostics if not d.rule.startswith("schema-")]
+        if not structural:
+            from sweepgate.core.load import parse_yaml
+            data = parse_yaml(appended.text, opts.changelog)
+            doc, entries = AppendedDoc(appended, data), data if isinstance(data, list) else None
+    allow_placeholder = opts.pr_number is not None or opts.worktree
+    for i, entry in enumerate(entries or []):
+        if isinstance(entry, dict) and F.PR_LINK in entry:
+            problem = pr_link_problem(entry[F.PR_LINK], repo, opts.pr_number, allow_placeholder)
+            if problem:
+                line, col = doc.locate((i, F.PR_LINK))
+                out.add(line, "pr-link", *problem, col=col)
+    return doc, entries
+
+
+def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Outcome:
+    """Every problem with the changelog change base_ref -> head_ref (or the working tree)."""
     base_sha = git.resolve(base_ref)
     head_sha = WORKTREE if opts.worktree else git.resolve(head_ref)
     base, head = read_changelog(git, base_sha, head_sha, opts)
@@ -262,29 +295,8 @@ def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Out
         outcome.diagnostics = out.done()
         return outcome
 
-    # Entries: strict YAML (events only, nothing constructed before the checks pass) and the schema.
-    appended = Appended(opts.changelog)
-    appended.lines = [head_lines[i].decode("utf-8") for i in appended_idx]
-    appended.head_lines = [i + 1 for i in appended_idx]
-    doc = entries = None
-    try:
-        doc, entries = parse_appended(appended)
-    except SweepgateError as exc:
-        out.extend(exc.diagnostics)
-        structural = [d for d in exc.diagnostics if not d.rule.startswith("schema-")]
-        if not structural:
-            from sweepgate.core.load import parse_yaml
-            data = parse_yaml(appended.text, opts.changelog)
-            doc, entries = AppendedDoc(appended, data), data if isinstance(data, list) else None
-    if entries:
-        outcome.appended_entries = len(entries)
-        allow_placeholder = opts.pr_number is not None or opts.worktree
-        for i, entry in enumerate(entries):
-            if isinstance(entry, dict) and F.PR_LINK in entry:
-                problem = pr_link_problem(entry[F.PR_LINK], repo, opts.pr_number, allow_placeholder)
-                if problem:
-                    line, col = doc.locate((i, F.PR_LINK))
-                    out.add(line, "pr-link", *problem, col=col)
+    doc, entries = _entry_rules(out, [head_lines[i] for i in appended_idx], appended_idx, repo, opts)
+    outcome.appended_entries = len(entries) if entries else 0
     outcome.diagnostics = out.done()
 
     if entries is None or not opts.run_matrix:

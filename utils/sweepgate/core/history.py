@@ -54,6 +54,26 @@ class History:
 HISTORY_HINT = "restore it byte for byte; the changelog is append-only (add a new entry at the end instead)"
 
 
+def _aligned(nbase: list[bytes], nhead: list[bytes]) -> list[tuple]:
+    """difflib opcodes of base -> head lines; the common prefix and suffix are matched first (fast)."""
+    nb = len(nbase)
+    prefix = 0
+    limit = min(nb, len(nhead))
+    while prefix < limit and nbase[prefix] == nhead[prefix]:
+        prefix += 1
+    suffix = 0
+    while (suffix < nb - prefix and suffix < len(nhead) - prefix
+           and nbase[nb - 1 - suffix] == nhead[len(nhead) - 1 - suffix]):
+        suffix += 1
+    matcher = difflib.SequenceMatcher(None, nbase[prefix:nb - suffix], nhead[prefix:len(nhead) - suffix])
+    ops = [("equal", 0, prefix, 0, prefix)] if prefix else []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        ops.append((tag, i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix))
+    if suffix:
+        ops.append(("equal", nb - suffix, nb, len(nhead) - suffix, len(nhead)))
+    return ops
+
+
 def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
     base_lines, head_lines = split_lines(base), split_lines(head)
     nb = len(base_lines)
@@ -71,22 +91,7 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
         return History(nb, changed=changed + list(range(nb, len(head_lines))))
 
     # Something other than appending: align the lines to say exactly what.
-    prefix = 0
-    limit = min(nb, len(nhead))
-    while prefix < limit and nbase[prefix] == nhead[prefix]:
-        prefix += 1
-    suffix = 0
-    while (suffix < nb - prefix and suffix < len(nhead) - prefix
-           and nbase[nb - 1 - suffix] == nhead[len(nhead) - 1 - suffix]):
-        suffix += 1
-    matcher = difflib.SequenceMatcher(None, nbase[prefix:nb - suffix], nhead[prefix:len(nhead) - suffix])
-    ops = [("equal", 0, prefix, 0, prefix)] if prefix else []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        ops.append((tag, i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix))
-    if suffix:
-        ops.append(("equal", nb - suffix, nb, len(nhead) - suffix, len(nhead)))
-    ops = _slide_to_entries(ops, nbase, nhead)
-
+    ops = _slide_to_entries(_aligned(nbase, nhead), nbase, nhead)
     hist = History(len(nhead))
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":

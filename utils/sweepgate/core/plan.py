@@ -69,10 +69,9 @@ def _short(keys: list[str], limit: int = 8) -> str:
     return shown + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
 
 
-def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict],
-                     changed_files: list[str]) -> list[Diagnostic]:
+def _selected_rules(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
+    """Rerun-unchanged and missing-script, for the keys the changelog selects."""
     diags: list[Diagnostic] = []
-    # rerun-unchanged and missing-script: keys the changelog selects
     for key, sel in selected.items():
         config = head.configs.get(key)
         scenarios = [s for s in scenarios_of(config) if s in sel["scenarios"]]
@@ -108,7 +107,12 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
                         f"{', '.join(head.candidates.get(first, [first]))} exists at head",
                         "add the script (CONTRACTS section 7) or fix model-prefix/precision/runner/framework",
                         severity="warning"))
-    # unlisted-change for configs
+    return diags
+
+
+def _unlisted_configs(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
+    """Unlisted-change for new or changed configs no appended entry selects."""
+    diags: list[Diagnostic] = []
     for key, diff in diffs.items():
         if diff.status == "new":
             changed_scenarios = diff.scenarios
@@ -132,7 +136,12 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
             f"{what} but no appended {F.CHANGELOG_FILE} entry selects it{partly}",
             f"append an entry naming '{key}' to {F.CHANGELOG_FILE}, or revert the change",
             severity="warning"))
-    # unlisted-change for scripts: group the recipe keys by the script whose change touches them
+    return diags
+
+
+def _unlisted_scripts(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
+    """Unlisted-change for changed scripts: recipe keys grouped by the script whose change touches them."""
+    diags: list[Diagnostic] = []
     users: dict[str, list[tuple[str, str]]] = {}
     for key, diff in diffs.items():
         for script in diff.scripts:
@@ -148,7 +157,12 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
             "no appended entry selects any of them",
             f"append an entry naming one of them (e.g. '{keys[0]}') to {F.CHANGELOG_FILE}, or revert the script",
             severity="warning"))
-    # benchmark_lib.sh: shared by every single-node recipe
+    return diags
+
+
+def _unlisted_lib(base: RecipeSet, head: RecipeSet, selected: dict[str, dict]) -> list[Diagnostic]:
+    """Unlisted-change for benchmark_lib.sh, which every single-node recipe runs."""
+    diags: list[Diagnostic] = []
     if base.lib_sha != head.lib_sha:
         lib_keys = sorted(k for k, c in head.configs.items() if uses_lib(c))
         if lib_keys and not any(k in selected for k in lib_keys):
@@ -158,7 +172,12 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
                 f"{_short(lib_keys)}); no appended entry selects any of them",
                 f"append an entry naming at least one affected config key to {F.CHANGELOG_FILE}",
                 severity="warning"))
-    # changed scripts that no recipe resolves to
+    return diags
+
+
+def _unused_scripts(base: RecipeSet, head: RecipeSet, changed_files: list[str]) -> list[Diagnostic]:
+    """Changed scripts that no recipe resolves to."""
+    diags: list[Diagnostic] = []
     resolved = {p for per in list(head.scripts.values()) + list(base.scripts.values())
                 for pairs in per.values() for _, p in pairs if p}
     for path in changed_files:
@@ -169,6 +188,14 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
                 "check its name against CONTRACTS section 7 "
                 "(<model-prefix>_<precision>_<gpu>[_<framework>][_mtp].sh)", severity="info"))
     return diags
+
+
+def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict],
+                     changed_files: list[str]) -> list[Diagnostic]:
+    """The plan's rules, in report order."""
+    return (_selected_rules(base, head, diffs, selected) + _unlisted_configs(head, diffs, selected)
+            + _unlisted_scripts(head, diffs, selected) + _unlisted_lib(base, head, selected)
+            + _unused_scripts(base, head, changed_files))
 
 
 def fanout_diagnostics(matrix: dict, changelog: str) -> list[Diagnostic]:

@@ -227,6 +227,33 @@ class KeyDiff:
         return out
 
 
+def _script_changes(base: RecipeSet, head: RecipeSet, key: str, present: list[str], diff: KeyDiff) -> set[str]:
+    """Record in ``diff.scripts`` each resolved script that differs; return the scenarios they touch."""
+    touched: set[str] = set()
+    seen_scripts: dict[str, dict] = {}
+    for scenario in present:
+        b_ids, h_ids = base.script_ids(key, scenario), head.script_ids(key, scenario)
+        if b_ids == h_ids:
+            continue
+        touched.add(scenario)
+        b_map = {first: (path, sha) for first, path, sha in b_ids}
+        h_map = {first: (path, sha) for first, path, sha in h_ids}
+        for first in sorted(b_map.keys() | h_map.keys()):
+            bp, bs = b_map.get(first, (None, None))
+            hp, hs = h_map.get(first, (None, None))
+            if (bp, bs) == (hp, hs):
+                continue
+            path = hp or bp or first
+            if path not in seen_scripts:
+                seen_scripts[path] = {"path": path, "base": (bs or "")[:12] or None,
+                                      "head": (hs or "")[:12] or None, "scenarios": [],
+                                      **({"base_path": bp} if bp and bp != hp else {})}
+                diff.scripts.append(seen_scripts[path])
+            if scenario not in seen_scripts[path]["scenarios"]:
+                seen_scripts[path]["scenarios"].append(scenario)
+    return touched
+
+
 def diff_recipes(base: RecipeSet, head: RecipeSet) -> dict[str, KeyDiff]:
     lib_changed = base.lib_sha != head.lib_sha
     out: dict[str, KeyDiff] = {}
@@ -256,27 +283,7 @@ def diff_recipes(base: RecipeSet, head: RecipeSet) -> dict[str, KeyDiff]:
         if lib_changed and uses_lib(h):
             diff.lib = True
             touched.update(scenarios_of(h))
-        seen_scripts: dict[str, dict] = {}
-        for scenario in present:
-            b_ids, h_ids = base.script_ids(key, scenario), head.script_ids(key, scenario)
-            if b_ids == h_ids:
-                continue
-            touched.add(scenario)
-            b_map = {first: (path, sha) for first, path, sha in b_ids}
-            h_map = {first: (path, sha) for first, path, sha in h_ids}
-            for first in sorted(b_map.keys() | h_map.keys()):
-                bp, bs = b_map.get(first, (None, None))
-                hp, hs = h_map.get(first, (None, None))
-                if (bp, bs) == (hp, hs):
-                    continue
-                path = hp or bp or first
-                if path not in seen_scripts:
-                    seen_scripts[path] = {"path": path, "base": (bs or "")[:12] or None,
-                                          "head": (hs or "")[:12] or None, "scenarios": [],
-                                          **({"base_path": bp} if bp and bp != hp else {})}
-                    diff.scripts.append(seen_scripts[path])
-                if scenario not in seen_scripts[path]["scenarios"]:
-                    seen_scripts[path]["scenarios"].append(scenario)
+        touched.update(_script_changes(base, head, key, present, diff))
         diff.scenarios = [s for s in F.SCENARIO_TYPES if s in touched]
         if diff.fields or diff.scripts or diff.runner or diff.lib:
             diff.status = "changed"

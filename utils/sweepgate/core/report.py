@@ -121,18 +121,9 @@ def _plan_headline(plan: dict) -> str:
     return text
 
 
-def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit: str = "bytes") -> str:
-    """The plan for a step summary or a PR comment, at most ``limit`` bytes/characters."""
-    from sweepgate.core.select import iter_rows
-
-    out = []
-    if marker:
-        out.append(marker + "\n")
-    out.append(f"## sweepgate plan: {_plan_headline(plan)}\n\n")
-    out.append(f"`{plan['base_ref']}` → `{plan['head_ref']}`")
-    entries = ((plan.get("matrix") or {}).get("changelog_metadata") or {}).get("entries") or []
-    out.append(f" · {len(entries)} appended changelog entr{'y' if len(entries) == 1 else 'ies'}\n\n")
-
+def _markdown_runners(plan: dict, entries: list) -> list[str]:
+    """GPU-hours by runner, or why there are no jobs."""
+    out: list[str] = []
     if plan.get("by_runner"):
         body = []
         for runner, agg in plan["by_runner"].items():
@@ -148,7 +139,12 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
         out.append("No jobs: the appended entries select no benchmark or eval rows.\n\n")
     else:
         out.append("No jobs: the change appends no changelog entry.\n\n")
+    return out
 
+
+def _markdown_findings(plan: dict) -> list[str]:
+    """The findings table."""
+    out: list[str] = []
     warnings = plan.get("warnings") or []
     if warnings:
         icon = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
@@ -158,7 +154,12 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
         out.append(f"### Findings ({len(warnings)})\n\n")
         out.append(markdown_table(["severity", "rule", "where", "finding"], body))
         out.append("\n")
+    return out
 
+
+def _markdown_recipes(plan: dict) -> list[str]:
+    """New, changed and removed recipes, and how many are unchanged."""
+    out: list[str] = []
     diff = plan.get("diff") or {}
     out.append("### Recipe changes\n\n")
     for status in ("new", "changed", "removed"):
@@ -185,8 +186,12 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
                 out.append(f"- `{item}`{selected}\n")
         out.append("\n")
     out.append(f"**unchanged**: {len(diff.get('unchanged') or [])} config keys\n\n")
+    return out
 
-    rows = list(iter_rows(plan.get("matrix") or {}))
+
+def _markdown_matrix(plan: dict, rows: list) -> list[str]:
+    """The matrix rows, one collapsed table per bucket."""
+    out: list[str] = []
     if rows:
         out.append("### Matrix\n\n")
         buckets: dict[str, list] = {}
@@ -198,6 +203,24 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
             out.append(f"<details><summary>{bucket}: {len(items)} rows, {_hours(hours)} GPU-hours</summary>\n\n")
             out.append(matrix_markdown(items))
             out.append("\n</details>\n\n")
+    return out
+
+
+def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit: str = "bytes") -> str:
+    """The plan for a step summary or a PR comment, at most ``limit`` bytes/characters."""
+    from sweepgate.core.select import iter_rows
+
+    out = []
+    if marker:
+        out.append(marker + "\n")
+    out.append(f"## sweepgate plan: {_plan_headline(plan)}\n\n")
+    out.append(f"`{plan['base_ref']}` → `{plan['head_ref']}`")
+    entries = ((plan.get("matrix") or {}).get("changelog_metadata") or {}).get("entries") or []
+    out.append(f" · {len(entries)} appended changelog entr{'y' if len(entries) == 1 else 'ies'}\n\n")
+
+    out += _markdown_runners(plan, entries) + _markdown_findings(plan) + _markdown_recipes(plan)
+    rows = list(iter_rows(plan.get("matrix") or {}))
+    out += _markdown_matrix(plan, rows)
     text = "".join(out)
     return truncate_markdown(text, limit, f"_… truncated to fit GitHub's limit; the full plan is in "
                                           f"`sweepgate plan --json` ({len(rows)} rows)._", unit)

@@ -85,6 +85,21 @@ def _skip(reason: str, **kw) -> Decision:
     return Decision(SKIP, reason, **kw)
 
 
+def _decide_push(event: dict) -> Decision:
+    """A push to main sweeps everything its changelog appends; other pushes skip."""
+    ref = event.get("ref", "")
+    if ref != MAIN_REF:
+        return _skip(f"push to {ref or 'an unknown ref'}: only pushes to {MAIN_REF} run a sweep")
+    if event.get("deleted"):
+        return _skip("push deleted the branch")
+    head = event.get("after") or ""
+    base = event.get("before") or ""
+    if not base or base == ZERO_SHA:
+        base = f"{head}^"
+    return Decision(FULL, "push to main: full sweep of the appended changelog entries",
+                    base_ref=base, head_ref=head)
+
+
 def decide(event_name: str, event: dict, head_message: str = "", *, source: str = "event") -> Decision:
     """Decide what one GitHub event runs. Pure: no I/O, no environment.
 
@@ -93,18 +108,7 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
     Raises SweepgateError when the PR asks for two sweeps at once.
     """
     if event_name == "push":
-        ref = event.get("ref", "")
-        if ref != MAIN_REF:
-            return _skip(f"push to {ref or 'an unknown ref'}: only pushes to {MAIN_REF} run a sweep")
-        if event.get("deleted"):
-            return _skip("push deleted the branch")
-        head = event.get("after") or ""
-        base = event.get("before") or ""
-        if not base or base == ZERO_SHA:
-            base = f"{head}^"
-        return Decision(FULL, "push to main: full sweep of the appended changelog entries",
-                        base_ref=base, head_ref=head)
-
+        return _decide_push(event)
     if event_name != "pull_request":
         return _skip(f"event '{event_name}' does not run sweeps")
 
