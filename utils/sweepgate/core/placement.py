@@ -80,23 +80,26 @@ def hardware_of(runners: dict, runner: str) -> dict | None:
 
 
 def _worker_gpus(worker: dict) -> int:
-    return worker[F.TP] * worker.get(F.PP, 1) * worker.get(F.PCP_SIZE, 1)
+    """GPUs of one worker replica: tp*pp*pcp, or ep when expert parallelism is wider.
+
+    With attention data-parallelism a worker's expert-parallel group spans
+    tp * dp GPUs, so ep above tp*pp*pcp (real configs use tp 8, ep 16) means
+    the worker holds ep GPUs.
+    """
+    return max(worker[F.TP] * worker.get(F.PP, 1) * worker.get(F.PCP_SIZE, 1), worker.get(F.EP, 1))
 
 
 def _nodes_per_worker(role: str, worker: dict, facts: dict) -> int:
     gpn = facts[F.GPUS_PER_NODE]
     gpus = _worker_gpus(worker)
-    tp, ep = worker[F.TP], worker.get(F.EP, 1)
-    shape = f"tp*pp*pcp={gpus}"
+    tp = worker[F.TP]
+    shape = f"max(tp*pp*pcp, ep)={gpus}"
     if gpus > gpn and gpus % gpn:
         raise PlacementError(role, f"{role} worker {shape} does not fill whole {gpn}-GPU nodes",
                              f"use a multiple of {F.GPUS_PER_NODE}={gpn}")
     if gpus < gpn and gpn % gpus:
         raise PlacementError(role, f"{role} worker {shape} does not divide a {gpn}-GPU node",
                              f"use a divisor of {F.GPUS_PER_NODE}={gpn}")
-    if ep > gpus or gpus % ep:
-        raise PlacementError(role, f"{role} worker ep={ep} does not divide its {gpus} GPUs",
-                             "choose an ep that divides tp*pp*pcp")
     scale_up = facts.get("scale-up-gpus")
     if scale_up and tp > scale_up and not worker.get(F.DP_ATTN, False):
         raise PlacementError(role, f"{role} worker tp={tp} spans {-(-tp // gpn)} nodes, but a tensor-parallel "
