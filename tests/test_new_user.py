@@ -328,3 +328,43 @@ def test_rehearse_lists_concurrencies_in_numeric_order():
     with pytest.raises(SweepgateError) as exc:
         runner.select_row(rows, "rows.json", "x", 5)
     assert "4, 16, 64, 128" in str(exc.value)
+
+
+# --------------------------------------------------------------------------- item 9: recipes that cannot run
+
+
+@pytest.mark.parametrize("old,new,needle", [
+    ("conc-list: [16, 32]", "conc-list: [16, 100000000000000000000000]", "1,000,000"),
+    ("- { tp: 8, ep: 1, conc-start: 4, conc-end: 64 }", "- { tp: 100000000000000000000, ep: 1, conc-start: 4, conc-end: 64 }",
+     "1 to 1024"),
+])
+def test_absurd_integers_are_refused_at_their_line(tmp_path, old, new, needle):
+    repo = fresh(tmp_path)
+    path = repo / "configs" / "nvidia-master.yaml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    line = one_clear_line(sg(repo, "full-sweep"), needle)
+    number = text[:text.index(old)].count("\n") + 1
+    assert line.startswith(f"configs/nvidia-master.yaml:{number}:"), line
+
+
+# --------------------------------------------------------------------------- item 10: terminal
+
+
+def test_matrix_pretty_is_the_same_json_indented(fleet):
+    plain, pretty = sg(fleet, "matrix", *REFS), sg(fleet, "matrix", *REFS, "--pretty")
+    assert pretty.returncode == 0 and json.loads(pretty.stdout) == json.loads(plain.stdout)
+    assert pretty.stdout.count("\n") > 10 and plain.stdout.count("\n") == 1
+
+
+def test_changelog_add_help_describes_every_flag():
+    import argparse
+
+    from sweepgate.commands import changelog
+
+    parser = argparse.ArgumentParser()
+    changelog.add_arguments(parser)
+    add = parser._subparsers._group_actions[0].choices["add"]
+    for action in add._actions:
+        assert action.help, f"changelog add {'/'.join(action.option_strings)} has no help"

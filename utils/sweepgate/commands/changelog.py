@@ -307,12 +307,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add.add_argument("--description", action="append", required=True, help="one description line (repeatable)")
     add.add_argument("--scenario-type", action="append", choices=list(F.SCENARIO_TYPES),
                      help="restrict the entry to these scenarios (repeatable)")
-    add.add_argument("--evals-only", action="store_true")
-    add.add_argument("--all-evals", action="store_true")
+    add.add_argument("--evals-only", action="store_true",
+                     help="the entry runs only the eval rows of its configs, no throughput rows")
+    add.add_argument("--all-evals", action="store_true",
+                     help="the entry runs evals on every selected row, not only the default eval points")
     add.add_argument("--pr-number", type=_positive_int, default=None, help="use this PR's link instead of XXX")
     add.add_argument("--repository", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY or the "
                                                         "repository most pr-links point to)")
-    add.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
+    add.add_argument("--changelog-file", default=F.CHANGELOG_FILE,
+                     help="changelog to append to, from the repository root (default: %(default)s)")
     add.set_defaults(_action=cmd_add)
 
     rebase = sub.add_parser("rebase", help="rebuild the changelog as ONTO's bytes plus this branch's entries")

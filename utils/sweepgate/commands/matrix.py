@@ -19,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config-files", nargs="+", default=None,
                         help=f"master configs (default: {F.CONFIG_DIR}/{F.MASTER_GLOB} at HEAD)")
     parser.add_argument("--runner-config", default=None, help=f"runners file (default: {F.RUNNERS_FILE})")
+    parser.add_argument("--pretty", action="store_true", help="indent the JSON for reading (same content)")
 
 
 def options(args):
@@ -34,5 +35,5 @@ def run(args) -> int:
     from sweepgate.core.select import build_matrix
 
     matrix = build_matrix(open_repo(), args.base_ref, args.head_ref, options(args))
-    sys.stdout.write(json.dumps(matrix) + "\n")
+    sys.stdout.write(json.dumps(matrix, indent=2 if args.pretty else None) + "\n")
     return 0

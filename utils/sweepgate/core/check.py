@@ -111,7 +111,7 @@ def _hint(error) -> str:
     if kw == "propertyNames":
         return "use letters, digits, '.', '_' and '-' only"
     if kw in ("minimum", "exclusiveMinimum", "maximum", "minItems", "minLength", "uniqueItems"):
-        return "fix the value's range"
+        return error.schema.get("description") or "fix the value's range"
     return "fix the value to match the schema"
 
 
