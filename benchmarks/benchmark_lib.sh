@@ -8,6 +8,7 @@
 # This file is the one entry point. It sources the parts under lib/, each one
 # concern, relative to its own location:
 #   core.sh         the flag guard, messages, number checks
+#   units.sh        the DRAM budget in the units each backend reads
 #   args.sh         the one option parser
 #   processes.sh    reading the process table
 #   lifecycle.sh    start_background_process, the cleanup registry, stopping
@@ -65,9 +66,13 @@ readonly SWEEPGATE_BENCHMARK_DIR
 BACKGROUND_PID=""
 GPU_MONITOR_PID=""
 KV_OFFLOAD_SERVER_ARGS=()
+KV_OFFLOAD_SERVER_ENV=()
+KV_OFFLOAD_CONNECTOR=""
 
 # shellcheck source=benchmarks/lib/core.sh
 source "${SWEEPGATE_BENCHMARK_DIR}/lib/core.sh"
+# shellcheck source=benchmarks/lib/units.sh
+source "${SWEEPGATE_BENCHMARK_DIR}/lib/units.sh"
 # shellcheck source=benchmarks/lib/args.sh
 source "${SWEEPGATE_BENCHMARK_DIR}/lib/args.sh"
 # shellcheck source=benchmarks/lib/processes.sh

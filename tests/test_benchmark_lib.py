@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -19,7 +21,8 @@ from benchlib_helpers import (  # noqa: E402
     LIB, HttpServer, alive, bash, kill_quietly, wait_for_file, wait_until_dead)
 
 FLAG_SETS = ["-eux", "-ux", "-x", "-e", "+eux"]
-LIB_PARTS = [LIB, *sorted((LIB.parent / "lib").glob("*.sh"))]
+BENCH_LIB_DIR = LIB.parent / "lib"
+LIB_PARTS = [LIB, *sorted(BENCH_LIB_DIR.glob("*.sh"))]
 
 
 def _rc(out: str, tag: str = "rc") -> int:
@@ -627,7 +630,105 @@ def test_vllm_simple_arm_sizes_offload_from_the_row(tmp_path):
         setup_kv_offload_arm
         printf '%s\\n' "${{KV_OFFLOAD_SERVER_ARGS[@]}}"
     """)
-    assert r.stdout.splitlines()[-4:] == ["--kv-offloading-backend", "native", "--kv-offloading-size", "1889"]
+    assert r.stdout.splitlines()[-4:] == ["--kv-offloading-backend", "native",
+                                          "--kv-offloading-size", "1759.268343448638916015625"]
+
+
+# --- the DRAM budget's units (issue 16) ---------------------------------------------------------
+
+SEED_DRAM_BYTES = 1889 * 10**9  # the seed row: total-cpu-dram-gb 1889, decimal GB
+
+
+def _gib_to_bytes(text: str) -> float:
+    """What vLLM (--kv-offloading-size) and LMCache (--l1-size-gb) make of a GiB number."""
+    return float(text) * 2**30
+
+
+def test_gb_to_gib_is_exact_for_every_budget():
+    budgets = [1, 2, 7, 100, 1889, 2048, 3000, 999_999, 8_000_000]
+    r = bash("for gb in " + " ".join(map(str, budgets)) + "; do _sg_gb_to_gib \"$gb\"; done")
+    assert r.returncode == 0, r.stderr
+    gibs = r.stdout.split()
+    assert [_gib_to_bytes(g) for g in gibs] == [gb * 10**9 for gb in budgets]
+    assert all(float(g) < gb for g, gb in zip(gibs, budgets))  # a GiB is bigger than a GB
+
+
+def _arm(tmp_path: Path, backend: str, server: HttpServer) -> subprocess.CompletedProcess:
+    standin = tmp_path / "standin"
+    standin.write_text("#!/usr/bin/env bash\nexec sleep 300\n")
+    standin.chmod(0o755)
+    port = server.url.split(":")[2].split("/")[0]
+    return bash(f"""
+        export KV_OFFLOADING=dram KV_OFFLOAD_BACKEND={backend} TOTAL_CPU_DRAM_GB=1889 TP=8
+        export KV_OFFLOAD_BACKEND_VERSION=1.0 KV_OFFLOAD_SKIP_INSTALL=1 RESULT_DIR="{tmp_path}"
+        export SERVER_STANDIN="{standin}" LMCACHE_HTTP_PORT={port} MOONCAKE_METRICS_PORT={port}
+        setup_kv_offload_arm || exit 1
+        printf 'arg=%s\\n' "${{KV_OFFLOAD_SERVER_ARGS[@]}}"
+        echo "simple=${{VLLM_USE_SIMPLE_KV_OFFLOAD:-}}"
+    """, timeout=60)
+
+
+def test_the_seed_rows_1889_gb_reaches_every_backend_as_the_same_bytes(tmp_path):
+    seen = {}
+    with HttpServer(200) as server:
+        for backend in ("vllm-simple", "lmcache", "mooncake"):
+            work = tmp_path / backend
+            work.mkdir()
+            r = _arm(work, backend, server)
+            assert r.returncode == 0, r.stderr
+            args = [line[4:] for line in r.stdout.splitlines() if line.startswith("arg=")]
+            if backend == "vllm-simple":
+                seen[backend] = _gib_to_bytes(args[args.index("--kv-offloading-size") + 1])
+            elif backend == "lmcache":
+                argv = shlex.split((work / "lmcache_command.txt").read_text())
+                seen[backend] = _gib_to_bytes(argv[argv.index("--l1-size-gb") + 1])
+            else:
+                config = json.loads((work / "mooncake_config.json").read_text())
+                assert isinstance(config["global_segment_size"], int)  # bytes, no unit to misread
+                seen[backend] = config["global_segment_size"] * 8  # per TP rank
+    assert seen == dict.fromkeys(seen, SEED_DRAM_BYTES), seen
+
+
+def test_vllm_simple_records_the_simple_connector(tmp_path):
+    with HttpServer(200) as server:
+        port = server.url.split(":")[2].split("/")[0]
+        r = bash(f"""
+            set -eu
+            export KV_OFFLOADING=dram KV_OFFLOAD_BACKEND=vllm-simple TOTAL_CPU_DRAM_GB=1889
+            RESULT_DIR="{tmp_path}" PORT={port}
+            setup_kv_offload_arm
+            start_server_and_wait bash -c 'echo "env=$VLLM_USE_SIMPLE_KV_OFFLOAD"; sleep 300'
+            for _ in $(seq 100); do [[ -s "$SERVER_LOG" ]] && break; sleep 0.05; done
+        """)
+    assert r.returncode == 0, r.stderr
+    comment, command = (tmp_path / "server_command.txt").read_text().splitlines()
+    assert comment == "# kv connector: SimpleCPUOffloadConnector"
+    assert shlex.split(command)[:2] == ["VLLM_USE_SIMPLE_KV_OFFLOAD=1", "bash"]
+    assert (tmp_path / "server.log").read_text().strip() == "env=1"  # the server really sees it
+
+
+def test_other_arms_record_the_bare_server_command(tmp_path):
+    with HttpServer(200) as server:
+        port = server.url.split(":")[2].split("/")[0]
+        r = bash(f"""
+            export KV_OFFLOADING=none KV_OFFLOAD_BACKEND=
+            RESULT_DIR="{tmp_path}" PORT={port}
+            setup_kv_offload_arm && start_server_and_wait sleep 300
+            echo "simple=[${{VLLM_USE_SIMPLE_KV_OFFLOAD:-}}]"
+        """, env={"VLLM_USE_SIMPLE_KV_OFFLOAD": ""})
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "server_command.txt").read_text() == "sleep 300\n"
+    assert "simple=[]" in r.stdout
+
+
+def test_run_benchmark_serving_refuses_use_chat_template(tmp_path):
+    r = bash(f"""
+        run_benchmark_serving --model m --port 1 --input-len 1 --output-len 1 --max-concurrency 1 \\
+          --result-dir "{tmp_path}" --result-filename r --use-chat-template
+        echo "rc=$?"
+    """)
+    assert _rc(r.stdout) == 1 and "unknown option '--use-chat-template'" in r.stderr
+    assert "--use-chat-template" not in (BENCH_LIB_DIR / "clients.sh").read_text().split("(No --use")[1]
 
 
 # --- write_command / append_command -----------------------------------------------------------

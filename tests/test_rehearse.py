@@ -72,7 +72,8 @@ def test_seed_row_rehearses_end_to_end(tmp_path):
     pip = [c["argv"] for c in seen if c["tool"] == "pip"]
     assert any("lmcache==0.5.4rc2" in argv for argv in pip)
     lm = [c["argv"] for c in seen if c["tool"] == "lmcache"]
-    assert len(lm) == 1 and value(lm[0], "--l1-size-gb") == "1889" and value(lm[0], "--shm-name") == ""
+    assert len(lm) == 1 and value(lm[0], "--shm-name") == ""
+    assert float(value(lm[0], "--l1-size-gb")) * 2**30 == 1889 * 10**9  # decimal GB budget, read as GiB
     serve = [c["argv"] for c in seen if c["tool"] == "vllm" and c["argv"][0] == "serve"][0]
     assert "LMCacheMPConnector" in value(serve, "--kv-transfer-config")
     spec = json.loads(value(serve, "--speculative-config"))
@@ -264,3 +265,12 @@ def test_check_calls_catches_a_script_that_ignores_the_row():
     text = "\n".join(problems)
     assert "0.5.4rc2" in text and "--l1-size-gb is 100" in text and "--shm-name" in text
     assert "LMCacheMPConnector" in text
+
+
+@pytest.mark.parametrize("l1,flagged", [("1889", True), ("1759.268343448638916015625", False), ("1759.27", True)])
+def test_check_calls_wants_the_budget_in_gib_to_the_byte(l1, flagged):
+    seen = [{"tool": "pip", "argv": ["install", "lmcache==0.5.4rc2"]},
+            {"tool": "lmcache", "argv": ["server", "--l1-size-gb", l1, "--chunk-size", "256", "--shm-name", ""]},
+            {"tool": "vllm", "argv": ["serve", "m", "--port", "8000", "--kv-transfer-config", "LMCacheMPConnector"]}]
+    problems = rehearse.check_calls(SEED_ROW, {"PORT": "8000"}, seen)
+    assert any("--l1-size-gb" in p for p in problems) == flagged, problems

@@ -35,8 +35,7 @@ readonly _SG_SERVING_OPTS="--model=model --port=port --input-len=input_len
   --output-len=output_len --max-concurrency=conc --num-prompts=num_prompts
   --random-range-ratio=ratio --result-dir=result_dir
   --result-filename=result_filename --backend=backend --endpoint=endpoint
-  --server-pid=server_pid --tokenizer=tokenizer --trust-remote-code!trust
-  --use-chat-template!chat"
+  --server-pid=server_pid --tokenizer=tokenizer --trust-remote-code!trust"
 
 #######################################
 # Fixed-sequence-length serving benchmark (random prompts), written to
@@ -47,7 +46,7 @@ readonly _SG_SERVING_OPTS="--model=model --port=port --input-len=input_len
 #   --result-dir D --result-filename F [--num-prompts N (default 10x conc)]
 #   [--random-range-ratio R (default 0.8)] [--backend B (default vllm)]
 #   [--endpoint PATH] [--server-pid PID] [--tokenizer T] [--trust-remote-code]
-#   [--use-chat-template]
+#   (No --use-chat-template: the pinned `vllm bench serve` rejects it.)
 # Returns:
 #   The client's status; 1 on bad arguments or when the server dies.
 #######################################
@@ -58,7 +57,7 @@ run_benchmark_serving() {
 _sg_run_benchmark_serving() {
   local model="" port="" input_len="" output_len="" conc="" result_dir=""
   local result_filename="" num_prompts="" ratio=0.8 backend=vllm endpoint=""
-  local server_pid="" tokenizer="" trust=false chat=false
+  local server_pid="" tokenizer="" trust=false
   local -a cmd=()
   _sg_parse_opts run_benchmark_serving "${_SG_SERVING_OPTS}" "$@" || return 1
   _sg_require_opts run_benchmark_serving "${_SG_SERVING_OPTS}" model port \
@@ -95,7 +94,6 @@ _sg_run_benchmark_serving() {
   [[ -n "${endpoint}" ]] && cmd+=(--endpoint "${endpoint}")
   [[ -n "${tokenizer}" ]] && cmd+=(--tokenizer "${tokenizer}")
   [[ "${trust}" == true ]] && cmd+=(--trust-remote-code)
-  [[ "${chat}" == true ]] && cmd+=(--use-chat-template)
   _sg_run_recorded_client "${result_dir}" "${server_pid}" \
     "benchmark client" "${cmd[@]}" || return $?
   if [[ ! -s "${result_dir}/${result_filename}.json" ]]; then

@@ -133,6 +133,7 @@ setup_kv_offload_arm() {
 _sg_setup_kv_offload_arm() {
   local supported="${_SG_KV_ARMS}" chunk_size=256 arm fn
   KV_OFFLOAD_SERVER_ARGS=()
+  KV_OFFLOAD_SERVER_ENV=()
   _sg_parse_opts setup_kv_offload_arm "--arms=supported
     --chunk-size=chunk_size" "$@" || return 1
   arm="$(_sg_kv_arm_name)" || return 1
@@ -182,21 +183,30 @@ _sg_kv_arm_none() {
   KV_OFFLOAD_SERVER_ARGS=()
 }
 
-# vLLM's native CPU offload; the size is the node's whole budget (vLLM splits
-# it across TP ranks).
+# vLLM's SimpleCPUOffloadConnector. `--kv-offloading-backend native` selects
+# OffloadingConnector unless VLLM_USE_SIMPLE_KV_OFFLOAD=1, so the arm exports
+# it and names it in KV_OFFLOAD_SERVER_ENV (start_server_and_wait records it
+# in front of the command). The size is the node's whole budget in GiB (vLLM
+# splits it across TP ranks).
 _sg_kv_arm_vllm_simple() {
+  local gib
   _sg_require_kv_backend vllm-simple || return 1
+  gib="$(_sg_gb_to_gib "${TOTAL_CPU_DRAM_GB}")" || return 1
+  export VLLM_USE_SIMPLE_KV_OFFLOAD=1
+  KV_OFFLOAD_SERVER_ENV=(VLLM_USE_SIMPLE_KV_OFFLOAD=1)
+  KV_OFFLOAD_CONNECTOR=SimpleCPUOffloadConnector
   KV_OFFLOAD_SERVER_ARGS=(
     --kv-offloading-backend native
-    --kv-offloading-size "${TOTAL_CPU_DRAM_GB}"
+    --kv-offloading-size "${gib}"
   )
 }
 
 # One LMCache MP server per node, holding the node's DRAM budget as L1.
 _sg_kv_arm_lmcache() {
-  local chunk_size="$1" port http_port log
+  local chunk_size="$1" port http_port log gib
   local -a cmd=()
   _sg_require_kv_backend lmcache || return 1
+  gib="$(_sg_gb_to_gib "${TOTAL_CPU_DRAM_GB}")" || return 1
   if ! _sg_is_posint "${chunk_size}"; then
     _sg_err "Error: bad LMCache chunk size '${chunk_size}'"
     return 1
@@ -217,7 +227,7 @@ _sg_kv_arm_lmcache() {
     --port "${port}"
     --http-host 127.0.0.1
     --http-port "${http_port}"
-    --l1-size-gb "${TOTAL_CPU_DRAM_GB}"
+    --l1-size-gb "${gib}"
     --chunk-size "${chunk_size}"
     --eviction-policy LRU
     --shm-name ""
@@ -243,9 +253,9 @@ _sg_lmcache_connector() {
 }
 
 # A Mooncake master plus vLLM's Mooncake store connector; each TP rank
-# contributes an equal share of the node's DRAM budget.
+# contributes an equal share of the node's DRAM budget, written in bytes.
 _sg_kv_arm_mooncake() {
-  local master_port metrics_port log config per_rank_gb
+  local master_port metrics_port log config per_rank
   local -a cmd=()
   _sg_require_kv_backend mooncake || return 1
   if ! _sg_is_posint "${TP:-}"; then
@@ -253,8 +263,8 @@ _sg_kv_arm_mooncake() {
       "got '${TP:-}'"
     return 1
   fi
-  per_rank_gb=$((TOTAL_CPU_DRAM_GB / TP))
-  if ((per_rank_gb < 1)); then
+  per_rank=$(($(_sg_gb_to_bytes "${TOTAL_CPU_DRAM_GB}") / TP))
+  if ((per_rank < 1000000000)); then
     _sg_err "Error: TOTAL_CPU_DRAM_GB=${TOTAL_CPU_DRAM_GB} is less than" \
       "1 GB per rank at TP=${TP}"
     return 1
@@ -264,7 +274,7 @@ _sg_kv_arm_mooncake() {
   metrics_port="${MOONCAKE_METRICS_PORT:-$((PORT + 201))}"
   log="${RESULT_DIR}/mooncake_master.log"
   config="${RESULT_DIR}/mooncake_config.json"
-  _sg_mooncake_config "${master_port}" "${per_rank_gb}" >"${config}" ||
+  _sg_mooncake_config "${master_port}" "${per_rank}" >"${config}" ||
     return 1
   export MOONCAKE_CONFIG_PATH="${config}"
   cmd=(
@@ -286,13 +296,13 @@ _sg_kv_arm_mooncake() {
     '"kv_load_failure_policy":"recompute"}')")
 }
 
-# The Mooncake client config: MASTER_PORT, PER_RANK_GB.
+# The Mooncake client config: MASTER_PORT, PER_RANK_BYTES.
 _sg_mooncake_config() {
   printf '{\n'
   printf '  "mode": "embedded",\n'
   printf '  "metadata_server": "P2PHANDSHAKE",\n'
   printf '  "master_server_address": "127.0.0.1:%d",\n' "$1"
-  printf '  "global_segment_size": "%dGB",\n' "$2"
+  printf '  "global_segment_size": %d,\n' "$2"
   printf '  "local_buffer_size": "4GB",\n'
   printf '  "protocol": "%s"' "${MOONCAKE_PROTOCOL:-rdma}"
   if [[ -n "${MOONCAKE_DEVICE_NAME:-}" ]]; then

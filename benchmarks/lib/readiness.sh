@@ -165,6 +165,20 @@ _sg_wait_for_server_ready() {
     --sleep-interval "${interval}"
 }
 
+# Append the server ARGV to FILE as one replayable line, preceded by the
+# arm's KV_OFFLOAD_SERVER_ENV assignments and, when the arm's connector is not
+# named in ARGV, a comment line naming it (KV_OFFLOAD_CONNECTOR).
+_sg_record_server_command() {
+  local file="$1"
+  shift
+  mkdir -p "$(dirname "${file}")" || return 1
+  if [[ -n "${KV_OFFLOAD_CONNECTOR:-}" ]]; then
+    printf '# kv connector: %s\n' "${KV_OFFLOAD_CONNECTOR}" >>"${file}" ||
+      return 1
+  fi
+  _sg_record_command ">>" "${file}" "${KV_OFFLOAD_SERVER_ENV[@]}" "$@"
+}
+
 #######################################
 # The inference server's lifecycle in one call: start ARGV in the background
 # as "vLLM server" (log RESULT_DIR/server.log, command
@@ -172,7 +186,8 @@ _sg_wait_for_server_ready() {
 # http://127.0.0.1:PORT/health for up to SERVER_READY_TIMEOUT seconds
 # (default 1800).
 # Globals:
-#   RESULT_DIR, PORT, SERVER_READY_TIMEOUT (read)
+#   RESULT_DIR, PORT, SERVER_READY_TIMEOUT, KV_OFFLOAD_SERVER_ENV,
+#   KV_OFFLOAD_CONNECTOR (read)
 #   SERVER_LOG, SERVER_PID (set)
 # Arguments:
 #   The server ARGV.
@@ -184,10 +199,12 @@ start_server_and_wait() {
 }
 
 _sg_start_server_and_wait() {
+  local record="${RESULT_DIR}/server_command.txt"
   SERVER_LOG="${RESULT_DIR}/server.log"
   SERVER_PID=""
+  _sg_record_server_command "${record}" "$@" || return 1
   _sg_start_background_process --label "vLLM server" --log "${SERVER_LOG}" \
-    --command-file "${RESULT_DIR}/server_command.txt" -- "$@" || return 1
+    -- "$@" || return 1
   SERVER_PID="${BACKGROUND_PID}"
   # shellcheck disable=SC2153  # PORT is exported by benchmark_lib.sh
   _sg_wait_for_server_ready --port "${PORT}" --server-log "${SERVER_LOG}" \

@@ -292,6 +292,14 @@ def reap_leftovers(calls: list[dict]) -> list[str]:
     return [f"{c['tool']} {' '.join(c.get('argv', [])[:1])} (PID {c['pid']})" for c in left]
 
 
+def names_the_budget(gib: str | None, gb: str) -> bool:
+    """A backend's GiB figure is the row's decimal-GB budget to the byte (benchmarks/lib/units.sh)."""
+    try:
+        return float(gib) * 2**30 == int(gb) * 10**9
+    except (TypeError, ValueError):
+        return False
+
+
 def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
     """What the row says about the backend, checked against what the script ran."""
     problems = []
@@ -309,8 +317,9 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
         if len(lm) != 1:
             problems.append(f"expected one LMCache server per node, saw {len(lm)}")
         for argv in lm:
-            if option_value(argv, "--l1-size-gb") != dram:
-                problems.append(f"LMCache --l1-size-gb is {option_value(argv, '--l1-size-gb')}, row says {dram}")
+            if not names_the_budget(option_value(argv, "--l1-size-gb"), dram):
+                problems.append(f"LMCache --l1-size-gb is {option_value(argv, '--l1-size-gb')} GiB, "
+                                f"not the row's {dram} GB")
             if "--shm-name" not in argv or option_value(argv, "--shm-name") != "":
                 problems.append('LMCache server lacks --shm-name ""')
             if option_value(argv, "--chunk-size") is None:
@@ -325,8 +334,8 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
         if servers and "MooncakeStoreConnector" not in (option_value(servers[0], "--kv-transfer-config") or ""):
             problems.append("vllm serve lacks the MooncakeStoreConnector --kv-transfer-config")
     elif name == "vllm-simple":
-        if servers and option_value(servers[0], "--kv-offloading-size") != dram:
-            problems.append(f"vllm serve --kv-offloading-size is not the row's {dram} GB")
+        if servers and not names_the_budget(option_value(servers[0], "--kv-offloading-size"), dram):
+            problems.append(f"vllm serve --kv-offloading-size is not the row's {dram} GB in GiB")
     elif servers and (option_value(servers[0], "--kv-transfer-config") or option_value(servers[0], "--kv-offloading-size")):
         problems.append("KV offloading is none but vllm serve was given an offload connector")
     if servers and option_value(servers[0], "--port") != env["PORT"]:
