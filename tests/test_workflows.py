@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = ROOT / ".github" / "workflows"
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT / "utils"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sweepgate.workflow import decide as decision, fanout, kv  # noqa: E402
 from sweepgate.core import fields  # noqa: E402
@@ -184,6 +185,38 @@ def test_self_hosted_jobs_are_gated(docs):
         job = docs[name]["jobs"]["benchmark"]
         cond = " ".join(job["if"].split())
         assert FORK_GUARD in cond and "!github.event.pull_request.draft" in cond
+
+
+def test_no_pr_reachable_job_may_be_self_hosted():
+    """Every job whose runs-on may be a self-hosted label (anything but a literal GitHub-hosted
+    image, expressions included) sits in a workflow that only push/dispatch/schedule reach,
+    following `uses: ./.github/workflows/...` calls."""
+    import workflow_reach
+
+    assert workflow_reach.violations(WORKFLOWS) == []
+
+
+@pytest.mark.parametrize("runs_on,caller_on,bad", [
+    ("cluster:b300-nv", "pull_request", True),  # a fork edits runs-on in its own PR
+    ("${{ inputs.runner }}", "pull_request_target", True),
+    ("ubuntu-latest", "pull_request", False),
+    ("[self-hosted, gpu]", "pull_request", True),
+    ("{group: gpus}", "issue_comment", True),
+    ("${{ inputs.runner }}", "workflow_dispatch", False),
+    ("${{ inputs.runner }}", "[push, workflow_dispatch]", False),
+    ("${{ inputs.runner }}", "[push, workflow_run]", True),
+])
+def test_reach_check_catches_self_hosted_from_prs(tmp_path, runs_on, caller_on, bad):
+    import workflow_reach
+
+    (tmp_path / "caller.yml").write_text(
+        f"on: {caller_on}\njobs:\n  a:\n    uses: ./.github/workflows/tmpl.yml\n"
+        f"  b:\n    runs-on: ubuntu-22.04\n")
+    (tmp_path / "tmpl.yml").write_text(f"on: workflow_call\njobs:\n  t:\n    runs-on: {runs_on}\n")
+    found = workflow_reach.violations(tmp_path)
+    assert bool(found) is bad, found
+    if bad:
+        assert found[0].startswith("tmpl.yml:t:")
 
 
 def test_label_names_live_only_in_ci_py():
