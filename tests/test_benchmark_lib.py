@@ -854,6 +854,10 @@ def test_the_entry_point_sources_every_part_relative_to_itself():
     sourced = re.findall(r'^source "\$\{SWEEPGATE_BENCHMARK_DIR\}/(lib/[a-z_]+\.sh)"$', text, re.M)
     assert sorted(sourced) == sorted(str(p.relative_to(LIB.parent)) for p in LIB_PARTS[1:])
     assert len(LIB_PARTS) > 5
+    # The package knows the same list, in the same order (plan: a change to any part is a lib change).
+    sys.path.insert(0, str(LIB.parents[1] / "utils"))
+    from sweepgate.core import fields  # noqa: PLC0415
+    assert list(fields.BENCHMARK_LIB_PARTS) == [f"benchmarks/{p}" for p in sourced]
 
 
 def test_sourcing_the_library_twice_keeps_its_state(tmp_path):

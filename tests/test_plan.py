@@ -451,6 +451,13 @@ def test_benchmark_lib_change_without_entry(fleet):
     assert all(c["benchmark_lib"] for c in p["diff"]["changed"])
 
 
+def test_a_change_to_a_part_the_library_sources_is_a_library_change(fleet):
+    p = make(fleet, {"benchmarks/lib/clients.sh": "#!/usr/bin/env bash\nrun_benchmark_serving() { :; }\n"})
+    (w,) = rules(p, "unlisted-change")
+    assert w["file"] == "benchmarks/benchmark_lib.sh"
+    assert {c["key"] for c in p["diff"]["changed"]} == {DSPARK, DSR1, DSR1_MI}
+
+
 def test_missing_script_and_unused_script(fleet):
     master = nvidia_master(fleet)
     master[LMCACHE] = {**kimi("lmcache"), "model-prefix": "kimik4"}

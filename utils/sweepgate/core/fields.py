@@ -99,6 +99,12 @@ RUNNERS_FILE = "configs/runners.yaml"
 CHANGELOG_FILE = "perf-changelog.yaml"
 SCHEMA_DIR = "configs/schema"
 BENCHMARK_LIB = "benchmarks/benchmark_lib.sh"
+# The parts benchmark_lib.sh sources, in its order; a change to any of them is a change
+# to the library (tests/test_benchmark_lib.py checks this list against its `source` lines).
+BENCHMARK_LIB_PARTS = tuple(f"benchmarks/lib/{name}.sh" for name in (
+    "core", "units", "args", "processes", "lifecycle", "readiness", "environment",
+    "gpu_monitor", "clients", "kv_offload_arms"))
+BENCHMARK_LIB_FILES = (BENCHMARK_LIB, *BENCHMARK_LIB_PARTS)
 # The matrix entry point. An append-only base must have it: a revision without a
 # matrix generator never published a matrix to append to.
 MATRIX_ENTRY_POINT = "utils/process_changelog.py"

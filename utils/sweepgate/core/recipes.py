@@ -106,7 +106,13 @@ class RecipeSet:
 
     @property
     def lib_sha(self) -> str | None:
-        return self.sha(F.BENCHMARK_LIB)
+        """One digest of the library: the entry point and every part it sources."""
+        if self.blobs.get(F.BENCHMARK_LIB) is None:
+            return None
+        digest = hashlib.sha256()
+        for path in F.BENCHMARK_LIB_FILES:
+            digest.update(path.encode() + b"\0" + (self.blobs.get(path) or b"") + b"\0")
+        return digest.hexdigest()
 
     def runner_facts(self, key: str):
         runner = (self.configs.get(key) or {}).get(F.RUNNER) if isinstance(self.configs.get(key), dict) else None
@@ -142,7 +148,7 @@ def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] =
     runners = rev.runners.data if rev else {}
     recipes = RecipeSet(ref, configs, owner, runners if isinstance(runners, dict) else {})
     candidates: dict[str, dict[str, list[list[str]]]] = {}
-    wanted: dict[str, None] = {F.BENCHMARK_LIB: None}
+    wanted: dict[str, None] = dict.fromkeys(F.BENCHMARK_LIB_FILES)
     for p in extra_paths:
         wanted[p] = None
     for key, config in configs.items():
