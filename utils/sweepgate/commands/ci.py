@@ -5,6 +5,8 @@ Sub-subcommands:
   split    cut the matrix into fan-out chunks that fit GitHub's limits
   row-env  one matrix row -> the CONTRACTS section 6 job environment
   collect  summarize the fan-out jobs' results
+  dispatch poll open PRs: start authorized GPU sweeps, cancel stale ones (ci_github)
+  audit    check the repository's settings that keep PR code off the GPU runners (ci_audit)
 
 This module reads the flags, the environment and the files; the decisions are
 plain functions in ``sweepgate.workflow`` (``decide``, ``fanout``, ``kv``).
@@ -64,7 +66,7 @@ def _head_message(event_name: str, event: dict, source: str) -> str:
         return str((event.get("head_commit") or {}).get("message") or "")
     sha = ((event.get("pull_request") or {}).get("head") or {}).get("sha")
     if event_name != "pull_request" or not sha:
-        return ""
+        return ""  # workflow_dispatch: authorize reads the head message from the API
     proc = subprocess.run(["git", "log", "-1", "--format=%B", sha], capture_output=True, text=True)
     if proc.returncode != 0:
         raise fail(source, 0, f"cannot read head commit {sha[:12]}: {proc.stderr.strip() or 'git failed'}",
@@ -92,7 +94,12 @@ def _run_decide(args) -> int:
     message = args.head_message
     if message is None:
         message = _head_message(event_name, event, event_path)
-    decision = decide(event_name, event, message, source=event_path)
+    if event_name == "workflow_dispatch":
+        from sweepgate.commands.ci_github import dispatch_decision
+
+        decision = dispatch_decision(event, args.repository or os.environ.get("GITHUB_REPOSITORY", ""))
+    else:
+        decision = decide(event_name, event, message, source=event_path)
     if args.merge_base and decision.run and event_name == "pull_request":
         decision = replace(decision, base_ref=_merge_base(decision.base_ref, decision.head_ref))
     _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), decision.outputs())
@@ -174,6 +181,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--event-name", help="event name (default: $GITHUB_EVENT_NAME)")
     p.add_argument("--head-message", help="head commit message (default: git log of the PR head)")
     p.add_argument("--merge-base", action="store_true", help="use git merge-base of base and head as base_ref")
+    p.add_argument("--repository", help="OWNER/NAME for workflow_dispatch (default: $GITHUB_REPOSITORY)")
     p.add_argument("--output", help="file to append key=value lines to (default: $GITHUB_OUTPUT, else stdout)")
     p.set_defaults(_ci=_run_decide)
 
@@ -193,6 +201,11 @@ def add_arguments(parser) -> None:
     p.add_argument("--result-dir", help="default: $RESULT_DIR or 'results'")
     p.add_argument("--output", help="file to append to (default: $GITHUB_ENV, else stdout)")
     p.set_defaults(_ci=_run_row_env)
+
+    from sweepgate.commands import ci_audit, ci_github
+
+    ci_github.add_dispatch_parser(sub)
+    ci_audit.add_audit_parser(sub)
 
     p = sub.add_parser("collect", help="markdown summary of the run ($RESULTS = toJSON(needs.*.result))")
     p.add_argument("--results", default="results", help="directory of downloaded result artifacts")

@@ -81,6 +81,20 @@ def _client(token: str, base_url: str | None, timeout: int):
                   timeout=timeout, seconds_between_requests=None, seconds_between_writes=None, lazy=True)
 
 
+def connect(token: str, base_url: str | None = None, timeout: int = 30):
+    """A PyGithub client for ``base_url`` (default api.github.com); PyGithub is imported here."""
+    return _client(token, base_url, timeout)
+
+
+def api_error(exc, what: str, hint: str) -> SweepgateError:
+    """One diagnostic line for a GithubException (or requests' OSError) while doing ``what``."""
+    status = getattr(exc, "status", None)
+    data = getattr(exc, "data", None)
+    message = data.get("message") if isinstance(data, dict) else (data or exc)
+    prefix = f"GitHub API error {status}" if status else "cannot reach the GitHub API"
+    return _fail(f"{prefix} {what}: {message}", hint)
+
+
 def _unzip(data: bytes, dest) -> None:
     """Extract an artifact zip into ``dest``, refusing members that would land outside it."""
     import io

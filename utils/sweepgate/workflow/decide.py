@@ -25,6 +25,7 @@ LABELS = (*PRIMARY_LABELS, *MODIFIER_LABELS)
 # the same rule, so a label event that cancelled a sweep always re-decides it.
 LABEL_MARKER = "sweep"
 SKIP_MARKER = "[skip-sweep]"
+APPROVE_COMMAND = "/sweep"  # a maintainer's PR comment: /sweep <full 40-hex head SHA>
 PR_ACTIONS = ("ready_for_review", "synchronize", "labeled", "unlabeled")
 MAIN_REF = "refs/heads/main"
 ZERO_SHA = "0" * 40
@@ -124,7 +125,8 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
     head_repo = (head.get("repo") or {}).get("full_name")
     base_repo = (base.get("repo") or {}).get("full_name")
     if not head_repo or head_repo != base_repo:
-        return _skip(f"fork PR ({head_repo or 'deleted repository'}): never runs on self-hosted runners", **refs)
+        return _skip(f"fork PR ({head_repo or 'deleted repository'}): a maintainer approves its head with "
+                     f"'{APPROVE_COMMAND} <full head SHA>'", **refs)
     if pr.get("draft"):
         return _skip("draft PR: mark it ready for review to run a sweep", **refs)
     if action in ("labeled", "unlabeled"):
@@ -135,14 +137,23 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
         return _skip(f"head commit message contains {SKIP_MARKER}", **refs)
 
     labels = {lab.get("name", "") for lab in pr.get("labels") or [] if isinstance(lab, dict)}
+    return labels_decision(labels, refs, source)
+
+
+def labels_decision(labels: set[str], refs: dict, source: str = "event", *, default: str = "") -> Decision:
+    """The sweep the PR's (counted) labels ask for. ``default`` is the mode when no primary
+    label counts (a maintainer's /sweep approval runs a trimmed sweep); "" skips."""
+    number = refs.get("pr_number", "")
     primary = [name for name in PRIMARY_LABELS if name in labels]
     if len(primary) > 1:
         raise fail(source, 0, f"PR #{number} has labels {' and '.join(repr(p) for p in primary)}",
                    f"keep exactly one: {SWEEP_LABEL} (trimmed) or {FULL_SWEEP_LABEL} (everything)",
                    rule="ci-labels")
-    if not primary:
-        return _skip(f"no sweep label: add '{SWEEP_LABEL}' (trimmed) or '{FULL_SWEEP_LABEL}' (full)", **refs)
-    mode = PRIMARY_LABELS[primary[0]]
     modifiers = {flag: name in labels for name, flag in MODIFIER_LABELS.items()}
     extras = "".join(f" +{name}" for name in MODIFIER_LABELS if name in labels)
+    if not primary:
+        if default:
+            return Decision(default, f"approved: {default} sweep{extras}", **modifiers, **refs)
+        return _skip(f"no sweep label: add '{SWEEP_LABEL}' (trimmed) or '{FULL_SWEEP_LABEL}' (full)", **refs)
+    mode = PRIMARY_LABELS[primary[0]]
     return Decision(mode, f"label '{primary[0]}': {mode} sweep{extras}", **modifiers, **refs)

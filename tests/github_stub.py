@@ -1,0 +1,66 @@
+"""A local stand-in for the GitHub REST API: a route table on a real HTTP server (127.0.0.1).
+
+Routes map (METHOD, path) to (status, JSON body) or to a callable(payload, query) returning one.
+Response shapes follow GitHub's REST documentation for each endpoint the tests use.
+Every request is recorded as (method, path, payload).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+TOKEN = "stub-token-not-secret"
+
+
+class GitHubStub:
+    def __init__(self):
+        self.routes: dict[tuple[str, str], object] = {}
+        self.requests: list[tuple[str, str, dict]] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                stub.handle(self, "GET")
+
+            def do_POST(self):
+                stub.handle(self, "POST")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def route(self, method: str, path: str, answer, status: int = 200):
+        self.routes[(method, path)] = answer if callable(answer) else (status, answer)
+
+    def handle(self, req, method):
+        parts = urlsplit(req.path)
+        length = int(req.headers.get("Content-Length") or 0)
+        payload = json.loads(req.rfile.read(length) or b"{}") if length else {}
+        self.requests.append((method, parts.path, payload))
+        if req.headers.get("Authorization") not in (f"token {TOKEN}", f"Bearer {TOKEN}"):
+            return self.send(req, 401, {"message": "Bad credentials"})
+        answer = self.routes.get((method, parts.path))
+        if answer is None:
+            return self.send(req, 404, {"message": "Not Found",
+                                        "documentation_url": "https://docs.github.com/rest"})
+        if callable(answer):
+            answer = answer(payload, parse_qs(parts.query))
+        self.send(req, *answer)
+
+    def send(self, req, status, body):
+        data = b"" if body is None else json.dumps(body).encode()
+        req.send_response(status)
+        req.send_header("Content-Type", "application/json; charset=utf-8")
+        req.send_header("Content-Length", str(len(data)))
+        req.end_headers()
+        req.wfile.write(data)

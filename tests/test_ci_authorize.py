@@ -1,0 +1,217 @@
+"""Who may start a GPU sweep: labels by write+ accounts, SHA-bound /sweep approvals for forks,
+no drafts; decided from the GitHub API at dispatch time (a local REST stand-in here)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from github_stub import TOKEN, GitHubStub  # noqa: E402
+from sweepgate.workflow import authorize as auth, decide as decision, dispatch, kv  # noqa: E402
+
+REPO, FORK = "acme/bench", "mallory/bench"
+HEAD, OLD, BASE = "c" * 40, "d" * 40, "a" * 40
+PERMS = {"maint": "admin", "dev": "write", "reader": "read", "mallory": "read", "triager": "read"}
+SWEEP, FULL = decision.SWEEP_LABEL, decision.FULL_SWEEP_LABEL
+
+
+def pull(*, head_repo=REPO, draft=False, state="open", labels=(), labelers=None, comments=(), head=HEAD,
+         message="tune"):
+    return auth.PullState(number=7, state=state, draft=draft, head_sha=head, base_sha=BASE, head_repo=head_repo,
+                          base_repo=REPO, labels=frozenset(labels), labelers=labelers or {},
+                          comments=tuple(comments), head_message=message)
+
+
+def perm(login):
+    return PERMS.get(login, "none")
+
+
+# --- the decision function ------------------------------------------------------------
+
+@pytest.mark.parametrize("state,mode,fragment", [
+    (pull(labels=[SWEEP], labelers={SWEEP: "dev"}), "trimmed", SWEEP),
+    (pull(labels=[FULL], labelers={FULL: "maint"}), "full", FULL),
+    (pull(labels=[SWEEP], labelers={SWEEP: "reader"}), "skip", "without write permission"),
+    (pull(labels=[SWEEP], labelers={}), "skip", "without write permission"),
+    (pull(labels=[SWEEP], labelers={SWEEP: "dev"}, draft=True), "skip", "draft"),
+    (pull(labels=[SWEEP], labelers={SWEEP: "dev"}, state="closed"), "skip", "closed"),
+    (pull(labels=[SWEEP], labelers={SWEEP: "dev"}, message="x [skip-sweep]"), "skip", "[skip-sweep]"),
+    (pull(comments=[("dev", f"/sweep {HEAD}")]), "trimmed", "approved"),
+    # forks: labels alone never start anything
+    (pull(head_repo=FORK, labels=[FULL], labelers={FULL: "maint"}), "skip", "no approval"),
+    (pull(head_repo=FORK, comments=[("mallory", f"/sweep {HEAD}")]), "skip", "write permission or more"),
+    (pull(head_repo=FORK, comments=[("reader", f"/sweep {HEAD}")]), "skip", "write permission or more"),
+    (pull(head_repo=FORK, comments=[("maint", f"/sweep {OLD}")]), "skip", "a later push needs a new approval"),
+    (pull(head_repo=FORK, comments=[("maint", f"/sweep {HEAD[:12]}")]), "skip", "full 40-hex"),
+    (pull(head_repo=FORK, comments=[("maint", f"LGTM /sweep {HEAD}")]), "skip", "no approval"),
+    (pull(head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")], draft=True), "skip", "draft"),
+    (pull(head_repo="", comments=[("maint", f"/sweep {HEAD}")]), "trimmed", "approved by maint"),
+    (pull(head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")]), "trimmed", "approved by maint"),
+    (pull(head_repo=FORK, comments=[("maint", f"/sweep {HEAD.upper()}\n")]), "trimmed", "approved"),
+    (pull(head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")], labels=[FULL], labelers={FULL: "maint"}),
+     "full", FULL),
+    (pull(head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")], labels=[FULL], labelers={FULL: "mallory"}),
+     "trimmed", "approved"),
+])
+def test_authorize_table(state, mode, fragment):
+    d = auth.authorize(state, perm)
+    assert d.mode == mode, d.reason
+    assert fragment in d.reason
+    assert d.head_ref == HEAD and d.pr_number == "7"
+
+
+def test_a_later_push_needs_a_new_approval():
+    approved = pull(head_repo=FORK, comments=[("maint", f"/sweep {OLD}")], head=OLD)
+    assert auth.authorize(approved, perm).run
+    pushed = pull(head_repo=FORK, comments=[("maint", f"/sweep {OLD}")], head=HEAD)
+    assert not auth.authorize(pushed, perm).run
+    reapproved = pull(head_repo=FORK, comments=[("maint", f"/sweep {OLD}"), ("maint", f"/sweep {HEAD}")])
+    assert auth.authorize(reapproved, perm).head_ref == HEAD
+
+
+def test_requested_sha_must_be_the_head():
+    state = pull(head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")])
+    assert auth.authorize(state, perm, requested_sha=HEAD).run
+    stale = auth.authorize(state, perm, requested_sha=OLD)
+    assert not stale.run and "stale" in stale.reason
+
+
+# --- the poller's plan ------------------------------------------------------------------
+
+def test_dispatch_plan():
+    run_now = decision.Decision("trimmed", "ok", pr_number="7", head_ref=HEAD)
+    skip = decision.Decision("skip", "draft PR", pr_number="8", head_ref=HEAD)
+    title = dispatch.run_title("7", HEAD, "trimmed")
+    runs = [dispatch.Run(1, dispatch.run_title("7", OLD, "trimmed"), "in_progress"),
+            dispatch.Run(2, dispatch.run_title("8", HEAD, "full"), "queued"),
+            dispatch.Run(3, dispatch.run_title("9", HEAD, "full"), "completed"),
+            dispatch.Run(4, "sweep of main", "in_progress")]
+    actions = dispatch.plan({"7": run_now, "8": skip}, runs)
+    assert [(a.kind, a.pr, a.run_id) for a in actions] == [("dispatch", "7", 0), ("cancel", "7", 1),
+                                                           ("cancel", "8", 2)]
+    assert "draft" in actions[2].reason
+    assert dispatch.plan({"7": run_now}, [dispatch.Run(5, title, "completed")]) == []
+
+
+# --- through the API: the stand-in answers GitHub's documented shapes --------------------
+
+def user(login):
+    return {"login": login, "id": abs(hash(login)) % 10**6, "type": "User"}
+
+
+def serve_pull(stub, *, head_repo=REPO, draft=False, labels=(), events=(), comments=(), head=HEAD, number=7):
+    base = f"/repos/{REPO}"
+    repo_json = {"id": 1, "name": "bench", "full_name": REPO, "url": f"{stub.url}{base}", "owner": user("acme")}
+    stub.route("GET", base, repo_json)
+    head_repo_json = {"full_name": head_repo, "id": 2, "name": "bench"} if head_repo else None
+    pr = {"id": 70 + number, "number": number, "state": "open", "draft": draft, "title": "tune",
+          "url": f"{stub.url}{base}/pulls/{number}", "user": user("author"),
+          "labels": [{"id": i, "name": name, "color": "ededed"} for i, name in enumerate(labels)],
+          "head": {"sha": head, "ref": "feature", "label": "x:feature", "repo": head_repo_json},
+          "base": {"sha": BASE, "ref": "main", "label": "acme:main", "repo": repo_json}}
+    stub.route("GET", f"{base}/pulls/{number}", pr)
+    stub.route("GET", f"{base}/issues/{number}", {**pr, "url": f"{stub.url}{base}/issues/{number}"})
+    stub.route("GET", f"{base}/issues/{number}/events", [
+        {"id": i, "event": "labeled", "actor": user(login), "label": {"name": name, "color": "ededed"},
+         "created_at": "2026-01-01T00:00:00Z"} for i, (name, login) in enumerate(events)])
+    stub.route("GET", f"{base}/issues/{number}/comments", [
+        {"id": 100 + i, "body": body, "user": user(login), "created_at": "2026-01-02T00:00:00Z"}
+        for i, (login, body) in enumerate(comments)])
+    stub.route("GET", f"{base}/commits/{head}", {"sha": head, "commit": {"message": "tune kimi"}})
+    for login, level in PERMS.items():
+        stub.route("GET", f"{base}/collaborators/{login}/permission",
+                   {"permission": level, "role_name": level, "user": user(login)})
+    return pr
+
+
+@pytest.fixture
+def stub():
+    server = GitHubStub()
+    yield server
+    server.close()
+
+
+def run_cli(stub, *args, event=None, tmp_path=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    env.update(PYTHONPATH=str(ROOT / "utils"), GITHUB_TOKEN=TOKEN, GITHUB_API_URL=stub.url,
+               GITHUB_REPOSITORY=REPO)
+    if event is not None:
+        path = tmp_path / "event.json"
+        path.write_text(json.dumps(event))
+        env.update(GITHUB_EVENT_PATH=str(path), GITHUB_EVENT_NAME="workflow_dispatch")
+    return subprocess.run([sys.executable, "-m", "sweepgate", "ci", *args], env=env, capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def dispatch_event(sha=HEAD, ref="refs/heads/main"):
+    return {"ref": ref, "inputs": {"pr-number": "7", "sha": sha, "mode": "trimmed"}, "sender": user("bot")}
+
+
+@pytest.mark.parametrize("commenter,sha,runs", [
+    ("maint", HEAD, True),     # the approved SHA runs
+    ("mallory", HEAD, False),  # a read-only account's comment starts nothing
+    ("maint", OLD, False),     # a stale SHA starts nothing
+])
+def test_decide_fork_approval_through_the_api(stub, tmp_path, commenter, sha, runs):
+    serve_pull(stub, head_repo=FORK, comments=[(commenter, f"/sweep {sha}")])
+    out = tmp_path / "out"
+    proc = run_cli(stub, "decide", "--output", str(out), event=dispatch_event(sha), tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    values = kv.parse_kv(out.read_text())
+    assert values["run"] == ("true" if runs else "false"), values["reason"]
+    if runs:
+        assert values["head_ref"] == HEAD == sha and values["pr_number"] == "7"
+    asked = {path for method, path, _ in stub.requests if method == "GET"}
+    if sha == HEAD:  # the commenter's permission is asked now, from the API, not taken from the event
+        assert f"/repos/{REPO}/collaborators/{commenter}/permission" in asked
+
+
+@pytest.mark.parametrize("labeler,runs", [("dev", True), ("reader", False)])
+def test_decide_label_applier_through_the_api(stub, tmp_path, labeler, runs):
+    serve_pull(stub, labels=[SWEEP], events=[(SWEEP, labeler)])
+    out = tmp_path / "out"
+    proc = run_cli(stub, "decide", "--output", str(out), event=dispatch_event(), tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert kv.parse_kv(out.read_text())["run"] == ("true" if runs else "false")
+
+
+def test_decide_refuses_dispatch_from_another_branch(stub, tmp_path):
+    serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")])
+    out = tmp_path / "out"
+    proc = run_cli(stub, "decide", "--output", str(out), event=dispatch_event(ref="refs/heads/evil"),
+                   tmp_path=tmp_path)
+    assert proc.returncode == 0 and kv.parse_kv(out.read_text())["run"] == "false"
+    assert stub.requests == []
+
+
+def test_decide_api_error_is_one_line(stub, tmp_path):
+    proc = run_cli(stub, "decide", event=dispatch_event(), tmp_path=tmp_path)  # no routes: 404
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "GitHub API error 404" in proc.stderr
+
+
+def test_dispatch_poller(stub, tmp_path):
+    pr = serve_pull(stub, head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")])
+    base = f"/repos/{REPO}"
+    stub.route("GET", f"{base}/pulls", [pr])
+    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"  # the API takes the file name as the id
+    stub.route("GET", f"{wf}/runs", {"total_count": 1, "workflow_runs": [
+        {"id": 5, "display_title": dispatch.run_title("7", OLD, "trimmed"), "status": "queued",
+         "url": f"{stub.url}{base}/actions/runs/5"}]})
+    stub.route("POST", f"{wf}/dispatches", None, status=204)
+    stub.route("POST", f"{base}/actions/runs/5/cancel", {}, status=202)
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 0, proc.stderr
+    posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
+    assert posts == [(f"{wf}/dispatches",
+                      {"ref": "main", "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}}),
+                     (f"{base}/actions/runs/5/cancel", {})]

@@ -1,0 +1,109 @@
+"""`sweepgate ci decide` for workflow_dispatch, and `sweepgate ci dispatch` (the poller).
+
+Both read the pull request from the GitHub API at the moment they run
+(``sweepgate.workflow.pullstate``) and decide with ``sweepgate.workflow.authorize``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from sweepgate.core.errors import fail
+from sweepgate.workflow.decide import MAIN_REF, Decision, _skip
+
+HINT = "the token needs 'pull-requests: read' and 'issues: read'; check --repository"
+
+
+def _connect(repository: str, api_url: str | None):
+    from sweepgate.core.github import connect
+
+    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
+    if not token:
+        raise fail("sweepgate ci", 0, "GITHUB_TOKEN is not set", "pass the workflow's token in env: GITHUB_TOKEN")
+    if "/" not in repository:
+        raise fail("sweepgate ci", 0, f"repository '{repository}' is not OWNER/NAME", "pass --repository OWNER/NAME")
+    client = connect(token, api_url or os.environ.get("GITHUB_API_URL"))
+    return client, client.get_repo(repository)
+
+
+def dispatch_decision(event: dict, repository: str, api_url: str | None = None) -> Decision:
+    """A workflow_dispatch of run-sweep.yml: inputs pr-number and sha are a request only;
+    the PR's current state and who labeled or approved it decide."""
+    from sweepgate.workflow.authorize import authorize
+    from sweepgate.workflow.pullstate import permission_lookup, pull_state
+
+    inputs = event.get("inputs") or {}
+    number, sha = str(inputs.get("pr-number") or "").strip(), str(inputs.get("sha") or "").strip()
+    if event.get("ref") != MAIN_REF:
+        return _skip(f"dispatched on {event.get('ref') or 'an unknown ref'}: sweeps start from {MAIN_REF} only")
+    if not number.isdigit() or not sha:
+        return _skip("workflow_dispatch without pr-number and sha: nothing to sweep")
+    client, repo = _connect(repository, api_url)
+    try:
+        return authorize(pull_state(repo, int(number)), permission_lookup(repo), requested_sha=sha)
+    except Exception as exc:  # noqa: BLE001 - GithubException / requests errors become one line
+        raise _api_error(exc, f"reading PR #{number} of {repository}", HINT) from None
+    finally:
+        client.close()
+
+
+def _api_error(exc, what, hint):
+    from github import GithubException
+
+    from sweepgate.core.github import api_error
+
+    if isinstance(exc, (GithubException, OSError)):
+        return api_error(exc, what, hint)
+    raise exc
+
+
+def _runs(workflow):
+    from sweepgate.workflow.dispatch import Run
+
+    out = []
+    for run in workflow.get_runs(event="workflow_dispatch"):
+        out.append(Run(run.id, run.display_title or "", run.status or ""))
+        if len(out) >= 300:  # the newest 300 runs cover every open PR's recent dispatches
+            break
+    return out
+
+
+def run_dispatch(args) -> int:
+    """Poll open PRs; dispatch and cancel GPU sweeps (see sweepgate.workflow.dispatch)."""
+    from sweepgate.workflow.authorize import authorize
+    from sweepgate.workflow.dispatch import GPU_WORKFLOW, plan
+    from sweepgate.workflow.pullstate import permission_lookup, pull_state
+
+    repository = args.repository or os.environ.get("GITHUB_REPOSITORY", "")
+    client, repo = _connect(repository, args.api_url)
+    try:
+        permission = permission_lookup(repo)
+        decisions = {str(p.number): authorize(pull_state(repo, p.number), permission)
+                     for p in repo.get_pulls(state="open")}
+        workflow = repo.get_workflow(GPU_WORKFLOW)
+        actions = plan(decisions, _runs(workflow))
+        for a in actions:
+            print(f"sweepgate ci dispatch: {a.kind} PR #{a.pr} {a.sha[:12]} {a.mode}: {a.reason}", file=sys.stderr)
+            if args.dry_run:
+                continue
+            if a.kind == "dispatch":
+                workflow.create_dispatch(args.ref, {"pr-number": a.pr, "sha": a.sha, "mode": a.mode}, throw=True)
+            else:  # POST /repos/{o}/{r}/actions/runs/{id}/cancel
+                client.requester.requestJsonAndCheck("POST", f"{repo.url}/actions/runs/{a.run_id}/cancel")
+        print(f"sweepgate ci dispatch: {len(decisions)} open PRs, {len(actions)} actions", file=sys.stderr)
+        return 0
+    except Exception as exc:  # noqa: BLE001
+        raise _api_error(exc, f"polling {repository}", "the token needs 'actions: write', "
+                         "'pull-requests: read' and 'issues: read'") from None
+    finally:
+        client.close()
+
+
+def add_dispatch_parser(sub) -> None:
+    p = sub.add_parser("dispatch", help="poll open PRs: dispatch authorized GPU sweeps, cancel stale ones")
+    p.add_argument("--repository", help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--api-url", help="REST API base (default: $GITHUB_API_URL or https://api.github.com)")
+    p.add_argument("--ref", default="main", help="branch whose run-sweep.yml is dispatched (default main)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
+    p.set_defaults(_ci=run_dispatch)

@@ -1,0 +1,114 @@
+"""Who may start a GPU sweep of a pull request, decided at dispatch time.
+
+Pure functions over a ``PullState`` (what the GitHub API says about the PR now) and a
+``permission`` lookup (login -> GitHub's permission level). Nothing here trusts the
+triggering event: labels count only when the account that applied them has write
+permission or more; a fork PR runs only the exact head SHA a maintainer named in a
+``/sweep <sha>`` comment; drafts never run. ``sweepgate.workflow.pullstate`` fetches the
+state; run-sweep.yml's decide job and sweep-dispatch.yml's poller both call ``authorize``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from sweepgate.workflow.decide import (
+    APPROVE_COMMAND,
+    LABELS,
+    PRIMARY_LABELS,
+    SKIP_MARKER,
+    TRIMMED,
+    Decision,
+    _skip,
+    labels_decision,
+)
+
+# GitHub's `permission` field of GET /repos/{o}/{r}/collaborators/{user}/permission:
+# admin, write (maintain maps here), read (triage maps here) or none.
+TRUSTED_PERMISSIONS = frozenset({"admin", "maintain", "write"})
+SHA = re.compile(r"[0-9a-f]{40}")
+APPROVAL = re.compile(re.escape(APPROVE_COMMAND) + r"[ \t]+([0-9a-fA-F]+)[ \t]*")
+
+Permission = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class PullState:
+    """One pull request as the API reports it at decision time."""
+
+    number: int
+    state: str  # open | closed
+    draft: bool
+    head_sha: str
+    base_sha: str
+    head_repo: str  # "" when the fork was deleted
+    base_repo: str
+    labels: frozenset[str] = frozenset()
+    labelers: dict[str, str] = field(default_factory=dict)  # label -> login of its last "labeled" event
+    comments: tuple[tuple[str, str], ...] = ()  # (login, body), oldest first
+    head_message: str = ""
+
+    @property
+    def is_fork(self) -> bool:
+        return not self.head_repo or self.head_repo != self.base_repo
+
+
+def trusted(login: str, permission: Permission) -> bool:
+    return bool(login) and permission(login) in TRUSTED_PERMISSIONS
+
+
+def approval_sha(body: str) -> str | None:
+    """The SHA a `/sweep <sha>` comment names (the whole comment, one line), else None."""
+    m = APPROVAL.fullmatch(body.strip())
+    return m.group(1).lower() if m else None
+
+
+def counted_labels(pull: PullState, permission: Permission) -> set[str]:
+    """Sweep labels whose last applier has write permission or more."""
+    return {name for name in pull.labels & set(LABELS) if trusted(pull.labelers.get(name, ""), permission)}
+
+
+def _approval(pull: PullState, permission: Permission) -> tuple[bool, str]:
+    """(approved, why not) for the current head SHA, from `/sweep <sha>` comments."""
+    named = [(login, approval_sha(body)) for login, body in pull.comments]
+    named = [(login, sha) for login, sha in named if sha is not None]
+    if not named:
+        return False, f"no approval: a maintainer comments '{APPROVE_COMMAND} {pull.head_sha}'"
+    for login, sha in named:
+        if sha == pull.head_sha and trusted(login, permission):
+            return True, f"approved by {login}"
+    current = [login for login, sha in named if sha == pull.head_sha]
+    if current:
+        return False, (f"'{APPROVE_COMMAND}' by {', '.join(sorted(set(current)))} does not count: "
+                       "write permission or more is needed")
+    if any(not SHA.fullmatch(sha) for _, sha in named):
+        return False, f"an approval must name the full 40-hex head SHA {pull.head_sha}"
+    return False, f"approval names another commit, head is now {pull.head_sha}: a later push needs a new approval"
+
+
+def authorize(pull: PullState, permission: Permission, *, requested_sha: str = "",
+              source: str = "pull request") -> Decision:
+    """What may run for ``pull`` now. ``requested_sha`` is the SHA the dispatch asked for;
+    the decision's head_ref is always the approved, current head SHA."""
+    refs = dict(pr_number=str(pull.number), base_ref=pull.base_sha, head_ref=pull.head_sha)
+    if pull.state != "open":
+        return _skip(f"PR #{pull.number} is {pull.state}", **refs)
+    if pull.draft:
+        return _skip("draft PR: mark it ready for review to run a sweep", **refs)
+    if requested_sha and requested_sha.lower() != pull.head_sha:
+        return _skip(f"requested {requested_sha[:40]} is not the head {pull.head_sha}: stale", **refs)
+    if SKIP_MARKER in pull.head_message:
+        return _skip(f"head commit message contains {SKIP_MARKER}", **refs)
+    approved, why = _approval(pull, permission)
+    labels = counted_labels(pull, permission)
+    if pull.is_fork and not approved:
+        return _skip(f"fork PR ({pull.head_repo or 'deleted repository'}): {why}", **refs)
+    decision = labels_decision(labels, refs, source, default=TRIMMED if approved else "")
+    if approved and not labels & set(PRIMARY_LABELS):
+        decision = replace(decision, reason=f"{why}: {decision.reason}")
+    if not decision.run and pull.labels & set(LABELS) - labels:
+        uncounted = ", ".join(sorted(pull.labels & set(LABELS) - labels))
+        return _skip(f"label {uncounted} was applied by an account without write permission", **refs)
+    return decision

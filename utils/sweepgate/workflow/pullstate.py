@@ -1,0 +1,48 @@
+"""Read a pull request's state from the GitHub REST API (PyGithub) for ``authorize``.
+
+Endpoints: GET /repos/{o}/{r}/pulls/{n}; GET /repos/{o}/{r}/issues/{n}/events (who applied
+each label); GET /repos/{o}/{r}/issues/{n}/comments; GET /repos/{o}/{r}/commits/{sha} (head
+message); GET /repos/{o}/{r}/collaborators/{user}/permission (memoized per login).
+"""
+
+from __future__ import annotations
+
+from sweepgate.workflow.authorize import PullState
+
+ROLE_FALLBACK = "none"  # a login GitHub does not know (404) has no permission
+
+
+def pull_state(repo, number: int) -> PullState:
+    """Fetch ``number`` through a PyGithub Repository."""
+    pull = repo.get_pull(number)
+    issue = repo.get_issue(number)
+    labelers: dict[str, str] = {}
+    for event in issue.get_events():
+        if event.event == "labeled" and event.label is not None:
+            labelers[event.label.name] = event.actor.login if event.actor else ""
+    comments = tuple((c.user.login if c.user else "", c.body or "") for c in issue.get_comments())
+    head_repo = pull.head.repo.full_name if pull.head.repo is not None else ""
+    message = repo.get_commit(pull.head.sha).commit.message or ""
+    return PullState(number=pull.number, state=pull.state, draft=bool(pull.draft), head_sha=pull.head.sha,
+                     base_sha=pull.base.sha, head_repo=head_repo, base_repo=repo.full_name,
+                     labels=frozenset(label.name for label in pull.labels), labelers=labelers,
+                     comments=comments, head_message=message)
+
+
+def permission_lookup(repo):
+    """login -> permission, asked once per login (GitHub's answer, never the event's)."""
+    from github import GithubException
+
+    seen: dict[str, str] = {}
+
+    def permission(login: str) -> str:
+        if login not in seen:
+            try:
+                seen[login] = repo.get_collaborator_permission(login)
+            except GithubException as exc:
+                if exc.status != 404:
+                    raise
+                seen[login] = ROLE_FALLBACK
+        return seen[login]
+
+    return permission
