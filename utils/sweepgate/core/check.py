@@ -196,8 +196,15 @@ def config_rules(key: str, config: dict) -> Iterator[tuple[tuple, str, str, str]
     """Semantic rules of one master config: (path, rule, message, hint)."""
     if not isinstance(config, dict):
         return
+    points = list(_points(config))
+    yield from _config_level_rules(config, points)
     multinode = config.get(F.MULTINODE) is True
-    disagg = config.get(F.DISAGG) is True
+    for path, scenario, block, point in points:
+        yield from _point_rules(path, scenario, block, point, multinode)
+
+
+def _config_level_rules(config: dict, points: list) -> Iterator[tuple[tuple, str, str, str]]:
+    """Rules on the config as a whole: scenarios, runner, and components declared twice."""
     scenarios = config.get(F.SCENARIOS)
     if isinstance(scenarios, dict) and not any(scenarios.get(s) for s in F.SCENARIO_TYPES):
         yield (F.SCENARIOS,), "scenario-required", "no scenario has any entries", \
@@ -210,76 +217,85 @@ def config_rules(key: str, config: dict) -> Iterator[tuple[tuple, str, str, str]
                 f"use a '{F.CLUSTER_PREFIX}<name>' runner label"
     for rule, msg, hint in _component_rule(config.get(F.ROUTER), F.ROUTER):
         yield (F.ROUTER,), rule, msg, hint
-
-    points = list(_points(config))
     for field_name in (F.ROUTER, F.KV_P2P_TRANSFER):
         if config.get(field_name) is not None and any(p.get(field_name) is not None for *_, p in points):
             yield (field_name,), "component-scope", \
                 f"{field_name} is declared at the top level and in search-space entries", \
                 "declare it in one place only"
-    if disagg and config.get(F.KV_P2P_TRANSFER) is None and (
+    if config.get(F.DISAGG) is True and config.get(F.KV_P2P_TRANSFER) is None and (
             not points or any(p.get(F.KV_P2P_TRANSFER) is None for *_, p in points)):
         yield (F.DISAGG,), "disagg-transfer", \
             f"disagg: true needs {F.KV_P2P_TRANSFER} at the top level or in every search-space entry", \
             f"add e.g. '{F.KV_P2P_TRANSFER}: nixl' next to 'disagg: true'"
 
-    for path, scenario, block, point in points:
-        problems: list[tuple[tuple, str, str, str]] = []
-        for rule, msg, hint in _conc_rules(point):
-            problems.append((path, rule, msg, hint))
-        for rule, msg, hint in _component_rule(point.get(F.ROUTER), F.ROUTER):
-            problems.append((path + (F.ROUTER,), rule, msg, hint))
-        for rule, msg, hint in _component_rule(point.get(F.KV_OFFLOAD_BACKEND), F.KV_OFFLOAD_BACKEND):
-            problems.append((path + (F.KV_OFFLOAD_BACKEND,), rule, msg, hint))
-        if not multinode and point.get(F.KV_P2P_TRANSFER) is not None:
-            problems.append((path + (F.KV_P2P_TRANSFER,), "component-scope",
-                             f"{F.KV_P2P_TRANSFER} is only valid on multinode configs", "remove it"))
-        workers = [r for r in (F.PREFILL, F.DECODE) if isinstance(point.get(r), dict)]
-        for role in workers:
-            for rule, msg, hint in _dcp_rule(point[role]):
-                problems.append((path + (role,), rule, f"{role}: {msg}", hint))
-        if len(workers) == 2 and bool(point[F.PREFILL].get(F.HARDWARE)) != bool(point[F.DECODE].get(F.HARDWARE)):
-            problems.append((path, "worker-hardware", "hardware is set on only one of prefill and decode",
-                             "set hardware on both workers or on neither"))
-        if scenario == F.AGENTIC_CODING:
-            has_tp = F.TP in point
-            has_workers = F.PREFILL in point or F.DECODE in point
-            if multinode:
-                if has_tp or len(workers) != 2:
-                    problems.append((path, "topology", "multinode agentic points need prefill and decode, not tp",
-                                     "describe the workers under prefill and decode"))
-                explicit = [f for f in (F.PP, F.DCP_SIZE, F.PCP_SIZE) if f in point]
-                if explicit:
-                    problems.append((path + (explicit[0],), "topology",
-                                     f"multinode agentic points cannot set {', '.join(explicit)}",
-                                     "set them on the prefill/decode workers instead"))
-            else:
-                if not has_tp or has_workers:
-                    problems.append((path, "topology", "single-node agentic points need tp and no prefill/decode",
-                                     "give tp (and ep, dp-attn) on the point"))
-                if F.KV_OFFLOADING not in point:
-                    problems.append((path, "kv-offloading-required",
-                                     f"single-node agentic points must set {F.KV_OFFLOADING}",
-                                     f"add '{F.KV_OFFLOADING}: none' or '{F.KV_OFFLOADING}: dram'"))
-                problems.extend((path, r, m, h) for r, m, h in _dcp_rule(point))
-            kv = point.get(F.KV_OFFLOADING)
-            backend = point.get(F.KV_OFFLOAD_BACKEND)
-            if backend is not None and kv in (None, "none"):
-                problems.append((path + (F.KV_OFFLOAD_BACKEND,), "kv-offload-backend",
-                                 f"{F.KV_OFFLOAD_BACKEND} is set but {F.KV_OFFLOADING} is {kv or 'unset'}",
-                                 f"set '{F.KV_OFFLOADING}: dram' or remove the backend"))
-            if kv == "dram":
-                if backend is None:
-                    problems.append((path, "kv-offload-backend",
-                                     f"{F.KV_OFFLOADING}: dram needs a {F.KV_OFFLOAD_BACKEND}",
-                                     f"add '{F.KV_OFFLOAD_BACKEND}: {{name: vllm-simple}}' (or lmcache, mooncake, ...)"))
-                if block.get(F.DRAM_UTILIZATION) is None:
-                    problems.append((path[:3], "dram-utilization",
-                                     f"{F.KV_OFFLOADING}: dram needs {F.DRAM_UTILIZATION} on its scenario block",
-                                     f"add '{F.DRAM_UTILIZATION}: 0.8' (a fraction of the node's host DRAM)"))
-        elif not multinode:
-            problems.extend((path, r, m, h) for r, m, h in _dcp_rule(point))
-        yield from problems
+
+def _point_rules(path: tuple, scenario: str, block: dict, point: dict,
+                 multinode: bool) -> list[tuple[tuple, str, str, str]]:
+    """Rules on one search-space point, in the order they are reported."""
+    problems = [(path, rule, msg, hint) for rule, msg, hint in _conc_rules(point)]
+    for name in (F.ROUTER, F.KV_OFFLOAD_BACKEND):
+        problems += [(path + (name,), rule, msg, hint) for rule, msg, hint in _component_rule(point.get(name), name)]
+    if not multinode and point.get(F.KV_P2P_TRANSFER) is not None:
+        problems.append((path + (F.KV_P2P_TRANSFER,), "component-scope",
+                         f"{F.KV_P2P_TRANSFER} is only valid on multinode configs", "remove it"))
+    workers = [r for r in (F.PREFILL, F.DECODE) if isinstance(point.get(r), dict)]
+    for role in workers:
+        problems += [(path + (role,), rule, f"{role}: {msg}", hint) for rule, msg, hint in _dcp_rule(point[role])]
+    if len(workers) == 2 and bool(point[F.PREFILL].get(F.HARDWARE)) != bool(point[F.DECODE].get(F.HARDWARE)):
+        problems.append((path, "worker-hardware", "hardware is set on only one of prefill and decode",
+                         "set hardware on both workers or on neither"))
+    if scenario == F.AGENTIC_CODING:
+        problems += _agentic_topology_rules(path, point, workers, multinode)
+        problems += _kv_offload_rules(path, block, point)
+    elif not multinode:
+        problems += [(path, r, m, h) for r, m, h in _dcp_rule(point)]
+    return problems
+
+
+def _agentic_topology_rules(path: tuple, point: dict, workers: list[str],
+                            multinode: bool) -> list[tuple[tuple, str, str, str]]:
+    """Agentic points: workers on multinode configs, tp and an offloading choice on single-node ones."""
+    problems = []
+    if multinode:
+        if F.TP in point or len(workers) != 2:
+            problems.append((path, "topology", "multinode agentic points need prefill and decode, not tp",
+                             "describe the workers under prefill and decode"))
+        explicit = [f for f in (F.PP, F.DCP_SIZE, F.PCP_SIZE) if f in point]
+        if explicit:
+            problems.append((path + (explicit[0],), "topology",
+                             f"multinode agentic points cannot set {', '.join(explicit)}",
+                             "set them on the prefill/decode workers instead"))
+        return problems
+    if F.TP not in point or F.PREFILL in point or F.DECODE in point:
+        problems.append((path, "topology", "single-node agentic points need tp and no prefill/decode",
+                         "give tp (and ep, dp-attn) on the point"))
+    if F.KV_OFFLOADING not in point:
+        problems.append((path, "kv-offloading-required",
+                         f"single-node agentic points must set {F.KV_OFFLOADING}",
+                         f"add '{F.KV_OFFLOADING}: none' or '{F.KV_OFFLOADING}: dram'"))
+    problems.extend((path, r, m, h) for r, m, h in _dcp_rule(point))
+    return problems
+
+
+def _kv_offload_rules(path: tuple, block: dict, point: dict) -> list[tuple[tuple, str, str, str]]:
+    """An offload backend needs dram offloading, and dram offloading needs a backend and a DRAM share."""
+    problems = []
+    kv = point.get(F.KV_OFFLOADING)
+    backend = point.get(F.KV_OFFLOAD_BACKEND)
+    if backend is not None and kv in (None, "none"):
+        problems.append((path + (F.KV_OFFLOAD_BACKEND,), "kv-offload-backend",
+                         f"{F.KV_OFFLOAD_BACKEND} is set but {F.KV_OFFLOADING} is {kv or 'unset'}",
+                         f"set '{F.KV_OFFLOADING}: dram' or remove the backend"))
+    if kv == "dram":
+        if backend is None:
+            problems.append((path, "kv-offload-backend",
+                             f"{F.KV_OFFLOADING}: dram needs a {F.KV_OFFLOAD_BACKEND}",
+                             f"add '{F.KV_OFFLOAD_BACKEND}: {{name: vllm-simple}}' (or lmcache, mooncake, ...)"))
+        if block.get(F.DRAM_UTILIZATION) is None:
+            problems.append((path[:3], "dram-utilization",
+                             f"{F.KV_OFFLOADING}: dram needs {F.DRAM_UTILIZATION} on its scenario block",
+                             f"add '{F.DRAM_UTILIZATION}: 0.8' (a fraction of the node's host DRAM)"))
+    return problems
 
 
 def config_problems(key: str, config, cache=None) -> list[tuple[tuple, str, str, str]]:

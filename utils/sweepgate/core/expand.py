@@ -247,101 +247,119 @@ def _concs(point: dict, flt: Filters, kind: str) -> list[int] | None:
 
 def expand_config(key: str, config: dict, runners: dict, flt: Filters | None = None,
                   where: Where | None = None) -> Iterator[dict]:
-    where = where or Where()
     """Raw rows of one config, in recipe order."""
+    where = where or Where()
     flt = flt or Filters()
     multinode = bool(config.get(F.MULTINODE, False))
     if multinode and not flt.multi_node or not multinode and not flt.single_node:
         return
-    disagg = config.get(F.DISAGG, False)
-    runner = config[F.RUNNER]
-    runner_values = flt.runner_values or [runner]
-    prefix = config[F.MODEL_PREFIX]
-    scenarios = config[F.SCENARIOS]
-
+    runner_values = flt.runner_values or [config[F.RUNNER]]
     if flt.wants(F.FIXED_SEQ_LEN):
-        for seq in scenarios.get(F.FIXED_SEQ_LEN) or []:
+        for seq in config[F.SCENARIOS].get(F.FIXED_SEQ_LEN) or []:
             isl, osl = seq[F.ISL], seq[F.OSL]
             if flt.seq_lens and (isl, osl) not in flt.seq_lens:
                 continue
-            exp_name = f"{prefix}_{seq_len_name(isl, osl)}"
             for point in seq[F.SEARCH_SPACE]:
                 concs = _concs(point, flt, "mn" if multinode else "sn")
                 if concs is None:
                     continue
-                spec = point.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING)
-                if multinode:
-                    for runner_value in runner_values:
-                        row = {**_identity(config), F.RUNNER: runner_value, F.ISL: isl, F.OSL: osl,
-                               F.SPEC_DECODING: spec,
-                               F.PREFILL: _with_parallel_defaults(copy.deepcopy(point[F.PREFILL])),
-                               F.DECODE: _with_parallel_defaults(copy.deepcopy(point[F.DECODE])),
-                               F.CONC: list(concs), F.MAX_MODEL_LEN: isl + osl + F.MAX_MODEL_LEN_MARGIN,
-                               F.EXP_NAME: exp_name, F.DISAGG: disagg, F.RUN_EVAL: False}
-                        row.update(_components(point, config))
-                        yield row
-                    continue
-                tp, ep = point[F.TP], point.get(F.EP)
-                if flt.max_tp is not None and tp > flt.max_tp:
-                    continue
-                if flt.max_ep is not None and ep is not None and ep > flt.max_ep:
-                    ep = flt.max_ep
-                for conc in concs:
-                    for runner_value in runner_values:
-                        row = {**_identity(config), F.RUNNER: runner_value, F.ISL: isl, F.OSL: osl,
-                               **_single_topology(point), F.CONC: conc,
-                               F.MAX_MODEL_LEN: isl + osl + F.MAX_MODEL_LEN_MARGIN,
-                               F.EP: ep if ep is not None else 1,
-                               F.DP_ATTN: point.get(F.DP_ATTN) if point.get(F.DP_ATTN) is not None else False,
-                               F.SPEC_DECODING: spec, F.EXP_NAME: exp_name, F.DISAGG: disagg,
-                               F.RUN_EVAL: False}
-                        row.update(_components(point, config))
-                        yield row
-
+                rows = _fixed_mn_rows if multinode else _fixed_sn_rows
+                yield from rows(config, point, isl, osl, concs, runner_values, flt)
     if flt.wants(F.AGENTIC_CODING):
-        for scenario in scenarios.get(F.AGENTIC_CODING) or []:
+        for scenario in config[F.SCENARIOS].get(F.AGENTIC_CODING) or []:
             for point in scenario[F.SEARCH_SPACE]:
-                spec = point.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING)
-                kv = point.get(F.KV_OFFLOADING, F.DEFAULT_KV_OFFLOADING)
-                backend = point.get(F.KV_OFFLOAD_BACKEND)
-                budget = dram_budget_gb(scenario, point, runner, runners, where)
+                budget = dram_budget_gb(scenario, point, config[F.RUNNER], runners, where)
                 concs = _concs(point, flt, "agentic")
                 if concs is None:
                     continue
-                if multinode:
-                    prefill = _with_parallel_defaults(copy.deepcopy(point[F.PREFILL]))
-                    decode = _with_parallel_defaults(copy.deepcopy(point[F.DECODE]))
-                    suffix = f"_{_offload_suffix(kv, backend)}" if kv != "none" else ""
-                    for runner_value in runner_values:
-                        for conc in concs:  # one allocation per concurrency
-                            row = {**_identity(config), F.RUNNER: runner_value, F.SPEC_DECODING: spec,
-                                   F.PREFILL: copy.deepcopy(prefill), F.DECODE: copy.deepcopy(decode),
-                                   F.CONC: [conc], F.KV_OFFLOADING: kv, F.TOTAL_CPU_DRAM_GB: budget,
-                                   F.DURATION: F.DEFAULT_AGENTIC_DURATION_S,
-                                   F.EXP_NAME: (f"{prefix}_{_worker_tag(prefill, 'p')}_{_worker_tag(decode, 'd')}"
-                                                f"_conc{conc}{suffix}"),
-                                   F.DISAGG: disagg, F.SCENARIO_TYPE: F.AGENTIC_CODING}
-                            if backend is not None:
-                                row[F.KV_OFFLOAD_BACKEND] = copy.deepcopy(backend)
-                            row.update(_components(point, config))
-                            yield row
-                    continue
-                tp = point[F.TP]
-                ep, dp_attn = point.get(F.EP), point.get(F.DP_ATTN)
-                for conc in concs:
-                    for runner_value in runner_values:
-                        row = {**_identity(config), F.RUNNER: runner_value, **_single_topology(point),
-                               F.EP: ep if ep is not None else 1,
-                               F.DP_ATTN: dp_attn if dp_attn is not None else False,
-                               F.SPEC_DECODING: spec, F.CONC: conc, F.KV_OFFLOADING: kv,
-                               F.TOTAL_CPU_DRAM_GB: budget, F.DURATION: F.DEFAULT_AGENTIC_DURATION_S,
-                               F.EXP_NAME: (f"{prefix}_tp{tp}_conc{conc}_{_offload_suffix(kv, backend)}"
-                                            + (f"_spec-{spec}" if spec != "none" else "")),
-                               F.SCENARIO_TYPE: F.AGENTIC_CODING}
-                        if backend is not None:
-                            row[F.KV_OFFLOAD_BACKEND] = copy.deepcopy(backend)
-                        row.update(_components(point, config))
-                        yield row
+                rows = _agentic_mn_rows if multinode else _agentic_sn_rows
+                yield from rows(config, point, budget, concs, runner_values)
+
+
+def _fixed_mn_rows(config: dict, point: dict, isl: int, osl: int, concs: list[int],
+                   runner_values: list[str], flt: Filters) -> Iterator[dict]:
+    """Multi-node fixed-seq-len: one row per runner holding every concurrency."""
+    spec = point.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING)
+    for runner_value in runner_values:
+        row = {**_identity(config), F.RUNNER: runner_value, F.ISL: isl, F.OSL: osl,
+               F.SPEC_DECODING: spec,
+               F.PREFILL: _with_parallel_defaults(copy.deepcopy(point[F.PREFILL])),
+               F.DECODE: _with_parallel_defaults(copy.deepcopy(point[F.DECODE])),
+               F.CONC: list(concs), F.MAX_MODEL_LEN: isl + osl + F.MAX_MODEL_LEN_MARGIN,
+               F.EXP_NAME: f"{config[F.MODEL_PREFIX]}_{seq_len_name(isl, osl)}",
+               F.DISAGG: config.get(F.DISAGG, False), F.RUN_EVAL: False}
+        row.update(_components(point, config))
+        yield row
+
+
+def _fixed_sn_rows(config: dict, point: dict, isl: int, osl: int, concs: list[int],
+                   runner_values: list[str], flt: Filters) -> Iterator[dict]:
+    """Single-node fixed-seq-len: one row per concurrency and runner, within --max-tp/--max-ep."""
+    tp, ep = point[F.TP], point.get(F.EP)
+    if flt.max_tp is not None and tp > flt.max_tp:
+        return
+    if flt.max_ep is not None and ep is not None and ep > flt.max_ep:
+        ep = flt.max_ep
+    spec = point.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING)
+    for conc in concs:
+        for runner_value in runner_values:
+            row = {**_identity(config), F.RUNNER: runner_value, F.ISL: isl, F.OSL: osl,
+                   **_single_topology(point), F.CONC: conc,
+                   F.MAX_MODEL_LEN: isl + osl + F.MAX_MODEL_LEN_MARGIN,
+                   F.EP: ep if ep is not None else 1,
+                   F.DP_ATTN: point.get(F.DP_ATTN) if point.get(F.DP_ATTN) is not None else False,
+                   F.SPEC_DECODING: spec, F.EXP_NAME: f"{config[F.MODEL_PREFIX]}_{seq_len_name(isl, osl)}",
+                   F.DISAGG: config.get(F.DISAGG, False), F.RUN_EVAL: False}
+            row.update(_components(point, config))
+            yield row
+
+
+def _agentic_mn_rows(config: dict, point: dict, budget, concs: list[int],
+                     runner_values: list[str]) -> Iterator[dict]:
+    """Multi-node agentic: one allocation (row) per runner and concurrency."""
+    spec = point.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING)
+    kv = point.get(F.KV_OFFLOADING, F.DEFAULT_KV_OFFLOADING)
+    backend = point.get(F.KV_OFFLOAD_BACKEND)
+    prefill = _with_parallel_defaults(copy.deepcopy(point[F.PREFILL]))
+    decode = _with_parallel_defaults(copy.deepcopy(point[F.DECODE]))
+    suffix = f"_{_offload_suffix(kv, backend)}" if kv != "none" else ""
+    workers = f"{config[F.MODEL_PREFIX]}_{_worker_tag(prefill, 'p')}_{_worker_tag(decode, 'd')}"
+    for runner_value in runner_values:
+        for conc in concs:
+            row = {**_identity(config), F.RUNNER: runner_value, F.SPEC_DECODING: spec,
+                   F.PREFILL: copy.deepcopy(prefill), F.DECODE: copy.deepcopy(decode),
+                   F.CONC: [conc], F.KV_OFFLOADING: kv, F.TOTAL_CPU_DRAM_GB: budget,
+                   F.DURATION: F.DEFAULT_AGENTIC_DURATION_S,
+                   F.EXP_NAME: f"{workers}_conc{conc}{suffix}",
+                   F.DISAGG: config.get(F.DISAGG, False), F.SCENARIO_TYPE: F.AGENTIC_CODING}
+            if backend is not None:
+                row[F.KV_OFFLOAD_BACKEND] = copy.deepcopy(backend)
+            row.update(_components(point, config))
+            yield row
+
+
+def _agentic_sn_rows(config: dict, point: dict, budget, concs: list[int],
+                     runner_values: list[str]) -> Iterator[dict]:
+    """Single-node agentic: one row per concurrency and runner."""
+    spec = point.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING)
+    kv = point.get(F.KV_OFFLOADING, F.DEFAULT_KV_OFFLOADING)
+    backend = point.get(F.KV_OFFLOAD_BACKEND)
+    tp = point[F.TP]
+    ep, dp_attn = point.get(F.EP), point.get(F.DP_ATTN)
+    for conc in concs:
+        for runner_value in runner_values:
+            row = {**_identity(config), F.RUNNER: runner_value, **_single_topology(point),
+                   F.EP: ep if ep is not None else 1,
+                   F.DP_ATTN: dp_attn if dp_attn is not None else False,
+                   F.SPEC_DECODING: spec, F.CONC: conc, F.KV_OFFLOADING: kv,
+                   F.TOTAL_CPU_DRAM_GB: budget, F.DURATION: F.DEFAULT_AGENTIC_DURATION_S,
+                   F.EXP_NAME: (f"{config[F.MODEL_PREFIX]}_tp{tp}_conc{conc}_{_offload_suffix(kv, backend)}"
+                                + (f"_spec-{spec}" if spec != "none" else "")),
+                   F.SCENARIO_TYPE: F.AGENTIC_CODING}
+            if backend is not None:
+                row[F.KV_OFFLOAD_BACKEND] = copy.deepcopy(backend)
+            row.update(_components(point, config))
+            yield row
 
 
 def expand_keys(keys: Iterable[str], configs: dict, runners: dict, flt: Filters | None = None,
@@ -374,8 +392,29 @@ def mark_evals(rows: list[dict], include_agentic: bool) -> list[dict]:
     eligible concurrency, recorded as eval-conc. Single-node agentic: per
     (model, runner, framework, precision), the highest concurrency.
     """
+    sn, mn, ag_mn, ag_sn = _eval_groups(rows, include_agentic)
     chosen: set[int] = set()
     eval_conc: dict[int, int] = {}
+    for members in sn.values():
+        concs = sorted({rows[i][F.CONC] for i in members})
+        targets = {concs[-1], concs[len(concs) // 2]}
+        chosen.update(i for i in members if rows[i][F.CONC] in targets)
+    for groups, record in ((mn, True), (ag_mn, True), (ag_sn, False)):
+        for members in groups.values():
+            best, conc = max(members, key=lambda item: item[1])
+            chosen.add(best)
+            if record:
+                eval_conc[best] = conc
+    for i, row in enumerate(rows):
+        row[F.RUN_EVAL] = i in chosen
+        if i in eval_conc:
+            row[F.EVAL_CONC] = eval_conc[i]
+    return rows
+
+
+def _eval_groups(rows: list[dict], include_agentic: bool) -> tuple[dict, dict, dict, dict]:
+    """The eval candidates of mark_evals, grouped: single-node 8k1k (row indexes), multi-node 8k1k,
+    multi-node agentic and single-node agentic ((row index, its highest eligible concurrency))."""
     sn: dict[tuple, list[int]] = defaultdict(list)
     mn: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
     ag_sn: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
@@ -401,21 +440,7 @@ def mark_evals(rows: list[dict], include_agentic: bool) -> list[dict]:
                 row[F.SPEC_DECODING], row[F.DP_ATTN])].append(i)
         elif is_multinode_row(row):
             mn[curve_key(row, ignore)].append((i, _eligible(row)[-1]))
-    for members in sn.values():
-        concs = sorted({rows[i][F.CONC] for i in members})
-        targets = {concs[-1], concs[len(concs) // 2]}
-        chosen.update(i for i in members if rows[i][F.CONC] in targets)
-    for groups, record in ((mn, True), (ag_mn, True), (ag_sn, False)):
-        for members in groups.values():
-            best, conc = max(members, key=lambda item: item[1])
-            chosen.add(best)
-            if record:
-                eval_conc[best] = conc
-    for i, row in enumerate(rows):
-        row[F.RUN_EVAL] = i in chosen
-        if i in eval_conc:
-            row[F.EVAL_CONC] = eval_conc[i]
-    return rows
+    return sn, mn, ag_mn, ag_sn
 
 
 def mark_all_evals(rows: list[dict]) -> list[dict]:

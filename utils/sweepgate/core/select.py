@@ -307,11 +307,31 @@ def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) ->
 def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dict], opts: Options,
                  base_label: str | None = None, head_label: str | None = None,
                  head_rev: Revision | None = None) -> dict:
+    """The matrix of parsed entries: head's configs expanded (base's too for append-only entries)."""
+    any_append = _check_append_only_mix(doc, entries, opts)
+    rev = head_rev or load_revision(git, head, opts.config_files, opts.runner_config)
+    if not rev.configs:
+        check_revision(rev)
+    resolved = _resolve_entries(doc, entries, rev.configs)
+    base_rev = _append_only_base(git, base, doc, resolved, rev, opts) if any_append else None
+    bench, evals = _expand_entries(resolved, opts, rev, base_rev, _first_append_only(doc))
+    matrix = _bucketed(trim_conc(bench) if opts.trim_conc else bench, evals)
+    matrix["changelog_metadata"] = {
+        "base_ref": base_label or base,
+        "head_ref": head_label or head,
+        "entries": [normalized_entry(e) for e in entries],
+    }
+    return matrix
+
+
+def _first_append_only(doc: YamlDoc):
+    """Where append-only refusals are reported: the first entry's append-only flag."""
+    return lambda: (doc.path, *doc.locate((0, F.APPEND_ONLY)))
+
+
+def _check_append_only_mix(doc: YamlDoc, entries: list[dict], opts: Options) -> bool:
+    """Whether the change is append-only; refuses mixing it with regular entries or eval flags."""
     any_append = any(e.get(F.APPEND_ONLY) for e in entries)
-
-    def first():
-        return (doc.path, *doc.locate((0, F.APPEND_ONLY)))
-
     if any_append and not all(e.get(F.APPEND_ONLY) for e in entries):
         raise SweepgateError(doc.diag((0,), "append-only-mixed",
                                       "append-only entries cannot share a change with regular entries",
@@ -320,12 +340,11 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
         raise SweepgateError(doc.diag((0,), "append-only-mixed",
                                       "append-only sweeps cannot use --all-evals or --evals-only",
                                       "run the evals from a regular entry"))
+    return any_append
 
-    rev = head_rev or load_revision(git, head, opts.config_files, opts.runner_config)
-    if not rev.configs:
-        check_revision(rev)
-    configs, runners = rev.configs, rev.runners.data
 
+def _resolve_entries(doc: YamlDoc, entries: list[dict], configs: dict) -> list[tuple[dict, list[str]]]:
+    """(entry, its config keys) for every entry, or every unknown key refused at once."""
     resolved = []
     diags = []
     for i, entry in enumerate(entries):
@@ -334,28 +353,37 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
         resolved.append((entry, keys))
     if diags:
         raise SweepgateError(diags)
+    return resolved
 
-    base_rev = None
-    if any_append:
-        if git.read_blobs(base, [F.MATRIX_ENTRY_POINT])[F.MATRIX_ENTRY_POINT] is None:
-            raise SweepgateError(Diagnostic(
-                *first(), "append-only-base",
-                f"append-only needs the base revision's generation inputs, but {F.MATRIX_ENTRY_POINT} "
-                "is missing there, so base never produced a matrix to append to",
-                "use a regular entry (drop 'append-only: true'), or base the change on a revision with the generator"))
-        base_rev = load_revision(git, base, opts.config_files, opts.runner_config)
-        check_revision(base_rev)
-        scope: dict[str, set[str]] = defaultdict(set)
-        for entry, keys in resolved:
-            for key in keys:
-                scope[key].update(entry.get(F.ENTRY_SCENARIO_TYPE) or F.SCENARIO_TYPES)
-        missing = sorted(scope.keys() - base_rev.configs.keys())
-        if missing:
-            raise SweepgateError(Diagnostic(*first(), "append-only",
-                                            f"append-only needs every selected config in base; new: {', '.join(missing)}",
-                                            "use a regular entry for new configs"))
-        check_append_only_scope(base_rev.configs, configs, scope, first)
 
+def _append_only_base(git: Git, base: str, doc: YamlDoc, resolved: list, rev: Revision,
+                      opts: Options) -> Revision:
+    """Base's checked revision, once the append-only entries are known to stay within their scope."""
+    first = _first_append_only(doc)
+    if git.read_blobs(base, [F.MATRIX_ENTRY_POINT])[F.MATRIX_ENTRY_POINT] is None:
+        raise SweepgateError(Diagnostic(
+            *first(), "append-only-base",
+            f"append-only needs the base revision's generation inputs, but {F.MATRIX_ENTRY_POINT} "
+            "is missing there, so base never produced a matrix to append to",
+            "use a regular entry (drop 'append-only: true'), or base the change on a revision with the generator"))
+    base_rev = load_revision(git, base, opts.config_files, opts.runner_config)
+    check_revision(base_rev)
+    scope: dict[str, set[str]] = defaultdict(set)
+    for entry, keys in resolved:
+        for key in keys:
+            scope[key].update(entry.get(F.ENTRY_SCENARIO_TYPE) or F.SCENARIO_TYPES)
+    missing = sorted(scope.keys() - base_rev.configs.keys())
+    if missing:
+        raise SweepgateError(Diagnostic(*first(), "append-only",
+                                        f"append-only needs every selected config in base; new: {', '.join(missing)}",
+                                        "use a regular entry for new configs"))
+    check_append_only_scope(base_rev.configs, rev.configs, scope, first)
+    return base_rev
+
+
+def _expand_entries(resolved: list, opts: Options, rev: Revision, base_rev: Revision | None,
+                    first) -> tuple[list[dict], list[dict]]:
+    """Benchmark and eval rows of every entry, each (config, scenario) expanded once."""
     bench: list[dict] = []
     evals: list[dict] = []
     bench_seen: dict[str, set[str]] = defaultdict(set)
@@ -364,23 +392,28 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
     resolved.sort(key=lambda item: not item[0].get(F.ALL_EVALS, False))
     for entry, keys in resolved:
         scenarios = tuple(entry.get(F.ENTRY_SCENARIO_TYPE) or F.SCENARIO_TYPES)
-        all_evals = opts.all_evals or entry.get(F.ALL_EVALS, False)
         if not (opts.evals_only or entry.get(F.EVALS_ONLY, False) or entry.get(F.ALL_EVALS, False)):
             for group, group_keys in _group_unseen(keys, scenarios, bench_seen).items():
                 flt = Filters(scenario_types=None if group == F.SCENARIO_TYPES else group)
-                rows = expand_keys(group_keys, configs, runners, flt, rev.where)
+                rows = _expand_at(rev, group_keys, flt)
                 if entry.get(F.APPEND_ONLY):
-                    base_rows = expand_keys(group_keys, base_rev.configs, base_rev.runners.data, flt, base_rev.where)
-                    rows = append_only_delta(base_rows, rows, first)
+                    rows = append_only_delta(_expand_at(base_rev, group_keys, flt), rows, first)
                 bench.extend(rows)
         if entry.get(F.APPEND_ONLY):
             continue
+        all_evals = opts.all_evals or entry.get(F.ALL_EVALS, False)
         for group, group_keys in _group_unseen(keys, scenarios, eval_seen).items():
-            rows = expand_keys(group_keys, configs, runners, Filters(scenario_types=group), rev.where)
+            rows = _expand_at(rev, group_keys, Filters(scenario_types=group))
             evals.extend(_filter_prefill_ep(eval_rows(rows, all_evals), entry.get(F.EVAL_MIN_PREFILL_EP)))
+    return bench, evals
 
-    if opts.trim_conc:
-        bench = trim_conc(bench)
+
+def _expand_at(rev: Revision, keys: list[str], flt: Filters) -> list[dict]:
+    return expand_keys(keys, rev.configs, rev.runners.data, flt, rev.where)
+
+
+def _bucketed(bench: list[dict], evals: list[dict]) -> dict:
+    """The matrix's buckets: benchmark rows fingerprinted and filed by node type, evals by kind."""
     matrix: dict = {"single_node": {}, "multi_node": {}, "evals": [], "agentic_evals": [],
                     "multinode_evals": [], "multinode_agentic_evals": []}
     for row in bench:
@@ -389,11 +422,6 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
         matrix[node].setdefault(bucket, []).append(finalize(row))
     for row in evals:
         matrix[eval_bucket_of(row)].append(finalize(row))
-    matrix["changelog_metadata"] = {
-        "base_ref": base_label or base,
-        "head_ref": head_label or head,
-        "entries": [normalized_entry(e) for e in entries],
-    }
     return matrix
 
 

@@ -112,27 +112,11 @@ class Handler(BaseHTTPRequestHandler):
         if path not in ("/v1/completions", "/v1/chat/completions"):
             self._error(404, f"no route for POST {path}")
             return
-        try:
-            body = self._body()
-        except ValueError as exc:
-            self._error(400, str(exc))
-            return
         chat = path.endswith("chat/completions")
-        if chat and not isinstance(body.get("messages"), list):
-            self._error(400, "'messages' must be a list")
+        request = self._completion_request(chat)
+        if request is None:
             return
-        with self.server.lock:
-            self.server.requests += 1
-        prompt = _messages_text(body.get("messages")) if chat else body.get("prompt", "")
-        if isinstance(prompt, list):
-            prompt = " ".join(map(str, prompt))
-        prompt_tokens = count_tokens(str(prompt))
-        max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or 16
-        try:
-            max_tokens = max(1, int(max_tokens))
-        except (TypeError, ValueError):
-            self._error(400, "'max_tokens' must be an integer")
-            return
+        body, prompt_tokens, max_tokens = request
         model = body.get("model") or self.server.model
         rid = ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex[:16]
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": max_tokens,
@@ -146,12 +130,40 @@ class Handler(BaseHTTPRequestHandler):
             self._json(200, {"id": rid, "object": "chat.completion" if chat else "text_completion",
                              "created": int(time.time()), "model": model, "choices": [choice], "usage": usage})
             return
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        self._stream(chat, rid, model, max_tokens, usage if include_usage else None)
+
+    def _completion_request(self, chat: bool) -> tuple[dict, int, int] | None:
+        """(body, prompt tokens, max tokens) of a completion request; None once an error was sent."""
+        try:
+            body = self._body()
+        except ValueError as exc:
+            self._error(400, str(exc))
+            return None
+        if chat and not isinstance(body.get("messages"), list):
+            self._error(400, "'messages' must be a list")
+            return None
+        with self.server.lock:
+            self.server.requests += 1
+        prompt = _messages_text(body.get("messages")) if chat else body.get("prompt", "")
+        if isinstance(prompt, list):
+            prompt = " ".join(map(str, prompt))
+        prompt_tokens = count_tokens(str(prompt))
+        max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or 16
+        try:
+            max_tokens = max(1, int(max_tokens))
+        except (TypeError, ValueError):
+            self._error(400, "'max_tokens' must be an integer")
+            return None
+        return body, prompt_tokens, max_tokens
+
+    def _stream(self, chat: bool, rid: str, model: str, max_tokens: int, usage: dict | None) -> None:
+        """The completion as server-sent events, in at most STREAM_CHUNKS pieces; usage last if asked."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         chunks = min(STREAM_CHUNKS, max_tokens)
         sizes = [max_tokens // chunks + (1 if i < max_tokens % chunks else 0) for i in range(chunks)]
         obj = "chat.completion.chunk" if chat else "text_completion"
@@ -169,7 +181,7 @@ class Handler(BaseHTTPRequestHandler):
                               "logprobs": None}
                 self._event({"id": rid, "object": obj, "created": int(time.time()), "model": model,
                              "choices": [choice]})
-            if include_usage:
+            if usage is not None:
                 self._event({"id": rid, "object": obj, "created": int(time.time()), "model": model,
                              "choices": [], "usage": usage})
             self.wfile.write(b"data: [DONE]\n\n")
@@ -271,8 +283,16 @@ def _base_url(url: str) -> str:
     return url if "://" in url else "http://" + url
 
 
-def bench_serve(argv: list[str]) -> int:
-    """`vllm bench serve` / benchmark_serving.py stand-in: a few real requests."""
+def _with_prompt(payload: dict, prompt: str, chat: bool) -> dict:
+    """A request payload carrying the prompt as one user message (chat) or as plain text."""
+    if chat:
+        payload["messages"] = [{"role": "user", "content": prompt}]
+    else:
+        payload["prompt"] = prompt
+    return payload
+
+
+def _bench_serve_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="vllm bench serve (fake)")
     p.add_argument("--base-url")
     p.add_argument("--host", default="127.0.0.1")
@@ -287,7 +307,12 @@ def bench_serve(argv: list[str]) -> int:
     p.add_argument("--result-dir", default=".")
     p.add_argument("--result-filename")
     p.add_argument("--save-result", action="store_true")
-    args, _unknown = p.parse_known_args(argv)
+    return p.parse_known_args(argv)[0]
+
+
+def bench_serve(argv: list[str]) -> int:
+    """`vllm bench serve` / benchmark_serving.py stand-in: a few real requests."""
+    args = _bench_serve_args(argv)
     base = _base_url(args.base_url or f"http://{args.host}:{args.port}")
     url = base + args.endpoint
     chat = "chat" in args.endpoint
@@ -296,16 +321,25 @@ def bench_serve(argv: list[str]) -> int:
     def one(_i):
         payload = {"model": args.model, "max_tokens": args.random_output_len, "stream": True,
                    "stream_options": {"include_usage": True}, "ignore_eos": True}
-        if chat:
-            payload["messages"] = [{"role": "user", "content": prompt}]
-        else:
-            payload["prompt"] = prompt
-        return stream_request(url, payload)
+        return stream_request(url, _with_prompt(payload, prompt, chat))
 
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, args.max_concurrency)) as pool:
         results = list(pool.map(one, range(max(1, args.num_prompts))))
     duration = max(time.perf_counter() - start, 1e-9)
+    if args.save_result:
+        name = args.result_filename or f"{args.backend}-{args.max_concurrency}qps-{args.model.replace('/', '_')}.json"
+        os.makedirs(args.result_dir, exist_ok=True)
+        path = os.path.join(args.result_dir, name)
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(_bench_result(args, results, duration), fh, indent=2)
+        print(f"fake bench: wrote {path}")
+    print(f"fake bench: {len(results)} requests in {duration:.2f}s")
+    return 0
+
+
+def _bench_result(args: argparse.Namespace, results: list[dict], duration: float) -> dict:
+    """The benchmark_serving result file: throughputs and ttft/tpot/itl/e2el statistics."""
     ttfts = [r["ttft"] * 1000 for r in results]
     e2els = [r["e2el"] * 1000 for r in results]
     tpots = [((r["e2el"] - r["ttft"]) * 1000 / max(1, r["tokens"] - 1)) for r in results]
@@ -325,15 +359,7 @@ def bench_serve(argv: list[str]) -> int:
         result[f"median_{name}_ms"] = statistics.median(values) if values else 0.0
         result[f"std_{name}_ms"] = statistics.pstdev(values) if values else 0.0
         result[f"p99_{name}_ms"] = _pct(values, 99)
-    if args.save_result:
-        name = args.result_filename or f"{args.backend}-{args.max_concurrency}qps-{args.model.replace('/', '_')}.json"
-        os.makedirs(args.result_dir, exist_ok=True)
-        path = os.path.join(args.result_dir, name)
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(result, fh, indent=2)
-        print(f"fake bench: wrote {path}")
-    print(f"fake bench: {len(results)} requests in {duration:.2f}s")
-    return 0
+    return result
 
 
 def _trace_turns(path: str | None) -> list[dict]:
@@ -347,8 +373,7 @@ def _trace_turns(path: str | None) -> list[dict]:
     return turns or [{"input_length": 256, "output_length": 32}]
 
 
-def aiperf_profile(argv: list[str]) -> int:
-    """`aiperf profile` stand-in: CONC sessions replaying the trace for DURATION."""
+def _aiperf_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="aiperf profile (fake)")
     p.add_argument("--model", required=True)
     p.add_argument("--url", default="localhost:8000")
@@ -358,7 +383,25 @@ def aiperf_profile(argv: list[str]) -> int:
     p.add_argument("--artifact-dir", default="artifacts")
     p.add_argument("--input-file")
     p.add_argument("--public-dataset")
-    args, _unknown = p.parse_known_args(argv)
+    return p.parse_known_args(argv)[0]
+
+
+def aiperf_profile(argv: list[str]) -> int:
+    """`aiperf profile` stand-in: CONC sessions replaying the trace for DURATION."""
+    args = _aiperf_args(argv)
+    start = time.perf_counter()
+    records = _aiperf_sessions(args)
+    duration = max(time.perf_counter() - start, 1e-9)
+    os.makedirs(args.artifact_dir, exist_ok=True)
+    path = os.path.join(args.artifact_dir, "profile_export_aiperf.json")
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(_aiperf_export(args, records, duration), fh, indent=2)
+    print(f"fake aiperf: {len(records)} requests in {duration:.2f}s -> {path}")
+    return 0
+
+
+def _aiperf_sessions(args: argparse.Namespace) -> list[dict]:
+    """Run --concurrency sessions, each replaying the trace's turns until the deadline; their records."""
     turns = _trace_turns(args.input_file)
     chat = args.endpoint_type == "chat"
     url = _base_url(args.url) + ("/v1/chat/completions" if chat else "/v1/completions")
@@ -373,11 +416,7 @@ def aiperf_profile(argv: list[str]) -> int:
             prompt = " ".join(["ctx"] * max(1, int(turn.get("input_length", 256))))
             payload = {"model": args.model, "max_tokens": int(turn.get("output_length", 32)),
                        "stream": True, "stream_options": {"include_usage": True}}
-            if chat:
-                payload["messages"] = [{"role": "user", "content": prompt}]
-            else:
-                payload["prompt"] = prompt
-            rec = stream_request(url, payload)
+            rec = stream_request(url, _with_prompt(payload, prompt, chat))
             with lock:
                 records.append(rec)
             i += args.concurrency
@@ -385,11 +424,13 @@ def aiperf_profile(argv: list[str]) -> int:
                 return
             time.sleep(0.05)  # think time; keeps a 2-core runner responsive
 
-    start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
         list(pool.map(session, range(max(1, args.concurrency))))
-    duration = max(time.perf_counter() - start, 1e-9)
+    return records
 
+
+def _aiperf_export(args: argparse.Namespace, records: list[dict], duration: float) -> dict:
+    """aiperf's profile_export_aiperf.json: request counts, throughputs, latency statistics."""
     def stat(values: list[float], unit: str) -> dict:
         return {"unit": unit, "avg": statistics.fmean(values) if values else 0.0,
                 "p50": _pct(values, 50), "p90": _pct(values, 90), "p99": _pct(values, 99),
@@ -408,12 +449,7 @@ def aiperf_profile(argv: list[str]) -> int:
         "time_to_first_token": stat([r["ttft"] * 1000 for r in records], "ms"),
         "request_latency": stat([r["e2el"] * 1000 for r in records], "ms"),
     }
-    os.makedirs(args.artifact_dir, exist_ok=True)
-    path = os.path.join(args.artifact_dir, "profile_export_aiperf.json")
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(export, fh, indent=2)
-    print(f"fake aiperf: {len(records)} requests in {duration:.2f}s -> {path}")
-    return 0
+    return export
 
 
 # --- shims -----------------------------------------------------------------------
