@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from sweepgate.core import fields
+from sweepgate.core.jobenv import job_env
 from sweepgate.core.placement import runners_at
 from sweepgate.rehearsal.standin import option_value
-from sweepgate.workflow.fanout import job_env
 
 SERVER_MODULE = "sglang.launch_server"
 ROUTER_MODULE = "sglang_router.launch_router"

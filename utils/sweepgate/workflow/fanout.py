@@ -1,4 +1,4 @@
-"""The fan-out guard: a matrix cut into chunks within GitHub's limits, and a row's job environment.
+"""The fan-out guard: a matrix cut into chunks within GitHub's limits (a row's job environment: core.jobenv).
 
 ``split`` never drops a row: a matrix that does not fit the chunk jobs of
 run-sweep.yml or GitHub's 1 MB of outputs per job is refused.
@@ -10,6 +10,7 @@ import json
 
 from sweepgate.core import fields
 from sweepgate.core.errors import fail
+from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env  # noqa: F401 - the job environment lives in core
 from sweepgate.workflow.decide import SWEEP_LABEL
 
 MAX_MATRIX_JOBS = 256  # GitHub: a matrix generates at most 256 jobs
@@ -140,59 +141,6 @@ def row_for_id(matrix: dict, row_id: str, source: str = "matrix") -> dict:
         raise fail(source, 0, f"no row '{row_id}' in the matrix ({have})",
                    "pass an id from `sweepgate ci split` of this run's matrix")
     return rows[kind][int(index)]
-
-
-JOB_ENV_NAMES_VAR = "SWEEPGATE_JOB_ENV_NAMES"  # which names row-env set; launchers pass them on
-
-
-def _multinode_env(row: dict) -> dict[str, str]:
-    """Extra variables for a multi-node row: PREFILL_*/DECODE_*, CONC_LIST, ROUTER_*."""
-    env: dict[str, str] = {}
-    for side in (fields.PREFILL, fields.DECODE):
-        for key, value in (row.get(side) or {}).items():
-            name = fields.ROW_ENV.get(key, key.upper().replace("-", "_"))
-            env[f"{side.upper()}_{name}"] = value if isinstance(value, str) else (
-                _dump(value) if isinstance(value, (list, dict)) else fields.env_value(value))
-    conc = row.get(fields.CONC)
-    if isinstance(conc, list):
-        env["CONC"] = " ".join(map(str, conc))
-    router = row.get(fields.ROUTER) or {}
-    env["ROUTER"] = str(router.get("name", ""))
-    env["ROUTER_VERSION"] = str(router.get("version", ""))
-    env["KV_P2P_TRANSFER"] = fields.env_value(row.get(fields.KV_P2P_TRANSFER, ""))
-    env["DISAGG"] = fields.env_value(row.get(fields.DISAGG, False))
-    env["MULTINODE"] = "true"
-    return env
-
-
-def _placement_env(row: dict, runners: dict | None, source: str) -> dict[str, str]:
-    """SWEEPGATE_NODES and the rest of a multi-node row's node arithmetic (core.placement)."""
-    from sweepgate.core.placement import PlacementError, place_row
-
-    try:
-        return place_row(row, runners or {}).env()
-    except PlacementError as exc:
-        raise fail(source, 0, f"row on {row.get(fields.RUNNER)!r} cannot be placed: {exc.message}",
-                   exc.hint) from None
-
-
-def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
-            runners: dict | None = None) -> dict[str, str]:
-    """The job environment of one row; ``runners`` (configs/runners.yaml) places multi-node rows."""
-    if not isinstance(row, dict):
-        raise fail(source, 1, "row is not a JSON object", "pass one matrix row: toJSON(matrix.row)")
-    missing = [f for f in (fields.EXP_NAME, fields.PRECISION, fields.FRAMEWORK, fields.IMAGE) if f not in row]
-    if missing:
-        raise fail(source, 1, f"row has no {', '.join(repr(m) for m in missing)}",
-                   "pass the whole matrix row: toJSON(matrix.row)")
-    if not runner_name:
-        raise fail(source, 0, "RUNNER_NAME is not set", "run on an Actions runner or pass --runner-name")
-    env = fields.row_env(row, runner_name, result_dir)
-    if fields.PREFILL in row or fields.DECODE in row:
-        env.update(_multinode_env(row))
-        env.update(_placement_env(row, runners, source))
-    env[JOB_ENV_NAMES_VAR] = " ".join(env)
-    return env
 
 
 def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:

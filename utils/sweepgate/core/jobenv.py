@@ -1,0 +1,66 @@
+"""A matrix row's job environment: the variables a benchmark job (or its rehearsal) runs with.
+
+``sweepgate ci row-env`` writes it for a real job and ``sweepgate rehearse`` builds
+it for a local run; multi-node rows also get their workers' settings and their
+placement on the runner pool (``core.placement``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from sweepgate.core import fields
+from sweepgate.core.errors import fail
+
+JOB_ENV_NAMES_VAR = "SWEEPGATE_JOB_ENV_NAMES"  # which names row-env set; launchers pass them on
+
+
+def _multinode_env(row: dict) -> dict[str, str]:
+    """Extra variables for a multi-node row: PREFILL_*/DECODE_*, CONC_LIST, ROUTER_*."""
+    env: dict[str, str] = {}
+    for side in (fields.PREFILL, fields.DECODE):
+        for key, value in (row.get(side) or {}).items():
+            name = fields.ROW_ENV.get(key, key.upper().replace("-", "_"))
+            env[f"{side.upper()}_{name}"] = value if isinstance(value, str) else (
+                json.dumps(value, separators=(",", ":")) if isinstance(value, (list, dict))
+                else fields.env_value(value))
+    conc = row.get(fields.CONC)
+    if isinstance(conc, list):
+        env["CONC"] = " ".join(map(str, conc))
+    router = row.get(fields.ROUTER) or {}
+    env["ROUTER"] = str(router.get("name", ""))
+    env["ROUTER_VERSION"] = str(router.get("version", ""))
+    env["KV_P2P_TRANSFER"] = fields.env_value(row.get(fields.KV_P2P_TRANSFER, ""))
+    env["DISAGG"] = fields.env_value(row.get(fields.DISAGG, False))
+    env["MULTINODE"] = "true"
+    return env
+
+
+def _placement_env(row: dict, runners: dict | None, source: str) -> dict[str, str]:
+    """SWEEPGATE_NODES and the rest of a multi-node row's node arithmetic (core.placement)."""
+    from sweepgate.core.placement import PlacementError, place_row
+
+    try:
+        return place_row(row, runners or {}).env()
+    except PlacementError as exc:
+        raise fail(source, 0, f"row on {row.get(fields.RUNNER)!r} cannot be placed: {exc.message}",
+                   exc.hint) from None
+
+
+def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
+            runners: dict | None = None) -> dict[str, str]:
+    """The job environment of one row; ``runners`` (configs/runners.yaml) places multi-node rows."""
+    if not isinstance(row, dict):
+        raise fail(source, 1, "row is not a JSON object", "pass one matrix row: toJSON(matrix.row)")
+    missing = [f for f in (fields.EXP_NAME, fields.PRECISION, fields.FRAMEWORK, fields.IMAGE) if f not in row]
+    if missing:
+        raise fail(source, 1, f"row has no {', '.join(repr(m) for m in missing)}",
+                   "pass the whole matrix row: toJSON(matrix.row)")
+    if not runner_name:
+        raise fail(source, 0, "RUNNER_NAME is not set", "run on an Actions runner or pass --runner-name")
+    env = fields.row_env(row, runner_name, result_dir)
+    if fields.PREFILL in row or fields.DECODE in row:
+        env.update(_multinode_env(row))
+        env.update(_placement_env(row, runners, source))
+    env[JOB_ENV_NAMES_VAR] = " ".join(env)
+    return env
