@@ -368,3 +368,17 @@ def test_changelog_add_help_describes_every_flag():
     add = parser._subparsers._group_actions[0].choices["add"]
     for action in add._actions:
         assert action.help, f"changelog add {'/'.join(action.option_strings)} has no help"
+
+
+@pytest.mark.parametrize("new", ["- { tp: 16, ep: 1, conc-start: 4, conc-end: 64 }",
+                                 "- { tp: 8, ep: 1, pp: 2, conc-start: 4, conc-end: 64 }",
+                                 "- { tp: 8, ep: 16, conc-start: 4, conc-end: 64 }"])
+def test_a_single_node_point_wider_than_the_node_is_refused_at_its_line(tmp_path, new):
+    repo = fresh(tmp_path)
+    path = repo / "configs" / "nvidia-master.yaml"
+    text = path.read_text()
+    old = "- { tp: 8, ep: 1, conc-start: 4, conc-end: 64 }"
+    path.write_text(text.replace(old, new, 1))
+    line = one_clear_line(sg(repo, "full-sweep"), "16", "8 GPUs", "cluster:b300-nv")
+    number = text[:text.index(old)].count("\n") + 1
+    assert line.startswith(f"configs/nvidia-master.yaml:{number}:"), line

@@ -19,10 +19,11 @@ BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sweepgate.workflow import decide as decision, fanout, kv  # noqa: E402
+from sweepgate.workflow import audit, decide as decision, dispatch, fanout, kv  # noqa: E402
 from sweepgate.core import fields  # noqa: E402
 
-REQUIRED = ["run-sweep.yml", "benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml", "ci.yml"]
+REQUIRED = ["pr-sweep.yml", "run-sweep.yml", "sweep-dispatch.yml", "benchmark-tmpl.yml",
+            "benchmark-multinode-tmpl.yml", "ci.yml"]
 NAMES = sorted(p.name for p in WORKFLOWS.glob("*.y*ml"))
 TEMPLATES = ["benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml"]
 SELF_HOSTED_CALLERS = {"benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml"}
@@ -64,7 +65,7 @@ def test_actionlint_clean():
 
 @pytest.mark.parametrize("persona", ["regular", "pedantic", "auditor"])
 def test_zizmor_no_findings(persona):
-    proc = subprocess.run([tool("zizmor"), "--offline", "--persona", persona, "--format", "json",
+    proc = subprocess.run([tool("zizmor"), "--offline", "--no-ignores", "--persona", persona, "--format", "json",
                            ".github/workflows"], cwd=ROOT, capture_output=True, text=True)
     findings = json.loads(proc.stdout or "[]")
     assert proc.returncode == 0 and findings == [], json.dumps(findings, indent=1)[:4000]
@@ -133,12 +134,15 @@ def test_permissions_are_read_only(docs):
     for name, doc in docs.items():
         assert doc["permissions"] == {"contents": "read"}, name
         for job_name, job in doc["jobs"].items():
-            assert job.get("permissions", {}) in ({}, {"contents": "read"}), f"{name}:{job_name} widens"
+            widened = {k: v for k, v in job.get("permissions", {}).items() if v != "read"}
+            # only the GitHub-hosted poller may dispatch and cancel run-sweep.yml runs
+            allowed = {"actions": "write"} if (name, job_name) == ("sweep-dispatch.yml", "dispatch") else {}
+            assert widened == allowed, f"{name}:{job_name} widens"
 
 
 def test_no_dangerous_triggers(docs):
     for name, doc in docs.items():
-        assert "pull_request_target" not in doc["on"] and "workflow_run" not in doc["on"], name
+        assert not {"pull_request_target", "workflow_run", "issue_comment"} & set(doc["on"]), name
 
 
 def test_secrets_only_where_used(docs):
@@ -168,7 +172,9 @@ def test_github_hosted_jobs_only_outside_templates(docs):
             assert isinstance(job.get("timeout-minutes"), (int, str)), f"{name}:{job_name} has no timeout"
 
 
-FORK_GUARD = "github.event.pull_request.head.repo.full_name == github.repository"
+MAIN_GUARD = ("github.ref == 'refs/heads/main' && (github.event_name == 'push' "
+              "|| github.event_name == 'workflow_dispatch')")
+APPROVED = "${{ needs.decide.outputs.head_ref }}"
 
 
 def test_self_hosted_jobs_are_gated(docs):
@@ -178,13 +184,63 @@ def test_self_hosted_jobs_are_gated(docs):
     for name, job in callers.items():
         cond = " ".join(job["if"].split())
         assert "needs.decide.outputs.run == 'true'" in cond, name
-        assert FORK_GUARD in cond and "!github.event.pull_request.draft" in cond, name
-        assert "decide" in job["needs"]
+        assert "decide" in job["needs"] and "setup" in job["needs"]
         assert Path(job["uses"]).name in SELF_HOSTED_CALLERS
+        assert job["with"]["ref"] == APPROVED, name  # the approved SHA is the one checked out
     for name in TEMPLATES:
         job = docs[name]["jobs"]["benchmark"]
-        cond = " ".join(job["if"].split())
-        assert FORK_GUARD in cond and "!github.event.pull_request.draft" in cond
+        assert " ".join(job["if"].split()) == MAIN_GUARD  # an allow-list, not `!= 'pull_request'`
+        assert job["environment"] == audit.SECRETS_ENVIRONMENT
+
+
+def test_approved_sha_is_what_the_gpu_side_checks_out(docs):
+    """decide's head_ref (authorize's current, approved head SHA) is the only PR ref checked
+    out: setup reads it as data in pr-data/, the templates run its scripts; tools come from main."""
+    jobs = docs["run-sweep.yml"]["jobs"]
+    assert jobs["decide"]["outputs"]["head_ref"] == "${{ steps.decide.outputs.head_ref }}"
+    refs = {}
+    for job_name, step in steps(docs["run-sweep.yml"]):
+        if "actions/checkout@" in step.get("uses", ""):
+            refs.setdefault(job_name, []).append((step.get("with") or {}).get("ref"))
+    assert refs == {"decide": [None], "setup": [None, APPROVED], "collect": [None]}
+    data = next(s for s in jobs["setup"]["steps"] if (s.get("with") or {}).get("ref") == APPROVED)
+    assert data["with"]["path"] == "pr-data"
+    gate = next(s for s in jobs["setup"]["steps"] if s.get("working-directory") == "pr-data")
+    assert "sweepgate validate" in gate["run"] and "sweepgate matrix" in gate["run"]
+    assert "utils/" not in gate["run"] and "PYTHONPATH" not in gate.get("env", {})  # no PR code runs
+    split_step = next(s for s in jobs["setup"]["steps"] if s.get("id") == "split")
+    assert split_step["run"] == "sweepgate ci split --matrix matrix.json --runners ."  # main's runners.yaml
+    for name in TEMPLATES:
+        checkouts = [s for s in docs[name]["jobs"]["benchmark"]["steps"] if "actions/checkout@" in s.get("uses", "")]
+        assert [c["with"].get("ref") for c in checkouts] == ["${{ inputs.ref }}", "${{ github.sha }}"]
+        assert checkouts[1]["with"]["path"] == ".sweepgate-main"
+
+
+def test_pr_side_uploads_nothing_and_reports_the_gate(docs):
+    pr = docs["pr-sweep.yml"]
+    assert set(pr["on"]) == {"pull_request"}
+    assert pr["jobs"]["gate"]["name"] == audit.GATE_CHECK
+    assert not [s for _, s in steps(pr) if "upload-artifact" in s.get("uses", "") or "cache" in s.get("uses", "")]
+    assert "secrets." not in (WORKFLOWS / "pr-sweep.yml").read_text()
+
+
+def test_gpu_workflows_are_the_audited_ones(docs):
+    """audit.GPU_WORKFLOWS (what the runner group must admit) = files holding self-hosted jobs + callers."""
+    import workflow_reach
+
+    holders = {n for n, d in docs.items() for j in d["jobs"].values()
+               if "uses" not in j and workflow_reach.may_be_self_hosted(j.get("runs-on"))}
+    called_by = workflow_reach.callers(docs)
+    assert holders | {c for h in holders for c in called_by.get(h, ())} == set(audit.GPU_WORKFLOWS)
+
+
+def test_run_name_matches_the_dispatcher(docs):
+    text = (WORKFLOWS / "run-sweep.yml").read_text()
+    fmt = re.search(r"format\('(sweep PR [^']*)'", text).group(1)
+    assert fmt.replace("{0}", "{pr}").replace("{1}", "{sha}").replace("{2}", "{mode}") == dispatch.TITLE
+    assert dispatch.GPU_WORKFLOW == "run-sweep.yml"
+    poll = docs["sweep-dispatch.yml"]["jobs"]["dispatch"]
+    assert poll["steps"][-1]["run"] == "sweepgate ci dispatch" and poll["runs-on"] == "ubuntu-latest"
 
 
 def test_no_pr_reachable_job_may_be_self_hosted():
@@ -230,32 +286,33 @@ def test_label_names_live_only_in_ci_py():
 
 def test_run_sweep_triggers(docs):
     on = docs["run-sweep.yml"]["on"]
-    assert on["pull_request"]["types"] == ["ready_for_review", "synchronize", "labeled", "unlabeled"]
-    assert on["pull_request"]["paths"] == ["perf-changelog.yaml"]
+    assert set(on) == {"push", "workflow_dispatch"}
     assert on["push"]["branches"] == ["main"]
+    assert set(on["workflow_dispatch"]["inputs"]) == {"pr-number", "sha", "mode"}
+    assert set(docs["sweep-dispatch.yml"]["on"]) == {"schedule", "workflow_dispatch"}
+    assert "opened" in docs["pr-sweep.yml"]["on"]["pull_request"]["types"]
 
 
-def test_concurrency_matches_decide(docs):
+def test_concurrency_groups(docs):
     conc = docs["run-sweep.yml"]["concurrency"]
     group = " ".join(conc["group"].split())
-    assert f"contains(github.event.label.name, '{decision.LABEL_MARKER}')" in group
-    assert "format('pr-{0}', github.event.pull_request.number)" in group
-    assert "format('run-{0}', github.run_id)" in group
+    assert "format('pr-{0}', inputs.pr-number)" in group and "format('run-{0}', github.run_id)" in group
     assert conc["cancel-in-progress"] is True
+    assert "github.event.pull_request.number" in docs["pr-sweep.yml"]["concurrency"]["group"]
 
 
 def test_pipeline_order(docs):
     jobs = docs["run-sweep.yml"]["jobs"]
     assert "needs" not in jobs["decide"]
-    assert jobs["gate"]["needs"] == "decide" and jobs["gate"]["if"] == "needs.decide.outputs.run == 'true'"
-    assert jobs["setup"]["needs"] == ["decide", "gate"]
+    assert jobs["setup"]["needs"] == "decide" and jobs["setup"]["if"] == "needs.decide.outputs.run == 'true'"
     decide_step = next(s for s in jobs["decide"]["steps"] if s.get("id") == "decide")
-    assert decide_step["run"].startswith("python3 -m sweepgate ci decide")
-    outputs = jobs["decide"]["outputs"]
-    assert set(outputs) <= set(decision.Decision("skip", "").outputs())
-    gate_run = " ".join(s.get("run", "") for s in jobs["gate"]["steps"])
+    assert decide_step["run"] == "sweepgate ci decide"
+    assert set(jobs["decide"]["outputs"]) <= set(decision.Decision("skip", "").outputs())
+    pr = docs["pr-sweep.yml"]["jobs"]
+    assert pr["gate"]["needs"] == "decide" and pr["setup"]["needs"] == ["decide", "gate"]
+    gate_run = " ".join(s.get("run", "") for s in pr["gate"]["steps"])
     assert "utils/validate_perf_changelog.py" in gate_run and "--pr-number" in gate_run
-    setup_run = " ".join(s.get("run", "") for s in jobs["setup"]["steps"])
+    setup_run = " ".join(s.get("run", "") for s in pr["setup"]["steps"])
     assert "utils/process_changelog.py" in setup_run and "--trim-conc" in setup_run
     # plan appends its markdown to $GITHUB_STEP_SUMMARY itself; redirecting stdout there too
     # would write the summary twice and swallow the findings' annotations.
@@ -288,9 +345,10 @@ def test_template_shape(docs, name):
     names = [s.get("name", s.get("uses", "")) for s in job["steps"]]
     runs = [s.get("run", "") for s in job["steps"]]
     env_step = runs.index("python3 -m sweepgate ci row-env")
-    launch_step = runs.index('bash "benchmarks/runners/launch_${RUNNER_NAME%%_*}.sh"')
+    launch_step = runs.index('bash ".sweepgate-main/benchmarks/runners/launch_${RUNNER_NAME%%_*}.sh"')
     assert env_step < launch_step
     row_env = job["steps"][env_step]["env"]
+    assert row_env["PYTHONPATH"] == ".sweepgate-main/utils"  # main's sweepgate, not the PR's
     assert row_env["MATRIX_FILE"].endswith("/matrix.json")
     fetch = next(s for s in job["steps"] if "download-artifact" in s.get("uses", ""))
     assert fetch["if"] == "inputs.row-id != ''" and fetch["with"]["name"] == "${{ inputs.matrix-artifact }}"

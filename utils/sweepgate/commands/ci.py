@@ -100,7 +100,7 @@ def _run_decide(args) -> int:
         decision = dispatch_decision(event, args.repository or os.environ.get("GITHUB_REPOSITORY", ""))
     else:
         decision = decide(event_name, event, message, source=event_path)
-    if args.merge_base and decision.run and event_name == "pull_request":
+    if args.merge_base and decision.base_ref and decision.head_ref and event_name == "pull_request":
         decision = replace(decision, base_ref=_merge_base(decision.base_ref, decision.head_ref))
     _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), decision.outputs())
     line = f"sweepgate ci decide: run={decision.outputs()['run']} mode={decision.mode}: {decision.reason}"
@@ -116,6 +116,12 @@ def _run_decide(args) -> int:
 
 def _run_split(args) -> int:
     matrix = _load_json(args.matrix, "matrix")
+    if args.runners:
+        from sweepgate.core.placement import runners_at
+        from sweepgate.workflow.fanout import check_runners
+
+        labels = runners_at(args.runners).get("labels") or {}
+        check_runners(matrix, set(labels) if isinstance(labels, dict) else set(), source=args.matrix)
     outputs = split(matrix, max_jobs=args.max_jobs, max_bytes=args.max_bytes, source=args.matrix)
     _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), outputs)
     used = ", ".join(f"{k}={outputs[k + '_jobs']}" for k in FANOUT if outputs[k + "_jobs"] != "0")
@@ -187,6 +193,8 @@ def add_arguments(parser) -> None:
 
     p = sub.add_parser("split", help="matrix JSON -> fan-out chunk outputs within GitHub's limits")
     p.add_argument("--matrix", required=True, help="output of process_changelog.py")
+    p.add_argument("--runners", metavar="ROOT", help="checkout whose configs/runners.yaml must list every row's "
+                   "runner (the default branch's, on the GPU side)")
     p.add_argument("--max-jobs", type=int, default=MAX_MATRIX_JOBS, help="rows per chunk (default 256)")
     p.add_argument("--max-bytes", type=int, default=MAX_JOB_OUTPUT_BYTES, help="job output budget, UTF-16 bytes")
     p.add_argument("--output", help="file to append outputs to (default: $GITHUB_OUTPUT, else stdout)")

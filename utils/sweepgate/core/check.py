@@ -355,13 +355,15 @@ def check_runners(rev: Revision) -> list[Diagnostic]:
 
 
 def check_placement(rev: Revision) -> list[Diagnostic]:
-    """Multi-node configs the runner pool cannot hold, at the point's (or worker's) line."""
+    """Configs the runner cannot hold (multi-node pool, single-node node), at the point's (or worker's) line."""
     from sweepgate.core.placement import config_problems as placement_problems
+    from sweepgate.core.placement import single_node_problems
 
     runners = rev.runners.data if isinstance(rev.runners.data, dict) else {}
     return [rev.owner[key].diag((key, *path), rule, f"{key}: {msg}", hint)
             for key, config in rev.configs.items()
-            for path, rule, msg, hint in placement_problems(config, runners)]
+            for check in (placement_problems, single_node_problems)
+            for path, rule, msg, hint in check(config, runners)]
 
 
 def check_revision(rev: Revision) -> None:

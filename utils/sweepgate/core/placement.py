@@ -174,3 +174,33 @@ def config_problems(config: dict, runners: dict) -> list[tuple[tuple, str, str, 
                 except (KeyError, TypeError):
                     continue  # a schema problem; the schema check reports it
     return out
+
+
+def single_node_problems(config: dict, runners: dict) -> list[tuple[tuple, str, str, str]]:
+    """(path, rule, message, hint) for every single-node point wider than one node of its runner.
+
+    A point holds ``_worker_gpus`` GPUs (the same count a multi-node worker
+    holds); on a single-node runner they must all fit one node. A runner
+    without ``gpus-per-node`` is not checked.
+    """
+    if not isinstance(config, dict) or config.get(F.MULTINODE) is True:
+        return []
+    facts = hardware_of(runners, str(config.get(F.RUNNER)))
+    gpn = (facts or {}).get(F.GPUS_PER_NODE)
+    if not gpn:
+        return []
+    out = []
+    for scenario, blocks in (config.get(F.SCENARIOS) or {}).items():
+        for b, block in enumerate(blocks if isinstance(blocks, list) else []):
+            points = block.get(F.SEARCH_SPACE) if isinstance(block, dict) else None
+            for p, point in enumerate(points if isinstance(points, list) else []):
+                try:
+                    gpus = _worker_gpus(point)
+                except (KeyError, TypeError, AttributeError):
+                    continue  # a schema problem; the schema check reports it
+                if gpus > gpn:
+                    out.append(((F.SCENARIOS, scenario, b, F.SEARCH_SPACE, p), "topology-fits-node",
+                                f"max(tp*pp*pcp, ep)={gpus} needs more than the {gpn} GPUs of one "
+                                f"'{config[F.RUNNER]}' node", "lower tp, ep, pp or pcp-size so the point "
+                                f"fits {F.GPUS_PER_NODE}={gpn}, or make the config multinode"))
+    return out

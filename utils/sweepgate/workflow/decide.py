@@ -19,10 +19,8 @@ EVALS_ONLY_LABEL = "sweep-evals-only"  # modifier: --evals-only
 PRIMARY_LABELS = {SWEEP_LABEL: "trimmed", FULL_SWEEP_LABEL: "full"}
 MODIFIER_LABELS = {ALL_EVALS_LABEL: "all_evals", EVALS_ONLY_LABEL: "evals_only"}
 LABELS = (*PRIMARY_LABELS, *MODIFIER_LABELS)
-# Every label above contains this marker. run-sweep.yml's concurrency group uses
-# it to tell a relevant label event (shares the PR's group, cancels the running
-# sweep) from an unrelated one (its own group: cancels nothing). decide() uses
-# the same rule, so a label event that cancelled a sweep always re-decides it.
+# Every label above contains this marker: decide() ignores a label event whose
+# label lacks it (an unrelated label never changes what a PR runs).
 LABEL_MARKER = "sweep"
 SKIP_MARKER = "[skip-sweep]"
 APPROVE_COMMAND = "/sweep"  # a maintainer's PR comment: /sweep <full 40-hex head SHA>

@@ -154,3 +154,14 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
     lines += ["", f"{len(result_files)} result file(s):", ""]
     lines += [f"- `{name}`" for name in sorted(result_files)]
     return "\n".join(lines) + "\n", ok
+
+
+def check_runners(matrix: dict, labels: set[str], source: str = "matrix") -> None:
+    """Every row's runner must be a label of the trusted (default branch's) configs/runners.yaml:
+    a PR's data files may not send a job to a runner main does not know."""
+    used = {str(row.get("runner")) for rows in rows_by_kind(matrix, source).values() for row in rows}
+    unknown = sorted(used - labels)
+    if unknown:
+        raise fail(source, 0, f"runner label {', '.join(unknown)} is not in the default branch's configs/runners.yaml",
+                   "add the runner to configs/runners.yaml on main first; a PR cannot add GPU runners",
+                   rule="ci-runners")
