@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import subprocess
@@ -73,7 +74,7 @@ AGENTIC = "benchmarks/single_node/agentic"
      "{a}/kimik3_fp4_{g}.sh"),
     ({"SCENARIO_TYPE": "agentic-coding", "SPEC_DECODING": "mtp"},
      ["{a}/kimik3_fp4_{g}_vllm.sh", "{a}/kimik3_fp4_{g}_vllm_mtp.sh"], "{a}/kimik3_fp4_{g}_vllm_mtp.sh"),
-    ({"MULTINODE": "true"}, ["{d}/kimik3_fp4_{g}_vllm.sh", "benchmarks/multi_node/fixed_seq_len/kimik3_fp4_{g}.sh"],
+    ({"MULTINODE": "true", "SWEEPGATE_NODES": "2", "SWEEPGATE_GPUS_PER_NODE": "8"}, ["{d}/kimik3_fp4_{g}_vllm.sh", "benchmarks/multi_node/fixed_seq_len/kimik3_fp4_{g}.sh"],
      "benchmarks/multi_node/fixed_seq_len/kimik3_fp4_{g}.sh"),
 ])
 def test_resolution_order(tmp_path, launcher, gpu, env, present, expected):
@@ -115,8 +116,10 @@ def test_b300_command(tmp_path):
     srun = cmd.index("srun")
     salloc = cmd[:srun]
     assert salloc[0] == "salloc"
-    assert {"--partition=gpu-b300", "--nodes=1", "--exclusive",
-            f"--job-name=sweepgate-{BASE_ENV['EXP_NAME']}"} <= set(salloc)
+    digest = hashlib.sha256(BASE_ENV["RESULT_FILENAME"].encode()).hexdigest()[:12]
+    # One name per run, attempt and row; --time is benchmark-tmpl.yml's default timeout.
+    assert {"--partition=gpu-b300", "--nodes=1", "--exclusive", "--time=360",
+            f"--job-name=sweepgate-local-1-{digest}"} <= set(salloc)
     step = cmd[srun:]
     assert f"--container-image={BASE_ENV['IMAGE']}" in step
     assert f"--container-mounts={tmp_path}:/workspace,/models:/root/.cache/huggingface" in step

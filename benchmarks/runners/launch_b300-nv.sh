@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 #
 # Run one matrix row on the NVIDIA B300 Slurm cluster: salloc one node, then
-# srun the benchmark script inside the row's image with enroot/pyxis.
+# srun the benchmark script inside the row's image with enroot/pyxis. A
+# multi-node row allocates its nodes and runs benchmarks/multi_node/... inside
+# the allocation (benchmarks/README.md, "Multi-node rows").
 #
 # Usage: launch_b300-nv.sh [--dry-run]
 # Environment: CONTRACTS section 6 (set by `sweepgate ci row-env`);
 #   SWEEPGATE_SLURM_PARTITION (default b300), SWEEPGATE_SLURM_TIME (minutes),
+#   SWEEPGATE_CONTAINER_RUNTIME (pyxis, the default, or none),
 #   HF_HUB_CACHE (host model cache, mounted at /root/.cache/huggingface).
 
 set -euo pipefail
@@ -20,13 +23,24 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch_common.sh"
 #######################################
 b300::command() {
   local script="$1"
+  if launch::is_multinode; then
+    launch::multinode_command b300 pyxis --gpus=all "${script}"
+    return
+  fi
   local hf_cache="${HF_HUB_CACHE:-${HOME}/.cache/huggingface}"
-  local container_image
+  local container_image runtime
   container_image="$(launch::pyxis_image "${IMAGE}")"
+  runtime="$(launch::runtime pyxis)" || return 1
+  if [[ "${runtime}" == "docker" ]]; then
+    launch::die "single-node B300 rows run with pyxis or none, not docker"
+  fi
   launch::salloc_args b300
-  printf '%s\n' srun \
-    --nodes=1 \
-    --ntasks=1 \
+  printf '%s\n' srun --nodes=1 --ntasks=1
+  if [[ "${runtime}" != "pyxis" ]]; then
+    printf '%s\n' --export=ALL bash "${script}"
+    return
+  fi
+  printf '%s\n' \
     "--container-image=${container_image}" \
     "--container-mounts=${PWD}:/workspace,${hf_cache}:/root/.cache/huggingface" \
     --container-workdir=/workspace \

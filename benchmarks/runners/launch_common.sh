@@ -11,6 +11,11 @@
 LAUNCH_NAME="$(basename "${0}")"
 # Set by launch::parse_args.
 DRY_RUN=false
+# Slurm --time when SWEEPGATE_SLURM_TIME is unset: the timeout-minutes defaults
+# of benchmark-tmpl.yml and benchmark-multinode-tmpl.yml (which pass their
+# actual timeout as SWEEPGATE_SLURM_TIME).
+LAUNCH_DEFAULT_MINUTES=360
+LAUNCH_DEFAULT_MULTINODE_MINUTES=720
 
 #######################################
 # Print an error and exit 1.
@@ -112,19 +117,84 @@ launch::pyxis_image() {
 }
 
 #######################################
-# Print the Slurm allocation prefix shared by every launcher.
+# Print the Slurm job name of this run, attempt and row: unique, so a
+# cancelled job can be found and released by name.
 # Globals:
-#   SWEEPGATE_SLURM_PARTITION, SWEEPGATE_SLURM_TIME, EXP_NAME
+#   GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, RESULT_FILENAME
+#######################################
+launch::job_name() {
+  local digest
+  digest="$(printf '%s' "${RESULT_FILENAME}" | sha256sum)"
+  echo "sweepgate-${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}-${digest:0:12}"
+}
+
+#######################################
+# Print the container runtime of this launcher: SWEEPGATE_CONTAINER_RUNTIME
+# (pyxis, docker or none), else the cluster's default.
+# Arguments:
+#   Default runtime.
+#######################################
+launch::runtime() {
+  local runtime="${SWEEPGATE_CONTAINER_RUNTIME:-$1}"
+  case "${runtime}" in
+    pyxis | docker | none) echo "${runtime}" ;;
+    *)
+      launch::die "SWEEPGATE_CONTAINER_RUNTIME='${runtime}' is not one of" \
+        "pyxis, docker, none; set one of them"
+      ;;
+  esac
+}
+
+#######################################
+# Print the Slurm allocation prefix shared by every launcher: the row's node
+# count (SWEEPGATE_NODES for a multi-node row, from `sweepgate ci row-env`),
+# exclusive nodes, the workflow template's time limit and the unique job name.
+# Globals:
+#   SWEEPGATE_SLURM_PARTITION, SWEEPGATE_SLURM_TIME, SWEEPGATE_NODES, MULTINODE
 # Arguments:
 #   Default partition.
 #######################################
 launch::salloc_args() {
+  local nodes=1
+  local minutes="${SWEEPGATE_SLURM_TIME:-${LAUNCH_DEFAULT_MINUTES}}"
+  if launch::is_multinode; then
+    nodes="${SWEEPGATE_NODES}"
+    minutes="${SWEEPGATE_SLURM_TIME:-${LAUNCH_DEFAULT_MULTINODE_MINUTES}}"
+  fi
   printf '%s\n' salloc \
     "--partition=${SWEEPGATE_SLURM_PARTITION:-$1}" \
-    --nodes=1 \
+    "--nodes=${nodes}" \
+    --ntasks-per-node=1 \
     --exclusive \
-    "--time=${SWEEPGATE_SLURM_TIME:-300}" \
-    "--job-name=sweepgate-${EXP_NAME}"
+    "--time=${minutes}" \
+    "--job-name=$(launch::job_name)"
+}
+
+#######################################
+# True for a multi-node row (MULTINODE=true from `sweepgate ci row-env`).
+#######################################
+launch::is_multinode() {
+  [[ "${MULTINODE:-false}" == "true" ]]
+}
+
+#######################################
+# Print the cluster command of a multi-node row: allocate its nodes, then run
+# the benchmark script on this host inside the allocation. The script starts
+# one `srun` per worker (benchmarks/multi_node/disagg_lib.sh) in the runtime
+# SWEEPGATE_CONTAINER_RUNTIME names, which this exports.
+# Globals:
+#   SWEEPGATE_NODES, SWEEPGATE_GPUS_PER_NODE (read); SWEEPGATE_CONTAINER_*
+#   (exported)
+# Arguments:
+#   Default partition, default runtime, docker device flags, script.
+#######################################
+launch::multinode_command() {
+  launch::require_env SWEEPGATE_NODES SWEEPGATE_GPUS_PER_NODE
+  SWEEPGATE_CONTAINER_RUNTIME="$(launch::runtime "$2")" || return 1
+  SWEEPGATE_CONTAINER_DEVICES="${SWEEPGATE_CONTAINER_DEVICES:-$3}"
+  export SWEEPGATE_CONTAINER_RUNTIME SWEEPGATE_CONTAINER_DEVICES
+  launch::salloc_args "$1"
+  printf '%s\n' bash "$4"
 }
 
 #######################################
@@ -158,7 +228,55 @@ launch::main() {
   fi
   local log_dir="${RESULT_DIR}/logs"
   mkdir -p "${log_dir}"
-  echo "${LAUNCH_NAME}: running ${script} for ${RESULT_FILENAME}"
-  "${cmd[@]}" 2>&1 | tee -a "${log_dir}/${RESULT_FILENAME}.log"
-  return "${PIPESTATUS[0]}"
+  LAUNCH_JOB_NAME="$(launch::job_name)"
+  echo "${LAUNCH_NAME}: running ${script} for ${RESULT_FILENAME}" \
+    "as Slurm job ${LAUNCH_JOB_NAME}"
+  "${cmd[@]}" > >(tee -a "${log_dir}/${RESULT_FILENAME}.log") 2>&1 &
+  LAUNCH_PID=$!
+  trap 'launch::cancel 130' INT
+  trap 'launch::cancel 143' TERM
+  local rc=0
+  wait "${LAUNCH_PID}" || rc=$?
+  trap - INT TERM
+  if [[ "$(launch::final_state)" == "TIMEOUT" ]]; then
+    echo "${LAUNCH_NAME}: Slurm job ${LAUNCH_JOB_NAME} exceeded its time limit" \
+      "(--time=${SWEEPGATE_SLURM_TIME:-default}); raise timeout-minutes" >&2
+    ((rc != 0)) || rc=1
+  fi
+  return "${rc}"
+}
+
+#######################################
+# Print the Slurm state of this run's job once it has ended (empty when Slurm
+# no longer knows it). Waits up to 30 seconds while it is still completing.
+# Globals:
+#   LAUNCH_JOB_NAME
+#######################################
+launch::final_state() {
+  local state="" tries
+  for ((tries = 0; tries < 60; tries++)); do
+    state="$(squeue -h --states=all --name="${LAUNCH_JOB_NAME}" -o %T \
+      2>/dev/null | tail -n 1)"
+    case "${state}" in
+      RUNNING | COMPLETING | CONFIGURING | PENDING) sleep 0.5 ;;
+      *) break ;;
+    esac
+  done
+  echo "${state}"
+}
+
+#######################################
+# Cancellation: release the allocation by job name (its steps and every
+# node's processes go with it), stop the local salloc, and exit.
+# Globals:
+#   LAUNCH_JOB_NAME, LAUNCH_PID
+# Arguments:
+#   Exit status.
+#######################################
+launch::cancel() {
+  echo "${LAUNCH_NAME}: cancelled; releasing Slurm job ${LAUNCH_JOB_NAME}" >&2
+  scancel --name="${LAUNCH_JOB_NAME}" --user="$(id -un)" || true
+  kill -TERM "${LAUNCH_PID}" 2>/dev/null || true
+  wait "${LAUNCH_PID}" 2>/dev/null || true
+  exit "$1"
 }

@@ -7,7 +7,10 @@
 # Usage: launch_mi355x-amds.sh [--dry-run]
 # Environment: CONTRACTS section 6 and SWEEPGATE_JOB_ENV_NAMES (set by
 #   `sweepgate ci row-env`); SWEEPGATE_SLURM_PARTITION (default mi355x),
-#   SWEEPGATE_SLURM_TIME (minutes), HF_HUB_CACHE (host model cache).
+#   SWEEPGATE_SLURM_TIME (minutes), SWEEPGATE_CONTAINER_RUNTIME (docker, the
+#   default, or none), HF_HUB_CACHE (host model cache). A multi-node row
+#   allocates its nodes and runs benchmarks/multi_node/... inside the
+#   allocation (benchmarks/README.md, "Multi-node rows").
 
 set -euo pipefail
 
@@ -23,6 +26,20 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch_common.sh"
 #######################################
 mi355x::command() {
   local script="$1"
+  if launch::is_multinode; then
+    launch::multinode_command mi355x docker \
+      "--device=/dev/kfd --device=/dev/dri --group-add=video" "${script}"
+    return
+  fi
+  local runtime
+  runtime="$(launch::runtime docker)" || return 1
+  if [[ "${runtime}" != "docker" ]]; then
+    [[ "${runtime}" == "none" ]] \
+      || launch::die "single-node MI355X rows run with docker or none, not ${runtime}"
+    launch::salloc_args mi355x
+    printf '%s\n' srun --nodes=1 --ntasks=1 --export=ALL bash "${script}"
+    return
+  fi
   local hf_cache="${HF_HUB_CACHE:-${HOME}/.cache/huggingface}"
   local -a env_args=()
   local name
