@@ -27,6 +27,8 @@ from sweepgate.core.sweep import worktree_rows
 from sweepgate.rehearsal.runner import write_shims, STANDIN
 from sweepgate.workflow.fanout import job_env
 
+if missing_binaries() and os.environ.get("SWEEPGATE_REQUIRE_SLURM") == "1":
+    raise RuntimeError(f"SWEEPGATE_REQUIRE_SLURM=1 but Slurm binaries are missing: {missing_binaries()}")
 pytestmark = pytest.mark.skipif(bool(missing_binaries()), reason=f"Slurm binaries missing: {missing_binaries()}")
 
 B300 = ROOT / "benchmarks" / "runners" / "launch_b300-nv.sh"
