@@ -1,0 +1,278 @@
+"""Changelog edits behind `sweepgate changelog add|rebase|canonicalize`.
+
+Every edit leaves the history's bytes untouched: it only appends (``add_entry``),
+rebuilds the file as the target branch's exact bytes plus this branch's appended
+entries (``rebase``), or rewrites the ``pull/XXX`` placeholder in this branch's
+appended entries (``canonicalize``). New text is produced with ruamel.yaml in the
+changelog's house style; files are written atomically (``core.atomic``). Each edit
+returns what it did as report lines; the command prints them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sweepgate.core import fields as F
+from sweepgate.core.atomic import atomic_write
+from sweepgate.core.errors import Diagnostic, SweepgateError
+
+DEFAULT_UPSTREAMS = ("origin/main", "main")
+XXX_LINK = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(['\"]?)https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
+                      rb"/pull/XXX\2[ ]*$")
+
+
+@dataclass
+class Edit:
+    """What an edit did, as lines for standard output."""
+
+    report: list[str] = field(default_factory=list)
+
+
+def _fail(path: str, line: int, rule: str, message: str, hint: str = "") -> SweepgateError:
+    return SweepgateError(Diagnostic(path, line, 0, rule, message, hint))
+
+
+# --------------------------------------------------------------------------- reading
+
+def separator_for(existing: bytes) -> bytes:
+    """What to put between existing text and a new entry so exactly one empty line separates them."""
+    if not existing.strip():
+        return b""
+    trailing = len(existing) - len(existing.rstrip(b"\n"))
+    return {0: b"\n\n", 1: b"\n"}.get(trailing, b"")
+
+
+def render_entries(entries: list[dict]) -> str:
+    """Entries as YAML in the changelog's style: 2-space mappings, 4-space indented lists."""
+    import io
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    yaml = YAML()
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 1 << 20  # never fold long descriptions
+    yaml.allow_unicode = True
+    out = []
+    for entry in entries:
+        styled = dict(entry)
+        styled[F.DESCRIPTION] = [DoubleQuotedScalarString(d) for d in entry[F.DESCRIPTION]]
+        buf = io.StringIO()
+        yaml.dump(styled, buf)  # the mapping alone; the top-level '- ' goes at column 1 below
+        lines = buf.getvalue().splitlines()
+        out.append("".join(("- " if i == 0 else "  ") + line + "\n" for i, line in enumerate(lines)))
+    return "\n".join(out)
+
+
+def _ref_exists(git, ref: str) -> bool:
+    return bool(git.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).strip())
+
+
+def _merge_base(git, a: str, b: str) -> str:
+    out = git.run("merge-base", a, b, check=False).decode().strip()
+    if not out:
+        raise _fail("git", 0, "git-ref", f"{a} and {b} have no common ancestor",
+                    "fetch the full history (git fetch --unshallow) or pass the right refs")
+    return out
+
+
+def _blob(git, ref: str, path: str) -> bytes:
+    return git.read_blobs(ref, [path])[path] or b""
+
+
+def _worktree_bytes(git, path: str) -> bytes:
+    try:
+        return (Path(git.root) / path).read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
+def _default_upstream(git) -> str:
+    for ref in DEFAULT_UPSTREAMS:
+        if _ref_exists(git, ref):
+            return ref
+    raise _fail("git", 0, "git-ref", "neither origin/main nor main exists",
+                "pass the target branch explicitly (--onto/--base)")
+
+
+def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str) -> tuple[bytes, int]:
+    """This branch's appended text (bytes, without surrounding empty lines) and its first head line.
+
+    Refuses, listing every problem at its base line, when the branch edited history.
+    """
+    from sweepgate.core.history import CONFLICT_MARKERS, compare_history, split_lines
+
+    lines = split_lines(source)
+    markers = [i + 1 for i, line in enumerate(lines) if line.startswith(CONFLICT_MARKERS)]
+    if markers:
+        raise SweepgateError([Diagnostic(path, n, 0, "conflict-marker", f"merge-conflict marker in {what}",
+                                         "pass --branch REF (e.g. ORIG_HEAD or REBASE_HEAD) to rebuild from "
+                                         "the branch's committed changelog") for n in markers])
+    hist = compare_history(base_bytes, source, None)
+    problems = [Diagnostic(path, line, 0, rule, message, "move history edits to their own PR, then rerun")
+                for line, rule, message, _ in hist.problems]
+    problems += [Diagnostic(path, b, 0, "history-edited", f"{what} corrects the pr-link of history line {b}",
+                            "land pr-link corrections in their own PR") for b, _ in hist.corrections]
+    if not problems and not source.startswith(base_bytes):
+        problems.append(Diagnostic(path, 1, 0, "history-edited",
+                                   f"{what} changes history bytes (line endings or byte-order mark)",
+                                   "restore LF line endings and drop the BOM"))
+    if problems:
+        raise SweepgateError(problems)
+    rest = lines[hist.append_start:]
+    start = hist.append_start
+    while rest and not rest[0].strip():
+        rest.pop(0)
+        start += 1
+    while rest and not rest[-1].strip():
+        rest.pop()
+    return (b"\n".join(rest) + b"\n" if rest else b""), start + 1
+
+
+# --------------------------------------------------------------------------- add
+
+def _known_keys(git, path: str, warn: Callable[[str], None]) -> dict:
+    from sweepgate.core.check import check_revision
+    from sweepgate.core.load import load_revision
+
+    rev = load_revision(git, "worktree", worktree=True)
+    try:
+        check_revision(rev)
+    except SweepgateError as exc:
+        warn(f"{path}: warning: the configs have {len(exc.diagnostics)} problem(s); "
+             "sweepgate validate will report them")
+    return rev.configs
+
+
+def check_keys(keys: list[str], configs: dict, where: str = "--key") -> list[Diagnostic]:
+    """The matrix step's key resolution (unknown keys with close matches, empty wildcards)."""
+    from sweepgate.core.load import YamlDoc
+    from sweepgate.core.select import resolve_keys
+
+    _, diags = resolve_keys(YamlDoc(where, "", None), 0, keys, configs)
+    return [Diagnostic(where, 0, 0, d.rule, d.message, d.hint) for d in diags]
+
+
+def new_entry(keys: list[str], descriptions: list[str], link: str, scenario_types: list[str] | None = None,
+              evals_only: bool = False, all_evals: bool = False) -> dict:
+    """A changelog entry with its fields in the changelog's order; flags only when set."""
+    entry: dict = {F.CONFIG_KEYS: list(keys)}
+    if scenario_types:
+        entry[F.ENTRY_SCENARIO_TYPE] = [s for s in F.SCENARIO_TYPES if s in scenario_types]
+    entry[F.DESCRIPTION] = list(descriptions)
+    if evals_only:
+        entry[F.EVALS_ONLY] = True
+    if all_evals:
+        entry[F.ALL_EVALS] = True
+    entry[F.PR_LINK] = link
+    return entry
+
+
+def _rendered_checked(entry: dict, path: str) -> str:
+    """The entry as changelog text, refused unless it passes the entry schema and reads back as written."""
+    from sweepgate.core.check import check_entries
+    from sweepgate.core.load import YamlDoc, parse_yaml
+
+    text = render_entries([entry])
+    data = parse_yaml(text, path)
+    problems = check_entries(YamlDoc(path, text, data), data)
+    if problems:
+        raise SweepgateError(problems)
+    if data != [entry]:
+        raise _fail(path, 0, "internal", "the rendered entry does not read back as written",
+                    "report this with the --key/--description values used")
+    return text
+
+
+def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scenario_types=None,
+              evals_only: bool = False, all_evals: bool = False, pr_number: int | None = None,
+              repository: str | None = None, warn: Callable[[str], None] = lambda message: None) -> Edit:
+    """Append one entry for ``keys`` to the working tree's changelog; ``warn`` hears of broken configs."""
+    from sweepgate.core.history import split_lines
+    from sweepgate.core.prlinks import canonical_link, resolve_repository
+
+    edit = Edit()
+    existing = _worktree_bytes(git, path)
+    repo = resolve_repository(repository, existing)
+    if not repo:
+        raise _fail("--repository", 0, "usage", "cannot tell which repository pr-links point to",
+                    "pass --repository OWNER/NAME")
+    blank = [n for n, text in enumerate(descriptions, 1) if not text.strip()]
+    if blank:
+        raise _fail("--description", 0, "usage", f"description {blank[0]} of {len(descriptions)} has no text",
+                    'say what changed, e.g. --description "Rerun after the driver update"')
+    diags = check_keys(keys, _known_keys(git, path, warn))
+    if diags:
+        raise SweepgateError(diags)
+    entry = new_entry(keys, descriptions, canonical_link(repo, pr_number or "XXX"), scenario_types,
+                      evals_only, all_evals)
+    text = _rendered_checked(entry, path)
+    atomic_write(Path(git.root) / path, existing + separator_for(existing) + text.encode("utf-8"))
+    line = len(split_lines(existing + separator_for(existing))) + 1
+    edit.report.append(f"{path}:{line}: appended entry for {', '.join(keys)} ({entry[F.PR_LINK]})")
+    if not pr_number:
+        edit.report.append(f"{path}:{line}: note: pr-link ends in XXX; after the PR is opened, run "
+                           "`sweepgate changelog canonicalize --pr-number N`")
+    return edit
+
+
+# --------------------------------------------------------------------------- rebase
+
+def rebase(git, path: str, onto_ref: str, branch: str | None = None) -> Edit:
+    """Rebuild the changelog as ``onto_ref``'s bytes plus this branch's appended entries.
+
+    The branch's entries come from ``branch``'s committed changelog, else the working tree's.
+    """
+    onto = git.resolve(onto_ref)
+    if branch:
+        src = git.resolve(branch)
+        source, what = _blob(git, src, path), f"{branch}'s changelog"
+    else:
+        src = git.resolve("HEAD")
+        source, what = _worktree_bytes(git, path), "the working-tree changelog"
+    mb = _merge_base(git, src, onto)
+    ours, _ = branch_appended(git, _blob(git, mb, path), source, path, what)
+    main = _blob(git, onto, path)
+    if not ours:
+        new, note = main, f"no entries appended since the merge-base; {path} is now {onto_ref}'s"
+    elif ours in main:
+        new, note = main, f"{onto_ref} already holds this branch's entries; {path} is now {onto_ref}'s"
+    else:
+        new = main + separator_for(main) + ours
+        note = f"{onto_ref}'s {path} plus this branch's entries"
+    atomic_write(Path(git.root) / path, new)
+    return Edit([f"{path}: rebuilt as {note}"])
+
+
+# --------------------------------------------------------------------------- canonicalize
+
+def canonicalize(git, path: str, pr_number: int, base: str | None = None, repository: str | None = None) -> Edit:
+    """Replace pull/XXX in this branch's appended entries with the link of PR ``pr_number``."""
+    from sweepgate.core.history import split_lines
+    from sweepgate.core.prlinks import canonical_link, resolve_repository
+
+    upstream = base or _default_upstream(git)
+    mb = _merge_base(git, "HEAD", git.resolve(upstream))
+    base_bytes = _blob(git, mb, path)
+    source = _worktree_bytes(git, path)
+    branch_appended(git, base_bytes, source, path, "the working-tree changelog")
+    repo = resolve_repository(repository, base_bytes or source)
+    if not repo:
+        raise _fail("--repository", 0, "usage", "cannot tell which repository pr-links point to",
+                    "pass --repository OWNER/NAME")
+    link = canonical_link(repo, pr_number).encode()
+    lines = source[len(base_bytes):].split(b"\n")
+    first = len(split_lines(base_bytes)) + (0 if not base_bytes or base_bytes.endswith(b"\n") else -1)
+    changed = []
+    for i, line in enumerate(lines):
+        m = XXX_LINK.match(line)
+        if m:
+            lines[i] = m.group(1) + link
+            changed.append(first + i + 1)
+    if not changed:
+        return Edit([f"{path}: no pull/XXX placeholder in this branch's entries; nothing to do"])
+    atomic_write(Path(git.root) / path, base_bytes + b"\n".join(lines))
+    return Edit([f"{path}:{n}: pr-link set to {link.decode()}" for n in changed])
