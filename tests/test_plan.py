@@ -605,3 +605,45 @@ def test_markdown_in_actions_writes_the_summary_once_and_annotates(fleet, monkey
     assert summary.read_text().count("## sweepgate plan:") == 1
     assert out.count("## sweepgate plan:") == 1
     assert f"::warning file={DSR1_SCRIPT},line=1" in out
+
+
+# --------------------------------------------------------------------------- rules: kv-backend-unknown / -version
+
+@pytest.mark.parametrize("backend,rule,words", [
+    ({"name": "lmcache"}, "kv-backend-version", "'lmcache' has no version"),
+    ({"name": "mooncake"}, "kv-backend-version", "'mooncake' has no version"),
+    ({"name": "hicache"}, "kv-backend-unknown", "'hicache' has no arm"),
+    ({"name": "vllm-native", "version": "1"}, "kv-backend-unknown", "'vllm-native' has no arm"),
+])
+def test_a_backend_benchmark_lib_cannot_set_up_is_a_warning_at_its_line(fleet, backend, rule, words):
+    master = nvidia_master(fleet)
+    master[LMCACHE] = kimi("lmcache")
+    master[LMCACHE]["scenarios"]["agentic-coding"][0]["search-space"][0]["kv-offload-backend"] = backend
+    p = make(fleet, {"configs/nvidia-master.yaml": master,
+                     "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE, pr=7))})
+    assert p["jobs"] == 4  # the matrix is the reference's: the row still runs
+    (w,) = [w for w in p["warnings"] if w["rule"].startswith("kv-backend")]
+    assert (w["rule"], w["severity"], w["file"]) == (rule, "warning", "configs/nvidia-master.yaml")
+    assert words in w["message"] and LMCACHE in w["message"]
+    line = (fleet.root / "configs/nvidia-master.yaml").read_text().splitlines()[w["line"] - 1]
+    assert f"name: {backend['name']}" in line, line
+
+
+def test_known_backends_with_their_versions_are_quiet(fleet):
+    master = nvidia_master(fleet)
+    master[LMCACHE] = kimi("lmcache")
+    p = make(fleet, {"configs/nvidia-master.yaml": master,
+                     "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE, pr=7))})
+    assert not [w for w in p["warnings"] if w["rule"].startswith("kv-backend")]
+
+
+def test_known_backends_are_the_arms_of_benchmark_lib():
+    """F.KV_OFFLOAD_BACKENDS and _SG_KV_ARMS name the same arms; the versioned ones are those that install."""
+    import re
+
+    text = (ROOT / "benchmarks/lib/kv_offload_arms.sh").read_text()
+    arms = set(re.search(r'^readonly _SG_KV_ARMS="([^"]*)"', text, re.M).group(1).split()) - {"none"}
+    assert arms == set(F.KV_OFFLOAD_BACKENDS)
+    bodies = dict(re.findall(r"^_sg_kv_arm_(\w+)\(\) \{\n(.*?)^\}", text, re.M | re.S))
+    installs = {name.replace("_", "-") for name, body in bodies.items() if "_sg_kv_install" in body}
+    assert installs == {name for name, versioned in F.KV_OFFLOAD_BACKENDS.items() if versioned}

@@ -44,6 +44,10 @@ CONC_END = "conc-end"
 CONC_LIST = "conc-list"
 KV_OFFLOADING = "kv-offloading"
 KV_OFFLOAD_BACKEND = "kv-offload-backend"
+# KV-offload backends benchmark_lib.sh has an arm for (_SG_KV_ARMS in
+# benchmarks/lib/kv_offload_arms.sh; tests/test_new_user.py checks they agree), each
+# with whether its arm installs the backend at kv-offload-backend.version.
+KV_OFFLOAD_BACKENDS = {"vllm-simple": False, "lmcache": True, "mooncake": True}
 PREFILL = "prefill"
 DECODE = "decode"
 NUM_WORKER = "num-worker"

@@ -8,7 +8,7 @@ From the matrix (``select.build_matrix``) and both revisions' recipes
 * a semantic diff of the recipes: new, changed (naming the changed fields and
   scripts), removed, unchanged;
 * the rules ``rerun-unchanged``, ``unlisted-change``, ``missing-script``,
-  ``unused-script`` and ``fanout-limit``.
+  ``unused-script``, ``fanout-limit``, ``kv-backend-unknown`` and ``kv-backend-version``.
 
 The plan object is CONTRACTS section 4 (extended); ``core.report`` renders it.
 """
@@ -38,6 +38,8 @@ RULE_UNLISTED = "unlisted-change"
 RULE_MISSING_SCRIPT = "missing-script"
 RULE_FANOUT = "fanout-limit"
 RULE_UNUSED_SCRIPT = "unused-script"
+RULE_BACKEND_UNKNOWN = "kv-backend-unknown"
+RULE_BACKEND_VERSION = "kv-backend-version"
 
 
 def _selection(git, base_sha: str, head_sha: str, opts, matrix: dict, configs: dict):
@@ -190,12 +192,51 @@ def _unused_scripts(base: RecipeSet, head: RecipeSet, changed_files: list[str]) 
     return diags
 
 
+def _backend_problem(backend: dict) -> tuple[str, str, str] | None:
+    """(rule, message, hint) when benchmark_lib cannot set up ``backend`` as written."""
+    name = backend.get("name")
+    known = ", ".join(F.KV_OFFLOAD_BACKENDS)
+    if name not in F.KV_OFFLOAD_BACKENDS:
+        return (RULE_BACKEND_UNKNOWN, f"{F.KV_OFFLOAD_BACKEND} '{name}' has no arm in {F.BENCHMARK_LIB} "
+                f"(known: {known})", f"use one of {known}, or make sure the script sets up '{name}' itself")
+    if F.KV_OFFLOAD_BACKENDS[name] and not backend.get("version"):
+        return (RULE_BACKEND_VERSION, f"{F.KV_OFFLOAD_BACKEND} '{name}' has no version; its arm installs "
+                f"{name} at that version and stops without one",
+                f"write '{F.KV_OFFLOAD_BACKEND}: {{ name: {name}, version: \"X.Y.Z\" }}'")
+    return None
+
+
+def _backend_rules(head: RecipeSet, selected: dict[str, dict]) -> list[Diagnostic]:
+    """kv-backend-unknown and kv-backend-version, at the point of each selected recipe that has them.
+
+    Warnings, not refusals: the reference's own history runs backends its scripts
+    set up themselves (and versionless ones), and the matrix must still match it.
+    """
+    diags: list[Diagnostic] = []
+    for key, sel in selected.items():
+        config, owner = head.configs.get(key), head.owner.get(key)
+        scenarios = config.get(F.SCENARIOS) if isinstance(config, dict) else None
+        if owner is None or not isinstance(scenarios, dict):
+            continue
+        for scenario in sorted(sel["scenarios"]):
+            for b, block in enumerate(scenarios.get(scenario) or []):
+                for p, point in enumerate((block or {}).get(F.SEARCH_SPACE) or []):
+                    backend = point.get(F.KV_OFFLOAD_BACKEND) if isinstance(point, dict) else None
+                    problem = _backend_problem(backend) if isinstance(backend, dict) else None
+                    if problem:
+                        line, col = owner.locate((key, F.SCENARIOS, scenario, b, F.SEARCH_SPACE, p,
+                                                  F.KV_OFFLOAD_BACKEND, "name"))
+                        diags.append(Diagnostic(owner.path, line, col, problem[0], f"'{key}': {problem[1]}",
+                                                problem[2], severity="warning"))
+    return diags
+
+
 def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict],
                      changed_files: list[str]) -> list[Diagnostic]:
     """The plan's rules, in report order."""
     return (_selected_rules(base, head, diffs, selected) + _unlisted_configs(head, diffs, selected)
             + _unlisted_scripts(head, diffs, selected) + _unlisted_lib(base, head, selected)
-            + _unused_scripts(base, head, changed_files))
+            + _unused_scripts(base, head, changed_files) + _backend_rules(head, selected))
 
 
 def fanout_diagnostics(matrix: dict, changelog: str) -> list[Diagnostic]:
