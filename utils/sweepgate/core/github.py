@@ -82,7 +82,11 @@ def _client(token: str, base_url: str | None, timeout: int):
 
 
 def connect(token: str, base_url: str | None = None, timeout: int = 30):
-    """A PyGithub client for ``base_url`` (default api.github.com); PyGithub is imported here."""
+    """A PyGithub client for ``base_url`` (default api.github.com); PyGithub is imported here.
+    PyGithub's own failure log lines are muted: callers turn errors into one diagnostic."""
+    import logging
+
+    logging.getLogger("github").setLevel(logging.CRITICAL)
     return _client(token, base_url, timeout)
 
 

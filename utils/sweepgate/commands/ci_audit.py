@@ -1,0 +1,133 @@
+"""`sweepgate ci audit --repository OWNER/NAME`: fetch the settings, print one line per finding.
+
+PyGithub where it has the call (secrets, environments, self-hosted runners); the
+requester's ``requestJsonAndCheck`` for the rest (runner groups, Actions permissions,
+rulesets). Exit 1 when any finding is high.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+from sweepgate.core.errors import fail
+from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, audit
+
+HINT = ("the token needs read access to Administration and Actions of the repository, and "
+        "'admin:org' (read) for runner groups")
+
+
+def _get(requester, url: str, *, missing=None):
+    """GET ``url`` (relative to the API base); ``missing`` is returned on 404."""
+    from github import GithubException
+
+    try:
+        return requester.requestJsonAndCheck("GET", url)[1]
+    except GithubException as exc:
+        if exc.status == 404 and missing is not None:
+            return missing
+        raise
+
+
+def _runner_groups(requester, owner: str) -> list[dict]:
+    data = _get(requester, f"/orgs/{owner}/actions/runner-groups", missing={})
+    groups = []
+    for g in data.get("runner_groups") or []:
+        runners = _get(requester, f"/orgs/{owner}/actions/runner-groups/{g['id']}/runners", missing={})
+        groups.append({**g, "runner_count": runners.get("total_count", 0)})
+    return groups
+
+
+def _required_checks(requester, base: str) -> set[str]:
+    checks = set()
+    protection = _get(requester, f"{base}/branches/{MAIN}/protection", missing={})
+    status = protection.get("required_status_checks") or {}
+    checks |= set(status.get("contexts") or []) | {c["context"] for c in status.get("checks") or []}
+    for rule in _get(requester, f"{base}/rules/branches/{MAIN}", missing=[]):
+        if rule.get("type") == "required_status_checks":
+            checks |= {c["context"] for c in (rule.get("parameters") or {}).get("required_status_checks") or []}
+    return checks
+
+
+def _environments(repo, requester, base: str) -> list[Environment]:
+    out = []
+    for env in repo.get_environments():
+        policy = env.deployment_branch_policy
+        branches = None
+        if policy is not None and policy.custom_branch_policies:
+            data = _get(requester, f"{base}/environments/{quote(env.name, safe='')}/deployment-branch-policies")
+            branches = [b["name"] for b in data.get("branch_policies") or []]
+        elif policy is not None and policy.protected_branches:
+            branches = ["(any protected branch)"]
+        out.append(Environment(env.name, [s.name for s in env.get_secrets()], branches))
+    return out
+
+
+def pr_workflows(root: Path) -> list[str]:
+    """Workflow files of the checkout that pull_request or pull_request_target triggers."""
+    import yaml
+
+    names = []
+    for path in sorted((root / ".github" / "workflows").glob("*.y*ml")):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        on = doc.get(True, doc.get("on")) or {}
+        triggers = {on} if isinstance(on, str) else set(on)
+        if triggers & {"pull_request", "pull_request_target"}:
+            names.append(path.name)
+    return names
+
+
+def snapshot(client, repository: str, root: Path) -> Snapshot:
+    repo = client.get_repo(repository)
+    requester = client.requester
+    base = f"/repos/{repository}"
+    org_secrets = _get(requester, f"{base}/actions/organization-secrets", missing={})
+    return Snapshot(
+        repository=repository,
+        groups=_runner_groups(requester, repository.split("/")[0]),
+        repo_runners=[r.name for r in repo.get_self_hosted_runners()],
+        fork_policy=_get(requester, f"{base}/actions/permissions/fork-pr-contributor-approval",
+                         missing={}).get("approval_policy"),
+        workflow_permissions=_get(requester, f"{base}/actions/permissions/workflow"),
+        required_checks=_required_checks(requester, base),
+        repo_secrets=[s.name for s in repo.get_secrets()],
+        org_secrets=[s["name"] for s in org_secrets.get("secrets") or []],
+        environments=_environments(repo, requester, base),
+        pr_workflows=pr_workflows(root),
+    )
+
+
+def run_audit(args) -> int:
+    from github import GithubException
+
+    from sweepgate.core.github import api_error, connect
+    from sweepgate.core.load import repo_root
+
+    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
+    if not token:
+        raise fail("sweepgate ci audit", 0, "GITHUB_TOKEN is not set", "export a token that can read the settings")
+    if "/" not in args.repository:
+        raise fail("sweepgate ci audit", 0, f"repository '{args.repository}' is not OWNER/NAME",
+                   "pass --repository OWNER/NAME")
+    client = connect(token, args.api_url or os.environ.get("GITHUB_API_URL"))
+    try:
+        snap = snapshot(client, args.repository, Path(repo_root()))
+    except (GithubException, OSError) as exc:
+        raise api_error(exc, f"auditing {args.repository}", HINT) from None
+    finally:
+        client.close()
+    findings = audit(snap)
+    for f in findings:
+        print(f.line(args.repository))
+    high = sum(f.severity == HIGH for f in findings)
+    print(f"sweepgate ci audit: {len(findings)} findings, {high} high", file=sys.stderr)
+    return 1 if high else 0
+
+
+def add_audit_parser(sub) -> None:
+    p = sub.add_parser("audit", help="check the repository settings that keep PR code off the GPU runners")
+    p.add_argument("--repository", required=True, help="OWNER/NAME")
+    p.add_argument("--api-url", help="REST API base (default: $GITHUB_API_URL or https://api.github.com)")
+    p.set_defaults(_ci=run_audit)
