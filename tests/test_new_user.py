@@ -382,3 +382,42 @@ def test_a_single_node_point_wider_than_the_node_is_refused_at_its_line(tmp_path
     line = one_clear_line(sg(repo, "full-sweep"), "16", "8 GPUs", "cluster:b300-nv")
     number = text[:text.index(old)].count("\n") + 1
     assert line.startswith(f"configs/nvidia-master.yaml:{number}:"), line
+
+
+def test_a_row_whose_dram_budget_is_above_the_hosts_dram_is_refused(fleet, tmp_path):
+    row = _seed_row(fleet)
+    assert 0 < row["total-cpu-dram-gb"] <= 3108  # cluster:b300-nv: 2,964,436 MiB = 3,108 GB
+    (tmp_path / "row.json").write_text(json.dumps({**row, "total-cpu-dram-gb": 3109}))
+    proc = sg(fleet, "rehearse", "--row-json", str(tmp_path / "row.json"), "--work-dir", str(tmp_path / "w"))
+    one_clear_line(proc, "row.json", "total-cpu-dram-gb=3109", "3108 GB", "cluster:b300-nv")
+    assert not (tmp_path / "w").exists()
+
+
+@pytest.mark.parametrize("utilization", ["1.5", "100"])
+def test_a_dram_utilization_above_the_whole_host_is_refused_at_its_line(tmp_path, utilization):
+    repo = fresh(tmp_path)
+    path = repo / "configs" / "nvidia-master.yaml"
+    text = path.read_text()
+    old = "dram-utilization: 0.63"
+    assert old in text
+    path.write_text(text.replace(old, f"dram-utilization: {utilization}", 1))
+    line = one_clear_line(sg(repo, "full-sweep"), "dram-utilization")
+    number = text[:text.index(old)].count("\n") + 1
+    assert line.startswith(f"configs/nvidia-master.yaml:{number}:"), line
+
+
+def test_no_budget_generated_from_a_config_exceeds_the_hosts_dram():
+    from hypothesis import given, strategies as st
+
+    from sweepgate.core import expand
+
+    @given(mib=st.integers(1, 10**9), utilization=st.floats(0.01, 1.0), tp=st.sampled_from([1, 2, 4, 8]),
+           gpn=st.sampled_from([4, 8]))
+    def check(mib, utilization, tp, gpn):
+        facts = {"available-cpu-dram-mib": mib, "gpus-per-node": gpn}
+        runners = {"hardware": {"r": facts}}
+        point = {"tp": min(tp, gpn), "kv-offloading": "dram"}
+        budget = expand.dram_budget_gb({"dram-utilization": utilization}, point, "r", runners, None)
+        assert 0 <= budget <= expand.host_dram_gb(facts)
+
+    check()

@@ -118,6 +118,11 @@ def worker_gpus_on_node(worker: dict, gpus_per_node: int) -> int | None:
     return per_replica if gpus_per_node % per_replica == 0 else None
 
 
+def host_dram_gb(facts: dict) -> int:
+    """A node's host DRAM in whole decimal GB, from its ``available-cpu-dram-mib`` (the budget's unit)."""
+    return facts[F.AVAILABLE_CPU_DRAM_MIB] * 1024 * 1024 // 1_000_000_000
+
+
 def dram_budget_gb(scenario: dict, point: dict, runner: str, runners: dict, where: Where) -> int:
     """Host-DRAM KV-offload budget in decimal GB for one server node.
 

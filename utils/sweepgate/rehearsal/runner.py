@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sweepgate.core import fields, jobfile
 from sweepgate.core.errors import fail
+from sweepgate.core.recipes import gpu_family, script_candidates
 from sweepgate.rehearsal import multinode
 from sweepgate.rehearsal.standin import option_value
 
@@ -109,25 +110,6 @@ def default_runner_name(row: dict) -> str:
     return label if "_" in label else f"{label}_00"
 
 
-def gpu_family(runner: str) -> str:
-    """`cluster:b300-nv` / `b300-nv_00` / `b300` -> `b300`."""
-    if runner.startswith(fields.CLUSTER_PREFIX):
-        runner = runner[len(fields.CLUSTER_PREFIX):]
-    return runner.split("_", 1)[0].split("-", 1)[0]
-
-
-def scenario_dir(row: dict) -> str:
-    return "agentic" if row.get(fields.SCENARIO_TYPE) == fields.AGENTIC_CODING else "fixed_seq_len"
-
-
-def script_candidates(row: dict, gpu: str) -> list[str]:
-    """The section 7 candidates, in order, relative to the repository root."""
-    mtp = "_mtp" if row.get(fields.SPEC_DECODING) == "mtp" else ""
-    nodes = "multi_node" if multinode.is_multinode(row) else "single_node"
-    base = f"benchmarks/{nodes}/{scenario_dir(row)}/{row[fields.MODEL_PREFIX]}_{row[fields.PRECISION]}_{gpu}"
-    return [f"{base}_{row[fields.FRAMEWORK]}{mtp}.sh", f"{base}{mtp}.sh"]
-
-
 def resolve_script(root: Path, row: dict, gpu: str) -> Path:
     candidates = script_candidates(row, gpu)
     for rel in candidates:
@@ -190,6 +172,22 @@ def required_fields(row: dict, source: str) -> None:
                            fields.RUNNER, fields.CONC) if f not in row]
     if missing:
         raise fail(source, 0, f"row lacks {', '.join(missing)}", "rehearse a single-node matrix row")
+
+
+def dram_within_host(row: dict, root: Path, source: str) -> None:
+    """A row's KV-offload DRAM budget must fit its runner's host DRAM (when the runner's facts are known)."""
+    from sweepgate.core.expand import host_dram_gb
+    from sweepgate.core.placement import hardware_of, runners_at
+
+    budget = row.get(fields.TOTAL_CPU_DRAM_GB)
+    facts = hardware_of(runners_at(str(root)), str(row.get(fields.RUNNER))) or {}
+    if not isinstance(budget, int) or isinstance(budget, bool) or fields.AVAILABLE_CPU_DRAM_MIB not in facts:
+        return
+    host = host_dram_gb(facts)
+    if budget > host:
+        raise fail(source, 0, f"{fields.TOTAL_CPU_DRAM_GB}={budget} is above the {host} GB of host DRAM of "
+                   f"'{row[fields.RUNNER]}' ({fields.RUNNERS_FILE})",
+                   "use the row sweepgate generated, or lower the budget to fit the node")
 
 
 def rehearsal_duration(args) -> int:
@@ -419,6 +417,7 @@ def rehearse(args) -> int:
     rows, source = load_rows(args, root)
     row = select_row(rows, source, args.exp_name, args.conc)
     required_fields(row, source)
+    dram_within_host(row, root, source)
     runner_name = args.runner_name or default_runner_name(row)
     script = resolve_script(root, row, gpu_family(runner_name))
     duration = rehearsal_duration(args)
