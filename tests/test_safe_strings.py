@@ -1,0 +1,77 @@
+"""Values that reach a shell: schema patterns refuse a trailing newline in both validators, and
+the launchers keep each argument whole."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import fastjsonschema
+import jsonschema
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMAS = ROOT / "utils" / "sweepgate" / "schemas"
+sys.path.insert(0, str(ROOT / "utils"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def patterns():
+    found = []
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            if isinstance(node.get("pattern"), str):
+                found.append((where, node["pattern"]))
+            for k, v in node.items():
+                walk(v, f"{where}/{k}")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{where}/{i}")
+
+    for path in sorted(SCHEMAS.glob("*.json")):
+        walk(json.loads(path.read_text()), path.name)
+    return found
+
+
+@pytest.mark.parametrize("where,pattern", patterns())
+def test_anchored_patterns_end_at_the_end(where, pattern):
+    """`$` alone matches before a final newline in Python's re.search (jsonschema); the
+    lookahead makes it the end of the string there and in ECMA-262 alike."""
+    if not pattern.startswith("^"):
+        return
+    assert pattern.endswith("$(?![\\s\\S])"), where
+    body = pattern[1:-len("$(?![\\s\\S])")]
+    sample = {"[0-9a-f]{64}": "f" * 64}.get(body) or next(
+        s for s in ("a", "a=b", "vllm/vllm-openai:v0.11.0", "ab") if re.fullmatch(body, s))
+    schema = {"type": "string", "pattern": pattern}
+    fast = fastjsonschema.compile(schema)
+    for value, ok in ((sample, True), (sample + "\n", False), ("\n" + sample, False)):
+        assert jsonschema.Draft202012Validator(schema).is_valid(value) is ok, (where, value)
+        try:
+            fast(value)
+            assert ok, (where, value)
+        except fastjsonschema.JsonSchemaException:
+            assert not ok, (where, value)
+
+
+def test_image_with_trailing_newline_is_refused(tmp_path, monkeypatch, capsys):
+    import test_plan as tp
+    from sweepgate import cli
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    repo = tp.Repo(root)
+    base = repo.commit(tp.base_fleet(), "base")
+    master = tp.nvidia_master(repo)
+    master[tp.DSR1]["image"] = "vllm/vllm-openai:v0.11.0\n"
+    head = repo.commit({"configs/nvidia-master.yaml": master,
+                        "perf-changelog.yaml": repo.append_changelog(tp.entry(tp.DSR1, pr=42))}, "bad image")
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.setenv("SWEEPGATE_NO_CACHE", "1")
+    assert cli.main(["matrix", "--base-ref", base, "--head-ref", head]) == 1
+    err = capsys.readouterr().err
+    assert "configs/nvidia-master.yaml:" in err and "image" in err and "Traceback" not in err
