@@ -75,3 +75,34 @@ def test_image_with_trailing_newline_is_refused(tmp_path, monkeypatch, capsys):
     assert cli.main(["matrix", "--base-ref", base, "--head-ref", head]) == 1
     err = capsys.readouterr().err
     assert "configs/nvidia-master.yaml:" in err and "image" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("launcher", ["launch_b300-nv.sh", "launch_mi355x-amds.sh"])
+def test_launchers_keep_each_argument_whole(tmp_path, launcher):
+    """The launchers build the cluster command as NUL-terminated arguments, so a value with a
+    newline (here the host model cache path) stays one argument instead of being split."""
+    import json as _json
+    import os
+    import subprocess
+
+    from test_workflows import ALL_FIELDS_ROW, apply_env_file, row_env
+
+    proc, out = row_env(tmp_path, env={"ROW": _json.dumps({**ALL_FIELDS_ROW, "image": "vllm/vllm-openai:v1"})})
+    assert proc.returncode == 0, proc.stderr
+    work = tmp_path / "work"
+    gpu = "b300" if "b300" in launcher else "mi355x"
+    script = work / "benchmarks/single_node/agentic" / f"kimik3_fp4_{gpu}_vllm_mtp.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text("true\n")
+    cache = "/models/hf\ncache"
+    env = {**apply_env_file(out), "PATH": os.environ["PATH"], "HOME": str(work), "HF_HUB_CACHE": cache}
+    proc = subprocess.run(["bash", str(ROOT / "benchmarks/runners" / launcher), "--dry-run"], cwd=work, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("+ "))
+    args = subprocess.run(["bash", "-c", 'eval "set -- ${1#+ }"; printf "%s\\0" "$@"', "x", line],
+                          capture_output=True, text=True, check=True).stdout.split("\0")[:-1]
+    assert args[0] == "salloc" and "" not in args
+    mounts = [a for a in args if cache in a]
+    assert len(mounts) == 1 and mounts[0].startswith(("--container-mounts=", "--volume", "-v")), args
+    assert not any(a == "cache:/root/.cache/huggingface" or a.startswith("cache") for a in args)

@@ -17,7 +17,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/launch_common.sh"
 
 #######################################
-# Print the cluster command, one argument per line.
+# Print the cluster command, one NUL-terminated argument each.
 # Arguments:
 #   Benchmark script, relative to the working directory.
 #######################################
@@ -35,12 +35,12 @@ b300::command() {
     launch::die "single-node B300 rows run with pyxis or none, not docker"
   fi
   launch::salloc_args b300
-  printf '%s\n' srun --nodes=1 --ntasks=1
+  printf '%s\0' srun --nodes=1 --ntasks=1
   if [[ "${runtime}" != "pyxis" ]]; then
-    printf '%s\n' --export=ALL bash "${script}"
+    printf '%s\0' --export=ALL bash "${script}"
     return
   fi
-  printf '%s\n' \
+  printf '%s\0' \
     "--container-image=${container_image}" \
     "--container-mounts=${PWD}:/workspace,${hf_cache}:/root/.cache/huggingface" \
     --container-workdir=/workspace \

@@ -161,7 +161,7 @@ launch::salloc_args() {
     nodes="${SWEEPGATE_NODES}"
     minutes="${SWEEPGATE_SLURM_TIME:-${LAUNCH_DEFAULT_MULTINODE_MINUTES}}"
   fi
-  printf '%s\n' salloc \
+  printf '%s\0' salloc \
     "--partition=${SWEEPGATE_SLURM_PARTITION:-$1}" \
     "--nodes=${nodes}" \
     --ntasks-per-node=1 \
@@ -194,7 +194,7 @@ launch::multinode_command() {
   SWEEPGATE_CONTAINER_DEVICES="${SWEEPGATE_CONTAINER_DEVICES:-$3}"
   export SWEEPGATE_CONTAINER_RUNTIME SWEEPGATE_CONTAINER_DEVICES
   launch::salloc_args "$1"
-  printf '%s\n' bash "$4"
+  printf '%s\0' bash "$4"
 }
 
 #######################################
@@ -205,7 +205,7 @@ launch::multinode_command() {
 #   DRY_RUN, RESULT_DIR, RESULT_FILENAME, and the section 6 environment.
 # Arguments:
 #   GPU family, then the name of a function that prints the command (one
-#   argument per line) given the script path.
+#   NUL-terminated argument each) given the script path.
 #######################################
 launch::main() {
   local gpu="$1"
@@ -214,11 +214,10 @@ launch::main() {
     RESULT_DIR RESULT_FILENAME RUNNER_NAME
   local script
   script="$(launch::resolve_script "${gpu}")" || exit 1
-  local lines
-  lines="$("${build}" "${script}")" \
-    || launch::die "could not build the cluster command"
+  # One NUL-terminated argument each: a value with a newline stays one argument.
   local -a cmd
-  mapfile -t cmd <<<"${lines}"
+  mapfile -d '' -t cmd < <("${build}" "${script}")
+  wait "$!" || launch::die "could not build the cluster command"
   if [[ "${DRY_RUN}" == "true" ]]; then
     echo "script: ${script}"
     printf '+'

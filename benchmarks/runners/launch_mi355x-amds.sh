@@ -18,7 +18,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/launch_common.sh"
 
 #######################################
-# Print the cluster command, one argument per line.
+# Print the cluster command, one NUL-terminated argument each.
 # Globals:
 #   SWEEPGATE_JOB_ENV_NAMES, IMAGE, RESULT_FILENAME, HF_TOKEN
 # Arguments:
@@ -37,7 +37,7 @@ mi355x::command() {
     [[ "${runtime}" == "none" ]] \
       || launch::die "single-node MI355X rows run with docker or none, not ${runtime}"
     launch::salloc_args mi355x
-    printf '%s\n' srun --nodes=1 --ntasks=1 --export=ALL bash "${script}"
+    printf '%s\0' srun --nodes=1 --ntasks=1 --export=ALL bash "${script}"
     return
   fi
   local hf_cache="${HF_HUB_CACHE:-${HOME}/.cache/huggingface}"
@@ -49,7 +49,7 @@ mi355x::command() {
   done
   [[ -n "${HF_TOKEN:-}" ]] && env_args+=("--env=HF_TOKEN")
   launch::salloc_args mi355x
-  printf '%s\n' srun \
+  printf '%s\0' srun \
     --nodes=1 \
     --ntasks=1 \
     docker run \
