@@ -25,7 +25,7 @@ from slurm_cluster import SlurmCluster, missing_binaries
 from sweepgate.core.placement import runners_at
 from sweepgate.core.sweep import worktree_rows
 from sweepgate.rehearsal.runner import write_shims, STANDIN
-from sweepgate.workflow.fanout import job_env
+from sweepgate.core.jobenv import job_env
 
 if missing_binaries() and os.environ.get("SWEEPGATE_REQUIRE_SLURM") == "1":
     raise RuntimeError(f"SWEEPGATE_REQUIRE_SLURM=1 but Slurm binaries are missing: {missing_binaries()}")

@@ -37,9 +37,15 @@ def _multinode_env(row: dict) -> dict[str, str]:
 
 
 def _placement_env(row: dict, runners: dict | None, source: str) -> dict[str, str]:
-    """SWEEPGATE_NODES and the rest of a multi-node row's node arithmetic (core.placement)."""
-    from sweepgate.core.placement import PlacementError, place_row
+    """SWEEPGATE_NODES and the rest of a multi-node row's node arithmetic (core.placement).
 
+    Nothing when the runner has no gpus-per-node in ``runners`` (as the check, which
+    leaves such runners alone); the launcher then names the missing SWEEPGATE_NODES.
+    """
+    from sweepgate.core.placement import PlacementError, hardware_of, place_row
+
+    if fields.GPUS_PER_NODE not in (hardware_of(runners or {}, str(row.get(fields.RUNNER))) or {}):
+        return {}
     try:
         return place_row(row, runners or {}).env()
     except PlacementError as exc:
