@@ -500,3 +500,19 @@ def test_collect_summary(tmp_path):
     assert ok.returncode == 0 and "| success | 2 |" in ok.stdout and "`a.json`" in ok.stdout
     bad = subprocess.run(cmd, env={**env, "RESULTS": '["success","failure"]'}, capture_output=True, text=True)
     assert bad.returncode == 1 and "| failure | 1 |" in bad.stdout
+
+
+def test_every_security_claim_names_a_test_that_exists():
+    """README's security section and docs/security.md name the test behind each claim."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Workflows and security", 1)[1].split("\n## ", 1)[0]
+    defined = set()
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        defined |= set(re.findall(r"^def (test_\w+)", path.read_text(), re.M))
+    for text, where in ((section, "README.md"), ((ROOT / "docs/security.md").read_text(), "docs/security.md")):
+        named = set(re.findall(r"\b(test_\w+)\b", text)) - {"test_ci_audit", "test_ci_authorize",
+                                                           "test_safe_strings", "test_workflows"}
+        assert named, where
+        assert named <= defined, f"{where} names tests that do not exist: {sorted(named - defined)}"
+    claims = section.split("\n- ")[1:]  # each bullet, with its continuation lines
+    assert claims and all("`test_" in c for c in claims), [c for c in claims if "`test_" not in c]
