@@ -23,26 +23,33 @@ RULE_BASE = "base-unreadable"
 
 
 def gpu_family(runner: str) -> str:
-    """'cluster:b300-nv' -> 'b300', 'mi355x-amds' -> 'mi355x'."""
+    """A runner label's or runner name's GPU family: 'cluster:b300-nv', 'b300-nv_00', 'b300' -> 'b300'.
+
+    The launcher a runner runs (launch_<runner-name prefix>.sh) passes the same family
+    to launch::resolve_script.
+    """
     name = runner[len(F.CLUSTER_PREFIX):] if runner.startswith(F.CLUSTER_PREFIX) else runner
-    return name.split("-", 1)[0]
+    return name.split("_", 1)[0].split("-", 1)[0]
 
 
-def script_candidates(row: dict) -> list[str]:
+def runs_multinode(row: dict) -> bool:
+    """A row with prefill/decode workers, or of a multinode: true config (MULTINODE=true in its job)."""
+    return F.PREFILL in row or F.DECODE in row or row.get(F.MULTINODE) is True
+
+
+def script_candidates(row: dict, gpu: str | None = None) -> list[str]:
     """The benchmark scripts a row may run, most specific first (CONTRACTS section 7).
 
-    The row runs the first candidate that exists. A multi-node row (prefill/decode
-    workers, or a config with multinode: true) looks under benchmarks/multi_node/
-    with the same names. This is the one home of the rule in Python; the runner
-    launchers implement it in bash.
+    The row runs the first candidate that exists. A multi-node row looks under
+    benchmarks/multi_node/ with the same names. ``gpu`` defaults to the family of the
+    row's runner. This is the one home of the rule in Python; the runner launchers
+    implement it in bash (launch::resolve_script in benchmarks/runners/launch_common.sh).
     """
-    from sweepgate.core.expand import is_agentic_row, is_multinode_row
-
-    multinode = is_multinode_row(row) or row.get(F.MULTINODE) is True
-    scenario = SCRIPT_SCENARIO_DIRS[F.AGENTIC_CODING if is_agentic_row(row) else F.FIXED_SEQ_LEN]
+    scenario = SCRIPT_SCENARIO_DIRS[
+        F.AGENTIC_CODING if row.get(F.SCENARIO_TYPE) == F.AGENTIC_CODING else F.FIXED_SEQ_LEN]
     mtp = "_mtp" if row.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING) == "mtp" else ""
-    stem = f"{row[F.MODEL_PREFIX]}_{row[F.PRECISION]}_{gpu_family(str(row[F.RUNNER]))}"
-    directory = f"{MULTI_NODE_SCRIPT_DIR if multinode else SCRIPT_DIR}/{scenario}"
+    stem = f"{row[F.MODEL_PREFIX]}_{row[F.PRECISION]}_{gpu or gpu_family(str(row[F.RUNNER]))}"
+    directory = f"{MULTI_NODE_SCRIPT_DIR if runs_multinode(row) else SCRIPT_DIR}/{scenario}"
     return [f"{directory}/{stem}_{row[F.FRAMEWORK]}{mtp}.sh", f"{directory}/{stem}{mtp}.sh"]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from sweepgate.core import fields
 from sweepgate.core.jobenv import job_env
 from sweepgate.core.placement import runners_at
+from sweepgate.core.recipes import runs_multinode
 from sweepgate.rehearsal.standin import option_value
 
 SERVER_MODULE = "sglang.launch_server"
@@ -21,7 +22,7 @@ ROUTER_MODULE = "sglang_router.launch_router"
 
 
 def is_multinode(row: dict) -> bool:
-    return any(k in row for k in (fields.PREFILL, fields.DECODE)) or row.get(fields.MULTINODE) is True
+    return runs_multinode(row)
 
 
 def env_for(row: dict, runner_name: str, result_dir: Path) -> dict[str, str]:
