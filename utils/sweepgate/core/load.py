@@ -438,10 +438,11 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
         raise SweepgateError(Diagnostic(F.CONFIG_DIR, 0, 0, "missing-file",
                                         f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} at {ref}",
                                         "add at least one master config file"))
-    masters = [load_master_doc(p, blobs[p][1], blobs[p][0], git.cache) for p in paths]
+    cache = git.cache
+    masters = [load_master_doc(p, blobs[p][1], blobs[p][0], cache) for p in paths]
     runners = load_doc(runner_file, blobs[runner_file][1])
     runners.blob = blobs[runner_file][0]
-    return Revision(ref, masters, runners, cache=git.cache)
+    return Revision(ref, masters, runners, cache=cache)
 
 
 def _read_file(path) -> bytes | None:

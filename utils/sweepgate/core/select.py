@@ -287,8 +287,8 @@ def _filter_prefill_ep(rows: list[dict], minimum: int | None) -> list[dict]:
 
 
 def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) -> dict:
-    opts = opts or Options()
     """The matrix JSON object for the entries appended between base and head."""
+    opts = opts or Options()
     base_sha, head_sha = git.resolve_all(base, head)
     appended = appended_lines(git, base_sha, head_sha, opts.changelog)
     deleted = [(n, text) for n, text in appended.deleted if text.strip()]
@@ -309,9 +309,7 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
                  head_rev: Revision | None = None) -> dict:
     """The matrix of parsed entries: head's configs expanded (base's too for append-only entries)."""
     any_append = _check_append_only_mix(doc, entries, opts)
-    rev = head_rev or load_revision(git, head, opts.config_files, opts.runner_config)
-    if not rev.configs:
-        check_revision(rev)
+    rev = checked_revision(git, head, opts, head_rev)
     resolved = _resolve_entries(doc, entries, rev.configs)
     base_rev = _append_only_base(git, base, doc, resolved, rev, opts) if any_append else None
     bench, evals = _expand_entries(resolved, opts, rev, base_rev, _first_append_only(doc))
@@ -322,6 +320,14 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
         "entries": [normalized_entry(e) for e in entries],
     }
     return matrix
+
+
+def checked_revision(git: Git, ref: str, opts: Options, rev: Revision | None = None) -> Revision:
+    """``ref``'s configs and runners read through ``git`` and checked, each once (``rev``: already read)."""
+    rev = rev or load_revision(git, ref, opts.config_files, opts.runner_config)
+    if not rev.configs:
+        check_revision(rev)
+    return rev
 
 
 def _first_append_only(doc: YamlDoc):
@@ -366,8 +372,7 @@ def _append_only_base(git: Git, base: str, doc: YamlDoc, resolved: list, rev: Re
             f"append-only needs the base revision's generation inputs, but {F.MATRIX_ENTRY_POINT} "
             "is missing there, so base never produced a matrix to append to",
             "use a regular entry (drop 'append-only: true'), or base the change on a revision with the generator"))
-    base_rev = load_revision(git, base, opts.config_files, opts.runner_config)
-    check_revision(base_rev)
+    base_rev = checked_revision(git, base, opts)
     scope: dict[str, set[str]] = defaultdict(set)
     for entry, keys in resolved:
         for key in keys:
