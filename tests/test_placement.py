@@ -36,7 +36,7 @@ def test_nodes_from_workers_tp_and_node_size(prefill, decode, facts, nodes, per)
     (worker(2, 8), worker(4, 8), NARROW, "scale-up-gpus=4"),
     (worker(1, 12), worker(1, 8), B300, "whole 8-GPU nodes"),
     (worker(1, 3), worker(1, 8), B300, "does not divide"),
-    (worker(1, 8, ep=3), worker(1, 8), B300, "ep=3"),
+    (worker(1, 8, ep=12), worker(1, 8), B300, "max(tp*pp*pcp, ep)=12"),
     (worker(4, 8), worker(4, 8), {**B300, "nodes": 6}, "needs 8 nodes"),
     (worker(0, 8), worker(0, 8), B300, "num-worker 0"),
     (worker(1, 8), worker(1, 8), {}, "gpus-per-node"),
