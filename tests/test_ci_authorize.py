@@ -215,3 +215,12 @@ def test_dispatch_poller(stub, tmp_path):
     assert posts == [(f"{wf}/dispatches",
                       {"ref": "main", "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}}),
                      (f"{base}/actions/runs/5/cancel", {})]
+
+
+def test_labels_count_in_any_case():
+    """GitHub compares labels case-insensitively; a 'Sweep-Enabled' by a maintainer runs, with modifiers."""
+    d = auth.authorize(pull(labels=["Sweep-Enabled", "Fail-Fast"],
+                            labelers={"Sweep-Enabled": "dev", "Fail-Fast": "dev"}), perm)
+    assert d.mode == "trimmed" and d.fail_fast, d.reason
+    d = auth.authorize(pull(labels=["FULL-SWEEP-ENABLED"], labelers={"FULL-SWEEP-ENABLED": "reader"}), perm)
+    assert not d.run and "without write permission" in d.reason

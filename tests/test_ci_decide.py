@@ -132,16 +132,54 @@ def test_push_refs():
 
 def test_outputs_are_complete_strings():
     out = decision.decide("pull_request", pr_event(labels=["bug"])).outputs()
-    assert set(out) == {"run", "mode", "trim_conc", "all_evals", "evals_only", "eval_flags",
-                        "pr_number", "base_ref", "head_ref", "reason"}
+    assert set(out) == {"run", "mode", "trim_conc", "all_evals", "evals_only", "eval_flags", "canary",
+                        "fail_fast", "pr_number", "base_ref", "head_ref", "reason"}
     assert all(isinstance(v, str) for v in out.values())
     assert out["run"] == "false" and out["mode"] == "skip"
 
 
-def test_labels_share_the_concurrency_marker():
-    # run-sweep.yml's concurrency group treats label events as relevant by this marker.
-    assert decision.LABELS and all(decision.LABEL_MARKER in name for name in decision.LABELS)
+def test_every_label_is_relevant():
+    assert decision.LABELS and all(decision.label_is_relevant(name) for name in decision.LABELS)
+    assert all(decision.label_is_relevant(name.upper()) for name in decision.LABELS)
     assert len(set(decision.LABELS)) == len(decision.LABELS)
+
+
+# GitHub's contains() and label matching ignore case; decide must too. Before the fix, adding
+# 'Sweep-Review' to a PR with sweep-enabled was "irrelevant" here while a contains(..., 'sweep')
+# concurrency group took it as relevant: the running sweep was cancelled and nothing started.
+@pytest.mark.parametrize("labels,label,mode", [
+    ([SWEEP, "Sweep-Review"], "Sweep-Review", "trimmed"),
+    (["Sweep-Enabled"], "Sweep-Enabled", "trimmed"),
+    (["FULL-SWEEP-ENABLED"], None, "full"),
+    (["sweep-enabled", "Full-Sweep-Enabled"], None, "error"),
+])
+def test_labels_are_case_insensitive(labels, label, mode):
+    event = pr_event("labeled" if label else "synchronize", labels, label=label)
+    if mode == "error":
+        with pytest.raises(SweepgateError):
+            decision.decide("pull_request", event)
+        return
+    d = decision.decide("pull_request", event)
+    assert d.mode == mode, d.reason
+
+
+@pytest.mark.parametrize("labels,canary,fail_fast", [
+    ([SWEEP], "true", "false"),
+    ([SWEEP, decision.NO_CANARY_LABEL], "false", "false"),
+    ([FULL, "Fail-Fast"], "true", "true"),
+    ([FULL, "No-Canary", decision.FAIL_FAST_LABEL], "false", "true"),
+    (["bug"], "false", "false"),
+])
+def test_canary_and_fail_fast_labels(labels, canary, fail_fast):
+    out = decision.decide("pull_request", pr_event(labels=labels)).outputs()
+    assert (out["canary"], out["fail_fast"]) == (canary, fail_fast)
+    if labels != ["bug"]:
+        assert out["run"] == "true"
+
+
+def test_push_runs_canaries_without_fail_fast():
+    out = decision.decide("push", push_event()).outputs()
+    assert (out["canary"], out["fail_fast"]) == ("true", "false")
 
 
 label_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz-_[] ", min_size=1, max_size=30)
@@ -152,7 +190,7 @@ label_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz-_[] ", min_size=1, ma
 def test_unrelated_label_events_never_run(label, present, action):
     # Consistency with the concurrency group: an event that does not share the
     # PR's group (label without the marker) must never start a sweep.
-    if decision.LABEL_MARKER in label:
+    if decision.label_is_relevant(label):
         return
     d = decision.decide("pull_request", pr_event(action, present, label=label))
     assert not d.run

@@ -22,6 +22,7 @@ from sweepgate.workflow.decide import (
     TRIMMED,
     Decision,
     _skip,
+    label_key,
     labels_decision,
 )
 
@@ -66,8 +67,10 @@ def approval_sha(body: str) -> str | None:
 
 
 def counted_labels(pull: PullState, permission: Permission) -> set[str]:
-    """Sweep labels whose last applier has write permission or more."""
-    return {name for name in pull.labels & set(LABELS) if trusted(pull.labelers.get(name, ""), permission)}
+    """Sweep labels (any case, as GitHub compares them) whose last applier has write permission or more."""
+    appliers = {label_key(name): login for name, login in pull.labelers.items()}
+    return {label_key(name) for name in pull.labels
+            if label_key(name) in LABELS and trusted(appliers.get(label_key(name), ""), permission)}
 
 
 def _approval(pull: PullState, permission: Permission) -> tuple[bool, str]:
@@ -108,7 +111,8 @@ def authorize(pull: PullState, permission: Permission, *, requested_sha: str = "
     decision = labels_decision(labels, refs, source, default=TRIMMED if approved else "")
     if approved and not labels & set(PRIMARY_LABELS):
         decision = replace(decision, reason=f"{why}: {decision.reason}")
-    if not decision.run and pull.labels & set(LABELS) - labels:
-        uncounted = ", ".join(sorted(pull.labels & set(LABELS) - labels))
+    present = {label_key(name) for name in pull.labels} & set(LABELS)
+    if not decision.run and present - labels:
+        uncounted = ", ".join(sorted(present - labels))
         return _skip(f"label {uncounted} was applied by an account without write permission", **refs)
     return decision

@@ -16,11 +16,15 @@ SWEEP_LABEL = "sweep-enabled"  # trimmed sweep (--trim-conc)
 FULL_SWEEP_LABEL = "full-sweep-enabled"  # every row
 ALL_EVALS_LABEL = "sweep-all-evals"  # modifier: --all-evals
 EVALS_ONLY_LABEL = "sweep-evals-only"  # modifier: --evals-only
+NO_CANARY_LABEL = "no-canary"  # modifier: no canary stage, every row starts at once
+FAIL_FAST_LABEL = "fail-fast"  # modifier: the first failed job stops the whole sweep
 PRIMARY_LABELS = {SWEEP_LABEL: "trimmed", FULL_SWEEP_LABEL: "full"}
-MODIFIER_LABELS = {ALL_EVALS_LABEL: "all_evals", EVALS_ONLY_LABEL: "evals_only"}
+MODIFIER_LABELS = {ALL_EVALS_LABEL: "all_evals", EVALS_ONLY_LABEL: "evals_only",
+                   NO_CANARY_LABEL: "no_canary", FAIL_FAST_LABEL: "fail_fast"}
 LABELS = (*PRIMARY_LABELS, *MODIFIER_LABELS)
-# Every label above contains this marker: decide() ignores a label event whose
-# label lacks it (an unrelated label never changes what a PR runs).
+# decide() ignores a label event whose label neither is one of LABELS nor contains
+# this marker (an unrelated label never changes what a PR runs). Labels compare
+# case-insensitively, as GitHub's contains() does.
 LABEL_MARKER = "sweep"
 SKIP_MARKER = "[skip-sweep]"
 APPROVE_COMMAND = "/sweep"  # a maintainer's PR comment: /sweep <full 40-hex head SHA>
@@ -39,6 +43,8 @@ class Decision:
     reason: str
     all_evals: bool = False
     evals_only: bool = False
+    no_canary: bool = False
+    fail_fast: bool = False
     pr_number: str = ""
     base_ref: str = ""
     head_ref: str = ""
@@ -68,6 +74,8 @@ class Decision:
             "all_evals": b(self.all_evals),
             "evals_only": b(self.evals_only),
             "eval_flags": self.eval_flags,
+            "canary": b(self.run and not self.no_canary),
+            "fail_fast": b(self.fail_fast),
             "pr_number": self.pr_number,
             "base_ref": self.base_ref,
             "head_ref": self.head_ref,
@@ -75,9 +83,14 @@ class Decision:
         }
 
 
+def label_key(name: str) -> str:
+    """A label as decide compares it: GitHub's contains() and label lookups ignore case, so do we."""
+    return name.lower()
+
+
 def label_is_relevant(name: str) -> bool:
-    """The same test run-sweep.yml's concurrency group applies to a label event."""
-    return LABEL_MARKER in name
+    """The same test a workflow's contains(label, 'sweep') applies to a label event (case-insensitive)."""
+    return LABEL_MARKER in label_key(name) or label_key(name) in LABELS
 
 
 def _skip(reason: str, **kw) -> Decision:
@@ -134,7 +147,7 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
     if SKIP_MARKER in head_message:
         return _skip(f"head commit message contains {SKIP_MARKER}", **refs)
 
-    labels = {lab.get("name", "") for lab in pr.get("labels") or [] if isinstance(lab, dict)}
+    labels = {str(lab.get("name", "")) for lab in pr.get("labels") or [] if isinstance(lab, dict)}
     return labels_decision(labels, refs, source)
 
 
@@ -142,6 +155,7 @@ def labels_decision(labels: set[str], refs: dict, source: str = "event", *, defa
     """The sweep the PR's (counted) labels ask for. ``default`` is the mode when no primary
     label counts (a maintainer's /sweep approval runs a trimmed sweep); "" skips."""
     number = refs.get("pr_number", "")
+    labels = {label_key(name) for name in labels}
     primary = [name for name in PRIMARY_LABELS if name in labels]
     if len(primary) > 1:
         raise fail(source, 0, f"PR #{number} has labels {' and '.join(repr(p) for p in primary)}",
