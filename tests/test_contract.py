@@ -62,3 +62,20 @@ def test_every_bucket_kind_reaches_the_environment_contract(make_repo):
     # Result filenames are unique per job across the whole sweep.
     names = [fields.result_filename(r, "runner_00") for rows in kinds.values() for r in rows]
     assert len(names) == len(set(names))
+
+
+def test_eval_rows_of_keys_that_differ_only_in_image_get_distinct_result_names(make_repo):
+    """Eval rows carry no recipe fingerprint: their names (and the bmk_ artifacts named after
+    them) collided as '..._nofp' when two config keys differed only in image."""
+    twin = EVAL_READY.replace("dsr1-fp8-b300-vllm-8k1k:", "dsr1-fp8-b300-vllm-8k1k-next:").replace(
+        "v0.11.0", "v0.12.0")
+    repo = make_repo(files={"configs/nvidia-master.yaml": FLEET_NVIDIA + EVAL_READY + twin})
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp8-b300-vllm-8k1k", "dsr1-fp8-b300-vllm-8k1k-next"))
+    matrix = build_matrix(Git(repo.path), base, head, Options(all_evals=True))
+    evals = matrix["evals"]
+    assert len({row["image"] for row in evals}) == 2 and not any(fields.RECIPE_FINGERPRINT in r for r in evals)
+    names = [fields.result_filename(row, "b300-nv_0") for row in evals]
+    assert len(set(names)) == len(names) == len(evals)
+    assert len({n.rsplit("_", 1)[0] for n in names}) < len(names)  # without the digest they collide
+    assert fields.result_filename(evals[0], "b300-nv_0") == fields.result_filename(dict(evals[0]), "b300-nv_0")

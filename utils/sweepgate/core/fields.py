@@ -163,6 +163,14 @@ def env_value(value) -> str:
     return str(value)
 
 
+def row_digest(row: dict) -> str:
+    """sha256 of a row's canonical JSON (sorted keys): equal rows, equal digests."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(row, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
 def result_filename(row: dict, runner_name: str) -> str:
     """Unique per job: exp-name, precision, framework, parallelism, conc, runner, fingerprint."""
     conc = row.get(CONC)
@@ -172,7 +180,9 @@ def result_filename(row: dict, runner_name: str) -> str:
         f"-pcp{row.get(PCP_SIZE, DEFAULT_PARALLEL)}-ep{row.get(EP, DEFAULT_PARALLEL)}"
         f"-dpa{env_value(row.get(DP_ATTN, False))}"
     )
-    fp = str(row.get(RECIPE_FINGERPRINT, ""))[:16] or "nofp"
+    # Eval rows carry no fingerprint: two config keys that differ only in image would
+    # share a name (and an artifact), so such rows are told apart by their content.
+    fp = str(row.get(RECIPE_FINGERPRINT, ""))[:16] or f"nofp{row_digest(row)[:12]}"
     return "_".join([
         str(row[EXP_NAME]), str(row[PRECISION]), str(row[FRAMEWORK]), para,
         f"disagg-{env_value(row.get(DISAGG, False))}",
