@@ -329,6 +329,24 @@ def test_pr_link_correction_alone_passes(repo, gate):
     assert "1 pr-link correction" in result.out
 
 
+def test_the_push_run_accepts_the_pr_link_correction_the_gate_accepts(repo, gate, capsys):
+    """run-sweep's matrix step on the merged correction: exit 0 and nothing to run (it exited 1
+    with 'history line deleted or edited' and turned main red)."""
+    import json
+
+    repo.base = repo.commit_changelog(CHANGELOG.replace("pull/2\n", "pull/2/files\n"))
+    ok(gate(CHANGELOG))
+    rc = cli.main(["matrix", "--base-ref", repo.base, "--head-ref", "HEAD"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    matrix = json.loads(out)
+    assert matrix["single_node"] == {} and matrix["multi_node"] == {} and matrix["evals"] == []
+    # what the gate refuses, the matrix step still refuses
+    assert gate(CHANGELOG.replace("pull/2\n", "pull/3/files\n")).rc == 1
+    assert cli.main(["matrix", "--base-ref", repo.base, "--head-ref", "HEAD"]) == 1
+    assert "history line deleted or edited" in capsys.readouterr().err
+
+
 def test_pr_link_correction_to_non_canonical_link_fails(repo, gate):
     repo.base = repo.commit_changelog(CHANGELOG.replace("pull/2\n", "pull/2/files\n"))
     result = gate(CHANGELOG.replace("pull/2\n", "pull/3/files\n"))

@@ -286,12 +286,35 @@ def _filter_prefill_ep(rows: list[dict], minimum: int | None) -> list[dict]:
     return [r for r in rows if not isinstance(r.get(F.PREFILL), dict) or r[F.PREFILL].get(F.EP, 1) >= minimum]
 
 
+def empty_matrix(base: str, head: str) -> dict:
+    """A matrix with no rows (every bucket present, no entries)."""
+    return {"single_node": {}, "multi_node": {}, "evals": [], "agentic_evals": [], "multinode_evals": [],
+            "multinode_agentic_evals": [],
+            "changelog_metadata": {"base_ref": base, "head_ref": head, "entries": []}}
+
+
+def _only_pr_link_corrections(git: Git, base: str, head: str, path: str, deleted: list) -> bool:
+    """True when the change is what the gate accepts as a pr-link-only correction: every
+    changed history line only canonicalizes its pr-link, and nothing is appended."""
+    from sweepgate.core.history import compare_history
+    from sweepgate.core.prlinks import resolve_repository
+
+    (_, _, old), (_, _, new) = git.objects([f"{base}:{path}", f"{head}:{path}"])
+    old, new = old or b"", new or b""
+    hist = compare_history(old, new, resolve_repository(None, old or new))
+    appended = b"\n".join(new.split(b"\n")[hist.append_start:]).strip()
+    return (not hist.problems and not appended and len(hist.corrections) == len(deleted)
+            and {line for line, _ in hist.corrections} == {n for n, _ in deleted})
+
+
 def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) -> dict:
     """The matrix JSON object for the entries appended between base and head."""
     opts = opts or Options()
     base_sha, head_sha = git.resolve_all(base, head)
     appended = appended_lines(git, base_sha, head_sha, opts.changelog)
     deleted = [(n, text) for n, text in appended.deleted if text.strip()]
+    if deleted and _only_pr_link_corrections(git, base_sha, head_sha, opts.changelog, deleted):
+        return empty_matrix(base, head)  # the gate's one accepted history edit: nothing to run
     if deleted:
         raise SweepgateError([Diagnostic(
             opts.changelog, n, 1, "history-edited", f"history line deleted or edited: {text.strip()[:80]!r}",
