@@ -322,9 +322,7 @@ def _fixed_sn_rows(config: dict, point: dict, isl: int, osl: int, concs: list[in
 def _agentic_mn_rows(config: dict, point: dict, budget, concs: list[int],
                      runner_values: list[str]) -> Iterator[dict]:
     """Multi-node agentic: one allocation (row) per runner and concurrency."""
-    spec = point.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING)
-    kv = point.get(F.KV_OFFLOADING, F.DEFAULT_KV_OFFLOADING)
-    backend = point.get(F.KV_OFFLOAD_BACKEND)
+    spec, kv, backend = _agentic_settings(point)
     prefill = _with_parallel_defaults(copy.deepcopy(point[F.PREFILL]))
     decode = _with_parallel_defaults(copy.deepcopy(point[F.DECODE]))
     suffix = f"_{_offload_suffix(kv, backend)}" if kv != "none" else ""
@@ -337,18 +335,13 @@ def _agentic_mn_rows(config: dict, point: dict, budget, concs: list[int],
                    F.DURATION: F.DEFAULT_AGENTIC_DURATION_S,
                    F.EXP_NAME: f"{workers}_conc{conc}{suffix}",
                    F.DISAGG: config.get(F.DISAGG, False), F.SCENARIO_TYPE: F.AGENTIC_CODING}
-            if backend is not None:
-                row[F.KV_OFFLOAD_BACKEND] = copy.deepcopy(backend)
-            row.update(_components(point, config))
-            yield row
+            yield _with_point_components(row, point, config)
 
 
 def _agentic_sn_rows(config: dict, point: dict, budget, concs: list[int],
                      runner_values: list[str]) -> Iterator[dict]:
     """Single-node agentic: one row per concurrency and runner."""
-    spec = point.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING)
-    kv = point.get(F.KV_OFFLOADING, F.DEFAULT_KV_OFFLOADING)
-    backend = point.get(F.KV_OFFLOAD_BACKEND)
+    spec, kv, backend = _agentic_settings(point)
     tp = point[F.TP]
     ep, dp_attn = point.get(F.EP), point.get(F.DP_ATTN)
     for conc in concs:
@@ -361,10 +354,21 @@ def _agentic_sn_rows(config: dict, point: dict, budget, concs: list[int],
                    F.EXP_NAME: (f"{config[F.MODEL_PREFIX]}_tp{tp}_conc{conc}_{_offload_suffix(kv, backend)}"
                                 + (f"_spec-{spec}" if spec != "none" else "")),
                    F.SCENARIO_TYPE: F.AGENTIC_CODING}
-            if backend is not None:
-                row[F.KV_OFFLOAD_BACKEND] = copy.deepcopy(backend)
-            row.update(_components(point, config))
-            yield row
+            yield _with_point_components(row, point, config)
+
+
+def _agentic_settings(point: dict) -> tuple:
+    """An agentic point's spec-decoding, kv-offloading (defaults filled in) and offload backend."""
+    return (point.get(F.SPEC_DECODING, F.DEFAULT_SPEC_DECODING),
+            point.get(F.KV_OFFLOADING, F.DEFAULT_KV_OFFLOADING), point.get(F.KV_OFFLOAD_BACKEND))
+
+
+def _with_point_components(row: dict, point: dict, config: dict) -> dict:
+    """The row with the point's offload backend (a copy, when set) and the config's/point's components."""
+    if point.get(F.KV_OFFLOAD_BACKEND) is not None:
+        row[F.KV_OFFLOAD_BACKEND] = copy.deepcopy(point[F.KV_OFFLOAD_BACKEND])
+    row.update(_components(point, config))
+    return row
 
 
 def expand_keys(keys: Iterable[str], configs: dict, runners: dict, flt: Filters | None = None,
