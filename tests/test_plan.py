@@ -471,36 +471,22 @@ def test_missing_script_and_unused_script(fleet):
     assert unused["file"] == "benchmarks/single_node/agentic/kimik4_fp4_b300_vllm.sh"
 
 
-# --------------------------------------------------------------------------- rule: fanout-limit
+# --------------------------------------------------------------------------- no 256-job warning
 
-def test_fanout_limit(fleet):
+def test_more_than_256_jobs_in_a_bucket_is_no_warning_because_split_chunks_them(fleet):
+    """`ci split` cuts a bucket into chunks of 256 row references (and refuses, as an error,
+    what the fan-out jobs cannot hold), so the plan no longer warns about > 256 jobs."""
+    from sweepgate.workflow.fanout import split
+
     master = nvidia_master(fleet)
     master["dsr1-fp8-b300-vllm-wide"] = dsr1(search=[{"tp": 8, "conc-list": list(range(1, 131))},
                                                      {"tp": 4, "conc-list": list(range(1, 131))}])
     p = make(fleet, {"configs/nvidia-master.yaml": master,
                      "perf-changelog.yaml": fleet.append_changelog(entry("dsr1-fp8-b300-vllm-wide"))})
     assert p["by_bucket"]["single_node/1k1k"]["jobs"] == 260
-    found = rules(p, "fanout-limit")
-    assert {w["message"].split()[2] for w in found} == {"single_node/1k1k", "single_node/8k1k"}
-    assert all(w["severity"] == "warning" and "260 jobs" in w["message"] for w in found)
-
-
-def test_fanout_limit_not_reported_at_256(fleet):
-    master = nvidia_master(fleet)
-    master["dsr1-fp8-b300-vllm-wide"] = dsr1(search=[{"tp": 8, "conc-list": list(range(1, 129))},
-                                                     {"tp": 4, "conc-list": list(range(1, 129))}])
-    p = make(fleet, {"configs/nvidia-master.yaml": master,
-                     "perf-changelog.yaml": fleet.append_changelog(entry("dsr1-fp8-b300-vllm-wide"))})
-    assert p["by_bucket"]["single_node/1k1k"]["jobs"] == 256
-    assert rules(p, "fanout-limit") == []
-
-
-def test_fanout_limit_on_matrix_size():
-    row = {"image": "x" * 5000, "runner": "r", "conc": 1}
-    matrix = plan.empty_matrix("a", "b")
-    matrix["single_node"]["1k1k"] = [row] * 200
-    (w,) = plan.fanout_diagnostics(matrix, "perf-changelog.yaml")
-    assert w.rule == "fanout-limit" and "bytes" in w.message
+    assert not [w for w in p["warnings"] if "256" in w["message"] or w["rule"] == "fanout-limit"]
+    outputs = split(p["matrix"])
+    assert int(outputs["fixed_jobs"]) == 520 and outputs["fixed_2"] != ""
 
 
 # --------------------------------------------------------------------------- markdown limits
@@ -647,3 +633,68 @@ def test_known_backends_are_the_arms_of_benchmark_lib():
     bodies = dict(re.findall(r"^_sg_kv_arm_(\w+)\(\) \{\n(.*?)^\}", text, re.M | re.S))
     installs = {name.replace("_", "-") for name, body in bodies.items() if "_sg_kv_install" in body}
     assert installs == {name for name, versioned in F.KV_OFFLOAD_BACKENDS.items() if versioned}
+
+
+# --------------------------------------------------------------------------- no absurd GPU-hour figures
+
+def _plan_cli(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    env.pop("GITHUB_ACTIONS", None)
+    return subprocess.run([sys.executable, "-m", "sweepgate", "plan", *args], cwd=root, capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def test_minutes_per_job_beyond_a_github_job_are_refused_at_their_line():
+    with pytest.raises(SweepgateError) as exc:
+        plan.load_estimates(b"minutes-per-job:\n  default: 10\n  8k1k: 1.0e+308\n")
+    (d,) = exc.value.diagnostics
+    assert (d.line, d.rule) == (3, "estimates") and "7200" in d.message
+
+
+def _maximal(fleet: Repo, old: str = "", new: str = "", where: str = "") -> tuple[str, subprocess.CompletedProcess]:
+    """The largest recipes the schema and check admit, on a runner without hardware facts; ``old`` -> ``new``
+    in the config named by ``where``; the plan of selecting them."""
+    runners = copy.deepcopy(RUNNERS)
+    runners["labels"]["h100"] = ["h100_0"]
+    master = nvidia_master(fleet)
+    big = {"dsr1": dsr1("h100", [{"tp": 1024, "pp": 1, "pcp-size": 1, "conc-start": 1, "conc-end": 1_000_000}]),
+           "mn": {**multinode(), "runner": "h100"}}
+    worker = {"num-worker": 1024, "tp": 1024, "pp": 1, "pcp-size": 1, "ep": 1, "dp-attn": True}
+    big["mn"]["scenarios"]["fixed-seq-len"][0]["search-space"] = [
+        {"prefill": dict(worker), "decode": dict(worker), "conc-list": [1]}]
+    if where:
+        big[where] = json.loads(json.dumps(big[where]).replace(old, new, 1))
+    keys = {"dsr1": "dsr1-fp8-h100-vllm", "mn": "dsr1-fp4-h100-dynamo-trt"}
+    master.update({keys[k]: v for k, v in big.items()})
+    head = fleet.commit({"configs/runners.yaml": runners, "configs/nvidia-master.yaml": master,
+                         "configs/estimates.yaml": "minutes-per-job: {default: 7200, 1k1k: 7200, 8k1k: 7200}\n",
+                         "perf-changelog.yaml": fleet.append_changelog(entry(*keys.values(), pr=3))}, "big")
+    return keys.get(where, ""), _plan_cli(fleet.root, "--base-ref", fleet.base, "--head-ref", head)
+
+
+def test_plan_at_the_schemas_maximums_prints_finite_plain_figures(fleet):
+    """The largest recipes the schema admits, on a runner without hardware facts (nothing else bounds them)."""
+    import math
+    import re
+
+    _, proc = _maximal(fleet)
+    head = fleet.git("rev-parse", "HEAD")
+    for fmt in ((), ("--markdown",), ("--json",)):
+        proc = _plan_cli(fleet.root, "--base-ref", fleet.base, "--head-ref", head, *fmt)
+        assert proc.returncode == 0, proc.stderr
+        assert not re.search(r"\d[eE][+-]\d|\binf\b|\bnan\b|Infinity|NaN", proc.stdout), proc.stdout[:2000]
+    p = json.loads(proc.stdout, parse_constant=lambda c: pytest.fail(f"non-finite {c} in the plan JSON"))
+    assert math.isfinite(p["gpu_hours"]) and p["jobs"] == 2 * 21 + 1
+    assert p["gpu_hours"] == 2 * 21 * 120 * 1024 + 120 * 2 * 1024 * 1024
+
+
+@pytest.mark.parametrize("where,old,new,words", [
+    ("dsr1", '"tp": 1024, "pp": 1', '"tp": 1024, "pp": 2', "tp*pp*pcp=2048"),
+    ("mn", '"num-worker": 1024', '"num-worker": 100000000000000000000000', "0 to 1024"),
+    ("mn", '"tp": 1024, "pp": 1', '"tp": 1024, "pp": 1024', "tp*pp*pcp=1048576"),
+])
+def test_workers_beyond_any_fleet_are_refused_at_their_line(fleet, where, old, new, words):
+    config, proc = _maximal(fleet, old, new, where)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    (line,) = proc.stderr.strip().splitlines()[:1]
+    assert words in line and config in line, line

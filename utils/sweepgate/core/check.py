@@ -357,13 +357,16 @@ def check_runners(rev: Revision) -> list[Diagnostic]:
 def check_placement(rev: Revision) -> list[Diagnostic]:
     """Configs the runner cannot hold (multi-node pool, single-node node), at the point's (or worker's) line."""
     from sweepgate.core.placement import config_problems as placement_problems
-    from sweepgate.core.placement import single_node_problems
+    from sweepgate.core.placement import single_node_problems, worker_total_problems
 
     runners = rev.runners.data if isinstance(rev.runners.data, dict) else {}
+
+    def problems(config) -> list:  # an oversized worker is reported once, not also as unplaceable
+        return worker_total_problems(config, runners) or (placement_problems(config, runners)
+                                                          + single_node_problems(config, runners))
+
     return [rev.owner[key].diag((key, *path), rule, f"{key}: {msg}", hint)
-            for key, config in rev.configs.items()
-            for check in (placement_problems, single_node_problems)
-            for path, rule, msg, hint in check(config, runners)]
+            for key, config in rev.configs.items() for path, rule, msg, hint in problems(config)]
 
 
 def check_revision(rev: Revision) -> None:

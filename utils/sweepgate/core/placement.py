@@ -176,6 +176,36 @@ def config_problems(config: dict, runners: dict) -> list[tuple[tuple, str, str, 
     return out
 
 
+def max_worker_gpus() -> int:
+    """The most GPUs one worker may hold: the schema's bound on one parallel size."""
+    import json
+
+    from sweepgate.core.schemas import schema_bytes
+
+    return json.loads(schema_bytes("master"))["$defs"]["parallelSize"]["maximum"]
+
+
+def worker_total_problems(config: dict, runners: dict) -> list[tuple[tuple, str, str, str]]:
+    """(path, rule, message, hint) for every worker whose tp*pp*pcp exceeds ``max_worker_gpus``."""
+    if not isinstance(config, dict):
+        return []
+    limit, out = max_worker_gpus(), []
+    for scenario, blocks in (config.get(F.SCENARIOS) or {}).items():
+        for b, block in enumerate(blocks if isinstance(blocks, list) else []):
+            points = block.get(F.SEARCH_SPACE) if isinstance(block, dict) else None
+            for p, point in enumerate(points if isinstance(points, list) else []):
+                path = (F.SCENARIOS, scenario, b, F.SEARCH_SPACE, p)
+                for sub, worker in ([((), point)] + [((r,), point.get(r)) for r in ROLES]
+                                    if isinstance(point, dict) else []):
+                    if not isinstance(worker, dict) or F.TP not in worker:
+                        continue
+                    total = worker[F.TP] * worker.get(F.PP, 1) * worker.get(F.PCP_SIZE, 1)
+                    if isinstance(total, int) and total > limit:
+                        out.append((path + sub, "worker-gpus", f"tp*pp*pcp={total} GPUs in one worker is "
+                                    f"more than {limit}", f"use tp*pp*pcp-size of at most {limit}"))
+    return out
+
+
 def single_node_problems(config: dict, runners: dict) -> list[tuple[tuple, str, str, str]]:
     """(path, rule, message, hint) for every single-node point wider than one node of its runner.
 

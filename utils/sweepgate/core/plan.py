@@ -8,14 +8,12 @@ From the matrix (``select.build_matrix``) and both revisions' recipes
 * a semantic diff of the recipes: new, changed (naming the changed fields and
   scripts), removed, unchanged;
 * the rules ``rerun-unchanged``, ``unlisted-change``, ``missing-script``,
-  ``unused-script``, ``fanout-limit``, ``kv-backend-unknown`` and ``kv-backend-version``.
+  ``unused-script``, ``kv-backend-unknown`` and ``kv-backend-version``.
 
 The plan object is CONTRACTS section 4 (extended); ``core.report`` renders it.
 """
 
 from __future__ import annotations
-
-import json
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
@@ -31,12 +29,10 @@ DEFAULT_MINUTES = {
     "multinode_evals": 45, "multinode_agentic_evals": 60,
 }
 EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
-MAX_BUCKET_JOBS = 256             # GitHub: one matrix generates at most 256 jobs
-MAX_MATRIX_JSON_BYTES = 1_000_000  # GitHub: job outputs (the matrix travels as one) are capped at 1 MB
+MAX_MINUTES_PER_JOB = 7200        # GitHub: a self-hosted runner's job stops after 5 days
 RULE_RERUN = "rerun-unchanged"
 RULE_UNLISTED = "unlisted-change"
 RULE_MISSING_SCRIPT = "missing-script"
-RULE_FANOUT = "fanout-limit"
 RULE_UNUSED_SCRIPT = "unused-script"
 RULE_BACKEND_UNKNOWN = "kv-backend-unknown"
 RULE_BACKEND_VERSION = "kv-backend-version"
@@ -239,28 +235,6 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
             + _unused_scripts(base, head, changed_files) + _backend_rules(head, selected))
 
 
-def fanout_diagnostics(matrix: dict, changelog: str) -> list[Diagnostic]:
-    diags = []
-    for name in ("single_node", "multi_node", *EVAL_BUCKETS):
-        value = matrix.get(name) or ({} if name in ("single_node", "multi_node") else [])
-        buckets = value.items() if isinstance(value, dict) else [(None, value)]
-        for bucket, rows in buckets:
-            if len(rows) > MAX_BUCKET_JOBS:
-                label = f"{name}/{bucket}" if bucket else name
-                diags.append(Diagnostic(
-                    changelog, 0, 0, RULE_FANOUT,
-                    f"matrix bucket {label} has {len(rows)} jobs, over GitHub's {MAX_BUCKET_JOBS} jobs per matrix",
-                    "split the entry (fewer config keys or scenario-type), or use --trim-conc",
-                    severity="warning"))
-    size = len(json.dumps(matrix).encode("utf-8"))
-    if size > MAX_MATRIX_JSON_BYTES:
-        diags.append(Diagnostic(
-            changelog, 0, 0, RULE_FANOUT,
-            f"the matrix JSON is {size} bytes, over the {MAX_MATRIX_JSON_BYTES}-byte job-output limit",
-            "split the entry across PRs, or use --trim-conc", severity="warning"))
-    return diags
-
-
 def row_gpus(row: dict) -> int:
     """GPUs a row occupies: tp*pp*pcp-size, or the sum over prefill/decode of num-worker*tp*pp*pcp-size."""
     from sweepgate.core.expand import is_multinode_row
@@ -287,9 +261,10 @@ def load_estimates(raw: bytes | None) -> tuple[dict[str, float], str]:
         raise SweepgateError(doc.diag((), "estimates", f"{ESTIMATES_FILE} needs a 'minutes-per-job' mapping",
                                       "write 'minutes-per-job: {default: 30, 1k1k: 20, ...}'"))
     problems = [doc.diag(("minutes-per-job", k), "estimates",
-                         f"minutes-per-job.{k} must be a positive number, not {v!r}", "use e.g. 30")
+                         f"minutes-per-job.{k} must be a number of minutes above 0 and at most "
+                         f"{MAX_MINUTES_PER_JOB} (a GitHub job's limit), not {v!r}", "use e.g. 30")
                 for k, v in table.items()
-                if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0]
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= MAX_MINUTES_PER_JOB]
     extra = [k for k in data if k != "minutes-per-job"]
     problems += [doc.diag((k,), "estimates", f"unknown field '{k}'", "remove it") for k in extra]
     if problems:
@@ -381,7 +356,6 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
     selected = _selection(git, base_sha, head_sha, opts, matrix, head_set.configs)
     changed = git.changed_files(base_sha, head_sha)
     warnings = notes + rule_diagnostics(base_set, head_set, diffs, selected, changed)
-    warnings += fanout_diagnostics(matrix, opts.changelog)
 
     costs = cost(matrix, minutes)
     total = costs["total"]
