@@ -67,6 +67,9 @@ def test_seed_row_rehearses_end_to_end(tmp_path):
     assert result["runner_name"] == "b300-nv_00" and result["pythonhashseed"] == "0"
     assert result["duration"] == "2"  # the rehearsal override, not the row's 3600
     assert result["aiperf"]["request_count"]["avg"] >= 1
+    side = json.loads((work / "results" / f"{env['RESULT_FILENAME']}.job.json").read_text())
+    assert side["job"]["rehearsal"] is True and side["job"]["status"] == "success"
+    assert side["row"]["exp-name"] == SEED_EXP
     # What the script actually ran:
     seen = calls(work)
     pip = [c["argv"] for c in seen if c["tool"] == "pip"]

@@ -156,3 +156,24 @@ def test_corrupt_subset_keeps_good_files_and_is_idempotent(tmp_path_factory, cap
     assert runs == sorted(f"run{i}" for i, bad in enumerate(corrupt) if not bad)
     rc, out, _ = run_cli(capsys, "results", "ingest", "--db", db, str(folder / "in"))
     assert "(0 new)" in out and len(stored(db)) == good
+
+
+def test_sidecar_command_writes_what_ingest_reads(tmp_path, capsys, monkeypatch):
+    out = write_job(tmp_path, "res", vllm_output(), None)
+    env = {"ROW": json.dumps(ROW), "RESULT_DIR": str(tmp_path), "RESULT_FILENAME": "res", "GITHUB_RUN_ID": "555",
+           "GITHUB_RUN_ATTEMPT": "2", "GITHUB_SHA": "f" * 40, "GITHUB_REF": "refs/heads/main",
+           "RUNNER_NAME": "b300-nv_01", "JOB_STARTED": "2026-01-01T00:00:00Z", "JOB_STATUS": "success"}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 0, err
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(out))
+    assert rc == 0, err
+    (rec,) = stored(db_of(tmp_path))
+    assert (rec[R.RUN_ID], rec[R.ATTEMPT], rec[R.RUNNER_NAME], rec[R.REHEARSAL]) == ("555", 2, "b300-nv_01", False)
+    monkeypatch.setenv("JOB_STATUS", "failure")
+    (tmp_path / "res.json").unlink()
+    rc, _, _ = run_cli(capsys, "results", "sidecar")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
+    assert rc == 0, err
+    assert sorted(r[R.STATUS] for r in stored(db_of(tmp_path))) == ["failure", "success"]

@@ -37,11 +37,13 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
     stripped = text.lstrip()
     if not stripped:
         raise fail(path, 1, "the file is empty", "rerun the benchmark or remove the file")
+    lines = [(n, s.strip()) for n, s in enumerate(text.splitlines(), 1) if s.strip()]
+    if len(lines) > 1 and all(s.startswith("{") and s.endswith("}") for _, s in lines):
+        return [(n, loads(s, path, n - 1)) for n, s in lines]  # JSONL: one object per line
     try:
         return [(0, json.loads(text, parse_constant=_constant))]
     except json.JSONDecodeError as exc:
         whole_error = exc
-    lines = [(n, s) for n, s in enumerate(text.splitlines(), 1) if s.strip()]
     if len(lines) < 2 or not lines[0][1].lstrip().startswith("{"):
         loads(text, path)  # raises with the whole-file position
         raise AssertionError(whole_error)  # unreachable

@@ -182,20 +182,22 @@ class Store:
         return row
 
     def _insert(self, conn, rows: list[dict]) -> int:
-        dialect = self.engine.dialect.name
-        if dialect in ("sqlite", "postgresql"):
-            from sqlalchemy.dialects import postgresql, sqlite
+        """Insert the rows whose (run-id, attempt, result-filename) is not stored yet.
 
-            module = sqlite if dialect == "sqlite" else postgresql
-            stmt = module.insert(results).on_conflict_do_nothing(index_elements=[column(f) for f in KEY])
-            return sum(conn.execute(stmt, row).rowcount for row in rows)
-        new = 0
+        A SELECT of the keys and a plain INSERT: both are cached compiled statements
+        (ON CONFLICT constructs are not), and both work on every dialect."""
+        runs = {row[column(R.RUN_ID)] for row in rows}
+        key_cols = [results.c[column(f)] for f in KEY]
+        stored = set(conn.execute(sa.select(*key_cols).where(results.c.run_id.in_(runs))).all())
+        new, seen = [], set()
         for row in rows:
-            match = sa.and_(*(results.c[column(f)] == row[column(f)] for f in KEY))
-            if conn.execute(sa.select(results.c.id).where(match)).first() is None:
-                conn.execute(results.insert(), row)
-                new += 1
-        return new
+            key = tuple(row[column(f)] for f in KEY)
+            if key not in stored and key not in seen:
+                seen.add(key)
+                new.append(row)
+        if new:
+            conn.execute(results.insert(), new)
+        return len(new)
 
     def add(self, records: list[dict]) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new."""

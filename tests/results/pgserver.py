@@ -1,0 +1,50 @@
+"""Start and stop a throwaway PostgreSQL server (Debian's binaries; as `postgres` when root)."""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+
+def bindir() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), reverse=True)
+    if found:
+        return Path(found[0]).parent
+    pg_ctl = shutil.which("pg_ctl")
+    return Path(pg_ctl).parent if pg_ctl else None
+
+
+def _as_postgres(argv: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def server(binaries: Path):
+    """A running server on a loopback port; yields its URL (database `postgres`)."""
+    data = Path(tempfile.mkdtemp(prefix="sweepgate-pg-"))
+    if os.geteuid() == 0:
+        shutil.chown(data, "postgres", "postgres")
+    port = _free_port()
+    subprocess.run(_as_postgres([str(binaries / "initdb"), "-D", str(data / "db"), "-A", "trust", "-U", "postgres",
+                                 "--no-sync", "-E", "UTF8"]), check=True, capture_output=True)
+    opts = f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off"
+    subprocess.run(_as_postgres([str(binaries / "pg_ctl"), "-D", str(data / "db"), "-o", opts, "-l",
+                                 str(data / "log"), "-w", "start"]), check=True, capture_output=True)
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run(_as_postgres([str(binaries / "pg_ctl"), "-D", str(data / "db"), "-m", "immediate", "stop"]),
+                       capture_output=True)
+        shutil.rmtree(data, ignore_errors=True)
