@@ -516,3 +516,31 @@ def test_every_security_claim_names_a_test_that_exists():
         assert named <= defined, f"{where} names tests that do not exist: {sorted(named - defined)}"
     claims = section.split("\n- ")[1:]  # each bullet, with its continuation lines
     assert claims and all("`test_" in c for c in claims), [c for c in claims if "`test_" not in c]
+
+
+def _sweepgate_calls(run: str) -> dict[str, str]:
+    """Each sweepgate matrix/plan/validate call of a run block (continuation lines joined)."""
+    text = run.replace("\\\n", " ")
+    calls = {}
+    for line in text.splitlines():
+        m = re.search(r"(?:sweepgate (matrix|plan|validate)|utils/(process_changelog|validate_perf_changelog)\.py)"
+                      r"(.*)", line)
+        if m:
+            calls[m.group(1) or {"process_changelog": "matrix"}.get(m.group(2), "validate")] = m.group(3)
+    return calls
+
+
+def test_plan_counts_the_jobs_the_matrix_runs(docs):
+    """Every plan beside a matrix step gets the same --trim-conc and eval flags (it under-counted
+    26 planned against 34 run when it missed the eval flags)."""
+    seen = 0
+    for name, doc in docs.items():
+        for job, step in steps(doc):
+            calls = _sweepgate_calls(step.get("run", ""))
+            if "plan" not in calls:
+                continue
+            seen += 1
+            assert "matrix" in calls, f"{name}:{job}: a plan without its matrix"
+            for flag in ('"${eval_flags[@]}"', '"${trim[@]}"'):
+                assert (flag in calls["matrix"]) == (flag in calls["plan"]), f"{name}:{job}: {flag}"
+    assert seen >= 1
