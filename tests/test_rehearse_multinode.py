@@ -48,3 +48,12 @@ def test_a_router_that_cannot_reach_a_worker_fails_the_rehearsal(tmp_path):
     from sweepgate.rehearsal.standin import python_module
 
     assert python_module("sglang_router.launch_router", ["--port", "1", "--prefill", "http://127.0.0.1:9"]) == 1
+
+
+def test_multi_node_scripts_are_shellcheck_clean():
+    shellcheck = Path(sys.executable).parent / "shellcheck"
+    scripts = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "benchmarks" / "multi_node").rglob("*.sh"))
+    assert len(scripts) >= 5
+    proc = subprocess.run([str(shellcheck) if shellcheck.exists() else "shellcheck", "-x", *scripts], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
