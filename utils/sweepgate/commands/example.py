@@ -162,7 +162,7 @@ def run(args) -> int:
             if matrix is not None:
                 rows = list(iter_rows(matrix))
                 out.write(f"\nmatrix: {len(rows)} rows\n\n")
-                out.write(report.text_table(rows))
+                report.print_matrix(out, rows)
                 out.write("\n(--json prints the full matrix)\n")
             if args.keep:
                 out.write(f"\nrepository kept at {tmp}\n")

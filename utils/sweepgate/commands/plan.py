@@ -58,7 +58,7 @@ def run(args) -> int:
         if args.markdown:
             sys.stdout.write(report.plan_markdown(plan, limit=STEP_SUMMARY_LIMIT))
         else:
-            sys.stdout.write(report.plan_text(plan))
+            report.print_plan(sys.stdout, plan)
         report.emit(diagnostics)
     if args.step_summary:
         write_step_summary(args.step_summary, plan)

@@ -50,11 +50,11 @@ def _progress(total: int):
     """A rich progress bar on a terminal for many files; None otherwise."""
     if total < PROGRESS_MIN_FILES or not sys.stderr.isatty():
         return None
-    from rich.console import Console
     from rich.progress import track
 
-    console = Console(file=sys.stderr)
-    return lambda files: track(files, description="ingesting", console=console, transient=True)
+    from sweepgate.core.report import console
+
+    return lambda files: track(files, description="ingesting", console=console(sys.stderr), transient=True)
 
 
 def run(args) -> int:

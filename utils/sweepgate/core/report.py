@@ -54,15 +54,47 @@ def matrix_table(rows: Iterable[tuple[str, dict]]) -> list[list[str]]:
     return [[_cell(row, bucket, field) for _, field in TABLE_COLUMNS] for bucket, row in rows]
 
 
-def text_table(rows: Iterable[tuple[str, dict]]) -> str:
-    """A fixed-width table of matrix rows for a terminal."""
-    body = matrix_table(rows)
-    header = [h for h, _ in TABLE_COLUMNS]
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(header, widths)).rstrip(),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in body]
-    return "\n".join(lines) + "\n"
+PIPE_WIDTH = 240  # columns of a table written to a pipe or file (no terminal to ask)
+
+
+def console(stream=None, *, width: int | None = None):
+    """The one rich Console for terminal output: styles only on a terminal, colour never under NO_COLOR.
+
+    Every table sweepgate prints goes through this, so piped output carries no
+    escape codes and ``NO_COLOR`` (https://no-color.org) is honoured everywhere.
+    """
+    import os
+    import sys
+
+    from rich.console import Console
+
+    stream = sys.stdout if stream is None else stream
+    tty = bool(getattr(stream, "isatty", None) and stream.isatty())
+    return Console(file=stream, force_terminal=tty, no_color=bool(os.environ.get("NO_COLOR")),
+                   width=width or (None if tty else PIPE_WIDTH), highlight=False, emoji=False, soft_wrap=False)
+
+
+def print_table(stream, header: list[str], body: list[list[str]], *, title: str | None = None,
+                numeric: Iterable[str] = ()) -> None:
+    """``body`` under ``header`` as a rich table on ``stream`` (see ``console``)."""
+    from rich.table import Table
+
+    numeric = set(numeric)
+    table = Table(header_style="bold cyan", box=None, pad_edge=False)
+    for name in header:
+        table.add_column(name, justify="right" if name in numeric else "left", no_wrap=True)
+    for row in body:
+        table.add_row(*row)
+    out = console(stream)
+    if title:
+        out.print(title, style="bold")
+    out.print(table)
+
+
+def print_matrix(stream, rows: Iterable[tuple[str, dict]], *, title: str | None = None) -> None:
+    """Matrix rows as a terminal table."""
+    print_table(stream, [h for h, _ in TABLE_COLUMNS], matrix_table(rows), title=title,
+                numeric=("tp", "ep", "conc", "dram-gb"))
 
 
 def markdown_table(header: list[str], body: list[list[str]]) -> str:
@@ -250,3 +282,15 @@ def plan_text(plan: dict) -> str:
             parts.append(F.RUNNERS_FILE)
         lines.append(f"  changed {item['key']}: {', '.join(parts)}")
     return "\n".join(lines) + "\n"
+
+
+def print_plan(stream, plan: dict) -> None:
+    """The terminal plan: the summary, then a table of the rows it will run."""
+    from sweepgate.core.select import iter_rows
+
+    stream.write(plan_text(plan))
+    rows = list(iter_rows(plan.get("matrix") or {}))
+    if rows:
+        stream.write("\n")
+        stream.flush()
+        print_matrix(stream, rows, title=_count(len(rows), "matrix row"))

@@ -25,6 +25,7 @@ from sweepgate.core import fields, jobfile
 from sweepgate.core.errors import fail
 from sweepgate.core.recipes import gpu_family, script_candidates
 from sweepgate.rehearsal import multinode
+from sweepgate.rehearsal.progress import CallTail, Progress
 from sweepgate.rehearsal.standin import option_value
 
 FAKESERVER = Path(__file__).with_name("standin.py")
@@ -229,13 +230,26 @@ def build_env(row: dict, runner_name: str, result_dir: Path, shim_dir: Path, log
     return env
 
 
-def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int) -> tuple[int, bool]:
+def _wait(proc: subprocess.Popen, timeout: int, poll=None) -> int:
+    """proc.wait(timeout), calling ``poll()`` about five times a second meanwhile."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return proc.wait(timeout=min(0.2, max(deadline - time.monotonic(), 0.001)))
+        except subprocess.TimeoutExpired:
+            if poll is not None:
+                poll()
+            if time.monotonic() >= deadline:
+                raise
+
+
+def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int, poll=None) -> tuple[int, bool]:
     """Run the script in its own session; on timeout TERM it (its handler cleans up), then KILL."""
     with open(out_path, "wb") as out:
         proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            return proc.wait(timeout=timeout), False
+            return _wait(proc, timeout, poll), False
         except subprocess.TimeoutExpired:
             os.kill(proc.pid, signal.SIGTERM)
             try:
@@ -422,15 +436,22 @@ def rehearse(args) -> int:
     script = resolve_script(root, row, gpu_family(runner_name))
     duration = rehearsal_duration(args)
     work = make_work_dir(args.work_dir)
-    env, paths = prepare(work, row, runner_name, duration)
-
     print(f"rehearse: {row.get(fields.EXP_NAME)} conc {row.get(fields.CONC)} on {runner_name} "
           f"-> {script.relative_to(root)}")
-    print(f"rehearse: work dir {work}")
+    print(f"rehearse: work dir {work}", flush=True)
     started, started_at = time.monotonic(), jobfile.now()
-    rc, timed_out = run_script(script, root, env, paths["out"], args.timeout)
+    with Progress() as progress:
+        progress.step("step 1/3: shims, trace and job environment")
+        env, paths = prepare(work, row, runner_name, duration)
+        progress.step(f"step 2/3: running {script.relative_to(root)} (timeout {args.timeout}s)")
+        tail = CallTail(paths["log"])
+        rc, timed_out = run_script(script, root, env, paths["out"], args.timeout,
+                                   poll=lambda: [progress.command(c) for c in tail.new_calls()])
+        for call in tail.new_calls():
+            progress.command(call)
+        progress.step("step 3/3: checking the result, the processes left and the backend calls")
+        problems = verdict(row, env, paths, rc, timed_out, args.timeout)
     elapsed = time.monotonic() - started
-    problems = verdict(row, env, paths, rc, timed_out, args.timeout)
     write_sidecar(row, env, paths, work, started_at, "failure" if problems else "success")
     if problems:
         print(f"rehearse: FAILED after {elapsed:.1f}s", file=sys.stderr)

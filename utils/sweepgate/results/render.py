@@ -8,7 +8,6 @@ figure measured against a stand-in server carries "(rehearsal)".
 from __future__ import annotations
 
 import io
-import os
 
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
@@ -118,13 +117,9 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
 
 
 def _console(stream):
-    from rich.console import Console
+    from sweepgate.core.report import console
 
-    tty = stream.isatty() if hasattr(stream, "isatty") else False
-    color = tty and not os.environ.get("NO_COLOR")
-    width = None if tty else 200
-    return Console(file=stream, force_terminal=color, no_color=not color, width=width,
-                   highlight=False, emoji=False, soft_wrap=False)
+    return console(stream)
 
 
 def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELINE_REF,

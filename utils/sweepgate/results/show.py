@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 from sweepgate.results import record as R
 
@@ -53,13 +52,11 @@ def _cell(rec: dict, field: str | None, fmt: str) -> str:
 
 def table(records: list[dict], stream, title: str) -> None:
     """A rich table; colour only on a terminal and not under NO_COLOR."""
-    from rich.console import Console
     from rich.table import Table
 
-    tty = hasattr(stream, "isatty") and stream.isatty()
-    color = tty and not os.environ.get("NO_COLOR")
-    console = Console(file=stream, force_terminal=color, no_color=not color, width=None if tty else 240,
-                      highlight=False, emoji=False)
+    from sweepgate.core.report import console as make_console
+
+    console = make_console(stream)
     tbl = Table(title=title, title_justify="left")
     for header, field, _ in COLUMNS:
         numeric = field in R.DIRECTION or field == R.CONC

@@ -1,0 +1,133 @@
+"""Issue 11 item 10: what a user sees at a terminal.
+
+Tables (example, plan, results show) are rich tables built on one console
+(core.report.console): styled on a terminal, plain when piped, no colour under
+NO_COLOR. The terminal runs are real: the CLI runs on a pseudo-terminal (pty).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate.commands import example  # noqa: E402
+from sweepgate.core import report  # noqa: E402
+
+ESCAPE = "\x1b["
+COLOUR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|9[0-7]|4[0-9])(?:;[0-9;]*)?m")
+REFS = ["--base-ref", "HEAD~1", "--head-ref", "HEAD"]
+
+
+def _env(**extra: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "TERM": "xterm-256color", "COLUMNS": "250",
+           "SWEEPGATE_REHEARSE_DURATION": "2", **extra}
+    for name in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR"):
+        if name not in extra:
+            env.pop(name, None)
+    return env
+
+
+def piped(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sweepgate", *args], cwd=cwd, env=_env(**env),
+                          capture_output=True, text=True, timeout=180)
+
+
+def on_a_terminal(cwd: Path, *args: str, **env: str) -> str:
+    """stdout and stderr of the CLI run on a pseudo-terminal."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", *args], cwd=cwd, env=_env(**env),
+                            stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    out = b""
+    try:
+        while select.select([master], [], [], 120)[0]:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            out += data
+    finally:
+        os.close(master)
+        assert proc.wait(timeout=60) == 0, out.decode(errors="replace")[-2000:]
+    return out.decode(errors="replace")
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory) -> Path:
+    repo = tmp_path_factory.mktemp("fleet")
+    example.build_repo(str(repo))
+    return repo
+
+
+@pytest.mark.parametrize("args", [["plan", *REFS], ["example"]])
+def test_tables_are_coloured_on_a_terminal_and_plain_when_piped_or_no_color(fleet, args):
+    pipe = piped(fleet, *args)
+    assert pipe.returncode == 0, pipe.stderr
+    assert ESCAPE not in pipe.stdout and ESCAPE not in pipe.stderr
+    assert re.search(r"exp-name\s+runner\s+tp", pipe.stdout), pipe.stdout
+    tty = on_a_terminal(fleet, *args)
+    assert COLOUR.search(tty), tty[:1500]
+    assert re.search(r"exp-name.*runner", tty)
+    no_color = on_a_terminal(fleet, *args, NO_COLOR="1")
+    assert not COLOUR.search(no_color), no_color[:1500]
+    assert re.search(r"exp-name.*runner", no_color)
+
+
+def test_plan_text_mode_prints_a_table_of_the_rows(fleet):
+    proc = piped(fleet, "plan", *REFS)
+    assert proc.returncode == 0, proc.stderr
+    assert "7 matrix rows" in proc.stdout
+    rows = [line for line in proc.stdout.splitlines() if "kimik3_tp8_conc" in line]
+    assert len(rows) == 5 and all("cluster:b300-nv" in r and "lmcache@0.5.4rc2" in r for r in rows), rows
+
+
+def test_the_console_helper_is_the_one_place():
+    """No module builds a rich Console but core.report.console."""
+    builders = [p.relative_to(ROOT) for p in (ROOT / "utils" / "sweepgate").rglob("*.py")
+                if "Console(" in p.read_text() and p.name != "report.py"]
+    assert builders == []
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("stream,no_color,coloured", [(_Tty(), "", True), (_Tty(), "1", False),
+                                                       (io.StringIO(), "", False)])
+def test_console_styles_only_terminals_and_honours_no_color(monkeypatch, stream, no_color, coloured):
+    monkeypatch.setenv("NO_COLOR", no_color) if no_color else monkeypatch.delenv("NO_COLOR", raising=False)
+    report.print_table(stream, ["a", "b"], [["1", "2"]], title="t")
+    assert bool(COLOUR.search(stream.getvalue())) is coloured, repr(stream.getvalue())
+
+
+def test_rehearse_reports_its_steps_and_commands_on_stderr_only(fleet, tmp_path):
+    seed = example.SEED_KEY
+    rows = piped(fleet, "test-config", "--config-keys", seed)
+    import json
+
+    row = json.loads(rows.stdout)[0]
+    proc = piped(fleet, "rehearse", "--config-keys", seed, "--exp-name", row["exp-name"], "--conc",
+                 str(row["conc"]), "--work-dir", str(tmp_path / "w"))
+    assert proc.returncode == 0, proc.stderr
+    for needle in ("step 1/3", "step 2/3: running benchmarks/single_node/agentic/", "step 3/3",
+                   "$ lmcache server", "$ vllm serve", "$ aiperf profile"):
+        assert needle in proc.stderr, proc.stderr
+    assert "$ " not in proc.stdout and "step " not in proc.stdout and ESCAPE not in proc.stderr
+    tty = on_a_terminal(fleet, "rehearse", "--config-keys", seed, "--exp-name", row["exp-name"], "--conc",
+                        str(row["conc"]), "--work-dir", str(tmp_path / "t"))
+    assert "rehearse: OK" in tty and ESCAPE in tty  # the live status line
