@@ -110,7 +110,8 @@ disagg::start_task() {
   local -a cmd
   mapfile -t cmd <<<"${lines}"
   # The node task, not srun, runs the stand-in: hand it over under another name.
-  DISAGG_SERVER_STANDIN="${SERVER_STANDIN:-}" SERVER_STANDIN="" \
+  local standin="${SERVER_STANDIN:-}"
+  DISAGG_SERVER_STANDIN="${standin}" SERVER_STANDIN="" \
     start_background_process --label "${label}" \
       --log "${RESULT_DIR}/logs/${label}.log" -- "${cmd[@]}" || return 1
 }
