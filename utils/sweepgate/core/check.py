@@ -290,7 +290,8 @@ def _kv_offload_rules(path: tuple, block: dict, point: dict) -> list[tuple[tuple
         if backend is None:
             problems.append((path, "kv-offload-backend",
                              f"{F.KV_OFFLOADING}: dram needs a {F.KV_OFFLOAD_BACKEND}",
-                             f"add '{F.KV_OFFLOAD_BACKEND}: {{name: vllm-simple}}' (or lmcache, mooncake, ...)"))
+                             f"add '{F.KV_OFFLOAD_BACKEND}: {{name: vllm-simple}}' "
+                                     f"(benchmark_lib's backends: {', '.join(F.KV_OFFLOAD_BACKENDS)})"))
         if block.get(F.DRAM_UTILIZATION) is None:
             problems.append((path[:3], "dram-utilization",
                              f"{F.KV_OFFLOADING}: dram needs {F.DRAM_UTILIZATION} on its scenario block",
