@@ -231,10 +231,12 @@ def test_missing_row_file(tmp_path):
     assert r.returncode == 1 and "cannot read row file" in r.stderr
 
 
-def test_multinode_rows_are_refused():
-    row = {**SEED_ROW, "prefill": {"tp": 8}, "decode": {"tp": 8}}
-    with pytest.raises(SweepgateError, match="multi-node"):
+def test_rows_missing_identity_fields_are_refused():
+    """Multi-node rows are rehearsed now (test_rehearse_multinode); a row without conc or runner is not."""
+    row = {k: v for k, v in SEED_ROW.items() if k not in ("conc", "runner")}
+    with pytest.raises(SweepgateError, match="row lacks runner, conc"):
         rehearse.required_fields(row, "rows.json")
+    rehearse.required_fields({**SEED_ROW, "prefill": {"tp": 8}, "decode": {"tp": 8}}, "rows.json")
 
 
 def test_bad_duration_override(monkeypatch):
