@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Ingest speed: 2,000 result files into SQLite (goal: under 10 s) and into PostgreSQL.
 
 The files are the real vLLM, SGLang and AIPerf samples (../shared/results-samples),
