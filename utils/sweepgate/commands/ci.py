@@ -5,6 +5,7 @@ Sub-subcommands:
   split    cut the matrix into fan-out chunks that fit GitHub's limits
   row-env  one matrix row -> the CONTRACTS section 6 job environment
   collect  summarize the fan-out jobs' results
+  reuse    drop the rows the results store already measured with the same run identity
   dispatch poll open PRs: start authorized GPU sweeps, cancel stale ones (ci_github)
   audit    check the repository's settings that keep PR code off the GPU runners (ci_audit)
 
@@ -178,7 +179,61 @@ def _run_collect(args) -> int:
     return 0 if ok else 1
 
 
+# --- reuse: rows the store already measured (CONTRACTS section 9) ------------------------------
+
+def _run_reuse(args) -> int:
+    from pathlib import Path
+
+    from sweepgate.core.atomic import atomic_write
+    from sweepgate.core.load import open_repo
+    from sweepgate.results import reuse
+    from sweepgate.results.store import display_url, open_store
+
+    matrix = _load_json(args.matrix, "matrix")
+    if not isinstance(matrix, dict):
+        raise fail(args.matrix, 1, "matrix is not a JSON object", "pass the output of `sweepgate matrix`")
+    run_id = args.run_id or os.environ.get("GITHUB_RUN_ID") or ""
+    if not run_id:
+        raise fail("--run-id", 0, "no current run to record reused results against",
+                   "run under GitHub Actions (GITHUB_RUN_ID) or pass --run-id")
+    try:
+        attempt = int(args.attempt or os.environ.get("GITHUB_RUN_ATTEMPT") or 1)
+    except ValueError:
+        raise fail("GITHUB_RUN_ATTEMPT", 0, "not an integer", "pass --attempt N") from None
+    git = open_repo()
+    head = git.resolve(args.head_ref)
+    with open_store(args.db) as store:
+        found = reuse.find(matrix, git, head, store, args.max_age_days)
+        records = reuse.reused_records(found, run_id=run_id, attempt=attempt,
+                                       ref=args.ref or os.environ.get("GITHUB_REF") or None,
+                                       commit=args.commit or os.environ.get("GITHUB_SHA") or head)
+        remaining = reuse.remaining_matrix(matrix, found)
+        atomic_write(Path(args.out), (json.dumps(remaining) + "\n").encode())
+        store.add(records)
+        where = display_url(store.url)
+    for bucket, row, _ in found.reused:
+        print(f"sweepgate ci reuse: {bucket} {row.get('exp-name', '?')} conc {row.get('conc')} "
+              f"({row.get('runner')}) has a result in {where}", file=sys.stderr)
+    print(found.summary())
+    return 0
+
+
 # --- CLI ----------------------------------------------------------------------------------------
+
+def _add_reuse_parser(sub) -> None:
+    p = sub.add_parser("reuse", help="drop the rows whose run identity the store already measured; record "
+                       "their results against this run (CONTRACTS section 9)")
+    p.add_argument("--db", help="results database URL (default: $SWEEPGATE_DB, else .sweepgate/results.db)")
+    p.add_argument("--matrix", required=True, help="the run's matrix JSON")
+    p.add_argument("--out", required=True, help="where to write the matrix of the rows that still run")
+    p.add_argument("--max-age-days", type=float, default=None, help="reuse only results this recent")
+    p.add_argument("--head-ref", default="HEAD", help="revision whose files the jobs would run (default HEAD)")
+    p.add_argument("--run-id", help="the current run (default: $GITHUB_RUN_ID)")
+    p.add_argument("--attempt", help="the current attempt (default: $GITHUB_RUN_ATTEMPT, else 1)")
+    p.add_argument("--ref", help="the current run's ref (default: $GITHUB_REF)")
+    p.add_argument("--commit", help="the current run's commit (default: $GITHUB_SHA, else --head-ref)")
+    p.set_defaults(_ci=_run_reuse)
+
 
 def add_arguments(parser) -> None:
     sub = parser.add_subparsers(dest="ci_command", metavar="ACTION", required=True)
@@ -215,6 +270,7 @@ def add_arguments(parser) -> None:
     ci_github.add_dispatch_parser(sub)
     ci_audit.add_audit_parser(sub)
 
+    _add_reuse_parser(sub)
     p = sub.add_parser("collect", help="markdown summary of the run ($RESULTS = toJSON(needs.*.result))")
     p.add_argument("--results", default="results", help="directory of downloaded result artifacts")
     p.set_defaults(_ci=_run_collect)

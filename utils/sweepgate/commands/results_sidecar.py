@@ -5,7 +5,8 @@ still leaves one. Reads only the environment: the row (``ROW``, or ``ROW_ID``
 in ``MATRIX_FILE``), ``RESULT_DIR``/``RESULT_FILENAME`` (from ``ci row-env``),
 ``GITHUB_RUN_ID``, ``GITHUB_RUN_ATTEMPT``, ``GITHUB_SHA``, ``GITHUB_REF``,
 ``RUNNER_NAME``, ``JOB_STARTED``, ``JOB_STATUS`` (``job.status``) and,
-when the caller knows it, ``CONFIG_KEY``.
+when the caller knows it, ``CONFIG_KEY``. The run identity (``core.identity``) hashes the
+files in the working directory (the approved commit) and the launchers under ``--tools``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,20 @@ STATUS_ENV, STARTED_ENV, CONFIG_KEY_ENV = "JOB_STATUS", "JOB_STARTED", "CONFIG_K
 
 def add_arguments(parser) -> None:
     parser.add_argument("--rehearsal", action="store_true", help="mark the job as a rehearsal")
+    parser.add_argument("--tools", metavar="DIR", default=".",
+                        help="checkout the launchers and configs/runners.yaml came from (the benchmark job's "
+                             "main checkout, .sweepgate-main); the run identity hashes the files the job ran")
+
+
+def _identity(row: dict, tools: str) -> str | None:
+    """The run identity of the job that just ran (None when the row cannot be resolved)."""
+    from sweepgate.core.identity import identities, read_tree
+    from sweepgate.core.placement import runners_at
+
+    try:
+        return identities([row], runners_at(tools), read_tree(".", tools))[0]
+    except (KeyError, TypeError):
+        return None
 
 
 def _row() -> dict:
@@ -58,10 +73,12 @@ def run(args) -> int:
         attempt = int(env.get("GITHUB_RUN_ATTEMPT") or 1)
     except ValueError:
         attempt = 1
-    doc = jobfile.build(_row(), run_id=env.get("GITHUB_RUN_ID") or "local", attempt=attempt, status=_status(),
+    row = _row()
+    doc = jobfile.build(row, run_id=env.get("GITHUB_RUN_ID") or "local", attempt=attempt, status=_status(),
                         config_key=env.get(CONFIG_KEY_ENV) or None, commit=env.get("GITHUB_SHA") or None,
                         ref=env.get("GITHUB_REF") or None, runner_name=env.get(fields.RUNNER_NAME_ENV) or None,
-                        started=env.get(STARTED_ENV) or None, finished=jobfile.now(), rehearsal=args.rehearsal)
+                        started=env.get(STARTED_ENV) or None, finished=jobfile.now(), rehearsal=args.rehearsal,
+                        run_identity=_identity(row, args.tools))
     os.makedirs(folder, exist_ok=True)
     path = jobfile.path_for(folder, name)
     jobfile.write(path, doc)

@@ -1,7 +1,7 @@
 """The job sidecar ``$RESULT_FILENAME.job.json`` (CONTRACTS section 8): what a job says about itself.
 
 ``{"row": <the matrix row as dispatched>, "job": {config-key, run-id, attempt,
-commit, ref, runner-name, started, finished, status, rehearsal}}``. The
+commit, ref, runner-name, started, finished, status, rehearsal, run-identity}}``. The
 benchmark workflow writes it (``sweepgate results sidecar``) even when the
 script failed, ``sweepgate rehearse`` writes it with ``rehearsal: true``, and
 ``results ingest`` pairs it with the output beside it. The key names live
@@ -26,7 +26,9 @@ STARTED = "started"
 FINISHED = "finished"
 STATUS = "status"            # success | failure | cancelled
 REHEARSAL = "rehearsal"
-JOB_KEYS = (CONFIG_KEY, RUN_ID, ATTEMPT, COMMIT, REF, RUNNER_NAME, STARTED, FINISHED, STATUS, REHEARSAL)
+RUN_IDENTITY = "run-identity"  # core.identity.run_identity of the row and the files the job ran
+JOB_KEYS = (CONFIG_KEY, RUN_ID, ATTEMPT, COMMIT, REF, RUNNER_NAME, STARTED, FINISHED, STATUS, REHEARSAL,
+            RUN_IDENTITY)
 STATUSES = ("success", "failure", "cancelled")
 
 
@@ -41,11 +43,12 @@ def path_for(result_dir: str | Path, result_filename: str) -> Path:
 
 def build(row: dict, *, run_id: str, attempt: int = 1, status: str, config_key: str | None = None,
           commit: str | None = None, ref: str | None = None, runner_name: str | None = None,
-          started: str | None = None, finished: str | None = None, rehearsal: bool = False) -> dict:
+          started: str | None = None, finished: str | None = None, rehearsal: bool = False,
+          run_identity: str | None = None) -> dict:
     """A sidecar document."""
     return {ROW: row, JOB: {CONFIG_KEY: config_key, RUN_ID: run_id, ATTEMPT: attempt, COMMIT: commit, REF: ref,
                             RUNNER_NAME: runner_name, STARTED: started, FINISHED: finished, STATUS: status,
-                            REHEARSAL: rehearsal}}
+                            REHEARSAL: rehearsal, RUN_IDENTITY: run_identity}}
 
 
 def write(path: Path, doc: dict) -> None:

@@ -2,17 +2,18 @@
 
 A recipe's identity is its config content, the runner facts it expands with, and
 the content of its resolved benchmark script (CONTRACTS section 7) and of
-``benchmarks/benchmark_lib.sh``. Every candidate script of a revision is read
-with one ``read_blobs`` call.
+``benchmarks/benchmark_lib.sh``, hashed as the run identity hashes them
+(``core.digest``). Every candidate script of a revision is read with one
+``read_blobs`` call.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 
 from sweepgate.core import fields as F
+from sweepgate.core.digest import file_sha, files_sha
 from sweepgate.core.errors import Diagnostic, SweepgateError
 
 
@@ -108,18 +109,15 @@ class RecipeSet:
     candidates: dict[str, list[str]] = field(default_factory=dict)  # candidate[0] -> all candidates
 
     def sha(self, path: str | None) -> str | None:
-        raw = self.blobs.get(path) if path else None
-        return hashlib.sha256(raw).hexdigest() if raw is not None else None
+        """A file's digest as the run identity hashes it (core.digest)."""
+        return file_sha(self.blobs.get(path) if path else None)
 
     @property
     def lib_sha(self) -> str | None:
-        """One digest of the library: the entry point and every part it sources."""
+        """One digest of the library: the entry point and every part it sources (core.digest)."""
         if self.blobs.get(F.BENCHMARK_LIB) is None:
             return None
-        digest = hashlib.sha256()
-        for path in F.BENCHMARK_LIB_FILES:
-            digest.update(path.encode() + b"\0" + (self.blobs.get(path) or b"") + b"\0")
-        return digest.hexdigest()
+        return files_sha(F.BENCHMARK_LIB_FILES, self.blobs)
 
     def runner_facts(self, key: str):
         runner = (self.configs.get(key) or {}).get(F.RUNNER) if isinstance(self.configs.get(key), dict) else None

@@ -99,6 +99,7 @@ def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: f
            R.STARTED: j.get(R.STARTED) or m.fields.get(R.STARTED),
            R.FINISHED: j.get(R.FINISHED) or m.fields.get(R.FINISHED),
            R.STATUS: _status(m, j, metrics), R.REHEARSAL: bool(j.get(R.REHEARSAL)),
+           R.RUN_IDENTITY: j.get(R.RUN_IDENTITY), R.REUSED_FROM: None,
            R.CLIENT: m.client, R.CLIENT_VERSION: m.client_version, R.SOURCE_FORMAT: m.source_format,
            R.SOURCE_LINE: m.line,
            R.METRICS: {k: _plain(v) for k, v in sorted(metrics.items()) if v is not None}, R.EVALS: m.evals}

@@ -9,7 +9,8 @@ milliseconds, ``_s`` for seconds, ``_per_gpu`` for tok/s/GPU.
 from __future__ import annotations
 
 from sweepgate.core.jobfile import (  # noqa: F401 - the job sidecar's keys are provenance fields
-    ATTEMPT, COMMIT, CONFIG_KEY, FINISHED, REF, REHEARSAL, RUN_ID, RUNNER_NAME, STARTED, STATUS, STATUSES,
+    ATTEMPT, COMMIT, CONFIG_KEY, FINISHED, REF, REHEARSAL, RUN_ID, RUN_IDENTITY, RUNNER_NAME, STARTED, STATUS,
+    STATUSES,
 )
 
 SCHEMA_VERSION = 1
@@ -55,6 +56,9 @@ CLIENT_VERSION = "client-version"
 SOURCE_FORMAT = "source-format"
 SCHEMA = "schema-version"
 SOURCE_LINE = "source-line"  # line of a JSONL output the record came from (0: the whole file)
+# `ci reuse`: a result recorded against a later run it was reused for names the job that
+# measured it ({"run-id", "attempt", "result-filename"}); null for a job's own result.
+REUSED_FROM = "reused-from"
 
 # --- metrics (record["metrics"]) -------------------------------------------------------
 METRICS = "metrics"

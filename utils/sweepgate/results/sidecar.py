@@ -59,7 +59,7 @@ def _check_job(job: dict, path: str) -> None:
         bad(R.STATUS, f"expected one of {', '.join(R.STATUSES)}, got {job.get(R.STATUS)!r}", "write job.status")
     if not isinstance(job.get(R.REHEARSAL, False), bool):
         bad(R.REHEARSAL, "expected true or false", "write a JSON boolean")
-    for key in (R.CONFIG_KEY, R.COMMIT, R.REF, R.RUNNER_NAME, R.STARTED, R.FINISHED):
+    for key in (R.CONFIG_KEY, R.COMMIT, R.REF, R.RUNNER_NAME, R.STARTED, R.FINISHED, R.RUN_IDENTITY):
         if job.get(key) is not None and not isinstance(job[key], str):
             bad(key, f"expected a string, got {job[key]!r}", "write it as a JSON string")
 

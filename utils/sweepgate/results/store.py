@@ -35,7 +35,7 @@ KEY = (R.RUN_ID, R.ATTEMPT, R.RESULT_FILENAME)
 STRING_FIELDS = (R.RECIPE_FINGERPRINT, R.CONFIG_KEY, R.EXP_NAME, R.MODEL, R.PRECISION, R.FRAMEWORK, R.RUNNER,
                  R.RUNNER_NAME, R.HARDWARE, R.SCENARIO, R.TOPOLOGY, R.SPEC_DECODING, R.KV_OFFLOADING,
                  R.KV_OFFLOAD_BACKEND, R.IMAGE, R.COMMIT, R.REF, R.STARTED, R.FINISHED, R.STATUS, R.CLIENT,
-                 R.SOURCE_FORMAT)
+                 R.SOURCE_FORMAT, R.RUN_IDENTITY)
 INTEGER_FIELDS = (R.ISL, R.OSL, R.CONC, R.GPUS)
 METRIC_FIELDS = (R.OUTPUT_TPUT_PER_GPU, R.INPUT_TPUT_PER_GPU, R.TPUT_PER_GPU, R.INTERACTIVITY, R.SUCCESS_RATE,
                  R.REQUEST_THROUGHPUT, R.OUTPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT,
@@ -67,6 +67,7 @@ results = sa.Table(
     sa.Index("ix_results_run", column(R.RUN_ID)),
     sa.Index("ix_results_point", *(column(f) for f in R.POINT)),
     sa.Index("ix_results_ref", column(R.REF)),
+    sa.Index("ix_results_identity", column(R.RUN_IDENTITY)),  # migration 0002
 )
 
 
@@ -260,6 +261,25 @@ class Store:
             raise database_error(self.url, exc) from None
         return [rec for i in range(0, len(ids), 500)
                 for rec in self._records(sa.select(results.c.record).where(results.c.id.in_(ids[i:i + 500])))]
+
+    def reusable(self, identities: list[str], since: str | None = None) -> dict[str, list[dict]]:
+        """For each run identity, the newest successful non-rehearsal job's records (every record of
+        that job: an output can hold several), measured (not itself reused) and finished at or
+        after ``since`` (ISO 8601) when given. Identities without one are absent."""
+        query = sa.select(results.c.record).where(
+            results.c.run_identity.in_(sorted(set(identities))), results.c.status == "success",
+            results.c.rehearsal.is_(False))
+        if since is not None:
+            query = query.where(sa.func.coalesce(results.c.finished, results.c.ingested_at) >= since)
+        out: dict[str, list[dict]] = {}
+        chosen: dict[str, tuple] = {}
+        for rec in self._records(query.order_by(*_order_newest())):
+            if rec.get(R.REUSED_FROM):
+                continue
+            job = (rec[R.RUN_ID], rec[R.ATTEMPT], rec[R.RESULT_FILENAME])
+            if chosen.setdefault(rec[R.RUN_IDENTITY], job) == job:
+                out.setdefault(rec[R.RUN_IDENTITY], []).append(rec)
+        return out
 
     def history(self, point: dict) -> list[dict]:
         """Every record of ``point`` on every ref, oldest first."""

@@ -1,0 +1,152 @@
+"""Reuse at merge (CONTRACTS section 9), end to end in a real git repository with an SQLite store.
+
+A PR's sweep runs and its results are ingested; the PR then changes one benchmark script
+and is squash-merged; `sweepgate ci reuse` on the push keeps only the rows whose files
+changed after the PR's run and records the others' results against the push run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import CHANGELOG
+from test_matrix import entry
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "results"))
+
+from helpers import vllm_output  # noqa: E402
+
+from sweepgate.core import fields as F  # noqa: E402
+from sweepgate.core import identity  # noqa: E402
+from sweepgate.results.store import open_store  # noqa: E402
+from sweepgate.results import record as R  # noqa: E402
+
+SCRIPTS = {key: f"benchmarks/single_node/fixed_seq_len/dsr1_fp4_b300_{fw}.sh"
+           for key, fw in (("dsr1-fp4-b300-vllm", "vllm"), ("dsr1-fp4-b300-sglang", "sglang"))}
+SHIPPED = [*F.BENCHMARK_LIB_FILES, identity.LAUNCHER_LIB, "benchmarks/runners/launch_b300-nv.sh"]
+
+
+def sg(cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "SWEEPGATE_"))}
+    full.update({"PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_NO_CACHE": "1", **(env or {})})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *args], cwd=cwd, capture_output=True, text=True,
+                          env=full, timeout=120)
+
+
+def script(name: str, version: int = 1) -> str:
+    return (f'#!/usr/bin/env bash\n# {name} v{version}\nsource "$(dirname "${{BASH_SOURCE[0]}}")/../../'
+            'benchmark_lib.sh"\necho run\n')
+
+
+@pytest.fixture
+def repo(make_repo):
+    files = {rel: (ROOT / rel).read_text() for rel in SHIPPED}
+    files.update({path: script(key) for key, path in SCRIPTS.items()})
+    return make_repo(files=files)
+
+
+def matrix(repo, base: str, head: str) -> dict:
+    proc = sg(repo.path, "matrix", "--base-ref", base, "--head-ref", head)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def rows(m: dict) -> list[dict]:
+    return [row for bucket in m["single_node"].values() for row in bucket]
+
+
+def run_pr_sweep(repo, m: dict, tmp_path: Path, db: str) -> None:
+    """What each benchmark job of the PR's run leaves (output + sidecar written by the job), then ingest."""
+    results = tmp_path / "results"
+    for row in rows(m):
+        name = F.result_filename(row, "b300-nv_00")
+        results.mkdir(exist_ok=True)
+        (results / f"{name}.json").write_text(json.dumps(vllm_output(row["conc"])))
+        proc = sg(repo.path, "results", "sidecar", "--tools", ".", env={
+            "ROW": json.dumps(row), "RESULT_DIR": str(results), "RESULT_FILENAME": name,
+            "GITHUB_RUN_ID": "100", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REF": "refs/pull/7/merge",
+            "GITHUB_SHA": repo.head(), "RUNNER_NAME": "b300-nv_00", "JOB_STATUS": "success"})
+        assert proc.returncode == 0, proc.stderr
+    proc = sg(repo.path, "results", "ingest", "--db", db, str(results))
+    assert proc.returncode == 0, proc.stderr
+    assert "ingested 5 results (5 new)" in proc.stdout
+
+
+def test_squash_merge_reuses_every_row_whose_files_did_not_change(repo, tmp_path):
+    db = f"sqlite:///{tmp_path / 'results.db'}"
+    main = repo.head()
+    repo.git("checkout", "-q", "-b", "pr")
+    pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
+    pr_matrix = matrix(repo, main, pr_head)
+    assert len(rows(pr_matrix)) == 5  # vllm conc 4, 8, 16; sglang conc 4, 8
+    run_pr_sweep(repo, pr_matrix, tmp_path, db)
+
+    # After the PR's sweep, the sglang script changes; then the PR is squash-merged.
+    sglang = SCRIPTS["dsr1-fp4-b300-sglang"]
+    repo.commit({sglang: script("dsr1-fp4-b300-sglang", 2)}, "fix the sglang script")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--squash", "pr")
+    merged = repo.commit(message="Tune both dsr1 keys (#7)")
+    push = matrix(repo, main, merged)
+    (tmp_path / "matrix.json").write_text(json.dumps(push))
+
+    proc = sg(repo.path, "ci", "reuse", "--db", db, "--matrix", str(tmp_path / "matrix.json"),
+              "--out", str(tmp_path / "remaining.json"),
+              env={"GITHUB_RUN_ID": "200", "GITHUB_REF": "refs/heads/main", "GITHUB_SHA": merged})
+    assert proc.returncode == 0, proc.stderr
+    # 3 vllm rows x 8 GPUs x 20 minutes (the 1k1k estimate) = 8 GPU-hours
+    assert proc.stdout.splitlines()[-1] == "reused 3 of 5 jobs (8 GPU-hours saved)"
+    remaining = json.loads((tmp_path / "remaining.json").read_text())
+    assert set(remaining) == set(push)
+    assert sorted((r["framework"], r["conc"]) for r in rows(remaining)) == [("sglang", 4), ("sglang", 8)]
+
+    with open_store(db) as store:
+        recorded = store.run_results("200")
+    assert sorted(r[R.CONC] for r in recorded) == [4, 8, 16]
+    assert all(r[R.REUSED_FROM][R.RUN_ID] == "100" and r[R.REF] == "refs/heads/main"
+               and r[R.COMMIT] == merged for r in recorded)
+
+    # Run again (a re-run of the push): nothing new is stored, the same rows remain.
+    again = sg(repo.path, "ci", "reuse", "--db", db, "--matrix", str(tmp_path / "matrix.json"),
+               "--out", str(tmp_path / "remaining2.json"), "--run-id", "200")
+    assert again.returncode == 0 and json.loads((tmp_path / "remaining2.json").read_text()) == remaining
+
+
+def test_a_launcher_or_library_change_is_a_new_identity(repo):
+    m_row = {"runner": "b300", "model-prefix": "dsr1", "precision": "fp4", "framework": "vllm", "conc": 4,
+             "recipe-fingerprint": "f" * 64, "isl": 1024, "osl": 1024}
+    runners = {"labels": {"b300": ["b300-nv_00"]}}
+    files = {p: (repo.path / p).read_bytes() for p in identity.needed_paths(m_row, runners)
+             if (repo.path / p).exists()}
+    first = identity.run_identity(m_row, runners, files)
+    assert identity.run_identity(dict(m_row), runners, dict(files)) == first
+    for changed in ("benchmarks/runners/launch_b300-nv.sh", "benchmarks/lib/clients.sh", SCRIPTS["dsr1-fp4-b300-vllm"]):
+        assert identity.run_identity(m_row, runners, {**files, changed: files[changed] + b"#\n"}) != first
+    assert identity.run_identity({**m_row, "conc": 8}, runners, files) != first
+    assert identity.run_identity({**m_row, "runner": "b300-other"}, runners, files) != first
+
+
+def test_reuse_refuses_bad_input_in_one_line(repo, tmp_path):
+    (tmp_path / "m.json").write_text("{not json")
+    proc = sg(repo.path, "ci", "reuse", "--matrix", str(tmp_path / "m.json"), "--out", str(tmp_path / "o.json"),
+              "--run-id", "1")
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_multinode_parts_are_every_file_a_multinode_script_runs():
+    named = set()
+    for path in (ROOT / "benchmarks" / "multi_node").rglob("*.sh"):
+        for ref in re.findall(r'(?:source|bash|srun[^\n]*?)\s+"?\$\(dirname "\$\{BASH_SOURCE\[0\]\}"\)/([\w./-]+\.sh)',
+                              path.read_text()):
+            named.add(os.path.normpath(os.path.join(os.path.relpath(path.parent, ROOT), ref)))
+    named.discard(F.BENCHMARK_LIB)
+    assert named and named <= set(identity.MULTINODE_PARTS)

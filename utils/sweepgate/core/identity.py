@@ -1,0 +1,90 @@
+"""A job's run identity: what makes two runs of a matrix row the same run (CONTRACTS section 9).
+
+Two jobs are the same run when they measure the same point of the same recipe on
+the same runner pool with the same code: the row's recipe-fingerprint, conc, runner
+and point fields, and the content of every file the job executes — the benchmark
+script (CONTRACTS section 7 and its multi-node extension), ``benchmark_lib.sh`` and
+every part it sources, the multi-node helpers, and the runner's launcher with the
+shared launcher library. ``run_identity`` is the one function that says so; the job
+sidecar records it, ``ci reuse`` matches on it, and the plan's unlisted-change rule
+hashes files with the same ``core.digest`` functions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Callable
+
+from sweepgate.core import fields as F
+from sweepgate.core.digest import files_sha
+from sweepgate.core.recipes import resolve_script, runs_multinode, script_candidates
+
+LAUNCHER_DIR = "benchmarks/runners"
+LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
+# What a multi-node script sources or starts besides benchmark_lib.sh (tests/test_identity.py
+# checks every file benchmarks/multi_node/*.sh names is here).
+MULTINODE_PARTS = ("benchmarks/multi_node/disagg_lib.sh", "benchmarks/multi_node/disagg_head.sh",
+                   "benchmarks/multi_node/node_task.sh")
+# Row fields that say which measurement a job takes besides the fingerprint and conc.
+POINT_FIELDS = (F.RECIPE_FINGERPRINT, F.CONC, F.RUNNER, F.ISL, F.OSL, F.SCENARIO_TYPE, F.RUN_EVAL, F.EVAL_ONLY)
+
+Blobs = dict[str, "bytes | None"]
+
+
+def launcher_files(runner: str, runners: dict) -> list[str]:
+    """The launcher a row's runner pool runs (launch_<runner-name prefix>.sh) and its library."""
+    names = ((runners or {}).get("labels") or {}).get(runner) if isinstance(runners, dict) else None
+    first = names[0] if isinstance(names, list) and names else runner.split(":", 1)[-1]
+    return [f"{LAUNCHER_DIR}/launch_{str(first).split('_', 1)[0]}.sh", LAUNCHER_LIB]
+
+
+def support_files(row: dict, runners: dict) -> list[str]:
+    """Every file the job of ``row`` executes besides its benchmark script."""
+    extra = list(MULTINODE_PARTS) if runs_multinode(row) else []
+    return [*F.BENCHMARK_LIB_FILES, *extra, *launcher_files(str(row.get(F.RUNNER, "")), runners)]
+
+
+def needed_paths(row: dict, runners: dict) -> list[str]:
+    """What ``run_identity`` reads: the script candidates and the support files."""
+    return [*script_candidates(row), *support_files(row, runners)]
+
+
+def run_identity(row: dict, runners: dict, blobs: Blobs) -> str:
+    """The run identity of ``row`` given the files (``blobs`` holds ``needed_paths``)."""
+    script = resolve_script(script_candidates(row), blobs)
+    point = {name: row.get(name) for name in POINT_FIELDS}
+    # Eval rows carry no fingerprint: the whole row stands in for it.
+    point[F.RECIPE_FINGERPRINT] = row.get(F.RECIPE_FINGERPRINT) or F.row_digest(row)
+    files = [script or "(no script)", *support_files(row, runners)]
+    digest = hashlib.sha256(json.dumps(point, sort_keys=True, separators=(",", ":")).encode())
+    digest.update(b"\0" + files_sha(files, blobs).encode())
+    return digest.hexdigest()
+
+
+def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]) -> list[str]:
+    """``run_identity`` of each row, reading every file once (``read(paths) -> blobs``)."""
+    wanted: dict[str, None] = {}
+    for row in rows:
+        wanted.update(dict.fromkeys(needed_paths(row, runners)))
+    blobs = read(list(wanted))
+    return [run_identity(row, runners, blobs) for row in rows]
+
+
+def read_tree(root: str, launchers_root: str | None = None) -> Callable[[list[str]], Blobs]:
+    """``read`` over checked-out files: the launchers from ``launchers_root`` (the benchmark
+    job runs main's launchers beside the approved commit's scripts), the rest from ``root``."""
+    import os
+
+    def read(paths: list[str]) -> Blobs:
+        out: Blobs = {}
+        for path in paths:
+            base = launchers_root if launchers_root and path.startswith(LAUNCHER_DIR + "/") else root
+            try:
+                with open(os.path.join(base, path), "rb") as fh:
+                    out[path] = fh.read()
+            except OSError:
+                out[path] = None
+        return out
+
+    return read

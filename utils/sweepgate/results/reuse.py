@@ -1,0 +1,90 @@
+"""Reuse at merge (CONTRACTS section 9): rows whose run identity the store already measured.
+
+``find`` matches each matrix row's run identity (``core.identity``, over the files at
+the given revision) against the store's successful, non-rehearsal results. ``apply``
+records the reused results against the current run (so main's history is complete,
+each copy naming the job that measured it in ``reused-from``) and returns the matrix
+of the rows that still have to run, in the same shape.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from dataclasses import dataclass, field
+
+from sweepgate.core import fields as F
+from sweepgate.core.identity import identities
+from sweepgate.core.plan import ESTIMATES_FILE, load_estimates, row_cost
+from sweepgate.core.select import BUCKET_KEYS, iter_rows
+from sweepgate.results import record as R
+
+
+@dataclass
+class Found:
+    """What the store holds for a matrix."""
+
+    rows: list[tuple[str, dict, str]]  # (bucket, row, run identity), matrix order
+    hits: dict[str, list[dict]] = field(default_factory=dict)  # identity -> the measuring job's records
+    minutes: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def reused(self) -> list[tuple[str, dict, str]]:
+        return [item for item in self.rows if item[2] in self.hits]
+
+    @property
+    def gpu_hours_saved(self) -> float:
+        return round(sum(row_cost(bucket, row, self.minutes)[0] for bucket, row, _ in self.reused), 3)
+
+    def summary(self) -> str:
+        return f"reused {len(self.reused)} of {len(self.rows)} jobs ({self.gpu_hours_saved:g} GPU-hours saved)"
+
+
+def since(max_age_days: float | None) -> str | None:
+    if max_age_days is None:
+        return None
+    cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=max_age_days)
+    return cutoff.isoformat(timespec="seconds")
+
+
+def find(matrix: dict, git, ref: str, store, max_age_days: float | None = None) -> Found:
+    """Each row's run identity at ``ref`` and the stored results that match it."""
+    from sweepgate.core.load import parse_yaml
+
+    rows = list(iter_rows(matrix))
+    extra = git.read_blobs(ref, [F.RUNNERS_FILE, ESTIMATES_FILE])
+    runners = parse_yaml(extra[F.RUNNERS_FILE].decode(), F.RUNNERS_FILE) if extra.get(F.RUNNERS_FILE) else {}
+    ids = identities([row for _, row in rows], runners if isinstance(runners, dict) else {},
+                     lambda paths: git.read_blobs(ref, paths))
+    minutes, _ = load_estimates(extra.get(ESTIMATES_FILE))
+    hits = store.reusable(ids, since(max_age_days)) if ids else {}
+    return Found([(b, r, i) for (b, r), i in zip(rows, ids)], hits, minutes)
+
+
+def remaining_matrix(matrix: dict, found: Found) -> dict:
+    """``matrix`` without the reused rows, same shape (every key kept)."""
+    reused = {id(row) for _, row, _ in found.reused}
+    out = copy.deepcopy({k: v for k, v in matrix.items() if k not in BUCKET_KEYS})
+    for name in BUCKET_KEYS:
+        value = matrix.get(name)
+        if isinstance(value, dict):
+            out[name] = {b: [r for r in rows if id(r) not in reused] for b, rows in value.items()}
+            out[name] = {b: rows for b, rows in out[name].items() if rows}
+        elif isinstance(value, list):
+            out[name] = [r for r in value if id(r) not in reused]
+        elif name in matrix:
+            out[name] = value
+    return out
+
+
+def reused_records(found: Found, *, run_id: str, attempt: int, ref: str | None, commit: str | None) -> list[dict]:
+    """The measuring jobs' records, recorded against the current run."""
+    out = []
+    for _, _, ident in found.reused:
+        for rec in found.hits[ident]:
+            copy_ = dict(rec)
+            copy_[R.REUSED_FROM] = {R.RUN_ID: rec[R.RUN_ID], R.ATTEMPT: rec[R.ATTEMPT],
+                                    R.RESULT_FILENAME: rec[R.RESULT_FILENAME]}
+            copy_.update({R.RUN_ID: run_id, R.ATTEMPT: attempt, R.REF: ref, R.COMMIT: commit})
+            out.append(copy_)
+    return out
