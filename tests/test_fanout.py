@@ -233,3 +233,62 @@ def test_split_step_feeds_the_outputs(sweep):
     for tmpl in {spec[2] for spec in fanout.FANOUT.values()}:
         doc = yaml.safe_load((ROOT / ".github/workflows" / tmpl).read_text())
         assert doc[True]["workflow_call"]["inputs"]["matrix-artifact"]["default"] == "matrix"
+
+
+# --- canary stage --------------------------------------------------------------------------
+
+def all_refs(outputs):
+    refs = [ref for kind in fanout.FANOUT for chunk in chunks_of(outputs, kind) for ref in chunk]
+    canary = [ref for name in fanout.CANARY_OUTPUTS if outputs[name] for ref in json.loads(outputs[name])["row"]]
+    return canary, refs
+
+
+def test_canaries_are_one_lowest_conc_row_per_pool_script_and_kv_arm():
+    m = matrix(fixed=6, agentic=3, multinode=2, evals=2)
+    m["single_node"]["agentic"].append({**agentic_row(0), "conc": 2, "kv-offloading": "none",
+                                        "kv-offload-backend": None, "exp-name": "kimik3_tp8_conc2"})
+    m["single_node"]["1k1k"].append({**fixed_row(9, runner="cluster:b300-other"), "conc": 64})
+    outputs = fanout.split(m, canary=True)
+    canary, rest = all_refs(outputs)
+    picked = [fanout.row_for_id(m, ref["id"]) for ref in canary]
+    # b300-nv dsr1 (conc 4), b300-other dsr1, kimik3 dram-lmcache (conc 4), kimik3 no offload, multi-node dsr1
+    assert sorted((r["runner"], r.get("kv-offloading", "none"), fanout._min_conc(r)) for r in picked) == [
+        ("cluster:b300-nv", "none", 4), ("cluster:b300-other", "none", 64), ("cluster:gb200-nv", "none", 64),
+        ("cluster:mi355x-amds", "dram", 4), ("cluster:mi355x-amds", "none", 2)]
+    assert outputs["canary_jobs"] == "5"
+    ids = [ref["id"] for ref in canary + rest]
+    assert len(ids) == len(set(ids)) == int(outputs["jobs"])  # every row once: canary or chunk
+    multinode = json.loads(outputs["canary_multinode"])["row"]
+    assert [ref["id"].split("/")[0] for ref in multinode] == ["multinode"]
+
+
+@pytest.mark.parametrize("kw,single,multi", [
+    (dict(agentic=3), 1, 0),      # agentic-only sweeps get a canary
+    (dict(multinode=3), 0, 1),    # so do multi-node-only sweeps, in the multi-node template
+    (dict(evals=2), 1, 0),
+])
+def test_every_kind_of_sweep_gets_canaries(kw, single, multi):
+    outputs = fanout.split(matrix(**kw), canary=True)
+    assert (len(json.loads(outputs["canary"])["row"]) if outputs["canary"] else 0) == single
+    assert (len(json.loads(outputs["canary_multinode"])["row"]) if outputs["canary_multinode"] else 0) == multi
+    canary, rest = all_refs(outputs)
+    assert len(canary) == single + multi and len(canary) + len(rest) == int(outputs["jobs"])
+
+
+def test_without_canary_every_row_is_in_the_chunks():
+    outputs = fanout.split(matrix(fixed=4, agentic=2, multinode=1))
+    assert outputs["canary"] == outputs["canary_multinode"] == "" and outputs["canary_jobs"] == "0"
+    assert len(all_refs(outputs)[1]) == 7
+
+
+def test_cli_split_canary(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(matrix(fixed=4, multinode=1)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    env.pop("GITHUB_OUTPUT", None)
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "split", "--matrix", str(path), "--canary"],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    values = kv.parse_kv(proc.stdout)
+    assert json.loads(values["canary"])["row"][0]["id"] == "fixed/0" and values["canary_multinode"]
+    assert "2 canaries first" in proc.stderr

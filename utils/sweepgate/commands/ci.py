@@ -123,10 +123,12 @@ def _run_split(args) -> int:
 
         labels = runners_at(args.runners).get("labels") or {}
         check_runners(matrix, set(labels) if isinstance(labels, dict) else set(), source=args.matrix)
-    outputs = split(matrix, max_jobs=args.max_jobs, max_bytes=args.max_bytes, source=args.matrix)
+    outputs = split(matrix, max_jobs=args.max_jobs, max_bytes=args.max_bytes, source=args.matrix,
+                    canary=args.canary)
     _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), outputs)
     used = ", ".join(f"{k}={outputs[k + '_jobs']}" for k in FANOUT if outputs[k + "_jobs"] != "0")
-    print(f"sweepgate ci split: {outputs['jobs']} jobs ({used or 'none'})", file=sys.stderr)
+    first = f"; {outputs['canary_jobs']} canaries first" if args.canary else ""
+    print(f"sweepgate ci split: {outputs['jobs']} jobs ({used or 'none'}){first}", file=sys.stderr)
     return 0
 
 
@@ -252,6 +254,8 @@ def add_arguments(parser) -> None:
                    "runner (the default branch's, on the GPU side)")
     p.add_argument("--max-jobs", type=int, default=MAX_MATRIX_JOBS, help="rows per chunk (default 256)")
     p.add_argument("--max-bytes", type=int, default=MAX_JOB_OUTPUT_BYTES, help="job output budget, UTF-16 bytes")
+    p.add_argument("--canary", action="store_true", help="first run one row per (runner pool, script, KV-offload "
+                   "arm), the lowest conc (outputs canary, canary_multinode); the chunks hold the rest")
     p.add_argument("--output", help="file to append outputs to (default: $GITHUB_OUTPUT, else stdout)")
     p.set_defaults(_ci=_run_split)
 

@@ -89,8 +89,43 @@ def _display_name(row: dict) -> str:
     return f"{row.get(fields.EXP_NAME, '?')} c{conc_s}"
 
 
+# Canary stage: one job per template; the rest of the sweep waits for both.
+CANARY_OUTPUTS = {"canary": "benchmark-tmpl.yml", "canary_multinode": "benchmark-multinode-tmpl.yml"}
+MULTINODE_KINDS = ("multinode", "multinode_evals")
+
+
+def _min_conc(row: dict) -> int:
+    conc = row.get(fields.CONC)
+    values = conc if isinstance(conc, list) else [conc]
+    return min((v for v in values if isinstance(v, int)), default=0)
+
+
+def canary_group(row: dict) -> tuple:
+    """What a canary stands for: the runner pool, the script the row runs, its KV-offload arm."""
+    from sweepgate.core.recipes import script_candidates
+
+    backend = row.get(fields.KV_OFFLOAD_BACKEND) if isinstance(row.get(fields.KV_OFFLOAD_BACKEND), dict) else {}
+    try:
+        script = tuple(script_candidates(row))
+    except KeyError:
+        script = (row.get(fields.EXP_NAME),)
+    return (row[fields.RUNNER], script, row.get(fields.KV_OFFLOADING, fields.DEFAULT_KV_OFFLOADING),
+            backend.get("name"))
+
+
+def canaries(kinds: dict[str, list[dict]]) -> list[tuple[str, int]]:
+    """One (kind, index) per canary group: its lowest-conc row (the first of equals), in matrix order."""
+    best: dict[tuple, tuple[int, str, int]] = {}
+    for kind, rows in kinds.items():
+        for i, row in enumerate(rows):
+            group = canary_group(row)
+            if group not in best or _min_conc(row) < best[group][0]:
+                best[group] = (_min_conc(row), kind, i)
+    return sorted(((kind, i) for _, kind, i in best.values()), key=lambda t: (list(kinds).index(t[0]), t[1]))
+
+
 def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX_JOB_OUTPUT_BYTES,
-          capacity: dict[str, int] | None = None, source: str = "matrix") -> dict[str, str]:
+          capacity: dict[str, int] | None = None, source: str = "matrix", canary: bool = False) -> dict[str, str]:
     """Matrix -> job outputs ``<kind>_<i>`` (each a strategy.matrix JSON or '') plus totals.
 
     A matrix entry is a reference, ``{"runner", "id", "name"}``: whole rows would
@@ -105,11 +140,13 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
                    f"pass a value from 1 to {MAX_MATRIX_JOBS} (GitHub runs at most {MAX_MATRIX_JOBS} jobs "
                    "per matrix)", rule="usage")
     capacity = capacity or {kind: spec[1] for kind, spec in FANOUT.items()}
-    outputs: dict[str, str] = {}
+    kinds = rows_by_kind(matrix, source)
+    first = set(canaries(kinds)) if canary else set()
+    outputs = _canary_outputs(kinds, first, max_jobs, source)
     total = 0
-    for kind, rows in rows_by_kind(matrix, source).items():
+    for kind, rows in kinds.items():
         refs = [{"runner": row[fields.RUNNER], "id": f"{kind}/{i}", "name": _display_name(row)}
-                for i, row in enumerate(rows)]
+                for i, row in enumerate(rows) if (kind, i) not in first]
         chunks = [refs[i:i + max_jobs] for i in range(0, len(refs), max_jobs)]
         if len(chunks) > capacity[kind]:
             raise fail(source, 0,
@@ -129,6 +166,22 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
                    f"{total} rows make {size:,} bytes of job outputs; GitHub allows {max_bytes:,} per job",
                    f"split the changelog entry into smaller PRs or use {SWEEP_LABEL} (trimmed)",
                    rule="ci-fanout")
+    return outputs
+
+
+def _canary_outputs(kinds: dict[str, list[dict]], first: set, max_jobs: int, source: str) -> dict[str, str]:
+    """``canary`` / ``canary_multinode``: the canary rows' references ('' when none), and their count."""
+    outputs = {}
+    for name in CANARY_OUTPUTS:
+        multinode = name == "canary_multinode"
+        refs = [{"runner": kinds[k][i][fields.RUNNER], "id": f"{k}/{i}", "name": _display_name(kinds[k][i])}
+                for k, i in sorted(first, key=lambda t: (list(kinds).index(t[0]), t[1]))
+                if (k in MULTINODE_KINDS) == multinode]
+        if len(refs) > max_jobs:
+            raise fail(source, 0, f"{len(refs)} canary rows are more than one fan-out job holds ({max_jobs})",
+                       "split the changelog entry, or add the no-canary label", rule="ci-fanout")
+        outputs[name] = _dump({"row": refs}) if refs else ""
+    outputs["canary_jobs"] = str(len(first))
     return outputs
 
 
