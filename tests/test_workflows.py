@@ -220,7 +220,8 @@ def test_pr_side_uploads_nothing_and_reports_the_gate(docs):
     pr = docs["pr-sweep.yml"]
     assert set(pr["on"]) == {"pull_request"}
     assert pr["jobs"]["gate"]["name"] == audit.GATE_CHECK
-    assert not [s for _, s in steps(pr) if "upload-artifact" in s.get("uses", "") or "cache" in s.get("uses", "")]
+    assert not [s for _, s in steps(pr) if "upload-artifact" in s.get("uses", "")]
+    assert not cache_writers(WORKFLOWS), "the PR side may restore main's cache, never save one"
     assert "secrets." not in (WORKFLOWS / "pr-sweep.yml").read_text()
 
 
@@ -544,3 +545,43 @@ def test_plan_counts_the_jobs_the_matrix_runs(docs):
             for flag in ('"${eval_flags[@]}"', '"${trim[@]}"'):
                 assert (flag in calls["matrix"]) == (flag in calls["plan"]), f"{name}:{job}: {flag}"
     assert seen >= 1
+
+
+# --- the sweepgate cache: restored on the PR side, saved only from pushes to main ----------
+
+CACHE_SAVERS = re.compile(r"actions/cache(/save)?@")  # actions/cache saves in its post step
+
+
+def cache_writers(workflow_dir: Path) -> list[str]:
+    """Steps that can save a cache, in workflows a pull request (or any non-push trigger) reaches."""
+    import workflow_reach
+
+    found = {p.name: workflow_reach.load(p) for p in sorted(workflow_dir.glob("*.y*ml"))}
+    triggers = workflow_reach.reaching_triggers(found)
+    return [f"{name}:{job}:{step.get('name') or step['uses']}"
+            for name, doc in found.items() if triggers[name] - {"push"}
+            for job, body in (doc.get("jobs") or {}).items() for step in body.get("steps") or []
+            if CACHE_SAVERS.match(str(step.get("uses", "")))]
+
+
+def test_no_pr_reachable_workflow_saves_a_cache(docs):
+    assert cache_writers(WORKFLOWS) == []
+    restores = [s for _, s in steps(docs["pr-sweep.yml"]) if "actions/cache/restore@" in s.get("uses", "")]
+    assert restores and all(s["with"]["path"] == ".git/sweepgate-cache" for s in restores)
+    savers = [(n, s) for n in NAMES for _, s in steps(docs[n]) if CACHE_SAVERS.match(s.get("uses", ""))]
+    assert [n for n, _ in savers] == ["cache-warm.yml"]
+    assert docs["cache-warm.yml"]["on"] == {"push": {"branches": ["main"]}}
+    assert savers[0][1]["with"]["key"].endswith("-${{ github.sha }}")
+
+
+@pytest.mark.parametrize("on, uses, bad", [
+    ("pull_request", "actions/cache/save@" + "0" * 40, True),
+    ("pull_request", "actions/cache@" + "0" * 40, True),
+    ("[push, workflow_dispatch]", "actions/cache/save@" + "0" * 40, True),
+    ("pull_request", "actions/cache/restore@" + "0" * 40, False),
+    ("push", "actions/cache/save@" + "0" * 40, False),
+])
+def test_cache_writer_check_catches_pr_saves(tmp_path, on, uses, bad):
+    (tmp_path / "w.yml").write_text(f"on: {on}\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n"
+                                    f"      - uses: {uses}\n")
+    assert bool(cache_writers(tmp_path)) is bad
