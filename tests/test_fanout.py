@@ -199,7 +199,7 @@ def sweep():
 
 
 def fanout_jobs(sweep):
-    return {name: job for name, job in sweep["jobs"].items() if "uses" in job}
+    return {name: job for name, job in sweep["jobs"].items() if "uses" in job and not name.startswith("canary")}
 
 
 def test_chunk_jobs_match_fanout(sweep):
@@ -213,7 +213,7 @@ def test_chunk_jobs_match_fanout(sweep):
         output = fanout.chunk_output_name(kind, i)
         assert setup_outputs[output] == f"${{{{ steps.split.outputs.{output} }}}}"
         assert job["strategy"]["matrix"] == f"${{{{ fromJSON(needs.setup.outputs.{output}) }}}}"
-        assert job["strategy"]["fail-fast"] is False
+        assert job["strategy"]["fail-fast"] == "${{ needs.decide.outputs.fail_fast == 'true' }}"
         assert f"needs.setup.outputs.{output} != ''" in job["if"]
         assert job["uses"] == f"./.github/workflows/{tmpl}"
         assert job["with"]["row-id"] == "${{ matrix.row.id }}"
@@ -225,7 +225,7 @@ def test_split_step_feeds_the_outputs(sweep):
     steps = sweep["jobs"]["setup"]["steps"]
     split = next(s for s in steps if s.get("id") == "split")
     assert "sweepgate ci split --matrix matrix.json" in split["run"]
-    matrix_step = next(s for s in steps if "process_changelog.py" in s.get("run", ""))
+    matrix_step = next(s for s in steps if "sweepgate matrix" in s.get("run", ""))
     assert steps.index(matrix_step) < steps.index(split)
     upload = next(s for s in steps if "upload-artifact" in s.get("uses", ""))
     # the templates fetch this artifact to resolve row ids
@@ -292,3 +292,12 @@ def test_cli_split_canary(tmp_path):
     values = kv.parse_kv(proc.stdout)
     assert json.loads(values["canary"])["row"][0]["id"] == "fixed/0" and values["canary_multinode"]
     assert "2 canaries first" in proc.stderr
+
+
+def test_canary_jobs_take_the_canary_outputs(sweep):
+    setup_outputs = sweep["jobs"]["setup"]["outputs"]
+    for output, tmpl in fanout.CANARY_OUTPUTS.items():
+        job = sweep["jobs"][output.replace("_", "-")]
+        assert setup_outputs[output] == f"${{{{ steps.split.outputs.{output} }}}}"
+        assert job["strategy"]["matrix"] == f"${{{{ fromJSON(needs.setup.outputs.{output}) }}}}"
+        assert job["uses"] == f"./.github/workflows/{tmpl}"

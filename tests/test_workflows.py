@@ -209,7 +209,7 @@ def test_approved_sha_is_what_the_gpu_side_checks_out(docs):
     assert "sweepgate validate" in gate["run"] and "sweepgate matrix" in gate["run"]
     assert "utils/" not in gate["run"] and "PYTHONPATH" not in gate.get("env", {})  # no PR code runs
     split_step = next(s for s in jobs["setup"]["steps"] if s.get("id") == "split")
-    assert split_step["run"] == "sweepgate ci split --matrix matrix.json --runners ."  # main's runners.yaml
+    assert 'sweepgate ci split --matrix matrix.json --runners . "${canary[@]}"' in split_step["run"]  # main's
     for name in TEMPLATES:
         checkouts = [s for s in docs[name]["jobs"]["benchmark"]["steps"] if "actions/checkout@" in s.get("uses", "")]
         assert [c["with"].get("ref") for c in checkouts] == ["${{ inputs.ref }}", "${{ github.sha }}"]
@@ -280,7 +280,9 @@ def test_label_names_live_only_in_ci_py():
     for name in NAMES:
         text = (WORKFLOWS / name).read_text()
         for label in decision.LABELS:
-            assert label not in text, f"{name} spells label {label}; use sweepgate.workflow.decide"
+            # `fail-fast:` is also a workflow key (strategy.fail-fast), not the label
+            spelled = re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-]|:)", text)
+            assert not spelled, f"{name} spells label {label}; use sweepgate.workflow.decide"
 
 
 # --- run-sweep.yml wiring -------------------------------------------------------------------
@@ -585,3 +587,64 @@ def test_cache_writer_check_catches_pr_saves(tmp_path, on, uses, bad):
     (tmp_path / "w.yml").write_text(f"on: {on}\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n"
                                     f"      - uses: {uses}\n")
     assert bool(cache_writers(tmp_path)) is bad
+
+
+def test_the_matrix_artifact_is_fetched_by_run_id_with_a_token(docs):
+    """A re-run of failed jobs is a later attempt: without run-id and github-token the download
+    looks for the artifact in a way that fails there."""
+    for name in TEMPLATES:
+        (step,) = [s for _, s in steps(docs[name]) if "download-artifact@" in s.get("uses", "")]
+        assert step["with"]["run-id"] == "${{ github.run_id }}", name
+        assert step["with"]["github-token"] == "${{ github.token }}", name
+        assert docs[name]["jobs"]["benchmark"]["permissions"] == {"contents": "read", "actions": "read"}
+
+
+def test_sidecar_hashes_the_launchers_main_ran(docs):
+    for name in TEMPLATES:
+        (step,) = [s for _, s in steps(docs[name]) if "results sidecar" in s.get("run", "")]
+        assert step["run"].endswith("--tools .sweepgate-main"), name
+
+
+def test_canary_stage_gates_the_chunks(docs):
+    jobs = docs["run-sweep.yml"]["jobs"]
+    assert jobs["canary"]["uses"].endswith("benchmark-tmpl.yml")
+    assert jobs["canary-multinode"]["uses"].endswith("benchmark-multinode-tmpl.yml")
+    split = next(s for s in jobs["setup"]["steps"] if s.get("id") == "split")
+    assert "--canary" in split["run"] and split["env"]["CANARY"] == "${{ needs.decide.outputs.canary }}"
+    chunks = [n for n, j in jobs.items() if "uses" in j and not n.startswith("canary")]
+    assert chunks
+    for n in chunks:
+        job = jobs[n]
+        assert {"canary", "canary-multinode"} <= set(job["needs"]), n
+        cond = " ".join(job["if"].split())
+        assert "needs.canary.result != 'failure'" in cond and "needs.canary-multinode.result != 'failure'" in cond
+        assert cond.startswith("!cancelled()"), n
+    for n in ("canary", "canary-multinode", *chunks):
+        # the fail-fast label, decided in Python (ci decide), only wired here
+        assert jobs[n]["strategy"]["fail-fast"] == "${{ needs.decide.outputs.fail_fast == 'true' }}", n
+    assert {"canary", "canary-multinode"} <= set(jobs["collect"]["needs"])
+
+
+def test_push_reuses_before_the_split(docs):
+    steps_ = docs["run-sweep.yml"]["jobs"]["setup"]["steps"]
+    reuse = next(s for s in steps_ if "sweepgate ci reuse" in s.get("run", ""))
+    split = next(s for s in steps_ if s.get("id") == "split")
+    upload = next(s for s in steps_ if "upload-artifact@" in s.get("uses", ""))
+    assert steps_.index(reuse) < steps_.index(split) < steps_.index(upload)
+    assert reuse["if"] == "github.event_name == 'push'"
+    assert 'mv "${GITHUB_WORKSPACE}/remaining.json" "${GITHUB_WORKSPACE}/matrix.json"' in reuse["run"]
+
+
+def test_dependabot_watches_actions_and_pip():
+    config = yaml.safe_load((ROOT / ".github" / "dependabot.yml").read_text())
+    assert config["version"] == 2
+    assert {u["package-ecosystem"] for u in config["updates"]} == {"github-actions", "pip"}
+
+
+def test_actions_are_on_current_majors():
+    oldest = {"actions/checkout": 6, "actions/setup-python": 6, "actions/upload-artifact": 5,
+              "actions/download-artifact": 6}
+    for name in NAMES:
+        for action, major in re.findall(r"uses:\s*([\w.-]+/[\w.-]+)@[0-9a-f]{40}\s*# v(\d+)\.",
+                                        (WORKFLOWS / name).read_text()):
+            assert int(major) >= oldest.get(action, 0), f"{name}: {action} v{major}"
