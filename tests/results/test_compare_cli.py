@@ -1,0 +1,158 @@
+"""`sweepgate results compare` end to end on a real SQLite store: the acceptance scenario,
+exit codes, JSON shape (CONTRACTS section 8), markdown, terminal table, charts and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import synth
+from sweepgate import cli
+from sweepgate.results import compare as C
+from sweepgate.results import record as R
+from sweepgate.results import render, store
+
+ROOT = Path(__file__).resolve().parents[2]
+DROP, RISE, THIN = (synth.KEYS[0], 16), (synth.KEYS[1], 32), "dsr1-fp8-b300-vllm-thin"
+POINT_KEYS = {"config-key", "hardware", "scenario", "isl", "osl", "conc", "metric", "head", "baseline", "change",
+              "verdict"}
+
+
+def build(path: Path, with_drop: bool = True) -> str:
+    """5 main runs with +-2 % noise, a config with only 2 main runs, and PR run pr-7."""
+    url = f"sqlite:///{path}"
+    scale = {RISE: {R.OUTPUT_TPUT_PER_GPU: 1.15}}
+    if with_drop:
+        scale[DROP] = {R.OUTPUT_TPUT_PER_GPU: 0.85}
+    with store.open_store(url) as st:
+        st.add(synth.history(runs=5, noise=0.02) + synth.history(runs=2, keys=(THIN,), concs=(8,), seed=5))
+        st.add(synth.pr_run(scale) + synth.pr_run(keys=(THIN,), concs=(8,), seed=6))
+    return url
+
+
+@pytest.fixture
+def env(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "GITHUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+def compare_json(url: str, capsys, *extra) -> tuple[int, dict]:
+    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_acceptance_one_drop_one_rise_rest_unchanged_thin_point_insufficient(env, capsys):
+    url = build(env / "r.db")
+    code, out = compare_json(url, capsys, "--fail-on-regression")
+    assert code == 3
+    assert out["run"] == "pr-7" and all(set(p) == POINT_KEYS for p in out["points"])
+    verdicts = {(p["config-key"], p["conc"], p["metric"]): p["verdict"] for p in out["points"]}
+    changed = {k: v for k, v in verdicts.items() if v not in (C.UNCHANGED,)}
+    assert {k: v for k, v in changed.items() if k[0] != THIN} == {
+        (*DROP, R.OUTPUT_TPUT_PER_GPU): C.REGRESSED, (*RISE, R.OUTPUT_TPUT_PER_GPU): C.IMPROVED}
+    assert {v for k, v in verdicts.items() if k[0] == THIN} == {C.INSUFFICIENT}
+    assert out["counts"] == {C.REGRESSED: 1, C.IMPROVED: 1, C.INSUFFICIENT: 6, C.NEW: 0,
+                             C.UNCHANGED: len(out["points"]) - 8}
+    drop = next(p for p in out["points"] if p["verdict"] == C.REGRESSED)
+    assert drop["baseline"]["n"] == 5 and drop["baseline"]["low"] < drop["baseline"]["median"]
+    assert drop["change"] == pytest.approx(-0.15, abs=0.04)
+
+
+def test_without_the_drop_fail_on_regression_exits_0(env, capsys):
+    code, out = compare_json(build(env / "r.db", with_drop=False), capsys, "--fail-on-regression")
+    assert code == 0 and out["counts"][C.REGRESSED] == 0 and out["counts"][C.IMPROVED] == 1
+
+
+def test_markdown_lists_regressions_first_and_folds_the_unchanged(env, capsys):
+    url = build(env / "r.db")
+    summary = env / "summary.md"
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--markdown", "--plots", "plots",
+                     "--step-summary", str(summary)]) == 0
+    md = capsys.readouterr().out
+    assert md.startswith(render.MARKER)
+    reg, imp, det = md.index("#### Regressed (1)"), md.index("#### Improved (1)"), md.index("<details>")
+    assert reg < imp < det and "<summary>Unchanged (" in md and "<summary>Not judged (6)</summary>" in md
+    line = next(x for x in md.splitlines() if "| regressed |" in x)
+    assert "dsr1-fp8-b300-vllm b300 fixed-seq-len 1024/1024 conc 16" in line and "(n=5)" in line and "%" in line
+    assert summary.read_text().strip() == md.strip()
+    assert sorted(p.suffix for p in (env / "plots").iterdir()) == [".png", ".svg"]
+    assert "REHEARSAL" not in md
+
+
+def test_terminal_table_has_no_colour_when_piped_or_with_no_color(env):
+    url = build(env / "r.db")
+    cmd = [sys.executable, "-m", "sweepgate", "results", "compare", "--db", url, "--run", "pr-7"]
+    pyenv = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    out = subprocess.run(cmd, env=pyenv, capture_output=True, text=True, check=True).stdout
+    assert "\x1b[" not in out and "regressed" in out and "1 regressed, 1 improved" in out.splitlines()[-1]
+    # on a terminal: colour, unless NO_COLOR
+    import pty
+
+    for no_color, expect in ((None, True), ("1", False)):
+        e = {k: v for k, v in pyenv.items() if k != "NO_COLOR"} | ({"NO_COLOR": no_color} if no_color else {})
+        e.pop("TERM", None)
+        leader, follower = pty.openpty()
+        proc = subprocess.Popen(cmd, env={**e, "TERM": "xterm-256color"}, stdout=follower, stderr=subprocess.PIPE)
+        os.close(follower)
+        data = b""
+        try:
+            while chunk := os.read(leader, 65536):  # read while it writes: a pty holds little
+                data += chunk
+        except OSError:  # EIO: the child closed its end
+            pass
+        os.close(leader)
+        proc.wait(timeout=60)
+        proc.stderr.close()
+        # colour: a foreground SGR code (30-39, 90-97); bold alone is allowed under NO_COLOR
+        colour = re.search(rb"\x1b\[(?:[\d;]*;)?(?:3\d|9[0-7])(?:;[\d;]*)?m", data)
+        assert proc.returncode == 0 and b"1 regressed" in data and bool(colour) == expect
+
+
+def test_rehearsal_figures_are_marked_everywhere(env, capsys):
+    url = f"sqlite:///{env / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.history(rehearsal=True) + synth.pr_run(rehearsal=True))
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--markdown"]) == 0
+    md = capsys.readouterr().out
+    assert render.REHEARSAL_NOTE in md
+    rows = [x for x in md.splitlines() if x.startswith("| dsr1")]
+    assert rows and all("(rehearsal)" in x for x in rows)
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 0
+    assert "REHEARSAL" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, text", [
+    (["--run", "nope"], "run 'nope' has no results"),
+    (["--run", "pr-7", "--min-samples", "1"], "min-samples 1 is outside"),
+    (["--run", "pr-7", "--baseline-artifacts"], "needs GITHUB_TOKEN and --repository"),
+])
+def test_bad_input_is_one_line_and_exit_1(env, capsys, argv, text):
+    url = build(env / "r.db")
+    assert cli.main(["results", "compare", "--db", url, *argv]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and text in err[0] and "Traceback" not in err[0]
+
+
+def test_a_bad_threshold_in_the_master_config_is_refused_at_its_line(env, capsys, make_repo):
+    url = build(env / "r.db")
+    root = make_repo().path
+    master = root / "configs" / "nvidia-master.yaml"
+    master.write_text(master.read_text().replace("  framework: vllm\n", "  framework: vllm\n  results:\n"
+                                                 "    thresholds: {ttft_p50: 0.2}\n", 1))
+    os.chdir(root / "configs")
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 1
+    err = capsys.readouterr().err
+    assert "configs/nvidia-master.yaml:" in err and "unknown metric 'ttft_p50'" in err
+    master.write_text(master.read_text().replace("ttft_p50:", "ttft_p50_ms:"))
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 0
+    master.write_text(master.read_text().replace("ttft_p50_ms: 0.2", "ttft_p50_ms: -1"))
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 1
+    assert "configs/nvidia-master.yaml:" in capsys.readouterr().err
