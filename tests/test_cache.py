@@ -71,3 +71,22 @@ def test_unwritable_cache_location_disables_the_cache_quietly(make_repo):
     assert proc.returncode == 0 and not proc.stderr
     assert proc.stdout == run(repo, base, head, cache=False).stdout
     assert blocker.read_text() == "not a directory\n"
+
+
+def test_generated_validators_are_current_and_used():
+    """The committed validators are what `python -m sweepgate.core.validators` writes today,
+    and the hot path uses them (no compile) while a stale one is set aside."""
+    sys.path.insert(0, str(ROOT / "utils"))
+    import importlib
+
+    from sweepgate.core import check, validators
+
+    for name in validators.GENERATED:
+        committed = (ROOT / "utils" / "sweepgate" / "core" / "validators" / f"{name}.py").read_text()
+        assert committed == validators.source(name), f"regenerate: python -m sweepgate.core.validators ({name})"
+        module = importlib.import_module(f"sweepgate.core.validators.{name}")
+        raw = check.schema_bytes(name)
+        assert check._generated_validator(name, raw) is module.validate
+        assert check._generated_validator(name, raw + b" ") is None  # a schema edit makes it stale
+    assert check.fast_validator("runners")({"labels": {"b300": ["b300-nv_0"]}})
+    assert not check.fast_validator("runners")({"labels": {"b300": []}})

@@ -8,7 +8,9 @@ of the same text only when something must be reported.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
 import json
 import re
@@ -380,7 +382,7 @@ def load_master_doc(path: str, raw: bytes | None, blob: str, cache) -> YamlDoc:
             if not isinstance(parsed, dict) or len(parsed) != 1:
                 # Let the whole-file parser report the problem at its real position.
                 return YamlDoc(path, text, parse_yaml(text, path), None, blob)
-            if cache is not None and _json_safe(parsed):
+            if cache is not None and cache.dir is not None and _json_safe(parsed):  # nothing to keep: no pass
                 cache.add_block(path, key_hash, parsed)
         (key, value), = parsed.items()
         if key in data:
@@ -439,10 +441,22 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
                                         f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} at {ref}",
                                         "add at least one master config file"))
     cache = git.cache
-    masters = [load_master_doc(p, blobs[p][1], blobs[p][0], cache) for p in paths]
+    with _no_gc():  # parsing builds only acyclic plain data: collections would find nothing
+        masters = [load_master_doc(p, blobs[p][1], blobs[p][0], cache) for p in paths]
     runners = load_doc(runner_file, blobs[runner_file][1])
     runners.blob = blobs[runner_file][0]
     return Revision(ref, masters, runners, cache=cache)
+
+
+@contextlib.contextmanager
+def _no_gc():
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _read_file(path) -> bytes | None:
