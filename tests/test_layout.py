@@ -26,13 +26,14 @@ import pytest
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "utils" / "sweepgate"
 PACKAGE = "sweepgate"
 MAX_FUNCTION_LINES = 50
-WINGS = ("core", "commands", "rehearsal", "results", "workflow")
+WINGS = ("core", "commands", "rehearsal", "results", "workflow", "engines")
 # wing -> wings it may import (the package root itself, for __version__, is always allowed)
 ALLOWED = {
     "core": {"core"},
     "rehearsal": {"core", "rehearsal"},
     "results": {"core", "results"},
     "workflow": {"core", "workflow"},
+    "engines": {"core", "engines"},
 }
 WHOLE_MARKER = "whole:"
 

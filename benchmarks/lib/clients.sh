@@ -20,7 +20,7 @@ _sg_run_client() {
       _sg_unregister_cleanup_pid "${client_pid}"
       return 1
     fi
-    sleep 0.5
+    sleep 0.2
   done
   wait "${client_pid}" || rc=$?
   _sg_unregister_cleanup_pid "${client_pid}"
@@ -67,12 +67,11 @@ _sg_run_benchmark_serving() {
     return 1
   fi
   [[ -n "${num_prompts}" ]] || num_prompts=$((conc * 10))
-  if [[ -n "${BENCH_SERVING_SCRIPT:-}" ]]; then
-    cmd=(python3 "${BENCH_SERVING_SCRIPT}")
-  else
-    cmd=(vllm bench serve)
-  fi
-  cmd+=(
+  local -a client=(vllm bench serve)
+  [[ -z "${BENCH_SERVING_SCRIPT:-}" ]] ||
+    client=(python3 "${BENCH_SERVING_SCRIPT}")
+  cmd=(
+    "${client[@]}"
     --backend "${backend}"
     --model "${model}"
     --base-url "http://127.0.0.1:${port}"
@@ -85,12 +84,15 @@ _sg_run_benchmark_serving() {
     --request-rate inf
     --ignore-eos
     --seed 0
-    --num-warmups "$((2 * conc))"
     --percentile-metrics "ttft,tpot,itl,e2el"
     --save-result
     --result-dir "${result_dir}"
     --result-filename "${result_filename}.json"
   )
+  # --num-warmups arrived in vLLM 0.11.1; ask the installed client.
+  if _sg_client_has_option --num-warmups "${client[@]}"; then
+    cmd+=(--num-warmups "$((2 * conc))")
+  fi
   [[ -n "${endpoint}" ]] && cmd+=(--endpoint "${endpoint}")
   [[ -n "${tokenizer}" ]] && cmd+=(--tokenizer "${tokenizer}")
   [[ "${trust}" == true ]] && cmd+=(--trust-remote-code)
@@ -101,6 +103,15 @@ _sg_run_benchmark_serving() {
       "${result_dir}/${result_filename}.json"
     return 1
   fi
+}
+
+# Whether the client ARGV... lists OPTION in its --help (the installed parser
+# is the only authority on its flags). Arguments: OPTION ARGV...
+_sg_client_has_option() {
+  local option="$1" help
+  shift
+  help="$("$@" --help 2>/dev/null)" || true
+  [[ "${help}" =~ (^|[[:space:],\[])${option}([[:space:],=\]]|$) ]]
 }
 
 # Record ARGV in RESULT_DIR/client_command.txt, then run it as a client.

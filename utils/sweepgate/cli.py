@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("sweepgate.commands.plan", "what a PR will run, what it costs, and what it forgot"),
     "rehearse": ("sweepgate.commands.rehearse", "run one matrix row's benchmark script without a GPU"),
     "results": ("sweepgate.commands.results", "ingest job outputs into the results store, show them"),
+    "engines": ("sweepgate.commands.engines", "capture an installed engine's flag manifest"),
+    "preflight": ("sweepgate.commands.preflight", "check every command a row runs against its engines' flags"),
 }
 
 

@@ -39,6 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 STREAM_CHUNKS = 8  # SSE chunks per streamed response, whatever max_tokens is
+FAST_ENV = "SWEEPGATE_REHEARSE_FAST"  # set by `sweepgate preflight`: record commands, send almost no load
 
 
 def count_tokens(text: str) -> int:
@@ -313,6 +314,8 @@ def _bench_serve_args(argv: list[str]) -> argparse.Namespace:
 def bench_serve(argv: list[str]) -> int:
     """`vllm bench serve` / benchmark_serving.py stand-in: a few real requests."""
     args = _bench_serve_args(argv)
+    if os.environ.get(FAST_ENV):  # preflight: one request proves the path, no load
+        args.num_prompts = 1
     base = _base_url(args.base_url or f"http://{args.host}:{args.port}")
     url = base + args.endpoint
     chat = "chat" in args.endpoint
@@ -389,6 +392,8 @@ def _aiperf_args(argv: list[str]) -> argparse.Namespace:
 def aiperf_profile(argv: list[str]) -> int:
     """`aiperf profile` stand-in: CONC sessions replaying the trace for DURATION."""
     args = _aiperf_args(argv)
+    if os.environ.get(FAST_ENV):  # preflight: each session sends one turn
+        args.benchmark_duration = 0.0
     start = time.perf_counter()
     records = _aiperf_sessions(args)
     duration = max(time.perf_counter() - start, 1e-9)

@@ -1,0 +1,119 @@
+"""Engine flag manifests and `sweepgate preflight` (issue 16 item 1)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+from sweepgate.engines import manifest as M
+from sweepgate.engines.argcheck import check_argv
+from sweepgate.engines.describe import walk
+from sweepgate.engines.gflags import parse_helpfull
+
+CLIENTS = ROOT / "benchmarks" / "lib" / "clients.sh"
+
+
+def test_describe_reads_types_choices_and_nargs_from_a_real_parser():
+    p = argparse.ArgumentParser(allow_abbrev=False)
+    p.add_argument("--n", type=int)
+    p.add_argument("--ratio", type=float, default=0.8)
+    p.add_argument("--cfg", type=json.loads)
+    p.add_argument("--mode", choices=["a", "b"])
+    p.add_argument("--flag", action="store_true")
+    p.add_argument("--many", nargs="+")
+    p.add_argument("model")
+    options, positionals = walk(p)
+    by = {o["dest"]: o for o in options}
+    assert by["n"]["kind"] == "int" and by["ratio"]["kind"] == "float" and by["cfg"]["kind"] == "json"
+    assert by["mode"]["choices"] == ["a", "b"] and by["flag"]["takes_value"] is False
+    assert by["many"]["nargs"] == "+" and [x["dest"] for x in positionals] == ["model"]
+
+
+def test_committed_manifests_were_captured_from_the_real_packages():
+    for name in ("vllm-0.11.0", "vllm-bench-0.11.0", "vllm-0.11.1", "vllm-bench-0.11.1", "lm-eval-0.4.9.1",
+                 "aiperf-0.13.0", "lmcache-0.5.4rc2", "mooncake-0.3.7"):
+        engine, version = name.rsplit("-", 1)
+        found = M.load(engine, version)
+        assert found and found["captured-by"] == "sweepgate engines capture" and found["version"] == version
+        assert len(found["options"]) > 20, name
+    assert (ROOT / "configs" / "engines" / "images.json").is_file()
+
+
+@pytest.mark.parametrize("version,flagged", [("0.11.0", True), ("0.11.1", False)])
+def test_num_warmups_is_unknown_to_vllm_0_11_0_only(version, flagged):
+    problems = check_argv(M.load("vllm-bench", version), ["--model", "m", "--num-warmups", "8", "--seed", "0"])
+    assert (("--num-warmups", "unknown") in problems) is flagged
+
+
+def test_argv_checks_follow_the_parser():
+    serve = M.load("vllm", "0.11.0")
+    assert check_argv(serve, ["m", "--max_model_len", "2048", "--kv-cache-dtype=fp8", "--trust-remote-code"]) == []
+    assert check_argv(serve, ["--kv-cache-dtype", "fp9"])[0][1].startswith("value 'fp9' is not one of")
+    assert check_argv(serve, ["--tensor-parallel-size", "eight"])[0][1] == "value 'eight' is not an integer"
+    assert check_argv(serve, ["--speculative-config", "{bad"])[0][1].startswith("value '{bad' is not valid JSON")
+    assert check_argv(serve, ["--tensor-parallel-sizes", "8"]) == [("--tensor-parallel-sizes", "unknown")]
+    mooncake = M.load("mooncake", "0.3.7")
+    assert check_argv(mooncake, ["--metrics_port", "9003", "--eviction_ratio=0.10"]) == []
+    assert check_argv(mooncake, ["--metrics-port", "9003"]) == [("--metrics-port", "unknown")]
+
+
+def test_gflags_help_is_parsed():
+    text = ("  Flags from master.cpp:\n    -rpc_port (Port for RPC server to listen on (0 = use port))\n"
+            "      type: int32 default: 0\n    -enable_ha (Enable HA) type: bool default: false\n")
+    by = {o["dest"]: o for o in parse_helpfull(text)}
+    assert by["rpc_port"]["kind"] == "int" and by["enable_ha"]["flags"][2] == "--noenable_ha"
+
+
+def test_capture_of_a_package_that_is_not_installed_is_one_line():
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "engines", "capture", "--engine", "vllm"],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "utils")})
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "package vllm is not installed" in proc.stderr.strip().splitlines()[-1]
+
+
+def preflight_in_copy(tmp_path, old_client: bool) -> subprocess.CompletedProcess:
+    fleet = tmp_path / ("old" if old_client else "fixed")
+    shutil.copytree(ROOT / "configs", fleet / "configs", symlinks=False)
+    shutil.copytree(ROOT / "benchmarks", fleet / "benchmarks")
+    if old_client:  # the library before the fix: --num-warmups for every client
+        clients = fleet / "benchmarks" / "lib" / "clients.sh"
+        text = clients.read_text()
+        assert text.count("    --seed 0\n") == 1
+        clients.write_text(text.replace("    --seed 0\n", '    --seed 0\n    --num-warmups "$((2 * conc))"\n'))
+    subprocess.run(["git", "init", "-q", str(fleet)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    return subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm",
+                           "dsr1-fp8-mi355x-vllm"], cwd=fleet, capture_output=True, text=True, env=env, timeout=180)
+
+
+def test_preflight_reports_num_warmups_at_its_line_and_passes_once_fixed(tmp_path):
+    old = preflight_in_copy(tmp_path, old_client=True)
+    assert old.returncode == 1, old.stdout + old.stderr
+    errors = [line for line in old.stderr.splitlines() if "has no option" in line]
+    assert errors, old.stderr
+    where = re.match(r"benchmarks/lib/clients\.sh:(\d+): vllm 0\.11\.0 has no option --num-warmups", errors[0])
+    assert where, errors[0]
+    copied = (tmp_path / "old" / "benchmarks" / "lib" / "clients.sh").read_text().splitlines()
+    assert "--num-warmups" in copied[int(where.group(1)) - 1]
+    assert not any("0.11.1" in line.split(";")[0] for line in errors), "the MI355X image has vLLM 0.11.1"
+    fixed = preflight_in_copy(tmp_path, old_client=False)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    times = [float(t) for t in re.findall(r"\((\d+\.\d+)s\)", fixed.stdout)]
+    assert times and max(times) < 3.0, fixed.stdout  # under a second on an idle machine
+
+
+def test_a_row_whose_image_has_no_manifest_is_a_warning_naming_it(tmp_path):
+    from sweepgate.engines.preflight import check_row
+
+    row = {"image": "example/vllm:unknown", "exp-name": "x"}
+    calls = [{"tool": "vllm", "argv": ["serve", "m", "--nonsense"]}]
+    diags = check_row(row, calls, ROOT, CLIENTS)
+    assert [d.severity for d in diags] == ["warning"] and "example/vllm:unknown" in diags[0].message

@@ -1,0 +1,64 @@
+"""`sweepgate engines capture`: write the flag manifest of an installed engine or client.
+
+Run it wherever the package is installed (a scratch venv, or the job's container
+before the server starts); configs/engines/README.md says how the committed
+manifests were made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sweepgate.engines.capture import ENGINES
+
+    sub = parser.add_subparsers(dest="engines_command", metavar="ACTION", required=True)
+    cap = sub.add_parser("capture", help="write the manifest of an installed engine's argument parser",
+                         description="Import the installed package's own argument parser (nothing is "
+                                     "started) and write every option, its type, choices and nargs as JSON.")
+    cap.add_argument("--engine", required=True, choices=sorted(ENGINES), help="which parser to capture")
+    cap.add_argument("--out", metavar="FILE", help="write the manifest here (default: standard output)")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder: never half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def run(args) -> int:
+    from importlib import metadata
+
+    from sweepgate.core.errors import fail
+    from sweepgate.engines.capture import ENGINES, capture
+
+    dist = ENGINES[args.engine][0]
+    try:
+        manifest = capture(args.engine)
+    except metadata.PackageNotFoundError:
+        raise fail(args.engine, 0, f"package {dist} is not installed in {sys.prefix}",
+                   f"pip install {dist}==VERSION into this environment, then capture again") from None
+    except ImportError as exc:
+        raise fail(args.engine, 0, f"cannot import {dist}'s parser: {exc}",
+                   "install the missing module (configs/engines/README.md lists what each capture needs)") from None
+    text = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+    if args.out:
+        write_atomic(Path(args.out), text)
+        print(f"engines: {args.engine} {manifest['version']}: {len(manifest['options'])} options -> {args.out}",
+              file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,116 @@
+"""`sweepgate preflight`: rehearse each selected row fast and check every command it ran
+against the flag manifests of the row's image and installed versions.
+
+Rows: the matrix of --base-ref/--head-ref (as `sweepgate matrix`), or the working
+tree's configs (all, or --config-keys). Without --every-conc one row per recipe
+is rehearsed (its lowest concurrency): the flags do not depend on concurrency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from sweepgate.core import fields as F
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--base-ref", help="with --head-ref: check the rows this change's matrix runs")
+    parser.add_argument("--head-ref", help="revision with the appended changelog entries")
+    parser.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
+    parser.add_argument("--config-keys", nargs="+", metavar="KEY", help="only rows of these config keys (working tree)")
+    parser.add_argument("--every-conc", action="store_true",
+                        help="rehearse every concurrency (default: each recipe's lowest)")
+    parser.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
+                        help="stop a row's script after this long (default %(default)s)")
+    parser.add_argument("--fail-on-warning", action="store_true",
+                        help="exit 3 when an image or version has no manifest")
+
+
+def matrix_rows(matrix) -> list[dict]:
+    """Every row (a dict with an exp-name) anywhere in a matrix's buckets."""
+    if isinstance(matrix, dict):
+        if F.EXP_NAME in matrix:
+            return [matrix]
+        return [r for v in matrix.values() for r in matrix_rows(v)]
+    if isinstance(matrix, list):
+        return [r for v in matrix for r in matrix_rows(v)]
+    return []
+
+
+def one_per_recipe(rows: list[dict]) -> list[dict]:
+    """The lowest-concurrency row of each recipe (same fingerprint and exp-name)."""
+    best: dict[tuple, dict] = {}
+    for row in rows:
+        key = (row.get(F.RECIPE_FINGERPRINT), row.get(F.RUNNER), row.get(F.ISL), row.get(F.OSL))
+        conc = row.get(F.CONC) if isinstance(row.get(F.CONC), int) else 0
+        if key not in best or conc < (best[key].get(F.CONC) or 0):
+            best[key] = row
+    return list(best.values())
+
+
+def select_rows(args, root: Path) -> list[dict]:
+    if bool(args.base_ref) != bool(args.head_ref):
+        args._parser.error("--base-ref and --head-ref go together")
+    if args.base_ref and args.config_keys:
+        args._parser.error("--config-keys selects from the working tree; leave it out with --base-ref")
+    if args.base_ref:
+        from sweepgate.core.load import open_repo
+        from sweepgate.core.select import Options, build_matrix
+
+        rows = matrix_rows(build_matrix(open_repo(), args.base_ref, args.head_ref,
+                                        Options(changelog=args.changelog_file)))
+    else:
+        from sweepgate.core.sweep import worktree_rows
+
+        rows = list(worktree_rows(root, args.config_keys or None))
+    return rows if args.every_conc else one_per_recipe(rows)
+
+
+def run(args) -> int:
+    from sweepgate.core.errors import EXIT_FAIL_ON, emit
+    from sweepgate.core.load import repo_root
+    from sweepgate.engines.preflight import check_row
+    from sweepgate.rehearsal.record import record_row
+
+    root = Path(repo_root())
+    rows = select_rows(args, root)
+    errors, warnings = 0, {}
+    started = time.monotonic()
+    for row in rows:
+        t0 = time.monotonic()
+        rec = record_row(row, root, args.timeout)
+        diags = check_row(row, rec.calls, root, rec.script) + _run_problems(row, rec, root)
+        emit([d for d in diags if d.severity == "error"])
+        errors += sum(d.severity == "error" for d in diags)
+        for d in diags:  # the same missing manifest once, however many rows need it
+            warnings.setdefault(d, 0) if d.severity == "warning" else None
+        print(f"preflight: {row.get(F.EXP_NAME)} conc {row.get(F.CONC)}: {len(rec.calls)} commands, "
+              f"{sum(d.severity == 'error' for d in diags)} problems ({time.monotonic() - t0:.2f}s)")
+    emit(sorted(warnings))
+    warnings = len(warnings)
+    print(f"preflight: {len(rows)} row{'s' if len(rows) != 1 else ''}, {errors} problem{'s' if errors != 1 else ''}, "
+          f"{warnings} warning{'s' if warnings != 1 else ''} in {time.monotonic() - started:.1f}s",
+          file=sys.stderr)
+    if errors:
+        return 1
+    return EXIT_FAIL_ON if warnings and args.fail_on_warning else 0
+
+
+def _run_problems(row: dict, rec, root: Path) -> list:
+    """The script itself failing (before a flag could be checked) is a problem too."""
+    from sweepgate.core.errors import Diagnostic
+
+    rel = str(rec.script.relative_to(root))
+    out = []
+    if rec.timed_out or rec.rc:
+        what = "did not finish" if rec.timed_out else f"exited {rec.rc}"
+        last = rec.output_tail.strip().splitlines()[-1:] or [""]
+        out.append(Diagnostic(rel, 0, 0, "preflight-run", f"row {row.get(F.EXP_NAME)}: the script {what} "
+                              f"in the fast rehearsal ({last[0][:200]})", "run sweepgate rehearse on the row"))
+    if rec.leftovers:
+        out.append(Diagnostic(rel, 0, 0, "preflight-run", "left running: " + "; ".join(rec.leftovers),
+                              "start background work with start_background_process"))
+    return out

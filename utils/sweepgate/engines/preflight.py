@@ -1,0 +1,112 @@
+"""Check the commands a rehearsal recorded against the manifests of the row's engines.
+
+Each problem is reported at the script line that writes the flag (the row's
+script first, then the shell library it sources).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from sweepgate.core import fields
+from sweepgate.core.errors import Diagnostic
+from sweepgate.engines import manifest as M
+from sweepgate.engines.argcheck import check_argv
+
+LIBRARY_GLOBS = ("benchmarks/*.sh", "benchmarks/lib/*.sh", "benchmarks/multi_node/*.sh")
+
+
+def engine_call(call: dict) -> tuple[str, list[str]] | None:
+    """(engine, argv after the command words) of a recorded shim call that a manifest can check."""
+    tool, argv = call.get("tool"), list(call.get("argv") or [])
+    if tool == "vllm" and argv[:1] == ["serve"]:
+        return "vllm", argv[1:]
+    if tool == "vllm" and argv[:2] == ["bench", "serve"]:
+        return "vllm-bench", argv[2:]
+    if tool == "lmcache" and argv[:1] == ["server"]:
+        return "lmcache", argv[1:]
+    if tool == "mooncake_master":
+        return "mooncake", argv
+    if tool == "aiperf" and argv[:1] == ["profile"]:
+        return "aiperf", argv[1:]
+    if tool in ("lm_eval", "lm-eval"):
+        return "lm-eval", argv
+    return None
+
+
+def versions_for(row: dict, calls: list[dict]) -> dict[str, str]:
+    """engine -> version: the image's engines, then what the job pip-installed."""
+    versions = dict(M.images().get(str(row.get(fields.IMAGE, "")), {}))
+    for call in calls:
+        if call.get("tool") == "pip":
+            versions.update(M.pins_in(call.get("argv") or []))
+    return versions
+
+
+def locate(root: Path, script: Path, flag: str) -> tuple[str, int]:
+    """Where ``flag`` is written: the script first, then the library; (path, line) relative to root."""
+    pattern = re.compile(r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])")
+    files = [script] + sorted({p for g in LIBRARY_GLOBS for p in root.glob(g)} - {script})
+    for path in files:
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for number, text in enumerate(lines, 1):
+            if pattern.search(text) and not text.lstrip().startswith("#"):
+                return str(path.relative_to(root)), number
+    return str(script.relative_to(root)), 0
+
+
+def _hint(manifest: dict, flag: str, what: str) -> str:
+    if what != "unknown":
+        return "pass a value the parser accepts"
+    engine, version = manifest["engine"], manifest["version"]
+    having = [v for v in M.versions_of(engine) if v != version and flag in M.flags_of(engine, v)]
+    if having:
+        return (f"{manifest['package']} {', '.join(having)} has it: pass it only when the installed "
+                f"version supports it, or pin that version")
+    return "remove it or check its spelling against the manifest"
+
+
+def check_row(row: dict, calls: list[dict], root: Path, script: Path) -> list[Diagnostic]:
+    """Every flag problem (errors) and every engine without a manifest (warnings) in one row's calls."""
+    versions, out, missing = versions_for(row, calls), [], set()
+    for call in calls:
+        found = engine_call(call)
+        if not found:
+            continue
+        engine, args = found
+        version = versions.get(engine)
+        manifest = M.load(engine, version) if version else None
+        if manifest is None:
+            missing.add((engine, version))
+            continue
+        for flag, what in check_argv(manifest, args):
+            out.append(_diagnostic(root, script, manifest, flag, what))
+    for engine, version in sorted(missing, key=str):
+        out.append(_missing(row, script, root, engine, version))
+    return out
+
+
+def _diagnostic(root: Path, script: Path, manifest: dict, flag: str, what: str) -> Diagnostic:
+    path, line = locate(root, script, flag)
+    who = f"{manifest['package']} {manifest['version']}"
+    if what == "unknown":
+        message = f"{who} has no option {flag} (`{manifest['command']}`)"
+    else:
+        message = f"{who} `{manifest['command']}` {flag}: {what}"
+    return Diagnostic(path, line, 0, "engine-flag", message,
+                      _hint(manifest, flag, what))
+
+
+def _missing(row: dict, script: Path, root: Path, engine: str, version: str | None) -> Diagnostic:
+    image = row.get(fields.IMAGE, "")
+    if version is None:
+        message = f"image {image} has no {engine} manifest"
+        hint = "add the image to configs/engines/images.json and capture its manifests"
+    else:
+        message = f"no manifest for {engine} {version} (installed on image {image})"
+        hint = f"capture it: sweepgate engines capture --engine {engine} --out configs/engines/{engine}-{version}.json"
+    return Diagnostic(str(script.relative_to(root)), 0, 0, "engine-manifest", message, hint, severity="warning")
