@@ -228,14 +228,15 @@ launch::main() {
   local log_dir="${RESULT_DIR}/logs"
   mkdir -p "${log_dir}"
   LAUNCH_JOB_NAME="$(launch::job_name)"
+  launch::clear_leftovers
   echo "${LAUNCH_NAME}: running ${script} for ${RESULT_FILENAME}" \
     "as Slurm job ${LAUNCH_JOB_NAME}"
-  "${cmd[@]}" > >(tee -a "${log_dir}/${RESULT_FILENAME}.log") 2>&1 &
-  LAUNCH_PID=$!
   trap 'launch::cancel 130' INT
   trap 'launch::cancel 143' TERM
+  launch::start "${log_dir}/${RESULT_FILENAME}.log" "${cmd[@]}"
   local rc=0
   wait "${LAUNCH_PID}" || rc=$?
+  wait "${LAUNCH_TEE_PID}" || true
   trap - INT TERM
   if [[ "$(launch::final_state)" == "TIMEOUT" ]]; then
     echo "${LAUNCH_NAME}: Slurm job ${LAUNCH_JOB_NAME} exceeded its time limit" \
@@ -265,17 +266,65 @@ launch::final_state() {
 }
 
 #######################################
-# Cancellation: release the allocation by job name (its steps and every
-# node's processes go with it), stop the local salloc, and exit.
+# Start the cluster command in its own process group (salloc, srun and what
+# they run locally), its output through tee into the log. The pipe is a FIFO
+# so tee has a pid the launcher waits for.
 # Globals:
-#   LAUNCH_JOB_NAME, LAUNCH_PID
+#   LAUNCH_PID, LAUNCH_TEE_PID (set)
+# Arguments:
+#   Log file, then the command.
+#######################################
+launch::start() {
+  local log="$1"
+  shift
+  local fifo_dir
+  fifo_dir="$(mktemp -d)"
+  mkfifo "${fifo_dir}/out"
+  tee -a "${log}" <"${fifo_dir}/out" &
+  LAUNCH_TEE_PID=$!
+  setsid "$@" >"${fifo_dir}/out" 2>&1 &
+  LAUNCH_PID=$!
+  # Both ends are open now; the name can go.
+  rm -rf "${fifo_dir}"
+}
+
+#######################################
+# Before starting: release jobs of this run and row left by this or an
+# earlier attempt (a cancelled job whose cleanup never ran).
+# Globals:
+#   GITHUB_RUN_ATTEMPT
+#######################################
+launch::clear_leftovers() {
+  command -v scancel >/dev/null || return 0
+  local attempt
+  for ((attempt = 1; attempt <= ${GITHUB_RUN_ATTEMPT:-1}; attempt++)); do
+    scancel --name="$(GITHUB_RUN_ATTEMPT="${attempt}" launch::job_name)" \
+      --user="$(id -un)" 2>/dev/null || true
+  done
+}
+
+#######################################
+# Cancellation: release the allocation by job name (its steps and every
+# node's processes go with it), forward TERM to the local salloc/srun and
+# everything they started, wait for them and for tee (KILL after a grace
+# period), and exit.
+# Globals:
+#   LAUNCH_JOB_NAME, LAUNCH_PID, LAUNCH_TEE_PID
 # Arguments:
 #   Exit status.
 #######################################
 launch::cancel() {
+  trap '' INT TERM
   echo "${LAUNCH_NAME}: cancelled; releasing Slurm job ${LAUNCH_JOB_NAME}" >&2
   scancel --name="${LAUNCH_JOB_NAME}" --user="$(id -un)" || true
-  kill -TERM "${LAUNCH_PID}" 2>/dev/null || true
+  kill -TERM -- "-${LAUNCH_PID}" 2>/dev/null || kill -TERM "${LAUNCH_PID}" 2>/dev/null || true
+  local tries
+  for ((tries = 0; tries < 100; tries++)); do
+    kill -0 -- "-${LAUNCH_PID}" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL -- "-${LAUNCH_PID}" 2>/dev/null || true
   wait "${LAUNCH_PID}" 2>/dev/null || true
+  wait "${LAUNCH_TEE_PID}" 2>/dev/null || true
   exit "$1"
 }
