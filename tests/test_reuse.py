@@ -150,3 +150,18 @@ def test_multinode_parts_are_every_file_a_multinode_script_runs():
             named.add(os.path.normpath(os.path.join(os.path.relpath(path.parent, ROOT), ref)))
     named.discard(F.BENCHMARK_LIB)
     assert named and named <= set(identity.MULTINODE_PARTS)
+
+
+def test_plan_with_db_names_the_rows_with_results(repo, tmp_path):
+    db = f"sqlite:///{tmp_path / 'results.db'}"
+    main = repo.head()
+    repo.git("checkout", "-q", "-b", "pr")
+    head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune")
+    run_pr_sweep(repo, matrix(repo, main, head), tmp_path, db)
+    repo.commit({SCRIPTS["dsr1-fp4-b300-sglang"]: script("sglang", 2)}, "fix sglang")
+    proc = sg(repo.path, "plan", "--base-ref", main, "--head-ref", "HEAD", "--json", "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    reused = json.loads(proc.stdout)["reuse"]
+    assert (reused["jobs"], reused["of"], reused["gpu_hours_saved"]) == (3, 5, 8)
+    assert {r["conc"] for r in reused["rows"]} == {4, 8, 16}
+    assert "3 of 5 jobs already have results (8 GPU-hours saved by reusing them)" in proc.stderr

@@ -35,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     parser.add_argument("--github-api-url", default=os.environ.get("GITHUB_API_URL") or None,
                         help="GitHub REST API base URL (default: $GITHUB_API_URL or https://api.github.com)")
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="results database: name the rows whose run identity it already measured (on a "
+                             "push, the rows `ci reuse` will skip; on a PR, what main already has) and the "
+                             "GPU-hours they save")
     parser.add_argument("--fail-on-warning", action="store_true",
                         help="exit 3 when the plan has warning-severity findings (after printing the plan)")
 
@@ -43,7 +47,11 @@ def run(args) -> int:
     from sweepgate.commands.matrix import options
     from sweepgate.core.load import open_repo
 
-    plan = make_plan(open_repo(), args.base_ref, args.head_ref, options(args))
+    git = open_repo()
+    plan = make_plan(git, args.base_ref, args.head_ref, options(args))
+    if args.db:
+        plan["reuse"] = reuse_preview(git, plan, args.db)
+        print(f"sweepgate plan: {plan['reuse']['summary']}", file=sys.stderr)
 
     from sweepgate.core import report
 
@@ -68,6 +76,20 @@ def run(args) -> int:
     from sweepgate.core.errors import EXIT_FAIL_ON
 
     return EXIT_FAIL_ON if args.fail_on_warning and failing else 0
+
+
+def reuse_preview(git, plan: dict, db: str) -> dict:
+    """The rows of the plan's matrix whose run identity the store already measured (CONTRACTS section 9)."""
+    from sweepgate.results import reuse
+    from sweepgate.results.store import open_store
+
+    with open_store(db) as store:
+        found = reuse.find(plan["matrix"], git, git.resolve(plan["head_ref"]), store)
+    rows = [{"bucket": bucket, "exp-name": row.get("exp-name"), "conc": row.get("conc"),
+             "runner": row.get("runner")} for bucket, row, _ in found.reused]
+    return {"jobs": len(rows), "of": len(found.rows), "gpu_hours_saved": found.gpu_hours_saved,
+            "rows": rows, "summary": f"{len(rows)} of {len(found.rows)} jobs already have results "
+                                       f"({found.gpu_hours_saved:g} GPU-hours saved by reusing them)"}
 
 
 def write_step_summary(path: str, plan: dict) -> None:
