@@ -90,3 +90,15 @@ def test_generated_validators_are_current_and_used():
         assert check._generated_validator(name, raw + b" ") is None  # a schema edit makes it stale
     assert check.fast_validator("runners")({"labels": {"b300": ["b300-nv_0"]}})
     assert not check.fast_validator("runners")({"labels": {"b300": []}})
+
+
+def test_blocks_are_split_at_top_level_keys_with_their_lines():
+    """Cached parses are per top-level block: each block's text and first line, or None for odd files."""
+    sys.path.insert(0, str(ROOT / "utils"))
+    from sweepgate.core.load import split_blocks
+
+    text = "# head\n\na: 1\n  b: [2]\n\n# note\n'c d': 3\n\"e\":\n  - 4\n"
+    assert split_blocks(text) == [(2, "a: 1\n  b: [2]\n\n# note\n"), (6, "'c d': 3\n"), (7, "\"e\":\n  - 4\n\n")]
+    assert split_blocks("a: 1") == [(0, "a: 1\n")]
+    for odd in ("a: 1\n- x\n", "---\na: 1\n", "a: 1\n[x]: 2\n", "a:1\n"):
+        assert split_blocks(odd) is None, odd

@@ -33,7 +33,7 @@ def rules_salt() -> str:
     """Changes whenever the schemas or the code that parses and checks configs change."""
     h = hashlib.sha1(__version__.encode())
     here = os.path.dirname(os.path.abspath(__file__))
-    for name in ("load.py", "check.py", "cache.py", "schemas.py"):
+    for name in ("load.py", "fastyaml.py", "check.py", "cache.py", "schemas.py"):
         with open(os.path.join(here, name), "rb") as f:
             h.update(f.read())
     try:

@@ -2,7 +2,8 @@
 
 Every revision's files are read through one ``git cat-file --batch`` process,
 never one subprocess per file or key. YAML is parsed once with libyaml's C
-loader; positions (line/column of any path) come from a second, lazy compose
+loader (master config blocks by rapidyaml where ``core.fastyaml`` proves the
+values equal); positions (line/column of any path) come from a second, lazy compose
 of the same text only when something must be reported.
 """
 
@@ -329,23 +330,27 @@ def load_doc(path: str, raw: bytes | None) -> YamlDoc:
 _TOP_KEY = re.compile(r"""^(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_.][^:#\n]*?)[ \t]*:(?:[ \t]|$)""")
 
 
+_COLUMN_0 = re.compile(r"^[^ \t\r#\n].*", re.M)  # a line that starts a block (or is unusual)
+
+
 def split_blocks(text: str) -> list[tuple[int, str]] | None:
     """Split a block-style top-level mapping into (0-based first line, block text) pairs.
 
     Returns None when the file is not plainly shaped that way (flow style,
     document markers, anything unusual at column 0), so callers parse it whole.
+    Lines before the first key (comments, blank lines) belong to no block.
     """
-    blocks: list[tuple[int, list[str]]] = []
-    for number, line in enumerate(text.split("\n")):
-        first = line[:1]
-        if first in ("", " ", "\t", "\r", "#"):
-            if blocks:
-                blocks[-1][1].append(line)
-            continue
-        if not _TOP_KEY.match(line):
+    starts: list[tuple[int, int]] = []  # (offset, line)
+    line, last = 0, 0
+    for m in _COLUMN_0.finditer(text):
+        if not _TOP_KEY.match(m.group()):
             return None
-        blocks.append((number, [line]))
-    return [(start, "\n".join(body) + "\n") for start, body in blocks]
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        starts.append((last, line))
+    ends = [offset for offset, _ in starts[1:]] + [len(text)]
+    return [(number, text[offset:end] + ("\n" if end == len(text) else ""))
+            for (offset, number), end in zip(starts, ends)]
 
 
 def _json_safe(value) -> bool:
@@ -353,6 +358,31 @@ def _json_safe(value) -> bool:
         return json.loads(json.dumps(value)) == value
     except (TypeError, ValueError):
         return False
+
+
+def _parse_blocks(path: str, pieces: list[tuple[int, str]], cache) -> list[tuple[str, object]]:
+    """(content hash, parsed value or None) of each block: cached, else rapidyaml where it
+    provably agrees with PyYAML (``core.fastyaml``), else PyYAML."""
+    from sweepgate.core import fastyaml
+
+    keep = cache is not None and cache.dir is not None
+    hashes = [hashlib.sha1(block.encode()).hexdigest() for _, block in pieces]
+    values = [cache.block(path, h) if keep else None for h in hashes]
+    missing = [i for i, v in enumerate(values) if v is None]
+    fast = fastyaml.load_blocks([pieces[i][1] for i in missing])
+    for i, built in zip(missing, fast):
+        if built is not None:  # built from JSON: plain data already
+            values[i] = built[0]
+            if keep:
+                cache.add_block(path, hashes[i], values[i])
+            continue
+        try:
+            values[i] = yaml.load(pieces[i][1], Loader=_Loader)
+        except yaml.YAMLError:
+            continue
+        if keep and _json_safe(values[i]):
+            cache.add_block(path, hashes[i], values[i])
+    return list(zip(hashes, values))
 
 
 def load_master_doc(path: str, raw: bytes | None, blob: str, cache) -> YamlDoc:
@@ -371,19 +401,10 @@ def load_master_doc(path: str, raw: bytes | None, blob: str, cache) -> YamlDoc:
     data: dict = {}
     blocks: dict[str, str] = {}
     starts: dict[str, int] = {}
-    for start, block in pieces:
-        key_hash = hashlib.sha1(block.encode()).hexdigest()
-        parsed = cache.block(path, key_hash) if cache is not None else None
-        if parsed is None:
-            try:
-                parsed = yaml.load(block, Loader=_Loader)
-            except yaml.YAMLError:
-                parsed = None
-            if not isinstance(parsed, dict) or len(parsed) != 1:
-                # Let the whole-file parser report the problem at its real position.
-                return YamlDoc(path, text, parse_yaml(text, path), None, blob)
-            if cache is not None and cache.dir is not None and _json_safe(parsed):  # nothing to keep: no pass
-                cache.add_block(path, key_hash, parsed)
+    for (start, _), (key_hash, parsed) in zip(pieces, _parse_blocks(path, pieces, cache)):
+        if not isinstance(parsed, dict) or len(parsed) != 1:
+            # Let the whole-file parser report the problem at its real position.
+            return YamlDoc(path, text, parse_yaml(text, path), None, blob)
         (key, value), = parsed.items()
         if key in data:
             # A repeated top-level key: keep whole-file semantics (the last one wins).

@@ -14,6 +14,7 @@ inside it). A fact a pool does not declare is not checked.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from sweepgate.core import fields as F
@@ -176,6 +177,7 @@ def config_problems(config: dict, runners: dict) -> list[tuple[tuple, str, str, 
     return out
 
 
+@functools.lru_cache(maxsize=None)  # asked once per config: read the schema once
 def max_worker_gpus() -> int:
     """The most GPUs one worker may hold: the schema's bound on one parallel size."""
     import json

@@ -1,0 +1,101 @@
+"""core.fastyaml builds PyYAML's (YAML 1.1) values, or defers to PyYAML: never a different value."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "utils"))
+
+from sweepgate.core import fastyaml  # noqa: E402
+
+# Plain scalars YAML 1.1 and 1.2/JSON read differently, or that a C++ parser may normalize.
+SCALARS = """
+yes Yes YES no No NO y n Y N on On ON off Off OFF true True TRUE tRue false False FALSE
+~ null Null NULL nULL 0 -0 +0 00 01 007 08 -01 0o17 0x1F 0x_1F 0b101 1_000 1__0 1:30 -1:30 190:20:30
+1.5 1.50 -1.5 +1.5 .5 -.5 +.5 5. -5. 0. 1.5.2 1e3 1E3 1e+3 1.0e+3 1.0E-3 1.0e3 .5e+3 1_0.5
+.inf -.inf +.inf .Inf .INF inf -inf Infinity .nan .NaN .NAN nan NaN
+2024-01-02 2024-1-2 2024-01-02T03:04:05Z 2024-01-02 03:04:05 2024-13-45 12:30:00
+= << ! & * - . .. 1.2.3 v1.5 0.8.1.post1 fp8 dsr1 b300-nv_0 1-2 "" ''
+""".split()
+SCALARS += ["2024-01-02 03:04:05", "a b", "a: b", "x # c", "it's"]
+FORMS = ["k: {}\n", "k:\n  - {}\n", "k: [{}]\n", "k: {{a: {}}}\n", "{}: 1\n", "k:\n  {}: 1\n",
+         "k: '{}'\n", 'k: "{}"\n']
+
+
+def pyyaml(text):
+    try:
+        return ("ok", yaml.load(text, Loader=yaml.CSafeLoader))
+    except (yaml.YAMLError, ValueError, TypeError) as exc:
+        return ("error", type(exc).__name__)
+
+
+def same(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b or (a != a and b != b)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_corner_case_is_pyyaml_or_deferred(form):
+    texts = []
+    for value in SCALARS:
+        if form.count("'") + form.count('"') and ("'" in value or '"' in value):
+            continue
+        texts.append(form.format(value))
+    for text, built in zip(texts, fastyaml.load_blocks(texts)):
+        if built is not None:
+            status, want = pyyaml(text)
+            assert status == "ok" and same(built[0], want), (text, built[0], want)
+
+
+def test_combinations_in_one_block_are_pyyaml_or_deferred():
+    texts = [f"k:\n  a: {x}\n  b: [{y}, 1]\n  c:\n    - {x}\n" for x, y in itertools.product(SCALARS[:60], SCALARS[60:90])]
+    for text, built in zip(texts, fastyaml.load_blocks(texts)):
+        if built is not None:
+            status, want = pyyaml(text)
+            assert status == "ok" and same(built[0], want), text
+
+
+CONFIG = """dsr1-fp8-b300-vllm:
+  image: vllm/vllm-openai:v0.11.0
+  model: deepseek-ai/DeepSeek-R1-0528
+  runner: b300
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: 8, ep: 1, conc-start: 4, conc-end: 64 }
+      - tp: 4
+        conc-list: [4, 8, 16]
+        dram-utilization: 0.8
+        additional-settings:
+        - "VLLM_USE_V1=1"
+        - plain text, with a comma
+"""
+
+
+def test_a_config_block_is_built_by_rapidyaml_and_equals_pyyaml():
+    (built,) = fastyaml.load_blocks([CONFIG])
+    assert built is not None, "the fast path must take an ordinary config block"
+    assert same(built[0], yaml.load(CONFIG, Loader=yaml.CSafeLoader))
+
+
+@pytest.mark.parametrize("text", [
+    "k: a: b\n", "k: [1, 2\n", "k: 'open\n", "k:\n\t- 1\n", "? [x]\n: y\n", "[x]: y\n", "k: &a 1\nj: *a\n",
+    "k: !!str 1\n", "k: |\n  x\n", "k: >-\n  x\n", "k: \"a\\tb\"\n", "k: yes\n", "k: 1e3\n", "k: -.5\n",
+    "k:\n  <<: {a: 1}\n", "k: 2024-01-02\n", "1: x\n", "k: 0x1F\n",
+])
+def test_risky_or_invalid_blocks_are_left_to_pyyaml_quietly(text, capfd):
+    assert fastyaml.load_blocks([text]) == [None]
+    assert capfd.readouterr().err == ""

@@ -1,0 +1,108 @@
+"""Plain YAML blocks built at C speed (rapidyaml), only where they provably equal PyYAML's.
+
+PyYAML's safe loader (YAML 1.1) stays the authority. A block goes to rapidyaml only
+when nothing in it can be read differently by the two, and otherwise the caller
+parses it with PyYAML (``None``), which also reports every error:
+
+* libyaml (PyYAML's C parser, ``raw_parse``: no Python objects) accepts its syntax;
+* its text has no anchor, alias, tag, merge key, block scalar (``|``/``>``),
+  backslash, tab, CR, BOM, complex key or ``-.5``-style number;
+* in rapidyaml's JSON no string is one that YAML 1.1 would read as something else
+  if it were plain (PyYAML's own implicit resolvers: bool, int, float, null,
+  timestamp, ...), and every unquoted value is spelled the one way JSON and YAML 1.1
+  read alike (``true``, ``false``, ``null``, ``12``, ``-3``, ``1.5``).
+
+``tests/bench/yaml_parity.py`` checks the equality on every block of the corpus;
+``tests/test_fastyaml.py`` on YAML 1.1's corner cases.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+
+import yaml
+
+# (substrings, pattern): the pattern runs only on a text holding one of the substrings.
+_RISKY = (
+    (("\\", "\t", "\r", "\ufeff"), None),  # escapes, tabs, CR, BOM: always deferred
+    (("<<",), None),  # merge keys
+    (("&", "*", "!"), re.compile(r"(?:^|[\s\[{,])[&*!]", re.M)),  # anchors, aliases, tags
+    (("?",), re.compile(r"^[ -]*\?(?:[ ]|$)", re.M)),  # complex keys
+    (("|", ">"), re.compile(r"(?:^|[ ])[|>][-+0-9]*[ ]*(?:\#.*)?$", re.M)),  # block scalars
+    (("-.", "+."), re.compile(r"(?<![\w.])[-+]\.")),  # -.5: a string in YAML 1.1, a number to rapidyaml
+)
+_CANONICAL = re.compile(r"true|false|null|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
+_BARE = re.compile(r"[^\s,:\[\]{}]+")
+_STRING = re.compile(r'"[^"]*"')
+
+
+def _resolver_patterns() -> str:
+    """Every plain-scalar pattern PyYAML's resolver reads as something other than str."""
+    patterns = {regexp.pattern.strip() for first in yaml.resolver.Resolver.yaml_implicit_resolvers.values()
+                for _, regexp in first}
+    return "|".join(f"(?x:{p.removeprefix('^').removesuffix('$')})" for p in sorted(patterns))
+
+
+# A JSON string (not empty: rapidyaml writes an empty plain value as null) that would not
+# be a string if it were plain YAML 1.1.
+# The lookahead (the first characters PyYAML's resolvers are tried on) rejects most strings at once.
+_FIRST = re.escape("".join(sorted(c for c in yaml.resolver.Resolver.yaml_implicit_resolvers if c)))
+_TYPED_STRING = re.compile(f'"(?=[{_FIRST}])(?:{_resolver_patterns()})"')
+
+
+_CParser = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # None without libyaml
+
+
+def _provably_plain(text: str) -> bool:
+    if _CParser is None:
+        return False
+    for needles, pattern in _RISKY:
+        if any(n in text for n in needles) and (pattern is None or pattern.search(text)):
+            return False
+    try:
+        _CParser(text).raw_parse()
+    except yaml.YAMLError:
+        return False  # PyYAML reports it
+    return True
+
+
+@contextlib.contextmanager
+def _stderr_quiet():
+    """rapidyaml prints its parse errors on fd 2; such a block falls back to PyYAML silently."""
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _value(ryml, text: str):
+    try:
+        js = ryml.emit_json(ryml.parse_in_arena(text.encode("utf-8")))
+    except Exception:  # noqa: BLE001 - rapidyaml refuses what it cannot build: PyYAML decides
+        return None
+    if "\\" in js or _TYPED_STRING.search(js):
+        return None
+    if not all(_CANONICAL.fullmatch(token) for token in set(_BARE.findall(_STRING.sub("", js)))):
+        return None
+    try:
+        return (json.loads(js),)
+    except ValueError:
+        return None
+
+
+def load_blocks(texts: list[str]) -> list[tuple | None]:
+    """For each YAML text, (value,) as PyYAML's safe loader would build it, or None: use PyYAML."""
+    try:
+        import ryml
+    except ImportError:  # pragma: no cover - an install without rapidyaml is only slower
+        return [None] * len(texts)
+    plain = [_provably_plain(t) for t in texts]
+    with _stderr_quiet():
+        return [_value(ryml, t) if ok else None for t, ok in zip(texts, plain)]
