@@ -18,6 +18,7 @@
 #                   require_no_evals, vllm_parallel_args
 #   gpu_monitor.sh  start_gpu_monitor, stop_gpu_monitor
 #   clients.sh      run_benchmark_serving, run_agentic_trace_replay
+#   evals.sh        run_lm_eval, run_requested_evals, is_eval_only
 #   kv_offload_arms.sh  setup_kv_offload_arm and the arm validators
 # Sourcing it again is a no-op.
 #
@@ -39,7 +40,8 @@
 #   prepare_model_path, vllm_parallel_args, require_agentic_kv_offload_none,
 #   require_agentic_kv_offload_backend, kv_offload_arm_name,
 #   setup_kv_offload_arm, require_no_evals, run_benchmark_serving,
-#   run_agentic_trace_replay.
+#   run_agentic_trace_replay, run_lm_eval, run_requested_evals,
+#   is_eval_only.
 
 # Include guard: a second `source` keeps the first one's state (the cleanup
 # registry above all) and redefines nothing.
@@ -87,5 +89,7 @@ source "${SWEEPGATE_BENCHMARK_DIR}/lib/environment.sh"
 source "${SWEEPGATE_BENCHMARK_DIR}/lib/gpu_monitor.sh"
 # shellcheck source=benchmarks/lib/clients.sh
 source "${SWEEPGATE_BENCHMARK_DIR}/lib/clients.sh"
+# shellcheck source=benchmarks/lib/evals.sh
+source "${SWEEPGATE_BENCHMARK_DIR}/lib/evals.sh"
 # shellcheck source=benchmarks/lib/kv_offload_arms.sh
 source "${SWEEPGATE_BENCHMARK_DIR}/lib/kv_offload_arms.sh"

@@ -901,3 +901,33 @@ def test_a_value_may_look_like_an_option(tmp_path):
     """)
     assert _rc(r.stdout) == 0, r.stderr
     assert "Starting --log: true" in r.stdout
+
+
+# --- evals (lib/evals.sh) -----------------------------------------------------------------
+
+def test_run_requested_evals_is_a_no_op_for_a_row_without_evals(tmp_path):
+    r = bash('RUN_EVAL=false EVAL_ONLY=false run_requested_evals; echo "rc=$?"; '
+                'is_eval_only || echo not-eval-only; EVAL_ONLY=true is_eval_only && echo eval-only')
+    assert "rc=0" in r.stdout and "not-eval-only" in r.stdout and "eval-only\n" in r.stdout
+    assert "lm_eval" not in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    ("--port 1 --result-dir D --result-filename F", "--model"),
+    ("--model m --port 1 --result-dir D --result-filename F --limit 0", "bad --limit"),
+    ("--model m --port 1 --result-dir D --result-filename F --concurrency x", "bad eval concurrency"),
+])
+def test_run_lm_eval_refuses_bad_arguments_before_installing(args, message):
+    r = bash(f'pip() {{ echo PIP "$@"; }}; run_lm_eval {args}; echo "rc=$?"')
+    assert "rc=1" in r.stdout and message in r.stderr, r.stderr
+    assert "PIP" not in r.stdout
+
+
+def test_run_lm_eval_fails_when_lm_eval_writes_no_results(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "lm_eval").write_text("#!/usr/bin/env bash\necho ran\n")
+    (bin_dir / "lm_eval").chmod(0o755)
+    r = bash(f'pip() {{ :; }}; run_lm_eval --model m --port 1 --result-dir {tmp_path} --result-filename F; '
+             'echo "rc=$?"', env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert "rc=1" in r.stdout and "wrote no results_" in r.stderr, r.stderr

@@ -279,3 +279,64 @@ def test_check_calls_wants_the_budget_in_gib_to_the_byte(l1, flagged):
             {"tool": "vllm", "argv": ["serve", "m", "--port", "8000", "--kv-transfer-config", "LMCacheMPConnector"]}]
     problems = rehearse.check_calls(SEED_ROW, {"PORT": "8000"}, seen)
     assert any("--l1-size-gb" in p for p in problems) == flagged, problems
+
+
+# --- eval rows (issue 16 item 2) ------------------------------------------------------
+
+EVAL_ROW = {
+    "image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
+    "precision": "fp8", "framework": "vllm", "runner": "cluster:b300-nv", "isl": 8192, "osl": 1024, "tp": 8,
+    "pp": 1, "dcp-size": 1, "pcp-size": 1, "conc": 32, "max-model-len": 9472, "ep": 1, "dp-attn": False,
+    "spec-decoding": "none", "exp-name": "dsr1_8k1k", "disagg": False, "run-eval": True, "eval-only": True,
+}
+
+
+def _show(db: str) -> list[dict]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    r = subprocess.run([sys.executable, "-m", "sweepgate", "results", "show", "--db", db, "--json"], cwd=ROOT,
+                       env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def _ingest(db: str, folder: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    return subprocess.run([sys.executable, "-m", "sweepgate", "results", "ingest", "--db", db, str(folder)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("eval_only", [True, False])
+def test_an_eval_row_runs_lm_eval_and_its_score_is_stored(tmp_path, eval_only):
+    work, db = tmp_path / "work", f"sqlite:///{tmp_path / 'results.db'}"
+    row = {**EVAL_ROW, "eval-only": eval_only}
+    r = cli(["--exp-name", "dsr1_8k1k", "--row-json", str(write_rows(tmp_path, row)), "--work-dir", str(work)])
+    assert r.returncode == 0, r.stdout + r.stderr
+    seen = calls(work)
+    pips = [c["argv"] for c in seen if c["tool"] == "pip"]
+    assert any("lm-eval[api]==0.4.9.1" in argv for argv in pips), pips
+    (lm_eval,) = [c["argv"] for c in seen if c["tool"] == "lm_eval"]
+    assert value(lm_eval, "--model") == "local-chat-completions" and value(lm_eval, "--tasks") == "gsm8k"
+    assert "/v1/chat/completions" in value(lm_eval, "--model_args")
+    benches = [c for c in seen if c["tool"] == "vllm" and c["argv"][:2] == ["bench", "serve"]]
+    assert bool(benches) is (not eval_only)
+    results = work / "results"
+    doc = json.loads(next(results.glob("*-eval.json")).read_text())
+    sample = json.loads(next((ROOT.parent / "shared" / "results-samples" / "lm_eval").glob("lmeval0.4.8_*"))
+                        .read_text()) if (ROOT.parent / "shared").is_dir() else doc
+    assert set(doc) == set(sample), set(doc) ^ set(sample)
+    assert doc["model_name"] == row["model"]
+    assert _ingest(db, results).returncode == 0
+    stored = _show(db)
+    evals = [rec for rec in stored if rec["evals"]]
+    assert len(evals) == 1 and evals[0]["rehearsal"] is True and evals[0]["conc"] == 32
+    assert {e["task"] for e in evals[0]["evals"]} == {"gsm8k"}
+    assert evals[0]["result-filename"].endswith("-eval")
+    assert len(stored) == (1 if eval_only else 2)
+    assert all(rec["status"] == "success" for rec in stored)
+
+
+def test_an_eval_row_whose_script_skips_the_eval_fails_the_rehearsal():
+    problems = rehearse.check_eval_calls(EVAL_ROW, [{"tool": "vllm", "argv": ["serve", "m"]}])
+    assert any("never ran lm_eval" in p for p in problems)
+    assert rehearse.check_eval_calls({**EVAL_ROW, "run-eval": False, "eval-only": False},
+                                     [{"tool": "lm_eval", "argv": []}])

@@ -210,7 +210,6 @@ def test_script_names_every_missing_variable(tmp_path):
 @pytest.mark.parametrize("overrides,message", [
     ({"TP": "4"}, "TP=8"),
     ({"SPEC_DECODING": "none"}, "spec-decoding=mtp"),
-    ({"RUN_EVAL": "true"}, "evals"),
     ({"KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": "hicache", "TOTAL_CPU_DRAM_GB": "100"}, "not supported"),
     ({"KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": "lmcache", "TOTAL_CPU_DRAM_GB": "0"}, "TOTAL_CPU_DRAM_GB"),
 ])

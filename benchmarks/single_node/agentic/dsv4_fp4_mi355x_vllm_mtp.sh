@@ -19,7 +19,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../benchmark_lib.sh"
 
 check_env_vars MODEL TP CONC SPEC_DECODING KV_OFFLOADING DURATION \
   RESULT_DIR RESULT_FILENAME || exit 1
-require_no_evals || exit 1
 
 if [[ "${SPEC_DECODING}" != "mtp" ]]; then
   echo "Error: ${0##*/} is the spec-decoding=mtp recipe, got SPEC_DECODING=${SPEC_DECODING}" >&2
@@ -61,10 +60,15 @@ server_cmd=(
 )
 start_server_and_wait "${server_cmd[@]}" || exit 1
 
-start_gpu_monitor --output "${RESULT_DIR}/gpu_metrics.csv"
-run_agentic_trace_replay --model "${MODEL}" --port "${PORT}" \
-  --concurrency "${CONC}" --duration "${DURATION}" \
-  --result-dir "${RESULT_DIR}" --result-filename "${RESULT_FILENAME}" \
-  --server-pid "${SERVER_PID}" || exit 1
-stop_gpu_monitor
-echo "Result: ${RESULT_DIR}/${RESULT_FILENAME}.json"
+# The throughput benchmark, unless the row asks for evals only.
+if ! is_eval_only; then
+  start_gpu_monitor --output "${RESULT_DIR}/gpu_metrics.csv"
+  run_agentic_trace_replay --model "${MODEL}" --port "${PORT}" \
+    --concurrency "${CONC}" --duration "${DURATION}" \
+    --result-dir "${RESULT_DIR}" --result-filename "${RESULT_FILENAME}" \
+    --server-pid "${SERVER_PID}" || exit 1
+  stop_gpu_monitor
+  echo "Result: ${RESULT_DIR}/${RESULT_FILENAME}.json"
+fi
+# Evals (RUN_EVAL / EVAL_ONLY): lm-eval against the same server.
+run_requested_evals --server-pid "${SERVER_PID}" || exit 1

@@ -107,7 +107,7 @@ BENCHMARK_LIB = "benchmarks/benchmark_lib.sh"
 # to the library (tests/test_benchmark_lib.py checks this list against its `source` lines).
 BENCHMARK_LIB_PARTS = tuple(f"benchmarks/lib/{name}.sh" for name in (
     "core", "units", "args", "processes", "lifecycle", "readiness", "environment",
-    "gpu_monitor", "clients", "kv_offload_arms"))
+    "gpu_monitor", "clients", "evals", "kv_offload_arms"))
 BENCHMARK_LIB_FILES = (BENCHMARK_LIB, *BENCHMARK_LIB_PARTS)
 # The matrix entry point. An append-only base must have it: a revision without a
 # matrix generator never published a matrix to append to.

@@ -15,6 +15,9 @@ import json
 from pathlib import Path
 
 SUFFIX = ".job.json"
+# A job's eval scores: lm-eval's results JSON at $RESULT_FILENAME-eval.json, beside the
+# throughput output, paired with the same sidecar (benchmarks/lib/evals.sh writes it).
+EVAL_SUFFIX = "-eval"
 ROW, JOB = "row", "job"
 CONFIG_KEY = "config-key"
 RUN_ID = "run-id"
@@ -39,6 +42,10 @@ def now() -> str:
 
 def path_for(result_dir: str | Path, result_filename: str) -> Path:
     return Path(result_dir) / f"{result_filename}{SUFFIX}"
+
+
+def eval_path_for(result_dir: str | Path, result_filename: str) -> Path:
+    return Path(result_dir) / f"{result_filename}{EVAL_SUFFIX}.json"
 
 
 def build(row: dict, *, run_id: str, attempt: int = 1, status: str, config_key: str | None = None,

@@ -29,7 +29,7 @@ from sweepgate.rehearsal.progress import CallTail, Progress
 from sweepgate.rehearsal.standin import option_value
 
 FAKESERVER = Path(__file__).with_name("standin.py")
-SHIMS = ("vllm", "lmcache", "mooncake_master", "aiperf", "pip", "hf", "huggingface-cli")
+SHIMS = ("vllm", "lmcache", "mooncake_master", "aiperf", "lm_eval", "pip", "hf", "huggingface-cli")
 DURATION_ENV = "SWEEPGATE_REHEARSE_DURATION"
 DEFAULT_DURATION_S = 10
 DEFAULT_TIMEOUT_S = 600
@@ -389,6 +389,7 @@ def prepare(work: Path, row: dict, runner_name: str, duration: int) -> tuple[dic
         paths["log"].unlink()
     env = build_env(row, runner_name, paths["results"], paths["shims"], paths["log"], paths["trace"], duration)
     paths["result"] = paths["results"] / f"{env['RESULT_FILENAME']}.json"
+    paths["eval"] = jobfile.eval_path_for(paths["results"], env["RESULT_FILENAME"])
     return env, paths
 
 
@@ -403,16 +404,39 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], rc: int, timed_out: bo
     leftovers = reap_leftovers(calls)
     if leftovers:
         problems.append("the script left running: " + "; ".join(leftovers))
-    result_file = paths["result"]
-    if not result_file.is_file():
-        problems.append(f"no result file {result_file}")
-    else:
+    for result_file in expected_outputs(row, paths):
+        if not result_file.is_file():
+            problems.append(f"no result file {result_file}")
+            continue
         try:
             json.loads(result_file.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             problems.append(f"result file is not JSON: {exc.msg}")
     if rc == 0 and not timed_out:
         problems.extend((multinode.check_calls if multinode.is_multinode(row) else check_calls)(row, env, calls))
+        problems.extend(check_eval_calls(row, calls))
+    return problems
+
+
+def wants_eval(row: dict) -> bool:
+    return bool(row.get(fields.RUN_EVAL) or row.get(fields.EVAL_ONLY))
+
+
+def expected_outputs(row: dict, paths: dict[str, Path]) -> list[Path]:
+    """The throughput result (unless the row is eval-only) and the eval results (when it asks for evals)."""
+    out = [] if row.get(fields.EVAL_ONLY) else [paths["result"]]
+    return out + ([paths["eval"]] if wants_eval(row) else [])
+
+
+def check_eval_calls(row: dict, calls: list[dict]) -> list[str]:
+    """An eval row installs lm-eval at its pin and runs it; any other row runs no eval."""
+    evals = [c for c in calls if c["tool"] == "lm_eval"]
+    if not wants_eval(row):
+        return ["the row asks for no eval but the script ran lm_eval"] if evals else []
+    problems = [] if evals else ["the row asks for evals but the script never ran lm_eval"]
+    if not any(c["tool"] == "pip" and any(a.startswith(("lm-eval==", "lm-eval[")) for a in c["argv"])
+               for c in calls):
+        problems.append("lm-eval was not pip-installed at a pinned version")
     return problems
 
 
@@ -461,5 +485,5 @@ def rehearse(args) -> int:
         if tail:
             print(f"--- last lines of {paths['out']} ---\n{tail}", file=sys.stderr)
         return 1
-    print(f"rehearse: OK in {elapsed:.1f}s; result {paths['result']}")
+    print(f"rehearse: OK in {elapsed:.1f}s; result {', '.join(map(str, expected_outputs(row, paths)))}")
     return 0

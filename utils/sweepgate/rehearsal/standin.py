@@ -457,6 +457,94 @@ def _aiperf_export(args: argparse.Namespace, records: list[dict], duration: floa
     return export
 
 
+# --- lm-eval -----------------------------------------------------------------------
+
+# A few GSM8K-shaped problems; the stand-in server never answers them right, so the
+# score is a real exact-match over real requests (0.0 against the stand-in).
+EVAL_PROBLEMS = (("Tom has 3 apples and buys 4 more. How many apples does he have?", "7"),
+                 ("A box holds 12 eggs. How many eggs are in 5 boxes?", "60"),
+                 ("Sara reads 15 pages a day. How many pages does she read in 4 days?", "60"))
+
+
+def _lm_eval_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="lm_eval (fake)")
+    p.add_argument("--model", default="local-chat-completions")
+    p.add_argument("--model_args", default="")
+    p.add_argument("--tasks", required=True)
+    p.add_argument("--output_path", required=True)
+    p.add_argument("--limit", type=float)
+    p.add_argument("--num_fewshot", type=int)
+    p.add_argument("--seed", default="0")
+    p.add_argument("--gen_kwargs")
+    return p.parse_known_args(argv)[0]
+
+
+def _model_args(text: str) -> dict:
+    return dict(part.split("=", 1) for part in text.split(",") if "=" in part)
+
+
+def _ask(url: str, model: str, question: str, chat: bool) -> str:
+    payload = _with_prompt({"model": model, "max_tokens": 32, "temperature": 0}, f"Question: {question}\nAnswer:",
+                           chat)
+    req = urllib.request.Request(url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"})
+    with _OPENER.open(req, timeout=60) as resp:
+        choice = json.loads(resp.read())["choices"][0]
+    return (choice.get("message") or {}).get("content") or choice.get("text") or ""
+
+
+def lm_eval_run(argv: list[str]) -> int:
+    """`lm_eval` stand-in: real requests to the server, then lm-eval's results JSON."""
+    args = _lm_eval_args(argv)
+    margs = _model_args(args.model_args)
+    if "base_url" not in margs or "model" not in margs:
+        print("lm_eval (fake): --model_args needs model= and base_url=", file=sys.stderr)
+        return 2
+    chat = "chat" in args.model
+    limit = int(args.limit) if args.limit else 2
+    problems = [EVAL_PROBLEMS[i % len(EVAL_PROBLEMS)] for i in range(max(1, min(limit, 3)))]
+    start = time.perf_counter()
+    hits = [answer in _ask(margs["base_url"], margs["model"], q, chat).split() for q, answer in problems]
+    doc = _lm_eval_results(args, margs, hits, start, time.perf_counter())
+    sanitized = "".join("__" if c in '"<>:/|\\?*[]' else c for c in margs["model"])
+    out = os.path.join(args.output_path, sanitized)
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, f"results_{time.strftime('%Y-%m-%dT%H-%M-%S')}.json")
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=2)
+    print(f"fake lm_eval: {len(hits)} requests -> {path}")
+    return 0
+
+
+def _lm_eval_results(args: argparse.Namespace, margs: dict, hits: list[bool], start: float, end: float) -> dict:
+    """lm-eval 0.4.9's results JSON (the keys of a real run), for each task asked."""
+    score = sum(hits) / len(hits)
+    stderr = statistics.stdev([float(h) for h in hits]) / len(hits) ** 0.5 if len(hits) > 1 else "N/A"
+    tasks = [t for t in args.tasks.split(",") if t]
+    shots = args.num_fewshot if args.num_fewshot is not None else 5
+    return {
+        "results": {t: {"alias": t, "exact_match,strict-match": score, "exact_match_stderr,strict-match": stderr,
+                        "exact_match,flexible-extract": score, "exact_match_stderr,flexible-extract": stderr}
+                    for t in tasks},
+        "group_subtasks": {t: [] for t in tasks},
+        "configs": {t: {"task": t, "num_fewshot": shots, "output_type": "generate_until",
+                        "metadata": {"version": 3.0, **margs}} for t in tasks},
+        "versions": {t: 3.0 for t in tasks}, "n-shot": {t: shots for t in tasks},
+        "higher_is_better": {t: {"exact_match": True} for t in tasks},
+        "n-samples": {t: {"original": 1319, "effective": len(hits)} for t in tasks},
+        "config": {"model": args.model, "model_args": args.model_args, "batch_size": 1, "batch_sizes": [],
+                   "device": None, "use_cache": None, "limit": args.limit, "bootstrap_iters": 100000,
+                   "gen_kwargs": args.gen_kwargs, "random_seed": int(args.seed), "numpy_seed": 1234,
+                   "torch_seed": 1234, "fewshot_seed": 1234},
+        "git_hash": None, "date": time.time(), "pretty_env_info": "sweepgate rehearsal stand-in",
+        "transformers_version": None, "lm_eval_version": "0.4.9.1", "upper_git_hash": None,
+        "task_hashes": {t: "" for t in tasks}, "model_source": args.model, "model_name": margs["model"],
+        "model_name_sanitized": margs["model"].replace("/", "__"), "system_instruction": None,
+        "system_instruction_sha": None, "fewshot_as_multiturn": False, "chat_template": "",
+        "chat_template_sha": None, "start_time": start, "end_time": end,
+        "total_evaluation_time_seconds": str(end - start),
+    }
+
+
 # --- shims -----------------------------------------------------------------------
 
 def option_value(argv: list[str], name: str, default: str | None = None) -> str | None:
@@ -547,6 +635,8 @@ def shim(name: str, argv: list[str]) -> int:
             print("mooncake_master (fake): needs --metrics_port", file=sys.stderr)
             return 2
         return serve("127.0.0.1", port, "mooncake", 0.0)
+    if name in ("lm_eval", "lm-eval"):
+        return lm_eval_run(argv)
     if name == "aiperf":
         if argv[:1] == ["profile"]:
             return aiperf_profile(argv[1:])

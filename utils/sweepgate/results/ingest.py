@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from sweepgate.core import jobfile
 from sweepgate.core.errors import SweepgateError, fail
 from sweepgate.results import normalize, sidecar, sniff
 from sweepgate.results import record as R
@@ -70,14 +71,16 @@ def collect(paths: list[str]) -> list[Path]:
 
 
 def _output_for(side: Path) -> Path | None:
+    """The output a sidecar belongs to: ``X.json`` (or .jsonl/.csv), else an eval-only job's ``X-eval.json``."""
     stem = sidecar.result_name(side)
-    return next((side.with_name(stem + s) for s in OUTPUT_SUFFIXES if side.with_name(stem + s).is_file()), None)
+    names = [stem + s for s in OUTPUT_SUFFIXES] + [stem + jobfile.EVAL_SUFFIX + ".json"]
+    return next((side.with_name(n) for n in names if side.with_name(n).is_file()), None)
 
 
 def _job(output: Path, content: bytes, given: Given | None) -> tuple[sidecar.Job, str]:
     side = sidecar.sidecar_path(output)
     if side.is_file():
-        return sidecar.read(side), sidecar.result_name(side)
+        return sidecar.read(side), sidecar.output_name(output)
     if given and given.row is not None:
         job = sidecar.local_job(content, given.row, **{R.RUN_ID: given.run_id, R.REF: given.ref,
                                                        R.ATTEMPT: given.attempt, R.CONFIG_KEY: given.config_key})

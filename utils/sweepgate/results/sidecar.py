@@ -33,8 +33,18 @@ class Job:
 
 
 def sidecar_path(output: Path) -> Path:
-    """``X.json`` / ``X.jsonl`` / ``X.csv`` -> ``X.job.json``."""
-    return output.with_name(output.name.rsplit(".", 1)[0] + SUFFIX)
+    """``X.json`` / ``X.jsonl`` / ``X.csv`` -> ``X.job.json``; an eval's ``X-eval.json`` -> ``X.job.json``
+    (its job's sidecar) when it has none of its own."""
+    stem = output.name.rsplit(".", 1)[0]
+    own = output.with_name(stem + SUFFIX)
+    if stem.endswith(jobfile.EVAL_SUFFIX) and not own.is_file():
+        return output.with_name(stem[: -len(jobfile.EVAL_SUFFIX)] + SUFFIX)
+    return own
+
+
+def output_name(output: Path) -> str:
+    """The result name a record of ``output`` is stored under: ``X`` for ``X.json``, ``X-eval`` for an eval."""
+    return output.name.rsplit(".", 1)[0]
 
 
 def is_sidecar(path: Path) -> bool:
