@@ -79,3 +79,22 @@ def test_eval_rows_of_keys_that_differ_only_in_image_get_distinct_result_names(m
     assert len(set(names)) == len(names) == len(evals)
     assert len({n.rsplit("_", 1)[0] for n in names}) < len(names)  # without the digest they collide
     assert fields.result_filename(evals[0], "b300-nv_0") == fields.result_filename(dict(evals[0]), "b300-nv_0")
+
+
+def test_job_env_carries_the_runners_hardware_facts_and_the_backends_settings():
+    from sweepgate.core.jobenv import job_env
+
+    runners = {"labels": {"cluster:b300-nv": ["b300-nv_00"]},
+               "hardware": {"cluster:b300-nv": {"available-cpu-dram-mib": 1, "gpus-per-node": 8,
+                                                "accelerator-runtime": "cuda",
+                                                "rdma-devices": ["mlx5_0", "mlx5_1"]}}}
+    row = {"exp-name": "x", "precision": "fp4", "framework": "vllm", "image": "i", "runner": "cluster:b300-nv",
+           "conc": 4, "kv-offload-backend": {"name": "lmcache", "version": "1",
+                                             "settings": {"max-workers": 8, "separate-object-groups": True}}}
+    env = job_env(row, "b300-nv_00", "results", runners=runners)
+    assert env["SWEEPGATE_ACCELERATOR_RUNTIME"] == "cuda"
+    assert env["SWEEPGATE_RDMA_DEVICES"] == "mlx5_0,mlx5_1"
+    assert env["LMCACHE_MAX_WORKERS"] == "8" and env["LMCACHE_SEPARATE_OBJECT_GROUPS"] == "true"
+    assert "LMCACHE_L1_READ_TTL_SECONDS" not in env
+    bare = job_env({**row, "runner": "elsewhere"}, "r_00", "results", runners=runners)
+    assert "SWEEPGATE_ACCELERATOR_RUNTIME" not in bare

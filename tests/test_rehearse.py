@@ -340,3 +340,45 @@ def test_an_eval_row_whose_script_skips_the_eval_fails_the_rehearsal():
     assert any("never ran lm_eval" in p for p in problems)
     assert rehearse.check_eval_calls({**EVAL_ROW, "run-eval": False, "eval-only": False},
                                      [{"tool": "lm_eval", "argv": []}])
+
+
+# --- each backend's build for the runner's hardware (issue 16 item 6) ----------------------
+
+@pytest.mark.parametrize("exp_name,runtime,source", [
+    ("dsv4_tp8_conc8_kvdram-lmcache_spec-mtp", "rocm", True),    # MI355X
+    ("kimik3_tp8_conc4_kvdram-lmcache_spec-mtp", "cuda", False),  # B300, the seed row
+])
+def test_lmcache_installs_the_build_for_the_runners_hardware(tmp_path, exp_name, runtime, source):
+    work = tmp_path / "work"
+    r = cli(["--exp-name", exp_name, "--work-dir", str(work)], timeout=180)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (pip,) = [c for c in calls(work) if c["tool"] == "pip" and "lmcache==0.5.4rc2" in c["argv"]]
+    assert "--no-deps" not in pip["argv"]
+    assert ("--no-binary" in pip["argv"]) is source
+    assert (pip["env"].get("BUILD_WITH_HIP"), pip["env"].get("CXX")) == (("1", "hipcc") if source else (None, None))
+    (server,) = [c["argv"] for c in calls(work) if c["tool"] == "lmcache"]
+    assert value(server, "--max-workers") == "16" and value(server, "--l1-read-ttl-seconds") == "7200"
+
+
+def test_mooncake_on_b300_installs_the_cuda_build_and_uses_the_runners_rdma_devices(tmp_path):
+    work = tmp_path / "work"
+    r = cli(["--exp-name", "kimik3_tp8_conc4_kvdram-mooncake_spec-mtp", "--work-dir", str(work)], timeout=180)
+    assert r.returncode == 0, r.stdout + r.stderr
+    pips = [c["argv"] for c in calls(work) if c["tool"] == "pip"]
+    assert any("mooncake-transfer-engine==0.3.7" in argv for argv in pips), pips
+    config = json.loads((work / "results" / "mooncake_config.json").read_text())
+    assert config["protocol"] == "rdma" and config["device_name"] == ",".join(f"mlx5_{i}" for i in range(8))
+
+
+@pytest.mark.parametrize("name,runtime,argv,env,problem", [
+    ("lmcache", "rocm", ["install", "lmcache==1.0"], {}, "built from source"),
+    ("lmcache", "cuda", ["install", "--no-deps", "lmcache==1.0"], {}, "--no-deps"),
+    ("lmcache", "cuda", ["install", "--no-binary", "lmcache", "lmcache==1.0"], {"BUILD_WITH_HIP": "1"}, "wheel"),
+    ("mooncake", "cuda", ["install", "mooncake-transfer-engine-non-cuda==1.0"], {}, "not installed"),
+    ("lmcache", "", ["install", "lmcache==1.0"], {}, "no known build"),
+    ("lmcache", "rocm", ["install", "--no-binary", "lmcache", "lmcache==1.0"], {"BUILD_WITH_HIP": "1"}, None),
+    ("mooncake", "cuda", ["install", "mooncake-transfer-engine==1.0"], {}, None),
+])
+def test_check_backend_build(name, runtime, argv, env, problem):
+    problems = rehearse.check_backend_build(name, "1.0", runtime, [{"tool": "pip", "argv": argv, "env": env}])
+    assert (not problems) if problem is None else any(problem in p for p in problems), problems

@@ -17,10 +17,23 @@
 # Overridable (defaults in parentheses):
 #   LMCACHE_PORT (PORT+100), LMCACHE_HTTP_PORT (PORT+101),
 #   LMCACHE_PACKAGE (lmcache), LMCACHE_READY_TIMEOUT (600),
+#   LMCACHE_MAX_WORKERS (2 x TP), LMCACHE_L1_READ_TTL_SECONDS (7200),
+#   LMCACHE_SEPARATE_OBJECT_GROUPS (false) -- the row's
+#   kv-offload-backend.settings set these (sweepgate.core.fields),
 #   MOONCAKE_MASTER_PORT (PORT+200), MOONCAKE_METRICS_PORT (PORT+201),
-#   MOONCAKE_PACKAGE (mooncake-transfer-engine), MOONCAKE_PROTOCOL (rdma),
-#   MOONCAKE_DEVICE_NAME (unset), MOONCAKE_READY_TIMEOUT (120),
+#   MOONCAKE_PACKAGE (the build for the runtime, below),
+#   MOONCAKE_DEVICE_NAME (SWEEPGATE_RDMA_DEVICES),
+#   MOONCAKE_PROTOCOL (rdma with devices, else tcp),
+#   MOONCAKE_READY_TIMEOUT (120),
 #   KV_OFFLOAD_SKIP_INSTALL (0; 1 when the image already has the backend).
+#
+# Hardware: SWEEPGATE_ACCELERATOR_RUNTIME (cuda|rocm) and
+# SWEEPGATE_RDMA_DEVICES come from configs/runners.yaml through the job
+# environment. LMCache: on cuda the PyPI wheel with its dependencies; on rocm
+# built from its source distribution at the row's version with HIP
+# (BUILD_WITH_HIP=1, CXX=hipcc, no build isolation so the image's ROCm torch
+# is built against). Mooncake: mooncake-transfer-engine (the CUDA build) on
+# cuda, mooncake-transfer-engine-non-cuda on rocm.
 
 # shellcheck disable=SC2034  # KV_OFFLOAD_SERVER_ARGS is read by the scripts.
 
@@ -157,9 +170,41 @@ _sg_setup_kv_offload_arm() {
   "${fn}" "${chunk_size}"
 }
 
-# pip-install PACKAGE at the row's backend version.
-_sg_kv_install() {
-  local package="$1"
+# The runner's accelerator runtime (cuda|rocm) from the job environment.
+_sg_accelerator_runtime() {
+  case "${SWEEPGATE_ACCELERATOR_RUNTIME:-}" in
+    cuda | rocm) echo "${SWEEPGATE_ACCELERATOR_RUNTIME}" ;;
+    *)
+      _sg_err "Error: SWEEPGATE_ACCELERATOR_RUNTIME is" \
+        "'${SWEEPGATE_ACCELERATOR_RUNTIME:-}', not cuda or rocm; state" \
+        "accelerator-runtime for ${RUNNER_NAME:-the runner} in" \
+        "configs/runners.yaml (sweepgate ci row-env exports it)"
+      return 1
+      ;;
+  esac
+}
+
+# Install LMCache at the row's version: the CUDA wheel with its
+# dependencies, or on ROCm a HIP build of its source distribution.
+_sg_lmcache_install() {
+  local package="${LMCACHE_PACKAGE:-lmcache}" runtime rc=0
+  _sg_kv_install_wanted || rc=$?
+  ((rc == 2)) && return 0
+  ((rc == 0)) || return 1
+  runtime="$(_sg_accelerator_runtime)" || return 1
+  if [[ "${runtime}" == cuda ]]; then
+    _sg_kv_pip "${package}" || return 1
+    return 0
+  fi
+  echo "Building ${package}==${KV_OFFLOAD_BACKEND_VERSION} from source" \
+    "with HIP (ROCm)"
+  BUILD_WITH_HIP=1 CXX=hipcc TORCH_DONT_CHECK_COMPILER_ABI=1 \
+    _sg_kv_pip "${package}" --no-build-isolation --no-binary "${package}"
+}
+
+# 0 to install, 2 when KV_OFFLOAD_SKIP_INSTALL says the image has it, 1 on
+# a missing version.
+_sg_kv_install_wanted() {
   if [[ -z "${KV_OFFLOAD_BACKEND_VERSION:-}" ]]; then
     _sg_err "Error: KV_OFFLOAD_BACKEND_VERSION is empty; set" \
       "kv-offload-backend.version for" \
@@ -167,15 +212,32 @@ _sg_kv_install() {
     return 1
   fi
   if [[ "${KV_OFFLOAD_SKIP_INSTALL:-0}" == "1" ]]; then
-    echo "KV_OFFLOAD_SKIP_INSTALL=1: using the image's ${package}"
-    return 0
+    echo "KV_OFFLOAD_SKIP_INSTALL=1: using the image's backend"
+    return 2
   fi
-  pip install --quiet --no-cache-dir --no-deps \
+}
+
+# pip install PACKAGE==KV_OFFLOAD_BACKEND_VERSION [PIP OPTIONS...], with
+# its dependencies.
+_sg_kv_pip() {
+  local package="$1"
+  shift
+  pip install --quiet --no-cache-dir "$@" \
     "${package}==${KV_OFFLOAD_BACKEND_VERSION}" || {
     _sg_err "Error: could not install" \
       "${package}==${KV_OFFLOAD_BACKEND_VERSION}"
     return 1
   }
+}
+
+# Install the Mooncake build for the runtime at the row's version.
+_sg_mooncake_install() {
+  local rc=0 package
+  _sg_kv_install_wanted || rc=$?
+  ((rc == 2)) && return 0
+  ((rc == 0)) || return 1
+  package="$(_sg_mooncake_package)" || return 1
+  _sg_kv_pip "${package}"
 }
 
 _sg_kv_arm_none() {
@@ -217,7 +279,7 @@ _sg_kv_arm_lmcache() {
       "running; one per node"
     return 1
   fi
-  _sg_kv_install "${LMCACHE_PACKAGE:-lmcache}" || return 1
+  _sg_lmcache_install || return 1
   port="${LMCACHE_PORT:-$((PORT + 100))}"
   http_port="${LMCACHE_HTTP_PORT:-$((PORT + 101))}"
   log="${RESULT_DIR}/lmcache_server.log"
@@ -231,7 +293,11 @@ _sg_kv_arm_lmcache() {
     --chunk-size "${chunk_size}"
     --eviction-policy LRU
     --shm-name ""
+    --max-workers "${LMCACHE_MAX_WORKERS:-$((2 * ${TP:-1}))}"
+    --l1-read-ttl-seconds "${LMCACHE_L1_READ_TTL_SECONDS:-7200}"
   )
+  [[ "${LMCACHE_SEPARATE_OBJECT_GROUPS:-false}" == "true" ]] &&
+    cmd+=(--separate-object-groups)
   _sg_start_background_process --label "LMCache server" --log "${log}" \
     --command-file "${RESULT_DIR}/lmcache_command.txt" -- "${cmd[@]}" ||
     return 1
@@ -269,7 +335,7 @@ _sg_kv_arm_mooncake() {
       "1 GB per rank at TP=${TP}"
     return 1
   fi
-  _sg_kv_install "${MOONCAKE_PACKAGE:-mooncake-transfer-engine}" || return 1
+  _sg_mooncake_install || return 1
   master_port="${MOONCAKE_MASTER_PORT:-$((PORT + 200))}"
   metrics_port="${MOONCAKE_METRICS_PORT:-$((PORT + 201))}"
   log="${RESULT_DIR}/mooncake_master.log"
@@ -296,17 +362,35 @@ _sg_kv_arm_mooncake() {
     '"kv_load_failure_policy":"recompute"}')")
 }
 
-# The Mooncake client config: MASTER_PORT, PER_RANK_BYTES.
+# The Mooncake build for the runtime (MOONCAKE_PACKAGE overrides).
+_sg_mooncake_package() {
+  local runtime
+  if [[ -n "${MOONCAKE_PACKAGE:-}" ]]; then
+    echo "${MOONCAKE_PACKAGE}"
+    return 0
+  fi
+  runtime="$(_sg_accelerator_runtime)" || return 1
+  case "${runtime}" in
+    cuda) echo mooncake-transfer-engine ;;
+    rocm) echo mooncake-transfer-engine-non-cuda ;;
+  esac
+}
+
+# The Mooncake client config: MASTER_PORT, PER_RANK_BYTES. RDMA devices come
+# from the runner's facts (SWEEPGATE_RDMA_DEVICES); without any, TCP.
 _sg_mooncake_config() {
+  local devices="${MOONCAKE_DEVICE_NAME:-${SWEEPGATE_RDMA_DEVICES:-}}"
+  local protocol="${MOONCAKE_PROTOCOL:-tcp}"
+  [[ -n "${devices}" && -z "${MOONCAKE_PROTOCOL:-}" ]] && protocol=rdma
   printf '{\n'
   printf '  "mode": "embedded",\n'
   printf '  "metadata_server": "P2PHANDSHAKE",\n'
   printf '  "master_server_address": "127.0.0.1:%d",\n' "$1"
   printf '  "global_segment_size": %d,\n' "$2"
   printf '  "local_buffer_size": "4GB",\n'
-  printf '  "protocol": "%s"' "${MOONCAKE_PROTOCOL:-rdma}"
-  if [[ -n "${MOONCAKE_DEVICE_NAME:-}" ]]; then
-    printf ',\n  "device_name": "%s"' "${MOONCAKE_DEVICE_NAME}"
+  printf '  "protocol": "%s"' "${protocol}"
+  if [[ -n "${devices}" ]]; then
+    printf ',\n  "device_name": "%s"' "${devices}"
   fi
   printf '\n}\n'
 }

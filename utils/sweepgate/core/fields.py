@@ -48,6 +48,12 @@ KV_OFFLOAD_BACKEND = "kv-offload-backend"
 # benchmarks/lib/kv_offload_arms.sh; tests/test_new_user.py checks they agree), each
 # with whether its arm installs the backend at kv-offload-backend.version.
 KV_OFFLOAD_BACKENDS = {"vllm-simple": False, "lmcache": True, "mooncake": True}
+# Optional kv-offload-backend.settings (LMCache server), each -> the variable the arm reads;
+# defaults when unset are documented in benchmarks/README.md and set in kv_offload_arms.sh.
+KV_OFFLOAD_SETTINGS = "settings"
+KV_OFFLOAD_SETTINGS_ENV = {"max-workers": "LMCACHE_MAX_WORKERS",
+                           "l1-read-ttl-seconds": "LMCACHE_L1_READ_TTL_SECONDS",
+                           "separate-object-groups": "LMCACHE_SEPARATE_OBJECT_GROUPS"}
 PREFILL = "prefill"
 DECODE = "decode"
 NUM_WORKER = "num-worker"
@@ -58,6 +64,8 @@ HARDWARE = "hardware"
 LABELS = "labels"
 AVAILABLE_CPU_DRAM_MIB = "available-cpu-dram-mib"
 GPUS_PER_NODE = "gpus-per-node"
+ACCELERATOR_RUNTIME = "accelerator-runtime"  # cuda | rocm: picks each KV-offload backend's build
+RDMA_DEVICES = "rdma-devices"                # a node's RDMA NICs (Mooncake's device_name)
 CLUSTER_PREFIX = "cluster:"
 
 # --- matrix rows ----------------------------------------------------------------
@@ -147,8 +155,13 @@ KV_OFFLOAD_BACKEND_VERSION_ENV = "KV_OFFLOAD_BACKEND_VERSION"
 RUNNER_NAME_ENV = "RUNNER_NAME"
 RESULT_DIR_ENV = "RESULT_DIR"
 RESULT_FILENAME_ENV = "RESULT_FILENAME"
+# runners.yaml hardware fact -> job environment variable (lists comma-joined), for
+# every row on a runner that states it (core.jobenv.hardware_env).
+HARDWARE_ENV = {ACCELERATOR_RUNTIME: "SWEEPGATE_ACCELERATOR_RUNTIME", RDMA_DEVICES: "SWEEPGATE_RDMA_DEVICES"}
 JOB_ENV_NAMES = (
     *ROW_ENV.values(),
+    *KV_OFFLOAD_SETTINGS_ENV.values(),
+    *HARDWARE_ENV.values(),
     KV_OFFLOAD_BACKEND_ENV,
     KV_OFFLOAD_BACKEND_VERSION_ENV,
     RESULT_DIR_ENV,
@@ -197,6 +210,8 @@ def row_env(row: dict, runner_name: str, result_dir: str = "results") -> dict[st
     backend = row.get(KV_OFFLOAD_BACKEND) or {}
     env[KV_OFFLOAD_BACKEND_ENV] = str(backend.get("name", ""))
     env[KV_OFFLOAD_BACKEND_VERSION_ENV] = str(backend.get("version", ""))
+    for key, value in (backend.get(KV_OFFLOAD_SETTINGS) or {}).items():
+        env[KV_OFFLOAD_SETTINGS_ENV[key]] = env_value(value)
     env.setdefault("KV_OFFLOADING", DEFAULT_KV_OFFLOADING)
     env.setdefault("SPEC_DECODING", DEFAULT_SPEC_DECODING)
     env.setdefault("RUN_EVAL", "false")

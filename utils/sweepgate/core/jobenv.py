@@ -53,6 +53,15 @@ def _placement_env(row: dict, runners: dict | None, source: str) -> dict[str, st
                    exc.hint) from None
 
 
+def hardware_env(row: dict, runners: dict | None) -> dict[str, str]:
+    """The runner's hardware facts a job reads (fields.HARDWARE_ENV); nothing for a runner without them."""
+    from sweepgate.core.placement import hardware_of
+
+    facts = hardware_of(runners or {}, str(row.get(fields.RUNNER))) or {}
+    return {name: ",".join(map(str, facts[fact])) if isinstance(facts[fact], list) else str(facts[fact])
+            for fact, name in fields.HARDWARE_ENV.items() if fact in facts}
+
+
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
             runners: dict | None = None) -> dict[str, str]:
     """The job environment of one row; ``runners`` (configs/runners.yaml) places multi-node rows."""
@@ -65,6 +74,7 @@ def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
     if not runner_name:
         raise fail(source, 0, "RUNNER_NAME is not set", "run on an Actions runner or pass --runner-name")
     env = fields.row_env(row, runner_name, result_dir)
+    env.update(hardware_env(row, runners))
     if fields.PREFILL in row or fields.DECODE in row:
         env.update(_multinode_env(row))
         env.update(_placement_env(row, runners, source))

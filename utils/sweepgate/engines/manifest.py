@@ -13,7 +13,8 @@ from functools import lru_cache
 from importlib import resources
 
 # pip distribution -> engine whose manifest checks it
-DISTRIBUTIONS = {"lmcache": "lmcache", "mooncake-transfer-engine": "mooncake", "aiperf": "aiperf",
+DISTRIBUTIONS = {"lmcache": "lmcache", "mooncake-transfer-engine": "mooncake",
+                 "mooncake-transfer-engine-non-cuda": "mooncake", "aiperf": "aiperf",
                  "lm-eval": "lm-eval", "lm_eval": "lm-eval"}
 _PIN = re.compile(r"^([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?==([^\s;]+)$")
 

@@ -208,8 +208,13 @@ def rehearsal_duration(args) -> int:
 
 def build_env(row: dict, runner_name: str, result_dir: Path, shim_dir: Path, log: Path,
               trace: Path, duration: int) -> dict[str, str]:
-    env = dict(os.environ)
+    from sweepgate.core.jobenv import hardware_env
+    from sweepgate.core.load import repo_root
+    from sweepgate.core.placement import runners_at
+
+    env = {k: v for k, v in os.environ.items() if k not in fields.HARDWARE_ENV.values()}
     env.update(fields.row_env(row, runner_name, str(result_dir)))
+    env.update(hardware_env(row, runners_at(str(repo_root()))))
     if multinode.is_multinode(row):
         env.update(multinode.env_for(row, runner_name, result_dir))
         env.pop("SLURM_JOB_ID", None)  # a rehearsal runs every task here, never through srun
@@ -322,9 +327,10 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
         problems.append("the script never started `vllm serve`")
     pips = [" ".join(c["argv"]) for c in calls if c["tool"] == "pip"]
     dram = str(row.get(fields.TOTAL_CPU_DRAM_GB, ""))
+    runtime = env.get(fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME], "")
+    if name in ("lmcache", "mooncake"):
+        problems.extend(check_backend_build(name, str(version), runtime, calls))
     if name == "lmcache":
-        if not any(f"lmcache=={version}" in p for p in pips):
-            problems.append(f"LMCache was not installed at the row's version {version} (pip calls: {pips or 'none'})")
         lm = [c["argv"] for c in calls if c["tool"] == "lmcache" and c["argv"][:1] == ["server"]]
         if len(lm) != 1:
             problems.append(f"expected one LMCache server per node, saw {len(lm)}")
@@ -339,8 +345,6 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
         if servers and "LMCacheMPConnector" not in (option_value(servers[0], "--kv-transfer-config") or ""):
             problems.append("vllm serve lacks the LMCacheMPConnector --kv-transfer-config")
     elif name == "mooncake":
-        if not any(f"=={version}" in p and "mooncake" in p for p in pips):
-            problems.append(f"Mooncake was not installed at the row's version {version} (pip calls: {pips or 'none'})")
         if not any(c["tool"] == "mooncake_master" for c in calls):
             problems.append("the mooncake arm never started mooncake_master")
         if servers and "MooncakeStoreConnector" not in (option_value(servers[0], "--kv-transfer-config") or ""):
@@ -352,6 +356,33 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
         problems.append("KV offloading is none but vllm serve was given an offload connector")
     if servers and option_value(servers[0], "--port") != env["PORT"]:
         problems.append(f"vllm serve --port is {option_value(servers[0], '--port')}, expected $PORT={env['PORT']}")
+    return problems
+
+
+# The build each backend installs on each accelerator runtime (benchmarks/lib/kv_offload_arms.sh).
+BACKEND_BUILDS = {("lmcache", "cuda"): ("lmcache", "wheel"), ("lmcache", "rocm"): ("lmcache", "hip-source"),
+                  ("mooncake", "cuda"): ("mooncake-transfer-engine", "wheel"),
+                  ("mooncake", "rocm"): ("mooncake-transfer-engine-non-cuda", "wheel")}
+
+
+def check_backend_build(name: str, version: str, runtime: str, calls: list[dict]) -> list[str]:
+    """The backend was pip-installed at the row's version, as the build for the runner's runtime."""
+    package, kind = BACKEND_BUILDS.get((name, runtime), (None, None))
+    if package is None:
+        return [f"{name}: no known build for accelerator runtime {runtime!r} (configs/runners.yaml)"]
+    pips = [c for c in calls if c["tool"] == "pip" and f"{package}=={version}" in c["argv"]]
+    if not pips:
+        seen = [" ".join(c["argv"]) for c in calls if c["tool"] == "pip"]
+        return [f"{name} was not installed as {package}=={version} for {runtime} (pip calls: {seen or 'none'})"]
+    argv, build_env = pips[-1]["argv"], pips[-1].get("env") or {}
+    problems = []
+    if "--no-deps" in argv:
+        problems.append(f"{package} was installed with --no-deps: its {runtime} dependencies are missing")
+    source = "--no-binary" in argv and build_env.get("BUILD_WITH_HIP") == "1"
+    if kind == "hip-source" and not source:
+        problems.append(f"{package} on ROCm must be built from source with BUILD_WITH_HIP=1 (--no-binary)")
+    if kind == "wheel" and "--no-binary" in argv:
+        problems.append(f"{package} on {runtime} should be the published wheel, not a source build")
     return problems
 
 

@@ -558,11 +558,17 @@ def option_value(argv: list[str], name: str, default: str | None = None) -> str 
     return value
 
 
+# Build settings a `pip install` runs with, recorded with it (a HIP source build says so here).
+BUILD_ENV = ("BUILD_WITH_HIP", "CXX", "TORCH_DONT_CHECK_COMPILER_ABI", "PYTORCH_ROCM_ARCH")
+
+
 def _record(name: str, argv: list[str]) -> None:
     log = os.environ.get("SWEEPGATE_REHEARSE_LOG")
     if not log:
         return
     entry = {"tool": name, "argv": argv, "pid": os.getpid(), "time": time.time()}
+    if name == "pip":
+        entry["env"] = {k: os.environ[k] for k in BUILD_ENV if k in os.environ}
     with open(log, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(entry) + "\n")
 
