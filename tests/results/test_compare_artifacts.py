@@ -73,7 +73,9 @@ class FakeActions:
                                         "state": "active", "url": f"{self.url}{repo}/actions/workflows/{WF_ID}"})
         if path in (f"{repo}/actions/workflows/{WF_ID}/runs", f"{repo}/actions/workflows/run-sweep.yml/runs"):
             # {workflow_id} is the workflow's id or its file name
+            # only main's own sweeps (push), not PR sweeps dispatched on main
             assert query.get("branch") == ["main"] and query.get("status") == ["success"], query
+            assert query.get("event") == ["push"], query
             page, per_page = int(query.get("page", ["1"])[0]), 2
             runs = [{"id": r["id"], "name": "run-sweep", "head_branch": "main", "status": "completed",
                      "conclusion": "success", "url": f"{self.url}{repo}/actions/runs/{r['id']}",
@@ -81,7 +83,7 @@ class FakeActions:
             chunk = runs[(page - 1) * per_page: page * per_page]
             headers = {}
             if page * per_page < len(runs):
-                headers["Link"] = f'<{self.url}{path}?branch=main&status=success&page={page + 1}>; rel="next"'
+                headers["Link"] = f'<{self.url}{path}?branch=main&event=push&status=success&page={page + 1}>; rel="next"'
             return self.send(req, 200, {"total_count": len(runs), "workflow_runs": chunk}, headers=headers)
         if m := re.fullmatch(rf"{repo}/actions/runs/(\d+)/artifacts", path):
             run = next(r for r in self.runs if r["id"] == int(m.group(1)))

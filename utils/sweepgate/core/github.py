@@ -115,8 +115,8 @@ def _unzip(data: bytes, dest) -> None:
 
 
 def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, branch: str, runs: int,
-                           name: str, base_url: str | None = None, timeout: int = 60) -> list:
-    """Download artifact ``name`` of the last ``runs`` successful runs of ``workflow`` on ``branch``
+                           name: str, event: str = "push", base_url: str | None = None, timeout: int = 60) -> list:
+    """Download artifact ``name`` of the last ``runs`` successful ``event`` runs of ``workflow`` on ``branch``
     into ``dest/<run id>/``, newest first; runs without that artifact (or with it expired) are skipped.
     Returns the folders written."""
     import zipfile
@@ -129,7 +129,7 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
     folders = []
     try:
         wf = client.get_repo(repository).get_workflow(workflow)
-        for run in wf.get_runs(branch=branch, status="success"):
+        for run in wf.get_runs(branch=branch, event=event, status="success"):
             if len(folders) >= runs:
                 break
             artifact = next((a for a in run.get_artifacts() if a.name == name and not a.expired), None)
