@@ -98,3 +98,18 @@ def test_job_env_carries_the_runners_hardware_facts_and_the_backends_settings():
     assert "LMCACHE_L1_READ_TTL_SECONDS" not in env
     bare = job_env({**row, "runner": "elsewhere"}, "r_00", "results", runners=runners)
     assert "SWEEPGATE_ACCELERATOR_RUNTIME" not in bare
+
+
+def test_a_configs_server_ready_timeout_reaches_its_rows_and_their_job_env_only_when_set():
+    from sweepgate.core.expand import expand_config
+    from sweepgate.core.jobenv import job_env
+
+    config = {"image": "vllm/vllm-openai:v0.11.0", "model": "m/m", "model-prefix": "m", "precision": "fp8",
+              "framework": "vllm", "runner": "cluster:b300-nv", "multinode": False,
+              "scenarios": {"fixed-seq-len": [{"isl": 1024, "osl": 1024, "search-space": [{"tp": 8, "conc-list": [4]}]}]}}
+    runners = {"labels": {"cluster:b300-nv": ["b300-nv_00"]}}
+    (plain,) = list(expand_config("k", config, runners))
+    (slow,) = list(expand_config("k", {**config, "server-ready-timeout": 5400}, runners))
+    assert "server-ready-timeout" not in plain and slow["server-ready-timeout"] == 5400
+    assert "SERVER_READY_TIMEOUT" not in job_env(plain, "b300-nv_00", "r")
+    assert job_env(slow, "b300-nv_00", "r")["SERVER_READY_TIMEOUT"] == "5400"

@@ -262,7 +262,7 @@ def test_rows_from_sweep_rows_when_available(tmp_path, monkeypatch):
 
 
 def test_check_calls_catches_a_script_that_ignores_the_row():
-    env = {"PORT": "8000"}
+    env = {"PORT": "8000", "SWEEPGATE_ACCELERATOR_RUNTIME": "cuda"}
     seen = [{"tool": "pip", "argv": ["install", "lmcache==0.4.0"]},
             {"tool": "lmcache", "argv": ["server", "--http-port", "1", "--l1-size-gb", "100", "--chunk-size", "256"]},
             {"tool": "vllm", "argv": ["serve", "m", "--port", "8000"]}]
@@ -382,3 +382,13 @@ def test_mooncake_on_b300_installs_the_cuda_build_and_uses_the_runners_rdma_devi
 def test_check_backend_build(name, runtime, argv, env, problem):
     problems = rehearse.check_backend_build(name, "1.0", runtime, [{"tool": "pip", "argv": argv, "env": env}])
     assert (not problems) if problem is None else any(problem in p for p in problems), problems
+
+
+def test_an_agentic_job_installs_the_pinned_aiperf(tmp_path):
+    work = tmp_path / "work"
+    r = cli(["--exp-name", SEED_EXP, "--row-json", str(write_rows(tmp_path, SEED_ROW)), "--work-dir", str(work)])
+    assert r.returncode == 0, r.stdout + r.stderr
+    seen = calls(work)
+    pips = [i for i, c in enumerate(seen) if c["tool"] == "pip" and "aiperf==0.13.0" in c["argv"]]
+    replays = [i for i, c in enumerate(seen) if c["tool"] == "aiperf"]
+    assert len(pips) == 1 and replays and pips[0] < replays[0]

@@ -124,6 +124,23 @@ _sg_run_recorded_client() {
   _sg_run_client "${server_pid}" "${label}" -- "$@"
 }
 
+# The one pin of AIPerf (configs/engines has its manifest).
+readonly _SG_AIPERF_VERSION="0.13.0"
+
+# pip-install AIPerf at the pin, once per job (AIPERF_SKIP_INSTALL=1: the
+# image has it).
+_sg_install_aiperf() {
+  if [[ "${AIPERF_SKIP_INSTALL:-0}" == "1" ||
+    "${_SG_AIPERF_READY:-0}" == "1" ]]; then
+    return 0
+  fi
+  pip install --quiet --no-cache-dir "aiperf==${_SG_AIPERF_VERSION}" || {
+    _sg_err "Error: could not install aiperf==${_SG_AIPERF_VERSION}"
+    return 1
+  }
+  _SG_AIPERF_READY=1
+}
+
 # Options of run_agentic_trace_replay (see _sg_parse_opts).
 readonly _SG_REPLAY_OPTS="--model=model --port=port --concurrency=conc
   --duration=duration --result-dir=result_dir
@@ -131,7 +148,8 @@ readonly _SG_REPLAY_OPTS="--model=model --port=port --concurrency=conc
   --tokenizer=tokenizer --trace-file=trace_file --trace-loader=trace_loader"
 
 #######################################
-# Agentic trace replay with AIPerf for DURATION seconds at CONC sessions,
+# Agentic trace replay with AIPerf (aiperf==0.13.0, pip-installed here once)
+# for DURATION seconds at CONC sessions,
 # summarized into RESULT_DIR/RESULT_FILENAME.json together with the row's
 # identity (EXP_NAME, RECIPE_FINGERPRINT, KV_OFFLOAD_* ...).
 # Arguments:
@@ -158,6 +176,7 @@ _sg_run_agentic_trace_replay() {
   _sg_require_opts run_agentic_trace_replay "${_SG_REPLAY_OPTS}" model port \
     conc duration result_dir result_filename || return 1
   _sg_check_replay_numbers "${conc}" "${duration}" || return 1
+  _sg_install_aiperf || return 1
   artifact_dir="${result_dir}/aiperf_${result_filename}"
   cmd=(
     aiperf profile

@@ -188,8 +188,11 @@ def _worker_tag(worker: dict, prefix: str) -> str:
 
 
 def _identity(config: dict) -> dict:
-    return {F.IMAGE: config[F.IMAGE], F.MODEL: config[F.MODEL], F.MODEL_PREFIX: config[F.MODEL_PREFIX],
-            F.PRECISION: config[F.PRECISION], F.FRAMEWORK: config[F.FRAMEWORK]}
+    ident = {F.IMAGE: config[F.IMAGE], F.MODEL: config[F.MODEL], F.MODEL_PREFIX: config[F.MODEL_PREFIX],
+             F.PRECISION: config[F.PRECISION], F.FRAMEWORK: config[F.FRAMEWORK]}
+    if F.SERVER_READY_TIMEOUT in config:  # only when the config sets it: other rows stay as they were
+        ident[F.SERVER_READY_TIMEOUT] = config[F.SERVER_READY_TIMEOUT]
+    return ident
 
 
 def _single_topology(point: dict) -> dict:

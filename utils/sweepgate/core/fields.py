@@ -19,6 +19,7 @@ SCENARIOS = "scenarios"
 ROUTER = "router"
 KV_P2P_TRANSFER = "kv-p2p-transfer"
 RESULTS = "results"            # optional: how `results compare` judges the config
+SERVER_READY_TIMEOUT = "server-ready-timeout"  # optional seconds; rows carry it only when set
 RESULTS_THRESHOLD = "threshold"
 RESULTS_THRESHOLDS = "thresholds"  # metric -> relative change
 
@@ -148,6 +149,7 @@ ROW_ENV = {
     TOTAL_CPU_DRAM_GB: "TOTAL_CPU_DRAM_GB",
     RUN_EVAL: "RUN_EVAL",
     EVAL_ONLY: "EVAL_ONLY",
+    SERVER_READY_TIMEOUT: "SERVER_READY_TIMEOUT",
 }
 # kv-offload-backend is an object; its parts get their own variables.
 KV_OFFLOAD_BACKEND_ENV = "KV_OFFLOAD_BACKEND"

@@ -369,7 +369,7 @@ def check_backend_build(name: str, version: str, runtime: str, calls: list[dict]
     """The backend was pip-installed at the row's version, as the build for the runner's runtime."""
     package, kind = BACKEND_BUILDS.get((name, runtime), (None, None))
     if package is None:
-        return [f"{name}: no known build for accelerator runtime {runtime!r} (configs/runners.yaml)"]
+        return [f"{name} {version}: no known build for accelerator runtime {runtime!r} (configs/runners.yaml)"]
     pips = [c for c in calls if c["tool"] == "pip" and f"{package}=={version}" in c["argv"]]
     if not pips:
         seen = [" ".join(c["argv"]) for c in calls if c["tool"] == "pip"]
