@@ -931,3 +931,30 @@ def test_run_lm_eval_fails_when_lm_eval_writes_no_results(tmp_path):
     r = bash(f'pip() {{ :; }}; run_lm_eval --model m --port 1 --result-dir {tmp_path} --result-filename F; '
              'echo "rc=$?"', env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
     assert "rc=1" in r.stdout and "wrote no results_" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("backend", ["lmcache", "mooncake"])
+def test_a_double_forked_daemon_of_an_arm_is_stopped_with_its_session(tmp_path, backend):
+    """The arm's server forks a daemon that outlives its parent (reparented, same session):
+    the one cleanup handler still finds it through the session and stops it."""
+    standin = tmp_path / "standin"
+    standin.write_text("#!/usr/bin/env bash\n"
+                       f"( sleep 300 & echo $! >'{tmp_path}/daemon.pid' )\n"
+                       "exec sleep 300\n")
+    standin.chmod(0o755)
+    with HttpServer(200) as server:
+        port = server.url.split(":")[2].split("/")[0]
+        r = bash(f"""
+            export KV_OFFLOADING=dram KV_OFFLOAD_BACKEND={backend} TOTAL_CPU_DRAM_GB=1889 TP=8
+            export KV_OFFLOAD_BACKEND_VERSION=1.0 KV_OFFLOAD_SKIP_INSTALL=1 RESULT_DIR="{tmp_path}"
+            export SERVER_STANDIN="{standin}" LMCACHE_HTTP_PORT={port} MOONCAKE_METRICS_PORT={port}
+            setup_kv_offload_arm || exit 1
+            for _ in $(seq 50); do [[ -s "{tmp_path}/daemon.pid" ]] && break; sleep 0.1; done
+            echo "daemon=$(cat "{tmp_path}/daemon.pid")"
+        """, timeout=60)
+    assert r.returncode == 0, r.stderr
+    daemon = int(r.stdout.split("daemon=")[1].split()[0])
+    try:
+        assert not wait_until_dead([daemon], 10), f"the {backend} daemon {daemon} survived the script"
+    finally:
+        kill_quietly([daemon])
