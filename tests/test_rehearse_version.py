@@ -23,6 +23,10 @@ def rehearse_in_copy(tmp_path, version: str | None) -> list[list[str]]:
         text = master.read_text()
         assert text.count('name: lmcache, version: "0.5.4rc2"') == 1
         master.write_text(text.replace('name: lmcache, version: "0.5.4rc2"', f'name: lmcache, version: "{version}"'))
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q"], cwd=fleet, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=fleet, check=True)
+    subprocess.run([*git, "commit", "-qm", "fleet"], cwd=fleet, check=True)
     work = fleet / "work"
     env = {**os.environ, "SWEEPGATE_REHEARSE_DURATION": "3", "PYTHONPATH": str(ROOT / "utils")}
     proc = subprocess.run([sys.executable, "-m", "sweepgate", "rehearse", "--exp-name", EXP_NAME,

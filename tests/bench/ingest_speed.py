@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Ingest speed: 2,000 result files into SQLite (goal: under 10 s) and into PostgreSQL.
 
-The files are the real vLLM, SGLang and AIPerf samples (../shared/results-samples),
+The files are the real vLLM, SGLang and AIPerf samples (tests/data/results-samples),
 each copied with a job sidecar under varied identities (config key, runner,
 conc, run id, attempt). Prints the figures; run it by hand:
 
@@ -27,7 +27,7 @@ from helpers import ROW, job  # noqa: E402
 
 from sweepgate.results import ingest, store  # noqa: E402
 
-SAMPLES = ROOT.parent / "shared" / "results-samples"
+SAMPLES = ROOT / "tests" / "data" / "results-samples"
 # What sweep jobs leave: InferenceX-fork vLLM JSON (most jobs), `vllm bench serve` JSON,
 # AIPerf exports of agentic jobs (40 KB) and appended SGLang JSONL (one record per line).
 SOURCES = ("vllm/ifx_benchserving_kimik2.5_int4_mi355x_tp8_mtp_1k1k_conc4.json",

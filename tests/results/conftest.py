@@ -17,7 +17,7 @@ import pytest
 
 import pgserver
 
-SAMPLES = Path(os.environ.get("SWEEPGATE_RESULT_SAMPLES", Path(__file__).resolve().parents[3] / "shared" / "results-samples"))
+from helpers import SAMPLES  # noqa: E402
 PG_ENV = "SWEEPGATE_TEST_PG_URL"
 
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# Real benchmark outputs from public repositories (tests/data/results-samples/SOURCES.tsv);
+# SWEEPGATE_RESULT_SAMPLES points the tests at another folder of real files.
+SAMPLES = Path(os.environ.get("SWEEPGATE_RESULT_SAMPLES") or ROOT / "tests" / "data" / "results-samples")
 if str(ROOT / "utils") not in sys.path:
     sys.path.insert(0, str(ROOT / "utils"))
 

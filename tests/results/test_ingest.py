@@ -171,7 +171,9 @@ def test_sidecar_command_writes_what_ingest_reads(tmp_path, capsys, monkeypatch)
     assert rc == 0, err
     (rec,) = stored(db_of(tmp_path))
     assert (rec[R.RUN_ID], rec[R.ATTEMPT], rec[R.RUNNER_NAME], rec[R.REHEARSAL]) == ("555", 2, "b300-nv_01", False)
+    # A retried attempt whose script failed leaves no output: its sidecar alone is a new (failure) row.
     monkeypatch.setenv("JOB_STATUS", "failure")
+    monkeypatch.setenv("GITHUB_RUN_ATTEMPT", "3")
     (tmp_path / "res.json").unlink()
     rc, _, _ = run_cli(capsys, "results", "sidecar")
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT  # noqa: F401 - puts utils/ on sys.path
+from helpers import ROOT, SAMPLES  # noqa: F401 - puts utils/ on sys.path
 from sweepgate.core.errors import SweepgateError
 from sweepgate.results import normalize, sidecar, sniff
 from sweepgate.results import record as R
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "results-samples"
 FILES = sorted(str(p.relative_to(SAMPLES)) for p in SAMPLES.rglob("*")
                if p.is_file() and p.suffix in (".json", ".jsonl", ".csv")) if SAMPLES.is_dir() else []
 
