@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
+from pathlib import Path
+
+import pytest
 
 from conftest import ROOT
 
@@ -16,18 +21,57 @@ def sweepgate(*args: str, cwd=None) -> subprocess.CompletedProcess:
                           cwd=cwd or ROOT, timeout=120)
 
 
-def test_no_arguments_prints_the_gate_verdict_and_the_seed_matrix(tmp_path):
-    proc = sweepgate(cwd=tmp_path)  # works outside any checkout: the repository is built in a temp dir
-    assert proc.returncode == 0, proc.stderr
+SEED = "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"
+
+
+@pytest.fixture
+def request_cleanup():
+    """Remove the folders a test names (the example keeps its charts folder for the user)."""
+    folders = []
+    yield folders.append
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# What the seed change runs: 4 agentic LMCache rows, 2 multi-node baselines (2 concs each), 1 eval row.
+REHEARSED_ROWS = 7
+COMPARED_POINTS = 4 + 2 * 2   # the eval row's scores share conc 16's point and are not a throughput point
+
+
+def test_no_arguments_runs_the_seed_scenario_to_the_comparison(tmp_path, request_cleanup):
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    started = time.monotonic()
+    proc = sweepgate(cwd=cwd)  # the README's first command, outside any checkout (the repository is a temp dir)
+    elapsed = time.monotonic() - started
+    charts = [Path(p) for line in proc.stdout.splitlines() if line.startswith("charts (rehearsal figures): ")
+              for p in line.split(": ", 1)[1].split(", ")]
+    plots = charts[0].parent if charts else tmp_path / "none"
+    request_cleanup(plots)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "gate: PASS" in proc.stdout
     for conc in (4, 8, 10, 16):
         assert f"kimik3_tp8_conc{conc}_kvdram-lmcache_spec-mtp" in proc.stdout
     assert "1889" in proc.stdout and "lmcache@0.5.4rc2" in proc.stdout
-    assert list(tmp_path.iterdir()) == []  # nothing written where it ran
+    # the rehearsal: every row, in-process, each line saying how it went
+    assert proc.stdout.count(" ok\n") == REHEARSED_ROWS, proc.stdout
+    assert "agentic rows send 2 s of load" in proc.stdout
+    # the comparison table: every figure marked, the generated history said to be generated
+    assert "REHEARSAL" in proc.stdout and "GENERATED history of 5 runs" in proc.stdout
+    table = [line for line in proc.stdout.splitlines() if SEED in line and "output_tput_per_gpu" in line]
+    assert len(table) == 4 and all(line.count("(rehearsal)") == 2 for line in table), table
+    assert "0 regressed" in proc.stdout and "0 new" in proc.stdout
+    # charts: one PNG and one SVG per chart group, the seed key's among them
+    names = sorted(p.name for p in plots.iterdir())
+    assert names == sorted(p.name for p in charts) and plots.name.startswith("sweepgate-example-charts-")
+    assert "Kimi-K3_fp4_b300_agentic-coding.png" in names and len(names) == 6, names
+    assert all((plots / n).stat().st_size > 0 for n in names)
+    assert list(cwd.iterdir()) == []  # nothing written where it ran
+    assert elapsed < 60, f"the example took {elapsed:.0f} s"
 
 
-def test_json_output_is_the_matrix_contract():
-    proc = sweepgate("--json")
+def test_json_output_is_the_matrix_contract_and_the_comparison(tmp_path):
+    proc = sweepgate("--json", "--plots", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["gate"] == {"ok": True, "problems": []}
@@ -35,6 +79,27 @@ def test_json_output_is_the_matrix_contract():
     assert [r["conc"] for r in rows] == [4, 8, 10, 16]
     assert {r["total-cpu-dram-gb"] for r in rows} == {1889}
     assert out["matrix"]["changelog_metadata"]["entries"][0]["config-keys"] == [out["scenario"]["seed_key"]]
+    stage = out["rehearsal"]
+    assert stage["rehearsal"] is True and len(stage["rows"]) == REHEARSED_ROWS
+    assert all(r["ok"] for r in stage["rows"]), stage["rows"]
+    assert stage["results"]["generated_baseline"] == {"ref": "refs/heads/main", "runs": 5,
+                                                      "records": 5 * COMPARED_POINTS, "rehearsal": True}
+    comparison = stage["comparison"]
+    assert comparison["rehearsal"] is True and all(p["rehearsal"] for p in comparison["points"])
+    points = {(p["config-key"], p["conc"]) for p in comparison["points"]}
+    assert len(points) == COMPARED_POINTS and {(SEED, c) for c in (4, 8, 10, 16)} <= points
+    assert None not in {key for key, _ in points}  # every row's sidecar named its config key
+    assert set(comparison["counts"]) >= {"regressed", "improved", "unchanged"}
+    assert comparison["counts"]["new"] == 0 and comparison["counts"]["insufficient-data"] == 0
+    svgs = [p for p in stage["charts"] if p.endswith(".svg")]
+    assert svgs and all("REHEARSAL" in open(p, encoding="utf-8").read() for p in svgs)
+
+
+def test_no_rehearse_stops_after_the_matrix(tmp_path):
+    proc = sweepgate("--json", "--no-rehearse", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert "rehearsal" not in out and out["gate"]["ok"]
 
 
 def test_the_example_repository_plans_6_jobs_and_56_gpu_hours(tmp_path):

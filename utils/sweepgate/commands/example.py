@@ -3,7 +3,12 @@
 base = the example fleet without the LMCache key and its changelog entry;
 head = the fleet as shipped. Both are committed to a throwaway git repository
 in a temporary directory, then the gate and the matrix step run on it exactly
-as CI would.
+as CI would. Then every selected row is rehearsed in-process against the
+stand-in server (short agentic durations), the outputs are ingested into an
+SQLite store in the throwaway repository beside a generated history of 5 runs
+on main (the rehearsed values with +-2 % seeded noise), and the run is compared
+with that history: a table, and PNG/SVG charts in a kept folder. Every figure
+is a rehearsal's and says so.
 """
 
 from __future__ import annotations
@@ -18,11 +23,20 @@ from sweepgate.core import fields as F
 
 SEED_KEY = "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"
 REPOSITORY = "sweepgate/example-fleet"
+# The rehearsed run: its id and ref in the example's store (the seed change's branch).
+RUN_ID = "example-seed-change"
+RUN_REF = "refs/heads/seed-change"
+AGENTIC_DURATION_S = 2   # agentic rows ask for an hour of load; the rehearsal sends 2 s
+ROW_TIMEOUT_S = 120
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the gate verdict and matrix as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway repository and print its path")
+    parser.add_argument("--plots", metavar="DIR", default=None,
+                        help="write the charts into DIR (default: a new temporary folder, kept and printed)")
+    parser.add_argument("--no-rehearse", action="store_true",
+                        help="stop after the matrix: no rehearsal, results or charts")
 
 
 def fleet_root() -> str:
@@ -124,49 +138,164 @@ def build_repo(directory: str) -> tuple[str, str]:
     return commits[0], commits[1]
 
 
-def run(args) -> int:
-    from sweepgate.core import report
+def gate_and_matrix(tmp: str) -> tuple[str, str, bool, list, dict | None]:
+    """Build the throwaway repository in ``tmp``; (base, head, ok, problems, matrix)."""
     from sweepgate.core.errors import SweepgateError
     from sweepgate.core.gate import GateOptions, validate
     from sweepgate.core.load import Git
-    from sweepgate.core.select import build_matrix, iter_rows
+    from sweepgate.core.select import build_matrix
+
+    base, head = build_repo(tmp)
+    git = Git(tmp)
+    outcome = validate(git, base, head, GateOptions(repository=REPOSITORY))
+    problems = outcome.all()
+    matrix = None
+    if outcome.ok:
+        try:
+            matrix = build_matrix(git, base, head)
+        except SweepgateError as exc:
+            problems = exc.diagnostics
+    git.close()
+    return base, head, outcome.ok and matrix is not None, problems, matrix
+
+
+def rehearse_matrix(tmp: str, head: str, matrix: dict, say) -> list:
+    """Rehearse every row of ``matrix`` in-process, one work folder each, as one run (``RUN_ID``)
+    whose sidecars carry each row's config key; ``say`` gets one line per row."""
+    from pathlib import Path
+
+    from sweepgate.core.rowkeys import matrix_row_keys
+    from sweepgate.core.select import iter_rows
+    from sweepgate.rehearsal.runner import rehearse_row
+
+    rows = [row for _, row in iter_rows(matrix)]
+    keys = matrix_row_keys(tmp, matrix, rows)
+    done = []
+    for i, (row, key) in enumerate(zip(rows, keys), 1):
+        work = Path(tmp, ".sweepgate", "rehearsals", f"row-{i}")
+        job = {"run_id": RUN_ID, "config_key": key, "ref": RUN_REF, "commit": head}
+        result = rehearse_row(Path(tmp), row, work, duration=AGENTIC_DURATION_S, timeout=ROW_TIMEOUT_S, job=job)
+        verdict = "ok" if not result.problems else "FAILED: " + "; ".join(result.problems)
+        say(f"  {i}/{len(rows)} {row.get(F.EXP_NAME)} conc {row.get(F.CONC)} ({key}): "
+            f"{result.elapsed:.1f}s {verdict}")
+        done.append(result)
+    return done
+
+
+def compare_with_history(tmp: str, rehearsals: list, plots: str) -> dict:
+    """Ingest the rehearsals' outputs into the throwaway repository's store, add a generated
+    history on main, compare and draw; what was done, for the report."""
+    from pathlib import Path
+
+    from sweepgate.results import charts, compare, ingest, store, store_adapter, synthetic
+
+    url = store.default_url(Path(tmp))
+    with store.open_store(url) as st:
+        # the outputs the jobs name (a folder walk would also take the AIPerf export and the
+        # per-concurrency parts of a multi-node output, which the job's own output holds)
+        outcome = ingest.ingest([str(path) for r in rehearsals for path in r.outputs if path.is_file()], st)
+        history = synthetic.baseline_history(outcome.records, compare.DEFAULT_BASELINE_REF)
+        st.add(history)
+    pr, baseline, _ = store_adapter.from_store(url, RUN_ID, compare.DEFAULT_BASELINE_REF, compare.DEFAULT_WINDOW)
+    comparison = compare.compare_records(pr, baseline, run=RUN_ID)
+    written = charts.draw_charts(comparison, plots)
+    return {"db": store.display_url(url), "records": outcome.results, "problems": outcome.problems,
+            "baseline_runs": synthetic.DEFAULT_RUNS, "baseline_records": len(history),
+            "comparison": comparison, "charts": [str(p) for p in written]}
+
+
+def _plots_dir(args) -> str:
+    return args.plots or tempfile.mkdtemp(prefix="sweepgate-example-charts-")
+
+
+def _results_stage(tmp: str, head: str, matrix: dict, args, say) -> dict:
+    import time
+
+    started = time.monotonic()
+    say(f"\nrehearsal: every row against the stand-in server, no GPU (agentic rows send "
+        f"{AGENTIC_DURATION_S} s of load, not the hour they ask for)")
+    rehearsals = rehearse_matrix(tmp, head, matrix, say)
+    stage = compare_with_history(tmp, rehearsals, _plots_dir(args))
+    stage["rehearsals"] = rehearsals
+    stage["seconds"] = time.monotonic() - started
+    stage["ok"] = not any(r.problems for r in rehearsals) and not stage["problems"]
+    return stage
+
+
+def _stage_json(stage: dict) -> dict:
+    from sweepgate.results import compare, render
+
+    return {
+        "rehearsal": True, "note": render.REHEARSAL_NOTE, "agentic_duration_s": AGENTIC_DURATION_S,
+        "rows": [{F.EXP_NAME: r.row.get(F.EXP_NAME), F.CONC: r.row.get(F.CONC), "ok": not r.problems,
+                  "problems": r.problems, "seconds": round(r.elapsed, 1)} for r in stage["rehearsals"]],
+        "results": {"db": stage["db"], "records": stage["records"],
+                    "problems": [d.as_dict() for d in stage["problems"]],
+                    "run": RUN_ID, "ref": RUN_REF,
+                    "generated_baseline": {"ref": compare.DEFAULT_BASELINE_REF, "runs": stage["baseline_runs"],
+                                           "records": stage["baseline_records"], "rehearsal": True}},
+        "comparison": stage["comparison"].as_json(), "charts": stage["charts"],
+        "seconds": round(stage["seconds"], 1)}
+
+
+def _print_stage(out, stage: dict) -> None:
+    from sweepgate.results import compare, render
+
+    out.write(f"\nresults: {stage['records']} records of run {RUN_ID} ({RUN_REF}) in {stage['db']}, beside a "
+              f"GENERATED history of {stage['baseline_runs']} runs on {compare.DEFAULT_BASELINE_REF}: the "
+              "rehearsed values with +-2 % seeded noise, marked as rehearsals\n")
+    for d in stage["problems"]:
+        out.write(f"  {d.render()}\n")
+    out.write("\n")
+    out.flush()
+    render.table(stage["comparison"], out)
+    out.write(f"\ncharts (rehearsal figures): {', '.join(stage['charts'])}\n")
+    out.write(f"rehearsal, results and charts took {stage['seconds']:.0f} s\n")
+
+
+def _print_text(out, base: str, head: str, ok: bool, problems: list, matrix: dict | None) -> None:
+    from sweepgate.core import report
+    from sweepgate.core.select import iter_rows
+
+    out.write(f"sweepgate example: seed change adds {SEED_KEY}\n")
+    out.write(f"  base {base[:12]} (fleet without the key)  ->  head {head[:12]} (with key + entry)\n\n")
+    out.write("gate: " + ("PASS" if ok else "FAIL") + "\n")
+    for d in problems:
+        out.write(f"  {d.render()}\n")
+    if matrix is not None:
+        rows = list(iter_rows(matrix))
+        out.write(f"\nmatrix: {len(rows)} rows\n\n")
+        report.print_matrix(out, rows)
+        out.write("\n(--json prints the full matrix)\n")
+    out.flush()
+
+
+def run(args) -> int:
+    from sweepgate.core import report
 
     tmp = tempfile.mkdtemp(prefix="sweepgate-example-")
     try:
-        base, head = build_repo(tmp)
-        git = Git(tmp)
-        outcome = validate(git, base, head, GateOptions(repository=REPOSITORY))
-        problems = outcome.all()
-        matrix = None
-        if outcome.ok:
-            try:
-                matrix = build_matrix(git, base, head)
-            except SweepgateError as exc:
-                problems = exc.diagnostics
-        git.close()
-        ok = outcome.ok and matrix is not None
+        base, head, ok, problems, matrix = gate_and_matrix(tmp)
+        if not args.json:
+            _print_text(sys.stdout, base, head, ok, problems, matrix)
+        stage = None
+        if ok and not args.no_rehearse:
+            say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
+                (lambda line: print(line, flush=True))
+            stage = _results_stage(tmp, head, matrix, args, say)
         if args.json:
-            sys.stdout.write(report.to_json({
-                "scenario": {"base": base, "head": head, "seed_key": SEED_KEY,
-                             "repository": tmp if args.keep else None},
-                "gate": {"ok": ok, "problems": [d.as_dict() for d in problems]},
-                "matrix": matrix,
-            }, pretty=True))
-        else:
-            out = sys.stdout
-            out.write(f"sweepgate example: seed change adds {SEED_KEY}\n")
-            out.write(f"  base {base[:12]} (fleet without the key)  ->  head {head[:12]} (with key + entry)\n\n")
-            out.write("gate: " + ("PASS" if ok else "FAIL") + "\n")
-            for d in problems:
-                out.write(f"  {d.render()}\n")
-            if matrix is not None:
-                rows = list(iter_rows(matrix))
-                out.write(f"\nmatrix: {len(rows)} rows\n\n")
-                report.print_matrix(out, rows)
-                out.write("\n(--json prints the full matrix)\n")
-            if args.keep:
-                out.write(f"\nrepository kept at {tmp}\n")
-        return 0 if ok else 1
+            doc = {"scenario": {"base": base, "head": head, "seed_key": SEED_KEY,
+                                "repository": tmp if args.keep else None},
+                   "gate": {"ok": ok, "problems": [d.as_dict() for d in problems]},
+                   "matrix": matrix}
+            if stage is not None:
+                doc["rehearsal"] = _stage_json(stage)
+            sys.stdout.write(report.to_json(doc, pretty=True))
+        elif stage is not None:
+            _print_stage(sys.stdout, stage)
+        if args.keep and not args.json:
+            sys.stdout.write(f"\nrepository kept at {tmp}\n")
+        return 0 if ok and (stage is None or stage["ok"]) else 1
     finally:
         if not args.keep:
             import shutil

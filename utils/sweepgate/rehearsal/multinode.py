@@ -25,11 +25,12 @@ def is_multinode(row: dict) -> bool:
     return runs_multinode(row)
 
 
-def env_for(row: dict, runner_name: str, result_dir: Path) -> dict[str, str]:
-    """The job environment `sweepgate ci row-env` would give this row, placed on its runner pool."""
+def env_for(row: dict, runner_name: str, result_dir: Path, root: Path | None = None) -> dict[str, str]:
+    """The job environment `sweepgate ci row-env` would give this row, placed on its runner pool
+    (``configs/runners.yaml`` of ``root``, default: the repository of the current directory)."""
     from sweepgate.core.load import repo_root
 
-    env = job_env(row, runner_name, str(result_dir), source="row", runners=runners_at(repo_root()))
+    env = job_env(row, runner_name, str(result_dir), source="row", runners=runners_at(str(root or repo_root())))
     env.pop("SWEEPGATE_JOB_ENV_NAMES", None)
     return env
 

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from sweepgate.core import fields, jobfile
@@ -122,18 +123,42 @@ def resolve_script(root: Path, row: dict, gpu: str) -> Path:
 
 # --- the rehearsal ----------------------------------------------------------------
 
-def free_ports(count: int) -> list[int]:
-    """COUNT distinct loopback ports that are free right now."""
-    socks = []
+EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+LOWEST_PORT = 10000
+PORT_SPAN = 64  # a multi-node rehearsal puts its tasks on PORT+1, PORT+2, ... (disagg_lib.sh)
+
+
+def _ephemeral_low() -> int:
     try:
-        for _ in range(count):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            socks.append(s)
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
+        return int(EPHEMERAL_RANGE_FILE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_ports(count: int) -> list[int]:
+    """COUNT loopback ports, free right now, spaced PORT_SPAN apart with the PORT_SPAN ports above
+    each free too, all below the kernel's ephemeral range: a client connection's local port (the
+    load generator's, a health check's) is taken from that range and so can never occupy one of
+    them, or PORT+N of a multi-node task, before its server binds."""
+    import random
+
+    rng, top = random.SystemRandom(), _ephemeral_low() - PORT_SPAN * (count + 1)
+    for _ in range(200):
+        base = rng.randrange(LOWEST_PORT, max(top, LOWEST_PORT + 1))
+        ports = [base + i * PORT_SPAN for i in range(count)]
+        if all(_bindable(p + k) for p in ports for k in range(PORT_SPAN)):
+            return ports
+    raise fail("rehearse", 0, "no free block of loopback ports below the ephemeral range",
+               "stop other servers on 127.0.0.1, or try again")
 
 
 STANDIN = "server-standin"  # what SERVER_STANDIN points at: runs a server command's stand-in
@@ -207,16 +232,17 @@ def rehearsal_duration(args) -> int:
 
 
 def build_env(row: dict, runner_name: str, result_dir: Path, shim_dir: Path, log: Path,
-              trace: Path, duration: int) -> dict[str, str]:
+              trace: Path, duration: int, root: Path | None = None) -> dict[str, str]:
     from sweepgate.core.jobenv import hardware_env
     from sweepgate.core.load import repo_root
     from sweepgate.core.placement import runners_at
 
     env = {k: v for k, v in os.environ.items() if k not in fields.HARDWARE_ENV.values()}
     env.update(fields.row_env(row, runner_name, str(result_dir)))
-    env.update(hardware_env(row, runners_at(str(repo_root()))))
+    root = Path(root or repo_root())
+    env.update(hardware_env(row, runners_at(str(root))))
     if multinode.is_multinode(row):
-        env.update(multinode.env_for(row, runner_name, result_dir))
+        env.update(multinode.env_for(row, runner_name, result_dir, root))
         env.pop("SLURM_JOB_ID", None)  # a rehearsal runs every task here, never through srun
     if row.get(fields.SCENARIO_TYPE) == fields.AGENTIC_CODING:
         env["DURATION"] = str(duration)
@@ -409,7 +435,8 @@ def _tail(path: Path, lines: int = 30) -> str:
         return ""
 
 
-def prepare(work: Path, row: dict, runner_name: str, duration: int) -> tuple[dict, dict[str, Path]]:
+def prepare(work: Path, row: dict, runner_name: str, duration: int,
+            root: Path | None = None) -> tuple[dict, dict[str, Path]]:
     """Shims, trace and result directory under ``work``; the job environment and the paths used."""
     paths = {"shims": work / "shims", "results": work / "results", "log": work / "calls.jsonl",
              "trace": work / "trace.jsonl", "out": work / "script.log"}
@@ -418,7 +445,8 @@ def prepare(work: Path, row: dict, runner_name: str, duration: int) -> tuple[dic
     paths["results"].mkdir(parents=True, exist_ok=True)
     if paths["log"].exists():
         paths["log"].unlink()
-    env = build_env(row, runner_name, paths["results"], paths["shims"], paths["log"], paths["trace"], duration)
+    env = build_env(row, runner_name, paths["results"], paths["shims"], paths["log"], paths["trace"], duration,
+                    root)
     paths["result"] = paths["results"] / f"{env['RESULT_FILENAME']}.json"
     paths["eval"] = jobfile.eval_path_for(paths["results"], env["RESULT_FILENAME"])
     return env, paths
@@ -471,11 +499,63 @@ def check_eval_calls(row: dict, calls: list[dict]) -> list[str]:
     return problems
 
 
-def write_sidecar(row: dict, env: dict, paths: dict[str, Path], work: Path, started: str, status: str) -> None:
-    """The job sidecar a real job leaves (CONTRACTS section 8), marked as a rehearsal."""
-    doc = jobfile.build(row, run_id=f"rehearsal-{work.name}", status=status, runner_name=env.get("RUNNER_NAME"),
-                        started=started, finished=jobfile.now(), rehearsal=True)
+def write_sidecar(row: dict, env: dict, paths: dict[str, Path], work: Path, started: str, status: str,
+                  **job) -> None:
+    """The job sidecar a real job leaves (CONTRACTS section 8), marked as a rehearsal. ``job`` may name
+    the run id, config key, ref and commit (``core.jobfile.build``'s keywords); the run id defaults to
+    ``rehearsal-<work dir>``."""
+    job.setdefault("run_id", f"rehearsal-{work.name}")
+    doc = jobfile.build(row, status=status, runner_name=env.get("RUNNER_NAME"), started=started,
+                        finished=jobfile.now(), rehearsal=True, **job)
     jobfile.write(jobfile.path_for(paths["results"], env["RESULT_FILENAME"]), doc)
+
+
+class Quiet:
+    """A progress reporter that shows nothing (for callers with their own report)."""
+
+    def step(self, text: str) -> None:
+        pass
+
+    def command(self, call: dict) -> None:
+        pass
+
+
+@dataclass
+class Rehearsal:
+    """One finished rehearsal: where its outputs are and every way it fell short (none: it passed)."""
+
+    row: dict
+    script: Path
+    paths: dict[str, Path]
+    problems: list[str]
+    elapsed: float
+
+    @property
+    def outputs(self) -> list[Path]:
+        return expected_outputs(self.row, self.paths)
+
+
+def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_DURATION_S,
+                 timeout: int = DEFAULT_TIMEOUT_S, runner_name: str | None = None, job: dict | None = None,
+                 progress=None) -> Rehearsal:
+    """Rehearse one row of the repository at ``root`` in ``work`` and write its sidecar (the in-process
+    API; ``job``: sidecar fields, see ``write_sidecar``). Raises SweepgateError for a row it cannot run."""
+    progress = progress or Quiet()
+    runner_name = runner_name or default_runner_name(row)
+    script = resolve_script(root, row, gpu_family(runner_name))
+    started, started_at = time.monotonic(), jobfile.now()
+    progress.step("step 1/3: shims, trace and job environment")
+    env, paths = prepare(work, row, runner_name, duration, root)
+    progress.step(f"step 2/3: running {script.relative_to(root)} (timeout {timeout}s)")
+    tail = CallTail(paths["log"])
+    rc, timed_out = run_script(script, root, env, paths["out"], timeout,
+                               poll=lambda: [progress.command(c) for c in tail.new_calls()])
+    for call in tail.new_calls():
+        progress.command(call)
+    progress.step("step 3/3: checking the result, the processes left and the backend calls")
+    problems = verdict(row, env, paths, rc, timed_out, timeout)
+    write_sidecar(row, env, paths, work, started_at, "failure" if problems else "success", **(job or {}))
+    return Rehearsal(row, script, paths, problems, time.monotonic() - started)
 
 
 def rehearse(args) -> int:
@@ -494,27 +574,16 @@ def rehearse(args) -> int:
     print(f"rehearse: {row.get(fields.EXP_NAME)} conc {row.get(fields.CONC)} on {runner_name} "
           f"-> {script.relative_to(root)}")
     print(f"rehearse: work dir {work}", flush=True)
-    started, started_at = time.monotonic(), jobfile.now()
     with Progress() as progress:
-        progress.step("step 1/3: shims, trace and job environment")
-        env, paths = prepare(work, row, runner_name, duration)
-        progress.step(f"step 2/3: running {script.relative_to(root)} (timeout {args.timeout}s)")
-        tail = CallTail(paths["log"])
-        rc, timed_out = run_script(script, root, env, paths["out"], args.timeout,
-                                   poll=lambda: [progress.command(c) for c in tail.new_calls()])
-        for call in tail.new_calls():
-            progress.command(call)
-        progress.step("step 3/3: checking the result, the processes left and the backend calls")
-        problems = verdict(row, env, paths, rc, timed_out, args.timeout)
-    elapsed = time.monotonic() - started
-    write_sidecar(row, env, paths, work, started_at, "failure" if problems else "success")
-    if problems:
-        print(f"rehearse: FAILED after {elapsed:.1f}s", file=sys.stderr)
-        for p in problems:
+        done = rehearse_row(root, row, work, duration=duration, timeout=args.timeout, runner_name=runner_name,
+                            progress=progress)
+    if done.problems:
+        print(f"rehearse: FAILED after {done.elapsed:.1f}s", file=sys.stderr)
+        for p in done.problems:
             print(f"{script.relative_to(root)}: {p}", file=sys.stderr)
-        tail = _tail(paths["out"])
+        tail = _tail(done.paths["out"])
         if tail:
-            print(f"--- last lines of {paths['out']} ---\n{tail}", file=sys.stderr)
+            print(f"--- last lines of {done.paths['out']} ---\n{tail}", file=sys.stderr)
         return 1
-    print(f"rehearse: OK in {elapsed:.1f}s; result {', '.join(map(str, expected_outputs(row, paths)))}")
+    print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(map(str, done.outputs))}")
     return 0

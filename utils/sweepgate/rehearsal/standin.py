@@ -453,6 +453,9 @@ def _aiperf_export(args: argparse.Namespace, records: list[dict], duration: floa
         "output_token_throughput": {"unit": "tokens/sec", "avg": out_tokens / duration},
         "time_to_first_token": stat([r["ttft"] * 1000 for r in records], "ms"),
         "request_latency": stat([r["e2el"] * 1000 for r in records], "ms"),
+        # per request, the decode time per token after the first (vLLM's TPOT)
+        "inter_token_latency": stat([(r["e2el"] - r["ttft"]) * 1000 / (r["tokens"] - 1)
+                                     for r in records if r["tokens"] > 1], "ms"),
     }
     return export
 

@@ -91,6 +91,8 @@ class Verdict:
         out.update({"metric": self.metric, "head": self.head,
                     "baseline": {"n": self.n, "median": self.median, "low": self.low, "high": self.high},
                     "change": self.change, "verdict": self.verdict})
+        if self.rehearsal:  # figures from the stand-in server of `sweepgate rehearse`
+            out[R.REHEARSAL] = True
         return out
 
 
@@ -115,7 +117,10 @@ class Comparison:
         return any(v.verdict == REGRESSED for v in self.verdicts)
 
     def as_json(self) -> dict:
-        return {"run": self.run, "points": [v.as_json() for v in self.verdicts], "counts": self.counts()}
+        out = {"run": self.run, "points": [v.as_json() for v in self.verdicts], "counts": self.counts()}
+        if self.rehearsal:
+            out[R.REHEARSAL] = True
+        return out
 
 
 def point_of(rec: dict) -> tuple:
@@ -129,15 +134,23 @@ def _order(rec: dict) -> tuple:
     return (str(rec.get(R.FINISHED) or ""), str(rec.get(R.RUN_ID) or ""), int(rec.get(R.ATTEMPT) or 0))
 
 
+def is_eval_result(rec: dict) -> bool:
+    """An eval's scores (``X-eval``): the same point as its job's throughput result, but no metrics."""
+    return bool(rec.get(R.EVALS)) and not rec.get(R.METRICS)
+
+
 def _usable(rec: dict) -> bool:
-    return rec.get(R.STATUS, "success") == "success" and isinstance(rec.get(R.METRICS), dict)
+    return (rec.get(R.STATUS, "success") == "success" and isinstance(rec.get(R.METRICS), dict)
+            and not is_eval_result(rec))
 
 
 def latest_per_point(records: list[dict]) -> dict[tuple, dict]:
-    """The PR run's record for each point (the last attempt when a job was retried)."""
+    """The PR run's record for each point (the last attempt when a job was retried; eval scores,
+    which share their job's point, never stand in for its throughput result)."""
     out: dict[tuple, dict] = {}
     for rec in sorted(records, key=_order):
-        out[point_of(rec)] = rec
+        if not is_eval_result(rec):
+            out[point_of(rec)] = rec
     return out
 
 

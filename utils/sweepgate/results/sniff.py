@@ -25,7 +25,26 @@ def parse_text(text: str, path: str) -> list[Measurement]:
     if not text.lstrip()[:1] in ("{", "["):
         raise fail(path, 1, f"format: not a benchmark client output (expected {KNOWN})",
                    "ingest the job's $RESULT_FILENAME.json, or remove the file")
-    return [parse_document(doc, path, line) for line, doc in jsonio.documents(text, path)]
+    return [parse_document(doc, path, line) for line, doc in _jobs_documents(jsonio.documents(text, path))]
+
+
+def _is_client_output(doc) -> bool:
+    return any(module.detect(doc) for module in JSON_FORMATS)
+
+
+def _jobs_documents(docs: list[tuple[int, object]]) -> list[tuple[int, object]]:
+    """What benchmark_lib writes, as client outputs: a multi-node job's list of one output per
+    concurrency (numbered from 1, as JSONL lines are) and an agentic job's AIPerf export kept under
+    ``"aiperf"`` beside the row's identity. Anything else stays as it is."""
+    out: list[tuple[int, object]] = []
+    for line, doc in docs:
+        if isinstance(doc, list) and doc and all(_is_client_output(d) for d in doc):
+            out.extend(enumerate(doc, 1))
+        elif isinstance(doc, dict) and isinstance(doc.get("aiperf"), dict) and aiperf.detect(doc["aiperf"]):
+            out.append((line, doc["aiperf"]))
+        else:
+            out.append((line, doc))
+    return out
 
 
 def parse_document(doc, path: str, line: int) -> Measurement:

@@ -1,0 +1,64 @@
+"""The config key each matrix row came from.
+
+A matrix row (the reference's format) does not name its master-config key, but
+the expansion that made it knows it. ``matrix_row_keys`` expands, once each, the
+configs the matrix's changelog entries name, at the revision the matrix was built
+from, and gives every row the key whose expansion holds the same recipe: the row
+without its point fields and eval flags (conc, exp-name, fingerprint, run-eval,
+eval-only, ...), which trimming, eval selection and append-only deltas change.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+from sweepgate.core import fields as F
+
+
+def recipe_of(row: dict) -> tuple:
+    """What a row shares with the expanded row it came from."""
+    from sweepgate.core.expand import EVAL_FIELDS, POINT_FIELDS, curve_key
+
+    return curve_key(row, POINT_FIELDS | EVAL_FIELDS)
+
+
+def entry_patterns(matrix: dict) -> list[str]:
+    """The config keys and glob patterns the matrix's changelog entries name, in order."""
+    meta = matrix.get("changelog_metadata") or {}
+    entries = meta.get("entries") if isinstance(meta, dict) else None
+    patterns = [p for e in entries or [] if isinstance(e, dict) for p in e.get(F.CONFIG_KEYS) or []]
+    return list(dict.fromkeys(str(p) for p in patterns))
+
+
+def keys_by_recipe(configs: dict, runners: dict, patterns: list[str]) -> dict[tuple, str]:
+    """recipe -> config key, for every row the configs matching ``patterns`` expand to (first key wins)."""
+    from sweepgate.core.expand import expand_config, finalize
+
+    keys = [k for k in configs if any(fnmatch.fnmatchcase(k, p) for p in patterns)]
+    index: dict[tuple, str] = {}
+    for key in keys:
+        for row in expand_config(key, configs[key], runners):
+            index.setdefault(recipe_of(finalize(row)), key)
+    return index
+
+
+def row_keys(rows: list[dict], configs: dict, runners: dict, patterns: list[str]) -> list[str | None]:
+    """Each row's config key (None for a row no named config expands to)."""
+    index = keys_by_recipe(configs, runners, patterns)
+    return [index.get(recipe_of(row)) if isinstance(row, dict) else None for row in rows]
+
+
+def matrix_row_keys(root: str, matrix: dict, rows: list[dict]) -> list[str | None]:
+    """``row_keys`` of ``rows`` (rows of ``matrix``) with the configs at the matrix's head revision,
+    read from the git repository at ``root``."""
+    from sweepgate.core.load import Git
+    from sweepgate.core.select import Options, checked_revision
+
+    meta = matrix.get("changelog_metadata") or {}
+    head = str(meta.get("head_ref") or "HEAD")
+    git = Git(root)
+    try:
+        rev = checked_revision(git, head, Options())
+        return row_keys(rows, rev.configs, rev.runners.data, entry_patterns(matrix))
+    finally:
+        git.close()
