@@ -228,8 +228,8 @@ def test_split_step_feeds_the_outputs(sweep):
     matrix_step = next(s for s in steps if "sweepgate matrix" in s.get("run", ""))
     assert steps.index(matrix_step) < steps.index(split)
     upload = next(s for s in steps if "upload-artifact" in s.get("uses", ""))
-    # the templates fetch this artifact to resolve row ids
-    assert upload["with"]["name"] == "matrix" and upload["with"]["path"] == "matrix.json"
+    # the templates fetch this artifact to resolve row ids (and their job context: config key, ref)
+    assert upload["with"]["name"] == "matrix" and upload["with"]["path"].split() == ["matrix.json", "job-context.json"]
     for tmpl in {spec[2] for spec in fanout.FANOUT.values()}:
         doc = yaml.safe_load((ROOT / ".github/workflows" / tmpl).read_text())
         assert doc[True]["workflow_call"]["inputs"]["matrix-artifact"]["default"] == "matrix"

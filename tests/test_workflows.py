@@ -648,3 +648,28 @@ def test_actions_are_on_current_majors():
         for action, major in re.findall(r"uses:\s*([\w.-]+/[\w.-]+)@[0-9a-f]{40}\s*# v(\d+)\.",
                                         (WORKFLOWS / name).read_text()):
             assert int(major) >= oldest.get(action, 0), f"{name}: {action} v{major}"
+
+
+def test_job_context_reaches_every_sidecar(docs):
+    """Each row's config key and the sweep's ref and commit (a PR's sweep is a dispatch on main, but
+    its results are the PR's): split writes job-context.json from decide's PR number and approved
+    head, the matrix artifact carries it, and every template's sidecar step reads it
+    (tests/results/test_sidecar_context.py runs the same commands on a real repository)."""
+    jobs = docs["run-sweep.yml"]["jobs"]
+    assert {"pr_number", "head_ref"} <= set(jobs["decide"]["outputs"])
+    split = next(s for s in jobs["setup"]["steps"] if s.get("id") == "split")
+    run = " ".join(split["run"].split())
+    assert "--job-context job-context.json --keys-from pr-data" in run
+    assert '--pr-number "${PR_NUMBER}" --commit "${HEAD_REF}"' in run
+    assert split["env"]["PR_NUMBER"] == "${{ needs.decide.outputs.pr_number }}"
+    assert split["env"]["HEAD_REF"] == "${{ needs.decide.outputs.head_ref }}"
+    (upload,) = [s for s in jobs["setup"]["steps"] if "upload-artifact@" in s.get("uses", "")]
+    assert upload["with"]["name"] == "matrix" and upload["with"]["path"].split() == ["matrix.json", "job-context.json"]
+    for name in TEMPLATES:
+        (download,) = [s for _, s in steps(docs[name]) if "download-artifact@" in s.get("uses", "")]
+        assert download["with"]["name"] == "${{ inputs.matrix-artifact }}", name
+        folder = download["with"]["path"]
+        (step,) = [s for _, s in steps(docs[name]) if "results sidecar" in s.get("run", "")]
+        assert step["env"]["JOB_CONTEXT_FILE"] == f"{folder}/job-context.json", name
+        assert step["env"]["MATRIX_FILE"] == f"{folder}/matrix.json", name
+        assert "CONFIG_KEY" not in step["env"] and "GITHUB_REF" not in step["env"], name

@@ -126,10 +126,35 @@ def _run_split(args) -> int:
     outputs = split(matrix, max_jobs=args.max_jobs, max_bytes=args.max_bytes, source=args.matrix,
                     canary=args.canary)
     _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), outputs)
+    if args.job_context:
+        _write_job_context(args, matrix)
     used = ", ".join(f"{k}={outputs[k + '_jobs']}" for k in FANOUT if outputs[k + "_jobs"] != "0")
     first = f"; {outputs['canary_jobs']} canaries first" if args.canary else ""
     print(f"sweepgate ci split: {outputs['jobs']} jobs ({used or 'none'}){first}", file=sys.stderr)
     return 0
+
+
+def _write_job_context(args, matrix: dict) -> None:
+    """The job context (core.jobfile): each row id's config key, found by expanding the configs at the
+    matrix's head revision in --keys-from; the PR's ref (main's only for a push) and the head commit."""
+    from pathlib import Path
+
+    from sweepgate.core import jobfile
+    from sweepgate.core.atomic import atomic_write
+    from sweepgate.core.rowkeys import matrix_row_keys
+    from sweepgate.workflow.fanout import rows_with_ids
+
+    if args.pr_number and not str(args.pr_number).isdigit():
+        raise fail("--pr-number", 0, f"PR number {args.pr_number!r} is not a number", "pass the PR's number")
+    pairs = rows_with_ids(matrix, args.matrix)
+    ids, rows = [i for i, _ in pairs], [r for _, r in pairs]
+    keys = matrix_row_keys(args.keys_from, matrix, rows) if rows else []
+    ref = jobfile.pr_ref(args.pr_number) if args.pr_number else (os.environ.get("GITHUB_REF") or None)
+    doc = jobfile.context(ref, args.commit or None, dict(zip(ids, keys)))
+    atomic_write(Path(args.job_context), (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
+    missing = sorted(i for i, k in zip(ids, keys) if k is None)
+    if missing:
+        print(f"sweepgate ci split: no config key for rows {', '.join(missing)}", file=sys.stderr)
 
 
 # --- row-env: one row -> the job environment ---------------------------------------------
@@ -257,6 +282,13 @@ def add_arguments(parser) -> None:
     p.add_argument("--canary", action="store_true", help="first run one row per (runner pool, script, KV-offload "
                    "arm), the lowest conc (outputs canary, canary_multinode); the chunks hold the rest")
     p.add_argument("--output", help="file to append outputs to (default: $GITHUB_OUTPUT, else stdout)")
+    p.add_argument("--job-context", metavar="FILE", help="also write the job context (each row id's config key, "
+                   "the sweep's ref and commit) for `results sidecar`")
+    p.add_argument("--keys-from", metavar="ROOT", default=".", help="git repository holding the matrix's head "
+                   "revision, whose configs name each row's key (default: .)")
+    p.add_argument("--pr-number", default="", help="the swept PR: its results go under refs/pull/N/head "
+                   "(default: none, $GITHUB_REF)")
+    p.add_argument("--commit", default="", help="the commit the benchmark jobs check out (the approved head)")
     p.set_defaults(_ci=_run_split)
 
     p = sub.add_parser("row-env", help="matrix row ($ROW, or $ROW_ID in $MATRIX_FILE) -> job environment "

@@ -5,7 +5,10 @@ still leaves one. Reads only the environment: the row (``ROW``, or ``ROW_ID``
 in ``MATRIX_FILE``), ``RESULT_DIR``/``RESULT_FILENAME`` (from ``ci row-env``),
 ``GITHUB_RUN_ID``, ``GITHUB_RUN_ATTEMPT``, ``GITHUB_SHA``, ``GITHUB_REF``,
 ``RUNNER_NAME``, ``JOB_STARTED``, ``JOB_STATUS`` (``job.status``) and,
-when the caller knows it, ``CONFIG_KEY``. The run identity (``core.identity``) hashes the
+when the caller knows it, ``CONFIG_KEY``. ``JOB_CONTEXT_FILE`` (``ci split --job-context``,
+in the run's matrix artifact) gives the row's config key by ``ROW_ID`` and the sweep's ref
+and commit: a PR's sweep runs as a dispatch on main, but its results are the PR's
+(refs/pull/N/head at the head SHA), never main's. The run identity (``core.identity``) hashes the
 files in the working directory (the approved commit) and the launchers under ``--tools``.
 """
 
@@ -18,6 +21,7 @@ import sys
 from sweepgate.core.errors import fail
 
 STATUS_ENV, STARTED_ENV, CONFIG_KEY_ENV = "JOB_STATUS", "JOB_STARTED", "CONFIG_KEY"
+CONTEXT_ENV = "JOB_CONTEXT_FILE"
 
 
 def add_arguments(parser) -> None:
@@ -61,6 +65,27 @@ def _status() -> str:
     return status if status in jobfile.STATUSES else "failure"
 
 
+def _context() -> tuple[str | None, str | None, str | None]:
+    """(config key, ref, commit) of this job: $JOB_CONTEXT_FILE first, then CONFIG_KEY, GITHUB_REF, GITHUB_SHA."""
+    from sweepgate.core import jobfile
+
+    env, doc = os.environ, {}
+    path = env.get(CONTEXT_ENV, "")
+    if path and os.path.isfile(path):
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, json.JSONDecodeError) as exc:
+            raise fail(path, 0, f"cannot read the job context: {exc}", "upload `ci split --job-context` "
+                       "output with the matrix") from None
+    if not isinstance(doc, dict):
+        raise fail(path, 1, "the job context is not a JSON object", "write it with `sweepgate ci split --job-context`")
+    keys = doc.get(jobfile.CONTEXT_CONFIG_KEYS)
+    key = env.get(CONFIG_KEY_ENV) or (keys.get(env.get("ROW_ID", "")) if isinstance(keys, dict) else None)
+    return (key or None, doc.get(jobfile.REF) or env.get("GITHUB_REF") or None,
+            doc.get(jobfile.COMMIT) or env.get("GITHUB_SHA") or None)
+
+
 def run(args) -> int:
     from sweepgate.core import fields, jobfile
 
@@ -74,9 +99,10 @@ def run(args) -> int:
     except ValueError:
         attempt = 1
     row = _row()
+    config_key, ref, commit = _context()
     doc = jobfile.build(row, run_id=env.get("GITHUB_RUN_ID") or "local", attempt=attempt, status=_status(),
-                        config_key=env.get(CONFIG_KEY_ENV) or None, commit=env.get("GITHUB_SHA") or None,
-                        ref=env.get("GITHUB_REF") or None, runner_name=env.get(fields.RUNNER_NAME_ENV) or None,
+                        config_key=config_key, commit=commit, ref=ref,
+                        runner_name=env.get(fields.RUNNER_NAME_ENV) or None,
                         started=env.get(STARTED_ENV) or None, finished=jobfile.now(), rehearsal=args.rehearsal,
                         run_identity=_identity(row, args.tools))
     os.makedirs(folder, exist_ok=True)

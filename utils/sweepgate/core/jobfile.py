@@ -35,6 +35,22 @@ JOB_KEYS = (CONFIG_KEY, RUN_ID, ATTEMPT, COMMIT, REF, RUNNER_NAME, STARTED, FINI
 STATUSES = ("success", "failure", "cancelled")
 
 
+# What the GPU side knows about the jobs it dispatched, beside matrix.json in the run's matrix
+# artifact (`sweepgate ci split --job-context`): the sweep's ref and commit, and each row's
+# config key by split row id; `sweepgate results sidecar` reads it ($JOB_CONTEXT_FILE).
+CONTEXT_FILE = "job-context.json"
+CONTEXT_CONFIG_KEYS = "config-keys"   # row id (<kind>/<index>) -> config key
+
+
+def pr_ref(number: int | str) -> str:
+    """The ref a PR's results are recorded under (never main's, so a PR never joins main's baseline)."""
+    return f"refs/pull/{number}/head"
+
+
+def context(ref: str | None, commit: str | None, config_keys: dict[str, str | None]) -> dict:
+    return {REF: ref, COMMIT: commit, CONTEXT_CONFIG_KEYS: config_keys}
+
+
 def now() -> str:
     """The current UTC time, ISO 8601 to the second."""
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")

@@ -185,6 +185,12 @@ def _canary_outputs(kinds: dict[str, list[dict]], first: set, max_jobs: int, sou
     return outputs
 
 
+def rows_with_ids(matrix: dict, source: str = "matrix") -> list[tuple[str, dict]]:
+    """Every row with the id ``split`` gives it (``<kind>/<index>``, what ``row_for_id`` resolves)."""
+    return [(f"{kind}/{i}", row) for kind, rows in rows_by_kind(matrix, source).items()
+            for i, row in enumerate(rows)]
+
+
 def row_for_id(matrix: dict, row_id: str, source: str = "matrix") -> dict:
     """The row a split reference names: ``<kind>/<index>`` in ``rows_by_kind`` order."""
     kind, _, index = row_id.partition("/")

@@ -1,0 +1,143 @@
+"""A dispatched row's sidecar names its config key, and a PR sweep's results are the PR's.
+
+The GPU side as run-sweep.yml and the templates run it, on a real git repository
+(the example fleet's seed change): `ci split --job-context` beside the matrix, then per
+job `ci row-env` and `results sidecar` with a dispatch's GitHub environment (a PR sweep
+is a workflow_dispatch on main: GITHUB_REF is main's), then `results ingest`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from helpers import run_cli, vllm_output  # helpers puts utils/ on sys.path
+
+from sweepgate.commands.example import SEED_KEY, build_repo
+from sweepgate.core.load import Git
+from sweepgate.core.select import build_matrix
+from sweepgate.results import record as R
+from sweepgate.results import store
+from sweepgate.workflow.fanout import row_for_id
+from sweepgate.workflow.kv import parse_kv
+
+MAIN_SHA = "a" * 40
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    """(repository, head sha, matrix file) of the example's seed change."""
+    repo = tmp_path_factory.mktemp("fleet")
+    base, head = build_repo(str(repo))
+    git = Git(str(repo))
+    matrix = build_matrix(git, base, head)
+    git.close()
+    path = repo.parent / f"{repo.name}-matrix.json"
+    path.write_text(json.dumps(matrix), encoding="utf-8")
+    return repo, head, path
+
+
+def split(capsys, tmp_path, repo, head, matrix, *extra) -> tuple[dict, dict]:
+    out, context = tmp_path / "outputs", tmp_path / "job-context.json"
+    rc, _, err = run_cli(capsys, "ci", "split", "--matrix", str(matrix), "--output", str(out), "--canary",
+                         "--job-context", str(context), "--keys-from", str(repo), "--commit", head, *extra)
+    assert rc == 0, err
+    return parse_kv(out.read_text(encoding="utf-8")), json.loads(context.read_text(encoding="utf-8"))
+
+
+def dispatched_job(capsys, monkeypatch, tmp_path, matrix, context, row_id: str, ref: str) -> dict:
+    """What one benchmark job leaves, as the template runs it; returns its stored record."""
+    results = tmp_path / f"results-{row_id.replace('/', '-')}"
+    env_file = tmp_path / f"env-{row_id.replace('/', '-')}"
+    for k, v in {"ROW_ID": row_id, "MATRIX_FILE": str(matrix), "JOB_CONTEXT_FILE": str(context),
+                 "GITHUB_RUN_ID": "777", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_SHA": MAIN_SHA, "GITHUB_REF": ref,
+                 "RUNNER_NAME": "b300-nv_03", "JOB_STATUS": "success"}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("ROW", raising=False)
+    monkeypatch.delenv("CONFIG_KEY", raising=False)
+    rc, _, err = run_cli(capsys, "ci", "row-env", "--result-dir", str(results), "--output", str(env_file))
+    assert rc == 0, err
+    job_env = parse_kv(env_file.read_text(encoding="utf-8"))
+    for name in ("RESULT_DIR", "RESULT_FILENAME"):
+        monkeypatch.setenv(name, job_env[name])
+    results.mkdir(parents=True, exist_ok=True)
+    conc = row_for_id(json.loads(matrix.read_text(encoding="utf-8")), row_id)["conc"]
+    # the client's output at the row's conc; a multi-node row's, one per conc in a list (disagg_head.sh)
+    output = [vllm_output(c) for c in conc] if isinstance(conc, list) else vllm_output(conc)
+    (results / f"{job_env['RESULT_FILENAME']}.json").write_text(json.dumps(output), encoding="utf-8")
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 0, err
+    sidecar = json.loads((results / f"{job_env['RESULT_FILENAME']}.job.json").read_text(encoding="utf-8"))
+    db = f"sqlite:///{tmp_path / 'results.db'}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(results))
+    assert rc == 0, err
+    with store.open_store(db) as st:
+        recs = [r for r in st.run_results("777") if r[R.RESULT_FILENAME].startswith(job_env["RESULT_FILENAME"])]
+    assert sorted(r[R.CONC] for r in recs) == (conc if isinstance(conc, list) else [conc])
+    return {"sidecar": sidecar["job"], "record": recs[0]}
+
+
+def test_a_dispatched_rows_sidecar_carries_its_config_key(swept, tmp_path, capsys, monkeypatch):
+    repo, head, matrix = swept
+    outputs, context = split(capsys, tmp_path, repo, head, matrix, "--pr-number", "42")
+    refs = [ref for name, value in outputs.items() if value.startswith("{") for ref in json.loads(value)["row"]]
+    assert {r["id"] for r in refs} == set(context["config-keys"])  # every dispatched row has its key
+    assert set(context["config-keys"].values()) == {SEED_KEY, "dsr1-fp4-b300-sglang-disagg",
+                                                    "dsr1-fp8-mi355x-sglang-disagg"}
+    (agentic,) = [r for r in refs if r["id"].startswith("agentic/") and "conc8_" in r["name"]]
+    (multinode,) = [r for r in refs if r["id"].startswith("multinode/") and "mi355x" in r["runner"]]
+    for ref, key in ((agentic, SEED_KEY), (multinode, "dsr1-fp8-mi355x-sglang-disagg")):
+        done = dispatched_job(capsys, monkeypatch, tmp_path, matrix, tmp_path / "job-context.json", ref["id"],
+                              "refs/heads/main")
+        assert done["sidecar"]["config-key"] == key and done["record"][R.CONFIG_KEY] == key
+
+
+def test_a_pr_sweeps_record_has_the_pr_ref_and_head_commit(swept, tmp_path, capsys, monkeypatch):
+    """A PR's sweep is a dispatch on main (GITHUB_REF refs/heads/main, GITHUB_SHA main's): its
+    results must not join main's baseline."""
+    repo, head, matrix = swept
+    _, context = split(capsys, tmp_path, repo, head, matrix, "--pr-number", "42")
+    assert (context["ref"], context["commit"]) == ("refs/pull/42/head", head)
+    done = dispatched_job(capsys, monkeypatch, tmp_path, matrix, tmp_path / "job-context.json", "agentic/0",
+                          "refs/heads/main")
+    assert (done["sidecar"]["ref"], done["sidecar"]["commit"]) == ("refs/pull/42/head", head)
+    assert (done["record"][R.REF], done["record"][R.COMMIT]) == ("refs/pull/42/head", head)
+    db = f"sqlite:///{tmp_path / 'results.db'}"
+    with store.open_store(db) as st:
+        assert st.records(ref="refs/heads/main") == []  # nothing of the PR's is main's
+
+
+def test_a_push_sweep_records_main(swept, tmp_path, capsys, monkeypatch):
+    repo, head, matrix = swept
+    monkeypatch.setenv("GITHUB_REF", "refs/heads/main")
+    _, context = split(capsys, tmp_path, repo, head, matrix, "--pr-number", "")
+    assert (context["ref"], context["commit"]) == ("refs/heads/main", head)
+    done = dispatched_job(capsys, monkeypatch, tmp_path, matrix, tmp_path / "job-context.json", "agentic/1",
+                          "refs/heads/main")
+    assert (done["record"][R.REF], done["record"][R.COMMIT]) == ("refs/heads/main", head)
+
+
+def test_split_refuses_a_bad_pr_number(swept, tmp_path, capsys):
+    repo, head, matrix = swept
+    rc, _, err = run_cli(capsys, "ci", "split", "--matrix", str(matrix), "--output", str(tmp_path / "o"),
+                         "--job-context", str(tmp_path / "c.json"), "--keys-from", str(repo),
+                         "--pr-number", "42; rm -rf /")
+    assert rc == 1 and "--pr-number" in err and not (tmp_path / "c.json").exists()
+
+
+def test_row_keys_survive_trimming_and_eval_selection(swept):
+    """Trimmed concurrencies and eval flags change a row but not the config it came from."""
+    from sweepgate.core.rowkeys import matrix_row_keys
+    from sweepgate.core.select import Options, iter_rows
+
+    repo, _, _ = swept
+    git = Git(str(repo))
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    trimmed = build_matrix(git, "HEAD~1", head, Options(trim_conc=True, all_evals=True))
+    git.close()
+    rows = [row for _, row in iter_rows(trimmed)]
+    keys = matrix_row_keys(str(repo), trimmed, rows)
+    assert None not in keys and len(keys) == len(rows)
+    assert {k for k, r in zip(keys, rows) if r.get("scenario-type") == "agentic-coding"} == {SEED_KEY}
