@@ -266,3 +266,34 @@ def test_pygithub_is_imported_lazily():
             "print('github' in sys.modules)") % str(ROOT / "utils")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_results_comment_posts_the_compare_report_once_per_pr(gh, tmp_path, monkeypatch, capsys):
+    """run-sweep.yml's comment job: collect's `results compare --comment-file`, then `results
+    comment` (the only step with pull-requests: write) on each later run edits the same comment,
+    never another account's marked one."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "results"))
+    import synth
+    from sweepgate.results import render, store
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(db) as st:
+        st.add(synth.history() + synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.85}}))
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    foreign = gh.add(f"{render.MARKER}\npasted", user="mallory")
+    body = tmp_path / "comment.md"
+    for attempt in range(2):
+        assert cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--comment-file", str(body)]) == 0
+        assert body.read_text(encoding="utf-8").startswith(render.MARKER)
+        assert cli.main(["results", "comment", "--body", str(body), "--pr-number", str(NUMBER),
+                         "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]) == 0
+    ours = [c for c in gh.comments.values() if render.MARKER in c["body"] and c["id"] != foreign]
+    assert len(ours) == 1 and ours[0]["edits"] == 1 and "Regressed (1)" in ours[0]["body"]
+    assert gh.comments[foreign]["edits"] == 0
+    # anything but a compare report is refused, and nothing is posted
+    (tmp_path / "other.md").write_text("hello", encoding="utf-8")
+    before = len(gh.requests)
+    assert cli.main(["results", "comment", "--body", str(tmp_path / "other.md"), "--pr-number", str(NUMBER),
+                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]) == 1
+    assert len(gh.requests) == before

@@ -135,9 +135,40 @@ def test_permissions_are_read_only(docs):
         assert doc["permissions"] == {"contents": "read"}, name
         for job_name, job in doc["jobs"].items():
             widened = {k: v for k, v in job.get("permissions", {}).items() if v != "read"}
-            # only the GitHub-hosted poller may dispatch and cancel run-sweep.yml runs
-            allowed = {"actions": "write"} if (name, job_name) == ("sweep-dispatch.yml", "dispatch") else {}
+            # only the GitHub-hosted poller may dispatch and cancel run-sweep.yml runs, and only
+            # the GPU side's comment job (test_the_comment_job_runs_no_pr_code) may comment
+            allowed = WRITERS.get((name, job_name), {})
             assert widened == allowed, f"{name}:{job_name} widens"
+
+
+WRITERS = {("sweep-dispatch.yml", "dispatch"): {"actions": "write"},
+           ("run-sweep.yml", "comment"): {"pull-requests": "write"}}
+
+
+def test_the_comment_job_runs_no_pr_code(docs):
+    """pull-requests: write sits on one GitHub-hosted job of the GPU-side workflow (which only a
+    push to main or a dispatch on main starts) that checks out main only, holds no secret or
+    environment, and runs main's sweepgate on the report collect wrote (docs/security.md)."""
+    job = docs["run-sweep.yml"]["jobs"]["comment"]
+    assert job["runs-on"] == "ubuntu-latest" and "uses" not in job
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    assert "environment" not in job and "secrets." not in json.dumps(job)
+    assert "collect" in job["needs"] and "needs.decide.outputs.pr_number != ''" in job["if"]
+    uses = [s["uses"].split("@")[0] for s in job["steps"] if "uses" in s]
+    assert uses == ["actions/checkout", "actions/setup-python", "actions/download-artifact"]
+    (checkout,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+    assert set(checkout["with"]) == {"persist-credentials"}  # main's commit, never a PR ref
+    (download,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
+    assert download["with"]["name"] == "sweepgate-results"
+    runs = [" ".join(s["run"].split()) for s in job["steps"] if "run" in s]
+    assert runs[0] == "python -m pip install --quiet ."
+    assert runs[1].endswith('sweepgate results comment --body sweepgate-results/comment.md --pr-number "${PR_NUMBER}"')
+    compare = next(s for s in docs["run-sweep.yml"]["jobs"]["collect"]["steps"] if "results compare" in s.get("run", ""))
+    assert "--comment-file sweepgate-results/comment.md" in compare["run"] and "--comment " not in compare["run"]
+    # no other job of any workflow writes anything
+    writers = {(n, j) for n, d in docs.items() for j, job in d["jobs"].items()
+               if any(v == "write" for v in (job.get("permissions") or {}).values())}
+    assert writers == set(WRITERS)
 
 
 def test_no_dangerous_triggers(docs):
@@ -202,7 +233,7 @@ def test_approved_sha_is_what_the_gpu_side_checks_out(docs):
     for job_name, step in steps(docs["run-sweep.yml"]):
         if "actions/checkout@" in step.get("uses", ""):
             refs.setdefault(job_name, []).append((step.get("with") or {}).get("ref"))
-    assert refs == {"decide": [None], "setup": [None, APPROVED], "collect": [None]}
+    assert refs == {"decide": [None], "setup": [None, APPROVED], "collect": [None], "comment": [None]}
     data = next(s for s in jobs["setup"]["steps"] if (s.get("with") or {}).get("ref") == APPROVED)
     assert data["with"]["path"] == "pr-data"
     gate = next(s for s in jobs["setup"]["steps"] if s.get("working-directory") == "pr-data")

@@ -14,6 +14,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "show": ("sweepgate.commands.results_show", "print stored results, one line per point"),
     "sidecar": ("sweepgate.commands.results_sidecar", "write this job's $RESULT_FILENAME.job.json from its environment"),
     "compare": ("sweepgate.commands.results_compare", "judge a run against the last N runs on main, beyond noise"),
+    "comment": ("sweepgate.commands.results_comment", "post a compare report as the PR's one results comment"),
 }
 
 

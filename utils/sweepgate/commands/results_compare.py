@@ -52,6 +52,9 @@ def add_arguments(parser) -> None:
                         help="append the markdown report to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",
                         help="create or update the results comment on the PR (needs GITHUB_TOKEN, --pr-number)")
+    parser.add_argument("--comment-file", metavar="PATH", default=None,
+                        help="write the PR comment's body (within GitHub's size limit) to PATH, for a job "
+                             "allowed to comment to post with `results comment`")
     parser.add_argument("--pr-number", type=int, default=None, help="pull request to comment on")
     parser.add_argument("--repository", default=os.environ.get("GITHUB_REPOSITORY") or None,
                         help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
@@ -103,6 +106,8 @@ def run(args) -> int:
     _print(comparison, args, charts)
     if args.step_summary:
         _append_summary(args.step_summary, comparison, args, charts)
+    if args.comment_file:
+        _write_comment(args.comment_file, comparison, args, charts)
     if args.comment:
         _post_comment(comparison, args, charts)
     return EXIT_REGRESSION if args.fail_on_regression and comparison.regressed() else 0
@@ -131,6 +136,20 @@ def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
     except OSError as exc:
         raise SweepgateError(Diagnostic(path, 0, 0, "step-summary", f"cannot write the step summary: {exc.strerror}",
                                         "check --step-summary / $GITHUB_STEP_SUMMARY")) from None
+
+
+def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
+    from pathlib import Path
+
+    from sweepgate.core.atomic import atomic_write
+    from sweepgate.results import render
+
+    body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=COMMENT_LIMIT)
+    try:
+        atomic_write(Path(path), body.encode("utf-8"))
+    except OSError as exc:
+        raise SweepgateError(Diagnostic(path, 0, 0, "comment-file", f"cannot write the comment body: {exc.strerror}",
+                                        "pass a writable --comment-file PATH")) from None
 
 
 def _post_comment(comparison, args, charts: list[str]) -> None:
