@@ -60,9 +60,10 @@ def test_the_same_input_draws_the_same_bytes_in_another_process(tmp_path):
 
 def test_rehearsal_figures_are_marked(tmp_path):
     (svg,) = [p for p in charts.draw_charts(comparison(rehearsal=True), tmp_path) if p.suffix == ".svg"][:1]
-    assert "REHEARSAL" in svg.read_text()
+    assert "REHEARSAL" in svg.read_text()  # the title
+    assert "baseline median (rehearsal)" in svg.read_text() and "(rehearsal): " in svg.read_text()  # the legend
     (svg,) = [p for p in charts.draw_charts(comparison(), tmp_path / "real") if p.suffix == ".svg"][:1]
-    assert "REHEARSAL" not in svg.read_text()
+    assert "REHEARSAL" not in svg.read_text() and "(rehearsal)" not in svg.read_text()
 
 
 def test_pareto_front():

@@ -118,10 +118,11 @@ def _legend(ax, items: list[dict], run: str) -> None:
     from matplotlib.lines import Line2D
 
     keys = list(dict.fromkeys(item["key"] for item in items))
+    mark = " (rehearsal)" if any(item["rehearsal"] for item in items) else ""
     handles = [Line2D([], [], marker="o", linestyle="none", color=PALETTE[i % len(PALETTE)],
-                      label=f"PR run {run}: {key}") for i, key in enumerate(keys)]
+                      label=f"PR run {run}{mark}: {key}") for i, key in enumerate(keys)]
     handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
-                          markeredgecolor=COLORS["baseline"], label="baseline median"))
+                          markeredgecolor=COLORS["baseline"], label=f"baseline median{mark}"))
     handles += [h for h in ax.get_lines() if not h.get_label().startswith("_")]
     for flag in (C.REGRESSED, C.IMPROVED):
         if any(item["flag"] == flag for item in items):
