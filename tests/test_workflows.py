@@ -426,8 +426,12 @@ AGENTIC_ROW = {
     "scenario-type": "agentic-coding", "recipe-fingerprint": "f" * 64,
 }
 # every section 6 field at once: agentic fields plus fixed-seq-len ones
+# Every field a row can carry, optional ones included (a readiness timeout and
+# KV-offload backend settings appear only when the config sets them).
 ALL_FIELDS_ROW = {**AGENTIC_ROW, "isl": 1024, "osl": 1024, "max-model-len": 2304, "run-eval": True,
-                  "eval-only": False, "image": "evil\nGITHUB_PATH=/tmp"}
+                  "eval-only": False, "image": "evil\nGITHUB_PATH=/tmp", "server-ready-timeout": 900,
+                  "kv-offload-backend": {**AGENTIC_ROW["kv-offload-backend"], "settings": {
+                      "max-workers": 16, "l1-read-ttl-seconds": 7200, "separate-object-groups": True}}}
 
 
 def row_env(tmp_path, *args, env=None):

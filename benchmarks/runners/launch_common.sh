@@ -277,15 +277,24 @@ launch::final_state() {
 launch::start() {
   local log="$1"
   shift
-  local fifo_dir
+  local fifo_dir rw r w
   fifo_dir="$(mktemp -d)"
   mkfifo "${fifo_dir}/out"
-  tee -a "${log}" <"${fifo_dir}/out" &
-  LAUNCH_TEE_PID=$!
-  setsid "$@" >"${fifo_dir}/out" 2>&1 &
-  LAUNCH_PID=$!
-  # Both ends are open now; the name can go.
+  # Open both ends here, before anything forks: a read-write open never
+  # blocks, and with it held the plain read and write opens return at once.
+  # Children then inherit open descriptors, so removing the name cannot
+  # race with them (tee would wait forever for a writer that never came).
+  exec {rw}<>"${fifo_dir}/out"
+  exec {r}<"${fifo_dir}/out"
+  exec {w}>"${fifo_dir}/out"
+  exec {rw}>&-
   rm -rf "${fifo_dir}"
+  tee -a "${log}" <&"${r}" {w}>&- &
+  LAUNCH_TEE_PID=$!
+  setsid "$@" >&"${w}" 2>&1 {r}<&- &
+  LAUNCH_PID=$!
+  # Only the children hold the pipe now: tee sees EOF when the command ends.
+  exec {r}<&- {w}>&-
 }
 
 #######################################
