@@ -35,6 +35,9 @@ REFUSED = {
     "vllm/vllm0.8_nightly_convert_benchmark_results_llama3.3-70b_a100x8.json": "summary table",
 }
 
+# Real outputs of runs that completed nothing: stored, as failures.
+FAILED_RUNS = {"vllm/vllmbench0.25.1_opt125m_all_failed.json"}
+
 
 def records(rel: str) -> list[dict]:
     path = SAMPLES / rel
@@ -55,7 +58,7 @@ def test_sample(rel):
     recs = records(rel)
     assert recs
     for rec in recs:
-        assert rec[R.STATUS] == "success"
+        assert rec[R.STATUS] == ("failure" if rel in FAILED_RUNS else "success")
         assert rec[R.METRICS] or rec[R.EVALS]
         assert all(math.isfinite(v) and v >= 0 for v in rec[R.METRICS].values())
 
@@ -104,3 +107,16 @@ def test_lm_eval_na_stderr():
     (big,) = records("lm_eval/lmeval0.4.x_gsm8k5shot_llama3-70b-gptq_vllm_a6000x4.json")
     scores = {e[R.EVAL_FILTER]: e[R.EVAL_VALUE] for e in big[R.EVALS]}
     assert scores["strict-match"] != scores["flexible-extract"]
+
+
+@pytest.mark.skipif(not FILES, reason="no result samples")
+def test_newer_exports_name_their_point():
+    # AIPerf 0.10+ keeps the model under models.items and the load under phases
+    (ai,) = records("aiperf/aiperf0.11_qwen3-4b_g7_conc16.json")
+    assert ai[R.CONC] == 16 and ai[R.MODEL] == "qwen3-4b" and ai[R.CLIENT_VERSION] == "0.11.0"
+    assert ai[R.METRICS][R.INTERACTIVITY] == pytest.approx(1000 / 8.731694873219372)
+    # vllm bench sweep's summary.json: a list of runs of one point, one record each
+    runs = records("vllm/vllmbench0.25.1_opt125m_sweep_summary_list.json")
+    assert [r[R.CONC] for r in runs] == [2, 2] and runs[1][R.METRICS]["e2el_p50_ms"] == pytest.approx(157.98742300103186)
+    (failed,) = records("vllm/vllmbench0.25.1_opt125m_all_failed.json")
+    assert failed[R.METRICS][R.COMPLETED] == 0 and failed[R.METRICS][R.SUCCESS_RATE] == 0

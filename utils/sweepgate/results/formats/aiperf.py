@@ -88,13 +88,27 @@ def _config(doc: dict) -> tuple[str | None, int | None, str]:
     """(model, concurrency, client) from ``input_config`` (its shape changed across versions)."""
     cfg = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
     endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
-    models = endpoint.get("model_names") or cfg.get("model") or cfg.get("model_names") or []
+    models = endpoint.get("model_names") or cfg.get("model") or cfg.get("model_names") or _items(cfg)
     model = models[0] if isinstance(models, list) and models else None
     loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
-    conc = loadgen.get("concurrency", cfg.get("concurrency"))
+    conc = loadgen.get("concurrency", cfg.get("concurrency", _profiling_concurrency(cfg)))
     conc = conc if isinstance(conc, int) and not isinstance(conc, bool) else None
     genai = "service_kind" in cfg or "formatted_model_name" in cfg
     return model, conc, "genai-perf" if genai else "aiperf"
+
+
+def _items(cfg: dict) -> list:
+    """AIPerf 0.10+ names its models as ``models: {strategy, items: [{name}]}``."""
+    models = cfg.get("models") if isinstance(cfg.get("models"), dict) else {}
+    items = models.get("items") if isinstance(models.get("items"), list) else []
+    return [i["name"] for i in items if isinstance(i, dict) and isinstance(i.get("name"), str)]
+
+
+def _profiling_concurrency(cfg: dict):
+    """AIPerf 0.10+ keeps the load in ``phases``; the measured one is not excluded from results."""
+    phases = cfg.get("phases") if isinstance(cfg.get("phases"), list) else []
+    measured = [p for p in phases if isinstance(p, dict) and p.get("exclude_from_results") is not True]
+    return measured[-1].get("concurrency") if len(measured) == 1 else None
 
 
 def _failed(doc: dict, metrics: dict):
