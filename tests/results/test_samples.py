@@ -120,3 +120,10 @@ def test_newer_exports_name_their_point():
     assert [r[R.CONC] for r in runs] == [2, 2] and runs[1][R.METRICS]["e2el_p50_ms"] == pytest.approx(157.98742300103186)
     (failed,) = records("vllm/vllmbench0.25.1_opt125m_all_failed.json")
     assert failed[R.METRICS][R.COMPLETED] == 0 and failed[R.METRICS][R.SUCCESS_RATE] == 0
+
+
+@pytest.mark.skipif(not FILES, reason="no result samples")
+def test_sglang_names_its_model_from_server_info():
+    (rec,) = records("sglang/sglang0.5.5_qwen2.5-3b_1gpu_in128_out128_c8.jsonl")
+    assert rec[R.MODEL] == "Qwen/Qwen2.5-3B-Instruct" and rec[R.CONC] == 8 and rec[R.CLIENT_VERSION] == "0.5.5.post3"
+    assert rec[R.METRICS]["e2el_p50_ms"] == pytest.approx(330.32854506745934)

@@ -39,8 +39,8 @@ def _lengths(doc: dict) -> tuple[int | None, int | None]:
 
 
 def parse(doc: dict, path: str, line: int) -> Measurement:
-    version = (doc.get("server_info") or {}).get("version") if isinstance(doc.get("server_info"), dict) else None
-    m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=version)
+    info = doc.get("server_info") if isinstance(doc.get("server_info"), dict) else {}
+    m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=info.get("version"))
     m.metrics.update(vllm.latencies(doc, path, line, NAMES))
     for key, name in THROUGHPUTS.items():
         m.metrics[name] = number(doc, key, path, line)
@@ -54,6 +54,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     vllm._from_arrays(doc, m.metrics)
     isl, osl = _lengths(doc)
     conc = doc.get("max_concurrency")
-    m.fields.update({R.CONC: conc if isinstance(conc, int) and not isinstance(conc, bool) else None,
+    model = info.get("served_model_name") or info.get("model_path")
+    m.fields.update({R.MODEL: model if isinstance(model, str) else None,
+                     R.CONC: conc if isinstance(conc, int) and not isinstance(conc, bool) else None,
                      R.ISL: isl, R.OSL: osl, R.REQUEST_RATE: vllm._rate(doc.get("request_rate"))})
     return m
