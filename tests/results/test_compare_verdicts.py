@@ -144,3 +144,11 @@ def test_bad_settings_are_diagnostics():
     for kw in ({"window": 0}, {"min_samples": 1}, {"min_samples": 6}, {"threshold": -0.1}):
         with pytest.raises(SweepgateError):
             C.compare_records([], [], **kw)
+
+
+def test_point_label_leaves_out_what_the_run_did_not_state():
+    from sweepgate.results.render import point_label
+    known = dict.fromkeys(R.POINT_IDENTITY) | {R.CONFIG_KEY: "opt125m-h100-vllm", R.HARDWARE: "h100", R.CONC: 2}
+    assert point_label(tuple(known[n] for n in R.POINT_IDENTITY)) == "opt125m-h100-vllm h100 conc 2"
+    known |= {R.SCENARIO: "fixed-seq-len", R.ISL: 128, R.OSL: 128}
+    assert point_label(tuple(known[n] for n in R.POINT_IDENTITY)) == "opt125m-h100-vllm h100 fixed-seq-len 128/128 conc 2"

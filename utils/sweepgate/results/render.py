@@ -39,8 +39,8 @@ def point_label(pt: tuple) -> str:
     fields = dict(zip(R.POINT_IDENTITY, pt))
     seq = f" {fields[R.ISL]}/{fields[R.OSL]}" if fields[R.ISL] is not None else ""
     extra = [str(fields[name]) for name in (R.TOPOLOGY, R.KV_OFFLOAD_BACKEND) if fields.get(name) not in (None, "")]
-    return " ".join([f"{fields[R.CONFIG_KEY]} {fields[R.HARDWARE]} {fields[R.SCENARIO]}{seq} conc {fields[R.CONC]}",
-                     *extra])
+    head = [str(fields[name]) for name in (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO) if fields[name] is not None]
+    return " ".join([f"{' '.join(head)}{seq} conc {fields[R.CONC]}", *extra])
 
 
 def cells(v: C.Verdict) -> tuple[str, ...]:
