@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import ROW, job, run_cli, show_json, vllm_output, write_job
+from helpers import ROW, SAMPLES, job, run_cli, show_json, vllm_output, write_job
 from sweepgate.results import record as R
 from sweepgate.results import store
 
@@ -179,3 +179,55 @@ def test_sidecar_command_writes_what_ingest_reads(tmp_path, capsys, monkeypatch)
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
     assert rc == 0, err
     assert sorted(r[R.STATUS] for r in stored(db_of(tmp_path))) == ["failure", "success"]
+
+
+def _artifact_folder(root: Path) -> Path:
+    """What run-sweep's collect job downloads: each job's output, sidecar and eval, and the
+    helper files its script leaves beside them (as `sweepgate rehearse` leaves them)."""
+    job_dir = root / "results" / "bmk_res"
+    write_job(job_dir, "res", vllm_output(), job())
+    write_job(job_dir, "res_conc4", vllm_output(), None)          # a multi-node job's per-conc part
+    export = SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc4.json"
+    (job_dir / "aiperf_res").mkdir()
+    (job_dir / "aiperf_res" / "profile_export_aiperf.json").write_bytes(export.read_bytes())
+    (job_dir / "gpu_metrics.csv").write_text("timestamp, index, power.draw [W]\n")
+    (job_dir / "logs").mkdir()
+    (job_dir / "logs" / "server.log").write_text("INFO started\n")
+    evals = SAMPLES / "lm_eval" / "lmeval0.4.8_gsm8k_granite_limit1_smoketest.json"
+    (job_dir / "res-eval.json").write_bytes(evals.read_bytes())  # paired with res.job.json
+    write_job(root / "results" / "bmk_dead", "dead", None, job(run_id="1001", status="failure",
+                                                               row=dict(ROW, conc=8)))
+    return root / "results"
+
+
+def test_folder_walk_skips_helper_outputs_beside_sidecars(tmp_path, capsys):
+    folder = _artifact_folder(tmp_path)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(folder))
+    assert rc == 0, err
+    lines = out.strip().splitlines()
+    assert lines[-2:] == ["skipped 3 files with no job sidecar (helper outputs)",
+                          f"ingested 3 results (3 new) into {db_of(tmp_path)}"]
+    recs = stored(db_of(tmp_path))
+    assert sorted(r[R.RESULT_FILENAME] for r in recs) == ["dead", "res", "res-eval"]
+    assert {r[R.RUN_ID] for r in recs} == {"1001"}  # no content-hash run for a helper file
+    rc, out, _ = run_cli(capsys, "results", "ingest", "-v", "--db", db_of(tmp_path), str(folder))
+    listed = sorted(line.removeprefix("skipped ") for line in out.splitlines() if line.startswith(f"skipped {folder}"))
+    assert listed == sorted(str(folder / "bmk_res" / p) for p in
+                            ("aiperf_res/profile_export_aiperf.json", "gpu_metrics.csv", "res_conc4.json"))
+    assert out.strip().splitlines()[-1] == f"ingested 3 results (0 new) into {db_of(tmp_path)}"
+
+
+def test_explicit_file_and_sidecarless_tree_keep_todays_behaviour(tmp_path, capsys):
+    folder = _artifact_folder(tmp_path)
+    part = folder / "bmk_res" / "res_conc4.json"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(part))
+    assert rc == 0, err
+    assert "skipped" not in out
+    (rec,) = stored(db_of(tmp_path))
+    assert rec[R.RUN_ID].startswith("local-")
+    raw = tmp_path / "raw"
+    write_job(raw / "sub", "a", vllm_output(), None)
+    write_job(raw, "b", vllm_output(conc=8), None)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'raw.db'}", str(raw))
+    assert rc == 0, err
+    assert "skipped" not in out and out.strip().splitlines()[-1].startswith("ingested 2 results (2 new)")

@@ -22,6 +22,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--attempt", type=int, metavar="N", help="with --row: the run attempt (default 1)")
     parser.add_argument("--config-key", metavar="KEY", help="with --row: the master-config key of the row")
     parser.add_argument("--jsonl", metavar="FILE", help="also write the normalized records as JSON lines to FILE")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="list the helper files skipped beside the jobs' sidecars")
 
 
 def _given(args):
@@ -57,11 +59,22 @@ def _progress(total: int):
     return lambda files: track(files, description="ingesting", console=console(sys.stderr), transient=True)
 
 
+def _report_skipped(skipped: list, verbose: bool) -> None:
+    """Helper outputs in folders of sidecar-carrying jobs: counted (listed with --verbose), not stored."""
+    if not skipped:
+        return
+    if verbose:
+        for path in skipped:
+            print(f"skipped {path}")
+    print(f"skipped {len(skipped)} files with no job sidecar (helper outputs)")
+
+
 def run(args) -> int:
     from sweepgate.results import ingest, store
 
     given = _given(args)
-    files = ingest.collect(args.paths)
+    walked = ingest.walk(args.paths)
+    files = walked.files
     with store.open_store(args.db) as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, _progress(len(files)))
         where = store.display_url(st.url)
@@ -70,5 +83,6 @@ def run(args) -> int:
                                     encoding="utf-8")
     if outcome.problems:
         emit(outcome.problems)
+    _report_skipped(walked.skipped, args.verbose)
     print(f"ingested {outcome.results} results ({outcome.new} new) into {where}")
     return 1 if outcome.problems else 0

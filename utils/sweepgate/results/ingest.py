@@ -5,6 +5,11 @@ other file is still stored. Folders are walked for ``*.json``, ``*.jsonl`` and
 ``*.csv`` (which of those is a result is decided by content); a CSV export
 beside a JSON export of the same name is the same run and is skipped; a
 ``.job.json`` without an output (the script died first) becomes a failure record.
+In a walked folder that holds job sidecars, only outputs paired with one (their own
+``X.job.json``, or an eval's ``X-eval.json`` with its job's) are results; the other
+files there (per-concurrency parts, AIPerf export folders, gpu_metrics.csv) are the
+jobs' helper outputs and are skipped, and counted. A folder without any sidecar (raw
+samples) and files named on the command line are ingested as they are.
 """
 
 from __future__ import annotations
@@ -42,24 +47,45 @@ class Outcome:
     problems: list = dataclasses.field(default_factory=list)
 
 
-def _outputs_of(folder: Path) -> list[Path]:
+@dataclasses.dataclass
+class Walk:
+    files: list[Path]
+    skipped: list[Path]  # helper outputs beside jobs' sidecars, not results
+
+
+def _outputs_of(folder: Path) -> tuple[list[Path], list[Path]]:
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in WALKED_SUFFIXES)
     names = set(files)
-    return [p for p in files
-            if not (p.suffix == ".csv" and p.with_suffix(".json") in names)]
+    files = [p for p in files if not (p.suffix == ".csv" and p.with_suffix(".json") in names)]
+    if not any(sidecar.is_sidecar(p) for p in files):
+        return files, []
+    paired = {p for p in files if sidecar.is_sidecar(p) or sidecar.sidecar_path(p).is_file()}
+    return [p for p in files if p in paired], [p for p in files if p not in paired]
 
 
-def collect(paths: list[str]) -> list[Path]:
-    """Every file to ingest: given files as they are, folders walked."""
+def walk(paths: list[str]) -> Walk:
+    """Every file to ingest (given files as they are, folders walked) and the helper files skipped."""
     out: list[Path] = []
+    skipped: list[Path] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            out.extend(_outputs_of(path))
+            kept, helpers = _outputs_of(path)
+            out.extend(kept)
+            skipped.extend(helpers)
         elif path.is_file():
             out.append(path)
         else:
             raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
+    return Walk(_unique(out), skipped)
+
+
+def collect(paths: list[str]) -> list[Path]:
+    """Every file to ingest: given files as they are, folders walked (see ``walk``)."""
+    return walk(paths).files
+
+
+def _unique(out: list[Path]) -> list[Path]:
     seen, unique = set(), []
     for p in out:
         if sidecar.is_sidecar(p):
