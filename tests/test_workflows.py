@@ -142,7 +142,26 @@ def test_permissions_are_read_only(docs):
 
 
 WRITERS = {("sweep-dispatch.yml", "dispatch"): {"actions": "write"},
-           ("run-sweep.yml", "comment"): {"pull-requests": "write"}}
+           ("run-sweep.yml", "comment"): {"pull-requests": "write"},
+           ("run-sweep.yml", "watchdog"): {"actions": "write"}}
+
+
+def test_the_watchdog_stops_every_chunk_and_runs_no_pr_code(docs):
+    """A failed job of one chunk cancels the whole run when decide says fail_fast: one GitHub-hosted
+    job polls the run (sweepgate ci watch, tests/test_ci_watch.py) and is the only one of run-sweep.yml
+    with actions: write; it checks out main only and holds no secret or environment."""
+    jobs = docs["run-sweep.yml"]["jobs"]
+    job = jobs["watchdog"]
+    assert job["runs-on"] == "ubuntu-latest" and "uses" not in job
+    assert job["permissions"] == {"contents": "read", "actions": "write"}
+    assert "environment" not in job and "secrets." not in json.dumps(job)
+    assert set(job["needs"]) == {"decide", "setup"}  # it runs beside the canaries and every chunk
+    assert job["if"].startswith("needs.decide.outputs.fail_fast == 'true'")
+    (checkout,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+    assert set(checkout["with"]) == {"persist-credentials"}  # main's commit, never a PR ref
+    runs = [" ".join(s["run"].split()) for s in job["steps"] if "run" in s]
+    assert runs == ["python -m pip install --quiet .", f'sweepgate ci watch --until "{jobs["collect"]["name"]}"']
+    assert int(job["timeout-minutes"]) <= 360  # a GitHub-hosted job's limit; watch stops at 340
 
 
 def test_the_comment_job_runs_no_pr_code(docs):
@@ -233,7 +252,8 @@ def test_approved_sha_is_what_the_gpu_side_checks_out(docs):
     for job_name, step in steps(docs["run-sweep.yml"]):
         if "actions/checkout@" in step.get("uses", ""):
             refs.setdefault(job_name, []).append((step.get("with") or {}).get("ref"))
-    assert refs == {"decide": [None], "setup": [None, APPROVED], "collect": [None], "comment": [None]}
+    assert refs == {"decide": [None], "setup": [None, APPROVED], "collect": [None], "comment": [None],
+                    "watchdog": [None]}
     data = next(s for s in jobs["setup"]["steps"] if (s.get("with") or {}).get("ref") == APPROVED)
     assert data["with"]["path"] == "pr-data"
     gate = next(s for s in jobs["setup"]["steps"] if s.get("working-directory") == "pr-data")

@@ -8,6 +8,7 @@ Sub-subcommands:
   reuse    drop the rows the results store already measured with the same run identity
   dispatch poll open PRs: start authorized GPU sweeps, cancel stale ones (ci_github)
   audit    check the repository's settings that keep PR code off the GPU runners (ci_audit)
+  watch    fail-fast: cancel the run at its first failed job (ci_watch)
 
 This module reads the flags, the environment and the files; the decisions are
 plain functions in ``sweepgate.workflow`` (``decide``, ``fanout``, ``kv``).
@@ -301,9 +302,10 @@ def add_arguments(parser) -> None:
     p.add_argument("--output", help="file to append to (default: $GITHUB_ENV, else stdout)")
     p.set_defaults(_ci=_run_row_env)
 
-    from sweepgate.commands import ci_audit, ci_github
+    from sweepgate.commands import ci_audit, ci_github, ci_watch
 
     ci_github.add_dispatch_parser(sub)
+    ci_watch.add_watch_parser(sub)
     ci_audit.add_audit_parser(sub)
 
     _add_reuse_parser(sub)

@@ -1,0 +1,99 @@
+"""`sweepgate ci watch`: the fail-fast watchdog of run-sweep.yml.
+
+Polls the jobs of this run attempt through the GitHub REST API and cancels the run at the first
+failed job (``sweepgate.workflow.watch.judge`` decides), so one broken row stops every chunk, not
+only the jobs of its own matrix. It runs in a GitHub-hosted job that holds the run's only
+``actions: write`` token; the benchmark jobs on the GPU hosts keep read-only tokens.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from sweepgate.core.errors import fail
+from sweepgate.workflow.watch import CANCEL, DONE, judge
+
+HINT = "the token needs 'actions: write' (cancel) and 'actions: read' (jobs); check --repository"
+PER_PAGE = 100
+
+
+def _jobs(requester, repository: str, run_id: str, attempt: str) -> list[dict]:
+    """Every job of the attempt, all pages (GitHub answers at most 100 a page)."""
+    url = f"/repos/{repository}/actions/runs/{run_id}/attempts/{attempt}/jobs"
+    jobs: list[dict] = []
+    page = 1
+    while True:
+        _, data = requester.requestJsonAndCheck("GET", url, parameters={"per_page": PER_PAGE, "page": page})
+        batch = list((data or {}).get("jobs") or [])
+        jobs += batch
+        if len(batch) < PER_PAGE or len(jobs) >= int((data or {}).get("total_count") or 0):
+            return jobs
+        page += 1
+
+
+def _watch(requester, args, run_id: str, attempt: str) -> int:
+    deadline = time.monotonic() + args.max_minutes * 60
+    while True:
+        verdict = judge(_jobs(requester, args.repository, run_id, attempt), args.until)
+        print(f"sweepgate ci watch: run {run_id} attempt {attempt}: {verdict.action}: {verdict.reason}",
+              file=sys.stderr)
+        if verdict.action == CANCEL:
+            requester.requestJsonAndCheck("POST", f"/repos/{args.repository}/actions/runs/{run_id}/cancel")
+            _summary(f"**fail-fast:** cancelled the sweep: {verdict.reason}\n")
+            return 0
+        if verdict.action == DONE:
+            return 0
+        if time.monotonic() + args.interval > deadline:
+            print(f"sweepgate ci watch: stopped watching after {args.max_minutes:g} minutes; "
+                  "later failures no longer cancel the run", file=sys.stderr)
+            return 0
+        time.sleep(args.interval)
+
+
+def _summary(text: str) -> None:
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+def run_watch(args) -> int:
+    from github import GithubException
+
+    from sweepgate.core.github import api_error, connect
+
+    args.repository = args.repository or os.environ.get("GITHUB_REPOSITORY", "")
+    run_id = args.run_id or os.environ.get("GITHUB_RUN_ID", "")
+    attempt = args.attempt or os.environ.get("GITHUB_RUN_ATTEMPT", "") or "1"
+    if not run_id.isdigit() or not attempt.isdigit():
+        raise fail("sweepgate ci watch", 0, f"run id '{run_id}' / attempt '{attempt}' is not a number",
+                   "run under GitHub Actions or pass --run-id and --attempt")
+    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
+    if not token:
+        raise fail("sweepgate ci watch", 0, "GITHUB_TOKEN is not set", "pass the job's token in env: GITHUB_TOKEN")
+    if "/" not in args.repository:
+        raise fail("sweepgate ci watch", 0, f"repository '{args.repository}' is not OWNER/NAME",
+                   "pass --repository OWNER/NAME")
+    client = connect(token, args.api_url or os.environ.get("GITHUB_API_URL"))
+    try:
+        return _watch(client.requester, args, run_id, attempt)
+    except (GithubException, OSError) as exc:  # requests' errors derive from OSError
+        raise api_error(exc, f"watching run {run_id} of {args.repository}", HINT) from None
+    finally:
+        client.close()
+
+
+def add_watch_parser(sub) -> None:
+    p = sub.add_parser("watch", help="fail-fast: cancel this run at the first failed job")
+    p.add_argument("--until", required=True, metavar="JOB", help="stop watching once the job of this name "
+                   "exists (the collect job, which starts after every benchmark job ended)")
+    p.add_argument("--repository", help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--api-url", help="REST API base (default: $GITHUB_API_URL or https://api.github.com)")
+    p.add_argument("--run-id", help="the run to watch (default: $GITHUB_RUN_ID)")
+    p.add_argument("--attempt", help="its attempt (default: $GITHUB_RUN_ATTEMPT)")
+    p.add_argument("--interval", type=float, default=60.0, help="seconds between polls (default 60)")
+    p.add_argument("--max-minutes", type=float, default=340.0, help="stop watching after this long "
+                   "(default 340: a GitHub-hosted job ends at 360)")
+    p.set_defaults(_ci=run_watch)
