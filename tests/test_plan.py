@@ -541,6 +541,32 @@ def test_example_fleet_seed_scenario(tmp_path):
     assert p["diff"]["new"] == [LMCACHE]
 
 
+MN_B300 = "dsr1-fp4-b300-sglang-disagg"
+
+
+@pytest.mark.parametrize("decode_tp,worker_gpus", [(8, 2 * 8 + 4 * 8), (4, 2 * 8 + 4 * 4)])
+def test_multi_node_rows_cost_the_whole_nodes_they_hold(tmp_path, decode_tp, worker_gpus):
+    """The example's 2P x 4D B300 row holds 6 exclusive 8-GPU nodes = 48 GPUs for its minutes,
+    also when its decode workers (tp4) use only half of each node."""
+    files = {str(p.relative_to(ROOT)): p.read_text()
+             for pattern in ("configs/*.yaml", "benchmarks/*.sh", "benchmarks/*/*/*.sh", "benchmarks/*/*.sh")
+             for p in ROOT.glob(pattern)}
+    files["perf-changelog.yaml"] = (ROOT / "perf-changelog.yaml").read_text()
+    if MN_B300 not in files.get("configs/nvidia-master.yaml", ""):
+        pytest.skip("the example fleet has no multi-node B300 key")
+    (tmp_path / "fleet").mkdir()
+    r = Repo(tmp_path / "fleet")
+    r.base = r.commit(files, "base")
+    master = yaml.safe_load(files["configs/nvidia-master.yaml"])
+    master[MN_B300]["scenarios"]["fixed-seq-len"][0]["search-space"][0]["decode"]["tp"] = decode_tp
+    p = make(r, {"configs/nvidia-master.yaml": master, "perf-changelog.yaml": r.append_changelog(entry(MN_B300))})
+    minutes, _ = plan.load_estimates(files["configs/estimates.yaml"].encode())
+    bucket = p["by_bucket"]["multi_node/1k1k"]
+    assert bucket["jobs"] == 1  # one job runs the row's whole conc list
+    assert bucket["gpu_hours"] == pytest.approx(6 * 8 * minutes["multi_node/1k1k"] / 60)
+    assert plan.row_gpus(p["matrix"]["multi_node"]["1k1k"][0]) == worker_gpus
+
+
 def test_runner_facts_are_part_of_a_recipe_but_node_lists_are_not(fleet):
     runners = copy.deepcopy(RUNNERS)
     runners["labels"]["cluster:b300-nv"].append("b300-nv_2")

@@ -4,7 +4,8 @@ From the matrix (``select.build_matrix``) and both revisions' recipes
 (``core.recipes``) it computes
 
 * the cost: jobs and GPU-hours per runner label (agentic rows from their duration,
-  other rows from ``configs/estimates.yaml``, marked as estimated);
+  other rows from ``configs/estimates.yaml``, marked as estimated); a multi-node job
+  holds whole nodes, so it costs ``placement.place``'s nodes x gpus-per-node;
 * a semantic diff of the recipes: new, changed (naming the changed fields and
   scripts), removed, unchanged;
 * the rules ``rerun-unchanged``, ``unlisted-change``, ``missing-script``,
@@ -248,6 +249,22 @@ def row_gpus(row: dict) -> int:
     return size(row)
 
 
+def job_gpus(row: dict, runners: dict | None = None) -> int:
+    """GPUs a job holds while it runs: a multi-node job holds whole nodes (exclusive allocation),
+    ``placement.place`` nodes x gpus-per-node of its runner; without the runner's facts, ``row_gpus``."""
+    from sweepgate.core.expand import is_multinode_row
+    from sweepgate.core.placement import PlacementError, hardware_of, place_row
+
+    facts = hardware_of(runners or {}, str(row.get(F.RUNNER))) or {}
+    if is_multinode_row(row) and F.GPUS_PER_NODE in facts:
+        try:
+            placed = place_row(row, runners)
+        except PlacementError:  # the check refuses such rows; cost them by their workers
+            return row_gpus(row)
+        return placed.nodes * placed.gpus_per_node
+    return row_gpus(row)
+
+
 def load_estimates(raw: bytes | None) -> tuple[dict[str, float], str]:
     """minutes-per-job table from configs/estimates.yaml (head), or the built-in defaults."""
     if raw is None:
@@ -283,11 +300,11 @@ def estimate_minutes(bucket: str, minutes: dict[str, float]) -> float:
     return float(DEFAULT_MINUTES["default"])
 
 
-def row_cost(bucket: str, row: dict, minutes: dict[str, float]) -> tuple[float, bool]:
-    """(GPU-hours, estimated?) of one matrix row."""
+def row_cost(bucket: str, row: dict, minutes: dict[str, float], runners: dict | None = None) -> tuple[float, bool]:
+    """(GPU-hours, estimated?) of one matrix row; ``runners`` (configs/runners.yaml) places multi-node rows."""
     from sweepgate.core.expand import is_agentic_row
 
-    gpus = row_gpus(row)
+    gpus = job_gpus(row, runners)
     is_eval = bucket in EVAL_BUCKETS
     if is_agentic_row(row) and not is_eval:
         duration = row.get(F.DURATION, F.DEFAULT_AGENTIC_DURATION_S)
@@ -295,7 +312,7 @@ def row_cost(bucket: str, row: dict, minutes: dict[str, float]) -> tuple[float, 
     return estimate_minutes(bucket, minutes) * gpus / 60.0, True
 
 
-def cost(matrix: dict, minutes: dict[str, float]) -> dict:
+def cost(matrix: dict, minutes: dict[str, float], runners: dict | None = None) -> dict:
     from sweepgate.core.select import iter_rows
 
     def blank() -> dict:
@@ -304,7 +321,7 @@ def cost(matrix: dict, minutes: dict[str, float]) -> dict:
 
     total, by_runner, by_bucket = blank(), {}, {}
     for bucket, row in iter_rows(matrix):
-        hours, estimated = row_cost(bucket, row, minutes)
+        hours, estimated = row_cost(bucket, row, minutes, runners)
         runner = str(row.get(F.RUNNER, "?"))
         for agg in (total, by_runner.setdefault(runner, blank()), by_bucket.setdefault(bucket, blank())):
             if bucket in EVAL_BUCKETS:
@@ -357,7 +374,7 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
     changed = git.changed_files(base_sha, head_sha)
     warnings = notes + rule_diagnostics(base_set, head_set, diffs, selected, changed)
 
-    costs = cost(matrix, minutes)
+    costs = cost(matrix, minutes, head_set.runners if isinstance(head_set.runners, dict) else None)
     total = costs["total"]
     by_status: dict[str, list] = {"new": [], "changed": [], "removed": [], "unchanged": []}
     for d in diffs.values():

@@ -27,6 +27,7 @@ class Found:
     rows: list[tuple[str, dict, str]]  # (bucket, row, run identity), matrix order
     hits: dict[str, list[dict]] = field(default_factory=dict)  # identity -> the measuring job's records
     minutes: dict[str, float] = field(default_factory=dict)
+    runners: dict = field(default_factory=dict)  # configs/runners.yaml: multi-node jobs hold whole nodes
 
     @property
     def reused(self) -> list[tuple[str, dict, str]]:
@@ -34,7 +35,7 @@ class Found:
 
     @property
     def gpu_hours_saved(self) -> float:
-        return round(sum(row_cost(bucket, row, self.minutes)[0] for bucket, row, _ in self.reused), 3)
+        return round(sum(row_cost(bucket, row, self.minutes, self.runners)[0] for bucket, row, _ in self.reused), 3)
 
     def summary(self) -> str:
         return f"reused {len(self.reused)} of {len(self.rows)} jobs ({self.gpu_hours_saved:g} GPU-hours saved)"
@@ -58,7 +59,8 @@ def find(matrix: dict, git, ref: str, store, max_age_days: float | None = None) 
                      lambda paths: git.read_blobs(ref, paths))
     minutes, _ = load_estimates(extra.get(ESTIMATES_FILE))
     hits = store.reusable(ids, since(max_age_days)) if ids else {}
-    return Found([(b, r, i) for (b, r), i in zip(rows, ids)], hits, minutes)
+    return Found([(b, r, i) for (b, r), i in zip(rows, ids)], hits, minutes,
+                 runners if isinstance(runners, dict) else {})
 
 
 def remaining_matrix(matrix: dict, found: Found) -> dict:
