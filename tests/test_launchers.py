@@ -116,15 +116,34 @@ def test_b300_command(tmp_path):
     srun = cmd.index("srun")
     salloc = cmd[:srun]
     assert salloc[0] == "salloc"
-    digest = hashlib.sha256(BASE_ENV["RESULT_FILENAME"].encode()).hexdigest()[:12]
     # One name per run, attempt and row; --time is benchmark-tmpl.yml's default timeout.
     assert {"--partition=gpu-b300", "--nodes=1", "--exclusive", "--time=360",
-            f"--job-name=sweepgate-local-1-{digest}"} <= set(salloc)
+            f"--job-name=sweepgate-local-1-{BASE_ENV['RESULT_FILENAME']}"} <= set(salloc)
     step = cmd[srun:]
     assert f"--container-image={BASE_ENV['IMAGE']}" in step
     assert f"--container-mounts={tmp_path}:/workspace,/models:/root/.cache/huggingface" in step
     assert "--container-workdir=/workspace" in step and "--export=ALL" in step
     assert step[-2:] == ["bash", f"{FIXED}/kimik3_fp4_b300_vllm.sh"]
+
+
+def job_name_of(tmp_path, **env) -> str:
+    tree(tmp_path, f"{FIXED}/kimik3_fp4_b300_vllm.sh")
+    _, cmd = dry_run(B300, tmp_path, **env)
+    return next(a for a in cmd if a.startswith("--job-name=")).split("=", 1)[1]
+
+
+def test_job_name_holds_run_attempt_and_result_filename(tmp_path):
+    """Unique per run, attempt and row, and findable: the whole RESULT_FILENAME while Slurm takes it;
+    a name list's comma or past Slurm's 1024 characters, cut and ended by the filename's digest."""
+    fname = BASE_ENV["RESULT_FILENAME"]
+    assert job_name_of(tmp_path, GITHUB_RUN_ID="4242", GITHUB_RUN_ATTEMPT="3") == f"sweepgate-4242-3-{fname}"
+    long = "x" * 1100
+    name = job_name_of(tmp_path, GITHUB_RUN_ID="4242", RESULT_FILENAME=long)
+    assert len(name) == 1024 and name.startswith("sweepgate-4242-1-xxx")
+    assert name.endswith("-" + hashlib.sha256(long.encode()).hexdigest()[:12])
+    odd = job_name_of(tmp_path, RESULT_FILENAME="a,b c")
+    assert odd == f"sweepgate-local-1-a-b-c-{hashlib.sha256(b'a,b c').hexdigest()[:12]}"
+    assert odd != job_name_of(tmp_path, RESULT_FILENAME="a-b,c")
 
 
 @pytest.mark.parametrize("image,expected", [

@@ -55,7 +55,7 @@ def row_env(row: dict, result_dir: Path) -> dict[str, str]:
 
 def job_name(env: dict, run="77", attempt="2") -> str:
     """The launcher's job name; each test below passes its own run id, as separate runs would."""
-    return f"sweepgate-{run}-{attempt}-{hashlib.sha256(env['RESULT_FILENAME'].encode()).hexdigest()[:12]}"
+    return f"sweepgate-{run}-{attempt}-{env['RESULT_FILENAME']}"
 
 
 def workspace(tmp_path: Path, script_text: str | None = None, gpu: str = "b300") -> tuple[Path, str]:
@@ -203,6 +203,26 @@ def test_a_job_that_overruns_its_limit_is_ended_by_slurm(tmp_path, slurm):
     assert slurm.scontrol_job(job_name(env))["TimeLimit"] == "00:01:00"
     assert 55 < time.monotonic() - started < 200
     assert_no_process("sleep 3007")
+
+
+def test_slurm_takes_a_1024_character_job_name_and_scancel_finds_it_but_refuses_1025(tmp_path, slurm):
+    """The launchers' LAUNCH_MAX_JOB_NAME: the longest name this Slurm records whole and cancels by name."""
+    env = {**os.environ, **slurm.env()}
+    base = ["salloc", f"--partition={PARTITION}", "--nodes=1", "--time=5"]
+    name = f"sweepgate-79-1-{hashlib.sha256(b'x').hexdigest()}".ljust(1024, "x")
+    proc = subprocess.Popen([*base, f"--job-name={name}", "sleep", "3007"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert wait_running(slurm, name)["JobName"] == name
+        subprocess.run(["scancel", f"--name={name}"], env=env, check=True)
+        assert final_state(slurm, name) == "CANCELLED"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    refused = subprocess.run([*base, f"--job-name={name}y", "true"], env=env, capture_output=True, text=True,
+                             timeout=60)
+    assert refused.returncode != 0 and "too long" in refused.stderr.lower(), refused.stderr
 
 
 def test_dry_run_of_the_b300_row_asks_for_6_nodes_of_8_gpus(tmp_path):

@@ -116,16 +116,28 @@ launch::pyxis_image() {
   fi
 }
 
+# Slurm refuses a longer job name ("Pathname ... too long"; slurmctld checks
+# strlen <= 1024); tests/test_slurm_launchers.py proves both sides of it.
+LAUNCH_MAX_JOB_NAME=1024
+
 #######################################
-# Print the Slurm job name of this run, attempt and row: unique, so a
-# cancelled job can be found and released by name.
+# Print the Slurm job name (and MI355X container name) of this run, attempt
+# and row: sweepgate-<run id>-<attempt>-<RESULT_FILENAME>, unique and
+# findable by `scancel --name`/`squeue --name`. Characters a name list or a
+# docker name cannot hold become '-'; then, or past Slurm's limit, the name
+# is cut and ends in -<sha256(RESULT_FILENAME)[:12]> so it stays unique.
 # Globals:
 #   GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, RESULT_FILENAME
 #######################################
 launch::job_name() {
-  local digest
-  digest="$(printf '%s' "${RESULT_FILENAME}" | sha256sum)"
-  echo "sweepgate-${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}-${digest:0:12}"
+  local safe="${RESULT_FILENAME//[^a-zA-Z0-9_.-]/-}"
+  local name="sweepgate-${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}-${safe}"
+  if [[ "${safe}" != "${RESULT_FILENAME}" ]] || ((${#name} > LAUNCH_MAX_JOB_NAME)); then
+    local digest
+    digest="$(printf '%s' "${RESULT_FILENAME}" | sha256sum)"
+    name="${name:0:LAUNCH_MAX_JOB_NAME-13}-${digest:0:12}"
+  fi
+  echo "${name}"
 }
 
 #######################################
