@@ -16,7 +16,7 @@ import time
 import uuid
 from pathlib import Path
 
-from test_launchers import B300, BASE_ENV, FIXED
+from test_launchers import B300, BASE_ENV, FIXED, MI355X
 
 STANDIN = '''#!/usr/bin/env bash
 while [[ "${1:-}" == -* ]]; do shift; done
@@ -84,3 +84,94 @@ def test_term_reaches_salloc_srun_and_the_script_and_leaves_nothing_running(tmp_
     assert [c.split("--name=")[1].split()[0] for c in earlier] == [
         name.replace("-4242-3-", f"-4242-{k}-") for k in (1, 2, 3)]
     assert calls[-1].startswith("scancel --name=" + name)
+
+
+# --- the MI355X docker container: named like the job, removed by name ------------------------
+
+DOCKER = '''#!/usr/bin/env bash
+echo "docker $*" >>"{calls}"
+[[ "$1" == run ]] || exit 0
+shift
+while [[ "$1" == -* ]]; do shift; done
+shift  # the image
+"$@" &
+wait $!
+'''
+
+
+def docker_cluster(tmp_path: Path) -> tuple[Path, Path]:
+    """fake_cluster plus a `docker` that records each call and runs `docker run`'s command as a child."""
+    bin_dir = fake_cluster(tmp_path)
+    calls = tmp_path / "docker-calls"
+    (bin_dir / "docker").write_text(DOCKER.replace("{calls}", str(calls)))
+    (bin_dir / "docker").chmod(0o755)
+    return bin_dir, calls
+
+
+def mi355x_env(bin_dir: Path, tmp_path: Path, **extra) -> dict:
+    return {"PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(tmp_path), **BASE_ENV,
+            "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "2", **extra}
+
+
+def docker_calls(calls: Path) -> list[str]:
+    return calls.read_text().splitlines() if calls.exists() else []
+
+
+def test_a_cancelled_mi355x_job_removes_its_container_by_the_job_name(tmp_path):
+    marker = f"sweepgate-docker-{uuid.uuid4().hex[:8]}"
+    script = tmp_path / FIXED / "kimik3_fp4_mi355x.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text(f'echo started\nexec -a {marker} sleep 300\n')
+    bin_dir, calls = docker_cluster(tmp_path)
+    proc = subprocess.Popen(["bash", str(MI355X)], cwd=tmp_path, env=mi355x_env(bin_dir, tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        log = tmp_path / "results" / "logs" / f"{BASE_ENV['RESULT_FILENAME']}.log"
+        assert wait_for(lambda: log.exists() and "started" in log.read_text()), "the script never started"
+        os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err
+    assert wait_for(lambda: not processes_with(marker)), processes_with(marker)
+    name = f"sweepgate-4242-2-{BASE_ENV['RESULT_FILENAME']}"
+    earlier = name.replace("-4242-2-", "-4242-1-")
+    # before the start: this row's containers of attempts 1 and 2; then the run under the job's name;
+    # at TERM: both names again, before the allocation is released
+    got = docker_calls(calls)
+    assert got[:2] == [f"docker rm -f {earlier}", f"docker rm -f {name}"]
+    assert got[2].startswith("docker run ") and f" --name={name} " in got[2]
+    assert got[3:] == [f"docker rm -f {earlier}", f"docker rm -f {name}"]
+    scancels = (tmp_path / "calls").read_text().splitlines()
+    assert scancels[-1].startswith(f"scancel --name={name} ")
+
+
+def test_a_failed_mi355x_job_removes_its_container(tmp_path):
+    script = tmp_path / FIXED / "kimik3_fp4_mi355x.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text("exit 3\n")
+    bin_dir, calls = docker_cluster(tmp_path)
+    proc = subprocess.run(["bash", str(MI355X)], cwd=tmp_path, env=mi355x_env(bin_dir, tmp_path),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3, proc.stderr
+    name = f"sweepgate-4242-2-{BASE_ENV['RESULT_FILENAME']}"
+    got = docker_calls(calls)
+    assert got[2].startswith("docker run ") and got[-1] == f"docker rm -f {name}"
+
+
+def test_pyxis_and_no_runtime_need_no_container_cleanup(tmp_path):
+    """A pyxis container is the Slurm step's process tree and dies with it; nothing calls docker."""
+    script = tmp_path / FIXED / "kimik3_fp4_b300.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text("exit 3\n")
+    bin_dir, calls = docker_cluster(tmp_path)
+    for runtime in ("pyxis", "none"):
+        proc = subprocess.run(["bash", str(B300)], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                              env=mi355x_env(bin_dir, tmp_path, SWEEPGATE_CONTAINER_RUNTIME=runtime))
+        assert proc.returncode == 3, proc.stderr
+    script.with_name("kimik3_fp4_mi355x.sh").write_text("exit 3\n")
+    proc = subprocess.run(["bash", str(MI355X)], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env=mi355x_env(bin_dir, tmp_path, SWEEPGATE_CONTAINER_RUNTIME="none"))
+    assert proc.returncode == 3, proc.stderr
+    assert docker_calls(calls) == []

@@ -51,7 +51,7 @@ b300::command() {
 
 main() {
   launch::parse_args "$@"
-  launch::main b300 b300::command
+  launch::main b300 b300::command pyxis
 }
 
 main "$@"

@@ -217,11 +217,13 @@ launch::multinode_command() {
 #   DRY_RUN, RESULT_DIR, RESULT_FILENAME, and the section 6 environment.
 # Arguments:
 #   GPU family, then the name of a function that prints the command (one
-#   NUL-terminated argument each) given the script path.
+#   NUL-terminated argument each) given the script path, then the cluster's
+#   default container runtime.
 #######################################
 launch::main() {
   local gpu="$1"
   local build="$2"
+  local default_runtime="$3"
   launch::require_env EXP_NAME IMAGE MODEL_PREFIX PRECISION FRAMEWORK \
     RESULT_DIR RESULT_FILENAME RUNNER_NAME
   local script
@@ -240,6 +242,13 @@ launch::main() {
   local log_dir="${RESULT_DIR}/logs"
   mkdir -p "${log_dir}"
   LAUNCH_JOB_NAME="$(launch::job_name)"
+  # A single-node row's docker container carries the job's name (multi-node
+  # workers' containers are started by disagg_lib.sh); pyxis needs nothing.
+  LAUNCH_DOCKER=false
+  if ! launch::is_multinode \
+    && [[ "$(launch::runtime "${default_runtime}")" == "docker" ]]; then
+    LAUNCH_DOCKER=true
+  fi
   launch::clear_leftovers
   echo "${LAUNCH_NAME}: running ${script} for ${RESULT_FILENAME}" \
     "as Slurm job ${LAUNCH_JOB_NAME}"
@@ -250,6 +259,7 @@ launch::main() {
   wait "${LAUNCH_PID}" || rc=$?
   wait "${LAUNCH_TEE_PID}" || true
   trap - INT TERM
+  ((rc == 0)) || launch::stop_containers
   if [[ "$(launch::final_state)" == "TIMEOUT" ]]; then
     echo "${LAUNCH_NAME}: Slurm job ${LAUNCH_JOB_NAME} exceeded its time limit" \
       "(--time=${SWEEPGATE_SLURM_TIME:-default}); raise timeout-minutes" >&2
@@ -316,17 +326,44 @@ launch::start() {
 #   GITHUB_RUN_ATTEMPT
 #######################################
 launch::clear_leftovers() {
-  command -v scancel >/dev/null || return 0
-  local attempt
+  if command -v scancel >/dev/null; then
+    local attempt
+    for ((attempt = 1; attempt <= ${GITHUB_RUN_ATTEMPT:-1}; attempt++)); do
+      scancel --name="$(GITHUB_RUN_ATTEMPT="${attempt}" launch::job_name)" \
+        --user="$(id -un)" 2>/dev/null || true
+    done
+  fi
+  launch::stop_containers
+}
+
+#######################################
+# Stop this row's docker containers (`docker rm -f` by name): this attempt's,
+# named like its Slurm job, and the same row's of earlier attempts. While the
+# job is still allocated (a cancel) it runs on the job's node through
+# `srun --overlap`, else on this host. A pyxis container needs none of this:
+# it is the Slurm step's own process tree and dies with the step (scancel, the
+# time limit or the end of salloc).
+# Globals:
+#   LAUNCH_DOCKER, LAUNCH_JOB_NAME, GITHUB_RUN_ATTEMPT
+#######################################
+launch::stop_containers() {
+  [[ "${LAUNCH_DOCKER:-false}" == "true" ]] || return 0
+  local jobid="" attempt
+  local -a on_node=()
+  jobid="$(squeue -h --name="${LAUNCH_JOB_NAME}" -o %i 2>/dev/null \
+    | head -n 1)" || true
+  if [[ -n "${jobid}" ]]; then
+    on_node=(timeout 60 srun "--jobid=${jobid}" --overlap --nodes=1 --ntasks=1)
+  fi
   for ((attempt = 1; attempt <= ${GITHUB_RUN_ATTEMPT:-1}; attempt++)); do
-    scancel --name="$(GITHUB_RUN_ATTEMPT="${attempt}" launch::job_name)" \
-      --user="$(id -un)" 2>/dev/null || true
+    "${on_node[@]}" docker rm -f \
+      "$(GITHUB_RUN_ATTEMPT="${attempt}" launch::job_name)" >/dev/null 2>&1 || true
   done
 }
 
 #######################################
-# Cancellation: release the allocation by job name (its steps and every
-# node's processes go with it), forward TERM to the local salloc/srun and
+# Cancellation: stop the row's docker container, release the allocation by
+# job name (its steps, pyxis containers and every node's processes go with it), forward TERM to the local salloc/srun and
 # everything they started, wait for them and for tee (KILL after a grace
 # period), and exit.
 # Globals:
@@ -337,6 +374,7 @@ launch::clear_leftovers() {
 launch::cancel() {
   trap '' INT TERM
   echo "${LAUNCH_NAME}: cancelled; releasing Slurm job ${LAUNCH_JOB_NAME}" >&2
+  launch::stop_containers
   scancel --name="${LAUNCH_JOB_NAME}" --user="$(id -un)" || true
   kill -TERM -- "-${LAUNCH_PID}" 2>/dev/null || kill -TERM "${LAUNCH_PID}" 2>/dev/null || true
   local tries

@@ -2,7 +2,9 @@
 #
 # Run one matrix row on the AMD MI355X Slurm cluster: salloc one node, then
 # srun `docker run` of the row's image with the ROCm devices (/dev/kfd,
-# /dev/dri). Only the job environment and HF_TOKEN enter the container.
+# /dev/dri). Only the job environment and HF_TOKEN enter the container, which
+# is named like the Slurm job and removed by name on cancel or failure and
+# before the start (launch::stop_containers).
 #
 # Usage: launch_mi355x-amds.sh [--dry-run]
 # Environment: CONTRACTS section 6 and SWEEPGATE_JOB_ENV_NAMES (set by
@@ -55,7 +57,7 @@ mi355x::command() {
     docker run \
     --rm \
     --init \
-    "--name=sweepgate-${RESULT_FILENAME//[^a-zA-Z0-9_.-]/-}" \
+    "--name=$(launch::job_name)" \
     --network=host \
     --ipc=host \
     --shm-size=64g \
@@ -75,7 +77,7 @@ mi355x::command() {
 main() {
   launch::parse_args "$@"
   launch::require_env SWEEPGATE_JOB_ENV_NAMES
-  launch::main mi355x mi355x::command
+  launch::main mi355x mi355x::command docker
 }
 
 main "$@"
