@@ -604,6 +604,20 @@ def test_plan_counts_the_jobs_the_matrix_runs(docs):
     assert seen >= 1
 
 
+def test_the_gpu_side_summarizes_the_plan_of_the_matrix_it_runs(docs):
+    """run-sweep recomputes the matrix, so it writes its own plan (markdown, to the step summary) from
+    the same revisions and flags, eval flags included; the PR side's plan is not what runs."""
+    setup = docs["run-sweep.yml"]["jobs"]["setup"]
+    (step,) = [s for s in setup["steps"] if "sweepgate plan" in s.get("run", "")]
+    calls = _sweepgate_calls(step["run"])
+    assert "--markdown" in calls["plan"] and step.get("working-directory") == "pr-data"
+    assert step["env"]["EVAL_FLAGS"] == "${{ needs.decide.outputs.eval_flags }}"
+    strip = lambda args: args.replace("--markdown", "").split(">")[0].split("||")[0].split()  # noqa: E731
+    assert strip(calls["plan"]) == strip(calls["matrix"])  # same base, head, trim and eval flags
+    split = next(s for s in setup["steps"] if s.get("id") == "split")
+    assert setup["steps"].index(step) < setup["steps"].index(split)
+
+
 # --- the sweepgate cache: restored on the PR side, saved only from pushes to main ----------
 
 CACHE_SAVERS = re.compile(r"actions/cache(/save)?@")  # actions/cache saves in its post step
