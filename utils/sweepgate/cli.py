@@ -62,8 +62,8 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("--json",):
-        argv = ["example", *argv]
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+        argv = ["example", *argv]  # `sweepgate --no-rehearse` is `sweepgate example --no-rehearse`
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_module", None):

@@ -220,6 +220,9 @@ def _run_reuse(args) -> int:
     matrix = _load_json(args.matrix, "matrix")
     if not isinstance(matrix, dict):
         raise fail(args.matrix, 1, "matrix is not a JSON object", "pass the output of `sweepgate matrix`")
+    from sweepgate.workflow.fanout import rows_by_kind
+
+    rows_by_kind(matrix, args.matrix)  # the shape: buckets of row objects, each with a runner
     run_id = args.run_id or os.environ.get("GITHUB_RUN_ID") or ""
     if not run_id:
         raise fail("--run-id", 0, "no current run to record reused results against",

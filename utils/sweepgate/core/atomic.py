@@ -6,6 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from sweepgate.core.errors import fail
+
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temp file in the same directory and os.replace.
@@ -14,7 +16,13 @@ def atomic_write(path: Path, data: bytes) -> None:
     file is removed and ``path`` is untouched.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    if path.is_dir():
+        raise fail(str(path), 0, "is a directory, not a file", "pass a file path to write to")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot write here: {exc.strerror}",
+                   "pass a path in an existing, writable folder") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

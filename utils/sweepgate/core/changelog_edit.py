@@ -88,6 +88,12 @@ def _worktree_bytes(git, path: str) -> bytes:
         return (Path(git.root) / path).read_bytes()
     except FileNotFoundError:
         return b""
+    except IsADirectoryError:
+        raise _fail(path, 0, "missing-file", f"{path} is a directory, not the changelog",
+                    "pass the changelog file's path from the repository root with --changelog-file") from None
+    except OSError as exc:
+        raise _fail(path, 0, "missing-file", f"cannot read the changelog: {exc.strerror}",
+                    "pass a readable file with --changelog-file") from None
 
 
 def _default_upstream(git) -> str:

@@ -52,6 +52,9 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
         except OSError as exc:
             raise fail(str(path), 0, f"cannot read row file: {exc.strerror}",
                        "pass an existing JSON file to --row-json") from None
+        except UnicodeDecodeError as exc:
+            raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})",
+                       "pass a JSON file: one row object or a list of rows") from None
         except json.JSONDecodeError as exc:
             raise fail(str(path), exc.lineno, f"not JSON: {exc.msg}", "write one row object or a list of rows",
                        col=exc.colno) from None
@@ -64,9 +67,15 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
     return list(worktree_rows(root, args.config_keys or None)), "configs/*-master.yaml"
 
 
+def _conc_values(row: dict) -> list:
+    """A row's concurrencies: one for a single-node row, the list a multi-node row sweeps."""
+    conc = row.get(fields.CONC)
+    return list(conc) if isinstance(conc, list) else [conc]
+
+
 def _concs(rows: list[dict]) -> list[str]:
     """The rows' concurrencies, in numeric order."""
-    values = {r.get(fields.CONC) for r in rows}
+    values = {v for r in rows for v in _conc_values(r) if not isinstance(v, (list, dict))}
     return [str(v) for v in sorted(values, key=lambda v: (not isinstance(v, int), v if isinstance(v, int) else 0,
                                                           str(v)))]
 
@@ -84,7 +93,7 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
                    f"pick one of: {shown}" if known else "the source holds no rows")
     if conc is not None:
         named = matches
-        matches = [r for r in matches if r.get(fields.CONC) == conc]
+        matches = [r for r in matches if conc in _conc_values(r)]
         if not matches:
             raise fail(source, 0, f"exp-name {exp_name!r} has no row with conc {conc}",
                        f"pick --conc from: {', '.join(_concs(named))}")

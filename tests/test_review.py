@@ -1,0 +1,190 @@
+"""A new user's review: every README command with bad input, as a separate process.
+
+Each case was a defect found by driving an installed sweepgate by hand: an internal
+error, a silent exit 0, a file written after the database committed, or processes left
+running after Ctrl-C. The contract: one line ``path:line: what; fix``, exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate.commands import example  # noqa: E402
+
+GARBAGE = bytes(range(0x80, 0x100)) * 3
+
+
+def sg(cwd: Path, *args: str, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
+    full = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), **(env or {})}
+    for name in ("GITHUB_ACTIONS", "SWEEPGATE_DB", "GITHUB_RUN_ID"):
+        full.pop(name, None)
+    return subprocess.run([sys.executable, "-m", "sweepgate", *args], cwd=cwd, env=full,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def one_line(proc: subprocess.CompletedProcess, *needles: str) -> str:
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1, (proc.returncode, proc.stdout[-400:], proc.stderr)
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    assert len(lines) == 1, proc.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory) -> Path:
+    repo = tmp_path_factory.mktemp("fleet")
+    example.build_repo(str(repo))
+    (repo / "sub").mkdir()
+    return repo
+
+
+@pytest.fixture(scope="module")
+def matrix_file(fleet, tmp_path_factory) -> Path:
+    proc = sg(fleet, "matrix", "--base-ref", "HEAD~1", "--head-ref", "HEAD")
+    assert proc.returncode == 0, proc.stderr
+    path = tmp_path_factory.mktemp("m") / "matrix.json"
+    path.write_text(proc.stdout)
+    return path
+
+
+# --------------------------------------------------------------------------- sweepgate [example flags]
+
+def test_example_flags_without_the_command_name_run_the_example(fleet):
+    proc = sg(fleet / "sub", "--no-rehearse")
+    assert proc.returncode == 0, proc.stderr
+    assert "matrix: 7 rows" in proc.stdout
+
+
+# --------------------------------------------------------------------------- changelog
+
+@pytest.mark.parametrize("action", [["add", "--key", example.SEED_KEY, "--description", "x"],
+                                    ["canonicalize", "--pr-number", "7", "--base", "HEAD~1"],
+                                    ["rebase", "--onto", "HEAD~1"]])
+def test_changelog_file_that_is_a_directory(fleet, action):
+    one_line(sg(fleet / "sub", "changelog", *action, "--changelog-file", "configs"),
+             "configs", "directory")
+
+
+# --------------------------------------------------------------------------- ci reuse
+
+@pytest.mark.parametrize("doc", [{"single_node": 5}, {"single_node": {"1k1k": 3}}, {"evals": [1]}])
+def test_ci_reuse_matrix_of_the_wrong_shape(fleet, tmp_path, doc):
+    matrix = tmp_path / "m.json"
+    matrix.write_text(json.dumps(doc))
+    out = tmp_path / "out.json"
+    one_line(sg(fleet / "sub", "ci", "reuse", "--matrix", str(matrix), "--out", str(out), "--run-id", "1",
+                "--db", f"sqlite:///{tmp_path}/r.db"), str(matrix))
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("where", ["dir", "missing"])
+def test_ci_reuse_out_that_cannot_be_written(fleet, tmp_path, matrix_file, where):
+    out = tmp_path if where == "dir" else tmp_path / "no" / "out.json"
+    one_line(sg(fleet / "sub", "ci", "reuse", "--matrix", str(matrix_file), "--out", str(out), "--run-id", "1",
+                "--db", f"sqlite:///{tmp_path}/r.db"), str(out))
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+# --------------------------------------------------------------------------- rehearse
+
+def test_rehearse_multi_node_exp_name_lists_its_concurrencies(fleet):
+    # dsr1_1k1k is a multi-node row on two runners; its conc is a list.
+    one_line(sg(fleet / "sub", "rehearse", "--exp-name", "dsr1_1k1k"), "--conc", "256", "64")
+
+
+def test_rehearse_conc_not_in_any_row(fleet):
+    one_line(sg(fleet / "sub", "rehearse", "--exp-name", "dsr1_1k1k", "--conc", "999"), "conc 999", "256")
+
+
+def test_rehearse_row_json_that_is_binary(fleet, tmp_path):
+    bad = tmp_path / "row.json"
+    bad.write_bytes(GARBAGE)
+    one_line(sg(fleet / "sub", "rehearse", "--row-json", str(bad)), str(bad), "UTF-8")
+
+
+# --------------------------------------------------------------------------- results ingest / show
+
+@pytest.fixture(scope="module")
+def outputs(fleet, tmp_path_factory) -> Path:
+    work = tmp_path_factory.mktemp("rehearsal")
+    proc = sg(fleet, "rehearse", "--exp-name", "dsr1_8k1k", "--conc", "4", "--config-keys", "dsr1-fp8-b300-vllm",
+              "--work-dir", str(work))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return work / "results"
+
+
+def _rows(db: Path) -> int:
+    if not db.exists():
+        return 0
+    with sqlite3.connect(db) as con:
+        tables = [t for (t,) in con.execute("select name from sqlite_master where type='table'")]
+        return con.execute("select count(*) from results").fetchone()[0] if "results" in tables else 0
+
+
+@pytest.mark.parametrize("where", ["dir", "missing"])
+def test_ingest_jsonl_that_cannot_be_written_stores_nothing(fleet, tmp_path, outputs, where):
+    jsonl = tmp_path if where == "dir" else tmp_path / "no" / "r.jsonl"
+    db = tmp_path / "r.db"
+    one_line(sg(fleet / "sub", "results", "ingest", str(outputs), "--db", f"sqlite:///{db}", "--jsonl", str(jsonl)),
+             str(jsonl))
+    assert _rows(db) == 0
+
+
+def test_ingest_row_file_that_is_binary(fleet, tmp_path, outputs):
+    bad = tmp_path / "row.json"
+    bad.write_bytes(GARBAGE)
+    one_line(sg(fleet / "sub", "results", "ingest", str(outputs), "--db", f"sqlite:///{tmp_path}/r.db",
+                "--row", str(bad), "--run-id", "1", "--ref", "refs/heads/main"), str(bad), "UTF-8")
+
+
+def test_ingest_of_a_folder_with_no_results(fleet, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    one_line(sg(fleet / "sub", "results", "ingest", str(empty), "--db", f"sqlite:///{tmp_path}/r.db"),
+             str(empty), "no result files")
+
+
+def test_show_of_an_unknown_run(fleet, tmp_path, outputs):
+    db = f"sqlite:///{tmp_path}/r.db"
+    assert sg(fleet, "results", "ingest", str(outputs), "--db", db).returncode == 0
+    one_line(sg(fleet / "sub", "results", "show", "--run", "nope", "--db", db), "nope", "no results")
+    one_line(sg(fleet / "sub", "results", "show", "--run", "nope", "--json", "--db", db), "nope")
+
+
+# --------------------------------------------------------------------------- Ctrl-C
+
+def _work_processes(marker: str) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
+
+
+def test_ctrl_c_during_a_rehearsal_leaves_no_process(fleet, tmp_path):
+    """SIGINT to the process group (Ctrl-C): exit 130, one line, nothing of the row left running."""
+    work = tmp_path / "w"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--exp-name", "dsr1_1k1k",
+                             "--conc", "256", "--work-dir", str(work)], cwd=fleet / "sub", env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(_work_processes(str(work))) < 4:
+        time.sleep(0.2)
+    assert len(_work_processes(str(work))) >= 4, "the multi-node row never started"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=90)
+    assert proc.returncode == 130, err[-1000:]
+    assert "Traceback" not in err
+    assert _work_processes(str(work)) == []
