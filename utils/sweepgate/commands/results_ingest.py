@@ -43,6 +43,8 @@ def _given(args):
         row = jsonio.loads(Path(args.row).read_text(encoding="utf-8"), args.row)
     except OSError as exc:
         raise fail(args.row, 0, f"cannot read: {exc.strerror}", "pass the job's matrix row as a JSON file") from None
+    except UnicodeDecodeError as exc:
+        raise fail(args.row, 0, f"not UTF-8 text (byte {exc.start})", "pass the job's matrix row as a JSON file") from None
     if not isinstance(row, dict):
         raise fail(args.row, 1, "a matrix row is a JSON object", "pass one row, not a list")
     return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key)
@@ -73,14 +75,20 @@ def run(args) -> int:
     from sweepgate.results import ingest, store
 
     given = _given(args)
+    jsonl = Path(args.jsonl) if args.jsonl else None
+    if jsonl and (jsonl.is_dir() or not jsonl.parent.is_dir()):
+        # Refused before the store commits anything: the records would be stored but not written.
+        raise fail(args.jsonl, 0, "is a directory" if jsonl.is_dir() else "its folder does not exist",
+                   "pass --jsonl FILE in an existing folder")
     walked = ingest.walk(args.paths)
     files = walked.files
     with store.open_store(args.db) as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, _progress(len(files)))
         where = store.display_url(st.url)
-    if args.jsonl:
-        Path(args.jsonl).write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in outcome.records),
-                                    encoding="utf-8")
+    if jsonl:
+        from sweepgate.core.atomic import atomic_write
+
+        atomic_write(jsonl, "".join(json.dumps(r, sort_keys=True) + "\n" for r in outcome.records).encode())
     if outcome.problems:
         emit(outcome.problems)
     _report_skipped(walked.skipped, args.verbose)

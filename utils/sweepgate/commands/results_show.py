@@ -21,6 +21,11 @@ def run(args) -> int:
     with store.open_store(args.db) as st:
         if args.run:
             records, title = st.run_results(args.run), f"run {args.run}"
+            if not records:
+                from sweepgate.core.errors import fail
+
+                raise fail("--run", 0, f"run {args.run!r} has no results in {store.display_url(st.url)}",
+                           "check --run and --db, or ingest the run first (`sweepgate results ingest`)")
         else:
             records, title = st.latest_per_point(args.key), (f"config key {args.key}" if args.key else "all points")
     records = show.one_per_point(records)

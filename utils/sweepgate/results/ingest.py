@@ -71,6 +71,9 @@ def walk(paths: list[str]) -> Walk:
         path = Path(given)
         if path.is_dir():
             kept, helpers = _outputs_of(path)
+            if not kept and not helpers:
+                raise fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder",
+                           "pass the folder the job outputs were downloaded into")
             out.extend(kept)
             skipped.extend(helpers)
         elif path.is_file():
