@@ -168,23 +168,33 @@ def test_show_of_an_unknown_run(fleet, tmp_path, outputs):
 # --------------------------------------------------------------------------- Ctrl-C
 
 def _work_processes(marker: str) -> list[str]:
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
+    """Live processes whose environment holds ``marker`` (every descendant of the command inherits it)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and marker.encode() in (proc / "environ").read_bytes():
+                stat = (proc / "stat").read_text()
+                if stat.rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(f"{proc.name} {(proc / 'cmdline').read_bytes()[:120]!r}")
+        except OSError:
+            continue
+    return found
 
 
 def test_ctrl_c_during_a_rehearsal_leaves_no_process(fleet, tmp_path):
     """SIGINT to the process group (Ctrl-C): exit 130, one line, nothing of the row left running."""
     work = tmp_path / "w"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    marker = f"SWEEPGATE_REVIEW_MARK={tmp_path}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_REVIEW_MARK": str(tmp_path)}
     proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--exp-name", "dsr1_1k1k",
                              "--conc", "256", "--work-dir", str(work)], cwd=fleet / "sub", env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(_work_processes(str(work))) < 4:
+    while time.monotonic() < deadline and len(_work_processes(marker)) < 8:
         time.sleep(0.2)
-    assert len(_work_processes(str(work))) >= 4, "the multi-node row never started"
+    assert len(_work_processes(marker)) >= 8, "the multi-node row never started"
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=90)
     assert proc.returncode == 130, err[-1000:]
     assert "Traceback" not in err
-    assert _work_processes(str(work)) == []
+    assert _work_processes(marker) == []

@@ -291,13 +291,24 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
         try:
             return _wait(proc, timeout, poll), False
         except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            _stop(proc, grace=60)
             return proc.returncode, True
+        except BaseException:
+            # Ctrl-C: the script runs in its own session, so the terminal's SIGINT never reached it.
+            _stop(proc, grace=15)
+            raise
+
+
+def _stop(proc: subprocess.Popen, grace: float) -> None:
+    """TERM the script (its handler stops what it started), then KILL its process group."""
+    try:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=grace)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def read_calls(log: Path) -> list[dict]:
