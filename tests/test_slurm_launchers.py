@@ -210,16 +210,15 @@ def test_slurm_takes_a_1024_character_job_name_and_scancel_finds_it_but_refuses_
     env = {**os.environ, **slurm.env()}
     base = ["salloc", f"--partition={PARTITION}", "--nodes=1", "--time=5"]
     name = f"sweepgate-79-1-{hashlib.sha256(b'x').hexdigest()}".ljust(1024, "x")
-    proc = subprocess.Popen([*base, f"--job-name={name}", "sleep", "3007"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        assert wait_running(slurm, name)["JobName"] == name
-        subprocess.run(["scancel", f"--name={name}"], env=env, check=True)
-        assert final_state(slurm, name) == "CANCELLED"
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
+    # --no-shell: allocate and return, no local command; the job lives until scancel finds it by name
+    subprocess.run([*base, "--no-shell", f"--job-name={name}"], env=env, check=True, capture_output=True,
+                   timeout=60)
+    deadline = time.monotonic() + 60
+    while slurm.scontrol_job(name).get("JobState") != "RUNNING" and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert slurm.scontrol_job(name)["JobName"] == name
+    subprocess.run(["scancel", f"--name={name}"], env=env, check=True)
+    assert final_state(slurm, name) == "CANCELLED"
     refused = subprocess.run([*base, f"--job-name={name}y", "true"], env=env, capture_output=True, text=True,
                              timeout=60)
     assert refused.returncode != 0 and "too long" in refused.stderr.lower(), refused.stderr
