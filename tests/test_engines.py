@@ -117,3 +117,80 @@ def test_a_row_whose_image_has_no_manifest_is_a_warning_naming_it(tmp_path):
     calls = [{"tool": "vllm", "argv": ["serve", "m", "--nonsense"]}]
     diags = check_row(row, calls, ROOT, CLIENTS)
     assert [d.severity for d in diags] == ["warning"] and "example/vllm:unknown" in diags[0].message
+
+
+# --------------------------------------------------------------------------- preflight speed (under a second a row)
+
+STANDIN = ROOT / "utils" / "sweepgate" / "rehearsal" / "standin.py"
+AGENTIC_KEY = "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"
+
+
+def _imports_of(argv: list[str], tmp_path, seconds: float | None = None) -> set[str]:
+    """The modules a stand-in process imports (-X importtime), as the rehearsal shims run it."""
+    cmd = [sys.executable, "-I", "-S", "-X", "importtime", str(STANDIN), *argv]
+    env = {**os.environ, "SWEEPGATE_REHEARSE_LOG": str(tmp_path / "calls.jsonl")}
+    if seconds is None:
+        err = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=30).stderr
+    else:  # a server: let it start, then stop it
+        proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+        try:
+            proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            proc.terminate()
+        err = proc.communicate(timeout=30)[1]
+    return {line.rsplit("|", 1)[1].strip() for line in err.splitlines() if line.startswith("import time:")}
+
+
+def test_standin_processes_import_only_what_their_role_needs(tmp_path):
+    """Every shim call of a preflight row is a Python start: installs and downloads load no HTTP
+    modules, and servers no client modules."""
+    light = _imports_of(["shim", "pip", "install", "aiperf==0.13.0"], tmp_path)
+    assert "json" in light and not light & {"http.server", "urllib.request", "argparse", "concurrent.futures"}
+    port = str(__import__("sweepgate.rehearsal.runner", fromlist=["free_ports"]).free_ports(1)[0])
+    server = _imports_of(["shim", "vllm", "serve", "m", "--port", port], tmp_path, seconds=1.5)
+    assert "http.server" in server
+    assert not server & {"urllib.request", "argparse", "concurrent.futures", "statistics"}
+    assert [json.loads(line)["tool"] for line in (tmp_path / "calls.jsonl").read_text().splitlines()] == ["pip", "vllm"]
+
+
+def _normalized_calls(calls: list[dict], env: dict, work) -> list[tuple[str, list[str]]]:
+    """(tool, argv) with this run's ports and work folder replaced by names."""
+    ports = {env[k]: f"${k}" for k in ("PORT", "LMCACHE_PORT", "LMCACHE_HTTP_PORT", "MOONCAKE_MASTER_PORT",
+                                       "MOONCAKE_METRICS_PORT") if k in env}
+    def norm(arg: str) -> str:
+        arg = arg.replace(str(work), "$WORK")
+        for port, name in ports.items():
+            arg = re.sub(rf"(?<!\d){port}(?!\d)", name, arg)
+        return arg
+    return [(c["tool"], [norm(a) for a in c["argv"]]) for c in calls]
+
+
+def test_preflight_records_the_commands_a_rehearsal_runs(tmp_path, monkeypatch):
+    """The fast mode (no load, short polls, light shims) changes timing only: an agentic LMCache
+    row records the same commands as a plain rehearsal of it."""
+    from sweepgate.commands.preflight import one_per_recipe
+    from sweepgate.core.sweep import worktree_rows
+    from sweepgate.rehearsal import record, runner
+
+    row = one_per_recipe(list(worktree_rows(ROOT, [AGENTIC_KEY])))[0]
+    name = runner.default_runner_name(row)
+    script = runner.resolve_script(ROOT, row, runner.gpu_family(name))
+    plain_env, paths = runner.prepare(tmp_path / "plain", row, name, record.FAST_DURATION_S)
+    rc, timed_out = runner.run_script(script, ROOT, plain_env, paths["out"], 120)
+    assert (rc, timed_out) == (0, False), runner._tail(paths["out"])
+    plain = _normalized_calls(runner.read_calls(paths["log"]), plain_env, tmp_path / "plain")
+
+    seen = {}
+    prepare = runner.prepare
+
+    def keep_env(work, *args):
+        seen["env"], seen["paths"] = prepare(work, *args)
+        return seen["env"], seen["paths"]
+
+    monkeypatch.setattr(runner, "prepare", keep_env)
+    rec = record.record_row(row, ROOT, 120, keep=tmp_path / "fast")
+    assert (rec.rc, rec.timed_out, rec.leftovers) == (0, False, [])
+    assert seen["env"][record.FAST_POLL_ENV] == record.FAST_POLL_S
+    fast = _normalized_calls(rec.calls, seen["env"], tmp_path / "fast")
+    assert [tool for tool, _ in fast] == ["hf", "hf", "pip", "lmcache", "vllm", "pip", "aiperf"]
+    assert fast == plain

@@ -20,7 +20,7 @@ _sg_run_client() {
       _sg_unregister_cleanup_pid "${client_pid}"
       return 1
     fi
-    sleep 0.2
+    sleep "${_SG_POLL_S:-0.2}"
   done
   wait "${client_pid}" || rc=$?
   _sg_unregister_cleanup_pid "${client_pid}"

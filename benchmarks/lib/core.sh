@@ -38,3 +38,14 @@ _sg_is_uint() {
 _sg_is_posint() {
   [[ "${1:-}" =~ ^[1-9][0-9]*$ ]]
 }
+
+# SWEEPGATE_POLL_S (seconds above 0, optional): the polling loops (readiness,
+# a client's watch on its server, cleanup's waits for a tree to go) sleep this
+# long between checks instead of their defaults (readiness without backing
+# off). Jobs leave it unset; `sweepgate preflight` sets it, as its stand-ins
+# start, answer and stop in milliseconds.
+_SG_POLL_S=""
+if [[ "${SWEEPGATE_POLL_S:-}" =~ ^[0-9]*\.?[0-9]+$ &&
+  "${SWEEPGATE_POLL_S}" =~ [1-9] ]]; then
+  _SG_POLL_S="${SWEEPGATE_POLL_S}"
+fi

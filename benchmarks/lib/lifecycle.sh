@@ -118,7 +118,7 @@ _sg_wait_trees() {
   until _sg_tree_gone "$2" "$3" "$4"; do
     _sg_clock
     ((_SG_NOW_MS < deadline)) || return 0
-    sleep 0.1
+    sleep "${_SG_POLL_S:-0.1}"
   done
 }
 
@@ -135,7 +135,7 @@ _sg_wait_all_trees() {
     ((busy)) || return 0
     _sg_clock
     ((_SG_NOW_MS < deadline)) || return 0
-    sleep 0.1
+    sleep "${_SG_POLL_S:-0.1}"
   done
 }
 

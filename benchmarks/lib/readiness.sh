@@ -99,7 +99,8 @@ _sg_check_ready_args() {
 # ENDPOINT PID LOG TIMEOUT INTERVAL DEADLINE (0: none).
 _sg_poll_ready() {
   local endpoint="$1" pid="$2" log="$3" timeout="$4" interval="$5"
-  local deadline="$6" delay=0.2
+  local deadline="$6" delay="${_SG_POLL_S:-0.2}"
+  [[ -n "${_SG_POLL_S}" ]] && interval="${_SG_POLL_S}"
   while true; do
     _sg_follow_log "${log}"
     if ! _sg_is_running "${pid}"; then

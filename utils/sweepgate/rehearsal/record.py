@@ -1,13 +1,15 @@
 """A fast rehearsal that records the commands a row's script runs (for `sweepgate preflight`).
 
 The script runs as in `sweepgate rehearse`, with its stand-ins told to send
-almost no load (SWEEPGATE_REHEARSE_FAST) and a one-second agentic duration;
-what matters is the argv of every server, client and install it ran.
+almost no load (SWEEPGATE_REHEARSE_FAST), a one-second agentic duration and the
+library's polls shortened (SWEEPGATE_POLL_S); what matters is the argv of every
+server, client and install it ran, and those are the same as in a rehearsal.
 """
 
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +18,9 @@ from sweepgate.rehearsal import runner
 from sweepgate.rehearsal.standin import FAST_ENV
 
 FAST_DURATION_S = 1
+# benchmark_lib's short polling waits (readiness, a client's watch on its server, cleanup):
+# the stand-ins start, answer and stop in milliseconds, so 0.2 s polls would be most of a row.
+FAST_POLL_ENV, FAST_POLL_S = "SWEEPGATE_POLL_S", "0.02"
 
 
 @dataclass
@@ -28,6 +33,14 @@ class Recording:
     output_tail: str = ""
 
 
+def _this_python_first(shim_dir: Path) -> None:
+    """The library's inline Python (the agentic result writer) runs on this interpreter: a
+    `python3` found on PATH may be a version manager's shim that costs a tenth of a second."""
+    link = shim_dir / "python3"
+    if not link.exists():
+        link.symlink_to(sys.executable)
+
+
 def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = None) -> Recording:
     """Run ``row``'s script fast, in a scratch directory (``keep`` to keep it), and return what it ran."""
     runner_name = runner.default_runner_name(row)
@@ -36,6 +49,8 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
     try:
         env, paths = runner.prepare(work, row, runner_name, FAST_DURATION_S)
         env[FAST_ENV] = "1"
+        env[FAST_POLL_ENV] = FAST_POLL_S
+        _this_python_first(paths["shims"])
         rc, timed_out = runner.run_script(script, root, env, paths["out"], timeout)
         calls = runner.read_calls(paths["log"])
         leftovers = runner.reap_leftovers(calls)

@@ -174,13 +174,15 @@ STANDIN = "server-standin"  # what SERVER_STANDIN points at: runs a server comma
 
 
 def write_shims(shim_dir: Path) -> None:
+    # standin.py is standard library only: -I -S leave out the environment, the user's and the
+    # venv's site-packages (and their .pth files), a cost every one of a row's shim calls paid.
     shim_dir.mkdir(parents=True, exist_ok=True)
     for name in SHIMS:
         path = shim_dir / name
         path.write_text(
             "#!/usr/bin/env bash\n"
             f"# sweepgate rehearse: stands in for `{name}`.\n"
-            f"exec {shlex.quote(sys.executable)} -I {shlex.quote(str(FAKESERVER))} shim {name} \"$@\"\n",
+            f"exec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(FAKESERVER))} shim {name} \"$@\"\n",
             encoding="utf-8",
         )
         path.chmod(0o755)
@@ -192,7 +194,7 @@ def write_shims(shim_dir: Path) -> None:
         "# sweepgate rehearse: SERVER_STANDIN, given a real server command.\n"
         "tool=\"${1##*/}\"\n"
         "shift\n"
-        f"exec {shlex.quote(sys.executable)} -I {shlex.quote(str(FAKESERVER))} shim \"${{tool}}\" \"$@\"\n",
+        f"exec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(FAKESERVER))} shim \"${{tool}}\" \"$@\"\n",
         encoding="utf-8",
     )
     standin.chmod(0o755)

@@ -25,18 +25,48 @@ if __name__ == "__main__":
     _here = _osp.dirname(_osp.abspath(__file__))
     sys.path = [p for p in sys.path if _osp.abspath(p or ".") != _here]
 
-import argparse  # noqa: E402 - after the sys.path repair above
-import json
+import json  # noqa: E402 - after the sys.path repair above
 import os
-import signal
-import statistics
-import threading
 import time
-import urllib.error
-import urllib.request
-import uuid
-from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# Build settings a `pip install` runs with, recorded with it (a HIP source build says so here).
+BUILD_ENV = ("BUILD_WITH_HIP", "CXX", "TORCH_DONT_CHECK_COMPILER_ABI", "PYTORCH_ROCM_ARCH")
+# Shims that only record and print: they answer before the server and client modules load
+# (a preflight row runs several installs and downloads; each would pay ~50 ms of imports).
+LIGHT_SHIMS = ("pip", "hf", "huggingface-cli")
+
+
+def _record(name: str, argv: list[str]) -> None:
+    log = os.environ.get("SWEEPGATE_REHEARSE_LOG")
+    if not log:
+        return
+    entry = {"tool": name, "argv": argv, "pid": os.getpid(), "time": time.time()}
+    if name == "pip":
+        entry["env"] = {k: os.environ[k] for k in BUILD_ENV if k in os.environ}
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry) + "\n")
+
+
+def _light_shim(name: str, argv: list[str]) -> int:
+    _record(name, argv)
+    print(f"{name} (fake): {' '.join(argv)}")
+    return 0
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["shim"] and sys.argv[2:3] and sys.argv[2] in LIGHT_SHIMS:
+    raise SystemExit(_light_shim(sys.argv[2], sys.argv[3:]))
+
+import signal  # noqa: E402
+import threading  # noqa: E402
+import uuid  # noqa: E402
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: E402
+
+# The clients' modules (argparse, statistics, urllib.request, concurrent.futures) are
+# imported where they are used: a server process, started once per server a row runs
+# and waited for, never needs them.
+TYPE_CHECKING = False  # typing's flag without importing typing
+if TYPE_CHECKING:
+    import argparse
 
 STREAM_CHUNKS = 8  # SSE chunks per streamed response, whatever max_tokens is
 FAST_ENV = "SWEEPGATE_REHEARSE_FAST"  # set by `sweepgate preflight`: record commands, send almost no load
@@ -239,18 +269,22 @@ def serve(host: str, port: int, model: str, delay_ms: float) -> int:
 
 # --- clients ---------------------------------------------------------------------
 
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+def _post(url: str, payload: dict, timeout: float):
+    """An open response to a JSON POST, through no proxy."""
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    req = urllib.request.Request(url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"})
+    return opener.open(req, timeout=timeout)
 
 
 def stream_request(url: str, payload: dict, timeout: float = 60.0) -> dict:
     """POST a streaming request; return ttft/e2el (s), chunks and output tokens."""
-    data = json.dumps(payload).encode()
-    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     start = time.perf_counter()
     ttft = None
     chunks = 0
     tokens = 0
-    with _OPENER.open(req, timeout=timeout) as resp:
+    with _post(url, payload, timeout) as resp:
         for raw in resp:
             line = raw.decode().strip()
             if not line.startswith("data: "):
@@ -294,6 +328,8 @@ def _with_prompt(payload: dict, prompt: str, chat: bool) -> dict:
 
 
 def _bench_serve_args(argv: list[str]) -> argparse.Namespace:
+    import argparse
+
     p = argparse.ArgumentParser(prog="vllm bench serve (fake)")
     p.add_argument("--base-url")
     p.add_argument("--host", default="127.0.0.1")
@@ -313,6 +349,8 @@ def _bench_serve_args(argv: list[str]) -> argparse.Namespace:
 
 def bench_serve(argv: list[str]) -> int:
     """`vllm bench serve` / benchmark_serving.py stand-in: a few real requests."""
+    from concurrent.futures import ThreadPoolExecutor
+
     args = _bench_serve_args(argv)
     if os.environ.get(FAST_ENV):  # preflight: one request proves the path, no load
         args.num_prompts = 1
@@ -343,6 +381,8 @@ def bench_serve(argv: list[str]) -> int:
 
 def _bench_result(args: argparse.Namespace, results: list[dict], duration: float) -> dict:
     """The benchmark_serving result file: throughputs and ttft/tpot/itl/e2el statistics."""
+    import statistics
+
     ttfts = [r["ttft"] * 1000 for r in results]
     e2els = [r["e2el"] * 1000 for r in results]
     tpots = [((r["e2el"] - r["ttft"]) * 1000 / max(1, r["tokens"] - 1)) for r in results]
@@ -377,6 +417,8 @@ def _trace_turns(path: str | None) -> list[dict]:
 
 
 def _aiperf_args(argv: list[str]) -> argparse.Namespace:
+    import argparse
+
     p = argparse.ArgumentParser(prog="aiperf profile (fake)")
     p.add_argument("--model", required=True)
     p.add_argument("--url", default="localhost:8000")
@@ -407,6 +449,8 @@ def aiperf_profile(argv: list[str]) -> int:
 
 def _aiperf_sessions(args: argparse.Namespace) -> list[dict]:
     """Run --concurrency sessions, each replaying the trace's turns until the deadline; their records."""
+    from concurrent.futures import ThreadPoolExecutor
+
     turns = _trace_turns(args.input_file)
     chat = args.endpoint_type == "chat"
     url = _base_url(args.url) + ("/v1/chat/completions" if chat else "/v1/completions")
@@ -436,6 +480,8 @@ def _aiperf_sessions(args: argparse.Namespace) -> list[dict]:
 
 def _aiperf_export(args: argparse.Namespace, records: list[dict], duration: float) -> dict:
     """aiperf's profile_export_aiperf.json: request counts, throughputs, latency statistics."""
+    import statistics
+
     def stat(values: list[float], unit: str) -> dict:
         return {"unit": unit, "avg": statistics.fmean(values) if values else 0.0,
                 "p50": _pct(values, 50), "p90": _pct(values, 90), "p99": _pct(values, 99),
@@ -470,6 +516,8 @@ EVAL_PROBLEMS = (("Tom has 3 apples and buys 4 more. How many apples does he hav
 
 
 def _lm_eval_args(argv: list[str]) -> argparse.Namespace:
+    import argparse
+
     p = argparse.ArgumentParser(prog="lm_eval (fake)")
     p.add_argument("--model", default="local-chat-completions")
     p.add_argument("--model_args", default="")
@@ -489,8 +537,7 @@ def _model_args(text: str) -> dict:
 def _ask(url: str, model: str, question: str, chat: bool) -> str:
     payload = _with_prompt({"model": model, "max_tokens": 32, "temperature": 0}, f"Question: {question}\nAnswer:",
                            chat)
-    req = urllib.request.Request(url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"})
-    with _OPENER.open(req, timeout=60) as resp:
+    with _post(url, payload, 60) as resp:
         choice = json.loads(resp.read())["choices"][0]
     return (choice.get("message") or {}).get("content") or choice.get("text") or ""
 
@@ -520,6 +567,8 @@ def lm_eval_run(argv: list[str]) -> int:
 
 def _lm_eval_results(args: argparse.Namespace, margs: dict, hits: list[bool], start: float, end: float) -> dict:
     """lm-eval 0.4.9's results JSON (the keys of a real run), for each task asked."""
+    import statistics
+
     score = sum(hits) / len(hits)
     stderr = statistics.stdev([float(h) for h in hits]) / len(hits) ** 0.5 if len(hits) > 1 else "N/A"
     tasks = [t for t in args.tasks.split(",") if t]
@@ -561,21 +610,6 @@ def option_value(argv: list[str], name: str, default: str | None = None) -> str 
     return value
 
 
-# Build settings a `pip install` runs with, recorded with it (a HIP source build says so here).
-BUILD_ENV = ("BUILD_WITH_HIP", "CXX", "TORCH_DONT_CHECK_COMPILER_ABI", "PYTORCH_ROCM_ARCH")
-
-
-def _record(name: str, argv: list[str]) -> None:
-    log = os.environ.get("SWEEPGATE_REHEARSE_LOG")
-    if not log:
-        return
-    entry = {"tool": name, "argv": argv, "pid": os.getpid(), "time": time.time()}
-    if name == "pip":
-        entry["env"] = {k: os.environ[k] for k in BUILD_ENV if k in os.environ}
-    with open(log, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(entry) + "\n")
-
-
 def _port(argv: list[str], name: str, tool: str) -> int | None:
     value = option_value(argv, name)
     try:
@@ -586,10 +620,12 @@ def _port(argv: list[str], name: str, tool: str) -> int | None:
 
 
 def _healthy(url: str) -> bool:
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url.rstrip("/") + "/health", timeout=5) as response:
             return 200 <= response.status < 300
-    except (urllib.error.URLError, OSError):
+    except OSError:  # urllib's URLError is one
         return False
 
 
@@ -619,6 +655,8 @@ def python_module(module: str, argv: list[str]) -> int:
 
 def shim(name: str, argv: list[str]) -> int:
     """What a shim on PATH does for `name argv...`."""
+    if name in LIGHT_SHIMS:
+        return _light_shim(name, argv)
     _record(name, argv)
     if name == "vllm":
         if argv[:1] == ["serve"]:
@@ -652,9 +690,6 @@ def shim(name: str, argv: list[str]) -> int:
         return 0
     if name in ("python3", "python") and argv[:1] == ["-m"] and len(argv) > 1:
         return python_module(argv[1], argv[2:])
-    if name in ("pip", "hf", "huggingface-cli"):
-        print(f"{name} (fake): {' '.join(argv)}")
-        return 0
     print(f"fakeserver: unknown shim {name!r}", file=sys.stderr)
     return 127
 
@@ -663,6 +698,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["shim"] and len(argv) >= 2:
         return shim(argv[1], argv[2:])
+    import argparse
+
     p = argparse.ArgumentParser(prog="standin.py", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("serve", help="run the stand-in server")
@@ -683,6 +720,6 @@ if __name__ == "__main__":
         raise SystemExit(main())
     except KeyboardInterrupt:
         raise SystemExit(130)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (OSError, ValueError) as exc:  # urllib's URLError is an OSError
         print(f"fakeserver: {type(exc).__name__}: {exc}", file=sys.stderr)
         raise SystemExit(1)
