@@ -158,6 +158,17 @@ def test_ingest_of_a_folder_with_no_results(fleet, tmp_path):
              str(empty), "no result files")
 
 
+def test_ingest_allow_empty_for_a_sweep_whose_rows_were_all_reused(fleet, tmp_path):
+    """The collect job passes --allow-empty: nothing to ingest is then not an error."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = sg(fleet / "sub", "results", "ingest", "--allow-empty", str(empty), "--db", f"sqlite:///{tmp_path}/r.db")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1].startswith("ingested 0 results (0 new) into ")
+    run_sweep = (ROOT / ".github/workflows/run-sweep.yml").read_text()
+    assert "sweepgate results ingest --allow-empty" in run_sweep
+
+
 def test_show_of_an_unknown_run(fleet, tmp_path, outputs):
     db = f"sqlite:///{tmp_path}/r.db"
     assert sg(fleet, "results", "ingest", str(outputs), "--db", db).returncode == 0

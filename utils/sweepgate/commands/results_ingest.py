@@ -22,6 +22,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--attempt", type=int, metavar="N", help="with --row: the run attempt (default 1)")
     parser.add_argument("--config-key", metavar="KEY", help="with --row: the master-config key of the row")
     parser.add_argument("--jsonl", metavar="FILE", help="also write the normalized records as JSON lines to FILE")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="a folder with no result files stores nothing and is not an error "
+                             "(a sweep whose rows were all reused)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="list the helper files skipped beside the jobs' sidecars")
 
@@ -80,7 +83,7 @@ def run(args) -> int:
         # Refused before the store commits anything: the records would be stored but not written.
         raise fail(args.jsonl, 0, "is a directory" if jsonl.is_dir() else "its folder does not exist",
                    "pass --jsonl FILE in an existing folder")
-    walked = ingest.walk(args.paths)
+    walked = ingest.walk(args.paths, allow_empty=args.allow_empty)
     files = walked.files
     with store.open_store(args.db) as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, _progress(len(files)))

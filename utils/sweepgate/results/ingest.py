@@ -63,15 +63,19 @@ def _outputs_of(folder: Path) -> tuple[list[Path], list[Path]]:
     return [p for p in files if p in paired], [p for p in files if p not in paired]
 
 
-def walk(paths: list[str]) -> Walk:
-    """Every file to ingest (given files as they are, folders walked) and the helper files skipped."""
+def walk(paths: list[str], allow_empty: bool = False) -> Walk:
+    """Every file to ingest (given files as they are, folders walked) and the helper files skipped.
+
+    An empty folder is bad input unless ``allow_empty`` (a sweep whose rows were all
+    reused leaves no job outputs to collect).
+    """
     out: list[Path] = []
     skipped: list[Path] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
             kept, helpers = _outputs_of(path)
-            if not kept and not helpers:
+            if not kept and not helpers and not allow_empty:
                 raise fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder",
                            "pass the folder the job outputs were downloaded into")
             out.extend(kept)
