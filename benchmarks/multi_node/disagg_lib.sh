@@ -152,6 +152,45 @@ disagg::start_role() {
 # The whole job: place the workers, start them, then run disagg_head.sh
 # (router and benchmark client) on the first node and return its status.
 #######################################
+# The SGLang prefill or decode server command of one worker, for scripts whose
+# disagg_server_argv has nothing engine-specific to add: they define
+# disagg_server_argv() { disagg::sglang_server_argv "$@"; }.
+# Globals:
+#   MODEL_PATH MODEL MAX_MODEL_LEN KV_P2P_TRANSFER <ROLE>_TP <ROLE>_EP_SIZE
+#   <ROLE>_DP_ATTENTION (read); DISAGG_ARGV, DISAGG_NODE_RANK_FLAG (set)
+# Arguments:
+#   Role, worker index, node address, port, nodes the worker spans.
+#######################################
+disagg::sglang_server_argv() {
+  local role="$1" addr="$3" port="$4" nnodes="$5" upper="${1^^}"
+  local tp_var="${upper}_TP" ep_var="${upper}_EP_SIZE"
+  local dpa_var="${upper}_DP_ATTENTION"
+  DISAGG_ARGV=(
+    python3 -m sglang.launch_server
+    --model-path "${MODEL_PATH}"
+    --served-model-name "${MODEL}"
+    --host 0.0.0.0
+    --port "${port}"
+    --tp-size "${!tp_var}"
+    --ep-size "${!ep_var:-1}"
+    --context-length "${MAX_MODEL_LEN}"
+    --disaggregation-mode "${role}"
+    --disaggregation-transfer-backend "${KV_P2P_TRANSFER}"
+    --trust-remote-code
+  )
+  if [[ "${!dpa_var:-false}" == "true" ]]; then
+    DISAGG_ARGV+=(--enable-dp-attention --dp-size "${!tp_var}")
+  fi
+  if ((nnodes > 1)); then
+    DISAGG_ARGV+=(--nnodes "${nnodes}")
+    DISAGG_ARGV+=(--dist-init-addr "${addr}:$((port + 1000))")
+    export DISAGG_NODE_RANK_FLAG=--node-rank
+  else
+    unset DISAGG_NODE_RANK_FLAG
+  fi
+}
+
+#######################################
 disagg::run() {
   mkdir -p "${RESULT_DIR}/logs" || return 1
   disagg::nodes || return 1

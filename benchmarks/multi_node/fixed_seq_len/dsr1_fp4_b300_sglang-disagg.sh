@@ -27,36 +27,9 @@ fi
 mkdir -p "${RESULT_DIR}"
 prepare_model_path || exit 1
 
-#######################################
 # The SGLang server command of one worker (called by disagg::start_role).
-# Arguments:
-#   Role, worker index, node address, port, nodes the worker spans.
-#######################################
 disagg_server_argv() {
-  local role="$1" addr="$3" port="$4" nnodes="$5" upper="${1^^}"
-  local tp_var="${upper}_TP" ep_var="${upper}_EP_SIZE" dpa_var="${upper}_DP_ATTENTION"
-  DISAGG_ARGV=(
-    python3 -m sglang.launch_server
-    --model-path "${MODEL_PATH}"
-    --served-model-name "${MODEL}"
-    --host 0.0.0.0
-    --port "${port}"
-    --tp-size "${!tp_var}"
-    --ep-size "${!ep_var:-1}"
-    --context-length "${MAX_MODEL_LEN}"
-    --disaggregation-mode "${role}"
-    --disaggregation-transfer-backend "${KV_P2P_TRANSFER}"
-    --trust-remote-code
-  )
-  if [[ "${!dpa_var:-false}" == "true" ]]; then
-    DISAGG_ARGV+=(--enable-dp-attention --dp-size "${!tp_var}")
-  fi
-  if ((nnodes > 1)); then
-    DISAGG_ARGV+=(--nnodes "${nnodes}" --dist-init-addr "${addr}:$((port + 1000))")
-    export DISAGG_NODE_RANK_FLAG=--node-rank
-  else
-    unset DISAGG_NODE_RANK_FLAG
-  fi
+  disagg::sglang_server_argv "$@"
 }
 
 disagg::run || exit 1
