@@ -8,7 +8,7 @@ same folder for editors and ``yaml-language-server`` lines.
 from __future__ import annotations
 
 import functools
-from importlib import resources
+import os
 
 SCHEMA_FILES = {
     "master": "master-config.schema.json",
@@ -23,4 +23,13 @@ SCHEMA_FILES = {
 def schema_bytes(name: str) -> bytes:
     """The bytes of one shipped schema, by its short name or file name."""
     filename = SCHEMA_FILES.get(name, name)
+    # An installed package (wheel or editable) keeps its data as files beside its
+    # modules: read them directly, which spares every command the ~20 ms import of
+    # importlib.resources. Only a zipped package needs the resources API.
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas", filename)
+    if os.path.isfile(path):
+        with open(path, "rb") as f:
+            return f.read()
+    from importlib import resources
+
     return resources.files("sweepgate").joinpath("schemas", filename).read_bytes()
