@@ -209,3 +209,29 @@ def test_ctrl_c_during_a_rehearsal_leaves_no_process(fleet, tmp_path):
     assert proc.returncode == 130, err[-1000:]
     assert "Traceback" not in err
     assert _work_processes(marker) == []
+
+
+# --------------------------------------------------------------------------- final review
+
+def test_ci_split_with_an_unwritable_github_output_is_one_line(fleet, tmp_path):
+    """$GITHUB_OUTPUT (here --output) pointing at a directory: one line, exit 1, not an internal error."""
+    matrix = tmp_path / "m.json"
+    matrix.write_text(json.dumps({"single_node": {}, "multi_node": {}}))
+    one_line(sg(fleet / "sub", "ci", "split", "--matrix", str(matrix), "--output", str(tmp_path)),
+             f"{tmp_path}: cannot append to it")
+
+
+def test_ci_split_with_a_row_that_is_not_an_object(fleet, tmp_path):
+    matrix = tmp_path / "m.json"
+    matrix.write_text(json.dumps({"single_node": {"1k1k": [5]}, "multi_node": {}}))
+    one_line(sg(fleet / "sub", "ci", "split", "--matrix", str(matrix)), str(matrix), "not a row")
+
+
+def test_default_store_folder_is_made_for_any_repository_root(tmp_path):
+    from sweepgate.results import store
+
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    with store.open_store(store.default_url(root)) as st:
+        assert st.url.endswith("/.sweepgate/results.db")
+    assert (root / ".sweepgate" / "results.db").is_file()

@@ -33,14 +33,14 @@ from sweepgate.workflow.fanout import (
     split,
     summarize,
 )
+from sweepgate.core.atomic import append_text
 from sweepgate.workflow.kv import format_kv
 
 
 def _write_kv(path: str | None, values: dict[str, str]) -> None:
     text = format_kv(values)
     if path:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(text)
+        append_text(path, text)
     else:
         sys.stdout.write(text)
 
@@ -109,8 +109,7 @@ def _run_decide(args) -> int:
     print(line, file=sys.stderr)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
-        with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(f"**sweep: {decision.mode}** ({decision.reason})\n")
+        append_text(summary, f"**sweep: {decision.mode}** ({decision.reason})\n")
     return 0
 
 

@@ -55,8 +55,9 @@ def _watch(requester, args, run_id: str, attempt: str) -> int:
 def _summary(text: str) -> None:
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if path:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(text)
+        from sweepgate.core.atomic import append_text
+
+        append_text(path, text)
 
 
 def run_watch(args) -> int:

@@ -39,3 +39,17 @@ def atomic_write(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def append_text(path: str | os.PathLike, text: str) -> None:
+    """Append ``text`` to a file the workflow named ($GITHUB_OUTPUT, a step summary, ...).
+
+    One ``write`` of the whole text, so a reader sees all of it or none of the new part;
+    a path that cannot be appended to is one diagnostic, not a traceback.
+    """
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot append to it: {exc.strerror}",
+                   "point $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY (or --output) at a writable file") from None

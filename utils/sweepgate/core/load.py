@@ -115,6 +115,10 @@ class Git:
         out = []
         for _ in specs:
             line = proc.stdout.readline().rstrip(b"\n")
+            if not line and proc.poll() is not None:
+                # git died mid-stream: an I/O failure, not a missing file.
+                raise SweepgateError(Diagnostic(self._root, 0, 0, "git", "git cat-file --batch ended early",
+                                                "check the repository (git fsck) and rerun"))
             # "<spec> missing" / "<spec> ambiguous": the spec itself may hold spaces.
             header = line.split()
             if len(header) < 3 or line.endswith((b" missing", b" ambiguous")) or not header[2].isdigit():

@@ -111,8 +111,11 @@ def _engine(url: str) -> sa.Engine:
         raise fail(display_url(url), 0, f"not a database URL: {exc}",
                    "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB") from None
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and url == default_url() and not Path(parsed.database).parent.exists():
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        db = Path(parsed.database or "")
+        if parsed.database and db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR \
+                and not db.parent.exists():
+            # The embedded default (.sweepgate/results.db of any repository root) gets its folder.
+            db.parent.mkdir(parents=True, exist_ok=True)
         sa.event.listen(engine, "connect", _fast_sqlite)
     return engine
 

@@ -61,6 +61,9 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
             if not isinstance(rows, list):
                 raise fail(source, 1, f"'{key}.{bucket}' is not a list of rows", "")
             for row in rows:
+                if not isinstance(row, dict):
+                    raise fail(source, 1, f"'{key}.{bucket}' holds a {type(row).__name__}, not a row",
+                               "every row is a JSON object")
                 if key == "multi_node":
                     kinds["multinode"].append(row)
                 elif row.get(fields.SCENARIO_TYPE) == fields.AGENTIC_CODING:
