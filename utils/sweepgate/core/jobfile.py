@@ -75,7 +75,7 @@ def build(row: dict, *, run_id: str, attempt: int = 1, status: str, config_key: 
 
 
 def write(path: Path, doc: dict) -> None:
-    """Write a sidecar atomically (never half a file)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    """Write a sidecar atomically (never half a file, no temp file left on failure)."""
+    from sweepgate.core.atomic import atomic_write
+
+    atomic_write(path, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8"))
