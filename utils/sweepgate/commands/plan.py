@@ -114,15 +114,9 @@ def write_step_summary(path: str, plan: dict) -> None:
 
 
 def post_comment(plan: dict, args) -> None:
-    token = os.environ.get("GITHUB_TOKEN")
-    missing = [what for what, value in (("GITHUB_TOKEN", token), ("--pr-number", args.pr_number),
-                                        ("--repository", args.repository)) if not value]
-    if missing:
-        print(f"sweepgate plan: not commenting: {', '.join(missing)} not set", file=sys.stderr)
-        return
     from sweepgate.core import github, report
 
-    body = report.plan_markdown(plan, limit=COMMENT_LIMIT, marker=github.PLAN_MARKER, unit="chars")
-    action, comment_id = github.upsert_comment(args.repository, args.pr_number, body, token,
-                                               base_url=args.github_api_url)
-    print(f"sweepgate plan: {action} comment {comment_id} on {args.repository}#{args.pr_number}", file=sys.stderr)
+    github.comment_if_configured(
+        "sweepgate plan", args.repository, args.pr_number,
+        lambda: report.plan_markdown(plan, limit=COMMENT_LIMIT, marker=github.PLAN_MARKER, unit="chars"),
+        base_url=args.github_api_url, marker=github.PLAN_MARKER)

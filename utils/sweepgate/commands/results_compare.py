@@ -153,17 +153,10 @@ def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
 
 
 def _post_comment(comparison, args, charts: list[str]) -> None:
-    token = os.environ.get("GITHUB_TOKEN")
-    missing = [what for what, value in (("GITHUB_TOKEN", token), ("--pr-number", args.pr_number),
-                                        ("--repository", args.repository)) if not value]
-    if missing:
-        print(f"sweepgate results compare: not commenting: {', '.join(missing)} not set", file=sys.stderr)
-        return
     from sweepgate.core import github
     from sweepgate.results import render
 
-    body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=COMMENT_LIMIT)
-    action, cid = github.upsert_comment(args.repository, args.pr_number, body, token,
-                                        base_url=args.github_api_url, marker=render.MARKER)
-    print(f"sweepgate results compare: {action} comment {cid} on {args.repository}#{args.pr_number}",
-          file=sys.stderr)
+    github.comment_if_configured(
+        "sweepgate results compare", args.repository, args.pr_number,
+        lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=COMMENT_LIMIT),
+        base_url=args.github_api_url, marker=render.MARKER)

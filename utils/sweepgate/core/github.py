@@ -29,6 +29,26 @@ def own_login(client) -> str:
         raise
 
 
+def comment_if_configured(command: str, repository: str | None, number: int | None, make_body,
+                          *, base_url: str | None = None, marker: str = PLAN_MARKER) -> None:
+    """Upsert a command's marked PR comment when GITHUB_TOKEN, a PR number and a repository
+    are all given; otherwise say on stderr what is missing and post nothing.
+
+    ``make_body()`` builds the body only when there is somewhere to post it.
+    """
+    import os
+    import sys
+
+    token = os.environ.get("GITHUB_TOKEN")
+    missing = [what for what, value in (("GITHUB_TOKEN", token), ("--pr-number", number),
+                                        ("--repository", repository)) if not value]
+    if missing:
+        print(f"{command}: not commenting: {', '.join(missing)} not set", file=sys.stderr)
+        return
+    action, comment_id = upsert_comment(repository, number, make_body(), token, base_url=base_url, marker=marker)
+    print(f"{command}: {action} comment {comment_id} on {repository}#{number}", file=sys.stderr)
+
+
 def upsert_comment(repository: str, number: int, body: str, token: str, *, base_url: str | None = None,
                    marker: str = PLAN_MARKER, timeout: int = 30) -> tuple[str, int]:
     """Create the marked comment on issue/PR ``number``, or edit the existing one, which
