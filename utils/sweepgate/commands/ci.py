@@ -99,7 +99,7 @@ def _run_decide(args) -> int:
     if event_name == "workflow_dispatch":
         from sweepgate.commands.ci_github import dispatch_decision
 
-        decision = dispatch_decision(event, args.repository or os.environ.get("GITHUB_REPOSITORY", ""))
+        decision = dispatch_decision(event, args.repository)
     else:
         decision = decide(event_name, event, message, source=event_path)
     if args.merge_base and decision.base_ref and decision.head_ref and event_name == "pull_request":

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
-from sweepgate.core.errors import fail
 from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, audit
 
 HINT = ("the token needs read access to Administration and Actions of the repository, and "
@@ -102,15 +101,10 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
 def run_audit(args) -> int:
     from github import GithubException
 
-    from sweepgate.core.github import api_error, connect
+    from sweepgate.core.github import api_error, connect, credentials
     from sweepgate.core.load import repo_root
 
-    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
-    if not token:
-        raise fail("sweepgate ci audit", 0, "GITHUB_TOKEN is not set", "export a token that can read the settings")
-    if "/" not in args.repository:
-        raise fail("sweepgate ci audit", 0, f"repository '{args.repository}' is not OWNER/NAME",
-                   "pass --repository OWNER/NAME")
+    token, args.repository = credentials("sweepgate ci audit", args.repository)
     client = connect(token, args.api_url or os.environ.get("GITHUB_API_URL"))
     try:
         snap = snapshot(client, args.repository, Path(repo_root()))
@@ -128,6 +122,6 @@ def run_audit(args) -> int:
 
 def add_audit_parser(sub) -> None:
     p = sub.add_parser("audit", help="check the repository settings that keep PR code off the GPU runners")
-    p.add_argument("--repository", required=True, help="OWNER/NAME")
+    p.add_argument("--repository", help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     p.add_argument("--api-url", help="REST API base (default: $GITHUB_API_URL or https://api.github.com)")
     p.set_defaults(_ci=run_audit)

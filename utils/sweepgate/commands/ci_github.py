@@ -9,27 +9,22 @@ from __future__ import annotations
 import os
 import sys
 
-from sweepgate.core.errors import fail
 from sweepgate.workflow.decide import MAIN_REF, Decision, _skip
 
 HINT = "the token needs 'pull-requests: read' and 'issues: read'; check --repository"
 
 
-def _connect(repository: str, api_url: str | None):
-    from sweepgate.core.github import connect
+def _connect(command: str, explicit: str | None, api_url: str | None):
+    from sweepgate.core.github import connect, credentials
 
-    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
-    if not token:
-        raise fail("sweepgate ci", 0, "GITHUB_TOKEN is not set", "pass the workflow's token in env: GITHUB_TOKEN")
-    if "/" not in repository:
-        raise fail("sweepgate ci", 0, f"repository '{repository}' is not OWNER/NAME", "pass --repository OWNER/NAME")
+    token, repository = credentials(command, explicit)
     client = connect(token, api_url or os.environ.get("GITHUB_API_URL"))
-    return client, client.get_repo(repository)
+    return client, client.get_repo(repository), repository
 
 
-def dispatch_decision(event: dict, repository: str, api_url: str | None = None) -> Decision:
+def dispatch_decision(event: dict, explicit: str | None, api_url: str | None = None) -> Decision:
     """A workflow_dispatch of run-sweep.yml: inputs pr-number and sha are a request only;
-    the PR's current state and who labeled or approved it decide."""
+    the PR's current state and who labeled or approved it decide. ``explicit``: --repository."""
     from sweepgate.workflow.authorize import authorize
     from sweepgate.workflow.pullstate import permission_lookup, pull_state
 
@@ -39,7 +34,7 @@ def dispatch_decision(event: dict, repository: str, api_url: str | None = None) 
         return _skip(f"dispatched on {event.get('ref') or 'an unknown ref'}: sweeps start from {MAIN_REF} only")
     if not number.isdigit() or not sha:
         return _skip("workflow_dispatch without pr-number and sha: nothing to sweep")
-    client, repo = _connect(repository, api_url)
+    client, repo, repository = _connect("sweepgate ci decide", explicit, api_url)
     try:
         return authorize(pull_state(repo, int(number)), permission_lookup(repo), requested_sha=sha)
     except Exception as exc:  # noqa: BLE001 - GithubException / requests errors become one line
@@ -75,8 +70,7 @@ def run_dispatch(args) -> int:
     from sweepgate.workflow.dispatch import GPU_WORKFLOW, plan
     from sweepgate.workflow.pullstate import permission_lookup, pull_state
 
-    repository = args.repository or os.environ.get("GITHUB_REPOSITORY", "")
-    client, repo = _connect(repository, args.api_url)
+    client, repo, repository = _connect("sweepgate ci dispatch", args.repository, args.api_url)
     try:
         permission = permission_lookup(repo)
         decisions = {str(p.number): authorize(pull_state(repo, p.number), permission)

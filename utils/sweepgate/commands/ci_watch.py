@@ -63,20 +63,14 @@ def _summary(text: str) -> None:
 def run_watch(args) -> int:
     from github import GithubException
 
-    from sweepgate.core.github import api_error, connect
+    from sweepgate.core.github import api_error, connect, credentials
 
-    args.repository = args.repository or os.environ.get("GITHUB_REPOSITORY", "")
     run_id = args.run_id or os.environ.get("GITHUB_RUN_ID", "")
     attempt = args.attempt or os.environ.get("GITHUB_RUN_ATTEMPT", "") or "1"
     if not run_id.isdigit() or not attempt.isdigit():
         raise fail("sweepgate ci watch", 0, f"run id '{run_id}' / attempt '{attempt}' is not a number",
                    "run under GitHub Actions or pass --run-id and --attempt")
-    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
-    if not token:
-        raise fail("sweepgate ci watch", 0, "GITHUB_TOKEN is not set", "pass the job's token in env: GITHUB_TOKEN")
-    if "/" not in args.repository:
-        raise fail("sweepgate ci watch", 0, f"repository '{args.repository}' is not OWNER/NAME",
-                   "pass --repository OWNER/NAME")
+    token, args.repository = credentials("sweepgate ci watch", args.repository)
     client = connect(token, args.api_url or os.environ.get("GITHUB_API_URL"))
     try:
         return _watch(client.requester, args, run_id, attempt)

@@ -29,10 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
                         help="append the markdown plan to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",
-                        help="create or update the plan comment on the PR (needs GITHUB_TOKEN and --pr-number)")
+                        help="create or update the plan comment on the PR (needs a token and --pr-number)")
     parser.add_argument("--pr-number", type=int, default=None, help="pull request to comment on")
-    parser.add_argument("--repository", default=os.environ.get("GITHUB_REPOSITORY") or None,
-                        help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+    parser.add_argument("--repository", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     parser.add_argument("--github-api-url", default=os.environ.get("GITHUB_API_URL") or None,
                         help="GitHub REST API base URL (default: $GITHUB_API_URL or https://api.github.com)")
     parser.add_argument("--db", default=None, metavar="URL",

@@ -17,8 +17,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--body", required=True, metavar="PATH",
                         help="the report `sweepgate results compare --comment-file PATH` wrote")
     parser.add_argument("--pr-number", type=int, required=True, help="pull request to comment on")
-    parser.add_argument("--repository", default=os.environ.get("GITHUB_REPOSITORY") or None,
-                        help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+    parser.add_argument("--repository", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     parser.add_argument("--github-api-url", default=os.environ.get("GITHUB_API_URL") or None,
                         help="GitHub REST API base URL (default: $GITHUB_API_URL or https://api.github.com)")
 
@@ -27,10 +26,7 @@ def run(args) -> int:
     from sweepgate.core import github
     from sweepgate.results.render import MARKER
 
-    token = os.environ.get("GITHUB_TOKEN")
-    if not token or not args.repository:
-        raise fail("sweepgate results comment", 0, "GITHUB_TOKEN and --repository are needed",
-                   "set GITHUB_TOKEN and GITHUB_REPOSITORY (or --repository OWNER/NAME)")
+    token, repository = github.credentials("sweepgate results comment", args.repository)
     try:
         with open(args.body, encoding="utf-8") as fh:
             body = fh.read()
@@ -40,8 +36,8 @@ def run(args) -> int:
     if not body.startswith(MARKER):
         raise fail(args.body, 1, "not a sweepgate results report (no results marker on the first line)",
                    "pass the file `results compare --comment-file` wrote")
-    action, cid = github.upsert_comment(args.repository, args.pr_number, body, token,
+    action, cid = github.upsert_comment(repository, args.pr_number, body, token,
                                         base_url=args.github_api_url, marker=MARKER)
-    print(f"sweepgate results comment: {action} comment {cid} on {args.repository}#{args.pr_number}",
+    print(f"sweepgate results comment: {action} comment {cid} on {repository}#{args.pr_number}",
           file=sys.stderr)
     return 0

@@ -45,19 +45,18 @@ def add_arguments(parser) -> None:
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--baseline-artifacts", action="store_true",
                       help="baseline from the results artifacts of the last N successful runs on the "
-                           "baseline branch (GitHub; needs GITHUB_TOKEN and --repository)")
+                           "baseline branch (GitHub; needs a token and --repository)")
     base.add_argument("--baseline-jsonl", nargs="+", metavar="PATH", default=None,
                       help="baseline from normalized records in JSONL files or folders")
     parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
                         help="append the markdown report to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",
-                        help="create or update the results comment on the PR (needs GITHUB_TOKEN, --pr-number)")
+                        help="create or update the results comment on the PR (needs a token and --pr-number)")
     parser.add_argument("--comment-file", metavar="PATH", default=None,
                         help="write the PR comment's body (within GitHub's size limit) to PATH, for a job "
                              "allowed to comment to post with `results comment`")
     parser.add_argument("--pr-number", type=int, default=None, help="pull request to comment on")
-    parser.add_argument("--repository", default=os.environ.get("GITHUB_REPOSITORY") or None,
-                        help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+    parser.add_argument("--repository", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     parser.add_argument("--github-api-url", default=os.environ.get("GITHUB_API_URL") or None,
                         help="GitHub REST API base URL (default: $GITHUB_API_URL or https://api.github.com)")
 
@@ -79,11 +78,12 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     if args.baseline_jsonl:
         return pr, source.records_from_jsonl(args.baseline_jsonl)
     if args.baseline_artifacts:
-        token = os.environ.get("GITHUB_TOKEN")
-        if not token or not args.repository:
-            raise _usage("--baseline-artifacts needs GITHUB_TOKEN and --repository",
-                         "set both, or pass --db with a database that holds the baseline")
-        return pr, source.records_from_artifacts(args.repository, token, source.branch_of(args.baseline_ref),
+        from sweepgate.core.github import credentials
+
+        token, repository = credentials("sweepgate results compare", args.repository, rule="usage",
+                                        needed_by="--baseline-artifacts",
+                                        alternative="pass --db with a database that holds the baseline")
+        return pr, source.records_from_artifacts(repository, token, source.branch_of(args.baseline_ref),
                                                  args.window, api_url=args.github_api_url)
     return pr, baseline
 

@@ -5,15 +5,63 @@ PyGithub is imported only here, and only when a comment is actually posted.
 
 from __future__ import annotations
 
+import os
+import re
+
 from sweepgate.core.errors import Diagnostic, SweepgateError
 
 PLAN_MARKER = "<!-- sweepgate-plan -->"
 DEFAULT_API_URL = "https://api.github.com"
 ACTIONS_BOT = "github-actions[bot]"  # the login behind a workflow's GITHUB_TOKEN
+# Where the token is read, first set wins: a workflow's token, then the gh CLI's variable.
+TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN")
+OWNER_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+CREDENTIALS_HINT = "set GITHUB_TOKEN (or GH_TOKEN) and GITHUB_REPOSITORY (or pass --repository OWNER/NAME)"
 
 
 def _fail(message: str, hint: str) -> SweepgateError:
     return SweepgateError(Diagnostic("github", 0, 0, "github-comment", message, hint))
+
+
+def token() -> str | None:
+    """The GitHub token: the first of TOKEN_VARIABLES that is set and not empty, else None.
+    The only place sweepgate reads a token from the environment."""
+    return next((os.environ[name] for name in TOKEN_VARIABLES if os.environ.get(name)), None)
+
+
+def repository(explicit: str | None = None) -> str | None:
+    """OWNER/NAME from --repository, else $GITHUB_REPOSITORY, else None (not checked here).
+    The only place sweepgate reads GITHUB_REPOSITORY."""
+    for candidate in (explicit, os.environ.get("GITHUB_REPOSITORY")):
+        if candidate and candidate.strip():
+            return candidate.strip()
+    return None
+
+
+def credentials_problem(command: str, tok: str | None, repo: str | None, *, needed_by: str = "",
+                        alternative: str = "", rule: str = "github") -> Diagnostic | None:
+    """The one-line diagnostic (exit 1) of a command that cannot work without a token and
+    OWNER/NAME, or None when both are usable. ``needed_by`` names the flag that needs them."""
+    if tok and repo and OWNER_NAME.fullmatch(repo):
+        return None
+    if not tok:
+        what = "GITHUB_TOKEN is not set"
+    elif not repo:
+        what = "no repository given"
+    else:
+        what = f"repository '{repo}' is not OWNER/NAME"
+    message = f"{needed_by + ' ' if needed_by else ''}needs GITHUB_TOKEN and --repository: {what}"
+    hint = CREDENTIALS_HINT + (f", or {alternative}" if alternative else "")
+    return Diagnostic(command, 0, 0, rule, message, hint)
+
+
+def credentials(command: str, explicit: str | None = None, **kw) -> tuple[str, str]:
+    """(token, OWNER/NAME), or SweepgateError with ``credentials_problem``'s diagnostic."""
+    tok, repo = token(), repository(explicit)
+    problem = credentials_problem(command, tok, repo, **kw)
+    if problem:
+        raise SweepgateError(problem)
+    return tok, repo
 
 
 def own_login(client) -> str:
@@ -29,24 +77,24 @@ def own_login(client) -> str:
         raise
 
 
-def comment_if_configured(command: str, repository: str | None, number: int | None, make_body,
+def comment_if_configured(command: str, explicit_repository: str | None, number: int | None, make_body,
                           *, base_url: str | None = None, marker: str = PLAN_MARKER) -> None:
-    """Upsert a command's marked PR comment when GITHUB_TOKEN, a PR number and a repository
-    are all given; otherwise say on stderr what is missing and post nothing.
+    """Upsert a command's marked PR comment when a token (``token()``), a PR number and a
+    repository (``repository()``) are all given; otherwise say on stderr what is missing and
+    post nothing.
 
     ``make_body()`` builds the body only when there is somewhere to post it.
     """
-    import os
     import sys
 
-    token = os.environ.get("GITHUB_TOKEN")
-    missing = [what for what, value in (("GITHUB_TOKEN", token), ("--pr-number", number),
-                                        ("--repository", repository)) if not value]
+    tok, repo = token(), repository(explicit_repository)
+    missing = [what for what, value in (("GITHUB_TOKEN", tok), ("--pr-number", number),
+                                        ("--repository", repo)) if not value]
     if missing:
         print(f"{command}: not commenting: {', '.join(missing)} not set", file=sys.stderr)
         return
-    action, comment_id = upsert_comment(repository, number, make_body(), token, base_url=base_url, marker=marker)
-    print(f"{command}: {action} comment {comment_id} on {repository}#{number}", file=sys.stderr)
+    action, comment_id = upsert_comment(repo, number, make_body(), tok, base_url=base_url, marker=marker)
+    print(f"{command}: {action} comment {comment_id} on {repo}#{number}", file=sys.stderr)
 
 
 def upsert_comment(repository: str, number: int, body: str, token: str, *, base_url: str | None = None,
@@ -56,7 +104,7 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
 
     Returns ("created" | "updated", comment id). The body always carries the marker.
     """
-    if "/" not in repository:
+    if not OWNER_NAME.fullmatch(repository):
         raise _fail(f"repository '{repository}' is not OWNER/NAME", "pass --repository OWNER/NAME")
     if marker not in body:
         body = f"{marker}\n{body}"
@@ -81,7 +129,7 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
         return "created", comment.id
     except GithubException as exc:
         message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
-        hint = {401: "check GITHUB_TOKEN", 403: "the token needs 'pull-requests: write' (or issues: write)",
+        hint = {401: "check GITHUB_TOKEN / GH_TOKEN", 403: "the token needs 'pull-requests: write' (or issues: write)",
                 404: "check --repository and --pr-number"}.get(exc.status, "see the GitHub API response")
         raise _fail(f"GitHub API error {exc.status} on {repository}#{number}: {message}", hint) from None
     except (OSError, github.BadAttributeException) as exc:  # requests' errors derive from OSError

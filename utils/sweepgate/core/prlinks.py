@@ -7,29 +7,28 @@ A canonical link is ``https://github.com/OWNER/NAME/pull/N``; in a pull request
 from __future__ import annotations
 
 import collections
-import os
 import re
 
+from sweepgate.core import github
 from sweepgate.core.errors import Diagnostic, SweepgateError
 
 
 PR_URL = re.compile(r"^https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/pull/([^/\s]+)$")
 PR_LINK_LINE = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(.*?)[ ]*$")
 REPO_IN_TEXT = re.compile(rb"https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/")
-REPO_ARG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 PLACEHOLDER = "XXX"
 
 
 def resolve_repository(explicit: str | None, history: bytes) -> str | None:
-    """--repository, then GITHUB_REPOSITORY, then the repository most pr-links point to."""
-    for candidate in (explicit, os.environ.get("GITHUB_REPOSITORY")):
-        if candidate:
-            candidate = candidate.strip()
-            if not REPO_ARG.fullmatch(candidate):
-                raise SweepgateError(Diagnostic("--repository", 0, 0, "usage",
-                                                f"repository '{candidate}' is not OWNER/NAME",
-                                                "pass e.g. --repository SemiAnalysisAI/InferenceX"))
-            return candidate
+    """``github.repository`` (--repository, then GITHUB_REPOSITORY), then the repository most
+    pr-links point to."""
+    candidate = github.repository(explicit)
+    if candidate:
+        if not github.OWNER_NAME.fullmatch(candidate):
+            raise SweepgateError(Diagnostic("--repository", 0, 0, "usage",
+                                            f"repository '{candidate}' is not OWNER/NAME",
+                                            "pass e.g. --repository SemiAnalysisAI/InferenceX"))
+        return candidate
     counts = collections.Counter(m.group(1).decode() for m in REPO_IN_TEXT.finditer(history))
     return counts.most_common(1)[0][0] if counts else None
 
