@@ -1,8 +1,11 @@
 """A local stand-in for the GitHub REST API: a route table on a real HTTP server (127.0.0.1).
 
-Routes map (METHOD, path) to (status, JSON body) or to a callable(payload, query) returning one.
+Routes map (METHOD, path) to (status, JSON body) or to a callable(payload, query) returning one;
+an answer may carry a third item, response headers (Link, Location, Content-Type). A bytes body
+is sent as it is (an artifact zip). A public route answers without a token (a signed storage URL).
 Response shapes follow GitHub's REST documentation for each endpoint the tests use.
-Every request is recorded as (method, path, payload).
+Every request is recorded as (method, path, payload) in ``requests``, and its whole target
+(path and query string) in ``targets``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ class GitHubStub:
     def __init__(self):
         self.routes: dict[tuple[str, str], object] = {}
         self.requests: list[tuple[str, str, dict]] = []
+        self.targets: list[str] = []
+        self.public: set[tuple[str, str]] = set()
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -39,15 +44,20 @@ class GitHubStub:
         self.server.shutdown()
         self.server.server_close()
 
-    def route(self, method: str, path: str, answer, status: int = 200):
-        self.routes[(method, path)] = answer if callable(answer) else (status, answer)
+    def route(self, method: str, path: str, answer, status: int = 200, *, headers: dict | None = None,
+              public: bool = False):
+        self.routes[(method, path)] = answer if callable(answer) else (status, answer, headers or {})
+        if public:
+            self.public.add((method, path))
 
     def handle(self, req, method):
         parts = urlsplit(req.path)
         length = int(req.headers.get("Content-Length") or 0)
         payload = json.loads(req.rfile.read(length) or b"{}") if length else {}
         self.requests.append((method, parts.path, payload))
-        if req.headers.get("Authorization") not in (f"token {TOKEN}", f"Bearer {TOKEN}"):
+        self.targets.append(req.path)
+        public = (method, parts.path) in self.public
+        if not public and req.headers.get("Authorization") not in (f"token {TOKEN}", f"Bearer {TOKEN}"):
             return self.send(req, 401, {"message": "Bad credentials"})
         answer = self.routes.get((method, parts.path))
         if answer is None:
@@ -57,10 +67,14 @@ class GitHubStub:
             answer = answer(payload, parse_qs(parts.query))
         self.send(req, *answer)
 
-    def send(self, req, status, body):
-        data = b"" if body is None else json.dumps(body).encode()
+    def send(self, req, status, body, headers=None):
+        raw = isinstance(body, bytes)
+        data = body if raw else b"" if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/octet-stream" if raw else "application/json; charset=utf-8",
+                   **(headers or {})}
         req.send_response(status)
-        req.send_header("Content-Type", "application/json; charset=utf-8")
+        for name, value in headers.items():
+            req.send_header(name, value)
         req.send_header("Content-Length", str(len(data)))
         req.end_headers()
         req.wfile.write(data)

@@ -252,6 +252,7 @@ def test_comment_is_skipped_without_token(gh, tmp_path, monkeypatch, capsys):
     base = repo.commit(tp.base_fleet(), "base")
     monkeypatch.chdir(root)
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     assert cli.main(["plan", "--base-ref", base, "--head-ref", base, "--comment", "--pr-number", "42",
                      "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]) == 0
@@ -297,3 +298,81 @@ def test_results_comment_posts_the_compare_report_once_per_pr(gh, tmp_path, monk
     assert cli.main(["results", "comment", "--body", str(tmp_path / "other.md"), "--pr-number", str(NUMBER),
                      "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]) == 1
     assert len(gh.requests) == before
+
+
+# Token precedence (docs/contracts.md, "GitHub access"): GITHUB_TOKEN, else GH_TOKEN. The stand-in
+# accepts only TOKEN, so a wrong token that is used shows up as a 401 and nothing posted.
+TOKEN_CASES = [
+    ({"GH_TOKEN": TOKEN}, True),                                # the gh CLI's variable alone
+    ({"GITHUB_TOKEN": "", "GH_TOKEN": TOKEN}, True),            # an empty GITHUB_TOKEN counts as unset
+    ({"GITHUB_TOKEN": TOKEN, "GH_TOKEN": "wrong-token"}, True),  # GITHUB_TOKEN wins...
+    ({"GITHUB_TOKEN": "wrong-token", "GH_TOKEN": TOKEN}, False),  # ...even when GH_TOKEN would work
+]
+
+
+def set_tokens(monkeypatch, tokens: dict) -> None:
+    for name in ("GITHUB_TOKEN", "GH_TOKEN", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in tokens.items():
+        monkeypatch.setenv(name, value)
+
+
+@pytest.mark.parametrize("tokens, posts", TOKEN_CASES)
+def test_plan_comment_token_precedence(gh, tmp_path, monkeypatch, capsys, tokens, posts):
+    """The repository comes from GITHUB_REPOSITORY here (no --repository)."""
+    import test_plan as tp
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    base = tp.Repo(root).commit(tp.base_fleet(), "base")
+    monkeypatch.chdir(root)
+    set_tokens(monkeypatch, tokens)
+    monkeypatch.setenv("GITHUB_REPOSITORY", f"{OWNER}/{NAME}")
+    code = cli.main(["plan", "--base-ref", base, "--head-ref", base, "--comment", "--pr-number", str(NUMBER),
+                     "--github-api-url", gh.url])
+    err = capsys.readouterr().err
+    assert (code, len(marked(gh))) == ((0, 1) if posts else (1, 0)), err
+    assert (f"created comment 1001 on {OWNER}/{NAME}#{NUMBER}" in err) == posts
+    assert ("401" in err) != posts
+
+
+@pytest.mark.parametrize("tokens, posts", TOKEN_CASES)
+def test_results_comment_token_precedence(gh, tmp_path, monkeypatch, capsys, tokens, posts):
+    from sweepgate.results.render import MARKER
+
+    set_tokens(monkeypatch, tokens)
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    body = tmp_path / "comment.md"
+    body.write_text(f"{MARKER}\nreport", encoding="utf-8")
+    code = cli.main(["results", "comment", "--body", str(body), "--pr-number", str(NUMBER),
+                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url])
+    err = capsys.readouterr().err
+    assert code == (0 if posts else 1), err
+    assert [c["body"] for c in gh.comments.values()] == ([f"{MARKER}\nreport"] if posts else [])
+    assert ("401" in err) != posts
+
+
+@pytest.mark.parametrize("argv", [
+    ["results", "comment", "--body", "x.md", "--pr-number", "1"],
+    ["ci", "audit"],
+    ["ci", "watch", "--until", "collect", "--run-id", "1", "--attempt", "1"],
+    ["ci", "dispatch", "--dry-run"],
+])
+@pytest.mark.parametrize("env, what", [
+    ({"GITHUB_REPOSITORY": f"{OWNER}/{NAME}"}, "GITHUB_TOKEN is not set"),
+    ({"GH_TOKEN": TOKEN}, "no repository given"),
+    ({"GH_TOKEN": TOKEN, "GITHUB_REPOSITORY": "no-slash"}, "repository 'no-slash' is not OWNER/NAME"),
+])
+def test_missing_credentials_are_one_line_everywhere(gh, monkeypatch, capsys, argv, env, what):
+    """Every command that cannot work without a token and OWNER/NAME says the same thing, asks
+    nothing of the API, and exits 1."""
+    set_tokens(monkeypatch, env)
+    if "GITHUB_REPOSITORY" not in env:
+        monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    monkeypatch.setenv("GITHUB_API_URL", gh.url)
+    assert cli.main(argv) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    command = "sweepgate " + " ".join(argv[:2])
+    assert line == (f"{command}: needs GITHUB_TOKEN and --repository: {what}; set GITHUB_TOKEN (or GH_TOKEN) "
+                    "and GITHUB_REPOSITORY (or pass --repository OWNER/NAME)")
+    assert gh.requests == []

@@ -1,26 +1,32 @@
-"""Baseline from the results artifacts of the last N successful main runs (PyGithub), against a
-local HTTP server that answers the GitHub REST endpoints used, in their documented shapes:
-get a workflow, list its runs, list a run's artifacts, download an artifact (302 to a zip)."""
+"""Baseline from the results artifacts of the last N successful main runs (PyGithub), against
+the local GitHub REST stand-in (tests/github_stub.py) answering the endpoints used, in their
+documented shapes: get a workflow, list its runs, list a run's artifacts, download an artifact
+(302 to a zip)."""
 
 from __future__ import annotations
 
 import io
 import json
-import re
-import threading
+import sys
 import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-import synth
-from sweepgate import cli
-from sweepgate.core import github
-from sweepgate.core.errors import SweepgateError
-from sweepgate.results import source, store
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-OWNER, NAME, TOKEN, WF_ID = "acme", "bench", "test-token-not-secret", 161335
+import synth  # noqa: E402
+from github_stub import TOKEN, GitHubStub  # noqa: E402
+from sweepgate import cli  # noqa: E402
+from sweepgate.core import github  # noqa: E402
+from sweepgate.core.errors import SweepgateError  # noqa: E402
+from sweepgate.results import source, store  # noqa: E402
+
+OWNER, NAME, WF_ID = "acme", "bench", 161335
+REPO = f"/repos/{OWNER}/{NAME}"
+RUNS_PATHS = (f"{REPO}/actions/workflows/{WF_ID}/runs", f"{REPO}/actions/workflows/run-sweep.yml/runs")
+RUNS_QUERY = {"branch": ["main"], "status": ["success"], "event": ["push"]}  # main's own sweeps, not PR ones
 
 
 def artifact_zip(records: list[dict], extra: dict | None = None) -> bytes:
@@ -33,88 +39,58 @@ def artifact_zip(records: list[dict], extra: dict | None = None) -> bytes:
     return buf.getvalue()
 
 
-class FakeActions:
-    """Workflow runs on main (newest first, as GitHub lists them), each with artifacts."""
+class Actions:
+    """Workflow runs on main (newest first, as GitHub lists them), each with artifacts, served
+    by a GitHubStub; the artifact routes read ``runs`` when asked, so tests may swap a zip."""
 
-    def __init__(self):
-        self.runs: list[dict] = []       # {"id", "artifacts": [{"name", "zip", "expired"}]}
-        self.requests: list[str] = []
-        fake = self
+    def __init__(self, stub: GitHubStub):
+        self.stub, self.url = stub, stub.url
+        self.runs: list[dict] = []       # {"id", "artifacts": [{"id", "name", "zip", "expired"}]}
+        stub.route("GET", REPO, {"id": 1, "name": NAME, "full_name": f"{OWNER}/{NAME}", "url": self.url + REPO})
+        stub.route("GET", f"{REPO}/actions/workflows/run-sweep.yml",
+                   {"id": WF_ID, "name": "run-sweep", "path": ".github/workflows/run-sweep.yml",
+                    "state": "active", "url": f"{self.url}{REPO}/actions/workflows/{WF_ID}"})
+        for path in RUNS_PATHS:  # {workflow_id} is the workflow's id or its file name
+            stub.route("GET", path, lambda _payload, query, path=path: self.list_runs(path, query))
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
+    def add_run(self, run: dict) -> None:
+        self.runs.append(run)
+        self.stub.route("GET", f"{REPO}/actions/runs/{run['id']}/artifacts", lambda *_: self.list_artifacts(run))
+        for a in run["artifacts"]:
+            self.stub.route("GET", f"{REPO}/actions/artifacts/{a['id']}/zip", None, status=302,
+                            headers={"Location": f"{self.url}/blob/{a['id']}.zip"})
+            # the signed storage URL: no token needed
+            self.stub.route("GET", f"/blob/{a['id']}.zip", lambda *_, a=a: (200, a["zip"], {
+                "Content-Type": "application/zip"}), public=True)
 
-            def do_GET(self):
-                fake.handle(self)
+    def list_runs(self, path: str, query: dict):
+        if any(query.get(k) != v for k, v in RUNS_QUERY.items()):
+            return 422, {"message": f"stand-in: unexpected query {query}"}
+        page, per_page = int(query.get("page", ["1"])[0]), 2
+        runs = [{"id": r["id"], "name": "run-sweep", "head_branch": "main", "status": "completed",
+                 "conclusion": "success", "url": f"{self.url}{REPO}/actions/runs/{r['id']}",
+                 "artifacts_url": f"{self.url}{REPO}/actions/runs/{r['id']}/artifacts"} for r in self.runs]
+        headers = {}
+        if page * per_page < len(runs):
+            headers["Link"] = f'<{self.url}{path}?branch=main&event=push&status=success&page={page + 1}>; rel="next"'
+        return 200, {"total_count": len(runs), "workflow_runs": runs[(page - 1) * per_page: page * per_page]}, headers
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def list_artifacts(self, run: dict):
+        arts = [{"id": a["id"], "name": a["name"], "size_in_bytes": len(a["zip"]), "expired": a["expired"],
+                 "url": f"{self.url}{REPO}/actions/artifacts/{a['id']}",
+                 "archive_download_url": f"{self.url}{REPO}/actions/artifacts/{a['id']}/zip"}
+                for a in run["artifacts"]]
+        return 200, {"total_count": len(arts), "artifacts": arts}
 
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-    def handle(self, req):
-        parts = urlsplit(req.path)
-        path, query = parts.path, parse_qs(parts.query)
-        self.requests.append(req.path)
-        if m := re.fullmatch(r"/blob/(\d+)\.zip", path):  # the signed storage URL: no token needed
-            return self.send(req, 200, self.artifact(int(m.group(1)))["zip"], "application/zip")
-        if req.headers.get("Authorization") not in (f"token {TOKEN}", f"Bearer {TOKEN}"):
-            return self.send(req, 401, {"message": "Bad credentials"})
-        repo = f"/repos/{OWNER}/{NAME}"
-        if path == repo:
-            return self.send(req, 200, {"id": 1, "name": NAME, "full_name": f"{OWNER}/{NAME}",
-                                        "url": self.url + repo})
-        if path == f"{repo}/actions/workflows/run-sweep.yml":
-            return self.send(req, 200, {"id": WF_ID, "name": "run-sweep", "path": ".github/workflows/run-sweep.yml",
-                                        "state": "active", "url": f"{self.url}{repo}/actions/workflows/{WF_ID}"})
-        if path in (f"{repo}/actions/workflows/{WF_ID}/runs", f"{repo}/actions/workflows/run-sweep.yml/runs"):
-            # {workflow_id} is the workflow's id or its file name
-            # only main's own sweeps (push), not PR sweeps dispatched on main
-            assert query.get("branch") == ["main"] and query.get("status") == ["success"], query
-            assert query.get("event") == ["push"], query
-            page, per_page = int(query.get("page", ["1"])[0]), 2
-            runs = [{"id": r["id"], "name": "run-sweep", "head_branch": "main", "status": "completed",
-                     "conclusion": "success", "url": f"{self.url}{repo}/actions/runs/{r['id']}",
-                     "artifacts_url": f"{self.url}{repo}/actions/runs/{r['id']}/artifacts"} for r in self.runs]
-            chunk = runs[(page - 1) * per_page: page * per_page]
-            headers = {}
-            if page * per_page < len(runs):
-                headers["Link"] = f'<{self.url}{path}?branch=main&event=push&status=success&page={page + 1}>; rel="next"'
-            return self.send(req, 200, {"total_count": len(runs), "workflow_runs": chunk}, headers=headers)
-        if m := re.fullmatch(rf"{repo}/actions/runs/(\d+)/artifacts", path):
-            run = next(r for r in self.runs if r["id"] == int(m.group(1)))
-            arts = [{"id": a["id"], "name": a["name"], "size_in_bytes": len(a["zip"]), "expired": a["expired"],
-                     "url": f"{self.url}{repo}/actions/artifacts/{a['id']}",
-                     "archive_download_url": f"{self.url}{repo}/actions/artifacts/{a['id']}/zip"}
-                    for a in run["artifacts"]]
-            return self.send(req, 200, {"total_count": len(arts), "artifacts": arts})
-        if m := re.fullmatch(rf"{repo}/actions/artifacts/(\d+)/zip", path):
-            return self.send(req, 302, b"", headers={"Location": f"{self.url}/blob/{m.group(1)}.zip"})
-        return self.send(req, 404, {"message": f"fake: no route for {path}"})
-
-    def artifact(self, aid: int) -> dict:
-        return next(a for r in self.runs for a in r["artifacts"] if a["id"] == aid)
-
-    def send(self, req, status, body, content_type="application/json", headers=None):
-        data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        req.send_response(status)
-        req.send_header("Content-Type", content_type)
-        req.send_header("Content-Length", str(len(data)))
-        for k, v in (headers or {}).items():
-            req.send_header(k, v)
-        req.end_headers()
-        req.wfile.write(data)
+    def runs_queries(self) -> list[dict]:
+        return [parse_qs(urlsplit(t).query) for t in self.stub.targets if urlsplit(t).path in RUNS_PATHS]
 
 
 @pytest.fixture
 def gh():
-    fake = FakeActions()
-    yield fake
-    fake.close()
+    stub = GitHubStub()
+    yield Actions(stub)
+    stub.close()
 
 
 def add_main_runs(gh, runs: int = 6, **kw) -> list[dict]:
@@ -128,7 +104,7 @@ def add_main_runs(gh, runs: int = 6, **kw) -> list[dict]:
         if i != runs - 2:
             artifacts.append({"id": aid, "name": source.RESULTS_ARTIFACT, "zip": artifact_zip(recs),
                               "expired": i == runs - 3})
-        gh.runs.append({"id": 5000 + i, "artifacts": artifacts})
+        gh.add_run({"id": 5000 + i, "artifacts": artifacts})
     return everything
 
 
@@ -136,8 +112,10 @@ def test_records_of_the_last_n_runs_that_have_the_artifact(gh):
     add_main_runs(gh)
     got = source.records_from_artifacts(f"{OWNER}/{NAME}", TOKEN, "main", 3, api_url=gh.url)
     assert sorted({r["run-id"] for r in got}) == ["main-1", "main-2", "main-5"]  # 4: no artifact, 3: expired
-    assert not any("/blob/9004" in p or "/blob/9003" in p for p in gh.requests)
-    assert any("page=2" in p for p in gh.requests)
+    assert not any("/blob/9004" in p or "/blob/9003" in p for p in gh.stub.targets)
+    assert any("page=2" in p for p in gh.stub.targets)
+    queries = gh.runs_queries()
+    assert queries and all(all(q.get(k) == v for k, v in RUNS_QUERY.items()) for q in queries)
 
 
 def test_compare_with_the_artifact_baseline(gh, tmp_path, monkeypatch, capsys):

@@ -39,7 +39,8 @@ def build(path: Path, with_drop: bool = True) -> str:
 @pytest.fixture
 def env(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "GITHUB_TOKEN"):
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "GITHUB_TOKEN", "GH_TOKEN",
+                 "GITHUB_REPOSITORY"):
         monkeypatch.delenv(name, raising=False)
     return tmp_path
 
