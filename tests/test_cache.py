@@ -37,7 +37,7 @@ def test_cached_runs_equal_uncached_runs_across_edits(make_repo):
     for _ in range(3):  # cold, then the block store, then the whole-file index
         cached = run(repo, base, head, cache=True)
         assert (cached.returncode, cached.stdout) == (0, truth.stdout), cached.stderr
-    assert any((repo.path / ".git" / "sweepgate-cache").rglob("blocks-*"))
+    assert any((repo.path / ".git" / "sweepgate-cache").rglob("docs-*"))
 
     # Edit one config: the cache must not serve the old value or the old verdict.
     edited = FLEET_NVIDIA.replace("conc-start: 4, conc-end: 16", "conc-start: 4, conc-end: 64")
@@ -102,3 +102,35 @@ def test_blocks_are_split_at_top_level_keys_with_their_lines():
     assert split_blocks("a: 1") == [(0, "a: 1\n")]
     for odd in ("a: 1\n- x\n", "---\na: 1\n", "a: 1\n[x]: 2\n", "a:1\n"):
         assert split_blocks(odd) is None, odd
+
+
+def test_a_warm_one_key_change_parses_only_the_edited_block(make_repo):
+    """Blocks whose text was checked before are neither parsed nor checked: only the edited one is."""
+    sys.path.insert(0, str(ROOT / "utils"))
+    from sweepgate.core.check import check_revision
+    from sweepgate.core.load import Git, MasterDoc, load_revision, split_blocks
+
+    repo = make_repo()
+    base = repo.head()
+    assert run(repo, base, repo.commit_changelog(CHANGELOG + ENTRY), cache=True).returncode == 0
+    edited = FLEET_NVIDIA.replace("conc-start: 4, conc-end: 16", "conc-start: 4, conc-end: 64", 1)
+    assert edited != FLEET_NVIDIA
+    repo.write("configs/nvidia-master.yaml", edited)
+    head = repo.commit_changelog(CHANGELOG + ENTRY)
+
+    os.environ.pop("SWEEPGATE_NO_CACHE", None)
+    rev = load_revision(Git(repo.path), head)
+    check_revision(rev)
+    parsed = {key for doc in rev.masters if isinstance(doc, MasterDoc) for key in doc._values}
+    before, after = split_blocks(FLEET_NVIDIA), split_blocks(edited)
+    changed = [text.split(":", 1)[0] for (_, text), (_, old) in zip(after, before) if text != old]
+    assert len(changed) == 1 and parsed == set(changed), (parsed, changed)
+    # Asking for any other config still parses it, with the value an uncached run gives.
+    other = next(k for k in rev.configs if k not in parsed)
+    os.environ["SWEEPGATE_NO_CACHE"] = "1"
+    try:
+        cold = load_revision(Git(repo.path), head)
+        check_revision(cold)
+    finally:
+        os.environ.pop("SWEEPGATE_NO_CACHE")
+    assert rev.configs[other] == cold.configs[other] and dict(rev.configs.items()) == dict(cold.configs.items())

@@ -1,11 +1,13 @@
 """A content-addressed cache of parse and check results, kept inside the git directory.
 
-Two small stores, both keyed by hashes of exact content and salted with a
+Three small stores, all keyed by hashes of exact content and salted with a
 fingerprint of sweepgate's own rules, so a hit is always the answer the slow
 path would give:
 
-* ``blocks``: for each master config file, the parsed value of each top-level
-  block of its recent versions (sha1 of the block text -> value);
+* ``docs``: for each master config file, the split of its recent versions into
+  top-level blocks (config key, sha1 of the block text, first line, offsets);
+* ``blocks``: the parsed value of those blocks (sha1 -> value), read only when
+  many values are wanted at once (a whole sweep), never for a one-key change;
 * ``verdicts``: content hash -> the problems found in it ([] when it passed).
 
 Stores are written atomically (temp file + rename) and only when they changed.
@@ -23,8 +25,8 @@ import os
 
 from sweepgate import __version__
 
-MAX_BLOCKS = 4000  # per file; older blocks are dropped first
-MAX_DOCS = 16  # whole-file indexes kept per file
+MAX_BLOCKS = 20_000  # parsed values per file; older blocks are dropped first
+MAX_DOCS = 4  # whole-file indexes kept per file
 MAX_VERDICTS = 100_000
 
 
@@ -33,7 +35,8 @@ def rules_salt() -> str:
     """Changes whenever the schemas or the code that parses and checks configs change."""
     h = hashlib.sha1(__version__.encode())
     here = os.path.dirname(os.path.abspath(__file__))
-    for name in ("load.py", "fastyaml.py", "check.py", "cache.py", "schemas.py"):
+    for name in ("load.py", "fastyaml.py", "check.py", "cache.py", "schemas.py", "placement.py", "fields.py",
+                 "yamlsafe.py"):
         with open(os.path.join(here, name), "rb") as f:
             h.update(f.read())
     try:
@@ -57,6 +60,8 @@ class Cache:
         self.dir = None if os.environ.get("SWEEPGATE_NO_CACHE") else directory
         self._blocks: dict[str, dict] = {}
         self._blocks_dirty: set[str] = set()
+        self._doc_indexes: dict[str, dict] = {}
+        self._docs_dirty: set[str] = set()
         self._verdicts: dict | None = None
         self._verdicts_dirty = False
 
@@ -108,19 +113,25 @@ class Cache:
 
     # -- parsed blocks ------------------------------------------------------------------
 
-    def _store(self, path: str) -> dict:
-        """{"blocks": {hash: marshalled value}, "docs": {blob: [(key, hash, first line)]}} for one file."""
+    def _values(self, path: str) -> dict:
+        """{block hash: marshalled value} for one file (read only when many values are wanted)."""
         if path not in self._blocks:
             found = self._read(f"blocks-{content_key(path)[:16]}")
-            ok = isinstance(found, dict) and isinstance(found.get("blocks"), dict) and isinstance(found.get("docs"), dict)
-            self._blocks[path] = found if ok else {"blocks": {}, "docs": {}}
+            self._blocks[path] = found if isinstance(found, dict) else {}
         return self._blocks[path]
+
+    def _docs(self, path: str) -> dict:
+        """{file blob: [(config key, block hash, first line, start, end)]} of recent versions of one file."""
+        if path not in self._doc_indexes:
+            found = self._read(f"docs-{content_key(path)[:16]}")
+            self._doc_indexes[path] = found if isinstance(found, dict) else {}
+        return self._doc_indexes[path]
 
     def block(self, path: str, key: str):
         """The parsed value of one top-level block, or None."""
         if self.dir is None:
             return None
-        raw = self._store(path)["blocks"].get(key)
+        raw = self._values(path).get(key)
         if raw is None:
             return None
         try:
@@ -135,23 +146,30 @@ class Cache:
             raw = marshal.dumps(value)
         except ValueError:
             return
-        self._store(path)["blocks"][key] = raw
+        self._values(path)[key] = raw
         self._blocks_dirty.add(path)
 
     def doc_index(self, path: str, blob: str) -> list | None:
-        """[(config key, block hash, first line)] of a whole file version seen before."""
+        """[(config key, block hash, first line, start, end)] of a whole file version seen before."""
         if self.dir is None or not blob:
             return None
-        return self._store(path)["docs"].get(blob)
+        return self._docs(path).get(blob)
+
+    def block_keys(self, path: str) -> dict[str, str]:
+        """{block hash: its config key} over the versions of ``path`` seen before."""
+        if self.dir is None:
+            return {}
+        return {entry[1]: entry[0] for index in self._docs(path).values() for entry in index}
 
     def set_doc_index(self, path: str, blob: str, index: list) -> None:
         if self.dir is None or not blob:
             return
-        docs = self._store(path)["docs"]
+        docs = self._docs(path)
+        docs.pop(blob, None)
         docs[blob] = index
         while len(docs) > MAX_DOCS:
             del docs[next(iter(docs))]
-        self._blocks_dirty.add(path)
+        self._docs_dirty.add(path)
 
     # -- verdicts ----------------------------------------------------------------------
 
@@ -178,15 +196,17 @@ class Cache:
 
     def flush(self, keep: dict[str, set[str]] | None = None) -> None:
         """Write what changed. ``keep`` names, per file, the block hashes in use now."""
+        for path in self._docs_dirty:
+            self._write(f"docs-{content_key(path)[:16]}", self._doc_indexes[path])
+        self._docs_dirty.clear()
         for path in self._blocks_dirty:
-            store = self._blocks[path]
-            blocks = store["blocks"]
+            blocks = self._blocks[path]
             if len(blocks) > MAX_BLOCKS:
                 in_use = (keep or {}).get(path, set())
                 extra = [k for k in blocks if k not in in_use]
                 for k in extra[: len(blocks) - MAX_BLOCKS]:
                     del blocks[k]
-            self._write(f"blocks-{content_key(path)[:16]}", store)
+            self._write(f"blocks-{content_key(path)[:16]}", blocks)
         self._blocks_dirty.clear()
         if self._verdicts_dirty and self._verdicts is not None:
             if len(self._verdicts) > MAX_VERDICTS:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.load import Revision, YamlDoc
+from sweepgate.core.load import MasterDoc, Revision, YamlDoc
 
 from sweepgate.core.schemas import SCHEMA_FILES, schema_bytes  # noqa: F401 - re-exported
 
@@ -328,32 +328,41 @@ def config_problems(key: str, config, cache=None) -> list[tuple[tuple, str, str,
 def check_masters(rev: Revision) -> list[Diagnostic]:
     """Schema and semantic diagnostics for every master config; fills rev.configs/rev.owner.
 
-    Configs whose exact text passed before (same rules) are not checked again.
+    Blocks whose exact text passed before (same rules) are neither parsed nor checked again.
     """
-    cache = rev.cache
     diags: list[Diagnostic] = []
     for doc in rev.masters:
-        data = {} if doc.data is None else doc.data
-        if not isinstance(data, dict):
-            diags.append(doc.diag((), "schema-master", "a master config file must be a mapping of config keys",
-                                  "write 'config-key: {image: ..., ...}' entries"))
-            continue
-        for key, config in data.items():
+        if isinstance(doc, MasterDoc):
+            items = [(key, None) for key in doc.keys()]
+        else:
+            data = {} if doc.data is None else doc.data
+            if not isinstance(data, dict):
+                diags.append(doc.diag((), "schema-master", "a master config file must be a mapping of config keys",
+                                      "write 'config-key: {image: ..., ...}' entries"))
+                continue
+            items = list(data.items())
+        for key, config in items:
             if key in rev.owner:
                 diags.append(doc.diag((key,), "duplicate-key",
                                       f"config key '{key}' is also defined in {rev.owner[key].path}",
                                       "rename one of them; config keys are global"))
                 continue
             rev.owner[key] = doc
-            rev.configs[key] = config
-            block = (doc.blocks or {}).get(key)
-            problems = cache.verdict(block) if (block and cache) else None
-            if problems is None:
-                problems = config_problems(key, config, cache)
-                if block and cache:
-                    cache.record(block, problems)
-            diags.extend(doc.diag(*problem) for problem in problems)
+            rev.configs.add(key, doc, config)
+            diags.extend(doc.diag(*problem) for problem in _block_verdict(rev, doc, key))
     return diags
+
+
+def _block_verdict(rev: Revision, doc, key: str) -> list:
+    """The problems of one config: from the verdict cache when its block's text was checked before."""
+    cache = rev.cache
+    block = (doc.blocks or {}).get(key)
+    problems = cache.verdict(block) if (block and cache) else None
+    if problems is None:
+        problems = config_problems(key, rev.configs[key], cache)
+        if block and cache:
+            cache.record(block, problems)
+    return problems
 
 
 def check_runners(rev: Revision) -> list[Diagnostic]:
@@ -374,18 +383,32 @@ def check_runners(rev: Revision) -> list[Diagnostic]:
 
 
 def check_placement(rev: Revision) -> list[Diagnostic]:
-    """Configs the runner cannot hold (multi-node pool, single-node node), at the point's (or worker's) line."""
+    """Configs the runner cannot hold (multi-node pool, single-node node), at the point's (or worker's) line.
+
+    A verdict is cached per block text and runners file version.
+    """
     from sweepgate.core.placement import config_problems as placement_problems
     from sweepgate.core.placement import single_node_problems, worker_total_problems
 
     runners = rev.runners.data if isinstance(rev.runners.data, dict) else {}
+    cache, runners_blob = rev.cache, rev.runners.blob
 
     def problems(config) -> list:  # an oversized worker is reported once, not also as unplaceable
         return worker_total_problems(config, runners) or (placement_problems(config, runners)
                                                           + single_node_problems(config, runners))
 
-    return [rev.owner[key].diag((key, *path), rule, f"{key}: {msg}", hint)
-            for key, config in rev.configs.items() for path, rule, msg, hint in problems(config)]
+    diags = []
+    for key in rev.configs:
+        doc = rev.owner[key]
+        block = (doc.blocks or {}).get(key)
+        verdict_key = f"placement:{block}:{runners_blob}" if (block and runners_blob and cache) else None
+        found = cache.verdict(verdict_key) if verdict_key else None
+        if found is None:
+            found = [((key, *path), rule, f"{key}: {msg}", hint) for path, rule, msg, hint in problems(rev.configs[key])]
+            if verdict_key:
+                cache.record(verdict_key, found)
+        diags.extend(doc.diag(*problem) for problem in found)
+    return diags
 
 
 def check_revision(rev: Revision) -> None:

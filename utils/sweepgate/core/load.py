@@ -15,8 +15,9 @@ import gc
 import hashlib
 import json
 import re
-import subprocess
 import os
+import subprocess
+from collections.abc import Mapping
 
 import yaml
 
@@ -331,30 +332,39 @@ def load_doc(path: str, raw: bytes | None) -> YamlDoc:
     return YamlDoc(path, text, parse_yaml(text, path))
 
 
-_TOP_KEY = re.compile(r"""^(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_.][^:#\n]*?)[ \t]*:(?:[ \t]|$)""")
+_TOP_KEY = re.compile(r"""(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_.][^:#\n]*?)[ \t]*:(?:[ \t]|$)""", re.M)
+_BLOCK_START = re.compile(r"\n[^ \t\r#\n]")  # a line that starts a block (or is unusual)
 
 
-_COLUMN_0 = re.compile(r"^[^ \t\r#\n].*", re.M)  # a line that starts a block (or is unusual)
-
-
-def split_blocks(text: str) -> list[tuple[int, str]] | None:
-    """Split a block-style top-level mapping into (0-based first line, block text) pairs.
+def block_spans(text: str) -> list[tuple[int, int, int]] | None:
+    """(0-based first line, start, end) of each top-level block of a block-style mapping.
 
     Returns None when the file is not plainly shaped that way (flow style,
     document markers, anything unusual at column 0), so callers parse it whole.
     Lines before the first key (comments, blank lines) belong to no block.
     """
-    starts: list[tuple[int, int]] = []  # (offset, line)
-    line, last = 0, 0
-    for m in _COLUMN_0.finditer(text):
-        if not _TOP_KEY.match(m.group()):
+    starts = [0] if text[:1] not in ("", " ", "\t", "\r", "#", "\n") else []
+    starts += [m.start() + 1 for m in _BLOCK_START.finditer(text)]
+    spans, line, last = [], 0, 0
+    for offset in starts:
+        if not _TOP_KEY.match(text, offset):
             return None
-        line += text.count("\n", last, m.start())
-        last = m.start()
-        starts.append((last, line))
-    ends = [offset for offset, _ in starts[1:]] + [len(text)]
-    return [(number, text[offset:end] + ("\n" if end == len(text) else ""))
-            for (offset, number), end in zip(starts, ends)]
+        line += text.count("\n", last, offset)
+        last = offset
+        spans.append(line)
+    ends = starts[1:] + [len(text)]
+    return list(zip(spans, starts, ends))
+
+
+def block_text(text: str, start: int, end: int) -> str:
+    """One block's text; the last block always ends with one more newline than the file."""
+    return text[start:end] + ("\n" if end == len(text) else "")
+
+
+def split_blocks(text: str) -> list[tuple[int, str]] | None:
+    """(0-based first line, block text) of each top-level block, or None (see ``block_spans``)."""
+    spans = block_spans(text)
+    return None if spans is None else [(line, block_text(text, a, b)) for line, a, b in spans]
 
 
 def _json_safe(value) -> bool:
@@ -364,16 +374,18 @@ def _json_safe(value) -> bool:
         return False
 
 
-def _parse_blocks(path: str, pieces: list[tuple[int, str]], cache) -> list[tuple[str, object]]:
-    """(content hash, parsed value or None) of each block: cached, else rapidyaml where it
-    provably agrees with PyYAML (``core.fastyaml``), else PyYAML."""
+BULK = 64  # from this many blocks on, the cached values are worth reading in
+
+
+def _parse_blocks(path: str, texts: list[str], hashes: list[str], cache) -> list[object]:
+    """The parsed value (or None) of each block: cached, else rapidyaml where it provably
+    agrees with PyYAML (``core.fastyaml``), else PyYAML. Few blocks skip the value store."""
     from sweepgate.core import fastyaml
 
-    keep = cache is not None and cache.dir is not None
-    hashes = [hashlib.sha1(block.encode()).hexdigest() for _, block in pieces]
+    keep = cache is not None and cache.dir is not None and len(texts) >= BULK
     values = [cache.block(path, h) if keep else None for h in hashes]
     missing = [i for i, v in enumerate(values) if v is None]
-    fast = fastyaml.load_blocks([pieces[i][1] for i in missing])
+    fast = fastyaml.load_blocks([texts[i] for i in missing])
     for i, built in zip(missing, fast):
         if built is not None:  # built from JSON: plain data already
             values[i] = built[0]
@@ -381,44 +393,136 @@ def _parse_blocks(path: str, pieces: list[tuple[int, str]], cache) -> list[tuple
                 cache.add_block(path, hashes[i], values[i])
             continue
         try:
-            values[i] = yaml.load(pieces[i][1], Loader=_Loader)
+            values[i] = yaml.load(texts[i], Loader=_Loader)
         except yaml.YAMLError:
             continue
         if keep and _json_safe(values[i]):
             cache.add_block(path, hashes[i], values[i])
-    return list(zip(hashes, values))
+    return values
+
+
+class MasterDoc(YamlDoc):
+    """A master config split at its top-level keys; a block is parsed when its value is needed.
+
+    ``blocks`` maps each config key to the hash of its block's text, which is what the
+    verdict cache is keyed by: a block whose verdict is known is never parsed unless
+    its value is asked for (the selected configs of a change).
+    """
+
+    def __init__(self, path: str, text: str, blob: str, spans: dict[str, tuple[int, int, int]],
+                 blocks: dict[str, str], values: dict[str, object], cache):
+        super().__init__(path, text, None, blocks, blob, {k: span[0] for k, span in spans.items()})
+        self._spans, self._values, self._cache = spans, values, cache
+
+    def keys(self) -> list[str]:
+        return list(self.blocks)
+
+    def value(self, key: str):
+        if key not in self._values:
+            self.load([key])
+        return self._values[key]
+
+    def load(self, keys) -> None:
+        """Parse the blocks of ``keys`` not parsed yet, in one batch."""
+        wanted = [k for k in keys if k not in self._values]
+        texts = [block_text(self.text, *self._spans[k][1:]) for k in wanted]
+        for key, parsed in zip(wanted, _parse_blocks(self.path, texts, [self.blocks[k] for k in wanted],
+                                                     self._cache)):
+            # Known keys come from earlier parses of the same text: it parses the same way.
+            self._values[key] = parsed[key] if isinstance(parsed, dict) and key in parsed else None
+
+    def _index_for(self, path: tuple) -> dict[tuple, tuple[int, int]]:
+        if path and path[0] in self._spans:
+            key = path[0]
+            if key not in self._block_positions:
+                line, start, end = self._spans[key]
+                self._block_positions[key] = {p: (n + line, col) for p, (n, col)
+                                              in position_index(block_text(self.text, start, end)).items()}
+            return self._block_positions[key]
+        return self._positions
 
 
 def load_master_doc(path: str, raw: bytes | None, blob: str, cache) -> YamlDoc:
-    """Parse a master config, reusing cached parses of unchanged top-level blocks."""
+    """A master config split into blocks; only blocks without a cached verdict are parsed now."""
     text = _decode(path, raw)
     index = cache.doc_index(path, blob) if cache is not None else None
     if index is not None:
-        # This exact file was split before: every block is cached by its hash.
-        values = [cache.block(path, key_hash) for _, key_hash, _ in index]  # each is {key: config}
-        if all(isinstance(v, dict) and key in v for (key, _, _), v in zip(index, values)):
-            data = {key: value[key] for (key, _, _), value in zip(index, values)}
-            return YamlDoc(path, text, data, {k: h for k, h, _ in index}, blob, {k: s for k, _, s in index})
-    pieces = split_blocks(text)
-    if pieces is None:
+        spans = {key: (line, start, end) for key, _, line, start, end in index}
+        blocks = {key: h for key, h, *_ in index}
+        doc = MasterDoc(path, text, blob, spans, blocks, {}, cache)
+        doc.load([k for k, h in blocks.items() if cache.verdict(h) is None])
+        return doc
+    found = block_spans(text)
+    if found is None:
         return YamlDoc(path, text, parse_yaml(text, path), None, blob)
-    data: dict = {}
-    blocks: dict[str, str] = {}
-    starts: dict[str, int] = {}
-    for (start, _), (key_hash, parsed) in zip(pieces, _parse_blocks(path, pieces, cache)):
-        if not isinstance(parsed, dict) or len(parsed) != 1:
-            # Let the whole-file parser report the problem at its real position.
-            return YamlDoc(path, text, parse_yaml(text, path), None, blob)
-        (key, value), = parsed.items()
-        if key in data:
+    texts = [block_text(text, start, end) for _, start, end in found]
+    hashes = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+    known = cache.block_keys(path) if cache is not None else {}
+    todo = [i for i, h in enumerate(hashes) if h not in known or cache.verdict(h) is None]
+    parsed = dict(zip(todo, _parse_blocks(path, [texts[i] for i in todo], [hashes[i] for i in todo], cache)))
+    spans, blocks, values = {}, {}, {}
+    for i, (span, key_hash) in enumerate(zip(found, hashes)):
+        if i in parsed:
+            value = parsed[i]
+            if not isinstance(value, dict) or len(value) != 1:
+                # Let the whole-file parser report the problem at its real position.
+                return YamlDoc(path, text, parse_yaml(text, path), None, blob)
+            (key, values[key]), = value.items()
+        else:
+            key = known[key_hash]
+        if key in blocks:
             # A repeated top-level key: keep whole-file semantics (the last one wins).
             return YamlDoc(path, text, parse_yaml(text, path), None, blob)
-        data[key] = value
-        blocks[key] = key_hash
-        starts[key] = start
+        spans[key], blocks[key] = span, key_hash
     if cache is not None:
-        cache.set_doc_index(path, blob, [(k, blocks[k], starts[k]) for k in data])
-    return YamlDoc(path, text, data, blocks, blob, starts)
+        cache.set_doc_index(path, blob, [(k, blocks[k], *spans[k]) for k in blocks])
+    return MasterDoc(path, text, blob, spans, blocks, values, cache)
+
+
+class Configs(Mapping):
+    """Config key -> config of a revision, each value parsed on first use (``MasterDoc``)."""
+
+    def __init__(self):
+        self._docs: dict[str, YamlDoc] = {}
+        self._values: dict[str, object] = {}
+
+    def add(self, key: str, doc: YamlDoc, value=None) -> None:
+        self._docs[key] = doc
+        if not isinstance(doc, MasterDoc):
+            self._values[key] = value
+
+    def __getitem__(self, key: str):
+        if key in self._values:
+            return self._values[key]
+        doc = self._docs[key]  # KeyError for unknown keys, as a dict
+        value = self._values[key] = doc.value(key)
+        return value
+
+    def __contains__(self, key) -> bool:
+        return key in self._docs
+
+    def __iter__(self):
+        return iter(self._docs)
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def load_all(self) -> None:
+        """Parse every value not parsed yet, one batch per file."""
+        by_doc: dict[int, tuple[YamlDoc, list[str]]] = {}
+        for key, doc in self._docs.items():
+            if key not in self._values and isinstance(doc, MasterDoc):
+                by_doc.setdefault(id(doc), (doc, []))[1].append(key)
+        for doc, keys in by_doc.values():
+            doc.load(keys)
+
+    def items(self):
+        self.load_all()
+        return super().items()
+
+    def values(self):
+        self.load_all()
+        return super().values()
 
 
 # --------------------------------------------------------------------------- a revision's inputs
@@ -431,7 +535,7 @@ class Revision:
 
     def __init__(self, ref: str, masters: list[YamlDoc], runners: YamlDoc, cache: object = None):
         self.ref, self.masters, self.runners, self.cache = ref, masters, runners, cache
-        self.configs: dict[str, dict] = {}
+        self.configs = Configs()
         self.owner: dict[str, YamlDoc] = {}
 
     def where(self, key: str):
