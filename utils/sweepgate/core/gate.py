@@ -1,7 +1,8 @@
 """The perf-changelog gate: every problem with a changelog change, as diagnostics.
 
 The changelog at BASE and at HEAD (or in the working tree) are compared byte for
-byte (``core.history``) and every problem is reported as
+byte (``core.history``; a pure append reads only the appended lines and the end of
+the history, with the same diagnostics) and every problem is reported as
 ``perf-changelog.yaml:LINE: what; how to fix``:
 
 1. file rules on the text the change touches: UTF-8 without BOM, no CR, tab,
@@ -33,11 +34,13 @@ from sweepgate.core.history import (
     BOM,
     CONFLICT_MARKERS,
     ENTRY_START,
+    HeadLines,
     History,
+    appended_only,
     compare_history,
-    normalized,
     show,
     split_lines,
+    trailing_newlines,
 )
 from sweepgate.core.prlinks import pr_link_problem, resolve_repository
 
@@ -118,10 +121,11 @@ class Collector:
         return any(self.counts[r] for r in rules)
 
 
-def file_rules(out: Collector, base: bytes, head: bytes, head_lines: list[bytes], hist: History) -> None:
+def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, hist: History) -> None:
     """Encoding and character rules on every line the change touches, plus the final newline."""
+    lines, offset = head_lines.lines, head_lines.offset
     for i in sorted(set(hist.changed)):
-        line, n = head_lines[i], i + 1
+        line, n = lines[i - offset], i + 1
         if i == 0 and line.startswith(BOM):
             out.add(1, "bom", "file starts with a UTF-8 byte-order mark", "save the file as UTF-8 without BOM")
             line = line[len(BOM):]
@@ -146,20 +150,19 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: list[bytes]
             out.add(n, "control-character", f"control character U+{ord(m.group()):04X}", "remove it",
                     col=len(text[:m.start()].encode()) + 1)
 
-    trailing = len(head) - len(head.rstrip(b"\n"))
-    base_trailing = len(base) - len(base.rstrip(b"\n"))
-    appended = hist.append_start < len(head_lines)
+    trailing, base_trailing = trailing_newlines(head), trailing_newlines(base)
+    appended = hist.append_start < head_lines.total
     if head and (appended or trailing != base_trailing) and trailing != 1:
         if trailing == 0:
-            out.add(len(head_lines), "final-newline", "file does not end with a newline",
+            out.add(head_lines.total, "final-newline", "file does not end with a newline",
                     "add one newline at the end of the file")
         else:
-            first_empty = len(head_lines) - (trailing - 1) + 1
+            first_empty = head_lines.total - (trailing - 1) + 1
             out.add(first_empty, "final-newline", f"file ends with {trailing} newlines (empty last line)",
                     "end the file with exactly one newline")
 
 
-def _trailing_whitespace(out: Collector, nhead: list[bytes], first: int) -> None:
+def _trailing_whitespace(out: Collector, nhead: HeadLines, first: int) -> None:
     """Whitespace-only lines after the last entry (from index ``first`` on)."""
     for i in range(first, len(nhead)):
         if nhead[i]:
@@ -167,9 +170,13 @@ def _trailing_whitespace(out: Collector, nhead: list[bytes], first: int) -> None
                     "delete it; the file ends after the last entry")
 
 
-def separator_rules(out: Collector, head_lines: list[bytes], start: int) -> list[int]:
-    """Entries start at column 0 with '- ', after exactly one empty line. Returns entry-start indexes."""
-    nhead = normalized(head_lines)
+def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[int]:
+    """Entries start at column 0 with '- ', after exactly one empty line. Returns entry-start indexes.
+
+    ``head_lines`` holds HEAD's last line with text before ``start`` (or starts the file): the
+    look-back never reads further.
+    """
+    nhead = head_lines.normalized()
     starts: list[int] = []
     last_text = start - 1
     while last_text >= 0 and not nhead[last_text].strip():
@@ -273,32 +280,14 @@ def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Out
     repo = resolve_repository(opts.repository, base or head)
     outcome = Outcome(repository=repo, changelog=opts.changelog)
     out = Collector(opts.changelog)
-
-    head_lines = split_lines(head)
-    hist = compare_history(base, head, repo)
-    for line, rule, message, hint in hist.problems:
-        out.add(line, rule, message, hint)
-    file_rules(out, base, head, head_lines, hist)
-    separator_rules(out, head_lines, hist.append_start)
-    appended_idx = list(range(hist.append_start, len(head_lines)))
-    has_append = any(head_lines[i].strip() for i in appended_idx)
+    hist, parsed = check_text(out, base, head, repo, opts)
     outcome.corrections = len(hist.corrections)
-    if hist.corrections and has_append:
-        for base_line, _ in hist.corrections:
-            out.add(base_line, "correction-mixed",
-                    f"pr-link correction of history line {base_line} is mixed with appended entries",
-                    "submit pr-link corrections in their own PR, without new entries")
-
-    file_level = out.has("bom", "conflict-marker", "crlf", "tab", "nul", "encoding", "control-character")
-    history_ok = not out.has("history-edited", "history-deleted", "inserted-in-history")
-    if not has_append or file_level:
-        outcome.diagnostics = out.done()
-        return outcome
-
-    doc, entries = _entry_rules(out, [head_lines[i] for i in appended_idx], appended_idx, repo, opts)
-    outcome.appended_entries = len(entries) if entries else 0
     outcome.diagnostics = out.done()
-
+    if parsed is None:
+        return outcome
+    doc, entries = parsed
+    outcome.appended_entries = len(entries) if entries else 0
+    history_ok = not out.has("history-edited", "history-deleted", "inserted-in-history")
     if entries is None or not opts.run_matrix:
         return outcome
     outcome.matrix_ran = True
@@ -311,6 +300,34 @@ def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Out
     except SweepgateError as exc:
         outcome.matrix = exc.diagnostics
     return outcome
+
+
+def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts: GateOptions,
+               fast: bool = True) -> tuple[History, tuple | None]:
+    """File, history, separator and entry rules into ``out``: (history, (doc, entries) or None
+    when the entry rules did not run). ``fast``: when HEAD only appends, read the appended lines
+    and the end of the history, never the whole file (same diagnostics as the full comparison)."""
+    quick = appended_only(base, head) if fast else None
+    if quick:
+        hist, head_lines = quick
+    else:
+        head_lines, hist = HeadLines(split_lines(head)), compare_history(base, head, repo)
+    for line, rule, message, hint in hist.problems:
+        out.add(line, rule, message, hint)
+    file_rules(out, base, head, head_lines, hist)
+    separator_rules(out, head_lines, hist.append_start)
+    appended_idx = list(range(hist.append_start, head_lines.total))
+    appended = [head_lines[i] for i in appended_idx]
+    has_append = any(line.strip() for line in appended)
+    if hist.corrections and has_append:
+        for base_line, _ in hist.corrections:
+            out.add(base_line, "correction-mixed",
+                    f"pr-link correction of history line {base_line} is mixed with appended entries",
+                    "submit pr-link corrections in their own PR, without new entries")
+    file_level = out.has("bom", "conflict-marker", "crlf", "tab", "nul", "encoding", "control-character")
+    if not has_append or file_level:
+        return hist, None
+    return hist, _entry_rules(out, appended, appended_idx, repo, opts)
 
 
 def _head_revision(git, head_sha: str, opts: GateOptions):

@@ -2,7 +2,9 @@
 
 BASE's bytes must be a prefix of HEAD's; anything else is aligned line by line so
 each edit, deletion or insertion is named at its line, and pr-link corrections to
-the canonical URL are told apart from edits.
+the canonical URL are told apart from edits. When HEAD only appends (the common
+case) ``appended_only`` hands over the appended lines and the end of the history,
+without splitting the history, so a one-entry append costs what the append costs.
 """
 
 from __future__ import annotations
@@ -29,11 +31,23 @@ def split_lines(data: bytes) -> list[bytes]:
     return lines
 
 
-def normalized(lines: list[bytes]) -> list[bytes]:
+def normalized(lines: list[bytes], first_line: bool = True) -> list[bytes]:
+    """Lines without a final CR; the BOM is dropped from the first line when ``lines`` starts the file."""
     out = [line[:-1] if line.endswith(b"\r") else line for line in lines]
-    if out and out[0].startswith(BOM):
+    if first_line and out and out[0].startswith(BOM):
         out[0] = out[0][len(BOM):]
     return out
+
+
+def trailing_newlines(data: bytes) -> int:
+    """How many '\n' end ``data``, reading only as far back as they go."""
+    size = 64
+    while True:
+        tail = data[-size:]
+        count = len(tail) - len(tail.rstrip(b"\n"))
+        if count < len(tail) or size >= len(data):
+            return count
+        size *= 4
 
 
 def show(line: bytes, limit: int = 70) -> str:
@@ -52,6 +66,59 @@ class History:
 
 
 HISTORY_HINT = "restore it byte for byte; the changelog is append-only (add a new entry at the end instead)"
+
+
+@dataclass
+class HeadLines:
+    """HEAD's lines from index ``offset`` on (every line when ``offset`` is 0); HEAD has ``total`` lines."""
+
+    lines: list[bytes]
+    offset: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.offset + len(self.lines)
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __getitem__(self, index: int) -> bytes:
+        """HEAD's line at ``index`` (0-based); an index before the window is an error, not a wrap."""
+        if not self.offset <= index < self.total:
+            raise IndexError(f"line index {index} outside {self.offset}..{self.total - 1}")
+        return self.lines[index - self.offset]
+
+    def normalized(self) -> HeadLines:
+        return HeadLines(normalized(self.lines, first_line=self.offset == 0), self.offset)
+
+
+def appended_only(base: bytes, head: bytes) -> tuple[History, HeadLines] | None:
+    """When HEAD only adds whole lines after BASE's bytes: the history, and HEAD's appended lines
+    preceded by the end of the history back to its last line with text (all that look-back rules
+    read). The history is neither split nor scanned, so the cost is the append's. None otherwise."""
+    if (base and not base.endswith(b"\n")) or not head.startswith(base):
+        return None
+    nb = base.count(b"\n")
+    appended = split_lines(head[len(base):])
+    context = _history_end(base)
+    hist = History(nb, changed=list(range(nb, nb + len(appended))))
+    return hist, HeadLines(context + appended, nb - len(context))
+
+
+def _history_end(base: bytes) -> list[bytes]:
+    """BASE's last lines, from its last line holding more than whitespace (all of BASE if none does)."""
+    size = 4096
+    while True:
+        start = max(0, len(base) - size)
+        if start:
+            start = base.find(b"\n", start - 1) + 1  # base ends with '\n': a line starts here
+        lines = split_lines(base[start:])
+        if start == 0:
+            return lines
+        text = [i for i, line in enumerate(lines) if line.strip()]
+        if text:
+            return lines[text[-1]:]
+        size *= 4
 
 
 def _aligned(nbase: list[bytes], nhead: list[bytes]) -> list[tuple]:
