@@ -184,7 +184,7 @@ class Cache:
         if self.dir is None:
             return None
         found = self._verdict_map().get(key)
-        return [tuple(p) for p in found] if found is not None else None
+        return [tuple(p) for p in found] if found else found
 
     def record(self, key: str, problems: list) -> None:
         if self.dir is None:

@@ -341,6 +341,7 @@ def check_masters(rev: Revision) -> list[Diagnostic]:
                                       "write 'config-key: {image: ..., ...}' entries"))
                 continue
             items = list(data.items())
+        verdicts = {}
         for key, config in items:
             if key in rev.owner:
                 diags.append(doc.diag((key,), "duplicate-key",
@@ -349,20 +350,25 @@ def check_masters(rev: Revision) -> list[Diagnostic]:
                 continue
             rev.owner[key] = doc
             rev.configs.add(key, doc, config)
-            diags.extend(doc.diag(*problem) for problem in _block_verdict(rev, doc, key))
+            block = (doc.blocks or {}).get(key)
+            verdicts[key] = rev.cache.verdict(block) if (block and rev.cache) else None
+        diags.extend(doc.diag(*problem) for problem in _verdicts(rev, doc, verdicts))
     return diags
 
 
-def _block_verdict(rev: Revision, doc, key: str) -> list:
-    """The problems of one config: from the verdict cache when its block's text was checked before."""
-    cache = rev.cache
-    block = (doc.blocks or {}).get(key)
-    problems = cache.verdict(block) if (block and cache) else None
-    if problems is None:
-        problems = config_problems(key, rev.configs[key], cache)
-        if block and cache:
-            cache.record(block, problems)
-    return problems
+def _verdicts(rev: Revision, doc, verdicts: dict) -> Iterator[tuple]:
+    """The problems of one file's configs, in order: cached ones as they are, the others checked
+    (their blocks parsed in one batch) and recorded."""
+    missing = [key for key, found in verdicts.items() if found is None]
+    if isinstance(doc, MasterDoc):
+        doc.load(missing)
+    for key, problems in verdicts.items():
+        if problems is None:
+            problems = config_problems(key, rev.configs[key], rev.cache)
+            block = (doc.blocks or {}).get(key)
+            if block and rev.cache:
+                rev.cache.record(block, problems)
+        yield from problems
 
 
 def check_runners(rev: Revision) -> list[Diagnostic]:

@@ -17,6 +17,7 @@ import json
 import re
 import os
 import subprocess
+import sys
 from collections.abc import Mapping
 
 import yaml
@@ -58,6 +59,7 @@ class Git:
         self._root = os.fspath(root)
         self._batch: subprocess.Popen | None = None
         self._resolved: dict[str, str] = {}
+        self._trees: dict[tuple[str, str], dict[str, str]] = {}
 
     def run(self, *args: str, check: bool = True, input: bytes | None = None) -> bytes:
         proc = subprocess.run(["git", "-C", self._root, *args], capture_output=True, input=input)
@@ -145,19 +147,27 @@ class Git:
 
     def list_dir(self, ref: str, directory: str) -> list[str]:
         """Paths of the blobs directly inside ``directory`` at ``ref``."""
+        return list(self.tree_blobs(ref, directory))
+
+    def tree_blobs(self, ref: str, directory: str) -> dict[str, str]:
+        """{path: blob id} of the files directly inside ``directory`` at ``ref`` (one tree read)."""
         directory = directory.rstrip("/")
-        (_, kind, tree), = self.objects([f"{ref}:{directory}"])
-        if kind != "tree" or tree is None:
-            return []
-        names, pos = [], 0
-        while pos < len(tree):
-            space = tree.index(b" ", pos)
-            nul = tree.index(b"\0", space)
-            mode, name = tree[pos:space], tree[space + 1:nul].decode("utf-8", "replace")
-            pos = nul + 21
-            if not mode.startswith(b"4"):  # skip subtrees
-                names.append(f"{directory}/{name}")
-        return names
+        if (ref, directory) in self._trees:
+            return self._trees[(ref, directory)]
+        (oid, kind, tree), = self.objects([f"{ref}:{directory}"])
+        blobs: dict[str, str] = {}
+        if kind == "tree" and tree is not None:
+            width = len(oid) // 2  # 20 bytes in SHA-1 repositories, 32 in SHA-256 ones
+            pos = 0
+            while pos < len(tree):
+                space = tree.index(b" ", pos)
+                nul = tree.index(b"\0", space)
+                mode, name = tree[pos:space], tree[space + 1:nul].decode("utf-8", "replace")
+                if not mode.startswith(b"4"):  # skip subtrees
+                    blobs[f"{directory}/{name}"] = tree[nul + 1:nul + 1 + width].hex()
+                pos = nul + 1 + width
+        self._trees[(ref, directory)] = blobs
+        return blobs
 
     def read_blobs(self, ref: str, paths: list[str]) -> dict[str, bytes | None]:
         """Contents of several files at ``ref``; None for missing files."""
@@ -375,17 +385,21 @@ def _json_safe(value) -> bool:
 
 
 BULK = 64  # from this many blocks on, the cached values are worth reading in
+FAST_YAML = 16  # from this many blocks on, importing rapidyaml costs less than PyYAML would
 
 
 def _parse_blocks(path: str, texts: list[str], hashes: list[str], cache) -> list[object]:
     """The parsed value (or None) of each block: cached, else rapidyaml where it provably
-    agrees with PyYAML (``core.fastyaml``), else PyYAML. Few blocks skip the value store."""
-    from sweepgate.core import fastyaml
-
+    agrees with PyYAML (``core.fastyaml``), else PyYAML. Few blocks skip both."""
     keep = cache is not None and cache.dir is not None and len(texts) >= BULK
     values = [cache.block(path, h) if keep else None for h in hashes]
     missing = [i for i, v in enumerate(values) if v is None]
-    fast = fastyaml.load_blocks([texts[i] for i in missing])
+    # A few blocks cost less through PyYAML than importing rapidyaml does.
+    fast = [None] * len(missing)
+    if len(missing) >= FAST_YAML or "ryml" in sys.modules:
+        from sweepgate.core import fastyaml
+
+        fast = fastyaml.load_blocks([texts[i] for i in missing])
     for i, built in zip(missing, fast):
         if built is not None:  # built from JSON: plain data already
             values[i] = built[0]
@@ -409,10 +423,21 @@ class MasterDoc(YamlDoc):
     its value is asked for (the selected configs of a change).
     """
 
-    def __init__(self, path: str, text: str, blob: str, spans: dict[str, tuple[int, int, int]],
-                 blocks: dict[str, str], values: dict[str, object], cache):
+    def __init__(self, path: str, text: str | None, blob: str, spans: dict[str, tuple[int, int, int]],
+                 blocks: dict[str, str], values: dict[str, object], cache, read=None):
+        self._read = read  # reads the file's bytes when ``text`` was not given
         super().__init__(path, text, None, blocks, blob, {k: span[0] for k, span in spans.items()})
         self._spans, self._values, self._cache = spans, values, cache
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = _decode(self.path, self._read())
+        return self._text
+
+    @text.setter
+    def text(self, value: str | None) -> None:
+        self._text = value
 
     def keys(self) -> list[str]:
         return list(self.blocks)
@@ -442,23 +467,26 @@ class MasterDoc(YamlDoc):
         return self._positions
 
 
-def load_master_doc(path: str, raw: bytes | None, blob: str, cache) -> YamlDoc:
-    """A master config split into blocks; only blocks without a cached verdict are parsed now."""
-    text = _decode(path, raw)
+def load_master_doc(path: str, raw: bytes | None, blob: str, cache, git: Git | None = None) -> YamlDoc:
+    """A master config split into blocks; only blocks never seen before are parsed now (for their keys).
+
+    A version split before needs no reading at all: with ``raw`` None its text is read
+    through ``git`` when something asks for it.
+    """
     index = cache.doc_index(path, blob) if cache is not None else None
     if index is not None:
         spans = {key: (line, start, end) for key, _, line, start, end in index}
         blocks = {key: h for key, h, *_ in index}
-        doc = MasterDoc(path, text, blob, spans, blocks, {}, cache)
-        doc.load([k for k, h in blocks.items() if cache.verdict(h) is None])
-        return doc
+        text = None if raw is None and git is not None else _decode(path, raw)
+        return MasterDoc(path, text, blob, spans, blocks, {}, cache, lambda: git.objects([blob])[0][2])
+    text = _decode(path, raw)
     found = block_spans(text)
     if found is None:
         return YamlDoc(path, text, parse_yaml(text, path), None, blob)
     texts = [block_text(text, start, end) for _, start, end in found]
     hashes = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
     known = cache.block_keys(path) if cache is not None else {}
-    todo = [i for i, h in enumerate(hashes) if h not in known or cache.verdict(h) is None]
+    todo = [i for i, h in enumerate(hashes) if h not in known]  # the others are parsed when needed
     parsed = dict(zip(todo, _parse_blocks(path, [texts[i] for i in todo], [hashes[i] for i in todo], cache)))
     spans, blocks, values = {}, {}, {}
     for i, (span, key_hash) in enumerate(zip(found, hashes)):
@@ -564,17 +592,27 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
             blobs[p] = (hashlib.sha1(raw).hexdigest() if raw is not None else "", raw)
     else:
         paths = config_files or master_paths_at(git, ref)
-        blobs = git.read_blob_ids(ref, [*paths, runner_file])
+        blobs = _read_unindexed(git, ref, paths, runner_file)
     if not paths:
         raise SweepgateError(Diagnostic(F.CONFIG_DIR, 0, 0, "missing-file",
                                         f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} at {ref}",
                                         "add at least one master config file"))
     cache = git.cache
     with _no_gc():  # parsing builds only acyclic plain data: collections would find nothing
-        masters = [load_master_doc(p, blobs[p][1], blobs[p][0], cache) for p in paths]
+        masters = [load_master_doc(p, blobs[p][1], blobs[p][0], cache, git) for p in paths]
     runners = load_doc(runner_file, blobs[runner_file][1])
     runners.blob = blobs[runner_file][0]
     return Revision(ref, masters, runners, cache=cache)
+
+
+def _read_unindexed(git: Git, ref: str, paths: list[str], runner_file: str) -> dict[str, tuple[str, bytes | None]]:
+    """(blob id, contents) of each file; a master config whose version was split before is not
+    read now (contents None): its blocks are known, and its text is read only if asked for."""
+    cache, known = git.cache, git.tree_blobs(ref, F.CONFIG_DIR)
+    indexed = {p: known[p] for p in paths if p in known and cache.doc_index(p, known[p]) is not None}
+    blobs = git.read_blob_ids(ref, [p for p in [*paths, runner_file] if p not in indexed])
+    blobs.update((p, (oid, None)) for p, oid in indexed.items())
+    return blobs
 
 
 @contextlib.contextmanager
