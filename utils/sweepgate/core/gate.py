@@ -170,6 +170,20 @@ def _trailing_whitespace(out: Collector, nhead: HeadLines, first: int) -> None:
                     "delete it; the file ends after the last entry")
 
 
+def _entry_separator(out: Collector, i: int, last_text: int, blanks: list[int], start: int) -> None:
+    """The empty lines before the entry starting at index ``i``: exactly one, none at the file's start."""
+    if last_text < 0:
+        if blanks:
+            out.add(blanks[0] + 1, "separator", "file starts with empty lines", "delete them")
+    elif not blanks:
+        out.add(i + 1, "separator", f"no empty line between this entry and line {last_text + 1}",
+                "put exactly one empty line before each entry")
+    elif len(blanks) > 1:
+        extra = [b for b in blanks[1:] if b >= start] or [i]
+        out.add(extra[0] + 1, "separator", f"{len(blanks)} empty lines between entries",
+                "keep exactly one empty line between entries")
+
+
 def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[int]:
     """Entries start at column 0 with '- ', after exactly one empty line. Returns entry-start indexes.
 
@@ -196,16 +210,7 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[i
             continue
         if ENTRY_START.match(line):
             starts.append(i)
-            if last_text < 0:
-                if blanks:
-                    out.add(blanks[0] + 1, "separator", "file starts with empty lines", "delete them")
-            elif not blanks:
-                out.add(i + 1, "separator", f"no empty line between this entry and line {last_text + 1}",
-                        "put exactly one empty line before each entry")
-            elif len(blanks) > 1:
-                extra = [b for b in blanks[1:] if b >= start] or [i]
-                out.add(extra[0] + 1, "separator", f"{len(blanks)} empty lines between entries",
-                        "keep exactly one empty line between entries")
+            _entry_separator(out, i, last_text, blanks, start)
         elif first:
             if last_text >= 0:
                 out.add(i + 1, "not-an-entry",
