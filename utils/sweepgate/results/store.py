@@ -12,14 +12,17 @@ returns plain record dicts (``record.py`` names, ``result.schema.json``)::
 
 A ``point`` is a dict over ``record.POINT_IDENTITY`` (POINT plus the recipe
 identity); keys it omits are not matched. Rows are unique on (run-id, attempt,
-result-filename): adding a record twice keeps one row; a retried attempt is a
-new row. The schema is migrated with Alembic (shipped in the package) on open.
+result-filename): adding a record twice keeps one row, also when two processes add
+it at once (``add`` starts over when it loses that race); a retried attempt is a
+new row. The schema is migrated with Alembic (shipped in the package) on open, by
+one opener at a time.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+import sqlite3
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -43,6 +46,10 @@ METRIC_FIELDS = (R.OUTPUT_TPUT_PER_GPU, R.INPUT_TPUT_PER_GPU, R.TPUT_PER_GPU, R.
                  R.latency_name("ttft", "p99"), R.latency_name("tpot", "p99"), R.latency_name("e2el", "p99"),
                  R.ENERGY_PER_OUTPUT_TOKEN_J)
 INGESTED_AT = "ingested_at"
+MIGRATION_LOCK = 0x73776770_72657331  # PostgreSQL advisory-lock key of schema migrations
+# A concurrent writer can commit the same rows between add's SELECT and INSERT (two ingests
+# of one job): the INSERT then fails on the unique key and add starts over, once per such writer.
+ADD_ATTEMPTS = 5
 
 
 def column(field: str) -> str:
@@ -133,8 +140,20 @@ def _migrate(engine: sa.Engine) -> None:
     with engine.begin() as conn:
         if MigrationContext.configure(conn).get_current_revision() == head:
             return
+    with engine.begin() as conn:
+        _lock_schema(conn)  # a concurrent opener migrates first; this one then finds the schema current
+        if MigrationContext.configure(conn).get_current_revision() == head:
+            return
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
+
+
+def _lock_schema(conn: sa.Connection) -> None:
+    """Hold the database's one writer lock until this transaction ends (waiting for it)."""
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    elif conn.dialect.name == "postgresql":
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
 
 
 class StoreError(SweepgateError):
@@ -152,6 +171,14 @@ def database_error(url: str, exc: Exception) -> StoreError:
                 "check that the database exists and is writable, or pass another --db URL")
 
 
+def _lost_race(exc: sa.exc.SQLAlchemyError) -> bool:
+    """A failure that a concurrent writer caused and a new transaction may not meet: a unique-key
+    clash with rows committed meanwhile, a PostgreSQL deadlock or serialization failure."""
+    orig = getattr(exc, "orig", None)
+    return (getattr(orig, "sqlstate", None) in ("23505", "40P01", "40001")  # psycopg
+            or getattr(orig, "sqlite_errorcode", None) == sqlite3.SQLITE_CONSTRAINT_UNIQUE)
+
+
 def _point_filter(point: dict) -> list:
     clauses = []
     for field in R.POINT_IDENTITY:
@@ -161,9 +188,34 @@ def _point_filter(point: dict) -> list:
     return clauses
 
 
+def _newest():
+    """When a row happened: finished, else started, else when it was ingested."""
+    return sa.func.coalesce(results.c.finished, results.c.started, results.c.ingested_at)
+
+
 def _order_newest():
-    return (sa.func.coalesce(results.c.finished, results.c.started, results.c.ingested_at).desc(),
-            results.c.id.desc())
+    return _newest().desc(), results.c.id.desc()
+
+
+def _first_of_each(where: list, partition: list, n: int = 1):
+    """The ids (and when) of the ``n`` newest rows matching ``where`` in each ``partition``
+    group (SQL ROW_NUMBER(); a tie on the time goes to the later-inserted row)."""
+    rank = sa.func.row_number().over(partition_by=partition or None, order_by=_order_newest())
+    ranked = sa.select(results.c.id, _newest().label("newest"), rank.label("rank")).where(*where)
+    ranked = ranked.subquery()
+    return sa.select(ranked.c.id, ranked.c.newest).where(ranked.c.rank <= n).subquery()
+
+
+def _newest_runs(where: list, by: list, n: int):
+    """Per ``by`` group, the newest row of each of its ``n`` newest runs (by their newest row)."""
+    runs = _first_of_each(where, [*by, results.c.run_id])
+    return _first_of_each([results.c.id.in_(sa.select(runs.c.id))], by, n)
+
+
+def _records_of(chosen) -> sa.Select:
+    """The records of a ``_first_of_each`` selection, newest first."""
+    return sa.select(results.c.record).join(chosen, chosen.c.id == results.c.id).order_by(
+        chosen.c.newest.desc(), chosen.c.id.desc())
 
 
 class Store:
@@ -207,11 +259,15 @@ class Store:
         """Store ``records`` in one transaction (all or none); returns how many were new."""
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         rows = [self._row(rec, stamp) for rec in records]
-        try:
-            with self.engine.begin() as conn:
-                return self._insert(conn, rows)
-        except sa.exc.SQLAlchemyError as exc:
-            raise database_error(self.url, exc) from None
+        attempt = 1
+        while True:
+            try:
+                with self.engine.begin() as conn:
+                    return self._insert(conn, rows)
+            except sa.exc.SQLAlchemyError as exc:
+                if attempt == ADD_ATTEMPTS or not _lost_race(exc):
+                    raise database_error(self.url, exc) from None
+            attempt += 1
 
     def _records(self, query) -> list[dict]:
         try:
@@ -230,40 +286,25 @@ class Store:
 
     def last_runs(self, ref: str, point: dict, n: int = 5, *, include_rehearsals: bool = False) -> list[dict]:
         """The newest record of ``point`` from each of the last ``n`` runs on ``ref``, newest first."""
-        query = sa.select(results.c.record, results.c.run_id).where(results.c.ref == ref, *_point_filter(point))
-        if not include_rehearsals:
-            query = query.where(results.c.rehearsal.is_(False))
-        out, seen = [], set()
-        for rec in self._records(query.order_by(*_order_newest())):
-            if rec[R.RUN_ID] not in seen:
-                seen.add(rec[R.RUN_ID])
-                out.append(rec)
-            if len(out) == n:
-                break
-        return out
+        return self._last_runs(ref, _point_filter(point), [], n, include_rehearsals)
 
-    # Added for `results compare` (issue 13): last_runs for thousands of points in two queries.
+    # Added for `results compare` (issue 13): last_runs for thousands of points in one query.
     def last_runs_of_points(self, ref: str, points: list[dict], n: int = 5, *,
                             include_rehearsals: bool = False) -> list[dict]:
-        """``last_runs`` of every point in ``points`` (dicts over all of POINT_IDENTITY), concatenated."""
+        """``last_runs`` of every point in ``points`` (dicts over all of POINT_IDENTITY), newest first."""
         wanted = {tuple(p.get(f) for f in R.POINT_IDENTITY) for p in points}
         keys = sorted({str(p.get(R.CONFIG_KEY)) for p in points})
-        query = sa.select(results.c.id, results.c.run_id, *(results.c[column(f)] for f in R.POINT_IDENTITY))
-        query = query.where(results.c.ref == ref, results.c.config_key.in_(keys))
+        by = [results.c[column(f)] for f in R.POINT_IDENTITY]
+        found = self._last_runs(ref, [results.c.config_key.in_(keys)], by, n, include_rehearsals)
+        return [rec for rec in found if tuple(rec.get(f) for f in R.POINT_IDENTITY) in wanted]
+
+    def _last_runs(self, ref: str, where: list, by: list, n: int, include_rehearsals: bool) -> list[dict]:
+        """Per ``by`` group of the rows on ``ref`` matching ``where``: the newest record of each
+        of its last ``n`` runs; all groups together, newest first."""
+        where = [results.c.ref == ref, *where]
         if not include_rehearsals:
-            query = query.where(results.c.rehearsal.is_(False))
-        ids, runs = [], {}
-        try:
-            with self.engine.connect() as conn:
-                for row in conn.execute(query.order_by(*_order_newest())):
-                    seen = runs.setdefault(tuple(row[2:]), set())
-                    if tuple(row[2:]) in wanted and row.run_id not in seen and len(seen) < n:
-                        seen.add(row.run_id)
-                        ids.append(row.id)
-        except sa.exc.SQLAlchemyError as exc:
-            raise database_error(self.url, exc) from None
-        return [rec for i in range(0, len(ids), 500)
-                for rec in self._records(sa.select(results.c.record).where(results.c.id.in_(ids[i:i + 500])))]
+            where.append(results.c.rehearsal.is_(False))
+        return self._records(_records_of(_newest_runs(where, by, n)))
 
     def reusable(self, identities: list[str], since: str | None = None) -> dict[str, list[dict]]:
         """For each run identity, the newest successful non-rehearsal job's records (every record of
@@ -299,17 +340,12 @@ class Store:
         return self._records(query.order_by(*_order_newest()))
 
     def latest_per_point(self, config_key: str | None = None) -> list[dict]:
-        """The newest record of each point (POINT_IDENTITY plus the result's own name)."""
-        out, seen = [], set()
-        for rec in self.records(config_key=config_key):
-            key = tuple(str(rec.get(f)) for f in R.POINT_IDENTITY)
-            if rec.get(R.CONFIG_KEY) is None:  # outputs ingested without a job: each its own point
-                key += (rec.get(R.RESULT_FILENAME), rec.get(R.RUN_ID))
-            if key not in seen:
-                seen.add(key)
-                out.append(rec)
-        return out
-
+        """The newest record of each point (POINT_IDENTITY plus the result's own name), newest first."""
+        jobless = results.c.config_key.is_(None)  # outputs ingested without a job: each its own point
+        by = [*(results.c[column(f)] for f in R.POINT_IDENTITY),
+              sa.case((jobless, results.c.result_filename)), sa.case((jobless, results.c.run_id))]
+        where = [] if config_key is None else [results.c.config_key == config_key]
+        return self._records(_records_of(_first_of_each(where, by)))
 
 def open_store(url: str | None = None, root: Path | None = None) -> Store:
     """Open (creating and migrating as needed) the store at ``url`` (see ``resolve_url``)."""

@@ -1,0 +1,77 @@
+"""Concurrent `results ingest` of the same files: real processes, one shared database.
+
+Both processes exit 0 with no diagnostics, each record is stored exactly once and
+the two reports' "(N new)" add up to the records stored. The first round also
+races the schema migration of a brand-new database.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import sqlalchemy as sa
+
+from helpers import ROOT, job, vllm_output, write_job
+from sweepgate.results import store
+
+PROCESSES = 2
+ROUNDS = 3
+FILES = 300
+
+
+def _jobs(folder, round_no: int) -> list[str]:
+    return [str(write_job(folder, f"res{i:02d}", vllm_output(conc=1 + i % 6),
+                          job(run_id=f"{round_no}{i // 20:03d}", attempt=1 + i % 2,
+                              row=dict(job()["row"], conc=1 + i % 6))))
+            for i in range(FILES)]
+
+
+def _ingest_together(url: str, files: list[str]) -> list[subprocess.CompletedProcess]:
+    """One process walks the files forward, the other backward: whichever is ahead, they
+    meet on the same files at the same time."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1"}
+    env.pop("GITHUB_ACTIONS", None)
+    argvs = [[sys.executable, "-m", "sweepgate", "results", "ingest", "--db", url,
+              *(files if k % 2 == 0 else files[::-1])] for k in range(PROCESSES)]
+    procs = [subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for argv in argvs]
+    return [subprocess.CompletedProcess(argv, p.wait(timeout=120), *p.communicate())
+            for argv, p in zip(argvs, procs)]
+
+
+def _keys(url: str) -> list[tuple]:
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            t = store.results
+            return [tuple(r) for r in conn.execute(sa.select(t.c.run_id, t.c.attempt, t.c.result_filename,
+                                                             t.c.record.is_(None)))]
+    finally:
+        engine.dispose()
+
+
+def _race(url: str, tmp_path) -> None:
+    expected = 0
+    for round_no in range(1, ROUNDS + 1):
+        done = _ingest_together(url, _jobs(tmp_path / f"round{round_no}", round_no))
+        for proc in done:
+            assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        new = [int(re.search(r"ingested \d+ results \((\d+) new\)", p.stdout).group(1)) for p in done]
+        expected += FILES
+        keys = _keys(url)
+        assert len(keys) == len(set(keys)) == expected, f"round {round_no}: {len(keys)} rows"
+        assert not any(k[3] for k in keys)  # every row carries its whole record
+        assert sum(new) == FILES, f"round {round_no}: the processes reported {new} new"
+
+
+def test_concurrent_ingest_sqlite(tmp_path):
+    _race(f"sqlite:///{tmp_path / 'shared.db'}", tmp_path)
+
+
+@pytest.mark.usefixtures("pg_server")
+def test_concurrent_ingest_postgresql(pg_url, tmp_path):
+    _race(pg_url, tmp_path)
