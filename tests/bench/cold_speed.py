@@ -16,8 +16,10 @@ appended that names it. Then it times, as separate processes of the real entry p
 - full-sweep: `utils/generate_sweep_configs.py full-sweep` (every config of HEAD)
 
 cold: SWEEPGATE_NO_CACHE=1 and no .git/sweepgate-cache (removed before every run);
-warm: the cache filled by one untimed run first. Whether the cache was empty or filled
-before each series is printed. `--reference DIR` (a copy of the reference's `utils/`)
+main: the cache CI restores on a pull request (cache-warm.yml's full sweep of BASE, copied
+back before every run, so the changed config is never in it);
+warm: the cache filled by one untimed run of the same command first. Whether the cache
+was empty or filled before each series is printed. `--reference DIR` (a copy of the reference's `utils/`)
 times the reference's process_changelog.py beside them (it has no cache: one series).
 Not part of the test suite: speed goals live here, not in timed tests.
 """
@@ -124,18 +126,39 @@ def one_key_change(repo: Path) -> str:
     return key
 
 
-def timed(cmd: list[str], repo: Path, env: dict, cold: bool, runs: int) -> tuple[float, str, int]:
-    """Median seconds of ``runs`` runs, the cache state before them, the exit code."""
+def main_cache(repo: Path, base: str, env: dict) -> Path:
+    """The cache CI restores on a pull request: filled by cache-warm.yml's full sweep of main (base)."""
+    cache, saved = repo / ".git" / "sweepgate-cache", repo.parent / f"{repo.name}-main-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    git(repo, "checkout", "-q", base)
+    subprocess.run([sys.executable, str(ROOT / "utils" / "generate_sweep_configs.py"), "full-sweep"],
+                   cwd=repo, env=env, capture_output=True)
+    git(repo, "checkout", "-q", "main")
+    shutil.rmtree(saved, ignore_errors=True)
+    shutil.copytree(cache, saved)
+    return saved
+
+
+def timed(cmd: list[str], repo: Path, env: dict, mode: str, runs: int, saved: Path) -> tuple[float, str, int]:
+    """Median seconds of ``runs`` runs, the cache state before them, the exit code.
+
+    mode: cold (no cache), main (main's cache restored before each run, as CI does) or warm
+    (the cache this very command filled)."""
     cache = repo / ".git" / "sweepgate-cache"
-    if cold:
+
+    def prepare():
         shutil.rmtree(cache, ignore_errors=True)
-    else:
+        if mode == "main":
+            shutil.copytree(saved, cache)
+
+    prepare()
+    if mode == "warm":
         subprocess.run(cmd, cwd=repo, env=env, capture_output=True)  # fill the cache
     state = "filled" if cache.is_dir() and any(cache.rglob("*")) else "empty"
     times, code = [], 0
     for _ in range(runs):
-        if cold:
-            shutil.rmtree(cache, ignore_errors=True)
+        if mode != "warm":
+            prepare()
         start = time.perf_counter()
         proc = subprocess.run(cmd, cwd=repo, env=env, capture_output=True)
         times.append(time.perf_counter() - start)
@@ -164,12 +187,14 @@ def measure(tip: Path, tmp: Path, n: int, args) -> None:
         shutil.copytree(args.reference, repo / "utils")  # untracked: git reads never see it
     lines = sum(1 for _ in (repo / "configs" / "nvidia-master.yaml").open())
     print(f"{n}x: {lines} lines in nvidia-master.yaml; the change edits '{key}'", flush=True)
-    env = {k: v for k, v in os.environ.items() if k != "SWEEPGATE_NO_CACHE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("SWEEPGATE_NO_CACHE", "GITHUB_REPOSITORY")}
+    saved = main_cache(repo, base, env)
     for name, cmd in commands(base, head, args.reference).items():
-        series = [("reference", True)] if name.startswith("reference") else [("cold", True), ("warm", False)]
-        for label, cold in series:
-            run_env = {**env, "SWEEPGATE_NO_CACHE": "1"} if cold and label == "cold" else env
-            seconds, state, code = timed(cmd, repo, run_env, cold, args.runs)
+        series = ["reference"] if name.startswith("reference") else ["cold", "main", "warm"]
+        for label in series:
+            run_env = {**env, "SWEEPGATE_NO_CACHE": "1"} if label == "cold" else env
+            seconds, state, code = timed(cmd, repo, run_env, "cold" if label == "reference" else label,
+                                         args.runs, saved)
             print(f"  {name:<17} {label:<9} {seconds * 1000:8.0f} ms  (cache {state} before each run, "
                   f"exit {code})", flush=True)
 

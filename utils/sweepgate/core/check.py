@@ -328,10 +328,17 @@ def config_problems(key: str, config, cache=None) -> list[tuple[tuple, str, str,
 def check_masters(rev: Revision) -> list[Diagnostic]:
     """Schema and semantic diagnostics for every master config; fills rev.configs/rev.owner.
 
-    Blocks whose exact text passed before (same rules) are neither parsed nor checked again.
+    Files and blocks whose exact text passed before (same rules) are neither parsed nor checked again.
     """
     diags: list[Diagnostic] = []
     for doc in rev.masters:
+        if isinstance(doc, MasterDoc) and not any(key in rev.owner for key in doc.keys()):
+            rev.owner.update(dict.fromkeys(doc.keys(), doc))
+            rev.configs.add_all(doc.keys(), doc)
+            problems = _remembered(rev.cache, f"file:{doc.blob}" if doc.blob else None,
+                                   lambda doc=doc: list(_verdicts(rev, doc, _cached_verdicts(rev, doc, doc.keys()))))
+            diags.extend(doc.diag(*problem) for problem in problems)
+            continue
         if isinstance(doc, MasterDoc):
             items = [(key, None) for key in doc.keys()]
         else:
@@ -341,7 +348,7 @@ def check_masters(rev: Revision) -> list[Diagnostic]:
                                       "write 'config-key: {image: ..., ...}' entries"))
                 continue
             items = list(data.items())
-        verdicts = {}
+        owned = []
         for key, config in items:
             if key in rev.owner:
                 diags.append(doc.diag((key,), "duplicate-key",
@@ -350,10 +357,25 @@ def check_masters(rev: Revision) -> list[Diagnostic]:
                 continue
             rev.owner[key] = doc
             rev.configs.add(key, doc, config)
-            block = (doc.blocks or {}).get(key)
-            verdicts[key] = rev.cache.verdict(block) if (block and rev.cache) else None
-        diags.extend(doc.diag(*problem) for problem in _verdicts(rev, doc, verdicts))
+            owned.append(key)
+        diags.extend(doc.diag(*problem) for problem in _verdicts(rev, doc, _cached_verdicts(rev, doc, owned)))
     return diags
+
+
+def _remembered(cache, key: str | None, compute) -> list:
+    """The problems recorded under ``key``, or ``compute()``'s, recorded."""
+    found = cache.verdict(key) if (cache and key) else None
+    if found is None:
+        found = compute()
+        if cache and key:
+            cache.record(key, found)
+    return found
+
+
+def _cached_verdicts(rev: Revision, doc, keys) -> dict:
+    """Config key -> its block's recorded problems, or None when its text was never checked."""
+    cache, blocks = rev.cache, doc.blocks or {}
+    return {key: cache.verdict(blocks[key]) if (cache and key in blocks) else None for key in keys}
 
 
 def _verdicts(rev: Revision, doc, verdicts: dict) -> Iterator[tuple]:
@@ -403,16 +425,20 @@ def check_placement(rev: Revision) -> list[Diagnostic]:
         return worker_total_problems(config, runners) or (placement_problems(config, runners)
                                                           + single_node_problems(config, runners))
 
-    diags = []
-    for key in rev.configs:
-        doc = rev.owner[key]
+    def block_problems(key: str, doc) -> list:
         block = (doc.blocks or {}).get(key)
-        verdict_key = f"placement:{block}:{runners_blob}" if (block and runners_blob and cache) else None
-        found = cache.verdict(verdict_key) if verdict_key else None
-        if found is None:
-            found = [((key, *path), rule, f"{key}: {msg}", hint) for path, rule, msg, hint in problems(rev.configs[key])]
-            if verdict_key:
-                cache.record(verdict_key, found)
+        return _remembered(cache, f"placement:{block}:{runners_blob}" if (block and runners_blob) else None,
+                           lambda: [((key, *path), rule, f"{key}: {msg}", hint)
+                                    for path, rule, msg, hint in problems(rev.configs[key])])
+
+    by_doc: dict[int, tuple] = {}
+    for key, doc in rev.owner.items():
+        by_doc.setdefault(id(doc), (doc, []))[1].append(key)
+    diags = []
+    for doc, keys in by_doc.values():
+        whole = isinstance(doc, MasterDoc) and doc.blob and runners_blob and len(keys) == len(doc.blocks)
+        found = _remembered(cache, f"placement-file:{doc.blob}:{runners_blob}" if whole else None,
+                            lambda doc=doc, keys=keys: [p for key in keys for p in block_problems(key, doc)])
         diags.extend(doc.diag(*problem) for problem in found)
     return diags
 

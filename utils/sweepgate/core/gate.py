@@ -232,7 +232,6 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[i
 def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[bytes, bytes]:
     path = opts.changelog
     wanted = [path]
-    base = git.read_blobs(base_sha, wanted)[path] or b""
     if opts.worktree:
         try:
             head_bytes = (Path(git.root) / path).read_bytes()
@@ -244,7 +243,7 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
         where = "in the working tree" if opts.worktree else f"at {head}"
         raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"{path} does not exist {where}",
                                         "restore the changelog; it is append-only"))
-    return base, head_bytes
+    return git.read_prefix(base_sha, path, head_bytes) or b"", head_bytes
 
 
 def _entry_rules(out: Collector, lines: list[bytes], indexes: list[int], repo: str | None, opts: GateOptions):

@@ -44,6 +44,14 @@ def repo_root(start: str = ".") -> str:
     return top
 
 
+def _blob_id(data: bytes, like: str) -> str:
+    """Git's id of a blob holding ``data``, in the hash of the id ``like`` (SHA-1 or SHA-256)."""
+    h = hashlib.sha256() if len(like) == 64 else hashlib.sha1()
+    h.update(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
 def open_repo(start: str = ".") -> "Git":
     """A Git reader on the repository that holds ``start`` (any subdirectory of it)."""
     return Git(repo_root(start))
@@ -60,6 +68,8 @@ class Git:
         self._batch: subprocess.Popen | None = None
         self._resolved: dict[str, str] = {}
         self._trees: dict[tuple[str, str], dict[str, str]] = {}
+        self._reads: dict[tuple[str, str], tuple[str, bytes | None]] = {}
+        self._check: subprocess.Popen | None = None
 
     def run(self, *args: str, check: bool = True, input: bytes | None = None) -> bytes:
         proc = subprocess.run(["git", "-C", self._root, *args], capture_output=True, input=input)
@@ -134,10 +144,11 @@ class Git:
         return out
 
     def close(self) -> None:
-        if self._batch is not None:
-            self._batch.stdin.close()
-            self._batch.wait()
-            self._batch = None
+        for proc in (self._batch, self._check):
+            if proc is not None:
+                proc.stdin.close()
+                proc.wait()
+        self._batch = self._check = None
 
     def __del__(self):  # pragma: no cover - best effort
         try:
@@ -164,7 +175,7 @@ class Git:
                 nul = tree.index(b"\0", space)
                 mode, name = tree[pos:space], tree[space + 1:nul].decode("utf-8", "replace")
                 if not mode.startswith(b"4"):  # skip subtrees
-                    blobs[f"{directory}/{name}"] = tree[nul + 1:nul + 1 + width].hex()
+                    blobs[f"{directory}/{name}" if directory else name] = tree[nul + 1:nul + 1 + width].hex()
                 pos = nul + 1 + width
         self._trees[(ref, directory)] = blobs
         return blobs
@@ -174,9 +185,62 @@ class Git:
         return {p: content for p, (_, content) in self.read_blob_ids(ref, paths).items()}
 
     def read_blob_ids(self, ref: str, paths: list[str]) -> dict[str, tuple[str, bytes | None]]:
-        """(blob id, contents) of several files at ``ref``."""
-        objects = self.objects([f"{ref}:{p}" for p in paths])
-        return {p: (oid, content if kind == "blob" else None) for p, (oid, kind, content) in zip(paths, objects)}
+        """(blob id, contents) of several files at ``ref``.
+
+        A file whose work-tree copy hashes to the blob id at ``ref`` is read from disk, which
+        costs a fraction of inflating it from the object store; a file is read once per run.
+        """
+        out: dict[str, tuple[str, bytes | None]] = {}
+        rest = []
+        for path in paths:
+            if (ref, path) in self._reads:
+                out[path] = self._reads[(ref, path)]
+                continue
+            oid = self._tree_id(ref, path)
+            data = self._worktree_copy(path, oid) if oid else None
+            if data is None:
+                rest.append(path)
+            else:
+                out[path] = self._reads[(ref, path)] = (oid, data)
+        for path, (oid, kind, content) in zip(rest, self.objects([f"{ref}:{p}" for p in rest])):
+            out[path] = self._reads[(ref, path)] = (oid, content if kind == "blob" else None)
+        return {p: out[p] for p in paths}
+
+    def read_prefix(self, ref: str, path: str, longer: bytes) -> bytes | None:
+        """Contents of ``path`` at ``ref``; when ``longer`` starts with them they are taken from it
+        (checked by blob id and size, so the blob itself is never inflated)."""
+        oid, kind, size = self.info([f"{ref}:{path}"])[0]
+        if kind == "blob" and size <= len(longer) and _blob_id(longer[:size], oid) == oid:
+            return longer[:size]
+        return self.read_blobs(ref, [path])[path]
+
+    def info(self, specs: list[str]) -> list[tuple[str, str, int]]:
+        """(object id, type, size) of each spec, ('', 'missing', 0) if absent; contents are not read."""
+        if self._check is None or self._check.poll() is not None:
+            self._check = subprocess.Popen(["git", "-C", self._root, "cat-file", "--batch-check"],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=subprocess.DEVNULL)
+        self._check.stdin.write("".join(f"{s}\n" for s in specs).encode())
+        self._check.stdin.flush()
+        out = []
+        for _ in specs:
+            header = self._check.stdout.readline().split()
+            ok = len(header) == 3 and header[2].isdigit()
+            out.append((header[0].decode(), header[1].decode(), int(header[2])) if ok else ("", "missing", 0))
+        return out
+
+    def _tree_id(self, ref: str, path: str) -> str:
+        folder, _, _ = path.rpartition("/")
+        return self.tree_blobs(ref, folder).get(path, "")
+
+    def _worktree_copy(self, path: str, oid: str) -> bytes | None:
+        """The work tree's bytes of ``path`` if they are exactly blob ``oid``, else None."""
+        try:
+            with open(os.path.join(self._root, path), "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        return data if _blob_id(data, oid) == oid else None
 
     @functools.cached_property
     def git_dir(self) -> str | None:
@@ -342,33 +406,39 @@ def load_doc(path: str, raw: bytes | None) -> YamlDoc:
     return YamlDoc(path, text, parse_yaml(text, path))
 
 
-_TOP_KEY = re.compile(r"""(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_.][^:#\n]*?)[ \t]*:(?:[ \t]|$)""", re.M)
-_BLOCK_START = re.compile(r"\n[^ \t\r#\n]")  # a line that starts a block (or is unusual)
+_TOP_KEY = r"""(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_.][^:#\n]*?)[ \t]*:(?:[ \t]|$)"""
+_BLOCK_START = r"\n[^ \t\r#\n]"  # a line that starts a block (or is unusual)
+# The same patterns for text and for raw bytes (offsets into the bytes are what the cache keeps).
+_PATTERNS = {str: (re.compile(_TOP_KEY, re.M), re.compile(_BLOCK_START)),
+             bytes: (re.compile(_TOP_KEY.encode(), re.M), re.compile(_BLOCK_START.encode()))}
 
 
-def block_spans(text: str) -> list[tuple[int, int, int]] | None:
+def block_spans(text: str | bytes) -> list[tuple[int, int, int]] | None:
     """(0-based first line, start, end) of each top-level block of a block-style mapping.
 
     Returns None when the file is not plainly shaped that way (flow style,
     document markers, anything unusual at column 0), so callers parse it whole.
     Lines before the first key (comments, blank lines) belong to no block.
     """
-    starts = [0] if text[:1] not in ("", " ", "\t", "\r", "#", "\n") else []
-    starts += [m.start() + 1 for m in _BLOCK_START.finditer(text)]
+    top_key, block_start = _PATTERNS[type(text)]
+    newline, not_a_key = ("\n", " \t\r#\n") if isinstance(text, str) else (b"\n", b" \t\r#\n")
+    starts = [0] if text[:1] and text[:1] not in not_a_key else []
+    starts += [m.start() + 1 for m in block_start.finditer(text)]
     spans, line, last = [], 0, 0
     for offset in starts:
-        if not _TOP_KEY.match(text, offset):
+        if not top_key.match(text, offset):
             return None
-        line += text.count("\n", last, offset)
+        line += text.count(newline, last, offset)
         last = offset
         spans.append(line)
     ends = starts[1:] + [len(text)]
     return list(zip(spans, starts, ends))
 
 
-def block_text(text: str, start: int, end: int) -> str:
+def block_text(text: str | bytes, start: int, end: int) -> str | bytes:
     """One block's text; the last block always ends with one more newline than the file."""
-    return text[start:end] + ("\n" if end == len(text) else "")
+    newline = "\n" if isinstance(text, str) else b"\n"
+    return text[start:end] + newline if end == len(text) else text[start:end]
 
 
 def split_blocks(text: str) -> list[tuple[int, str]] | None:
@@ -418,21 +488,28 @@ def _parse_blocks(path: str, texts: list[str], hashes: list[str], cache) -> list
 class MasterDoc(YamlDoc):
     """A master config split at its top-level keys; a block is parsed when its value is needed.
 
-    ``blocks`` maps each config key to the hash of its block's text, which is what the
+    ``blocks`` maps each config key to the hash of its block's bytes, which is what the
     verdict cache is keyed by: a block whose verdict is known is never parsed unless
-    its value is asked for (the selected configs of a change).
+    its value is asked for (the selected configs of a change). Spans are byte offsets,
+    so one block is decoded without decoding the file.
     """
 
-    def __init__(self, path: str, text: str | None, blob: str, spans: dict[str, tuple[int, int, int]],
-                 blocks: dict[str, str], values: dict[str, object], cache, read=None):
-        self._read = read  # reads the file's bytes when ``text`` was not given
+    def __init__(self, path: str, raw: bytes | None, blob: str, spans: dict[str, tuple[int, int, int]],
+                 blocks: dict[str, str], values: dict[str, object], cache, read=None, text: str | None = None):
+        self._raw, self._read = raw, read  # ``read`` gives the file's bytes when ``raw`` was not given
         super().__init__(path, text, None, blocks, blob, {k: span[0] for k, span in spans.items()})
         self._spans, self._values, self._cache = spans, values, cache
 
     @property
+    def raw(self) -> bytes:
+        if self._raw is None:
+            self._raw = self._read()
+        return self._raw
+
+    @property
     def text(self) -> str:
         if self._text is None:
-            self._text = _decode(self.path, self._read())
+            self._text = _decode(self.path, self.raw)
         return self._text
 
     @text.setter
@@ -442,6 +519,9 @@ class MasterDoc(YamlDoc):
     def keys(self) -> list[str]:
         return list(self.blocks)
 
+    def block_text(self, key: str) -> str:
+        return block_text(self.raw, *self._spans[key][1:]).decode("utf-8")
+
     def value(self, key: str):
         if key not in self._values:
             self.load([key])
@@ -450,7 +530,7 @@ class MasterDoc(YamlDoc):
     def load(self, keys) -> None:
         """Parse the blocks of ``keys`` not parsed yet, in one batch."""
         wanted = [k for k in keys if k not in self._values]
-        texts = [block_text(self.text, *self._spans[k][1:]) for k in wanted]
+        texts = [self.block_text(k) for k in wanted]
         for key, parsed in zip(wanted, _parse_blocks(self.path, texts, [self.blocks[k] for k in wanted],
                                                      self._cache)):
             # Known keys come from earlier parses of the same text: it parses the same way.
@@ -460,34 +540,34 @@ class MasterDoc(YamlDoc):
         if path and path[0] in self._spans:
             key = path[0]
             if key not in self._block_positions:
-                line, start, end = self._spans[key]
+                line = self._spans[key][0]
                 self._block_positions[key] = {p: (n + line, col) for p, (n, col)
-                                              in position_index(block_text(self.text, start, end)).items()}
+                                              in position_index(self.block_text(key)).items()}
             return self._block_positions[key]
         return self._positions
 
 
-def load_master_doc(path: str, raw: bytes | None, blob: str, cache, git: Git | None = None) -> YamlDoc:
+def load_master_doc(path: str, raw: bytes | None, blob: str, cache, read=None) -> YamlDoc:
     """A master config split into blocks; only blocks never seen before are parsed now (for their keys).
 
-    A version split before needs no reading at all: with ``raw`` None its text is read
-    through ``git`` when something asks for it.
+    A version split before needs no reading at all: with ``raw`` None its bytes come
+    from ``read()`` when something asks for them.
     """
     index = cache.doc_index(path, blob) if cache is not None else None
-    if index is not None:
+    if index is not None and (raw is not None or read is not None):
         spans = {key: (line, start, end) for key, _, line, start, end in index}
         blocks = {key: h for key, h, *_ in index}
-        text = None if raw is None and git is not None else _decode(path, raw)
-        return MasterDoc(path, text, blob, spans, blocks, {}, cache, lambda: git.objects([blob])[0][2])
+        return MasterDoc(path, raw, blob, spans, blocks, {}, cache, read)
     text = _decode(path, raw)
-    found = block_spans(text)
+    found = block_spans(raw)
     if found is None:
         return YamlDoc(path, text, parse_yaml(text, path), None, blob)
-    texts = [block_text(text, start, end) for _, start, end in found]
-    hashes = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+    pieces = [block_text(raw, start, end) for _, start, end in found]
+    hashes = [hashlib.sha1(piece).hexdigest() for piece in pieces]
     known = cache.block_keys(path) if cache is not None else {}
     todo = [i for i, h in enumerate(hashes) if h not in known]  # the others are parsed when needed
-    parsed = dict(zip(todo, _parse_blocks(path, [texts[i] for i in todo], [hashes[i] for i in todo], cache)))
+    texts = [pieces[i].decode("utf-8") for i in todo]
+    parsed = dict(zip(todo, _parse_blocks(path, texts, [hashes[i] for i in todo], cache)))
     spans, blocks, values = {}, {}, {}
     for i, (span, key_hash) in enumerate(zip(found, hashes)):
         if i in parsed:
@@ -504,7 +584,7 @@ def load_master_doc(path: str, raw: bytes | None, blob: str, cache, git: Git | N
         spans[key], blocks[key] = span, key_hash
     if cache is not None:
         cache.set_doc_index(path, blob, [(k, blocks[k], *spans[k]) for k in blocks])
-    return MasterDoc(path, text, blob, spans, blocks, values, cache)
+    return MasterDoc(path, raw, blob, spans, blocks, values, cache, text=text)
 
 
 class Configs(Mapping):
@@ -518,6 +598,9 @@ class Configs(Mapping):
         self._docs[key] = doc
         if not isinstance(doc, MasterDoc):
             self._values[key] = value
+
+    def add_all(self, keys, doc: "MasterDoc") -> None:
+        self._docs.update(dict.fromkeys(keys, doc))
 
     def __getitem__(self, key: str):
         if key in self._values:
@@ -589,7 +672,7 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
         blobs = {}
         for p in [*paths, runner_file]:
             raw = _read_file(root / p)
-            blobs[p] = (hashlib.sha1(raw).hexdigest() if raw is not None else "", raw)
+            blobs[p] = (_blob_id(raw, "") if raw is not None else "", raw)
     else:
         paths = config_files or master_paths_at(git, ref)
         blobs = _read_unindexed(git, ref, paths, runner_file)
@@ -599,7 +682,8 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
                                         "add at least one master config file"))
     cache = git.cache
     with _no_gc():  # parsing builds only acyclic plain data: collections would find nothing
-        masters = [load_master_doc(p, blobs[p][1], blobs[p][0], cache, git) for p in paths]
+        masters = [load_master_doc(p, blobs[p][1], blobs[p][0], cache, lambda p=p: git.read_blobs(ref, [p])[p])
+                   for p in paths]
     runners = load_doc(runner_file, blobs[runner_file][1])
     runners.blob = blobs[runner_file][0]
     return Revision(ref, masters, runners, cache=cache)

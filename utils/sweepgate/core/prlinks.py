@@ -29,8 +29,8 @@ def resolve_repository(explicit: str | None, history: bytes) -> str | None:
                                             f"repository '{candidate}' is not OWNER/NAME",
                                             "pass e.g. --repository SemiAnalysisAI/InferenceX"))
         return candidate
-    counts = collections.Counter(m.group(1).decode() for m in REPO_IN_TEXT.finditer(history))
-    return counts.most_common(1)[0][0] if counts else None
+    counts = collections.Counter(REPO_IN_TEXT.findall(history))  # C speed: no Python per link
+    return counts.most_common(1)[0][0].decode() if counts else None
 
 
 def canonical_link(repo: str, number: int | str) -> str:

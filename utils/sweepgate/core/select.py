@@ -51,12 +51,12 @@ class Appended:
 def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     """What head adds to ``path``: a byte-prefix check when history is intact, else git diff."""
     out = Appended(path)
-    (_, _, old_bytes), (_, kind, new_bytes) = git.objects([f"{base}:{path}", f"{head}:{path}"])
-    if kind != "blob":
+    new_bytes = git.read_blobs(head, [path])[path]
+    if new_bytes is None:
         raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"{path} is not a file at {head[:12]}",
                                         "pass the changelog's path from the repository root with "
                                         f"--changelog-file (default {F.CHANGELOG_FILE})"))
-    old_bytes, new_bytes = old_bytes or b"", new_bytes or b""
+    old_bytes = git.read_prefix(base, path, new_bytes) or b""
     if (not old_bytes or old_bytes.endswith(b"\n")) and new_bytes.startswith(old_bytes):
         first = old_bytes.count(b"\n") + 1
         added = new_bytes[len(old_bytes):].decode("utf-8", "replace").split("\n")
