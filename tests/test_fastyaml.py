@@ -99,3 +99,52 @@ def test_a_config_block_is_built_by_rapidyaml_and_equals_pyyaml():
 def test_risky_or_invalid_blocks_are_left_to_pyyaml_quietly(text, capfd):
     assert fastyaml.load_blocks([text]) == [None]
     assert capfd.readouterr().err == ""
+
+
+def test_pyyaml_is_imported_without_compiling_the_unused_reader_pattern():
+    """core.pyyaml defers PyYAML's NON_PRINTABLE pattern (about 10 ms of re compiling per command),
+    and PyYAML's pure-Python reader still refuses control characters with it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from sweepgate.core.pyyaml import yaml
+import yaml.reader
+pattern = yaml.reader.Reader.NON_PRINTABLE
+assert type(pattern).__name__ == "_LazyPattern", type(pattern)
+for loader in (yaml.SafeLoader, yaml.CSafeLoader):
+    try:
+        yaml.load("a: b\\x07", Loader=loader)
+    except yaml.YAMLError as exc:
+        assert "#x0007" in str(exc), exc
+    else:
+        raise AssertionError(loader)
+assert yaml.load("a: [1, b]", Loader=yaml.CSafeLoader) == {"a": [1, "b"]}
+print("ok")
+"""
+    utils = Path(__file__).resolve().parents[1] / "utils"
+    proc = subprocess.run([sys.executable, "-c", code, str(utils)], capture_output=True, text=True)
+    assert proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_rapidyaml_is_imported_without_deprecation_and_the_real_package_stays_importable():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from sweepgate.core import fastyaml
+assert fastyaml.load_blocks(["a: {b: [1, x]}\\n"]) == [({"a": {"b": [1, "x"]}},)]
+assert "ryml" in sys.modules and "deprecation" not in sys.modules and "packaging.version" not in sys.modules
+import deprecation
+assert hasattr(deprecation, "DeprecatedWarning"), "the stub leaked"
+print("ok")
+"""
+    utils = Path(__file__).resolve().parents[1] / "utils"
+    proc = subprocess.run([sys.executable, "-c", code, str(utils)], capture_output=True, text=True)
+    assert proc.stdout.strip() == "ok", proc.stderr

@@ -23,7 +23,7 @@ import json
 import os
 import re
 
-import yaml
+from sweepgate.core.pyyaml import yaml
 
 # (substrings, pattern): the pattern runs only on a text holding one of the substrings.
 _RISKY = (
@@ -97,10 +97,31 @@ def _value(ryml, text: str):
         return None
 
 
+def _import_ryml():
+    """rapidyaml, without importing ``deprecation`` (and ``packaging``, about 6 ms) for the
+    decorators of functions sweepgate never calls; the real package stays importable."""
+    import sys
+    import types
+
+    if "ryml" in sys.modules or "deprecation" in sys.modules:
+        import ryml
+
+        return ryml
+    stub = types.ModuleType("deprecation")
+    stub.deprecated = lambda *args, **kwargs: (lambda function: function)
+    sys.modules["deprecation"] = stub
+    try:
+        import ryml
+    finally:
+        if sys.modules.get("deprecation") is stub:
+            del sys.modules["deprecation"]
+    return ryml
+
+
 def load_blocks(texts: list[str]) -> list[tuple | None]:
     """For each YAML text, (value,) as PyYAML's safe loader would build it, or None: use PyYAML."""
     try:
-        import ryml
+        ryml = _import_ryml()
     except ImportError:  # pragma: no cover - an install without rapidyaml is only slower
         return [None] * len(texts)
     plain = [_provably_plain(t) for t in texts]

@@ -20,7 +20,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 
-import yaml
+from sweepgate.core.pyyaml import yaml
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError

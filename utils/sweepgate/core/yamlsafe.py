@@ -8,7 +8,7 @@ appended text is reported at its head line numbers).
 
 from __future__ import annotations
 
-import yaml
+from sweepgate.core.pyyaml import yaml
 
 from sweepgate.core.errors import Diagnostic
 

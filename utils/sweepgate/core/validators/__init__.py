@@ -45,6 +45,8 @@ def source(name: str) -> str:
     raw = schema_bytes(name)
     code = fastjsonschema.compile_to_code(json.loads(raw))
     code = re.sub(r"^from fastjsonschema import .*\n", "", code, flags=re.M)
+    # YAML and JSON loading never build a Decimal, so the (import-costly) class cannot match.
+    code = code.replace("from decimal import Decimal\n", "Decimal = ()  # no loader of ours makes Decimals\n")
     # Only "valid?" is asked (jsonschema explains a no): a raise needs no message or schema copy,
     # and leaving them out makes the module a tenth of the size to load.
     code = re.sub(r"^( *)raise JsonSchemaValueException\(.*\)$", r"\1raise JsonSchemaValueException()", code,

@@ -1,0 +1,50 @@
+"""PyYAML, imported without the one regular expression sweepgate never uses.
+
+Importing ``yaml`` compiles its pure-Python reader's NON_PRINTABLE character class,
+a Unicode range that takes the ``re`` compiler about 10 ms, on every command. Only
+the pure-Python reader consults it; sweepgate parses with libyaml's C loader, whose
+reader is C. So while ``yaml`` is first imported, that one pattern is handed out
+uncompiled, and compiles on first use if anything ever uses it.
+
+Every module of ours that needs PyYAML imports it from here.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+_NON_PRINTABLE_START = "[^\x09\x0A\x0D\x20-\x7E\x85\xA0-"
+
+
+class _LazyPattern:
+    """A compiled pattern made on first use."""
+
+    def __init__(self, pattern: str, flags: int, compile_):
+        self._args, self._compile, self._compiled = (pattern, flags), compile_, None
+
+    def __getattr__(self, name: str):
+        if self._compiled is None:
+            self._compiled = self._compile(*self._args)
+        return getattr(self._compiled, name)
+
+
+def _import():
+    if "yaml" in sys.modules:
+        return sys.modules["yaml"]
+    real = re.compile
+
+    def compile_(pattern, flags=0):
+        if isinstance(pattern, str) and pattern.startswith(_NON_PRINTABLE_START):
+            return _LazyPattern(pattern, flags, real)
+        return real(pattern, flags)
+
+    re.compile = compile_
+    try:
+        import yaml
+    finally:
+        re.compile = real
+    return yaml
+
+
+yaml = _import()
