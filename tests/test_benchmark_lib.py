@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -177,6 +178,40 @@ def test_readiness_timeout_repeats_the_last_server_log_lines(tmp_path):
     assert _rc(r.stdout) == 1
     tail = r.stderr.split("timed out", 1)[1]
     assert "CUDA out of memory" in tail and "line 99" in tail and "line 50" not in tail
+
+
+def test_a_readiness_poll_runs_no_process_but_the_http_check_and_sleep(tmp_path):
+    """With a PATH of only curl and sleep (each recording its call), the log is still streamed, backoff and
+    timeout hold and the last lines are repeated: no awk, tail, head or wc, one curl and one sleep per poll."""
+    bin_dir, calls = tmp_path / "bin", tmp_path / "calls"
+    bin_dir.mkdir()
+    for tool in ("curl", "sleep"):
+        real = shutil.which(tool)
+        assert real, f"{tool} is needed for this test"
+        (bin_dir / tool).write_text(f'#!/bin/bash\necho "{tool} ${{*: -1}}" >>"{calls}"\nexec {real} "$@"\n')
+        (bin_dir / tool).chmod(0o755)
+    log = tmp_path / "server.log"
+    sleep = shutil.which("sleep")
+    with HttpServer(503) as server:
+        r = bash(f"""
+            (echo "loading weights"; printf half; {sleep} 0.5; echo " a line"; exec {sleep} 30) >"{log}" &
+            pid=$!
+            PATH="{bin_dir}"
+            wait_for_ready --endpoint {server.url} --pid "$pid" --log "{log}" --timeout 2 --sleep-interval 0.4
+            echo "rc=$?"
+            kill "$pid"
+        """, timeout=20)
+        hits = server.hits
+    assert _rc(r.stdout) == 1 and "timed out" in r.stderr, r.stderr
+    assert "not found" not in r.stderr, r.stderr
+    assert "loading weights\nhalf a line\n" in r.stdout
+    assert "loading weights\nhalf a line\n--- end" in r.stderr.split("timed out", 1)[1]
+    made = calls.read_text().splitlines()
+    curls = [c for c in made if c.startswith("curl ")]
+    sleeps = [c.split()[1] for c in made if c.startswith("sleep ")]
+    assert len(curls) == hits >= 3 and len(curls) + len(sleeps) == len(made)
+    assert len(sleeps) == len(curls) - 1  # the last poll times out instead of sleeping
+    assert sleeps[0] == "0.200000" and set(sleeps[1:]) == {"0.400000"}  # backs off to the interval
 
 
 def test_readiness_has_a_finite_default_timeout(tmp_path):

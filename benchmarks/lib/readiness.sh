@@ -32,17 +32,44 @@ PY
   [[ "${code}" =~ ^2[0-9][0-9]$ ]]
 }
 
-# Print what LOG gained since byte _SG_LOG_POS, and advance _SG_LOG_POS.
-_sg_follow_log() {
-  local log="$1" size
-  [[ -n "${log}" && -f "${log}" ]] || return 0
-  size="$(wc -c <"${log}" 2>/dev/null)" || return 0
-  size="${size//[[:space:]]/}"
-  if ((size > _SG_LOG_POS)); then
-    tail -c "+$((_SG_LOG_POS + 1))" "${log}" 2>/dev/null |
-      head -c "$((size - _SG_LOG_POS))"
-    _SG_LOG_POS="${size}"
+# The log a wait follows, held open across polls so that each poll reads
+# only what was appended (the descriptor keeps the offset), with builtins
+# only: the line it currently ends in, and a ring of its last complete lines
+# (_SG_LOG_LINES of them read so far) for _sg_log_tail.
+_SG_LOG_FD=""
+_SG_LOG_PART=""
+_SG_LOG_LINES=0
+_SG_LOG_RING=()
+
+# Forget the followed log, closing its descriptor.
+_sg_log_reset() {
+  if [[ -n "${_SG_LOG_FD}" ]]; then
+    exec {_SG_LOG_FD}<&-
   fi
+  _SG_LOG_FD=""
+  _SG_LOG_PART=""
+  _SG_LOG_LINES=0
+  _SG_LOG_RING=()
+}
+
+# Print what LOG gained since the last call, and keep its last lines.
+_sg_follow_log() {
+  local log="$1" line=""
+  [[ -n "${log}" ]] || return 0
+  if [[ -z "${_SG_LOG_FD}" ]]; then
+    [[ -f "${log}" && -r "${log}" ]] || return 0
+    { exec {_SG_LOG_FD}<"${log}"; } 2>/dev/null || return 0
+  fi
+  while IFS= read -r -u "${_SG_LOG_FD}" line; do
+    printf '%s\n' "${line}"
+    line="${_SG_LOG_PART}${line}"
+    _SG_LOG_PART=""
+    _SG_LOG_RING[_SG_LOG_LINES % _SG_LOG_TAIL_LINES]="${line}"
+    _SG_LOG_LINES=$((_SG_LOG_LINES + 1))
+  done
+  # An unfinished last line: print it now, complete it on a later poll.
+  printf '%s' "${line}"
+  _SG_LOG_PART+="${line}"
   return 0
 }
 
@@ -62,16 +89,18 @@ wait_for_ready() {
 
 _sg_wait_for_ready() {
   local endpoint="" pid="" log="" interval=5 deadline=0
-  local timeout="${_SG_DEFAULT_READY_TIMEOUT}"
-  _SG_LOG_POS=0
+  local timeout="${_SG_DEFAULT_READY_TIMEOUT}" rc=0
   _sg_parse_opts wait_for_ready "--endpoint=endpoint --pid=pid --log=log
     --timeout=timeout --sleep-interval=interval" "$@" || return 1
   _sg_check_ready_args "${endpoint}" "${pid}" "${timeout}" "${interval}" ||
     return 1
   ((timeout > 0)) && deadline=$((SECONDS + timeout))
   echo "Waiting for ${endpoint} (PID ${pid}, timeout ${timeout}s)"
+  _sg_log_reset
   _sg_poll_ready "${endpoint}" "${pid}" "${log}" "${timeout}" \
-    "${interval}" "${deadline}"
+    "${interval}" "${deadline}" || rc=$?
+  _sg_log_reset
+  return "${rc}"
 }
 
 # Validate wait_for_ready's ENDPOINT PID TIMEOUT INTERVAL.
@@ -95,12 +124,27 @@ _sg_check_ready_args() {
   fi
 }
 
+# Set _SG_US to SECONDS (a decimal such as 5 or 0.25) in microseconds, at
+# least 1.
+_sg_to_us() {
+  local whole="${1%%.*}" frac=""
+  [[ "$1" == *.* ]] && frac="${1#*.}"
+  frac="${frac}000000"
+  _SG_US=$((10#${whole:-0} * 1000000 + 10#${frac:0:6}))
+  ((_SG_US > 0)) || _SG_US=1
+}
+
 # The polling loop of wait_for_ready:
-# ENDPOINT PID LOG TIMEOUT INTERVAL DEADLINE (0: none).
+# ENDPOINT PID LOG TIMEOUT INTERVAL DEADLINE (0: none). Apart from the HTTP
+# check and `sleep`, it runs builtins only: no process per poll.
 _sg_poll_ready() {
   local endpoint="$1" pid="$2" log="$3" timeout="$4" interval="$5"
-  local deadline="$6" delay="${_SG_POLL_S:-0.2}"
+  local deadline="$6" delay_us max_us pause
   [[ -n "${_SG_POLL_S}" ]] && interval="${_SG_POLL_S}"
+  _sg_to_us "${_SG_POLL_S:-0.2}"
+  delay_us="${_SG_US}"
+  _sg_to_us "${interval}"
+  max_us="${_SG_US}"
   while true; do
     _sg_follow_log "${log}"
     if ! _sg_is_running "${pid}"; then
@@ -116,24 +160,33 @@ _sg_poll_ready() {
       return 0
     fi
     if ((deadline > 0 && SECONDS >= deadline)); then
+      _sg_follow_log "${log}"
       _sg_err "wait_for_ready: timed out after ${timeout}s waiting for" \
         "${endpoint}"
       _sg_log_tail "${log}"
       return 1
     fi
-    sleep "${delay}"
+    printf -v pause '%d.%06d' $((delay_us / 1000000)) \
+      $((delay_us % 1000000))
+    sleep "${pause}"
     # Back off from 0.2 s to the sleep interval: quick servers are seen
     # quickly, slow model loads are not hammered.
-    delay="$(awk -v d="${delay}" -v m="${interval}" \
-      'BEGIN { d *= 2; if (d > m) d = m; print d }')"
+    delay_us=$((delay_us * 2 > max_us ? max_us : delay_us * 2))
   done
 }
 
-# Repeat the last _SG_LOG_TAIL_LINES lines of LOG on stderr, if there is one.
+# Repeat the last _SG_LOG_TAIL_LINES lines of LOG (as _sg_follow_log has
+# read it) on stderr, if it has any.
 _sg_log_tail() {
-  [[ -n "$1" && -s "$1" ]] || return 0
+  local n="${_SG_LOG_LINES}" keep="${_SG_LOG_TAIL_LINES}" i first
+  ((n > 0)) || [[ -n "${_SG_LOG_PART}" ]] || return 0
+  [[ -n "${_SG_LOG_PART}" ]] && keep=$((keep - 1))
+  first=$((n > keep ? n - keep : 0))
   _sg_err "--- last ${_SG_LOG_TAIL_LINES} lines of $1 ---"
-  tail -n "${_SG_LOG_TAIL_LINES}" "$1" >&2
+  for ((i = first; i < n; i++)); do
+    _sg_err "${_SG_LOG_RING[i % _SG_LOG_TAIL_LINES]}"
+  done
+  [[ -n "${_SG_LOG_PART}" ]] && _sg_err "${_SG_LOG_PART}"
   _sg_err "--- end of $1 ---"
 }
 
