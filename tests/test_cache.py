@@ -134,3 +134,24 @@ def test_a_warm_one_key_change_parses_only_the_edited_block(make_repo):
     finally:
         os.environ.pop("SWEEPGATE_NO_CACHE")
     assert rev.configs[other] == cold.configs[other] and dict(rev.configs.items()) == dict(cold.configs.items())
+
+
+def test_placement_verdicts_follow_the_runners_file(make_repo):
+    """A placement verdict is cached per block and runners version: shrinking a node refuses, cached or not."""
+    from conftest import RUNNERS
+
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + ENTRY)
+    assert run(repo, base, head, cache=True).returncode == 0  # fills the verdicts with today's runners
+    assert run(repo, base, head, cache=True).returncode == 0
+    small = RUNNERS.replace("gpus-per-node: 8", "gpus-per-node: 4")
+    assert small != RUNNERS
+    repo.write("configs/runners.yaml", small)
+    head2 = repo.commit_changelog(CHANGELOG + ENTRY)
+    uncached = run(repo, base, head2, cache=False)
+    assert uncached.returncode == 1 and "kimik3-fp4-mi355x-vllm-agentic" in uncached.stderr, uncached.stderr
+    for _ in range(2):
+        cached = run(repo, base, head2, cache=True)
+        assert (cached.returncode, cached.stderr) == (1, uncached.stderr)
+    assert run(repo, base, head, cache=True).returncode == 0  # the old runners still place it
