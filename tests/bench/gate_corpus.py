@@ -75,11 +75,11 @@ def main() -> int:
             matrix = [d for d in outcome.all() if d not in gate]
             if gate:
                 refused_gate.append(name)
-                gate_rules.update({d.rule for d in gate})
+                gate_rules.update(sorted({d.rule for d in gate}))
             elif matrix:
                 refused_matrix_only.append(name)
             if matrix:
-                matrix_rules.update({d.rule for d in matrix})
+                matrix_rules.update(sorted({d.rule for d in matrix}))
             if (gate or matrix):
                 rules = sorted({d.rule for d in gate})
                 mrules = sorted({d.rule for d in matrix})
