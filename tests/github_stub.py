@@ -5,7 +5,8 @@ an answer may carry a third item, response headers (Link, Location, Content-Type
 is sent as it is (an artifact zip). A public route answers without a token (a signed storage URL).
 Response shapes follow GitHub's REST documentation for each endpoint the tests use.
 Every request is recorded as (method, path, payload) in ``requests``, and its whole target
-(path and query string) in ``targets``.
+(path and query string) in ``targets``. ``paged`` answers a list endpoint page by page as
+GitHub does (``per_page`` default 30, max 100; ``page`` from 1; a ``Link`` header).
 """
 
 from __future__ import annotations
@@ -16,6 +17,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 TOKEN = "stub-token-not-secret"
+
+
+def paged(key: str, items: list, url: str = ""):
+    """A route answer for a GitHub list endpoint: ``{"total_count": N, key: [page of items]}``.
+    ``url`` (the stub's URL and the route's path) makes the ``Link: <…>; rel="next"`` header."""
+    def answer(payload, query):
+        per_page = min(int((query.get("per_page") or ["30"])[0]), 100)
+        page = int((query.get("page") or ["1"])[0])
+        chunk = items[(page - 1) * per_page:page * per_page]
+        more = page * per_page < len(items)
+        headers = {"Link": f'<{url}?per_page={per_page}&page={page + 1}>; rel="next"'} if more and url else {}
+        return 200, {"total_count": len(items), key: chunk}, headers
+    return answer
 
 
 class GitHubStub:

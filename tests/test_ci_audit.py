@@ -9,12 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from github_stub import TOKEN, GitHubStub  # noqa: E402
+from github_stub import TOKEN, GitHubStub, paged  # noqa: E402
 from sweepgate.workflow import audit  # noqa: E402
 
 REPO = "acme/bench"
@@ -22,10 +23,21 @@ BASE = f"/repos/{REPO}"
 WF = f"{REPO}/.github/workflows"
 
 
+def gpu_labels() -> dict:
+    """configs/runners.yaml's labels: the audit checks the groups holding these runners."""
+    return yaml.safe_load((ROOT / "configs/runners.yaml").read_text())["labels"]
+
+
+def runner(rid: int, name: str, label: str) -> dict:
+    return {"id": rid, "name": name, "os": "linux", "status": "online", "busy": False,
+            "labels": [{"id": 1, "name": "self-hosted", "type": "read-only"},
+                       {"id": 2, "name": label, "type": "custom"}]}
+
+
 def good_setup(stub) -> None:
     """A repository configured as docs/security.md says."""
     stub.route("GET", BASE, {"id": 1, "name": "bench", "full_name": REPO, "url": f"{stub.url}{BASE}",
-                             "owner": {"login": "acme", "id": 2, "type": "Organization"}})
+                             "private": True, "owner": {"login": "acme", "id": 2, "type": "Organization"}})
     stub.route("GET", "/orgs/acme/actions/runner-groups", {"total_count": 2, "runner_groups": [
         {"id": 1, "name": "Default", "visibility": "all", "default": True, "allows_public_repositories": False,
          "restricted_to_workflows": False, "selected_workflows": [], "workflow_restrictions_read_only": False},
@@ -33,10 +45,10 @@ def good_setup(stub) -> None:
          "restricted_to_workflows": True, "workflow_restrictions_read_only": False,
          "selected_workflows": [f"{WF}/{n}@refs/heads/main" for n in audit.GPU_WORKFLOWS]}]})
     stub.route("GET", "/orgs/acme/actions/runner-groups/1/runners", {"total_count": 0, "runners": []})
-    stub.route("GET", "/orgs/acme/actions/runner-groups/5/runners", {"total_count": 1, "runners": [
-        {"id": 21, "name": "b300-nv_00", "os": "linux", "status": "online", "busy": False,
-         "labels": [{"id": 1, "name": "self-hosted", "type": "read-only"},
-                    {"id": 2, "name": "cluster:b300-nv", "type": "custom"}]}]})
+    gpu = [runner(20 + i, names[0], label) for i, (label, names) in enumerate(gpu_labels().items())]
+    stub.route("GET", "/orgs/acme/actions/runner-groups/5/runners", {"total_count": len(gpu), "runners": gpu})
+    stub.route("GET", "/orgs/acme/actions/runner-groups/5/repositories", {"total_count": 1, "repositories": [
+        {"id": 1, "name": "bench", "full_name": REPO, "private": True, "owner": {"login": "acme", "id": 2}}]})
     stub.route("GET", f"{BASE}/actions/runners", {"total_count": 0, "runners": []})
     stub.route("GET", f"{BASE}/actions/permissions/fork-pr-contributor-approval",
                {"approval_policy": "all_external_contributors"})
@@ -77,6 +89,10 @@ def branch_workflow(stub):
     groups["runner_groups"][1]["selected_workflows"][0] = f"{WF}/run-sweep.yml@refs/heads/feature"
 
 
+def gpu_group(stub, **settings):
+    stub.routes[("GET", "/orgs/acme/actions/runner-groups")][1]["runner_groups"][1].update(settings)
+
+
 def repo_runner(stub):
     stub.route("GET", f"{BASE}/actions/runners", {"total_count": 1, "runners": [
         {"id": 9, "name": "gpu-box", "os": "linux", "status": "online", "busy": False, "labels": []}]})
@@ -87,6 +103,15 @@ MISCONFIGURATIONS = [
     ("group-admits-pr-workflow", extra_workflow, "admits acme/bench/.github/workflows/pr-sweep.yml"),
     ("group-admits-branch", branch_workflow, "run-sweep.yml@refs/heads/feature"),
     ("repo-level-runner", repo_runner, "registered on the repository (gpu-box)"),
+    ("group-visible-to-all", lambda s: gpu_group(s, visibility="all"),
+     "runner group 'gpu' is visible to every repository of acme; organization acme Settings > Actions > "
+     "Runner groups > gpu > Repository access: Selected repositories, acme/bench only"),
+    ("group-visible-to-private", lambda s: gpu_group(s, visibility="private"),
+     "runner group 'gpu' is visible to every private repository of acme"),
+    ("group-allows-public", lambda s: gpu_group(s, allows_public_repositories=True),
+     "runner group 'gpu' allows public repositories; organization acme Settings > Actions > Runner groups > "
+     'gpu: untick \'Allow public repositories\' (or PATCH /orgs/acme/actions/runner-groups/5 '
+     '{"allows_public_repositories": false})'),
     ("fork-approval", lambda s: s.route("GET", f"{BASE}/actions/permissions/fork-pr-contributor-approval",
                                         {"approval_policy": "first_time_contributors"}),
      "approval only for 'first_time_contributors'"),
@@ -153,6 +178,85 @@ def test_api_error_is_one_line(stub):
     proc = run_audit(stub)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "403" in proc.stderr and "Must have admin" in proc.stderr
+
+
+def test_gpu_runners_in_the_default_group_are_checked_other_groups_are_not(stub):
+    """Only the groups holding runners with a configs/runners.yaml label matter: a CPU runner in
+    the org-wide Default group is no finding; the GPU runners moved there are."""
+    groups = "/orgs/acme/actions/runner-groups"
+    stub.route("GET", f"{groups}/1/runners", {"total_count": 1, "runners": [runner(30, "cpu-0", "ubuntu-cpu")]})
+    assert run_audit(stub).returncode == 0
+    gpu = stub.routes[("GET", f"{groups}/5/runners")][1]
+    stub.route("GET", f"{groups}/1/runners", {"total_count": 1 + len(gpu["runners"]),
+                                              "runners": [runner(30, "cpu-0", "ubuntu-cpu"), *gpu["runners"]]})
+    stub.route("GET", f"{groups}/5/runners", {"total_count": 0, "runners": []})
+    proc = run_audit(stub)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert sorted(line.split(": ", 2)[2].split(";")[0] for line in proc.stdout.splitlines()) == [
+        "runner group 'Default' is not restricted to workflows",
+        "runner group 'Default' is visible to every repository of acme"], proc.stdout
+
+
+def test_runners_on_a_later_page_are_seen(stub):
+    """GitHub pages runner lists (at most 100 a page): a GPU runner on page 2 still counts."""
+    groups = "/orgs/acme/actions/runner-groups"
+    gpu = stub.routes[("GET", f"{groups}/5/runners")][1]["runners"]
+    cpu = [runner(100 + i, f"cpu-{i}", "ubuntu-cpu") for i in range(100)]
+    stub.route("GET", f"{groups}/1/runners", paged("runners", [*cpu, gpu[0]], f"{stub.url}{groups}/1/runners"))
+    proc = run_audit(stub)
+    assert "runner group 'Default' is visible to every repository of acme" in proc.stdout, proc.stdout
+    assert any("/runner-groups/1/runners?" in t and "page=2" in t for t in stub.targets), stub.targets
+
+
+def test_selected_group_must_include_this_repository(stub):
+    stub.route("GET", "/orgs/acme/actions/runner-groups/5/repositories", paged("repositories", [
+        {"id": 7, "name": "other", "full_name": "acme/other", "owner": {"login": "acme", "id": 2}}]))
+    proc = run_audit(stub)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (line,) = proc.stdout.splitlines()
+    assert line == (f"{REPO}: medium: runner group 'gpu' is not visible to {REPO}, so its GPU jobs cannot start; "
+                    "organization acme Settings > Actions > Runner groups > gpu > Repository access: add "
+                    f"{REPO} (or PUT /orgs/acme/actions/runner-groups/5/repositories/1)")
+
+
+def test_public_repository_needs_public_access_and_nothing_else(stub):
+    stub.routes[("GET", BASE)][1]["private"] = False
+    proc = run_audit(stub)
+    assert "medium: runner group 'gpu' does not allow public repositories, so public acme/bench" in proc.stdout
+    gpu_group(stub, allows_public_repositories=True)
+    proc = run_audit(stub)
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
+
+
+def test_unknown_workflow_access_and_unplaced_labels_are_medium(stub):
+    groups = stub.routes[("GET", "/orgs/acme/actions/runner-groups")][1]["runner_groups"]
+    del groups[1]["restricted_to_workflows"]
+    gpu = stub.routes[("GET", "/orgs/acme/actions/runner-groups/5/runners")][1]
+    dropped = gpu["runners"].pop()["labels"][1]["name"]
+    proc = run_audit(stub)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 2 and all(line.startswith(f"{REPO}: medium: ") for line in lines), lines
+    assert "no workflow access for runner group 'gpu' (restricted_to_workflows missing)" in lines[0]
+    assert f"no organization runner group holds a runner labelled {dropped} (configs/runners.yaml)" in lines[1]
+
+
+def test_user_owned_repository_skips_runner_groups(stub):
+    stub.routes[("GET", BASE)][1]["owner"] = {"login": "acme", "id": 2, "type": "User"}
+    stub.route("GET", "/orgs/acme/actions/runner-groups", {"message": "Not Found"}, 404)
+    proc = run_audit(stub)
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
+    assert "acme is a user account, which has no runner groups: runner group checks skipped" in proc.stderr
+    assert not any(path.startswith("/orgs/") for _, path, _ in stub.requests)
+
+
+def test_no_org_admin_rights_is_one_line(stub):
+    stub.route("GET", "/orgs/acme/actions/runner-groups",
+               {"message": "You must be an org admin", "documentation_url": "https://docs.github.com/rest"}, 403)
+    proc = run_audit(stub)
+    assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert "403 listing the runner groups of organization acme" in line and "'admin:org'" in line, line
 
 
 def test_split_refuses_runners_main_does_not_know(tmp_path):

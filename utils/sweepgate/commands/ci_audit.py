@@ -12,31 +12,65 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
-from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, audit
+from sweepgate.core import fields as F
+from sweepgate.core.placement import runners_at
+from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, audit, notes
 
 HINT = ("the token needs read access to Administration and Actions of the repository, and "
         "'admin:org' (read) for runner groups")
+ORG_HINT = ("runner groups need organization admin rights: a classic token with 'admin:org' (read:org is "
+            "not enough), or a fine-grained token with the organization permission 'Self-hosted runners' "
+            "(read); or run the audit as an organization owner")
+PER_PAGE = 100  # GitHub's maximum page size for these list endpoints
 
 
-def _get(requester, url: str, *, missing=None):
+def _get(requester, url: str, *, missing=None, parameters: dict | None = None):
     """GET ``url`` (relative to the API base); ``missing`` is returned on 404."""
     from github import GithubException
 
     try:
-        return requester.requestJsonAndCheck("GET", url)[1]
+        return requester.requestJsonAndCheck("GET", url, parameters=parameters)[1]
     except GithubException as exc:
         if exc.status == 404 and missing is not None:
             return missing
         raise
 
 
-def _runner_groups(requester, owner: str) -> list[dict]:
-    data = _get(requester, f"/orgs/{owner}/actions/runner-groups", missing={})
-    groups = []
-    for g in data.get("runner_groups") or []:
-        runners = _get(requester, f"/orgs/{owner}/actions/runner-groups/{g['id']}/runners", missing={})
-        groups.append({**g, "runner_count": runners.get("total_count", 0)})
-    return groups
+def _pages(requester, url: str, key: str) -> list[dict]:
+    """Every item of a paginated list endpoint (``{"total_count": N, key: [...]}``)."""
+    items, page = [], 1
+    while True:
+        data = _get(requester, url, missing={}, parameters={"per_page": PER_PAGE, "page": page})
+        batch = data.get(key) or []
+        items += batch
+        if len(batch) < PER_PAGE or len(items) >= data.get("total_count", 0):
+            return items
+        page += 1
+
+
+def _runner_groups(requester, owner: str, repository: str) -> list[dict]:
+    """The org's runner groups with their runners' labels and, for visibility "selected",
+    the repositories they admit. A 403 (no org admin rights) is one diagnostic line."""
+    from github import GithubException
+
+    from sweepgate.core.github import api_error
+
+    base = f"/orgs/{owner}/actions/runner-groups"
+    try:
+        groups = []
+        for g in _pages(requester, base, "runner_groups"):
+            runners = _pages(requester, f"{base}/{g['id']}/runners", "runners")
+            labels = sorted({label["name"] for r in runners for label in r.get("labels") or []})
+            groups.append({**g, "runner_count": len(runners), "runner_labels": labels})
+            if runners and g.get("visibility") == "selected":
+                repos = _pages(requester, f"{base}/{g['id']}/repositories", "repositories")
+                groups[-1]["repositories"] = [r["full_name"] for r in repos]
+        return groups
+    except GithubException as exc:
+        if exc.status != 403:
+            raise
+        raise api_error(exc, f"listing the runner groups of organization {owner} (auditing {repository})",
+                        ORG_HINT) from None
 
 
 def _required_checks(requester, base: str) -> set[str]:
@@ -83,9 +117,15 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
     requester = client.requester
     base = f"/repos/{repository}"
     org_secrets = _get(requester, f"{base}/actions/organization-secrets", missing={})
+    owner_type = repo.owner.type or "Organization"
+    labels = (runners_at(str(root)).get(F.LABELS) or {})
     return Snapshot(
         repository=repository,
-        groups=_runner_groups(requester, repository.split("/")[0]),
+        groups=_runner_groups(requester, repo.owner.login, repository) if owner_type != "User" else [],
+        owner_type=owner_type,
+        repository_id=repo.id,
+        private=repo.private,
+        gpu_labels=sorted(labels) if isinstance(labels, dict) else [],
         repo_runners=[r.name for r in repo.get_self_hosted_runners()],
         fork_policy=_get(requester, f"{base}/actions/permissions/fork-pr-contributor-approval",
                          missing={}).get("approval_policy"),
@@ -113,6 +153,8 @@ def run_audit(args) -> int:
     finally:
         client.close()
     findings = audit(snap)
+    for note in notes(snap):
+        print(f"sweepgate ci audit: {note}", file=sys.stderr)
     for f in findings:
         print(f.line(args.repository))
     high = sum(f.severity == HIGH for f in findings)

@@ -42,7 +42,13 @@ class Environment:
 @dataclass
 class Snapshot:
     repository: str
-    groups: list[dict] = field(default_factory=list)  # org runner groups, each with "runner_count"
+    # Org runner groups as GitHub lists them, each with "runner_count", "runner_labels" (the
+    # labels its runners carry) and, for visibility "selected", "repositories" (full names).
+    groups: list[dict] = field(default_factory=list)
+    owner_type: str = "Organization"  # "User": a user account has no runner groups
+    repository_id: int | None = None
+    private: bool | None = None  # None: unknown, checked as private
+    gpu_labels: list[str] = field(default_factory=list)  # configs/runners.yaml `labels`
     repo_runners: list[str] = field(default_factory=list)  # self-hosted runners registered on the repo
     fork_policy: str | None = None
     workflow_permissions: dict = field(default_factory=dict)
@@ -58,29 +64,111 @@ def allowed_workflows(repository: str) -> set[str]:
     return {f"{repository}/.github/workflows/{name}@{ref}" for name in GPU_WORKFLOWS for ref in refs}
 
 
+def is_org(s: Snapshot) -> bool:
+    return s.owner_type != "User"
+
+
+def notes(s: Snapshot) -> list[str]:
+    """What the audit skipped, and why (stderr, not findings)."""
+    if is_org(s):
+        return []
+    owner = s.repository.split("/")[0]
+    return [f"{owner} is a user account, which has no runner groups: runner group checks skipped"]
+
+
+def gpu_groups(s: Snapshot) -> list[dict]:
+    """The runner groups holding a runner with a label configs/runners.yaml uses (every group
+    holding runners when there are no such labels)."""
+    if not s.gpu_labels:
+        return [g for g in s.groups if g.get("runner_count")]
+    return [g for g in s.groups if set(g.get("runner_labels") or ()) & set(s.gpu_labels)]
+
+
+def _group(s: Snapshot, g: dict) -> tuple[str, str, str]:
+    """(name, UI path, API path) of runner group ``g``."""
+    owner = s.repository.split("/")[0]
+    name = g.get("name", g.get("id"))
+    ui = f"organization {owner} Settings > Actions > Runner groups > {name}"
+    return name, ui, f"/orgs/{owner}/actions/runner-groups/{g.get('id')}"
+
+
+def _repo_id(s: Snapshot) -> str:
+    return str(s.repository_id) if s.repository_id is not None else f"<id of {s.repository}>"
+
+
+def visibility_findings(s: Snapshot, g: dict) -> list[Finding]:
+    name, ui, api = _group(s, g)
+    owner = s.repository.split("/")[0]
+    visibility = g.get("visibility")
+    if visibility == "selected":
+        if s.repository in (g.get("repositories") or []):
+            return []
+        return [Finding(MEDIUM, f"runner group '{name}' is not visible to {s.repository}, so its GPU jobs "
+                        "cannot start", f"{ui} > Repository access: add {s.repository} "
+                        f"(or PUT {api}/repositories/{_repo_id(s)})")]
+    who = {"all": f"every repository of {owner}", "private": f"every private repository of {owner}"}
+    return [Finding(HIGH, f"runner group '{name}' is visible to {who.get(visibility, f'visibility {visibility!r}')}",
+                    f"{ui} > Repository access: Selected repositories, {s.repository} only (or PATCH {api} "
+                    f'{{"visibility": "selected"}} then PUT {api}/repositories '
+                    f'{{"selected_repository_ids": [{_repo_id(s)}]}})')]
+
+
+def public_findings(s: Snapshot, g: dict) -> list[Finding]:
+    """A private repository needs no public one on its runners; a public one needs the switch."""
+    name, ui, api = _group(s, g)
+    allows = g.get("allows_public_repositories")
+    if allows and s.private is not False:
+        return [Finding(HIGH, f"runner group '{name}' allows public repositories",
+                        f"{ui}: untick 'Allow public repositories' "
+                        f'(or PATCH {api} {{"allows_public_repositories": false}})')]
+    if not allows and s.private is False:
+        return [Finding(MEDIUM, f"runner group '{name}' does not allow public repositories, so public "
+                        f"{s.repository} cannot use it", f"{ui}: tick 'Allow public repositories' "
+                        "(Repository access keeps other public repositories out)")]
+    return []
+
+
+def workflow_findings(s: Snapshot, g: dict) -> list[Finding]:
+    name, ui, api = _group(s, g)
+    allowed = allowed_workflows(s.repository)
+    if "restricted_to_workflows" not in g:
+        return [Finding(MEDIUM, f"GitHub reports no workflow access for runner group '{name}' "
+                        "(restricted_to_workflows missing)", f"check {ui} > Workflow access by hand: "
+                        f"Selected workflows, {', '.join(GPU_WORKFLOWS)} at @refs/heads/main")]
+    if not g["restricted_to_workflows"]:
+        chosen = sorted(allowed)[::2]
+        return [Finding(HIGH, f"runner group '{name}' is not restricted to workflows",
+                        f"{ui} > Workflow access: Selected workflows, {', '.join(chosen)} (or PATCH {api} "
+                        f'{{"restricted_to_workflows": true, "selected_workflows": [...]}})')]
+    extra = sorted(set(g.get("selected_workflows") or []) - allowed)
+    if extra:
+        return [Finding(HIGH, f"runner group '{name}' admits {', '.join(extra)}",
+                        f"{ui} > Workflow access: select only {', '.join(GPU_WORKFLOWS)} at @refs/heads/main")]
+    return []
+
+
+def unplaced_findings(s: Snapshot) -> list[Finding]:
+    """Labels of configs/runners.yaml no runner of any org group carries: nothing above checked them."""
+    held = set().union(*(set(g.get("runner_labels") or ()) for g in s.groups))
+    missing = [label for label in s.gpu_labels if label not in held]
+    if not missing:
+        return []
+    return [Finding(MEDIUM, f"no organization runner group holds a runner labelled {', '.join(missing)} "
+                    "(configs/runners.yaml), so its group settings were not checked",
+                    "register those runners in the GPU runner group, or check the token sees them")]
+
+
 def runner_findings(s: Snapshot) -> list[Finding]:
     out = []
     if s.repo_runners:
         out.append(Finding(HIGH, f"self-hosted runners registered on the repository ({', '.join(s.repo_runners)}) "
                            "cannot be restricted to workflows",
                            "register them in an organization runner group restricted to the GPU workflows"))
-    allowed = allowed_workflows(s.repository)
-    for g in s.groups:
-        if not g.get("runner_count"):
-            continue
-        name = g.get("name", g.get("id"))
-        if not g.get("restricted_to_workflows"):
-            out.append(Finding(HIGH, f"runner group '{name}' is not restricted to workflows",
-                               f"set Workflow access to Selected workflows: {', '.join(sorted(allowed)[::2])}"))
-            continue
-        extra = sorted(set(g.get("selected_workflows") or []) - allowed)
-        if extra:
-            out.append(Finding(HIGH, f"runner group '{name}' admits {', '.join(extra)}",
-                               f"select only {', '.join(GPU_WORKFLOWS)} at @refs/heads/main"))
-        if g.get("allows_public_repositories"):
-            out.append(Finding(MEDIUM, f"runner group '{name}' allows public repositories",
-                               "turn off 'Allow public repositories'"))
-    return out
+    if not is_org(s):
+        return out
+    for g in gpu_groups(s):
+        out += visibility_findings(s, g) + public_findings(s, g) + workflow_findings(s, g)
+    return out + unplaced_findings(s)
 
 
 def settings_findings(s: Snapshot) -> list[Finding]:
