@@ -36,7 +36,9 @@ REFUSED = {
 }
 
 # Real outputs of runs that completed nothing: stored, as failures.
-FAILED_RUNS = {"vllm/vllmbench0.25.1_opt125m_all_failed.json"}
+FAILED_RUNS = {"vllm/vllmbench0.25.1_opt125m_all_failed.json",
+               "aiperf/aiperf0.8_qwen3.5-4b-gguf_llamacpp_conc1_all_timeouts.json",
+               "aiperf/aiperf0.8_qwen3.5-4b-gguf_llamacpp_conc1_all_timeouts.csv"}
 
 
 def records(rel: str) -> list[dict]:

@@ -32,11 +32,15 @@ SCALARS = {  # export key -> record metric (the "avg" of a single-valued metric)
 }
 
 
+# A run whose every request failed exports only the error metrics.
+DETECTING = ("time_to_first_token", "request_latency", "request_throughput", "error_request_count")
+
+
 def detect(doc) -> bool:
     if not isinstance(doc, dict):
         return False
-    metric = doc.get("time_to_first_token") or doc.get("request_latency") or doc.get("request_throughput")
-    return (isinstance(metric, dict) and "unit" in metric) or isinstance(doc.get("records"), dict)
+    metric = next((doc[k] for k in DETECTING if isinstance(doc.get(k), dict)), None)
+    return (metric is not None and "unit" in metric) or isinstance(doc.get("records"), dict)
 
 
 def _stat(obj: dict, stat: str, key: str, path: str, line: int):
@@ -71,6 +75,8 @@ def metrics_from(doc: dict, path: str, line: int) -> dict:
         value = to_ms(_stat(duration, "avg", "benchmark_duration", path, line), duration["unit"])
         metrics[R.DURATION_S] = value / 1000 if value is not None else None
     _fill_totals(metrics)
+    if metrics.get(R.COMPLETED) is None and metrics.get(R.FAILED):
+        metrics[R.COMPLETED] = 0  # only valid requests are counted; an all-error run exports none
     return metrics
 
 

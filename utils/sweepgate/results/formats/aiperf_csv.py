@@ -1,7 +1,8 @@
 """AIPerf and GenAI-Perf CSV exports: the JSON export's numbers as display-name tables.
 
-Two tables split by a blank line: ``Metric,avg,min,...`` (one row per
-distribution) and ``Metric,Value`` (scalars). Display names map to export keys
+Tables split by blank lines: ``Metric,avg,min,...`` (one row per
+distribution) and ``Metric,Value`` (scalars); a GPU telemetry table
+(``Endpoint,GPU_Index,...``) may follow and is not a run metric, so it is skipped. Display names map to export keys
 by rule (``Time To First Token (ms)`` -> ``time_to_first_token`` in ms), values
 may carry thousands separators (``"2,156.03"``), absent stats are blank cells.
 The CSV carries no model or concurrency: those come from the job's row.
@@ -19,6 +20,9 @@ from sweepgate.results.measurement import Measurement
 
 _NAME = re.compile(r"^(?P<name>[^(]+?)\s*(?:\((?P<unit>[^)]*)\))?\s*$")
 _UNITS = {"per sec": "per sec", "sec": "sec", "ms": "ms", "ns": "ns", "us": "us", "s": "s"}
+SKIPPED = ["(a table other than Metric,...)"]  # header of a table whose rows are skipped
+# Keys only AIPerf's CSV has (GenAI-Perf's has none of them).
+AIPERF_KEYS = ("benchmark_duration", "request_count", "error_request_count")
 
 
 def detect_text(text: str) -> bool:
@@ -44,13 +48,16 @@ def _number(cell: str, path: str, line: int, column: str):
 
 def to_export(text: str, path: str) -> dict:
     """The CSV as the JSON export's ``{key: {unit, avg, p50, ...}}`` shape."""
-    doc, header = {}, None
+    doc, header, table_start = {}, None, True
     for line, row in enumerate(csv.reader(io.StringIO(text.lstrip("\ufeff"))), 1):
         if not row or not any(c.strip() for c in row):
-            header = None
+            header, table_start = None, True
             continue
-        if row[0] == "Metric":
-            header = ["avg" if h == "Value" else h for h in row]
+        if table_start:
+            table_start = False
+            header = ["avg" if h == "Value" else h for h in row] if row[0] == "Metric" else SKIPPED
+            continue
+        if header is SKIPPED:
             continue
         if header is None or len(row) != len(header):
             raise fail(path, line, f"expected {len(header or [])} cells after a 'Metric,...' header, "
@@ -65,10 +72,10 @@ def to_export(text: str, path: str) -> dict:
 
 def parse_text(text: str, path: str) -> Measurement:
     doc = to_export(text, path)
-    client = "aiperf" if "benchmark_duration" in doc or "request_count" in doc else "genai-perf"
+    client = "aiperf" if any(k in doc for k in AIPERF_KEYS) else "genai-perf"
     m = Measurement(f"{client}-csv", client)
     m.metrics.update(aiperf.metrics_from(doc, path, 0))
-    if m.metrics.get(aiperf.R.OUTPUT_THROUGHPUT) is None:
-        raise fail(path, 0, "Output Token Throughput: missing",
+    if m.metrics.get(aiperf.R.OUTPUT_THROUGHPUT) is None and m.metrics.get(aiperf.R.COMPLETED) is None:
+        raise fail(path, 0, "Output Token Throughput/Request Count: missing",
                    "export the full profile CSV (both the distribution and the scalar tables)")
     return m

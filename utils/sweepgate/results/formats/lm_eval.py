@@ -3,6 +3,8 @@
 Scores sit under ``results[task]`` as ``"<metric>,<filter>"`` keys with a
 matching ``"<metric>_stderr,<filter>"``; stderr may be the string ``"N/A"``
 (one-sample runs). ``n-samples[task].effective`` says how many samples counted.
+lm-eval 0.3 wrote bare ``"<metric>"`` / ``"<metric>_stderr"`` keys (no filter):
+those are read as filter ``none``, 0.4's name for "no filter".
 """
 
 from __future__ import annotations
@@ -34,17 +36,34 @@ def _model(doc: dict) -> str | None:
     return doc.get("model_name") if isinstance(doc.get("model_name"), str) else None
 
 
+NO_FILTER = "none"  # lm-eval 0.4's filter name for unfiltered scores
+
+
+def _split(key: str, bare: bool) -> tuple[str, str] | None:
+    """``"acc,none"`` -> (acc, none); in a 0.3 task (``bare``) ``"acc"`` -> (acc, none)."""
+    metric, sep, flt = key.partition(",")
+    if metric.endswith("_stderr") or key == "alias" or not (sep or bare):
+        return None
+    return metric, (flt if sep else NO_FILTER)
+
+
+def _stderr_key(metric: str, flt: str, bare: bool) -> str:
+    return f"{metric}_stderr" if bare else f"{metric}_stderr,{flt}"
+
+
 def _task_evals(task: str, scores: dict, samples, path: str) -> list[dict]:
     evals = []
+    bare = not any("," in key for key in scores)  # lm-eval 0.3
     for key, value in scores.items():
-        metric, sep, flt = key.partition(",")
-        if not sep or metric.endswith("_stderr"):
+        split = _split(key, bare)
+        if split is None:
             continue
+        metric, flt = split
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise fail(path, 0, f"results.{task}.{key}: expected a finite number, got {value!r}",
                        "the results file was edited or the eval did not finish")
         evals.append({R.EVAL_TASK: task, R.EVAL_METRIC: metric, R.EVAL_FILTER: flt, R.EVAL_VALUE: value,
-                      R.EVAL_STDERR: _stderr(scores.get(f"{metric}_stderr,{flt}")),
+                      R.EVAL_STDERR: _stderr(scores.get(_stderr_key(metric, flt, bare))),
                       R.EVAL_SAMPLES: samples})
     return evals
 

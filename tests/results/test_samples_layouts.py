@@ -1,0 +1,42 @@
+"""Real outputs in layouts the parsers once refused: their numbers, checked by hand against the files."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import SAMPLES  # noqa: F401 - puts utils/ on sys.path
+from sweepgate.results import normalize, sidecar, sniff
+from sweepgate.results import record as R
+
+
+def records(rel: str) -> list[dict]:
+    path = SAMPLES / rel
+    content = path.read_bytes()
+    ms = sniff.parse_text(content.decode(), rel)
+    return [normalize.build(m, sidecar.local_job(content), rel, path.name) for m in ms]
+
+
+def evals_by_key(rec: dict) -> dict:
+    return {(e[R.EVAL_TASK], e[R.EVAL_METRIC], e[R.EVAL_FILTER]): e for e in rec[R.EVALS]}
+
+
+def test_lm_eval_03_bare_metric_keys_read_as_unfiltered_scores():
+    (rec,) = records("lm_eval/lmeval0.3_lambada_bloom-560m_0shot.json")
+    evals = evals_by_key(rec)
+    assert len(evals) == 4 and rec[R.MODEL] == "bigscience/bloom-560m" and rec[R.STATUS] == "success"
+    acc = evals[("lambada_openai", "acc", "none")]
+    assert acc[R.EVAL_VALUE] == 0.35396856200271687 and acc[R.EVAL_STDERR] == 0.006662254900290991
+    assert evals[("lambada_openai_cloze", "ppl", "none")][R.EVAL_VALUE] == 6212.811566448059
+    assert not any(m.endswith("_stderr") for _, m, _ in evals)
+    (one,) = records("lm_eval/lmeval0.3_gsm8k_bloom-7b1_8shot.json")[0][R.EVALS]
+    assert (one[R.EVAL_TASK], one[R.EVAL_VALUE], one[R.EVAL_STDERR]) == ("gsm8k", 0.018953752843062926,
+                                                                        0.0037560783410314704)
+
+
+@pytest.mark.parametrize("ext", ["json", "csv"])
+def test_aiperf_run_whose_every_request_failed_is_a_failure_record(ext):
+    (rec,) = records(f"aiperf/aiperf0.8_qwen3.5-4b-gguf_llamacpp_conc1_all_timeouts.{ext}")
+    assert rec[R.STATUS] == "failure" and rec[R.CLIENT] == "aiperf"
+    assert rec[R.METRICS] == {R.COMPLETED: 0, R.FAILED: 20, R.SUCCESS_RATE: 0}
+    if ext == "json":
+        assert rec[R.MODEL] == "qwen_qwen3.5-4b-gguf:q4_k_m" and rec[R.CONC] == 1
