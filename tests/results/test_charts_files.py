@@ -81,3 +81,23 @@ def test_an_unwritable_plots_folder_is_one_diagnostic(tmp_path):
     with pytest.raises(SweepgateError) as exc:
         charts.draw_charts(comparison(), blocker / "plots")
     assert "--plots" in exc.value.diagnostics[0].hint
+
+
+def test_axes_leave_room_past_every_point_and_print_plain_numbers():
+    """Review: with the limits pinned at 0 the top and rightmost points sat on the frame (their
+    rings and conc labels cut), and an axis in the millions read `1e6` below the ticks."""
+    big = {R.INTERACTIVITY: 1000.0}  # interactivity in the 100 000s: matplotlib's offset kicked in
+    comp = C.compare_records(synth.pr_run({(k, c): big for k in synth.KEYS for c in synth.CONCS}),
+                             synth.history())
+    ((group, items),) = charts.chart_groups(comp).items()
+    fig = charts.draw_chart(group, items, comp.run)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    drawn = [item["pr"] for item in items] + [item["base"] for item in items if item["base"]]
+    for i, (low, high) in enumerate((ax.get_xlim(), ax.get_ylim())):
+        top = max(p[i] for p in drawn)
+        assert low == 0 and high >= top * 1.1, (i, high, top)
+    assert ax.xaxis.get_offset_text().get_text() == "" and ax.yaxis.get_offset_text().get_text() == ""
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert any("," in t for t in labels) and not any("e" in t for t in labels), labels
+    assert charts.tick_label(2500000.0) == "2,500,000" and charts.tick_label(0.25) == "0.25"

@@ -131,6 +131,26 @@ def _legend(ax, items: list[dict], run: str) -> None:
     ax.legend(handles=handles, loc="best", fontsize=8, framealpha=0.9)
 
 
+HEADROOM = 1.12  # axes end this far past the largest value, so no marker, ring or label is cut
+
+
+def tick_label(value: float, _pos=None) -> str:
+    """Axis ticks in plain numbers with thousands separators (never matplotlib's `1e6` offset)."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:g}"
+
+
+def _axes(ax, items: list[dict]) -> None:
+    """Labels, plain tick numbers, and both axes from 0 to past every point drawn."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.set_xlabel(X_LABEL)
+    ax.set_ylabel(Y_LABEL)
+    points = [item["pr"] for item in items] + [item["base"] for item in items if item["base"]]
+    for axis, limit, i in ((ax.xaxis, ax.set_xlim, 0), (ax.yaxis, ax.set_ylim, 1)):
+        axis.set_major_formatter(FuncFormatter(tick_label))
+        limit(0, max(max(p[i] for p in points) * HEADROOM, 1e-9))
+
+
 def draw_chart(group: tuple, items: list[dict], run: str):
     """One matplotlib Figure (not pyplot-managed) for one chart group."""
     from matplotlib.figure import Figure
@@ -142,11 +162,7 @@ def draw_chart(group: tuple, items: list[dict], run: str):
     _draw_front(ax, [item["pr"] for item in items], "#333333", "-", "PR front")
     _draw_points(ax, items)
     _legend(ax, items, run)
-    ax.set_xlabel(X_LABEL)
-    ax.set_ylabel(Y_LABEL)
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    ax.margins(0.08)
+    _axes(ax, items)
     title = chart_title(group)
     if any(item["rehearsal"] for item in items):
         title += "\nREHEARSAL: stand-in server figures, not a GPU measurement"
