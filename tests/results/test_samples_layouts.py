@@ -40,3 +40,14 @@ def test_aiperf_run_whose_every_request_failed_is_a_failure_record(ext):
     assert rec[R.METRICS] == {R.COMPLETED: 0, R.FAILED: 20, R.SUCCESS_RATE: 0}
     if ext == "json":
         assert rec[R.MODEL] == "qwen_qwen3.5-4b-gguf:q4_k_m" and rec[R.CONC] == 1
+
+
+def test_sglang_behind_a_pd_router_names_the_model_from_its_workers():
+    (rec,) = records("sglang/sglang0.5.6_pd_1p8d_qwen2.5-3b_in2048_out512_c128_serverinfo_trimmed.jsonl")
+    assert rec[R.MODEL] == "Qwen/Qwen2.5-3B-Instruct"
+    assert rec[R.CLIENT_VERSION] is None  # prefill says 0.5.5.post3, decode 0.5.6: no one version
+    assert (rec[R.CONC], rec[R.ISL], rec[R.OSL], rec[R.REQUEST_RATE]) == (128, 2048, 512, "inf")
+    m = rec[R.METRICS]
+    assert m[R.OUTPUT_THROUGHPUT] == 663.568598336723 and m[R.COMPLETED] == 100
+    assert m["e2el_p50_ms"] == 37229.00700336322 and m["ttft_p99_ms"] == 34760.85001917556
+    assert m[R.TOTAL_TOKEN_THROUGHPUT] == 3456.207158326712

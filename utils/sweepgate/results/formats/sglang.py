@@ -3,7 +3,8 @@
 Differs from vLLM's: ``total_throughput`` (not ``total_token_throughput``),
 ``*_e2e_latency_ms``, a bare ``Infinity`` request rate, ``random_input_len``
 / ``random_output_len`` for the requested lengths, medians only before 2025,
-and ``--output-details`` arrays in seconds.
+and ``--output-details`` arrays in seconds. Behind a prefill/decode router
+``server_info`` is ``{"prefill": [...], "decode": [...]}``, one entry per worker.
 """
 
 from __future__ import annotations
@@ -38,9 +39,25 @@ def _lengths(doc: dict) -> tuple[int | None, int | None]:
     return (isl if isinstance(isl, int) else None), (osl if isinstance(osl, int) else None)
 
 
+def _servers(info: dict) -> list[dict]:
+    """The server itself, or a PD router's workers (decode first)."""
+    workers = [w for role in ("decode", "prefill") if isinstance(info.get(role), list)
+               for w in info[role] if isinstance(w, dict)]
+    return [info, *workers]
+
+
+def _server_value(info: dict, key: str, agree: bool = False) -> str | None:
+    """``key`` of the server, else of its workers (which must all agree when ``agree``)."""
+    values = [v for v in (s.get(key) for s in _servers(info)) if isinstance(v, str)]
+    if agree and len(set(values)) > 1:
+        return None
+    return values[0] if values else None
+
+
 def parse(doc: dict, path: str, line: int) -> Measurement:
     info = doc.get("server_info") if isinstance(doc.get("server_info"), dict) else {}
-    m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=info.get("version"))
+    version = _server_value(info, "version", agree=True)
+    m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=version)
     m.metrics.update(vllm.latencies(doc, path, line, NAMES))
     for key, name in THROUGHPUTS.items():
         m.metrics[name] = number(doc, key, path, line)
@@ -54,8 +71,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     vllm._from_arrays(doc, m.metrics)
     isl, osl = _lengths(doc)
     conc = doc.get("max_concurrency")
-    model = info.get("served_model_name") or info.get("model_path")
-    m.fields.update({R.MODEL: model if isinstance(model, str) else None,
+    model = _server_value(info, "served_model_name") or _server_value(info, "model_path")
+    m.fields.update({R.MODEL: model,
                      R.CONC: conc if isinstance(conc, int) and not isinstance(conc, bool) else None,
                      R.ISL: isl, R.OSL: osl, R.REQUEST_RATE: vllm._rate(doc.get("request_rate"))})
     return m
