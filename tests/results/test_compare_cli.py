@@ -157,3 +157,21 @@ def test_a_bad_threshold_in_the_master_config_is_refused_at_its_line(env, capsys
     master.write_text(master.read_text().replace("ttft_p50_ms: 0.2", "ttft_p50_ms: -1"))
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 1
     assert "configs/nvidia-master.yaml:" in capsys.readouterr().err
+
+
+def test_a_baseline_ref_spelled_as_a_branch_name_is_refused_not_all_new(env, capsys):
+    """Review: `--baseline-ref main` found nothing under refs/heads/main, judged every point
+    `new` and exited 0, so --fail-on-regression let the 15 % drop through."""
+    url = build(env / "r.db")
+    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--baseline-ref", "main",
+                     "--fail-on-regression"])
+    out = capsys.readouterr()
+    assert code == 1 and out.out == ""
+    assert out.err.strip() == (f"--baseline-ref: no results on 'main' in {url}, which holds runs on "
+                               "refs/heads/main; pass --baseline-ref refs/heads/main")
+    # a ref the store knows nothing like: still judged (a first run on a new branch), with a note
+    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-ref",
+                     "refs/heads/release"])
+    out = capsys.readouterr()
+    assert code == 0 and {p["verdict"] for p in json.loads(out.out)["points"]} == {C.NEW}
+    assert "no baseline results for run pr-7's points on refs/heads/release" in out.err

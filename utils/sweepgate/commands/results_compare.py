@@ -96,6 +96,9 @@ def run(args) -> int:
                           per_config=source.config_thresholds())
     settings.validate()
     pr, baseline = load_records(args)
+    if not baseline:
+        print(f"sweepgate results compare: no baseline results for run {args.run}'s points on "
+              f"{args.baseline_ref}; every point is new (check --baseline-ref)", file=sys.stderr)
     comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
     charts = []
     if args.plots:

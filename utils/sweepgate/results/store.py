@@ -325,6 +325,14 @@ class Store:
                 out.setdefault(rec[R.RUN_IDENTITY], []).append(rec)
         return out
 
+    def refs(self) -> list[str]:
+        """Every ref the store holds results of, sorted."""
+        try:
+            with self.engine.connect() as conn:
+                return sorted(r for (r,) in conn.execute(sa.select(results.c.ref).distinct()) if r is not None)
+        except sa.exc.SQLAlchemyError as exc:
+            raise database_error(self.url, exc) from None
+
     def history(self, point: dict) -> list[dict]:
         """Every record of ``point`` on every ref, oldest first."""
         query = sa.select(results.c.record).where(*_point_filter(point))

@@ -31,4 +31,21 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int)
         # one more run than the window: the run itself may be on the baseline ref (compare drops it)
         baseline = st.last_runs_of_points(baseline_ref, [point_dict(r) for r in pr], window + 1,
                                           include_rehearsals=rehearsal)
+        if not baseline:
+            check_baseline_ref(baseline_ref, st.refs(), shown)
         return pr, baseline, shown
+
+
+def check_baseline_ref(ref: str, stored: list[str], shown: str) -> None:
+    """A baseline ref the store holds nothing on, while it holds that branch under another
+    spelling (`main` for `refs/heads/main`), is a typo: every point would be `new` and
+    ``--fail-on-regression`` would pass whatever the run measured."""
+    from sweepgate.core.errors import fail
+
+    if ref in stored:
+        return
+    short = ref.removeprefix("refs/heads/")
+    similar = [s for s in stored if s != ref and short in (s, s.removeprefix("refs/heads/"))]
+    if similar:
+        raise fail("--baseline-ref", 0, f"no results on {ref!r} in {shown}, which holds runs on {similar[0]}",
+                   f"pass --baseline-ref {similar[0]}")
