@@ -51,3 +51,28 @@ def test_sglang_behind_a_pd_router_names_the_model_from_its_workers():
     assert m[R.OUTPUT_THROUGHPUT] == 663.568598336723 and m[R.COMPLETED] == 100
     assert m["e2el_p50_ms"] == 37229.00700336322 and m["ttft_p99_ms"] == 34760.85001917556
     assert m[R.TOTAL_TOKEN_THROUGHPUT] == 3456.207158326712
+
+
+def test_aiperf_request_rate_is_read_from_each_config_layout():
+    """loadgen.request_rate (AIPerf), request_rate (GenAI-Perf), the measured phase's rate (AIPerf 0.10+);
+    a concurrency-only run has none."""
+    import json
+
+    from sweepgate.results.formats import aiperf
+
+    real = json.loads((SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.json").read_text())
+    assert aiperf.parse(real, "x.json", 1).fields[R.REQUEST_RATE] is None
+    genai = json.loads((SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc10.json").read_text())
+    assert genai["input_config"]["request_rate"] is None
+    assert aiperf.parse(genai, "x.json", 1).fields[R.REQUEST_RATE] is None
+    layouts = [
+        ({"loadgen": {"request_rate": 2.5}}, 2.5),
+        ({"request_rate": 8}, 8),
+        ({"phases": [{"exclude_from_results": True, "rate": 1.0}, {"rate": 4.0, "concurrency": 8}]}, 4.0),
+        ({"phases": [{"rate": "inf"}]}, "inf"),
+    ]
+    for config, rate in layouts:
+        doc = {**real, "input_config": {**real["input_config"], **config}}
+        if "loadgen" not in config:
+            doc["input_config"].pop("loadgen", None)  # the sample's loadgen has concurrency only
+        assert aiperf.parse(doc, "x.json", 1).fields[R.REQUEST_RATE] == rate, config

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
+from sweepgate.results.formats.vllm import rate_value
 from sweepgate.results.measurement import Measurement
 from sweepgate.results.units import is_time_unit, to_ms
 
@@ -110,11 +111,25 @@ def _items(cfg: dict) -> list:
     return [i["name"] for i in items if isinstance(i, dict) and isinstance(i.get("name"), str)]
 
 
-def _profiling_concurrency(cfg: dict):
+def _measured_phase(cfg: dict) -> dict:
     """AIPerf 0.10+ keeps the load in ``phases``; the measured one is not excluded from results."""
     phases = cfg.get("phases") if isinstance(cfg.get("phases"), list) else []
     measured = [p for p in phases if isinstance(p, dict) and p.get("exclude_from_results") is not True]
-    return measured[-1].get("concurrency") if len(measured) == 1 else None
+    return measured[-1] if len(measured) == 1 else {}
+
+
+def _profiling_concurrency(cfg: dict):
+    return _measured_phase(cfg).get("concurrency")
+
+
+def _request_rate(doc: dict):
+    """The requested rate (requests/s): loadgen's (AIPerf), the top level's (GenAI-Perf) or the phase's."""
+    cfg = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
+    loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
+    for value in (loadgen.get("request_rate"), cfg.get("request_rate"), _measured_phase(cfg).get("rate")):
+        if value is not None and not isinstance(value, bool):
+            return rate_value(value)
+    return None
 
 
 def _failed(doc: dict, metrics: dict):
@@ -137,7 +152,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.metrics[R.FAILED] = _failed(doc, m.metrics)
     m.cancelled = doc.get("was_cancelled") is True
     m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: doc.get("start_time"),
-                     R.FINISHED: doc.get("end_time")})
+                     R.FINISHED: doc.get("end_time"), R.REQUEST_RATE: _request_rate(doc)})
     if m.metrics.get(R.OUTPUT_THROUGHPUT) is None and m.metrics.get(R.COMPLETED) is None:
         raise fail(path, line, "output_token_throughput/request_count: missing",
                    "export the full profile (profile_export_aiperf.json) rather than a partial one")

@@ -74,5 +74,5 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     model = _server_value(info, "served_model_name") or _server_value(info, "model_path")
     m.fields.update({R.MODEL: model,
                      R.CONC: conc if isinstance(conc, int) and not isinstance(conc, bool) else None,
-                     R.ISL: isl, R.OSL: osl, R.REQUEST_RATE: vllm._rate(doc.get("request_rate"))})
+                     R.ISL: isl, R.OSL: osl, R.REQUEST_RATE: vllm.rate_value(doc.get("request_rate"))})
     return m

@@ -46,7 +46,8 @@ def detect(doc) -> bool:
     return has_ms and ("model_id" in keys or "date" in keys) and "total_output_tokens_retokenized" not in keys
 
 
-def _rate(value):
+def rate_value(value):
+    """A request rate as stored: a number, "inf" (unlimited), or None."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -114,7 +115,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     if conc is not None and (isinstance(conc, bool) or not isinstance(conc, int)):
         raise fail(path, line, f"max_concurrency: expected an integer or null, got {conc!r}",
                    "the output was edited or comes from an unsupported client version")
-    m.fields.update({R.MODEL: doc.get("model_id"), R.CONC: conc, R.REQUEST_RATE: _rate(doc.get("request_rate")),
+    m.fields.update({R.MODEL: doc.get("model_id"), R.CONC: conc, R.REQUEST_RATE: rate_value(doc.get("request_rate")),
                      R.FINISHED: _date(doc.get("date"))})
     return m
 
