@@ -235,3 +235,50 @@ def test_default_store_folder_is_made_for_any_repository_root(tmp_path):
     with store.open_store(store.default_url(root)) as st:
         assert st.url.endswith("/.sweepgate/results.db")
     assert (root / ".sweepgate" / "results.db").is_file()
+
+
+# --------------------------------------------------------------------------- results show on a terminal
+
+class _Tty(__import__("io").StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _point(conc: int, **extra) -> dict:
+    from sweepgate.results import record as R
+
+    return {R.CONFIG_KEY: "qwen3.5-fp8-mi355x-sglang", R.HARDWARE: "mi355x", R.CONC: conc, R.ISL: 8192,
+            R.OSL: 1024, R.TOPOLOGY: "tp4-pp1-dcp1-pcp1-ep1-dpafalse", R.STATUS: "success", R.RUN_ID: "pr-1",
+            R.RESULT_FILENAME: f"qwen3.5_8k1k_conc{conc}", R.ATTEMPT: 1,
+            R.METRICS: {R.OUTPUT_TPUT_PER_GPU: 14.9, R.INTERACTIVITY: 3.66, "ttft_p50_ms": 1784.5,
+                        "tpot_p50_ms": 273.07, "e2el_p50_ms": 212141.0, R.SUCCESS_RATE: 1.0}, **extra}
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_show_on_a_narrow_terminal_prints_every_figure(monkeypatch, width):
+    """Review: on an 80-column terminal the 14-column table squeezed every figure to `…`."""
+    from sweepgate.results import show
+
+    monkeypatch.setenv("COLUMNS", str(width))
+    monkeypatch.setenv("NO_COLOR", "1")
+    out = _Tty()
+    show.table([_point(16), _point(32)], out, "run pr-1: 2 points")
+    text = __import__("re").sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # NO_COLOR keeps dim/italic
+    lines = text.splitlines()
+    assert all(len(line) <= width for line in lines), text
+    assert "…" not in text
+    for figure in ("14.9", "3.7", "1,784.5", "273.07", "212,141", "100.0%", "tp4-pp1-dcp1-pcp1-ep1-dpafalse",
+                   "qwen3.5_8k1k_conc32", "conc 16", "TTFT p50 ms 1,784.5"):
+        assert figure in text, (figure, text)
+
+
+def test_show_drops_columns_no_record_fills_and_keeps_the_table_when_it_fits(monkeypatch):
+    from sweepgate.results import record as R
+    from sweepgate.results import show
+
+    monkeypatch.setenv("COLUMNS", "250")
+    bare = _point(4, **{R.CONFIG_KEY: None, R.HARDWARE: None, R.TOPOLOGY: None})
+    out = _Tty()
+    show.table([bare], out, "all points: 1 points")
+    header = [line for line in out.getvalue().splitlines() if "conc" in line][0]
+    assert "┃" in header and "config key" not in header and "topology" not in header and " hw " not in header

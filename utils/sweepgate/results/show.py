@@ -50,18 +50,50 @@ def _cell(rec: dict, field: str | None, fmt: str) -> str:
     return "" if value is None else fmt.format(value)
 
 
+def _columns(records: list[dict]) -> tuple[list[tuple], list[list[str]]]:
+    """The columns holding a value for some record (an all-blank column only costs width), and the cells."""
+    cells = [[_cell(rec, field, fmt) for _, field, fmt in COLUMNS] for rec in records]
+    keep = [i for i in range(len(COLUMNS)) if any(row[i] for row in cells)] or list(range(len(COLUMNS)))
+    return [COLUMNS[i] for i in keep], [[row[i] for i in keep] for row in cells]
+
+
 def table(records: list[dict], stream, title: str) -> None:
-    """A rich table; colour only on a terminal and not under NO_COLOR."""
+    """A rich table; colour only on a terminal and not under NO_COLOR. On a terminal too narrow
+    for the table, one block per point instead (a squeezed table shows no figure at all)."""
+    from rich.measure import Measurement
     from rich.table import Table
 
     from sweepgate.core.report import console as make_console
 
     console = make_console(stream)
+    columns, cells = _columns(records)
     tbl = Table(title=title, title_justify="left")
-    for header, field, _ in COLUMNS:
+    for header, field, _ in columns:
         numeric = field in R.DIRECTION or field == R.CONC
         tbl.add_column(header, justify="right" if numeric else "left", no_wrap=True)
-    for rec in records:
-        style = None if rec.get(R.STATUS) == "success" else "red"
-        tbl.add_row(*(_cell(rec, field, fmt) for _, field, fmt in COLUMNS), style=style)
-    console.print(tbl)
+    styles = [None if rec.get(R.STATUS) == "success" else "red" for rec in records]
+    for row, style in zip(cells, styles):
+        tbl.add_row(*row, style=style)
+    if Measurement.get(console, console.options.update(max_width=10**6), tbl).maximum <= console.width:
+        console.print(tbl)
+        return
+    console.print(title, style="italic", soft_wrap=True)
+    for row, style in zip(cells, styles):
+        _block(console, [(header, cell) for (header, _, _), cell in zip(columns, row) if cell], style)
+
+
+def _block(console, pairs: list[tuple[str, str]], style: str | None) -> None:
+    """One point as `header value` pairs packed into lines of the terminal's width (a pair is
+    never split; rich would wrap inside one), the point's identity first."""
+    from rich.text import Text
+
+    line, lines = Text("-", style=style or ""), []
+    for header, cell in pairs:
+        if line.cell_len > 2 and line.cell_len + 2 + len(header) + 1 + len(cell) > console.width:
+            lines.append(line)
+            line = Text(" ", style=style or "")
+        line.append(" " if line.cell_len <= 1 else "  ")
+        line.append(header + " ", style="dim")
+        line.append(cell)
+    for text in (*lines, line):
+        console.print(text, overflow="fold")
