@@ -282,3 +282,24 @@ def test_show_drops_columns_no_record_fills_and_keeps_the_table_when_it_fits(mon
     show.table([bare], out, "all points: 1 points")
     header = [line for line in out.getvalue().splitlines() if "conc" in line][0]
     assert "┃" in header and "config key" not in header and "topology" not in header and " hw " not in header
+
+
+def test_compare_table_on_a_narrow_terminal_never_cuts_a_config_key(monkeypatch):
+    """Review: at 80 columns `qwen3.5-fp8-mi355x-sglang` and `…-sglang-mtp` both read
+    `qwen3.5-fp8-mi35…`, so the table did not say which config regressed."""
+    import re
+
+    from sweepgate.results import compare as C
+    from sweepgate.results import record as R
+    from sweepgate.results import render
+
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("NO_COLOR", "1")
+    keys = ("qwen3.5-fp8-mi355x-sglang", "qwen3.5-fp8-mi355x-sglang-mtp")
+    pr = [_point(16, **{R.CONFIG_KEY: k, R.SCENARIO: "fixed-seq-len"}) for k in keys]
+    out = _Tty()
+    render.table(C.compare_records(pr, [], run="pr-1"), out)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
+    assert "…" not in text and all(len(line) <= 80 for line in text.splitlines()), text
+    point_column = "".join(line[:line.index(" ", 1)] for line in text.splitlines()[2:] if line.strip())
+    assert keys[1] in point_column and keys[0] in point_column, text

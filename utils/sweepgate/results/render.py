@@ -133,7 +133,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     grid = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     with_recipe = any(v.recipe_changes for v in comparison.verdicts)
     for name in HEADERS if with_recipe else HEADERS[:-1]:
-        grid.add_column(name, justify="right" if name in ("head", "change") else "left")
+        # fold, never "…": a cut config key hides which of two similar keys regressed
+        grid.add_column(name, justify="right" if name in ("head", "change") else "left", overflow="fold")
     for _, verdicts in sections(comparison):
         for v in verdicts:
             row = cells(v)
