@@ -303,3 +303,17 @@ def test_compare_table_on_a_narrow_terminal_never_cuts_a_config_key(monkeypatch)
     assert "…" not in text and all(len(line) <= 80 for line in text.splitlines()), text
     point_column = "".join(line[:line.index(" ", 1)] for line in text.splitlines()[2:] if line.strip())
     assert keys[1] in point_column and keys[0] in point_column, text
+
+
+def test_the_default_store_is_invisible_to_git(tmp_path, outputs):
+    """Review: after the README's first `results ingest`, `git status` listed `.sweepgate/`
+    (a 200 KB SQLite file one `git add -A` away from being committed)."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "benchmarks").mkdir()
+    proc = sg(repo / "benchmarks", "results", "ingest", str(outputs))
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / ".sweepgate" / "results.db").is_file()
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
+                            capture_output=True, text=True, check=True).stdout
+    assert status == "", status

@@ -121,8 +121,10 @@ def _engine(url: str) -> sa.Engine:
         db = Path(parsed.database or "")
         if parsed.database and db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR \
                 and not db.parent.exists():
-            # The embedded default (.sweepgate/results.db of any repository root) gets its folder.
+            # The embedded default (.sweepgate/results.db of any repository root) gets its folder,
+            # ignored by git from the start (else `git status` lists it and `git add -A` commits the store).
             db.parent.mkdir(parents=True, exist_ok=True)
+            (db.parent / ".gitignore").write_text("# sweepgate's local results store\n*\n", encoding="utf-8")
         sa.event.listen(engine, "connect", _fast_sqlite)
     return engine
 
