@@ -10,13 +10,14 @@ the same row's jobs of earlier attempts.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
 import uuid
 from pathlib import Path
 
-from test_launchers import B300, BASE_ENV, FIXED, MI355X
+from test_launchers import B300, BASE_ENV, FIXED, MI355X, ROOT
 
 STANDIN = '''#!/usr/bin/env bash
 while [[ "${1:-}" == -* ]]; do shift; done
@@ -175,3 +176,124 @@ def test_pyxis_and_no_runtime_need_no_container_cleanup(tmp_path):
                           env=mi355x_env(bin_dir, tmp_path, SWEEPGATE_CONTAINER_RUNTIME="none"))
     assert proc.returncode == 3, proc.stderr
     assert docker_calls(calls) == []
+
+
+# --- multi-node docker workers: one named container per task and node, removed on cancel ------
+
+# A docker whose containers outlive the client, as the daemon's do: `run` starts the command
+# detached (a session of its own, not the client's child) and records it under the container's
+# name, the client following it until it ends; `rm -f NAME` kills it and forgets it.
+DAEMON_DOCKER = '''#!/usr/bin/env bash
+echo "docker $*" >>"@CALLS@"
+containers="@CONTAINERS@"
+case "$1" in
+  rm)
+    shift
+    [[ "$1" == -f ]] && shift
+    for name in "$@"; do
+      [[ -f "${containers}/${name}" ]] || continue
+      kill -KILL -- "-$(<"${containers}/${name}")" 2>/dev/null
+      rm -f "${containers}/${name}"
+    done
+    exit 0 ;;
+  run) shift ;;
+  *) exit 0 ;;
+esac
+name="unnamed-$$"
+while [[ "$1" == -* ]]; do
+  [[ "$1" == --name=* ]] && name="${1#--name=}"
+  shift
+done
+shift  # the image
+(
+  for fd in /proc/"${BASHPID}"/fd/*; do  # nothing of the client's: the daemon starts it
+    fd="${fd##*/}"
+    ((fd > 2)) && eval "exec ${fd}>&-"
+  done
+  setsid "$@" </dev/null >/dev/null 2>&1 &
+  echo "$!" >"${containers}/${name}"
+)
+pid="$(<"${containers}/${name}")"
+while [[ -f "${containers}/${name}" && -e "/proc/${pid}" ]] \\
+  && [[ "$(</proc/${pid}/stat)" != *") Z "* ]]; do
+  sleep 0.1
+done
+'''
+
+# srun --ntasks=N: N tasks with their ranks; like the real one, it dies on TERM without passing it on.
+TASK_SRUN = '''#!/usr/bin/env bash
+tasks=1
+while [[ "${1:-}" == -* ]]; do
+  [[ "$1" == --ntasks=* ]] && tasks="${1#--ntasks=}"
+  shift
+done
+for ((rank = 0; rank < tasks; rank++)); do
+  SLURM_PROCID="${rank}" SLURM_NODEID="${rank}" "$@" &
+done
+wait
+'''
+
+ALLOC = '''#!/usr/bin/env bash
+while [[ "${1:-}" == -* ]]; do shift; done
+SLURM_JOB_ID=1 SLURM_JOB_NODELIST="n[1-3]" "$@" &
+wait $!
+'''
+
+SCONTROL = '''#!/usr/bin/env bash
+case "$2" in
+  hostnames) printf 'n%s\\n' 1 2 3 ;;
+  node) echo "NodeName=$4 NodeAddr=127.0.0.1" ;;
+esac
+'''
+
+# The multi-node script: the real disagg_lib.sh places a one-node prefill and a two-node decode task.
+WORKERS = '''#!/usr/bin/env bash
+source "$(dirname "${BASH_SOURCE[0]}")/../disagg_lib.sh"
+mkdir -p "${RESULT_DIR}/logs"
+disagg::nodes || exit 1
+disagg::start_task prefill-0 0 1 bash -c "exec -a {marker}-prefill sleep 300" || exit 1
+disagg::start_task decode-0 1 2 bash -c "exec -a {marker}-decode sleep 300" || exit 1
+echo started
+wait
+'''
+
+
+def test_a_cancelled_multi_node_job_removes_every_worker_container(tmp_path):
+    marker = f"sweepgate-worker-{uuid.uuid4().hex[:8]}"
+    shutil.copytree(ROOT / "benchmarks", tmp_path / "benchmarks")
+    script = tmp_path / "benchmarks" / "multi_node" / "fixed_seq_len" / "kimik3_fp4_mi355x.sh"
+    script.write_text(WORKERS.replace("{marker}", marker))
+    bin_dir, calls = docker_cluster(tmp_path)
+    containers = tmp_path / "containers"
+    containers.mkdir()
+    for tool, text in (("docker", DAEMON_DOCKER.replace("@CALLS@", str(calls))
+                        .replace("@CONTAINERS@", str(containers))),
+                       ("srun", TASK_SRUN), ("salloc", ALLOC), ("scontrol", SCONTROL)):
+        (bin_dir / tool).write_text(text)
+        (bin_dir / tool).chmod(0o755)
+    env = mi355x_env(bin_dir, tmp_path, MULTINODE="true", SWEEPGATE_NODES="3", SWEEPGATE_GPUS_PER_NODE="8",
+                     PORT="29500")
+    proc = subprocess.Popen(["bash", str(MI355X)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        log = tmp_path / "results" / "logs" / f"{BASE_ENV['RESULT_FILENAME']}.log"
+        assert wait_for(lambda: log.exists() and "started" in log.read_text()), "the script never started"
+        assert wait_for(lambda: len(processes_with(marker)) == 3), processes_with(marker)
+        os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for line in processes_with(marker):
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+    assert proc.returncode == 143, err
+    job = f"sweepgate-4242-2-{BASE_ENV['RESULT_FILENAME']}"
+    names = {f"{job}-prefill-0-0", f"{job}-decode-0-0", f"{job}-decode-0-1"}
+    runs = [c for c in docker_calls(calls) if c.startswith("docker run ")]
+    # the launcher's default runtime reached the script: every task ran in a container of its own name
+    assert {c.partition(" --name=")[2].partition(" ")[0] for c in runs} == names, runs
+    assert all(f" --label=sweepgate.job={job} " in c and " --env=RESULT_DIR " in c for c in runs), runs
+    # and no container outlived the cancel: each was removed by its name
+    assert wait_for(lambda: not processes_with(marker)), processes_with(marker)
+    assert sorted(p.name for p in containers.iterdir()) == []
+    assert {f"docker rm -f {n}" for n in names} <= set(docker_calls(calls))

@@ -126,6 +126,29 @@ def test_b300_command(tmp_path):
     assert step[-2:] == ["bash", f"{FIXED}/kimik3_fp4_b300_vllm.sh"]
 
 
+@pytest.mark.parametrize("launcher,gpu,accepted", [(B300, "b300", "pyxis none"), (MI355X, "mi355x", "docker none")])
+@pytest.mark.parametrize("multinode", [False, True])
+def test_an_unsupported_runtime_is_refused_once_up_front(tmp_path, launcher, gpu, accepted, multinode):
+    """One list per cluster (LAUNCH_RUNTIMES), single- and multi-node alike: what it lacks is refused before
+    anything else, in one line naming the fix; what it holds runs."""
+    tree(tmp_path, f"{FIXED}/kimik3_fp4_{gpu}.sh", f"benchmarks/multi_node/fixed_seq_len/kimik3_fp4_{gpu}.sh")
+    env = {"MULTINODE": "true", "SWEEPGATE_NODES": "2", "SWEEPGATE_GPUS_PER_NODE": "8"} if multinode else {}
+    for runtime in ("pyxis", "docker", "none", "podman", ""):
+        runs = runtime in accepted.split() or not runtime  # unset: the first is the default
+        # a refused one is reported first and alone, even with IMAGE missing too
+        proc = launch(launcher, tmp_path, "--dry-run", env={**env, "SWEEPGATE_CONTAINER_RUNTIME": runtime},
+                      drop=() if runs else ("IMAGE",))
+        if runs:
+            assert proc.returncode == 0, proc.stderr
+            continue
+        assert proc.returncode == 1 and proc.stdout == "", proc.stdout
+        assert proc.stderr == (f"{launcher.name}: SWEEPGATE_CONTAINER_RUNTIME={runtime} is not supported on {gpu}; "
+                               f"set it to one of: {accepted} (or unset it for {accepted.split()[0]})\n")
+    common = (RUNNERS / "launch_common.sh").read_text()
+    assert f'[{gpu}]="{accepted}"' in common
+    assert "pyxis | docker" not in common + launcher.read_text()
+
+
 def job_name_of(tmp_path, **env) -> str:
     tree(tmp_path, f"{FIXED}/kimik3_fp4_b300_vllm.sh")
     _, cmd = dry_run(B300, tmp_path, **env)

@@ -19,7 +19,8 @@
 # Globals read: SWEEPGATE_NODES, PREFILL_/DECODE_NUM_WORKER,
 #   PREFILL_/DECODE_NODES_PER_WORKER (`sweepgate ci row-env`), PORT,
 #   RESULT_DIR, SWEEPGATE_CONTAINER_RUNTIME (pyxis|docker|none),
-#   SWEEPGATE_CONTAINER_DEVICES (docker flags), IMAGE, HF_HUB_CACHE.
+#   SWEEPGATE_CONTAINER_DEVICES (docker flags), SWEEPGATE_JOB_NAME (names
+#   docker containers), IMAGE, HF_HUB_CACHE.
 
 # shellcheck source=benchmarks/benchmark_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../benchmark_lib.sh"
@@ -58,13 +59,15 @@ disagg::nodes() {
 
 #######################################
 # Print the command that runs ARGV once per node of a comma-separated node
-# list: srun with the container runtime inside an allocation, else ARGV.
+# list: srun with the container runtime inside an allocation, else ARGV. A
+# docker container per node is named after the job, the task's label and its
+# rank, and removed when its task ends (docker_task.sh).
 # Arguments:
-#   Node list, node count, then ARGV.
+#   Task label, node list, node count, then ARGV.
 #######################################
 disagg::on_nodes() {
-  local nodes="$1" count="$2"
-  shift 2
+  local label="$1" nodes="$2" count="$3"
+  shift 3
   if [[ -z "${SLURM_JOB_ID:-}" ]]; then
     printf '%s\n' "$@"
     return 0
@@ -80,10 +83,11 @@ disagg::on_nodes() {
     docker)
       # Word splitting of the device flags is intended.
       # shellcheck disable=SC2086
-      printf '%s\n' docker run --rm --init --network=host --ipc=host --shm-size=64g \
+      printf '%s\n' bash "${DISAGG_DIR}/docker_task.sh" "${label}" \
+        --rm --init --network=host --ipc=host --shm-size=64g \
         ${SWEEPGATE_CONTAINER_DEVICES:-} "--volume=${PWD}:${PWD}" "--workdir=${PWD}" \
         "--volume=${HF_HUB_CACHE:-${HOME}/.cache/huggingface}:/root/.cache/huggingface" \
-        --env-host "${IMAGE}"
+        "${IMAGE}"
       ;;
   esac
   printf '%s\n' "$@"
@@ -105,7 +109,7 @@ disagg::start_task() {
   local list
   list="$(IFS=,; echo "${slice[*]}")"
   local lines
-  lines="$(disagg::on_nodes "${list}" "${count}" \
+  lines="$(disagg::on_nodes "${label}" "${list}" "${count}" \
     bash "${DISAGG_DIR}/node_task.sh" "${label}" "$@")" || return 1
   local -a cmd
   mapfile -t cmd <<<"${lines}"

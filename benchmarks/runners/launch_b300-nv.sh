@@ -8,7 +8,8 @@
 # Usage: launch_b300-nv.sh [--dry-run]
 # Environment: CONTRACTS section 6 (set by `sweepgate ci row-env`);
 #   SWEEPGATE_SLURM_PARTITION (default b300), SWEEPGATE_SLURM_TIME (minutes),
-#   SWEEPGATE_CONTAINER_RUNTIME (pyxis, the default, or none),
+#   SWEEPGATE_CONTAINER_RUNTIME (LAUNCH_RUNTIMES[b300] in launch_common.sh:
+#   pyxis, the default, or none),
 #   HF_HUB_CACHE (host model cache, mounted at /root/.cache/huggingface).
 
 set -euo pipefail
@@ -18,25 +19,23 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch_common.sh"
 
 #######################################
 # Print the cluster command, one NUL-terminated argument each.
+# Globals:
+#   SWEEPGATE_CONTAINER_RUNTIME (checked by launch::runtime), IMAGE
 # Arguments:
 #   Benchmark script, relative to the working directory.
 #######################################
 b300::command() {
   local script="$1"
   if launch::is_multinode; then
-    launch::multinode_command b300 pyxis --gpus=all "${script}"
+    launch::multinode_command b300 "${script}"
     return
   fi
   local hf_cache="${HF_HUB_CACHE:-${HOME}/.cache/huggingface}"
-  local container_image runtime
+  local container_image
   container_image="$(launch::pyxis_image "${IMAGE}")"
-  runtime="$(launch::runtime pyxis)" || return 1
-  if [[ "${runtime}" == "docker" ]]; then
-    launch::die "single-node B300 rows run with pyxis or none, not docker"
-  fi
   launch::salloc_args b300
   printf '%s\0' srun --nodes=1 --ntasks=1
-  if [[ "${runtime}" != "pyxis" ]]; then
+  if [[ "${SWEEPGATE_CONTAINER_RUNTIME}" != "pyxis" ]]; then
     printf '%s\0' --export=ALL bash "${script}"
     return
   fi
@@ -51,7 +50,7 @@ b300::command() {
 
 main() {
   launch::parse_args "$@"
-  launch::main b300 b300::command pyxis
+  launch::main b300 b300::command
 }
 
 main "$@"

@@ -140,21 +140,36 @@ launch::job_name() {
   echo "${name}"
 }
 
+# The container runtimes each cluster's launcher runs its rows in (single-
+# and multi-node alike), the default first: the one list
+# SWEEPGATE_CONTAINER_RUNTIME is checked against (launch::runtime).
+declare -A LAUNCH_RUNTIMES=(
+  [b300]="pyxis none"
+  [mi355x]="docker none"
+)
+
 #######################################
-# Print the container runtime of this launcher: SWEEPGATE_CONTAINER_RUNTIME
-# (pyxis, docker or none), else the cluster's default.
+# Check SWEEPGATE_CONTAINER_RUNTIME against the cluster's LAUNCH_RUNTIMES
+# (unset: the cluster's default) and export it for the cluster command and
+# the benchmark script; refuse any other with one line.
+# Globals:
+#   LAUNCH_RUNTIMES (read), SWEEPGATE_CONTAINER_RUNTIME (set and exported)
 # Arguments:
-#   Default runtime.
+#   GPU family, e.g. b300.
 #######################################
 launch::runtime() {
-  local runtime="${SWEEPGATE_CONTAINER_RUNTIME:-$1}"
-  case "${runtime}" in
-    pyxis | docker | none) echo "${runtime}" ;;
-    *)
-      launch::die "SWEEPGATE_CONTAINER_RUNTIME='${runtime}' is not one of" \
-        "pyxis, docker, none; set one of them"
-      ;;
-  esac
+  local -a allowed
+  read -r -a allowed <<<"${LAUNCH_RUNTIMES[$1]:-}"
+  ((${#allowed[@]})) || launch::die "no container runtimes listed for $1"
+  local runtime="${SWEEPGATE_CONTAINER_RUNTIME:-${allowed[0]}}" known
+  for known in "${allowed[@]}"; do
+    if [[ "${runtime}" == "${known}" ]]; then
+      export SWEEPGATE_CONTAINER_RUNTIME="${runtime}"
+      return 0
+    fi
+  done
+  launch::die "SWEEPGATE_CONTAINER_RUNTIME=${runtime} is not supported on" \
+    "$1; set it to one of: ${allowed[*]} (or unset it for ${allowed[0]})"
 }
 
 #######################################
@@ -193,20 +208,17 @@ launch::is_multinode() {
 # Print the cluster command of a multi-node row: allocate its nodes, then run
 # the benchmark script on this host inside the allocation. The script starts
 # one `srun` per worker (benchmarks/multi_node/disagg_lib.sh) in the runtime
-# SWEEPGATE_CONTAINER_RUNTIME names, which this exports.
+# SWEEPGATE_CONTAINER_RUNTIME names (launch::main exports it, and
+# SWEEPGATE_JOB_NAME, which names the workers' docker containers).
 # Globals:
-#   SWEEPGATE_NODES, SWEEPGATE_GPUS_PER_NODE (read); SWEEPGATE_CONTAINER_*
-#   (exported)
+#   SWEEPGATE_NODES, SWEEPGATE_GPUS_PER_NODE
 # Arguments:
-#   Default partition, default runtime, docker device flags, script.
+#   Default partition, script.
 #######################################
 launch::multinode_command() {
   launch::require_env SWEEPGATE_NODES SWEEPGATE_GPUS_PER_NODE
-  SWEEPGATE_CONTAINER_RUNTIME="$(launch::runtime "$2")" || return 1
-  SWEEPGATE_CONTAINER_DEVICES="${SWEEPGATE_CONTAINER_DEVICES:-$3}"
-  export SWEEPGATE_CONTAINER_RUNTIME SWEEPGATE_CONTAINER_DEVICES
   launch::salloc_args "$1"
-  printf '%s\0' bash "$4"
+  printf '%s\0' bash "$2"
 }
 
 #######################################
@@ -217,13 +229,12 @@ launch::multinode_command() {
 #   DRY_RUN, RESULT_DIR, RESULT_FILENAME, and the section 6 environment.
 # Arguments:
 #   GPU family, then the name of a function that prints the command (one
-#   NUL-terminated argument each) given the script path, then the cluster's
-#   default container runtime.
+#   NUL-terminated argument each) given the script path.
 #######################################
 launch::main() {
   local gpu="$1"
   local build="$2"
-  local default_runtime="$3"
+  launch::runtime "${gpu}"
   launch::require_env EXP_NAME IMAGE MODEL_PREFIX PRECISION FRAMEWORK \
     RESULT_DIR RESULT_FILENAME RUNNER_NAME
   local script
@@ -242,11 +253,14 @@ launch::main() {
   local log_dir="${RESULT_DIR}/logs"
   mkdir -p "${log_dir}"
   LAUNCH_JOB_NAME="$(launch::job_name)"
+  # Multi-node workers' docker containers are named after it on their nodes
+  # (benchmarks/multi_node/docker_task.sh).
+  export SWEEPGATE_JOB_NAME="${LAUNCH_JOB_NAME}"
   # A single-node row's docker container carries the job's name (multi-node
-  # workers' containers are started by disagg_lib.sh); pyxis needs nothing.
+  # workers' containers remove themselves); pyxis needs nothing.
   LAUNCH_DOCKER=false
   if ! launch::is_multinode \
-    && [[ "$(launch::runtime "${default_runtime}")" == "docker" ]]; then
+    && [[ "${SWEEPGATE_CONTAINER_RUNTIME}" == "docker" ]]; then
     LAUNCH_DOCKER=true
   fi
   launch::clear_leftovers

@@ -9,8 +9,9 @@
 # Usage: launch_mi355x-amds.sh [--dry-run]
 # Environment: CONTRACTS section 6 and SWEEPGATE_JOB_ENV_NAMES (set by
 #   `sweepgate ci row-env`); SWEEPGATE_SLURM_PARTITION (default mi355x),
-#   SWEEPGATE_SLURM_TIME (minutes), SWEEPGATE_CONTAINER_RUNTIME (docker, the
-#   default, or none), HF_HUB_CACHE (host model cache). A multi-node row
+#   SWEEPGATE_SLURM_TIME (minutes), SWEEPGATE_CONTAINER_RUNTIME
+#   (LAUNCH_RUNTIMES[mi355x] in launch_common.sh: docker, the default, or
+#   none), HF_HUB_CACHE (host model cache). A multi-node row
 #   allocates its nodes and runs benchmarks/multi_node/... inside the
 #   allocation (benchmarks/README.md, "Multi-node rows").
 
@@ -22,22 +23,18 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch_common.sh"
 #######################################
 # Print the cluster command, one NUL-terminated argument each.
 # Globals:
-#   SWEEPGATE_JOB_ENV_NAMES, IMAGE, RESULT_FILENAME, HF_TOKEN
+#   SWEEPGATE_JOB_ENV_NAMES, IMAGE, RESULT_FILENAME, HF_TOKEN,
+#   SWEEPGATE_CONTAINER_RUNTIME (checked by launch::runtime)
 # Arguments:
 #   Benchmark script, relative to the working directory.
 #######################################
 mi355x::command() {
   local script="$1"
   if launch::is_multinode; then
-    launch::multinode_command mi355x docker \
-      "--device=/dev/kfd --device=/dev/dri --group-add=video" "${script}"
+    launch::multinode_command mi355x "${script}"
     return
   fi
-  local runtime
-  runtime="$(launch::runtime docker)" || return 1
-  if [[ "${runtime}" != "docker" ]]; then
-    [[ "${runtime}" == "none" ]] \
-      || launch::die "single-node MI355X rows run with docker or none, not ${runtime}"
+  if [[ "${SWEEPGATE_CONTAINER_RUNTIME}" != "docker" ]]; then
     launch::salloc_args mi355x
     printf '%s\0' srun --nodes=1 --ntasks=1 --export=ALL bash "${script}"
     return
@@ -77,7 +74,10 @@ mi355x::command() {
 main() {
   launch::parse_args "$@"
   launch::require_env SWEEPGATE_JOB_ENV_NAMES
-  launch::main mi355x mi355x::command docker
+  # The ROCm devices of a multi-node row's docker workers (disagg_lib.sh).
+  local devices="--device=/dev/kfd --device=/dev/dri --group-add=video"
+  export SWEEPGATE_CONTAINER_DEVICES="${SWEEPGATE_CONTAINER_DEVICES:-${devices}}"
+  launch::main mi355x mi355x::command
 }
 
 main "$@"
