@@ -18,7 +18,8 @@
 #                   require_no_evals, vllm_parallel_args
 #   gpu_monitor.sh  start_gpu_monitor, stop_gpu_monitor
 #   clients.sh      run_benchmark_serving, run_agentic_trace_replay
-#   evals.sh        run_lm_eval, run_requested_evals, is_eval_only
+#   evals.sh        run_lm_eval, run_requested_evals, is_eval_only,
+#                   run_throughput_and_evals
 #   kv_offload_arms.sh  setup_kv_offload_arm and the arm validators
 # Sourcing it again is a no-op.
 #
@@ -41,7 +42,7 @@
 #   require_agentic_kv_offload_backend, kv_offload_arm_name,
 #   setup_kv_offload_arm, require_no_evals, run_benchmark_serving,
 #   run_agentic_trace_replay, run_lm_eval, run_requested_evals,
-#   is_eval_only.
+#   is_eval_only, run_throughput_and_evals.
 
 # Include guard: a second `source` keeps the first one's state (the cleanup
 # registry above all) and redefines nothing.

@@ -968,6 +968,50 @@ def test_run_lm_eval_fails_when_lm_eval_writes_no_results(tmp_path):
     assert "rc=1" in r.stdout and "wrote no results_" in r.stderr, r.stderr
 
 
+THROUGHPUT_STUBS = """
+    _sg_start_gpu_monitor() { echo "MONITOR on $*"; }
+    _sg_stop_gpu_monitor() { echo "MONITOR off"; }
+    _sg_run_benchmark_serving() { echo "CLIENT $*"; return "${CLIENT_RC:-0}"; }
+    _sg_run_lm_eval() { echo "EVAL $*"; }
+    RESULT_DIR=/r RESULT_FILENAME=f SERVER_PID=42 MODEL=m PORT=1
+"""
+
+
+@pytest.mark.parametrize("env,expected", [
+    ({}, ["MONITOR on --output /r/gpu_metrics.csv", "CLIENT --model m", "MONITOR off", "Result: /r/f.json"]),
+    ({"RUN_EVAL": "true"}, ["MONITOR on --output /r/gpu_metrics.csv", "CLIENT --model m", "MONITOR off",
+                            "Result: /r/f.json", "Running evals", "EVAL --model m"]),
+    ({"EVAL_ONLY": "true"}, ["Running evals", "EVAL --model m"]),
+    ({"RUN_EVAL": "true", "CLIENT_RC": "3"}, ["MONITOR on --output /r/gpu_metrics.csv", "CLIENT --model m",
+                                             "MONITOR off"]),
+])
+def test_run_throughput_and_evals_is_the_recipes_one_tail(env, expected):
+    """Benchmark under the GPU monitor unless eval-only, then the evals asked for; a failed client stops it."""
+    r = bash(THROUGHPUT_STUBS + 'set -e; run_throughput_and_evals run_benchmark_serving --model m || echo "rc=$?"',
+             env={"RUN_EVAL": "false", "EVAL_ONLY": "false", **env})
+    lines = [line for line in r.stdout.splitlines() if not line.startswith("rc=")]
+    assert [line[:len(want)] for line, want in zip(lines, expected)] == expected and len(lines) == len(expected)
+    assert ("rc=1" in r.stdout) == ("CLIENT_RC" in env), r.stdout + r.stderr
+    if "EVAL --model m" in expected:
+        assert "--server-pid 42" in r.stdout
+
+
+def test_run_throughput_and_evals_refuses_another_client():
+    r = bash(THROUGHPUT_STUBS + 'run_throughput_and_evals vllm bench; echo "rc=$?"')
+    assert "rc=1" in r.stdout and "CLIENT" not in r.stdout and "MONITOR" not in r.stdout
+    assert "must be one of run_benchmark_serving run_agentic_trace_replay; got 'vllm'" in r.stderr
+
+
+def test_every_single_node_recipe_ends_with_the_one_tail():
+    scripts = sorted((LIB.parent / "single_node").glob("*/*.sh"))
+    assert scripts
+    for script in scripts:
+        text = script.read_text()
+        assert text.count("run_throughput_and_evals run_") == 1, script.name
+        for spelled_out in ("is_eval_only", "run_requested_evals", "gpu_monitor"):
+            assert spelled_out not in text, f"{script.name} repeats {spelled_out}"
+
+
 @pytest.mark.parametrize("backend", ["lmcache", "mooncake"])
 def test_a_double_forked_daemon_of_an_arm_is_stopped_with_its_session(tmp_path, backend):
     """The arm's server forks a daemon that outlives its parent (reparented, same session):

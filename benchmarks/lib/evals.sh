@@ -159,3 +159,45 @@ _sg_run_requested_evals() {
     --result-dir "${RESULT_DIR:-}" \
     --result-filename "${RESULT_FILENAME:-}" "$@"
 }
+
+# The throughput clients run_throughput_and_evals takes.
+readonly -a _SG_THROUGHPUT_CLIENTS=(
+  run_benchmark_serving run_agentic_trace_replay)
+
+#######################################
+# The end of every single-node script: unless the row asks for evals only,
+# the throughput benchmark (CLIENT and its options) with the GPU monitor
+# writing RESULT_DIR/gpu_metrics.csv; then the evals the row asks for
+# (run_requested_evals), against the server start_server_and_wait started.
+# Globals:
+#   RESULT_DIR, RESULT_FILENAME, SERVER_PID, EVAL_ONLY, RUN_EVAL (read)
+# Arguments:
+#   CLIENT (run_benchmark_serving or run_agentic_trace_replay), then its
+#   options.
+# Returns:
+#   0 when the benchmark and the evals asked for succeeded; 1 otherwise.
+#######################################
+run_throughput_and_evals() {
+  _sg_guarded _sg_run_throughput_and_evals "$@"
+}
+
+_sg_run_throughput_and_evals() {
+  local client="${1:-}" known rc=1
+  for known in "${_SG_THROUGHPUT_CLIENTS[@]}"; do
+    [[ "${client}" == "${known}" ]] && rc=0
+  done
+  if ((rc)); then
+    _sg_err "run_throughput_and_evals: the client must be one of" \
+      "${_SG_THROUGHPUT_CLIENTS[*]}; got '${client}'"
+    return 1
+  fi
+  shift
+  if ! is_eval_only; then
+    _sg_start_gpu_monitor --output "${RESULT_DIR}/gpu_metrics.csv"
+    "_sg_${client}" "$@" || rc=1
+    _sg_stop_gpu_monitor
+    ((rc == 0)) || return 1
+    echo "Result: ${RESULT_DIR}/${RESULT_FILENAME}.json"
+  fi
+  _sg_run_requested_evals --server-pid "${SERVER_PID:-}"
+}

@@ -95,15 +95,9 @@ server_cmd=(
 start_server_and_wait "${server_cmd[@]}" || exit 1
 
 # ---- Client -----------------------------------------------------------------
-# The throughput benchmark, unless the row asks for evals only.
-if ! is_eval_only; then
-  start_gpu_monitor --output "${RESULT_DIR}/gpu_metrics.csv"
-  run_agentic_trace_replay --model "${MODEL}" --port "${PORT}" \
-    --concurrency "${CONC}" --duration "${DURATION}" \
-    --result-dir "${RESULT_DIR}" --result-filename "${RESULT_FILENAME}" \
-    --server-pid "${SERVER_PID}" || exit 1
-  stop_gpu_monitor
-  echo "Result: ${RESULT_DIR}/${RESULT_FILENAME}.json"
-fi
-# Evals (RUN_EVAL / EVAL_ONLY): lm-eval against the same server.
-run_requested_evals --server-pid "${SERVER_PID}" || exit 1
+# The throughput benchmark unless the row asks for evals only, then the evals
+# it asks for (RUN_EVAL / EVAL_ONLY) against the same server.
+run_throughput_and_evals run_agentic_trace_replay --model "${MODEL}" \
+  --port "${PORT}" --concurrency "${CONC}" --duration "${DURATION}" \
+  --result-dir "${RESULT_DIR}" --result-filename "${RESULT_FILENAME}" \
+  --server-pid "${SERVER_PID}" || exit 1
