@@ -174,6 +174,12 @@ def test_show_of_an_unknown_run(fleet, tmp_path, outputs):
     assert sg(fleet, "results", "ingest", str(outputs), "--db", db).returncode == 0
     one_line(sg(fleet / "sub", "results", "show", "--run", "nope", "--db", db), "nope", "no results")
     one_line(sg(fleet / "sub", "results", "show", "--run", "nope", "--json", "--db", db), "nope")
+    # review: an unknown --key printed an empty table and exit 0, as if the key had no points yet
+    one_line(sg(fleet / "sub", "results", "show", "--key", "nope", "--db", db), "--key", "'nope' has no results")
+    # review: `rehearse` wrote "config-key": null, so its results had no key to show or compare by
+    shown = sg(fleet / "sub", "results", "show", "--key", "dsr1-fp8-b300-vllm", "--json", "--db", db)
+    assert shown.returncode == 0, shown.stderr
+    assert [r["config-key"] for r in json.loads(shown.stdout)] == ["dsr1-fp8-b300-vllm"]
 
 
 # --------------------------------------------------------------------------- Ctrl-C

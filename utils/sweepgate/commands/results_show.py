@@ -28,6 +28,11 @@ def run(args) -> int:
                            "check --run and --db, or ingest the run first (`sweepgate results ingest`)")
         else:
             records, title = st.latest_per_point(args.key), (f"config key {args.key}" if args.key else "all points")
+            if args.key and not records:
+                from sweepgate.core.errors import fail
+
+                raise fail("--key", 0, f"config key {args.key!r} has no results in {store.display_url(st.url)}",
+                           "check --key (a master-config key, e.g. from `results show`) and --db")
     records = show.one_per_point(records)
     if args.json:
         print(show.as_json(records))

@@ -43,6 +43,11 @@ def worktree_rows(root, config_keys: list[str] | None = None) -> list[dict]:
 
     Raises SweepgateError when the configs do not pass their checks.
     """
+    return [row for _, row in worktree_keyed_rows(root, config_keys)]
+
+
+def worktree_keyed_rows(root, config_keys: list[str] | None = None) -> list[tuple[str, dict]]:
+    """``worktree_rows`` as (config key, row) pairs: a row does not name the config it came from."""
     from sweepgate.core.check import check_revision
     from sweepgate.core.expand import expand_config, fingerprint
     from sweepgate.core.load import Git, load_revision
@@ -55,5 +60,5 @@ def worktree_rows(root, config_keys: list[str] | None = None) -> list[dict]:
     for key in keys:
         for row in expand_config(key, rev.configs[key], rev.runners.data, None, rev.where(key)):
             row[F.RECIPE_FINGERPRINT] = fingerprint(row)
-            rows.append(row)
+            rows.append((key, row))
     return rows

@@ -44,7 +44,8 @@ TRACE_TURNS = (
 # --- finding the row -------------------------------------------------------------
 
 def load_rows(args, root: Path) -> tuple[list[dict], str]:
-    """All candidate rows, and where they came from (for messages)."""
+    """All candidate rows, and where they came from (for messages). Rows from the configs are
+    ``KeyedRow``s: they know their config key, which the job sidecar records."""
     if args.row_json:
         path = Path(args.row_json)
         try:
@@ -62,9 +63,22 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
         if not all(isinstance(r, dict) for r in rows):
             raise fail(str(path), 0, "rows must be JSON objects", "write one row object or a list of rows")
         return rows, str(path)
-    from sweepgate.core.sweep import worktree_rows
+    from sweepgate.core.sweep import worktree_keyed_rows
 
-    return list(worktree_rows(root, args.config_keys or None)), "configs/*-master.yaml"
+    rows = [KeyedRow(row, key) for key, row in worktree_keyed_rows(root, args.config_keys or None)]
+    return rows, "configs/*-master.yaml"
+
+
+class KeyedRow(dict):
+    """A matrix row that remembers its master-config key (not a row field: the row stays as dispatched)."""
+
+    def __init__(self, row: dict, config_key: str):
+        super().__init__(row)
+        self.config_key = config_key
+
+
+def config_key_of(row: dict) -> str | None:
+    return getattr(row, "config_key", None)
 
 
 def _conc_values(row: dict) -> list:
@@ -598,7 +612,7 @@ def rehearse(args) -> int:
     print(f"rehearse: work dir {work}", flush=True)
     with Progress() as progress:
         done = rehearse_row(root, row, work, duration=duration, timeout=args.timeout, runner_name=runner_name,
-                            progress=progress)
+                            progress=progress, job={"config_key": config_key_of(row)})
     if done.problems:
         print(f"rehearse: FAILED after {done.elapsed:.1f}s", file=sys.stderr)
         for p in done.problems:
