@@ -286,7 +286,8 @@ def test_results_comment_posts_the_compare_report_once_per_pr(gh, tmp_path, monk
     body = tmp_path / "comment.md"
     for attempt in range(2):
         assert cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--comment-file", str(body)]) == 0
-        assert body.read_text(encoding="utf-8").startswith(render.MARKER)
+        text = body.read_text(encoding="utf-8")
+        assert text.startswith(render.MARKER) and text.endswith("\n") and not text.endswith("\n\n")
         assert cli.main(["results", "comment", "--body", str(body), "--pr-number", str(NUMBER),
                          "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]) == 0
     ours = [c for c in gh.comments.values() if render.MARKER in c["body"] and c["id"] != foreign]

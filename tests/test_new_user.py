@@ -296,7 +296,7 @@ def test_config_problems_are_totalled_under_their_own_file(tmp_path):
     append_entry(repo, '"rerun"', **{"configs/nvidia-master.yaml": master})
     proc = sg(repo, "validate", *REFS)
     assert proc.returncode == 1
-    assert "configs/nvidia-master.yaml: 1 problem;" in proc.stderr, proc.stderr
+    assert "configs/nvidia-master.yaml: 1 problem; fix it and rerun" in proc.stderr, proc.stderr
     assert "perf-changelog.yaml: 1 problem" not in proc.stderr
 
 

@@ -89,6 +89,7 @@ BAD = {
     "negative": (json.dumps(vllm_output(median_tpot_ms=-3.0)), "tpot_p50_ms: negative"),
     "unknown": (json.dumps({"hello": "world"}), "format: unknown JSON output"),
     "mismatch": (json.dumps(vllm_output(conc=8)), "conc: the output ran at concurrency 8"),
+    "empty": ("\n", "format: the file is empty"),
 }
 
 

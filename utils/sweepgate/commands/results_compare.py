@@ -149,7 +149,7 @@ def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
 
     body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=COMMENT_LIMIT)
     try:
-        atomic_write(Path(path), body.encode("utf-8"))
+        atomic_write(Path(path), (body.rstrip("\n") + "\n").encode("utf-8"))  # a text file ends in a newline
     except OSError as exc:
         raise SweepgateError(Diagnostic(path, 0, 0, "comment-file", f"cannot write the comment body: {exc.strerror}",
                                         "pass a writable --comment-file PATH")) from None

@@ -76,7 +76,8 @@ def run(args) -> int:
         from collections import Counter
 
         for file, n in Counter(d.file for d in problems).items():  # each file's total under its own name
-            print(f"{file}: {n} problem{'s' if n != 1 else ''}; fix them and rerun", file=sys.stderr)
+            print(f"{file}: {n} problem{'s' if n != 1 else ''}; fix {'them' if n != 1 else 'it'} and rerun",
+                  file=sys.stderr)
         return 1
     if outcome.appended_entries:
         what = f"{outcome.appended_entries} appended entr{'ies' if outcome.appended_entries != 1 else 'y'}"

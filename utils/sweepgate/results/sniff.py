@@ -22,6 +22,9 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         return [aiperf_csv.parse_text(text, path)]
     if gpu_metrics.detect_text(text):
         raise Auxiliary(path)
+    if not text.strip():
+        raise fail(path, 1, "format: the file is empty",
+                   "the client wrote nothing: check the job's log, or remove the file")
     if not text.lstrip()[:1] in ("{", "["):
         raise fail(path, 1, f"format: not a benchmark client output (expected {KNOWN})",
                    "ingest the job's $RESULT_FILENAME.json, or remove the file")
