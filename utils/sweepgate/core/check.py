@@ -381,16 +381,12 @@ def _cached_verdicts(rev: Revision, doc, keys) -> dict:
 def _verdicts(rev: Revision, doc, verdicts: dict) -> Iterator[tuple]:
     """The problems of one file's configs, in order: cached ones as they are, the others checked
     (their blocks parsed in one batch) and recorded."""
-    missing = [key for key, found in verdicts.items() if found is None]
     if isinstance(doc, MasterDoc):
-        doc.load(missing)
+        doc.load([key for key, found in verdicts.items() if found is None])
+    blocks = doc.blocks or {}
     for key, problems in verdicts.items():
-        if problems is None:
-            problems = config_problems(key, rev.configs[key], rev.cache)
-            block = (doc.blocks or {}).get(key)
-            if block and rev.cache:
-                rev.cache.record(block, problems)
-        yield from problems
+        yield from problems if problems is not None else _remembered(
+            rev.cache, blocks.get(key), lambda: config_problems(key, rev.configs[key], rev.cache))
 
 
 def check_runners(rev: Revision) -> list[Diagnostic]:

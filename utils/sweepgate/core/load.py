@@ -209,9 +209,10 @@ class Git:
     def read_prefix(self, ref: str, path: str, longer: bytes) -> bytes | None:
         """Contents of ``path`` at ``ref``; when ``longer`` starts with them they are taken from it
         (checked by blob id and size, so the blob itself is never inflated)."""
-        oid, kind, size = self.info([f"{ref}:{path}"])[0]
-        if kind == "blob" and size <= len(longer) and _blob_id(longer[:size], oid) == oid:
-            return longer[:size]
+        if (ref, path) not in self._reads:
+            oid, kind, size = self.info([f"{ref}:{path}"])[0]
+            if kind == "blob" and size <= len(longer) and _blob_id(longer[:size], oid) == oid:
+                self._reads[(ref, path)] = (oid, longer[:size])
         return self.read_blobs(ref, [path])[path]
 
     def info(self, specs: list[str]) -> list[tuple[str, str, int]]:
