@@ -153,8 +153,28 @@ disagg::start_role() {
 }
 
 #######################################
-# The whole job: place the workers, start them, then run disagg_head.sh
-# (router and benchmark client) on the first node and return its status.
+# What every disaggregated recipe checks and sets up first: the job's
+# variables, no eval rows and no speculative decoding (these scripts run
+# neither), the result folder and the model path.
+# Globals:
+#   The job environment (CONTRACTS section 6 and its multi-node extension).
+# Returns:
+#   Non-zero, with the reason on stderr, when the job cannot run.
+#######################################
+disagg::prepare() {
+  check_env_vars MODEL ISL OSL CONC MAX_MODEL_LEN ROUTER KV_P2P_TRANSFER \
+    PREFILL_NUM_WORKER PREFILL_TP DECODE_NUM_WORKER DECODE_TP SWEEPGATE_NODES \
+    RESULT_DIR RESULT_FILENAME || return 1
+  require_no_evals || return 1
+  if [[ "${SPEC_DECODING:-none}" != "none" ]]; then
+    echo "Error: ${0##*/} has no speculative decoding;" \
+      "SPEC_DECODING=${SPEC_DECODING} needs an _mtp script" >&2
+    return 1
+  fi
+  mkdir -p "${RESULT_DIR}" || return 1
+  prepare_model_path
+}
+
 #######################################
 # The SGLang prefill or decode server command of one worker, for scripts whose
 # disagg_server_argv has nothing engine-specific to add: they define
@@ -194,6 +214,9 @@ disagg::sglang_server_argv() {
   fi
 }
 
+#######################################
+# The whole job: place the workers, start them, then run disagg_head.sh
+# (router and benchmark client) on the first node and return its status.
 #######################################
 disagg::run() {
   mkdir -p "${RESULT_DIR}/logs" || return 1

@@ -15,17 +15,7 @@ set -eo pipefail
 # shellcheck source=benchmarks/multi_node/disagg_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../disagg_lib.sh"
 
-check_env_vars MODEL ISL OSL CONC MAX_MODEL_LEN ROUTER KV_P2P_TRANSFER \
-  PREFILL_NUM_WORKER PREFILL_TP DECODE_NUM_WORKER DECODE_TP SWEEPGATE_NODES \
-  RESULT_DIR RESULT_FILENAME || exit 1
-require_no_evals || exit 1
-if [[ "${SPEC_DECODING:-none}" != "none" ]]; then
-  echo "Error: ${0##*/} has no speculative decoding; SPEC_DECODING=${SPEC_DECODING} needs an _mtp script" >&2
-  exit 1
-fi
-
-mkdir -p "${RESULT_DIR}"
-prepare_model_path || exit 1
+disagg::prepare || exit 1
 
 # The SGLang server command of one worker (called by disagg::start_role).
 disagg_server_argv() {
