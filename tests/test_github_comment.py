@@ -377,3 +377,28 @@ def test_missing_credentials_are_one_line_everywhere(gh, monkeypatch, capsys, ar
     assert line == (f"{command}: needs GITHUB_TOKEN and --repository: {what}; set GITHUB_TOKEN (or GH_TOKEN) "
                     "and GITHUB_REPOSITORY (or pass --repository OWNER/NAME)")
     assert gh.requests == []
+
+
+def test_every_github_command_takes_both_api_url_spellings_and_reads_one_default(monkeypatch):
+    """--github-api-url and --api-url are one option everywhere; without it GITHUB_API_URL, then api.github.com."""
+    from sweepgate import cli
+
+    commands = {
+        ("plan",): ["--base-ref", "a", "--head-ref", "b"],
+        ("results", "compare"): ["--run", "r"],
+        ("results", "comment"): ["--body", "b.md", "--pr-number", "1"],
+        ("ci", "audit"): [],
+        ("ci", "dispatch"): [],
+        ("ci", "watch"): ["--until", "collect"],
+    }
+    for words, rest in commands.items():
+        for flag in ("--github-api-url", "--api-url"):
+            argv = [*words, *rest, flag, "http://127.0.0.1:9/api"]
+            args = cli.build_parser(argv).parse_args(argv)
+            assert args.github_api_url == "http://127.0.0.1:9/api", (words, flag)
+        args = cli.build_parser([*words, *rest]).parse_args([*words, *rest])
+        assert args.github_api_url is None, words
+    monkeypatch.delenv("GITHUB_API_URL", raising=False)
+    assert github.api_url(None) == "https://api.github.com"
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9/api/")
+    assert github.api_url(None) == "http://127.0.0.1:9/api" and github.api_url("http://x/") == "http://x"

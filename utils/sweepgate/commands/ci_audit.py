@@ -7,7 +7,6 @@ rulesets). Exit 1 when any finding is high.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from urllib.parse import quote
@@ -145,7 +144,7 @@ def run_audit(args) -> int:
     from sweepgate.core.load import repo_root
 
     token, args.repository = credentials("sweepgate ci audit", args.repository)
-    client = connect(token, args.api_url or os.environ.get("GITHUB_API_URL"))
+    client = connect(token, args.github_api_url)
     try:
         snap = snapshot(client, args.repository, Path(repo_root()))
     except (GithubException, OSError) as exc:
@@ -165,5 +164,7 @@ def run_audit(args) -> int:
 def add_audit_parser(sub) -> None:
     p = sub.add_parser("audit", help="check the repository settings that keep PR code off the GPU runners")
     p.add_argument("--repository", help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    p.add_argument("--api-url", help="REST API base (default: $GITHUB_API_URL or https://api.github.com)")
+    from sweepgate.core.github import add_api_url_option
+
+    add_api_url_option(p)
     p.set_defaults(_ci=run_audit)

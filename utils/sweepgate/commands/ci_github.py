@@ -6,7 +6,6 @@ Both read the pull request from the GitHub API at the moment they run
 
 from __future__ import annotations
 
-import os
 import sys
 
 from sweepgate.workflow.decide import MAIN_REF, Decision, _skip
@@ -18,7 +17,7 @@ def _connect(command: str, explicit: str | None, api_url: str | None):
     from sweepgate.core.github import connect, credentials
 
     token, repository = credentials(command, explicit)
-    client = connect(token, api_url or os.environ.get("GITHUB_API_URL"))
+    client = connect(token, api_url)
     return client, client.get_repo(repository), repository
 
 
@@ -70,7 +69,7 @@ def run_dispatch(args) -> int:
     from sweepgate.workflow.dispatch import GPU_WORKFLOW, plan
     from sweepgate.workflow.pullstate import permission_lookup, pull_state
 
-    client, repo, repository = _connect("sweepgate ci dispatch", args.repository, args.api_url)
+    client, repo, repository = _connect("sweepgate ci dispatch", args.repository, args.github_api_url)
     try:
         permission = permission_lookup(repo)
         decisions = {str(p.number): authorize(pull_state(repo, p.number), permission)
@@ -97,7 +96,9 @@ def run_dispatch(args) -> int:
 def add_dispatch_parser(sub) -> None:
     p = sub.add_parser("dispatch", help="poll open PRs: dispatch authorized GPU sweeps, cancel stale ones")
     p.add_argument("--repository", help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    p.add_argument("--api-url", help="REST API base (default: $GITHUB_API_URL or https://api.github.com)")
+    from sweepgate.core.github import add_api_url_option
+
+    add_api_url_option(p)
     p.add_argument("--ref", default="main", help="branch whose run-sweep.yml is dispatched (default main)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
     p.set_defaults(_ci=run_dispatch)

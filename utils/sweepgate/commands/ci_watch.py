@@ -71,7 +71,7 @@ def run_watch(args) -> int:
         raise fail("sweepgate ci watch", 0, f"run id '{run_id}' / attempt '{attempt}' is not a number",
                    "run under GitHub Actions or pass --run-id and --attempt")
     token, args.repository = credentials("sweepgate ci watch", args.repository)
-    client = connect(token, args.api_url or os.environ.get("GITHUB_API_URL"))
+    client = connect(token, args.github_api_url)
     try:
         return _watch(client.requester, args, run_id, attempt)
     except (GithubException, OSError) as exc:  # requests' errors derive from OSError
@@ -85,7 +85,9 @@ def add_watch_parser(sub) -> None:
     p.add_argument("--until", required=True, metavar="JOB", help="stop watching once the job of this name "
                    "exists (the collect job, which starts after every benchmark job ended)")
     p.add_argument("--repository", help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    p.add_argument("--api-url", help="REST API base (default: $GITHUB_API_URL or https://api.github.com)")
+    from sweepgate.core.github import add_api_url_option
+
+    add_api_url_option(p)
     p.add_argument("--run-id", help="the run to watch (default: $GITHUB_RUN_ID)")
     p.add_argument("--attempt", help="its attempt (default: $GITHUB_RUN_ATTEMPT)")
     p.add_argument("--interval", type=float, default=60.0, help="seconds between polls (default 60)")

@@ -32,8 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="create or update the plan comment on the PR (needs a token and --pr-number)")
     parser.add_argument("--pr-number", type=int, default=None, help="pull request to comment on")
     parser.add_argument("--repository", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    parser.add_argument("--github-api-url", default=os.environ.get("GITHUB_API_URL") or None,
-                        help="GitHub REST API base URL (default: $GITHUB_API_URL or https://api.github.com)")
+    from sweepgate.core.github import add_api_url_option
+
+    add_api_url_option(parser)
     parser.add_argument("--db", default=None, metavar="URL",
                         help="results database: name the rows whose run identity it already measured (on a "
                              "push, the rows `ci reuse` will skip; on a PR, what main already has) and the "

@@ -7,7 +7,6 @@ which edits only the comment the token's own account wrote (one per PR) or creat
 
 from __future__ import annotations
 
-import os
 import sys
 
 from sweepgate.core.errors import fail
@@ -18,8 +17,9 @@ def add_arguments(parser) -> None:
                         help="the report `sweepgate results compare --comment-file PATH` wrote")
     parser.add_argument("--pr-number", type=int, required=True, help="pull request to comment on")
     parser.add_argument("--repository", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    parser.add_argument("--github-api-url", default=os.environ.get("GITHUB_API_URL") or None,
-                        help="GitHub REST API base URL (default: $GITHUB_API_URL or https://api.github.com)")
+    from sweepgate.core.github import add_api_url_option
+
+    add_api_url_option(parser)
 
 
 def run(args) -> int:

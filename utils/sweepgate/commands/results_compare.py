@@ -57,8 +57,9 @@ def add_arguments(parser) -> None:
                              "allowed to comment to post with `results comment`")
     parser.add_argument("--pr-number", type=int, default=None, help="pull request to comment on")
     parser.add_argument("--repository", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    parser.add_argument("--github-api-url", default=os.environ.get("GITHUB_API_URL") or None,
-                        help="GitHub REST API base URL (default: $GITHUB_API_URL or https://api.github.com)")
+    from sweepgate.core.github import add_api_url_option
+
+    add_api_url_option(parser)
 
 
 def _usage(message: str, hint: str) -> SweepgateError:

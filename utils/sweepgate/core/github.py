@@ -110,12 +110,11 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
         body = f"{marker}\n{body}"
     try:
         import github
-        from github import Auth, Github, GithubException
+        from github import GithubException
     except ImportError:  # pragma: no cover - PyGithub is a declared dependency
         raise _fail("PyGithub is not installed", "pip install PyGithub") from None
 
-    client = Github(auth=Auth.Token(token), base_url=(base_url or DEFAULT_API_URL).rstrip("/"),
-                    timeout=timeout, seconds_between_requests=None, seconds_between_writes=None, lazy=True)
+    client = _client(token, base_url, timeout)
     try:
         me = own_login(client)
         repo = client.get_repo(repository)
@@ -133,7 +132,7 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
                 404: "check --repository and --pr-number"}.get(exc.status, "see the GitHub API response")
         raise _fail(f"GitHub API error {exc.status} on {repository}#{number}: {message}", hint) from None
     except (OSError, github.BadAttributeException) as exc:  # requests' errors derive from OSError
-        raise _fail(f"cannot reach the GitHub API at {base_url or DEFAULT_API_URL}: {exc}",
+        raise _fail(f"cannot reach the GitHub API at {api_url(base_url)}: {exc}",
                     "check --github-api-url / GITHUB_API_URL and the network") from None
     finally:
         try:
@@ -142,10 +141,21 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
             pass
 
 
+def add_api_url_option(parser) -> None:
+    """The one REST API base option (``--github-api-url``, also spelt ``--api-url``)."""
+    parser.add_argument("--github-api-url", "--api-url", dest="github_api_url", default=None, metavar="URL",
+                        help=f"GitHub REST API base URL (default: $GITHUB_API_URL or {DEFAULT_API_URL})")
+
+
+def api_url(explicit: str | None = None) -> str:
+    """The REST API base: ``explicit`` (the option), then GITHUB_API_URL, then api.github.com."""
+    return (explicit or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
+
+
 def _client(token: str, base_url: str | None, timeout: int):
     from github import Auth, Github
 
-    return Github(auth=Auth.Token(token), base_url=(base_url or DEFAULT_API_URL).rstrip("/"),
+    return Github(auth=Auth.Token(token), base_url=api_url(base_url),
                   timeout=timeout, seconds_between_requests=None, seconds_between_writes=None, lazy=True)
 
 
@@ -217,7 +227,7 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
         raise _fail(f"an artifact of {workflow} on {repository} is not a zip file: {exc}",
                     "check GITHUB_API_URL; re-run the main workflow") from None
     except (OSError, github.BadAttributeException) as exc:
-        raise _fail(f"cannot download artifacts from {base_url or DEFAULT_API_URL}: {exc}",
+        raise _fail(f"cannot download artifacts from {api_url(base_url)}: {exc}",
                     "check GITHUB_API_URL and the network") from None
     finally:
         client.close()
