@@ -101,3 +101,14 @@ def test_axes_leave_room_past_every_point_and_print_plain_numbers():
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert any("," in t for t in labels) and not any("e" in t for t in labels), labels
     assert charts.tick_label(2500000.0) == "2,500,000" and charts.tick_label(0.25) == "0.25"
+
+
+def test_a_front_of_one_point_is_neither_drawn_nor_named(tmp_path):
+    """When one PR point beats the others on both axes the PR front is that point alone: no line,
+    and no legend entry for a line that is not there."""
+    key = synth.KEYS[0]
+    pr = synth.pr_run({(key, 8): {R.INTERACTIVITY: 10.0, R.OUTPUT_TPUT_PER_GPU: 10.0}}, keys=[key], concs=(4, 8))
+    base = synth.history(keys=[key], concs=(4, 8))
+    (svg,) = [p for p in charts.draw_charts(C.compare_records(pr, base), tmp_path) if p.suffix == ".svg"]
+    text = svg.read_text()
+    assert "baseline median front" in text and "PR front" not in text

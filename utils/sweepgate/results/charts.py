@@ -93,7 +93,7 @@ def chart_title(group: tuple) -> str:
 
 def _draw_front(ax, points: list[tuple[float, float]], color: str, style: str, label: str) -> None:
     front = pareto_front(points)
-    if front:
+    if len(front) > 1:  # one point is no line: the legend would name something not drawn
         ax.plot([p[0] for p in front], [p[1] for p in front], linestyle=style, color=color, linewidth=1.6,
                 drawstyle="default", label=label, zorder=2)
 
