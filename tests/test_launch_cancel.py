@@ -182,7 +182,9 @@ def test_pyxis_and_no_runtime_need_no_container_cleanup(tmp_path):
 
 # A docker whose containers outlive the client, as the daemon's do: `run` starts the command
 # detached (a session of its own, not the client's child) and records it under the container's
-# name, the client following it until it ends; `rm -f NAME` kills it and forgets it.
+# name (and its labels), the client following it until it ends; `rm -f NAME` kills it and
+# forgets it; `ps -aq --filter label=K=V` lists the names carrying every such label. A name
+# already taken is refused, and `run` notes in <containers>-at-<name> what the daemon held then.
 DAEMON_DOCKER = '''#!/usr/bin/env bash
 echo "docker $*" >>"@CALLS@"
 containers="@CONTAINERS@"
@@ -193,18 +195,40 @@ case "$1" in
     for name in "$@"; do
       [[ -f "${containers}/${name}" ]] || continue
       kill -KILL -- "-$(<"${containers}/${name}")" 2>/dev/null
-      rm -f "${containers}/${name}"
+      rm -f "${containers}/${name}" "${containers}/${name}.labels"
+    done
+    exit 0 ;;
+  ps)
+    want=()
+    while (($# > 1)); do
+      [[ "$1" == --filter ]] && want+=("${2#label=}")
+      shift
+    done
+    for labels in "${containers}"/*.labels; do
+      [[ -f "${labels}" ]] || continue
+      for label in "${want[@]}"; do
+        grep -qxF -- "${label}" "${labels}" || continue 2
+      done
+      basename "${labels}" .labels
     done
     exit 0 ;;
   run) shift ;;
   *) exit 0 ;;
 esac
 name="unnamed-$$"
+labels=()
 while [[ "$1" == -* ]]; do
   [[ "$1" == --name=* ]] && name="${1#--name=}"
+  [[ "$1" == --label=* ]] && labels+=("${1#--label=}")
   shift
 done
 shift  # the image
+if [[ -f "${containers}/${name}" ]]; then
+  echo "docker: Error response from daemon: Conflict. The container name ${name} is already in use" >&2
+  exit 125
+fi
+ls "${containers}" | grep -v '[.]labels$' >"${containers}-at-${name}"
+printf '%s\n' "${labels[@]}" >"${containers}/${name}.labels"
 (
   for fd in /proc/"${BASHPID}"/fd/*; do  # nothing of the client's: the daemon starts it
     fd="${fd##*/}"
@@ -258,8 +282,9 @@ wait
 '''
 
 
-def test_a_cancelled_multi_node_job_removes_every_worker_container(tmp_path):
-    marker = f"sweepgate-worker-{uuid.uuid4().hex[:8]}"
+def multi_node_cluster(tmp_path: Path, marker: str) -> tuple[Path, Path, Path]:
+    """The repo's benchmarks with WORKERS as the row's script, and a 3-node cluster whose docker
+    is DAEMON_DOCKER: (bin dir, docker call log, the daemon's container directory)."""
     shutil.copytree(ROOT / "benchmarks", tmp_path / "benchmarks")
     script = tmp_path / "benchmarks" / "multi_node" / "fixed_seq_len" / "kimik3_fp4_mi355x.sh"
     script.write_text(WORKERS.replace("{marker}", marker))
@@ -271,6 +296,11 @@ def test_a_cancelled_multi_node_job_removes_every_worker_container(tmp_path):
                        ("srun", TASK_SRUN), ("salloc", ALLOC), ("scontrol", SCONTROL)):
         (bin_dir / tool).write_text(text)
         (bin_dir / tool).chmod(0o755)
+    return bin_dir, calls, containers
+
+
+def run_and_cancel_multi_node(tmp_path: Path, bin_dir: Path, marker: str) -> tuple[int, str]:
+    """Launch the multi-node row (attempt 2), TERM the launcher once its 3 workers run; (rc, stderr)."""
     env = mi355x_env(bin_dir, tmp_path, MULTINODE="true", SWEEPGATE_NODES="3", SWEEPGATE_GPUS_PER_NODE="8",
                      PORT="29500")
     proc = subprocess.Popen(["bash", str(MI355X)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
@@ -286,7 +316,14 @@ def test_a_cancelled_multi_node_job_removes_every_worker_container(tmp_path):
             proc.kill()
         for line in processes_with(marker):
             os.kill(int(line.split()[0]), signal.SIGKILL)
-    assert proc.returncode == 143, err
+    return proc.returncode, err
+
+
+def test_a_cancelled_multi_node_job_removes_every_worker_container(tmp_path):
+    marker = f"sweepgate-worker-{uuid.uuid4().hex[:8]}"
+    bin_dir, calls, containers = multi_node_cluster(tmp_path, marker)
+    rc, err = run_and_cancel_multi_node(tmp_path, bin_dir, marker)
+    assert rc == 143, err
     job = f"sweepgate-4242-2-{BASE_ENV['RESULT_FILENAME']}"
     names = {f"{job}-prefill-0-0", f"{job}-decode-0-0", f"{job}-decode-0-1"}
     runs = [c for c in docker_calls(calls) if c.startswith("docker run ")]
@@ -297,3 +334,61 @@ def test_a_cancelled_multi_node_job_removes_every_worker_container(tmp_path):
     assert wait_for(lambda: not processes_with(marker)), processes_with(marker)
     assert sorted(p.name for p in containers.iterdir()) == []
     assert {f"docker rm -f {n}" for n in names} <= set(docker_calls(calls))
+
+
+def leave_container(bin_dir: Path, tmp_path: Path, marker: str, argv: list[str], **env) -> None:
+    """Start ARGV's container (running a process named MARKER) on the fake daemon, then SIGKILL the
+    client's whole tree (the node lost contact: no trap ran), leaving the container behind."""
+    def running() -> int:  # processes named MARKER (exec -a), not the clients naming it in their args
+        return sum(line.split()[1] == marker for line in processes_with(marker))
+
+    before = running()
+    proc = subprocess.Popen(argv, cwd=tmp_path, env={"PATH": f"{bin_dir}:{os.environ['PATH']}", **env},
+                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: running() == before + 1), processes_with(marker)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def test_a_retry_removes_the_rows_earlier_attempt_containers_before_its_workers_start(tmp_path):
+    """Attempt 1's workers died with their node's contact but their containers lived on; attempt 2's
+    worker task removes them (and a stale container of its own name) on its node before `docker run`.
+    Another row's container and one without sweepgate's labels stay."""
+    marker = f"sweepgate-retry-{uuid.uuid4().hex[:8]}"
+    stale = f"sweepgate-stale-{uuid.uuid4().hex[:8]}"
+    bin_dir, calls, containers = multi_node_cluster(tmp_path, marker)
+    fname = BASE_ENV["RESULT_FILENAME"]
+    row, job = f"sweepgate-4242-{fname}", f"sweepgate-4242-2-{fname}"
+    sleeper = ["image", "bash", "-c", f"exec -a {stale} sleep 300"]
+    left = {  # container name -> (job, row) labels of the task that left it, as docker_task.sh sets them
+        f"sweepgate-4242-1-{fname}-prefill-0-0": (f"sweepgate-4242-1-{fname}", row),
+        f"sweepgate-4242-1-{fname}-decode-0-1": (f"sweepgate-4242-1-{fname}", row),
+        f"{job}-decode-0-0": (job, row),  # this attempt's own name, taken
+        "sweepgate-4242-1-other-row-prefill-0-0": ("sweepgate-4242-1-other-row", "sweepgate-4242-other-row"),
+    }
+    try:
+        for name, (its_job, its_row) in left.items():
+            leave_container(bin_dir, tmp_path, stale, ["docker", "run", f"--name={name}",
+                            f"--label=sweepgate.job={its_job}", f"--label=sweepgate.row={its_row}", *sleeper])
+        leave_container(bin_dir, tmp_path, stale, ["docker", "run", "--name=bare", *sleeper])
+        assert len(processes_with(stale)) == 5
+        assert sorted(p.name for p in containers.iterdir() if p.suffix != ".labels") == sorted([*left, "bare"])
+        seeded = len(docker_calls(calls))
+        rc, err = run_and_cancel_multi_node(tmp_path, bin_dir, marker)
+        assert rc == 143, err
+        survivors = {"sweepgate-4242-1-other-row-prefill-0-0", "bare"}
+        mine = {f"{job}-prefill-0-0", f"{job}-decode-0-0", f"{job}-decode-0-1"}
+        for name in mine:
+            held = tmp_path / f"containers-at-{name}"
+            assert held.exists(), f"{name} never started: {docker_calls(calls)}"
+            # what the daemon held when this worker's `docker run` came: no leftover of the row
+            assert set(held.read_text().split()) - mine == survivors, name
+        runs = [c for c in docker_calls(calls)[seeded:] if c.startswith("docker run ")]
+        assert len(runs) == 3 and all(f" --label=sweepgate.row={row} " in c for c in runs), runs
+        assert len(processes_with(stale)) == 2
+        assert sorted(p.name for p in containers.iterdir() if p.suffix != ".labels") == sorted(survivors)
+    finally:
+        for line in processes_with(stale):
+            os.kill(int(line.split()[0]), signal.SIGKILL)

@@ -5,14 +5,19 @@
 # runs `docker run DOCKER_RUN_ARGS...` with the container named
 # <SWEEPGATE_JOB_NAME>-<label>-<task rank> (unique per job, task and node;
 # the job name is the launcher's, launch::job_name), labelled
-# sweepgate.job=<SWEEPGATE_JOB_NAME>, and every exported variable of the job
-# passed in. Docker's daemon, not this process, owns the container, so ending
-# the step (scancel, the job's cleanup, the time limit) would leave it
-# running: this task removes it by name however it ends.
+# sweepgate.job=<SWEEPGATE_JOB_NAME> and sweepgate.row=<SWEEPGATE_ROW_NAME>
+# (the row, the same for every attempt: launch::row_name), and every
+# exported variable of the job passed in. Docker's daemon, not this process,
+# owns the container, so ending the step (scancel, the job's cleanup, the time
+# limit) would leave it running: this task removes it by name however it
+# ends. A task whose node lost contact cannot, so before `docker run` each
+# task removes on its node the same row's containers of other attempts and a
+# stale one of its own name (an exclusive node's GPUs would be taken).
 #
 # Usage: docker_task.sh LABEL DOCKER_RUN_ARGS...  (options, image, command)
-# Environment: SWEEPGATE_JOB_NAME (exported by the launcher), SLURM_PROCID
-#   (srun's task rank).
+# Environment: SWEEPGATE_JOB_NAME, SWEEPGATE_ROW_NAME (exported by the
+#   launcher; without the row, no other attempt's container is touched),
+#   SLURM_PROCID (srun's task rank).
 
 set -uo pipefail
 
@@ -33,9 +38,34 @@ remove_container() {
 }
 
 #######################################
+# Remove this node's leftovers of the row: containers labelled with the row
+# but not with this attempt's job, and one holding this task's name. The row
+# is listed before the job, so a sibling task of this attempt starting in
+# between is in both lists and stays. Other rows' and unlabelled containers
+# stay.
+# Globals:
+#   CONTAINER
+# Arguments:
+#   Row name, job name.
+#######################################
+remove_leftovers() {
+  local row="$1" job="$2" id
+  local -a in_row=() stale=("${CONTAINER}")
+  local -A in_job=()
+  mapfile -t in_row < <(docker ps -aq --filter "label=sweepgate.row=${row}")
+  while read -r id; do
+    in_job["${id}"]=1
+  done < <(docker ps -aq --filter "label=sweepgate.job=${job}")
+  for id in "${in_row[@]}"; do
+    [[ -n "${id}" && -z "${in_job[${id}]:-}" ]] && stale+=("${id}")
+  done
+  docker rm -f "${stale[@]}" >/dev/null 2>&1 || true
+}
+
+#######################################
 # Run the container and wait for it; remove it on TERM, INT or exit.
 # Globals:
-#   CONTAINER (set), SWEEPGATE_JOB_NAME, SLURM_PROCID
+#   CONTAINER (set), SWEEPGATE_JOB_NAME, SWEEPGATE_ROW_NAME, SLURM_PROCID
 # Arguments:
 #   Label, then docker run's arguments.
 #######################################
@@ -43,6 +73,7 @@ main() {
   local label="$1"
   shift
   local job="${SWEEPGATE_JOB_NAME:-sweepgate-local}" var
+  local row="${SWEEPGATE_ROW_NAME:-${job}}"
   local -a env_args=()
   while read -r var; do
     [[ "${HOST_VARS}" == *[[:space:]]"${var}"[[:space:]]* ]] \
@@ -52,8 +83,9 @@ main() {
   trap remove_container EXIT
   trap 'exit 143' TERM
   trap 'exit 130' INT
+  remove_leftovers "${row}" "${job}"
   docker run "--name=${CONTAINER}" "--label=sweepgate.job=${job}" \
-    "${env_args[@]}" "$@" &
+    "--label=sweepgate.row=${row}" "${env_args[@]}" "$@" &
   wait "$!"
 }
 

@@ -123,15 +123,38 @@ LAUNCH_MAX_JOB_NAME=1024
 #######################################
 # Print the Slurm job name (and MI355X container name) of this run, attempt
 # and row: sweepgate-<run id>-<attempt>-<RESULT_FILENAME>, unique and
-# findable by `scancel --name`/`squeue --name`. Characters a name list or a
-# docker name cannot hold become '-'; then, or past Slurm's limit, the name
-# is cut and ends in -<sha256(RESULT_FILENAME)[:12]> so it stays unique.
+# findable by `scancel --name`/`squeue --name` (launch::row_scoped_name).
 # Globals:
-#   GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, RESULT_FILENAME
+#   GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT
 #######################################
 launch::job_name() {
+  launch::row_scoped_name \
+    "sweepgate-${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}"
+}
+
+#######################################
+# Print the name of this run's row, the same for every attempt:
+# sweepgate-<run id>-<RESULT_FILENAME> (launch::row_scoped_name). Multi-node
+# docker workers carry it as a label to find an earlier attempt's containers.
+# Globals:
+#   GITHUB_RUN_ID
+#######################################
+launch::row_name() {
+  launch::row_scoped_name "sweepgate-${GITHUB_RUN_ID:-local}"
+}
+
+#######################################
+# Print PREFIX-<RESULT_FILENAME>. Characters a name list or a docker name
+# cannot hold become '-'; then, or past Slurm's limit, the name is cut and
+# ends in -<sha256(RESULT_FILENAME)[:12]> so it stays unique.
+# Globals:
+#   RESULT_FILENAME
+# Arguments:
+#   Prefix.
+#######################################
+launch::row_scoped_name() {
   local safe="${RESULT_FILENAME//[^a-zA-Z0-9_.-]/-}"
-  local name="sweepgate-${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}-${safe}"
+  local name="$1-${safe}"
   if [[ "${safe}" != "${RESULT_FILENAME}" ]] || ((${#name} > LAUNCH_MAX_JOB_NAME)); then
     local digest
     digest="$(printf '%s' "${RESULT_FILENAME}" | sha256sum)"
@@ -254,8 +277,11 @@ launch::main() {
   mkdir -p "${log_dir}"
   LAUNCH_JOB_NAME="$(launch::job_name)"
   # Multi-node workers' docker containers are named after it on their nodes
+  # and labelled with the row, to find an earlier attempt's leftovers there
   # (benchmarks/multi_node/docker_task.sh).
   export SWEEPGATE_JOB_NAME="${LAUNCH_JOB_NAME}"
+  SWEEPGATE_ROW_NAME="$(launch::row_name)"
+  export SWEEPGATE_ROW_NAME
   # A single-node row's docker container carries the job's name (multi-node
   # workers' containers remove themselves); pyxis needs nothing.
   LAUNCH_DOCKER=false
