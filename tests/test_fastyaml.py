@@ -35,13 +35,14 @@ def pyyaml(text):
 
 
 def same(a, b) -> bool:
+    """Equal with equal types and key order, recursively (1 == True == 1.0 do not count)."""
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
         return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
     if isinstance(a, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return a == b or (a != a and b != b)
+    return a == b or (a != a and b != b)  # NaN
 
 
 @pytest.mark.parametrize("form", FORMS)

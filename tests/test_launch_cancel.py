@@ -53,6 +53,22 @@ def wait_for(predicate, timeout: float = 20) -> bool:
     return predicate()
 
 
+def cancel_once_started(proc: subprocess.Popen, tmp_path: Path, ready=lambda: True,
+                        timeout: float = 30) -> tuple[int, str]:
+    """Once the row's log says the script started (and ``ready()`` holds), TERM the launcher and
+    wait for it; it is killed if anything fails. Returns (exit code, stderr)."""
+    try:
+        log = tmp_path / "results" / "logs" / f"{BASE_ENV['RESULT_FILENAME']}.log"
+        assert wait_for(lambda: log.exists() and "started" in log.read_text()), "the script never started"
+        assert wait_for(ready), "the job never got ready to be cancelled"
+        os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, err
+
+
 def test_term_reaches_salloc_srun_and_the_script_and_leaves_nothing_running(tmp_path):
     marker = f"sweepgate-cancel-{uuid.uuid4().hex[:8]}"
     script = tmp_path / FIXED / "kimik3_fp4_b300.sh"
@@ -63,16 +79,8 @@ def test_term_reaches_salloc_srun_and_the_script_and_leaves_nothing_running(tmp_
            "SWEEPGATE_CONTAINER_RUNTIME": "none", "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "3"}
     proc = subprocess.Popen(["bash", str(B300)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    try:
-        log = tmp_path / "results" / "logs" / f"{BASE_ENV['RESULT_FILENAME']}.log"
-        assert wait_for(lambda: log.exists() and "started" in log.read_text()), "the script never started"
-        assert processes_with(marker)
-        os.kill(proc.pid, signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 143, err
+    returncode, err = cancel_once_started(proc, tmp_path, lambda: processes_with(marker))
+    assert returncode == 143, err
     # salloc, srun, the script's sleep and the log's tee are all gone
     assert wait_for(lambda: not processes_with(marker)), processes_with(marker)
     tee = f"{BASE_ENV['RESULT_FILENAME']}.log"
@@ -126,15 +134,8 @@ def test_a_cancelled_mi355x_job_removes_its_container_by_the_job_name(tmp_path):
     bin_dir, calls = docker_cluster(tmp_path)
     proc = subprocess.Popen(["bash", str(MI355X)], cwd=tmp_path, env=mi355x_env(bin_dir, tmp_path),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        log = tmp_path / "results" / "logs" / f"{BASE_ENV['RESULT_FILENAME']}.log"
-        assert wait_for(lambda: log.exists() and "started" in log.read_text()), "the script never started"
-        os.kill(proc.pid, signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 143, err
+    returncode, err = cancel_once_started(proc, tmp_path)
+    assert returncode == 143, err
     assert wait_for(lambda: not processes_with(marker)), processes_with(marker)
     name = f"sweepgate-4242-2-{BASE_ENV['RESULT_FILENAME']}"
     earlier = name.replace("-4242-2-", "-4242-1-")
@@ -306,17 +307,10 @@ def run_and_cancel_multi_node(tmp_path: Path, bin_dir: Path, marker: str) -> tup
     proc = subprocess.Popen(["bash", str(MI355X)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
-        log = tmp_path / "results" / "logs" / f"{BASE_ENV['RESULT_FILENAME']}.log"
-        assert wait_for(lambda: log.exists() and "started" in log.read_text()), "the script never started"
-        assert wait_for(lambda: len(processes_with(marker)) == 3), processes_with(marker)
-        os.kill(proc.pid, signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
+        return cancel_once_started(proc, tmp_path, lambda: len(processes_with(marker)) == 3, timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
         for line in processes_with(marker):
             os.kill(int(line.split()[0]), signal.SIGKILL)
-    return proc.returncode, err
 
 
 def test_a_cancelled_multi_node_job_removes_every_worker_container(tmp_path):

@@ -21,23 +21,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT / "tests"))
 
 import yaml  # noqa: E402
 
 from cold_speed import corpus_tip  # noqa: E402
 from sweepgate.core import fastyaml  # noqa: E402
 from sweepgate.core.load import split_blocks  # noqa: E402
-
-
-def same(a, b) -> bool:
-    """Equal with equal types and key order, recursively (1 == True == 1.0 do not count)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return a == b or (a != a and b != b)  # NaN
+from test_fastyaml import same  # noqa: E402 - the equality the tests hold fastyaml to
 
 
 def distinct_blocks(repo: Path) -> dict[str, None]:
