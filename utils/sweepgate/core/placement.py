@@ -148,6 +148,15 @@ def place_row(row: dict, runners: dict) -> Placement:
     return place(row[F.PREFILL], row[F.DECODE], hardware_of(runners, row[F.RUNNER]) or {})
 
 
+def search_points(config: dict):
+    """(path, point) of every search-space entry of every scenario block, as written."""
+    for scenario, blocks in (config.get(F.SCENARIOS) or {}).items():
+        for b, block in enumerate(blocks if isinstance(blocks, list) else []):
+            points = block.get(F.SEARCH_SPACE) if isinstance(block, dict) else None
+            for p, point in enumerate(points if isinstance(points, list) else []):
+                yield (F.SCENARIOS, scenario, b, F.SEARCH_SPACE, p), point
+
+
 def config_problems(config: dict, runners: dict) -> list[tuple[tuple, str, str, str]]:
     """(path, rule, message, hint) for every point of a multi-node config its runner pool cannot hold.
 
@@ -160,20 +169,16 @@ def config_problems(config: dict, runners: dict) -> list[tuple[tuple, str, str, 
     if not facts or F.GPUS_PER_NODE not in facts:
         return []
     out = []
-    for scenario, blocks in (config.get(F.SCENARIOS) or {}).items():
-        for b, block in enumerate(blocks if isinstance(blocks, list) else []):
-            points = block.get(F.SEARCH_SPACE) if isinstance(block, dict) else None
-            for p, point in enumerate(points if isinstance(points, list) else []):
-                if not isinstance(point, dict) or not all(isinstance(point.get(r), dict) for r in ROLES):
-                    continue
-                path = (F.SCENARIOS, scenario, b, F.SEARCH_SPACE, p)
-                try:
-                    place(point[F.PREFILL], point[F.DECODE], facts)
-                except PlacementError as exc:
-                    out.append((path + ((exc.role,) if exc.role else ()), "placement",
-                                f"cannot be placed on '{config[F.RUNNER]}': {exc.message}", exc.hint))
-                except (KeyError, TypeError):
-                    continue  # a schema problem; the schema check reports it
+    for path, point in search_points(config):
+        if not isinstance(point, dict) or not all(isinstance(point.get(r), dict) for r in ROLES):
+            continue
+        try:
+            place(point[F.PREFILL], point[F.DECODE], facts)
+        except PlacementError as exc:
+            out.append((path + ((exc.role,) if exc.role else ()), "placement",
+                        f"cannot be placed on '{config[F.RUNNER]}': {exc.message}", exc.hint))
+        except (KeyError, TypeError):
+            continue  # a schema problem; the schema check reports it
     return out
 
 
@@ -192,19 +197,15 @@ def worker_total_problems(config: dict, runners: dict) -> list[tuple[tuple, str,
     if not isinstance(config, dict):
         return []
     limit, out = max_worker_gpus(), []
-    for scenario, blocks in (config.get(F.SCENARIOS) or {}).items():
-        for b, block in enumerate(blocks if isinstance(blocks, list) else []):
-            points = block.get(F.SEARCH_SPACE) if isinstance(block, dict) else None
-            for p, point in enumerate(points if isinstance(points, list) else []):
-                path = (F.SCENARIOS, scenario, b, F.SEARCH_SPACE, p)
-                for sub, worker in ([((), point)] + [((r,), point.get(r)) for r in ROLES]
-                                    if isinstance(point, dict) else []):
-                    if not isinstance(worker, dict) or F.TP not in worker:
-                        continue
-                    total = worker[F.TP] * worker.get(F.PP, 1) * worker.get(F.PCP_SIZE, 1)
-                    if isinstance(total, int) and total > limit:
-                        out.append((path + sub, "worker-gpus", f"tp*pp*pcp={total} GPUs in one worker is "
-                                    f"more than {limit}", f"use tp*pp*pcp-size of at most {limit}"))
+    for path, point in search_points(config):
+        for sub, worker in ([((), point)] + [((r,), point.get(r)) for r in ROLES]
+                            if isinstance(point, dict) else []):
+            if not isinstance(worker, dict) or F.TP not in worker:
+                continue
+            total = worker[F.TP] * worker.get(F.PP, 1) * worker.get(F.PCP_SIZE, 1)
+            if isinstance(total, int) and total > limit:
+                out.append((path + sub, "worker-gpus", f"tp*pp*pcp={total} GPUs in one worker is "
+                            f"more than {limit}", f"use tp*pp*pcp-size of at most {limit}"))
     return out
 
 
@@ -222,17 +223,14 @@ def single_node_problems(config: dict, runners: dict) -> list[tuple[tuple, str, 
     if not gpn:
         return []
     out = []
-    for scenario, blocks in (config.get(F.SCENARIOS) or {}).items():
-        for b, block in enumerate(blocks if isinstance(blocks, list) else []):
-            points = block.get(F.SEARCH_SPACE) if isinstance(block, dict) else None
-            for p, point in enumerate(points if isinstance(points, list) else []):
-                try:
-                    gpus = _worker_gpus(point)
-                except (KeyError, TypeError, AttributeError):
-                    continue  # a schema problem; the schema check reports it
-                if gpus > gpn:
-                    out.append(((F.SCENARIOS, scenario, b, F.SEARCH_SPACE, p), "topology-fits-node",
-                                f"max(tp*pp*pcp, ep)={gpus} needs more than the {gpn} GPUs of one "
-                                f"'{config[F.RUNNER]}' node", "lower tp, ep, pp or pcp-size so the point "
-                                f"fits {F.GPUS_PER_NODE}={gpn}, or make the config multinode"))
+    for path, point in search_points(config):
+        try:
+            gpus = _worker_gpus(point)
+        except (KeyError, TypeError, AttributeError):
+            continue  # a schema problem; the schema check reports it
+        if gpus > gpn:
+            out.append((path, "topology-fits-node",
+                        f"max(tp*pp*pcp, ep)={gpus} needs more than the {gpn} GPUs of one "
+                        f"'{config[F.RUNNER]}' node", "lower tp, ep, pp or pcp-size so the point "
+                        f"fits {F.GPUS_PER_NODE}={gpn}, or make the config multinode"))
     return out
