@@ -353,27 +353,15 @@ class YamlDoc:
     file was split for caching); ``blob`` is the content id of the whole file.
     """
 
-    def __init__(self, path: str, text: str, data: object, blocks: dict[str, str] | None = None, blob: str = "",
-                 starts: dict[str, int] | None = None):
+    def __init__(self, path: str, text: str, data: object, blocks: dict[str, str] | None = None, blob: str = ""):
         self.path, self.text, self.data, self.blocks, self.blob = path, text, data, blocks, blob
-        self._starts = starts or {}  # top-level key -> 0-based first line of its block, when split
-        self._block_positions: dict[str, dict] = {}
 
     @functools.cached_property
     def _positions(self) -> dict[tuple, tuple[int, int]]:
         return position_index(self.text)
 
     def _index_for(self, path: tuple) -> dict[tuple, tuple[int, int]]:
-        """Positions for ``path``: from its own top-level block when split, else the whole file."""
-        if path and path[0] in self._starts:
-            key = path[0]
-            if key not in self._block_positions:
-                start = self._starts[key]
-                later = [s for s in self._starts.values() if s > start]
-                lines = self.text.split("\n")[start:min(later) if later else None]
-                self._block_positions[key] = {p: (line + start, col)
-                                              for p, (line, col) in position_index("\n".join(lines) + "\n").items()}
-            return self._block_positions[key]
+        """Positions for ``path`` (the whole file's; ``MasterDoc`` indexes one block)."""
         return self._positions
 
     def locate(self, path: tuple) -> tuple[int, int]:
@@ -498,8 +486,9 @@ class MasterDoc(YamlDoc):
     def __init__(self, path: str, raw: bytes | None, blob: str, spans: dict[str, tuple[int, int, int]],
                  blocks: dict[str, str], values: dict[str, object], cache, read=None, text: str | None = None):
         self._raw, self._read = raw, read  # ``read`` gives the file's bytes when ``raw`` was not given
-        super().__init__(path, text, None, blocks, blob, {k: span[0] for k, span in spans.items()})
+        super().__init__(path, text, None, blocks, blob)
         self._spans, self._values, self._cache = spans, values, cache
+        self._block_positions: dict[str, dict] = {}
 
     @property
     def raw(self) -> bytes:
