@@ -186,6 +186,7 @@ def test_pyxis_and_no_runtime_need_no_container_cleanup(tmp_path):
 # name (and its labels), the client following it until it ends; `rm -f NAME` kills it and
 # forgets it; `ps -aq --filter label=K=V` lists the names carrying every such label. A name
 # already taken is refused, and `run` notes in <containers>-at-<name> what the daemon held then.
+# Creating (name, labels, process) and removing hold one lock, so `rm` never meets half a container.
 DAEMON_DOCKER = '''#!/usr/bin/env bash
 echo "docker $*" >>"@CALLS@"
 containers="@CONTAINERS@"
@@ -193,6 +194,8 @@ case "$1" in
   rm)
     shift
     [[ "$1" == -f ]] && shift
+    exec 9>"${containers}.lock"
+    flock 9
     for name in "$@"; do
       [[ -f "${containers}/${name}" ]] || continue
       kill -KILL -- "-$(<"${containers}/${name}")" 2>/dev/null
@@ -224,6 +227,8 @@ while [[ "$1" == -* ]]; do
   shift
 done
 shift  # the image
+exec 9>"${containers}.lock"  # the daemon creates a container (name, labels, process) in one step
+flock 9
 if [[ -f "${containers}/${name}" ]]; then
   echo "docker: Error response from daemon: Conflict. The container name ${name} is already in use" >&2
   exit 125
@@ -239,6 +244,7 @@ printf '%s\n' "${labels[@]}" >"${containers}/${name}.labels"
   echo "$!" >"${containers}/${name}"
 )
 pid="$(<"${containers}/${name}")"
+exec 9>&-
 while [[ -f "${containers}/${name}" && -e "/proc/${pid}" ]] \\
   && [[ "$(</proc/${pid}/stat)" != *") Z "* ]]; do
   sleep 0.1
