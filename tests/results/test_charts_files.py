@@ -112,3 +112,80 @@ def test_a_front_of_one_point_is_neither_drawn_nor_named(tmp_path):
     (svg,) = [p for p in charts.draw_charts(C.compare_records(pr, base), tmp_path) if p.suffix == ".svg"]
     text = svg.read_text()
     assert "baseline median front" in text and "PR front" not in text
+
+
+def arms(pr_factor: float = 1.3, base_runs: int = 0) -> C.Comparison:
+    """One config key, two KV-offload arms at the same concurrencies (review: the chart drew them as one
+    series: one colour, one legend entry, one PR front over both)."""
+    key = synth.KEYS[0]
+
+    def arm(records, offload):
+        for rec in records:
+            rec.update({R.TOPOLOGY: "tp8-pp1-dcp1-pcp1-ep1-dpafalse", R.SPEC_DECODING: "mtp"})
+            if offload:
+                rec.update({R.KV_OFFLOADING: "dram", R.KV_OFFLOAD_BACKEND: "lmcache"})
+                rec[R.METRICS][R.OUTPUT_TPUT_PER_GPU] *= pr_factor
+        return records
+    pr = arm(synth.pr_run(keys=[key]), False) + arm(synth.pr_run(keys=[key]), True)
+    base = arm(synth.history(runs=base_runs, keys=[key]), False) + arm(synth.history(runs=base_runs, keys=[key]), True)
+    return C.compare_records(pr, base)
+
+
+def drawn(comp: C.Comparison):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    ((group, items),) = charts.chart_groups(comp).items()
+    fig = charts.draw_chart(group, items, comp.run)
+    FigureCanvasAgg(fig).draw()
+    return fig.axes[0], items
+
+
+def test_each_kv_offload_arm_is_its_own_series_with_its_own_front_and_legend_entry():
+    ax, items = drawn(arms(base_runs=3))
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    runs = [text for text in legend if text.startswith("PR run")]
+    assert sorted(runs) == [f"PR run pr-7: {synth.KEYS[0]} · lmcache (dram)",
+                            f"PR run pr-7: {synth.KEYS[0]} · no KV offload"], runs
+    lines = {line.get_gid(): line for line in ax.get_lines() if line.get_gid()}
+    for kind in ("pr-front", "baseline-front"):
+        fronts = sorted(gid for gid in lines if gid.startswith(kind + "-"))
+        assert len(fronts) == 2, (kind, sorted(lines))
+        assert lines[fronts[0]].get_color() != lines[fronts[1]].get_color()
+    by_series = {}
+    for i, item in enumerate(items):
+        by_series.setdefault(item["series"], set()).add(lines[f"{charts.PR_GID}-{i}"].get_color())
+    assert len(by_series) == 2 and all(len(colors) == 1 for colors in by_series.values())
+    assert len({c for colors in by_series.values() for c in colors}) == 2  # one colour per arm
+    for n in range(2):  # each PR front runs through its own arm's points only
+        front = {tuple(p) for p in lines[f"pr-front-{n}"].get_xydata()}
+        owners = {item["series"] for item in items if item["pr"] in front}
+        assert len(owners) == 1 and len(front) == 5, (n, owners, front)
+
+
+def test_conc_labels_never_cover_each_other_or_a_marker():
+    """Two arms measuring the same figures put both conc labels at one spot."""
+    from matplotlib.transforms import Bbox
+
+    ax, items = drawn(arms(pr_factor=1.0))
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts]
+    assert sorted(t.get_text() for t in ax.texts) == sorted(str(item["conc"]) for item in items)
+    for i, a in enumerate(boxes):
+        assert all(not a.overlaps(b) for b in boxes[i + 1:]), [t.get_text() for t in ax.texts]
+        assert Bbox.intersection(a, ax.bbox) is not None and ax.bbox.contains(a.x0, a.y0)
+        for item in items:
+            x, y = ax.transData.transform(item["pr"])
+            assert not a.contains(x, y)
+
+
+def test_series_labels_name_what_tells_recipes_apart():
+    key = "k"
+    tp4, tp8 = "tp4-pp1-dcp1-pcp1-ep8-dpatrue", "tp8-pp1-dcp1-pcp1-ep1-dpafalse"
+    assert charts.short_topology(tp8) == "tp8" and charts.short_topology(tp4) == "tp4-ep8-dpa"
+    assert charts.short_topology(f"p2x({tp4})_d1x({tp8})") == "p2x(tp4-ep8-dpa)_d1x(tp8)"
+    assert charts.short_topology("tp8-pp1-dcp1-pcp1-ep16-dpafalse") == "tp8-ep16"
+    two = [(key, tp4, None, None, None), (key, tp8, None, None, None)]
+    assert list(charts.series_labels(two).values()) == ["k · tp4-ep8-dpa", "k · tp8"]
+    assert charts.series_labels([("k", tp8, "mtp", None, None)]) == {("k", tp8, "mtp", None, None): "k"}
+    alike = [(key, tp8, None, None, None), (key, tp8, "none", None, None)]  # read alike: raw values
+    assert len(set(charts.series_labels(alike).values())) == 2

@@ -1,9 +1,12 @@
 """Throughput-per-GPU against interactivity charts for a comparison (matplotlib, Agg).
 
-One chart per (model, precision, hardware, scenario, isl/osl): every PR point and
-every baseline median point (one marker each, with an SVG id a test can count),
-each PR point labelled with its concurrency, the two Pareto fronts, and the PR
-points that regressed or improved ringed. Charts are drawn without pyplot and
+One chart per (model, precision, hardware, scenario, isl/osl). A chart holds one
+series per recipe (config key plus record.RECIPE_IDENTITY: a tp4 and a tp8 entry,
+a KV-offload arm and its plain twin are two series): each has its own colour,
+legend entry naming what tells it apart, PR front and baseline median front.
+Every PR point and every baseline median point is one marker (with an SVG id a
+test can count), each PR point is labelled with its concurrency where the label
+covers no other, and the PR points that regressed or improved are ringed. Charts are drawn without pyplot and
 saved with fixed metadata and SVG hash salt, so the same comparison gives the
 same bytes.
 """
@@ -29,6 +32,58 @@ STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", "font.size": 9, "a
 PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
 COLORS = {C.REGRESSED: "#d62728", C.IMPROVED: "#2ca02c", "baseline": "#7f7f7f"}
 METADATA = {"png": {"Software": "sweepgate"}, "svg": {"Date": None, "Creator": "sweepgate"}}
+MARKERS = ("o", "s", "^", "D", "v", "P")  # past len(PALETTE) series, colours repeat with another marker
+SERIES = (R.CONFIG_KEY, *R.RECIPE_IDENTITY)  # one recipe: one colour, legend entry and pair of fronts
+BASE_FRONT, PR_FRONT = "baseline median front", "PR front"
+FRONT_GID = {BASE_FRONT: "baseline-front", PR_FRONT: "pr-front"}
+FRONT_INK = {BASE_FRONT: COLORS["baseline"], PR_FRONT: "#333333"}  # a chart of one series; else its colour
+FRONT_STYLE = {BASE_FRONT: "--", PR_FRONT: "-"}
+# Where a conc label may sit beside its point (offset in points, alignment), tried in this order.
+LABEL_SPOTS = ((5, 4, "left", "bottom"), (5, -4, "left", "top"), (-5, 4, "right", "bottom"),
+               (-5, -4, "right", "top"), (0, 7, "center", "bottom"), (0, -7, "center", "top"))
+
+
+def series_of(point: tuple) -> tuple:
+    """A point's series: its config key and recipe identity (SERIES), read from the point tuple."""
+    fields = dict(zip(R.POINT_IDENTITY, point))
+    return tuple(fields.get(name) for name in SERIES)
+
+
+def short_topology(topology: str) -> str:
+    """``tp8-pp1-dcp1-pcp1-ep1-dpafalse`` -> ``tp8``: the parallel sizes of 1 and dp-attn off dropped
+    (``tp4-ep8-dpatrue`` -> ``tp4-ep8-dpa``; each worker of ``p2x(...)_d1x(...)`` alike)."""
+    short = re.sub(r"-(?:pp|dcp|pcp|ep)1(?=[-)_]|$)|-dpafalse", "", topology)
+    return short.replace("-dpatrue", "-dpa")
+
+
+def _describe(series: tuple) -> tuple[str, ...]:
+    """A series as words: config key, topology, spec decoding, KV offload."""
+    f = dict(zip(SERIES, series))
+    topo, spec = f[R.TOPOLOGY], f[R.SPEC_DECODING]
+    offload, backend = f[R.KV_OFFLOADING], f[R.KV_OFFLOAD_BACKEND]
+    if backend:
+        kv = f"{backend} ({offload})" if offload else str(backend)
+    else:
+        kv = f"KV offload {offload}" if offload else "no KV offload"
+    return (str(f[R.CONFIG_KEY]), short_topology(str(topo)) if topo else "topology unknown",
+            f"spec {spec}" if spec not in (None, "", "none") else "no spec decoding", kv)
+
+
+def series_labels(series: list[tuple]) -> dict[tuple, str]:
+    """What tells each series of one chart apart: its config key, then each recipe part that differs
+    between the chart's series (``kimik2.5-int4-mi355x-vllm · tp8 · lmcache (dram)``)."""
+    words = [_describe(s) for s in series]
+    differ = [i for i in range(len(SERIES) - 1) if i == 0 or len({w[i] for w in words}) > 1]
+    labels = {s: " · ".join(w[i] for i in differ) for s, w in zip(series, words)}
+    if len(set(labels.values())) < len(labels):  # two recipes that read alike: every raw value
+        labels = {s: " · ".join(str(v) for v in s) for s in series}
+    return labels
+
+
+def series_styles(items: list[dict]) -> dict[tuple, tuple[str, str]]:
+    """series -> (colour, marker), in the order the series first appear."""
+    series = list(dict.fromkeys(item["series"] for item in items))
+    return {s: (PALETTE[i % len(PALETTE)], MARKERS[i // len(PALETTE) % len(MARKERS)]) for i, s in enumerate(series)}
 
 
 def pareto_front(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -63,7 +118,7 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
 
 
 def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
-    """group -> [{point, key, conc, pr: (x, y), base: (x, y) | None, flag, rehearsal}], sorted."""
+    """group -> [{point, key, series, conc, pr: (x, y), base: (x, y) | None, flag, rehearsal}], sorted."""
     flags, groups = _flags(comparison), {}
     for pt in sorted(comparison.heads, key=C.point_sort_key):
         head = comparison.heads[pt]
@@ -72,7 +127,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             continue
         base = comparison.baselines.get(pt, [])
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
-            "point": pt, "key": head.get(R.CONFIG_KEY), "conc": head.get(R.CONC), "pr": pr,
+            "point": pt, "key": head.get(R.CONFIG_KEY), "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr,
             "base": _median_xy(base), "flag": flags.get(pt),
             "rehearsal": bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)})
     return groups
@@ -91,44 +146,111 @@ def chart_title(group: tuple) -> str:
     return f"{model} {precision} on {hardware}: {scenario}{seq}"
 
 
-def _draw_front(ax, points: list[tuple[float, float]], color: str, style: str, label: str) -> None:
-    front = pareto_front(points)
-    if len(front) > 1:  # one point is no line: the legend would name something not drawn
-        ax.plot([p[0] for p in front], [p[1] for p in front], linestyle=style, color=color, linewidth=1.6,
-                drawstyle="default", label=label, zorder=2)
+def _draw_fronts(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> list[str]:
+    """Each series' baseline median front and PR front, in the series' colour (the fixed inks on a
+    chart of one series); returns the kinds drawn. A front of one point is no line: not drawn, so
+    the legend never names something that is not there."""
+    drawn = []
+    for n, (series, (color, _)) in enumerate(styles.items()):
+        mine = [item for item in items if item["series"] == series]
+        for kind, points in ((BASE_FRONT, [item["base"] for item in mine if item["base"]]),
+                             (PR_FRONT, [item["pr"] for item in mine])):
+            front = pareto_front(points)
+            if len(front) > 1:
+                ax.plot([p[0] for p in front], [p[1] for p in front], linestyle=FRONT_STYLE[kind], linewidth=1.6,
+                        color=FRONT_INK[kind] if len(styles) == 1 else color, gid=f"{FRONT_GID[kind]}-{n}", zorder=2)
+                drawn.append(kind)
+    return drawn
 
 
-def _draw_points(ax, items: list[dict]) -> None:
-    keys = list(dict.fromkeys(item["key"] for item in items))
+def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> None:
     for i, item in enumerate(items):
-        color = PALETTE[keys.index(item["key"]) % len(PALETTE)]
-        if item["base"]:
-            ax.plot(*item["base"], marker="o", markersize=6, markerfacecolor="white", linestyle="none",
-                    markeredgecolor=COLORS["baseline"], gid=f"{BASE_GID}-{i}", zorder=3)
-        ax.plot(*item["pr"], marker="o", markersize=6, color=color, linestyle="none",
+        color, marker = styles[item["series"]]
+        if item["base"]:  # grey on a chart of one series; else ringed in its series' colour
+            ax.plot(*item["base"], marker=marker, markersize=6, markerfacecolor="white", linestyle="none",
+                    markeredgecolor=COLORS["baseline"] if len(styles) == 1 else color, gid=f"{BASE_GID}-{i}",
+                    zorder=3)
+        ax.plot(*item["pr"], marker=marker, markersize=6, color=color, linestyle="none",
                 gid=f"{PR_GID}-{i}", zorder=4)
         if item["flag"]:
             ax.plot(*item["pr"], marker="o", markersize=13, markerfacecolor="none", linestyle="none",
                     markeredgewidth=2, markeredgecolor=COLORS[item["flag"]], zorder=5)
-        ax.annotate(str(item["conc"]), item["pr"], xytext=(5, 4), textcoords="offset points", fontsize=8,
-                    color="#222222", zorder=6)
 
 
-def _legend(ax, items: list[dict], run: str) -> None:
+def _legend(ax, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]], fronts: list[str]) -> None:
     from matplotlib.lines import Line2D
 
-    keys = list(dict.fromkeys(item["key"] for item in items))
     mark = " (rehearsal)" if any(item["rehearsal"] for item in items) else ""
-    handles = [Line2D([], [], marker="o", linestyle="none", color=PALETTE[i % len(PALETTE)],
-                      label=f"PR run {run}{mark}: {key}") for i, key in enumerate(keys)]
-    handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
-                          markeredgecolor=COLORS["baseline"], label=f"baseline median{mark}"))
-    handles += [h for h in ax.get_lines() if not h.get_label().startswith("_")]
+    labels = series_labels(list(styles))
+    handles = [Line2D([], [], marker=marker, linestyle="none", color=color, label=f"PR run {run}{mark}: {labels[s]}")
+               for s, (color, marker) in styles.items()]
+    if any(item["base"] for item in items):  # a chart of new points has none to name
+        handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
+                              markeredgecolor=COLORS["baseline"], label=f"baseline median{mark}"))
+    handles += [Line2D([], [], linestyle=FRONT_STYLE[kind], color=FRONT_INK[kind], linewidth=1.6, label=kind)
+                for kind in (BASE_FRONT, PR_FRONT) if kind in fronts]
     for flag in (C.REGRESSED, C.IMPROVED):
         if any(item["flag"] == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
                                   markeredgewidth=2, markeredgecolor=COLORS[flag], label=flag))
     ax.legend(handles=handles, loc="best", fontsize=8, framealpha=0.9)
+
+
+def _spot_cost(box, taken: list, frame) -> float:
+    """How much of a label's box covers other labels and markers, or lies outside the axes."""
+    def area(a, b) -> float:
+        w = min(a.x1, b.x1) - max(a.x0, b.x0)
+        h = min(a.y1, b.y1) - max(a.y0, b.y0)
+        return w * h if w > 0 and h > 0 else 0.0
+    return sum(area(box, other) for other in taken) + box.width * box.height - area(box, frame)
+
+
+def _obstacles(fig, ax, items: list[dict]) -> list:
+    """What a conc label must not cover, as pixel boxes: every marker (a ring's outer edge for a
+    ringed point) and every front line, sampled every few pixels."""
+    from matplotlib.transforms import Bbox
+
+    def box(x, y, r):
+        return Bbox.from_extents(x - r, y - r, x + r, y + r)
+
+    px = fig.dpi / 72
+    boxes = [box(*ax.transData.transform(item["pr"]), (8 if item["flag"] else 4) * px) for item in items]
+    boxes += [box(*ax.transData.transform(item["base"]), 4 * px) for item in items if item["base"]]
+    for line in ax.get_lines():
+        xy = ax.transData.transform(line.get_xydata())
+        for (x0, y0), (x1, y1) in zip(xy, xy[1:]):
+            steps = max(1, int(max(abs(x1 - x0), abs(y1 - y0)) / 3))
+            boxes += [box(x0 + (x1 - x0) * k / steps, y0 + (y1 - y0) * k / steps, px) for k in range(steps + 1)]
+    return boxes
+
+
+def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> list:
+    """Each PR point's concurrency beside it, at the first LABEL_SPOTS spot covering no other label,
+    marker or front (else the least covering one); a ringed point's label sits past its ring.
+    In its series' colour when the chart has several. Measured after the layout, which the labels
+    stay out of."""
+    fig.get_layout_engine().execute(fig)
+    renderer = fig.canvas.get_renderer()
+    taken = _obstacles(fig, ax, items)
+    labels = []
+    for item in items:
+        label = ax.annotate(str(item["conc"]), item["pr"], xytext=(0, 0), textcoords="offset points", fontsize=8,
+                            color="#222222" if len(styles) == 1 else styles[item["series"]][0], zorder=6,
+                            in_layout=False)
+        push = 1.8 if item["flag"] else 1.0
+        costs = []
+        for dx, dy, ha, va in LABEL_SPOTS:
+            label.xyann = (dx * push, dy * push)
+            label.set(horizontalalignment=ha, verticalalignment=va)
+            costs.append(_spot_cost(label.get_window_extent(renderer), taken, ax.bbox))
+            if costs[-1] == 0:
+                break
+        dx, dy, ha, va = LABEL_SPOTS[costs.index(min(costs))]
+        label.xyann = (dx * push, dy * push)
+        label.set(horizontalalignment=ha, verticalalignment=va)
+        taken.append(label.get_window_extent(renderer))
+        labels.append(label)
+    return labels
 
 
 HEADROOM = 1.12  # axes end this far past the largest value, so no marker, ring or label is cut
@@ -153,20 +275,22 @@ def _axes(ax, items: list[dict]) -> None:
 
 def draw_chart(group: tuple, items: list[dict], run: str):
     """One matplotlib Figure (not pyplot-managed) for one chart group."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(8, 5.5), dpi=110, layout="constrained")
+    FigureCanvasAgg(fig)  # a renderer, to measure the conc labels with
     ax = fig.add_subplot()
-    _draw_front(ax, [item["base"] for item in items if item["base"]], COLORS["baseline"], "--",
-                "baseline median front")
-    _draw_front(ax, [item["pr"] for item in items], "#333333", "-", "PR front")
-    _draw_points(ax, items)
-    _legend(ax, items, run)
+    styles = series_styles(items)
+    fronts = _draw_fronts(ax, items, styles)
+    _draw_points(ax, items, styles)
+    _legend(ax, items, run, styles, fronts)
     _axes(ax, items)
     title = chart_title(group)
     if any(item["rehearsal"] for item in items):
         title += "\nREHEARSAL: stand-in server figures, not a GPU measurement"
     ax.set_title(title, loc="left")
+    _place_labels(fig, ax, items, styles)
     return fig
 
 
