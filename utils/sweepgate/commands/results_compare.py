@@ -5,7 +5,7 @@ Records come from the store (``--db``, else $SWEEPGATE_DB, else the repository's
 SQLite file); the baseline may instead come from the results artifacts of the last
 N successful runs on the baseline branch (``--baseline-artifacts``, PyGithub) or
 from JSONL files (``--baseline-jsonl``). Exit 3 with ``--fail-on-regression`` when
-any point regressed.
+any point regressed or its job failed.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def add_arguments(parser) -> None:
     fmt.add_argument("--json", action="store_true", help="print JSON (CONTRACTS section 8)")
     fmt.add_argument("--markdown", action="store_true", help="print markdown")
     parser.add_argument("--plots", metavar="DIR", default=None, help="write PNG and SVG charts into DIR")
-    parser.add_argument("--fail-on-regression", action="store_true", help="exit 3 when any point regressed")
+    parser.add_argument("--fail-on-regression", action="store_true", help="exit 3 when any point regressed or its job failed")
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--baseline-artifacts", action="store_true",
                       help="baseline from the results artifacts of the last N successful runs on the "
@@ -114,7 +114,7 @@ def run(args) -> int:
         _write_comment(args.comment_file, comparison, args, charts)
     if args.comment:
         _post_comment(comparison, args, charts)
-    return EXIT_REGRESSION if args.fail_on_regression and comparison.regressed() else 0
+    return EXIT_REGRESSION if args.fail_on_regression and comparison.failing() else 0
 
 
 def _print(comparison, args, charts: list[str]) -> None:

@@ -10,7 +10,9 @@ observation drawn from the baseline's distribution (Student's t, from
 ``scipy.stats``): a verdict other than ``unchanged`` needs the head outside
 that interval AND a relative change from the baseline median larger than the
 threshold. Fewer than ``min_samples`` baseline values gives
-``insufficient-data``; none gives ``new``.
+``insufficient-data``; none gives ``new``. A point whose PR job failed or was
+cancelled (its newest attempt's status) has no figures to judge: it gets one
+``failed`` verdict, which ``--fail-on-regression`` counts like a regression.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ DEFAULT_THRESHOLD = 0.05
 CONFIDENCE = 0.95
 
 IMPROVED, REGRESSED, UNCHANGED = "improved", "regressed", "unchanged"
-INSUFFICIENT, NEW = "insufficient-data", "new"
-VERDICTS = (REGRESSED, IMPROVED, UNCHANGED, INSUFFICIENT, NEW)  # report order
+INSUFFICIENT, NEW, FAILED = "insufficient-data", "new", "failed"
+VERDICTS = (FAILED, REGRESSED, IMPROVED, UNCHANGED, INSUFFICIENT, NEW)  # report order
+FAILING = (FAILED, REGRESSED)  # what --fail-on-regression exits 3 on
 
 # Recipe fields named when a point's recipe differs from its baseline's, in this order.
 # The KV-offload backend and its version read as one phrase ("lmcache 0.5.3").
@@ -70,11 +73,11 @@ class Settings:
 
 @dataclass
 class Verdict:
-    """One (point, metric) judgement."""
+    """One (point, metric) judgement; a failed job's point has one, with no metric or head."""
 
     point: tuple
-    metric: str
-    head: float
+    metric: str | None
+    head: float | None
     n: int
     median: float | None
     low: float | None
@@ -84,13 +87,16 @@ class Verdict:
     threshold: float
     rehearsal: bool = False
     recipe_changes: list[str] = field(default_factory=list)
+    status: str | None = None  # the PR job's status when it failed or was cancelled
 
     def as_json(self) -> dict:
         """The CONTRACTS section 8 shape of one point."""
-        out = dict(zip(R.POINT, self.point[:len(R.POINT)]))
+        out = point_json(self.point)
         out.update({"metric": self.metric, "head": self.head,
                     "baseline": {"n": self.n, "median": self.median, "low": self.low, "high": self.high},
                     "change": self.change, "verdict": self.verdict})
+        if self.status is not None:
+            out[R.STATUS] = self.status
         if self.rehearsal:  # figures from the stand-in server of `sweepgate rehearse`
             out[R.REHEARSAL] = True
         return out
@@ -102,6 +108,7 @@ class Comparison:
     verdicts: list[Verdict]
     heads: dict            # point -> the PR record
     baselines: dict        # point -> baseline records, newest first (at most `window`)
+    repeated: dict = field(default_factory=dict)  # point -> its measurements in the run, when more than one
 
     @property
     def rehearsal(self) -> bool:
@@ -113,25 +120,45 @@ class Comparison:
             counts[v.verdict] += 1
         return counts
 
-    def regressed(self) -> bool:
-        return any(v.verdict == REGRESSED for v in self.verdicts)
+    def failing(self) -> bool:
+        """Whether a point regressed or its job failed (what --fail-on-regression exits 3 on)."""
+        return any(v.verdict in FAILING for v in self.verdicts)
 
     def as_json(self) -> dict:
         out = {"run": self.run, "points": [v.as_json() for v in self.verdicts], "counts": self.counts()}
+        if self.repeated:  # points measured more than once: only the last measurement was judged
+            out["repeated"] = [{**point_json(pt), "measurements": n}
+                               for pt, n in sorted(self.repeated.items(), key=lambda item: point_sort_key(item[0]))]
         if self.rehearsal:
             out[R.REHEARSAL] = True
         return out
 
 
+def point_json(pt: tuple) -> dict:
+    """A point as CONTRACTS section 8 names it, plus its request rate in a rate sweep."""
+    out = dict(zip(R.POINT, pt[:len(R.POINT)]))
+    rate = dict(zip(R.POINT_IDENTITY, pt)).get(R.REQUEST_RATE)
+    if rate is not None:
+        out[R.REQUEST_RATE] = rate
+    return out
+
+
 def point_of(rec: dict) -> tuple:
     """What matches a result across runs: the contract's point (R.POINT) plus what tells two rows
-    of one config apart there (R.RECIPE_IDENTITY: topology, spec decoding, KV offload)."""
-    return tuple(rec.get(name) for name in R.POINT_IDENTITY)
+    of one config apart there (R.RECIPE_IDENTITY: topology, spec decoding, KV offload), and the
+    request rate of a rate sweep."""
+    return R.point_values(rec)
+
+
+def _run_order(run_id) -> tuple:
+    """GitHub run ids grow with time: as numbers ("999" before "1000"); other ids after them, as text."""
+    text = str(run_id or "")
+    return (0, int(text), "") if text.isdigit() else (1, 0, text)
 
 
 def _order(rec: dict) -> tuple:
     """Newest last: by finish time, then run id, then attempt."""
-    return (str(rec.get(R.FINISHED) or ""), str(rec.get(R.RUN_ID) or ""), int(rec.get(R.ATTEMPT) or 0))
+    return (str(rec.get(R.FINISHED) or ""), _run_order(rec.get(R.RUN_ID)), int(rec.get(R.ATTEMPT) or 0))
 
 
 def is_eval_result(rec: dict) -> bool:
@@ -147,10 +174,20 @@ def _usable(rec: dict) -> bool:
 def latest_per_point(records: list[dict]) -> dict[tuple, dict]:
     """The PR run's record for each point (the last attempt when a job was retried; eval scores,
     which share their job's point, never stand in for its throughput result)."""
-    out: dict[tuple, dict] = {}
+    return {pt: recs[-1] for pt, recs in measurements_per_point(records).items()}
+
+
+def measurements_per_point(records: list[dict]) -> dict[tuple, list[dict]]:
+    """Each point's throughput records of the newest attempt that has one, oldest first (more than
+    one when a job's output holds several measurements of one point, e.g. repeated lines)."""
+    out: dict[tuple, list[dict]] = {}
     for rec in sorted(records, key=_order):
-        if not is_eval_result(rec):
-            out[point_of(rec)] = rec
+        if is_eval_result(rec):
+            continue
+        same = out.setdefault(point_of(rec), [])
+        if same and (same[-1].get(R.RUN_ID), same[-1].get(R.ATTEMPT)) != (rec.get(R.RUN_ID), rec.get(R.ATTEMPT)):
+            same.clear()  # a later attempt replaces the earlier one's
+        same.append(rec)
     return out
 
 
@@ -255,6 +292,10 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings)
     out = []
     rehearsal = bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)
     changes = recipe_changes(head, base)
+    status = head.get(R.STATUS, "success")
+    if status != "success":  # nothing measured to judge; the job itself is the finding
+        return [Verdict(pt, None, None, len(base), None, None, None, None, FAILED, settings.threshold,
+                        rehearsal, changes, status)]
     for metric in settings.metrics:
         value = number((head.get(R.METRICS) or {}).get(metric))
         if value is None:
@@ -282,7 +323,8 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     for name, value in overrides.items():
         setattr(settings, name, value)
     settings.validate()
-    heads = latest_per_point(pr_records)
+    measured = measurements_per_point(pr_records)
+    heads = {pt: recs[-1] for pt, recs in measured.items()}
     run_ids = {str(r.get(R.RUN_ID)) for r in pr_records}
     baselines = baseline_window([b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids],
                                 settings.window)
@@ -291,4 +333,5 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
         verdicts.extend(_point_verdicts(pt, heads[pt], baselines.get(pt, []), settings))
     if run is None:
         run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))
-    return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads})
+    repeated = {pt: len(recs) for pt, recs in measured.items() if len(recs) > 1}
+    return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated)

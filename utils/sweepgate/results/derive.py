@@ -106,6 +106,14 @@ def energy_per_output_token_j(energy_j: float | None, metrics: dict) -> float | 
     return energy_j / tokens
 
 
+def measured(metrics: dict) -> dict:
+    """``metrics`` without the latencies of a run in which no request completed: there the
+    client writes a placeholder (vLLM's mean of nothing is 0, others write NaN), not a measurement."""
+    if metrics.get(R.COMPLETED) != 0:
+        return metrics
+    return {name: value for name, value in metrics.items() if name not in R.LATENCY_METRICS}
+
+
 def is_failed_run(metrics: dict, evals: list) -> bool:
     """No request completed, or every throughput is zero or absent (and no eval scored)."""
     if evals:

@@ -90,8 +90,9 @@ def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: f
     if job.row:
         check_agreement(m, job.row, path, job.source or "--row")
     ident = _identity(m, job.row)
-    check_metrics({k: v for k, v in m.metrics.items()}, path, m.line)
-    metrics = derive.add_derived(m.metrics, ident[R.GPUS], energy_j)
+    raw = derive.measured(m.metrics)
+    check_metrics(raw, path, m.line)
+    metrics = derive.add_derived(raw, ident[R.GPUS], energy_j)
     j = job.job
     rec = {R.SCHEMA: R.SCHEMA_VERSION, **ident, R.CONFIG_KEY: j.get(R.CONFIG_KEY),
            R.RESULT_FILENAME: result_filename, R.RUNNER_NAME: j.get(R.RUNNER_NAME),

@@ -8,6 +8,8 @@ milliseconds, ``_s`` for seconds, ``_per_gpu`` for tok/s/GPU.
 
 from __future__ import annotations
 
+import math
+
 from sweepgate.core.jobfile import (  # noqa: F401 - the job sidecar's keys are provenance fields
     ATTEMPT, COMMIT, CONFIG_KEY, FINISHED, REF, REHEARSAL, RUN_ID, RUN_IDENTITY, RUNNER_NAME, STARTED, STATUS,
     STATUSES,
@@ -126,4 +128,28 @@ POINT = (CONFIG_KEY, HARDWARE, SCENARIO, ISL, OSL, CONC)
 # What tells apart two rows of one config key at the same point (a tp4 and a tp8
 # search-space entry, an offload arm): the store's point queries match POINT + these.
 RECIPE_IDENTITY = (TOPOLOGY, SPEC_DECODING, KV_OFFLOADING, KV_OFFLOAD_BACKEND)
-POINT_IDENTITY = POINT + RECIPE_IDENTITY
+# A request-rate sweep holds conc and differs only in the rate (vLLM/SGLang --request-rate):
+# each rate is a point of its own. Unlimited ("inf", or no rate given) is one value, so a
+# concurrency sweep keeps matching across clients that write either.
+POINT_IDENTITY = POINT + RECIPE_IDENTITY + (REQUEST_RATE,)
+
+
+def rate_key(value) -> str | None:
+    """A request rate as part of a point: None when unlimited, else its number as text ("2", "0.5")."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        rate = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return None if math.isinf(rate) or math.isnan(rate) else format(rate, "g")
+
+
+def identity(rec: dict, name: str):
+    """``rec``'s value of the POINT_IDENTITY field ``name``, as points are matched."""
+    return rate_key(rec.get(name)) if name == REQUEST_RATE else rec.get(name)
+
+
+def point_values(rec: dict) -> tuple:
+    """``rec``'s point: its POINT_IDENTITY values in order, as matched across runs."""
+    return tuple(identity(rec, name) for name in POINT_IDENTITY)

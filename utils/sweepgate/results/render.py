@@ -16,10 +16,11 @@ MARKER = "<!-- sweepgate-results -->"
 REHEARSAL_NOTE = ("REHEARSAL: these figures come from the stand-in server of `sweepgate rehearse`, "
                   "not from a GPU; they test the pipeline, not performance.")
 HEADERS = ("point", "metric", "head", "baseline median [interval] (n)", "change", "verdict", "recipe change")
-SECTIONS = (("Regressed", (C.REGRESSED,)), ("Improved", (C.IMPROVED,)),
+SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), ("Improved", (C.IMPROVED,)),
             ("Not judged", (C.INSUFFICIENT, C.NEW)), ("Unchanged", (C.UNCHANGED,)))
-STYLES = {C.REGRESSED: "bold red", C.IMPROVED: "bold green", C.INSUFFICIENT: "yellow", C.NEW: "cyan",
-          C.UNCHANGED: "dim"}
+OPEN_SECTIONS = ("Failed", "Regressed", "Improved")  # listed in Markdown; the others fold
+STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green", C.INSUFFICIENT: "yellow",
+          C.NEW: "cyan", C.UNCHANGED: "dim"}
 
 
 def fmt_value(value: float | None) -> str:
@@ -35,9 +36,12 @@ def fmt_change(change: float | None) -> str:
 
 
 def point_label(pt: tuple) -> str:
-    """config key, hardware, scenario isl/osl, conc; then the topology and offload arm when known."""
+    """config key, hardware, scenario isl/osl, conc (and request rate, in a rate sweep); then the
+    topology and offload arm when known."""
     fields = dict(zip(R.POINT_IDENTITY, pt))
     seq = f" {fields[R.ISL]}/{fields[R.OSL]}" if fields[R.ISL] is not None else ""
+    if fields[R.REQUEST_RATE] is not None:
+        seq += f" rate {fields[R.REQUEST_RATE]}/s"
     extra = [str(fields[name]) for name in (R.TOPOLOGY, R.KV_OFFLOAD_BACKEND) if fields.get(name) not in (None, "")]
     head = [str(fields[name]) for name in (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO) if fields[name] is not None]
     return " ".join([f"{' '.join(head)}{seq} conc {fields[R.CONC]}", *extra])
@@ -46,6 +50,10 @@ def point_label(pt: tuple) -> str:
 def cells(v: C.Verdict) -> tuple[str, ...]:
     """One verdict as the table's cells (HEADERS)."""
     mark = " (rehearsal)" if v.rehearsal else ""
+    if v.verdict == C.FAILED:  # the job left no figures: say what it did and what it is missing
+        base = f"{v.n} baseline runs" if v.n else "none"
+        return (point_label(v.point), "(job)", f"{v.status}{mark}", base, "n/a", v.verdict,
+                "; ".join(v.recipe_changes))
     if v.n == 0:
         base = "none"
     elif v.low is None:
@@ -63,6 +71,17 @@ def sections(comparison: C.Comparison) -> list[tuple[str, list[C.Verdict]]]:
 def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> str:
     counts = ", ".join(f"{n} {verdict}" for verdict, n in comparison.counts().items())
     return f"run {comparison.run} against {baseline_ref} (last {window} runs): {counts}"
+
+
+def repeated_note(comparison: C.Comparison, shown: int = 3) -> str | None:
+    """Say which points the run measured more than once (only the last measurement is judged)."""
+    if not comparison.repeated:
+        return None
+    items = sorted(comparison.repeated.items(), key=lambda item: C.point_sort_key(item[0]))
+    named = ", ".join(f"{point_label(pt)} ({n}\u00d7)" for pt, n in items[:shown])
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return (f"{len(items)} points were measured more than once in this run; each is judged by its last "
+            f"measurement: {named}{more}. Give repeats their own result files or attempts to judge each.")
 
 
 def _md_escape(text: str) -> str:
@@ -84,7 +103,7 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
     for title, verdicts in sections(comparison):
         if not verdicts:
             continue
-        if title in ("Regressed", "Improved"):
+        if title in OPEN_SECTIONS:
             shown = verdicts[:max_rows] if max_rows is not None else verdicts
             out += [f"#### {title} ({len(verdicts)})", "", *_md_table(shown)]
             if len(shown) < len(verdicts):
@@ -105,6 +124,8 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
     head = [MARKER, f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
     if comparison.rehearsal:
         head += [f"> **{REHEARSAL_NOTE}**", ""]
+    if repeated_note(comparison):
+        head += [f"> {_md_escape(repeated_note(comparison))}", ""]
     tail = []
     if charts:
         tail = ["Charts (output throughput per GPU against interactivity) are in the run's results artifact: "
@@ -141,6 +162,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
             grid.add_row(*row[:len(grid.columns)], style=STYLES[v.verdict])
     console.print(grid)
     console.print(summary_line(comparison, baseline_ref, window))
+    if repeated_note(comparison):
+        console.print(repeated_note(comparison), style="yellow")
 
 
 def table_text(comparison: C.Comparison, **kw) -> str:

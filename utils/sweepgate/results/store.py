@@ -68,6 +68,7 @@ results = sa.Table(
     sa.Column(INGESTED_AT, sa.String(500)),
     *(sa.Column(column(f), sa.Integer) for f in INTEGER_FIELDS),
     sa.Column(column(R.REHEARSAL), sa.Boolean, nullable=False),
+    sa.Column(column(R.REQUEST_RATE), sa.String(64)),  # R.rate_key: None when unlimited (migration 0003)
     *(sa.Column(column(f), sa.Float) for f in METRIC_FIELDS),
     sa.Column("record", sa.JSON, nullable=False),
     sa.UniqueConstraint(*(column(f) for f in KEY), name="uq_results_job"),
@@ -236,6 +237,7 @@ class Store:
     def _row(self, rec: dict, ingested_at: str) -> dict:
         row = {column(f): rec.get(f) for f in (*KEY, *STRING_FIELDS, *INTEGER_FIELDS, R.REHEARSAL)}
         row.update({column(f): rec[R.METRICS].get(f) for f in METRIC_FIELDS})
+        row[column(R.REQUEST_RATE)] = R.rate_key(rec.get(R.REQUEST_RATE))
         row.update({INGESTED_AT: ingested_at, "record": rec})
         return row
 
@@ -298,7 +300,7 @@ class Store:
         keys = sorted({str(p.get(R.CONFIG_KEY)) for p in points})
         by = [results.c[column(f)] for f in R.POINT_IDENTITY]
         found = self._last_runs(ref, [results.c.config_key.in_(keys)], by, n, include_rehearsals)
-        return [rec for rec in found if tuple(rec.get(f) for f in R.POINT_IDENTITY) in wanted]
+        return [rec for rec in found if R.point_values(rec) in wanted]
 
     def _last_runs(self, ref: str, where: list, by: list, n: int, include_rehearsals: bool) -> list[dict]:
         """Per ``by`` group of the rows on ``ref`` matching ``where``: the newest record of each

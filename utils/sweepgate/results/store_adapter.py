@@ -11,7 +11,7 @@ from sweepgate.results import record as R
 
 def point_dict(rec: dict) -> dict:
     """The store's point filter for a record: every POINT_IDENTITY field, None included."""
-    return {name: rec.get(name) for name in R.POINT_IDENTITY}
+    return dict(zip(R.POINT_IDENTITY, R.point_values(rec)))
 
 
 def from_store(url: str | None, run: str, baseline_ref: str | None, window: int) -> tuple[list[dict], list[dict], str]:

@@ -1,0 +1,128 @@
+"""What `results compare` judges as a point: a failed PR job, a run in which nothing completed,
+a request-rate sweep and a point measured twice are each reported, never dropped."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sqlalchemy as sa
+
+from helpers import job, run_cli, show_json, vllm_output, write_job
+from sweepgate.results import compare as C
+from sweepgate.results import record as R
+from sweepgate.results import store
+
+RATE_SWEEP = "vllm/vllm0.8_llama3.1-8b_h100_vllm-vs-sglang_qps1-10-inf.jsonl"  # 6 rates, each twice
+
+
+def history(folder, concs=(4, 8), runs=5):
+    """``runs`` main runs of every conc, output throughput within 1 % of 409.6 tok/s."""
+    for n in range(runs):
+        for conc in concs:
+            row = {**job()["row"], "conc": conc}
+            sidecar = job(run_id=str(100 + n), row=row, finished=f"2026-01-0{n + 1}T12:00:00+00:00")
+            write_job(folder / f"main{n}", f"res_c{conc}", vllm_output(conc, output_throughput=409.6 + n), sidecar)
+
+
+def pr_job(folder, conc, output, status="success"):
+    row = {**job()["row"], "conc": conc}
+    sidecar = job(run_id="777", row=row, status=status, ref="refs/pull/7/merge",
+                  finished="2026-02-01T12:00:00+00:00")
+    write_job(folder / "pr", f"res_c{conc}", output, sidecar)
+
+
+def compare(capsys, db, *extra):
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "777", *extra)
+    return rc, out, err
+
+
+@pytest.fixture
+def db(tmp_path):
+    return f"sqlite:///{tmp_path / 'r.db'}"
+
+
+def test_a_pr_job_that_failed_is_a_failed_point_and_fails_the_gate(tmp_path, db, capsys):
+    history(tmp_path / "in")
+    pr_job(tmp_path / "in", 4, vllm_output(4, output_throughput=410.0))
+    pr_job(tmp_path / "in", 8, None, status="failure")  # the job's sidecar only: the script died
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert rc == 0, err
+    rc, out, err = compare(capsys, db, "--json", "--fail-on-regression")
+    assert rc == 3, err
+    doc = json.loads(out)
+    failed = [p for p in doc["points"] if p["verdict"] == C.FAILED]
+    assert [(p["conc"], p["status"], p["metric"], p["head"]) for p in failed] == [(8, "failure", None, None)]
+    assert failed[0]["baseline"]["n"] == 5
+    assert doc["counts"][C.FAILED] == 1 and doc["counts"][C.REGRESSED] == 0
+    rc, out, _ = compare(capsys, db, "--markdown")
+    assert rc == 0 and "#### Failed (1)" in out and "conc 8" in out.split("#### Failed (1)")[1].split("####")[0]
+    rc, out, _ = compare(capsys, db)
+    assert rc == 0 and "failure" in out and "1 failed" in out
+
+
+def test_a_run_in_which_nothing_completed_is_failed_not_improved(tmp_path, db, capsys):
+    history(tmp_path / "in")
+    zeros = vllm_output(8, completed=0, failed=40, request_throughput=0.0, output_throughput=0.0,
+                        total_token_throughput=0.0,
+                        **{f"{stat}_{lat}_ms": 0.0 for lat in ("ttft", "tpot", "itl", "e2el")
+                           for stat in ("mean", "median", "p99")})
+    pr_job(tmp_path / "in", 8, zeros)
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert rc == 0, err
+    rec = next(r for r in show_json(capsys, db, "--run", "777"))
+    assert rec[R.STATUS] == "failure"
+    assert not set(rec[R.METRICS]) & set(R.LATENCY_METRICS) and R.INTERACTIVITY not in rec[R.METRICS]
+    assert rec[R.METRICS][R.COMPLETED] == 0  # what was measured stays: nothing completed
+    rc, out, _ = compare(capsys, db, "--json", "--fail-on-regression")
+    doc = json.loads(out)
+    assert rc == 3 and [p["verdict"] for p in doc["points"]] == [C.FAILED]
+    assert doc["counts"][C.IMPROVED] == 0
+
+
+def test_a_rate_sweep_is_a_point_per_rate_and_repeats_are_named(samples, tmp_path, db, capsys):
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(samples / RATE_SWEEP))
+    assert rc == 0, err
+    (run,) = {r[R.RUN_ID] for r in show_json(capsys, db)}
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", run, "--json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    rates = {p.get(R.REQUEST_RATE) for p in doc["points"]}
+    assert rates == {"1", "10", "20", "30", "35", None}  # None: the unlimited ("inf") one
+    assert sorted((p.get(R.REQUEST_RATE) or "inf", p["measurements"]) for p in doc["repeated"]) == [
+        ("1", 2), ("10", 2), ("20", 2), ("30", 2), ("35", 2), ("inf", 2)]
+    rc, out, _ = run_cli(capsys, "results", "compare", "--db", db, "--run", run, "--markdown")
+    assert "6 points were measured more than once" in out and "rate 35/s" in out
+
+
+def test_a_point_keeps_matching_whether_the_client_writes_inf_or_no_rate():
+    assert R.rate_key("inf") is R.rate_key(None) is R.rate_key(float("inf")) is None
+    assert R.rate_key(2) == R.rate_key(2.0) == R.rate_key("2") == "2"
+    base = {R.CONFIG_KEY: "k", R.CONC: 4}
+    assert R.point_values({**base, R.REQUEST_RATE: "inf"}) == R.point_values(base)
+    assert R.point_values({**base, R.REQUEST_RATE: 2.0}) != R.point_values(base)
+
+
+def test_run_ids_order_as_numbers():
+    recs = [{R.CONFIG_KEY: "k", R.RUN_ID: run, R.ATTEMPT: 1, R.STATUS: "success", R.METRICS: {"x": 1}}
+            for run in ("1000", "999")]
+    assert [r[R.RUN_ID] for r in C.baseline_window(recs, 1)[C.point_of(recs[0])]] == ["1000"]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_migration_0003_fills_the_rate_of_rows_stored_before_it(backend, samples, tmp_path, capsys, request):
+    from alembic import command
+    from alembic.config import Config
+
+    db = f"sqlite:///{tmp_path / 'm.db'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(samples / RATE_SWEEP))
+    assert rc == 0, err
+    cfg = Config()
+    cfg.set_main_option("script_location", "sweepgate.results:migrations")
+    with store.open_store(db) as st, st.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0002")
+        assert "request_rate" not in {c["name"] for c in sa.inspect(conn).get_columns("results")}
+    with store.open_store(db) as st, st.engine.connect() as conn:
+        got = sorted(conn.execute(sa.text("SELECT request_rate FROM results")).scalars(), key=str)
+    assert got == sorted(["1", "10", "20", "30", "35", None] * 2, key=str)
