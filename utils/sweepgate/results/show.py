@@ -9,11 +9,15 @@ from sweepgate.results import record as R
 COLUMNS = (  # header, record field or metric, format
     ("config key", R.CONFIG_KEY, "{}"), ("hw", R.HARDWARE, "{}"), ("conc", R.CONC, "{}"),
     ("isl/osl", None, "{}"), ("topology", R.TOPOLOGY, "{}"), ("status", R.STATUS, "{}"),
-    ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU, "{:,.1f}"), ("tok/s/user", R.INTERACTIVITY, "{:,.1f}"),
+    ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU, "{:,.1f}"), ("total tok/s", R.OUTPUT_THROUGHPUT, "{:,.1f}"),
+    ("tok/s/user", R.INTERACTIVITY, "{:,.1f}"),
     ("TTFT p50 ms", R.latency_name("ttft", "p50"), "{:,.1f}"), ("TPOT p50 ms", R.latency_name("tpot", "p50"), "{:,.2f}"),
     ("E2EL p50 ms", R.latency_name("e2el", "p50"), "{:,.0f}"), ("success", R.SUCCESS_RATE, "{:.1%}"),
     ("run", R.RUN_ID, "{}"), ("result", R.RESULT_FILENAME, "{}"),
 )
+# A column shown only where the other is unknown: the total output throughput of a result ingested
+# without its row (no GPU count, so no per-GPU figure). Two columns, each header naming its unit.
+UNLESS = {R.OUTPUT_THROUGHPUT: R.OUTPUT_TPUT_PER_GPU}
 
 
 def sort_key(rec: dict) -> tuple:
@@ -42,12 +46,18 @@ def as_json(records: list[dict]) -> str:
     return json.dumps(records, indent=2, sort_keys=True)
 
 
+def _value(rec: dict, field: str):
+    return rec.get(field, (rec.get(R.METRICS) or {}).get(field))
+
+
 def _cell(rec: dict, field: str | None, fmt: str) -> str:
     if field is None:
         isl, osl = rec.get(R.ISL), rec.get(R.OSL)
         return f"{isl}/{osl}" if isl or osl else ""
-    value = rec.get(field, rec.get(R.METRICS, {}).get(field))
-    return "" if value is None else fmt.format(value)
+    value = _value(rec, field)
+    if value is None or (field in UNLESS and _value(rec, UNLESS[field]) is not None):
+        return ""
+    return fmt.format(value)
 
 
 def _columns(records: list[dict]) -> tuple[list[tuple], list[list[str]]]:

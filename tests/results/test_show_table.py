@@ -1,0 +1,46 @@
+"""`results show`'s table: the throughput column of a result ingested without its row."""
+
+from __future__ import annotations
+
+import io
+
+import synth  # noqa: F401 - puts utils/ on sys.path
+from sweepgate.results import record as R
+from sweepgate.results import show
+
+
+def point(conc: int, metrics: dict) -> dict:
+    return {R.CONC: conc, R.STATUS: "success", R.RUN_ID: "local-1", R.RESULT_FILENAME: f"conc{conc}.json",
+            R.METRICS: {R.INTERACTIVITY: 4.3, **metrics}}
+
+
+def table(records: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """The header cells and the body rows' cells of `results show` (piped: wide and plain)."""
+    out = io.StringIO()
+    show.table(records, out, "all points")
+    lines = [line for line in out.getvalue().splitlines() if "│" in line or "┃" in line]
+    header, *body = [[cell.strip() for cell in line.strip("│┃ ").split("│" if "│" in line else "┃")]
+                     for line in lines]
+    return header, body
+
+
+def test_without_a_gpu_count_the_total_output_throughput_is_shown_and_named():
+    """Review: a sample ingested without its row has no per-GPU figure, and its 3918.6 tok/s
+    appeared nowhere but in --json."""
+    header, body = table([point(32, {R.OUTPUT_THROUGHPUT: 3918.6})])
+    assert "total tok/s" in header and "tok/s/GPU" not in header, header
+    assert body[0][header.index("total tok/s")] == "3,918.6"
+
+
+def test_per_gpu_and_total_figures_never_share_a_column():
+    header, body = table([point(16, {R.OUTPUT_THROUGHPUT: 3918.6}),
+                          point(32, {R.OUTPUT_THROUGHPUT: 8000.0, R.OUTPUT_TPUT_PER_GPU: 1000.0})])
+    per_gpu, total = header.index("tok/s/GPU"), header.index("total tok/s")
+    assert (body[0][per_gpu], body[0][total]) == ("", "3,918.6")
+    assert (body[1][per_gpu], body[1][total]) == ("1,000.0", "")  # the per-GPU figure, and only that
+
+
+def test_with_every_gpu_count_known_the_table_is_unchanged():
+    header, body = table([point(32, {R.OUTPUT_THROUGHPUT: 8000.0, R.OUTPUT_TPUT_PER_GPU: 1000.0})])
+    assert "tok/s/GPU" in header and "total tok/s" not in header
+    assert body[0][header.index("tok/s/GPU")] == "1,000.0"
