@@ -239,7 +239,7 @@ def _run_reuse(args) -> int:
                                        commit=args.commit or os.environ.get("GITHUB_SHA") or head)
         remaining = reuse.remaining_matrix(matrix, found)
         atomic_write(Path(args.out), (json.dumps(remaining) + "\n").encode())
-        store.add(records)
+        store.add(records, keep_stored=True)  # a re-run of this step keeps what it recorded first
         where = display_url(store.url)
     for bucket, row, _ in found.reused:
         print(f"sweepgate ci reuse: {bucket} {row.get('exp-name', '?')} conc {row.get('conc')} "

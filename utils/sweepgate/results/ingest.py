@@ -9,7 +9,9 @@ In a walked folder that holds job sidecars, only outputs paired with one (their 
 ``X.job.json``, or an eval's ``X-eval.json`` with its job's) are results; the other
 files there (per-concurrency parts, AIPerf export folders, gpu_metrics.csv) are the
 jobs' helper outputs and are skipped, and counted. A folder without any sidecar (raw
-samples) and files named on the command line are ingested as they are.
+samples) and files named on the command line are ingested as they are. Ingesting a
+file again stores nothing; a changed file whose records' (run-id, attempt,
+result-filename) are stored is refused (results are immutable).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sweepgate.results import normalize, sidecar, sniff
 from sweepgate.results import record as R
 from sweepgate.results.formats import gpu_metrics
 from sweepgate.results.measurement import Measurement
+from sweepgate.results.store import Immutable
 
 WALKED_SUFFIXES = (".json", ".jsonl", ".csv")
 OUTPUT_SUFFIXES = (".json", ".jsonl", ".csv")
@@ -185,7 +188,11 @@ def ingest(paths: list[str], store, given: Given | None = None, progress=None) -
             continue
         if not records:
             continue
-        outcome.new += store.add(records)  # a store failure stops the ingest (StoreError)
+        try:
+            outcome.new += store.add(records)  # a store failure stops the ingest (StoreError)
+        except Immutable as exc:  # a changed file under a stored key: this file only is refused
+            outcome.problems.append(exc.at(str(path)))
+            continue
         outcome.results += len(records)
         outcome.records.extend(records)
     return outcome

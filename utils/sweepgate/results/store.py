@@ -14,13 +14,15 @@ A ``point`` is a dict over ``record.POINT_IDENTITY`` (POINT plus the recipe
 identity); keys it omits are not matched. Rows are unique on (run-id, attempt,
 result-filename): adding a record twice keeps one row, also when two processes add
 it at once (``add`` starts over when it loses that race); a retried attempt is a
-new row. The schema is migrated with Alembic (shipped in the package) on open, by
-one opener at a time.
+new row. Stored results are immutable: a *different* record under a stored key
+raises ``Immutable`` and the transaction stores nothing. The schema is migrated
+with Alembic (shipped in the package) on open, by one opener at a time.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -50,6 +52,7 @@ MIGRATION_LOCK = 0x73776770_72657331  # PostgreSQL advisory-lock key of schema m
 # A concurrent writer can commit the same rows between add's SELECT and INSERT (two ingests
 # of one job): the INSERT then fails on the unique key and add starts over, once per such writer.
 ADD_ATTEMPTS = 5
+SHOWN_CHANGES = 4  # changed fields a refusal names
 
 
 def column(field: str) -> str:
@@ -163,6 +166,39 @@ class StoreError(SweepgateError):
     """The database itself failed (not one input file): ingest stops at the first."""
 
 
+class Immutable(SweepgateError):
+    """A record differs from the one stored under its (run-id, attempt, result-filename): refused,
+    nothing of its batch stored. ``at(path)`` is the diagnostic naming the input file."""
+
+    HINT = "results are immutable; ingest the rerun under its own --attempt or run id"
+
+    def __init__(self, rec: dict, stored: dict):
+        self.record, self.stored = rec, stored
+        super().__init__(self.at(f"{R.RUN_ID} {rec.get(R.RUN_ID)}"))
+
+    def at(self, path: str) -> Diagnostic:
+        rec = self.record
+        key = " ".join(f"{f} {rec.get(f)!r}" for f in KEY)
+        changed = _changes(self.stored, rec)
+        what = ", ".join(changed[:SHOWN_CHANGES]) + (
+            f" and {len(changed) - SHOWN_CHANGES} more" if len(changed) > SHOWN_CHANGES else "")
+        return Diagnostic(path, rec.get(R.SOURCE_LINE) or 0, 0, "results-immutable",
+                          f"{key} is already stored with other values (changed: {what})", self.HINT)
+
+
+def _canonical(rec: dict) -> str:
+    """A record as the store keeps it (JSON), comparable across a round trip."""
+    return json.dumps(rec, sort_keys=True, allow_nan=False)
+
+
+def _changes(stored: dict, rec: dict) -> list[str]:
+    """The names of the fields that differ, metrics by their own name."""
+    old, new = json.loads(_canonical(stored)), json.loads(_canonical(rec))
+    old_m, new_m = old.pop(R.METRICS, None) or {}, new.pop(R.METRICS, None) or {}
+    return ([m for m in sorted(old_m.keys() | new_m.keys()) if old_m.get(m) != new_m.get(m)]
+            + [f for f in sorted(old.keys() | new.keys()) if old.get(f) != new.get(f)]) or ["record"]
+
+
 def fail(where: str, line: int, message: str, hint: str) -> StoreError:
     return StoreError(Diagnostic(where, line, 0, "results-store", message, hint))
 
@@ -172,6 +208,11 @@ def database_error(url: str, exc: Exception) -> StoreError:
     detail = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
     return fail(display_url(url), 0, f"database: {detail}",
                 "check that the database exists and is writable, or pass another --db URL")
+
+
+def _same(stored: dict, rec: dict) -> None:
+    if _canonical(stored) != _canonical(rec):
+        raise Immutable(rec, stored)
 
 
 def _lost_race(exc: sa.exc.SQLAlchemyError) -> bool:
@@ -241,7 +282,7 @@ class Store:
         row.update({INGESTED_AT: ingested_at, "record": rec})
         return row
 
-    def _insert(self, conn, rows: list[dict]) -> int:
+    def _insert(self, conn, rows: list[dict], keep_stored: bool = False) -> int:
         """Insert the rows whose (run-id, attempt, result-filename) is not stored yet.
 
         A SELECT of the keys and a plain INSERT: both are cached compiled statements
@@ -249,25 +290,45 @@ class Store:
         runs = {row[column(R.RUN_ID)] for row in rows}
         key_cols = [results.c[column(f)] for f in KEY]
         stored = set(conn.execute(sa.select(*key_cols).where(results.c.run_id.in_(runs))).all())
-        new, seen = [], set()
+        new, seen, again = [], {}, []
         for row in rows:
             key = tuple(row[column(f)] for f in KEY)
-            if key not in stored and key not in seen:
-                seen.add(key)
+            if key in stored:
+                again.append(row)
+            elif key in seen:
+                if not keep_stored:
+                    _same(seen[key]["record"], row["record"])
+            else:
+                seen[key] = row
                 new.append(row)
+        if again and not keep_stored:  # only a re-ingest pays for reading the stored records back
+            self._check_unchanged(conn, again)
         if new:
             conn.execute(results.insert(), new)
         return len(new)
 
-    def add(self, records: list[dict]) -> int:
-        """Store ``records`` in one transaction (all or none); returns how many were new."""
+    def _check_unchanged(self, conn, rows: list[dict]) -> None:
+        """Raise ``Immutable`` for the first row whose record differs from the stored one."""
+        names = {row[column(R.RESULT_FILENAME)] for row in rows}
+        runs = {row[column(R.RUN_ID)] for row in rows}
+        key_cols = [results.c[column(f)] for f in KEY]
+        query = sa.select(*key_cols, results.c.record).where(
+            results.c.run_id.in_(runs), results.c.result_filename.in_(names))
+        stored = {tuple(r[:len(KEY)]): r.record for r in conn.execute(query)}
+        for row in rows:
+            _same(stored[tuple(row[column(f)] for f in KEY)], row["record"])
+
+    def add(self, records: list[dict], *, keep_stored: bool = False) -> int:
+        """Store ``records`` in one transaction (all or none); returns how many were new. A record
+        that differs from the one stored under its key raises ``Immutable`` (nothing is stored),
+        or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s)."""
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         rows = [self._row(rec, stamp) for rec in records]
         attempt = 1
         while True:
             try:
                 with self.engine.begin() as conn:
-                    return self._insert(conn, rows)
+                    return self._insert(conn, rows, keep_stored)
             except sa.exc.SQLAlchemyError as exc:
                 if attempt == ADD_ATTEMPTS or not _lost_race(exc):
                     raise database_error(self.url, exc) from None

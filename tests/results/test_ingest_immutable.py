@@ -1,0 +1,65 @@
+"""Stored results are immutable: ingesting a file again is a no-op, a changed file under a stored
+(run-id, attempt, result-filename) is refused for that file only (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import ROW, job, run_cli, show_json, vllm_output, write_job
+from sweepgate.results import record as R
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, tmp_path):
+    if request.param == "postgresql":
+        return request.getfixturevalue("pg_url")
+    return f"sqlite:///{tmp_path / 'r.db'}"
+
+
+def _ingest(capsys, db, *paths):
+    return run_cli(capsys, "results", "ingest", "--db", db, *map(str, paths))
+
+
+def _tputs(capsys, db, runs) -> dict:
+    return {r[R.RUN_ID]: r[R.METRICS][R.OUTPUT_THROUGHPUT] for run in runs
+            for r in show_json(capsys, db, "--run", run)}
+
+
+def test_changed_file_is_refused_others_stored(db, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    changed = write_job(runs / "a", "res", vllm_output(), job(run_id="a"))
+    write_job(runs / "b", "res", vllm_output(), job(run_id="b"))
+    assert _ingest(capsys, db, runs)[0] == 0
+    rc, out, err = _ingest(capsys, db, runs)  # the same files again: nothing changes, nothing said
+    assert (rc, err) == (0, "") and "ingested 2 results (0 new)" in out
+
+    changed.write_text(json.dumps(vllm_output(output_throughput=819.2)), encoding="utf-8")
+    write_job(runs / "c", "res", vllm_output(), job(run_id="c"))
+    rc, out, err = _ingest(capsys, db, runs)
+    lines = err.strip().splitlines()
+    assert rc == 1 and len(lines) == 1, err
+    assert lines[0].startswith(f"{changed}: run-id 'a' attempt 1 result-filename 'res' is already stored")
+    assert "is already stored with other values (changed: " in lines[0] and " output_throughput, " in lines[0]
+    assert lines[0].endswith("; results are immutable; ingest the rerun under its own --attempt or run id")
+    assert "ingested 2 results (1 new)" in out  # b again (no-op) and the new c
+    assert _tputs(capsys, db, "abc") == {"a": 409.6, "b": 409.6, "c": 409.6}  # a keeps its stored value
+
+    changed.with_name("res.job.json").write_text(json.dumps(job(run_id="a", attempt=2)), encoding="utf-8")
+    rc, out, err = _ingest(capsys, db, runs / "a")  # the rerun under its own attempt is stored
+    assert (rc, err) == (0, "") and "(1 new)" in out
+
+
+def test_multi_record_file_is_refused_whole(db, tmp_path, capsys):
+    out = tmp_path / "res.jsonl"
+    side = job(run_id="m", row=dict(ROW, conc=[4, 8, 16]))
+    (tmp_path / "res.job.json").write_text(json.dumps(side), encoding="utf-8")
+    out.write_text("".join(json.dumps(vllm_output(conc=c)) + "\n" for c in (4, 8)), encoding="utf-8")
+    assert _ingest(capsys, db, tmp_path)[0] == 0
+    # line 2 changed and a new line 3: the file is refused as a whole, line 3 is not stored either
+    lines = [vllm_output(conc=4), vllm_output(conc=8, completed=39, failed=1), vllm_output(conc=16)]
+    out.write_text("".join(json.dumps(doc) + "\n" for doc in lines), encoding="utf-8")
+    rc, _, err = _ingest(capsys, db, tmp_path)
+    assert rc == 1 and len(err.strip().splitlines()) == 1 and err.startswith(f"{out}:2: run-id 'm'"), err
+    assert sorted(r[R.CONC] for r in show_json(capsys, db, "--run", "m")) == [4, 8]
