@@ -89,10 +89,23 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     return pr, baseline
 
 
+def check_outputs(args) -> None:
+    """Every output path, before any output or database work (no report printed, then a failure)."""
+    from sweepgate.core import outpaths
+
+    if args.comment_file:
+        outpaths.writable_file(args.comment_file, "--comment-file")
+    if args.step_summary:
+        outpaths.writable_file(args.step_summary, "--step-summary")
+    if args.plots:
+        outpaths.creatable_dir(args.plots, "--plots")
+
+
 def run(args) -> int:
     from sweepgate.results import compare as C
     from sweepgate.results import source
 
+    check_outputs(args)
     settings = C.Settings(window=args.window, min_samples=args.min_samples, threshold=args.threshold,
                           per_config=source.config_thresholds())
     settings.validate()

@@ -1,0 +1,57 @@
+"""`results compare` checks every output path before it prints or opens anything: a bad one is
+one line `path: what; fix` and exit 1, with nothing on stdout, no chart and no database."""
+
+from __future__ import annotations
+
+import pytest
+
+import synth
+from sweepgate import cli
+from sweepgate.results import store
+
+BAD = {
+    "comment file in a missing folder": ("--comment-file", "missing/x.md", "its folder missing does not exist"),
+    "comment file that is a folder": ("--comment-file", "plots-ok", "is a folder, not a file"),
+    "step summary in a missing folder": ("--step-summary", "missing/s.md", "its folder missing does not exist"),
+    "plots under a file": ("--plots", "afile/plots", "cannot be created: afile is a file"),
+    "plots that is a file": ("--plots", "afile", "is a file"),
+}
+
+
+@pytest.fixture
+def env(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "GITHUB_TOKEN", "GH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "afile").write_text("x\n", encoding="utf-8")
+    (tmp_path / "plots-ok").mkdir()
+    with store.open_store(f"sqlite:///{tmp_path / 'r.db'}") as st:
+        st.add(synth.history(runs=3) + synth.pr_run())
+    return tmp_path
+
+
+@pytest.mark.parametrize("flag,path,what", BAD.values(), ids=list(BAD))
+def test_a_bad_output_path_is_one_line_before_any_output(env, capsys, flag, path, what):
+    good = {"--plots": "plots", "--comment-file": "c.md"}
+    good.pop(flag, None)
+    extra = [arg for pair in good.items() for arg in pair]
+    rc = cli.main(["results", "compare", "--db", "sqlite:///r.db", "--run", "pr-7", flag, path, *extra])
+    out, err = capsys.readouterr()
+    assert (rc, out) == (1, "")
+    assert err.splitlines() == [err.strip()] and err.startswith(f"{path}: {flag}: {what}; "), err
+    assert not (env / "plots").exists() and not (env / "c.md").exists()
+
+
+def test_no_database_is_opened_when_an_output_path_is_bad(env, capsys):
+    rc = cli.main(["results", "compare", "--db", "sqlite:///fresh.db", "--run", "pr-7",
+                   "--comment-file", "/nonexistent-dir/x.md"])
+    assert rc == 1 and capsys.readouterr().err.startswith("/nonexistent-dir/x.md: --comment-file: ")
+    assert not (env / "fresh.db").exists()
+
+
+def test_good_output_paths_are_written(env, capsys):
+    rc = cli.main(["results", "compare", "--db", "sqlite:///r.db", "--run", "pr-7", "--plots", "new/plots",
+                   "--comment-file", "plots-ok/c.md", "--step-summary", "s.md"])
+    assert rc == 0, capsys.readouterr().err
+    assert (env / "plots-ok" / "c.md").is_file() and (env / "s.md").is_file()
+    assert any((env / "new" / "plots").glob("*.svg"))
