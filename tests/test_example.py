@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -58,7 +59,10 @@ def test_no_arguments_runs_the_seed_scenario_to_the_comparison(tmp_path, request
     assert "agentic rows send 2 s of load" in proc.stdout
     # the comparison table: every figure marked, the generated history said to be generated
     assert "REHEARSAL" in proc.stdout and "GENERATED history of 5 runs" in proc.stdout
-    table = [line for line in proc.stdout.splitlines() if SEED in line and "output_tput_per_gpu" in line]
+    lines = proc.stdout.splitlines()  # a point's label, then its metric rows indented under it
+    table = [row for i, line in enumerate(lines) if line.startswith(SEED + " ")
+             for row in itertools.takewhile(lambda row: row.startswith(" "), lines[i + 1:])
+             if "output_tput_per_gpu" in row]
     assert len(table) == 4 and all(line.count("(rehearsal)") == 2 for line in table), table
     assert "0 regressed" in proc.stdout and "0 new" in proc.stdout
     # charts: one PNG and one SVG per chart group, the seed key's among them

@@ -143,24 +143,83 @@ def _console(stream):
     return console(stream)
 
 
+FOLDABLE = ("baseline median [interval] (n)", "recipe change")  # the columns a narrow terminal wraps
+MIN_FOLD = 10  # narrowest a FOLDABLE column gets
+INDENT = 2  # a point's metric rows sit this far in under its label
+
+
+def _grid(headers: tuple[str, ...], widths: list[int] | None = None, show_header: bool = True):
+    """An empty borderless table of ``headers``; cells fold, never end in "…" (a cut config key hides
+    which of two similar keys regressed), and a metric name is never broken."""
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", show_header=show_header)
+    for i, name in enumerate(headers):  # Text: "[interval]" is words, not rich markup
+        grid.add_column(Text(name), justify="right" if name in ("head", "change") else "left", overflow="fold",
+                        no_wrap=name == "metric", width=widths[i] if widths else None)
+    return grid
+
+
+def _add(grid, v: C.Verdict, row: tuple[str, ...]) -> None:
+    """One verdict's cells as a row, in its verdict's style (plain text: no cell is rich markup)."""
+    from rich.text import Text
+
+    grid.add_row(*map(Text, row), style=STYLES[v.verdict])
+
+
+def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int) -> list[int]:
+    """Each column's width: its widest cell, the FOLDABLE ones narrowed (the widest first, to MIN_FOLD
+    at most) until a row fits in ``room`` columns (rich puts 2 between columns)."""
+    from rich.cells import cell_len
+
+    widths = [max(map(cell_len, column)) for column in zip(headers, *rows)]
+    excess = sum(widths) + 2 * (len(widths) - 1) - room
+    for i in sorted((i for i, name in enumerate(headers) if name in FOLDABLE), key=lambda i: -widths[i]):
+        cut = max(0, min(excess, widths[i] - MIN_FOLD))
+        widths[i] -= cut
+        excess -= cut
+    return widths
+
+
+def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tuple[str, ...]]]) -> None:
+    """Each point's label once, on a line of its own, and its metric rows indented under it, the
+    columns aligned across points: a terminal too narrow for the one-row-a-verdict table."""
+    from itertools import groupby
+
+    from rich.padding import Padding
+    from rich.text import Text
+
+    names = headers[1:]
+    widths = _widths(names, [row[1:len(headers)] for _, row in rows], console.width - INDENT)
+    console.print(Padding(_grid(names, widths), (0, 0, 0, INDENT), expand=False))
+    for _, group in groupby(rows, key=lambda vr: vr[0].point):
+        group = list(group)
+        grid = _grid(names, widths, show_header=False)
+        for v, row in group:
+            _add(grid, v, row[1:len(headers)])
+        console.print(Text(group[0][1][0], style="bold"), overflow="fold")
+        console.print(Padding(grid, (0, 0, 0, INDENT), expand=False))
+
+
 def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELINE_REF,
           window: int = C.DEFAULT_WINDOW) -> None:
-    """The same rows as Markdown, as a rich table: colour only on a terminal without NO_COLOR."""
-    from rich.table import Table
+    """The same rows as Markdown, as a rich table: colour only on a terminal without NO_COLOR. One row
+    a verdict where that fits the terminal; else one block per point (see ``_by_point``)."""
+    from rich.measure import Measurement
 
     console = _console(stream)
     if comparison.rehearsal:
         console.print(REHEARSAL_NOTE, style="bold yellow")
-    grid = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    with_recipe = any(v.recipe_changes for v in comparison.verdicts)
-    for name in HEADERS if with_recipe else HEADERS[:-1]:
-        # fold, never "…": a cut config key hides which of two similar keys regressed
-        grid.add_column(name, justify="right" if name in ("head", "change") else "left", overflow="fold")
-    for _, verdicts in sections(comparison):
-        for v in verdicts:
-            row = cells(v)
-            grid.add_row(*row[:len(grid.columns)], style=STYLES[v.verdict])
-    console.print(grid)
+    headers = HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1]
+    rows = [(v, cells(v)) for _, verdicts in sections(comparison) for v in verdicts]
+    grid = _grid(headers)
+    for v, row in rows:
+        _add(grid, v, row[:len(headers)])
+    if Measurement.get(console, console.options.update(max_width=10**6), grid).maximum <= console.width:
+        console.print(grid)
+    else:
+        _by_point(console, headers, rows)
     console.print(summary_line(comparison, baseline_ref, window))
     if repeated_note(comparison):
         console.print(repeated_note(comparison), style="yellow")

@@ -1,0 +1,69 @@
+"""`results compare`'s terminal table at 80 columns and on a wide terminal."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import synth
+from sweepgate.core import report
+from sweepgate.results import compare as C
+from sweepgate.results import record as R
+from sweepgate.results import render
+
+DISAGG = "p1x(tp8-pp1-dcp1-pcp1-ep1-dpafalse)_d1x(tp8-pp1-dcp1-pcp1-ep1-dpafalse)"
+
+
+def comparison() -> C.Comparison:
+    """Every compared metric at five points with a long multi-node topology (the review's run), one regressed."""
+    def disagg(records):
+        for rec in records:
+            rec[R.TOPOLOGY] = DISAGG
+        return records
+    pr = disagg(synth.pr_run({(synth.KEYS[0], 16): {R.OUTPUT_TPUT_PER_GPU: 0.8}}, keys=synth.KEYS[:1]))
+    return C.compare_records(pr, disagg(synth.history(keys=synth.KEYS[:1])))
+
+
+def text(comp: C.Comparison, width: int, monkeypatch) -> str:
+    """The table as a terminal ``width`` columns wide shows it (styles dropped)."""
+    monkeypatch.setattr(report, "PIPE_WIDTH", width)
+    monkeypatch.setenv("NO_COLOR", "1")
+    out = io.StringIO()
+    render.table(comp, out)
+    return re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
+
+
+def test_at_80_columns_each_point_is_named_once_and_no_metric_name_breaks(monkeypatch):
+    """Review: at 80 columns each point wrapped onto ~6 lines and `output_tput_per_gpu` read
+    `output_tput_per` / `_gpu`."""
+    comp = comparison()
+    lines = text(comp, 80, monkeypatch).splitlines()
+    assert all(len(line) <= 80 for line in lines), "\n".join(lines)
+    assert "…" not in "\n".join(lines)
+    for metric in R.COMPARED_METRICS:  # whole, and on as many lines as it has verdicts
+        rows = [line for line in lines if re.match(rf"\s+{metric}\s", line)]
+        assert len(rows) == sum(v.metric == metric for v in comp.verdicts), (metric, "\n".join(lines))
+    names = {v.metric for v in comp.verdicts}
+    pieces = [w for line in lines for w in line.split() if re.fullmatch(r"_?[a-z]+(_[a-z0-9]+)*_?", w)]
+    assert all(w in names or not any(w != n and w in n for n in names) for w in pieces), pieces
+    labels = [line for line in lines if line.startswith(synth.KEYS[0] + " ")]
+    blocks = sum(len({v.point for v in verdicts}) for _, verdicts in render.sections(comp))
+    assert len(labels) == blocks == 6, "\n".join(lines)  # once a section (rows indented under it): conc 16 twice
+    # the regressed point comes first, its rows right under its label
+    first = lines.index(labels[0])
+    assert "conc 16" in labels[0] and "regressed" in lines[first + 2] and "output_tput_per_gpu" in lines[first + 2]
+
+
+def test_a_wide_terminal_keeps_one_row_per_verdict_with_its_point(monkeypatch):
+    comp = comparison()
+    lines = text(comp, 240, monkeypatch).splitlines()
+    assert lines[0].split()[:2] == ["point", "metric"] and "baseline median [interval] (n)" in lines[0]
+    body = lines[1:1 + len(comp.verdicts)]
+    assert all(line.startswith(synth.KEYS[0] + " ") and DISAGG in line for line in body), "\n".join(lines)
+    assert sum("output_tput_per_gpu" in line for line in body) == 5
+
+
+def test_the_markdown_is_not_the_terminal_layout():
+    md = render.markdown(comparison())
+    row = next(line for line in md.splitlines() if "output_tput_per_gpu" in line and "regressed" in line)
+    assert row.startswith(f"| {synth.KEYS[0]} ") and DISAGG in row  # the point in every Markdown row
