@@ -42,15 +42,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--staged", "--worktree", dest="staged", action="store_true",
                         help="validate the working-tree changelog (what pre-commit is about to commit); "
                              "pr-links may keep the XXX placeholder")
+    parser.add_argument("--github-output", action="store_true",
+                        help="on success, append 'entries=N' and 'matrix=true|false' (whether the matrix "
+                             "step has entries to expand) to $GITHUB_OUTPUT (else stdout), so a workflow "
+                             "runs the matrix only when the changelog gained entries")
 
 
-def default_staged_base(git) -> str:
-    for upstream in ("origin/main", "main", "origin/master", "master"):
-        if git.run("rev-parse", "--verify", "--quiet", f"{upstream}^{{commit}}", check=False).strip():
-            mb = git.run("merge-base", "HEAD", upstream, check=False).decode().strip()
-            if mb:
-                return mb
-    return "HEAD"
+def _write_outputs(outcome) -> None:
+    import os
+
+    from sweepgate.core.atomic import append_text
+    from sweepgate.workflow.kv import format_kv
+
+    text = format_kv({"entries": str(outcome.appended_entries),
+                      "matrix": "true" if outcome.appended_entries else "false"})
+    path = os.environ.get("GITHUB_OUTPUT")
+    if path:
+        append_text(path, text)
+    else:
+        sys.stdout.write(text)
 
 
 def run(args) -> int:
@@ -60,7 +70,9 @@ def run(args) -> int:
         args._parser.error("--staged validates the working tree; drop --head-ref, or drop --staged")
     git = open_repo()
     if args.staged:
-        base = args.base_ref or default_staged_base(git)
+        from sweepgate.core.upstream import staged_base
+
+        base = args.base_ref or staged_base(git)
     else:
         if not args.base_ref or not args.head_ref:
             # The same exit (2, argparse's usage line) as matrix and plan, whose flags are required.
@@ -84,6 +96,12 @@ def run(args) -> int:
     elif outcome.corrections:
         what = f"{outcome.corrections} pr-link correction(s), nothing to run"
     else:
-        what = "unchanged, nothing to validate"
+        # The one outcome where validate and matrix differ on purpose: matrix refuses a change
+        # that appends nothing (CONTRACTS section 1), the gate accepts it (a code-only PR).
+        what = "no entry appended, nothing to run"
+    if outcome.inputs:
+        what += f"; {len(outcome.inputs)} changed config file(s) checked"
+    if args.github_output:
+        _write_outputs(outcome)
     print(f"{opts.changelog}: ok ({what})")
     return 0

@@ -10,6 +10,7 @@ returns what it did as report lines; the command prints them.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,11 +39,26 @@ def _fail(path: str, line: int, rule: str, message: str, hint: str = "") -> Swee
 # --------------------------------------------------------------------------- reading
 
 def separator_for(existing: bytes) -> bytes:
-    """What to put between existing text and a new entry so exactly one empty line separates them."""
+    """What to put between existing text and a new entry so exactly one empty line separates them.
+
+    Lines holding only whitespace count as empty (as the gate counts them); an unfinished last
+    line is finished first.
+    """
     if not existing.strip():
         return b""
-    trailing = len(existing) - len(existing.rstrip(b"\n"))
-    return {0: b"\n\n", 1: b"\n"}.get(trailing, b"")
+    tail = existing[len(existing.rstrip()):]  # from the end of the last text on
+    if b"\n" not in tail:
+        return b"\n\n"
+    finish = b"" if existing.endswith(b"\n") else b"\n"
+    empty_lines = tail.count(b"\n") - 1 + (1 if finish else 0)
+    return finish + (b"\n" if empty_lines == 0 else b"")
+
+
+def without_trailing_space(existing: bytes, history: bytes) -> bytes:
+    """``existing`` without the whitespace that ends it, keeping every byte it shares with
+    ``history`` (the changelog at the merge-base, which the gate holds byte for byte)."""
+    shared = len(history) if existing.startswith(history) else len(os.path.commonprefix([existing, history]))
+    return existing[:max(shared, len(existing.rstrip()))]
 
 
 def render_entries(entries: list[dict]) -> str:
@@ -94,6 +110,15 @@ def _worktree_bytes(git, path: str) -> bytes:
     except OSError as exc:
         raise _fail(path, 0, "missing-file", f"cannot read the changelog: {exc.strerror}",
                     "pass a readable file with --changelog-file") from None
+
+
+def _history(git, path: str) -> bytes:
+    """The changelog the gate's pre-commit mode compares against (empty before the first commit)."""
+    from sweepgate.core.upstream import staged_base
+
+    if not _ref_exists(git, "HEAD"):
+        return b""
+    return _blob(git, staged_base(git), path)
 
 
 def _default_upstream(git) -> str:
@@ -216,8 +241,9 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     entry = new_entry(keys, descriptions, canonical_link(repo, pr_number or "XXX"), scenario_types,
                       evals_only, all_evals)
     text = _rendered_checked(entry, path)
-    atomic_write(Path(git.root) / path, existing + separator_for(existing) + text.encode("utf-8"))
-    line = len(split_lines(existing + separator_for(existing))) + 1
+    kept = without_trailing_space(existing, _history(git, path))
+    atomic_write(Path(git.root) / path, kept + separator_for(kept) + text.encode("utf-8"))
+    line = len(split_lines(kept + separator_for(kept))) + 1
     edit.report.append(f"{path}:{line}: appended entry for {', '.join(keys)} ({entry[F.PR_LINK]})")
     if not pr_number:
         edit.report.append(f"{path}:{line}: note: pr-link ends in XXX; after the PR is opened, run "

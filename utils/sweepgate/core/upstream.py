@@ -1,0 +1,19 @@
+"""Which commit a branch's changelog history ends at: the merge-base with its upstream.
+
+`sweepgate validate --staged` compares the working tree against it, and `changelog add`
+leaves its bytes alone; both ask here, so they agree on what is history.
+"""
+
+from __future__ import annotations
+
+UPSTREAMS = ("origin/main", "main", "origin/master", "master")
+
+
+def staged_base(git) -> str:
+    """The merge-base of HEAD with the first upstream that exists, else HEAD."""
+    for upstream in UPSTREAMS:
+        if git.run("rev-parse", "--verify", "--quiet", f"{upstream}^{{commit}}", check=False).strip():
+            mb = git.run("merge-base", "HEAD", upstream, check=False).decode().strip()
+            if mb:
+                return mb
+    return "HEAD"
