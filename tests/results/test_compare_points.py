@@ -126,3 +126,17 @@ def test_migration_0003_fills_the_rate_of_rows_stored_before_it(backend, samples
     with store.open_store(db) as st, st.engine.connect() as conn:
         got = sorted(conn.execute(sa.text("SELECT request_rate FROM results")).scalars(), key=str)
     assert got == sorted(["1", "10", "20", "30", "35", None] * 2, key=str)
+
+
+def test_a_repository_that_keeps_only_results_compares_with_default_thresholds(tmp_path, capsys, monkeypatch):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    monkeypatch.chdir(tmp_path / "repo")
+    history(tmp_path / "in")
+    pr_job(tmp_path / "in", 4, vllm_output(4, output_throughput=410.0))
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
+    rc, out, err = compare(capsys, db, "--json")
+    assert rc == 0, err
+    assert {p["verdict"] for p in json.loads(out)["points"]} == {C.UNCHANGED}

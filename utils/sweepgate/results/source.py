@@ -68,12 +68,14 @@ def branch_of(ref: str) -> str:
 
 def config_thresholds(start: str = ".") -> dict[str, dict]:
     """config key -> its ``results`` block, from the work tree's master configs (schema-checked).
-    Outside a git repository there are none."""
+    Outside a git repository, or in one that keeps only results (no master config), there are none."""
     from sweepgate.core import check, load
 
     try:
         git = load.open_repo(start)
     except SweepgateError:
+        return {}
+    if not any((git.root / F.CONFIG_DIR).glob(F.MASTER_GLOB)):
         return {}
     rev = load.load_revision(git, "HEAD", worktree=True)
     diags = check.check_masters(rev)
