@@ -110,6 +110,32 @@ def test_preflight_reports_num_warmups_at_its_line_and_passes_once_fixed(tmp_pat
     assert times and max(times) < 3.0, fixed.stdout  # under a second on an idle machine
 
 
+def test_preflight_prints_a_problem_shared_by_rows_once_with_its_row_count(tmp_path):
+    """Review: one misspelt flag in a script four rows run was printed and annotated four times."""
+    fleet = tmp_path / "fleet"
+    shutil.copytree(ROOT / "configs", fleet / "configs", symlinks=False)
+    shutil.copytree(ROOT / "benchmarks", fleet / "benchmarks")
+    script = fleet / "benchmarks" / "single_node" / "fixed_seq_len" / "dsr1_fp8_b300_vllm.sh"
+    text = script.read_text()
+    assert text.count("--kv-cache-dtype fp8") == 1
+    script.write_text(text.replace("--kv-cache-dtype fp8", "--kv-cache-dtypx fp8"))
+    line = text[:text.index("--kv-cache-dtype fp8")].count("\n") + 1
+    subprocess.run(["git", "init", "-q", str(fleet)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "GITHUB_ACTIONS": "true"}
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
+                          cwd=fleet, capture_output=True, text=True, env=env, timeout=180)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    rows = re.findall(r"^preflight: (\S+ conc \d+): ", proc.stdout, re.M)
+    assert len(rows) > 1, proc.stdout
+    where = f"dsr1_fp8_b300_vllm.sh:{line}: vllm 0.11.0 has no option --kv-cache-dtypx"
+    printed = [x for x in proc.stderr.splitlines() if "--kv-cache-dtypx" in x]
+    assert len(printed) == 1 and where in printed[0], proc.stderr
+    assert f"({len(rows)} rows: {rows[0]}, {rows[1]}" in printed[0]
+    annotations = [x for x in proc.stdout.splitlines() if x.startswith("::error") and "--kv-cache-dtypx" in x]
+    assert len(annotations) == 1 and f"line={line}," in annotations[0], proc.stdout
+    assert "1 problem," in proc.stderr.splitlines()[-1]
+
+
 def test_a_row_whose_image_has_no_manifest_is_a_warning_naming_it(tmp_path):
     from sweepgate.engines.preflight import check_row
 

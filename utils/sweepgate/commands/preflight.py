@@ -77,18 +77,23 @@ def run(args) -> int:
 
     root = Path(repo_root())
     rows = select_rows(args, root)
-    errors, warnings = 0, {}
+    found: dict = {}  # each problem once, with the rows it turned up in
+    warnings: dict = {}
     started = time.monotonic()
     for row in rows:
         t0 = time.monotonic()
         rec = record_row(row, root, args.timeout)
         diags = check_row(row, rec.calls, root, rec.script) + _run_problems(row, rec, root)
-        emit([d for d in diags if d.severity == "error"])
-        errors += sum(d.severity == "error" for d in diags)
+        label = f"{row.get(F.EXP_NAME)} conc {row.get(F.CONC)}"
         for d in diags:  # the same missing manifest once, however many rows need it
-            warnings.setdefault(d, 0) if d.severity == "warning" else None
-        print(f"preflight: {row.get(F.EXP_NAME)} conc {row.get(F.CONC)}: {len(rec.calls)} commands, "
+            if d.severity == "error":
+                found.setdefault(d, []).append(label)
+            else:
+                warnings.setdefault(d, 0)
+        print(f"preflight: {label}: {len(rec.calls)} commands, "
               f"{sum(d.severity == 'error' for d in diags)} problems ({time.monotonic() - t0:.2f}s)")
+    errors = len(found)
+    emit(with_rows(found))
     emit(sorted(warnings))
     warnings = len(warnings)
     print(f"preflight: {len(rows)} row{'s' if len(rows) != 1 else ''}, {errors} problem{'s' if errors != 1 else ''}, "
@@ -97,6 +102,20 @@ def run(args) -> int:
     if errors:
         return 1
     return EXIT_FAIL_ON if warnings and args.fail_on_warning else 0
+
+
+def with_rows(found: dict, shown: int = 3) -> list:
+    """Each problem once; one found in several rows says how many and names the first few."""
+    from sweepgate.core.errors import Diagnostic
+
+    out = []
+    for d, labels in found.items():
+        if len(labels) > 1:
+            names = ", ".join(labels[:shown]) + (", ..." if len(labels) > shown else "")
+            d = Diagnostic(d.file, d.line, d.col, d.rule, f"{d.message} ({len(labels)} rows: {names})", d.hint,
+                           d.severity)
+        out.append(d)
+    return out
 
 
 def _run_problems(row: dict, rec, root: Path) -> list:
