@@ -55,3 +55,10 @@ def test_schema_names_match_record():
     metrics = set(schema["properties"][R.METRICS]["properties"])
     assert set(R.LATENCY_METRICS) <= metrics and set(R.DIRECTION) <= metrics
     assert set(R.POINT_IDENTITY) <= set(schema["properties"])
+
+
+def test_derived_metrics_names_every_value_add_derived_computes():
+    from sweepgate.results import derive
+    from sweepgate.results import record as R
+
+    assert set(derive.add_derived({}, 8)) == set(R.DERIVED_METRICS)

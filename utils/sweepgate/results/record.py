@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 
 from sweepgate.core.jobfile import (  # noqa: F401 - the job sidecar's keys are provenance fields
-    ATTEMPT, COMMIT, CONFIG_KEY, FINISHED, REF, REHEARSAL, RUN_ID, RUN_IDENTITY, RUNNER_NAME, STARTED, STATUS,
-    STATUSES,
+    ATTEMPT, COMMIT, CONFIG_KEY, FINISHED, JOB_KEYS, REF, REHEARSAL, RUN_ID, RUN_IDENTITY, RUNNER_NAME, STARTED,
+    STATUS, STATUSES,
 )
 
 SCHEMA_VERSION = 1
@@ -79,6 +79,10 @@ FAILED = "failed"
 SUCCESS_RATE = "success_rate"                    # completed / (completed + failed)
 DURATION_S = "duration_s"
 ENERGY_PER_OUTPUT_TOKEN_J = "energy_per_output_token_j"
+# Computed by sweepgate (derive.add_derived), not measured by the client: a newer version may
+# compute them otherwise, so they never tell two ingests of one output apart.
+DERIVED_METRICS = (OUTPUT_TPUT_PER_GPU, INPUT_TPUT_PER_GPU, TPUT_PER_GPU, INTERACTIVITY, SUCCESS_RATE,
+                   ENERGY_PER_OUTPUT_TOKEN_J)
 TOTAL_INPUT_TOKENS = "total_input_tokens"
 TOTAL_OUTPUT_TOKENS = "total_output_tokens"
 

@@ -191,12 +191,19 @@ def _canonical(rec: dict) -> str:
     return json.dumps(rec, sort_keys=True, allow_nan=False)
 
 
+# Besides the client's measured values: what a job said of itself and which point it measured.
+RESULT_FIELDS = (*R.JOB_KEYS, R.CONC, R.ISL, R.OSL, R.EVALS)
+
+
 def _changes(stored: dict, rec: dict) -> list[str]:
-    """The names of the fields that differ, metrics by their own name."""
+    """What a re-ingest changed of the result itself: the client's measured values and RESULT_FIELDS,
+    where both records carry them. What sweepgate derives (R.DERIVED_METRICS, identity read from
+    the row) and fields only one version records may differ: upgrading sweepgate and ingesting the
+    same outputs again stays a no-op."""
     old, new = json.loads(_canonical(stored)), json.loads(_canonical(rec))
-    old_m, new_m = old.pop(R.METRICS, None) or {}, new.pop(R.METRICS, None) or {}
-    return ([m for m in sorted(old_m.keys() | new_m.keys()) if old_m.get(m) != new_m.get(m)]
-            + [f for f in sorted(old.keys() | new.keys()) if old.get(f) != new.get(f)]) or ["record"]
+    old_m, new_m = old.get(R.METRICS) or {}, new.get(R.METRICS) or {}
+    measured = sorted(m for m in old_m.keys() & new_m.keys() if m not in R.DERIVED_METRICS and old_m[m] != new_m[m])
+    return measured + [f for f in RESULT_FIELDS if f in old and f in new and old[f] != new[f]]
 
 
 def fail(where: str, line: int, message: str, hint: str) -> StoreError:
@@ -211,7 +218,7 @@ def database_error(url: str, exc: Exception) -> StoreError:
 
 
 def _same(stored: dict, rec: dict) -> None:
-    if _canonical(stored) != _canonical(rec):
+    if _canonical(stored) != _canonical(rec) and _changes(stored, rec):
         raise Immutable(rec, stored)
 
 
