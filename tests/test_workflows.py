@@ -398,11 +398,16 @@ def test_template_shape(docs, name):
     assert job["env"] == {"ROW": "${{ inputs.row }}", "ROW_ID": "${{ inputs.row-id }}"}
     names = [s.get("name", s.get("uses", "")) for s in job["steps"]]
     runs = [s.get("run", "") for s in job["steps"]]
-    env_step = runs.index("python3 -m sweepgate ci row-env")
-    launch_step = runs.index('bash ".sweepgate-main/benchmarks/runners/launch_${RUNNER_NAME%%_*}.sh"')
+    env_step = runs.index("python3 -P -m sweepgate ci row-env")  # -P: the PR's files are not on sys.path
+    launch_step = runs.index('bash "${RUNNER_TEMP}/sweepgate-main/benchmarks/runners/launch_${RUNNER_NAME%%_*}.sh"')
     assert env_step < launch_step
     row_env = job["steps"][env_step]["env"]
-    assert row_env["PYTHONPATH"] == ".sweepgate-main/utils"  # main's sweepgate, not the PR's
+    # main's sweepgate, exported out of the workspace (the container mounts it read-write)
+    assert row_env["PYTHONPATH"] == "${{ runner.temp }}/sweepgate-main/utils"
+    for step in job["steps"]:  # every Python the job runs on the host: -P, main's export only
+        for call in re.findall(r"\bpython3?\b[^\n]*", step.get("run", "")):
+            assert call.startswith("python3 -P "), call
+            assert step["env"]["PYTHONPATH"] == row_env["PYTHONPATH"], step["name"]
     assert row_env["MATRIX_FILE"].endswith("/matrix.json")
     fetch = next(s for s in job["steps"] if "download-artifact" in s.get("uses", ""))
     assert fetch["if"] == "inputs.row-id != ''" and fetch["with"]["name"] == "${{ inputs.matrix-artifact }}"
@@ -671,7 +676,7 @@ def test_the_matrix_artifact_is_fetched_by_run_id_with_a_token(docs):
 def test_sidecar_hashes_the_launchers_main_ran(docs):
     for name in TEMPLATES:
         (step,) = [s for _, s in steps(docs[name]) if "results sidecar" in s.get("run", "")]
-        assert step["run"].endswith("--tools .sweepgate-main"), name
+        assert step["run"].endswith('--tools "${RUNNER_TEMP}/sweepgate-main"'), name
 
 
 def test_canary_stage_gates_the_chunks(docs):
@@ -742,3 +747,110 @@ def test_job_context_reaches_every_sidecar(docs):
         assert step["env"]["JOB_CONTEXT_FILE"] == f"{folder}/job-context.json", name
         assert step["env"]["MATRIX_FILE"] == f"{folder}/matrix.json", name
         assert "CONFIG_KEY" not in step["env"] and "GITHUB_REF" not in step["env"], name
+
+
+# --- templates: nothing of the PR checkout runs in place of main's sweepgate ------------------
+
+# Python the approved commit could plant so that `python3 -m sweepgate` (cwd first on sys.path),
+# site (sitecustomize/usercustomize) or a PYTHONPATH entry relative to the workspace imports it.
+PR_PLANTS = ["sweepgate/__init__.py", "sweepgate/__main__.py", "sweepgate.py", "sitecustomize.py",
+             "usercustomize.py", "utils/sweepgate/__main__.py", "utils/sitecustomize.py"]
+# What the benchmark container (it mounts the workspace read-write) writes while the job runs.
+CONTAINER_PLANTS = [".sweepgate-main/utils/sweepgate/__main__.py", ".sweepgate-main/utils/sitecustomize.py",
+                    "sitecustomize.py", "sweepgate/__main__.py"]
+
+
+def _git(*args, cwd):
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _origin(tmp_path, marker, scenario):
+    """A repository whose main is this checkout's tools and whose PR commit plants code."""
+    origin = tmp_path / "origin"
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for part in ("utils", "benchmarks", "configs"):
+        shutil.copytree(ROOT / part, origin / part, symlinks=True, ignore=skip)
+    _git("init", "-q", "-b", "main", cwd=origin)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "main", "--allow-empty", cwd=origin)
+    _git("add", ".", cwd=origin)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "main tools", cwd=origin)
+    main_sha = _git("rev-parse", "HEAD", cwd=origin)
+    pwn = f"import pathlib, sys\npathlib.Path({str(marker)!r}).open('a').write(__file__ + '\\n')\nprint('PR CODE RUNS')\n"
+    plants = {p: pwn for p in PR_PLANTS}
+    plants["pwn.py"] = pwn
+    plants["benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"] = "".join(
+        f'mkdir -p "$(dirname {p})" && cp pwn.py {p}\n' for p in CONTAINER_PLANTS) + "echo '{}' > \"$RESULT_DIR/$RESULT_FILENAME.json\"\n"
+    if scenario == "directory":
+        plants[".sweepgate-main/utils/sweepgate/__main__.py"] = pwn
+    for rel, text in plants.items():
+        (origin / rel).parent.mkdir(parents=True, exist_ok=True)
+        (origin / rel).write_text(text)
+    (origin / "results").mkdir(exist_ok=True)
+    (origin / "results/.keep").write_text("")
+    if scenario == "symlink":
+        (origin / ".sweepgate-main").symlink_to(tmp_path / "host-cache")
+    _git("add", "-A", cwd=origin)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pr", cwd=origin)
+    return origin, main_sha, _git("rev-parse", "HEAD", cwd=origin)
+
+
+@pytest.mark.parametrize("scenario", ["plants", "leftover", "symlink", "directory"])
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, scenario):
+    """Each template's steps, read from the file and run with real bash over an approved commit
+    that plants a sweepgate/ package, sweepgate.py, sitecustomize.py, usercustomize.py and
+    utils/sweepgate/ (plants); whose container rewrites .sweepgate-main and the workspace mid-job;
+    after a past job left a .git hook in the workspace (leftover); or whose tree holds
+    .sweepgate-main as a symlink to a host directory (symlink) or as a directory (directory).
+    Main's row-env and sidecar run, or the job stops before any PR file could matter."""
+    from workflow_job import run_job  # noqa: PLC0415
+    from test_launchers import fake_bin  # noqa: PLC0415
+    from sweepgate.core import jobfile  # noqa: PLC0415
+
+    marker = tmp_path / "PR-CODE-RAN"
+    host = tmp_path / "host-cache"
+    host.mkdir()
+    (host / "model.bin").write_text("weights")
+    origin, main_sha, pr_sha = _origin(tmp_path, marker, scenario)
+    work, temp, home, pybin = (tmp_path / d for d in ("work", "temp", "home", "pybin"))
+    for d in (work, temp, home, pybin):
+        d.mkdir()
+    if scenario == "leftover":  # a past job's container wrote a hook into the kept workspace's .git
+        _git("init", "-q", cwd=work)
+        _git("remote", "add", "origin", str(origin), cwd=work)
+        _git("fetch", "-q", "origin", main_sha, cwd=work)
+        _git("checkout", "-q", main_sha, cwd=work)
+        hook = work / ".git/hooks/post-checkout"
+        hook.write_text(f"#!/bin/sh\necho hook >> {marker}\n")
+        hook.chmod(0o755)
+    # the GPU host's python3 (no virtualenv, so nothing but PYTHONPATH supplies sweepgate)
+    (pybin / "python3").symlink_to(getattr(sys, "_base_executable", sys.executable))
+    row = {**AGENTIC_ROW, "image": "vllm/vllm-openai:v1"}
+    matrix = {"single_node": {"agentic": [row]}, "multi_node": {}, "evals": [], "agentic_evals": [],
+              "multinode_evals": [], "multinode_agentic_evals": []}
+    context_doc = {jobfile.REF: "refs/pull/7/head", jobfile.COMMIT: pr_sha,
+                   jobfile.CONTEXT_CONFIG_KEYS: {"agentic/0": "kimik3-fp4-b300-vllm"}}
+    context = {"inputs.ref": pr_sha, "github.sha": main_sha, "runner.temp": str(temp), "inputs.row": "",
+               "inputs.row-id": "agentic/0", "inputs.matrix-artifact": "matrix", "github.run_id": "42",
+               "github.token": "t", "secrets.HF_TOKEN": "", "inputs.timeout-minutes": "30", "job.status": "success"}
+    base_env = {"PATH": f"{fake_bin(tmp_path)}:{pybin}:{os.environ['PATH']}", "HOME": str(home),
+                "GITHUB_WORKSPACE": str(work), "GITHUB_SHA": main_sha, "GITHUB_REF": "refs/heads/main",
+                "GITHUB_ENV": str(temp / "github_env"), "GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "1",
+                "RUNNER_TEMP": str(temp), "RUNNER_NAME": "b300-nv_0", "GITHUB_ACTIONS": "true", "CI": "true"}
+    results = run_job(docs[name]["jobs"]["benchmark"], workspace=work, origin=origin, context=context,
+                      base_env=base_env, artifacts={"matrix.json": json.dumps(matrix).encode(),
+                                                    "job-context.json": json.dumps(context_doc).encode()})
+    log = "\n".join(f"--- {n}: {rc}\n{out}" for n, rc, out in results)
+    assert not marker.exists(), f"PR code ran: {marker.read_text()}\n{log}"
+    assert (host / "model.bin").exists(), "checking out main's tools deleted a host directory\n" + log
+    failed = [(n, out) for n, rc, out in results if rc]
+    if scenario in ("symlink", "directory"):
+        assert len(failed) == 1 and "the approved commit holds .sweepgate-main" in failed[0][1], log
+        assert not any("row-env" in n or "Job environment" in n for n, _, _ in results), log
+        return
+    assert not failed, log
+    assert (work / ".sweepgate-main/utils/sitecustomize.py").exists(), "the container stand-in did not run"
+    env = apply_env_file(temp / "github_env")
+    assert env["EXP_NAME"] == row["exp-name"] and env["RESULT_DIR"] == "results"
+    sidecar = json.loads(Path(jobfile.path_for(str(work / "results"), env["RESULT_FILENAME"])).read_text())
+    assert sidecar[jobfile.JOB][jobfile.REF] == "refs/pull/7/head", sidecar
