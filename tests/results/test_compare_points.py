@@ -140,3 +140,16 @@ def test_a_repository_that_keeps_only_results_compares_with_default_thresholds(t
     rc, out, err = compare(capsys, db, "--json")
     assert rc == 0, err
     assert {p["verdict"] for p in json.loads(out)["points"]} == {C.UNCHANGED}
+
+
+def test_a_failed_point_is_drawn_where_its_baseline_stands(tmp_path, db, capsys):
+    history(tmp_path / "in")
+    pr_job(tmp_path / "in", 4, vllm_output(4, output_throughput=410.0))
+    pr_job(tmp_path / "in", 8, None, status="failure")
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
+    rc, _, err = compare(capsys, db, "--plots", str(tmp_path / "plots"))
+    assert rc == 0, err
+    (svg,) = (tmp_path / "plots").glob("*.svg")
+    text = svg.read_text()
+    assert text.count('id="failed-point-') == 1 and text.count('id="pr-point-') == 1
+    assert ">8 failed<" in text and "PR job failed (at its baseline)" in text

@@ -30,7 +30,7 @@ FORMATS = ("png", "svg")
 STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", "font.size": 9, "axes.grid": True,
          "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False}
 PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
-COLORS = {C.REGRESSED: "#d62728", C.IMPROVED: "#2ca02c", "baseline": "#7f7f7f"}
+COLORS = {C.REGRESSED: "#d62728", C.IMPROVED: "#2ca02c", C.FAILED: "#d62728", "baseline": "#7f7f7f"}
 METADATA = {"png": {"Software": "sweepgate"}, "svg": {"Date": None, "Creator": "sweepgate"}}
 MARKERS = ("o", "s", "^", "D", "v", "P")  # past len(PALETTE) series, colours repeat with another marker
 SERIES = (R.CONFIG_KEY, *R.RECIPE_IDENTITY)  # one recipe: one colour, legend entry and pair of fronts
@@ -118,17 +118,22 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
 
 
 def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
-    """group -> [{point, key, series, conc, pr: (x, y), base: (x, y) | None, flag, rehearsal}], sorted."""
+    """group -> [{point, key, series, conc, pr: (x, y) | None, base: (x, y) | None, at, flag, rehearsal}],
+    sorted. A point whose PR job failed has no ``pr``: it is drawn ``at`` its baseline median, marked
+    failed (a failed point with no baseline has nowhere to be drawn; the table names it)."""
     flags, groups = _flags(comparison), {}
     for pt in sorted(comparison.heads, key=C.point_sort_key):
         head = comparison.heads[pt]
-        pr = _xy(head.get(R.METRICS) or {})
-        if pr is None:
-            continue
         base = comparison.baselines.get(pt, [])
+        pr, base_xy = _xy(head.get(R.METRICS) or {}), _median_xy(base)
+        failed = head.get(R.STATUS, "success") != "success"
+        if failed:
+            pr = None
+        if (pr or base_xy) is None or (pr is None and not failed):
+            continue
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
             "point": pt, "key": head.get(R.CONFIG_KEY), "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr,
-            "base": _median_xy(base), "flag": flags.get(pt),
+            "base": base_xy, "at": pr or base_xy, "flag": C.FAILED if failed else flags.get(pt),
             "rehearsal": bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)})
     return groups
 
@@ -154,7 +159,7 @@ def _draw_fronts(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
     for n, (series, (color, _)) in enumerate(styles.items()):
         mine = [item for item in items if item["series"] == series]
         for kind, points in ((BASE_FRONT, [item["base"] for item in mine if item["base"]]),
-                             (PR_FRONT, [item["pr"] for item in mine])):
+                             (PR_FRONT, [item["pr"] for item in mine if item["pr"]])):
             front = pareto_front(points)
             if len(front) > 1:
                 ax.plot([p[0] for p in front], [p[1] for p in front], linestyle=FRONT_STYLE[kind], linewidth=1.6,
@@ -170,6 +175,10 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
             ax.plot(*item["base"], marker=marker, markersize=6, markerfacecolor="white", linestyle="none",
                     markeredgecolor=COLORS["baseline"] if len(styles) == 1 else color, gid=f"{BASE_GID}-{i}",
                     zorder=3)
+        if item["pr"] is None:  # the PR job failed: a cross where its baseline stands
+            ax.plot(*item["at"], marker="X", markersize=9, color=COLORS[C.FAILED], linestyle="none",
+                    gid=f"failed-point-{i}", zorder=4)
+            continue
         ax.plot(*item["pr"], marker=marker, markersize=6, color=color, linestyle="none",
                 gid=f"{PR_GID}-{i}", zorder=4)
         if item["flag"]:
@@ -189,6 +198,9 @@ def _legend(ax, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]
                               markeredgecolor=COLORS["baseline"], label=f"baseline median{mark}"))
     handles += [Line2D([], [], linestyle=FRONT_STYLE[kind], color=FRONT_INK[kind], linewidth=1.6, label=kind)
                 for kind in (BASE_FRONT, PR_FRONT) if kind in fronts]
+    if any(item["flag"] == C.FAILED for item in items):
+        handles.append(Line2D([], [], marker="X", markersize=8, linestyle="none", color=COLORS[C.FAILED],
+                              label="PR job failed (at its baseline)"))
     for flag in (C.REGRESSED, C.IMPROVED):
         if any(item["flag"] == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
@@ -214,7 +226,7 @@ def _obstacles(fig, ax, items: list[dict]) -> list:
         return Bbox.from_extents(x - r, y - r, x + r, y + r)
 
     px = fig.dpi / 72
-    boxes = [box(*ax.transData.transform(item["pr"]), (8 if item["flag"] else 4) * px) for item in items]
+    boxes = [box(*ax.transData.transform(item["at"]), (8 if item["flag"] else 4) * px) for item in items]
     boxes += [box(*ax.transData.transform(item["base"]), 4 * px) for item in items if item["base"]]
     for line in ax.get_lines():
         xy = ax.transData.transform(line.get_xydata())
@@ -234,7 +246,8 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     taken = _obstacles(fig, ax, items)
     labels = []
     for item in items:
-        label = ax.annotate(str(item["conc"]), item["pr"], xytext=(0, 0), textcoords="offset points", fontsize=8,
+        text = str(item["conc"]) if item["pr"] else f"{item['conc']} failed"
+        label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points", fontsize=8,
                             color="#222222" if len(styles) == 1 else styles[item["series"]][0], zorder=6,
                             in_layout=False)
         push = 1.8 if item["flag"] else 1.0
@@ -267,7 +280,7 @@ def _axes(ax, items: list[dict]) -> None:
 
     ax.set_xlabel(X_LABEL)
     ax.set_ylabel(Y_LABEL)
-    points = [item["pr"] for item in items] + [item["base"] for item in items if item["base"]]
+    points = [item["at"] for item in items] + [item["base"] for item in items if item["base"]]
     for axis, limit, i in ((ax.xaxis, ax.set_xlim, 0), (ax.yaxis, ax.set_ylim, 1)):
         axis.set_major_formatter(FuncFormatter(tick_label))
         limit(0, max(max(p[i] for p in points) * HEADROOM, 1e-9))
