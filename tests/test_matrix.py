@@ -227,8 +227,34 @@ def test_deleted_history_is_rejected_at_its_base_line(make_repo):
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     line = CHANGELOG.splitlines().index('    - "Initial DeepSeek-R1 FP4 B300 vLLM recipe"') + 1
-    assert proc.stderr.startswith(f"perf-changelog.yaml:{line}:1: history line deleted or edited")
-    assert "; restore the line byte for byte" in proc.stderr
+    assert proc.stderr.startswith(f"perf-changelog.yaml:{line}: history line {line} edited: "
+                                  "'    - \"Initial DeepSeek")
+    assert "; restore it byte for byte" in proc.stderr
+
+
+def test_history_refusal_is_grouped_and_capped_as_the_gate_reports_it(make_repo, capsys, monkeypatch):
+    """Review: a head 20 commits behind its base printed one line per deleted history line (163),
+    validate one line for the same refs. Both now read core.history's grouping, capped per rule."""
+    from sweepgate import cli
+
+    entries = "".join(entry(f"dsr1-fp4-b300-{'vllm' if i % 2 else 'sglang'}").replace("pull/9", f"pull/{i}")
+                      for i in range(3, 60))
+    repo = make_repo(CHANGELOG + entries)
+    monkeypatch.chdir(repo.path)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    full = repo.head()
+    lines = (CHANGELOG + entries).splitlines(keepends=True)
+    edited = [x.replace('"Test entry"', '"Edited"') for x in lines[:len(lines) // 2]]  # ~28 edited lines
+    head = repo.commit_changelog("".join(edited[:-6]))  # and the second half deleted in one block
+    capsys.readouterr()
+    assert cli.main(["matrix", "--base-ref", full, "--head-ref", head]) == 1
+    matrix_err = capsys.readouterr().err.splitlines()
+    assert cli.main(["validate", "--base-ref", full, "--head-ref", head]) == 1
+    gate_err = [x for x in capsys.readouterr().err.splitlines() if ": history" in x or "more 'history" in x]
+    assert matrix_err == gate_err, (matrix_err, gate_err)
+    assert sum("history lines" in x and "deleted" in x for x in matrix_err) == 1  # the block, once
+    # 20 edited lines, then one line for the rest of them
+    assert len(matrix_err) == 22 and "more 'history-edited' problem(s) from here on" in matrix_err[-1]
 
 
 def test_unknown_key_is_reported_at_its_line_with_a_suggestion(make_repo):
@@ -324,7 +350,10 @@ def test_github_actions_annotations(make_repo):
                            "--head-ref", head], cwd=repo.path, capture_output=True, text=True, env=env)
     line = len(CHANGELOG.splitlines()) + 3
     assert proc.returncode == 1
-    assert f"::error file=perf-changelog.yaml,line={line}," in proc.stdout
+    # pr-sweep.yml redirects stdout into matrix.json: a refusal leaves it empty and the
+    # annotation reaches the runner on stderr (it reads workflow commands from both streams)
+    assert proc.stdout == ""
+    assert f"::error file=perf-changelog.yaml,line={line}," in proc.stderr
 
 
 # --------------------------------------------------------------------------- append-only

@@ -23,12 +23,12 @@ Lines are HEAD's for text a change adds and BASE's for text it deletes or edits.
 
 from __future__ import annotations
 
-import collections
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sweepgate.core import fields as F
+from sweepgate.core.collector import Collector
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.history import (
     BOM,
@@ -46,7 +46,6 @@ from sweepgate.core.prlinks import pr_link_problem, resolve_repository
 
 
 WORKTREE = "WORKTREE"
-MAX_PER_RULE = 20
 # C0 controls except tab/LF/CR (reported on their own), DEL, C1 NEL and the Unicode
 # line/paragraph separators: YAML and `str.splitlines` disagree about them.
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\u2028\u2029\ufeff]")
@@ -87,38 +86,6 @@ class Outcome:
         mine = [d for d in extra if d.file == self.changelog]
         others = sorted((d for d in extra if d.file != self.changelog), key=lambda d: (d.file, d.line, d.col))
         return self.diagnostics + sorted(mine, key=lambda d: (d.line, d.col)) + others
-
-
-class Collector:
-    """Diagnostics for one file, at most MAX_PER_RULE per rule plus a summary line."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self.items: list[Diagnostic] = []
-        self.counts: collections.Counter = collections.Counter()
-        self.first_over: dict[str, int] = {}
-
-    def add(self, line: int, rule: str, message: str, hint: str = "", col: int = 0) -> None:
-        self.counts[rule] += 1
-        if self.counts[rule] <= MAX_PER_RULE:
-            self.items.append(Diagnostic(self.path, line, col, rule, message, hint))
-        else:
-            self.first_over.setdefault(rule, line)
-
-    def extend(self, diags) -> None:
-        for d in diags:
-            self.add(d.line, d.rule, d.message, d.hint, d.col)
-
-    def done(self) -> list[Diagnostic]:
-        out = sorted(self.items, key=lambda d: (d.line, d.col))
-        for rule, line in self.first_over.items():
-            more = self.counts[rule] - MAX_PER_RULE
-            out.append(Diagnostic(self.path, line, 0, rule, f"{more} more '{rule}' problem(s) from here on",
-                                  "fix the ones above, then rerun the gate"))
-        return out
-
-    def has(self, *rules: str) -> bool:
-        return any(self.counts[r] for r in rules)
 
 
 def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, hist: History) -> None:

@@ -293,9 +293,11 @@ def empty_matrix(base: str, head: str) -> dict:
             "changelog_metadata": {"base_ref": base, "head_ref": head, "entries": []}}
 
 
-def _only_pr_link_corrections(git: Git, base: str, head: str, path: str, deleted: list) -> bool:
-    """True when the change is what the gate accepts as a pr-link-only correction: every
-    changed history line only canonicalizes its pr-link, and nothing is appended."""
+def _history_edits(git: Git, base: str, head: str, path: str, deleted: list) -> list[Diagnostic]:
+    """Nothing when the change is what the gate accepts as a pr-link-only correction (every changed
+    history line only canonicalizes its pr-link, nothing is appended); else the refusal, grouped
+    and capped as the gate reports it (``core.history``, ``core.collector``)."""
+    from sweepgate.core.collector import Collector
     from sweepgate.core.history import compare_history
     from sweepgate.core.prlinks import resolve_repository
 
@@ -303,8 +305,17 @@ def _only_pr_link_corrections(git: Git, base: str, head: str, path: str, deleted
     old, new = old or b"", new or b""
     hist = compare_history(old, new, resolve_repository(None, old or new))
     appended = b"\n".join(new.split(b"\n")[hist.append_start:]).strip()
-    return (not hist.problems and not appended and len(hist.corrections) == len(deleted)
-            and {line for line, _ in hist.corrections} == {n for n, _ in deleted})
+    if (not hist.problems and not appended and len(hist.corrections) == len(deleted)
+            and {line for line, _ in hist.corrections} == {n for n, _ in deleted}):
+        return []
+    out = Collector(path)
+    for line, rule, message, hint in hist.problems:
+        out.add(line, rule, message, hint)
+    if not hist.problems:  # e.g. pr-link corrections mixed with appended entries
+        for n, text in deleted:
+            out.add(n, "history-edited", f"history line deleted or edited: {text.strip()[:80]!r}",
+                    "restore the line byte for byte; the changelog only takes appended entries")
+    return out.done()
 
 
 def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) -> dict:
@@ -313,12 +324,11 @@ def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) ->
     base_sha, head_sha = git.resolve_all(base, head)
     appended = appended_lines(git, base_sha, head_sha, opts.changelog)
     deleted = [(n, text) for n, text in appended.deleted if text.strip()]
-    if deleted and _only_pr_link_corrections(git, base_sha, head_sha, opts.changelog, deleted):
-        return empty_matrix(base, head)  # the gate's one accepted history edit: nothing to run
     if deleted:
-        raise SweepgateError([Diagnostic(
-            opts.changelog, n, 1, "history-edited", f"history line deleted or edited: {text.strip()[:80]!r}",
-            "restore the line byte for byte; the changelog only takes appended entries") for n, text in deleted])
+        problems = _history_edits(git, base_sha, head_sha, opts.changelog, deleted)
+        if not problems:
+            return empty_matrix(base, head)  # the gate's one accepted history edit: nothing to run
+        raise SweepgateError(problems)
     if not appended.text.strip():
         raise SweepgateError(Diagnostic(opts.changelog, 0, 0, "no-entries",
                                         f"{base}..{head} appends no entry to {opts.changelog}",

@@ -1,0 +1,42 @@
+"""Diagnostics for one file, capped per rule: the gate's and the matrix step's reports share it,
+so a change that deletes or edits a long stretch of history reads the same in both."""
+
+from __future__ import annotations
+
+import collections
+
+from sweepgate.core.errors import Diagnostic
+
+MAX_PER_RULE = 20
+
+
+class Collector:
+    """Diagnostics for one file, at most MAX_PER_RULE per rule plus a summary line."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.items: list[Diagnostic] = []
+        self.counts: collections.Counter = collections.Counter()
+        self.first_over: dict[str, int] = {}
+
+    def add(self, line: int, rule: str, message: str, hint: str = "", col: int = 0) -> None:
+        self.counts[rule] += 1
+        if self.counts[rule] <= MAX_PER_RULE:
+            self.items.append(Diagnostic(self.path, line, col, rule, message, hint))
+        else:
+            self.first_over.setdefault(rule, line)
+
+    def extend(self, diags) -> None:
+        for d in diags:
+            self.add(d.line, d.rule, d.message, d.hint, d.col)
+
+    def done(self) -> list[Diagnostic]:
+        out = sorted(self.items, key=lambda d: (d.line, d.col))
+        for rule, line in self.first_over.items():
+            more = self.counts[rule] - MAX_PER_RULE
+            out.append(Diagnostic(self.path, line, 0, rule, f"{more} more '{rule}' problem(s) from here on",
+                                  "fix the ones above, then rerun the gate"))
+        return out
+
+    def has(self, *rules: str) -> bool:
+        return any(self.counts[r] for r in rules)
