@@ -22,7 +22,8 @@ from sweepgate.results import record as R  # noqa: E402
 from sweepgate.results import store  # noqa: E402
 
 
-def main() -> int:
+def draw(out: Path) -> int:
+    """Draw the chart into ``out`` (a PNG path); the exit status of `results compare`."""
     drop, rise = (synth.KEYS[0], 16), (synth.KEYS[1], 32)
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/r.db"
@@ -31,9 +32,9 @@ def main() -> int:
             st.add(synth.pr_run({drop: {R.OUTPUT_TPUT_PER_GPU: 0.85}, rise: {R.OUTPUT_TPUT_PER_GPU: 1.15}}))
         rc = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--plots", f"{tmp}/plots"])
         (png,) = Path(tmp, "plots").glob("*.png")
-        shutil.copyfile(png, ROOT / "docs" / "img" / "compare-chart.png")
+        shutil.copyfile(png, out)
     return rc
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(draw(ROOT / "docs" / "img" / "compare-chart.png"))

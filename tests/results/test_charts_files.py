@@ -189,3 +189,16 @@ def test_series_labels_name_what_tells_recipes_apart():
     assert charts.series_labels([("k", tp8, "mtp", None, None)]) == {("k", tp8, "mtp", None, None): "k"}
     alike = [(key, tp8, None, None, None), (key, tp8, "none", None, None)]  # read alike: raw values
     assert len(set(charts.series_labels(alike).values())) == 2
+
+
+def test_the_readme_chart_is_what_charts_draw_today(tmp_path):
+    """docs/img/compare-chart.png is redrawn whenever the charts change (docs/img/make_compare_chart.py)."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("make_compare_chart", root / "docs" / "img" / "make_compare_chart.py")
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    assert maker.draw(tmp_path / "chart.png") == 0
+    assert (tmp_path / "chart.png").read_bytes() == (root / "docs" / "img" / "compare-chart.png").read_bytes(), (
+        "run python docs/img/make_compare_chart.py and commit docs/img/compare-chart.png")
