@@ -34,7 +34,7 @@ def one_per_point(records: list[dict]) -> list[dict]:
     """The newest attempt of each point (records arrive newest first or in attempt order)."""
     best: dict[tuple, dict] = {}
     for rec in records:
-        key = tuple(str(rec.get(f)) for f in R.POINT_IDENTITY) + (rec.get(R.RUN_ID),)
+        key = R.point_values(rec) + (rec.get(R.RUN_ID),)
         if rec.get(R.CONFIG_KEY) is None:  # outputs ingested without a job: each its own point
             key += (rec.get(R.RESULT_FILENAME),)
         if key not in best or (rec.get(R.ATTEMPT) or 0) > (best[key].get(R.ATTEMPT) or 0):
