@@ -417,8 +417,10 @@ def test_github_actions_annotations(gate, monkeypatch):
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     result = gate(CHANGELOG + entry(["dsr1-fp4-b300-vlm"]))
     assert result.rc == 1
-    assert f"::error file=perf-changelog.yaml,line={BASE_LINES + 1}," in result.out
-    assert f"::error file=perf-changelog.yaml,line={BASE_LINES + 2},col=7," in result.out
+    # on stderr: stdout is data a workflow may redirect (the runner reads commands from both)
+    assert f"::error file=perf-changelog.yaml,line={BASE_LINES + 1}," in result.err
+    assert f"::error file=perf-changelog.yaml,line={BASE_LINES + 2},col=7," in result.err
+    assert "::error" not in result.out
 
 
 def test_missing_changelog_at_head(repo, capsys):

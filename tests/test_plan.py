@@ -613,10 +613,24 @@ def test_markdown_in_actions_writes_the_summary_once_and_annotates(fleet, monkey
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head, "--markdown"]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert summary.read_text().count("## sweepgate plan:") == 1
     assert out.count("## sweepgate plan:") == 1
-    assert f"::warning file={DSR1_SCRIPT},line=1" in out
+    assert f"::warning file={DSR1_SCRIPT},line=1" in captured.err and "::warning" not in out
+
+
+def test_json_in_actions_keeps_stdout_json_and_annotates_on_stderr(fleet, tmp_path):
+    """A real `sweepgate plan --json` under GITHUB_ACTIONS=true whose plan has a warning: stdout is
+    the JSON a workflow redirects into a file, the ::warning goes to stderr (the runner reads both)."""
+    head = fleet.commit({DSR1_SCRIPT: "#!/usr/bin/env bash\nvllm serve dsr1 --changed-again\n"}, "script")
+    env = {**os.environ, "GITHUB_ACTIONS": "true", "PYTHONPATH": str(ROOT / "utils")}
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "plan", "--base-ref", fleet.base, "--head-ref", head,
+                           "--json"], cwd=fleet.root, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert isinstance(json.loads(proc.stdout), dict) and "::" not in proc.stdout
+    assert f"::warning file={DSR1_SCRIPT},line=1" in proc.stderr
 
 
 # --------------------------------------------------------------------------- rules: kv-backend-unknown / -version

@@ -59,15 +59,11 @@ def run(args) -> int:
                               w.get("hint", ""), w.get("severity", "warning")) for w in plan["warnings"]]
     if args.json:
         sys.stdout.write(json.dumps(plan) + "\n")
-        # Annotations go to stdout under GitHub Actions; keep stdout pure JSON.
-        for d in diagnostics:
-            print(d.render(), file=sys.stderr)
+    elif args.markdown:
+        sys.stdout.write(report.plan_markdown(plan, limit=STEP_SUMMARY_LIMIT))
     else:
-        if args.markdown:
-            sys.stdout.write(report.plan_markdown(plan, limit=STEP_SUMMARY_LIMIT))
-        else:
-            report.print_plan(sys.stdout, plan)
-        report.emit(diagnostics)
+        report.print_plan(sys.stdout, plan)
+    report.emit(diagnostics)  # stderr, annotations included: stdout stays the plan
     if args.step_summary:
         write_step_summary(args.step_summary, plan)
     if args.comment:

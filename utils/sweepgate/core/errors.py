@@ -107,10 +107,13 @@ def emit(diagnostics: Iterable[Diagnostic], stream=None) -> None:
     for d in diagnostics:
         print(d.render(), file=stream)
     if os.environ.get("GITHUB_ACTIONS") == "true":
+        # On stderr, never stdout: stdout is data (matrix JSON, --json, a step output) that
+        # workflows redirect into files. The runner reads workflow commands from both streams
+        # (actions/runner ScriptHandler gives stdout and stderr each an OutputManager).
         for d in diagnostics:
-            # Workflow commands are read from stdout.
-            print(d.annotation(), file=sys.stdout)
+            print(d.annotation(), file=sys.stderr)
     stream.flush()
+    sys.stderr.flush()
 
 
 def run_guarded(fn: Callable[[], int]) -> int:
