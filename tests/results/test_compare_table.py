@@ -27,6 +27,7 @@ def comparison() -> C.Comparison:
 def text(comp: C.Comparison, width: int, monkeypatch) -> str:
     """The table as a terminal ``width`` columns wide shows it (styles dropped)."""
     monkeypatch.setattr(report, "PIPE_WIDTH", width)
+    monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
     out = io.StringIO()
     render.table(comp, out)
@@ -67,3 +68,15 @@ def test_the_markdown_is_not_the_terminal_layout():
     md = render.markdown(comparison())
     row = next(line for line in md.splitlines() if "output_tput_per_gpu" in line and "regressed" in line)
     assert row.startswith(f"| {synth.KEYS[0]} ") and DISAGG in row  # the point in every Markdown row
+
+
+def test_a_piped_table_takes_its_width_from_columns_when_set(monkeypatch):
+    """`COLUMNS=100 sweepgate results compare ... | less`: no terminal to ask, so COLUMNS says."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    for columns, width in (("100", 100), ("", report.PIPE_WIDTH), ("wide", report.PIPE_WIDTH), ("0", report.PIPE_WIDTH)):
+        monkeypatch.setenv("COLUMNS", columns)
+        assert report.console(io.StringIO()).width == width, columns
+    out = io.StringIO()
+    monkeypatch.setenv("COLUMNS", "100")
+    render.table(comparison(), out)
+    assert max(map(len, out.getvalue().splitlines())) <= 100

@@ -54,7 +54,7 @@ def matrix_table(rows: Iterable[tuple[str, dict]]) -> list[list[str]]:
     return [[_cell(row, bucket, field) for _, field in TABLE_COLUMNS] for bucket, row in rows]
 
 
-PIPE_WIDTH = 240  # columns of a table written to a pipe or file (no terminal to ask)
+PIPE_WIDTH = 240  # columns of a table written to a pipe or file (no terminal to ask, no COLUMNS set)
 
 
 def console(stream=None, *, width: int | None = None):
@@ -70,8 +70,10 @@ def console(stream=None, *, width: int | None = None):
 
     stream = sys.stdout if stream is None else stream
     tty = bool(getattr(stream, "isatty", None) and stream.isatty())
+    columns = os.environ.get("COLUMNS", "")
+    piped = int(columns) if columns.isdigit() and int(columns) > 0 else PIPE_WIDTH  # `COLUMNS=100 cmd | less`
     return Console(file=stream, force_terminal=tty, no_color=bool(os.environ.get("NO_COLOR")),
-                   width=width or (None if tty else PIPE_WIDTH), highlight=False, emoji=False, soft_wrap=False)
+                   width=width or (None if tty else piped), highlight=False, emoji=False, soft_wrap=False)
 
 
 def print_table(stream, header: list[str], body: list[list[str]], *, title: str | None = None,
