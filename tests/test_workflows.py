@@ -854,3 +854,64 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     assert env["EXP_NAME"] == row["exp-name"] and env["RESULT_DIR"] == "results"
     sidecar = json.loads(Path(jobfile.path_for(str(work / "results"), env["RESULT_FILENAME"])).read_text())
     assert sidecar[jobfile.JOB][jobfile.REF] == "refs/pull/7/head", sidecar
+
+
+# --- documentation: snippets users copy follow the same rule -------------------------------------
+
+DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^[ \t]*```(\w*)[^\n]*\n(.*?)^[ \t]*```", re.M | re.S)
+
+
+def _run_scripts(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "run" and isinstance(value, str):
+                yield value
+            else:
+                yield from _run_scripts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _run_scripts(value)
+
+
+def expressions_in_documented_shell(path: Path) -> list[str]:
+    """`${{ }}` that would reach a shell in a Markdown file: in a `run:` of a fenced YAML snippet,
+    in a fenced shell snippet, or in an inline code span other than `NAME: ${{ … }}` / `${{ … }}`."""
+    import textwrap  # noqa: PLC0415
+
+    text, found = path.read_text(), []
+    for lang, body in FENCE.findall(text):
+        if lang in ("yaml", "yml"):
+            try:
+                doc = yaml.safe_load(textwrap.dedent(body))
+            except yaml.YAMLError as exc:
+                found.append(f"{path.name}: a yaml snippet does not parse: {exc}")
+                continue
+            found += [f"{path.name}: run: {r.strip()}" for r in _run_scripts(doc) if "${{" in r]
+        elif lang in ("sh", "bash", "shell", "console") and "${{" in body:
+            found.append(f"{path.name}: {lang} snippet: {body.strip()}")
+    for span in re.findall(r"`([^`\n]*\$\{\{[^`\n]*)`", FENCE.sub("", text)):
+        if not re.fullmatch(r"(?:[\w.-]+:\s*)?\$\{\{[^`]*\}\}", span.strip()):
+            found.append(f"{path.name}: `{span}`")
+    return found
+
+
+def test_no_expressions_in_documented_run_blocks():
+    """Users copy the snippets of README.md and docs/*.md into their workflows: PR values reach a
+    shell through env:, never as ${{ }} in a run script (test_no_expressions_in_run_blocks's rule)."""
+    found = [f for path in DOC_FILES for f in expressions_in_documented_shell(path)]
+    assert not found, "pass values through env:, not ${{ }}:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("text, bad", [
+    ("pass `--pr-number ${{ github.event.pull_request.number }}` in CI\n", True),
+    ("```yaml\n  - env:\n      N: ${{ github.event.number }}\n    run: x --n \"${N}\"\n```\n", False),
+    ("```yaml\n  - run: x --n ${{ github.event.number }}\n```\n", True),
+    ("```yaml\nsteps:\n  - run: |\n      echo ${{ inputs.x }}\n```\n", True),
+    ("```bash\nx --n ${{ github.event.number }}\n```\n", True),
+    ("set `PR_NUMBER: ${{ github.event.pull_request.number }}` under `env:`; never `${{ }}` in run\n", False),
+])
+def test_documented_expression_check_catches_shell_use(tmp_path, text, bad):
+    path = tmp_path / "doc.md"
+    path.write_text(text)
+    assert bool(expressions_in_documented_shell(path)) == bad
