@@ -11,6 +11,7 @@ import re
 import sys
 
 from sweepgate.core import fields as F
+from sweepgate.core.github import owner_name
 
 
 def _git():
@@ -68,8 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add.add_argument("--all-evals", action="store_true",
                      help="the entry runs evals on every selected row, not only the default eval points")
     add.add_argument("--pr-number", type=_positive_int, default=None, help="use this PR's link instead of XXX")
-    add.add_argument("--repository", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY or the "
-                                                        "repository most pr-links point to)")
+    add.add_argument("--repository", type=owner_name, default=None,
+                     help="OWNER/NAME (default: $GITHUB_REPOSITORY or the repository most pr-links point to)")
     add.add_argument("--changelog-file", default=F.CHANGELOG_FILE,
                      help="changelog to append to, from the repository root (default: %(default)s)")
     add.set_defaults(_action=cmd_add)
@@ -86,7 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     canon.add_argument("--pr-number", type=_positive_int, required=True)
     canon.add_argument("--base", default=None, help="branch this one will merge into (default: origin/main, "
                                                     "else main)")
-    canon.add_argument("--repository", default=None)
+    canon.add_argument("--repository", type=owner_name)
     canon.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
     canon.set_defaults(_action=cmd_canonicalize)
 

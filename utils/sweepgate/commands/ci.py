@@ -23,6 +23,7 @@ import sys
 from dataclasses import replace
 
 from sweepgate.core.errors import fail
+from sweepgate.core.github import owner_name
 from sweepgate.workflow.decide import decide
 from sweepgate.workflow.fanout import (
     FANOUT,
@@ -272,7 +273,8 @@ def add_arguments(parser) -> None:
     p.add_argument("--event-name", help="event name (default: $GITHUB_EVENT_NAME)")
     p.add_argument("--head-message", help="head commit message (default: git log of the PR head)")
     p.add_argument("--merge-base", action="store_true", help="use git merge-base of base and head as base_ref")
-    p.add_argument("--repository", help="OWNER/NAME for workflow_dispatch (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--repository", type=owner_name,
+                   help="OWNER/NAME for workflow_dispatch (default: $GITHUB_REPOSITORY)")
     p.add_argument("--output", help="file to append key=value lines to (default: $GITHUB_OUTPUT, else stdout)")
     p.set_defaults(_ci=_run_decide)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sweepgate.core import fields as F
+from sweepgate.core.github import owner_name
 from sweepgate.core.placement import runners_at
 from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, audit, notes
 
@@ -163,7 +164,7 @@ def run_audit(args) -> int:
 
 def add_audit_parser(sub) -> None:
     p = sub.add_parser("audit", help="check the repository settings that keep PR code off the GPU runners")
-    p.add_argument("--repository", help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--repository", type=owner_name, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option
 
     add_api_url_option(p)

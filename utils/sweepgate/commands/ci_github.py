@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 
+from sweepgate.core.github import owner_name
 from sweepgate.workflow.decide import MAIN_REF, Decision, _skip
 
 HINT = "the token needs 'pull-requests: read' and 'issues: read'; check --repository"
@@ -95,7 +96,7 @@ def run_dispatch(args) -> int:
 
 def add_dispatch_parser(sub) -> None:
     p = sub.add_parser("dispatch", help="poll open PRs: dispatch authorized GPU sweeps, cancel stale ones")
-    p.add_argument("--repository", help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--repository", type=owner_name, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option
 
     add_api_url_option(p)

@@ -13,6 +13,7 @@ import sys
 import time
 
 from sweepgate.core.errors import fail
+from sweepgate.core.github import owner_name
 from sweepgate.workflow.watch import CANCEL, DONE, judge
 
 HINT = "the token needs 'actions: write' (cancel) and 'actions: read' (jobs); check --repository"
@@ -84,7 +85,7 @@ def add_watch_parser(sub) -> None:
     p = sub.add_parser("watch", help="fail-fast: cancel this run at the first failed job")
     p.add_argument("--until", required=True, metavar="JOB", help="stop watching once the job of this name "
                    "exists (the collect job, which starts after every benchmark job ended)")
-    p.add_argument("--repository", help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--repository", type=owner_name, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option
 
     add_api_url_option(p)

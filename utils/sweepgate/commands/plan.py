@@ -13,6 +13,7 @@ import os
 import sys
 
 from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.github import owner_name
 from sweepgate.core.plan import make_plan
 
 STEP_SUMMARY_LIMIT = 1_000_000    # bytes; GitHub caps a step summary at 1 MiB
@@ -31,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--comment", action="store_true",
                         help="create or update the plan comment on the PR (needs a token and --pr-number)")
     parser.add_argument("--pr-number", type=int, default=None, help="pull request to comment on")
-    parser.add_argument("--repository", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+    parser.add_argument("--repository", type=owner_name, default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option
 
     add_api_url_option(parser)

@@ -15,6 +15,7 @@ import os
 import sys
 
 from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.github import owner_name
 
 EXIT_REGRESSION = 3
 STEP_SUMMARY_LIMIT = 1_000_000   # bytes; GitHub's step summary limit is 1 MiB per step
@@ -56,7 +57,7 @@ def add_arguments(parser) -> None:
                         help="write the PR comment's body (within GitHub's size limit) to PATH, for a job "
                              "allowed to comment to post with `results comment`")
     parser.add_argument("--pr-number", type=int, default=None, help="pull request to comment on")
-    parser.add_argument("--repository", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+    parser.add_argument("--repository", type=owner_name, default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option
 
     add_api_url_option(parser)

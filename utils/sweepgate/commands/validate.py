@@ -15,6 +15,7 @@ import sys
 from sweepgate.core import fields as F
 from sweepgate.core.errors import emit
 from sweepgate.core.gate import GateOptions, validate
+from sweepgate.core.github import owner_name
 
 
 def _pr_number(text: str) -> int | None:
@@ -34,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pr-number", type=_pr_number, default=None,
                         help="the pull request: its pr-link (or .../pull/XXX) is required; "
                              "without it (push to main) links must be canonical")
-    parser.add_argument("--repository", default=None,
+    parser.add_argument("--repository", type=owner_name, default=None,
                         help="OWNER/NAME for pr-links (default: $GITHUB_REPOSITORY, else the repository "
                              "most existing pr-links point to)")
     parser.add_argument("--all-evals", action="store_true", help="as process_changelog.py --all-evals")

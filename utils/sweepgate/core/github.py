@@ -23,6 +23,17 @@ def _fail(message: str, hint: str) -> SweepgateError:
     return SweepgateError(Diagnostic("github", 0, 0, "github-comment", message, hint))
 
 
+def owner_name(text: str) -> str | None:
+    """The argparse type of every --repository flag: OWNER/NAME, or None when empty (an unset
+    workflow expression), so a malformed value is a usage error (exit 2) like any bad flag value."""
+    import argparse
+
+    text = text.strip()
+    if text and not OWNER_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"'{text}' is not OWNER/NAME (e.g. SemiAnalysisAI/InferenceX)")
+    return text or None
+
+
 def token() -> str | None:
     """The GitHub token: the first of TOKEN_VARIABLES that is set and not empty, else None.
     The only place sweepgate reads a token from the environment."""
