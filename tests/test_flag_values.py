@@ -51,3 +51,51 @@ def test_an_empty_repository_means_unset_and_owner_name_is_accepted(make_repo, m
     monkeypatch.chdir(make_repo().path)
     assert cli.main(["validate", "--staged", "--repository", ""]) == 0
     assert cli.main(["validate", "--staged", "--repository", "acme/bench"]) == 0
+
+
+# --------------------------------------------------------------------------- repository-data paths
+
+REPO_DATA = {
+    ("validate",): ["--staged"],
+    ("matrix",): ["--base-ref", "HEAD", "--head-ref", "HEAD"],
+    ("plan",): ["--base-ref", "HEAD", "--head-ref", "HEAD"],
+    ("preflight",): ["--base-ref", "HEAD", "--head-ref", "HEAD"],
+    ("changelog", "add"): ["--key", "kimik3-*", "--description", "x"],
+    ("changelog", "rebase"): ["--onto", "main"],
+    ("changelog", "canonicalize"): ["--pr-number", "3"],
+    ("full-sweep",): [],
+    ("test-config",): ["--config-keys", "kimik3-*"],
+}
+CASES = [(path, flag) for flag in ("--changelog-file", "--runner-config", "--config-files")
+         for path in map(tuple, _flag_paths(flag))]
+
+
+def test_every_command_with_a_repository_data_flag_is_exercised():
+    assert {path for path, _ in CASES} == set(REPO_DATA)
+
+
+@pytest.mark.parametrize("path, flag", CASES, ids=lambda x: " ".join(x) if isinstance(x, tuple) else x)
+@pytest.mark.parametrize("outside", ["../../../../../../../etc/passwd", "/etc/passwd"])
+def test_a_repository_data_path_outside_the_repository_is_one_line(path, flag, outside, make_repo, monkeypatch,
+                                                                   capsys):
+    """Review: --changelog-file ../../../etc/passwd blamed the repository ('git cat-file --batch ended
+    early; ... git fsck'), --runner-config /etc/passwd said the existing file does not exist."""
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    repo = make_repo()
+    (repo.path / "configs").mkdir(exist_ok=True)
+    monkeypatch.chdir(repo.path / "configs")  # from a subdirectory too
+    before = repo.read()
+    capsys.readouterr()
+    assert cli.main([*path, *REPO_DATA[path], flag, outside]) == 1
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [f"{outside}: outside the repository; pass a path inside it"], err
+    assert repo.read() == before and not out
+
+
+def test_an_absolute_path_inside_the_repository_is_taken_from_its_top(make_repo, monkeypatch, capsys):
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    repo = make_repo()
+    monkeypatch.chdir(repo.path / "configs")
+    assert cli.main(["validate", "--staged", "--changelog-file", str(repo.path / "perf-changelog.yaml")]) == 0
+    assert cli.main(["test-config", "--config-keys", "kimik3-*", "--runner-config",
+                     str(repo.path / "configs" / "runners.yaml")]) == 0

@@ -71,7 +71,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from sweepgate.core.errors import run_guarded
 
-    return run_guarded(lambda: args._module.run(args))
+    return run_guarded(lambda: _run(args))
+
+
+def _run(args) -> int:
+    from sweepgate.core.repopaths import check_repo_paths
+
+    check_repo_paths(args)  # repository-data paths outside the repository: one line, up front
+    return args._module.run(args)
 
 
 if __name__ == "__main__":

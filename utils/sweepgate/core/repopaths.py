@@ -1,0 +1,49 @@
+"""Repository-data flags (--changelog-file, --config-files, --runner-config) name files inside the
+repository, from its top. A path that leaves the repository is refused up front, in one line,
+before any git read could fail on it in a misleading way; an absolute path inside the repository
+becomes the path from the top."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from sweepgate.core.errors import Diagnostic, SweepgateError
+
+# argparse dest -> flag
+REPO_DATA_FLAGS = {"changelog_file": "--changelog-file", "config_files": "--config-files",
+                   "runner_config": "--runner-config"}
+
+
+def _from_top(path: str, root: str | None) -> str | None:
+    """``path`` from the top of the repository, or None when it is outside."""
+    if os.path.isabs(path):
+        if root is None:
+            from sweepgate.core.load import repo_root
+            root = repo_root()
+        rel = os.path.relpath(os.path.realpath(path), os.path.realpath(root))
+    else:
+        rel = posixpath.normpath(path.replace(os.sep, "/"))
+    rel = rel.replace(os.sep, "/")
+    if rel == ".." or rel.startswith("../"):
+        return None
+    return rel
+
+
+def check_repo_paths(args, root: str | None = None) -> None:
+    """Rewrite the repository-data flags on ``args`` as paths from the top; refuse one outside it."""
+    problems = []
+    for dest in REPO_DATA_FLAGS:
+        value = getattr(args, dest, None)
+        if not value:
+            continue
+        paths = value if isinstance(value, list) else [value]
+        fixed = []
+        for path in paths:
+            rel = _from_top(path, root)
+            if rel is None:
+                problems.append(Diagnostic(path, 0, 0, "usage", "outside the repository", "pass a path inside it"))
+            fixed.append(rel if os.path.isabs(path) and rel else path)
+        setattr(args, dest, fixed if isinstance(value, list) else fixed[0])
+    if problems:
+        raise SweepgateError(problems)
