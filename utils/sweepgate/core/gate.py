@@ -72,6 +72,8 @@ class Outcome:
     appended_entries: int = 0
     corrections: int = 0
     matrix_ran: bool = False
+    inputs: list[str] = field(default_factory=list)  # master configs / runners file the change edits
+    configs: list[Diagnostic] = field(default_factory=list)  # their problems (``core.configgate``)
 
     changelog: str = F.CHANGELOG_FILE
 
@@ -82,7 +84,11 @@ class Outcome:
     def all(self) -> list[Diagnostic]:
         """Gate and matrix-step diagnostics, changelog first, in line order, without duplicates."""
         seen = {(d.file, d.line, d.message) for d in self.diagnostics}
-        extra = [d for d in self.matrix if (d.file, d.line, d.message) not in seen]
+        extra = []
+        for d in self.matrix + self.configs:
+            if (d.file, d.line, d.message) not in seen:
+                seen.add((d.file, d.line, d.message))
+                extra.append(d)
         mine = [d for d in extra if d.file == self.changelog]
         others = sorted((d for d in extra if d.file != self.changelog), key=lambda d: (d.file, d.line, d.col))
         return self.diagnostics + sorted(mine, key=lambda d: (d.line, d.col)) + others
@@ -244,7 +250,20 @@ def _entry_rules(out: Collector, lines: list[bytes], indexes: list[int], repo: s
 
 
 def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Outcome:
-    """Every problem with the changelog change base_ref -> head_ref (or the working tree)."""
+    """Every problem with the change base_ref -> head_ref (or the working tree): its changelog
+    and, when it edits them, its master configs and runners file (even without an entry)."""
+    outcome = _validate_changelog(git, base_ref, head_ref, opts)
+    if opts.run_matrix:
+        from sweepgate.core.configgate import check_inputs
+
+        head_sha = WORKTREE if opts.worktree else git.resolve(head_ref)
+        # A matrix step that ran without a refusal has checked HEAD's configs already.
+        full = not outcome.matrix_ran or bool(outcome.matrix)
+        outcome.inputs, outcome.configs = check_inputs(git, git.resolve(base_ref), head_sha, opts.worktree, full)
+    return outcome
+
+
+def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Outcome:
     base_sha = git.resolve(base_ref)
     head_sha = WORKTREE if opts.worktree else git.resolve(head_ref)
     base, head = read_changelog(git, base_sha, head_sha, opts)

@@ -424,6 +424,13 @@ def block_spans(text: str | bytes) -> list[tuple[int, int, int]] | None:
     return list(zip(spans, starts, ends))
 
 
+def top_key(block: bytes) -> str:
+    """The key a block found by ``block_spans`` starts with, without its quotes."""
+    head = _PATTERNS[bytes][0].match(block).group()
+    key = head[:head.rindex(b":")].rstrip(b" \t").decode("utf-8", "replace")
+    return key[1:-1] if key[:1] in "\"'" and len(key) > 1 else key
+
+
 def block_text(text: str | bytes, start: int, end: int) -> str | bytes:
     """One block's text; the last block always ends with one more newline than the file."""
     newline = "\n" if isinstance(text, str) else b"\n"

@@ -1,0 +1,134 @@
+"""`sweepgate validate` checks the master configs and runners file a change edits, even
+without a changelog entry, and refuses duplicate keys in the blocks that change (real git repos)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import CHANGELOG, FLEET_NVIDIA, RUNNERS
+
+from sweepgate import cli  # noqa: E402
+
+NVIDIA = "configs/nvidia-master.yaml"
+# FLEET_NVIDIA: the vLLM block is lines 1-13 (precision at 6, its search-space point at 13),
+# an empty line 14, the SGLang block from line 15.
+ENTRY = """
+- config-keys:
+    - dsr1-fp4-b300-vllm
+  description:
+    - "Bump"
+  pr-link: https://github.com/acme/bench/pull/5
+"""
+
+
+@pytest.fixture
+def repo(make_repo, monkeypatch):
+    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_OUTPUT"):
+        monkeypatch.delenv(name, raising=False)
+    r = make_repo()
+    monkeypatch.chdir(r.path)
+    r.base = r.head()
+    return r
+
+
+def validate(repo, capsys, *flags):
+    rc = cli.main(["validate", "--base-ref", repo.base, "--head-ref", repo.head(), "--pr-number", "5", *flags])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return rc, out, err
+
+
+def test_broken_config_without_entry_is_refused(repo, capsys):
+    repo.commit({NVIDIA: FLEET_NVIDIA.replace("{ tp: 8,", "{ tpp: 8,")})
+    rc, out, err = validate(repo, capsys)
+    assert rc == 1, out
+    assert re.search(rf"^{NVIDIA}:14:\d+: .*'tp' is a required property", err, re.M), err
+    assert re.search(rf"^{NVIDIA}:14:\d+: .*unknown field 'tpp'", err, re.M), err
+
+
+def test_placement_and_runners_without_entry(repo, capsys):
+    repo.commit({"configs/runners.yaml": RUNNERS.replace("gpus-per-node: 8", "gpus-per-node: 4")})
+    rc, _, err = validate(repo, capsys)  # the agentic config's tp 8 no longer fits one node
+    assert rc == 1 and re.search(r"^configs/amd-master\.yaml:13:\d+: ", err, re.M), err
+
+
+def test_clean_config_change_without_entry_passes(repo, capsys):
+    repo.commit({NVIDIA: FLEET_NVIDIA.replace("conc-end: 16", "conc-end: 32")})
+    rc, out, err = validate(repo, capsys)
+    assert rc == 0, err
+    assert "1 changed config file(s) checked" in out
+
+
+def test_staged_checks_working_tree_configs(repo, capsys):
+    repo.write(NVIDIA, FLEET_NVIDIA.replace("{ tp: 8,", "{ tpp: 8,"))
+    assert cli.main(["validate", "--staged", "--base-ref", repo.base]) == 1
+    assert re.search(rf"^{NVIDIA}:14:\d+: .*unknown field 'tpp'", capsys.readouterr().err, re.M)
+
+
+def test_no_change_reads_no_config(repo, capsys, monkeypatch):
+    """The fast path compares blob ids only: no master config is loaded or checked."""
+    from sweepgate.core import configgate
+
+    repo.commit({"NOTES.md": "notes\n"})
+    monkeypatch.setattr(configgate, "config_problems", lambda *a: pytest.fail("configs were checked"))
+    monkeypatch.setattr(configgate, "duplicate_problems", lambda *a: pytest.fail("configs were scanned"))
+    rc, out, _ = validate(repo, capsys)
+    assert rc == 0 and "no entry appended" in out
+
+
+def test_duplicate_key_inside_a_config_is_refused(repo, capsys):
+    repo.commit({NVIDIA: FLEET_NVIDIA.replace("  precision: fp4\n", "  precision: fp4\n  precision: fp8\n", 1)})
+    repo.commit({"perf-changelog.yaml": CHANGELOG + ENTRY})
+    rc, _, err = validate(repo, capsys)
+    assert rc == 1
+    assert re.search(rf"^{NVIDIA}:7:3: key 'precision' appears twice in one mapping \(first at line 6\)",
+                     err, re.M), err
+
+
+def test_duplicate_key_deep_in_a_config_is_refused(repo, capsys):
+    repo.commit({NVIDIA: FLEET_NVIDIA.replace("{ tp: 4, conc-list", "{ tp: 4, tp: 2, conc-list")})
+    rc, _, err = validate(repo, capsys)
+    assert rc == 1 and re.search(rf"^{NVIDIA}:29:\d+: key 'tp' appears twice", err, re.M), err
+
+
+def test_second_block_with_the_same_key_is_refused(repo, capsys):
+    pasted = FLEET_NVIDIA.split("\n\n")[0].replace("conc-end: 16", "conc-end: 64")
+    for extra in (pasted, FLEET_NVIDIA.split("\n\n")[0]):  # edited, and an exact copy
+        repo.commit({NVIDIA: FLEET_NVIDIA + "\n" + extra + "\n"})
+        rc, _, err = validate(repo, capsys)
+        assert rc == 1
+        assert re.search(rf"^{NVIDIA}:31:1: config key 'dsr1-fp4-b300-vllm' is defined again here "
+                         r"\(first at line 1\).*; delete one", err, re.M), err
+
+
+def test_duplicates_already_in_base_do_not_block_other_changes(make_repo, monkeypatch, capsys):
+    dup = FLEET_NVIDIA.replace("  precision: fp4\n", "  precision: fp4\n  precision: fp4\n", 1)
+    vllm = FLEET_NVIDIA.split("\n\n")[0] + "\n"
+    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY"):
+        monkeypatch.delenv(name, raising=False)
+    repo = make_repo(files={NVIDIA: dup + "\n" + vllm})  # both kinds of duplicate, already on main
+    monkeypatch.chdir(repo.path)
+    repo.base = repo.head()
+    # an unrelated block of the same file changes; the duplicates in untouched blocks stay
+    repo.commit({NVIDIA: dup.replace("conc-list: [4, 8]", "conc-list: [4, 8, 16]") + "\n" + vllm})
+    rc, _, err = validate(repo, capsys)
+    assert rc == 0, err
+    # editing one of the two blocks of a repeated key is reported: the matrix would ignore one
+    repo.commit({NVIDIA: dup + "\n" + vllm.replace("conc-end: 16", "conc-end: 32")})
+    rc, _, err = validate(repo, capsys)
+    assert rc == 1 and re.search(rf"^{NVIDIA}:32:1: config key 'dsr1-fp4-b300-vllm' is defined again",
+                                 err, re.M), err
+    assert "precision" not in err
+
+
+def test_matrix_keeps_last_wins(repo, capsys):
+    """process_changelog.py stays the reference's: PyYAML keeps the last of two equal keys."""
+    import json
+
+    repo.commit({NVIDIA: FLEET_NVIDIA.replace("  precision: fp4\n", "  precision: fp4\n  precision: fp8\n", 1),
+                 "perf-changelog.yaml": CHANGELOG + ENTRY})
+    assert cli.main(["matrix", "--base-ref", repo.base, "--head-ref", "HEAD"]) == 0
+    rows = json.loads(capsys.readouterr().out)["single_node"]["1k1k"]
+    assert {r["precision"] for r in rows} == {"fp8"}

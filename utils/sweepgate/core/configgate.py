@@ -1,0 +1,132 @@
+"""The gate's checks of the generation inputs a change edits: master configs and runners.
+
+The matrix step checks configs only when the changelog gains entries, so a change that
+edits ``configs/*-master.yaml`` or ``configs/runners.yaml`` without one would merge a
+config that the next, unrelated PR's matrix step refuses. When any of those files
+differs between BASE and HEAD (compared by blob id: an untouched set costs two tree
+reads and nothing else), the gate therefore:
+
+1. checks HEAD's inputs as the matrix step does (``check.check_revision``: schema,
+   rules, placement; blocks whose text was checked before come from the verdict cache);
+2. refuses, beyond the matrix step, a mapping key given twice at any depth and a config
+   key given twice in one file. PyYAML (and so ``process_changelog.py``, like the
+   reference) silently keeps the last one. Only blocks that differ from BASE are
+   scanned, so a duplicate already on main never blocks an unrelated change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+
+from sweepgate.core import fields as F
+from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.load import _blob_id, block_spans, block_text, master_paths_at, top_key
+
+def _worktree_inputs(root: Path, like: str) -> dict[str, tuple[str, bytes]]:
+    """{path: (blob id, bytes)} of the working tree's master configs and runners file."""
+    paths = sorted(str(p.relative_to(root)) for p in (root / F.CONFIG_DIR).glob(F.MASTER_GLOB))
+    out = {}
+    for path in [*paths, F.RUNNERS_FILE]:
+        try:
+            raw = (root / path).read_bytes()
+        except (FileNotFoundError, IsADirectoryError):
+            continue
+        out[path] = (_blob_id(raw, like), raw)
+    return out
+
+
+def _tree_inputs(git, ref: str) -> dict[str, str]:
+    """{path: blob id} of the master configs and runners file at ``ref``."""
+    folder = F.RUNNERS_FILE.rpartition("/")[0]
+    found = {p: git.tree_blobs(ref, F.CONFIG_DIR)[p] for p in master_paths_at(git, ref)}
+    runners = git.tree_blobs(ref, folder).get(F.RUNNERS_FILE)
+    if runners:
+        found[F.RUNNERS_FILE] = runners
+    return found
+
+
+def changed_inputs(git, base_sha: str, head_sha: str,
+                   worktree: bool = False) -> dict[str, tuple[bytes | None, bytes | None]]:
+    """{path: (BASE bytes, HEAD bytes)} of each master config or runners file the change touches
+    (``worktree``: HEAD is the working tree)."""
+    base = _tree_inputs(git, base_sha)
+    if worktree:
+        like = next(iter(base.values()), "")
+        tree = _worktree_inputs(git.root, like)
+        head = {p: oid for p, (oid, _) in tree.items()}
+    else:
+        head = _tree_inputs(git, head_sha)
+    changed = sorted(p for p in base.keys() | head.keys() if base.get(p) != head.get(p))
+    if not changed:
+        return {}
+    old = git.read_blobs(base_sha, [p for p in changed if p in base])
+    new = ({p: tree[p][1] for p in changed if p in tree} if worktree
+           else git.read_blobs(head_sha, [p for p in changed if p in head]))
+    return {p: (old.get(p), new.get(p)) for p in changed}
+
+
+def config_problems(git, head_sha: str, worktree: bool = False) -> list[Diagnostic]:
+    """Every problem the matrix step would find in HEAD's configs and runners."""
+    from sweepgate.core.check import check_revision
+    from sweepgate.core.load import load_revision
+
+    try:
+        check_revision(load_revision(git, head_sha, worktree=worktree))
+    except SweepgateError as exc:
+        return list(exc.diagnostics)
+    return []
+
+
+def _blocks(raw: bytes) -> list[tuple[int, str, str, bytes]] | None:
+    """(0-based first line, key, sha1, bytes) of each top-level block, or None (see ``block_spans``)."""
+    spans = block_spans(raw)
+    if spans is None:
+        return None
+    out = []
+    for line, start, end in spans:
+        piece = block_text(raw, start, end)
+        out.append((line, top_key(piece), hashlib.sha1(piece).hexdigest(), piece))
+    return out
+
+
+def duplicate_problems(path: str, base: bytes | None, head: bytes) -> list[Diagnostic]:
+    """Duplicate keys in the blocks of ``head`` that are not in ``base``, at the second occurrence."""
+    from sweepgate.core.yamlsafe import duplicate_keys
+
+    blocks = _blocks(head)
+    if blocks is None:  # not plainly shaped: the whole file is one block, and new
+        text = head.decode("utf-8", "replace")
+        return duplicate_keys(path, text, lambda n: n)
+    old = _blocks(base) if base else []
+    known = {h for _, _, h, _ in old or ()}
+    base_counts = Counter(key for _, key, _, _ in old or ())
+    diags = []
+    for line, key, digest, piece in blocks:
+        if digest not in known:
+            diags += duplicate_keys(path, piece.decode("utf-8", "replace"), lambda n, line=line: n + line)
+    by_key: dict[str, list[tuple[int, str]]] = {}
+    for line, key, digest, _ in blocks:
+        by_key.setdefault(key, []).append((line + 1, digest))
+    for key, seen in by_key.items():
+        grew = len(seen) > base_counts[key] or any(d not in known for _, d in seen)
+        for line, _ in seen[1:] if grew and len(seen) > 1 else ():
+            diags.append(Diagnostic(
+                path, line, 1, "duplicate-config-key",
+                f"config key '{key}' is defined again here (first at line {seen[0][0]}); the matrix "
+                "would silently use this last one", "delete one of the two blocks, or rename this one"))
+    return diags
+
+
+def check_inputs(git, base_sha: str, head_sha: str, worktree: bool,
+                 full: bool) -> tuple[list[str], list[Diagnostic]]:
+    """(changed input files, their problems). ``full``: also run the matrix step's config checks."""
+    changed = changed_inputs(git, base_sha, head_sha, worktree)
+    if not changed:
+        return [], []
+    diags = config_problems(git, head_sha, worktree) if full else []
+    for path, (old, new) in changed.items():
+        if new is not None:
+            diags += duplicate_problems(path, old, new)
+    return list(changed), diags
