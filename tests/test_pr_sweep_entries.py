@@ -1,0 +1,127 @@
+"""pr-sweep.yml runs the matrix only when the gate says the changelog gained entries.
+
+`process_changelog.py` refuses a change that appends nothing (CONTRACTS section 1), while a
+PR without an entry (code, docs, configs) is legitimate: the gate (`validate --github-output`)
+decides, and the setup job's matrix, plan, preflight and fan-out steps run only on its
+`matrix=true`. The workflow's own step scripts run here in bash, on real git repositories.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import CHANGELOG
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate.workflow.kv import parse_kv  # noqa: E402
+
+WORKFLOW = ROOT / ".github" / "workflows" / "pr-sweep.yml"
+ON = "needs.gate.outputs.matrix == 'true'"
+OFF = "needs.gate.outputs.matrix != 'true'"
+ENTRY = """
+- config-keys:
+    - dsr1-fp4-b300-vllm
+  description:
+    - "Bump"
+  pr-link: https://github.com/acme/bench/pull/XXX
+"""
+
+
+@pytest.fixture(scope="module")
+def jobs():
+    return yaml.safe_load(WORKFLOW.read_text())["jobs"]
+
+
+def _validate_step(jobs) -> dict:
+    return next(s for s in jobs["gate"]["steps"] if s.get("name") == "Validate")
+
+
+def test_the_gate_decides_and_the_setup_job_obeys(jobs):
+    step = _validate_step(jobs)
+    assert "--github-output" in step["run"]
+    assert jobs["gate"]["outputs"]["matrix"] == f"${{{{ steps.{step['id']}.outputs.matrix }}}}"
+    setup = jobs["setup"]["steps"]
+    heavy = [s for s in setup if re.search(r"process_changelog|sweepgate (plan|preflight|ci split|matrix)",
+                                            s.get("run", ""))]
+    assert len(heavy) == 3 and all(s.get("if") == ON for s in heavy), heavy
+    assert [s.get("if") for s in setup if s.get("if") not in (None, ON)] == [OFF]
+
+
+def _bash(run: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-e", "-o", "pipefail", "-c", run], cwd=cwd, env=env,
+                          capture_output=True, text=True)
+
+
+def _env(step: dict, context: dict, tmp: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    for name, value in (step.get("env") or {}).items():
+        env[name] = re.sub(r"\$\{\{\s*(.*?)\s*\}\}", lambda m: context[m.group(1)], str(value))
+    bindir = tmp / "bin"
+    bindir.mkdir(exist_ok=True)
+    for name, target in (("python", sys.executable), ("sweepgate", str(Path(sys.executable).parent / "sweepgate"))):
+        if not (bindir / name).exists():
+            (bindir / name).symlink_to(target)
+    env.update(PATH=f"{bindir}:{env['PATH']}", GITHUB_OUTPUT=str(tmp / "output"),
+               GITHUB_STEP_SUMMARY=str(tmp / "summary"))
+    return env
+
+
+def _pull_request(repo, tmp: Path, jobs) -> tuple[dict, dict]:
+    """Run the gate's Validate step, then the setup steps its output selects: (outputs, {step: rc})."""
+    (repo.path / "utils").symlink_to(ROOT / "utils")  # the checked-out head's entry points
+    context = {"needs.decide.outputs.base_ref": repo.base, "needs.decide.outputs.head_ref": repo.head(),
+               "needs.decide.outputs.pr_number": "5", "needs.decide.outputs.eval_flags": "",
+               "needs.decide.outputs.trim_conc": "true"}
+    step = _validate_step(jobs)
+    proc = _bash(step["run"], _env(step, context, tmp), repo.path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    outputs = parse_kv((tmp / "output").read_text())
+    ran = {}
+    for step in jobs["setup"]["steps"]:
+        if "run" not in step or "pip install" in step["run"] or "sweepgate preflight" in step["run"]:
+            continue  # sweepgate is installed already; preflight needs benchmark scripts
+        wanted = {None: True, ON: outputs["matrix"] == "true", OFF: outputs["matrix"] != "true"}[step.get("if")]
+        if wanted:
+            proc = _bash(step["run"], _env(step, context, tmp), repo.path)
+            ran[step["name"]] = proc.returncode
+            assert proc.returncode == 0, (step["name"], proc.stdout + proc.stderr)
+    return outputs, ran
+
+
+@pytest.fixture
+def repo(make_repo, monkeypatch):
+    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY"):
+        monkeypatch.delenv(name, raising=False)
+    r = make_repo()
+    r.base = r.head()
+    return r
+
+
+def test_a_pr_without_an_entry_is_green_and_runs_no_matrix(repo, tmp_path, jobs):
+    repo.commit({"NOTES.md": "notes\n"})
+    # what the unconditional matrix step used to run, and why it turned the check red
+    proc = subprocess.run([sys.executable, str(ROOT / "utils" / "process_changelog.py"), "--base-ref", repo.base,
+                           "--head-ref", "HEAD"], cwd=repo.path, capture_output=True, text=True)
+    assert proc.returncode == 1 and "appends no entry" in proc.stderr
+    outputs, ran = _pull_request(repo, tmp_path, jobs)
+    assert outputs == {"entries": "0", "matrix": "false"}
+    assert list(ran) == ["No changelog entry appended, so nothing to sweep"]
+    assert "No perf-changelog.yaml entry appended" in (tmp_path / "summary").read_text()
+    assert not (repo.path / "matrix.json").exists()
+
+
+def test_a_pr_with_an_entry_runs_the_matrix(repo, tmp_path, jobs):
+    repo.commit_changelog(CHANGELOG + ENTRY)
+    outputs, ran = _pull_request(repo, tmp_path, jobs)
+    assert outputs == {"entries": "1", "matrix": "true"}
+    assert "Compute the matrix and the plan" in ran and "Check the fan-out fits GitHub's limits" in ran
+    assert '"dsr1-fp4-b300-vllm"' in (repo.path / "matrix.json").read_text()
