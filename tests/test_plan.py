@@ -367,7 +367,8 @@ def test_rerun_of_an_untouched_scenario_is_reported(fleet):
 
 # --------------------------------------------------------------------------- rule: unlisted-change (config)
 
-def test_unlisted_change_for_an_edited_search_space_points_at_the_key_line(fleet):
+def test_unlisted_change_for_an_edited_search_space_points_at_the_changed_line(fleet):
+    """Review: the warning pointed at the config's key line, not at the line the change edits."""
     master = nvidia_master(fleet)
     master[DSR1]["scenarios"]["fixed-seq-len"][0]["search-space"][1]["conc-list"] = [32, 64, 128]
     master[LMCACHE] = kimi("lmcache")
@@ -377,8 +378,10 @@ def test_unlisted_change_for_an_edited_search_space_points_at_the_key_line(fleet
     assert w["severity"] == "warning"
     assert w["file"] == "configs/nvidia-master.yaml"
     text = (fleet.root / "configs/nvidia-master.yaml").read_text().splitlines()
-    assert text[w["line"] - 1] == f"{DSR1}:"
-    assert w["line"] == next(i for i, line in enumerate(text, 1) if line.startswith(f"{DSR1}:"))
+    before = fleet.git("show", f"{fleet.base}:configs/nvidia-master.yaml").splitlines()
+    key_line = next(i for i, line in enumerate(text, 1) if line.startswith(f"{DSR1}:"))
+    first_changed = next(i for i, line in enumerate(text, 1) if i > len(before) or line != before[i - 1])
+    assert key_line < first_changed == w["line"]
     assert "scenarios.fixed-seq-len[0].search-space[1].conc-list" in w["message"]
     changed = {c["key"]: c for c in p["diff"]["changed"]}
     assert changed[DSR1]["fields"] == ["scenarios.fixed-seq-len[0].search-space[1].conc-list"]

@@ -109,8 +109,20 @@ def _selected_rules(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff],
     return diags
 
 
-def _unlisted_configs(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
-    """Unlisted-change for new or changed configs no appended entry selects."""
+def _first_changed_line(base: RecipeSet, head: RecipeSet, key: str) -> int:
+    """Head's line of the first line of ``key``'s block that differs from base; the key's line when
+    the block has no base or its text cannot be compared line by line."""
+    owner, old = head.owner.get(key), base.owner.get(key)
+    line = owner.locate((key,))[0] if owner else 0
+    if not (old and hasattr(owner, "block_text") and hasattr(old, "block_text")):
+        return line
+    new_lines, old_lines = owner.block_text(key).splitlines(), old.block_text(key).splitlines()
+    return line + next((i for i, text in enumerate(new_lines) if i >= len(old_lines) or text != old_lines[i]), 0)
+
+
+def _unlisted_configs(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff],
+                      selected: dict[str, dict]) -> list[Diagnostic]:
+    """Unlisted-change for new or changed configs no appended entry selects, at the first changed line."""
     diags: list[Diagnostic] = []
     for key, diff in diffs.items():
         if diff.status == "new":
@@ -124,7 +136,8 @@ def _unlisted_configs(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict
         if not missing:
             continue
         owner = head.owner.get(key)
-        line = owner.locate((key,))[0] if owner else 0
+        line = _first_changed_line(base, head, key) if diff.status == "changed" else \
+            (owner.locate((key,))[0] if owner else 0)
         if diff.status == "new":
             what = f"new config '{key}'"
         else:
@@ -231,7 +244,7 @@ def _backend_rules(head: RecipeSet, selected: dict[str, dict]) -> list[Diagnosti
 def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict],
                      changed_files: list[str]) -> list[Diagnostic]:
     """The plan's rules, in report order."""
-    return (_selected_rules(base, head, diffs, selected) + _unlisted_configs(head, diffs, selected)
+    return (_selected_rules(base, head, diffs, selected) + _unlisted_configs(base, head, diffs, selected)
             + _unlisted_scripts(head, diffs, selected) + _unlisted_lib(base, head, selected)
             + _unused_scripts(base, head, changed_files) + _backend_rules(head, selected))
 
