@@ -24,6 +24,7 @@ from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.load import _blob_id, block_spans, block_text, master_paths_at, top_key
 
+
 def _worktree_inputs(root: Path, like: str) -> dict[str, tuple[str, bytes]]:
     """{path: (blob id, bytes)} of the working tree's master configs and runners file."""
     paths = sorted(str(p.relative_to(root)) for p in (root / F.CONFIG_DIR).glob(F.MASTER_GLOB))
