@@ -40,8 +40,16 @@ def fake_cluster(tmp_path: Path) -> Path:
 
 
 def processes_with(marker: str) -> list[str]:
+    """``pid args`` of every process whose command line holds ``marker`` (ps's own width: it cuts
+    lines at $COLUMNS when that is set)."""
     out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
     return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
+
+
+def processes_named(marker: str) -> list[str]:
+    """The processes whose name (argv[0], ``exec -a``) starts with ``marker``: the workers
+    themselves, not the clients, srun tasks and scripts naming them in their arguments."""
+    return [line for line in processes_with(marker) if line.split()[1].startswith(marker)]
 
 
 def wait_for(predicate, timeout: float = 20) -> bool:
@@ -196,6 +204,7 @@ case "$1" in
     [[ "$1" == -f ]] && shift
     exec 9>"${containers}.lock"
     flock 9
+    sleep "${FAKE_DOCKER_RM_SECONDS:-0}"  # a daemon slow to answer: rm takes its time
     for name in "$@"; do
       [[ -f "${containers}/${name}" ]] || continue
       kill -KILL -- "-$(<"${containers}/${name}")" 2>/dev/null
@@ -313,7 +322,7 @@ def run_and_cancel_multi_node(tmp_path: Path, bin_dir: Path, marker: str) -> tup
     proc = subprocess.Popen(["bash", str(MI355X)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
-        return cancel_once_started(proc, tmp_path, lambda: len(processes_with(marker)) == 3, timeout=60)
+        return cancel_once_started(proc, tmp_path, lambda: len(processes_named(marker)) == 3, timeout=60)
     finally:
         for line in processes_with(marker):
             os.kill(int(line.split()[0]), signal.SIGKILL)
@@ -332,7 +341,7 @@ def test_a_cancelled_multi_node_job_removes_every_worker_container(tmp_path):
     assert all(f" --label=sweepgate.job={job} " in c and " --env=RESULT_DIR " in c for c in runs), runs
     # and no container outlived the cancel: each was removed by its name
     assert wait_for(lambda: not processes_with(marker)), processes_with(marker)
-    assert sorted(p.name for p in containers.iterdir()) == []
+    assert sorted(p.name for p in containers.iterdir()) == [], (calls.read_text(), err)
     assert {f"docker rm -f {n}" for n in names} <= set(docker_calls(calls))
 
 
@@ -340,7 +349,7 @@ def leave_container(bin_dir: Path, tmp_path: Path, marker: str, argv: list[str],
     """Start ARGV's container (running a process named MARKER) on the fake daemon, then SIGKILL the
     client's whole tree (the node lost contact: no trap ran), leaving the container behind."""
     def running() -> int:  # processes named MARKER (exec -a), not the clients naming it in their args
-        return sum(line.split()[1] == marker for line in processes_with(marker))
+        return sum(line.split()[1] == marker for line in processes_named(marker))
 
     before = running()
     proc = subprocess.Popen(argv, cwd=tmp_path, env={"PATH": f"{bin_dir}:{os.environ['PATH']}", **env},
@@ -391,4 +400,31 @@ def test_a_retry_removes_the_rows_earlier_attempt_containers_before_its_workers_
         assert sorted(p.name for p in containers.iterdir() if p.suffix != ".labels") == sorted(survivors)
     finally:
         for line in processes_with(stale):
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+
+
+def test_a_second_term_while_a_worker_removes_its_container_does_not_stop_the_removal(tmp_path):
+    """Slurm's TERM to the step and the job's cleanup TERM to the task's process group come one after
+    the other: the second one reached `docker rm` while the task's exit handler waited for it (and,
+    at the start of the handler, ended it before the rm began), leaving the container running."""
+    marker = f"sweepgate-twice-{uuid.uuid4().hex[:8]}"
+    bin_dir, calls, containers = multi_node_cluster(tmp_path, marker)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SWEEPGATE_JOB_NAME": "job",
+           "SWEEPGATE_ROW_NAME": "row", "FAKE_DOCKER_RM_SECONDS": "1"}
+    task = subprocess.Popen(["setsid", "srun", "--ntasks=1", "bash", str(ROOT / "benchmarks/multi_node/docker_task.sh"),
+                             "prefill-0", "image", "bash", "-c", f"exec -a {marker} sleep 300"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_for(lambda: len(processes_named(marker)) == 1 and len(list(containers.iterdir())) == 2)
+        os.killpg(task.pid, signal.SIGTERM)
+        removals = lambda: docker_calls(calls).count("docker rm -f job-prefill-0-0")  # noqa: E731
+        assert wait_for(lambda: removals() == 2), docker_calls(calls)  # the start's leftover sweep, then this
+        os.killpg(task.pid, signal.SIGTERM)  # the group now holds the task's `docker rm` too
+        task.communicate(timeout=30)
+        assert wait_for(lambda: not processes_named(marker)), processes_named(marker)
+        assert sorted(p.name for p in containers.iterdir()) == [], docker_calls(calls)
+    finally:
+        if task.poll() is None:
+            os.killpg(task.pid, signal.SIGKILL)
+        for line in processes_with(marker):
             os.kill(int(line.split()[0]), signal.SIGKILL)

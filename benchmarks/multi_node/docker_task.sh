@@ -28,11 +28,15 @@ readonly HOST_VARS=" HOME HOSTNAME LOGNAME OLDPWD PATH PWD SHLVL TERM TMPDIR
 CONTAINER=""
 
 #######################################
-# Remove this task's container (nothing when it is already gone).
+# Remove this task's container (nothing when it is already gone). Further
+# TERM and INT are ignored from the first one on: a signal arriving while the
+# exit handler runs would end it before `docker rm` (seen: the cleanup's TERM
+# to the task's process group, then to each of its processes).
 # Globals:
 #   CONTAINER
 #######################################
 remove_container() {
+  trap '' TERM INT  # a second signal (scancel and the job's cleanup both send one) must not cut this short
   [[ -n "${CONTAINER}" ]] || return 0
   docker rm -f "${CONTAINER}" >/dev/null 2>&1 || true
 }
@@ -81,8 +85,8 @@ main() {
   done < <(compgen -e)
   CONTAINER="${job}-${label}-${SLURM_PROCID:-0}"
   trap remove_container EXIT
-  trap 'exit 143' TERM
-  trap 'exit 130' INT
+  trap 'trap "" TERM INT; exit 143' TERM
+  trap 'trap "" TERM INT; exit 130' INT
   remove_leftovers "${row}" "${job}"
   docker run "--name=${CONTAINER}" "--label=sweepgate.job=${job}" \
     "--label=sweepgate.row=${row}" "${env_args[@]}" "$@" &
