@@ -36,7 +36,7 @@ CONTAINER=""
 #   CONTAINER
 #######################################
 remove_container() {
-  trap '' TERM INT  # a second signal (scancel and the job's cleanup both send one) must not cut this short
+  trap '' TERM INT
   [[ -n "${CONTAINER}" ]] || return 0
   docker rm -f "${CONTAINER}" >/dev/null 2>&1 || true
 }
