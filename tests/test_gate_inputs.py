@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import CHANGELOG, FLEET_NVIDIA, RUNNERS
 
@@ -132,3 +134,33 @@ def test_matrix_keeps_last_wins(repo, capsys):
     assert cli.main(["matrix", "--base-ref", repo.base, "--head-ref", "HEAD"]) == 0
     rows = json.loads(capsys.readouterr().out)["single_node"]["1k1k"]
     assert {r["precision"] for r in rows} == {"fp8"}
+
+
+def _file(blocks: list[tuple[str, int]]) -> bytes:
+    return "".join(f"{key}:\n  value: {value}\n  other: {value * 7}\n\n" for key, value in blocks).encode()
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcdefgh"), st.integers(0, 3)), min_size=1, max_size=12),
+       st.data())
+def test_changed_blocks_finds_every_block_whose_text_is_new_and_only_near_the_edit(blocks, data):
+    """configgate.changed_blocks compares only where base and head part: it must still flag every
+    head block whose text base lacks, and no block outside the edited stretch."""
+    from sweepgate.core.configgate import changed_blocks
+    from sweepgate.core.load import block_spans
+
+    i = data.draw(st.integers(0, len(blocks) - 1))
+    edited = list(blocks)
+    edited[i] = (edited[i][0], data.draw(st.integers(0, 5)))
+    if data.draw(st.booleans()):
+        edited.insert(data.draw(st.integers(0, len(edited))), (data.draw(st.sampled_from("xyz")), 9))
+    old, new = _file(blocks), _file(edited)
+    old_spans, new_spans = block_spans(old), block_spans(new)
+    flags = changed_blocks(old, new, old_spans, new_spans)
+    texts = {old[a:b] for _, a, b in old_spans}  # the bytes themselves (block_text adds a newline to the last)
+    for (_, a, b), flag in zip(new_spans, flags):
+        assert flag or new[a:b] in texts
+    if old == new:
+        assert not any(flags)
+    unchanged_ends = [k for k in range(len(new_spans)) if k < i or k > i + 1]
+    shared_prefix = next((k for k in range(min(len(blocks), len(edited))) if blocks[k] != edited[k]), len(blocks))
+    assert not any(flags[k] for k in unchanged_ends if k < shared_prefix)

@@ -16,7 +16,6 @@ reads and nothing else), the gate therefore:
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from pathlib import Path
 
@@ -80,43 +79,62 @@ def config_problems(git, head_sha: str, worktree: bool = False) -> list[Diagnost
     return []
 
 
-def _blocks(raw: bytes) -> list[tuple[int, str, str, bytes]] | None:
-    """(0-based first line, key, sha1, bytes) of each top-level block, or None (see ``block_spans``)."""
-    spans = block_spans(raw)
-    if spans is None:
-        return None
-    out = []
-    for line, start, end in spans:
-        piece = block_text(raw, start, end)
-        out.append((line, top_key(piece), hashlib.sha1(piece).hexdigest(), piece))
-    return out
+WINDOW = 1 << 16  # bytes compared at once while looking for where two versions part
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """How many leading bytes ``a`` and ``b`` share (whole windows compared in C, then halving)."""
+    n, lo = min(len(a), len(b)), 0
+    while lo < n and a[lo:lo + WINDOW] == b[lo:lo + WINDOW]:
+        lo += WINDOW
+    lo, hi = min(lo, n), min(lo + WINDOW, n)
+    while lo < hi:  # a[:lo] == b[:lo]; the first difference is before hi
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def changed_blocks(old: bytes, new: bytes, old_spans: list, new_spans: list) -> list[bool]:
+    """For each block of ``new`` (``block_spans``), whether its text is not in ``old``: only blocks
+    where the two versions part (after their shared first and last bytes) are compared, so the
+    cost follows the change, not the file."""
+    first = _common_prefix(old, new)
+    last = min(_common_prefix(old[::-1], new[::-1]), min(len(old), len(new)) - first)
+    old_end, new_end = len(old) - last, len(new) - last
+    originals = {block_text(old, a, b) for _, a, b in old_spans if a < old_end and b > first}
+    return [a < new_end and b > first and block_text(new, a, b) not in originals for _, a, b in new_spans]
 
 
 def duplicate_problems(path: str, base: bytes | None, head: bytes) -> list[Diagnostic]:
     """Duplicate keys in the blocks of ``head`` that are not in ``base``, at the second occurrence."""
     from sweepgate.core.yamlsafe import duplicate_keys
 
-    blocks = _blocks(head)
-    if blocks is None:  # not plainly shaped: the whole file is one block, and new
+    spans = block_spans(head)
+    if spans is None:  # not plainly shaped: the whole file is one block, and new
         text = head.decode("utf-8", "replace")
         return duplicate_keys(path, text, lambda n: n)
-    old = _blocks(base) if base else []
-    known = {h for _, _, h, _ in old or ()}
-    base_counts = Counter(key for _, key, _, _ in old or ())
+    old_spans = (block_spans(base) or []) if base else []
+    changed = changed_blocks(base or b"", head, old_spans, spans)
     diags = []
-    for line, key, digest, piece in blocks:
-        if digest not in known:
-            diags += duplicate_keys(path, piece.decode("utf-8", "replace"), lambda n, line=line: n + line)
-    by_key: dict[str, list[tuple[int, str]]] = {}
-    for line, key, digest, _ in blocks:
-        by_key.setdefault(key, []).append((line + 1, digest))
-    for key, seen in by_key.items():
-        grew = len(seen) > base_counts[key] or any(d not in known for _, d in seen)
-        for line, _ in seen[1:] if grew and len(seen) > 1 else ():
-            diags.append(Diagnostic(
+    for (line, start, end), new in zip(spans, changed):
+        if new:
+            diags += duplicate_keys(path, block_text(head, start, end).decode("utf-8", "replace"),
+                                    lambda n, line=line: n + line)
+    by_key: dict[str, list[tuple[int, bool]]] = {}
+    for (line, start, _), new in zip(spans, changed):
+        by_key.setdefault(top_key(head, start), []).append((line + 1, new))
+    repeated = {key: seen for key, seen in by_key.items() if len(seen) > 1}
+    base_counts = Counter(key for key in (top_key(base, start) for _, start, _ in old_spans) if key in repeated)
+    for key, seen in repeated.items():
+        if len(seen) > base_counts[key] or any(new for _, new in seen):
+            diags += [Diagnostic(
                 path, line, 1, "duplicate-config-key",
                 f"config key '{key}' is defined again here (first at line {seen[0][0]}); the matrix "
-                "would silently use this last one", "delete one of the two blocks, or rename this one"))
+                "would silently use this last one", "delete one of the two blocks, or rename this one")
+                for line, _ in seen[1:]]
     return diags
 
 

@@ -424,9 +424,10 @@ def block_spans(text: str | bytes) -> list[tuple[int, int, int]] | None:
     return list(zip(spans, starts, ends))
 
 
-def top_key(block: bytes) -> str:
-    """The key a block found by ``block_spans`` starts with, without its quotes."""
-    head = _PATTERNS[bytes][0].match(block).group()
+def top_key(block: bytes, start: int = 0) -> str:
+    """The key a block found by ``block_spans`` starts with (in ``block``, or at ``start`` of the
+    file's bytes), without its quotes."""
+    head = _PATTERNS[bytes][0].match(block, start).group()
     key = head[:head.rindex(b":")].rstrip(b" \t").decode("utf-8", "replace")
     return key[1:-1] if key[:1] in "\"'" and len(key) > 1 else key
 
