@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import CHANGELOG, FLEET_NVIDIA, RUNNERS
+from conftest import CHANGELOG, FLEET_NVIDIA, ROOT, RUNNERS
 
 from sweepgate import cli  # noqa: E402
 
@@ -164,3 +164,19 @@ def test_changed_blocks_finds_every_block_whose_text_is_new_and_only_near_the_ed
     unchanged_ends = [k for k in range(len(new_spans)) if k < i or k > i + 1]
     shared_prefix = next((k for k in range(min(len(blocks), len(edited))) if blocks[k] != edited[k]), len(blocks))
     assert not any(flags[k] for k in unchanged_ends if k < shared_prefix)
+
+
+@pytest.mark.parametrize("raw", [
+    b"a:\n  x: 1\nb:\n  x: 2\na:\n  x: 3\n",
+    b"'a':\n  x: 1\na :\n  x: 2\n\"b\": \n  x: 3\nb:\n  x: 4\nc:\n  x: 5\n",
+    b"a:\n  x: 1\nb:\n  x: 2\n",
+    (ROOT / "configs" / "nvidia-master.yaml").read_bytes() * 2,
+])
+def test_repeated_keys_are_the_keys_block_spans_finds_twice(raw):
+    from collections import Counter
+
+    from sweepgate.core.configgate import _repeated_keys
+    from sweepgate.core.load import block_spans, top_key
+
+    naive = Counter(top_key(raw, start) for _, start, _ in block_spans(raw))
+    assert _repeated_keys(raw) == {key for key, n in naive.items() if n > 1}

@@ -16,12 +16,14 @@ reads and nothing else), the gate therefore:
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.load import _blob_id, block_spans, block_text, master_paths_at, top_key
+from sweepgate.core.load import _TOP_KEY, _blob_id, block_spans, block_text, master_paths_at, top_key
 
 
 def _worktree_inputs(root: Path, like: str) -> dict[str, tuple[str, bytes]]:
@@ -79,6 +81,9 @@ def config_problems(git, head_sha: str, worktree: bool = False) -> list[Diagnost
     return []
 
 
+# A config key at a line start, as block_spans finds them (after a newline: a literal the engine
+# scans for in C, where a multi-line "^" tries every byte).
+_KEY_AFTER_NEWLINE = re.compile(b"\n(" + _TOP_KEY.encode() + b")", re.M)
 WINDOW = 1 << 16  # bytes compared at once while looking for where two versions part
 
 
@@ -103,9 +108,31 @@ def changed_blocks(old: bytes, new: bytes, old_spans: list, new_spans: list) -> 
     cost follows the change, not the file."""
     first = _common_prefix(old, new)
     last = min(_common_prefix(old[::-1], new[::-1]), min(len(old), len(new)) - first)
-    old_end, new_end = len(old) - last, len(new) - last
-    originals = {block_text(old, a, b) for _, a, b in old_spans if a < old_end and b > first}
-    return [a < new_end and b > first and block_text(new, a, b) not in originals for _, a, b in new_spans]
+    originals = {block_text(old, old_spans[i][1], old_spans[i][2])
+                 for i in _overlapping(old_spans, first, len(old) - last)}
+    flags = [False] * len(new_spans)
+    for i in _overlapping(new_spans, first, len(new) - last):
+        flags[i] = block_text(new, new_spans[i][1], new_spans[i][2]) not in originals
+    return flags
+
+
+def _overlapping(spans: list, lo: int, hi: int) -> range:
+    """The indexes of the spans (sorted, adjacent) that share a byte with [lo, hi)."""
+    starts = [start for _, start, _ in spans]
+    first = max(bisect_right(starts, lo) - 1, 0)
+    if first < len(spans) and spans[first][2] <= lo:
+        first += 1
+    return range(first, bisect_left(starts, hi) if hi > lo else first)
+
+
+def _repeated_keys(raw: bytes) -> set[str]:
+    """The config keys given more than once in ``raw`` (counted in C; spelled out only when some
+    key is quoted or spaced before its colon, so two spellings can name one key)."""
+    first = _KEY_AFTER_NEWLINE.match(b"\n" + raw.partition(b"\n")[0] + b"\n")
+    found = ([first.group(1)] if first else []) + _KEY_AFTER_NEWLINE.findall(raw)
+    if any(k[:1] in b"\"'" or b" :" in k or b"\t:" in k for k in found):
+        return {key for key, n in Counter(map(top_key, found)).items() if n > 1}
+    return {k[:k.rindex(b":")].decode("utf-8", "replace") for k, n in Counter(found).items() if n > 1}
 
 
 def duplicate_problems(path: str, base: bytes | None, head: bytes) -> list[Diagnostic]:
@@ -123,12 +150,16 @@ def duplicate_problems(path: str, base: bytes | None, head: bytes) -> list[Diagn
         if new:
             diags += duplicate_keys(path, block_text(head, start, end).decode("utf-8", "replace"),
                                     lambda n, line=line: n + line)
+    repeated = _repeated_keys(head)
+    if not repeated:
+        return diags
     by_key: dict[str, list[tuple[int, bool]]] = {}
     for (line, start, _), new in zip(spans, changed):
-        by_key.setdefault(top_key(head, start), []).append((line + 1, new))
-    repeated = {key: seen for key, seen in by_key.items() if len(seen) > 1}
+        key = top_key(head, start)
+        if key in repeated:
+            by_key.setdefault(key, []).append((line + 1, new))
     base_counts = Counter(key for key in (top_key(base, start) for _, start, _ in old_spans) if key in repeated)
-    for key, seen in repeated.items():
+    for key, seen in by_key.items():
         if len(seen) > base_counts[key] or any(new for _, new in seen):
             diags += [Diagnostic(
                 path, line, 1, "duplicate-config-key",
