@@ -95,6 +95,12 @@ CHANGELOG = """\
 """
 
 
+def appended_entry(pr: str = "5") -> str:
+    """One entry a PR appends to CHANGELOG (the vLLM config; pr-link to pull ``pr``, or XXX)."""
+    return ("\n- config-keys:\n    - dsr1-fp4-b300-vllm\n  description:\n    - \"Bump\"\n"
+            f"  pr-link: https://github.com/acme/bench/pull/{pr}\n")
+
+
 class GitRepo:
     """A throwaway git repository holding a small example fleet."""
 

@@ -9,20 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import CHANGELOG, FLEET_NVIDIA, ROOT, RUNNERS
+from conftest import CHANGELOG, FLEET_NVIDIA, ROOT, RUNNERS, appended_entry
 
 from sweepgate import cli  # noqa: E402
 
 NVIDIA = "configs/nvidia-master.yaml"
 # FLEET_NVIDIA: the vLLM block is lines 1-13 (precision at 6, its search-space point at 13),
 # an empty line 14, the SGLang block from line 15.
-ENTRY = """
-- config-keys:
-    - dsr1-fp4-b300-vllm
-  description:
-    - "Bump"
-  pr-link: https://github.com/acme/bench/pull/5
-"""
+ENTRY = appended_entry("5")
 
 
 @pytest.fixture

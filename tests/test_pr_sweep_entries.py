@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CHANGELOG
+from conftest import CHANGELOG, appended_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
@@ -27,13 +27,7 @@ from sweepgate.workflow.kv import parse_kv  # noqa: E402
 WORKFLOW = ROOT / ".github" / "workflows" / "pr-sweep.yml"
 ON = "needs.gate.outputs.matrix == 'true'"
 OFF = "needs.gate.outputs.matrix != 'true'"
-ENTRY = """
-- config-keys:
-    - dsr1-fp4-b300-vllm
-  description:
-    - "Bump"
-  pr-link: https://github.com/acme/bench/pull/XXX
-"""
+ENTRY = appended_entry("XXX")
 
 
 @pytest.fixture(scope="module")
