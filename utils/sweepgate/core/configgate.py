@@ -19,24 +19,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.load import _TOP_KEY, _blob_id, block_spans, block_text, master_paths_at, top_key
-
-
-def _worktree_inputs(root: Path, like: str) -> dict[str, tuple[str, bytes]]:
-    """{path: (blob id, bytes)} of the working tree's master configs and runners file."""
-    paths = sorted(str(p.relative_to(root)) for p in (root / F.CONFIG_DIR).glob(F.MASTER_GLOB))
-    out = {}
-    for path in [*paths, F.RUNNERS_FILE]:
-        try:
-            raw = (root / path).read_bytes()
-        except (FileNotFoundError, IsADirectoryError):
-            continue
-        out[path] = (_blob_id(raw, like), raw)
-    return out
+from sweepgate.core.load import (
+    _TOP_KEY, block_spans, block_text, master_paths_at, master_paths_in, top_key, worktree_blobs,
+)
 
 
 def _tree_inputs(git, ref: str) -> dict[str, str]:
@@ -56,7 +44,8 @@ def changed_inputs(git, base_sha: str, head_sha: str,
     base = _tree_inputs(git, base_sha)
     if worktree:
         like = next(iter(base.values()), "")
-        tree = _worktree_inputs(git.root, like)
+        tree = {p: blob for p, blob in worktree_blobs(git.root, [*master_paths_in(git.root), F.RUNNERS_FILE],
+                                                      like).items() if blob[1] is not None}
         head = {p: oid for p, (oid, _) in tree.items()}
     else:
         head = _tree_inputs(git, head_sha)

@@ -653,6 +653,20 @@ class Revision:
         return Where(self.owner.get(key), key)
 
 
+def master_paths_in(root: Path) -> list[str]:
+    """The work tree's master configs (configs/*-master.yaml), as paths from the top, sorted."""
+    return sorted(str(p.relative_to(root)) for p in (root / F.CONFIG_DIR).glob(F.MASTER_GLOB))
+
+
+def worktree_blobs(root: Path, paths: list[str], like: str = "") -> dict[str, tuple[str, bytes | None]]:
+    """{path: (git blob id in the hash of ``like``, bytes)} of work-tree files; ("", None) when missing."""
+    out = {}
+    for path in paths:
+        raw = _read_file(root / path)
+        out[path] = (_blob_id(raw, like) if raw is not None else "", raw)
+    return out
+
+
 def master_paths_at(git: Git, ref: str) -> list[str]:
     names = git.list_dir(ref, F.CONFIG_DIR)
     suffix = F.MASTER_GLOB.lstrip("*")  # "*-master.yaml"
@@ -664,13 +678,8 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
     """Read and parse a revision's master configs and runners file (from git, or the work tree)."""
     runner_file = runner_file or F.RUNNERS_FILE
     if worktree:
-        root = git.root
-        paths = config_files or sorted(
-            str(p.relative_to(root)) for p in (root / F.CONFIG_DIR).glob(F.MASTER_GLOB))
-        blobs = {}
-        for p in [*paths, runner_file]:
-            raw = _read_file(root / p)
-            blobs[p] = (_blob_id(raw, "") if raw is not None else "", raw)
+        paths = config_files or master_paths_in(git.root)
+        blobs = worktree_blobs(git.root, [*paths, runner_file])
     else:
         paths = config_files or master_paths_at(git, ref)
         blobs = _read_unindexed(git, ref, paths, runner_file)

@@ -75,7 +75,7 @@ def config_thresholds(start: str = ".") -> dict[str, dict]:
         git = load.open_repo(start)
     except SweepgateError:
         return {}
-    if not any((git.root / F.CONFIG_DIR).glob(F.MASTER_GLOB)):
+    if not load.master_paths_in(git.root):
         return {}
     rev = load.load_revision(git, "HEAD", worktree=True)
     diags = check.check_masters(rev)
