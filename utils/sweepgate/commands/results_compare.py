@@ -42,7 +42,8 @@ def add_arguments(parser) -> None:
     fmt.add_argument("--json", action="store_true", help="print JSON (CONTRACTS section 8)")
     fmt.add_argument("--markdown", action="store_true", help="print markdown")
     parser.add_argument("--plots", metavar="DIR", default=None, help="write PNG and SVG charts into DIR")
-    parser.add_argument("--fail-on-regression", action="store_true", help="exit 3 when any point regressed or its job failed")
+    parser.add_argument("--fail-on-regression", action="store_true",
+                        help="exit 3 when any point regressed or its job failed")
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--baseline-artifacts", action="store_true",
                       help="baseline from the results artifacts of the last N successful runs on the "

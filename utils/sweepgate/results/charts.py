@@ -126,7 +126,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         head = comparison.heads[pt]
         base = comparison.baselines.get(pt, [])
         pr, base_xy = _xy(head.get(R.METRICS) or {}), _median_xy(base)
-        failed = head.get(R.STATUS, "success") != "success"
+        failed = C.job_failed(head)
         if failed:
             pr = None
         if (pr or base_xy) is None or (pr is None and not failed):

@@ -166,15 +166,14 @@ def is_eval_result(rec: dict) -> bool:
     return bool(rec.get(R.EVALS)) and not rec.get(R.METRICS)
 
 
+def job_failed(rec: dict) -> bool:
+    """Whether the job behind ``rec`` failed or was cancelled (no figures of it are judged)."""
+    return rec.get(R.STATUS, "success") != "success"
+
+
 def _usable(rec: dict) -> bool:
-    return (rec.get(R.STATUS, "success") == "success" and isinstance(rec.get(R.METRICS), dict)
+    return (not job_failed(rec) and isinstance(rec.get(R.METRICS), dict)
             and not is_eval_result(rec))
-
-
-def latest_per_point(records: list[dict]) -> dict[tuple, dict]:
-    """The PR run's record for each point (the last attempt when a job was retried; eval scores,
-    which share their job's point, never stand in for its throughput result)."""
-    return {pt: recs[-1] for pt, recs in measurements_per_point(records).items()}
 
 
 def measurements_per_point(records: list[dict]) -> dict[tuple, list[dict]]:
@@ -292,10 +291,9 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings)
     out = []
     rehearsal = bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)
     changes = recipe_changes(head, base)
-    status = head.get(R.STATUS, "success")
-    if status != "success":  # nothing measured to judge; the job itself is the finding
+    if job_failed(head):  # nothing measured to judge; the job itself is the finding
         return [Verdict(pt, None, None, len(base), None, None, None, None, FAILED, settings.threshold,
-                        rehearsal, changes, status)]
+                        rehearsal, changes, head[R.STATUS])]
     for metric in settings.metrics:
         value = number((head.get(R.METRICS) or {}).get(metric))
         if value is None:

@@ -124,8 +124,8 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
     head = [MARKER, f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
     if comparison.rehearsal:
         head += [f"> **{REHEARSAL_NOTE}**", ""]
-    if repeated_note(comparison):
-        head += [f"> {_md_escape(repeated_note(comparison))}", ""]
+    if note := repeated_note(comparison):
+        head += [f"> {_md_escape(note)}", ""]
     tail = []
     if charts:
         tail = ["Charts (output throughput per GPU against interactivity) are in the run's results artifact: "
@@ -221,8 +221,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     else:
         _by_point(console, headers, rows)
     console.print(summary_line(comparison, baseline_ref, window))
-    if repeated_note(comparison):
-        console.print(repeated_note(comparison), style="yellow")
+    if note := repeated_note(comparison):
+        console.print(note, style="yellow")
 
 
 def table_text(comparison: C.Comparison, **kw) -> str:
