@@ -118,21 +118,19 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
 
 
 def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
-    """group -> [{point, key, series, conc, pr: (x, y) | None, base: (x, y) | None, at, flag, rehearsal}],
+    """group -> [{point, series, conc, pr: (x, y) | None, base: (x, y) | None, at, flag, rehearsal}],
     sorted. A point whose PR job failed has no ``pr``: it is drawn ``at`` its baseline median, marked
     failed (a failed point with no baseline has nowhere to be drawn; the table names it)."""
     flags, groups = _flags(comparison), {}
     for pt in sorted(comparison.heads, key=C.point_sort_key):
         head = comparison.heads[pt]
         base = comparison.baselines.get(pt, [])
-        pr, base_xy = _xy(head.get(R.METRICS) or {}), _median_xy(base)
-        failed = C.job_failed(head)
-        if failed:
-            pr = None
-        if (pr or base_xy) is None or (pr is None and not failed):
+        failed, base_xy = C.job_failed(head), _median_xy(base)
+        pr = None if failed else _xy(head.get(R.METRICS) or {})
+        if pr is None and not (failed and base_xy):
             continue
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
-            "point": pt, "key": head.get(R.CONFIG_KEY), "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr,
+            "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr,
             "base": base_xy, "at": pr or base_xy, "flag": C.FAILED if failed else flags.get(pt),
             "rehearsal": bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)})
     return groups
