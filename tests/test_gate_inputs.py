@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+import yaml
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from conftest import CHANGELOG, FLEET_NVIDIA, ROOT, RUNNERS, appended_entry
@@ -149,7 +150,7 @@ def test_changed_blocks_finds_every_block_whose_text_is_new_and_only_near_the_ed
         edited.insert(data.draw(st.integers(0, len(edited))), (data.draw(st.sampled_from("xyz")), 9))
     old, new = _file(blocks), _file(edited)
     old_spans, new_spans = block_spans(old), block_spans(new)
-    flags = changed_blocks(old, new, old_spans, new_spans)
+    flags = changed_blocks(old, new, new_spans)
     texts = {old[a:b] for _, a, b in old_spans}  # the bytes themselves (block_text adds a newline to the last)
     for (_, a, b), flag in zip(new_spans, flags):
         assert flag or new[a:b] in texts
@@ -160,17 +161,42 @@ def test_changed_blocks_finds_every_block_whose_text_is_new_and_only_near_the_ed
     assert not any(flags[k] for k in unchanged_ends if k < shared_prefix)
 
 
-@pytest.mark.parametrize("raw", [
-    b"a:\n  x: 1\nb:\n  x: 2\na:\n  x: 3\n",
-    b"'a':\n  x: 1\na :\n  x: 2\n\"b\": \n  x: 3\nb:\n  x: 4\nc:\n  x: 5\n",
-    b"a:\n  x: 1\nb:\n  x: 2\n",
-    (ROOT / "configs" / "nvidia-master.yaml").read_bytes() * 2,
+@pytest.mark.parametrize(("raw", "twice"), [
+    (b"a:\n  x: 1\nb:\n  x: 2\na:\n  x: 3\n", {"a"}),
+    (b"'a':\n  x: 1\na :\n  x: 2\n\"b\": \n  x: 3\nb:\n  x: 4\nc:\n  x: 5\n", {"a", "b"}),
+    (b"a:\n  x: 1\nb:\n  x: 2\n", set()),
+    ((ROOT / "configs" / "nvidia-master.yaml").read_bytes() * 2,
+     set(yaml.safe_load((ROOT / "configs" / "nvidia-master.yaml").read_text()))),
 ])
-def test_repeated_keys_are_the_keys_block_spans_finds_twice(raw):
-    from collections import Counter
+def test_a_config_key_given_twice_is_named_whatever_its_spelling(raw, twice):
+    """Quoted and spaced spellings of one key are one key, as PyYAML reads them."""
+    from sweepgate.core.configgate import duplicate_problems
 
-    from sweepgate.core.configgate import _repeated_keys
-    from sweepgate.core.load import block_spans, top_key
+    diags = duplicate_problems("f.yaml", None, raw)
+    assert {re.search(r"config key '([^']*)'", d.message).group(1)
+            for d in diags if d.rule == "duplicate-config-key"} == twice
 
-    naive = Counter(top_key(raw, start) for _, start, _ in block_spans(raw))
-    assert _repeated_keys(raw) == {key for key, n in naive.items() if n > 1}
+
+@given(st.lists(st.sampled_from(["a:\n  x: 1\n", "bb:\n  - 2\n\n", "# note\n", "c: 3\n", "\n", "  y: 4\n",
+                                 "'q':\n  z: 5\n"]), max_size=10),
+       st.integers(0, 80), st.integers(0, 80))
+def test_spans_around_are_the_block_spans_that_touch_the_stretch(pieces, lo, hi):
+    """load.block_spans_around splits only near [lo, hi): it must give exactly the spans that
+    block_spans of the whole text gives there (their starts and ends), and none for an empty stretch."""
+    from sweepgate.core.load import block_spans_around
+    from sweepgate.core.load import block_spans
+
+    text = "".join(pieces).encode()
+    whole = block_spans(text)
+    assume(whole is not None)
+    found = [(a, b) for _, a, b in block_spans_around(text, lo, hi)]
+    assert found == [(a, b) for _, a, b in whole if hi > lo and a < hi and b > lo]
+
+
+def test_spans_around_refuses_an_unusual_line_in_the_stretch_only():
+    from sweepgate.core.load import block_spans_around
+
+    text = b"a:\n  x: 1\n-- odd\nb:\n  x: 2\nc:\n  x: 3\n"
+    assert block_spans_around(text, 12, 13) == []  # the odd line itself
+    c = text.index(b"c:")
+    assert block_spans_around(text, c + 3, c + 4) == [(0, c, len(text))]

@@ -16,14 +16,13 @@ reads and nothing else), the gate therefore:
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.load import (
-    _TOP_KEY, block_spans, block_text, master_paths_at, master_paths_in, top_key, worktree_blobs,
+    block_spans, block_spans_around, block_text, master_paths_at, master_paths_in, top_key, worktree_blobs,
 )
 
 
@@ -70,35 +69,38 @@ def config_problems(git, head_sha: str, worktree: bool = False) -> list[Diagnost
     return []
 
 
-# A config key at a line start, as block_spans finds them (after a newline: a literal the engine
-# scans for in C, where a multi-line "^" tries every byte).
-_KEY_AFTER_NEWLINE = re.compile(b"\n(" + _TOP_KEY.encode() + b")", re.M)
 WINDOW = 1 << 16  # bytes compared at once while looking for where two versions part
 
 
-def _common_prefix(a: bytes, b: bytes) -> int:
-    """How many leading bytes ``a`` and ``b`` share (whole windows compared in C, then halving)."""
+def _shared_run(a: bytes, b: bytes, from_end: bool = False) -> int:
+    """How many leading (``from_end``: trailing) bytes ``a`` and ``b`` share: whole windows compared
+    in C, then halving; nothing is copied but the windows themselves."""
     n, lo = min(len(a), len(b)), 0
-    while lo < n and a[lo:lo + WINDOW] == b[lo:lo + WINDOW]:
+
+    def same(i: int, j: int) -> bool:  # bytes [i, j) counted from the chosen end
+        if from_end:
+            return a[len(a) - j:len(a) - i] == b[len(b) - j:len(b) - i]
+        return a[i:j] == b[i:j]
+
+    while lo < n and same(lo, min(lo + WINDOW, n)):
         lo += WINDOW
     lo, hi = min(lo, n), min(lo + WINDOW, n)
-    while lo < hi:  # a[:lo] == b[:lo]; the first difference is before hi
+    while lo < hi:  # the first lo bytes agree; the first difference is before hi
         mid = (lo + hi + 1) // 2
-        if a[lo:mid] == b[lo:mid]:
+        if same(lo, mid):
             lo = mid
         else:
             hi = mid - 1
     return lo
 
 
-def changed_blocks(old: bytes, new: bytes, old_spans: list, new_spans: list) -> list[bool]:
+def changed_blocks(old: bytes, new: bytes, new_spans: list) -> list[bool]:
     """For each block of ``new`` (``block_spans``), whether its text is not in ``old``: only blocks
-    where the two versions part (after their shared first and last bytes) are compared, so the
-    cost follows the change, not the file."""
-    first = _common_prefix(old, new)
-    last = min(_common_prefix(old[::-1], new[::-1]), min(len(old), len(new)) - first)
-    originals = {block_text(old, old_spans[i][1], old_spans[i][2])
-                 for i in _overlapping(old_spans, first, len(old) - last)}
+    where the two versions part (after their shared first and last bytes) are compared, and only
+    there is ``old`` split, so the cost follows the change, not the file."""
+    first = _shared_run(old, new)
+    last = min(_shared_run(old, new, from_end=True), min(len(old), len(new)) - first)
+    originals = {block_text(old, start, end) for _, start, end in block_spans_around(old, first, len(old) - last)}
     flags = [False] * len(new_spans)
     for i in _overlapping(new_spans, first, len(new) - last):
         flags[i] = block_text(new, new_spans[i][1], new_spans[i][2]) not in originals
@@ -114,16 +116,6 @@ def _overlapping(spans: list, lo: int, hi: int) -> range:
     return range(first, bisect_left(starts, hi) if hi > lo else first)
 
 
-def _repeated_keys(raw: bytes) -> set[str]:
-    """The config keys given more than once in ``raw`` (counted in C; spelled out only when some
-    key is quoted or spaced before its colon, so two spellings can name one key)."""
-    first = _KEY_AFTER_NEWLINE.match(b"\n" + raw.partition(b"\n")[0] + b"\n")
-    found = ([first.group(1)] if first else []) + _KEY_AFTER_NEWLINE.findall(raw)
-    if any(k[:1] in b"\"'" or b" :" in k or b"\t:" in k for k in found):
-        return {key for key, n in Counter(map(top_key, found)).items() if n > 1}
-    return {k[:k.rindex(b":")].decode("utf-8", "replace") for k, n in Counter(found).items() if n > 1}
-
-
 def duplicate_problems(path: str, base: bytes | None, head: bytes) -> list[Diagnostic]:
     """Duplicate keys in the blocks of ``head`` that are not in ``base``, at the second occurrence."""
     from sweepgate.core.yamlsafe import duplicate_keys
@@ -132,21 +124,21 @@ def duplicate_problems(path: str, base: bytes | None, head: bytes) -> list[Diagn
     if spans is None:  # not plainly shaped: the whole file is one block, and new
         text = head.decode("utf-8", "replace")
         return duplicate_keys(path, text, lambda n: n)
-    old_spans = (block_spans(base) or []) if base else []
-    changed = changed_blocks(base or b"", head, old_spans, spans)
+    changed = changed_blocks(base or b"", head, spans)
     diags = []
     for (line, start, end), new in zip(spans, changed):
         if new:
             diags += duplicate_keys(path, block_text(head, start, end).decode("utf-8", "replace"),
                                     lambda n, line=line: n + line)
-    repeated = _repeated_keys(head)
+    keys = [top_key(head, start) for _, start, _ in spans]
+    repeated = {key for key, n in Counter(keys).items() if n > 1}
     if not repeated:
         return diags
     by_key: dict[str, list[tuple[int, bool]]] = {}
-    for (line, start, _), new in zip(spans, changed):
-        key = top_key(head, start)
+    for key, (line, _, _), new in zip(keys, spans, changed):
         if key in repeated:
             by_key.setdefault(key, []).append((line + 1, new))
+    old_spans = (block_spans(base) or []) if base else []  # split whole only when a key repeats
     base_counts = Counter(key for key in (top_key(base, start) for _, start, _ in old_spans) if key in repeated)
     for key, seen in by_key.items():
         if len(seen) > base_counts[key] or any(new for _, new in seen):

@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 from sweepgate.core.pyyaml import yaml
 
@@ -69,6 +70,7 @@ class Git:
         self._resolved: dict[str, str] = {}
         self._trees: dict[tuple[str, str], dict[str, str]] = {}
         self._reads: dict[tuple[str, str], tuple[str, bytes | None]] = {}
+        self._worktree: dict[tuple[str, int], tuple[str, bytes | None]] = {}  # (path, id length) -> (id, bytes)
         self._check: subprocess.Popen | None = None
 
     def run(self, *args: str, check: bool = True, input: bytes | None = None) -> bytes:
@@ -235,13 +237,18 @@ class Git:
         return self.tree_blobs(ref, folder).get(path, "")
 
     def _worktree_copy(self, path: str, oid: str) -> bytes | None:
-        """The work tree's bytes of ``path`` if they are exactly blob ``oid``, else None."""
-        try:
-            with open(os.path.join(self._root, path), "rb") as f:
-                data = f.read()
-        except OSError:
-            return None
-        return data if _blob_id(data, oid) == oid else None
+        """The work tree's bytes of ``path`` if they are exactly blob ``oid``, else None (each file
+        is read and hashed once a run, however many revisions ask)."""
+        key = (path, len(oid))
+        if key not in self._worktree:
+            try:
+                with open(os.path.join(self._root, path), "rb") as f:
+                    data = f.read()
+            except OSError:
+                data = None
+            self._worktree[key] = (_blob_id(data, oid) if data is not None else "", data)
+        found, data = self._worktree[key]
+        return data if found == oid else None
 
     @functools.cached_property
     def git_dir(self) -> str | None:
@@ -396,10 +403,14 @@ def load_doc(path: str, raw: bytes | None) -> YamlDoc:
 
 
 _TOP_KEY = r"""(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_.][^:#\n]*?)[ \t]*:(?:[ \t]|$)"""
-_BLOCK_START = r"\n[^ \t\r#\n]"  # a line that starts a block (or is unusual)
+NOT_A_KEY = b" \t\r#\n"  # what a line that starts a block cannot start with
+_BLOCK_START = rf"\n[^{NOT_A_KEY.decode()}]"  # a line that starts a block (or is unusual)
 # The same patterns for text and for raw bytes (offsets into the bytes are what the cache keeps).
 _PATTERNS = {str: (re.compile(_TOP_KEY, re.M), re.compile(_BLOCK_START)),
              bytes: (re.compile(_TOP_KEY.encode(), re.M), re.compile(_BLOCK_START.encode()))}
+
+
+_SPANS_SEEN: list[tuple[str | bytes, list | None]] = []  # the last texts split (the gate splits one twice)
 
 
 def block_spans(text: str | bytes) -> list[tuple[int, int, int]] | None:
@@ -409,8 +420,17 @@ def block_spans(text: str | bytes) -> list[tuple[int, int, int]] | None:
     document markers, anything unusual at column 0), so callers parse it whole.
     Lines before the first key (comments, blank lines) belong to no block.
     """
+    for seen, spans in _SPANS_SEEN:
+        if seen is text:
+            return None if spans is None else list(spans)
+    spans = _split(text)
+    _SPANS_SEEN[:] = [(text, spans), *_SPANS_SEEN[:1]]
+    return None if spans is None else list(spans)
+
+
+def _split(text: str | bytes) -> list[tuple[int, int, int]] | None:
     top_key, block_start = _PATTERNS[type(text)]
-    newline, not_a_key = ("\n", " \t\r#\n") if isinstance(text, str) else (b"\n", b" \t\r#\n")
+    newline, not_a_key = ("\n", NOT_A_KEY.decode()) if isinstance(text, str) else (b"\n", NOT_A_KEY)
     starts = [0] if text[:1] and text[:1] not in not_a_key else []
     starts += [m.start() + 1 for m in block_start.finditer(text)]
     spans, line, last = [], 0, 0
@@ -422,6 +442,29 @@ def block_spans(text: str | bytes) -> list[tuple[int, int, int]] | None:
         spans.append(line)
     ends = starts[1:] + [len(text)]
     return list(zip(spans, starts, ends))
+
+
+def block_spans_around(text: bytes, lo: int, hi: int) -> list[tuple[int, int, int]]:
+    """The ``block_spans`` of ``text`` that share a byte with [lo, hi) (line numbers left 0), found
+    without splitting the rest of the file; [] when that stretch is empty or not plainly shaped."""
+    top_key, block_start = _PATTERNS[bytes]
+    hi = min(hi, len(text))
+    if hi <= lo:
+        return []
+    start = lo
+    while start > 0 and not (text[start - 1:start] == b"\n" and text[start:start + 1] not in NOT_A_KEY):
+        start = text.rfind(b"\n", 0, start - 1) + 1  # the previous line's start
+    if start == 0 and text[:1] in NOT_A_KEY:
+        first = block_start.search(text)  # text before the first key belongs to no block
+        start = first.start() + 1 if first else len(text)
+    if start >= hi:  # the stretch lies in the text before the first key
+        return []
+    after = block_start.search(text, hi - 1)
+    end = after.start() + 1 if after else len(text)
+    starts = [start] + [m.start() + 1 for m in block_start.finditer(text, start, end)]
+    if not all(top_key.match(text, offset) for offset in starts):
+        return []
+    return [(0, s, e) for s, e in zip(starts, starts[1:] + [end])]
 
 
 def top_key(block: bytes, start: int = 0) -> str:
