@@ -8,8 +8,10 @@ decides, and the setup job's matrix, plan, preflight and fan-out steps run only 
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -119,3 +121,69 @@ def test_a_pr_with_an_entry_runs_the_matrix(repo, tmp_path, jobs):
     assert outputs == {"entries": "1", "matrix": "true"}
     assert "Compute the matrix and the plan" in ran and "Check the fan-out fits GitHub's limits" in ran
     assert '"dsr1-fp4-b300-vllm"' in (repo.path / "matrix.json").read_text()
+
+
+# --- run-sweep.yml: the GPU side's setup job obeys the same gate --------------------------------
+
+RUN_SWEEP = ROOT / ".github" / "workflows" / "run-sweep.yml"
+GATE_ON = "steps.gate.outputs.matrix == 'true'"
+
+
+def _dispatched_sweep(repo, tmp: Path) -> tuple[dict, list[str]]:
+    """Run run-sweep.yml's setup steps for a dispatched PR sweep of the repo's head, as the runner
+    would (main's checkout in the workspace, the head in pr-data/): (its outputs, the steps run)."""
+    jobs = yaml.safe_load(RUN_SWEEP.read_text())["jobs"]
+    workspace = tmp / "ws"
+    workspace.mkdir()
+    shutil.copytree(repo.path / "configs", workspace / "configs")  # main's runners.yaml
+    (workspace / "pr-data").symlink_to(repo.path)
+    context = {f"needs.decide.outputs.{k}": v for k, v in {
+        "base_ref": repo.base, "head_ref": repo.head(), "pr_number": "5", "eval_flags": "",
+        "trim_conc": "false", "canary": "true"}.items()}
+    context["secrets.SWEEPGATE_DB"] = ""
+    ran, gate = [], {}
+    for step in jobs["setup"]["steps"]:
+        if "run" not in step or "pip install" in step["run"]:
+            continue
+        conditions = {None: True, GATE_ON: gate.get("matrix") == "true",
+                      GATE_ON.replace("==", "!="): gate.get("matrix") != "true"}
+        if step.get("if") not in conditions:  # the push-only reuse step: this is a dispatch
+            assert step["if"].startswith("github.event_name == 'push' && "), step["if"]
+            continue
+        if not conditions[step.get("if")]:
+            continue
+        env = _env(step, context, tmp)
+        env["GITHUB_WORKSPACE"] = str(workspace)
+        if step.get("id") == "gate":
+            env["GITHUB_OUTPUT"] = str(tmp / "gate-output")
+        proc = _bash(step["run"], env, workspace / step.get("working-directory", "."))
+        assert proc.returncode == 0, (step["name"], proc.stdout + proc.stderr)
+        ran.append(step["name"])
+        if step.get("id") == "gate":
+            gate = parse_kv((tmp / "gate-output").read_text())
+    outputs = parse_kv((tmp / "output").read_text())
+    assert jobs["setup"]["outputs"]["matrix"] == "${{ steps.gate.outputs.matrix }}"
+    outputs["matrix"] = gate["matrix"]
+    return outputs, ran
+
+
+def test_a_dispatched_sweep_without_an_entry_is_green_and_runs_no_job(repo, tmp_path):
+    repo.commit({"NOTES.md": "notes\n"})
+    outputs, ran = _dispatched_sweep(repo, tmp_path)
+    assert "No changelog entry appended, so nothing to sweep" in ran
+    assert not any("Matrix" in name for name in ran)
+    assert outputs["matrix"] == "false" and outputs["jobs"] == "0" and outputs["canary"] == ""
+    assert json.loads((tmp_path / "ws" / "matrix.json").read_text()) == {}
+    assert "No perf-changelog.yaml entry appended" in (tmp_path / "summary").read_text()
+    jobs = yaml.safe_load(RUN_SWEEP.read_text())["jobs"]
+    # nothing ran, so nothing is collected, compared or commented on
+    assert "needs.setup.outputs.matrix == 'true'" in jobs["collect"]["if"]
+    assert "needs.collect.result == 'success'" in jobs["comment"]["if"]
+
+
+def test_a_dispatched_sweep_with_an_entry_runs_its_rows(repo, tmp_path):
+    repo.commit_changelog(CHANGELOG + ENTRY)
+    outputs, ran = _dispatched_sweep(repo, tmp_path)
+    assert "Matrix and plan summary with main's sweepgate" in ran
+    assert outputs["matrix"] == "true" and int(outputs["jobs"]) > 0 and outputs["canary"]
+    assert '"dsr1-fp4-b300-vllm"' in (tmp_path / "ws" / "matrix.json").read_text()

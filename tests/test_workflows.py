@@ -256,9 +256,11 @@ def test_approved_sha_is_what_the_gpu_side_checks_out(docs):
                     "watchdog": [None]}
     data = next(s for s in jobs["setup"]["steps"] if (s.get("with") or {}).get("ref") == APPROVED)
     assert data["with"]["path"] == "pr-data"
-    gate = next(s for s in jobs["setup"]["steps"] if s.get("working-directory") == "pr-data")
-    assert "sweepgate validate" in gate["run"] and "sweepgate matrix" in gate["run"]
-    assert "utils/" not in gate["run"] and "PYTHONPATH" not in gate.get("env", {})  # no PR code runs
+    in_data = [s for s in jobs["setup"]["steps"] if s.get("working-directory") == "pr-data"]
+    runs = "\n".join(s["run"] for s in in_data)
+    assert all(f"sweepgate {c}" in runs for c in ("validate", "matrix", "plan", "ci reuse"))
+    for step in in_data:  # no PR code runs
+        assert "utils/" not in step["run"] and "PYTHONPATH" not in step.get("env", {}), step["name"]
     split_step = next(s for s in jobs["setup"]["steps"] if s.get("id") == "split")
     assert 'sweepgate ci split --matrix matrix.json --runners . "${canary[@]}"' in split_step["run"]  # main's
     for name in TEMPLATES:
@@ -705,7 +707,7 @@ def test_push_reuses_before_the_split(docs):
     split = next(s for s in steps_ if s.get("id") == "split")
     upload = next(s for s in steps_ if "upload-artifact@" in s.get("uses", ""))
     assert steps_.index(reuse) < steps_.index(split) < steps_.index(upload)
-    assert reuse["if"] == "github.event_name == 'push'"
+    assert reuse["if"] == "github.event_name == 'push' && steps.gate.outputs.matrix == 'true'"
     assert 'mv "${GITHUB_WORKSPACE}/remaining.json" "${GITHUB_WORKSPACE}/matrix.json"' in reuse["run"]
 
 
