@@ -21,8 +21,10 @@ from sweepgate.results.measurement import Measurement
 _NAME = re.compile(r"^(?P<name>[^(]+?)\s*(?:\((?P<unit>[^)]*)\))?\s*$")
 _UNITS = {"per sec": "per sec", "sec": "sec", "ms": "ms", "ns": "ns", "us": "us", "s": "s"}
 SKIPPED = ["(a table other than Metric,...)"]  # header of a table whose rows are skipped
-# Keys only AIPerf's CSV has (GenAI-Perf's has none of them).
+# Keys AIPerf's CSV has and GenAI-Perf's 2024 CSV lacks (its 2025 one writes "Request Count (count)").
 AIPERF_KEYS = ("benchmark_duration", "request_count", "error_request_count")
+# GenAI-Perf spells throughput units "(per sec)"; AIPerf "(tokens/sec)", "(requests/sec)".
+GENAI_PERF_UNIT = "per sec"
 
 
 def detect_text(text: str) -> bool:
@@ -72,10 +74,17 @@ def to_export(text: str, path: str) -> dict:
 
 def parse_text(text: str, path: str) -> Measurement:
     doc = to_export(text, path)
-    client = "aiperf" if any(k in doc for k in AIPERF_KEYS) else "genai-perf"
+    client = _client(doc)
     m = Measurement(f"{client}-csv", client)
     m.metrics.update(aiperf.metrics_from(doc, path, 0))
     if m.metrics.get(aiperf.R.OUTPUT_THROUGHPUT) is None and m.metrics.get(aiperf.R.COMPLETED) is None:
         raise fail(path, 0, "Output Token Throughput/Request Count: missing",
                    "export the full profile CSV (both the distribution and the scalar tables)")
     return m
+
+
+def _client(doc: dict) -> str:
+    """GenAI-Perf when a throughput is "(per sec)", else AIPerf when it has a key only AIPerf writes."""
+    if any(isinstance(o, dict) and o.get("unit") == GENAI_PERF_UNIT for o in doc.values()):
+        return "genai-perf"
+    return "aiperf" if any(k in doc for k in AIPERF_KEYS) else "genai-perf"

@@ -1,0 +1,79 @@
+"""Real outputs from repositories other than the samples' (tests/data/results-real/SOURCES.tsv):
+each parsed into valid records with the numbers the file states, or refused with its reason."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from helpers import ROOT
+from sweepgate.core.errors import SweepgateError
+from sweepgate.results import normalize, sidecar, sniff
+from sweepgate.results import record as R
+
+REAL = ROOT / "tests" / "data" / "results-real"
+FILES = sorted(str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in (".json", ".jsonl", ".csv"))
+
+REFUSED = {
+    "aiperf/aiperf0.11_sweep_aggregate_trimmed.json": "unknown JSON output",
+    "vllm/vllm-ascend_llama8b_tp1_qps1_latency_only.json": "latency-only output",
+    "inferencex/agentic_glm5.3flash_sglang_tp4_conc1_mi355x_trimmed.json": "agentic aggregate",
+}
+
+
+def records(rel: str) -> list[dict]:
+    content = (REAL / rel).read_bytes()
+    return [normalize.build(m, sidecar.local_job(content), rel, f"{rel}#{m.line}")
+            for m in sniff.parse_text(content.decode(), rel)]
+
+
+@pytest.mark.parametrize("rel", FILES)
+def test_real_file(rel):
+    if rel in REFUSED:
+        with pytest.raises(SweepgateError) as info:
+            records(rel)
+        (diag,) = info.value.diagnostics
+        assert diag.file == rel and REFUSED[rel] in diag.message and diag.hint
+        return
+    for rec in records(rel):
+        assert rec[R.STATUS] == "success" and (rec[R.METRICS] or rec[R.EVALS])
+        assert all(math.isfinite(v) and v >= 0 for v in rec[R.METRICS].values())
+
+
+def test_every_file_has_a_source_line():
+    listed = {line.split("\t")[0] for line in (REAL / "SOURCES.tsv").read_text().splitlines()[1:]}
+    assert listed == set(FILES) and len(FILES) >= 10
+
+
+@pytest.mark.parametrize("rel", ["aiperf/genaiperf25.0x_qwen2.5-72b_c144_issue393.csv",
+                                 "aiperf/genaiperf_aidynamo_cloudai_docs.csv"])
+def test_genai_perf_2025_csv_is_genai_perf(rel):
+    # GenAI-Perf 25.x writes "Request Count (count)" too; its "(per sec)" units tell it from AIPerf
+    (rec,) = records(rel)
+    assert rec[R.CLIENT] == "genai-perf" and rec[R.SOURCE_FORMAT] == "genai-perf-csv"
+
+
+def test_genai_perf_2025_csv_numbers():
+    m = records("aiperf/genaiperf25.0x_qwen2.5-72b_c144_issue393.csv")[0][R.METRICS]
+    assert m[R.COMPLETED] == 353 and m[R.REQUEST_THROUGHPUT] == 1.7 and m[R.OUTPUT_THROUGHPUT] == 410.43
+    assert m["ttft_p50_ms"] == 35425.56 and m["e2el_p99_ms"] == 101001.72 and m["tpot_mean_ms"] == 159.59
+
+
+def test_genai_perf_24_json():
+    (rec,) = records("aiperf/genaiperf24.12_trtllm_kserve_streaming_c100_issue298.json")
+    m = rec[R.METRICS]
+    assert rec[R.CLIENT] == "genai-perf" and rec[R.CONC] == 100 and rec[R.MODEL] == "ensemble"
+    assert m["ttft_p50_ms"] == 172.8093975 and m["tpot_mean_ms"] == 2.1767344516666665
+    assert m["e2el_p99_ms"] == 5910.154859249999 and m[R.OUTPUT_THROUGHPUT] == 44190.56002502682
+    (plain,) = records("aiperf/genaiperf24.12_trtllm_kserve_nonstreaming_c100_issue298.json")
+    assert "tpot_p50_ms" not in plain[R.METRICS] and R.INTERACTIVITY not in plain[R.METRICS]
+
+
+def test_lm_eval_limit_and_filters():
+    (asdiv,) = records("lm_eval/lmeval0.4.3_asdiv_llama3-8b_limit50_trimmed.json")
+    assert [(e[R.EVAL_METRIC], e[R.EVAL_FILTER], e[R.EVAL_VALUE], e[R.EVAL_SAMPLES]) for e in asdiv[R.EVALS]] == [
+        ("acc", "none", 0.92, 50)]
+    (gsm,) = records("lm_eval/lmeval0.4.13_gsm8k_platinum_gemma4-26b_trimmed.json")
+    assert {e[R.EVAL_FILTER] for e in gsm[R.EVALS]} == {"strict-match", "flexible-extract"}
+    assert gsm[R.MODEL] == "gemma4-26b-l40s" and gsm[R.CLIENT_VERSION] == "0.4.13"
