@@ -60,6 +60,16 @@ def test_genai_perf_2025_csv_numbers():
     assert m["ttft_p50_ms"] == 35425.56 and m["e2el_p99_ms"] == 101001.72 and m["tpot_mean_ms"] == 159.59
 
 
+def test_aiperf_csv_and_json_of_one_run_agree():
+    # the CSV names the totals "Total Output Sequence Length"; the JSON "total_osl"
+    (cs,) = records("aiperf/aiperf0.11_qwen3-4b_g7_conc16.csv")
+    (js,) = records("aiperf/aiperf0.11_qwen3-4b_g7_conc16_trimmed.json")
+    assert cs[R.CLIENT] == js[R.CLIENT] == "aiperf"
+    assert cs[R.METRICS][R.TOTAL_OUTPUT_TOKENS] == js[R.METRICS][R.TOTAL_OUTPUT_TOKENS] == 537554
+    for name in ("ttft_p99_ms", "tpot_p50_ms", "itl_p90_ms", R.COMPLETED, R.DURATION_S, R.OUTPUT_THROUGHPUT):
+        assert cs[R.METRICS][name] == pytest.approx(js[R.METRICS][name], rel=1e-3, abs=0.01)
+
+
 def test_genai_perf_24_json():
     (rec,) = records("aiperf/genaiperf24.12_trtllm_kserve_streaming_c100_issue298.json")
     m = rec[R.METRICS]

@@ -25,6 +25,8 @@ SKIPPED = ["(a table other than Metric,...)"]  # header of a table whose rows ar
 AIPERF_KEYS = ("benchmark_duration", "request_count", "error_request_count")
 # GenAI-Perf spells throughput units "(per sec)"; AIPerf "(tokens/sec)", "(requests/sec)".
 GENAI_PERF_UNIT = "per sec"
+# Display names whose rule-made key differs from the JSON export's key.
+EXPORT_KEYS = {"total_input_sequence_length": "total_isl", "total_output_sequence_length": "total_osl"}
 
 
 def detect_text(text: str) -> bool:
@@ -65,6 +67,7 @@ def to_export(text: str, path: str) -> dict:
             raise fail(path, line, f"expected {len(header or [])} cells after a 'Metric,...' header, "
                        f"got {len(row)}", "the CSV is truncated or not an AIPerf/GenAI-Perf export")
         key, unit = _key_unit(row[0])
+        key = EXPORT_KEYS.get(key, key)
         obj = {"unit": unit}
         for column, cell in zip(header[1:], row[1:]):
             obj[column] = _number(cell, path, line, f"{row[0]}.{column}")
