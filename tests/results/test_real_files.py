@@ -16,7 +16,7 @@ REAL = ROOT / "tests" / "data" / "results-real"
 FILES = sorted(str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in (".json", ".jsonl", ".csv"))
 
 REFUSED = {
-    "aiperf/aiperf0.11_sweep_aggregate_trimmed.json": "unknown JSON output",
+    "aiperf/aiperf0.11_sweep_aggregate_trimmed.json": "AIPerf sweep aggregate",
     "vllm/vllm-ascend_llama8b_tp1_qps1_latency_only.json": "latency-only output",
     "inferencex/agentic_glm5.3flash_sglang_tp4_conc1_mi355x_trimmed.json": "agentic aggregate",
 }

@@ -35,13 +35,16 @@ SCALARS = {  # export key -> record metric (the "avg" of a single-valued metric)
 
 # A run whose every request failed exports only the error metrics.
 DETECTING = ("time_to_first_token", "request_latency", "request_throughput", "error_request_count")
+# AIPerf's sweep aggregate (profile_export_aiperf_sweep.json) lists every combination's statistics.
+SWEEP = "per_combination_metrics"
 
 
 def detect(doc) -> bool:
     if not isinstance(doc, dict):
         return False
     metric = next((doc[k] for k in DETECTING if isinstance(doc.get(k), dict)), None)
-    return (metric is not None and "unit" in metric) or isinstance(doc.get("records"), dict)
+    return ((metric is not None and "unit" in metric) or isinstance(doc.get("records"), dict)
+            or isinstance(doc.get(SWEEP), list))
 
 
 def _stat(obj: dict, stat: str, key: str, path: str, line: int):
@@ -142,6 +145,10 @@ def _failed(doc: dict, metrics: dict):
 
 
 def parse(doc: dict, path: str, line: int) -> Measurement:
+    if isinstance(doc.get(SWEEP), list):
+        raise fail(path, line, f"{SWEEP}: an AIPerf sweep aggregate (statistics of several runs, one entry per "
+                   "swept value), not one run's export",
+                   "ingest each run's own profile_export_aiperf.json (the sweep's concurrency_N/ folders)")
     if isinstance(doc.get("records"), dict):
         raise fail(path, line, "records: a pre-release AIPerf export (2025-06; metrics keyed by display "
                    "name) has no request count or throughputs",
