@@ -271,6 +271,14 @@ def test_doubled_separator(gate):
     refused(result, BASE_LINES + 2, "2 empty lines between entries")
 
 
+def test_blank_lines_main_already_ends_with_are_history(gate, repo):
+    """A main whose changelog already ends with two empty lines cannot be mended by a PR (history
+    is byte-exact): an entry appended right after them passes, one more empty line is refused."""
+    base = repo.commit_changelog(CHANGELOG + "\n\n")
+    ok(gate(CHANGELOG + "\n\n" + entry(), base=base))
+    refused(gate(CHANGELOG + "\n\n\n" + entry(), base=base), BASE_LINES + 3, "3 empty lines between entries")
+
+
 def test_separator_between_new_entries(gate):
     result = gate(CHANGELOG + "\n" + entry() + entry(["kimik3-*"]))
     refused(result, FIRST + 5, "no empty line between this entry")

@@ -152,9 +152,13 @@ def _entry_separator(out: Collector, i: int, last_text: int, blanks: list[int], 
         out.add(i + 1, "separator", f"no empty line between this entry and line {last_text + 1}",
                 "put exactly one empty line before each entry")
     elif len(blanks) > 1:
-        extra = [b for b in blanks[1:] if b >= start] or [i]
-        out.add(extra[0] + 1, "separator", f"{len(blanks)} empty lines between entries",
-                "keep exactly one empty line between entries")
+        # Empty lines main's history already ends with are history: only the added ones count.
+        extra = [b for b in blanks[1:] if b >= start]
+        history = sum(b < start for b in blanks)
+        hint = (f"delete the empty lines this change added (main's history already ends with {history})"
+                if history else "keep exactly one empty line between entries")
+        if extra:
+            out.add(extra[0] + 1, "separator", f"{len(blanks)} empty lines between entries", hint)
 
 
 def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[int]:
