@@ -9,7 +9,7 @@ from sweepgate.results import record as R
 COLUMNS = (  # header, record field or metric, format
     ("config key", R.CONFIG_KEY, "{}"), ("hw", R.HARDWARE, "{}"), ("conc", R.CONC, "{}"),
     ("isl/osl", None, "{}"), ("topology", R.TOPOLOGY, "{}"), ("status", R.STATUS, "{}"),
-    ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU, "{:,.1f}"), ("total tok/s", R.OUTPUT_THROUGHPUT, "{:,.1f}"),
+    ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU, "{:,.1f}"), ("output tok/s", R.OUTPUT_THROUGHPUT, "{:,.1f}"),
     ("tok/s/user", R.INTERACTIVITY, "{:,.1f}"),
     ("TTFT p50 ms", R.latency_name("ttft", "p50"), "{:,.1f}"), ("TPOT p50 ms", R.latency_name("tpot", "p50"), "{:,.2f}"),
     ("E2EL p50 ms", R.latency_name("e2el", "p50"), "{:,.0f}"), ("success", R.SUCCESS_RATE, "{:.1%}"),
