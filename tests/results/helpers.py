@@ -67,3 +67,36 @@ def show_json(capsys, db: str, *extra) -> list[dict]:
     rc, out, err = run_cli(capsys, "results", "show", "--db", db, "--json", *extra)
     assert rc == 0, err
     return json.loads(out)
+
+
+def file_records(root: Path, rel: str) -> list[dict]:
+    """The normalized records of one output file under ``root``, without a job sidecar."""
+    from sweepgate.results import normalize, sidecar, sniff
+
+    content = (root / rel).read_bytes()
+    return [normalize.build(m, sidecar.local_job(content), rel, f"{rel}#{m.line}")
+            for m in sniff.parse_text(content.decode(), rel)]
+
+
+def parsed_or_refused(root: Path, rel: str, refused: dict[str, str]) -> list[dict] | None:
+    """``rel``'s records, each with figures or scores; or None once its refusal is checked to be
+    one diagnostic on the file, giving ``refused[rel]`` as the reason and a fix."""
+    import math
+
+    import pytest
+
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.results import record as R
+
+    if rel in refused:
+        with pytest.raises(SweepgateError) as info:
+            file_records(root, rel)
+        (diag,) = info.value.diagnostics
+        assert diag.file == rel and refused[rel] in diag.message and diag.hint
+        return None
+    recs = file_records(root, rel)
+    assert recs
+    for rec in recs:
+        assert rec[R.METRICS] or rec[R.EVALS]
+        assert all(math.isfinite(v) and v >= 0 for v in rec[R.METRICS].values())
+    return recs
