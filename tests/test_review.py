@@ -184,21 +184,54 @@ def test_show_of_an_unknown_run(fleet, tmp_path, outputs):
 
 # --------------------------------------------------------------------------- Ctrl-C
 
-def _work_processes(marker: str) -> list[str]:
-    """Live processes whose environment holds ``marker`` (every descendant of the command inherits it)."""
-    found = []
+def _work_cmdlines(marker: str) -> dict[str, bytes]:
+    """PID -> argv (NUL-separated) of the live processes whose environment holds ``marker`` (every
+    descendant of the command inherits it); zombies are dead and left out."""
+    found = {}
     for proc in Path("/proc").iterdir():
         try:
             if proc.name.isdigit() and marker.encode() in (proc / "environ").read_bytes():
                 stat = (proc / "stat").read_text()
                 if stat.rsplit(")", 1)[1].split()[0] != "Z":
-                    found.append(f"{proc.name} {(proc / 'cmdline').read_bytes()[:120]!r}")
+                    found[proc.name] = (proc / "cmdline").read_bytes()
         except OSError:
             continue
     return found
 
 
-def test_ctrl_c_during_a_rehearsal_leaves_no_process(fleet, tmp_path):
+def _work_processes(marker: str) -> list[str]:
+    return [f"{pid} {cmdline[:120]!r}" for pid, cmdline in _work_cmdlines(marker).items()]
+
+
+def _standins(cmdlines: dict[str, bytes], module: bytes) -> list[str]:
+    """The stand-in processes serving ``python3 -m MODULE``."""
+    return [pid for pid, c in cmdlines.items() if b"standin.py\0shim\0" in c and b"\0-m\0" + module + b"\0" in c]
+
+
+# When to press Ctrl-C: a condition on the live processes, never a count (the script's `$(...)`
+# subshells, `sleep`s and health-check `curl`s come and go: a count of 8 held for one snapshot
+# and 7 the next, 7 of 40 runs beside two busy CPUs).
+PHASES = {
+    # the first worker's stand-in server runs; the other workers are still being started
+    "workers starting": lambda c: bool(_standins(c, b"sglang.launch_server")),
+    # the router runs: disagg_head.sh starts it only once every worker answered /health
+    "benchmark running": lambda c: bool(_standins(c, b"sglang_router.launch_router")) and len(c) >= 8,
+}
+
+
+def _wait_for_phase(proc: subprocess.Popen, marker: str, phase: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not PHASES[phase](_work_cmdlines(marker)):
+        if proc.poll() is not None:
+            pytest.fail(f"the rehearsal ended (exit {proc.returncode}) before '{phase}': "
+                        f"{proc.stderr.read()[-1000:]}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"no '{phase}' within {timeout}s: {_work_processes(marker)}")
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("phase", list(PHASES))
+def test_ctrl_c_during_a_rehearsal_leaves_no_process(fleet, tmp_path, phase):
     """SIGINT to the process group (Ctrl-C): exit 130, one line, nothing of the row left running."""
     work = tmp_path / "w"
     marker = f"SWEEPGATE_REVIEW_MARK={tmp_path}"
@@ -206,12 +239,14 @@ def test_ctrl_c_during_a_rehearsal_leaves_no_process(fleet, tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--exp-name", "dsr1_1k1k",
                              "--conc", "256", "--work-dir", str(work)], cwd=fleet / "sub", env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(_work_processes(marker)) < 8:
-        time.sleep(0.2)
-    assert len(_work_processes(marker)) >= 8, "the multi-node row never started"
-    os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=90)
+    try:
+        _wait_for_phase(proc, marker, phase)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:  # the test failed before its Ctrl-C: still stop the row
+            os.killpg(proc.pid, signal.SIGINT)
+            proc.communicate(timeout=90)
     assert proc.returncode == 130, err[-1000:]
     assert "Traceback" not in err
     assert _work_processes(marker) == []
