@@ -5,7 +5,7 @@ Records come from the store (``--db``, else $SWEEPGATE_DB, else the repository's
 SQLite file); the baseline may instead come from the results artifacts of the last
 N successful runs on the baseline branch (``--baseline-artifacts``, PyGithub) or
 from JSONL files (``--baseline-jsonl``). Exit 3 with ``--fail-on-regression`` when
-any point regressed or its job failed.
+any point or eval score regressed or a job failed.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def add_arguments(parser) -> None:
     fmt.add_argument("--markdown", action="store_true", help="print markdown")
     parser.add_argument("--plots", metavar="DIR", default=None, help="write PNG and SVG charts into DIR")
     parser.add_argument("--fail-on-regression", action="store_true",
-                        help="exit 3 when any point regressed or its job failed")
+                        help="exit 3 when any point or eval score regressed or a job failed")
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--baseline-artifacts", action="store_true",
                       help="baseline from the results artifacts of the last N successful runs on the "
@@ -105,7 +105,7 @@ def check_outputs(args) -> None:
 
 def run(args) -> int:
     from sweepgate.results import compare as C
-    from sweepgate.results import source
+    from sweepgate.results import evals, source
 
     check_outputs(args)
     settings = C.Settings(window=args.window, min_samples=args.min_samples, threshold=args.threshold,
@@ -116,6 +116,7 @@ def run(args) -> int:
         print(f"sweepgate results compare: no baseline results for run {args.run}'s points on "
               f"{args.baseline_ref}; every point is new (check --baseline-ref)", file=sys.stderr)
     comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
+    comparison.evals = evals.compare_evals(pr, baseline, settings.window)
     charts = []
     if args.plots:
         from sweepgate.results import charts as charts_mod

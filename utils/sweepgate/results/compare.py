@@ -13,6 +13,7 @@ threshold. Fewer than ``min_samples`` baseline values gives
 ``insufficient-data``; none gives ``new``. A point whose PR job failed or was
 cancelled (its newest attempt's status) has no figures to judge: it gets one
 ``failed`` verdict, which ``--fail-on-regression`` counts like a regression.
+Eval scores (records with ``evals`` and no metrics) are judged apart, by ``evals.py``.
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ class Comparison:
     heads: dict            # point -> the PR record
     baselines: dict        # point -> baseline records, newest first (at most `window`)
     repeated: dict = field(default_factory=dict)  # point -> its measurements in the run, when more than one
+    evals: list = field(default_factory=list)  # evals.EvalVerdict: the run's eval scores, judged (results/evals.py)
 
     @property
     def rehearsal(self) -> bool:
@@ -121,11 +123,12 @@ class Comparison:
         return counts
 
     def failing(self) -> bool:
-        """Whether a point regressed or its job failed (what --fail-on-regression exits 3 on)."""
-        return any(v.verdict in FAILING for v in self.verdicts)
+        """Whether a point or an eval score regressed or a job failed (what --fail-on-regression exits 3 on)."""
+        return any(v.verdict in FAILING for v in (*self.verdicts, *self.evals))
 
     def as_json(self) -> dict:
-        out = {"run": self.run, "points": [v.as_json() for v in self.verdicts], "counts": self.counts()}
+        out = {"run": self.run, "points": [v.as_json() for v in self.verdicts], "counts": self.counts(),
+               "evals": [e.as_json() for e in self.evals]}
         if self.repeated:  # points measured more than once: only the last measurement was judged
             out["repeated"] = [{**point_json(pt), "measurements": n}
                                for pt, n in sorted(self.repeated.items(), key=lambda item: point_sort_key(item[0]))]
@@ -171,17 +174,19 @@ def job_failed(rec: dict) -> bool:
     return rec.get(R.STATUS, "success") != "success"
 
 
-def _usable(rec: dict) -> bool:
+def _usable(rec: dict, evals: bool = False) -> bool:
+    """A baseline record with throughput figures (or, with ``evals``, eval scores) of a job that succeeded."""
     return (not job_failed(rec) and isinstance(rec.get(R.METRICS), dict)
-            and not is_eval_result(rec))
+            and is_eval_result(rec) == evals)
 
 
-def measurements_per_point(records: list[dict]) -> dict[tuple, list[dict]]:
+def measurements_per_point(records: list[dict], evals: bool = False) -> dict[tuple, list[dict]]:
     """Each point's throughput records of the newest attempt that has one, oldest first (more than
-    one when a job's output holds several measurements of one point, e.g. repeated lines)."""
+    one when a job's output holds several measurements of one point, e.g. repeated lines). With
+    ``evals``, its eval records instead, those of failed jobs left out (the job is judged `failed`)."""
     out: dict[tuple, list[dict]] = {}
     for rec in sorted(records, key=_order):
-        if is_eval_result(rec):
+        if is_eval_result(rec) != evals or (evals and job_failed(rec)):
             continue
         same = out.setdefault(point_of(rec), [])
         if same and (same[-1].get(R.RUN_ID), same[-1].get(R.ATTEMPT)) != (rec.get(R.RUN_ID), rec.get(R.ATTEMPT)):
@@ -190,10 +195,11 @@ def measurements_per_point(records: list[dict]) -> dict[tuple, list[dict]]:
     return out
 
 
-def baseline_window(records: list[dict], window: int) -> dict[tuple, list[dict]]:
-    """Each point's results in its last ``window`` baseline runs, newest first, one per run."""
+def baseline_window(records: list[dict], window: int, evals: bool = False) -> dict[tuple, list[dict]]:
+    """Each point's results (``evals``: eval records) in its last ``window`` baseline runs, newest
+    first, one per run."""
     per_run: dict[tuple, dict[str, dict]] = defaultdict(dict)
-    for rec in sorted((r for r in records if _usable(r)), key=_order):
+    for rec in sorted((r for r in records if _usable(r, evals)), key=_order):
         per_run[point_of(rec)][str(rec.get(R.RUN_ID))] = rec  # a later attempt replaces an earlier one
     return {pt: sorted(runs.values(), key=_order, reverse=True)[:window] for pt, runs in per_run.items()}
 

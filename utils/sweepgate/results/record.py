@@ -54,6 +54,7 @@ REQUEST_RATE = "request-rate"  # the client's request rate: a number, "inf", or 
 # status, rehearsal, config-key) are the job sidecar's, named once in core.jobfile
 # and imported at the top of this module.
 CLIENT = "client"            # vllm-bench | sglang-bench | aiperf | genai-perf | lm-eval | ...
+EVAL_CLIENT = "lm-eval"      # the client of eval records (scores under EVALS, no metrics)
 CLIENT_VERSION = "client-version"
 SOURCE_FORMAT = "source-format"
 SCHEMA = "schema-version"
@@ -116,6 +117,17 @@ DIRECTION = {
     **{name: LOWER_IS_BETTER for name in LATENCY_METRICS},
     ENERGY_PER_OUTPUT_TOKEN_J: LOWER_IS_BETTER,
 }
+
+# Eval scores (EVALS items) are better higher, except these lm-eval metrics (by name; lm-eval 0.3
+# wrote lambada's perplexity as "ppl").
+LOWER_IS_BETTER_EVAL_METRICS = frozenset({"perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte",
+                                          "ppl"})
+
+
+def eval_direction(metric: str) -> str:
+    """Which way an eval score (its lm-eval metric name) is better."""
+    return LOWER_IS_BETTER if metric in LOWER_IS_BETTER_EVAL_METRICS else HIGHER_IS_BETTER
+
 
 # The metrics `results compare` judges by default (CONTRACTS section 8).
 COMPARED_METRICS = (

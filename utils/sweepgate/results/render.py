@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 
 from sweepgate.results import compare as C
+from sweepgate.results import evals as E
 from sweepgate.results import record as R
 
 MARKER = "<!-- sweepgate-results -->"
@@ -20,7 +21,8 @@ SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), ("Improved",
             ("Not judged", (C.INSUFFICIENT, C.NEW)), ("Unchanged", (C.UNCHANGED,)))
 OPEN_SECTIONS = ("Failed", "Regressed", "Improved")  # listed in Markdown; the others fold
 STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green", C.INSUFFICIENT: "yellow",
-          C.NEW: "cyan", C.UNCHANGED: "dim"}
+          C.NEW: "cyan", C.UNCHANGED: "dim", E.NOT_JUDGED: "yellow"}
+EVAL_HEADERS = ("point", "score", "PR", "baseline", "difference (margin)", "verdict")
 
 
 def fmt_value(value: float | None) -> str:
@@ -62,6 +64,34 @@ def cells(v: C.Verdict) -> tuple[str, ...]:
         base = f"{fmt_value(v.median)} [{fmt_value(v.low)}, {fmt_value(v.high)}] (n={v.n})"
     return (point_label(v.point), v.metric, fmt_value(v.head) + mark, base + (mark if v.n else ""),
             fmt_change(v.change), v.verdict, "; ".join(v.recipe_changes))
+
+
+def _figures(f: dict) -> str:
+    n = f.get(R.EVAL_SAMPLES)
+    return E.fmt_score(f[R.EVAL_VALUE], f[R.EVAL_STDERR]) + (f" (n={n})" if n is not None else "")
+
+
+def eval_cells(v: E.EvalVerdict) -> tuple[str, ...]:
+    """One eval score's verdict as the evals table's cells (EVAL_HEADERS)."""
+    base = "none" if v.baseline is None else f"{_figures(v.baseline)} run {v.baseline[R.RUN_ID]}"
+    diff = "n/a" if v.difference is None else f"{v.difference:+.4f} ({v.margin:.4f})"
+    verdict = f"{v.verdict}: {v.why}" if v.why else v.verdict
+    return (point_label(v.point), E.score_label(v.task, v.metric, v.filter), _figures(v.head), base, diff, verdict)
+
+
+def eval_summary(comparison: C.Comparison) -> str:
+    counts = ", ".join(f"{n} {verdict}" for verdict, n in E.counts(comparison.evals).items() if n)
+    return f"{len(comparison.evals)} eval scores: {counts}"
+
+
+def _md_evals(comparison: C.Comparison) -> list[str]:
+    """The evals section (regressions first), only when the run has eval scores."""
+    if not comparison.evals:
+        return []
+    lines = [f"#### Evals ({eval_summary(comparison)})", "",
+             "| " + " | ".join(EVAL_HEADERS) + " |", "|" + "---|" * len(EVAL_HEADERS)]
+    lines += ["| " + " | ".join(_md_escape(c) for c in eval_cells(v)) + " |" for v in comparison.evals]
+    return lines + [""]
 
 
 def sections(comparison: C.Comparison) -> list[tuple[str, list[C.Verdict]]]:
@@ -131,7 +161,7 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
         tail = ["Charts (output throughput per GPU against interactivity) are in the run's results artifact: "
                 + ", ".join(f"`{name}`" for name in charts), ""]
     for folded_rows, max_rows in ((True, None), (False, None), (False, 50), (False, 0)):
-        body = "\n".join(head + _md_sections(comparison, folded_rows, max_rows) + tail)
+        body = "\n".join(head + _md_sections(comparison, folded_rows, max_rows) + _md_evals(comparison) + tail)
         if limit is None or len(body.encode()) <= limit:
             break
     return body
@@ -143,7 +173,7 @@ def _console(stream):
     return console(stream)
 
 
-FOLDABLE = ("baseline median [interval] (n)", "recipe change")  # the columns a narrow terminal wraps
+FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "PR", "baseline")  # what a narrow terminal wraps
 MIN_FOLD = 10  # narrowest a FOLDABLE column gets
 INDENT = 2  # a point's metric rows sit this far in under its label
 
@@ -223,6 +253,26 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     console.print(summary_line(comparison, baseline_ref, window))
     if note := repeated_note(comparison):
         console.print(note, style="yellow")
+    _eval_table(console, comparison)
+
+
+def _eval_table(console, comparison: C.Comparison) -> None:
+    """The second table, "evals": one row per eval score, regressions first (none without scores);
+    on a terminal too narrow for it, the point's label on a line of its own, as in the first."""
+    from rich.measure import Measurement
+
+    if not comparison.evals:
+        return
+    rows = [(v, eval_cells(v)) for v in comparison.evals]
+    grid = _grid(EVAL_HEADERS)
+    for v, row in rows:
+        _add(grid, v, row)
+    console.print("evals", style="bold")
+    if Measurement.get(console, console.options.update(max_width=10**6), grid).maximum <= console.width:
+        console.print(grid)
+    else:
+        _by_point(console, EVAL_HEADERS, rows)
+    console.print(eval_summary(comparison))
 
 
 def table_text(comparison: C.Comparison, **kw) -> str:

@@ -239,6 +239,12 @@ def _point_filter(point: dict) -> list:
     return clauses
 
 
+def _kind():
+    """Eval scores (R.EVAL_CLIENT) or throughput figures: a job can leave both at one point, and
+    neither may hide the other in a newest-per-point or per-run query."""
+    return sa.case((results.c.client == R.EVAL_CLIENT, 1), else_=0)
+
+
 def _newest():
     """When a row happened: finished, else started, else when it was ingested."""
     return sa.func.coalesce(results.c.finished, results.c.started, results.c.ingested_at)
@@ -357,8 +363,9 @@ class Store:
                                             results.c.attempt, results.c.id))
 
     def last_runs(self, ref: str, point: dict, n: int = 5, *, include_rehearsals: bool = False) -> list[dict]:
-        """The newest record of ``point`` from each of the last ``n`` runs on ``ref``, newest first."""
-        return self._last_runs(ref, _point_filter(point), [], n, include_rehearsals)
+        """The newest record of ``point`` from each of the last ``n`` runs on ``ref``, newest first
+        (and, apart, the newest eval record: a job's eval scores never hide its throughput)."""
+        return self._last_runs(ref, _point_filter(point), [_kind()], n, include_rehearsals)
 
     # Added for `results compare` (issue 13): last_runs for thousands of points in one query.
     def last_runs_of_points(self, ref: str, points: list[dict], n: int = 5, *,
@@ -366,7 +373,7 @@ class Store:
         """``last_runs`` of every point in ``points`` (dicts over all of POINT_IDENTITY), newest first."""
         wanted = {tuple(p.get(f) for f in R.POINT_IDENTITY) for p in points}
         keys = sorted({str(p.get(R.CONFIG_KEY)) for p in points})
-        by = [results.c[column(f)] for f in R.POINT_IDENTITY]
+        by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind()]
         found = self._last_runs(ref, [results.c.config_key.in_(keys)], by, n, include_rehearsals)
         return [rec for rec in found if R.point_values(rec) in wanted]
 
@@ -420,9 +427,10 @@ class Store:
         return self._records(query.order_by(*_order_newest()))
 
     def latest_per_point(self, config_key: str | None = None) -> list[dict]:
-        """The newest record of each point (POINT_IDENTITY plus the result's own name), newest first."""
+        """The newest record of each point (POINT_IDENTITY plus the result's own name), newest first;
+        a point's newest eval record too, when it has one."""
         jobless = results.c.config_key.is_(None)  # outputs ingested without a job: each its own point
-        by = [*(results.c[column(f)] for f in R.POINT_IDENTITY),
+        by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind(),
               sa.case((jobless, results.c.result_filename)), sa.case((jobless, results.c.run_id))]
         where = [] if config_key is None else [results.c.config_key == config_key]
         return self._records(_records_of(_first_of_each(where, by)))

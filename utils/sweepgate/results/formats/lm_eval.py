@@ -69,7 +69,7 @@ def _task_evals(task: str, scores: dict, samples, path: str) -> list[dict]:
 
 
 def parse(doc: dict, path: str, line: int) -> Measurement:
-    m = Measurement("lm-eval-results", "lm-eval", line, client_version=doc.get("lm_eval_version"))
+    m = Measurement("lm-eval-results", R.EVAL_CLIENT, line, client_version=doc.get("lm_eval_version"))
     n_samples = doc.get("n-samples") if isinstance(doc.get("n-samples"), dict) else {}
     for task, scores in doc["results"].items():
         if not isinstance(scores, dict):

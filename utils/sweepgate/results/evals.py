@@ -1,0 +1,158 @@
+"""Eval scores of a PR run against the baseline's at the same point, score by score.
+
+An eval record (``compare.is_eval_result``: lm-eval's scores under ``record["evals"]``) sits at
+its job's point (``compare.point_of``). Each score of the PR run's newest attempt there is
+matched by (task, metric, filter) with the baseline's score at that point and judged by a
+two-sided normal test on the difference: with z the standard normal quantile at
+``compare.CONFIDENCE`` (the throughput comparison's level), the score ``regressed`` when it
+moved the bad way by more than ``z * sqrt(se_pr^2 + se_base^2)``, ``improved`` the good way,
+else ``unchanged``. Better is higher except for ``record.LOWER_IS_BETTER_EVAL_METRICS``.
+No baseline score gives ``new``; a missing stderr (lm-eval writes "N/A" for one sample) or
+different sample counts (a ``--limit`` run against a full one) give ``not-judged``, with why.
+
+The baseline score is the NEWEST baseline run's (within the window) that has it, with its own
+stderr, not a mean over the window. An eval's error is the sampling error of its fixed question
+set, and every run answers the same questions: more runs of it do not shrink that error the way
+the mean's formula would claim, while a mean would mix in main's scores from before a change that
+main made on purpose and blame (or credit) the PR for it.
+
+The test treats the two scores as independent. They answer the same questions, so their
+errors correlate positively and the true error of the difference is smaller: the test is
+conservative (it flags fewer changes, never more, than a paired test would).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from sweepgate.results import compare as C
+from sweepgate.results import record as R
+from sweepgate.results.formats.lm_eval import NO_FILTER
+
+NOT_JUDGED = "not-judged"
+VERDICTS = (C.REGRESSED, C.IMPROVED, NOT_JUDGED, C.NEW, C.UNCHANGED)  # report order
+
+
+@dataclass
+class EvalVerdict:
+    """One score of one point: the PR's and the baseline's (value, stderr, samples), the difference
+    (PR - baseline), the margin it had to exceed, the verdict, and why it was not judged."""
+
+    point: tuple
+    task: str
+    metric: str
+    filter: str
+    head: dict
+    baseline: dict | None
+    difference: float | None
+    margin: float | None
+    verdict: str
+    why: str | None = None
+
+    def as_json(self) -> dict:
+        out = C.point_json(self.point)
+        out.update({R.EVAL_TASK: self.task, R.EVAL_METRIC: self.metric, R.EVAL_FILTER: self.filter,
+                    "head": self.head, "baseline": self.baseline, "difference": self.difference,
+                    "margin": self.margin, "verdict": self.verdict})
+        if self.why:
+            out["why"] = self.why
+        return out
+
+
+@lru_cache(maxsize=8)
+def z_value(confidence: float = C.CONFIDENCE) -> float:
+    """The two-sided standard normal quantile at ``confidence`` (1.96 at 95 %), from scipy.stats."""
+    from scipy.stats import norm
+
+    return float(norm.ppf(1 - (1 - confidence) / 2))
+
+
+def _key(entry: dict) -> tuple[str, str, str]:
+    return entry[R.EVAL_TASK], entry[R.EVAL_METRIC], entry[R.EVAL_FILTER]
+
+
+def _figures(entry: dict, run=None) -> dict:
+    out = {R.EVAL_VALUE: C.number(entry.get(R.EVAL_VALUE)), R.EVAL_STDERR: C.number(entry.get(R.EVAL_STDERR)),
+           R.EVAL_SAMPLES: entry.get(R.EVAL_SAMPLES)}
+    return out if run is None else {**out, R.RUN_ID: run}
+
+
+def _not_judged_why(head: dict, base: dict) -> str | None:
+    if head[R.EVAL_SAMPLES] != base[R.EVAL_SAMPLES]:
+        return (f"samples differ ({head[R.EVAL_SAMPLES]} in the PR run, {base[R.EVAL_SAMPLES]} in the "
+                "baseline): a --limit run is not comparable with a full one")
+    missing = [who for who, f in (("PR", head), ("baseline", base)) if f[R.EVAL_STDERR] is None]
+    if missing:
+        return f"no stderr for the {' and '.join(missing)} score (lm-eval wrote N/A)"
+    if head[R.EVAL_VALUE] is None or base[R.EVAL_VALUE] is None:
+        return "no score"
+    return None
+
+
+def judge(head: dict, base: dict | None, metric: str, confidence: float = C.CONFIDENCE) -> tuple:
+    """(verdict, difference, margin, why) of one score (``_figures`` dicts) against its baseline's."""
+    if base is None:
+        return C.NEW, None, None, None
+    if why := _not_judged_why(head, base):
+        return NOT_JUDGED, None, None, why
+    difference = head[R.EVAL_VALUE] - base[R.EVAL_VALUE]
+    margin = z_value(confidence) * math.hypot(head[R.EVAL_STDERR], base[R.EVAL_STDERR])
+    if abs(difference) <= margin:
+        return C.UNCHANGED, difference, margin, None
+    better = (difference > 0) == (R.eval_direction(metric) == R.HIGHER_IS_BETTER)
+    return (C.IMPROVED if better else C.REGRESSED), difference, margin, None
+
+
+def _baseline_entry(key: tuple, base: list[dict]) -> tuple[dict, str] | None:
+    """The newest baseline record's entry for ``key`` (records newest first), and its run."""
+    for rec in base:
+        for entry in rec.get(R.EVALS) or []:
+            if _key(entry) == key:
+                return entry, str(rec.get(R.RUN_ID))
+    return None
+
+
+def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalVerdict]:
+    """Every score of the PR's eval records at ``pt`` (one attempt's; a later record's score wins)."""
+    scores = {_key(e): e for rec in heads for e in rec.get(R.EVALS) or []}
+    out = []
+    for key, entry in scores.items():
+        found = _baseline_entry(key, base)
+        head = _figures(entry)
+        baseline = _figures(*found) if found else None
+        verdict, difference, margin, why = judge(head, baseline, key[1])
+        out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why))
+    return out
+
+
+def compare_evals(pr_records: list[dict], baseline_records: list[dict], window: int = C.DEFAULT_WINDOW,
+                  ) -> list[EvalVerdict]:
+    """Judge every eval score of the PR run against the baseline (see the module docstring); the PR
+    run's own records never count as its baseline. Ordered by verdict (VERDICTS), then point."""
+    heads = C.measurements_per_point(pr_records, evals=True)
+    run_ids = {str(r.get(R.RUN_ID)) for r in pr_records}
+    baselines = C.baseline_window([b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids],
+                                  window, evals=True)
+    out = [v for pt in sorted(heads, key=C.point_sort_key) for v in point_verdicts(pt, heads[pt], baselines.get(pt, []))]
+    return sorted(out, key=lambda v: VERDICTS.index(v.verdict))
+
+
+def counts(verdicts: list[EvalVerdict]) -> dict[str, int]:
+    out = dict.fromkeys(VERDICTS, 0)
+    for v in verdicts:
+        out[v.verdict] += 1
+    return out
+
+
+def score_label(task: str, metric: str, flt: str | None) -> str:
+    """``gsm8k exact_match strict-match``; the filter left out when it is lm-eval's "none"."""
+    return " ".join(p for p in (task, metric, flt) if p and p != NO_FILTER)
+
+
+def fmt_score(value: float | None, stderr: float | None) -> str:
+    """``0.8946 ±0.0085`` (``±n/a`` without a stderr)."""
+    if value is None:
+        return "n/a"
+    return f"{value:.4f} \u00b1" + ("n/a" if stderr is None else f"{stderr:.4f}")
