@@ -1,9 +1,11 @@
-"""What `results show` prints: one line per point, as a rich table or JSON."""
+"""What `results show` prints: one line per point, as a rich table or JSON. A job's eval scores
+(lm-eval) are a line of their own at its point, their first score in the "eval" column."""
 
 from __future__ import annotations
 
 import json
 
+from sweepgate.results import compare, evals
 from sweepgate.results import record as R
 
 COLUMNS = (  # header, record field or metric, format
@@ -13,6 +15,7 @@ COLUMNS = (  # header, record field or metric, format
     ("tok/s/user", R.INTERACTIVITY, "{:,.1f}"),
     ("TTFT p50 ms", R.latency_name("ttft", "p50"), "{:,.1f}"), ("TPOT p50 ms", R.latency_name("tpot", "p50"), "{:,.2f}"),
     ("E2EL p50 ms", R.latency_name("e2el", "p50"), "{:,.0f}"), ("success", R.SUCCESS_RATE, "{:.1%}"),
+    ("eval", R.EVALS, "{}"),
     ("run", R.RUN_ID, "{}"), ("result", R.RESULT_FILENAME, "{}"),
 )
 # A column shown only where the other is unknown: the total output throughput of a result ingested
@@ -34,7 +37,7 @@ def one_per_point(records: list[dict]) -> list[dict]:
     """The newest attempt of each point (records arrive newest first or in attempt order)."""
     best: dict[tuple, dict] = {}
     for rec in records:
-        key = R.point_values(rec) + (rec.get(R.RUN_ID),)
+        key = R.point_values(rec) + (rec.get(R.RUN_ID), compare.is_eval_result(rec))
         if rec.get(R.CONFIG_KEY) is None:  # outputs ingested without a job: each its own point
             key += (rec.get(R.RESULT_FILENAME),)
         if key not in best or (rec.get(R.ATTEMPT) or 0) > (best[key].get(R.ATTEMPT) or 0):
@@ -50,7 +53,20 @@ def _value(rec: dict, field: str):
     return rec.get(field, (rec.get(R.METRICS) or {}).get(field))
 
 
+def eval_cell(rec: dict) -> str:
+    """The first eval score, ``gsm8k exact_match strict-match 0.8946 ±0.0085``, and ``(+N)`` for N more."""
+    scores = rec.get(R.EVALS) or []
+    if not scores:
+        return ""
+    first = scores[0]
+    label = evals.score_label(first[R.EVAL_TASK], first[R.EVAL_METRIC], first[R.EVAL_FILTER])
+    text = f"{label} {evals.fmt_score(first[R.EVAL_VALUE], first.get(R.EVAL_STDERR))}"
+    return text + (f" (+{len(scores) - 1})" if len(scores) > 1 else "")
+
+
 def _cell(rec: dict, field: str | None, fmt: str) -> str:
+    if field == R.EVALS:
+        return eval_cell(rec)
     if field is None:
         isl, osl = rec.get(R.ISL), rec.get(R.OSL)
         return f"{isl}/{osl}" if isl or osl else ""

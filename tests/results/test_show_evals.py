@@ -1,0 +1,74 @@
+"""`results show`: a job's eval scores (real lm-eval outputs beside its vLLM output, ingested with
+their sidecar) are a line of their own with the first score in an "eval" column, wide or narrow."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import ROOT, job, run_cli, show_json, vllm_output, write_job
+
+LM_EVAL = ROOT / "tests" / "data" / "results-samples" / "lm_eval"
+GSM8K = LM_EVAL / "lmeval0.4.x_gsm8k5shot_llama3-70b-gptq_vllm_a6000x4.json"
+SMOKE = LM_EVAL / "lmeval0.4.8_gsm8k_granite_limit1_smoketest.json"
+ASDIV = ROOT / "tests" / "data" / "results-real" / "lm_eval" / "lmeval0.4.3_asdiv_llama3-8b_limit50_trimmed.json"
+FIRST = "gsm8k exact_match strict-match 0.8946 ±0.0085 (+1)"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("SWEEPGATE_DB", "COLUMNS", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    return f"sqlite:///{tmp_path / 'results.db'}"
+
+
+def ingest(tmp_path: Path, db: str, capsys, evals: Path | None, conc: int = 4, run: str = "1001") -> None:
+    folder = tmp_path / f"{run}-{conc}"
+    row = {**job()["row"], "conc": conc}
+    write_job(folder, f"c{conc}", vllm_output(conc), job(run_id=run, row=row))
+    if evals is not None:
+        shutil.copy(evals, folder / f"c{conc}-eval.json")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+    assert rc == 0, err
+
+
+def rows(out: str) -> tuple[list[str], list[list[str]]]:
+    lines = [line for line in out.splitlines() if "│" in line or "┃" in line]
+    header, *body = [[c.strip() for c in line.strip("│┃ ").split("│" if "│" in line else "┃")] for line in lines]
+    return header, body
+
+
+def test_an_eval_line_shows_its_first_score_and_how_many_more(tmp_path, db, capsys):
+    ingest(tmp_path, db, capsys, None, conc=16)  # throughput only: no eval column
+    header, _ = rows(run_cli(capsys, "results", "show", "--db", db)[1])
+    assert "eval" not in header and "tok/s/GPU" in header
+    ingest(tmp_path, db, capsys, GSM8K)
+    ingest(tmp_path, db, capsys, ASDIV, conc=8)
+    rc, out, err = run_cli(capsys, "results", "show", "--db", db)
+    assert rc == 0, err
+    header, body = rows(out)
+    col = header.index("eval")
+    by_result = {r[header.index("result")]: r[col] for r in body}
+    assert by_result == {"c4": "", "c4-eval": FIRST, "c16": "",  # the throughput lines stay blank
+                         "c8": "", "c8-eval": "asdiv acc 0.9200 ±0.0388"}  # filter none: not shown
+    assert "5 points" in out.splitlines()[0]
+    assert len(show_json(capsys, db, "--run", "1001")) == 5  # --run too: the eval line is not folded away
+
+
+def test_a_missing_stderr_reads_n_a(tmp_path, db, capsys):
+    ingest(tmp_path, db, capsys, SMOKE)
+    _, out, _ = run_cli(capsys, "results", "show", "--db", db, "--run", "1001")
+    header, body = rows(out)
+    assert [r[header.index("eval")] for r in body] == ["", "gsm8k exact_match strict-match 1.0000 ±n/a (+1)"]
+
+
+def test_a_narrow_terminal_shows_the_score_in_the_eval_line_block(tmp_path, db, capsys, monkeypatch):
+    ingest(tmp_path, db, capsys, GSM8K)
+    monkeypatch.setenv("COLUMNS", "80")
+    _, out, _ = run_cli(capsys, "results", "show", "--db", db)
+    assert "┃" not in out  # the block layout
+    blocks = [b for b in out.split("\n-") if "c4-eval" in b]
+    assert len(blocks) == 1 and f"eval {FIRST}" in " ".join(blocks[0].split())
+    assert all(len(line) <= 80 for line in out.splitlines())
