@@ -392,3 +392,31 @@ def test_an_agentic_job_installs_the_pinned_aiperf(tmp_path):
     pips = [i for i, c in enumerate(seen) if c["tool"] == "pip" and "aiperf==0.13.0" in c["argv"]]
     replays = [i for i, c in enumerate(seen) if c["tool"] == "aiperf"]
     assert len(pips) == 1 and replays and pips[0] < replays[0]
+
+
+def test_ctrl_c_stops_a_stand_in_that_outlives_the_script_and_ignores_term(tmp_path):
+    """A Ctrl-C stops the script (TERM, then KILL of its group), but a stand-in the shims started in
+    a session of its own, ignoring TERM, is out of that group's reach: it is reaped from the log."""
+    from sweepgate.rehearsal import runner
+
+    log, pidfile = tmp_path / "calls.jsonl", tmp_path / "stand-in.pid"
+    script = tmp_path / "row.sh"
+    script.write_text(f"""
+setsid bash -c 'trap "" TERM; echo $$ >{pidfile}; exec sleep 600' &
+while [[ ! -s {pidfile} ]]; do sleep 0.05; done
+printf '{{"tool": "vllm", "argv": ["serve"], "pid": %s}}\\n' "$(cat {pidfile})" >{log}
+sleep 600
+""")
+
+    def interrupt():
+        if log.exists() and log.read_text():
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        runner.run_script(script, tmp_path, dict(os.environ), tmp_path / "out.log", 60, poll=interrupt, log=log)
+    pid = int(pidfile.read_text())
+    try:
+        assert not runner.pid_alive(pid), "the stand-in outlived the Ctrl-C"
+    finally:
+        if runner.pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)

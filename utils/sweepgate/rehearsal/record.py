@@ -51,7 +51,7 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
         env[FAST_ENV] = "1"
         env[FAST_POLL_ENV] = FAST_POLL_S
         _this_python_first(paths["shims"])
-        rc, timed_out = runner.run_script(script, root, env, paths["out"], timeout)
+        rc, timed_out = runner.run_script(script, root, env, paths["out"], timeout, log=paths["log"])
         calls = runner.read_calls(paths["log"])
         leftovers = runner.reap_leftovers(calls)
         tail = runner._tail(paths["out"], 15) if rc or timed_out else ""

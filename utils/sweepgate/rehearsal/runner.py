@@ -299,8 +299,11 @@ def _wait(proc: subprocess.Popen, timeout: int, poll=None) -> int:
                 raise
 
 
-def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int, poll=None) -> tuple[int, bool]:
-    """Run the script in its own session; on timeout TERM it (its handler cleans up), then KILL."""
+def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int, poll=None,
+               log: Path | None = None) -> tuple[int, bool]:
+    """Run the script in its own session; on timeout TERM it (its handler cleans up), then KILL.
+    On Ctrl-C, also stop what the shims logged in ``log`` and the script left running (stand-ins
+    run in sessions of their own, out of reach of the script's process group)."""
     with open(out_path, "wb") as out:
         proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
@@ -312,6 +315,8 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
         except BaseException:
             # Ctrl-C: the script runs in its own session, so the terminal's SIGINT never reached it.
             _stop(proc, grace=15)
+            if log is not None:
+                reap_leftovers(read_calls(log))
             raise
 
 
@@ -351,6 +356,12 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
+def _wait_gone(calls: list[dict], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while any(pid_alive(int(c["pid"])) for c in calls) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def reap_leftovers(calls: list[dict]) -> list[str]:
     """Stop shim processes the script left running; describe them."""
     left = [c for c in calls if c.get("pid") and pid_alive(int(c["pid"]))]
@@ -359,15 +370,14 @@ def reap_leftovers(calls: list[dict]) -> list[str]:
             os.kill(int(c["pid"]), signal.SIGTERM)
         except OSError:
             pass
-    deadline = time.monotonic() + 5
-    while any(pid_alive(int(c["pid"])) for c in left) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    _wait_gone(left, 5)
     for c in left:
         if pid_alive(int(c["pid"])):
             try:
                 os.kill(int(c["pid"]), signal.SIGKILL)
             except OSError:
                 pass
+    _wait_gone(left, 2)  # a KILL is delivered, not awaited: gone means gone when this returns
     return [f"{c['tool']} {' '.join(c.get('argv', [])[:1])} (PID {c['pid']})" for c in left]
 
 
@@ -585,7 +595,7 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
     progress.step(f"step 2/3: running {script.relative_to(root)} (timeout {timeout}s)")
     tail = CallTail(paths["log"])
     rc, timed_out = run_script(script, root, env, paths["out"], timeout,
-                               poll=lambda: [progress.command(c) for c in tail.new_calls()])
+                               poll=lambda: [progress.command(c) for c in tail.new_calls()], log=paths["log"])
     for call in tail.new_calls():
         progress.command(call)
     progress.step("step 3/3: checking the result, the processes left and the backend calls")
