@@ -225,3 +225,16 @@ def test_judge_is_symmetric_and_uses_both_stderrs():
     assert E.judge(base, head, "perplexity")[0] == C.REGRESSED
     near = copy.deepcopy(head) | {"value": 0.6 - 0.097}
     assert E.judge(near, base, "acc")[0] == C.UNCHANGED  # 0.097 < 0.098
+
+
+def test_a_comment_with_thousands_of_eval_rows_stays_within_its_limit():
+    """--comment-file caps the body at GitHub's size: eval rows beyond the cut are counted, not lost silently."""
+    from sweepgate.results import render
+
+    point = ("dsr1-fp4-b300-vllm", "b300", "fixed-seq-len", 1024, 1024, 4, None, None, None, None, None)
+    figures = {"value": 0.5, "stderr": 0.01, "samples": 1319}
+    rows = [E.EvalVerdict(point, f"task{i}", "acc", "none", figures, {**figures, "run-id": "1001"}, 0.0, 0.03,
+                          C.UNCHANGED) for i in range(3000)]
+    body = render.markdown(C.Comparison("2002", [], {}, {}, evals=rows), limit=65_000)
+    assert len(body.encode()) <= 65_000 and "#### Evals (3000 eval scores: 3000 unchanged)" in body
+    assert "more eval rows: see `--json`." in body

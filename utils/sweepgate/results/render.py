@@ -2,7 +2,8 @@
 
 Both list regressions first, then improvements, then the points that could not
 be judged, then the unchanged ones (folded in ``<details>`` in Markdown). Every
-figure measured against a stand-in server carries "(rehearsal)".
+figure measured against a stand-in server carries "(rehearsal)". Eval scores
+(``evals.py``), when the run has any, follow in a table of their own.
 """
 
 from __future__ import annotations
@@ -84,13 +85,17 @@ def eval_summary(comparison: C.Comparison) -> str:
     return f"{len(comparison.evals)} eval scores: {counts}"
 
 
-def _md_evals(comparison: C.Comparison) -> list[str]:
-    """The evals section (regressions first), only when the run has eval scores."""
+def _md_evals(comparison: C.Comparison, max_rows: int | None = None) -> list[str]:
+    """The evals section (regressions first), only when the run has eval scores; its first
+    ``max_rows`` rows when given (a report over its size limit)."""
     if not comparison.evals:
         return []
+    shown = comparison.evals if max_rows is None else comparison.evals[:max_rows]
     lines = [f"#### Evals ({eval_summary(comparison)})", "",
              "| " + " | ".join(EVAL_HEADERS) + " |", "|" + "---|" * len(EVAL_HEADERS)]
-    lines += ["| " + " | ".join(_md_escape(c) for c in eval_cells(v)) + " |" for v in comparison.evals]
+    lines += ["| " + " | ".join(_md_escape(c) for c in eval_cells(v)) + " |" for v in shown]
+    if len(shown) < len(comparison.evals):
+        lines.append(f"\n{len(comparison.evals) - len(shown)} more eval rows: see `--json`.")
     return lines + [""]
 
 
@@ -161,7 +166,7 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
         tail = ["Charts (output throughput per GPU against interactivity) are in the run's results artifact: "
                 + ", ".join(f"`{name}`" for name in charts), ""]
     for folded_rows, max_rows in ((True, None), (False, None), (False, 50), (False, 0)):
-        body = "\n".join(head + _md_sections(comparison, folded_rows, max_rows) + _md_evals(comparison) + tail)
+        body = "\n".join(head + _md_sections(comparison, folded_rows, max_rows) + _md_evals(comparison, max_rows) + tail)
         if limit is None or len(body.encode()) <= limit:
             break
     return body
