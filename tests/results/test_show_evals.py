@@ -36,7 +36,8 @@ def ingest(tmp_path: Path, db: str, capsys, evals: Path | None, conc: int = 4, r
 
 def rows(out: str) -> tuple[list[str], list[list[str]]]:
     lines = [line for line in out.splitlines() if "│" in line or "┃" in line]
-    header, *body = [[c.strip() for c in line.strip("│┃ ").split("│" if "│" in line else "┃")] for line in lines]
+    cells = [[c.strip() for c in line.strip("│┃ ").split("│" if "│" in line else "┃")] for line in lines]
+    header, *body = cells
     return header, body
 
 

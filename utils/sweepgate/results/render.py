@@ -166,7 +166,8 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
         tail = ["Charts (output throughput per GPU against interactivity) are in the run's results artifact: "
                 + ", ".join(f"`{name}`" for name in charts), ""]
     for folded_rows, max_rows in ((True, None), (False, None), (False, 50), (False, 0)):
-        body = "\n".join(head + _md_sections(comparison, folded_rows, max_rows) + _md_evals(comparison, max_rows) + tail)
+        sections_ = _md_sections(comparison, folded_rows, max_rows) + _md_evals(comparison, max_rows)
+        body = "\n".join(head + sections_ + tail)
         if limit is None or len(body.encode()) <= limit:
             break
     return body
@@ -178,7 +179,8 @@ def _console(stream):
     return console(stream)
 
 
-FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "PR", "baseline")  # what a narrow terminal wraps
+# The columns a narrow terminal wraps (of the points' table, then of the evals').
+FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "PR", "baseline")
 MIN_FOLD = 10  # narrowest a FOLDABLE column gets
 INDENT = 2  # a point's metric rows sit this far in under its label
 
