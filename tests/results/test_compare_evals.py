@@ -150,6 +150,9 @@ def test_a_limit_run_against_a_full_run_is_not_judged(tmp_path, db, capsys):
     (acc,) = out["evals"]
     assert rc == 0 and acc["verdict"] == E.NOT_JUDGED
     assert "samples differ (50 in the PR run, 2305 in the baseline)" in acc["why"]
+    rc, text, _ = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
+    (row,) = [line for line in text.splitlines() if "| asdiv acc |" in line]
+    assert "(n=50) | 0.7000" in row and "(n=2305) |" in row  # the counts shown where they differ
 
 
 def test_without_a_baseline_score_the_score_is_new(tmp_path, db, capsys):
@@ -192,7 +195,7 @@ def test_markdown_has_an_evals_section_regressions_first(tmp_path, db, capsys):
     assert "#### Evals (2 eval scores: 1 regressed, 1 unchanged)" in md
     rows = [line for line in md.splitlines() if "| gsm8k exact_match" in line]
     assert len(rows) == 2 and "strict-match" in rows[0] and rows[0].endswith("| regressed |")
-    assert "| 0.8446 ±0.0085 (n=1319) | 0.8946 ±0.0085 (n=1319) run 1001 | -0.0500 (0.0234) |" in rows[0]
+    assert "| 0.8446 ±0.0085 | 0.8946 ±0.0085 | -0.0500 (0.0234) |" in rows[0]
     assert "#### Evals" in summary.read_text(encoding="utf-8")
 
 

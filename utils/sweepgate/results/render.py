@@ -23,7 +23,7 @@ SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), ("Improved",
 OPEN_SECTIONS = ("Failed", "Regressed", "Improved")  # listed in Markdown; the others fold
 STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green", C.INSUFFICIENT: "yellow",
           C.NEW: "cyan", C.UNCHANGED: "dim", E.NOT_JUDGED: "yellow"}
-EVAL_HEADERS = ("point", "score", "PR", "baseline", "difference (margin)", "verdict")
+EVAL_HEADERS = ("point", "score", "PR", "baseline", "change (margin)", "verdict")
 
 
 def fmt_value(value: float | None) -> str:
@@ -67,17 +67,20 @@ def cells(v: C.Verdict) -> tuple[str, ...]:
             fmt_change(v.change), v.verdict, "; ".join(v.recipe_changes))
 
 
-def _figures(f: dict) -> str:
+def _figures(f: dict, samples: bool) -> str:
     n = f.get(R.EVAL_SAMPLES)
-    return E.fmt_score(f[R.EVAL_VALUE], f[R.EVAL_STDERR]) + (f" (n={n})" if n is not None else "")
+    return E.fmt_score(f[R.EVAL_VALUE], f[R.EVAL_STDERR]) + (f" (n={n})" if samples and n is not None else "")
 
 
 def eval_cells(v: E.EvalVerdict) -> tuple[str, ...]:
-    """One eval score's verdict as the evals table's cells (EVAL_HEADERS)."""
-    base = "none" if v.baseline is None else f"{_figures(v.baseline)} run {v.baseline[R.RUN_ID]}"
+    """One eval score's verdict as the evals table's cells (EVAL_HEADERS); the sample counts only
+    where they differ (why such scores are not judged), the baseline's run only in the JSON."""
+    samples = v.baseline is not None and v.baseline.get(R.EVAL_SAMPLES) != v.head.get(R.EVAL_SAMPLES)
+    base = "none" if v.baseline is None else _figures(v.baseline, samples)
     diff = "n/a" if v.difference is None else f"{v.difference:+.4f} ({v.margin:.4f})"
     verdict = f"{v.verdict}: {v.why}" if v.why else v.verdict
-    return (point_label(v.point), E.score_label(v.task, v.metric, v.filter), _figures(v.head), base, diff, verdict)
+    return (point_label(v.point), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples), base, diff,
+            verdict)
 
 
 def eval_summary(comparison: C.Comparison) -> str:
