@@ -400,7 +400,8 @@ def test_template_shape(docs, name):
     assert job["env"] == {"ROW": "${{ inputs.row }}", "ROW_ID": "${{ inputs.row-id }}"}
     names = [s.get("name", s.get("uses", "")) for s in job["steps"]]
     runs = [s.get("run", "") for s in job["steps"]]
-    env_step = runs.index("python3 -P -m sweepgate ci row-env")  # -P: the PR's files are not on sys.path
+    # -P: the PR's files are not on sys.path; --tools: the run identity is taken before the benchmark
+    env_step = runs.index('python3 -P -m sweepgate ci row-env --tools "${RUNNER_TEMP}/sweepgate-main"')
     launch_step = runs.index('bash "${RUNNER_TEMP}/sweepgate-main/benchmarks/runners/launch_${RUNNER_NAME%%_*}.sh"')
     assert env_step < launch_step
     row_env = job["steps"][env_step]["env"]
@@ -780,8 +781,10 @@ def _origin(tmp_path, marker, scenario):
     pwn = f"import pathlib, sys\npathlib.Path({str(marker)!r}).open('a').write(__file__ + '\\n')\nprint('PR CODE RUNS')\n"
     plants = {p: pwn for p in PR_PLANTS}
     plants["pwn.py"] = pwn
-    plants["benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"] = "".join(
+    plants[AGENTIC_SCRIPT] = "".join(
         f'mkdir -p "$(dirname {p})" && cp pwn.py {p}\n' for p in CONTAINER_PLANTS) + "echo '{}' > \"$RESULT_DIR/$RESULT_FILENAME.json\"\n"
+    # ... and rewrites the files the run identity hashes, as if another commit's had run
+    plants[AGENTIC_SCRIPT] += f"echo '# rewritten' >> {AGENTIC_SCRIPT}\necho '# rewritten' >> benchmarks/benchmark_lib.sh\n"
     if scenario == "directory":
         plants[".sweepgate-main/utils/sweepgate/__main__.py"] = pwn
     for rel, text in plants.items():
@@ -794,6 +797,9 @@ def _origin(tmp_path, marker, scenario):
     _git("add", "-A", cwd=origin)
     _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pr", cwd=origin)
     return origin, main_sha, _git("rev-parse", "HEAD", cwd=origin)
+
+
+AGENTIC_SCRIPT = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
 
 
 @pytest.mark.parametrize("scenario", ["plants", "leftover", "symlink", "directory"])
@@ -856,6 +862,15 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     assert env["EXP_NAME"] == row["exp-name"] and env["RESULT_DIR"] == "results"
     sidecar = json.loads(Path(jobfile.path_for(str(work / "results"), env["RESULT_FILENAME"])).read_text())
     assert sidecar[jobfile.JOB][jobfile.REF] == "refs/pull/7/head", sidecar
+    # the identity of the files the approved commit holds, not of what the container left behind
+    assert "# rewritten" in (work / AGENTIC_SCRIPT).read_text(), "the container stand-in did not rewrite"
+    from sweepgate.core.identity import identities  # noqa: PLC0415
+    from sweepgate.core.placement import runners_at  # noqa: PLC0415
+
+    approved = identities([row], runners_at(str(temp / "sweepgate-main")), lambda paths: {
+        p: subprocess.run(["git", "-C", str(origin), "show", f"{pr_sha}:{p}"], capture_output=True).stdout or None
+        for p in paths})[0]
+    assert sidecar[jobfile.JOB][jobfile.RUN_IDENTITY] == approved, log
 
 
 # --- documentation: snippets users copy follow the same rule -------------------------------------

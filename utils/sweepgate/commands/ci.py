@@ -182,6 +182,12 @@ def _run_row_env(args) -> int:
     from sweepgate.core.placement import runners_at
 
     env = job_env(row, runner, result_dir, runners=runners_at())
+    if args.tools:  # before the benchmark runs: what `results sidecar` records (fields.RUN_IDENTITY_ENV)
+        from sweepgate.core.fields import RUN_IDENTITY_ENV
+        from sweepgate.core.identity import job_identity
+
+        if identity := job_identity(row, args.tools):
+            env[RUN_IDENTITY_ENV] = identity
     _write_kv(args.output or os.environ.get("GITHUB_ENV"), env)
     print(f"sweepgate ci row-env: {len(env)} variables for {env['RESULT_FILENAME']}", file=sys.stderr)
     return 0
@@ -304,6 +310,8 @@ def add_arguments(parser) -> None:
     p.add_argument("--runner-name", help="default: $RUNNER_NAME")
     p.add_argument("--result-dir", help="default: $RESULT_DIR or 'results'")
     p.add_argument("--output", help="file to append to (default: $GITHUB_ENV, else stdout)")
+    p.add_argument("--tools", metavar="DIR", help="main's checkout (launchers, configs/runners.yaml): also take "
+                   "the job's run identity now, before the benchmark can change a file, for `results sidecar`")
     p.set_defaults(_ci=_run_row_env)
 
     from sweepgate.commands import ci_audit, ci_github, ci_watch

@@ -32,14 +32,11 @@ def add_arguments(parser) -> None:
 
 
 def _identity(row: dict, tools: str) -> str | None:
-    """The run identity of the job that just ran (None when the row cannot be resolved)."""
-    from sweepgate.core.identity import identities, read_tree
-    from sweepgate.core.placement import runners_at
+    """The run identity `ci row-env` took before the benchmark ran, else the one of the files now."""
+    from sweepgate.core import fields
+    from sweepgate.core.identity import job_identity
 
-    try:
-        return identities([row], runners_at(tools), read_tree(".", tools))[0]
-    except (KeyError, TypeError):
-        return None
+    return os.environ.get(fields.RUN_IDENTITY_ENV) or job_identity(row, tools)
 
 
 def _row() -> dict:

@@ -157,6 +157,9 @@ KV_OFFLOAD_BACKEND_VERSION_ENV = "KV_OFFLOAD_BACKEND_VERSION"
 RUNNER_NAME_ENV = "RUNNER_NAME"
 RESULT_DIR_ENV = "RESULT_DIR"
 RESULT_FILENAME_ENV = "RESULT_FILENAME"
+# The job's run identity, taken by `ci row-env` before the benchmark runs (the container it starts
+# mounts the workspace read-write and could change the files the identity hashes by the end).
+RUN_IDENTITY_ENV = "SWEEPGATE_RUN_IDENTITY"
 # runners.yaml hardware fact -> job environment variable (lists comma-joined), for
 # every row on a runner that states it (core.jobenv.hardware_env).
 HARDWARE_ENV = {ACCELERATOR_RUNTIME: "SWEEPGATE_ACCELERATOR_RUNTIME", RDMA_DEVICES: "SWEEPGATE_RDMA_DEVICES"}

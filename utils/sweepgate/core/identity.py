@@ -71,6 +71,17 @@ def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blob
     return [run_identity(row, runners, blobs) for row in rows]
 
 
+def job_identity(row: dict, tools: str) -> str | None:
+    """The run identity of ``row``'s job in the checkout at ".", with the launchers and
+    configs/runners.yaml of ``tools`` (main's); None when the row cannot be resolved."""
+    from sweepgate.core.placement import runners_at
+
+    try:
+        return identities([row], runners_at(tools), read_tree(".", tools))[0]
+    except (KeyError, TypeError):
+        return None
+
+
 def read_tree(root: str, launchers_root: str | None = None) -> Callable[[list[str]], Blobs]:
     """``read`` over checked-out files: the launchers from ``launchers_root`` (the benchmark
     job runs main's launchers beside the approved commit's scripts), the rest from ``root``."""
