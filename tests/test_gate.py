@@ -431,6 +431,14 @@ def test_github_actions_annotations(gate, monkeypatch):
     assert "::error" not in result.out
 
 
+def test_an_annotation_names_a_file_only_where_there_is_one(repo, capsys, monkeypatch):
+    """A bad ref is at 'git', not in a file: GitHub gets the location in the text, no file=git."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert cli.main(["validate", "--base-ref", "nope", "--head-ref", "HEAD"]) == 1
+    (annotation,) = [line for line in capsys.readouterr().err.splitlines() if line.startswith("::")]
+    assert annotation.startswith("::error title=git-ref::git: 'nope' is not a commit"), annotation
+
+
 def test_missing_changelog_at_head(repo, capsys):
     repo.git("rm", "-q", "perf-changelog.yaml")
     head = repo.commit()

@@ -53,18 +53,29 @@ class Diagnostic:
             text += f"; {self.hint}"
         return text
 
+    def names_a_file(self) -> bool:
+        """Whether the location is a file, not a flag (``--window``), an environment variable
+        (``ROW``), a command or a service (``git``) named as where the problem is."""
+        name = self.file
+        return bool(name) and not name.startswith("-") and " " not in name and (
+            "/" in name or "." in name or os.path.isfile(name))
+
     def annotation(self) -> str:
-        """GitHub workflow command for this diagnostic."""
+        """GitHub workflow command for this diagnostic: at its file and line when it names a file,
+        else with its location in the text (GitHub would look for a file named ``--window``)."""
         level = {"error": "error", "warning": "warning"}.get(self.severity, "notice")
-        props = [f"file={_escape_property(self.file)}"]
-        if self.line:
-            props.append(f"line={self.line}")
-        if self.col:
-            props.append(f"col={self.col}")
+        props, body = [], self.message + (f"; {self.hint}" if self.hint else "")
+        if self.names_a_file():
+            props.append(f"file={_escape_property(self.file)}")
+            if self.line:
+                props.append(f"line={self.line}")
+            if self.col:
+                props.append(f"col={self.col}")
+        elif self.file:
+            body = f"{self.location()}: {body}"
         if self.rule:
             props.append(f"title={_escape_property(self.rule)}")
-        body = self.message + (f"; {self.hint}" if self.hint else "")
-        return f"::{level} {','.join(props)}::{_escape_data(body)}"
+        return f"::{level}{' ' if props else ''}{','.join(props)}::{_escape_data(body)}"
 
     def as_dict(self) -> dict:
         return {
