@@ -83,11 +83,38 @@ def test_changelog_path_with_a_space_missing_at_one_revision(fleet, tmp_path):
     assert new.returncode == 0 and json.loads(new.stdout), new.stderr
 
 
+def usage_error(proc: subprocess.CompletedProcess, *needles: str) -> str:
+    """Exit 2 (argument syntax, README "Exit codes"): the usage, then one error line; return it."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout[-500:], proc.stderr)
+    assert proc.stderr.startswith("usage: ") and "Traceback" not in proc.stderr, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert ": error: " in last and all(n in last for n in needles), last
+    return last
+
+
 @pytest.mark.parametrize("jobs", ["0", "-5", "300"])
 def test_ci_split_refuses_chunk_sizes_outside_githubs_limit(fleet, matrix_file, jobs):
     proc = sg(fleet, "ci", "split", "--matrix", str(matrix_file), "--max-jobs", jobs)
-    one_clear_line(proc, "--max-jobs", "256")
+    usage_error(proc, "--max-jobs", "256")
     assert proc.stdout == ""  # no outputs written for a refused split
+
+
+@pytest.mark.parametrize("argv", [
+    ["results", "compare", "--run", "1", "--window", "0"],
+    ["results", "compare", "--run", "1", "--threshold", "-1"],
+    ["results", "compare", "--run", "1", "--min-samples", "0"],
+    ["results", "compare", "--run", "1", "--window", "3", "--min-samples", "4"],
+    ["results", "ingest", "--attempt", "0", "x.json"],
+    ["results", "ingest", "--run-id", "3", "x.json"],
+    ["rehearse", "--duration", "0"],
+    ["validate", "--pr-number", "abc"],
+    ["ci", "split", "--pr-number", "x1", "--matrix", "m.json"],
+])
+def test_a_bad_flag_value_is_argument_syntax(fleet, argv):
+    """Review: out-of-range values and impossible flag combinations exited 1 like bad data, while
+    the README gives them 2; the error names the flag the user typed (the first after --run)."""
+    flag = next(a for a in argv if a.startswith("--") and a != "--run")
+    usage_error(sg(fleet, *argv), flag)
 
 
 def test_ci_split_still_accepts_the_limit_itself(fleet, matrix_file):

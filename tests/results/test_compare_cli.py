@@ -132,7 +132,6 @@ def test_rehearsal_figures_are_marked_everywhere(env, capsys):
 
 @pytest.mark.parametrize("argv, text", [
     (["--run", "nope"], "run 'nope' has no results"),
-    (["--run", "pr-7", "--min-samples", "1"], "min-samples 1 is outside"),
     (["--run", "pr-7", "--baseline-artifacts"], "needs GITHUB_TOKEN and --repository"),
 ])
 def test_bad_input_is_one_line_and_exit_1(env, capsys, argv, text):

@@ -7,9 +7,9 @@ writes) live in ``sweepgate.core.changelog_edit``.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 
+from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
 from sweepgate.core.github import owner_name
 
@@ -48,13 +48,6 @@ def cmd_canonicalize(args) -> int:
 
 # --------------------------------------------------------------------------- command line
 
-def _positive_int(text: str) -> int:
-    text = text.strip().lstrip("#")
-    if not re.fullmatch(r"[1-9][0-9]*", text):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a pull-request number")
-    return int(text)
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
@@ -68,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="the entry runs only the eval rows of its configs, no throughput rows")
     add.add_argument("--all-evals", action="store_true",
                      help="the entry runs evals on every selected row, not only the default eval points")
-    add.add_argument("--pr-number", type=_positive_int, default=None, help="use this PR's link instead of XXX")
+    add.add_argument("--pr-number", type=argtypes.pull_request, default=None, help="use this PR's link instead of XXX")
     add.add_argument("--repository", type=owner_name, default=None,
                      help="OWNER/NAME (default: $GITHUB_REPOSITORY or the repository most pr-links point to)")
     add.add_argument("--changelog-file", default=F.CHANGELOG_FILE,
@@ -84,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rebase.set_defaults(_action=cmd_rebase)
 
     canon = sub.add_parser("canonicalize", help="replace pull/XXX in this branch's entries with the PR's link")
-    canon.add_argument("--pr-number", type=_positive_int, required=True)
+    canon.add_argument("--pr-number", type=argtypes.pull_request, required=True)
     canon.add_argument("--base", default=None, help="branch this one will merge into (default: origin/main, "
                                                     "else main)")
     canon.add_argument("--repository", type=owner_name)

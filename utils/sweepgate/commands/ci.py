@@ -22,6 +22,7 @@ import subprocess
 import sys
 from dataclasses import replace
 
+from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail
 from sweepgate.core.github import owner_name
 from sweepgate.workflow.decide import decide
@@ -145,12 +146,10 @@ def _write_job_context(args, matrix: dict) -> None:
     from sweepgate.core.rowkeys import matrix_row_keys
     from sweepgate.workflow.fanout import rows_with_ids
 
-    if args.pr_number and not str(args.pr_number).isdigit():
-        raise fail("--pr-number", 0, f"PR number {args.pr_number!r} is not a number", "pass the PR's number")
     pairs = rows_with_ids(matrix, args.matrix)
     ids, rows = [i for i, _ in pairs], [r for _, r in pairs]
     keys = matrix_row_keys(args.keys_from, matrix, rows) if rows else []
-    ref = jobfile.pr_ref(args.pr_number) if args.pr_number else (os.environ.get("GITHUB_REF") or None)
+    ref = jobfile.pr_ref(args.pr_number) if args.pr_number is not None else (os.environ.get("GITHUB_REF") or None)
     doc = jobfile.context(ref, args.commit or None, dict(zip(ids, keys)))
     atomic_write(Path(args.job_context), (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
     missing = sorted(i for i, k in zip(ids, keys) if k is None)
@@ -272,6 +271,27 @@ def _add_reuse_parser(sub) -> None:
     p.set_defaults(_ci=_run_reuse)
 
 
+def _add_split_parser(sub) -> None:
+    p = sub.add_parser("split", help="matrix JSON -> fan-out chunk outputs within GitHub's limits")
+    p.add_argument("--matrix", required=True, help="output of process_changelog.py")
+    p.add_argument("--runners", metavar="ROOT", help="checkout whose configs/runners.yaml must list every row's "
+                   "runner (the default branch's, on the GPU side)")
+    p.add_argument("--max-jobs", type=argtypes.int_between(1, MAX_MATRIX_JOBS), default=MAX_MATRIX_JOBS,
+                   help=f"rows per chunk (default {MAX_MATRIX_JOBS})")
+    p.add_argument("--max-bytes", type=int, default=MAX_JOB_OUTPUT_BYTES, help="job output budget, UTF-16 bytes")
+    p.add_argument("--canary", action="store_true", help="first run one row per (runner pool, script, KV-offload "
+                   "arm), the lowest conc (outputs canary, canary_multinode); the chunks hold the rest")
+    p.add_argument("--output", help="file to append outputs to (default: $GITHUB_OUTPUT, else stdout)")
+    p.add_argument("--job-context", metavar="FILE", help="also write the job context (each row id's config key, "
+                   "the sweep's ref and commit) for `results sidecar`")
+    p.add_argument("--keys-from", metavar="ROOT", default=".", help="git repository holding the matrix's head "
+                   "revision, whose configs name each row's key (default: .)")
+    p.add_argument("--pr-number", type=argtypes.pull_request_or_none, default="",
+                   help="the swept PR: its results go under refs/pull/N/head (default: none, $GITHUB_REF)")
+    p.add_argument("--commit", default="", help="the commit the benchmark jobs check out (the approved head)")
+    p.set_defaults(_ci=_run_split)
+
+
 def add_arguments(parser) -> None:
     sub = parser.add_subparsers(dest="ci_command", metavar="ACTION", required=True)
     p = sub.add_parser("decide", help="event -> run/mode/reason outputs (reads GITHUB_EVENT_PATH)")
@@ -284,24 +304,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--output", help="file to append key=value lines to (default: $GITHUB_OUTPUT, else stdout)")
     p.set_defaults(_ci=_run_decide)
 
-    p = sub.add_parser("split", help="matrix JSON -> fan-out chunk outputs within GitHub's limits")
-    p.add_argument("--matrix", required=True, help="output of process_changelog.py")
-    p.add_argument("--runners", metavar="ROOT", help="checkout whose configs/runners.yaml must list every row's "
-                   "runner (the default branch's, on the GPU side)")
-    p.add_argument("--max-jobs", type=int, default=MAX_MATRIX_JOBS, help="rows per chunk (default 256)")
-    p.add_argument("--max-bytes", type=int, default=MAX_JOB_OUTPUT_BYTES, help="job output budget, UTF-16 bytes")
-    p.add_argument("--canary", action="store_true", help="first run one row per (runner pool, script, KV-offload "
-                   "arm), the lowest conc (outputs canary, canary_multinode); the chunks hold the rest")
-    p.add_argument("--output", help="file to append outputs to (default: $GITHUB_OUTPUT, else stdout)")
-    p.add_argument("--job-context", metavar="FILE", help="also write the job context (each row id's config key, "
-                   "the sweep's ref and commit) for `results sidecar`")
-    p.add_argument("--keys-from", metavar="ROOT", default=".", help="git repository holding the matrix's head "
-                   "revision, whose configs name each row's key (default: .)")
-    p.add_argument("--pr-number", default="", help="the swept PR: its results go under refs/pull/N/head "
-                   "(default: none, $GITHUB_REF)")
-    p.add_argument("--commit", default="", help="the commit the benchmark jobs check out (the approved head)")
-    p.set_defaults(_ci=_run_split)
-
+    _add_split_parser(sub)
     p = sub.add_parser("row-env", help="matrix row ($ROW, or $ROW_ID in $MATRIX_FILE) -> job environment "
                        "(appends to $GITHUB_ENV)")
     p.add_argument("--row", help="row JSON (default: $ROW)")

@@ -5,6 +5,7 @@ Declares the flags and calls ``rehearsal.runner.rehearse``.
 
 from __future__ import annotations
 
+from sweepgate.commands import argtypes
 from sweepgate.rehearsal.runner import DEFAULT_DURATION_S, DEFAULT_TIMEOUT_S, DURATION_ENV
 
 
@@ -19,7 +20,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--runner-name", help="RUNNER_NAME for the job (default: <runner label>_00)")
     parser.add_argument("--work-dir", metavar="DIR",
                         help="where shims, logs and results go (default: a new temporary directory)")
-    parser.add_argument("--duration", type=int, metavar="SECONDS",
+    parser.add_argument("--duration", type=argtypes.int_between(1), metavar="SECONDS",
                         help=f"replace the row's agentic duration (default: ${DURATION_ENV} or "
                              f"{DEFAULT_DURATION_S})")
     parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",

@@ -24,7 +24,7 @@ def add_arguments(parser) -> None:
         p = sub.add_parser(name, help=help_text, description=help_text)
         mod = importlib.import_module(module)
         mod.add_arguments(p)
-        p.set_defaults(_results_module=mod)
+        p.set_defaults(_results_module=mod, _parser=p)  # _parser.error(): the subcommand's usage line
 
 
 def add_db_argument(parser) -> None:

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 
+from sweepgate.commands import argtypes
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.github import owner_name
 
@@ -107,10 +108,13 @@ def run(args) -> int:
     from sweepgate.results import compare as C
     from sweepgate.results import evals, source
 
+    settings = C.Settings(window=args.window, min_samples=args.min_samples, threshold=args.threshold)
+    try:
+        settings.validate()
+    except SweepgateError as exc:  # a flag's value out of range: argument syntax
+        argtypes.usage_error(args, exc.diagnostics[0].render())
     check_outputs(args)
-    settings = C.Settings(window=args.window, min_samples=args.min_samples, threshold=args.threshold,
-                          per_config=source.config_thresholds())
-    settings.validate()
+    settings.per_config = source.config_thresholds()
     pr, baseline = load_records(args)
     if not baseline:
         print(f"sweepgate results compare: no baseline results for run {args.run}'s points on "

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from sweepgate.commands import argtypes
 from sweepgate.core.errors import emit, fail
 
 PROGRESS_MIN_FILES = 20
@@ -19,7 +20,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--row", metavar="FILE", help="the matrix row (JSON) of an output that has no .job.json")
     parser.add_argument("--run-id", metavar="ID", help="with --row: the run the output belongs to")
     parser.add_argument("--ref", metavar="REF", help="with --row: the git ref it ran on")
-    parser.add_argument("--attempt", type=int, metavar="N", help="with --row: the run attempt (default 1)")
+    parser.add_argument("--attempt", type=argtypes.int_between(1), metavar="N", help="with --row: the run attempt (default 1)")
     parser.add_argument("--config-key", metavar="KEY", help="with --row: the master-config key of the row")
     parser.add_argument("--jsonl", metavar="FILE", help="also write the normalized records as JSON lines to FILE")
     parser.add_argument("--allow-empty", action="store_true",
@@ -35,13 +36,11 @@ def _given(args):
 
     if args.row is None:
         if args.run_id or args.ref or args.attempt or args.config_key:
-            raise fail("--row", 0, "--run-id/--ref/--attempt/--config-key describe a --row",
-                       "pass --row FILE with them, or drop them and use the outputs' .job.json")
+            argtypes.usage_error(args, "--run-id/--ref/--attempt/--config-key describe a --row; pass --row FILE "
+                                       "with them, or drop them and use the outputs' .job.json")
         return None
     if not args.run_id or not args.ref:
-        raise fail("--row", 0, "--row needs --run-id and --ref", "pass --row FILE --run-id ID --ref REF")
-    if args.attempt is not None and args.attempt < 1:
-        raise fail("--attempt", 0, f"{args.attempt} is not a run attempt", "attempts count from 1")
+        argtypes.usage_error(args, "--row needs --run-id and --ref; pass --row FILE --run-id ID --ref REF")
     try:
         row = jsonio.loads(Path(args.row).read_text(encoding="utf-8"), args.row)
     except OSError as exc:

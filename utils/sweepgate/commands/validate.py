@@ -9,22 +9,13 @@ history) and ``core.prlinks``. Prints every problem as
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 
+from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
 from sweepgate.core.errors import emit
 from sweepgate.core.gate import GateOptions, validate
 from sweepgate.core.github import owner_name
-
-
-def _pr_number(text: str) -> int | None:
-    text = text.strip().lstrip("#")
-    if not text:
-        return None  # e.g. `${{ github.event.pull_request.number }}` on a push
-    if not re.fullmatch(r"[1-9][0-9]*", text):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a pull-request number")
-    return int(text)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                            "merge-base of HEAD with origin/main or main, else HEAD)")
     parser.add_argument("--head-ref", help="revision with the appended entries (required unless --staged)")
     parser.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
-    parser.add_argument("--pr-number", type=_pr_number, default=None,
+    parser.add_argument("--pr-number", type=argtypes.pull_request_or_none, default=None,
                         help="the pull request: its pr-link (or .../pull/XXX) is required; "
                              "without it (push to main) links must be canonical")
     parser.add_argument("--repository", type=owner_name, default=None,

@@ -1,0 +1,47 @@
+"""Flag value types for argparse: a value out of its range is argument syntax, like a value that
+is no number at all, so it exits 2 with the command's usage line (README, "Exit codes")."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+
+def int_between(low: int, high: int | None = None):
+    """An integer from ``low`` to ``high`` (no upper bound when None)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            span = f"from {low} to {high}" if high is not None else f"{low} or more"
+            raise argparse.ArgumentTypeError(f"{value} is out of range; pass a number {span}")
+        return value
+
+    return parse
+
+
+def pull_request(text: str) -> int:
+    """A pull-request number (``#`` allowed in front)."""
+    text = text.strip().lstrip("#")
+    if not re.fullmatch(r"[1-9][0-9]*", text):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a pull-request number")
+    return int(text)
+
+
+def pull_request_or_none(text: str) -> int | None:
+    """A pull-request number, or None for an empty value (a push: e.g.
+    `${{ github.event.pull_request.number }}` outside a pull request)."""
+    return pull_request(text) if text.strip().lstrip("#") else None
+
+
+def usage_error(args, message: str) -> None:
+    """A flag combination that cannot work: argparse's usage line and exit 2 (the command's parser,
+    which cli.build_parser puts in ``args._parser``); a ``SweepgateError`` (exit 1) without one."""
+    parser = getattr(args, "_parser", None)
+    if parser is None:
+        from sweepgate.core.errors import fail
+
+        raise fail("sweepgate", 0, message, rule="usage")
+    parser.error(message)
