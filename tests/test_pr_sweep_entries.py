@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CHANGELOG, appended_entry
+from conftest import CHANGELOG, FLEET_NVIDIA, appended_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
@@ -46,10 +46,12 @@ def test_the_gate_decides_and_the_setup_job_obeys(jobs):
     assert "--github-output" in step["run"]
     assert jobs["gate"]["outputs"]["matrix"] == f"${{{{ steps.{step['id']}.outputs.matrix }}}}"
     setup = jobs["setup"]["steps"]
-    heavy = [s for s in setup if re.search(r"process_changelog|sweepgate (plan|preflight|ci split|matrix)",
+    heavy = [s for s in setup if re.search(r"process_changelog|sweepgate (preflight|ci split|matrix)",
                                             s.get("run", ""))]
     assert len(heavy) == 3 and all(s.get("if") == ON for s in heavy), heavy
     assert [s.get("if") for s in setup if s.get("if") not in (None, ON)] == [OFF]
+    # the plan runs either way: without an entry it still warns about configs no entry selects
+    assert {s.get("if") for s in setup if "sweepgate plan" in s.get("run", "")} == {ON, OFF}
 
 
 def _bash(run: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
@@ -88,7 +90,7 @@ def _pull_request(repo, tmp: Path, jobs) -> tuple[dict, dict]:
         wanted = {None: True, ON: outputs["matrix"] == "true", OFF: outputs["matrix"] != "true"}[step.get("if")]
         if wanted:
             proc = _bash(step["run"], _env(step, context, tmp), repo.path)
-            ran[step["name"]] = proc.returncode
+            ran[step["name"]] = proc
             assert proc.returncode == 0, (step["name"], proc.stdout + proc.stderr)
     return outputs, ran
 
@@ -113,6 +115,16 @@ def test_a_pr_without_an_entry_is_green_and_runs_no_matrix(repo, tmp_path, jobs)
     assert list(ran) == ["No changelog entry appended, so nothing to sweep"]
     assert "No perf-changelog.yaml entry appended" in (tmp_path / "summary").read_text()
     assert not (repo.path / "matrix.json").exists()
+
+
+def test_a_config_edit_without_an_entry_is_warned_about_on_the_pr(repo, tmp_path, jobs):
+    """Review: an image bump with no entry went green in silence; only plan names it, and plan ran
+    only when there were entries. The gate passes it (nothing to sweep); the plan warns."""
+    repo.commit({"configs/nvidia-master.yaml": FLEET_NVIDIA.replace("vllm-openai:v0.11.0", "vllm-openai:v0.12.0")})
+    outputs, ran = _pull_request(repo, tmp_path, jobs)
+    assert outputs["matrix"] == "false"
+    (step,) = ran.values()
+    assert "changed (image) but no appended perf-changelog.yaml entry selects it" in step.stderr, step.stderr
 
 
 def test_a_pr_with_an_entry_runs_the_matrix(repo, tmp_path, jobs):

@@ -606,7 +606,10 @@ def test_plan_counts_the_jobs_the_matrix_runs(docs):
             if "plan" not in calls:
                 continue
             seen += 1
-            assert "matrix" in calls, f"{name}:{job}: a plan without its matrix"
+            if "matrix" not in calls:  # no entry, no matrix: that plan only warns (nothing to count)
+                assert step.get("if") == "needs.gate.outputs.matrix != 'true'", \
+                    f"{name}:{job}: a plan without its matrix"
+                continue
             for flag in ('"${eval_flags[@]}"', '"${trim[@]}"'):
                 assert (flag in calls["matrix"]) == (flag in calls["plan"]), f"{name}:{job}: {flag}"
     assert seen >= 1
