@@ -72,15 +72,25 @@ def _figures(f: dict, samples: bool) -> str:
     return E.fmt_score(f[R.EVAL_VALUE], f[R.EVAL_STDERR]) + (f" (n={n})" if samples and n is not None else "")
 
 
-def eval_cells(v: E.EvalVerdict) -> tuple[str, ...]:
+def eval_cells(v: E.EvalVerdict, verdict: str | None = None) -> tuple[str, ...]:
     """One eval score's verdict as the evals table's cells (EVAL_HEADERS); the sample counts only
-    where they differ (why such scores are not judged), the baseline's run only in the JSON."""
+    where they differ (why such scores are not judged), the baseline's run only in the JSON. The
+    verdict cell is ``verdict`` when given (the verdict with its reason or its note's number)."""
     samples = v.baseline is not None and v.baseline.get(R.EVAL_SAMPLES) != v.head.get(R.EVAL_SAMPLES)
     base = "none" if v.baseline is None else _figures(v.baseline, samples)
     diff = "n/a" if v.difference is None else f"{v.difference:+.4f} ({v.margin:.4f})"
-    verdict = f"{v.verdict}: {v.why}" if v.why else v.verdict
     return (point_label(v.point), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples), base, diff,
-            verdict)
+            verdict or v.verdict)
+
+
+def eval_notes(evals: list[E.EvalVerdict]) -> dict[str, int]:
+    """Each distinct reason a score was not judged -> its note's number (1, 2, ... in row order): the
+    terminal table names a reason by number and prints it under the table, where it can wrap."""
+    notes: dict[str, int] = {}
+    for v in evals:
+        if v.why:
+            notes.setdefault(v.why, len(notes) + 1)
+    return notes
 
 
 def eval_summary(comparison: C.Comparison) -> str:
@@ -96,7 +106,8 @@ def _md_evals(comparison: C.Comparison, max_rows: int | None = None) -> list[str
     shown = comparison.evals if max_rows is None else comparison.evals[:max_rows]
     lines = [f"#### Evals ({eval_summary(comparison)})", "",
              "| " + " | ".join(EVAL_HEADERS) + " |", "|" + "---|" * len(EVAL_HEADERS)]
-    lines += ["| " + " | ".join(_md_escape(c) for c in eval_cells(v)) + " |" for v in shown]
+    lines += ["| " + " | ".join(_md_escape(c) for c in eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None))
+              + " |" for v in shown]
     if len(shown) < len(comparison.evals):
         lines.append(f"\n{len(comparison.evals) - len(shown)} more eval rows: see `--json`.")
     return lines + [""]
@@ -183,8 +194,8 @@ def _console(stream):
 
 
 # The columns a narrow terminal wraps (of the points' table, then of the evals').
-FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "PR", "baseline")
-MIN_FOLD = 10  # narrowest a FOLDABLE column gets
+FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "PR", "baseline", "change (margin)")
+MIN_FOLD = 10  # narrowest a FOLDABLE column gets when even its longest word does not fit
 INDENT = 2  # a point's metric rows sit this far in under its label
 
 
@@ -209,16 +220,23 @@ def _add(grid, v: C.Verdict, row: tuple[str, ...]) -> None:
 
 
 def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int) -> list[int]:
-    """Each column's width: its widest cell, the FOLDABLE ones narrowed (the widest first, to MIN_FOLD
-    at most) until a row fits in ``room`` columns (rich puts 2 between columns)."""
+    """Each column's width: its widest cell, the FOLDABLE ones narrowed (the widest first) until a row
+    fits in ``room`` columns (rich counts 2 of padding a column, the edge ones' too, when the widths
+    are given: its Table._measure_column ignores pad_edge): first to MIN_FOLD or their longest word,
+    then to their longest word (cells wrap between words, none is broken), and only then, a
+    terminal too narrow even for that, to MIN_FOLD."""
     from rich.cells import cell_len
 
-    widths = [max(map(cell_len, column)) for column in zip(headers, *rows)]
-    excess = sum(widths) + 2 * (len(widths) - 1) - room
-    for i in sorted((i for i, name in enumerate(headers) if name in FOLDABLE), key=lambda i: -widths[i]):
-        cut = max(0, min(excess, widths[i] - MIN_FOLD))
-        widths[i] -= cut
-        excess -= cut
+    columns = list(zip(headers, *rows))
+    widths = [max(map(cell_len, column)) for column in columns]
+    words = [max((cell_len(w) for cell in column for w in cell.split()), default=1) for column in columns]
+    excess = sum(widths) + 2 * len(widths) - room
+    foldable = [i for i, name in enumerate(headers) if name in FOLDABLE]
+    for floor in (lambda i: max(words[i], MIN_FOLD), lambda i: words[i], lambda i: MIN_FOLD):
+        for i in sorted(foldable, key=lambda i: -widths[i]):
+            cut = max(0, min(excess, widths[i] - floor(i)))
+            widths[i] -= cut
+            excess -= cut
     return widths
 
 
@@ -268,12 +286,16 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
 
 def _eval_table(console, comparison: C.Comparison) -> None:
     """The second table, "evals": one row per eval score, regressions first (none without scores);
-    on a terminal too narrow for it, the point's label on a line of its own, as in the first."""
+    on a terminal too narrow for it, the point's label on a line of its own, as in the first. A
+    score not judged reads "not-judged [n]", its reason under the table as note n."""
     from rich.measure import Measurement
+
+    from rich.text import Text
 
     if not comparison.evals:
         return
-    rows = [(v, eval_cells(v)) for v in comparison.evals]
+    notes = eval_notes(comparison.evals)
+    rows = [(v, eval_cells(v, f"{v.verdict} [{notes[v.why]}]" if v.why else None)) for v in comparison.evals]
     grid = _grid(EVAL_HEADERS)
     for v, row in rows:
         _add(grid, v, row)
@@ -282,6 +304,8 @@ def _eval_table(console, comparison: C.Comparison) -> None:
         console.print(grid)
     else:
         _by_point(console, EVAL_HEADERS, rows)
+    for why, n in notes.items():  # Text: a reason is words, not rich markup
+        console.print(Text(f"[{n}] {why}"), style=STYLES[E.NOT_JUDGED])
     console.print(eval_summary(comparison))
 
 
