@@ -7,7 +7,7 @@ two-sided normal test on the difference: with z the standard normal quantile at
 ``compare.CONFIDENCE`` (the throughput comparison's level), the score ``regressed`` when it
 moved the bad way by more than ``z * sqrt(se_pr^2 + se_base^2)``, ``improved`` the good way,
 else ``unchanged``. Better is higher except for ``record.LOWER_IS_BETTER_EVAL_METRICS``.
-No baseline score gives ``new``; a missing stderr (lm-eval writes "N/A" for one sample) or
+No baseline score gives ``new``; a missing stderr (lm-eval writes "N/A" for one sample, or none) or
 different sample counts (a ``--limit`` run against a full one) give ``not-judged``, with why.
 
 The baseline score is the NEWEST baseline run's (within the window) that has it, with its own
@@ -85,7 +85,7 @@ def _not_judged_why(head: dict, base: dict) -> str | None:
                 "baseline): a --limit run is not comparable with a full one")
     missing = [who for who, f in (("PR", head), ("baseline", base)) if f[R.EVAL_STDERR] is None]
     if missing:
-        return f"no stderr for the {' and '.join(missing)} score (lm-eval wrote N/A)"
+        return f"no stderr for the {' and '.join(missing)} score (lm-eval wrote \"N/A\" or left it out)"
     if head[R.EVAL_VALUE] is None or base[R.EVAL_VALUE] is None:
         return "no score"
     return None

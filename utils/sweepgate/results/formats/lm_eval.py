@@ -21,8 +21,19 @@ def detect(doc) -> bool:
         "versions" in doc or "n-shot" in doc or "configs" in doc)
 
 
-def _stderr(value):
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+NO_STDERR = "N/A"  # what lm-eval writes where it has no stderr (one sample; a metric without one)
+
+
+def _stderr(scores: dict, key: str, task: str, path: str) -> float | None:
+    """A score's stderr: None when lm-eval wrote "N/A" or none; anything but a finite number >= 0 is
+    refused, as a bad score is (a stored null would read as lm-eval's "N/A" and never be judged)."""
+    value = scores.get(key, NO_STDERR)
+    if value == NO_STDERR:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise fail(path, 0, f"results.{task}.{key}: expected a standard error (a finite number >= 0, or "
+                   f"lm-eval's {NO_STDERR!r}), got {value!r}", "the results file was edited or the eval did not finish")
+    return value
 
 
 def _model(doc: dict) -> str | None:
@@ -63,7 +74,7 @@ def _task_evals(task: str, scores: dict, samples, path: str) -> list[dict]:
             raise fail(path, 0, f"results.{task}.{key}: expected a finite number, got {value!r}",
                        "the results file was edited or the eval did not finish")
         evals.append({R.EVAL_TASK: task, R.EVAL_METRIC: metric, R.EVAL_FILTER: flt, R.EVAL_VALUE: value,
-                      R.EVAL_STDERR: _stderr(scores.get(_stderr_key(metric, flt, bare))),
+                      R.EVAL_STDERR: _stderr(scores, _stderr_key(metric, flt, bare), task, path),
                       R.EVAL_SAMPLES: samples})
     return evals
 
