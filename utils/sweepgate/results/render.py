@@ -118,8 +118,15 @@ def sections(comparison: C.Comparison) -> list[tuple[str, list[C.Verdict]]]:
 
 
 def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> str:
+    """The headline: the points' counts, then, in a run with eval scores, theirs (regressed always
+    named: an eval regression fails --fail-on-regression as a point's does)."""
     counts = ", ".join(f"{n} {verdict}" for verdict, n in comparison.counts().items())
-    return f"run {comparison.run} against {baseline_ref} (last {window} runs): {counts}"
+    line = f"run {comparison.run} against {baseline_ref} (last {window} runs): {counts}"
+    if comparison.evals:
+        evals = ", ".join(f"{n} {verdict}" for verdict, n in E.counts(comparison.evals).items()
+                          if n or verdict == C.REGRESSED)
+        line += f"; evals: {evals}"
+    return line
 
 
 def repeated_note(comparison: C.Comparison, shown: int = 3) -> str | None:

@@ -1,0 +1,48 @@
+"""The headline of `results compare` (Markdown heading, terminal summary) counts eval scores too: a
+run whose only regression is an eval score fails --fail-on-regression, and its PR comment must not
+read "0 failed, 0 regressed". Real lm-eval output (llama3-70b gsm8k), ingested with its job's sidecar."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import run_cli
+from test_compare_evals import PR_REF, gsm8k, ingest_job
+
+THROUGHPUT = "0 failed, 0 regressed, 0 improved"
+EVALS = "evals: 1 regressed, 1 unchanged"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "COLUMNS", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    url = f"sqlite:///{tmp_path / 'results.db'}"
+    ingest_job(tmp_path, url, capsys, "1001", gsm8k())
+    ingest_job(tmp_path, url, capsys, "2002", gsm8k(-0.05), ref=PR_REF, day=2)  # strict-match drops 5 points
+    return url
+
+
+def test_an_eval_regression_is_in_the_headline_of_the_markdown_and_the_terminal(db, capsys):
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown",
+                          "--fail-on-regression")
+    assert rc == 3, err
+    heading = md.splitlines()[1]
+    assert heading.startswith("### sweepgate results: run 2002 against refs/heads/main")
+    assert THROUGHPUT in heading and heading.endswith(f"; {EVALS}")
+    rc, text, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--fail-on-regression")
+    assert rc == 3, err
+    (summary,) = [line for line in text.splitlines() if line.startswith("run 2002 against")]
+    assert THROUGHPUT in summary and summary.endswith(f"; {EVALS}")
+
+
+def test_a_run_without_an_eval_regression_still_says_none_regressed(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SWEEPGATE_DB", raising=False)
+    url = f"sqlite:///{tmp_path / 'results.db'}"
+    ingest_job(tmp_path, url, capsys, "1001", gsm8k())
+    ingest_job(tmp_path, url, capsys, "2002", gsm8k(), ref=PR_REF, day=2)
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", url, "--run", "2002", "--markdown")
+    assert rc == 0, err
+    assert md.splitlines()[1].endswith("; evals: 0 regressed, 2 unchanged")
