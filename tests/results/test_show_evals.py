@@ -13,7 +13,8 @@ LM_EVAL = ROOT / "tests" / "data" / "results-samples" / "lm_eval"
 GSM8K = LM_EVAL / "lmeval0.4.x_gsm8k5shot_llama3-70b-gptq_vllm_a6000x4.json"
 SMOKE = LM_EVAL / "lmeval0.4.8_gsm8k_granite_limit1_smoketest.json"
 ASDIV = ROOT / "tests" / "data" / "results-real" / "lm_eval" / "lmeval0.4.3_asdiv_llama3-8b_limit50_trimmed.json"
-FIRST = "gsm8k exact_match strict-match 0.8946 ±0.0085 (+1)"
+FIRST = "gsm8k exact_match strict-match 0.8946 ±0.0085 (1 more)"  # not "(+1)": that reads like a change
+IFEVAL = LM_EVAL / "lmeval0.4.13_ifeval_gemma4-26b_l40s.json"  # four scores
 
 
 @pytest.fixture
@@ -41,7 +42,8 @@ def rows(out: str) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-def test_an_eval_line_shows_its_first_score_and_how_many_more(tmp_path, db, capsys):
+def test_an_eval_line_shows_its_first_score_and_how_many_more(tmp_path, db, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")  # the wide table (its eval cell is 4 past the 240 of a pipe)
     ingest(tmp_path, db, capsys, None, conc=16)  # throughput only: no eval column
     header, _ = rows(run_cli(capsys, "results", "show", "--db", db)[1])
     assert "eval" not in header and "tok/s/GPU" in header
@@ -62,7 +64,15 @@ def test_a_missing_stderr_reads_n_a(tmp_path, db, capsys):
     ingest(tmp_path, db, capsys, SMOKE)
     _, out, _ = run_cli(capsys, "results", "show", "--db", db, "--run", "1001")
     header, body = rows(out)
-    assert [r[header.index("eval")] for r in body] == ["", "gsm8k exact_match strict-match 1.0000 ±n/a (+1)"]
+    assert [r[header.index("eval")] for r in body] == ["", "gsm8k exact_match strict-match 1.0000 ±n/a (1 more)"]
+
+
+def test_more_scores_are_counted_in_words(tmp_path, db, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")
+    ingest(tmp_path, db, capsys, IFEVAL)
+    _, out, _ = run_cli(capsys, "results", "show", "--db", db, "--run", "1001")
+    header, body = rows(out)
+    assert [r[header.index("eval")] for r in body] == ["", "ifeval prompt_level_strict_acc 0.8872 ±0.0136 (3 more)"]
 
 
 def test_a_narrow_terminal_shows_the_score_in_the_eval_line_block(tmp_path, db, capsys, monkeypatch):

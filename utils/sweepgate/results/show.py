@@ -54,14 +54,15 @@ def _value(rec: dict, field: str):
 
 
 def eval_cell(rec: dict) -> str:
-    """The first eval score, ``gsm8k exact_match strict-match 0.8946 ±0.0085``, and ``(+N)`` for N more."""
+    """The first eval score, ``gsm8k exact_match strict-match 0.8946 ±0.0085``, and ``(N more)`` for N more
+    (not "(+N)", which reads like a change)."""
     scores = rec.get(R.EVALS) or []
     if not scores:
         return ""
     first = scores[0]
     label = evals.score_label(first[R.EVAL_TASK], first[R.EVAL_METRIC], first[R.EVAL_FILTER])
     text = f"{label} {evals.fmt_score(first[R.EVAL_VALUE], first.get(R.EVAL_STDERR))}"
-    return text + (f" (+{len(scores) - 1})" if len(scores) > 1 else "")
+    return text + (f" ({len(scores) - 1} more)" if len(scores) > 1 else "")
 
 
 def _cell(rec: dict, field: str | None, fmt: str) -> str:
