@@ -2,8 +2,9 @@
 
 One chart per (model, precision, hardware, scenario, isl/osl). A chart holds one
 series per recipe (config key plus record.RECIPE_IDENTITY: a tp4 and a tp8 entry,
-a KV-offload arm and its plain twin are two series): each has its own colour,
-legend entry naming what tells it apart, PR front and baseline median front.
+a KV-offload arm and its plain twin are two series): each has its own colour (the
+same in every chart and run: from its full label, see ``series_styles``), legend
+entry naming what tells it apart, PR front and baseline median front.
 Every PR point and every baseline median point is one marker (with an SVG id a
 test can count), each PR point is labelled with its concurrency where the label
 covers no other, and the PR points that regressed or improved are ringed. Charts are drawn without pyplot and
@@ -13,6 +14,7 @@ same bytes.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import statistics
 from pathlib import Path
@@ -80,10 +82,28 @@ def series_labels(series: list[tuple]) -> dict[tuple, str]:
     return labels
 
 
+def _hue(name: str) -> int:
+    """A stable PALETTE index for a series' full label (sha256: Python's hash() differs per process)."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") % len(PALETTE)
+
+
 def series_styles(items: list[dict]) -> dict[tuple, tuple[str, str]]:
-    """series -> (colour, marker), in the order the series first appear."""
+    """series -> (colour, marker), in the order the series first appear. A series' colour depends on
+    its full label alone (config key and whole recipe identity, the raw values), so one recipe has
+    one colour in every chart and every run; two series of a chart that land on one colour are
+    parted, in their labels' order, the later taking the next free colour (past len(PALETTE) series,
+    the colours again with the next marker)."""
     series = list(dict.fromkeys(item["series"] for item in items))
-    return {s: (PALETTE[i % len(PALETTE)], MARKERS[i // len(PALETTE) % len(MARKERS)]) for i, s in enumerate(series)}
+    names = {s: " · ".join(str(v) for v in s) for s in series}
+    taken, styles = set(), {}
+    for s in sorted(series, key=names.get):
+        hue = _hue(names[s])
+        slots = ((hue + k) % len(PALETTE) + len(PALETTE) * (k // len(PALETTE))
+                 for k in range(len(PALETTE) * len(MARKERS)))
+        slot = next((slot for slot in slots if slot not in taken), len(taken))
+        taken.add(slot)
+        styles[s] = (PALETTE[slot % len(PALETTE)], MARKERS[slot // len(PALETTE) % len(MARKERS)])
+    return {s: styles[s] for s in series}
 
 
 def pareto_front(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
