@@ -33,7 +33,10 @@ def _row_conc(row: dict):
 
 
 def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
-    """Refuse an output whose own conc/isl/osl contradict its job's row."""
+    """Refuse an output whose own conc/isl/osl contradict its job's row: what the output states
+    (its format's parser sets it). vLLM states its concurrency, not its lengths: its token totals
+    over requests are no isl/osl (--random-range-ratio spreads them, EOS shortens outputs, a
+    prefix adds to inputs), so a vLLM point's isl/osl are its row's, unchecked."""
     conc, ran = _row_conc(row), m.fields.get(R.CONC)
     if ran is not None and conc is not None and ran not in (conc if isinstance(conc, list) else [conc]):
         raise fail(path, m.line, f"conc: the output ran at concurrency {ran} but its job's row "
