@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, job, run_cli, show_json, vllm_output, write_job
+from helpers import SAMPLES, job, run_cli, show_json, vllm_output, write_job
 
-GSM8K = ROOT / "tests" / "data" / "results-samples" / "lm_eval" / "lmeval0.4.x_gsm8k5shot_llama3-70b-gptq_vllm_a6000x4.json"
+GSM8K = SAMPLES / "lm_eval" / "lmeval0.4.x_gsm8k5shot_llama3-70b-gptq_vllm_a6000x4.json"
 STDERR = "exact_match_stderr,strict-match"
 LEFT_OUT = object()
 
