@@ -121,10 +121,11 @@ def test_a_push_sweep_records_main(swept, tmp_path, capsys, monkeypatch):
 
 def test_split_refuses_a_bad_pr_number(swept, tmp_path, capsys):
     repo, head, matrix = swept
-    rc, _, err = run_cli(capsys, "ci", "split", "--matrix", str(matrix), "--output", str(tmp_path / "o"),
-                         "--job-context", str(tmp_path / "c.json"), "--keys-from", str(repo),
-                         "--pr-number", "42; rm -rf /")
-    assert rc == 1 and "--pr-number" in err and not (tmp_path / "c.json").exists()
+    with pytest.raises(SystemExit) as exit_:  # argument syntax: argparse's usage line, exit 2
+        run_cli(capsys, "ci", "split", "--matrix", str(matrix), "--output", str(tmp_path / "o"),
+                "--job-context", str(tmp_path / "c.json"), "--keys-from", str(repo), "--pr-number", "42; rm -rf /")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "--pr-number" in err and not (tmp_path / "c.json").exists()
 
 
 def test_row_keys_survive_trimming_and_eval_selection(swept):
