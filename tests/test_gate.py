@@ -439,6 +439,15 @@ def test_an_annotation_names_a_file_only_where_there_is_one(repo, capsys, monkey
     assert annotation.startswith("::error title=git-ref::git: 'nope' is not a commit"), annotation
 
 
+def test_a_file_whose_name_has_a_space_is_still_a_file(tmp_path, monkeypatch):
+    from sweepgate.core.errors import Diagnostic
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my log.yaml").write_text("x\n")
+    assert Diagnostic("my log.yaml", 3, 1, "r", "m").annotation().startswith("::error file=my log.yaml,line=3,")
+    assert Diagnostic("--window", 0, 0, "usage", "m").annotation() == "::error title=usage::--window: m"
+
+
 def test_missing_changelog_at_head(repo, capsys):
     repo.git("rm", "-q", "perf-changelog.yaml")
     head = repo.commit()

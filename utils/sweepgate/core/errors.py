@@ -57,8 +57,8 @@ class Diagnostic:
         """Whether the location is a file, not a flag (``--window``), an environment variable
         (``ROW``), a command or a service (``git``) named as where the problem is."""
         name = self.file
-        return bool(name) and not name.startswith("-") and " " not in name and (
-            "/" in name or "." in name or os.path.isfile(name))
+        return bool(name) and (os.path.isfile(name) or (
+            not name.startswith("-") and " " not in name and ("/" in name or "." in name)))
 
     def annotation(self) -> str:
         """GitHub workflow command for this diagnostic: at its file and line when it names a file,
