@@ -56,6 +56,16 @@ def pg_url(pg_server):
 
 
 @pytest.fixture
+def db(tmp_path, monkeypatch) -> str:
+    """An empty SQLite store's URL in a fresh working directory, with no GitHub, terminal or
+    store settings of the machine running the tests leaking in."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "COLUMNS", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    return f"sqlite:///{tmp_path / 'results.db'}"
+
+
+@pytest.fixture
 def samples() -> Path:
     if not SAMPLES.is_dir():
         pytest.skip(f"no result samples at {SAMPLES} (set SWEEPGATE_RESULT_SAMPLES)")

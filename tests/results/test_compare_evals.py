@@ -53,14 +53,6 @@ def ingest_job(root: Path, db: str, capsys, run: str, eval_doc: dict | None, *, 
     assert rc == 0, err
 
 
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "COLUMNS", "NO_COLOR"):
-        monkeypatch.delenv(name, raising=False)
-    return f"sqlite:///{tmp_path / 'results.db'}"
-
-
 def compare(capsys, db: str, *extra) -> tuple[int, dict]:
     rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--json", *extra)
     assert rc in (0, 3), err

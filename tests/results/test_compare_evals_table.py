@@ -37,11 +37,8 @@ def ingest_run(root: Path, db: str, capsys, run: str, ref: str, day: int) -> Non
 
 
 @pytest.fixture
-def db(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "NO_COLOR"):
-        monkeypatch.delenv(name, raising=False)
-    url = f"sqlite:///{tmp_path / 'results.db'}"
+def db(db, tmp_path, capsys):
+    url = db  # conftest's empty store, filled here
     ingest_run(tmp_path, url, capsys, "1001", "refs/heads/main", 1)
     ingest_run(tmp_path, url, capsys, "2002", "refs/pull/7/head", 2)
     return url

@@ -14,11 +14,8 @@ EVALS = "evals: 1 regressed, 1 unchanged"
 
 
 @pytest.fixture
-def db(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "COLUMNS", "NO_COLOR"):
-        monkeypatch.delenv(name, raising=False)
-    url = f"sqlite:///{tmp_path / 'results.db'}"
+def db(db, tmp_path, capsys):
+    url = db  # conftest's empty store, filled here
     ingest_job(tmp_path, url, capsys, "1001", gsm8k())
     ingest_job(tmp_path, url, capsys, "2002", gsm8k(-0.05), ref=PR_REF, day=2)  # strict-match drops 5 points
     return url

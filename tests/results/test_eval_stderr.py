@@ -34,14 +34,6 @@ def write_run(root: Path, run: str, eval_doc: dict, ref: str = "refs/heads/main"
     return folder
 
 
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_ACTIONS", "SWEEPGATE_DB", "COLUMNS"):
-        monkeypatch.delenv(name, raising=False)
-    return f"sqlite:///{tmp_path / 'results.db'}"
-
-
 @pytest.mark.parametrize("bad", ["abc", -0.0085, "", None, [0.0085]])
 def test_a_stderr_that_is_not_one_is_refused_in_one_line(tmp_path, db, capsys, bad):
     folder = write_run(tmp_path, "1001", gsm8k(bad))

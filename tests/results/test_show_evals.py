@@ -6,7 +6,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
 from helpers import ROOT, job, run_cli, show_json, vllm_output, write_job
 
 LM_EVAL = ROOT / "tests" / "data" / "results-samples" / "lm_eval"
@@ -15,14 +14,6 @@ SMOKE = LM_EVAL / "lmeval0.4.8_gsm8k_granite_limit1_smoketest.json"
 ASDIV = ROOT / "tests" / "data" / "results-real" / "lm_eval" / "lmeval0.4.3_asdiv_llama3-8b_limit50_trimmed.json"
 FIRST = "gsm8k exact_match strict-match 0.8946 ±0.0085 (1 more)"  # not "(+1)": that reads like a change
 IFEVAL = LM_EVAL / "lmeval0.4.13_ifeval_gemma4-26b_l40s.json"  # four scores
-
-
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    for name in ("SWEEPGATE_DB", "COLUMNS", "NO_COLOR"):
-        monkeypatch.delenv(name, raising=False)
-    return f"sqlite:///{tmp_path / 'results.db'}"
 
 
 def ingest(tmp_path: Path, db: str, capsys, evals: Path | None, conc: int = 4, run: str = "1001") -> None:
