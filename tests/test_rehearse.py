@@ -399,13 +399,15 @@ def test_ctrl_c_stops_a_stand_in_that_outlives_the_script_and_ignores_term(tmp_p
     a session of its own, ignoring TERM, is out of that group's reach: it is reaped from the log."""
     from sweepgate.rehearsal import runner
 
-    log, pidfile = tmp_path / "calls.jsonl", tmp_path / "stand-in.pid"
+    log, pidfile, child = tmp_path / "calls.jsonl", tmp_path / "stand-in.pid", tmp_path / "child.pid"
     script = tmp_path / "row.sh"
     script.write_text(f"""
 setsid bash -c 'trap "" TERM; echo $$ >{pidfile}; exec sleep 600' &
 while [[ ! -s {pidfile} ]]; do sleep 0.05; done
+sleep 600 &
+echo $! >{child}
 printf '{{"tool": "vllm", "argv": ["serve"], "pid": %s}}\\n' "$(cat {pidfile})" >{log}
-sleep 600
+wait
 """)
 
     def interrupt():
@@ -414,9 +416,12 @@ sleep 600
 
     with pytest.raises(KeyboardInterrupt):
         runner.run_script(script, tmp_path, dict(os.environ), tmp_path / "out.log", 60, poll=interrupt, log=log)
-    pid = int(pidfile.read_text())
+    pid, own = int(pidfile.read_text()), int(child.read_text())
     try:
         assert not runner.pid_alive(pid), "the stand-in outlived the Ctrl-C"
+        # the script has no TERM trap: it died at once, and its own child must not outlive it
+        assert not runner.pid_alive(own), "the script's own child outlived the Ctrl-C"
     finally:
-        if runner.pid_alive(pid):
-            os.kill(pid, signal.SIGKILL)
+        for left in (pid, own):
+            if runner.pid_alive(left):
+                os.kill(left, signal.SIGKILL)

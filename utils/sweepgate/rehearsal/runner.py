@@ -321,15 +321,21 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
 
 
 def _stop(proc: subprocess.Popen, grace: float) -> None:
-    """TERM the script (its handler stops what it started), then KILL its process group."""
+    """TERM the script (its handler stops what it started), then KILL its process group: whatever
+    of it is still there once the script has exited or its grace has run out (a script without a
+    TERM trap dies at once and leaves its foreground command running)."""
     try:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(timeout=grace)
     except ProcessLookupError:
         pass
     except subprocess.TimeoutExpired:
+        pass
+    try:
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
 
 
 def read_calls(log: Path) -> list[dict]:
