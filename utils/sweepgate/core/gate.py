@@ -154,10 +154,10 @@ def _entry_separator(out: Collector, i: int, last_text: int, blanks: list[int], 
     elif len(blanks) > 1:
         # Empty lines main's history already ends with are history: only the added ones count.
         extra = [b for b in blanks[1:] if b >= start]
-        history = sum(b < start for b in blanks)
-        hint = (f"delete the empty lines this change added (main's history already ends with {history})"
-                if history else "keep exactly one empty line between entries")
         if extra:
+            history = sum(b < start for b in blanks)
+            hint = (f"delete the empty lines this change added (main's history already ends with {history})"
+                    if history else "keep exactly one empty line between entries")
             out.add(extra[0] + 1, "separator", f"{len(blanks)} empty lines between entries", hint)
 
 
