@@ -192,9 +192,12 @@ def test_pyxis_and_no_runtime_need_no_container_cleanup(tmp_path):
 # A docker whose containers outlive the client, as the daemon's do: `run` starts the command
 # detached (a session of its own, not the client's child) and records it under the container's
 # name (and its labels), the client following it until it ends; `rm -f NAME` kills it and
-# forgets it; `ps -aq --filter label=K=V` lists the names carrying every such label. A name
+# forgets it; `ps -a --filter label=K=V [--format F]` lists the containers carrying every such
+# label, a line each, F's `{{.Names}}` and `{{.Label "K"}}` filled in (then runs
+# $FAKE_DOCKER_PS_HOOK: what happens on the node while the client reads the list). A name
 # already taken is refused, and `run` notes in <containers>-at-<name> what the daemon held then.
-# Creating (name, labels, process) and removing hold one lock, so `rm` never meets half a container.
+# Creating (name, labels, process), removing and listing hold one lock, so neither `rm` nor `ps`
+# meets half a container.
 DAEMON_DOCKER = '''#!/usr/bin/env bash
 echo "docker $*" >>"@CALLS@"
 containers="@CONTAINERS@"
@@ -213,17 +216,29 @@ case "$1" in
     exit 0 ;;
   ps)
     want=()
+    format='{{.Names}}'
     while (($# > 1)); do
       [[ "$1" == --filter ]] && want+=("${2#label=}")
+      [[ "$1" == --format ]] && format="$2"
       shift
     done
+    exec 9>"${containers}.lock"  # the daemon answers from one state: no rm or run half-way
+    flock 9
     for labels in "${containers}"/*.labels; do
       [[ -f "${labels}" ]] || continue
       for label in "${want[@]}"; do
         grep -qxF -- "${label}" "${labels}" || continue 2
       done
-      basename "${labels}" .labels
+      line="${format//'{{.Names}}'/$(basename "${labels}" .labels)}"
+      label_re='[{][{][.]Label "([^"]*)"[}][}]'
+      while [[ "${line}" =~ ${label_re} ]]; do
+        value="$(grep -m1 "^${BASH_REMATCH[1]}=" "${labels}")"
+        line="${line//"${BASH_REMATCH[0]}"/${value#*=}}"
+      done
+      printf '%b\\n' "${line}"
     done
+    exec 9>&-
+    [[ -n "${FAKE_DOCKER_PS_HOOK:-}" ]] && "${FAKE_DOCKER_PS_HOOK}"
     exit 0 ;;
   run) shift ;;
   *) exit 0 ;;
@@ -400,6 +415,57 @@ def test_a_retry_removes_the_rows_earlier_attempt_containers_before_its_workers_
         assert sorted(p.name for p in containers.iterdir() if p.suffix != ".labels") == sorted(survivors)
     finally:
         for line in processes_with(stale):
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+
+
+SIBLING_HOOK = '''#!/usr/bin/env bash
+count="$(($(cat "@DIR@/hook-count" 2>/dev/null || echo 0) + 1))"
+echo "${count}" >"@DIR@/hook-count"
+case "${count}" in
+  1) docker rm -f "@NAME@" ;;
+  2) setsid docker run "--name=@NAME@" --label=sweepgate.job=job --label=sweepgate.row=row image \\
+       bash -c "exec -a @MARKER@-decode sleep 300" </dev/null >/dev/null 2>&1 &
+     for _ in $(seq 100); do [[ -f "@CONTAINERS@/@NAME@" ]] && break; sleep 0.1; done ;;
+esac
+'''
+
+
+def test_a_sibling_replacing_its_stale_container_while_a_task_looks_for_leftovers_keeps_the_new_one(tmp_path):
+    """Attempt 2's decode task removes a stale container of its own name and starts a fresh one under
+    that name while attempt 2's prefill task looks for the row's leftovers. Seen in CI: the prefill
+    task listed the row (the stale one there), then the job (the stale one gone, the fresh one not yet
+    up), took the name for another attempt's and removed the fresh container by it. The hook plays the
+    sibling on the node after each of the task's listings."""
+    marker = f"sweepgate-sibling-{uuid.uuid4().hex[:8]}"
+    bin_dir, calls, containers = multi_node_cluster(tmp_path, marker)
+    sibling = "job-decode-0-0"
+    hook = tmp_path / "sibling.sh"
+    hook.write_text(SIBLING_HOOK.replace("@DIR@", str(tmp_path)).replace("@NAME@", sibling)
+                    .replace("@MARKER@", marker).replace("@CONTAINERS@", str(containers)))
+    hook.chmod(0o755)
+    try:
+        leave_container(bin_dir, tmp_path, f"{marker}-decode", [  # the stale one: this attempt's name
+            "docker", "run", f"--name={sibling}", "--label=sweepgate.job=job", "--label=sweepgate.row=row",
+            "image", "bash", "-c", f"exec -a {marker}-decode sleep 300"])
+        leave_container(bin_dir, tmp_path, f"{marker}-old", [  # attempt 1's: a leftover
+            "docker", "run", "--name=job1-decode-0-0", "--label=sweepgate.job=job1", "--label=sweepgate.row=row",
+            "image", "bash", "-c", f"exec -a {marker}-old sleep 300"])
+        env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SWEEPGATE_JOB_NAME": "job",
+               "SWEEPGATE_ROW_NAME": "row", "FAKE_DOCKER_PS_HOOK": str(hook)}
+        task = subprocess.Popen(["setsid", "srun", "--ntasks=1", "bash",
+                                 str(ROOT / "benchmarks/multi_node/docker_task.sh"), "prefill-0", "image",
+                                 "bash", "-c", f"exec -a {marker}-prefill sleep 300"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            assert wait_for(lambda: len(processes_named(f"{marker}-prefill")) == 1), docker_calls(calls)
+            removals = [c for c in docker_calls(calls) if c.startswith("docker rm -f job-prefill-0-0")]
+            assert removals == ["docker rm -f job-prefill-0-0 job1-decode-0-0"], docker_calls(calls)
+            assert not processes_named(f"{marker}-old")
+        finally:
+            os.killpg(task.pid, signal.SIGTERM)
+            task.communicate(timeout=30)
+    finally:
+        for line in processes_with(marker):
             os.kill(int(line.split()[0]), signal.SIGKILL)
 
 

@@ -43,26 +43,26 @@ remove_container() {
 
 #######################################
 # Remove this node's leftovers of the row: containers labelled with the row
-# but not with this attempt's job, and one holding this task's name. The row
-# is listed before the job, so a sibling task of this attempt starting in
-# between is in both lists and stays. Other rows' and unlabelled containers
-# stay.
+# whose job label is another attempt's, and one holding this task's name.
+# One listing gives each container's name with its job label, so a container
+# of this attempt (a sibling task's) is never taken for a leftover: two
+# listings (the row's, then the job's) would miss a sibling that removes its
+# own stale container between them, and then remove the fresh one it starts
+# under the same name. Another attempt's names are never reused, so removing
+# them by name cannot hit a container of this one. Other rows' and unlabelled
+# containers stay.
 # Globals:
 #   CONTAINER
 # Arguments:
 #   Row name, job name.
 #######################################
 remove_leftovers() {
-  local row="$1" job="$2" id
-  local -a in_row=() stale=("${CONTAINER}")
-  local -A in_job=()
-  mapfile -t in_row < <(docker ps -aq --filter "label=sweepgate.row=${row}")
-  while read -r id; do
-    in_job["${id}"]=1
-  done < <(docker ps -aq --filter "label=sweepgate.job=${job}")
-  for id in "${in_row[@]}"; do
-    [[ -n "${id}" && -z "${in_job[${id}]:-}" ]] && stale+=("${id}")
-  done
+  local row="$1" job="$2" name its_job
+  local -a stale=("${CONTAINER}")
+  while IFS=$'\t' read -r name its_job; do
+    [[ -n "${name}" && "${its_job}" != "${job}" ]] && stale+=("${name}")
+  done < <(docker ps -a --filter "label=sweepgate.row=${row}" \
+    --format '{{.Names}}\t{{.Label "sweepgate.job"}}')
   docker rm -f "${stale[@]}" >/dev/null 2>&1 || true
 }
 
