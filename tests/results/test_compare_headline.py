@@ -43,3 +43,11 @@ def test_a_run_without_an_eval_regression_still_says_none_regressed(tmp_path, ca
     rc, md, err = run_cli(capsys, "results", "compare", "--db", url, "--run", "2002", "--markdown")
     assert rc == 0, err
     assert md.splitlines()[1].endswith("; evals: 0 regressed, 2 unchanged")
+
+
+def test_the_comment_names_the_commit_it_measured(db, capsys):
+    """A later push without a changelog entry runs no sweep and leaves this comment up: it must say
+    which commit its numbers are of (the sidecar's commit, shortened), not read as the newer head's."""
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
+    assert rc == 0, err
+    assert "Measured on commit `c0ffeec0ffee` (run 2002)." in md.splitlines()[2:5]

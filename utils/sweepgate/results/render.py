@@ -9,6 +9,7 @@ figure measured against a stand-in server carries "(rehearsal)". Eval scores
 from __future__ import annotations
 
 import io
+import re
 
 from sweepgate.results import compare as C
 from sweepgate.results import evals as E
@@ -129,6 +130,20 @@ def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> st
     return line
 
 
+_SHA = re.compile(r"[0-9a-f]{7,64}")  # a git object name; anything else in a sidecar is not shown
+
+
+def measured_note(comparison: C.Comparison) -> str | None:
+    """Name the commit(s) the run measured: a PR's comment stays up when a later push runs no
+    sweep (no changelog entry), and must not then read as the newer head's results."""
+    records = [*comparison.heads.values(), *(e.head for e in comparison.evals)]
+    commits = sorted({c for r in records if isinstance(c := r.get(R.COMMIT), str) and _SHA.fullmatch(c)})
+    if not commits:
+        return None
+    plural = "s" if len(commits) > 1 else ""
+    return f"Measured on commit{plural} {', '.join(f'`{c[:12]}`' for c in commits)} (run {comparison.run})."
+
+
 def repeated_note(comparison: C.Comparison, shown: int = 3) -> str | None:
     """Say which points the run measured more than once (only the last measurement is judged)."""
     if not comparison.repeated:
@@ -180,6 +195,8 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
     head = [MARKER, f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
     if comparison.rehearsal:
         head += [f"> **{REHEARSAL_NOTE}**", ""]
+    if note := measured_note(comparison):
+        head += [note, ""]
     if note := repeated_note(comparison):
         head += [f"> {_md_escape(note)}", ""]
     tail = []
