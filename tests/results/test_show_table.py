@@ -45,3 +45,24 @@ def test_with_every_gpu_count_known_the_table_is_unchanged():
     header, body = table([point(32, {R.OUTPUT_THROUGHPUT: 8000.0, R.OUTPUT_TPUT_PER_GPU: 1000.0})])
     assert "tok/s/GPU" in header and "output tok/s" not in header
     assert body[0][header.index("tok/s/GPU")] == "1,000.0"
+
+
+def test_a_real_rate_sweep_shows_its_rates_in_order(tmp_path, db, capsys):
+    """Review: the 12 lines of a real vLLM request-rate sweep (qps 1..10, inf; no concurrency)
+    differed in `results show` only by their #N suffix, sorted as text (#1, #10, #11, #12, #2)."""
+    from helpers import ROOT, run_cli
+
+    sweep = ROOT / "tests/data/results-samples/vllm/vllm0.8_llama3.1-8b_h100_vllm-vs-sglang_qps1-10-inf.jsonl"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(sweep))
+    assert rc == 0, err
+    rc, out, err = run_cli(capsys, "results", "show", "--db", db)
+    assert rc == 0, err
+    rows = [line for line in out.splitlines() if "#" in line]
+    header = next(line for line in out.splitlines() if "rate" in line and "result" in line)
+    assert len(rows) == 12, out
+    rates = [line.split("│")[[c.strip() for c in header.split("┃")].index("rate")].strip() for line in rows]
+    numbers = [int(line.rsplit("#", 1)[1].split()[0].strip("│ ")) for line in rows]
+    order = [(float(r[:-2]) if r else float("inf"), n) for r, n in zip(rates, numbers)]
+    assert order == sorted(order), list(zip(rates, numbers))  # by rate (unlimited last), then #N as a number
+    assert rates[:4] == ["1/s", "1/s", "10/s", "10/s"] and rates[-1] == "", rates
+    assert numbers[6:8] == [4, 10], numbers  # the two 30/s lines: #4 before #10

@@ -254,6 +254,15 @@ def _obstacles(fig, ax, items: list[dict]) -> list:
     return boxes
 
 
+def _mark(item: dict) -> str:
+    """What tells a point apart on its series' front: its concurrency, or its request rate when the
+    client stated no concurrency (a rate sweep), else nothing."""
+    if item["conc"] is not None:
+        return str(item["conc"])
+    rate = dict(zip(R.POINT_IDENTITY, item["point"]))[R.REQUEST_RATE]
+    return f"{rate}/s" if rate is not None else ""
+
+
 def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> list:
     """Each PR point's concurrency beside it, at the first LABEL_SPOTS spot covering no other label,
     marker or front (else the least covering one); a ringed point's label sits past its ring.
@@ -264,7 +273,7 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     taken = _obstacles(fig, ax, items)
     labels = []
     for item in items:
-        text = str(item["conc"]) if item["pr"] else f"{item['conc']} failed"
+        text = " ".join(filter(None, (_mark(item), None if item["pr"] else "failed")))
         label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points", fontsize=8,
                             color="#222222" if len(styles) == 1 else styles[item["series"]][0], zorder=6,
                             in_layout=False)

@@ -40,15 +40,18 @@ def fmt_change(change: float | None) -> str:
 
 
 def point_label(pt: tuple) -> str:
-    """config key, hardware, scenario isl/osl, conc (and request rate, in a rate sweep); then the
-    topology and offload arm when known."""
+    """config key, hardware, scenario isl/osl, conc when the client stated one (and request rate,
+    in a rate sweep); then the topology, speculative decoding and offload arm when known."""
     fields = dict(zip(R.POINT_IDENTITY, pt))
     seq = f" {fields[R.ISL]}/{fields[R.OSL]}" if fields[R.ISL] is not None else ""
     if fields[R.REQUEST_RATE] is not None:
         seq += f" rate {fields[R.REQUEST_RATE]}/s"
-    extra = [str(fields[name]) for name in (R.TOPOLOGY, R.KV_OFFLOAD_BACKEND) if fields.get(name) not in (None, "")]
+    if fields[R.CONC] is not None:
+        seq += f" conc {fields[R.CONC]}"
+    extra = [str(fields[name]) for name in (R.TOPOLOGY, R.SPEC_DECODING, R.KV_OFFLOAD_BACKEND)
+             if fields.get(name) not in (None, "", "none")]
     head = [str(fields[name]) for name in (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO) if fields[name] is not None]
-    return " ".join([f"{' '.join(head)}{seq} conc {fields[R.CONC]}", *extra])
+    return " ".join([f"{' '.join(head)}{seq}", *extra])
 
 
 def cells(v: C.Verdict) -> tuple[str, ...]:

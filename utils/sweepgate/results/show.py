@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 from sweepgate.results import compare, evals
 from sweepgate.results import record as R
 
 COLUMNS = (  # header, record field or metric, format
     ("config key", R.CONFIG_KEY, "{}"), ("hw", R.HARDWARE, "{}"), ("conc", R.CONC, "{}"),
+    ("rate", R.REQUEST_RATE, "{}/s"),
     ("isl/osl", None, "{}"), ("topology", R.TOPOLOGY, "{}"), ("status", R.STATUS, "{}"),
     ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU, "{:,.1f}"), ("output tok/s", R.OUTPUT_THROUGHPUT, "{:,.1f}"),
     ("tok/s/user", R.INTERACTIVITY, "{:,.1f}"),
@@ -23,14 +25,20 @@ COLUMNS = (  # header, record field or metric, format
 UNLESS = {R.OUTPUT_THROUGHPUT: R.OUTPUT_TPUT_PER_GPU}
 
 
+def _natural(name) -> tuple:
+    """A name with its digit runs as numbers: "res#2" before "res#10"."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(name)))
+
+
 def sort_key(rec: dict) -> tuple:
-    """Config key, hardware, conc (unknowns last), then the result's name."""
+    """Config key, hardware, conc and request rate (unknowns last), then the result's name (its
+    numbers as numbers)."""
     def text(v):
         return (v is None, "" if v is None else str(v))
-    conc = rec.get(R.CONC)
+    conc, rate = rec.get(R.CONC), R.identity(rec, R.REQUEST_RATE)
     return (*text(rec.get(R.CONFIG_KEY)), *text(rec.get(R.HARDWARE)), conc is None, conc or 0,
-            str(rec.get(R.TOPOLOGY)), str(rec.get(R.RESULT_FILENAME)), str(rec.get(R.RUN_ID)),
-            rec.get(R.ATTEMPT) or 0)
+            rate is None, float(rate or 0), str(rec.get(R.TOPOLOGY)), _natural(rec.get(R.RESULT_FILENAME)),
+            str(rec.get(R.RUN_ID)), rec.get(R.ATTEMPT) or 0)
 
 
 def one_per_point(records: list[dict]) -> list[dict]:
@@ -50,6 +58,8 @@ def as_json(records: list[dict]) -> str:
 
 
 def _value(rec: dict, field: str):
+    if field == R.REQUEST_RATE:  # as points are told apart: no rate when unlimited
+        return R.identity(rec, field)
     return rec.get(field, (rec.get(R.METRICS) or {}).get(field))
 
 
@@ -96,7 +106,7 @@ def table(records: list[dict], stream, title: str) -> None:
     columns, cells = _columns(records)
     tbl = Table(title=title, title_justify="left")
     for header, field, _ in columns:
-        numeric = field in R.DIRECTION or field == R.CONC
+        numeric = field in R.DIRECTION or field in (R.CONC, R.REQUEST_RATE)
         tbl.add_column(header, justify="right" if numeric else "left", no_wrap=True)
     styles = [None if rec.get(R.STATUS) == "success" else "red" for rec in records]
     for row, style in zip(cells, styles):

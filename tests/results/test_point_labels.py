@@ -1,0 +1,49 @@
+"""How a point is named in the table, the Markdown and on the chart: a real SGLang request-rate
+sweep states no concurrency (``max_concurrency: null``), so its points are told apart by their rate,
+never as "conc None"; speculative decoding is named beside the topology."""
+
+from __future__ import annotations
+
+from helpers import ROOT, ROW, job, run_cli, write_job
+from sweepgate.results import charts
+from sweepgate.results import record as R
+from sweepgate.results import render
+
+RATE_SWEEP = ROOT / "tests" / "data" / "results-samples" / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl"
+
+
+def point(**over):
+    fields = dict.fromkeys(R.POINT_IDENTITY)
+    fields.update({R.CONFIG_KEY: "k", R.HARDWARE: "b300", R.SCENARIO: "fixed", R.ISL: 1024, R.OSL: 1024}, **over)
+    return tuple(fields[name] for name in R.POINT_IDENTITY)
+
+
+def test_a_label_names_conc_only_when_the_client_stated_one():
+    assert render.point_label(point(**{R.CONC: 4})) == "k b300 fixed 1024/1024 conc 4"
+    assert render.point_label(point(**{R.REQUEST_RATE: "2"})) == "k b300 fixed 1024/1024 rate 2/s"
+    assert render.point_label(point(**{R.CONC: 8, R.TOPOLOGY: "tp8", R.SPEC_DECODING: "mtp"})) == \
+        "k b300 fixed 1024/1024 conc 8 tp8 mtp"
+    assert render.point_label(point(**{R.CONC: 8, R.SPEC_DECODING: "none"})) == "k b300 fixed 1024/1024 conc 8"
+
+
+def test_a_chart_marks_a_rate_sweep_point_by_its_rate():
+    item = {"conc": None, "point": point(**{R.REQUEST_RATE: "0.5"})}
+    assert charts._mark(item) == "0.5/s"
+    assert charts._mark({"conc": 16, "point": point(**{R.CONC: 16})}) == "16"
+    assert charts._mark({"conc": None, "point": point()}) == ""
+
+
+def test_a_real_rate_sweep_compares_without_conc_none(tmp_path, db, capsys):
+    text = RATE_SWEEP.read_text(encoding="utf-8")
+    for run, ref, day in (("1001", "refs/heads/main", 1), ("2002", "refs/pull/7/head", 2)):
+        folder = tmp_path / run
+        row = {k: v for k, v in ROW.items() if k != "conc"}  # a hand-made row, as the client: no concurrency
+        write_job(folder, "res", text, job(run_id=run, ref=ref, row=row, finished=f"2026-01-0{day}T12:00:00+00:00"))
+        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+        assert rc == 0, err
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
+    assert rc == 0, err
+    assert "rate 1/s" in md and "None" not in md
+    rc, table, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002")
+    assert rc == 0, err
+    assert "rate 1/s" in table and "None" not in table
