@@ -18,7 +18,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from sweepgate.results import show, store
 
-    with store.open_store(args.db) as st:
+    with store.open_store(args.db, must_exist=True) as st:
         if args.run:
             records, title = st.run_results(args.run), f"run {args.run}"
             if not records:

@@ -435,9 +435,27 @@ class Store:
         where = [] if config_key is None else [results.c.config_key == config_key]
         return self._records(_records_of(_first_of_each(where, by)))
 
-def open_store(url: str | None = None, root: Path | None = None) -> Store:
-    """Open (creating and migrating as needed) the store at ``url`` (see ``resolve_url``)."""
-    store = Store(resolve_url(url, root))
+def _refuse_missing_sqlite(url: str) -> None:
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return  # _engine says what is wrong with it
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:" \
+            or parsed.database.startswith("file:"):
+        return
+    if not Path(parsed.database).is_file():
+        raise fail(parsed.database, 0, "no results store here",
+                   "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
+
+
+def open_store(url: str | None = None, root: Path | None = None, *, must_exist: bool = False) -> Store:
+    """Open (creating and migrating as needed) the store at ``url`` (see ``resolve_url``). With
+    ``must_exist`` (a command that only reads), a SQLite file that is not there is refused, not
+    created empty: a mistyped --db would otherwise read as "no results"."""
+    url = resolve_url(url, root)
+    if must_exist:
+        _refuse_missing_sqlite(url)
+    store = Store(url)
     try:
         _migrate(store.engine)
     except (sa.exc.SQLAlchemyError, OSError) as exc:

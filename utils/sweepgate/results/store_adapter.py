@@ -22,7 +22,7 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int)
     """
     from sweepgate.results import store
 
-    with store.open_store(url) as st:
+    with store.open_store(url, must_exist=True) as st:
         shown = store.display_url(st.url)
         pr = st.run_results(run)
         if not pr or baseline_ref is None:
