@@ -30,3 +30,28 @@ def test_ingest_still_creates_the_store(tmp_path, capsys):
     assert rc == 0, err
     rc, out, err = run_cli(capsys, "results", "show", "--db", url, "--json")
     assert rc == 0 and '"run-id": "1001"' in out, err
+
+
+@pytest.mark.parametrize("which", ["sidecar", "row"])
+def test_a_truncated_sidecar_or_row_gets_its_own_fix_not_a_client_outputs(tmp_path, capsys, which):
+    """Review: a truncated .job.json was told to "rerun the benchmark" (the fix for a client's output)."""
+    import json
+
+    from helpers import ROW, job, vllm_output, write_job
+
+    folder = tmp_path / "run"
+    side = json.dumps(job())[:40]
+    write_job(folder, "res", vllm_output(), None)
+    if which == "sidecar":
+        (folder / "res.job.json").write_text(side, encoding="utf-8")
+        argv, where = [str(folder)], f"{folder / 'res.job.json'}:1:"
+    else:
+        (tmp_path / "row.json").write_text(json.dumps(ROW)[:30], encoding="utf-8")
+        argv, where = ["--row", str(tmp_path / "row.json"), "--run-id", "1", "--ref", "refs/heads/main",
+                       str(folder / "res.json")], f"{tmp_path / 'row.json'}:1:"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", *argv)
+    assert rc == 1
+    (line,) = err.strip().splitlines()
+    assert line.startswith(where) and ": not valid JSON: " in line, line
+    assert "rerun the benchmark" not in line
+    assert line.endswith("`sweepgate rehearse`" if which == "sidecar" else "pass the job's matrix row as a JSON file")

@@ -47,3 +47,12 @@ def test_a_real_rate_sweep_compares_without_conc_none(tmp_path, db, capsys):
     rc, table, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002")
     assert rc == 0, err
     assert "rate 1/s" in table and "None" not in table
+
+
+def test_a_change_too_small_to_show_reads_plus_zero_and_one_repeat_is_singular():
+    assert render.fmt_change(-0.00001) == "+0.0%" and render.fmt_change(-0.0006) == "-0.1%"
+    assert render.fmt_change(0.0) == "+0.0%" and render.fmt_change(None) == "n/a"
+    from sweepgate.results import compare as C
+
+    one = C.Comparison(run="1", verdicts=[], heads={}, baselines={}, repeated={point(**{R.CONC: 4}): 2})
+    assert render.repeated_note(one).startswith("1 point was measured more than once")

@@ -42,7 +42,8 @@ def _given(args):
     if not args.run_id or not args.ref:
         argtypes.usage_error(args, "--row needs --run-id and --ref; pass --row FILE --run-id ID --ref REF")
     try:
-        row = jsonio.loads(Path(args.row).read_text(encoding="utf-8"), args.row)
+        row = jsonio.loads(Path(args.row).read_text(encoding="utf-8"), args.row,
+                           hint="pass the job's matrix row as a JSON file")
     except OSError as exc:
         raise fail(args.row, 0, f"cannot read: {exc.strerror}", "pass the job's matrix row as a JSON file") from None
     except UnicodeDecodeError as exc:

@@ -19,14 +19,16 @@ def _constant(name: str) -> float:
     return _CONSTANTS[name]
 
 
-def loads(text: str, path: str, line_offset: int = 0):
-    """Parse one JSON document; errors as ``path:line:col: ...; fix``."""
+CLIENT_HINT = "the file is truncated or not a client's output; rerun the benchmark or remove the file"
+
+
+def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
+    """Parse one JSON document; errors as ``path:line:col: ...; hint`` (by default, the fix for a
+    client's output)."""
     try:
         return json.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as exc:
-        raise fail(path, exc.lineno + line_offset, f"not valid JSON: {exc.msg}",
-                   "the file is truncated or not a client's output; rerun the benchmark or "
-                   "remove the file", col=exc.colno) from None
+        raise fail(path, exc.lineno + line_offset, f"not valid JSON: {exc.msg}", hint, col=exc.colno) from None
 
 
 def documents(text: str, path: str) -> list[tuple[int, object]]:

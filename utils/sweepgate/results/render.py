@@ -36,7 +36,9 @@ def fmt_value(value: float | None) -> str:
 
 
 def fmt_change(change: float | None) -> str:
-    return "n/a" if change is None else f"{change:+.1%}"
+    if change is None:
+        return "n/a"
+    return f"{0.0 if abs(change) < 0.0005 else change:+.1%}"  # never "-0.0%"
 
 
 def point_label(pt: tuple) -> str:
@@ -154,7 +156,8 @@ def repeated_note(comparison: C.Comparison, shown: int = 3) -> str | None:
     items = sorted(comparison.repeated.items(), key=lambda item: C.point_sort_key(item[0]))
     named = ", ".join(f"{point_label(pt)} ({n}\u00d7)" for pt, n in items[:shown])
     more = f" and {len(items) - shown} more" if len(items) > shown else ""
-    return (f"{len(items)} points were measured more than once in this run; each is judged by its last "
+    were = "point was" if len(items) == 1 else "points were"
+    return (f"{len(items)} {were} measured more than once in this run; each is judged by its last "
             f"measurement: {named}{more}. Give repeats their own result files or attempts to judge each.")
 
 

@@ -76,7 +76,9 @@ def _check_job(job: dict, path: str) -> None:
 
 def read(path: Path) -> Job:
     """A checked sidecar."""
-    doc = jsonio.loads(path.read_text(encoding="utf-8"), str(path))
+    doc = jsonio.loads(path.read_text(encoding="utf-8"), str(path),
+                       hint="the job sidecar is truncated; write it again with the benchmark workflow's sidecar "
+                            "step or `sweepgate rehearse`")
     if not isinstance(doc, dict) or not isinstance(doc.get(JOB), dict) or not isinstance(doc.get(ROW), dict):
         raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}",
                    "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`")
