@@ -54,4 +54,4 @@ def test_a_truncated_sidecar_or_row_gets_its_own_fix_not_a_client_outputs(tmp_pa
     (line,) = err.strip().splitlines()
     assert line.startswith(where) and ": not valid JSON: " in line, line
     assert "rerun the benchmark" not in line
-    assert line.endswith("`sweepgate rehearse`" if which == "sidecar" else "pass the job's matrix row as a JSON file")
+    assert line.endswith("step or `sweepgate rehearse`" if which == "sidecar" else "pass the job's matrix row as a JSON file")

@@ -41,13 +41,13 @@ def _given(args):
         return None
     if not args.run_id or not args.ref:
         argtypes.usage_error(args, "--row needs --run-id and --ref; pass --row FILE --run-id ID --ref REF")
+    fix = "pass the job's matrix row as a JSON file"
     try:
-        row = jsonio.loads(Path(args.row).read_text(encoding="utf-8"), args.row,
-                           hint="pass the job's matrix row as a JSON file")
+        row = jsonio.loads(Path(args.row).read_text(encoding="utf-8"), args.row, hint=fix)
     except OSError as exc:
-        raise fail(args.row, 0, f"cannot read: {exc.strerror}", "pass the job's matrix row as a JSON file") from None
+        raise fail(args.row, 0, f"cannot read: {exc.strerror}", fix) from None
     except UnicodeDecodeError as exc:
-        raise fail(args.row, 0, f"not UTF-8 text (byte {exc.start})", "pass the job's matrix row as a JSON file") from None
+        raise fail(args.row, 0, f"not UTF-8 text (byte {exc.start})", fix) from None
     if not isinstance(row, dict):
         raise fail(args.row, 1, "a matrix row is a JSON object", "pass one row, not a list")
     return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key)

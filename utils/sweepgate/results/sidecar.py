@@ -74,14 +74,14 @@ def _check_job(job: dict, path: str) -> None:
             bad(key, f"expected a string, got {job[key]!r}", "write it as a JSON string")
 
 
+REWRITE = "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`"
+
+
 def read(path: Path) -> Job:
     """A checked sidecar."""
-    doc = jsonio.loads(path.read_text(encoding="utf-8"), str(path),
-                       hint="the job sidecar is truncated; write it again with the benchmark workflow's sidecar "
-                            "step or `sweepgate rehearse`")
+    doc = jsonio.loads(path.read_text(encoding="utf-8"), str(path), hint=f"the job sidecar is truncated; {REWRITE}")
     if not isinstance(doc, dict) or not isinstance(doc.get(JOB), dict) or not isinstance(doc.get(ROW), dict):
-        raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}",
-                   "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`")
+        raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}", REWRITE)
     _check_job(doc[JOB], str(path))
     job = {key: doc[JOB].get(key) for key in JOB_KEYS}
     job[R.REHEARSAL] = bool(job.get(R.REHEARSAL))
