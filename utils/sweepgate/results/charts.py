@@ -259,7 +259,7 @@ def _mark(item: dict) -> str:
     client stated no concurrency (a rate sweep), else nothing."""
     if item["conc"] is not None:
         return str(item["conc"])
-    rate = dict(zip(R.POINT_IDENTITY, item["point"]))[R.REQUEST_RATE]
+    rate = C.point_json(item["point"])[R.REQUEST_RATE]
     return f"{rate}/s" if rate is not None else ""
 
 

@@ -44,7 +44,7 @@ def fmt_change(change: float | None) -> str:
 def point_label(pt: tuple) -> str:
     """config key, hardware, scenario isl/osl, conc when the client stated one (and request rate,
     in a rate sweep); then the topology, speculative decoding and offload arm when known."""
-    fields = dict(zip(R.POINT_IDENTITY, pt))
+    fields = C.point_json(pt)
     seq = f" {fields[R.ISL]}/{fields[R.OSL]}" if fields[R.ISL] is not None else ""
     if fields[R.REQUEST_RATE] is not None:
         seq += f" rate {fields[R.REQUEST_RATE]}/s"

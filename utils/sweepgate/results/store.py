@@ -114,7 +114,7 @@ def _fast_sqlite(dbapi_connection, _record) -> None:
     cursor.close()
 
 
-def _engine(url: str) -> sa.Engine:
+def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     try:
         parsed = sa.engine.make_url(url)
         engine = sa.create_engine(parsed)
@@ -123,6 +123,11 @@ def _engine(url: str) -> sa.Engine:
                    "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB") from None
     if parsed.get_backend_name() == "sqlite":
         db = Path(parsed.database or "")
+        if must_exist and parsed.database and parsed.database != ":memory:" \
+                and not parsed.database.startswith("file:") and not db.is_file():
+            engine.dispose()
+            raise fail(parsed.database, 0, "no results store here",
+                       "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
         if parsed.database and db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR \
                 and not db.parent.exists():
             # The embedded default (.sweepgate/results.db of any repository root) gets its folder,
@@ -278,9 +283,9 @@ def _records_of(chosen) -> sa.Select:
 class Store:
     """An open results database (use ``open_store``)."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, *, must_exist: bool = False):
         self.url = url
-        self.engine = _engine(url)
+        self.engine = _engine(url, must_exist)
 
     def __enter__(self) -> "Store":
         return self
@@ -435,27 +440,11 @@ class Store:
         where = [] if config_key is None else [results.c.config_key == config_key]
         return self._records(_records_of(_first_of_each(where, by)))
 
-def _refuse_missing_sqlite(url: str) -> None:
-    try:
-        parsed = sa.engine.make_url(url)
-    except sa.exc.ArgumentError:
-        return  # _engine says what is wrong with it
-    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:" \
-            or parsed.database.startswith("file:"):
-        return
-    if not Path(parsed.database).is_file():
-        raise fail(parsed.database, 0, "no results store here",
-                   "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
-
-
 def open_store(url: str | None = None, root: Path | None = None, *, must_exist: bool = False) -> Store:
     """Open (creating and migrating as needed) the store at ``url`` (see ``resolve_url``). With
     ``must_exist`` (a command that only reads), a SQLite file that is not there is refused, not
     created empty: a mistyped --db would otherwise read as "no results"."""
-    url = resolve_url(url, root)
-    if must_exist:
-        _refuse_missing_sqlite(url)
-    store = Store(url)
+    store = Store(resolve_url(url, root), must_exist=must_exist)
     try:
         _migrate(store.engine)
     except (sa.exc.SQLAlchemyError, OSError) as exc:
