@@ -131,3 +131,20 @@ def test_rehearse_reports_its_steps_and_commands_on_stderr_only(fleet, tmp_path)
     tty = on_a_terminal(fleet, "rehearse", "--config-keys", seed, "--exp-name", row["exp-name"], "--conc",
                         str(row["conc"]), "--work-dir", str(tmp_path / "t"))
     assert "rehearse: OK" in tty and ESCAPE in tty  # the live status line
+
+
+def test_a_piped_table_wider_than_the_pipe_width_is_printed_whole(monkeypatch):
+    """Piped with no COLUMNS, a matrix wider than 240 columns had its cells cut to `…`."""
+    import io
+
+    from sweepgate.core import report
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    out = io.StringIO()
+    report.print_table(out, ["config", "image"], [["k" * 200, "lmsysorg/sglang:" + "v" * 90]])
+    text = out.getvalue()
+    assert "…" not in text and "k" * 200 in text and "v" * 90 in text
+    monkeypatch.setenv("COLUMNS", "120")
+    out = io.StringIO()
+    report.print_table(out, ["config", "image"], [["k" * 200, "lmsysorg/sglang:" + "v" * 90]])
+    assert max(map(len, out.getvalue().splitlines())) <= 120  # a width asked for is kept

@@ -25,9 +25,9 @@ def comparison() -> C.Comparison:
 
 
 def text(comp: C.Comparison, width: int, monkeypatch) -> str:
-    """The table as a terminal ``width`` columns wide shows it (styles dropped)."""
-    monkeypatch.setattr(report, "PIPE_WIDTH", width)
-    monkeypatch.delenv("COLUMNS", raising=False)
+    """The table as a terminal ``width`` columns wide shows it (styles dropped; COLUMNS stands for
+    the terminal's width: a pipe without it gets the whole table)."""
+    monkeypatch.setenv("COLUMNS", str(width))
     monkeypatch.setenv("NO_COLOR", "1")
     out = io.StringIO()
     render.table(comp, out)

@@ -17,6 +17,7 @@ import sys
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.github import owner_name
+from sweepgate.core.report import count
 
 EXIT_REGRESSION = 3
 STEP_SUMMARY_LIMIT = 1_000_000   # bytes; GitHub's step summary limit is 1 MiB per step
@@ -126,7 +127,12 @@ def run(args) -> int:
         from sweepgate.results import charts as charts_mod
 
         charts = [p.name for p in charts_mod.draw_charts(comparison, args.plots)]
-        print(f"sweepgate results compare: wrote {len(charts)} charts into {args.plots}", file=sys.stderr)
+        if charts:
+            print(f"sweepgate results compare: wrote {count(len(charts), 'chart')} into {args.plots}",
+                  file=sys.stderr)
+        else:
+            print(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}",
+                  file=sys.stderr)
     _print(comparison, args, charts)
     if args.step_summary:
         _append_summary(args.step_summary, comparison, args, charts)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import emit, fail
+from sweepgate.core.report import count
 
 PROGRESS_MIN_FILES = 20
 
@@ -95,5 +96,5 @@ def run(args) -> int:
     if outcome.problems:
         emit(outcome.problems)
     _report_skipped(walked.skipped, args.verbose)
-    print(f"ingested {outcome.results} results ({outcome.new} new) into {where}")
+    print(f"ingested {count(outcome.results, 'result')} ({outcome.new} new) into {where}")
     return 1 if outcome.problems else 0

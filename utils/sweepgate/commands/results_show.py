@@ -37,5 +37,7 @@ def run(args) -> int:
     if args.json:
         print(show.as_json(records))
     else:
-        show.table(records, sys.stdout, f"{title}: {len(records)} points")
+        from sweepgate.core.report import count
+
+        show.table(records, sys.stdout, f"{title}: {count(len(records), 'point')}")
     return 0

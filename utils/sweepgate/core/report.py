@@ -57,6 +57,14 @@ def matrix_table(rows: Iterable[tuple[str, dict]]) -> list[list[str]]:
 PIPE_WIDTH = 240  # columns of a table written to a pipe or file (no terminal to ask, no COLUMNS set)
 
 
+def _columns() -> int | None:
+    """The width COLUMNS asks for (a positive number), else None."""
+    import os
+
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else None
+
+
 def console(stream=None, *, width: int | None = None):
     """The one rich Console for terminal output: styles only on a terminal, colour never under NO_COLOR.
 
@@ -70,15 +78,29 @@ def console(stream=None, *, width: int | None = None):
 
     stream = sys.stdout if stream is None else stream
     tty = bool(getattr(stream, "isatty", None) and stream.isatty())
-    columns = os.environ.get("COLUMNS", "")
-    piped = int(columns) if columns.isdigit() and int(columns) > 0 else PIPE_WIDTH  # `COLUMNS=100 cmd | less`
+    piped = _columns() or PIPE_WIDTH  # `COLUMNS=100 cmd | less`
     return Console(file=stream, force_terminal=tty, no_color=bool(os.environ.get("NO_COLOR")),
                    width=width or (None if tty else piped), highlight=False, emoji=False, soft_wrap=False)
 
 
+def fits(console, renderable) -> bool:
+    """Whether ``renderable`` prints whole on ``console``, widening a piped console (no terminal, no
+    COLUMNS) to the width it needs: a pipe or a file has no width to respect, and a table whose shape
+    depended on its own width would read differently from one run to the next."""
+    from rich.measure import Measurement
+
+    need = Measurement.get(console, console.options.update(max_width=10**6), renderable).maximum
+    if need <= console.width:
+        return True
+    if console.is_terminal or _columns():
+        return False
+    console.width = need
+    return True
+
+
 def print_table(stream, header: list[str], body: list[list[str]], *, title: str | None = None,
                 numeric: Iterable[str] = ()) -> None:
-    """``body`` under ``header`` as a rich table on ``stream`` (see ``console``)."""
+    """``body`` under ``header`` as a rich table on ``stream`` (see ``console`` and ``fits``)."""
     from rich.table import Table
 
     numeric = set(numeric)
@@ -88,6 +110,7 @@ def print_table(stream, header: list[str], body: list[list[str]], *, title: str 
     for row in body:
         table.add_row(*row)
     out = console(stream)
+    fits(out, table)  # piped: as wide as the table (no_wrap cells would otherwise be cut with "…")
     if title:
         out.print(title, style="bold")
     out.print(table)
@@ -260,7 +283,7 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
                                           f"`sweepgate plan --json` ({len(rows)} rows)._", unit)
 
 
-def _count(n: int, noun: str) -> str:
+def count(n: int, noun: str) -> str:
     """'1 job', '2 jobs'."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
@@ -270,9 +293,9 @@ def plan_text(plan: dict) -> str:
     lines = [f"plan: {_plan_headline(plan)}"]
     for runner, agg in (plan.get("by_runner") or {}).items():
         est = f" ({_hours(agg['gpu_hours_estimated'])} estimated)" if agg["gpu_hours_estimated"] else ""
-        evals = (f"; {_count(agg['eval_jobs'], 'eval job')}, {_hours(agg['eval_gpu_hours'])} GPU-hours"
+        evals = (f"; {count(agg['eval_jobs'], 'eval job')}, {_hours(agg['eval_gpu_hours'])} GPU-hours"
                  if agg["eval_jobs"] else "")
-        lines.append(f"  {runner}: {_count(agg['jobs'], 'job')}, {_hours(agg['gpu_hours'])} GPU-hours{est}{evals}")
+        lines.append(f"  {runner}: {count(agg['jobs'], 'job')}, {_hours(agg['gpu_hours'])} GPU-hours{est}{evals}")
     diff = plan.get("diff") or {}
     lines.append("recipes: " + ", ".join(f"{len(diff.get(s) or [])} {s}"
                                          for s in ("new", "changed", "removed", "unchanged")))
@@ -295,4 +318,4 @@ def print_plan(stream, plan: dict) -> None:
     if rows:
         stream.write("\n")
         stream.flush()
-        print_matrix(stream, rows, title=_count(len(rows), "matrix row"))
+        print_matrix(stream, rows, title=count(len(rows), "matrix row"))

@@ -156,6 +156,18 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     return groups
 
 
+def why_no_chart(comparison: C.Comparison) -> str:
+    """Why ``chart_groups`` found nothing to draw, in words a user can act on."""
+    heads = [h for h in comparison.heads.values() if not C.job_failed(h)]
+    if not heads:
+        return "the run has no successful throughput point"
+    metrics = [h.get(R.METRICS) or {} for h in heads]
+    if not any(C.number(m.get(Y)) is not None for m in metrics):
+        return ("no point has a throughput per GPU (a result ingested without its matrix row has no GPU "
+                "count; ingest it with its .job.json sidecar or --row)")
+    return "no point has an interactivity figure (tok/s/user: the client reported no median TPOT)"
+
+
 def chart_name(group: tuple) -> str:
     model, precision, hardware, scenario, isl, osl = group
     seq = f"{isl}x{osl}" if isl is not None and osl is not None else ""

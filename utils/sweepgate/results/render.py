@@ -294,7 +294,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
           window: int = C.DEFAULT_WINDOW) -> None:
     """The same rows as Markdown, as a rich table: colour only on a terminal without NO_COLOR. One row
     a verdict where that fits the terminal; else one block per point (see ``_by_point``)."""
-    from rich.measure import Measurement
+    from sweepgate.core.report import fits
 
     console = _console(stream)
     if comparison.rehearsal:
@@ -304,7 +304,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     grid = _grid(headers)
     for v, row in rows:
         _add(grid, v, row[:len(headers)])
-    if Measurement.get(console, console.options.update(max_width=10**6), grid).maximum <= console.width:
+    if fits(console, grid):
         console.print(grid)
     else:
         _by_point(console, headers, rows)
@@ -318,9 +318,9 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     """The second table, "evals": one row per eval score, regressions first (none without scores);
     on a terminal too narrow for it, the point's label on a line of its own, as in the first. A
     score not judged reads "not-judged [n]", its reason under the table as note n."""
-    from rich.measure import Measurement
-
     from rich.text import Text
+
+    from sweepgate.core.report import fits
 
     if not comparison.evals:
         return
@@ -330,7 +330,7 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     for v, row in rows:
         _add(grid, v, row)
     console.print("evals", style="bold")
-    if Measurement.get(console, console.options.update(max_width=10**6), grid).maximum <= console.width:
+    if fits(console, grid):
         console.print(grid)
     else:
         _by_point(console, EVAL_HEADERS, rows)

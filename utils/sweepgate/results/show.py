@@ -95,12 +95,13 @@ def _columns(records: list[dict]) -> tuple[list[tuple], list[list[str]]]:
 
 
 def table(records: list[dict], stream, title: str) -> None:
-    """A rich table; colour only on a terminal and not under NO_COLOR. On a terminal too narrow
-    for the table, one block per point instead (a squeezed table shows no figure at all)."""
-    from rich.measure import Measurement
+    """A rich table; colour only on a terminal and not under NO_COLOR. On a terminal (or a set
+    COLUMNS) too narrow for the table, one block per point instead (a squeezed table shows no
+    figure at all); a pipe gets the whole table."""
     from rich.table import Table
 
     from sweepgate.core.report import console as make_console
+    from sweepgate.core.report import fits
 
     console = make_console(stream)
     columns, cells = _columns(records)
@@ -111,7 +112,7 @@ def table(records: list[dict], stream, title: str) -> None:
     styles = [None if rec.get(R.STATUS) == "success" else "red" for rec in records]
     for row, style in zip(cells, styles):
         tbl.add_row(*row, style=style)
-    if Measurement.get(console, console.options.update(max_width=10**6), tbl).maximum <= console.width:
+    if fits(console, tbl):
         console.print(tbl)
         return
     console.print(title, style="italic", soft_wrap=True)

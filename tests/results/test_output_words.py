@@ -1,0 +1,114 @@
+"""What `results show`, `ingest` and `compare` print when piped, for one item, and when no chart
+can be drawn: a table keeps its shape in a pipe, counts read "1 point", an empty plots folder says why."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+import synth
+from sweepgate import cli
+from sweepgate.results import compare as C
+from sweepgate.results import record as R
+from sweepgate.results import render, show, store
+
+LONG = "qwen3.5-fp8-mi355x-sglang-disagg-prefill-decode-" + "x" * 90  # a table wider than a 240-column pipe
+
+
+@pytest.fixture
+def piped(monkeypatch):
+    for name in ("COLUMNS", "NO_COLOR", "GITHUB_ACTIONS", "SWEEPGATE_DB"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def wide_records(run: str = "pr-7", ref: str = "refs/pull/7/merge") -> list[dict]:
+    return [synth.make(run, LONG, conc, synth.curve(conc), ref=ref, day=28) for conc in (4, 8)]
+
+
+def test_show_piped_prints_the_whole_table_however_wide(piped):
+    """Piped (no terminal, no COLUMNS), a table wider than 240 columns came out as `- key value`
+    blocks and a narrower one as a table: the shape depended on the data."""
+    out = io.StringIO()
+    show.table(wide_records(), out, "run pr-7: 2 points")
+    lines = out.getvalue().splitlines()
+    header = [line for line in lines if "┃" in line]
+    assert header and "config key" in header[0] and "tok/s/GPU" in header[0], out.getvalue()
+    body = [line for line in lines if LONG in line]
+    assert len(body) == 2 and all("│" in line for line in body)
+    assert max(len(line) for line in lines) > 240
+    assert not any(line.startswith("- ") for line in lines)
+
+
+def test_show_with_columns_set_still_folds_into_blocks(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    out = io.StringIO()
+    show.table(wide_records(), out, "run pr-7: 2 points")
+    lines = out.getvalue().splitlines()
+    assert all(len(line) <= 100 for line in lines) and sum(line.startswith("- ") for line in lines) == 2
+
+
+def test_compare_table_piped_keeps_its_grid(piped, tmp_path):
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add([rec for r in range(3) for rec in wide_records(f"main-{r}", synth.MAIN)] + wide_records())
+        pr, base = st.run_results("pr-7"), st.records(ref=synth.MAIN)
+    comparison = C.compare_records(pr, base, run="pr-7")
+    text = render.table_text(comparison)
+    rows = [line for line in text.splitlines() if LONG in line]
+    assert len(rows) == len(comparison.verdicts) == 12, text  # a line a verdict: the grid, not blocks
+    assert all(re.search(r"\d", line) for line in rows)
+
+
+def test_one_point_and_one_result_read_in_the_singular(piped, tmp_path, capsys):
+    from helpers import job, vllm_output, write_job
+
+    write_job(tmp_path / "out", "one", vllm_output(conc=4), job())
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    assert cli.main(["results", "ingest", "--db", db, str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith("ingested 1 result (1 new) into ")
+    assert cli.main(["results", "show", "--db", db]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "all points: 1 point" in first and "1 points" not in first
+
+
+def test_compare_says_why_it_wrote_no_chart(piped, tmp_path, capsys, monkeypatch):
+    """Results ingested without their rows have no GPU count, so no tok/s/GPU: the plots folder
+    stayed empty and the command said only "wrote 0 charts"."""
+    monkeypatch.chdir(tmp_path)
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+
+    def without_per_gpu(records):
+        for rec in records:
+            rec[R.METRICS].pop(R.OUTPUT_TPUT_PER_GPU)
+        return records
+
+    with store.open_store(url) as st:
+        st.add(without_per_gpu(synth.history(runs=3)) + without_per_gpu(synth.pr_run()))
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--plots", "plots"]) == 0
+    err = capsys.readouterr().err
+    assert "wrote no chart: no point has a throughput per GPU" in err and "--row" in err, err
+    assert not any((tmp_path / "plots").iterdir())
+
+
+def test_compare_counts_its_charts(piped, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.history(runs=3) + synth.pr_run())
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--plots", "plots"]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"wrote 2 charts into plots", err), err  # a PNG and an SVG of the one chart group
+
+
+def test_no_chart_reason_for_a_run_without_interactivity():
+    from sweepgate.results import charts
+
+    pr = synth.pr_run()
+    for rec in pr:
+        rec[R.METRICS].pop(R.INTERACTIVITY)
+    comparison = C.compare_records(pr, [], run="pr-7")
+    assert charts.chart_groups(comparison) == {}
+    assert "interactivity" in charts.why_no_chart(comparison)
