@@ -112,3 +112,16 @@ def test_no_chart_reason_for_a_run_without_interactivity():
     comparison = C.compare_records(pr, [], run="pr-7")
     assert charts.chart_groups(comparison) == {}
     assert "interactivity" in charts.why_no_chart(comparison)
+
+
+def test_show_and_compare_refuse_an_unknown_run_with_the_same_line(piped, tmp_path, capsys):
+    """Review: show said `--run: ...` and compare `sweepgate results compare: ...`, with the fix in
+    another order, for the same mistake."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.pr_run())
+    lines = []
+    for command in ("show", "compare"):
+        assert cli.main(["results", command, "--db", url, "--run", "pr-8"]) == 1
+        lines.append(capsys.readouterr().err.strip())
+    assert lines[0] == lines[1] and lines[0].startswith("--run: run 'pr-8' has no results in "), lines

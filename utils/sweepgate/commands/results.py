@@ -34,5 +34,13 @@ def add_db_argument(parser) -> None:
                              "postgresql+psycopg://... for PostgreSQL)")
 
 
+def unknown_run(run_id: str, where: str):
+    """The one refusal of a --run the store holds nothing of (show and compare)."""
+    from sweepgate.core.errors import fail
+
+    return fail("--run", 0, f"run {run_id!r} has no results in {where}",
+                "check --run and --db, or ingest the run first (`sweepgate results ingest`)")
+
+
 def run(args) -> int:
     return args._results_module.run(args)

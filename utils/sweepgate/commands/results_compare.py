@@ -66,10 +66,6 @@ def add_arguments(parser) -> None:
     add_api_url_option(parser)
 
 
-def _usage(message: str, hint: str) -> SweepgateError:
-    return SweepgateError(Diagnostic("sweepgate results compare", 0, 0, "usage", message, hint))
-
-
 def load_records(args) -> tuple[list[dict], list[dict]]:
     """(the run's records, the baseline's records), from where the flags say."""
     from sweepgate.results import source, store_adapter
@@ -78,8 +74,9 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     pr, baseline, shown = store_adapter.from_store(args.db, args.run, None if from_files else args.baseline_ref,
                                                    args.window)
     if not pr:
-        raise _usage(f"run '{args.run}' has no results in {shown}",
-                     "ingest the run first (`sweepgate results ingest`), or check --run and --db")
+        from sweepgate.commands.results import unknown_run
+
+        raise unknown_run(args.run, shown)
     if args.baseline_jsonl:
         return pr, source.records_from_jsonl(args.baseline_jsonl)
     if args.baseline_artifacts:

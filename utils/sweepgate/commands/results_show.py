@@ -22,10 +22,9 @@ def run(args) -> int:
         if args.run:
             records, title = st.run_results(args.run), f"run {args.run}"
             if not records:
-                from sweepgate.core.errors import fail
+                from sweepgate.commands.results import unknown_run
 
-                raise fail("--run", 0, f"run {args.run!r} has no results in {store.display_url(st.url)}",
-                           "check --run and --db, or ingest the run first (`sweepgate results ingest`)")
+                raise unknown_run(args.run, store.display_url(st.url))
         else:
             records, title = st.latest_per_point(args.key), (f"config key {args.key}" if args.key else "all points")
             if args.key and not records:
