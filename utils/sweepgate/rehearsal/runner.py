@@ -403,7 +403,6 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
     servers = [c["argv"] for c in calls if c["tool"] == "vllm" and c["argv"][:1] == ["serve"]]
     if not servers:
         problems.append("the script never started `vllm serve`")
-    pips = [" ".join(c["argv"]) for c in calls if c["tool"] == "pip"]
     dram = str(row.get(fields.TOTAL_CPU_DRAM_GB, ""))
     runtime = env.get(fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME], "")
     if name in ("lmcache", "mooncake"):
