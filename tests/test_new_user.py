@@ -102,6 +102,13 @@ def test_ci_split_refuses_chunk_sizes_outside_githubs_limit(fleet, matrix_file, 
 @pytest.mark.parametrize("argv", [
     ["results", "compare", "--run", "1", "--window", "0"],
     ["results", "compare", "--run", "1", "--threshold", "-1"],
+    ["results", "compare", "--run", "1", "--threshold", "5"],  # 5 %: no throughput could ever regress
+    ["full-sweep", "--step-size", "0"],
+    ["full-sweep", "--max-conc", "-5"],
+    ["full-sweep", "--max-tp", "0"],
+    ["full-sweep", "--min-conc", "512", "--max-conc", "4"],
+    ["full-sweep", "--no-evals", "--all-evals"],
+    ["test-config", "--conc", "0", "--config-keys", "x"],
     ["results", "compare", "--run", "1", "--min-samples", "0"],
     ["results", "compare", "--run", "1", "--window", "3", "--min-samples", "4"],
     ["results", "ingest", "--attempt", "0", "x.json"],

@@ -9,6 +9,8 @@ import argparse
 import json
 import sys
 
+from sweepgate.commands.argtypes import int_between
+from sweepgate.commands.argtypes import usage_error as argument_error
 from sweepgate.core import fields as F
 
 
@@ -31,17 +33,19 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command == "test-config":
         parser.add_argument("--config-keys", nargs="+", required=True,
                             help="config keys or '*' wildcards to expand")
-        parser.add_argument("--conc", nargs="+", type=int, default=None, help="keep only these concurrencies")
+        parser.add_argument("--conc", nargs="+", type=int_between(1), default=None,
+                            help="keep only these concurrencies")
         return
     parser.add_argument("--model-prefix", nargs="+", default=None, help="config keys starting with these")
     parser.add_argument("--precision", nargs="+", default=None)
     parser.add_argument("--framework", nargs="+", default=None)
     parser.add_argument("--runner-type", nargs="+", default=None, help="runner labels to include")
-    parser.add_argument("--step-size", type=int, default=F.CONC_STEP, help="conc-start..conc-end multiplier")
-    parser.add_argument("--min-conc", type=int, default=None)
-    parser.add_argument("--max-conc", type=int, default=None)
-    parser.add_argument("--max-tp", type=int, default=None)
-    parser.add_argument("--max-ep", type=int, default=None)
+    parser.add_argument("--step-size", type=int_between(2), default=F.CONC_STEP,
+                        help="conc-start..conc-end multiplier (2 or more)")
+    parser.add_argument("--min-conc", type=int_between(1), default=None)
+    parser.add_argument("--max-conc", type=int_between(1), default=None)
+    parser.add_argument("--max-tp", type=int_between(1), default=None)
+    parser.add_argument("--max-ep", type=int_between(1), default=None)
     parser.add_argument("--single-node", action="store_true", help="single-node rows only")
     parser.add_argument("--multi-node", action="store_true", help="multi-node rows only")
 
@@ -53,10 +57,8 @@ def _usage(message: str, hint: str):
 
 
 def _check_full_sweep_flags(args, labels: dict) -> None:
-    if args.step_size <= 1:
-        raise _usage("--step-size must be greater than 1", "use 2 to double concurrency at each step")
     if args.min_conc is not None and args.max_conc is not None and args.min_conc > args.max_conc:
-        raise _usage("--min-conc is above --max-conc", "swap the bounds")
+        argument_error(args, f"--min-conc {args.min_conc} is above --max-conc {args.max_conc}; swap the bounds")
     unknown = sorted(set(args.runner_type or []) - set(labels))
     if unknown:
         raise _usage(f"unknown runner type(s): {', '.join(unknown)}",
@@ -133,7 +135,7 @@ def run(args) -> int:
     from sweepgate.core.load import load_revision, open_repo
 
     if args.no_evals and args.all_evals:
-        raise _usage("--all-evals cannot be combined with --no-evals", "drop one of them")
+        argument_error(args, "--all-evals cannot be combined with --no-evals; drop one of them")
     git = open_repo()
     rev = load_revision(git, "WORKTREE", args.config_files, args.runner_config, worktree=True)
     check_revision(rev)
