@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import shutil
@@ -59,12 +58,12 @@ def test_no_arguments_runs_the_seed_scenario_to_the_comparison(tmp_path, request
     assert "agentic rows send 2 s of load" in proc.stdout
     # the comparison table: every figure marked, the generated history said to be generated
     assert "REHEARSAL" in proc.stdout and "GENERATED history of 5 runs" in proc.stdout
-    lines = proc.stdout.splitlines()  # a point's label, then its metric rows indented under it
-    table = [row for i, line in enumerate(lines) if line.startswith(SEED + " ")
-             for row in itertools.takewhile(lambda row: row.startswith(" "), lines[i + 1:])
-             if "output_tput_per_gpu" in row]
+    lines = proc.stdout.splitlines()  # piped: the whole grid, the point's label in every row
+    table = [line for line in lines if line.startswith(SEED + " ") and "output_tput_per_gpu" in line]
     assert len(table) == 4 and all(line.count("(rehearsal)") == 2 for line in table), table
     assert "0 regressed" in proc.stdout and "0 new" in proc.stdout
+    # review: the store's path was printed, then deleted with the throwaway repository
+    assert "sqlite:" not in proc.stdout and "store (removed on exit; --keep keeps it)" in proc.stdout
     # charts: one PNG and one SVG per chart group, the seed key's among them
     names = sorted(p.name for p in plots.iterdir())
     assert names == sorted(p.name for p in charts) and plots.name.startswith("sweepgate-example-charts-")
@@ -85,6 +84,7 @@ def test_json_output_is_the_matrix_contract_and_the_comparison(tmp_path):
     assert out["matrix"]["changelog_metadata"]["entries"][0]["config-keys"] == [out["scenario"]["seed_key"]]
     stage = out["rehearsal"]
     assert stage["rehearsal"] is True and len(stage["rows"]) == REHEARSED_ROWS
+    assert stage["results"]["db"] is None  # removed on exit (without --keep): no path to a deleted file
     assert all(r["ok"] for r in stage["rows"]), stage["rows"]
     assert stage["results"]["generated_baseline"] == {"ref": "refs/heads/main", "runs": 5,
                                                       "records": 5 * COMPARED_POINTS, "rehearsal": True}
@@ -97,6 +97,17 @@ def test_json_output_is_the_matrix_contract_and_the_comparison(tmp_path):
     assert comparison["counts"]["new"] == 0 and comparison["counts"]["insufficient-data"] == 0
     svgs = [p for p in stage["charts"] if p.endswith(".svg")]
     assert svgs and all("REHEARSAL" in open(p, encoding="utf-8").read() for p in svgs)
+
+
+def test_a_bad_plots_folder_is_refused_before_the_rehearsal(tmp_path):
+    """Review: `--plots /etc/passwd` rehearsed every row for a minute, then failed at the charts
+    and printed no results."""
+    (tmp_path / "a-file").write_text("x")
+    started = time.monotonic()
+    proc = sweepgate("--plots", str(tmp_path / "a-file"), cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stdout == "", proc.stdout
+    assert proc.stderr.strip() == f"{tmp_path / 'a-file'}: --plots: is a file; pass --plots DIR, a folder or a path under one"
+    assert time.monotonic() - started < 20
 
 
 def test_no_rehearse_stops_after_the_matrix(tmp_path):

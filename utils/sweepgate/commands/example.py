@@ -222,14 +222,14 @@ def _results_stage(tmp: str, head: str, matrix: dict, args, say) -> dict:
     return stage
 
 
-def _stage_json(stage: dict) -> dict:
+def _stage_json(stage: dict, kept: bool) -> dict:
     from sweepgate.results import compare, render
 
     return {
         "rehearsal": True, "note": render.REHEARSAL_NOTE, "agentic_duration_s": AGENTIC_DURATION_S,
         "rows": [{F.EXP_NAME: r.row.get(F.EXP_NAME), F.CONC: r.row.get(F.CONC), "ok": not r.problems,
                   "problems": r.problems, "seconds": round(r.elapsed, 1)} for r in stage["rehearsals"]],
-        "results": {"db": stage["db"], "records": stage["records"],
+        "results": {"db": stage["db"] if kept else None, "records": stage["records"],
                     "problems": [d.as_dict() for d in stage["problems"]],
                     "run": RUN_ID, "ref": RUN_REF,
                     "generated_baseline": {"ref": compare.DEFAULT_BASELINE_REF, "runs": stage["baseline_runs"],
@@ -238,10 +238,11 @@ def _stage_json(stage: dict) -> dict:
         "seconds": round(stage["seconds"], 1)}
 
 
-def _print_stage(out, stage: dict) -> None:
+def _print_stage(out, stage: dict, kept: bool) -> None:
     from sweepgate.results import compare, render
 
-    out.write(f"\nresults: {stage['records']} records of run {RUN_ID} ({RUN_REF}) in {stage['db']}, beside a "
+    where = stage["db"] if kept else "the throwaway repository's store (removed on exit; --keep keeps it)"
+    out.write(f"\nresults: {stage['records']} records of run {RUN_ID} ({RUN_REF}) in {where}, beside a "
               f"GENERATED history of {stage['baseline_runs']} runs on {compare.DEFAULT_BASELINE_REF}: the "
               "rehearsed values with +-2 % seeded noise, marked as rehearsals\n")
     for d in stage["problems"]:
@@ -273,6 +274,10 @@ def _print_text(out, base: str, head: str, ok: bool, problems: list, matrix: dic
 def run(args) -> int:
     from sweepgate.core import report
 
+    if args.plots and not args.no_rehearse:
+        from sweepgate.core.outpaths import creatable_dir
+
+        creatable_dir(args.plots, "--plots")  # before a minute of rehearsal, not after it
     tmp = tempfile.mkdtemp(prefix="sweepgate-example-")
     try:
         base, head, ok, problems, matrix = gate_and_matrix(tmp)
@@ -289,10 +294,10 @@ def run(args) -> int:
                    "gate": {"ok": ok, "problems": [d.as_dict() for d in problems]},
                    "matrix": matrix}
             if stage is not None:
-                doc["rehearsal"] = _stage_json(stage)
+                doc["rehearsal"] = _stage_json(stage, kept=args.keep)
             sys.stdout.write(report.to_json(doc, pretty=True))
         elif stage is not None:
-            _print_stage(sys.stdout, stage)
+            _print_stage(sys.stdout, stage, kept=args.keep)
         if args.keep and not args.json:
             sys.stdout.write(f"\nrepository kept at {tmp}\n")
         return 0 if ok and (stage is None or stage["ok"]) else 1
