@@ -125,3 +125,20 @@ def test_show_and_compare_refuse_an_unknown_run_with_the_same_line(piped, tmp_pa
         assert cli.main(["results", command, "--db", url, "--run", "pr-8"]) == 1
         lines.append(capsys.readouterr().err.strip())
     assert lines[0] == lines[1] and lines[0].startswith("--run: run 'pr-8' has no results in "), lines
+
+
+def test_show_marks_rehearsal_figures_and_keeps_small_latencies(piped):
+    """Review: `results show --run <a rehearsal>` had no rehearsal mark (README: "marked as
+    rehearsals everywhere") and printed a stand-in's 0.000236 ms TPOT as 0.00."""
+    rec = synth.make("rehearsal-1", "k", 4, {**synth.curve(4), "tpot_p50_ms": 0.000236, R.SUCCESS_RATE: 0.5},
+                     rehearsal=True)
+    out = io.StringIO()
+    show.table([rec], out, "run rehearsal-1: 1 point")
+    text = out.getvalue()
+    assert text.startswith(render.REHEARSAL_NOTE), text
+    row = next(line for line in text.splitlines() if "│ k " in line)
+    assert "success (rehearsal)" in row and "0.000236" in row and "50.0%" in row, row
+    plain = synth.make("pr-1", "k", 4, synth.curve(4))
+    out = io.StringIO()
+    show.table([plain], out, "run pr-1: 1 point")
+    assert "REHEARSAL" not in out.getvalue() and "(rehearsal)" not in out.getvalue()

@@ -84,6 +84,10 @@ def _cell(rec: dict, field: str | None, fmt: str) -> str:
     value = _value(rec, field)
     if value is None or (field in UNLESS and _value(rec, UNLESS[field]) is not None):
         return ""
+    if field == R.STATUS and rec.get(R.REHEARSAL):
+        return f"{value} (rehearsal)"
+    if isinstance(value, float) and 0 < abs(value) < 1 and field in R.DIRECTION and "%" not in fmt:
+        return f"{value:.3g}"  # a stand-in's 0.000236 ms TPOT is not "0.00"
     return fmt.format(value)
 
 
@@ -104,6 +108,10 @@ def table(records: list[dict], stream, title: str) -> None:
     from sweepgate.core.report import fits
 
     console = make_console(stream)
+    if any(rec.get(R.REHEARSAL) for rec in records):
+        from sweepgate.results.render import REHEARSAL_NOTE
+
+        console.print(REHEARSAL_NOTE, style="bold yellow")
     columns, cells = _columns(records)
     tbl = Table(title=title, title_justify="left")
     for header, field, _ in columns:
