@@ -25,6 +25,7 @@ from dataclasses import replace
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail
 from sweepgate.core.github import owner_name
+from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
 from sweepgate.workflow.fanout import (
     FANOUT,
@@ -132,7 +133,7 @@ def _run_split(args) -> int:
         _write_job_context(args, matrix)
     used = ", ".join(f"{k}={outputs[k + '_jobs']}" for k in FANOUT if outputs[k + "_jobs"] != "0")
     first = f"; {outputs['canary_jobs']} canaries first" if args.canary else ""
-    print(f"sweepgate ci split: {outputs['jobs']} jobs ({used or 'none'}){first}", file=sys.stderr)
+    print(f"sweepgate ci split: {count(outputs['jobs'], 'job')} ({used or 'none'}){first}", file=sys.stderr)
     return 0
 
 

@@ -265,7 +265,7 @@ def _print_text(out, base: str, head: str, ok: bool, problems: list, matrix: dic
         out.write(f"  {d.render()}\n")
     if matrix is not None:
         rows = list(iter_rows(matrix))
-        out.write(f"\nmatrix: {len(rows)} rows\n\n")
+        out.write(f"\nmatrix: {report.count(len(rows), 'row')}\n\n")
         report.print_matrix(out, rows)
         out.write("\n(--json prints the full matrix)\n")
     out.flush()

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from sweepgate.core import fields as F
+from sweepgate.core.report import count
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,8 +91,8 @@ def run(args) -> int:
                 found.setdefault(d, []).append(label)
             else:
                 warnings.setdefault(d, 0)
-        print(f"preflight: {label}: {len(rec.calls)} commands, "
-              f"{sum(d.severity == 'error' for d in diags)} problems ({time.monotonic() - t0:.2f}s)")
+        print(f"preflight: {label}: {count(len(rec.calls), 'command')}, "
+              f"{count(sum(d.severity == 'error' for d in diags), 'problem')} ({time.monotonic() - t0:.2f}s)")
     errors = len(found)
     emit(with_rows(found))
     emit(sorted(warnings))

@@ -72,7 +72,7 @@ def _report_skipped(skipped: list, verbose: bool) -> None:
     if verbose:
         for path in skipped:
             print(f"skipped {path}")
-    print(f"skipped {len(skipped)} files with no job sidecar (helper outputs)")
+    print(f"skipped {count(len(skipped), 'file')} with no job sidecar (helper outputs)")
 
 
 def run(args) -> int:

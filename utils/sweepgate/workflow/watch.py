@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sweepgate.core.report import count
+
 CANCEL, DONE, WAIT = "cancel", "done", "wait"
 # A job that ended so: the sweep's remaining GPU-hours are wasted on a broken change.
 FAILED_CONCLUSIONS = ("failure", "timed_out")
@@ -32,4 +34,4 @@ def judge(jobs: list[dict], until: str) -> Verdict:
         more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
         return Verdict(CANCEL, f"job '{first.get('name')}' ended with {first.get('conclusion')}{more}")
     running = sum(1 for j in jobs if j.get("status") != "completed")
-    return Verdict(WAIT, f"{len(jobs)} jobs, {running} not yet completed, none failed")
+    return Verdict(WAIT, f"{count(len(jobs), 'job')}, {running} not yet completed, none failed")
