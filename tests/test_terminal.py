@@ -148,3 +148,21 @@ def test_a_piped_table_wider_than_the_pipe_width_is_printed_whole(monkeypatch):
     out = io.StringIO()
     report.print_table(out, ["config", "image"], [["k" * 200, "lmsysorg/sglang:" + "v" * 90]])
     assert max(map(len, out.getvalue().splitlines())) <= 120  # a width asked for is kept
+
+
+def test_a_table_too_wide_for_the_terminal_becomes_one_block_a_row(monkeypatch):
+    """Review: at 120 columns `sweepgate example` dropped the ep column and cut conc to `256…`;
+    at 80, `plan` kept only bucket, exp-name, runner and `p…`."""
+    import io
+
+    from sweepgate.core import report
+
+    monkeypatch.setenv("COLUMNS", "80")
+    rows = [["single_node/agentic", f"kimik3_tp8_conc{c}_kvdram-lmcache_spec-mtp", "cluster:b300-nv", "8", "1",
+             str(c), "dram", "lmcache@0.5.4rc2", "1889", "mtp"] for c in (4, 256)]
+    header = ["bucket", "exp-name", "runner", "tp", "ep", "conc", "kv", "backend", "dram-gb", "spec"]
+    out = io.StringIO()
+    report.print_table(out, header, rows, title="2 matrix rows")
+    text = out.getvalue()
+    assert "…" not in text and all(len(line) <= 80 for line in text.splitlines()), text
+    assert text.count("\n- bucket ") == 2 and "conc 256" in text and "ep 1" in text and "spec mtp" in text

@@ -98,9 +98,28 @@ def fits(console, renderable) -> bool:
     return True
 
 
+def print_block(console, pairs: list[tuple[str, str]], style: str | None = None) -> None:
+    """One row as `header value` pairs packed into lines of the console's width (a pair is never
+    split; rich would wrap inside one), in the order given: what a table too wide for a terminal
+    prints instead of cutting its cells to "…"."""
+    from rich.text import Text
+
+    line, lines = Text("-", style=style or ""), []
+    for header, cell in pairs:
+        if line.cell_len > 2 and line.cell_len + 2 + len(header) + 1 + len(cell) > console.width:
+            lines.append(line)
+            line = Text(" ", style=style or "")
+        line.append(" " if line.cell_len <= 1 else "  ")
+        line.append(header + " ", style="dim")
+        line.append(cell)
+    for text in (*lines, line):
+        console.print(text, overflow="fold")
+
+
 def print_table(stream, header: list[str], body: list[list[str]], *, title: str | None = None,
                 numeric: Iterable[str] = ()) -> None:
-    """``body`` under ``header`` as a rich table on ``stream`` (see ``console`` and ``fits``)."""
+    """``body`` under ``header`` as a rich table on ``stream`` (see ``console`` and ``fits``); on a
+    terminal too narrow for it, one block per row (``print_block``)."""
     from rich.table import Table
 
     numeric = set(numeric)
@@ -110,10 +129,13 @@ def print_table(stream, header: list[str], body: list[list[str]], *, title: str 
     for row in body:
         table.add_row(*row)
     out = console(stream)
-    fits(out, table)  # piped: as wide as the table (no_wrap cells would otherwise be cut with "…")
     if title:
         out.print(title, style="bold")
-    out.print(table)
+    if fits(out, table):
+        out.print(table)
+        return
+    for row in body:
+        print_block(out, [(name, cell) for name, cell in zip(header, row) if cell])
 
 
 def print_matrix(stream, rows: Iterable[tuple[str, dict]], *, title: str | None = None) -> None:

@@ -105,7 +105,7 @@ def table(records: list[dict], stream, title: str) -> None:
     from rich.table import Table
 
     from sweepgate.core.report import console as make_console
-    from sweepgate.core.report import fits
+    from sweepgate.core.report import fits, print_block
 
     console = make_console(stream)
     if any(rec.get(R.REHEARSAL) for rec in records):
@@ -125,21 +125,4 @@ def table(records: list[dict], stream, title: str) -> None:
         return
     console.print(title, style="italic", soft_wrap=True)
     for row, style in zip(cells, styles):
-        _block(console, [(header, cell) for (header, _, _), cell in zip(columns, row) if cell], style)
-
-
-def _block(console, pairs: list[tuple[str, str]], style: str | None) -> None:
-    """One point as `header value` pairs packed into lines of the terminal's width (a pair is
-    never split; rich would wrap inside one), the point's identity first."""
-    from rich.text import Text
-
-    line, lines = Text("-", style=style or ""), []
-    for header, cell in pairs:
-        if line.cell_len > 2 and line.cell_len + 2 + len(header) + 1 + len(cell) > console.width:
-            lines.append(line)
-            line = Text(" ", style=style or "")
-        line.append(" " if line.cell_len <= 1 else "  ")
-        line.append(header + " ", style="dim")
-        line.append(cell)
-    for text in (*lines, line):
-        console.print(text, overflow="fold")
+        print_block(console, [(header, cell) for (header, _, _), cell in zip(columns, row) if cell], style)
