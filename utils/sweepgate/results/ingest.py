@@ -146,7 +146,7 @@ def records_of(output: Path, given: Given | None = None) -> list[dict]:
     """The normalized records of one output file (refuses with a diagnostic)."""
     try:
         content = output.read_bytes()
-        text = content.decode("utf-8")
+        text = content.decode("utf-8-sig")  # a byte-order mark (Windows editors) is not content
     except OSError as exc:
         raise fail(str(output), 0, f"cannot read: {exc.strerror}", "check the path and its permissions") from None
     except UnicodeDecodeError as exc:

@@ -1,0 +1,35 @@
+"""A real output with a UTF-8 byte-order mark is read as it is; a truncated one is refused with a
+message that is a whole phrase."""
+
+from __future__ import annotations
+
+import json
+from helpers import SAMPLES
+from sweepgate import cli
+
+SAMPLE = SAMPLES / "vllm" / "ifx_benchserving_gptoss120b_disagg_1p1d_16gpu_1k1k_conc4.json"
+
+
+def test_a_byte_order_mark_is_not_content(tmp_path, capsys):
+    """Review: a valid vLLM JSON behind a BOM was refused as "not a benchmark client output"."""
+    text = SAMPLE.read_text(encoding="utf-8")
+    (tmp_path / "plain.json").write_text(text, encoding="utf-8")
+    (tmp_path / "bom.json").write_text(text, encoding="utf-8-sig")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    for name in ("plain.json", "bom.json"):
+        assert cli.main(["results", "ingest", "--db", db, str(tmp_path / name)]) == 0, capsys.readouterr().err
+    assert cli.main(["results", "show", "--db", db, "--json"]) == 0
+    capsys.readouterr()
+    assert cli.main(["results", "show", "--db", db, "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert len(records) == 2 and records[0]["metrics"] == records[1]["metrics"]
+
+
+def test_a_truncated_string_names_where_it_starts(tmp_path, capsys):
+    """Review: "not valid JSON: Unterminated string starting at; ..." stopped mid-phrase."""
+    text = '{"backend": "vllm", "model_id": "openai/gpt-o'
+    (tmp_path / "cut.json").write_text(text)
+    assert cli.main(["results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "cut.json")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"{tmp_path / 'cut.json'}:1:33: not valid JSON: Unterminated string starting at column 33; "
+                   "the file is truncated or not a client's output; rerun the benchmark or remove the file"), err
