@@ -99,3 +99,15 @@ def test_an_absolute_path_inside_the_repository_is_taken_from_its_top(make_repo,
     assert cli.main(["validate", "--staged", "--changelog-file", str(repo.path / "perf-changelog.yaml")]) == 0
     assert cli.main(["test-config", "--config-keys", "kimik3-*", "--runner-config",
                      str(repo.path / "configs" / "runners.yaml")]) == 0
+
+
+def test_a_config_file_named_from_a_subfolder_is_told_where_paths_start(make_repo, monkeypatch, capsys):
+    """Review: inside configs/, `--config-files nvidia-master.yaml` said the file (right there)
+    does not exist, "create it"."""
+    root = make_repo().path
+    monkeypatch.chdir(root / "configs")
+    assert cli.main(["full-sweep", "--config-files", "nvidia-master.yaml"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("nvidia-master.yaml: nvidia-master.yaml does not exist; ")
+    assert "repository's top folder" in err and "configs/" in err, err
+    assert cli.main(["full-sweep", "--config-files", "configs/nvidia-master.yaml"]) == 0

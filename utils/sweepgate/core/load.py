@@ -389,7 +389,8 @@ class YamlDoc:
 def _decode(path: str, raw: bytes | None) -> str:
     if raw is None:
         raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"{path} does not exist",
-                                        "create it or pass the right path"))
+                                        "a path is read from the repository's top folder, wherever the "
+                                        f"command runs (e.g. {F.RUNNERS_FILE}); create the file or pass that path"))
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
