@@ -234,14 +234,18 @@ def test_edited_history_line_reported_at_base_line(gate):
     assert result.lines() == [12]
 
 
-def test_edit_reported_at_base_line_when_lines_shift(gate):
-    # two lines inserted above the edit: the edit is still named by its base line
+def test_edit_reported_at_its_head_line_and_named_by_its_base_line(gate):
+    """Two lines inserted above the edit: it is reported at the line the author's file (and a PR's
+    annotation) has it on, 14, and still named history line 12. Review: the prefix gave the base's
+    line, which in a real PR pointed 40 lines away and sorted problems out of order."""
     text = CHANGELOG.replace("  pr-link: https://github.com/acme/bench/pull/1\n",
                              "  pr-link: https://github.com/acme/bench/pull/1\n# note\n# note\n")
     text = text.replace('"Initial Kimi-K3 agentic recipe"', '"Changed"')
     result = gate(text)
     refused(result, 6, "inserted inside the history")
-    assert result.has(12, "history line 12 edited")
+    assert result.has(14, "history line 12 edited: ") and "(now at line 14)" in result.err, result.err
+    lines = [int(x.split(":")[1]) for x in result.err.splitlines() if re.match(r"perf-changelog\.yaml:\d+:", x)]
+    assert lines == sorted(lines)
 
 
 def test_deleted_entry_reported_at_base_line(gate):
@@ -253,7 +257,8 @@ def test_deleted_entry_reported_at_base_line(gate):
 def test_deleted_last_entry(gate):
     first, _ = CHANGELOG.split("\n\n", 1)
     result = gate(first + "\n")
-    refused(result, 6, "deleted")
+    refused(result, 5, "history lines 6-13 deleted")  # at the head's last line, which they followed
+    assert "(they followed line 5 here)" in result.err
 
 
 def test_appending_to_last_history_entry(gate):

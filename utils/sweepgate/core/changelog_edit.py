@@ -145,8 +145,8 @@ def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str)
     hist = compare_history(base_bytes, source, None)
     problems = [Diagnostic(path, line, 0, rule, message, "move history edits to their own PR, then rerun")
                 for line, rule, message, _ in hist.problems]
-    problems += [Diagnostic(path, b, 0, "history-edited", f"{what} corrects the pr-link of history line {b}",
-                            "land pr-link corrections in their own PR") for b, _ in hist.corrections]
+    problems += [Diagnostic(path, h, 0, "history-edited", f"{what} corrects the pr-link of history line {b}",
+                            "land pr-link corrections in their own PR") for b, h in hist.corrections]
     if not problems and not source.startswith(base_bytes):
         problems.append(Diagnostic(path, 1, 0, "history-edited",
                                    f"{what} changes history bytes (line endings or byte-order mark)",

@@ -314,8 +314,8 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
     appended = [head_lines[i] for i in appended_idx]
     has_append = any(line.strip() for line in appended)
     if hist.corrections and has_append:
-        for base_line, _ in hist.corrections:
-            out.add(base_line, "correction-mixed",
+        for base_line, head_line in hist.corrections:
+            out.add(head_line, "correction-mixed",
                     f"pr-link correction of history line {base_line} is mixed with appended entries",
                     "submit pr-link corrections in their own PR, without new entries")
     file_level = out.has("bom", "conflict-marker", "crlf", "tab", "nul", "encoding", "control-character")

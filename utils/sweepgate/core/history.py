@@ -171,14 +171,18 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
             if correction_of(old, new, repo):
                 hist.corrections.append((i1 + k + 1, j1 + k + 1))
             else:
-                hist.problems.append((i1 + k + 1, "history-edited",
-                                      f"history line {i1 + k + 1} edited: {show(old)} became {show(new)} "
-                                      f"(head line {j1 + k + 1})", HISTORY_HINT))
+                hist.problems.append((j1 + k + 1, "history-edited",
+                                      f"history line {i1 + k + 1} edited: {show(old)} became {show(new)}"
+                                      + _elsewhere(i1 + k + 1, j1 + k + 1), HISTORY_HINT))
         if i1 + paired < i2:
             a, b = i1 + paired + 1, i2
+            after = j1 + paired  # the head line they followed (0: the top of the file)
+            here = max(1, min(after + 1, len(nhead)))  # the head line now where they were
             what = f"history line {a} deleted: {show(nbase[a - 1])}" if a == b else \
                 f"history lines {a}-{b} deleted, starting with {show(nbase[a - 1])}"
-            hist.problems.append((a, "history-deleted", what, HISTORY_HINT))
+            if a != here:
+                what += f" (they followed line {after} here)" if after else " (they were at the top)"
+            hist.problems.append((here, "history-deleted", what, HISTORY_HINT))
         if j1 + paired < j2:
             a, b = j1 + paired, j2
             if i2 == nb and b == len(nhead):
@@ -191,6 +195,12 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
                                       f"{span} inserted inside the history (after base line {i1 + paired})",
                                       "new entries go at the end of the file, after one empty line"))
     return hist
+
+
+def _elsewhere(base_line: int, head_line: int) -> str:
+    """Problems are reported at the head's lines (the file the author edits, where an annotation
+    lands); a history line keeps its base number, so say where it is when the two differ."""
+    return "" if base_line == head_line else f" (now at line {head_line})"
 
 
 def _slide_to_entries(ops: list[tuple], nbase: list[bytes], nhead: list[bytes]) -> list[tuple]:
