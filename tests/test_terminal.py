@@ -166,3 +166,17 @@ def test_a_table_too_wide_for_the_terminal_becomes_one_block_a_row(monkeypatch):
     text = out.getvalue()
     assert "…" not in text and all(len(line) <= 80 for line in text.splitlines()), text
     assert text.count("\n- bucket ") == 2 and "conc 256" in text and "ep 1" in text and "spec mtp" in text
+
+
+def test_a_piped_rehearsal_logs_each_command_whole():
+    """Review: piped (a CI log), rehearse's progress cut long commands with `…`."""
+    import io
+
+    from sweepgate.rehearsal.progress import MAX_COMMAND_CHARS, Progress
+
+    out = io.StringIO()
+    argv = ["serve", "moonshotai/Kimi-K3", *(f"--flag-{i}=value-{i}" for i in range(40))]
+    with Progress(out) as progress:
+        progress.command({"tool": "vllm", "argv": argv})
+    line = out.getvalue().strip()
+    assert len(line) > MAX_COMMAND_CHARS and "…" not in line and line.endswith("--flag-39=value-39"), line

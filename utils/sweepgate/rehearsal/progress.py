@@ -1,8 +1,8 @@
 """What a running rehearsal is doing: its step and the last command its script ran.
 
-On a terminal, a rich status line (on stderr, through ``core.report.console``);
-otherwise one plain line per step and per command, also on stderr, so stdout
-keeps only the rehearsal's own report.
+On a terminal, a rich status line (on stderr, through ``core.report.console``), the
+command cut to fit; otherwise one plain line per step and per whole command, also on
+stderr, so stdout keeps only the rehearsal's own report.
 """
 
 from __future__ import annotations
@@ -43,10 +43,9 @@ class Progress:
     def command(self, call: dict) -> None:
         argv = call.get("argv") or []
         line = shlex.join([str(call.get("tool", "?")), *map(str, argv)])
-        if len(line) > MAX_COMMAND_CHARS:
-            line = line[:MAX_COMMAND_CHARS - 1] + "…"
-        if self.status is not None:
-            self.status.update(f"rehearse: {self.step_text}: $ {line}")
+        if self.status is not None:  # one status line on a terminal; a log keeps the whole command
+            short = line if len(line) <= MAX_COMMAND_CHARS else line[:MAX_COMMAND_CHARS - 1] + "…"
+            self.status.update(f"rehearse: {self.step_text}: $ {short}")
         else:
             print(f"rehearse:   $ {line}", file=self.stream, flush=True)
 
