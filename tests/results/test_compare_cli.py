@@ -156,6 +156,17 @@ def test_a_bad_threshold_in_the_master_config_is_refused_at_its_line(env, capsys
     master.write_text(master.read_text().replace("ttft_p50_ms: 0.2", "ttft_p50_ms: -1"))
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 1
     assert "configs/nvidia-master.yaml:" in capsys.readouterr().err
+    # a latency may be allowed to double; a throughput threshold of 1 or more switches the check off
+    master.write_text(master.read_text().replace("ttft_p50_ms: -1", "ttft_p50_ms: 1.5"))
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 0
+    capsys.readouterr()
+    for block in ("{threshold: 5}", "{thresholds: {output_tput_per_gpu: 2}}"):
+        master.write_text(master.read_text().replace("thresholds: {ttft_p50_ms: 1.5}", f"x: {block}")
+                          .replace("  results:\n    x: ", "  results: "))
+        assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 1, block
+        err = capsys.readouterr().err.strip()
+        assert re.match(r"configs/nvidia-master\.yaml:\d+(:\d+)?: .*means no throughput drop could ever count", err), err
+        master.write_text(master.read_text().replace(f"  results: {block}", "  results:\n    thresholds: {ttft_p50_ms: 1.5}"))
 
 
 def test_a_baseline_ref_spelled_as_a_branch_name_is_refused_not_all_new(env, capsys):

@@ -66,6 +66,13 @@ def branch_of(ref: str) -> str:
     return ref.removeprefix("refs/heads/")
 
 
+def _never(key: str, what: str, value: float) -> tuple[str, str]:
+    """A threshold of 1 or more on a higher-is-better figure: a drop can never be 100 % or more."""
+    example = f"{value / 100:g} for {value:g} %" if value <= 100 else "0.05 for 5 %"
+    return (f"{key}: {what} {value:g} means no throughput drop could ever count as a regression",
+            f"write a fraction below 1 ({example})")
+
+
 def config_thresholds(start: str = ".") -> dict[str, dict]:
     """config key -> its ``results`` block, from the work tree's master configs (schema-checked).
     Outside a git repository, or in one that keeps only results (no master config), there are none."""
@@ -86,11 +93,19 @@ def config_thresholds(start: str = ".") -> dict[str, dict]:
         block = config.get(F.RESULTS) if isinstance(config, dict) else None
         if not block:
             continue
-        for metric in block.get(F.RESULTS_THRESHOLDS) or {}:
+        doc = rev.owner[key]
+        for metric, value in (block.get(F.RESULTS_THRESHOLDS) or {}).items():
             if metric not in R.DIRECTION:
-                problems.append(rev.owner[key].diag(
+                problems.append(doc.diag(
                     (key, F.RESULTS, F.RESULTS_THRESHOLDS, metric), "results-threshold",
                     f"{key}: unknown metric '{metric}'", f"use one of: {', '.join(sorted(R.DIRECTION))}"))
+            elif R.DIRECTION[metric] == R.HIGHER_IS_BETTER and value >= 1:
+                problems.append(doc.diag((key, F.RESULTS, F.RESULTS_THRESHOLDS, metric), "results-threshold",
+                                         *_never(key, f"{metric} threshold", value)))
+        overall = block.get(F.RESULTS_THRESHOLD)
+        if overall is not None and overall >= 1:
+            problems.append(doc.diag((key, F.RESULTS, F.RESULTS_THRESHOLD), "results-threshold",
+                                     *_never(key, "threshold", value=overall)))
         out[key] = block
     if problems:
         raise SweepgateError(problems)
