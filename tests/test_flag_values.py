@@ -111,3 +111,15 @@ def test_a_config_file_named_from_a_subfolder_is_told_where_paths_start(make_rep
     assert err.startswith("nvidia-master.yaml: nvidia-master.yaml does not exist; ")
     assert "repository's top folder" in err and "configs/" in err, err
     assert cli.main(["full-sweep", "--config-files", "configs/nvidia-master.yaml"]) == 0
+
+
+def test_version_names_the_copy_that_runs(capsys):
+    """Review: a rebuilt wheel of the same version number was not installed over the old one (pip
+    saw nothing to do), and nothing told the user which build ran."""
+    import sweepgate
+
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--version"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out.strip()
+    assert out == f"sweepgate {sweepgate.__version__} ({__import__('pathlib').Path(sweepgate.__file__).parent})"

@@ -41,6 +41,16 @@ class _Formatter(argparse.HelpFormatter):
         super().__init__(prog, width=max(width - 2, 40))
 
 
+def _version() -> str:
+    """``sweepgate 0.1.0 (/path/to/sweepgate)``: a reinstall of the same version number keeps the old
+    files (pip sees nothing to do), so say which copy runs."""
+    from pathlib import Path
+
+    from sweepgate import __version__
+
+    return f"%(prog)s {__version__} ({Path(__file__).resolve().parent})"
+
+
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         formatter_class=_Formatter,
@@ -48,6 +58,8 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         description="Gate the perf changelog, expand the benchmark matrix, and plan GPU sweeps. "
                     "With no command, runs the built-in example. Input and output formats: "
                     "docs/contracts.md (cited as CONTRACTS §N).")
+    parser.add_argument("--version", action="version", version=_version(),
+                        help="print the installed version and where it is installed from, then exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = argv[0] if argv and not argv[0].startswith("-") else None
     for name, (module, help_text) in COMMANDS.items():
@@ -62,7 +74,7 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["example", *argv]  # `sweepgate --no-rehearse` is `sweepgate example --no-rehearse`
     parser = build_parser(argv)
     args = parser.parse_args(argv)
