@@ -151,6 +151,8 @@ def test_a_bad_threshold_in_the_master_config_is_refused_at_its_line(env, capsys
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 1
     err = capsys.readouterr().err
     assert "configs/nvidia-master.yaml:" in err and "unknown metric 'ttft_p50'" in err
+    assert cli.main(["validate", "--staged"]) == 1  # the gate checks the same rule
+    assert "unknown metric 'ttft_p50'" in capsys.readouterr().err
     master.write_text(master.read_text().replace("ttft_p50:", "ttft_p50_ms:"))
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 0
     master.write_text(master.read_text().replace("ttft_p50_ms: 0.2", "ttft_p50_ms: -1"))
@@ -166,6 +168,9 @@ def test_a_bad_threshold_in_the_master_config_is_refused_at_its_line(env, capsys
         assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 1, block
         err = capsys.readouterr().err.strip()
         assert re.match(r"configs/nvidia-master\.yaml:\d+(:\d+)?: .*means no throughput drop could ever count", err), err
+        # the gate refuses it first (review: it passed the gate, then broke every later comparison)
+        assert cli.main(["validate", "--staged"]) == 1, block
+        assert "means no throughput drop could ever count" in capsys.readouterr().err
         master.write_text(master.read_text().replace(f"  results: {block}", "  results:\n    thresholds: {ttft_p50_ms: 1.5}"))
 
 

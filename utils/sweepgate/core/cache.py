@@ -36,7 +36,7 @@ def rules_salt() -> str:
     h = hashlib.sha1(__version__.encode())
     here = os.path.dirname(os.path.abspath(__file__))
     for name in ("load.py", "fastyaml.py", "check.py", "cache.py", "schemas.py", "placement.py", "fields.py",
-                 "yamlsafe.py"):
+                 "metrics.py", "yamlsafe.py"):
         with open(os.path.join(here, name), "rb") as f:
             h.update(f.read())
     try:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Iterator
 
 from sweepgate.core import fields as F
+from sweepgate.core import metrics as METRICS
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.load import MasterDoc, Revision, YamlDoc
 
@@ -240,11 +240,39 @@ def _config_level_rules(config: dict, points: list) -> Iterator[tuple[tuple, str
             yield (field_name,), "component-scope", \
                 f"{field_name} is declared at the top level and in search-space entries", \
                 "declare it in one place only"
+    if isinstance(config.get(F.RESULTS), dict):
+        yield from _results_rules(config[F.RESULTS])
     if config.get(F.DISAGG) is True and config.get(F.KV_P2P_TRANSFER) is None and (
             not points or any(p.get(F.KV_P2P_TRANSFER) is None for *_, p in points)):
         yield (F.DISAGG,), "disagg-transfer", \
             f"disagg: true needs {F.KV_P2P_TRANSFER} at the top level or in every search-space entry", \
             f"add e.g. '{F.KV_P2P_TRANSFER}: nixl' next to 'disagg: true'"
+
+
+def _results_rules(results: dict) -> Iterator[tuple[tuple, str, str, str]]:
+    """A config's ``results`` thresholds: each names a metric a result has, and none on a
+    higher-is-better figure is 1 or more (no drop can reach 100 %: the check would be off)."""
+    thresholds = results.get(F.RESULTS_THRESHOLDS)
+    for metric, value in (thresholds.items() if isinstance(thresholds, dict) else ()):
+        path = (F.RESULTS, F.RESULTS_THRESHOLDS, metric)
+        if metric not in METRICS.DIRECTION:
+            yield path, "results-threshold", f"unknown metric '{metric}'", \
+                f"use one of: {', '.join(sorted(METRICS.DIRECTION))}"
+        elif METRICS.DIRECTION[metric] == METRICS.HIGHER_IS_BETTER and _number(value) and value >= 1:
+            yield path, "results-threshold", *_unreachable(f"{metric} threshold", value)
+    overall = results.get(F.RESULTS_THRESHOLD)
+    if _number(overall) and overall >= 1:
+        yield (F.RESULTS, F.RESULTS_THRESHOLD), "results-threshold", *_unreachable("threshold", overall)
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _unreachable(what: str, value: float) -> tuple[str, str]:
+    example = f"{value / 100:g} for {value:g} %" if value <= 100 else "0.05 for 5 %"
+    return (f"{what} {value:g} means no throughput drop could ever count as a regression",
+            f"write a fraction below 1 ({example})")
 
 
 def _point_rules(path: tuple, scenario: str, block: dict, point: dict,

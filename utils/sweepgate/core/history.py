@@ -175,14 +175,7 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
                                       f"history line {i1 + k + 1} edited: {show(old)} became {show(new)}"
                                       + _elsewhere(i1 + k + 1, j1 + k + 1), HISTORY_HINT))
         if i1 + paired < i2:
-            a, b = i1 + paired + 1, i2
-            after = j1 + paired  # the head line they followed (0: the top of the file)
-            here = max(1, min(after + 1, len(nhead)))  # the head line now where they were
-            what = f"history line {a} deleted: {show(nbase[a - 1])}" if a == b else \
-                f"history lines {a}-{b} deleted, starting with {show(nbase[a - 1])}"
-            if a != here:
-                what += f" (they followed line {after} here)" if after else " (they were at the top)"
-            hist.problems.append((here, "history-deleted", what, HISTORY_HINT))
+            hist.problems.append(_deleted(nbase, i1 + paired + 1, i2, j1 + paired, len(nhead)))
         if j1 + paired < j2:
             a, b = j1 + paired, j2
             if i2 == nb and b == len(nhead):
@@ -195,6 +188,17 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
                                       f"{span} inserted inside the history (after base line {i1 + paired})",
                                       "new entries go at the end of the file, after one empty line"))
     return hist
+
+
+def _deleted(nbase: list[bytes], a: int, b: int, after: int, head_total: int) -> tuple:
+    """The problem of base lines a..b (1-based) deleted after head line ``after`` (0: the top),
+    reported at the head line now where they were."""
+    here = max(1, min(after + 1, head_total))
+    what = f"history line {a} deleted: {show(nbase[a - 1])}" if a == b else \
+        f"history lines {a}-{b} deleted, starting with {show(nbase[a - 1])}"
+    if a != here:
+        what += f" (they followed line {after} here)" if after else " (they were at the top)"
+    return here, "history-deleted", what, HISTORY_HINT
 
 
 def _elsewhere(base_line: int, head_line: int) -> str:

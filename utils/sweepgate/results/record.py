@@ -14,6 +14,12 @@ from sweepgate.core.jobfile import (  # noqa: F401 - the job sidecar's keys are 
     ATTEMPT, COMMIT, CONFIG_KEY, FINISHED, JOB_KEYS, REF, REHEARSAL, RUN_ID, RUN_IDENTITY, RUNNER_NAME, STARTED,
     STATUS, STATUSES,
 )
+from sweepgate.core.metrics import (  # noqa: F401 - the metric names belong to every result
+    REQUEST_THROUGHPUT, OUTPUT_THROUGHPUT, INPUT_THROUGHPUT, TOTAL_TOKEN_THROUGHPUT, OUTPUT_TPUT_PER_GPU,
+    INPUT_TPUT_PER_GPU, TPUT_PER_GPU, INTERACTIVITY, COMPLETED, FAILED, SUCCESS_RATE, DURATION_S,
+    ENERGY_PER_OUTPUT_TOKEN_J, LATENCIES, STATS, latency_name, LATENCY_METRICS, HIGHER_IS_BETTER,
+    LOWER_IS_BETTER, DIRECTION,
+)
 
 SCHEMA_VERSION = 1
 
@@ -67,19 +73,7 @@ REUSED_FROM = "reused-from"
 METRICS = "metrics"
 EVALS = "evals"              # list of {task, metric, filter, value, stderr, samples}
 
-REQUEST_THROUGHPUT = "request_throughput"        # req/s
-OUTPUT_THROUGHPUT = "output_throughput"          # tok/s
-INPUT_THROUGHPUT = "input_throughput"            # tok/s
-TOTAL_TOKEN_THROUGHPUT = "total_token_throughput"  # tok/s
-OUTPUT_TPUT_PER_GPU = "output_tput_per_gpu"      # tok/s/GPU
-INPUT_TPUT_PER_GPU = "input_tput_per_gpu"        # tok/s/GPU
-TPUT_PER_GPU = "tput_per_gpu"                    # tok/s/GPU (input + output)
-INTERACTIVITY = "interactivity"                  # tok/s/user = 1000 / median (p50) TPOT in ms
-COMPLETED = "completed"
-FAILED = "failed"
-SUCCESS_RATE = "success_rate"                    # completed / (completed + failed)
-DURATION_S = "duration_s"
-ENERGY_PER_OUTPUT_TOKEN_J = "energy_per_output_token_j"
+# Defined in core.metrics (the config check needs them too); re-exported here.
 # Computed by sweepgate (derive.add_derived), not measured by the client: a newer version may
 # compute them otherwise, so they never tell two ingests of one output apart.
 DERIVED_METRICS = (OUTPUT_TPUT_PER_GPU, INPUT_TPUT_PER_GPU, TPUT_PER_GPU, INTERACTIVITY, SUCCESS_RATE,
@@ -90,33 +84,6 @@ TOTAL_OUTPUT_TOKENS = "total_output_tokens"
 # Eval entries (record["evals"] items).
 EVAL_TASK, EVAL_METRIC, EVAL_FILTER = "task", "metric", "filter"
 EVAL_VALUE, EVAL_STDERR, EVAL_SAMPLES = "value", "stderr", "samples"
-
-LATENCIES = ("ttft", "tpot", "itl", "e2el")
-STATS = ("mean", "p50", "p90", "p99")
-
-
-def latency_name(latency: str, stat: str) -> str:
-    """``ttft`` + ``p50`` -> ``ttft_p50_ms``."""
-    return f"{latency}_{stat}_ms"
-
-
-LATENCY_METRICS = tuple(latency_name(lat, st) for lat in LATENCIES for st in STATS)
-
-# Which way is better, for comparison and charts.
-HIGHER_IS_BETTER = "higher"
-LOWER_IS_BETTER = "lower"
-DIRECTION = {
-    OUTPUT_TPUT_PER_GPU: HIGHER_IS_BETTER,
-    TPUT_PER_GPU: HIGHER_IS_BETTER,
-    INPUT_TPUT_PER_GPU: HIGHER_IS_BETTER,
-    REQUEST_THROUGHPUT: HIGHER_IS_BETTER,
-    OUTPUT_THROUGHPUT: HIGHER_IS_BETTER,
-    TOTAL_TOKEN_THROUGHPUT: HIGHER_IS_BETTER,
-    INTERACTIVITY: HIGHER_IS_BETTER,
-    SUCCESS_RATE: HIGHER_IS_BETTER,
-    **{name: LOWER_IS_BETTER for name in LATENCY_METRICS},
-    ENERGY_PER_OUTPUT_TOKEN_J: LOWER_IS_BETTER,
-}
 
 # Eval scores (EVALS items) are better higher, except these lm-eval metrics (by name; lm-eval 0.3
 # wrote lambada's perplexity as "ppl").

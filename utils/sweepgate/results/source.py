@@ -66,15 +66,9 @@ def branch_of(ref: str) -> str:
     return ref.removeprefix("refs/heads/")
 
 
-def _never(key: str, what: str, value: float) -> tuple[str, str]:
-    """A threshold of 1 or more on a higher-is-better figure: a drop can never be 100 % or more."""
-    example = f"{value / 100:g} for {value:g} %" if value <= 100 else "0.05 for 5 %"
-    return (f"{key}: {what} {value:g} means no throughput drop could ever count as a regression",
-            f"write a fraction below 1 ({example})")
-
-
 def config_thresholds(start: str = ".") -> dict[str, dict]:
-    """config key -> its ``results`` block, from the work tree's master configs (schema-checked).
+    """config key -> its ``results`` block, from the work tree's master configs (checked as the gate
+    checks them: ``core.check``).
     Outside a git repository, or in one that keeps only results (no master config), there are none."""
     from sweepgate.core import check, load
 
@@ -88,26 +82,10 @@ def config_thresholds(start: str = ".") -> dict[str, dict]:
     diags = check.check_masters(rev)
     if diags:
         raise SweepgateError(diags)
-    out, problems = {}, []
-    for key, config in rev.configs.items():
+    out = {}
+    for key, config in rev.configs.items():  # checked above: unknown metrics, unreachable thresholds
         block = config.get(F.RESULTS) if isinstance(config, dict) else None
-        if not block:
-            continue
-        doc = rev.owner[key]
-        for metric, value in (block.get(F.RESULTS_THRESHOLDS) or {}).items():
-            if metric not in R.DIRECTION:
-                problems.append(doc.diag(
-                    (key, F.RESULTS, F.RESULTS_THRESHOLDS, metric), "results-threshold",
-                    f"{key}: unknown metric '{metric}'", f"use one of: {', '.join(sorted(R.DIRECTION))}"))
-            elif R.DIRECTION[metric] == R.HIGHER_IS_BETTER and value >= 1:
-                problems.append(doc.diag((key, F.RESULTS, F.RESULTS_THRESHOLDS, metric), "results-threshold",
-                                         *_never(key, f"{metric} threshold", value)))
-        overall = block.get(F.RESULTS_THRESHOLD)
-        if overall is not None and overall >= 1:
-            problems.append(doc.diag((key, F.RESULTS, F.RESULTS_THRESHOLD), "results-threshold",
-                                     *_never(key, "threshold", value=overall)))
-        out[key] = block
-    if problems:
-        raise SweepgateError(problems)
+        if block:
+            out[key] = block
     return out
 

@@ -1,0 +1,49 @@
+"""The names of a result's metrics, their units and which way each is better.
+
+``results.record`` re-exports them for the results wing; the master-config check uses them
+for a config's ``results`` thresholds (``core.check``), so a threshold on a metric that
+does not exist, or one no throughput drop could reach, is refused by the gate, not by the
+first comparison after the merge.
+"""
+
+from __future__ import annotations
+
+REQUEST_THROUGHPUT = "request_throughput"        # req/s
+OUTPUT_THROUGHPUT = "output_throughput"          # tok/s
+INPUT_THROUGHPUT = "input_throughput"            # tok/s
+TOTAL_TOKEN_THROUGHPUT = "total_token_throughput"  # tok/s
+OUTPUT_TPUT_PER_GPU = "output_tput_per_gpu"      # tok/s/GPU
+INPUT_TPUT_PER_GPU = "input_tput_per_gpu"        # tok/s/GPU
+TPUT_PER_GPU = "tput_per_gpu"                    # tok/s/GPU (input + output)
+INTERACTIVITY = "interactivity"                  # tok/s/user = 1000 / median (p50) TPOT in ms
+COMPLETED = "completed"
+FAILED = "failed"
+SUCCESS_RATE = "success_rate"                    # completed / (completed + failed)
+DURATION_S = "duration_s"
+ENERGY_PER_OUTPUT_TOKEN_J = "energy_per_output_token_j"
+LATENCIES = ("ttft", "tpot", "itl", "e2el")
+STATS = ("mean", "p50", "p90", "p99")
+
+
+def latency_name(latency: str, stat: str) -> str:
+    """``ttft`` + ``p50`` -> ``ttft_p50_ms``."""
+    return f"{latency}_{stat}_ms"
+
+
+LATENCY_METRICS = tuple(latency_name(lat, st) for lat in LATENCIES for st in STATS)
+
+# Which way is better, for comparison and charts.
+HIGHER_IS_BETTER = "higher"
+LOWER_IS_BETTER = "lower"
+DIRECTION = {
+    OUTPUT_TPUT_PER_GPU: HIGHER_IS_BETTER,
+    TPUT_PER_GPU: HIGHER_IS_BETTER,
+    INPUT_TPUT_PER_GPU: HIGHER_IS_BETTER,
+    REQUEST_THROUGHPUT: HIGHER_IS_BETTER,
+    OUTPUT_THROUGHPUT: HIGHER_IS_BETTER,
+    TOTAL_TOKEN_THROUGHPUT: HIGHER_IS_BETTER,
+    INTERACTIVITY: HIGHER_IS_BETTER,
+    SUCCESS_RATE: HIGHER_IS_BETTER,
+    **{name: LOWER_IS_BETTER for name in LATENCY_METRICS},
+    ENERGY_PER_OUTPUT_TOKEN_J: LOWER_IS_BETTER,
+}
