@@ -978,11 +978,11 @@ THROUGHPUT_STUBS = """
 
 
 @pytest.mark.parametrize("env,expected", [
-    ({}, ["MONITOR on --output /r/gpu_metrics.csv", "CLIENT --model m", "MONITOR off", "Result: /r/f.json"]),
-    ({"RUN_EVAL": "true"}, ["MONITOR on --output /r/gpu_metrics.csv", "CLIENT --model m", "MONITOR off",
+    ({}, ["MONITOR on --output /r/f.gpu_metrics.csv", "CLIENT --model m", "MONITOR off", "Result: /r/f.json"]),
+    ({"RUN_EVAL": "true"}, ["MONITOR on --output /r/f.gpu_metrics.csv", "CLIENT --model m", "MONITOR off",
                             "Result: /r/f.json", "Running evals", "EVAL --model m"]),
     ({"EVAL_ONLY": "true"}, ["Running evals", "EVAL --model m"]),
-    ({"RUN_EVAL": "true", "CLIENT_RC": "3"}, ["MONITOR on --output /r/gpu_metrics.csv", "CLIENT --model m",
+    ({"RUN_EVAL": "true", "CLIENT_RC": "3"}, ["MONITOR on --output /r/f.gpu_metrics.csv", "CLIENT --model m",
                                              "MONITOR off"]),
 ])
 def test_run_throughput_and_evals_is_the_recipes_one_tail(env, expected):

@@ -167,7 +167,9 @@ readonly -a _SG_THROUGHPUT_CLIENTS=(
 #######################################
 # The end of every single-node script: unless the row asks for evals only,
 # the throughput benchmark (CLIENT and its options) with the GPU monitor
-# writing RESULT_DIR/gpu_metrics.csv; then the evals the row asks for
+# writing RESULT_DIR/RESULT_FILENAME.gpu_metrics.csv (the job's own name: the
+# workflow uploads RESULT_FILENAME* and the collect job merges every job's
+# files into one folder); then the evals the row asks for
 # (run_requested_evals), against the server start_server_and_wait started.
 # Globals:
 #   RESULT_DIR, RESULT_FILENAME, SERVER_PID, EVAL_ONLY, RUN_EVAL (read)
@@ -193,7 +195,8 @@ _sg_run_throughput_and_evals() {
   fi
   shift
   if ! is_eval_only; then
-    _sg_start_gpu_monitor --output "${RESULT_DIR}/gpu_metrics.csv"
+    _sg_start_gpu_monitor \
+      --output "${RESULT_DIR}/${RESULT_FILENAME}.gpu_metrics.csv"
     "_sg_${client}" "$@" || rc=1
     _sg_stop_gpu_monitor
     ((rc == 0)) || return 1

@@ -182,6 +182,40 @@ def test_sidecar_command_writes_what_ingest_reads(tmp_path, capsys, monkeypatch)
     assert sorted(r[R.STATUS] for r in stored(db_of(tmp_path))) == ["failure", "success"]
 
 
+def _power_csv(start: dt.datetime, watts: float) -> str:
+    lines = ["timestamp, index, power.draw [W]"]
+    for second in range(0, 181, 10):  # 3 minutes from start, 8 GPUs
+        t = (start + dt.timedelta(seconds=second)).strftime("%Y/%m/%d %H:%M:%S.000")
+        lines += [f"{t}, {gpu}, {watts:.2f} W" for gpu in range(8)]
+    return "\n".join(lines) + "\n"
+
+
+def test_each_job_reads_its_own_gpu_metrics_in_a_merged_folder(tmp_path, capsys, monkeypatch):
+    """Review: the benchmark library wrote RESULT_DIR/gpu_metrics.csv, which the workflow never
+    uploaded (it uploads RESULT_FILENAME*) and which the collect job's merged download would have
+    overwritten job by job: energy per token never reached the store from CI. Each job now writes
+    <RESULT_FILENAME>.gpu_metrics.csv; a plain gpu_metrics.csv is still read for a one-job folder."""
+    import time
+
+    folder = tmp_path / "merged"
+    write_job(folder, "qwen3.5_a", vllm_output(), job(run_id="1"))
+    write_job(folder, "qwen3.5_b", vllm_output(), job(run_id="2"))
+    start = dt.datetime(2026, 1, 1, 11, 57, 30)
+    (folder / "qwen3.5_a.gpu_metrics.csv").write_text(_power_csv(start, 500))
+    (folder / "qwen3.5_b.gpu_metrics.csv").write_text(_power_csv(start, 250))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(folder))
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert rc == 0, err
+    assert "skipped 2 files with no job sidecar" in out  # the CSVs are helper files, not results
+    energy = {r[R.RESULT_FILENAME]: r[R.METRICS].get(R.ENERGY_PER_OUTPUT_TOKEN_J) for r in stored(db_of(tmp_path))}
+    assert energy == pytest.approx({"qwen3.5_a": 8 * 500 * 120 / 40960, "qwen3.5_b": 8 * 250 * 120 / 40960})
+
+
 def _artifact_folder(root: Path) -> Path:
     """What run-sweep's collect job downloads: each job's output, sidecar and eval, and the
     helper files its script leaves beside them (as `sweepgate rehearse` leaves them)."""

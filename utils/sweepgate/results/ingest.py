@@ -131,9 +131,9 @@ def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
 
 
 def _energy(output: Path, job: dict, m: Measurement) -> float | None:
-    csv_path = output.with_name(gpu_metrics.FILENAME)
+    csv_path = next((p for p in gpu_metrics.paths_beside(output) if p.is_file()), None)
     start, end = _window(job, m)
-    if not csv_path.is_file() or start is None or end is None:
+    if csv_path is None or start is None or end is None:
         return None
     try:
         series = gpu_metrics.samples(csv_path.read_text(encoding="utf-8", errors="replace"), str(csv_path))

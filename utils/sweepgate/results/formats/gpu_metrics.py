@@ -1,4 +1,5 @@
-"""``gpu_metrics.csv`` from benchmark_lib.sh's GPU monitor, and the energy it implies.
+"""``<RESULT_FILENAME>.gpu_metrics.csv`` (or ``gpu_metrics.csv``) from benchmark_lib.sh's GPU
+monitor, and the energy it implies.
 
 nvidia-smi writes ``timestamp, index, power.draw [W], ...`` with values like
 ``2026/07/09 09:15:47.824, 0, 351.20 W``; amd-smi's CSV names its columns
@@ -17,7 +18,13 @@ import re
 
 from sweepgate.core.errors import fail
 
-FILENAME = "gpu_metrics.csv"
+FILENAME = "gpu_metrics.csv"  # a job's own: <RESULT_FILENAME>.gpu_metrics.csv (benchmarks/lib/evals.sh)
+
+
+def paths_beside(output) -> list:
+    """Where an output's GPU samples may be: its job's own file, then a plain gpu_metrics.csv
+    (a result folder of one job, as the reference's scripts leave it)."""
+    return [output.with_name(f"{output.stem}.{FILENAME}"), output.with_name(FILENAME)]  # stem: qwen3.5_... keeps its dot
 COVER_SLACK_S = 5.0  # samples must start/end within this of the window's edges
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
