@@ -455,3 +455,17 @@ def test_no_budget_generated_from_a_config_exceeds_the_hosts_dram():
         assert 0 <= budget <= expand.host_dram_gb(facts)
 
     check()
+
+
+def test_a_host_python_without_pyyaml_gets_one_line_naming_the_package(matrix_file, tmp_path):
+    """Adoption review: a GPU host's python3 without PyYAML ran `ci row-env` into "internal error:
+    ModuleNotFoundError ... report it". `-S` leaves site-packages (and PyYAML) off the path, as a
+    bare host interpreter has them; `-P` as the templates run it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    out = tmp_path / "row.env"
+    proc = subprocess.run([sys.executable, "-S", "-P", "-m", "sweepgate", "ci", "row-env", "--row-id", "agentic/0",
+                           "--matrix", str(matrix_file), "--runner-name", "b300-nv_0", "--output", str(out)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and not out.exists(), proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert "the Python package 'yaml' is missing" in line and "PyYAML" in line and "internal error" not in line

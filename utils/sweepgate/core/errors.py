@@ -139,6 +139,13 @@ def run_guarded(fn: Callable[[], int]) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except ModuleNotFoundError as exc:  # an interpreter without sweepgate's dependencies (a GPU host's python3)
+        if os.environ.get("SWEEPGATE_DEBUG"):
+            raise
+        print(f"{sys.executable}: the Python package '{exc.name}' is missing; install sweepgate's dependencies "
+              "for this interpreter (pip install sweepgate does; a GPU runner's python3 needs PyYAML, "
+              "docs/security.md)", file=sys.stderr)
+        return 1
     except Exception as exc:  # noqa: BLE001 - the contract is: no tracebacks
         if os.environ.get("SWEEPGATE_DEBUG"):
             raise
