@@ -301,3 +301,15 @@ def test_canary_jobs_take_the_canary_outputs(sweep):
         assert setup_outputs[output] == f"${{{{ steps.split.outputs.{output} }}}}"
         assert job["strategy"]["matrix"] == f"${{{{ fromJSON(needs.setup.outputs.{output}) }}}}"
         assert job["uses"] == f"./.github/workflows/{tmpl}"
+
+
+def test_the_collect_summary_counts_results_not_their_sidecars():
+    """Adoption review: `ci collect` said "8 result file(s)" for 4 jobs (each output and its
+    .job.json counted)."""
+    from sweepgate.workflow.fanout import summarize
+
+    text, ok = summarize(["success"] * 4, [f"r{i}{suffix}" for i in range(4) for suffix in (".json", ".job.json")])
+    assert ok and "4 result files (4 job sidecars beside them):" in text
+    assert "job.json" not in text.split("beside them):", 1)[1]
+    text, _ = summarize(["success"], ["r.json", "r.job.json"])
+    assert "1 result file (1 job sidecar beside them):" in text

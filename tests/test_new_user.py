@@ -115,6 +115,9 @@ def test_ci_split_refuses_chunk_sizes_outside_githubs_limit(fleet, matrix_file, 
     ["results", "ingest", "--run-id", "3", "x.json"],
     ["rehearse", "--duration", "0"],
     ["validate", "--pr-number", "abc"],
+    ["results", "comment", "--pr-number", "0", "--body", "b.md"],
+    ["results", "compare", "--pr-number", "0", "--run", "1"],
+    ["plan", "--pr-number", "0", "--base-ref", "HEAD", "--head-ref", "HEAD"],
     ["ci", "split", "--pr-number", "x1", "--matrix", "m.json"],
 ])
 def test_a_bad_flag_value_is_argument_syntax(fleet, argv):

@@ -59,7 +59,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--comment-file", metavar="PATH", default=None,
                         help="write the PR comment's body (within GitHub's size limit) to PATH, for a job "
                              "allowed to comment to post with `results comment`")
-    parser.add_argument("--pr-number", type=int, default=None, help="pull request to comment on")
+    parser.add_argument("--pr-number", type=argtypes.pull_request, default=None, help="pull request to comment on")
     parser.add_argument("--repository", type=owner_name, default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option
 
@@ -116,7 +116,7 @@ def run(args) -> int:
     pr, baseline = load_records(args)
     if not baseline:
         print(f"sweepgate results compare: no baseline results for run {args.run}'s points on "
-              f"{args.baseline_ref}; every point is new (check --baseline-ref)", file=sys.stderr)
+              f"{args.baseline_ref}; every point that measured something is new (check --baseline-ref)", file=sys.stderr)
     comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
     comparison.evals = evals.compare_evals(pr, baseline, settings.window)
     charts = []

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 
 from sweepgate.core import fields
+from sweepgate.core import jobfile
 from sweepgate.core.errors import fail
+from sweepgate.core.report import count
 from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env  # noqa: F401 - the job environment lives in core
 from sweepgate.workflow.decide import SWEEP_LABEL
 
@@ -213,8 +215,10 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
     ok = set(counts) <= {"success", "skipped"}
     lines = ["## Sweep results", "", "| job result | count |", "| --- | --- |"]
     lines += [f"| {result} | {n} |" for result, n in sorted(counts.items())]
-    lines += ["", f"{len(result_files)} result file(s):", ""]
-    lines += [f"- `{name}`" for name in sorted(result_files)]
+    sidecars = [name for name in result_files if name.endswith(jobfile.SUFFIX)]
+    outputs = sorted(name for name in result_files if not name.endswith(jobfile.SUFFIX))
+    lines += ["", f"{count(len(outputs), 'result file')} ({count(len(sidecars), 'job sidecar')} beside them):", ""]
+    lines += [f"- `{name}`" for name in outputs]
     return "\n".join(lines) + "\n", ok
 
 
