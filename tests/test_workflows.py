@@ -935,3 +935,13 @@ def test_documented_expression_check_catches_shell_use(tmp_path, text, bad):
     path = tmp_path / "doc.md"
     path.write_text(text)
     assert bool(expressions_in_documented_shell(path)) == bad
+
+
+def test_the_readme_names_every_label_decide_knows():
+    """Adoption review: the README spoke of "a PR label" for fail-fast and no-canary without naming
+    any; a maintainer cannot create a label nobody names."""
+    from sweepgate.workflow import decide
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Pull-request labels", 1)[1].split("\n## ", 1)[0]
+    assert {label for label in decide.LABELS if f"| `{label}` |" in table} == set(decide.LABELS)
