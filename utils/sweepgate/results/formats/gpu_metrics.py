@@ -19,14 +19,15 @@ import re
 from sweepgate.core.errors import fail
 
 FILENAME = "gpu_metrics.csv"  # a job's own: <RESULT_FILENAME>.gpu_metrics.csv (benchmarks/lib/evals.sh)
+COVER_SLACK_S = 5.0  # samples must start/end within this of the window's edges
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
 def paths_beside(output) -> list:
-    """Where an output's GPU samples may be: its job's own file, then a plain gpu_metrics.csv
-    (a result folder of one job, as the reference's scripts leave it)."""
-    return [output.with_name(f"{output.stem}.{FILENAME}"), output.with_name(FILENAME)]  # stem: qwen3.5_... keeps its dot
-COVER_SLACK_S = 5.0  # samples must start/end within this of the window's edges
-_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+    """Where an output's GPU samples may be: its job's own file (``stem`` drops only the last
+    suffix, so ``qwen3.5_...`` keeps its dot), then a plain gpu_metrics.csv (a result folder of
+    one job, as the reference's scripts leave it)."""
+    return [output.with_name(f"{output.stem}.{FILENAME}"), output.with_name(FILENAME)]
 
 
 def detect_text(text: str) -> bool:
