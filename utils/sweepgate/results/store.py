@@ -52,6 +52,9 @@ MIGRATION_LOCK = 0x73776770_72657331  # PostgreSQL advisory-lock key of schema m
 # A concurrent writer can commit the same rows between add's SELECT and INSERT (two ingests
 # of one job): the INSERT then fails on the unique key and add starts over, once per such writer.
 ADD_ATTEMPTS = 5
+# How long a SQLite writer waits for another's transaction (Python's default is 5 s; a concurrent
+# ingest on a loaded CI machine has exceeded that).
+SQLITE_BUSY_TIMEOUT_S = 60
 SHOWN_CHANGES = 4  # changed fields a refusal names
 
 
@@ -117,7 +120,8 @@ def _fast_sqlite(dbapi_connection, _record) -> None:
 def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     try:
         parsed = sa.engine.make_url(url)
-        engine = sa.create_engine(parsed)
+        sqlite = parsed.get_backend_name() == "sqlite"
+        engine = sa.create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S} if sqlite else {})
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
         raise fail(display_url(url), 0, f"not a database URL: {exc}",
                    "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB") from None
@@ -165,6 +169,15 @@ def _lock_schema(conn: sa.Connection) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
     elif conn.dialect.name == "postgresql":
         conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+
+
+def _write_lock(conn: sa.Connection) -> None:
+    """SQLite: take the writer lock before the transaction's first read. A transaction that reads
+    (the stored keys) and then writes cannot wait for the lock once another writer has committed
+    after its read: SQLite refuses it at once ("database is locked"), whatever the busy timeout.
+    PostgreSQL writers need no such lock (a unique-key clash is retried, ``_lost_race``)."""
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 class StoreError(SweepgateError):
@@ -346,6 +359,7 @@ class Store:
         while True:
             try:
                 with self.engine.begin() as conn:
+                    _write_lock(conn)
                     return self._insert(conn, rows, keep_stored)
             except sa.exc.SQLAlchemyError as exc:
                 if attempt == ADD_ATTEMPTS or not _lost_race(exc):
