@@ -33,3 +33,30 @@ def test_a_truncated_string_names_where_it_starts(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err == (f"{tmp_path / 'cut.json'}:1:33: not valid JSON: Unterminated string starting at column 33; "
                    "the file is truncated or not a client's output; rerun the benchmark or remove the file"), err
+
+
+def test_every_json_refusal_names_the_place_its_message_points_at(tmp_path, capsys):
+    """The same cut-off message was printed by `ci row-env`/`results sidecar` (ROW), `ci collect`
+    (RESULTS) and `rehearse --row`; one helper (core.errors.json_message) now words them all, and
+    a baseline JSONL line no longer reads "starting at at column"."""
+    import json
+
+    import pytest
+
+    from sweepgate.core.errors import json_message
+    from sweepgate.results import source
+
+    with pytest.raises(json.JSONDecodeError) as info:
+        json.loads('{"a": "b')
+    assert json_message(info.value) == "Unterminated string starting at column 7"
+    with pytest.raises(json.JSONDecodeError) as info:
+        json.loads('{"a": }')
+    assert json_message(info.value) == "Expecting value"
+    bad = tmp_path / "base.jsonl"
+    bad.write_text('{"run-id": "x", "metrics": {"a": "b}\n')
+    from sweepgate.core.errors import SweepgateError
+
+    with pytest.raises(SweepgateError) as refused:
+        source.records_from_jsonl([bad])
+    text = refused.value.diagnostics[0].render()
+    assert "starting at column" in text and "at at" not in text, text

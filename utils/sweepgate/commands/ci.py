@@ -23,7 +23,7 @@ import sys
 from dataclasses import replace
 
 from sweepgate.commands import argtypes
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import fail, json_message
 from sweepgate.core.github import owner_name
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
@@ -62,7 +62,7 @@ def _load_json(path: str, what: str):
         raise fail(path, 0, f"{what} is not UTF-8 text ({exc.reason} at byte {exc.start})",
                    "pass the JSON file the previous step wrote") from None
     except json.JSONDecodeError as exc:
-        raise fail(path, exc.lineno, f"{what} is not valid JSON: {exc.msg}", "check the file",
+        raise fail(path, exc.lineno, f"{what} is not valid JSON: {json_message(exc)}", "check the file",
                    col=exc.colno) from None
 
 
@@ -167,7 +167,8 @@ def _run_row_env(args) -> int:
         try:
             row = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise fail("ROW", exc.lineno, f"row is not valid JSON: {exc.msg}", "pass toJSON(matrix.row)") from None
+            raise fail("ROW", exc.lineno, f"row is not valid JSON: {json_message(exc)}",
+                       "pass toJSON(matrix.row)") from None
     elif row_id:
         matrix_file = args.matrix or os.environ.get("MATRIX_FILE")
         if not matrix_file:
@@ -199,7 +200,7 @@ def _run_collect(args) -> int:
     try:
         results = json.loads(os.environ.get("RESULTS") or "[]")
     except json.JSONDecodeError as exc:
-        raise fail("RESULTS", exc.lineno, f"not valid JSON: {exc.msg}",
+        raise fail("RESULTS", exc.lineno, f"not valid JSON: {json_message(exc)}",
                    "set RESULTS to toJSON(needs.*.result)") from None
     if not isinstance(results, list):
         raise fail("RESULTS", 1, "not a JSON list", "set RESULTS to toJSON(needs.*.result)")

@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import fail, json_message
 
 STATUS_ENV, STARTED_ENV, CONFIG_KEY_ENV = "JOB_STATUS", "JOB_STARTED", "CONFIG_KEY"
 CONTEXT_ENV = "JOB_CONTEXT_FILE"
@@ -45,7 +45,8 @@ def _row() -> dict:
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            raise fail("ROW", exc.lineno, f"row is not valid JSON: {exc.msg}", "pass toJSON(matrix.row)") from None
+            raise fail("ROW", exc.lineno, f"row is not valid JSON: {json_message(exc)}",
+                       "pass toJSON(matrix.row)") from None
     if row_id and os.environ.get("MATRIX_FILE"):
         from sweepgate.workflow.fanout import row_for_id
 

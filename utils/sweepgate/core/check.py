@@ -270,9 +270,8 @@ def _number(value) -> bool:
 
 
 def _unreachable(what: str, value: float) -> tuple[str, str]:
-    example = f"{value / 100:g} for {value:g} %" if value <= 100 else "0.05 for 5 %"
     return (f"{what} {value:g} means no throughput drop could ever count as a regression",
-            f"write a fraction below 1 ({example})")
+            f"write a fraction below 1 ({METRICS.fraction_example(value)})")
 
 
 def _point_rules(path: tuple, scenario: str, block: dict, point: dict,

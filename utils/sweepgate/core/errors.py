@@ -107,6 +107,12 @@ class SweepgateError(Exception):
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
 
+def json_message(exc) -> str:
+    """A ``json.JSONDecodeError``'s message as a whole phrase: "Unterminated string starting at"
+    and "Invalid control character at" name a place, so say which column."""
+    return f"{exc.msg} column {exc.colno}" if exc.msg.endswith(" at") else exc.msg
+
+
 def fail(file: str, line: int, message: str, hint: str = "", *, rule: str = "", col: int = 0) -> SweepgateError:
     return SweepgateError(Diagnostic(file, line, col, rule, message, hint))
 

@@ -47,3 +47,9 @@ DIRECTION = {
     **{name: LOWER_IS_BETTER for name in LATENCY_METRICS},
     ENERGY_PER_OUTPUT_TOKEN_J: LOWER_IS_BETTER,
 }
+
+
+def fraction_example(value: float) -> str:
+    """How a threshold is written, for one typed as a percentage: 5 -> "0.05 for 5 %" (a relative
+    change is a fraction; 1 or more on a throughput figure could never be reached)."""
+    return f"{value / 100:g} for {value:g} %" if 1 <= value <= 100 else "0.05 for 5 %"

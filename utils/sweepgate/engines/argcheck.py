@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+from sweepgate.core.errors import json_message
+
 _NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
 
@@ -49,7 +51,7 @@ def value_problem(opt: dict, value: str) -> str | None:
         try:
             json.loads(value)
         except ValueError as exc:
-            return f"is not valid JSON ({exc.msg})"
+            return f"is not valid JSON ({json_message(exc)})"
     return None
 
 

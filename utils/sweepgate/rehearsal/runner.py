@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sweepgate.core import fields, jobfile
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import fail, json_message
 from sweepgate.core.recipes import gpu_family, script_candidates
 from sweepgate.rehearsal import multinode
 from sweepgate.rehearsal.progress import CallTail, Progress
@@ -57,8 +57,8 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
             raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})",
                        "pass a JSON file: one row object or a list of rows") from None
         except json.JSONDecodeError as exc:
-            raise fail(str(path), exc.lineno, f"not JSON: {exc.msg}", "write one row object or a list of rows",
-                       col=exc.colno) from None
+            raise fail(str(path), exc.lineno, f"not JSON: {json_message(exc)}",
+                       "write one row object or a list of rows", col=exc.colno) from None
         rows = data if isinstance(data, list) else [data]
         if not all(isinstance(r, dict) for r in rows):
             raise fail(str(path), 0, "rows must be JSON objects", "write one row object or a list of rows")
@@ -521,7 +521,7 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], rc: int, timed_out: bo
         try:
             json.loads(result_file.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
-            problems.append(f"result file is not JSON: {exc.msg}")
+            problems.append(f"result file is not JSON: {json_message(exc)}")
     if rc == 0 and not timed_out:
         problems.extend((multinode.check_calls if multinode.is_multinode(row) else check_calls)(row, env, calls))
         problems.extend(check_eval_calls(row, calls))

@@ -64,9 +64,8 @@ class Settings:
                        "an interval needs at least 2 baseline values and at most --window")
         if not (0 <= self.threshold < 1) or math.isnan(self.threshold):
             # 1 or more would be a drop of 100 % or more: no throughput could ever regress.
-            hint = f" ({self.threshold:g} % is {self.threshold / 100:g})" if 1 <= self.threshold <= 100 else ""
-            raise fail("--threshold", 0, f"threshold {self.threshold:g} is not a relative change below 1{hint}",
-                       "pass a fraction, e.g. --threshold 0.05 for 5%")
+            raise fail("--threshold", 0, f"threshold {self.threshold:g} is not a relative change below 1",
+                       f"pass a fraction, e.g. --threshold {R.fraction_example(self.threshold)}")
 
     def threshold_for(self, config_key: str, metric: str) -> float:
         block = self.per_config.get(config_key) or {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import fail, json_message
 
 _CONSTANTS = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
 
@@ -28,12 +28,7 @@ def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
     try:
         return json.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as exc:
-        raise fail(path, exc.lineno + line_offset, f"not valid JSON: {message(exc)}", hint, col=exc.colno) from None
-
-
-def message(exc: json.JSONDecodeError) -> str:
-    """The decoder's message as a whole phrase ("Unterminated string starting at" names a place)."""
-    return f"{exc.msg} column {exc.colno}" if exc.msg.endswith(" at") else exc.msg
+        raise fail(path, exc.lineno + line_offset, f"not valid JSON: {json_message(exc)}", hint, col=exc.colno) from None
 
 
 def documents(text: str, path: str) -> list[tuple[int, object]]:

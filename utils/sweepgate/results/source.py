@@ -26,7 +26,7 @@ def _json_line(path: Path, number: int, line: str) -> dict | None:
     try:
         rec = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise fail(str(path), number, f"not JSON: {exc.msg} at column {exc.colno}",
+        raise fail(str(path), number, f"not JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}",
                    "each line must be one normalized result record", col=exc.colno) from None
     if not isinstance(rec, dict) or not isinstance(rec.get(R.METRICS), dict) or R.RUN_ID not in rec:
         raise fail(str(path), number, f"not a normalized result record (needs '{R.RUN_ID}' and '{R.METRICS}')",
