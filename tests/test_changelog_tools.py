@@ -176,3 +176,16 @@ def test_canonicalize_defaults_to_main_and_refuses_history_edits(repo, capsys):
     rc, _, err = sg(capsys, "changelog", "canonicalize", "--pr-number", "42")
     assert rc == 1 and err.startswith("perf-changelog.yaml:5: ")
     assert repo.read() == before
+
+
+def test_canonicalize_finds_a_master_branch_like_the_pre_commit_mode(repo, capsys):
+    repo.git("branch", "-m", "main", "master")
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("perf-changelog.yaml", CHANGELOG + entry("kimik3-*", "XXX"))
+    assert sg(capsys, "validate", "--staged")[0] == 0  # the pre-commit mode's history ends at master
+    rc, out, err = sg(capsys, "changelog", "canonicalize", "--pr-number", "42")
+    assert rc == 0, err
+    assert repo.read().decode() == CHANGELOG + entry("kimik3-*", "42")
+    repo.git("branch", "-m", "master", "trunk")
+    rc, _, err = sg(capsys, "changelog", "canonicalize", "--pr-number", "43")
+    assert rc == 1 and "origin/main, main, origin/master, master" in err and "--base" in err

@@ -19,8 +19,8 @@ from pathlib import Path
 from sweepgate.core import fields as F
 from sweepgate.core.atomic import atomic_write
 from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.upstream import UPSTREAMS
 
-DEFAULT_UPSTREAMS = ("origin/main", "main")
 XXX_LINK = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(['\"]?)https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
                       rb"/pull/XXX\2[ ]*$")
 
@@ -122,10 +122,10 @@ def _history(git, path: str) -> bytes:
 
 
 def _default_upstream(git) -> str:
-    for ref in DEFAULT_UPSTREAMS:
+    for ref in UPSTREAMS:
         if _ref_exists(git, ref):
             return ref
-    raise _fail("git", 0, "git-ref", "neither origin/main nor main exists",
+    raise _fail("git", 0, "git-ref", f"none of {', '.join(UPSTREAMS)} exists",
                 "pass the target branch explicitly (--onto/--base)")
 
 
