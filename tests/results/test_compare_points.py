@@ -153,3 +153,35 @@ def test_a_failed_point_is_drawn_where_its_baseline_stands(tmp_path, db, capsys)
     text = svg.read_text()
     assert text.count('id="failed-point-') == 1 and text.count('id="pr-point-') == 1
     assert ">8 failed<" in text and "PR job failed (at its baseline)" in text
+
+
+@pytest.mark.parametrize("order", [(1.0, 1.0, 0.7), (0.7, 1.0, 1.0), (1.0, 0.7, 1.0)])
+def test_repeats_of_a_point_are_judged_by_their_median_whatever_their_file_names(tmp_path, db, capsys, order):
+    """Three result files of one PR job for conc 4: one 30 % slow outlier. The verdict is the
+    median's, not the measurement whose file name sorts last."""
+    history(tmp_path / "in", concs=(4,))
+    row = {**job()["row"], "conc": 4}
+    for i, factor in enumerate(order):
+        sidecar = job(run_id="777", row=row, ref="refs/pull/7/merge", finished="2026-02-01T12:00:00+00:00")
+        write_job(tmp_path / "in" / "pr", f"res_c4_{i}", vllm_output(4, output_throughput=411.6 * factor),
+                  sidecar)
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert rc == 0, err
+    rc, out, err = compare(capsys, db, "--json", "--fail-on-regression")
+    doc = json.loads(out)
+    tput = next(p for p in doc["points"] if p["metric"] == R.OUTPUT_TPUT_PER_GPU)
+    assert rc == 0 and tput["verdict"] == C.UNCHANGED, tput
+    assert {p["verdict"] for p in doc["points"]} == {C.UNCHANGED}
+    assert [p["measurements"] for p in doc["repeated"]] == [3]
+    rc, out, _ = compare(capsys, db, "--markdown")
+    assert "judged by the median of its measurements" in out
+
+
+def test_a_baseline_run_s_repeats_are_one_value_their_median():
+    base = [{R.CONFIG_KEY: "k", R.CONC: 4, R.RUN_ID: "1", R.ATTEMPT: 1, R.STATUS: "success",
+             R.METRICS: {"x": v}} for v in (10.0, 30.0, 11.0)]
+    base.append({**base[0], R.ATTEMPT: 2, R.METRICS: {"x": 50.0}})  # a re-run replaces attempt 1
+    base.append({**base[0], R.RUN_ID: "2", R.METRICS: {"x": 12.0, "y": 1.0}})
+    base.append({**base[0], R.RUN_ID: "2", R.METRICS: {"x": 14.0}})
+    (window,) = C.baseline_window(base, 5).values()
+    assert [(r[R.RUN_ID], r[R.METRICS]) for r in window] == [("2", {"x": 13.0, "y": 1.0}), ("1", {"x": 50.0})]

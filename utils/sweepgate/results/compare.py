@@ -111,6 +111,7 @@ class Comparison:
     heads: dict            # point -> the PR record
     baselines: dict        # point -> baseline records, newest first (at most `window`)
     repeated: dict = field(default_factory=dict)  # point -> its measurements in the run, when more than one
+    # (heads hold their combination: each metric the median of the measurements)
     evals: list = field(default_factory=list)  # evals.EvalVerdict: the run's eval scores, judged (results/evals.py)
 
     @property
@@ -130,7 +131,7 @@ class Comparison:
     def as_json(self) -> dict:
         out = {"run": self.run, "points": [v.as_json() for v in self.verdicts], "counts": self.counts(),
                "evals": [e.as_json() for e in self.evals]}
-        if self.repeated:  # points measured more than once: only the last measurement was judged
+        if self.repeated:  # points measured more than once: judged by the median of the measurements
             out["repeated"] = [{**point_json(pt), "measurements": n}
                                for pt, n in sorted(self.repeated.items(), key=lambda item: point_sort_key(item[0]))]
         if self.rehearsal:
@@ -196,11 +197,31 @@ def measurements_per_point(records: list[dict], evals: bool = False) -> dict[tup
 
 def baseline_window(records: list[dict], window: int, evals: bool = False) -> dict[tuple, list[dict]]:
     """Each point's results (``evals``: eval records) in its last ``window`` baseline runs, newest
-    first, one per run."""
-    per_run: dict[tuple, dict[str, dict]] = defaultdict(dict)
+    first, one per run (a run's repeated measurements of the point combined by ``combined``)."""
+    per_run: dict[tuple, dict[str, list[dict]]] = defaultdict(dict)
     for rec in sorted((r for r in records if _usable(r, evals)), key=_order):
-        per_run[point_of(rec)][str(rec.get(R.RUN_ID))] = rec  # a later attempt replaces an earlier one
-    return {pt: sorted(runs.values(), key=_order, reverse=True)[:window] for pt, runs in per_run.items()}
+        runs = per_run[point_of(rec)]
+        same = runs.setdefault(str(rec.get(R.RUN_ID)), [])
+        if same and same[-1].get(R.ATTEMPT) != rec.get(R.ATTEMPT):
+            same.clear()  # a later attempt replaces an earlier one
+        same.append(rec)
+    combine = (lambda recs: recs[-1]) if evals else combined
+    return {pt: sorted(map(combine, runs.values()), key=_order, reverse=True)[:window]
+            for pt, runs in per_run.items()}
+
+
+def combined(recs: list[dict]) -> dict:
+    """One record for a point measured several times in one attempt (repeated lines or files):
+    the last one's fields, each metric the median of the measurements that have it. Figures of
+    a failed job are left out unless nothing else was measured."""
+    good = [r for r in recs if not job_failed(r) and isinstance(r.get(R.METRICS), dict)]
+    if len(good) < 2:
+        return good[-1] if good and not job_failed(recs[-1]) else recs[-1]
+    metrics: dict = {}
+    for name in dict.fromkeys(k for r in good for k in r[R.METRICS]):
+        values = [v for v in (number(r[R.METRICS].get(name)) for r in good) if v is not None]
+        metrics[name] = statistics.median(values) if values else good[-1][R.METRICS].get(name)
+    return {**good[-1], R.METRICS: metrics}
 
 
 def number(value) -> float | None:
@@ -327,7 +348,7 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
         setattr(settings, name, value)
     settings.validate()
     measured = measurements_per_point(pr_records)
-    heads = {pt: recs[-1] for pt, recs in measured.items()}
+    heads = {pt: combined(recs) for pt, recs in measured.items()}
     run_ids = {str(r.get(R.RUN_ID)) for r in pr_records}
     baselines = baseline_window([b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids],
                                 settings.window)

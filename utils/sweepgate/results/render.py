@@ -150,15 +150,15 @@ def measured_note(comparison: C.Comparison) -> str | None:
 
 
 def repeated_note(comparison: C.Comparison, shown: int = 3) -> str | None:
-    """Say which points the run measured more than once (only the last measurement is judged)."""
+    """Say which points the run measured more than once (each judged by its measurements' median)."""
     if not comparison.repeated:
         return None
     items = sorted(comparison.repeated.items(), key=lambda item: C.point_sort_key(item[0]))
     named = ", ".join(f"{point_label(pt)} ({n}\u00d7)" for pt, n in items[:shown])
     more = f" and {len(items) - shown} more" if len(items) > shown else ""
     were = "point was" if len(items) == 1 else "points were"
-    return (f"{len(items)} {were} measured more than once in this run; each is judged by its last "
-            f"measurement: {named}{more}. Give repeats their own result files or attempts to judge each.")
+    return (f"{len(items)} {were} measured more than once in this run; each is judged by the median "
+            f"of its measurements: {named}{more}.")
 
 
 def _md_escape(text: str) -> str:
