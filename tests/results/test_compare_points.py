@@ -185,3 +185,20 @@ def test_a_baseline_run_s_repeats_are_one_value_their_median():
     base.append({**base[0], R.RUN_ID: "2", R.METRICS: {"x": 14.0}})
     (window,) = C.baseline_window(base, 5).values()
     assert [(r[R.RUN_ID], r[R.METRICS]) for r in window] == [("2", {"x": 13.0, "y": 1.0}), ("1", {"x": 50.0})]
+
+
+def test_one_request_in_forty_newly_failing_is_a_regression_not_a_small_change(tmp_path, db, capsys):
+    """2.5 % of requests failed where main never failed one: below the 5 % relative threshold that
+    suits throughput, but a success rate has a threshold of its own, 0."""
+    history(tmp_path / "in", concs=(4,))
+    pr_job(tmp_path / "in", 4, vllm_output(4, output_throughput=411.6, completed=39, failed=1))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert rc == 0, err
+    rc, out, _ = compare(capsys, db, "--json", "--fail-on-regression")
+    verdicts = {p["metric"]: p["verdict"] for p in json.loads(out)["points"]}
+    assert rc == 3 and verdicts[R.SUCCESS_RATE] == C.REGRESSED
+    assert verdicts[R.OUTPUT_TPUT_PER_GPU] == C.UNCHANGED
+    per_config = {"dsr1-fp4-b300-vllm": {"thresholds": {R.SUCCESS_RATE: 0.05}}}  # a config may allow some
+    assert C.Settings(per_config=per_config).threshold_for("dsr1-fp4-b300-vllm", R.SUCCESS_RATE) == 0.05
+    assert C.Settings(threshold=0.2).threshold_for("other", R.SUCCESS_RATE) == 0.0
+    assert C.Settings(threshold=0.2).threshold_for("other", R.OUTPUT_TPUT_PER_GPU) == 0.2

@@ -62,7 +62,11 @@ def test_a_change_under_half_the_threshold_is_unchanged(level, spread, threshold
     values = {m: [level * (1 + rng.uniform(-spread, spread)) for _ in range(5)] for m in METRICS}
     pr = {m: statistics.median(v) * (1 + frac * threshold) for m, v in values.items()}
     verdicts = by_metric(C.compare_records(head(pr), baseline(values), threshold=threshold))
-    assert {v.verdict for v in verdicts.values()} == {C.UNCHANGED}
+    assert {v.verdict for m, v in verdicts.items() if m not in R.METRIC_THRESHOLDS} == {C.UNCHANGED}
+    for metric in R.METRIC_THRESHOLDS:  # its own threshold (0): the interval alone decides
+        v = verdicts[metric]
+        outside = not v.low <= v.head <= v.high
+        assert (v.verdict != C.UNCHANGED) == (outside and v.change != 0), v
 
 
 @settings(max_examples=60, deadline=None)

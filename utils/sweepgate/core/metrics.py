@@ -48,6 +48,11 @@ DIRECTION = {
     ENERGY_PER_OUTPUT_TOKEN_J: LOWER_IS_BETTER,
 }
 
+# A metric's own threshold, in place of --threshold and a config's `threshold` (a config's
+# per-metric `thresholds` still win): a request that newly fails is a finding however small
+# a share of the run it is, so a success rate below its baseline's interval is a regression.
+METRIC_THRESHOLDS = {SUCCESS_RATE: 0.0}
+
 
 def fraction_example(value: float) -> str:
     """How a threshold is written, for one typed as a percentage: 5 -> "0.05 for 5 %" (a relative

@@ -70,7 +70,11 @@ class Settings:
     def threshold_for(self, config_key: str, metric: str) -> float:
         block = self.per_config.get(config_key) or {}
         per_metric = block.get(F.RESULTS_THRESHOLDS) or {}
-        return float(per_metric.get(metric, block.get(F.RESULTS_THRESHOLD, self.threshold)))
+        if metric in per_metric:
+            return float(per_metric[metric])
+        if metric in R.METRIC_THRESHOLDS:
+            return R.METRIC_THRESHOLDS[metric]
+        return float(block.get(F.RESULTS_THRESHOLD, self.threshold))
 
 
 @dataclass
