@@ -75,6 +75,7 @@ def test_outputs_ingested_again_by_a_newer_version_are_a_no_op(db, tmp_path, cap
     (rec,) = show_json(capsys, db, "--run", "u")
     older = dict(rec, metrics=dict(rec[R.METRICS], **{R.OUTPUT_TPUT_PER_GPU: 1.0}))
     older.pop(R.REQUEST_RATE)
+    older[R.STARTED] = older[R.FINISHED] = None  # not read from this client's output before
     with store.open_store(db) as st:
         assert st.add([dict(older, **{R.RUN_ID: "v"})]) == 1
     (tmp_path / "in" / "res.job.json").write_text(json.dumps(job(run_id="v")), encoding="utf-8")

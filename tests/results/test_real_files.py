@@ -15,6 +15,9 @@ REFUSED = {
     "aiperf/aiperf0.11_sweep_aggregate_trimmed.json": "AIPerf sweep aggregate",
     "vllm/vllm-ascend_llama8b_tp1_qps1_latency_only.json": "latency-only output",
     "inferencex/agentic_glm5.3flash_sglang_tp4_conc1_mi355x_trimmed.json": "agentic aggregate",
+    "aiperf/aiperf0.11_sweep_aggregate_trimmed.csv": "AIPerf sweep aggregate CSV",
+    "lm_eval/lighteval_igakuqa_gptoss120b.json": "a lighteval results file",
+    "inferencex/agg_bmk_agentic_qwen3.5-397b_mi300x_2rows.json": "collect_results.py's agg_bmk.json",
 }
 
 
@@ -74,3 +77,21 @@ def test_lm_eval_limit_and_filters():
     (gsm,) = records("lm_eval/lmeval0.4.13_gsm8k_platinum_gemma4-26b_trimmed.json")
     assert {e[R.EVAL_FILTER] for e in gsm[R.EVALS]} == {"strict-match", "flexible-extract"}
     assert gsm[R.MODEL] == "gemma4-26b-l40s" and gsm[R.CLIENT_VERSION] == "0.4.13"
+
+
+def test_genai_perf_config_file_layout_is_genai_perf_with_its_concurrency():
+    # 2025's config-file layout keeps concurrency under perf_analyzer.stimulus, service_kind under endpoint
+    (rec,) = records("aiperf/genaiperf2025_cfgfile_gptoss20b_a100_conc1_trimmed.json")
+    assert (rec[R.CLIENT], rec[R.SOURCE_FORMAT], rec[R.CONC]) == ("genai-perf", "genai-perf-json", 1)
+    m = rec[R.METRICS]
+    assert rec[R.MODEL] == "openai/gpt-oss-20b" and m[R.COMPLETED] == 35
+    assert m["ttft_mean_ms"] == pytest.approx(1524.6265132) and m[R.REQUEST_THROUGHPUT] == pytest.approx(0.4701030011)
+
+
+def test_lm_eval_start_and_finish_times_and_na_stderr():
+    (rec,) = records("lm_eval/lmeval0.4.13_ifeval_gemma4-26b_stderr_na.json")
+    # date 1791463521.91 is the start (Unix time), total_evaluation_time_seconds "204.31..." the length
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-10-08T12:45:21+00:00", "2026-10-08T12:48:46+00:00")
+    stderr = {e[R.EVAL_METRIC]: e[R.EVAL_STDERR] for e in rec[R.EVALS]}
+    assert stderr["inst_level_strict_acc"] is None  # lm-eval wrote "N/A"
+    assert stderr["prompt_level_strict_acc"] == pytest.approx(0.0136110425)

@@ -25,6 +25,7 @@ def parse_text(text: str, path: str) -> list[Measurement]:
     if not text.strip():
         raise fail(path, 1, "format: the file is empty",
                    "the client wrote nothing: check the job's log, or remove the file")
+    aiperf_csv.refuse_sweep(text, path)
     if not text.lstrip()[:1] in ("{", "["):
         raise fail(path, 1, f"format: not a benchmark client output (expected {KNOWN})",
                    "ingest the job's $RESULT_FILENAME.json, or remove the file")

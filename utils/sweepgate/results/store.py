@@ -215,13 +215,13 @@ RESULT_FIELDS = (*R.JOB_KEYS, R.CONC, R.ISL, R.OSL, R.EVALS)
 
 def _changes(stored: dict, rec: dict) -> list[str]:
     """What a re-ingest changed of the result itself: the client's measured values and RESULT_FIELDS,
-    where both records carry them. What sweepgate derives (R.DERIVED_METRICS, identity read from
-    the row) and fields only one version records may differ: upgrading sweepgate and ingesting the
-    same outputs again stays a no-op."""
+    where the stored one has them (not null). What sweepgate derives (R.DERIVED_METRICS, identity
+    read from the row) and fields only the newer version records may differ: upgrading sweepgate
+    and ingesting the same outputs again stays a no-op."""
     old, new = json.loads(_canonical(stored)), json.loads(_canonical(rec))
     old_m, new_m = old.get(R.METRICS) or {}, new.get(R.METRICS) or {}
     measured = sorted(m for m in old_m.keys() & new_m.keys() if m not in R.DERIVED_METRICS and old_m[m] != new_m[m])
-    return measured + [f for f in RESULT_FIELDS if f in old and f in new and old[f] != new[f]]
+    return measured + [f for f in RESULT_FIELDS if old.get(f) is not None and f in new and old[f] != new[f]]
 
 
 def fail(where: str, line: int, message: str, hint: str) -> StoreError:

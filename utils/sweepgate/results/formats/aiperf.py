@@ -101,10 +101,21 @@ def _config(doc: dict) -> tuple[str | None, int | None, str]:
     models = endpoint.get("model_names") or cfg.get("model") or cfg.get("model_names") or _items(cfg)
     model = models[0] if isinstance(models, list) and models else None
     loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
-    conc = loadgen.get("concurrency", cfg.get("concurrency", _profiling_concurrency(cfg)))
+    conc = loadgen.get("concurrency", cfg.get("concurrency", _stimulus(cfg).get("concurrency",
+                                                                            _profiling_concurrency(cfg))))
     conc = conc if isinstance(conc, int) and not isinstance(conc, bool) else None
-    genai = "service_kind" in cfg or "formatted_model_name" in cfg
+    # GenAI-Perf names its service kind (at the top before 2025, under endpoint in its config-file
+    # layout, which also has a perf_analyzer section); AIPerf has neither.
+    genai = any(k in cfg for k in ("service_kind", "formatted_model_name", "perf_analyzer")) or (
+        "service_kind" in endpoint)
     return model, conc, "genai-perf" if genai else "aiperf"
+
+
+def _stimulus(cfg: dict) -> dict:
+    """GenAI-Perf's config-file layout (2025) keeps the load under ``perf_analyzer.stimulus``:
+    ``{concurrency: N}`` or ``{request_rate: R}``."""
+    analyzer = cfg.get("perf_analyzer") if isinstance(cfg.get("perf_analyzer"), dict) else {}
+    return analyzer.get("stimulus") if isinstance(analyzer.get("stimulus"), dict) else {}
 
 
 def _items(cfg: dict) -> list:
@@ -129,7 +140,8 @@ def _request_rate(doc: dict):
     """The requested rate (requests/s): loadgen's (AIPerf), the top level's (GenAI-Perf) or the phase's."""
     cfg = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
     loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
-    for value in (loadgen.get("request_rate"), cfg.get("request_rate"), _measured_phase(cfg).get("rate")):
+    for value in (loadgen.get("request_rate"), cfg.get("request_rate"), _stimulus(cfg).get("request_rate"),
+                  _measured_phase(cfg).get("rate")):
         if value is not None and not isinstance(value, bool):
             return rate_value(value)
     return None

@@ -33,6 +33,20 @@ def detect_text(text: str) -> bool:
     return text.lstrip("\ufeff").startswith("Metric,")
 
 
+# AIPerf's sweep aggregate CSV (profile_export_aiperf_sweep.csv): one row per swept value, each
+# metric as <name>_mean/_std/_min/_max/_cv columns, then "Best Configurations" and "Metadata".
+_SWEEP_HEADER = re.compile(r"^[a-z_]+,([a-z0-9_]+_(mean|std|min|max|cv),)+")
+
+
+def refuse_sweep(text: str, path: str) -> None:
+    """Refuse an AIPerf sweep aggregate CSV with its own reason, as the JSON one is."""
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    if _SWEEP_HEADER.match(first) and "_cv," in first:
+        raise fail(path, 1, f"format: an AIPerf sweep aggregate CSV (statistics of several runs, one row per "
+                   f"{first.split(',', 1)[0]}), not one run's export",
+                   "ingest each run's own profile_export_aiperf.json (the sweep's per-value folders)")
+
+
 def _key_unit(display: str) -> tuple[str, str | None]:
     match = _NAME.match(display)
     name, unit = (match["name"], match["unit"]) if match else (display, None)

@@ -21,6 +21,9 @@ REASONS = (
      "request counts dropped)"),
     (lambda d: isinstance(d, list) and d and isinstance(d[0], dict) and ("em_strict" in d[0] or "score" in d[0]),
      "a table of InferenceX eval rows, not one job's eval output"),
+    (lambda d: isinstance(d, list) and d and all(isinstance(x, dict) and "hw" in x for x in d),
+     "InferenceX collect_results.py's agg_bmk.json (a list of process_result.py aggregates, latencies in "
+     "seconds, request counts dropped), not one job's output"),
     (lambda d: isinstance(d, list) and d and isinstance(d[0], dict) and "Test name" in d[0],
      "a summary table built from several serving results (display-name columns), not one job's output"),
     (lambda d: isinstance(d, dict) and "model_id" in d and any(

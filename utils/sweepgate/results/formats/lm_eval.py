@@ -10,6 +10,7 @@ those are read as filter ``none``, 0.4's name for "no filter".
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
@@ -79,7 +80,32 @@ def _task_evals(task: str, scores: dict, samples, path: str) -> list[dict]:
     return evals
 
 
+def _times(doc: dict) -> tuple[str | None, str | None]:
+    """(started, finished) in UTC ISO 8601: lm-eval's ``date`` is the Unix time the evaluation
+    started; ``total_evaluation_time_seconds`` (a string in 0.4) how long it took."""
+    start = doc.get("date")
+    if isinstance(start, bool) or not isinstance(start, (int, float)) or not math.isfinite(start):
+        return None, None
+    try:
+        took = float(doc.get("total_evaluation_time_seconds"))
+    except (TypeError, ValueError):
+        took = math.nan
+
+    def iso(t: float) -> str:
+        return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
+
+    return iso(start), (iso(start + took) if math.isfinite(took) and took >= 0 else None)
+
+
+# Hugging Face lighteval writes results/versions too; its scores are "<metric>" keys beside an
+# "all" task that repeats them, and its config sits under config_general.
+LIGHTEVAL = "config_general"
+
+
 def parse(doc: dict, path: str, line: int) -> Measurement:
+    if isinstance(doc.get(LIGHTEVAL), dict):
+        raise fail(path, line, f"{LIGHTEVAL}: a lighteval results file, not lm-evaluation-harness's",
+                   "run the eval with lm-eval (lm_eval --output_path), whose results JSON sweepgate reads")
     m = Measurement("lm-eval-results", R.EVAL_CLIENT, line, client_version=doc.get("lm_eval_version"))
     n_samples = doc.get("n-samples") if isinstance(doc.get("n-samples"), dict) else {}
     for task, scores in doc["results"].items():
@@ -91,4 +117,5 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         raise fail(path, line, "results: no '<metric>,<filter>' scores",
                    "the eval produced no scores; check its log")
     m.fields[R.MODEL] = _model(doc)
+    m.fields[R.STARTED], m.fields[R.FINISHED] = _times(doc)
     return m
