@@ -80,3 +80,18 @@ def test_a_piped_table_takes_its_width_from_columns_when_set(monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     render.table(comparison(), out)
     assert max(map(len, out.getvalue().splitlines())) <= 100
+
+
+def test_narrower_than_the_aligned_columns_no_number_or_name_is_broken(monkeypatch):
+    """Review: at 60 columns (here 50, for these figures) `-30.6%` read `-30.` / `6%`, `47,789` `47,78` / `9`, and
+    `output_tput_per_gpu` was cut to `output_tput_per_gp`."""
+    comp = comparison()
+    out = text(comp, 50, monkeypatch)
+    lines = out.splitlines()
+    assert all(len(line) <= 50 for line in lines), out
+    tokens = {w for line in lines for w in line.split()}
+    for v in comp.verdicts:
+        assert v.metric in tokens, (v.metric, out)
+        assert render.cells(v)[2] in tokens  # the head value, whole
+        change = render.cells(v)[4]
+        assert change in tokens, (change, out)

@@ -278,11 +278,21 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
     from rich.padding import Padding
     from rich.text import Text
 
+    from sweepgate.core.report import print_block
+
     names = headers[1:]
     widths = _widths(names, [row[1:len(headers)] for _, row in rows], console.width - INDENT)
-    console.print(Padding(_grid(names, widths), (0, 0, 0, INDENT), expand=False))
+    aligned = sum(widths) + 2 * len(widths) <= console.width - INDENT
+    if aligned:
+        console.print(Padding(_grid(names, widths), (0, 0, 0, INDENT), expand=False))
     for _, group in groupby(rows, key=lambda vr: vr[0].point):
         group = list(group)
+        if not aligned:  # narrower still: `header value` pairs, never a number or a name broken
+            console.print(Text(group[0][1][0], style="bold"), overflow="fold")
+            for v, row in group:
+                print_block(console, [(h, c) for h, c in zip(names, row[1:len(headers)]) if c],
+                            STYLES[v.verdict])
+            continue
         grid = _grid(names, widths, show_header=False)
         for v, row in group:
             _add(grid, v, row[1:len(headers)])
