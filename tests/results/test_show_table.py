@@ -66,3 +66,30 @@ def test_a_real_rate_sweep_shows_its_rates_in_order(tmp_path, db, capsys):
     assert order == sorted(order), list(zip(rates, numbers))  # by rate (unlimited last), then #N as a number
     assert rates[:4] == ["1/s", "1/s", "10/s", "10/s"] and rates[-1] == "", rates
     assert numbers[6:8] == [4, 10], numbers  # the two 30/s lines: #4 before #10
+
+
+def test_show_tells_main_from_a_pr_and_filters_by_ref(tmp_path, db, capsys):
+    """Review: `results show` listed the PR's newest points beside nothing of main's and with no way
+    to tell whose they were; `--ref` shows one ref's, and a retried job names its attempt."""
+    from helpers import job, run_cli, show_json, vllm_output, write_job
+
+    row = {**job()["row"], "conc": 4}
+    write_job(tmp_path / "in" / "main", "res", vllm_output(4), job(run_id="100", row=row))
+    write_job(tmp_path / "in" / "pr", "res", vllm_output(4, output_throughput=300.0),
+              job(run_id="200", attempt=2, row=row, ref="refs/pull/7/merge", finished="2026-02-01T12:00:00+00:00"))
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
+    rc, out, _ = run_cli(capsys, "results", "show", "--db", db)
+    (line,) = [x for x in out.splitlines() if "│" in x and "200" in x]
+    assert "pull/7/merge" in line and "200, attempt 2" in line  # the newest is the PR's, and says so
+    for ref in ("refs/heads/main", "main"):
+        (rec,) = show_json(capsys, db, "--ref", ref)
+        assert (rec[R.RUN_ID], rec[R.REF]) == ("100", "refs/heads/main")
+    rc, out, _ = run_cli(capsys, "results", "show", "--db", db, "--ref", "main")
+    assert rc == 0 and "main: 1 point" in out and "│ ref" not in out and "pull/7" not in out  # one ref: no column
+    rc, _, err = run_cli(capsys, "results", "show", "--db", db, "--ref", "refs/heads/dev")
+    assert rc == 1 and "refs there: refs/heads/main, refs/pull/7/merge" in err
+    import pytest
+
+    with pytest.raises(SystemExit) as exit_:  # a flag combination: argparse's usage line, exit 2
+        run_cli(capsys, "results", "show", "--db", db, "--ref", "main", "--run", "100")
+    assert exit_.value.code == 2 and "--run or --ref" in capsys.readouterr().err

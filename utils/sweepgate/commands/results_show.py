@@ -12,12 +12,17 @@ def add_arguments(parser) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--run", metavar="ID", help="the results of one run (its newest attempt per point)")
     which.add_argument("--key", metavar="KEY", help="the newest result of each point of one config key")
+    parser.add_argument("--ref", metavar="REF",
+                        help="only results measured on this git ref (refs/heads/main, refs/pull/42/merge); "
+                             "with --key or alone, not with --run")
     parser.add_argument("--json", action="store_true", help="print the records as JSON")
 
 
 def run(args) -> int:
     from sweepgate.results import show, store
 
+    if args.run and args.ref:
+        args._parser.error("--ref: a run has one ref already; pass --run or --ref, not both")
     with store.open_store(args.db, must_exist=True) as st:
         if args.run:
             records, title = st.run_results(args.run), f"run {args.run}"
@@ -26,17 +31,40 @@ def run(args) -> int:
 
                 raise unknown_run(args.run, store.display_url(st.url))
         else:
-            records, title = st.latest_per_point(args.key), (f"config key {args.key}" if args.key else "all points")
-            if args.key and not records:
-                from sweepgate.core.errors import fail
-
-                raise fail("--key", 0, f"config key {args.key!r} has no results in {store.display_url(st.url)}",
-                           "check --key (a master-config key, e.g. from `results show`) and --db")
+            if args.ref:
+                args.ref = _full_ref(args.ref, st.refs())
+            records = st.latest_per_point(args.key, args.ref)
+            title = " on ".join(filter(None, (f"config key {args.key}" if args.key else "all points", args.ref)))
+            if (args.key or args.ref) and not records:
+                raise _nothing(args, st)
     records = show.one_per_point(records)
     if args.json:
         print(show.as_json(records))
     else:
         from sweepgate.core.report import count
 
-        show.table(records, sys.stdout, f"{title}: {count(len(records), 'point')}")
+        show.table(records, sys.stdout, f"{title}: {count(len(records), 'point')}",
+                   ref_column=not (args.run or args.ref))
     return 0
+
+
+def _nothing(args, st):
+    """--key/--ref matched no result: say which, and the refs there are when --ref was given."""
+    from sweepgate.core.errors import fail
+    from sweepgate.results import store
+
+    where = store.display_url(st.url)
+    if args.ref and args.ref not in st.refs():
+        known = ", ".join(st.refs()[:5]) or "none"
+        return fail("--ref", 0, f"no results measured on {args.ref!r} in {where} (refs there: {known})",
+                    "pass a full ref as the job sidecars name it, e.g. refs/heads/main")
+    what = f"config key {args.key!r}" + (f" on {args.ref!r}" if args.ref else "")
+    return fail("--key", 0, f"{what} has no results in {where}",
+                "check --key (a master-config key, e.g. from `results show`), --ref and --db")
+
+
+def _full_ref(ref: str, known: list[str]) -> str:
+    """``main`` or ``pull/42/merge`` as the stored ref it abbreviates (as the table shows refs)."""
+    if ref in known:
+        return ref
+    return next((full for full in (f"refs/heads/{ref}", f"refs/{ref}") if full in known), ref)

@@ -18,8 +18,10 @@ COLUMNS = (  # header, record field or metric, format
     ("TTFT p50 ms", R.latency_name("ttft", "p50"), "{:,.1f}"), ("TPOT p50 ms", R.latency_name("tpot", "p50"), "{:,.2f}"),
     ("E2EL p50 ms", R.latency_name("e2el", "p50"), "{:,.0f}"), ("success", R.SUCCESS_RATE, "{:.1%}"),
     ("eval", R.EVALS, "{}"),
-    ("run", R.RUN_ID, "{}"), ("result", R.RESULT_FILENAME, "{}"),
+    ("run", R.RUN_ID, "{}"), ("ref", R.REF, "{}"), ("result", R.RESULT_FILENAME, "{}"),
 )
+# Left out where the title names the one ref of every row (`--run`, `--ref`).
+REF_COLUMN = R.REF
 # A column shown only where the other is unknown: the total output throughput of a result ingested
 # without its row (no GPU count, so no per-GPU figure). Two columns, each header naming its unit.
 UNLESS = {R.OUTPUT_THROUGHPUT: R.OUTPUT_TPUT_PER_GPU}
@@ -75,6 +77,14 @@ def eval_cell(rec: dict) -> str:
     return text + (f" ({len(scores) - 1} more)" if len(scores) > 1 else "")
 
 
+def short_ref(ref: str) -> str:
+    """refs/heads/main -> main, refs/pull/42/merge -> pull/42/merge: the part a reader tells apart."""
+    for prefix in ("refs/heads/", "refs/"):
+        if ref.startswith(prefix):
+            return ref[len(prefix):]
+    return ref
+
+
 def _cell(rec: dict, field: str | None, fmt: str) -> str:
     if field == R.EVALS:
         return eval_cell(rec)
@@ -86,22 +96,29 @@ def _cell(rec: dict, field: str | None, fmt: str) -> str:
         return ""
     if field == R.STATUS and rec.get(R.REHEARSAL):
         return f"{value} (rehearsal)"
+    if field == R.RUN_ID and (rec.get(R.ATTEMPT) or 1) > 1:
+        return f"{value}, attempt {rec[R.ATTEMPT]}"
+    if field == R.REF:
+        return short_ref(value)
     if isinstance(value, float) and 0 < abs(value) < 1 and field in R.DIRECTION and "%" not in fmt:
         return f"{value:.3g}"  # a stand-in's 0.000236 ms TPOT is not "0.00"
     return fmt.format(value)
 
 
-def _columns(records: list[dict]) -> tuple[list[tuple], list[list[str]]]:
+def _columns(records: list[dict], ref_column: bool) -> tuple[list[tuple], list[list[str]]]:
     """The columns holding a value for some record (an all-blank column only costs width), and the cells."""
     cells = [[_cell(rec, field, fmt) for _, field, fmt in COLUMNS] for rec in records]
-    keep = [i for i in range(len(COLUMNS)) if any(row[i] for row in cells)] or list(range(len(COLUMNS)))
+    keep = [i for i, (_, field, _) in enumerate(COLUMNS)
+            if any(row[i] for row in cells) and (ref_column or field != REF_COLUMN)]
+    keep = keep or list(range(len(COLUMNS)))
     return [COLUMNS[i] for i in keep], [[row[i] for i in keep] for row in cells]
 
 
-def table(records: list[dict], stream, title: str) -> None:
+def table(records: list[dict], stream, title: str, ref_column: bool = True) -> None:
     """A rich table; colour only on a terminal and not under NO_COLOR. On a terminal (or a set
     COLUMNS) too narrow for the table, one block per point instead (a squeezed table shows no
-    figure at all); a pipe gets the whole table."""
+    figure at all); a pipe gets the whole table. ``ref_column``: whose each row is (main's, a
+    PR's), unless the title says it for all."""
     from rich.table import Table
 
     from sweepgate.core.report import console as make_console
@@ -112,7 +129,7 @@ def table(records: list[dict], stream, title: str) -> None:
         from sweepgate.results.render import REHEARSAL_NOTE
 
         console.print(REHEARSAL_NOTE, style="bold yellow")
-    columns, cells = _columns(records)
+    columns, cells = _columns(records, ref_column)
     tbl = Table(title=title, title_justify="left")
     for header, field, _ in columns:
         numeric = field in R.DIRECTION or field in (R.CONC, R.REQUEST_RATE)

@@ -445,13 +445,15 @@ class Store:
             query = query.where(results.c.ref == ref)
         return self._records(query.order_by(*_order_newest()))
 
-    def latest_per_point(self, config_key: str | None = None) -> list[dict]:
-        """The newest record of each point (POINT_IDENTITY plus the result's own name), newest first;
-        a point's newest eval record too, when it has one."""
+    def latest_per_point(self, config_key: str | None = None, ref: str | None = None) -> list[dict]:
+        """The newest record of each point (POINT_IDENTITY plus the result's own name), newest first,
+        of one config key and one ref when given; a point's newest eval record too, when it has one."""
         jobless = results.c.config_key.is_(None)  # outputs ingested without a job: each its own point
         by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind(),
               sa.case((jobless, results.c.result_filename)), sa.case((jobless, results.c.run_id))]
         where = [] if config_key is None else [results.c.config_key == config_key]
+        if ref is not None:
+            where.append(results.c.ref == ref)
         return self._records(_records_of(_first_of_each(where, by)))
 
 def open_store(url: str | None = None, root: Path | None = None, *, must_exist: bool = False) -> Store:
