@@ -23,7 +23,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--ref", metavar="REF", help="with --row: the git ref it ran on")
     parser.add_argument("--attempt", type=argtypes.int_between(1), metavar="N", help="with --row: the run attempt (default 1)")
     parser.add_argument("--config-key", metavar="KEY", help="with --row: the master-config key of the row")
-    parser.add_argument("--jsonl", metavar="FILE", help="also write the normalized records as JSON lines to FILE")
+    parser.add_argument("--jsonl", metavar="FILE",
+                        help="also append the normalized records as JSON lines to FILE (created if missing; "
+                             "records it already holds are not added again)")
     parser.add_argument("--allow-empty", action="store_true",
                         help="a folder with no result files stores nothing and is not an error "
                              "(a sweep whose rows were all reused)")
@@ -84,17 +86,46 @@ def run(args) -> int:
         # Refused before the store commits anything: the records would be stored but not written.
         raise fail(args.jsonl, 0, "is a directory" if jsonl.is_dir() else "its folder does not exist",
                    "pass --jsonl FILE in an existing folder")
+    held = _held(jsonl) if jsonl else None  # a bad FILE is refused before anything is stored
     walked = ingest.walk(args.paths, allow_empty=args.allow_empty)
     files = walked.files
     with store.open_store(args.db) as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, _progress(len(files)))
         where = store.display_url(st.url)
-    if jsonl:
-        from sweepgate.core.atomic import atomic_write
-
-        atomic_write(jsonl, "".join(json.dumps(r, sort_keys=True) + "\n" for r in outcome.records).encode())
     if outcome.problems:
         emit(outcome.problems)
     _report_skipped(walked.skipped, args.verbose)
     print(f"ingested {count(outcome.results, 'result')} ({outcome.new} new) into {where}")
+    if jsonl:
+        _append(jsonl, held, outcome.records)
     return 1 if outcome.problems else 0
+
+
+def _line_key(rec: dict) -> tuple:
+    """What one JSONL line stands for: a result of one job's output (a line of it, for JSONL outputs)."""
+    from sweepgate.results import record as R
+
+    return rec.get(R.RUN_ID), rec.get(R.ATTEMPT), rec.get(R.RESULT_FILENAME), rec.get(R.SOURCE_LINE)
+
+
+def _held(path: Path) -> tuple[bytes, set]:
+    """The bytes of an existing --jsonl FILE and the records it holds (read as --baseline-jsonl reads it)."""
+    from sweepgate.results.source import records_from_jsonl
+
+    if not path.exists():
+        return b"", set()
+    return path.read_bytes(), {_line_key(r) for r in records_from_jsonl([path])}
+
+
+def _append(path: Path, held: tuple[bytes, set], records: list[dict]) -> None:
+    """Append the records FILE does not hold yet (one file can gather a baseline run by run, and
+    ingesting the same outputs twice adds nothing), in one atomic write."""
+    from sweepgate.core.atomic import atomic_write
+
+    text, keys = held
+    new = [r for r in records if _line_key(r) not in keys]
+    if text and not text.endswith(b"\n"):
+        text += b"\n"
+    atomic_write(path, text + "".join(json.dumps(r, sort_keys=True) + "\n" for r in new).encode())
+    kept = len(records) - len(new)
+    print(f"appended {count(len(new), 'record')} to {path}" + (f" ({kept} already there)" if kept else ""))
