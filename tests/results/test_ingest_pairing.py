@@ -34,3 +34,34 @@ def test_an_output_paired_with_another_jobs_row_is_refused(tmp_path, capsys, mon
     assert line.startswith(f"{output.relative_to(tmp_path)}") and said.format(sidecar="run/res.job.json") in line
     assert line.endswith("; pair the output with its own job's .job.json")
     assert "ingested 0 results" in out and show_json(capsys, db) == []
+
+
+def test_an_output_naming_another_model_is_stored_under_the_row_with_a_warning(tmp_path, capsys, monkeypatch):
+    """Review: a Kimi-K2.5 output ingested with a DeepSeek-R1 row was filed as DeepSeek-R1 without a
+    word. A served name may differ from the weights' repository, so it is a warning (exit 0), not a
+    refusal; a local path (/workspace/qwen3-32b) says nothing and is not compared."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    named = SAMPLES / "vllm" / "vllmbench0.1x_qwen3-32b_h200x8_tp8_isl1024_osl128_c100.json"  # Qwen/Qwen3-32B
+    for folder, sample in (("hub", named), ("path", VLLM)):
+        write_job(tmp_path / folder, "res", None, job(run_id=folder, row={**ROW, "conc": 100}))
+        shutil.copy(sample, tmp_path / folder / "res.json")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "hub", "path")
+    assert rc == 0 and "ingested 2 results (2 new)" in out, err
+    line, annotation = err.strip().splitlines()
+    assert line == ("hub/res.json: warning: model: the output benchmarked Qwen/Qwen3-32B but its job's row "
+                    f"(hub/res.job.json) says {ROW['model']}; stored under {ROW['model']}; if the output is "
+                    "another job's, pair it with its own .job.json (or --row)")
+    assert annotation.startswith("::warning file=hub/res.json,title=model-mismatch::")
+    assert {r["model"] for r in show_json(capsys, db)} == {ROW["model"]}
+    assert run_cli(capsys, "results", "ingest", "--db", db, "--row", str(write_row(tmp_path, "Qwen/qwen3-32b")),
+                   "--run-id", "same", "--ref", "refs/heads/main", str(named))[2] == ""  # the same id, any case
+
+
+def write_row(tmp_path, model: str):
+    import json
+
+    path = tmp_path / f"row-{model.replace('/', '_')}.json"
+    path.write_text(json.dumps({**ROW, "conc": 100, "model": model}), encoding="utf-8")
+    return path

@@ -92,8 +92,8 @@ def run(args) -> int:
     with store.open_store(args.db) as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, _progress(len(files)))
         where = store.display_url(st.url)
-    if outcome.problems:
-        emit(outcome.problems)
+    if outcome.warnings or outcome.problems:
+        emit([*outcome.warnings, *outcome.problems])
     _report_skipped(walked.skipped, args.verbose)
     print(f"ingested {count(outcome.results, 'result')} ({outcome.new} new) into {where}")
     if jsonl:

@@ -48,6 +48,7 @@ class Outcome:
     new: int = 0
     records: list = dataclasses.field(default_factory=list)
     problems: list = dataclasses.field(default_factory=list)
+    warnings: list = dataclasses.field(default_factory=list)  # stored all the same
 
 
 @dataclasses.dataclass
@@ -142,8 +143,9 @@ def _energy(output: Path, job: dict, m: Measurement) -> float | None:
     return gpu_metrics.energy_j(series, start, end)
 
 
-def records_of(output: Path, given: Given | None = None) -> list[dict]:
-    """The normalized records of one output file (refuses with a diagnostic)."""
+def records_of(output: Path, given: Given | None = None, warnings: list | None = None) -> list[dict]:
+    """The normalized records of one output file (refuses with a diagnostic); what is worth a
+    warning but stored (normalize.model_mismatch) is appended to ``warnings``."""
     try:
         content = output.read_bytes()
         text = content.decode("utf-8-sig")  # a byte-order mark (Windows editors) is not content
@@ -153,6 +155,9 @@ def records_of(output: Path, given: Given | None = None) -> list[dict]:
         raise fail(str(output), 0, f"not UTF-8 text (byte {exc.start})", "pass a client's JSON/JSONL/CSV output") from None
     measurements = sniff.parse_text(text, str(output))
     job, name = _job(output, content, given)
+    if job.row and warnings is not None:
+        warnings.extend(d for m in measurements
+                        if (d := normalize.model_mismatch(m, job.row, str(output), job.source or "--row")))
     many = len(measurements) > 1 or any(m.line for m in measurements)
     return [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, _energy(output, job.job, m))
             for m in measurements]
@@ -167,11 +172,11 @@ def orphan_record(side: Path) -> list[dict]:
     return [normalize.build(m, job, str(side), sidecar.result_name(side))]
 
 
-def _file_records(path: Path, given: Given | None) -> list[dict] | None:
+def _file_records(path: Path, given: Given | None, warnings: list) -> list[dict] | None:
     if sidecar.is_sidecar(path):
         return None if _output_for(path) else orphan_record(path)
     try:
-        return records_of(path, given)
+        return records_of(path, given, warnings)
     except sniff.Auxiliary:
         return None
 
@@ -181,8 +186,9 @@ def ingest(paths: list[str], store, given: Given | None = None, progress=None) -
     files = collect(paths)
     outcome = Outcome()
     for path in progress(files) if progress else files:
+        warnings: list = []
         try:
-            records = _file_records(path, given)
+            records = _file_records(path, given, warnings)
         except SweepgateError as exc:
             outcome.problems.extend(exc.diagnostics)
             continue
@@ -195,4 +201,5 @@ def ingest(paths: list[str], store, given: Given | None = None, progress=None) -
             continue
         outcome.results += len(records)
         outcome.records.extend(records)
+        outcome.warnings.extend(warnings)  # of stored files only
     return outcome

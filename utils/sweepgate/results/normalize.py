@@ -11,9 +11,10 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 
 from sweepgate.core import fields as F
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import Diagnostic, fail
 from sweepgate.results import derive
 from sweepgate.results import record as R
 from sweepgate.results.measurement import Measurement
@@ -30,6 +31,29 @@ ROW_FIELDS = {F.RECIPE_FINGERPRINT: R.RECIPE_FINGERPRINT, F.EXP_NAME: R.EXP_NAME
 def _row_conc(row: dict):
     conc = row.get(F.CONC)
     return conc if isinstance(conc, (int, list)) and not isinstance(conc, bool) else None
+
+
+# A model named as a Hugging Face repository id (org/name), not a local path or a served alias.
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+
+
+def _hub_id(model) -> str | None:
+    return model.lower() if isinstance(model, str) and _HUB_ID.fullmatch(model) else None
+
+
+def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagnostic | None:
+    """A warning when the output names another model than its job's row, both as hub ids (org/name,
+    either case). Not a refusal: a server may serve one repository's weights under another's name
+    (--served-model-name), and a local path or an alias says nothing either way; the record keeps
+    the row's model, so the warning says which one the numbers are filed under."""
+    stated, want = _hub_id(m.fields.get(R.MODEL)), _hub_id(row.get(F.MODEL))
+    if not (stated and want) or stated == want:
+        return None
+    return Diagnostic(path, m.line, 0, "model-mismatch",
+                      f"warning: model: the output benchmarked {m.fields[R.MODEL]} but its job's row ({sidecar}) "
+                      f"says {row[F.MODEL]}; stored under {row[F.MODEL]}",
+                      "if the output is another job's, pair it with its own .job.json (or --row)",
+                      severity="warning")
 
 
 def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
