@@ -202,3 +202,32 @@ def test_one_request_in_forty_newly_failing_is_a_regression_not_a_small_change(t
     assert C.Settings(per_config=per_config).threshold_for("dsr1-fp4-b300-vllm", R.SUCCESS_RATE) == 0.05
     assert C.Settings(threshold=0.2).threshold_for("other", R.SUCCESS_RATE) == 0.0
     assert C.Settings(threshold=0.2).threshold_for("other", R.OUTPUT_TPUT_PER_GPU) == 0.2
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_stored_baseline_run_s_repeats_count_as_their_median(tmp_path, capsys, request, kind):
+    """From the store too: each main run measured conc 4 three times, one a 4x slow outlier whose
+    file sorts last. The baseline is each run's median, so an unchanged PR is unchanged."""
+    db = request.getfixturevalue("pg_url") if kind == "postgresql" else f"sqlite:///{tmp_path / 'r.db'}"
+    row = {**job()["row"], "conc": 4}
+    for n in range(3):
+        sidecar = job(run_id=str(100 + n), row=row, finished=f"2026-01-0{n + 1}T12:00:00+00:00")
+        for i, tput in enumerate((409.6 + n, 410.6 + n, 102.4)):
+            write_job(tmp_path / "in" / f"main{n}", f"res_c4_{i}", vllm_output(4, output_throughput=tput), sidecar)
+    pr_job(tmp_path / "in", 4, vllm_output(4, output_throughput=410.5))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert rc == 0, err
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "777", "--json")
+    tput = next(p for p in json.loads(out)["points"] if p["metric"] == R.OUTPUT_TPUT_PER_GPU)
+    assert tput["verdict"] == C.UNCHANGED and tput["baseline"]["n"] == 3, tput
+
+
+def test_an_older_main_run_is_judged_against_the_runs_before_it(tmp_path, db, capsys):
+    """Review: `compare --run 9001` (main's oldest run) used 9002..9005, its future, as baseline."""
+    history(tmp_path / "in", concs=(4,))  # runs 100..104 on main, a day apart
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert rc == 0, err
+    for run, n in (("103", 3), ("100", 0)):
+        rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", run, "--json")
+        assert rc == 0, err
+        assert {p["baseline"]["n"] for p in json.loads(out)["points"]} == {n}, (run, out)

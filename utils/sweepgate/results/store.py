@@ -257,6 +257,11 @@ def _point_filter(point: dict) -> list:
     return clauses
 
 
+def _run_point(rec: dict) -> tuple:
+    """One attempt's measurements of one point (throughput or eval scores) in one run."""
+    return R.point_values(rec), rec.get(R.CLIENT) == R.EVAL_CLIENT, rec.get(R.RUN_ID), rec.get(R.ATTEMPT)
+
+
 def _kind():
     """Eval scores (R.EVAL_CLIENT) or throughput figures: a job can leave both at one point, and
     neither may hide the other in a newest-per-point or per-run query."""
@@ -387,14 +392,24 @@ class Store:
         return self._last_runs(ref, _point_filter(point), [_kind()], n, include_rehearsals)
 
     # Added for `results compare` (issue 13): last_runs for thousands of points in one query.
-    def last_runs_of_points(self, ref: str, points: list[dict], n: int = 5, *,
-                            include_rehearsals: bool = False) -> list[dict]:
-        """``last_runs`` of every point in ``points`` (dicts over all of POINT_IDENTITY), newest first."""
+    def last_runs_of_points(self, ref: str, points: list[dict], n: int = 5, *, include_rehearsals: bool = False,
+                            before: str | None = None) -> list[dict]:
+        """Every record of each point in ``points`` (dicts over all of POINT_IDENTITY) from the newest
+        attempt of each of its last ``n`` runs on ``ref`` (a run can measure a point more than once:
+        compare takes their median), newest first; with ``before`` (ISO 8601), only the
+        records that happened before it (the baseline of a run on ``ref`` itself is its past)."""
         wanted = {tuple(p.get(f) for f in R.POINT_IDENTITY) for p in points}
         keys = sorted({str(p.get(R.CONFIG_KEY)) for p in points})
         by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind()]
-        found = self._last_runs(ref, [results.c.config_key.in_(keys)], by, n, include_rehearsals)
-        return [rec for rec in found if R.point_values(rec) in wanted]
+        where = [results.c.config_key.in_(keys)] + ([_newest() < before] if before else [])
+        found = [rec for rec in self._last_runs(ref, where, by, n, include_rehearsals)
+                 if R.point_values(rec) in wanted]
+        chosen = {_run_point(rec) for rec in found}
+        if not chosen:
+            return []
+        query = sa.select(results.c.record).where(
+            results.c.ref == ref, results.c.run_id.in_(sorted({rec[R.RUN_ID] for rec in found})), *where)
+        return [rec for rec in self._records(query.order_by(*_order_newest())) if _run_point(rec) in chosen]
 
     def _last_runs(self, ref: str, where: list, by: list, n: int, include_rehearsals: bool) -> list[dict]:
         """Per ``by`` group of the rows on ``ref`` matching ``where``: the newest record of each

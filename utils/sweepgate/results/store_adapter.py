@@ -30,10 +30,19 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int)
         rehearsal = any(r.get(R.REHEARSAL) for r in pr)
         # one more run than the window: the run itself may be on the baseline ref (compare drops it)
         baseline = st.last_runs_of_points(baseline_ref, [point_dict(r) for r in pr], window + 1,
-                                          include_rehearsals=rehearsal)
+                                          include_rehearsals=rehearsal, before=_past_of(pr, baseline_ref))
         if not baseline:
             check_baseline_ref(baseline_ref, st.refs(), shown)
         return pr, baseline, shown
+
+
+def _past_of(pr: list[dict], baseline_ref: str) -> str | None:
+    """A run on the baseline ref itself (an older main run, compared again) is judged against the
+    runs before it, not the later ones: when its records happened, the earliest of them."""
+    if any(r.get(R.REF) != baseline_ref for r in pr):
+        return None
+    times = [t for r in pr if (t := r.get(R.FINISHED) or r.get(R.STARTED))]
+    return min(times) if len(times) == len(pr) else None
 
 
 def check_baseline_ref(ref: str, stored: list[str], shown: str) -> None:
