@@ -231,3 +231,30 @@ def test_an_older_main_run_is_judged_against_the_runs_before_it(tmp_path, db, ca
         rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", run, "--json")
         assert rc == 0, err
         assert {p["baseline"]["n"] for p in json.loads(out)["points"]} == {n}, (run, out)
+
+
+def test_a_reader_who_stops_reading_does_not_change_the_verdict_or_lose_the_comment(tmp_path, db, capsys):
+    """Review: `compare --fail-on-regression | head -1` exited 1 (rich's exit on a broken pipe),
+    not 3, and wrote no --comment-file. A real process whose stdout's reader is gone."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    history(tmp_path / "in")
+    pr_job(tmp_path / "in", 4, vllm_output(4, output_throughput=300.0))
+    pr_job(tmp_path / "in", 8, vllm_output(8, output_throughput=300.0))
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
+    comment = tmp_path / "comment.md"
+    for fmt in ([], ["--json"], ["--markdown"]):
+        comment.unlink(missing_ok=True)
+        read, write = os.pipe()
+        os.close(read)  # gone before the first byte: every write to stdout fails with EPIPE
+        proc = subprocess.run([sys.executable, "-m", "sweepgate", "results", "compare", "--db", db, "--run", "777",
+                               "--fail-on-regression", "--comment-file", str(comment), *fmt],
+                              stdout=write, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                              env={**os.environ, "PYTHONPATH": str(ROOT / "utils")})
+        os.close(write)
+        assert proc.returncode == 3 and proc.stderr == "", (fmt, proc.stderr)
+        assert "regressed" in comment.read_text()

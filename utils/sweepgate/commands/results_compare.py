@@ -131,7 +131,9 @@ def run(args) -> int:
         else:
             print(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}",
                   file=sys.stderr)
-    _print(comparison, args, charts)
+    from sweepgate.core.report import printed_to_a_reader_who_may_leave
+
+    printed_to_a_reader_who_may_leave(lambda: _print(comparison, args, charts))
     if args.step_summary:
         _append_summary(args.step_summary, comparison, args, charts)
     if args.comment_file:

@@ -76,11 +76,18 @@ def console(stream=None, *, width: int | None = None):
 
     from rich.console import Console
 
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            """rich exits (SystemExit 1) when the reader leaves; say so as Python does, so a command
+            can finish what follows its report (printed_to_a_reader_who_may_leave)."""
+            self.quiet = True
+            raise BrokenPipeError
+
     stream = sys.stdout if stream is None else stream
     tty = bool(getattr(stream, "isatty", None) and stream.isatty())
     piped = _columns() or PIPE_WIDTH  # `COLUMNS=100 cmd | less`
-    return Console(file=stream, force_terminal=tty, no_color=bool(os.environ.get("NO_COLOR")),
-                   width=width or (None if tty else piped), highlight=False, emoji=False, soft_wrap=False)
+    return _Console(file=stream, force_terminal=tty, no_color=bool(os.environ.get("NO_COLOR")),
+                    width=width or (None if tty else piped), highlight=False, emoji=False, soft_wrap=False)
 
 
 def fits(console, renderable) -> bool:
@@ -341,3 +348,17 @@ def print_plan(stream, plan: dict) -> None:
         stream.write("\n")
         stream.flush()
         print_matrix(stream, rows, title=count(len(rows), "matrix row"))
+
+
+def printed_to_a_reader_who_may_leave(print_report) -> None:
+    """Run ``print_report``; if stdout's reader stops reading (``| head -1``), the printing ends,
+    not the command: stdout goes to /dev/null and what follows (files written, a comment posted,
+    the --fail-on-… exit code) still happens."""
+    import os
+    import sys
+
+    try:
+        print_report()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
