@@ -101,6 +101,7 @@ def test_ci_split_refuses_chunk_sizes_outside_githubs_limit(fleet, matrix_file, 
 
 @pytest.mark.parametrize("argv", [
     ["results", "compare", "--run", "1", "--window", "0"],
+    ["results", "compare", "--run", "1", "--window", "1"],  # no interval from one baseline run
     ["results", "compare", "--run", "1", "--threshold", "-1"],
     ["results", "compare", "--run", "1", "--threshold", "5"],  # 5 %: no throughput could ever regress
     ["full-sweep", "--step-size", "0"],

@@ -258,3 +258,25 @@ def test_a_reader_who_stops_reading_does_not_change_the_verdict_or_lose_the_comm
         os.close(write)
         assert proc.returncode == 3 and proc.stderr == "", (fmt, proc.stderr)
         assert "regressed" in comment.read_text()
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--threshold", "-0.1"], "threshold -0.1 is negative"),
+    (["--window", "1"], "window 1 is below 2: an interval needs 2 baseline runs"),
+    (["--window", "2", "--min-samples", "3"], "min-samples 3 is outside 2..2"),
+])
+def test_flag_values_out_of_range_say_what_is_wrong_with_them(db, capsys, argv, said):
+    """Review: `--threshold -0.1` read "not a relative change below 1"; `--window 2` alone blamed a
+    --min-samples never passed (its default, 3)."""
+    with pytest.raises(SystemExit) as exit_:
+        run_cli(capsys, "results", "compare", "--db", db, "--run", "1", *argv)
+    assert exit_.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_a_window_of_two_takes_two_samples_unless_told_otherwise(tmp_path, db, capsys):
+    history(tmp_path / "in", concs=(4,), runs=2)
+    pr_job(tmp_path / "in", 4, vllm_output(4, output_throughput=300.0))
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
+    rc, out, err = compare(capsys, db, "--window", "2", "--json")
+    tput = next(p for p in json.loads(out)["points"] if p["metric"] == R.OUTPUT_TPUT_PER_GPU)
+    assert rc == 0 and tput["verdict"] == C.REGRESSED and tput["baseline"]["n"] == 2, err

@@ -100,7 +100,7 @@ def test_compare_counts_its_charts(piped, tmp_path, capsys, monkeypatch):
         st.add(synth.history(runs=3) + synth.pr_run())
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--plots", "plots"]) == 0
     err = capsys.readouterr().err
-    assert re.search(r"wrote 2 charts into plots", err), err  # a PNG and an SVG of the one chart group
+    assert re.search(r"wrote 1 chart \(PNG and SVG\) into plots", err), err  # one chart group, two files
 
 
 def test_no_chart_reason_for_a_run_without_interactivity():
@@ -142,3 +142,13 @@ def test_show_marks_rehearsal_figures_and_keeps_small_latencies(piped):
     out = io.StringIO()
     show.table([plain], out, "run pr-1: 1 point")
     assert "REHEARSAL" not in out.getvalue() and "(rehearsal)" not in out.getvalue()
+
+
+def test_a_failed_point_with_one_baseline_run_says_run():
+    from sweepgate.results import compare as C
+    from sweepgate.results import render
+
+    v = C.Verdict(("k",), None, None, 1, None, None, None, None, C.FAILED, 0.05, status="failure")
+    assert render.cells(v)[3] == "1 baseline run"
+    assert render.cells(C.Verdict(("k",), None, None, 2, None, None, None, None, C.FAILED, 0.05,
+                                  status="failure"))[3] == "2 baseline runs"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import Diagnostic, SweepgateError
@@ -35,8 +36,9 @@ def add_arguments(parser) -> None:
                         help=f"compare with runs on this ref (default: {C.DEFAULT_BASELINE_REF})")
     parser.add_argument("--window", type=int, default=C.DEFAULT_WINDOW, metavar="N",
                         help=f"baseline: the last N runs of each point (default: {C.DEFAULT_WINDOW})")
-    parser.add_argument("--min-samples", type=int, default=C.DEFAULT_MIN_SAMPLES, metavar="K",
-                        help=f"fewer baseline results than K: insufficient-data (default: {C.DEFAULT_MIN_SAMPLES})")
+    parser.add_argument("--min-samples", type=int, default=None, metavar="K",
+                        help=f"fewer baseline results than K: insufficient-data (default: {C.DEFAULT_MIN_SAMPLES}, "
+                             "or N when --window N is smaller)")
     parser.add_argument("--threshold", type=float, default=C.DEFAULT_THRESHOLD, metavar="REL",
                         help=f"smallest relative change that counts (default: {C.DEFAULT_THRESHOLD}); "
                              "a config's `results:` block overrides it")
@@ -106,7 +108,8 @@ def run(args) -> int:
     from sweepgate.results import compare as C
     from sweepgate.results import evals, source
 
-    settings = C.Settings(window=args.window, min_samples=args.min_samples, threshold=args.threshold)
+    min_samples = args.min_samples if args.min_samples is not None else min(C.DEFAULT_MIN_SAMPLES, args.window)
+    settings = C.Settings(window=args.window, min_samples=min_samples, threshold=args.threshold)
     try:
         settings.validate()
     except SweepgateError as exc:  # a flag's value out of range: argument syntax
@@ -126,7 +129,8 @@ def run(args) -> int:
 
         charts = [p.name for p in charts_mod.draw_charts(comparison, args.plots)]
         if charts:
-            print(f"sweepgate results compare: wrote {count(len(charts), 'chart')} into {args.plots}",
+            drawn = len({Path(name).stem for name in charts})  # each chart as a PNG and an SVG
+            print(f"sweepgate results compare: wrote {count(drawn, 'chart')} (PNG and SVG) into {args.plots}",
                   file=sys.stderr)
         else:
             print(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}",

@@ -57,12 +57,16 @@ class Settings:
     per_config: dict = field(default_factory=dict)
 
     def validate(self) -> None:
-        if self.window < 1:
-            raise fail("--window", 0, f"window {self.window} is below 1", "pass --window N with N >= 1")
+        if self.window < 2:
+            raise fail("--window", 0, f"window {self.window} is below 2: an interval needs 2 baseline runs",
+                       "pass --window N with N >= 2")
         if not 2 <= self.min_samples <= self.window:
             raise fail("--min-samples", 0, f"min-samples {self.min_samples} is outside 2..{self.window}",
                        "an interval needs at least 2 baseline values and at most --window")
-        if not (0 <= self.threshold < 1) or math.isnan(self.threshold):
+        if math.isnan(self.threshold) or self.threshold < 0:
+            raise fail("--threshold", 0, f"threshold {self.threshold:g} is negative",
+                       "pass the size of a change, e.g. --threshold 0.05 for 5 % either way")
+        if self.threshold >= 1:
             # 1 or more would be a drop of 100 % or more: no throughput could ever regress.
             raise fail("--threshold", 0, f"threshold {self.threshold:g} is not a relative change below 1",
                        f"pass a fraction, e.g. --threshold {R.fraction_example(self.threshold)}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import re
 
+from sweepgate.core.report import count
 from sweepgate.results import compare as C
 from sweepgate.results import evals as E
 from sweepgate.results import record as R
@@ -60,7 +61,7 @@ def cells(v: C.Verdict) -> tuple[str, ...]:
     """One verdict as the table's cells (HEADERS)."""
     mark = " (rehearsal)" if v.rehearsal else ""
     if v.verdict == C.FAILED:  # the job left no figures: say what it did and what it is missing
-        base = f"{v.n} baseline runs" if v.n else "none"
+        base = count(v.n, "baseline run") if v.n else "none"
         return (point_label(v.point), "(job)", f"{v.status}{mark}", base, "n/a", v.verdict,
                 "; ".join(v.recipe_changes))
     if v.n == 0:
