@@ -148,7 +148,9 @@ def test_a_failed_point_with_one_baseline_run_says_run():
     from sweepgate.results import compare as C
     from sweepgate.results import render
 
-    v = C.Verdict(("k",), None, None, 1, None, None, None, None, C.FAILED, 0.05, status="failure")
-    assert render.cells(v)[3] == "1 baseline run"
-    assert render.cells(C.Verdict(("k",), None, None, 2, None, None, None, None, C.FAILED, 0.05,
-                                  status="failure"))[3] == "2 baseline runs"
+    from sweepgate.results import record as R
+
+    pt = C.point_of({R.CONFIG_KEY: "k", R.CONC: 4})
+    for n, said in ((1, "1 baseline run"), (2, "2 baseline runs")):
+        v = C.Verdict(pt, None, None, n, None, None, None, None, C.FAILED, 0.05, status="failure")
+        assert render.cells(v)[3] == said
