@@ -202,3 +202,44 @@ def test_the_readme_chart_is_what_charts_draw_today(tmp_path):
     assert maker.draw(tmp_path / "chart.png") == 0
     assert (tmp_path / "chart.png").read_bytes() == (root / "docs" / "img" / "compare-chart.png").read_bytes(), (
         "run python docs/img/make_compare_chart.py and commit docs/img/compare-chart.png")
+
+
+def test_an_axis_starts_at_zero_unless_its_values_are_bunched_far_from_it():
+    """Review: with two concurrencies a few percent apart, the points sat in one corner of axes
+    running from 0; bunched values get an axis around them, padded so noise is not magnified."""
+    assert charts.axis_limits([10.0, 400.0]) == (0.0, 400.0 * charts.HEADROOM)
+    low, high = charts.axis_limits([984.0, 1036.0, 1470.0])
+    assert 0 < low <= 984.0 - 0.15 * 1470 and high >= 1470 * 1.15
+    low, high = charts.axis_limits([1000.0])
+    assert low == 850.0 and high == 1150.0
+
+
+def test_hundreds_of_points_label_only_where_a_label_fits_and_always_the_ringed_one():
+    """Review: 300 concurrencies piled their labels into an unreadable block."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    key = synth.KEYS[0]
+    concs = tuple(range(4, 604, 2))
+    comp = C.compare_records(synth.pr_run({(key, 16): {R.OUTPUT_TPUT_PER_GPU: 0.7}}, keys=[key], concs=concs),
+                             synth.history(keys=[key], concs=concs))
+    ((group, items),) = charts.chart_groups(comp).items()
+    fig = charts.draw_chart(group, items, comp.run)
+    FigureCanvasAgg(fig).draw()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts]
+    assert 10 <= len(boxes) < len(concs) and "16" in {t.get_text() for t in ax.texts}
+    for i, a in enumerate(boxes):
+        assert not any(a.overlaps(b) for b in boxes[i + 1:]), ax.texts[i].get_text()
+
+
+def test_a_rate_sweep_labels_its_unlimited_point():
+    """Review: in a request-rate sweep the unlimited point (the one ringed) had no label."""
+    key = synth.KEYS[0]
+    pr = synth.pr_run(keys=[key], concs=(4, 8, 16))
+    base = synth.history(keys=[key], concs=(4, 8, 16))
+    for rec in pr + base:
+        rate = {4: 10.0, 8: 30.0, 16: "inf"}[rec[R.CONC]]
+        rec[R.CONC], rec[R.REQUEST_RATE] = None, rate
+    ax, _ = drawn(C.compare_records(pr, base))
+    assert sorted(t.get_text() for t in ax.texts) == ["10/s", "30/s", "inf/s"]

@@ -266,26 +266,34 @@ def _obstacles(fig, ax, items: list[dict]) -> list:
     return boxes
 
 
-def _mark(item: dict) -> str:
+def _rate(item: dict):
+    return C.point_json(item["point"])[R.REQUEST_RATE]
+
+
+def _mark(item: dict, rate_sweep: bool) -> str:
     """What tells a point apart on its series' front: its concurrency, or its request rate when the
-    client stated no concurrency (a rate sweep), else nothing."""
+    client stated no concurrency (a rate sweep, whose unlimited point reads "inf/s"), else nothing."""
     if item["conc"] is not None:
         return str(item["conc"])
-    rate = C.point_json(item["point"])[R.REQUEST_RATE]
-    return f"{rate}/s" if rate is not None else ""
+    rate = _rate(item)
+    return f"{rate}/s" if rate is not None else ("inf/s" if rate_sweep else "")
 
 
 def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> list:
     """Each PR point's concurrency beside it, at the first LABEL_SPOTS spot covering no other label,
     marker or front (else the least covering one); a ringed point's label sits past its ring.
+    A label that would cover another label wherever it went is left out (hundreds of points
+    would pile their labels into one unreadable block), unless its point is ringed or failed.
     In its series' colour when the chart has several. Measured after the layout, which the labels
     stay out of."""
     fig.get_layout_engine().execute(fig)
     renderer = fig.canvas.get_renderer()
     taken = _obstacles(fig, ax, items)
+    placed: list = []  # the labels' boxes
+    rate_sweep = any(item["conc"] is None and _rate(item) is not None for item in items)
     labels = []
-    for item in items:
-        text = " ".join(filter(None, (_mark(item), None if item["pr"] else "failed")))
+    for item in sorted(items, key=lambda item: not item["flag"]):  # ringed and failed points first
+        text = " ".join(filter(None, (_mark(item, rate_sweep), None if item["pr"] else "failed")))
         label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points", fontsize=8,
                             color="#222222" if len(styles) == 1 else styles[item["series"]][0], zorder=6,
                             in_layout=False)
@@ -300,7 +308,12 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
         dx, dy, ha, va = LABEL_SPOTS[costs.index(min(costs))]
         label.xyann = (dx * push, dy * push)
         label.set(horizontalalignment=ha, verticalalignment=va)
-        taken.append(label.get_window_extent(renderer))
+        box = label.get_window_extent(renderer)
+        if not item["flag"] and any(box.overlaps(other) for other in placed):
+            label.remove()
+            continue
+        taken.append(box)
+        placed.append(box)
         labels.append(label)
     return labels
 
@@ -313,8 +326,23 @@ def tick_label(value: float, _pos=None) -> str:
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:g}"
 
 
+ZOOM = 0.5  # an axis whose values all lie above this share of their largest starts near them, not at 0
+BUNCHED_PAD = 0.15  # such an axis reaches at least this share of the largest value past either end
+
+
+def axis_limits(values: list[float]) -> tuple[float, float]:
+    """From 0 to past the largest value; but values bunched far from 0 (all above ZOOM of the
+    largest) get an axis around them, so a change of a few percent shows as a distance."""
+    low, high = min(values), max(values)
+    if low <= high * ZOOM or high <= 0:
+        return 0.0, max(high * HEADROOM, 1e-9)
+    pad = max((high - low) * (HEADROOM - 1) * 2, high * BUNCHED_PAD)  # never magnify noise into a gulf
+    return max(0.0, low - pad), high + pad
+
+
 def _axes(ax, items: list[dict]) -> None:
-    """Labels, plain tick numbers, and both axes from 0 to past every point drawn."""
+    """Labels, plain tick numbers, and each axis from 0 (or around its values, ``axis_limits``) to
+    past every point drawn."""
     from matplotlib.ticker import FuncFormatter
 
     ax.set_xlabel(X_LABEL)
@@ -322,7 +350,7 @@ def _axes(ax, items: list[dict]) -> None:
     points = [item["at"] for item in items] + [item["base"] for item in items if item["base"]]
     for axis, limit, i in ((ax.xaxis, ax.set_xlim, 0), (ax.yaxis, ax.set_ylim, 1)):
         axis.set_major_formatter(FuncFormatter(tick_label))
-        limit(0, max(max(p[i] for p in points) * HEADROOM, 1e-9))
+        limit(*axis_limits([p[i] for p in points]))
 
 
 def draw_chart(group: tuple, items: list[dict], run: str):
