@@ -28,9 +28,10 @@ def test_a_label_names_conc_only_when_the_client_stated_one():
 
 def test_a_chart_marks_a_rate_sweep_point_by_its_rate():
     item = {"conc": None, "point": point(**{R.REQUEST_RATE: "0.5"})}
-    assert charts._mark(item) == "0.5/s"
-    assert charts._mark({"conc": 16, "point": point(**{R.CONC: 16})}) == "16"
-    assert charts._mark({"conc": None, "point": point()}) == ""
+    assert charts._mark(item, rate_sweep=True) == "0.5/s"
+    assert charts._mark({"conc": 16, "point": point(**{R.CONC: 16})}, rate_sweep=False) == "16"
+    assert charts._mark({"conc": None, "point": point()}, rate_sweep=False) == ""
+    assert charts._mark({"conc": None, "point": point()}, rate_sweep=True) == "inf/s"  # the sweep's unlimited one
 
 
 def test_a_real_rate_sweep_compares_without_conc_none(tmp_path, db, capsys):
