@@ -233,3 +233,18 @@ def test_a_comment_with_thousands_of_eval_rows_stays_within_its_limit():
     body = render.markdown(C.Comparison("2002", [], {}, {}, evals=rows), limit=65_000)
     assert len(body.encode()) <= 65_000 and "#### Evals (3000 eval scores: 3000 unchanged)" in body
     assert "more eval rows: see `--json`." in body
+
+
+def test_the_comment_shows_an_eval_regression_before_the_folded_sections(tmp_path, db, capsys):
+    """Review: a 10-point gsm8k drop came last in the PR comment, after the folded "Not judged" and
+    "Unchanged" sections, and a -40 % throughput with too few baseline runs hid inside "Not judged"."""
+    ingest_job(tmp_path, db, capsys, "1001", gsm8k())
+    folder = tmp_path / "2002"
+    write_job(folder, "res", vllm_output(output_throughput=245.8),  # -40 %, one baseline run
+              job(run_id="2002", ref=PR_REF, finished="2026-01-02T12:00:00+00:00"))
+    (folder / "res-eval.json").write_text(json.dumps(gsm8k(-0.10)), encoding="utf-8")
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(folder))[0] == 0
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
+    assert rc == 0, err
+    assert md.index("#### Evals") < md.index("<summary>Not judged")
+    assert "<summary>Not judged (6; 1 changed beyond its threshold)</summary>" in md, md

@@ -176,10 +176,18 @@ def _md_table(verdicts: list[C.Verdict]) -> list[str]:
     return lines
 
 
-def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | None) -> list[str]:
+def _large_unjudged(verdicts: list[C.Verdict]) -> str:
+    """``; 1 changed beyond its threshold``: a not-judged row whose change would have counted (too
+    few baseline runs to tell it from noise), so a folded section does not hide a -40 %."""
+    n = sum(v.verdict == C.INSUFFICIENT and v.change is not None and abs(v.change) > v.threshold for v in verdicts)
+    return f"; {n} changed beyond {'its' if n == 1 else 'their'} threshold" if n else ""
+
+
+def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | None, opened: bool) -> list[str]:
+    """The verdict sections that are listed open (``opened``) or the folded ones."""
     out = []
     for title, verdicts in sections(comparison):
-        if not verdicts:
+        if not verdicts or (title in OPEN_SECTIONS) != opened:
             continue
         if title in OPEN_SECTIONS:
             shown = verdicts[:max_rows] if max_rows is not None else verdicts
@@ -188,10 +196,11 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
                 out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows: see `--json`.")
             out.append("")
         elif folded_rows:
-            out += ["<details>", f"<summary>{title} ({len(verdicts)})</summary>", "", *_md_table(verdicts), "",
-                    "</details>", ""]
+            out += ["<details>", f"<summary>{title} ({len(verdicts)}{_large_unjudged(verdicts)})</summary>", "",
+                    *_md_table(verdicts), "", "</details>", ""]
         else:
-            out += [f"{title}: {len(verdicts)} rows (too many to list here; see `--json`).", ""]
+            out += [f"{title}: {len(verdicts)} rows{_large_unjudged(verdicts)} (too many to list here; "
+                    "see `--json`).", ""]
     return out
 
 
@@ -211,7 +220,8 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
         tail = ["Charts (output throughput per GPU against interactivity) are in the run's results artifact: "
                 + ", ".join(f"`{name}`" for name in charts), ""]
     for folded_rows, max_rows in ((True, None), (False, None), (False, 50), (False, 0)):
-        sections_ = _md_sections(comparison, folded_rows, max_rows) + _md_evals(comparison, max_rows)
+        sections_ = (_md_sections(comparison, folded_rows, max_rows, opened=True) + _md_evals(comparison, max_rows)
+                     + _md_sections(comparison, folded_rows, max_rows, opened=False))
         body = "\n".join(head + sections_ + tail)
         if limit is None or len(body.encode()) <= limit:
             break
