@@ -51,3 +51,16 @@ def test_the_comment_names_the_commit_it_measured(db, capsys):
     rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
     assert rc == 0, err
     assert "Measured on commit `c0ffeec0ffee` (run 2002)." in md.splitlines()[2:5]
+
+
+def test_in_a_workflow_the_comment_links_the_commit_and_the_run(db, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "acme/bench")
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
+    assert rc == 0, err
+    sha = "c0ffee" * 6 + "abcd"
+    assert (f"Measured on commit [`c0ffeec0ffee`](https://github.com/acme/bench/commit/{sha}) "
+            "([run 2002](https://github.com/acme/bench/actions/runs/2002)).") in md.splitlines()[2:5]
+    monkeypatch.setenv("GITHUB_REPOSITORY", "acme/bench)[x](https://evil.example")  # not a repository name
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
+    assert "Measured on commit `c0ffeec0ffee` (run 2002)." in md.splitlines()[2:5]

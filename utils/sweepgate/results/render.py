@@ -147,7 +147,23 @@ def measured_note(comparison: C.Comparison) -> str | None:
     if not commits:
         return None
     plural = "s" if len(commits) > 1 else ""
-    return f"Measured on commit{plural} {', '.join(f'`{c[:12]}`' for c in commits)} (run {comparison.run})."
+    web = _repository_url()
+    named = ", ".join(f"[`{c[:12]}`]({web}/commit/{c})" if web else f"`{c[:12]}`" for c in commits)
+    run = comparison.run
+    run_text = f"[run {run}]({web}/actions/runs/{run})" if web and str(run).isdigit() else f"run {run}"
+    return f"Measured on commit{plural} {named} ({run_text})."
+
+
+def _repository_url() -> str | None:
+    """The repository's web address inside a GitHub Actions job (GITHUB_SERVER_URL/GITHUB_REPOSITORY),
+    so a comment links the commit and the workflow run it names; None elsewhere."""
+    import os
+
+    server, repository = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
+    if not (server and repository and re.fullmatch(r"https?://[^\s()]+", server)
+            and re.fullmatch(r"[\w.-]+/[\w.-]+", repository)):
+        return None
+    return f"{server.rstrip('/')}/{repository}"
 
 
 def repeated_note(comparison: C.Comparison, shown: int = 3) -> str | None:
