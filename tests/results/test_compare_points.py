@@ -280,3 +280,18 @@ def test_a_window_of_two_takes_two_samples_unless_told_otherwise(tmp_path, db, c
     rc, out, err = compare(capsys, db, "--window", "2", "--json")
     tput = next(p for p in json.loads(out)["points"] if p["metric"] == R.OUTPUT_TPUT_PER_GPU)
     assert rc == 0 and tput["verdict"] == C.REGRESSED and tput["baseline"]["n"] == 2, err
+
+
+def test_the_report_counts_points_apart_from_verdicts(tmp_path, db, capsys):
+    """Review: "1 failed, 5 regressed" read as six points; it was one failed job and five metrics of
+    one other point. A line counts points, each under its worst verdict."""
+    history(tmp_path / "in", concs=(4, 8, 16))
+    pr_job(tmp_path / "in", 4, vllm_output(4, output_throughput=250.0, median_tpot_ms=12.0))  # three metrics worse
+    pr_job(tmp_path / "in", 8, None, status="failure")
+    pr_job(tmp_path / "in", 16, vllm_output(16, output_throughput=411.6))
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
+    rc, md, _ = compare(capsys, db, "--markdown")
+    line = "3 points, each by its worst verdict: 1 failed, 1 regressed, 1 unchanged"
+    assert rc == 0 and line in md.splitlines()
+    rc, out, _ = compare(capsys, db)
+    assert out.splitlines()[-2] == line and "1 failed, 3 regressed" in out.splitlines()[-1]

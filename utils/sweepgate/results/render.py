@@ -136,6 +136,20 @@ def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> st
     return line
 
 
+def points_line(comparison: C.Comparison) -> str | None:
+    """The headline's counts are of verdicts (a point has one per metric, a failed job one in all):
+    this says how many points, each under its worst verdict: "8 points: 1 failed, 1 regressed, ..."."""
+    worst: dict[tuple, int] = {}
+    for v in comparison.verdicts:
+        rank = C.VERDICTS.index(v.verdict)
+        worst[v.point] = min(rank, worst.get(v.point, rank))
+    if not worst:
+        return None
+    counts = [(verdict, sum(r == i for r in worst.values())) for i, verdict in enumerate(C.VERDICTS)]
+    return f"{count(len(worst), 'point')}, each by its worst verdict: " + ", ".join(
+        f"{n} {verdict}" for verdict, n in counts if n)
+
+
 _SHA = re.compile(r"[0-9a-f]{7,64}")  # a git object name; anything else in a sidecar is not shown
 
 
@@ -229,6 +243,8 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
         head += [f"> **{REHEARSAL_NOTE}**", ""]
     if note := measured_note(comparison):
         head += [note, ""]
+    if line := points_line(comparison):
+        head += [line, ""]
     if note := repeated_note(comparison):
         head += [f"> {_md_escape(note)}", ""]
     tail = []
@@ -345,6 +361,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         console.print(grid)
     else:
         _by_point(console, headers, rows)
+    if line := points_line(comparison):
+        console.print(line)
     console.print(summary_line(comparison, baseline_ref, window))
     if note := repeated_note(comparison):
         console.print(note, style="yellow")
