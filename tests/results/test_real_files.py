@@ -18,6 +18,7 @@ REFUSED = {
     "aiperf/aiperf0.11_sweep_aggregate_trimmed.csv": "AIPerf sweep aggregate CSV",
     "lm_eval/lighteval_igakuqa_gptoss120b.json": "a lighteval results file",
     "inferencex/agg_bmk_agentic_qwen3.5-397b_mi300x_2rows.json": "collect_results.py's agg_bmk.json",
+    "aiperf/genaiperf_analyze_export_gpt2_5configs.csv": "a GenAI-Perf analyze summary",
 }
 
 
@@ -95,3 +96,22 @@ def test_lm_eval_start_and_finish_times_and_na_stderr():
     stderr = {e[R.EVAL_METRIC]: e[R.EVAL_STDERR] for e in rec[R.EVALS]}
     assert stderr["inst_level_strict_acc"] is None  # lm-eval wrote "N/A"
     assert stderr["prompt_level_strict_acc"] == pytest.approx(0.0136110425)
+
+
+def test_aiperf_records_keyed_by_tag_are_read_and_agree_with_their_csv():
+    """AIPerf of late 2025 kept the metrics under "records" by tag; it was refused as the
+    pre-release export keyed by display name."""
+    (js,) = records("aiperf/aiperf2025-10_records_by_tag_gptoss20b_c100.json")
+    (cs,) = records("aiperf/aiperf2025-10_records_by_tag_gptoss20b_c100.csv")
+    assert (js[R.CLIENT], js[R.CONC], js[R.MODEL]) == ("aiperf", 100, "openai/gpt-oss-20b")
+    m = js[R.METRICS]
+    assert (m[R.COMPLETED], m[R.FAILED], m[R.SUCCESS_RATE]) == (89, 11, 0.89)
+    assert m["ttft_p50_ms"] == pytest.approx(2369.317693) and m[R.OUTPUT_THROUGHPUT] == pytest.approx(2320.72223)
+    for name in ("ttft_p99_ms", "tpot_p50_ms", "itl_p90_ms", "e2el_mean_ms", R.REQUEST_THROUGHPUT):
+        assert cs[R.METRICS][name] == pytest.approx(m[name], abs=0.01)
+
+
+def test_a_2024_vllm_fork_s_latency_ms_is_the_end_to_end_latency():
+    (rec,) = records("vllm/vllm0.5-fork_lambdalabs_llama3.1-8b_latency_ms.json")
+    m = rec[R.METRICS]
+    assert (m["e2el_mean_ms"], m["e2el_p50_ms"], m["e2el_p99_ms"]) == pytest.approx((1082.93446, 491.873048, 5397.09954))

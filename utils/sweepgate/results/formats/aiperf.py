@@ -156,15 +156,30 @@ def _failed(doc: dict, metrics: dict):
     return None
 
 
+# AIPerf of late 2025 kept its metrics under "records", each keyed by its tag, TTFT as "ttft".
+TAGS = {"ttft": "time_to_first_token", "ttst": "time_to_second_token"}
+
+
+def _keyed_by_tag(records: dict) -> bool:
+    return bool(records) and all(isinstance(v, dict) and v.get("tag") == k for k, v in records.items())
+
+
+def _untagged(records: dict) -> dict:
+    """Tag-keyed records as the top-level metric objects of the later exports."""
+    return {TAGS.get(tag, tag): obj for tag, obj in records.items()}
+
+
 def parse(doc: dict, path: str, line: int) -> Measurement:
     if isinstance(doc.get(SWEEP), list):
         raise fail(path, line, f"{SWEEP}: an AIPerf sweep aggregate (statistics of several runs, one entry per "
                    "swept value), not one run's export",
                    "ingest each run's own profile_export_aiperf.json (the sweep's concurrency_N/ folders)")
     if isinstance(doc.get("records"), dict):
-        raise fail(path, line, "records: a pre-release AIPerf export (2025-06; metrics keyed by display "
-                   "name) has no request count or throughputs",
-                   "rerun with AIPerf 0.3 or later, whose export has request_throughput and request_count")
+        if not _keyed_by_tag(doc["records"]):
+            raise fail(path, line, "records: a pre-release AIPerf export (2025-06; metrics keyed by display "
+                       "name) has no request count or throughputs",
+                       "rerun with AIPerf 0.3 or later, whose export has request_throughput and request_count")
+        doc = {**{k: v for k, v in doc.items() if k != "records"}, **_untagged(doc["records"])}
     model, conc, client = _config(doc)
     m = Measurement(f"{client}-json", client, line, client_version=doc.get("aiperf_version"))
     m.metrics.update(metrics_from(doc, path, line))

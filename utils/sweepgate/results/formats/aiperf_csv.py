@@ -38,13 +38,22 @@ def detect_text(text: str) -> bool:
 _SWEEP_HEADER = re.compile(r"^[a-z_]+,([a-z0-9_]+_(mean|std|min|max|cv),)+")
 
 
+# GenAI-Perf's `analyze` export (analyze_export_genai_perf.csv): a row of p99s per run config.
+_ANALYZE_HEADER = "Config Name,"
+
+
 def refuse_sweep(text: str, path: str) -> None:
-    """Refuse an AIPerf sweep aggregate CSV with its own reason, as the JSON one is."""
+    """Refuse a summary of several runs (AIPerf's sweep aggregate CSV, GenAI-Perf's analyze export)
+    with its own reason, as the JSON sweep aggregate is."""
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if _SWEEP_HEADER.match(first) and "_cv," in first:
         raise fail(path, 1, f"format: an AIPerf sweep aggregate CSV (statistics of several runs, one row per "
                    f"{first.split(',', 1)[0]}), not one run's export",
                    "ingest each run's own profile_export_aiperf.json (the sweep's per-value folders)")
+    if first.startswith(_ANALYZE_HEADER):
+        raise fail(path, 1, "format: a GenAI-Perf analyze summary (one row per run config, p99 latencies and "
+                   "throughputs only), not one run's export",
+                   "ingest each run's own profile_export_genai_perf.json or .csv (genai-perf profile)")
 
 
 def _key_unit(display: str) -> tuple[str, str | None]:

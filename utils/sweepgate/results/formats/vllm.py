@@ -18,6 +18,8 @@ from sweepgate.results.units import to_ms
 
 # The client's latency name -> the record's.
 LATENCIES = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2el"}
+# Forks of 2024 (before vLLM named it e2el) wrote the end-to-end request latency as *_latency_ms.
+E2EL_BEFORE_0_6 = {**LATENCIES, "latency": "e2el"}
 # The client's stat prefix -> the record's.
 STATS = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p99": "p99"}
 THROUGHPUTS = {
@@ -102,7 +104,8 @@ def _failed(doc: dict, path: str, line: int):
 def parse(doc: dict, path: str, line: int) -> Measurement:
     doc = clean_keys(doc)
     m = Measurement("vllm-serving", "vllm-bench", line)
-    m.metrics.update(latencies(doc, path, line))
+    e2el_named = any(key.endswith("_e2el_ms") for key in doc)
+    m.metrics.update(latencies(doc, path, line, LATENCIES if e2el_named else E2EL_BEFORE_0_6))
     for key, name in THROUGHPUTS.items():
         m.metrics[name] = number(doc, key, path, line)
     m.metrics[R.FAILED] = _failed(doc, path, line)
