@@ -19,6 +19,7 @@ REFUSED = {
     "lm_eval/lighteval_igakuqa_gptoss120b.json": "a lighteval results file",
     "inferencex/agg_bmk_agentic_qwen3.5-397b_mi300x_2rows.json": "collect_results.py's agg_bmk.json",
     "aiperf/genaiperf_analyze_export_gpt2_5configs.csv": "a GenAI-Perf analyze summary",
+    "sglang/sglang_bench_one_batch_server_18runs.jsonl": "an SGLang bench_one_batch result",
 }
 
 

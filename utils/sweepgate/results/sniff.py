@@ -55,6 +55,7 @@ def parse_document(doc, path: str, line: int) -> Measurement:
     for module in JSON_FORMATS:
         if module.detect(doc):
             return module.parse(doc, path, line)
+    sglang.refuse_one_batch(doc, path, line)
     if inferencex.reason(doc):
         inferencex.refuse(doc, path, line)
     raise fail(path, line, f"format: unknown JSON output (expected {KNOWN})",

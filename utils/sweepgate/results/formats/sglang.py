@@ -76,3 +76,15 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
                      R.CONC: conc if isinstance(conc, int) and not isinstance(conc, bool) else None,
                      R.ISL: isl, R.OSL: osl, R.REQUEST_RATE: vllm.rate_value(doc.get("request_rate"))})
     return m
+
+
+ONE_BATCH = {"run_name", "batch_size", "input_len", "output_len"}
+
+
+def refuse_one_batch(doc, path: str, line: int) -> None:
+    """SGLang's bench_one_batch / bench_one_batch_server lines time one static batch: no requests
+    served at a concurrency, nothing a serving point is judged by."""
+    if isinstance(doc, dict) and ONE_BATCH <= doc.keys():
+        raise fail(path, line, "format: an SGLang bench_one_batch result (one static batch's latency, no "
+                   "serving requests or concurrency)",
+                   "ingest sglang.bench_serving's --output-file JSONL, a serving run at a concurrency")
