@@ -262,6 +262,7 @@ def test_a_reader_who_stops_reading_does_not_change_the_verdict_or_lose_the_comm
 
 @pytest.mark.parametrize("argv, said", [
     (["--threshold", "-0.1"], "threshold -0.1 is negative"),
+    (["--threshold", "nan"], "threshold nan is not a number"),
     (["--window", "1"], "window 1 is below 2: an interval needs 2 baseline runs"),
     (["--window", "2", "--min-samples", "3"], "min-samples 3 is outside 2..2"),
 ])

@@ -53,9 +53,9 @@ def _nothing(args, st):
     from sweepgate.core.errors import fail
     from sweepgate.results import store
 
-    where = store.display_url(st.url)
-    if args.ref and args.ref not in st.refs():
-        known = ", ".join(st.refs()[:5]) or "none"
+    where, refs = store.display_url(st.url), st.refs()
+    if args.ref and args.ref not in refs:
+        known = ", ".join(refs[:5]) or "none"
         return fail("--ref", 0, f"no results measured on {args.ref!r} in {where} (refs there: {known})",
                     "pass a full ref as the job sidecars name it, e.g. refs/heads/main")
     what = f"config key {args.key!r}" + (f" on {args.ref!r}" if args.ref else "")

@@ -64,7 +64,8 @@ class Settings:
             raise fail("--min-samples", 0, f"min-samples {self.min_samples} is outside 2..{self.window}",
                        "an interval needs at least 2 baseline values and at most --window")
         if math.isnan(self.threshold) or self.threshold < 0:
-            raise fail("--threshold", 0, f"threshold {self.threshold:g} is negative",
+            what = "not a number" if math.isnan(self.threshold) else "negative"
+            raise fail("--threshold", 0, f"threshold {self.threshold:g} is {what}",
                        "pass the size of a change, e.g. --threshold 0.05 for 5 % either way")
         if self.threshold >= 1:
             # 1 or more would be a drop of 100 % or more: no throughput could ever regress.
