@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import re
 
-from sweepgate.core.report import count
+from sweepgate.core.report import count, print_block
 from sweepgate.results import compare as C
 from sweepgate.results import evals as E
 from sweepgate.results import record as R
@@ -138,7 +138,8 @@ def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> st
 
 def points_line(comparison: C.Comparison) -> str | None:
     """The headline's counts are of verdicts (a point has one per metric, a failed job one in all):
-    this says how many points, each under its worst verdict: "8 points: 1 failed, 1 regressed, ..."."""
+    this says how many points, each under its worst verdict ("8 points, each by its worst verdict:
+    1 failed, 1 regressed, ...")."""
     worst: dict[tuple, int] = {}
     for v in comparison.verdicts:
         rank = C.VERDICTS.index(v.verdict)
@@ -320,8 +321,6 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
 
     from rich.padding import Padding
     from rich.text import Text
-
-    from sweepgate.core.report import print_block
 
     names = headers[1:]
     widths = _widths(names, [row[1:len(headers)] for _, row in rows], console.width - INDENT)
