@@ -33,6 +33,7 @@ class FakeGitHub:
         self.requests: list[tuple[str, str]] = []
         self.per_page = per_page
         self.login: str | None = "github-actions[bot]"  # GET /user; None answers 403 like GITHUB_TOKEN
+        self.poster = "github-actions[bot]"  # whom a token without /user posts as (an app: "<app>[bot]")
         self.lock = threading.Lock()
         fake = self
 
@@ -71,7 +72,7 @@ class FakeGitHub:
                 "url": f"{self.url}/repos/{OWNER}/{NAME}/issues/comments/{c['id']}",
                 "html_url": f"https://github.com/{OWNER}/{NAME}/pull/{NUMBER}#issuecomment-{c['id']}",
                 "issue_url": f"{self.url}/repos/{OWNER}/{NAME}/issues/{NUMBER}",
-                "user": {"login": c["user"], "id": 1, "type": "User"},
+                "user": {"login": c["user"], "id": 1, "type": "Bot" if c["user"].endswith("[bot]") else "User"},
                 "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}
 
     # -- routing
@@ -116,7 +117,7 @@ class FakeGitHub:
                 headers["Link"] = f'<{nxt}>; rel="next"'
             return self.send(req, 200, chunk, headers)
         if method == "POST" and m:
-            cid = self.add(payload["body"], user=self.login or "github-actions[bot]")
+            cid = self.add(payload["body"], user=self.login or self.poster)
             return self.send(req, 201, self.comment_json(self.comments[cid]))
         m = re.fullmatch(rf"{repo}/issues/comments/(\d+)", path)
         if method == "PATCH" and m:
@@ -124,6 +125,8 @@ class FakeGitHub:
                 c = self.comments.get(int(m.group(1)))
                 if c is None:
                     return self.send(req, 404, {"message": "Not Found"})
+                if c["user"] != (self.login or self.poster):  # a bot may edit its own comments only
+                    return self.send(req, 403, {"message": "Resource not accessible by integration"})
                 c["body"] = payload["body"]
                 c["edits"] += 1
             return self.send(req, 200, self.comment_json(c))
@@ -192,6 +195,21 @@ def test_never_edits_another_accounts_marked_comment(gh, login):
     assert [gh.comments[c]["edits"] for c in foreign] == [0, 0]
     assert gh.comments[foreign[0]]["body"].endswith("fake plan")
     assert ("GET", "/user") in gh.requests
+
+
+def test_an_app_token_without_user_access_edits_its_own_comment_not_a_new_one(gh, capsys):
+    """Review: with a GitHub App's token (GET /user: 403; it posts as "<app>[bot]") every run
+    created another comment: only github-actions[bot]'s were looked for. Another app's marked
+    comment (not ours to edit: 403) and a person's stay as they are."""
+    gh.login, gh.poster = None, "acme-ci[bot]"
+    foreign = [gh.add(f"{github.PLAN_MARKER}\nother app", user="other-app[bot]"),
+               gh.add(f"{github.PLAN_MARKER}\npasted", user="mallory")]
+    runs = [github.upsert_comment(f"{OWNER}/{NAME}", NUMBER, f"plan v{n}", TOKEN, base_url=gh.url)
+            for n in (1, 2, 3)]
+    assert runs[0][0] == "created" and runs[1:] == [("updated", runs[0][1])] * 2
+    assert len(marked(gh)) == 3 and gh.comments[runs[0][1]]["body"].endswith("plan v3")
+    assert [gh.comments[c]["edits"] for c in foreign] == [0, 0]
+    assert "failed with 403" not in capsys.readouterr().err  # PyGithub's log lines stay muted
 
 
 def test_api_errors_are_diagnostics(gh):

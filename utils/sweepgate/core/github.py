@@ -75,17 +75,29 @@ def credentials(command: str, explicit: str | None = None, **kw) -> tuple[str, s
     return tok, repo
 
 
-def own_login(client) -> str:
-    """The token's own account (GET /user). A workflow's GITHUB_TOKEN may not read /user
-    (403, "Resource not accessible by integration"); it comments as ACTIONS_BOT."""
+def own_login(client) -> str | None:
+    """The token's own account (GET /user); None for a token that may not read /user (403,
+    "Resource not accessible by integration"): a workflow's GITHUB_TOKEN (it comments as
+    ACTIONS_BOT) or a GitHub App's installation token (as "<app>[bot]")."""
     from github import GithubException
 
     try:
         return client.get_user().login
     except GithubException as exc:
         if exc.status == 403:
-            return ACTIONS_BOT
+            return None
         raise
+
+
+def _candidates(comments, marker: str, me: str | None) -> list:
+    """The marked comments that may be ours, the likeliest first. Known account: its own only.
+    Unknown (a bot token): those of bot accounts, ACTIONS_BOT's first; a person's never (anyone
+    can paste the marker), and the edit itself tells: a token may not edit another app's."""
+    marked = [c for c in comments if marker in (c.body or "") and c.user is not None]
+    if me is not None:
+        return [c for c in marked if c.user.login == me]
+    bots = [c for c in marked if c.user.type == "Bot" or c.user.login.endswith("[bot]")]
+    return sorted(bots, key=lambda c: c.user.login != ACTIONS_BOT)
 
 
 def comment_if_configured(command: str, explicit_repository: str | None, number: int | None, make_body,
@@ -125,16 +137,19 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
     except ImportError:  # pragma: no cover - PyGithub is a declared dependency
         raise _fail("PyGithub is not installed", "pip install PyGithub") from None
 
-    client = _client(token, base_url, timeout)
+    client = connect(token, base_url, timeout)
     try:
         me = own_login(client)
         repo = client.get_repo(repository)
         issue = repo.get_issue(number)
-        for comment in issue.get_comments():
-            # Only our own marked comment: anyone can paste the marker into theirs.
-            if marker in (comment.body or "") and comment.user is not None and comment.user.login == me:
+        for comment in _candidates(issue.get_comments(), marker, me):
+            try:
                 comment.edit(body)
-                return "updated", comment.id
+            except GithubException as exc:
+                if me is None and exc.status in (403, 404):  # another app's: not ours to edit
+                    continue
+                raise
+            return "updated", comment.id
         comment = issue.create_comment(body)
         return "created", comment.id
     except GithubException as exc:
@@ -214,7 +229,7 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
     import github
     from github import GithubException
 
-    client = _client(token, base_url, timeout)
+    client = connect(token, base_url, timeout)
     folders = []
     try:
         wf = client.get_repo(repository).get_workflow(workflow)
