@@ -117,3 +117,46 @@ def test_a_sqlite_writer_waits_out_a_long_transaction_of_another(tmp_path):
         st.engine.dispose()
         holder.join(30)
     assert [k[0] for k in _keys(url)] == ["late"]
+
+
+def _busy() -> sa.exc.OperationalError:
+    import sqlite3
+
+    return sa.exc.OperationalError("BEGIN IMMEDIATE", {}, sqlite3.OperationalError("database is locked"))
+
+
+def test_sqlite_busy_without_a_wait_is_retried_when_opening_and_adding(tmp_path, monkeypatch):
+    """Review: two ingests creating one store at once failed 1 time in 15 with "database is locked"
+    (SQLite answers busy at once, without its busy timeout, where waiting could deadlock). Opening
+    (the schema migration) and adding retry it; anything else is still one diagnostic."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    real_migrate, calls = store._migrate, []
+
+    def flaky_migrate(engine):
+        calls.append("migrate")
+        if len(calls) < 3:
+            raise _busy()
+        real_migrate(engine)
+
+    monkeypatch.setattr(store, "_migrate", flaky_migrate)
+    with store.open_store(url) as st:
+        assert len(calls) == 3
+        real_insert, inserts = store.Store._insert, []
+
+        def flaky_insert(self, conn, rows, keep_stored=False):
+            inserts.append(1)
+            if len(inserts) == 1:
+                raise _busy()
+            return real_insert(self, conn, rows, keep_stored)
+
+        monkeypatch.setattr(store.Store, "_insert", flaky_insert)
+        write_job(tmp_path / "in", "res", vllm_output(), job(run_id="9"))
+        from sweepgate.results import ingest
+
+        outcome = ingest.ingest([str(tmp_path / "in")], st)
+        assert (outcome.new, outcome.problems, len(inserts)) == (1, [], 2)
+    monkeypatch.setattr(store, "_migrate", lambda engine: (_ for _ in ()).throw(sa.exc.OperationalError(
+        "x", {}, Exception("disk I/O error"))))
+    with pytest.raises(store.StoreError) as exc:
+        store.open_store(url)
+    assert "disk I/O error" in exc.value.diagnostics[0].message

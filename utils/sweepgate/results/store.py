@@ -25,6 +25,7 @@ import datetime as dt
 import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -242,10 +243,32 @@ def _same(stored: dict, rec: dict) -> None:
 
 def _lost_race(exc: sa.exc.SQLAlchemyError) -> bool:
     """A failure that a concurrent writer caused and a new transaction may not meet: a unique-key
-    clash with rows committed meanwhile, a PostgreSQL deadlock or serialization failure."""
+    clash with rows committed meanwhile, a PostgreSQL deadlock or serialization failure, or a
+    SQLite busy error its busy timeout did not wait out (``_sqlite_busy``)."""
     orig = getattr(exc, "orig", None)
     return (getattr(orig, "sqlstate", None) in ("23505", "40P01", "40001")  # psycopg
-            or getattr(orig, "sqlite_errorcode", None) == sqlite3.SQLITE_CONSTRAINT_UNIQUE)
+            or getattr(orig, "sqlite_errorcode", None) == sqlite3.SQLITE_CONSTRAINT_UNIQUE
+            or _sqlite_busy(exc))
+
+
+def _sqlite_busy(exc: Exception) -> bool:
+    """"database is locked" from SQLite without its busy timeout having waited: SQLite returns it at
+    once where waiting could deadlock (a reader asking to write) and while another connection
+    sets up a fresh file's WAL. Seen 1 time in 15 with two ingests creating one store at once."""
+    orig = getattr(exc, "orig", exc)
+    return getattr(orig, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or (
+        isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig))
+
+
+def _retry_busy(step, attempts: int = ADD_ATTEMPTS):
+    """Run ``step()``; a SQLite busy error (``_sqlite_busy``) is retried after a growing pause."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return step()
+        except sa.exc.OperationalError as exc:
+            if attempt == attempts or not _sqlite_busy(exc):
+                raise
+            time.sleep(0.05 * 2 ** attempt)
 
 
 def _point_filter(point: dict) -> list:
@@ -369,6 +392,8 @@ class Store:
             except sa.exc.SQLAlchemyError as exc:
                 if attempt == ADD_ATTEMPTS or not _lost_race(exc):
                     raise database_error(self.url, exc) from None
+                if _sqlite_busy(exc):
+                    time.sleep(0.05 * 2 ** attempt)
             attempt += 1
 
     def _records(self, query) -> list[dict]:
@@ -477,7 +502,7 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     created empty: a mistyped --db would otherwise read as "no results"."""
     store = Store(resolve_url(url, root), must_exist=must_exist)
     try:
-        _migrate(store.engine)
+        _retry_busy(lambda: _migrate(store.engine))
     except (sa.exc.SQLAlchemyError, OSError) as exc:
         store.engine.dispose()
         raise database_error(store.url, exc) from None
