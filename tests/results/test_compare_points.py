@@ -296,3 +296,25 @@ def test_the_report_counts_points_apart_from_verdicts(tmp_path, db, capsys):
     assert rc == 0 and line in md.splitlines()
     rc, out, _ = compare(capsys, db)
     assert out.splitlines()[-2] == line and "1 failed, 3 regressed" in out.splitlines()[-1]
+
+
+def test_a_failed_eval_job_is_an_eval_failure_not_the_point_s(tmp_path, db, capsys):
+    """Review: at conc 4 the throughput job ran 20 % slow and the eval-only job failed; the point
+    read "(job) failure", measured 2x, and the regression was in neither the table nor the JSON."""
+    history(tmp_path / "in", concs=(4,))
+    pr_job(tmp_path / "in", 4, vllm_output(4, output_throughput=330.0))
+    eval_row = {**job()["row"], "conc": 4, "eval-only": True, "run-eval": True}
+    write_job(tmp_path / "in" / "pr-eval", "res_c4_eval", None,
+              job(run_id="777", row=eval_row, status="failure", ref="refs/pull/7/merge",
+                  finished="2026-02-01T12:05:00+00:00"))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert rc == 0, err
+    rc, out, _ = compare(capsys, db, "--json", "--fail-on-regression")
+    doc = json.loads(out)
+    verdicts = {p["metric"]: p["verdict"] for p in doc["points"]}
+    assert rc == 3 and verdicts[R.OUTPUT_TPUT_PER_GPU] == C.REGRESSED and C.FAILED not in verdicts.values()
+    assert "repeated" not in doc
+    (failed,) = doc["evals"]
+    assert (failed["task"], failed["verdict"], failed["conc"]) == ("(job)", C.FAILED, 4)
+    rc, md, _ = compare(capsys, db, "--markdown")
+    assert "evals: 1 failed" in md.splitlines()[1] and "the eval job's status is failure" in md

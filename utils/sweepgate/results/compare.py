@@ -174,8 +174,9 @@ def _order(rec: dict) -> tuple:
 
 
 def is_eval_result(rec: dict) -> bool:
-    """An eval's scores (``X-eval``): the same point as its job's throughput result, but no metrics."""
-    return bool(rec.get(R.EVALS)) and not rec.get(R.METRICS)
+    """An eval's scores (``X-eval``): the same point as its job's throughput result, but no metrics;
+    or a failed eval-only job's record (the eval client's, with no scores)."""
+    return rec.get(R.CLIENT) == R.EVAL_CLIENT or (bool(rec.get(R.EVALS)) and not rec.get(R.METRICS))
 
 
 def job_failed(rec: dict) -> bool:
@@ -192,10 +193,10 @@ def _usable(rec: dict, evals: bool = False) -> bool:
 def measurements_per_point(records: list[dict], evals: bool = False) -> dict[tuple, list[dict]]:
     """Each point's throughput records of the newest attempt that has one, oldest first (more than
     one when a job's output holds several measurements of one point, e.g. repeated lines). With
-    ``evals``, its eval records instead, those of failed jobs left out (the job is judged `failed`)."""
+    ``evals``, its eval records instead (a failed eval job's too: ``evals.compare_evals`` says so)."""
     out: dict[tuple, list[dict]] = {}
     for rec in sorted(records, key=_order):
-        if is_eval_result(rec) != evals or (evals and job_failed(rec)):
+        if is_eval_result(rec) != evals:
             continue
         same = out.setdefault(point_of(rec), [])
         if same and (same[-1].get(R.RUN_ID), same[-1].get(R.ATTEMPT)) != (rec.get(R.RUN_ID), rec.get(R.ATTEMPT)):

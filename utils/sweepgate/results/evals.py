@@ -32,7 +32,8 @@ from sweepgate.results import record as R
 from sweepgate.results.formats.lm_eval import NO_FILTER
 
 NOT_JUDGED = "not-judged"
-VERDICTS = (C.REGRESSED, C.IMPROVED, NOT_JUDGED, C.NEW, C.UNCHANGED)  # report order
+VERDICTS = (C.FAILED, C.REGRESSED, C.IMPROVED, NOT_JUDGED, C.NEW, C.UNCHANGED)  # report order
+JOB = "(job)"  # the task of a failed eval job's one verdict: no score to name
 
 
 @dataclass
@@ -115,8 +116,13 @@ def _baseline_entry(key: tuple, base: list[dict]) -> tuple[dict, str] | None:
 
 
 def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalVerdict]:
-    """Every score of the PR's eval records at ``pt`` (one attempt's; a later record's score wins)."""
-    scores = {_key(e): e for rec in heads for e in rec.get(R.EVALS) or []}
+    """Every score of the PR's eval records at ``pt`` (one attempt's; a later record's score wins);
+    an eval job that failed (its newest attempt) and left no score is one ``failed`` verdict."""
+    scores = {_key(e): e for rec in heads if not C.job_failed(rec) for e in rec.get(R.EVALS) or []}
+    if not scores and any(C.job_failed(rec) for rec in heads):
+        status = next(rec[R.STATUS] for rec in heads if C.job_failed(rec))
+        return [EvalVerdict(pt, JOB, "", "", {R.EVAL_VALUE: None, R.EVAL_STDERR: None, R.EVAL_SAMPLES: None},
+                            None, None, None, C.FAILED, f"the eval job's status is {status}: no score to judge")]
     out = []
     for key, entry in scores.items():
         found = _baseline_entry(key, base)

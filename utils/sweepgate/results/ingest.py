@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from sweepgate.core import fields as F
 from sweepgate.core import jobfile
 from sweepgate.core.errors import SweepgateError, fail
 from sweepgate.results import normalize, sidecar, sniff
@@ -168,7 +169,8 @@ def orphan_record(side: Path) -> list[dict]:
     job = sidecar.read(side)
     status = job.job[R.STATUS] if job.job[R.STATUS] != "success" else "failure"
     job.job[R.STATUS] = status
-    m = Measurement("job-sidecar", "none")
+    # An eval-only job's failure is its eval's: filed with eval scores, never over the point's throughput.
+    m = Measurement("job-sidecar", R.EVAL_CLIENT if (job.row or {}).get(F.EVAL_ONLY) else "none")
     return [normalize.build(m, job, str(side), sidecar.result_name(side))]
 
 
