@@ -156,3 +156,24 @@ def test_point_label_leaves_out_what_the_run_did_not_state():
     assert point_label(tuple(known[n] for n in R.POINT_IDENTITY)) == "opt125m-h100-vllm h100 conc 2"
     known |= {R.SCENARIO: "fixed-seq-len", R.ISL: 128, R.OSL: 128}
     assert point_label(tuple(known[n] for n in R.POINT_IDENTITY)) == "opt125m-h100-vllm h100 fixed-seq-len 128/128 conc 2"
+
+
+def test_recipe_changes_are_against_main_s_newest_run():
+    """Review: main moved to v0.26.0 two runs ago; a PR running v0.26.0 read "image v0.25.1 →
+    v0.26.0" on every changed line. And rows without a fingerprint (`full-sweep`, `--row`) named
+    no change at all though the image differed."""
+    base = [synth.make(f"m{i}", KEY, 8, {R.OUTPUT_TPUT_PER_GPU: 1000.0 + i}, day=i + 1) for i in range(5)]
+    for i, b in enumerate(base):  # days 1..3 on v0.25.1, 4..5 on v0.26.0
+        b.update({R.IMAGE: f"vllm/vllm-openai:v0.2{6 if i >= 3 else 5}.{0 if i >= 3 else 1}",
+                  R.RECIPE_FINGERPRINT: "new" if i >= 3 else "old"})
+    (pr,) = head({R.OUTPUT_TPUT_PER_GPU: 700.0})
+    pr.update({R.IMAGE: "vllm/vllm-openai:v0.26.0", R.RECIPE_FINGERPRINT: "new"})
+    (v,) = C.compare_records([pr], base).verdicts
+    assert v.verdict == C.REGRESSED and v.recipe_changes == []
+    pr.update({R.IMAGE: "vllm/vllm-openai:v0.27.0", R.RECIPE_FINGERPRINT: "newer"})
+    assert C.compare_records([pr], base).verdicts[0].recipe_changes == ["image v0.26.0 \u2192 v0.27.0"]
+    for rec in (*base, pr):
+        rec[R.RECIPE_FINGERPRINT] = None
+    assert C.compare_records([pr], base).verdicts[0].recipe_changes == ["image v0.26.0 \u2192 v0.27.0"]
+    pr[R.IMAGE] = "vllm/vllm-openai:v0.26.0"
+    assert C.compare_records([pr], base).verdicts[0].recipe_changes == []

@@ -303,23 +303,26 @@ def _short(name: str, old: str, new: str) -> tuple[str, str]:
 
 
 def recipe_changes(head: dict, baseline: list[dict]) -> list[str]:
-    """The recipe fields whose PR value differs from the baseline rows', in words."""
-    if not baseline or all(b.get(R.RECIPE_FINGERPRINT) == head.get(R.RECIPE_FINGERPRINT) for b in baseline):
+    """The recipe fields whose PR value differs from the newest baseline run's, in words. Against
+    the newest only: when main changed a recipe itself its window mixes the old and the new, and
+    a PR that runs main's current recipe changed nothing. Without fingerprints (rows of
+    `full-sweep` or `--row`) the fields themselves are compared."""
+    if not baseline:
+        return []
+    newest, fingerprint = baseline[0], head.get(R.RECIPE_FINGERPRINT)
+    if fingerprint is not None and newest.get(R.RECIPE_FINGERPRINT) == fingerprint:
         return []
     out = []
     for name in RECIPE_FIELDS:
-        new = _display(name, head)
-        olds = [o for o in dict.fromkeys(_display(name, b) for b in baseline) if o != new]
-        if not olds:
+        new, old = _display(name, head), _display(name, newest)
+        if old == new:
             continue
-        old_text = ", ".join("none" if o is None else str(o) for o in olds)
-        new_text = "none" if new is None else str(new)
-        if len(olds) == 1 and olds[0] and new:
-            old_text, new_text = _short(name, str(olds[0]), str(new))
+        old_text, new_text = ("none" if old is None else str(old)), ("none" if new is None else str(new))
+        if old and new:
+            old_text, new_text = _short(name, str(old), str(new))
         out.append(f"{name} {old_text} \u2192 {new_text}")
-    if not out:
-        olds = ", ".join(dict.fromkeys(str(b.get(R.RECIPE_FINGERPRINT)) for b in baseline))
-        out.append(f"{R.RECIPE_FINGERPRINT} {olds} \u2192 {head.get(R.RECIPE_FINGERPRINT)}")
+    if not out and newest.get(R.RECIPE_FINGERPRINT) != fingerprint:
+        out.append(f"{R.RECIPE_FINGERPRINT} {newest.get(R.RECIPE_FINGERPRINT)} \u2192 {fingerprint}")
     return out
 
 
