@@ -243,3 +243,20 @@ def test_a_rate_sweep_labels_its_unlimited_point():
         rec[R.CONC], rec[R.REQUEST_RATE] = None, rate
     ax, _ = drawn(C.compare_records(pr, base))
     assert sorted(t.get_text() for t in ax.texts) == ["10/s", "30/s", "inf/s"]
+
+
+def test_two_models_of_one_name_from_two_orgs_get_two_charts(tmp_path):
+    """Review: meta-llama/Llama-3.2-3B-Instruct and someorg/Llama-3.2-3B-Instruct in one run wrote
+    one chart file: the second overwrote the first (which held the regression)."""
+    keys = synth.KEYS[:2]
+    pr, base = synth.pr_run(keys=keys), synth.history(keys=keys)
+    for rec in pr + base:
+        rec[R.MODEL] = {keys[0]: "meta-llama/Llama-3.2-3B-Instruct", keys[1]: "someorg/Llama-3.2-3B-Instruct"}[
+            rec[R.CONFIG_KEY]]
+    written = charts.draw_charts(C.compare_records(pr, base), tmp_path)
+    assert sorted(p.name for p in written if p.suffix == ".png") == [
+        "meta-llama--Llama-3.2-3B-Instruct_fp8_b300_fixed-seq-len_1024x1024.png",
+        "someorg--Llama-3.2-3B-Instruct_fp8_b300_fixed-seq-len_1024x1024.png"]
+    one = synth.pr_run(keys=keys[:1])  # alone, a model keeps the short name
+    assert [p.name for p in charts.draw_charts(C.compare_records(one, base), tmp_path / "one")][0].startswith(
+        "DeepSeek-R1-0528_")

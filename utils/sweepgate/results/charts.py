@@ -168,11 +168,24 @@ def why_no_chart(comparison: C.Comparison) -> str:
     return "no point has an interactivity figure (tok/s/user: the client reported no median TPOT)"
 
 
-def chart_name(group: tuple) -> str:
+def chart_name(group: tuple, with_org: bool = False) -> str:
+    """The file name of a chart: the model's name without its org, unless ``with_org`` (two models
+    of one name from two orgs in one run)."""
     model, precision, hardware, scenario, isl, osl = group
     seq = f"{isl}x{osl}" if isl is not None and osl is not None else ""
-    parts = [str(p) for p in (str(model).split("/")[-1], precision, hardware, scenario, seq) if p]
+    name = str(model).replace("/", "--") if with_org else str(model).split("/")[-1]
+    parts = [str(p) for p in (name, precision, hardware, scenario, seq) if p]
     return re.sub(r"[^A-Za-z0-9._-]+", "-", "_".join(parts)).strip("-") or "chart"
+
+
+def chart_names(groups) -> dict[tuple, str]:
+    """Each group's file name, never one for two groups: a name two groups share gets the orgs
+    (and, were they still alike, a number), so no chart overwrites another."""
+    groups = list(groups)
+    short = [chart_name(g) for g in groups]
+    names = [chart_name(g, with_org=True) if short.count(n) > 1 else n for g, n in zip(groups, short)]
+    return {g: n if names.count(n) == 1 else f"{n}-{names[:i].count(n) + 1}"
+            for i, (g, n) in enumerate(zip(groups, names))}
 
 
 def chart_title(group: tuple) -> str:
@@ -385,11 +398,13 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
         raise fail(str(out), 0, f"cannot create the plots folder: {exc.strerror}",
                    "pass a writable --plots DIR") from None
     written = []
+    groups = chart_groups(comparison)
+    names = chart_names(sorted(groups, key=lambda g: (chart_name(g), str(g))))
     with matplotlib.rc_context(STYLE):
-        for group, items in sorted(chart_groups(comparison).items(), key=lambda kv: chart_name(kv[0])):
-            fig = draw_chart(group, items, comparison.run)
+        for group, name in names.items():
+            fig = draw_chart(group, groups[group], comparison.run)
             for fmt in formats:
-                written.append(_save(fig, out / f"{chart_name(group)}.{fmt}", fmt))
+                written.append(_save(fig, out / f"{name}.{fmt}", fmt))
     return written
 
 
