@@ -420,3 +420,19 @@ def test_every_github_command_takes_both_api_url_spellings_and_reads_one_default
     assert github.api_url(None) == "https://api.github.com"
     monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9/api/")
     assert github.api_url(None) == "http://127.0.0.1:9/api" and github.api_url("http://x/") == "http://x"
+
+
+def test_a_body_over_github_s_limit_is_refused_before_posting(gh, tmp_path, monkeypatch, capsys):
+    """Review: a 519 KB body was sent, and GitHub's 422 came back as "Validation Failed; see the
+    GitHub API response". Refused before any request, in one line."""
+    from sweepgate.results.render import MARKER
+
+    body = tmp_path / "comment.md"
+    body.write_text(MARKER + "\n" + "x" * github.COMMENT_MAX_CHARS, encoding="utf-8")
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("GITHUB_API_URL", gh.url)
+    rc = cli.main(["results", "comment", "--body", str(body), "--pr-number", str(NUMBER),
+                   "--repository", f"{OWNER}/{NAME}"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "65,536" in err and len(err.strip().splitlines()) == 1, err
+    assert gh.requests == [] and gh.comments == {}

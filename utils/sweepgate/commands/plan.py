@@ -18,7 +18,6 @@ from sweepgate.core.github import owner_name
 from sweepgate.core.plan import make_plan
 
 STEP_SUMMARY_LIMIT = 1_000_000    # bytes; GitHub caps a step summary at 1 MiB
-COMMENT_LIMIT = 65_000            # characters; GitHub caps a comment body at 65536
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -116,5 +115,5 @@ def post_comment(plan: dict, args) -> None:
 
     github.comment_if_configured(
         "sweepgate plan", args.repository, args.pr_number,
-        lambda: report.plan_markdown(plan, limit=COMMENT_LIMIT, marker=github.PLAN_MARKER, unit="chars"),
+        lambda: report.plan_markdown(plan, limit=github.COMMENT_LIMIT, marker=github.PLAN_MARKER, unit="chars"),
         base_url=args.github_api_url, marker=github.PLAN_MARKER)

@@ -22,7 +22,6 @@ from sweepgate.core.report import count
 
 EXIT_REGRESSION = 3
 STEP_SUMMARY_LIMIT = 1_000_000   # bytes; GitHub's step summary limit is 1 MiB per step
-COMMENT_LIMIT = 65_000           # characters; GitHub caps a comment at 65,536
 
 
 def add_arguments(parser) -> None:
@@ -173,12 +172,11 @@ def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
 
 
 def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
-    from pathlib import Path
-
+    from sweepgate.core import github
     from sweepgate.core.atomic import atomic_write
     from sweepgate.results import render
 
-    body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=COMMENT_LIMIT)
+    body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT)
     try:
         atomic_write(Path(path), (body.rstrip("\n") + "\n").encode("utf-8"))  # a text file ends in a newline
     except OSError as exc:
@@ -192,5 +190,5 @@ def _post_comment(comparison, args, charts: list[str]) -> None:
 
     github.comment_if_configured(
         "sweepgate results compare", args.repository, args.pr_number,
-        lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=COMMENT_LIMIT),
+        lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT),
         base_url=args.github_api_url, marker=render.MARKER)

@@ -5,6 +5,7 @@ PyGithub is imported only here, and only when a comment is actually posted.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -13,6 +14,8 @@ from sweepgate.core.errors import Diagnostic, SweepgateError
 PLAN_MARKER = "<!-- sweepgate-plan -->"
 DEFAULT_API_URL = "https://api.github.com"
 ACTIONS_BOT = "github-actions[bot]"  # the login behind a workflow's GITHUB_TOKEN
+COMMENT_MAX_CHARS = 65_536  # GitHub refuses a longer issue comment (422)
+COMMENT_LIMIT = 65_000  # what a report is cut to: room for the marker line under COMMENT_MAX_CHARS
 # Where the token is read, first set wins: a workflow's token, then the gh CLI's variable.
 TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN")
 OWNER_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -131,6 +134,9 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
         raise _fail(f"repository '{repository}' is not OWNER/NAME", "pass --repository OWNER/NAME")
     if marker not in body:
         body = f"{marker}\n{body}"
+    if len(body) > COMMENT_MAX_CHARS:
+        raise _fail(f"the comment body is {len(body):,} characters; GitHub takes at most {COMMENT_MAX_CHARS:,}",
+                    "post the body `results compare --comment-file` wrote (cut to fit), or shorten it")
     try:
         import github
         from github import GithubException
@@ -154,6 +160,10 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
         return "created", comment.id
     except GithubException as exc:
         message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
+        errors = exc.data.get("errors") if isinstance(exc.data, dict) else None
+        if isinstance(errors, list) and errors:  # a 422 says what it refused there
+            message = f"{message}: " + "; ".join(e.get("message") or json.dumps(e) if isinstance(e, dict) else str(e)
+                                                 for e in errors)
         hint = {401: "check GITHUB_TOKEN / GH_TOKEN", 403: "the token needs 'pull-requests: write' (or issues: write)",
                 404: "check --repository and --pr-number"}.get(exc.status, "see the GitHub API response")
         raise _fail(f"GitHub API error {exc.status} on {repository}#{number}: {message}", hint) from None
