@@ -146,8 +146,7 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
     client = connect(token, base_url, timeout)
     try:
         me = own_login(client)
-        repo = client.get_repo(repository)
-        issue = repo.get_issue(number)
+        issue = client.get_repo(repository).get_issue(number)
         for comment in _candidates(issue.get_comments(), marker, me):
             try:
                 comment.edit(body)
@@ -156,17 +155,11 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
                     continue
                 raise
             return "updated", comment.id
-        comment = issue.create_comment(body)
-        return "created", comment.id
+        return "created", issue.create_comment(body).id
     except GithubException as exc:
-        message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
-        errors = exc.data.get("errors") if isinstance(exc.data, dict) else None
-        if isinstance(errors, list) and errors:  # a 422 says what it refused there
-            message = f"{message}: " + "; ".join(e.get("message") or json.dumps(e) if isinstance(e, dict) else str(e)
-                                                 for e in errors)
         hint = {401: "check GITHUB_TOKEN / GH_TOKEN", 403: "the token needs 'pull-requests: write' (or issues: write)",
                 404: "check --repository and --pr-number"}.get(exc.status, "see the GitHub API response")
-        raise _fail(f"GitHub API error {exc.status} on {repository}#{number}: {message}", hint) from None
+        raise _fail(f"GitHub API error {exc.status} on {repository}#{number}: {_api_message(exc)}", hint) from None
     except (OSError, github.BadAttributeException) as exc:  # requests' errors derive from OSError
         raise _fail(f"cannot reach the GitHub API at {api_url(base_url)}: {exc}",
                     "check --github-api-url / GITHUB_API_URL and the network") from None
@@ -204,11 +197,20 @@ def connect(token: str, base_url: str | None = None, timeout: int = 30):
     return _client(token, base_url, timeout)
 
 
+def _api_message(exc):
+    """GitHub's message in an error response, with what a 422 says it refused (its ``errors``)."""
+    data = getattr(exc, "data", None)
+    if not isinstance(data, dict):
+        return data or exc
+    errors = data.get("errors") if isinstance(data.get("errors"), list) else []
+    said = [e.get("message") or json.dumps(e) if isinstance(e, dict) else str(e) for e in errors]
+    return "; ".join([str(data.get("message")), *said]) if said else data.get("message")
+
+
 def api_error(exc, what: str, hint: str) -> SweepgateError:
     """One diagnostic line for a GithubException (or requests' OSError) while doing ``what``."""
     status = getattr(exc, "status", None)
-    data = getattr(exc, "data", None)
-    message = data.get("message") if isinstance(data, dict) else (data or exc)
+    message = _api_message(exc)
     prefix = f"GitHub API error {status}" if status else "cannot reach the GitHub API"
     return _fail(f"{prefix} {what}: {message}", hint)
 
