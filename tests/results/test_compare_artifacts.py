@@ -147,3 +147,27 @@ def test_errors_are_diagnostics(gh, tmp_path):
     with pytest.raises(SweepgateError):
         github.download_run_artifacts(f"{OWNER}/{NAME}", TOKEN, tmp_path, workflow="run-sweep.yml",
                                       branch="main", runs=1, name=source.RESULTS_ARTIFACT, base_url=gh.url)
+
+
+def test_the_artifact_baseline_reaches_back_to_runs_that_measured_the_point(gh, tmp_path, monkeypatch, capsys):
+    """Review: main's last three sweeps ran another key; --baseline-artifacts took the last 5 runs
+    overall, found the PR's point in 2 and called a -14 % drop insufficient-data."""
+    everything = synth.history(runs=9)
+    for i in reversed(range(9)):  # newest first; runs 6..8 measured only the second key
+        recs = [r for r in everything if r["run-id"] == f"main-{i}" and (i < 6 or r["config-key"] == synth.KEYS[1])]
+        gh.add_run({"id": 5000 + i, "artifacts": [{"id": 9000 + i, "name": source.RESULTS_ARTIFACT,
+                                                    "zip": artifact_zip(recs), "expired": False}]})
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.86}}, keys=synth.KEYS[:1]))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.delenv("SWEEPGATE_DB", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-artifacts",
+                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url, "--fail-on-regression"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 3 and out["counts"]["regressed"] == 1
+    assert {p["baseline"]["n"] for p in out["points"]} == {5}
+    assert any("/blob/9001" in t for t in gh.stub.targets)  # main-1..5: five runs of the point
+    assert not any("/blob/9000" in t for t in gh.stub.targets)  # and no further back than needed

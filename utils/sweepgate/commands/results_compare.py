@@ -49,8 +49,8 @@ def add_arguments(parser) -> None:
                         help="exit 3 when any point or eval score regressed or a job failed")
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--baseline-artifacts", action="store_true",
-                      help="baseline from the results artifacts of the last N successful runs on the "
-                           "baseline branch (GitHub; needs a token and --repository)")
+                      help="baseline from the results artifacts of successful runs on the baseline branch, "
+                           "the newest N that measured each point (GitHub; needs a token and --repository)")
     base.add_argument("--baseline-jsonl", nargs="+", metavar="PATH", default=None,
                       help="baseline from normalized records in JSONL files or folders")
     parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
@@ -86,8 +86,11 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
         token, repository = credentials("sweepgate results compare", args.repository, rule="usage",
                                         needed_by="--baseline-artifacts",
                                         alternative="pass --db with a database that holds the baseline")
+        from sweepgate.results.compare import point_of
+
         return pr, source.records_from_artifacts(repository, token, source.branch_of(args.baseline_ref),
-                                                 args.window, api_url=args.github_api_url)
+                                                 args.window, points=sorted({point_of(r) for r in pr}, key=str),
+                                                 api_url=args.github_api_url)
     return pr, baseline
 
 

@@ -231,9 +231,11 @@ def _unzip(data: bytes, dest) -> None:
 
 
 def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, branch: str, runs: int,
-                           name: str, event: str = "push", base_url: str | None = None, timeout: int = 60) -> list:
+                           name: str, event: str = "push", base_url: str | None = None, timeout: int = 60,
+                           until=None) -> list:
     """Download artifact ``name`` of the last ``runs`` successful ``event`` runs of ``workflow`` on ``branch``
     into ``dest/<run id>/``, newest first; runs without that artifact (or with it expired) are skipped.
+    ``until(folder)``, called on each folder written, stops the downloads early by answering True.
     Returns the folders written."""
     import zipfile
     from pathlib import Path
@@ -256,6 +258,8 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
             folder.mkdir(parents=True, exist_ok=True)
             _unzip(b"".join(body), folder)
             folders.append(folder)
+            if until is not None and until(folder):
+                break
         return folders
     except GithubException as exc:
         message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data

@@ -18,6 +18,7 @@ from sweepgate.results import record as R
 JSONL_GLOB = "*.jsonl"
 RESULTS_ARTIFACT = "sweepgate-results"   # the collect job's artifact: results DB, rows as JSONL, charts
 WORKFLOW_FILE = "run-sweep.yml"
+MAX_ARTIFACT_RUNS = 50  # how far back a baseline from artifacts looks for the points it needs
 
 
 def _json_line(path: Path, number: int, line: str) -> dict | None:
@@ -49,16 +50,31 @@ def records_from_jsonl(paths: list[str | Path]) -> list[dict]:
     return out
 
 
-def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *,
+def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *, points: list | None = None,
                            api_url: str | None = None, name: str = RESULTS_ARTIFACT,
                            workflow: str = WORKFLOW_FILE) -> list[dict]:
-    """The records in artifact ``name`` of the last ``runs`` successful ``workflow`` runs on ``branch``."""
+    """The records in artifact ``name`` of successful ``workflow`` runs on ``branch``, newest first:
+    of the last ``runs`` such runs; with ``points`` (``compare.point_of`` tuples), of as many as
+    it takes for each point to appear in ``runs`` of them (a sweep runs only the keys its
+    changelog entry names), looking back at most MAX_ARTIFACT_RUNS runs."""
     from sweepgate.core import github
+    from sweepgate.results.compare import point_of
+
+    out: list[dict] = []
+    seen: dict[tuple, set] = {tuple(p): set() for p in points or []}
+
+    def enough(folder) -> bool:
+        records = records_from_jsonl([folder])
+        out.extend(records)
+        for rec in records:
+            seen.get(point_of(rec), set()).add(str(rec.get(R.RUN_ID)))
+        return points is not None and all(len(runs_of) >= runs for runs_of in seen.values())
 
     with tempfile.TemporaryDirectory(prefix="sweepgate-baseline-") as tmp:
-        folders = github.download_run_artifacts(repository, token, tmp, workflow=workflow, branch=branch,
-                                                runs=runs, name=name, base_url=api_url)
-        return records_from_jsonl(folders) if folders else []
+        github.download_run_artifacts(repository, token, tmp, workflow=workflow, branch=branch,
+                                      runs=runs if points is None else MAX_ARTIFACT_RUNS, name=name,
+                                      base_url=api_url, until=enough)
+    return out
 
 
 def branch_of(ref: str) -> str:
