@@ -154,3 +154,19 @@ def test_a_failed_point_with_one_baseline_run_says_run():
     for n, said in ((1, "1 baseline run"), (2, "2 baseline runs")):
         v = C.Verdict(pt, None, None, n, None, None, None, None, C.FAILED, 0.05, status="failure")
         assert render.cells(v)[3] == said
+
+
+def test_a_long_report_keeps_as_many_changed_rows_as_fit():
+    """Review: a report over the comment limit kept the first 50 changed rows (~22 KB of 65 KB)."""
+    from sweepgate.results import compare as C
+    from sweepgate.results import record as R
+    from sweepgate.results import render
+
+    concs = tuple(range(4, 1004, 2))
+    scale = {(k, c): {R.OUTPUT_TPUT_PER_GPU: 0.7} for k in synth.KEYS for c in concs}
+    comp = C.compare_records(synth.pr_run(scale, concs=concs), synth.history(concs=concs))
+    body = render.markdown(comp, limit=65_000)
+    assert 40_000 < len(body.encode()) <= 65_000
+    (more,) = [line for line in body.splitlines() if "more regressed rows" in line]
+    kept = comp.counts()[C.REGRESSED] - int(more.split()[0])
+    assert kept in render.CUT_ROWS and kept >= 200, more

@@ -235,10 +235,13 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
     return out
 
 
+CUT_ROWS = (400, 200, 100, 50, 25, 10, 0)  # a section's rows kept, in turn, when a report is over its limit
+
+
 def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF,
              window: int = C.DEFAULT_WINDOW, charts: list[str] | None = None, limit: int | None = None) -> str:
     """The step summary / PR comment body (starts with MARKER), within ``limit`` UTF-8 bytes if given:
-    first the folded rows go, then changed rows beyond the first 50."""
+    first the folded rows go, then changed rows, as few as it takes (the first 400, 200, ... 10)."""
     head = [MARKER, f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
     if comparison.rehearsal:
         head += [f"> **{REHEARSAL_NOTE}**", ""]
@@ -252,7 +255,7 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
     if charts:
         tail = ["Charts (output throughput per GPU against interactivity) are in the run's results artifact: "
                 + ", ".join(f"`{name}`" for name in charts), ""]
-    for folded_rows, max_rows in ((True, None), (False, None), (False, 50), (False, 0)):
+    for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         sections_ = (_md_sections(comparison, folded_rows, max_rows, opened=True) + _md_evals(comparison, max_rows)
                      + _md_sections(comparison, folded_rows, max_rows, opened=False))
         body = "\n".join(head + sections_ + tail)
