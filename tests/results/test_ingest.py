@@ -266,3 +266,14 @@ def test_explicit_file_and_sidecarless_tree_keep_todays_behaviour(tmp_path, caps
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'raw.db'}", str(raw))
     assert rc == 0, err
     assert "skipped" not in out and out.strip().splitlines()[-1].startswith("ingested 2 results (2 new)")
+
+
+def test_a_job_that_says_success_without_an_output_is_stored_failed_with_a_warning(tmp_path, capsys):
+    """Review: a sidecar saying success with no result file was stored as a failure without a word."""
+    write_job(tmp_path, "lost", None, job(run_id="1002"))
+    write_job(tmp_path, "dead", None, job(run_id="1001", status="failure"))  # a failed job: nothing to say
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
+    assert rc == 0 and "ingested 2 results (2 new)" in out
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"{tmp_path / 'lost.job.json'}: warning: the job says success but left no result file")
+    assert sorted(r[R.STATUS] for r in stored(db_of(tmp_path))) == ["failure", "failure"]

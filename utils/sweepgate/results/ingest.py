@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core import jobfile
-from sweepgate.core.errors import SweepgateError, fail
+from sweepgate.core.errors import Diagnostic, SweepgateError, fail
 from sweepgate.results import normalize, sidecar, sniff
 from sweepgate.results import record as R
 from sweepgate.results.formats import gpu_metrics
@@ -164,9 +164,15 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
             for m in measurements]
 
 
-def orphan_record(side: Path) -> list[dict]:
-    """A sidecar whose job left no output: a failure (or cancelled) record with no metrics."""
+def orphan_record(side: Path, warnings: list | None = None) -> list[dict]:
+    """A sidecar whose job left no output: a failure (or cancelled) record with no metrics; a
+    sidecar that says success is stored so too, with a warning (its output went missing)."""
     job = sidecar.read(side)
+    if job.job[R.STATUS] == "success" and warnings is not None:
+        warnings.append(Diagnostic(str(side), 0, 0, "missing-output",
+                                   "warning: the job says success but left no result file; stored as a failure",
+                                   "check that the job's upload included its $RESULT_FILENAME.json",
+                                   severity="warning"))
     status = job.job[R.STATUS] if job.job[R.STATUS] != "success" else "failure"
     job.job[R.STATUS] = status
     # An eval-only job's failure is its eval's: filed with eval scores, never over the point's throughput.
@@ -176,7 +182,7 @@ def orphan_record(side: Path) -> list[dict]:
 
 def _file_records(path: Path, given: Given | None, warnings: list) -> list[dict] | None:
     if sidecar.is_sidecar(path):
-        return None if _output_for(path) else orphan_record(path)
+        return None if _output_for(path) else orphan_record(path, warnings)
     try:
         return records_of(path, given, warnings)
     except sniff.Auxiliary:
