@@ -260,3 +260,15 @@ def test_two_models_of_one_name_from_two_orgs_get_two_charts(tmp_path):
     one = synth.pr_run(keys=keys[:1])  # alone, a model keeps the short name
     assert [p.name for p in charts.draw_charts(C.compare_records(one, base), tmp_path / "one")][0].startswith(
         "DeepSeek-R1-0528_")
+
+
+def test_a_failed_job_s_cross_is_drawn_above_any_point_or_ring():
+    """Review: the ✖ of a failed tp8 job sat under the ep8 series' ringed point at the same spot."""
+    key = synth.KEYS[0]
+    pr = synth.pr_run({(key, 16): {R.OUTPUT_TPUT_PER_GPU: 0.7}}, keys=[key])
+    pr = [r for r in pr if r[R.CONC] != 8] + [dict(next(r for r in pr if r[R.CONC] == 8), **{
+        R.STATUS: "failure", R.METRICS: {}})]
+    ax, _ = drawn(C.compare_records(pr, synth.history(keys=[key])))
+    lines = [line for line in ax.get_lines() if line.get_gid()]
+    (cross,) = [line for line in lines if line.get_gid().startswith("failed-point")]
+    assert cross.get_zorder() > max(line.get_zorder() for line in ax.get_lines() if line is not cross)

@@ -220,7 +220,7 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
                     zorder=3)
         if item["pr"] is None:  # the PR job failed: a cross where its baseline stands
             ax.plot(*item["at"], marker="X", markersize=9, color=COLORS[C.FAILED], linestyle="none",
-                    gid=f"failed-point-{i}", zorder=4)
+                    gid=f"failed-point-{i}", zorder=5.5)  # above any point or ring it lands on
             continue
         ax.plot(*item["pr"], marker=marker, markersize=6, color=color, linestyle="none",
                 gid=f"{PR_GID}-{i}", zorder=4)
