@@ -741,3 +741,19 @@ def test_workers_beyond_any_fleet_are_refused_at_their_line(fleet, where, old, n
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     (line,) = proc.stderr.strip().splitlines()[:1]
     assert words in line and config in line, line
+
+
+def test_a_row_on_a_runner_main_does_not_list_is_a_warning_before_the_sweep(fleet):
+    """Review: a config on runner 'h200-dgxc' passed `matrix` and `plan` without a word, then
+    `ci split --runners` (main's runners.yaml) refused the whole sweep. Adding the label in the
+    same PR does not help: the split reads main's file."""
+    runners = copy.deepcopy(RUNNERS)
+    runners["labels"]["h200-dgxc"] = ["h200_0"]
+    master = nvidia_master(fleet)
+    master["dsr1-fp8-h200-vllm"] = dsr1("h200-dgxc")
+    p = make(fleet, {"configs/runners.yaml": runners, "configs/nvidia-master.yaml": master,
+                     "perf-changelog.yaml": fleet.append_changelog(entry("dsr1-fp8-h200-vllm", DSR1, pr=5))})
+    (w,) = rules(p, "unknown-runner")
+    assert w["severity"] == "warning" and w["file"] == "configs/runners.yaml"
+    assert "'h200-dgxc' is not in the base's configs/runners.yaml" in w["message"] and "on main first" in w["hint"]
+    assert p["jobs"] > 0  # still planned: the warning says what will happen, the split refuses

@@ -121,11 +121,10 @@ def _run_decide(args) -> int:
 def _run_split(args) -> int:
     matrix = _load_json(args.matrix, "matrix")
     if args.runners:
-        from sweepgate.core.placement import runners_at
+        from sweepgate.core.placement import runner_labels, runners_at
         from sweepgate.workflow.fanout import check_runners
 
-        labels = runners_at(args.runners).get("labels") or {}
-        check_runners(matrix, set(labels) if isinstance(labels, dict) else set(), source=args.matrix)
+        check_runners(matrix, runner_labels(runners_at(args.runners)), source=args.matrix)
     outputs = split(matrix, max_jobs=args.max_jobs, max_bytes=args.max_bytes, source=args.matrix,
                     canary=args.canary)
     _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), outputs)

@@ -143,6 +143,12 @@ def runners_at(root: str = ".") -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def runner_labels(runners: dict) -> set[str]:
+    """The runner labels a configs/runners.yaml lists (its ``labels`` mapping's keys)."""
+    labels = runners.get("labels") if isinstance(runners, dict) else None
+    return set(labels) if isinstance(labels, dict) else set()
+
+
 def place_row(row: dict, runners: dict) -> Placement:
     """``place`` for a matrix row, with the facts of its runner."""
     return place(row[F.PREFILL], row[F.DECODE], hardware_of(runners, row[F.RUNNER]) or {})

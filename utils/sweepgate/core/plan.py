@@ -241,6 +241,23 @@ def _backend_rules(head: RecipeSet, selected: dict[str, dict]) -> list[Diagnosti
     return diags
 
 
+def unknown_runners(base: RecipeSet, matrix: dict) -> list[Diagnostic]:
+    """Matrix rows on a runner label the base's configs/runners.yaml does not list: `ci split
+    --runners` (main's file) will refuse the whole sweep for them, so the plan says so first."""
+    from sweepgate.core.placement import runner_labels
+    from sweepgate.core.select import iter_rows
+
+    labels = runner_labels(base.runners)
+    if not labels:  # a repository without runner labels: nothing to hold rows against
+        return []
+    unknown = sorted({str(row.get(F.RUNNER)) for _, row in iter_rows(matrix)} - labels)
+    return [Diagnostic(F.RUNNERS_FILE, 0, 0, "unknown-runner",
+                       f"runner label '{label}' is not in the base's {F.RUNNERS_FILE}: `ci split --runners` "
+                       "will refuse the sweep", "add the runner to configs/runners.yaml on main first "
+                       "(a PR cannot add GPU runners), or use a listed label", severity="warning")
+            for label in unknown]
+
+
 def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict],
                      changed_files: list[str]) -> list[Diagnostic]:
     """The plan's rules, in report order."""
@@ -385,7 +402,7 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
     diffs = diff_recipes(base_set, head_set)
     selected = _selection(git, base_sha, head_sha, opts, matrix, head_set.configs)
     changed = git.changed_files(base_sha, head_sha)
-    warnings = notes + rule_diagnostics(base_set, head_set, diffs, selected, changed)
+    warnings = notes + rule_diagnostics(base_set, head_set, diffs, selected, changed) + unknown_runners(base_set, matrix)
 
     costs = cost(matrix, minutes, head_set.runners if isinstance(head_set.runners, dict) else None)
     total = costs["total"]
