@@ -277,3 +277,22 @@ def test_a_job_that_says_success_without_an_output_is_stored_failed_with_a_warni
     (line,) = err.strip().splitlines()
     assert line.startswith(f"{tmp_path / 'lost.job.json'}: warning: the job says success but left no result file")
     assert sorted(r[R.STATUS] for r in stored(db_of(tmp_path))) == ["failure", "failure"]
+
+
+def test_a_csv_export_beside_its_json_twin_is_counted_not_silently_dropped(tmp_path, capsys):
+    """A folder of AIPerf exports: 16 files gave 9 results and said nothing of 6 CSVs, the same runs
+    as the JSON beside each (read from the JSON). They are counted now, and listed with -v."""
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    for name in ("aiperf_kimik2.7_fp4_mi355x_tp4_conc1", "aiperf_kimik2.7_fp4_mi355x_tp4_conc4"):
+        for suffix in (".json", ".csv"):
+            (folder / f"{name}{suffix}").write_bytes((SAMPLES / "aiperf" / f"{name}{suffix}").read_bytes())
+    csv_only = SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc100.csv"
+    (folder / csv_only.name).write_bytes(csv_only.read_bytes())  # no JSON twin: a result of its own
+    rc, out, err = run_cli(capsys, "results", "ingest", "-v", "--db", db_of(tmp_path), str(folder))
+    assert rc == 0, err
+    lines = out.strip().splitlines()
+    assert lines[-3:] == [
+        f"skipped {folder / 'aiperf_kimik2.7_fp4_mi355x_tp4_conc4.csv'}",
+        "skipped 2 CSV files beside a JSON export of the same name (the same run, read from the JSON)",
+        f"ingested 3 results (3 new) into {db_of(tmp_path)}"]

@@ -30,7 +30,8 @@ def add_arguments(parser) -> None:
                         help="a folder with no result files stores nothing and is not an error "
                              "(a sweep whose rows were all reused)")
     parser.add_argument("-v", "--verbose", action="store_true",
-                        help="list the helper files skipped beside the jobs' sidecars")
+                        help="list the files skipped (helper files beside the jobs' sidecars, CSV exports "
+                             "beside their JSON)")
 
 
 def _given(args):
@@ -67,14 +68,18 @@ def _progress(total: int):
     return lambda files: track(files, description="ingesting", console=console(sys.stderr), transient=True)
 
 
-def _report_skipped(skipped: list, verbose: bool) -> None:
-    """Helper outputs in folders of sidecar-carrying jobs: counted (listed with --verbose), not stored."""
-    if not skipped:
-        return
-    if verbose:
-        for path in skipped:
-            print(f"skipped {path}")
-    print(f"skipped {count(len(skipped), 'file')} with no job sidecar (helper outputs)")
+def _report_skipped(walked, verbose: bool) -> None:
+    """Files a walk left out, counted (listed with --verbose), not stored: helper outputs in folders
+    of sidecar-carrying jobs, and CSV exports beside the JSON export of the same run."""
+    for files, noun, why in ((walked.skipped, "file", "with no job sidecar (helper outputs)"),
+                             (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, "
+                                                        "read from the JSON)")):
+        if not files:
+            continue
+        if verbose:
+            for path in files:
+                print(f"skipped {path}")
+        print(f"skipped {count(len(files), noun)} {why}")
 
 
 def run(args) -> int:
@@ -94,7 +99,7 @@ def run(args) -> int:
         where = store.display_url(st.url)
     if outcome.warnings or outcome.problems:
         emit([*outcome.warnings, *outcome.problems])
-    _report_skipped(walked.skipped, args.verbose)
+    _report_skipped(walked, args.verbose)
     print(f"ingested {count(outcome.results, 'result')} ({outcome.new} new) into {where}")
     if jsonl:
         _append(jsonl, held, outcome.records)

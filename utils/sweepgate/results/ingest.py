@@ -56,16 +56,19 @@ class Outcome:
 class Walk:
     files: list[Path]
     skipped: list[Path]  # helper outputs beside jobs' sidecars, not results
+    twins: list[Path] = dataclasses.field(default_factory=list)  # CSV exports beside their JSON: the same runs
 
 
-def _outputs_of(folder: Path) -> tuple[list[Path], list[Path]]:
+def _outputs_of(folder: Path) -> tuple[list[Path], list[Path], list[Path]]:
+    """(outputs, helper files beside jobs' sidecars, CSV exports beside a JSON export of one name)."""
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in WALKED_SUFFIXES)
     names = set(files)
-    files = [p for p in files if not (p.suffix == ".csv" and p.with_suffix(".json") in names)]
+    twins = [p for p in files if p.suffix == ".csv" and p.with_suffix(".json") in names]
+    files = [p for p in files if p not in twins]
     if not any(sidecar.is_sidecar(p) for p in files):
-        return files, []
+        return files, [], twins
     paired = {p for p in files if sidecar.is_sidecar(p) or sidecar.sidecar_path(p).is_file()}
-    return [p for p in files if p in paired], [p for p in files if p not in paired]
+    return [p for p in files if p in paired], [p for p in files if p not in paired], twins
 
 
 def walk(paths: list[str], allow_empty: bool = False) -> Walk:
@@ -76,20 +79,22 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     """
     out: list[Path] = []
     skipped: list[Path] = []
+    twins: list[Path] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            kept, helpers = _outputs_of(path)
+            kept, helpers, same = _outputs_of(path)
             if not kept and not helpers and not allow_empty:
                 raise fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder",
                            "pass the folder the job outputs were downloaded into")
             out.extend(kept)
             skipped.extend(helpers)
+            twins.extend(same)
         elif path.is_file():
             out.append(path)
         else:
             raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
-    return Walk(_unique(out), skipped)
+    return Walk(_unique(out), skipped, twins)
 
 
 def collect(paths: list[str]) -> list[Path]:
