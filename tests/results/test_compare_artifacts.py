@@ -108,6 +108,21 @@ def add_main_runs(gh, runs: int = 6, **kw) -> list[dict]:
     return everything
 
 
+def compare_pr(gh, tmp_path, monkeypatch, capsys, pr: list[dict]) -> tuple[int, dict]:
+    """Store the PR run ``pr`` and judge it with `results compare --baseline-artifacts` against the
+    stand-in's main runs: (exit code, the JSON report)."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(pr)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.delenv("SWEEPGATE_DB", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-artifacts",
+                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url, "--fail-on-regression"])
+    return code, json.loads(capsys.readouterr().out)
+
+
 def test_records_of_the_last_n_runs_that_have_the_artifact(gh):
     add_main_runs(gh)
     got = source.records_from_artifacts(f"{OWNER}/{NAME}", TOKEN, "main", 3, api_url=gh.url)
@@ -120,16 +135,8 @@ def test_records_of_the_last_n_runs_that_have_the_artifact(gh):
 
 def test_compare_with_the_artifact_baseline(gh, tmp_path, monkeypatch, capsys):
     add_main_runs(gh, runs=7)
-    url = f"sqlite:///{tmp_path / 'r.db'}"
-    with store.open_store(url) as st:
-        st.add(synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.85}}))
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    monkeypatch.delenv("SWEEPGATE_DB", raising=False)
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-artifacts",
-                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url, "--fail-on-regression"])
-    out = json.loads(capsys.readouterr().out)
+    pr = synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.85}})
+    code, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
     assert code == 3 and out["counts"]["regressed"] == 1
     assert {p["baseline"]["n"] for p in out["points"]} == {5}
 
@@ -157,16 +164,8 @@ def test_the_artifact_baseline_reaches_back_to_runs_that_measured_the_point(gh, 
         recs = [r for r in everything if r["run-id"] == f"main-{i}" and (i < 6 or r["config-key"] == synth.KEYS[1])]
         gh.add_run({"id": 5000 + i, "artifacts": [{"id": 9000 + i, "name": source.RESULTS_ARTIFACT,
                                                     "zip": artifact_zip(recs), "expired": False}]})
-    url = f"sqlite:///{tmp_path / 'r.db'}"
-    with store.open_store(url) as st:
-        st.add(synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.86}}, keys=synth.KEYS[:1]))
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    monkeypatch.delenv("SWEEPGATE_DB", raising=False)
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-artifacts",
-                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url, "--fail-on-regression"])
-    out = json.loads(capsys.readouterr().out)
+    pr = synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.86}}, keys=synth.KEYS[:1])
+    code, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
     assert code == 3 and out["counts"]["regressed"] == 1
     assert {p["baseline"]["n"] for p in out["points"]} == {5}
     assert any("/blob/9001" in t for t in gh.stub.targets)  # main-1..5: five runs of the point
