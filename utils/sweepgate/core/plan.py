@@ -253,7 +253,7 @@ def unknown_runners(base: RecipeSet, matrix: dict) -> list[Diagnostic]:
     unknown = sorted({str(row.get(F.RUNNER)) for _, row in iter_rows(matrix)} - labels)
     return [Diagnostic(F.RUNNERS_FILE, 0, 0, "unknown-runner",
                        f"runner label '{label}' is not in the base's {F.RUNNERS_FILE}: `ci split --runners` "
-                       "will refuse the sweep", "add the runner to configs/runners.yaml on main first "
+                       "will refuse the sweep", f"add the runner to {F.RUNNERS_FILE} on main first "
                        "(a PR cannot add GPU runners), or use a listed label", severity="warning")
             for label in unknown]
 
