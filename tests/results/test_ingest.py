@@ -152,6 +152,9 @@ def test_corrupt_subset_keeps_good_files_and_is_idempotent(tmp_path_factory, cap
     good = corrupt.count(False)
     assert rc == (1 if any(corrupt) else 0)
     assert len(err.strip().splitlines()) == corrupt.count(True)
+    if not good:  # every file refused: no database is made
+        assert out.strip() == "ingested 0 results; nothing stored" and not (folder / "r.db").exists()
+        return
     assert out.strip().endswith(f"ingested {good} result{'' if good == 1 else 's'} ({good} new) into {db}")
     runs = sorted(r[R.RUN_ID] for r in stored(db))
     assert runs == sorted(f"run{i}" for i, bad in enumerate(corrupt) if not bad)

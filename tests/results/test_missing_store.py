@@ -55,3 +55,19 @@ def test_a_truncated_sidecar_or_row_gets_its_own_fix_not_a_client_outputs(tmp_pa
     assert line.startswith(where) and ": not valid JSON: " in line, line
     assert "rerun the benchmark" not in line
     assert line.endswith("step or `sweepgate rehearse`" if which == "sidecar" else "pass the job's matrix row as a JSON file")
+
+
+def test_an_ingest_whose_every_input_is_refused_creates_no_store(tmp_path, capsys, monkeypatch):
+    """Leftover of a review: a mistaken ingest left an empty .sweepgate/results.db in the repository."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "notes.json").write_text('{"a": 1}', encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "notes.json")
+    assert rc == 1 and err.startswith("notes.json: format: unknown JSON output"), err
+    assert out.strip() == "ingested 0 results; nothing stored"
+    assert not (tmp_path / ".sweepgate").exists()
+
+
+def test_an_ingest_checks_the_database_url_before_reading_any_file(tmp_path, capsys):
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", "postgresql+nosuch://h/db", str(tmp_path / "none.json"))
+    assert rc == 1 and err.startswith("postgresql+nosuch://h/db: not a database URL: "), err

@@ -92,15 +92,17 @@ def run(args) -> int:
         raise fail(args.jsonl, 0, "is a directory" if jsonl.is_dir() else "its folder does not exist",
                    "pass --jsonl FILE in an existing folder")
     held = _held(jsonl) if jsonl else None  # a bad FILE is refused before anything is stored
+    deferred = store.Deferred(args.db)  # the URL is checked now; the database made at the first result
     walked = ingest.walk(args.paths, allow_empty=args.allow_empty)
     files = walked.files
-    with store.open_store(args.db) as st:
+    with deferred as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, _progress(len(files)))
         where = store.display_url(st.url)
     if outcome.warnings or outcome.problems:
         emit([*outcome.warnings, *outcome.problems])
     _report_skipped(walked, args.verbose)
-    print(f"ingested {count(outcome.results, 'result')} ({outcome.new} new) into {where}")
+    print(f"ingested {count(outcome.results, 'result')} ({outcome.new} new) into {where}" if st.opened
+          else f"ingested {count(outcome.results, 'result')}; nothing stored")
     if jsonl:
         _append(jsonl, held, outcome.records)
     return 1 if outcome.problems else 0

@@ -118,14 +118,26 @@ def _fast_sqlite(dbapi_connection, _record) -> None:
     cursor.close()
 
 
+def _bad_url(url: str, exc: Exception) -> StoreError:
+    return fail(display_url(url), 0, f"not a database URL: {exc}",
+                "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB")
+
+
+def _check_url(url: str) -> None:
+    """Refuse a URL no engine could be made of (unknown dialect, driver not installed), touching nothing."""
+    try:
+        sa.engine.make_url(url).get_dialect().import_dbapi()
+    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
+        raise _bad_url(url, exc) from None
+
+
 def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     try:
         parsed = sa.engine.make_url(url)
         sqlite = parsed.get_backend_name() == "sqlite"
         engine = sa.create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S} if sqlite else {})
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
-        raise fail(display_url(url), 0, f"not a database URL: {exc}",
-                   "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB") from None
+        raise _bad_url(url, exc) from None
     if parsed.get_backend_name() == "sqlite":
         db = Path(parsed.database or "")
         if must_exist and parsed.database and parsed.database != ":memory:" \
@@ -495,6 +507,32 @@ class Store:
         if ref is not None:
             where.append(results.c.ref == ref)
         return self._records(_records_of(_first_of_each(where, by)))
+
+class Deferred:
+    """The store an ingest writes to, opened (created, migrated) at its first ``add``: an ingest
+    whose every input is refused leaves no new database behind. The URL is checked at once."""
+
+    def __init__(self, url: str | None = None, root: Path | None = None):
+        self.url = resolve_url(url, root)
+        _check_url(self.url)
+        self._store: Store | None = None
+
+    def add(self, records: list[dict], **kwargs) -> int:
+        if self._store is None:
+            self._store = open_store(self.url)
+        return self._store.add(records, **kwargs)
+
+    @property
+    def opened(self) -> bool:
+        return self._store is not None
+
+    def __enter__(self) -> "Deferred":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._store is not None:
+            self._store.engine.dispose()
+
 
 def open_store(url: str | None = None, root: Path | None = None, *, must_exist: bool = False) -> Store:
     """Open (creating and migrating as needed) the store at ``url`` (see ``resolve_url``). With
