@@ -318,3 +318,20 @@ def test_a_failed_eval_job_is_an_eval_failure_not_the_point_s(tmp_path, db, caps
     assert (failed["task"], failed["verdict"], failed["conc"]) == ("(job)", C.FAILED, 4)
     rc, md, _ = compare(capsys, db, "--markdown")
     assert "evals: 1 failed" in md.splitlines()[1] and "the eval job's status is failure" in md
+
+
+@pytest.mark.parametrize("finished, runs", [("2026-01-03T18:00:00+00:00", (100, 101, 102)),  # the 3 before it
+                                            ("2025-12-01T12:00:00+00:00", (102, 103, 104))])  # the newest 3
+def test_a_pr_run_compared_again_later_keeps_its_baseline(tmp_path, db, capsys, finished, runs):
+    """Review: a PR run compared again after main ran more was judged against main's later runs,
+    so its verdicts (and its posted comment) changed with time. A PR run that no main run came
+    before (a store filled after it) is still judged, against the runs there are."""
+    history(tmp_path / "in", concs=(4,))  # main runs 100..104 finished 2026-01-01..05
+    row = {**job()["row"], "conc": 4}
+    write_job(tmp_path / "in" / "pr", "res_c4", vllm_output(4, output_throughput=411.0),
+              job(run_id="777", row=row, ref="refs/pull/7/merge", finished=finished))
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
+    rc, out, err = compare(capsys, db, "--json", "--window", "3", "--min-samples", "2")
+    (tput,) = [p for p in json.loads(out)["points"] if p["metric"] == R.OUTPUT_TPUT_PER_GPU]
+    median = (409.6 + runs[1] - 100) / 8  # run 10n measured 409.6 + n tok/s on 8 GPUs
+    assert rc == 0 and tput["baseline"]["n"] == 3 and tput["baseline"]["median"] == pytest.approx(median), (err, tput)

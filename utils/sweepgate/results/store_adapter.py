@@ -29,18 +29,26 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int)
             return pr, [], shown
         rehearsal = any(r.get(R.REHEARSAL) for r in pr)
         # one more run than the window: the run itself may be on the baseline ref (compare drops it)
-        baseline = st.last_runs_of_points(baseline_ref, [point_dict(r) for r in pr], window + 1,
-                                          include_rehearsals=rehearsal, before=_past_of(pr, baseline_ref))
+        points = [point_dict(r) for r in pr]
+        past = _past_of(pr)
+        baseline = st.last_runs_of_points(baseline_ref, points, window + 1, include_rehearsals=rehearsal, before=past)
+        if past and any(r.get(R.REF) != baseline_ref for r in pr):
+            # A point the baseline ref measured only after the run (a store filled after it) is
+            # still judged, against those later runs, rather than called new.
+            have = {R.point_values(r) for r in baseline}
+            later = [p for p, r in zip(points, pr) if R.point_values(r) not in have]
+            if later:
+                baseline += st.last_runs_of_points(baseline_ref, later, window + 1, include_rehearsals=rehearsal)
         if not baseline:
             check_baseline_ref(baseline_ref, st.refs(), shown)
         return pr, baseline, shown
 
 
-def _past_of(pr: list[dict], baseline_ref: str) -> str | None:
-    """A run on the baseline ref itself (an older main run, compared again) is judged against the
-    runs before it, not the later ones: when its records happened, the earliest of them."""
-    if any(r.get(R.REF) != baseline_ref for r in pr):
-        return None
+def _past_of(pr: list[dict]) -> str | None:
+    """When a run happened (the earliest time its records carry), None when a record has no time.
+    It is judged against the baseline runs before that: a PR run compared again a week later gets
+    the verdicts it got, not main's later runs' (and an older main run, compared again, is judged
+    against its own past)."""
     times = [t for r in pr if (t := r.get(R.FINISHED) or r.get(R.STARTED))]
     return min(times) if len(times) == len(pr) else None
 
