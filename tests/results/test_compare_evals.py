@@ -121,6 +121,38 @@ def test_lower_perplexity_improves(tmp_path, db, capsys):
     assert rc == 0 and by_score(out)[("lambada_openai", "ppl", "none")]["verdict"] == C.IMPROVED
 
 
+@pytest.mark.parametrize("stated, verdict", [(False, C.IMPROVED), (True, C.REGRESSED)])
+def test_the_file_s_higher_is_better_decides_the_direction(tmp_path, db, capsys, stated, verdict):
+    """Real-file hunt: lm-eval 0.4 states each metric's direction (``higher_is_better``); a metric
+    sweepgate does not know by name (an error rate, say) was always judged better higher."""
+    def errors(delta: float) -> dict:
+        out = gsm8k()
+        out["results"]["gsm8k"][f"exact_match,{STRICT}"] -= delta
+        out["higher_is_better"]["gsm8k"]["exact_match"] = stated
+        return out
+
+    pr_against_main(tmp_path, db, capsys, errors(0.05), errors(0.0))
+    rc, out = compare(capsys, db, "--fail-on-regression")
+    assert by_score(out)[("gsm8k", "exact_match", STRICT)]["verdict"] == verdict
+    assert rc == (3 if verdict == C.REGRESSED else 0)
+
+
+def test_an_eval_stored_before_directions_were_read_ingests_again_as_a_no_op(tmp_path, db, capsys):
+    import sqlalchemy as sa
+
+    ingest_job(tmp_path, db, capsys, "1001", gsm8k())
+    engine = sa.create_engine(db)
+    with engine.begin() as conn:  # the record as a version that did not read higher_is_better stored it
+        for rid, text in conn.execute(sa.text("SELECT id, record FROM results")).all():
+            rec = json.loads(text)
+            for entry in rec.get("evals") or []:
+                entry.pop("higher_is_better", None)
+            conn.execute(sa.text("UPDATE results SET record = :r WHERE id = :i"), {"r": json.dumps(rec), "i": rid})
+    engine.dispose()
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "1001"))
+    assert rc == 0 and "(0 new)" in out, err
+
+
 def test_a_missing_stderr_is_not_judged(tmp_path, db, capsys):
     """The one-sample smoke test: lm-eval wrote "N/A" for the stderr; even 1.0 -> 0.0 is not judged."""
     pr = doc(SMOKE)

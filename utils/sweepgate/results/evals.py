@@ -92,8 +92,10 @@ def _not_judged_why(head: dict, base: dict) -> str | None:
     return None
 
 
-def judge(head: dict, base: dict | None, metric: str, confidence: float = C.CONFIDENCE) -> tuple:
-    """(verdict, difference, margin, why) of one score (``_figures`` dicts) against its baseline's."""
+def judge(head: dict, base: dict | None, metric: str, confidence: float = C.CONFIDENCE,
+          stated: bool | None = None) -> tuple:
+    """(verdict, difference, margin, why) of one score (``_figures`` dicts) against its baseline's;
+    ``stated``: which way is better, as the eval's file said (else by the metric's name)."""
     if base is None:
         return C.NEW, None, None, None
     if why := _not_judged_why(head, base):
@@ -102,7 +104,7 @@ def judge(head: dict, base: dict | None, metric: str, confidence: float = C.CONF
     margin = z_value(confidence) * math.hypot(head[R.EVAL_STDERR], base[R.EVAL_STDERR])
     if abs(difference) <= margin:
         return C.UNCHANGED, difference, margin, None
-    better = (difference > 0) == (R.eval_direction(metric) == R.HIGHER_IS_BETTER)
+    better = (difference > 0) == (R.eval_direction(metric, stated) == R.HIGHER_IS_BETTER)
     return (C.IMPROVED if better else C.REGRESSED), difference, margin, None
 
 
@@ -128,7 +130,8 @@ def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalV
         found = _baseline_entry(key, base)
         head = _figures(entry)
         baseline = _figures(*found) if found else None
-        verdict, difference, margin, why = judge(head, baseline, key[1])
+        stated = entry.get(R.EVAL_HIGHER, found[0].get(R.EVAL_HIGHER) if found else None)
+        verdict, difference, margin, why = judge(head, baseline, key[1], stated=stated)
         out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why))
     return out
 

@@ -71,7 +71,7 @@ REUSED_FROM = "reused-from"
 
 # --- metrics (record["metrics"]) -------------------------------------------------------
 METRICS = "metrics"
-EVALS = "evals"              # list of {task, metric, filter, value, stderr, samples}
+EVALS = "evals"              # list of {task, metric, filter, value, stderr, samples[, higher_is_better]}
 
 # Defined in core.metrics (the config check needs them too); re-exported here.
 # Computed by sweepgate (derive.add_derived), not measured by the client: a newer version may
@@ -84,15 +84,18 @@ TOTAL_OUTPUT_TOKENS = "total_output_tokens"
 # Eval entries (record["evals"] items).
 EVAL_TASK, EVAL_METRIC, EVAL_FILTER = "task", "metric", "filter"
 EVAL_VALUE, EVAL_STDERR, EVAL_SAMPLES = "value", "stderr", "samples"
+EVAL_HIGHER = "higher_is_better"  # as the eval's file states it (lm-eval's higher_is_better), when it does
 
 # Eval scores (EVALS items) are better higher, except these lm-eval metrics (by name; lm-eval 0.3
-# wrote lambada's perplexity as "ppl").
+# wrote lambada's perplexity as "ppl"), unless the file stated the direction (EVAL_HIGHER).
 LOWER_IS_BETTER_EVAL_METRICS = frozenset({"perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte",
                                           "ppl"})
 
 
-def eval_direction(metric: str) -> str:
-    """Which way an eval score (its lm-eval metric name) is better."""
+def eval_direction(metric: str, stated: bool | None = None) -> str:
+    """Which way an eval score is better: as its file stated (``stated``), else by its metric name."""
+    if isinstance(stated, bool):
+        return HIGHER_IS_BETTER if stated else LOWER_IS_BETTER
     return LOWER_IS_BETTER if metric in LOWER_IS_BETTER_EVAL_METRICS else HIGHER_IS_BETTER
 
 

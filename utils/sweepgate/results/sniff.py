@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from sweepgate.core.errors import fail
 from sweepgate.results import jsonio
 from sweepgate.results.formats import aiperf, aiperf_csv, gpu_metrics, inferencex, lm_eval, sglang, vllm
@@ -10,6 +12,11 @@ from sweepgate.results.measurement import Measurement
 # Tried in order: the first whose detect() says yes parses the document.
 JSON_FORMATS = (lm_eval, aiperf, sglang, vllm)
 KNOWN = "vLLM bench serve JSON/JSONL, SGLang bench_serving JSONL, AIPerf/GenAI-Perf JSON or CSV, lm-eval results JSON"
+
+
+# A console log's first line ("[TensorRT-LLM] version ...", "[07/11/2025-07:56:42] [TRT-LLM] ..."):
+# a bracketed tag followed by text, which no JSON document starts with.
+LOG_LINE = re.compile(r"\s*\[[^\]\[{}\"\n]*\][ \t]*[^\s,\]}]")
 
 
 class Auxiliary(Exception):
@@ -26,8 +33,9 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         raise fail(path, 1, "format: the file is empty",
                    "the client wrote nothing: check the job's log, or remove the file")
     aiperf_csv.refuse_sweep(text, path)
-    if not text.lstrip()[:1] in ("{", "["):
-        raise fail(path, 1, f"format: not a benchmark client output (expected {KNOWN})",
+    if not text.lstrip()[:1] in ("{", "[") or LOG_LINE.match(text):
+        what = "a console log" if LOG_LINE.match(text) else "not JSON or CSV"
+        raise fail(path, 1, f"format: {what}, not a benchmark client output (expected {KNOWN})",
                    "ingest the job's $RESULT_FILENAME.json, or remove the file")
     return [parse_document(doc, path, line) for line, doc in _jobs_documents(jsonio.documents(text, path))]
 

@@ -234,7 +234,17 @@ def _changes(stored: dict, rec: dict) -> list[str]:
     old, new = json.loads(_canonical(stored)), json.loads(_canonical(rec))
     old_m, new_m = old.get(R.METRICS) or {}, new.get(R.METRICS) or {}
     measured = sorted(m for m in old_m.keys() & new_m.keys() if m not in R.DERIVED_METRICS and old_m[m] != new_m[m])
-    return measured + [f for f in RESULT_FIELDS if old.get(f) is not None and f in new and old[f] != new[f]]
+    return measured + [f for f in RESULT_FIELDS if old.get(f) is not None and f in new and not _alike(old[f], new[f])]
+
+
+def _alike(old, new) -> bool:
+    """A stored field and its re-ingested value agree, entry by entry on what the stored one has
+    (eval entries a newer version reads more of, such as higher_is_better, stay a no-op)."""
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return all(_alike(o, n) for o, n in zip(old, new))
+    if isinstance(old, dict) and isinstance(new, dict):
+        return all(k in new and _alike(v, new[k]) for k, v in old.items())
+    return old == new
 
 
 def fail(where: str, line: int, message: str, hint: str) -> StoreError:

@@ -48,6 +48,10 @@ def _model(doc: dict) -> str | None:
     return doc.get("model_name") if isinstance(doc.get("model_name"), str) else None
 
 
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
 NO_FILTER = "none"  # lm-eval 0.4's filter name for unfiltered scores
 
 
@@ -63,7 +67,7 @@ def _stderr_key(metric: str, flt: str, bare: bool) -> str:
     return f"{metric}_stderr" if bare else f"{metric}_stderr,{flt}"
 
 
-def _task_evals(task: str, scores: dict, samples, path: str) -> list[dict]:
+def _task_evals(task: str, scores: dict, samples, path: str, directions: dict) -> list[dict]:
     evals = []
     bare = not any("," in key for key in scores)  # lm-eval 0.3
     for key, value in scores.items():
@@ -74,9 +78,11 @@ def _task_evals(task: str, scores: dict, samples, path: str) -> list[dict]:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise fail(path, 0, f"results.{task}.{key}: expected a finite number, got {value!r}",
                        "the results file was edited or the eval did not finish")
-        evals.append({R.EVAL_TASK: task, R.EVAL_METRIC: metric, R.EVAL_FILTER: flt, R.EVAL_VALUE: value,
-                      R.EVAL_STDERR: _stderr(scores, _stderr_key(metric, flt, bare), task, path),
-                      R.EVAL_SAMPLES: samples})
+        entry = {R.EVAL_TASK: task, R.EVAL_METRIC: metric, R.EVAL_FILTER: flt, R.EVAL_VALUE: value,
+                 R.EVAL_STDERR: _stderr(scores, _stderr_key(metric, flt, bare), task, path), R.EVAL_SAMPLES: samples}
+        if isinstance(directions.get(metric), bool):
+            entry[R.EVAL_HIGHER] = directions[metric]
+        evals.append(entry)
     return evals
 
 
@@ -107,12 +113,13 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         raise fail(path, line, f"{LIGHTEVAL}: a lighteval results file, not lm-evaluation-harness's",
                    "run the eval with lm-eval (lm_eval --output_path), whose results JSON sweepgate reads")
     m = Measurement("lm-eval-results", R.EVAL_CLIENT, line, client_version=doc.get("lm_eval_version"))
-    n_samples = doc.get("n-samples") if isinstance(doc.get("n-samples"), dict) else {}
+    n_samples = _dict(doc.get("n-samples"))
+    higher = _dict(doc.get("higher_is_better"))  # {task: {metric: bool}}, lm-eval 0.4
     for task, scores in doc["results"].items():
         if not isinstance(scores, dict):
             continue
-        counts = n_samples.get(task) if isinstance(n_samples.get(task), dict) else {}
-        m.evals.extend(_task_evals(task, scores, counts.get("effective"), path))
+        counts = _dict(n_samples.get(task))
+        m.evals.extend(_task_evals(task, scores, counts.get("effective"), path, _dict(higher.get(task))))
     if not m.evals:
         raise fail(path, line, "results: no '<metric>,<filter>' scores",
                    "the eval produced no scores; check its log")
