@@ -174,9 +174,9 @@ def _order(rec: dict) -> tuple:
 
 
 def is_eval_result(rec: dict) -> bool:
-    """An eval's scores (``X-eval``): the same point as its job's throughput result, but no metrics;
-    or a failed eval-only job's record (the eval client's, with no scores)."""
-    return rec.get(R.CLIENT) == R.EVAL_CLIENT or (bool(rec.get(R.EVALS)) and not rec.get(R.METRICS))
+    """An eval's record (``X-eval``, or a failed eval-only job's, with no scores): the same point as
+    its job's throughput result, told apart by its client, as the store's queries tell it (``_kind``)."""
+    return rec.get(R.CLIENT) == R.EVAL_CLIENT
 
 
 def job_failed(rec: dict) -> bool:
