@@ -5,11 +5,11 @@ provenance at the top level, measurements under ``record["metrics"]``.
 
 For each point of the PR run (``record.POINT``) and each compared metric, the
 baseline is the point's results in the last ``window`` runs on the baseline
-ref. The head value is judged against a 95 % prediction interval for one new
-observation drawn from the baseline's distribution (Student's t, from
-``scipy.stats``): a verdict other than ``unchanged`` needs the head outside
-that interval AND a relative change from the baseline median larger than the
-threshold. Fewer than ``min_samples`` baseline values gives
+ref. The head value is judged as one new observation drawn from the baseline's
+distribution, all of the run's comparisons together (``noise.py``: moderated
+variances, Benjamini-Hochberg): a verdict other than ``unchanged`` needs the head
+significant (outside its interval) AND a relative change from the baseline
+median larger than the threshold. Fewer than ``min_samples`` baseline values gives
 ``insufficient-data``; none gives ``new``. A point whose PR job failed or was
 cancelled (its newest attempt's status) has no figures to judge: it gets one
 ``failed`` verdict, which ``--fail-on-regression`` counts like a regression.
@@ -22,7 +22,6 @@ import math
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import fail
@@ -99,13 +98,14 @@ class Verdict:
     rehearsal: bool = False
     recipe_changes: list[str] = field(default_factory=list)
     status: str | None = None  # the PR job's status when it failed or was cancelled
+    p_adjusted: float | None = None  # its p-value adjusted over the run (noise.py); None when not judged
 
     def as_json(self) -> dict:
         """The CONTRACTS section 8 shape of one point."""
         out = point_json(self.point)
         out.update({"metric": self.metric, "head": self.head,
                     "baseline": {"n": self.n, "median": self.median, "low": self.low, "high": self.high},
-                    "change": self.change, "verdict": self.verdict})
+                    "change": self.change, "p-adjusted": self.p_adjusted, "verdict": self.verdict})
         if self.status is not None:
             out[R.STATUS] = self.status
         if self.rehearsal:  # figures from the stand-in server of `sweepgate rehearse`
@@ -240,49 +240,32 @@ def number(value) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-@lru_cache(maxsize=64)
-def _t_interval(confidence: float, df: int) -> tuple[float, float]:
-    from scipy import stats
-
-    low, high = stats.t.interval(confidence, df)
-    return float(low), float(high)
-
-
-def prediction_interval(values: list[float], confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Where one more observation from the baseline's distribution falls with ``confidence``:
-    mean + t(n-1) quantiles (scipy.stats) * s * sqrt(1 + 1/n)."""
-    import numpy
-
-    n = len(values)
-    mean = statistics.fmean(values)
-    sd = float(numpy.std(values, ddof=1)) if n > 1 else 0.0
-    if sd == 0.0 or max(values) == min(values):
-        return mean, mean
-    scale = sd * math.sqrt(1 + 1 / n)
-    t_low, t_high = _t_interval(confidence, n - 1)
-    return mean + t_low * scale, mean + t_high * scale
-
-
 def relative_change(head: float, median: float) -> float | None:
     """(head - median) / |median|; None when the median is 0 (no relative change exists)."""
     return None if median == 0 else (head - median) / abs(median)
 
 
-def judge(head: float, values: list[float], metric: str, threshold: float, min_samples: int) -> tuple:
-    """(verdict, median, low, high, change) for one head value against its baseline values."""
+def _pending(head: float, values: list[float], min_samples: int) -> tuple | None:
+    """(verdict, median, change) of a comparison noise.judge_all does not take part in: no
+    baseline, or too few values; None for one it judges."""
     if not values:
-        return NEW, None, None, None, None
+        return NEW, None, None
+    median = float(statistics.median(values))
+    if len(values) < min_samples:
+        return INSUFFICIENT, median, relative_change(head, median)
+    return None
+
+
+def verdict_of(head: float, values: list[float], metric: str, threshold: float, judged) -> tuple:
+    """(verdict, median, low, high, change) of a judged comparison (``noise.Judged``): a verdict
+    other than unchanged needs the head significant across the run AND beyond the threshold."""
     median = float(statistics.median(values))
     change = relative_change(head, median)
-    if len(values) < min_samples:
-        return INSUFFICIENT, median, None, None, change
-    low, high = prediction_interval(values)
-    significant = head < low or head > high
     large = abs(change) > threshold if change is not None else head != median
-    if not (significant and large):
-        return UNCHANGED, median, low, high, change
+    if not (judged.significant and large):
+        return UNCHANGED, median, judged.low, judged.high, change
     better = (head > median) == (R.DIRECTION.get(metric, R.HIGHER_IS_BETTER) == R.HIGHER_IS_BETTER)
-    return (IMPROVED if better else REGRESSED), median, low, high, change
+    return (IMPROVED if better else REGRESSED), median, judged.low, judged.high, change
 
 
 def _display(name: str, rec: dict):
@@ -326,23 +309,49 @@ def recipe_changes(head: dict, baseline: list[dict]) -> list[str]:
     return out
 
 
-def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings) -> list[Verdict]:
+def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings, judged: dict) -> list[Verdict]:
+    """The verdicts of one point; ``judged`` maps its (point, metric) comparisons to noise.Judged."""
     out = []
     rehearsal = bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)
     changes = recipe_changes(head, base)
     if job_failed(head):  # nothing measured to judge; the job itself is the finding
         return [Verdict(pt, None, None, len(base), None, None, None, None, FAILED, settings.threshold,
                         rehearsal, changes, head[R.STATUS])]
+    for metric, value, values in _figures(head, base, settings):
+        threshold = settings.threshold_for(str(pt[0]), metric)
+        if (pending := _pending(value, values, settings.min_samples)) is not None:
+            verdict, median, change = pending
+            low = high = p_adjusted = None
+        else:
+            verdict, median, low, high, change = verdict_of(value, values, metric, threshold, judged[pt, metric])
+            p_adjusted = judged[pt, metric].p_adjusted
+        out.append(Verdict(pt, metric, value, len(values), median, low, high, change, verdict, threshold,
+                           rehearsal, changes if verdict in (IMPROVED, REGRESSED) else [], p_adjusted=p_adjusted))
+    return out
+
+
+def _figures(head: dict, base: list[dict], settings: Settings):
+    """(metric, head value, baseline values) of each compared metric the head has."""
     for metric in settings.metrics:
         value = number((head.get(R.METRICS) or {}).get(metric))
-        if value is None:
+        if value is not None:
+            yield metric, value, [v for v in (number((b.get(R.METRICS) or {}).get(metric)) for b in base)
+                                  if v is not None]
+
+
+def _judge_run(heads: dict, baselines: dict, settings: Settings) -> dict:
+    """Every comparison of the run with enough baseline values, judged together (noise.judge_all)."""
+    from sweepgate.results import noise
+
+    keys, comparisons = [], []
+    for pt, head in heads.items():
+        if job_failed(head):
             continue
-        values = [v for v in (number((b.get(R.METRICS) or {}).get(metric)) for b in base) if v is not None]
-        threshold = settings.threshold_for(str(pt[0]), metric)
-        verdict, median, low, high, change = judge(value, values, metric, threshold, settings.min_samples)
-        out.append(Verdict(pt, metric, value, len(values), median, low, high, change, verdict, threshold,
-                           rehearsal, changes if verdict in (IMPROVED, REGRESSED) else []))
-    return out
+        for metric, value, values in _figures(head, baselines.get(pt, []), settings):
+            if _pending(value, values, settings.min_samples) is None:
+                keys.append((pt, metric))
+                comparisons.append(noise.Comparison(metric, value, values))
+    return dict(zip(keys, noise.judge_all(comparisons, CONFIDENCE)))
 
 
 def point_sort_key(pt: tuple) -> tuple:
@@ -365,9 +374,10 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     run_ids = {str(r.get(R.RUN_ID)) for r in pr_records}
     baselines = baseline_window([b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids],
                                 settings.window)
+    judged = _judge_run(heads, baselines, settings)
     verdicts: list[Verdict] = []
     for pt in sorted(heads, key=point_sort_key):
-        verdicts.extend(_point_verdicts(pt, heads[pt], baselines.get(pt, []), settings))
+        verdicts.extend(_point_verdicts(pt, heads[pt], baselines.get(pt, []), settings, judged))
     if run is None:
         run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))
     repeated = {pt: len(recs) for pt, recs in measured.items() if len(recs) > 1}

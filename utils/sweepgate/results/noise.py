@@ -1,0 +1,157 @@
+"""What noise alone explains, judged over a whole run rather than one comparison at a time.
+
+A point has a handful of baseline runs (the window: 5 by default), so its own spread is a poor
+estimate of its noise; and a sweep makes thousands of comparisons, of which 5 % at a 95 % level
+each would be flagged by chance (a noise-only PR of 876 points showed 9 "regressions"). So:
+
+1. Noise is relative: a comparison works on the logarithms of its values (linear values when one
+   is not positive, such as a success rate of 0).
+2. Each point's variance is moderated toward its metric's typical variance over the run's points,
+   the empirical-Bayes estimate of limma's ``squeezeVar`` (Smyth 2004): a scaled inverse-chi-square
+   prior whose ``d0`` degrees of freedom and scale are fitted to the points' log variances by the
+   method of moments. A point then has ``d0 + n - 1`` degrees of freedom instead of ``n - 1``, and
+   a point whose few values happen to agree no longer reads as noiseless.
+3. The head is one more draw from that distribution: ``t = (head - mean) / (s * sqrt(1 + 1/n))``,
+   two-sided p from Student's t. The run's p-values are adjusted together by Benjamini-Hochberg
+   (``scipy.stats.false_discovery_control``): a change is significant when its adjusted p is at
+   most ``1 - confidence``. In a run where nothing changed, the chance that anything at all is
+   flagged is then ``1 - confidence``.
+
+Each comparison's interval is where the head would not be significant (at the p-value cut-off
+Benjamini-Hochberg ended at), so "outside the interval" and "significant" are one statement.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from functools import lru_cache
+
+# Fewer points with a spread than this, for a metric: no prior is fitted, each point stands alone.
+MIN_POINTS_FOR_PRIOR = 3
+
+
+@dataclass
+class Comparison:
+    """One head value against its baseline values (at least 2), for one metric."""
+
+    metric: str
+    head: float
+    values: list[float]
+
+
+@dataclass
+class Judged:
+    significant: bool
+    low: float
+    high: float
+    p_adjusted: float
+
+
+@dataclass
+class _Shape:
+    log: bool
+    x: list[float]
+    h: float
+    s2: float  # the sample variance of x
+
+    @property
+    def d(self) -> int:
+        return len(self.x) - 1
+
+
+def _shape(c: Comparison) -> _Shape:
+    log = c.head > 0 and all(v > 0 for v in c.values)
+    x = [math.log(v) for v in c.values] if log else list(c.values)
+    return _Shape(log, x, math.log(c.head) if log else c.head, statistics.variance(x))
+
+
+def _trigamma_inverse(x: float) -> float:
+    """y with trigamma(y) = x, by Newton's method (as limma's trigammaInverse)."""
+    from scipy.special import polygamma
+
+    if x > 1e7:
+        return 1 / math.sqrt(x)
+    if x < 1e-6:
+        return 1 / x
+    y = 0.5 + 1 / x
+    for _ in range(50):
+        tri = float(polygamma(1, y))
+        step = tri * (1 - tri / x) / float(polygamma(2, y))
+        y += step
+        if -step / y < 1e-8:
+            break
+    return y
+
+
+def prior(shapes: list[_Shape]) -> tuple[float, float]:
+    """(s0 squared, d0) fitted to the log variances of ``shapes`` (limma's fitFDist without
+    covariates); d0 is 0 (no prior) with too few spreads, infinite when they agree beyond chance."""
+    from scipy.special import digamma, polygamma
+
+    spread = [s for s in shapes if s.log and s.s2 > 0]
+    if len(spread) < MIN_POINTS_FOR_PRIOR:
+        return 0.0, 0.0
+    e = [math.log(s.s2) - float(digamma(s.d / 2)) + math.log(s.d / 2) for s in spread]
+    mean = statistics.fmean(e)
+    excess = statistics.variance(e) - statistics.fmean(float(polygamma(1, s.d / 2)) for s in spread)
+    if excess <= 0:
+        return math.exp(mean), math.inf
+    d0 = 2 * _trigamma_inverse(excess)
+    return math.exp(mean + float(digamma(d0 / 2)) - math.log(d0 / 2)), d0
+
+
+def _moderated(s: _Shape, s0: float, d0: float) -> tuple[float, float]:
+    """(variance, degrees of freedom) of one comparison after moderation."""
+    if not s.log or d0 == 0:
+        return s.s2, s.d
+    if math.isinf(d0):
+        return s0, math.inf
+    return (d0 * s0 + s.d * s.s2) / (d0 + s.d), d0 + s.d
+
+
+@lru_cache(maxsize=4096)
+def _quantile(tail: float, df: float) -> float:
+    from scipy import stats
+
+    return float(stats.norm.isf(tail) if math.isinf(df) else stats.t.isf(tail, df))
+
+
+def _p_value(s: _Shape, scale: float, df: float) -> float:
+    from scipy import stats
+
+    mean = statistics.fmean(s.x)
+    if scale == 0:
+        return 1.0 if s.h == mean else 0.0
+    t = abs(s.h - mean) / scale
+    return float(2 * (stats.norm.sf(t) if math.isinf(df) else stats.t.sf(t, df)))
+
+
+def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
+    """Every comparison of a run, judged together (see the module docstring)."""
+    from scipy.stats import false_discovery_control
+
+    if not comparisons:
+        return []
+    shapes = [_shape(c) for c in comparisons]
+    priors = {m: prior([s for s, c in zip(shapes, comparisons) if c.metric == m])
+              for m in {c.metric for c in comparisons}}
+    scaled = []
+    for s, c in zip(shapes, comparisons):
+        var, df = _moderated(s, *priors[c.metric])
+        scaled.append((math.sqrt(var * (1 + 1 / len(s.x))), df))
+    p = [_p_value(s, scale, df) for s, (scale, df) in zip(shapes, scaled)]
+    q = [float(v) for v in false_discovery_control(p)]
+    alpha = 1 - confidence
+    rejected = sum(v <= alpha for v in q)
+    cut = alpha * max(rejected, 1) / len(p)  # the p-value Benjamini-Hochberg stopped at
+    out = []
+    for s, (scale, df), qv in zip(shapes, scaled, q):
+        mean = statistics.fmean(s.x)
+        half = _quantile(cut / 2, df) * scale if scale else 0.0
+        low, high = mean - half, mean + half
+        if s.log:
+            low, high = math.exp(low), math.exp(high)
+        out.append(Judged(qv <= alpha, low, high, qv))
+    return out
