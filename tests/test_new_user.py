@@ -345,6 +345,27 @@ def test_an_unclosed_quote_is_reported_where_it_opens(tmp_path):
     one_clear_line(proc, "perf-changelog.yaml:45:7:", "never closed")
 
 
+@pytest.mark.parametrize("tail, where, said", [
+    ("\n- config-keys: [a\n", ":2:16:", "a flow sequence starting here is never closed"),
+    ("\n- config-keys:\n    - a\x00\n  description: x\n", ":3:8:", ""),
+])
+def test_a_broken_appended_entry_is_reported_at_its_line_in_the_file(tmp_path, tail, where, said):
+    """Review: an unclosed '[' at the end of the appended text was reported at line 3 (counted from
+    the appended text, not the file), and a NUL byte as two lines without a line number."""
+    repo = fresh(tmp_path)
+    lines = len((repo / "perf-changelog.yaml").read_text().splitlines())
+    with open(repo / "perf-changelog.yaml", "a") as fh:
+        fh.write(tail)
+    git(repo, "commit", "-q", "-am", "appended")
+    line, col, _ = where[1:].split(":")
+    for command in ("matrix", "validate"):
+        proc = sg(repo, command, *REFS)
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+        first = proc.stderr.splitlines()[0]
+        assert not any(ln.startswith(" ") for ln in proc.stderr.splitlines()), proc.stderr  # one line each
+        assert first.startswith(f"perf-changelog.yaml:{lines + int(line)}:{col}:") and said in first, first
+
+
 def test_plan_text_counts_in_the_singular():
     from sweepgate.core import report
 

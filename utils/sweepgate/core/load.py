@@ -284,7 +284,8 @@ def parse_yaml(text: str, path: str) -> object:
         return yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark, message = exc.problem_mark or exc.context_mark, f"invalid YAML: {exc.problem or exc.context}"
-        if exc.context_mark is not None and exc.context and "end of stream" in (exc.problem or ""):
+        at_end = exc.problem_mark is not None and not text[exc.problem_mark.index:].strip()
+        if exc.context_mark is not None and exc.context and ("end of stream" in (exc.problem or "") or at_end):
             # An unclosed quote or bracket: the end of the file is not where the mistake is.
             mark = exc.context_mark
             what = exc.context.removeprefix("while scanning ").removeprefix("while parsing ")
@@ -292,8 +293,14 @@ def parse_yaml(text: str, path: str) -> object:
         raise SweepgateError(Diagnostic(
             path, (mark.line + 1) if mark else 0, (mark.column + 1) if mark else 0, "yaml-syntax",
             message, "fix the YAML syntax at this position")) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, other controls)
+        before = text[:exc.position] if isinstance(exc.position, int) else ""
+        raise SweepgateError(Diagnostic(
+            path, before.count("\n") + 1, len(before) - before.rfind("\n"), "yaml-syntax",
+            f"invalid YAML: character #x{exc.character if isinstance(exc.character, int) else ord(exc.character):04x} "
+            "is not allowed in YAML", "remove it (a control character pasted with the text?)")) from None
     except yaml.YAMLError as exc:
-        raise SweepgateError(Diagnostic(path, 0, 0, "yaml-syntax", f"invalid YAML: {exc}",
+        raise SweepgateError(Diagnostic(path, 0, 0, "yaml-syntax", f"invalid YAML: {exc}".replace("\n", " "),
                                         "fix the YAML syntax")) from None
 
 

@@ -105,7 +105,10 @@ class AppendedDoc(YamlDoc):
 def parse_appended(appended: Appended, cache=None) -> tuple[AppendedDoc, list]:
     """Parse and schema-check the appended entries, or raise every problem found."""
     def line_of(n: int) -> int:
-        return appended.head_lines[n - 1] if 1 <= n <= len(appended.head_lines) else n
+        lines = appended.head_lines
+        if lines and n > len(lines):  # past the appended text's last line (its end): after the file's
+            return lines[-1] + n - len(lines)
+        return lines[n - 1] if 1 <= n <= len(lines) else n
 
     tabs = [Diagnostic(appended.path, line_of(i + 1), line.index("\t") + 1, "tab",
                        "tab character in the changelog", "use spaces")
