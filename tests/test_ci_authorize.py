@@ -224,3 +224,26 @@ def test_labels_count_in_any_case():
     assert d.mode == "trimmed" and d.fail_fast, d.reason
     d = auth.authorize(pull(labels=["FULL-SWEEP-ENABLED"], labelers={"FULL-SWEEP-ENABLED": "reader"}), perm)
     assert not d.run and "without write permission" in d.reason
+
+
+def test_decide_takes_the_api_url_option_like_every_api_command(stub, tmp_path):
+    """Audit: `ci decide --api-url` was an unknown argument (exit 2) though its dispatch path calls
+    the API; only GITHUB_API_URL reached it."""
+    serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")])
+    out = tmp_path / "out"
+    env_url = stub.url
+    stub.url = "http://127.0.0.1:9"  # run_cli's GITHUB_API_URL: nothing listens there
+    proc = run_cli(stub, "decide", "--output", str(out), "--api-url", env_url, event=dispatch_event(),
+                   tmp_path=tmp_path)
+    assert proc.returncode == 0 and kv.parse_kv(out.read_text())["run"] == "true", proc.stderr
+
+
+@pytest.mark.parametrize("url", ["notaurl", "http://:x", "ftp://host/"])
+def test_a_malformed_api_url_is_refused_in_one_line(stub, tmp_path, url):
+    """Audit: `--api-url notaurl` ended in "internal error" (PyGithub's AttributeError)."""
+    proc = run_cli(stub, "decide", "--api-url", url, event=dispatch_event(), tmp_path=tmp_path)
+    assert proc.returncode == 2 and "--api-url" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    stub.url = url  # the same value from GITHUB_API_URL: exit 1, one line naming it
+    proc = run_cli(stub, "decide", event=dispatch_event(), tmp_path=tmp_path)
+    assert proc.returncode == 1 and proc.stderr.startswith("GITHUB_API_URL: "), proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1

@@ -102,7 +102,7 @@ def _run_decide(args) -> int:
     if event_name == "workflow_dispatch":
         from sweepgate.commands.ci_github import dispatch_decision
 
-        decision = dispatch_decision(event, args.repository)
+        decision = dispatch_decision(event, args.repository, args.github_api_url)
     else:
         decision = decide(event_name, event, message, source=event_path)
     if args.merge_base and decision.base_ref and decision.head_ref and event_name == "pull_request":
@@ -303,6 +303,9 @@ def add_arguments(parser) -> None:
     p.add_argument("--repository", type=owner_name,
                    help="OWNER/NAME for workflow_dispatch (default: $GITHUB_REPOSITORY)")
     p.add_argument("--output", help="file to append key=value lines to (default: $GITHUB_OUTPUT, else stdout)")
+    from sweepgate.core.github import add_api_url_option
+
+    add_api_url_option(p)  # a workflow_dispatch reads the PR's state from the API
     p.set_defaults(_ci=_run_decide)
 
     _add_split_parser(sub)

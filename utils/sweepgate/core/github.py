@@ -173,12 +173,40 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
 def add_api_url_option(parser) -> None:
     """The one REST API base option (``--github-api-url``, also spelt ``--api-url``)."""
     parser.add_argument("--github-api-url", "--api-url", dest="github_api_url", default=None, metavar="URL",
+                        type=_url_argument,
                         help=f"GitHub REST API base URL (default: $GITHUB_API_URL or {DEFAULT_API_URL})")
+
+
+def _url_problem(value: str) -> str | None:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 -- raises on a port that is not a number
+    except ValueError as exc:
+        return f"{value!r} is not a URL ({exc})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{value!r} is not an http(s) URL with a host"
+    return None
+
+
+def _url_argument(value: str) -> str:
+    import argparse
+
+    if problem := _url_problem(value):
+        raise argparse.ArgumentTypeError(f"{problem}; pass e.g. {DEFAULT_API_URL}")
+    return value
 
 
 def api_url(explicit: str | None = None) -> str:
     """The REST API base: ``explicit`` (the option), then GITHUB_API_URL, then api.github.com."""
-    return (explicit or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
+    url = explicit or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
+    if problem := _url_problem(url):
+        from sweepgate.core.errors import fail
+
+        raise fail("--github-api-url" if explicit else "GITHUB_API_URL", 0, problem,
+                   f"set it to the REST API base, e.g. {DEFAULT_API_URL}")
+    return url.rstrip("/")
 
 
 def _client(token: str, base_url: str | None, timeout: int):
