@@ -29,6 +29,7 @@ from sweepgate.results import record as R
 
 DEFAULT_BASELINE_REF = "refs/heads/main"
 DEFAULT_WINDOW = 5
+MAX_WINDOW = 1000  # more runs than any store holds of a point; a store's integers stay in range
 DEFAULT_MIN_SAMPLES = 3
 DEFAULT_THRESHOLD = 0.05
 CONFIDENCE = 0.95
@@ -59,6 +60,9 @@ class Settings:
         if self.window < 2:
             raise fail("--window", 0, f"window {self.window} is below 2: an interval needs 2 baseline runs",
                        "pass --window N with N >= 2")
+        if self.window > MAX_WINDOW:
+            raise fail("--window", 0, f"window {self.window} is above {MAX_WINDOW}",
+                       f"pass --window N with N <= {MAX_WINDOW} (the last N runs of each point)")
         if not 2 <= self.min_samples <= self.window:
             raise fail("--min-samples", 0, f"min-samples {self.min_samples} is outside 2..{self.window}",
                        "an interval needs at least 2 baseline values and at most --window")
