@@ -142,3 +142,26 @@ def test_row_keys_survive_trimming_and_eval_selection(swept):
     keys = matrix_row_keys(str(repo), trimmed, rows)
     assert None not in keys and len(keys) == len(rows)
     assert {k for k, r in zip(keys, rows) if r.get("scenario-type") == "agentic-coding"} == {SEED_KEY}
+
+
+@pytest.mark.parametrize("kind, said", [("folder", "matrix is a directory, not a JSON file"),
+                                        ("text", "matrix is not valid JSON"),
+                                        ("latin1", "matrix is not UTF-8 text"),
+                                        ("context", "job context is not valid JSON")])
+def test_an_unreadable_matrix_or_job_context_is_one_line(tmp_path, capsys, monkeypatch, kind, said):
+    """Audit: `results sidecar` with MATRIX_FILE a folder, a text file or Latin-1 bytes ended in
+    "internal error" (IsADirectoryError, JSONDecodeError, UnicodeDecodeError); `ci row-env` said why."""
+    bad = {"folder": tmp_path, "text": tmp_path / "m.txt", "latin1": tmp_path / "m.bin",
+           "context": tmp_path / "ctx.json"}[kind]
+    (tmp_path / "m.txt").write_text("not json\n")
+    (tmp_path / "m.bin").write_bytes(b"\xff\xfe{}")
+    (tmp_path / "ctx.json").write_text("{oops")
+    env = {"ROW_ID": "single_node/0", "MATRIX_FILE": str(bad), "RESULT_DIR": str(tmp_path / "out"),
+           "RESULT_FILENAME": "res"}
+    if kind == "context":
+        env.update(ROW=json.dumps({"config-key": "k"}), JOB_CONTEXT_FILE=str(bad))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 1 and said in err and "internal error" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith(str(bad)), err

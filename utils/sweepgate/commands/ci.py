@@ -32,7 +32,8 @@ from sweepgate.workflow.fanout import (
     MAX_JOB_OUTPUT_BYTES,
     MAX_MATRIX_JOBS,
     job_env,
-    row_for_id,
+    job_row,
+    load_json,
     split,
     summarize,
 )
@@ -46,24 +47,6 @@ def _write_kv(path: str | None, values: dict[str, str]) -> None:
         append_text(path, text)
     else:
         sys.stdout.write(text)
-
-
-def _load_json(path: str, what: str):
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise fail(path, 0, f"{what} not found", "check the path") from None
-    except IsADirectoryError:
-        raise fail(path, 0, f"{what} is a directory, not a JSON file", "pass the JSON file itself") from None
-    except OSError as exc:
-        raise fail(path, 0, f"cannot read the {what}: {exc.strerror or exc}", "check the path") from None
-    except UnicodeDecodeError as exc:
-        raise fail(path, 0, f"{what} is not UTF-8 text ({exc.reason} at byte {exc.start})",
-                   "pass the JSON file the previous step wrote") from None
-    except json.JSONDecodeError as exc:
-        raise fail(path, exc.lineno, f"{what} is not valid JSON: {json_message(exc)}", "check the file",
-                   col=exc.colno) from None
 
 
 def _head_message(event_name: str, event: dict, source: str) -> str:
@@ -93,7 +76,7 @@ def _run_decide(args) -> int:
     if not event_path or not event_name:
         raise fail("sweepgate ci decide", 0, "GITHUB_EVENT_PATH and GITHUB_EVENT_NAME are not set",
                    "run under GitHub Actions or pass --event-path and --event-name")
-    event = _load_json(event_path, "event payload")
+    event = load_json(event_path, "event payload")
     if not isinstance(event, dict):
         raise fail(event_path, 1, "event payload is not a JSON object", "pass the webhook payload")
     message = args.head_message
@@ -119,7 +102,7 @@ def _run_decide(args) -> int:
 # --- split: the fan-out guard ----------------------------------------------------------
 
 def _run_split(args) -> int:
-    matrix = _load_json(args.matrix, "matrix")
+    matrix = load_json(args.matrix, "matrix")
     if args.runners:
         from sweepgate.core.placement import runner_labels, runners_at
         from sweepgate.workflow.fanout import check_runners
@@ -162,21 +145,7 @@ def _write_job_context(args, matrix: dict) -> None:
 def _run_row_env(args) -> int:
     text = args.row if args.row is not None else os.environ.get("ROW", "")
     row_id = args.row_id if args.row_id is not None else os.environ.get("ROW_ID", "")
-    if text:
-        try:
-            row = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise fail("ROW", exc.lineno, f"row is not valid JSON: {json_message(exc)}",
-                       "pass toJSON(matrix.row)") from None
-    elif row_id:
-        matrix_file = args.matrix or os.environ.get("MATRIX_FILE")
-        if not matrix_file:
-            raise fail("ROW_ID", 0, f"row id '{row_id}' given without a matrix",
-                       "pass --matrix or set MATRIX_FILE to the run's matrix.json")
-        row = row_for_id(_load_json(matrix_file, "matrix"), row_id, matrix_file)
-    else:
-        raise fail("ROW", 0, "no matrix row given",
-                   "set ROW to toJSON(matrix.row), or ROW_ID and MATRIX_FILE")
+    row = job_row(text, row_id, args.matrix or os.environ.get("MATRIX_FILE"))
     runner = args.runner_name or os.environ.get("RUNNER_NAME", "")
     result_dir = args.result_dir or os.environ.get("RESULT_DIR") or "results"
     from sweepgate.core.placement import runners_at
@@ -223,7 +192,7 @@ def _run_reuse(args) -> int:
     from sweepgate.results import reuse
     from sweepgate.results.store import display_url, open_store
 
-    matrix = _load_json(args.matrix, "matrix")
+    matrix = load_json(args.matrix, "matrix")
     if not isinstance(matrix, dict):
         raise fail(args.matrix, 1, "matrix is not a JSON object", "pass the output of `sweepgate matrix`")
     from sweepgate.workflow.fanout import rows_by_kind

@@ -14,11 +14,10 @@ files in the working directory (the approved commit) and the launchers under ``-
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
-from sweepgate.core.errors import fail, json_message
+from sweepgate.core.errors import fail
 
 STATUS_ENV, STARTED_ENV, CONFIG_KEY_ENV = "JOB_STATUS", "JOB_STARTED", "CONFIG_KEY"
 CONTEXT_ENV = "JOB_CONTEXT_FILE"
@@ -40,20 +39,9 @@ def _identity(row: dict, tools: str) -> str | None:
 
 
 def _row() -> dict:
-    text, row_id = os.environ.get("ROW", ""), os.environ.get("ROW_ID", "")
-    if text:
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise fail("ROW", exc.lineno, f"row is not valid JSON: {json_message(exc)}",
-                       "pass toJSON(matrix.row)") from None
-    if row_id and os.environ.get("MATRIX_FILE"):
-        from sweepgate.workflow.fanout import row_for_id
+    from sweepgate.workflow.fanout import job_row
 
-        path = os.environ["MATRIX_FILE"]
-        with open(path, encoding="utf-8") as f:
-            return row_for_id(json.load(f), row_id, path)
-    raise fail("ROW", 0, "no matrix row given", "set ROW, or ROW_ID and MATRIX_FILE")
+    return job_row(os.environ.get("ROW", ""), os.environ.get("ROW_ID", ""), os.environ.get("MATRIX_FILE"))
 
 
 def _status() -> str:
@@ -70,12 +58,9 @@ def _context() -> tuple[str | None, str | None, str | None]:
     env, doc = os.environ, {}
     path = env.get(CONTEXT_ENV, "")
     if path and os.path.isfile(path):
-        try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
-        except (OSError, json.JSONDecodeError) as exc:
-            raise fail(path, 0, f"cannot read the job context: {exc}", "upload `ci split --job-context` "
-                       "output with the matrix") from None
+        from sweepgate.workflow.fanout import load_json
+
+        doc = load_json(path, "job context")
     if not isinstance(doc, dict):
         raise fail(path, 1, "the job context is not a JSON object", "write it with `sweepgate ci split --job-context`")
     keys = doc.get(jobfile.CONTEXT_CONFIG_KEYS)

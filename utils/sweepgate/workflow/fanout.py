@@ -10,7 +10,7 @@ import json
 
 from sweepgate.core import fields
 from sweepgate.core import jobfile
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import fail, json_message
 from sweepgate.core.report import count
 from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env  # noqa: F401 - the job environment lives in core
 from sweepgate.workflow.decide import SWEEP_LABEL
@@ -194,6 +194,41 @@ def rows_with_ids(matrix: dict, source: str = "matrix") -> list[tuple[str, dict]
     """Every row with the id ``split`` gives it (``<kind>/<index>``, what ``row_for_id`` resolves)."""
     return [(f"{kind}/{i}", row) for kind, rows in rows_by_kind(matrix, source).items()
             for i, row in enumerate(rows)]
+
+
+def load_json(path: str, what: str):
+    """A JSON file a step wrote (a matrix, an event payload), or one line saying why it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise fail(path, 0, f"{what} not found", "check the path") from None
+    except IsADirectoryError:
+        raise fail(path, 0, f"{what} is a directory, not a JSON file", "pass the JSON file itself") from None
+    except OSError as exc:
+        raise fail(path, 0, f"cannot read the {what}: {exc.strerror or exc}", "check the path") from None
+    except UnicodeDecodeError as exc:
+        raise fail(path, 0, f"{what} is not UTF-8 text ({exc.reason} at byte {exc.start})",
+                   "pass the JSON file the previous step wrote") from None
+    except json.JSONDecodeError as exc:
+        raise fail(path, exc.lineno, f"{what} is not valid JSON: {json_message(exc)}", "check the file",
+                   col=exc.colno) from None
+
+
+def job_row(text: str, row_id: str, matrix_file: str | None) -> dict:
+    """A job's matrix row: ``$ROW`` (its JSON), else row ``row_id`` of the matrix in ``matrix_file``."""
+    if text:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise fail("ROW", exc.lineno, f"row is not valid JSON: {json_message(exc)}",
+                       "pass toJSON(matrix.row)") from None
+    if row_id:
+        if not matrix_file:
+            raise fail("ROW_ID", 0, f"row id '{row_id}' given without a matrix",
+                       "pass --matrix or set MATRIX_FILE to the run's matrix.json")
+        return row_for_id(load_json(matrix_file, "matrix"), row_id, matrix_file)
+    raise fail("ROW", 0, "no matrix row given", "set ROW to toJSON(matrix.row), or ROW_ID and MATRIX_FILE")
 
 
 def row_for_id(matrix: dict, row_id: str, source: str = "matrix") -> dict:
