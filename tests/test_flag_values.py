@@ -123,3 +123,19 @@ def test_version_names_the_copy_that_runs(capsys):
     assert info.value.code == 0
     out = capsys.readouterr().out.strip()
     assert out == f"sweepgate {sweepgate.__version__} ({__import__('pathlib').Path(sweepgate.__file__).parent})"
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["ci", "watch", "--until", "collect", "--run-id", "abc"], "--run-id: 'abc' is not a whole number"),
+    (["ci", "watch", "--until", "collect", "--attempt", "0"], "--attempt: 0 is out of range"),
+    (["ci", "watch", "--until", "collect", "--interval", "-1"], "--interval: -1 is out of range"),
+    (["ci", "watch", "--until", "collect", "--max-minutes", "nan"], "--max-minutes: nan is out of range"),
+    (["ci", "reuse", "--matrix", "m.json", "--max-age-days", "-1"], "--max-age-days: -1 is out of range"),
+    (["ci", "reuse", "--matrix", "m.json", "--attempt", "0"], "--attempt: 0 is out of range"),
+])
+def test_ci_run_numbers_and_durations_out_of_range_are_usage_errors(argv, said, capsys):
+    """Audit: `ci watch --run-id abc` exited 1, `--interval -1` and `ci reuse --max-age-days -1
+    --attempt 0` were accepted."""
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    assert info.value.code == 2 and said in capsys.readouterr().err

@@ -4,6 +4,7 @@ is no number at all, so it exits 2 with the command's usage line (README, "Exit 
 from __future__ import annotations
 
 import argparse
+import math
 import re
 
 
@@ -17,6 +18,26 @@ def int_between(low: int, high: int | None = None):
         if value < low or (high is not None and value > high):
             span = f"from {low} to {high}" if high is not None else f"{low} or more"
             raise argparse.ArgumentTypeError(f"{value} is out of range; pass a number {span}")
+        return value
+
+    return parse
+
+
+def digits(text: str) -> str:
+    """A positive whole number kept as text (a GitHub run id or attempt)."""
+    return str(int_between(1)(text))
+
+
+def number_above(low: float, *, inclusive: bool = False):
+    """A finite number above ``low`` (or equal to it when ``inclusive``)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+        if not math.isfinite(value) or value < low or (value == low and not inclusive):
+            raise argparse.ArgumentTypeError(f"{text} is out of range; pass a number "
+                                             f"{'from' if inclusive else 'above'} {low:g}")
         return value
 
     return parse

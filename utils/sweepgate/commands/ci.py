@@ -232,10 +232,11 @@ def _add_reuse_parser(sub) -> None:
     p.add_argument("--db", help="results database URL (default: $SWEEPGATE_DB, else .sweepgate/results.db)")
     p.add_argument("--matrix", required=True, help="the run's matrix JSON")
     p.add_argument("--out", required=True, help="where to write the matrix of the rows that still run")
-    p.add_argument("--max-age-days", type=float, default=None, help="reuse only results this recent")
+    p.add_argument("--max-age-days", type=argtypes.number_above(0), default=None,
+                   help="reuse only results this recent")
     p.add_argument("--head-ref", default="HEAD", help="revision whose files the jobs would run (default HEAD)")
     p.add_argument("--run-id", help="the current run (default: $GITHUB_RUN_ID)")
-    p.add_argument("--attempt", help="the current attempt (default: $GITHUB_RUN_ATTEMPT, else 1)")
+    p.add_argument("--attempt", type=argtypes.digits, help="the current attempt (default: $GITHUB_RUN_ATTEMPT, else 1)")
     p.add_argument("--ref", help="the current run's ref (default: $GITHUB_REF)")
     p.add_argument("--commit", help="the current run's commit (default: $GITHUB_SHA, else --head-ref)")
     p.set_defaults(_ci=_run_reuse)

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 
+from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail
 from sweepgate.core.github import owner_name
 from sweepgate.workflow.watch import CANCEL, DONE, judge
@@ -89,9 +90,10 @@ def add_watch_parser(sub) -> None:
     from sweepgate.core.github import add_api_url_option
 
     add_api_url_option(p)
-    p.add_argument("--run-id", help="the run to watch (default: $GITHUB_RUN_ID)")
-    p.add_argument("--attempt", help="its attempt (default: $GITHUB_RUN_ATTEMPT)")
-    p.add_argument("--interval", type=float, default=60.0, help="seconds between polls (default 60)")
-    p.add_argument("--max-minutes", type=float, default=340.0, help="stop watching after this long "
+    p.add_argument("--run-id", type=argtypes.digits, help="the run to watch (default: $GITHUB_RUN_ID)")
+    p.add_argument("--attempt", type=argtypes.digits, help="its attempt (default: $GITHUB_RUN_ATTEMPT)")
+    p.add_argument("--interval", type=argtypes.number_above(0), default=60.0,
+                   help="seconds between polls (default 60)")
+    p.add_argument("--max-minutes", type=argtypes.number_above(0), default=340.0, help="stop watching after this long "
                    "(default 340: a GitHub-hosted job ends at 360)")
     p.set_defaults(_ci=run_watch)
