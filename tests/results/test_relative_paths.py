@@ -32,3 +32,21 @@ def test_named_files_are_relative_to_the_current_directory(make_repo, capsys, mo
     rc, _, err = run_cli(capsys, "results", "ingest", *given, "out.json")  # no --db: the repository's store
     assert rc == 0, err
     assert (top / ".sweepgate" / "results.db").is_file() and not (sub / ".sweepgate").exists()
+
+
+def test_an_annotation_names_a_path_typed_in_a_subfolder_from_the_repository_top(tmp_path, capsys, monkeypatch):
+    """Audit: from configs/, `ingest res/empty.json` annotated file=res/empty.json, which GitHub
+    reads from the workspace's top: the note landed on a file that does not exist."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "configs" / "res").mkdir(parents=True)
+    (tmp_path / "configs" / "res" / "empty.json").write_text("{}")
+    monkeypatch.chdir(tmp_path / "configs")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "res/empty.json")
+    lines = err.splitlines()
+    assert rc == 1 and lines[0].startswith("res/empty.json: "), err  # the line a reader in configs/ can open
+    assert lines[1].startswith("::error file=configs/res/empty.json::"), err
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "configs"))  # the workspace decides when set
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "res/empty.json")
+    assert err.splitlines()[1].startswith("::error file=res/empty.json::"), err

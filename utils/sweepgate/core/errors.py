@@ -66,7 +66,7 @@ class Diagnostic:
         level = {"error": "error", "warning": "warning"}.get(self.severity, "notice")
         props, body = [], self.message + (f"; {self.hint}" if self.hint else "")
         if self.names_a_file():
-            props.append(f"file={_escape_property(self.file)}")
+            props.append(f"file={_escape_property(workspace_path(self.file))}")
             if self.line:
                 props.append(f"line={self.line}")
             if self.col:
@@ -115,6 +115,32 @@ def json_message(exc) -> str:
 
 def fail(file: str, line: int, message: str, hint: str = "", *, rule: str = "", col: int = 0) -> SweepgateError:
     return SweepgateError(Diagnostic(file, line, col, rule, message, hint))
+
+
+def workspace_path(name: str) -> str:
+    """A file as GitHub places an annotation: relative to the workspace (the repository's top).
+    Repository files are named from the top already; a path the user typed from a subfolder
+    (``res/out.json`` run in ``configs/``) is made relative to the top, an absolute one inside
+    the workspace too."""
+    top = os.environ.get("GITHUB_WORKSPACE") or _repository_top()
+    if top is None:
+        return name
+    full = name if os.path.isabs(name) else (os.path.abspath(name) if os.path.exists(name) else None)
+    if full is None:
+        return name
+    relative = os.path.relpath(full, top)
+    return name if relative.startswith("..") else relative.replace(os.sep, "/")
+
+
+def _repository_top() -> str | None:
+    here = os.getcwd()
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
 def emit(diagnostics: Iterable[Diagnostic], stream=None) -> None:
