@@ -139,3 +139,18 @@ def test_ci_run_numbers_and_durations_out_of_range_are_usage_errors(argv, said, 
     with pytest.raises(SystemExit) as info:
         cli.main(argv)
     assert info.value.code == 2 and said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["ci", "row-env", "--row", "{}", "--runner-name", "r_0", "--tools", "nosuch"], "--tools: no such folder"),
+    (["ci", "split", "--matrix", "m.json", "--runners", "nosuch"], "--runners: no configs/runners.yaml"),
+])
+def test_a_checkout_flag_naming_no_checkout_is_refused(argv, said, tmp_path, capsys, monkeypatch):
+    """Audit: `ci row-env --tools /nonexist` gave a run identity (of no launcher at all, the same as
+    any such job's, so reuse could hand one job's results to another); `ci split --runners
+    /nonexist` blamed every row's runner label."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.json").write_text('{"single_node": {}, "multi_node": {}}')
+    rc = cli.main(argv)
+    err = capsys.readouterr().err
+    assert rc == 1 and err.startswith(f"nosuch: {said}") and len(err.strip().splitlines()) == 1, err

@@ -104,9 +104,13 @@ def _run_decide(args) -> int:
 def _run_split(args) -> int:
     matrix = load_json(args.matrix, "matrix")
     if args.runners:
+        from sweepgate.core.fields import RUNNERS_FILE
         from sweepgate.core.placement import runner_labels, runners_at
         from sweepgate.workflow.fanout import check_runners
 
+        if not os.path.isfile(os.path.join(args.runners, RUNNERS_FILE)):
+            raise fail(args.runners, 0, f"--runners: no {RUNNERS_FILE} in this folder",
+                       "pass the default branch's checkout (every row's runner must be listed there)")
         check_runners(matrix, runner_labels(runners_at(args.runners)), source=args.matrix)
     outputs = split(matrix, max_jobs=args.max_jobs, max_bytes=args.max_bytes, source=args.matrix,
                     canary=args.canary)
@@ -143,6 +147,10 @@ def _write_job_context(args, matrix: dict) -> None:
 # --- row-env: one row -> the job environment ---------------------------------------------
 
 def _run_row_env(args) -> int:
+    if args.tools:
+        from sweepgate.core.identity import check_tools
+
+        check_tools(args.tools)  # before the row: a wrong path is the first thing to fix
     text = args.row if args.row is not None else os.environ.get("ROW", "")
     row_id = args.row_id if args.row_id is not None else os.environ.get("ROW_ID", "")
     row = job_row(text, row_id, args.matrix or os.environ.get("MATRIX_FILE"))

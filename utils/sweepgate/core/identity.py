@@ -71,11 +71,25 @@ def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blob
     return [run_identity(row, runners, blobs) for row in rows]
 
 
+def check_tools(tools: str) -> None:
+    """Refuse a ``--tools`` folder that is not there (see ``job_identity``)."""
+    import os
+
+    from sweepgate.core.errors import fail
+
+    if not os.path.isdir(tools):
+        raise fail(tools, 0, "--tools: no such folder", "pass main's checkout (the folder holding benchmarks/ "
+                   "and configs/runners.yaml)")
+
+
 def job_identity(row: dict, tools: str) -> str | None:
     """The run identity of ``row``'s job in the checkout at ".", with the launchers and
-    configs/runners.yaml of ``tools`` (main's); None when the row cannot be resolved."""
+    configs/runners.yaml of ``tools`` (main's); None when the row cannot be resolved. A
+    ``tools`` folder that is not there is refused: hashing no launcher at all would give every
+    such job one identity, and reuse would hand one job's results to another."""
     from sweepgate.core.placement import runners_at
 
+    check_tools(tools)
     try:
         return identities([row], runners_at(tools), read_tree(".", tools))[0]
     except (KeyError, TypeError):
