@@ -142,6 +142,19 @@ def test_reuse_refuses_bad_input_in_one_line(repo, tmp_path):
     assert not (tmp_path / "o.json").exists()
 
 
+def test_reuse_with_no_store_reuses_nothing_and_makes_no_store(repo, tmp_path):
+    """Audit: `ci reuse --db sqlite:///typo.db` made an empty store there and said "reused 0"."""
+    main = repo.head()
+    head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
+    (tmp_path / "m.json").write_text(json.dumps(matrix(repo, main, head)))
+    typo = tmp_path / "resutls.db"
+    proc = sg(repo.path, "ci", "reuse", "--db", f"sqlite:///{typo}", "--matrix", str(tmp_path / "m.json"),
+              "--out", str(tmp_path / "o.json"), "--run-id", "1")
+    assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "reused 0 of 5 jobs (0 GPU-hours saved)"
+    assert f"no results store at {typo}" in proc.stderr and not typo.exists()
+    assert json.loads((tmp_path / "o.json").read_text()) == json.loads((tmp_path / "m.json").read_text())
+
+
 def test_multinode_parts_are_every_file_a_multinode_script_runs():
     named = set()
     for path in (ROOT / "benchmarks" / "multi_node").rglob("*.sh"):

@@ -198,7 +198,7 @@ def _run_reuse(args) -> int:
     from sweepgate.core.atomic import atomic_write
     from sweepgate.core.load import open_repo
     from sweepgate.results import reuse
-    from sweepgate.results.store import display_url, open_store
+    from sweepgate.results.store import display_url, missing_sqlite, open_store, resolve_url
 
     matrix = load_json(args.matrix, "matrix")
     if not isinstance(matrix, dict):
@@ -216,6 +216,13 @@ def _run_reuse(args) -> int:
         raise fail("GITHUB_RUN_ATTEMPT", 0, "not an integer", "pass --attempt N") from None
     git = open_repo()
     head = git.resolve(args.head_ref)
+    if missing := missing_sqlite(resolve_url(args.db)):
+        # Nothing to reuse, and no empty store made: a mistyped --db would read as "no results" for ever.
+        atomic_write(Path(args.out), (json.dumps(matrix) + "\n").encode())
+        print(f"sweepgate ci reuse: no results store at {missing}: nothing reused", file=sys.stderr)
+        jobs = sum(len(rows) for rows in rows_by_kind(matrix, args.matrix).values())
+        print(f"reused 0 of {jobs} jobs (0 GPU-hours saved)")
+        return 0
     with open_store(args.db) as store:
         found = reuse.find(matrix, git, head, store, args.max_age_days)
         records = reuse.reused_records(found, run_id=run_id, attempt=attempt,

@@ -131,6 +131,18 @@ def _check_url(url: str) -> None:
         raise _bad_url(url, exc) from None
 
 
+def missing_sqlite(url: str) -> str | None:
+    """The file of a SQLite URL that is not there (None for other databases, memory, or a file that is)."""
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return None
+    name = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or not name or name == ":memory:" or name.startswith("file:"):
+        return None
+    return None if Path(name).is_file() else name
+
+
 def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     try:
         parsed = sa.engine.make_url(url)
@@ -140,8 +152,7 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
         raise _bad_url(url, exc) from None
     if parsed.get_backend_name() == "sqlite":
         db = Path(parsed.database or "")
-        if must_exist and parsed.database and parsed.database != ":memory:" \
-                and not parsed.database.startswith("file:") and not db.is_file():
+        if must_exist and missing_sqlite(url):
             engine.dispose()
             raise fail(parsed.database, 0, "no results store here",
                        "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
