@@ -61,7 +61,7 @@ def test_the_same_input_draws_the_same_bytes_in_another_process(tmp_path):
 def test_rehearsal_figures_are_marked(tmp_path):
     (svg,) = [p for p in charts.draw_charts(comparison(rehearsal=True), tmp_path) if p.suffix == ".svg"][:1]
     assert "REHEARSAL" in svg.read_text()  # the title
-    assert "baseline median (rehearsal)" in svg.read_text() and "(rehearsal): " in svg.read_text()  # the legend
+    assert "baseline median (rehearsal)" in svg.read_text() and "(rehearsal)<" in svg.read_text()  # the legend (its title)
     (svg,) = [p for p in charts.draw_charts(comparison(), tmp_path / "real") if p.suffix == ".svg"][:1]
     assert "REHEARSAL" not in svg.read_text() and "(rehearsal)" not in svg.read_text()
 
@@ -142,10 +142,10 @@ def drawn(comp: C.Comparison):
 
 def test_each_kv_offload_arm_is_its_own_series_with_its_own_front_and_legend_entry():
     ax, items = drawn(arms(base_runs=3))
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    runs = [text for text in legend if text.startswith("PR run")]
-    assert sorted(runs) == [f"PR run pr-7: {synth.KEYS[0]} · lmcache (dram)",
-                            f"PR run pr-7: {synth.KEYS[0]} · no KV offload"], runs
+    (legend,) = ax.figure.legends  # below the plot, never over it
+    assert legend.get_title().get_text() == "PR run pr-7"
+    runs = [t.get_text() for t in legend.get_texts() if t.get_text().startswith(synth.KEYS[0])]
+    assert sorted(runs) == [f"{synth.KEYS[0]} · lmcache (dram)", f"{synth.KEYS[0]} · no KV offload"], runs
     lines = {line.get_gid(): line for line in ax.get_lines() if line.get_gid()}
     for kind in ("pr-front", "baseline-front"):
         fronts = sorted(gid for gid in lines if gid.startswith(kind + "-"))
@@ -272,3 +272,43 @@ def test_a_failed_job_s_cross_is_drawn_above_any_point_or_ring():
     lines = [line for line in ax.get_lines() if line.get_gid()]
     (cross,) = [line for line in lines if line.get_gid().startswith("failed-point")]
     assert cross.get_zorder() > max(line.get_zorder() for line in ax.get_lines() if line is not cross)
+
+
+def test_a_group_of_many_recipes_is_drawn_in_parts_with_the_legend_below_the_plot(tmp_path):
+    """Review at scale: 32 recipes on one hardware made one chart whose legend was taller than the
+    figure (the plot squashed into a strip) and whose colours each stood for five series."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    keys = tuple(f"dsr1-fp8-b300-vllm-v{i:02d}" for i in range(20))
+    comp = C.compare_records(synth.pr_run({(keys[3], 16): {R.OUTPUT_TPUT_PER_GPU: 0.8}}, keys=keys),
+                             synth.history(keys=keys))
+    planned = charts.planned(comp)
+    assert [stem.rsplit("_", 1)[1] for stem, *_ in planned] == [f"part{k}of4" for k in range(1, 5)]
+    assert sorted(s for _, _, items, _ in planned for s in {i["series"] for i in items}) == sorted(
+        {charts.series_of(pt) for pt in comp.heads})  # every series in exactly one part
+    assert charts.with_a_change(planned) == [planned[0][0]]  # variant 03 sorts into the first part
+    for stem, group, items, part in planned:
+        fig = charts.draw_chart(group, items, comp.run, part)
+        FigureCanvasAgg(fig).draw()
+        ax = fig.axes[0]
+        assert ax.get_legend() is None and len(fig.legends) == 1  # beside the plot, never on it
+        assert ax.get_title(loc="left").endswith(f"(part {part[0]} of 4)")
+        colours = {c for c, _ in charts.series_styles(items).values()}
+        assert len(colours) == len({i["series"] for i in items}) <= charts.MAX_SERIES
+        legend_box = fig.legends[0].get_window_extent()
+        assert legend_box.y1 <= ax.get_window_extent().y0  # wholly below the axes
+    written = charts.draw_charts(comp, tmp_path)
+    assert sorted(p.stem for p in written) == sorted(stem for stem, *_ in planned for _ in ("png", "svg"))
+
+
+def test_the_comment_names_the_charts_with_a_change_and_folds_the_others():
+    """Review at scale: 68 file names (each chart as PNG and SVG) in one paragraph, none telling
+    which chart held the regression."""
+    from sweepgate.results import render
+
+    lines = render.charts_paragraph([("a_part1of2", True), ("a_part2of2", False), ("b", False)])
+    text = "\n".join(lines)
+    assert "(output throughput per GPU against interactivity, PNG and SVG; 3)" in lines[0]
+    assert lines[0].endswith("with a change: `a_part1of2`")
+    assert "<details><summary>2 charts without a change</summary>" in text and "`a_part2of2`, `b`" in text
+    assert ".png" not in text and render.charts_paragraph([]) == []

@@ -190,3 +190,30 @@ def test_a_baseline_ref_spelled_as_a_branch_name_is_refused_not_all_new(env, cap
     out = capsys.readouterr()
     assert code == 0 and {p["verdict"] for p in json.loads(out.out)["points"]} == {C.NEW}
     assert "no baseline results for run pr-7's points on refs/heads/release" in out.err
+
+
+def test_drawing_a_sweep_s_charts_shows_progress_on_a_terminal_only(env):
+    """Review at scale: `compare --plots` was silent for 22 s on a terminal."""
+    import pty
+
+    keys = tuple(f"dsr1-fp8-b300-vllm-v{i:02d}" for i in range(20))  # 20 recipes: four charts
+    url = f"sqlite:///{env / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.history(keys=keys) + synth.pr_run(keys=keys))
+    cmd = [sys.executable, "-m", "sweepgate", "results", "compare", "--db", url, "--run", "pr-7", "--json"]
+    pyenv = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "TERM": "xterm-256color", "COLUMNS": "100"}
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([*cmd, "--plots", str(env / "tty")], env=pyenv, stdout=subprocess.DEVNULL,
+                            stderr=follower)
+    os.close(follower)
+    data = b""
+    try:
+        while chunk := os.read(leader, 65536):
+            data += chunk
+    except OSError:
+        pass
+    os.close(leader)
+    assert proc.wait(timeout=120) == 0 and b"drawing charts" in data, data[-2000:]
+    piped = subprocess.run([*cmd, "--plots", str(env / "pipe")], env=pyenv, capture_output=True, text=True)
+    assert piped.returncode == 0 and piped.stderr.splitlines() == [
+        f"sweepgate results compare: wrote 4 charts (PNG and SVG) into {env / 'pipe'}"], piped.stderr

@@ -125,18 +125,7 @@ def run(args) -> int:
               file=sys.stderr)
     comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
     comparison.evals = evals.compare_evals(pr, baseline, settings.window)
-    charts = []
-    if args.plots:
-        from sweepgate.results import charts as charts_mod
-
-        charts = [p.name for p in charts_mod.draw_charts(comparison, args.plots)]
-        if charts:
-            drawn = len({Path(name).stem for name in charts})  # each chart as a PNG and an SVG
-            print(f"sweepgate results compare: wrote {count(drawn, 'chart')} (PNG and SVG) into {args.plots}",
-                  file=sys.stderr)
-        else:
-            print(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}",
-                  file=sys.stderr)
+    charts = _draw(comparison, args.plots) if args.plots else []
     from sweepgate.core.report import printed_to_a_reader_who_may_leave
 
     printed_to_a_reader_who_may_leave(lambda: _print(comparison, args, charts))
@@ -147,6 +136,34 @@ def run(args) -> int:
     if args.comment:
         _post_comment(comparison, args, charts)
     return EXIT_REGRESSION if args.fail_on_regression and comparison.failing() else 0
+
+
+def _draw(comparison, folder: str) -> list[tuple[str, bool]]:
+    """Write the charts (a progress bar on a terminal: a sweep's take tens of seconds); return
+    (stem, shows a change) of each, those with a change first."""
+    from sweepgate.results import charts as charts_mod
+
+    planned = charts_mod.planned(comparison)
+    changed = set(charts_mod.with_a_change(planned))
+    charts_mod.draw_charts(comparison, folder, progress=_progress(len(planned), "drawing charts"))
+    if planned:
+        print(f"sweepgate results compare: wrote {count(len(planned), 'chart')} (PNG and SVG) into {folder}",
+              file=sys.stderr)
+    else:
+        print(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}", file=sys.stderr)
+    stems = [stem for stem, *_ in planned]
+    return [(s, True) for s in stems if s in changed] + [(s, False) for s in stems if s not in changed]
+
+
+def _progress(total: int, what: str):
+    """A transient rich progress bar over ``total`` items on a terminal; None otherwise."""
+    if total < 3 or not sys.stderr.isatty():
+        return None
+    from rich.progress import track
+
+    from sweepgate.core.report import console
+
+    return lambda items: track(items, description=what, console=console(sys.stderr), transient=True)
 
 
 def _print(comparison, args, charts: list[str]) -> None:

@@ -35,6 +35,10 @@ PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
 COLORS = {C.REGRESSED: "#d62728", C.IMPROVED: "#2ca02c", C.FAILED: "#d62728", "baseline": "#7f7f7f"}
 METADATA = {"png": {"Software": "sweepgate"}, "svg": {"Date": None, "Creator": "sweepgate"}}
 MARKERS = ("o", "s", "^", "D", "v", "P")  # past len(PALETTE) series, colours repeat with another marker
+# A chart holds at most this many series, each in its own colour; a group with more is drawn as
+# parts ("part 2 of 4"), series in their labels' order (a sweep of 32 recipes on one hardware
+# made a legend taller than the figure and one colour stand for five series).
+MAX_SERIES = len(PALETTE)
 SERIES = (R.CONFIG_KEY, *R.RECIPE_IDENTITY)  # one recipe: one colour, legend entry and pair of fronts
 BASE_FRONT, PR_FRONT = "baseline median front", "PR front"
 FRONT_GID = {BASE_FRONT: "baseline-front", PR_FRONT: "pr-front"}
@@ -229,12 +233,14 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
                     markeredgewidth=2, markeredgecolor=COLORS[item["flag"]], zorder=5)
 
 
-def _legend(ax, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]], fronts: list[str]) -> None:
+def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]], fronts: list[str]) -> None:
+    """Below the plot, never over it: the series (under a title naming the PR run), then the
+    baseline, the fronts and the rings."""
     from matplotlib.lines import Line2D
 
     mark = " (rehearsal)" if any(item["rehearsal"] for item in items) else ""
     labels = series_labels(list(styles))
-    handles = [Line2D([], [], marker=marker, linestyle="none", color=color, label=f"PR run {run}{mark}: {labels[s]}")
+    handles = [Line2D([], [], marker=marker, linestyle="none", color=color, label=labels[s])
                for s, (color, marker) in styles.items()]
     if any(item["base"] for item in items):  # a chart of new points has none to name
         handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
@@ -248,7 +254,28 @@ def _legend(ax, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]
         if any(item["flag"] == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
                                   markeredgewidth=2, markeredgecolor=COLORS[flag], label=flag))
-    ax.legend(handles=handles, loc="best", fontsize=8, framealpha=0.9)
+    fig.legend(handles=handles, loc="outside lower center", ncols=1 if len(handles) <= 4 else 2, fontsize=8,
+               title=f"PR run {run}{mark}", title_fontsize=8, frameon=False)
+
+
+def legend_rows(items: list[dict]) -> int:
+    """About how many lines the legend takes (the figure grows by them)."""
+    entries = len({item["series"] for item in items}) + 6
+    return entries if entries <= 4 else -(-entries // 2)
+
+
+def chart_parts(items: list[dict]) -> list[list[dict]]:
+    """A group's items, split into charts of at most MAX_SERIES series (as even as they go), the
+    series in their labels' order, so one part holds neighbouring recipes."""
+    series = list(dict.fromkeys(item["series"] for item in items))
+    if len(series) <= MAX_SERIES:
+        return [items]
+    labels = series_labels(series)
+    ordered = sorted(series, key=lambda s: labels[s])
+    n = -(-len(ordered) // MAX_SERIES)
+    size = -(-len(ordered) // n)
+    chunks = [set(ordered[i:i + size]) for i in range(0, len(ordered), size)]
+    return [[item for item in items if item["series"] in chunk] for chunk in chunks]
 
 
 def _spot_cost(box, taken: list, frame) -> float:
@@ -366,20 +393,20 @@ def _axes(ax, items: list[dict]) -> None:
         limit(*axis_limits([p[i] for p in points]))
 
 
-def draw_chart(group: tuple, items: list[dict], run: str):
-    """One matplotlib Figure (not pyplot-managed) for one chart group."""
+def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] = (1, 1)):
+    """One matplotlib Figure (not pyplot-managed) for one chart group (``part`` k of n of it)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(8, 5.5), dpi=110, layout="constrained")
+    fig = Figure(figsize=(8, 5.0 + 0.2 * legend_rows(items)), dpi=110, layout="constrained")
     FigureCanvasAgg(fig)  # a renderer, to measure the conc labels with
     ax = fig.add_subplot()
     styles = series_styles(items)
     fronts = _draw_fronts(ax, items, styles)
     _draw_points(ax, items, styles)
-    _legend(ax, items, run, styles, fronts)
+    _legend(fig, items, run, styles, fronts)
     _axes(ax, items)
-    title = chart_title(group)
+    title = chart_title(group) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
     if any(item["rehearsal"] for item in items):
         title += "\nREHEARSAL: stand-in server figures, not a GPU measurement"
     ax.set_title(title, loc="left")
@@ -387,8 +414,26 @@ def draw_chart(group: tuple, items: list[dict], run: str):
     return fig
 
 
-def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[str, ...] = FORMATS) -> list[Path]:
-    """Write one PNG and one SVG per chart group into ``out_dir``; return the paths written."""
+def planned(comparison: C.Comparison) -> list[tuple[str, tuple, list[dict], tuple[int, int]]]:
+    """Every chart of a comparison: (file stem, group, items, (part, parts)), in file-name order."""
+    groups = chart_groups(comparison)
+    out = []
+    for group, name in chart_names(sorted(groups, key=lambda g: (chart_name(g), str(g)))).items():
+        parts = chart_parts(groups[group])
+        for k, items in enumerate(parts, 1):
+            out.append((name if len(parts) == 1 else f"{name}_part{k}of{len(parts)}", group, items, (k, len(parts))))
+    return out
+
+
+def with_a_change(charts: list[tuple]) -> list[str]:
+    """The stems of the ``planned`` charts that show a regressed, improved or failed point."""
+    return [stem for stem, _, items, _ in charts if any(item["flag"] for item in items)]
+
+
+def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[str, ...] = FORMATS,
+                progress=None) -> list[Path]:
+    """Write one PNG and one SVG per chart into ``out_dir``; return the paths written. ``progress``
+    wraps the list of charts (a progress bar on a terminal)."""
     import matplotlib
 
     out = Path(out_dir)
@@ -398,13 +443,12 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
         raise fail(str(out), 0, f"cannot create the plots folder: {exc.strerror}",
                    "pass a writable --plots DIR") from None
     written = []
-    groups = chart_groups(comparison)
-    names = chart_names(sorted(groups, key=lambda g: (chart_name(g), str(g))))
+    charts = planned(comparison)
     with matplotlib.rc_context(STYLE):
-        for group, name in names.items():
-            fig = draw_chart(group, groups[group], comparison.run)
+        for stem, group, items, part in progress(charts) if progress else charts:
+            fig = draw_chart(group, items, comparison.run, part)
             for fmt in formats:
-                written.append(_save(fig, out / f"{name}.{fmt}", fmt))
+                written.append(_save(fig, out / f"{stem}.{fmt}", fmt))
     return written
 
 

@@ -251,10 +251,7 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
         head += [line, ""]
     if note := repeated_note(comparison):
         head += [f"> {_md_escape(note)}", ""]
-    tail = []
-    if charts:
-        tail = ["Charts (output throughput per GPU against interactivity) are in the run's results artifact: "
-                + ", ".join(f"`{name}`" for name in charts), ""]
+    tail = charts_paragraph(charts or [])
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         sections_ = (_md_sections(comparison, folded_rows, max_rows, opened=True) + _md_evals(comparison, max_rows)
                      + _md_sections(comparison, folded_rows, max_rows, opened=False))
@@ -262,6 +259,21 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
         if limit is None or len(body.encode()) <= limit:
             break
     return body
+
+
+def charts_paragraph(charts: list[tuple[str, bool]]) -> list[str]:
+    """Where the charts are ((stem, shows a change) each, PNG and SVG): those with a regressed,
+    improved or failed point named, the others folded."""
+    if not charts:
+        return []
+    changed = [f"`{stem}`" for stem, flagged in charts if flagged]
+    others = [f"`{stem}`" for stem, flagged in charts if not flagged]
+    lines = [f"Charts (output throughput per GPU against interactivity, PNG and SVG; {len(charts)}) are in the "
+             "run's results artifact" + (f"; with a change: {', '.join(changed)}" if changed else ".")]
+    if others:
+        lines += ["", f"<details><summary>{len(others)} {'chart' if len(others) == 1 else 'charts'} without a "
+                      "change</summary>", "", ", ".join(others), "", "</details>"]
+    return lines + [""]
 
 
 def _console(stream):
