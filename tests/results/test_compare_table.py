@@ -95,3 +95,23 @@ def test_narrower_than_the_aligned_columns_no_number_or_name_is_broken(monkeypat
         assert render.cells(v)[2] in tokens  # the head value, whole
         change = render.cells(v)[4]
         assert change in tokens, (change, out)
+
+
+def test_a_sweep_s_table_counts_its_unchanged_rows_instead_of_listing_thousands():
+    """Review at scale: 4,918 unchanged rows scrolled the 21 that mattered out of sight."""
+    from sweepgate.results import render
+
+    keys = tuple(f"k{i:02d}" for i in range(25))  # 125 points, 750 comparisons
+    comp = C.compare_records(synth.pr_run({(keys[0], 4): {R.OUTPUT_TPUT_PER_GPU: 0.7}}, keys=keys, noise=0.0),
+                             synth.history(keys=keys, noise=0.01))
+    text = render.table_text(comp)
+    unchanged = comp.counts()[C.UNCHANGED]
+    def rows(text: str) -> int:
+        return len(re.findall(r"%\s+unchanged", text))
+
+    assert unchanged > render.UNCHANGED_SHOWN and rows(text) == 0
+    assert f"{unchanged:,} unchanged rows not shown (--all shows them)" in text and "regressed" in text
+    every = render.table_text(comp, all_rows=True)
+    assert rows(every) == unchanged and "not shown" not in every
+    small = C.compare_records(synth.pr_run(keys=keys[:2]), synth.history(keys=keys[:2]))
+    assert "not shown" not in render.table_text(small) and rows(render.table_text(small)) > 0

@@ -44,6 +44,8 @@ def add_arguments(parser) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print JSON (CONTRACTS section 8)")
     fmt.add_argument("--markdown", action="store_true", help="print markdown")
+    parser.add_argument("--all", action="store_true",
+                        help=f"the table lists every unchanged row (past {render_unchanged()} it counts them)")
     parser.add_argument("--plots", metavar="DIR", default=None, help="write PNG and SVG charts into DIR")
     parser.add_argument("--fail-on-regression", action="store_true",
                         help="exit 3 when any point or eval score regressed or a job failed")
@@ -138,6 +140,12 @@ def run(args) -> int:
     return EXIT_REGRESSION if args.fail_on_regression and comparison.failing() else 0
 
 
+def render_unchanged() -> int:
+    from sweepgate.results.render import UNCHANGED_SHOWN
+
+    return UNCHANGED_SHOWN
+
+
 def _draw(comparison, folder: str) -> list[tuple[str, bool]]:
     """Write the charts (a progress bar on a terminal: a sweep's take tens of seconds); return
     (stem, shows a change) of each, those with a change first."""
@@ -175,7 +183,7 @@ def _print(comparison, args, charts: list[str]) -> None:
     elif args.markdown:
         sys.stdout.write(render.markdown(comparison, args.baseline_ref, args.window, charts) + "\n")
     else:
-        render.table(comparison, sys.stdout, baseline_ref=args.baseline_ref, window=args.window)
+        render.table(comparison, sys.stdout, baseline_ref=args.baseline_ref, window=args.window, all_rows=args.all)
 
 
 def _append_summary(path: str, comparison, args, charts: list[str]) -> None:

@@ -235,6 +235,7 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
     return out
 
 
+UNCHANGED_SHOWN = 100  # a terminal table lists this many unchanged rows at most (--all: every one)
 CUT_ROWS = (400, 200, 100, 50, 25, 10, 0)  # a section's rows kept, in turn, when a report is over its limit
 
 
@@ -358,9 +359,11 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
 
 
 def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELINE_REF,
-          window: int = C.DEFAULT_WINDOW) -> None:
+          window: int = C.DEFAULT_WINDOW, all_rows: bool = False) -> None:
     """The same rows as Markdown, as a rich table: colour only on a terminal without NO_COLOR. One row
-    a verdict where that fits the terminal; else one block per point (see ``_by_point``)."""
+    a verdict where that fits the terminal; else one block per point (see ``_by_point``). Past
+    UNCHANGED_SHOWN unchanged rows (a sweep's thousands), those are left out and counted, unless
+    ``all_rows``: the rows that matter would scroll out of sight."""
     from sweepgate.core.report import fits
 
     console = _console(stream)
@@ -368,6 +371,10 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         console.print(REHEARSAL_NOTE, style="bold yellow")
     headers = HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1]
     rows = [(v, cells(v)) for _, verdicts in sections(comparison) for v in verdicts]
+    unchanged = sum(v.verdict == C.UNCHANGED for v, _ in rows)
+    left_out = 0 if all_rows or unchanged <= UNCHANGED_SHOWN else unchanged
+    if left_out:
+        rows = [(v, row) for v, row in rows if v.verdict != C.UNCHANGED]
     grid = _grid(headers)
     for v, row in rows:
         _add(grid, v, row[:len(headers)])
@@ -375,6 +382,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         console.print(grid)
     else:
         _by_point(console, headers, rows)
+    if left_out:
+        console.print(f"{left_out:,} unchanged rows not shown (--all shows them)", style="dim")
     if line := points_line(comparison):
         console.print(line)
     console.print(summary_line(comparison, baseline_ref, window))
