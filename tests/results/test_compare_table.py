@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
+
 import synth
 from sweepgate.core import report
 from sweepgate.results import compare as C
@@ -115,3 +117,13 @@ def test_a_sweep_s_table_counts_its_unchanged_rows_instead_of_listing_thousands(
     assert rows(every) == unchanged and "not shown" not in every
     small = C.compare_records(synth.pr_run(keys=keys[:2]), synth.history(keys=keys[:2]))
     assert "not shown" not in render.table_text(small) and rows(render.table_text(small)) > 0
+
+
+def test_regressions_are_listed_largest_first_whatever_their_config_key():
+    """Review at scale: 84 regressed rows in config-key order put a +5 % beside the -13 % ones."""
+    keys = synth.KEYS
+    scale = {(keys[0], 4): {R.OUTPUT_TPUT_PER_GPU: 0.85}, (keys[0], 8): {R.OUTPUT_TPUT_PER_GPU: 0.6},
+             (keys[1], 4): {R.OUTPUT_TPUT_PER_GPU: 0.75}}
+    comp = C.compare_records(synth.pr_run(scale, noise=0.0), synth.history(noise=0.01))
+    ((_, regressed),) = [(t, rows) for t, rows in render.sections(comp) if t == "Regressed"]
+    assert [v.change for v in regressed] == pytest.approx([-0.4, -0.25, -0.15], abs=0.03)  # over 1 % noise
