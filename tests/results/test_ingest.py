@@ -299,3 +299,30 @@ def test_a_csv_export_beside_its_json_twin_is_counted_not_silently_dropped(tmp_p
         f"skipped {folder / 'aiperf_kimik2.7_fp4_mi355x_tp4_conc4.csv'}",
         "skipped 2 CSV files beside a JSON export of the same name (the same run, read from the JSON)",
         f"ingested 3 results (3 new) into {db_of(tmp_path)}"]
+
+
+def test_an_interrupted_ingest_says_how_far_it_got_and_keeps_the_jsonl_in_step(tmp_path, capsys, monkeypatch):
+    """Review at scale: Ctrl-C half-way through 877 files stored 530 (each whole) and said only
+    "interrupted"; compare then judged a run that was a third short."""
+    from sweepgate.results import ingest
+
+    for i in range(5):
+        write_job(tmp_path / "in", f"r{i}", vllm_output(4 + i), job(run_id="run1", row={**ROW, "conc": 4 + i}))
+    real, calls = ingest._file_records, []
+
+    def stop_at_the_fourth(path, given, warnings):
+        calls.append(path)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(path, given, warnings)
+
+    monkeypatch.setattr(ingest, "_file_records", stop_at_the_fourth)
+    db, out = db_of(tmp_path), tmp_path / "all.jsonl"
+    rc, stdout, err = run_cli(capsys, "results", "ingest", "--db", db, "--jsonl", str(out), str(tmp_path / "in"))
+    assert rc == 130 and "ingested 3 results (3 new)" in stdout
+    assert err.strip() == ("sweepgate results ingest: interrupted after 3 of 5 files: those stored are whole, the "
+                           "rest are not stored; run the same ingest again to finish (what is stored is skipped)")
+    assert len(stored(db)) == 3 and len(out.read_text().splitlines()) == 3
+    monkeypatch.setattr(ingest, "_file_records", real)
+    rc, stdout, _ = run_cli(capsys, "results", "ingest", "--db", db, "--jsonl", str(out), str(tmp_path / "in"))
+    assert rc == 0 and "ingested 5 results (2 new)" in stdout and len(out.read_text().splitlines()) == 5

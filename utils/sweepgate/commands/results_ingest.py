@@ -105,6 +105,12 @@ def run(args) -> int:
           else f"ingested {count(outcome.results, 'result')}; nothing stored")
     if jsonl:
         _append(jsonl, held, outcome.records)
+    if outcome.interrupted:
+        done, total = outcome.interrupted
+        print(f"sweepgate results ingest: interrupted after {done} of {count(total, 'file')}: those stored are "
+              "whole, the rest are not stored; run the same ingest again to finish (what is stored is "
+              "skipped)", file=sys.stderr)
+        return 130
     return 1 if outcome.problems else 0
 
 

@@ -50,6 +50,8 @@ class Outcome:
     records: list = dataclasses.field(default_factory=list)
     problems: list = dataclasses.field(default_factory=list)
     warnings: list = dataclasses.field(default_factory=list)  # stored all the same
+    interrupted: tuple[int, int] | None = None  # (files done, files in all) when Ctrl-C stopped it
+    files_done: int = 0
 
 
 @dataclasses.dataclass
@@ -198,7 +200,16 @@ def ingest(paths: list[str], store, given: Given | None = None, progress=None) -
     """Ingest every file under ``paths`` into ``store``; refused files become ``problems``."""
     files = collect(paths)
     outcome = Outcome()
-    for path in progress(files) if progress else files:
+    try:
+        _each(files, store, given, progress, outcome)
+    except KeyboardInterrupt:  # each file stored whole or not at all: say how far it got
+        outcome.interrupted = (outcome.files_done, len(files))
+    return outcome
+
+
+def _each(files: list[Path], store, given: Given | None, progress, outcome: Outcome) -> None:
+    for done, path in enumerate(progress(files) if progress else files):
+        outcome.files_done = done  # the files before this one are through, stored or refused
         warnings: list = []
         try:
             records = _file_records(path, given, warnings)
@@ -215,4 +226,4 @@ def ingest(paths: list[str], store, given: Given | None = None, progress=None) -
         outcome.results += len(records)
         outcome.records.extend(records)
         outcome.warnings.extend(warnings)  # of stored files only
-    return outcome
+    outcome.files_done = len(files)
