@@ -71,3 +71,17 @@ def test_an_ingest_whose_every_input_is_refused_creates_no_store(tmp_path, capsy
 def test_an_ingest_checks_the_database_url_before_reading_any_file(tmp_path, capsys):
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", "postgresql+nosuch://h/db", str(tmp_path / "none.json"))
     assert rc == 1 and err.startswith("postgresql+nosuch://h/db: not a database URL: "), err
+
+
+@pytest.mark.parametrize("row, said", [('{"a": 1}', "row has no 'exp-name', 'runner', 'precision', 'framework', 'image'"),
+                                       ("[1]", "row is not a JSON object")])
+def test_a_row_that_is_not_a_matrix_row_is_refused_before_anything_is_stored(tmp_path, capsys, row, said):
+    """Audit: `ingest --row` of {"a": 1} stored a result with no config key or hardware."""
+    from helpers import vllm_output
+
+    (tmp_path / "row.json").write_text(row)
+    (tmp_path / "out.json").write_text(__import__("json").dumps(vllm_output()))
+    db = tmp_path / "r.db"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}", "--row", str(tmp_path / "row.json"),
+                         "--run-id", "1", "--ref", "refs/heads/main", str(tmp_path / "out.json"))
+    assert rc == 1 and err.startswith(f"{tmp_path / 'row.json'}:1: {said}") and not db.exists(), err

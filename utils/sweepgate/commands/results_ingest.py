@@ -52,8 +52,9 @@ def _given(args):
         raise fail(args.row, 0, f"cannot read: {exc.strerror}", fix) from None
     except UnicodeDecodeError as exc:
         raise fail(args.row, 0, f"not UTF-8 text (byte {exc.start})", fix) from None
-    if not isinstance(row, dict):
-        raise fail(args.row, 1, "a matrix row is a JSON object", "pass one row, not a list")
+    from sweepgate.core.jobenv import check_row
+
+    check_row(row, args.row, "pass one whole row of `sweepgate matrix`'s output")
     return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key)
 
 

@@ -62,15 +62,22 @@ def hardware_env(row: dict, runners: dict | None) -> dict[str, str]:
             for fact, name in fields.HARDWARE_ENV.items() if fact in facts}
 
 
+ROW_NEEDS = (fields.EXP_NAME, fields.RUNNER, fields.PRECISION, fields.FRAMEWORK, fields.IMAGE)
+
+
+def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(matrix.row)") -> None:
+    """Refuse what is not one whole matrix row (an object with ROW_NEEDS)."""
+    if not isinstance(row, dict):
+        raise fail(source, 1, "row is not a JSON object", hint)
+    missing = [f for f in ROW_NEEDS if f not in row]
+    if missing:
+        raise fail(source, 1, f"row has no {', '.join(repr(m) for m in missing)}", hint)
+
+
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
             runners: dict | None = None) -> dict[str, str]:
     """The job environment of one row; ``runners`` (configs/runners.yaml) places multi-node rows."""
-    if not isinstance(row, dict):
-        raise fail(source, 1, "row is not a JSON object", "pass one matrix row: toJSON(matrix.row)")
-    missing = [f for f in (fields.EXP_NAME, fields.PRECISION, fields.FRAMEWORK, fields.IMAGE) if f not in row]
-    if missing:
-        raise fail(source, 1, f"row has no {', '.join(repr(m) for m in missing)}",
-                   "pass the whole matrix row: toJSON(matrix.row)")
+    check_row(row, source)
     if not runner_name:
         raise fail(source, 0, "RUNNER_NAME is not set", "run on an Actions runner or pass --runner-name")
     env = fields.row_env(row, runner_name, result_dir)
