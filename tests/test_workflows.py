@@ -543,7 +543,7 @@ def test_row_env_multinode(tmp_path):
 @pytest.mark.parametrize("env,fragment", [
     ({}, "ROW: no matrix row given"),
     ({"ROW": "{not json"}, "ROW:1: row is not valid JSON"),
-    ({"ROW": json.dumps({"model": "m"})}, "row has no 'exp-name', 'precision', 'framework', 'image'"),
+    ({"ROW": json.dumps({"model": "m"})}, "row has no 'exp-name', 'runner', 'precision', 'framework', 'image'"),
     ({"ROW": json.dumps(AGENTIC_ROW), "RUNNER_NAME": ""}, "RUNNER_NAME is not set"),
     ({"ROW_ID": "agentic/0"}, "without a matrix"),
 ])
