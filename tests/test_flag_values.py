@@ -154,3 +154,14 @@ def test_a_checkout_flag_naming_no_checkout_is_refused(argv, said, tmp_path, cap
     rc = cli.main(argv)
     err = capsys.readouterr().err
     assert rc == 1 and err.startswith(f"nosuch: {said}") and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("argv, prog", [(["matrix", "--base-ref", "a", "--head-ref", "b", "--bogus"], "sweepgate matrix"),
+                                        (["results", "compare", "--run", "1", "--bogus"], "sweepgate results compare"),
+                                        (["ci", "split", "--matrix", "m", "--bogus"], "sweepgate ci split")])
+def test_an_unknown_flag_is_told_with_its_command_s_usage(argv, prog, capsys):
+    """Audit: `sweepgate matrix ... --bogus` printed the top-level usage line (`sweepgate [-h] ...`)."""
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.startswith(f"usage: {prog} ") and f"{prog}: error: unrecognized arguments: --bogus" in err

@@ -72,12 +72,26 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     return parser
 
 
+def _deepest(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``argv`` names (``results compare`` -> compare's)."""
+    for word in argv:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs or word not in subs[0].choices:
+            if not word.startswith("-") and subs:
+                break
+            continue
+        parser = subs[0].choices[word]
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["example", *argv]  # `sweepgate --no-rehearse` is `sweepgate example --no-rehearse`
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the (sub)command's own parser, with its usage line, not the top one's
+        _deepest(parser, argv).error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "_module", None):
         parser.print_help()
         return 2
