@@ -60,3 +60,14 @@ def test_every_json_refusal_names_the_place_its_message_points_at(tmp_path, caps
         source.records_from_jsonl([bad])
     text = refused.value.diagnostics[0].render()
     assert "starting at column" in text and "at at" not in text, text
+
+
+def test_a_fifo_is_not_called_missing(tmp_path, capsys):
+    """Audit: `results ingest fifo.json` said "no such file or folder" of a FIFO that exists."""
+    import os
+
+    from helpers import run_cli
+
+    os.mkfifo(tmp_path / "fifo.json")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "fifo.json"))
+    assert rc == 1 and err.startswith(f"{tmp_path / 'fifo.json'}: not a regular file or folder;"), err

@@ -94,6 +94,8 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
             twins.extend(same)
         elif path.is_file():
             out.append(path)
+        elif path.exists():  # a FIFO, a socket, a device: nothing a client writes results into
+            raise fail(given, 0, "not a regular file or folder", "pass result files or the folders that hold them")
         else:
             raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
     return Walk(_unique(out), skipped, twins)
