@@ -93,3 +93,18 @@ def test_show_tells_main_from_a_pr_and_filters_by_ref(tmp_path, db, capsys):
     with pytest.raises(SystemExit) as exit_:  # a flag combination: argparse's usage line, exit 2
         run_cli(capsys, "results", "show", "--db", db, "--ref", "main", "--run", "100")
     assert exit_.value.code == 2 and "--run or --ref" in capsys.readouterr().err
+
+
+def test_show_key_takes_a_wildcard(tmp_path, db, capsys):
+    """Review at scale: `results show --key 'dsr1*'` was refused; 876 points had no other filter."""
+    from helpers import job, run_cli, show_json, vllm_output, write_job
+
+    for key in ("dsr1-fp8-b300-vllm", "dsr1-fp4-b300-sglang", "qwen3.5-fp8-b300-vllm"):
+        row = {**job()["row"], "conc": 4}
+        write_job(tmp_path / "in" / key, f"res-{key}", vllm_output(4), job(run_id="100", row=row, **{"config-key": key}))
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
+    assert sorted(r[R.CONFIG_KEY] for r in show_json(capsys, db, "--key", "dsr1-*")) == [
+        "dsr1-fp4-b300-sglang", "dsr1-fp8-b300-vllm"]
+    assert [r[R.CONFIG_KEY] for r in show_json(capsys, db, "--key", "*-sglang")] == ["dsr1-fp4-b300-sglang"]
+    rc, _, err = run_cli(capsys, "results", "show", "--db", db, "--key", "kimi*")
+    assert rc == 1 and "config key 'kimi*' has no results" in err

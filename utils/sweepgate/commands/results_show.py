@@ -11,7 +11,8 @@ def add_arguments(parser) -> None:
     add_db_argument(parser)
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--run", metavar="ID", help="the results of one run (its newest attempt per point)")
-    which.add_argument("--key", metavar="KEY", help="the newest result of each point of one config key")
+    which.add_argument("--key", metavar="KEY", help="the newest result of each point of one config key, or of "
+                                                    "the keys a wildcard matches ('dsr1-*', quoted)")
     parser.add_argument("--ref", metavar="REF",
                         help="only results measured on this git ref (refs/heads/main, refs/pull/42/merge); "
                              "with --key or alone, not with --run")
@@ -33,7 +34,7 @@ def run(args) -> int:
         else:
             if args.ref:
                 args.ref = _full_ref(args.ref, st.refs())
-            records = st.latest_per_point(args.key, args.ref)
+            records = _of_keys(st, args.key, args.ref)
             title = " on ".join(filter(None, (f"config key {args.key}" if args.key else "all points", args.ref)))
             if (args.key or args.ref) and not records:
                 raise _nothing(args, st)
@@ -46,6 +47,17 @@ def run(args) -> int:
         show.table(records, sys.stdout, f"{title}: {count(len(records), 'point')}",
                    ref_column=not (args.run or args.ref))
     return 0
+
+
+def _of_keys(st, key: str | None, ref: str | None) -> list[dict]:
+    """The newest result of each point of ``key`` (shell-style wildcards: ``*``, ``?``, ``[...]``)."""
+    if not key or not any(c in key for c in "*?["):
+        return st.latest_per_point(key, ref)
+    from fnmatch import fnmatchcase
+
+    from sweepgate.results.record import CONFIG_KEY
+
+    return [r for r in st.latest_per_point(None, ref) if fnmatchcase(str(r.get(CONFIG_KEY)), key)]
 
 
 def _nothing(args, st):
