@@ -10,7 +10,9 @@ each would be flagged by chance (a noise-only PR of 876 points showed 9 "regress
    the empirical-Bayes estimate of limma's ``squeezeVar`` (Smyth 2004): a scaled inverse-chi-square
    prior whose ``d0`` degrees of freedom and scale are fitted to the points' log variances by the
    method of moments. A point then has ``d0 + n - 1`` degrees of freedom instead of ``n - 1``, and
-   a point whose few values happen to agree no longer reads as noiseless.
+   a point whose few values happen to agree no longer reads as noiseless. No comparison claims
+   more degrees of freedom than the fit rests on (the sum over the points: limma's eBayes cap),
+   and a metric with fewer than MIN_POINTS_FOR_PRIOR spreads is not pooled.
 3. The head is one more draw from that distribution: ``t = (head - mean) / (s * sqrt(1 + 1/n))``,
    two-sided p from Student's t. The run's p-values are adjusted together by Benjamini-Hochberg
    (``scipy.stats.false_discovery_control``): a change is significant when its adjusted p is at
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # Fewer points with a spread than this, for a metric: no prior is fitted, each point stands alone.
-MIN_POINTS_FOR_PRIOR = 3
+MIN_POINTS_FOR_PRIOR = 5
 
 
 @dataclass
@@ -85,30 +87,43 @@ def _trigamma_inverse(x: float) -> float:
     return y
 
 
-def prior(shapes: list[_Shape]) -> tuple[float, float]:
-    """(s0 squared, d0) fitted to the log variances of ``shapes`` (limma's fitFDist without
-    covariates); d0 is 0 (no prior) with too few spreads, infinite when they agree beyond chance."""
+@dataclass
+class Prior:
+    """A metric's noise over the run's points: scale ``s0`` (a variance of logarithms), ``d0``
+    degrees of freedom (0: no prior; infinite: the points agree beyond chance), and ``pooled``,
+    the degrees of freedom the fit rests on (no comparison may claim more: limma's eBayes cap)."""
+
+    s0: float = 0.0
+    d0: float = 0.0
+    pooled: float = 0.0
+
+
+def prior(shapes: list[_Shape]) -> Prior:
+    """The Prior fitted to the log variances of ``shapes`` (limma's fitFDist without covariates)."""
     from scipy.special import digamma, polygamma
 
     spread = [s for s in shapes if s.log and s.s2 > 0]
     if len(spread) < MIN_POINTS_FOR_PRIOR:
-        return 0.0, 0.0
+        return Prior()
+    pooled = float(sum(s.d for s in spread))
     e = [math.log(s.s2) - float(digamma(s.d / 2)) + math.log(s.d / 2) for s in spread]
     mean = statistics.fmean(e)
     excess = statistics.variance(e) - statistics.fmean(float(polygamma(1, s.d / 2)) for s in spread)
     if excess <= 0:
-        return math.exp(mean), math.inf
+        return Prior(math.exp(mean), math.inf, pooled)
     d0 = 2 * _trigamma_inverse(excess)
-    return math.exp(mean + float(digamma(d0 / 2)) - math.log(d0 / 2)), d0
+    return Prior(math.exp(mean + float(digamma(d0 / 2)) - math.log(d0 / 2)), d0, pooled)
 
 
-def _moderated(s: _Shape, s0: float, d0: float) -> tuple[float, float]:
-    """(variance, degrees of freedom) of one comparison after moderation."""
-    if not s.log or d0 == 0:
+def _moderated(s: _Shape, p: Prior) -> tuple[float, float]:
+    """(variance, degrees of freedom) of one comparison after moderation; the degrees of freedom
+    never more than the fit rests on (three points' spreads are not an exactly known noise)."""
+    if not s.log or p.d0 == 0:
         return s.s2, s.d
-    if math.isinf(d0):
-        return s0, math.inf
-    return (d0 * s0 + s.d * s.s2) / (d0 + s.d), d0 + s.d
+    df = min(p.d0 + s.d, p.pooled)
+    if math.isinf(p.d0):
+        return p.s0, df
+    return (p.d0 * p.s0 + s.d * s.s2) / (p.d0 + s.d), df
 
 
 @lru_cache(maxsize=4096)
@@ -122,8 +137,8 @@ def _p_value(s: _Shape, scale: float, df: float) -> float:
     from scipy import stats
 
     mean = statistics.fmean(s.x)
-    if scale == 0:
-        return 1.0 if s.h == mean else 0.0
+    if scale == 0:  # identical baseline values: the head differs or it does not (logs round: a tolerance)
+        return 1.0 if math.isclose(s.h, mean, rel_tol=1e-12, abs_tol=1e-12) else 0.0
     t = abs(s.h - mean) / scale
     return float(2 * (stats.norm.sf(t) if math.isinf(df) else stats.t.sf(t, df)))
 
@@ -139,7 +154,7 @@ def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
               for m in {c.metric for c in comparisons}}
     scaled = []
     for s, c in zip(shapes, comparisons):
-        var, df = _moderated(s, *priors[c.metric])
+        var, df = _moderated(s, priors[c.metric])
         scaled.append((math.sqrt(var * (1 + 1 / len(s.x))), df))
     p = [_p_value(s, scale, df) for s, (scale, df) in zip(shapes, scaled)]
     q = [float(v) for v in false_discovery_control(p)]
@@ -147,9 +162,11 @@ def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
     rejected = sum(v <= alpha for v in q)
     cut = alpha * max(rejected, 1) / len(p)  # the p-value Benjamini-Hochberg stopped at
     out = []
-    for s, (scale, df), qv in zip(shapes, scaled, q):
-        mean = statistics.fmean(s.x)
-        half = _quantile(cut / 2, df) * scale if scale else 0.0
+    for c, s, (scale, df), qv in zip(comparisons, shapes, scaled, q):
+        if scale == 0:  # identical baseline values: the interval is that value
+            out.append(Judged(qv <= alpha, c.values[0], c.values[0], qv))
+            continue
+        mean, half = statistics.fmean(s.x), _quantile(cut / 2, df) * scale
         low, high = mean - half, mean + half
         if s.log:
             low, high = math.exp(low), math.exp(high)
