@@ -312,3 +312,25 @@ def test_the_comment_names_the_charts_with_a_change_and_folds_the_others():
     assert lines[0].endswith("with a change: `a_part1of2`")
     assert "<details><summary>2 charts without a change</summary>" in text and "`a_part2of2`, `b`" in text
     assert ".png" not in text and render.charts_paragraph([]) == []
+
+
+def test_a_legend_of_long_multinode_labels_stays_inside_the_figure():
+    """Review: two columns of multinode recipe labels ran off both edges of an 8-inch figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    keys = tuple(f"dsr1-fp4-mi355x-sglang-disagg-8k1k-mtp-variant{i:02d}" for i in range(4))  # real keys run so long
+
+    def multinode(recs):
+        for rec in recs:
+            i = int(rec[R.CONFIG_KEY][-2:])
+            rec[R.TOPOLOGY] = f"p{i + 1}x(tp4-pp1-dcp1-pcp1-ep4-dpatrue)_d{5 - i}x(tp8-pp1-dcp1-pcp1-ep8-dpafalse)"
+            rec[R.SPEC_DECODING] = "mtp" if i % 2 else "none"  # a part that differs: a longer label
+        return recs
+
+    comp = C.compare_records(multinode(synth.pr_run(keys=keys)), multinode(synth.history(keys=keys)))
+    ((group, items),) = charts.chart_groups(comp).items()
+    fig = charts.draw_chart(group, items, comp.run)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    box, frame = fig.legends[0].get_window_extent(canvas.get_renderer()), fig.bbox
+    assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0, (box, frame)

@@ -39,6 +39,7 @@ MARKERS = ("o", "s", "^", "D", "v", "P")  # past len(PALETTE) series, colours re
 # parts ("part 2 of 4"), series in their labels' order (a sweep of 32 recipes on one hardware
 # made a legend taller than the figure and one colour stand for five series).
 MAX_SERIES = len(PALETTE)
+LONG_LABEL = 48  # characters of a series label past which the legend takes one column
 SERIES = (R.CONFIG_KEY, *R.RECIPE_IDENTITY)  # one recipe: one colour, legend entry and pair of fronts
 BASE_FRONT, PR_FRONT = "baseline median front", "PR front"
 FRONT_GID = {BASE_FRONT: "baseline-front", PR_FRONT: "pr-front"}
@@ -254,14 +255,22 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
         if any(item["flag"] == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
                                   markeredgewidth=2, markeredgecolor=COLORS[flag], label=flag))
-    fig.legend(handles=handles, loc="outside lower center", ncols=1 if len(handles) <= 4 else 2, fontsize=8,
+    fig.legend(handles=handles, loc="outside lower center", ncols=legend_columns(items), fontsize=8,
                title=f"PR run {run}{mark}", title_fontsize=8, frameon=False)
+
+
+def legend_columns(items: list[dict]) -> int:
+    """Two columns, unless there are few entries or a series' label is long (a multinode recipe's
+    ``p1x(tp4-ep4-dpa)_d5x(tp8-ep8)``): two of those do not fit side by side and were cut off."""
+    series = list(dict.fromkeys(item["series"] for item in items))
+    longest = max((len(label) for label in series_labels(series).values()), default=0)
+    return 1 if len(series) + 6 <= 4 or longest > LONG_LABEL else 2
 
 
 def legend_rows(items: list[dict]) -> int:
     """About how many lines the legend takes (the figure grows by them)."""
     entries = len({item["series"] for item in items}) + 6
-    return entries if entries <= 4 else -(-entries // 2)
+    return -(-entries // legend_columns(items))
 
 
 def chart_parts(items: list[dict]) -> list[list[dict]]:
