@@ -127,3 +127,15 @@ def test_regressions_are_listed_largest_first_whatever_their_config_key():
     comp = C.compare_records(synth.pr_run(scale, noise=0.0), synth.history(noise=0.01))
     ((_, regressed),) = [(t, rows) for t, rows in render.sections(comp) if t == "Regressed"]
     assert [v.change for v in regressed] == pytest.approx([-0.4, -0.25, -0.15], abs=0.03)  # over 1 % noise
+
+
+def test_a_point_s_regressed_rows_stay_together():
+    """Review: 62 regressed rows of 13 points, sorted row by row, scattered each point's five."""
+    keys = synth.KEYS
+    scale = {(keys[0], 4): {R.OUTPUT_TPUT_PER_GPU: 0.8, "ttft_p50_ms": 1.5},
+             (keys[1], 8): {R.OUTPUT_TPUT_PER_GPU: 0.7, "ttft_p50_ms": 1.1}}
+    comp = C.compare_records(synth.pr_run(scale, noise=0.0), synth.history(noise=0.01))
+    ((_, regressed),) = [(t, rows) for t, rows in render.sections(comp) if t == "Regressed"]
+    assert [(v.point[0], v.metric) for v in regressed] == [
+        (keys[0], R.OUTPUT_TPUT_PER_GPU), (keys[0], "ttft_p50_ms"),  # +50 % TTFT: the largest change
+        (keys[1], R.OUTPUT_TPUT_PER_GPU), (keys[1], "ttft_p50_ms")]

@@ -85,3 +85,18 @@ def test_a_row_that_is_not_a_matrix_row_is_refused_before_anything_is_stored(tmp
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}", "--row", str(tmp_path / "row.json"),
                          "--run-id", "1", "--ref", "refs/heads/main", str(tmp_path / "out.json"))
     assert rc == 1 and err.startswith(f"{tmp_path / 'row.json'}:1: {said}") and not db.exists(), err
+
+
+@pytest.mark.parametrize("conc", ['"sixteen"', "null", "0", "true", "[]"])
+def test_a_row_whose_conc_is_no_concurrency_is_refused(tmp_path, capsys, conc):
+    """Review: a --row with "conc": "sixteen" or null was stored, under the output's concurrency."""
+    import json
+
+    from helpers import ROW, vllm_output
+
+    row = json.dumps({**ROW, "conc": None}).replace('"conc": null', f'"conc": {conc}')
+    (tmp_path / "row.json").write_text(row)
+    (tmp_path / "out.json").write_text(json.dumps(vllm_output()))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--row",
+                         str(tmp_path / "row.json"), "--run-id", "1", "--ref", "refs/heads/main", str(tmp_path / "out.json"))
+    assert rc == 1 and "is not a positive whole number (or a list of them)" in err, err

@@ -121,13 +121,18 @@ def _md_evals(comparison: C.Comparison, max_rows: int | None = None) -> list[str
 
 
 def sections(comparison: C.Comparison) -> list[tuple[str, list[C.Verdict]]]:
-    """The report's sections; regressions and improvements largest change first (a sweep's -13 %
-    before its -5 %, whatever their config keys), the others in point order."""
+    """The report's sections; regressions and improvements point by point, the point with the
+    largest change first (a sweep's -13 % before its -5 %, whatever their config keys), each
+    point's rows together in metric order; the others in point order."""
     out = []
     for title, verdicts in SECTIONS:
         rows = [v for v in comparison.verdicts if v.verdict in verdicts]
         if verdicts in ((C.REGRESSED,), (C.IMPROVED,)):
-            rows.sort(key=lambda v: -abs(v.change) if v.change is not None else 0.0)
+            largest: dict[tuple, float] = {}
+            for v in rows:
+                largest[v.point] = max(largest.get(v.point, 0.0), abs(v.change or 0.0))
+            first = {pt: i for i, pt in enumerate(dict.fromkeys(v.point for v in rows))}
+            rows.sort(key=lambda v: (-largest[v.point], first[v.point]))  # stable: metric order kept
         out.append((title, rows))
     return out
 
@@ -386,7 +391,9 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     grid = _grid(headers)
     for v, row in rows:
         _add(grid, v, row[:len(headers)])
-    if fits(console, grid):
+    if not rows:  # every row was an unchanged one left out: no empty table
+        pass
+    elif fits(console, grid):
         console.print(grid)
     else:
         _by_point(console, headers, rows)
