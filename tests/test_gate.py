@@ -227,6 +227,17 @@ def test_mid_file_insertion_reported_at_head_line(gate):
     refused(result, 7, "inserted inside the history")
 
 
+@pytest.mark.parametrize("appended_too", [False, True])
+def test_an_entry_inserted_mid_history_has_its_own_problems_reported_with_the_insertion(gate, appended_too):
+    """Audit: a PR that inserted an entry mid-file (and appended another) was told only of the
+    insertion; its unknown config key came up after the entry was moved, one problem at a time."""
+    first, second = CHANGELOG.split("\n\n", 1)
+    text = first + "\n\n" + entry(keys=("dsr1-fp4-b300-vlm",)) + "\n" + second
+    result = gate(text + ("\n" + entry() if appended_too else ""))
+    refused(result, 7, "inserted inside the history")
+    assert result.has(8, "config key 'dsr1-fp4-b300-vlm' is not in any master config"), result.err
+
+
 def test_edited_history_line_reported_at_base_line(gate):
     text = CHANGELOG.replace('"Initial Kimi-K3 agentic recipe"', '"Initial Kimi-K3 agentic recipe (edited)"')
     result = gate(text + "\n" + entry())

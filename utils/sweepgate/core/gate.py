@@ -319,9 +319,19 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
                     f"pr-link correction of history line {base_line} is mixed with appended entries",
                     "submit pr-link corrections in their own PR, without new entries")
     file_level = out.has("bom", "conflict-marker", "crlf", "tab", "nul", "encoding", "control-character")
-    if not has_append or file_level:
+    # Whole entries inserted mid-history are read as entries too, so their own problems (an unknown
+    # key, the schema) come with the insertion's, not only after it is moved to the end.
+    inserted = [i for a, b in hist.inserted if _starts_an_entry(head_lines, a, b) for i in range(a, b)]
+    if file_level or not (has_append or inserted):
         return hist, None
-    return hist, _entry_rules(out, appended, appended_idx, repo, opts)
+    idx = inserted + (appended_idx if has_append else [])
+    return hist, _entry_rules(out, [head_lines[i] for i in idx], idx, repo, opts)
+
+
+def _starts_an_entry(head_lines, a: int, b: int) -> bool:
+    """Whether HEAD lines a..b (0-based, end excluded) begin, past blank lines, with a new entry."""
+    first = next((head_lines[i] for i in range(a, b) if head_lines[i].strip()), b"")
+    return first.startswith(b"- ")
 
 
 def _head_revision(git, head_sha: str, opts: GateOptions):

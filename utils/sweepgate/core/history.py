@@ -63,6 +63,7 @@ class History:
     changed: list[int] = field(default_factory=list)  # HEAD line indexes whose bytes are new
     corrections: list[tuple[int, int]] = field(default_factory=list)  # (base line, head line), 1-based
     problems: list[tuple[int, str, str, str]] = field(default_factory=list)  # (line, rule, message, hint)
+    inserted: list[tuple[int, int]] = field(default_factory=list)  # HEAD line index spans inserted mid-history
 
 
 HISTORY_HINT = "restore it byte for byte; the changelog is append-only (add a new entry at the end instead)"
@@ -183,6 +184,7 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
                 hist.changed += list(range(a, b))
             else:
                 hist.changed += list(range(a, b))
+                hist.inserted.append((a, b))
                 span = f"line {a + 1}" if a + 1 == b else f"lines {a + 1}-{b}"
                 hist.problems.append((a + 1, "inserted-in-history",
                                       f"{span} inserted inside the history (after base line {i1 + paired})",
