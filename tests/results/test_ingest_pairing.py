@@ -65,3 +65,16 @@ def write_row(tmp_path, model: str):
     path = tmp_path / f"row-{model.replace('/', '_')}.json"
     path.write_text(json.dumps({**ROW, "conc": 100, "model": model}), encoding="utf-8")
     return path
+
+
+def test_an_agentic_job_s_output_naming_another_model_is_warned_of_too(tmp_path, capsys, monkeypatch):
+    """Audit: benchmark_lib's agentic output ({"aiperf": {...}}, the model as input_config.model, a
+    string) filed under another row's model without the warning a vLLM output gets."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    doc = json.loads((SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.json").read_text())
+    doc["input_config"] = {"model": "moonshotai/Kimi-K3", "concurrency": 1}
+    write_job(tmp_path / "run", "res", {"aiperf": doc}, job(row={**ROW, "conc": 1, "model": "other/Model-X"}))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "run")
+    assert rc == 0 and "warning: model: the output benchmarked moonshotai/Kimi-K3 but its job's row" in err, err

@@ -99,7 +99,7 @@ def _config(doc: dict) -> tuple[str | None, int | None, str]:
     cfg = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
     endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
     models = endpoint.get("model_names") or cfg.get("model") or cfg.get("model_names") or _items(cfg)
-    model = models[0] if isinstance(models, list) and models else None
+    model = models[0] if isinstance(models, list) and models else models if isinstance(models, str) else None
     loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
     conc = loadgen.get("concurrency", cfg.get("concurrency", _stimulus(cfg).get("concurrency",
                                                                             _profiling_concurrency(cfg))))
