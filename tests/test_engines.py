@@ -221,3 +221,15 @@ def test_preflight_records_the_commands_a_rehearsal_runs(tmp_path, monkeypatch):
     fast = _normalized_calls(rec.calls, seen["env"], tmp_path / "fast")
     assert [tool for tool, _ in fast] == ["hf", "hf", "pip", "lmcache", "vllm", "pip", "aiperf"]
     assert fast == plain
+
+
+def test_one_row_per_recipe_takes_multinode_rows_without_a_fingerprint():
+    """Review (CI path): preflight on a PR with two multi-node eval rows (no recipe-fingerprint,
+    conc a list) ended in "internal error: '<' not supported between 'int' and 'list'"."""
+    from sweepgate.commands.preflight import one_per_recipe
+
+    base = {"runner": "b200-multinode", "isl": 1024, "osl": 1024, "exp-name": "m3_1k1k", "image": "x"}
+    rows = [{**base, "conc": [64, 128]}, {**base, "conc": [8, 16]}, {**base, "image": "y", "conc": [4]},
+            {**base, "recipe-fingerprint": "f", "conc": 32}, {**base, "recipe-fingerprint": "f", "conc": 4}]
+    kept = one_per_recipe(rows)
+    assert [r["conc"] for r in kept] == [[8, 16], [4], 4]
