@@ -84,13 +84,37 @@ def test_row_flag_for_an_output_without_sidecar(tmp_path, capsys):
 
 
 BAD = {
-    "truncated": ('{"date": "20260101-120000", "model_id": "x", "median_ttft_ms": 1', "not valid JSON"),
     "nan": (json.dumps(vllm_output(median_ttft_ms=math.nan)), "ttft_p50_ms: nan is not a measurement"),
     "negative": (json.dumps(vllm_output(median_tpot_ms=-3.0)), "tpot_p50_ms: negative"),
     "unknown": (json.dumps({"hello": "world"}), "format: unknown JSON output"),
     "mismatch": (json.dumps(vllm_output(conc=8)), "conc: the output ran at concurrency 8"),
+}
+UNREADABLE = {
+    "truncated": ('{"date": "20260101-120000", "model_id": "x", "median_ttft_ms": 1', "not valid JSON"),
     "empty": ("\n", "format: the file is empty"),
 }
+
+
+@pytest.mark.parametrize("case", sorted(UNREADABLE))
+@pytest.mark.parametrize("status", ["success", "cancelled"])
+def test_a_job_s_empty_or_cut_short_output_stores_the_job_as_failed(case, status, tmp_path, capsys):
+    """Review (CI path): one cancelled job's empty output failed the whole ingest (exit 1), so the
+    collect job skipped the comparison and the PR got no report. The job is stored as failed (or
+    cancelled), with a warning, as when it left no output; a file without a sidecar is refused."""
+    text, message = UNREADABLE[case]
+    write_job(tmp_path / "in", "bad", text, job(status=status))
+    write_job(tmp_path / "in", "good", vllm_output(), job(run_id="2002"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path / "in"))
+    (line,) = err.strip().splitlines()
+    assert rc == 0 and "ingested 2 results (2 new)" in out
+    assert line.startswith(str(tmp_path / "in" / "bad.json")) and message in line
+    assert f"the job is stored as {'failure' if status == 'success' else status}, with no figures" in line
+    stored_ = {r[R.RUN_ID]: r for r in stored(db_of(tmp_path))}
+    assert stored_["1001"][R.STATUS] == ("failure" if status == "success" else status)
+    assert not stored_["1001"][R.METRICS] and stored_["1001"][R.RESULT_FILENAME] == "bad"
+    (tmp_path / "loose.json").write_text(text)  # no job: refused as before
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path / "loose.json"))
+    assert rc == 1 and message in err
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
@@ -145,9 +169,9 @@ def test_gpu_metrics_energy(tmp_path, capsys):
 def test_corrupt_subset_keeps_good_files_and_is_idempotent(tmp_path_factory, capsys, corrupt):
     folder = tmp_path_factory.mktemp("batch")
     db = f"sqlite:///{folder / 'r.db'}"
-    for i, bad in enumerate(corrupt):
-        text = json.dumps(vllm_output())
-        write_job(folder / "in", f"r{i}", text[: len(text) // 2] if bad else text, job(run_id=f"run{i}"))
+    for i, bad in enumerate(corrupt):  # a bad output: one that says something impossible (refused)
+        text = json.dumps(vllm_output(median_tpot_ms=-3.0) if bad else vllm_output())
+        write_job(folder / "in", f"r{i}", text, job(run_id=f"run{i}"))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder / "in"))
     good = corrupt.count(False)
     assert rc == (1 if any(corrupt) else 0)

@@ -173,6 +173,12 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
             for m in measurements]
 
 
+def _unreadable(exc: SweepgateError) -> bool:
+    """A refusal that says the file is empty or not whole JSON (not that it is another format)."""
+    message = exc.diagnostics[0].message if exc.diagnostics else ""
+    return "the file is empty" in message or "not valid JSON" in message
+
+
 def orphan_record(side: Path, warnings: list | None = None) -> list[dict]:
     """A sidecar whose job left no output: a failure (or cancelled) record with no metrics; a
     sidecar that says success is stored so too, with a warning (its output went missing)."""
@@ -196,6 +202,18 @@ def _file_records(path: Path, given: Given | None, warnings: list) -> list[dict]
         return records_of(path, given, warnings)
     except sniff.Auxiliary:
         return None
+    except SweepgateError as exc:
+        side = sidecar.sidecar_path(path)
+        if not side.is_file() or not _unreadable(exc):
+            raise
+        # A job's own output, empty or cut short (the job died or was cancelled writing it): the job
+        # is stored as failed, as when it left no output, so one job does not stop a sweep's report.
+        records = [dict(rec, **{R.RESULT_FILENAME: sidecar.output_name(path)}) for rec in orphan_record(side)]
+        warnings.append(Diagnostic(str(path), exc.diagnostics[0].line, 0, "unreadable-output",
+                                   f"warning: {exc.diagnostics[0].message}; the job is stored as "
+                                   f"{records[0][R.STATUS]}, with no figures",
+                                   "check the job's log: its client did not finish the file", severity="warning"))
+        return records
 
 
 def ingest(paths: list[str], store, given: Given | None = None, progress=None) -> Outcome:

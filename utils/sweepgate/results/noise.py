@@ -57,6 +57,8 @@ class _Shape:
     x: list[float]
     h: float
     s2: float  # the sample variance of x
+    h_raw: float = 0.0  # the head and the values as measured (a log and back is not the same number)
+    values_raw: tuple = ()
 
     @property
     def d(self) -> int:
@@ -66,7 +68,7 @@ class _Shape:
 def _shape(c: Comparison) -> _Shape:
     log = c.head > 0 and all(v > 0 for v in c.values)
     x = [math.log(v) for v in c.values] if log else list(c.values)
-    return _Shape(log, x, math.log(c.head) if log else c.head, statistics.variance(x))
+    return _Shape(log, x, math.log(c.head) if log else c.head, statistics.variance(x), c.head, tuple(c.values))
 
 
 def _trigamma_inverse(x: float) -> float:
@@ -137,8 +139,8 @@ def _p_value(s: _Shape, scale: float, df: float) -> float:
     from scipy import stats
 
     mean = statistics.fmean(s.x)
-    if scale == 0:  # identical baseline values: the head differs or it does not (logs round: a tolerance)
-        return 1.0 if math.isclose(s.h, mean, rel_tol=1e-12, abs_tol=1e-12) else 0.0
+    if scale == 0:  # identical baseline values: the head differs or it does not, told in its own units
+        return 1.0 if s.h_raw in s.values_raw else 0.0
     t = abs(s.h - mean) / scale
     return float(2 * (stats.norm.sf(t) if math.isinf(df) else stats.t.sf(t, df)))
 
