@@ -72,14 +72,18 @@ def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blob
 
 
 def check_tools(tools: str) -> None:
-    """Refuse a ``--tools`` folder that is not there (see ``job_identity``)."""
+    """Refuse a ``--tools`` folder that is not there or is no checkout (no configs/runners.yaml: the
+    launchers and runner facts the identity hashes would all be missing; see ``job_identity``)."""
     import os
 
     from sweepgate.core.errors import fail
+    from sweepgate.core.fields import RUNNERS_FILE
 
+    fix = f"pass main's checkout (the folder holding benchmarks/ and {RUNNERS_FILE})"
     if not os.path.isdir(tools):
-        raise fail(tools, 0, "--tools: no such folder", "pass main's checkout (the folder holding benchmarks/ "
-                   "and configs/runners.yaml)")
+        raise fail(tools, 0, "--tools: no such folder", fix)
+    if not os.path.isfile(os.path.join(tools, RUNNERS_FILE)):
+        raise fail(tools, 0, f"--tools: no {RUNNERS_FILE} in this folder", fix)
 
 
 def job_identity(row: dict, tools: str) -> str | None:
