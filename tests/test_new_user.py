@@ -494,3 +494,26 @@ def test_a_host_python_without_pyyaml_gets_one_line_naming_the_package(matrix_fi
     assert proc.returncode == 1 and not out.exists(), proc.stderr
     (line,) = proc.stderr.strip().splitlines()
     assert "the Python package 'yaml' is missing" in line and "PyYAML" in line and "internal error" not in line
+
+
+def test_plan_markdown_counts_a_bucket_s_one_row_in_the_singular():
+    """Review (CI path): the plan comment said "1k1k: 1 rows"."""
+    from sweepgate.core import report
+
+    row = {"exp-name": "x", "runner": "b300", "conc": 4, "isl": 1024, "osl": 1024, "framework": "vllm"}
+    plan = {"jobs": 1, "gpu_hours": 1.0, "by_runner": {}, "warnings": [], "diff": {}, "base_ref": "a", "head_ref": "b",
+            "matrix": {"single_node": {"1k1k": [row]}, "multi_node": {},
+                       "changelog_metadata": {"entries": [], "base_ref": "a" * 40, "head_ref": "b" * 40}}}
+    md = report.plan_markdown(plan)
+    assert "1k1k: 1 row," in md and "1 rows" not in md, md
+
+
+def test_row_env_output_dash_is_standard_output(tmp_path, capsys, monkeypatch):
+    """Review (CI path): `ci row-env --output -` wrote a file named "-"."""
+    from sweepgate import cli
+
+    monkeypatch.chdir(tmp_path)
+    row = {"exp-name": "x_1k1k", "runner": "b300", "precision": "fp8", "framework": "vllm", "image": "i",
+           "conc": 4, "model": "m", "isl": 1024, "osl": 1024, "tp": 8}
+    assert cli.main(["ci", "row-env", "--row", json.dumps(row), "--runner-name", "b300_0", "--output", "-"]) == 0
+    assert "RESULT_FILENAME=" in capsys.readouterr().out and not (tmp_path / "-").exists()

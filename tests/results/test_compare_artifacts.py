@@ -170,3 +170,16 @@ def test_the_artifact_baseline_reaches_back_to_runs_that_measured_the_point(gh, 
     assert {p["baseline"]["n"] for p in out["points"]} == {5}
     assert any("/blob/9001" in t for t in gh.stub.targets)  # main-1..5: five runs of the point
     assert not any("/blob/9000" in t for t in gh.stub.targets)  # and no further back than needed
+
+
+def test_a_baseline_folder_without_jsonl_is_refused_not_read_as_no_baseline(tmp_path, capsys):
+    """Review (CI path): `--baseline-jsonl results` (a folder of raw outputs) read as "no baseline":
+    every point new, exit 0."""
+    from helpers import job, run_cli, vllm_output, write_job
+
+    write_job(tmp_path / "results", "res", vllm_output(), job(run_id="777"))
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "results"))[0] == 0
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "777",
+                         "--baseline-jsonl", str(tmp_path / "results"))
+    assert rc == 1 and "no *.jsonl files in this folder" in err, err

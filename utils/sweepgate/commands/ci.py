@@ -43,7 +43,7 @@ from sweepgate.workflow.kv import format_kv
 
 def _write_kv(path: str | None, values: dict[str, str]) -> None:
     text = format_kv(values)
-    if path:
+    if path and path != "-":  # "-": standard output, as with no file at all
         append_text(path, text)
     else:
         sys.stdout.write(text)

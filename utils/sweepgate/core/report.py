@@ -286,7 +286,7 @@ def _markdown_matrix(plan: dict, rows: list) -> list[str]:
         for bucket, items in buckets.items():
             agg = (plan.get("by_bucket") or {}).get(bucket) or {}
             hours = agg.get("gpu_hours", 0.0) + agg.get("eval_gpu_hours", 0.0)
-            out.append(f"<details><summary>{bucket}: {len(items)} rows, {_hours(hours)} GPU-hours</summary>\n\n")
+            out.append(f"<details><summary>{bucket}: {count(len(items), 'row')}, {_hours(hours)} GPU-hours</summary>\n\n")
             out.append(matrix_markdown(items))
             out.append("\n</details>\n\n")
     return out
@@ -309,7 +309,7 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
     out += _markdown_matrix(plan, rows)
     text = "".join(out)
     return truncate_markdown(text, limit, f"_… truncated to fit GitHub's limit; the full plan is in "
-                                          f"`sweepgate plan --json` ({len(rows)} rows)._", unit)
+                                          f"`sweepgate plan --json` ({count(len(rows), 'row')})._", unit)
 
 
 def count(n: int, noun: str) -> str:

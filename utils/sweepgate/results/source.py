@@ -41,6 +41,10 @@ def records_from_jsonl(paths: list[str | Path]) -> list[dict]:
     for given in paths:
         given = Path(given)
         files = sorted(given.rglob(JSONL_GLOB)) if given.is_dir() else [given]
+        if given.is_dir() and not files:
+            raise fail(str(given), 0, f"no {JSONL_GLOB} files in this folder (the baseline is the normalized "
+                       "records of `results ingest --jsonl`)",
+                       "pass the folder or file that ingest's --jsonl wrote, e.g. main's results artifact")
         for path in files:
             try:
                 text = path.read_text(encoding="utf-8")
