@@ -313,3 +313,16 @@ def test_the_collect_summary_counts_results_not_their_sidecars():
     assert "job.json" not in text.split("beside them):", 1)[1]
     text, _ = summarize(["success"], ["r.json", "r.job.json"])
     assert "1 result file (1 job sidecar beside them):" in text
+
+
+def test_the_collect_summary_leaves_helper_files_out_and_ends_an_empty_list():
+    """Review (CI path): a multi-node job's per-concurrency parts were counted as results (11 for
+    7 jobs), and an empty folder's summary ended on a dangling colon."""
+    from sweepgate.workflow.fanout import summarize
+
+    files = ["a.json", "a.job.json", "a_conc1.json", "a_conc4.json", "a-eval.json", "b.jsonl", "b.job.json"]
+    text, _ = summarize(["success"] * 2, files)
+    assert "3 result files (2 job sidecars beside them; 2 helper files not listed):" in text
+    assert "a_conc1" not in text and "`a-eval.json`" in text
+    text, _ = summarize([], [])
+    assert text.rstrip().endswith("0 result files (0 job sidecars beside them).")

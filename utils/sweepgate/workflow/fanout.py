@@ -251,8 +251,17 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
     lines = ["## Sweep results", "", "| job result | count |", "| --- | --- |"]
     lines += [f"| {result} | {n} |" for result, n in sorted(counts.items())]
     sidecars = [name for name in result_files if name.endswith(jobfile.SUFFIX)]
+    jobs = {name[:-len(jobfile.SUFFIX)] for name in sidecars}
     outputs = sorted(name for name in result_files if not name.endswith(jobfile.SUFFIX))
-    lines += ["", f"{count(len(outputs), 'result file')} ({count(len(sidecars), 'job sidecar')} beside them):", ""]
+    if jobs:  # beside sidecars, a file that is no job's output is a helper (per-concurrency parts, ...)
+        helpers = [n for n in outputs if n.rsplit(".", 1)[0] not in jobs
+                   and n.rsplit(".", 1)[0].removesuffix(jobfile.EVAL_SUFFIX) not in jobs]
+        outputs = [n for n in outputs if n not in helpers]
+    else:
+        helpers = []
+    tail = f"; {count(len(helpers), 'helper file')} not listed" if helpers else ""
+    lines += ["", f"{count(len(outputs), 'result file')} ({count(len(sidecars), 'job sidecar')} beside them{tail})"
+                  + (":" if outputs else "."), ""]
     lines += [f"- `{name}`" for name in outputs]
     return "\n".join(lines) + "\n", ok
 
