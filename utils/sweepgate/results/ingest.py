@@ -22,7 +22,7 @@ from pathlib import Path
 from sweepgate.core import fields as F
 from sweepgate.core import jobfile
 from sweepgate.core.errors import Diagnostic, SweepgateError, fail
-from sweepgate.results import normalize, sidecar, sniff
+from sweepgate.results import jsonio, normalize, sidecar, sniff
 from sweepgate.results import record as R
 from sweepgate.results.formats import gpu_metrics
 from sweepgate.results.measurement import Measurement
@@ -173,10 +173,10 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
             for m in measurements]
 
 
-def _unreadable(exc: SweepgateError) -> bool:
-    """A refusal that says the file is empty or not whole JSON (not that it is another format)."""
-    message = exc.diagnostics[0].message if exc.diagnostics else ""
-    return "the file is empty" in message or "not valid JSON" in message
+def _unreadable(exc: SweepgateError, output: Path) -> bool:
+    """A refusal of ``output`` itself as empty or not whole JSON (not as another format; not its sidecar's)."""
+    return bool(exc.diagnostics) and all(d.rule == jsonio.UNREADABLE and d.file == str(output)
+                                         for d in exc.diagnostics)
 
 
 def orphan_record(side: Path, warnings: list | None = None) -> list[dict]:
@@ -204,7 +204,7 @@ def _file_records(path: Path, given: Given | None, warnings: list) -> list[dict]
         return None
     except SweepgateError as exc:
         side = sidecar.sidecar_path(path)
-        if not side.is_file() or not _unreadable(exc):
+        if not side.is_file() or not _unreadable(exc, path):
             raise
         # A job's own output, empty or cut short (the job died or was cancelled writing it): the job
         # is stored as failed, as when it left no output, so one job does not stop a sweep's report.

@@ -19,6 +19,10 @@ def _constant(name: str) -> float:
     return _CONSTANTS[name]
 
 
+# The rule of a file that is empty or not whole JSON (a client that died writing it), as opposed
+# to a whole document of another format.
+UNREADABLE = "unreadable"
+
 CLIENT_HINT = "the file is truncated or not a client's output; rerun the benchmark or remove the file"
 
 
@@ -28,7 +32,8 @@ def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
     try:
         return json.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as exc:
-        raise fail(path, exc.lineno + line_offset, f"not valid JSON: {json_message(exc)}", hint, col=exc.colno) from None
+        raise fail(path, exc.lineno + line_offset, f"not valid JSON: {json_message(exc)}", hint, col=exc.colno,
+                   rule=UNREADABLE) from None
 
 
 def documents(text: str, path: str) -> list[tuple[int, object]]:
@@ -38,7 +43,7 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
     """
     stripped = text.lstrip()
     if not stripped:
-        raise fail(path, 1, "the file is empty", "rerun the benchmark or remove the file")
+        raise fail(path, 1, "the file is empty", "rerun the benchmark or remove the file", rule=UNREADABLE)
     lines = [(n, s.strip()) for n, s in enumerate(text.splitlines(), 1) if s.strip()]
     if len(lines) > 1 and all(s.startswith("{") and s.endswith("}") for _, s in lines):
         return [(n, loads(s, path, n - 1)) for n, s in lines]  # JSONL: one object per line

@@ -31,7 +31,7 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         raise Auxiliary(path)
     if not text.strip():
         raise fail(path, 1, "format: the file is empty",
-                   "the client wrote nothing: check the job's log, or remove the file")
+                   "the client wrote nothing: check the job's log, or remove the file", rule=jsonio.UNREADABLE)
     aiperf_csv.refuse_sweep(text, path)
     if not text.lstrip()[:1] in ("{", "[") or LOG_LINE.match(text):
         what = "a console log" if LOG_LINE.match(text) else "not JSON or CSV"

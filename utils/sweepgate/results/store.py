@@ -529,6 +529,7 @@ class Store:
             where.append(results.c.ref == ref)
         return self._records(_records_of(_first_of_each(where, by)))
 
+
 class Deferred:
     """The store an ingest writes to, opened (created, migrated) at its first ``add``: an ingest
     whose every input is refused leaves no new database behind. The URL is checked at once."""
