@@ -18,7 +18,9 @@ from pathlib import Path
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.github import owner_name
-from sweepgate.core.report import count
+from sweepgate.core.report import count, progress
+
+PROGRESS_MIN_CHARTS = 3  # a sweep's charts take seconds each: a bar from a few on
 
 EXIT_REGRESSION = 3
 STEP_SUMMARY_LIMIT = 1_000_000   # bytes; GitHub's step summary limit is 1 MiB per step
@@ -44,8 +46,10 @@ def add_arguments(parser) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print JSON (CONTRACTS section 8)")
     fmt.add_argument("--markdown", action="store_true", help="print markdown")
+    from sweepgate.results.render import UNCHANGED_SHOWN
+
     parser.add_argument("--all", action="store_true",
-                        help=f"the table lists every unchanged row (past {render_unchanged()} it counts them)")
+                        help=f"the table lists every unchanged row (past {UNCHANGED_SHOWN} it counts them)")
     parser.add_argument("--plots", metavar="DIR", default=None, help="write PNG and SVG charts into DIR")
     parser.add_argument("--fail-on-regression", action="store_true",
                         help="exit 3 when any point or eval score regressed or a job failed")
@@ -140,12 +144,6 @@ def run(args) -> int:
     return EXIT_REGRESSION if args.fail_on_regression and comparison.failing() else 0
 
 
-def render_unchanged() -> int:
-    from sweepgate.results.render import UNCHANGED_SHOWN
-
-    return UNCHANGED_SHOWN
-
-
 def _draw(comparison, folder: str) -> list[tuple[str, bool]]:
     """Write the charts (a progress bar on a terminal: a sweep's take tens of seconds); return
     (stem, shows a change) of each, those with a change first."""
@@ -153,7 +151,8 @@ def _draw(comparison, folder: str) -> list[tuple[str, bool]]:
 
     planned = charts_mod.planned(comparison)
     changed = set(charts_mod.with_a_change(planned))
-    charts_mod.draw_charts(comparison, folder, progress=_progress(len(planned), "drawing charts"))
+    bar = progress(len(planned), "drawing charts", PROGRESS_MIN_CHARTS)
+    charts_mod.draw_charts(comparison, folder, progress=bar, charts=planned)
     if planned:
         print(f"sweepgate results compare: wrote {count(len(planned), 'chart')} (PNG and SVG) into {folder}",
               file=sys.stderr)
@@ -161,17 +160,6 @@ def _draw(comparison, folder: str) -> list[tuple[str, bool]]:
         print(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}", file=sys.stderr)
     stems = [stem for stem, *_ in planned]
     return [(s, True) for s in stems if s in changed] + [(s, False) for s in stems if s not in changed]
-
-
-def _progress(total: int, what: str):
-    """A transient rich progress bar over ``total`` items on a terminal; None otherwise."""
-    if total < 3 or not sys.stderr.isatty():
-        return None
-    from rich.progress import track
-
-    from sweepgate.core.report import console
-
-    return lambda items: track(items, description=what, console=console(sys.stderr), transient=True)
 
 
 def _print(comparison, args, charts: list[str]) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import emit, fail
-from sweepgate.core.report import count
+from sweepgate.core.report import count, progress
 
 PROGRESS_MIN_FILES = 20
 
@@ -58,17 +58,6 @@ def _given(args):
     return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key)
 
 
-def _progress(total: int):
-    """A rich progress bar on a terminal for many files; None otherwise."""
-    if total < PROGRESS_MIN_FILES or not sys.stderr.isatty():
-        return None
-    from rich.progress import track
-
-    from sweepgate.core.report import console
-
-    return lambda files: track(files, description="ingesting", console=console(sys.stderr), transient=True)
-
-
 def _report_skipped(walked, verbose: bool) -> None:
     """Files a walk left out, counted (listed with --verbose), not stored: helper outputs in folders
     of sidecar-carrying jobs, and CSV exports beside the JSON export of the same run."""
@@ -97,7 +86,7 @@ def run(args) -> int:
     walked = ingest.walk(args.paths, allow_empty=args.allow_empty)
     files = walked.files
     with deferred as st:
-        outcome = ingest.ingest([str(f) for f in files], st, given, _progress(len(files)))
+        outcome = ingest.ingest([str(f) for f in files], st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
         where = store.display_url(st.url)
     if outcome.warnings or outcome.problems:
         emit([*outcome.warnings, *outcome.problems])

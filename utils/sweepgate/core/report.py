@@ -90,6 +90,19 @@ def console(stream=None, *, width: int | None = None):
                     width=width or (None if tty else piped), highlight=False, emoji=False, soft_wrap=False)
 
 
+def progress(total: int, what: str, minimum: int):
+    """A transient rich progress bar over a list of ``total`` items on stderr when it is a terminal
+    and there are ``minimum`` items or more (work that takes more than a few seconds); else None.
+    Called on the list, it yields its items."""
+    import sys
+
+    if total < minimum or not sys.stderr.isatty():
+        return None
+    from rich.progress import track
+
+    return lambda items: track(items, description=what, console=console(sys.stderr), transient=True)
+
+
 def fits(console, renderable) -> bool:
     """Whether ``renderable`` prints whole on ``console``, widening a piped console (no terminal, no
     COLUMNS) to the width it needs: a pipe or a file has no width to respect, and a table whose shape

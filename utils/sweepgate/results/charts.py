@@ -440,9 +440,10 @@ def with_a_change(charts: list[tuple]) -> list[str]:
 
 
 def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[str, ...] = FORMATS,
-                progress=None) -> list[Path]:
+                progress=None, charts: list | None = None) -> list[Path]:
     """Write one PNG and one SVG per chart into ``out_dir``; return the paths written. ``progress``
-    wraps the list of charts (a progress bar on a terminal)."""
+    wraps the list of charts (a progress bar on a terminal); ``charts``: ``planned(comparison)``
+    when the caller has it already."""
     import matplotlib
 
     out = Path(out_dir)
@@ -452,7 +453,7 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
         raise fail(str(out), 0, f"cannot create the plots folder: {exc.strerror}",
                    "pass a writable --plots DIR") from None
     written = []
-    charts = planned(comparison)
+    charts = planned(comparison) if charts is None else charts
     with matplotlib.rc_context(STYLE):
         for stem, group, items, part in progress(charts) if progress else charts:
             fig = draw_chart(group, items, comparison.run, part)

@@ -285,8 +285,8 @@ def charts_paragraph(charts: list[tuple[str, bool]]) -> list[str]:
     lines = [f"Charts (output throughput per GPU against interactivity, PNG and SVG; {len(charts)}) are in the "
              "run's results artifact" + (f"; with a change: {', '.join(changed)}" if changed else ".")]
     if others:
-        lines += ["", f"<details><summary>{len(others)} {'chart' if len(others) == 1 else 'charts'} without a "
-                      "change</summary>", "", ", ".join(others), "", "</details>"]
+        lines += ["", f"<details><summary>{count(len(others), 'chart')} without a change</summary>", "",
+                  ", ".join(others), "", "</details>"]
     return lines + [""]
 
 
