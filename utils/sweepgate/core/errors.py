@@ -122,7 +122,9 @@ def workspace_path(name: str) -> str:
     Repository files are named from the top already; a path the user typed from a subfolder
     (``res/out.json`` run in ``configs/``) is made relative to the top, an absolute one inside
     the workspace too."""
-    top = os.environ.get("GITHUB_WORKSPACE") or _repository_top()
+    from sweepgate.core.worktop import enclosing_top
+
+    top = os.environ.get("GITHUB_WORKSPACE") or enclosing_top()
     if top is None:
         return name
     full = name if os.path.isabs(name) else (os.path.abspath(name) if os.path.exists(name) else None)
@@ -130,17 +132,6 @@ def workspace_path(name: str) -> str:
         return name
     relative = os.path.relpath(full, top)
     return name if relative.startswith("..") else relative.replace(os.sep, "/")
-
-
-def _repository_top() -> str | None:
-    here = os.getcwd()
-    while True:
-        if os.path.exists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
 
 
 def emit(diagnostics: Iterable[Diagnostic], stream=None) -> None:

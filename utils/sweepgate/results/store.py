@@ -88,11 +88,11 @@ results = sa.Table(
 
 def repo_root(start: Path | None = None) -> Path:
     """The enclosing git work tree (a ``.git`` entry), else the start folder."""
+    from sweepgate.core.worktop import enclosing_top
+
     here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return here
+    top = enclosing_top(str(here))
+    return Path(top) if top else here
 
 
 def default_url(root: Path | None = None) -> str:
