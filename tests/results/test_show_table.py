@@ -106,5 +106,8 @@ def test_show_key_takes_a_wildcard(tmp_path, db, capsys):
     assert sorted(r[R.CONFIG_KEY] for r in show_json(capsys, db, "--key", "dsr1-*")) == [
         "dsr1-fp4-b300-sglang", "dsr1-fp8-b300-vllm"]
     assert [r[R.CONFIG_KEY] for r in show_json(capsys, db, "--key", "*-sglang")] == ["dsr1-fp4-b300-sglang"]
+    write_job(tmp_path / "loose", "x", vllm_output(4), None)  # an output without a job: no key to match
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "loose"))[0] == 0
+    assert len(show_json(capsys, db, "--key", "*")) == 3
     rc, _, err = run_cli(capsys, "results", "show", "--db", db, "--key", "kimi*")
     assert rc == 1 and "config key 'kimi*' has no results" in err

@@ -57,7 +57,8 @@ def _of_keys(st, key: str | None, ref: str | None) -> list[dict]:
 
     from sweepgate.results.record import CONFIG_KEY
 
-    return [r for r in st.latest_per_point(None, ref) if fnmatchcase(str(r.get(CONFIG_KEY)), key)]
+    return [r for r in st.latest_per_point(None, ref)
+            if r.get(CONFIG_KEY) is not None and fnmatchcase(r[CONFIG_KEY], key)]  # outputs without a job have no key
 
 
 def _nothing(args, st):
