@@ -92,6 +92,19 @@ def test_a_repository_data_path_outside_the_repository_is_one_line(path, flag, o
     assert repo.read() == before and not out
 
 
+@pytest.mark.parametrize("path, flag", CASES, ids=lambda x: " ".join(x) if isinstance(x, tuple) else x)
+def test_a_repository_data_flag_naming_a_folder_is_one_line(path, flag, make_repo, monkeypatch, capsys):
+    """Audit: `matrix --config-files configs` said "configs does not exist" of a folder that does."""
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    repo = make_repo()
+    (repo.path / "configs").mkdir(exist_ok=True)
+    monkeypatch.chdir(repo.path)
+    capsys.readouterr()
+    assert cli.main([*path, *REPO_DATA[path], flag, "configs"]) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"configs: {flag} takes a file; this is a folder; pass the file, e.g. "), line
+
+
 def test_an_absolute_path_inside_the_repository_is_taken_from_its_top(make_repo, monkeypatch, capsys):
     monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
     repo = make_repo()

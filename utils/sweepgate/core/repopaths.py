@@ -8,11 +8,14 @@ from __future__ import annotations
 import os
 import posixpath
 
+from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
 
 # argparse dest -> flag
 REPO_DATA_FLAGS = {"changelog_file": "--changelog-file", "config_files": "--config-files",
                    "runner_config": "--runner-config"}
+FILE_EXAMPLES = {"changelog_file": F.CHANGELOG_FILE, "config_files": "configs/nvidia-master.yaml configs/amd-master.yaml",
+                 "runner_config": F.RUNNERS_FILE}
 
 
 def _from_top(path: str, root: str | None) -> str | None:
@@ -30,6 +33,14 @@ def _from_top(path: str, root: str | None) -> str | None:
     return rel
 
 
+def _is_folder(rel: str, root: str | None) -> bool:
+    """Whether ``rel`` (from the top) is a folder in the work tree (a flag that takes files)."""
+    from sweepgate.core.worktop import enclosing_top
+
+    top = root or enclosing_top()
+    return bool(top) and os.path.isdir(os.path.join(top, rel))
+
+
 def check_repo_paths(args, root: str | None = None) -> None:
     """Rewrite the repository-data flags on ``args`` as paths from the top; refuse one outside it."""
     problems = []
@@ -43,6 +54,9 @@ def check_repo_paths(args, root: str | None = None) -> None:
             rel = _from_top(path, root)
             if rel is None:
                 problems.append(Diagnostic(path, 0, 0, "usage", "outside the repository", "pass a path inside it"))
+            elif _is_folder(rel, root):
+                problems.append(Diagnostic(path, 0, 0, "usage", f"{REPO_DATA_FLAGS[dest]} takes a file; this is a folder",
+                                           f"pass the file, e.g. {FILE_EXAMPLES[dest]}"))
             fixed.append(rel if os.path.isabs(path) and rel else path)
         setattr(args, dest, fixed if isinstance(value, list) else fixed[0])
     if problems:
