@@ -76,7 +76,7 @@ def test_example_flags_without_the_command_name_run_the_example(fleet):
                                     ["rebase", "--onto", "HEAD~1"]])
 def test_changelog_file_that_is_a_directory(fleet, action):
     one_line(sg(fleet / "sub", "changelog", *action, "--changelog-file", "configs"),
-             "configs", "directory")
+             "configs", "this is a folder")
 
 
 # --------------------------------------------------------------------------- ci reuse
