@@ -122,3 +122,31 @@ def test_a_head_equal_to_identical_baseline_values_is_not_significant():
     value = 47.697905259425305
     (judged,) = noise.judge_all([noise.Comparison("interactivity", value, [value] * 5)], C.CONFIDENCE)
     assert not judged.significant and judged.p_adjusted == 1.0 and judged.low == judged.high == value
+
+
+def test_a_point_s_metrics_count_once_when_the_run_s_p_values_are_adjusted():
+    """Review: a real regression moves five metrics together (throughput, interactivity, TPOT,
+    E2EL, TTFT); adjusted row by row it counted five times and loosened the cut for every other
+    point (65 % of runs with 12 real regressions flagged a noise point too). Points are families:
+    Benjamini-Hochberg over their Simes p-values, then within each selected point."""
+    p = [1e-9] * 5 + [0.003] + [0.5 + i / 200 for i in range(94)]  # one real point, one borderline
+    families = ["real"] * 5 + [f"p{i}" for i in range(95)]
+    adjusted, cuts = noise._adjust(p, families, 0.05)
+    assert all(a <= 0.05 for a in adjusted[:5]) and adjusted[5] > 0.05  # row by row, 0.003 passed
+    assert all(c >= 1e-9 for c in cuts[:5]) and cuts[5] < 0.003
+    rows, _ = noise._adjust(p, list(range(100)), 0.05)  # every row its own family: the old way
+    assert rows[5] <= 0.05
+
+
+def test_the_interval_agrees_with_the_verdict_when_points_are_families():
+    rng = random.Random(21)
+    comparisons = []
+    for point in range(40):
+        scale, slow = rng.uniform(10, 1000), 1.15 if point < 3 else 1.0
+        for metric in ("a", "b", "c"):
+            values = [scale * (1 + rng.gauss(0, 0.02)) for _ in range(5)]
+            comparisons.append(noise.Comparison(metric, scale * slow * (1 + rng.gauss(0, 0.02)), values, point))
+    judged = noise.judge_all(comparisons, C.CONFIDENCE)
+    assert sum(j.significant for j in judged[:9]) >= 8
+    for c, j in zip(comparisons, judged):
+        assert (not j.low <= c.head <= j.high) == j.significant == (j.p_adjusted <= 1 - C.CONFIDENCE)

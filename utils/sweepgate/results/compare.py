@@ -354,7 +354,7 @@ def _judge_run(heads: dict, baselines: dict, settings: Settings) -> dict:
         for metric, value, values in _figures(head, baselines.get(pt, []), settings):
             if _pending(value, values, settings.min_samples) is None:
                 keys.append((pt, metric))
-                comparisons.append(noise.Comparison(metric, value, values))
+                comparisons.append(noise.Comparison(metric, value, values, pt))
     return dict(zip(keys, noise.judge_all(comparisons, CONFIDENCE)))
 
 

@@ -14,9 +14,11 @@ each would be flagged by chance (a noise-only PR of 876 points showed 9 "regress
    more degrees of freedom than the fit rests on (the sum over the points: limma's eBayes cap),
    and a metric with fewer than MIN_POINTS_FOR_PRIOR spreads is not pooled.
 3. The head is one more draw from that distribution: ``t = (head - mean) / (s * sqrt(1 + 1/n))``,
-   two-sided p from Student's t. The run's p-values are adjusted together by Benjamini-Hochberg
-   (``scipy.stats.false_discovery_control``): a change is significant when its adjusted p is at
-   most ``1 - confidence``. In a run where nothing changed, the chance that anything at all is
+   two-sided p from Student's t. The run's p-values are adjusted together, a point's metrics as
+   one family (they move together: a real change to TPOT moves interactivity and E2EL too):
+   Benjamini-Hochberg (``scipy.stats.false_discovery_control``) over the points' Simes p-values,
+   then within each selected point at ``alpha * R / M`` (Benjamini-Bogomolov): a change is
+   significant when its adjusted p is at most ``alpha = 1 - confidence``. In a run where nothing changed, the chance that anything at all is
    flagged is then about ``1 - confidence`` (4.5-6.7 % in simulations of 3 to 876 points), more
    where some points are much noisier than their metric's others: they are pooled all the same.
 
@@ -42,6 +44,7 @@ class Comparison:
     metric: str
     head: float
     values: list[float]
+    family: object = None  # what moves together (the point: its metrics); None: a family of its own
 
 
 @dataclass
@@ -146,10 +149,35 @@ def _p_value(s: _Shape, scale: float, df: float) -> float:
     return float(2 * (stats.norm.sf(t) if math.isinf(df) else stats.t.sf(t, df)))
 
 
-def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
-    """Every comparison of a run, judged together (see the module docstring)."""
+def _adjust(p: list[float], families: list, alpha: float) -> tuple[list[float], list[float]]:
+    """(adjusted p, p-value cut) of each comparison: Benjamini-Hochberg over the families' Simes
+    p-values (a point is one family: its metrics move together, so a real change counts once),
+    then Benjamini-Hochberg within each selected family at alpha * R / M (Benjamini-Bogomolov).
+    A comparison is significant when its adjusted p is at most alpha, which is when its p is at
+    most its cut (a p at the cut would be rejected; one below it, in an unselected family, would
+    have selected it)."""
     from scipy.stats import false_discovery_control
 
+    members: dict = {}
+    for i, family in enumerate(families):
+        members.setdefault(family, []).append(i)
+    groups = list(members.values())
+    simes = [min(len(g) * p[i] / rank for rank, i in enumerate(sorted(g, key=p.__getitem__), 1)) for g in groups]
+    q_family = [float(v) for v in false_discovery_control(simes)]
+    selected = sum(v <= alpha for v in q_family)
+    level = alpha * max(selected, 1) / len(groups)  # the within-family level (alpha alone for one family)
+    adjusted, cuts = [1.0] * len(p), [0.0] * len(p)
+    for g, qf in zip(groups, q_family):
+        within = [float(v) for v in false_discovery_control([p[i] for i in g])]
+        rejected = sum(v <= level for v in within) if qf <= alpha else 0
+        for i, qw in zip(g, within):
+            adjusted[i] = min(1.0, max(qf, qw * alpha / level))
+            cuts[i] = level * max(rejected, 1) / len(g)
+    return adjusted, cuts
+
+
+def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
+    """Every comparison of a run, judged together (see the module docstring)."""
     if not comparisons:
         return []
     shapes = [_shape(c) for c in comparisons]
@@ -160,12 +188,10 @@ def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
         var, df = _moderated(s, priors[c.metric])
         scaled.append((math.sqrt(var * (1 + 1 / len(s.x))), df))
     p = [_p_value(s, scale, df) for s, (scale, df) in zip(shapes, scaled)]
-    q = [float(v) for v in false_discovery_control(p)]
     alpha = 1 - confidence
-    rejected = sum(v <= alpha for v in q)
-    cut = alpha * max(rejected, 1) / len(p)  # the p-value Benjamini-Hochberg stopped at
+    q, cuts = _adjust(p, [c.family if c.family is not None else i for i, c in enumerate(comparisons)], alpha)
     out = []
-    for c, s, (scale, df), qv in zip(comparisons, shapes, scaled, q):
+    for c, s, (scale, df), qv, cut in zip(comparisons, shapes, scaled, q, cuts):
         if scale == 0:  # identical baseline values: the interval is that value
             out.append(Judged(qv <= alpha, c.values[0], c.values[0], qv))
             continue
