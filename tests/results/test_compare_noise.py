@@ -82,10 +82,10 @@ def test_the_prior_is_fitted_to_the_points_spreads():
     for _ in range(4000):
         sigma2 = 1e-4 * 8 / sum(rng.gauss(0, 1) ** 2 for _ in range(8))  # the point's true variance
         x = [rng.gauss(0, math.sqrt(sigma2)) for _ in range(5)]
-        shapes.append(noise._Shape(True, x, 0.0, sum((v - sum(x) / 5) ** 2 for v in x) / 4))
+        shapes.append(noise._Shape(True, x, 0.0, sum((v - sum(x) / 5) ** 2 for v in x) / 4, sum(x) / 5))
     fit = noise.prior(shapes)
     assert 6 < fit.d0 < 11 and fit.s0 == pytest.approx(1e-4, rel=0.15) and fit.pooled == 4000 * 4
-    same = [noise._Shape(True, [0.0, 0.1], 0.0, 0.005) for _ in range(10)]
+    same = [noise._Shape(True, [0.0, 0.1], 0.0, 0.005, 0.05) for _ in range(10)]
     assert noise.prior(same).d0 == math.inf
     assert noise.prior(same[:2]) == noise.Prior()  # too few points: each stands alone
 

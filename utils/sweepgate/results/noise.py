@@ -61,8 +61,7 @@ class _Shape:
     x: list[float]
     h: float
     s2: float  # the sample variance of x
-    h_raw: float = 0.0  # the head and the values as measured (a log and back is not the same number)
-    values_raw: tuple = ()
+    mean: float  # the mean of x
 
     @property
     def d(self) -> int:
@@ -72,7 +71,7 @@ class _Shape:
 def _shape(c: Comparison) -> _Shape:
     log = c.head > 0 and all(v > 0 for v in c.values)
     x = [math.log(v) for v in c.values] if log else list(c.values)
-    return _Shape(log, x, math.log(c.head) if log else c.head, statistics.variance(x), c.head, tuple(c.values))
+    return _Shape(log, x, math.log(c.head) if log else c.head, statistics.variance(x), statistics.fmean(x))
 
 
 def _trigamma_inverse(x: float) -> float:
@@ -139,13 +138,12 @@ def _quantile(tail: float, df: float) -> float:
     return float(stats.norm.isf(tail) if math.isinf(df) else stats.t.isf(tail, df))
 
 
-def _p_value(s: _Shape, scale: float, df: float) -> float:
+def _p_value(c: Comparison, s: _Shape, scale: float, df: float) -> float:
     from scipy import stats
 
-    mean = statistics.fmean(s.x)
     if scale == 0:  # identical baseline values: the head differs or it does not, told in its own units
-        return 1.0 if s.h_raw in s.values_raw else 0.0
-    t = abs(s.h - mean) / scale
+        return 1.0 if c.head in c.values else 0.0  # (a logarithm and back is not the same number)
+    t = abs(s.h - s.mean) / scale
     return float(2 * (stats.norm.sf(t) if math.isinf(df) else stats.t.sf(t, df)))
 
 
@@ -187,7 +185,7 @@ def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
     for s, c in zip(shapes, comparisons):
         var, df = _moderated(s, priors[c.metric])
         scaled.append((math.sqrt(var * (1 + 1 / len(s.x))), df))
-    p = [_p_value(s, scale, df) for s, (scale, df) in zip(shapes, scaled)]
+    p = [_p_value(c, s, scale, df) for c, s, (scale, df) in zip(comparisons, shapes, scaled)]
     alpha = 1 - confidence
     q, cuts = _adjust(p, [c.family if c.family is not None else i for i, c in enumerate(comparisons)], alpha)
     out = []
@@ -195,8 +193,8 @@ def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
         if scale == 0:  # identical baseline values: the interval is that value
             out.append(Judged(qv <= alpha, c.values[0], c.values[0], qv))
             continue
-        mean, half = statistics.fmean(s.x), _quantile(cut / 2, df) * scale
-        low, high = mean - half, mean + half
+        half = _quantile(cut / 2, df) * scale
+        low, high = s.mean - half, s.mean + half
         if s.log:
             low, high = math.exp(low), math.exp(high)
         out.append(Judged(qv <= alpha, low, high, qv))
