@@ -252,7 +252,7 @@ def test_canaries_are_one_lowest_conc_row_per_pool_script_and_kv_arm():
     canary, rest = all_refs(outputs)
     picked = [fanout.row_for_id(m, ref["id"]) for ref in canary]
     # b300-nv dsr1 (conc 4), b300-other dsr1, kimik3 dram-lmcache (conc 4), kimik3 no offload, multi-node dsr1
-    assert sorted((r["runner"], r.get("kv-offloading", "none"), fanout._min_conc(r)) for r in picked) == [
+    assert sorted((r["runner"], r.get("kv-offloading", "none"), fanout.fields.lowest_conc(r)) for r in picked) == [
         ("cluster:b300-nv", "none", 4), ("cluster:b300-other", "none", 64), ("cluster:gb200-nv", "none", 64),
         ("cluster:mi355x-amds", "dram", 4), ("cluster:mi355x-amds", "none", 2)]
     assert outputs["canary_jobs"] == "5"

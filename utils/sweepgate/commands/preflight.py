@@ -51,16 +51,9 @@ def one_per_recipe(rows: list[dict]) -> list[dict]:
         recipe = row.get(F.RECIPE_FINGERPRINT) or json.dumps({k: v for k, v in row.items() if k != F.CONC},
                                                              sort_keys=True, default=str)
         key = (recipe, row.get(F.RUNNER), row.get(F.ISL), row.get(F.OSL))
-        if key not in best or _lowest_conc(row) < _lowest_conc(best[key]):
+        if key not in best or F.lowest_conc(row) < F.lowest_conc(best[key]):
             best[key] = row
     return list(best.values())
-
-
-def _lowest_conc(row: dict) -> int:
-    """A row's concurrency, the lowest of a multi-node row's list; 0 when it has none."""
-    conc = row.get(F.CONC)
-    numbers = [c for c in (conc if isinstance(conc, list) else [conc]) if isinstance(c, int)]
-    return min(numbers, default=0)
 
 
 def select_rows(args, root: Path) -> list[dict]:

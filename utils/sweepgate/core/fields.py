@@ -175,6 +175,17 @@ JOB_ENV_NAMES = (
 )
 
 
+def row_concs(row: dict) -> list:
+    """A row's concurrencies: one for a single-node row, the list a multi-node row sweeps."""
+    conc = row.get(CONC)
+    return list(conc) if isinstance(conc, list) else [conc]
+
+
+def lowest_conc(row: dict) -> int:
+    """A row's lowest concurrency; 0 when it has none."""
+    return min((c for c in row_concs(row) if isinstance(c, int)), default=0)
+
+
 def env_value(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -72,11 +72,11 @@ def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(m
     missing = [f for f in ROW_NEEDS if f not in row]
     if missing:
         raise fail(source, 1, f"row has no {', '.join(repr(m) for m in missing)}", hint)
-    conc = row.get(fields.CONC)
-    whole = [conc] if not isinstance(conc, list) else conc  # a multi-node row lists its concurrencies
-    if fields.CONC in row and not (whole and all(isinstance(c, int) and not isinstance(c, bool) and c > 0
-                                                 for c in whole)):
-        raise fail(source, 1, f"row's conc {conc!r} is not a positive whole number (or a list of them)", hint)
+    concs = fields.row_concs(row)  # a multi-node row lists its concurrencies
+    if fields.CONC in row and not (concs and all(isinstance(c, int) and not isinstance(c, bool) and c > 0
+                                                 for c in concs)):
+        raise fail(source, 1, f"row's conc {row[fields.CONC]!r} is not a positive whole number (or a list of "
+                   "them)", hint)
 
 
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",

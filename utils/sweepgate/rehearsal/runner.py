@@ -81,15 +81,9 @@ def config_key_of(row: dict) -> str | None:
     return getattr(row, "config_key", None)
 
 
-def _conc_values(row: dict) -> list:
-    """A row's concurrencies: one for a single-node row, the list a multi-node row sweeps."""
-    conc = row.get(fields.CONC)
-    return list(conc) if isinstance(conc, list) else [conc]
-
-
 def _concs(rows: list[dict]) -> list[str]:
     """The rows' concurrencies, in numeric order."""
-    values = {v for r in rows for v in _conc_values(r) if not isinstance(v, (list, dict))}
+    values = {v for r in rows for v in fields.row_concs(r) if not isinstance(v, (list, dict))}
     return [str(v) for v in sorted(values, key=lambda v: (not isinstance(v, int), v if isinstance(v, int) else 0,
                                                           str(v)))]
 
@@ -107,7 +101,7 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
                    f"pick one of: {shown}" if known else "the source holds no rows")
     if conc is not None:
         named = matches
-        matches = [r for r in matches if conc in _conc_values(r)]
+        matches = [r for r in matches if conc in fields.row_concs(r)]
         if not matches:
             raise fail(source, 0, f"exp-name {exp_name!r} has no row with conc {conc}",
                        f"pick --conc from: {', '.join(_concs(named))}")

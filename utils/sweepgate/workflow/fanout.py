@@ -99,12 +99,6 @@ CANARY_OUTPUTS = {"canary": "benchmark-tmpl.yml", "canary_multinode": "benchmark
 MULTINODE_KINDS = ("multinode", "multinode_evals")
 
 
-def _min_conc(row: dict) -> int:
-    conc = row.get(fields.CONC)
-    values = conc if isinstance(conc, list) else [conc]
-    return min((v for v in values if isinstance(v, int)), default=0)
-
-
 def canary_group(row: dict) -> tuple:
     """What a canary stands for: the runner pool, the script the row runs, its KV-offload arm."""
     from sweepgate.core.recipes import script_candidates
@@ -124,8 +118,8 @@ def canaries(kinds: dict[str, list[dict]]) -> list[tuple[str, int]]:
     for kind, rows in kinds.items():
         for i, row in enumerate(rows):
             group = canary_group(row)
-            if group not in best or _min_conc(row) < best[group][0]:
-                best[group] = (_min_conc(row), kind, i)
+            if group not in best or fields.lowest_conc(row) < best[group][0]:
+                best[group] = (fields.lowest_conc(row), kind, i)
     return sorted(((kind, i) for _, kind, i in best.values()), key=lambda t: (list(kinds).index(t[0]), t[1]))
 
 
