@@ -757,3 +757,28 @@ def test_a_row_on_a_runner_main_does_not_list_is_a_warning_before_the_sweep(flee
     assert w["severity"] == "warning" and w["file"] == "configs/runners.yaml"
     assert "'h200-dgxc' is not in the base's configs/runners.yaml" in w["message"] and "on main first" in w["hint"]
     assert p["jobs"] > 0  # still planned: the warning says what will happen, the split refuses
+
+
+def test_multi_node_rows_on_a_runner_without_hardware_facts_are_a_warning(tmp_path):
+    """Review: a multi-node runner with no `hardware` entry in main's runners.yaml passed `plan`
+    without a word; `ci row-env` then gave its jobs no SWEEPGATE_NODES and every launcher refused
+    them after the GPUs were queued. One warning per label; rows on labelled runners with facts
+    (and single-node rows on bare runners) get none."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    r = Repo(root)
+    files = base_fleet()
+    runners = copy.deepcopy(RUNNERS)
+    del runners["hardware"]["cluster:gb200-nv"], runners["hardware"]["mi355x-amds"]
+    files["configs/runners.yaml"] = runners
+    r.base = r.commit(files, "base")
+    p = make(r, {"perf-changelog.yaml": r.append_changelog(entry(DSR1, DSR1_MI, "dsr1-fp4-gb200-dynamo-trt"))})
+    (w,) = rules(p, "no-hardware-facts")
+    assert w["severity"] == "warning" and w["file"] == "configs/runners.yaml"
+    assert "'cluster:gb200-nv'" in w["message"] and "SWEEPGATE_NODES" in w["message"]
+    assert "hardware['cluster:gb200-nv']" in w["hint"] and "gpus-per-node" in w["hint"]
+
+
+def test_multi_node_rows_on_a_runner_with_hardware_facts_get_no_such_warning(fleet):
+    p = make(fleet, {"perf-changelog.yaml": fleet.append_changelog(entry("dsr1-fp4-gb200-dynamo-trt"))})
+    assert p["jobs"] > 0 and not rules(p, "no-hardware-facts")

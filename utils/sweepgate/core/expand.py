@@ -100,9 +100,9 @@ class Where:
 
 
 def _hardware(runners: dict, label: str, field: str, where: Where) -> int:
-    facts = (runners.get("hardware") or {}).get(label) or {}
+    facts = (runners.get(F.HARDWARE) or {}).get(label) or {}
     if field not in facts:
-        known = ", ".join(sorted((runners.get("hardware") or {}).keys())) or "none"
+        known = ", ".join(sorted((runners.get(F.HARDWARE) or {}).keys())) or "none"
         raise SweepgateError(Diagnostic(
             where.file, where.line, 0, "runner-hardware",
             f"runner '{label}' has no '{field}' in {F.RUNNERS_FILE} hardware",

@@ -34,7 +34,7 @@ Blobs = dict[str, "bytes | None"]
 
 def launcher_files(runner: str, runners: dict) -> list[str]:
     """The launcher a row's runner pool runs (launch_<runner-name prefix>.sh) and its library."""
-    names = ((runners or {}).get("labels") or {}).get(runner) if isinstance(runners, dict) else None
+    names = ((runners or {}).get(F.LABELS) or {}).get(runner) if isinstance(runners, dict) else None
     first = names[0] if isinstance(names, list) and names else runner.split(":", 1)[-1]
     return [f"{LAUNCHER_DIR}/launch_{str(first).split('_', 1)[0]}.sh", LAUNCHER_LIB]
 

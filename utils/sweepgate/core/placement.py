@@ -71,7 +71,7 @@ class Placement(_PlacementFields):
 
 def hardware_of(runners: dict, runner: str) -> dict | None:
     """The hardware facts of a runner label or of a runner name listed under a label."""
-    hardware = (runners or {}).get("hardware") or {}
+    hardware = (runners or {}).get(F.HARDWARE) or {}
     if runner in hardware:
         return hardware[runner]
     for label, names in ((runners or {}).get(F.LABELS) or {}).items():
@@ -145,7 +145,7 @@ def runners_at(root: str = ".") -> dict:
 
 def runner_labels(runners: dict) -> set[str]:
     """The runner labels a configs/runners.yaml lists (its ``labels`` mapping's keys)."""
-    labels = runners.get("labels") if isinstance(runners, dict) else None
+    labels = runners.get(F.LABELS) if isinstance(runners, dict) else None
     return set(labels) if isinstance(labels, dict) else set()
 
 

@@ -258,6 +258,26 @@ def unknown_runners(base: RecipeSet, matrix: dict) -> list[Diagnostic]:
             for label in unknown]
 
 
+def unplaced_runners(base: RecipeSet, matrix: dict) -> list[Diagnostic]:
+    """Multi-node rows on a runner with no hardware facts in the base's configs/runners.yaml: `ci
+    row-env` cannot work out their node count, so their jobs get no SWEEPGATE_NODES and the launcher
+    refuses them after the sweep has started. One warning per runner label."""
+    from sweepgate.core.expand import is_multinode_row
+    from sweepgate.core.placement import hardware_of, runner_labels
+    from sweepgate.core.select import iter_rows
+
+    labels = runner_labels(base.runners)  # a label missing from them has its own warning
+    bare = sorted({str(row.get(F.RUNNER)) for _, row in iter_rows(matrix)
+                   if is_multinode_row(row) and hardware_of(base.runners or {}, str(row.get(F.RUNNER))) is None
+                   and (not labels or row.get(F.RUNNER) in labels)})
+    return [Diagnostic(F.RUNNERS_FILE, 0, 0, "no-hardware-facts",
+                       f"multi-node rows run on '{label}', which has no {F.HARDWARE} entry in {F.RUNNERS_FILE}: "
+                       "their jobs get no SWEEPGATE_NODES and the launcher will refuse them",
+                       f"add {F.HARDWARE}['{label}'] with {F.GPUS_PER_NODE} and {F.AVAILABLE_CPU_DRAM_MIB} "
+                       f"to {F.RUNNERS_FILE} on main", severity="warning")
+            for label in bare]
+
+
 def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict],
                      changed_files: list[str]) -> list[Diagnostic]:
     """The plan's rules, in report order."""
@@ -402,7 +422,8 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
     diffs = diff_recipes(base_set, head_set)
     selected = _selection(git, base_sha, head_sha, opts, matrix, head_set.configs)
     changed = git.changed_files(base_sha, head_sha)
-    warnings = notes + rule_diagnostics(base_set, head_set, diffs, selected, changed) + unknown_runners(base_set, matrix)
+    warnings = (notes + rule_diagnostics(base_set, head_set, diffs, selected, changed)
+                + unknown_runners(base_set, matrix) + unplaced_runners(base_set, matrix))
 
     costs = cost(matrix, minutes, head_set.runners if isinstance(head_set.runners, dict) else None)
     total = costs["total"]

@@ -124,7 +124,7 @@ class RecipeSet:
         if not isinstance(self.runners, dict) or not isinstance(runner, str):
             return None
         # Only the hardware facts reach rows (DRAM budget); node lists do not change a recipe.
-        return (self.runners.get("hardware") or {}).get(runner)
+        return (self.runners.get(F.HARDWARE) or {}).get(runner)
 
     def script_ids(self, key: str, scenario: str) -> list[tuple[str, str | None, str | None]]:
         return [(first, path, self.sha(path)) for first, path in self.scripts.get(key, {}).get(scenario, [])]
