@@ -350,3 +350,22 @@ def test_an_interrupted_ingest_says_how_far_it_got_and_keeps_the_jsonl_in_step(t
     monkeypatch.setattr(ingest, "_file_records", real)
     rc, stdout, _ = run_cli(capsys, "results", "ingest", "--db", db, "--jsonl", str(out), str(tmp_path / "in"))
     assert rc == 0 and "ingested 5 results (2 new)" in stdout and len(out.read_text().splitlines()) == 5
+
+
+def test_runs_ingested_with_row_and_no_config_key_are_each_others_baseline(tmp_path, capsys):
+    """Hunt: the README's `--row FILE --run-id ID --ref REF` stores no config key; compare then
+    looked the baseline up by the key "None", found nothing, called every point new and let a
+    regressed PR pass `--fail-on-regression` with exit 0."""
+    (tmp_path / "row.json").write_text(json.dumps(ROW))
+    db = db_of(tmp_path)
+    for run, tput in (("1", 409.6), ("2", 411.0), ("3", 408.2), ("9", 300.0)):
+        out = write_job(tmp_path / run, "bare", vllm_output(output_throughput=tput), None)
+        ref = "refs/pull/8/merge" if run == "9" else "refs/heads/main"
+        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(tmp_path / "row.json"),
+                             "--run-id", run, "--ref", ref, str(out))
+        assert rc == 0, err
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "9", "--json", "--fail-on-regression")
+    rows = {v["metric"]: v for v in json.loads(out)["points"]}
+    assert rows[R.OUTPUT_TPUT_PER_GPU]["verdict"] == "regressed", rows
+    assert rows[R.OUTPUT_TPUT_PER_GPU]["baseline"]["n"] == 3
+    assert rc == 3 and "no baseline results" not in err

@@ -457,9 +457,12 @@ class Store:
         compare takes their median), newest first; with ``before`` (ISO 8601), only the
         records that happened before it (the baseline of a run on ``ref`` itself is its past)."""
         wanted = {tuple(p.get(f) for f in R.POINT_IDENTITY) for p in points}
-        keys = sorted({str(p.get(R.CONFIG_KEY)) for p in points})
+        keys = {p.get(R.CONFIG_KEY) for p in points}  # None: stored without a config key (a --row ingest)
         by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind()]
-        where = [results.c.config_key.in_(keys)] + ([_newest() < before] if before else [])
+        of_keys = results.c.config_key.in_(sorted(str(k) for k in keys if k is not None))
+        if None in keys:
+            of_keys = sa.or_(of_keys, results.c.config_key.is_(None))
+        where = [of_keys] + ([_newest() < before] if before else [])
         found = [rec for rec in self._last_runs(ref, where, by, n, include_rehearsals)
                  if R.point_values(rec) in wanted]
         chosen = {_run_point(rec) for rec in found}
