@@ -76,3 +76,38 @@ def test_aiperf_request_rate_is_read_from_each_config_layout():
         if "loadgen" not in config:
             doc["input_config"].pop("loadgen", None)  # the sample's loadgen has concurrency only
         assert aiperf.parse(doc, "x.json", 1).fields[R.REQUEST_RATE] == rate, config
+
+
+@pytest.mark.parametrize("rel,lengths", [
+    ("aiperf/genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc10.json", (200, 50)),  # synthetic_*_mean
+    ("aiperf/aiperf_qwen3-0.6b_rtx6000ada_conc1_plotfixture.json", (100, 200)),  # input.prompt.*_tokens
+    ("aiperf/aiperf0.8_mockserver_chat_nonstreaming_conc4.json", (550, None)),  # datasets[0].prompts.isl, no osl
+    ("aiperf/aiperf0.11_qwen3-4b_g7_conc16.json", (None, None)),  # a file dataset: its lengths are the file's
+    ("aiperf/aiperf0.8_qwen3.5-4b-gguf_llamacpp_conc1_all_timeouts.json", (None, None)),  # --input-file
+    ("aiperf/aiperf_kimik2.7_fp4_mi355x_tp4_conc4.json", (None, None)),  # nothing configured in the export
+])
+def test_aiperf_and_genai_perf_state_the_lengths_their_synthetic_prompts_were_made_with(rel, lengths):
+    """Hunt: the lengths these exports configure were ignored, so an output paired with another
+    job's row (isl 1024 for a 200-token run) was stored under the row's lengths without a word,
+    and one ingested without a row had none; SGLang's were read and checked."""
+    (rec,) = records(rel)
+    assert (rec[R.ISL], rec[R.OSL]) == lengths
+
+
+def test_a_row_whose_lengths_contradict_an_aiperf_export_is_refused(tmp_path, capsys):
+    import json
+
+    from helpers import ROW, run_cli
+
+    row = dict(ROW, conc=10, isl=1024, osl=50)
+    (tmp_path / "row.json").write_text(json.dumps(row))
+    path = SAMPLES / "aiperf/genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc10.json"
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(tmp_path / "row.json"),
+                         "--run-id", "1", "--ref", "refs/heads/main", str(path))
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and "isl: the output used 200 but its job's row" in line and "says 1024" in line, err
+    (tmp_path / "row.json").write_text(json.dumps(dict(row, isl=200)))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(tmp_path / "row.json"),
+                         "--run-id", "1", "--ref", "refs/heads/main", str(path))
+    assert rc == 0, err

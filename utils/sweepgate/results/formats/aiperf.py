@@ -147,6 +147,39 @@ def _request_rate(doc: dict):
     return None
 
 
+def _fixed(dist, mean_key: str = "mean", stddev_key: str = "stddev") -> int | None:
+    """A configured token count that every request got: a positive whole mean, no spread."""
+    if not isinstance(dist, dict):
+        return None
+    mean, spread = dist.get(mean_key), dist.get(stddev_key) or 0
+    if isinstance(mean, bool) or not isinstance(mean, (int, float)) or mean <= 0 or mean != int(mean):
+        return None
+    return int(mean) if spread == 0 else None
+
+
+def _lengths(cfg: dict) -> tuple[int | None, int | None]:
+    """(isl, osl) the run configured for its synthetic prompts, where the export says so: GenAI-Perf's
+    ``synthetic_input_tokens_mean``/``output_tokens_mean``, AIPerf's ``input.prompt.input_tokens`` /
+    ``output_tokens``, AIPerf 0.10+'s one synthetic dataset's ``prompts.isl``/``osl``. Nothing for a
+    file or public dataset (the lengths are the dataset's), a spread, or an unset output length."""
+    if "synthetic_input_tokens_mean" in cfg:
+        if cfg.get("prompt_source", "synthetic") != "synthetic" or cfg.get("input_dataset") or cfg.get("input_file"):
+            return None, None
+        return (_fixed(cfg, "synthetic_input_tokens_mean", "synthetic_input_tokens_stddev"),
+                _fixed(cfg, "output_tokens_mean", "output_tokens_stddev"))
+    inp = cfg.get("input") if isinstance(cfg.get("input"), dict) else None
+    if inp is not None:
+        if any(inp.get(k) for k in ("file", "public_dataset", "custom_dataset_type")):
+            return None, None
+        prompt = inp.get("prompt") if isinstance(inp.get("prompt"), dict) else {}
+        return _fixed(prompt.get("input_tokens")), _fixed(prompt.get("output_tokens"))
+    datasets = cfg.get("datasets") if isinstance(cfg.get("datasets"), list) else []
+    if len(datasets) == 1 and isinstance(datasets[0], dict) and datasets[0].get("type") == "synthetic":
+        prompts = datasets[0].get("prompts") if isinstance(datasets[0].get("prompts"), dict) else {}
+        return _fixed(prompts.get("isl")), _fixed(prompts.get("osl"))
+    return None, None
+
+
 def _failed(doc: dict, metrics: dict):
     if metrics.get(R.FAILED) is not None:
         return metrics[R.FAILED]
@@ -187,6 +220,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.cancelled = doc.get("was_cancelled") is True
     m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: doc.get("start_time"),
                      R.FINISHED: doc.get("end_time"), R.REQUEST_RATE: _request_rate(doc)})
+    m.fields[R.ISL], m.fields[R.OSL] = _lengths(doc.get("input_config") if isinstance(doc.get("input_config"), dict)
+                                                else {})
     if m.metrics.get(R.OUTPUT_THROUGHPUT) is None and m.metrics.get(R.COMPLETED) is None:
         raise fail(path, line, "output_token_throughput/request_count: missing",
                    "export the full profile (profile_export_aiperf.json) rather than a partial one")
