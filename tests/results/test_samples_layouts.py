@@ -111,3 +111,24 @@ def test_a_row_whose_lengths_contradict_an_aiperf_export_is_refused(tmp_path, ca
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(tmp_path / "row.json"),
                          "--run-id", "1", "--ref", "refs/heads/main", str(path))
     assert rc == 0, err
+
+
+def test_a_run_whose_outputs_stopped_far_short_of_their_length_is_stored_with_a_warning(tmp_path, capsys):
+    """Hunt: an SGLang run over the server's context limit "completed" 100 requests of a fixed 1024
+    tokens with 31.7 tokens each (ITL all 0); it was stored as a success without a word."""
+    from helpers import run_cli
+
+    path = SAMPLES / "sglang/sglang0.5.9_glm5_over_context_short_outputs_c1_trimmed.jsonl"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
+    (line,) = [x for x in err.splitlines() if "short" in x or "averaged" in x]
+    assert rc == 0 and "ingested 1 result" in out, err
+    assert line.startswith(f"{path}: warning: osl:") and "asked for 1024 output tokens" in line and "averaged 31.7" in line
+    # a spread of requested lengths (half of them on average) is not warned about
+    from sweepgate.results import normalize as N
+    from sweepgate.results.measurement import Measurement
+
+    m = Measurement("t", "t", 1)
+    m.fields[R.OSL], m.metrics[R.TOTAL_OUTPUT_TOKENS], m.metrics[R.COMPLETED] = 1024, 100 * 512, 100
+    assert N.short_outputs(m, "x") is None
+    m.metrics[R.TOTAL_OUTPUT_TOKENS] = 100 * 255
+    assert N.short_outputs(m, "x").rule == "short-outputs"

@@ -155,7 +155,7 @@ def _energy(output: Path, job: dict, m: Measurement) -> float | None:
 
 def records_of(output: Path, given: Given | None = None, warnings: list | None = None) -> list[dict]:
     """The normalized records of one output file (refuses with a diagnostic); what is worth a
-    warning but stored (normalize.model_mismatch) is appended to ``warnings``."""
+    warning but stored (normalize.short_outputs, model_mismatch) is appended to ``warnings``."""
     try:
         content = output.read_bytes()
         text = content.decode("utf-8-sig")  # a byte-order mark (Windows editors) is not content
@@ -165,6 +165,8 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
         raise fail(str(output), 0, f"not UTF-8 text (byte {exc.start})", "pass a client's JSON/JSONL/CSV output") from None
     measurements = sniff.parse_text(text, str(output))
     job, name = _job(output, content, given)
+    if warnings is not None:
+        warnings.extend(d for m in measurements if (d := normalize.short_outputs(m, str(output))))
     if job.row and warnings is not None:
         warnings.extend(d for m in measurements
                         if (d := normalize.model_mismatch(m, job.row, str(output), job.source or "--row")))

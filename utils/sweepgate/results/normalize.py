@@ -56,6 +56,24 @@ def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagno
                       severity="warning")
 
 
+SHORT_OUTPUTS = 0.25  # of the stated output length: below it a run's outputs were cut short
+
+
+def short_outputs(m: Measurement, path: str) -> Diagnostic | None:
+    """A warning when a run's completed requests averaged under SHORT_OUTPUTS of the output length
+    the output states it asked for (a server that stops early: over its context limit, a broken
+    EOS): its figures are not that length's, though every request "completed". Stored all the
+    same; a spread of requested lengths or an early EOS does not reach a quarter."""
+    osl, tokens, done = m.fields.get(R.OSL), m.metrics.get(R.TOTAL_OUTPUT_TOKENS), m.metrics.get(R.COMPLETED)
+    if not (isinstance(osl, int) and osl > 0 and isinstance(tokens, (int, float)) and done) or tokens >= \
+            SHORT_OUTPUTS * osl * done:
+        return None
+    return Diagnostic(path, m.line, 0, "short-outputs",
+                      f"warning: osl: the output asked for {osl} output tokens per request but its {done:g} "
+                      f"completed requests averaged {tokens / done:.1f}; its figures are not an osl-{osl} run's",
+                      "check the server's log (context limit, EOS) and rerun the point", severity="warning")
+
+
 def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
     """Refuse an output whose own conc/isl/osl contradict its job's row: what the output states
     (its format's parser sets it). vLLM states its concurrency, not its lengths: its token totals
