@@ -28,6 +28,10 @@ REFUSED = {
     "vllm/vllm-ascend0.7_llama3-8b_npu_tp1_sharegpt_qps1.json": "latency-only output",
     "vllm/vllm-ascend0.7_llama3-8b_npu_tp1_sharegpt_qpsinf.json": "latency-only output",
     "vllm/vllm0.8_nightly_convert_benchmark_results_llama3.3-70b_a100x8.json": "summary table",
+    "vllm/vllm-ascend0.7_offline_benchmark_latency_llama8b_tp1.json": "benchmark_latency result",
+    "vllm/vllm-ascend0.7_offline_benchmark_throughput_llama8b_tp1.json": "benchmark_throughput result",
+    "aiperf/aiperf_timeslices_glm5.1_mi355x_conc40_trimmed.json": "timeslice export",
+    "aiperf/perfanalyzer2.48_raw_profile_export_conc2_trimmed.json": "raw per-request export",
 }
 
 # Real outputs of runs that completed nothing: stored, as failures.

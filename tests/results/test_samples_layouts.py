@@ -132,3 +132,18 @@ def test_a_run_whose_outputs_stopped_far_short_of_their_length_is_stored_with_a_
     assert N.short_outputs(m, "x") is None
     m.metrics[R.TOTAL_OUTPUT_TOKENS] = 100 * 255
     assert N.short_outputs(m, "x").rule == "short-outputs"
+
+
+@pytest.mark.parametrize("rel,words", [
+    ("vllm/vllm-ascend0.7_offline_benchmark_latency_llama8b_tp1.json", "vLLM benchmark_latency result"),
+    ("vllm/vllm-ascend0.7_offline_benchmark_throughput_llama8b_tp1.json", "vLLM benchmark_throughput result"),
+    ("aiperf/aiperf_timeslices_glm5.1_mi355x_conc40_trimmed.json", "AIPerf timeslice export"),
+    ("aiperf/perfanalyzer2.48_raw_profile_export_conc2_trimmed.json", "perf_analyzer's raw per-request export"),
+])
+def test_other_outputs_of_the_same_tools_are_refused_saying_what_they_are(tmp_path, capsys, rel, words):
+    """Hunt: these were "unknown JSON output", which leaves a user guessing what to ingest instead."""
+    from helpers import run_cli
+
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(SAMPLES / rel))
+    (line,) = [x for x in err.splitlines() if "format:" in x]
+    assert rc == 1 and words in line and "unknown" not in line and "; ingest " in line, err

@@ -6,7 +6,7 @@ import re
 
 from sweepgate.core.errors import fail
 from sweepgate.results import jsonio
-from sweepgate.results.formats import aiperf, aiperf_csv, gpu_metrics, inferencex, lm_eval, sglang, vllm
+from sweepgate.results.formats import aiperf, aiperf_csv, foreign, gpu_metrics, inferencex, lm_eval, sglang, vllm
 from sweepgate.results.measurement import Measurement
 
 # Tried in order: the first whose detect() says yes parses the document.
@@ -64,6 +64,7 @@ def parse_document(doc, path: str, line: int) -> Measurement:
         if module.detect(doc):
             return module.parse(doc, path, line)
     sglang.refuse_one_batch(doc, path, line)
+    foreign.refuse(doc, path, line)
     if inferencex.reason(doc):
         inferencex.refuse(doc, path, line)
     raise fail(path, line, f"format: unknown JSON output (expected {KNOWN})",
