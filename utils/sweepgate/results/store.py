@@ -105,10 +105,16 @@ def resolve_url(url: str | None, root: Path | None = None) -> str:
 
 
 def display_url(url: str) -> str:
+    """``url`` fit for a log: its password hidden, and everything between the scheme and the last
+    '@' when it does not parse (an unescaped '@' or ':' in a password splits it anywhere)."""
+    scheme, sep, rest = url.partition("://")
+    hidden = f"{scheme}://***@{rest.rpartition('@')[2]}" if sep and "@" in rest else url
+    if rest.count("@") > 1:  # an unescaped '@' in the password: the parser splits it in two
+        return hidden
     try:
         return sa.engine.make_url(url).render_as_string(hide_password=True)
-    except sa.exc.ArgumentError:
-        return url
+    except (sa.exc.ArgumentError, ValueError):
+        return hidden
 
 
 def _fast_sqlite(dbapi_connection, _record) -> None:
@@ -118,17 +124,41 @@ def _fast_sqlite(dbapi_connection, _record) -> None:
     cursor.close()
 
 
+URL_HINT = "use sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DB (percent-encode '@', ':' and '/' in a password)"
+URL_ERRORS = (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError, ValueError)
+
+
 def _bad_url(url: str, exc: Exception) -> StoreError:
-    return fail(display_url(url), 0, f"not a database URL: {exc}",
-                "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB")
+    """One line; never the URL's own text beyond display_url (a ValueError quotes a password's tail)."""
+    detail = "a port that is not a number" if isinstance(exc, ValueError) else \
+        (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return fail(display_url(url), 0, f"not a database URL: {detail}", URL_HINT)
+
+
+def _memory(parsed) -> bool:
+    """A SQLite URL without a file (``sqlite://``, ``sqlite:///``, ``:memory:``): it keeps nothing."""
+    name = parsed.database or ""
+    return parsed.get_backend_name() == "sqlite" and (not name or name == ":memory:" or "mode=memory" in name)
 
 
 def _check_url(url: str) -> None:
-    """Refuse a URL no engine could be made of (unknown dialect, driver not installed), touching nothing."""
+    """Refuse a URL no engine could be made of (unknown dialect, driver not installed) or that
+    would keep nothing (an in-memory SQLite), touching nothing."""
     try:
-        sa.engine.make_url(url).get_dialect().import_dbapi()
-    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
+        parsed = sa.engine.make_url(url)
+        parsed.get_dialect().import_dbapi()
+    except URL_ERRORS as exc:
         raise _bad_url(url, exc) from None
+    if url.partition("://")[2].split("/", 1)[0].count("@") > 1:
+        raise fail(display_url(url), 0, "more than one '@' before the host: the password holds an '@'",
+                   "percent-encode it (%40), and ':' as %3A, '/' as %2F")
+    if parsed.get_backend_name() == "sqlite" and parsed.host:
+        raise fail(display_url(url), 0, f"'{parsed.host}' is read as a host: a SQLite file follows three slashes",
+                   f"write sqlite:///{parsed.host}{'/' + parsed.database if parsed.database else ''} (relative) or "
+                   "sqlite:////ABSOLUTE/PATH")
+    if _memory(parsed):
+        raise fail(display_url(url), 0, "a SQLite URL without a file: an in-memory store keeps nothing",
+                   "give the file, sqlite:///PATH (is a variable in --db or $SWEEPGATE_DB empty?)")
 
 
 def missing_sqlite(url: str) -> str | None:
@@ -143,26 +173,36 @@ def missing_sqlite(url: str) -> str | None:
     return None if Path(name).is_file() else name
 
 
+def _read_only(path: Path) -> bool:
+    """A SQLite file this process may read but not write (or whose folder it cannot write: WAL
+    needs its -shm file beside it): a read-only mount, a shared store's copy."""
+    return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+
+
 def _engine(url: str, must_exist: bool = False) -> sa.Engine:
-    try:
-        parsed = sa.engine.make_url(url)
-        sqlite = parsed.get_backend_name() == "sqlite"
-        engine = sa.create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S} if sqlite else {})
-    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
-        raise _bad_url(url, exc) from None
-    if parsed.get_backend_name() == "sqlite":
-        db = Path(parsed.database or "")
-        if must_exist and missing_sqlite(url):
-            engine.dispose()
-            raise fail(parsed.database, 0, "no results store here",
-                       "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
-        if parsed.database and db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR \
-                and not db.parent.exists():
-            # The embedded default (.sweepgate/results.db of any repository root) gets its folder,
-            # ignored by git from the start (else `git status` lists it and `git add -A` commits the store).
+    _check_url(url)
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return sa.create_engine(parsed)
+    db = Path(parsed.database or "")
+    if must_exist and missing_sqlite(url):
+        raise fail(parsed.database, 0, "no results store here",
+                   "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
+    if must_exist and db.is_file() and _read_only(db):
+        # A reader of a store it cannot write opens it as an unchanging file: no lock, no WAL files.
+        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(
+            f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False))
+    if db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR and not db.parent.exists():
+        # The embedded default (.sweepgate/results.db of any repository root) gets its folder,
+        # ignored by git from the start (else `git status` lists it and `git add -A` commits the store).
+        try:
             db.parent.mkdir(parents=True, exist_ok=True)
             (db.parent / ".gitignore").write_text("# sweepgate's local results store\n*\n", encoding="utf-8")
-        sa.event.listen(engine, "connect", _fast_sqlite)
+        except OSError as exc:
+            raise fail(str(db.parent), 0, f"cannot create the results store's folder: {exc.strerror}",
+                       "run from a checkout you can write, or pass --db URL (or set $SWEEPGATE_DB)") from None
+    engine = sa.create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
+    sa.event.listen(engine, "connect", _fast_sqlite)
     return engine
 
 
@@ -175,10 +215,14 @@ def _migrate(engine: sa.Engine) -> None:
 
     cfg = Config()
     cfg.set_main_option("script_location", "sweepgate.results:migrations")
-    head = ScriptDirectory.from_config(cfg).get_current_head()
+    scripts = ScriptDirectory.from_config(cfg)
+    head = scripts.get_current_head()
     with engine.begin() as conn:
-        if MigrationContext.configure(conn).get_current_revision() == head:
-            return
+        current = MigrationContext.configure(conn).get_current_revision()
+    if current == head:
+        return
+    if current is not None and current not in {s.revision for s in scripts.walk_revisions()}:
+        raise SchemaTooNew(current, head)
     with engine.begin() as conn:
         _lock_schema(conn)  # a concurrent opener migrates first; this one then finds the schema current
         if MigrationContext.configure(conn).get_current_revision() == head:
@@ -206,6 +250,14 @@ def _write_lock(conn: sa.Connection) -> None:
 
 class StoreError(SweepgateError):
     """The database itself failed (not one input file): ingest stops at the first."""
+
+
+class SchemaTooNew(Exception):
+    """The store's schema revision is one this sweepgate's migrations do not know (a newer one's)."""
+
+    def __init__(self, current: str, head: str):
+        super().__init__(current, head)
+        self.current, self.head = current, head
 
 
 class Immutable(SweepgateError):
@@ -566,6 +618,11 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     store = Store(resolve_url(url, root), must_exist=must_exist)
     try:
         _retry_busy(lambda: _migrate(store.engine))
+    except SchemaTooNew as exc:
+        store.engine.dispose()
+        raise fail(display_url(store.url), 0, f"the store's schema (revision {exc.current}) is newer than this "
+                   f"sweepgate's ({exc.head})", "upgrade sweepgate (pip install -U) to the version that wrote "
+                   "it; nothing was changed") from None
     except (sa.exc.SQLAlchemyError, OSError) as exc:
         store.engine.dispose()
         raise database_error(store.url, exc) from None
