@@ -190,6 +190,12 @@ def test_a_baseline_ref_spelled_as_a_branch_name_is_refused_not_all_new(env, cap
     out = capsys.readouterr()
     assert code == 0 and {p["verdict"] for p in json.loads(out.out)["points"]} == {C.NEW}
     assert "no baseline results for run pr-7's points on refs/heads/release" in out.err
+    # Review: a branch spelt nearly alike (a typo) was "all new" with exit 0 under --fail-on-regression
+    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--baseline-ref", "refs/heads/mian",
+                     "--fail-on-regression"])
+    out = capsys.readouterr()
+    assert code == 1 and out.err.strip() == (f"--baseline-ref: no results on 'refs/heads/mian' in {url}, which "
+                                             "holds runs on refs/heads/main; pass --baseline-ref refs/heads/main")
 
 
 def test_drawing_a_sweep_s_charts_shows_progress_on_a_terminal_only(env):

@@ -55,14 +55,18 @@ def _past_of(pr: list[dict]) -> str | None:
 
 def check_baseline_ref(ref: str, stored: list[str], shown: str) -> None:
     """A baseline ref the store holds nothing on, while it holds that branch under another
-    spelling (`main` for `refs/heads/main`), is a typo: every point would be `new` and
-    ``--fail-on-regression`` would pass whatever the run measured."""
+    spelling (`main` for `refs/heads/main`) or a branch spelt nearly alike (`refs/heads/mian`), is
+    a typo: every point would be `new` and ``--fail-on-regression`` would pass whatever the run
+    measured. A ref unlike any stored one (main never measured yet) is not refused."""
     from sweepgate.core.errors import fail
+
+    import difflib
 
     if ref in stored:
         return
     short = ref.removeprefix("refs/heads/")
     similar = [s for s in stored if s != ref and short in (s, s.removeprefix("refs/heads/"))]
+    similar = similar or difflib.get_close_matches(ref, [s for s in stored if s.startswith("refs/heads/")], 1, 0.8)
     if similar:
         raise fail("--baseline-ref", 0, f"no results on {ref!r} in {shown}, which holds runs on {similar[0]}",
                    f"pass --baseline-ref {similar[0]}")
