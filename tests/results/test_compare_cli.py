@@ -223,3 +223,16 @@ def test_drawing_a_sweep_s_charts_shows_progress_on_a_terminal_only(env):
     piped = subprocess.run([*cmd, "--plots", str(env / "pipe")], env=pyenv, capture_output=True, text=True)
     assert piped.returncode == 0 and piped.stderr.splitlines() == [
         f"sweepgate results compare: wrote 4 charts (PNG and SVG) into {env / 'pipe'}"], piped.stderr
+
+
+@pytest.mark.parametrize("argv", [("results", "show", "--run", ""), ("results", "show", "--key", " "),
+                                  ("results", "show", "--ref", ""), ("results", "compare", "--run", ""),
+                                  ("results", "compare", "--run", "pr-7", "--baseline-ref", "")])
+def test_an_empty_filter_is_argument_syntax_not_no_filter(env, capsys, argv):
+    """Review: `show --run "$RUN_ID"` with the variable unset listed the whole store (exit 0), and
+    `--key ''` printed an empty table with exit 0 where `--key nope` exits 1."""
+    url = build(env / "r.db")
+    with pytest.raises(SystemExit) as exc:
+        cli.main([*argv, "--db", url])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "empty value" in err and err.startswith("usage: sweepgate results"), err

@@ -23,6 +23,13 @@ def int_between(low: int, high: int | None = None):
     return parse
 
 
+def not_empty(text: str) -> str:
+    """A value that is not empty: `--run "$RUN_ID"` with the variable unset must not read as no filter."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty value (is a variable in the command unset?)")
+    return text
+
+
 def digits(text: str) -> str:
     """A positive whole number kept as text (a GitHub run id or attempt)."""
     return str(int_between(1)(text))

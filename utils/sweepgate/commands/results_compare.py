@@ -32,8 +32,8 @@ def add_arguments(parser) -> None:
     from sweepgate.commands.results import add_db_argument
 
     add_db_argument(parser)
-    parser.add_argument("--run", required=True, metavar="RUN-ID", help="the run to judge")
-    parser.add_argument("--baseline-ref", default=C.DEFAULT_BASELINE_REF, metavar="REF",
+    parser.add_argument("--run", required=True, metavar="RUN-ID", type=argtypes.not_empty, help="the run to judge")
+    parser.add_argument("--baseline-ref", default=C.DEFAULT_BASELINE_REF, metavar="REF", type=argtypes.not_empty,
                         help=f"compare with runs on this ref (default: {C.DEFAULT_BASELINE_REF})")
     parser.add_argument("--window", type=int, default=C.DEFAULT_WINDOW, metavar="N",
                         help=f"baseline: the last N runs of each point (default: {C.DEFAULT_WINDOW})")

@@ -6,14 +6,15 @@ import sys
 
 
 def add_arguments(parser) -> None:
+    from sweepgate.commands.argtypes import not_empty
     from sweepgate.commands.results import add_db_argument
 
     add_db_argument(parser)
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--run", metavar="ID", help="the results of one run (its newest attempt per point)")
-    which.add_argument("--key", metavar="KEY", help="the newest result of each point of one config key, or of "
+    which.add_argument("--run", metavar="ID", type=not_empty, help="the results of one run (its newest attempt per point)")
+    which.add_argument("--key", metavar="KEY", type=not_empty, help="the newest result of each point of one config key, or of "
                                                     "the keys a wildcard matches ('dsr1-*', quoted)")
-    parser.add_argument("--ref", metavar="REF",
+    parser.add_argument("--ref", metavar="REF", type=not_empty,
                         help="only results measured on this git ref (refs/heads/main, refs/pull/42/merge); "
                              "with --key or alone, not with --run")
     parser.add_argument("--json", action="store_true", help="print the records as JSON")
