@@ -275,6 +275,28 @@ def test_wildcard_matching_nothing_is_rejected(make_repo):
     assert diag.rule == "unknown-config-key" and "wildcard 'gpt-*' matches no config key" in diag.message
 
 
+def test_a_key_repeated_in_an_entry_keeps_its_last_value_as_the_reference_does(make_repo):
+    """Differential against the reference on the corpus: a real PR's entry held a second pr-link
+    after a plain scalar continued onto the next lines; the reference (PyYAML: the last value wins)
+    expanded it, the matrix step refused it. The gate still refuses it, at its line."""
+    repo = make_repo()
+    base = repo.head()
+    text = entry("dsr1-fp4-b300-vllm").replace(
+        "  pr-link: https://github.com/acme/bench/pull/9\n",
+        "  pr-link: https://github.com/acme/bench/pull/8\n    - \"continued\"\n"
+        "  pr-link: https://github.com/acme/bench/pull/9\n")
+    head = repo.commit_changelog(CHANGELOG + text)
+    proc = process_changelog(repo, base, head)
+    assert proc.returncode == 0, proc.stderr
+    (meta,) = json.loads(proc.stdout)["changelog_metadata"]["entries"]
+    assert meta["pr-link"] == "https://github.com/acme/bench/pull/9"
+    assert json.loads(proc.stdout)["single_node"]
+    gate = subprocess.run([sys.executable, str(ROOT / "utils" / "validate_perf_changelog.py"), "--base-ref", base,
+                           "--head-ref", head], cwd=repo.path, capture_output=True, text=True)
+    n = len(CHANGELOG.splitlines())
+    assert gate.returncode == 1 and f"perf-changelog.yaml:{n + 8}:3: key 'pr-link' appears twice" in gate.stdout + gate.stderr
+
+
 def test_invalid_entry_reports_every_problem_at_its_line(make_repo):
     repo = make_repo()
     base = repo.head()

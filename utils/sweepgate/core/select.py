@@ -102,8 +102,11 @@ class AppendedDoc(YamlDoc):
         return (self._map[-1] if self._map else 0), col
 
 
-def parse_appended(appended: Appended, cache=None) -> tuple[AppendedDoc, list]:
-    """Parse and schema-check the appended entries, or raise every problem found."""
+def parse_appended(appended: Appended, cache=None, *, last_duplicate_wins: bool = False) -> tuple[AppendedDoc, list]:
+    """Parse and schema-check the appended entries, or raise every problem found. The matrix
+    step reads a key repeated in an entry as the reference does (its last value: a real PR's
+    entry held a second pr-link under a continued plain scalar, and the reference expanded it);
+    the gate refuses it."""
     def line_of(n: int) -> int:
         lines = appended.head_lines
         if lines and n > len(lines):  # past the appended text's last line (its end): after the file's
@@ -113,7 +116,7 @@ def parse_appended(appended: Appended, cache=None) -> tuple[AppendedDoc, list]:
     tabs = [Diagnostic(appended.path, line_of(i + 1), line.index("\t") + 1, "tab",
                        "tab character in the changelog", "use spaces")
             for i, line in enumerate(appended.lines) if "\t" in line]
-    data = parse_strict(appended.path, appended.text, line_of, found=tabs)
+    data = parse_strict(appended.path, appended.text, line_of, found=tabs, last_duplicate_wins=last_duplicate_wins)
     doc = AppendedDoc(appended, data)
     if not data:
         raise SweepgateError(doc.diag((), "no-entries", "the appended text holds no changelog entry",
@@ -336,7 +339,7 @@ def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) ->
         raise SweepgateError(Diagnostic(opts.changelog, 0, 0, "no-entries",
                                         f"{base}..{head} appends no entry to {opts.changelog}",
                                         "append an entry naming the config keys this change affects"))
-    doc, entries = parse_appended(appended, git.cache)
+    doc, entries = parse_appended(appended, git.cache, last_duplicate_wins=True)
     return plan_entries(git, base_sha, head_sha, doc, entries, opts, base_label=base, head_label=head)
 
 
