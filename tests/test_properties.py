@@ -136,27 +136,21 @@ def test_every_job_has_a_unique_name(config):
 @SETTINGS
 @given(configs())
 def test_trim_conc_keeps_exactly_the_lowest_concurrency_of_each_recipe(config):
+    """Single-node: one row per recipe, at its lowest concurrency, where it stood. Multi-node (the
+    reference's rule): every row stays, in order, its conc list cut to its lowest value."""
     rows = rows_of(config)
     lowest: dict[str, int] = {}
     for row in rows:
-        conc = row[F.CONC]
-        value = min(conc) if isinstance(conc, list) else conc
-        fp = fingerprint(row)
-        lowest[fp] = min(lowest.get(fp, value), value)
+        if F.PREFILL not in row:
+            lowest[fingerprint(row)] = min(lowest.get(fingerprint(row), row[F.CONC]), row[F.CONC])
     trimmed = trim_conc(copy.deepcopy(rows))
-    got = {}
-    for row in trimmed:
-        fp = fingerprint(row)
-        conc = row[F.CONC]
-        if isinstance(conc, list):
-            assert len(conc) == 1
-            conc = conc[0]
-        assert fp not in got or got[fp] == conc
-        got[fp] = conc
-    assert got == lowest
-    # one job per single-node recipe
-    single = [fingerprint(r) for r in trimmed if F.PREFILL not in r]
-    assert len(single) == len(set(single))
+    single = [r for r in trimmed if F.PREFILL not in r]
+    assert {fingerprint(r): r[F.CONC] for r in single} == lowest and len(single) == len(lowest)
+    multi, trimmed_multi = [r for r in rows if F.PREFILL in r], [r for r in trimmed if F.PREFILL in r]
+    assert [fingerprint(r) for r in trimmed_multi] == [fingerprint(r) for r in multi]
+    assert [r[F.CONC] for r in trimmed_multi] == [[min(r[F.CONC])] if isinstance(r[F.CONC], list) else r[F.CONC]
+                                                  for r in multi]
+    assert [r for r in trimmed if r in single] == [r for r in rows if r in single]  # order kept
 
 
 @SETTINGS

@@ -502,29 +502,24 @@ def eval_rows(rows: list[dict], all_evals: bool) -> list[dict]:
 # --------------------------------------------------------------------------- output shape
 
 def trim_conc(rows: list[dict]) -> list[dict]:
-    """Keep only the lowest concurrency of each recipe (curve)."""
+    """The reference's --trim-conc: a single-node recipe (curve) keeps only its lowest
+    concurrency; a multi-node row keeps its place, its conc list cut to its lowest value (rows of
+    one multi-node recipe are not merged: an agentic recipe's rows, one per concurrency, all stay).
+    Differential on the corpus against the reference at the pinned commit: 84 cases differed
+    while multi-node rows were merged like single-node ones."""
     out: list[dict] = []
-    lowest: dict[tuple, int] = {}
+    kept: dict[tuple, int] = {}  # curve -> index in ``out`` of its lowest concurrency so far
     for row in rows:
         if is_multinode_row(row):
             conc = row[F.CONC]
-            if isinstance(conc, list) and len(conc) > 1:
-                row = {**row, F.CONC: [min(conc)]}
-            key = ("mn", curve_key(row, POINT_FIELDS | EVAL_FIELDS))
-            value = min(row[F.CONC]) if isinstance(row[F.CONC], list) else row[F.CONC]
-        else:
-            key = ("sn", curve_key(row))
-            value = row[F.CONC]
-        if key in lowest:
-            index = lowest[key]
-            current = out[index][F.CONC]
-            current = min(current) if isinstance(current, list) else current
-            if value < current:
-                out[index] = row
+            out.append({**row, F.CONC: [min(conc)]} if isinstance(conc, list) and len(conc) > 1 else row)
             continue
-        lowest[key] = len(out)
+        key = curve_key(row)
+        if key not in kept or row[F.CONC] < out[kept[key]][F.CONC]:
+            kept[key] = len(out)
         out.append(row)
-    return out
+    keep = set(kept.values())  # each kept row stays where it was, as the reference's does
+    return [row for i, row in enumerate(out) if is_multinode_row(row) or i in keep]
 
 
 def finalize(row: dict) -> dict:
