@@ -83,6 +83,21 @@ def test_row_flag_for_an_output_without_sidecar(tmp_path, capsys):
     assert (rec[R.ATTEMPT], rec[R.REF], rec[R.TOPOLOGY]) == (3, "refs/pull/5/merge", "tp8-pp1-dcp1-pcp1-ep1-dpafalse")
 
 
+def test_row_flag_for_outputs_with_their_own_sidecar_is_refused(tmp_path, capsys):
+    """Hunt (D2): `--row --run-id MYRUN --ref ...` over a folder of sidecar-carrying jobs exited 0 and
+    stored them under the sidecars' run, ignoring the flags without a word."""
+    write_job(tmp_path / "run", "res", vllm_output(), job(run_id="pr1"))
+    (tmp_path / "row.json").write_text(json.dumps(ROW))
+    for target in (tmp_path / "run", tmp_path / "run" / "res.json"):
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
+                               "--run-id", "MYRUN", "--ref", "refs/heads/main", str(target))
+        assert rc == 1 and out == "", (out, err)
+        assert err == (f"{tmp_path / 'run' / 'res.json'}: has its own job sidecar (res.job.json); --row/--run-id/"
+                       "--ref are for an output without one; drop --row/--run-id/--ref to ingest it under its "
+                       "sidecar's run, or pass only outputs without a .job.json\n"), err
+    assert not (tmp_path / "r.db").exists()  # nothing stored
+
+
 BAD = {
     "nan": (json.dumps(vllm_output(median_ttft_ms=math.nan)), "ttft_p50_ms: nan is not a measurement"),
     "negative": (json.dumps(vllm_output(median_tpot_ms=-3.0)), "tpot_p50_ms: negative"),

@@ -18,7 +18,8 @@ def add_arguments(parser) -> None:
 
     parser.add_argument("paths", nargs="+", metavar="PATH", help="result files or folders (walked)")
     add_db_argument(parser)
-    parser.add_argument("--row", metavar="FILE", help="the matrix row (JSON) of an output that has no .job.json")
+    parser.add_argument("--row", metavar="FILE", help="the matrix row (JSON) of an output that has no .job.json "
+                             "(refused when an output has its own)")
     parser.add_argument("--run-id", metavar="ID", help="with --row: the run the output belongs to")
     parser.add_argument("--ref", metavar="REF", help="with --row: the git ref it ran on")
     parser.add_argument("--attempt", type=argtypes.int_between(1), metavar="N", help="with --row: the run attempt (default 1)")

@@ -218,9 +218,24 @@ def _file_records(path: Path, given: Given | None, warnings: list) -> list[dict]
         return records
 
 
+def check_given(files: list[Path], given: Given | None) -> None:
+    """Refuse ``--row`` (with its --run-id/--ref) for outputs that carry their own ``.job.json``:
+    it describes one output without a sidecar, and would otherwise be ignored without a word."""
+    if given is None or given.row is None:
+        return
+    own = next((p for p in files if sidecar.is_sidecar(p) or sidecar.sidecar_path(p).is_file()), None)
+    if own is not None:
+        side = own if sidecar.is_sidecar(own) else sidecar.sidecar_path(own)
+        raise fail(str(own), 0, f"has its own job sidecar ({side.name}); --row/--run-id/--ref are for an "
+                   "output without one", "drop --row/--run-id/--ref to ingest it under its sidecar's run, or "
+                   "pass only outputs without a .job.json")
+
+
 def ingest(paths: list[str], store, given: Given | None = None, progress=None) -> Outcome:
-    """Ingest every file under ``paths`` into ``store``; refused files become ``problems``."""
+    """Ingest every file under ``paths`` into ``store``; refused files become ``problems``.
+    ``given`` (--row) is refused outright when an output has its own sidecar (``check_given``)."""
     files = collect(paths)
+    check_given(files, given)
     outcome = Outcome()
     try:
         _each(files, store, given, progress, outcome)
