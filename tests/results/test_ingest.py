@@ -310,6 +310,36 @@ def test_explicit_file_and_sidecarless_tree_keep_todays_behaviour(tmp_path, caps
     assert "skipped" not in out and out.strip().splitlines()[-1].startswith("ingested 2 results (2 new)")
 
 
+def test_a_walk_takes_upper_case_names_and_says_what_it_cannot_read(tmp_path, capsys, monkeypatch):
+    """Hunt (D14): a walked folder dropped RES.JSON, a broken symbolic link, a FIFO and a subfolder it
+    could not list without a word (even with -v) and exited 0; named on the command line each was
+    ingested or refused. Now each is ingested or refused, one line each; the rest is stored."""
+    raw = tmp_path / "raw"
+    write_job(raw, "a", vllm_output(), None)
+    write_job(raw, "B", vllm_output(conc=8), None).rename(raw / "B.JSON")
+    (raw / "gone.json").symlink_to(tmp_path / "nowhere.json")
+    os.mkfifo(raw / "pipe.json")
+    write_job(raw / "locked", "c", vllm_output(conc=16), None)
+    listdir = os.scandir
+
+    def scandir(path="."):  # as a non-root user meets a chmod-000 folder (root reads it all the same)
+        if os.fspath(path) == str(raw / "locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return listdir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    rc, out, err = run_cli(capsys, "results", "ingest", "-v", "--db", db_of(tmp_path), str(raw))
+    assert rc == 1 and "ingested 2 results (2 new)" in out, (out, err)
+    assert err.splitlines() == [
+        f"{raw / 'locked'}: cannot read this folder (Permission denied); its files are not ingested; make it "
+        "readable, or pass the folders that can be read",
+        f"{raw / 'gone.json'}: a symbolic link to nothing ({tmp_path / 'nowhere.json'}); not ingested; fix the "
+        "link or remove it",
+        f"{raw / 'pipe.json'}: not a regular file (a FIFO, socket or device); not ingested; replace it with the "
+        "result file or remove it"]
+    assert sorted(r[R.CONC] for r in stored(db_of(tmp_path))) == [4, 8]
+
+
 def test_a_job_that_says_success_without_an_output_is_stored_failed_with_a_warning(tmp_path, capsys):
     """Review: a sidecar saying success with no result file was stored as a failure without a word."""
     write_job(tmp_path, "lost", None, job(run_id="1002"))

@@ -89,8 +89,9 @@ def run(args) -> int:
     with deferred as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
         where = store.display_url(st.url)
-    if outcome.warnings or outcome.problems:
-        emit([*outcome.warnings, *outcome.problems])
+    problems = [*walked.refused, *outcome.problems]  # entries the walk could not read, then refused files
+    if outcome.warnings or problems:
+        emit([*outcome.warnings, *problems])
     _report_skipped(walked, args.verbose)
     print(f"ingested {count(outcome.results, 'result')} ({outcome.new} new) into {where}" if st.opened
           else f"ingested {count(outcome.results, 'result')}; nothing stored")
@@ -102,7 +103,7 @@ def run(args) -> int:
               "whole, the rest are not stored; run the same ingest again to finish (what is stored is "
               "skipped)", file=sys.stderr)
         return 130
-    return 1 if outcome.problems else 0
+    return 1 if problems else 0
 
 
 def _line_key(rec: dict) -> tuple:
