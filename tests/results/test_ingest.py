@@ -89,8 +89,8 @@ def test_row_flag_for_outputs_with_their_own_sidecar_is_refused(tmp_path, capsys
     write_job(tmp_path / "run", "res", vllm_output(), job(run_id="pr1"))
     (tmp_path / "row.json").write_text(json.dumps(ROW))
     for target in (tmp_path / "run", tmp_path / "run" / "res.json"):
-        rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
-                               "--run-id", "MYRUN", "--ref", "refs/heads/main", str(target))
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row",
+                               str(tmp_path / "row.json"), "--run-id", "MYRUN", "--ref", "refs/heads/main", str(target))
         assert rc == 1 and out == "", (out, err)
         assert err == (f"{tmp_path / 'run' / 'res.json'}: has its own job sidecar (res.job.json); --row/--run-id/"
                        "--ref are for an output without one; drop --row/--run-id/--ref to ingest it under its "
@@ -103,6 +103,14 @@ BAD = {
     "negative": (json.dumps(vllm_output(median_tpot_ms=-3.0)), "tpot_p50_ms: negative"),
     "unknown": (json.dumps({"hello": "world"}), "format: unknown JSON output"),
     "mismatch": (json.dumps(vllm_output(conc=8)), "conc: the output ran at concurrency 8"),
+    # Hunt (D19): derived values and the request rate were not checked: Infinity and NaN were stored,
+    # `show --json` then printed invalid JSON and a second ingest failed inside.
+    "interactivity_inf": (json.dumps(vllm_output(median_tpot_ms=1e-320)),
+                          "interactivity: inf, derived from tpot_p50_ms 9.99989e-321, is not a measurement"),
+    "tput_sum_inf": (json.dumps({k: v for k, v in vllm_output(input_throughput=1e308, output_throughput=1e308).items()
+                                 if k != "total_token_throughput"}),
+                     "tput_per_gpu: inf, derived from input_throughput 1e+308, output_throughput 1e+308, is not"),
+    "rate_nan": (json.dumps(vllm_output(request_rate=math.nan)), "request-rate: nan is not a rate"),
 }
 UNREADABLE = {
     "truncated": ('{"date": "20260101-120000", "model_id": "x", "median_ttft_ms": 1', "not valid JSON"),
