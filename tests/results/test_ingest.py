@@ -83,11 +83,34 @@ def test_row_flag_for_an_output_without_sidecar(tmp_path, capsys):
     assert (rec[R.ATTEMPT], rec[R.REF], rec[R.TOPOLOGY]) == (3, "refs/pull/5/merge", "tp8-pp1-dcp1-pcp1-ep1-dpafalse")
 
 
+def test_row_flag_for_outputs_with_their_own_sidecar_is_refused(tmp_path, capsys):
+    """Hunt (D2): `--row --run-id MYRUN --ref ...` over a folder of sidecar-carrying jobs exited 0 and
+    stored them under the sidecars' run, ignoring the flags without a word."""
+    write_job(tmp_path / "run", "res", vllm_output(), job(run_id="pr1"))
+    (tmp_path / "row.json").write_text(json.dumps(ROW))
+    for target in (tmp_path / "run", tmp_path / "run" / "res.json"):
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row",
+                               str(tmp_path / "row.json"), "--run-id", "MYRUN", "--ref", "refs/heads/main", str(target))
+        assert rc == 1 and out == "", (out, err)
+        assert err == (f"{tmp_path / 'run' / 'res.json'}: has its own job sidecar (res.job.json); --row/--run-id/"
+                       "--ref are for an output without one; drop --row/--run-id/--ref to ingest it under its "
+                       "sidecar's run, or pass only outputs without a .job.json\n"), err
+    assert not (tmp_path / "r.db").exists()  # nothing stored
+
+
 BAD = {
     "nan": (json.dumps(vllm_output(median_ttft_ms=math.nan)), "ttft_p50_ms: nan is not a measurement"),
     "negative": (json.dumps(vllm_output(median_tpot_ms=-3.0)), "tpot_p50_ms: negative"),
     "unknown": (json.dumps({"hello": "world"}), "format: unknown JSON output"),
     "mismatch": (json.dumps(vllm_output(conc=8)), "conc: the output ran at concurrency 8"),
+    # Hunt (D19): derived values and the request rate were not checked: Infinity and NaN were stored,
+    # `show --json` then printed invalid JSON and a second ingest failed inside.
+    "interactivity_inf": (json.dumps(vllm_output(median_tpot_ms=1e-320)),
+                          "interactivity: inf, derived from tpot_p50_ms 9.99989e-321, is not a measurement"),
+    "tput_sum_inf": (json.dumps({k: v for k, v in vllm_output(input_throughput=1e308, output_throughput=1e308).items()
+                                 if k != "total_token_throughput"}),
+                     "tput_per_gpu: inf, derived from input_throughput 1e+308, output_throughput 1e+308, is not"),
+    "rate_nan": (json.dumps(vllm_output(request_rate=math.nan)), "request-rate: nan is not a rate"),
 }
 UNREADABLE = {
     "truncated": ('{"date": "20260101-120000", "model_id": "x", "median_ttft_ms": 1', "not valid JSON"),
@@ -293,6 +316,36 @@ def test_explicit_file_and_sidecarless_tree_keep_todays_behaviour(tmp_path, caps
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'raw.db'}", str(raw))
     assert rc == 0, err
     assert "skipped" not in out and out.strip().splitlines()[-1].startswith("ingested 2 results (2 new)")
+
+
+def test_a_walk_takes_upper_case_names_and_says_what_it_cannot_read(tmp_path, capsys, monkeypatch):
+    """Hunt (D14): a walked folder dropped RES.JSON, a broken symbolic link, a FIFO and a subfolder it
+    could not list without a word (even with -v) and exited 0; named on the command line each was
+    ingested or refused. Now each is ingested or refused, one line each; the rest is stored."""
+    raw = tmp_path / "raw"
+    write_job(raw, "a", vllm_output(), None)
+    write_job(raw, "B", vllm_output(conc=8), None).rename(raw / "B.JSON")
+    (raw / "gone.json").symlink_to(tmp_path / "nowhere.json")
+    os.mkfifo(raw / "pipe.json")
+    write_job(raw / "locked", "c", vllm_output(conc=16), None)
+    listdir = os.scandir
+
+    def scandir(path="."):  # as a non-root user meets a chmod-000 folder (root reads it all the same)
+        if os.fspath(path) == str(raw / "locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return listdir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    rc, out, err = run_cli(capsys, "results", "ingest", "-v", "--db", db_of(tmp_path), str(raw))
+    assert rc == 1 and "ingested 2 results (2 new)" in out, (out, err)
+    assert err.splitlines() == [
+        f"{raw / 'locked'}: cannot read this folder (Permission denied); its files are not ingested; make it "
+        "readable, or pass the folders that can be read",
+        f"{raw / 'gone.json'}: a symbolic link to nothing ({tmp_path / 'nowhere.json'}); not ingested; fix the "
+        "link or remove it",
+        f"{raw / 'pipe.json'}: not a regular file (a FIFO, socket or device); not ingested; replace it with the "
+        "result file or remove it"]
+    assert sorted(r[R.CONC] for r in stored(db_of(tmp_path))) == [4, 8]
 
 
 def test_a_job_that_says_success_without_an_output_is_stored_failed_with_a_warning(tmp_path, capsys):

@@ -4,8 +4,11 @@ not hold yet, so a baseline can be built run by run and feeds `compare --baselin
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
-from helpers import job, run_cli, vllm_output, write_job
+from helpers import ROOT, cli, job, run_cli, vllm_output, write_job
 from sweepgate.results import record as R
 
 
@@ -49,3 +52,83 @@ def test_a_jsonl_file_that_is_not_records_is_refused_before_anything_is_stored(t
     assert jsonl.read_text() == '{"run-id": "1"}\nnot json\n'
     rc, _, err = run_cli(capsys, "results", "show", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--run", "5")
     assert rc == 1  # nothing stored
+
+
+def _one_line(tmp_path, run_id: str) -> str:
+    """A record line as another ingest of run ``run_id`` appends it."""
+    other = tmp_path / "other.jsonl"
+    write_job(tmp_path / f"other{run_id}", "res", vllm_output(4), job(run_id=run_id))
+    assert cli.main(["results", "ingest", "--db", f"sqlite:///{tmp_path / 'other.db'}", "--jsonl", str(other),
+                     str(tmp_path / f"other{run_id}")]) == 0
+    return other.read_text().splitlines()[-1] + "\n"
+
+
+def test_lines_another_ingest_appends_meanwhile_are_kept(tmp_path, capsys, monkeypatch):
+    """Hunt (D17): four parallel ingests of 100 records into one --jsonl each said "appended 100
+    records" and the file held 100 lines: each rewrote FILE as it had read it before storing. FILE is
+    read again under an exclusive lock and the new lines appended, so another ingest's stay."""
+    from sweepgate.results import ingest
+
+    jsonl = tmp_path / "main.jsonl"
+    jsonl.write_text(_one_line(tmp_path, "900"))
+    theirs = _one_line(tmp_path, "901")
+    real = ingest.ingest
+
+    def meanwhile(*args, **kwargs):  # another ingest appends while this one stores
+        with jsonl.open("a") as fh:
+            fh.write(theirs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ingest, "ingest", meanwhile)
+    write_job(tmp_path / "run", "res", vllm_output(4), job(run_id="902"))
+    rc, out, err = _ingest(capsys, tmp_path, tmp_path / "run", jsonl)
+    assert rc == 0 and f"appended 1 record to {jsonl}" in out, err
+    assert _runs(jsonl) == ["900", "901", "902"]
+
+
+def test_parallel_ingests_into_one_jsonl_keep_every_line(tmp_path):
+    """D17 as found: real processes at once, every record of each ends in FILE."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1"}
+    env.pop("GITHUB_ACTIONS", None)
+    jsonl = tmp_path / "all.jsonl"
+    for k in range(4):
+        for i in range(20):
+            write_job(tmp_path / f"set{k}", f"res{i:02d}", vllm_output(4), job(run_id=f"{k}{i:02d}"))
+    procs = [subprocess.Popen([sys.executable, "-m", "sweepgate", "results", "ingest", "--db",
+                               f"sqlite:///{tmp_path / f'{k}.db'}", "--jsonl", str(jsonl), str(tmp_path / f"set{k}")],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(4)]
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0 and "appended 20 records" in out, err
+    assert sorted(_runs(jsonl)) == sorted(f"{k}{i:02d}" for k in range(4) for i in range(20))
+
+
+def test_an_unwritable_jsonl_is_refused_before_anything_is_stored(tmp_path, capsys, monkeypatch):
+    """Hunt (D18): a read-only --jsonl was refused only after 4 records were stored (exit 1)."""
+    jsonl = tmp_path / "ro.jsonl"
+    jsonl.write_text("")
+    real = os.open
+
+    def read_only(path, flags, *args):  # as a non-root user meets a chmod-444 file (root writes it all the same)
+        if os.fspath(path) == str(jsonl) and flags & (os.O_WRONLY | os.O_RDWR):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", read_only)
+    write_job(tmp_path / "run", "res", vllm_output(4), job(run_id="5"))
+    rc, out, err = _ingest(capsys, tmp_path, tmp_path / "run", jsonl)
+    assert (rc, out) == (1, ""), err
+    assert err == (f"{jsonl}: cannot write to it: Permission denied; pass --jsonl a writable file (or a new one "
+                   "in a writable folder)\n")
+    assert not (tmp_path / "r.db").exists()  # nothing stored
+
+
+def test_a_jsonl_given_as_a_symbolic_link_is_written_through_to_its_target(tmp_path, capsys):
+    """Hunt (D18): --jsonl link.jsonl replaced the link by a file; its target got nothing."""
+    target, link = tmp_path / "target.jsonl", tmp_path / "link.jsonl"
+    target.write_text(_one_line(tmp_path, "900"))
+    link.symlink_to(target.name)
+    write_job(tmp_path / "run", "res", vllm_output(4), job(run_id="901"))
+    rc, out, err = _ingest(capsys, tmp_path, tmp_path / "run", link)
+    assert rc == 0, err
+    assert link.is_symlink() and _runs(target) == ["900", "901"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -18,7 +20,8 @@ def add_arguments(parser) -> None:
 
     parser.add_argument("paths", nargs="+", metavar="PATH", help="result files or folders (walked)")
     add_db_argument(parser)
-    parser.add_argument("--row", metavar="FILE", help="the matrix row (JSON) of an output that has no .job.json")
+    parser.add_argument("--row", metavar="FILE", help="the matrix row (JSON) of an output that has no .job.json "
+                             "(refused when an output has its own)")
     parser.add_argument("--run-id", metavar="ID", help="with --row: the run the output belongs to")
     parser.add_argument("--ref", metavar="REF", help="with --row: the git ref it ran on")
     parser.add_argument("--attempt", type=argtypes.int_between(1), metavar="N", help="with --row: the run attempt (default 1)")
@@ -81,27 +84,30 @@ def run(args) -> int:
         # Refused before the store commits anything: the records would be stored but not written.
         raise fail(args.jsonl, 0, "is a directory" if jsonl.is_dir() else "its folder does not exist",
                    "pass --jsonl FILE in an existing folder")
-    held = _held(jsonl) if jsonl else None  # a bad FILE is refused before anything is stored
+    if jsonl:
+        _held(jsonl)  # a bad FILE is refused before anything is stored
     deferred = store.Deferred(args.db)  # the URL is checked now; the database made at the first result
     walked = ingest.walk(args.paths, allow_empty=args.allow_empty)
     files = walked.files
+    fd = _open_jsonl(jsonl) if jsonl else None  # a FILE that cannot be written too
     with deferred as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
         where = store.display_url(st.url)
-    if outcome.warnings or outcome.problems:
-        emit([*outcome.warnings, *outcome.problems])
+    problems = [*walked.refused, *outcome.problems]  # entries the walk could not read, then refused files
+    if outcome.warnings or problems:
+        emit([*outcome.warnings, *problems])
     _report_skipped(walked, args.verbose)
     print(f"ingested {count(outcome.results, 'result')} ({outcome.new} new) into {where}" if st.opened
           else f"ingested {count(outcome.results, 'result')}; nothing stored")
     if jsonl:
-        _append(jsonl, held, outcome.records)
+        _append(jsonl, fd, outcome.records)
     if outcome.interrupted:
         done, total = outcome.interrupted
         print(f"sweepgate results ingest: interrupted after {done} of {count(total, 'file')}: those stored are "
               "whole, the rest are not stored; run the same ingest again to finish (what is stored is "
               "skipped)", file=sys.stderr)
         return 130
-    return 1 if outcome.problems else 0
+    return 1 if problems else 0
 
 
 def _line_key(rec: dict) -> tuple:
@@ -111,24 +117,50 @@ def _line_key(rec: dict) -> tuple:
     return rec.get(R.RUN_ID), rec.get(R.ATTEMPT), rec.get(R.RESULT_FILENAME), rec.get(R.SOURCE_LINE)
 
 
-def _held(path: Path) -> tuple[bytes, set]:
-    """The bytes of an existing --jsonl FILE and the records it holds (read as --baseline-jsonl reads it)."""
+def _held(path: Path) -> set:
+    """The records an existing --jsonl FILE holds (read as --baseline-jsonl reads it)."""
     from sweepgate.results.source import records_from_jsonl
 
     if not path.exists():
-        return b"", set()
-    return path.read_bytes(), {_line_key(r) for r in records_from_jsonl([path])}
+        return set()
+    return {_line_key(r) for r in records_from_jsonl([path])}
 
 
-def _append(path: Path, held: tuple[bytes, set], records: list[dict]) -> None:
+def _open_jsonl(path: Path) -> int:
+    """FILE opened to append to (created if missing; a symbolic link written through to its target),
+    so one that cannot be written is refused before anything is stored."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot write to it: {exc.strerror}",
+                   "pass --jsonl a writable file (or a new one in a writable folder)") from None
+
+
+def _append(path: Path, fd: int, records: list[dict]) -> None:
     """Append the records FILE does not hold yet (one file can gather a baseline run by run, and
-    ingesting the same outputs twice adds nothing), in one atomic write."""
-    from sweepgate.core.atomic import atomic_write
-
-    text, keys = held
-    new = [r for r in records if _line_key(r) not in keys]
-    if text and not text.endswith(b"\n"):
-        text += b"\n"
-    atomic_write(path, text + "".join(json.dumps(r, sort_keys=True) + "\n" for r in new).encode())
+    ingesting the same outputs twice adds nothing). Under an exclusive lock, FILE is read again and
+    the new lines go in one append: ingests writing one FILE at once keep each other's lines."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        keys = _held(path)
+        new = [r for r in records if _line_key(r) not in keys]
+        size = os.fstat(fd).st_size
+        gap = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
+        _write_whole(path, fd, gap + "".join(json.dumps(r, sort_keys=True) + "\n" for r in new).encode(), size)
+    finally:
+        os.close(fd)  # the lock goes with it
     kept = len(records) - len(new)
     print(f"appended {count(len(new), 'record')} to {path}" + (f" ({kept} already there)" if kept else ""))
+
+
+def _write_whole(path: Path, fd: int, data: bytes, size: int) -> None:
+    """``data`` appended whole, or FILE cut back to its ``size`` (a full disk): never half a line."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except OSError as exc:
+        os.ftruncate(fd, size)
+        raise fail(str(path), 0, f"cannot write to it: {exc.strerror}; it is as it was",
+                   "free space (or fix the file system) and run the same ingest again") from None

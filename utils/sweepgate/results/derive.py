@@ -124,6 +124,15 @@ def is_failed_run(metrics: dict, evals: list) -> bool:
     return not any(isinstance(v, (int, float)) and v > 0 and math.isfinite(v) for v in rates)
 
 
+# derived value -> the measurements it is computed from (named when it comes out NaN or infinite)
+SOURCES = {R.OUTPUT_TPUT_PER_GPU: (R.OUTPUT_THROUGHPUT,),
+           R.INPUT_TPUT_PER_GPU: (R.INPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT, R.OUTPUT_THROUGHPUT),
+           R.TPUT_PER_GPU: (R.TOTAL_TOKEN_THROUGHPUT, R.INPUT_THROUGHPUT, R.OUTPUT_THROUGHPUT),
+           R.INTERACTIVITY: (R.latency_name("tpot", "p50"),),
+           R.SUCCESS_RATE: (R.COMPLETED, R.FAILED),
+           R.ENERGY_PER_OUTPUT_TOKEN_J: (R.TOTAL_OUTPUT_TOKENS, R.OUTPUT_THROUGHPUT, R.DURATION_S)}
+
+
 def add_derived(metrics: dict, n_gpus: int | None, energy_j: float | None = None) -> dict:
     """``metrics`` plus every derived value above."""
     out = dict(metrics)

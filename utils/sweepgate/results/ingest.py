@@ -2,7 +2,8 @@
 
 One transaction per file, so a refused file leaves nothing behind and every
 other file is still stored. Folders are walked for ``*.json``, ``*.jsonl`` and
-``*.csv`` (which of those is a result is decided by content); a CSV export
+``*.csv``, in any case (which of those is a result is decided by content; a broken
+link or FIFO so named, and a subfolder that cannot be read, are refused); a CSV export
 beside a JSON export of the same name is the same run and is skipped; a
 ``.job.json`` without an output (the script died first) becomes a failure record.
 In a walked folder that holds job sidecars, only outputs paired with one (their own
@@ -17,6 +18,7 @@ result-filename) are stored is refused (results are immutable).
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 from sweepgate.core import fields as F
@@ -59,13 +61,43 @@ class Walk:
     files: list[Path]
     skipped: list[Path]  # helper outputs beside jobs' sidecars, not results
     twins: list[Path] = dataclasses.field(default_factory=list)  # CSV exports beside their JSON: the same runs
+    refused: list[Diagnostic] = dataclasses.field(default_factory=list)  # entries a walk could not read
 
 
-def _outputs_of(folder: Path) -> tuple[list[Path], list[Path], list[Path]]:
-    """(outputs, helper files beside jobs' sidecars, CSV exports beside a JSON export of one name)."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in WALKED_SUFFIXES)
-    names = set(files)
-    twins = [p for p in files if p.suffix == ".csv" and p.with_suffix(".json") in names]
+def _walked(path: Path) -> bool:
+    """A name the walk looks at: .json, .jsonl or .csv in any case (``RES.JSON`` from Windows tools)."""
+    return path.suffix.lower() in WALKED_SUFFIXES
+
+
+def _not_a_file(path: Path) -> Diagnostic:
+    """Why a walked entry named like an output is no file to read: a broken symbolic link, a FIFO..."""
+    if path.is_symlink() and not path.exists():
+        return Diagnostic(str(path), 0, 0, "unreadable-entry", f"a symbolic link to nothing ({os.readlink(path)}); "
+                          "not ingested", "fix the link or remove it")
+    return Diagnostic(str(path), 0, 0, "unreadable-entry", "not a regular file (a FIFO, socket or device); "
+                      "not ingested", "replace it with the result file or remove it")
+
+
+def _entries(folder: Path, refused: list[Diagnostic]) -> list[Path]:
+    """Every entry named like an output under ``folder`` (symbolic links to folders not followed);
+    a subfolder that cannot be read is added to ``refused``, not passed over."""
+    def unreadable(exc: OSError) -> None:  # os.walk passes over what it cannot list, unless told
+        refused.append(Diagnostic(exc.filename or str(folder), 0, 0, "unreadable-entry",
+                                  f"cannot read this folder ({exc.strerror}); its files are not ingested",
+                                  "make it readable, or pass the folders that can be read"))
+
+    return [Path(top, name) for top, dirs, names in os.walk(folder, onerror=unreadable)
+            for name in names if _walked(Path(name))]
+
+
+def _outputs_of(folder: Path, refused: list[Diagnostic]) -> tuple[list[Path], list[Path], list[Path]]:
+    """(outputs, helper files beside jobs' sidecars, CSV exports beside a JSON export of one name);
+    entries that are no regular file (broken links, FIFOs) and unreadable subfolders go to ``refused``."""
+    entries = _entries(folder, refused)
+    refused.extend(_not_a_file(p) for p in sorted(entries) if not p.is_file() and not p.is_dir())
+    files = sorted(p for p in entries if p.is_file())
+    exported = {p.with_suffix("") for p in files if p.suffix.lower() == ".json"}
+    twins = [p for p in files if p.suffix.lower() == ".csv" and p.with_suffix("") in exported]
     files = [p for p in files if p not in twins]
     if not any(sidecar.is_sidecar(p) for p in files):
         return files, [], twins
@@ -82,11 +114,13 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     out: list[Path] = []
     skipped: list[Path] = []
     twins: list[Path] = []
+    refused: list[Diagnostic] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            kept, helpers, same = _outputs_of(path)
-            if not kept and not helpers and not allow_empty:
+            before = len(refused)
+            kept, helpers, same = _outputs_of(path, refused)
+            if not kept and not helpers and len(refused) == before and not allow_empty:
                 raise fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder",
                            "pass the folder the job outputs were downloaded into")
             out.extend(kept)
@@ -98,7 +132,7 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
             raise fail(given, 0, "not a regular file or folder", "pass result files or the folders that hold them")
         else:
             raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
-    return Walk(_unique(out), skipped, twins)
+    return Walk(_unique(out), skipped, twins, refused)
 
 
 def collect(paths: list[str]) -> list[Path]:
@@ -218,10 +252,26 @@ def _file_records(path: Path, given: Given | None, warnings: list) -> list[dict]
         return records
 
 
+def check_given(files: list[Path], given: Given | None) -> None:
+    """Refuse ``--row`` (with its --run-id/--ref) for outputs that carry their own ``.job.json``:
+    it describes one output without a sidecar, and would otherwise be ignored without a word."""
+    if given is None or given.row is None:
+        return
+    own = next((p for p in files if sidecar.is_sidecar(p) or sidecar.sidecar_path(p).is_file()), None)
+    if own is not None:
+        side = own if sidecar.is_sidecar(own) else sidecar.sidecar_path(own)
+        raise fail(str(own), 0, f"has its own job sidecar ({side.name}); --row/--run-id/--ref are for an "
+                   "output without one", "drop --row/--run-id/--ref to ingest it under its sidecar's run, or "
+                   "pass only outputs without a .job.json")
+
+
 def ingest(paths: list[str], store, given: Given | None = None, progress=None) -> Outcome:
-    """Ingest every file under ``paths`` into ``store``; refused files become ``problems``."""
-    files = collect(paths)
-    outcome = Outcome()
+    """Ingest every file under ``paths`` into ``store``; refused files become ``problems``.
+    ``given`` (--row) is refused outright when an output has its own sidecar (``check_given``)."""
+    walked = walk(paths)
+    files = walked.files
+    check_given(files, given)
+    outcome = Outcome(problems=list(walked.refused))
     try:
         _each(files, store, given, progress, outcome)
     except KeyboardInterrupt:  # each file stored whole or not at all: say how far it got

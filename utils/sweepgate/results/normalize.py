@@ -1,9 +1,10 @@
 """One measurement + its job -> one normalized record (``result.schema.json``).
 
 The row is the authority on identity; the output is checked against it (a
-sidecar whose row ran another concurrency is refused, not merged). Metrics
-must be finite and non-negative. A run that completed nothing is stored with
-status ``failure``, never as a zero-throughput success.
+sidecar whose row ran another concurrency is refused, not merged). Metrics,
+the values derived from them and the request rate must be finite, metrics
+non-negative. A run that completed nothing is stored with status ``failure``,
+never as a zero-throughput success.
 """
 
 from __future__ import annotations
@@ -130,14 +131,34 @@ def check_metrics(metrics: dict, path: str, line: int) -> None:
                        "a latency, count or throughput cannot be negative; the output is corrupt, rerun it")
 
 
+def check_derived(metrics: dict, raw: dict, path: str, line: int) -> None:
+    """Refuse a derived value that is not a finite number (1000 / a TPOT of 1e-320, two throughputs
+    of 1e308 added), naming the measurements it came from: NaN and Infinity have no place in the store."""
+    for name in derive.SOURCES:
+        value = metrics.get(name)
+        if value is not None and not math.isfinite(value):
+            given = ", ".join(f"{n} {raw[n]:g}" for n in derive.SOURCES[name] if raw.get(n) is not None)
+            raise fail(path, line, f"{name}: {value}, derived from {given}, is not a measurement",
+                       "the client wrote a figure too large or too small to be real; the output is corrupt, rerun it")
+
+
+def check_rate(rate, path: str, line: int) -> None:
+    """Refuse a request rate of NaN (the schema's number test lets it through); Infinity is "inf"."""
+    if isinstance(rate, float) and math.isnan(rate):
+        raise fail(path, line, f"{R.REQUEST_RATE}: {rate} is not a rate",
+                   "the client wrote NaN for its request rate; the output is corrupt, rerun it")
+
+
 def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: float | None = None) -> dict:
     """The normalized, schema-checked record for one measurement."""
     if job.row:
         check_agreement(m, job.row, path, job.source or "--row")
     ident = _identity(m, job.row)
+    check_rate(ident[R.REQUEST_RATE], path, m.line)
     raw = derive.measured(m.metrics)
     check_metrics(raw, path, m.line)
     metrics = derive.add_derived(raw, ident[R.GPUS], energy_j)
+    check_derived(metrics, raw, path, m.line)
     j = job.job
     rec = {R.SCHEMA: R.SCHEMA_VERSION, **ident, R.CONFIG_KEY: j.get(R.CONFIG_KEY),
            R.RESULT_FILENAME: result_filename, R.RUNNER_NAME: j.get(R.RUNNER_NAME),
