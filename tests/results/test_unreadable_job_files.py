@@ -1,7 +1,7 @@
 """Job files the ingest cannot read: one line each, the other files still stored.
 
-JSON nested past Python's reader (outputs, sidecars, a --baseline-jsonl) ended in
-"internal error" (hostile review 11).
+An unreadable sidecar (permission denied) and JSON nested past Python's reader (outputs,
+sidecars, a --baseline-jsonl) ended in "internal error" (hostile review 11).
 """
 
 from __future__ import annotations
@@ -23,6 +23,36 @@ def db_of(tmp: pathlib.Path) -> str:
 def run_ids(db: str) -> list[str]:
     with store.open_store(db) as st:
         return sorted(r[R.RUN_ID] for r in st.records())
+
+
+def test_an_unreadable_sidecar_is_one_line(tmp_path, capsys, monkeypatch):
+    """A .job.json the ingest may not read (permission denied) was "internal error: PermissionError";
+    it is refused as an unreadable output is. (Root reads any file: the denial is simulated.)"""
+    write_job(tmp_path, "a", vllm_output(), job(run_id="1"))
+    write_job(tmp_path, "b", vllm_output(), job(run_id="2"))
+    denied, read_text = tmp_path / "b.job.json", pathlib.Path.read_text
+
+    def guarded(self, *args, **kwargs):
+        if self == denied:
+            raise PermissionError(13, "Permission denied", str(self))
+        return read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "read_text", guarded)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and line == f"{denied}: cannot read: Permission denied; check the path and its permissions", err
+    assert "ingested 1 result (1 new)" in out and run_ids(db_of(tmp_path)) == ["1"]
+
+
+def test_a_sidecar_that_is_not_utf8_is_one_line(tmp_path, capsys):
+    write_job(tmp_path, "a", vllm_output(), job(run_id="1"))
+    write_job(tmp_path, "b", vllm_output(), None)
+    (tmp_path / "b.job.json").write_bytes(json.dumps(job(run_id="2", ref="caf\u00e9")).replace(
+        "caf\\u00e9", "caf\u00e9").encode("latin-1"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and line.startswith(f"{tmp_path / 'b.job.json'}: not UTF-8 text (byte "), err
+    assert "ingested 1 result (1 new)" in out and run_ids(db_of(tmp_path)) == ["1"]
 
 
 DEEP = "[" * 2000 + "]" * 2000
