@@ -89,9 +89,12 @@ def _text(path: Path) -> str:
 
 def read(path: Path) -> Job:
     """A checked sidecar."""
+    from sweepgate.core.jobenv import check_row
+
     doc = jsonio.loads(_text(path), str(path), hint=f"the job sidecar is truncated; {REWRITE}")
     if not isinstance(doc, dict) or not isinstance(doc.get(JOB), dict) or not isinstance(doc.get(ROW), dict):
         raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}", REWRITE)
+    check_row(doc[ROW], str(path), REWRITE)
     _check_job(doc[JOB], str(path))
     job = {key: doc[JOB].get(key) for key in JOB_KEYS}
     job[R.REHEARSAL] = bool(job.get(R.REHEARSAL))
