@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from helpers import run_cli, vllm_output  # helpers puts utils/ on sys.path
+from helpers import ROW, run_cli, vllm_output  # helpers puts utils/ on sys.path
 
 from sweepgate.commands.example import SEED_KEY, build_repo
 from sweepgate.core.load import Git
@@ -159,9 +159,43 @@ def test_an_unreadable_matrix_or_job_context_is_one_line(tmp_path, capsys, monke
     env = {"ROW_ID": "single_node/0", "MATRIX_FILE": str(bad), "RESULT_DIR": str(tmp_path / "out"),
            "RESULT_FILENAME": "res"}
     if kind == "context":
-        env.update(ROW=json.dumps({"config-key": "k"}), JOB_CONTEXT_FILE=str(bad))
+        env.update(ROW=json.dumps(ROW), JOB_CONTEXT_FILE=str(bad))  # a whole row: refused otherwise
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     rc, _, err = run_cli(capsys, "results", "sidecar")
     assert rc == 1 and said in err and "internal error" not in err and len(err.strip().splitlines()) == 1, err
     assert err.startswith(str(bad)), err
+
+
+SIDECAR_REFUSALS = {  # environment changes -> the one line's start
+    "context missing": ({"JOB_CONTEXT_FILE": "{tmp}/nope.json"}, "{tmp}/nope.json: job context not found"),
+    "context a folder": ({"JOB_CONTEXT_FILE": "{tmp}"}, "{tmp}: job context is a directory"),
+    "row not an object": ({"ROW": "[1]"}, "ROW:1: row is not a JSON object"),
+    "row bad tp": ({"ROW": json.dumps(dict(ROW, tp=None))}, "ROW:1: row's tp null is not a whole number"),
+    "result dir a file": ({"RESULT_DIR": "{tmp}/afile"}, "{tmp}/afile: RESULT_DIR is a file, not a folder"),
+    "attempt text": ({"GITHUB_RUN_ATTEMPT": "abc"}, "GITHUB_RUN_ATTEMPT: 'abc' is not a run attempt"),
+    "attempt zero": ({"GITHUB_RUN_ATTEMPT": "0"}, "GITHUB_RUN_ATTEMPT: '0' is not a run attempt"),
+    "status unknown": ({"JOB_STATUS": "skipped"},
+                       "JOB_STATUS: 'skipped' is not a job status: expected one of success, failure, cancelled"),
+    "status unset": ({"JOB_STATUS": ""}, "JOB_STATUS: not set: expected one of success, failure, cancelled"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SIDECAR_REFUSALS))
+def test_the_sidecar_step_refuses_what_it_would_have_guessed(case, tmp_path, capsys, monkeypatch):
+    """Review: with JOB_CONTEXT_FILE naming a missing file a PR's result was filed under GITHUB_REF
+    (main's, as a PR sweep is a dispatch on main), exit 0; an attempt 'abc' became 1 and an unknown
+    status a failure; ROW '[1]' and a RESULT_DIR that is a file were internal errors. Each is one
+    line, exit 1, and no sidecar is written."""
+    (tmp_path / "afile").write_text("")
+    env = {"ROW": json.dumps(ROW), "RESULT_DIR": str(tmp_path / "out"), "RESULT_FILENAME": "res",
+           "GITHUB_RUN_ID": "1", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REF": "refs/heads/main", "JOB_STATUS": "success"}
+    change, said = SIDECAR_REFUSALS[case]
+    env.update({k: v.replace("{tmp}", str(tmp_path)) for k, v in change.items()})
+    monkeypatch.delenv("JOB_CONTEXT_FILE", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and line.startswith(said.replace("{tmp}", str(tmp_path))) and "internal error" not in err, err
+    assert not (tmp_path / "out" / "res.job.json").exists()

@@ -11,6 +11,7 @@ from pathlib import Path
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import emit, fail
 from sweepgate.core.report import count, progress
+from sweepgate.results.record import MAX_INTEGER
 
 PROGRESS_MIN_FILES = 20
 
@@ -24,7 +25,8 @@ def add_arguments(parser) -> None:
                              "(refused when an output has its own)")
     parser.add_argument("--run-id", metavar="ID", help="with --row: the run the output belongs to")
     parser.add_argument("--ref", metavar="REF", help="with --row: the git ref it ran on")
-    parser.add_argument("--attempt", type=argtypes.int_between(1), metavar="N", help="with --row: the run attempt (default 1)")
+    parser.add_argument("--attempt", type=argtypes.int_between(1, MAX_INTEGER), metavar="N",
+                        help="with --row: the run attempt (default 1)")
     parser.add_argument("--config-key", metavar="KEY", help="with --row: the master-config key of the row")
     parser.add_argument("--jsonl", metavar="FILE",
                         help="also append the normalized records as JSON lines to FILE (created if missing; "

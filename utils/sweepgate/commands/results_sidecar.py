@@ -10,6 +10,9 @@ in the run's matrix artifact) gives the row's config key by ``ROW_ID`` and the s
 and commit: a PR's sweep runs as a dispatch on main, but its results are the PR's
 (refs/pull/N/head at the head SHA), never main's. The run identity (``core.identity``) hashes the
 files in the working directory (the approved commit) and the launchers under ``--tools``.
+Nothing is guessed: a JOB_CONTEXT_FILE named but not readable, a GITHUB_RUN_ATTEMPT or
+JOB_STATUS that GitHub never sets, a row ``ci row-env`` refuses or a RESULT_DIR that cannot be
+a folder is one line and exit 1, and no sidecar is written.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from sweepgate.core.errors import fail
 
 STATUS_ENV, STARTED_ENV, CONFIG_KEY_ENV = "JOB_STATUS", "JOB_STARTED", "CONFIG_KEY"
 CONTEXT_ENV = "JOB_CONTEXT_FILE"
+ATTEMPT_ENV = "GITHUB_RUN_ATTEMPT"
 
 
 def add_arguments(parser) -> None:
@@ -39,16 +43,35 @@ def _identity(row: dict, tools: str) -> str | None:
 
 
 def _row() -> dict:
+    from sweepgate.core.jobenv import check_row
     from sweepgate.workflow.fanout import job_row
 
-    return job_row(os.environ.get("ROW", ""), os.environ.get("ROW_ID", ""), os.environ.get("MATRIX_FILE"))
+    row = job_row(os.environ.get("ROW", ""), os.environ.get("ROW_ID", ""), os.environ.get("MATRIX_FILE"))
+    check_row(row, "ROW" if os.environ.get("ROW") else os.environ.get("MATRIX_FILE", "ROW"))
+    return row
 
 
 def _status() -> str:
+    """``job.status``, one of jobfile.STATUSES (what GitHub's job.status can be)."""
     from sweepgate.core import jobfile
 
     status = os.environ.get(STATUS_ENV, "").lower()
-    return status if status in jobfile.STATUSES else "failure"
+    if status not in jobfile.STATUSES:
+        what = f"{status!r} is not a job status" if status else "not set"
+        raise fail(STATUS_ENV, 0, f"{what}: expected one of {', '.join(jobfile.STATUSES)}",
+                   "set JOB_STATUS: ${{ job.status }} on the sidecar step")
+    return status
+
+
+def _attempt() -> int:
+    """``GITHUB_RUN_ATTEMPT`` (1 when unset, as outside Actions): a whole number the store can hold."""
+    from sweepgate.results.record import MAX_INTEGER
+
+    text = os.environ.get(ATTEMPT_ENV) or "1"
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_INTEGER):
+        raise fail(ATTEMPT_ENV, 0, f"{text!r} is not a run attempt (a whole number from 1 to {MAX_INTEGER})",
+                   "leave GITHUB_RUN_ATTEMPT as the runner sets it")
+    return int(text)
 
 
 def _context() -> tuple[str | None, str | None, str | None]:
@@ -57,7 +80,7 @@ def _context() -> tuple[str | None, str | None, str | None]:
 
     env, doc = os.environ, {}
     path = env.get(CONTEXT_ENV, "")
-    if path and os.path.isfile(path):
+    if path:  # named but missing or unreadable: refused, never filed under GITHUB_REF (a PR's under main)
         from sweepgate.workflow.fanout import load_json
 
         doc = load_json(path, "job context")
@@ -69,6 +92,16 @@ def _context() -> tuple[str | None, str | None, str | None]:
             doc.get(jobfile.COMMIT) or env.get("GITHUB_SHA") or None)
 
 
+def _make_folder(folder: str) -> None:
+    """RESULT_DIR, made when missing; one line when it cannot be (a file there, no permission)."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        what = "is a file, not a folder" if os.path.isfile(folder) else f"cannot be made: {exc.strerror}"
+        raise fail(folder, 0, f"RESULT_DIR {what}", "set RESULT_DIR to a writable folder (`sweepgate ci row-env` "
+                   "sets it)") from None
+
+
 def run(args) -> int:
     from sweepgate.core import fields, jobfile
 
@@ -77,18 +110,14 @@ def run(args) -> int:
     if not name or not folder:
         raise fail(fields.RESULT_FILENAME_ENV, 0, "RESULT_DIR/RESULT_FILENAME are not set",
                    "run `sweepgate ci row-env` first")
-    try:
-        attempt = int(env.get("GITHUB_RUN_ATTEMPT") or 1)
-    except ValueError:
-        attempt = 1
     row = _row()
     config_key, ref, commit = _context()
-    doc = jobfile.build(row, run_id=env.get("GITHUB_RUN_ID") or "local", attempt=attempt, status=_status(),
+    doc = jobfile.build(row, run_id=env.get("GITHUB_RUN_ID") or "local", attempt=_attempt(), status=_status(),
                         config_key=config_key, commit=commit, ref=ref,
                         runner_name=env.get(fields.RUNNER_NAME_ENV) or None,
                         started=env.get(STARTED_ENV) or None, finished=jobfile.now(), rehearsal=args.rehearsal,
                         run_identity=_identity(row, args.tools))
-    os.makedirs(folder, exist_ok=True)
+    _make_folder(folder)
     path = jobfile.path_for(folder, name)
     jobfile.write(path, doc)
     print(f"sweepgate results sidecar: {path} ({doc[jobfile.JOB][jobfile.STATUS]})", file=sys.stderr)

@@ -7,7 +7,9 @@ placement on the runner pool (``core.placement``).
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 
 from sweepgate.core import fields
 from sweepgate.core.errors import fail
@@ -63,20 +65,82 @@ def hardware_env(row: dict, runners: dict | None) -> dict[str, str]:
 
 
 ROW_NEEDS = (fields.EXP_NAME, fields.RUNNER, fields.PRECISION, fields.FRAMEWORK, fields.IMAGE)
+# Whole numbers a record is derived from (GPUs, topology, the point), each with the master
+# schema's bounds ($defs), so an absurd value is refused here, never met as an overflow later.
+PARALLEL_FIELDS = (fields.TP, fields.PP, fields.DCP_SIZE, fields.PCP_SIZE, fields.EP)
+LENGTH_FIELDS = (fields.ISL, fields.OSL)
+
+
+@functools.lru_cache(maxsize=None)
+def _schema_max(definition: str) -> int:
+    """The master schema's upper bound of one kind of whole number (``$defs``)."""
+    from sweepgate.core.schemas import schema_bytes
+
+    return json.loads(schema_bytes("master"))["$defs"][definition]["maximum"]
+
+
+def _shown(value) -> str:
+    """A row value as it reads in the row (JSON), cut short."""
+    try:
+        text = json.dumps(value, default=str)
+    except RecursionError:
+        return "(nested too deeply to show)"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _whole(value, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _not_finite(value) -> bool:
+    """A NaN or infinity anywhere in ``value`` (walked without recursion: a row may nest deeply)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return True
+        stack.extend(item.values() if isinstance(item, dict) else item if isinstance(item, list) else ())
+    return False
+
+
+def _check_numbers(obj: dict, names, low: int, high: int, where: str, source: str, hint: str) -> None:
+    for name in names:
+        if name in obj and not _whole(obj[name], low, high):
+            raise fail(source, 1, f"row's {where}{name} {_shown(obj[name])} is not a whole number from "
+                       f"{low} to {high}", hint)
+
+
+def _check_workers(row: dict, source: str, hint: str) -> None:
+    """A multi-node row's prefill and decode: objects of whole numbers (num-worker, tp, ...)."""
+    for side in (fields.PREFILL, fields.DECODE):
+        worker = row.get(side)
+        if not isinstance(worker, dict):
+            raise fail(source, 1, f"row's {side} {_shown(worker)} is not an object (a multi-node row has "
+                       f"{fields.PREFILL} and {fields.DECODE} workers)", hint)
+        _check_numbers(worker, (fields.NUM_WORKER,), 0, _schema_max("parallelSize"), f"{side}.", source, hint)
+        _check_numbers(worker, PARALLEL_FIELDS, 1, _schema_max("parallelSize"), f"{side}.", source, hint)
 
 
 def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(matrix.row)") -> None:
-    """Refuse what is not one whole matrix row (an object with ROW_NEEDS)."""
+    """Refuse what is not one whole matrix row (an object with ROW_NEEDS) or carries a value a job
+    or its record cannot be derived from (parallelism, lengths, concurrency, workers, runner)."""
     if not isinstance(row, dict):
         raise fail(source, 1, "row is not a JSON object", hint)
     missing = [f for f in ROW_NEEDS if f not in row]
     if missing:
         raise fail(source, 1, f"row has no {', '.join(repr(m) for m in missing)}", hint)
+    if _not_finite(row):
+        raise fail(source, 1, "row holds NaN or Infinity", hint)
+    if not isinstance(row[fields.RUNNER], str):
+        raise fail(source, 1, f"row's runner {_shown(row[fields.RUNNER])} is not a string", hint)
     concs = fields.row_concs(row)  # a multi-node row lists its concurrencies
-    if fields.CONC in row and not (concs and all(isinstance(c, int) and not isinstance(c, bool) and c > 0
-                                                 for c in concs)):
-        raise fail(source, 1, f"row's conc {row[fields.CONC]!r} is not a positive whole number (or a list of "
-                   "them)", hint)
+    if fields.CONC in row and not (concs and all(_whole(c, 1, _schema_max("concValue")) for c in concs)):
+        raise fail(source, 1, f"row's conc {_shown(row[fields.CONC])} is not a positive whole number (or a list "
+                   f"of them) of at most {_schema_max('concValue')}", hint)
+    _check_numbers(row, PARALLEL_FIELDS, 1, _schema_max("parallelSize"), "", source, hint)
+    _check_numbers(row, LENGTH_FIELDS, 1, _schema_max("posInt"), "", source, hint)
+    if fields.PREFILL in row or fields.DECODE in row:
+        _check_workers(row, source, hint)
 
 
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",

@@ -26,6 +26,12 @@ UNREADABLE = "unreadable"
 CLIENT_HINT = "the file is truncated or not a client's output; rerun the benchmark or remove the file"
 
 
+def too_deep(path: str, line: int = 0, hint: str = CLIENT_HINT):
+    """The refusal of a document nested deeper than Python's JSON reader goes (about 1,000 levels):
+    whole, so not a client that died writing it, and no client's output either."""
+    return fail(path, line, "nested too deeply (arrays or objects about 1,000 levels deep)", hint)
+
+
 def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
     """Parse one JSON document; errors as ``path:line:col: ...; hint`` (by default, the fix for a
     client's output)."""
@@ -34,6 +40,8 @@ def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
     except json.JSONDecodeError as exc:
         raise fail(path, exc.lineno + line_offset, f"not valid JSON: {json_message(exc)}", hint, col=exc.colno,
                    rule=UNREADABLE) from None
+    except RecursionError:  # one line of JSONL, or a one-line file: its line; else the file's
+        raise too_deep(path, line_offset + 1 if "\n" not in text.strip() else 0, hint) from None
 
 
 def documents(text: str, path: str) -> list[tuple[int, object]]:
@@ -51,6 +59,8 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
         return [(0, json.loads(text, parse_constant=_constant))]
     except json.JSONDecodeError as exc:
         whole_error = exc
+    except RecursionError:
+        raise too_deep(path, 1 if len(lines) == 1 else 0) from None
     if len(lines) < 2 or not lines[0][1].lstrip().startswith("{"):
         loads(text, path)  # raises with the whole-file position
         raise AssertionError(whole_error)  # unreachable

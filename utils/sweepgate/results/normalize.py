@@ -149,6 +149,15 @@ def check_rate(rate, path: str, line: int) -> None:
                    "the client wrote NaN for its request rate; the output is corrupt, rerun it")
 
 
+def check_integers(rec: dict, path: str, line: int) -> None:
+    """Refuse a record field whose whole number the store cannot hold (R.MAX_INTEGER): an absurd
+    concurrency in the output, or attempt in the sidecar."""
+    for name, value in rec.items():
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > R.MAX_INTEGER:
+            raise fail(path, line, f"{name}: {value} is out of range (at most {R.MAX_INTEGER})",
+                       "the output or its job carries an absurd value; fix the source or rerun the job")
+
+
 def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: float | None = None) -> dict:
     """The normalized, schema-checked record for one measurement."""
     if job.row:
@@ -170,6 +179,7 @@ def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: f
            R.CLIENT: m.client, R.CLIENT_VERSION: m.client_version, R.SOURCE_FORMAT: m.source_format,
            R.SOURCE_LINE: m.line,
            R.METRICS: {k: _plain(v) for k, v in sorted(metrics.items()) if v is not None}, R.EVALS: m.evals}
+    check_integers(rec, path, m.line)
     validate(rec, path, m.line)
     return rec
 

@@ -55,6 +55,10 @@ IMAGE = "image"
 TOPOLOGY = "topology"        # parallelism as one string: tp8-pp1-dcp1-pcp1-ep1-dpafalse, or p2x(...)_d1x(...)
 REQUEST_RATE = "request-rate"  # the client's request rate: a number, "inf", or null
 
+# The largest whole number a record may carry: the store keeps isl, osl, conc, gpus and attempt
+# in integer columns (64-bit in SQLite, 32-bit INTEGER in PostgreSQL).
+MAX_INTEGER = 2**31 - 1
+
 # --- provenance ---------------------------------------------------------------------
 # The job's own keys (run-id, attempt, commit, ref, runner-name, started, finished,
 # status, rehearsal, config-key) are the job sidecar's, named once in core.jobfile

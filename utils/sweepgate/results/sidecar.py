@@ -77,11 +77,24 @@ def _check_job(job: dict, path: str) -> None:
 REWRITE = "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`"
 
 
+def _text(path: Path) -> str:
+    """A sidecar's text, or one line saying why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot read: {exc.strerror}", "check the path and its permissions") from None
+    except UnicodeDecodeError as exc:
+        raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})", REWRITE) from None
+
+
 def read(path: Path) -> Job:
     """A checked sidecar."""
-    doc = jsonio.loads(path.read_text(encoding="utf-8"), str(path), hint=f"the job sidecar is truncated; {REWRITE}")
+    from sweepgate.core.jobenv import check_row
+
+    doc = jsonio.loads(_text(path), str(path), hint=f"the job sidecar is truncated; {REWRITE}")
     if not isinstance(doc, dict) or not isinstance(doc.get(JOB), dict) or not isinstance(doc.get(ROW), dict):
         raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}", REWRITE)
+    check_row(doc[ROW], str(path), REWRITE)
     _check_job(doc[JOB], str(path))
     job = {key: doc[JOB].get(key) for key in JOB_KEYS}
     job[R.REHEARSAL] = bool(job.get(R.REHEARSAL))

@@ -29,6 +29,10 @@ def _json_line(path: Path, number: int, line: str) -> dict | None:
     except json.JSONDecodeError as exc:
         raise fail(str(path), number, f"not JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}",
                    "each line must be one normalized result record", col=exc.colno) from None
+    except RecursionError:
+        from sweepgate.results.jsonio import too_deep
+
+        raise too_deep(str(path), number, "each line must be one normalized result record") from None
     if not isinstance(rec, dict) or not isinstance(rec.get(R.METRICS), dict) or R.RUN_ID not in rec:
         raise fail(str(path), number, f"not a normalized result record (needs '{R.RUN_ID}' and '{R.METRICS}')",
                    "write rows with `sweepgate results show --json` or the collect job's JSONL")

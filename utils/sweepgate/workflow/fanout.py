@@ -207,6 +207,8 @@ def load_json(path: str, what: str):
     except json.JSONDecodeError as exc:
         raise fail(path, exc.lineno, f"{what} is not valid JSON: {json_message(exc)}", "check the file",
                    col=exc.colno) from None
+    except RecursionError:
+        raise fail(path, 0, f"{what} is nested too deeply (about 1,000 levels)", "check the file") from None
 
 
 def job_row(text: str, row_id: str, matrix_file: str | None) -> dict:
@@ -217,6 +219,8 @@ def job_row(text: str, row_id: str, matrix_file: str | None) -> dict:
         except json.JSONDecodeError as exc:
             raise fail("ROW", exc.lineno, f"row is not valid JSON: {json_message(exc)}",
                        "pass toJSON(matrix.row)") from None
+        except RecursionError:
+            raise fail("ROW", 0, "row is nested too deeply (about 1,000 levels)", "pass toJSON(matrix.row)") from None
     if row_id:
         if not matrix_file:
             raise fail("ROW_ID", 0, f"row id '{row_id}' given without a matrix",
