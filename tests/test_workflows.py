@@ -566,6 +566,15 @@ def test_collect_summary(tmp_path):
     assert ok.returncode == 0 and "| success | 2 |" in ok.stdout and "`a.json`" in ok.stdout
     bad = subprocess.run(cmd, env={**env, "RESULTS": '["success","failure"]'}, capture_output=True, text=True)
     assert bad.returncode == 1 and "| failure | 1 |" in bad.stdout
+    # Review: a file given as --results counted 0 files with exit 0; no folder at all (every row
+    # reused: download-artifact makes none) is said, not silent
+    cmd[-1] = str(results / "a.json")
+    proc = subprocess.run(cmd, env={**env, "RESULTS": '["success"]'}, capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr.strip() == f"{results / 'a.json'}: not a folder; pass --results " \
+        "the folder the result artifacts were downloaded into"
+    cmd[-1] = str(tmp_path / "none")
+    proc = subprocess.run(cmd, env={**env, "RESULTS": '["skipped"]'}, capture_output=True, text=True)
+    assert proc.returncode == 0 and f"no folder {tmp_path / 'none'}: no job uploaded a result file" in proc.stderr
 
 
 def test_every_security_claim_names_a_test_that_exists():
