@@ -199,3 +199,24 @@ def test_the_sidecar_step_refuses_what_it_would_have_guessed(case, tmp_path, cap
     (line,) = err.strip().splitlines()
     assert rc == 1 and line.startswith(said.replace("{tmp}", str(tmp_path))) and "internal error" not in err, err
     assert not (tmp_path / "out" / "res.job.json").exists()
+
+
+def test_the_sidecar_step_works_from_a_subfolder_with_the_same_run_identity(swept, tmp_path, capsys, monkeypatch):
+    """New-user review: `results sidecar` run from configs/ said "--tools: no configs/runners.yaml in
+    this folder" (never passed): its --tools and the files it hashes were the working directory's."""
+    repo, _, matrix = swept
+    row = next(r for rows in json.loads(matrix.read_text(encoding="utf-8"))["single_node"].values() for r in rows)
+    for k, v in {"ROW": json.dumps(row), "RESULT_FILENAME": "job", "GITHUB_RUN_ID": "9", "GITHUB_RUN_ATTEMPT": "1",
+                 "GITHUB_SHA": MAIN_SHA, "GITHUB_REF": "refs/heads/main", "JOB_STATUS": "success"}.items():
+        monkeypatch.setenv(k, v)
+    for name in ("ROW_ID", "MATRIX_FILE", "JOB_CONTEXT_FILE", "SWEEPGATE_RUN_IDENTITY"):
+        monkeypatch.delenv(name, raising=False)
+    identities = []
+    for where in (repo, repo / "configs"):
+        out = tmp_path / where.name
+        monkeypatch.setenv("RESULT_DIR", str(out))
+        monkeypatch.chdir(where)
+        rc, _, err = run_cli(capsys, "results", "sidecar")
+        assert rc == 0, err
+        identities.append(json.loads((out / "job.job.json").read_text(encoding="utf-8"))["job"][R.RUN_IDENTITY])
+    assert identities[0] and identities[0] == identities[1]

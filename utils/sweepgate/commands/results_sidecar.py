@@ -29,12 +29,13 @@ ATTEMPT_ENV = "GITHUB_RUN_ATTEMPT"
 
 def add_arguments(parser) -> None:
     parser.add_argument("--rehearsal", action="store_true", help="mark the job as a rehearsal")
-    parser.add_argument("--tools", metavar="DIR", default=".",
+    parser.add_argument("--tools", metavar="DIR",
                         help="checkout the launchers and configs/runners.yaml came from (the benchmark job's "
-                             "main checkout, .sweepgate-main); the run identity hashes the files the job ran")
+                             "main checkout, .sweepgate-main; default: the repository's top); the run identity "
+                             "hashes the files the job ran")
 
 
-def _identity(row: dict, tools: str) -> str | None:
+def _identity(row: dict, tools: str | None) -> str | None:
     """The run identity `ci row-env` took before the benchmark ran, else the one of the files now."""
     from sweepgate.core import fields
     from sweepgate.core.identity import job_identity

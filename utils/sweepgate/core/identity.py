@@ -86,16 +86,20 @@ def check_tools(tools: str) -> None:
         raise fail(tools, 0, f"--tools: no {RUNNERS_FILE} in this folder", fix)
 
 
-def job_identity(row: dict, tools: str) -> str | None:
-    """The run identity of ``row``'s job in the checkout at ".", with the launchers and
-    configs/runners.yaml of ``tools`` (main's); None when the row cannot be resolved. A
-    ``tools`` folder that is not there is refused: hashing no launcher at all would give every
-    such job one identity, and reuse would hand one job's results to another."""
+def job_identity(row: dict, tools: str | None = None) -> str | None:
+    """The run identity of ``row``'s job in the checkout that holds the working directory (its
+    top, so a subfolder works), with the launchers and configs/runners.yaml of ``tools`` (main's;
+    None: that checkout's own); None when the row cannot be resolved. A ``tools`` folder that is
+    not there is refused: hashing no launcher at all would give every such job one identity, and
+    reuse would hand one job's results to another."""
     from sweepgate.core.placement import runners_at
+    from sweepgate.core.worktop import enclosing_top
 
+    root = enclosing_top() or "."
+    tools = tools or root
     check_tools(tools)
     try:
-        return identities([row], runners_at(tools), read_tree(".", tools))[0]
+        return identities([row], runners_at(tools), read_tree(root, tools))[0]
     except (KeyError, TypeError):
         return None
 
