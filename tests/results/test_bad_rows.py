@@ -61,7 +61,7 @@ def test_a_bad_row_file_is_one_line(case, tmp_path, capsys):
     out = write_job(tmp_path, "bare", vllm_output(), None)
     (tmp_path / "row.json").write_text(json.dumps(bad_row(case)))  # NaN as Python's json writes it
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
-                         "--run-id", "7", "--ref", "main", str(out))
+                         "--run-id", "7", "--ref", "refs/heads/main", str(out))
     (line,) = err.strip().splitlines()
     assert rc == 1 and line.startswith(f"{tmp_path / 'row.json'}:1: ") and BAD_ROWS[case][1] in line, err
     assert not (tmp_path / "r.db").exists()
@@ -112,6 +112,6 @@ def test_an_absurd_attempt_flag_is_a_usage_error(tmp_path, capsys):
     (tmp_path / "row.json").write_text(json.dumps(ROW))
     with pytest.raises(SystemExit) as exc:
         run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
-                "--run-id", "7", "--ref", "main", "--attempt", str(HUGE), str(out))
+                "--run-id", "7", "--ref", "refs/heads/main", "--attempt", str(HUGE), str(out))
     assert exc.value.code == 2 and "--attempt" in capsys.readouterr().err
 

@@ -422,3 +422,17 @@ def test_runs_ingested_with_row_and_no_config_key_are_each_others_baseline(tmp_p
     assert rows[R.OUTPUT_TPUT_PER_GPU]["verdict"] == "regressed", rows
     assert rows[R.OUTPUT_TPUT_PER_GPU]["baseline"]["n"] == 3
     assert rc == 3 and "no baseline results" not in err
+
+
+@pytest.mark.parametrize("ref,fix", [("main", "refs/heads/main"), ("pull/8/merge", "refs/pull/8/merge")])
+def test_a_row_ingest_takes_a_full_ref_only(tmp_path, capsys, ref, fix):
+    """New-user review: `--ref main` stored the runs under the literal ref "main", which compare's
+    baseline (refs/heads/main) never reads: the PR was judged on the two runs stored otherwise."""
+    out = write_job(tmp_path, "bare", vllm_output(), None)
+    (tmp_path / "row.json").write_text(json.dumps(ROW))
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
+                "--run-id", "1", "--ref", ref, str(out))
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and f"'{ref}' is not a full ref; pass {fix}" in err
+    assert not (tmp_path / "r.db").exists()

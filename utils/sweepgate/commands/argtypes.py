@@ -30,6 +30,16 @@ def not_empty(text: str) -> str:
     return text
 
 
+def full_ref(text: str) -> str:
+    """A git ref as GitHub names it (refs/heads/main, refs/pull/42/merge): a result stored under
+    "main" would be no run of refs/heads/main, the baseline compare reads."""
+    text = not_empty(text)
+    if not text.startswith("refs/"):
+        hint = f"refs/heads/{text}" if "/" not in text else f"refs/{text}"
+        raise argparse.ArgumentTypeError(f"'{text}' is not a full ref; pass {hint} (refs/pull/N/merge for a PR)")
+    return text
+
+
 def digits(text: str) -> str:
     """A positive whole number kept as text (a GitHub run id or attempt)."""
     return str(int_between(1)(text))

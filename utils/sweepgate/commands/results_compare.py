@@ -127,7 +127,8 @@ def run(args) -> int:
     pr, baseline = load_records(args)
     if not baseline:
         print(f"sweepgate results compare: no baseline results for run {args.run}'s points on "
-              f"{args.baseline_ref}; every point that measured something is new (check --baseline-ref)",
+              f"{args.baseline_ref}; every point that measured something is new (check --baseline-ref, and "
+              "that both sides were ingested with the same --config-key)",
               file=sys.stderr)
     comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
     comparison.evals = evals.compare_evals(pr, baseline, settings.window)
