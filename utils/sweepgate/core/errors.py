@@ -55,9 +55,9 @@ class Diagnostic:
 
     def names_a_file(self) -> bool:
         """Whether the location is a file, not a flag (``--window``), an environment variable
-        (``ROW``), a command or a service (``git``) named as where the problem is."""
+        (``ROW``), a command, a service (``git``) or a URL named as where the problem is."""
         name = self.file
-        return bool(name) and (os.path.isfile(name) or (
+        return bool(name) and "://" not in name and (os.path.isfile(name) or (
             not name.startswith("-") and " " not in name and ("/" in name or "." in name)))
 
     def annotation(self) -> str:
