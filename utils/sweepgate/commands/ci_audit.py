@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sweepgate.core import fields as F
-from sweepgate.core.github import owner_name
+from sweepgate.core.github import NotGitHubJSON, json_object, owner_name
 from sweepgate.core.placement import runners_at
 from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, audit, notes
 
@@ -40,7 +40,7 @@ def _pages(requester, url: str, key: str) -> list[dict]:
     """Every item of a paginated list endpoint (``{"total_count": N, key: [...]}``)."""
     items, page = [], 1
     while True:
-        data = _get(requester, url, missing={}, parameters={"per_page": PER_PAGE, "page": page})
+        data = json_object(_get(requester, url, missing={}, parameters={"per_page": PER_PAGE, "page": page}))
         batch = data.get(key) or []
         items += batch
         if len(batch) < PER_PAGE or len(items) >= data.get("total_count", 0):
@@ -117,6 +117,8 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
     requester = client.requester
     base = f"/repos/{repository}"
     org_secrets = _get(requester, f"{base}/actions/organization-secrets", missing={})
+    if repo.owner is None:  # GitHub's repository always names its owner
+        raise NotGitHubJSON("JSON of an unexpected shape")
     owner_type = repo.owner.type or "Organization"
     labels = (runners_at(str(root)).get(F.LABELS) or {})
     return Snapshot(
@@ -139,8 +141,6 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
 
 
 def run_audit(args) -> int:
-    from github import GithubException
-
     from sweepgate.core.github import api_error, connect, credentials
     from sweepgate.core.load import repo_root
 
@@ -148,8 +148,8 @@ def run_audit(args) -> int:
     client = connect(token, args.github_api_url)
     try:
         snap = snapshot(client, args.repository, Path(repo_root()))
-    except (GithubException, OSError) as exc:
-        raise api_error(exc, f"auditing {args.repository}", HINT) from None
+    except Exception as exc:  # noqa: BLE001 - the API's errors become one line, others are raised again
+        raise api_error(exc, f"auditing {args.repository}", HINT, args.github_api_url) from None
     finally:
         client.close()
     findings = audit(snap)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from sweepgate.core.github import owner_name
+from sweepgate.core.github import api_error, owner_name
 from sweepgate.workflow.decide import MAIN_REF, Decision, _skip
 
 HINT = "the token needs 'pull-requests: read' and 'issues: read'; check --repository"
@@ -37,20 +37,10 @@ def dispatch_decision(event: dict, explicit: str | None, api_url: str | None = N
     client, repo, repository = _connect("sweepgate ci decide", explicit, api_url)
     try:
         return authorize(pull_state(repo, int(number)), permission_lookup(repo), requested_sha=sha)
-    except Exception as exc:  # noqa: BLE001 - GithubException / requests errors become one line
-        raise _api_error(exc, f"reading PR #{number} of {repository}", HINT) from None
+    except Exception as exc:  # noqa: BLE001 - the API's errors become one line, others are raised again
+        raise api_error(exc, f"reading PR #{number} of {repository}", HINT, api_url) from None
     finally:
         client.close()
-
-
-def _api_error(exc, what, hint):
-    from github import GithubException
-
-    from sweepgate.core.github import api_error
-
-    if isinstance(exc, (GithubException, OSError)):
-        return api_error(exc, what, hint)
-    raise exc
 
 
 def _runs(workflow):
@@ -88,8 +78,8 @@ def run_dispatch(args) -> int:
         print(f"sweepgate ci dispatch: {len(decisions)} open PRs, {len(actions)} actions", file=sys.stderr)
         return 0
     except Exception as exc:  # noqa: BLE001
-        raise _api_error(exc, f"polling {repository}", "the token needs 'actions: write', "
-                         "'pull-requests: read' and 'issues: read'") from None
+        raise api_error(exc, f"polling {repository}", "the token needs 'actions: write', "
+                        "'pull-requests: read' and 'issues: read'", args.github_api_url) from None
     finally:
         client.close()
 

@@ -14,7 +14,7 @@ import time
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail
-from sweepgate.core.github import owner_name
+from sweepgate.core.github import json_object, owner_name
 from sweepgate.workflow.watch import CANCEL, DONE, judge
 
 HINT = "the token needs 'actions: write' (cancel) and 'actions: read' (jobs); check --repository"
@@ -28,9 +28,10 @@ def _jobs(requester, repository: str, run_id: str, attempt: str) -> list[dict]:
     page = 1
     while True:
         _, data = requester.requestJsonAndCheck("GET", url, parameters={"per_page": PER_PAGE, "page": page})
-        batch = list((data or {}).get("jobs") or [])
+        data = json_object(data)
+        batch = list(data.get("jobs") or [])
         jobs += batch
-        if len(batch) < PER_PAGE or len(jobs) >= int((data or {}).get("total_count") or 0):
+        if len(batch) < PER_PAGE or len(jobs) >= int(data.get("total_count") or 0):
             return jobs
         page += 1
 
@@ -63,8 +64,6 @@ def _summary(text: str) -> None:
 
 
 def run_watch(args) -> int:
-    from github import GithubException
-
     from sweepgate.core.github import api_error, connect, credentials
 
     run_id = args.run_id or os.environ.get("GITHUB_RUN_ID", "")
@@ -76,8 +75,8 @@ def run_watch(args) -> int:
     client = connect(token, args.github_api_url)
     try:
         return _watch(client.requester, args, run_id, attempt)
-    except (GithubException, OSError) as exc:  # requests' errors derive from OSError
-        raise api_error(exc, f"watching run {run_id} of {args.repository}", HINT) from None
+    except Exception as exc:  # noqa: BLE001 - the API's errors become one line, others are raised again
+        raise api_error(exc, f"watching run {run_id} of {args.repository}", HINT, args.github_api_url) from None
     finally:
         client.close()
 

@@ -20,6 +20,14 @@ COMMENT_LIMIT = 65_000  # what a report is cut to: room for the marker line unde
 TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN")
 OWNER_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 CREDENTIALS_HINT = "set GITHUB_TOKEN (or GH_TOKEN) and GITHUB_REPOSITORY (or pass --repository OWNER/NAME)"
+API_URL_HINT = (f"check --github-api-url / GITHUB_API_URL: the REST API base, {DEFAULT_API_URL} "
+                "or https://HOST/api/v3 for GitHub Enterprise")
+# Every request's bounds (core.github_retry): no command waits on the API for more than about two minutes.
+API_TIMEOUT_S = 30     # connect and read timeout of one request, whole seconds (PyGithub asserts an int)
+API_TRIES = 3          # tries of one request: after a 5xx, a connection error or a rate limit that resets soon
+API_READ_TRIES = 2     # of which a request that timed out (a slow API answers no faster the third time)
+API_MAX_WAIT_S = 60.0  # the longest wait before a retry; a rate limit lasting longer gives up at once
+API_BACKOFF_S = 1.0    # urllib3's backoff factor between retries after a 5xx or a connection error
 
 
 def _fail(message: str, hint: str) -> SweepgateError:
@@ -87,7 +95,7 @@ def own_login(client) -> str | None:
     try:
         return client.get_user().login
     except GithubException as exc:
-        if exc.status == 403:
+        if exc.status == 403 and not rate_limited(exc):  # a rate limit says nothing about the token
             return None
         raise
 
@@ -123,8 +131,12 @@ def comment_if_configured(command: str, explicit_repository: str | None, number:
     print(f"{command}: {action} comment {comment_id} on {repo}#{number}", file=sys.stderr)
 
 
+COMMENT_HINTS = {401: "check GITHUB_TOKEN / GH_TOKEN", 403: "the token needs 'pull-requests: write' (or issues: write)",
+                 404: "check --repository and --pr-number"}
+
+
 def upsert_comment(repository: str, number: int, body: str, token: str, *, base_url: str | None = None,
-                   marker: str = PLAN_MARKER, timeout: int = 30) -> tuple[str, int]:
+                   marker: str = PLAN_MARKER) -> tuple[str, int]:
     """Create the marked comment on issue/PR ``number``, or edit the existing one, which
     must carry the marker and have been written by the token's own account.
 
@@ -138,12 +150,11 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
         raise _fail(f"the comment body is {len(body):,} characters; GitHub takes at most {COMMENT_MAX_CHARS:,}",
                     "post the body `results compare --comment-file` wrote (cut to fit), or shorten it")
     try:
-        import github
         from github import GithubException
     except ImportError:  # pragma: no cover - PyGithub is a declared dependency
         raise _fail("PyGithub is not installed", "pip install PyGithub") from None
 
-    client = connect(token, base_url, timeout)
+    client = connect(token, base_url)
     try:
         me = own_login(client)
         issue = client.get_repo(repository).get_issue(number)
@@ -156,13 +167,9 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
                 raise
             return "updated", comment.id
         return "created", issue.create_comment(body).id
-    except GithubException as exc:
-        hint = {401: "check GITHUB_TOKEN / GH_TOKEN", 403: "the token needs 'pull-requests: write' (or issues: write)",
-                404: "check --repository and --pr-number"}.get(exc.status, "see the GitHub API response")
-        raise _fail(f"GitHub API error {exc.status} on {repository}#{number}: {_api_message(exc)}", hint) from None
-    except (OSError, github.BadAttributeException) as exc:  # requests' errors derive from OSError
-        raise _fail(f"cannot reach the GitHub API at {api_url(base_url)}: {exc}",
-                    "check --github-api-url / GITHUB_API_URL and the network") from None
+    except Exception as exc:  # noqa: BLE001 - api_error raises what is not the API's doing as it is
+        hint = COMMENT_HINTS.get(getattr(exc, "status", None), "see the GitHub API response")
+        raise api_error(exc, f"on {repository}#{number}", hint, base_url) from None
     finally:
         try:
             client.close()
@@ -209,20 +216,73 @@ def api_url(explicit: str | None = None) -> str:
     return url.rstrip("/")
 
 
-def _client(token: str, base_url: str | None, timeout: int):
+def _retry():
+    """Bounded retries (API_TRIES, API_MAX_WAIT_S); the last error answer is returned to PyGithub,
+    which raises it as a GithubException (not urllib3's "too many 500 error responses")."""
+    from sweepgate.core.github_retry import BoundedRetry
+
+    return BoundedRetry(total=API_TRIES - 1, read=API_READ_TRIES - 1, backoff_factor=API_BACKOFF_S,
+                        raise_on_status=False, max_rate_limit_wait=API_MAX_WAIT_S)
+
+
+def _client(token: str, base_url: str | None):
     from github import Auth, Github
 
-    return Github(auth=Auth.Token(token), base_url=api_url(base_url),
-                  timeout=timeout, seconds_between_requests=None, seconds_between_writes=None, lazy=True)
+    client = Github(auth=Auth.Token(token), base_url=api_url(base_url), timeout=API_TIMEOUT_S, retry=_retry(),
+                    seconds_between_requests=None, seconds_between_writes=None, lazy=True)
+    client.requester.requestJsonAndCheck = _checking(client.requester.requestJsonAndCheck)
+    return client
 
 
-def connect(token: str, base_url: str | None = None, timeout: int = 30):
+def connect(token: str, base_url: str | None = None):
     """A PyGithub client for ``base_url`` (default api.github.com); PyGithub is imported here.
-    PyGithub's own failure log lines are muted: callers turn errors into one diagnostic."""
+    PyGithub's own failure log lines are muted: callers turn errors into one diagnostic (``api_error``)."""
     import logging
 
+    import github  # noqa: F401 - importing PyGithub sets its logger's level: mute it after
+
     logging.getLogger("github").setLevel(logging.CRITICAL)
-    return _client(token, base_url, timeout)
+    return _client(token, base_url)
+
+
+class NotGitHubJSON(Exception):
+    """A success answer that is not GitHub's JSON (a web page at a wrong --github-api-url); ``what`` it was."""
+
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
+
+
+def _not_github_json(verb: str, data) -> str | None:
+    """What a parsed answer is when it is not GitHub's JSON, else None. PyGithub wraps a body that
+    is not JSON as {"data": text} (plus "url" on a GET) and an empty one as None (fine for a write's 204)."""
+    if data is None:
+        return "an empty body" if verb == "GET" else None
+    if isinstance(data, dict) and set(data) <= {"data", "url"} and isinstance(data.get("data"), str):
+        return "an HTML page" if data["data"].lstrip().startswith("<") else "text that is not JSON"
+    return None if isinstance(data, (dict, list)) else "JSON of an unexpected shape"
+
+
+def _checking(request):
+    """``Requester.requestJsonAndCheck`` (every JSON call PyGithub makes) refusing an answer that
+    is not GitHub's JSON with NotGitHubJSON, instead of PyGithub's TypeError or JSONDecodeError."""
+    def request_json_and_check(verb, url, *args, **kwargs):
+        try:
+            headers, data = request(verb, url, *args, **kwargs)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise NotGitHubJSON("invalid JSON") from None
+        if what := _not_github_json(verb, data):
+            raise NotGitHubJSON(what)
+        return headers, data
+
+    return request_json_and_check
+
+
+def json_object(data) -> dict:
+    """``data`` when a JSON object, else NotGitHubJSON (for callers reading an endpoint's answer)."""
+    if not isinstance(data, dict):
+        raise NotGitHubJSON("JSON of an unexpected shape")
+    return data
 
 
 def _api_message(exc):
@@ -230,17 +290,100 @@ def _api_message(exc):
     data = getattr(exc, "data", None)
     if not isinstance(data, dict):
         return data or exc
+    if what := _not_github_json("", data):  # a proxy's error page
+        return what
     errors = data.get("errors") if isinstance(data.get("errors"), list) else []
     said = [e.get("message") or json.dumps(e) if isinstance(e, dict) else str(e) for e in errors]
     return "; ".join([str(data.get("message")), *said]) if said else data.get("message")
 
 
-def api_error(exc, what: str, hint: str) -> SweepgateError:
-    """One diagnostic line for a GithubException (or requests' OSError) while doing ``what``."""
-    status = getattr(exc, "status", None)
-    message = _api_message(exc)
-    prefix = f"GitHub API error {status}" if status else "cannot reach the GitHub API"
-    return _fail(f"{prefix} {what}: {message}", hint)
+def _misread(exc) -> bool:
+    """A TypeError/AttributeError/KeyError raised inside PyGithub: it built its objects from JSON of
+    another shape than GitHub's (a dict where a list was due)."""
+    import traceback
+    from pathlib import Path
+
+    import github
+
+    if not isinstance(exc, (TypeError, AttributeError, KeyError)):
+        return False
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and Path(frames[-1].filename).is_relative_to(Path(github.__file__).parent)
+
+
+def _header(exc, name: str) -> str | None:
+    headers = getattr(exc, "headers", None) or {}
+    return next((str(v) for k, v in headers.items() if k.lower() == name.lower()), None)
+
+
+def rate_limited(exc) -> bool:
+    """Whether ``exc`` is GitHub's primary or secondary rate limit (a 403 or 429 saying so)."""
+    from github import GithubException, RateLimitExceededException
+
+    if not isinstance(exc, GithubException) or exc.status not in (403, 429):
+        return False
+    return (isinstance(exc, RateLimitExceededException) or exc.status == 429 or _header(exc, "Retry-After") is not None
+            or _header(exc, "X-RateLimit-Remaining") == "0")
+
+
+def _rate_limit_end(exc):
+    """The UTC time a rate limit lifts (its reset time, else now + Retry-After); None when not said."""
+    from datetime import datetime, timedelta, timezone
+
+    reset, after = _header(exc, "X-RateLimit-Reset"), _header(exc, "Retry-After")
+    if reset and reset.isdigit():
+        return datetime.fromtimestamp(int(reset), timezone.utc)
+    if after and after.isdigit():
+        return datetime.now(timezone.utc) + timedelta(seconds=int(after))
+    return None
+
+
+def _timed_out(exc) -> bool:
+    """Whether requests/urllib3 gave up waiting for an answer (a timeout, maybe inside MaxRetryError)."""
+    import requests
+    import urllib3
+
+    seen, todo = set(), [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, (requests.Timeout, urllib3.exceptions.TimeoutError, TimeoutError)):
+            return True
+        todo += [a for a in getattr(e, "args", ()) if isinstance(a, BaseException)]
+        todo += [getattr(e, "reason", None), e.__cause__, e.__context__]
+    return False
+
+
+def _at(url: str, message: str, hint: str) -> SweepgateError:
+    return SweepgateError(Diagnostic(url, 0, 0, "github", message, hint))
+
+
+def api_error(exc, what: str, hint: str, base_url: str | None = None) -> SweepgateError:
+    """One diagnostic line for what a PyGithub call raised while doing ``what`` ("on OWNER/NAME#7"):
+    an answer that is not GitHub's JSON, a rate limit or a timeout (located at the API's URL), an
+    error status (with ``hint``) or no connection. Anything else (a bug, a SweepgateError) is
+    raised again as it is."""
+    import github
+
+    url = api_url(base_url)
+    if isinstance(exc, NotGitHubJSON) or _misread(exc):
+        what_it_was = exc.what if isinstance(exc, NotGitHubJSON) else "JSON of an unexpected shape"
+        return _at(url, f"the API answered with {what_it_was}, not GitHub's JSON ({what})", API_URL_HINT)
+    if rate_limited(exc):
+        until = _rate_limit_end(exc)
+        return _at(url, f"rate limited by the GitHub API{f' until {until:%H:%M} UTC' if until else ''} ({what})",
+                   "rerun later or use a token with a higher limit")
+    if _timed_out(exc):
+        return _at(url, f"the GitHub API did not answer within {API_TIMEOUT_S} s, {API_READ_TRIES} tries ({what})",
+                   "rerun later; " + API_URL_HINT)
+    if isinstance(exc, github.GithubException):
+        return _fail(f"GitHub API error {exc.status} {what}: {_api_message(exc)}", hint)
+    if isinstance(exc, (OSError, github.BadAttributeException)):  # requests' errors derive from OSError
+        return _fail(f"cannot reach the GitHub API at {url} {what}: {exc}",
+                     "check --github-api-url / GITHUB_API_URL and the network")
+    raise exc
 
 
 def _unzip(data: bytes, dest) -> None:
@@ -259,8 +402,7 @@ def _unzip(data: bytes, dest) -> None:
 
 
 def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, branch: str, runs: int,
-                           name: str, event: str = "push", base_url: str | None = None, timeout: int = 60,
-                           until=None) -> list:
+                           name: str, event: str = "push", base_url: str | None = None, until=None) -> list:
     """Download artifact ``name`` of the last ``runs`` successful ``event`` runs of ``workflow`` on ``branch``
     into ``dest/<run id>/``, newest first; runs without that artifact (or with it expired) are skipped.
     ``until(folder)``, called on each folder written, stops the downloads early by answering True.
@@ -268,10 +410,7 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
     import zipfile
     from pathlib import Path
 
-    import github
-    from github import GithubException
-
-    client = connect(token, base_url, timeout)
+    client = connect(token, base_url)
     folders = []
     try:
         wf = client.get_repo(repository).get_workflow(workflow)
@@ -289,15 +428,11 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
             if until is not None and until(folder):
                 break
         return folders
-    except GithubException as exc:
-        message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
-        raise _fail(f"GitHub API error {exc.status} reading {workflow} artifacts of {repository}: {message}",
-                    "the token needs 'actions: read'; check --repository") from None
     except zipfile.BadZipFile as exc:
         raise _fail(f"an artifact of {workflow} on {repository} is not a zip file: {exc}",
                     "check GITHUB_API_URL; re-run the main workflow") from None
-    except (OSError, github.BadAttributeException) as exc:
-        raise _fail(f"cannot download artifacts from {api_url(base_url)}: {exc}",
-                    "check GITHUB_API_URL and the network") from None
+    except Exception as exc:  # noqa: BLE001 - api_error raises what is not the API's doing as it is
+        raise api_error(exc, f"reading {workflow} artifacts of {repository}",
+                        "the token needs 'actions: read'; check --repository", base_url) from None
     finally:
         client.close()
