@@ -7,12 +7,12 @@ placement on the runner pool (``core.placement``).
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 
 from sweepgate.core import fields
 from sweepgate.core.errors import fail
+from sweepgate.core.schemas import schema_maximum
 
 JOB_ENV_NAMES_VAR = "SWEEPGATE_JOB_ENV_NAMES"  # which names row-env set; launchers pass them on
 
@@ -71,14 +71,6 @@ PARALLEL_FIELDS = (fields.TP, fields.PP, fields.DCP_SIZE, fields.PCP_SIZE, field
 LENGTH_FIELDS = (fields.ISL, fields.OSL)
 
 
-@functools.lru_cache(maxsize=None)
-def _schema_max(definition: str) -> int:
-    """The master schema's upper bound of one kind of whole number (``$defs``)."""
-    from sweepgate.core.schemas import schema_bytes
-
-    return json.loads(schema_bytes("master"))["$defs"][definition]["maximum"]
-
-
 def _shown(value) -> str:
     """A row value as it reads in the row (JSON), cut short."""
     try:
@@ -117,8 +109,8 @@ def _check_workers(row: dict, source: str, hint: str) -> None:
         if not isinstance(worker, dict):
             raise fail(source, 1, f"row's {side} {_shown(worker)} is not an object (a multi-node row has "
                        f"{fields.PREFILL} and {fields.DECODE} workers)", hint)
-        _check_numbers(worker, (fields.NUM_WORKER,), 0, _schema_max("parallelSize"), f"{side}.", source, hint)
-        _check_numbers(worker, PARALLEL_FIELDS, 1, _schema_max("parallelSize"), f"{side}.", source, hint)
+        _check_numbers(worker, (fields.NUM_WORKER,), 0, schema_maximum("parallelSize"), f"{side}.", source, hint)
+        _check_numbers(worker, PARALLEL_FIELDS, 1, schema_maximum("parallelSize"), f"{side}.", source, hint)
 
 
 def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(matrix.row)") -> None:
@@ -134,11 +126,11 @@ def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(m
     if not isinstance(row[fields.RUNNER], str):
         raise fail(source, 1, f"row's runner {_shown(row[fields.RUNNER])} is not a string", hint)
     concs = fields.row_concs(row)  # a multi-node row lists its concurrencies
-    if fields.CONC in row and not (concs and all(_whole(c, 1, _schema_max("concValue")) for c in concs)):
+    if fields.CONC in row and not (concs and all(_whole(c, 1, schema_maximum("concValue")) for c in concs)):
         raise fail(source, 1, f"row's conc {_shown(row[fields.CONC])} is not a positive whole number (or a list "
-                   f"of them) of at most {_schema_max('concValue')}", hint)
-    _check_numbers(row, PARALLEL_FIELDS, 1, _schema_max("parallelSize"), "", source, hint)
-    _check_numbers(row, LENGTH_FIELDS, 1, _schema_max("posInt"), "", source, hint)
+                   f"of them) of at most {schema_maximum('concValue')}", hint)
+    _check_numbers(row, PARALLEL_FIELDS, 1, schema_maximum("parallelSize"), "", source, hint)
+    _check_numbers(row, LENGTH_FIELDS, 1, schema_maximum("posInt"), "", source, hint)
     if fields.PREFILL in row or fields.DECODE in row:
         _check_workers(row, source, hint)
 

@@ -14,7 +14,6 @@ inside it). A fact a pool does not declare is not checked.
 
 from __future__ import annotations
 
-import functools
 from collections import namedtuple
 
 from sweepgate.core import fields as F
@@ -188,14 +187,11 @@ def config_problems(config: dict, runners: dict) -> list[tuple[tuple, str, str, 
     return out
 
 
-@functools.lru_cache(maxsize=None)  # asked once per config: read the schema once
 def max_worker_gpus() -> int:
     """The most GPUs one worker may hold: the schema's bound on one parallel size."""
-    import json
+    from sweepgate.core.schemas import schema_maximum
 
-    from sweepgate.core.schemas import schema_bytes
-
-    return json.loads(schema_bytes("master"))["$defs"]["parallelSize"]["maximum"]
+    return schema_maximum("parallelSize")
 
 
 def worker_total_problems(config: dict, runners: dict) -> list[tuple[tuple, str, str, str]]:

@@ -33,3 +33,12 @@ def schema_bytes(name: str) -> bytes:
     from importlib import resources
 
     return resources.files("sweepgate").joinpath("schemas", filename).read_bytes()
+
+
+@functools.lru_cache(maxsize=None)
+def schema_maximum(definition: str, name: str = "master") -> int:
+    """The ``maximum`` of one ``$defs`` entry of a shipped schema (parallelSize, concValue, ...): the
+    bound a check outside the schema holds a value to, read where the schema states it."""
+    import json
+
+    return json.loads(schema_bytes(name))["$defs"][definition]["maximum"]
