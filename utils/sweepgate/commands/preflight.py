@@ -44,12 +44,11 @@ def matrix_rows(matrix) -> list[dict]:
 def one_per_recipe(rows: list[dict]) -> list[dict]:
     """The lowest-concurrency row of each recipe (same fingerprint, runner and lengths; a row without
     a fingerprint, such as a multi-node eval row, is its own recipe but for its concurrency)."""
-    import json
+    from sweepgate.core.expand import curve_key
 
     best: dict[tuple, dict] = {}
     for row in rows:
-        recipe = row.get(F.RECIPE_FINGERPRINT) or json.dumps({k: v for k, v in row.items() if k != F.CONC},
-                                                             sort_keys=True, default=str)
+        recipe = row.get(F.RECIPE_FINGERPRINT) or curve_key(row, frozenset({F.CONC}))
         key = (recipe, row.get(F.RUNNER), row.get(F.ISL), row.get(F.OSL))
         if key not in best or F.lowest_conc(row) < F.lowest_conc(best[key]):
             best[key] = row
