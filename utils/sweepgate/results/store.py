@@ -104,12 +104,24 @@ def resolve_url(url: str | None, root: Path | None = None) -> str:
     return url or os.environ.get(DB_ENV) or default_url(root)
 
 
+def _netloc(url: str) -> tuple[str, str, str]:
+    """(scheme, user@host part, the rest from its first '/') of a URL as written."""
+    scheme, _, rest = url.partition("://")
+    netloc, slash, path = rest.partition("/")
+    return scheme, netloc, slash + path
+
+
+def _password_split(url: str) -> bool:
+    """More than one '@' before the host: an unescaped '@' in the password, which a parser splits anywhere."""
+    return _netloc(url)[1].count("@") > 1
+
+
 def display_url(url: str) -> str:
-    """``url`` fit for a log: its password hidden, and everything between the scheme and the last
-    '@' when it does not parse (an unescaped '@' or ':' in a password splits it anywhere)."""
-    scheme, sep, rest = url.partition("://")
-    hidden = f"{scheme}://***@{rest.rpartition('@')[2]}" if sep and "@" in rest else url
-    if rest.count("@") > 1:  # an unescaped '@' in the password: the parser splits it in two
+    """``url`` fit for a log: its password hidden, and the whole user part when the URL does not
+    parse or its password holds an unescaped '@' (or ':'), which split it anywhere."""
+    scheme, netloc, path = _netloc(url)
+    hidden = f"{scheme}://***@{netloc.rpartition('@')[2]}{path}" if "://" in url and "@" in netloc else url
+    if _password_split(url):
         return hidden
     try:
         return sa.engine.make_url(url).render_as_string(hide_password=True)
@@ -149,7 +161,7 @@ def _check_url(url: str) -> None:
         parsed.get_dialect().import_dbapi()
     except URL_ERRORS as exc:
         raise _bad_url(url, exc) from None
-    if url.partition("://")[2].split("/", 1)[0].count("@") > 1:
+    if _password_split(url):
         raise fail(display_url(url), 0, "more than one '@' before the host: the password holds an '@'",
                    "percent-encode it (%40), and ':' as %3A, '/' as %2F")
     if parsed.get_backend_name() == "sqlite" and parsed.host:
@@ -168,7 +180,7 @@ def missing_sqlite(url: str) -> str | None:
     except sa.exc.ArgumentError:
         return None
     name = parsed.database or ""
-    if parsed.get_backend_name() != "sqlite" or not name or name == ":memory:" or name.startswith("file:"):
+    if parsed.get_backend_name() != "sqlite" or _memory(parsed) or name.startswith("file:"):
         return None
     return None if Path(name).is_file() else name
 
