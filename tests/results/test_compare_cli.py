@@ -174,16 +174,16 @@ def test_a_bad_threshold_in_the_master_config_is_refused_at_its_line(env, capsys
         master.write_text(master.read_text().replace(f"  results: {block}", "  results:\n    thresholds: {ttft_p50_ms: 1.5}"))
 
 
-def test_a_baseline_ref_spelled_as_a_branch_name_is_refused_not_all_new(env, capsys):
+def test_a_baseline_ref_spelled_as_a_branch_name_reads_as_git_reads_it(env, capsys):
     """Review: `--baseline-ref main` found nothing under refs/heads/main, judged every point
-    `new` and exited 0, so --fail-on-regression let the 15 % drop through."""
+    `new` and exited 0, so --fail-on-regression let the 15 % drop through. Then it was refused;
+    `results show --ref main` took it. Now both read a branch name as git does."""
     url = build(env / "r.db")
     code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--baseline-ref", "main",
                      "--fail-on-regression"])
     out = capsys.readouterr()
-    assert code == 1 and out.out == ""
-    assert out.err.strip() == (f"--baseline-ref: no results on 'main' in {url}, which holds runs on "
-                               "refs/heads/main; pass --baseline-ref refs/heads/main")
+    assert code == 3, out.err
+    assert "run pr-7 against refs/heads/main (last 5 runs)" in out.out and C.REGRESSED in out.out
     # a ref the store knows nothing like: still judged (a first run on a new branch), with a note
     code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-ref",
                      "refs/heads/release"])

@@ -196,7 +196,7 @@ def compare_with_history(tmp: str, rehearsals: list, plots: str) -> dict:
         outcome = ingest.ingest([str(path) for r in rehearsals for path in r.outputs if path.is_file()], st)
         history = synthetic.baseline_history(outcome.records, compare.DEFAULT_BASELINE_REF)
         st.add(history)
-    pr, baseline, _ = store_adapter.from_store(url, RUN_ID, compare.DEFAULT_BASELINE_REF, compare.DEFAULT_WINDOW)
+    pr, baseline, *_ = store_adapter.from_store(url, RUN_ID, compare.DEFAULT_BASELINE_REF, compare.DEFAULT_WINDOW)
     comparison = compare.compare_records(pr, baseline, run=RUN_ID)
     written = charts.draw_charts(comparison, plots)
     return {"db": store.display_url(url), "records": outcome.results, "problems": outcome.problems,

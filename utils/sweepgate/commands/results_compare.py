@@ -78,8 +78,9 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     from sweepgate.results import source, store_adapter
 
     from_files = args.baseline_jsonl or args.baseline_artifacts
-    pr, baseline, shown = store_adapter.from_store(args.db, args.run, None if from_files else args.baseline_ref,
-                                                   args.window)
+    pr, baseline, shown, stored = store_adapter.from_store(args.db, args.run,
+                                                           None if from_files else args.baseline_ref, args.window)
+    args.baseline_ref = stored or args.baseline_ref  # as the report names it
     if not pr:
         from sweepgate.commands.results import unknown_run
 

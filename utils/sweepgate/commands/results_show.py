@@ -34,7 +34,9 @@ def run(args) -> int:
                 raise unknown_run(args.run, store.display_url(st.url))
         else:
             if args.ref:
-                args.ref = _full_ref(args.ref, st.refs())
+                from sweepgate.results.store_adapter import stored_ref
+
+                args.ref = stored_ref(args.ref, st.refs())
             records = _of_keys(st, args.key, args.ref)
             title = " on ".join(filter(None, (f"config key {args.key}" if args.key else "all points", args.ref)))
             if (args.key or args.ref) and not records:
@@ -77,8 +79,3 @@ def _nothing(args, st):
                 "check --key (a master-config key, e.g. from `results show`), --ref and --db")
 
 
-def _full_ref(ref: str, known: list[str]) -> str:
-    """``main`` or ``pull/42/merge`` as the stored ref it abbreviates (as the table shows refs)."""
-    if ref in known:
-        return ref
-    return next((full for full in (f"refs/heads/{ref}", f"refs/{ref}") if full in known), ref)

@@ -14,8 +14,10 @@ def point_dict(rec: dict) -> dict:
     return dict(zip(R.POINT_IDENTITY, R.point_values(rec)))
 
 
-def from_store(url: str | None, run: str, baseline_ref: str | None, window: int) -> tuple[list[dict], list[dict], str]:
-    """(the run's records, their baseline on ``baseline_ref`` or [] when None, the database shown to a user).
+def from_store(url: str | None, run: str, baseline_ref: str | None,
+               window: int) -> tuple[list[dict], list[dict], str, str | None]:
+    """(the run's records, their baseline on ``baseline_ref`` or [] when None, the database shown to
+    a user, the baseline ref as stored: ``main`` names ``refs/heads/main`` as ``git`` reads it).
 
     Rehearsal results count as baseline only for a rehearsal run (so a rehearsal never
     judges a GPU run, and the example's generated history can judge its rehearsal).
@@ -26,7 +28,9 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int)
         shown = store.display_url(st.url)
         pr = st.run_results(run)
         if not pr or baseline_ref is None:
-            return pr, [], shown
+            return pr, [], shown, baseline_ref
+        refs = st.refs()
+        baseline_ref = stored_ref(baseline_ref, refs)
         rehearsal = any(r.get(R.REHEARSAL) for r in pr)
         # one more run than the window: the run itself may be on the baseline ref (compare drops it)
         points = [point_dict(r) for r in pr]
@@ -40,8 +44,16 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int)
             if later:
                 baseline += st.last_runs_of_points(baseline_ref, later, window + 1, include_rehearsals=rehearsal)
         if not baseline:
-            check_baseline_ref(baseline_ref, st.refs(), shown)
-        return pr, baseline, shown
+            check_baseline_ref(baseline_ref, refs, shown)
+        return pr, baseline, shown, baseline_ref
+
+
+def stored_ref(ref: str, known: list[str]) -> str:
+    """``main`` or ``pull/42/merge`` as the stored ref it abbreviates (as tables show refs), the
+    way git reads a short name; a ref stored as spelt, or unlike any, is itself."""
+    if ref in known:
+        return ref
+    return next((full for full in (f"refs/heads/{ref}", f"refs/{ref}") if full in known), ref)
 
 
 def _past_of(pr: list[dict]) -> str | None:
