@@ -10,7 +10,8 @@ parses it with PyYAML (``None``), which also reports every error:
 * in rapidyaml's JSON no string is one that YAML 1.1 would read as something else
   if it were plain (PyYAML's own implicit resolvers: bool, int, float, null,
   timestamp, ...), and every unquoted value is spelled the one way JSON and YAML 1.1
-  read alike (``true``, ``false``, ``null``, ``12``, ``-3``, ``1.5``).
+  read alike (``true``, ``false``, ``null``, ``12``, ``-3``, ``1.5``; JSON allows no other
+  unquoted word, and its numbers with an exponent are refused as they are read).
 
 ``tests/bench/yaml_parity.py`` checks the equality on every block of the corpus;
 ``tests/test_fastyaml.py`` on YAML 1.1's corner cases.
@@ -35,8 +36,6 @@ _RISKY = (
     (("-.", "+."), re.compile(r"(?<![\w.])[-+]\.")),  # -.5: a string in YAML 1.1, a number to rapidyaml
 )
 _CANONICAL = re.compile(r"true|false|null|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
-_BARE = re.compile(r"[^\s,:\[\]{}]+")
-_STRING = re.compile(r'"[^"]*"')
 
 
 def _resolver_patterns() -> str:
@@ -82,6 +81,17 @@ def _stderr_quiet():
         os.close(saved)
 
 
+def _canonical_float(token: str) -> float:
+    """A JSON number with a fraction or exponent, built only when YAML 1.1 reads it alike."""
+    if not _CANONICAL.fullmatch(token):
+        raise ValueError(token)  # 1e5: a string to YAML 1.1 (its exponents need a dot and a sign)
+    return float(token)
+
+
+def _no_constant(token: str):
+    raise ValueError(token)  # NaN, Infinity: JSON's extensions, spelt otherwise in YAML 1.1
+
+
 def _value(ryml, text: str):
     try:
         js = ryml.emit_json(ryml.parse_in_arena(text.encode("utf-8")))
@@ -89,10 +99,10 @@ def _value(ryml, text: str):
         return None
     if "\\" in js or _TYPED_STRING.search(js):
         return None
-    if not all(_CANONICAL.fullmatch(token) for token in set(_BARE.findall(_STRING.sub("", js)))):
-        return None
+    # Any unquoted word but true, false, null and a number fails to load as JSON; JSON spells
+    # an integer as YAML 1.1 does, and every other number is checked as it is read.
     try:
-        return (json.loads(js),)
+        return (json.loads(js, parse_float=_canonical_float, parse_constant=_no_constant),)
     except ValueError:
         return None
 
