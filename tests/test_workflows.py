@@ -797,6 +797,10 @@ def _origin(tmp_path, marker, scenario):
         f'mkdir -p "$(dirname {p})" && cp pwn.py {p}\n' for p in CONTAINER_PLANTS) + "echo '{}' > \"$RESULT_DIR/$RESULT_FILENAME.json\"\n"
     # ... and rewrites the files the run identity hashes, as if another commit's had run
     plants[AGENTIC_SCRIPT] += f"echo '# rewritten' >> {AGENTIC_SCRIPT}\necho '# rewritten' >> benchmarks/benchmark_lib.sh\n"
+    # ... and leaves a second result and a sidecar claiming main's ref beside its own output
+    plants[AGENTIC_SCRIPT] += ("echo '{}' > \"$RESULT_DIR/${RESULT_FILENAME}x.json\"\n"
+                               "echo '{\"job\": {\"ref\": \"refs/heads/main\"}}' > \"$RESULT_DIR/${RESULT_FILENAME}x.job.json\"\n"
+                               "echo '{}' > \"$RESULT_DIR/$RESULT_FILENAME.job.json\"\n")
     if scenario == "directory":
         plants[".sweepgate-main/utils/sweepgate/__main__.py"] = pwn
     for rel, text in plants.items():
@@ -857,9 +861,11 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
                 "GITHUB_WORKSPACE": str(work), "GITHUB_SHA": main_sha, "GITHUB_REF": "refs/heads/main",
                 "GITHUB_ENV": str(temp / "github_env"), "GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "1",
                 "RUNNER_TEMP": str(temp), "RUNNER_NAME": "b300-nv_0", "GITHUB_ACTIONS": "true", "CI": "true"}
+    uploads: dict[str, list[str]] = {}
     results = run_job(docs[name]["jobs"]["benchmark"], workspace=work, origin=origin, context=context,
                       base_env=base_env, artifacts={"matrix.json": json.dumps(matrix).encode(),
-                                                    "job-context.json": json.dumps(context_doc).encode()})
+                                                    "job-context.json": json.dumps(context_doc).encode()},
+                      uploads=uploads)
     log = "\n".join(f"--- {n}: {rc}\n{out}" for n, rc, out in results)
     assert not marker.exists(), f"PR code ran: {marker.read_text()}\n{log}"
     assert (host / "model.bin").exists(), "checking out main's tools deleted a host directory\n" + log
@@ -873,7 +879,10 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     env = apply_env_file(temp / "github_env")
     assert env["EXP_NAME"] == row["exp-name"] and env["RESULT_DIR"] == "results"
     sidecar = json.loads(Path(jobfile.path_for(str(work / "results"), env["RESULT_FILENAME"])).read_text())
-    assert sidecar[jobfile.JOB][jobfile.REF] == "refs/pull/7/head", sidecar
+    assert sidecar[jobfile.JOB][jobfile.REF] == "refs/pull/7/head", sidecar  # main's, over the script's
+    # only the job's own files go up: not the second result and sidecar the script left beside them
+    stem = f"results/{env['RESULT_FILENAME']}"
+    assert uploads[f"bmk_{env['RESULT_FILENAME']}"] == [f"{stem}.job.json", f"{stem}.json"], uploads
     # the identity of the files the approved commit holds, not of what the container left behind
     assert "# rewritten" in (work / AGENTIC_SCRIPT).read_text(), "the container stand-in did not rewrite"
     from sweepgate.core.identity import identities  # noqa: PLC0415

@@ -89,8 +89,10 @@ def read_env_file(path: Path) -> dict[str, str]:
 
 
 def run_job(job: dict, *, workspace: Path, origin: Path, context: dict, base_env: dict,
-            artifacts: dict[str, bytes]) -> list[tuple[str, int, str]]:
-    """Each step's (name, exit status, output); a failed step lets only `always()` steps run."""
+            artifacts: dict[str, bytes], uploads: dict | None = None) -> list[tuple[str, int, str]]:
+    """Each step's (name, exit status, output); a failed step lets only `always()` steps run.
+    ``uploads`` gets each uploaded artifact's name -> the files its `path` lines (globs, from
+    the workspace) match, as upload-artifact would take them."""
     env_file = Path(base_env["GITHUB_ENV"])
     results, failed = [], False
     for step in job["steps"]:
@@ -113,6 +115,10 @@ def run_job(job: dict, *, workspace: Path, origin: Path, context: dict, base_env
                 (folder / file).write_bytes(data)
             results.append((name, 0, ""))
         elif uses.startswith("actions/upload-artifact@"):
+            if uploads is not None:
+                found = sorted({str(p.relative_to(workspace)) for line in given["path"].splitlines() if line.strip()
+                                for p in workspace.glob(line.strip()) if p.is_file()})
+                uploads[given["name"]] = found
             continue
         else:
             assert not uses, f"workflow_job has no stand-in for {uses}"
