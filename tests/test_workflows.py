@@ -99,6 +99,30 @@ def test_no_expressions_in_run_blocks(docs):
             assert "${{" not in step.get("run", ""), f"{name}:{job}: pass values through env:, not ${{{{ }}}}"
 
 
+RE_EVAL = re.compile(r"(?:^|[;&|(`]|\bthen|\bdo)\s*(?:eval|source|\.)\s|\b(?:ba)?sh\s+-c\b", re.M)
+
+
+def test_run_blocks_never_evaluate_text_as_code(docs):
+    """A value passed through env: stays data only while no step runs it as code: no eval,
+    `source`, `.` or `bash -c` in any run block (security review: a PR title through env:
+    into `eval "echo ${TITLE}"` passed every other check)."""
+    for name, doc in docs.items():
+        for job, step in steps(doc):
+            found = RE_EVAL.search(step.get("run", ""))
+            assert not found, f"{name}:{job}: {step.get('name')}: {found.group().strip()!r} runs text as code"
+
+
+def test_every_parsed_uses_is_pinned(docs):
+    """The line check below reads `uses:` lines; a flow-style step (`- {uses: a/b@v6}`) or a
+    job-level `uses:` is found here, from the parsed YAML (security review)."""
+    for name, doc in docs.items():
+        for job_name, job in doc["jobs"].items():
+            for uses in [job.get("uses")] + [step.get("uses") for step in job.get("steps", [])]:
+                if uses is None or uses.startswith("./.github/workflows/"):
+                    continue
+                assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", uses), f"{name}:{job_name}: {uses} is not SHA-pinned"
+
+
 def test_uses_are_pinned_to_commits():
     pattern = re.compile(r"^\s*(?:-\s*)?uses:\s*(\S+)(.*)$")
     for name in NAMES:
