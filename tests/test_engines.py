@@ -146,6 +146,35 @@ def test_a_row_whose_image_has_no_manifest_is_a_warning_naming_it(tmp_path):
     assert [d.severity for d in diags] == ["warning"] and "example/vllm:unknown" in diags[0].message
 
 
+def test_an_adopting_repository_s_own_engines_folder_is_read_first(tmp_path):
+    """New-user review: an installed sweepgate read only its package's images.json, so the
+    adopting repository's own configs/engines/ entry for a new image changed nothing and the
+    warning (whose hint named that very file) stayed for ever."""
+    from sweepgate.engines.preflight import check_row
+
+    row = {"image": "example/vllm:v0.26.0", "exp-name": "x"}
+    calls = [{"tool": "vllm", "argv": ["serve", "m", "--nonsense"]}]
+    script = tmp_path / "benchmarks" / "x.sh"
+    script.parent.mkdir()
+    script.write_text("vllm serve m --nonsense\n")
+    (diag,) = check_row(row, calls, tmp_path, script)
+    assert diag.severity == "warning" and "this repository's configs/engines/images.json" in diag.hint
+    own = tmp_path / "configs" / "engines"
+    own.mkdir(parents=True)
+    (own / "images.json").write_text(json.dumps({"images": {"example/vllm:v0.26.0": {"vllm": "0.11.1"}}}))
+    M._folders.cache_clear(), M.images.cache_clear()  # read once a process; this test changes them
+    (diag,) = check_row(row, calls, tmp_path, script)  # the package's vllm 0.11.1 manifest checks it
+    assert diag.severity == "error" and "has no option --nonsense" in diag.message, diag
+    # a manifest of the repository's own, for a version the package does not ship
+    shipped = M.load("vllm", "0.11.1")
+    (own / "vllm-9.9.9.json").write_text(json.dumps({**shipped, "version": "9.9.9"}))
+    (own / "images.json").write_text(json.dumps({"images": {"example/vllm:v0.26.0": {"vllm": "9.9.9"}}}))
+    M.images.cache_clear(), M.load.cache_clear()
+    (diag,) = check_row(row, calls, tmp_path, script)
+    assert diag.severity == "error" and "9.9.9" in diag.message, diag
+    assert "9.9.9" in M.versions_of("vllm", tmp_path) and "9.9.9" not in M.versions_of("vllm")
+
+
 # --------------------------------------------------------------------------- preflight speed (under a second a row)
 
 STANDIN = ROOT / "utils" / "sweepgate" / "rehearsal" / "standin.py"

@@ -2,7 +2,9 @@
 
 ``manifests/images.json`` maps a container image to the engine versions inside it;
 tools a job installs itself (LMCache, Mooncake, AIPerf, lm-eval) get their version
-from the job's own `pip install NAME==VERSION`.
+from the job's own `pip install NAME==VERSION`. A repository that installs sweepgate adds
+its own images and manifests in its ``configs/engines/`` (``root``): they are read first,
+and the package's fill in the rest.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ import json
 import re
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
+
+from sweepgate.core.fields import CONFIG_DIR
 
 # pip distribution -> engine whose manifest checks it
 DISTRIBUTIONS = {"lmcache": "lmcache", "mooncake-transfer-engine": "mooncake",
@@ -24,8 +29,25 @@ def _folder():
 
 
 @lru_cache(maxsize=None)
-def images() -> dict[str, dict[str, str]]:
-    return json.loads((_folder() / "images.json").read_text(encoding="utf-8"))["images"]
+def _folders(root=None) -> tuple:
+    """The repository's ``configs/engines`` (when it has one of its own), then the package's."""
+    package = _folder()
+    if root is not None:
+        own = Path(root) / CONFIG_DIR / "engines"
+        if own.is_dir() and own.resolve() != Path(str(package)).resolve():
+            return own, package
+    return (package,)
+
+
+@lru_cache(maxsize=None)
+def images(root=None) -> dict[str, dict[str, str]]:
+    """Image -> engine versions: the package's, with the repository's own entries over them."""
+    out: dict[str, dict[str, str]] = {}
+    for folder in reversed(_folders(root)):
+        path = folder / "images.json"
+        if path.is_file():
+            out.update(json.loads(path.read_text(encoding="utf-8"))["images"])
+    return out
 
 
 def manifest_name(engine: str, version: str) -> str:
@@ -33,22 +55,24 @@ def manifest_name(engine: str, version: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def load(engine: str, version: str) -> dict | None:
-    """The committed manifest of ``engine`` at ``version``, or None."""
-    path = _folder() / manifest_name(engine, version)
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))
+def load(engine: str, version: str, root=None) -> dict | None:
+    """The committed manifest of ``engine`` at ``version`` (the repository's first), or None."""
+    for folder in _folders(root):
+        path = folder / manifest_name(engine, version)
+        if path.is_file():
+            return json.loads(path.read_text(encoding="utf-8"))
+    return None
 
 
-def versions_of(engine: str) -> list[str]:
+def versions_of(engine: str, root=None) -> list[str]:
     """Every committed version of ``engine``."""
     prefix = f"{engine}-"
-    out = []
-    for entry in _folder().iterdir():
-        name = entry.name
-        if name.startswith(prefix) and name.endswith(".json") and name[len(prefix):-5][:1].isdigit():
-            out.append(name[len(prefix):-5])
+    out = set()
+    for folder in _folders(root):
+        for entry in folder.iterdir():
+            name = entry.name
+            if name.startswith(prefix) and name.endswith(".json") and name[len(prefix):-5][:1].isdigit():
+                out.add(name[len(prefix):-5])
     return sorted(out)
 
 
@@ -70,7 +94,7 @@ def pins_in(argv: list[str]) -> dict[str, str]:
     return out
 
 
-def flags_of(engine: str, version: str) -> set[str]:
+def flags_of(engine: str, version: str, root=None) -> set[str]:
     """Every flag the manifest of ``engine`` at ``version`` knows (empty when there is none)."""
-    found = load(engine, version)
+    found = load(engine, version, root)
     return {flag for opt in found["options"] for flag in opt["flags"]} if found else set()

@@ -35,9 +35,9 @@ def engine_call(call: dict) -> tuple[str, list[str]] | None:
     return None
 
 
-def versions_for(row: dict, calls: list[dict]) -> dict[str, str]:
+def versions_for(row: dict, calls: list[dict], root: Path | None = None) -> dict[str, str]:
     """engine -> version: the image's engines, then what the job pip-installed."""
-    versions = dict(M.images().get(str(row.get(fields.IMAGE, "")), {}))
+    versions = dict(M.images(root).get(str(row.get(fields.IMAGE, "")), {}))
     for call in calls:
         if call.get("tool") == "pip":
             versions.update(M.pins_in(call.get("argv") or []))
@@ -59,11 +59,11 @@ def locate(root: Path, script: Path, flag: str) -> tuple[str, int]:
     return str(script.relative_to(root)), 0
 
 
-def _hint(manifest: dict, flag: str, what: str) -> str:
+def _hint(manifest: dict, flag: str, what: str, root: Path | None = None) -> str:
     if what != "unknown":
         return "pass a value the parser accepts"
     engine, version = manifest["engine"], manifest["version"]
-    having = [v for v in M.versions_of(engine) if v != version and flag in M.flags_of(engine, v)]
+    having = [v for v in M.versions_of(engine, root) if v != version and flag in M.flags_of(engine, v, root)]
     if having:
         return (f"{manifest['package']} {', '.join(having)} has it: pass it only when the installed "
                 f"version supports it, or pin that version")
@@ -72,14 +72,14 @@ def _hint(manifest: dict, flag: str, what: str) -> str:
 
 def check_row(row: dict, calls: list[dict], root: Path, script: Path) -> list[Diagnostic]:
     """Every flag problem (errors) and every engine without a manifest (warnings) in one row's calls."""
-    versions, out, missing = versions_for(row, calls), [], set()
+    versions, out, missing = versions_for(row, calls, root), [], set()
     for call in calls:
         found = engine_call(call)
         if not found:
             continue
         engine, args = found
         version = versions.get(engine)
-        manifest = M.load(engine, version) if version else None
+        manifest = M.load(engine, version, root) if version else None
         if manifest is None:
             missing.add((engine, version))
             continue
@@ -98,14 +98,15 @@ def _diagnostic(root: Path, script: Path, manifest: dict, flag: str, what: str) 
     else:
         message = f"{who} `{manifest['command']}` {flag}: {what}"
     return Diagnostic(path, line, 0, "engine-flag", message,
-                      _hint(manifest, flag, what))
+                      _hint(manifest, flag, what, root))
 
 
 def _missing(row: dict, script: Path, root: Path, engine: str, version: str | None) -> Diagnostic:
     image = row.get(fields.IMAGE, "")
     if version is None:
         message = f"image {image} has no {engine} manifest"
-        hint = "add the image to configs/engines/images.json and capture its manifests"
+        hint = (f"add it to this repository's {fields.CONFIG_DIR}/engines/images.json "
+                "('{\"images\": {IMAGE: {ENGINE: VERSION}}}') and capture the version's manifest there")
     else:
         message = f"no manifest for {engine} {version} (installed on image {image})"
         hint = f"capture it: sweepgate engines capture --engine {engine} --out configs/engines/{engine}-{version}.json"
