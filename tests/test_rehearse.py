@@ -34,9 +34,9 @@ SEED_ROW = {
 }
 
 
-def cli(args: list[str], env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+def cli(args: list[str], env: dict | None = None, timeout: float = 60, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     full_env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_REHEARSE_DURATION": "2", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "sweepgate", "rehearse", *args], cwd=ROOT, env=full_env,
+    return subprocess.run([sys.executable, "-m", "sweepgate", "rehearse", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -52,6 +52,17 @@ def calls(work: Path) -> list[dict]:
 
 def value(argv: list[str], name: str):
     return argv[argv.index(name) + 1] if name in argv else None
+
+
+def test_a_relative_work_dir_is_read_from_where_the_command_runs(tmp_path):
+    """New-user review: `--work-dir ../../rh` from configs/ failed (`hf: command not found`):
+    the shims' folder was put on PATH as given, relative, and the script runs from the top."""
+    work = tmp_path / "rel-work"
+    relative = os.path.relpath(work, ROOT / "configs")
+    r = cli(["--exp-name", SEED_EXP, "--row-json", str(write_rows(tmp_path, SEED_ROW)), "--work-dir", relative],
+            cwd=ROOT / "configs")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"work dir {work}" in r.stdout and list((work / "results").glob("*.job.json"))
 
 
 def test_seed_row_rehearses_end_to_end(tmp_path):

@@ -461,7 +461,7 @@ def make_work_dir(requested: str | None) -> Path:
     """The rehearsal's work directory: ``requested`` (created if need be) or a fresh temporary one."""
     if not requested:
         return Path(tempfile.mkdtemp(prefix="sweepgate-rehearse-"))
-    work = Path(requested)
+    work = Path(os.path.abspath(requested))  # the script runs from the top; the flag was given here
     try:
         work.mkdir(parents=True, exist_ok=True)
         probe = work / ".sweepgate-write-test"
