@@ -245,6 +245,17 @@ def test_edited_history_line_reported_at_base_line(gate):
     assert result.lines() == [12]
 
 
+def test_a_long_line_edited_near_its_end_shows_the_stretch_that_changed(gate, repo):
+    """New-user review: a description edited past its 70th character read as two identical
+    excerpts ('...[1, 4, ...' became '...[1, 4, ...')."""
+    long = "Replace the TP8 concurrency list [1, 4, 8, 16, 24] with [1, 4, 8] after dropping 24"
+    base = CHANGELOG.replace('"Initial Kimi-K3 agentic recipe"', f'"{long}"')
+    result = gate(base.replace("dropping 24", "removing 24") + "\n" + entry(), base=repo.commit_changelog(base))
+    refused(result, 12, "history line 12 edited")
+    message = next(line for line in result.err.splitlines() if "history line 12 edited" in line)
+    assert "after dropping 24" in message and "after removing 24" in message, message
+
+
 def test_edit_reported_at_its_head_line_and_named_by_its_base_line(gate):
     """Two lines inserted above the edit: it is reported at the line the author's file (and a PR's
     annotation) has it on, 14, and still named history line 12. Review: the prefix gave the base's

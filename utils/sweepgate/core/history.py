@@ -55,6 +55,20 @@ def show(line: bytes, limit: int = 70) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
+def show_edit(old: bytes, new: bytes, limit: int = 70, before: int = 20) -> str:
+    """``'old' became 'new'``, each cut to the same stretch around where they first differ (a
+    long line edited near its end read as two identical excerpts)."""
+    a, b = old.decode("utf-8", "replace"), new.decode("utf-8", "replace")
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = 0 if at < limit - before else at - before
+
+    def cut(text: str) -> str:
+        part = text[start:start + limit]
+        return repr(("..." if start else "") + part + ("..." if start + limit < len(text) else ""))
+
+    return f"{cut(a)} became {cut(b)}"
+
+
 @dataclass
 class History:
     """How HEAD's lines relate to BASE's."""
@@ -148,8 +162,8 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
     if head.startswith(base):
         if base and not base.endswith(b"\n") and len(head) > len(base) and head[len(base)] != 0x0A:
             hist = History(nb, changed=[nb - 1, *range(nb, len(head_lines))])
-            hist.problems.append((nb, "history-edited", f"history line {nb} edited: {show(base_lines[-1])} "
-                                  f"became {show(head_lines[nb - 1])}", HISTORY_HINT))
+            hist.problems.append((nb, "history-edited", f"history line {nb} edited: "
+                                  f"{show_edit(base_lines[-1], head_lines[nb - 1])}", HISTORY_HINT))
             return hist
         return History(nb, changed=list(range(nb, len(head_lines))))
 
@@ -173,7 +187,7 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
                 hist.corrections.append((i1 + k + 1, j1 + k + 1))
             else:
                 hist.problems.append((j1 + k + 1, "history-edited",
-                                      f"history line {i1 + k + 1} edited: {show(old)} became {show(new)}"
+                                      f"history line {i1 + k + 1} edited: {show_edit(old, new)}"
                                       + _elsewhere(i1 + k + 1, j1 + k + 1), HISTORY_HINT))
         if i1 + paired < i2:
             hist.problems.append(_deleted(nbase, i1 + paired + 1, i2, j1 + paired, len(nhead)))
