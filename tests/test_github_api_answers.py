@@ -224,3 +224,21 @@ def test_an_api_that_does_not_answer_in_time_is_one_line(stub, tmp_path, capsys,
     retrying, line = capsys.readouterr().err.strip().splitlines()
     assert retrying == "sweepgate: GitHub API did not answer (ReadTimeoutError): retrying (try 2 of 2)"
     assert line.startswith(f"{stub.url}: the GitHub API did not answer within 1 s, 2 tries (on {OWNER_NAME}#{NUMBER})")
+
+
+def test_an_api_that_refuses_the_connection_says_so_not_that_it_timed_out(tmp_path, capsys, monkeypatch):
+    """New-user review: a refused connection read "did not answer within 30 s, 2 tries" after
+    "try 3 of 3" (urllib3 files a failed connection under its connect timeouts)."""
+    import socket
+
+    monkeypatch.setattr(github, "API_BACKOFF_S", 0.01, raising=False)
+    with socket.socket() as sock:  # a port nothing listens on once this closes
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    closed = type("Closed", (), {"url": f"http://127.0.0.1:{port}"})()
+    assert comment(closed, tmp_path) == 1
+    *retries, line = capsys.readouterr().err.strip().splitlines()
+    assert retries and all(r.startswith("sweepgate: cannot connect to the GitHub API (Connection refused): ")
+                           for r in retries), retries
+    assert line == (f"github: cannot reach the GitHub API at {closed.url} on {OWNER_NAME}#{NUMBER}: Connection "
+                    "refused; check --github-api-url / GITHUB_API_URL and the network"), line

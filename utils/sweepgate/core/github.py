@@ -349,6 +349,8 @@ def _timed_out(exc) -> bool:
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
+        if isinstance(e, urllib3.exceptions.NewConnectionError):
+            return False  # refused or unresolvable: urllib3 files it under its connect timeouts
         if isinstance(e, (requests.Timeout, urllib3.exceptions.TimeoutError, TimeoutError)):
             return True
         todo += [a for a in getattr(e, "args", ()) if isinstance(a, BaseException)]
@@ -381,7 +383,9 @@ def api_error(exc, what: str, hint: str, base_url: str | None = None) -> Sweepga
     if isinstance(exc, github.GithubException):
         return _fail(f"GitHub API error {exc.status} {what}: {_api_message(exc)}", hint)
     if isinstance(exc, (OSError, github.BadAttributeException)):  # requests' errors derive from OSError
-        return _fail(f"cannot reach the GitHub API at {url} {what}: {exc}",
+        from sweepgate.core.github_retry import connection_failure
+
+        return _fail(f"cannot reach the GitHub API at {url} {what}: {connection_failure(exc)}",
                      "check --github-api-url / GITHUB_API_URL and the network")
     raise exc
 

@@ -1,7 +1,7 @@
 """Bounded retries of GitHub API requests: PyGithub's GithubRetry (rate limits, 5xx, timeouts)
 with a few tries, no wait over a cap and one line on stderr before each wait.
 
-Imported with PyGithub, only by ``core.github._client`` (which sets the tries and the cap).
+Imported with PyGithub, by ``core.github`` (``_client`` sets the tries and the cap).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import time
 
 from github import GithubRetry
 from github.GithubException import RateLimitExceededExceedsMaxWait
+from urllib3.exceptions import NewConnectionError
 
 RATE_LIMIT_STATUSES = (403, 429)  # GitHub answers a primary or secondary rate limit with either
 
@@ -50,4 +51,19 @@ class BoundedRetry(GithubRetry):
             return "GitHub API rate limit"
         if last.status:
             return f"GitHub API answered {last.status}"
+        if isinstance(last.error, NewConnectionError):  # refused, or a name that does not resolve
+            return f"cannot connect to the GitHub API ({connection_failure(last.error)})"
         return f"GitHub API did not answer ({type(last.error).__name__})"
+
+
+def connection_failure(exc: BaseException) -> str:
+    """The innermost system error's words ("Connection refused", "Name or service not known")
+    under requests' and urllib3's wrappers, else the error as it reads."""
+    seen, at = set(), exc
+    while at is not None and id(at) not in seen:
+        seen.add(id(at))
+        if isinstance(at, OSError) and at.strerror:
+            return at.strerror
+        inner = [a for a in getattr(at, "args", ()) if isinstance(a, BaseException)]
+        at = inner[0] if inner else (getattr(at, "reason", None) or at.__cause__ or at.__context__)
+    return str(exc)
