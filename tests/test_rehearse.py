@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import signal
+import shutil
 import subprocess
 import sys
 import time
@@ -281,6 +282,48 @@ def test_check_calls_catches_a_script_that_ignores_the_row():
     text = "\n".join(problems)
     assert "0.5.4rc2" in text and "--l1-size-gb is 100" in text and "--shm-name" in text
     assert "LMCacheMPConnector" in text
+
+
+SGLANG_ROW = {
+    "image": "lmsysorg/sglang:v0.5.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
+    "precision": "fp8", "framework": "sglang", "runner": "cluster:b300-nv", "isl": 1024, "osl": 1024, "tp": 8,
+    "ep": 1, "pp": 1, "dcp-size": 1, "pcp-size": 1, "dp-attn": False, "spec-decoding": "none", "conc": 4,
+    "max-model-len": 2248, "kv-offloading": "none", "exp-name": "dsr1_1k1k", "scenario-type": "fixed-seq-len",
+    "recipe-fingerprint": "abcd" * 16,
+}
+
+
+def test_check_calls_knows_the_sglang_server():
+    """New-user review: an SGLang row's rehearsal said FAILED, "the script never started `vllm
+    serve`", though its script started its SGLang server and wrote a result."""
+    env = {"PORT": "8000"}
+    sglang = {"tool": "python3", "argv": ["-m", "sglang.launch_server", "--model-path", "m", "--port", "8000"]}
+    assert rehearse.check_calls(SGLANG_ROW, env, [sglang]) == []
+    assert rehearse.check_calls(SGLANG_ROW, env, []) == [
+        "the script never started the SGLang server (`python3 -m sglang.launch_server`)"]
+    moved = {**sglang, "argv": [*sglang["argv"][:-1], "9000"]}
+    assert rehearse.check_calls(SGLANG_ROW, env, [moved]) == [
+        "the SGLang server's --port is 9000, expected $PORT=8000"]
+
+
+def test_an_sglang_row_rehearses_in_an_adopting_repository(tmp_path):
+    """The same review, end to end: a repository's own SGLang script, from its configs/ folder."""
+    repo = tmp_path / "bench"
+    for part in ("benchmarks", "configs"):
+        shutil.copytree(ROOT / part, repo / part, symlinks=True)
+    vllm = (repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh").read_text()
+    start, end = vllm.index("server_cmd=("), vllm.index(")\n", vllm.index("server_cmd=(")) + 2
+    server = ('server_cmd=(\n  python3 -m sglang.launch_server --model-path "${MODEL_PATH}"\n'
+              '  --served-model-name "${MODEL}" --host 0.0.0.0 --port "${PORT}" --tp-size "${TP}"\n)\n')
+    script = repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_sglang.sh"
+    script.write_text(vllm[:start] + server + vllm[end:])
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    rows = write_rows(tmp_path, SGLANG_ROW)
+    r = cli(["--exp-name", "dsr1_1k1k", "--row-json", str(rows), "--work-dir", str(tmp_path / "w")],
+            cwd=repo / "configs")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "$ python3 -m sglang.launch_server" in r.stdout + r.stderr
+    assert "Starting SGLang server" in (tmp_path / "w" / "script.log").read_text()
 
 
 @pytest.mark.parametrize("l1,flagged", [("1889", True), ("1759.268343448638916015625", False), ("1759.27", True)])

@@ -235,7 +235,8 @@ _sg_record_server_command() {
 
 #######################################
 # The inference server's lifecycle in one call: start ARGV in the background
-# as "vLLM server" (log RESULT_DIR/server.log, command
+# as "vLLM server", "SGLang server" or "inference server", after what ARGV
+# runs (log RESULT_DIR/server.log, command
 # RESULT_DIR/server_command.txt, registered for cleanup), then wait for
 # http://127.0.0.1:PORT/health for up to SERVER_READY_TIMEOUT seconds
 # (default 1800).
@@ -257,7 +258,14 @@ _sg_start_server_and_wait() {
   SERVER_LOG="${RESULT_DIR}/server.log"
   SERVER_PID=""
   _sg_record_server_command "${record}" "$@" || return 1
-  _sg_start_background_process --label "vLLM server" --log "${SERVER_LOG}" \
+  local label="inference server" arg
+  for arg in "${@:1:3}"; do
+    case "${arg##*/}" in
+      vllm) label="vLLM server" ;;
+      sglang | sglang.launch_server) label="SGLang server" ;;
+    esac
+  done
+  _sg_start_background_process --label "${label}" --log "${SERVER_LOG}" \
     -- "$@" || return 1
   SERVER_PID="${BACKGROUND_PID}"
   # shellcheck disable=SC2153  # PORT is exported by benchmark_lib.sh

@@ -389,13 +389,30 @@ def names_the_budget(gib: str | None, gb: str) -> bool:
         return False
 
 
+def _starts_sglang(call: dict) -> bool:
+    """`python3 -m sglang.launch_server ...` (or `sglang serve ...`), as the stand-in recorded it."""
+    argv = call.get("argv") or []
+    if call["tool"] == "sglang":
+        return argv[:1] == ["serve"]
+    return call["tool"].startswith("python") and argv[:2] == ["-m", "sglang.launch_server"]
+
+
 def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
     """What the row says about the backend, checked against what the script ran."""
     problems = []
     backend = (row.get(fields.KV_OFFLOAD_BACKEND) or {})
     name, version = backend.get("name"), backend.get("version")
+    framework = str(row.get(fields.FRAMEWORK) or "vllm")
+    if framework.startswith("sglang"):
+        started = [c["argv"] for c in calls if _starts_sglang(c)]
+        if not started:
+            problems.append("the script never started the SGLang server (`python3 -m sglang.launch_server`)")
+        if started and option_value(started[0], "--port") != env["PORT"]:
+            problems.append(f"the SGLang server's --port is {option_value(started[0], '--port')}, "
+                            f"expected $PORT={env['PORT']}")
+        return problems  # the KV-offload arms below are vLLM's
     servers = [c["argv"] for c in calls if c["tool"] == "vllm" and c["argv"][:1] == ["serve"]]
-    if not servers:
+    if not servers and framework.startswith("vllm"):
         problems.append("the script never started `vllm serve`")
     dram = str(row.get(fields.TOTAL_CPU_DRAM_GB, ""))
     runtime = env.get(fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME], "")
