@@ -262,3 +262,16 @@ def test_one_row_per_recipe_takes_multinode_rows_without_a_fingerprint():
             {**base, "recipe-fingerprint": "f", "conc": 32}, {**base, "recipe-fingerprint": "f", "conc": 4}]
     kept = one_per_recipe(rows)
     assert [r["conc"] for r in kept] == [[8, 16], [4], 4]
+
+
+def test_a_failed_script_is_named_by_its_error_line_not_its_cleanup():
+    """New-user review: a client flag typo was reported as "(Stopped vLLM server.)", the exit
+    trap's last line, while the line above said what was wrong."""
+    from sweepgate.commands.preflight import _cause
+
+    tail = ("Starting vLLM server: vllm serve m\n"
+            "run_benchmark_serving: unknown option '--random-range-ratoi'\n"
+            "Stopping vLLM server (PID 12, 0 descendants)\n(Stopped vLLM server.)\n")
+    assert _cause(tail) == "run_benchmark_serving: unknown option '--random-range-ratoi'"
+    assert _cause("a\nlast words\n(Stopped vLLM server.)\n") == "last words"  # no error-like line
+    assert _cause("") == ""

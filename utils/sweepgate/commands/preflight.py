@@ -9,6 +9,7 @@ is rehearsed (its lowest concurrency): the flags do not depend on concurrency.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -122,6 +123,19 @@ def with_rows(found: dict, shown: int = 3) -> list:
     return out
 
 
+_CLEANUP = re.compile(r"\(?(Stopping|Stopped) ")  # benchmark_lib's exit trap, after the error
+_ERROR = re.compile(r"error|unknown option|unrecognized|not found|no such file|invalid|failed", re.I)
+
+
+def _cause(tail: str) -> str:
+    """The line of a failed script's output that says why: the last one that reads like an error,
+    else the last one before the exit trap's cleanup lines (a review saw "(Stopped vLLM server.)"
+    named as the reason while "unknown option '--random-range-ratoi'" stood above it)."""
+    lines = [line.strip() for line in tail.strip().splitlines() if line.strip()]
+    told = [line for line in lines if not _CLEANUP.match(line)]
+    return next((line for line in reversed(told) if _ERROR.search(line)), told[-1] if told else "")
+
+
 def _run_problems(row: dict, rec, root: Path) -> list:
     """The script itself failing (before a flag could be checked) is a problem too."""
     from sweepgate.core.errors import Diagnostic
@@ -130,9 +144,9 @@ def _run_problems(row: dict, rec, root: Path) -> list:
     out = []
     if rec.timed_out or rec.rc:
         what = "did not finish" if rec.timed_out else f"exited {rec.rc}"
-        last = rec.output_tail.strip().splitlines()[-1:] or [""]
         out.append(Diagnostic(rel, 0, 0, "preflight-run", f"row {row.get(F.EXP_NAME)}: the script {what} "
-                              f"in the fast rehearsal ({last[0][:200]})", "run sweepgate rehearse on the row"))
+                              f"in the fast rehearsal ({_cause(rec.output_tail)[:200]})",
+                              "run sweepgate rehearse on the row"))
     if rec.leftovers:
         out.append(Diagnostic(rel, 0, 0, "preflight-run", "left running: " + "; ".join(rec.leftovers),
                               "start background work with start_background_process"))
