@@ -23,6 +23,10 @@ REFUSED = {
     "other/sglang_cosmos3_gsm8k_reasoner_accuracy_infinity_trimmed.json": "unknown JSON output",
     "other/akamas_kernel_probe_L-marlin_custom.json": "unknown JSON output",
     "trtllm/trtllm-bench0.16_llama3.1-70b_fp8_tp8_1024_128_log_trimmed.txt": "a console log, not a benchmark client output",
+    # hunt 7: each named for what it is (they read "not JSON or CSV" and "process_result.py aggregate")
+    "aiperf/aiperf0.8_server_metrics_export_trimmed.csv": "an AIPerf server-metrics export",
+    "aiperf/aiperf0.8_profile_export_records_trimmed_3rows.csv": "an AIPerf per-request records export",
+    "inferencex/ifx_agentic_v2flat_single_glm5.1_sglang_mi355x_tp2_conc4.json": "an InferenceX agentic aggregate",
 }
 
 

@@ -14,8 +14,10 @@ from sweepgate.core.errors import fail
 REASONS = (
     (lambda d: isinstance(d, dict) and "hw" in d and isinstance(d.get("metrics"), dict),
      "a benchmark wrapper ({hw, metrics, gpu}) whose metrics omit completed/failed requests and duration"),
-    (lambda d: isinstance(d, dict) and "hw" in d and ("request_metrics" in d or "users" in d),
-     "an InferenceX agentic aggregate (latencies in seconds, no client request counts)"),
+    (lambda d: isinstance(d, dict) and "hw" in d and ("request_metrics" in d or "users" in d
+                                                      or str(d.get("scenario_type", "")).startswith("agentic")),
+     "an InferenceX agentic aggregate (built from an AIPerf run: latencies in seconds, statistics "
+     "summarized again)"),
     (lambda d: isinstance(d, dict) and "hw" in d and "tput_per_gpu" in d,
      "an InferenceX process_result.py aggregate (latencies converted to seconds, derived values copied, "
      "request counts dropped)"),
