@@ -256,6 +256,19 @@ def test_a_long_line_edited_near_its_end_shows_the_stretch_that_changed(gate, re
     assert "after dropping 24" in message and "after removing 24" in message, message
 
 
+def test_a_branch_behind_its_base_is_told_so_not_only_blamed_for_edits(repo, capsys):
+    """New-user review: on a branch behind main, `validate --base-ref main` said "history line
+    N edited ... restore it byte for byte" about main's own new entry; the author edited nothing."""
+    moved = repo.commit_changelog(CHANGELOG + "\n" + entry(description='"main moved"'))
+    repo.git("checkout", "-q", repo.base)
+    head = repo.commit_changelog(CHANGELOG + "\n" + entry(description='"my change"'))
+    assert cli.main(["validate", "--base-ref", moved, "--head-ref", head]) == 1
+    err = capsys.readouterr().err
+    assert "history line" in err and "edited" in err, err
+    (line,) = [x for x in err.splitlines() if "[base-moved]" in x or "has commits this change is not based on" in x]
+    assert f"changelog rebase --onto {moved}" in line and "git merge-base" in line, line
+
+
 def test_edit_reported_at_its_head_line_and_named_by_its_base_line(gate):
     """Two lines inserted above the edit: it is reported at the line the author's file (and a PR's
     annotation) has it on, 14, and still named history line 12. Review: the prefix gave the base's

@@ -276,6 +276,7 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     out = Collector(opts.changelog)
     hist, parsed = check_text(out, base, head, repo, opts)
     outcome.corrections = len(hist.corrections)
+    _base_moved(git, out, base_ref, base_sha, head_sha, hist)
     outcome.diagnostics = out.done()
     if parsed is None:
         return outcome
@@ -294,6 +295,21 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     except SweepgateError as exc:
         outcome.matrix = exc.diagnostics
     return outcome
+
+
+def _base_moved(git, out: Collector, base_ref: str, base_sha: str, head_sha: str, hist: History) -> None:
+    """When history reads as edited and BASE holds commits HEAD lacks (the branch is behind it),
+    say so: the entries BASE gained after the branch left it read as this change's edits."""
+    if not hist.problems:
+        return
+    head_commit = git.resolve("HEAD") if head_sha == WORKTREE else head_sha
+    if git.is_ancestor(base_sha, head_commit):
+        return
+    out.add(hist.problems[0][0], "base-moved",
+            f"{base_ref} has commits this change is not based on: changelog entries it gained after the "
+            "branch left it read as edits here",
+            f"rebase the entry onto it (sweepgate changelog rebase --onto {base_ref}), or pass "
+            f"--base-ref $(git merge-base {base_ref} HEAD)")
 
 
 def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts: GateOptions,

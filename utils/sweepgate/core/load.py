@@ -89,6 +89,11 @@ class Git:
 
         return Path(self._root)
 
+    def is_ancestor(self, ancestor: str, commit: str) -> bool:
+        """Whether ``ancestor`` is ``commit`` or one of its ancestors."""
+        return subprocess.run(["git", "-C", self._root, "merge-base", "--is-ancestor", ancestor, commit],
+                              capture_output=True).returncode == 0
+
     def resolve(self, ref: str) -> str:
         """Commit id of ``ref``, or a diagnostic saying it is not a commit here."""
         return self.resolve_all(ref)[0]
