@@ -206,6 +206,36 @@ def test_repeated_exp_name_needs_conc():
     assert rehearse.select_row(FSL_ROWS, "rows.json", "dsr1_1k1k", 8)[F.CONC] == 8
 
 
+def test_rows_alike_but_for_tp_are_told_apart_with_where():
+    """New-user review: tp4 and tp8 rows of one config key (same exp-name and conc) were "narrow
+    with --config-keys KEY", already given; with --conc given it still said "choose one with
+    --conc N" for rows whose conc lists overlap."""
+    rows = [{**FSL_ROWS[0], "tp": 4}, {**FSL_ROWS[0], "tp": 8}]
+    conc = FSL_ROWS[0][F.CONC]
+    with pytest.raises(SweepgateError) as info:
+        rehearse.select_row(rows, "rows.json", "dsr1_1k1k", conc)
+    message = info.value.diagnostics[0]
+    assert "differ in tp 4, 8" in message.message and message.hint == "choose one with --where tp=4", message
+    assert rehearse.select_row(rows, "rows.json", "dsr1_1k1k", conc, ["tp=8"])["tp"] == 8
+    with pytest.raises(SweepgateError, match="has tp=16"):
+        rehearse.select_row(rows, "rows.json", "dsr1_1k1k", conc, ["tp=16"])
+    multi = [{**FSL_ROWS[0], "conc": [4, 8], "tp": 4}, {**FSL_ROWS[0], "conc": [8, 16], "tp": 8}]
+    with pytest.raises(SweepgateError, match="--where tp=4"):
+        rehearse.select_row(multi, "rows.json", "dsr1_1k1k", 8)
+
+
+def test_a_whole_matrix_is_a_row_file(tmp_path):
+    """New-user review: `--row-json` given `sweepgate matrix` output said "no row has exp-name
+    ...; pick one of: None"."""
+    matrix = {"single_node": {"fixed-seq-len": FSL_ROWS}, "multi_node": {}, "evals": [],
+              "changelog_metadata": {"base_ref": "a", "head_ref": "b", "entries": [{"config-keys": ["k"]}]}}
+    path = tmp_path / "matrix.json"
+    path.write_text(json.dumps(matrix))
+    args = type("Args", (), {"row_json": str(path), "config_keys": None})()
+    rows, _ = rehearse.load_rows(args, ROOT)
+    assert rows == FSL_ROWS
+
+
 def test_unknown_exp_name_lists_known_ones():
     with pytest.raises(SweepgateError) as info:
         rehearse.select_row(FSL_ROWS + [SEED_ROW], "rows.json", "nope", None)

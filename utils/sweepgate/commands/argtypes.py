@@ -40,6 +40,14 @@ def full_ref(text: str) -> str:
     return text
 
 
+def field_value(text: str) -> str:
+    """FIELD=VALUE, a row field and the value it must have."""
+    name, sep, _ = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"'{text}' is not FIELD=VALUE (e.g. tp=4)")
+    return text
+
+
 def digits(text: str) -> str:
     """A positive whole number kept as text (a GitHub run id or attempt)."""
     return str(int_between(1)(text))

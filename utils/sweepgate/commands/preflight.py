@@ -31,17 +31,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="exit 3 when an image or version has no manifest")
 
 
-def matrix_rows(matrix) -> list[dict]:
-    """Every row (a dict with an exp-name) anywhere in a matrix's buckets."""
-    if isinstance(matrix, dict):
-        if F.EXP_NAME in matrix:
-            return [matrix]
-        return [r for v in matrix.values() for r in matrix_rows(v)]
-    if isinstance(matrix, list):
-        return [r for v in matrix for r in matrix_rows(v)]
-    return []
-
-
 def one_per_recipe(rows: list[dict]) -> list[dict]:
     """The lowest-concurrency row of each recipe (same fingerprint, runner and lengths; a row without
     a fingerprint, such as a multi-node eval row, is its own recipe but for its concurrency)."""
@@ -64,6 +53,8 @@ def select_rows(args, root: Path) -> list[dict]:
     if args.base_ref:
         from sweepgate.core.load import open_repo
         from sweepgate.core.select import Options, build_matrix
+
+        from sweepgate.core.sweep import matrix_rows
 
         rows = matrix_rows(build_matrix(open_repo(), args.base_ref, args.head_ref,
                                         Options(changelog=args.changelog_file)))

@@ -17,6 +17,8 @@ def add_arguments(parser) -> None:
                         help="read rows from FILE (a row or a list of rows) instead of the configs")
     parser.add_argument("--conc", type=int, help="pick the row with this concurrency "
                         "(fixed-seq-len exp-names repeat across concurrencies)")
+    parser.add_argument("--where", action="append", type=argtypes.field_value, metavar="FIELD=VALUE",
+                        help="keep only rows whose FIELD is VALUE (e.g. tp=4, dp-attn=true); repeatable")
     parser.add_argument("--runner-name", help="RUNNER_NAME for the job (default: <runner label>_00)")
     parser.add_argument("--work-dir", metavar="DIR",
                         help="where shims, logs and results go (default: a new temporary directory)")

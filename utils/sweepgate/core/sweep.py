@@ -62,3 +62,14 @@ def worktree_keyed_rows(root, config_keys: list[str] | None = None) -> list[tupl
             row[F.RECIPE_FINGERPRINT] = fingerprint(row)
             rows.append((key, row))
     return rows
+
+
+def matrix_rows(matrix) -> list[dict]:
+    """Every row (a dict with an exp-name) anywhere in a matrix's buckets (or a row, or a list)."""
+    if isinstance(matrix, dict):
+        if F.EXP_NAME in matrix:
+            return [matrix]
+        return [r for v in matrix.values() for r in matrix_rows(v)]
+    if isinstance(matrix, list):
+        return [r for v in matrix for r in matrix_rows(v)]
+    return []

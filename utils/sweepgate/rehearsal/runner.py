@@ -62,6 +62,10 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
         rows = data if isinstance(data, list) else [data]
         if not all(isinstance(r, dict) for r in rows):
             raise fail(str(path), 0, "rows must be JSON objects", "write one row object or a list of rows")
+        if len(rows) == 1 and fields.EXP_NAME not in rows[0]:
+            from sweepgate.core.sweep import matrix_rows
+
+            rows = matrix_rows(rows[0]) or rows  # a whole matrix (`sweepgate matrix` output)
         return rows, str(path)
     from sweepgate.core.sweep import worktree_keyed_rows
 
@@ -88,14 +92,15 @@ def _concs(rows: list[dict]) -> list[str]:
                                                           str(v)))]
 
 
-def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | None) -> dict:
+def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | None,
+               where: list[str] | None = None) -> dict:
     if not exp_name:
         if len(rows) == 1 and conc is None:
             return rows[0]
         raise fail(source, 0, "no row chosen", "pass --exp-name NAME (and --conc N when it repeats)")
     matches = [r for r in rows if r.get(fields.EXP_NAME) == exp_name]
     if not matches:
-        known = sorted({str(r.get(fields.EXP_NAME)) for r in rows})
+        known = sorted({str(r.get(fields.EXP_NAME)) for r in rows if r.get(fields.EXP_NAME) is not None})
         shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
         raise fail(source, 0, f"no row has exp-name {exp_name!r}",
                    f"pick one of: {shown}" if known else "the source holds no rows")
@@ -105,16 +110,48 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
         if not matches:
             raise fail(source, 0, f"exp-name {exp_name!r} has no row with conc {conc}",
                        f"pick --conc from: {', '.join(_concs(named))}")
+    for condition in where or []:
+        name, _, wanted = condition.partition("=")
+        kept = [r for r in matches if _text(r.get(name)) == wanted]
+        if not kept:
+            seen = sorted({_text(r.get(name)) for r in matches})
+            raise fail(source, 0, f"no row of exp-name {exp_name!r} has {name}={wanted}",
+                       f"its rows have {name} " + ", ".join(seen[:8]))
+        matches = kept
     if len(matches) > 1:
         concs = _concs(matches)
-        fps = {r.get(fields.RECIPE_FINGERPRINT) for r in matches}
-        if len(concs) > 1:
+        if len(concs) > 1 and conc is None:
             raise fail(source, 0, f"exp-name {exp_name!r} matches {len(matches)} rows (conc {', '.join(concs)})",
                        "choose one with --conc N")
-        if len(fps) > 1:
-            raise fail(source, 0, f"exp-name {exp_name!r} matches {len(matches)} rows with different recipes",
-                       "narrow with --config-keys KEY")
+        differ = _differing(matches)
+        if differ:
+            name, values = differ[0]
+            keys = sorted({k for r in matches if (k := config_key_of(r))})
+            shown = "; ".join(f"{n} {', '.join(v[:6])}" for n, v in differ[:3])
+            raise fail(source, 0, f"exp-name {exp_name!r} matches {len(matches)} rows that differ in {shown}",
+                       f"choose one with --where {name}={values[0]}"
+                       + (f", or --config-keys {keys[0]}" if len(keys) > 1 else ""))
     return matches[0]
+
+
+def _text(value) -> str:
+    """A row value as --where spells it (JSON's true/false/null, numbers and strings as written)."""
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+# Fields that tell rows of one exp-name apart without being what a user picks a row by.
+_NOT_CHOSEN_BY = {fields.EXP_NAME, fields.RECIPE_FINGERPRINT}
+
+
+def _differing(rows: list[dict]) -> list[tuple[str, list[str]]]:
+    """(field, its values) for each field whose value differs between the rows, in row order."""
+    names = [n for n in dict.fromkeys(k for r in rows for k in r) if n not in _NOT_CHOSEN_BY]
+    out = []
+    for name in names:
+        values = sorted({_text(r.get(name)) for r in rows})
+        if len(values) > 1:
+            out.append((name, values))
+    return out
 
 
 # --- resolving the script (CONTRACTS section 7) ---------------------------------------
@@ -626,7 +663,7 @@ def rehearse(args) -> int:
 
     root = Path(repo_root())
     rows, source = load_rows(args, root)
-    row = select_row(rows, source, args.exp_name, args.conc)
+    row = select_row(rows, source, args.exp_name, args.conc, args.where)
     required_fields(row, source)
     dram_within_host(row, root, source)
     runner_name = args.runner_name or default_runner_name(row)
