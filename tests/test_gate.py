@@ -424,6 +424,13 @@ def test_wildcard_matching_nothing(gate):
 def test_extra_field(gate):
     result = gate(CHANGELOG + "\n" + entry(extra="  reviewer: me\n"))
     refused(result, FIRST + 4, "unknown field 'reviewer'")
+    assert "remove it or fix the spelling" in result.err and "did you mean" not in result.err
+
+
+def test_a_misspelt_field_is_named_as_meant(gate):
+    """New-user review: `descripton` got no "did you mean", though a mistyped config key does."""
+    result = gate(CHANGELOG + "\n" + entry(extra="  scenario_type:\n    - agentic-coding\n"))
+    refused(result, FIRST + 4, "unknown field 'scenario_type'; did you mean 'scenario-type'?")
 
 
 def test_scenario_type_typo(gate):

@@ -112,7 +112,13 @@ def _path_text(path: Iterable) -> str:
 def _hint(error) -> str:
     kw = error.validator
     if kw == "additionalProperties":
+        import difflib
+
         allowed = sorted((error.schema.get("properties") or {}).keys())
+        extra = [k for k in (error.instance or {}) if k not in allowed] if isinstance(error.instance, dict) else []
+        close = difflib.get_close_matches(str(extra[0]), allowed, 1, 0.75) if len(extra) == 1 else []
+        if close:
+            return f"did you mean '{close[0]}'? (allowed here: {', '.join(allowed)})"
         return "remove it or fix the spelling" + (f"; allowed here: {', '.join(allowed)}" if allowed else "")
     if kw == "required":
         return "add the missing field"
