@@ -58,6 +58,19 @@ def test_add_appends_one_well_formed_entry(repo, capsys):
     assert sg(capsys, "validate", "--base-ref", "HEAD~1", "--head-ref", head, "--pr-number", "9")[0] == 0
 
 
+def test_add_with_a_broken_config_warns_at_the_config_s_line(repo, capsys):
+    """New-user review: the warning read "perf-changelog.yaml: warning: the configs have 2
+    problem(s)", naming the wrong file and a count the gate then did not report."""
+    master = repo.path / "configs" / "nvidia-master.yaml"
+    text = master.read_text()
+    master.write_text(text.replace("{ tp: 8, conc-start: 4", "{ tp: eight, conc-start: 4", 1))
+    rc, out, err = sg(capsys, "changelog", "add", "--key", "dsr1-fp4-b300-vllm", "--description", "x")
+    assert rc == 0 and "appended entry" in out
+    (line,) = err.strip().splitlines()
+    assert line.startswith("configs/nvidia-master.yaml:") and ": warning: " in line, line
+    assert "eight" in line and "`sweepgate validate` lists every problem" in line, line
+
+
 def test_add_twice_keeps_one_empty_line_between_entries(repo, capsys):
     for key in ("dsr1-fp4-b300-vllm", "dsr1-fp4-b300-sglang"):
         assert sg(capsys, "changelog", "add", "--key", key, "--description", "x", "--pr-number", "4")[0] == 0

@@ -173,8 +173,10 @@ def _known_keys(git, path: str, warn: Callable[[str], None]) -> dict:
     try:
         check_revision(rev)
     except SweepgateError as exc:
-        warn(f"{path}: warning: the configs have {len(exc.diagnostics)} problem(s); "
-             "sweepgate validate will report them")
+        first = exc.diagnostics[0]
+        more = " (and more)" if len(exc.diagnostics) > 1 else ""
+        warn(f"{first.file}:{first.line}: warning: {first.message}{more}; the entry is written all the "
+             "same: `sweepgate validate` lists every problem of the configs")
     return rev.configs
 
 
