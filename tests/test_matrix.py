@@ -354,10 +354,11 @@ def test_no_appended_entry_alias_and_bad_refs_are_rejected(make_repo):
     head = repo.commit_changelog(CHANGELOG + entry("dsr1-*", extra="  evals-only: &flag true\n"))
     proc = process_changelog(repo, base, head)
     assert proc.returncode == 1 and "YAML anchors (&name) are not allowed" in proc.stderr
-    head_tab = repo.commit_changelog(CHANGELOG + entry("dsr1-*").replace('"Test entry"', '"Test\tentry"'))
+    tabbed = CHANGELOG + entry("dsr1-*").replace("  pr-link: ", "  pr-link:\t")  # the reference's reader refuses it
+    head_tab = repo.commit_changelog(tabbed)
     proc = process_changelog(repo, base, head_tab)
-    line = len(CHANGELOG.splitlines()) + 5
-    assert proc.returncode == 1 and f"perf-changelog.yaml:{line}:12: tab character in the changelog" in proc.stderr
+    line = tabbed.splitlines().index("  pr-link:\thttps://github.com/acme/bench/pull/9") + 1
+    assert proc.returncode == 1 and f"perf-changelog.yaml:{line}:11: tab character in the changelog" in proc.stderr
     proc = process_changelog(repo, "no-such-ref", head)
     assert proc.returncode == 1 and "'no-such-ref' is not a commit" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -454,3 +455,47 @@ def test_same_change_gives_byte_identical_output(make_repo):
                                     "--head-ref", head], cwd=repo.path, capture_output=True, text=True,
                                    env=env).stdout)
     assert len(outputs) == 1 and json.loads(outputs.pop())["single_node"]
+
+
+# --------------------------------------------------------------------------- tabs, as the reference reads them
+
+def test_a_tab_the_reference_s_reader_refuses_refuses_the_matrix(make_repo):
+    """Differential review: libyaml (sweepgate's fast reader) takes a tab after a value, PyYAML's
+    Python scanner (the reference's `yaml.safe_load`) refuses it, so the reference stopped where
+    sweepgate expanded the change. A master config (or runners file) holding a tab is read by the
+    reference's scanner; a tab inside a comment is taken, as there."""
+    repo = make_repo()
+    base = repo.head()
+    master = repo.path / "configs" / "nvidia-master.yaml"
+    text = master.read_text()
+    master.write_text(text.replace("  precision: fp4\n", "  precision: fp4\t\n", 1))
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm"))
+    proc = process_changelog(repo, base, head)
+    line = text[:text.index("  precision: fp4\n")].count("\n") + 1
+    assert proc.returncode == 1 and proc.stdout == "", proc.stderr
+    assert proc.stderr.startswith(f"configs/nvidia-master.yaml:{line}:17: invalid YAML: found character '\\t' "
+                                  "that cannot start any token"), proc.stderr
+    master.write_text(text.replace("  model-prefix: dsr1\n", "  model-prefix: dsr1\n  # a\tcomment\n", 1))
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm"))
+    proc = process_changelog(repo, base, head)  # inside a comment both readers take it
+    assert proc.returncode == 0, proc.stderr
+    assert {r["model-prefix"] for _, r in iter_rows(json.loads(proc.stdout))} == {"dsr1"}
+
+
+def test_a_tab_inside_a_quoted_description_is_the_reference_s_value_in_the_matrix_only(make_repo, capsys, monkeypatch):
+    """The reference reads `- "a<TAB>b"` as a string; the matrix does too. The gate still refuses
+    any tab in the changelog (its hygiene rule)."""
+    from sweepgate import cli
+
+    repo = make_repo()
+    base = repo.head()
+    monkeypatch.chdir(repo.path)
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm").replace('"Test entry"', '"Test\tentry"'))
+    proc = process_changelog(repo, base, head)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["changelog_metadata"]["entries"][0]["description"] == ["Test\tentry"]
+    assert cli.main(["validate", "--base-ref", base, "--head-ref", head]) == 1
+    assert "tab character" in capsys.readouterr().err
+    bare = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm").replace("  pr-link:", "  pr-link:\t"))
+    proc = process_changelog(repo, base, bare)
+    assert proc.returncode == 1 and "tab character in the changelog" in proc.stderr, proc.stderr

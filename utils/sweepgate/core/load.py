@@ -283,10 +283,17 @@ class Git:
 
 # --------------------------------------------------------------------------- YAML with positions
 
+def reader_for(text: str):
+    """The loader that reads ``text`` as the reference's ``yaml.safe_load`` does: libyaml (C) for
+    speed, but PyYAML's own Python scanner for a text holding a tab, since libyaml takes tabs the
+    Python scanner refuses (after a value, before a comment, as the space after a colon)."""
+    return yaml.SafeLoader if "\t" in text else _Loader
+
+
 def parse_yaml(text: str, path: str) -> object:
-    """Parse YAML (C loader) or raise one diagnostic at the syntax error."""
+    """Parse YAML (``reader_for``) or raise one diagnostic at the syntax error."""
     try:
-        return yaml.load(text, Loader=_Loader)
+        return yaml.load(text, Loader=reader_for(text))
     except yaml.MarkedYAMLError as exc:
         mark, message = exc.problem_mark or exc.context_mark, f"invalid YAML: {exc.problem or exc.context}"
         at_end = exc.problem_mark is not None and not text[exc.problem_mark.index:].strip()
@@ -615,7 +622,7 @@ def load_master_doc(path: str, raw: bytes | None, blob: str, cache, read=None) -
         blocks = {key: h for key, h, *_ in index}
         return MasterDoc(path, raw, blob, spans, blocks, {}, cache, read)
     text = _decode(path, raw)
-    found = block_spans(raw)
+    found = block_spans(raw) if b"\t" not in raw else None  # a tab: the whole file, as the reference reads it
     if found is None:
         return YamlDoc(path, text, parse_yaml(text, path), None, blob)
     pieces = [block_text(raw, start, end) for _, start, end in found]
