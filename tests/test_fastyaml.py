@@ -12,6 +12,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "utils"))
 
 from sweepgate.core import fastyaml  # noqa: E402
+from sweepgate.core.pyyaml import FastReader  # noqa: E402 - PyYAML's safe loader, 4.0 read as 4
 
 # Plain scalars YAML 1.1 and 1.2/JSON read differently, or that a C++ parser may normalize.
 SCALARS = """
@@ -29,7 +30,7 @@ FORMS = ["k: {}\n", "k:\n  - {}\n", "k: [{}]\n", "k: {{a: {}}}\n", "{}: 1\n", "k
 
 def pyyaml(text):
     try:
-        return ("ok", yaml.load(text, Loader=yaml.CSafeLoader))
+        return ("ok", yaml.load(text, Loader=FastReader))
     except (yaml.YAMLError, ValueError, TypeError) as exc:
         return ("error", type(exc).__name__)
 
@@ -89,7 +90,7 @@ CONFIG = """dsr1-fp8-b300-vllm:
 def test_a_config_block_is_built_by_rapidyaml_and_equals_pyyaml():
     (built,) = fastyaml.load_blocks([CONFIG])
     assert built is not None, "the fast path must take an ordinary config block"
-    assert same(built[0], yaml.load(CONFIG, Loader=yaml.CSafeLoader))
+    assert same(built[0], yaml.load(CONFIG, Loader=FastReader))
 
 
 @pytest.mark.parametrize("text", [
@@ -149,3 +150,17 @@ print("ok")
     utils = Path(__file__).resolve().parents[1] / "utils"
     proc = subprocess.run([sys.executable, "-c", code, str(utils)], capture_output=True, text=True)
     assert proc.stdout.strip() == "ok", proc.stderr
+
+
+@pytest.mark.parametrize("text, value", [("k: 4.0\n", 4), ("k: [4.0, 16.0, 0.5]\n", [4, 16, 0.5]),
+                                         ("k: -2.0\n", -2), ("k: .inf\n", float("inf")), ("k: 1.5\n", 1.5)])
+def test_an_integral_float_is_the_integer_both_ways(text, value):
+    """Differential review: `conc-list: [4.0, 16.0]` or `tp: 8.0` came out as 4.0 in the matrix;
+    the reference's models hold integer fields as integers (4)."""
+    from sweepgate.core.load import parse_yaml
+
+    assert same(yaml.load(text, Loader=FastReader)["k"], value)
+    assert same(parse_yaml(text, "x.yaml")["k"], value)
+    assert same(parse_yaml(text.replace(": ", ":\t", 0) + "# a\ttab\n", "x.yaml")["k"], value)  # Python scanner
+    built = fastyaml.load_blocks([text])[0]
+    assert built is None or same(built[0]["k"], value)

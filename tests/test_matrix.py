@@ -499,3 +499,19 @@ def test_a_tab_inside_a_quoted_description_is_the_reference_s_value_in_the_matri
     bare = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm").replace("  pr-link:", "  pr-link:\t"))
     proc = process_changelog(repo, base, bare)
     assert proc.returncode == 1 and "tab character in the changelog" in proc.stderr, proc.stderr
+
+
+def test_integral_floats_are_the_integers_the_reference_emits(make_repo):
+    """Differential review: `conc-list: [4.0, 16.0]`, `tp: 8.0` or `eval-min-prefill-ep: 4.0`
+    came out as floats (and `conc-start: 4.0` as 4.0, 8.0, ...); the reference's models emit 4."""
+    repo = make_repo()
+    base = repo.head()
+    master = repo.path / "configs" / "nvidia-master.yaml"
+    text = master.read_text()
+    assert "{ tp: 8, conc-start: 4, conc-end: 16 }" in text
+    master.write_text(text.replace("{ tp: 8, conc-start: 4, conc-end: 16 }", "{ tp: 8.0, conc-start: 4.0, conc-end: 16 }"))
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm"))
+    rows = [r for _, r in iter_rows(matrix_of(repo, base, head))]
+    assert [(r["tp"], r["conc"]) for r in rows] == [(8, 4), (8, 8), (8, 16)]
+    assert all(type(r["tp"]) is int and type(r["conc"]) is int for r in rows)
+    assert all(type(v) is not float for r in rows for v in r.values())

@@ -28,6 +28,7 @@ import yaml  # noqa: E402
 from cold_speed import corpus_tip  # noqa: E402
 from sweepgate.core import fastyaml  # noqa: E402
 from sweepgate.core.load import split_blocks  # noqa: E402
+from sweepgate.core.pyyaml import FastReader  # noqa: E402
 from test_fastyaml import same  # noqa: E402 - the equality the tests hold fastyaml to
 
 
@@ -62,7 +63,7 @@ def main() -> int:
     fast = fastyaml.load_blocks(blocks)
     fast_s = time.perf_counter() - start
     start = time.perf_counter()
-    slow = [yaml.load(b, Loader=yaml.CSafeLoader) for b in blocks]
+    slow = [yaml.load(b, Loader=FastReader) for b in blocks]
     slow_s = time.perf_counter() - start
     built = 0
     for block, got, want in zip(blocks, fast, slow):

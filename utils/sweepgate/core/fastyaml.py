@@ -1,6 +1,6 @@
 """Plain YAML blocks built at C speed (rapidyaml), only where they provably equal PyYAML's.
 
-PyYAML's safe loader (YAML 1.1) stays the authority. A block goes to rapidyaml only
+PyYAML's safe loader (YAML 1.1; ``pyyaml.FastReader``) stays the authority. A block goes to rapidyaml only
 when nothing in it can be read differently by the two, and otherwise the caller
 parses it with PyYAML (``None``), which also reports every error:
 
@@ -81,11 +81,13 @@ def _stderr_quiet():
         os.close(saved)
 
 
-def _canonical_float(token: str) -> float:
-    """A JSON number with a fraction or exponent, built only when YAML 1.1 reads it alike."""
+def _canonical_float(token: str) -> float | int:
+    """A JSON number with a fraction or exponent, built only when YAML 1.1 reads it alike (and,
+    as ``pyyaml.FastReader`` builds it, an integral one as the integer it equals)."""
     if not _CANONICAL.fullmatch(token):
         raise ValueError(token)  # 1e5: a string to YAML 1.1 (its exponents need a dot and a sign)
-    return float(token)
+    value = float(token)
+    return int(value) if value.is_integer() else value
 
 
 def _no_constant(token: str):

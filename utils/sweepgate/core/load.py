@@ -21,15 +21,12 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from sweepgate.core.pyyaml import yaml
+from sweepgate.core.pyyaml import FastReader, PythonReader, yaml
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
 
-try:  # libyaml is much faster; fall back to pure Python where it is missing
-    _Loader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+_Loader = FastReader  # libyaml: much faster than PyYAML's Python scanner (``reader_for``)
 
 
 def repo_root(start: str = ".") -> str:
@@ -287,7 +284,7 @@ def reader_for(text: str):
     """The loader that reads ``text`` as the reference's ``yaml.safe_load`` does: libyaml (C) for
     speed, but PyYAML's own Python scanner for a text holding a tab, since libyaml takes tabs the
     Python scanner refuses (after a value, before a comment, as the space after a colon)."""
-    return yaml.SafeLoader if "\t" in text else _Loader
+    return PythonReader if "\t" in text else _Loader
 
 
 def parse_yaml(text: str, path: str) -> object:

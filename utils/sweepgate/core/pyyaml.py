@@ -6,7 +6,10 @@ the pure-Python reader consults it; sweepgate parses with libyaml's C loader, wh
 reader is C. So while ``yaml`` is first imported, that one pattern is handed out
 uncompiled, and compiles on first use if anything ever uses it.
 
-Every module of ours that needs PyYAML imports it from here.
+Every module of ours that needs PyYAML imports it from here, and reads YAML values with
+``FastReader`` (libyaml) or ``PythonReader`` (PyYAML's own scanner): PyYAML's safe loaders,
+except that a float with no fraction (``4.0``) is the integer it equals, as the reference's
+models hold it (an integer field takes ``4.0`` as ``4``; no field it emits is a float).
 """
 
 from __future__ import annotations
@@ -48,3 +51,23 @@ def _import():
 
 
 yaml = _import()
+
+
+def _integral_float(loader, node):
+    value = loader.construct_yaml_float(node)
+    return int(value) if value.is_integer() else value
+
+
+class PythonReader(yaml.SafeLoader):
+    """PyYAML's pure-Python safe loader (the reference's ``yaml.safe_load``), integral floats as ints."""
+
+
+PythonReader.add_constructor("tag:yaml.org,2002:float", _integral_float)
+
+if hasattr(yaml, "CSafeLoader"):
+    class FastReader(yaml.CSafeLoader):
+        """libyaml's safe loader, integral floats as ints."""
+
+    FastReader.add_constructor("tag:yaml.org,2002:float", _integral_float)
+else:  # pragma: no cover - PyYAML built without libyaml is only slower
+    FastReader = PythonReader
