@@ -377,18 +377,23 @@ def test_pr_link_correction_alone_passes(repo, gate):
     assert "1 pr-link correction" in result.out
 
 
-def test_the_push_run_accepts_the_pr_link_correction_the_gate_accepts(repo, gate, capsys):
-    """run-sweep's matrix step on the merged correction: exit 0 and nothing to run (it exited 1
-    with 'history line deleted or edited' and turned main red)."""
-    import json
-
+def test_a_pr_link_correction_passes_the_gate_and_the_workflows_skip_the_matrix(repo, gate, capsys, tmp_path,
+                                                                                monkeypatch):
+    """The gate accepts a merged pr-link correction and tells the workflows there is nothing to
+    run (`matrix=false`), so they skip the matrix step. That step refuses it on its own, as the
+    reference does (differential review: it printed an empty matrix where the reference exited 1
+    on the deleted line)."""
     repo.base = repo.commit_changelog(CHANGELOG.replace("pull/2\n", "pull/2/files\n"))
     ok(gate(CHANGELOG))
+    outputs = tmp_path / "github_output"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
+    assert cli.main(["validate", "--base-ref", repo.base, "--head-ref", "HEAD", "--github-output"]) == 0
+    assert "matrix=false" in outputs.read_text() and "entries=0" in outputs.read_text()
+    capsys.readouterr()
     rc = cli.main(["matrix", "--base-ref", repo.base, "--head-ref", "HEAD"])
     out, err = capsys.readouterr()
-    assert rc == 0, err
-    matrix = json.loads(out)
-    assert matrix["single_node"] == {} and matrix["multi_node"] == {} and matrix["evals"] == []
+    assert rc == 1 and out == "", out
+    assert "appends no entry; it corrects the pr-link of history line(s) 13" in err, err
     # what the gate refuses, the matrix step still refuses
     assert gate(CHANGELOG.replace("pull/2\n", "pull/3/files\n")).rc == 1
     assert cli.main(["matrix", "--base-ref", repo.base, "--head-ref", "HEAD"]) == 1

@@ -347,7 +347,12 @@ def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) ->
     if deleted:
         problems = _history_edits(git, base_sha, head_sha, opts.changelog, deleted)
         if not problems:
-            return empty_matrix(base, head)  # the gate's one accepted history edit: nothing to run
+            # The gate's one accepted history edit: nothing to run, refused here as the reference
+            # refuses every deleted line (the workflows ask the gate and skip this step for it).
+            raise SweepgateError(Diagnostic(
+                opts.changelog, deleted[0][0], 0, "no-entries",
+                f"{base}..{head} appends no entry; it corrects the pr-link of history line(s) "
+                f"{', '.join(str(n) for n, _ in deleted)}", "nothing to sweep: the gate accepts the correction"))
         raise SweepgateError(problems)
     if not appended.text.strip():
         raise SweepgateError(Diagnostic(opts.changelog, 0, 0, "no-entries",
