@@ -515,3 +515,16 @@ def test_integral_floats_are_the_integers_the_reference_emits(make_repo):
     assert [(r["tp"], r["conc"]) for r in rows] == [(8, 4), (8, 8), (8, 16)]
     assert all(type(r["tp"]) is int and type(r["conc"]) is int for r in rows)
     assert all(type(v) is not float for r in rows for v in r.values())
+
+
+def test_a_changelog_that_is_not_utf8_stops_the_matrix_as_it_stops_the_reference(make_repo):
+    """Differential review: a Latin-1 `é` in an appended entry was replaced and expanded; the
+    reference's read of the file fails on it."""
+    repo = make_repo()
+    base = repo.head()
+    text = (CHANGELOG + entry("dsr1-fp4-b300-vllm")).replace('"Test entry"', '"Test entr\u00e9"')
+    head = repo.commit_changelog(text.encode("latin-1"))
+    proc = process_changelog(repo, base, head)
+    line = text.splitlines().index('    - "Test entr\u00e9"') + 1
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith(f"perf-changelog.yaml:{line}: not UTF-8 text (byte "), proc.stderr
