@@ -287,6 +287,16 @@ def reader_for(text: str):
     return PythonReader if "\t" in text else _Loader
 
 
+def reference_reads(text: str) -> bool:
+    """Whether PyYAML's Python scanner (the reference's ``yaml.safe_load``) takes ``text``'s tokens."""
+    try:
+        for _ in yaml.scan(text, Loader=PythonReader):
+            pass
+    except yaml.YAMLError:
+        return False
+    return True
+
+
 def parse_yaml(text: str, path: str) -> object:
     """Parse YAML (``reader_for``) or raise one diagnostic at the syntax error."""
     try:

@@ -25,7 +25,7 @@ from sweepgate.core.expand import (
     fingerprint,
     trim_conc,
 )
-from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_strict
+from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_strict, reference_reads
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 BUCKET_KEYS = ("single_node", "multi_node", "evals", "agentic_evals", "multinode_evals",
@@ -121,7 +121,7 @@ def parse_appended(appended: Appended, cache=None, *, last_duplicate_wins: bool 
     tabs = [Diagnostic(appended.path, line_of(i + 1), line.index("\t") + 1, "tab",
                        "tab character in the changelog", "use spaces")
             for i, line in enumerate(appended.lines) if "\t" in line]
-    if tabs and last_duplicate_wins and _reference_reads(appended.text):
+    if tabs and last_duplicate_wins and reference_reads(appended.text):
         tabs = []  # the matrix takes what the reference's reader takes (a tab inside quotes); the gate does not
     data = parse_strict(appended.path, appended.text, line_of, found=tabs, last_duplicate_wins=last_duplicate_wins)
     doc = AppendedDoc(appended, data)
@@ -132,18 +132,6 @@ def parse_appended(appended: Appended, cache=None, *, last_duplicate_wins: bool 
     if diags:
         raise SweepgateError(sorted(diags))
     return doc, data
-
-
-def _reference_reads(text: str) -> bool:
-    """Whether PyYAML's Python scanner (the reference's ``yaml.safe_load``) takes ``text``."""
-    from sweepgate.core.pyyaml import yaml
-
-    try:
-        for _ in yaml.scan(text, Loader=yaml.SafeLoader):
-            pass
-    except yaml.YAMLError:
-        return False
-    return True
 
 
 def normalized_entry(entry: dict) -> dict:
@@ -309,13 +297,6 @@ def _filter_prefill_ep(rows: list[dict], minimum: int | None) -> list[dict]:
     if minimum is None:
         return rows
     return [r for r in rows if not isinstance(r.get(F.PREFILL), dict) or r[F.PREFILL].get(F.EP, 1) >= minimum]
-
-
-def empty_matrix(base: str, head: str) -> dict:
-    """A matrix with no rows (every bucket present, no entries)."""
-    return {"single_node": {}, "multi_node": {}, "evals": [], "agentic_evals": [], "multinode_evals": [],
-            "multinode_agentic_evals": [],
-            "changelog_metadata": {"base_ref": base, "head_ref": head, "entries": []}}
 
 
 def _history_edits(git: Git, base: str, head: str, path: str, deleted: list) -> list[Diagnostic]:
