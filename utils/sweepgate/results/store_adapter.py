@@ -29,8 +29,10 @@ def from_store(url: str | None, run: str, baseline_ref: str | None,
         pr = st.run_results(run)
         if not pr or baseline_ref is None:
             return pr, [], shown, baseline_ref
-        refs = st.refs()
-        baseline_ref = stored_ref(baseline_ref, refs)
+        refs = None  # read only for a short name, or to explain an empty baseline
+        if not baseline_ref.startswith("refs/"):
+            refs = st.refs()
+            baseline_ref = stored_ref(baseline_ref, refs)
         rehearsal = any(r.get(R.REHEARSAL) for r in pr)
         # one more run than the window: the run itself may be on the baseline ref (compare drops it)
         points = [point_dict(r) for r in pr]
@@ -44,7 +46,7 @@ def from_store(url: str | None, run: str, baseline_ref: str | None,
             if later:
                 baseline += st.last_runs_of_points(baseline_ref, later, window + 1, include_rehearsals=rehearsal)
         if not baseline:
-            check_baseline_ref(baseline_ref, refs, shown)
+            check_baseline_ref(baseline_ref, st.refs() if refs is None else refs, shown)
         return pr, baseline, shown, baseline_ref
 
 
