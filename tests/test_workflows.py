@@ -445,6 +445,14 @@ def test_template_shape(docs, name):
     for u in uploads:
         assert u["if"].startswith("always()")
     assert names.index("Benchmark") < names.index("Upload result")
+    # Every file a job leaves by its RESULT_FILENAME, by the names the code reads them by
+    # (CONTRACTS section 8); a prefix glob also took files a script left beside them.
+    from sweepgate.core import jobfile  # noqa: PLC0415
+    from sweepgate.results.formats import gpu_metrics  # noqa: PLC0415
+
+    stem = "${{ env.RESULT_DIR }}/${{ env.RESULT_FILENAME }}"
+    assert uploads[0]["with"]["path"].splitlines() == [
+        f"{stem}.json", f"{stem}{jobfile.EVAL_SUFFIX}.json", f"{stem}{jobfile.SUFFIX}", f"{stem}.{gpu_metrics.FILENAME}"]
 
 
 def apply_env_file(path: Path) -> dict[str, str]:
