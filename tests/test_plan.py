@@ -280,6 +280,14 @@ def test_fixed_seq_len_rows_are_estimated_per_bucket(fleet):
     assert p["by_runner"]["cluster:gb200-nv"]["estimated"] is True
     assert p["gpu_hours_estimated"] == p["gpu_hours"]
     assert p["estimates"]["source"] == plan.ESTIMATES_FILE
+    from sweepgate.core import report
+
+    # all of it estimated: said once, not as the same figure twice
+    text = report.plan_text(p)
+    assert "(all estimated)" in text.splitlines()[0]
+    assert f"{p['gpu_hours']:,.1f} estimated" not in text
+    partly = {**p, "gpu_hours": p["gpu_hours"] + 2.0}
+    assert f"(of which {p['gpu_hours']:,.1f} estimated)" in report.plan_text(partly).splitlines()[0]
     # evals: 8k1k rows at conc >= 16 -> highest and median of the tp group
     assert p["eval_jobs"] >= 1
     assert p["eval_gpu_hours"] > 0

@@ -210,10 +210,18 @@ def _hours(value: float) -> str:
     return f"{value:,.1f}"
 
 
+def _estimated(total: float, estimated: float) -> str:
+    """' (all estimated)', ' (of which 3.0 estimated)' or '' for GPU-hours partly from estimates."""
+    if not estimated:
+        return ""
+    if _hours(estimated) == _hours(total):
+        return " (all estimated)"
+    return f" (of which {_hours(estimated)} estimated)"
+
+
 def _plan_headline(plan: dict) -> str:
     text = f"{plan['jobs']} benchmark job{'s' if plan['jobs'] != 1 else ''}, {_hours(plan['gpu_hours'])} GPU-hours"
-    if plan.get("gpu_hours_estimated"):
-        text += f" ({_hours(plan['gpu_hours_estimated'])} estimated)"
+    text += _estimated(plan["gpu_hours"], plan.get("gpu_hours_estimated") or 0)
     if plan.get("eval_jobs"):
         text += (f"; {plan['eval_jobs']} eval job{'s' if plan['eval_jobs'] != 1 else ''}, "
                  f"{_hours(plan['eval_gpu_hours'])} GPU-hours (estimated)")
@@ -334,7 +342,7 @@ def plan_text(plan: dict) -> str:
     """A short terminal summary of a plan."""
     lines = [f"plan: {_plan_headline(plan)}"]
     for runner, agg in (plan.get("by_runner") or {}).items():
-        est = f" ({_hours(agg['gpu_hours_estimated'])} estimated)" if agg["gpu_hours_estimated"] else ""
+        est = _estimated(agg["gpu_hours"], agg["gpu_hours_estimated"])
         evals = (f"; {count(agg['eval_jobs'], 'eval job')}, {_hours(agg['eval_gpu_hours'])} GPU-hours"
                  if agg["eval_jobs"] else "")
         lines.append(f"  {runner}: {count(agg['jobs'], 'job')}, {_hours(agg['gpu_hours'])} GPU-hours{est}{evals}")
