@@ -587,13 +587,16 @@ class Store:
 
     def latest_per_point(self, config_key: str | None = None, ref: str | None = None) -> list[dict]:
         """The newest record of each point (POINT_IDENTITY plus the result's own name), newest first,
-        of one config key and one ref when given; a point's newest eval record too, when it has one."""
+        of one config key when given; of one ref when given, else of each ref (a PR's run does not
+        hide main's figure of the same point); a point's newest eval record too, when it has one."""
         jobless = results.c.config_key.is_(None)  # outputs ingested without a job: each its own point
         by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind(),
               sa.case((jobless, results.c.result_filename)), sa.case((jobless, results.c.run_id))]
         where = [] if config_key is None else [results.c.config_key == config_key]
         if ref is not None:
             where.append(results.c.ref == ref)
+        else:
+            by.append(results.c.ref)
         return self._records(_records_of(_first_of_each(where, by)))
 
 
