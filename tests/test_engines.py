@@ -125,9 +125,10 @@ def test_preflight_prints_a_problem_shared_by_rows_once_with_its_row_count(tmp_p
     proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
                           cwd=fleet, capture_output=True, text=True, env=env, timeout=180)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    rows = re.findall(r"^preflight: (\S+ conc \d+): ", proc.stdout, re.M)
+    rows = re.findall(r"^preflight: (\S+ \S+ tp\d+ conc \d+): ", proc.stdout, re.M)
     assert len(rows) > 1, proc.stdout
-    assert re.search(r"^preflight: \S+ conc \d+: \d+ commands, 1 problem \(", proc.stdout, re.M), proc.stdout
+    assert len(set(rows)) == len(rows), rows  # rows that differ only in tp read apart
+    assert re.search(r"^preflight: .+? conc \d+: \d+ commands, 1 problem \(", proc.stdout, re.M), proc.stdout
     where = f"dsr1_fp8_b300_vllm.sh:{line}: vllm 0.11.0 has no option --kv-cache-dtypx"
     printed = [x for x in proc.stderr.splitlines() if "--kv-cache-dtypx" in x and not x.startswith("::")]
     assert len(printed) == 1 and where in printed[0], proc.stderr

@@ -80,7 +80,7 @@ def run(args) -> int:
         t0 = time.monotonic()
         rec = record_row(row, root, args.timeout)
         diags = check_row(row, rec.calls, root, rec.script) + _run_problems(row, rec, root)
-        label = f"{row.get(F.EXP_NAME)} conc {row.get(F.CONC)}"
+        label = row_label(row)
         for d in diags:  # the same missing manifest once, however many rows need it
             if d.severity == "error":
                 found.setdefault(d, []).append(label)
@@ -98,6 +98,17 @@ def run(args) -> int:
     if errors:
         return 1
     return EXIT_FAIL_ON if warnings and args.fail_on_warning else 0
+
+
+def row_label(row: dict) -> str:
+    """'dsr1_1k1k cluster:b300-nv tp8 ep8 conc 4': rows of one recipe that differ in runner or
+    parallelism read apart (tp when the row has one, ep when it is not the default)."""
+    parts = [str(row.get(F.EXP_NAME)), str(row.get(F.RUNNER))]
+    if row.get(F.TP) is not None:
+        parts.append(f"tp{row[F.TP]}")
+    if row.get(F.EP) not in (None, F.DEFAULT_PARALLEL):
+        parts.append(f"ep{row[F.EP]}")
+    return " ".join([*parts, f"conc {row.get(F.CONC)}"])
 
 
 def with_rows(found: dict, shown: int = 3) -> list:
