@@ -447,12 +447,18 @@ def test_template_shape(docs, name):
     assert names.index("Benchmark") < names.index("Upload result")
     # Every file a job leaves by its RESULT_FILENAME, by the names the code reads them by
     # (CONTRACTS section 8); a prefix glob also took files a script left beside them.
+    from sweepgate.commands.results_sidecar import uploaded_names  # noqa: PLC0415
     from sweepgate.core import jobfile  # noqa: PLC0415
     from sweepgate.results.formats import gpu_metrics  # noqa: PLC0415
 
     stem = "${{ env.RESULT_DIR }}/${{ env.RESULT_FILENAME }}"
     assert uploads[0]["with"]["path"].splitlines() == [
         f"{stem}.json", f"{stem}{jobfile.EVAL_SUFFIX}.json", f"{stem}{jobfile.SUFFIX}", f"{stem}.{gpu_metrics.FILENAME}"]
+    # what the sidecar step clears of symbolic links is what goes up
+    assert [f"${{{{ env.RESULT_DIR }}}}/{n}" for n in uploaded_names("${{ env.RESULT_FILENAME }}")] == \
+        uploads[0]["with"]["path"].splitlines()
+    assert uploads[1]["with"]["path"] == f"${{{{ env.RESULT_DIR }}}}/{jobfile.LOGS}/"
+    assert names.index("Job sidecar") < names.index("Upload result") < names.index("Upload server logs")
 
 
 def apply_env_file(path: Path) -> dict[str, str]:
@@ -833,6 +839,12 @@ def _origin(tmp_path, marker, scenario):
     plants[AGENTIC_SCRIPT] += ("echo '{}' > \"$RESULT_DIR/${RESULT_FILENAME}x.json\"\n"
                                "echo '{\"job\": {\"ref\": \"refs/heads/main\"}}' > \"$RESULT_DIR/${RESULT_FILENAME}x.job.json\"\n"
                                "echo '{}' > \"$RESULT_DIR/$RESULT_FILENAME.job.json\"\n")
+    # ... and links its eval file and logs to files of the host, for the upload to follow
+    secret = tmp_path / "host-secret"
+    plants[AGENTIC_SCRIPT] += (f"ln -s {secret} \"$RESULT_DIR/$RESULT_FILENAME-eval.json\"\n"
+                               f"mkdir -p \"$RESULT_DIR/logs/deep\" && echo log > \"$RESULT_DIR/logs/server.log\"\n"
+                               f"ln -s {secret} \"$RESULT_DIR/logs/deep/leak.log\"\n"
+                               f"ln -s {tmp_path} \"$RESULT_DIR/logs/host\"\n")
     if scenario == "directory":
         plants[".sweepgate-main/utils/sweepgate/__main__.py"] = pwn
     for rel, text in plants.items():
@@ -864,6 +876,7 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     from sweepgate.core import jobfile  # noqa: PLC0415
 
     marker = tmp_path / "PR-CODE-RAN"
+    (tmp_path / "host-secret").write_text("runner credentials")
     host = tmp_path / "host-cache"
     host.mkdir()
     (host / "model.bin").write_text("weights")
@@ -906,7 +919,11 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
         assert len(failed) == 1 and "the approved commit holds .sweepgate-main" in failed[0][1], log
         assert not any("row-env" in n or "Job environment" in n for n, _, _ in results), log
         return
-    assert not failed, log
+    # the links the script left among the uploads: removed, named, and the sidecar step fails
+    (sidecar_step,) = [(n, out) for n, out in failed if n == "Job sidecar"]
+    assert [n for n, _ in failed] == ["Job sidecar"], log
+    for link in ("-eval.json", "logs/deep/leak.log", "logs/host"):
+        assert re.search(rf"{re.escape(link)}: was a symbolic link to \S+; removed, not uploaded", sidecar_step[1]), log
     assert (work / ".sweepgate-main/utils/sitecustomize.py").exists(), "the container stand-in did not run"
     env = apply_env_file(temp / "github_env")
     assert env["EXP_NAME"] == row["exp-name"] and env["RESULT_DIR"] == "results"
@@ -915,6 +932,9 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     # only the job's own files go up: not the second result and sidecar the script left beside them
     stem = f"results/{env['RESULT_FILENAME']}"
     assert uploads[f"bmk_{env['RESULT_FILENAME']}"] == [f"{stem}.job.json", f"{stem}.json"], uploads
+    logs = uploads[f"server_logs_{env['RESULT_FILENAME']}"]
+    assert "results/logs/server.log" in logs and all(p.endswith(".log") for p in logs), uploads
+    assert not any("leak" in p or "/host/" in p for p in logs), uploads  # no file of the host
     # the identity of the files the approved commit holds, not of what the container left behind
     assert "# rewritten" in (work / AGENTIC_SCRIPT).read_text(), "the container stand-in did not rewrite"
     from sweepgate.core.identity import identities  # noqa: PLC0415

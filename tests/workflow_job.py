@@ -20,6 +20,20 @@ from pathlib import Path
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
+def uploaded(workspace: Path, paths: str) -> list[str]:
+    """The files upload-artifact takes for ``path`` lines: globs from the workspace, a folder
+    with all below it, following symbolic links (to files and folders) as it does."""
+    found = set()
+    for line in filter(None, (x.strip() for x in paths.splitlines())):
+        for p in workspace.glob(line.rstrip("/")):
+            if p.is_file():
+                found.add(str(p.relative_to(workspace)))
+            elif p.is_dir():
+                for below, _, files in os.walk(p, followlinks=True):
+                    found.update(str(Path(below, f).relative_to(workspace)) for f in files)
+    return sorted(found)
+
+
 def substitute(text, context: dict) -> str:
     def one(match):
         if match.group(1) not in context:
@@ -116,9 +130,7 @@ def run_job(job: dict, *, workspace: Path, origin: Path, context: dict, base_env
             results.append((name, 0, ""))
         elif uses.startswith("actions/upload-artifact@"):
             if uploads is not None:
-                found = sorted({str(p.relative_to(workspace)) for line in given["path"].splitlines() if line.strip()
-                                for p in workspace.glob(line.strip()) if p.is_file()})
-                uploads[given["name"]] = found
+                uploads[given["name"]] = uploaded(workspace, given["path"])
             continue
         else:
             assert not uses, f"workflow_job has no stand-in for {uses}"

@@ -13,6 +13,12 @@ files in the working directory (the approved commit) and the launchers under ``-
 Nothing is guessed: a JOB_CONTEXT_FILE named but not readable, a GITHUB_RUN_ATTEMPT or
 JOB_STATUS that GitHub never sets, a row ``ci row-env`` refuses or a RESULT_DIR that cannot be
 a folder is one line and exit 1, and no sidecar is written.
+
+First of all it removes every symbolic link among what the next steps upload (the job's files by
+their exact names, the logs folder and all below it, RESULT_DIR itself): upload-artifact follows
+links, so a link the benchmark left there, even from inside its container, would upload a file
+of the runner host. Each removed link is one error line; the sidecar is still written, and the
+step then fails (exit 1) so the job shows it.
 """
 
 from __future__ import annotations
@@ -111,6 +117,7 @@ def run(args) -> int:
     if not name or not folder:
         raise fail(fields.RESULT_FILENAME_ENV, 0, "RESULT_DIR/RESULT_FILENAME are not set",
                    "run `sweepgate ci row-env` first")
+    links = _drop_links(folder, name)  # before anything that can refuse: the uploads run always()
     row = _row()
     config_key, ref, commit = _context()
     doc = jobfile.build(row, run_id=env.get("GITHUB_RUN_ID") or "local", attempt=_attempt(), status=_status(),
@@ -122,4 +129,48 @@ def run(args) -> int:
     path = jobfile.path_for(folder, name)
     jobfile.write(path, doc)
     print(f"sweepgate results sidecar: {path} ({doc[jobfile.JOB][jobfile.STATUS]})", file=sys.stderr)
+    if links:
+        from sweepgate.core.errors import emit
+
+        emit(links)
+        return 1
     return 0
+
+
+def uploaded_names(name: str) -> list[str]:
+    """The job's own files the templates upload, by their exact names (CONTRACTS section 8)."""
+    from sweepgate.core import jobfile
+    from sweepgate.results.formats import gpu_metrics
+
+    return [f"{name}.json", f"{name}{jobfile.EVAL_SUFFIX}.json", f"{name}{jobfile.SUFFIX}",
+            f"{name}.{gpu_metrics.FILENAME}"]
+
+
+def _drop_links(folder: str, name: str) -> list:
+    """Remove the symbolic links among the uploads; one error Diagnostic each (where it pointed)."""
+    from pathlib import Path
+
+    from sweepgate.core import jobfile
+    from sweepgate.core.errors import Diagnostic
+
+    top = Path(folder)
+    found = [top] if top.is_symlink() else [p for p in (top / n for n in uploaded_names(name)) if p.is_symlink()]
+    logs = top / jobfile.LOGS
+    if not top.is_symlink():
+        if logs.is_symlink():
+            found.append(logs)
+        elif logs.is_dir():
+            for below, dirs, files in os.walk(logs):  # links to folders are listed, never entered
+                found += [p for p in (Path(below, n) for n in (*dirs, *files)) if p.is_symlink()]
+    out = []
+    for link in found:
+        target = os.readlink(link)
+        try:
+            link.unlink()
+        except OSError as exc:
+            what = f"a symbolic link to {target} that cannot be removed ({exc.strerror})"
+        else:
+            what = f"was a symbolic link to {target}; removed, not uploaded"
+        out.append(Diagnostic(str(link), 0, 0, "upload-link", what,
+                              "write results and logs as regular files; the upload follows links to the runner host"))
+    return out

@@ -18,6 +18,8 @@ SUFFIX = ".job.json"
 # A job's eval scores: lm-eval's results JSON at $RESULT_FILENAME-eval.json, beside the
 # throughput output, paired with the same sidecar (benchmarks/lib/evals.sh writes it).
 EVAL_SUFFIX = "-eval"
+# The folder of server logs beside them ($RESULT_DIR/logs), uploaded whole by the templates.
+LOGS = "logs"
 ROW, JOB = "row", "job"
 CONFIG_KEY = "config-key"
 RUN_ID = "run-id"

@@ -1,0 +1,44 @@
+"""The sidecar step clears symbolic links from what the templates upload: upload-artifact follows
+them, so a link a benchmark (even in its container) leaves there would upload a file of the host."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import ROW, run_cli  # helpers puts utils/ on sys.path
+
+from sweepgate.core import jobfile
+
+
+def job_env(monkeypatch, result_dir, name="res"):
+    for k, v in {"ROW": json.dumps(ROW), "RESULT_DIR": str(result_dir), "RESULT_FILENAME": name,
+                 "JOB_STATUS": "success", "GITHUB_RUN_ID": "5", "GITHUB_REF": "refs/heads/main"}.items():
+        monkeypatch.setenv(k, v)
+    for k in ("ROW_ID", "MATRIX_FILE", "JOB_CONTEXT_FILE", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(k, raising=False)
+
+
+def test_a_result_dir_that_is_a_link_is_replaced_by_a_folder(tmp_path, capsys, monkeypatch):
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "res.json").write_text("{}")  # what the upload would take through the link
+    results = tmp_path / "results"
+    results.symlink_to(host)
+    job_env(monkeypatch, results)
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 1 and f"{results}: was a symbolic link to {host}; removed, not uploaded" in err, err
+    assert results.is_dir() and not results.is_symlink()
+    assert (results / f"res{jobfile.SUFFIX}").is_file() and sorted(p.name for p in host.iterdir()) == ["res.json"]
+
+
+def test_regular_files_stay_and_the_step_passes(tmp_path, capsys, monkeypatch):
+    results = tmp_path / "results"
+    (results / jobfile.LOGS).mkdir(parents=True)
+    (results / "res.json").write_text("{}")
+    (results / jobfile.LOGS / "server.log").write_text("up")
+    (results / "other.json").symlink_to(results / "res.json")  # not uploaded: left as it is
+    job_env(monkeypatch, results)
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 0 and "symbolic link" not in err, err
+    assert (results / "res.json").read_text() == "{}" and (results / jobfile.LOGS / "server.log").exists()
+    assert (results / "other.json").is_symlink()
