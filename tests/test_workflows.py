@@ -444,6 +444,9 @@ def test_template_shape(docs, name):
                                                    "server_logs_${{ env.RESULT_FILENAME }}"]
     for u in uploads:
         assert u["if"].startswith("always()")
+        from sweepgate.core.fields import UPLOAD_HELD_ENV  # noqa: PLC0415
+
+        assert f"env.{UPLOAD_HELD_ENV} == ''" in u["if"], u  # held while a link could not be removed
     assert names.index("Benchmark") < names.index("Upload result")
     # Every file a job leaves by its RESULT_FILENAME, by the names the code reads them by
     # (CONTRACTS section 8); a prefix glob also took files a script left beside them.

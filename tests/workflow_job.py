@@ -44,15 +44,16 @@ def substitute(text, context: dict) -> str:
 
 
 def condition(expr: str, context: dict, env: dict, failed: bool) -> bool:
-    """`a != ''` terms joined by `&&`, optionally with always(); anything else fails the test."""
+    """`a != ''` and `a == ''` terms joined by `&&`, optionally with always(); anything else
+    fails the test (an unset env value is '', as GitHub's null compares)."""
     terms = [t.strip() for t in expr.split("&&")]
     always = "always()" in terms
     for term in (t for t in terms if t != "always()"):
-        m = re.fullmatch(r"([\w.-]+) != ''", term)
+        m = re.fullmatch(r"([\w.-]+) (!=|==) ''", term)
         assert m, f"workflow_job does not understand if: {expr}"
-        name = m.group(1)
+        name, op = m.groups()
         value = env.get(name[4:], "") if name.startswith("env.") else context[name]
-        if value == "":
+        if (value == "") != (op == "=="):
             return False
     return always or not failed
 

@@ -42,3 +42,36 @@ def test_regular_files_stay_and_the_step_passes(tmp_path, capsys, monkeypatch):
     assert rc == 0 and "symbolic link" not in err, err
     assert (results / "res.json").read_text() == "{}" and (results / jobfile.LOGS / "server.log").exists()
     assert (results / "other.json").is_symlink()
+
+
+def test_a_link_that_cannot_be_removed_holds_both_uploads(tmp_path, capsys, monkeypatch):
+    """In a folder the container made as root the runner's user cannot remove the link: the
+    step sets SWEEPGATE_UPLOAD_HELD, and the templates' uploads run only while it is empty."""
+    import os
+    from pathlib import Path
+
+    from sweepgate.core.fields import UPLOAD_HELD_ENV
+    from sweepgate.workflow.kv import parse_kv
+
+    results = tmp_path / "results"
+    (results / jobfile.LOGS / "deep").mkdir(parents=True)
+    (results / jobfile.LOGS / "deep" / "leak.log").symlink_to(tmp_path)
+    job_env(monkeypatch, results)
+    env_file = tmp_path / "github_env"
+    monkeypatch.setenv("GITHUB_ENV", str(env_file))
+    real = Path.unlink
+
+    def refused(self, *a, **k):  # as unlink(2) in a root-owned folder answers the runner's user
+        if self.name == "leak.log":
+            raise PermissionError(13, os.strerror(13))
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Path, "unlink", refused)
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 1 and "leak.log: a symbolic link to" in err and "cannot be removed (Permission denied)" in err, err
+    assert parse_kv(env_file.read_text())[UPLOAD_HELD_ENV].startswith("1 symbolic link"), env_file.read_text()
+    from workflow_job import condition
+
+    for held, runs in (({UPLOAD_HELD_ENV: "1 symbolic link(s)"}, False), ({}, True)):
+        assert condition("always() && env.RESULT_FILENAME != '' && env.SWEEPGATE_UPLOAD_HELD == ''", {},
+                         {"RESULT_FILENAME": "res", **held}, failed=True) is runs

@@ -18,7 +18,8 @@ First of all it removes every symbolic link among what the next steps upload (th
 their exact names, the logs folder and all below it, RESULT_DIR itself): upload-artifact follows
 links, so a link the benchmark left there, even from inside its container, would upload a file
 of the runner host. Each removed link is one error line; the sidecar is still written, and the
-step then fails (exit 1) so the job shows it.
+step then fails (exit 1) so the job shows it. A link it cannot remove (in a folder the container
+made as root) sets SWEEPGATE_UPLOAD_HELD in $GITHUB_ENV, and the templates upload nothing.
 """
 
 from __future__ import annotations
@@ -162,15 +163,29 @@ def _drop_links(folder: str, name: str) -> list:
         elif logs.is_dir():
             for below, dirs, files in os.walk(logs):  # links to folders are listed, never entered
                 found += [p for p in (Path(below, n) for n in (*dirs, *files)) if p.is_symlink()]
-    out = []
+    out, held = [], 0
     for link in found:
         target = os.readlink(link)
         try:
             link.unlink()
         except OSError as exc:
-            what = f"a symbolic link to {target} that cannot be removed ({exc.strerror})"
+            held += 1
+            what = f"a symbolic link to {target} that cannot be removed ({exc.strerror}); nothing is uploaded"
         else:
             what = f"was a symbolic link to {target}; removed, not uploaded"
         out.append(Diagnostic(str(link), 0, 0, "upload-link", what,
                               "write results and logs as regular files; the upload follows links to the runner host"))
+    if held:
+        _hold_uploads(f"{held} symbolic link(s) among the uploads could not be removed")
     return out
+
+
+def _hold_uploads(why: str) -> None:
+    """Tell the templates' upload steps to skip (they run while SWEEPGATE_UPLOAD_HELD is empty)."""
+    from sweepgate.core import fields
+    from sweepgate.core.atomic import append_text
+    from sweepgate.workflow.kv import format_kv
+
+    path = os.environ.get("GITHUB_ENV")
+    if path:
+        append_text(path, format_kv({fields.UPLOAD_HELD_ENV: why}))

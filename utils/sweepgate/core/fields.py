@@ -160,6 +160,9 @@ RESULT_FILENAME_ENV = "RESULT_FILENAME"
 # The job's run identity, taken by `ci row-env` before the benchmark runs (the container it starts
 # mounts the workspace read-write and could change the files the identity hashes by the end).
 RUN_IDENTITY_ENV = "SWEEPGATE_RUN_IDENTITY"
+# Set (in $GITHUB_ENV) by `results sidecar` when a symbolic link among the uploads could not be
+# removed: the templates' upload steps run only while it is empty.
+UPLOAD_HELD_ENV = "SWEEPGATE_UPLOAD_HELD"
 # runners.yaml hardware fact -> job environment variable (lists comma-joined), for
 # every row on a runner that states it (core.jobenv.hardware_env).
 HARDWARE_ENV = {ACCELERATOR_RUNTIME: "SWEEPGATE_ACCELERATOR_RUNTIME", RDMA_DEVICES: "SWEEPGATE_RDMA_DEVICES"}
