@@ -78,3 +78,22 @@ def test_an_agentic_job_s_output_naming_another_model_is_warned_of_too(tmp_path,
     write_job(tmp_path / "run", "res", {"aiperf": doc}, job(row={**ROW, "conc": 1, "model": "other/Model-X"}))
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "run")
     assert rc == 0 and "warning: model: the output benchmarked moonshotai/Kimi-K3 but its job's row" in err, err
+
+
+def test_an_eval_of_an_adapter_is_warned_of_even_on_its_base_model_s_row(tmp_path, capsys, monkeypatch):
+    """Hunt 8: lm-eval with peft= scored an adapter; filed under the row's plain model without a word."""
+    from helpers import ROOT
+
+    monkeypatch.chdir(tmp_path)
+    base = "meta-llama/Meta-Llama-3-8B-Instruct"
+    peft = ROOT / "tests/data/results-real/lm_eval/lmeval0.4.3_asdiv_cot_llama_peft_relpath_limit512float_8shot.json"
+    write_job(tmp_path / "run", "res", None, job(row={**ROW, "model": base, "run-eval": True}))
+    shutil.copy(peft, tmp_path / "run" / "res-eval.json")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "run")
+    assert rc == 0 and "ingested 1 result" in out, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"run/res-eval.json: warning: model: the output benchmarked {base} with adapter "
+                           "../prompt-pursuit/"), line
+    assert line.endswith(f"says {base}; stored under {base}; if the output is another job's, pair it with its "
+                         "own .job.json (or --row)"), line

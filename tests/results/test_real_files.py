@@ -27,6 +27,9 @@ REFUSED = {
     "aiperf/aiperf0.8_server_metrics_export_trimmed.csv": "an AIPerf server-metrics export",
     "aiperf/aiperf0.8_profile_export_records_trimmed_3rows.csv": "an AIPerf per-request records export",
     "inferencex/ifx_agentic_v2flat_single_glm5.1_sglang_mi355x_tp2_conc4.json": "an InferenceX agentic aggregate",
+    # hunt 8
+    "sglang/sglang_bench_one_batch_runname_cudagraph_vs_eager_9runs.jsonl": "an SGLang bench_one_batch result",
+    "trtllm/trtllm-bench1.2.0_report_qwen2.5-0.5b_rtx6000_in128_out40_bs1_streaming.json": "a TensorRT-LLM trtllm-bench report",
 }
 
 
@@ -126,3 +129,21 @@ def test_a_2024_vllm_fork_s_latency_ms_is_the_end_to_end_latency():
     (rec,) = records("vllm/vllm0.5-fork_lambdalabs_llama3.1-8b_latency_ms.json")
     m = rec[R.METRICS]
     assert (m["e2el_mean_ms"], m["e2el_p50_ms"], m["e2el_p99_ms"]) == pytest.approx((1082.93446, 491.873048, 5397.09954))
+
+
+def test_an_lm_eval_adapter_run_is_not_stored_as_its_base_model():
+    """Hunt 8: a PEFT adapter's scores were stored under the base model's name."""
+    (rec,) = records("lm_eval/lmeval0.4.3_asdiv_cot_llama_peft_relpath_limit512float_8shot.json")
+    assert rec[R.MODEL] == ("meta-llama/Meta-Llama-3-8B-Instruct with adapter "
+                            "../prompt-pursuit/results/aug17/gsm8k_8shot_pursue_numq_1000_r16_lr1e-6/epoch_5")
+
+
+def test_an_old_sglang_layout_gets_its_request_rate_from_its_counts():
+    """Hunt 8: the Dec 2024 layout has completed and duration but no request_throughput."""
+    recs = records("sglang/sglang2024-12_llama3.3-70b_h200_rate_sweep_medians_only_rr0.jsonl")
+    assert len(recs) == 5
+    m = recs[0][R.METRICS]
+    assert m[R.REQUEST_THROUGHPUT] == pytest.approx(300 / 298.36731477989815)
+    assert m[R.INPUT_THROUGHPUT] == pytest.approx(152612 / 298.36731477989815)
+    assert m[R.OUTPUT_THROUGHPUT] == pytest.approx(537.4147638064377)
+    assert m[R.latency_name("ttft", "p50")] == pytest.approx(82.87082647439092)

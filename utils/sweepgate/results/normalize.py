@@ -47,8 +47,11 @@ def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagno
     either case). Not a refusal: a server may serve one repository's weights under another's name
     (--served-model-name), and a local path or an alias says nothing either way; the record keeps
     the row's model, so the warning says which one the numbers are filed under."""
-    stated, want = _hub_id(m.fields.get(R.MODEL)), _hub_id(row.get(F.MODEL))
-    if not (stated and want) or stated == want:
+    named = m.fields.get(R.MODEL)
+    base, adapter = (named.split(R.WITH_ADAPTER, 1) if isinstance(named, str) and R.WITH_ADAPTER in named
+                     else (named, None))
+    stated, want = _hub_id(base), _hub_id(row.get(F.MODEL))
+    if adapter is None and (not (stated and want) or stated == want):
         return None
     return Diagnostic(path, m.line, 0, "model-mismatch",
                       f"warning: model: the output benchmarked {m.fields[R.MODEL]} but its job's row ({sidecar}) "

@@ -29,6 +29,9 @@ RECIPE_FINGERPRINT = "recipe-fingerprint"
 EXP_NAME = "exp-name"
 RESULT_FILENAME = "result-filename"
 MODEL = "model"
+# An eval of a model with an adapter loaded (lm-eval's peft= / lora_local_path=) names both:
+# "<model> with adapter <path>"; its scores are not the model's own.
+WITH_ADAPTER = " with adapter "
 MODEL_PREFIX = "model-prefix"
 PRECISION = "precision"
 FRAMEWORK = "framework"

@@ -37,14 +37,31 @@ def _stderr(scores: dict, key: str, task: str, path: str) -> float | None:
     return value
 
 
-def _model(doc: dict) -> str | None:
-    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+MODEL_ARGS = ("pretrained", "model")
+ADAPTER_ARGS = ("peft", "lora_local_path")  # hf's and vllm's adapter on top of the model
+
+
+def _model_args(config: dict) -> dict:
+    """``model_args`` as a dict: lm-eval writes the command line's ``k=v,k=v`` or (newer) a dict."""
     args = config.get("model_args")
-    if isinstance(args, str):
-        for part in args.split(","):
-            name, _, value = part.partition("=")
-            if name.strip() in ("pretrained", "model") and value:
-                return value.strip()
+    if isinstance(args, dict):
+        return {str(k): str(v).strip() for k, v in args.items() if v not in (None, "", False)}
+    out = {}
+    for part in args.split(",") if isinstance(args, str) else ():
+        name, _, value = part.partition("=")
+        if value.strip():
+            out[name.strip()] = value.strip()
+    return out
+
+
+def _model(doc: dict) -> str | None:
+    """The model evaluated: model_args' model, with its adapter when one was loaded (an adapter's
+    scores are not the base model's), else ``model_name``."""
+    args = _model_args(doc.get("config") if isinstance(doc.get("config"), dict) else {})
+    base = next((args[k] for k in MODEL_ARGS if k in args), None)
+    adapter = next((args[k] for k in ADAPTER_ARGS if k in args), None)
+    if base:
+        return f"{base}{R.WITH_ADAPTER}{adapter}" if adapter else base
     return doc.get("model_name") if isinstance(doc.get("model_name"), str) else None
 
 
