@@ -528,3 +528,23 @@ def test_a_changelog_that_is_not_utf8_stops_the_matrix_as_it_stops_the_reference
     line = text.splitlines().index('    - "Test entr\u00e9"') + 1
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.startswith(f"perf-changelog.yaml:{line}: not UTF-8 text (byte "), proc.stderr
+
+
+@pytest.mark.parametrize("value, spelt", [(".nan", ".nan"), (".inf", ".inf"), ("-.Inf", "-.Inf")])
+def test_a_number_that_is_not_finite_is_refused_where_it_stands(make_repo, value, spelt):
+    """Bad-input review: `dram-utilization: .nan` stopped the matrix with "internal error: cannot convert
+    NaN to integer", and `results: {threshold: .nan}` passed the gate (no regression could be flagged)."""
+    repo = make_repo()
+    base = repo.head()
+    master = repo.path / "configs" / "amd-master.yaml"
+    text = master.read_text()
+    master.write_text(text.replace("dram-utilization: 0.80", f"dram-utilization: {value}"))
+    head = repo.commit_changelog(CHANGELOG + entry("kimik3-fp4-mi355x-vllm-agentic"))
+    line = text[:text.index("dram-utilization: 0.80")].count("\n") + 1
+    where = f"configs/amd-master.yaml:{line}:{len('    - dram-utilization: ') + 1}: {spelt} is not a finite number"
+    proc = process_changelog(repo, base, head)
+    assert proc.returncode == 1 and proc.stdout == "" and proc.stderr.startswith(where), proc.stderr
+    assert "internal error" not in proc.stderr
+    gate = subprocess.run([sys.executable, str(ROOT / "utils" / "validate_perf_changelog.py"), "--base-ref", base,
+                           "--head-ref", head], cwd=repo.path, capture_output=True, text=True)
+    assert gate.returncode == 1 and gate.stderr.startswith(where), gate.stderr

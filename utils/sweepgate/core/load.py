@@ -21,7 +21,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from sweepgate.core.pyyaml import FastReader, PythonReader, yaml
+from sweepgate.core.pyyaml import FastReader, NotFinite, PythonReader, yaml
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
@@ -301,6 +301,10 @@ def parse_yaml(text: str, path: str) -> object:
     """Parse YAML (``reader_for``) or raise one diagnostic at the syntax error."""
     try:
         return yaml.load(text, Loader=reader_for(text))
+    except NotFinite as exc:
+        mark = exc.problem_mark
+        raise SweepgateError(Diagnostic(path, mark.line + 1, mark.column + 1, "not-finite", exc.problem,
+                                        "write a finite number")) from None
     except yaml.MarkedYAMLError as exc:
         mark, message = exc.problem_mark or exc.context_mark, f"invalid YAML: {exc.problem or exc.context}"
         at_end = exc.problem_mark is not None and not text[exc.problem_mark.index:].strip()

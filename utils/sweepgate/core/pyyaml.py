@@ -9,7 +9,8 @@ uncompiled, and compiles on first use if anything ever uses it.
 Every module of ours that needs PyYAML imports it from here, and reads YAML values with
 ``FastReader`` (libyaml) or ``PythonReader`` (PyYAML's own scanner): PyYAML's safe loaders,
 except that a float with no fraction (``4.0``) is the integer it equals, as the reference's
-models hold it (an integer field takes ``4.0`` as ``4``; no field it emits is a float).
+models hold it (an integer field takes ``4.0`` as ``4``; no field it emits is a float), and
+``.nan`` or ``.inf`` is refused where it stands (``NotFinite``).
 """
 
 from __future__ import annotations
@@ -53,8 +54,14 @@ def _import():
 yaml = _import()
 
 
+class NotFinite(yaml.constructor.ConstructorError):
+    """``.nan`` or ``.inf``: no field of a config, runner or changelog entry can be one."""
+
+
 def _integral_float(loader, node):
     value = loader.construct_yaml_float(node)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise NotFinite(None, None, f"{node.value} is not a finite number", node.start_mark)
     return int(value) if value.is_integer() else value
 
 
