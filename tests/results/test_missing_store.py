@@ -21,6 +21,29 @@ def test_a_missing_store_is_refused_and_not_created(tmp_path, capsys, monkeypatc
     assert not missing.exists()
 
 
+@pytest.mark.parametrize("content", [b"", b"meeting notes\n", "another program's database"])
+@pytest.mark.parametrize("argv", [("results", "show"), ("results", "compare", "--run", "1001")])
+def test_a_file_that_is_no_store_is_refused_and_left_as_it_was(tmp_path, capsys, monkeypatch, argv, content):
+    """Bad-input review: `results show --db sqlite:///notes.txt` on an empty file made it a 36 KB store
+    and read "0 points", exit 0."""
+    import sqlite3
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "notes.txt"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        with sqlite3.connect(path) as conn:
+            conn.execute("CREATE TABLE t (x)")
+        conn.close()
+    before = path.read_bytes()
+    rc, out, err = run_cli(capsys, *argv, "--db", f"sqlite:///{path}")
+    assert rc == 1 and out == "", (out, err)
+    assert err.strip() == (f"sqlite:///{path}: not a sweepgate results store (it holds no results tables); check "
+                           "--db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
 def test_ingest_still_creates_the_store(tmp_path, capsys):
     from helpers import job, vllm_output, write_job
 

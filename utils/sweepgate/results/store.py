@@ -200,6 +200,8 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     if must_exist and missing_sqlite(url):
         raise fail(parsed.database, 0, "no results store here",
                    "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
+    if must_exist and db.is_file() and not _holds_schema(db):
+        raise NotAStore()  # found before connecting for real: the file is left byte for byte as it was
     if must_exist and db.is_file() and _read_only(db):
         # A reader of a store it cannot write opens it as an unchanging file: no lock, no WAL files.
         return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(
@@ -218,8 +220,26 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     return engine
 
 
-def _migrate(engine: sa.Engine) -> None:
-    """Bring the schema to the newest revision (Alembic, scripts shipped in the package)."""
+class NotAStore(Exception):
+    """A database with no results schema, opened by a command that only reads."""
+
+
+def _holds_schema(db: Path) -> bool:
+    """Whether a SQLite file has the store's schema (Alembic's version table), read without writing:
+    an empty file, another program's database or a file that is no database at all has not."""
+    try:
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'alembic_version'").fetchone() is not None
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+
+
+def _migrate(engine: sa.Engine, create: bool = True) -> None:
+    """Bring the schema to the newest revision (Alembic, scripts shipped in the package); with
+    ``create`` False, a database that has no schema at all is refused (NotAStore), not made one."""
     from alembic import command
     from alembic.config import Config
     from alembic.runtime.migration import MigrationContext
@@ -233,6 +253,8 @@ def _migrate(engine: sa.Engine) -> None:
         current = MigrationContext.configure(conn).get_current_revision()
     if current == head:
         return
+    if current is None and not create:
+        raise NotAStore()
     if current is not None and current not in {s.revision for s in scripts.walk_revisions()}:
         raise SchemaTooNew(current, head)
     with engine.begin() as conn:
@@ -630,9 +652,18 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     """Open (creating and migrating as needed) the store at ``url`` (see ``resolve_url``). With
     ``must_exist`` (a command that only reads), a SQLite file that is not there is refused, not
     created empty: a mistyped --db would otherwise read as "no results"."""
-    store = Store(resolve_url(url, root), must_exist=must_exist)
+    url = resolve_url(url, root)
+    not_a_store = fail(display_url(url), 0, "not a sweepgate results store (it holds no results tables)",
+                       "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
     try:
-        _retry_busy(lambda: _migrate(store.engine))
+        store = Store(url, must_exist=must_exist)
+    except NotAStore:
+        raise not_a_store from None
+    try:
+        _retry_busy(lambda: _migrate(store.engine, create=not must_exist))
+    except NotAStore:
+        store.engine.dispose()
+        raise not_a_store from None
     except SchemaTooNew as exc:
         store.engine.dispose()
         raise fail(display_url(store.url), 0, f"the store's schema (revision {exc.current}) is newer than this "
