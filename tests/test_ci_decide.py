@@ -342,3 +342,32 @@ def test_output_format_resists_injection(tmp_path):
 def test_parse_kv_reads_runner_format():
     text = "a=1\nB<<EOF_1\nline one\nline=two\nEOF_1\nc=\n"
     assert kv.parse_kv(text) == {"a": "1", "B": "line one\nline=two", "c": ""}
+
+
+@pytest.mark.parametrize("event_name, patch, said", [
+    ("pull_request", {"pull_request": {"number": 7, "head": 5}}, "pull_request.head: 5 is not of type 'object', 'null'"),
+    ("pull_request", {"pull_request": {"number": 7, "head": {"sha": 5}}}, "pull_request.head.sha: 5 is not of type"),
+    ("pull_request", {"pull_request": {"number": 7, "labels": "sweep-enabled"}}, "pull_request.labels: 'sweep-enabled'"),
+    ("push", {"ref": "refs/heads/main", "after": "HEAD"}, "after: 'HEAD' does not match"),
+    ("workflow_dispatch", {"ref": "refs/heads/main", "inputs": "x"}, "inputs: 'x' is not of type 'object', 'null'"),
+])
+def test_a_payload_of_the_wrong_shape_is_refused_on_its_field(tmp_path, event_name, patch, said):
+    """Bad-input review: `"head": 5` in a pull_request payload was "internal error: AttributeError"."""
+    event = write_event(tmp_path, {"action": "synchronize", **patch})
+    out = tmp_path / "output"
+    proc = run_cli("decide", "--event-path", str(event), "--event-name", event_name, "--output", str(out),
+                   "--repository", "acme/bench", "--github-api-url", "http://127.0.0.1:1")
+    assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(f"{event}: event payload: {said}") and line.endswith(
+        "; pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)"), line
+    assert not out.exists()
+
+
+def test_a_dispatch_with_a_pr_number_that_is_none_says_so(tmp_path):
+    event = write_event(tmp_path, {"ref": "refs/heads/main", "inputs": {"pr-number": "abc", "sha": "a" * 40}})
+    out = tmp_path / "output"
+    proc = run_cli("decide", "--event-path", str(event), "--event-name", "workflow_dispatch", "--output", str(out),
+                   "--repository", "acme/bench", "--github-api-url", "http://127.0.0.1:1")
+    assert proc.returncode == 0 and kv.parse_kv(out.read_text())["run"] == "false", proc.stderr
+    assert "pr-number 'abc', not a PR number" in proc.stderr, proc.stderr

@@ -70,6 +70,19 @@ def _merge_base(base: str, head: str) -> str:
     return proc.stdout.strip()
 
 
+def _check_event(event: dict, path: str) -> None:
+    """Every field decide reads, typed as GitHub documents it (schemas/github-event.schema.json):
+    a payload that is not one is refused whole, each wrong field on its line."""
+    from sweepgate.core.check import schema_problems
+    from sweepgate.core.errors import Diagnostic, SweepgateError
+
+    problems = schema_problems(event, "event")
+    if problems:
+        raise SweepgateError([Diagnostic(path, 0, 0, "event-payload", f"event payload: {message}",
+                                         "pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)")
+                              for _, _, message, _ in problems])
+
+
 def _run_decide(args) -> int:
     event_path = args.event_path or os.environ.get("GITHUB_EVENT_PATH")
     event_name = args.event_name or os.environ.get("GITHUB_EVENT_NAME")
@@ -79,6 +92,7 @@ def _run_decide(args) -> int:
     event = load_json(event_path, "event payload")
     if not isinstance(event, dict):
         raise fail(event_path, 1, "event payload is not a JSON object", "pass the webhook payload")
+    _check_event(event, event_path)
     message = args.head_message
     if message is None:
         message = _head_message(event_name, event, event_path)

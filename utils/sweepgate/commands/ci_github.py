@@ -32,8 +32,10 @@ def dispatch_decision(event: dict, explicit: str | None, api_url: str | None = N
     number, sha = str(inputs.get("pr-number") or "").strip(), str(inputs.get("sha") or "").strip()
     if event.get("ref") != MAIN_REF:
         return _skip(f"dispatched on {event.get('ref') or 'an unknown ref'}: sweeps start from {MAIN_REF} only")
-    if not number.isdigit() or not sha:
+    if not number or not sha:
         return _skip("workflow_dispatch without pr-number and sha: nothing to sweep")
+    if not (number.isascii() and number.isdigit()):
+        return _skip(f"workflow_dispatch with pr-number {number!r}, not a PR number: nothing to sweep")
     client, repo, repository = _connect("sweepgate ci decide", explicit, api_url)
     try:
         return authorize(pull_state(repo, int(number)), permission_lookup(repo), requested_sha=sha)

@@ -16,6 +16,7 @@ SCHEMA_FILES = {
     "changelog": "perf-changelog.schema.json",
     "row": "matrix-row.schema.json",
     "result": "result.schema.json",
+    "event": "github-event.schema.json",
 }
 
 
