@@ -263,7 +263,9 @@ def test_split_refuses_runners_main_does_not_know(tmp_path):
     """The GPU side checks every row's runner against main's configs/runners.yaml."""
     (tmp_path / "configs").mkdir()
     (tmp_path / "configs/runners.yaml").write_text("labels:\n  cluster:b300-nv: [b300-nv_00]\n")
-    row = {"runner": "cluster:evil", "exp-name": "x"}
+    row = {"image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
+           "precision": "fp4", "framework": "vllm", "runner": "cluster:evil", "spec-decoding": "none",
+           "exp-name": "x", "conc": 4, "tp": 8, "isl": 1024, "osl": 1024, "max-model-len": 2304}
     matrix = {"single_node": {"agentic": [row]}, "multi_node": {}, "evals": [], "agentic_evals": [],
               "multinode_evals": [], "multinode_agentic_evals": []}
     path = tmp_path / "matrix.json"
@@ -277,3 +279,30 @@ def test_split_refuses_runners_main_does_not_know(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
     path.write_text(json.dumps({**matrix, "single_node": {"agentic": [{**row, "runner": "cluster:b300-nv"}]}}))
     assert subprocess.run(cmd, env=env, capture_output=True, text=True).returncode == 0
+
+
+def test_split_checks_every_row_and_writes_nothing_when_it_cannot_finish(tmp_path):
+    """Bad-input review: rows with conc Infinity or "abc" were split into jobs (each then failed at
+    row-env), and a --job-context that could not be written came after the outputs were appended."""
+    row = {"image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
+           "precision": "fp4", "framework": "vllm", "runner": "cluster:b300-nv", "spec-decoding": "none",
+           "exp-name": "x", "conc": 4, "tp": 8, "isl": 1024, "osl": 1024, "max-model-len": 2304}
+    matrix = {"single_node": {"1k1k": [row, {**row, "conc": float("inf")}, {**row, "conc": "abc"}]},
+              "multi_node": {}, "evals": [], "agentic_evals": [], "multinode_evals": [], "multinode_agentic_evals": []}
+    path = tmp_path / "matrix.json"
+    path.write_text(json.dumps(matrix))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    env.pop("GITHUB_ACTIONS", None)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "sweepgate", "ci", "split", "--matrix", str(path), "--output", str(out)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    assert proc.returncode == 1 and not out.exists(), proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"{path}:1: fixed/1: row holds NaN or Infinity; expand the matrix with sweepgate (process_changelog.py), "
+        "not by hand",
+        f"{path}:1: fixed/2: row's conc \"abc\" is not a positive whole number (or a list of them) of at most "
+        "1000000; expand the matrix with sweepgate (process_changelog.py), not by hand"], proc.stderr
+    path.write_text(json.dumps({**matrix, "single_node": {"1k1k": [row]}}))
+    proc = subprocess.run([*cmd, "--job-context", str(tmp_path / "missing" / "ctx.json")], env=env,
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 1 and "cannot write here" in proc.stderr and not out.exists(), proc.stderr

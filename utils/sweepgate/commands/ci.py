@@ -128,9 +128,9 @@ def _run_split(args) -> int:
         check_runners(matrix, runner_labels(runners_at(args.runners)), source=args.matrix)
     outputs = split(matrix, max_jobs=args.max_jobs, max_bytes=args.max_bytes, source=args.matrix,
                     canary=args.canary)
-    _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), outputs)
-    if args.job_context:
+    if args.job_context:  # first: a context that cannot be written leaves no outputs behind
         _write_job_context(args, matrix)
+    _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), outputs)
     used = ", ".join(f"{k}={outputs[k + '_jobs']}" for k in FANOUT if outputs[k + "_jobs"] != "0")
     first = f"; {outputs['canary_jobs']} canaries first" if args.canary else ""
     print(f"sweepgate ci split: {count(outputs['jobs'], 'job')} ({used or 'none'}){first}", file=sys.stderr)

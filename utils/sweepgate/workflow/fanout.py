@@ -45,6 +45,24 @@ def _dump(obj) -> str:
     return json.dumps(obj, separators=(",", ":"), sort_keys=False)
 
 
+def _check_rows(kinds: dict[str, list[dict]], source: str) -> None:
+    """Every row a job could be made of (``check_row``, as each job's ``ci row-env`` checks it), all
+    problems at once: a row no job can run is refused here, before any job is started for it."""
+    from sweepgate.core.errors import Diagnostic, SweepgateError
+    from sweepgate.core.jobenv import check_row
+
+    found = []
+    for kind, rows in kinds.items():
+        for i, row in enumerate(rows):
+            try:
+                check_row(row, source, "expand the matrix with sweepgate (process_changelog.py), not by hand")
+            except SweepgateError as exc:
+                found += [Diagnostic(d.file, d.line, d.col, d.rule, f"{kind}/{i}: {d.message}", d.hint)
+                          for d in exc.diagnostics]
+    if found:
+        raise SweepgateError(found)
+
+
 def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
     """Every row of the matrix, by fan-out kind. Unknown keys are an error, never dropped."""
     if not isinstance(matrix, dict):
@@ -140,6 +158,7 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
                    "per matrix)", rule="usage")
     capacity = capacity or {kind: spec[1] for kind, spec in FANOUT.items()}
     kinds = rows_by_kind(matrix, source)
+    _check_rows(kinds, source)
     first = set(canaries(kinds)) if canary else set()
     outputs = _canary_outputs(kinds, first, max_jobs, source)
     total = 0
