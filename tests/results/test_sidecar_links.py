@@ -75,3 +75,35 @@ def test_a_link_that_cannot_be_removed_holds_both_uploads(tmp_path, capsys, monk
     for held, runs in (({UPLOAD_HELD_ENV: "1 symbolic link(s)"}, False), ({}, True)):
         assert condition("always() && env.RESULT_FILENAME != '' && env.SWEEPGATE_UPLOAD_HELD == ''", {},
                          {"RESULT_FILENAME": "res", **held}, failed=True) is runs
+
+
+def test_values_github_never_sets_are_refused_and_no_sidecar_is_written(tmp_path, capsys, monkeypatch):
+    """Bad-input review: GITHUB_RUN_ID=abc, GITHUB_SHA=zz, GITHUB_REF=main and JOB_STARTED=yesterday were
+    written into the sidecar (and stored under ref "main", never main's baseline); RESULT_FILENAME=../../x
+    wrote a sidecar outside RESULT_DIR."""
+    results = tmp_path / "deep" / "results"
+    job_env(monkeypatch, results)
+    for k, v in {"GITHUB_RUN_ID": "abc", "GITHUB_SHA": "zz", "GITHUB_REF": "main", "JOB_STARTED": "yesterday"}.items():
+        monkeypatch.setenv(k, v)
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 1 and err.splitlines() == [
+        "GITHUB_RUN_ID: 'abc' is not a workflow run id (digits); leave GITHUB_RUN_ID as the runner sets it",
+        "GITHUB_REF: 'main' is not a full git ref; leave GITHUB_REF as the runner sets it (refs/heads/main), or "
+        "write the job context with `sweepgate ci split --job-context`",
+        "GITHUB_SHA: 'zz' is not a commit SHA (40 hex digits); leave GITHUB_SHA as the runner sets it",
+        "JOB_STARTED: 'yesterday' is not an ISO 8601 time; set it with `date -u +%Y-%m-%dT%H:%M:%SZ`"], err
+    assert not (results / f"res{jobfile.SUFFIX}").exists()
+    job_env(monkeypatch, results, name="../../x")
+    for k in ("GITHUB_SHA", "JOB_STARTED"):
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("GITHUB_RUN_ID", "5")
+    monkeypatch.setenv("GITHUB_REF", "refs/heads/main")
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 1 and err.strip() == ("RESULT_FILENAME: '../../x' is not a file name; leave RESULT_FILENAME as "
+                                       "`sweepgate ci row-env` sets it"), err
+    assert list(tmp_path.rglob("*.job.json")) == []
+    monkeypatch.setenv("JOB_STARTED", "2026-01-01T00:00:00Z")
+    monkeypatch.setenv("GITHUB_SHA", "f" * 40)
+    job_env(monkeypatch, results)
+    monkeypatch.setenv("GITHUB_RUN_ID", "5")
+    assert run_cli(capsys, "results", "sidecar")[0] == 0 and (results / f"res{jobfile.SUFFIX}").exists()

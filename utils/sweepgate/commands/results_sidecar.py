@@ -25,6 +25,7 @@ made as root) sets SWEEPGATE_UPLOAD_HELD in $GITHUB_ENV, and the templates uploa
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from sweepgate.core.errors import fail
@@ -118,13 +119,16 @@ def run(args) -> int:
     if not name or not folder:
         raise fail(fields.RESULT_FILENAME_ENV, 0, "RESULT_DIR/RESULT_FILENAME are not set",
                    "run `sweepgate ci row-env` first")
+    _check_name(name)
     links = _drop_links(folder, name)  # before anything that can refuse: the uploads run always()
     row = _row()
     config_key, ref, commit = _context()
-    doc = jobfile.build(row, run_id=env.get("GITHUB_RUN_ID") or "local", attempt=_attempt(), status=_status(),
+    run_id, started = env.get("GITHUB_RUN_ID") or "local", env.get(STARTED_ENV) or None
+    _check_values(run_id, ref, commit, started)
+    doc = jobfile.build(row, run_id=run_id, attempt=_attempt(), status=_status(),
                         config_key=config_key, commit=commit, ref=ref,
                         runner_name=env.get(fields.RUNNER_NAME_ENV) or None,
-                        started=env.get(STARTED_ENV) or None, finished=jobfile.now(), rehearsal=args.rehearsal,
+                        started=started, finished=jobfile.now(), rehearsal=args.rehearsal,
                         run_identity=_identity(row, args.tools))
     _make_folder(folder)
     path = jobfile.path_for(folder, name)
@@ -136,6 +140,45 @@ def run(args) -> int:
         emit(links)
         return 1
     return 0
+
+
+def _check_name(name: str) -> None:
+    """RESULT_FILENAME is a file name (``ci row-env`` makes it): never a path out of RESULT_DIR."""
+    from sweepgate.core import fields
+
+    if "/" in name or "\\" in name or "\0" in name or name in (".", ".."):
+        raise fail(fields.RESULT_FILENAME_ENV, 0, f"{name!r} is not a file name", "leave RESULT_FILENAME as "
+                   "`sweepgate ci row-env` sets it")
+
+
+_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+def _check_values(run_id: str, ref: str | None, commit: str | None, started: str | None) -> None:
+    """What GitHub sets, as it sets it; each wrong value on a line of its own, no sidecar written."""
+    import datetime as dt
+
+    from sweepgate.core.errors import Diagnostic, SweepgateError
+
+    found = []
+
+    def bad(name, value, what, hint):
+        found.append(Diagnostic(name, 0, 0, "job-env", f"{value!r} is not {what}", hint))
+
+    if run_id != "local" and not (run_id.isascii() and run_id.isdigit()):
+        bad("GITHUB_RUN_ID", run_id, "a workflow run id (digits)", "leave GITHUB_RUN_ID as the runner sets it")
+    if ref is not None and not ref.startswith("refs/"):
+        bad("GITHUB_REF", ref, "a full git ref", "leave GITHUB_REF as the runner sets it (refs/heads/main), or "
+            "write the job context with `sweepgate ci split --job-context`")
+    if commit is not None and not _SHA.fullmatch(commit):
+        bad("GITHUB_SHA", commit, "a commit SHA (40 hex digits)", "leave GITHUB_SHA as the runner sets it")
+    if started is not None:
+        try:
+            dt.datetime.fromisoformat(started)
+        except ValueError:
+            bad(STARTED_ENV, started, "an ISO 8601 time", "set it with `date -u +%Y-%m-%dT%H:%M:%SZ`")
+    if found:
+        raise SweepgateError(found)
 
 
 def uploaded_names(name: str) -> list[str]:
