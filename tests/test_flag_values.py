@@ -145,6 +145,9 @@ def test_version_names_the_copy_that_runs(capsys):
     (["ci", "watch", "--until", "collect", "--max-minutes", "nan"], "--max-minutes: nan is out of range"),
     (["ci", "reuse", "--matrix", "m.json", "--max-age-days", "-1"], "--max-age-days: -1 is out of range"),
     (["ci", "reuse", "--matrix", "m.json", "--attempt", "0"], "--attempt: 0 is out of range"),
+    # bad-input review: these ran the script and then blamed it for not finishing within -5 s (exit 1)
+    (["rehearse", "--exp-name", "x", "--timeout", "-5"], "--timeout: -5 is out of range"),
+    (["preflight", "--timeout", "0"], "--timeout: 0 is out of range"),
 ])
 def test_ci_run_numbers_and_durations_out_of_range_are_usage_errors(argv, said, capsys):
     """Audit: `ci watch --run-id abc` exited 1, `--interval -1` and `ci reuse --max-age-days -1

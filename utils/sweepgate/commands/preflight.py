@@ -25,7 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config-keys", nargs="+", metavar="KEY", help="only rows of these config keys (working tree)")
     parser.add_argument("--every-conc", action="store_true",
                         help="rehearse every concurrency (default: each recipe's lowest)")
-    parser.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
+    from sweepgate.commands.argtypes import int_between
+
+    parser.add_argument("--timeout", type=int_between(1), default=120, metavar="SECONDS",
                         help="stop a row's script after this long (default %(default)s)")
     parser.add_argument("--fail-on-warning", action="store_true",
                         help="exit 3 when an image or version has no manifest")

@@ -25,7 +25,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--duration", type=argtypes.int_between(1), metavar="SECONDS",
                         help=f"replace the row's agentic duration (default: ${DURATION_ENV} or "
                              f"{DEFAULT_DURATION_S})")
-    parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+    parser.add_argument("--timeout", type=argtypes.int_between(1), default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                         help="stop the script after this long (default %(default)s)")
 
 
