@@ -33,11 +33,15 @@ def atomic_write(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):  # a full disk, a file made immutable or read-only to us
+            raise fail(str(path), 0, f"cannot write it: {exc.strerror or exc}",
+                       "make the file and its folder writable (and the disk not full), then rerun; "
+                       "the file is as it was") from None
         raise
 
 

@@ -1,0 +1,57 @@
+"""Atomic writes: a file that cannot be replaced is one line naming it, and is left as it was."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate.core.atomic import atomic_write  # noqa: E402
+from sweepgate.core.errors import SweepgateError  # noqa: E402
+
+
+def test_a_replace_the_system_refuses_is_one_line_and_the_file_is_as_it_was(tmp_path, monkeypatch):
+    """Bad-input review: `changelog add` on an immutable perf-changelog.yaml ended in "internal error:
+    PermissionError: [Errno 1] Operation not permitted: '.perf-changelog.yaml.t54txrf6.tmp' -> ..."."""
+    target = tmp_path / "perf-changelog.yaml"
+    target.write_text("old\n")
+
+    def refused(src, dst):
+        raise PermissionError(1, os.strerror(1), src, None, dst)
+
+    monkeypatch.setattr(os, "replace", refused)
+    with pytest.raises(SweepgateError) as info:
+        atomic_write(target, b"new\n")
+    (d,) = info.value.diagnostics
+    assert d.render() == (f"{target}: cannot write it: Operation not permitted; make the file and its folder "
+                          "writable (and the disk not full), then rerun; the file is as it was")
+    assert target.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["perf-changelog.yaml"]
+
+
+def test_changelog_add_on_an_immutable_changelog(tmp_path):
+    """The same through the command, where the file system can make a file immutable (chattr +i)."""
+    from sweepgate.commands.example import SEED_KEY, build_repo
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    build_repo(str(repo))
+    changelog = repo / "perf-changelog.yaml"
+    if subprocess.run(["chattr", "+i", str(changelog)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available on this file system")
+    try:
+        before = changelog.read_bytes()
+        proc = subprocess.run([sys.executable, "-m", "sweepgate", "changelog", "add", "--key", SEED_KEY,
+                               "--description", "retune"], cwd=repo, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT / "utils")})
+        assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
+        assert proc.stderr.startswith("perf-changelog.yaml: cannot write it: Operation not permitted") or \
+            "perf-changelog.yaml: cannot write it: Operation not permitted" in proc.stderr, proc.stderr
+        assert changelog.read_bytes() == before
+    finally:
+        subprocess.run(["chattr", "-i", str(changelog)], capture_output=True)
