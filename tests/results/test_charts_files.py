@@ -334,3 +334,25 @@ def test_a_legend_of_long_multinode_labels_stays_inside_the_figure():
     canvas.draw()
     box, frame = fig.legends[0].get_window_extent(canvas.get_renderer()), fig.bbox
     assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0, (box, frame)
+
+
+def test_an_interrupt_while_a_chart_is_written_leaves_no_part_of_it(tmp_path, monkeypatch):
+    """Bad-input review: Ctrl-C during `results compare --plots` left `.<chart>.png.tmp` files behind."""
+    import pytest
+    from matplotlib.figure import Figure
+
+    real = Figure.savefig
+    calls = []
+
+    def interrupted(self, fname, **kw):
+        calls.append(fname)
+        if len(calls) == 3:  # the third file: half written, then Ctrl-C
+            Path(fname).write_bytes(b"\x89PNG half")
+            raise KeyboardInterrupt
+        return real(self, fname, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        charts.draw_charts(comparison(), tmp_path / "plots")
+    left = sorted(p.name for p in (tmp_path / "plots").iterdir())
+    assert len(left) == 2 and not any(name.endswith(".tmp") for name in left), left

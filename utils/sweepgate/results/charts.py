@@ -468,7 +468,10 @@ def _save(fig, path: Path, fmt: str) -> Path:
     try:
         fig.savefig(tmp, format=fmt, metadata=METADATA[fmt])
         tmp.replace(path)
-    except OSError as exc:
+    except BaseException as exc:  # Ctrl-C mid-savefig too: no half chart is left behind
         tmp.unlink(missing_ok=True)
-        raise fail(str(path), 0, f"cannot write the chart: {exc.strerror}", "pass a writable --plots DIR") from None
+        if isinstance(exc, OSError):
+            raise fail(str(path), 0, f"cannot write the chart: {exc.strerror}",
+                       "pass a writable --plots DIR") from None
+        raise
     return path
