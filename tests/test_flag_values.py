@@ -148,6 +148,8 @@ def test_version_names_the_copy_that_runs(capsys):
     # bad-input review: these ran the script and then blamed it for not finishing within -5 s (exit 1)
     (["rehearse", "--exp-name", "x", "--timeout", "-5"], "--timeout: -5 is out of range"),
     (["preflight", "--timeout", "0"], "--timeout: 0 is out of range"),
+    # bytes that are not UTF-8 (Python keeps them as lone surrogates): they were blamed on a history line
+    (["changelog", "add", "--key", "k", "--description", "\udcff\udcfe"], "--description: byte 1 is not UTF-8 text"),
 ])
 def test_ci_run_numbers_and_durations_out_of_range_are_usage_errors(argv, said, capsys):
     """Audit: `ci watch --run-id abc` exited 1, `--interval -1` and `ci reuse --max-age-days -1

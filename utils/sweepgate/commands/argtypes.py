@@ -23,6 +23,16 @@ def int_between(low: int, high: int | None = None):
     return parse
 
 
+def utf8_text(text: str) -> str:
+    """Text that was UTF-8 on the command line (Python keeps undecodable bytes as lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise argparse.ArgumentTypeError(f"byte {exc.start + 1} is not UTF-8 text; retype the value "
+                                         "(or set a UTF-8 locale)") from None
+    return not_empty(text)
+
+
 def not_empty(text: str) -> str:
     """A value that is not empty: `--run "$RUN_ID"` with the variable unset must not read as no filter."""
     if not text.strip():
