@@ -185,3 +185,13 @@ def test_an_unknown_flag_is_told_with_its_command_s_usage(argv, prog, capsys):
         cli.main(argv)
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.startswith(f"usage: {prog} ") and f"{prog}: error: unrecognized arguments: --bogus" in err
+
+
+@pytest.mark.parametrize("argv", [["test-config", "--config-keys", "nomatch"], ["test-config", "--config-keys", "no*"],
+                                  ["preflight", "--config-keys", "nomatch"]])
+def test_a_config_key_that_matches_nothing_is_told_at_its_flag(argv, make_repo, monkeypatch, capsys):
+    """Bad-input review: the line began `sweepgate: config key 'nomatch' not found`, a word, not where."""
+    monkeypatch.chdir(make_repo().path)
+    rc = cli.main(argv)
+    err = capsys.readouterr().err
+    assert rc == 1 and err.startswith("--config-keys: ") and "config key" in err, err

@@ -12,8 +12,9 @@ from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
 
 
-def usage_error(message: str, hint: str) -> SweepgateError:
-    return SweepgateError(Diagnostic("sweepgate", 0, 0, "usage", message, hint))
+def usage_error(message: str, hint: str, where: str = "sweepgate") -> SweepgateError:
+    """A problem of the command line; ``where`` is the flag it is in, when one is."""
+    return SweepgateError(Diagnostic(where, 0, 0, "usage", message, hint))
 
 
 def resolve_patterns(patterns: list[str], configs: dict) -> list[str]:
@@ -25,7 +26,8 @@ def resolve_patterns(patterns: list[str], configs: dict) -> list[str]:
         if "*" in pattern or "?" in pattern:
             matched = fnmatch.filter(list(configs), pattern)
             if not matched:
-                raise usage_error(f"pattern '{pattern}' matches no config key", "check the key names in configs/")
+                raise usage_error(f"pattern '{pattern}' matches no config key", "check the key names in configs/",
+                                  "--config-keys")
             out.update(dict.fromkeys(matched))
         elif pattern in configs:
             out[pattern] = None
@@ -34,7 +36,8 @@ def resolve_patterns(patterns: list[str], configs: dict) -> list[str]:
 
             close = difflib.get_close_matches(pattern, list(configs), n=3)
             raise usage_error(f"config key '{pattern}' not found",
-                              f"did you mean {', '.join(close)}?" if close else "check the key names in configs/")
+                              f"did you mean {', '.join(close)}?" if close else "check the key names in configs/",
+                              "--config-keys")
     return list(out)
 
 
