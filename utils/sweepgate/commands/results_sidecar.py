@@ -25,7 +25,6 @@ made as root) sets SWEEPGATE_UPLOAD_HELD in $GITHUB_ENV, and the templates uploa
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 from sweepgate.core.errors import fail
@@ -151,14 +150,12 @@ def _check_name(name: str) -> None:
                    "`sweepgate ci row-env` sets it")
 
 
-_SHA = re.compile(r"[0-9a-f]{40}")
-
-
 def _check_values(run_id: str, ref: str | None, commit: str | None, started: str | None) -> None:
     """What GitHub sets, as it sets it; each wrong value on a line of its own, no sidecar written."""
     import datetime as dt
 
     from sweepgate.core.errors import Diagnostic, SweepgateError
+    from sweepgate.workflow.authorize import SHA
 
     found = []
 
@@ -170,7 +167,7 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
     if ref is not None and not ref.startswith("refs/"):
         bad("GITHUB_REF", ref, "a full git ref", "leave GITHUB_REF as the runner sets it (refs/heads/main), or "
             "write the job context with `sweepgate ci split --job-context`")
-    if commit is not None and not _SHA.fullmatch(commit):
+    if commit is not None and not SHA.fullmatch(commit):
         bad("GITHUB_SHA", commit, "a commit SHA (40 hex digits)", "leave GITHUB_SHA as the runner sets it")
     if started is not None:
         try:
