@@ -356,3 +356,13 @@ def test_an_interrupt_while_a_chart_is_written_leaves_no_part_of_it(tmp_path, mo
         charts.draw_charts(comparison(), tmp_path / "plots")
     left = sorted(p.name for p in (tmp_path / "plots").iterdir())
     assert len(left) == 2 and not any(name.endswith(".tmp") for name in left), left
+
+
+def test_a_point_whose_ttft_alone_regressed_is_ringed_and_its_chart_has_a_change():
+    """Results review: a TTFT regression (exit 3) left its chart "without a change" and unringed."""
+    comp = C.compare_records(synth.pr_run({DROP: {"ttft_p50_ms": 1.4}}), synth.history())
+    assert [(v.point[5], v.metric) for v in comp.verdicts if v.verdict == C.REGRESSED] == [(16, "ttft_p50_ms")]
+    planned = charts.planned(comp)
+    assert charts.with_a_change(planned) == [planned[0][0]]
+    (ringed,) = [item for _, _, items, _ in planned for item in items if item["flag"]]
+    assert ringed["flag"] == C.REGRESSED and ringed["conc"] == 16

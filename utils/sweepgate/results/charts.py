@@ -7,7 +7,7 @@ same in every chart and run: from its full label, see ``series_styles``), legend
 entry naming what tells it apart, PR front and baseline median front.
 Every PR point and every baseline median point is one marker (with an SVG id a
 test can count), each PR point is labelled with its concurrency where the label
-covers no other, and the PR points that regressed or improved are ringed. Charts are drawn without pyplot and
+covers no other, and the PR points that regressed or improved (in any metric) are ringed. Charts are drawn without pyplot and
 saved with fixed metadata and SVG hash salt, so the same comparison gives the
 same bytes.
 """
@@ -134,10 +134,11 @@ def _median_xy(records: list[dict]) -> tuple[float, float] | None:
 
 
 def _flags(comparison: C.Comparison) -> dict[tuple, str]:
-    """point -> regressed | improved (regressed wins), from the throughput and interactivity verdicts."""
+    """point -> regressed | improved (regressed wins), from every metric's verdict: a point whose
+    TTFT regressed is ringed too, though the axes do not show TTFT (the table says which metric)."""
     out: dict[tuple, str] = {}
     for v in comparison.verdicts:
-        if v.metric in (X, Y) and v.verdict in (C.REGRESSED, C.IMPROVED):
+        if v.verdict in (C.REGRESSED, C.IMPROVED):
             out[v.point] = C.REGRESSED if C.REGRESSED in (v.verdict, out.get(v.point)) else v.verdict
     return out
 
