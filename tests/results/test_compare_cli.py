@@ -236,3 +236,35 @@ def test_an_empty_filter_is_argument_syntax_not_no_filter(env, capsys, argv):
         cli.main([*argv, "--db", url])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "empty value" in err and err.startswith("usage: sweepgate results"), err
+
+
+def test_what_main_measured_and_the_run_did_not_is_said_not_judged(env, capsys):
+    """Results review: a concurrency the PR dropped, a metric its output lacked and eval scores main has
+    at a point were never mentioned; the run read clean and --fail-on-regression exited 0."""
+    url = f"sqlite:///{env / 'r.db'}"
+    key = synth.KEYS[0]
+    pr = [r for r in synth.pr_run(keys=(key,)) if r[R.CONC] != 64]  # conc 64 dropped
+    for r in pr:
+        if r[R.CONC] == 8:
+            del r[R.METRICS]["ttft_p50_ms"]  # an output without TTFT
+    history = synth.history(keys=(key,))
+    newest = next(r for r in history if r[R.RUN_ID] == "main-4" and r[R.CONC] == 16)
+    scores = {**newest, R.CLIENT: R.EVAL_CLIENT, R.RESULT_FILENAME: newest[R.RESULT_FILENAME] + "-eval",
+              R.METRICS: {}, R.EVALS: [{R.EVAL_TASK: "gsm8k", R.EVAL_METRIC: "exact_match", R.EVAL_FILTER: "strict-match",
+                                        R.EVAL_VALUE: 0.9, R.EVAL_STDERR: 0.01, R.EVAL_SAMPLES: 1319}]}
+    other = synth.history(keys=(synth.KEYS[1],))  # a config key the run did not measure: not listed
+    with store.open_store(url) as st:
+        st.add(history + [scores] + other)
+        st.add(pr)
+    code, out = compare_json(url, capsys, "--fail-on-regression")
+    assert code == 0, out
+    got = [(p["conc"], p["not-measured"], p["baseline-run"]) for p in out["not-measured"]]
+    assert got == [(8, "ttft_p50_ms", "main-4"), (16, "eval scores", "main-4"), (64, "point", "main-4")], got
+    assert all(p["config-key"] == key for p in out["not-measured"])
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--markdown"]) == 0
+    md = capsys.readouterr().out
+    assert ("> Not measured by this run, though main's newest run of the same config keys has them: 1 point, "
+            "1 metric of points it measured, eval scores at 1 point (") in md, md
+    assert "<summary>Not measured by this run (3)</summary>" in md and "| the whole point | main-4 |" in md
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 0
+    assert "Not measured by this run" in capsys.readouterr().out

@@ -117,6 +117,23 @@ class Verdict:
         return out
 
 
+EVAL_SCORES = "eval scores"  # NotMeasured.what of a point whose eval the baseline has and the run has not
+
+
+@dataclass
+class NotMeasured:
+    """What the newest baseline run measured and this run did not: a whole point of a config key
+    the run measured (``what`` None), one metric of a point it measured, or its eval scores. Said,
+    never judged: a trimmed sweep runs fewer concurrencies, and a recipe may drop one on purpose."""
+
+    point: tuple
+    what: str | None
+    baseline_run: str
+
+    def as_json(self) -> dict:
+        return {**point_json(self.point), "not-measured": self.what or "point", "baseline-run": self.baseline_run}
+
+
 @dataclass
 class Comparison:
     run: str
@@ -126,6 +143,7 @@ class Comparison:
     repeated: dict = field(default_factory=dict)  # point -> its measurements in the run, when more than one
     # (heads hold their combination: each metric the median of the measurements)
     evals: list = field(default_factory=list)  # evals.EvalVerdict: the run's eval scores, judged (results/evals.py)
+    not_measured: list = field(default_factory=list)  # NotMeasured: what the baseline has and the run has not
 
     @property
     def rehearsal(self) -> bool:
@@ -144,6 +162,7 @@ class Comparison:
     def as_json(self) -> dict:
         out = {"run": self.run, "points": [v.as_json() for v in self.verdicts], "counts": self.counts(),
                "evals": [e.as_json() for e in self.evals]}
+        out["not-measured"] = [m.as_json() for m in self.not_measured]
         if self.repeated:  # points measured more than once: judged by the median of the measurements
             out["repeated"] = [{**point_json(pt), "measurements": n}
                                for pt, n in sorted(self.repeated.items(), key=lambda item: point_sort_key(item[0]))]
@@ -385,4 +404,37 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     if run is None:
         run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))
     repeated = {pt: len(recs) for pt, recs in measured.items() if len(recs) > 1}
-    return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated)
+    base = [b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids]
+    missing = not_measured(heads, set(measurements_per_point(pr_records, evals=True)), base, baselines, settings)
+    return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
+                      not_measured=missing)
+
+
+def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dict,
+                 settings: Settings) -> list[NotMeasured]:
+    """What the baseline measured and the run did not (``NotMeasured``): the points of each config
+    key the run measured that the key's newest baseline run has and the run lacks; at a point both
+    measured, a compared metric the newest baseline record has and the run's lacks, and eval scores
+    the baseline has there and the run has none of."""
+    keys = {h.get(R.CONFIG_KEY) for h in heads.values()} - {None}
+    newest: dict[str, str] = {}  # config key -> run id of its newest baseline record
+    usable = sorted((r for r in base if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=_order)
+    for rec in usable:
+        newest[rec[R.CONFIG_KEY]] = str(rec.get(R.RUN_ID))
+    out = {}
+    for rec in usable:
+        pt = point_of(rec)
+        if str(rec.get(R.RUN_ID)) == newest[rec[R.CONFIG_KEY]] and pt not in heads:
+            out[pt, None] = NotMeasured(pt, None, str(rec.get(R.RUN_ID)))
+    eval_base = baseline_window(base, 1, evals=True)
+    for pt, head in heads.items():
+        if job_failed(head):
+            continue  # the failed job is the finding
+        if baselines.get(pt):
+            latest, have = baselines[pt][0], head.get(R.METRICS) or {}
+            for metric in settings.metrics:
+                if number((latest.get(R.METRICS) or {}).get(metric)) is not None and number(have.get(metric)) is None:
+                    out[pt, metric] = NotMeasured(pt, metric, str(latest.get(R.RUN_ID)))
+        if pt not in eval_points and eval_base.get(pt) and eval_base[pt][0].get(R.EVALS):
+            out[pt, EVAL_SCORES] = NotMeasured(pt, EVAL_SCORES, str(eval_base[pt][0].get(R.RUN_ID)))
+    return [out[k] for k in sorted(out, key=lambda k: (point_sort_key(k[0]), str(k[1] or "")))]

@@ -206,6 +206,41 @@ def repeated_note(comparison: C.Comparison, shown: int = 3) -> str | None:
             f"of its measurements: {named}{more}.")
 
 
+def _not_measured_label(m: C.NotMeasured) -> str:
+    return point_label(m.point) + (f": {m.what}" if m.what else "")
+
+
+def not_measured_note(comparison: C.Comparison, baseline_ref: str, shown: int = 3) -> str | None:
+    """Say what the baseline's newest runs of the run's config keys measured and the run did not
+    (points, metrics, eval scores): never judged, but a dropped point must not read as clean."""
+    items = comparison.not_measured
+    if not items:
+        return None
+    points = sum(m.what is None for m in items)
+    evals = sum(m.what == C.EVAL_SCORES for m in items)
+    metrics = len(items) - points - evals
+    parts = ([count(points, "point")] if points else []) + (
+        [f"{count(metrics, 'metric')} of points it measured"] if metrics else []) + (
+        [f"eval scores at {count(evals, 'point')}"] if evals else [])
+    named = "; ".join(_not_measured_label(m) for m in items[:shown])
+    more = f"; and {len(items) - shown} more" if len(items) > shown else ""
+    ref = baseline_ref.removeprefix("refs/heads/")
+    return (f"Not measured by this run, though {ref}'s newest run of the same config keys has them: "
+            f"{', '.join(parts)} ({named}{more}). Not judged: a trimmed sweep runs fewer concurrencies; "
+            "check that none was dropped by mistake.")
+
+
+def _md_not_measured(comparison: C.Comparison, baseline_ref: str) -> list[str]:
+    """The folded list of what the run did not measure (``not_measured_note`` says how many)."""
+    if not comparison.not_measured:
+        return []
+    ref = baseline_ref.removeprefix("refs/heads/")
+    rows = [f"| {_md_escape(point_label(m.point))} | {m.what or 'the whole point'} | {_md_escape(m.baseline_run)} |"
+            for m in comparison.not_measured]
+    return ["<details>", f"<summary>Not measured by this run ({len(rows)})</summary>", "",
+            f"| point | not measured | {_md_escape(ref)} run |", "|---|---|---|", *rows, "", "</details>", ""]
+
+
 def _md_escape(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -265,10 +300,13 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
         head += [line, ""]
     if note := repeated_note(comparison):
         head += [f"> {_md_escape(note)}", ""]
+    if note := not_measured_note(comparison, baseline_ref):
+        head += [f"> {_md_escape(note)}", ""]
     tail = charts_paragraph(charts or [])
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         sections_ = (_md_sections(comparison, folded_rows, max_rows, opened=True) + _md_evals(comparison, max_rows)
-                     + _md_sections(comparison, folded_rows, max_rows, opened=False))
+                     + _md_sections(comparison, folded_rows, max_rows, opened=False)
+                     + (_md_not_measured(comparison, baseline_ref) if folded_rows else []))
         body = "\n".join(head + sections_ + tail)
         if limit is None or len(body.encode()) <= limit:
             break
@@ -403,6 +441,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         console.print(line)
     console.print(summary_line(comparison, baseline_ref, window))
     if note := repeated_note(comparison):
+        console.print(note, style="yellow")
+    if note := not_measured_note(comparison, baseline_ref):
         console.print(note, style="yellow")
     _eval_table(console, comparison)
 
