@@ -132,11 +132,11 @@ def test_sqlite_busy_without_a_wait_is_retried_when_opening_and_adding(tmp_path,
     url = f"sqlite:///{tmp_path / 'r.db'}"
     real_migrate, calls = store._migrate, []
 
-    def flaky_migrate(engine):
+    def flaky_migrate(engine, **kw):
         calls.append("migrate")
         if len(calls) < 3:
             raise _busy()
-        real_migrate(engine)
+        real_migrate(engine, **kw)
 
     monkeypatch.setattr(store, "_migrate", flaky_migrate)
     with store.open_store(url) as st:
@@ -155,7 +155,7 @@ def test_sqlite_busy_without_a_wait_is_retried_when_opening_and_adding(tmp_path,
 
         outcome = ingest.ingest([str(tmp_path / "in")], st)
         assert (outcome.new, outcome.problems, len(inserts)) == (1, [], 2)
-    monkeypatch.setattr(store, "_migrate", lambda engine: (_ for _ in ()).throw(sa.exc.OperationalError(
+    monkeypatch.setattr(store, "_migrate", lambda engine, **kw: (_ for _ in ()).throw(sa.exc.OperationalError(
         "x", {}, Exception("disk I/O error"))))
     with pytest.raises(store.StoreError) as exc:
         store.open_store(url)

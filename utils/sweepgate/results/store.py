@@ -227,14 +227,16 @@ class NotAStore(Exception):
 def _holds_schema(db: Path) -> bool:
     """Whether a SQLite file has the store's schema (Alembic's version table), read without writing:
     an empty file, another program's database or a file that is no database at all has not."""
-    try:
-        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    for how in ("mode=ro", "mode=ro&immutable=1"):  # immutable: a store in a folder we cannot write
         try:
-            return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'alembic_version'").fetchone() is not None
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return False
+            conn = sqlite3.connect(f"{db.resolve().as_uri()}?{how}", uri=True)
+            try:
+                return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'alembic_version'").fetchone() is not None
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            continue
+    return False
 
 
 def _migrate(engine: sa.Engine, create: bool = True) -> None:
