@@ -153,7 +153,7 @@ print("ok")
 
 
 @pytest.mark.parametrize("text, value", [("k: 4.0\n", 4), ("k: [4.0, 16.0, 0.5]\n", [4, 16, 0.5]),
-                                         ("k: -2.0\n", -2), ("k: .inf\n", float("inf")), ("k: 1.5\n", 1.5)])
+                                         ("k: -2.0\n", -2), ("k: 1.5\n", 1.5)])
 def test_an_integral_float_is_the_integer_both_ways(text, value):
     """Differential review: `conc-list: [4.0, 16.0]` or `tp: 8.0` came out as 4.0 in the matrix;
     the reference's models hold integer fields as integers (4)."""
@@ -164,3 +164,20 @@ def test_an_integral_float_is_the_integer_both_ways(text, value):
     assert same(parse_yaml(text.replace(": ", ":\t", 0) + "# a\ttab\n", "x.yaml")["k"], value)  # Python scanner
     built = fastyaml.load_blocks([text])[0]
     assert built is None or same(built[0]["k"], value)
+
+
+@pytest.mark.parametrize("text", ["k: .inf\n", "k: [-.Inf]\n", "k: {a: .nan}\n"])
+def test_a_number_that_is_not_finite_is_refused_by_every_reader(text):
+    """Bad-input review: `.nan` reached the expansion (internal error) or a threshold (never flags)."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.core.load import parse_yaml
+    from sweepgate.core.pyyaml import NotFinite, PythonReader
+
+    for reader in (FastReader, PythonReader):
+        with pytest.raises(NotFinite):
+            yaml.load(text, Loader=reader)
+    with pytest.raises(SweepgateError) as info:
+        parse_yaml(text, "x.yaml")
+    (d,) = info.value.diagnostics
+    assert d.rule == "not-finite" and d.line == 1 and "is not a finite number" in d.message
+    assert fastyaml.load_blocks([text])[0] is None  # rapidyaml never builds it: PyYAML decides

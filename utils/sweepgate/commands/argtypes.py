@@ -30,7 +30,7 @@ def utf8_text(text: str) -> str:
     except UnicodeEncodeError as exc:
         raise argparse.ArgumentTypeError(f"byte {exc.start + 1} is not UTF-8 text; retype the value "
                                          "(or set a UTF-8 locale)") from None
-    return not_empty(text)
+    return text
 
 
 def not_empty(text: str) -> str:
