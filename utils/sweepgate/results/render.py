@@ -127,6 +127,8 @@ def sections(comparison: C.Comparison) -> list[tuple[str, list[C.Verdict]]]:
     out = []
     for title, verdicts in SECTIONS:
         rows = [v for v in comparison.verdicts if v.verdict in verdicts]
+        if verdicts == (C.INSUFFICIENT, C.NEW):  # a change too large for its threshold first: read first
+            rows.sort(key=lambda v: not _beyond(v))
         if verdicts in ((C.REGRESSED,), (C.IMPROVED,)):
             largest: dict[tuple, float] = {}
             for v in rows:
@@ -255,11 +257,31 @@ def _md_table(verdicts: list[C.Verdict]) -> list[str]:
     return lines
 
 
+def _beyond(v: C.Verdict) -> bool:
+    """A not-judged row whose change would have counted (too few baseline runs to tell it from noise)."""
+    return v.verdict == C.INSUFFICIENT and v.change is not None and abs(v.change) > v.threshold
+
+
 def _large_unjudged(verdicts: list[C.Verdict]) -> str:
-    """``; 1 changed beyond its threshold``: a not-judged row whose change would have counted (too
-    few baseline runs to tell it from noise), so a folded section does not hide a -40 %."""
-    n = sum(v.verdict == C.INSUFFICIENT and v.change is not None and abs(v.change) > v.threshold for v in verdicts)
-    return f"; {n} changed beyond {'its' if n == 1 else 'their'} threshold" if n else ""
+    """``; 1 changed beyond its threshold, listed above``: so a folded section does not hide a -40 %
+    (those rows are also listed open, before the folds)."""
+    n = sum(map(_beyond, verdicts))
+    return f"; {n} changed beyond {'its' if n == 1 else 'their'} threshold, listed above" if n else ""
+
+
+def _md_beyond(comparison: C.Comparison, max_rows: int | None) -> list[str]:
+    """The not-judged rows that changed beyond their threshold, open: with one or two baseline
+    runs a -10 % is not judged, but it must not sit at row 50 of a fold."""
+    rows = [v for v in comparison.verdicts if _beyond(v)]
+    if not rows:
+        return []
+    rows.sort(key=lambda v: -abs(v.change))
+    shown = rows[:max_rows] if max_rows is not None else rows
+    out = [f"#### Not judged, changed beyond the threshold ({len(rows)})", "",
+           "Too few baseline runs to tell these from noise; look at them before merging.", "", *_md_table(shown)]
+    if len(shown) < len(rows):
+        out.append(f"\n{len(rows) - len(shown)} more such rows: see `--json`.")
+    return out + [""]
 
 
 def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | None, opened: bool) -> list[str]:
@@ -305,6 +327,7 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
     tail = charts_paragraph(charts or [])
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         sections_ = (_md_sections(comparison, folded_rows, max_rows, opened=True) + _md_evals(comparison, max_rows)
+                     + _md_beyond(comparison, max_rows)
                      + _md_sections(comparison, folded_rows, max_rows, opened=False)
                      + (_md_not_measured(comparison, baseline_ref) if folded_rows else []))
         body = "\n".join(head + sections_ + tail)
