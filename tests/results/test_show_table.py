@@ -83,7 +83,7 @@ def test_show_tells_main_from_a_pr_and_filters_by_ref(tmp_path, db, capsys):
     assert "pull/7/merge" in line and "200, attempt 2" in line  # the newest is the PR's, and says so
     # main's figure of the same point stays beside it (the PR's run used to hide it)
     (main_line,) = [x for x in out.splitlines() if "│ 100 " in x]
-    assert "│ main " in main_line and "all points: 2 points" in out
+    assert "│ main " in main_line and "all points: 1 point on 2 refs (2 lines)" in out
     for ref in ("refs/heads/main", "main"):
         (rec,) = show_json(capsys, db, "--ref", ref)
         assert (rec[R.RUN_ID], rec[R.REF]) == ("100", "refs/heads/main")

@@ -45,11 +45,22 @@ def run(args) -> int:
     if args.json:
         print(show.as_json(records))
     else:
-        from sweepgate.core.report import count
-
-        show.table(records, sys.stdout, f"{title}: {count(len(records), 'point')}",
-                   ref_column=not (args.run or args.ref))
+        show.table(records, sys.stdout, f"{title}: {_how_many(records)}", ref_column=not (args.run or args.ref))
     return 0
+
+
+def _how_many(records: list[dict]) -> str:
+    """'12 points', or '12 points on 2 refs (20 lines)' when a point measured on main and on a PR
+    has a line for each."""
+    from sweepgate.core.report import count
+    from sweepgate.results import record as R
+
+    points = {(R.point_values(r), r.get(R.CLIENT) == R.EVAL_CLIENT, r.get(R.RESULT_FILENAME)
+               if r.get(R.CONFIG_KEY) is None else None) for r in records}
+    refs = {r.get(R.REF) for r in records}
+    if len(points) == len(records):
+        return count(len(records), "point")
+    return f"{count(len(points), 'point')} on {count(len(refs), 'ref')} ({count(len(records), 'line')})"
 
 
 def _of_keys(st, key: str | None, ref: str | None) -> list[dict]:
