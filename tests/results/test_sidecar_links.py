@@ -107,3 +107,14 @@ def test_values_github_never_sets_are_refused_and_no_sidecar_is_written(tmp_path
     job_env(monkeypatch, results)
     monkeypatch.setenv("GITHUB_RUN_ID", "5")
     assert run_cli(capsys, "results", "sidecar")[0] == 0 and (results / f"res{jobfile.SUFFIX}").exists()
+
+
+def test_a_removed_link_is_said_even_when_the_step_then_refuses_a_value(tmp_path, capsys, monkeypatch):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "res.json").symlink_to(tmp_path)
+    job_env(monkeypatch, results)
+    monkeypatch.setenv("JOB_STATUS", "bogus")
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 1 and "res.json: was a symbolic link to" in err and "JOB_STATUS" in err, err
+    assert not (results / "res.json").is_symlink()

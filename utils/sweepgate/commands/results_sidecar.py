@@ -120,6 +120,10 @@ def run(args) -> int:
                    "run `sweepgate ci row-env` first")
     _check_name(name)
     links = _drop_links(folder, name)  # before anything that can refuse: the uploads run always()
+    if links:  # said now: a refusal below must not hide them
+        from sweepgate.core.errors import emit
+
+        emit(links)
     row = _row()
     config_key, ref, commit = _context()
     run_id, started = env.get("GITHUB_RUN_ID") or "local", env.get(STARTED_ENV) or None
@@ -133,12 +137,7 @@ def run(args) -> int:
     path = jobfile.path_for(folder, name)
     jobfile.write(path, doc)
     print(f"sweepgate results sidecar: {path} ({doc[jobfile.JOB][jobfile.STATUS]})", file=sys.stderr)
-    if links:
-        from sweepgate.core.errors import emit
-
-        emit(links)
-        return 1
-    return 0
+    return 1 if links else 0
 
 
 def _check_name(name: str) -> None:
