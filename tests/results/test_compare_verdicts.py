@@ -177,3 +177,28 @@ def test_recipe_changes_are_against_main_s_newest_run():
     assert C.compare_records([pr], base).verdicts[0].recipe_changes == ["image v0.26.0 \u2192 v0.27.0"]
     pr[R.IMAGE] = "vllm/vllm-openai:v0.26.0"
     assert C.compare_records([pr], base).verdicts[0].recipe_changes == []
+
+
+def test_a_failed_job_s_row_says_how_many_requests_completed():
+    """Results review: a failed job read only `(job) | failure`, though its output said 0 of 8 completed."""
+    from sweepgate.results import render
+
+    pr = synth.pr_run(keys=synth.KEYS[:1], concs=(4, 8))
+    pr[0][R.STATUS] = "failure"
+    pr[0][R.METRICS] = {R.COMPLETED: 0, R.FAILED: 8}
+    pr[1][R.STATUS] = "cancelled"
+    pr[1][R.METRICS] = {}  # no output at all: nothing to count
+    comp = C.compare_records(pr, synth.history(keys=synth.KEYS[:1], concs=(4, 8)))
+    failed = [v for v in comp.verdicts if v.verdict == C.FAILED]
+    assert [render.cells(v)[2] for v in failed] == ["failure (0 of 8 requests completed)", "cancelled"]
+
+
+def test_the_headline_says_when_fewer_baseline_runs_were_found_than_the_window():
+    """Results review: "(last 5 runs)" with one main run stored read as five."""
+    from sweepgate.results import render
+
+    pr = synth.pr_run(keys=synth.KEYS[:1])
+    one = C.compare_records(pr, synth.history(runs=1, keys=synth.KEYS[:1]))
+    assert "(last 5 runs; 1 found)" in render.summary_line(one, "refs/heads/main", 5)
+    five = C.compare_records(pr, synth.history(runs=6, keys=synth.KEYS[:1]))
+    assert "(last 5 runs):" in render.summary_line(five, "refs/heads/main", 5)

@@ -103,6 +103,7 @@ class Verdict:
     recipe_changes: list[str] = field(default_factory=list)
     status: str | None = None  # the PR job's status when it failed or was cancelled
     p_adjusted: float | None = None  # its p-value adjusted over the run (noise.py); None when not judged
+    detail: str | None = None  # a failed job's: how many of its requests completed, when its output says
 
     def as_json(self) -> dict:
         """The CONTRACTS section 8 shape of one point."""
@@ -339,7 +340,7 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
     changes = recipe_changes(head, base)
     if job_failed(head):  # nothing measured to judge; the job itself is the finding
         return [Verdict(pt, None, None, len(base), None, None, None, None, FAILED, settings.threshold,
-                        rehearsal, changes, head[R.STATUS])]
+                        rehearsal, changes, head[R.STATUS], detail=_requests_done(head))]
     for metric, value, values in _figures(head, base, settings):
         threshold = settings.threshold_for(str(pt[0]), metric)
         if (pending := _pending(value, values, settings.min_samples)) is not None:
@@ -351,6 +352,15 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
         out.append(Verdict(pt, metric, value, len(values), median, low, high, change, verdict, threshold,
                            rehearsal, changes if verdict in (IMPROVED, REGRESSED) else [], p_adjusted=p_adjusted))
     return out
+
+
+def _requests_done(head: dict) -> str | None:
+    """'0 of 8 requests completed', from a failed job's output when it counted both."""
+    metrics = head.get(R.METRICS) or {}
+    done, failed = number(metrics.get(R.COMPLETED)), number(metrics.get(R.FAILED))
+    if done is None or failed is None or done + failed <= 0:
+        return None
+    return f"{done:.0f} of {done + failed:.0f} requests completed"
 
 
 def _figures(head: dict, base: list[dict], settings: Settings):

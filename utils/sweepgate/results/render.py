@@ -62,7 +62,8 @@ def cells(v: C.Verdict) -> tuple[str, ...]:
     mark = " (rehearsal)" if v.rehearsal else ""
     if v.verdict == C.FAILED:  # the job left no figures: say what it did and what it is missing
         base = count(v.n, "baseline run") if v.n else "none"
-        return (point_label(v.point), "(job)", f"{v.status}{mark}", base, "n/a", v.verdict,
+        status = f"{v.status} ({v.detail})" if v.detail else v.status
+        return (point_label(v.point), "(job)", f"{status}{mark}", base, "n/a", v.verdict,
                 "; ".join(v.recipe_changes))
     if v.n == 0:
         base = "none"
@@ -140,10 +141,13 @@ def sections(comparison: C.Comparison) -> list[tuple[str, list[C.Verdict]]]:
 
 
 def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> str:
-    """The headline: the points' counts, then, in a run with eval scores, theirs (regressed always
-    named: an eval regression fails --fail-on-regression as a point's does)."""
+    """The headline: the window (and how many baseline runs a point had at most, when fewer), the
+    points' counts, then, in a run with eval scores, theirs (regressed always named: an eval
+    regression fails --fail-on-regression as a point's does)."""
     counts = ", ".join(f"{n} {verdict}" for verdict, n in comparison.counts().items())
-    line = f"run {comparison.run} against {baseline_ref} (last {window} runs): {counts}"
+    found = max((v.n for v in comparison.verdicts), default=0)
+    runs = f"last {window} runs" if found >= window else f"last {window} runs; {found} found"
+    line = f"run {comparison.run} against {baseline_ref} ({runs}): {counts}"
     if comparison.evals:
         evals = ", ".join(f"{n} {verdict}" for verdict, n in E.counts(comparison.evals).items()
                           if n or verdict == C.REGRESSED)
