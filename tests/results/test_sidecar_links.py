@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers import ROW, run_cli  # helpers puts utils/ on sys.path
 
 from sweepgate.core import jobfile
@@ -68,8 +70,8 @@ def test_a_link_that_cannot_be_removed_holds_both_uploads(tmp_path, capsys, monk
 
     monkeypatch.setattr(Path, "unlink", refused)
     rc, _, err = run_cli(capsys, "results", "sidecar")
-    assert rc == 1 and "leak.log: a symbolic link to" in err and "cannot be removed (Permission denied)" in err, err
-    assert parse_kv(env_file.read_text())[UPLOAD_HELD_ENV].startswith("1 symbolic link"), env_file.read_text()
+    assert rc == 1 and "leak.log: is a symbolic link to" in err and "cannot be removed (Permission denied)" in err, err
+    assert parse_kv(env_file.read_text())[UPLOAD_HELD_ENV].startswith("1 path(s)"), env_file.read_text()
     from workflow_job import condition
 
     for held, runs in (({UPLOAD_HELD_ENV: "1 symbolic link(s)"}, False), ({}, True)):
@@ -118,3 +120,49 @@ def test_a_removed_link_is_said_even_when_the_step_then_refuses_a_value(tmp_path
     rc, _, err = run_cli(capsys, "results", "sidecar")
     assert rc == 1 and "res.json: was a symbolic link to" in err and "JOB_STATUS" in err, err
     assert not (results / "res.json").is_symlink()
+
+
+@pytest.mark.parametrize("case", ["folder at an upload name", "fifo", "link above RESULT_DIR", "fifo in logs"])
+def test_what_is_no_regular_file_holds_both_uploads(tmp_path, capsys, monkeypatch, case):
+    """Session review: a folder named like an upload (`res.json/x -> host file`) is uploaded whole with
+    its links followed; a FIFO blocks the upload; a link in a folder above RESULT_DIR was not seen."""
+    import os
+
+    from sweepgate.core.fields import UPLOAD_HELD_ENV
+    from sweepgate.workflow.kv import parse_kv
+
+    host = tmp_path / "host"
+    host.mkdir()
+    results = tmp_path / "results"
+    if case == "link above RESULT_DIR":
+        (host / "results" / "logs").mkdir(parents=True)
+        (tmp_path / "out").symlink_to(host)
+        results = tmp_path / "out" / "results"
+        culprit = tmp_path / "out"
+    else:
+        (results / jobfile.LOGS).mkdir(parents=True)
+        if case == "folder at an upload name":
+            culprit = results / "res.json"
+            culprit.mkdir()
+            (culprit / "x").symlink_to(host)
+        else:
+            culprit = results / ("res.json" if case == "fifo" else "logs/server.log")
+            os.mkfifo(culprit)
+    job_env(monkeypatch, results)
+    env_file = tmp_path / "github_env"
+    monkeypatch.setenv("GITHUB_ENV", str(env_file))
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 1 and f"{culprit}: " in err and "; nothing is uploaded" in err, err
+    assert parse_kv(env_file.read_text())[UPLOAD_HELD_ENV], env_file.read_text()
+
+
+def test_a_name_holding_a_newline_stays_one_line(tmp_path, capsys, monkeypatch):
+    """Session review: a link named `x\n::error title=forged::...` printed a second line the runner reads
+    as a workflow command."""
+    results = tmp_path / "results"
+    (results / jobfile.LOGS).mkdir(parents=True)
+    (results / jobfile.LOGS / "x\n::error title=forged::all benchmarks passed").symlink_to(tmp_path)
+    job_env(monkeypatch, results)
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 1 and not any(line.startswith("::") for line in err.splitlines()), err
+    assert "x\\n::error title=forged" in err, err

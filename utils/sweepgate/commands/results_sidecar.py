@@ -187,35 +187,58 @@ def uploaded_names(name: str) -> list[str]:
 
 
 def _drop_links(folder: str, name: str) -> list:
-    """Remove the symbolic links among the uploads; one error Diagnostic each (where it pointed)."""
+    """Make what the uploads take regular files only; one error Diagnostic for each thing that was not.
+
+    A symbolic link among them (RESULT_DIR, an upload name, ``logs/`` or anything below it) is
+    removed. What cannot be made safe holds both uploads (``_hold_uploads``): a link that cannot be
+    removed, a link in a folder above RESULT_DIR, an upload name that is a folder (the upload would
+    take all below it) or a FIFO, socket or device (it would block or read a device)."""
+    import stat
     from pathlib import Path
 
     from sweepgate.core import jobfile
     from sweepgate.core.errors import Diagnostic
 
     top = Path(folder)
-    found = [top] if top.is_symlink() else [p for p in (top / n for n in uploaded_names(name)) if p.is_symlink()]
-    logs = top / jobfile.LOGS
-    if not top.is_symlink():
-        if logs.is_symlink():
-            found.append(logs)
-        elif logs.is_dir():
-            for below, dirs, files in os.walk(logs):  # links to folders are listed, never entered
-                found += [p for p in (Path(below, n) for n in (*dirs, *files)) if p.is_symlink()]
-    out, held = [], 0
-    for link in found:
+    links, unsafe = [], []  # (path, what it is)
+    above = next((p for p in reversed(Path(os.path.abspath(folder)).parents) if p.is_symlink()), None)
+    if above is not None:
+        unsafe.append((above, f"is a symbolic link to {os.readlink(above)}, above RESULT_DIR"))
+
+    def look(path: Path, folder_ok: bool) -> None:
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return
+        if stat.S_ISLNK(mode):
+            links.append(path)
+        elif stat.S_ISDIR(mode) and folder_ok:
+            for entry in sorted(os.listdir(path)):
+                look(path / entry, True)
+        elif not stat.S_ISREG(mode):
+            unsafe.append((path, "is a folder, not a file" if stat.S_ISDIR(mode) else "is not a regular file"))
+
+    if top.is_symlink():
+        links.append(top)
+    else:
+        for n in uploaded_names(name):
+            look(top / n, folder_ok=False)
+        look(top / jobfile.LOGS, folder_ok=True)
+    hint = "write results and logs as regular files; the upload follows links and takes folders whole"
+    out = []
+    for link in links:
         target = os.readlink(link)
         try:
             link.unlink()
         except OSError as exc:
-            held += 1
-            what = f"a symbolic link to {target} that cannot be removed ({exc.strerror}); nothing is uploaded"
+            unsafe.append((link, f"is a symbolic link to {target} that cannot be removed ({exc.strerror})"))
         else:
-            what = f"was a symbolic link to {target}; removed, not uploaded"
-        out.append(Diagnostic(str(link), 0, 0, "upload-link", what,
-                              "write results and logs as regular files; the upload follows links to the runner host"))
-    if held:
-        _hold_uploads(f"{held} symbolic link(s) among the uploads could not be removed")
+            out.append(Diagnostic(str(link), 0, 0, "upload-link", f"was a symbolic link to {target}; removed, not "
+                                  "uploaded", hint))
+    for path, what in unsafe:
+        out.append(Diagnostic(str(path), 0, 0, "upload-link", f"{what}; nothing is uploaded", hint))
+    if unsafe:
+        _hold_uploads(f"{len(unsafe)} path(s) among the uploads are not regular files")
     return out
 
 

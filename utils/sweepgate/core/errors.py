@@ -48,10 +48,12 @@ class Diagnostic:
         return loc
 
     def render(self) -> str:
+        """One line, whatever the names in it hold: a newline in a file name or link target would
+        start a line of its own, which the runner reads as a workflow command if it starts with '::'."""
         text = f"{self.location()}: {self.message}"
         if self.hint:
             text += f"; {self.hint}"
-        return text
+        return text.translate(_CONTROL)
 
     def names_a_file(self) -> bool:
         """Whether the location is a file, not a flag (``--window``), an environment variable
@@ -87,6 +89,10 @@ class Diagnostic:
             "message": self.message,
             "hint": self.hint,
         }
+
+
+# C0 control characters and DEL, written as escapes (\n, \x1b) in a rendered line; a tab stays.
+_CONTROL = {c: ascii(chr(c))[1:-1] for c in (*range(0x20), 0x7F) if c != 0x09}
 
 
 def _escape_data(text: str) -> str:
