@@ -268,3 +268,31 @@ def test_what_main_measured_and_the_run_did_not_is_said_not_judged(env, capsys):
     assert "<summary>Not measured by this run (3)</summary>" in md and "| the whole point | main-4 |" in md
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 0
     assert "Not measured by this run" in capsys.readouterr().out
+
+
+def test_not_measured_follows_main_s_newest_run_and_the_run_s_own_time(env, capsys):
+    """Session review: one past --all-evals main run flagged every later PR's missing eval scores, and a
+    run compared again later listed points main measured only after it."""
+    url = f"sqlite:///{env / 'r.db'}"
+    key = synth.KEYS[0]
+    history = synth.history(keys=(key,))
+    evals = []
+    for r in history:
+        if r[R.RUN_ID] == "main-0" or r[R.CONC] == 64:  # main-0 evaluated every point; later runs conc 64 only
+            evals.append({**r, R.CLIENT: R.EVAL_CLIENT, R.RESULT_FILENAME: r[R.RESULT_FILENAME] + "-eval",
+                          R.METRICS: {}, R.EVALS: [{R.EVAL_TASK: "gsm8k", R.EVAL_METRIC: "exact_match",
+                                                    R.EVAL_FILTER: "strict-match", R.EVAL_VALUE: 0.9,
+                                                    R.EVAL_STDERR: 0.01, R.EVAL_SAMPLES: 1319}]})
+    pr = synth.pr_run(keys=(key,))
+    pr += [{**e, R.RUN_ID: "pr-7", R.REF: "refs/pull/7/merge", R.FINISHED: pr[0][R.FINISHED]}
+           for e in evals if e[R.RUN_ID] == "main-4"]  # the PR evaluates conc 64, as main does now
+    with store.open_store(url) as st:
+        st.add(history + evals)
+        st.add(pr)
+    code, out = compare_json(url, capsys)
+    assert code == 0 and out["not-measured"] == [], out["not-measured"]
+    later = synth.make("main-9", key, 128, synth.curve(128), day=30)  # main adds conc 128 after the PR ran
+    with store.open_store(url) as st:
+        st.add([later])
+    code, out = compare_json(url, capsys)
+    assert out["not-measured"] == [], out["not-measured"]

@@ -97,3 +97,17 @@ def test_an_eval_of_an_adapter_is_warned_of_even_on_its_base_model_s_row(tmp_pat
                            "../prompt-pursuit/"), line
     assert line.endswith(f"says {base}; stored under {base}; if the output is another job's, pair it with its "
                          "own .job.json (or --row)"), line
+
+
+def test_an_adapter_eval_on_a_row_without_a_model_is_stored_as_named(tmp_path, capsys, monkeypatch):
+    """Session review: the adapter check read row["model"] of a row that had none: internal error."""
+    from helpers import ROOT
+
+    monkeypatch.chdir(tmp_path)
+    peft = ROOT / "tests/data/results-real/lm_eval/lmeval0.4.3_asdiv_cot_llama_peft_relpath_limit512float_8shot.json"
+    row = {k: v for k, v in ROW.items() if k != "model"}
+    write_job(tmp_path / "run", "res", None, job(row={**row, "run-eval": True}))
+    shutil.copy(peft, tmp_path / "run" / "res-eval.json")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "run")
+    assert rc == 0 and "ingested 1 result" in out and err == "", err

@@ -425,7 +425,8 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
     """What the baseline measured and the run did not (``NotMeasured``): the points of each config
     key the run measured that the key's newest baseline run has and the run lacks; at a point both
     measured, a compared metric the newest baseline record has and the run's lacks, and eval scores
-    the baseline has there and the run has none of."""
+    the key's newest baseline run has there and the run has none of (an older `--all-evals` run's
+    are no sign of a dropped eval)."""
     keys = {h.get(R.CONFIG_KEY) for h in heads.values()} - {None}
     newest: dict[str, str] = {}  # config key -> run id of its newest baseline record
     usable = sorted((r for r in base if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=_order)
@@ -445,6 +446,8 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
             for metric in settings.metrics:
                 if number((latest.get(R.METRICS) or {}).get(metric)) is not None and number(have.get(metric)) is None:
                     out[pt, metric] = NotMeasured(pt, metric, str(latest.get(R.RUN_ID)))
-        if pt not in eval_points and eval_base.get(pt) and eval_base[pt][0].get(R.EVALS):
-            out[pt, EVAL_SCORES] = NotMeasured(pt, EVAL_SCORES, str(eval_base[pt][0].get(R.RUN_ID)))
+        scored = (eval_base.get(pt) or [None])[0]
+        if (pt not in eval_points and scored is not None and scored.get(R.EVALS)
+                and str(scored.get(R.RUN_ID)) == newest.get(head.get(R.CONFIG_KEY))):  # main evals it still
+            out[pt, EVAL_SCORES] = NotMeasured(pt, EVAL_SCORES, str(scored.get(R.RUN_ID)))
     return [out[k] for k in sorted(out, key=lambda k: (point_sort_key(k[0]), str(k[1] or "")))]

@@ -48,6 +48,8 @@ def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagno
     (--served-model-name), and a local path or an alias says nothing either way; the record keeps
     the row's model, so the warning says which one the numbers are filed under."""
     named = m.fields.get(R.MODEL)
+    if row.get(F.MODEL) is None:  # a row without a model: the output's own name is what is stored
+        return None
     base, adapter = (named.split(R.WITH_ADAPTER, 1) if isinstance(named, str) and R.WITH_ADAPTER in named
                      else (named, None))
     stated, want = _hub_id(base), _hub_id(row.get(F.MODEL))

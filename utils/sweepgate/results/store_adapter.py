@@ -47,18 +47,20 @@ def from_store(url: str | None, run: str, baseline_ref: str | None,
                 baseline += st.last_runs_of_points(baseline_ref, later, window + 1, include_rehearsals=rehearsal)
         if not baseline:
             check_baseline_ref(baseline_ref, st.refs() if refs is None else refs, shown)
-        baseline += _others_of_keys(st, pr, baseline_ref, rehearsal)
+        baseline += _others_of_keys(st, pr, baseline_ref, rehearsal, past)
         return pr, baseline, shown, baseline_ref
 
 
-def _others_of_keys(st, pr: list[dict], baseline_ref: str, rehearsal: bool) -> list[dict]:
+def _others_of_keys(st, pr: list[dict], baseline_ref: str, rehearsal: bool, past: str | None) -> list[dict]:
     """The newest baseline record of each point of the run's config keys that the run did not
-    measure: what compare names as measured on the baseline ref and not by this run. Never of a
-    point the run measured (its baseline stays the runs before it)."""
+    measure, from before the run (``past``, as its window): what compare names as measured on the
+    baseline ref and not by this run. Never of a point the run measured (its baseline stays the
+    runs before it)."""
     mine = {R.point_values(r) for r in pr}
     keys = sorted({str(r[R.CONFIG_KEY]) for r in pr if r.get(R.CONFIG_KEY) is not None})
     return [r for key in keys for r in st.latest_per_point(key, baseline_ref)
-            if R.point_values(r) not in mine and (rehearsal or not r.get(R.REHEARSAL))]
+            if R.point_values(r) not in mine and (rehearsal or not r.get(R.REHEARSAL))
+            and (past is None or str(r.get(R.FINISHED) or r.get(R.STARTED) or "") < past)]
 
 
 def stored_ref(ref: str, known: list[str]) -> str:
