@@ -208,12 +208,17 @@ def _drop_links(folder: str, name: str) -> list:
     def look(path: Path, folder_ok: bool) -> None:
         try:
             mode = os.lstat(path).st_mode
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # not there (RESULT_DIR a file: refused below)
             return
         if stat.S_ISLNK(mode):
             links.append(path)
         elif stat.S_ISDIR(mode) and folder_ok:
-            for entry in sorted(os.listdir(path)):
+            try:
+                entries = sorted(os.listdir(path))
+            except OSError as exc:
+                unsafe.append((path, f"cannot be read ({exc.strerror})"))
+                return
+            for entry in entries:
                 look(path / entry, True)
         elif not stat.S_ISREG(mode):
             unsafe.append((path, "is a folder, not a file" if stat.S_ISDIR(mode) else "is not a regular file"))
