@@ -193,14 +193,36 @@ def _drop_links(folder: str, name: str) -> list:
     removed. What cannot be made safe holds both uploads (``_hold_uploads``): a link that cannot be
     removed, a link in a folder above RESULT_DIR, an upload name that is a folder (the upload would
     take all below it) or a FIFO, socket or device (it would block or read a device)."""
+    from sweepgate.core.errors import Diagnostic
+
+    links, unsafe = _not_regular(folder, name)
+    hint = "write results and logs as regular files; the upload follows links and takes folders whole"
+    out = []
+    for link in links:
+        target = os.readlink(link)
+        try:
+            link.unlink()
+        except OSError as exc:
+            unsafe.append((link, f"is a symbolic link to {target} that cannot be removed ({exc.strerror})"))
+        else:
+            out.append(Diagnostic(str(link), 0, 0, "upload-link", f"was a symbolic link to {target}; removed, not "
+                                  "uploaded", hint))
+    for path, what in unsafe:
+        out.append(Diagnostic(str(path), 0, 0, "upload-link", f"{what}; nothing is uploaded", hint))
+    if unsafe:
+        _hold_uploads(f"{len(unsafe)} path(s) among the uploads are not regular files")
+    return out
+
+
+def _not_regular(folder: str, name: str) -> tuple[list, list]:
+    """(symbolic links, [(path, what it is)] of other things no upload may take) among the uploads."""
     import stat
     from pathlib import Path
 
     from sweepgate.core import jobfile
-    from sweepgate.core.errors import Diagnostic
 
     top = Path(folder)
-    links, unsafe = [], []  # (path, what it is)
+    links, unsafe = [], []
     above = next((p for p in reversed(Path(os.path.abspath(folder)).parents) if p.is_symlink()), None)
     if above is not None:
         unsafe.append((above, f"is a symbolic link to {os.readlink(above)}, above RESULT_DIR"))
@@ -208,7 +230,7 @@ def _drop_links(folder: str, name: str) -> list:
     def look(path: Path, folder_ok: bool) -> None:
         try:
             mode = os.lstat(path).st_mode
-        except (FileNotFoundError, NotADirectoryError):  # not there (RESULT_DIR a file: refused below)
+        except (FileNotFoundError, NotADirectoryError):  # not there (RESULT_DIR a file: refused later)
             return
         if stat.S_ISLNK(mode):
             links.append(path)
@@ -229,22 +251,7 @@ def _drop_links(folder: str, name: str) -> list:
         for n in uploaded_names(name):
             look(top / n, folder_ok=False)
         look(top / jobfile.LOGS, folder_ok=True)
-    hint = "write results and logs as regular files; the upload follows links and takes folders whole"
-    out = []
-    for link in links:
-        target = os.readlink(link)
-        try:
-            link.unlink()
-        except OSError as exc:
-            unsafe.append((link, f"is a symbolic link to {target} that cannot be removed ({exc.strerror})"))
-        else:
-            out.append(Diagnostic(str(link), 0, 0, "upload-link", f"was a symbolic link to {target}; removed, not "
-                                  "uploaded", hint))
-    for path, what in unsafe:
-        out.append(Diagnostic(str(path), 0, 0, "upload-link", f"{what}; nothing is uploaded", hint))
-    if unsafe:
-        _hold_uploads(f"{len(unsafe)} path(s) among the uploads are not regular files")
-    return out
+    return links, unsafe
 
 
 def _hold_uploads(why: str) -> None:
