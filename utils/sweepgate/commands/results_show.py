@@ -54,9 +54,9 @@ def _how_many(records: list[dict]) -> str:
     has a line for each."""
     from sweepgate.core.report import count
     from sweepgate.results import record as R
+    from sweepgate.results.show import point_key
 
-    points = {(R.point_values(r), r.get(R.CLIENT) == R.EVAL_CLIENT, r.get(R.RESULT_FILENAME)
-               if r.get(R.CONFIG_KEY) is None else None) for r in records}
+    points = {point_key(r) for r in records}
     refs = {r.get(R.REF) for r in records}
     if len(points) == len(records):
         return count(len(records), "point")

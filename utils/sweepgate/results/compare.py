@@ -405,8 +405,8 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     measured = measurements_per_point(pr_records)
     heads = {pt: combined(recs) for pt, recs in measured.items()}
     run_ids = {str(r.get(R.RUN_ID)) for r in pr_records}
-    baselines = baseline_window([b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids],
-                                settings.window)
+    base = [b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids]  # never the run's own
+    baselines = baseline_window(base, settings.window)
     judged = _judge_run(heads, baselines, settings)
     verdicts: list[Verdict] = []
     for pt in sorted(heads, key=point_sort_key):
@@ -414,7 +414,6 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     if run is None:
         run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))
     repeated = {pt: len(recs) for pt, recs in measured.items() if len(recs) > 1}
-    base = [b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids]
     missing = not_measured(heads, set(measurements_per_point(pr_records, evals=True)), base, baselines, settings)
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
                       not_measured=missing)

@@ -43,13 +43,18 @@ def sort_key(rec: dict) -> tuple:
             str(rec.get(R.RUN_ID)), rec.get(R.ATTEMPT) or 0)
 
 
+def point_key(rec: dict) -> tuple:
+    """What tells a line's point apart: POINT_IDENTITY, an eval's scores from its throughput, and an
+    output ingested without a job by its own file name (each its own point)."""
+    key = R.point_values(rec) + (compare.is_eval_result(rec),)
+    return key + (rec.get(R.RESULT_FILENAME),) if rec.get(R.CONFIG_KEY) is None else key
+
+
 def one_per_point(records: list[dict]) -> list[dict]:
     """The newest attempt of each point (records arrive newest first or in attempt order)."""
     best: dict[tuple, dict] = {}
     for rec in records:
-        key = R.point_values(rec) + (rec.get(R.RUN_ID), compare.is_eval_result(rec))
-        if rec.get(R.CONFIG_KEY) is None:  # outputs ingested without a job: each its own point
-            key += (rec.get(R.RESULT_FILENAME),)
+        key = point_key(rec) + (rec.get(R.RUN_ID),)
         if key not in best or (rec.get(R.ATTEMPT) or 0) > (best[key].get(R.ATTEMPT) or 0):
             best[key] = rec
     return sorted(best.values(), key=sort_key)
