@@ -76,6 +76,14 @@ SOURCE_LINE = "source-line"  # line of a JSONL output the record came from (0: t
 # measured it ({"run-id", "attempt", "result-filename"}); null for a job's own result.
 REUSED_FROM = "reused-from"
 
+
+def short_ref(ref: str) -> str:
+    """refs/heads/main -> main, refs/pull/42/merge -> pull/42/merge: the part a reader tells apart."""
+    for prefix in ("refs/heads/", "refs/"):
+        if ref.startswith(prefix):
+            return ref[len(prefix):]
+    return ref
+
 # --- metrics (record["metrics"]) -------------------------------------------------------
 METRICS = "metrics"
 EVALS = "evals"              # list of {task, metric, filter, value, stderr, samples[, higher_is_better]}

@@ -230,7 +230,7 @@ def not_measured_note(comparison: C.Comparison, baseline_ref: str, shown: int = 
         [f"eval scores at {count(evals, 'point')}"] if evals else [])
     named = "; ".join(_not_measured_label(m) for m in items[:shown])
     more = f"; and {len(items) - shown} more" if len(items) > shown else ""
-    ref = baseline_ref.removeprefix("refs/heads/")
+    ref = R.short_ref(baseline_ref)
     return (f"Not measured by this run, though {ref}'s newest run of the same config keys has them: "
             f"{', '.join(parts)} ({named}{more}). Not judged: a trimmed sweep runs fewer concurrencies; "
             "check that none was dropped by mistake.")
@@ -240,7 +240,7 @@ def _md_not_measured(comparison: C.Comparison, baseline_ref: str) -> list[str]:
     """The folded list of what the run did not measure (``not_measured_note`` says how many)."""
     if not comparison.not_measured:
         return []
-    ref = baseline_ref.removeprefix("refs/heads/")
+    ref = R.short_ref(baseline_ref)
     rows = [f"| {_md_escape(point_label(m.point))} | {m.what or 'the whole point'} | {_md_escape(m.baseline_run)} |"
             for m in comparison.not_measured]
     return ["<details>", f"<summary>Not measured by this run ({len(rows)})</summary>", "",

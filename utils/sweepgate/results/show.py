@@ -82,14 +82,6 @@ def eval_cell(rec: dict) -> str:
     return text + (f" ({len(scores) - 1} more)" if len(scores) > 1 else "")
 
 
-def short_ref(ref: str) -> str:
-    """refs/heads/main -> main, refs/pull/42/merge -> pull/42/merge: the part a reader tells apart."""
-    for prefix in ("refs/heads/", "refs/"):
-        if ref.startswith(prefix):
-            return ref[len(prefix):]
-    return ref
-
-
 def _cell(rec: dict, field: str | None, fmt: str) -> str:
     if field == R.EVALS:
         return eval_cell(rec)
@@ -104,7 +96,7 @@ def _cell(rec: dict, field: str | None, fmt: str) -> str:
     if field == R.RUN_ID and (rec.get(R.ATTEMPT) or 1) > 1:
         return f"{value}, attempt {rec[R.ATTEMPT]}"
     if field == R.REF:
-        return short_ref(value)
+        return R.short_ref(value)
     if isinstance(value, float) and 0 < abs(value) < 1 and field in R.DIRECTION and "%" not in fmt:
         return f"{value:.3g}"  # a stand-in's 0.000236 ms TPOT is not "0.00"
     return fmt.format(value)
