@@ -83,6 +83,8 @@ def test_aiperf_json_and_csv_agree():
     cs = records("aiperf/aiperf_kimik2.7_fp4_mi355x_tp4_conc4.csv")[0][R.METRICS]
     for name in ("ttft_p50_ms", "tpot_p90_ms", "e2el_p99_ms", R.OUTPUT_THROUGHPUT, R.DURATION_S):
         assert cs[name] == pytest.approx(js[name], rel=1e-3, abs=0.01)
+    # AIPerf's CSV has an "Error Request Count" row only when a request failed: none means none did
+    assert (cs[R.FAILED], cs[R.SUCCESS_RATE]) == (js[R.FAILED], js[R.SUCCESS_RATE]) == (0, 1)
     genai = records("aiperf/genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc10.json")[0]
     assert genai[R.CLIENT] == "genai-perf" and genai[R.CONC] == 10
 

@@ -110,6 +110,8 @@ def parse_text(text: str, path: str) -> Measurement:
     client = _client(doc)
     m = Measurement(f"{client}-csv", client)
     m.metrics.update(aiperf.metrics_from(doc, path, 0))
+    if client == "aiperf" and m.metrics.get(aiperf.R.FAILED) is None:
+        m.metrics[aiperf.R.FAILED] = 0  # AIPerf writes its error rows only when a request failed
     if m.metrics.get(aiperf.R.OUTPUT_THROUGHPUT) is None and m.metrics.get(aiperf.R.COMPLETED) is None:
         raise fail(path, 0, "Output Token Throughput/Request Count: missing",
                    "export the full profile CSV (both the distribution and the scalar tables)")
