@@ -204,6 +204,18 @@ def test_one_request_in_forty_newly_failing_is_a_regression_not_a_small_change(t
     assert C.Settings(threshold=0.2).threshold_for("other", R.OUTPUT_TPUT_PER_GPU) == 0.2
 
 
+def test_one_request_in_five_thousand_failing_reads_as_a_change_where_it_is_judged_one(tmp_path, db, capsys):
+    """The review's run: 5119 of 5120 completed is red, so its row must not read "1 ... 1 ... +0.0%"."""
+    history(tmp_path / "in", concs=(4,))
+    pr_job(tmp_path / "in", 4, vllm_output(4, completed=5119, failed=1))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert rc == 0, err
+    for flag in ("--markdown", None):
+        rc, out, _ = compare(capsys, db, *([flag] if flag else []))
+        (row,) = [line for line in out.splitlines() if R.SUCCESS_RATE in line and "regressed" in line]
+        assert "99.98%" in row and "100.00%" in row and "-0.02%" in row, row
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
 def test_a_stored_baseline_run_s_repeats_count_as_their_median(tmp_path, capsys, request, kind):
     """From the store too: each main run measured conc 4 three times, one a 4x slow outlier whose

@@ -50,9 +50,10 @@ def test_a_real_rate_sweep_compares_without_conc_none(tmp_path, db, capsys):
     assert "rate 1/s" in table and "None" not in table
 
 
-def test_a_change_too_small_to_show_reads_plus_zero_and_one_repeat_is_singular():
-    assert render.fmt_change(-0.00001) == "+0.0%" and render.fmt_change(-0.0006) == "-0.1%"
-    assert render.fmt_change(0.0) == "+0.0%" and render.fmt_change(None) == "n/a"
+def test_a_small_change_keeps_its_sign_and_size_and_one_repeat_is_singular():
+    assert render.fmt_change(-0.00001) == "-0.001%" and render.fmt_change(-0.0006) == "-0.1%"
+    assert render.fmt_change(0.0) == "+0.0%" and render.fmt_change(-1e-12) == "+0.0%"  # never "-0.0%"
+    assert render.fmt_change(None) == "n/a"
     from sweepgate.results import compare as C
 
     one = C.Comparison(run="1", verdicts=[], heads={}, baselines={}, repeated={point(**{R.CONC: 4}): 2})

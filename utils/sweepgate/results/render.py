@@ -28,18 +28,39 @@ STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green
 EVAL_HEADERS = ("point", "score", "PR", "baseline", "change (margin)", "verdict")
 
 
-def fmt_value(value: float | None) -> str:
+def fmt_value(value: float | None, metric: str | None = None, digits: int = 3) -> str:
+    """A figure as the tables show it: a success rate as a percentage, ``digits`` significant
+    digits under 10 (more where ``fmt_values`` needs them to tell two figures apart)."""
     if value is None:
         return "n/a"
+    if metric == R.SUCCESS_RATE:
+        return f"{value * 100:.{max(digits - 2, 1)}f}%"
+    if digits > 3:
+        return f"{value:.{digits}g}"
     if abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
 
 
+def fmt_values(values: list[float | None], metric: str | None = None) -> list[str]:
+    """The figures of one row alike in precision, with enough digits that two that differ do not read
+    the same (a success rate of 5119/5120 is not "100.0%" beside main's 100 %)."""
+    for digits in range(3, 10):
+        texts = [fmt_value(v, metric, digits) for v in values]
+        known = {t: v for t, v in zip(texts, values) if v is not None}
+        if all(known[t] == v for t, v in zip(texts, values) if v is not None):
+            return texts
+    return texts
+
+
 def fmt_change(change: float | None) -> str:
+    """A relative change to 0.1 %; one smaller than that still shows its sign and size (a
+    regression of 0.02 % is not "+0.0%"); float dust under 1e-7 reads as none."""
     if change is None:
         return "n/a"
-    return f"{0.0 if abs(change) < 0.0005 else change:+.1%}"  # never "-0.0%"
+    if abs(change) >= 0.0005:
+        return f"{change:+.1%}"
+    return "+0.0%" if abs(change) < 1e-7 else f"{change * 100:+.1g}%"
 
 
 def point_label(pt: tuple) -> str:
@@ -65,13 +86,14 @@ def cells(v: C.Verdict) -> tuple[str, ...]:
         status = f"{v.status} ({v.detail})" if v.detail else v.status
         return (point_label(v.point), "(job)", f"{status}{mark}", base, "n/a", v.verdict,
                 "; ".join(v.recipe_changes))
+    head, median, low, high = fmt_values([v.head, v.median, v.low, v.high], v.metric)
     if v.n == 0:
         base = "none"
     elif v.low is None:
-        base = f"{fmt_value(v.median)} (n={v.n})"
+        base = f"{median} (n={v.n})"
     else:
-        base = f"{fmt_value(v.median)} [{fmt_value(v.low)}, {fmt_value(v.high)}] (n={v.n})"
-    return (point_label(v.point), v.metric, fmt_value(v.head) + mark, base + (mark if v.n else ""),
+        base = f"{median} [{low}, {high}] (n={v.n})"
+    return (point_label(v.point), v.metric, head + mark, base + (mark if v.n else ""),
             fmt_change(v.change), v.verdict, "; ".join(v.recipe_changes))
 
 
