@@ -882,6 +882,22 @@ def test_gpu_monitor_samples_with_a_tool_and_stops(tmp_path):
     assert (tmp_path / "gpu.csv").read_text().startswith("header\nsample")
 
 
+def test_gpu_monitor_writes_the_file_the_workflow_uploads_unless_told_otherwise(tmp_path):
+    """A job's default is RESULT_DIR/RESULT_FILENAME.gpu_metrics.csv, the exact name the benchmark
+    templates upload; outside a job (no RESULT_FILENAME) it is gpu_metrics.csv here."""
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    tool = fake_bin / "nvidia-smi"
+    tool.write_text("#!/usr/bin/env bash\necho header\nwhile :; do echo sample; sleep 0.05; done\n")
+    tool.chmod(0o755)
+    for env, written in (({"RESULT_DIR": str(tmp_path / "r"), "RESULT_FILENAME": "job1"},
+                          tmp_path / "r" / "job1.gpu_metrics.csv"), ({}, tmp_path / "gpu_metrics.csv")):
+        r = bash(f'set -eu; cd "{tmp_path}"; start_gpu_monitor; sleep 0.2; stop_gpu_monitor',
+                 env={"PATH": f"{fake_bin}:{os.environ['PATH']}", **env})
+        assert r.returncode == 0, r.stderr
+        assert written.read_text().startswith("header\n"), written
+
+
 # --- the library's shape (issue 10) -------------------------------------------------------------
 
 def test_the_entry_point_sources_every_part_relative_to_itself():

@@ -14,7 +14,10 @@ readonly _SG_NVIDIA_QUERY
 # Globals:
 #   GPU_MONITOR_PID (set; empty when no tool)
 # Arguments:
-#   [--output FILE (default gpu_metrics.csv)] [--interval SECONDS (default 1)]
+#   [--output FILE] [--interval SECONDS (default 1)]; FILE defaults to
+#   RESULT_DIR/RESULT_FILENAME.gpu_metrics.csv in a job (the name the workflow
+#   uploads; jobs' files are merged into one folder, so a plain gpu_metrics.csv
+#   would be one job's over another's), to gpu_metrics.csv outside one.
 # Returns:
 #   0, or 1 on bad arguments.
 #######################################
@@ -24,6 +27,9 @@ start_gpu_monitor() {
 
 _sg_start_gpu_monitor() {
   local output="gpu_metrics.csv" interval=1
+  if [[ -n "${RESULT_DIR:-}" && -n "${RESULT_FILENAME:-}" ]]; then
+    output="${RESULT_DIR}/${RESULT_FILENAME}.gpu_metrics.csv"
+  fi
   local -a cmd=()
   _sg_parse_opts start_gpu_monitor "--output=output --interval=interval" \
     "$@" || return 1
