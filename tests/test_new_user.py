@@ -219,6 +219,19 @@ def test_scripts_run_by_path(script):
     assert proc.returncode == 0 and proc.stdout.startswith("usage:"), proc.stderr
 
 
+def test_generate_sweep_configs_has_the_reference_s_two_commands_and_needs_one(tmp_path):
+    """Not all of sweepgate under another name: bare, it must not start the example (35 s and a
+    throwaway repository), and `results` is not its command."""
+    script = str(ROOT / "utils" / "generate_sweep_configs.py")
+    for argv, said in (([], "name a command: full-sweep or test-config"),
+                       (["results", "show"], "invalid choice: 'results'")):
+        proc = subprocess.run([sys.executable, script, *argv], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=60)
+        assert proc.returncode == 2 and said in proc.stderr and not proc.stdout, (proc.stdout, proc.stderr)
+        assert "usage: generate_sweep_configs.py" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 # --------------------------------------------------------------------------- item 6: README commands
 
 

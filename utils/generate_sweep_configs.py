@@ -14,4 +14,4 @@ sys.dont_write_bytecode = False
 from sweepgate.cli import main  # noqa: E402
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(main(sys.argv[1:], only=("full-sweep", "test-config"), prog="generate_sweep_configs.py"))

@@ -51,18 +51,23 @@ def _version() -> str:
     return f"%(prog)s {__version__} ({Path(__file__).resolve().parent})"
 
 
-def build_parser(argv: list[str]) -> argparse.ArgumentParser:
+def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str = "sweepgate"
+                 ) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``only`` these (a reference entry point's own)."""
     parser = argparse.ArgumentParser(
         formatter_class=_Formatter,
-        prog="sweepgate",
-        description="Gate the perf changelog, expand the benchmark matrix, and plan GPU sweeps. "
-                    "With no command, runs the built-in example. Input and output formats: "
-                    "docs/contracts.md (cited as CONTRACTS §N).")
+        prog=prog,
+        description=f"Commands: {', '.join(only)} (sweepgate's, under the reference's name)." if only else
+        "Gate the perf changelog, expand the benchmark matrix, and plan GPU sweeps. "
+        "With no command, runs the built-in example. Input and output formats: "
+        "docs/contracts.md (cited as CONTRACTS §N).")
     parser.add_argument("--version", action="version", version=_version(),
                         help="print the installed version and where it is installed from, then exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = argv[0] if argv and not argv[0].startswith("-") else None
     for name, (module, help_text) in COMMANDS.items():
+        if only and name not in only:
+            continue
         p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         # Only the chosen subcommand's module is imported.
         if name == wanted:
@@ -84,15 +89,19 @@ def _deepest(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Argum
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, only: tuple[str, ...] | None = None, prog: str = "sweepgate") -> int:
+    """Run the command argv names; ``only``: the commands a reference entry point has (``prog``), one
+    of which must be named (no example by default)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+    if not only and (not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"))):
         argv = ["example", *argv]  # `sweepgate --no-rehearse` is `sweepgate example --no-rehearse`
-    parser = build_parser(argv)
+    parser = build_parser(argv, only, prog)
     args, extra = parser.parse_known_args(argv)
     if extra:  # said by the (sub)command's own parser, with its usage line, not the top one's
         _deepest(parser, argv).error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "_module", None):
+        if only:
+            parser.error(f"name a command: {' or '.join(only)}")
         parser.print_help()
         return 2
     from sweepgate.core.errors import run_guarded
