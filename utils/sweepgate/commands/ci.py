@@ -225,9 +225,6 @@ def _run_reuse(args) -> int:
 
     rows_by_kind(matrix, args.matrix)  # the shape: buckets of row objects, each with a runner
     run_id = args.run_id or os.environ.get("GITHUB_RUN_ID") or ""
-    if not run_id:
-        raise fail("--run-id", 0, "no current run to record reused results against",
-                   "run under GitHub Actions (GITHUB_RUN_ID) or pass --run-id")
     try:
         attempt = int(args.attempt or os.environ.get("GITHUB_RUN_ATTEMPT") or 1)
     except ValueError:
@@ -243,6 +240,9 @@ def _run_reuse(args) -> int:
         return 0
     with open_store(args.db) as store:
         found = reuse.find(matrix, git, head, store, args.max_age_days)
+        if found.reused and not run_id:  # only a reuse is recorded against the current run
+            raise fail("--run-id", 0, f"{len(found.reused)} jobs could be reused, but there is no current run "
+                       "to record their results against", "run under GitHub Actions (GITHUB_RUN_ID) or pass --run-id")
         records = reuse.reused_records(found, run_id=run_id, attempt=attempt,
                                        ref=args.ref or os.environ.get("GITHUB_REF") or None,
                                        commit=args.commit or os.environ.get("GITHUB_SHA") or head)
