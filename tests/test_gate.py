@@ -533,6 +533,23 @@ def test_staged_uses_merge_base_with_main(repo, capsys):
     assert cli.main(["validate", "--staged"]) == 0, capsys.readouterr().err
 
 
+def test_staged_with_no_upstream_in_reach_refuses_rather_than_passing_head_s_own_entry(repo, capsys, tmp_path,
+                                                                                      monkeypatch):
+    """A depth-1 CI clone of a PR branch has no main: HEAD as the base passed the entry HEAD appended,
+    however wrong (the install review: blank lines the full clone refuses)."""
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG + "\n\n" + entry(link="https://github.com/acme/bench/pull/XXX"))
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{repo.path}", str(shallow)],
+                   check=True)
+    subprocess.run(["git", "-C", str(shallow), "branch", "-r", "-D", "origin/main"], capture_output=True)
+    monkeypatch.chdir(shallow)
+    assert cli.main(["validate", "--staged"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("--base-ref: no branch here (origin/main, main, origin/master, master) shares history"), err
+    assert cli.main(["validate", "--staged", "--base-ref", "HEAD"]) == 0  # named, it is the user's choice
+
+
 # --------------------------------------------------------------------------- performance
 
 def test_large_changelog_is_fast(repo):

@@ -20,7 +20,8 @@ from sweepgate.core.github import owner_name
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-ref", help="revision the change starts from (with --staged: default is the "
-                                           "merge-base of HEAD with origin/main or main, else HEAD)")
+                                           "merge-base of HEAD with origin/main, main, origin/master or master; "
+                                           "refused when none shares history with HEAD)")
     parser.add_argument("--head-ref", help="revision with the appended entries (required unless --staged)")
     parser.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
     parser.add_argument("--pr-number", type=argtypes.pull_request_or_none, default=None,
@@ -55,6 +56,22 @@ def _write_outputs(outcome) -> None:
         sys.stdout.write(text)
 
 
+def _staged_base(git) -> str:
+    """Where --staged's history ends. With no upstream to find it from, the gate cannot tell history
+    from a new entry, and HEAD as the base would pass what HEAD itself appended: refused instead
+    (an unborn HEAD, a repository's first commit, has no history to keep)."""
+    from sweepgate.core.errors import fail
+    from sweepgate.core.upstream import UPSTREAMS, upstream_base
+
+    base = upstream_base(git)
+    if base is None and git.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).strip():
+        raise fail("--base-ref", 0, f"no branch here ({', '.join(UPSTREAMS)}) shares history with HEAD, so "
+                   "there is no base to tell the changelog's history from new entries (a shallow clone?)",
+                   "fetch the default branch (git fetch origin main; fetch-depth: 0 in actions/checkout) or "
+                   "pass --base-ref (args: [--base-ref, origin/BRANCH] in .pre-commit-config.yaml)")
+    return base or "HEAD"
+
+
 def run(args) -> int:
     from sweepgate.core.load import open_repo
 
@@ -62,9 +79,7 @@ def run(args) -> int:
         args._parser.error("--staged validates the working tree; drop --head-ref, or drop --staged")
     git = open_repo()
     if args.staged:
-        from sweepgate.core.upstream import staged_base
-
-        base = args.base_ref or staged_base(git)
+        base = args.base_ref or _staged_base(git)
     else:
         if not args.base_ref or not args.head_ref:
             # The same exit (2, argparse's usage line) as matrix and plan, whose flags are required.
