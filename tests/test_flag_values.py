@@ -4,6 +4,7 @@ and a repository-data path outside the repository is one line up front (exit 1).
 from __future__ import annotations
 
 import argparse
+import json
 
 import pytest
 
@@ -136,6 +137,22 @@ def test_version_names_the_copy_that_runs(capsys):
     assert info.value.code == 0
     out = capsys.readouterr().out.strip()
     assert out == f"sweepgate {sweepgate.__version__} ({__import__('pathlib').Path(sweepgate.__file__).parent})"
+
+
+def test_version_names_the_commit_of_a_git_url_install(capsys, monkeypatch):
+    """Install review: `pip install git+URL@other` kept the old files and --version read the same."""
+    from importlib import metadata
+
+    class Dist:
+        def read_text(self, name):
+            assert name == "direct_url.json"
+            return json.dumps({"url": "https://example.com/sweepgate.git",
+                               "vcs_info": {"vcs": "git", "commit_id": "d31214d" + "0" * 33}})
+
+    monkeypatch.setattr(metadata, "distribution", lambda name: Dist())
+    with pytest.raises(SystemExit):
+        cli.main(["--version"])
+    assert " commit d31214d00000 (" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, said", [

@@ -43,12 +43,29 @@ class _Formatter(argparse.HelpFormatter):
 
 def _version() -> str:
     """``sweepgate 0.1.0 (/path/to/sweepgate)``: a reinstall of the same version number keeps the old
-    files (pip sees nothing to do), so say which copy runs."""
+    files (pip sees nothing to do), so say which copy runs; and, installed from a git URL, its commit
+    (pip resolves a new ``@rev`` and still keeps the old files)."""
     from pathlib import Path
 
     from sweepgate import __version__
 
-    return f"%(prog)s {__version__} ({Path(__file__).resolve().parent})"
+    commit = _installed_commit()
+    built = f" commit {commit[:12]}" if commit else ""
+    return f"%(prog)s {__version__}{built} ({Path(__file__).resolve().parent})"
+
+
+def _installed_commit() -> str | None:
+    """The commit pip recorded for a git-URL install (PEP 610 direct_url.json), else None."""
+    import json
+    from importlib import metadata
+
+    try:
+        info = json.loads(metadata.distribution("sweepgate").read_text("direct_url.json") or "null")
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+    vcs = info.get("vcs_info") if isinstance(info, dict) else None
+    commit = vcs.get("commit_id") if isinstance(vcs, dict) else None
+    return commit if isinstance(commit, str) else None
 
 
 def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str = "sweepgate"
