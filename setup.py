@@ -7,6 +7,7 @@ copy to keep in step: tests/test_install.py checks the wheel against the tree.
 Everything else about the package is declared in pyproject.toml.
 """
 
+import shutil
 from pathlib import Path
 
 from setuptools import setup
@@ -25,6 +26,9 @@ def fleet_files() -> list[Path]:
 
 class BuildPyWithFleet(build_py):
     def run(self) -> None:
+        if not getattr(self, "editable_mode", False):
+            # setuptools only adds to build/lib: a file the tree no longer has would still ship
+            shutil.rmtree(Path(self.build_lib) / "sweepgate", ignore_errors=True)
         super().run()
         if getattr(self, "editable_mode", False):
             return  # an editable install reads the fleet from the checkout itself

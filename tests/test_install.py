@@ -27,7 +27,8 @@ def _run(cmd, cwd, **kw):
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
+def source(tmp_path_factory) -> Path:
+    """A copy of the tree as a git URL install gets it; the wheel fixture builds in it (leaving build/)."""
     src = tmp_path_factory.mktemp("src")
     listed = _run(["git", "ls-files", "-co", "--exclude-standard", "-z"], REPO).stdout.split("\0")
     for rel in filter(None, listed):
@@ -39,11 +40,36 @@ def wheel(tmp_path_factory) -> Path:
             os.symlink(os.readlink(path), src / rel)
         else:
             shutil.copy2(path, src / rel)
-    out = tmp_path_factory.mktemp("dist")
+    return src
+
+
+def _build(src: Path, out: Path) -> Path:
     proc = _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(src)], src)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     (found,) = out.glob("sweepgate-*.whl")
     return found
+
+
+@pytest.fixture(scope="module")
+def wheel(source, tmp_path_factory) -> Path:
+    return _build(source, tmp_path_factory.mktemp("dist"))
+
+
+def test_a_rebuild_ships_no_file_the_tree_no_longer_has(wheel, source, tmp_path):
+    """Install review: a checkout's leftover build/ put a deleted benchmark script (and module) in the
+    next wheel; a user's fleet then ran a script its repository had removed."""
+    again = tmp_path / "src"
+    shutil.copytree(source, again, symlinks=True)  # with the first build's build/
+    assert (again / "build").is_dir()
+    script = next(p for p in sorted((again / "benchmarks").rglob("*.sh")) if "single_node" in p.parts)
+    script.unlink()
+    (again / "utils" / "sweepgate" / "stale_module.py").write_text("")
+    first = _build(again, tmp_path / "dist1")
+    assert "sweepgate/stale_module.py" in zipfile.ZipFile(first).namelist()
+    (again / "utils" / "sweepgate" / "stale_module.py").unlink()
+    names = set(zipfile.ZipFile(_build(again, tmp_path / "dist2")).namelist())
+    assert f"sweepgate/fleet/{script.relative_to(again).as_posix()}" not in names
+    assert "sweepgate/stale_module.py" not in names
 
 
 @pytest.fixture(scope="module")
