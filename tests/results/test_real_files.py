@@ -30,6 +30,9 @@ REFUSED = {
     # hunt 8
     "sglang/sglang_bench_one_batch_runname_cudagraph_vs_eager_9runs.jsonl": "an SGLang bench_one_batch result",
     "trtllm/trtllm-bench1.2.0_report_qwen2.5-0.5b_rtx6000_in128_out40_bs1_streaming.json": "a TensorRT-LLM trtllm-bench report",
+    # hunt 9
+    "sglang/sglang_bench_latency_prefill_decode_2runs.jsonl": "an SGLang bench_one_batch result",
+    "other/akamas_lmeval_finished_after_stopreasons.json": "unknown JSON output",
 }
 
 
@@ -147,3 +150,32 @@ def test_an_old_sglang_layout_gets_its_request_rate_from_its_counts():
     assert m[R.INPUT_THROUGHPUT] == pytest.approx(152612 / 298.36731477989815)
     assert m[R.OUTPUT_THROUGHPUT] == pytest.approx(537.4147638064377)
     assert m[R.latency_name("ttft", "p50")] == pytest.approx(82.87082647439092)
+
+
+def test_an_lm_eval_group_without_an_aggregate_is_skipped_not_a_refused_score():
+    """Hunt 9: lm-eval writes {" ": " "} for a group it aggregates nothing of; the whole file was refused."""
+    (rec,) = records("lm_eval/lmeval0.4.5_leaderboard_musr_gpt4o_group_space_placeholder.json")
+    got = {(e[R.EVAL_TASK], e[R.EVAL_METRIC], e[R.EVAL_FILTER]): (e[R.EVAL_VALUE], e[R.EVAL_STDERR], e[R.EVAL_SAMPLES])
+           for e in rec[R.EVALS]}
+    assert got == {
+        ("leaderboard_musr_murder_mysteries", "exact_match", "get-answer"): (0.176, pytest.approx(0.024133497525457116), 250),
+        ("leaderboard_musr_object_placements", "exact_match", "get-answer"): (0.1640625, pytest.approx(0.023191106822697462), 256),
+        ("leaderboard_musr_team_allocation", "exact_match", "get-answer"): (0.124, pytest.approx(0.02088638225867326), 250)}
+
+
+def test_a_2024_sglang_line_without_a_dataset_name_claims_no_lengths():
+    """Hunt 9: no dataset_name meant ShareGPT (bench_serving's default then); the random lengths it
+    carries are unused defaults (1024/128, while its requests averaged 403 in and 255 out)."""
+    recs = records("sglang/sglang_2024-11_dlora_nodataset_rr0_100prompts.jsonl")
+    assert recs and all(r[R.ISL] is None and r[R.OSL] is None for r in recs)
+    (fixed,) = records("sglang/sglang_2024-12_deepseek_dp_mla_rateinf.jsonl")
+    assert (fixed[R.ISL], fixed[R.OSL], fixed[R.REQUEST_RATE]) == (1, 512, "inf")
+
+
+def test_a_vllm_bench_multi_turn_run_names_its_concurrency_and_date():
+    """Hunt 9: vllm-bench (Rust) states multi_turn_concurrency, not max_concurrency, and an ISO date."""
+    (rec,) = records("vllm/vllmbench-rs_multiturn_qwen3.8-27b-fp8_gfx1201_conc2_specdecode.json")
+    assert rec[R.CONC] == 2 and rec[R.FINISHED] == "2026-09-04T20:34:56+00:00"
+    m = rec[R.METRICS]
+    assert (m[R.COMPLETED], m[R.FAILED]) == (16, 0)
+    assert m[R.latency_name("ttft", "p50")] == pytest.approx(986.3584294999999)

@@ -75,8 +75,8 @@ NO_FILTER = "none"  # lm-eval 0.4's filter name for unfiltered scores
 def _split(key: str, bare: bool) -> tuple[str, str] | None:
     """``"acc,none"`` -> (acc, none); in a 0.3 task (``bare``) ``"acc"`` -> (acc, none)."""
     metric, sep, flt = key.partition(",")
-    if metric.endswith("_stderr") or key == "alias" or not (sep or bare):
-        return None
+    if metric.endswith("_stderr") or key == "alias" or not (sep or bare) or not key.strip():
+        return None  # a blank key: lm-eval's " ": " " for a group it reports no aggregate of
     return metric, (flt if sep else NO_FILTER)
 
 

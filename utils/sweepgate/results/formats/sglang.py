@@ -33,7 +33,9 @@ def detect(doc) -> bool:
 
 
 def _lengths(doc: dict) -> tuple[int | None, int | None]:
-    if doc.get("dataset_name") not in (None, "random"):
+    """The random dataset's requested lengths; a line without ``dataset_name`` (2024's bench_serving,
+    whose default dataset was ShareGPT) carries the random lengths' defaults, not what it sent."""
+    if doc.get("dataset_name") != "random":
         return None, None
     isl, osl = doc.get("random_input_len"), doc.get("random_output_len")
     return (isl if isinstance(isl, int) else None), (osl if isinstance(osl, int) else None)

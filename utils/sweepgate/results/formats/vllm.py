@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from datetime import datetime
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
@@ -114,7 +115,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         raise fail(path, line, "completed/output_throughput: missing (a latency-only output, "
                    "like vllm-ascend 0.7's)",
                    "rerun with a benchmark_serving that saves completed, duration and throughputs")
-    conc = doc.get("max_concurrency")
+    # vllm-bench (the Rust client) states a multi-turn run's concurrency as conversations at once
+    conc = doc.get("max_concurrency", doc.get("multi_turn_concurrency"))
     if conc is not None and (isinstance(conc, bool) or not isinstance(conc, int)):
         raise fail(path, line, f"max_concurrency: expected an integer or null, got {conc!r}",
                    "the output was edited or comes from an unsupported client version")
@@ -124,7 +126,13 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
 
 
 def _date(value) -> str | None:
-    """``20250414-165148`` (the client's local time) as ISO 8601 without a zone."""
+    """``20250414-165148`` (the client's local time) as ISO 8601 without a zone; an ISO 8601 date
+    (vllm-bench's ``2026-09-04T20:34:56Z``) as it is, its zone kept."""
+    if isinstance(value, str) and "T" in value:
+        try:
+            return datetime.fromisoformat(value).isoformat()
+        except ValueError:
+            return None
     if not isinstance(value, str) or len(value) != 15 or value[8] != "-":
         return None
     d, t = value[:8], value[9:]
