@@ -240,8 +240,15 @@ def baseline_window(records: list[dict], window: int, evals: bool = False) -> di
             same.clear()  # a later attempt replaces an earlier one
         same.append(rec)
     combine = (lambda recs: recs[-1]) if evals else combined
-    return {pt: sorted(map(combine, runs.values()), key=_order, reverse=True)[:window]
+    return {pt: _once_each(sorted(map(combine, runs.values()), key=_order, reverse=True))[:window]
             for pt, runs in per_run.items()}
+
+
+def _once_each(newest_first: list[dict]) -> list[dict]:
+    """Each measurement once: the copies ``ci reuse`` recorded against later runs are one job's
+    figures, not that many runs' (three copies would read as a spread of zero); the newest kept."""
+    seen: set = set()
+    return [rec for rec in newest_first if not (R.measured_by(rec) in seen or seen.add(R.measured_by(rec)))]
 
 
 def combined(recs: list[dict]) -> dict:

@@ -77,6 +77,14 @@ SOURCE_LINE = "source-line"  # line of a JSONL output the record came from (0: t
 REUSED_FROM = "reused-from"
 
 
+def measured_by(rec: dict) -> tuple:
+    """The job whose measurement ``rec`` is: its own, or the one ``ci reuse`` copied it from."""
+    origin = rec.get(REUSED_FROM)
+    if isinstance(origin, dict):
+        return origin.get(RUN_ID), origin.get(ATTEMPT), origin.get(RESULT_FILENAME)
+    return rec.get(RUN_ID), rec.get(ATTEMPT), rec.get(RESULT_FILENAME)
+
+
 def short_ref(ref: str) -> str:
     """refs/heads/main -> main, refs/pull/42/merge -> pull/42/merge: the part a reader tells apart."""
     for prefix in ("refs/heads/", "refs/"):

@@ -539,18 +539,20 @@ class Store:
 
     # Added for `results compare` (issue 13): last_runs for thousands of points in one query.
     def last_runs_of_points(self, ref: str, points: list[dict], n: int = 5, *, include_rehearsals: bool = False,
-                            before: str | None = None) -> list[dict]:
+                            before: str | None = None, succeeded: bool = False) -> list[dict]:
         """Every record of each point in ``points`` (dicts over all of POINT_IDENTITY) from the newest
         attempt of each of its last ``n`` runs on ``ref`` (a run can measure a point more than once:
         compare takes their median), newest first; with ``before`` (ISO 8601), only the
-        records that happened before it (the baseline of a run on ``ref`` itself is its past)."""
+        records that happened before it (the baseline of a run on ``ref`` itself is its past); with
+        ``succeeded``, only jobs that succeeded (a failed run takes no place among the ``n``)."""
         wanted = {tuple(p.get(f) for f in R.POINT_IDENTITY) for p in points}
         keys = {p.get(R.CONFIG_KEY) for p in points}  # None: stored without a config key (a --row ingest)
         by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind()]
         of_keys = results.c.config_key.in_(sorted(str(k) for k in keys if k is not None))
         if None in keys:
             of_keys = sa.or_(of_keys, results.c.config_key.is_(None))
-        where = [of_keys] + ([_newest() < before] if before else [])
+        where = [of_keys] + ([_newest() < before] if before else []) + (
+            [results.c.status == "success"] if succeeded else [])
         found = [rec for rec in self._last_runs(ref, where, by, n, include_rehearsals)
                  if R.point_values(rec) in wanted]
         chosen = {_run_point(rec) for rec in found}

@@ -37,18 +37,32 @@ def from_store(url: str | None, run: str, baseline_ref: str | None,
         # one more run than the window: the run itself may be on the baseline ref (compare drops it)
         points = [point_dict(r) for r in pr]
         past = _past_of(pr)
-        baseline = st.last_runs_of_points(baseline_ref, points, window + 1, include_rehearsals=rehearsal, before=past)
+        baseline = _baseline_runs(st, baseline_ref, points, window, include_rehearsals=rehearsal, before=past)
         if past and any(r.get(R.REF) != baseline_ref for r in pr):
             # A point the baseline ref measured only after the run (a store filled after it) is
             # still judged, against those later runs, rather than called new.
             have = {R.point_values(r) for r in baseline}
             later = [p for p, r in zip(points, pr) if R.point_values(r) not in have]
             if later:
-                baseline += st.last_runs_of_points(baseline_ref, later, window + 1, include_rehearsals=rehearsal)
+                baseline += _baseline_runs(st, baseline_ref, later, window, include_rehearsals=rehearsal)
         if not baseline:
             check_baseline_ref(baseline_ref, st.refs() if refs is None else refs, shown)
         baseline += _others_of_keys(st, pr, baseline_ref, rehearsal, past)
         return pr, baseline, shown, baseline_ref
+
+
+def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[dict]:
+    """The records of each point's last ``window`` + 1 successful runs on ``ref`` (one more: the run
+    itself may be on ``ref``), and as many runs more as there are reused results among them: a result
+    ``ci reuse`` recorded again counts once in the baseline (``compare.baseline_window``), so its
+    copies must not take the places of older measurements."""
+    n = window + 1
+    while True:
+        found = st.last_runs_of_points(ref, points, n, succeeded=True, **kw)
+        copies = sum(1 for rec in found if rec.get(R.REUSED_FROM))
+        if n >= window + 1 + copies:
+            return found
+        n = window + 1 + copies
 
 
 def _others_of_keys(st, pr: list[dict], baseline_ref: str, rehearsal: bool, past: str | None) -> list[dict]:

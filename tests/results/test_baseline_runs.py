@@ -1,0 +1,56 @@
+"""Which main runs make a point's baseline: the last N that measured it, failed jobs taking no
+place among them, and one measurement recorded again by `ci reuse` counted once (numbers audit)."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+import synth
+from sweepgate.results import compare as C
+from sweepgate.results import record as R
+from sweepgate.results import store, store_adapter
+
+KEY, CONC = synth.KEYS[0], 4
+METRIC = R.OUTPUT_TPUT_PER_GPU
+
+
+def main_run(n: int, value: float, day: int, **over) -> dict:
+    rec = synth.make(f"main-{n}", KEY, CONC, {**synth.curve(CONC), METRIC: value}, day=day)
+    rec.update(over)
+    return rec
+
+
+def baseline_of(tmp_path, records: list[dict], window: int = 5) -> C.Verdict:
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    pr = synth.pr_run(keys=(KEY,), concs=(CONC,))
+    with store.open_store(url) as st:
+        st.add(records + pr)
+    head, base, _, _ = store_adapter.from_store(url, "pr-7", C.DEFAULT_BASELINE_REF, window)
+    comparison = C.compare_records(head, base, run="pr-7", window=window)
+    (verdict,) = [v for v in comparison.verdicts if v.metric == METRIC]
+    return verdict
+
+
+def test_failed_main_jobs_take_no_place_in_the_window(tmp_path):
+    """Two newest main runs failed: the baseline is still the last 5 runs that measured the point."""
+    values = [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1200.0]  # the oldest (1200) is outside the window
+    good = [main_run(n, v, day=n + 1) for n, v in enumerate(reversed(values))]
+    failed = [main_run(10 + n, 0.0, day=10 + n, **{R.STATUS: "failure", R.METRICS: {}}) for n in range(2)]
+    verdict = baseline_of(tmp_path, good + failed)
+    assert verdict.n == 5 and verdict.median == pytest.approx(statistics.median(values[:5]))
+
+
+def test_a_reused_result_recorded_three_times_is_one_baseline_run(tmp_path):
+    """`ci reuse` recorded one PR measurement against three main runs: one value, not three runs
+    with a spread of zero; the older measurements fill the window."""
+    originals = [main_run(n, v, day=n + 1) for n, v in enumerate([1000.0, 1010.0, 990.0, 1005.0])]
+    origin = {R.RUN_ID: "pr-1", R.ATTEMPT: 1, R.RESULT_FILENAME: originals[0][R.RESULT_FILENAME]}
+    copies = [main_run(20 + n, 900.0, day=10 + n, **{R.REUSED_FROM: origin}) for n in range(3)]
+    verdict = baseline_of(tmp_path, originals + copies)
+    assert verdict.n == 5
+    assert verdict.median == pytest.approx(statistics.median([900.0, 1000.0, 1010.0, 990.0, 1005.0]))
+    window = C.baseline_window(originals + copies, 3)
+    (runs,) = window.values()
+    assert [r[R.RUN_ID] for r in runs] == ["main-22", "main-3", "main-2"]  # the newest copy, then older runs
