@@ -95,8 +95,8 @@ def test_narrower_than_the_aligned_columns_no_number_or_name_is_broken(monkeypat
     for v in comp.verdicts:
         assert v.metric in tokens, (v.metric, out)
         assert render.cells(v)[2] in tokens  # the head value, whole
-        change = render.cells(v)[4]
-        assert change in tokens, (change, out)
+        for part in render.cells(v)[4].split():  # the change and its threshold, each whole
+            assert part in tokens, (part, out)
 
 
 def test_a_sweep_s_table_counts_its_unchanged_rows_instead_of_listing_thousands():
@@ -109,7 +109,7 @@ def test_a_sweep_s_table_counts_its_unchanged_rows_instead_of_listing_thousands(
     text = render.table_text(comp)
     unchanged = comp.counts()[C.UNCHANGED]
     def rows(text: str) -> int:
-        return len(re.findall(r"%\s+unchanged", text))
+        return len(re.findall(r"%\)\s+unchanged", text))
 
     assert unchanged > render.UNCHANGED_SHOWN and rows(text) == 0
     assert f"{unchanged:,} unchanged rows not shown (--all shows them)" in text and "regressed" in text
@@ -139,3 +139,20 @@ def test_a_point_s_regressed_rows_stay_together():
     assert [(v.point[0], v.metric) for v in regressed] == [
         (keys[0], R.OUTPUT_TPUT_PER_GPU), (keys[0], "ttft_p50_ms"),  # +50 % TTFT: the largest change
         (keys[1], R.OUTPUT_TPUT_PER_GPU), (keys[1], "ttft_p50_ms")]
+
+
+def test_every_row_states_the_threshold_its_verdict_was_held_to():
+    """Numbers audit: -9.8 % outside its interval read "unchanged" with the config's 15 % threshold
+    nowhere in the table, the comment or the JSON."""
+    per_config = {synth.KEYS[0]: {"threshold": 0.15, "thresholds": {"tpot_p50_ms": 0.05}}}
+    comp = C.compare_records(synth.pr_run(), synth.history(), per_config=per_config)
+    want = {(synth.KEYS[0], R.OUTPUT_TPUT_PER_GPU): 0.15, (synth.KEYS[0], "tpot_p50_ms"): 0.05,
+            (synth.KEYS[0], R.SUCCESS_RATE): 0.0, (synth.KEYS[1], R.OUTPUT_TPUT_PER_GPU): 0.05}
+    points = comp.as_json()["points"]
+    for (key, metric), threshold in want.items():
+        assert {p["threshold"] for p in points if (p["config-key"], p["metric"]) == (key, metric)} == {threshold}
+    shown = {(str(v.point[0]), v.metric): render.cells(v)[4] for v in comp.verdicts}
+    assert shown[synth.KEYS[0], R.OUTPUT_TPUT_PER_GPU].endswith(" (\u00b115%)")
+    assert shown[synth.KEYS[0], R.SUCCESS_RATE].endswith(" (\u00b10%)")
+    assert render.HEADERS[4] == "change (threshold)"
+    assert "(\u00b15%)" in render.markdown(comp, C.DEFAULT_BASELINE_REF, 5, None)

@@ -110,7 +110,8 @@ class Verdict:
         out = point_json(self.point)
         out.update({"metric": self.metric, "head": self.head,
                     "baseline": {"n": self.n, "median": self.median, "low": self.low, "high": self.high},
-                    "change": self.change, "p-adjusted": self.p_adjusted, "verdict": self.verdict})
+                    "change": self.change, "threshold": None if self.metric is None else self.threshold,
+                    "p-adjusted": self.p_adjusted, "verdict": self.verdict})
         if self.status is not None:
             out[R.STATUS] = self.status
         if self.rehearsal:  # figures from the stand-in server of `sweepgate rehearse`

@@ -19,7 +19,8 @@ from sweepgate.results import record as R
 MARKER = "<!-- sweepgate-results -->"
 REHEARSAL_NOTE = ("REHEARSAL: these figures come from the stand-in server of `sweepgate rehearse`, "
                   "not from a GPU; they test the pipeline, not performance.")
-HEADERS = ("point", "metric", "head", "baseline median [interval] (n)", "change", "verdict", "recipe change")
+HEADERS = ("point", "metric", "head", "baseline median [interval] (n)", "change (threshold)", "verdict",
+           "recipe change")
 SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), ("Improved", (C.IMPROVED,)),
             ("Not judged", (C.INSUFFICIENT, C.NEW)), ("Unchanged", (C.UNCHANGED,)))
 OPEN_SECTIONS = ("Failed", "Regressed", "Improved")  # listed in Markdown; the others fold
@@ -94,7 +95,12 @@ def cells(v: C.Verdict) -> tuple[str, ...]:
     else:
         base = f"{median} [{low}, {high}] (n={v.n})"
     return (point_label(v.point), v.metric, head + mark, base + (mark if v.n else ""),
-            fmt_change(v.change), v.verdict, "; ".join(v.recipe_changes))
+            f"{fmt_change(v.change)} (\u00b1{fmt_threshold(v.threshold)})", v.verdict, "; ".join(v.recipe_changes))
+
+
+def fmt_threshold(threshold: float) -> str:
+    """The relative change a verdict other than unchanged needs: 5%, 2.5%, 0%."""
+    return f"{threshold * 100:.3g}%"
 
 
 def _figures(f: dict, samples: bool) -> str:
