@@ -130,3 +130,23 @@ def test_the_example_repository_plans_6_jobs_and_56_gpu_hours(tmp_path):
     assert plan["by_runner"]["cluster:b300-nv"]["jobs"] == 5
     assert plan["by_runner"]["cluster:mi355x-amds"]["jobs"] == 1
     assert plan["warnings"] == []
+
+
+def test_sigterm_removes_the_throwaway_repository_and_stops_the_rehearsal(tmp_path):
+    """Contracts review: a killed `sweepgate example` (exit 143) left /tmp/sweepgate-example-* behind,
+    though the README says the repository is removed on exit unless --keep."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "example"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob("sweepgate-example-*/.git")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list(tmp_path.glob("sweepgate-example-*")), "the example made no repository"
+    time.sleep(2)  # into the work
+    proc.terminate()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and "sweepgate: terminated" in err and "Traceback" not in err, err
+    assert not list(tmp_path.glob("sweepgate-example-*")), list(tmp_path.iterdir())
+    time.sleep(1)
+    left = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    assert not left, f"processes of the example's session still run: {left}"

@@ -156,13 +156,48 @@ def emit(diagnostics: Iterable[Diagnostic], stream=None) -> None:
     sys.stderr.flush()
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a cancelled CI job, `kill`), raised where the command is, so that what cleans up
+    after Ctrl-C (temporary files and repositories, child processes, a store's transaction) runs too."""
+
+
+def _terminated(signum, frame):
+    raise Terminated()
+
+
+def _on_sigterm():
+    """Turn SIGTERM into ``Terminated`` while a command runs (main thread, default disposition only);
+    returns what to restore, or None."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return None
+    return signal.signal(signal.SIGTERM, _terminated)
+
+
 def run_guarded(fn: Callable[[], int]) -> int:
     """Run a command body: bad input -> diagnostics and exit 1, never a traceback."""
+    import signal
+
+    previous = _on_sigterm()
+    try:
+        return _guarded(fn)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _guarded(fn: Callable[[], int]) -> int:
     try:
         return int(fn() or 0)
     except SweepgateError as exc:
         emit(exc.diagnostics)
         return 1
+    except Terminated:
+        print("sweepgate: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("sweepgate: interrupted", file=sys.stderr)
         return 130
