@@ -197,6 +197,7 @@ def test_decide_api_error_is_one_line(stub, tmp_path):
     proc = run_cli(stub, "decide", event=dispatch_event(), tmp_path=tmp_path)  # no routes: 404
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "GitHub API error 404" in proc.stderr
+    assert proc.stderr.startswith(f"{stub.url}: GitHub API error 404"), proc.stderr  # at the API's URL, as documented
 
 
 def test_dispatch_poller(stub, tmp_path):

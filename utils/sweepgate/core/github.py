@@ -358,8 +358,8 @@ def _timed_out(exc) -> bool:
     return False
 
 
-def _at(url: str, message: str, hint: str) -> SweepgateError:
-    return SweepgateError(Diagnostic(url, 0, 0, "github", message, hint))
+def _at(url: str, message: str, hint: str, rule: str = "github") -> SweepgateError:
+    return SweepgateError(Diagnostic(url, 0, 0, rule, message, hint))
 
 
 def api_error(exc, what: str, hint: str, base_url: str | None = None) -> SweepgateError:
@@ -381,7 +381,7 @@ def api_error(exc, what: str, hint: str, base_url: str | None = None) -> Sweepga
         return _at(url, f"the GitHub API did not answer within {API_TIMEOUT_S} s, {API_READ_TRIES} tries ({what})",
                    "rerun later; " + API_URL_HINT)
     if isinstance(exc, github.GithubException):
-        return _fail(f"GitHub API error {exc.status} {what}: {_api_message(exc)}", hint)
+        return _at(url, f"GitHub API error {exc.status} {what}: {_api_message(exc)}", hint, "github-comment")
     if isinstance(exc, (OSError, github.BadAttributeException)):  # requests' errors derive from OSError
         from sweepgate.core.github_retry import connection_failure
 
