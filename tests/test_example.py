@@ -142,11 +142,17 @@ def test_sigterm_removes_the_throwaway_repository_and_stops_the_rehearsal(tmp_pa
     while not list(tmp_path.glob("sweepgate-example-*/.git")) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert list(tmp_path.glob("sweepgate-example-*")), "the example made no repository"
-    time.sleep(2)  # into the work
+
+    def scripts() -> list[str]:  # the rehearsal's benchmark scripts run in sessions of their own
+        return subprocess.run(["pgrep", "-f", f"bash .*{tmp_path}"], capture_output=True, text=True).stdout.split()
+
+    while not scripts() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert scripts(), "no benchmark script was rehearsed"
     proc.terminate()
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143 and "sweepgate: terminated" in err and "Traceback" not in err, err
     assert not list(tmp_path.glob("sweepgate-example-*")), list(tmp_path.iterdir())
     time.sleep(1)
-    left = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True).stdout.split()
-    assert not left, f"processes of the example's session still run: {left}"
+    left = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
+    assert not left, f"processes of the example still run: {left}"

@@ -109,6 +109,19 @@ def _deepest(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Argum
 def main(argv: list[str] | None = None, only: tuple[str, ...] | None = None, prog: str = "sweepgate") -> int:
     """Run the command argv names; ``only``: the commands a reference entry point has (``prog``), one
     of which must be named (no example by default)."""
+    if sys.stdout is None:  # started with stdout closed (>&-): every line it printed would be lost
+        print(f"{prog}: standard output is closed; open it (>/dev/null to discard the output)", file=sys.stderr)
+        return 1
+    if (sys.stdout.encoding or "").replace("-", "").lower() != "utf8":
+        sys.stdout.reconfigure(errors="backslashreplace")  # an ASCII terminal: "\xb1", not a crash
+    try:
+        return _main(argv, only, prog)
+    except KeyboardInterrupt:  # Ctrl-C while the command's modules load or its flags are read
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None, only: tuple[str, ...] | None, prog: str) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not only and (not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"))):
         argv = ["example", *argv]  # `sweepgate --no-rehearse` is `sweepgate example --no-rehearse`

@@ -13,7 +13,7 @@ import os
 import sys
 
 from sweepgate.commands import argtypes
-from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.errors import Diagnostic
 from sweepgate.core.github import owner_name
 from sweepgate.core.plan import make_plan
 
@@ -101,13 +101,10 @@ def write_step_summary(path: str, plan: dict) -> None:
     if room < 512:
         print(f"sweepgate plan: {path} is full ({existing} bytes); not adding the plan", file=sys.stderr)
         return
-    markdown = report.plan_markdown(plan, limit=room)
-    try:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(markdown)
-    except OSError as exc:
-        raise SweepgateError(Diagnostic(path, 0, 0, "step-summary", f"cannot write the step summary: {exc.strerror}",
-                                        "check --step-summary / $GITHUB_STEP_SUMMARY")) from None
+    from sweepgate.core.atomic import append_text
+
+    append_text(path, report.plan_markdown(plan, limit=room), what="the step summary",
+                hint="check --step-summary / $GITHUB_STEP_SUMMARY", rule="step-summary")
 
 
 def post_comment(plan: dict, args) -> None:

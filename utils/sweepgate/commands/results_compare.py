@@ -179,14 +179,15 @@ def _print(comparison, args, charts: list[str]) -> None:
 def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
     from sweepgate.results import render
 
+    from sweepgate.core.atomic import append_text
+
     try:
         room = STEP_SUMMARY_LIMIT - (os.path.getsize(path) if os.path.exists(path) else 0)
-        body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=room)
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(body + "\n")
-    except OSError as exc:
-        raise SweepgateError(Diagnostic(path, 0, 0, "step-summary", f"cannot write the step summary: {exc.strerror}",
-                                        "check --step-summary / $GITHUB_STEP_SUMMARY")) from None
+    except OSError:
+        room = STEP_SUMMARY_LIMIT
+    body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=room)
+    append_text(path, body + "\n", what="the step summary", hint="check --step-summary / $GITHUB_STEP_SUMMARY",
+                rule="step-summary")
 
 
 def _write_comment(path: str, comparison, args, charts: list[str]) -> None:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from sweepgate.commands import argtypes
-from sweepgate.core.errors import emit, fail
+from sweepgate.core.errors import SweepgateError, emit, fail
 from sweepgate.core.report import count, progress
 from sweepgate.results.record import MAX_INTEGER
 
@@ -105,12 +105,26 @@ def run(args) -> int:
     if jsonl:
         _append(jsonl, fd, outcome.records)
     if outcome.interrupted:
-        done, total = outcome.interrupted
-        print(f"sweepgate results ingest: interrupted after {done} of {count(total, 'file')}: those stored are "
-              "whole, the rest are not stored; run the same ingest again to finish (what is stored is "
-              "skipped)", file=sys.stderr)
-        return 130
+        return _stopped(outcome)
     return 1 if problems else 0
+
+
+def _stopped(outcome) -> int:
+    """Say why and where an ingest stopped (Ctrl-C, SIGTERM, the database), after what it did report."""
+    from sweepgate.core.errors import Terminated
+
+    done, total = outcome.interrupted
+    why = outcome.stopped_by
+    if isinstance(why, SweepgateError):  # the database failed: its own line, and how far it got if anywhere
+        emit(why.diagnostics)
+        if not done:
+            return 1
+    said = "stopped by the database" if isinstance(why, SweepgateError) else (
+        "terminated" if isinstance(why, Terminated) else "interrupted")
+    print(f"sweepgate results ingest: {said} after {done} of {count(total, 'file')}: those stored are "
+          "whole, the rest are not stored; run the same ingest again to finish (what is stored is "
+          "skipped)", file=sys.stderr)
+    return 1 if isinstance(why, SweepgateError) else 143 if isinstance(why, Terminated) else 130
 
 
 def _line_key(rec: dict) -> tuple:

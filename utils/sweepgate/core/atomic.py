@@ -45,15 +45,30 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def append_text(path: str | os.PathLike, text: str) -> None:
-    """Append ``text`` to a file the workflow named ($GITHUB_OUTPUT, a step summary, ...).
-
-    One ``write`` of the whole text, so a reader sees all of it or none of the new part;
-    a path that cannot be appended to is one diagnostic, not a traceback.
-    """
+def append_text(path: str | os.PathLike, text: str, *, what: str = "",
+                hint: str = "point $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY (or --output) at a writable file",
+                rule: str = "") -> None:
+    """Append ``text`` to a file the workflow named ($GITHUB_OUTPUT, a step summary, ...), whole or
+    not at all: a write the disk cuts short is truncated back to where the file ended. A path that
+    cannot be appended to is one diagnostic (``what`` names the file's role), not a traceback."""
+    data = text.encode("utf-8")
     try:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(text)
+        fh = open(path, "ab", buffering=0)
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot append to it: {exc.strerror}",
-                   "point $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY (or --output) at a writable file") from None
+        raise _append_failed(path, exc, what, hint, rule) from None
+    with fh:
+        start = fh.seek(0, os.SEEK_END)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[fh.write(view):]
+        except BaseException as exc:  # ENOSPC halfway, Ctrl-C: none of the new part stays
+            os.ftruncate(fh.fileno(), start)
+            if isinstance(exc, OSError):
+                raise _append_failed(path, exc, what, hint, rule) from None
+            raise
+
+
+def _append_failed(path, exc: OSError, what: str, hint: str, rule: str):
+    message = f"cannot write {what}: {exc.strerror}" if what else f"cannot append to it: {exc.strerror}"
+    return fail(str(path), 0, message + ("; the file is as it was" if what else ""), hint, rule=rule)

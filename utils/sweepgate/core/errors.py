@@ -191,7 +191,9 @@ def run_guarded(fn: Callable[[], int]) -> int:
 
 def _guarded(fn: Callable[[], int]) -> int:
     try:
-        return int(fn() or 0)
+        code = int(fn() or 0)
+        sys.stdout.flush()  # a full stdout (>/dev/full) is said here, not at the interpreter's exit
+        return code
     except SweepgateError as exc:
         emit(exc.diagnostics)
         return 1
@@ -213,6 +215,19 @@ def _guarded(fn: Callable[[], int]) -> int:
     except Exception as exc:  # noqa: BLE001 - the contract is: no tracebacks
         if os.environ.get("SWEEPGATE_DEBUG"):
             raise
+        if _cannot_write(exc):
+            return 1
         print(f"sweepgate: internal error: {type(exc).__name__}: {exc}; "
               "rerun with SWEEPGATE_DEBUG=1 for a traceback and report it", file=sys.stderr)
         return 1
+
+
+def _cannot_write(exc: Exception) -> bool:
+    """A full disk, a quota, an I/O error while writing (``>/dev/full``): one line, not an internal error."""
+    import errno
+
+    if not isinstance(exc, OSError) or exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG):
+        return False
+    where = exc.filename or "standard output"  # no name: a stream, most often stdout
+    print(f"{where}: cannot write: {exc.strerror}; free space or write the output elsewhere", file=sys.stderr)
+    return True

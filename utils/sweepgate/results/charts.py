@@ -15,6 +15,7 @@ same bytes.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import statistics
 from pathlib import Path
@@ -465,7 +466,14 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
 
 def _save(fig, path: Path, fmt: str) -> Path:
     """Write via a temporary file and rename, so a failure never leaves half a chart."""
-    tmp = path.with_name(f".{path.name}.tmp")
+    import tempfile
+
+    try:  # a name of its own: two runs writing one --plots folder must not rename each other's file
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot write the chart: {exc.strerror}", "pass a writable --plots DIR") from None
+    os.close(fd)
+    tmp = Path(name)
     try:
         fig.savefig(tmp, format=fmt, metadata=METADATA[fmt])
         tmp.replace(path)

@@ -28,7 +28,7 @@ from sweepgate.results import jsonio, normalize, sidecar, sniff
 from sweepgate.results import record as R
 from sweepgate.results.formats import gpu_metrics
 from sweepgate.results.measurement import Measurement
-from sweepgate.results.store import Immutable
+from sweepgate.results.store import Immutable, StoreError
 
 WALKED_SUFFIXES = (".json", ".jsonl", ".csv")
 OUTPUT_SUFFIXES = (".json", ".jsonl", ".csv")
@@ -54,6 +54,7 @@ class Outcome:
     warnings: list = dataclasses.field(default_factory=list)  # stored all the same
     interrupted: tuple[int, int] | None = None  # (files done, files in all) when Ctrl-C stopped it
     files_done: int = 0
+    stopped_by: BaseException | None = None  # what interrupted it: Ctrl-C, SIGTERM or the store's failure
 
 
 @dataclasses.dataclass
@@ -274,8 +275,8 @@ def ingest(paths: list[str], store, given: Given | None = None, progress=None) -
     outcome = Outcome(problems=list(walked.refused))
     try:
         _each(files, store, given, progress, outcome)
-    except KeyboardInterrupt:  # each file stored whole or not at all: say how far it got
-        outcome.interrupted = (outcome.files_done, len(files))
+    except (KeyboardInterrupt, StoreError) as exc:  # each file stored whole or not at all: say how far it got
+        outcome.interrupted, outcome.stopped_by = (outcome.files_done, len(files)), exc
     return outcome
 
 
@@ -284,18 +285,51 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
         outcome.files_done = done  # the files before this one are through, stored or refused
         warnings: list = []
         try:
+            _utf8_name(path)
             records = _file_records(path, given, warnings)
         except SweepgateError as exc:
             outcome.problems.extend(exc.diagnostics)
             continue
-        if not records:
-            continue
-        try:
-            outcome.new += store.add(records)  # a store failure stops the ingest (StoreError)
-        except Immutable as exc:  # a changed file under a stored key: this file only is refused
-            outcome.problems.append(exc.at(str(path)))
-            continue
-        outcome.results += len(records)
-        outcome.records.extend(records)
-        outcome.warnings.extend(warnings)  # of stored files only
+        if records:
+            with _signals_held():  # stored and counted together: a Ctrl-C in between would undercount
+                _store_one(path, records, warnings, store, outcome)
+                outcome.files_done = done + 1
     outcome.files_done = len(files)
+
+
+def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: Outcome) -> None:
+    try:
+        outcome.new += store.add(records)  # a store failure stops the ingest (StoreError)
+    except Immutable as exc:  # a changed file under a stored key: this file only is refused
+        outcome.problems.append(exc.at(str(path)))
+        return
+    outcome.results += len(records)
+    outcome.records.extend(records)
+    outcome.warnings.extend(warnings)  # of stored files only
+
+
+def _utf8_name(path: Path) -> None:
+    """A file name that is not UTF-8 cannot be stored as its record's source: that file is refused."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise fail(os.fsencode(path).decode("utf-8", "backslashreplace"), 0, "the file name is not UTF-8",
+                   "rename the file (its name is stored with its results)") from None
+
+
+class _signals_held:
+    """Ctrl-C and SIGTERM wait until the block is through (delivered as it ends), in the main thread."""
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.held = threading.current_thread() is threading.main_thread()
+        if self.held:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self.held:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
