@@ -318,18 +318,33 @@ def _utf8_name(path: Path) -> None:
 
 
 class _signals_held:
-    """Ctrl-C and SIGTERM wait until the block is through (delivered as it ends), in the main thread."""
+    """Ctrl-C and SIGTERM wait until the block is through, then act as they would have (Python runs
+    signal handlers in the main thread, whichever thread the signal reached: a progress bar's
+    refresh thread cannot let one through early, as a thread's signal mask would)."""
+
+    SIGNALS = ("SIGINT", "SIGTERM")
 
     def __enter__(self):
         import signal
         import threading
 
-        self.held = threading.current_thread() is threading.main_thread()
-        if self.held:
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        self.caught, self.previous = None, {}
+        if threading.current_thread() is threading.main_thread():
+            for name in self.SIGNALS:
+                number = getattr(signal, name)
+                self.previous[number] = signal.signal(number, self._note)
+
+    def _note(self, signum, frame):
+        self.caught = self.caught or signum
 
     def __exit__(self, *exc):
         import signal
 
-        if self.held:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+        if self.caught is not None and not any(exc):
+            handler = self.previous[self.caught]
+            if callable(handler):
+                handler(self.caught, None)  # Python's KeyboardInterrupt, sweepgate's Terminated
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), self.caught)
