@@ -156,3 +156,17 @@ def test_sigterm_removes_the_throwaway_repository_and_stops_the_rehearsal(tmp_pa
     time.sleep(1)
     left = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
     assert not left, f"processes of the example still run: {left}"
+
+
+def test_the_example_stops_when_its_ingest_was_stopped(tmp_path, monkeypatch):
+    """Diff review: the ingest now reports what stopped it instead of raising; the example went on
+    to compare and exited 0 after SIGTERM or a failing store."""
+    sys.path.insert(0, str(ROOT / "utils"))
+    from sweepgate.commands import example
+    from sweepgate.core.errors import Terminated
+    from sweepgate.results import ingest
+
+    for stop in (Terminated(), ingest.StoreError(ingest.Diagnostic("db", 0, 0, "r", "database: full"))):
+        monkeypatch.setattr(ingest, "ingest", lambda paths, st, stop=stop: ingest.Outcome(stopped_by=stop))
+        with pytest.raises(type(stop)):
+            example.compare_with_history(str(tmp_path), [], str(tmp_path / "plots"))

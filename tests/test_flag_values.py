@@ -144,6 +144,12 @@ def test_version_names_the_commit_of_a_git_url_install(capsys, monkeypatch):
     from importlib import metadata
 
     class Dist:
+        here = cli.__file__  # the install that records the commit is the copy that runs
+
+        def locate_file(self, name):
+            assert name == "sweepgate/cli.py"
+            return self.here
+
         def read_text(self, name):
             assert name == "direct_url.json"
             return json.dumps({"url": "https://example.com/sweepgate.git",
@@ -153,6 +159,10 @@ def test_version_names_the_commit_of_a_git_url_install(capsys, monkeypatch):
     with pytest.raises(SystemExit):
         cli.main(["--version"])
     assert " commit d31214d00000 (" in capsys.readouterr().out
+    Dist.here = "/elsewhere/site-packages/sweepgate/cli.py"  # another venv's record: not this copy's commit
+    with pytest.raises(SystemExit):
+        cli.main(["--version"])
+    assert " commit " not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, said", [

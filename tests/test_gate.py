@@ -548,6 +548,13 @@ def test_staged_with_no_upstream_in_reach_refuses_rather_than_passing_head_s_own
     err = capsys.readouterr().err
     assert err.startswith("--base-ref: no branch here (origin/main, main, origin/master, master) shares history"), err
     assert cli.main(["validate", "--staged", "--base-ref", "HEAD"]) == 0  # named, it is the user's choice
+    # A full local repository whose only branch is trunk keeps HEAD as the base (its own commits are history).
+    trunk = tmp_path / "trunk"
+    subprocess.run(["git", "clone", "-q", "--branch", "feature", f"file://{repo.path}", str(trunk)], check=True)
+    for cmd in (["checkout", "-q", "-b", "trunk"], ["branch", "-q", "-D", "feature"], ["remote", "remove", "origin"]):
+        subprocess.run(["git", "-C", str(trunk), *cmd], check=True)
+    monkeypatch.chdir(trunk)
+    assert cli.main(["validate", "--staged"]) == 0, capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- performance

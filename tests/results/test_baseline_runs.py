@@ -54,3 +54,25 @@ def test_a_reused_result_recorded_three_times_is_one_baseline_run(tmp_path):
     window = C.baseline_window(originals + copies, 3)
     (runs,) = window.values()
     assert [r[R.RUN_ID] for r in runs] == ["main-22", "main-3", "main-2"]  # the newest copy, then older runs
+
+
+def test_copies_of_one_point_do_not_widen_every_point_s_history(tmp_path, monkeypatch):
+    """Diff review: the copies of all points were added up and every point read that many runs more
+    (100 points with one copy each read 106 runs of each)."""
+    keys = tuple(f"k{i:02d}" for i in range(20))
+    records = [synth.make(f"main-{r}", key, CONC, synth.curve(CONC), day=r + 1) for r in range(8) for key in keys]
+    for rec in records[-len(keys):]:  # the newest run of every point is a copy
+        rec[R.REUSED_FROM] = {R.RUN_ID: "pr-1", R.ATTEMPT: 1, R.RESULT_FILENAME: rec[R.RESULT_FILENAME]}
+    asked = []
+    real = store.Store.last_runs_of_points
+
+    def counted(self, ref, points, n=5, **kw):
+        asked.append(n)
+        return real(self, ref, points, n, **kw)
+
+    monkeypatch.setattr(store.Store, "last_runs_of_points", counted)
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(records + synth.pr_run(keys=keys, concs=(CONC,)))
+    store_adapter.from_store(url, "pr-7", C.DEFAULT_BASELINE_REF, 5)
+    assert max(asked) == 5 + 1 + 1, asked  # one copy per point: one run more, not one per copy in all

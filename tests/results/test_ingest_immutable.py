@@ -82,3 +82,13 @@ def test_outputs_ingested_again_by_a_newer_version_are_a_no_op(db, tmp_path, cap
     rc, out, err = _ingest(capsys, db, tmp_path / "in")
     assert (rc, err) == (0, "") and "(0 new)" in out
     assert show_json(capsys, db, "--run", "v")[0][R.METRICS][R.OUTPUT_TPUT_PER_GPU] == 1.0  # the stored one stays
+
+
+def test_a_length_a_newer_version_no_longer_claims_is_no_change():
+    """Diff review: 2024 SGLang lines stored with isl/osl 1024/128 (the unused random defaults), read
+    by a version that claims none, were refused as changed results."""
+    from sweepgate.results import store
+
+    stored = {R.ISL: 1024, R.OSL: 128, R.METRICS: {R.OUTPUT_THROUGHPUT: 10.0}}
+    assert store._changes(stored, {R.ISL: None, R.OSL: None, R.METRICS: {R.OUTPUT_THROUGHPUT: 10.0}}) == []
+    assert store._changes(stored, {R.ISL: 2048, R.OSL: 128, R.METRICS: {R.OUTPUT_THROUGHPUT: 10.0}}) == [R.ISL]

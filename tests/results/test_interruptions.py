@@ -154,3 +154,52 @@ def test_an_ascii_stdout_gets_escapes_not_a_crash(tmp_path):
                       env={"PYTHONIOENCODING": "ascii", "NO_COLOR": "1", "COLUMNS": "200"})
     assert proc.returncode == 0 and "internal error" not in proc.stderr, proc.stderr
     assert "(\\xb15%)" in proc.stdout, proc.stdout[:2000]
+
+
+def test_a_signal_before_the_commit_stops_at_once_and_stores_nothing(tmp_path, capsys, monkeypatch):
+    """Diff review: signals were held through the whole add, a lock's busy wait included (up to
+    minutes); until the rows are about to be committed they act at once."""
+    three_jobs(tmp_path / "in")
+
+    def waiting_on_a_lock(self, records, **kw):
+        os.kill(os.getpid(), signal.SIGTERM)  # arrives while the store waits, before_commit not yet called
+        raise AssertionError("the signal was held")
+
+    monkeypatch.setattr(store.Store, "add", waiting_on_a_lock)
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    code, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert code == 143 and "terminated after 0 of 3 files" in err and "ingested 0 results" in out, err
+
+
+def test_append_text_writes_a_pipe_as_it_is(tmp_path):
+    """Diff review: seeking /dev/stdout or a FIFO to note where it ended was an internal error."""
+    code = ("import sys; from sweepgate.core.atomic import append_text; "
+            "append_text('/dev/stdout', 'k=v\\n'); append_text(sys.argv[1], 'x\\n')")
+    (tmp_path / "f").write_text("a\n")
+    proc = subprocess.run(f'"{sys.executable}" -c "{code}" {tmp_path / "f"} | cat', shell=True, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "utils")})
+    assert proc.returncode == 0 and proc.stdout == "k=v\n", proc.stderr
+    assert (tmp_path / "f").read_text() == "a\nx\n"
+
+
+def test_charts_are_readable_by_others_as_before(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from sweepgate.results import charts
+
+    path = charts._save(plt.figure(), tmp_path / "c.png", "png")
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_cli_main_under_a_redirected_stdout_object(capsys):
+    """Diff review: a caller's StringIO stdout has no reconfigure()."""
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert cli.main(["full-sweep", "--single-node", "--max-conc", "4"]) == 0
+    assert buffer.getvalue().startswith("[")

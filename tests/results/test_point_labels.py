@@ -54,6 +54,7 @@ def test_a_small_change_keeps_its_sign_and_size_and_one_repeat_is_singular():
     assert render.fmt_change(-0.00001) == "-0.001%" and render.fmt_change(-0.0006) == "-0.1%"
     assert render.fmt_change(0.0) == "+0.0%" and render.fmt_change(-1e-12) == "+0.0%"  # never "-0.0%"
     assert render.fmt_change(None) == "n/a"
+    assert render.fmt_change(1e-7) == "+0.00001%" and render.fmt_change(5e-7) == "+0.00005%"  # never 1e-05
     from sweepgate.results import compare as C
 
     one = C.Comparison(run="1", verdicts=[], heads={}, baselines={}, repeated={point(**{R.CONC: 4}): 2})

@@ -54,14 +54,27 @@ def _version() -> str:
     return f"%(prog)s {__version__}{built} ({Path(__file__).resolve().parent})"
 
 
+class _VersionAction(argparse.Action):
+    """argparse's version action, the text made only when asked for (it reads package metadata)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(_version().replace("%(prog)s", parser.prog) + "\n")
+        parser.exit()
+
+
 def _installed_commit() -> str | None:
     """The commit pip recorded for a git-URL install (PEP 610 direct_url.json), else None."""
     import json
     from importlib import metadata
 
+    from pathlib import Path
+
     try:
-        info = json.loads(metadata.distribution("sweepgate").read_text("direct_url.json") or "null")
-    except (metadata.PackageNotFoundError, ValueError):
+        dist = metadata.distribution("sweepgate")
+        if Path(dist.locate_file("sweepgate/cli.py")).resolve() != Path(__file__).resolve():
+            return None  # another install's record: this copy runs from a checkout or another venv
+        info = json.loads(dist.read_text("direct_url.json") or "null")
+    except (metadata.PackageNotFoundError, ValueError, OSError):
         return None
     vcs = info.get("vcs_info") if isinstance(info, dict) else None
     commit = vcs.get("commit_id") if isinstance(vcs, dict) else None
@@ -78,7 +91,7 @@ def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str
         "Gate the perf changelog, expand the benchmark matrix, and plan GPU sweeps. "
         "With no command, runs the built-in example. Input and output formats: "
         "docs/contracts.md (cited as CONTRACTS §N).")
-    parser.add_argument("--version", action="version", version=_version(),
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
                         help="print the installed version and where it is installed from, then exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = argv[0] if argv and not argv[0].startswith("-") else None
@@ -112,7 +125,7 @@ def main(argv: list[str] | None = None, only: tuple[str, ...] | None = None, pro
     if sys.stdout is None:  # started with stdout closed (>&-): every line it printed would be lost
         print(f"{prog}: standard output is closed; open it (>/dev/null to discard the output)", file=sys.stderr)
         return 1
-    if (sys.stdout.encoding or "").replace("-", "").lower() != "utf8":
+    if hasattr(sys.stdout, "reconfigure") and (sys.stdout.encoding or "").replace("-", "").lower() != "utf8":
         sys.stdout.reconfigure(errors="backslashreplace")  # an ASCII terminal: "\xb1", not a crash
     try:
         return _main(argv, only, prog)

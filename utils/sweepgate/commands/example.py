@@ -194,6 +194,8 @@ def compare_with_history(tmp: str, rehearsals: list, plots: str) -> dict:
         # the outputs the jobs name (a folder walk would also take the AIPerf export and the
         # per-concurrency parts of a multi-node output, which the job's own output holds)
         outcome = ingest.ingest([str(path) for r in rehearsals for path in r.outputs if path.is_file()], st)
+        if outcome.stopped_by is not None:  # Ctrl-C, SIGTERM or the store failing: the example stops too
+            raise outcome.stopped_by
         history = synthetic.baseline_history(outcome.records, compare.DEFAULT_BASELINE_REF)
         st.add(history)
     pr, baseline, *_ = store_adapter.from_store(url, RUN_ID, compare.DEFAULT_BASELINE_REF, compare.DEFAULT_WINDOW)

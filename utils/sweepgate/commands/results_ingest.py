@@ -172,10 +172,10 @@ def _append(path: Path, fd: int, records: list[dict]) -> None:
 
 def _write_whole(path: Path, fd: int, data: bytes, size: int) -> None:
     """``data`` appended whole, or FILE cut back to its ``size`` (a full disk): never half a line."""
+    from sweepgate.core.atomic import write_whole
+
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_whole(fd, data, size)
         os.fsync(fd)
     except OSError as exc:
         os.ftruncate(fd, size)

@@ -20,8 +20,8 @@ from sweepgate.core.github import owner_name
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-ref", help="revision the change starts from (with --staged: default is the "
-                                           "merge-base of HEAD with origin/main, main, origin/master or master; "
-                                           "refused when none shares history with HEAD)")
+                                           "merge-base of HEAD with origin/main, main, origin/master or master, "
+                                           "else HEAD; refused in a shallow clone with none of them)")
     parser.add_argument("--head-ref", help="revision with the appended entries (required unless --staged)")
     parser.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
     parser.add_argument("--pr-number", type=argtypes.pull_request_or_none, default=None,
@@ -57,16 +57,16 @@ def _write_outputs(outcome) -> None:
 
 
 def _staged_base(git) -> str:
-    """Where --staged's history ends. With no upstream to find it from, the gate cannot tell history
-    from a new entry, and HEAD as the base would pass what HEAD itself appended: refused instead
-    (an unborn HEAD, a repository's first commit, has no history to keep)."""
+    """Where --staged's history ends: the merge-base with an upstream, else HEAD (a local repository
+    whose only branch is trunk or develop). In a shallow clone with no upstream in reach (a depth-1
+    CI checkout) HEAD is the PR's own commit and would pass what it appended: refused instead."""
     from sweepgate.core.errors import fail
     from sweepgate.core.upstream import UPSTREAMS, upstream_base
 
     base = upstream_base(git)
-    if base is None and git.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).strip():
+    if base is None and git.run("rev-parse", "--is-shallow-repository", check=False).strip() == b"true":
         raise fail("--base-ref", 0, f"no branch here ({', '.join(UPSTREAMS)}) shares history with HEAD, so "
-                   "there is no base to tell the changelog's history from new entries (a shallow clone?)",
+                   "there is no base to tell the changelog's history from new entries (this clone is shallow)",
                    "fetch the default branch (git fetch origin main; fetch-depth: 0 in actions/checkout) or "
                    "pass --base-ref (args: [--base-ref, origin/BRANCH] in .pre-commit-config.yaml)")
     return base or "HEAD"

@@ -45,28 +45,39 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def write_whole(fd: int, data: bytes, start: int | None) -> None:
+    """Write all of ``data`` to ``fd``; if that fails (a full disk, Ctrl-C), cut a regular file back to
+    ``start`` (where it ended) and raise again: none of the new part stays. ``start`` None: a pipe or
+    a device, which cannot be cut back."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except BaseException:
+        if start is not None:
+            os.ftruncate(fd, start)
+        raise
+
+
 def append_text(path: str | os.PathLike, text: str, *, what: str = "",
                 hint: str = "point $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY (or --output) at a writable file",
                 rule: str = "") -> None:
     """Append ``text`` to a file the workflow named ($GITHUB_OUTPUT, a step summary, ...), whole or
-    not at all: a write the disk cuts short is truncated back to where the file ended. A path that
-    cannot be appended to is one diagnostic (``what`` names the file's role), not a traceback."""
-    data = text.encode("utf-8")
+    not at all (``write_whole``); a pipe or /dev/stdout is written as it is. A path that cannot be
+    appended to is one diagnostic (``what`` names the file's role), not a traceback."""
+    import stat
+
     try:
-        fh = open(path, "ab", buffering=0)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     except OSError as exc:
         raise _append_failed(path, exc, what, hint, rule) from None
-    with fh:
-        start = fh.seek(0, os.SEEK_END)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[fh.write(view):]
-        except BaseException as exc:  # ENOSPC halfway, Ctrl-C: none of the new part stays
-            os.ftruncate(fh.fileno(), start)
-            if isinstance(exc, OSError):
-                raise _append_failed(path, exc, what, hint, rule) from None
-            raise
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        write_whole(fd, text.encode("utf-8"), os.lseek(fd, 0, os.SEEK_END) if regular else None)
+    except OSError as exc:
+        raise _append_failed(path, exc, what, hint, rule) from None
+    finally:
+        os.close(fd)
 
 
 def _append_failed(path, exc: OSError, what: str, hint: str, rule: str):

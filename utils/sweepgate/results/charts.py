@@ -474,6 +474,7 @@ def _save(fig, path: Path, fmt: str) -> Path:
         raise fail(str(path), 0, f"cannot write the chart: {exc.strerror}", "pass a writable --plots DIR") from None
     os.close(fd)
     tmp = Path(name)
+    os.chmod(tmp, 0o644)  # mkstemp's 0600 would make every chart private
     try:
         fig.savefig(tmp, format=fmt, metadata=METADATA[fmt])
         tmp.replace(path)

@@ -291,15 +291,15 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
             outcome.problems.extend(exc.diagnostics)
             continue
         if records:
-            with _signals_held():  # stored and counted together: a Ctrl-C in between would undercount
-                _store_one(path, records, warnings, store, outcome)
+            with _signals_held() as held:  # committed and counted together: a Ctrl-C between would undercount
+                _store_one(path, records, warnings, store, outcome, held.defer)
                 outcome.files_done = done + 1
     outcome.files_done = len(files)
 
 
-def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: Outcome) -> None:
+def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: Outcome, before_commit) -> None:
     try:
-        outcome.new += store.add(records)  # a store failure stops the ingest (StoreError)
+        outcome.new += store.add(records, before_commit=before_commit)  # a store failure stops the ingest
     except Immutable as exc:  # a changed file under a stored key: this file only is refused
         outcome.problems.append(exc.at(str(path)))
         return
@@ -318,9 +318,10 @@ def _utf8_name(path: Path) -> None:
 
 
 class _signals_held:
-    """Ctrl-C and SIGTERM wait until the block is through, then act as they would have (Python runs
-    signal handlers in the main thread, whichever thread the signal reached: a progress bar's
-    refresh thread cannot let one through early, as a thread's signal mask would)."""
+    """Ctrl-C and SIGTERM act at once until ``defer()`` (a file's rows written, about to be committed),
+    then wait until the block is through and act as they would have: a waiting store (a lock held
+    elsewhere) can still be interrupted, a committed file is always counted. Python runs signal
+    handlers in the main thread, whichever thread the signal reached."""
 
     SIGNALS = ("SIGINT", "SIGTERM")
 
@@ -328,14 +329,30 @@ class _signals_held:
         import signal
         import threading
 
-        self.caught, self.previous = None, {}
+        self.caught, self.deferring, self.previous = None, False, {}
         if threading.current_thread() is threading.main_thread():
             for name in self.SIGNALS:
                 number = getattr(signal, name)
                 self.previous[number] = signal.signal(number, self._note)
+        return self
+
+    def defer(self) -> None:
+        self.deferring = True
 
     def _note(self, signum, frame):
+        if not self.deferring:
+            self._act(signum)  # nothing committed yet: stop now
         self.caught = self.caught or signum
+
+    def _act(self, signum):
+        import signal
+
+        handler = self.previous[signum]
+        if callable(handler):
+            handler(signum, None)  # Python's KeyboardInterrupt, sweepgate's Terminated
+        elif handler == signal.SIG_DFL:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
 
     def __exit__(self, *exc):
         import signal
@@ -343,8 +360,4 @@ class _signals_held:
         for number, handler in self.previous.items():
             signal.signal(number, handler)
         if self.caught is not None and not any(exc):
-            handler = self.previous[self.caught]
-            if callable(handler):
-                handler(self.caught, None)  # Python's KeyboardInterrupt, sweepgate's Terminated
-            elif handler == signal.SIG_DFL:
-                os.kill(os.getpid(), self.caught)
+            self._act(self.caught)

@@ -9,6 +9,7 @@ figure measured against a stand-in server carries "(rehearsal)". Eval scores
 from __future__ import annotations
 
 import io
+import math
 import re
 
 from sweepgate.core.report import count, print_block
@@ -61,7 +62,10 @@ def fmt_change(change: float | None) -> str:
         return "n/a"
     if abs(change) >= 0.0005:
         return f"{change:+.1%}"
-    return "+0.0%" if abs(change) < 1e-7 else f"{change * 100:+.1g}%"
+    if abs(change) < 1e-7:
+        return "+0.0%"
+    percent = change * 100
+    return f"{percent:+.{-math.floor(math.log10(abs(percent)))}f}%"  # one significant digit, never 1e-05
 
 
 def point_label(pt: tuple) -> str:

@@ -330,13 +330,15 @@ RESULT_FIELDS = (*R.JOB_KEYS, R.CONC, R.ISL, R.OSL, R.EVALS)
 
 def _changes(stored: dict, rec: dict) -> list[str]:
     """What a re-ingest changed of the result itself: the client's measured values and RESULT_FIELDS,
-    where the stored one has them (not null). What sweepgate derives (R.DERIVED_METRICS, identity
+    where both have them (not null). What sweepgate derives (R.DERIVED_METRICS, identity
     read from the row) and fields only the newer version records may differ: upgrading sweepgate
     and ingesting the same outputs again stays a no-op."""
     old, new = json.loads(_canonical(stored)), json.loads(_canonical(rec))
     old_m, new_m = old.get(R.METRICS) or {}, new.get(R.METRICS) or {}
     measured = sorted(m for m in old_m.keys() & new_m.keys() if m not in R.DERIVED_METRICS and old_m[m] != new_m[m])
-    return measured + [f for f in RESULT_FIELDS if old.get(f) is not None and f in new and not _alike(old[f], new[f])]
+    # a field the newer version leaves null (a length it no longer claims) is no change either
+    return measured + [f for f in RESULT_FIELDS
+                       if old.get(f) is not None and new.get(f) is not None and not _alike(old[f], new[f])]
 
 
 def _alike(old, new) -> bool:
@@ -501,10 +503,11 @@ class Store:
         for row in rows:
             _same(stored[tuple(row[column(f)] for f in KEY)], row["record"])
 
-    def add(self, records: list[dict], *, keep_stored: bool = False) -> int:
+    def add(self, records: list[dict], *, keep_stored: bool = False, before_commit=None) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new. A record
         that differs from the one stored under its key raises ``Immutable`` (nothing is stored),
-        or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s)."""
+        or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s).
+        ``before_commit()`` is called once the rows are written, just before they are committed."""
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         rows = [self._row(rec, stamp) for rec in records]
         attempt = 1
@@ -512,7 +515,10 @@ class Store:
             try:
                 with self.engine.begin() as conn:
                     _write_lock(conn)
-                    return self._insert(conn, rows, keep_stored)
+                    new = self._insert(conn, rows, keep_stored)
+                    if before_commit is not None:
+                        before_commit()
+                return new
             except sa.exc.SQLAlchemyError as exc:
                 if attempt == ADD_ATTEMPTS or not _lost_race(exc):
                     raise database_error(self.url, exc) from None

@@ -56,13 +56,16 @@ def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[
     itself may be on ``ref``), and as many runs more as there are reused results among them: a result
     ``ci reuse`` recorded again counts once in the baseline (``compare.baseline_window``), so its
     copies must not take the places of older measurements."""
+    from collections import Counter
+
     n = window + 1
     while True:
         found = st.last_runs_of_points(ref, points, n, succeeded=True, **kw)
-        copies = sum(1 for rec in found if rec.get(R.REUSED_FROM))
-        if n >= window + 1 + copies:
+        copies = Counter(R.point_values(rec) for rec in found if rec.get(R.REUSED_FROM))
+        most = max(copies.values(), default=0)  # the point that lost the most places to copies
+        if n >= window + 1 + most:
             return found
-        n = window + 1 + copies
+        n = window + 1 + most
 
 
 def _others_of_keys(st, pr: list[dict], baseline_ref: str, rehearsal: bool, past: str | None) -> list[dict]:
