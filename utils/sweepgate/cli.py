@@ -66,7 +66,6 @@ def _installed_commit() -> str | None:
     """The commit pip recorded for a git-URL install (PEP 610 direct_url.json), else None."""
     import json
     from importlib import metadata
-
     from pathlib import Path
 
     try:

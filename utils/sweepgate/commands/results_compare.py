@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from sweepgate.commands import argtypes
-from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.errors import SweepgateError
 from sweepgate.core.github import owner_name
 from sweepgate.core.report import count, progress
 
@@ -177,9 +177,8 @@ def _print(comparison, args, charts: list[str]) -> None:
 
 
 def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
-    from sweepgate.results import render
-
     from sweepgate.core.atomic import append_text
+    from sweepgate.results import render
 
     try:
         room = STEP_SUMMARY_LIMIT - (os.path.getsize(path) if os.path.exists(path) else 0)

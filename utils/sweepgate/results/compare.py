@@ -249,7 +249,13 @@ def _once_each(newest_first: list[dict]) -> list[dict]:
     """Each measurement once: the copies ``ci reuse`` recorded against later runs are one job's
     figures, not that many runs' (three copies would read as a spread of zero); the newest kept."""
     seen: set = set()
-    return [rec for rec in newest_first if not (R.measured_by(rec) in seen or seen.add(R.measured_by(rec)))]
+    out = []
+    for rec in newest_first:
+        job = R.measured_by(rec)
+        if job not in seen:
+            seen.add(job)
+            out.append(rec)
+    return out
 
 
 def combined(recs: list[dict]) -> dict:

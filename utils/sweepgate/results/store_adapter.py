@@ -53,9 +53,9 @@ def from_store(url: str | None, run: str, baseline_ref: str | None,
 
 def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[dict]:
     """The records of each point's last ``window`` + 1 successful runs on ``ref`` (one more: the run
-    itself may be on ``ref``), and as many runs more as there are reused results among them: a result
-    ``ci reuse`` recorded again counts once in the baseline (``compare.baseline_window``), so its
-    copies must not take the places of older measurements."""
+    itself may be on ``ref``), and as many runs more as the point with the most reused results among
+    them holds: a result ``ci reuse`` recorded again counts once in the baseline
+    (``compare.baseline_window``), so its copies must not take the places of older measurements."""
     from collections import Counter
 
     n = window + 1
