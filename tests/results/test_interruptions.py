@@ -203,3 +203,32 @@ def test_cli_main_under_a_redirected_stdout_object(capsys):
     with contextlib.redirect_stdout(buffer):
         assert cli.main(["full-sweep", "--single-node", "--max-conc", "4"]) == 0
     assert buffer.getvalue().startswith("[")
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt, lambda: store.sa.exc.OperationalError("x", {}, Exception("disk I/O error"))])
+def test_a_new_store_whose_schema_never_landed_is_not_left_behind(tmp_path, monkeypatch, failure):
+    """Crash review item 8: an interrupt (or a database error) while a new store's schema was made
+    left an empty file that `results show` then called "not a sweepgate results store"."""
+    from alembic import command
+
+    def broken_upgrade(*_a, **_k):
+        raise failure()
+
+    monkeypatch.setattr(command, "upgrade", broken_upgrade)
+    db = tmp_path / "new.db"
+    with pytest.raises((KeyboardInterrupt, store.StoreError)):
+        store.open_store(f"sqlite:///{db}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    with store.open_store(f"sqlite:///{db}") as st:  # the next open makes it whole
+        assert st.records() == []
+
+
+def test_an_existing_store_is_never_removed_by_a_failed_open(tmp_path, monkeypatch):
+    db = tmp_path / "old.db"
+    db.write_bytes(b"")  # somebody's empty file: not ours to delete
+    from alembic import command
+    monkeypatch.setattr(command, "upgrade", lambda *_a, **_k: (_ for _ in ()).throw(KeyboardInterrupt()))
+    with pytest.raises(KeyboardInterrupt):
+        store.open_store(f"sqlite:///{db}")
+    assert db.is_file()

@@ -666,6 +666,7 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     ``must_exist`` (a command that only reads), a SQLite file that is not there is refused, not
     created empty: a mistyped --db would otherwise read as "no results"."""
     url = resolve_url(url, root)
+    made = _new_sqlite_file(url)
     not_a_store = fail(display_url(url), 0, "not a sweepgate results store (it holds no results tables)",
                        "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
     try:
@@ -684,5 +685,28 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
                    "it; nothing was changed") from None
     except (sa.exc.SQLAlchemyError, OSError) as exc:
         store.engine.dispose()
+        _drop_unfinished(made)
         raise database_error(store.url, exc) from None
+    except BaseException:  # an interrupt while the schema was made: no empty store is left behind
+        store.engine.dispose()
+        _drop_unfinished(made)
+        raise
     return store
+
+
+def _new_sqlite_file(url: str) -> Path | None:
+    """The SQLite file this open is about to create (None: a server, memory, a URI or a file that exists)."""
+    parsed = sa.engine.make_url(url)
+    name = str(parsed.database or "")
+    if parsed.get_backend_name() != "sqlite" or not name or name.startswith("file:") or _memory(parsed):
+        return None
+    path = Path(name)
+    return None if path.exists() else path
+
+
+def _drop_unfinished(made: Path | None) -> None:
+    """Remove a store file this open created whose schema was never committed (and its WAL files)."""
+    if made is None or not made.is_file() or _holds_schema(made):
+        return
+    for path in (made, made.with_name(made.name + "-wal"), made.with_name(made.name + "-shm")):
+        path.unlink(missing_ok=True)
