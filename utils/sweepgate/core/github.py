@@ -19,7 +19,8 @@ COMMENT_LIMIT = 65_000  # what a report is cut to: room for the marker line unde
 # Where the token is read, first set wins: a workflow's token, then the gh CLI's variable.
 TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN")
 OWNER_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-CREDENTIALS_HINT = "set GITHUB_TOKEN (or GH_TOKEN) and GITHUB_REPOSITORY (or pass --repository OWNER/NAME)"
+TOKEN_HINT = "set GITHUB_TOKEN (or GH_TOKEN)"
+REPOSITORY_HINT = "set GITHUB_REPOSITORY (or pass --repository OWNER/NAME)"
 API_URL_HINT = (f"check --github-api-url / GITHUB_API_URL: the REST API base, {DEFAULT_API_URL} "
                 "or https://HOST/api/v3 for GitHub Enterprise")
 # Every request's bounds (core.github_retry): no command waits on the API for more than about two minutes.
@@ -64,16 +65,17 @@ def credentials_problem(command: str, tok: str | None, repo: str | None, *, need
                         alternative: str = "", rule: str = "github") -> Diagnostic | None:
     """The one-line diagnostic (exit 1) of a command that cannot work without a token and
     OWNER/NAME, or None when both are usable. ``needed_by`` names the flag that needs them."""
-    if tok and repo and OWNER_NAME.fullmatch(repo):
+    repo_ok = bool(repo and OWNER_NAME.fullmatch(repo))
+    if tok and repo_ok:
         return None
+    needs, whats, fixes = [], [], []
     if not tok:
-        what = "GITHUB_TOKEN is not set"
-    elif not repo:
-        what = "no repository given"
-    else:
-        what = f"repository '{repo}' is not OWNER/NAME"
-    message = f"{needed_by + ' ' if needed_by else ''}needs GITHUB_TOKEN and --repository: {what}"
-    hint = CREDENTIALS_HINT + (f", or {alternative}" if alternative else "")
+        needs.append("GITHUB_TOKEN"), whats.append("GITHUB_TOKEN is not set"), fixes.append(TOKEN_HINT)
+    if not repo_ok:
+        needs.append("--repository"), fixes.append(REPOSITORY_HINT)
+        whats.append(f"repository '{repo}' is not OWNER/NAME" if repo else "no repository given")
+    message = f"{needed_by + ' ' if needed_by else ''}needs {' and '.join(needs)}: {' and '.join(whats)}"
+    hint = " and ".join(fixes) + (f", or {alternative}" if alternative else "")
     return Diagnostic(command, 0, 0, rule, message, hint)
 
 
