@@ -103,6 +103,17 @@ def test_packaged_fleet_equals_the_repository(wheel):
             assert whl.read(name) == (REPO / rel).read_bytes(), f"{rel} differs from the repository's"
 
 
+def test_the_wheel_carries_the_docs_help_cites(wheel, installed, tmp_path):
+    """`--help` cited docs/contracts.md, which no install had (the install review's leftover)."""
+    with zipfile.ZipFile(wheel) as whl:
+        for doc in (REPO / "docs").glob("*.md"):
+            assert whl.read(f"sweepgate/docs/{doc.name}") == doc.read_bytes(), doc.name
+    helped = _run([str(installed), "--help"], tmp_path, env={**os.environ, "COLUMNS": "1000"})
+    cited = helped.stdout.split("Input and output formats: ")[1].split(" (cited as")[0]
+    assert Path(cited).is_file() and str(installed.parents[1]) in cited, cited
+    assert "## " in Path(cited).read_text(encoding="utf-8")
+
+
 def _throwaway_repo(sweepgate: Path, tmp_path: Path) -> Path:
     proc = _run([str(sweepgate), "example", "--json", "--keep"], tmp_path)
     assert proc.returncode == 0, proc.stderr

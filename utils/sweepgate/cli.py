@@ -80,6 +80,19 @@ def _installed_commit() -> str | None:
     return commit if isinstance(commit, str) else None
 
 
+def contracts_doc() -> str:
+    """Where the contracts document is: the copy a wheel carries (sweepgate/docs/, put there by
+    setup.py), else the checkout's docs/ (an editable install)."""
+    import os
+
+    package = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(package, "docs", "contracts.md"),
+                      os.path.join(os.path.dirname(os.path.dirname(package)), "docs", "contracts.md")):
+        if os.path.isfile(candidate):
+            return candidate
+    return "docs/contracts.md"
+
+
 def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str = "sweepgate"
                  ) -> argparse.ArgumentParser:
     """The parser of every command, or of ``only`` these (a reference entry point's own)."""
@@ -89,7 +102,7 @@ def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str
         description=f"Commands: {', '.join(only)} (sweepgate's, under the reference's name)." if only else
         "Gate the perf changelog, expand the benchmark matrix, and plan GPU sweeps. "
         "With no command, runs the built-in example. Input and output formats: "
-        "docs/contracts.md (cited as CONTRACTS §N).")
+        f"{contracts_doc()} (cited as CONTRACTS §N).")
     parser.add_argument("--version", action=_VersionAction, nargs=0,
                         help="print the installed version and where it is installed from, then exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     matrix.add_arguments(parser)  # the same flags as the matrix step it plans
     fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print the plan as JSON (docs/contracts.md §4)")
+    fmt.add_argument("--json", action="store_true", help="print the plan as JSON (CONTRACTS §4)")
     fmt.add_argument("--markdown", action="store_true", help="print the plan as markdown")
     parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
                         help="append the markdown plan to this file (default: $GITHUB_STEP_SUMMARY)")
