@@ -162,13 +162,73 @@ def test_reuse_with_no_store_reuses_nothing_and_makes_no_store(repo, tmp_path):
 
 
 def test_multinode_parts_are_every_file_a_multinode_script_runs():
+    """Every .sh a multi-node script names (sourced, run through bash or srun, or by a variable that
+    holds its folder, as disagg_lib.sh's "${DISAGG_DIR}/docker_task.sh" the review found missing)."""
     named = set()
-    for path in (ROOT / "benchmarks" / "multi_node").rglob("*.sh"):
-        for ref in re.findall(r'(?:source|bash|srun[^\n]*?)\s+"?\$\(dirname "\$\{BASH_SOURCE\[0\]\}"\)/([\w./-]+\.sh)',
-                              path.read_text()):
+    folder = ROOT / "benchmarks" / "multi_node"
+    for path in folder.rglob("*.sh"):
+        text = path.read_text()
+        for ref in re.findall(r'\$\(dirname "\$\{BASH_SOURCE\[0\]\}"\)/([\w./-]+\.sh)', text):
             named.add(os.path.normpath(os.path.join(os.path.relpath(path.parent, ROOT), ref)))
+        for ref in re.findall(r'\$\{?\w+\}?/([\w-]+\.sh)', text):
+            if (folder / ref).is_file():
+                named.add(os.path.relpath(folder / ref, ROOT))
     named.discard(F.BENCHMARK_LIB)
-    assert named and named <= set(identity.MULTINODE_PARTS)
+    assert "benchmarks/multi_node/docker_task.sh" in named
+    assert named <= set(identity.MULTINODE_PARTS)
+
+
+M_ROW = {"runner": "b300", "model-prefix": "dsr1", "precision": "fp4", "framework": "vllm", "conc": 4,
+         "recipe-fingerprint": "f" * 64, "isl": 1024, "osl": 1024}
+
+
+def test_what_reaches_the_job_from_runners_yaml_is_part_of_the_identity():
+    """Review: rdma-devices and accelerator-runtime reach the job (SWEEPGATE_RDMA_DEVICES...) but a
+    change to them left the identity as it was, so reuse copied results measured with the old NICs."""
+    runners = {"labels": {"b300": ["b300-nv_00"]},
+               "hardware": {"b300": {"gpus-per-node": 8, "accelerator-runtime": "cuda",
+                                     "rdma-devices": ["mlx5_0", "mlx5_1"]}}}
+    files = {"benchmarks/single_node/fixed_seq_len/dsr1_fp4_b300_vllm.sh": b"echo run\n"}
+    first = identity.run_identity(M_ROW, runners, files)
+    for fact, value in (("rdma-devices", ["mlx5_0"]), ("accelerator-runtime", "cuda13")):
+        changed = {**runners, "hardware": {"b300": {**runners["hardware"]["b300"], fact: value}}}
+        assert identity.run_identity(M_ROW, changed, files) != first, fact
+    unused = {**runners, "hardware": {"b300": {**runners["hardware"]["b300"], "available-cpu-dram-mib": 1}}}
+    assert identity.run_identity(M_ROW, unused, files) == first  # a fact no job reads costs no re-run
+
+
+def test_every_launcher_behind_a_label_is_hashed():
+    """Review: a pool of b300-nv_* and b300-cw_* runners hashed only launch_b300-nv.sh."""
+    runners = {"labels": {"b300": ["b300-nv_00", "b300-nv_01", "b300-cw_00"]}}
+    assert identity.launcher_files("b300", runners) == [
+        "benchmarks/runners/launch_b300-nv.sh", "benchmarks/runners/launch_b300-cw.sh", identity.LAUNCHER_LIB]
+    files = {p: b"x\n" for p in identity.needed_paths(M_ROW, runners)}
+    first = identity.run_identity(M_ROW, runners, files)
+    changed = {**files, "benchmarks/runners/launch_b300-cw.sh": b"export VLLM_EXTRA=1\n"}
+    assert identity.run_identity(M_ROW, runners, changed) != first
+
+
+def test_a_helper_the_script_sources_is_part_of_the_identity():
+    """Review: a script sourcing dsr1_common.sh beside it was reused after the helper's flags changed."""
+    script = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b300_vllm.sh"
+    helper, deeper = "benchmarks/single_node/fixed_seq_len/dsr1_common.sh", "benchmarks/shared/flags.sh"
+    tree = {script: b'source "$(dirname "${BASH_SOURCE[0]}")/../../benchmark_lib.sh"\n'
+                    b'source "$(dirname "${BASH_SOURCE[0]}")/dsr1_common.sh"\nvllm serve\n',
+            helper: b'export VLLM_EXTRA_ARGS="--max-num-seqs 256"\nsource benchmarks/shared/flags.sh\n',
+            deeper: b"FLAGS=1\n"}
+    reads = []
+
+    def read(paths):
+        reads.append(sorted(paths))
+        return {p: tree.get(p) for p in paths}
+
+    (first,) = identity.identities([M_ROW], {}, read)
+    assert [helper] in reads and [deeper] in reads  # read when found, each once
+    for path, text in ((helper, tree[helper].replace(b"256", b"512")), (deeper, b"FLAGS=2\n")):
+        old, tree[path] = tree[path], text
+        assert identity.identities([M_ROW], {}, read)[0] != first, path
+        tree[path] = old
+    assert identity.identities([M_ROW], {}, read)[0] == first
 
 
 def test_plan_with_db_names_the_rows_with_results(repo, tmp_path):

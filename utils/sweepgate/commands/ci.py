@@ -171,8 +171,9 @@ def _run_row_env(args) -> int:
     runner = args.runner_name or os.environ.get("RUNNER_NAME", "")
     result_dir = args.result_dir or os.environ.get("RESULT_DIR") or "results"
     from sweepgate.core.placement import runners_at
+    from sweepgate.core.worktop import enclosing_top
 
-    env = job_env(row, runner, result_dir, runners=runners_at())
+    env = job_env(row, runner, result_dir, runners=runners_at(enclosing_top() or "."))
     if args.tools:  # before the benchmark runs: what `results sidecar` records (fields.RUN_IDENTITY_ENV)
         from sweepgate.core.fields import RUN_IDENTITY_ENV
         from sweepgate.core.identity import job_identity

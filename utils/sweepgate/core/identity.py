@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
+import re
 from typing import Callable
 
 from sweepgate.core import fields as F
@@ -25,7 +27,12 @@ LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
 # What a multi-node script sources or starts besides benchmark_lib.sh (tests/test_identity.py
 # checks every file benchmarks/multi_node/*.sh names is here).
 MULTINODE_PARTS = ("benchmarks/multi_node/disagg_lib.sh", "benchmarks/multi_node/disagg_head.sh",
-                   "benchmarks/multi_node/node_task.sh")
+                   "benchmarks/multi_node/node_task.sh", "benchmarks/multi_node/docker_task.sh")
+# A benchmark script's own helpers: `source`/`.` of a path beside it ("$(dirname "${BASH_SOURCE[0]}")/x.sh"
+# or the same with "$0"; group 1) or of a path from the checkout's top, where jobs run (group 2).
+SOURCED = re.compile(r'^[ \t]*(?:source|\.)[ \t]+"?(?:\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)/'
+                     r'([\w./-]+\.sh)|([\w][\w./-]*\.sh))"?[ \t]*(?:#.*)?$', re.MULTILINE)
+SOURCED_DEPTH = 4
 # Row fields that say which measurement a job takes besides the fingerprint and conc.
 POINT_FIELDS = (F.RECIPE_FINGERPRINT, F.CONC, F.RUNNER, F.ISL, F.OSL, F.SCENARIO_TYPE, F.RUN_EVAL, F.EVAL_ONLY)
 
@@ -33,30 +40,68 @@ Blobs = dict[str, "bytes | None"]
 
 
 def launcher_files(runner: str, runners: dict) -> list[str]:
-    """The launcher a row's runner pool runs (launch_<runner-name prefix>.sh) and its library."""
+    """The launchers a row's runner pool may run (launch_<runner-name prefix>.sh of each runner
+    name behind the label: a job runs the one of whichever runner picks it up) and their library."""
     names = ((runners or {}).get(F.LABELS) or {}).get(runner) if isinstance(runners, dict) else None
-    first = names[0] if isinstance(names, list) and names else runner.split(":", 1)[-1]
-    return [f"{LAUNCHER_DIR}/launch_{str(first).split('_', 1)[0]}.sh", LAUNCHER_LIB]
+    names = names if isinstance(names, list) and names else [runner.split(":", 1)[-1]]
+    prefixes = dict.fromkeys(str(name).split("_", 1)[0] for name in names)
+    return [*(f"{LAUNCHER_DIR}/launch_{prefix}.sh" for prefix in prefixes), LAUNCHER_LIB]
 
 
 def support_files(row: dict, runners: dict) -> list[str]:
-    """Every file the job of ``row`` executes besides its benchmark script."""
+    """Every file the job of ``row`` executes besides its benchmark script and the helpers it sources."""
     extra = list(MULTINODE_PARTS) if runs_multinode(row) else []
     return [*F.BENCHMARK_LIB_FILES, *extra, *launcher_files(str(row.get(F.RUNNER, "")), runners)]
 
 
 def needed_paths(row: dict, runners: dict) -> list[str]:
-    """What ``run_identity`` reads: the script candidates and the support files."""
+    """What ``run_identity`` reads first: the script candidates and the support files."""
     return [*script_candidates(row), *support_files(row, runners)]
 
 
+def sourced_helpers(script: str | None, blobs: Blobs) -> list[str]:
+    """The files ``script`` sources by a path relative to itself, and theirs, as far as ``blobs`` holds
+    them (``identities`` reads the missing ones and asks again); the shared library is not repeated."""
+    found: dict[str, None] = {}
+    todo, seen = [script] if script else [], set(F.BENCHMARK_LIB_FILES)
+    for _ in range(SOURCED_DEPTH):
+        nxt = []
+        for path in todo:
+            text = (blobs.get(path) or b"").decode("utf-8", "replace")
+            for beside, from_top in SOURCED.findall(text):
+                helper = posixpath.normpath(posixpath.join(posixpath.dirname(path), beside) if beside else from_top)
+                if helper not in seen and not helper.startswith("../"):
+                    seen.add(helper)
+                    found[helper] = None
+                    nxt.append(helper)
+        todo = nxt
+    return list(found)
+
+
+def runner_facts(row: dict, runners: dict) -> dict[str, str]:
+    """What configs/runners.yaml puts into the job's environment for ``row`` (core.jobenv): its
+    hardware facts and, for a multi-node row, its placement. A changed fact is a changed run."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.core.jobenv import placement_env, hardware_env
+
+    facts = hardware_env(row, runners)
+    if F.PREFILL in row or F.DECODE in row:
+        try:
+            facts.update(placement_env(row, runners, "ROW"))
+        except SweepgateError:
+            facts["placement"] = "none"
+    return facts
+
+
 def run_identity(row: dict, runners: dict, blobs: Blobs) -> str:
-    """The run identity of ``row`` given the files (``blobs`` holds ``needed_paths``)."""
+    """The run identity of ``row`` given the files (``blobs`` holds ``needed_paths`` and the
+    ``sourced_helpers`` of its script)."""
     script = resolve_script(script_candidates(row), blobs)
     point = {name: row.get(name) for name in POINT_FIELDS}
     # Eval rows carry no fingerprint: the whole row stands in for it.
     point[F.RECIPE_FINGERPRINT] = row.get(F.RECIPE_FINGERPRINT) or F.row_digest(row)
-    files = [script or "(no script)", *support_files(row, runners)]
+    point["runner-facts"] = runner_facts(row, runners)
+    files = [script or "(no script)", *sourced_helpers(script, blobs), *support_files(row, runners)]
     digest = hashlib.sha256(json.dumps(point, sort_keys=True, separators=(",", ":")).encode())
     digest.update(b"\0" + files_sha(files, blobs).encode())
     return digest.hexdigest()
@@ -68,6 +113,12 @@ def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blob
     for row in rows:
         wanted.update(dict.fromkeys(needed_paths(row, runners)))
     blobs = read(list(wanted))
+    for _ in range(SOURCED_DEPTH):  # helpers a script sources, then theirs
+        scripts = {resolve_script(script_candidates(row), blobs) for row in rows}
+        more = [p for s in scripts for p in sourced_helpers(s, blobs) if p not in blobs]
+        if not more:
+            break
+        blobs.update(read(list(dict.fromkeys(more))))
     return [run_identity(row, runners, blobs) for row in rows]
 
 
@@ -88,18 +139,21 @@ def check_tools(tools: str) -> None:
 
 def job_identity(row: dict, tools: str | None = None) -> str | None:
     """The run identity of ``row``'s job in the checkout that holds the working directory (its
-    top, so a subfolder works), with the launchers and configs/runners.yaml of ``tools`` (main's;
-    None: that checkout's own); None when the row cannot be resolved. A ``tools`` folder that is
-    not there is refused: hashing no launcher at all would give every such job one identity, and
-    reuse would hand one job's results to another."""
+    top, so a subfolder works), with the launchers and runner labels of ``tools`` (main's; None:
+    that checkout's own) and the checkout's own runner facts; None when the row cannot be
+    resolved. A ``tools`` folder that is not there is refused: hashing no launcher at all would
+    give every such job one identity, and reuse would hand one job's results to another."""
     from sweepgate.core.placement import runners_at
     from sweepgate.core.worktop import enclosing_top
 
     root = enclosing_top() or "."
     tools = tools or root
     check_tools(tools)
+    # The runner facts as `ci row-env` puts them into the job (this checkout's), the runner names
+    # behind each label (which launchers run) as main's.
+    runners = {**runners_at(root), F.LABELS: runners_at(tools).get(F.LABELS)}
     try:
-        return identities([row], runners_at(tools), read_tree(root, tools))[0]
+        return identities([row], runners, read_tree(root, tools))[0]
     except (KeyError, TypeError):
         return None
 

@@ -38,7 +38,7 @@ def _multinode_env(row: dict) -> dict[str, str]:
     return env
 
 
-def _placement_env(row: dict, runners: dict | None, source: str) -> dict[str, str]:
+def placement_env(row: dict, runners: dict | None, source: str) -> dict[str, str]:
     """SWEEPGATE_NODES and the rest of a multi-node row's node arithmetic (core.placement).
 
     Nothing when the runner has no gpus-per-node in ``runners`` (as the check, which
@@ -145,6 +145,6 @@ def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
     env.update(hardware_env(row, runners))
     if fields.PREFILL in row or fields.DECODE in row:
         env.update(_multinode_env(row))
-        env.update(_placement_env(row, runners, source))
+        env.update(placement_env(row, runners, source))
     env[JOB_ENV_NAMES_VAR] = " ".join(env)
     return env
