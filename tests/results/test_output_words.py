@@ -170,3 +170,35 @@ def test_a_long_report_keeps_as_many_changed_rows_as_fit():
     (more,) = [line for line in body.splitlines() if "more regressed rows" in line]
     kept = comp.counts()[C.REGRESSED] - int(more.split()[0])
     assert kept in render.CUT_ROWS and kept >= 200, more
+
+
+def test_a_cut_report_keeps_every_regressed_metric_and_trims_improvements_first():
+    """Review: cut to fit, the comment kept 100 improved rows beside 100 regressed ones, and the
+    240 success-rate regressions (requests failing) were all pushed out by larger throughput drops."""
+    concs = tuple(range(4, 1004, 2))
+    keys = synth.KEYS
+    scale = {(k, c): {R.OUTPUT_TPUT_PER_GPU: 0.7 if i % 2 else 1.4} for i, k in enumerate(keys) for c in concs}
+    for c in concs[:30]:
+        scale[(keys[0], c)] = {R.SUCCESS_RATE: 0.9}
+    comp = C.compare_records(synth.pr_run(scale, concs=concs), synth.history(concs=concs))
+    counts = comp.counts()
+    assert counts[C.REGRESSED] > 400 and counts[C.IMPROVED] > 400
+    assert sum(v.metric == R.SUCCESS_RATE for v in comp.verdicts if v.verdict == C.REGRESSED) == 30
+    body = render.markdown(comp, limit=65_000)
+    regressed = body.split("#### Regressed")[1].split("####")[0]
+    improved = body.split("#### Improved")[1].split("####")[0]
+    assert f"| {R.SUCCESS_RATE} |" in regressed  # the share of each metric survives the cut
+    rows = lambda section: sum(line.startswith("| ") for line in section.splitlines()) - 1
+    assert rows(improved) * render.IMPROVED_SHARE <= rows(regressed)
+    (more,) = [line for line in regressed.splitlines() if "more regressed rows" in line]
+    assert f"{R.SUCCESS_RATE} 30" in more, more
+
+
+def test_a_key_with_html_or_a_line_break_stays_in_its_table_cell():
+    """Review: only `|` was escaped; a key with a newline split its row and `<!--` hid the comment."""
+    pt = C.point_of({R.CONFIG_KEY: "dsr1 <!-- hidden\n| x <b>y</b> & z", R.CONC: 4})
+    v = C.Verdict(pt, None, None, 2, None, None, None, None, C.FAILED, 0.05, status="failure")
+    (header, rule, row) = render._md_table([v])
+    assert row.startswith("| ") and row.endswith(" |") and "\n" not in row
+    assert "<" not in row and "&lt;!-- hidden \\| x &lt;b&gt;y&lt;/b&gt; &amp; z" in row, row
+    assert row.count(" | ") == header.count(" | ")

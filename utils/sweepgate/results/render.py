@@ -280,7 +280,10 @@ def _md_not_measured(comparison: C.Comparison, baseline_ref: str) -> list[str]:
 
 
 def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
+    """A value as one Markdown table cell or line: no raw HTML (a key with `<!--` hid the rest of
+    the comment), no line break (it split the row), no bare `|` (a new cell)."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return " ".join(text.splitlines()).replace("|", "\\|")
 
 
 def _md_table(verdicts: list[C.Verdict]) -> list[str]:
@@ -327,10 +330,11 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
         if not verdicts or (title in OPEN_SECTIONS) != opened:
             continue
         if title in OPEN_SECTIONS:
-            shown = verdicts[:max_rows] if max_rows is not None else verdicts
+            shown = _kept(verdicts, _section_rows(title, max_rows))
             out += [f"#### {title} ({len(verdicts)})", "", *_md_table(shown)]
             if len(shown) < len(verdicts):
-                out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows: see `--json`.")
+                out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows{_by_metric(verdicts)}: "
+                           "see `--json`.")
             out.append("")
         elif folded_rows:
             out += ["<details>", f"<summary>{title} ({len(verdicts)}{_large_unjudged(verdicts)})</summary>", "",
@@ -339,6 +343,43 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
             out += [f"{title}: {len(verdicts)} rows{_large_unjudged(verdicts)} (too many to list here; "
                     "see `--json`).", ""]
     return out
+
+
+IMPROVED_SHARE = 4  # a report over its limit keeps a quarter as many improved rows as failed or regressed
+
+
+def _section_rows(title: str, max_rows: int | None) -> int | None:
+    """How many rows of an open section a report cut to ``max_rows`` keeps: improvements go first."""
+    if max_rows is None or title != "Improved":
+        return max_rows
+    return max_rows // IMPROVED_SHARE
+
+
+def _kept(verdicts: list[C.Verdict], n: int | None) -> list[C.Verdict]:
+    """The first ``n`` rows, but every metric among them: a cut section keeps each metric's first
+    rows (as many as an even share allows, at least one) before filling up in section order, so
+    a success-rate regression is not pushed out by a hundred larger throughput ones."""
+    if n is None or n >= len(verdicts):
+        return verdicts
+    metrics = list(dict.fromkeys(v.metric for v in verdicts))
+    share, taken, chosen = max(n // max(len(metrics), 1), 1), dict.fromkeys(metrics, 0), set()
+    for i, v in enumerate(verdicts):
+        if len(chosen) < n and taken[v.metric] < share:
+            taken[v.metric] += 1
+            chosen.add(i)
+    for i in range(len(verdicts)):
+        if len(chosen) >= n:
+            break
+        chosen.add(i)
+    return [v for i, v in enumerate(verdicts) if i in chosen]
+
+
+def _by_metric(verdicts: list[C.Verdict]) -> str:
+    """`` (success_rate 240, output_tput_per_gpu 720)``: what a cut section holds, metric by metric."""
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v.metric or "job"] = counts.get(v.metric or "job", 0) + 1
+    return f" ({', '.join(f'{m} {n}' for m, n in counts.items())} in all)" if len(counts) > 1 else ""
 
 
 UNCHANGED_SHOWN = 100  # a terminal table lists this many unchanged rows at most (--all: every one)

@@ -666,13 +666,13 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     ``must_exist`` (a command that only reads), a SQLite file that is not there is refused, not
     created empty: a mistyped --db would otherwise read as "no results"."""
     url = resolve_url(url, root)
-    made = _new_sqlite_file(url)
     not_a_store = fail(display_url(url), 0, "not a sweepgate results store (it holds no results tables)",
                        "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
     try:
         store = Store(url, must_exist=must_exist)
     except NotAStore:
         raise not_a_store from None
+    made = _new_sqlite_file(store.engine.url)
     try:
         _retry_busy(lambda: _migrate(store.engine, create=not must_exist))
     except NotAStore:
@@ -694,9 +694,8 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     return store
 
 
-def _new_sqlite_file(url: str) -> Path | None:
+def _new_sqlite_file(parsed: sa.URL) -> Path | None:
     """The SQLite file this open is about to create (None: a server, memory, a URI or a file that exists)."""
-    parsed = sa.engine.make_url(url)
     name = str(parsed.database or "")
     if parsed.get_backend_name() != "sqlite" or not name or name.startswith("file:") or _memory(parsed):
         return None
