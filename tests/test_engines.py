@@ -62,7 +62,44 @@ def test_argv_checks_follow_the_parser():
     assert check_argv(serve, ["--tensor-parallel-sizes", "8"]) == [("--tensor-parallel-sizes", "unknown")]
     mooncake = M.load("mooncake", "0.3.7")
     assert check_argv(mooncake, ["--metrics_port", "9003", "--eviction_ratio=0.10"]) == []
-    assert check_argv(mooncake, ["--metrics-port", "9003"]) == [("--metrics-port", "unknown")]
+    # gflags looks a dashed name up again with underscores (the review ran the real mooncake_master)
+    assert check_argv(mooncake, ["--metrics-port=28555", "--eviction-ratio", "0.1"]) == []
+    assert check_argv(mooncake, ["--metrics-prt", "9003"]) == [("--metrics-prt", "unknown")]
+
+
+@pytest.mark.parametrize("argv, problem", [
+    # review: a valued flag took the next flag as its value, and the swallowed flag went unchecked
+    (["m", "--tokenizer", "--max-num-seqs", "x"], ("--tokenizer", "needs 1 value")),
+    # review: custom type functions (vllm/engine/arg_utils.py optional_type, human_readable_int)
+    (["m", "--seed", "abc"], ("--seed", "value 'abc' is not an integer")),
+    (["m", "--max-model-len", "abc"], ("--max-model-len", "value 'abc' is not an integer (or one like 25.6k or 2K)")),
+    (["m", "--max-num-batched-tokens", "8192.0"], ("--max-num-batched-tokens",
+                                                   "value '8192.0' is not an integer (or one like 25.6k or 2K)")),
+    (["m", "--max-model-len", "1.5K"], ("--max-model-len", "value '1.5K' has decimals with the binary suffix K")),
+    (["m", "--max-model-len", "2t"], ("--max-model-len", "value '2t' is not an integer (or one like 25.6k or 2K)")),
+])
+def test_values_are_checked_as_the_parser_converts_them(argv, problem):
+    serve = M.load("vllm", "0.11.0")
+    assert problem in check_argv(serve, argv)
+    if argv[1] == "--tokenizer":
+        assert ("--max-num-seqs", "value 'x' is not an integer") in check_argv(serve, argv)
+
+
+def test_spec_config_must_be_json_and_good_values_pass():
+    serve = M.load("vllm", "0.11.0")
+    assert check_argv(serve, ["m", "--speculative-config", "mtp"])[0][1].startswith("value 'mtp' is not valid JSON")
+    ok = ["m", "--seed", "None", "--max-model-len", "25.6k", "--max-num-batched-tokens", "2K", "-O3", "-Odecode",
+          "-O=2", "--speculative-config", '{"method": "mtp"}', "--port", "-1"]
+    assert check_argv(serve, ok) == []
+    assert check_argv(M.load("vllm", "0.11.1"), ["m", "-O3"]) == []  # FlexibleArgumentParser's -O<level>
+
+
+def test_gflags_booleans_take_what_gflags_takes():
+    mooncake = M.load("mooncake", "0.3.7")
+    for good in ("true", "False", "1", "no", "Y"):
+        assert check_argv(mooncake, [f"--enable_metric_reporting={good}"]) == []
+    assert check_argv(mooncake, ["--enable_metric_reporting=maybe"]) == [
+        ("--enable_metric_reporting", "value 'maybe' is not a boolean (true, false, yes, no, 1 or 0)")]
 
 
 def test_gflags_help_is_parsed():
@@ -145,6 +182,30 @@ def test_a_row_whose_image_has_no_manifest_is_a_warning_naming_it(tmp_path):
     calls = [{"tool": "vllm", "argv": ["serve", "m", "--nonsense"]}]
     diags = check_row(row, calls, ROOT, CLIENTS)
     assert [d.severity for d in diags] == ["warning"] and "example/vllm:unknown" in diags[0].message
+
+
+def test_a_digest_pinned_image_is_checked_by_its_tag():
+    """Review: `vllm/vllm-openai:v0.11.0@sha256:...` (how real configs pin) found no manifest."""
+    from sweepgate.engines.preflight import check_row
+
+    row = {"image": "vllm/vllm-openai:v0.11.0@sha256:" + "0" * 64, "exp-name": "x"}
+    calls = [{"tool": "vllm", "argv": ["serve", "m", "--kv-cache-dtype", "fp9"]}]
+    (diag,) = check_row(row, calls, ROOT, CLIENTS)
+    assert diag.severity == "error" and "--kv-cache-dtype" in diag.message and "0.11.0" in diag.message
+
+
+def test_python_module_servers_are_checked_or_named_never_skipped():
+    """Review: `python3 -m sglang.launch_server ...` calls were dropped without a word, and
+    `python3 -m vllm.entrypoints.openai.api_server` was not checked."""
+    from sweepgate.engines.preflight import check_row
+
+    row = {"image": "vllm/vllm-openai:v0.11.0", "exp-name": "x"}
+    calls = [{"tool": "python3", "argv": ["-m", "vllm.entrypoints.openai.api_server", "--model", "m", "--nonsense"]},
+             {"tool": "python3", "argv": ["-m", "sglang.launch_server", "--model-path", "m"]}]
+    diags = check_row(row, calls, ROOT, CLIENTS)
+    assert [(d.severity, d.rule) for d in diags] == [("error", "engine-flag"), ("warning", "engine-manifest")]
+    assert "has no option --nonsense" in diags[0].message
+    assert "has no sglang manifest" in diags[1].message
 
 
 def test_an_adopting_repository_s_own_engines_folder_is_read_first(tmp_path):

@@ -185,6 +185,36 @@ def test_runs_as_a_plain_script_by_path_without_sweepgate():
         proc.kill()
 
 
+@pytest.mark.parametrize("argv", [
+    ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "test/m"],  # review: "unknown module"
+    ["mooncake_master", "--metrics-port"],  # gflags' dashed spelling of --metrics_port
+])
+def test_shims_serve_vllm_s_server_module_and_mooncake_s_dashed_port(tmp_path, argv):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    argv = [*argv, str(port)] if argv[-1] == "--metrics-port" else [*argv, "--port", str(port)]
+    env = {**os.environ, "SWEEPGATE_REHEARSE_LOG": str(tmp_path / "calls.jsonl")}
+    proc = subprocess.Popen([sys.executable, str(FAKESERVER), "shim", *argv], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                status, body = get(f"http://127.0.0.1:{port}/v1/models")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert proc.poll() is None, proc.stderr.read().decode()
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        assert status == 200
+        if argv[0] == "python3":
+            assert json.loads(body)["data"][0]["id"] == "test/m"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_shim_records_its_calls(tmp_path, monkeypatch):
     log = tmp_path / "calls.jsonl"
     monkeypatch.setenv("SWEEPGATE_REHEARSE_LOG", str(log))

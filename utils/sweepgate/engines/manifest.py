@@ -50,6 +50,15 @@ def images(root=None) -> dict[str, dict[str, str]]:
     return out
 
 
+def image_engines(image: str, root=None) -> dict[str, str]:
+    """The engine versions of ``image``: its own entry, else the entry of the same image without its
+    digest (``repo:tag@sha256:...`` is the tag's build, pinned)."""
+    known = images(root)
+    if image in known:
+        return dict(known[image])
+    return dict(known.get(image.split("@", 1)[0], {})) if "@" in image else {}
+
+
 def manifest_name(engine: str, version: str) -> str:
     return f"{engine}-{version}.json"
 

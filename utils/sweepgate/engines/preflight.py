@@ -14,6 +14,10 @@ from sweepgate.core.errors import Diagnostic
 from sweepgate.engines import manifest as M
 from sweepgate.engines.argcheck import check_argv
 
+# `python3 -m MODULE` servers -> the engine whose manifest checks them (SGLang has none shipped:
+# its calls are named in a warning, never passed over in silence)
+PYTHON_MODULES = {"vllm.entrypoints.openai.api_server": "vllm", "sglang.launch_server": "sglang",
+                  "sglang_router.launch_router": "sglang-router"}
 LIBRARY_GLOBS = ("benchmarks/*.sh", "benchmarks/lib/*.sh", "benchmarks/multi_node/*.sh")
 
 
@@ -32,12 +36,14 @@ def engine_call(call: dict) -> tuple[str, list[str]] | None:
         return "aiperf", argv[1:]
     if tool in ("lm_eval", "lm-eval"):
         return "lm-eval", argv
+    if tool in ("python", "python3") and argv[:1] == ["-m"] and len(argv) > 1 and argv[1] in PYTHON_MODULES:
+        return PYTHON_MODULES[argv[1]], argv[2:]
     return None
 
 
 def versions_for(row: dict, calls: list[dict], root: Path | None = None) -> dict[str, str]:
     """engine -> version: the image's engines, then what the job pip-installed."""
-    versions = dict(M.images(root).get(str(row.get(fields.IMAGE, "")), {}))
+    versions = M.image_engines(str(row.get(fields.IMAGE, "")), root)
     for call in calls:
         if call.get("tool") == "pip":
             versions.update(M.pins_in(call.get("argv") or []))

@@ -630,7 +630,7 @@ def _healthy(url: str) -> bool:
 
 
 def python_module(module: str, argv: list[str]) -> int:
-    """`python3 -m MODULE ...` server stand-ins: an SGLang worker, or the SGLang router.
+    """`python3 -m MODULE ...` server stand-ins: an SGLang worker, vLLM's API server, or the SGLang router.
 
     The router stand-in starts only when every --prefill and --decode worker it
     is given answers /health, so a rehearsal proves the workers were reachable.
@@ -642,6 +642,9 @@ def python_module(module: str, argv: list[str]) -> int:
         return 2
     if module == "sglang.launch_server":
         return serve("127.0.0.1", port, option_value(argv, "--served-model-name") or "fake-model", 5.0)
+    if module == "vllm.entrypoints.openai.api_server":  # vLLM's server module, as `vllm serve`
+        model = option_value(argv, "--served-model-name") or option_value(argv, "--model") or "fake-model"
+        return serve("127.0.0.1", port, model, 5.0)
     if module == "sglang_router.launch_router":
         workers = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--prefill", "--decode")]
         down = [url for url in workers if not _healthy(url)]
@@ -677,7 +680,8 @@ def shim(name: str, argv: list[str]) -> int:
             return 2
         return serve("127.0.0.1", port, "lmcache", 0.0)
     if name == "mooncake_master":
-        port = _port(argv, "--metrics_port", name)
+        # gflags takes --metrics-port for --metrics_port (it looks dashed names up with underscores)
+        port = _port(argv, "--metrics_port", name) or _port(argv, "--metrics-port", name)
         if port is None:
             print("mooncake_master (fake): needs --metrics_port", file=sys.stderr)
             return 2
