@@ -337,3 +337,25 @@ def test_a_failed_script_is_named_by_its_error_line_not_its_cleanup():
     assert _cause(tail) == "run_benchmark_serving: unknown option '--random-range-ratoi'"
     assert _cause("a\nlast words\n(Stopped vLLM server.)\n") == "last words"  # no error-like line
     assert _cause("") == ""
+
+
+def test_a_problem_a_row_meets_once_per_concurrency_counts_once(monkeypatch, capsys, tmp_path):
+    """Review: a multi-concurrency row whose bench command ran twice printed "2 problems" and
+    "(2 rows: X conc [256, 512], X conc [256, 512])" for one misspelt flag in one row."""
+    from types import SimpleNamespace
+
+    from sweepgate.commands import preflight as cmd
+    from sweepgate.core.errors import Diagnostic
+    from sweepgate.engines import preflight as engine_preflight
+    from sweepgate.rehearsal import record
+
+    row = {"exp-name": "dsr1_1k1k", "runner": "mi355x", "conc": [256, 512]}
+    same = Diagnostic("benchmarks/lib/clients.sh", 9, 0, "engine-flag", "vllm 0.11.0 has no option --x", "fix")
+    monkeypatch.setattr(cmd, "select_rows", lambda args, root: [row])
+    monkeypatch.setattr(record, "record_row", lambda *a: SimpleNamespace(calls=[{}, {}], script=tmp_path / "s.sh"))
+    monkeypatch.setattr(engine_preflight, "check_row", lambda *a: [same, same])
+    monkeypatch.setattr(cmd, "_run_problems", lambda *a: [])
+    assert cmd.run(SimpleNamespace(timeout=10, fail_on_warning=False)) == 1
+    out, err = capsys.readouterr()
+    assert "2 commands, 1 problem (" in out and "rows:" not in err, (out, err)
+    assert "1 row, 1 problem, 0 warnings" in err

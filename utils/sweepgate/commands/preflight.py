@@ -81,7 +81,8 @@ def run(args) -> int:
     for row in rows:
         t0 = time.monotonic()
         rec = record_row(row, root, args.timeout)
-        diags = check_row(row, rec.calls, root, rec.script) + _run_problems(row, rec, root)
+        # a row's command run once per concurrency finds its problem once per run: count it once
+        diags = list(dict.fromkeys(check_row(row, rec.calls, root, rec.script) + _run_problems(row, rec, root)))
         label = row_label(row)
         for d in diags:  # the same missing manifest once, however many rows need it
             if d.severity == "error":
