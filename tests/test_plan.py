@@ -269,11 +269,12 @@ def test_fixed_seq_len_rows_are_estimated_per_bucket(fleet):
                                                                  "multi_node/8k1k": 30, "evals": 60}}})
     p = make(fleet, {"perf-changelog.yaml": fleet.append_changelog(
         entry(DSR1, "dsr1-fp4-gb200-dynamo-trt"))})
-    # dsr1: per seq-len conc 4,8,16 at tp8 + 32,64 at tp4 -> 5 rows; 1k1k and 8k1k
+    # dsr1: per seq-len conc 4,8,16 at tp8 + 32,64 at tp4 -> 5 rows; 1k1k and 8k1k. Each job holds
+    # its whole 8-GPU node (salloc --exclusive): a tp4 job costs 8 GPUs too (review: it was 4)
     sn = p["by_bucket"]
     assert sn["single_node/1k1k"]["jobs"] == 5
-    assert sn["single_node/1k1k"]["gpu_hours"] == pytest.approx((3 * 8 + 2 * 4) * 6 / 60)
-    assert sn["single_node/8k1k"]["gpu_hours"] == pytest.approx((3 * 8 + 2 * 4) * 12 / 60)
+    assert sn["single_node/1k1k"]["gpu_hours"] == pytest.approx(5 * 8 * 6 / 60)
+    assert sn["single_node/8k1k"]["gpu_hours"] == pytest.approx(5 * 8 * 12 / 60)
     # multi-node: 1x4 prefill + 2x4 decode = 12 GPUs, one job for the conc list
     assert sn["multi_node/8k1k"]["jobs"] == 1
     assert sn["multi_node/8k1k"]["gpu_hours"] == pytest.approx(12 * 30 / 60)

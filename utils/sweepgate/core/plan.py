@@ -300,8 +300,9 @@ def row_gpus(row: dict) -> int:
 
 
 def job_gpus(row: dict, runners: dict | None = None) -> int:
-    """GPUs a job holds while it runs: a multi-node job holds whole nodes (exclusive allocation),
-    ``placement.place`` nodes x gpus-per-node of its runner; without the runner's facts, ``row_gpus``."""
+    """GPUs a job holds while it runs: whole nodes, as the launchers allocate them (salloc --exclusive):
+    a multi-node job ``placement.place`` nodes x gpus-per-node of its runner, a single-node job one
+    node (a tp4 job on an 8-GPU node leaves the other four idle); without the runner's facts, ``row_gpus``."""
     from sweepgate.core.expand import is_multinode_row
     from sweepgate.core.placement import PlacementError, hardware_of, place_row
 
@@ -312,6 +313,9 @@ def job_gpus(row: dict, runners: dict | None = None) -> int:
         except PlacementError:  # the check refuses such rows; cost them by their workers
             return row_gpus(row)
         return placed.nodes * placed.gpus_per_node
+    per_node = facts.get(F.GPUS_PER_NODE)
+    if isinstance(per_node, int) and not isinstance(per_node, bool) and per_node > 0 and not is_multinode_row(row):
+        return max(per_node, row_gpus(row))
     return row_gpus(row)
 
 
