@@ -437,6 +437,25 @@ def test_unlisted_change_for_an_edited_benchmark_script(fleet):
     assert {c["key"] for c in p["diff"]["changed"]} == {DSR1, "dsr1-fp8-b300-vllm-long"}
 
 
+def test_unlisted_change_for_runner_facts_launchers_and_multinode_helpers(fleet):
+    """Review: a changed rdma-devices, launcher or multi-node helper (each changes the jobs, and the
+    run identity reuse matches on) warned nothing in a PR with no changelog entry."""
+    runners = {**RUNNERS, "hardware": {**RUNNERS["hardware"], "cluster:b300-nv": {
+        **RUNNERS["hardware"]["cluster:b300-nv"], "rdma-devices": ["mlx5_0"]}}}
+    p = make(fleet, {"configs/runners.yaml": runners,
+                     "benchmarks/runners/launch_mi355x-amds.sh": "#!/usr/bin/env bash\necho changed\n",
+                     "benchmarks/multi_node/disagg_lib.sh": "#!/usr/bin/env bash\necho changed\n"})
+    by_file = {w["file"]: w["message"] for w in rules(p, "unlisted-change")}
+    assert "hardware facts of runner 'cluster:b300-nv' changed" in by_file["configs/runners.yaml"]
+    assert DSR1 in by_file["configs/runners.yaml"] and DSR1_MI not in by_file["configs/runners.yaml"]
+    launcher = by_file["benchmarks/runners/launch_mi355x-amds.sh"]
+    assert DSR1_MI in launcher and DSR1 + "," not in launcher
+    assert "dsr1-fp4-gb200-dynamo-trt" in by_file["benchmarks/multi_node/disagg_lib.sh"]
+    selected = make(fleet, {"benchmarks/runners/launch_mi355x-amds.sh": "#!/usr/bin/env bash\necho again\n",
+                            "perf-changelog.yaml": fleet.append_changelog(entry(DSR1_MI, pr=12))})
+    assert "benchmarks/runners/launch_mi355x-amds.sh" not in {w["file"] for w in rules(selected, "unlisted-change")}
+
+
 def test_script_change_selected_through_one_of_its_keys_is_quiet(fleet):
     p = make(fleet, {DSR1_MI_SCRIPT: "#!/usr/bin/env bash\nvllm serve dsr1 --rocm --new\n",
                      "perf-changelog.yaml": fleet.append_changelog(entry(DSR1_MI, pr=11))})

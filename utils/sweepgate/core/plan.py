@@ -187,6 +187,52 @@ def _unlisted_lib(base: RecipeSet, head: RecipeSet, selected: dict[str, dict]) -
     return diags
 
 
+def _unlisted_runners(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
+    """Unlisted-change for a runner label's hardware facts (configs/runners.yaml): they reach the
+    rows and the jobs' environment (rdma-devices, accelerator-runtime, node shape)."""
+    by_label: dict[str, list[str]] = {}
+    for key, diff in diffs.items():
+        runner = (head.configs.get(key) or {}).get(F.RUNNER) if isinstance(head.configs.get(key), dict) else None
+        if diff.runner and isinstance(runner, str):
+            by_label.setdefault(runner, []).append(key)
+    return [Diagnostic(
+        F.RUNNERS_FILE, 0, 0, RULE_UNLISTED,
+        f"hardware facts of runner '{label}' changed; config keys running on it: {_short(sorted(keys))}; "
+        "no appended entry selects any of them",
+        f"append an entry naming one of them (e.g. '{sorted(keys)[0]}') to {F.CHANGELOG_FILE}, or revert the change",
+        severity="warning") for label, keys in sorted(by_label.items()) if not any(k in selected for k in keys)]
+
+
+def _support_users(path: str, head: RecipeSet) -> list[str] | None:
+    """The config keys whose jobs run ``path`` when it is a launcher or a multi-node helper (None: neither)."""
+    from sweepgate.core.identity import LAUNCHER_DIR, LAUNCHER_LIB, MULTINODE_PARTS, launcher_files
+
+    configs = {k: c for k, c in head.configs.items() if isinstance(c, dict)}
+    if path in MULTINODE_PARTS:
+        return sorted(k for k, c in configs.items() if not uses_lib(c))
+    if path == LAUNCHER_LIB:
+        return sorted(configs)
+    if path.startswith(LAUNCHER_DIR + "/launch_") and path.endswith(".sh"):
+        return sorted(k for k, c in configs.items() if path in launcher_files(str(c.get(F.RUNNER)), head.runners))
+    return None
+
+
+def _unlisted_support(head: RecipeSet, selected: dict[str, dict], changed_files: list[str]) -> list[Diagnostic]:
+    """Unlisted-change for the launchers and multi-node helpers a job runs besides its script."""
+    diags: list[Diagnostic] = []
+    for path in changed_files:
+        keys = _support_users(path, head)
+        if not keys or any(k in selected for k in keys):
+            continue
+        diags.append(Diagnostic(
+            path, 0, 0, RULE_UNLISTED,
+            f"{path} changed; the jobs of {len(keys)} config key(s) run it ({_short(keys)}); "
+            "no appended entry selects any of them",
+            f"append an entry naming one of them (e.g. '{keys[0]}') to {F.CHANGELOG_FILE}, or revert the change",
+            severity="warning"))
+    return diags
+
+
 def _unused_scripts(base: RecipeSet, head: RecipeSet, changed_files: list[str]) -> list[Diagnostic]:
     """Changed scripts that no recipe resolves to."""
     diags: list[Diagnostic] = []
@@ -283,6 +329,7 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
     """The plan's rules, in report order."""
     return (_selected_rules(base, head, diffs, selected) + _unlisted_configs(base, head, diffs, selected)
             + _unlisted_scripts(head, diffs, selected) + _unlisted_lib(base, head, selected)
+            + _unlisted_runners(head, diffs, selected) + _unlisted_support(head, selected, changed_files)
             + _unused_scripts(base, head, changed_files) + _backend_rules(head, selected))
 
 
