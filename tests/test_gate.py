@@ -513,6 +513,17 @@ def test_bad_ref_is_a_diagnostic(repo, capsys):
     assert "'nope' is not a commit" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("ref", ["-x", "--all", "--git-dir"])
+@pytest.mark.parametrize("side", ["--base-ref", "--head-ref"])
+def test_a_ref_that_reads_as_a_git_option_is_not_a_commit(repo, capsys, ref, side):
+    """Review: `--base-ref=-x` was echoed back by rev-parse and taken for a commit: the whole
+    history was checked as if newly appended (42 problems on old lines)."""
+    other = "--head-ref" if side == "--base-ref" else "--base-ref"
+    assert cli.main(["validate", f"{side}={ref}", other, "HEAD"]) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"git: '{ref}' is not a commit in "), line
+
+
 # --------------------------------------------------------------------------- --staged (pre-commit)
 
 def test_staged_checks_the_working_tree(repo, capsys):

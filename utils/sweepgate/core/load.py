@@ -27,6 +27,7 @@ from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
 
 _Loader = FastReader  # libyaml: much faster than PyYAML's Python scanner (``reader_for``)
+HEX_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a commit id as rev-parse prints it (SHA-1 or SHA-256)
 
 
 def repo_root(start: str = ".") -> str:
@@ -98,23 +99,30 @@ class Git:
     def resolve_all(self, *refs: str) -> list[str]:
         """Commit ids of refs (one git call for all of them; learns the git dir on the way)."""
         wanted = [r for r in refs if r not in self._resolved]
+        for ref in wanted:
+            if not ref or ref.startswith("-"):  # git reads it as an option ('--all'), or echoes it back
+                raise self._not_a_commit(ref)
         if wanted:
             proc = subprocess.run(["git", "-C", self._root, "rev-parse", "--git-common-dir",
                                    *(f"{r}^{{commit}}" for r in wanted)], capture_output=True, text=True)
             lines = proc.stdout.split()
-            if proc.returncode == 0 and len(lines) == len(wanted) + 1:
+            if (proc.returncode == 0 and len(lines) == len(wanted) + 1
+                    and all(HEX_ID.fullmatch(line) for line in lines[1:])):
                 self._git_dir = lines[0]
                 self._resolved.update(zip(wanted, lines[1:]))
             else:
                 for ref in wanted:
                     one = subprocess.run(["git", "-C", self._root, "rev-parse", "--verify", "--quiet",
                                           f"{ref}^{{commit}}"], capture_output=True, text=True)
-                    if one.returncode != 0:
-                        raise SweepgateError(Diagnostic(
-                            "git", 0, 0, "git-ref", f"'{ref}' is not a commit in {os.path.abspath(self._root)}",
-                            "pass a branch, tag or commit that exists here (fetch it first in CI)"))
+                    if one.returncode != 0 or not HEX_ID.fullmatch(one.stdout.strip()):
+                        raise self._not_a_commit(ref)
                     self._resolved[ref] = one.stdout.strip()
         return [self._resolved[r] for r in refs]
+
+    def _not_a_commit(self, ref: str) -> SweepgateError:
+        return SweepgateError(Diagnostic(
+            "git", 0, 0, "git-ref", f"'{ref}' is not a commit in {os.path.abspath(self._root)}",
+            "pass a branch, tag or commit that exists here (fetch it first in CI)"))
 
     # -- object reads ---------------------------------------------------------------
 
