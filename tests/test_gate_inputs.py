@@ -45,6 +45,19 @@ def test_broken_config_without_entry_is_refused(repo, capsys):
     assert re.search(rf"^{NVIDIA}:14:\d+: .*unknown field 'tpp'", err, re.M), err
 
 
+def test_a_byte_that_is_not_utf8_in_a_config_is_named_at_its_line_and_column(repo, capsys, monkeypatch):
+    """Review: "configs/nvidia-master.yaml: not UTF-8 (invalid continuation byte at byte 29697)", no
+    line (and an annotation without line=), where the changelog gets its line and column."""
+    lines = FLEET_NVIDIA.encode().split(b"\n")
+    lines[2] = lines[2] + b"  # caf\xe9"
+    repo.commit({NVIDIA: b"\n".join(lines)})
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    rc, out, err = validate(repo, capsys)
+    col = lines[2].index(b"\xe9") + 1
+    assert rc == 1 and f"{NVIDIA}:3:{col}: not valid UTF-8 (byte 0xe9); save the file as UTF-8" in err, err
+    assert f"file={NVIDIA},line=3,col={col}" in err, err
+
+
 def test_placement_and_runners_without_entry(repo, capsys):
     repo.commit({"configs/runners.yaml": RUNNERS.replace("gpus-per-node: 8", "gpus-per-node: 4")})
     rc, _, err = validate(repo, capsys)  # the agentic config's tp 8 no longer fits one node

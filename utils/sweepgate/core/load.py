@@ -433,8 +433,10 @@ def _decode(path: str, raw: bytes | None) -> str:
                                         f"command runs (e.g. {F.RUNNERS_FILE}); create the file or pass that path"))
     try:
         return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SweepgateError(Diagnostic(path, 0, 0, "encoding", f"not UTF-8 ({exc.reason} at byte {exc.start})",
+    except UnicodeDecodeError as exc:  # at its line and column (in bytes), as the changelog gate says it
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        raise SweepgateError(Diagnostic(path, raw.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1,
+                                        "encoding", f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
                                         "save the file as UTF-8")) from None
 
 
