@@ -58,6 +58,17 @@ def test_a_byte_that_is_not_utf8_in_a_config_is_named_at_its_line_and_column(rep
     assert f"file={NVIDIA},line=3,col={col}" in err, err
 
 
+def test_a_config_key_with_a_character_keys_may_not_have_is_named_at_its_line(repo, capsys):
+    """Review: `dsr1-fp4-b300-sglang+v2:` was reported at 1:1 as "(top level): ... does not match
+    '^[A-Za-z0-9]...'" with the regex as the fix."""
+    repo.commit({NVIDIA: FLEET_NVIDIA.replace("dsr1-fp4-b300-sglang:", "dsr1-fp4-b300-sglang+v2:")})
+    rc, out, err = validate(repo, capsys)
+    line = FLEET_NVIDIA.splitlines().index("dsr1-fp4-b300-sglang:") + 1
+    assert rc == 1 and (f"{NVIDIA}:{line}:1: key 'dsr1-fp4-b300-sglang+v2' is not a valid name; rename it: a "
+                        "config key has letters, digits, '.', '_' and '-' only") in err, err
+    assert "(?!" not in err
+
+
 def test_placement_and_runners_without_entry(repo, capsys):
     repo.commit({"configs/runners.yaml": RUNNERS.replace("gpus-per-node: 8", "gpus-per-node: 4")})
     rc, _, err = validate(repo, capsys)  # the agentic config's tp 8 no longer fits one node

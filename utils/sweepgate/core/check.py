@@ -132,8 +132,6 @@ def _hint(error) -> str:
     if kw == "pattern":
         desc = error.schema.get("description") or ""
         return desc or f"match the pattern {error.validator_value}"
-    if kw == "propertyNames":
-        return "use letters, digits, '.', '_' and '-' only"
     if kw in ("minimum", "exclusiveMinimum", "maximum", "minItems", "minLength", "uniqueItems"):
         return error.schema.get("description") or "fix the value's range"
     return "fix the value to match the schema"
@@ -156,8 +154,12 @@ def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, st
                 out.append((path + (key,), f"schema-{name}",
                             f"{_path_text(shown(path + (key,)))}: unknown field '{key}'", _hint(error)))
             continue
-        if error.validator == "propertyNames":
-            path = path + (error.instance,)
+        if "propertyNames" in error.relative_schema_path:  # a key's own name: at that key's line
+            parent = _path_text(shown(path))
+            out.append((path + (error.instance,), f"schema-{name}",
+                        f"{parent + ': ' if parent else ''}key {error.instance!r} is not a valid name",
+                        error.schema.get("description") or "rename it"))
+            continue
         where = _path_text(shown(path)) or ("entry" if name == "changelog" else "(top level)")
         out.append((path, f"schema-{name}", f"{where}: {error.message}", _hint(error)))
     return out
