@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CHANGELOG
+from conftest import CHANGELOG, appended_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -515,6 +515,22 @@ def test_a_changelog_path_that_never_existed_is_a_wrong_path_not_a_deletion(repo
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert said in line and "check --changelog-file: a path from the repository's top" in line, line
     assert "restore" not in line
+
+
+@pytest.mark.parametrize("replace, said", [
+    ('    - "Bump"', "description[0]: is a mapping ('Bump: ...'), not text: YAML read the ': ' in it as a key "
+                   "and a value; put the whole text in quotes"),
+    ("  pr-link: https://github.com/acme/bench/pull/5", "pr-link: has no value; write the value after the colon"),
+])
+def test_text_yaml_read_as_something_else_says_what_happened(repo, capsys, replace, said):
+    """Review: `- Bump: image to v2` was "{'Bump': 'image to v2'} is not of type 'string'; use a value of
+    type string", and `pr-link: #5` was "None is not of type 'string'"."""
+    with_slip = appended_entry("5").replace(replace, "    - Bump: image to v2" if "Bump" in replace
+                                            else "  pr-link: #5")
+    head = repo.commit_changelog(CHANGELOG + with_slip)
+    assert cli.main(["validate", "--base-ref", repo.base, "--head-ref", head]) == 1
+    err = capsys.readouterr().err
+    assert said in err and "of type" not in err and "None" not in err, err
 
 
 def test_bad_ref_is_a_diagnostic(repo, capsys):

@@ -137,6 +137,22 @@ def _hint(error) -> str:
     return "fix the value to match the schema"
 
 
+def _yaml_slip(error) -> tuple[str, str] | None:
+    """(message, fix) for a text value that YAML read as something else: an empty value (a ' #'
+    starts a comment) or a mapping (an unquoted ': ' inside the text); None for other errors."""
+    if error.validator != "type" or "string" not in (error.validator_value if isinstance(
+            error.validator_value, list) else [error.validator_value]):
+        return None
+    if error.instance is None:
+        return ("has no value", "write the value after the colon; quote it (\"...\") if it starts with '#', "
+                "which YAML reads as the start of a comment")
+    if isinstance(error.instance, dict) and len(error.instance) == 1:
+        key = next(iter(error.instance))
+        return (f"is a mapping ('{key}: ...'), not text: YAML read the ': ' in it as a key and a value",
+                "put the whole text in quotes (\"...\")")
+    return None
+
+
 def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, str, str, str]]:
     """Every schema violation as (path, rule, message, hint)."""
     out = []
@@ -161,7 +177,8 @@ def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, st
                         error.schema.get("description") or "rename it"))
             continue
         where = _path_text(shown(path)) or ("entry" if name == "changelog" else "(top level)")
-        out.append((path, f"schema-{name}", f"{where}: {error.message}", _hint(error)))
+        message, hint = _yaml_slip(error) or (error.message, _hint(error))
+        out.append((path, f"schema-{name}", f"{where}: {message}", hint))
     return out
 
 
