@@ -269,6 +269,24 @@ def test_a_branch_behind_its_base_is_told_so_not_only_blamed_for_edits(repo, cap
     assert f"changelog rebase --onto {moved}" in line and "git merge-base" in line, line
 
 
+def test_a_shallow_clone_is_not_told_its_base_moved(repo, capsys, tmp_path, monkeypatch):
+    """Review: in a depth-1 CI clone (base fetched at depth 1 too) a PR that edits history was also
+    told "main has commits this change is not based on", with a git merge-base fix that fails there:
+    the cut history hides the ancestry, it does not disprove it."""
+    repo.git("checkout", "-q", "-b", "edit")
+    repo.commit_changelog(CHANGELOG.replace("Initial Kimi-K3 agentic recipe", "Initial Kimi-K3 recipe")
+                          + "\n" + entry())
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "-b", "edit", f"file://{repo.path}", str(shallow)],
+                   check=True)
+    subprocess.run(["git", "-C", str(shallow), "fetch", "-q", "--depth", "1", "origin",
+                    "main:refs/remotes/origin/main"], check=True)
+    monkeypatch.chdir(shallow)
+    assert cli.main(["validate", "--base-ref", "origin/main", "--head-ref", "HEAD"]) == 1
+    err = capsys.readouterr().err
+    assert "edited" in err and "not based on" not in err and "merge-base" not in err, err
+
+
 def test_edit_reported_at_its_head_line_and_named_by_its_base_line(gate):
     """Two lines inserted above the edit: it is reported at the line the author's file (and a PR's
     annotation) has it on, 14, and still named history line 12. Review: the prefix gave the base's

@@ -92,6 +92,13 @@ class Git:
         return subprocess.run(["git", "-C", self._root, "merge-base", "--is-ancestor", ancestor, commit],
                               capture_output=True).returncode == 0
 
+    @functools.cached_property
+    def shallow(self) -> bool:
+        """Whether this clone's history is cut short (``fetch-depth: 1``): ancestry may be unknowable."""
+        proc = subprocess.run(["git", "-C", self._root, "rev-parse", "--is-shallow-repository"],
+                              capture_output=True, text=True)
+        return proc.stdout.strip() == "true"
+
     def resolve(self, ref: str) -> str:
         """Commit id of ``ref``, or a diagnostic saying it is not a commit here."""
         return self.resolve_all(ref)[0]
