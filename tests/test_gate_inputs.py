@@ -69,6 +69,22 @@ def test_a_config_key_with_a_character_keys_may_not_have_is_named_at_its_line(re
     assert "(?!" not in err
 
 
+def test_a_key_defined_in_two_master_files_is_named_at_both(repo, capsys, monkeypatch):
+    """Review: a block pasted into another master file was reported only at the untouched original
+    (a file not in the PR's diff, so its annotation showed nowhere), not at the block the PR added."""
+    amd = (repo.path / "configs/amd-master.yaml").read_text()
+    block = FLEET_NVIDIA.split("\n\n")[0]
+    repo.commit({"configs/amd-master.yaml": amd.rstrip("\n") + "\n\n" + block + "\n"})
+    pasted = (repo.path / "configs/amd-master.yaml").read_text().splitlines().index("dsr1-fp4-b300-vllm:") + 1
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    rc, out, err = validate(repo, capsys)
+    assert rc == 1
+    assert (f"configs/amd-master.yaml:{pasted}:1: config key 'dsr1-fp4-b300-vllm' is also defined in "
+            f"{NVIDIA}:1;") in err, err
+    assert f"{NVIDIA}:1:1: config key 'dsr1-fp4-b300-vllm' is also defined in configs/amd-master.yaml:{pasted};" in err
+    assert f"::error file=configs/amd-master.yaml,line={pasted}," in err
+
+
 def test_placement_and_runners_without_entry(repo, capsys):
     repo.commit({"configs/runners.yaml": RUNNERS.replace("gpus-per-node: 8", "gpus-per-node: 4")})
     rc, _, err = validate(repo, capsys)  # the agentic config's tp 8 no longer fits one node

@@ -402,10 +402,14 @@ def check_masters(rev: Revision) -> list[Diagnostic]:
             items = list(data.items())
         owned = []
         for key, config in items:
-            if key in rev.owner:
+            if key in rev.owner:  # at both copies, each naming the other: whichever a PR added is annotated
+                first = rev.owner[key]
                 diags.append(doc.diag((key,), "duplicate-key",
-                                      f"config key '{key}' is also defined in {rev.owner[key].path}",
+                                      f"config key '{key}' is also defined in {first.path}:{first.locate((key,))[0]}",
                                       "rename one of them; config keys are global"))
+                diags.append(first.diag((key,), "duplicate-key",
+                                        f"config key '{key}' is also defined in {doc.path}:{doc.locate((key,))[0]}",
+                                        "rename one of them; config keys are global"))
                 continue
             rev.owner[key] = doc
             rev.configs.add(key, doc, config)
