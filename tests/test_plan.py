@@ -782,9 +782,23 @@ def test_a_row_on_a_runner_main_does_not_list_is_a_warning_before_the_sweep(flee
     p = make(fleet, {"configs/runners.yaml": runners, "configs/nvidia-master.yaml": master,
                      "perf-changelog.yaml": fleet.append_changelog(entry("dsr1-fp8-h200-vllm", DSR1, pr=5))})
     (w,) = rules(p, "unknown-runner")
-    assert w["severity"] == "warning" and w["file"] == "configs/runners.yaml"
+    # at the config's runner line (gate review: "configs/runners.yaml" without a line named a file
+    # the PR did not touch, for a typo in the master config)
+    text = (fleet.root / "configs/nvidia-master.yaml").read_text().splitlines()
+    key_line = text.index("dsr1-fp8-h200-vllm:")
+    runner_line = next(i for i in range(key_line, len(text)) if text[i].strip().startswith("runner:")) + 1
+    assert w["severity"] == "warning" and w["file"] == "configs/nvidia-master.yaml" and w["line"] == runner_line
     assert "'h200-dgxc' is not in the base's configs/runners.yaml" in w["message"] and "on main first" in w["hint"]
     assert p["jobs"] > 0  # still planned: the warning says what will happen, the split refuses
+
+
+def test_a_misspelt_runner_label_gets_the_nearest_listed_one(fleet):
+    master = nvidia_master(fleet)
+    master[DSR1]["runner"] = "cluster:b300-nvv"
+    p = make(fleet, {"configs/nvidia-master.yaml": master,
+                     "perf-changelog.yaml": fleet.append_changelog(entry(DSR1, pr=5))})
+    (w,) = rules(p, "unknown-runner")
+    assert w["hint"].startswith("did you mean 'cluster:b300-nv'?"), w
 
 
 def test_multi_node_rows_on_a_runner_without_hardware_facts_are_a_warning(tmp_path):

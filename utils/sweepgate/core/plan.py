@@ -287,21 +287,32 @@ def _backend_rules(head: RecipeSet, selected: dict[str, dict]) -> list[Diagnosti
     return diags
 
 
-def unknown_runners(base: RecipeSet, matrix: dict) -> list[Diagnostic]:
+def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None) -> list[Diagnostic]:
     """Matrix rows on a runner label the base's configs/runners.yaml does not list: `ci split
-    --runners` (main's file) will refuse the whole sweep for them, so the plan says so first."""
+    --runners` (main's file) will refuse the whole sweep for them, so the plan says so first, at
+    the `runner:` line of the first head config that names the label (with the nearest listed one)."""
+    import difflib
+
     from sweepgate.core.placement import runner_labels
     from sweepgate.core.select import iter_rows
 
     labels = runner_labels(base.runners)
     if not labels:  # a repository without runner labels: nothing to hold rows against
         return []
-    unknown = sorted({str(row.get(F.RUNNER)) for _, row in iter_rows(matrix)} - labels)
-    return [Diagnostic(F.RUNNERS_FILE, 0, 0, "unknown-runner",
-                       f"runner label '{label}' is not in the base's {F.RUNNERS_FILE}: `ci split --runners` "
-                       "will refuse the sweep", f"add the runner to {F.RUNNERS_FILE} on main first "
-                       "(a PR cannot add GPU runners), or use a listed label", severity="warning")
-            for label in unknown]
+    out = []
+    for label in sorted({str(row.get(F.RUNNER)) for _, row in iter_rows(matrix)} - labels):
+        path, line, col = F.RUNNERS_FILE, 0, 0
+        users = [k for k, c in (head.configs.items() if head else ()) if isinstance(c, dict) and c.get(F.RUNNER) == label]
+        if users and head.owner.get(users[0]):
+            owner = head.owner[users[0]]
+            path, (line, col) = owner.path, owner.locate((users[0], F.RUNNER))
+        close = difflib.get_close_matches(label, sorted(labels), n=1)
+        out.append(Diagnostic(
+            path, line, col, "unknown-runner",
+            f"runner label '{label}' is not in the base's {F.RUNNERS_FILE}: `ci split --runners` will refuse the sweep",
+            (f"did you mean '{close[0]}'? " if close else "") + f"Use a listed label, or add the runner to "
+            f"{F.RUNNERS_FILE} on main first (a PR cannot add GPU runners)", severity="warning"))
+    return out
 
 
 def unplaced_runners(base: RecipeSet, matrix: dict) -> list[Diagnostic]:
@@ -474,7 +485,7 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
     selected = _selection(git, base_sha, head_sha, opts, matrix, head_set.configs)
     changed = git.changed_files(base_sha, head_sha)
     warnings = (notes + rule_diagnostics(base_set, head_set, diffs, selected, changed)
-                + unknown_runners(base_set, matrix) + unplaced_runners(base_set, matrix))
+                + unknown_runners(base_set, matrix, head_set) + unplaced_runners(base_set, matrix))
 
     costs = cost(matrix, minutes, head_set.runners if isinstance(head_set.runners, dict) else None)
     total = costs["total"]
