@@ -267,6 +267,20 @@ def test_unknown_key_is_reported_at_its_line_with_a_suggestion(make_repo):
     assert "dsr1-fp4-b300-vllm" in diag.hint
 
 
+def test_an_unknown_key_defined_in_a_file_not_read_says_where_it_is(make_repo):
+    """Gate review: a key in configs/exp-master.yml (not *-master.yaml) was "not in any master config"
+    with suggestions of unrelated keys, never where it was and why that file was not read."""
+    repo = make_repo()
+    base = repo.head()
+    repo.commit({"configs/exp-master.yml": "# experiments\nqwen3-fp8-b300-vllm:\n  image: x\n"})
+    head = repo.commit_changelog(CHANGELOG + entry("qwen3-fp8-b300-vllm"))
+    (diag,) = rejection(repo, base, head)
+    assert "config key 'qwen3-fp8-b300-vllm' is not in any master config" in diag.message
+    assert diag.hint.startswith("it is defined at configs/exp-master.yml:2, which this run does not read"), diag.hint
+    proc = process_changelog(repo, base, head)  # the gate's own path (unknown keys of a refused entry) too
+    assert "it is defined at configs/exp-master.yml:2" in proc.stderr, proc.stderr
+
+
 def test_wildcard_matching_nothing_is_rejected(make_repo):
     repo = make_repo()
     base = repo.head()

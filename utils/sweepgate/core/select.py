@@ -153,8 +153,10 @@ def normalized_entry(entry: dict) -> dict:
 
 # --------------------------------------------------------------------------- key resolution
 
-def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict) -> tuple[list[str], list[Diagnostic]]:
-    """Config keys an entry names, wildcards resolved in config order, deduplicated."""
+def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
+                 elsewhere=None) -> tuple[list[str], list[Diagnostic]]:
+    """Config keys an entry names, wildcards resolved in config order, deduplicated. ``elsewhere(key)``
+    ("path:line" of the key in a file not read as a master config, or None) explains an unknown key."""
     resolved: dict[str, None] = {}
     diags = []
     for k, pattern in enumerate(patterns):
@@ -173,6 +175,10 @@ def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict) -
             import difflib
             close = difflib.get_close_matches(pattern, list(configs), n=3)
             hint = f"did you mean {', '.join(close)}?" if close else "add the config or fix the key"
+            if found := (elsewhere(pattern) if elsewhere else None):
+                hint = (f"it is defined at {found}, which this run does not read as a master config (it reads "
+                        f"{F.CONFIG_DIR}/*-master.yaml, or only the --config-files given): move the config "
+                        "into a file it reads, or pass that file")
             diags.append(doc.diag((index, F.CONFIG_KEYS, k), "unknown-config-key",
                                   f"config key '{pattern}' is not in any master config", hint))
     return list(resolved), diags
@@ -354,7 +360,7 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
     """The matrix of parsed entries: head's configs expanded (base's too for append-only entries)."""
     any_append = _check_append_only_mix(doc, entries, opts)
     rev = checked_revision(git, head, opts, head_rev)
-    resolved = _resolve_entries(doc, entries, rev.configs)
+    resolved = _resolve_entries(doc, entries, rev.configs, lambda key: _defined_at(git, head, key))
     base_rev = _append_only_base(git, base, doc, resolved, rev, opts) if any_append else None
     bench, evals = _expand_entries(resolved, opts, rev, base_rev, _first_append_only(doc))
     matrix = _bucketed(trim_conc(bench) if opts.trim_conc else bench, evals)
@@ -393,12 +399,20 @@ def _check_append_only_mix(doc: YamlDoc, entries: list[dict], opts: Options) -> 
     return any_append
 
 
-def _resolve_entries(doc: YamlDoc, entries: list[dict], configs: dict) -> list[tuple[dict, list[str]]]:
+def _defined_at(git: Git, head: str, key: str) -> str | None:
+    """Git.defined_at for a head that is a ref or commit (None for the working tree or the index)."""
+    try:
+        return git.defined_at(git.resolve(head), key)
+    except SweepgateError:
+        return None
+
+
+def _resolve_entries(doc: YamlDoc, entries: list[dict], configs: dict, elsewhere=None) -> list[tuple[dict, list[str]]]:
     """(entry, its config keys) for every entry, or every unknown key refused at once."""
     resolved = []
     diags = []
     for i, entry in enumerate(entries):
-        keys, problems = resolve_keys(doc, i, entry[F.CONFIG_KEYS], configs)
+        keys, problems = resolve_keys(doc, i, entry[F.CONFIG_KEYS], configs, elsewhere)
         diags += problems
         resolved.append((entry, keys))
     if diags:
