@@ -366,3 +366,41 @@ def test_a_point_whose_ttft_alone_regressed_is_ringed_and_its_chart_has_a_change
     assert charts.with_a_change(planned) == [planned[0][0]]
     (ringed,) = [item for _, _, items, _ in planned for item in items if item["flag"]]
     assert ringed["flag"] == C.REGRESSED and ringed["conc"] == 16
+
+
+def test_a_point_the_pr_did_not_measure_is_drawn_at_its_baseline_and_its_chart_has_a_change(tmp_path):
+    """Review: a recipe whose PR run skipped conc 32 and 64 lost those baseline points from the chart
+    (its baseline front stopped at 16), and the comment listed the chart as "without a change"."""
+    key = synth.KEYS[0]
+    pr = [r for r in synth.pr_run(keys=[key]) if r[R.CONC] < 32]
+    comp = C.compare_records(pr, synth.history(keys=[key]))
+    assert {pt[R.POINT.index(R.CONC)] for pt in comp.dropped} == {32, 64}
+    planned = charts.planned(comp)
+    (stem, group, items, part), = planned
+    dropped = [i for i in items if i["flag"] == charts.NOT_MEASURED]
+    assert sorted(i["conc"] for i in dropped) == [32, 64] and all(i["pr"] is None and i["base"] for i in dropped)
+    assert charts.with_a_change(planned) == [stem]
+    charts.draw_charts(comp, tmp_path)
+    svg = (tmp_path / f"{stem}.svg").read_text()
+    assert len(markers(svg, "not-measured-point")) == 2 and len(markers(svg, charts.BASE_GID)) == 5
+    assert "not measured by the PR run (at its baseline)" in svg and "32 not measured" in svg
+
+
+def test_the_parts_of_one_group_share_their_axes(tmp_path, monkeypatch):
+    """Review: parts 1 and 5 of one group had y axes to 15,000 and 21,000, x to 350 and 480."""
+    keys = tuple(f"dsr1-fp8-b300-vllm-v{i:02d}" for i in range(12))
+    scale = {(k, c): {R.OUTPUT_TPUT_PER_GPU: 1 + i / 4, R.INTERACTIVITY: 1 + i / 5}
+             for i, k in enumerate(keys) for c in synth.CONCS}
+    comp = C.compare_records(synth.pr_run(scale, keys=keys), synth.history(keys=keys))
+    planned = charts.planned(comp)
+    assert len(planned) == 2
+    limits, real = [], charts.draw_chart
+
+    def recorded(*args, **kw):
+        fig = real(*args, **kw)
+        limits.append((fig.axes[0].get_xlim(), fig.axes[0].get_ylim()))
+        return fig
+
+    monkeypatch.setattr(charts, "draw_chart", recorded)
+    charts.draw_charts(comp, tmp_path, formats=("png",))
+    assert len(limits) == 2 and len(set(limits)) == 1, limits

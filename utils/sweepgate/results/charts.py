@@ -33,7 +33,9 @@ FORMATS = ("png", "svg")
 STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", "font.size": 9, "axes.grid": True,
          "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False}
 PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
-COLORS = {C.REGRESSED: "#d62728", C.IMPROVED: "#2ca02c", C.FAILED: "#d62728", "baseline": "#7f7f7f"}
+NOT_MEASURED = "not measured"  # a point the baseline's newest run has and the PR run did not measure
+COLORS = {C.REGRESSED: "#d62728", C.IMPROVED: "#2ca02c", C.FAILED: "#d62728", "baseline": "#7f7f7f",
+          NOT_MEASURED: "#444444"}
 METADATA = {"png": {"Software": "sweepgate"}, "svg": {"Date": None, "Creator": "sweepgate"}}
 MARKERS = ("o", "s", "^", "D", "v", "P")  # past len(PALETTE) series, colours repeat with another marker
 # A chart holds at most this many series, each in its own colour; a group with more is drawn as
@@ -147,7 +149,8 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
 def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     """group -> [{point, series, conc, pr: (x, y) | None, base: (x, y) | None, at, flag, rehearsal}],
     sorted. A point whose PR job failed has no ``pr``: it is drawn ``at`` its baseline median, marked
-    failed (a failed point with no baseline has nowhere to be drawn; the table names it)."""
+    failed (a failed point with no baseline has nowhere to be drawn; the table names it); so is a
+    point the baseline's newest run has and the PR run did not measure, marked NOT_MEASURED."""
     flags, groups = _flags(comparison), {}
     for pt in sorted(comparison.heads, key=C.point_sort_key):
         head = comparison.heads[pt]
@@ -160,6 +163,14 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr,
             "base": base_xy, "at": pr or base_xy, "flag": C.FAILED if failed else flags.get(pt),
             "rehearsal": bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)})
+    for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
+        base_xy = _median_xy(base)
+        if base_xy is None:  # review: these were left off, and the chart read as a clean run
+            continue
+        newest = base[0]
+        groups.setdefault(tuple(newest.get(g) for g in GROUP), []).append({
+            "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "base": base_xy,
+            "at": base_xy, "flag": NOT_MEASURED, "rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     return groups
 
 
@@ -225,6 +236,10 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
             ax.plot(*item["base"], marker=marker, markersize=6, markerfacecolor="white", linestyle="none",
                     markeredgecolor=COLORS["baseline"] if len(styles) == 1 else color, gid=f"{BASE_GID}-{i}",
                     zorder=3)
+        if item["pr"] is None and item["flag"] == NOT_MEASURED:  # a thin cross where its baseline stands
+            ax.plot(*item["at"], marker="x", markersize=8, markeredgewidth=1.6, color=COLORS[NOT_MEASURED],
+                    linestyle="none", gid=f"not-measured-point-{i}", zorder=5.5)
+            continue
         if item["pr"] is None:  # the PR job failed: a cross where its baseline stands
             ax.plot(*item["at"], marker="X", markersize=9, color=COLORS[C.FAILED], linestyle="none",
                     gid=f"failed-point-{i}", zorder=5.5)  # above any point or ring it lands on
@@ -253,6 +268,9 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     if any(item["flag"] == C.FAILED for item in items):
         handles.append(Line2D([], [], marker="X", markersize=8, linestyle="none", color=COLORS[C.FAILED],
                               label="PR job failed (at its baseline)"))
+    if any(item["flag"] == NOT_MEASURED for item in items):
+        handles.append(Line2D([], [], marker="x", markersize=7, markeredgewidth=1.6, linestyle="none",
+                              color=COLORS[NOT_MEASURED], label="not measured by the PR run (at its baseline)"))
     for flag in (C.REGRESSED, C.IMPROVED):
         if any(item["flag"] == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
@@ -352,7 +370,8 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     rate_sweep = any(item["conc"] is None and _rate(item) is not None for item in items)
     labels = []
     for item in sorted(items, key=lambda item: not item["flag"]):  # ringed and failed points first
-        text = " ".join(filter(None, (_mark(item, rate_sweep), None if item["pr"] else "failed")))
+        text = " ".join(filter(None, (_mark(item, rate_sweep), None if item["pr"] else
+                                      "not measured" if item["flag"] == NOT_MEASURED else "failed")))
         label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points", fontsize=8,
                             color="#222222" if len(styles) == 1 else styles[item["series"]][0], zorder=6,
                             in_layout=False)
@@ -401,7 +420,7 @@ def axis_limits(values: list[float]) -> tuple[float, float]:
 
 def _axes(ax, items: list[dict]) -> None:
     """Labels, plain tick numbers, and each axis from 0 (or around its values, ``axis_limits``) to
-    past every point drawn."""
+    past every point of ``items`` (the whole group's, so the parts of one group share their scales)."""
     from matplotlib.ticker import FuncFormatter
 
     ax.set_xlabel(X_LABEL)
@@ -412,8 +431,11 @@ def _axes(ax, items: list[dict]) -> None:
         limit(*axis_limits([p[i] for p in points]))
 
 
-def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] = (1, 1)):
-    """One matplotlib Figure (not pyplot-managed) for one chart group (``part`` k of n of it)."""
+def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] = (1, 1),
+               whole: list[dict] | None = None):
+    """One matplotlib Figure (not pyplot-managed) for one chart group (``part`` k of n of it, its
+    axes scaled to ``whole``, all the group's items: review, parts 1 and 5 of one group ran to
+    15,000 and 21,000 and looked alike when they were not)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -424,7 +446,7 @@ def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] 
     fronts = _draw_fronts(ax, items, styles)
     _draw_points(ax, items, styles)
     _legend(fig, items, run, styles, fronts)
-    _axes(ax, items)
+    _axes(ax, whole or items)
     title = chart_title(group) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
     if any(item["rehearsal"] for item in items):
         title += "\nREHEARSAL: stand-in server figures, not a GPU measurement"
@@ -445,7 +467,7 @@ def planned(comparison: C.Comparison) -> list[tuple[str, tuple, list[dict], tupl
 
 
 def with_a_change(charts: list[tuple]) -> list[str]:
-    """The stems of the ``planned`` charts that show a regressed, improved or failed point."""
+    """The stems of the ``planned`` charts that show a regressed, improved, failed or not measured point."""
     return [stem for stem, _, items, _ in charts if any(item["flag"] for item in items)]
 
 
@@ -464,9 +486,12 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
                    "pass a writable --plots DIR") from None
     written = []
     charts = planned(comparison) if charts is None else charts
+    whole: dict[tuple, list[dict]] = {}
+    for _, group, items, _ in charts:
+        whole.setdefault(group, []).extend(items)
     with matplotlib.rc_context(STYLE):
         for stem, group, items, part in progress(charts) if progress else charts:
-            fig = draw_chart(group, items, comparison.run, part)
+            fig = draw_chart(group, items, comparison.run, part, whole[group])
             for fmt in formats:
                 written.append(_save(fig, out / f"{stem}.{fmt}", fmt))
     return written

@@ -146,6 +146,7 @@ class Comparison:
     # (heads hold their combination: each metric the median of the measurements)
     evals: list = field(default_factory=list)  # evals.EvalVerdict: the run's eval scores, judged (results/evals.py)
     not_measured: list = field(default_factory=list)  # NotMeasured: what the baseline has and the run has not
+    dropped: dict = field(default_factory=dict)  # point -> baseline records, of each point not measured at all
 
     @property
     def rehearsal(self) -> bool:
@@ -429,8 +430,9 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
         run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))
     repeated = {pt: len(recs) for pt, recs in measured.items() if len(recs) > 1}
     missing = not_measured(heads, set(measurements_per_point(pr_records, evals=True)), base, baselines, settings)
+    dropped = {m.point: baselines.get(m.point, []) for m in missing if m.what is None}
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
-                      not_measured=missing)
+                      not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs})
 
 
 def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dict,
