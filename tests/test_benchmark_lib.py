@@ -1053,3 +1053,23 @@ def test_a_double_forked_daemon_of_an_arm_is_stopped_with_its_session(tmp_path, 
         assert not wait_until_dead([daemon], 10), f"the {backend} daemon {daemon} survived the script"
     finally:
         kill_quietly([daemon])
+
+
+def test_a_client_option_is_found_in_real_argparse_help(tmp_path):
+    """The feature test behind --num-warmups never matched: its bracket expressions held a literal
+    backslash (ERE), so "  --num-warmups NUM_WARMUPS" and "[--num-warmups NUM_WARMUPS]" both failed."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="vllm bench serve")
+    parser.add_argument("--num-warmups", type=int)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("-x", "--num-prompts-extra", action="store_true")
+    help_file = tmp_path / "help.txt"
+    help_file.write_text(parser.format_help())
+    client = tmp_path / "client"
+    client.write_text(f'#!/usr/bin/env bash\ncat "{help_file}"\n')
+    client.chmod(0o755)
+    for option, found in (("--num-warmups", True), ("--seed", True), ("--num-prompts-extra", True),
+                          ("--num-warm", False), ("--num-prompts", False), ("--warmups", False)):
+        proc = bash(f'_sg_client_has_option {option} "{client}" && echo yes || echo no')
+        assert proc.stdout.strip() == ("yes" if found else "no"), (option, proc.stderr)

@@ -352,10 +352,31 @@ def test_a_problem_a_row_meets_once_per_concurrency_counts_once(monkeypatch, cap
     row = {"exp-name": "dsr1_1k1k", "runner": "mi355x", "conc": [256, 512]}
     same = Diagnostic("benchmarks/lib/clients.sh", 9, 0, "engine-flag", "vllm 0.11.0 has no option --x", "fix")
     monkeypatch.setattr(cmd, "select_rows", lambda args, root: [row])
-    monkeypatch.setattr(record, "record_row", lambda *a: SimpleNamespace(calls=[{}, {}], script=tmp_path / "s.sh"))
+    monkeypatch.setattr(record, "record_row", lambda *a, **k: SimpleNamespace(calls=[{}, {}], script=tmp_path / "s.sh"))
     monkeypatch.setattr(engine_preflight, "check_row", lambda *a: [same, same])
     monkeypatch.setattr(cmd, "_run_problems", lambda *a: [])
     assert cmd.run(SimpleNamespace(timeout=10, fail_on_warning=False)) == 1
     out, err = capsys.readouterr()
     assert "2 commands, 1 problem (" in out and "rows:" not in err, (out, err)
     assert "1 row, 1 problem, 0 warnings" in err
+
+
+def test_a_script_asking_the_client_for_an_option_sees_the_pinned_version_s(tmp_path):
+    """Review: clients.sh adds --num-warmups only when `vllm bench serve --help` lists it; the stand-in's
+    help never did, so the command the real vLLM 0.11.1 job runs (with --num-warmups) went unchecked."""
+    from sweepgate.commands.preflight import one_per_recipe
+    from sweepgate.core.sweep import worktree_rows
+    from sweepgate.engines.preflight import pinned_help
+    from sweepgate.rehearsal import record
+
+    row = one_per_recipe(list(worktree_rows(ROOT, ["dsr1-fp8-mi355x-vllm"])))[0]
+    assert M.image_engines(row["image"])["vllm-bench"] == "0.11.1"
+    helped = pinned_help(row, ROOT)
+    assert "--num-warmups" in helped["vllm bench serve"]
+    bench = [c["argv"] for c in record.record_row(row, ROOT, 120, help_flags=helped).calls
+             if c["tool"] == "vllm" and c["argv"][:2] == ["bench", "serve"] and "--help" not in c["argv"]]
+    assert bench and all("--num-warmups" in argv for argv in bench), bench
+    older = {"vllm bench serve": sorted({f for o in M.load("vllm-bench", "0.11.0")["options"] for f in o["flags"]})}
+    bench = [c["argv"] for c in record.record_row(row, ROOT, 120, help_flags=older).calls
+             if c["tool"] == "vllm" and c["argv"][:2] == ["bench", "serve"] and "--help" not in c["argv"]]
+    assert bench and not any("--num-warmups" in argv for argv in bench), bench

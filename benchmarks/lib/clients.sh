@@ -111,7 +111,10 @@ _sg_client_has_option() {
   local option="$1" help
   shift
   help="$("$@" --help 2>/dev/null)" || true
-  [[ "${help}" =~ (^|[[:space:],\[])${option}([[:space:],=\]]|$) ]]
+  # OPTION as argparse prints it: "  --opt N", "[--opt N]", "--opt=N", "-o, --opt". The brackets
+  # live in a variable: a backslash inside a bracket expression is a literal backslash in ERE.
+  local pattern="(^|[[:space:],[])${option}([][:space:],=]|$)"
+  [[ "${help}" =~ ${pattern} ]]
 }
 
 # Record ARGV in RESULT_DIR/client_command.txt, then run it as a client.

@@ -70,7 +70,7 @@ def select_rows(args, root: Path) -> list[dict]:
 def run(args) -> int:
     from sweepgate.core.errors import EXIT_FAIL_ON, emit
     from sweepgate.core.load import repo_root
-    from sweepgate.engines.preflight import check_row
+    from sweepgate.engines.preflight import check_row, pinned_help
     from sweepgate.rehearsal.record import record_row
 
     root = Path(repo_root())
@@ -80,7 +80,7 @@ def run(args) -> int:
     started = time.monotonic()
     for row in rows:
         t0 = time.monotonic()
-        rec = record_row(row, root, args.timeout)
+        rec = record_row(row, root, args.timeout, help_flags=pinned_help(row, root))
         # a row's command run once per concurrency finds its problem once per run: count it once
         diags = list(dict.fromkeys(check_row(row, rec.calls, root, rec.script) + _run_problems(row, rec, root)))
         label = row_label(row)

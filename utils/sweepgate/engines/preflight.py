@@ -50,6 +50,17 @@ def versions_for(row: dict, calls: list[dict], root: Path | None = None) -> dict
     return versions
 
 
+def pinned_help(row: dict, root: Path | None = None) -> dict[str, list[str]]:
+    """command -> every flag of the version the row's image pins, for each engine with a manifest:
+    what the stand-ins' ``--help`` lists, so a script's feature test sees the real version's options."""
+    out: dict[str, list[str]] = {}
+    for engine, version in versions_for(row, [], root).items():
+        manifest = M.load(engine, version, root)
+        if manifest:
+            out[manifest["command"]] = sorted({f for opt in manifest["options"] for f in opt["flags"]})
+    return out
+
+
 def locate(root: Path, script: Path, flag: str) -> tuple[str, int]:
     """Where ``flag`` is written: the script first, then the library; (path, line) relative to root."""
     pattern = re.compile(r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])")

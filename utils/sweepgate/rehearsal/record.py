@@ -8,6 +8,7 @@ server, client and install it ran, and those are the same as in a rehearsal.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import tempfile
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sweepgate.rehearsal import runner
-from sweepgate.rehearsal.standin import FAST_ENV
+from sweepgate.rehearsal.standin import FAST_ENV, HELP_ENV
 
 FAST_DURATION_S = 1
 # benchmark_lib's short polling waits (readiness, a client's watch on its server, cleanup):
@@ -41,8 +42,10 @@ def _this_python_first(shim_dir: Path) -> None:
         link.symlink_to(sys.executable)
 
 
-def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = None) -> Recording:
-    """Run ``row``'s script fast, in a scratch directory (``keep`` to keep it), and return what it ran."""
+def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = None,
+               help_flags: dict[str, list[str]] | None = None) -> Recording:
+    """Run ``row``'s script fast, in a scratch directory (``keep`` to keep it), and return what it ran.
+    ``help_flags`` (command -> the pinned version's flags) is what the stand-ins' ``--help`` lists."""
     runner_name = runner.default_runner_name(row)
     script = runner.resolve_script(root, row, runner.gpu_family(runner_name))
     work = keep or Path(tempfile.mkdtemp(prefix="sweepgate-preflight-"))
@@ -50,6 +53,9 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
         env, paths = runner.prepare(work, row, runner_name, FAST_DURATION_S)
         env[FAST_ENV] = "1"
         env[FAST_POLL_ENV] = FAST_POLL_S
+        if help_flags:
+            (work / "standin-help.json").write_text(json.dumps(help_flags), encoding="utf-8")
+            env[HELP_ENV] = str(work / "standin-help.json")
         _this_python_first(paths["shims"])
         rc, timed_out = runner.run_script(script, root, env, paths["out"], timeout, log=paths["log"])
         calls = runner.read_calls(paths["log"])

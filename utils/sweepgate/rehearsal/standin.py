@@ -69,6 +69,9 @@ if TYPE_CHECKING:
     import argparse
 
 STREAM_CHUNKS = 8  # SSE chunks per streamed response, whatever max_tokens is
+# A JSON file {"vllm bench serve": [flags...], ...}: what `COMMAND --help` lists, so a script that asks the
+# installed client for an option (clients.sh: --num-warmups) sees the pinned version's (set by preflight)
+HELP_ENV = "SWEEPGATE_STANDIN_HELP"
 FAST_ENV = "SWEEPGATE_REHEARSE_FAST"  # set by `sweepgate preflight`: record commands, send almost no load
 
 
@@ -656,11 +659,30 @@ def python_module(module: str, argv: list[str]) -> int:
     return 127
 
 
+def pinned_help(command: str) -> str | None:
+    """`command --help` as the pinned version prints its options (HELP_ENV), or None when not given."""
+    path = os.environ.get(HELP_ENV)
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            flags = json.load(fh).get(command)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(flags, list):
+        return None
+    return "\n".join([f"usage: {command} [options]", "", "options:", *(f"  {flag}" for flag in flags)])
+
+
 def shim(name: str, argv: list[str]) -> int:
     """What a shim on PATH does for `name argv...`."""
     if name in LIGHT_SHIMS:
         return _light_shim(name, argv)
     _record(name, argv)
+    words = [name, *argv[:2]] if name == "vllm" and argv[:2] == ["bench", "serve"] else [name, *argv[:1]]
+    if ("--help" in argv or "-h" in argv) and (text := pinned_help(" ".join(words))) is not None:
+        print(text)
+        return 0
     if name == "vllm":
         if argv[:1] == ["serve"]:
             port = _port(argv, "--port", name) or 8000
