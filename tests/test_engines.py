@@ -380,3 +380,17 @@ def test_a_script_asking_the_client_for_an_option_sees_the_pinned_version_s(tmp_
     bench = [c["argv"] for c in record.record_row(row, ROOT, 120, help_flags=older).calls
              if c["tool"] == "vllm" and c["argv"][:2] == ["bench", "serve"] and "--help" not in c["argv"]]
     assert bench and not any("--num-warmups" in argv for argv in bench), bench
+
+
+def test_a_refused_value_is_located_at_the_line_that_writes_it(tmp_path):
+    """Review: with fp8_e4m3 in the `if` branch (line 2) and fp8_e4m3fn in the `else` (line 4), the
+    bad value was reported at line 2, the valid one."""
+    from sweepgate.engines.preflight import locate
+
+    script = tmp_path / "benchmarks" / "x.sh"
+    script.parent.mkdir()
+    script.write_text("if true; then\n  a=(--kv-cache-dtype fp8_e4m3)\nelse\n  a=(--kv-cache-dtype fp8_e4m3fn)\nfi\n")
+    assert locate(tmp_path, script, "--kv-cache-dtype", "fp8_e4m3fn") == ("benchmarks/x.sh", 4)
+    assert locate(tmp_path, script, "--kv-cache-dtype", "fp8_e4m3") == ("benchmarks/x.sh", 2)
+    assert locate(tmp_path, script, "--kv-cache-dtype", "nowhere") == ("benchmarks/x.sh", 2)
+    assert locate(tmp_path, script, "--kv-cache-dtype") == ("benchmarks/x.sh", 2)

@@ -61,10 +61,13 @@ def pinned_help(row: dict, root: Path | None = None) -> dict[str, list[str]]:
     return out
 
 
-def locate(root: Path, script: Path, flag: str) -> tuple[str, int]:
-    """Where ``flag`` is written: the script first, then the library; (path, line) relative to root."""
+def locate(root: Path, script: Path, flag: str, value: str | None = None) -> tuple[str, int]:
+    """Where ``flag`` is written: the script first, then the library; (path, line) relative to root.
+    With the ``value`` it was refused for, the line that writes both (an `else` branch's, not the
+    `if` branch's valid one), else the first that writes the flag."""
     pattern = re.compile(r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])")
     files = [script] + sorted({p for g in LIBRARY_GLOBS for p in root.glob(g)} - {script})
+    first = None
     for path in files:
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -72,8 +75,10 @@ def locate(root: Path, script: Path, flag: str) -> tuple[str, int]:
             continue
         for number, text in enumerate(lines, 1):
             if pattern.search(text) and not text.lstrip().startswith("#"):
-                return str(path.relative_to(root)), number
-    return str(script.relative_to(root)), 0
+                if value is None or re.search(r"(?<![\w.-])" + re.escape(value) + r"(?![\w.-])", text):
+                    return str(path.relative_to(root)), number
+                first = first or (str(path.relative_to(root)), number)
+    return first or (str(script.relative_to(root)), 0)
 
 
 def _hint(manifest: dict, flag: str, what: str, root: Path | None = None) -> str:
@@ -108,7 +113,8 @@ def check_row(row: dict, calls: list[dict], root: Path, script: Path) -> list[Di
 
 
 def _diagnostic(root: Path, script: Path, manifest: dict, flag: str, what: str) -> Diagnostic:
-    path, line = locate(root, script, flag)
+    refused = re.match(r"value '(.*?)' ", what)
+    path, line = locate(root, script, flag, refused.group(1) if refused else None)
     who = f"{manifest['package']} {manifest['version']}"
     if what == "unknown":
         message = f"{who} has no option {flag} (`{manifest['command']}`)"
