@@ -157,6 +157,18 @@ def test_aiperf_client_replays_a_trace_for_the_duration(server, tmp_path):
     assert export["time_to_first_token"]["unit"] == "ms"
 
 
+def get_once_up(proc: subprocess.Popen, url: str, timeout: float):
+    """GET ``url`` once the server ``proc`` starts answering (it must not exit first)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return get(url)
+        except (urllib.error.URLError, ConnectionError):
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+
+
 def test_runs_as_a_plain_script_by_path_without_sweepgate():
     # The shims run it by path; sweepgate's own modules (select.py, ...) must
     # not shadow the standard library, and it must not import sweepgate.
@@ -169,15 +181,7 @@ def test_runs_as_a_plain_script_by_path_without_sweepgate():
     proc = subprocess.Popen([sys.executable, str(FAKESERVER), "serve", "--port", str(port)],
                             cwd=FAKESERVER.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                status, _ = get(f"http://127.0.0.1:{port}/health")
-                break
-            except (urllib.error.URLError, ConnectionError):
-                assert proc.poll() is None, proc.stderr.read().decode()
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
+        status, _ = get_once_up(proc, f"http://127.0.0.1:{port}/health", 10)
         assert status == 200
         proc.terminate()
         assert proc.wait(timeout=10) == 0  # SIGTERM is a clean shutdown
@@ -198,15 +202,7 @@ def test_shims_serve_vllm_s_server_module_and_mooncake_s_dashed_port(tmp_path, a
     proc = subprocess.Popen([sys.executable, str(FAKESERVER), "shim", *argv], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                status, body = get(f"http://127.0.0.1:{port}/v1/models")
-                break
-            except (urllib.error.URLError, ConnectionError):
-                assert proc.poll() is None, proc.stderr.read().decode()
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
+        status, body = get_once_up(proc, f"http://127.0.0.1:{port}/v1/models", 30)
         assert status == 200
         if argv[0] == "python3":
             assert json.loads(body)["data"][0]["id"] == "test/m"
