@@ -114,6 +114,23 @@ def test_the_wheel_carries_the_docs_help_cites(wheel, installed, tmp_path):
     assert "## " in Path(cited).read_text(encoding="utf-8")
 
 
+def test_a_wheel_built_from_the_sdist_carries_the_docs_and_the_fleet(source, tmp_path):
+    """Diff review: MANIFEST.in left docs/ out of the sdist, so a wheel built from it (`python -m build`,
+    pip installing an sdist) cited a docs/contracts.md no install had."""
+    import tarfile
+
+    out = tmp_path / "dist"
+    proc = _run([sys.executable, "-m", "build", "--outdir", str(out), str(source)], source)  # sdist, then its wheel
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (sdist,) = out.glob("sweepgate-*.tar.gz")
+    (wheel,) = out.glob("sweepgate-*.whl")
+    in_sdist = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
+    in_wheel = set(zipfile.ZipFile(wheel).namelist())
+    for doc in (REPO / "docs").glob("*.md"):
+        assert f"docs/{doc.name}" in in_sdist and f"sweepgate/docs/{doc.name}" in in_wheel, doc.name
+    assert "sweepgate/fleet/configs/runners.yaml" in in_wheel
+
+
 def _throwaway_repo(sweepgate: Path, tmp_path: Path) -> Path:
     proc = _run([str(sweepgate), "example", "--json", "--keep"], tmp_path)
     assert proc.returncode == 0, proc.stderr
