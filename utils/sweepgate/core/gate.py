@@ -310,7 +310,12 @@ def _base_moved(git, out: Collector, base_ref: str, base_sha: str, head_sha: str
     head_commit = git.resolve("HEAD") if head_sha == WORKTREE else head_sha
     if git.is_ancestor(base_sha, head_commit):
         return
-    if git.shallow:  # a cut history hides the ancestry: saying the base moved would be a guess
+    if git.shallow:  # a cut history hides the ancestry: say the edits may be the base's, and how to tell
+        out.add(hist.problems[0][0], "base-moved",
+                f"this clone is shallow, so whether {base_ref} gained entries after this change left it cannot "
+                "be told: if it did, they read as edits here",
+                "fetch the whole history (actions/checkout with fetch-depth: 0, or git fetch --unshallow) and "
+                "rerun; then rebase onto it (sweepgate changelog rebase) if it moved")
         return
     out.add(hist.problems[0][0], "base-moved",
             f"{base_ref} has commits this change is not based on: changelog entries it gained after the "
