@@ -541,12 +541,14 @@ def test_a_changelog_path_that_never_existed_is_a_wrong_path_not_a_deletion(repo
     ('    - "Bump"', "description[0]: is a mapping ('Bump: ...'), not text: YAML read the ': ' in it as a key "
                    "and a value; put the whole text in quotes"),
     ("  pr-link: https://github.com/acme/bench/pull/5", "pr-link: has no value; write the value after the colon"),
+    ('    - "Bump"', "description[0]: has no text; write it after the '- ', in quotes"),  # diff review
 ])
 def test_text_yaml_read_as_something_else_says_what_happened(repo, capsys, replace, said):
     """Review: `- Bump: image to v2` was "{'Bump': 'image to v2'} is not of type 'string'; use a value of
     type string", and `pr-link: #5` was "None is not of type 'string'"."""
-    with_slip = appended_entry("5").replace(replace, "    - Bump: image to v2" if "Bump" in replace
-                                            else "  pr-link: #5")
+    slip = ("    - #42 regression" if "has no text" in said else "    - Bump: image to v2" if "Bump" in replace
+            else "  pr-link: #5")
+    with_slip = appended_entry("5").replace(replace, slip)
     head = repo.commit_changelog(CHANGELOG + with_slip)
     assert cli.main(["validate", "--base-ref", repo.base, "--head-ref", head]) == 1
     err = capsys.readouterr().err

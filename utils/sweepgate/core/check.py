@@ -143,6 +143,9 @@ def _yaml_slip(error) -> tuple[str, str] | None:
     if error.validator != "type" or "string" not in (error.validator_value if isinstance(
             error.validator_value, list) else [error.validator_value]):
         return None
+    if error.instance is None and error.absolute_path and isinstance(error.absolute_path[-1], int):
+        return ("has no text", "write it after the '- ', in quotes (\"...\") if it starts with '#' (YAML reads "
+                "an unquoted '#' there as the start of a comment)")
     if error.instance is None:
         return ("has no value", "write the value after the colon; quote it (\"...\") if it starts with '#', "
                 "which YAML reads as the start of a comment")
