@@ -584,6 +584,16 @@ def test_staged_checks_the_working_tree(repo, capsys):
     assert f"perf-changelog.yaml:{BASE_LINES + 2}:7: config key 'dsr1-fp4-b300-vlm'" in err
 
 
+def test_staged_says_where_an_unread_key_is_even_before_it_is_committed(repo, capsys):
+    """Diff review: the "defined at ..., which this run does not read" hint was missing under --staged
+    (the pre-commit path), the working tree being no commit to grep."""
+    repo.write("configs/wip/exp-master.yml", "# experiments\nqwen3-fp8-b300-vllm:\n  image: x\n")
+    repo.write("perf-changelog.yaml", CHANGELOG + "\n" + entry(["qwen3-fp8-b300-vllm"]))
+    assert cli.main(["validate", "--staged"]) == 1
+    err = capsys.readouterr().err
+    assert "it is defined at configs/wip/exp-master.yml:2, which this run does not read" in err, err
+
+
 def test_staged_uses_merge_base_with_main(repo, capsys):
     repo.git("checkout", "-q", "-b", "feature")
     repo.commit_changelog(CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX"))

@@ -389,5 +389,6 @@ def _check_keys(git, head_sha, doc, entries, opts: GateOptions) -> list[Diagnost
     for i, entry in enumerate(entries):
         keys = entry.get(F.CONFIG_KEYS) if isinstance(entry, dict) else None
         if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
-            diags += resolve_keys(doc, i, keys, rev.configs, lambda key: git.defined_at(head_sha, key))[1]
+            diags += resolve_keys(doc, i, keys, rev.configs,
+                                  lambda key: git.defined_at(None if head_sha == WORKTREE else head_sha, key))[1]
     return diags

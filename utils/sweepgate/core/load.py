@@ -92,16 +92,15 @@ class Git:
         return subprocess.run(["git", "-C", self._root, "merge-base", "--is-ancestor", ancestor, commit],
                               capture_output=True).returncode == 0
 
-    def defined_at(self, commit: str, key: str) -> str | None:
-        """``path:line`` of a top-level ``key:`` in a YAML file under configs/ at ``commit`` (a file
-        the matrix may not read as a master config), or None."""
-        if not HEX_ID.fullmatch(commit):
-            return None
+    def defined_at(self, commit: str | None, key: str) -> str | None:
+        """``path:line`` of a top-level ``key:`` in a YAML file under configs/ at ``commit`` (None: the
+        working tree, untracked files too) -- a file the matrix may not read as a master config -- or None."""
         pattern = "^[\"']?" + re.escape(key) + "[\"']?[ \t]*:"
-        out = self.run("grep", "-n", "-I", "-E", "-e", pattern, commit, "--", f"{F.CONFIG_DIR}/*.yaml",
+        where = [commit] if commit else ["--untracked"]
+        out = self.run("grep", "-n", "-I", "-E", "-e", pattern, *where, "--", f"{F.CONFIG_DIR}/*.yaml",
                        f"{F.CONFIG_DIR}/*.yml", check=False).decode("utf-8", "replace").splitlines()
-        first = out[0].split(":", 3) if out else []  # COMMIT:PATH:LINE:TEXT
-        return f"{first[1]}:{first[2]}" if len(first) == 4 else None
+        parts = out[0].split(":", 3 if commit else 2) if out else []  # [COMMIT:]PATH:LINE:TEXT
+        return f"{parts[-3]}:{parts[-2]}" if len(parts) == (4 if commit else 3) else None
 
     @functools.cached_property
     def shallow(self) -> bool:

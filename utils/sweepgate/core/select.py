@@ -400,11 +400,12 @@ def _check_append_only_mix(doc: YamlDoc, entries: list[dict], opts: Options) -> 
 
 
 def _defined_at(git: Git, head: str, key: str) -> str | None:
-    """Git.defined_at for a head that is a ref or commit (None for the working tree or the index)."""
+    """Git.defined_at at ``head``: a ref or commit, else (the gate's --staged/--worktree head) the working tree."""
     try:
-        return git.defined_at(git.resolve(head), key)
+        commit = git.resolve(head)
     except SweepgateError:
-        return None
+        commit = None
+    return git.defined_at(commit, key)
 
 
 def _resolve_entries(doc: YamlDoc, entries: list[dict], configs: dict, elsewhere=None) -> list[tuple[dict, list[str]]]:
