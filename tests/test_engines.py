@@ -203,9 +203,11 @@ def test_python_module_servers_are_checked_or_named_never_skipped():
     calls = [{"tool": "python3", "argv": ["-m", "vllm.entrypoints.openai.api_server", "--model", "m", "--nonsense"]},
              {"tool": "python3", "argv": ["-m", "sglang.launch_server", "--model-path", "m"]}]
     diags = check_row(row, calls, ROOT, CLIENTS)
-    assert [(d.severity, d.rule) for d in diags] == [("error", "engine-flag"), ("warning", "engine-manifest")]
+    # SGLang: said, but as information -- no manifest can be captured for it, so a warning would fail
+    # --fail-on-warning for ever (diff review)
+    assert [(d.severity, d.rule) for d in diags] == [("error", "engine-flag"), ("info", "engine-unchecked")]
     assert "has no option --nonsense" in diags[0].message
-    assert "has no sglang manifest" in diags[1].message
+    assert "sglang commands are not checked" in diags[1].message
 
 
 def test_an_adopting_repository_s_own_engines_folder_is_read_first(tmp_path):

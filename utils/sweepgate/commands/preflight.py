@@ -77,6 +77,7 @@ def run(args) -> int:
     rows = select_rows(args, root)
     found: dict = {}  # each problem once, with the rows it turned up in
     warnings: dict = {}
+    notes: dict = {}  # what preflight cannot check (said once; never a warning)
     started = time.monotonic()
     for row in rows:
         t0 = time.monotonic()
@@ -87,6 +88,8 @@ def run(args) -> int:
         for d in diags:  # the same missing manifest once, however many rows need it
             if d.severity == "error":
                 found.setdefault(d, []).append(label)
+            elif d.severity == "info":
+                notes.setdefault(d, 0)
             else:
                 warnings.setdefault(d, 0)
         print(f"preflight: {label}: {count(len(rec.calls), 'command')}, "
@@ -94,6 +97,7 @@ def run(args) -> int:
     errors = len(found)
     emit(with_rows(found))
     emit(sorted(warnings))
+    emit(sorted(notes))
     warnings = len(warnings)
     print(f"preflight: {len(rows)} row{'s' if len(rows) != 1 else ''}, {errors} problem{'s' if errors != 1 else ''}, "
           f"{warnings} warning{'s' if warnings != 1 else ''} in {time.monotonic() - started:.1f}s",
