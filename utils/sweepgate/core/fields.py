@@ -67,6 +67,8 @@ AVAILABLE_CPU_DRAM_MIB = "available-cpu-dram-mib"
 GPUS_PER_NODE = "gpus-per-node"
 ACCELERATOR_RUNTIME = "accelerator-runtime"  # cuda | rocm: picks each KV-offload backend's build
 RDMA_DEVICES = "rdma-devices"                # a node's RDMA NICs (Mooncake's device_name)
+SCALE_UP_GPUS = "scale-up-gpus"              # GPUs one NVLink/xGMI domain joins (multi-node placement)
+POOL_NODES = "nodes"                         # nodes in the pool: a fit check, never a row's or a job's value
 CLUSTER_PREFIX = "cluster:"
 
 # --- matrix rows ----------------------------------------------------------------

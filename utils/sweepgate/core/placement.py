@@ -100,7 +100,7 @@ def _nodes_per_worker(role: str, worker: dict, facts: dict) -> int:
     if gpus < gpn and gpn % gpus:
         raise PlacementError(role, f"{role} worker {shape} does not divide a {gpn}-GPU node",
                              f"use a divisor of {F.GPUS_PER_NODE}={gpn}")
-    scale_up = facts.get("scale-up-gpus")
+    scale_up = facts.get(F.SCALE_UP_GPUS)
     if scale_up and tp > scale_up and not worker.get(F.DP_ATTN, False):
         raise PlacementError(role, f"{role} worker tp={tp} spans {-(-tp // gpn)} nodes, but a tensor-parallel "
                              f"group must stay within scale-up-gpus={scale_up}",
@@ -120,7 +120,7 @@ def place(prefill: dict, decode: dict, facts: dict) -> Placement:
            for role, w in ((F.PREFILL, prefill), (F.DECODE, decode))}
     placement = Placement(facts[F.GPUS_PER_NODE], workers[F.PREFILL], per[F.PREFILL],
                           workers[F.DECODE], per[F.DECODE])
-    pool = facts.get("nodes")
+    pool = facts.get(F.POOL_NODES)
     if pool and placement.nodes > pool:
         raise PlacementError(None, f"needs {placement.nodes} nodes ({placement.prefill_nodes} prefill + "
                              f"{placement.decode_nodes} decode) but the pool has nodes={pool}",
