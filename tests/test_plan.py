@@ -460,6 +460,20 @@ def test_unlisted_change_for_runner_facts_launchers_and_multinode_helpers(fleet)
     assert "benchmarks/runners/launch_mi355x-amds.sh" not in {w["file"] for w in rules(selected, "unlisted-change")}
 
 
+def test_a_change_to_a_helper_a_script_sources_is_a_change_of_its_keys(fleet):
+    """Diff review: the run identity hashed a helper the script sources, but the plan called its change
+    "benchmark script ... changed but no config key resolves to it" and saw no changed key."""
+    helper = "benchmarks/single_node/fixed_seq_len/b300_common.sh"
+    sources = '#!/usr/bin/env bash\nsource "$(dirname "${BASH_SOURCE[0]}")/b300_common.sh"\nvllm serve dsr1\n'
+    fleet.commit({DSR1_SCRIPT: sources, helper: "X=1\n"}, "helper")
+    fleet.base = fleet.git("rev-parse", "HEAD")
+    p = make(fleet, {helper: "X=2\n"})
+    assert {c["key"] for c in p["diff"]["changed"]} == {DSR1}
+    (w,) = rules(p, "unlisted-change")
+    assert w["file"] == DSR1_SCRIPT and " or a file it sources changed" in w["message"] and DSR1 in w["message"]
+    assert rules(p, "unused-script") == []
+
+
 def test_script_change_selected_through_one_of_its_keys_is_quiet(fleet):
     p = make(fleet, {DSR1_MI_SCRIPT: "#!/usr/bin/env bash\nvllm serve dsr1 --rocm --new\n",
                      "perf-changelog.yaml": fleet.append_changelog(entry(DSR1_MI, pr=11))})

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import posixpath
-import re
 from typing import Callable
 
 from sweepgate.core import fields as F
 from sweepgate.core.digest import files_sha
-from sweepgate.core.recipes import resolve_script, runs_multinode, script_candidates
+from sweepgate.core.recipes import SOURCED_DEPTH, resolve_script, runs_multinode, script_candidates, sourced_helpers
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
@@ -28,11 +26,6 @@ LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
 # checks every file benchmarks/multi_node/*.sh names is here).
 MULTINODE_PARTS = ("benchmarks/multi_node/disagg_lib.sh", "benchmarks/multi_node/disagg_head.sh",
                    "benchmarks/multi_node/node_task.sh", "benchmarks/multi_node/docker_task.sh")
-# A benchmark script's own helpers: `source`/`.` of a path beside it ("$(dirname "${BASH_SOURCE[0]}")/x.sh"
-# or the same with "$0"; group 1) or of a path from the checkout's top, where jobs run (group 2).
-SOURCED = re.compile(r'^[ \t]*(?:source|\.)[ \t]+"?(?:\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)/'
-                     r'([\w./-]+\.sh)|([\w][\w./-]*\.sh))"?[ \t]*(?:#.*)?$', re.MULTILINE)
-SOURCED_DEPTH = 4
 # Row fields that say which measurement a job takes besides the fingerprint and conc.
 POINT_FIELDS = (F.RECIPE_FINGERPRINT, F.CONC, F.RUNNER, F.ISL, F.OSL, F.SCENARIO_TYPE, F.RUN_EVAL, F.EVAL_ONLY)
 
@@ -57,25 +50,6 @@ def support_files(row: dict, runners: dict) -> list[str]:
 def needed_paths(row: dict, runners: dict) -> list[str]:
     """What ``run_identity`` reads first: the script candidates and the support files."""
     return [*script_candidates(row), *support_files(row, runners)]
-
-
-def sourced_helpers(script: str | None, blobs: Blobs) -> list[str]:
-    """The files ``script`` sources by a path relative to itself, and theirs, as far as ``blobs`` holds
-    them (``identities`` reads the missing ones and asks again); the shared library is not repeated."""
-    found: dict[str, None] = {}
-    todo, seen = [script] if script else [], set(F.BENCHMARK_LIB_FILES)
-    for _ in range(SOURCED_DEPTH):
-        nxt = []
-        for path in todo:
-            text = (blobs.get(path) or b"").decode("utf-8", "replace")
-            for beside, from_top in SOURCED.findall(text):
-                helper = posixpath.normpath(posixpath.join(posixpath.dirname(path), beside) if beside else from_top)
-                if helper not in seen and not helper.startswith("../"):
-                    seen.add(helper)
-                    found[helper] = None
-                    nxt.append(helper)
-        todo = nxt
-    return list(found)
 
 
 def runner_facts(row: dict, runners: dict) -> dict[str, str]:

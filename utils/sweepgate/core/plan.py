@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.recipes import SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, load_recipes, scenarios_of, uses_lib
+from sweepgate.core.recipes import (SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, load_recipes, scenarios_of,
+                                    sourced_helpers, uses_lib)
 
 
 ESTIMATES_FILE = "configs/estimates.yaml"
@@ -165,7 +166,8 @@ def _unlisted_scripts(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict
         exists = head.blobs.get(path) is not None
         diags.append(Diagnostic(
             path, 1 if exists else 0, 0, RULE_UNLISTED,
-            f"benchmark script {path} changed; config keys resolving to it: {_short(keys)}; "
+            f"benchmark script {path}{' or a file it sources' if sourced_helpers(path, head.blobs) else ''} "
+            f"changed; config keys resolving to it: {_short(keys)}; "
             "no appended entry selects any of them",
             f"append an entry naming one of them (e.g. '{keys[0]}') to {F.CHANGELOG_FILE}, or revert the script",
             severity="warning"))
@@ -244,7 +246,7 @@ def _unused_scripts(base: RecipeSet, head: RecipeSet, changed_files: list[str]) 
     """Changed scripts that no recipe resolves to."""
     diags: list[Diagnostic] = []
     resolved = {p for per in list(head.scripts.values()) + list(base.scripts.values())
-                for pairs in per.values() for _, p in pairs if p}
+                for pairs in per.values() for _, p in pairs if p} | head.helpers() | base.helpers()
     for path in changed_files:
         if path.startswith(SCRIPT_DIR + "/") and path.endswith(".sh") and path not in resolved:
             diags.append(Diagnostic(

@@ -10,6 +10,8 @@ the content of its resolved benchmark script (CONTRACTS section 7) and of
 from __future__ import annotations
 
 import json
+import posixpath
+import re
 from dataclasses import dataclass, field
 
 from sweepgate.core import fields as F
@@ -52,6 +54,32 @@ def script_candidates(row: dict, gpu: str | None = None) -> list[str]:
     stem = f"{row[F.MODEL_PREFIX]}_{row[F.PRECISION]}_{gpu or gpu_family(str(row[F.RUNNER]))}"
     directory = f"{MULTI_NODE_SCRIPT_DIR if runs_multinode(row) else SCRIPT_DIR}/{scenario}"
     return [f"{directory}/{stem}_{row[F.FRAMEWORK]}{mtp}.sh", f"{directory}/{stem}{mtp}.sh"]
+
+
+# A benchmark script's own helpers: `source`/`.` of a path beside it ("$(dirname "${BASH_SOURCE[0]}")/x.sh"
+# or the same with "$0"; group 1) or of a path from the checkout's top, where jobs run (group 2).
+SOURCED = re.compile(r'^[ \t]*(?:source|\.)[ \t]+"?(?:\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)/'
+                     r'([\w./-]+\.sh)|([\w][\w./-]*\.sh))"?[ \t]*(?:#.*)?$', re.MULTILINE)
+SOURCED_DEPTH = 4
+
+
+def sourced_helpers(script: str | None, blobs: dict[str, bytes | None]) -> list[str]:
+    """The files ``script`` sources by a path relative to itself, and theirs, as far as ``blobs`` holds
+    them (``identities`` reads the missing ones and asks again); the shared library is not repeated."""
+    found: dict[str, None] = {}
+    todo, seen = [script] if script else [], set(F.BENCHMARK_LIB_FILES)
+    for _ in range(SOURCED_DEPTH):
+        nxt = []
+        for path in todo:
+            text = (blobs.get(path) or b"").decode("utf-8", "replace")
+            for beside, from_top in SOURCED.findall(text):
+                helper = posixpath.normpath(posixpath.join(posixpath.dirname(path), beside) if beside else from_top)
+                if helper not in seen and not helper.startswith("../"):
+                    seen.add(helper)
+                    found[helper] = None
+                    nxt.append(helper)
+        todo = nxt
+    return list(found)
 
 
 def resolve_script(candidates: list[str], blobs: dict[str, bytes | None]) -> str | None:
@@ -109,8 +137,16 @@ class RecipeSet:
     candidates: dict[str, list[str]] = field(default_factory=dict)  # candidate[0] -> all candidates
 
     def sha(self, path: str | None) -> str | None:
-        """A file's digest as the run identity hashes it (core.digest)."""
-        return file_sha(self.blobs.get(path) if path else None)
+        """A script's digest with the helpers it sources, as the run identity hashes them (core.digest)."""
+        if not path or self.blobs.get(path) is None:
+            return file_sha(None)
+        helpers = sourced_helpers(path, self.blobs)
+        return files_sha([path, *helpers], self.blobs) if helpers else file_sha(self.blobs[path])
+
+    def helpers(self) -> set[str]:
+        """Every file a resolved script sources (``sourced_helpers``): no benchmark script of its own."""
+        return {h for per in self.scripts.values() for pairs in per.values() for _, p in pairs if p
+                for h in sourced_helpers(p, self.blobs)}
 
     @property
     def lib_sha(self) -> str | None:
@@ -168,6 +204,11 @@ def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] =
         for scenario, lists in per_scenario.items():
             recipes.scripts.setdefault(key, {})[scenario] = sorted(
                 {(paths[0], resolve_script(paths, recipes.blobs)) for paths in lists}, key=lambda t: (t[0], t[1] or ""))
+    for _ in range(SOURCED_DEPTH):  # the helpers the scripts source, then theirs (the run identity hashes them)
+        more = sorted(h for h in recipes.helpers() if h not in recipes.blobs)
+        if not more:
+            break
+        recipes.blobs.update(git.read_blobs(ref, more))
     return recipes, notes
 
 
