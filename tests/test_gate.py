@@ -90,9 +90,13 @@ def test_two_appended_entries_pass(gate):
     ok(gate(CHANGELOG + "\n" + entry() + "\n" + entry(["kimik3-*"])))
 
 
-def test_pr_number_and_placeholder_pass(gate):
+def test_pr_number_passes_and_the_placeholder_is_refused_with_the_fix(gate):
+    """New-maintainer review: a PR whose entry kept `pull/XXX` passed its check, merged, and the
+    push to main then refused the entry in the sweep's setup. The PR's check now asks for the fix."""
     ok(gate(CHANGELOG + "\n" + entry(), "--pr-number", "5"))
-    ok(gate(CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX"), "--pr-number", "5"))
+    result = gate(CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX"), "--pr-number", "5")
+    refused(result, FIRST + 4, "pr-link still has the XXX placeholder; this is PR #5")
+    assert "sweepgate changelog canonicalize --pr-number 5" in result.err
 
 
 def test_empty_pr_number_means_push(gate):

@@ -248,7 +248,9 @@ def _entry_rules(out: Collector, lines: list[bytes], indexes: list[int], repo: s
             from sweepgate.core.load import parse_yaml
             data = parse_yaml(appended.text, opts.changelog)
             doc, entries = AppendedDoc(appended, data), data if isinstance(data, list) else None
-    allow_placeholder = opts.pr_number is not None or opts.worktree
+    # Only before the PR exists (pre-commit): a PR's check that let `pull/XXX` through went green,
+    # and the push to main then refused the merged entry (new-maintainer review).
+    allow_placeholder = opts.worktree
     for i, entry in enumerate(entries or []):
         if isinstance(entry, dict) and F.PR_LINK in entry:
             problem = pr_link_problem(entry[F.PR_LINK], repo, opts.pr_number, allow_placeholder)
