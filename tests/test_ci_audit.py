@@ -306,3 +306,30 @@ def test_split_checks_every_row_and_writes_nothing_when_it_cannot_finish(tmp_pat
     proc = subprocess.run([*cmd, "--job-context", str(tmp_path / "missing" / "ctx.json")], env=env,
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 1 and "cannot write here" in proc.stderr and not out.exists(), proc.stderr
+
+
+def test_split_refuses_multinode_rows_on_a_runner_main_gives_no_node_shape(tmp_path):
+    """New-maintainer review: InferenceX's runners.yaml has no `hardware:`; multi-node rows passed
+    `ci split --runners`, row-env gave them no SWEEPGATE_NODES, and every launcher refused them on the
+    GPU host, after the sweep had started (the README says such a row stops the split)."""
+    from sweepgate.core.recipes import runs_multinode
+    from sweepgate.core.sweep import worktree_rows
+
+    row = next(r for r in worktree_rows(ROOT, None) if runs_multinode(r))
+    (tmp_path / "configs").mkdir()
+    labels = f"labels:\n  {row['runner']}: [{row['runner'].split(':')[-1]}_00]\n"
+    (tmp_path / "configs/runners.yaml").write_text(labels)
+    matrix = {"single_node": {}, "multi_node": {"1k1k": [row]}, "evals": [], "agentic_evals": [],
+              "multinode_evals": [], "multinode_agentic_evals": []}
+    path = tmp_path / "matrix.json"
+    path.write_text(json.dumps(matrix))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    env.pop("GITHUB_ACTIONS", None)
+    cmd = [sys.executable, "-m", "sweepgate", "ci", "split", "--matrix", str(path), "--runners", str(tmp_path),
+           "--output", str(tmp_path / "out")]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    (line,) = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and f"multi-node rows run on {row['runner']}, which has no gpus-per-node" in line
+    assert not (tmp_path / "out").exists()
+    (tmp_path / "configs/runners.yaml").write_text(labels + f"hardware:\n  {row['runner']}:\n    gpus-per-node: 8\n")
+    assert subprocess.run(cmd, env=env, capture_output=True, text=True).returncode == 0

@@ -125,7 +125,8 @@ def _run_split(args) -> int:
         if not os.path.isfile(os.path.join(args.runners, RUNNERS_FILE)):
             raise fail(args.runners, 0, f"--runners: no {RUNNERS_FILE} in this folder",
                        "pass the default branch's checkout (every row's runner must be listed there)")
-        check_runners(matrix, runner_labels(runners_at(args.runners)), source=args.matrix)
+        main_runners = runners_at(args.runners)
+        check_runners(matrix, runner_labels(main_runners), source=args.matrix, runners=main_runners)
     outputs = split(matrix, max_jobs=args.max_jobs, max_bytes=args.max_bytes, source=args.matrix,
                     canary=args.canary)
     if args.job_context:  # first: a context that cannot be written leaves no outputs behind

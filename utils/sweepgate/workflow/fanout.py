@@ -283,12 +283,25 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
     return "\n".join(lines) + "\n", ok
 
 
-def check_runners(matrix: dict, labels: set[str], source: str = "matrix") -> None:
+def check_runners(matrix: dict, labels: set[str], source: str = "matrix", runners: dict | None = None) -> None:
     """Every row's runner must be a label of the trusted (default branch's) configs/runners.yaml:
-    a PR's data files may not send a job to a runner main does not know."""
-    used = {str(row.get("runner")) for rows in rows_by_kind(matrix, source).values() for row in rows}
+    a PR's data files may not send a job to a runner main does not know. With that file's
+    ``runners``, a multi-node row's runner must also state gpus-per-node: without it `ci row-env`
+    cannot count the row's nodes and every launcher refuses the job, after the sweep has started."""
+    from sweepgate.core.placement import hardware_of
+    from sweepgate.core.recipes import runs_multinode
+
+    kinds = rows_by_kind(matrix, source)
+    used = {str(row.get("runner")) for rows in kinds.values() for row in rows}
     unknown = sorted(used - labels)
     if unknown:
         raise fail(source, 0, f"runner label {', '.join(unknown)} is not in the default branch's configs/runners.yaml",
                    "add the runner to configs/runners.yaml on main first; a PR cannot add GPU runners",
+                   rule="ci-runners")
+    bare = sorted({str(row.get("runner")) for rows in kinds.values() for row in rows if runs_multinode(row)
+                   and fields.GPUS_PER_NODE not in (hardware_of(runners or {}, str(row.get("runner"))) or {})})
+    if runners is not None and bare:
+        raise fail(source, 0, f"multi-node rows run on {', '.join(bare)}, which has no {fields.GPUS_PER_NODE} in the "
+                   f"default branch's {fields.RUNNERS_FILE}: their launchers would refuse every job",
+                   f"add hardware: {{{bare[0]}: {{{fields.GPUS_PER_NODE}: N}}}} to {fields.RUNNERS_FILE} on main first",
                    rule="ci-runners")
