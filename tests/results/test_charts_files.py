@@ -404,3 +404,25 @@ def test_the_parts_of_one_group_share_their_axes(tmp_path, monkeypatch):
     monkeypatch.setattr(charts, "draw_chart", recorded)
     charts.draw_charts(comp, tmp_path, formats=("png",))
     assert len(limits) == 2 and len(set(limits)) == 1, limits
+
+
+def test_many_ringed_points_never_overprint_their_labels():
+    """Review: 42 regressions among 300 concurrencies printed their labels over each other
+    ("273 224"): a ringed point's label was placed even where it covered another."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    key = synth.KEYS[0]
+    concs = tuple(range(4, 604, 2))
+    scale = {(key, c): {R.OUTPUT_TPUT_PER_GPU: 0.7} for c in concs[::6]}
+    comp = C.compare_records(synth.pr_run(scale, keys=[key], concs=concs), synth.history(keys=[key], concs=concs))
+    ((group, items),) = charts.chart_groups(comp).items()
+    assert sum(i["flag"] == C.REGRESSED for i in items) >= 40
+    fig = charts.draw_chart(group, items, comp.run)
+    FigureCanvasAgg(fig).draw()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts]
+    for i, a in enumerate(boxes):
+        assert not any(a.overlaps(b) for b in boxes[i + 1:]), ax.texts[i].get_text()
+    ringed = {str(i["conc"]) for i in items if i["flag"]}
+    assert len(ringed & {t.get_text() for t in ax.texts}) >= 10  # the ringed ones that fit keep their label

@@ -360,7 +360,8 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     """Each PR point's concurrency beside it, at the first LABEL_SPOTS spot covering no other label,
     marker or front (else the least covering one); a ringed point's label sits past its ring.
     A label that would cover another label wherever it went is left out (hundreds of points
-    would pile their labels into one unreadable block), unless its point is ringed or failed.
+    would pile their labels into one unreadable block); ringed and failed points are labelled
+    first, so theirs are left out only where they would cover each other (the table lists them all).
     In its series' colour when the chart has several. Measured after the layout, which the labels
     stay out of."""
     fig.get_layout_engine().execute(fig)
@@ -387,7 +388,7 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
         label.xyann = (dx * push, dy * push)
         label.set(horizontalalignment=ha, verticalalignment=va)
         box = label.get_window_extent(renderer)
-        if not item["flag"] and any(box.overlaps(other) for other in placed):
+        if any(box.overlaps(other) for other in placed):  # a ringed one too: overprinted text reads as neither
             label.remove()
             continue
         taken.append(_extents(box))
