@@ -90,13 +90,17 @@ def test_two_appended_entries_pass(gate):
     ok(gate(CHANGELOG + "\n" + entry() + "\n" + entry(["kimik3-*"])))
 
 
-def test_pr_number_passes_and_the_placeholder_is_refused_with_the_fix(gate):
-    """New-maintainer review: a PR whose entry kept `pull/XXX` passed its check, merged, and the
-    push to main then refused the entry in the sweep's setup. The PR's check now asks for the fix."""
+def test_pr_number_and_placeholder_pass(gate):
     ok(gate(CHANGELOG + "\n" + entry(), "--pr-number", "5"))
     result = gate(CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX"), "--pr-number", "5")
-    refused(result, FIRST + 4, "pr-link still has the XXX placeholder; this is PR #5")
-    assert "sweepgate changelog canonicalize --pr-number 5" in result.err
+    assert result.rc == 0 and "ok (1 appended entry" in result.out, result.err
+    # ...with a warning that the push to main will refuse it (new-maintainer review: a PR merged
+    # with the placeholder and main's sweep failed in its setup; CONTRACTS section 2 allows it here)
+    (line,) = [x for x in result.err.splitlines() if "XXX placeholder" in x]
+    assert line.startswith(f"perf-changelog.yaml:{FIRST + 4}:3: pr-link still has the XXX placeholder; the push "
+                           "to main will refuse it once PR #5 merges; before merging, run sweepgate changelog "
+                           "canonicalize --pr-number 5"), line
+    assert "XXX" not in gate(CHANGELOG + "\n" + entry(), "--pr-number", "5").err
 
 
 def test_empty_pr_number_means_push(gate):

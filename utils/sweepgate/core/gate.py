@@ -42,7 +42,7 @@ from sweepgate.core.history import (
     split_lines,
     trailing_newlines,
 )
-from sweepgate.core.prlinks import pr_link_problem, resolve_repository
+from sweepgate.core.prlinks import PLACEHOLDER, pr_link_problem, resolve_repository
 
 
 WORKTREE = "WORKTREE"
@@ -74,6 +74,7 @@ class Outcome:
     matrix_ran: bool = False
     inputs: list[str] = field(default_factory=list)  # master configs / runners file the change edits
     configs: list[Diagnostic] = field(default_factory=list)  # their problems (``core.configgate``)
+    notes: list[Diagnostic] = field(default_factory=list)  # warnings that pass (never in ``all``)
 
     changelog: str = F.CHANGELOG_FILE
 
@@ -248,9 +249,7 @@ def _entry_rules(out: Collector, lines: list[bytes], indexes: list[int], repo: s
             from sweepgate.core.load import parse_yaml
             data = parse_yaml(appended.text, opts.changelog)
             doc, entries = AppendedDoc(appended, data), data if isinstance(data, list) else None
-    # Only before the PR exists (pre-commit): a PR's check that let `pull/XXX` through went green,
-    # and the push to main then refused the merged entry (new-maintainer review).
-    allow_placeholder = opts.worktree
+    allow_placeholder = opts.pr_number is not None or opts.worktree
     for i, entry in enumerate(entries or []):
         if isinstance(entry, dict) and F.PR_LINK in entry:
             problem = pr_link_problem(entry[F.PR_LINK], repo, opts.pr_number, allow_placeholder)
@@ -258,6 +257,24 @@ def _entry_rules(out: Collector, lines: list[bytes], indexes: list[int], repo: s
                 line, col = doc.locate((i, F.PR_LINK))
                 out.add(line, "pr-link", *problem, col=col)
     return doc, entries
+
+
+def _placeholder_notes(doc, entries, opts: GateOptions) -> list[Diagnostic]:
+    """A PR's entries that still link to ``pull/XXX``: allowed there (CONTRACTS section 2), but the
+    push to main refuses them, so the PR's check says so before anyone merges (a warning that passes)."""
+    if opts.pr_number is None or opts.worktree:
+        return []
+    notes = []
+    for i, entry in enumerate(entries or []):
+        link = entry.get(F.PR_LINK) if isinstance(entry, dict) else None
+        if isinstance(link, str) and link.rstrip("/").endswith("/pull/" + PLACEHOLDER):
+            line, col = doc.locate((i, F.PR_LINK))
+            notes.append(Diagnostic(
+                opts.changelog, line, col, "pr-link-placeholder",
+                f"pr-link still has the XXX placeholder; the push to main will refuse it once PR #{opts.pr_number} "
+                "merges", f"before merging, run sweepgate changelog canonicalize --pr-number {opts.pr_number} "
+                "and push", severity="warning"))
+    return notes
 
 
 def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Outcome:
@@ -289,6 +306,7 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
         return outcome
     doc, entries = parsed
     outcome.appended_entries = len(entries) if entries else 0
+    outcome.notes = _placeholder_notes(doc, entries, opts)
     history_ok = not out.has("history-edited", "history-deleted", "inserted-in-history")
     if entries is None or not opts.run_matrix:
         return outcome

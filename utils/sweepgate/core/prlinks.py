@@ -1,7 +1,7 @@
 """pr-links: the repository they point to, their canonical form, and what makes one acceptable.
 
 A canonical link is ``https://github.com/OWNER/NAME/pull/N``; in a pull request
-``.../pull/XXX`` stands in until ``sweepgate changelog canonicalize`` fills it in (before the PR's check passes).
+``.../pull/XXX`` stands in until ``sweepgate changelog canonicalize`` fills it in.
 """
 
 from __future__ import annotations
@@ -52,17 +52,13 @@ def pr_link_problem(link, repo: str | None, pr_number: int | None,
     if number == PLACEHOLDER:
         if allow_placeholder:
             return None
-        if pr_number is not None:
-            return (f"pr-link still has the XXX placeholder; this is PR #{pr_number}, and the push to main "
-                    "refuses the placeholder", f"run sweepgate changelog canonicalize --pr-number {pr_number} "
-                    f"(or write {canonical_link(repo or owner_name, pr_number)}) and push")
         return ("pr-link still has the XXX placeholder",
                 "replace XXX with the merged PR's number (sweepgate changelog canonicalize --pr-number N)")
     if not re.fullmatch(r"[1-9][0-9]*", number):
         return (f"pr-link number '{number}' is not a pull-request number", f"use {example}")
     if pr_number is not None and int(number) != pr_number:
         return (f"pr-link points to PR #{number}, but this is PR #{pr_number}",
-                f"use {canonical_link(repo or owner_name, pr_number)}")
+                f"use {canonical_link(repo or owner_name, pr_number)} (or .../pull/XXX)")
     return None
 
 
