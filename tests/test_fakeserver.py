@@ -219,3 +219,18 @@ def test_shim_records_its_calls(tmp_path, monkeypatch):
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     assert entries[0]["tool"] == "pip" and entries[0]["argv"] == ["install", "lmcache==1.2"]
     assert fakeserver.shim("lmcache", ["server", "--port", "1"]) == 2  # no --http-port to serve health on
+
+
+def test_pinned_help_answers_every_command_shape(tmp_path, monkeypatch, capsys):
+    """Diff review: `mooncake_master --help` and `lm_eval --help` were looked up as
+    "mooncake_master --help" and never got the pinned flags `vllm serve --help` got."""
+    help_file = tmp_path / "help.json"
+    help_file.write_text(json.dumps({"mooncake_master": ["--metrics_port"], "lm_eval": ["--model"],
+                                     "vllm serve": ["--port"], "vllm bench serve": ["--num-warmups"]}))
+    monkeypatch.setenv(fakeserver.HELP_ENV, str(help_file))
+    monkeypatch.delenv("SWEEPGATE_REHEARSE_LOG", raising=False)
+    for argv, flag in ((["mooncake_master", "--help"], "--metrics_port"), (["lm_eval", "-h"], "--model"),
+                       (["vllm", "serve", "--help"], "--port"), (["vllm", "bench", "serve", "--help"], "--num-warmups")):
+        assert fakeserver.shim(argv[0], argv[1:]) == 0, argv
+        out = capsys.readouterr().out
+        assert f"  {flag}\n" in out + "\n" and out.startswith("usage: "), (argv, out)

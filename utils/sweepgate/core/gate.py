@@ -272,8 +272,8 @@ def _placeholder_notes(doc, entries, opts: GateOptions) -> list[Diagnostic]:
             notes.append(Diagnostic(
                 opts.changelog, line, col, "pr-link-placeholder",
                 f"pr-link still has the XXX placeholder; the push to main will refuse it once PR #{opts.pr_number} "
-                "merges", f"before merging, run sweepgate changelog canonicalize --pr-number {opts.pr_number} "
-                "and push", severity="warning"))
+                "merges", f"before merging, run sweepgate changelog canonicalize --pr-number {opts.pr_number} (in a "
+                "fork whose main is behind, add --base upstream/main) and push", severity="warning"))
     return notes
 
 

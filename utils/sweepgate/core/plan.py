@@ -189,20 +189,13 @@ def _unlisted_lib(base: RecipeSet, head: RecipeSet, selected: dict[str, dict]) -
     return diags
 
 
-def _job_facts(recipes: RecipeSet, key: str) -> dict | None:
-    """A config's runner facts that reach its rows or its jobs: all but the pool's size."""
-    facts = recipes.runner_facts(key)
-    return {k: v for k, v in facts.items() if k != F.POOL_NODES} if isinstance(facts, dict) else facts
-
-
-def _unlisted_runners(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff],
-                      selected: dict[str, dict]) -> list[Diagnostic]:
+def _unlisted_runners(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
     """Unlisted-change for a runner label's hardware facts (configs/runners.yaml) that reach the rows
     or the jobs' environment (rdma-devices, accelerator-runtime, DRAM, node shape); not the pool's size."""
     by_label: dict[str, list[str]] = {}
     for key, diff in diffs.items():
         runner = (head.configs.get(key) or {}).get(F.RUNNER) if isinstance(head.configs.get(key), dict) else None
-        if diff.runner and isinstance(runner, str) and _job_facts(base, key) != _job_facts(head, key):
+        if diff.runner and isinstance(runner, str):  # runner_facts leave the pool's size out
             by_label.setdefault(runner, []).append(key)
     return [Diagnostic(
         F.RUNNERS_FILE, 0, 0, RULE_UNLISTED,
@@ -349,7 +342,7 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
     """The plan's rules, in report order."""
     return (_selected_rules(base, head, diffs, selected) + _unlisted_configs(base, head, diffs, selected)
             + _unlisted_scripts(head, diffs, selected) + _unlisted_lib(base, head, selected)
-            + _unlisted_runners(base, head, diffs, selected) + _unlisted_support(head, selected, changed_files)
+            + _unlisted_runners(head, diffs, selected) + _unlisted_support(head, selected, changed_files)
             + _unused_scripts(base, head, changed_files) + _backend_rules(head, selected))
 
 

@@ -159,8 +159,10 @@ class RecipeSet:
         runner = (self.configs.get(key) or {}).get(F.RUNNER) if isinstance(self.configs.get(key), dict) else None
         if not isinstance(self.runners, dict) or not isinstance(runner, str):
             return None
-        # Only the hardware facts reach rows (DRAM budget); node lists do not change a recipe.
-        return (self.runners.get(F.HARDWARE) or {}).get(runner)
+        # Only the hardware facts reach rows and jobs (DRAM budget, node shape, NICs); node lists
+        # and the pool's size do not change a recipe.
+        facts = (self.runners.get(F.HARDWARE) or {}).get(runner)
+        return {k: v for k, v in facts.items() if k != F.POOL_NODES} if isinstance(facts, dict) else facts
 
     def script_ids(self, key: str, scenario: str) -> list[tuple[str, str | None, str | None]]:
         return [(first, path, self.sha(path)) for first, path in self.scripts.get(key, {}).get(scenario, [])]

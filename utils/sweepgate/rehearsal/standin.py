@@ -659,19 +659,24 @@ def python_module(module: str, argv: list[str]) -> int:
     return 127
 
 
-def pinned_help(command: str) -> str | None:
-    """`command --help` as the pinned version prints its options (HELP_ENV), or None when not given."""
+def pinned_help(name: str, argv: list[str]) -> str | None:
+    """`name argv... --help` as the pinned version prints its options (HELP_ENV), or None when not
+    given: the longest command the file knows among `name`, `name sub` and `name sub sub`."""
     path = os.environ.get(HELP_ENV)
     if not path:
         return None
     try:
         with open(path, encoding="utf-8") as fh:
-            flags = json.load(fh).get(command)
-    except (OSError, ValueError, AttributeError):
+            known = json.load(fh)
+    except (OSError, ValueError):
         return None
-    if not isinstance(flags, list):
-        return None
-    return "\n".join([f"usage: {command} [options]", "", "options:", *(f"  {flag}" for flag in flags)])
+    words = [name, *(a for a in argv[:2] if not a.startswith("-"))]
+    for n in range(len(words), 0, -1):
+        command = " ".join(words[:n])
+        flags = known.get(command) if isinstance(known, dict) else None
+        if isinstance(flags, list):
+            return "\n".join([f"usage: {command} [options]", "", "options:", *(f"  {flag}" for flag in flags)])
+    return None
 
 
 def shim(name: str, argv: list[str]) -> int:
@@ -679,8 +684,7 @@ def shim(name: str, argv: list[str]) -> int:
     if name in LIGHT_SHIMS:
         return _light_shim(name, argv)
     _record(name, argv)
-    words = [name, *argv[:2]] if name == "vllm" and argv[:2] == ["bench", "serve"] else [name, *argv[:1]]
-    if ("--help" in argv or "-h" in argv) and (text := pinned_help(" ".join(words))) is not None:
+    if ("--help" in argv or "-h" in argv) and (text := pinned_help(name, argv)) is not None:
         print(text)
         return 0
     if name == "vllm":
