@@ -259,6 +259,17 @@ def test_no_org_admin_rights_is_one_line(stub):
     assert "403 listing the runner groups of organization acme" in line and "'admin:org'" in line, line
 
 
+def split_with_runners(tmp_path, matrix: dict):
+    """(matrix path, `ci split --runners tmp_path` command, its environment) for ``matrix``."""
+    path = tmp_path / "matrix.json"
+    path.write_text(json.dumps(matrix))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    env.pop("GITHUB_ACTIONS", None)
+    cmd = [sys.executable, "-m", "sweepgate", "ci", "split", "--matrix", str(path), "--runners", str(tmp_path),
+           "--output", str(tmp_path / "out")]
+    return path, cmd, env
+
+
 def test_split_refuses_runners_main_does_not_know(tmp_path):
     """The GPU side checks every row's runner against main's configs/runners.yaml."""
     (tmp_path / "configs").mkdir()
@@ -268,12 +279,7 @@ def test_split_refuses_runners_main_does_not_know(tmp_path):
            "exp-name": "x", "conc": 4, "tp": 8, "isl": 1024, "osl": 1024, "max-model-len": 2304}
     matrix = {"single_node": {"agentic": [row]}, "multi_node": {}, "evals": [], "agentic_evals": [],
               "multinode_evals": [], "multinode_agentic_evals": []}
-    path = tmp_path / "matrix.json"
-    path.write_text(json.dumps(matrix))
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
-    env.pop("GITHUB_ACTIONS", None)
-    cmd = [sys.executable, "-m", "sweepgate", "ci", "split", "--matrix", str(path), "--runners", str(tmp_path),
-           "--output", str(tmp_path / "out")]
+    path, cmd, env = split_with_runners(tmp_path, matrix)
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     assert proc.returncode == 1 and "cluster:evil" in proc.stderr and "main" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
@@ -321,12 +327,7 @@ def test_split_refuses_multinode_rows_on_a_runner_main_gives_no_node_shape(tmp_p
     (tmp_path / "configs/runners.yaml").write_text(labels)
     matrix = {"single_node": {}, "multi_node": {"1k1k": [row]}, "evals": [], "agentic_evals": [],
               "multinode_evals": [], "multinode_agentic_evals": []}
-    path = tmp_path / "matrix.json"
-    path.write_text(json.dumps(matrix))
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
-    env.pop("GITHUB_ACTIONS", None)
-    cmd = [sys.executable, "-m", "sweepgate", "ci", "split", "--matrix", str(path), "--runners", str(tmp_path),
-           "--output", str(tmp_path / "out")]
+    _, cmd, env = split_with_runners(tmp_path, matrix)
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     (line,) = proc.stderr.strip().splitlines()
     assert proc.returncode == 1 and f"multi-node rows run on {row['runner']}, which has no gpus-per-node" in line
