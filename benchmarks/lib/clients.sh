@@ -111,7 +111,7 @@ _sg_client_has_option() {
   local option="$1" help
   shift
   help="$("$@" --help 2>/dev/null)" || true
-  # OPTION as argparse prints it: "  --opt N", "[--opt N]", "--opt=N", "-o, --opt".
+  # OPTION as argparse prints it: "  --opt N", "[--opt N]", "--opt=N".
   # The pattern lives in a variable: inside an ERE bracket expression a
   # backslash is a literal backslash, so "\]" cannot be written there.
   local pattern="(^|[[:space:],[])${option}([][:space:],=]|$)"
