@@ -334,3 +334,24 @@ def test_split_refuses_multinode_rows_on_a_runner_main_gives_no_node_shape(tmp_p
     assert not (tmp_path / "out").exists()
     (tmp_path / "configs/runners.yaml").write_text(labels + f"hardware:\n  {row['runner']}:\n    gpus-per-node: 8\n")
     assert subprocess.run(cmd, env=env, capture_output=True, text=True).returncode == 0
+
+
+def test_a_single_node_row_with_a_conc_list_is_refused_before_any_job(tmp_path):
+    """Bad-input review: `ci split` and `ci row-env` passed a single-node row with conc [1, 2], and
+    the job got CONC="[1, 2]" as its --max-concurrency."""
+    row = {"image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
+           "precision": "fp4", "framework": "vllm", "runner": "cluster:b300-nv", "spec-decoding": "none",
+           "exp-name": "x", "conc": [1, 2], "tp": 8, "isl": 1024, "osl": 1024, "max-model-len": 2304}
+    matrix = {"single_node": {"1k1k": [row]}, "multi_node": {}, "evals": [], "agentic_evals": [],
+              "multinode_evals": [], "multinode_agentic_evals": []}
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs/runners.yaml").write_text("labels:\n  cluster:b300-nv: [b300-nv_00]\n")
+    _, cmd, env = split_with_runners(tmp_path, matrix)
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    (line,) = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and "row's conc [1, 2] is a list, which only a multi-node row carries" in line, line
+    env_cmd = [sys.executable, "-m", "sweepgate", "ci", "row-env", "--row", json.dumps(row), "--runner-name",
+               "b300-nv_00", "--output", str(tmp_path / "env")]
+    proc = subprocess.run(env_cmd, env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 1 and "is a list, which only a multi-node row carries" in proc.stderr
+    assert not (tmp_path / "env").exists()
