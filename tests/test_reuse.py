@@ -244,3 +244,22 @@ def test_plan_with_db_names_the_rows_with_results(repo, tmp_path):
     assert (reused["jobs"], reused["of"], reused["gpu_hours_saved"]) == (3, 5, 8)
     assert {r["conc"] for r in reused["rows"]} == {4, 8, 16}
     assert "3 of 5 jobs already have results (8 GPU-hours saved by reusing them)" in proc.stderr
+
+
+def test_helpers_are_followed_deep_and_a_doubled_slash_stays_in_the_folder():
+    """Bad-input review: a helper five `source`s deep was not hashed, and `$(dirname ...)//abs.sh`
+    (bash: dir//abs.sh) hashed /abs.sh, a file outside the checkout."""
+    script = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b300_vllm.sh"
+    tree = {script: b'source benchmarks/h/h1.sh\nsource "$(dirname "${BASH_SOURCE[0]}")//tmp/abs.sh"\n'}
+    for i in range(1, 8):
+        tree[f"benchmarks/h/h{i}.sh"] = f"source benchmarks/h/h{i + 1}.sh\n".encode()
+    tree["benchmarks/h/h8.sh"] = b"source benchmarks/h/h1.sh\nX=1\n"  # a cycle ends
+    tree["benchmarks/single_node/fixed_seq_len/tmp/abs.sh"] = b"Y=1\n"
+    read = lambda paths: {p: tree.get(p) for p in paths}
+    (first,) = identity.identities([M_ROW], {}, read)
+    assert "benchmarks/single_node/fixed_seq_len/tmp/abs.sh" in identity.sourced_helpers(script, tree)
+    for path, text in (("benchmarks/h/h8.sh", b"source benchmarks/h/h1.sh\nX=2\n"),
+                       ("benchmarks/single_node/fixed_seq_len/tmp/abs.sh", b"Y=2\n")):
+        old, tree[path] = tree[path], text
+        assert identity.identities([M_ROW], {}, read)[0] != first, path
+        tree[path] = old

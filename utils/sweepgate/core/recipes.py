@@ -60,7 +60,7 @@ def script_candidates(row: dict, gpu: str | None = None) -> list[str]:
 # or the same with "$0"; group 1) or of a path from the checkout's top, where jobs run (group 2).
 SOURCED = re.compile(r'^[ \t]*(?:source|\.)[ \t]+"?(?:\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)/'
                      r'([\w./-]+\.sh)|([\w][\w./-]*\.sh))"?[ \t]*(?:#.*)?$', re.MULTILINE)
-SOURCED_DEPTH = 4
+SOURCED_DEPTH = 32  # helpers of helpers, followed this deep (a cycle ends at once: each file is read once)
 
 
 def sourced_helpers(script: str | None, blobs: dict[str, bytes | None]) -> list[str]:
@@ -73,7 +73,9 @@ def sourced_helpers(script: str | None, blobs: dict[str, bytes | None]) -> list[
         for path in todo:
             text = (blobs.get(path) or b"").decode("utf-8", "replace")
             for beside, from_top in SOURCED.findall(text):
-                helper = posixpath.normpath(posixpath.join(posixpath.dirname(path), beside) if beside else from_top)
+                # "$(dirname ...)//x.sh" is dir//x.sh to bash, inside the folder: never an absolute path
+                helper = posixpath.normpath(posixpath.join(posixpath.dirname(path), beside.lstrip("/"))
+                                            if beside else from_top)
                 if helper not in seen and not helper.startswith("../"):
                     seen.add(helper)
                     found[helper] = None
