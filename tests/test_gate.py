@@ -602,6 +602,18 @@ def test_staged_says_where_an_unread_key_is_even_before_it_is_committed(repo, ca
     assert "it is defined at configs/wip/exp-master.yml:2, which this run does not read" in err, err
 
 
+@pytest.mark.parametrize("name", ["configs/x:12:y.yaml", "configs/a:b.yaml"])
+def test_the_unread_file_hint_survives_a_colon_in_the_file_name(repo, capsys, name):
+    """Bad-input review: `configs/x:12:y.yaml` was named "configs/x:12", its line lost."""
+    repo.write(name, "# experiments\nqwen3-fp8-b300-vllm:\n  image: x\n")
+    repo.write("perf-changelog.yaml", CHANGELOG + "\n" + entry(["qwen3-fp8-b300-vllm"]))
+    assert cli.main(["validate", "--staged"]) == 1
+    assert f"it is defined at {name}:2, which this run does not read" in capsys.readouterr().err
+    head = repo.commit()
+    assert cli.main(["validate", "--base-ref", repo.base, "--head-ref", head]) == 1
+    assert f"it is defined at {name}:2, which this run does not read" in capsys.readouterr().err
+
+
 def test_staged_uses_merge_base_with_main(repo, capsys):
     repo.git("checkout", "-q", "-b", "feature")
     repo.commit_changelog(CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX"))

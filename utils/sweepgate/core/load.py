@@ -97,10 +97,13 @@ class Git:
         working tree, untracked files too) -- a file the matrix may not read as a master config -- or None."""
         pattern = "^[\"']?" + re.escape(key) + "[\"']?[ \t]*:"
         where = [commit] if commit else ["--untracked"]
-        out = self.run("grep", "-n", "-I", "-E", "-e", pattern, *where, "--", f"{F.CONFIG_DIR}/*.yaml",
-                       f"{F.CONFIG_DIR}/*.yml", check=False).decode("utf-8", "replace").splitlines()
-        parts = out[0].split(":", 3 if commit else 2) if out else []  # [COMMIT:]PATH:LINE:TEXT
-        return f"{parts[-3]}:{parts[-2]}" if len(parts) == (4 if commit else 3) else None
+        out = self.run("grep", "-z", "-n", "-I", "-E", "-e", pattern, *where, "--", f"{F.CONFIG_DIR}/*.yaml",
+                       f"{F.CONFIG_DIR}/*.yml", check=False).decode("utf-8", "replace")
+        parts = out.split("\0")  # [COMMIT:]PATH NUL LINE NUL TEXT: a path may hold ':' itself
+        if len(parts) < 3 or not parts[1].isdigit():
+            return None
+        path = parts[0][len(commit) + 1:] if commit else parts[0]
+        return f"{path}:{parts[1]}"
 
     @functools.cached_property
     def shallow(self) -> bool:
