@@ -332,7 +332,8 @@ def test_split_refuses_multinode_rows_on_a_runner_main_gives_no_node_shape(tmp_p
     (line,) = proc.stderr.strip().splitlines()
     assert proc.returncode == 1 and f"multi-node rows run on {row['runner']}, which has no gpus-per-node" in line
     assert not (tmp_path / "out").exists()
-    (tmp_path / "configs/runners.yaml").write_text(labels + f"hardware:\n  {row['runner']}:\n    gpus-per-node: 8\n")
+    (tmp_path / "configs/runners.yaml").write_text(
+        labels + f"hardware:\n  {row['runner']}:\n    gpus-per-node: 8\n    available-cpu-dram-mib: 2000000\n")
     assert subprocess.run(cmd, env=env, capture_output=True, text=True).returncode == 0
 
 
@@ -355,3 +356,31 @@ def test_a_single_node_row_with_a_conc_list_is_refused_before_any_job(tmp_path):
     proc = subprocess.run(env_cmd, env=env, capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 1 and "is a list, which only a multi-node row carries" in proc.stderr
     assert not (tmp_path / "env").exists()
+
+
+@pytest.mark.parametrize("hardware, said", [
+    ("hardware:\n  cluster:b300-nv: {gpus-per-node: 0}\n", "configs/runners.yaml:"),
+    ('hardware:\n  cluster:b300-nv: {gpus-per-node: "8"}\n', "configs/runners.yaml:"),
+    ("hardware:\n  cluster:b300-nv: {gpus-per-node: true}\n", "configs/runners.yaml:"),
+    ("hardware:\n  - cluster:b300-nv\n", "configs/runners.yaml:"),
+])
+def test_a_runners_file_its_schema_refuses_stops_split_and_row_env_at_its_line(tmp_path, hardware, said):
+    """Bad-input review: gpus-per-node 0, "8", -8 or true (or hardware as a list) passed `ci split
+    --runners`; `ci row-env` then died with ZeroDivisionError/TypeError or exported nonsense."""
+    from sweepgate.core.recipes import runs_multinode
+    from sweepgate.core.sweep import worktree_rows
+
+    row = next(r for r in worktree_rows(ROOT, None) if runs_multinode(r) and r["runner"] == "cluster:b300-nv")
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs/runners.yaml").write_text("labels:\n  cluster:b300-nv: [b300-nv_00]\n" + hardware)
+    matrix = {"single_node": {}, "multi_node": {"1k1k": [row]}, "evals": [], "agentic_evals": [],
+              "multinode_evals": [], "multinode_agentic_evals": []}
+    _, cmd, env = split_with_runners(tmp_path, matrix)
+    env_cmd = [sys.executable, "-m", "sweepgate", "ci", "row-env", "--row", json.dumps(row), "--runner-name",
+               "b300-nv_00", "--output", str(tmp_path / "env")]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for argv in (cmd, env_cmd):
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=tmp_path)
+        assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
+        assert proc.stderr.startswith(said), proc.stderr
+    assert not (tmp_path / "env").exists() and not (tmp_path / "out").exists()

@@ -118,14 +118,15 @@ def _run_decide(args) -> int:
 def _run_split(args) -> int:
     matrix = load_json(args.matrix, "matrix")
     if args.runners:
+        from sweepgate.core.check import checked_runners
         from sweepgate.core.fields import RUNNERS_FILE
-        from sweepgate.core.placement import runner_labels, runners_at
+        from sweepgate.core.placement import runner_labels
         from sweepgate.workflow.fanout import check_runners
 
         if not os.path.isfile(os.path.join(args.runners, RUNNERS_FILE)):
             raise fail(args.runners, 0, f"--runners: no {RUNNERS_FILE} in this folder",
                        "pass the default branch's checkout (every row's runner must be listed there)")
-        main_runners = runners_at(args.runners)
+        main_runners = checked_runners(args.runners)
         check_runners(matrix, runner_labels(main_runners), source=args.matrix, runners=main_runners)
     outputs = split(matrix, max_jobs=args.max_jobs, max_bytes=args.max_bytes, source=args.matrix,
                     canary=args.canary)
@@ -171,10 +172,10 @@ def _run_row_env(args) -> int:
     row = job_row(text, row_id, args.matrix or os.environ.get("MATRIX_FILE"))
     runner = args.runner_name or os.environ.get("RUNNER_NAME", "")
     result_dir = args.result_dir or os.environ.get("RESULT_DIR") or "results"
-    from sweepgate.core.placement import runners_at
+    from sweepgate.core.check import checked_runners
     from sweepgate.core.worktop import enclosing_top
 
-    env = job_env(row, runner, result_dir, runners=runners_at(enclosing_top() or "."))
+    env = job_env(row, runner, result_dir, runners=checked_runners(enclosing_top() or "."))
     if args.tools:  # before the benchmark runs: what `results sidecar` records (fields.RUN_IDENTITY_ENV)
         from sweepgate.core.fields import RUN_IDENTITY_ENV
         from sweepgate.core.identity import job_identity

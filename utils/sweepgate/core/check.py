@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from sweepgate.core import fields as F
 from sweepgate.core import metrics as METRICS
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.load import MasterDoc, Revision, YamlDoc
+from sweepgate.core.load import MasterDoc, Revision, YamlDoc, load_doc
 
 from sweepgate.core.schemas import SCHEMA_FILES, schema_bytes  # noqa: F401 - re-exported
 
@@ -463,6 +463,25 @@ def check_runners(rev: Revision) -> list[Diagnostic]:
     if not diags and cache and doc.blob:
         cache.record(key, [])
     return diags
+
+
+def checked_runners(root: str) -> dict:
+    """configs/runners.yaml of the checkout at ``root``, parsed and held to its schema ({} when there
+    is none): a job's environment and the fan-out guard read it, so a `gpus-per-node` of 0, "8" or
+    true, or `hardware` as a list, is refused at its line, never met as an internal error later."""
+    import os
+
+    path = os.path.join(root, F.RUNNERS_FILE)
+    if not os.path.isfile(path):
+        return {}
+    with open(path, "rb") as fh:
+        doc = load_doc(F.RUNNERS_FILE, fh.read())
+    diags = ([doc.diag((), "schema-runners", "runners file must be a mapping with 'labels'",
+                       "add 'labels:' mapping runner labels to node names")]
+             if not isinstance(doc.data, dict) else schema_diagnostics(doc, doc.data, "runners"))
+    if diags:
+        raise SweepgateError(diags)
+    return doc.data
 
 
 def check_placement(rev: Revision) -> list[Diagnostic]:

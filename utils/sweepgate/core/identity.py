@@ -117,18 +117,19 @@ def job_identity(row: dict, tools: str | None = None) -> str | None:
     that checkout's own) and the checkout's own runner facts; None when the row cannot be
     resolved. A ``tools`` folder that is not there is refused: hashing no launcher at all would
     give every such job one identity, and reuse would hand one job's results to another."""
-    from sweepgate.core.placement import runners_at
+    from sweepgate.core.check import checked_runners
+    from sweepgate.core.errors import SweepgateError
     from sweepgate.core.worktop import enclosing_top
 
     root = enclosing_top() or "."
     tools = tools or root
     check_tools(tools)
-    # The runner facts as `ci row-env` puts them into the job (this checkout's), the runner names
-    # behind each label (which launchers run) as main's.
-    runners = {**runners_at(root), F.LABELS: runners_at(tools).get(F.LABELS)}
-    try:
+    try:  # a runners.yaml its schema refuses (`ci row-env` refused the job already): no identity, no reuse
+        # The runner facts as `ci row-env` puts them into the job (this checkout's), the runner names
+        # behind each label (which launchers run) as main's.
+        runners = {**checked_runners(root), F.LABELS: checked_runners(tools).get(F.LABELS)}
         return identities([row], runners, read_tree(root, tools))[0]
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, SweepgateError):
         return None
 
 
