@@ -396,3 +396,6 @@ def test_a_refused_value_is_located_at_the_line_that_writes_it(tmp_path):
     assert locate(tmp_path, script, "--kv-cache-dtype", "fp8_e4m3") == ("benchmarks/x.sh", 2)
     assert locate(tmp_path, script, "--kv-cache-dtype", "nowhere") == ("benchmarks/x.sh", 2)
     assert locate(tmp_path, script, "--kv-cache-dtype") == ("benchmarks/x.sh", 2)
+    # an empty value (--flag=) at the line that writes it (bad-input review: the first line naming the flag)
+    script.write_text("a=(--port=8000)\nb=(--port= --x)\n")
+    assert locate(tmp_path, script, "--port", "") == ("benchmarks/x.sh", 2)

@@ -75,7 +75,9 @@ def locate(root: Path, script: Path, flag: str, value: str | None = None) -> tup
             continue
         for number, text in enumerate(lines, 1):
             if pattern.search(text) and not text.lstrip().startswith("#"):
-                if value is None or re.search(r"(?<![\w.-])" + re.escape(value) + r"(?![\w.-])", text):
+                wrote = (re.escape(flag) + r"=(?=[\s\"')]|$)" if value == ""  # an empty --flag=
+                         else r"(?<![\w.-])" + re.escape(value or "") + r"(?![\w.-])")
+                if value is None or re.search(wrote, text):
                     return str(path.relative_to(root)), number
                 first = first or (str(path.relative_to(root)), number)
     return first or (str(script.relative_to(root)), 0)
