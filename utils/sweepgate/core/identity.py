@@ -18,7 +18,8 @@ from typing import Callable
 
 from sweepgate.core import fields as F
 from sweepgate.core.digest import files_sha
-from sweepgate.core.recipes import SOURCED_DEPTH, resolve_script, runs_multinode, script_candidates, sourced_helpers
+from sweepgate.core.recipes import (read_helpers, resolve_script, runs_multinode, script_candidates,
+                                    sourced_helpers)
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
@@ -87,12 +88,7 @@ def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blob
     for row in rows:
         wanted.update(dict.fromkeys(needed_paths(row, runners)))
     blobs = read(list(wanted))
-    for _ in range(SOURCED_DEPTH):  # helpers a script sources, then theirs
-        scripts = {resolve_script(script_candidates(row), blobs) for row in rows}
-        more = [p for s in scripts for p in sourced_helpers(s, blobs) if p not in blobs]
-        if not more:
-            break
-        blobs.update(read(list(dict.fromkeys(more))))
+    read_helpers({resolve_script(script_candidates(row), blobs) for row in rows}, blobs, read)
     return [run_identity(row, runners, blobs) for row in rows]
 
 

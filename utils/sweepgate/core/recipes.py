@@ -84,6 +84,16 @@ def sourced_helpers(script: str | None, blobs: dict[str, bytes | None]) -> list[
     return list(found)
 
 
+def read_helpers(scripts, blobs: dict[str, bytes | None], read) -> None:
+    """Add to ``blobs`` the helpers ``scripts`` source, then theirs (``read(paths) -> blobs``, one call
+    per level of `source`), as deep as ``sourced_helpers`` follows them."""
+    for _ in range(SOURCED_DEPTH):
+        more = sorted({h for s in scripts for h in sourced_helpers(s, blobs) if h not in blobs})
+        if not more:
+            return
+        blobs.update(read(more))
+
+
 def resolve_script(candidates: list[str], blobs: dict[str, bytes | None]) -> str | None:
     for path in candidates:
         if blobs.get(path) is not None:
@@ -208,11 +218,8 @@ def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] =
         for scenario, lists in per_scenario.items():
             recipes.scripts.setdefault(key, {})[scenario] = sorted(
                 {(paths[0], resolve_script(paths, recipes.blobs)) for paths in lists}, key=lambda t: (t[0], t[1] or ""))
-    for _ in range(SOURCED_DEPTH):  # the helpers the scripts source, then theirs (the run identity hashes them)
-        more = sorted(h for h in recipes.helpers() if h not in recipes.blobs)
-        if not more:
-            break
-        recipes.blobs.update(git.read_blobs(ref, more))
+    resolved = {p for per in recipes.scripts.values() for pairs in per.values() for _, p in pairs if p}
+    read_helpers(resolved, recipes.blobs, lambda paths: git.read_blobs(ref, paths))  # the run identity hashes them
     return recipes, notes
 
 
