@@ -448,11 +448,17 @@ def _verdicts(rev: Revision, doc, verdicts: dict) -> Iterator[tuple]:
             rev.cache, blocks.get(key), lambda: config_problems(key, rev.configs[key], rev.cache))
 
 
+def _not_a_runners_mapping(doc: YamlDoc) -> list[Diagnostic]:
+    if isinstance(doc.data, dict):
+        return []
+    return [doc.diag((), "schema-runners", "runners file must be a mapping with 'labels'",
+                     "add 'labels:' mapping runner labels to node names")]
+
+
 def check_runners(rev: Revision) -> list[Diagnostic]:
     doc = rev.runners
     if not isinstance(doc.data, dict):
-        return [doc.diag((), "schema-runners", "runners file must be a mapping with 'labels'",
-                         "add 'labels:' mapping runner labels to node names")]
+        return _not_a_runners_mapping(doc)
     cache, key = rev.cache, f"runners:{doc.blob}"
     if cache and doc.blob and cache.verdict(key) == []:
         return []
@@ -476,9 +482,7 @@ def checked_runners(root: str) -> dict:
         return {}
     with open(path, "rb") as fh:
         doc = load_doc(F.RUNNERS_FILE, fh.read())
-    diags = ([doc.diag((), "schema-runners", "runners file must be a mapping with 'labels'",
-                       "add 'labels:' mapping runner labels to node names")]
-             if not isinstance(doc.data, dict) else schema_diagnostics(doc, doc.data, "runners"))
+    diags = _not_a_runners_mapping(doc) or schema_diagnostics(doc, doc.data, "runners")
     if diags:
         raise SweepgateError(diags)
     return doc.data
