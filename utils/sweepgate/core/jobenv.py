@@ -113,9 +113,12 @@ def _check_workers(row: dict, source: str, hint: str) -> None:
         _check_numbers(worker, PARALLEL_FIELDS, 1, schema_maximum("parallelSize"), f"{side}.", source, hint)
 
 
-def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(matrix.row)") -> None:
+def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(matrix.row)",
+              for_a_job: bool = False) -> None:
     """Refuse what is not one whole matrix row (an object with ROW_NEEDS) or carries a value a job
-    or its record cannot be derived from (parallelism, lengths, concurrency, workers, runner)."""
+    or its record cannot be derived from (parallelism, lengths, concurrency, workers, runner).
+    ``for_a_job`` (a job is about to run it: row-env, the split): a conc list only on a multi-node
+    row (a record's row may list the concurrencies its one output file holds)."""
     if not isinstance(row, dict):
         raise fail(source, 1, "row is not a JSON object", hint)
     missing = [f for f in ROW_NEEDS if f not in row]
@@ -130,7 +133,7 @@ def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(m
         raise fail(source, 1, f"row's conc {_shown(row[fields.CONC])} is not a positive whole number (or a list "
                    f"of them) of at most {schema_maximum('concValue')}", hint)
     multinode = fields.PREFILL in row or fields.DECODE in row or row.get(fields.MULTINODE) is True
-    if isinstance(row.get(fields.CONC), list) and not multinode:  # its job would get CONC="[1, 2]"
+    if for_a_job and isinstance(row.get(fields.CONC), list) and not multinode:  # its job would get CONC="[1, 2]"
         raise fail(source, 1, f"row's conc {_shown(row[fields.CONC])} is a list, which only a multi-node "
                    "row carries", hint)
     _check_numbers(row, PARALLEL_FIELDS, 1, schema_maximum("parallelSize"), "", source, hint)
@@ -142,7 +145,7 @@ def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(m
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
             runners: dict | None = None) -> dict[str, str]:
     """The job environment of one row; ``runners`` (configs/runners.yaml) places multi-node rows."""
-    check_row(row, source)
+    check_row(row, source, for_a_job=True)
     if not runner_name:
         raise fail(source, 0, "RUNNER_NAME is not set", "run on an Actions runner or pass --runner-name")
     env = fields.row_env(row, runner_name, result_dir)

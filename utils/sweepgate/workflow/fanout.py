@@ -55,7 +55,8 @@ def _check_rows(kinds: dict[str, list[dict]], source: str) -> None:
     for kind, rows in kinds.items():
         for i, row in enumerate(rows):
             try:
-                check_row(row, source, "expand the matrix with sweepgate (process_changelog.py), not by hand")
+                check_row(row, source, "expand the matrix with sweepgate (process_changelog.py), not by hand",
+                          for_a_job=True)
             except SweepgateError as exc:
                 found += [Diagnostic(d.file, d.line, d.col, d.rule, f"{kind}/{i}: {d.message}", d.hint)
                           for d in exc.diagnostics]
