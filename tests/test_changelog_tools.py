@@ -182,6 +182,16 @@ def test_canonicalize_replaces_placeholders_in_branch_entries_only(repo, capsys)
     assert rc == 0 and "nothing to do" in out
 
 
+def test_canonicalize_fixes_the_placeholder_spellings_the_gate_refuses(repo, capsys):
+    """Bad-input review: `pull/XXX/` and `pull/xxx` were "nothing to do" here, refused by validate."""
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("perf-changelog.yaml", CHANGELOG + entry("kimik3-*", "XXX/") + entry("dsr1-fp4-b300-vllm", "xxx"))
+    rc, out, _ = sg(capsys, "changelog", "canonicalize", "--pr-number", "42", "--base", "main")
+    assert rc == 0 and repo.read().decode() == CHANGELOG + entry("kimik3-*", "42") + entry("dsr1-fp4-b300-vllm", "42")
+    head = repo.commit()
+    assert sg(capsys, "validate", "--base-ref", "main", "--head-ref", head, "--pr-number", "42")[0] == 0
+
+
 def test_canonicalize_defaults_to_main_and_refuses_history_edits(repo, capsys):
     repo.git("checkout", "-q", "-b", "feature")
     repo.write("perf-changelog.yaml", CHANGELOG.replace("pull/1\n", "pull/11\n") + entry("kimik3-*", "XXX"))

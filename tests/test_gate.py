@@ -563,6 +563,14 @@ def test_text_yaml_read_as_something_else_says_what_happened(repo, capsys, repla
     assert said in err and "of type" not in err and "None" not in err, err
 
 
+def test_an_empty_ref_is_not_a_commit_not_a_missing_flag(repo, capsys):
+    """Bad-input review: `validate --base-ref ''` said the flag was required; matrix and plan say
+    '' is not a commit."""
+    assert cli.main(["validate", "--base-ref", "", "--head-ref", "HEAD"]) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("git: '' is not a commit"), line
+
+
 def test_bad_ref_is_a_diagnostic(repo, capsys):
     assert cli.main(["validate", "--base-ref", "nope", "--head-ref", "HEAD"]) == 1
     err = capsys.readouterr().err

@@ -81,7 +81,7 @@ def run(args) -> int:
     if args.staged:
         base = args.base_ref or _staged_base(git)
     else:
-        if not args.base_ref or not args.head_ref:
+        if args.base_ref is None or args.head_ref is None:  # an empty ref is given: git says it is no commit
             # The same exit (2, argparse's usage line) as matrix and plan, whose flags are required.
             args._parser.error("the following arguments are required: --base-ref, --head-ref "
                                "(or --staged to check the working tree)")

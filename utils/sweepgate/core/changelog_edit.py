@@ -22,7 +22,7 @@ from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.upstream import UPSTREAMS
 
 XXX_LINK = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(['\"]?)https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
-                      rb"/pull/XXX\2[ ]*$")
+                      rb"/pull/(?:XXX|xxx)/?\2[ ]*$")  # the gate refuses 'xxx' and a trailing '/' too: fix them
 
 
 @dataclass
