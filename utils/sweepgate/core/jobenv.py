@@ -132,8 +132,9 @@ def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(m
     if fields.CONC in row and not (concs and all(_whole(c, 1, schema_maximum("concValue")) for c in concs)):
         raise fail(source, 1, f"row's conc {_shown(row[fields.CONC])} is not a positive whole number (or a list "
                    f"of them) of at most {schema_maximum('concValue')}", hint)
-    multinode = fields.PREFILL in row or fields.DECODE in row or row.get(fields.MULTINODE) is True
-    if for_a_job and isinstance(row.get(fields.CONC), list) and not multinode:  # its job would get CONC="[1, 2]"
+    from sweepgate.core.recipes import runs_multinode
+
+    if for_a_job and isinstance(row.get(fields.CONC), list) and not runs_multinode(row):  # CONC="[1, 2]"
         raise fail(source, 1, f"row's conc {_shown(row[fields.CONC])} is a list, which only a multi-node "
                    "row carries", hint)
     _check_numbers(row, PARALLEL_FIELDS, 1, schema_maximum("parallelSize"), "", source, hint)

@@ -14,8 +14,8 @@ from sweepgate.core.errors import Diagnostic
 from sweepgate.engines import manifest as M
 from sweepgate.engines.argcheck import check_argv
 
-# `python3 -m MODULE` servers -> the engine whose manifest checks them (SGLang has none shipped:
-# its calls are named in a warning, never passed over in silence)
+# `python3 -m MODULE` servers -> the engine whose manifest checks them (SGLang has none: its calls
+# are named in a note, never passed over in silence)
 PYTHON_MODULES = {"vllm.entrypoints.openai.api_server": "vllm", "sglang.launch_server": "sglang",
                   "sglang_router.launch_router": "sglang-router"}
 LIBRARY_GLOBS = ("benchmarks/*.sh", "benchmarks/lib/*.sh", "benchmarks/multi_node/*.sh")
