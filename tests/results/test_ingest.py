@@ -150,7 +150,7 @@ def test_bad_input_one_line_and_nothing_stored(case, tmp_path, capsys):
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(str(tmp_path / "bad.json")) and message in lines[0]
     assert "Traceback" not in err
-    assert "ingested 1 result (1 new)" in out and rows_in(tmp_path) == 1
+    assert "ingested 1 results (1 new)" in out and rows_in(tmp_path) == 1
 
 
 def test_read_only_database(tmp_path, capsys):
@@ -204,9 +204,10 @@ def test_corrupt_subset_keeps_good_files_and_is_idempotent(tmp_path_factory, cap
     assert rc == (1 if any(corrupt) else 0)
     assert len(err.strip().splitlines()) == corrupt.count(True)
     if not good:  # every file refused: no database is made
-        assert out.strip() == "ingested 0 results; nothing stored" and not (folder / "r.db").exists()
+        assert out.strip() == f"ingested 0 results (0 new) into {db}; nothing stored (the database was not created)"
+        assert not (folder / "r.db").exists()
         return
-    assert out.strip().endswith(f"ingested {good} result{'' if good == 1 else 's'} ({good} new) into {db}")
+    assert out.strip().endswith(f"ingested {good} results ({good} new) into {db}")
     runs = sorted(r[R.RUN_ID] for r in stored(db))
     assert runs == sorted(f"run{i}" for i, bad in enumerate(corrupt) if not bad)
     rc, out, _ = run_cli(capsys, "results", "ingest", "--db", db, str(folder / "in"))

@@ -33,7 +33,8 @@ def test_an_output_paired_with_another_jobs_row_is_refused(tmp_path, capsys, mon
     (line,) = err.strip().splitlines()
     assert line.startswith(f"{output.relative_to(tmp_path)}") and said.format(sidecar="run/res.job.json") in line
     assert line.endswith("; pair the output with its own job's .job.json")
-    assert out.strip() == "ingested 0 results; nothing stored" and not (tmp_path / "r.db").exists()
+    assert out.strip() == f"ingested 0 results (0 new) into {db}; nothing stored (the database was not created)"
+    assert not (tmp_path / "r.db").exists()
 
 
 def test_an_output_naming_another_model_is_stored_under_the_row_with_a_warning(tmp_path, capsys, monkeypatch):
@@ -91,7 +92,7 @@ def test_an_eval_of_an_adapter_is_warned_of_even_on_its_base_model_s_row(tmp_pat
     shutil.copy(peft, tmp_path / "run" / "res-eval.json")
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "run")
-    assert rc == 0 and "ingested 1 result" in out, err
+    assert rc == 0 and "ingested 1 results" in out, err
     (line,) = err.strip().splitlines()
     assert line.startswith(f"run/res-eval.json: warning: model: the output benchmarked {base} with adapter "
                            "../prompt-pursuit/"), line
@@ -110,4 +111,4 @@ def test_an_adapter_eval_on_a_row_without_a_model_is_stored_as_named(tmp_path, c
     shutil.copy(peft, tmp_path / "run" / "res-eval.json")
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "run")
-    assert rc == 0 and "ingested 1 result" in out and err == "", err
+    assert rc == 0 and "ingested 1 results" in out and err == "", err

@@ -44,7 +44,7 @@ def test_a_signal_just_after_a_file_is_stored_is_counted_with_it(tmp_path, capsy
     code, out, err = run_cli(capsys, "results", "ingest", "--db", db, "--jsonl", str(tmp_path / "o.jsonl"),
                              str(tmp_path / "in"))
     assert code == rc and f"{said} after 1 of 3 files" in err, err
-    assert "ingested 1 result (1 new)" in out and stored_count(db) == 1
+    assert "ingested 1 results (1 new)" in out and stored_count(db) == 1
     assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 1
 
 
@@ -65,7 +65,7 @@ def test_a_database_failing_halfway_still_reports_what_was_done(tmp_path, capsys
     db = f"sqlite:///{tmp_path / 'r.db'}"
     code, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
     lines = err.strip().splitlines()
-    assert code == 1 and "ingested 1 result (1 new)" in out
+    assert code == 1 and "ingested 1 results (1 new)" in out
     assert any("a_bad.json" in line for line in lines), err  # the refused file is still named
     assert any("database: database or disk is full" in line for line in lines), err
     assert lines[-1].startswith("sweepgate results ingest: stopped by the database after 2 of 4 files"), err

@@ -62,13 +62,16 @@ def test_compare_table_piped_keeps_its_grid(piped, tmp_path):
     assert all(re.search(r"\d", line) for line in rows)
 
 
-def test_one_point_and_one_result_read_in_the_singular(piped, tmp_path, capsys):
+def test_one_point_reads_in_the_singular_and_the_ingest_line_keeps_the_contract(piped, tmp_path, capsys):
+    """CONTRACTS §8 spells the ingest's last line for tools that parse it ("ingested N results
+    (M new) into <db>"): it read "1 result" for one, which such a pattern misses."""
     from helpers import job, vllm_output, write_job
 
     write_job(tmp_path / "out", "one", vllm_output(conc=4), job())
     db = f"sqlite:///{tmp_path / 'r.db'}"
     assert cli.main(["results", "ingest", "--db", db, str(tmp_path / "out")]) == 0
-    assert capsys.readouterr().out.strip().splitlines()[-1].startswith("ingested 1 result (1 new) into ")
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert re.fullmatch(r"ingested (\d+) results \((\d+) new\) into (\S+)", last), last
     assert cli.main(["results", "show", "--db", db]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert "all points: 1 point" in first and "1 points" not in first

@@ -25,7 +25,7 @@ def _ingest(capsys, url: str, folder: Path) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("url", ["sqlite:///", "sqlite://", "sqlite:///:memory:"])
 def test_an_in_memory_sqlite_url_is_refused_not_ingested_into_and_lost(tmp_path, capsys, url):
-    """`--db "sqlite:///$DB"` with DB unset stored into memory, said "ingested 1 result" and exit 0;
+    """`--db "sqlite:///$DB"` with DB unset stored into memory, said "ingested 1 results" and exit 0;
     `show` on it read an empty store."""
     rc, out, err = _ingest(capsys, url, tmp_path / "run")
     (line,) = err.strip().splitlines()

@@ -41,7 +41,7 @@ def test_an_unreadable_sidecar_is_one_line(tmp_path, capsys, monkeypatch):
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
     (line,) = err.strip().splitlines()
     assert rc == 1 and line == f"{denied}: cannot read: Permission denied; check the path and its permissions", err
-    assert "ingested 1 result (1 new)" in out and run_ids(db_of(tmp_path)) == ["1"]
+    assert "ingested 1 results (1 new)" in out and run_ids(db_of(tmp_path)) == ["1"]
 
 
 def test_a_sidecar_that_is_not_utf8_is_one_line(tmp_path, capsys):
@@ -52,7 +52,7 @@ def test_a_sidecar_that_is_not_utf8_is_one_line(tmp_path, capsys):
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
     (line,) = err.strip().splitlines()
     assert rc == 1 and line.startswith(f"{tmp_path / 'b.job.json'}: not UTF-8 text (byte "), err
-    assert "ingested 1 result (1 new)" in out and run_ids(db_of(tmp_path)) == ["1"]
+    assert "ingested 1 results (1 new)" in out and run_ids(db_of(tmp_path)) == ["1"]
 
 
 DEEP = "[" * 2000 + "]" * 2000
@@ -72,7 +72,7 @@ def test_json_nested_too_deeply_is_one_line(where, tmp_path, capsys):
     bad = tmp_path / ("b.job.json" if where == "sidecar" else "b.json")
     at = {"output": ":1", "jsonl line": ":2", "sidecar": ":1"}[where]
     assert rc == 1 and line.startswith(f"{bad}{at}: nested too deeply"), err
-    assert "ingested 1 result (1 new)" in out and run_ids(db_of(tmp_path)) == ["1"]
+    assert "ingested 1 results (1 new)" in out and run_ids(db_of(tmp_path)) == ["1"]
 
 
 def test_a_baseline_jsonl_nested_too_deeply_is_one_line(tmp_path, capsys):

@@ -100,8 +100,9 @@ def run(args) -> int:
     if outcome.warnings or problems:
         emit([*outcome.warnings, *problems])
     _report_skipped(walked, args.verbose)
-    print(f"ingested {count(outcome.results, 'result')} ({outcome.new} new) into {where}" if st.opened
-          else f"ingested {count(outcome.results, 'result')}; nothing stored")
+    # CONTRACTS §8 spells this line for tools that read it: "results" even for one.
+    print(f"ingested {outcome.results} results ({outcome.new} new) into {where}"
+          + ("" if st.opened else "; nothing stored (the database was not created)"))
     if jsonl:
         _append(jsonl, fd, outcome.records)
     if outcome.interrupted:
