@@ -205,3 +205,22 @@ def test_a_key_with_html_or_a_line_break_stays_in_its_table_cell():
     assert row.startswith("| ") and row.endswith(" |") and "\n" not in row
     assert "<" not in row and "&lt;!-- hidden \\| x &lt;b&gt;y&lt;/b&gt; &amp; z" in row, row
     assert row.count(" | ") == header.count(" | ")
+
+
+def test_compare_names_the_points_it_left_off_every_chart(piped, tmp_path, capsys, monkeypatch):
+    """Review leftover: a PR point with no interactivity figure (the client reported no median TPOT)
+    was left off its chart without a word while the chart still drew its series."""
+    monkeypatch.chdir(tmp_path)
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    pr = synth.pr_run()
+    blind = [rec for rec in pr if rec[R.CONC] == max(r[R.CONC] for r in pr)][:1]
+    for rec in blind:
+        rec[R.METRICS].pop(R.INTERACTIVITY)
+    with store.open_store(url) as st:
+        st.add(synth.history(runs=3) + pr)
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--plots", "plots"]) == 0
+    err = capsys.readouterr().err
+    line = next((ln for ln in err.splitlines() if "on no chart" in ln), None)
+    assert line is not None, err
+    assert f"conc {blind[0][R.CONC]}" in line and "no interactivity figure" in line, line
+    assert "1 point is on no chart" in line, line

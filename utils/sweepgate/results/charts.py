@@ -174,6 +174,25 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     return groups
 
 
+def off_chart(comparison: C.Comparison, groups: dict | None = None) -> list[tuple[tuple, str]]:
+    """(point, why) of each point of the run that ``chart_groups`` has nowhere to draw; the table
+    still has its figures. ``groups``: ``chart_groups(comparison)`` when the caller has it."""
+    groups = chart_groups(comparison) if groups is None else groups
+    drawn = {item["point"] for items in groups.values() for item in items}
+    out = []
+    for pt in sorted(set(comparison.heads) - drawn, key=C.point_sort_key):
+        head = comparison.heads[pt]
+        metrics = head.get(R.METRICS) or {}
+        if C.job_failed(head):
+            why = "its job failed and it has no baseline to be drawn at"
+        elif C.number(metrics.get(Y)) is None:
+            why = "no throughput per GPU (no GPU count: ingested without its matrix row)"
+        else:
+            why = "no interactivity figure (the client reported no median TPOT)"
+        out.append((pt, why))
+    return out
+
+
 def why_no_chart(comparison: C.Comparison) -> str:
     """Why ``chart_groups`` found nothing to draw, in words a user can act on."""
     heads = [h for h in comparison.heads.values() if not C.job_failed(h)]
