@@ -4,6 +4,7 @@ point itself and disagrees with the row: real vLLM and SGLang outputs beside a s
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -112,3 +113,16 @@ def test_an_adapter_eval_on_a_row_without_a_model_is_stored_as_named(tmp_path, c
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "run")
     assert rc == 0 and "ingested 1 results" in out and err == "", err
+
+
+def test_a_row_given_by_hand_that_disagrees_says_to_pass_the_right_row(tmp_path, capsys, monkeypatch):
+    """Hunt 7: with --row, the fix named a .job.json the user never had."""
+    monkeypatch.chdir(tmp_path)
+    row = tmp_path / "row.json"
+    row.write_text(json.dumps({**ROW_8K1K, "conc": 8}), encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(row), "--run-id", "1",
+                         "--ref", "refs/heads/main", str(SGLANG))
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and "isl: the output used 128 but its job's row (--row) says 8192" in line, line
+    assert line.endswith("; pass the matrix row this output was run with as --row"), line

@@ -88,12 +88,18 @@ def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
     conc, ran = _row_conc(row), m.fields.get(R.CONC)
     if ran is not None and conc is not None and ran not in (conc if isinstance(conc, list) else [conc]):
         raise fail(path, m.line, f"conc: the output ran at concurrency {ran} but its job's row "
-                   f"({sidecar}) says {conc}", "pair the output with its own job's .job.json")
+                   f"({sidecar}) says {conc}", _pair_hint(sidecar))
     for field, name in ((F.ISL, R.ISL), (F.OSL, R.OSL)):
         stated, want = m.fields.get(name), row.get(field)
         if stated is not None and want is not None and stated != want:
             raise fail(path, m.line, f"{name}: the output used {stated} but its job's row ({sidecar}) says "
-                       f"{want}", "pair the output with its own job's .job.json")
+                       f"{want}", _pair_hint(sidecar))
+
+
+def _pair_hint(sidecar: str) -> str:
+    if sidecar == "--row":  # a row given by hand: the row or the file is the wrong one
+        return "pass the matrix row this output was run with as --row"
+    return "pair the output with its own job's .job.json"
 
 
 def _identity(m: Measurement, row: dict | None) -> dict:
