@@ -180,3 +180,26 @@ def test_a_piped_rehearsal_logs_each_command_whole():
         progress.command({"tool": "vllm", "argv": argv})
     line = out.getvalue().strip()
     assert len(line) > MAX_COMMAND_CHARS and "…" not in line and line.endswith("--flag-39=value-39"), line
+
+
+@pytest.mark.parametrize("where", ["flags", "command"])
+def test_ctrl_c_turned_into_another_error_by_python_is_still_an_interrupt(where, monkeypatch, capsys):
+    """Ctrl-C while a module made a class reached `__set_name__`, which Python re-raises as a
+    RuntimeError caused by the KeyboardInterrupt: it escaped with a traceback (exit 1) while the
+    flags were read, and was called an internal error inside a command (found sending SIGINT to
+    `results ingest` at 2 ms steps)."""
+    from sweepgate import cli
+
+    def wrapped():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise RuntimeError("Error calling __set_name__ on 'cached_property' instance") from exc
+
+    if where == "flags":
+        monkeypatch.setattr(cli, "build_parser", lambda *a, **k: wrapped())
+    else:
+        monkeypatch.setattr(cli, "_run", lambda args: wrapped())
+    assert cli.main(["matrix", "--base-ref", "a", "--head-ref", "b"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip().endswith(": interrupted") and "internal error" not in err, err

@@ -144,6 +144,13 @@ def main(argv: list[str] | None = None, only: tuple[str, ...] | None = None, pro
     except KeyboardInterrupt:  # Ctrl-C while the command's modules load or its flags are read
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        from sweepgate.core.errors import interrupted
+
+        if not interrupted(exc):
+            raise
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
 
 
 def _main(argv: list[str] | None, only: tuple[str, ...] | None, prog: str) -> int:

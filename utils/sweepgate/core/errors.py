@@ -177,6 +177,18 @@ def _on_sigterm():
     return signal.signal(signal.SIGTERM, _terminated)
 
 
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` wraps a Ctrl-C: Python turns a KeyboardInterrupt raised while a class is made
+    (``__set_name__``, as a module loads) into a RuntimeError caused by it."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def run_guarded(fn: Callable[[], int]) -> int:
     """Run a command body: bad input -> diagnostics and exit 1, never a traceback."""
     import signal
@@ -213,6 +225,9 @@ def _guarded(fn: Callable[[], int]) -> int:
               "docs/security.md)", file=sys.stderr)
         return 1
     except Exception as exc:  # noqa: BLE001 - the contract is: no tracebacks
+        if interrupted(exc):
+            print("sweepgate: interrupted", file=sys.stderr)
+            return 130
         if os.environ.get("SWEEPGATE_DEBUG"):
             raise
         if _cannot_write(exc):
