@@ -426,3 +426,18 @@ def test_many_ringed_points_never_overprint_their_labels():
         assert not any(a.overlaps(b) for b in boxes[i + 1:]), ax.texts[i].get_text()
     ringed = {str(i["conc"]) for i in items if i["flag"]}
     assert len(ringed & {t.get_text() for t in ax.texts}) >= 10  # the ringed ones that fit keep their label
+
+
+def test_a_plots_folder_that_is_a_dangling_link_says_so(tmp_path):
+    """Review leftover: `--plots` at a symbolic link to a missing folder said only "File exists"."""
+    import pytest
+
+    from sweepgate.core.errors import SweepgateError
+
+    link = tmp_path / "plots"
+    link.symlink_to(tmp_path / "gone")
+    with pytest.raises(SweepgateError) as exc:
+        charts.draw_charts(comparison(), link)
+    (d,) = exc.value.diagnostics
+    assert "symbolic link" in d.message and str(tmp_path / "gone") in d.message, d.message
+    assert "File exists" not in d.message

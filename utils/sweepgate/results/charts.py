@@ -499,6 +499,9 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
     import matplotlib
 
     out = Path(out_dir)
+    if out.is_symlink() and not out.exists():
+        raise fail(str(out), 0, f"is a symbolic link to {os.readlink(out)}, which does not exist",
+                   "create the folder it points to, or pass another --plots DIR")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
