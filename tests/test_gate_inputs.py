@@ -45,6 +45,23 @@ def test_broken_config_without_entry_is_refused(repo, capsys):
     assert re.search(rf"^{NVIDIA}:14:\d+: .*unknown field 'tpp'", err, re.M), err
 
 
+@pytest.mark.parametrize("bad_entry", [False, True])
+def test_a_broken_config_and_an_unknown_key_are_both_named(repo, capsys, bad_entry):
+    """Contract audit: with a config refused, the matrix step stopped before the entries' keys, so
+    the gate (which names every problem) dropped an unknown key; with an entry the schema refuses too,
+    the config problems hid the key the same way."""
+    unknown = ENTRY.replace("dsr1-fp4-b300-vllm", "no-such-key")
+    if bad_entry:
+        unknown = unknown.replace('    - "Bump"\n', '    - "Bump"\n  evals-only: maybe\n')
+    repo.commit({NVIDIA: FLEET_NVIDIA.replace("{ tp: 8,", "{ tpp: 8,"), "perf-changelog.yaml": CHANGELOG + unknown})
+    rc, out, err = validate(repo, capsys)
+    assert rc == 1, out
+    assert re.search(rf"^{NVIDIA}:14:\d+: .*unknown field 'tpp'", err, re.M), err
+    assert re.search(r"^perf-changelog\.yaml:\d+:\d+: config key 'no-such-key' is not in any master config", err,
+                     re.M), err
+    assert len(re.findall("no-such-key", err)) == 1, err
+
+
 def test_a_byte_that_is_not_utf8_in_a_config_is_named_at_its_line_and_column(repo, capsys, monkeypatch):
     """Review: "configs/nvidia-master.yaml: not UTF-8 (invalid continuation byte at byte 29697)", no
     line (and an annotation without line=), where the changelog gets its line and column."""

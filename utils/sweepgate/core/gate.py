@@ -318,8 +318,18 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
         else:
             _matrix_step(git, base_ref, base_sha, head_ref, doc, entries, opts)
     except SweepgateError as exc:
-        outcome.matrix = exc.diagnostics
+        outcome.matrix = exc.diagnostics + _keys_beside(git, head_sha, doc, entries, opts)
     return outcome
+
+
+def _keys_beside(git, head_sha, doc, entries, opts: GateOptions) -> list[Diagnostic]:
+    """The matrix step stops at HEAD's config problems before it reads the entries' keys; the gate
+    names every problem at once (an unknown key too), so it resolves them here. ``Outcome.all``
+    drops what the matrix step said already."""
+    try:
+        return _check_keys(git, head_sha, doc, entries, opts)
+    except SweepgateError:  # what stopped the matrix step stops this too: said already
+        return []
 
 
 def _base_moved(git, out: Collector, base_ref: str, base_sha: str, head_sha: str, hist: History) -> None:
@@ -399,13 +409,17 @@ def _matrix_step(git, base_ref, base_sha, head_ref, doc, entries, opts: GateOpti
 
 
 def _check_keys(git, head_sha, doc, entries, opts: GateOptions) -> list[Diagnostic]:
-    """Config keys of entries the schema refused, so the author sees every problem at once."""
+    """HEAD's config problems and the entries' unknown config keys, so the author sees every problem
+    at once (used where the matrix step would stop early)."""
     from sweepgate.core.check import check_revision
     from sweepgate.core.select import resolve_keys
 
     rev = _head_revision(git, head_sha, opts)
-    check_revision(rev)
-    diags = []
+    try:
+        check_revision(rev)
+        diags = []
+    except SweepgateError as exc:  # the configs' problems, and still every key the entries name
+        diags = list(exc.diagnostics)
     for i, entry in enumerate(entries):
         keys = entry.get(F.CONFIG_KEYS) if isinstance(entry, dict) else None
         if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
