@@ -51,10 +51,15 @@ def test_a_pr_job_that_failed_is_a_failed_point_and_fails_the_gate(tmp_path, db,
     rc, out, err = compare(capsys, db, "--json", "--fail-on-regression")
     assert rc == 3, err
     doc = json.loads(out)
-    failed = [p for p in doc["points"] if p["verdict"] == C.FAILED]
-    assert [(p["conc"], p["status"], p["metric"], p["head"]) for p in failed] == [(8, "failure", None, None)]
-    assert failed[0]["baseline"]["n"] == 5
-    assert doc["counts"][C.FAILED] == 1 and doc["counts"][C.REGRESSED] == 0
+    # CONTRACTS section 8's words (five verdicts, a metric per point): the job's success rate,
+    # regressed against main's; `status` says the job failed, and `failed-jobs` counts them.
+    assert {p["verdict"] for p in doc["points"]} <= {"improved", "regressed", "unchanged", "insufficient-data", "new"}
+    assert set(doc["counts"]) == {"improved", "regressed", "unchanged", "insufficient-data", "new"}
+    failed = [p for p in doc["points"] if p.get("status") == "failure"]
+    assert [(p["conc"], p["metric"], p["head"], p["verdict"]) for p in failed] == [(8, R.SUCCESS_RATE, 0.0,
+                                                                                      C.REGRESSED)]
+    assert failed[0]["baseline"]["n"] == 5 and failed[0]["baseline"]["median"] == 1.0 and failed[0]["change"] == -1.0
+    assert doc["failed-jobs"] == 1 and doc["counts"][C.REGRESSED] == 1
     rc, out, _ = compare(capsys, db, "--markdown")
     assert rc == 0 and "#### Failed (1)" in out and "conc 8" in out.split("#### Failed (1)")[1].split("####")[0]
     rc, out, _ = compare(capsys, db)
@@ -76,8 +81,9 @@ def test_a_run_in_which_nothing_completed_is_failed_not_improved(tmp_path, db, c
     assert rec[R.METRICS][R.COMPLETED] == 0  # what was measured stays: nothing completed
     rc, out, _ = compare(capsys, db, "--json", "--fail-on-regression")
     doc = json.loads(out)
-    assert rc == 3 and [p["verdict"] for p in doc["points"]] == [C.FAILED]
-    assert doc["counts"][C.IMPROVED] == 0
+    assert rc == 3 and [(p["verdict"], p["metric"], p["head"]) for p in doc["points"]] == [
+        (C.REGRESSED, R.SUCCESS_RATE, 0.0)]
+    assert doc["counts"][C.IMPROVED] == 0 and doc["failed-jobs"] == 1
 
 
 def test_a_rate_sweep_is_a_point_per_rate_and_repeats_are_named(samples, tmp_path, db, capsys):
@@ -348,3 +354,15 @@ def test_a_pr_run_compared_again_later_keeps_its_baseline(tmp_path, db, capsys, 
     (tput,) = [p for p in json.loads(out)["points"] if p["metric"] == R.OUTPUT_TPUT_PER_GPU]
     median = (409.6 + runs[1] - 100) / 8  # run 10n measured 409.6 + n tok/s on 8 GPUs
     assert rc == 0 and tput["baseline"]["n"] == 3 and tput["baseline"]["median"] == pytest.approx(median), (err, tput)
+
+
+def test_a_cancelled_job_s_point_is_insufficient_data_in_the_json(tmp_path, db, capsys):
+    """Contract audit: the JSON spoke a sixth verdict ("failed", metric and head null) for a job
+    that did not finish; a cancelled one measured nothing, so it is insufficient-data."""
+    history(tmp_path / "in")
+    pr_job(tmp_path / "in", 8, None, status="cancelled")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert rc == 0, err
+    rc, out, _ = compare(capsys, db, "--json")
+    (point,) = [p for p in json.loads(out)["points"] if p.get("status") == "cancelled"]
+    assert (point["metric"], point["head"], point["verdict"]) == (R.SUCCESS_RATE, None, C.INSUFFICIENT)

@@ -106,12 +106,23 @@ class Verdict:
     detail: str | None = None  # a failed job's: how many of its requests completed, when its output says
 
     def as_json(self) -> dict:
-        """The CONTRACTS section 8 shape of one point."""
+        """The CONTRACTS section 8 shape of one point. A failed job's point is said in its words: its
+        success rate (what it completed of its requests, else 0) against the baseline's, regressed (or
+        new without a baseline); a cancelled job's is insufficient-data. ``status`` tells them apart."""
         out = point_json(self.point)
-        out.update({"metric": self.metric, "head": self.head,
+        metric, head, verdict, change = self.metric, self.head, self.verdict, self.change
+        if verdict == FAILED:
+            metric = R.SUCCESS_RATE
+            if self.status == "cancelled":
+                verdict = INSUFFICIENT
+            else:
+                head = 0.0 if head is None else head
+                verdict = REGRESSED if self.n else NEW
+                change = relative_change(head, self.median) if self.median is not None else None
+        out.update({"metric": metric, "head": head,
                     "baseline": {"n": self.n, "median": self.median, "low": self.low, "high": self.high},
-                    "change": self.change, "threshold": None if self.metric is None else self.threshold,
-                    "p-adjusted": self.p_adjusted, "verdict": self.verdict})
+                    "change": change, "threshold": self.threshold,
+                    "p-adjusted": self.p_adjusted, "verdict": verdict})
         if self.status is not None:
             out[R.STATUS] = self.status
         if self.rehearsal:  # figures from the stand-in server of `sweepgate rehearse`
@@ -163,7 +174,12 @@ class Comparison:
         return any(v.verdict in FAILING for v in (*self.verdicts, *self.evals))
 
     def as_json(self) -> dict:
-        out = {"run": self.run, "points": [v.as_json() for v in self.verdicts], "counts": self.counts(),
+        points = [v.as_json() for v in self.verdicts]
+        counts = dict.fromkeys((REGRESSED, IMPROVED, UNCHANGED, INSUFFICIENT, NEW), 0)
+        for p in points:  # CONTRACTS section 8's verdicts; the failed jobs are counted on their own
+            counts[p["verdict"]] += 1
+        out = {"run": self.run, "points": points, "counts": counts,
+               "failed-jobs": sum(v.verdict == FAILED for v in self.verdicts),
                "evals": [e.as_json() for e in self.evals]}
         out["not-measured"] = [m.as_json() for m in self.not_measured]
         if self.repeated:  # points measured more than once: judged by the median of the measurements
@@ -354,8 +370,11 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
     rehearsal = bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)
     changes = recipe_changes(head, base)
     if job_failed(head):  # nothing measured to judge; the job itself is the finding
-        return [Verdict(pt, None, None, len(base), None, None, None, None, FAILED, settings.threshold,
-                        rehearsal, changes, head[R.STATUS], detail=_requests_done(head))]
+        rates = [r for b in base if (r := number((b.get(R.METRICS) or {}).get(R.SUCCESS_RATE))) is not None]
+        return [Verdict(pt, None, number((head.get(R.METRICS) or {}).get(R.SUCCESS_RATE)), len(base),
+                        statistics.median(rates) if rates else None, None, None, None, FAILED,
+                        settings.threshold_for(str(pt[0]), R.SUCCESS_RATE), rehearsal, changes, head[R.STATUS],
+                        detail=_requests_done(head))]
     for metric, value, values in _figures(head, base, settings):
         threshold = settings.threshold_for(str(pt[0]), metric)
         if (pending := _pending(value, values, settings.min_samples)) is not None:
