@@ -171,7 +171,7 @@ def test_preflight_prints_a_problem_shared_by_rows_once_with_its_row_count(tmp_p
     assert len(printed) == 1 and where in printed[0], proc.stderr
     assert f"({len(rows)} rows: {rows[0]}, {rows[1]}" in printed[0]
     annotations = [x for x in proc.stderr.splitlines() if x.startswith("::error") and "--kv-cache-dtypx" in x]
-    assert len(annotations) == 1 and f"line={line}," in annotations[0], proc.stderr  # stderr: stdout may be data
+    assert len(annotations) == 1 and f"line={line}::" in annotations[0], proc.stderr  # stderr: stdout may be data
     assert "1 problem," in proc.stderr.splitlines()[-1]
 
 

@@ -506,8 +506,9 @@ def test_github_actions_annotations(gate, monkeypatch):
     result = gate(CHANGELOG + entry(["dsr1-fp4-b300-vlm"]))
     assert result.rc == 1
     # on stderr: stdout is data a workflow may redirect (the runner reads commands from both)
-    assert f"::error file=perf-changelog.yaml,line={BASE_LINES + 1}," in result.err
-    assert f"::error file=perf-changelog.yaml,line={BASE_LINES + 2},col=7," in result.err
+    # exactly CONTRACTS §2's `::error file=perf-changelog.yaml,line=LINE::...` (no col or title between)
+    assert f"::error file=perf-changelog.yaml,line={BASE_LINES + 1}::" in result.err
+    assert f"::error file=perf-changelog.yaml,line={BASE_LINES + 2}::" in result.err
     assert "::error" not in result.out
 
 
@@ -524,7 +525,7 @@ def test_a_file_whose_name_has_a_space_is_still_a_file(tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my log.yaml").write_text("x\n")
-    assert Diagnostic("my log.yaml", 3, 1, "r", "m").annotation().startswith("::error file=my log.yaml,line=3,")
+    assert Diagnostic("my log.yaml", 3, 1, "r", "m").annotation() == "::error file=my log.yaml,line=3::m"
     assert Diagnostic("--window", 0, 0, "usage", "m").annotation() == "::error title=usage::--window: m"
 
 

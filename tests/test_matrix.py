@@ -390,7 +390,7 @@ def test_github_actions_annotations(make_repo):
     # pr-sweep.yml redirects stdout into matrix.json: a refusal leaves it empty and the
     # annotation reaches the runner on stderr (it reads workflow commands from both streams)
     assert proc.stdout == ""
-    assert f"::error file=perf-changelog.yaml,line={line}," in proc.stderr
+    assert f"::error file=perf-changelog.yaml,line={line}::" in proc.stderr
 
 
 # --------------------------------------------------------------------------- append-only

@@ -64,19 +64,21 @@ class Diagnostic:
 
     def annotation(self) -> str:
         """GitHub workflow command for this diagnostic: at its file and line when it names a file,
-        else with its location in the text (GitHub would look for a file named ``--window``)."""
+        else titled by its rule, with its location in the text (GitHub would look for a file named
+        ``--window``)."""
         level = {"error": "error", "warning": "warning"}.get(self.severity, "notice")
         props, body = [], self.message + (f"; {self.hint}" if self.hint else "")
         if self.names_a_file():
+            # Exactly `file=…,line=…` (CONTRACTS §2): tools match the annotation by that form; the
+            # column is in the text line, and the message says what the rule's title would.
             props.append(f"file={_escape_property(workspace_path(self.file))}")
             if self.line:
                 props.append(f"line={self.line}")
-            if self.col:
-                props.append(f"col={self.col}")
-        elif self.file:
-            body = f"{self.location()}: {body}"
-        if self.rule:
-            props.append(f"title={_escape_property(self.rule)}")
+        else:
+            if self.file:
+                body = f"{self.location()}: {body}"
+            if self.rule:
+                props.append(f"title={_escape_property(self.rule)}")
         return f"::{level}{' ' if props else ''}{','.join(props)}::{_escape_data(body)}"
 
     def as_dict(self) -> dict:
