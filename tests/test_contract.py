@@ -59,6 +59,11 @@ def test_every_bucket_kind_reaches_the_environment_contract(make_repo):
                     name = f"{side.upper()}_{fields.ROW_ENV.get(key, key.upper().replace('-', '_'))}"
                     shown = json.loads(env[name]) if isinstance(value, list) else env[name]
                     assert shown == (value if isinstance(value, list) else fields.env_value(value))
+    # Contract audit: "every row field reaches the script": a single-node row's disagg and runner
+    # label reached no variable (the reference's DISAGG and RUNNER_TYPE).
+    single = kinds[next(k for k in kinds if kinds[k] and fields.PREFILL not in kinds[k][0])][0]
+    env = fanout.job_env(single, "runner_00", "results")
+    assert env["DISAGG"] == fields.env_value(single[fields.DISAGG]) and env["RUNNER_TYPE"] == single[fields.RUNNER]
     # Result filenames are unique per job across the whole sweep.
     names = [fields.result_filename(r, "runner_00") for rows in kinds.values() for r in rows]
     assert len(names) == len(set(names))

@@ -152,6 +152,8 @@ ROW_ENV = {
     RUN_EVAL: "RUN_EVAL",
     EVAL_ONLY: "EVAL_ONLY",
     SERVER_READY_TIMEOUT: "SERVER_READY_TIMEOUT",
+    DISAGG: "DISAGG",
+    RUNNER: "RUNNER_TYPE",  # the runner label the job was sent to (RUNNER_NAME is the machine)
 }
 # kv-offload-backend is an object; its parts get their own variables.
 KV_OFFLOAD_BACKEND_ENV = "KV_OFFLOAD_BACKEND"
