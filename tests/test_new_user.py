@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -347,7 +348,10 @@ def test_config_problems_are_totalled_under_their_own_file(tmp_path):
     append_entry(repo, '"rerun"', **{"configs/nvidia-master.yaml": master})
     proc = sg(repo, "validate", *REFS)
     assert proc.returncode == 1
-    assert "configs/nvidia-master.yaml: 1 problem; fix it and rerun" in proc.stderr, proc.stderr
+    assert "configs/nvidia-master.yaml: 1 problem; fix it and rerun" in proc.stdout, proc.stdout
+    # stderr: one line per problem and nothing else (CONTRACTS §2: "prints every problem, one per line")
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and re.match(r"configs/nvidia-master\.yaml:\d+:\d+: ", lines[0]), proc.stderr
     assert "perf-changelog.yaml: 1 problem" not in proc.stderr
 
 

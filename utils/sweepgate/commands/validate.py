@@ -94,9 +94,10 @@ def run(args) -> int:
         emit(problems)
         from collections import Counter
 
-        for file, n in Counter(d.file for d in problems).items():  # each file's total under its own name
-            print(f"{file}: {n} problem{'s' if n != 1 else ''}; fix {'them' if n != 1 else 'it'} and rerun",
-                  file=sys.stderr)
+        # Each file's total under its own name, on stdout: stderr holds one line per problem and
+        # nothing else (CONTRACTS §2), for the tools that count or match them.
+        for file, n in Counter(d.file for d in problems).items():
+            print(f"{file}: {n} problem{'s' if n != 1 else ''}; fix {'them' if n != 1 else 'it'} and rerun")
         return 1
     if outcome.appended_entries:
         what = f"{outcome.appended_entries} appended entr{'ies' if outcome.appended_entries != 1 else 'y'}"

@@ -239,6 +239,7 @@ def row_env(row: dict, runner_name: str, result_dir: str = "results") -> dict[st
     env.setdefault("SPEC_DECODING", DEFAULT_SPEC_DECODING)
     env.setdefault("RUN_EVAL", "false")
     env.setdefault("EVAL_ONLY", "false")
+    env.setdefault("DISAGG", "false")  # as the reference sets it for every job
     env[RUNNER_NAME_ENV] = runner_name
     env[RESULT_DIR_ENV] = result_dir
     env[RESULT_FILENAME_ENV] = result_filename(row, runner_name)
