@@ -110,6 +110,9 @@ def test_a_pr_without_an_entry_is_green_and_runs_no_matrix(repo, tmp_path, jobs)
     proc = subprocess.run([sys.executable, str(ROOT / "utils" / "process_changelog.py"), "--base-ref", repo.base,
                            "--head-ref", "HEAD"], cwd=repo.path, capture_output=True, text=True)
     assert proc.returncode == 1 and "appends no entry" in proc.stderr
+    # at `path:line` as every refusal (CONTRACTS §1): the changelog's last line, where an entry would go
+    last = len((repo.path / "perf-changelog.yaml").read_bytes().splitlines())
+    assert proc.stderr.startswith(f"perf-changelog.yaml:{last}: "), proc.stderr
     outputs, ran = _pull_request(repo, tmp_path, jobs)
     assert outputs == {"entries": "0", "matrix": "false"}
     assert list(ran) == ["No changelog entry appended, so nothing to sweep"]

@@ -42,6 +42,7 @@ class Appended:
         self.lines: list[str] = []
         self.head_lines: list[int] = []
         self.deleted: list[tuple[int, str]] = []  # (base line, text)
+        self.last_line = 1  # HEAD's last line: where an entry would be appended
 
     @property
     def text(self) -> str:
@@ -61,6 +62,7 @@ def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     except UnicodeDecodeError as exc:
         raise SweepgateError(Diagnostic(path, new_bytes[:exc.start].count(b"\n") + 1, 0, "encoding",
                                         f"not UTF-8 text (byte {exc.start})", "save the changelog as UTF-8")) from None
+    out.last_line = max(1, new_bytes.count(b"\n") + (0 if new_bytes.endswith(b"\n") else 1))
     old_bytes = git.read_prefix(base, path, new_bytes) or b""
     if (not old_bytes or old_bytes.endswith(b"\n")) and new_bytes.startswith(old_bytes):
         first = old_bytes.count(b"\n") + 1
@@ -347,7 +349,7 @@ def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) ->
                 f"{', '.join(str(n) for n, _ in deleted)}", "nothing to sweep: the gate accepts the correction"))
         raise SweepgateError(problems)
     if not appended.text.strip():
-        raise SweepgateError(Diagnostic(opts.changelog, 0, 0, "no-entries",
+        raise SweepgateError(Diagnostic(opts.changelog, appended.last_line, 0, "no-entries",
                                         f"{base}..{head} appends no entry to {opts.changelog}",
                                         "append an entry naming the config keys this change affects"))
     doc, entries = parse_appended(appended, git.cache, last_duplicate_wins=True)
