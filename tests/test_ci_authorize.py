@@ -175,9 +175,15 @@ def test_decide_fork_approval_through_the_api(stub, tmp_path, commenter, sha, ru
         assert f"/repos/{REPO}/collaborators/{commenter}/permission" in asked
 
 
-@pytest.mark.parametrize("labeler,runs", [("dev", True), ("reader", False)])
+@pytest.mark.parametrize("labeler,runs", [
+    ("dev", True), ("reader", False),
+    # security audit: the LAST account to apply the label counts (nothing checked it; keeping the
+    # first applier passed every test): a writer's label re-applied by a reader starts nothing
+    (("dev", "reader"), False), (("reader", "dev"), True),
+])
 def test_decide_label_applier_through_the_api(stub, tmp_path, labeler, runs):
-    serve_pull(stub, labels=[SWEEP], events=[(SWEEP, labeler)])
+    appliers = labeler if isinstance(labeler, tuple) else (labeler,)
+    serve_pull(stub, labels=[SWEEP], events=[(SWEEP, login) for login in appliers])
     out = tmp_path / "out"
     proc = run_cli(stub, "decide", "--output", str(out), event=dispatch_event(), tmp_path=tmp_path)
     assert proc.returncode == 0, proc.stderr

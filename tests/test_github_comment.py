@@ -210,6 +210,10 @@ def test_an_app_token_without_user_access_edits_its_own_comment_not_a_new_one(gh
     assert len(marked(gh)) == 3 and gh.comments[runs[0][1]]["body"].endswith("plan v3")
     assert [gh.comments[c]["edits"] for c in foreign] == [0, 0]
     assert "failed with 403" not in capsys.readouterr().err  # PyGithub's log lines stay muted
+    # Security audit: the stand-in refuses a foreign edit, so only the requests tell whether a
+    # person's comment was tried; a real app token with issues: write could edit it. Never tried.
+    person = f"/repos/{OWNER}/{NAME}/issues/comments/{foreign[1]}"
+    assert ("PATCH", person) not in gh.requests, gh.requests
 
 
 def test_api_errors_are_diagnostics(gh):

@@ -36,12 +36,32 @@ def patterns():
     return found
 
 
+FREE_TEXT = {"perf-changelog.schema.json/$defs/entry/properties/description/items"}
+SHELL_WORDS = ["fp4 $(touch /tmp/x) #abc", "a;b", "a b", "$(id)", "`id`", "a|b", "a&b", "a>b", "a<b", "a'b",
+               'a"b', "a\\b", "a\nb", "a\tb", "-rf", "a*", "a?b", "a!b", "a$b", "~a", "a{b}", "(a)", "a\rb"]
+
+
+@pytest.mark.parametrize("value", SHELL_WORDS)
+def test_a_safe_string_refuses_what_a_shell_would_read(value):
+    """What security.md promises for values that reach a shell, checked on the schema itself
+    (jsonschema and the fast validator alike), not only that the two agree."""
+    schema = json.loads((SCHEMAS / "master-config.schema.json").read_text())
+    safe = {"$defs": schema["$defs"], "$ref": "#/$defs/safeString"}
+    assert not jsonschema.Draft202012Validator(safe).is_valid(value), value
+    with pytest.raises(fastjsonschema.JsonSchemaException):
+        fastjsonschema.compile(safe)(value)
+    assert jsonschema.Draft202012Validator(safe).is_valid("vllm/vllm-openai:v0.11.0@sha256:" + "f" * 64)
+
+
 @pytest.mark.parametrize("where,pattern", patterns())
 def test_anchored_patterns_end_at_the_end(where, pattern):
     """`$` alone matches before a final newline in Python's re.search (jsonschema); the
     lookahead makes it the end of the string there and in ECMA-262 alike."""
-    if not pattern.startswith("^"):
+    if where in FREE_TEXT:  # prose that never reaches a shell: only "not blank"
         return
+    # Security audit: a pattern without its leading `^` was skipped here, so dropping it from
+    # safeString (which then took `fp4 $(touch /tmp/x) #abc`) passed every test.
+    assert pattern.startswith("^"), f"{where}: {pattern} is not anchored at the start"
     assert pattern.endswith("$(?![\\s\\S])"), where
     body = pattern[1:-len("$(?![\\s\\S])")]
     sample = {"[0-9a-f]{64}": "f" * 64, "[0-9a-f]{40}": "f" * 40}.get(body) or next(

@@ -99,7 +99,13 @@ def test_no_expressions_in_run_blocks(docs):
             assert "${{" not in step.get("run", ""), f"{name}:{job}: pass values through env:, not ${{{{ }}}}"
 
 
-RE_EVAL = re.compile(r"(?:^|[;&|(`]|\bthen|\bdo)\s*(?:eval|source|\.)\s|\b(?:ba)?sh\s+-c\b", re.M)
+SHELLS = r"(?:ba|z|da|k|fi)?sh|python3?|perl|node|ruby"
+RE_EVAL = re.compile(
+    r"(?:^|[;&|(`]|\bthen|\bdo)\s*(?:eval|source|\.)\s"  # eval, source, .
+    rf"|\b(?:{SHELLS})\s+(?:-\w+\s+)*-[a-zA-Z]*[ce]\b"  # bash -c, bash -lc, sh -ec, python3 -c, perl -e
+    rf"|\|\s*(?:{SHELLS})\b"  # text piped into an interpreter
+    rf"|\b(?:{SHELLS})\s*(?:-\w+\s+)*(?:<<<|<\s*<\()"  # a here-string or process substitution as its script
+    , re.M)
 
 
 def test_run_blocks_never_evaluate_text_as_code(docs):
@@ -110,6 +116,23 @@ def test_run_blocks_never_evaluate_text_as_code(docs):
         for job, step in steps(doc):
             found = RE_EVAL.search(step.get("run", ""))
             assert not found, f"{name}:{job}: {step.get('name')}: {found.group().strip()!r} runs text as code"
+
+
+@pytest.mark.parametrize("run", [
+    'eval "echo ${TITLE}"', "source ./x.sh", 'bash -c "${TITLE}"', 'bash -lc "${TITLE}"', 'sh -ec "$T"',
+    'zsh -c "$T"', "printf 'echo %s\\n' \"${TITLE}\" | bash", 'echo "$T" |sh', 'bash <<<"${TITLE}"',
+    'python3 -c "${CODE}"', 'perl -e "$T"', 'bash -x -c "$T"', "bash < <(echo \"$T\")",
+])
+def test_the_code_evaluation_check_catches_each_form(run):
+    """Security audit: piping into bash, `bash -lc`, `sh -ec`, `zsh -c`, a here-string and
+    `python3 -c` all passed the check while the README says no run block evaluates text."""
+    assert RE_EVAL.search(run), run
+
+
+@pytest.mark.parametrize("run", ['read -ra flags <<<"${EVAL_FLAGS}"', "python -m pip install --quiet .",
+                                 'sweepgate ci split --matrix m.json | tee out.txt', "bash benchmarks/x.sh"])
+def test_the_code_evaluation_check_lets_data_handling_pass(run):
+    assert not RE_EVAL.search(run), run
 
 
 def test_every_parsed_uses_is_pinned(docs):
@@ -293,6 +316,22 @@ def test_approved_sha_is_what_the_gpu_side_checks_out(docs):
         assert checkouts[1]["with"]["path"] == ".sweepgate-main"
 
 
+def test_the_trusted_side_installs_main_s_sweepgate_only(docs):
+    """Security audit: "run-sweep.yml recomputes the matrix with main's sweepgate" held no test:
+    `pip install ./pr-data` in setup (which holds the results environment) passed every check.
+    Each install on the trusted side installs the workspace root, and the root is main: a job's
+    checkout of any other ref goes into a folder of its own."""
+    for name in ("run-sweep.yml", "sweep-dispatch.yml", "cache-warm.yml"):
+        for job_name, job in docs[name]["jobs"].items():
+            for step in job.get("steps", []):
+                if "actions/checkout@" in step.get("uses", "") and (step.get("with") or {}).get("ref"):
+                    assert (step["with"].get("path") or ".") not in (".", "./"), f"{name}:{job_name}: PR ref at the root"
+                run = step.get("run", "")
+                if "pip" in run and "install" in run:
+                    assert run.strip() == "python -m pip install --quiet .", f"{name}:{job_name}: {run!r}"
+                    assert step.get("working-directory") in (None, ".", "./"), f"{name}:{job_name}"
+
+
 def test_pr_side_uploads_nothing_and_reports_the_gate(docs):
     pr = docs["pr-sweep.yml"]
     assert set(pr["on"]) == {"pull_request"}
@@ -319,6 +358,30 @@ def test_run_name_matches_the_dispatcher(docs):
     assert dispatch.GPU_WORKFLOW == "run-sweep.yml"
     poll = docs["sweep-dispatch.yml"]["jobs"]["dispatch"]
     assert poll["steps"][-1]["run"] == "sweepgate ci dispatch" and poll["runs-on"] == "ubuntu-latest"
+
+
+def test_a_pr_reachable_job_may_not_call_another_repository_s_workflow(tmp_path):
+    """Security audit: `uses: acme/bench/.github/workflows/benchmark-tmpl.yml@<sha>` in a PR-side
+    job passed every workflow test (only ./ calls were followed)."""
+    import workflow_reach
+
+    (tmp_path / "pr.yml").write_text("on: pull_request\njobs:\n  a:\n    uses: acme/bench/.github/workflows/"
+                                     f"benchmark-tmpl.yml@{'a' * 40}\n")
+    (tmp_path / "main.yml").write_text("on: push\njobs:\n  a:\n    uses: acme/bench/.github/workflows/"
+                                       f"benchmark-tmpl.yml@{'a' * 40}\n")
+    found = workflow_reach.violations(tmp_path)
+    assert len(found) == 1 and found[0].startswith("pr.yml:a: calls acme/bench/"), found
+
+
+def test_no_workflow_a_pr_starts_names_a_secret(docs):
+    """Security audit: the no-secret check read pr-sweep.yml only; a secret in ci.yml (which a
+    pull_request starts too) was caught only by one zizmor persona."""
+    import workflow_reach
+
+    reached = workflow_reach.untrusted(WORKFLOWS)
+    assert "pr-sweep.yml" in reached and "ci.yml" in reached
+    for name in reached:
+        assert "secrets." not in json.dumps(docs[name]), f"{name} names a secret and a PR starts it"
 
 
 def test_no_pr_reachable_job_may_be_self_hosted():

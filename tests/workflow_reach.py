@@ -75,10 +75,23 @@ def violations(workflow_dir: Path) -> list[str]:
     problems = []
     for name, doc in docs.items():
         for job_name, job in (doc.get("jobs") or {}).items():
+            bad = sorted(triggers[name] - TRUSTED_TRIGGERS)
+            uses = str(job.get("uses", ""))
+            if uses and not uses.startswith("./.github/workflows/") and bad:
+                # Security audit: a reusable workflow of another repository (or another ref) was
+                # not followed; its jobs cannot be read here, so a PR must not reach it at all.
+                problems.append(f"{name}:{job_name}: calls {uses}, whose jobs this check cannot read, "
+                                f"and {', '.join(bad)} reaches it")
+                continue
             if "uses" in job or not may_be_self_hosted(job.get("runs-on")):
                 continue
-            bad = sorted(triggers[name] - TRUSTED_TRIGGERS)
             if bad:
                 problems.append(f"{name}:{job_name}: runs-on {job.get('runs-on')!r} may be self-hosted, "
                                 f"and {', '.join(bad)} reaches it")
     return problems
+
+
+def untrusted(workflow_dir: Path) -> list[str]:
+    """The workflows a PR (or another untrusted trigger) can start, directly or through callers."""
+    docs = {p.name: load(p) for p in sorted(workflow_dir.glob("*.y*ml"))}
+    return [name for name, found in reaching_triggers(docs).items() if found - TRUSTED_TRIGGERS]
