@@ -138,6 +138,19 @@ def test_whole_file_converted_to_crlf(gate):
     assert "history" not in result.err  # the same text with other line endings is one problem, not two
 
 
+def test_a_capped_rule_is_counted_whole_in_the_total(gate):
+    """Diff review: 30 appended CRLF lines printed 20 lines, one "10 more" line, and a total of 21."""
+    from sweepgate.core.collector import MAX_PER_RULE
+
+    body = "\n".join(f'"line {i}"\n    -' for i in range(MAX_PER_RULE + 7)) + ' "last"'
+    text = CHANGELOG + "\n" + entry(description=body).replace("\n", "\r\n")
+    result = gate(text.encode())
+    crlf = [ln for ln in result.err.splitlines() if "carriage return" in ln]
+    n = text.count("\r\n")
+    assert len(crlf) == MAX_PER_RULE and f"{n - MAX_PER_RULE} more 'crlf' problem(s)" in result.err
+    assert f"perf-changelog.yaml: {n} problems; fix them and rerun" in result.out, result.out
+
+
 def test_bom(gate):
     result = gate(b"\xef\xbb\xbf" + (CHANGELOG + "\n" + entry()).encode())
     refused(result, 1, "byte-order mark")

@@ -441,3 +441,20 @@ def test_a_plots_folder_that_is_a_dangling_link_says_so(tmp_path):
     (d,) = exc.value.diagnostics
     assert "symbolic link" in d.message and str(tmp_path / "gone") in d.message, d.message
     assert "File exists" not in d.message
+
+
+def test_a_plots_folder_under_a_dangling_link_or_a_loop_says_so(tmp_path):
+    """Diff review: `--plots gone/sub` under a dangling link still said "File exists", and a
+    link to itself read as one to a missing folder."""
+    import pytest
+
+    from sweepgate.core.errors import SweepgateError
+
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    for given, link, said in ((tmp_path / "gone" / "sub", tmp_path / "gone", "which does not exist"),
+                              (tmp_path / "loop", tmp_path / "loop", "in a loop")):
+        with pytest.raises(SweepgateError) as exc:
+            charts.draw_charts(comparison(), given)
+        (d,) = exc.value.diagnostics
+        assert d.file == str(link) and said in d.message, (d.file, d.message)

@@ -356,13 +356,40 @@ def test_a_pr_run_compared_again_later_keeps_its_baseline(tmp_path, db, capsys, 
     assert rc == 0 and tput["baseline"]["n"] == 3 and tput["baseline"]["median"] == pytest.approx(median), (err, tput)
 
 
-def test_a_cancelled_job_s_point_is_insufficient_data_in_the_json(tmp_path, db, capsys):
+@pytest.mark.parametrize("output", [None, "whole"])
+def test_a_cancelled_job_s_point_is_insufficient_data_in_the_json(tmp_path, db, capsys, output):
     """Contract audit: the JSON spoke a sixth verdict ("failed", metric and head null) for a job
-    that did not finish; a cancelled one measured nothing, so it is insufficient-data."""
+    that did not finish; a cancelled one measured nothing, so it is insufficient-data, with no
+    head even when it left an output, and --fail-on-regression does not fail on it."""
     history(tmp_path / "in")
-    pr_job(tmp_path / "in", 8, None, status="cancelled")
+    pr_job(tmp_path / "in", 8, vllm_output(8) if output else None, status="cancelled")
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
     assert rc == 0, err
-    rc, out, _ = compare(capsys, db, "--json")
+    rc, out, _ = compare(capsys, db, "--json", "--fail-on-regression")
     (point,) = [p for p in json.loads(out)["points"] if p.get("status") == "cancelled"]
     assert (point["metric"], point["head"], point["verdict"]) == (R.SUCCESS_RATE, None, C.INSUFFICIENT)
+    assert rc == 0 and json.loads(out)["failed-jobs"] == 1
+
+
+def test_a_failed_job_is_a_success_rate_of_0_whatever_its_output_counted(tmp_path, db, capsys):
+    """Diff review: a job that failed after its client completed every request read "regressed"
+    with a change of 0: none of a failed job's figures is judged, so it counts as 0."""
+    history(tmp_path / "in")
+    pr_job(tmp_path / "in", 8, vllm_output(8), status="failure")
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
+    rc, out, _ = compare(capsys, db, "--json", "--fail-on-regression")
+    (point,) = [p for p in json.loads(out)["points"] if p.get("status") == "failure"]
+    assert (point["head"], point["baseline"]["median"], point["change"], point["verdict"]) == (
+        0.0, 1.0, -1.0, C.REGRESSED)
+    assert rc == 3
+
+
+def test_a_failed_job_without_a_baseline_is_new_and_fails_nothing(tmp_path, db, capsys):
+    """Diff review: exit 3 while the JSON showed no regression (a new config's failed job read
+    `new`); the exit follows the JSON (the job's own failure already marks the run)."""
+    pr_job(tmp_path / "in", 8, None, status="failure")
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
+    rc, out, _ = compare(capsys, db, "--json", "--fail-on-regression")
+    doc = json.loads(out)
+    assert [(p["verdict"], p["head"]) for p in doc["points"]] == [(C.NEW, 0.0)] and doc["failed-jobs"] == 1
+    assert rc == 0

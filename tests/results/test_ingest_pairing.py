@@ -34,7 +34,7 @@ def test_an_output_paired_with_another_jobs_row_is_refused(tmp_path, capsys, mon
     (line,) = err.strip().splitlines()
     assert line.startswith(f"{output.relative_to(tmp_path)}") and said.format(sidecar="run/res.job.json") in line
     assert line.endswith("; pair the output with its own job's .job.json")
-    assert out.strip() == f"ingested 0 results (0 new) into {db}; nothing stored (the database was not created)"
+    assert out.strip() == f"ingested 0 results (0 new) into {db}; nothing stored"
     assert not (tmp_path / "r.db").exists()
 
 
@@ -59,6 +59,11 @@ def test_an_output_naming_another_model_is_stored_under_the_row_with_a_warning(t
     assert {r["model"] for r in show_json(capsys, db)} == {ROW["model"]}
     assert run_cli(capsys, "results", "ingest", "--db", db, "--row", str(write_row(tmp_path, "Qwen/qwen3-32b")),
                    "--run-id", "same", "--ref", "refs/heads/main", str(named))[2] == ""  # the same id, any case
+    # diff review: with --row the hint named a .job.json the user never had
+    err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(write_row(tmp_path, "Qwen/Qwen3-8B")),
+                  "--run-id", "other", "--ref", "refs/heads/main", str(named))[2]
+    assert err.splitlines()[0].endswith("; if the row is not the one this output was run with, pass that one "
+                                        "as --row"), err
 
 
 def write_row(tmp_path, model: str):

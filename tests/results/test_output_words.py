@@ -224,3 +224,16 @@ def test_compare_names_the_points_it_left_off_every_chart(piped, tmp_path, capsy
     assert line is not None, err
     assert f"conc {blind[0][R.CONC]}" in line and "no interactivity figure" in line, line
     assert "1 point is on no chart" in line, line
+
+
+def test_a_cancelled_job_off_every_chart_is_called_cancelled():
+    """Diff review: a cancelled job with no baseline was named "its job failed"."""
+    from sweepgate.results import charts
+
+    pr = synth.pr_run()
+    pr[0][R.STATUS] = "cancelled"
+    pr[1][R.STATUS] = "failure"
+    comparison = C.compare_records(pr, [], run="pr-7")
+    whys = dict(charts.off_chart(comparison))
+    assert whys[C.point_of(pr[0])].startswith("its job was cancelled") and \
+        whys[C.point_of(pr[1])].startswith("its job failed"), whys

@@ -5,7 +5,7 @@ Records come from the store (``--db``, else $SWEEPGATE_DB, else the repository's
 SQLite file); the baseline may instead come from the results artifacts of the last
 N successful runs on the baseline branch (``--baseline-artifacts``, PyGithub) or
 from JSONL files (``--baseline-jsonl``). Exit 3 with ``--fail-on-regression`` when
-any point or eval score regressed or a job failed.
+a point regressed as ``--json`` says it, or an eval score regressed or its job failed.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def add_arguments(parser) -> None:
                         help=f"the table lists every unchanged row (past {UNCHANGED_SHOWN} it counts them)")
     parser.add_argument("--plots", metavar="DIR", default=None, help="write PNG and SVG charts into DIR")
     parser.add_argument("--fail-on-regression", action="store_true",
-                        help="exit 3 when any point or eval score regressed or a job failed")
+                        help="exit 3 when a point regressed (as --json says; a failed job where main has a baseline is one) or an eval score regressed or its job failed")
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--baseline-artifacts", action="store_true",
                       help="baseline from the results artifacts of successful runs on the baseline branch, "
@@ -174,8 +174,8 @@ def _say_off_chart(left: list[tuple[tuple, str]], shown: int = 3) -> None:
     named = "; ".join(f"{point_label(pt)}: {why}" for pt, why in left[:shown])
     more = f"; and {len(left) - shown} more" if len(left) > shown else ""
     verb = "is" if len(left) == 1 else "are"
-    print(f"sweepgate results compare: {count(len(left), 'point')} {verb} on no chart (the table has "
-          f"{'its' if len(left) == 1 else 'their'} figures): {named}{more}", file=sys.stderr)
+    print(f"sweepgate results compare: {count(len(left), 'point')} {verb} on no chart (the table lists "
+          f"{'it' if len(left) == 1 else 'them'}): {named}{more}", file=sys.stderr)
 
 
 def _print(comparison, args, charts: list[str]) -> None:

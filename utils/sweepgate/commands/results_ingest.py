@@ -102,7 +102,7 @@ def run(args) -> int:
     _report_skipped(walked, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one.
     print(f"ingested {outcome.results} results ({outcome.new} new) into {where}"
-          + ("" if st.opened else "; nothing stored (the database was not created)"))
+          + ("" if st.opened else "; nothing stored"))
     if jsonl:
         _append(jsonl, fd, outcome.records)
     if outcome.interrupted:

@@ -96,7 +96,10 @@ def run(args) -> int:
 
         # Each file's total under its own name, on stdout: stderr holds one line per problem and
         # nothing else (CONTRACTS §2), for the tools that count or match them.
-        for file, n in Counter(d.file for d in problems).items():
+        from sweepgate.core.collector import problems_in
+
+        for file in Counter(d.file for d in problems):
+            n = problems_in(d for d in problems if d.file == file)  # a capped rule's "N more" line counts N
             print(f"{file}: {n} problem{'s' if n != 1 else ''}; fix {'them' if n != 1 else 'it'} and rerun")
         return 1
     if outcome.appended_entries:

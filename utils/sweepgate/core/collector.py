@@ -10,6 +10,21 @@ from sweepgate.core.errors import Diagnostic
 MAX_PER_RULE = 20
 
 
+class More(Diagnostic):
+    """The line that stands for a rule's problems past the cap: ``stands_for`` of them."""
+
+    __slots__ = ("stands_for",)
+
+    def __init__(self, *args, stands_for: int = 1, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.stands_for = stands_for
+
+
+def problems_in(diags) -> int:
+    """How many problems ``diags`` report, a capped rule's summary line counting for all it stands for."""
+    return sum(getattr(d, "stands_for", 1) for d in diags)
+
+
 class Collector:
     """Diagnostics for one file, at most MAX_PER_RULE per rule plus a summary line."""
 
@@ -34,8 +49,8 @@ class Collector:
         out = sorted(self.items, key=lambda d: (d.line, d.col))
         for rule, line in self.first_over.items():
             more = self.counts[rule] - MAX_PER_RULE
-            out.append(Diagnostic(self.path, line, 0, rule, f"{more} more '{rule}' problem(s) from here on",
-                                  "fix the ones above, then rerun the gate"))
+            out.append(More(self.path, line, 0, rule, f"{more} more '{rule}' problem(s) from here on",
+                            "fix the ones above, then rerun the gate", stands_for=more))
         return out
 
     def has(self, *rules: str) -> bool:

@@ -14,6 +14,7 @@ same bytes.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -175,8 +176,8 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
 
 
 def off_chart(comparison: C.Comparison, groups: dict | None = None) -> list[tuple[tuple, str]]:
-    """(point, why) of each point of the run that ``chart_groups`` has nowhere to draw; the table
-    still has its figures. ``groups``: ``chart_groups(comparison)`` when the caller has it."""
+    """(point, why) of each point of the run that ``chart_groups`` has nowhere to draw (the table
+    lists it). ``groups``: ``chart_groups(comparison)`` when the caller has it."""
     groups = chart_groups(comparison) if groups is None else groups
     drawn = {item["point"] for items in groups.values() for item in items}
     out = []
@@ -184,7 +185,8 @@ def off_chart(comparison: C.Comparison, groups: dict | None = None) -> list[tupl
         head = comparison.heads[pt]
         metrics = head.get(R.METRICS) or {}
         if C.job_failed(head):
-            why = "its job failed and it has no baseline to be drawn at"
+            done = "was cancelled" if head.get(R.STATUS) == "cancelled" else "failed"
+            why = f"its job {done} and it has no baseline to be drawn at"
         elif C.number(metrics.get(Y)) is None:
             why = "no throughput per GPU (no GPU count: ingested without its matrix row)"
         else:
@@ -499,9 +501,7 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
     import matplotlib
 
     out = Path(out_dir)
-    if out.is_symlink() and not out.exists():
-        raise fail(str(out), 0, f"is a symbolic link to {os.readlink(out)}, which does not exist",
-                   "create the folder it points to, or pass another --plots DIR")
+    _no_dangling_link(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -518,6 +518,24 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
             for fmt in formats:
                 written.append(_save(fig, out / f"{stem}.{fmt}", fmt))
     return written
+
+
+def _no_dangling_link(out: Path) -> None:
+    """Refuse a --plots DIR that is, or lies under, a symbolic link to nothing (mkdir says only
+    "File exists"), naming the link and where it points, or that it points to itself."""
+    for link in (out, *out.parents):
+        if link.is_symlink() and not link.exists():
+            try:
+                link.resolve(strict=True)
+                loops = False
+            except RuntimeError:  # Python 3.11 says "Symlink loop" so; an ELOOP OSError on later ones
+                loops = True
+            except OSError as exc:
+                loops = exc.errno == errno.ELOOP
+            what = "a symbolic link in a loop" if loops else \
+                f"a symbolic link to {os.readlink(link)}, which does not exist"
+            where = "" if link == out else f" (in --plots {out})"
+            raise fail(str(link), 0, f"is {what}{where}", "create the folder it points to, or pass another --plots DIR")
 
 
 def _save(fig, path: Path, fmt: str) -> Path:

@@ -105,22 +105,27 @@ class Verdict:
     p_adjusted: float | None = None  # its p-value adjusted over the run (noise.py); None when not judged
     detail: str | None = None  # a failed job's: how many of its requests completed, when its output says
 
+    def contract_verdict(self) -> tuple:
+        """(metric, head, baseline median, change, verdict) in CONTRACTS section 8's five words. A
+        failed job's point: its success rate counted as 0 (none of its figures is judged) against
+        main's (1 where main's successful runs did not count requests), regressed, or new without a
+        baseline; a cancelled job's measured nothing: insufficient-data, no head."""
+        if self.verdict != FAILED:
+            return self.metric, self.head, self.median, self.change, self.verdict
+        if self.status == "cancelled":
+            return R.SUCCESS_RATE, None, self.median, None, INSUFFICIENT
+        if not self.n:
+            return R.SUCCESS_RATE, 0.0, None, None, NEW
+        median = 1.0 if self.median is None else self.median
+        return R.SUCCESS_RATE, 0.0, median, relative_change(0.0, median), REGRESSED
+
     def as_json(self) -> dict:
-        """The CONTRACTS section 8 shape of one point. A failed job's point is said in its words: its
-        success rate (what it completed of its requests, else 0) against the baseline's, regressed (or
-        new without a baseline); a cancelled job's is insufficient-data. ``status`` tells them apart."""
+        """The CONTRACTS section 8 shape of one point (``contract_verdict``; ``status`` tells a
+        failed or cancelled job's point apart)."""
         out = point_json(self.point)
-        metric, head, verdict, change = self.metric, self.head, self.verdict, self.change
-        if verdict == FAILED:
-            metric = R.SUCCESS_RATE
-            if self.status == "cancelled":
-                verdict = INSUFFICIENT
-            else:
-                head = 0.0 if head is None else head
-                verdict = REGRESSED if self.n else NEW
-                change = relative_change(head, self.median) if self.median is not None else None
+        metric, head, median, change, verdict = self.contract_verdict()
         out.update({"metric": metric, "head": head,
-                    "baseline": {"n": self.n, "median": self.median, "low": self.low, "high": self.high},
+                    "baseline": {"n": self.n, "median": median, "low": self.low, "high": self.high},
                     "change": change, "threshold": self.threshold,
                     "p-adjusted": self.p_adjusted, "verdict": verdict})
         if self.status is not None:
@@ -170,8 +175,10 @@ class Comparison:
         return counts
 
     def failing(self) -> bool:
-        """Whether a point or an eval score regressed or a job failed (what --fail-on-regression exits 3 on)."""
-        return any(v.verdict in FAILING for v in (*self.verdicts, *self.evals))
+        """What --fail-on-regression exits 3 on: a point regressed as ``--json`` says it (a failed
+        job's point with a baseline among them), or an eval score regressed or its job failed."""
+        return any(v.contract_verdict()[4] == REGRESSED for v in self.verdicts) or any(
+            e.verdict in FAILING for e in self.evals)
 
     def as_json(self) -> dict:
         points = [v.as_json() for v in self.verdicts]

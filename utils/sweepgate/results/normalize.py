@@ -58,8 +58,9 @@ def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagno
     return Diagnostic(path, m.line, 0, "model-mismatch",
                       f"warning: model: the output benchmarked {m.fields[R.MODEL]} but its job's row ({sidecar}) "
                       f"says {row[F.MODEL]}; stored under {row[F.MODEL]}",
-                      "if the output is another job's, pair it with its own .job.json (or --row)",
-                      severity="warning")
+                      "if the row is not the one this output was run with, pass that one as --row"
+                      if sidecar == "--row" else "if the output is another job's, pair it with its own "
+                      ".job.json (or --row)", severity="warning")
 
 
 SHORT_OUTPUTS = 0.25  # of the stated output length: below it a run's outputs were cut short
