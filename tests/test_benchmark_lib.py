@@ -281,10 +281,13 @@ def test_stop_background_process_tree_kills_what_ignores_term(tmp_path):
         kill_quietly(pids)
 
 
-@pytest.mark.parametrize("pid", ["", "not-a-pid", "0", "999999999"])
+@pytest.mark.parametrize("pid", ["", "not-a-pid", "0", "999999999", "999999"])
 def test_stop_background_process_tree_returns_0_for_nothing_to_stop(pid):
     r = bash(f'set -eu; stop_background_process_tree "{pid}"; echo rc=$?')
     assert _rc(r.stdout) == 0
+    # contract audit: a gone PID printed "/proc/999999/stat: No such file or directory" (the
+    # stderr redirection came after the failing input redirection)
+    assert "No such file" not in r.stderr, r.stderr
 
 
 def test_stop_background_process_tree_reaps_a_dead_child():

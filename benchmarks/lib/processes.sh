@@ -8,7 +8,7 @@ _sg_is_running() {
   local pid="$1" stat rest state
   kill -0 "${pid}" 2>/dev/null || return 1
   if [[ -r "/proc/${pid}/stat" ]]; then
-    read -r stat <"/proc/${pid}/stat" 2>/dev/null || return 1
+    read -r stat 2>/dev/null <"/proc/${pid}/stat" || return 1
     rest="${stat##*) }"
     state="${rest%% *}"
   else
@@ -30,7 +30,7 @@ _sg_children() {
     return 0
   fi
   for entry in /proc/[0-9]*; do
-    read -r stat <"${entry}/stat" 2>/dev/null || continue
+    read -r stat 2>/dev/null <"${entry}/stat" || continue
     rest="${stat##*) }"
     read -r _ ppid _ <<<"${rest}"
     [[ "${ppid}" == "${parent}" ]] && printf '%s\n' "${entry#/proc/}"
@@ -62,7 +62,7 @@ _sg_any_running() {
 _sg_stat_field() {
   local stat rest
   local -a parts=()
-  read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
+  read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
   rest="${stat##*) }"
   read -r -a parts <<<"${rest}"
   [[ -n "${parts[$2]:-}" ]] || return 1
