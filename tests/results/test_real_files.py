@@ -179,3 +179,25 @@ def test_a_vllm_bench_multi_turn_run_names_its_concurrency_and_date():
     m = rec[R.METRICS]
     assert (m[R.COMPLETED], m[R.FAILED]) == (16, 0)
     assert m[R.latency_name("ttft", "p50")] == pytest.approx(986.3584294999999)
+
+
+def test_an_unstreamed_genai_perf_run_keeps_no_time_to_first_token(tmp_path, capsys):
+    """Hunt 8: GenAI-Perf with streaming off exports a time_to_first_token equal to the request's
+    latency; stored as TTFT it read as a 25x change against the streamed run of the same setup.
+    Its TTFT (and TPOT, ITL) is left out, with a warning; the streamed twin keeps its own."""
+    import json
+
+    from helpers import ROW, run_cli
+
+    plain = records("aiperf/genaiperf24.12_triton_trtllm_ensemble_kserve_c100_nonstreaming.json")
+    streamed = records("aiperf/genaiperf24.12_triton_trtllm_ensemble_kserve_c100_streaming.json")
+    (rec,), (twin,) = plain, streamed
+    assert not [k for k in rec[R.METRICS] if k.startswith(("ttft_", "tpot_", "itl_"))], rec[R.METRICS]
+    assert rec[R.METRICS][R.latency_name("e2el", "p50")] == pytest.approx(4355.8502165)
+    assert twin[R.METRICS][R.latency_name("ttft", "p50")] == pytest.approx(172.81, abs=0.01)
+    row = tmp_path / "row.json"
+    row.write_text(json.dumps({**ROW, "conc": 100, "isl": 200, "osl": 500}), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--row", str(row),
+                           "--run-id", "1", "--ref", "refs/heads/main",
+                           str(REAL / "aiperf/genaiperf24.12_triton_trtllm_ensemble_kserve_c100_nonstreaming.json"))
+    assert rc == 0 and "warning: ttft: the client did not stream (streaming: false)" in err, err

@@ -202,6 +202,8 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
     job, name = _job(output, content, given)
     if warnings is not None:
         warnings.extend(d for m in measurements if (d := normalize.short_outputs(m, str(output))))
+        warnings.extend(Diagnostic(str(output), m.line, 0, rule, message, hint, severity="warning")
+                        for m in measurements for rule, message, hint in m.notes)
     if job.row and warnings is not None:
         warnings.extend(d for m in measurements
                         if (d := normalize.model_mismatch(m, job.row, str(output), job.source or "--row")))

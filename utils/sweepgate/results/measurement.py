@@ -28,6 +28,7 @@ class Measurement:
     metrics: dict = dataclasses.field(default_factory=dict)
     evals: list = dataclasses.field(default_factory=list)
     cancelled: bool = False
+    notes: list = dataclasses.field(default_factory=list)  # (rule, message, hint): stored with a warning
 
 
 def number(doc: dict, key: str, path: str, line: int, *, where: str | None = None) -> float | int | None:

@@ -202,6 +202,27 @@ def _untagged(records: dict) -> dict:
     return {TAGS.get(tag, tag): obj for tag, obj in records.items()}
 
 
+STREAMED = ("ttft", "tpot", "itl")  # what only a streamed response times
+
+
+def _unstreamed(doc: dict, m: Measurement) -> None:
+    """A run that did not stream (GenAI-Perf's ``streaming``, AIPerf's ``endpoint.streaming``:
+    false) got each response whole: GenAI-Perf still exports a time to first token, equal to the
+    request's latency. Its TTFT, TPOT and ITL are left out, with a warning (hunt 8: a streamed and
+    an unstreamed run of one setup read as a 25x TTFT change)."""
+    cfg = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
+    endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
+    if cfg.get("streaming") is not False and endpoint.get("streaming") is not False:
+        return
+    dropped = [k for k in m.metrics if k.startswith(tuple(f"{name}_" for name in STREAMED))]
+    for key in dropped:
+        del m.metrics[key]
+    if dropped:
+        m.notes.append(("unstreamed", "warning: ttft: the client did not stream (streaming: false), so its "
+                        "time to first token is the whole response's; stored without TTFT, TPOT and ITL",
+                        "rerun with streaming on (genai-perf --streaming) to measure them"))
+
+
 def parse(doc: dict, path: str, line: int) -> Measurement:
     if isinstance(doc.get(SWEEP), list):
         raise fail(path, line, f"{SWEEP}: an AIPerf sweep aggregate (statistics of several runs, one entry per "
@@ -222,6 +243,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
                      R.FINISHED: doc.get("end_time"), R.REQUEST_RATE: _request_rate(doc)})
     m.fields[R.ISL], m.fields[R.OSL] = _lengths(doc.get("input_config") if isinstance(doc.get("input_config"), dict)
                                                 else {})
+    _unstreamed(doc, m)
     if m.metrics.get(R.OUTPUT_THROUGHPUT) is None and m.metrics.get(R.COMPLETED) is None:
         raise fail(path, line, "output_token_throughput/request_count: missing",
                    "export the full profile (profile_export_aiperf.json) rather than a partial one")
