@@ -189,8 +189,8 @@ def test_an_unstreamed_genai_perf_run_keeps_no_time_to_first_token(tmp_path, cap
 
     from helpers import ROW, run_cli
 
-    plain = records("aiperf/genaiperf24.12_triton_trtllm_ensemble_kserve_c100_nonstreaming.json")
-    streamed = records("aiperf/genaiperf24.12_triton_trtllm_ensemble_kserve_c100_streaming.json")
+    plain = records("aiperf/genaiperf24.12_trtllm_kserve_nonstreaming_c100_issue298.json")
+    streamed = records("aiperf/genaiperf24.12_trtllm_kserve_streaming_c100_issue298.json")
     (rec,), (twin,) = plain, streamed
     assert not [k for k in rec[R.METRICS] if k.startswith(("ttft_", "tpot_", "itl_"))], rec[R.METRICS]
     assert rec[R.METRICS][R.latency_name("e2el", "p50")] == pytest.approx(4355.8502165)
@@ -199,5 +199,21 @@ def test_an_unstreamed_genai_perf_run_keeps_no_time_to_first_token(tmp_path, cap
     row.write_text(json.dumps({**ROW, "conc": 100, "isl": 200, "osl": 500}), encoding="utf-8")
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--row", str(row),
                            "--run-id", "1", "--ref", "refs/heads/main",
-                           str(REAL / "aiperf/genaiperf24.12_triton_trtllm_ensemble_kserve_c100_nonstreaming.json"))
+                           str(REAL / "aiperf/genaiperf24.12_trtllm_kserve_nonstreaming_c100_issue298.json"))
     assert rc == 0 and "warning: ttft: the client did not stream (streaming: false)" in err, err
+
+
+def test_a_run_whose_responses_outran_its_output_length_is_warned_of(tmp_path, capsys):
+    """Hunt 8: GenAI-Perf 24.12 counted streamed tokens about five times over (2,565.9 per response
+    at a fixed 500); its output throughput was stored without a word."""
+    import json
+
+    from helpers import ROW, run_cli
+
+    row = tmp_path / "row.json"
+    row.write_text(json.dumps({**ROW, "conc": 100, "isl": 200, "osl": 500}), encoding="utf-8")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--row", str(row),
+                         "--run-id", "1", "--ref", "refs/heads/main",
+                         str(REAL / "aiperf/genaiperf24.12_trtllm_kserve_streaming_c100_issue298.json"))
+    assert rc == 0 and "warning: osl: the run fixed 500 output tokens per request but its responses averaged " \
+        "2565.9" in err, err

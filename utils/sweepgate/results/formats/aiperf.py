@@ -223,6 +223,24 @@ def _unstreamed(doc: dict, m: Measurement) -> None:
                         "rerun with streaming on (genai-perf --streaming) to measure them"))
 
 
+LONG_OUTPUTS = 2  # times the configured output length: past it the client miscounted the tokens
+
+
+def _long_outputs(doc: dict, m: Measurement) -> None:
+    """A warning when the responses averaged over LONG_OUTPUTS times the output length the run
+    fixed: a request cannot outrun its max_tokens, so the client miscounted (GenAI-Perf 24.11 and
+    24.12 counted streamed tokens about five times over: hunt 8), and its token throughputs with it."""
+    osl, lengths = m.fields.get(R.OSL), doc.get("output_sequence_length")
+    mean = lengths.get("avg") if isinstance(lengths, dict) else None
+    if not isinstance(osl, int) or osl <= 0 or isinstance(mean, bool) or not isinstance(mean, (int, float)) \
+            or mean <= LONG_OUTPUTS * osl:
+        return
+    m.notes.append(("long-outputs", f"warning: osl: the run fixed {osl} output tokens per request but its "
+                    f"responses averaged {mean:.1f}; the client miscounted tokens, so its token throughputs "
+                    f"are about {mean / osl:.1f} times too high", "rerun with a client version that counts "
+                    "streamed tokens right (GenAI-Perf 24.11 and 24.12 do not)"))
+
+
 def parse(doc: dict, path: str, line: int) -> Measurement:
     if isinstance(doc.get(SWEEP), list):
         raise fail(path, line, f"{SWEEP}: an AIPerf sweep aggregate (statistics of several runs, one entry per "
@@ -244,6 +262,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.fields[R.ISL], m.fields[R.OSL] = _lengths(doc.get("input_config") if isinstance(doc.get("input_config"), dict)
                                                 else {})
     _unstreamed(doc, m)
+    _long_outputs(doc, m)
     if m.metrics.get(R.OUTPUT_THROUGHPUT) is None and m.metrics.get(R.COMPLETED) is None:
         raise fail(path, line, "output_token_throughput/request_count: missing",
                    "export the full profile (profile_export_aiperf.json) rather than a partial one")
