@@ -52,7 +52,8 @@ def add_arguments(parser) -> None:
                         help=f"the table lists every unchanged row (past {UNCHANGED_SHOWN} it counts them)")
     parser.add_argument("--plots", metavar="DIR", default=None, help="write PNG and SVG charts into DIR")
     parser.add_argument("--fail-on-regression", action="store_true",
-                        help="exit 3 when a point regressed (as --json says; a failed job where main has a baseline is one) or an eval score regressed or its job failed")
+                        help="exit 3 when a point regressed (as --json says; a failed job where main has a "
+                             "baseline is one) or an eval score regressed or its job failed")
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--baseline-artifacts", action="store_true",
                       help="baseline from the results artifacts of successful runs on the baseline branch, "

@@ -37,7 +37,7 @@ CONFIDENCE = 0.95
 IMPROVED, REGRESSED, UNCHANGED = "improved", "regressed", "unchanged"
 INSUFFICIENT, NEW, FAILED = "insufficient-data", "new", "failed"
 VERDICTS = (FAILED, REGRESSED, IMPROVED, UNCHANGED, INSUFFICIENT, NEW)  # report order
-FAILING = (FAILED, REGRESSED)  # what --fail-on-regression exits 3 on
+FAILING = (FAILED, REGRESSED)  # the eval verdicts --fail-on-regression exits 3 on (points: Comparison.failing)
 
 # Recipe fields named when a point's recipe differs from its baseline's, in this order.
 # The KV-offload backend and its version read as one phrase ("lmcache 0.5.3").
@@ -378,8 +378,8 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
     changes = recipe_changes(head, base)
     if job_failed(head):  # nothing measured to judge; the job itself is the finding
         rates = [r for b in base if (r := number((b.get(R.METRICS) or {}).get(R.SUCCESS_RATE))) is not None]
-        return [Verdict(pt, None, number((head.get(R.METRICS) or {}).get(R.SUCCESS_RATE)), len(base),
-                        statistics.median(rates) if rates else None, None, None, None, FAILED,
+        median = statistics.median(rates) if rates else None
+        return [Verdict(pt, None, None, len(base), median, None, None, None, FAILED,
                         settings.threshold_for(str(pt[0]), R.SUCCESS_RATE), rehearsal, changes, head[R.STATUS],
                         detail=_requests_done(head))]
     for metric, value, values in _figures(head, base, settings):
