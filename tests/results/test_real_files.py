@@ -217,3 +217,12 @@ def test_a_run_whose_responses_outran_its_output_length_is_warned_of(tmp_path, c
                          str(REAL / "aiperf/genaiperf24.12_trtllm_kserve_streaming_c100_issue298.json"))
     assert rc == 0 and "warning: osl: the run fixed 500 output tokens per request but its responses averaged " \
         "2565.9" in err, err
+
+
+def test_an_lm_eval_group_counts_the_samples_of_its_subtasks_nested_groups_included():
+    """A group has no n-samples entry of its own: its rows stored no sample count, so a group rerun
+    on another --limit was never told apart. mmlu = mmlu_stem (100) + mmlu_humanities (126 + 171)."""
+    (rec,) = records("lm_eval/lmeval0.4.7_qwen2.5-1.5b_11tasks_mmlu_groups_trimmed.json")
+    samples = {e[R.EVAL_TASK]: e[R.EVAL_SAMPLES] for e in rec[R.EVALS]}
+    assert (samples["mmlu_stem"], samples["mmlu_humanities"], samples["mmlu"]) == (100, 297, 397)
+    assert samples["mmlu_formal_logic"] == 126 and samples["winogrande"] == 1267

@@ -343,11 +343,12 @@ def _changes(stored: dict, rec: dict) -> list[str]:
 
 def _alike(old, new) -> bool:
     """A stored field and its re-ingested value agree, entry by entry on what the stored one has
-    (eval entries a newer version reads more of, such as higher_is_better, stay a no-op)."""
+    (eval entries a newer version reads more of, such as higher_is_better or a group's sample
+    count, stay a no-op)."""
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         return all(_alike(o, n) for o, n in zip(old, new))
     if isinstance(old, dict) and isinstance(new, dict):
-        return all(k in new and _alike(v, new[k]) for k, v in old.items())
+        return all(k in new and ((k == R.EVAL_SAMPLES and v is None) or _alike(v, new[k])) for k, v in old.items())
     return old == new
 
 

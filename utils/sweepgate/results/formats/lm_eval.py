@@ -2,7 +2,8 @@
 
 Scores sit under ``results[task]`` as ``"<metric>,<filter>"`` keys with a
 matching ``"<metric>_stderr,<filter>"``; stderr may be the string ``"N/A"``
-(one-sample runs). ``n-samples[task].effective`` says how many samples counted.
+(one-sample runs). ``n-samples[task].effective`` says how many samples counted; a group has
+none of its own, so its count is its subtasks' (``group_subtasks``, groups nested) added up.
 lm-eval 0.3 wrote bare ``"<metric>"`` / ``"<metric>_stderr"`` keys (no filter):
 those are read as filter ``none``, 0.4's name for "no filter".
 """
@@ -103,6 +104,23 @@ def _task_evals(task: str, scores: dict, samples, path: str, directions: dict) -
     return evals
 
 
+def _samples(task: str, n_samples: dict, subtasks: dict, seen: set):
+    """How many samples a task's scores cover: its ``n-samples`` entry, else (a group) the sum of its
+    subtasks' counts; None when any of them is unknown (or the groups loop)."""
+    counts = n_samples.get(task)
+    if isinstance(counts, dict):
+        return counts.get("effective")
+    members = subtasks.get(task)
+    if not isinstance(members, list) or not members or task in seen:
+        return None
+    seen.add(task)
+    each = [_samples(str(sub), n_samples, subtasks, seen) for sub in members]
+    seen.discard(task)
+    if any(isinstance(n, bool) or not isinstance(n, int) for n in each):
+        return None
+    return sum(each)
+
+
 def _times(doc: dict) -> tuple[str | None, str | None]:
     """(started, finished) in UTC ISO 8601: lm-eval's ``date`` is the Unix time the evaluation
     started; ``total_evaluation_time_seconds`` (a string in 0.4) how long it took."""
@@ -135,8 +153,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     for task, scores in doc["results"].items():
         if not isinstance(scores, dict):
             continue
-        counts = _dict(n_samples.get(task))
-        m.evals.extend(_task_evals(task, scores, counts.get("effective"), path, _dict(higher.get(task))))
+        samples = _samples(task, n_samples, _dict(doc.get("group_subtasks")), set())
+        m.evals.extend(_task_evals(task, scores, samples, path, _dict(higher.get(task))))
     if not m.evals:
         raise fail(path, line, "results: no '<metric>,<filter>' scores",
                    "the eval produced no scores; check its log")
