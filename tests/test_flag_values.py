@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from conftest import CHANGELOG, appended_entry
 from sweepgate import cli
 
 
@@ -222,3 +223,32 @@ def test_a_config_key_that_matches_nothing_is_told_at_its_flag(argv, make_repo, 
     rc = cli.main(argv)
     err = capsys.readouterr().err
     assert rc == 1 and err.startswith("--config-keys: ") and "config key" in err, err
+
+
+def test_a_master_config_given_as_the_runners_file_is_read_and_named_for_what_it_is(make_repo, monkeypatch,
+                                                                                    capsys):
+    """New-user review: with the cache on, `--runner-config configs/amd-master.yaml` said that file
+    "does not exist" (its split was cached, so its text was never read), and named another way it
+    drew one schema line per config key."""
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    monkeypatch.delenv("SWEEPGATE_NO_CACHE", raising=False)
+    repo = make_repo()
+    repo.commit_changelog(CHANGELOG + appended_entry())
+    monkeypatch.chdir(repo.path)
+    assert cli.main(["full-sweep"]) == 0  # fills the cache: amd-master.yaml's split is known
+    for given in ("configs/amd-master.yaml", "./configs/amd-master.yaml"):
+        capsys.readouterr()
+        assert cli.main(["matrix", "--base-ref", "HEAD~1", "--head-ref", "HEAD", "--runner-config", given]) == 1
+        assert capsys.readouterr().err.splitlines() == [
+            f"{given}:1:1: this is a master config (config recipes, no 'labels'), not a runners file; "
+            "pass the runners file as --runner-config, e.g. configs/runners.yaml"]
+
+
+def test_the_runners_file_given_as_a_master_config_is_one_line(make_repo, monkeypatch, capsys):
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    monkeypatch.chdir(make_repo().path)
+    capsys.readouterr()
+    assert cli.main(["full-sweep", "--config-files", "configs/runners.yaml"]) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("configs/runners.yaml:1:1: this is a runners file (only 'labels' and 'hardware'), "
+                           "not a master config of config keys; pass the master configs")

@@ -257,3 +257,18 @@ def test_spans_around_refuses_an_unusual_line_in_the_stretch_only():
     assert block_spans_around(text, 12, 13) == []  # the odd line itself
     c = text.index(b"c:")
     assert block_spans_around(text, c + 3, c + 4) == [(0, c, len(text))]
+
+
+@pytest.mark.parametrize("value", [None, '"yes"'])
+def test_a_missing_or_mistyped_multinode_is_one_problem_not_a_multi_node_schema(repo, capsys, value):
+    """New-user review: a config without `multinode` was read as multi-node (JSON Schema's `if` holds
+    of an absent field): "'multinode' is a required property" twice, then 'prefill'/'decode' required
+    and 'tp' unknown at every point. It is one line now; a non-boolean gets its type problem alone."""
+    line = "  multinode: false\n"
+    assert FLEET_NVIDIA.count(line) >= 1
+    broken = FLEET_NVIDIA.replace(line, "" if value is None else f"  multinode: {value}\n", 1)
+    repo.commit({NVIDIA: broken})
+    rc, out, err = validate(repo, capsys)
+    assert rc == 1, out
+    (problem,) = [e for e in err.splitlines() if e.startswith(NVIDIA)]
+    assert ("'multinode' is a required property" if value is None else "'yes' is not of type 'boolean'") in problem

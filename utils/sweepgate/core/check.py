@@ -182,7 +182,7 @@ def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, st
         where = _path_text(shown(path)) or ("entry" if name == "changelog" else "(top level)")
         message, hint = _yaml_slip(error) or (error.message, _hint(error))
         out.append((path, f"schema-{name}", f"{where}: {message}", hint))
-    return out
+    return list(dict.fromkeys(out))  # a rule two branches of the schema both state is one problem
 
 
 def schema_diagnostics(doc: YamlDoc, data, name: str, prefix: tuple = ()) -> list[Diagnostic]:
@@ -387,6 +387,11 @@ def check_masters(rev: Revision) -> list[Diagnostic]:
     """
     diags: list[Diagnostic] = []
     for doc in rev.masters:
+        if _is_runners_file(doc):
+            diags.append(doc.diag((), "wrong-file", "this is a runners file (only 'labels' and 'hardware'), "
+                                  "not a master config of config keys", f"pass the master configs, e.g. "
+                                  f"{F.CONFIG_DIR}/{F.MASTER_GLOB}; {F.RUNNERS_FILE} goes to --runner-config"))
+            continue
         if isinstance(doc, MasterDoc) and not any(key in rev.owner for key in doc.keys()):
             rev.owner.update(dict.fromkeys(doc.keys(), doc))
             rev.configs.add_all(doc.keys(), doc)
@@ -455,10 +460,28 @@ def _not_a_runners_mapping(doc: YamlDoc) -> list[Diagnostic]:
                      "add 'labels:' mapping runner labels to node names")]
 
 
+RUNNER_FIELDS = {F.LABELS, F.HARDWARE}  # a runners file's top level (its schema's)
+
+
+def _is_runners_file(doc) -> bool:
+    """A runners file given where a master config goes: its keys are the runners file's, labels too."""
+    keys = doc.keys() if isinstance(doc, MasterDoc) else (list(doc.data) if isinstance(doc.data, dict) else [])
+    return F.LABELS in keys and set(keys) <= RUNNER_FIELDS
+
+
+def _is_master_config(data: dict) -> bool:
+    """A master config given as the runners file: no labels, and config recipes (image, model)."""
+    return F.LABELS not in data and any(isinstance(v, dict) and (F.IMAGE in v or F.MODEL in v)
+                                        for v in data.values())
+
+
 def check_runners(rev: Revision) -> list[Diagnostic]:
     doc = rev.runners
     if not isinstance(doc.data, dict):
         return _not_a_runners_mapping(doc)
+    if _is_master_config(doc.data):
+        return [doc.diag((), "wrong-file", "this is a master config (config recipes, no 'labels'), not a "
+                         "runners file", f"pass the runners file as --runner-config, e.g. {F.RUNNERS_FILE}")]
     cache, key = rev.cache, f"runners:{doc.blob}"
     if cache and doc.blob and cache.verdict(key) == []:
         return []

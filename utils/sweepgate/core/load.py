@@ -806,7 +806,9 @@ def _read_unindexed(git: Git, ref: str, paths: list[str], runner_file: str) -> d
     """(blob id, contents) of each file; a master config whose version was split before is not
     read now (contents None): its blocks are known, and its text is read only if asked for."""
     cache, known = git.cache, git.tree_blobs(ref, F.CONFIG_DIR)
-    indexed = {p: known[p] for p in paths if p in known and cache.doc_index(p, known[p]) is not None}
+    # the runners file is always read whole, even when it is also one of the master configs given
+    indexed = {p: known[p] for p in paths
+               if p != runner_file and p in known and cache.doc_index(p, known[p]) is not None}
     blobs = git.read_blob_ids(ref, [p for p in [*paths, runner_file] if p not in indexed])
     blobs.update((p, (oid, None)) for p, oid in indexed.items())
     return blobs
