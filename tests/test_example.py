@@ -110,6 +110,23 @@ def test_a_bad_plots_folder_is_refused_before_the_rehearsal(tmp_path):
     assert time.monotonic() - started < 20
 
 
+@pytest.mark.parametrize("kind", ["dangling link", "cannot be created"])
+def test_a_plots_folder_no_chart_could_be_written_to_is_refused_before_the_gate(tmp_path, kind):
+    """New-user review: `--plots` at a symbolic link to nothing, or under /proc, passed the first
+    check and failed after the gate, the matrix and seven rehearsals (35 s), with no results shown."""
+    if kind == "dangling link":
+        given = tmp_path / "plots"
+        given.symlink_to(tmp_path / "gone")
+        said = f"{given}: is a symbolic link to {tmp_path / 'gone'}, which does not exist; "
+    else:
+        given = Path("/proc/sweepgate-plots")
+        said = f"{given}: --plots: cannot be created in /proc ("
+    proc = sweepgate("--plots", str(given), cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stdout == "", proc.stdout
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(said), line
+
+
 def test_no_rehearse_stops_after_the_matrix(tmp_path):
     proc = sweepgate("--json", "--no-rehearse", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -4,7 +4,9 @@ folder that is created when missing."""
 
 from __future__ import annotations
 
+import errno
 import os
+import tempfile
 from pathlib import Path
 
 from sweepgate.core.errors import fail
@@ -24,12 +26,36 @@ def writable_file(path: str, flag: str) -> None:
         raise fail(path, 0, f"{flag}: not writable", f"pass {flag} in a folder you can write to")
 
 
+def no_dangling_link(out: Path, flag: str) -> None:
+    """Refuse a folder that is, or lies under, a symbolic link to nothing (mkdir says only "File
+    exists"), naming the link and where it points, or that it points to itself."""
+    for link in (out, *out.parents):
+        if link.is_symlink() and not link.exists():
+            try:
+                link.resolve(strict=True)
+                loops = False
+            except RuntimeError:  # Python 3.11 says "Symlink loop" so; an ELOOP OSError on later ones
+                loops = True
+            except OSError as exc:
+                loops = exc.errno == errno.ELOOP
+            what = "a symbolic link in a loop" if loops else \
+                f"a symbolic link to {os.readlink(link)}, which does not exist"
+            where = "" if link == out else f" (in {flag} {out})"
+            raise fail(str(link), 0, f"is {what}{where}", f"create the folder it points to, or pass another {flag} DIR")
+
+
 def creatable_dir(path: str, flag: str) -> None:
-    """Refuse ``path`` unless it is a writable folder or one that ``mkdir -p`` can create."""
+    """Refuse ``path`` unless it is a writable folder or one that ``mkdir -p`` can create: a folder is
+    made (and removed) where it would go, as permission bits do not tell (root, /proc, read-only mounts)."""
     target = Path(path)
+    no_dangling_link(target, flag)
     existing = next(p for p in (target, *target.parents) if p.exists() or p == Path(p.anchor or "."))
     if not existing.is_dir():
         where = "is a file" if existing == target else f"cannot be created: {existing} is a file"
         raise fail(path, 0, f"{flag}: {where}", f"pass {flag} DIR, a folder or a path under one")
-    if not os.access(existing, os.W_OK):
-        raise fail(path, 0, f"{flag}: {existing} is not writable", f"pass {flag} DIR in a folder you can write to")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".sweepgate-probe-", dir=existing))
+    except OSError as exc:
+        what = "is not writable" if existing == target else f"cannot be created in {existing}"
+        raise fail(path, 0, f"{flag}: {what} ({exc.strerror})",
+                   f"pass {flag} DIR in a folder you can write to") from None

@@ -14,13 +14,13 @@ same bytes.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import re
 import statistics
 from pathlib import Path
 
+from sweepgate.core import outpaths
 from sweepgate.core.errors import fail
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
@@ -501,7 +501,7 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
     import matplotlib
 
     out = Path(out_dir)
-    _no_dangling_link(out)
+    outpaths.no_dangling_link(out, "--plots")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -518,24 +518,6 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
             for fmt in formats:
                 written.append(_save(fig, out / f"{stem}.{fmt}", fmt))
     return written
-
-
-def _no_dangling_link(out: Path) -> None:
-    """Refuse a --plots DIR that is, or lies under, a symbolic link to nothing (mkdir says only
-    "File exists"), naming the link and where it points, or that it points to itself."""
-    for link in (out, *out.parents):
-        if link.is_symlink() and not link.exists():
-            try:
-                link.resolve(strict=True)
-                loops = False
-            except RuntimeError:  # Python 3.11 says "Symlink loop" so; an ELOOP OSError on later ones
-                loops = True
-            except OSError as exc:
-                loops = exc.errno == errno.ELOOP
-            what = "a symbolic link in a loop" if loops else \
-                f"a symbolic link to {os.readlink(link)}, which does not exist"
-            where = "" if link == out else f" (in --plots {out})"
-            raise fail(str(link), 0, f"is {what}{where}", "create the folder it points to, or pass another --plots DIR")
 
 
 def _save(fig, path: Path, fmt: str) -> Path:
