@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -670,12 +671,17 @@ def rehearse(args) -> int:
     script = resolve_script(root, row, gpu_family(runner_name))
     duration = rehearsal_duration(args)
     work = make_work_dir(args.work_dir)
-    print(f"rehearse: {row.get(fields.EXP_NAME)} conc {row.get(fields.CONC)} on {runner_name} "
-          f"-> {script.relative_to(root)}")
-    print(f"rehearse: work dir {work}", flush=True)
-    with Progress() as progress:
-        done = rehearse_row(root, row, work, duration=duration, timeout=args.timeout, runner_name=runner_name,
-                            progress=progress, job={"config_key": config_key_of(row)})
+    try:
+        print(f"rehearse: {row.get(fields.EXP_NAME)} conc {row.get(fields.CONC)} on {runner_name} "
+              f"-> {script.relative_to(root)}")
+        print(f"rehearse: work dir {work}", flush=True)
+        with Progress() as progress:
+            done = rehearse_row(root, row, work, duration=duration, timeout=args.timeout, runner_name=runner_name,
+                                progress=progress, job={"config_key": config_key_of(row)})
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a folder of our own making goes; a --work-dir stays
+        if not args.work_dir:
+            shutil.rmtree(work, ignore_errors=True)
+        raise
     if done.problems:
         print(f"rehearse: FAILED after {done.elapsed:.1f}s", file=sys.stderr)
         for p in done.problems:
