@@ -124,3 +124,38 @@ def test_a_row_whose_conc_is_no_concurrency_is_refused(tmp_path, capsys, conc):
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--row",
                          str(tmp_path / "row.json"), "--run-id", "1", "--ref", "refs/heads/main", str(tmp_path / "out.json"))
     assert rc == 1 and "is not a positive whole number (or a list of them)" in err, err
+
+
+@pytest.mark.parametrize("kind", ["another program's database", "a text file", "a folder"])
+def test_ingest_never_writes_into_a_file_that_is_no_store_and_says_so_first(tmp_path, capsys, monkeypatch, kind):
+    """New-user review: `results ingest --db sqlite:///foreign.db` added sweepgate's tables to another
+    program's SQLite file (exit 0), and a --db that is a folder was found only after every input was
+    read. Each is one line now, before any input is read (the input named here does not exist)."""
+    import sqlite3
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "target.db"
+    if kind == "a folder":
+        path.mkdir()
+        said = f"{path}: is a folder, not a SQLite database file; "
+    elif kind == "a text file":
+        path.write_text("meeting notes\n")
+        said = f"{path}: is not a SQLite database; "
+    else:
+        with sqlite3.connect(path) as conn:
+            conn.execute("CREATE TABLE users (id)")
+        conn.close()
+        said = f"{path}: another program's database (tables users), not a sweepgate results store; nothing was written; "
+    before = sorted(p.name for p in tmp_path.rglob("*")), path.read_bytes() if path.is_file() else b""
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{path}", str(tmp_path / "no-such-run"))
+    (line,) = err.splitlines()
+    assert rc == 1 and out == "" and line.startswith(said), (out, err)
+    assert (sorted(p.name for p in tmp_path.rglob("*")), path.read_bytes() if path.is_file() else b"") == before
+
+
+def test_ingest_adopts_an_empty_file_as_a_new_store(tmp_path, capsys):
+    from helpers import job, vllm_output, write_job
+
+    (tmp_path / "empty.db").write_bytes(b"")
+    write_job(tmp_path / "run", "res", vllm_output(), job())
+    assert run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'empty.db'}", str(tmp_path / "run"))[0] == 0

@@ -185,6 +185,43 @@ def missing_sqlite(url: str) -> str | None:
     return None if Path(name).is_file() else name
 
 
+def _sqlite_tables(db: Path) -> list[str] | None:
+    """The tables of a SQLite file, read without writing; None when it is no SQLite database."""
+    try:
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            return [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+
+
+SHOWN_TABLES = 3
+
+
+def check_sqlite_target(url: str) -> None:
+    """Refuse, before a writer reads any input, a SQLite --db that is a folder, no database, or
+    another program's database (tables, no sweepgate store): a mistyped --db must not add tables to it."""
+    parsed = sa.engine.make_url(url)
+    name = str(parsed.database or "")
+    if parsed.get_backend_name() != "sqlite" or _memory(parsed) or name.startswith("file:"):
+        return
+    db = Path(name)
+    if db.is_dir():
+        raise fail(name, 0, "is a folder, not a SQLite database file", "pass --db sqlite:///FOLDER/results.db")
+    if not db.is_file() or db.stat().st_size == 0 or _holds_schema(db):
+        return
+    tables = _sqlite_tables(db)
+    if tables is None:
+        raise fail(name, 0, "is not a SQLite database", "pass --db a new file or a sweepgate results store")
+    if tables:
+        shown = ", ".join(tables[:SHOWN_TABLES]) + (f" and {len(tables) - SHOWN_TABLES} more"
+                                                     if len(tables) > SHOWN_TABLES else "")
+        raise fail(name, 0, f"another program's database (tables {shown}), not a sweepgate results store; "
+                   "nothing was written", "pass --db a new file or a sweepgate results store")
+
+
 def _read_only(path: Path) -> bool:
     """A SQLite file this process may read but not write (or whose folder it cannot write: WAL
     needs its -shm file beside it): a read-only mount, a shared store's copy."""
@@ -202,6 +239,8 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
                    "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
     if must_exist and db.is_file() and not _holds_schema(db):
         raise NotAStore()  # found before connecting for real: the file is left byte for byte as it was
+    if not must_exist:
+        check_sqlite_target(url)
     if must_exist and db.is_file() and _read_only(db):
         # A reader of a store it cannot write opens it as an unchanging file: no lock, no WAL files.
         return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(
@@ -643,6 +682,7 @@ class Deferred:
     def __init__(self, url: str | None = None, root: Path | None = None):
         self.url = resolve_url(url, root)
         _check_url(self.url)
+        check_sqlite_target(self.url)
         self._store: Store | None = None
 
     def add(self, records: list[dict], **kwargs) -> int:
