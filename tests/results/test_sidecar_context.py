@@ -157,7 +157,7 @@ def test_an_unreadable_matrix_or_job_context_is_one_line(tmp_path, capsys, monke
     (tmp_path / "m.bin").write_bytes(b"\xff\xfe{}")
     (tmp_path / "ctx.json").write_text("{oops")
     env = {"ROW_ID": "single_node/0", "MATRIX_FILE": str(bad), "RESULT_DIR": str(tmp_path / "out"),
-           "RESULT_FILENAME": "res"}
+           "RESULT_FILENAME": "res", "JOB_STATUS": "success"}  # else its line too: every wrong one is named
     if kind == "context":
         env.update(ROW=json.dumps(ROW), JOB_CONTEXT_FILE=str(bad))  # a whole row: refused otherwise
     for name, value in env.items():

@@ -166,3 +166,18 @@ def test_a_name_holding_a_newline_stays_one_line(tmp_path, capsys, monkeypatch):
     rc, _, err = run_cli(capsys, "results", "sidecar")
     assert rc == 1 and not any(line.startswith("::") for line in err.splitlines()), err
     assert "x\\n::error title=forged" in err, err
+
+
+def test_every_wrong_variable_is_named_in_one_run(tmp_path, capsys, monkeypatch):
+    """New-user review: with several wrong, only RESULT_FILENAME was named; GITHUB_RUN_ID, GITHUB_REF,
+    GITHUB_SHA and JOB_STARTED showed up one run later (the contract says one line each)."""
+    results = tmp_path / "results"
+    job_env(monkeypatch, results, name="../x")
+    for k, v in {"GITHUB_RUN_ID": "abc", "GITHUB_SHA": "zz", "GITHUB_REF": "main", "JOB_STARTED": "yesterday",
+                 "JOB_STATUS": "bogus", "GITHUB_RUN_ATTEMPT": "0"}.items():
+        monkeypatch.setenv(k, v)
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    named = sorted(line.split(":")[0] for line in err.splitlines())
+    assert rc == 1 and named == sorted(["RESULT_FILENAME", "GITHUB_RUN_ID", "GITHUB_REF", "GITHUB_SHA", "JOB_STARTED",
+                                        "JOB_STATUS", "GITHUB_RUN_ATTEMPT"]), err
+    assert not results.exists()

@@ -110,25 +110,43 @@ def _make_folder(folder: str) -> None:
                    "sets it)") from None
 
 
+_FAILED = object()  # what _collect returns for a check that refused
+
+
+def _collect(problems: list, check, *args):
+    """``check(*args)``, or _FAILED with its diagnostics added to ``problems``: every wrong variable
+    is named in one run, not one per run."""
+    from sweepgate.core.errors import SweepgateError
+
+    try:
+        return check(*args)
+    except SweepgateError as exc:
+        problems.extend(exc.diagnostics)
+        return _FAILED
+
+
 def run(args) -> int:
     from sweepgate.core import fields, jobfile
+    from sweepgate.core.errors import SweepgateError, emit
 
     env = os.environ
     name, folder = env.get(fields.RESULT_FILENAME_ENV), env.get(fields.RESULT_DIR_ENV)
     if not name or not folder:
         raise fail(fields.RESULT_FILENAME_ENV, 0, "RESULT_DIR/RESULT_FILENAME are not set",
                    "run `sweepgate ci row-env` first")
-    _check_name(name)
-    links = _drop_links(folder, name)  # before anything that can refuse: the uploads run always()
+    problems: list = []
+    named = _collect(problems, _check_name, name) is not _FAILED
+    links = _drop_links(folder, name) if named else []  # before anything that can refuse: the uploads run always()
     if links:  # said now: a refusal below must not hide them
-        from sweepgate.core.errors import emit
-
         emit(links)
-    row = _row()
-    config_key, ref, commit = _context()
+    row, context = _collect(problems, _row), _collect(problems, _context)
+    config_key, ref, commit = (None, None, None) if context is _FAILED else context
     run_id, started = env.get("GITHUB_RUN_ID") or "local", env.get(STARTED_ENV) or None
-    _check_values(run_id, ref, commit, started)
-    doc = jobfile.build(row, run_id=run_id, attempt=_attempt(), status=_status(),
+    _collect(problems, _check_values, run_id, ref, commit, started)
+    attempt, status = _collect(problems, _attempt), _collect(problems, _status)
+    if problems:
+        raise SweepgateError(problems)
+    doc = jobfile.build(row, run_id=run_id, attempt=attempt, status=status,
                         config_key=config_key, commit=commit, ref=ref,
                         runner_name=env.get(fields.RUNNER_NAME_ENV) or None,
                         started=started, finished=jobfile.now(), rehearsal=args.rehearsal,
