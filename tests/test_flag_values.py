@@ -252,3 +252,15 @@ def test_the_runners_file_given_as_a_master_config_is_one_line(make_repo, monkey
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("configs/runners.yaml:1:1: this is a runners file (only 'labels' and 'hardware'), "
                            "not a master config of config keys; pass the master configs")
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--nope"], "sweepgate: error: unrecognized arguments: --nope (with no command, sweepgate runs `example`;"),
+    (["--json", "--nope"], "sweepgate: error: unrecognized arguments: --nope (with no command,"),
+    (["example", "--nope"], "sweepgate example: error: unrecognized arguments: --nope")])
+def test_an_unknown_flag_without_a_command_is_not_blamed_on_example_alone(argv, said, capsys):
+    """New-user review: `sweepgate --nope` said "sweepgate example: error: ..." of a command never named."""
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and said in err, err

@@ -155,10 +155,14 @@ def main(argv: list[str] | None = None, only: tuple[str, ...] | None = None, pro
 
 def _main(argv: list[str] | None, only: tuple[str, ...] | None, prog: str) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not only and (not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"))):
+    defaulted = not only and (not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")))
+    if defaulted:
         argv = ["example", *argv]  # `sweepgate --no-rehearse` is `sweepgate example --no-rehearse`
     parser = build_parser(argv, only, prog)
     args, extra = parser.parse_known_args(argv)
+    if extra and defaulted:  # `sweepgate --nope`: no command was named, so not example's fault alone
+        parser.error(f"unrecognized arguments: {' '.join(extra)} (with no command, {prog} runs `example`; "
+                     f"`{prog} --help` lists the commands)")
     if extra:  # said by the (sub)command's own parser, with its usage line, not the top one's
         _deepest(parser, argv).error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "_module", None):
