@@ -285,3 +285,27 @@ def test_the_comment_shows_an_eval_regression_before_the_folded_sections(tmp_pat
     assert md.index("#### Evals") < opened < md.index("<summary>Not judged")
     (row,) = [line for line in md[opened:md.index("<summary>Not judged")].splitlines() if "insufficient-data" in line]
     assert "-40." in row or "-39." in row or "-41." in row, row
+
+
+def test_a_group_stored_without_a_sample_count_is_still_judged_against_one_with_it(tmp_path, db, capsys):
+    """Diff review: main's mmlu group stored by an older version (no sample count) against a PR run whose
+    group counts its subtasks' (397): every group score read "samples differ (397 ..., None ...)",
+    not judged, and a 0.2 drop passed --fail-on-regression."""
+    import sqlalchemy as sa
+
+    groups = REAL / "lmeval0.4.7_qwen2.5-1.5b_11tasks_mmlu_groups_trimmed.json"
+    ingest_job(tmp_path, db, capsys, "1001", doc(groups))
+    engine = sa.create_engine(db)
+    with engine.begin() as conn:  # main's record as the older version stored it: groups without a count
+        for rid, text in conn.execute(sa.text("SELECT id, record FROM results")).all():
+            rec = json.loads(text)
+            for entry in rec.get("evals") or []:
+                if entry["task"] in ("mmlu", "mmlu_stem", "mmlu_humanities"):
+                    entry["samples"] = None
+            conn.execute(sa.text("UPDATE results SET record = :r WHERE id = :i"), {"r": json.dumps(rec), "i": rid})
+    engine.dispose()
+    ingest_job(tmp_path, db, capsys, "2002", doc(groups, "mmlu", **{"acc,none": 0.3961401509756445}), ref=PR_REF, day=2)
+    rc, out = compare(capsys, db, "--fail-on-regression")
+    mmlu = by_score(out)[("mmlu", "acc", "none")]
+    assert rc == 3 and mmlu["verdict"] == "regressed", mmlu
+    assert (mmlu["head"]["samples"], mmlu["baseline"]["samples"]) == (397, None)

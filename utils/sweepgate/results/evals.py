@@ -81,7 +81,8 @@ def _figures(entry: dict, run=None) -> dict:
 
 
 def _not_judged_why(head: dict, base: dict) -> str | None:
-    if head[R.EVAL_SAMPLES] != base[R.EVAL_SAMPLES]:
+    # An unknown count (a group stored before its subtasks' counts were added up) differs from none.
+    if None not in (head[R.EVAL_SAMPLES], base[R.EVAL_SAMPLES]) and head[R.EVAL_SAMPLES] != base[R.EVAL_SAMPLES]:
         return (f"samples differ ({head[R.EVAL_SAMPLES]} in the PR run, {base[R.EVAL_SAMPLES]} in the "
                 "baseline): a --limit run is not comparable with a full one")
     missing = [who for who, f in (("PR", head), ("baseline", base)) if f[R.EVAL_STDERR] is None]

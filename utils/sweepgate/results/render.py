@@ -116,7 +116,8 @@ def eval_cells(v: E.EvalVerdict, verdict: str | None = None) -> tuple[str, ...]:
     """One eval score's verdict as the evals table's cells (EVAL_HEADERS); the sample counts only
     where they differ (why such scores are not judged), the baseline's run only in the JSON. The
     verdict cell is ``verdict`` when given (the verdict with its reason or its note's number)."""
-    samples = v.baseline is not None and v.baseline.get(R.EVAL_SAMPLES) != v.head.get(R.EVAL_SAMPLES)
+    counts = (None, None) if v.baseline is None else (v.baseline.get(R.EVAL_SAMPLES), v.head.get(R.EVAL_SAMPLES))
+    samples = None not in counts and counts[0] != counts[1]
     base = "none" if v.baseline is None else _figures(v.baseline, samples)
     diff = "n/a" if v.difference is None else f"{v.difference:+.4f} ({v.margin:.4f})"
     return (point_label(v.point), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples), base, diff,
