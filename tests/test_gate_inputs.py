@@ -259,16 +259,19 @@ def test_spans_around_refuses_an_unusual_line_in_the_stretch_only():
     assert block_spans_around(text, c + 3, c + 4) == [(0, c, len(text))]
 
 
-@pytest.mark.parametrize("value", [None, '"yes"'])
-def test_a_missing_or_mistyped_multinode_is_one_problem_not_a_multi_node_schema(repo, capsys, value):
+def test_a_missing_multinode_is_said_once_and_the_config_is_still_checked_as_single_node(repo, capsys):
     """New-user review: a config without `multinode` was read as multi-node (JSON Schema's `if` holds
     of an absent field): "'multinode' is a required property" twice, then 'prefill'/'decode' required
-    and 'tp' unknown at every point. It is one line now; a non-boolean gets its type problem alone."""
+    and 'tp' unknown at every point. Diff review: checking neither branch hid the config's other
+    slips; each unknown field gets its own "did you mean" even when there are two."""
     line = "  multinode: false\n"
-    assert FLEET_NVIDIA.count(line) >= 1
-    broken = FLEET_NVIDIA.replace(line, "" if value is None else f"  multinode: {value}\n", 1)
+    assert line in FLEET_NVIDIA and "  image: " in FLEET_NVIDIA
+    broken = FLEET_NVIDIA.replace(line, "  multinod: false\n", 1).replace("  image: ", "  imgae: ", 1)
     repo.commit({NVIDIA: broken})
     rc, out, err = validate(repo, capsys)
     assert rc == 1, out
-    (problem,) = [e for e in err.splitlines() if e.startswith(NVIDIA)]
-    assert ("'multinode' is a required property" if value is None else "'yes' is not of type 'boolean'") in problem
+    problems = [e for e in err.splitlines() if e.startswith(NVIDIA)]
+    assert sum("'multinode' is a required property" in p for p in problems) == 1, err
+    assert any("unknown field 'multinod'; did you mean 'multinode'?" in p for p in problems), err
+    assert any("unknown field 'imgae'; did you mean 'image'?" in p for p in problems), err
+    assert not any("prefill" in p or "decode" in p for p in problems), err

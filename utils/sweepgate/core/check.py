@@ -109,17 +109,22 @@ def _path_text(path: Iterable) -> str:
     return out
 
 
+def _unknown_hint(key, allowed: list[str]) -> str:
+    """The fix for one unknown field: the allowed name it is a slip of, else the allowed names."""
+    import difflib
+
+    close = difflib.get_close_matches(str(key), allowed, 1, 0.75)
+    if close:
+        return f"did you mean '{close[0]}'? (allowed here: {', '.join(allowed)})"
+    return "remove it or fix the spelling" + (f"; allowed here: {', '.join(allowed)}" if allowed else "")
+
+
 def _hint(error) -> str:
     kw = error.validator
     if kw == "additionalProperties":
-        import difflib
-
         allowed = sorted((error.schema.get("properties") or {}).keys())
         extra = [k for k in (error.instance or {}) if k not in allowed] if isinstance(error.instance, dict) else []
-        close = difflib.get_close_matches(str(extra[0]), allowed, 1, 0.75) if len(extra) == 1 else []
-        if close:
-            return f"did you mean '{close[0]}'? (allowed here: {', '.join(allowed)})"
-        return "remove it or fix the spelling" + (f"; allowed here: {', '.join(allowed)}" if allowed else "")
+        return _unknown_hint(extra[0] if extra else "", allowed)
     if kw == "required":
         return "add the missing field"
     if kw in ("enum", "const"):
@@ -169,9 +174,10 @@ def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, st
         path = prefix + tuple(error.absolute_path)
         if error.validator == "additionalProperties":
             extra = sorted(set(error.instance) - set((error.schema.get("properties") or {}).keys()))
+            allowed = sorted((error.schema.get("properties") or {}).keys())
             for key in extra:
                 out.append((path + (key,), f"schema-{name}",
-                            f"{_path_text(shown(path + (key,)))}: unknown field '{key}'", _hint(error)))
+                            f"{_path_text(shown(path + (key,)))}: unknown field '{key}'", _unknown_hint(key, allowed)))
             continue
         if "propertyNames" in error.relative_schema_path:  # a key's own name: at that key's line
             parent = _path_text(shown(path))
@@ -182,7 +188,7 @@ def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, st
         where = _path_text(shown(path)) or ("entry" if name == "changelog" else "(top level)")
         message, hint = _yaml_slip(error) or (error.message, _hint(error))
         out.append((path, f"schema-{name}", f"{where}: {message}", hint))
-    return list(dict.fromkeys(out))  # a rule two branches of the schema both state is one problem
+    return out
 
 
 def schema_diagnostics(doc: YamlDoc, data, name: str, prefix: tuple = ()) -> list[Diagnostic]:
