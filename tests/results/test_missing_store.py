@@ -126,7 +126,8 @@ def test_a_row_whose_conc_is_no_concurrency_is_refused(tmp_path, capsys, conc):
     assert rc == 1 and "is not a positive whole number (or a list of them)" in err, err
 
 
-@pytest.mark.parametrize("kind", ["another program's database", "a text file", "a folder"])
+@pytest.mark.parametrize("kind", ["another program's database", "a text file", "a folder", "one using Alembic",
+                                  "views only", "in WAL mode"])
 def test_ingest_never_writes_into_a_file_that_is_no_store_and_says_so_first(tmp_path, capsys, monkeypatch, kind):
     """New-user review: `results ingest --db sqlite:///foreign.db` added sweepgate's tables to another
     program's SQLite file (exit 0), and a --db that is a folder was found only after every input was
@@ -141,11 +142,18 @@ def test_ingest_never_writes_into_a_file_that_is_no_store_and_says_so_first(tmp_
     elif kind == "a text file":
         path.write_text("meeting notes\n")
         said = f"{path}: is not a SQLite database; "
-    else:
-        with sqlite3.connect(path) as conn:
-            conn.execute("CREATE TABLE users (id)")
+    else:  # diff review: an Alembic version table of its own, views without tables, WAL's files left behind
+        statements = {"one using Alembic": ["CREATE TABLE alembic_version (version_num)",
+                                            "INSERT INTO alembic_version VALUES ('deadbeef')", "CREATE TABLE users (id)"],
+                      "views only": ["CREATE VIEW users AS SELECT 1 AS id"],
+                      "in WAL mode": ["PRAGMA journal_mode=WAL", "CREATE TABLE users (id)"]}.get(kind, ["CREATE TABLE users (id)"])
+        conn = sqlite3.connect(path)
+        for statement in statements:
+            conn.execute(statement)
+        conn.commit()
         conn.close()
-        said = f"{path}: another program's database (tables users), not a sweepgate results store; nothing was written; "
+        tables = "alembic_version, users" if kind == "one using Alembic" else "users"
+        said = f"{path}: another program's database (tables {tables}), not a sweepgate results store; nothing was written; "
     before = sorted(p.name for p in tmp_path.rglob("*")), path.read_bytes() if path.is_file() else b""
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{path}", str(tmp_path / "no-such-run"))
     (line,) = err.splitlines()

@@ -185,12 +185,14 @@ def missing_sqlite(url: str) -> str | None:
     return None if Path(name).is_file() else name
 
 
-def _sqlite_tables(db: Path) -> list[str] | None:
-    """The tables of a SQLite file, read without writing; None when it is no SQLite database."""
+def _sqlite_names(db: Path) -> list[str] | None:
+    """The tables and views of a SQLite file, read as an unchanging file (no lock, no -wal/-shm made
+    beside it); None when it is no SQLite database."""
     try:
-        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
         try:
-            return [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+            return [row[0] for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")]
         finally:
             conn.close()
     except sqlite3.Error:
@@ -198,11 +200,13 @@ def _sqlite_tables(db: Path) -> list[str] | None:
 
 
 SHOWN_TABLES = 3
+STORE_TABLES = {"alembic_version", results.name}  # what every revision of the store has
 
 
 def check_sqlite_target(url: str) -> None:
     """Refuse, before a writer reads any input, a SQLite --db that is a folder, no database, or
-    another program's database (tables, no sweepgate store): a mistyped --db must not add tables to it."""
+    another program's database (tables or views, not the store's): a mistyped --db must not add
+    tables to it, even one whose program uses Alembic too."""
     parsed = sa.engine.make_url(url)
     name = str(parsed.database or "")
     if parsed.get_backend_name() != "sqlite" or _memory(parsed) or name.startswith("file:"):
@@ -210,14 +214,14 @@ def check_sqlite_target(url: str) -> None:
     db = Path(name)
     if db.is_dir():
         raise fail(name, 0, "is a folder, not a SQLite database file", "pass --db sqlite:///FOLDER/results.db")
-    if not db.is_file() or db.stat().st_size == 0 or _holds_schema(db):
+    if not db.is_file() or db.stat().st_size == 0:
         return
-    tables = _sqlite_tables(db)
-    if tables is None:
+    names = _sqlite_names(db)
+    if names is None:
         raise fail(name, 0, "is not a SQLite database", "pass --db a new file or a sweepgate results store")
-    if tables:
-        shown = ", ".join(tables[:SHOWN_TABLES]) + (f" and {len(tables) - SHOWN_TABLES} more"
-                                                     if len(tables) > SHOWN_TABLES else "")
+    if names and not STORE_TABLES <= set(names):
+        shown = ", ".join(names[:SHOWN_TABLES]) + (f" and {len(names) - SHOWN_TABLES} more"
+                                                   if len(names) > SHOWN_TABLES else "")
         raise fail(name, 0, f"another program's database (tables {shown}), not a sweepgate results store; "
                    "nothing was written", "pass --db a new file or a sweepgate results store")
 
