@@ -181,3 +181,21 @@ def test_every_wrong_variable_is_named_in_one_run(tmp_path, capsys, monkeypatch)
     assert rc == 1 and named == sorted(["RESULT_FILENAME", "GITHUB_RUN_ID", "GITHUB_REF", "GITHUB_SHA", "JOB_STARTED",
                                         "JOB_STATUS", "GITHUB_RUN_ATTEMPT"]), err
     assert not results.exists()
+
+
+@pytest.mark.parametrize("case", ["result dir a file", "result dir unset"])
+def test_a_bad_result_dir_is_named_beside_the_other_wrong_variables(tmp_path, capsys, monkeypatch, case):
+    """Diff review: a RESULT_DIR that is a file was named only once JOB_STATUS was fixed, and an unset
+    one hid every other variable."""
+    job_env(monkeypatch, tmp_path / "afile")
+    if case == "result dir a file":
+        (tmp_path / "afile").write_text("x")
+    else:
+        monkeypatch.delenv("RESULT_DIR")
+    monkeypatch.setenv("JOB_STATUS", "bogus")
+    monkeypatch.setenv("GITHUB_REF", "main")
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    named = sorted(line.split(":")[0].rsplit("/", 1)[-1] for line in err.splitlines())
+    first = "afile" if case == "result dir a file" else "RESULT_FILENAME"
+    assert rc == 1 and named == sorted([first, "GITHUB_REF", "JOB_STATUS"]), err
+    assert list(tmp_path.rglob("*.job.json")) == []

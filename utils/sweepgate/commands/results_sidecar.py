@@ -131,11 +131,14 @@ def run(args) -> int:
 
     env = os.environ
     name, folder = env.get(fields.RESULT_FILENAME_ENV), env.get(fields.RESULT_DIR_ENV)
-    if not name or not folder:
-        raise fail(fields.RESULT_FILENAME_ENV, 0, "RESULT_DIR/RESULT_FILENAME are not set",
-                   "run `sweepgate ci row-env` first")
     problems: list = []
-    named = _collect(problems, _check_name, name) is not _FAILED
+    if not name or not folder:
+        problems.extend(fail(fields.RESULT_FILENAME_ENV, 0, "RESULT_DIR/RESULT_FILENAME are not set",
+                             "run `sweepgate ci row-env` first").diagnostics)
+    named = bool(name and folder) and _collect(problems, _check_name, name) is not _FAILED
+    if named and os.path.isfile(folder) and not os.path.islink(folder):  # a link goes in _drop_links
+        _collect(problems, _make_folder, folder)  # a file there: said beside the rest, nothing made
+        named = False
     links = _drop_links(folder, name) if named else []  # before anything that can refuse: the uploads run always()
     if links:  # said now: a refusal below must not hide them
         emit(links)
