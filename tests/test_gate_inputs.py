@@ -275,3 +275,24 @@ def test_a_missing_multinode_is_said_once_and_the_config_is_still_checked_as_sin
     assert any("unknown field 'multinod'; did you mean 'multinode'?" in p for p in problems), err
     assert any("unknown field 'imgae'; did you mean 'image'?" in p for p in problems), err
     assert not any("prefill" in p or "decode" in p for p in problems), err
+
+
+@pytest.mark.parametrize("where", ["scenarios", "search-space"])
+@pytest.mark.parametrize("value", [7, "x", True, [7]])
+def test_scenarios_or_a_search_space_of_the_wrong_type_is_a_schema_problem_not_an_internal_error(
+        make_repo, monkeypatch, capsys, where, value):
+    """Diff review: `search-space: 7` (or `scenarios: 7`) ended in "internal error: TypeError" when the
+    rules beside the schema walked the points."""
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    doc = yaml.safe_load(FLEET_NVIDIA)
+    config = doc["dsr1-fp4-b300-vllm"]
+    if where == "scenarios":
+        config["scenarios"] = value
+    else:
+        config["scenarios"]["fixed-seq-len"][0]["search-space"] = value
+    repo = make_repo(files={NVIDIA: yaml.safe_dump(doc, sort_keys=False)})
+    monkeypatch.chdir(repo.path)
+    capsys.readouterr()
+    assert cli.main(["full-sweep"]) == 1
+    err = capsys.readouterr().err
+    assert "internal error" not in err and err.startswith(f"{NVIDIA}:"), err

@@ -199,7 +199,9 @@ def schema_diagnostics(doc: YamlDoc, data, name: str, prefix: tuple = ()) -> lis
 
 def _points(config: dict) -> Iterator[tuple[tuple, str, dict, dict]]:
     """(path, scenario, scenario-block, point) for every search-space point of a config."""
-    scenarios = config.get(F.SCENARIOS) or {}
+    scenarios = config.get(F.SCENARIOS)
+    if not isinstance(scenarios, dict):  # the schema names what it is instead
+        return
     for scenario in F.SCENARIO_TYPES:
         blocks = scenarios.get(scenario) or []
         if not isinstance(blocks, list):
@@ -207,7 +209,8 @@ def _points(config: dict) -> Iterator[tuple[tuple, str, dict, dict]]:
         for b, block in enumerate(blocks):
             if not isinstance(block, dict):
                 continue
-            for p, point in enumerate(block.get(F.SEARCH_SPACE) or []):
+            points = block.get(F.SEARCH_SPACE)
+            for p, point in enumerate(points if isinstance(points, list) else []):
                 if isinstance(point, dict):
                     yield (F.SCENARIOS, scenario, b, F.SEARCH_SPACE, p), scenario, block, point
 
