@@ -534,4 +534,4 @@ def test_an_interrupted_rehearsal_removes_its_temporary_work_dir(tmp_path, sig, 
     finally:
         proc.kill()
     assert proc.returncode == code and "Traceback" not in err, err
-    assert list(temp.iterdir()) == []
+    assert list(temp.iterdir()) == [] and "rehearse: stopped; removed its work dir " in err, err

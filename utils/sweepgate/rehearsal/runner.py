@@ -681,6 +681,7 @@ def rehearse(args) -> int:
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a folder of our own making goes; a --work-dir stays
         if not args.work_dir:
             shutil.rmtree(work, ignore_errors=True)
+            print(f"rehearse: stopped; removed its work dir {work}", file=sys.stderr, flush=True)
         raise
     if done.problems:
         print(f"rehearse: FAILED after {done.elapsed:.1f}s", file=sys.stderr)
