@@ -60,3 +60,10 @@ def test_bad_postgresql_url_is_one_line(capsys, tmp_path):
 def test_not_a_database_url(url, capsys, tmp_path):
     rc, _, err = run_cli(capsys, "results", "show", "--db", url)
     assert rc == 1 and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("path", ["x.db", "/abs/results.db"])
+def test_a_bare_path_given_as_db_is_told_its_sqlite_url(path, capsys):
+    """New-user review: `--db x.db` got SQLAlchemy's "Could not parse SQLAlchemy URL from given URL string"."""
+    rc, _, err = run_cli(capsys, "results", "show", "--db", path)
+    assert rc == 1 and err.strip() == f"{path}: not a database URL (a path alone is not one); use sqlite:///{path}", err

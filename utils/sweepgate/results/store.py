@@ -142,6 +142,8 @@ URL_ERRORS = (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError, Value
 
 def _bad_url(url: str, exc: Exception) -> StoreError:
     """One line; never the URL's own text beyond display_url (a ValueError quotes a password's tail)."""
+    if "://" not in url and "@" not in url:  # a bare path: the SQLite URL of that very file
+        return fail(url, 0, "not a database URL (a path alone is not one)", f"use sqlite:///{url}")
     detail = "a port that is not a number" if isinstance(exc, ValueError) else \
         (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     return fail(display_url(url), 0, f"not a database URL: {detail}", URL_HINT)
