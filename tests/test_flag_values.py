@@ -264,3 +264,20 @@ def test_an_unknown_flag_without_a_command_is_not_blamed_on_example_alone(argv, 
         cli.main(argv)
     err = capsys.readouterr().err
     assert info.value.code == 2 and said in err, err
+
+
+def test_a_full_sweep_filter_value_no_config_has_is_warned_of(make_repo, monkeypatch, capsys):
+    """New-user review: `full-sweep --model-prefix nothing` printed [] and exit 0 without a word, so
+    a typo read as a sweep with nothing to run. The output stays the reference's; stderr says why."""
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.chdir(make_repo().path)
+    capsys.readouterr()
+    assert cli.main(["full-sweep", "--model-prefix", "nothing", "--precision", "fp9", "--framework", "vllm"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == []
+    lines = err.splitlines()
+    assert len(lines) == 2, err
+    assert lines[0].startswith("--model-prefix: warning: 'nothing' matches no config; check the spelling; "
+                               "the configs have: ")
+    assert lines[1].startswith("--precision: warning: 'fp9' matches no config;") and "fp4" in lines[1]

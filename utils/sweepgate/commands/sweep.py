@@ -76,6 +76,30 @@ def _full_sweep_wants(args, key: str, config: dict) -> bool:
     return not (args.runner_type and config[F.RUNNER] not in args.runner_type)
 
 
+SHOWN_VALUES = 8  # of the values a filter could have matched, named in its warning
+
+
+def _unmatched_filters(args, configs) -> list:
+    """A warning for each --model-prefix/--precision/--framework value no config has: an empty
+    sweep from a typo reads as one with nothing to run (the output stays the reference's)."""
+    from sweepgate.core.errors import Diagnostic
+
+    items = list(configs.items())
+    checks = (("--model-prefix", args.model_prefix, lambda v: any(k.startswith(v) for k, _ in items),
+               {str(c.get(F.MODEL_PREFIX)) for _, c in items}),
+              ("--precision", args.precision, lambda v: any(c.get(F.PRECISION) == v for _, c in items),
+               {str(c.get(F.PRECISION)) for _, c in items}),
+              ("--framework", args.framework, lambda v: any(c.get(F.FRAMEWORK) == v for _, c in items),
+               {str(c.get(F.FRAMEWORK)) for _, c in items}))
+    out = []
+    for flag, values, matches, known in checks:
+        for value in [v for v in values or [] if not matches(v)]:
+            here = ", ".join(sorted(known)[:SHOWN_VALUES]) + (", ..." if len(known) > SHOWN_VALUES else "")
+            out.append(Diagnostic(flag, 0, 0, "sweep-filter", f"warning: {value!r} matches no config",
+                                  f"check the spelling; the configs have: {here}", severity="warning"))
+    return out
+
+
 def sweep_rows(args, rev) -> list[dict]:
     """Rows for a full-sweep or test-config invocation over a checked revision."""
     from sweepgate.core.expand import Filters, expand_config, seq_len_from_name
@@ -97,6 +121,11 @@ def sweep_rows(args, rev) -> list[dict]:
                       max_conc=args.max_conc, max_tp=args.max_tp, max_ep=args.max_ep,
                       single_node=both or args.single_node, multi_node=both or args.multi_node)
         keys = [key for key, config in configs.items() if _full_sweep_wants(args, key, config)]
+        unmatched = _unmatched_filters(args, configs)
+        if unmatched:
+            from sweepgate.core.errors import emit
+
+            emit(unmatched)
 
     rows: list[dict] = []
     for key in keys:
