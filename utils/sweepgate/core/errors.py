@@ -14,6 +14,9 @@ EXIT_USAGE = 2       # argument syntax only (argparse)
 EXIT_FAIL_ON = 3     # a --fail-on-... condition was met; the output itself is complete
 
 
+MAX_MESSAGE = 600  # characters of a problem's text a line shows; values quoted in it can be any length
+
+
 class Diagnostic:
     """One problem at one place. ``line``/``col`` are 1-based; 0 means unknown."""
 
@@ -50,7 +53,11 @@ class Diagnostic:
     def render(self) -> str:
         """One line, whatever the names in it hold: a newline in a file name or link target would
         start a line of its own, which the runner reads as a workflow command if it starts with '::'."""
-        text = f"{self.location()}: {self.message}"
+        message = self.message
+        if len(message) > MAX_MESSAGE:  # a 20,000-character value quoted whole is no line to read
+            cut = len(message) - MAX_MESSAGE + 40
+            message = f"{message[:MAX_MESSAGE - 120]} ... ({cut:,} characters left out) ... {message[-80:]}"
+        text = f"{self.location()}: {message}"
         if self.hint:
             text += f"; {self.hint}"
         return text.translate(_CONTROL)

@@ -131,6 +131,9 @@ def _status(m: Measurement, job: dict, metrics: dict) -> str:
     return "success"
 
 
+COUNTS = (R.COMPLETED, R.FAILED, R.TOTAL_INPUT_TOKENS, R.TOTAL_OUTPUT_TOKENS)  # whole numbers in any client's output
+
+
 def check_metrics(metrics: dict, path: str, line: int) -> None:
     for name, value in metrics.items():
         if value is None:
@@ -141,6 +144,13 @@ def check_metrics(metrics: dict, path: str, line: int) -> None:
         if value < 0:
             raise fail(path, line, f"{name}: negative ({value})",
                        "a latency, count or throughput cannot be negative; the output is corrupt, rerun it")
+        if name in COUNTS and value != int(value):
+            raise fail(path, line, f"{name}: {value} is not a whole number",
+                       "a count of requests or tokens is whole; the output is corrupt, rerun it")
+    total, output = metrics.get(R.TOTAL_TOKEN_THROUGHPUT), metrics.get(R.OUTPUT_THROUGHPUT)
+    if total is not None and output is not None and total < output:
+        raise fail(path, line, f"{R.TOTAL_TOKEN_THROUGHPUT} ({total:g}) is below {R.OUTPUT_THROUGHPUT} ({output:g})",
+                   "input and output tokens together cannot be fewer than the output's; the output is corrupt, rerun it")
 
 
 def check_derived(metrics: dict, raw: dict, path: str, line: int) -> None:

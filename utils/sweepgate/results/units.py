@@ -17,8 +17,8 @@ _MS_PER_UNIT = {
 TIME_UNITS = tuple(_MS_PER_UNIT)
 
 
-def is_time_unit(unit: str | None) -> bool:
-    return (unit or "").strip().lower() in _MS_PER_UNIT
+def is_time_unit(unit) -> bool:
+    return isinstance(unit, str) and unit.strip().lower() in _MS_PER_UNIT
 
 
 def to_ms(value: float | int | None, unit: str) -> float | None:
@@ -26,7 +26,7 @@ def to_ms(value: float | int | None, unit: str) -> float | None:
 
     ``None`` stays ``None``; an unknown unit raises ``ValueError`` naming it.
     """
-    key = (unit or "").strip().lower()
+    key = unit.strip().lower() if isinstance(unit, str) else ""
     if key not in _MS_PER_UNIT:
         raise ValueError(f"unknown time unit {unit!r} (known: ns, us, ms, s)")
     if value is None:

@@ -8,6 +8,8 @@ gap between streamed chunks, vLLM's ITL.
 
 from __future__ import annotations
 
+import math
+
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
 from sweepgate.results.formats.vllm import rate_value
@@ -57,9 +59,23 @@ def _stat(obj: dict, stat: str, key: str, path: str, line: int):
     return value
 
 
+def _time(value) -> str | None:
+    """An export's start or end time as written, when it is one (ISO 8601); None for anything else."""
+    from sweepgate.results.formats.gpu_metrics import parse_time
+
+    return value if isinstance(value, str) and len(value) <= MAX_TIME_TEXT and parse_time(value) is not None else None
+
+
+MAX_TIME_TEXT = 64  # an ISO 8601 time with a zone and nanoseconds is about 35 characters
+
+
 def metrics_from(doc: dict, path: str, line: int) -> dict:
     """Record metrics from the ``{key: {unit, avg, ...}}`` metric objects of an export."""
     metrics = {}
+    for key in (*LATENCIES, *SCALARS, "benchmark_duration"):
+        if doc.get(key) is not None and not isinstance(doc[key], dict):
+            raise fail(path, line, f"{key}: expected a metric object ({{unit, avg, ...}}), got {doc[key]!r}",
+                       "the export was edited or comes from an unsupported client version")
     for key, latency in LATENCIES.items():
         obj = doc.get(key)
         if not isinstance(obj, dict):
@@ -75,7 +91,10 @@ def metrics_from(doc: dict, path: str, line: int) -> dict:
         if isinstance(obj, dict):
             metrics[name] = _stat(obj, "avg", key, path, line)
     duration = doc.get("benchmark_duration")
-    if isinstance(duration, dict) and is_time_unit(duration.get("unit")):
+    if isinstance(duration, dict) and not is_time_unit(duration.get("unit")):
+        raise fail(path, line, f"benchmark_duration.unit: {duration.get('unit')!r} is not a time unit",
+                   "expected ns, us, ms or sec; the export was edited or comes from an unsupported client version")
+    if isinstance(duration, dict):
         value = to_ms(_stat(duration, "avg", "benchmark_duration", path, line), duration["unit"])
         metrics[R.DURATION_S] = value / 1000 if value is not None else None
     _fill_totals(metrics)
@@ -152,7 +171,8 @@ def _fixed(dist, mean_key: str = "mean", stddev_key: str = "stddev") -> int | No
     if not isinstance(dist, dict):
         return None
     mean, spread = dist.get(mean_key), dist.get(stddev_key) or 0
-    if isinstance(mean, bool) or not isinstance(mean, (int, float)) or mean <= 0 or mean != int(mean):
+    if isinstance(mean, bool) or not isinstance(mean, (int, float)) or not math.isfinite(mean) or mean <= 0 \
+            or mean != int(mean):
         return None
     return int(mean) if spread == 0 else None
 
@@ -257,8 +277,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.metrics.update(metrics_from(doc, path, line))
     m.metrics[R.FAILED] = _failed(doc, m.metrics)
     m.cancelled = doc.get("was_cancelled") is True
-    m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: doc.get("start_time"),
-                     R.FINISHED: doc.get("end_time"), R.REQUEST_RATE: _request_rate(doc)})
+    m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: _time(doc.get("start_time")),
+                     R.FINISHED: _time(doc.get("end_time")), R.REQUEST_RATE: _request_rate(doc)})
     m.fields[R.ISL], m.fields[R.OSL] = _lengths(doc.get("input_config") if isinstance(doc.get("input_config"), dict)
                                                 else {})
     _unstreamed(doc, m)

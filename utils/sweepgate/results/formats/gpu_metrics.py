@@ -43,8 +43,11 @@ def _columns(header: list[str]) -> tuple[int, int | None, int]:
     return ts, gpu, power
 
 
-def parse_time(text: str) -> float | None:
-    """Epoch seconds of a monitor or ISO timestamp; a time without a zone is local time."""
+def parse_time(text) -> float | None:
+    """Epoch seconds of a monitor or ISO timestamp; a time without a zone is local time (None for
+    anything else, such as a number where a client writes text)."""
+    if not isinstance(text, str):
+        return None
     text = text.strip()
     if not text:
         return None

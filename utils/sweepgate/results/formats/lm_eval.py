@@ -121,14 +121,20 @@ def _samples(task: str, n_samples: dict, subtasks: dict, seen: set):
     return sum(each)
 
 
+# The Unix times an evaluation's start can be: lm-eval did not exist before 2020; a time past 9999
+# has no ISO 8601 form. Outside them ``date`` is no time the run started.
+EARLIEST, LATEST = 1_577_836_800, 253_402_300_799
+
+
 def _times(doc: dict) -> tuple[str | None, str | None]:
     """(started, finished) in UTC ISO 8601: lm-eval's ``date`` is the Unix time the evaluation
     started; ``total_evaluation_time_seconds`` (a string in 0.4) how long it took."""
-    start = doc.get("date")
-    if isinstance(start, bool) or not isinstance(start, (int, float)) or not math.isfinite(start):
+    start, took = doc.get("date"), doc.get("total_evaluation_time_seconds")
+    if isinstance(start, bool) or not isinstance(start, (int, float)) or not math.isfinite(start) \
+            or not EARLIEST <= start <= LATEST:
         return None, None
     try:
-        took = float(doc.get("total_evaluation_time_seconds"))
+        took = math.nan if isinstance(took, bool) else float(took)
     except (TypeError, ValueError):
         took = math.nan
 

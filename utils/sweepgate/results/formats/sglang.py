@@ -32,13 +32,19 @@ def detect(doc) -> bool:
         "total_output_tokens_retokenized" in doc or "median_e2e_latency_ms" in doc or "total_throughput" in doc)
 
 
-def _lengths(doc: dict) -> tuple[int | None, int | None]:
+def _lengths(doc: dict, path: str, line: int) -> tuple[int | None, int | None]:
     """The random dataset's requested lengths; a line without ``dataset_name`` (2024's bench_serving,
     whose default dataset was ShareGPT) carries the random lengths' defaults, not what it sent."""
     if doc.get("dataset_name") != "random":
         return None, None
-    isl, osl = doc.get("random_input_len"), doc.get("random_output_len")
-    return (isl if isinstance(isl, int) else None), (osl if isinstance(osl, int) else None)
+    lengths = []
+    for key in ("random_input_len", "random_output_len"):
+        value = doc.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise fail(path, line, f"{key}: expected a whole number of tokens (1 or more), got {value!r}",
+                       "the output was edited or comes from an unsupported client version")
+        lengths.append(value)
+    return lengths[0], lengths[1]
 
 
 def _servers(info: dict) -> list[dict]:
@@ -71,12 +77,15 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
                 m.metrics[rate] = m.metrics[total] / m.metrics[R.DURATION_S]
     errors = doc.get("errors")
     m.metrics[R.FAILED] = sum(1 for e in errors if e) if isinstance(errors, list) else None
-    vllm._from_arrays(doc, m.metrics)
-    isl, osl = _lengths(doc)
+    vllm._from_arrays(doc, m.metrics, path, line)
+    isl, osl = _lengths(doc, path, line)
     conc = doc.get("max_concurrency")
+    if conc is not None and (isinstance(conc, bool) or not isinstance(conc, int)):
+        raise fail(path, line, f"max_concurrency: expected an integer or null, got {conc!r}",
+                   "the output was edited or comes from an unsupported client version")
     model = _server_value(info, "served_model_name") or _server_value(info, "model_path")
     m.fields.update({R.MODEL: model,
-                     R.CONC: conc if isinstance(conc, int) and not isinstance(conc, bool) else None,
+                     R.CONC: conc,
                      R.ISL: isl, R.OSL: osl, R.REQUEST_RATE: vllm.rate_value(doc.get("request_rate"))})
     return m
 

@@ -50,8 +50,9 @@ def detect(doc) -> bool:
 
 
 def rate_value(value):
-    """A request rate as stored: a number, "inf" (unlimited), or None."""
-    if value is None:
+    """A request rate as stored: a number, "inf" (unlimited), or None (also for 0 or below: no
+    rate a client sent requests at; a concurrency-driven export may write 0 for "not set")."""
+    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0):
         return None
     if isinstance(value, str):
         return "inf" if value.strip().lower() in ("inf", "infinity") else value
@@ -60,22 +61,34 @@ def rate_value(value):
 
 def _percentile_ms(values_s: list, q: int) -> float | None:
     """The q-th percentile (numpy's linear method) of per-request values in seconds, in ms."""
-    flat = [v for v in values_s if isinstance(v, (int, float))]
-    if len(flat) < 2:
+    if len(values_s) < 2:
         return None
-    return to_ms(statistics.quantiles(flat, n=100, method="inclusive")[q - 1], "s")
+    return to_ms(statistics.quantiles(values_s, n=100, method="inclusive")[q - 1], "s")
 
 
-def _from_arrays(doc: dict, metrics: dict) -> None:
-    """Fill p90 TTFT/ITL the summary lacks from the per-request arrays (seconds)."""
-    arrays = {"ttft": doc.get("ttfts"), "itl": doc.get("itls")}
-    for latency, values in arrays.items():
-        name = R.latency_name(latency, "p90")
+def _seconds(values: list, key: str, path: str, line: int) -> list:
+    """Per-request times: each a finite number of seconds >= 0, else the file is refused."""
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise fail(path, line, f"{key}[{i}]: expected seconds (a number >= 0), got {v!r}",
+                       "the output was edited or comes from an unsupported client version")
+    return values
+
+
+def _from_arrays(doc: dict, metrics: dict, path: str, line: int) -> None:
+    """Fill p90 TTFT/ITL the summary lacks from the per-request arrays (seconds), of the requests
+    that succeeded: a failed one keeps its 0 s (its ``errors`` entry says why), as the client's own
+    percentiles leave it out."""
+    errors = doc.get("errors")
+    for latency, key in (("ttft", "ttfts"), ("itl", "itls")):
+        values, name = doc.get(key), R.latency_name(latency, "p90")
         if metrics.get(name) is not None or not isinstance(values, list):
             continue
+        if isinstance(errors, list) and len(errors) == len(values):
+            values = [v for v, e in zip(values, errors) if not e]
         if latency == "itl":
             values = [v for per_request in values if isinstance(per_request, list) for v in per_request]
-        metrics[name] = _percentile_ms(values, 90)
+        metrics[name] = _percentile_ms(_seconds(values, key, path, line), 90)
 
 
 def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES) -> dict:
@@ -110,7 +123,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     for key, name in THROUGHPUTS.items():
         m.metrics[name] = number(doc, key, path, line)
     m.metrics[R.FAILED] = _failed(doc, path, line)
-    _from_arrays(doc, m.metrics)
+    _from_arrays(doc, m.metrics, path, line)
     if m.metrics.get(R.COMPLETED) is None and m.metrics.get(R.OUTPUT_THROUGHPUT) is None:
         raise fail(path, line, "completed/output_throughput: missing (a latency-only output, "
                    "like vllm-ascend 0.7's)",
@@ -120,7 +133,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     if conc is not None and (isinstance(conc, bool) or not isinstance(conc, int)):
         raise fail(path, line, f"max_concurrency: expected an integer or null, got {conc!r}",
                    "the output was edited or comes from an unsupported client version")
-    m.fields.update({R.MODEL: doc.get("model_id"), R.CONC: conc, R.REQUEST_RATE: rate_value(doc.get("request_rate")),
+    model = doc.get("model_id")
+    m.fields.update({R.MODEL: None if isinstance(model, str) and not model.strip() else model, R.CONC: conc, R.REQUEST_RATE: rate_value(doc.get("request_rate")),
                      R.FINISHED: _date(doc.get("date"))})
     return m
 
