@@ -79,22 +79,25 @@ def _full_sweep_wants(args, key: str, config: dict) -> bool:
 SHOWN_VALUES = 8  # of the values a filter could have matched, named in its warning
 
 
+FILTERS = (("--model-prefix", "model_prefix", F.MODEL_PREFIX), ("--precision", "precision", F.PRECISION),
+           ("--framework", "framework", F.FRAMEWORK))  # flag, its argparse name, the config field it reads
+
+
 def _unmatched_filters(args, configs) -> list:
-    """A warning for each --model-prefix/--precision/--framework value no config has: an empty
-    sweep from a typo reads as one with nothing to run (the output stays the reference's)."""
+    """A warning for each --model-prefix/--precision/--framework value no config has (by
+    _full_sweep_wants, that filter alone): an empty sweep from a typo reads as one with nothing to
+    run (the output stays the reference's)."""
     from sweepgate.core.errors import Diagnostic
 
-    items = list(configs.items())
-    checks = (("--model-prefix", args.model_prefix, lambda v: any(k.startswith(v) for k, _ in items),
-               {str(c.get(F.MODEL_PREFIX)) for _, c in items}),
-              ("--precision", args.precision, lambda v: any(c.get(F.PRECISION) == v for _, c in items),
-               {str(c.get(F.PRECISION)) for _, c in items}),
-              ("--framework", args.framework, lambda v: any(c.get(F.FRAMEWORK) == v for _, c in items),
-               {str(c.get(F.FRAMEWORK)) for _, c in items}))
-    out = []
-    for flag, values, matches, known in checks:
-        for value in [v for v in values or [] if not matches(v)]:
-            here = ", ".join(sorted(known)[:SHOWN_VALUES]) + (", ..." if len(known) > SHOWN_VALUES else "")
+    items, out = list(configs.items()), []
+    for flag, name, field in FILTERS:
+        for value in getattr(args, name) or []:
+            alone = argparse.Namespace(**{n: None for _, n, _ in FILTERS}, runner_type=None)
+            setattr(alone, name, [value])
+            if any(_full_sweep_wants(alone, key, config) for key, config in items):
+                continue
+            known = sorted({str(config.get(field)) for _, config in items})
+            here = ", ".join(known[:SHOWN_VALUES]) + (", ..." if len(known) > SHOWN_VALUES else "")
             out.append(Diagnostic(flag, 0, 0, "sweep-filter", f"warning: {value!r} matches no config",
                                   f"check the spelling; the configs have: {here}", severity="warning"))
     return out

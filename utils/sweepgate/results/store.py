@@ -187,18 +187,21 @@ def missing_sqlite(url: str) -> str | None:
     return None if Path(name).is_file() else name
 
 
-def _sqlite_names(db: Path) -> list[str] | None:
-    """The tables and views of a SQLite file, read as an unchanging file (no lock, no -wal/-shm made
-    beside it); None when it is no SQLite database."""
-    try:
-        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+def _sqlite_names(db: Path, modes: tuple[str, ...] = ("mode=ro&immutable=1",)) -> list[str] | None:
+    """The tables and views of a SQLite file, read without writing (by default as an unchanging
+    file: no lock, no -wal/-shm made beside it), in the first of ``modes`` that opens it; None when
+    it is no SQLite database."""
+    for mode in modes:
         try:
-            return [row[0] for row in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")]
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return None
+            conn = sqlite3.connect(f"{db.resolve().as_uri()}?{mode}", uri=True)
+            try:
+                return [row[0] for row in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")]
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            continue
+    return None
 
 
 SHOWN_TABLES = 3
@@ -275,16 +278,9 @@ class NotAStore(Exception):
 def _holds_schema(db: Path) -> bool:
     """Whether a SQLite file has the store's schema (Alembic's version table), read without writing:
     an empty file, another program's database or a file that is no database at all has not."""
-    for how in ("mode=ro", "mode=ro&immutable=1"):  # immutable: a store in a folder we cannot write
-        try:
-            conn = sqlite3.connect(f"{db.resolve().as_uri()}?{how}", uri=True)
-            try:
-                return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'alembic_version'").fetchone() is not None
-            finally:
-                conn.close()
-        except sqlite3.Error:
-            continue
-    return False
+    # mode=ro first: a live store's newest pages may still be in its WAL; immutable for a store in
+    # a folder we cannot write
+    return "alembic_version" in (_sqlite_names(db, ("mode=ro", "mode=ro&immutable=1")) or [])
 
 
 def _migrate(engine: sa.Engine, create: bool = True) -> None:
