@@ -113,3 +113,14 @@ def test_a_failed_requests_zero_ttft_is_left_out_of_the_percentile(tmp_path, cap
 
     want = statistics.quantiles(kept, n=100, method="inclusive")[89] * 1000
     assert rec["metrics"]["ttft_p90_ms"] == pytest.approx(want)
+
+
+def test_a_bad_row_value_is_blamed_on_the_sidecar_not_the_output(tmp_path, capsys):
+    """Fuzz: a sidecar whose row.image is 7 was refused as the output's `image`, a field the output
+    never has; the sidecar and its row were not named."""
+    from helpers import ROW, job, vllm_output, write_job
+
+    write_job(tmp_path / "run", "res", vllm_output(), job(row=dict(ROW, image=7)))
+    rc, err, _ = ingest(capsys, tmp_path, tmp_path / "run")
+    (line,) = err.splitlines()
+    assert rc == 1 and line.startswith(f"{tmp_path / 'run' / 'res.job.json'}: row.image: 7 is not of type"), line
