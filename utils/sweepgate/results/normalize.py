@@ -202,16 +202,16 @@ def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: f
            R.SOURCE_LINE: m.line,
            R.METRICS: {k: _plain(v) for k, v in sorted(metrics.items()) if v is not None}, R.EVALS: m.evals}
     check_integers(rec, path, m.line)
-    validate(rec, path, m.line, _from_row(rec, job))
+    validate(rec, path, m.line, job)
     return rec
 
 
-def _from_row(rec: dict, job: Job) -> dict[str, str]:
-    """Record field -> where it came from, for the fields that hold their job row's value: a bad one
-    is the sidecar's (or --row's) to fix, not the output's."""
+def _from_row(rec: dict, job: Job) -> dict[str, tuple[str, str]]:
+    """Record field -> (sidecar or --row, row field), for the fields that hold their job row's value:
+    a bad one is the row's to fix, not the output's."""
     row, source = job.row or {}, job.source or "--row"
     names = {**{name: field for field, name in ROW_FIELDS.items()}, R.MODEL: F.MODEL}
-    return {name: f"{source}: row.{field}" for name, field in names.items()
+    return {name: (source, field) for name, field in names.items()
             if field in row and row[field] is not None and row[field] == rec.get(name)}
 
 
@@ -230,9 +230,9 @@ def _validator():
     return jsonschema.Draft202012Validator(schema)
 
 
-def validate(rec: dict, path: str, line: int, from_row: dict[str, str] | None = None) -> None:
-    """Refuse a record the result schema does not accept, naming the first bad field: at its job
-    row (``from_row``: field -> "sidecar: row.field") when the value is the row's, else at the output.
+def validate(rec: dict, path: str, line: int, job: Job | None = None) -> None:
+    """Refuse a record the result schema does not accept, naming the first bad field: at its
+    ``job``'s row (the sidecar or --row) when the value is the row's, else at the output.
 
     A compiled validator answers "valid?"; jsonschema explains a "no"."""
     from sweepgate.core.check import fast_validator
@@ -243,10 +243,10 @@ def validate(rec: dict, path: str, line: int, from_row: dict[str, str] | None = 
     if errors:
         e = errors[0]
         where = ".".join(str(p) for p in e.absolute_path) or "record"
-        at_row = (from_row or {}).get(str(e.absolute_path[0])) if e.absolute_path else None
+        at_row = _from_row(rec, job).get(str(e.absolute_path[0])) if job and e.absolute_path else None
         if at_row:
-            source, _, field = at_row.partition(": ")
-            raise fail(source, 0, f"{field}: {e.message}",
+            source, field = at_row
+            raise fail(source, 0, f"row.{field}: {e.message}",
                        "the job's row carries a value the result schema refuses; fix the row (or the matrix it "
                        "came from) and write the sidecar again")
         raise fail(path, line, f"{where}: {e.message}",
