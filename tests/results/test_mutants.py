@@ -124,3 +124,14 @@ def test_a_bad_row_value_is_blamed_on_the_sidecar_not_the_output(tmp_path, capsy
     rc, err, _ = ingest(capsys, tmp_path, tmp_path / "run")
     (line,) = err.splitlines()
     assert rc == 1 and line.startswith(f"{tmp_path / 'run' / 'res.job.json'}: row.image: 7 is not of type"), line
+
+
+def test_a_bad_inter_token_gap_is_named_where_the_file_has_it(tmp_path, capsys):
+    """Diff read: the index named was the one in the flattened list of successful requests' gaps."""
+    doc = json.loads(VLLM_ARRAYS.read_text(encoding="utf-8"))
+    assert isinstance(doc["itls"][3], list) and len(doc["itls"][3]) > 2 and "p90_itl_ms" not in doc
+    doc["itls"][3][2] = -1
+    (tmp_path / "in.json").write_text(json.dumps(doc), encoding="utf-8")
+    rc, err, _ = ingest(capsys, tmp_path, tmp_path / "in.json")
+    (line,) = err.splitlines()
+    assert rc == 1 and "itls[3][2]: expected seconds (a number >= 0), got -1" in line, line

@@ -79,10 +79,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.metrics[R.FAILED] = sum(1 for e in errors if e) if isinstance(errors, list) else None
     vllm._from_arrays(doc, m.metrics, path, line)
     isl, osl = _lengths(doc, path, line)
-    conc = doc.get("max_concurrency")
-    if conc is not None and (isinstance(conc, bool) or not isinstance(conc, int)):
-        raise fail(path, line, f"max_concurrency: expected an integer or null, got {conc!r}",
-                   "the output was edited or comes from an unsupported client version")
+    conc = vllm.concurrency(doc.get("max_concurrency"), path, line)
     model = _server_value(info, "served_model_name") or _server_value(info, "model_path")
     m.fields.update({R.MODEL: model,
                      R.CONC: conc,

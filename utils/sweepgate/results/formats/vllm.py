@@ -66,29 +66,42 @@ def _percentile_ms(values_s: list, q: int) -> float | None:
     return to_ms(statistics.quantiles(values_s, n=100, method="inclusive")[q - 1], "s")
 
 
-def _seconds(values: list, key: str, path: str, line: int) -> list:
-    """Per-request times: each a finite number of seconds >= 0, else the file is refused."""
-    for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-            raise fail(path, line, f"{key}[{i}]: expected seconds (a number >= 0), got {v!r}",
-                       "the output was edited or comes from an unsupported client version")
-    return values
+def _check_seconds(v, where: str, path: str, line: int) -> None:
+    """A per-request time is a finite number of seconds >= 0, else the file is refused."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+        raise fail(path, line, f"{where}: expected seconds (a number >= 0), got {v!r}",
+                   "the output was edited or comes from an unsupported client version")
 
 
 def _from_arrays(doc: dict, metrics: dict, path: str, line: int) -> None:
     """Fill p90 TTFT/ITL the summary lacks from the per-request arrays (seconds), of the requests
     that succeeded: a failed one keeps its 0 s (its ``errors`` entry says why), as the client's own
-    percentiles leave it out."""
+    percentiles leave it out. Every time is checked where the file has it (``itls[i][j]``)."""
     errors = doc.get("errors")
     for latency, key in (("ttft", "ttfts"), ("itl", "itls")):
         values, name = doc.get(key), R.latency_name(latency, "p90")
         if metrics.get(name) is not None or not isinstance(values, list):
             continue
-        if isinstance(errors, list) and len(errors) == len(values):
-            values = [v for v, e in zip(values, errors) if not e]
-        if latency == "itl":
-            values = [v for per_request in values if isinstance(per_request, list) for v in per_request]
-        metrics[name] = _percentile_ms(_seconds(values, key, path, line), 90)
+        failed = errors if isinstance(errors, list) and len(errors) == len(values) else [None] * len(values)
+        kept = []
+        for i, (value, error) in enumerate(zip(values, failed)):
+            if latency == "ttft":
+                times = [(f"{key}[{i}]", value)]
+            else:  # one list of gaps per request
+                times = [(f"{key}[{i}][{j}]", v) for j, v in enumerate(value)] if isinstance(value, list) else []
+            for where, v in times:
+                _check_seconds(v, where, path, line)
+            if not error:
+                kept.extend(v for _, v in times)
+        metrics[name] = _percentile_ms(kept, 90)
+
+
+def concurrency(value, path: str, line: int):
+    """A run's concurrency as the output states it: a whole number, or null (a rate-driven run)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise fail(path, line, f"max_concurrency: expected an integer or null, got {value!r}",
+                   "the output was edited or comes from an unsupported client version")
+    return value
 
 
 def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES) -> dict:
@@ -129,13 +142,10 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
                    "like vllm-ascend 0.7's)",
                    "rerun with a benchmark_serving that saves completed, duration and throughputs")
     # vllm-bench (the Rust client) states a multi-turn run's concurrency as conversations at once
-    conc = doc.get("max_concurrency", doc.get("multi_turn_concurrency"))
-    if conc is not None and (isinstance(conc, bool) or not isinstance(conc, int)):
-        raise fail(path, line, f"max_concurrency: expected an integer or null, got {conc!r}",
-                   "the output was edited or comes from an unsupported client version")
+    conc = concurrency(doc.get("max_concurrency", doc.get("multi_turn_concurrency")), path, line)
     model = doc.get("model_id")
-    m.fields.update({R.MODEL: None if isinstance(model, str) and not model.strip() else model, R.CONC: conc, R.REQUEST_RATE: rate_value(doc.get("request_rate")),
-                     R.FINISHED: _date(doc.get("date"))})
+    m.fields.update({R.MODEL: None if isinstance(model, str) and not model.strip() else model, R.CONC: conc,
+                     R.REQUEST_RATE: rate_value(doc.get("request_rate")), R.FINISHED: _date(doc.get("date"))})
     return m
 
 
