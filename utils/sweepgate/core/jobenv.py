@@ -84,15 +84,19 @@ def _whole(value, low: int, high: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
-def _not_finite(value) -> bool:
-    """A NaN or infinity anywhere in ``value`` (walked without recursion: a row may nest deeply)."""
-    stack = [value]
+def _not_finite(value) -> str | None:
+    """Where a NaN or infinity first sits in ``value`` ('max-model-len', 'prefill.tp', 'conc[1]'),
+    or None (walked without recursion: a row may nest deeply)."""
+    stack = [("", value)]
     while stack:
-        item = stack.pop()
+        where, item = stack.pop()
         if isinstance(item, float) and not math.isfinite(item):
-            return True
-        stack.extend(item.values() if isinstance(item, dict) else item if isinstance(item, list) else ())
-    return False
+            return where
+        if isinstance(item, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(item))))
+    return None
 
 
 def _check_numbers(obj: dict, names, low: int, high: int, where: str, source: str, hint: str) -> None:
@@ -124,8 +128,9 @@ def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(m
     missing = [f for f in ROW_NEEDS if f not in row]
     if missing:
         raise fail(source, 1, f"row has no {', '.join(repr(m) for m in missing)}", hint)
-    if _not_finite(row):
-        raise fail(source, 1, "row holds NaN or Infinity", hint)
+    where = _not_finite(row)
+    if where is not None:
+        raise fail(source, 1, f"row's {where} holds NaN or Infinity", hint)
     if not isinstance(row[fields.RUNNER], str):
         raise fail(source, 1, f"row's runner {_shown(row[fields.RUNNER])} is not a string", hint)
     concs = fields.row_concs(row)  # a multi-node row lists its concurrencies
