@@ -105,8 +105,8 @@ def test_an_integer_the_store_cannot_hold_is_one_line_and_the_batch_goes_on(tmp_
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(folder), str(tmp_path / "jobs"))
     lines = err.strip().splitlines()
     assert rc == 1 and len(lines) == 2 and "internal error" not in err, err
-    assert lines[0].startswith(f"{folder / 'b.json'}: conc: {HUGE} is out of range")
-    assert lines[1].startswith(f"{tmp_path / 'jobs' / 'd.json'}: attempt: {HUGE} is out of range")
+    assert lines[0].startswith(f"{folder / 'b.json'}:1:1: conc: {HUGE} is out of range")
+    assert lines[1].startswith(f"{tmp_path / 'jobs' / 'd.json'}:1:1: attempt: {HUGE} is out of range")
     assert "ingested 3 results (3 new)" in out
 
 

@@ -40,7 +40,8 @@ def test_a_stderr_that_is_not_one_is_refused_in_one_line(tmp_path, db, capsys, b
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
     assert rc == 1
     (line,) = err.strip().splitlines()
-    assert line.startswith(f"{folder / 'res-eval.json'}: results.gsm8k.{STDERR}: "), line
+    col = (folder / "res-eval.json").read_text().index(f'"{STDERR}"') + 1  # the key itself, in a one-line file
+    assert line.startswith(f"{folder / 'res-eval.json'}:1:{col}: results.gsm8k.{STDERR}: "), line
     assert "expected a standard error" in line and "; " in line and "Traceback" not in err
     assert not [r for r in show_json(capsys, db) if r.get("evals")]  # the eval is not stored with a null stderr
 

@@ -86,7 +86,7 @@ def test_an_ingest_whose_every_input_is_refused_creates_no_store(tmp_path, capsy
     (tmp_path / ".git").mkdir()
     (tmp_path / "notes.json").write_text('{"a": 1}', encoding="utf-8")
     rc, out, err = run_cli(capsys, "results", "ingest", "notes.json")
-    assert rc == 1 and err.startswith("notes.json: format: unknown JSON output"), err
+    assert rc == 1 and err.startswith("notes.json:1:1: format: unknown JSON output"), err
     assert out.strip().startswith("ingested 0 results (0 new) into sqlite:///")
     assert out.strip().endswith("; nothing stored")
     assert not (tmp_path / ".sweepgate").exists()

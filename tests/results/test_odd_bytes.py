@@ -71,3 +71,33 @@ def test_a_fifo_is_not_called_missing(tmp_path, capsys):
     os.mkfifo(tmp_path / "fifo.json")
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "fifo.json"))
     assert rc == 1 and err.startswith(f"{tmp_path / 'fifo.json'}: not a regular file or folder;"), err
+
+
+def _refusal(tmp_path, capsys, name: str, data: bytes) -> str:
+    (tmp_path / name).write_bytes(data)
+    assert cli.main(["results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / name)]) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert not (tmp_path / "r.db").exists()
+    return line
+
+
+def test_a_refused_whole_document_names_the_line_and_column_of_the_key_at_fault(tmp_path, capsys):
+    """Review: a JSON output refused for one value said `out.json: completed: ...`, no line (a
+    whole document's line was 0), so an indented 80-line file gave no place to look."""
+    doc = dict(json.loads(SAMPLE.read_text(encoding="utf-8")), completed="x")
+    indented = json.dumps(doc, indent=2)
+    line = _refusal(tmp_path, capsys, "indented.json", indented.encode())
+    at = indented.index('"completed"')
+    row, col = indented.count("\n", 0, at) + 1, at - indented.rfind("\n", 0, at)
+    assert row > 1 and line.startswith(f"{tmp_path / 'indented.json'}:{row}:{col}: completed: expected a number"), line
+    flat = json.dumps(doc)  # vLLM writes one line: the column is the place
+    line = _refusal(tmp_path, capsys, "flat.json", flat.encode())
+    col = flat.index('"completed"') + 1
+    assert line.startswith(f"{tmp_path / 'flat.json'}:1:{col}: completed: "), line
+
+
+def test_a_refusal_naming_no_key_of_the_file_points_at_the_document_and_bad_bytes_at_their_place(tmp_path, capsys):
+    line = _refusal(tmp_path, capsys, "other.json", b'\n\n  {"hello": 1}\n')
+    assert line.startswith(f"{tmp_path / 'other.json'}:3:3: format: unknown JSON output"), line
+    line = _refusal(tmp_path, capsys, "latin.json", b'{"backend": "vllm",\n "model_id": "caf\xe9"}')
+    assert line.startswith(f"{tmp_path / 'latin.json'}:2:18: not UTF-8 text (byte 37)"), line

@@ -45,8 +45,8 @@ def test_an_annotation_names_a_path_typed_in_a_subfolder_from_the_repository_top
     monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "res/empty.json")
     lines = err.splitlines()
-    assert rc == 1 and lines[0].startswith("res/empty.json: "), err  # the line a reader in configs/ can open
-    assert lines[1].startswith("::error file=configs/res/empty.json::"), err
+    assert rc == 1 and lines[0].startswith("res/empty.json:1:1: "), err  # the line a reader in configs/ can open
+    assert lines[1].startswith("::error file=configs/res/empty.json,line=1::"), err
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "configs"))  # the workspace decides when set
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "res/empty.json")
-    assert err.splitlines()[1].startswith("::error file=res/empty.json::"), err
+    assert err.splitlines()[1].startswith("::error file=res/empty.json,line=1::"), err

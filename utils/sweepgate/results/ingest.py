@@ -197,7 +197,17 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
     except OSError as exc:
         raise fail(str(output), 0, f"cannot read: {exc.strerror}", "check the path and its permissions") from None
     except UnicodeDecodeError as exc:
-        raise fail(str(output), 0, f"not UTF-8 text (byte {exc.start})", "pass a client's JSON/JSONL/CSV output") from None
+        line = content.count(b"\n", 0, exc.start) + 1
+        raise fail(str(output), line, f"not UTF-8 text (byte {exc.start})", "pass a client's JSON/JSONL/CSV output",
+                   col=exc.start - content.rfind(b"\n", 0, exc.start)) from None
+    try:
+        return _records(output, text, content, given, warnings)
+    except SweepgateError as exc:
+        jsonio.place(exc.diagnostics, text, str(output))
+        raise
+
+
+def _records(output: Path, text: str, content: bytes, given: Given | None, warnings: list | None) -> list[dict]:
     measurements = sniff.parse_text(text, str(output))
     job, name = _job(output, content, given)
     if warnings is not None:

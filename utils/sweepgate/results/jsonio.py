@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from sweepgate.core.errors import fail, json_message
 
@@ -65,3 +66,40 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
         loads(text, path)  # raises with the whole-file position
         raise AssertionError(whole_error)  # unreachable
     return [(n, loads(s, path, n - 1)) for n, s in lines]
+
+
+
+def _key_at(text: str, name: str, pos: int = 0):
+    return re.compile(rf'"{re.escape(name)}"\s*:').search(text, pos)
+
+
+def key_offset(text: str, path: str) -> int | None:
+    """The offset of the last key of a dotted ``path`` (``results.gsm8k.acc,none``; a key may
+    hold a dot itself, as ``p99.9_ttft_ms`` does), each key looked for after the one before;
+    None when the first key is not in the text exactly once."""
+    parts = path.split(".")
+    first = next(((j, m) for j in range(len(parts), 0, -1) if (m := _key_at(text, ".".join(parts[:j])))), None)
+    if first is None or _key_at(text, ".".join(parts[:first[0]]), first[1].end()):
+        return None
+    i, found = first[0], first[1]
+    while i < len(parts):
+        step = next(((j, m) for j in range(len(parts), i, -1)
+                     if (m := _key_at(text, ".".join(parts[i:j]), found.end()))), None)
+        if step is None:
+            break
+        i, found = step
+    return found.start()
+
+
+def place(diagnostics, text: str, path: str) -> None:
+    """Give a refusal of a whole-document file (line 0) a place in it: the key its message names
+    first (``completed: ...``, ``results.gsm8k.acc,none: ...``), else where the document starts."""
+    for d in diagnostics:
+        if d.file != path or d.line:
+            continue
+        name = d.message.split(": ", 1)[0]
+        start = key_offset(text, name) if name and not re.search(r"[\s\"']", name) else None
+        if start is None:
+            start = len(text) - len(text.lstrip())
+        d.line = text.count("\n", 0, start) + 1
+        d.col = start - (text.rfind("\n", 0, start) + 1) + 1
