@@ -688,3 +688,18 @@ def test_large_changelog_is_fast(repo):
     assert time.perf_counter() - start < 0.5
     line = big[:big.index('"change number 500"')].count("\n") + 1
     assert [(d.line, d.rule) for d in outcome.diagnostics] == [(line, "history-edited")]
+
+
+def test_staged_checks_a_crlf_checkout_as_git_will_commit_it(repo, capsys):
+    """Changelog review: with core.autocrlf=true (Git for Windows' default) the working tree holds
+    CRLF while git stores LF; `validate --staged` (the pre-commit hook) refused every line of the
+    untouched history as a CRLF line ending and an edit, though `git show :perf-changelog.yaml` has none."""
+    text = CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX")
+    repo.write("perf-changelog.yaml", text.replace("\n", "\r\n"))
+    repo.git("config", "core.autocrlf", "true")
+    assert cli.main(["validate", "--staged"]) == 0, capsys.readouterr().err
+    repo.git("add", "perf-changelog.yaml")
+    assert "\r" not in repo.git("show", ":perf-changelog.yaml")  # what the commit will hold
+    repo.git("config", "core.autocrlf", "false")  # git keeps the CRs now: they are refused, as committed
+    assert cli.main(["validate", "--staged"]) == 1
+    assert "carriage return (CRLF line ending)" in capsys.readouterr().err

@@ -211,8 +211,10 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
     path = opts.changelog
     wanted = [path]
     if opts.worktree:
+        from sweepgate.core.load import as_committed
+
         try:
-            head_bytes = (Path(git.root) / path).read_bytes()
+            head_bytes = as_committed(git.root, path, (Path(git.root) / path).read_bytes())
         except (FileNotFoundError, IsADirectoryError):
             head_bytes = None
     else:

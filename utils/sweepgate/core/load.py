@@ -51,6 +51,22 @@ def _blob_id(data: bytes, like: str) -> str:
     return h.hexdigest()
 
 
+def as_committed(root, path: str, data: bytes) -> bytes:
+    """A work-tree file's bytes as ``git add`` would store them: under core.autocrlf or an ``eol``
+    attribute git turns CRLF into LF, so a Windows checkout's changelog is checked as committed,
+    not refused line by line. Only a file holding a CR costs a ``git hash-object`` (which writes
+    nothing); any other filter, or a git that fails, leaves the bytes as they are."""
+    if b"\r" not in data:
+        return data
+    proc = subprocess.run(["git", "-C", str(root), "hash-object", "--path", path, "--stdin"], input=data,
+                          capture_output=True)
+    oid = proc.stdout.strip().decode(errors="replace")
+    if proc.returncode or oid == _blob_id(data, oid):
+        return data
+    lf = data.replace(b"\r\n", b"\n")
+    return lf if _blob_id(lf, oid) == oid else data
+
+
 def open_repo(start: str = ".") -> "Git":
     """A Git reader on the repository that holds ``start`` (any subdirectory of it)."""
     return Git(repo_root(start))
@@ -769,6 +785,7 @@ def worktree_blobs(root: Path, paths: list[str], like: str = "") -> dict[str, tu
     out = {}
     for path in paths:
         raw = _read_file(root / path)
+        raw = as_committed(root, path, raw) if raw is not None else None
         out[path] = (_blob_id(raw, like) if raw is not None else "", raw)
     return out
 
