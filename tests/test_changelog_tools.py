@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
 from conftest import CHANGELOG
@@ -15,6 +18,11 @@ def repo(make_repo, monkeypatch):
     r = make_repo()
     monkeypatch.chdir(r.path)
     return r
+
+
+def repo_env() -> dict:
+    return {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
 
 def sg(capsys, *argv) -> tuple[int, str, str]:
@@ -140,6 +148,31 @@ def test_rebase_from_committed_branch_during_conflict(repo, capsys):
     assert sg(capsys, "validate", "--base-ref", "main", "--head-ref", head, "--pr-number", "8")[0] == 0
 
 
+def test_a_real_merge_conflict_is_refused_by_add_and_the_gate_s_fix_works_as_written(repo, capsys):
+    """Changelog review: `changelog add` appended after `>>>>>>> main` (exit 0), and the gate's fix
+    (`changelog rebase --onto origin/main`) was itself refused, asking for --branch."""
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX"))
+    repo.git("checkout", "-q", "main")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "3"))
+    repo.git("checkout", "-q", "side")
+    merge = subprocess.run(["git", "merge", "-q", "main"], capture_output=True, env=repo_env())
+    assert merge.returncode == 1 and b"<<<<<<<" in repo.read()  # a real conflict
+    before = repo.read()
+    rc, _, err = sg(capsys, "changelog", "add", "--key", "kimik3-*", "--description", "more")
+    assert rc == 1 and repo.read() == before, err
+    marker = before.split(b"\n").index(next(ln for ln in before.split(b"\n") if ln.startswith(b"<<<<<<<"))) + 1
+    assert err.startswith(f"perf-changelog.yaml:{marker}: merge-conflict marker in the "
+                          "working-tree changelog; resolve the conflict: `sweepgate changelog rebase"), err
+    rc, _, err = sg(capsys, "validate", "--staged", "--base-ref", "main")
+    fix = next(line for line in err.splitlines() if "merge-conflict marker" in line).split("; ", 1)[1]
+    command = fix.split("`")[1].split()[1:]
+    assert command == ["changelog", "rebase", "--onto", "origin/main", "--branch", "ORIG_HEAD"], fix
+    command[3] = "main"  # this repository has no remote
+    assert sg(capsys, *command)[0] == 0
+    assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("dsr1-fp4-b300-sglang", "XXX")
+
+
 def test_rebase_refuses_edited_history(repo, capsys):
     repo.git("checkout", "-q", "-b", "feature")
     edited = CHANGELOG.replace('"Initial Kimi-K3 agentic recipe"', '"Rewritten"')
@@ -151,6 +184,8 @@ def test_rebase_refuses_edited_history(repo, capsys):
     rc, _, err = sg(capsys, "changelog", "rebase", "--onto", "main")
     assert rc == 1
     assert err.startswith("perf-changelog.yaml:12: history line 12 edited")
+    # The gate's fix, not "move history edits to their own PR" (a PR of only that edit is refused too).
+    assert "; restore it byte for byte; the changelog is append-only" in err and "own PR" not in err, err
     assert repo.read() == before
 
 

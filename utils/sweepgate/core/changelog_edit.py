@@ -129,22 +129,28 @@ def _default_upstream(git) -> str:
                 "pass the target branch explicitly (--onto/--base)")
 
 
+def refuse_conflict_markers(lines: list[bytes], path: str, what: str, hint: str) -> None:
+    from sweepgate.core.history import CONFLICT_MARKERS
+
+    markers = [i + 1 for i, line in enumerate(lines) if line.startswith(CONFLICT_MARKERS)]
+    if markers:
+        raise SweepgateError([Diagnostic(path, n, 0, "conflict-marker", f"merge-conflict marker in {what}", hint)
+                              for n in markers])
+
+
 def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str) -> tuple[bytes, int]:
     """This branch's appended text (bytes, without surrounding empty lines) and its first head line.
 
     Refuses, listing every problem at its base line, when the branch edited history.
     """
-    from sweepgate.core.history import CONFLICT_MARKERS, compare_history, split_lines
+    from sweepgate.core.history import compare_history, split_lines
 
     lines = split_lines(source)
-    markers = [i + 1 for i, line in enumerate(lines) if line.startswith(CONFLICT_MARKERS)]
-    if markers:
-        raise SweepgateError([Diagnostic(path, n, 0, "conflict-marker", f"merge-conflict marker in {what}",
-                                         "pass --branch REF (e.g. ORIG_HEAD or REBASE_HEAD) to rebuild from "
-                                         "the branch's committed changelog") for n in markers])
+    refuse_conflict_markers(lines, path, what, "pass --branch REF (e.g. ORIG_HEAD or REBASE_HEAD) to rebuild "
+                            "from the branch's committed changelog")
     hist = compare_history(base_bytes, source, None)
-    problems = [Diagnostic(path, line, 0, rule, message, "move history edits to their own PR, then rerun")
-                for line, rule, message, _ in hist.problems]
+    problems = [Diagnostic(path, line, 0, rule, message, f"{hint}, then rerun")  # the gate's own fix
+                for line, rule, message, hint in hist.problems]
     problems += [Diagnostic(path, h, 0, "history-edited", f"{what} corrects the pr-link of history line {b}",
                             "land pr-link corrections in their own PR") for b, h in hist.corrections]
     if not problems and not source.startswith(base_bytes):
@@ -224,11 +230,12 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
               evals_only: bool = False, all_evals: bool = False, pr_number: int | None = None,
               repository: str | None = None, warn: Callable[[str], None] = lambda message: None) -> Edit:
     """Append one entry for ``keys`` to the working tree's changelog; ``warn`` hears of broken configs."""
-    from sweepgate.core.history import split_lines
+    from sweepgate.core.history import CONFLICT_FIX, split_lines
     from sweepgate.core.prlinks import canonical_link, resolve_repository
 
     edit = Edit()
     existing = _worktree_bytes(git, path)
+    refuse_conflict_markers(split_lines(existing), path, "the working-tree changelog", CONFLICT_FIX)
     repo = resolve_repository(repository, existing)
     if not repo:
         raise _fail("--repository", 0, "usage", "cannot tell which repository pr-links point to",

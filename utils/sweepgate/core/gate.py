@@ -32,6 +32,7 @@ from sweepgate.core.collector import Collector
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.history import (
     BOM,
+    CONFLICT_FIX,
     CONFLICT_MARKERS,
     ENTRY_START,
     HeadLines,
@@ -105,7 +106,7 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
             line = line[len(BOM):]
         if line.startswith(CONFLICT_MARKERS):
             out.add(n, "conflict-marker", f"merge-conflict marker {show(line[:7])}",
-                    "resolve the conflict (sweepgate changelog rebase --onto origin/main rebuilds the file)")
+                    CONFLICT_FIX)
         if b"\r" in line:
             out.add(n, "crlf", "carriage return (CRLF line ending)",
                     "use LF line endings (dos2unix perf-changelog.yaml)", col=line.index(b"\r") + 1)

@@ -18,6 +18,8 @@ from sweepgate.core.prlinks import correction_of
 
 BOM = b"\xef\xbb\xbf"
 CONFLICT_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
+CONFLICT_FIX = ("resolve the conflict: `sweepgate changelog rebase --onto origin/main --branch ORIG_HEAD` "
+                "(REBASE_HEAD during a rebase) rebuilds the file from main's and your branch's entries")
 ENTRY_START = re.compile(rb"^-( |$)")
 
 
