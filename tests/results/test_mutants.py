@@ -68,10 +68,16 @@ def test_a_wrong_value_is_refused_in_one_line(tmp_path, capsys, source, path, va
     assert rc == 1 and said in line, line
 
 
-def test_a_value_quoted_in_a_refusal_is_cut_to_a_readable_line(tmp_path, capsys):
+def test_a_value_quoted_in_a_refusal_is_cut_to_a_readable_line(tmp_path, capsys, monkeypatch):
     rc, err, _ = ingest(capsys, tmp_path, mutant(tmp_path, IFX, ("request_rate",), "L" * 20_000))
     (line,) = err.splitlines()
     assert rc == 1 and len(line) < 1_000 and "characters left out" in line, len(line)
+    # Its annotation too (changelog review: a 2,689,002-character ::error line beside a 657-character one).
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    rc, err, _ = ingest(capsys, tmp_path, mutant(tmp_path, IFX, ("request_rate",), "L" * 20_000))
+    (line, annotation) = err.splitlines()
+    assert annotation.startswith("::error file=") and len(annotation) < 1_000, len(annotation)
+    assert "characters left out" in annotation
 
 
 STORED = [  # (file, path, value, field of the stored record, what it holds)

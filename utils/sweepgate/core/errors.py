@@ -53,14 +53,19 @@ class Diagnostic:
     def render(self) -> str:
         """One line, whatever the names in it hold: a newline in a file name or link target would
         start a line of its own, which the runner reads as a workflow command if it starts with '::'."""
-        message = self.message
-        if len(message) > MAX_MESSAGE:  # a 20,000-character value quoted whole is no line to read
-            cut = len(message) - MAX_MESSAGE + 40
-            message = f"{message[:MAX_MESSAGE - 120]} ... ({cut:,} characters left out) ... {message[-80:]}"
-        text = f"{self.location()}: {message}"
+        text = f"{self.location()}: {self.shown_message()}"
         if self.hint:
             text += f"; {self.hint}"
         return text.translate(_CONTROL)
+
+    def shown_message(self) -> str:
+        """The message, cut in its middle past MAX_MESSAGE characters: a 20,000-character value
+        quoted whole is no line to read (nor an annotation GitHub keeps)."""
+        message = self.message
+        if len(message) > MAX_MESSAGE:
+            cut = len(message) - MAX_MESSAGE + 40
+            message = f"{message[:MAX_MESSAGE - 120]} ... ({cut:,} characters left out) ... {message[-80:]}"
+        return message
 
     def names_a_file(self) -> bool:
         """Whether the location is a file, not a flag (``--window``), an environment variable
@@ -74,7 +79,7 @@ class Diagnostic:
         else titled by its rule, with its location in the text (GitHub would look for a file named
         ``--window``)."""
         level = {"error": "error", "warning": "warning"}.get(self.severity, "notice")
-        props, body = [], self.message + (f"; {self.hint}" if self.hint else "")
+        props, body = [], self.shown_message() + (f"; {self.hint}" if self.hint else "")
         if self.names_a_file():
             # Exactly `file=…,line=…` (CONTRACTS §2): tools match the annotation by that form; the
             # column is in the text line, and the message says what the rule's title would.
