@@ -61,7 +61,13 @@ def test_the_same_input_draws_the_same_bytes_in_another_process(tmp_path):
 def test_rehearsal_figures_are_marked(tmp_path):
     (svg,) = [p for p in charts.draw_charts(comparison(rehearsal=True), tmp_path) if p.suffix == ".svg"][:1]
     assert "REHEARSAL" in svg.read_text()  # the title
-    assert "baseline median (rehearsal)" in svg.read_text() and "(rehearsal)<" in svg.read_text()  # the legend (its title)
+    assert "(rehearsal)<" in svg.read_text()  # the legend's title: the PR run
+    # Results review: main's real runs read "baseline median (rehearsal)" beside a rehearsed PR run.
+    assert "baseline median<" in svg.read_text() and "baseline median (rehearsal)" not in svg.read_text()
+    pr = synth.pr_run(rehearsal=True)
+    (svg,) = [p for p in charts.draw_charts(C.compare_records(pr, synth.history(rehearsal=True)), tmp_path / "both")
+              if p.suffix == ".svg"][:1]
+    assert "baseline median (rehearsal)" in svg.read_text()
     (svg,) = [p for p in charts.draw_charts(comparison(), tmp_path / "real") if p.suffix == ".svg"][:1]
     assert "REHEARSAL" not in svg.read_text() and "(rehearsal)" not in svg.read_text()
 

@@ -130,6 +130,19 @@ def test_rehearsal_figures_are_marked_everywhere(env, capsys):
     assert "REHEARSAL" in capsys.readouterr().out
 
 
+def test_a_rehearsed_run_against_main_s_real_runs_marks_only_its_own_figures(env, capsys):
+    """Results review: main's real baseline read `218.6 [210.3, 225.4] (n=5) (rehearsal)` beside a
+    rehearsed PR run (one flag for both sides)."""
+    url = f"sqlite:///{env / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.history() + synth.pr_run(rehearsal=True))
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--markdown"]) == 0
+    rows = [[c.strip() for c in x.split("|")] for x in capsys.readouterr().out.splitlines() if x.startswith("| dsr1")]
+    heads, bases = [r[3] for r in rows], [r[4] for r in rows]
+    assert rows and all(h.endswith("(rehearsal)") for h in heads), heads
+    assert all("(n=5)" in b and "rehearsal" not in b for b in bases), bases
+
+
 @pytest.mark.parametrize("argv, text", [
     (["--run", "nope"], "run 'nope' has no results"),
     (["--run", "pr-7", "--baseline-artifacts"], "needs GITHUB_TOKEN and --repository"),

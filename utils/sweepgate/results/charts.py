@@ -148,7 +148,7 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
 
 
 def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
-    """group -> [{point, series, conc, pr: (x, y) | None, base: (x, y) | None, at, flag, rehearsal}],
+    """group -> [{point, series, conc, pr: (x, y) | None, base: (x, y) | None, at, flag, rehearsal, base-rehearsal}],
     sorted. A point whose PR job failed has no ``pr``: it is drawn ``at`` its baseline median, marked
     failed (a failed point with no baseline has nowhere to be drawn; the table names it); so is a
     point the baseline's newest run has and the PR run did not measure, marked NOT_MEASURED."""
@@ -163,7 +163,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
             "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr,
             "base": base_xy, "at": pr or base_xy, "flag": C.FAILED if failed else flags.get(pt),
-            "rehearsal": bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)})
+            "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
         base_xy = _median_xy(base)
         if base_xy is None:  # review: these were left off, and the chart read as a clean run
@@ -171,7 +171,8 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         newest = base[0]
         groups.setdefault(tuple(newest.get(g) for g in GROUP), []).append({
             "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "base": base_xy,
-            "at": base_xy, "flag": NOT_MEASURED, "rehearsal": any(b.get(R.REHEARSAL) for b in base)})
+            "at": base_xy, "flag": NOT_MEASURED, "rehearsal": False,
+            "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     return groups
 
 
@@ -277,13 +278,14 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     baseline, the fronts and the rings."""
     from matplotlib.lines import Line2D
 
-    mark = " (rehearsal)" if any(item["rehearsal"] for item in items) else ""
+    mark, base_mark = (" (rehearsal)" if any(item[side] for item in items) else ""
+                       for side in ("rehearsal", "base-rehearsal"))
     labels = series_labels(list(styles))
     handles = [Line2D([], [], marker=marker, linestyle="none", color=color, label=labels[s])
                for s, (color, marker) in styles.items()]
     if any(item["base"] for item in items):  # a chart of new points has none to name
         handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
-                              markeredgecolor=COLORS["baseline"], label=f"baseline median{mark}"))
+                              markeredgecolor=COLORS["baseline"], label=f"baseline median{base_mark}"))
     handles += [Line2D([], [], linestyle=FRONT_STYLE[kind], color=FRONT_INK[kind], linewidth=1.6, label=kind)
                 for kind in (BASE_FRONT, PR_FRONT) if kind in fronts]
     if any(item["flag"] == C.FAILED for item in items):
@@ -470,7 +472,7 @@ def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] 
     _legend(fig, items, run, styles, fronts)
     _axes(ax, whole or items)
     title = chart_title(group) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
-    if any(item["rehearsal"] for item in items):
+    if any(item["rehearsal"] or item["base-rehearsal"] for item in items):
         title += "\nREHEARSAL: stand-in server figures, not a GPU measurement"
     ax.set_title(title, loc="left")
     _place_labels(fig, ax, items, styles)

@@ -104,6 +104,9 @@ class Verdict:
     status: str | None = None  # the PR job's status when it failed or was cancelled
     p_adjusted: float | None = None  # its p-value adjusted over the run (noise.py); None when not judged
     detail: str | None = None  # a failed job's: how many of its requests completed, when its output says
+    # Which side's figures are the stand-in server's (``rehearsal`` says either): a rehearsed run
+    # is judged against main's real runs, whose column must not read as a rehearsal.
+    sides: tuple[bool, bool] = (False, False)  # (the PR's, the baseline's)
 
     def contract_verdict(self) -> tuple:
         """(metric, head, baseline median, change, verdict) in CONTRACTS section 8's five words. A
@@ -374,14 +377,15 @@ def recipe_changes(head: dict, baseline: list[dict]) -> list[str]:
 def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings, judged: dict) -> list[Verdict]:
     """The verdicts of one point; ``judged`` maps its (point, metric) comparisons to noise.Judged."""
     out = []
-    rehearsal = bool(head.get(R.REHEARSAL)) or any(b.get(R.REHEARSAL) for b in base)
+    sides = (bool(head.get(R.REHEARSAL)), any(b.get(R.REHEARSAL) for b in base))
+    rehearsal = any(sides)
     changes = recipe_changes(head, base)
     if job_failed(head):  # nothing measured to judge; the job itself is the finding
         rates = [r for b in base if (r := number((b.get(R.METRICS) or {}).get(R.SUCCESS_RATE))) is not None]
         median = statistics.median(rates) if rates else None
         return [Verdict(pt, None, None, len(base), median, None, None, None, FAILED,
                         settings.threshold_for(str(pt[0]), R.SUCCESS_RATE), rehearsal, changes, head[R.STATUS],
-                        detail=_requests_done(head))]
+                        detail=_requests_done(head), sides=sides)]
     for metric, value, values in _figures(head, base, settings):
         threshold = settings.threshold_for(str(pt[0]), metric)
         if (pending := _pending(value, values, settings.min_samples)) is not None:
@@ -391,7 +395,8 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
             verdict, median, low, high, change = verdict_of(value, values, metric, threshold, judged[pt, metric])
             p_adjusted = judged[pt, metric].p_adjusted
         out.append(Verdict(pt, metric, value, len(values), median, low, high, change, verdict, threshold,
-                           rehearsal, changes if verdict in (IMPROVED, REGRESSED) else [], p_adjusted=p_adjusted))
+                           rehearsal, changes if verdict in (IMPROVED, REGRESSED) else [], p_adjusted=p_adjusted,
+                           sides=sides))
     return out
 
 

@@ -85,7 +85,7 @@ def point_label(pt: tuple) -> str:
 
 def cells(v: C.Verdict) -> tuple[str, ...]:
     """One verdict as the table's cells (HEADERS)."""
-    mark = " (rehearsal)" if v.rehearsal else ""
+    mark, base_mark = (" (rehearsal)" if side else "" for side in v.sides)
     if v.verdict == C.FAILED:  # the job left no figures: say what it did and what it is missing
         base = count(v.n, "baseline run") if v.n else "none"
         status = f"{v.status} ({v.detail})" if v.detail else v.status
@@ -98,7 +98,7 @@ def cells(v: C.Verdict) -> tuple[str, ...]:
         base = f"{median} (n={v.n})"
     else:
         base = f"{median} [{low}, {high}] (n={v.n})"
-    return (point_label(v.point), v.metric, head + mark, base + (mark if v.n else ""),
+    return (point_label(v.point), v.metric, head + mark, base + (base_mark if v.n else ""),
             f"{fmt_change(v.change)} (\u00b1{fmt_threshold(v.threshold)})", v.verdict, "; ".join(v.recipe_changes))
 
 
