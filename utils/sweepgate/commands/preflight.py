@@ -58,13 +58,34 @@ def select_rows(args, root: Path) -> list[dict]:
 
         from sweepgate.core.sweep import matrix_rows
 
-        rows = matrix_rows(build_matrix(open_repo(), args.base_ref, args.head_ref,
-                                        Options(changelog=args.changelog_file)))
+        git = open_repo()
+        rows = matrix_rows(build_matrix(git, args.base_ref, args.head_ref, Options(changelog=args.changelog_file)))
+        refuse_other_scripts(git, args.head_ref)
     else:
         from sweepgate.core.sweep import worktree_rows
 
         rows = list(worktree_rows(root, args.config_keys or None))
     return rows if args.every_conc else one_per_recipe(rows)
+
+
+REHEARSED_PATHS = ("benchmarks", f"{F.CONFIG_DIR}/engines")  # what a rehearsal reads from the disk, not git
+
+
+def refuse_other_scripts(git, head_ref: str) -> None:
+    """The rows are --head-ref's, but their scripts (and the repository's manifests) run from the
+    working tree: refuse when it holds other ones, rather than pass a head whose scripts were never run."""
+    from sweepgate.core.errors import fail
+
+    head = git.resolve(head_ref)
+    changed = git.run("diff", "--name-only", head, "--", *REHEARSED_PATHS).decode(errors="replace").split("\n")
+    changed += git.run("ls-files", "--others", "--exclude-standard", "--", *REHEARSED_PATHS).decode(
+        errors="replace").split("\n")
+    changed = sorted({name for name in changed if name})
+    if changed:
+        more = f" (and {count(len(changed) - 1, 'other file')})" if len(changed) > 1 else ""
+        raise fail(changed[0], 0, f"differs from --head-ref {head_ref}{more}; preflight runs the scripts in the "
+                   "working tree, so it would not check the head's", f"check out {head_ref} first (git checkout "
+                   f"{head_ref}), or commit the changes and pass that commit as --head-ref")
 
 
 def run(args) -> int:
