@@ -703,3 +703,15 @@ def test_staged_checks_a_crlf_checkout_as_git_will_commit_it(repo, capsys):
     repo.git("config", "core.autocrlf", "false")  # git keeps the CRs now: they are refused, as committed
     assert cli.main(["validate", "--staged"]) == 1
     assert "carriage return (CRLF line ending)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("slip, field", [("descripton", "description"), ("Description", "description"),
+                                         ("pr_link", "pr-link"), ("config-key", "config-keys")])
+def test_a_misspelt_required_field_is_one_line_saying_rename_it(gate, slip, field):
+    """Changelog review: `descripton:` gave two lines, "'description' is a required property; add the
+    missing field" (followed literally, it still failed) and the unknown field's "did you mean"."""
+    text = entry().replace(f"{field}:", f"{slip}:", 1)
+    assert f"{slip}:" in text
+    result = gate(CHANGELOG + "\n" + text)
+    (line,) = result.err.strip().splitlines()
+    assert result.rc == 1 and f"unknown field '{slip}'; rename it to '{field}', a required field" in line, line

@@ -109,14 +109,46 @@ def _path_text(path: Iterable) -> str:
     return out
 
 
-def _unknown_hint(key, allowed: list[str]) -> str:
-    """The fix for one unknown field: the allowed name it is a slip of, else the allowed names."""
+def _slip_of(key, allowed: list[str]) -> str | None:
+    """The allowed name ``key`` is a slip of, if any."""
     import difflib
 
     close = difflib.get_close_matches(str(key), allowed, 1, 0.75)
+    return close[0] if close else None
+
+
+def _unknown_hint(key, allowed: list[str], missing: frozenset = frozenset()) -> str:
+    """The fix for one unknown field: the allowed name it is a slip of (a rename, when that name
+    is a required field the block lacks), else the allowed names."""
+    close = _slip_of(key, allowed)
+    if close in missing:
+        return f"rename it to '{close}', a required field (allowed here: {', '.join(allowed)})"
     if close:
-        return f"did you mean '{close[0]}'? (allowed here: {', '.join(allowed)})"
+        return f"did you mean '{close}'? (allowed here: {', '.join(allowed)})"
     return "remove it or fix the spelling" + (f"; allowed here: {', '.join(allowed)}" if allowed else "")
+
+
+def _missing_required(errors: list) -> dict[tuple, frozenset]:
+    """path -> the required fields missing there (jsonschema says each in its own error)."""
+    out: dict[tuple, set] = {}
+    for e in errors:
+        if e.validator == "required" and isinstance(e.instance, dict):
+            out.setdefault(tuple(e.absolute_path), set()).update(
+                r for r in e.validator_value if isinstance(r, str) and r not in e.instance)
+    return {path: frozenset(names) for path, names in out.items()}
+
+
+def _renamed(errors: list, missing: dict[tuple, frozenset]) -> set[tuple]:
+    """(path, required field) of each missing field an unknown field at the same place is a slip of:
+    said once, as the unknown field's rename (not also as "'description' is a required property")."""
+    out = set()
+    for e in errors:
+        if e.validator == "additionalProperties" and isinstance(e.instance, dict):
+            allowed = sorted((e.schema.get("properties") or {}).keys())
+            here = missing.get(tuple(e.absolute_path), frozenset())
+            out |= {(tuple(e.absolute_path), c) for k in e.instance if k not in allowed
+                    if (c := _slip_of(k, allowed)) in here}
+    return out
 
 
 def _hint(error) -> str:
@@ -168,16 +200,22 @@ def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, st
     shown = (lambda p: p[len(prefix) + 1:]) if name == "changelog" else (lambda p: p)
     errors = list(validator(name).iter_errors(data))
     typed = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
+    missing = _missing_required(errors)
+    renamed = _renamed(errors, missing)
     for error in errors:
         if error.validator in ("const", "enum") and tuple(error.absolute_path) in typed:
             continue  # the wrong type at the same place already says it, and better
+        if error.validator == "required" and {(tuple(error.absolute_path), r) for r in error.validator_value
+                                              if r not in error.instance} <= renamed:
+            continue  # the misspelt field's line says it: rename it
         path = prefix + tuple(error.absolute_path)
         if error.validator == "additionalProperties":
             extra = sorted(set(error.instance) - set((error.schema.get("properties") or {}).keys()))
             allowed = sorted((error.schema.get("properties") or {}).keys())
+            here = missing.get(tuple(error.absolute_path), frozenset())
             for key in extra:
-                out.append((path + (key,), f"schema-{name}",
-                            f"{_path_text(shown(path + (key,)))}: unknown field '{key}'", _unknown_hint(key, allowed)))
+                out.append((path + (key,), f"schema-{name}", f"{_path_text(shown(path + (key,)))}: unknown field "
+                            f"'{key}'", _unknown_hint(key, allowed, here)))
             continue
         if "propertyNames" in error.relative_schema_path:  # a key's own name: at that key's line
             parent = _path_text(shown(path))
