@@ -179,6 +179,24 @@ def test_a_rate_limit_resetting_soon_is_waited_for_with_a_line_saying_so(stub, t
     assert "sweepgate: GitHub API rate limit: waiting " in err and " s (try 2 of 3)" in err, err
 
 
+@pytest.mark.parametrize("limited", ["primary", "429"])
+def test_a_rate_limited_comment_post_is_still_waited_for_and_sent_again(stub, tmp_path, capsys, short_waits, limited):
+    """A comment's POST is not sent again after a 5xx or a timeout (it may have made the comment),
+    but a rate limit refused it (nothing made): that is waited for and the POST sent again."""
+    made = (201, {"id": 7, "body": "x"}, {})
+    answer = rate_limited(1, then=made)
+    if limited == "429":
+        answer = lambda *_: made if len(stub.requests) > 3 else (429, {"message": "Too many requests"},  # noqa: E731
+                                                                  {"Retry-After": "1"})
+    stub.route("GET", "/user", USER)
+    stub.route("GET", f"{REPO}/issues/{NUMBER}/comments", [])
+    stub.route("POST", f"{REPO}/issues/{NUMBER}/comments", answer)
+    assert comment(stub, tmp_path) == 0
+    err = capsys.readouterr().err
+    assert [r[0] for r in stub.requests] == ["GET", "GET", "POST", "POST"], stub.requests
+    assert "sweepgate: GitHub API rate limit: waiting " in err and " s (try 2 of 3)" in err, err
+
+
 def test_a_rate_limit_that_outlasts_the_tries_says_until_when(stub, tmp_path, capsys, monkeypatch, short_waits):
     """Review: with a 30 s reset PyGithub retried for 310 s, then said "cannot reach the GitHub API
     … check --github-api-url and the network"."""

@@ -6,6 +6,7 @@ import json
 import re
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -34,6 +35,11 @@ class FakeGitHub:
         self.per_page = per_page
         self.login: str | None = "github-actions[bot]"  # GET /user; None answers 403 like GITHUB_TOKEN
         self.poster = "github-actions[bot]"  # whom a token without /user posts as (an app: "<app>[bot]")
+        # How the next POSTs of a comment end, one each, then 201: "made-502" (made, then 502),
+        # "made-slow" (made, answered after slow_s), "made-drop" (made, connection closed unanswered)
+        # and "502" (nothing made).
+        self.post_outcomes: list[str] = []
+        self.slow_s = 2.0
         self.lock = threading.Lock()
         fake = self
 
@@ -117,7 +123,17 @@ class FakeGitHub:
                 headers["Link"] = f'<{nxt}>; rel="next"'
             return self.send(req, 200, chunk, headers)
         if method == "POST" and m:
+            with self.lock:
+                outcome = self.post_outcomes.pop(0) if self.post_outcomes else "201"
+            if outcome == "502":
+                return self.send(req, 502, {"message": "Server Error"})
             cid = self.add(payload["body"], user=self.login or self.poster)
+            if outcome == "made-502":
+                return self.send(req, 502, {"message": "Server Error"})
+            if outcome == "made-drop":
+                return None  # the handler closes the connection: no status line was sent
+            if outcome == "made-slow":
+                time.sleep(self.slow_s)
             return self.send(req, 201, self.comment_json(self.comments[cid]))
         m = re.fullmatch(rf"{repo}/issues/comments/(\d+)", path)
         if method == "PATCH" and m:
@@ -446,3 +462,103 @@ def test_a_body_over_github_s_limit_is_refused_before_posting(gh, tmp_path, monk
     err = capsys.readouterr().err
     assert rc == 1 and "65,536" in err and len(err.strip().splitlines()) == 1, err
     assert gh.requests == [] and gh.comments == {}
+
+
+# --- a comment's POST is never sent again blindly ------------------------------------------------
+
+@pytest.fixture
+def quick(gh, monkeypatch):
+    """A 1 s timeout (the stand-in's slow answer takes 2 s) and short waits between tries."""
+    monkeypatch.setattr(github, "API_TIMEOUT_S", 1, raising=False)
+    monkeypatch.setattr(github, "API_BACKOFF_S", 0.01, raising=False)
+    gh.server.handle_error = lambda *_: None  # a late answer finds the client gone (broken pipe)
+
+
+def post_results_comment(gh, tmp_path, monkeypatch, text: str = "report") -> int:
+    from sweepgate.results.render import MARKER
+
+    body = tmp_path / "comment.md"
+    body.write_text(f"{MARKER}\n{text}", encoding="utf-8")
+    set_tokens(monkeypatch, {"GITHUB_TOKEN": TOKEN})
+    return cli.main(["results", "comment", "--body", str(body), "--pr-number", str(NUMBER),
+                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url])
+
+
+def ours(gh) -> list[dict]:
+    from sweepgate.results.render import MARKER
+
+    return [c for c in gh.comments.values() if MARKER in c["body"] and c["user"] == github.ACTIONS_BOT]
+
+
+LOOKING = "the comment may have been made: listing the PR's comments before posting it again"
+
+
+@pytest.mark.parametrize("login", [github.ACTIONS_BOT, None])
+@pytest.mark.parametrize("outcome, why", [
+    ("made-502", "GitHub API answered 502"),
+    ("made-slow", "GitHub API did not answer within 1 s"),
+    ("made-drop", "GitHub API closed the connection without answering"),
+])
+def test_a_comment_made_before_its_post_failed_is_not_posted_again(gh, quick, tmp_path, monkeypatch, capsys,
+                                                                  outcome, why, login):
+    """Review (a fake GitHub): a POST that made the comment and then answered 502 was sent 3 times
+    (3 comments); one answered after the timeout, twice (2). Later runs edit only the first, so the
+    others stayed. Now such a failure lists the comments again and takes the one it made, as it is.
+    login None: a workflow's GITHUB_TOKEN (GET /user 403), and another app's marked comment, refused
+    at the first listing, is not tried again."""
+    from sweepgate.results.render import MARKER
+
+    gh.login = login
+    foreign = [gh.add(f"{MARKER}\npasted", user="mallory"), gh.add(f"{MARKER}\nother", user="other-app[bot]")]
+    gh.post_outcomes = [outcome]
+    assert post_results_comment(gh, tmp_path, monkeypatch) == 0
+    err = capsys.readouterr().err
+    (comment,) = ours(gh)
+    assert comment["body"] == f"{MARKER}\nreport" and comment["edits"] == 0, gh.comments
+    assert [m for m, _ in gh.requests].count("POST") == 1, gh.requests
+    assert f"sweepgate: {why}: {LOOKING} (try 2 of {2 if outcome == 'made-slow' else 3})" in err, err
+    assert err.strip().endswith(f"created comment {comment['id']} on {OWNER}/{NAME}#{NUMBER}"), err
+    tried = [p for m, p in gh.requests if m == "PATCH"]  # the other app's, at the first listing only
+    assert tried == ([] if login else [f"/repos/{OWNER}/{NAME}/issues/comments/{foreign[1]}"]), tried
+    assert post_results_comment(gh, tmp_path, monkeypatch, "report v2") == 0  # the next run edits it
+    assert [c["body"] for c in ours(gh)] == [f"{MARKER}\nreport v2"]
+    assert [gh.comments[c]["edits"] for c in foreign] == [0, 0]
+
+
+def test_a_post_that_made_nothing_is_sent_again_a_bounded_number_of_times(gh, quick, tmp_path, monkeypatch,
+                                                                          capsys):
+    """A 502 that made nothing: the listing finds no comment, so the POST goes again, 3 tries in all."""
+    gh.post_outcomes = ["502", "502"]
+    assert post_results_comment(gh, tmp_path, monkeypatch) == 0
+    assert len(ours(gh)) == 1 and [m for m, _ in gh.requests].count("POST") == 3
+    err = capsys.readouterr().err
+    assert err.count(LOOKING) == 2 and "(try 3 of 3)" in err, err
+    gh.comments.clear()
+    gh.post_outcomes = ["502"] * 4
+    before = len(gh.requests)
+    assert post_results_comment(gh, tmp_path, monkeypatch) == 1
+    assert ours(gh) == [] and [m for m, _ in gh.requests[before:]].count("POST") == 3
+    *looking, line = capsys.readouterr().err.strip().splitlines()
+    assert [x.endswith(f"{LOOKING} (try {n} of 3)") for n, x in enumerate(looking, 2)] == [True, True], looking
+    assert line.startswith(f"{gh.url}: GitHub API error 502 on {OWNER}/{NAME}#{NUMBER}: Server Error; "), line
+
+
+def compare_store(tmp_path) -> str:
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "results"))
+    import synth
+    from sweepgate.results import store
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(db) as st:
+        st.add(synth.history() + synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.85}}))
+    return db
+
+
+def test_results_compare_comment_is_not_posted_twice_either(gh, quick, tmp_path, monkeypatch, capsys):
+    set_tokens(monkeypatch, {"GITHUB_TOKEN": TOKEN})
+    gh.post_outcomes = ["made-502"]
+    assert cli.main(["results", "compare", "--db", compare_store(tmp_path), "--run", "pr-7", "--comment",
+                     "--pr-number", str(NUMBER), "--repository", f"{OWNER}/{NAME}",
+                     "--github-api-url", gh.url]) == 0
+    assert len(ours(gh)) == 1 and [m for m, _ in gh.requests].count("POST") == 1
+    assert "sweepgate results compare: created comment" in capsys.readouterr().err

@@ -152,23 +152,18 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
         raise _fail(f"the comment body is {len(body):,} characters; GitHub takes at most {COMMENT_MAX_CHARS:,}",
                     "post the body `results compare --comment-file` wrote (cut to fit), or shorten it")
     try:
-        from github import GithubException
+        import github  # noqa: F401 - PyGithub, here so that its absence is one line
     except ImportError:  # pragma: no cover - PyGithub is a declared dependency
         raise _fail("PyGithub is not installed", "pip install PyGithub") from None
 
-    client = connect(token, base_url)
+    client = connect(token, base_url, resend_posts=False)  # a POST that may have made it: _create
     try:
         me = own_login(client)
         issue = client.get_repo(repository).get_issue(number)
-        for comment in _candidates(issue.get_comments(), marker, me):
-            try:
-                comment.edit(body)
-            except GithubException as exc:
-                if me is None and exc.status in (403, 404):  # another app's: not ours to edit
-                    continue
-                raise
-            return "updated", comment.id
-        return "created", issue.create_comment(body).id
+        tried: set[int] = set()
+        if (comment_id := _edit_ours(issue, body, marker, me, tried)) is not None:
+            return "updated", comment_id
+        return _create(issue, body, marker, me, tried)
     except Exception as exc:  # noqa: BLE001 - api_error raises what is not the API's doing as it is
         hint = COMMENT_HINTS.get(getattr(exc, "status", None), "see the GitHub API response")
         raise api_error(exc, f"on {repository}#{number}", hint, base_url) from None
@@ -177,6 +172,70 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
             client.close()
         except Exception:  # noqa: BLE001 - closing is best effort
             pass
+
+
+def _edit_ours(issue, body: str, marker: str, me: str | None, tried: set, *, as_is: bool = False) -> int | None:
+    """Edit our marked comment (``_candidates``) to ``body``: its id, or None when there is none.
+    A candidate in ``tried`` is passed over, and each one tried is added to it. ``as_is``: one that
+    already reads ``body`` is taken without an edit."""
+    from github import GithubException
+
+    for comment in _candidates(issue.get_comments(), marker, me):
+        if comment.id in tried:
+            continue
+        tried.add(comment.id)
+        if as_is and comment.body == body:
+            return comment.id
+        try:
+            comment.edit(body)
+        except GithubException as exc:
+            if me is None and exc.status in (403, 404):  # another app's: not ours to edit
+                continue
+            raise
+        return comment.id
+    return None
+
+
+def _create(issue, body: str, marker: str, me: str | None, tried: set) -> tuple[str, int]:
+    """POST the comment, never again blindly: after a failure that may have made it (``_maybe_made``)
+    the PR's comments are listed again, and a new one of ours found there is the one made (edited to
+    ``body`` unless it reads so). Only when none is does the POST go again: API_TRIES tries in all,
+    API_READ_TRIES after a timeout. ("created", comment id)."""
+    import sys
+    import time
+
+    attempt = 1
+    while True:
+        try:
+            return "created", issue.create_comment(body).id
+        except Exception as exc:  # noqa: BLE001 - what is not a maybe-made failure is raised as it is
+            why, tries = _maybe_made(exc), API_READ_TRIES if _timed_out(exc) else API_TRIES
+            if why is None or attempt >= tries:
+                raise
+        print(f"sweepgate: {why}: the comment may have been made: listing the PR's comments before posting it "
+              f"again (try {attempt + 1} of {tries})", file=sys.stderr, flush=True)
+        time.sleep(API_BACKOFF_S * attempt)  # a 502 may come before the API has finished making it
+        if (comment_id := _edit_ours(issue, body, marker, me, tried, as_is=True)) is not None:
+            return "created", comment_id
+        attempt += 1
+
+
+def _maybe_made(exc) -> str | None:
+    """Why a failed POST may still have made what it asked for: a 5xx answer, no answer in time, or
+    a connection closed after the request went out. None for a refusal (4xx, a rate limit), a
+    connection never made, or an answer that is not GitHub's."""
+    import requests
+    import urllib3
+    from github import GithubException
+
+    if isinstance(exc, GithubException):
+        return f"GitHub API answered {exc.status}" if exc.status >= 500 else None
+    if _timed_out(exc):
+        return f"GitHub API did not answer within {API_TIMEOUT_S} s"
+    if isinstance(exc, requests.ConnectionError) and not any(
+            isinstance(e, urllib3.exceptions.NewConnectionError) for e in _errors_in(exc)):
+        return "GitHub API closed the connection without answering"
+    return None
 
 
 def add_api_url_option(parser) -> None:
@@ -218,33 +277,37 @@ def api_url(explicit: str | None = None) -> str:
     return url.rstrip("/")
 
 
-def _retry():
+def _retry(resend_posts: bool = True):
     """Bounded retries (API_TRIES, API_MAX_WAIT_S); the last error answer is returned to PyGithub,
-    which raises it as a GithubException (not urllib3's "too many 500 error responses")."""
+    which raises it as a GithubException (not urllib3's "too many 500 error responses").
+    ``resend_posts`` False: a POST is tried again after a rate limit only (which made nothing), not
+    after a 5xx or no answer, which may have made what it asked for."""
     from sweepgate.core.github_retry import BoundedRetry
 
+    methods = BoundedRetry.DEFAULT_ALLOWED_METHODS | ({"GET", "POST"} if resend_posts else {"GET"})
     return BoundedRetry(total=API_TRIES - 1, read=API_READ_TRIES - 1, backoff_factor=API_BACKOFF_S,
-                        raise_on_status=False, max_rate_limit_wait=API_MAX_WAIT_S)
+                        raise_on_status=False, max_rate_limit_wait=API_MAX_WAIT_S, allowed_methods=methods)
 
 
-def _client(token: str, base_url: str | None):
+def _client(token: str, base_url: str | None, resend_posts: bool = True):
     from github import Auth, Github
 
-    client = Github(auth=Auth.Token(token), base_url=api_url(base_url), timeout=API_TIMEOUT_S, retry=_retry(),
-                    seconds_between_requests=None, seconds_between_writes=None, lazy=True)
+    client = Github(auth=Auth.Token(token), base_url=api_url(base_url), timeout=API_TIMEOUT_S,
+                    retry=_retry(resend_posts), seconds_between_requests=None, seconds_between_writes=None, lazy=True)
     client.requester.requestJsonAndCheck = _checking(client.requester.requestJsonAndCheck)
     return client
 
 
-def connect(token: str, base_url: str | None = None):
+def connect(token: str, base_url: str | None = None, *, resend_posts: bool = True):
     """A PyGithub client for ``base_url`` (default api.github.com); PyGithub is imported here.
-    PyGithub's own failure log lines are muted: callers turn errors into one diagnostic (``api_error``)."""
+    PyGithub's own failure log lines are muted: callers turn errors into one diagnostic (``api_error``).
+    ``resend_posts`` False: a POST is not sent again after a 5xx or no answer (``_retry``)."""
     import logging
 
     import github  # noqa: F401 - importing PyGithub sets its logger's level: mute it after
 
     logging.getLogger("github").setLevel(logging.CRITICAL)
-    return _client(token, base_url)
+    return _client(token, base_url, resend_posts)
 
 
 class NotGitHubJSON(Exception):
@@ -345,19 +408,25 @@ def _timed_out(exc) -> bool:
     import requests
     import urllib3
 
+    for e in _errors_in(exc):
+        if isinstance(e, urllib3.exceptions.NewConnectionError):
+            return False  # refused or unresolvable: urllib3 files it under its connect timeouts
+        if isinstance(e, (requests.Timeout, urllib3.exceptions.TimeoutError, TimeoutError)):
+            return True
+    return False
+
+
+def _errors_in(exc):
+    """``exc`` and the errors inside it (requests' and urllib3's wrappers: args, reason, cause, context)."""
     seen, todo = set(), [exc]
     while todo:
         e = todo.pop()
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
-        if isinstance(e, urllib3.exceptions.NewConnectionError):
-            return False  # refused or unresolvable: urllib3 files it under its connect timeouts
-        if isinstance(e, (requests.Timeout, urllib3.exceptions.TimeoutError, TimeoutError)):
-            return True
+        yield e
         todo += [a for a in getattr(e, "args", ()) if isinstance(a, BaseException)]
         todo += [getattr(e, "reason", None), e.__cause__, e.__context__]
-    return False
 
 
 def _at(url: str, message: str, hint: str, rule: str = "github") -> SweepgateError:

@@ -32,6 +32,13 @@ class BoundedRetry(GithubRetry):
         if wait > 0:
             time.sleep(wait)
 
+    def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
+        """Also a rate limit's answer to a method not retried otherwise (a comment's POST, which a 5xx
+        may have made anyway): a rate limit refused it, so nothing was made."""
+        if status_code in RATE_LIMIT_STATUSES and not self._is_method_retryable(method):
+            method = "GET"
+        return super().is_retry(method, status_code, has_retry_after)
+
     def _left(self) -> int:
         """Retries left: of ``total``, or of ``read`` after a timeout when that is fewer."""
         last = self.history[-1] if self.history else None
