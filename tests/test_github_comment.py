@@ -562,3 +562,32 @@ def test_results_compare_comment_is_not_posted_twice_either(gh, quick, tmp_path,
                      "--github-api-url", gh.url]) == 0
     assert len(ours(gh)) == 1 and [m for m, _ in gh.requests].count("POST") == 1
     assert "sweepgate results compare: created comment" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("gate, regressed, code", [
+    (True, True, 3),    # the gate tripped: exit 3 even though the comment failed
+    (True, False, 1),   # nothing regressed: the failed comment is the exit
+    (False, True, 1),   # no gate asked for: likewise
+])
+def test_a_failed_comment_does_not_hide_the_regression_gate(gh, tmp_path, monkeypatch, capsys, gate, regressed, code):
+    """Review: `results compare --comment --fail-on-regression` against an API answering 401 printed
+    the report and the GitHub error, and exited 1: the workflow never learned that the run regressed."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "results"))
+    import synth
+    from sweepgate.results import store
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    drop = {(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.85}} if regressed else {}
+    with store.open_store(db) as st:
+        st.add(synth.history() + synth.pr_run(drop))
+    set_tokens(monkeypatch, {"GITHUB_TOKEN": "wrong-token"})
+    rc = cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--comment", "--pr-number", str(NUMBER),
+                   "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url,
+                   *(["--fail-on-regression"] if gate else [])])
+    out, err = capsys.readouterr()
+    assert rc == code, err
+    assert f": 0 failed, {int(regressed)} regressed, " in out, out  # the report, in full
+    (line,) = err.strip().splitlines()
+    assert line == (f"{gh.url}: GitHub API error 401 on {OWNER}/{NAME}#{NUMBER}: Bad credentials; "
+                    "check GITHUB_TOKEN / GH_TOKEN"), err
+    assert gh.comments == {}

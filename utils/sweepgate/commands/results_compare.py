@@ -53,7 +53,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--plots", metavar="DIR", default=None, help="write PNG and SVG charts into DIR")
     parser.add_argument("--fail-on-regression", action="store_true",
                         help="exit 3 when a point regressed (as --json says; a failed job where main has a "
-                             "baseline is one) or an eval score regressed or its job failed")
+                             "baseline is one) or an eval score regressed or its job failed, even when --comment fails")
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--baseline-artifacts", action="store_true",
                       help="baseline from the results artifacts of successful runs on the baseline branch, "
@@ -142,9 +142,10 @@ def run(args) -> int:
         _append_summary(args.step_summary, comparison, args, charts)
     if args.comment_file:
         _write_comment(args.comment_file, comparison, args, charts)
+    gate_tripped = args.fail_on_regression and comparison.failing()
     if args.comment:
-        _post_comment(comparison, args, charts)
-    return EXIT_REGRESSION if args.fail_on_regression and comparison.failing() else 0
+        _post_comment(comparison, args, charts, gate_tripped)
+    return EXIT_REGRESSION if gate_tripped else 0
 
 
 def _draw(comparison, folder: str) -> list[tuple[str, bool]]:
@@ -213,11 +214,19 @@ def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
     atomic_write(Path(path), (body.rstrip("\n") + "\n").encode("utf-8"))  # a text file ends in a newline
 
 
-def _post_comment(comparison, args, charts: list[str]) -> None:
+def _post_comment(comparison, args, charts: list[str], gate_tripped: bool) -> None:
+    """Create or update the PR comment. When it fails and ``--fail-on-regression`` tripped, its one
+    line is printed and the command goes on to exit 3: the workflow learns that the run regressed."""
     from sweepgate.core import github
+    from sweepgate.core.errors import emit
     from sweepgate.results import render
 
-    github.comment_if_configured(
-        "sweepgate results compare", args.repository, args.pr_number,
-        lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT),
-        base_url=args.github_api_url, marker=render.MARKER)
+    try:
+        github.comment_if_configured(
+            "sweepgate results compare", args.repository, args.pr_number,
+            lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT),
+            base_url=args.github_api_url, marker=render.MARKER)
+    except SweepgateError as exc:
+        if not gate_tripped:
+            raise
+        emit(exc.diagnostics)
