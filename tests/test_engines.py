@@ -399,3 +399,58 @@ def test_a_refused_value_is_located_at_the_line_that_writes_it(tmp_path):
     # an empty value (--flag=) at the line that writes it (bad-input review: the first line naming the flag)
     script.write_text("a=(--port=8000)\nb=(--port= --x)\n")
     assert locate(tmp_path, script, "--port", "") == ("benchmarks/x.sh", 2)
+
+
+# --------------------------------------------------------------------------- a manifest or images.json that cannot be read
+
+@pytest.mark.parametrize("name,text,where,what", [
+    ("images.json", '{"images": {\n', "images.json:2:1", "not valid JSON: Expecting property name"),
+    ("images.json", "[]", "images.json:1", "holds an array, not an object"),
+    ("images.json", '{"images": {\n "example/vllm:v1": {"vllm": 11}}}', "images.json:2", "the vllm version is a number"),
+    ("vllm-0.11.0.json", "", "vllm-0.11.0.json:1:1", "not valid JSON: Expecting value"),
+    ("vllm-0.11.0.json", "{}", "vllm-0.11.0.json:1", "not a flag manifest: has no 'engine'"),
+    ("vllm-0.11.0.json", '{"engine": "vllm", "package": "vllm", "version": "0.11.0", "command": "vllm serve",\n'
+                         ' "options": []}', None, None),
+    ("vllm-0.11.0.json", '{"engine": "vllm", "package": "vllm", "version": "0.11.0", "command": "vllm serve",\n'
+                         ' "options": [{"flags": ["--x"]}]}', "vllm-0.11.0.json:2", "options[0] has no 'nargs'"),
+    ("vllm-0.11.0.json", '{"engine": "vllm",\n "options": []}', "vllm-0.11.0.json:1", "has no 'package'"),
+])
+def test_a_broken_manifest_or_images_list_is_one_line_at_its_file(tmp_path, name, text, where, what):
+    """Review: a bad configs/engines/images.json or manifest was 'internal error: JSONDecodeError'
+    (TypeError for [], KeyError 'options' for {}, KeyError 'command' for a manifest without it)."""
+    from sweepgate.core.errors import SweepgateError
+
+    own = tmp_path / "configs" / "engines"
+    own.mkdir(parents=True)
+    (own / "images.json").write_text(json.dumps({"images": {"example/vllm:v1": {"vllm": "0.11.0"}}}))
+    (own / name).write_text(text)
+    if where is None:  # no option at all is a manifest: it refuses every flag
+        assert M.load("vllm", "0.11.0", tmp_path)["options"] == []
+        return
+    with pytest.raises(SweepgateError) as caught:
+        M.images(tmp_path) if name == "images.json" else M.load("vllm", "0.11.0", tmp_path)
+    (diag,) = caught.value.diagnostics
+    line = diag.render()
+    assert line.startswith(f"configs/engines/{where}: ") and what in line, line
+    hint = "sweepgate engines capture --engine vllm --out configs/engines/vllm-0.11.0.json"
+    assert (hint if name != "images.json" else '{"images": {IMAGE: {ENGINE: VERSION}}}') in line.split("; ", 1)[1]
+
+
+def test_preflight_names_a_broken_manifest_once_and_checks_every_other_row(tmp_path):
+    """Review: an empty configs/engines/vllm-0.11.0.json stopped preflight with an internal error."""
+    fleet = tmp_path / "fleet"
+    shutil.copytree(ROOT / "configs", fleet / "configs", symlinks=False)
+    shutil.copytree(ROOT / "benchmarks", fleet / "benchmarks")
+    (fleet / "configs" / "engines" / "vllm-0.11.0.json").write_text("")
+    subprocess.run(["git", "init", "-q", str(fleet)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "GITHUB_ACTIONS": "true"}
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm",
+                           "dsr1-fp8-mi355x-vllm"], cwd=fleet, capture_output=True, text=True, env=env, timeout=180)
+    assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
+    told = [x for x in proc.stderr.splitlines() if "vllm-0.11.0.json" in x and not x.startswith("::")]
+    assert len(told) == 1 and told[0].startswith("configs/engines/vllm-0.11.0.json:1:1: not valid JSON"), proc.stderr
+    assert "::error file=configs/engines/vllm-0.11.0.json,line=1::" in proc.stderr
+    # the MI355X rows (vLLM 0.11.1) are still rehearsed and checked
+    assert re.search(r"^preflight: \S+ cluster:mi355x-amds .*: [1-9]\d* commands, 0 problems", proc.stdout, re.M), \
+        proc.stdout
+    assert re.match(r"preflight: \d+ rows, 1 problem, 0 warnings", proc.stderr.splitlines()[-1]), proc.stderr

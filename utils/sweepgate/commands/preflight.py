@@ -91,8 +91,6 @@ def refuse_other_scripts(git, head_ref: str) -> None:
 def run(args) -> int:
     from sweepgate.core.errors import EXIT_FAIL_ON, emit
     from sweepgate.core.load import repo_root
-    from sweepgate.engines.preflight import check_row, pinned_help
-    from sweepgate.rehearsal.record import record_row
 
     root = Path(repo_root())
     rows = select_rows(args, root)
@@ -102,9 +100,7 @@ def run(args) -> int:
     started = time.monotonic()
     for row in rows:
         t0 = time.monotonic()
-        rec = record_row(row, root, args.timeout, help_flags=pinned_help(row, root))
-        # a row's command run once per concurrency finds its problem once per run: count it once
-        diags = list(dict.fromkeys(check_row(row, rec.calls, root, rec.script) + _run_problems(row, rec, root)))
+        rec, diags = _rehearse(row, root, args.timeout)
         label = row_label(row)
         for d in diags:  # the same missing manifest once, however many rows need it
             if d.severity == "error":
@@ -126,6 +122,26 @@ def run(args) -> int:
     if errors:
         return 1
     return EXIT_FAIL_ON if warnings and args.fail_on_warning else 0
+
+
+def _rehearse(row: dict, root: Path, timeout: int) -> tuple:
+    """(recording, problems) of one row. An images.json or manifest that cannot be read is one of its problems
+    (said once, at its file): the row is still rehearsed, and every other row checked."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.engines.preflight import check_row, pinned_help
+    from sweepgate.rehearsal.record import record_row
+
+    try:
+        help_flags, unread = pinned_help(row, root), []
+    except SweepgateError as exc:
+        help_flags, unread = {}, exc.diagnostics
+    rec = record_row(row, root, timeout, help_flags=help_flags)
+    try:
+        flags = check_row(row, rec.calls, root, rec.script)
+    except SweepgateError as exc:
+        flags = exc.diagnostics
+    # a row's command run once per concurrency finds its problem once per run: count it once
+    return rec, list(dict.fromkeys(unread + flags + _run_problems(row, rec, root)))
 
 
 def row_label(row: dict) -> str:

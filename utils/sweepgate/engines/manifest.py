@@ -15,6 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from sweepgate.core.errors import fail, json_message
 from sweepgate.core.fields import CONFIG_DIR
 
 # pip distribution -> engine whose manifest checks it
@@ -39,14 +40,75 @@ def _folders(root=None) -> tuple:
     return (package,)
 
 
+def _shown(folder, name: str, root=None) -> str:
+    """A manifest's name in a message: from the repository's top when it is the repository's own
+    (``configs/engines/NAME``, a link to the package's folder too), else its full path."""
+    path = Path(str(folder / name))
+    if root is not None:
+        own = Path(root) / CONFIG_DIR / "engines" / name
+        if own.resolve() == path.resolve():
+            return f"{CONFIG_DIR}/engines/{name}"
+    return str(path)
+
+
+def _read(folder, name: str, root, hint: str) -> tuple[object, str, str]:
+    """(decoded JSON, text, name to show) of one manifest file; bad JSON is one line at its place."""
+    shown = _shown(folder, name, root)
+    try:
+        text = (folder / name).read_text(encoding="utf-8")
+        return json.loads(text), text, shown
+    except json.JSONDecodeError as exc:
+        raise fail(shown, exc.lineno, f"not valid JSON: {json_message(exc)}", hint, col=exc.colno) from None
+    except UnicodeDecodeError as exc:
+        raise fail(shown, 0, f"not UTF-8 text ({exc.reason} at byte {exc.start})", hint) from None
+    except RecursionError:
+        raise fail(shown, 0, "nested too deeply (about 1,000 levels)", hint) from None
+    except OSError as exc:
+        raise fail(shown, 0, f"cannot read it: {exc.strerror or exc}", hint) from None
+
+
+def _line_of(text: str, key: str | None) -> int:
+    """The line of the first ``"key":`` in a JSON text, else where the document starts."""
+    found = re.search(re.escape(json.dumps(key)) + r"\s*:", text) if key is not None else None
+    return text.count("\n", 0, found.start() if found else len(text) - len(text.lstrip())) + 1
+
+
+def _json_kind(value) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    return {dict: "an object", list: "an array", str: "a string"}.get(type(value), "a number")
+
+
+_IMAGES_HINT = "write it as {\"images\": {IMAGE: {ENGINE: VERSION}}} (configs/engines/README.md)"
+
+
+def _images_problem(data) -> tuple[str, str | None] | None:
+    """What an images.json holds that is not image -> {engine: version} (and the key it is at), or None."""
+    table = data.get("images") if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        return (f"holds {_json_kind(data)}, not an object" if not isinstance(data, dict) else
+                "has no 'images' object" if table is None else f"'images' is {_json_kind(table)}, not an object",
+                "images")
+    for image, engines in table.items():
+        if not isinstance(engines, dict):
+            return f"image {image!r} maps to {_json_kind(engines)}, not an object of engine versions", image
+        for engine, version in engines.items():
+            if not isinstance(version, str):
+                return f"image {image!r}: the {engine} version is {_json_kind(version)}, not a string", image
+    return None
+
+
 @lru_cache(maxsize=None)
 def images(root=None) -> dict[str, dict[str, str]]:
     """Image -> engine versions: the package's, with the repository's own entries over them."""
     out: dict[str, dict[str, str]] = {}
     for folder in reversed(_folders(root)):
-        path = folder / "images.json"
-        if path.is_file():
-            out.update(json.loads(path.read_text(encoding="utf-8"))["images"])
+        if (folder / "images.json").is_file():
+            data, text, shown = _read(folder, "images.json", root, _IMAGES_HINT)
+            problem = _images_problem(data)
+            if problem:
+                raise fail(shown, _line_of(text, problem[1]), problem[0], _IMAGES_HINT)
+            out.update(data["images"])
     return out
 
 
@@ -63,13 +125,58 @@ def manifest_name(engine: str, version: str) -> str:
     return f"{engine}-{version}.json"
 
 
+# What the checks read of a manifest (``sweepgate engines capture`` writes more): these must be there
+_TEXT_FIELDS = ("engine", "package", "version", "command")
+_OPTION_FIELDS = ("flags", "nargs", "takes_value")
+
+
+def _option_problem(opt) -> str | None:
+    if not isinstance(opt, dict):
+        return f"is {_json_kind(opt)}, not an object"
+    missing = [name for name in _OPTION_FIELDS if name not in opt]
+    if missing:
+        return f"has no {', '.join(repr(m) for m in missing)}"
+    if not isinstance(opt["flags"], list) or not all(isinstance(f, str) for f in opt["flags"]):
+        return "'flags' is not an array of strings"
+    if isinstance(opt["nargs"], bool) or not isinstance(opt["nargs"], (int, str)):
+        return f"'nargs' is {_json_kind(opt['nargs'])}, not a count or one of ?, *, +"
+    if opt.get("choices") is not None and not isinstance(opt["choices"], list):
+        return f"'choices' is {_json_kind(opt['choices'])}, not an array or null"
+    return None
+
+
+def _manifest_problem(data) -> tuple[str, str | None] | None:
+    """What a manifest lacks that the checks read (and the key it is at), or None."""
+    if not isinstance(data, dict):
+        return f"holds {_json_kind(data)}, not a manifest object", None
+    for name in _TEXT_FIELDS:
+        if not isinstance(data.get(name), str):
+            return (f"has no '{name}'" if name not in data else
+                    f"'{name}' is {_json_kind(data[name])}, not a string"), name
+    options = data.get("options")
+    if not isinstance(options, list):
+        return ("has no 'options'" if options is None else f"'options' is {_json_kind(options)}, not an array"), \
+            "options"
+    for number, opt in enumerate(options):
+        why = _option_problem(opt)
+        if why:
+            return f"options[{number}] {why}", "options"
+    return None
+
+
 @lru_cache(maxsize=None)
 def load(engine: str, version: str, root=None) -> dict | None:
-    """The committed manifest of ``engine`` at ``version`` (the repository's first), or None."""
+    """The committed manifest of ``engine`` at ``version`` (the repository's first), or None.
+    One that is not JSON, or lacks what the checks read, is a SweepgateError at its file."""
+    name = manifest_name(engine, version)
     for folder in _folders(root):
-        path = folder / manifest_name(engine, version)
-        if path.is_file():
-            return json.loads(path.read_text(encoding="utf-8"))
+        if (folder / name).is_file():
+            hint = f"capture it again: sweepgate engines capture --engine {engine} --out {CONFIG_DIR}/engines/{name}"
+            data, text, shown = _read(folder, name, root, hint)
+            problem = _manifest_problem(data)
+            if problem:
+                raise fail(shown, _line_of(text, problem[1]), f"not a flag manifest: {problem[0]}", hint)
+            return data
     return None
 
 

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from sweepgate.core import fields
-from sweepgate.core.errors import Diagnostic
+from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.engines import manifest as M
 from sweepgate.engines.argcheck import check_argv
 
@@ -55,7 +55,10 @@ def pinned_help(row: dict, root: Path | None = None) -> dict[str, list[str]]:
     what the stand-ins' ``--help`` lists, so a script's feature test sees the real version's options."""
     out: dict[str, list[str]] = {}
     for engine, version in versions_for(row, [], root).items():
-        manifest = M.load(engine, version, root)
+        try:
+            manifest = M.load(engine, version, root)
+        except SweepgateError:  # check_row reports it; the stand-in lists what its --help always did
+            continue
         if manifest:
             out[manifest["command"]] = sorted({f for opt in manifest["options"] for f in opt["flags"]})
     return out
@@ -103,7 +106,11 @@ def check_row(row: dict, calls: list[dict], root: Path, script: Path) -> list[Di
             continue
         engine, args = found
         version = versions.get(engine)
-        manifest = M.load(engine, version, root) if version else None
+        try:
+            manifest = M.load(engine, version, root) if version else None
+        except SweepgateError as exc:  # a manifest that cannot be read: said at its file, the rest still checked
+            out.extend(d for d in exc.diagnostics if d not in out)
+            continue
         if manifest is None:
             missing.add((engine, version))
             continue
