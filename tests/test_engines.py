@@ -353,7 +353,8 @@ def test_a_problem_a_row_meets_once_per_concurrency_counts_once(monkeypatch, cap
 
     row = {"exp-name": "dsr1_1k1k", "runner": "mi355x", "conc": [256, 512]}
     same = Diagnostic("benchmarks/lib/clients.sh", 9, 0, "engine-flag", "vllm 0.11.0 has no option --x", "fix")
-    monkeypatch.setattr(cmd, "select_rows", lambda args, root: [row])
+    monkeypatch.setattr(cmd, "select_rows", lambda args, root: ([row], None))
+    monkeypatch.setattr(cmd, "no_script", lambda *a: None)
     monkeypatch.setattr(record, "record_row", lambda *a, **k: SimpleNamespace(calls=[{}, {}], script=tmp_path / "s.sh"))
     monkeypatch.setattr(engine_preflight, "check_row", lambda *a: [same, same])
     monkeypatch.setattr(cmd, "_run_problems", lambda *a: [])
@@ -454,3 +455,47 @@ def test_preflight_names_a_broken_manifest_once_and_checks_every_other_row(tmp_p
     assert re.search(r"^preflight: \S+ cluster:mi355x-amds .*: [1-9]\d* commands, 0 problems", proc.stdout, re.M), \
         proc.stdout
     assert re.match(r"preflight: \d+ rows, 1 problem, 0 warnings", proc.stderr.splitlines()[-1]), proc.stderr
+
+
+def test_preflight_names_every_missing_script_once_at_its_config_and_checks_the_other_rows(tmp_path):
+    """Review: preflight stopped at the first row without a script, at that script's (missing) path with
+    no line, and checked nothing else; plan says each at the config's block."""
+    fleet = tmp_path / "fleet"
+    shutil.copytree(ROOT / "configs", fleet / "configs", symlinks=False)
+    shutil.copytree(ROOT / "benchmarks", fleet / "benchmarks")
+    shutil.copy(ROOT / "perf-changelog.yaml", fleet / "perf-changelog.yaml")
+    git = ["git", "-C", str(fleet), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q", str(fleet)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    for gpu in ("b300", "mi355x"):
+        (fleet / "benchmarks" / "single_node" / "fixed_seq_len" / f"dsr1_fp8_{gpu}_vllm.sh").unlink()
+    lines = {f: (fleet / "configs" / f).read_text().splitlines() for f in ("nvidia-master.yaml", "amd-master.yaml")}
+    where = {key: f"configs/{f}:{lines[f].index(key + ':') + 1}: '{key}' (fixed-seq-len) resolves to no benchmark script"
+             for f, key in (("nvidia-master.yaml", "dsr1-fp8-b300-vllm"), ("amd-master.yaml", "dsr1-fp8-mi355x-vllm"))}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "GITHUB_ACTIONS": "true"}
+    keys = ["dsr1-fp8-b300-vllm", "dsr1-fp8-mi355x-vllm", "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"]
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", *keys],
+                          cwd=fleet, capture_output=True, text=True, env=env, timeout=180)
+
+    def said(proc) -> None:
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
+        told = [x for x in proc.stderr.splitlines() if "no benchmark script" in x and not x.startswith("::")]
+        assert sorted(x.split(" (fixed-seq-len)")[0] for x in told) == sorted(
+            w.split(" (fixed-seq-len)")[0] for w in where.values()), proc.stderr  # once a script, at its config
+        assert all(any(x.startswith(w) and "rows: " in x for x in told) for w in where.values()), told
+        for w in where.values():
+            file, line = w.split(":")[:2]
+            assert f"::error file={file},line={line}::" in proc.stderr
+        assert re.match(r"preflight: \d+ rows, 2 problems, ", proc.stderr.splitlines()[-1]), proc.stderr
+
+    said(proc)
+    assert re.search(r"^preflight: kimik3\S* cluster:b300-nv .*: [1-9]\d* commands, 0 problems", proc.stdout, re.M), \
+        proc.stdout  # the other rows are still rehearsed
+    # the change's matrix (--base-ref/--head-ref): at head's config blocks too
+    with open(fleet / "perf-changelog.yaml", "a") as fh:
+        fh.write("\n- config-keys:\n    - dsr1-fp8-b300-vllm\n    - dsr1-fp8-mi355x-vllm\n  description:\n"
+                 "    - \"Drop the scripts.\"\n  pr-link: https://github.com/sweepgate/example-fleet/pull/9\n")
+    subprocess.run([*git, "commit", "-qam", "head"], check=True)
+    said(subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--base-ref", "HEAD~", "--head-ref", "HEAD"],
+                        cwd=fleet, capture_output=True, text=True, env=env, timeout=180))

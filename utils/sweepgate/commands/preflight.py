@@ -9,9 +9,11 @@ is rehearsed (its lowest concurrency): the flags do not depend on concurrency.
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sweepgate.core import fields as F
@@ -47,25 +49,28 @@ def one_per_recipe(rows: list[dict]) -> list[dict]:
     return list(best.values())
 
 
-def select_rows(args, root: Path) -> list[dict]:
+def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
+    """The rows to rehearse, and what reads the revision they come from (their configs' places)."""
     if bool(args.base_ref) != bool(args.head_ref):
         args._parser.error("--base-ref and --head-ref go together")
     if args.base_ref and args.config_keys:
         args._parser.error("--config-keys selects from the working tree; leave it out with --base-ref")
     if args.base_ref:
         from sweepgate.core.load import open_repo
-        from sweepgate.core.select import Options, build_matrix
+        from sweepgate.core.select import Options, build_matrix, checked_revision
 
         from sweepgate.core.sweep import matrix_rows
 
-        git = open_repo()
-        rows = matrix_rows(build_matrix(git, args.base_ref, args.head_ref, Options(changelog=args.changelog_file)))
+        git, opts = open_repo(), Options(changelog=args.changelog_file)
+        rows = matrix_rows(build_matrix(git, args.base_ref, args.head_ref, opts))
         refuse_other_scripts(git, args.head_ref)
+        revision = functools.partial(checked_revision, git, args.head_ref, opts)
     else:
-        from sweepgate.core.sweep import worktree_rows
+        from sweepgate.core.sweep import worktree_revision, worktree_rows
 
         rows = list(worktree_rows(root, args.config_keys or None))
-    return rows if args.every_conc else one_per_recipe(rows)
+        revision = functools.partial(worktree_revision, root)
+    return (rows if args.every_conc else one_per_recipe(rows)), functools.cache(revision)
 
 
 REHEARSED_PATHS = ("benchmarks", f"{F.CONFIG_DIR}/engines")  # what a rehearsal reads from the disk, not git
@@ -93,23 +98,25 @@ def run(args) -> int:
     from sweepgate.core.load import repo_root
 
     root = Path(repo_root())
-    rows = select_rows(args, root)
+    rows, revision = select_rows(args, root)
     found: dict = {}  # each problem once, with the rows it turned up in
     warnings: dict = {}
     notes: dict = {}  # what preflight cannot check (said once; never a warning)
     started = time.monotonic()
     for row in rows:
         t0 = time.monotonic()
-        rec, diags = _rehearse(row, root, args.timeout)
+        missing = no_script(row, root, revision)
+        rec, diags = (None, [missing]) if missing else _rehearse(row, root, args.timeout)
         label = row_label(row)
-        for d in diags:  # the same missing manifest once, however many rows need it
+        for d in diags:  # the same missing manifest (or script) once, however many rows need it
             if d.severity == "error":
                 found.setdefault(d, []).append(label)
             elif d.severity == "info":
                 notes.setdefault(d, 0)
             else:
                 warnings.setdefault(d, 0)
-        print(f"preflight: {label}: {count(len(rec.calls), 'command')}, "
+        ran = count(len(rec.calls), 'command') if rec else "not rehearsed (no benchmark script)"
+        print(f"preflight: {label}: {ran}, "
               f"{count(sum(d.severity == 'error' for d in diags), 'problem')} ({time.monotonic() - t0:.2f}s)")
     errors = len(found)
     emit(with_rows(found))
@@ -122,6 +129,28 @@ def run(args) -> int:
     if errors:
         return 1
     return EXIT_FAIL_ON if warnings and args.fail_on_warning else 0
+
+
+def no_script(row: dict, root: Path, revision: Callable):
+    """The problem of a row none of whose benchmark scripts (CONTRACTS section 7) exists, at the block
+    of the config that runs it, as `sweepgate plan` reports it (the same for every row of that script);
+    None when the row has one. ``revision`` reads the revision the rows come from."""
+    from sweepgate.core.errors import Diagnostic
+    from sweepgate.core.plan import RULE_MISSING_SCRIPT
+    from sweepgate.core.recipes import script_candidates, script_users
+
+    candidates = script_candidates(row)
+    if any((root / rel).is_file() for rel in candidates):
+        return None
+    rev = revision()
+    keys = script_users(rev.configs).get(candidates[0], [])
+    where = rev.where(keys[0]) if keys else None
+    who = " and ".join(f"'{k}'" for k in keys) or f"exp-name {row.get(F.EXP_NAME)!r}"
+    scenario = F.AGENTIC_CODING if row.get(F.SCENARIO_TYPE) == F.AGENTIC_CODING else F.FIXED_SEQ_LEN
+    return Diagnostic(where.file if where else candidates[0], where.line if where else 0, 0, RULE_MISSING_SCRIPT,
+                      f"{who} ({scenario}) resolve{'s' if len(keys) < 2 else ''} to no benchmark script: none of "
+                      f"{', '.join(candidates)} exists",
+                      "add the script (CONTRACTS section 7) or fix model-prefix/precision/runner/framework")
 
 
 def _rehearse(row: dict, root: Path, timeout: int) -> tuple:

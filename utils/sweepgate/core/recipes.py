@@ -135,6 +135,19 @@ def _script_rows(config) -> dict[str, list[dict]]:
     return out
 
 
+def script_users(configs: dict) -> dict[str, list[str]]:
+    """Each script a config's rows run first (``script_candidates``[0]) -> the config keys whose rows
+    do, in config order: where a missing script is reported (``_script_rows``; no expansion)."""
+    out: dict[str, list[str]] = {}
+    for key, config in configs.items():
+        for rows in _script_rows(config).values():
+            for row in rows:
+                users = out.setdefault(script_candidates(row)[0], [])
+                if key not in users:
+                    users.append(key)
+    return out
+
+
 @dataclass
 class RecipeSet:
     """One revision's recipes: configs, runner facts, resolved scripts and their hashes."""

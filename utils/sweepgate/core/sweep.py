@@ -51,13 +51,9 @@ def worktree_rows(root, config_keys: list[str] | None = None) -> list[dict]:
 
 def worktree_keyed_rows(root, config_keys: list[str] | None = None) -> list[tuple[str, dict]]:
     """``worktree_rows`` as (config key, row) pairs: a row does not name the config it came from."""
-    from sweepgate.core.check import check_revision
     from sweepgate.core.expand import expand_config, fingerprint
-    from sweepgate.core.load import Git, load_revision
 
-    git = Git(os.fspath(root))
-    rev = load_revision(git, "WORKTREE", worktree=True)
-    check_revision(rev)
+    rev = worktree_revision(root)
     keys = resolve_patterns(config_keys, rev.configs) if config_keys else list(rev.configs)
     rows = []
     for key in keys:
@@ -65,6 +61,16 @@ def worktree_keyed_rows(root, config_keys: list[str] | None = None) -> list[tupl
             row[F.RECIPE_FINGERPRINT] = fingerprint(row)
             rows.append((key, row))
     return rows
+
+
+def worktree_revision(root):
+    """The working tree's configs and runners, read and checked (SweepgateError when they do not pass)."""
+    from sweepgate.core.check import check_revision
+    from sweepgate.core.load import Git, load_revision
+
+    rev = load_revision(Git(os.fspath(root)), "WORKTREE", worktree=True)
+    check_revision(rev)
+    return rev
 
 
 def matrix_rows(matrix) -> list[dict]:
