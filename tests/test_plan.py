@@ -496,8 +496,9 @@ def test_benchmark_lib_change_without_entry(fleet):
     p = make(fleet, {"benchmarks/benchmark_lib.sh": "#!/usr/bin/env bash\nwait_for_ready() { return 0; }\n"})
     (w,) = rules(p, "unlisted-change")
     assert w["file"] == "benchmarks/benchmark_lib.sh"
-    assert DSR1 in w["message"] and "dsr1-fp4-gb200-dynamo-trt" not in w["message"]
-    assert {c["key"] for c in p["diff"]["changed"]} == {DSPARK, DSR1, DSR1_MI}
+    # a multi-node job runs it too (its helpers source it; the run identity hashes it for every job)
+    assert DSR1 in w["message"] and "dsr1-fp4-gb200-dynamo-trt" in w["message"]
+    assert {c["key"] for c in p["diff"]["changed"]} == {DSPARK, DSR1, DSR1_MI, "dsr1-fp4-gb200-dynamo-trt"}
     assert all(c["benchmark_lib"] for c in p["diff"]["changed"])
 
 
@@ -505,7 +506,7 @@ def test_a_change_to_a_part_the_library_sources_is_a_library_change(fleet):
     p = make(fleet, {"benchmarks/lib/clients.sh": "#!/usr/bin/env bash\nrun_benchmark_serving() { :; }\n"})
     (w,) = rules(p, "unlisted-change")
     assert w["file"] == "benchmarks/benchmark_lib.sh"
-    assert {c["key"] for c in p["diff"]["changed"]} == {DSPARK, DSR1, DSR1_MI}
+    assert {c["key"] for c in p["diff"]["changed"]} == {DSPARK, DSR1, DSR1_MI, "dsr1-fp4-gb200-dynamo-trt"}
 
 
 def test_missing_script_and_unused_script(fleet):
@@ -594,10 +595,9 @@ def test_example_fleet_seed_scenario(tmp_path):
 MN_B300 = "dsr1-fp4-b300-sglang-disagg"
 
 
-@pytest.mark.parametrize("decode_tp,worker_gpus", [(8, 2 * 8 + 4 * 8), (4, 2 * 8 + 4 * 4)])
-def test_multi_node_rows_cost_the_whole_nodes_they_hold(tmp_path, decode_tp, worker_gpus):
-    """The example's 2P x 4D B300 row holds 6 exclusive 8-GPU nodes = 48 GPUs for its minutes,
-    also when its decode workers (tp4) use only half of each node."""
+def example_fleet(tmp_path) -> tuple[Repo, dict]:
+    """A repository whose base is the example fleet (configs, every benchmark and launcher script,
+    the changelog), and its files."""
     files = {str(p.relative_to(ROOT)): p.read_text()
              for pattern in ("configs/*.yaml", "benchmarks/*.sh", "benchmarks/*/*/*.sh", "benchmarks/*/*.sh")
              for p in ROOT.glob(pattern)}
@@ -607,6 +607,14 @@ def test_multi_node_rows_cost_the_whole_nodes_they_hold(tmp_path, decode_tp, wor
     (tmp_path / "fleet").mkdir()
     r = Repo(tmp_path / "fleet")
     r.base = r.commit(files, "base")
+    return r, files
+
+
+@pytest.mark.parametrize("decode_tp,worker_gpus", [(8, 2 * 8 + 4 * 8), (4, 2 * 8 + 4 * 4)])
+def test_multi_node_rows_cost_the_whole_nodes_they_hold(tmp_path, decode_tp, worker_gpus):
+    """The example's 2P x 4D B300 row holds 6 exclusive 8-GPU nodes = 48 GPUs for its minutes,
+    also when its decode workers (tp4) use only half of each node."""
+    r, files = example_fleet(tmp_path)
     master = yaml.safe_load(files["configs/nvidia-master.yaml"])
     master[MN_B300]["scenarios"]["fixed-seq-len"][0]["search-space"][0]["decode"]["tp"] = decode_tp
     p = make(r, {"configs/nvidia-master.yaml": master, "perf-changelog.yaml": r.append_changelog(entry(MN_B300))})
@@ -615,6 +623,45 @@ def test_multi_node_rows_cost_the_whole_nodes_they_hold(tmp_path, decode_tp, wor
     assert bucket["jobs"] == 1  # one job runs the row's whole conc list
     assert bucket["gpu_hours"] == pytest.approx(6 * 8 * minutes["multi_node/1k1k"] / 60)
     assert plan.row_gpus(p["matrix"]["multi_node"]["1k1k"][0]) == worker_gpus
+
+
+def test_a_multi_node_recipe_runs_the_library_its_helpers_source(tmp_path):
+    """Review: the multi-node scripts source benchmark_lib.sh (through disagg_lib.sh, and node_task.sh and
+    disagg_head.sh source it too), yet a change to a library part called the multi-node key "identical
+    to base" when an entry selected it, and left it out of the keys that run the library."""
+    r, files = example_fleet(tmp_path)
+    clients = "benchmarks/lib/clients.sh"
+    assert '"${ratio}"' in files[clients]
+    p = make(r, {clients: files[clients].replace('"${ratio}"', '"${ratio}" --seed 7', 1),
+                 "perf-changelog.yaml": r.append_changelog(entry(MN_B300, pr=9))})
+    assert rules(p, "rerun-unchanged") == [] and rules(p, "unlisted-change") == []
+    changed = {c["key"]: c for c in p["diff"]["changed"]}
+    assert changed[MN_B300]["benchmark_lib"] and changed[MN_B300]["scenarios"] == ["fixed-seq-len"]
+    configs = {k for name, text in files.items() if name.startswith("configs/") and name.endswith("-master.yaml")
+               for k in yaml.safe_load(text)}
+    assert set(changed) == configs and p["diff"]["unchanged"] == []
+    r.base = r.git("rev-parse", "HEAD")
+    quiet = make(r, {clients: files[clients]})  # no entry: the warning names every key whose jobs run it
+    (w,) = rules(quiet, "unlisted-change")
+    assert w["file"] == F.BENCHMARK_LIB and MN_B300 in w["message"] and f"{len(configs)} config keys" in w["message"]
+
+
+@pytest.mark.parametrize("path,multi_node_only", [("benchmarks/runners/launch_common.sh", False),
+                                                  ("benchmarks/multi_node/disagg_head.sh", True)])
+def test_a_changed_launcher_or_multi_node_helper_changes_the_recipes_whose_jobs_run_it(tmp_path, path,
+                                                                                        multi_node_only):
+    """Review: a changed launch_common.sh warned that the jobs of all 8 keys run it while the same plan
+    counted 'recipes: 0 changed, 8 unchanged'; the count and the warning name the same keys."""
+    from sweepgate.core import report
+
+    r, files = example_fleet(tmp_path)
+    p = make(r, {path: files[path] + "# changed\n"})
+    (w,) = rules(p, "unlisted-change")
+    changed = {c["key"]: c for c in p["diff"]["changed"]}
+    assert w["file"] == path and f"the jobs of {len(changed)} config key(s) run it" in w["message"]
+    assert all(k in w["message"] and c["support_files"] == [path] for k, c in changed.items())
+    assert (MN_B300 in changed) and (("dsr1-fp8-b300-vllm" not in changed) == multi_node_only)
+    assert f"changed {MN_B300}: {path}" in report.plan_text(p)
 
 
 def test_runner_facts_are_part_of_a_recipe_but_node_lists_are_not(fleet):

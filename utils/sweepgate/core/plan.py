@@ -19,7 +19,7 @@ from __future__ import annotations
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.recipes import (SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, load_recipes, scenarios_of,
-                                    sourced_helpers, uses_lib)
+                                    sourced_helpers)
 
 
 ESTIMATES_FILE = "configs/estimates.yaml"
@@ -80,7 +80,7 @@ def _selected_rules(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff],
         if diff and diff.status == "unchanged" and scenarios:
             scripts = sorted({p for s in scenarios for _, p, _ in head.script_ids(key, s) if p})
             what = "config" + (f", {', '.join(scripts)}" if scripts else "") + (
-                f" and {F.BENCHMARK_LIB}" if uses_lib(config) else "")
+                f" and {F.BENCHMARK_LIB}" if head.runs_lib(key) else "")
             diags.append(Diagnostic(
                 file, line, 0, RULE_RERUN,
                 f"'{key}' ({', '.join(scenarios)}) is selected again but is identical to base ({what} unchanged); "
@@ -175,15 +175,16 @@ def _unlisted_scripts(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict
 
 
 def _unlisted_lib(base: RecipeSet, head: RecipeSet, selected: dict[str, dict]) -> list[Diagnostic]:
-    """Unlisted-change for benchmark_lib.sh, which every single-node recipe runs."""
+    """Unlisted-change for benchmark_lib.sh and its parts, for the keys whose jobs run it
+    (``RecipeSet.runs_lib``: a single-node script sources it, a multi-node one through its helpers)."""
     diags: list[Diagnostic] = []
     if base.lib_sha != head.lib_sha:
-        lib_keys = sorted(k for k, c in head.configs.items() if uses_lib(c))
+        lib_keys = sorted(k for k in head.configs if head.runs_lib(k))
         if lib_keys and not any(k in selected for k in lib_keys):
             diags.append(Diagnostic(
                 F.BENCHMARK_LIB, 1 if head.lib_sha else 0, 0, RULE_UNLISTED,
-                f"{F.BENCHMARK_LIB} changed; every single-node recipe runs it ({len(lib_keys)} config keys: "
-                f"{_short(lib_keys)}); no appended entry selects any of them",
+                f"{F.BENCHMARK_LIB} or a part it sources changed; the jobs of {len(lib_keys)} config keys "
+                f"run it ({_short(lib_keys)}); no appended entry selects any of them",
                 f"append an entry naming at least one affected config key to {F.CHANGELOG_FILE}",
                 severity="warning"))
     return diags
@@ -205,27 +206,18 @@ def _unlisted_runners(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict
         severity="warning") for label, keys in sorted(by_label.items()) if not any(k in selected for k in keys)]
 
 
-def _support_users(path: str, head: RecipeSet) -> list[str] | None:
-    """The config keys whose jobs run ``path`` when it is a launcher or a multi-node helper (None: neither)."""
-    from sweepgate.core.identity import LAUNCHER_DIR, LAUNCHER_LIB, MULTINODE_PARTS, launcher_files
-
-    configs = {k: c for k, c in head.configs.items() if isinstance(c, dict)}
-    if path in MULTINODE_PARTS:
-        return sorted(k for k, c in configs.items() if not uses_lib(c))
-    if path == LAUNCHER_LIB:
-        return sorted(configs)
-    if path.startswith(LAUNCHER_DIR + "/launch_") and path.endswith(".sh"):
-        return sorted(k for k, c in configs.items() if path in launcher_files(str(c.get(F.RUNNER)), head.runners))
-    return None
-
-
-def _unlisted_support(head: RecipeSet, selected: dict[str, dict], changed_files: list[str]) -> list[Diagnostic]:
-    """Unlisted-change for the launchers and multi-node helpers a job runs besides its script."""
+def _unlisted_support(diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
+    """Unlisted-change for the launchers and multi-node helpers a job runs besides its script and the
+    library (``KeyDiff.support``): recipe keys grouped by the changed file."""
+    users: dict[str, list[str]] = {}
+    for key, diff in diffs.items():
+        for path in diff.support:
+            users.setdefault(path, []).append(key)
     diags: list[Diagnostic] = []
-    for path in changed_files:
-        keys = _support_users(path, head)
-        if not keys or any(k in selected for k in keys):
+    for path, keys in sorted(users.items()):
+        if any(k in selected for k in keys):
             continue
+        keys = sorted(keys)
         diags.append(Diagnostic(
             path, 0, 0, RULE_UNLISTED,
             f"{path} changed; the jobs of {len(keys)} config key(s) run it ({_short(keys)}); "
@@ -342,7 +334,7 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
     """The plan's rules, in report order."""
     return (_selected_rules(base, head, diffs, selected) + _unlisted_configs(base, head, diffs, selected)
             + _unlisted_scripts(head, diffs, selected) + _unlisted_lib(base, head, selected)
-            + _unlisted_runners(head, diffs, selected) + _unlisted_support(head, selected, changed_files)
+            + _unlisted_runners(head, diffs, selected) + _unlisted_support(diffs, selected)
             + _unused_scripts(base, head, changed_files) + _backend_rules(head, selected))
 
 
@@ -473,14 +465,16 @@ def matrix_or_empty(git, base: str, head: str, opts) -> dict:
 
 def make_plan(git, base: str, head: str, opts=None) -> dict:
     """The plan object (CONTRACTS section 4, extended)."""
+    from sweepgate.core.identity import support_files
     from sweepgate.core.select import Options
 
     opts = opts or Options()
     base_sha, head_sha = git.resolve(base), git.resolve(head)
     matrix = matrix_or_empty(git, base, head, opts)
 
-    base_set, notes = load_recipes(git, base_sha, opts, is_base=True)
-    head_set, _ = load_recipes(git, head_sha, opts, is_base=False, extra_paths=[ESTIMATES_FILE])
+    base_set, notes = load_recipes(git, base_sha, opts, is_base=True, job_files=support_files)
+    head_set, _ = load_recipes(git, head_sha, opts, is_base=False, extra_paths=[ESTIMATES_FILE],
+                               job_files=support_files)
     minutes, source = load_estimates(head_set.blobs.get(ESTIMATES_FILE))
 
     diffs = diff_recipes(base_set, head_set)

@@ -1,10 +1,12 @@
 """Recipes: one revision's configs, runner facts and resolved benchmark scripts, and how two differ.
 
 A recipe's identity is its config content, the runner facts it expands with, and
-the content of its resolved benchmark script (CONTRACTS section 7) and of
-``benchmarks/benchmark_lib.sh``, hashed as the run identity hashes them
-(``core.digest``). Every candidate script of a revision is read with one
-``read_blobs`` call.
+the content of its resolved benchmark script (CONTRACTS section 7), of the helpers
+it sources and of every other file its jobs run (``benchmarks/benchmark_lib.sh``
+and its parts, the multi-node helpers, the launchers: the ``job_files`` the caller
+passes, ``core.identity.support_files``), hashed as the run identity hashes them
+(``core.digest``). Every candidate script and job file of a revision is read with
+one ``read_blobs`` call.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import posixpath
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from sweepgate.core import fields as F
 from sweepgate.core.digest import file_sha, files_sha
@@ -160,6 +163,8 @@ class RecipeSet:
     # key -> scenario -> sorted list of (candidate[0], resolved path or None)
     scripts: dict[str, dict[str, list[tuple[str, str | None]]]] = field(default_factory=dict)
     candidates: dict[str, list[str]] = field(default_factory=dict)  # candidate[0] -> all candidates
+    # key -> every file its jobs run besides its script and the helpers that sources (``job_files``)
+    support: dict[str, list[str]] = field(default_factory=dict)
 
     def sha(self, path: str | None) -> str | None:
         """A script's digest with the helpers it sources, as the run identity hashes them (core.digest)."""
@@ -180,6 +185,10 @@ class RecipeSet:
             return None
         return files_sha(F.BENCHMARK_LIB_FILES, self.blobs)
 
+    def runs_lib(self, key: str) -> bool:
+        """Whether the jobs of ``key`` run ``benchmark_lib.sh`` (and so every part it sources)."""
+        return F.BENCHMARK_LIB in self.support.get(key, ())
+
     def runner_facts(self, key: str):
         runner = (self.configs.get(key) or {}).get(F.RUNNER) if isinstance(self.configs.get(key), dict) else None
         if not isinstance(self.runners, dict) or not isinstance(runner, str):
@@ -193,8 +202,16 @@ class RecipeSet:
         return [(first, path, self.sha(path)) for first, path in self.scripts.get(key, {}).get(scenario, [])]
 
 
-def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] = ()) -> tuple[RecipeSet, list]:
-    """Load and check a revision; read every candidate script (one read_blobs call)."""
+JobFiles = Callable[[dict, dict], list[str]]  # (row, runners) -> what its job runs besides its script
+
+
+def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] = (),
+                 job_files: JobFiles) -> tuple[RecipeSet, list]:
+    """Load and check a revision; read every candidate script and job file (one read_blobs call).
+
+    ``job_files`` names the files a row's job runs besides its script and the helpers that
+    sources (``core.identity.support_files``, which this module cannot import); they become
+    ``RecipeSet.support``."""
     from sweepgate.core.check import check_revision
     from sweepgate.core.load import load_revision
 
@@ -211,29 +228,38 @@ def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] =
                                 f"the base revision's configs do not load cleanly ({len(exc.diagnostics)} "
                                 f"problem(s), first: {first.message}); the diff uses what could be read",
                                 severity="info"))
-    configs = dict(rev.configs) if rev else {}
-    owner = dict(rev.owner) if rev else {}
     runners = rev.runners.data if rev else {}
-    recipes = RecipeSet(ref, configs, owner, runners if isinstance(runners, dict) else {})
+    recipes = RecipeSet(ref, dict(rev.configs) if rev else {}, dict(rev.owner) if rev else {},
+                        runners if isinstance(runners, dict) else {})
+    _read_recipes(git, recipes, [*F.BENCHMARK_LIB_FILES, *extra_paths], job_files)
+    return recipes, notes
+
+
+def _read_recipes(git, recipes: RecipeSet, wanted: list[str], job_files: JobFiles) -> None:
+    """Fill ``recipes``' candidates, support, blobs and resolved scripts (and read their helpers)."""
+    ref = recipes.ref
     candidates: dict[str, dict[str, list[list[str]]]] = {}
-    wanted: dict[str, None] = dict.fromkeys(F.BENCHMARK_LIB_FILES)
-    for p in extra_paths:
-        wanted[p] = None
-    for key, config in configs.items():
+    want: dict[str, None] = dict.fromkeys(wanted)
+    for key, config in recipes.configs.items():
+        support: dict[str, None] = {}
         for scenario, rows in _script_rows(config).items():
             lists = [script_candidates(r) for r in rows]
             candidates.setdefault(key, {})[scenario] = lists
             for paths in lists:
-                wanted.update(dict.fromkeys(paths))
+                want.update(dict.fromkeys(paths))
                 recipes.candidates[paths[0]] = paths
-    recipes.blobs = git.read_blobs(ref, list(wanted))
+            for row in rows:
+                support.update(dict.fromkeys(job_files(row, recipes.runners)))
+        if support:
+            recipes.support[key] = list(support)
+            want.update(support)
+    recipes.blobs = git.read_blobs(ref, list(want))
     for key, per_scenario in candidates.items():
         for scenario, lists in per_scenario.items():
             recipes.scripts.setdefault(key, {})[scenario] = sorted(
                 {(paths[0], resolve_script(paths, recipes.blobs)) for paths in lists}, key=lambda t: (t[0], t[1] or ""))
     resolved = {p for per in recipes.scripts.values() for pairs in per.values() for _, p in pairs if p}
     read_helpers(resolved, recipes.blobs, lambda paths: git.read_blobs(ref, paths))  # the run identity hashes them
-    return recipes, notes
 
 
 def _same(a, b) -> bool:
@@ -280,10 +306,6 @@ def scenarios_of(config) -> list[str]:
     return [s for s in F.SCENARIO_TYPES if config[F.SCENARIOS].get(s)]
 
 
-def uses_lib(config) -> bool:
-    return isinstance(config, dict) and config.get(F.MULTINODE) is not True
-
-
 @dataclass
 class KeyDiff:
     key: str
@@ -292,6 +314,7 @@ class KeyDiff:
     scripts: list[dict] = field(default_factory=list)   # {path, base, head} (sha256 prefixes, None = absent)
     runner: bool = False
     lib: bool = False
+    support: list[str] = field(default_factory=list)  # changed job files besides the library (RecipeSet.support)
     scenarios: list[str] = field(default_factory=list)  # scenario types whose identity changed
     field_scenarios: list[str] = field(default_factory=list)  # ... because of config fields
 
@@ -299,7 +322,7 @@ class KeyDiff:
         out = {"key": self.key, "status": self.status}
         if self.status == "changed":
             out.update(fields=self.fields, scripts=self.scripts, runner=self.runner,
-                       benchmark_lib=self.lib, scenarios=self.scenarios)
+                       benchmark_lib=self.lib, support_files=self.support, scenarios=self.scenarios)
         return out
 
 
@@ -330,6 +353,14 @@ def _script_changes(base: RecipeSet, head: RecipeSet, key: str, present: list[st
     return touched
 
 
+def _support_changes(base: RecipeSet, head: RecipeSet, key: str) -> list[str]:
+    """The files ``key``'s jobs run at either revision (``RecipeSet.support``) whose content differs;
+    the library's files are left to ``KeyDiff.lib``, which hashes them as one."""
+    paths = dict.fromkeys([*base.support.get(key, ()), *head.support.get(key, ())])
+    return [p for p in paths if p not in F.BENCHMARK_LIB_FILES
+            and file_sha(base.blobs.get(p)) != file_sha(head.blobs.get(p))]
+
+
 def diff_recipes(base: RecipeSet, head: RecipeSet) -> dict[str, KeyDiff]:
     lib_changed = base.lib_sha != head.lib_sha
     out: dict[str, KeyDiff] = {}
@@ -354,14 +385,15 @@ def diff_recipes(base: RecipeSet, head: RecipeSet) -> dict[str, KeyDiff]:
                 touched.update(present)
         diff.field_scenarios = [s for s in F.SCENARIO_TYPES if s in touched]
         diff.runner = not _same(base.runner_facts(key), head.runner_facts(key))
-        if diff.runner:
+        diff.support = _support_changes(base, head, key)
+        if diff.runner or diff.support:
             touched.update(present)
-        if lib_changed and uses_lib(h):
+        if lib_changed and head.runs_lib(key):
             diff.lib = True
             touched.update(scenarios_of(h))
         touched.update(_script_changes(base, head, key, present, diff))
         diff.scenarios = [s for s in F.SCENARIO_TYPES if s in touched]
-        if diff.fields or diff.scripts or diff.runner or diff.lib:
+        if diff.fields or diff.scripts or diff.runner or diff.lib or diff.support:
             diff.status = "changed"
         out[key] = diff
     return out

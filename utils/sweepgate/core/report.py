@@ -284,6 +284,7 @@ def _markdown_recipes(plan: dict) -> list[str]:
                     reasons.append(f"script `{script['path']}`")
                 if item.get("benchmark_lib"):
                     reasons.append(f"`{F.BENCHMARK_LIB}`")
+                reasons += [f"`{path}`" for path in item.get("support_files") or []]
                 if item.get("runner"):
                     reasons.append(f"runner facts in `{F.RUNNERS_FILE}`")
                 selected = " (selected)" if item["key"] in (plan.get("selected") or {}) else ""
@@ -353,6 +354,7 @@ def plan_text(plan: dict) -> str:
         parts = list(item.get("fields") or []) + [s["path"] for s in item.get("scripts") or []]
         if item.get("benchmark_lib"):
             parts.append(F.BENCHMARK_LIB)
+        parts += item.get("support_files") or []
         if item.get("runner"):
             parts.append(F.RUNNERS_FILE)
         lines.append(f"  changed {item['key']}: {', '.join(parts)}")
