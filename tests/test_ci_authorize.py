@@ -224,6 +224,20 @@ def test_dispatch_poller(stub, tmp_path):
                      (f"{base}/actions/runs/5/cancel", {})]
 
 
+def test_a_dispatch_answered_5xx_is_not_sent_again(stub, tmp_path):
+    """Review: the comment's POST was re-sent after a 502 that had made it; the dispatch's POST was
+    too, and a second dispatch is a second GPU sweep. The poll that follows sees the run it made."""
+    pr = serve_pull(stub, head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")])
+    base = f"/repos/{REPO}"
+    stub.route("GET", f"{base}/pulls", [pr])
+    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"
+    stub.route("GET", f"{wf}/runs", {"total_count": 0, "workflow_runs": []})
+    stub.route("POST", f"{wf}/dispatches", {"message": "Server Error"}, status=502)
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 1 and "GitHub API error 502" in proc.stderr, proc.stderr
+    assert [path for method, path, _ in stub.requests if method == "POST"] == [f"{wf}/dispatches"]
+
+
 def test_labels_count_in_any_case():
     """GitHub compares labels case-insensitively; a 'Sweep-Enabled' by a maintainer runs, with modifiers."""
     d = auth.authorize(pull(labels=["Sweep-Enabled", "Fail-Fast"],

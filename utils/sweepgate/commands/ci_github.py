@@ -14,11 +14,11 @@ from sweepgate.workflow.decide import MAIN_REF, Decision, _skip
 HINT = "the token needs 'pull-requests: read' and 'issues: read'; check --repository"
 
 
-def _connect(command: str, explicit: str | None, api_url: str | None):
+def _connect(command: str, explicit: str | None, api_url: str | None, *, resend_posts: bool = True):
     from sweepgate.core.github import connect, credentials
 
     token, repository = credentials(command, explicit)
-    client = connect(token, api_url)
+    client = connect(token, api_url, resend_posts=resend_posts)
     return client, client.get_repo(repository), repository
 
 
@@ -62,7 +62,10 @@ def run_dispatch(args) -> int:
     from sweepgate.workflow.dispatch import GPU_WORKFLOW, plan
     from sweepgate.workflow.pullstate import permission_lookup, pull_state
 
-    client, repo, repository = _connect("sweepgate ci dispatch", args.repository, args.github_api_url)
+    # A dispatch answered 5xx (or not at all) may have started the sweep: sent again, it would start a
+    # second one on the same GPUs. It is not; the next poll sees the run it made, or dispatches it then.
+    client, repo, repository = _connect("sweepgate ci dispatch", args.repository, args.github_api_url,
+                                        resend_posts=False)
     try:
         permission = permission_lookup(repo)
         decisions = {str(p.number): authorize(pull_state(repo, p.number), permission)
