@@ -364,6 +364,8 @@ def test_an_unclosed_quote_is_reported_where_it_opens(tmp_path):
 
 @pytest.mark.parametrize("tail, where, said", [
     ("\n- config-keys: [a\n", ":2:16:", "a flow sequence starting here is never closed"),
+    # Review: an empty '[' at the end was placed past the file's end (its line count + 1, column 1).
+    ("\n- config-keys: [\n", ":2:16:", "never closed"),
     ("\n- config-keys:\n    - a\x00\n  description: x\n", ":3:8:", ""),
 ])
 def test_a_broken_appended_entry_is_reported_at_its_line_in_the_file(tmp_path, tail, where, said):

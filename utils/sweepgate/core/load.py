@@ -357,9 +357,12 @@ def parse_yaml(text: str, path: str) -> object:
             mark = exc.context_mark
             what = exc.context.removeprefix("while scanning ").removeprefix("while parsing ")
             message = f"invalid YAML: {what} starting here is never closed"
-        raise SweepgateError(Diagnostic(
-            path, (mark.line + 1) if mark else 0, (mark.column + 1) if mark else 0, "yaml-syntax",
-            message, "fix the YAML syntax at this position")) from None
+        line, col = ((mark.line + 1), (mark.column + 1)) if mark else (0, 0)
+        if mark and mark.index >= len(text.rstrip()) and text.strip():  # past the last character: at it
+            before = text.rstrip()
+            line, col = before.count("\n") + 1, len(before) - before.rfind("\n") - 1
+        raise SweepgateError(Diagnostic(path, line, col, "yaml-syntax", message,
+                                        "fix the YAML syntax at this position")) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, other controls)
         before = text[:exc.position] if isinstance(exc.position, int) else ""
         raise SweepgateError(Diagnostic(
