@@ -162,7 +162,7 @@ def test_preflight_prints_a_problem_shared_by_rows_once_with_its_row_count(tmp_p
     proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
                           cwd=fleet, capture_output=True, text=True, env=env, timeout=180)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    rows = re.findall(r"^preflight: (\S+ \S+ tp\d+ conc \d+): ", proc.stdout, re.M)
+    rows = re.findall(r"^preflight: ((?:eval )?\S+ \S+ tp\d+ conc \d+): ", proc.stdout, re.M)  # eval rows too
     assert len(rows) > 1, proc.stdout
     assert len(set(rows)) == len(rows), rows  # rows that differ only in tp read apart
     assert re.search(r"^preflight: .+? conc \d+: \d+ commands, 1 problem \(", proc.stdout, re.M), proc.stdout
@@ -454,7 +454,7 @@ def test_preflight_names_a_broken_manifest_once_and_checks_every_other_row(tmp_p
     # the MI355X rows (vLLM 0.11.1) are still rehearsed and checked
     assert re.search(r"^preflight: \S+ cluster:mi355x-amds .*: [1-9]\d* commands, 0 problems", proc.stdout, re.M), \
         proc.stdout
-    assert re.match(r"preflight: \d+ rows, 1 problem, 0 warnings", proc.stderr.splitlines()[-1]), proc.stderr
+    assert re.match(r"preflight: \d+ rows( \(\d+ eval\))?, 1 problem, 0 warnings", proc.stderr.splitlines()[-1]), proc.stderr
 
 
 def test_preflight_names_every_missing_script_once_at_its_config_and_checks_the_other_rows(tmp_path):
@@ -487,7 +487,7 @@ def test_preflight_names_every_missing_script_once_at_its_config_and_checks_the_
         for w in where.values():
             file, line = w.split(":")[:2]
             assert f"::error file={file},line={line}::" in proc.stderr
-        assert re.match(r"preflight: \d+ rows, 2 problems, ", proc.stderr.splitlines()[-1]), proc.stderr
+        assert re.match(r"preflight: \d+ rows( \(\d+ eval\))?, 2 problems, ", proc.stderr.splitlines()[-1]), proc.stderr
 
     said(proc)
     assert re.search(r"^preflight: kimik3\S* cluster:b300-nv .*: [1-9]\d* commands, 0 problems", proc.stdout, re.M), \
@@ -499,3 +499,44 @@ def test_preflight_names_every_missing_script_once_at_its_config_and_checks_the_
     subprocess.run([*git, "commit", "-qam", "head"], check=True)
     said(subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--base-ref", "HEAD~", "--head-ref", "HEAD"],
                         cwd=fleet, capture_output=True, text=True, env=env, timeout=180))
+
+
+def test_preflight_of_the_working_tree_checks_the_eval_rows_lm_eval_commands(tmp_path):
+    """Review: without --base-ref, rows came from the configs with run-eval never set, so a bad lm_eval
+    flag passed ('11 rows, 0 problems') that the change's matrix (its eval rows) reports."""
+    fleet = tmp_path / "fleet"
+    shutil.copytree(ROOT / "configs", fleet / "configs", symlinks=False)
+    shutil.copytree(ROOT / "benchmarks", fleet / "benchmarks")
+    evals = fleet / "benchmarks" / "lib" / "evals.sh"
+    text = evals.read_text()
+    assert text.count("    lm_eval\n") == 1
+    evals.write_text(text.replace("    lm_eval\n", "    lm_eval\n    --bogus-eval-flag\n"))
+    line = text[:text.index("    lm_eval\n")].count("\n") + 2
+    subprocess.run(["git", "init", "-q", str(fleet)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
+                          cwd=fleet, capture_output=True, text=True, env=env, timeout=180)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    told = [x for x in proc.stderr.splitlines() if "--bogus-eval-flag" in x]
+    assert len(told) == 1 and told[0].startswith(
+        f"benchmarks/lib/evals.sh:{line}: lm_eval 0.4.9.1 has no option --bogus-eval-flag"), proc.stderr
+    # one eval row per recipe the sweep evaluates (8k1k tp8 and tp4), each said to be one
+    evals_run = re.findall(r"^preflight: (eval \S+ \S+ tp\d+ conc \d+): \d+ commands, 1 problem", proc.stdout, re.M)
+    assert sorted(evals_run) == ["eval dsr1_8k1k cluster:b300-nv tp4 conc 32",
+                                 "eval dsr1_8k1k cluster:b300-nv tp8 conc 32"], proc.stdout
+    assert re.search(r"^preflight: (?!eval )\S+ .*: \d+ commands, 0 problems", proc.stdout, re.M), proc.stdout
+    assert re.match(r"preflight: \d+ rows \(2 eval\), 1 problem, ", proc.stderr.splitlines()[-1]), proc.stderr
+
+
+def test_the_eval_rows_of_a_sweep_are_the_matrix_s_and_leave_the_rows_as_they_were():
+    from sweepgate.core.sweep import sweep_eval_rows, worktree_rows
+
+    rows = worktree_rows(ROOT, ["dsr1-fp8-b300-vllm"])
+    before = json.dumps(rows, sort_keys=True)
+    evals = sweep_eval_rows(rows)
+    assert json.dumps(rows, sort_keys=True) == before
+    assert evals and all(r["run-eval"] and r["eval-only"] and "recipe-fingerprint" not in r for r in evals)
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "test-config", "--config-keys", "dsr1-fp8-b300-vllm",
+                           "--evals-only"], cwd=ROOT, capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "utils")})
+    assert evals == json.loads(proc.stdout)

@@ -2,8 +2,10 @@
 against the flag manifests of the row's image and installed versions.
 
 Rows: the matrix of --base-ref/--head-ref (as `sweepgate matrix`), or the working
-tree's configs (all, or --config-keys). Without --every-conc one row per recipe
-is rehearsed (its lowest concurrency): the flags do not depend on concurrency.
+tree's configs (all, or --config-keys) with the eval rows a sweep of them runs (the
+matrix's default eval selection). Without --every-conc one row per recipe is
+rehearsed (its lowest concurrency), and one eval row per recipe that has one: the
+flags do not depend on concurrency.
 """
 
 from __future__ import annotations
@@ -66,9 +68,10 @@ def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
         refuse_other_scripts(git, args.head_ref)
         revision = functools.partial(checked_revision, git, args.head_ref, opts)
     else:
-        from sweepgate.core.sweep import worktree_revision, worktree_rows
+        from sweepgate.core.sweep import sweep_eval_rows, worktree_revision, worktree_rows
 
         rows = list(worktree_rows(root, args.config_keys or None))
+        rows += sweep_eval_rows(rows)  # the eval jobs a sweep of them runs: their lm-eval commands too
         revision = functools.partial(worktree_revision, root)
     return (rows if args.every_conc else one_per_recipe(rows)), functools.cache(revision)
 
@@ -123,7 +126,8 @@ def run(args) -> int:
     emit(sorted(warnings))
     emit(sorted(notes))
     warnings = len(warnings)
-    print(f"preflight: {len(rows)} row{'s' if len(rows) != 1 else ''}, {errors} problem{'s' if errors != 1 else ''}, "
+    evals = sum(map(is_eval, rows))
+    print(f"preflight: {count(len(rows), 'row')}{f' ({evals} eval)' if evals else ''}, {count(errors, 'problem')}, "
           f"{warnings} warning{'s' if warnings != 1 else ''} in {time.monotonic() - started:.1f}s",
           file=sys.stderr)
     if errors:
@@ -173,10 +177,17 @@ def _rehearse(row: dict, root: Path, timeout: int) -> tuple:
     return rec, list(dict.fromkeys(unread + flags + _run_problems(row, rec, root)))
 
 
+def is_eval(row: dict) -> bool:
+    """Whether the row's job runs its eval (after the benchmark, or instead of it)."""
+    return bool(row.get(F.RUN_EVAL) or row.get(F.EVAL_ONLY))
+
+
 def row_label(row: dict) -> str:
     """'dsr1_1k1k cluster:b300-nv tp8 ep8 conc 4': rows of one recipe that differ in runner or
-    parallelism read apart (tp when the row has one, ep when it is not the default)."""
-    parts = [str(row.get(F.EXP_NAME)), str(row.get(F.RUNNER))]
+    parallelism read apart (tp when the row has one, ep when it is not the default); an eval row's
+    label starts with 'eval'."""
+    parts = ["eval"] if is_eval(row) else []
+    parts += [str(row.get(F.EXP_NAME)), str(row.get(F.RUNNER))]
     if row.get(F.TP) is not None:
         parts.append(f"tp{row[F.TP]}")
     if row.get(F.EP) not in (None, F.DEFAULT_PARALLEL):

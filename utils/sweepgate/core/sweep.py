@@ -63,6 +63,18 @@ def worktree_keyed_rows(root, config_keys: list[str] | None = None) -> list[tupl
     return rows
 
 
+def sweep_eval_rows(rows: list[dict]) -> list[dict]:
+    """The eval jobs a sweep of ``rows`` runs, chosen as the matrix chooses them by default
+    (``expand.eval_rows``): copies marked run-eval and eval-only, with no recipe-fingerprint (the
+    matrix gives eval rows none); ``rows`` are left as they are."""
+    import copy
+
+    from sweepgate.core.expand import eval_rows, finalize
+
+    bare = [{k: v for k, v in copy.deepcopy(row).items() if k != F.RECIPE_FINGERPRINT} for row in rows]
+    return [finalize(row) for row in eval_rows(bare, all_evals=False)]
+
+
 def worktree_revision(root):
     """The working tree's configs and runners, read and checked (SweepgateError when they do not pass)."""
     from sweepgate.core.check import check_revision
