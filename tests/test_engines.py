@@ -540,3 +540,40 @@ def test_the_eval_rows_of_a_sweep_are_the_matrix_s_and_leave_the_rows_as_they_we
                            "--evals-only"], cwd=ROOT, capture_output=True, text=True, check=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "utils")})
     assert evals == json.loads(proc.stdout)
+
+
+def test_a_bash_syntax_error_is_one_problem_at_the_line_bash_names(tmp_path):
+    """Review: a script bash could not parse was reported at 'FILE:' with no line, though bash's own
+    'line 31: syntax error' was quoted, and once per exp-name (2 problems for one broken script)."""
+    fleet = tmp_path / "fleet"
+    shutil.copytree(ROOT / "configs", fleet / "configs", symlinks=False)
+    shutil.copytree(ROOT / "benchmarks", fleet / "benchmarks")
+    rel = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+    text = (fleet / rel).read_text()
+    assert text.count("prepare_model_path || exit 1\n") == 1
+    (fleet / rel).write_text(text.replace("prepare_model_path || exit 1\n", "prepare_model_path ) || exit 1\n"))
+    line = text[:text.index("prepare_model_path || exit 1\n")].count("\n") + 1
+    subprocess.run(["git", "init", "-q", str(fleet)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "GITHUB_ACTIONS": "true"}
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
+                          cwd=fleet, capture_output=True, text=True, env=env, timeout=180)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
+    told = [x for x in proc.stderr.splitlines() if "syntax error" in x and not x.startswith("::")]
+    assert len(told) == 1, proc.stderr  # one script, one problem, whichever exp-names run it
+    assert told[0].startswith(f"{rel}:{line}: bash stops here: syntax error near unexpected token `)' ("), told
+    assert "dsr1_1k1k" in told[0] and "dsr1_8k1k" in told[0] and " rows: " in told[0], told
+    assert f"::error file={rel},line={line}::" in proc.stderr
+    assert re.match(r"preflight: \d+ rows( \(\d+ eval\))?, 1 problem, ", proc.stderr.splitlines()[-1]), proc.stderr
+
+
+def test_a_syntax_error_bash_names_outside_the_repository_is_left_to_the_script_s_failure(tmp_path):
+    from sweepgate.commands.preflight import _syntax_error
+
+    lib = tmp_path / "benchmarks" / "lib" / "x.sh"
+    lib.parent.mkdir(parents=True)
+    lib.write_text("f() {\n")
+    d = _syntax_error(f"start\n{lib}: line 2: syntax error: unexpected end of file\n(Stopped vLLM server.)", tmp_path)
+    assert (d.file, d.line) == ("benchmarks/lib/x.sh", 2) and "unexpected end of file" in d.message
+    assert _syntax_error("bash: -c: line 1: syntax error near unexpected token `)'", tmp_path) is None
+    assert _syntax_error("/etc/profile: line 1: syntax error: unexpected end of file", tmp_path) is None
+    assert _syntax_error("run_benchmark_serving: unknown option '--x'", tmp_path) is None

@@ -222,13 +222,38 @@ def _cause(tail: str) -> str:
     return next((line for line in reversed(told) if _ERROR.search(line)), told[-1] if told else "")
 
 
+# bash's own "FILE: line N: syntax error ..." (its parser's, or an arithmetic expression's)
+_SYNTAX = re.compile(r"^(?P<file>[^\n]+?): line (?P<line>\d+): (?P<what>[^\n]*syntax error[^\n]*)$", re.M)
+
+
+def _syntax_error(tail: str, root: Path):
+    """The problem of a script bash stopped at a syntax error, at the file and line bash names (the row's
+    script or a library it sources), the same for every row that runs it; None when bash names none."""
+    from sweepgate.core.errors import Diagnostic
+
+    said = list(_SYNTAX.finditer(tail))
+    if not said:
+        return None
+    where, root = Path(said[-1]["file"]), root.resolve()
+    path = (where if where.is_absolute() else root / where).resolve()
+    if not path.is_file() or not path.is_relative_to(root):
+        return None
+    rel = str(path.relative_to(root))
+    return Diagnostic(rel, int(said[-1]["line"]), 0, "preflight-run", f"bash stops here: {said[-1]['what'].strip()}",
+                      f"fix the syntax (bash -n {rel} checks it without running it)")
+
+
 def _run_problems(row: dict, rec, root: Path) -> list:
-    """The script itself failing (before a flag could be checked) is a problem too."""
+    """The script itself failing (before a flag could be checked) is a problem too: a syntax error at the
+    line bash names, once for every row that runs it."""
     from sweepgate.core.errors import Diagnostic
 
     rel = str(rec.script.relative_to(root))
     out = []
-    if rec.timed_out or rec.rc:
+    syntax = _syntax_error(rec.output_tail, root) if rec.rc and not rec.timed_out else None
+    if syntax:
+        out.append(syntax)
+    elif rec.timed_out or rec.rc:
         what = "did not finish" if rec.timed_out else f"exited {rec.rc}"
         out.append(Diagnostic(rel, 0, 0, "preflight-run", f"row {row.get(F.EXP_NAME)}: the script {what} "
                               f"in the fast rehearsal ({_cause(rec.output_tail)[:200]})",
