@@ -248,7 +248,7 @@ def test_a_rate_sweep_labels_its_unlimited_point():
         rate = {4: 10.0, 8: 30.0, 16: "inf"}[rec[R.CONC]]
         rec[R.CONC], rec[R.REQUEST_RATE] = None, rate
     ax, _ = drawn(C.compare_records(pr, base))
-    assert sorted(t.get_text() for t in ax.texts) == ["10/s", "30/s", "inf/s"]
+    assert sorted(t.get_text() for t in ax.texts) == ["10/s", "30/s", "∞"]
 
 
 def test_two_models_of_one_name_from_two_orgs_get_two_charts(tmp_path):

@@ -9,6 +9,8 @@ from sweepgate.results import charts
 from sweepgate.results import record as R
 from sweepgate.results import render
 
+# vLLM's llm-d sweep: rates 10, 30 and unlimited of three deployments, no max_concurrency stated
+LLMD_SWEEP = ROOT / "tests" / "data" / "results-samples" / "vllm" / "vllm0.9_llama3.2-3b_l40sx4_llmd_qps10-30-inf.jsonl"
 RATE_SWEEP = ROOT / "tests" / "data" / "results-samples" / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl"
 
 
@@ -28,10 +30,41 @@ def test_a_label_names_conc_only_when_the_client_stated_one():
 
 def test_a_chart_marks_a_rate_sweep_point_by_its_rate():
     item = {"conc": None, "point": point(**{R.REQUEST_RATE: "0.5"})}
-    assert charts._mark(item, rate_sweep=True) == "0.5/s"
-    assert charts._mark({"conc": 16, "point": point(**{R.CONC: 16})}, rate_sweep=False) == "16"
-    assert charts._mark({"conc": None, "point": point()}, rate_sweep=False) == ""
-    assert charts._mark({"conc": None, "point": point()}, rate_sweep=True) == "inf/s"  # the sweep's unlimited one
+    assert charts._mark(item, by_rate=True) == charts._mark(item, by_rate=False) == "0.5/s"
+    assert charts._mark({"conc": 16, "point": point(**{R.CONC: 16})}, by_rate=False) == "16"
+    assert charts._mark({"conc": None, "point": point()}, by_rate=False) == ""
+    assert charts._mark({"conc": None, "point": point()}, by_rate=True) == "∞"  # the sweep's unlimited one
+
+
+def test_a_rate_sweep_at_one_concurrency_labels_its_points_by_rate(tmp_path, db, capsys):
+    """Review: a real vLLM request-rate sweep ingested with its matrix row (conc 1) labelled every
+    point "1": rates 10/s, 30/s and unlimited could not be told apart (the table said "rate 10/s
+    conc 1"). Each deployment's lines are one run: two on main, the third the PR's."""
+    import json
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from helpers import show_json
+    from sweepgate.results import compare as C
+
+    lines = LLMD_SWEEP.read_text(encoding="utf-8").splitlines()
+    row = {**ROW, "conc": 1, "model": "meta-llama/Llama-3.2-3B-Instruct", "tp": 1}
+    for n, deployment in enumerate(("no-features", "base", "kvcache"), 1):
+        ref = "refs/pull/7/head" if deployment == "kvcache" else "refs/heads/main"
+        text = "\n".join(line for line in lines if json.loads(line)["deployment"] == deployment) + "\n"
+        write_job(tmp_path / deployment, "res", text, job(run_id=str(1000 + n), ref=ref,
+                                                          row=row, finished=f"2026-01-0{n}T12:00:00+00:00"))
+        assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / deployment))[0] == 0
+    recs = show_json(capsys, db)
+    comp = C.compare_records([r for r in recs if r[R.RUN_ID] == "1003"], [r for r in recs if r[R.RUN_ID] != "1003"])
+    ((group, items),) = charts.chart_groups(comp).items()
+    fig = charts.draw_chart(group, items, comp.run)
+    FigureCanvasAgg(fig).draw()
+    assert {item["conc"] for item in items} == {1}
+    assert sorted(t.get_text() for t in fig.axes[0].texts) == ["10/s", "30/s", "∞"]
+    assert charts.point_marks(items) == ["10/s", "30/s", "∞"]
+    both = [dict(item, conc=conc) for conc in (1, 2) for item in items]  # a sweep of rates and concurrencies
+    assert charts.point_marks(both)[:3] == ["10/s c1", "30/s c1", "∞ c1"]
 
 
 def test_a_real_rate_sweep_compares_without_conc_none(tmp_path, db, capsys):

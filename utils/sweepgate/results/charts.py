@@ -6,8 +6,9 @@ a KV-offload arm and its plain twin are two series): each has its own colour (th
 same in every chart and run: from its full label, see ``series_styles``), legend
 entry naming what tells it apart, PR front and baseline median front.
 Every PR point and every baseline median point is one marker (with an SVG id a
-test can count), each PR point is labelled with its concurrency where the label
-covers no other, and the PR points that regressed or improved (in any metric) are ringed. Charts are drawn without pyplot and
+test can count), each PR point is labelled with its concurrency (its request rate in a
+rate sweep, ``point_marks``) where the label covers no other, and the PR points that regressed
+or improved (in any metric) are ringed. Charts are drawn without pyplot and
 saved with fixed metadata and SVG hash salt, so the same comparison gives the
 same bytes.
 """
@@ -370,17 +371,34 @@ def _rate(item: dict):
     return C.point_json(item["point"])[R.REQUEST_RATE]
 
 
-def _mark(item: dict, rate_sweep: bool) -> str:
-    """What tells a point apart on its series' front: its concurrency, or its request rate when the
-    client stated no concurrency (a rate sweep, whose unlimited point reads "inf/s"), else nothing."""
+def _mark(item: dict, by_rate: bool, with_conc: bool = False) -> str:
+    """What tells a point apart on its series' front: its request rate ``by_rate`` (the unlimited
+    one "∞"; "10/s c4" ``with_conc``, when the concurrency varies too), else its concurrency, or
+    its rate when the client stated no concurrency, else nothing."""
+    rate = _rate(item)
+    if by_rate:
+        text = f"{rate}/s" if rate is not None else "∞"
+        return f"{text} c{item['conc']}" if with_conc and item["conc"] is not None else text
     if item["conc"] is not None:
         return str(item["conc"])
-    rate = _rate(item)
-    return f"{rate}/s" if rate is not None else ("inf/s" if rate_sweep else "")
+    return f"{rate}/s" if rate is not None else ""
+
+
+def point_marks(items: list[dict]) -> list[str]:
+    """Each item's ``_mark``, by what varies between the points of its series: a request-rate sweep
+    at one concurrency reads "10/s", "30/s", "∞" (review: it read "1", "1", "1"; the table said
+    "rate 10/s conc 1"), a sweep of both "10/s c1", a concurrency sweep "4", "8"."""
+    varies: dict[tuple, list[set]] = {}
+    for item in items:
+        seen = varies.setdefault(item["series"], [set(), set()])
+        seen[0].add(_rate(item))
+        seen[1].add(item["conc"])
+    return [_mark(item, len(varies[item["series"]][0]) > 1, len(varies[item["series"]][1]) > 1)
+            for item in items]
 
 
 def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> list:
-    """Each PR point's concurrency beside it, at the first LABEL_SPOTS spot covering no other label,
+    """Each PR point's mark (``point_marks``) beside it, at the first LABEL_SPOTS spot covering no other label,
     marker or front (else the least covering one); a ringed point's label sits past its ring.
     A label that would cover another label wherever it went is left out (hundreds of points
     would pile their labels into one unreadable block); ringed and failed points are labelled
@@ -391,10 +409,10 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     renderer = fig.canvas.get_renderer()
     taken = [_extents(box) for box in _obstacles(fig, ax, items)]
     placed: list = []  # the labels' boxes
-    rate_sweep = any(item["conc"] is None and _rate(item) is not None for item in items)
+    marks = dict(zip(map(id, items), point_marks(items)))
     labels = []
     for item in sorted(items, key=lambda item: not item["flag"]):  # ringed and failed points first
-        text = " ".join(filter(None, (_mark(item, rate_sweep), None if item["pr"] else
+        text = " ".join(filter(None, (marks[id(item)], None if item["pr"] else
                                       "not measured" if item["flag"] == NOT_MEASURED else "failed")))
         label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points", fontsize=8,
                             color="#222222" if len(styles) == 1 else styles[item["series"]][0], zorder=6,
