@@ -239,6 +239,32 @@ def test_hundreds_of_points_label_only_where_a_label_fits_and_always_the_ringed_
         assert not any(a.overlaps(b) for b in boxes[i + 1:]), ax.texts[i].get_text()
 
 
+def test_each_pr_point_is_joined_to_its_own_baseline_median(tmp_path):
+    """Review: a regressed point "16" at (94, 183) could not be matched to its baseline circle at
+    (112, 218) among the others, nor the size of its change read. A thin line joins each PR point
+    with a baseline to its median: grey, or the ring's colour for a regressed or improved point."""
+    from matplotlib.colors import to_hex
+
+    comp = comparison()
+    charts.draw_charts(comp, tmp_path)
+    svg = (tmp_path / "DeepSeek-R1-0528_fp8_b300_fixed-seq-len_1024x1024.svg").read_text()
+    svg8k = (tmp_path / "DeepSeek-R1-0528_fp8_b300_fixed-seq-len_8192x1024.svg").read_text()
+    assert len(markers(svg, "baseline-link")) == 10 and len(markers(svg8k, "baseline-link")) == 2  # conc 16 is new
+    for group, items in charts.chart_groups(comp).items():
+        ax = charts.draw_chart(group, items, comp.run).axes[0]
+        links = {line.get_gid(): line for line in ax.get_lines() if str(line.get_gid()).startswith("baseline-link-")}
+        for i, item in enumerate(items):
+            if not item["base"]:
+                assert f"baseline-link-{i}" not in links
+                continue
+            link = links[f"baseline-link-{i}"]
+            assert [tuple(p) for p in link.get_xydata()] == [item["base"], item["pr"]]
+            ink = charts.COLORS[item["flag"]] if item["flag"] else charts.LINK_INK
+            assert to_hex(link.get_color()) == ink and link.get_linewidth() < 1 and link.get_zorder() < 3
+            if item["flag"] == C.REGRESSED:
+                assert ink == "#d62728" and item["conc"] == 16
+
+
 def test_a_rate_sweep_labels_its_unlimited_point():
     """Review: in a request-rate sweep the unlimited point (the one ringed) had no label."""
     key = synth.KEYS[0]

@@ -6,8 +6,9 @@ a KV-offload arm and its plain twin are two series): each has its own colour (th
 same in every chart and run: from its full label, see ``series_styles``), legend
 entry naming what tells it apart, PR front and baseline median front.
 Every PR point and every baseline median point is one marker (with an SVG id a
-test can count), each PR point is labelled with its concurrency (its request rate in a
-rate sweep, ``point_marks``) where the label covers no other, and the PR points that regressed
+test can count), a PR point with a baseline is joined to its median by a thin line,
+each PR point is labelled with its concurrency (its request rate in a rate sweep,
+``point_marks``) where the label covers no other, and the PR points that regressed
 or improved (in any metric) are ringed. Charts are drawn without pyplot and
 saved with fixed metadata and SVG hash salt, so the same comparison gives the
 same bytes.
@@ -31,6 +32,7 @@ X_LABEL = "Interactivity (tok/s/user)"
 Y_LABEL = "Output throughput per GPU (tok/s/GPU)"
 GROUP = (R.MODEL, R.PRECISION, R.HARDWARE, R.SCENARIO, R.ISL, R.OSL)
 PR_GID, BASE_GID = "pr-point", "baseline-point"
+LINK_GID, LINK_INK = "baseline-link", "#9a9a9a"  # a PR point's line to its baseline median; grey unless ringed
 FORMATS = ("png", "svg")
 STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", "font.size": 9, "axes.grid": True,
          "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False}
@@ -267,6 +269,9 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
             ax.plot(*item["at"], marker="X", markersize=9, color=COLORS[C.FAILED], linestyle="none",
                     gid=f"failed-point-{i}", zorder=5.5)  # above any point or ring it lands on
             continue
+        if item["base"]:  # a thin line to its own baseline median: which circle is its, how far it moved
+            ax.plot(*zip(item["base"], item["pr"]), linewidth=0.8, color=COLORS.get(item["flag"], LINK_INK),
+                    alpha=1.0 if item["flag"] else 0.6, gid=f"{LINK_GID}-{i}", zorder=2.5)
         ax.plot(*item["pr"], marker=marker, markersize=6, color=color, linestyle="none",
                 gid=f"{PR_GID}-{i}", zorder=4)
         if item["flag"]:
