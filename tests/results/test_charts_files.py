@@ -265,6 +265,23 @@ def test_each_pr_point_is_joined_to_its_own_baseline_median(tmp_path):
                 assert ink == "#d62728" and item["conc"] == 16
 
 
+def test_a_new_point_is_marked_and_named_in_the_legend(tmp_path):
+    """Review: a point main never measured (verdict new, no baseline circle) looked like an
+    unchanged one, and the legend did not name it."""
+    comp = comparison()
+    new = [pt for pt in comp.heads if not comp.baselines.get(pt)]
+    assert [pt[R.POINT.index(R.CONC)] for pt in new] == [16]
+    assert {v.verdict for v in comp.verdicts if v.point in new} == {C.NEW}
+    charts.draw_charts(comp, tmp_path)
+    svg = (tmp_path / "DeepSeek-R1-0528_fp8_b300_fixed-seq-len_1024x1024.svg").read_text()
+    svg8k = (tmp_path / "DeepSeek-R1-0528_fp8_b300_fixed-seq-len_8192x1024.svg").read_text()
+    assert len(markers(svg8k, "new-point")) == 1 and "new (no baseline)" in svg8k
+    assert markers(svg, "new-point") == [] and "new (no baseline)" not in svg
+    groups = charts.chart_groups(comp)
+    (item,) = [item for items in groups.values() for item in items if item["new"]]
+    assert item["point"] in new and item["base"] is None and item["pr"] and not item["flag"]
+
+
 def test_a_rate_sweep_labels_its_unlimited_point():
     """Review: in a request-rate sweep the unlimited point (the one ringed) had no label."""
     key = synth.KEYS[0]

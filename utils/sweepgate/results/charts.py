@@ -33,13 +33,15 @@ Y_LABEL = "Output throughput per GPU (tok/s/GPU)"
 GROUP = (R.MODEL, R.PRECISION, R.HARDWARE, R.SCENARIO, R.ISL, R.OSL)
 PR_GID, BASE_GID = "pr-point", "baseline-point"
 LINK_GID, LINK_INK = "baseline-link", "#9a9a9a"  # a PR point's line to its baseline median; grey unless ringed
+NEW_GID, NEW_LABEL = "new-point", "new (no baseline)"  # a dashed ring round a PR point main never measured
+NEW_DASHES = 8
 FORMATS = ("png", "svg")
 STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", "font.size": 9, "axes.grid": True,
          "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False}
 PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
 NOT_MEASURED = "not measured"  # a point the baseline's newest run has and the PR run did not measure
 COLORS = {C.REGRESSED: "#d62728", C.IMPROVED: "#2ca02c", C.FAILED: "#d62728", "baseline": "#7f7f7f",
-          NOT_MEASURED: "#444444"}
+          NOT_MEASURED: "#444444", C.NEW: "#444444"}
 METADATA = {"png": {"Software": "sweepgate"}, "svg": {"Date": None, "Creator": "sweepgate"}}
 MARKERS = ("o", "s", "^", "D", "v", "P")  # past len(PALETTE) series, colours repeat with another marker
 # A chart holds at most this many series, each in its own colour; a group with more is drawn as
@@ -151,10 +153,11 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
 
 
 def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
-    """group -> [{point, series, conc, pr: (x, y) | None, base: (x, y) | None, at, flag, rehearsal, base-rehearsal}],
-    sorted. A point whose PR job failed has no ``pr``: it is drawn ``at`` its baseline median, marked
-    failed (a failed point with no baseline has nowhere to be drawn; the table names it); so is a
-    point the baseline's newest run has and the PR run did not measure, marked NOT_MEASURED."""
+    """group -> [{point, series, conc, pr: (x, y) | None, base: (x, y) | None, at, flag, new, rehearsal,
+    base-rehearsal}], sorted; ``new``: main has no run of the point (its verdicts are C.NEW). A point
+    whose PR job failed has no ``pr``: it is drawn ``at`` its baseline median, marked failed (a
+    failed point with no baseline has nowhere to be drawn; the table names it); so is a point the
+    baseline's newest run has and the PR run did not measure, marked NOT_MEASURED."""
     flags, groups = _flags(comparison), {}
     for pt in sorted(comparison.heads, key=C.point_sort_key):
         head = comparison.heads[pt]
@@ -165,7 +168,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             continue
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
             "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr,
-            "base": base_xy, "at": pr or base_xy, "flag": C.FAILED if failed else flags.get(pt),
+            "base": base_xy, "at": pr or base_xy, "flag": C.FAILED if failed else flags.get(pt), "new": not base,
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
         base_xy = _median_xy(base)
@@ -174,7 +177,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         newest = base[0]
         groups.setdefault(tuple(newest.get(g) for g in GROUP), []).append({
             "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "base": base_xy,
-            "at": base_xy, "flag": NOT_MEASURED, "rehearsal": False,
+            "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False,
             "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     return groups
 
@@ -254,6 +257,14 @@ def _draw_fronts(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
     return drawn
 
 
+def dashed_ring():
+    """The marker of a new point: a ring of NEW_DASHES dashes (matplotlib draws no dashed marker edge)."""
+    from matplotlib.path import Path
+
+    step = 360 / NEW_DASHES
+    return Path.make_compound_path(*(Path.arc(k * step, (k + 0.6) * step) for k in range(NEW_DASHES)))
+
+
 def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> None:
     for i, item in enumerate(items):
         color, marker = styles[item["series"]]
@@ -274,6 +285,9 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
                     alpha=1.0 if item["flag"] else 0.6, gid=f"{LINK_GID}-{i}", zorder=2.5)
         ax.plot(*item["pr"], marker=marker, markersize=6, color=color, linestyle="none",
                 gid=f"{PR_GID}-{i}", zorder=4)
+        if item["new"]:  # no baseline to be judged against: not to be read as unchanged
+            ax.plot(*item["pr"], marker=dashed_ring(), markersize=12, markerfacecolor="none", linestyle="none",
+                    markeredgewidth=1.2, markeredgecolor=COLORS[C.NEW], gid=f"{NEW_GID}-{i}", zorder=5)
         if item["flag"]:
             ax.plot(*item["pr"], marker="o", markersize=13, markerfacecolor="none", linestyle="none",
                     markeredgewidth=2, markeredgecolor=COLORS[item["flag"]], zorder=5)
@@ -292,6 +306,9 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     if any(item["base"] for item in items):  # a chart of new points has none to name
         handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
                               markeredgecolor=COLORS["baseline"], label=f"baseline median{base_mark}"))
+    if any(item["new"] for item in items):
+        handles.append(Line2D([], [], marker=dashed_ring(), markersize=10, markerfacecolor="none", linestyle="none",
+                              markeredgewidth=1.2, markeredgecolor=COLORS[C.NEW], label=NEW_LABEL))
     handles += [Line2D([], [], linestyle=FRONT_STYLE[kind], color=FRONT_INK[kind], linewidth=1.6, label=kind)
                 for kind in (BASE_FRONT, PR_FRONT) if kind in fronts]
     if any(item["flag"] == C.FAILED for item in items):
@@ -362,7 +379,8 @@ def _obstacles(fig, ax, items: list[dict]) -> list:
         return Bbox.from_extents(x - r, y - r, x + r, y + r)
 
     px = fig.dpi / 72
-    boxes = [box(*ax.transData.transform(item["at"]), (8 if item["flag"] else 4) * px) for item in items]
+    boxes = [box(*ax.transData.transform(item["at"]), (8 if item["flag"] or item["new"] else 4) * px)
+             for item in items]
     boxes += [box(*ax.transData.transform(item["base"]), 4 * px) for item in items if item["base"]]
     for line in ax.get_lines():
         xy = ax.transData.transform(line.get_xydata())
@@ -422,7 +440,7 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
         label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points", fontsize=8,
                             color="#222222" if len(styles) == 1 else styles[item["series"]][0], zorder=6,
                             in_layout=False)
-        push = 1.8 if item["flag"] else 1.0
+        push = 1.8 if item["flag"] or item["new"] else 1.0  # past its ring
         costs = []
         for dx, dy, ha, va in LABEL_SPOTS:
             label.xyann = (dx * push, dy * push)
