@@ -455,6 +455,34 @@ def test_the_parts_of_one_group_share_their_axes(tmp_path, monkeypatch):
     assert len(limits) == 2 and len(set(limits)) == 1, limits
 
 
+def test_the_parts_of_one_group_have_plot_areas_of_one_size(tmp_path, monkeypatch):
+    """Review: flipping between `_part1of2` and `_part2of2` the "shared" axes changed size: part 1's
+    legend (a regressed, an improved, a failed and a new point) was taller than part 2's."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    keys = tuple(f"dsr1-fp8-b300-vllm-v{i:02d}" for i in range(7))
+    pr = synth.pr_run({(keys[0], 16): {R.OUTPUT_TPUT_PER_GPU: 0.7}, (keys[1], 16): {R.OUTPUT_TPUT_PER_GPU: 1.4}},
+                      keys=keys)
+    pr[3] = dict(pr[3], **{R.STATUS: "failure", R.METRICS: {}})  # v00: conc 16 regressed, conc 32 failed
+    comp = C.compare_records(pr, [r for r in synth.history(keys=keys) if (r[R.CONFIG_KEY], r[R.CONC]) != (keys[2], 64)])
+    planned = charts.planned(comp)
+    assert [len({i["series"] for i in items}) for _, _, items, _ in planned] == [4, 3]
+    assert {i["flag"] for i in planned[0][2]} > {C.REGRESSED, C.IMPROVED, C.FAILED} and any(
+        i["new"] for i in planned[0][2])
+    assert not any(i["flag"] or i["new"] for i in planned[1][2])
+    boxes, real = [], charts.draw_chart
+
+    def measured(*args, **kw):
+        fig = real(*args, **kw)
+        FigureCanvasAgg(fig).draw()
+        boxes.append((tuple(fig.bbox.size), tuple(fig.axes[0].get_window_extent().extents.round(1))))
+        return fig
+
+    monkeypatch.setattr(charts, "draw_chart", measured)
+    charts.draw_charts(comp, tmp_path, formats=("png",))
+    assert len(boxes) == 2 and boxes[0] == boxes[1], boxes
+
+
 def test_many_ringed_points_never_overprint_their_labels():
     """Review: 42 regressions among 300 concurrencies printed their labels over each other
     ("273 224"): a ringed point's label was placed even where it covered another."""

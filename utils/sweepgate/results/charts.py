@@ -293,9 +293,11 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
                     markeredgewidth=2, markeredgecolor=COLORS[item["flag"]], zorder=5)
 
 
-def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]], fronts: list[str]) -> None:
+def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]], fronts: list[str],
+            rows: int) -> None:
     """Below the plot, never over it: the series (under a title naming the PR run), then the
-    baseline, the fronts and the rings."""
+    baseline, the fronts and the rings; blank entries below them up to ``rows`` rows (the parts
+    of one group reserve one legend height, so their plot areas are one size)."""
     from matplotlib.lines import Line2D
 
     mark, base_mark = (" (rehearsal)" if any(item[side] for item in items) else ""
@@ -321,8 +323,24 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
         if any(item["flag"] == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
                                   markeredgewidth=2, markeredgecolor=COLORS[flag], label=flag))
-    fig.legend(handles=handles, loc="outside lower center", ncols=legend_columns(items), fontsize=8,
+    columns = legend_columns(items)
+    fig.legend(handles=_padded(handles, columns, rows), loc="outside lower center", ncols=columns, fontsize=8,
                title=f"PR run {run}{mark}", title_fontsize=8, frameon=False)
+
+
+def _padded(handles: list, columns: int, rows: int) -> list:
+    """``handles`` in the columns the legend lays them out in (the first ones an entry longer, as
+    matplotlib splits them), each column ended with blank entries down to ``rows`` lines."""
+    from matplotlib.lines import Line2D
+
+    size, extra = divmod(len(handles), columns)
+    rows = max(rows, size + bool(extra))
+    out, start = [], 0
+    for column in range(columns):
+        n = size + (column < extra)
+        out += handles[start:start + n] + [Line2D([], [], linestyle="none", label=" ") for _ in range(rows - n)]
+        start += n
+    return out
 
 
 def legend_columns(items: list[dict]) -> int:
@@ -334,8 +352,11 @@ def legend_columns(items: list[dict]) -> int:
 
 
 def legend_rows(items: list[dict]) -> int:
-    """About how many lines the legend takes (the figure grows by them)."""
-    entries = len({item["series"] for item in items}) + 6
+    """How many lines the legend of ``items`` takes at most (the figure grows by them): a line per
+    series, the baseline median, both fronts, and each kind of mark drawn (failed, not measured,
+    regressed, improved, new), in ``legend_columns``."""
+    kinds = {item["flag"] for item in items if item["flag"]} | {C.NEW for item in items if item["new"]}
+    entries = len({item["series"] for item in items}) + any(item["base"] for item in items) + 2 + len(kinds)
     return -(-entries // legend_columns(items))
 
 
@@ -497,20 +518,23 @@ def _axes(ax, items: list[dict]) -> None:
 
 
 def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] = (1, 1),
-               whole: list[dict] | None = None):
+               whole: list[dict] | None = None, rows: int | None = None):
     """One matplotlib Figure (not pyplot-managed) for one chart group (``part`` k of n of it, its
     axes scaled to ``whole``, all the group's items: review, parts 1 and 5 of one group ran to
-    15,000 and 21,000 and looked alike when they were not)."""
+    15,000 and 21,000 and looked alike when they were not). ``rows``: the legend lines to reserve,
+    the most any part of the group takes (review: a part whose legend named a regression, a
+    failed and a new point had a shorter plot than the next part), else ``legend_rows(items)``."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(8, 5.0 + 0.2 * legend_rows(items)), dpi=110, layout="constrained")
+    rows = rows or legend_rows(items)
+    fig = Figure(figsize=(8, 5.0 + 0.2 * rows), dpi=110, layout="constrained")
     FigureCanvasAgg(fig)  # a renderer, to measure the conc labels with
     ax = fig.add_subplot()
     styles = series_styles(items)
     fronts = _draw_fronts(ax, items, styles)
     _draw_points(ax, items, styles)
-    _legend(fig, items, run, styles, fronts)
+    _legend(fig, items, run, styles, fronts, rows)
     _axes(ax, whole or items)
     title = chart_title(group) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
     if any(item["rehearsal"] or item["base-rehearsal"] for item in items):
@@ -553,11 +577,13 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
     written = []
     charts = planned(comparison) if charts is None else charts
     whole: dict[tuple, list[dict]] = {}
+    rows: dict[tuple, int] = {}  # a group's parts: one legend height, one plot size
     for _, group, items, _ in charts:
         whole.setdefault(group, []).extend(items)
+        rows[group] = max(rows.get(group, 0), legend_rows(items))
     with matplotlib.rc_context(STYLE):
         for stem, group, items, part in progress(charts) if progress else charts:
-            fig = draw_chart(group, items, comparison.run, part, whole[group])
+            fig = draw_chart(group, items, comparison.run, part, whole[group], rows[group])
             for fmt in formats:
                 written.append(_save(fig, out / f"{stem}.{fmt}", fmt))
     return written
