@@ -210,6 +210,23 @@ def test_estimates_file_is_validated_with_its_line():
     plan.load_estimates((ROOT / plan.ESTIMATES_FILE).read_bytes())
 
 
+def test_a_repository_without_estimates_is_charged_the_shipped_file(fleet):
+    """Review: the built-in defaults lacked the example's multi_node/1k1k (30) and multi_node/8k1k (45),
+    so a repository without configs/estimates.yaml charged a multi-node job 20 or 30 minutes. The
+    defaults are the shipped file itself: one place, and what a repository without the file gets."""
+    shipped = yaml.safe_load((ROOT / plan.ESTIMATES_FILE).read_text())["minutes-per-job"]
+    assert plan.load_estimates(None)[0] == {k: float(v) for k, v in shipped.items()}
+    # a repository's file lists what it changes: its 8k1k is every 8k1k job's, multi-node too
+    over = {k: float(v) for k, v in shipped.items() if k != "multi_node/8k1k"}
+    assert plan.load_estimates(b"minutes-per-job: {8k1k: 50}\n")[0] == {**over, "8k1k": 50.0}
+    assert not (fleet.root / plan.ESTIMATES_FILE).exists()
+    p = make(fleet, {"perf-changelog.yaml": fleet.append_changelog(entry("dsr1-fp4-gb200-dynamo-trt"))})
+    assert p["estimates"] == {"source": "built-in defaults", "minutes_per_job": plan.load_estimates(None)[0]}
+    # 1x4 prefill + 2x4 decode on 4-GPU nodes: 3 whole nodes, 12 GPUs, for the shipped 45 minutes
+    assert p["by_bucket"]["multi_node/8k1k"]["gpu_hours"] == pytest.approx(12 * shipped["multi_node/8k1k"] / 60)
+    assert shipped["multi_node/8k1k"] == 45
+
+
 # --------------------------------------------------------------------------- acceptance: the seed-like change
 
 def test_seed_like_scenario_4_jobs_32_gpu_hours(fleet):

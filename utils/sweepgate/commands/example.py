@@ -20,6 +20,7 @@ import sys
 import tempfile
 
 from sweepgate.core import fields as F
+from sweepgate.core.fleet import fleet_root
 
 SEED_KEY = "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"
 REPOSITORY = "sweepgate/example-fleet"
@@ -37,30 +38,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the charts into DIR (default: a new temporary folder, kept and printed)")
     parser.add_argument("--no-rehearse", action="store_true",
                         help="stop after the matrix: no rehearsal, results or charts")
-
-
-def fleet_root() -> str:
-    """The directory that holds the example fleet (configs/, benchmarks/, the changelog).
-
-    An installed wheel carries it as package data (``sweepgate/fleet``, copied in
-    by setup.py's build hook); an editable install reads the checkout itself.
-    """
-    from importlib import resources
-
-    from sweepgate.core import fields as F
-    from sweepgate.core.errors import fail
-
-    packaged = resources.files("sweepgate").joinpath("fleet")
-    if packaged.joinpath(F.RUNNERS_FILE).is_file():
-        return str(packaged)
-    here = os.path.dirname(os.path.abspath(__file__))
-    while True:
-        if os.path.isfile(os.path.join(here, F.RUNNERS_FILE)):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            raise fail(F.RUNNERS_FILE, 0, "the example fleet is not installed", "reinstall sweepgate")
-        here = parent
 
 
 def without_key(text: str, key: str) -> str:

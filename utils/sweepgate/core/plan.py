@@ -16,6 +16,8 @@ The plan object is CONTRACTS section 4 (extended); ``core.report`` renders it.
 
 from __future__ import annotations
 
+import functools
+
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.recipes import (SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, load_recipes, scenarios_of,
@@ -25,11 +27,6 @@ from sweepgate.core.recipes import (SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes
 ESTIMATES_FILE = "configs/estimates.yaml"
 
 
-# Built-in estimates (minutes per job), used when the head revision has no estimates file.
-DEFAULT_MINUTES = {
-    "default": 30, "1k1k": 20, "8k1k": 30, "evals": 30, "agentic_evals": 60,
-    "multinode_evals": 45, "multinode_agentic_evals": 60,
-}
 EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
 MAX_MINUTES_PER_JOB = 7200        # GitHub: a self-hosted runner's job stops after 5 days
 RULE_RERUN = "rerun-unchanged"
@@ -371,10 +368,8 @@ def job_gpus(row: dict, runners: dict | None = None) -> int:
     return row_gpus(row)
 
 
-def load_estimates(raw: bytes | None) -> tuple[dict[str, float], str]:
-    """minutes-per-job table from configs/estimates.yaml (head), or the built-in defaults."""
-    if raw is None:
-        return dict(DEFAULT_MINUTES), "built-in defaults"
+def _estimates_table(raw: bytes) -> dict[str, float]:
+    """The minutes-per-job mapping of an estimates file, checked; its problems at their lines."""
     from sweepgate.core.load import load_doc
 
     doc = load_doc(ESTIMATES_FILE, raw)
@@ -392,8 +387,31 @@ def load_estimates(raw: bytes | None) -> tuple[dict[str, float], str]:
     problems += [doc.diag((k,), "estimates", f"unknown field '{k}'", "remove it") for k in extra]
     if problems:
         raise SweepgateError(problems)
-    merged = dict(DEFAULT_MINUTES)
-    merged.update({str(k): float(v) for k, v in table.items()})
+    return {str(k): float(v) for k, v in table.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def _default_table() -> tuple[tuple[str, float], ...]:
+    from sweepgate.core.fleet import fleet_bytes
+
+    return tuple(_estimates_table(fleet_bytes(ESTIMATES_FILE)).items())
+
+
+def default_minutes() -> dict[str, float]:
+    """The built-in estimates (minutes per job): the example fleet's configs/estimates.yaml, which the
+    package ships; the one place they are written. A repository without the file is charged these."""
+    return dict(_default_table())
+
+
+def load_estimates(raw: bytes | None) -> tuple[dict[str, float], str]:
+    """minutes-per-job table from configs/estimates.yaml (head) over the built-in defaults, or the defaults.
+    A key the file lists replaces the default's; a bucket it lists ('8k1k') also the defaults' entries for
+    that bucket on one kind of node ('multi_node/8k1k'), which would otherwise shadow it."""
+    if raw is None:
+        return default_minutes(), "built-in defaults"
+    table = _estimates_table(raw)
+    merged = {k: v for k, v in default_minutes().items() if k.split("/", 1)[-1] not in table}
+    merged.update(table)
     return merged, ESTIMATES_FILE
 
 
@@ -403,7 +421,7 @@ def estimate_minutes(bucket: str, minutes: dict[str, float]) -> float:
     for key in (bucket, short, "default"):
         if key in minutes:
             return float(minutes[key])
-    return float(DEFAULT_MINUTES["default"])
+    return default_minutes()["default"]
 
 
 def row_cost(bucket: str, row: dict, minutes: dict[str, float], runners: dict | None = None) -> tuple[float, bool]:
