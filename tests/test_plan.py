@@ -904,6 +904,42 @@ def test_multi_node_rows_on_a_runner_without_hardware_facts_are_a_warning(tmp_pa
     assert "hardware['cluster:gb200-nv']" in w["hint"] and "gpus-per-node" in w["hint"]
 
 
+def test_gpu_hours_of_multi_node_rows_without_gpus_per_node_are_a_lower_bound(tmp_path):
+    """Review (corpus main-056): multi-node rows on a runner with no gpus-per-node were counted by
+    their workers' GPUs (8 and 20 for jobs that hold 2 and 3 whole nodes) and the total read as exact.
+    Text and --markdown print it as '≥ 9.0' and say why; --json says `lower_bound` (CONTRACTS §4)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    r = Repo(root)
+    files = base_fleet()
+    runners = copy.deepcopy(RUNNERS)
+    del runners["hardware"]["cluster:gb200-nv"], runners["hardware"]["mi355x-amds"]
+    files["configs/runners.yaml"] = runners
+    r.base = r.commit(files, "base")
+    head = r.commit({"perf-changelog.yaml": r.append_changelog(entry(DSR1_MI, "dsr1-fp4-gb200-dynamo-trt"))}, "h")
+    refs = ("--base-ref", r.base, "--head-ref", head)
+    p = json.loads(_plan_cli(root, *refs, "--json").stdout)
+    gb200, mi355x = p["by_runner"]["cluster:gb200-nv"], p["by_runner"]["mi355x-amds"]
+    assert gb200["gpu_hours"] == pytest.approx(12 * 45 / 60)  # 1x4 prefill + 2x4 decode, by workers
+    assert (gb200["lower_bound"], gb200["eval_lower_bound"]) == (True, gb200["eval_jobs"] > 0)
+    assert (mi355x["lower_bound"], mi355x["eval_lower_bound"]) == (False, False)  # single-node rows
+    assert p["lower_bound"] is True and p["by_bucket"]["multi_node/8k1k"]["lower_bound"] is True
+    assert p["by_bucket"]["single_node/8k1k"]["lower_bound"] is False
+    text = _plan_cli(root, *refs).stdout
+    assert text.startswith(f"plan: {p['jobs']} benchmark jobs, ≥ {p['gpu_hours']:,.1f} GPU-hours"), text
+    mi355x_hours = f"{mi355x['gpu_hours']:,.1f}"
+    assert "  cluster:gb200-nv: 1 job, ≥ 9.0 GPU-hours" in text and f"  mi355x-amds: 10 jobs, {mi355x_hours} GPU" in text
+    assert "≥: a lower bound; multi-node jobs on cluster:gb200-nv (no gpus-per-node in" in text
+    md = _plan_cli(root, *refs, "--markdown").stdout
+    assert "| cluster:gb200-nv | 1 | ≥ 9.0 | ≥ 9.0 |" in md and f"| mi355x-amds | 10 | {mi355x_hours} |" in md
+    assert "multi_node/8k1k: 1 row, ≥ " in md and "≥: a lower bound; multi-node jobs on cluster:gb200-nv" in md
+    # with the facts, no mark
+    exact = json.loads(_plan_cli(root, "--base-ref", r.base, "--head-ref", r.commit(
+        {"configs/runners.yaml": RUNNERS}, "facts"), "--json").stdout)
+    assert exact["lower_bound"] is False and "≥" not in _plan_cli(root, "--base-ref", r.base, "--head-ref",
+                                                                   r.git("rev-parse", "HEAD")).stdout
+
+
 def test_multi_node_rows_on_a_runner_with_hardware_facts_get_no_such_warning(fleet):
     p = make(fleet, {"perf-changelog.yaml": fleet.append_changelog(entry("dsr1-fp4-gb200-dynamo-trt"))})
     assert p["jobs"] > 0 and not rules(p, "no-hardware-facts")

@@ -356,7 +356,7 @@ def job_gpus(row: dict, runners: dict | None = None) -> int:
     from sweepgate.core.placement import PlacementError, hardware_of, place_row
 
     facts = hardware_of(runners or {}, str(row.get(F.RUNNER))) or {}
-    if is_multinode_row(row) and F.GPUS_PER_NODE in facts:
+    if is_multinode_row(row) and not counts_workers_only(row, runners):
         try:
             placed = place_row(row, runners)
         except PlacementError:  # the check refuses such rows; cost them by their workers
@@ -424,6 +424,16 @@ def estimate_minutes(bucket: str, minutes: dict[str, float]) -> float:
     return default_minutes()["default"]
 
 
+def counts_workers_only(row: dict, runners: dict | None = None) -> bool:
+    """Whether ``job_gpus`` counts a multi-node row by its workers' GPUs because its runner states no
+    gpus-per-node: the job holds whole nodes, so its GPU-hours are a lower bound."""
+    from sweepgate.core.expand import is_multinode_row
+    from sweepgate.core.placement import hardware_of
+
+    facts = hardware_of(runners or {}, str(row.get(F.RUNNER))) or {}
+    return is_multinode_row(row) and F.GPUS_PER_NODE not in facts
+
+
 def row_cost(bucket: str, row: dict, minutes: dict[str, float], runners: dict | None = None) -> tuple[float, bool]:
     """(GPU-hours, estimated?) of one matrix row; ``runners`` (configs/runners.yaml) places multi-node rows."""
     from sweepgate.core.expand import is_agentic_row
@@ -441,19 +451,22 @@ def cost(matrix: dict, minutes: dict[str, float], runners: dict | None = None) -
 
     def blank() -> dict:
         return {"jobs": 0, "gpu_hours": 0.0, "gpu_hours_estimated": 0.0, "estimated": False,
-                "eval_jobs": 0, "eval_gpu_hours": 0.0}
+                "eval_jobs": 0, "eval_gpu_hours": 0.0, "lower_bound": False, "eval_lower_bound": False}
 
     total, by_runner, by_bucket = blank(), {}, {}
     for bucket, row in iter_rows(matrix):
         hours, estimated = row_cost(bucket, row, minutes, runners)
+        low = counts_workers_only(row, runners)
         runner = str(row.get(F.RUNNER, "?"))
         for agg in (total, by_runner.setdefault(runner, blank()), by_bucket.setdefault(bucket, blank())):
             if bucket in EVAL_BUCKETS:
                 agg["eval_jobs"] += 1
                 agg["eval_gpu_hours"] += hours
+                agg["eval_lower_bound"] |= low
             else:
                 agg["jobs"] += 1
                 agg["gpu_hours"] += hours
+                agg["lower_bound"] |= low
                 if estimated:
                     agg["gpu_hours_estimated"] += hours
                     agg["estimated"] = True  # eval GPU-hours are always estimated and kept apart
@@ -519,6 +532,8 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
         "eval_gpu_hours": total["eval_gpu_hours"],
         "total_jobs": total["jobs"] + total["eval_jobs"],
         "total_gpu_hours": round(total["gpu_hours"] + total["eval_gpu_hours"], 3),
+        "lower_bound": total["lower_bound"],
+        "eval_lower_bound": total["eval_lower_bound"],
         "by_runner": costs["by_runner"],
         "by_bucket": costs["by_bucket"],
         "warnings": [d.as_dict() for d in warnings],

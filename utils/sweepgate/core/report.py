@@ -206,8 +206,19 @@ def truncate_markdown(text: str, limit: int, note: str, unit: str = "bytes") -> 
     return body + closing + tail
 
 
-def _hours(value: float) -> str:
-    return f"{value:,.1f}"
+def _hours(value: float, lower_bound: bool = False) -> str:
+    """'14.0', or '≥ 14.0' for GPU-hours that count some multi-node jobs by their workers' GPUs only."""
+    return f"{'≥ ' if lower_bound else ''}{value:,.1f}"
+
+
+def _lower_bound_note(plan: dict) -> str:
+    """Why some GPU-hours are marked '≥', naming the runner labels; '' when none are."""
+    labels = [runner for runner, agg in (plan.get("by_runner") or {}).items()
+              if agg.get("lower_bound") or agg.get("eval_lower_bound")]
+    if not labels:
+        return ""
+    return (f"≥: a lower bound; multi-node jobs on {', '.join(labels)} (no {F.GPUS_PER_NODE} in "
+            f"{F.RUNNERS_FILE}) are counted by their workers' GPUs, not the whole nodes they hold")
 
 
 def _estimated(total: float, estimated: float) -> str:
@@ -220,11 +231,12 @@ def _estimated(total: float, estimated: float) -> str:
 
 
 def _plan_headline(plan: dict) -> str:
-    text = f"{plan['jobs']} benchmark job{'s' if plan['jobs'] != 1 else ''}, {_hours(plan['gpu_hours'])} GPU-hours"
+    text = (f"{plan['jobs']} benchmark job{'s' if plan['jobs'] != 1 else ''}, "
+            f"{_hours(plan['gpu_hours'], plan.get('lower_bound', False))} GPU-hours")
     text += _estimated(plan["gpu_hours"], plan.get("gpu_hours_estimated") or 0)
     if plan.get("eval_jobs"):
         text += (f"; {plan['eval_jobs']} eval job{'s' if plan['eval_jobs'] != 1 else ''}, "
-                 f"{_hours(plan['eval_gpu_hours'])} GPU-hours (estimated)")
+                 f"{_hours(plan['eval_gpu_hours'], plan.get('eval_lower_bound', False))} GPU-hours (estimated)")
     return text
 
 
@@ -234,14 +246,17 @@ def _markdown_runners(plan: dict, entries: list) -> list[str]:
     if plan.get("by_runner"):
         body = []
         for runner, agg in plan["by_runner"].items():
-            body.append([runner, str(agg["jobs"]), _hours(agg["gpu_hours"]),
-                         _hours(agg["gpu_hours_estimated"]) if agg["gpu_hours_estimated"] else "-",
-                         str(agg["eval_jobs"]), _hours(agg["eval_gpu_hours"]) if agg["eval_jobs"] else "-"])
+            low, eval_low = agg.get("lower_bound", False), agg.get("eval_lower_bound", False)
+            body.append([runner, str(agg["jobs"]), _hours(agg["gpu_hours"], low),
+                         _hours(agg["gpu_hours_estimated"], low) if agg["gpu_hours_estimated"] else "-",
+                         str(agg["eval_jobs"]), _hours(agg["eval_gpu_hours"], eval_low) if agg["eval_jobs"] else "-"])
         out.append("### GPU-hours by runner\n\n")
         out.append(markdown_table(["runner", "jobs", "GPU-hours", "of which estimated", "eval jobs",
                                    "eval GPU-hours (est.)"], body))
         source = (plan.get("estimates") or {}).get("source", "")
         out.append(f"\nAgentic rows: duration × GPUs. Other rows: minutes per job from {source} × GPUs.\n\n")
+        if _lower_bound_note(plan):
+            out.append(_lower_bound_note(plan) + ".\n\n")
     elif entries:
         out.append("No jobs: the appended entries select no benchmark or eval rows.\n\n")
     else:
@@ -308,7 +323,9 @@ def _markdown_matrix(plan: dict, rows: list) -> list[str]:
         for bucket, items in buckets.items():
             agg = (plan.get("by_bucket") or {}).get(bucket) or {}
             hours = agg.get("gpu_hours", 0.0) + agg.get("eval_gpu_hours", 0.0)
-            out.append(f"<details><summary>{bucket}: {count(len(items), 'row')}, {_hours(hours)} GPU-hours</summary>\n\n")
+            low = bool(agg.get("lower_bound") or agg.get("eval_lower_bound"))
+            out.append(f"<details><summary>{bucket}: {count(len(items), 'row')}, {_hours(hours, low)} GPU-hours"
+                       "</summary>\n\n")
             out.append(matrix_markdown(items))
             out.append("\n</details>\n\n")
     return out
@@ -344,9 +361,13 @@ def plan_text(plan: dict) -> str:
     lines = [f"plan: {_plan_headline(plan)}"]
     for runner, agg in (plan.get("by_runner") or {}).items():
         est = _estimated(agg["gpu_hours"], agg["gpu_hours_estimated"])
-        evals = (f"; {count(agg['eval_jobs'], 'eval job')}, {_hours(agg['eval_gpu_hours'])} GPU-hours"
+        evals = (f"; {count(agg['eval_jobs'], 'eval job')}, "
+                 f"{_hours(agg['eval_gpu_hours'], agg.get('eval_lower_bound', False))} GPU-hours"
                  if agg["eval_jobs"] else "")
-        lines.append(f"  {runner}: {count(agg['jobs'], 'job')}, {_hours(agg['gpu_hours'])} GPU-hours{est}{evals}")
+        hours = _hours(agg["gpu_hours"], agg.get("lower_bound", False))
+        lines.append(f"  {runner}: {count(agg['jobs'], 'job')}, {hours} GPU-hours{est}{evals}")
+    if _lower_bound_note(plan):
+        lines.append(f"  {_lower_bound_note(plan)}")
     diff = plan.get("diff") or {}
     lines.append("recipes: " + ", ".join(f"{len(diff.get(s) or [])} {s}"
                                          for s in ("new", "changed", "removed", "unchanged")))
