@@ -329,6 +329,21 @@ def test_no_changelog_entry_plans_zero_jobs_but_still_diffs(fleet):
     assert "| ⚠️ warning | unlisted-change | `configs/nvidia-master.yaml:" in md
 
 
+def test_text_plan_names_new_and_removed_recipes(fleet, monkeypatch, capsys):
+    """Review (corpus main-057): text said '1 new, 0 changed, 1 removed' and named neither, while
+    --markdown named both; it names them as it names changed recipes."""
+    master = nvidia_master(fleet)
+    master[DSR1 + "-v2"] = master.pop(DSR1)
+    master[DSR1 + "-v2"]["scenarios"]["fixed-seq-len"][0]["search-space"][0]["conc-end"] = 8
+    monkeypatch.chdir(fleet.root)
+    head = fleet.commit({"configs/nvidia-master.yaml": master,
+                         "perf-changelog.yaml": fleet.append_changelog(entry(DSR1 + "-v2"))}, "rename")
+    assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("recipes: 1 new, 0 changed, 1 removed, 3 unchanged")
+    assert lines[at + 1:at + 3] == [f"  new {DSR1}-v2", f"  removed {DSR1}"]
+
+
 def test_other_matrix_errors_propagate_with_exit_1(fleet, monkeypatch, capsys):
     head = fleet.commit({"perf-changelog.yaml": fleet.append_changelog(entry("no-such-key"))}, "head")
     with pytest.raises(SweepgateError) as exc:

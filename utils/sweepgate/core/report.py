@@ -371,6 +371,7 @@ def plan_text(plan: dict) -> str:
     diff = plan.get("diff") or {}
     lines.append("recipes: " + ", ".join(f"{len(diff.get(s) or [])} {s}"
                                          for s in ("new", "changed", "removed", "unchanged")))
+    lines += [f"  new {key}" for key in diff.get("new") or []]
     for item in diff.get("changed") or []:
         parts = list(item.get("fields") or []) + [s["path"] for s in item.get("scripts") or []]
         if item.get("benchmark_lib"):
@@ -379,6 +380,7 @@ def plan_text(plan: dict) -> str:
         if item.get("runner"):
             parts.append(F.RUNNERS_FILE)
         lines.append(f"  changed {item['key']}: {', '.join(parts)}")
+    lines += [f"  removed {key}" for key in diff.get("removed") or []]
     return "\n".join(lines) + "\n"
 
 
