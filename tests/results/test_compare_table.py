@@ -50,8 +50,8 @@ def test_at_80_columns_each_point_is_named_once_and_no_metric_name_breaks(monkey
     pieces = [w for line in lines for w in line.split() if re.fullmatch(r"_?[a-z]+(_[a-z0-9]+)*_?", w)]
     assert all(w in names or not any(w != n and w in n for n in names) for w in pieces), pieces
     labels = [line for line in lines if line.startswith(synth.KEYS[0] + " ")]
-    blocks = sum(len({v.point for v in verdicts}) for _, verdicts in render.sections(comp))
-    assert len(labels) == blocks == 6, "\n".join(lines)  # once a section (rows indented under it): conc 16 twice
+    points = len({v.point for v in comp.verdicts})
+    assert len(labels) == points == 5, "\n".join(lines)  # once (all its rows under it): conc 16's unchanged too
     # the regressed point comes first, its rows right under its label
     first = lines.index(labels[0])
     assert "conc 16" in labels[0] and "regressed" in lines[first + 2] and "output_tput_per_gpu" in lines[first + 2]
@@ -156,3 +156,27 @@ def test_every_row_states_the_threshold_its_verdict_was_held_to():
     assert shown[synth.KEYS[0], R.SUCCESS_RATE].endswith(" (\u00b10%)")
     assert render.HEADERS[4] == "change (threshold)"
     assert "(\u00b15%)" in render.markdown(comp, C.DEFAULT_BASELINE_REF, 5, None)
+
+
+def test_a_points_unchanged_rows_stay_with_its_changed_ones(monkeypatch):
+    """Review: two points slowed in every figure but success_rate (unchanged, 100 %) had their
+    success_rate rows listed at the end, in the table and in Markdown, among another point's."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    slow = {R.OUTPUT_TPUT_PER_GPU: 0.8, R.INTERACTIVITY: 0.8, "ttft_p50_ms": 1.3, "tpot_p50_ms": 1.25,
+            "e2el_p50_ms": 1.25}
+    concs = (8, 16, 32)
+    comp = C.compare_records(synth.pr_run({(synth.KEYS[0], c): slow for c in concs[:2]}, keys=synth.KEYS[:1],
+                                          concs=concs), synth.history(keys=synth.KEYS[:1], concs=concs))
+    assert comp.counts()[C.REGRESSED] == 10 and comp.counts()[C.UNCHANGED] == 8
+    lines = [line for line in render.table_text(comp).splitlines() if line.startswith(synth.KEYS[0])]
+    order = [(re.search(r"conc (\d+)", line).group(1), line.split()[6]) for line in lines]
+    assert [c for c, _ in order] == ["16"] * 6 + ["8"] * 6 + ["32"] * 6, order  # each point once, whole
+    assert [m for _, m in order[:6]] == list(R.COMPARED_METRICS) == [m for _, m in order[6:12]], order
+    md = render.markdown(comp)
+    regressed, unchanged = md.split("#### Regressed (10)")[1].split("<details>")
+    rows = [line for line in regressed.splitlines() if line.startswith(f"| {synth.KEYS[0]}")]
+    assert [row.split(" | ")[1] for row in rows] == list(R.COMPARED_METRICS) * 2, rows
+    assert rows[5].endswith("| unchanged |") and "conc 16" in rows[5]
+    assert "<summary>Unchanged (8; 2 listed above with their points)</summary>" in unchanged
+    assert sum(line.startswith(f"| {synth.KEYS[0]}") for line in unchanged.splitlines()) == 6
+    assert "conc 16" not in unchanged and "conc 8 " not in unchanged

@@ -50,6 +50,27 @@ def test_show_with_columns_set_still_folds_into_blocks(monkeypatch):
     assert all(len(line) <= 100 for line in lines) and sum(line.startswith("- ") for line in lines) == 2
 
 
+def test_piped_show_and_compare_keep_each_line_whole_and_unpadded(piped, tmp_path, capsys, monkeypatch):
+    """Review: piped without COLUMNS, compare's "Not measured by this run…" note broke mid-sentence at
+    240 columns (a pipe gets whole lines, as it gets the whole table), and show's title line was
+    padded with spaces to the table's width."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.history(keys=synth.KEYS[:1]) + synth.pr_run(keys=synth.KEYS[:1], concs=(8, 16, 32)))
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (note,) = [line for line in lines if "main's newest run of the same config keys" in line]
+    assert note.startswith("Not measured by this run") and note.endswith("check that none was dropped by mistake.")
+    assert len(note) > 240 and "conc 4; " in note and "conc 64)" in note
+    assert cli.main(["results", "show", "--db", url, "--run", "pr-7"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "run pr-7: 3 points" and "┏" in lines[1], lines[:2]
+    assert all(line == line.rstrip() for line in lines), [line for line in lines if line != line.rstrip()]
+    monkeypatch.setenv("COLUMNS", "400")  # a width the table fits in: the title is still not padded to it
+    assert cli.main(["results", "show", "--db", url, "--run", "pr-7"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "run pr-7: 3 points"
+
+
 def test_compare_table_piped_keeps_its_grid(piped, tmp_path):
     url = f"sqlite:///{tmp_path / 'r.db'}"
     with store.open_store(url) as st:

@@ -69,7 +69,9 @@ def console(stream=None, *, width: int | None = None):
     """The one rich Console for terminal output: styles only on a terminal, colour never under NO_COLOR.
 
     Every table sweepgate prints goes through this, so piped output carries no
-    escape codes and ``NO_COLOR`` (https://no-color.org) is honoured everywhere.
+    escape codes and ``NO_COLOR`` (https://no-color.org) is honoured everywhere. Piped without
+    COLUMNS, no line is wrapped at the console's width: a long note stays one line, as the table
+    it follows stays whole (``fits``).
     """
     import os
     import sys
@@ -87,7 +89,8 @@ def console(stream=None, *, width: int | None = None):
     tty = bool(getattr(stream, "isatty", None) and stream.isatty())
     piped = _columns() or PIPE_WIDTH  # `COLUMNS=100 cmd | less`
     return _Console(file=stream, force_terminal=tty, no_color=bool(os.environ.get("NO_COLOR")),
-                    width=width or (None if tty else piped), highlight=False, emoji=False, soft_wrap=False)
+                    width=width or (None if tty else piped), highlight=False, emoji=False,
+                    soft_wrap=not (tty or _columns() or width))
 
 
 def progress(total: int, what: str, minimum: int):

@@ -173,6 +173,31 @@ def sections(comparison: C.Comparison) -> list[tuple[str, list[C.Verdict]]]:
     return out
 
 
+def unchanged_by_point(comparison: C.Comparison) -> dict[tuple, list[C.Verdict]]:
+    """Each point's unchanged rows, in metric order."""
+    out: dict[tuple, list[C.Verdict]] = {}
+    for v in comparison.verdicts:
+        if v.verdict == C.UNCHANGED:
+            out.setdefault(v.point, []).append(v)
+    return out
+
+
+def together(rows: list[C.Verdict], unchanged: dict[tuple, list[C.Verdict]], placed: set) -> list[C.Verdict]:
+    """One section's ``rows`` (of ``sections``, in order) with each point's unchanged rows right after its
+    own, in the first section that lists the point (``placed`` gathers those points), and left out of the
+    Unchanged section: a point's rows stay together (a slowed sweep's success_rate rows, each unchanged,
+    trailed the report far from their points). ``unchanged``: ``unchanged_by_point``, or {} for none."""
+    out = []
+    for i, v in enumerate(rows):
+        if v.verdict == C.UNCHANGED and v.point in placed:
+            continue
+        out.append(v)
+        if v.verdict != C.UNCHANGED and v.point not in placed and (i + 1 == len(rows) or rows[i + 1].point != v.point):
+            placed.add(v.point)
+            out += unchanged.get(v.point, [])
+    return out
+
+
 def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> str:
     """The headline: the window (and how many baseline runs a point had at most, when fewer), the
     points' counts, then, in a run with eval scores, theirs (regressed always named: an eval
@@ -324,22 +349,29 @@ def _md_beyond(comparison: C.Comparison, max_rows: int | None) -> list[str]:
     return out + [""]
 
 
-def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | None, opened: bool) -> list[str]:
-    """The verdict sections that are listed open (``opened``) or the folded ones."""
+def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | None, opened: bool,
+                 placed: set) -> list[str]:
+    """The verdict sections that are listed open (``opened``) or the folded ones; with ``folded_rows``,
+    each point's unchanged rows under its own (``together``; ``placed``: shared by both calls)."""
     out = []
+    unchanged = unchanged_by_point(comparison) if folded_rows else {}
     for title, verdicts in sections(comparison):
         if not verdicts or (title in OPEN_SECTIONS) != opened:
             continue
         if title in OPEN_SECTIONS:
             shown = _kept(verdicts, _section_rows(title, max_rows))
-            out += [f"#### {title} ({len(verdicts)})", "", *_md_table(shown)]
+            out += [f"#### {title} ({len(verdicts)})", "", *_md_table(together(shown, unchanged, placed))]
             if len(shown) < len(verdicts):
                 out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows{_by_metric(verdicts)}: "
                            "see `--json`.")
             out.append("")
         elif folded_rows:
-            out += ["<details>", f"<summary>{title} ({len(verdicts)}{_large_unjudged(verdicts)})</summary>", "",
-                    *_md_table(verdicts), "", "</details>", ""]
+            listed = together(verdicts, unchanged, placed)
+            ids = {id(v) for v in listed}
+            moved = sum(id(v) not in ids for v in verdicts)
+            above = f"; {moved} listed above with their points" if moved else ""
+            out += ["<details>", f"<summary>{title} ({len(verdicts)}{_large_unjudged(verdicts)}{above})</summary>",
+                    "", *_md_table(listed), "", "</details>", ""]
         else:
             out += [f"{title}: {len(verdicts)} rows{_large_unjudged(verdicts)} (too many to list here; "
                     "see `--json`).", ""]
@@ -404,9 +436,10 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
         head += [f"> {_md_escape(note)}", ""]
     tail = charts_paragraph(charts or [])
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
-        sections_ = (_md_sections(comparison, folded_rows, max_rows, opened=True) + _md_evals(comparison, max_rows)
-                     + _md_beyond(comparison, max_rows)
-                     + _md_sections(comparison, folded_rows, max_rows, opened=False)
+        placed: set = set()
+        sections_ = (_md_sections(comparison, folded_rows, max_rows, opened=True, placed=placed)
+                     + _md_evals(comparison, max_rows) + _md_beyond(comparison, max_rows)
+                     + _md_sections(comparison, folded_rows, max_rows, opened=False, placed=placed)
                      + (_md_not_measured(comparison, baseline_ref) if folded_rows else []))
         body = "\n".join(head + sections_ + tail)
         if limit is None or len(body.encode()) <= limit:
@@ -522,7 +555,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     if comparison.rehearsal:
         console.print(REHEARSAL_NOTE, style="bold yellow")
     headers = HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1]
-    rows = [(v, cells(v)) for _, verdicts in sections(comparison) for v in verdicts]
+    by_point, placed = unchanged_by_point(comparison), set()
+    rows = [(v, cells(v)) for _, verdicts in sections(comparison) for v in together(verdicts, by_point, placed)]
     unchanged = sum(v.verdict == C.UNCHANGED for v, _ in rows)
     left_out = 0 if all_rows or unchanged <= UNCHANGED_SHOWN else unchanged
     if left_out:

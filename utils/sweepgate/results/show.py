@@ -127,7 +127,8 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
 
         console.print(REHEARSAL_NOTE, style="bold yellow")
     columns, cells = _columns(records, ref_column)
-    tbl = Table(title=title, title_justify="left")
+    console.print(title, style="italic")  # not the table's title: rich pads that to the table's width
+    tbl = Table()
     for header, field, _ in columns:
         numeric = field in R.DIRECTION or field in (R.CONC, R.REQUEST_RATE)
         tbl.add_column(header, justify="right" if numeric else "left", no_wrap=True)
@@ -137,6 +138,5 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
     if fits(console, tbl):
         console.print(tbl)
         return
-    console.print(title, style="italic", soft_wrap=True)
     for row, style in zip(cells, styles):
         print_block(console, [(header, cell) for (header, _, _), cell in zip(columns, row) if cell], style)
