@@ -142,7 +142,7 @@ def test_a_capped_rule_is_counted_whole_in_the_total(gate):
     """Diff review: 30 appended CRLF lines printed 20 lines, one "10 more" line, and a total of 21."""
     from sweepgate.core.collector import MAX_PER_RULE
 
-    body = "\n".join(f'"line {i}"\n    -' for i in range(MAX_PER_RULE + 7)) + ' "last"'
+    body = "\n    - ".join(f'"line {i}"' for i in range(MAX_PER_RULE + 7))  # valid YAML but for the CRs
     text = CHANGELOG + "\n" + entry(description=body).replace("\n", "\r\n")
     result = gate(text.encode())
     crlf = [ln for ln in result.err.splitlines() if "carriage return" in ln]
@@ -375,6 +375,20 @@ def test_whitespace_only_separator(gate):
 def test_empty_line_inside_entry(gate):
     result = gate(CHANGELOG + "\n" + entry().replace("  pr-link", "\n  pr-link"))
     refused(result, FIRST + 4, "empty line inside an entry")
+
+
+@pytest.mark.parametrize("start", [" - config-keys:", "config-keys:", "  config-keys:"])
+def test_second_entry_not_at_column_1(gate, start):
+    """A second appended entry that does not start with '- ' at column 1 gets the first entry's
+    diagnosis (it is no entry), not 'empty line inside an entry', whose fix left invalid YAML
+    (review: on a branch with one committed entry, ' - config-keys:' read as an empty line)."""
+    second = FIRST + 6
+    bad = entry(["kimik3-*"]).replace("- config-keys:", start, 1)
+    result = gate(CHANGELOG + "\n" + entry() + "\n" + bad)
+    refused(result, second, "appended text does not start a new entry; it continues the entry ending at "
+            f"line {FIRST + 4}; start a new entry with '- config-keys:' at column 1, after one empty line")
+    assert "empty line inside an entry" not in result.err, result.err
+    ok(gate(CHANGELOG + "\n" + entry() + "\n" + bad.replace(start, "- config-keys:", 1)))  # the fix, literally
 
 
 # --------------------------------------------------------------------------- pr-link

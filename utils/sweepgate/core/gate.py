@@ -163,6 +163,31 @@ def _entry_separator(out: Collector, i: int, last_text: int, blanks: list[int], 
             out.add(extra[0] + 1, "separator", f"{len(blanks)} empty lines between entries", hint)
 
 
+def _misplaced_entry_start(line: bytes) -> bool:
+    """Whether a line past the first appended one, not starting with '- ' at column 1, still reads
+    as an attempt at a new entry: an entry's own lines are indented by at least two spaces, and
+    'config-keys:' opens an entry (an entry names it once). Comments are YAML's own."""
+    text = line.lstrip(b" ")
+    if text.startswith(b"#"):  # a YAML comment
+        return False
+    return len(line) - len(text) < 2 or line.lstrip(b" -").startswith(F.CONFIG_KEYS.encode() + b":")
+
+
+def _not_an_entry(out: Collector, i: int, last_text: int, first: bool) -> None:
+    """Appended text at index ``i`` that does not start a new entry with '- ' at column 1."""
+    if last_text < 0:
+        out.add(i + 1, "not-an-entry", "the changelog must be a list of entries",
+                "start each entry with '- config-keys:' at column 1")
+    elif first:
+        out.add(i + 1, "not-an-entry",
+                f"appended text does not start a new entry; it continues the entry ending at line {last_text + 1}",
+                "start a new entry with '- config-keys:' after one empty line; never extend history")
+    else:
+        out.add(i + 1, "not-an-entry",
+                f"appended text does not start a new entry; it continues the entry ending at line {last_text + 1}",
+                "start a new entry with '- config-keys:' at column 1, after one empty line")
+
+
 def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[int]:
     """Entries start at column 0 with '- ', after exactly one empty line. Returns entry-start indexes.
 
@@ -190,15 +215,8 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[i
         if ENTRY_START.match(line):
             starts.append(i)
             _entry_separator(out, i, last_text, blanks, start)
-        elif first:
-            if last_text >= 0:
-                out.add(i + 1, "not-an-entry",
-                        f"appended text does not start a new entry; it continues the entry ending at "
-                        f"line {last_text + 1}",
-                        "start a new entry with '- config-keys:' after one empty line; never extend history")
-            else:
-                out.add(i + 1, "not-an-entry", "the changelog must be a list of entries",
-                        "start each entry with '- config-keys:' at column 1")
+        elif first or _misplaced_entry_start(line):
+            _not_an_entry(out, i, last_text, first)
         elif blanks:
             out.add(blanks[0] + 1, "separator", "empty line inside an entry",
                     "remove it; empty lines only separate entries")
