@@ -259,6 +259,22 @@ def test_an_entry_inserted_mid_history_has_its_own_problems_reported_with_the_in
     assert result.has(8, "config key 'dsr1-fp4-b300-vlm' is not in any master config"), result.err
 
 
+@pytest.mark.parametrize("appended_too", [False, True])
+def test_swapped_history_entries_are_not_read_as_entries(gate, repo, appended_too):
+    """Review: two history entries swapped on a branch with its own entry gave, besides the
+    insertion and the deletion, 'config key ... is not in any master config' at the moved entry's
+    history lines (a config long gone): only appended (or truly new inserted) entries are checked."""
+    gone = entry(keys=("gone-fp4-b300-vllm",), link="https://github.com/acme/bench/pull/3", description='"Gone"')
+    last = entry(keys=("dsr1-fp4-b300-sglang",), link="https://github.com/acme/bench/pull/4", description='"SGL"')
+    first, second = CHANGELOG.split("\n\n", 1)
+    base = repo.commit_changelog(CHANGELOG + "\n" + gone + "\n" + last)
+    swapped = first + "\n\n" + gone + "\n" + second + "\n" + last
+    result = gate(swapped + ("\n" + entry(["kimik3-*"], description='"Own"') if appended_too else ""), base=base)
+    assert result.rc == 1 and len(result.lines()) == 2, result.err
+    assert "inserted inside the history" in result.err and "deleted" in result.err, result.err
+    assert "config key" not in result.err and "pr-link" not in result.err, result.err
+
+
 def test_edited_history_line_reported_at_base_line(gate):
     text = CHANGELOG.replace('"Initial Kimi-K3 agentic recipe"', '"Initial Kimi-K3 agentic recipe (edited)"')
     result = gate(text + "\n" + entry())

@@ -399,8 +399,10 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
                     "submit pr-link corrections in their own PR, without new entries")
     file_level = out.has("bom", "conflict-marker", "crlf", "tab", "nul", "encoding", "control-character")
     # Whole entries inserted mid-history are read as entries too, so their own problems (an unknown
-    # key, the schema) come with the insertion's, not only after it is moved to the end.
-    inserted = [i for a, b in hist.inserted if _starts_an_entry(head_lines, a, b) for i in range(a, b)]
+    # key, the schema) come with the insertion's, not only after it is moved to the end; an entry
+    # of BASE's that was moved (two entries swapped) is history, not read as an entry.
+    inserted = [i for a, b in hist.inserted if _starts_an_entry(head_lines, a, b)
+                for i in _new_entries(base, head_lines, a, b)]
     if file_level or not (has_append or inserted):
         return hist, None
     idx = inserted + (appended_idx if has_append else [])
@@ -411,6 +413,25 @@ def _starts_an_entry(head_lines, a: int, b: int) -> bool:
     """Whether HEAD lines a..b (0-based, end excluded) begin, past blank lines, with a new entry."""
     first = next((head_lines[i] for i in range(a, b) if head_lines[i].strip()), b"")
     return first.startswith(b"- ")
+
+
+def _new_entries(base: bytes, head_lines, a: int, b: int) -> list[int]:
+    """HEAD line indexes a..b (end excluded) of the entries in them whose text is not BASE's: an
+    entry found line for line in the history was moved or copied there, and stays history."""
+    chunks: list[list[int]] = []
+    for i in range(a, b):
+        if ENTRY_START.match(head_lines[i]) or not chunks:
+            chunks.append([])
+        chunks[-1].append(i)
+    new = []
+    for chunk in chunks:
+        text = [head_lines[i] for i in chunk]
+        while text and not text[-1].strip():
+            text.pop()
+        block = b"\n".join(text) + b"\n"
+        if not (base.startswith(block) or base.find(b"\n" + block) >= 0):
+            new += chunk
+    return new
 
 
 def _head_revision(git, head_sha: str, opts: GateOptions):
