@@ -79,6 +79,17 @@ def test_add_with_a_broken_config_warns_at_the_config_s_line(repo, capsys):
     assert "eight" in line and "`sweepgate validate` lists every problem" in line, line
 
 
+def test_add_writes_a_key_given_twice_once(repo, capsys):
+    """Review: `add --key X --key X` wrote X twice (the matrix reads it once; the gate refuses it)."""
+    rc, out, err = sg(capsys, "changelog", "add", "--key", "dsr1-fp4-b300-vllm", "--key", "kimik3-*",
+                      "--key", "dsr1-fp4-b300-vllm", "--description", "x")
+    assert rc == 0 and "appended entry for dsr1-fp4-b300-vllm, kimik3-* (" in out, out
+    assert err == "--key: warning: 'dsr1-fp4-b300-vllm' is given twice; the entry lists it once\n", err
+    assert repo.read().decode() == CHANGELOG + ("\n- config-keys:\n    - dsr1-fp4-b300-vllm\n    - kimik3-*\n"
+                                                '  description:\n    - "x"\n  pr-link: https://github.com/acme/bench/pull/XXX\n')
+    assert sg(capsys, "validate", "--staged")[0] == 0
+
+
 def test_add_twice_keeps_one_empty_line_between_entries(repo, capsys):
     for key in ("dsr1-fp4-b300-vllm", "dsr1-fp4-b300-sglang"):
         assert sg(capsys, "changelog", "add", "--key", key, "--description", "x", "--pr-number", "4")[0] == 0

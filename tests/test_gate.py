@@ -240,6 +240,20 @@ def test_yaml_syntax_error(gate):
     assert result.rc == 1 and result.lines() and "invalid YAML" in result.err
 
 
+def test_a_config_key_listed_twice_in_an_appended_entry(gate):
+    """Review: the gate accepted an entry listing a key twice without a word (the matrix step reads
+    it once, as the reference does; no history entry repeats one, and history is never re-read)."""
+    result = gate(CHANGELOG + "\n" + entry(keys=("dsr1-fp4-b300-vllm", "kimik3-*", "dsr1-fp4-b300-vllm")))
+    refused(result, FIRST + 3, "config key 'dsr1-fp4-b300-vllm' is listed twice in this entry (first at line "
+            f"{FIRST + 1}); delete this line; list each config key once")
+    assert result.lines() == [FIRST + 3], result.err
+    flow = entry().replace("- config-keys:\n    - dsr1-fp4-b300-vllm\n",
+                           "- config-keys: [dsr1-fp4-b300-vllm, dsr1-fp4-b300-vllm]\n")
+    result = gate(CHANGELOG + "\n" + flow)
+    refused(result, FIRST, "listed twice in this entry (first at column 17); remove the second 'dsr1-fp4-b300-vllm'")
+    ok(gate(CHANGELOG + "\n" + entry(keys=("dsr1-fp4-b300-vllm", "kimik3-*"))))  # each fix, followed
+
+
 # --------------------------------------------------------------------------- history
 
 def test_mid_file_insertion_reported_at_head_line(gate):

@@ -226,6 +226,16 @@ def _rendered_checked(entry: dict, path: str) -> str:
     return text
 
 
+def _once_each(keys: list[str], warn: Callable[[str], None]) -> list[str]:
+    """The keys in their order, each once (the gate refuses an entry listing a key twice)."""
+    unique = list(dict.fromkeys(keys))
+    for key in unique:
+        n = keys.count(key)
+        if n > 1:
+            warn(f"--key: warning: '{key}' is given {'twice' if n == 2 else f'{n} times'}; the entry lists it once")
+    return unique
+
+
 def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scenario_types=None,
               evals_only: bool = False, all_evals: bool = False, pr_number: int | None = None,
               repository: str | None = None, warn: Callable[[str], None] = lambda message: None) -> Edit:
@@ -244,6 +254,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     if blank:
         raise _fail("--description", 0, "usage", f"description {blank[0]} of {len(descriptions)} has no text",
                     'say what changed, e.g. --description "Rerun after the driver update"')
+    keys = _once_each(keys, warn)
     diags = check_keys(keys, _known_keys(git, path, warn))
     if diags:
         raise SweepgateError(diags)

@@ -277,7 +277,28 @@ def _entry_rules(out: Collector, lines: list[bytes], indexes: list[int], repo: s
             if problem:
                 line, col = doc.locate((i, F.PR_LINK))
                 out.add(line, "pr-link", *problem, col=col)
+        _repeated_keys(out, doc, i, entry)
     return doc, entries
+
+
+def _repeated_keys(out: Collector, doc, i: int, entry) -> None:
+    """A config key an appended entry lists twice (the matrix step reads it once, as the reference
+    does, so history that repeats one still expands; a new entry says each key once)."""
+    keys = entry.get(F.CONFIG_KEYS) if isinstance(entry, dict) else None
+    if not isinstance(keys, list):
+        return
+    first: dict[str, int] = {}
+    for k, key in enumerate(keys):
+        if not isinstance(key, str) or key not in first:
+            if isinstance(key, str):
+                first[key] = k
+            continue
+        (line, col), (was, _) = doc.locate((i, F.CONFIG_KEYS, k)), doc.locate((i, F.CONFIG_KEYS, first[key]))
+        hint = (f"remove the second '{key}' from the list" if line == was
+                else "delete this line; list each config key once")
+        where = f"column {doc.locate((i, F.CONFIG_KEYS, first[key]))[1]}" if line == was else f"line {was}"
+        out.add(line, "repeated-config-key", f"config key '{key}' is listed twice in this entry (first at "
+                f"{where})", hint, col=col)
 
 
 def _placeholder_notes(doc, entries, opts: GateOptions) -> list[Diagnostic]:
