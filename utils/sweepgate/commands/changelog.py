@@ -19,31 +19,43 @@ def _git():
     return open_repo()
 
 
-def _print(edit) -> int:
-    for line in edit.report:
-        print(line)
+def _written(edit) -> int:
+    """Run ``edit(committing)``, which ends in renaming the file into place, and print its report.
+    A Ctrl-C or SIGTERM before the rename stops it (the file as it was); one after it is too late
+    to undo anything: the report still says what was written, and the command exits 0 (read as
+    'interrupted', the entry was added again by the rerun)."""
+    from sweepgate.core.signals import SignalsHeld
+
+    with SignalsHeld() as held:
+        result = edit(held.defer)
+        for line in result.report:
+            print(line)
+        if held.forgive() is not None:
+            print("sweepgate: interrupted after the file was written: the change above is made; do not "
+                  "run the command again", file=sys.stderr)
     return 0
 
 
 def cmd_add(args) -> int:
     from sweepgate.core.changelog_edit import add_entry
 
-    return _print(add_entry(_git(), args.changelog_file, args.key, args.description,
-                            scenario_types=args.scenario_type, evals_only=args.evals_only,
-                            all_evals=args.all_evals, pr_number=args.pr_number, repository=args.repository,
-                            warn=lambda message: print(message, file=sys.stderr)))
+    return _written(lambda committing: add_entry(
+        _git(), args.changelog_file, args.key, args.description, scenario_types=args.scenario_type,
+        evals_only=args.evals_only, all_evals=args.all_evals, pr_number=args.pr_number,
+        repository=args.repository, warn=lambda message: print(message, file=sys.stderr), committing=committing))
 
 
 def cmd_rebase(args) -> int:
     from sweepgate.core.changelog_edit import rebase
 
-    return _print(rebase(_git(), args.changelog_file, args.onto, args.branch))
+    return _written(lambda committing: rebase(_git(), args.changelog_file, args.onto, args.branch, committing))
 
 
 def cmd_canonicalize(args) -> int:
     from sweepgate.core.changelog_edit import canonicalize
 
-    return _print(canonicalize(_git(), args.changelog_file, args.pr_number, args.base, args.repository))
+    return _written(lambda committing: canonicalize(_git(), args.changelog_file, args.pr_number, args.base,
+                                                    args.repository, committing))
 
 
 # --------------------------------------------------------------------------- command line

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from sweepgate.core.errors import fail
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | None = None) -> None:
     """Write ``data`` to ``path`` through a temp file in the same directory and os.replace.
 
     The file keeps its permission bits (a new file gets 0644); on any error the temp
-    file is removed and ``path`` is untouched.
+    file is removed and ``path`` is untouched. ``before_replace`` runs right before the
+    rename, the point of no return (``SignalsHeld.defer``: a Ctrl-C from then on waits).
     """
     path = Path(path)
     if path.is_dir():
@@ -32,6 +34,8 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.chmod(tmp, path.stat().st_mode & 0o7777)
         except FileNotFoundError:
             os.chmod(tmp, 0o644)
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, path)
     except BaseException as exc:
         try:

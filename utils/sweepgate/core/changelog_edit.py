@@ -238,8 +238,10 @@ def _once_each(keys: list[str], warn: Callable[[str], None]) -> list[str]:
 
 def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scenario_types=None,
               evals_only: bool = False, all_evals: bool = False, pr_number: int | None = None,
-              repository: str | None = None, warn: Callable[[str], None] = lambda message: None) -> Edit:
-    """Append one entry for ``keys`` to the working tree's changelog; ``warn`` hears of broken configs."""
+              repository: str | None = None, warn: Callable[[str], None] = lambda message: None,
+              committing: Callable[[], None] | None = None) -> Edit:
+    """Append one entry for ``keys`` to the working tree's changelog; ``warn`` hears of broken configs,
+    ``committing`` is called right before the file is renamed into place (``atomic_write``)."""
     from sweepgate.core.history import CONFLICT_FIX, split_lines
     from sweepgate.core.prlinks import canonical_link, resolve_repository
 
@@ -262,7 +264,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
                       evals_only, all_evals)
     text = _rendered_checked(entry, path)
     kept = without_trailing_space(existing, _history(git, path))
-    atomic_write(Path(git.root) / path, kept + separator_for(kept) + text.encode("utf-8"))
+    atomic_write(Path(git.root) / path, kept + separator_for(kept) + text.encode("utf-8"), committing)
     line = len(split_lines(kept + separator_for(kept))) + 1
     edit.report.append(f"{path}:{line}: appended entry for {', '.join(keys)} ({entry[F.PR_LINK]})")
     if not pr_number:
@@ -273,7 +275,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
 
 # --------------------------------------------------------------------------- rebase
 
-def rebase(git, path: str, onto_ref: str, branch: str | None = None) -> Edit:
+def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=None) -> Edit:
     """Rebuild the changelog as ``onto_ref``'s bytes plus this branch's appended entries.
 
     The branch's entries come from ``branch``'s committed changelog, else the working tree's.
@@ -295,13 +297,14 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None) -> Edit:
     else:
         new = main + separator_for(main) + ours
         note = f"{onto_ref}'s {path} plus this branch's entries"
-    atomic_write(Path(git.root) / path, new)
+    atomic_write(Path(git.root) / path, new, committing)
     return Edit([f"{path}: rebuilt as {note}"])
 
 
 # --------------------------------------------------------------------------- canonicalize
 
-def canonicalize(git, path: str, pr_number: int, base: str | None = None, repository: str | None = None) -> Edit:
+def canonicalize(git, path: str, pr_number: int, base: str | None = None, repository: str | None = None,
+                 committing=None) -> Edit:
     """Replace pull/XXX in this branch's appended entries with the link of PR ``pr_number``."""
     from sweepgate.core.history import split_lines
     from sweepgate.core.prlinks import canonical_link, resolve_repository
@@ -326,5 +329,5 @@ def canonicalize(git, path: str, pr_number: int, base: str | None = None, reposi
             changed.append(first + i + 1)
     if not changed:
         return Edit([f"{path}: no pull/XXX placeholder in this branch's entries; nothing to do"])
-    atomic_write(Path(git.root) / path, base_bytes + b"\n".join(lines))
+    atomic_write(Path(git.root) / path, base_bytes + b"\n".join(lines), committing)
     return Edit([f"{path}:{n}: pr-link set to {link.decode()}" for n in changed])

@@ -24,6 +24,7 @@ from pathlib import Path
 from sweepgate.core import fields as F
 from sweepgate.core import jobfile
 from sweepgate.core.errors import Diagnostic, SweepgateError, fail
+from sweepgate.core.signals import SignalsHeld as _signals_held
 from sweepgate.results import jsonio, normalize, sidecar, sniff
 from sweepgate.results import record as R
 from sweepgate.results.formats import gpu_metrics
@@ -327,49 +328,3 @@ def _utf8_name(path: Path) -> None:
     except UnicodeEncodeError:
         raise fail(os.fsencode(path).decode("utf-8", "backslashreplace"), 0, "the file name is not UTF-8",
                    "rename the file (its name is stored with its results)") from None
-
-
-class _signals_held:
-    """Ctrl-C and SIGTERM act at once until ``defer()`` (a file's rows written, about to be committed),
-    then wait until the block is through and act as they would have: a waiting store (a lock held
-    elsewhere) can still be interrupted, a committed file is always counted. Python runs signal
-    handlers in the main thread, whichever thread the signal reached."""
-
-    SIGNALS = ("SIGINT", "SIGTERM")
-
-    def __enter__(self):
-        import signal
-        import threading
-
-        self.caught, self.deferring, self.previous = None, False, {}
-        if threading.current_thread() is threading.main_thread():
-            for name in self.SIGNALS:
-                number = getattr(signal, name)
-                self.previous[number] = signal.signal(number, self._note)
-        return self
-
-    def defer(self) -> None:
-        self.deferring = True
-
-    def _note(self, signum, frame):
-        if not self.deferring:
-            self._act(signum)  # nothing committed yet: stop now
-        self.caught = self.caught or signum
-
-    def _act(self, signum):
-        import signal
-
-        handler = self.previous[signum]
-        if callable(handler):
-            handler(signum, None)  # Python's KeyboardInterrupt, sweepgate's Terminated
-        elif handler == signal.SIG_DFL:
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
-
-    def __exit__(self, *exc):
-        import signal
-
-        for number, handler in self.previous.items():
-            signal.signal(number, handler)
-        if self.caught is not None and not any(exc):
-            self._act(self.caught)

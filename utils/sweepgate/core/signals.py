@@ -1,0 +1,62 @@
+"""Ctrl-C and SIGTERM held back across a commit: before it they stop the work, after it they wait.
+
+A command that commits something (rows to a store, a file renamed into place) must not be
+stopped between the commit and what it says about it: the work would be done but read as
+undone, and a rerun would do it twice.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+class SignalsHeld:
+    """Ctrl-C and SIGTERM act at once until ``defer()`` (about to commit), then wait until the block
+    is through and act as they would have: a waiting store (a lock held elsewhere) can still be
+    interrupted, a committed file is always counted. ``forgive()`` drops one that came after the
+    commit instead (the work is done and said). Python runs signal handlers in the main thread,
+    whichever thread the signal reached."""
+
+    SIGNALS = ("SIGINT", "SIGTERM")
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.caught, self.deferring, self.previous = None, False, {}
+        if threading.current_thread() is threading.main_thread():
+            for name in self.SIGNALS:
+                number = getattr(signal, name)
+                self.previous[number] = signal.signal(number, self._note)
+        return self
+
+    def defer(self) -> None:
+        self.deferring = True
+
+    def forgive(self) -> int | None:
+        """The signal that came after ``defer()``, which the block's end now does not act on (None: none came)."""
+        caught, self.caught = self.caught, None
+        return caught
+
+    def _note(self, signum, frame):
+        if not self.deferring:
+            self._act(signum)  # nothing committed yet: stop now
+        self.caught = self.caught or signum
+
+    def _act(self, signum):
+        import signal
+
+        handler = self.previous[signum]
+        if callable(handler):
+            handler(signum, None)  # Python's KeyboardInterrupt, sweepgate's Terminated
+        elif handler == signal.SIG_DFL:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    def __exit__(self, *exc):
+        import signal
+
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+        if self.caught is not None and not any(exc):
+            self._act(self.caught)
