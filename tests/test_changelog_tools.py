@@ -129,6 +129,25 @@ def test_a_ctrl_c_before_the_rename_leaves_the_changelog_as_it_was(repo, capsys,
     assert repo.read().decode() == CHANGELOG and not list(repo.path.glob(".perf-changelog.yaml.*"))
 
 
+def test_a_read_cut_short_does_not_hang_the_exit(repo):
+    """Found with a SIGINT sent to `add` on a 40 MB changelog: Ctrl-C while git cat-file --batch was
+    sending the changelog left git blocked writing the rest, and closing the reader waited for it
+    forever (the command hung after 'interrupted')."""
+    import threading
+
+    from sweepgate.core.load import Git
+
+    repo.commit({"big.bin": b"x" * 4_000_000})
+    git = Git(str(repo.path))
+    git.objects(["HEAD:perf-changelog.yaml"])
+    git._batch.stdin.write(b"HEAD:big.bin\n")  # what a read cut short leaves: git in the middle of a blob
+    git._batch.stdin.flush()
+    closing = threading.Thread(target=git.close, daemon=True)
+    closing.start()
+    closing.join(30)
+    assert not closing.is_alive(), "Git.close() waits for a git process blocked on a full pipe"
+
+
 def test_add_twice_keeps_one_empty_line_between_entries(repo, capsys):
     for key in ("dsr1-fp4-b300-vllm", "dsr1-fp4-b300-sglang"):
         assert sg(capsys, "changelog", "add", "--key", key, "--description", "x", "--pr-number", "4")[0] == 0

@@ -195,6 +195,9 @@ class Git:
         for proc in (self._batch, self._check):
             if proc is not None:
                 proc.stdin.close()
+                # A read cut short (Ctrl-C mid-blob) leaves git writing the rest: with its pipe closed it
+                # ends (EPIPE) instead of blocking the wait forever.
+                proc.stdout.close()
                 proc.wait()
         self._batch = self._check = None
 
