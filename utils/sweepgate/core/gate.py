@@ -293,10 +293,10 @@ def _repeated_keys(out: Collector, doc, i: int, entry) -> None:
             if isinstance(key, str):
                 first[key] = k
             continue
-        (line, col), (was, _) = doc.locate((i, F.CONFIG_KEYS, k)), doc.locate((i, F.CONFIG_KEYS, first[key]))
+        (line, col), (was, was_col) = doc.locate((i, F.CONFIG_KEYS, k)), doc.locate((i, F.CONFIG_KEYS, first[key]))
         hint = (f"remove the second '{key}' from the list" if line == was
                 else "delete this line; list each config key once")
-        where = f"column {doc.locate((i, F.CONFIG_KEYS, first[key]))[1]}" if line == was else f"line {was}"
+        where = f"column {was_col}" if line == was else f"line {was}"
         out.add(line, "repeated-config-key", f"config key '{key}' is listed twice in this entry (first at "
                 f"{where})", hint, col=col)
 
