@@ -899,11 +899,8 @@ def test_a_misspelt_runner_label_gets_the_nearest_listed_one(fleet):
     assert w["hint"].startswith("did you mean 'cluster:b300-nv'?"), w
 
 
-def test_multi_node_rows_on_a_runner_without_hardware_facts_are_a_warning(tmp_path):
-    """Review: a multi-node runner with no `hardware` entry in main's runners.yaml passed `plan`
-    without a word; `ci row-env` then gave its jobs no SWEEPGATE_NODES and every launcher refused
-    them after the GPUs were queued. One warning per label; rows on labelled runners with facts
-    (and single-node rows on bare runners) get none."""
+def _fleet_without_multi_node_hardware(tmp_path):
+    """The base fleet committed with no hardware entry for the gb200 and mi355x labels."""
     root = tmp_path / "repo"
     root.mkdir()
     r = Repo(root)
@@ -912,6 +909,15 @@ def test_multi_node_rows_on_a_runner_without_hardware_facts_are_a_warning(tmp_pa
     del runners["hardware"]["cluster:gb200-nv"], runners["hardware"]["mi355x-amds"]
     files["configs/runners.yaml"] = runners
     r.base = r.commit(files, "base")
+    return root, r
+
+
+def test_multi_node_rows_on_a_runner_without_hardware_facts_are_a_warning(tmp_path):
+    """Review: a multi-node runner with no `hardware` entry in main's runners.yaml passed `plan`
+    without a word; `ci row-env` then gave its jobs no SWEEPGATE_NODES and every launcher refused
+    them after the GPUs were queued. One warning per label; rows on labelled runners with facts
+    (and single-node rows on bare runners) get none."""
+    root, r = _fleet_without_multi_node_hardware(tmp_path)
     p = make(r, {"perf-changelog.yaml": r.append_changelog(entry(DSR1, DSR1_MI, "dsr1-fp4-gb200-dynamo-trt"))})
     (w,) = rules(p, "no-hardware-facts")
     assert w["severity"] == "warning" and w["file"] == "configs/runners.yaml"
@@ -923,14 +929,7 @@ def test_gpu_hours_of_multi_node_rows_without_gpus_per_node_are_a_lower_bound(tm
     """Review (corpus main-056): multi-node rows on a runner with no gpus-per-node were counted by
     their workers' GPUs (8 and 20 for jobs that hold 2 and 3 whole nodes) and the total read as exact.
     Text and --markdown print it as '≥ 9.0' and say why; --json says `lower_bound` (CONTRACTS §4)."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    r = Repo(root)
-    files = base_fleet()
-    runners = copy.deepcopy(RUNNERS)
-    del runners["hardware"]["cluster:gb200-nv"], runners["hardware"]["mi355x-amds"]
-    files["configs/runners.yaml"] = runners
-    r.base = r.commit(files, "base")
+    root, r = _fleet_without_multi_node_hardware(tmp_path)
     head = r.commit({"perf-changelog.yaml": r.append_changelog(entry(DSR1_MI, "dsr1-fp4-gb200-dynamo-trt"))}, "h")
     refs = ("--base-ref", r.base, "--head-ref", head)
     p = json.loads(_plan_cli(root, *refs, "--json").stdout)
