@@ -289,6 +289,19 @@ def test_swapped_history_entries_are_not_read_as_entries(gate, repo, appended_to
     assert "config key" not in result.err and "pr-link" not in result.err, result.err
 
 
+def test_an_inserted_entry_cut_from_a_history_entry_is_still_checked(gate, repo):
+    """Diff review: an inserted block matching only the first lines of a longer history entry was
+    taken for moved history, so its schema went unchecked (the insertion itself still refused)."""
+    gone = entry(keys=("dsr1-fp4-b300-sglang",), link="https://github.com/acme/bench/pull/3", description='"SGL"')
+    base = repo.commit_changelog(CHANGELOG + "\n" + gone)
+    first, second = CHANGELOG.split("\n\n", 1)
+    cut = "- config-keys:\n    - dsr1-fp4-b300-sglang\n"  # the first two lines of `gone`
+    assert gone.startswith(cut)
+    result = gate(first + "\n\n" + cut + "\n" + second + "\n" + gone, base=base)
+    assert result.rc == 1 and "inserted inside the history" in result.err, result.err
+    assert "'description' is a required property" in result.err, result.err
+
+
 def test_edited_history_line_reported_at_base_line(gate):
     text = CHANGELOG.replace('"Initial Kimi-K3 agentic recipe"', '"Initial Kimi-K3 agentic recipe (edited)"')
     result = gate(text + "\n" + entry())

@@ -227,6 +227,22 @@ def test_a_repository_without_estimates_is_charged_the_shipped_file(fleet):
     assert shipped["multi_node/8k1k"] == 45
 
 
+def test_a_shipped_default_that_cannot_be_read_is_one_line(tmp_path, monkeypatch):
+    """Diff review: an example fleet found without its estimates.yaml (an old install's files beside
+    a new one's) ended `plan` in a traceback."""
+    from sweepgate.core import fleet as fleet_mod
+    from sweepgate.core.errors import SweepgateError
+
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "runners.yaml").write_text("{}\n")
+    monkeypatch.setattr(fleet_mod, "fleet_root", lambda: str(tmp_path))
+    with pytest.raises(SweepgateError) as exc:
+        fleet_mod.fleet_bytes(plan.ESTIMATES_FILE)
+    (d,) = exc.value.diagnostics
+    assert d.render().startswith(f"{tmp_path / plan.ESTIMATES_FILE}: the example fleet's {plan.ESTIMATES_FILE} "
+                                 "cannot be read: No such file or directory; reinstall sweepgate"), d.render()
+
+
 # --------------------------------------------------------------------------- acceptance: the seed-like change
 
 def test_seed_like_scenario_4_jobs_32_gpu_hours(fleet):

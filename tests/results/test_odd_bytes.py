@@ -101,3 +101,6 @@ def test_a_refusal_naming_no_key_of_the_file_points_at_the_document_and_bad_byte
     assert line.startswith(f"{tmp_path / 'other.json'}:3:3: format: unknown JSON output"), line
     line = _refusal(tmp_path, capsys, "latin.json", b'{"backend": "vllm",\n "model_id": "caf\xe9"}')
     assert line.startswith(f"{tmp_path / 'latin.json'}:2:18: not UTF-8 text (byte 37)"), line
+    # Diff review: behind a byte-order mark the place was counted from after it (line 1, column 4 here).
+    line = _refusal(tmp_path, capsys, "bom.json", b'\xef\xbb\xbf{"a":\n\xff}')
+    assert line.startswith(f"{tmp_path / 'bom.json'}:2:1: not UTF-8 text (byte 9)"), line

@@ -64,8 +64,8 @@ def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
         from sweepgate.core.sweep import matrix_rows
 
         git, opts = open_repo(), Options(changelog=args.changelog_file)
+        refuse_other_scripts(git, args.head_ref)  # before the matrix: the refusal needs only the head
         rows = matrix_rows(build_matrix(git, args.base_ref, args.head_ref, opts))
-        refuse_other_scripts(git, args.head_ref)
         revision = functools.partial(checked_revision, git, args.head_ref, opts)
     else:
         from sweepgate.core.sweep import sweep_eval_rows, worktree_revision, worktree_rows
@@ -85,10 +85,9 @@ def refuse_other_scripts(git, head_ref: str) -> None:
     from sweepgate.core.errors import fail
 
     head = git.resolve(head_ref)
-    changed = git.run("diff", "--name-only", head, "--", *REHEARSED_PATHS).decode(errors="replace").split("\n")
-    changed += git.run("ls-files", "--others", "--exclude-standard", "--", *REHEARSED_PATHS).decode(
-        errors="replace").split("\n")
-    changed = sorted({name for name in changed if name})
+    listed = git.run("diff", "--name-only", "-z", head, "--", *REHEARSED_PATHS)  # -z: names as they are
+    listed += b"\0" + git.run("ls-files", "-z", "--others", "--exclude-standard", "--", *REHEARSED_PATHS)
+    changed = sorted({name.decode(errors="replace") for name in listed.split(b"\0") if name})
     if changed:
         more = f" (and {count(len(changed) - 1, 'other file')})" if len(changed) > 1 else ""
         raise fail(changed[0], 0, f"differs from --head-ref {head_ref}{more}; preflight runs the scripts in the "

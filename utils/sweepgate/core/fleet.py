@@ -40,5 +40,12 @@ def fleet_root() -> str:
 
 def fleet_bytes(rel: str) -> bytes:
     """The bytes of one file of the example fleet, by its path in a repository."""
-    with open(os.path.join(fleet_root(), rel), "rb") as f:
-        return f.read()
+    from sweepgate.core.errors import fail
+
+    path = os.path.join(fleet_root(), rel)
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:  # a fleet found but incomplete (an old install's files beside a new one's)
+        raise fail(path, 0, f"the example fleet's {rel} cannot be read: {exc.strerror}",
+                   "reinstall sweepgate (pip install --force-reinstall)") from None

@@ -449,10 +449,21 @@ def _new_entries(base: bytes, head_lines, a: int, b: int) -> list[int]:
         text = [head_lines[i] for i in chunk]
         while text and not text[-1].strip():
             text.pop()
-        block = b"\n".join(text) + b"\n"
-        if not (base.startswith(block) or base.find(b"\n" + block) >= 0):
+        if not _a_whole_base_entry(base, b"\n".join(text) + b"\n"):
             new += chunk
     return new
+
+
+def _a_whole_base_entry(base: bytes, block: bytes) -> bool:
+    """Whether ``block`` stands in BASE as a whole entry: from a line's start to an empty line, the
+    next entry or the end (the first lines of a longer entry are not one: a new entry cut from one)."""
+    at = base.find(block)
+    while at >= 0:
+        after = base[at + len(block):at + len(block) + 2]
+        if (at == 0 or base[at - 1:at] == b"\n") and (not after or after[:1] == b"\n" or after == b"- "):
+            return True
+        at = base.find(block, at + 1)
+    return False
 
 
 def _head_revision(git, head_sha: str, opts: GateOptions):

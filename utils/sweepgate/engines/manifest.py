@@ -68,9 +68,10 @@ def _read(folder, name: str, root, hint: str) -> tuple[object, str, str]:
 
 
 def _line_of(text: str, key: str | None) -> int:
-    """The line of the first ``"key":`` in a JSON text, else where the document starts."""
-    found = re.search(re.escape(json.dumps(key)) + r"\s*:", text) if key is not None else None
-    return text.count("\n", 0, found.start() if found else len(text) - len(text.lstrip())) + 1
+    """The line of ``key`` (``core.jsontext.key_place``) in a JSON text, else where the document starts."""
+    from sweepgate.core.jsontext import key_place
+
+    return key_place(text, key)[0]
 
 
 def _json_kind(value) -> str:

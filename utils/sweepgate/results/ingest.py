@@ -197,10 +197,10 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
         text = content.decode("utf-8-sig")  # a byte-order mark (Windows editors) is not content
     except OSError as exc:
         raise fail(str(output), 0, f"cannot read: {exc.strerror}", "check the path and its permissions") from None
-    except UnicodeDecodeError as exc:
-        line = content.count(b"\n", 0, exc.start) + 1
-        raise fail(str(output), line, f"not UTF-8 text (byte {exc.start})", "pass a client's JSON/JSONL/CSV output",
-                   col=exc.start - content.rfind(b"\n", 0, exc.start)) from None
+    except UnicodeDecodeError as exc:  # exc.start counts from after a byte-order mark: in the file, it is later
+        at = exc.start + len(content) - len(exc.object)
+        raise fail(str(output), content.count(b"\n", 0, at) + 1, f"not UTF-8 text (byte {at})",
+                   "pass a client's JSON/JSONL/CSV output", col=at - content.rfind(b"\n", 0, at)) from None
     try:
         return _records(output, text, content, given, warnings)
     except SweepgateError as exc:

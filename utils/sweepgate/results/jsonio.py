@@ -12,6 +12,7 @@ import math
 import re
 
 from sweepgate.core.errors import fail, json_message
+from sweepgate.core.jsontext import key_place
 
 _CONSTANTS = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
 
@@ -69,28 +70,6 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
 
 
 
-def _key_at(text: str, name: str, pos: int = 0):
-    return re.compile(rf'"{re.escape(name)}"\s*:').search(text, pos)
-
-
-def key_offset(text: str, path: str) -> int | None:
-    """The offset of the last key of a dotted ``path`` (``results.gsm8k.acc,none``; a key may
-    hold a dot itself, as ``p99.9_ttft_ms`` does), each key looked for after the one before;
-    None when the first key is not in the text exactly once."""
-    parts = path.split(".")
-    first = next(((j, m) for j in range(len(parts), 0, -1) if (m := _key_at(text, ".".join(parts[:j])))), None)
-    if first is None or _key_at(text, ".".join(parts[:first[0]]), first[1].end()):
-        return None
-    i, found = first[0], first[1]
-    while i < len(parts):
-        step = next(((j, m) for j in range(len(parts), i, -1)
-                     if (m := _key_at(text, ".".join(parts[i:j]), found.end()))), None)
-        if step is None:
-            break
-        i, found = step
-    return found.start()
-
-
 def place(diagnostics, text: str, path: str) -> None:
     """Give a refusal of a whole-document file (line 0) a place in it: the key its message names
     first (``completed: ...``, ``results.gsm8k.acc,none: ...``), else where the document starts."""
@@ -98,8 +77,4 @@ def place(diagnostics, text: str, path: str) -> None:
         if d.file != path or d.line:
             continue
         name = d.message.split(": ", 1)[0]
-        start = key_offset(text, name) if name and not re.search(r"[\s\"']", name) else None
-        if start is None:
-            start = len(text) - len(text.lstrip())
-        d.line = text.count("\n", 0, start) + 1
-        d.col = start - (text.rfind("\n", 0, start) + 1) + 1
+        d.line, d.col = key_place(text, name if name and not re.search(r"[\s\"']", name) else None)

@@ -1,0 +1,40 @@
+"""Places in a JSON text: where a key stands, for a message about its value.
+
+Python's JSON reader keeps no positions; a refusal of a value names the line and column of its
+key, found in the text, so that an indented file (or a one-line one, by its column) shows where.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _key_at(text: str, name: str, pos: int = 0):
+    return re.compile(rf'"{re.escape(name)}"\s*:').search(text, pos)
+
+
+def key_offset(text: str, path: str) -> int | None:
+    """The offset of the last key of a dotted ``path`` (``results.gsm8k.acc,none``; a key may
+    hold a dot itself, as ``p99.9_ttft_ms`` does), each key looked for after the one before;
+    None when the first key is not in the text exactly once."""
+    parts = path.split(".")
+    first = next(((j, m) for j in range(len(parts), 0, -1) if (m := _key_at(text, ".".join(parts[:j])))), None)
+    if first is None or _key_at(text, ".".join(parts[:first[0]]), first[1].end()):
+        return None
+    i, found = first[0], first[1]
+    while i < len(parts):
+        step = next(((j, m) for j in range(len(parts), i, -1)
+                     if (m := _key_at(text, ".".join(parts[i:j]), found.end()))), None)
+        if step is None:
+            break
+        i, found = step
+    return found.start()
+
+
+
+def key_place(text: str, path: str | None) -> tuple[int, int]:
+    """(line, column), 1-based, of ``path``'s key (``key_offset``), else of the document's first character."""
+    start = key_offset(text, path) if path else None
+    if start is None:
+        start = len(text) - len(text.lstrip())
+    return text.count("\n", 0, start) + 1, start - (text.rfind("\n", 0, start) + 1) + 1
