@@ -232,8 +232,11 @@ def test_a_real_merge_conflict_is_refused_by_add_and_the_gate_s_fix_works_as_wri
     assert rc == 1 and repo.read() == before, err
     marker = before.split(b"\n").index(next(ln for ln in before.split(b"\n") if ln.startswith(b"<<<<<<<"))) + 1
     assert err.startswith(f"perf-changelog.yaml:{marker}: merge-conflict marker in the "
-                          "working-tree changelog; resolve the conflict: `sweepgate changelog rebase"), err
+                          "working-tree changelog; resolve the conflict: after a merge, `sweepgate changelog rebase"), err
     rc, _, err = sg(capsys, "validate", "--staged", "--base-ref", "main")
+    # New-user check: each marker was said twice, the second time as "does not start a new entry".
+    markers = [line for line in err.splitlines() if "merge-conflict marker" in line]
+    assert rc == 1 and len(markers) == 3 and "does not start a new entry" not in err, err
     fix = next(line for line in err.splitlines() if "merge-conflict marker" in line).split("; ", 1)[1]
     command = fix.split("`")[1].split()[1:]
     assert command == ["changelog", "rebase", "--onto", "origin/main", "--branch", "ORIG_HEAD"], fix

@@ -49,8 +49,16 @@ def test_a_head_whose_scripts_are_not_on_disk_is_refused_not_passed(tmp_path):
     assert proc.returncode == 1 and proc.stdout == "", proc.stdout + proc.stderr
     assert proc.stderr.strip() == (
         f"{SCRIPT}: differs from --head-ref pr1; preflight runs the scripts in the working tree, so it would "
-        "not check the head's; check out pr1 first (git checkout pr1), or commit the changes and pass that commit "
+        "not check the head's; check out pr1 first (git checkout pr1), or commit them and pass that commit "
         "as --head-ref"), proc.stderr
     git(repo, "checkout", "-q", "pr1")
+    # New-user check: on pr1 itself, an untracked file was told to "check out pr1 first".
+    (repo / "benchmarks" / "scratch.sh").write_text("echo hi\n")
+    proc = preflight(repo, "--base-ref", "master", "--head-ref", "pr1")
+    assert proc.returncode == 1 and proc.stderr.strip() == (
+        "benchmarks/scratch.sh: differs from --head-ref pr1; preflight runs the scripts in the working tree, so it "
+        "would not check the head's; commit, stash (git stash -u) or remove the changes first, or commit them and "
+        "pass that commit as --head-ref"), proc.stderr
+    (repo / "benchmarks" / "scratch.sh").unlink()
     proc = preflight(repo, "--base-ref", "master", "--head-ref", "pr1")
     assert proc.returncode == 1 and "fp9" in proc.stderr and f"{SCRIPT}:" in proc.stderr, proc.stdout + proc.stderr

@@ -46,6 +46,8 @@ def ingest(capsys, tmp_path, path):
 
 
 REFUSED = [  # (file, path, value, what the one line says)
+    # New-user check: 500 completed of 100 sent was stored, a success rate of 1.
+    (IFX, ("completed",), 10_000, "completed: 10000 requests completed of the"),
     (AIPERF, ("request_latency", "unit"), 7, "request_latency.unit: 7 is not a time unit"),
     (AIPERF, ("request_count",), -1, "request_count: expected a metric object ({unit, avg, ...}), got -1"),
     (AIPERF, ("request_latency",), "x", "request_latency: expected a metric object"),

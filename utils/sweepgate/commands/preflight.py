@@ -90,9 +90,11 @@ def refuse_other_scripts(git, head_ref: str) -> None:
     changed = sorted({name.decode(errors="replace") for name in listed.split(b"\0") if name})
     if changed:
         more = f" (and {count(len(changed) - 1, 'other file')})" if len(changed) > 1 else ""
+        on_head = git.resolve("HEAD") == head
+        hint = ("commit, stash (git stash -u) or remove the changes first" if on_head else
+                f"check out {head_ref} first (git checkout {head_ref})") + ", or commit them and pass that commit as --head-ref"
         raise fail(changed[0], 0, f"differs from --head-ref {head_ref}{more}; preflight runs the scripts in the "
-                   "working tree, so it would not check the head's", f"check out {head_ref} first (git checkout "
-                   f"{head_ref}), or commit the changes and pass that commit as --head-ref")
+                   "working tree, so it would not check the head's", hint)
 
 
 def run(args) -> int:

@@ -212,6 +212,8 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[i
                 out.add(i + 1, "whitespace-line", "line holds only whitespace", "make it empty")
             blanks.append(i)
             continue
+        if line.startswith(CONFLICT_MARKERS):  # file_rules names it (once): not text of an entry
+            continue
         if ENTRY_START.match(line):
             starts.append(i)
             _entry_separator(out, i, last_text, blanks, start)

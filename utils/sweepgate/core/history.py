@@ -18,8 +18,10 @@ from sweepgate.core.prlinks import correction_of
 
 BOM = b"\xef\xbb\xbf"
 CONFLICT_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
-CONFLICT_FIX = ("resolve the conflict: `sweepgate changelog rebase --onto origin/main --branch ORIG_HEAD` "
-                "(REBASE_HEAD during a rebase) rebuilds the file from main's and your branch's entries")
+CONFLICT_FIX = ("resolve the conflict: after a merge, `sweepgate changelog rebase --onto origin/main --branch "
+                "ORIG_HEAD` rebuilds the file from main's and your branch's entries; during a rebase, pass "
+                "--branch REBASE_HEAD instead (the commit being applied: ORIG_HEAD would fold every commit's "
+                "entries into this one)")
 ENTRY_START = re.compile(rb"^-( |$)")
 
 

@@ -128,6 +128,17 @@ def _failed(doc: dict, path: str, line: int):
     return None
 
 
+def _more_than_sent(doc: dict, path: str, line: int) -> None:
+    """Refuse more requests completed than the run sent (num_prompts); a multi-turn run counts
+    turns, not its conversations, and is not held to it."""
+    prompts, completed = doc.get("num_prompts"), doc.get("completed")
+    if "num_conversations" in doc or "multi_turn_concurrency" in doc:
+        return
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in (prompts, completed)) and completed > prompts:
+        raise fail(path, line, f"completed: {completed} requests completed of the {prompts} sent (num_prompts)",
+                   "the output was edited or comes from an unsupported client version")
+
+
 def parse(doc: dict, path: str, line: int) -> Measurement:
     doc = clean_keys(doc)
     m = Measurement("vllm-serving", "vllm-bench", line)
@@ -136,6 +147,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     for key, name in THROUGHPUTS.items():
         m.metrics[name] = number(doc, key, path, line)
     m.metrics[R.FAILED] = _failed(doc, path, line)
+    _more_than_sent(doc, path, line)
     _from_arrays(doc, m.metrics, path, line)
     if m.metrics.get(R.COMPLETED) is None and m.metrics.get(R.OUTPUT_THROUGHPUT) is None:
         raise fail(path, line, "completed/output_throughput: missing (a latency-only output, "
