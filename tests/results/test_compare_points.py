@@ -213,7 +213,7 @@ def test_one_request_in_forty_newly_failing_is_a_regression_not_a_small_change(t
 def test_one_request_in_five_thousand_failing_reads_as_a_change_where_it_is_judged_one(tmp_path, db, capsys):
     """The review's run: 5119 of 5120 completed is red, so its row must not read "1 ... 1 ... +0.0%"."""
     history(tmp_path / "in", concs=(4,))
-    pr_job(tmp_path / "in", 4, vllm_output(4, completed=5119, failed=1))
+    pr_job(tmp_path / "in", 4, vllm_output(4, num_prompts=5120, completed=5119, failed=1))
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
     assert rc == 0, err
     for flag in ("--markdown", None):
