@@ -140,8 +140,7 @@ def no_script(row: dict, root: Path, revision: Callable):
     """The problem of a row none of whose benchmark scripts (CONTRACTS section 7) exists, at the block
     of the config that runs it, as `sweepgate plan` reports it (the same for every row of that script);
     None when the row has one. ``revision`` reads the revision the rows come from."""
-    from sweepgate.core.errors import Diagnostic
-    from sweepgate.core.plan import RULE_MISSING_SCRIPT
+    from sweepgate.core.plan import missing_script
     from sweepgate.core.recipes import script_candidates, script_users
 
     candidates = script_candidates(row)
@@ -152,10 +151,8 @@ def no_script(row: dict, root: Path, revision: Callable):
     where = rev.where(keys[0]) if keys else None
     who = " and ".join(f"'{k}'" for k in keys) or f"exp-name {row.get(F.EXP_NAME)!r}"
     scenario = F.AGENTIC_CODING if row.get(F.SCENARIO_TYPE) == F.AGENTIC_CODING else F.FIXED_SEQ_LEN
-    return Diagnostic(where.file if where else candidates[0], where.line if where else 0, 0, RULE_MISSING_SCRIPT,
-                      f"{who} ({scenario}) resolve{'s' if len(keys) < 2 else ''} to no benchmark script: none of "
-                      f"{', '.join(candidates)} exists",
-                      "add the script (CONTRACTS section 7) or fix model-prefix/precision/runner/framework")
+    return missing_script(where.file if where else candidates[0], where.line if where else 0, who, scenario,
+                          candidates, many=len(keys) > 1)
 
 
 def _rehearse(row: dict, root: Path, timeout: int) -> tuple:

@@ -44,9 +44,9 @@ def placement_env(row: dict, runners: dict | None, source: str) -> dict[str, str
     Nothing when the runner has no gpus-per-node in ``runners`` (as the check, which
     leaves such runners alone); the launcher then names the missing SWEEPGATE_NODES.
     """
-    from sweepgate.core.placement import PlacementError, hardware_of, place_row
+    from sweepgate.core.placement import PlacementError, place_row, places_nodes
 
-    if fields.GPUS_PER_NODE not in (hardware_of(runners or {}, str(row.get(fields.RUNNER))) or {}):
+    if not places_nodes(row, runners):
         return {}
     try:
         return place_row(row, runners or {}).env()
@@ -57,9 +57,9 @@ def placement_env(row: dict, runners: dict | None, source: str) -> dict[str, str
 
 def hardware_env(row: dict, runners: dict | None) -> dict[str, str]:
     """The runner's hardware facts a job reads (fields.HARDWARE_ENV); nothing for a runner without them."""
-    from sweepgate.core.placement import hardware_of
+    from sweepgate.core.placement import row_facts
 
-    facts = hardware_of(runners or {}, str(row.get(fields.RUNNER))) or {}
+    facts = row_facts(row, runners)
     return {name: ",".join(map(str, facts[fact])) if isinstance(facts[fact], list) else str(facts[fact])
             for fact, name in fields.HARDWARE_ENV.items() if fact in facts}
 

@@ -79,6 +79,18 @@ def hardware_of(runners: dict, runner: str) -> dict | None:
     return None
 
 
+def row_facts(row: dict, runners: dict | None) -> dict:
+    """The hardware facts of a matrix row's runner; {} when the runners file states none."""
+    return hardware_of(runners or {}, str(row.get(F.RUNNER))) or {}
+
+
+def places_nodes(row: dict, runners: dict | None) -> bool:
+    """Whether a row's runner states gpus-per-node, so that a multi-node row is placed on whole nodes
+    (``place``). Without it nothing is placed: the check leaves such runners alone, a job gets no
+    SWEEPGATE_NODES, and a plan counts the row by its workers' GPUs (a lower bound)."""
+    return F.GPUS_PER_NODE in row_facts(row, runners)
+
+
 def _worker_gpus(worker: dict) -> int:
     """GPUs of one worker replica: tp*pp*pcp, or ep when expert parallelism is wider.
 
@@ -150,7 +162,7 @@ def runner_labels(runners: dict) -> set[str]:
 
 def place_row(row: dict, runners: dict) -> Placement:
     """``place`` for a matrix row, with the facts of its runner."""
-    return place(row[F.PREFILL], row[F.DECODE], hardware_of(runners, row[F.RUNNER]) or {})
+    return place(row[F.PREFILL], row[F.DECODE], row_facts(row, runners))
 
 
 def search_points(config: dict):

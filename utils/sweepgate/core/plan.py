@@ -97,14 +97,21 @@ def _selected_rules(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff],
             for first, path, _ in head.script_ids(key, scenario):
                 if path is None:
                     owner = head.owner.get(key)
-                    kl = owner.locate((key,))[0] if owner else 0
-                    diags.append(Diagnostic(
-                        owner.path if owner else file, kl, 0, RULE_MISSING_SCRIPT,
-                        f"'{key}' ({scenario}) resolves to no benchmark script: none of "
-                        f"{', '.join(head.candidates.get(first, [first]))} exists at head",
-                        "add the script (CONTRACTS section 7) or fix model-prefix/precision/runner/framework",
-                        severity="warning"))
+                    diags.append(missing_script(owner.path if owner else file, owner.locate((key,))[0] if owner else 0,
+                                                f"'{key}'", scenario, head.candidates.get(first, [first]),
+                                                at="at head", severity="warning"))
     return diags
+
+
+def missing_script(file: str, line: int, who: str, scenario: str, candidates: list[str], *, many: bool = False,
+                   at: str = "", severity: str = "error") -> Diagnostic:
+    """The one wording of a recipe that resolves to no benchmark script (CONTRACTS section 7), for
+    ``plan`` and ``preflight`` alike: ``who`` names the config key(s) or the row."""
+    return Diagnostic(file, line, 0, RULE_MISSING_SCRIPT,
+                      f"{who} ({scenario}) resolve{'' if many else 's'} to no benchmark script: none of "
+                      f"{', '.join(candidates)} exists{f' {at}' if at else ''}",
+                      "add the script (CONTRACTS section 7) or fix model-prefix/precision/runner/framework",
+                      severity=severity)
 
 
 def _first_changed_line(base: RecipeSet, head: RecipeSet, key: str) -> int:
@@ -353,10 +360,10 @@ def job_gpus(row: dict, runners: dict | None = None) -> int:
     a multi-node job ``placement.place`` nodes x gpus-per-node of its runner, a single-node job one
     node (a tp4 job on an 8-GPU node leaves the other four idle); without the runner's facts, ``row_gpus``."""
     from sweepgate.core.expand import is_multinode_row
-    from sweepgate.core.placement import PlacementError, hardware_of, place_row
+    from sweepgate.core.placement import PlacementError, place_row, places_nodes, row_facts
 
-    facts = hardware_of(runners or {}, str(row.get(F.RUNNER))) or {}
-    if is_multinode_row(row) and not counts_workers_only(row, runners):
+    facts = row_facts(row, runners)
+    if is_multinode_row(row) and places_nodes(row, runners):
         try:
             placed = place_row(row, runners)
         except PlacementError:  # the check refuses such rows; cost them by their workers
@@ -428,10 +435,9 @@ def counts_workers_only(row: dict, runners: dict | None = None) -> bool:
     """Whether ``job_gpus`` counts a multi-node row by its workers' GPUs because its runner states no
     gpus-per-node: the job holds whole nodes, so its GPU-hours are a lower bound."""
     from sweepgate.core.expand import is_multinode_row
-    from sweepgate.core.placement import hardware_of
+    from sweepgate.core.placement import places_nodes
 
-    facts = hardware_of(runners or {}, str(row.get(F.RUNNER))) or {}
-    return is_multinode_row(row) and F.GPUS_PER_NODE not in facts
+    return is_multinode_row(row) and not places_nodes(row, runners)
 
 
 def row_cost(bucket: str, row: dict, minutes: dict[str, float], runners: dict | None = None) -> tuple[float, bool]:
