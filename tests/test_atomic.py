@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import subprocess
 import sys
 
@@ -54,3 +55,29 @@ def test_changelog_add_on_an_immutable_changelog(tmp_path):
         assert changelog.read_bytes() == before
     finally:
         subprocess.run(["chattr", "-i", str(changelog)], capture_output=True)
+
+
+def test_a_device_a_pipe_or_a_symlink_is_written_never_replaced(tmp_path):
+    """A check of the compare command's failed writes found `--comment-file /dev/full` had, as root,
+    replaced the device node /dev/full with a regular file (a rename onto it); `/dev/stdout` would go
+    the same way. Such a path is now written through; a symlink keeps pointing at its file."""
+    import stat
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    atomic_write(fifo, b"through the pipe\n")
+    assert os.read(reader, 100) == b"through the pipe\n"
+    os.close(reader)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    target = tmp_path / "real.md"
+    target.write_text("old\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(target)
+    atomic_write(link, b"new\n")
+    assert link.is_symlink() and target.read_text() == "new\n"
+    if Path("/dev/full").exists():
+        with pytest.raises(SweepgateError) as exc:
+            atomic_write(Path("/dev/full"), b"x")
+        assert "No space left on device" in exc.value.diagnostics[0].render()
+        assert stat.S_ISCHR(os.stat("/dev/full").st_mode)

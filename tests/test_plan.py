@@ -748,6 +748,12 @@ def test_fail_on_warning_and_text_output(fleet, monkeypatch, capsys):
     assert f"changed {DSR1}: {DSR1_SCRIPT}" in captured.out
     assert f"{DSR1_SCRIPT}:1: benchmark script {DSR1_SCRIPT} changed" in captured.err
     assert cli.main(args + ["--fail-on-warning"]) == 3  # the --fail-on-... exit code, not bad input
+    capsys.readouterr()
+    # a step summary that cannot be written (a full disk) keeps exit 3, its one line said; without the gate
+    # the failed write is the exit (carried from review: it turned 3 into 1)
+    assert cli.main(args + ["--fail-on-warning", "--step-summary", "/dev/full"]) == 3
+    assert [x for x in capsys.readouterr().err.splitlines() if x.startswith("/dev/full")]
+    assert cli.main(args + ["--step-summary", "/dev/full"]) == 1
 
 
 def test_markdown_in_actions_writes_the_summary_once_and_annotates(fleet, monkeypatch, capsys, tmp_path):

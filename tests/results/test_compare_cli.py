@@ -309,3 +309,19 @@ def test_not_measured_follows_main_s_newest_run_and_the_run_s_own_time(env, caps
         st.add([later])
     code, out = compare_json(url, capsys)
     assert out["not-measured"] == [], out["not-measured"]
+
+
+@pytest.mark.parametrize("flag", ["--step-summary", "--comment-file"])
+@pytest.mark.parametrize("gate, code", [(True, 3), (False, 1)])
+def test_a_report_that_cannot_be_written_does_not_hide_the_regression_gate(env, capsys, flag, gate, code):
+    """Carried from review: a step summary (or comment file) that failed on write (a full disk) turned
+    `--fail-on-regression`'s exit 3 into 1, so the workflow learned of the disk, not of the regression.
+    The report's one line is still said; without the gate, the failed write is the exit."""
+    url = build(env / "r.db")
+    rc = cli.main(["results", "compare", "--db", url, "--run", "pr-7", flag, "/dev/full",
+                   *(["--fail-on-regression"] if gate else [])])
+    out = capsys.readouterr()
+    assert rc == code, out.err
+    assert C.REGRESSED in out.out  # the report, in full
+    (line,) = [x for x in out.err.splitlines() if x.startswith("/dev/full")]
+    assert "No space left on device" in line or "space" in line.lower(), line

@@ -65,14 +65,14 @@ def run(args) -> int:
     else:
         report.print_plan(sys.stdout, plan)
     report.emit(diagnostics)  # stderr, annotations included: stdout stays the plan
-    if args.step_summary:
-        write_step_summary(args.step_summary, plan)
-    if args.comment:
-        post_comment(plan, args)
-    failing = [d for d in diagnostics if d.severity in ("warning", "error")]
-    from sweepgate.core.errors import EXIT_FAIL_ON
+    from sweepgate.core.errors import EXIT_FAIL_ON, written_past_the_gate
 
-    return EXIT_FAIL_ON if args.fail_on_warning and failing else 0
+    tripped = bool(args.fail_on_warning and [d for d in diagnostics if d.severity in ("warning", "error")])
+    if args.step_summary:
+        written_past_the_gate(tripped, lambda: write_step_summary(args.step_summary, plan))
+    if args.comment:
+        written_past_the_gate(tripped, lambda: post_comment(plan, args))
+    return EXIT_FAIL_ON if tripped else 0
 
 
 def reuse_preview(git, plan: dict, db: str) -> dict:

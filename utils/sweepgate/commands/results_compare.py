@@ -138,13 +138,15 @@ def run(args) -> int:
     from sweepgate.core.report import printed_to_a_reader_who_may_leave
 
     printed_to_a_reader_who_may_leave(lambda: _print(comparison, args, charts))
+    from sweepgate.core.errors import written_past_the_gate
+
+    gate_tripped = bool(args.fail_on_regression and comparison.failing())
     if args.step_summary:
-        _append_summary(args.step_summary, comparison, args, charts)
+        written_past_the_gate(gate_tripped, lambda: _append_summary(args.step_summary, comparison, args, charts))
     if args.comment_file:
-        _write_comment(args.comment_file, comparison, args, charts)
-    gate_tripped = args.fail_on_regression and comparison.failing()
+        written_past_the_gate(gate_tripped, lambda: _write_comment(args.comment_file, comparison, args, charts))
     if args.comment:
-        _post_comment(comparison, args, charts, gate_tripped)
+        written_past_the_gate(gate_tripped, lambda: _post_comment(comparison, args, charts))
     return EXIT_REGRESSION if gate_tripped else 0
 
 
@@ -214,19 +216,12 @@ def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
     atomic_write(Path(path), (body.rstrip("\n") + "\n").encode("utf-8"))  # a text file ends in a newline
 
 
-def _post_comment(comparison, args, charts: list[str], gate_tripped: bool) -> None:
-    """Create or update the PR comment. When it fails and ``--fail-on-regression`` tripped, its one
-    line is printed and the command goes on to exit 3: the workflow learns that the run regressed."""
+def _post_comment(comparison, args, charts: list[str]) -> None:
+    """Create or update the PR comment."""
     from sweepgate.core import github
-    from sweepgate.core.errors import emit
     from sweepgate.results import render
 
-    try:
-        github.comment_if_configured(
-            "sweepgate results compare", args.repository, args.pr_number,
-            lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT),
-            base_url=args.github_api_url, marker=render.MARKER)
-    except SweepgateError as exc:
-        if not gate_tripped:
-            raise
-        emit(exc.diagnostics)
+    github.comment_if_configured(
+        "sweepgate results compare", args.repository, args.pr_number,
+        lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT),
+        base_url=args.github_api_url, marker=render.MARKER)

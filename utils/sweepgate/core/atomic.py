@@ -17,13 +17,17 @@ def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | N
     file is removed and ``path`` is untouched. ``before_replace`` runs right before the
     rename, the point of no return (``SignalsHeld.defer``: a Ctrl-C from then on waits).
     """
-    path = Path(path)
-    if path.is_dir():
-        raise fail(str(path), 0, "is a directory, not a file", "pass a file path to write to")
+    named = Path(path)
+    if named.is_dir():
+        raise fail(str(named), 0, "is a directory, not a file", "pass a file path to write to")
+    if named.exists() and not named.is_file():  # /dev/stdout, a FIFO, a device: written through, never replaced
+        _write_through(named, data)
+        return
+    path = Path(os.path.realpath(named))  # a symlink stays a link: the file it points at is replaced
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot write here: {exc.strerror}",
+        raise fail(str(named), 0, f"cannot write here: {exc.strerror}",
                    "pass a path in an existing, writable folder") from None
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -43,10 +47,26 @@ def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | N
         except FileNotFoundError:
             pass
         if isinstance(exc, OSError):  # a full disk, a file made immutable or read-only to us
-            raise fail(str(path), 0, f"cannot write it: {exc.strerror or exc}",
+            raise fail(str(named), 0, f"cannot write it: {exc.strerror or exc}",
                        "make the file and its folder writable (and the disk not full), then rerun; "
                        "the file is as it was") from None
         raise
+
+
+def _write_through(path: Path, data: bytes) -> None:
+    """Write ``data`` to a path that is no regular file (a pipe, a terminal, a device) as it is: such a
+    path cannot be replaced by a rename without destroying it (as root, /dev/stdout would become a file)."""
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot write it: {exc.strerror or exc}", "pass a writable file path") from None
+    try:
+        write_whole(fd, data, None)
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot write it: {exc.strerror or exc}",
+                   "write to a file on a disk with free space") from None
+    finally:
+        os.close(fd)
 
 
 def write_whole(fd: int, data: bytes, start: int | None) -> None:

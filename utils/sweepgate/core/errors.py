@@ -175,6 +175,18 @@ class Terminated(KeyboardInterrupt):
     after Ctrl-C (temporary files and repositories, child processes, a store's transaction) runs too."""
 
 
+def written_past_the_gate(gate_tripped: bool, write: Callable[[], None]) -> None:
+    """Write one report (a step summary, a comment file, a PR comment). When that fails and a
+    ``--fail-on-...`` gate tripped, its one line is said and the caller goes on to exit 3: the workflow
+    learns what the gate found, not only that a report could not be written."""
+    try:
+        write()
+    except SweepgateError as exc:
+        if not gate_tripped:
+            raise
+        emit(exc.diagnostics)
+
+
 def _terminated(signum, frame):
     raise Terminated()
 
