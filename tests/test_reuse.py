@@ -263,3 +263,22 @@ def test_helpers_are_followed_deep_and_a_doubled_slash_stays_in_the_folder():
         old, tree[path] = tree[path], text
         assert identity.identities([M_ROW], {}, read)[0] != first, path
         tree[path] = old
+
+
+def test_gpu_hours_saved_on_a_runner_without_gpus_per_node_are_a_lower_bound():
+    """Carried from review: the plan marks a multi-node job counted by its workers' GPUs (its runner
+    states no gpus-per-node) as a lower bound, '≥'; the GPU-hours a reuse of it saves said a plain figure."""
+    from sweepgate.results.reuse import Found
+
+    worker = {F.TP: 8, F.EP: 8, F.DP_ATTN: False, F.NUM_WORKER: 1}
+    row = {F.RUNNER: "cluster:b300-nv", F.PREFILL: dict(worker), F.DECODE: dict(worker, **{F.NUM_WORKER: 2}),
+           F.CONC: [256]}
+    minutes = {"default": 30.0}
+    bare = Found([("multi_node/1k1k", row, "id-1")], {"id-1": [{}]}, minutes, runners={})
+    assert bare.lower_bound and bare.summary() == "reused 1 of 1 jobs (≥ 12 GPU-hours saved)"
+    placed = Found([("multi_node/1k1k", row, "id-1")], {"id-1": [{}]}, minutes,
+                   runners={F.HARDWARE: {"cluster:b300-nv": {F.GPUS_PER_NODE: 8}}})
+    assert not placed.lower_bound and placed.summary() == "reused 1 of 1 jobs (12 GPU-hours saved)"
+    single = dict(row)
+    del single[F.PREFILL], single[F.DECODE]
+    assert not Found([("single_node/1k1k", dict(single, **{F.TP: 8}), "i")], {"i": [{}]}, minutes).lower_bound

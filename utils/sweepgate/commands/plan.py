@@ -85,8 +85,9 @@ def reuse_preview(git, plan: dict, db: str) -> dict:
     rows = [{"bucket": bucket, "exp-name": row.get("exp-name"), "conc": row.get("conc"),
              "runner": row.get("runner")} for bucket, row, _ in found.reused]
     return {"jobs": len(rows), "of": len(found.rows), "gpu_hours_saved": found.gpu_hours_saved,
-            "rows": rows, "summary": f"{len(rows)} of {len(found.rows)} jobs already have results "
-                                       f"({found.gpu_hours_saved:g} GPU-hours saved by reusing them)"}
+            "lower_bound": found.lower_bound, "rows": rows,
+            "summary": f"{len(rows)} of {len(found.rows)} jobs already have results "
+                       f"({found.saved()} GPU-hours saved by reusing them)"}
 
 
 def write_step_summary(path: str, plan: dict) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from sweepgate.core import fields as F
 from sweepgate.core.identity import identities
-from sweepgate.core.plan import ESTIMATES_FILE, load_estimates, row_cost
+from sweepgate.core.plan import ESTIMATES_FILE, counts_workers_only, load_estimates, row_cost
 from sweepgate.core.select import BUCKET_KEYS, iter_rows
 from sweepgate.results import record as R
 
@@ -37,8 +37,18 @@ class Found:
     def gpu_hours_saved(self) -> float:
         return round(sum(row_cost(bucket, row, self.minutes, self.runners)[0] for bucket, row, _ in self.reused), 3)
 
+    @property
+    def lower_bound(self) -> bool:
+        """Whether ``gpu_hours_saved`` counts a multi-node job by its workers' GPUs only (its runner
+        states no gpus-per-node), so that the figure is a lower bound, as in the plan."""
+        return any(counts_workers_only(row, self.runners) for _, row, _ in self.reused)
+
+    def saved(self) -> str:
+        """'8' or, for a lower bound, '≥ 8' (GPU-hours)."""
+        return f"{'≥ ' if self.lower_bound else ''}{self.gpu_hours_saved:g}"
+
     def summary(self) -> str:
-        return f"reused {len(self.reused)} of {len(self.rows)} jobs ({self.gpu_hours_saved:g} GPU-hours saved)"
+        return f"reused {len(self.reused)} of {len(self.rows)} jobs ({self.saved()} GPU-hours saved)"
 
 
 def since(max_age_days: float | None) -> str | None:
