@@ -695,7 +695,10 @@ def test_a_multi_node_recipe_runs_the_library_its_helpers_source(tmp_path):
 
 
 @pytest.mark.parametrize("path,multi_node_only", [("benchmarks/runners/launch_common.sh", False),
-                                                  ("benchmarks/multi_node/disagg_head.sh", True)])
+                                                  ("benchmarks/multi_node/disagg_head.sh", True),
+                                                  # sourced by the scripts too: named once, as the file that
+                                                  # changed, not also as each unchanged script that sources it
+                                                  ("benchmarks/multi_node/disagg_lib.sh", True)])
 def test_a_changed_launcher_or_multi_node_helper_changes_the_recipes_whose_jobs_run_it(tmp_path, path,
                                                                                         multi_node_only):
     """Review: a changed launch_common.sh warned that the jobs of all 8 keys run it while the same plan

@@ -340,7 +340,7 @@ def _script_changes(base: RecipeSet, head: RecipeSet, key: str, present: list[st
         for first in sorted(b_map.keys() | h_map.keys()):
             bp, bs = b_map.get(first, (None, None))
             hp, hs = h_map.get(first, (None, None))
-            if (bp, bs) == (hp, hs):
+            if (bp, bs) == (hp, hs) or _changed_only_through(base, head, bp, hp, diff):
                 continue
             path = hp or bp or first
             if path not in seen_scripts:
@@ -351,6 +351,16 @@ def _script_changes(base: RecipeSet, head: RecipeSet, key: str, present: list[st
             if scenario not in seen_scripts[path]["scenarios"]:
                 seen_scripts[path]["scenarios"].append(scenario)
     return touched
+
+
+def _changed_only_through(base: RecipeSet, head: RecipeSet, bp: str | None, hp: str | None, diff: KeyDiff) -> bool:
+    """Whether a script is unchanged itself and differs only by helpers the diff already names as the
+    key's changed support files or library (disagg_lib.sh), so that it is not listed a second time."""
+    if not bp or bp != hp or file_sha(base.blobs.get(bp)) != file_sha(head.blobs.get(hp)):
+        return False
+    named = set(diff.support) | (set(F.BENCHMARK_LIB_FILES) if diff.lib else set())
+    helpers = dict.fromkeys([*sourced_helpers(bp, base.blobs), *sourced_helpers(hp, head.blobs)])
+    return all(h in named for h in helpers if file_sha(base.blobs.get(h)) != file_sha(head.blobs.get(h)))
 
 
 def _support_changes(base: RecipeSet, head: RecipeSet, key: str) -> list[str]:
