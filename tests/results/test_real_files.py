@@ -226,3 +226,27 @@ def test_an_lm_eval_group_counts_the_samples_of_its_subtasks_nested_groups_inclu
     samples = {e[R.EVAL_TASK]: e[R.EVAL_SAMPLES] for e in rec[R.EVALS]}
     assert (samples["mmlu_stem"], samples["mmlu_humanities"], samples["mmlu"]) == (100, 297, 397)
     assert samples["mmlu_formal_logic"] == 126 and samples["winogrande"] == 1267
+
+
+def test_an_lm_eval_score_it_wrote_as_infinity_is_left_out_and_the_others_are_stored(tmp_path, capsys):
+    """Hunt 10: lm-eval 0.4.8 wrote one task's mean absolute error as Infinity (its stderr NaN);
+    the whole file, eleven good scores with it, was refused as "edited"."""
+    from helpers import run_cli
+
+    rel = "lm_eval/lmeval0.4.8_gpt4o-mini_materials_12tasks_mae_infinity_nan_trimmed.json"
+    (rec,) = records(rel)
+    scores = {e[R.EVAL_TASK]: e for e in rec[R.EVALS]}
+    assert len(scores) == 11 and "polymer_tg_prediction" not in scores
+    lattice = scores["pxrd_lattice_prediction"]
+    assert (lattice[R.EVAL_METRIC], lattice[R.EVAL_VALUE], lattice[R.EVAL_SAMPLES]) == ("mae", 3.9685864222222222, 60)
+    assert lattice[R.EVAL_HIGHER] is False
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(REAL / rel))
+    assert rc == 0 and "results.polymer_tg_prediction.mae,none: lm-eval wrote inf, no score; left out" in err, err
+
+
+def test_an_lm_eval_stderr_it_wrote_as_nan_is_stored_as_unknown():
+    from sweepgate.results.formats import lm_eval
+
+    doc = {"results": {"t": {"acc,none": 0.5, "acc_stderr,none": float("nan")}}, "versions": {"t": 1}}
+    m = lm_eval.parse(doc, "x.json", 0)
+    assert m.evals[0][R.EVAL_STDERR] is None and [n[0] for n in m.notes] == ["eval-no-stderr"]

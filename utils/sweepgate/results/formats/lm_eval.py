@@ -24,13 +24,21 @@ def detect(doc) -> bool:
 
 
 NO_STDERR = "N/A"  # what lm-eval writes where it has no stderr (one sample; a metric without one)
+# lm-eval's own non-finite values (JSON NaN/Infinity: a mean absolute error over answers it could
+# not parse is inf, its stderr NaN; a real 0.4.8 file of 12 tasks had one, hunt 10). No editor writes them.
+NONFINITE_HINT = "check the task's answers (lm_eval --log_samples) for ones its metric could not score"
 
 
-def _stderr(scores: dict, key: str, task: str, path: str) -> float | None:
-    """A score's stderr: None when lm-eval wrote "N/A" or none; anything but a finite number >= 0 is
-    refused, as a bad score is (a stored null would read as lm-eval's "N/A" and never be judged)."""
+def _stderr(scores: dict, key: str, task: str, path: str, notes: list) -> float | None:
+    """A score's stderr: None when lm-eval wrote "N/A" or none, or NaN (lm-eval's own, when it could
+    not compute one: noted, since the score is then never judged); anything else but a finite number
+    >= 0 is refused, as a bad score is (a stored null would read as lm-eval's "N/A")."""
     value = scores.get(key, NO_STDERR)
     if value == NO_STDERR:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        notes.append(("eval-no-stderr", f"warning: results.{task}.{key}: lm-eval wrote NaN; the score is "
+                      "stored without a standard error, so it is not judged", NONFINITE_HINT))
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         raise fail(path, 0, f"results.{task}.{key}: expected a standard error (a finite number >= 0, or "
@@ -85,7 +93,7 @@ def _stderr_key(metric: str, flt: str, bare: bool) -> str:
     return f"{metric}_stderr" if bare else f"{metric}_stderr,{flt}"
 
 
-def _task_evals(task: str, scores: dict, samples, path: str, directions: dict) -> list[dict]:
+def _task_evals(task: str, scores: dict, samples, path: str, directions: dict, notes: list) -> list[dict]:
     evals = []
     bare = not any("," in key for key in scores)  # lm-eval 0.3
     for key, value in scores.items():
@@ -93,11 +101,16 @@ def _task_evals(task: str, scores: dict, samples, path: str, directions: dict) -
         if split is None:
             continue
         metric, flt = split
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):
+            notes.append(("eval-not-a-score", f"warning: results.{task}.{key}: lm-eval wrote {value!r}, no "
+                          "score; left out, the file's other scores are stored", NONFINITE_HINT))
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise fail(path, 0, f"results.{task}.{key}: expected a finite number, got {value!r}",
                        "the results file was edited or the eval did not finish")
         entry = {R.EVAL_TASK: task, R.EVAL_METRIC: metric, R.EVAL_FILTER: flt, R.EVAL_VALUE: value,
-                 R.EVAL_STDERR: _stderr(scores, _stderr_key(metric, flt, bare), task, path), R.EVAL_SAMPLES: samples}
+                 R.EVAL_STDERR: _stderr(scores, _stderr_key(metric, flt, bare), task, path, notes),
+                 R.EVAL_SAMPLES: samples}
         if isinstance(directions.get(metric), bool):
             entry[R.EVAL_HIGHER] = directions[metric]
         evals.append(entry)
@@ -160,7 +173,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         if not isinstance(scores, dict):
             continue
         samples = _samples(task, n_samples, _dict(doc.get("group_subtasks")), set())
-        m.evals.extend(_task_evals(task, scores, samples, path, _dict(higher.get(task))))
+        m.evals.extend(_task_evals(task, scores, samples, path, _dict(higher.get(task)), m.notes))
     if not m.evals:
         raise fail(path, line, "results: no '<metric>,<filter>' scores",
                    "the eval produced no scores; check its log")
