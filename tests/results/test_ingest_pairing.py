@@ -52,10 +52,10 @@ def test_an_output_naming_another_model_is_stored_under_the_row_with_a_warning(t
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "hub", "path")
     assert rc == 0 and "ingested 2 results (2 new)" in out, err
     line, annotation = err.strip().splitlines()
-    assert line == ("hub/res.json: warning: model: the output benchmarked Qwen/Qwen3-32B but its job's row "
+    assert line == ("hub/res.json:1:1: warning: model: the output benchmarked Qwen/Qwen3-32B but its job's row "
                     f"(hub/res.job.json) says {ROW['model']}; stored under {ROW['model']}; if the output is "
                     "another job's, pair it with its own .job.json (or --row)")
-    assert annotation.startswith("::warning file=hub/res.json::warning: model: ")
+    assert annotation.startswith("::warning file=hub/res.json,line=1::warning: model: ")
     assert {r["model"] for r in show_json(capsys, db)} == {ROW["model"]}
     assert run_cli(capsys, "results", "ingest", "--db", db, "--row", str(write_row(tmp_path, "Qwen/qwen3-32b")),
                    "--run-id", "same", "--ref", "refs/heads/main", str(named))[2] == ""  # the same id, any case
@@ -100,7 +100,7 @@ def test_an_eval_of_an_adapter_is_warned_of_even_on_its_base_model_s_row(tmp_pat
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "run")
     assert rc == 0 and "ingested 1 results" in out, err
     (line,) = err.strip().splitlines()
-    assert line.startswith(f"run/res-eval.json: warning: model: the output benchmarked {base} with adapter "
+    assert line.startswith(f"run/res-eval.json:153:5: warning: model: the output benchmarked {base} with adapter "
                            "../prompt-pursuit/"), line
     assert line.endswith(f"says {base}; stored under {base}; if the output is another job's, pair it with its "
                          "own .job.json (or --row)"), line

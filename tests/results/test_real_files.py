@@ -250,3 +250,16 @@ def test_an_lm_eval_stderr_it_wrote_as_nan_is_stored_as_unknown():
     doc = {"results": {"t": {"acc,none": 0.5, "acc_stderr,none": float("nan")}}, "versions": {"t": 1}}
     m = lm_eval.parse(doc, "x.json", 0)
     assert m.evals[0][R.EVAL_STDERR] is None and [n[0] for n in m.notes] == ["eval-no-stderr"]
+
+
+@pytest.mark.parametrize("rel, place, start", [
+    ("lm_eval/lmeval0.4.8_gpt4o-mini_materials_12tasks_mae_infinity_nan_trimmed.json", "12:65",
+     "warning: results.polymer_tg_prediction.mae,none:"),
+    ("aiperf/genaiperf24.12_trtllm_kserve_nonstreaming_c100_issue298.json", "1:1", "warning: ttft:")])
+def test_a_warning_on_a_whole_json_output_names_its_line_and_column(tmp_path, capsys, rel, place, start):
+    """Hunt 10: a stored-with-a-warning line read `out.json: warning: ...`, with no line, where a
+    refusal of the same file reads `out.json:12:65: ...`."""
+    from helpers import run_cli
+
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(REAL / rel))
+    assert rc == 0 and err.startswith(f"{REAL / rel}:{place}: {start}"), err

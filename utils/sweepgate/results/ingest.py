@@ -211,13 +211,16 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
 def _records(output: Path, text: str, content: bytes, given: Given | None, warnings: list | None) -> list[dict]:
     measurements = sniff.parse_text(text, str(output))
     job, name = _job(output, content, given)
+    found: list = []
+    found.extend(d for m in measurements if (d := normalize.short_outputs(m, str(output))))
+    found.extend(Diagnostic(str(output), m.line, 0, rule, message, hint, severity="warning")
+                 for m in measurements for rule, message, hint in m.notes)
+    if job.row:
+        found.extend(d for m in measurements
+                     if (d := normalize.model_mismatch(m, job.row, str(output), job.source or "--row")))
     if warnings is not None:
-        warnings.extend(d for m in measurements if (d := normalize.short_outputs(m, str(output))))
-        warnings.extend(Diagnostic(str(output), m.line, 0, rule, message, hint, severity="warning")
-                        for m in measurements for rule, message, hint in m.notes)
-    if job.row and warnings is not None:
-        warnings.extend(d for m in measurements
-                        if (d := normalize.model_mismatch(m, job.row, str(output), job.source or "--row")))
+        jsonio.place(found, text, str(output))  # a whole document's, as its refusals are: path:line:col
+        warnings.extend(found)
     many = len(measurements) > 1 or any(m.line for m in measurements)
     return [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, _energy(output, job.job, m))
             for m in measurements]

@@ -70,11 +70,14 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
 
 
 
+WARNING = "warning: "  # how a stored-with-a-warning message starts, before the key it names
+
+
 def place(diagnostics, text: str, path: str) -> None:
-    """Give a refusal of a whole-document file (line 0) a place in it: the key its message names
-    first (``completed: ...``, ``results.gsm8k.acc,none: ...``), else where the document starts."""
+    """Give a refusal or warning of a whole-document file (line 0) a place in it: the key its message
+    names first (``completed: ...``, ``warning: ttft: ...``), else where the document starts."""
     for d in diagnostics:
         if d.file != path or d.line:
             continue
-        name = d.message.split(": ", 1)[0]
+        name = d.message.removeprefix(WARNING).split(": ", 1)[0]
         d.line, d.col = key_place(text, name if name and not re.search(r"[\s\"']", name) else None)
