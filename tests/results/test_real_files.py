@@ -37,6 +37,8 @@ REFUSED = {
 
 
 FAILED_RUNS = {"vllm/vllm0.25.1_opt125m_all_failed_noconc.json"}  # every request failed
+# Files that belong beside a result but are none (skipped, as a gpu_metrics.csv is)
+AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines_trimmed.jsonl"}
 
 
 def records(rel: str) -> list[dict]:
@@ -45,6 +47,12 @@ def records(rel: str) -> list[dict]:
 
 @pytest.mark.parametrize("rel", FILES)
 def test_real_file(rel):
+    if rel in AUXILIARY:
+        from sweepgate.results import sniff
+
+        with pytest.raises(sniff.Auxiliary):
+            records(rel)
+        return
     for rec in parsed_or_refused(REAL, rel, REFUSED) or []:
         assert rec[R.STATUS] == ("failure" if rel in FAILED_RUNS else "success")
 
@@ -263,3 +271,16 @@ def test_a_warning_on_a_whole_json_output_names_its_line_and_column(tmp_path, ca
 
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(REAL / rel))
     assert rc == 0 and err.startswith(f"{REAL / rel}:{place}: {start}"), err
+
+
+def test_an_lm_eval_output_folder_with_its_samples_log_is_ingested_whole(tmp_path, capsys):
+    """Hunt 10: `lm_eval --log_samples --output_path DIR` writes samples_<task>_<time>.jsonl beside
+    results_<time>.json; ingesting DIR refused the samples log as 'unknown JSON output' (exit 1)."""
+    import shutil
+
+    from helpers import run_cli
+
+    shutil.copy(REAL / "lm_eval/lmeval0.4.13_ifeval_gemma4-26b_stderr_na.json", tmp_path / "results_x.json")
+    shutil.copy(REAL / sorted(AUXILIARY)[0], tmp_path / "samples_eqbench_ca_x.jsonl")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path))
+    assert rc == 0 and "ingested 1 results (1 new)" in out and "unknown JSON" not in err, err

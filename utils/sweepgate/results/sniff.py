@@ -20,7 +20,7 @@ LOG_LINE = re.compile(r"\s*\[[^\]\[{}\"\n]*\][ \t]*[^\s,\]}]")
 
 
 class Auxiliary(Exception):
-    """A file that belongs beside a result but is not one (``gpu_metrics.csv``)."""
+    """A file that belongs beside a result but is not one (``gpu_metrics.csv``, lm-eval's samples log)."""
 
 
 def parse_text(text: str, path: str) -> list[Measurement]:
@@ -37,7 +37,10 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         what = "a console log" if LOG_LINE.match(text) else "not JSON or CSV"
         raise fail(path, 1, f"format: {what}, not a benchmark client output (expected {KNOWN})",
                    "ingest the job's $RESULT_FILENAME.json, or remove the file")
-    return [parse_document(doc, path, line) for line, doc in _jobs_documents(jsonio.documents(text, path))]
+    docs = jsonio.documents(text, path)
+    if lm_eval.is_samples_log(docs):  # beside its results file, as gpu_metrics.csv is beside an output
+        raise Auxiliary(path)
+    return [parse_document(doc, path, line) for line, doc in _jobs_documents(docs)]
 
 
 def _is_client_output(doc) -> bool:

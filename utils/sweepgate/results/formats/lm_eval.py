@@ -46,6 +46,17 @@ def _stderr(scores: dict, key: str, task: str, path: str, notes: list) -> float 
     return value
 
 
+# ``lm_eval --log_samples`` writes samples_<task>_<time>.jsonl beside the results JSON, one line per
+# document (0.4.0-0.4.1: one JSON array of them): each answer and its scores, not a result of its own.
+SAMPLE_KEYS = frozenset({"doc_id", "resps", "filtered_resps"})
+
+
+def is_samples_log(docs: list[tuple[int, object]]) -> bool:
+    """Whether a file's documents are lm-eval's per-sample log (never a results file)."""
+    items = docs[0][1] if len(docs) == 1 and isinstance(docs[0][1], list) else [d for _, d in docs]
+    return bool(items) and all(isinstance(d, dict) and SAMPLE_KEYS <= d.keys() for d in items)
+
+
 MODEL_ARGS = ("pretrained", "model")
 ADAPTER_ARGS = ("peft", "lora_local_path")  # hf's and vllm's adapter on top of the model
 
