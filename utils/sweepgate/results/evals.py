@@ -87,7 +87,7 @@ def _not_judged_why(head: dict, base: dict) -> str | None:
                 "baseline): a --limit run is not comparable with a full one")
     missing = [who for who, f in (("PR", head), ("baseline", base)) if f[R.EVAL_STDERR] is None]
     if missing:
-        return f"no stderr for the {' and '.join(missing)} score (lm-eval wrote \"N/A\" or left it out)"
+        return f"no stderr for the {' and '.join(missing)} score (lm-eval wrote \"N/A\" or NaN, or left it out)"
     if head[R.EVAL_VALUE] is None or base[R.EVAL_VALUE] is None:
         return "no score"
     return None
