@@ -284,3 +284,20 @@ def test_an_lm_eval_output_folder_with_its_samples_log_is_ingested_whole(tmp_pat
     shutil.copy(REAL / sorted(AUXILIARY)[0], tmp_path / "samples_eqbench_ca_x.jsonl")
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path))
     assert rc == 0 and "ingested 1 results (1 new)" in out and "unknown JSON" not in err, err
+
+
+def test_a_file_that_goes_with_a_result_is_said_to_be_passed_over(tmp_path, capsys):
+    """Hunt 10: naming only lm-eval's samples log (or a gpu_metrics.csv) printed 'ingested 0 results
+    (0 new) ...; nothing stored' and exit 0, without a word of why: it is now counted (and listed with
+    --verbose) as a file that goes with a result but holds none."""
+    import shutil
+
+    from helpers import run_cli
+
+    log = tmp_path / "samples_eqbench_ca_x.jsonl"
+    shutil.copy(REAL / sorted(AUXILIARY)[0], log)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(log))
+    assert rc == 0, err
+    assert f"skipped {log}" in out.splitlines()
+    assert "skipped 1 file with no result (GPU metrics or lm-eval samples logs, which go beside one)" in out
+    assert "ingested 0 results (0 new)" in out and "nothing stored" in out

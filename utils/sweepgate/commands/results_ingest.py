@@ -37,7 +37,7 @@ def add_arguments(parser) -> None:
                              "(a sweep whose rows were all reused)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="list the files skipped (helper files beside the jobs' sidecars, CSV exports "
-                             "beside their JSON)")
+                             "beside their JSON, GPU metrics and lm-eval's samples logs)")
 
 
 def _given(args):
@@ -64,12 +64,15 @@ def _given(args):
     return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key)
 
 
-def _report_skipped(walked, verbose: bool) -> None:
-    """Files a walk left out, counted (listed with --verbose), not stored: helper outputs in folders
-    of sidecar-carrying jobs, and CSV exports beside the JSON export of the same run."""
+def _report_skipped(walked, beside: list, verbose: bool) -> None:
+    """Files left out, counted (listed with --verbose), not stored: helper outputs in folders of
+    sidecar-carrying jobs, CSV exports beside the JSON export of the same run, and files read as ones
+    that go with a result (GPU metrics, lm-eval's samples log)."""
     for files, noun, why in ((walked.skipped, "file", "with no job sidecar (helper outputs)"),
                              (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, "
-                                                        "read from the JSON)")):
+                                                        "read from the JSON)"),
+                             (beside, "file", "with no result (GPU metrics or lm-eval samples logs, which go "
+                                              "beside one)")):
         if not files:
             continue
         if verbose:
@@ -99,7 +102,7 @@ def run(args) -> int:
     problems = [*walked.refused, *outcome.problems]  # entries the walk could not read, then refused files
     if outcome.warnings or problems:
         emit([*outcome.warnings, *problems])
-    _report_skipped(walked, args.verbose)
+    _report_skipped(walked, outcome.beside, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one.
     print(f"ingested {outcome.results} results ({outcome.new} new) into {where}"
           + ("" if st.opened else "; nothing stored"))

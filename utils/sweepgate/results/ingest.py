@@ -56,6 +56,7 @@ class Outcome:
     interrupted: tuple[int, int] | None = None  # (files done, files in all) when Ctrl-C stopped it
     files_done: int = 0
     stopped_by: BaseException | None = None  # what interrupted it: Ctrl-C, SIGTERM or the store's failure
+    beside: list = dataclasses.field(default_factory=list)  # files that go with a result (gpu_metrics.csv), read as none
 
 
 @dataclasses.dataclass
@@ -253,8 +254,6 @@ def _file_records(path: Path, given: Given | None, warnings: list) -> list[dict]
         return None if _output_for(path) else orphan_record(path, warnings)
     try:
         return records_of(path, given, warnings)
-    except sniff.Auxiliary:
-        return None
     except SweepgateError as exc:
         side = sidecar.sidecar_path(path)
         if not side.is_file() or not _unreadable(exc, path):
@@ -303,6 +302,9 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
         try:
             _utf8_name(path)
             records = _file_records(path, given, warnings)
+        except sniff.Auxiliary:  # counted, so that naming only such a file is not met by silence
+            outcome.beside.append(path)
+            continue
         except SweepgateError as exc:
             outcome.problems.extend(exc.diagnostics)
             continue
