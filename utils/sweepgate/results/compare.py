@@ -288,10 +288,11 @@ def _once_each(newest_first: list[dict]) -> list[dict]:
 def combined(recs: list[dict]) -> dict:
     """One record for a point measured several times in one attempt (repeated lines or files):
     the last one's fields, each metric the median of the measurements that have it. Figures of
-    a failed job are left out unless nothing else was measured."""
+    a failed job are left out unless nothing else was measured, whichever job finished last (a
+    failed job's record last made the point failed, first it was judged: the verdict hung on order)."""
     good = [r for r in recs if not job_failed(r) and isinstance(r.get(R.METRICS), dict)]
     if len(good) < 2:
-        return good[-1] if good and not job_failed(recs[-1]) else recs[-1]
+        return good[-1] if good else recs[-1]
     metrics: dict = {}
     for name in dict.fromkeys(k for r in good for k in r[R.METRICS]):
         values = [v for v in (number(r[R.METRICS].get(name)) for r in good) if v is not None]
