@@ -87,7 +87,8 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
 
         raise unknown_run(args.run, shown)
     if args.baseline_jsonl:
-        return pr, source.records_from_jsonl(args.baseline_jsonl)
+        return pr, store_adapter.baseline_of_files(source.records_from_jsonl(args.baseline_jsonl), pr,
+                                                   args.baseline_ref)
     if args.baseline_artifacts:
         from sweepgate.core.github import credentials
 
@@ -96,9 +97,10 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
                                         alternative="pass --db with a database that holds the baseline")
         from sweepgate.results.compare import point_of
 
-        return pr, source.records_from_artifacts(repository, token, source.branch_of(args.baseline_ref),
-                                                 args.window, points=sorted({point_of(r) for r in pr}, key=str),
-                                                 api_url=args.github_api_url)
+        found = source.records_from_artifacts(repository, token, source.branch_of(args.baseline_ref),
+                                              args.window, points=sorted({point_of(r) for r in pr}, key=str),
+                                              api_url=args.github_api_url)
+        return pr, store_adapter.baseline_of_files(found, pr, args.baseline_ref)
     return pr, baseline
 
 

@@ -77,7 +77,32 @@ def _others_of_keys(st, pr: list[dict], baseline_ref: str, rehearsal: bool, past
     keys = sorted({str(r[R.CONFIG_KEY]) for r in pr if r.get(R.CONFIG_KEY) is not None})
     return [r for key in keys for r in st.latest_per_point(key, baseline_ref)
             if R.point_values(r) not in mine and (rehearsal or not r.get(R.REHEARSAL))
-            and (past is None or str(r.get(R.FINISHED) or r.get(R.STARTED) or "") < past)]
+            and (past is None or _when(r) < past)]
+
+
+def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str) -> list[dict]:
+    """Of records read from files (``--baseline-jsonl``, ``--baseline-artifacts``), those the store's
+    baseline (``from_store``) would hold: on ``baseline_ref`` (a short name read as ``stored_ref``
+    reads it), a rehearsal's only for a rehearsal run, and from before the run (``_past_of``), except
+    a point of a run off the ref that the ref measured only after it. Review: a file holding a later
+    main run that had merged a -10 % judged it unchanged, and another PR's records counted as main's."""
+    ref = stored_ref(baseline_ref, sorted({str(r[R.REF]) for r in records if r.get(R.REF)}))
+    rehearsal = any(r.get(R.REHEARSAL) for r in pr)
+    on_ref = [r for r in records if r.get(R.REF) == ref and (rehearsal or not r.get(R.REHEARSAL))]
+    past = _past_of(pr)
+    if past is None:
+        return on_ref
+    before = [r for r in on_ref if _when(r) < past]
+    if all(r.get(R.REF) == ref for r in pr):
+        return before
+    have = {R.point_values(r) for r in before if r.get(R.STATUS, "success") == "success"}
+    mine = {R.point_values(r) for r in pr}
+    return before + [r for r in on_ref if _when(r) >= past and R.point_values(r) in mine - have]
+
+
+def _when(rec: dict) -> str:
+    """When a record happened, as ``_past_of`` and ``_others_of_keys`` compare it ("" when unknown)."""
+    return str(rec.get(R.FINISHED) or rec.get(R.STARTED) or "")
 
 
 def stored_ref(ref: str, known: list[str]) -> str:
