@@ -55,13 +55,19 @@ def fmt_values(values: list[float | None], metric: str | None = None) -> list[st
     return texts
 
 
-def fmt_change(change: float | None) -> str:
+def fmt_change(change: float | None, threshold: float | None = None) -> str:
     """A relative change to 0.1 %; one smaller than that still shows its sign and size (a
-    regression of 0.02 % is not "+0.0%"); float dust under 1e-7 reads as none."""
+    regression of 0.02 % is not "+0.0%"); float dust under 1e-7 reads as none. Beside its
+    ``threshold``, with the digits that tell it from the threshold (review: a -5.04 % regression
+    and a -4.96 % unchanged row both read "-5.0% (±5%)")."""
     if change is None:
         return "n/a"
     if abs(change) >= 0.0005:
-        return f"{change:+.1%}"
+        digits = 1
+        while (threshold is not None and digits < 4 and abs(change) != threshold
+               and round(abs(change) * 100, digits) == round(threshold * 100, digits)):
+            digits += 1
+        return f"{change:+.{digits}%}"
     if abs(change) < 1e-7:
         return "+0.0%"
     percent = change * 100
@@ -99,7 +105,7 @@ def cells(v: C.Verdict) -> tuple[str, ...]:
     else:
         base = f"{median} [{low}, {high}] (n={v.n})"
     return (point_label(v.point), v.metric, head + mark, base + (base_mark if v.n else ""),
-            f"{fmt_change(v.change)} (\u00b1{fmt_threshold(v.threshold)})", v.verdict, "; ".join(v.recipe_changes))
+            f"{fmt_change(v.change, v.threshold)} (\u00b1{fmt_threshold(v.threshold)})", v.verdict, "; ".join(v.recipe_changes))
 
 
 def fmt_threshold(threshold: float) -> str:

@@ -1,0 +1,22 @@
+"""A change beside its threshold reads apart from it: a regression of -5.04 % against ±5 % and an
+unchanged row at -4.96 % must not both read "-5.0% (±5%)"."""
+
+from __future__ import annotations
+
+from sweepgate.results import compare as C
+from sweepgate.results import record as R
+from sweepgate.results import render
+
+POINT = ("k", "b300", "fixed-seq-len", 1024, 1024, 4, None, None, None, None, None)
+
+
+def _change_cell(change: float, verdict: str) -> str:
+    v = C.Verdict(POINT, R.OUTPUT_TPUT_PER_GPU, 100 * (1 + change), 5, 100.0, 98.0, 102.0, change, verdict, 0.05)
+    return render.cells(v)[4]
+
+
+def test_a_change_just_past_its_threshold_does_not_read_as_the_threshold():
+    regressed, unchanged = _change_cell(-0.0504, C.REGRESSED), _change_cell(-0.0496, C.UNCHANGED)
+    assert regressed == "-5.04% (\u00b15%)" and unchanged == "-4.96% (\u00b15%)"
+    assert _change_cell(-0.103, C.REGRESSED) == "-10.3% (\u00b15%)"  # away from it: 0.1 % as before
+    assert _change_cell(-0.05, C.UNCHANGED) == "-5.0% (\u00b15%)"  # at it exactly: not beyond it
