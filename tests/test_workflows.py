@@ -751,6 +751,19 @@ def test_the_gpu_side_summarizes_the_plan_of_the_matrix_it_runs(docs):
 # --- the sweepgate cache: restored on the PR side, saved only from pushes to main ----------
 
 CACHE_SAVERS = re.compile(r"actions/cache(/save)?@")  # actions/cache saves in its post step
+# The setup actions save a dependency cache in their post step too: setup-python, -node, -java
+# and -dotnet when given `cache:`, setup-go unless told `cache: false` (security audit:
+# `cache: pip` on pr-sweep.yml's setup-python passed the cache checks).
+SETUP_CACHES = re.compile(r"actions/setup-(python|node|java|dotnet|go)@")
+
+
+def saves_cache(step: dict) -> bool:
+    uses = str(step.get("uses", ""))
+    setup = SETUP_CACHES.match(uses)
+    if not setup:
+        return bool(CACHE_SAVERS.match(uses))
+    cache = (step.get("with") or {}).get("cache")
+    return cache not in (None, False, "false", "") if setup.group(1) != "go" else cache not in (False, "false")
 
 
 def cache_writers(workflow_dir: Path) -> list[str]:
@@ -762,14 +775,14 @@ def cache_writers(workflow_dir: Path) -> list[str]:
     return [f"{name}:{job}:{step.get('name') or step['uses']}"
             for name, doc in found.items() if triggers[name] - {"push"}
             for job, body in (doc.get("jobs") or {}).items() for step in body.get("steps") or []
-            if CACHE_SAVERS.match(str(step.get("uses", "")))]
+            if saves_cache(step)]
 
 
 def test_no_pr_reachable_workflow_saves_a_cache(docs):
     assert cache_writers(WORKFLOWS) == []
     restores = [s for _, s in steps(docs["pr-sweep.yml"]) if "actions/cache/restore@" in s.get("uses", "")]
     assert restores and all(s["with"]["path"] == ".git/sweepgate-cache" for s in restores)
-    savers = [(n, s) for n in NAMES for _, s in steps(docs[n]) if CACHE_SAVERS.match(s.get("uses", ""))]
+    savers = [(n, s) for n in NAMES for _, s in steps(docs[n]) if saves_cache(s)]
     assert [n for n, _ in savers] == ["cache-warm.yml"]
     assert docs["cache-warm.yml"]["on"] == {"push": {"branches": ["main"]}}
     assert savers[0][1]["with"]["key"].endswith("-${{ github.sha }}")
@@ -781,6 +794,11 @@ def test_no_pr_reachable_workflow_saves_a_cache(docs):
     ("[push, workflow_dispatch]", "actions/cache/save@" + "0" * 40, True),
     ("pull_request", "actions/cache/restore@" + "0" * 40, False),
     ("push", "actions/cache/save@" + "0" * 40, False),
+    ("pull_request", "actions/setup-python@" + "0" * 40 + "\n        with: {cache: pip}", True),
+    ("pull_request", "actions/setup-node@" + "0" * 40 + "\n        with: {cache: npm}", True),
+    ("pull_request", "actions/setup-go@" + "0" * 40, True),  # setup-go caches unless told not to
+    ("pull_request", "actions/setup-go@" + "0" * 40 + "\n        with: {cache: false}", False),
+    ("pull_request", "actions/setup-python@" + "0" * 40 + "\n        with: {python-version: '3.11'}", False),
 ])
 def test_cache_writer_check_catches_pr_saves(tmp_path, on, uses, bad):
     (tmp_path / "w.yml").write_text(f"on: {on}\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n"
