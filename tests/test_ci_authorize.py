@@ -55,6 +55,9 @@ def perm(login):
     (pull(head_repo=FORK, comments=[("maint", f"LGTM /sweep {HEAD}")]), "skip", "no approval"),
     (pull(head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")], draft=True), "skip", "draft"),
     (pull(head_repo="", comments=[("maint", f"/sweep {HEAD}")]), "trimmed", "approved by maint"),
+    # security audit: a PR whose fork was deleted (head.repo null) is a fork; labels alone start
+    # nothing (taking "" for this repository passed every test)
+    (pull(head_repo="", labels=[FULL], labelers={FULL: "maint"}), "skip", "deleted repository"),
     (pull(head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")]), "trimmed", "approved by maint"),
     (pull(head_repo=FORK, comments=[("maint", f"/sweep {HEAD.upper()}\n")]), "trimmed", "approved"),
     (pull(head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")], labels=[FULL], labelers={FULL: "maint"}),
@@ -160,6 +163,9 @@ def dispatch_event(sha=HEAD, ref="refs/heads/main"):
     ("maint", HEAD, True),     # the approved SHA runs
     ("mallory", HEAD, False),  # a read-only account's comment starts nothing
     ("maint", OLD, False),     # a stale SHA starts nothing
+    # a login GitHub answers 404 for (a deleted account) has no permission (security audit:
+    # trusting it passed every test)
+    ("ghost", HEAD, False),
 ])
 def test_decide_fork_approval_through_the_api(stub, tmp_path, commenter, sha, runs):
     serve_pull(stub, head_repo=FORK, comments=[(commenter, f"/sweep {sha}")])
