@@ -338,6 +338,85 @@ def test_the_trusted_side_installs_main_s_sweepgate_only(docs):
                     assert step.get("working-directory") in (None, ".", "./"), f"{name}:{job_name}"
 
 
+# Commands that run a file or text as code: where the working directory is a PR's tree, their
+# program must be main's (the templates' export in runner.temp, or `python3 -P -m sweepgate`).
+RUNNERS_OF_CODE = {"python", "python3", "bash", "sh", "zsh", "dash", "source", ".", "make", "pip", "pip3",
+                   "npm", "npx", "node", "perl", "ruby", "pytest", "tox", "nox", "uv", "env", "xargs", "exec"}
+MAIN_EXPORT = '"${RUNNER_TEMP}/sweepgate-main/'
+SEPARATORS = re.compile(r"&&|\|\||[;|(`]|\$\(")
+LEADING = re.compile(r"^(?:(?:then|do|else|if|while|until|!|\{)\s+|\w+=\S*\s+)*")
+
+
+def commands(run: str) -> list[list[str]]:
+    """Each simple command of a run block as its words (continuations joined, comments dropped)."""
+    out = []
+    for line in run.replace("\\\n", " ").splitlines():
+        if line.strip().startswith("#"):
+            continue
+        for part in SEPARATORS.split(line):
+            words = LEADING.sub("", part.strip()).split()
+            if words:
+                out.append(words)
+    return out
+
+
+def runs_pr_code(run: str) -> list[str]:
+    """The commands of ``run`` that, in a PR's tree, would run a file of it (a program by path, an
+    interpreter or build tool not given main's export, `python` without -P -m sweepgate)."""
+    found = []
+    for words in commands(run):
+        program, args = words[0], words[1:]
+        if program.startswith(MAIN_EXPORT) or (args and args[0].startswith(MAIN_EXPORT)):
+            continue
+        if program == "python3" and args[:3] == ["-P", "-m", "sweepgate"]:
+            continue
+        if program.lstrip('"').startswith(("./", "../", "/")) or "/" in program or program in RUNNERS_OF_CODE:
+            found.append(" ".join(words))
+    return found
+
+
+def pr_tree_steps(docs):
+    """(where, step) of every step whose working directory holds a PR's files: each template step
+    (the approved commit is the workspace) and, on the trusted side, steps in or naming a folder a
+    PR ref is checked out to (run-sweep.yml's pr-data)."""
+    for name in TEMPLATES:
+        for job_name, step in steps(docs[name]):
+            yield f"{name}:{job_name}", step
+    for name in ("run-sweep.yml", "sweep-dispatch.yml", "cache-warm.yml"):
+        for job_name, job in docs[name]["jobs"].items():
+            pr_dirs = {s["with"].get("path", ".") for s in job.get("steps", [])
+                       if "actions/checkout@" in s.get("uses", "") and (s.get("with") or {}).get("ref")}
+            for step in job.get("steps", []):
+                if step.get("working-directory") in pr_dirs or any(d in step.get("run", "") for d in pr_dirs):
+                    yield f"{name}:{job_name}", step
+
+
+def test_no_pr_file_runs_where_main_s_code_should(docs):
+    """Security audit: `python -m sweepgate` (the working directory first on sys.path, so a PR's
+    sweepgate/ at its root runs) or `bash benchmarks/...` in a pr-data step of run-sweep.yml's
+    setup job (it holds the results environment), and a PR script run on the GPU host by a template
+    step outside the container, passed every workflow test."""
+    found = [f"{where}: {step.get('name')}: {bad}" for where, step in pr_tree_steps(docs)
+             for bad in runs_pr_code(step.get("run", ""))]
+    assert not found, "a PR's file runs as code:\n" + "\n".join(found)
+    seen = {where for where, _ in pr_tree_steps(docs)}
+    assert {"run-sweep.yml:setup", *(f"{n}:benchmark" for n in TEMPLATES)} <= seen, seen
+
+
+@pytest.mark.parametrize("run, bad", [
+    ("python -m sweepgate validate --base-ref x", True), ("bash benchmarks/x.sh", True),
+    ("./setup.sh --fast", True), ("make -C benchmarks", True), ('if true; then . ./env.sh; fi', True),
+    ('x="$(python3 utils/a.py)"', True), ('FOO=1 bash x.sh', True), ("pip install -r requirements.txt", True),
+    ('python3 -P -m sweepgate ci row-env --tools "${RUNNER_TEMP}/sweepgate-main"', False),
+    ('bash "${RUNNER_TEMP}/sweepgate-main/benchmarks/runners/launch_${RUNNER_NAME%%_*}.sh"', False),
+    ('sweepgate validate --base-ref "${base}" \\\n  --github-output', False),
+    ('base="$(git merge-base "${BASE_REF}" "${HEAD_REF}")"', False), ('read -ra f <<<"${EVAL_FLAGS}"', False),
+    ("# bash x.sh is only a comment\nfind . -mindepth 1 -delete", False),
+])
+def test_the_pr_code_check_catches_each_form(run, bad):
+    assert bool(runs_pr_code(run)) is bad, runs_pr_code(run)
+
+
 def test_pr_side_uploads_nothing_and_reports_the_gate(docs):
     pr = docs["pr-sweep.yml"]
     assert set(pr["on"]) == {"pull_request"}
