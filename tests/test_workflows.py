@@ -1014,6 +1014,11 @@ def _origin(tmp_path, marker, scenario):
                                f"mkdir -p \"$RESULT_DIR/logs/deep\" && echo log > \"$RESULT_DIR/logs/server.log\"\n"
                                f"ln -s {secret} \"$RESULT_DIR/logs/deep/leak.log\"\n"
                                f"ln -s {tmp_path} \"$RESULT_DIR/logs/host\"\n")
+    # ... and names a command in both checkouts' git config, for actions/checkout's post step (it
+    # runs git there on the host after the job) to run through core.fsmonitor
+    plants[AGENTIC_SCRIPT] += "".join(f"git config -f {repo}/.git/config core.fsmonitor "
+                                      f"'echo fsmonitor {repo} >> {marker}; false #'\n"
+                                      for repo in (".", ".sweepgate-main"))
     if scenario == "directory":
         plants[".sweepgate-main/utils/sweepgate/__main__.py"] = pwn
     for rel, text in plants.items():

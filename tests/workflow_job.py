@@ -109,7 +109,7 @@ def run_job(job: dict, *, workspace: Path, origin: Path, context: dict, base_env
     ``uploads`` gets each uploaded artifact's name -> the files its `path` lines (globs, from
     the workspace) match, as upload-artifact would take them."""
     env_file = Path(base_env["GITHUB_ENV"])
-    results, failed = [], False
+    results, failed, checkouts = [], False, []
     for step in job["steps"]:
         name = step.get("name") or step.get("uses")
         job_env = {k: substitute(v, context) for k, v in (job.get("env") or {}).items()}
@@ -122,6 +122,7 @@ def run_job(job: dict, *, workspace: Path, origin: Path, context: dict, base_env
         uses, given = step.get("uses", ""), {k: substitute(v, context_env) for k, v in (step.get("with") or {}).items()}
         if uses.startswith("actions/checkout@"):
             checkout(workspace, origin, given["ref"], given.get("path"))
+            checkouts.append(workspace / (given.get("path") or "."))
             results.append((name, 0, ""))
         elif uses.startswith("actions/download-artifact@"):
             folder = Path(given["path"])
@@ -140,4 +141,22 @@ def run_job(job: dict, *, workspace: Path, origin: Path, context: dict, base_env
                                   capture_output=True, text=True)
             results.append((name, proc.returncode, proc.stdout + proc.stderr))
             failed = failed or proc.returncode != 0
+    post_env = {**base_env, **{k: substitute(v, context) for k, v in (job.get("env") or {}).items()},
+                **read_env_file(env_file)}
+    for target in reversed(checkouts):  # post steps run last, in reverse, whatever failed
+        results.append(("Post " + target.name, *checkout_post(target, post_env)))
     return results
+
+
+def checkout_post(target: Path, env: dict) -> tuple[int, str]:
+    """actions/checkout's post step (cleanup, whatever persist-credentials says): when the checkout
+    still holds .git/config it runs git there, `git submodule foreach` among it, which reads the
+    index and so runs the command the repository's core.fsmonitor names."""
+    if not (target / ".git" / "config").is_file():
+        return 0, ""
+    key = "http.https://github.com/.extraheader"
+    proc = subprocess.run(["git", "submodule", "foreach", "--recursive",
+                           f"sh -c \"git config --local --name-only --get-regexp '{key}' "
+                           f"&& git config --local --unset-all '{key}' || :\""],
+                          cwd=target, env=env, capture_output=True, text=True)
+    return proc.returncode, proc.stdout + proc.stderr
