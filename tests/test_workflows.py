@@ -735,6 +735,11 @@ def test_row_env_multinode(tmp_path):
     ({"ROW": json.dumps({"model": "m"})}, "row has no 'exp-name', 'runner', 'precision', 'framework', 'image'"),
     ({"ROW": json.dumps(AGENTIC_ROW), "RUNNER_NAME": ""}, "RUNNER_NAME is not set"),
     ({"ROW_ID": "agentic/0"}, "without a matrix"),
+    # security audit: the master schema's safeString lets precision and framework hold '/' and ':'
+    # (images need them); a job's files and artifact are named after them, and RESULT_FILENAME
+    # took `fp4/../../x` (its sidecar written outside RESULT_DIR) and `v:llm` (no artifact name)
+    ({"ROW": json.dumps({**AGENTIC_ROW, "precision": "fp4/../../../x"})}, "job file name (exp-name, precision"),
+    ({"ROW": json.dumps({**AGENTIC_ROW, "framework": "v:llm"})}, "holds ':', so its result upload would fail"),
 ])
 def test_row_env_bad_input(tmp_path, env, fragment):
     proc, out = row_env(tmp_path, env=env)

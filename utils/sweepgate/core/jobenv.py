@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from sweepgate.core import fields
 from sweepgate.core.errors import fail
@@ -67,6 +68,11 @@ def hardware_env(row: dict, runners: dict | None) -> dict[str, str]:
 ROW_NEEDS = (fields.EXP_NAME, fields.RUNNER, fields.PRECISION, fields.FRAMEWORK, fields.IMAGE)
 # Whole numbers a record is derived from (GPUs, topology, the point), each with the master
 # schema's bounds ($defs), so an absurd value is refused here, never met as an overflow later.
+# A job's files are named after its row (fields.result_filename): the uploads take RESULT_DIR/<name>.json
+# by exact path and the artifact name bmk_<name>, which GitHub refuses with '/', '\\' or ':' in it. The
+# master schema's safeString lets precision, framework and model-prefix hold '/' and ':' (images need
+# them), so a name must be checked as one: one file name of these characters, never a path.
+FILE_NAME = re.compile(r"[A-Za-z0-9._+=,@#-]+")
 PARALLEL_FIELDS = (fields.TP, fields.PP, fields.DCP_SIZE, fields.PCP_SIZE, fields.EP)
 LENGTH_FIELDS = (fields.ISL, fields.OSL)
 
@@ -146,6 +152,11 @@ def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(m
     _check_numbers(row, LENGTH_FIELDS, 1, schema_maximum("posInt"), "", source, hint)
     if fields.PREFILL in row or fields.DECODE in row:
         _check_workers(row, source, hint)
+    bad = sorted({c for c in fields.result_filename(row, "runner") if not FILE_NAME.fullmatch(c)}) if for_a_job else []
+    if bad:
+        raise fail(source, 1, f"row's job file name (exp-name, precision, framework, spec-decoding) holds "
+                   f"{' '.join(map(repr, bad))}, so its result upload would fail or leave RESULT_DIR",
+                   "use letters, digits and . _ - in the config's model-prefix, precision and framework")
 
 
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
