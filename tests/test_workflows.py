@@ -403,6 +403,23 @@ def test_no_pr_file_runs_where_main_s_code_should(docs):
     assert {"run-sweep.yml:setup", *(f"{n}:benchmark" for n in TEMPLATES)} <= seen, seen
 
 
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_no_git_reads_a_checkout_the_container_could_write(docs, name):
+    """The container mounts the workspace, both checkouts' .git included, read-write; git runs commands
+    a repository's config names (core.fsmonitor when it reads the index, hooks, diff drivers). So no
+    step after the benchmark runs git, and before it one sets core.fsmonitor=false through GIT_CONFIG_*
+    for the steps after it, actions/checkout's post step (`git submodule foreach`) among them."""
+    job_steps = docs[name]["jobs"]["benchmark"]["steps"]
+    names = [s.get("name", "") for s in job_steps]
+    bench = names.index("Benchmark")
+    late = [f"{s.get('name')}: {' '.join(w)}" for s in job_steps[bench:] for w in commands(s.get("run", ""))
+            if w[0] == "git" or "git" in w[:2]]
+    assert not late, late
+    (guard,) = [i for i, s in enumerate(job_steps) if "GIT_CONFIG_KEY_0=core.fsmonitor" in s.get("run", "")]
+    assert guard < bench and 'GIT_CONFIG_VALUE_0=false"' in job_steps[guard]["run"]
+    assert '>>"${GITHUB_ENV}"' in job_steps[guard]["run"] and "if" not in job_steps[guard]
+
+
 @pytest.mark.parametrize("run, bad", [
     ("python -m sweepgate validate --base-ref x", True), ("bash benchmarks/x.sh", True),
     ("./setup.sh --fast", True), ("make -C benchmarks", True), ('if true; then . ./env.sh; fi', True),
