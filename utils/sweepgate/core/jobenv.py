@@ -66,13 +66,13 @@ def hardware_env(row: dict, runners: dict | None) -> dict[str, str]:
 
 
 ROW_NEEDS = (fields.EXP_NAME, fields.RUNNER, fields.PRECISION, fields.FRAMEWORK, fields.IMAGE)
-# Whole numbers a record is derived from (GPUs, topology, the point), each with the master
-# schema's bounds ($defs), so an absurd value is refused here, never met as an overflow later.
 # A job's files are named after its row (fields.result_filename): the uploads take RESULT_DIR/<name>.json
 # by exact path and the artifact name bmk_<name>, which GitHub refuses with '/', '\\' or ':' in it. The
 # master schema's safeString lets precision, framework and model-prefix hold '/' and ':' (images need
 # them), so a name must be checked as one: one file name of these characters, never a path.
 FILE_NAME = re.compile(r"[A-Za-z0-9._+=,@#-]+")
+# Whole numbers a record is derived from (GPUs, topology, the point), each with the master
+# schema's bounds ($defs), so an absurd value is refused here, never met as an overflow later.
 PARALLEL_FIELDS = (fields.TP, fields.PP, fields.DCP_SIZE, fields.PCP_SIZE, fields.EP)
 LENGTH_FIELDS = (fields.ISL, fields.OSL)
 
