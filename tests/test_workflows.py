@@ -71,6 +71,21 @@ def test_zizmor_no_findings(persona):
     assert proc.returncode == 0 and findings == [], json.dumps(findings, indent=1)[:4000]
 
 
+def test_zizmor_also_runs_online_in_ci():
+    """Security audit: the tests run zizmor --offline, so a pinned SHA that is no commit of the
+    action's repository (an impostor from a fork) or an action with a known advisory was never
+    checked; ci.yml runs zizmor again with the run's read-only token, which those audits need."""
+    jobs = load("ci.yml")["jobs"]
+    online = [(job, step) for job in jobs.values() for step in job.get("steps", [])
+              if re.search(r"^\s*zizmor\b", step.get("run", ""), re.M)]
+    assert online, "ci.yml runs no zizmor step"
+    for job, step in online:
+        command = next(line for line in step["run"].splitlines() if line.strip().startswith("zizmor"))
+        assert "--offline" not in command and "--no-ignores" in command and ".github/workflows" in command
+        assert (step.get("env") or {}).get("GH_TOKEN") == "${{ github.token }}"
+        assert job["runs-on"] == "ubuntu-latest"
+
+
 def test_zizmor_ignores_are_justified():
     config = ROOT / ".github" / "zizmor.yml"
     if not config.exists():
