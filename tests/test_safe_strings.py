@@ -126,3 +126,20 @@ def test_launchers_keep_each_argument_whole(tmp_path, launcher):
     mounts = [a for a in args if cache in a]
     assert len(mounts) == 1 and mounts[0].startswith(("--container-mounts=", "--volume", "-v")), args
     assert not any(a == "cache:/root/.cache/huggingface" or a.startswith("cache") for a in args)
+
+
+@pytest.mark.parametrize("field", ["model-prefix", "precision", "framework"])
+@pytest.mark.parametrize("value", ["fp4/../../x", "v:llm", "a/b"])
+def test_a_name_that_becomes_a_file_name_is_refused_by_the_gate(tmp_path, field, value):
+    """Security audit: model-prefix, precision and framework name the benchmark script and the job's
+    result file (RESULT_FILENAME, the artifact bmk_<name>); safeString let them hold '/' and ':', so
+    a PR's `precision: fp4/../../x` passed the gate and was refused only on the GPU side's split."""
+    from sweepgate.core.check import config_problems
+
+    config = {"image": "vllm/vllm-openai:v0.11.0", "model": "m/x", "model-prefix": "dsr1", "precision": "fp4",
+              "framework": "vllm", "runner": "b300", "multinode": False,
+              "scenarios": {"fixed-seq-len": [{"isl": 1024, "osl": 1024, "search-space": [
+                  {"tp": 8, "conc-list": [4]}]}]}}
+    assert config_problems("k", config) == []
+    problems = config_problems("k", dict(config, **{field: value}))
+    assert [(p[0], "no / or :" in p[3]) for p in problems] == [(("k", field), True)], problems
