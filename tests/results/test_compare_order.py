@@ -28,3 +28,12 @@ def test_a_failed_job_beside_a_measurement_is_left_out_whichever_finished_last()
                                          if v.point[5] == 8})
                     for failed_last in (True, False)}
         assert verdicts[True] == verdicts[False] == [C.UNCHANGED], (good_jobs, verdicts)
+
+
+def test_a_failed_job_is_not_counted_as_a_repeat():
+    """Review: the "measured more than once (2x)" note counted a failed job beside the one measurement,
+    which alone is judged; with two measurements and a failed job it said 3."""
+    base = synth.history(runs=5, seed=3, keys=("k",), concs=(4, 8))
+    for good_jobs, repeated in ((1, {}), (2, {8: 2})):
+        comparison = C.compare_records(_pr(True, good_jobs), base)
+        assert {pt[5]: n for pt, n in comparison.repeated.items()} == repeated, good_jobs

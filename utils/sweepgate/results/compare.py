@@ -285,12 +285,17 @@ def _once_each(newest_first: list[dict]) -> list[dict]:
     return out
 
 
+def measurements_of(recs: list[dict]) -> list[dict]:
+    """The records of a point that measured it: a failed job's are none (``combined`` leaves them out)."""
+    return [r for r in recs if not job_failed(r) and isinstance(r.get(R.METRICS), dict)]
+
+
 def combined(recs: list[dict]) -> dict:
     """One record for a point measured several times in one attempt (repeated lines or files):
     the last one's fields, each metric the median of the measurements that have it. Figures of
     a failed job are left out unless nothing else was measured, whichever job finished last (a
     failed job's record last made the point failed, first it was judged: the verdict hung on order)."""
-    good = [r for r in recs if not job_failed(r) and isinstance(r.get(R.METRICS), dict)]
+    good = measurements_of(recs)
     if len(good) < 2:
         return good[-1] if good else recs[-1]
     metrics: dict = {}
@@ -460,7 +465,7 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
         verdicts.extend(_point_verdicts(pt, heads[pt], baselines.get(pt, []), settings, judged))
     if run is None:
         run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))
-    repeated = {pt: len(recs) for pt, recs in measured.items() if len(recs) > 1}
+    repeated = {pt: n for pt, recs in measured.items() if (n := len(measurements_of(recs))) > 1}
     missing = not_measured(heads, set(measurements_per_point(pr_records, evals=True)), base, baselines, settings)
     dropped = {m.point: baselines.get(m.point, []) for m in missing if m.what is None}
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
