@@ -441,3 +441,26 @@ def test_a_row_ingest_takes_a_full_ref_only(tmp_path, capsys, ref, fix):
     err = capsys.readouterr().err
     assert exc.value.code == 2 and f"'{ref}' is not a full ref; pass {fix}" in err
     assert not (tmp_path / "r.db").exists()
+
+
+def test_a_line_on_another_dataset_is_not_filed_as_the_rows_run(tmp_path, capsys):
+    """Review: a real SGLang JSONL holds random-1024/1024 and ShareGPT lines at the same request rates;
+    ingested with a 1024/1024 row, the ShareGPT lines were filed under the row's isl/osl and each rate
+    was judged as the median of two workloads ("measured more than once"). Such a line is another
+    workload: the file is refused at it, as an output at another concurrency or length is."""
+    import shutil
+
+    mixed = tmp_path / "online.jsonl"
+    shutil.copy(SAMPLES / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl", mixed)
+    first_sharegpt = next(i for i, line in enumerate(mixed.read_text().splitlines(), 1) if '"sharegpt"' in line)
+    (tmp_path / "row.json").write_text(json.dumps(dict(ROW, framework="sglang")))
+    args = ["results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"), "--run-id", "7",
+            "--ref", "refs/heads/main"]
+    rc, out, err = run_cli(capsys, *args, str(mixed))
+    assert rc == 1, (out, err)
+    assert err.startswith(f"{mixed}:{first_sharegpt}:") and "ran the sharegpt dataset" in err, err
+    assert len(err.strip().splitlines()) == 1 and "ingested 0 results" in out
+    random_only = tmp_path / "random.jsonl"
+    random_only.write_text("".join(line for line in mixed.read_text().splitlines(True) if '"sharegpt"' not in line))
+    rc, out, err = run_cli(capsys, *args, str(random_only))
+    assert rc == 0 and "ingested 5 results (5 new)" in out, (out, err)

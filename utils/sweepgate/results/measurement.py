@@ -29,6 +29,7 @@ class Measurement:
     evals: list = dataclasses.field(default_factory=list)
     cancelled: bool = False
     notes: list = dataclasses.field(default_factory=list)  # (rule, message, hint): stored with a warning
+    dataset: str | None = None  # the prompts' dataset where the output names it (SGLang's dataset_name)
 
 
 def number(doc: dict, key: str, path: str, line: int, *, where: str | None = None) -> float | int | None:

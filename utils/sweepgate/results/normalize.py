@@ -95,6 +95,17 @@ def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
         if stated is not None and want is not None and stated != want:
             raise fail(path, m.line, f"{name}: the output used {stated} but its job's row ({sidecar}) says "
                        f"{want}", _pair_hint(sidecar))
+    _check_dataset(m, row, path, sidecar)
+
+
+def _check_dataset(m: Measurement, row: dict, path: str, sidecar: str) -> None:
+    """Refuse a run on a dataset of its own lengths (ShareGPT, ...) for a fixed-length row: it is
+    another workload, which would otherwise be filed under the row's isl/osl beside the row's own
+    random-length lines of one file, and judged as a repeat of them."""
+    fixed = row.get(F.SCENARIO_TYPE, F.FIXED_SEQ_LEN) == F.FIXED_SEQ_LEN and row.get(F.ISL) and row.get(F.OSL)
+    if fixed and m.dataset is not None and not m.dataset.startswith("random"):
+        raise fail(path, m.line, f"dataset_name: the output ran the {m.dataset} dataset but its job's row "
+                   f"({sidecar}) is a {row[F.ISL]}/{row[F.OSL]} random-length run", _pair_hint(sidecar))
 
 
 def _pair_hint(sidecar: str) -> str:

@@ -65,7 +65,8 @@ def _server_value(info: dict, key: str, agree: bool = False) -> str | None:
 def parse(doc: dict, path: str, line: int) -> Measurement:
     info = doc.get("server_info") if isinstance(doc.get("server_info"), dict) else {}
     version = _server_value(info, "version", agree=True)
-    m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=version)
+    m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=version,
+                    dataset=doc["dataset_name"] if isinstance(doc.get("dataset_name"), str) else None)
     m.metrics.update(vllm.latencies(doc, path, line, NAMES))
     for key, name in THROUGHPUTS.items():
         m.metrics[name] = number(doc, key, path, line)
