@@ -282,3 +282,27 @@ def test_gpu_hours_saved_on_a_runner_without_gpus_per_node_are_a_lower_bound():
     single = dict(row)
     del single[F.PREFILL], single[F.DECODE]
     assert not Found([("single_node/1k1k", dict(single, **{F.TP: 8}), "i")], {"i": [{}]}, minutes).lower_bound
+
+
+def test_a_store_that_cannot_record_leaves_no_remaining_matrix(repo, tmp_path):
+    """Review: REMAINING.json was written before the reused results were recorded, so a store that
+    refused the write (a dropped connection, a read-only database) left a matrix without the reused
+    rows and no record of them for this run; the workflow's `| tee` hid the exit 1, and the sweep ran
+    without those points. Now nothing is written unless the records are."""
+    import sqlite3
+
+    db_path = tmp_path / "results.db"
+    db = f"sqlite:///{db_path}"
+    main = repo.head()
+    repo.git("checkout", "-q", "-b", "pr")
+    pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
+    pr_matrix = matrix(repo, main, pr_head)
+    run_pr_sweep(repo, pr_matrix, tmp_path, db)
+    (tmp_path / "matrix.json").write_text(json.dumps(pr_matrix))
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON results BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END")
+    proc = sg(repo.path, "ci", "reuse", "--db", db, "--head-ref", pr_head, "--matrix", str(tmp_path / "matrix.json"),
+              "--out", str(tmp_path / "remaining.json"), "--run-id", "200")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not (tmp_path / "remaining.json").exists()

@@ -133,6 +133,22 @@ def test_run_blocks_never_evaluate_text_as_code(docs):
             assert not found, f"{name}:{job}: {step.get('name')}: {found.group().strip()!r} runs text as code"
 
 
+RE_PIPE = re.compile(r"(?<![|>])\|(?![|])")  # a pipe, not `||` nor `>|`
+RE_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def test_a_pipeline_fails_when_any_command_in_it_fails(docs):
+    """Review: `sweepgate ci reuse ... | tee -a "$GITHUB_STEP_SUMMARY"` ran under GitHub's default
+    `bash -e` (no pipefail), so reuse's exit 1 read as tee's 0 and the step went on. A run block
+    with a pipe sets pipefail itself (or the step says `shell: bash`, which GitHub runs with it)."""
+    for name, doc in docs.items():
+        for job, step in steps(doc):
+            run = step.get("run", "")
+            if RE_PIPE.search(RE_QUOTED.sub("", run)) and step.get("shell") != "bash":
+                assert re.search(r"^\s*set -[a-z]*o pipefail", run, re.M), \
+                    f"{name}:{job}: {step.get('name')}: a pipe without `set -o pipefail`"
+
+
 @pytest.mark.parametrize("run", [
     'eval "echo ${TITLE}"', "source ./x.sh", 'bash -c "${TITLE}"', 'bash -lc "${TITLE}"', 'sh -ec "$T"',
     'zsh -c "$T"', "printf 'echo %s\\n' \"${TITLE}\" | bash", 'echo "$T" |sh', 'bash <<<"${TITLE}"',

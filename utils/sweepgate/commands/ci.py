@@ -250,8 +250,10 @@ def _run_reuse(args) -> int:
                                        ref=args.ref or os.environ.get("GITHUB_REF") or None,
                                        commit=args.commit or os.environ.get("GITHUB_SHA") or head)
         remaining = reuse.remaining_matrix(matrix, found)
+        # Recorded first: a store that refuses the records leaves no REMAINING.json (a matrix without
+        # rows whose results this run never got); a re-run of this step keeps what it recorded first.
+        store.add(records, keep_stored=True)
         atomic_write(Path(args.out), (json.dumps(remaining) + "\n").encode())
-        store.add(records, keep_stored=True)  # a re-run of this step keeps what it recorded first
         where = display_url(store.url)
     for bucket, row, _ in found.reused:
         print(f"sweepgate ci reuse: {bucket} {row.get('exp-name', '?')} conc {row.get('conc')} "
