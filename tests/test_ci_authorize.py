@@ -244,6 +244,29 @@ def test_a_dispatch_answered_5xx_is_not_sent_again(stub, tmp_path):
     assert [path for method, path, _ in stub.requests if method == "POST"] == [f"{wf}/dispatches"]
 
 
+def test_one_pr_with_both_sweep_labels_stops_no_other_pr(stub, tmp_path):
+    """Review: a PR labelled both sweep-enabled and full-sweep-enabled made the whole poll exit 1 before
+    it dispatched or cancelled anything, so every other PR's sweep waited (and a draft's kept running)
+    until someone took a label off. That PR is now one line and a skip; the rest of the poll goes on."""
+    p7 = serve_pull(stub, labels=[SWEEP, FULL], events=[(SWEEP, "dev"), (FULL, "dev")], number=7)
+    p8 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=8)
+    base = f"/repos/{REPO}"
+    stub.route("GET", f"{base}/pulls", [p7, p8])
+    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"
+    stub.route("GET", f"{wf}/runs", {"total_count": 1, "workflow_runs": [
+        {"id": 5, "display_title": dispatch.run_title("7", HEAD, "trimmed"), "status": "in_progress",
+         "url": f"{stub.url}{base}/actions/runs/5"}]})
+    stub.route("POST", f"{wf}/dispatches", None, status=204)
+    stub.route("POST", f"{base}/actions/runs/5/cancel", {}, status=202)
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    problems = [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate ci dispatch:")]
+    assert len(problems) == 1 and problems[0].startswith(f"{REPO}#7: PR #7 has labels"), proc.stderr
+    posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
+    assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "8", "sha": HEAD, "mode": "trimmed"}}),
+                     (f"{base}/actions/runs/5/cancel", {})]
+
+
 def test_labels_count_in_any_case():
     """GitHub compares labels case-insensitively; a 'Sweep-Enabled' by a maintainer runs, with modifiers."""
     d = auth.authorize(pull(labels=["Sweep-Enabled", "Fail-Fast"],

@@ -56,20 +56,37 @@ def _runs(workflow):
     return out
 
 
+def _decisions(repo, repository: str) -> tuple[dict[str, Decision], list]:
+    """Each open PR's decision, keyed by number. A PR whose labels ask for two sweeps at once is a
+    problem of its own (returned) and a skip: it holds up no other PR's dispatch or cancel."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.workflow.authorize import authorize
+    from sweepgate.workflow.pullstate import permission_lookup, pull_state
+
+    permission = permission_lookup(repo)
+    decisions, problems = {}, []
+    for p in repo.get_pulls(state="open"):
+        try:
+            decisions[str(p.number)] = authorize(pull_state(repo, p.number), permission,
+                                                 source=f"{repository}#{p.number}")
+        except SweepgateError as exc:
+            problems += exc.diagnostics
+            decisions[str(p.number)] = _skip("; ".join(d.message for d in exc.diagnostics))
+    return decisions, problems
+
+
 def run_dispatch(args) -> int:
     """Poll open PRs; dispatch and cancel GPU sweeps (see sweepgate.workflow.dispatch)."""
-    from sweepgate.workflow.authorize import authorize
+    from sweepgate.core.errors import emit
     from sweepgate.workflow.dispatch import GPU_WORKFLOW, plan
-    from sweepgate.workflow.pullstate import permission_lookup, pull_state
 
     # A dispatch answered 5xx (or not at all) may have started the sweep: sent again, it would start a
     # second one on the same GPUs. It is not; the next poll sees the run it made, or dispatches it then.
     client, repo, repository = _connect("sweepgate ci dispatch", args.repository, args.github_api_url,
                                         resend_posts=False)
     try:
-        permission = permission_lookup(repo)
-        decisions = {str(p.number): authorize(pull_state(repo, p.number), permission)
-                     for p in repo.get_pulls(state="open")}
+        decisions, problems = _decisions(repo, repository)
+        emit(problems)
         workflow = repo.get_workflow(GPU_WORKFLOW)
         actions = plan(decisions, _runs(workflow))
         for a in actions:
@@ -81,7 +98,7 @@ def run_dispatch(args) -> int:
             else:  # POST /repos/{o}/{r}/actions/runs/{id}/cancel
                 client.requester.requestJsonAndCheck("POST", f"{repo.url}/actions/runs/{a.run_id}/cancel")
         print(f"sweepgate ci dispatch: {len(decisions)} open PRs, {len(actions)} actions", file=sys.stderr)
-        return 0
+        return 1 if problems else 0
     except Exception as exc:  # noqa: BLE001
         raise api_error(exc, f"polling {repository}", "the token needs 'actions: write', "
                         "'pull-requests: read' and 'issues: read'", args.github_api_url) from None
