@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from github_stub import TOKEN, GitHubStub  # noqa: E402
+from github_stub import TOKEN, GitHubStub, paged  # noqa: E402
 from sweepgate.workflow import authorize as auth, decide as decision, dispatch, kv  # noqa: E402
 
 REPO, FORK = "acme/bench", "mallory/bench"
@@ -265,6 +265,26 @@ def test_one_pr_with_both_sweep_labels_stops_no_other_pr(stub, tmp_path):
     posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
     assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "8", "sha": HEAD, "mode": "trimmed"}}),
                      (f"{base}/actions/runs/5/cancel", {})]
+
+
+def test_a_pr_s_run_older_than_the_newest_300_is_still_seen(stub, tmp_path):
+    """Review: the poller read only the newest 300 dispatch runs, so once a PR's sweep was older than
+    that (a busy month), the still-open, unchanged PR was swept again: the same GPU-hours twice.
+    Every run made since the oldest open PR was opened is read now."""
+    pr = {**serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")]), "created_at": "2026-01-01T00:00:00Z"}
+    base = f"/repos/{REPO}"
+    stub.route("GET", f"{base}/pulls", [pr])
+    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"
+    runs = [{"id": 1000 + i, "display_title": f"sweep PR #{900 + i} at {OLD} (trimmed)", "status": "completed",
+             "created_at": "2026-03-01T00:00:00Z"} for i in range(320)]
+    runs.append({"id": 5, "display_title": dispatch.run_title("7", HEAD, "trimmed"), "status": "completed",
+                 "created_at": "2026-01-02T00:00:00Z"})
+    runs.append({"id": 4, "display_title": "sweep of main", "status": "completed", "created_at": "2025-12-01T00:00:00Z"})
+    stub.route("GET", f"{wf}/runs", paged("workflow_runs", runs, f"{stub.url}{wf}/runs"))
+    stub.route("POST", f"{wf}/dispatches", None, status=204)
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 0, proc.stderr
+    assert [path for method, path, _ in stub.requests if method == "POST"] == []
 
 
 def test_labels_count_in_any_case():

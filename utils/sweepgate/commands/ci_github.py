@@ -45,34 +45,43 @@ def dispatch_decision(event: dict, explicit: str | None, api_url: str | None = N
         client.close()
 
 
-def _runs(workflow):
+NEWEST_RUNS = 300  # read at least: a closed PR's sweep still running is among them, to be cancelled
+
+
+def _runs(workflow, since):
+    """The dispatch runs, newest first: every one made since ``since`` (when the oldest open PR was
+    opened: no open PR has an older sweep, and one missed would be dispatched again) and at least
+    the newest NEWEST_RUNS."""
     from sweepgate.workflow.dispatch import Run
 
     out = []
     for run in workflow.get_runs(event="workflow_dispatch"):
-        out.append(Run(run.id, run.display_title or "", run.status or ""))
-        if len(out) >= 300:  # the newest 300 runs cover every open PR's recent dispatches
+        if len(out) >= NEWEST_RUNS and (since is None or run.created_at is None or run.created_at < since):
             break
+        out.append(Run(run.id, run.display_title or "", run.status or ""))
     return out
 
 
-def _decisions(repo, repository: str) -> tuple[dict[str, Decision], list]:
-    """Each open PR's decision, keyed by number. A PR whose labels ask for two sweeps at once is a
-    problem of its own (returned) and a skip: it holds up no other PR's dispatch or cancel."""
+def _decisions(repo, repository: str) -> tuple[dict[str, Decision], list, object]:
+    """Each open PR's decision, keyed by number, the problems, and when the oldest open PR was opened.
+    A PR whose labels ask for two sweeps at once is a problem of its own and a skip: it holds up no
+    other PR's dispatch or cancel."""
     from sweepgate.core.errors import SweepgateError
     from sweepgate.workflow.authorize import authorize
     from sweepgate.workflow.pullstate import permission_lookup, pull_state
 
     permission = permission_lookup(repo)
-    decisions, problems = {}, []
+    decisions, problems, oldest = {}, [], None
     for p in repo.get_pulls(state="open"):
+        if p.created_at is not None:
+            oldest = p.created_at if oldest is None else min(oldest, p.created_at)
         try:
             decisions[str(p.number)] = authorize(pull_state(repo, p.number), permission,
                                                  source=f"{repository}#{p.number}")
         except SweepgateError as exc:
             problems += exc.diagnostics
             decisions[str(p.number)] = _skip("; ".join(d.message for d in exc.diagnostics))
-    return decisions, problems
+    return decisions, problems, oldest
 
 
 def run_dispatch(args) -> int:
@@ -85,10 +94,10 @@ def run_dispatch(args) -> int:
     client, repo, repository = _connect("sweepgate ci dispatch", args.repository, args.github_api_url,
                                         resend_posts=False)
     try:
-        decisions, problems = _decisions(repo, repository)
+        decisions, problems, oldest = _decisions(repo, repository)
         emit(problems)
         workflow = repo.get_workflow(GPU_WORKFLOW)
-        actions = plan(decisions, _runs(workflow))
+        actions = plan(decisions, _runs(workflow, oldest))
         for a in actions:
             print(f"sweepgate ci dispatch: {a.kind} PR #{a.pr} {a.sha[:12]} {a.mode}: {a.reason}", file=sys.stderr)
             if args.dry_run:
