@@ -364,6 +364,23 @@ def test_a_payload_of_the_wrong_shape_is_refused_on_its_field(tmp_path, event_na
     assert not out.exists()
 
 
+@pytest.mark.parametrize("after", [None, "missing"])
+def test_a_push_to_main_without_its_after_commit_is_refused(tmp_path, after):
+    """Review: a push payload to main without `after` (or with null) decided run=true with head_ref=''
+    and base_ref='^', which the setup job then checked out (main's tip) and handed to git as refs."""
+    event = {"ref": "refs/heads/main", "before": BASE_SHA}
+    if after != "missing":
+        event["after"] = after
+    path = write_event(tmp_path, event)
+    out = tmp_path / "output"
+    proc = run_cli("decide", "--event-path", str(path), "--event-name", "push", "--output", str(out),
+                   "--head-message", "x")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(f"{path}: push payload without its 'after' commit"), line
+    assert not out.exists()
+
+
 def test_a_dispatch_with_a_pr_number_that_is_none_says_so(tmp_path):
     event = write_event(tmp_path, {"ref": "refs/heads/main", "inputs": {"pr-number": "abc", "sha": "a" * 40}})
     out = tmp_path / "output"

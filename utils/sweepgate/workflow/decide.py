@@ -97,14 +97,17 @@ def _skip(reason: str, **kw) -> Decision:
     return Decision(SKIP, reason, **kw)
 
 
-def _decide_push(event: dict) -> Decision:
+def _decide_push(event: dict, source: str) -> Decision:
     """A push to main sweeps everything its changelog appends; other pushes skip."""
     ref = event.get("ref", "")
     if ref != MAIN_REF:
         return _skip(f"push to {ref or 'an unknown ref'}: only pushes to {MAIN_REF} run a sweep")
-    if event.get("deleted"):
+    if event.get("deleted") or event.get("after") == ZERO_SHA:
         return _skip("push deleted the branch")
     head = event.get("after") or ""
+    if not head:  # GitHub always sends it: sweeping "" would sweep whatever the checkout holds
+        raise fail(source, 0, "push payload without its 'after' commit",
+                   "pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)", rule="event-payload")
     base = event.get("before") or ""
     if not base or base == ZERO_SHA:
         base = f"{head}^"
@@ -120,7 +123,7 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
     Raises SweepgateError when the PR asks for two sweeps at once.
     """
     if event_name == "push":
-        return _decide_push(event)
+        return _decide_push(event, source)
     if event_name != "pull_request":
         return _skip(f"event '{event_name}' does not run sweeps")
 
