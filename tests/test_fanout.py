@@ -191,6 +191,18 @@ def test_cli_split_failure_is_one_line(tmp_path):
     assert proc.stdout == ""
 
 
+@pytest.mark.parametrize("value", ["0", "-5", "2000000"])
+def test_cli_split_max_bytes_out_of_range_is_argument_syntax(tmp_path, value):
+    """Review: `--max-bytes -5` (or 0, or more than GitHub's 1 MB) was taken, and the matrix then
+    refused as too large for "-5 bytes" (exit 1); a flag value out of its range is exit 2."""
+    path = tmp_path / "matrix.json"
+    path.write_text(json.dumps(matrix(agentic=2)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "split", "--matrix", str(path),
+                           "--max-bytes", value], env=env, capture_output=True, text=True)
+    assert proc.returncode == 2 and "--max-bytes" in proc.stderr and proc.stdout == "", proc.stderr
+
+
 # --- run-sweep.yml has exactly the chunk jobs FANOUT promises ---------------------------
 
 @pytest.fixture(scope="module")

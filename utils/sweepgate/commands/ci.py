@@ -287,7 +287,8 @@ def _add_split_parser(sub) -> None:
                    "runner (the default branch's, on the GPU side)")
     p.add_argument("--max-jobs", type=argtypes.int_between(1, MAX_MATRIX_JOBS), default=MAX_MATRIX_JOBS,
                    help=f"rows per chunk (default {MAX_MATRIX_JOBS})")
-    p.add_argument("--max-bytes", type=int, default=MAX_JOB_OUTPUT_BYTES, help="job output budget, UTF-16 bytes")
+    p.add_argument("--max-bytes", type=argtypes.int_between(1, MAX_JOB_OUTPUT_BYTES), default=MAX_JOB_OUTPUT_BYTES,
+                   help=f"job output budget, UTF-16 bytes (default and most {MAX_JOB_OUTPUT_BYTES})")
     p.add_argument("--canary", action="store_true", help="first run one row per (runner pool, script, KV-offload "
                    "arm), the lowest conc (outputs canary, canary_multinode); the chunks hold the rest")
     p.add_argument("--output", help="file to append outputs to (default: $GITHUB_OUTPUT, else stdout)")
