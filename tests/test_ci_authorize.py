@@ -317,3 +317,22 @@ def test_a_malformed_api_url_is_refused_in_one_line(stub, tmp_path, url):
     proc = run_cli(stub, "decide", event=dispatch_event(), tmp_path=tmp_path)
     assert proc.returncode == 1 and proc.stderr.startswith("GITHUB_API_URL: "), proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_one_refused_dispatch_stops_no_other_pr(stub, tmp_path):
+    """Review: a 422 on PR 7's dispatch ended the poll; PR 8 was never dispatched (nor anything after it
+    cancelled) until the next poll met the same 422. Each action is carried out on its own now: one
+    line per refused action, the others still sent, exit 1."""
+    p7 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=7)
+    p8 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=8)
+    base = f"/repos/{REPO}"
+    stub.route("GET", f"{base}/pulls", [p7, p8])
+    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"
+    stub.route("GET", f"{wf}/runs", {"total_count": 0, "workflow_runs": []})
+    stub.route("POST", f"{wf}/dispatches", {"message": "Unexpected inputs provided"}, status=422)
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    posts = [payload["inputs"]["pr-number"] for method, path, payload in stub.requests if method == "POST"]
+    assert sorted(posts) == ["7", "8"], stub.requests
+    problems = [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate ci dispatch:")]
+    assert len(problems) == 2 and all("GitHub API error 422" in p and "(dispatch)" in p for p in problems), proc.stderr

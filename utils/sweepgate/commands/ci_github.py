@@ -98,21 +98,41 @@ def run_dispatch(args) -> int:
         emit(problems)
         workflow = repo.get_workflow(GPU_WORKFLOW)
         actions = plan(decisions, _runs(workflow, oldest))
-        for a in actions:
-            print(f"sweepgate ci dispatch: {a.kind} PR #{a.pr} {a.sha[:12]} {a.mode}: {a.reason}", file=sys.stderr)
-            if args.dry_run:
-                continue
+        failed = _carry_out(actions, args, client, repo, workflow, repository)
+        emit(failed)
+        print(f"sweepgate ci dispatch: {len(decisions)} open PRs, {len(actions)} actions", file=sys.stderr)
+        return 1 if problems or failed else 0
+    except Exception as exc:  # noqa: BLE001
+        raise api_error(exc, f"polling {repository}", DISPATCH_TOKEN_HINT, args.github_api_url) from None
+    finally:
+        client.close()
+
+
+DISPATCH_TOKEN_HINT = "the token needs 'actions: write', 'pull-requests: read' and 'issues: read'"
+
+
+def _carry_out(actions, args, client, repo, workflow, repository: str) -> list:
+    """Dispatch and cancel, each action on its own: one refused (a 422, a 5xx, a run gone) is one
+    line, and the other PRs' actions are still carried out; a rate limit stops the rest (each would
+    be refused the same way), for the next poll to do."""
+    from sweepgate.core.github import rate_limited
+
+    failed = []
+    for a in actions:
+        print(f"sweepgate ci dispatch: {a.kind} PR #{a.pr} {a.sha[:12]} {a.mode}: {a.reason}", file=sys.stderr)
+        if args.dry_run:
+            continue
+        try:
             if a.kind == "dispatch":
                 workflow.create_dispatch(args.ref, {"pr-number": a.pr, "sha": a.sha, "mode": a.mode}, throw=True)
             else:  # POST /repos/{o}/{r}/actions/runs/{id}/cancel
                 client.requester.requestJsonAndCheck("POST", f"{repo.url}/actions/runs/{a.run_id}/cancel")
-        print(f"sweepgate ci dispatch: {len(decisions)} open PRs, {len(actions)} actions", file=sys.stderr)
-        return 1 if problems else 0
-    except Exception as exc:  # noqa: BLE001
-        raise api_error(exc, f"polling {repository}", "the token needs 'actions: write', "
-                        "'pull-requests: read' and 'issues: read'", args.github_api_url) from None
-    finally:
-        client.close()
+        except Exception as exc:  # noqa: BLE001 (api_error raises again what is no API answer)
+            failed += api_error(exc, f"on {repository}#{a.pr} ({a.kind})", DISPATCH_TOKEN_HINT,
+                                args.github_api_url).diagnostics
+            if rate_limited(exc):
+                break
+    return failed
 
 
 def add_dispatch_parser(sub) -> None:
