@@ -88,7 +88,7 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
         raise unknown_run(args.run, shown)
     if args.baseline_jsonl:
         return pr, store_adapter.baseline_of_files(source.records_from_jsonl(args.baseline_jsonl), pr,
-                                                   args.baseline_ref)
+                                                   args.baseline_ref, " ".join(args.baseline_jsonl))
     if args.baseline_artifacts:
         from sweepgate.core.github import credentials
 
@@ -100,7 +100,7 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
         found = source.records_from_artifacts(repository, token, source.branch_of(args.baseline_ref),
                                               args.window, points=sorted({point_of(r) for r in pr}, key=str),
                                               api_url=args.github_api_url)
-        return pr, store_adapter.baseline_of_files(found, pr, args.baseline_ref)
+        return pr, store_adapter.baseline_of_files(found, pr, args.baseline_ref, "the baseline artifacts")
     return pr, baseline
 
 

@@ -80,15 +80,18 @@ def _others_of_keys(st, pr: list[dict], baseline_ref: str, rehearsal: bool, past
             and (past is None or _when(r) < past)]
 
 
-def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str) -> list[dict]:
+def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, shown: str) -> list[dict]:
     """Of records read from files (``--baseline-jsonl``, ``--baseline-artifacts``), those the store's
     baseline (``from_store``) would hold: on ``baseline_ref`` (a short name read as ``stored_ref``
     reads it), a rehearsal's only for a rehearsal run, and from before the run (``_past_of``), except
     a point of a run off the ref that the ref measured only after it. Review: a file holding a later
     main run that had merged a -10 % judged it unchanged, and another PR's records counted as main's."""
-    ref = stored_ref(baseline_ref, sorted({str(r[R.REF]) for r in records if r.get(R.REF)}))
+    known = sorted({str(r[R.REF]) for r in records if r.get(R.REF)})
+    ref = stored_ref(baseline_ref, known)
     rehearsal = any(r.get(R.REHEARSAL) for r in pr)
     on_ref = [r for r in records if r.get(R.REF) == ref and (rehearsal or not r.get(R.REHEARSAL))]
+    if not on_ref:  # a mistyped --baseline-ref is refused as the store refuses it (``shown``: the files)
+        check_baseline_ref(ref, known, shown)
     past = _past_of(pr)
     if past is None:
         return on_ref
