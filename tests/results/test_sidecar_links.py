@@ -199,3 +199,45 @@ def test_a_bad_result_dir_is_named_beside_the_other_wrong_variables(tmp_path, ca
     first = "afile" if case == "result dir a file" else "RESULT_FILENAME"
     assert rc == 1 and named == sorted([first, "GITHUB_REF", "JOB_STATUS"]), err
     assert list(tmp_path.rglob("*.job.json")) == []
+
+
+@pytest.mark.parametrize("case", ["link that cannot be removed", "fifo"])
+def test_the_sidecar_never_writes_through_what_is_at_its_path(tmp_path, capsys, monkeypatch, case):
+    """Review of 1791b64 (atomic_write follows links and writes FIFOs through): a link at the sidecar's
+    own path that the step cannot remove (a root-owned folder) had the host-side step overwrite the host
+    file it points at, and a FIFO there blocked the step until the job timed out. The sidecar replaces
+    whatever is at its path; the uploads are held as before."""
+    import os
+    from pathlib import Path
+
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "authorized_keys").write_text("the host's own file\n")
+    results = tmp_path / "results"
+    results.mkdir()
+    side = results / f"res{jobfile.SUFFIX}"
+    reader = None
+    if case == "fifo":
+        os.mkfifo(side)
+        reader = os.open(side, os.O_RDONLY | os.O_NONBLOCK)  # so that a write through it returns, not blocks
+    else:
+        side.symlink_to(host / "authorized_keys")
+        real = Path.unlink
+
+        def refused(self, *a, **k):  # as unlink(2) in a root-owned folder answers the runner's user
+            if self.name == side.name:
+                raise PermissionError(13, os.strerror(13))
+            return real(self, *a, **k)
+
+        monkeypatch.setattr(Path, "unlink", refused)
+    job_env(monkeypatch, results)
+    monkeypatch.setenv("GITHUB_ENV", str(tmp_path / "github_env"))
+    monkeypatch.setenv("SWEEPGATE_RUN_IDENTITY", "x" * 64)
+    try:
+        rc, _, err = run_cli(capsys, "results", "sidecar")
+    finally:
+        if reader is not None:
+            os.close(reader)
+    assert rc == 1 and "nothing is uploaded" in err, err
+    assert (host / "authorized_keys").read_text() == "the host's own file\n"
+    assert side.is_file() and not side.is_symlink() and json.loads(side.read_text())[jobfile.JOB]["run-id"] == "5"

@@ -10,20 +10,25 @@ from pathlib import Path
 from sweepgate.core.errors import fail
 
 
-def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | None = None) -> None:
+def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | None = None, *,
+                 through: bool = True) -> None:
     """Write ``data`` to ``path`` through a temp file in the same directory and os.replace.
 
     The file keeps its permission bits (a new file gets 0644); on any error the temp
     file is removed and ``path`` is untouched. ``before_replace`` runs right before the
     rename, the point of no return (``SignalsHeld.defer``: a Ctrl-C from then on waits).
+    ``through`` False: whatever is at ``path`` (a symlink, a FIFO, a device) is itself replaced,
+    never followed or written to, for a path a less trusted program could have planted (a job
+    sidecar beside what a benchmark container wrote: a link there must not reach a host file).
     """
     named = Path(path)
-    if named.is_dir():
+    if named.is_dir() and (through or not named.is_symlink()):
         raise fail(str(named), 0, "is a directory, not a file", "pass a file path to write to")
-    if named.exists() and not named.is_file():  # /dev/stdout, a FIFO, a device: written through, never replaced
+    if through and named.exists() and not named.is_file():  # /dev/stdout, a FIFO, a device: written through
         _write_through(named, data)
         return
-    path = Path(os.path.realpath(named))  # a symlink stays a link: the file it points at is replaced
+    # a symlink stays a link: the file it points at is replaced (``through``), else the link itself
+    path = Path(os.path.realpath(named)) if through else named
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
     except OSError as exc:

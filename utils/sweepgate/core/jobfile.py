@@ -77,7 +77,8 @@ def build(row: dict, *, run_id: str, attempt: int = 1, status: str, config_key: 
 
 
 def write(path: Path, doc: dict) -> None:
-    """Write a sidecar atomically (never half a file, no temp file left on failure)."""
+    """Write a sidecar atomically (never half a file, no temp file left on failure). It lies among a
+    benchmark's outputs, so a link or FIFO found at its path is replaced, never followed (a host file)."""
     from sweepgate.core.atomic import atomic_write
 
-    atomic_write(path, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    atomic_write(path, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8"), through=False)
