@@ -55,3 +55,14 @@ def test_good_output_paths_are_written(env, capsys):
     assert rc == 0, capsys.readouterr().err
     assert (env / "plots-ok" / "c.md").is_file() and (env / "s.md").is_file()
     assert any((env / "new" / "plots").glob("*.svg"))
+
+
+def test_a_link_into_a_missing_folder_is_refused_before_any_output(env, capsys):
+    """Review of 1791b64: atomic_write now writes the file a link points at, so a --comment-file link into
+    a missing folder passed the check, printed the whole report, then failed (exit 1 after the output)."""
+    (env / "c.md").symlink_to(env / "gone" / "c.md")
+    rc = cli.main(["results", "compare", "--db", "sqlite:///r.db", "--run", "pr-7", "--comment-file", "c.md"])
+    out, err = capsys.readouterr()
+    assert (rc, out) == (1, "")
+    assert err == f"c.md: --comment-file: its folder {env / 'gone'} does not exist; create the folder first or " \
+                  "pass --comment-file in an existing one\n", err

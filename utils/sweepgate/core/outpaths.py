@@ -13,9 +13,10 @@ from sweepgate.core.errors import fail
 
 
 def writable_file(path: str, flag: str) -> None:
-    """Refuse ``path`` unless it is (or can become) a writable file in an existing folder."""
+    """Refuse ``path`` unless it is (or can become) a writable file in an existing folder; a symbolic
+    link's is the folder of the file it points at, where ``atomic_write`` and appends write."""
     target = Path(path)
-    folder = target.parent
+    folder = Path(os.path.realpath(target)).parent if target.is_symlink() else target.parent
     if target.is_dir():
         raise fail(path, 0, f"{flag}: is a folder, not a file", f"pass {flag} FILE")
     if not folder.is_dir():
