@@ -238,10 +238,11 @@ def orphan_record(side: Path, warnings: list | None = None) -> list[dict]:
     sidecar that says success is stored so too, with a warning (its output went missing)."""
     job = sidecar.read(side)
     if job.job[R.STATUS] == "success" and warnings is not None:
-        warnings.append(Diagnostic(str(side), 0, 0, "missing-output",
-                                   "warning: the job says success but left no result file; stored as a failure",
-                                   "check that the job's upload included its $RESULT_FILENAME.json",
-                                   severity="warning"))
+        lost = Diagnostic(str(side), 0, 0, "missing-output",
+                          "warning: the job says success but left no result file; stored as a failure",
+                          "check that the job's upload included its $RESULT_FILENAME.json", severity="warning")
+        jsonio.place([lost], side.read_text(encoding="utf-8", errors="replace"), str(side))  # where it starts
+        warnings.append(lost)
     status = job.job[R.STATUS] if job.job[R.STATUS] != "success" else "failure"
     job.job[R.STATUS] = status
     # An eval-only job's failure is its eval's: filed with eval scores, never over the point's throughput.
@@ -261,7 +262,7 @@ def _file_records(path: Path, given: Given | None, warnings: list) -> list[dict]
         # A job's own output, empty or cut short (the job died or was cancelled writing it): the job
         # is stored as failed, as when it left no output, so one job does not stop a sweep's report.
         records = [dict(rec, **{R.RESULT_FILENAME: sidecar.output_name(path)}) for rec in orphan_record(side)]
-        warnings.append(Diagnostic(str(path), exc.diagnostics[0].line, 0, "unreadable-output",
+        warnings.append(Diagnostic(str(path), exc.diagnostics[0].line, exc.diagnostics[0].col, "unreadable-output",
                                    f"warning: {exc.diagnostics[0].message}; the job is stored as "
                                    f"{records[0][R.STATUS]}, with no figures",
                                    "check the job's log: its client did not finish the file", severity="warning"))
