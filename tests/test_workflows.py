@@ -788,6 +788,9 @@ def test_row_env_multinode(tmp_path):
     # took `fp4/../../x` (its sidecar written outside RESULT_DIR) and `v:llm` (no artifact name)
     ({"ROW": json.dumps({**AGENTIC_ROW, "precision": "fp4/../../../x"})}, "job file name (exp-name, precision"),
     ({"ROW": json.dumps({**AGENTIC_ROW, "framework": "v:llm"})}, "holds ':', so its result upload would fail"),
+    # review of 0a5d46b: a name of allowed characters over a file name's 255 bytes passed, and the job's
+    # result file then could not be created (File name too long) after the benchmark had run
+    ({"ROW": json.dumps({**AGENTIC_ROW, "precision": "fp4" + "x" * 250})}, "bytes long, over 200, so the job"),
 ])
 def test_row_env_bad_input(tmp_path, env, fragment):
     proc, out = row_env(tmp_path, env=env)

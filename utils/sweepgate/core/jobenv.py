@@ -71,6 +71,9 @@ ROW_NEEDS = (fields.EXP_NAME, fields.RUNNER, fields.PRECISION, fields.FRAMEWORK,
 # master schema's safeString lets precision, framework and model-prefix hold '/' and ':' (images need
 # them), so a name must be checked as one: one file name of these characters, never a path.
 FILE_NAME = re.compile(r"[A-Za-z0-9._+=,@#-]+")
+# ... and within a file name's 255 bytes: the name here (with a 6-letter runner name) leaves room for
+# the runner's real name and the longest file written from it (the sidecar's `.NAME.job.json.XXXXXXXX.tmp`).
+FILE_NAME_MAX = 200
 # Whole numbers a record is derived from (GPUs, topology, the point), each with the master
 # schema's bounds ($defs), so an absurd value is refused here, never met as an overflow later.
 PARALLEL_FIELDS = (fields.TP, fields.PP, fields.DCP_SIZE, fields.PCP_SIZE, fields.EP)
@@ -152,11 +155,20 @@ def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(m
     _check_numbers(row, LENGTH_FIELDS, 1, schema_maximum("posInt"), "", source, hint)
     if fields.PREFILL in row or fields.DECODE in row:
         _check_workers(row, source, hint)
-    bad = sorted({c for c in fields.result_filename(row, "runner") if not FILE_NAME.fullmatch(c)}) if for_a_job else []
+    if for_a_job:
+        _check_file_name(fields.result_filename(row, "runner"), source)
+
+
+def _check_file_name(name: str, source: str) -> None:
+    """A job's file name (``fields.result_filename``) must be one file name (FILE_NAME, FILE_NAME_MAX)."""
+    what = "row's job file name (exp-name, precision, framework, spec-decoding)"
+    bad = sorted({c for c in name if not FILE_NAME.fullmatch(c)})
     if bad:
-        raise fail(source, 1, f"row's job file name (exp-name, precision, framework, spec-decoding) holds "
-                   f"{' '.join(map(repr, bad))}, so its result upload would fail or leave RESULT_DIR",
-                   "use letters, digits and . _ - in the config's model-prefix, precision and framework")
+        raise fail(source, 1, f"{what} holds {' '.join(map(repr, bad))}, so its result upload would fail or "
+                   "leave RESULT_DIR", "use letters, digits and . _ - in the config's model-prefix, precision and framework")
+    if len(name.encode()) > FILE_NAME_MAX:
+        raise fail(source, 1, f"{what} is {len(name.encode())} bytes long, over {FILE_NAME_MAX}, so the job could "
+                   "not write its result file", "shorten the config's model-prefix, precision or framework")
 
 
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
