@@ -309,3 +309,24 @@ def test_a_group_stored_without_a_sample_count_is_still_judged_against_one_with_
     mmlu = by_score(out)[("mmlu", "acc", "none")]
     assert rc == 3 and mmlu["verdict"] == "regressed", mmlu
     assert (mmlu["head"]["samples"], mmlu["baseline"]["samples"]) == (397, None)
+
+
+def test_a_score_the_run_lost_is_reported_not_gone(tmp_path, capsys):
+    """Diff review: lm-eval wrote a score as Infinity (every answer unscorable); ingest leaves it out
+    with a warning, and compare then said nothing of it: not among the evals, not among the points
+    not measured. Main's score with none in the run is one not-judged verdict now, in every output."""
+    materials = REAL / "lmeval0.4.8_gpt4o-mini_materials_12tasks_mae_infinity_nan_trimmed.json"
+    task = "polymer_tg_prediction"
+    assert math.isinf(json.loads(materials.read_text())["results"][task]["mae,none"])
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    for day in range(1, 6):
+        ingest_job(tmp_path, db, capsys, f"10{day}", doc(materials, task, **{"mae,none": 30.0,
+                                                                             "mae_stderr,none": 2.0}), day=day)
+    ingest_job(tmp_path, db, capsys, "2002", doc(materials), ref=PR_REF, day=9)
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--json")
+    assert rc == 0, err
+    (lost,) = [e for e in json.loads(out)["evals"] if e["task"] == task and e["metric"] == "mae"]
+    assert lost["verdict"] == "not-judged" and lost["head"]["value"] is None and lost["baseline"]["value"] == 30.0
+    assert "no score in this run" in lost["why"]
+    rc, table, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002")
+    assert rc == 0 and "no score in this run" in table, table[-3000:]

@@ -124,7 +124,7 @@ def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalV
     scores = {_key(e): e for rec in heads if not C.job_failed(rec) for e in rec.get(R.EVALS) or []}
     if not scores and any(C.job_failed(rec) for rec in heads):
         status = next(rec[R.STATUS] for rec in heads if C.job_failed(rec))
-        return [EvalVerdict(pt, JOB, "", "", {R.EVAL_VALUE: None, R.EVAL_STDERR: None, R.EVAL_SAMPLES: None},
+        return [EvalVerdict(pt, JOB, "", "", dict(NO_SCORE),
                             None, None, None, C.FAILED, f"the eval job's status is {status}: no score to judge")]
     out = []
     for key, entry in scores.items():
@@ -134,7 +134,22 @@ def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalV
         stated = entry.get(R.EVAL_HIGHER, found[0].get(R.EVAL_HIGHER) if found else None)
         verdict, difference, margin, why = judge(head, baseline, key[1], stated=stated)
         out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why))
-    return out
+    return out + _lost_scores(pt, scores, base)
+
+
+NO_SCORE = {R.EVAL_VALUE: None, R.EVAL_STDERR: None, R.EVAL_SAMPLES: None}
+
+
+def _lost_scores(pt: tuple, scores: dict, base: list[dict]) -> list[EvalVerdict]:
+    """A score the baseline has that the PR's eval job, which did run, left without (lm-eval wrote it
+    as Infinity or NaN, which ingest leaves out with a warning, or the task no longer reports it): one
+    ``not-judged`` verdict each, so that it is seen rather than silently gone from the report."""
+    if not scores:
+        return []
+    lost = dict.fromkeys(_key(e) for rec in base for e in rec.get(R.EVALS) or [] if _key(e) not in scores)
+    return [EvalVerdict(pt, *key, dict(NO_SCORE), _figures(*_baseline_entry(key, base)), None, None, NOT_JUDGED,
+                        "no score in this run (lm-eval wrote none it could store: see the ingest warning), "
+                        "the baseline has one") for key in lost]
 
 
 def compare_evals(pr_records: list[dict], baseline_records: list[dict], window: int = C.DEFAULT_WINDOW,
