@@ -121,7 +121,7 @@ def _past_of(pr: list[dict]) -> str | None:
     It is judged against the baseline runs before that: a PR run compared again a week later gets
     the verdicts it got, not main's later runs' (and an older main run, compared again, is judged
     against its own past)."""
-    times = [t for r in pr if (t := r.get(R.FINISHED) or r.get(R.STARTED))]
+    times = [t for r in pr if (t := _when(r))]
     return min(times) if len(times) == len(pr) else None
 
 
