@@ -301,3 +301,21 @@ def test_a_file_that_goes_with_a_result_is_said_to_be_passed_over(tmp_path, caps
     assert f"skipped {log}" in out.splitlines()
     assert "skipped 1 file with no result (GPU metrics or lm-eval samples logs, which go beside one)" in out
     assert "ingested 0 results (0 new)" in out and "nothing stored" in out
+
+
+def test_a_folder_of_only_companion_files_is_a_folder_without_results(tmp_path, capsys):
+    """Diff review: a folder holding only lm-eval's samples log (or only a GPU metrics CSV) stored
+    nothing and exited 0, where the contract makes a folder with no result files exit 1 unless
+    --allow-empty (a sweep whose rows were all reused)."""
+    import shutil
+
+    from helpers import run_cli
+
+    folder = tmp_path / "onlys"
+    folder.mkdir()
+    shutil.copy(REAL / sorted(AUXILIARY)[0], folder / "samples_x_1.jsonl")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+    assert rc == 1 and err.startswith(f"{folder}: no result files in this folder, only files that go with one"), err
+    rc, out, err = run_cli(capsys, "results", "ingest", "--allow-empty", "--db", db, str(folder))
+    assert rc == 0 and "nothing stored" in out, err

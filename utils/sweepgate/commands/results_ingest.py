@@ -99,7 +99,7 @@ def run(args) -> int:
     with deferred as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
         where = store.display_url(st.url)
-    problems = [*walked.refused, *outcome.problems]  # entries the walk could not read, then refused files
+    problems = [*walked.refused, *outcome.problems, *_only_companions(args, files, outcome)]
     if outcome.warnings or problems:
         emit([*outcome.warnings, *problems])
     _report_skipped(walked, outcome.beside, args.verbose)
@@ -111,6 +111,18 @@ def run(args) -> int:
     if outcome.interrupted:
         return _stopped(outcome)
     return 1 if problems else 0
+
+
+def _only_companions(args, files: list, outcome) -> list:
+    """A folder whose every file goes with a result but holds none (GPU metrics, lm-eval samples logs)
+    is a folder with no result files: bad input, as an empty one is, unless --allow-empty."""
+    from sweepgate.core.errors import Diagnostic
+
+    if args.allow_empty or outcome.results or not files or len(outcome.beside) != len(files):
+        return []
+    return [Diagnostic(p, 0, 0, "no-results", "no result files in this folder, only files that go with one "
+                       "(GPU metrics, lm-eval samples logs)", "pass the folder the job outputs were downloaded into")
+            for p in args.paths if Path(p).is_dir()]
 
 
 def _stopped(outcome) -> int:
