@@ -117,3 +117,26 @@ def test_judge():
     assert judge([job("x", "completed", "failure")], COLLECT).action == CANCEL
     # once collect exists every benchmark ended: cancelling would only stop the results' ingest
     assert judge([job("x", "completed", "failure"), job(COLLECT, "queued")], COLLECT).action == DONE
+
+
+def test_a_passing_api_failure_does_not_end_the_watch(stub):
+    """Review: a rate limit (or a 5xx) on one poll, lasting past the client's tries, ended the watch with
+    exit 1, so a job failing later ran on. It is one line and the next poll asks again."""
+    running = [job("fixed-seq-len a (b300) / benchmark")]
+    failed = [job("fixed-seq-len a (b300) / benchmark", "completed", "failure")]
+    answers = polls(running, failed)
+    seen = {"n": 0}
+
+    def flaky(payload, query):
+        seen["n"] += 1
+        if seen["n"] == 2:  # the second poll is rate limited
+            return 403, {"message": "API rate limit exceeded"}, {"X-RateLimit-Remaining": "0",
+                                                                  "X-RateLimit-Reset": "4102444800"}
+        return answers(payload, query)
+
+    stub.route("GET", JOBS, flaky)
+    proc = watch(stub)
+    assert proc.returncode == 0, proc.stderr
+    assert len(cancels(stub)) == 1 and "Traceback" not in proc.stderr
+    assert any("rate limited" in line and line.endswith("asking again at the next poll")
+               for line in proc.stderr.splitlines()), proc.stderr

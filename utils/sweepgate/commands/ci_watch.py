@@ -39,20 +39,39 @@ def _jobs(requester, repository: str, run_id: str, attempt: str) -> list[dict]:
 def _watch(requester, args, run_id: str, attempt: str) -> int:
     deadline = time.monotonic() + args.max_minutes * 60
     while True:
-        verdict = judge(_jobs(requester, args.repository, run_id, attempt), args.until)
-        print(f"sweepgate ci watch: run {run_id} attempt {attempt}: {verdict.action}: {verdict.reason}",
-              file=sys.stderr)
-        if verdict.action == CANCEL:
-            requester.requestJsonAndCheck("POST", f"/repos/{args.repository}/actions/runs/{run_id}/cancel")
-            _summary(f"**fail-fast:** cancelled the sweep: {verdict.reason}\n")
-            return 0
-        if verdict.action == DONE:
+        jobs = _for_now(args, run_id, lambda: _jobs(requester, args.repository, run_id, attempt))
+        verdict = judge(jobs, args.until) if jobs is not None else None
+        if verdict is not None:
+            print(f"sweepgate ci watch: run {run_id} attempt {attempt}: {verdict.action}: {verdict.reason}",
+                  file=sys.stderr)
+        if verdict is not None and verdict.action == CANCEL:
+            cancel = f"/repos/{args.repository}/actions/runs/{run_id}/cancel"
+            if _for_now(args, run_id, lambda: requester.requestJsonAndCheck("POST", cancel)) is not None:
+                _summary(f"**fail-fast:** cancelled the sweep: {verdict.reason}\n")
+                return 0
+        if verdict is not None and verdict.action == DONE:
             return 0
         if time.monotonic() + args.interval > deadline:
             print(f"sweepgate ci watch: stopped watching after {args.max_minutes:g} minutes; "
                   "later failures no longer cancel the run", file=sys.stderr)
             return 0
         time.sleep(args.interval)
+
+
+def _for_now(args, run_id: str, call):
+    """``call()``'s answer, or None when the API cannot answer it for now (a rate limit, a 5xx, no
+    answer in time): said in one line, and asked again at the next poll, for the watchdog that gave
+    up on one passing failure let every later failed job run on. A refusal (401, 403, 404) is raised."""
+    from sweepgate.core.github import api_error, transient
+
+    try:
+        return call()
+    except Exception as exc:  # noqa: BLE001 - api_error raises again what is no API answer
+        if not transient(exc):
+            raise
+        problem = api_error(exc, f"watching run {run_id} of {args.repository}", HINT, args.github_api_url)
+        print(f"{problem.diagnostics[0].render()}; asking again at the next poll", file=sys.stderr)
+        return None
 
 
 def _summary(text: str) -> None:

@@ -391,6 +391,16 @@ def rate_limited(exc) -> bool:
             or _header(exc, "X-RateLimit-Remaining") == "0")
 
 
+def transient(exc) -> bool:
+    """Whether the API may answer ``exc``'s call if asked again later: a rate limit, a 5xx, no answer
+    in time, no connection (not a refusal such as 401, 403 without a rate limit, 404 or 422)."""
+    from github import GithubException
+
+    if isinstance(exc, GithubException):
+        return rate_limited(exc) or exc.status >= 500
+    return _timed_out(exc) or isinstance(exc, OSError)
+
+
 def _rate_limit_end(exc):
     """The UTC time a rate limit lifts (its reset time, else now + Retry-After); None when not said."""
     from datetime import datetime, timedelta, timezone
