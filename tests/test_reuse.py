@@ -231,6 +231,27 @@ def test_a_helper_the_script_sources_is_part_of_the_identity():
     assert identity.identities([M_ROW], {}, read)[0] == first
 
 
+def test_a_file_the_script_runs_by_a_path_beside_it_is_part_of_the_identity():
+    """Review: a script that runs `python3 "$(dirname "$0")/client.py"` (not `source`) was reused after
+    client.py changed: only sourced helpers were hashed."""
+    script = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b300_vllm.sh"
+    client, other = "benchmarks/single_node/fixed_seq_len/client.py", "benchmarks/single_node/fixed_seq_len/other.sh"
+    tree = {script: b'source "$(dirname "${BASH_SOURCE[0]}")/../../benchmark_lib.sh"\n'
+                    b'python3 "$(dirname "$0")/client.py" --conc "$CONC"\n'
+                    b'bash "$(dirname "${BASH_SOURCE[0]}")/other.sh"\n',
+            client: b"print('bench')\n", other: b"echo other\n"}
+
+    def read(paths):
+        return {p: tree.get(p) for p in paths}
+
+    (first,) = identity.identities([M_ROW], {}, read)
+    for path in (client, other):
+        old, tree[path] = tree[path], tree[path] + b"# changed\n"
+        assert identity.identities([M_ROW], {}, read)[0] != first, path
+        tree[path] = old
+    assert identity.identities([M_ROW], {}, read)[0] == first
+
+
 def test_plan_with_db_names_the_rows_with_results(repo, tmp_path):
     db = f"sqlite:///{tmp_path / 'results.db'}"
     main = repo.head()

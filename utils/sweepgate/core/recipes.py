@@ -63,19 +63,24 @@ def script_candidates(row: dict, gpu: str | None = None) -> list[str]:
 # or the same with "$0"; group 1) or of a path from the checkout's top, where jobs run (group 2).
 SOURCED = re.compile(r'^[ \t]*(?:source|\.)[ \t]+"?(?:\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)/'
                      r'([\w./-]+\.sh)|([\w][\w./-]*\.sh))"?[ \t]*(?:#.*)?$', re.MULTILINE)
+# Any other file named by a path beside the script, wherever the line names it: one it runs
+# (`python3 "$(dirname "$0")/client.py"`, `bash "$(dirname ...)/other.sh"`) or reads (a config).
+BESIDE = re.compile(r'\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)/([\w./-]*\w\.\w+)')
 SOURCED_DEPTH = 32  # helpers of helpers, followed this deep (a cycle ends at once: each file is read once)
 
 
 def sourced_helpers(script: str | None, blobs: dict[str, bytes | None]) -> list[str]:
-    """The files ``script`` sources by a path relative to itself, and theirs, as far as ``blobs`` holds
-    them (``identities`` reads the missing ones and asks again); the shared library is not repeated."""
+    """The files ``script`` sources, runs or reads by a path relative to itself (or sources from the
+    checkout's top), and theirs, as far as ``blobs`` holds them (``identities`` reads the missing ones
+    and asks again); the shared library is not repeated."""
     found: dict[str, None] = {}
     todo, seen = [script] if script else [], set(F.BENCHMARK_LIB_FILES)
     for _ in range(SOURCED_DEPTH):
         nxt = []
         for path in todo:
             text = (blobs.get(path) or b"").decode("utf-8", "replace")
-            for beside, from_top in SOURCED.findall(text):
+            named = SOURCED.findall(text) + [(beside, "") for beside in BESIDE.findall(text)]
+            for beside, from_top in named:
                 # "$(dirname ...)//x.sh" is dir//x.sh to bash, inside the folder: never an absolute path
                 helper = posixpath.normpath(posixpath.join(posixpath.dirname(path), beside.lstrip("/"))
                                             if beside else from_top)
