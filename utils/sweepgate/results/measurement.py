@@ -32,14 +32,20 @@ class Measurement:
     dataset: str | None = None  # the prompts' dataset where the output names it (SGLang's dataset_name)
 
 
+NOT_A_MEASUREMENT = "the client wrote NaN or Infinity for a metric; the run is broken, rerun it"
+
+
 def number(doc: dict, key: str, path: str, line: int, *, where: str | None = None) -> float | int | None:
-    """A numeric value of ``doc[key]`` or None when absent/null; anything else is refused."""
+    """A numeric value of ``doc[key]`` or None when absent/null; anything else is refused, NaN and
+    Infinity by the output's own key (every value read here is stored as a metric)."""
     value = doc.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail(path, line, f"{where or key}: expected a number, got {value!r}",
                    "the output was edited or comes from an unsupported client version")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise fail(path, line, f"{where or key}: {value} is not a measurement", NOT_A_MEASUREMENT)
     return value
 
 

@@ -18,7 +18,7 @@ from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, fail
 from sweepgate.results import derive
 from sweepgate.results import record as R
-from sweepgate.results.measurement import Measurement
+from sweepgate.results.measurement import NOT_A_MEASUREMENT, Measurement
 from sweepgate.results.sidecar import Job
 
 # row field -> record field, copied as they are
@@ -150,8 +150,7 @@ def check_metrics(metrics: dict, path: str, line: int) -> None:
         if value is None:
             continue
         if not math.isfinite(value):
-            raise fail(path, line, f"{name}: {value} is not a measurement",
-                       "the client wrote NaN or Infinity for a metric; the run is broken, rerun it")
+            raise fail(path, line, f"{name}: {value} is not a measurement", NOT_A_MEASUREMENT)
         if value < 0:
             raise fail(path, line, f"{name}: negative ({value})",
                        "a latency, count or throughput cannot be negative; the output is corrupt, rerun it")
