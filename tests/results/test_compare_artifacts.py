@@ -183,3 +183,23 @@ def test_a_baseline_folder_without_jsonl_is_refused_not_read_as_no_baseline(tmp_
     rc, _, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "777",
                          "--baseline-jsonl", str(tmp_path / "results"))
     assert rc == 1 and "no *.jsonl files in this folder" in err, err
+
+
+def test_runs_after_the_compared_run_do_not_count_towards_its_baseline(gh, tmp_path, monkeypatch, capsys):
+    """Review: the artifact download stopped once the point had appeared in N runs, counting main runs
+    newer than the PR run, which the baseline then leaves out (or, for a point main measured before,
+    should): compared again after main moved on (main's own later change cut throughput 15 %), the PR
+    run read 'improved' against those later runs instead of 'unchanged' against the runs before it."""
+    everything = synth.history(runs=8, keys=synth.KEYS[:1], concs=(16,))
+    for rec in everything:
+        if int(rec["run-id"].split("-")[1]) >= 5:  # main-5.. finished after the PR run, 15 % slower
+            rec["metrics"] = {k: v * 0.85 if k == "output_tput_per_gpu" else v for k, v in rec["metrics"].items()}
+    for i in reversed(range(8)):  # newest first
+        recs = [r for r in everything if r["run-id"] == f"main-{i}"]
+        gh.add_run({"id": 5000 + i, "artifacts": [{"id": 9000 + i, "name": source.RESULTS_ARTIFACT,
+                                                    "zip": artifact_zip(recs), "expired": False}]})
+    pr = [dict(r, finished="2026-11-05T18:00:00Z") for r in synth.pr_run(keys=synth.KEYS[:1], concs=(16,))]
+    code, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
+    (tput,) = [p for p in out["points"] if p["metric"] == "output_tput_per_gpu"]
+    assert tput["verdict"] == "unchanged" and tput["baseline"]["n"] == 5, tput
+    assert code == 0

@@ -99,7 +99,7 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
 
         found = source.records_from_artifacts(repository, token, source.branch_of(args.baseline_ref),
                                               args.window, points=sorted({point_of(r) for r in pr}, key=str),
-                                              api_url=args.github_api_url)
+                                              api_url=args.github_api_url, before=store_adapter.past_of(pr))
         return pr, store_adapter.baseline_of_files(found, pr, args.baseline_ref, "the baseline artifacts")
     return pr, baseline
 

@@ -60,13 +60,16 @@ def records_from_jsonl(paths: list[str | Path]) -> list[dict]:
 
 def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *, points: list | None = None,
                            api_url: str | None = None, name: str = RESULTS_ARTIFACT,
-                           workflow: str = WORKFLOW_FILE) -> list[dict]:
+                           workflow: str = WORKFLOW_FILE, before: str | None = None) -> list[dict]:
     """The records in artifact ``name`` of successful ``workflow`` runs on ``branch``, newest first:
     of the last ``runs`` such runs; with ``points`` (``compare.point_of`` tuples), of as many as
     it takes for each point to appear in ``runs`` of them (a sweep runs only the keys its
-    changelog entry names), looking back at most MAX_ARTIFACT_RUNS runs."""
+    changelog entry names), looking back at most MAX_ARTIFACT_RUNS runs; with ``before`` (when the
+    compared run happened, ``store_adapter.past_of``), runs of that time or later do not count
+    towards them, as the baseline then leaves them out."""
     from sweepgate.core import github
     from sweepgate.results.compare import point_of
+    from sweepgate.results.store_adapter import when
 
     out: list[dict] = []
     seen: dict[tuple, set] = {tuple(p): set() for p in points or []}
@@ -75,7 +78,8 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
         records = records_from_jsonl([folder])
         out.extend(records)
         for rec in records:
-            seen.get(point_of(rec), set()).add(str(rec.get(R.RUN_ID)))
+            if before is None or when(rec) < before:
+                seen.get(point_of(rec), set()).add(str(rec.get(R.RUN_ID)))
         return points is not None and all(len(runs_of) >= runs for runs_of in seen.values())
 
     with tempfile.TemporaryDirectory(prefix="sweepgate-baseline-") as tmp:

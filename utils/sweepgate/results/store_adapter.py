@@ -36,7 +36,7 @@ def from_store(url: str | None, run: str, baseline_ref: str | None,
         rehearsal = any(r.get(R.REHEARSAL) for r in pr)
         # one more run than the window: the run itself may be on the baseline ref (compare drops it)
         points = [point_dict(r) for r in pr]
-        past = _past_of(pr)
+        past = past_of(pr)
         baseline = _baseline_runs(st, baseline_ref, points, window, include_rehearsals=rehearsal, before=past)
         if past and any(r.get(R.REF) != baseline_ref for r in pr):
             # A point the baseline ref measured only after the run (a store filled after it) is
@@ -77,13 +77,13 @@ def _others_of_keys(st, pr: list[dict], baseline_ref: str, rehearsal: bool, past
     keys = sorted({str(r[R.CONFIG_KEY]) for r in pr if r.get(R.CONFIG_KEY) is not None})
     return [r for key in keys for r in st.latest_per_point(key, baseline_ref)
             if R.point_values(r) not in mine and (rehearsal or not r.get(R.REHEARSAL))
-            and (past is None or _when(r) < past)]
+            and (past is None or when(r) < past)]
 
 
 def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, shown: str) -> list[dict]:
     """Of records read from files (``--baseline-jsonl``, ``--baseline-artifacts``), those the store's
     baseline (``from_store``) would hold: on ``baseline_ref`` (a short name read as ``stored_ref``
-    reads it), a rehearsal's only for a rehearsal run, and from before the run (``_past_of``), except
+    reads it), a rehearsal's only for a rehearsal run, and from before the run (``past_of``), except
     a point of a run off the ref that the ref measured only after it. Review: a file holding a later
     main run that had merged a -10 % judged it unchanged, and another PR's records counted as main's."""
     known = sorted({str(r[R.REF]) for r in records if r.get(R.REF)})
@@ -92,19 +92,19 @@ def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, sh
     on_ref = [r for r in records if r.get(R.REF) == ref and (rehearsal or not r.get(R.REHEARSAL))]
     if not on_ref:  # a mistyped --baseline-ref is refused as the store refuses it (``shown``: the files)
         check_baseline_ref(ref, known, shown)
-    past = _past_of(pr)
+    past = past_of(pr)
     if past is None:
         return on_ref
-    before = [r for r in on_ref if _when(r) < past]
+    before = [r for r in on_ref if when(r) < past]
     if all(r.get(R.REF) == ref for r in pr):
         return before
     have = {R.point_values(r) for r in before if r.get(R.STATUS, "success") == "success"}
     mine = {R.point_values(r) for r in pr}
-    return before + [r for r in on_ref if _when(r) >= past and R.point_values(r) in mine - have]
+    return before + [r for r in on_ref if when(r) >= past and R.point_values(r) in mine - have]
 
 
-def _when(rec: dict) -> str:
-    """When a record happened, as ``_past_of`` and ``_others_of_keys`` compare it ("" when unknown)."""
+def when(rec: dict) -> str:
+    """When a record happened, as ``past_of`` and ``_others_of_keys`` compare it ("" when unknown)."""
     return str(rec.get(R.FINISHED) or rec.get(R.STARTED) or "")
 
 
@@ -116,12 +116,12 @@ def stored_ref(ref: str, known: list[str]) -> str:
     return next((full for full in (f"refs/heads/{ref}", f"refs/{ref}") if full in known), ref)
 
 
-def _past_of(pr: list[dict]) -> str | None:
+def past_of(pr: list[dict]) -> str | None:
     """When a run happened (the earliest time its records carry), None when a record has no time.
     It is judged against the baseline runs before that: a PR run compared again a week later gets
     the verdicts it got, not main's later runs' (and an older main run, compared again, is judged
     against its own past)."""
-    times = [t for r in pr if (t := _when(r))]
+    times = [t for r in pr if (t := when(r))]
     return min(times) if len(times) == len(pr) else None
 
 
