@@ -319,3 +319,17 @@ def test_a_folder_of_only_companion_files_is_a_folder_without_results(tmp_path, 
     assert rc == 1 and err.startswith(f"{folder}: no result files in this folder, only files that go with one"), err
     rc, out, err = run_cli(capsys, "results", "ingest", "--allow-empty", "--db", db, str(folder))
     assert rc == 0 and "nothing stored" in out, err
+
+
+def test_inferencex_client_start_and_end_unix_times_are_the_runs_window():
+    """Hunt 11: InferenceX's benchmark_serving writes benchmark_start_time_unix and
+    benchmark_end_time_unix (UTC) beside the local-time ``date``; the start was dropped (stored
+    unknown) and the end read from ``date`` without its zone."""
+    (rec,) = records("vllm/ifx_vllm0.22_gptoss120b_h200_tp4_conc8_start_end_unix.json")
+    # 1781129194.73 and 1781129269.40, 74.66 s apart (the file's duration)
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-06-10T22:06:34+00:00", "2026-06-10T22:07:49+00:00")
+    m = rec[R.METRICS]
+    assert (rec[R.CONC], rec[R.REQUEST_RATE], m[R.COMPLETED], m[R.FAILED]) == (8, "inf", 80, 0)
+    assert m[R.TOTAL_TOKEN_THROUGHPUT] == pytest.approx(1983.5733788122066)
+    assert (m["ttft_p50_ms"], m["ttft_p90_ms"], m["e2el_p99_ms"]) == pytest.approx((87.5548789917957, 126.09338206821155,
+                                                                                    9383.856329425469))

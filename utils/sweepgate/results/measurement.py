@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from datetime import datetime, timezone
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
@@ -58,6 +59,19 @@ def require(measurement: Measurement, path: str, *names: str, why: str) -> None:
 
 def finite_or_none(value):
     return value if value is None or (isinstance(value, (int, float)) and math.isfinite(value)) else None
+
+
+# The Unix times a run can start or end at: none of these clients existed before 2020; a time past
+# 9999 has no ISO 8601 form. Outside them a value is no time the run had.
+EARLIEST, LATEST = 1_577_836_800, 253_402_300_799
+
+
+def unix_time(value) -> str | None:
+    """A Unix time in seconds as UTC ISO 8601, or None when it is no time a run had."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not EARLIEST <= value <= LATEST:
+        return None
+    return datetime.fromtimestamp(value, timezone.utc).isoformat(timespec="seconds")
 
 
 def latency_key(latency: str, stat: str) -> str:

@@ -11,11 +11,10 @@ those are read as filter ``none``, 0.4's name for "no filter".
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
-from sweepgate.results.measurement import Measurement
+from sweepgate.results.measurement import Measurement, unix_time
 
 
 def detect(doc) -> bool:
@@ -145,27 +144,19 @@ def _samples(task: str, n_samples: dict, subtasks: dict, seen: set):
     return sum(each)
 
 
-# The Unix times an evaluation's start can be: lm-eval did not exist before 2020; a time past 9999
-# has no ISO 8601 form. Outside them ``date`` is no time the run started.
-EARLIEST, LATEST = 1_577_836_800, 253_402_300_799
-
-
 def _times(doc: dict) -> tuple[str | None, str | None]:
     """(started, finished) in UTC ISO 8601: lm-eval's ``date`` is the Unix time the evaluation
-    started; ``total_evaluation_time_seconds`` (a string in 0.4) how long it took."""
+    started (before 2020 it is no such time); ``total_evaluation_time_seconds`` (a string in 0.4)
+    how long it took."""
     start, took = doc.get("date"), doc.get("total_evaluation_time_seconds")
-    if isinstance(start, bool) or not isinstance(start, (int, float)) or not math.isfinite(start) \
-            or not EARLIEST <= start <= LATEST:
+    started = unix_time(start)
+    if started is None:
         return None, None
     try:
         took = math.nan if isinstance(took, bool) else float(took)
     except (TypeError, ValueError):
         took = math.nan
-
-    def iso(t: float) -> str:
-        return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
-
-    return iso(start), (iso(start + took) if math.isfinite(took) and took >= 0 else None)
+    return started, (unix_time(start + took) if math.isfinite(took) and took >= 0 else None)
 
 
 # Hugging Face lighteval writes results/versions too; its scores are "<metric>" keys beside an

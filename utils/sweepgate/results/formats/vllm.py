@@ -14,7 +14,7 @@ from datetime import datetime
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
-from sweepgate.results.measurement import Measurement, number
+from sweepgate.results.measurement import Measurement, number, unix_time
 from sweepgate.results.units import to_ms
 
 # The client's latency name -> the record's.
@@ -157,8 +157,15 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     conc = concurrency(doc.get("max_concurrency", doc.get("multi_turn_concurrency")), path, line)
     model = doc.get("model_id")
     m.fields.update({R.MODEL: None if isinstance(model, str) and not model.strip() else model, R.CONC: conc,
-                     R.REQUEST_RATE: rate_value(doc.get("request_rate")), R.FINISHED: _date(doc.get("date"))})
+                     R.REQUEST_RATE: rate_value(doc.get("request_rate")), **_window(doc)})
     return m
+
+
+def _window(doc: dict) -> dict:
+    """When the run started and finished: InferenceX's client states both as Unix times
+    (``benchmark_start_time_unix``/``_end_``, UTC); else ``date``, the client's local time on saving."""
+    start, end = (unix_time(doc.get(f"benchmark_{edge}_time_unix")) for edge in ("start", "end"))
+    return {R.STARTED: start, R.FINISHED: end or _date(doc.get("date"))}
 
 
 def _date(value) -> str | None:
