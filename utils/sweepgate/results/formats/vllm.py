@@ -163,9 +163,11 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
 
 def _window(doc: dict) -> dict:
     """When the run started and finished: InferenceX's client states both as Unix times
-    (``benchmark_start_time_unix``/``_end_``, UTC); else ``date``, the client's local time on saving."""
+    (``benchmark_start_time_unix``/``_end_``, UTC). The end stays ``date`` (the client's local time
+    on saving) where the output has one, as sweepgate has always stored it: a result stored before
+    is then the same on a second ingest (results are immutable), and gains only its start."""
     start, end = (unix_time(doc.get(f"benchmark_{edge}_time_unix")) for edge in ("start", "end"))
-    return {R.STARTED: start, R.FINISHED: end or _date(doc.get("date"))}
+    return {R.STARTED: start, R.FINISHED: _date(doc.get("date")) or end}
 
 
 def _date(value) -> str | None:
