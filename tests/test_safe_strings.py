@@ -143,3 +143,15 @@ def test_a_name_that_becomes_a_file_name_is_refused_by_the_gate(tmp_path, field,
     assert config_problems("k", config) == []
     problems = config_problems("k", dict(config, **{field: value}))
     assert [(p[0], "no / or :" in p[3]) for p in problems] == [(("k", field), True)], problems
+
+
+@pytest.mark.parametrize("path", sorted(SCHEMAS.glob("*.json")), ids=lambda p: p.name)
+def test_a_schema_names_each_key_once(path):
+    """Diff review of 34ec81b: master-config.schema.json defined `$defs/nameString` twice, the same rule
+    written in two places; json.loads keeps the last, so an edit to the first would silently do nothing."""
+    def once(pairs):
+        keys = [k for k, _ in pairs]
+        assert len(keys) == len(set(keys)), f"{path.name}: {sorted({k for k in keys if keys.count(k) > 1})} twice"
+        return dict(pairs)
+
+    json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=once)
