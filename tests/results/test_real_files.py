@@ -334,3 +334,21 @@ def test_inferencex_client_start_and_end_unix_times_are_the_runs_window():
     assert m[R.TOTAL_TOKEN_THROUGHPUT] == pytest.approx(1983.5733788122066)
     assert (m["ttft_p50_ms"], m["ttft_p90_ms"], m["e2el_p99_ms"]) == pytest.approx((87.5548789917957, 126.09338206821155,
                                                                                     9383.856329425469))
+
+
+def test_a_nan_in_an_aiperf_export_is_refused_by_the_export_s_own_key(tmp_path, capsys):
+    """Diff review of 632e207: a NaN is named by the output's own key at its place, but AIPerf's
+    statistics were still refused as `ttft_p50_ms` at 1:1, a name and place the export does not have."""
+    import json
+
+    from helpers import run_cli
+
+    doc = json.loads((REAL / "aiperf/aiperf0.10_qwen3.6-nvfp4_rtx5090_agent_c16.json").read_text(encoding="utf-8"))
+    doc["time_to_first_token"]["p50"] = float("nan")
+    bad = tmp_path / "export.json"
+    text = json.dumps(doc, indent=2)
+    bad.write_text(text, encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(bad))
+    at = text.index('"p50": NaN')
+    line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    assert rc == 1 and err.startswith(f"{bad}:{line}:{col}: time_to_first_token.p50: nan is not a measurement"), err
