@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import ROW, SAMPLES, job, run_cli, show_json, vllm_output, write_job
+from helpers import ROOT, ROW, SAMPLES, job, run_cli, show_json, vllm_output, write_job
 from sweepgate.results import record as R
 from sweepgate.results import store
 
@@ -468,3 +468,15 @@ def test_a_line_on_another_dataset_is_not_filed_as_the_rows_run(tmp_path, capsys
     random_only.write_text("".join(line for line in mixed.read_text().splitlines(True) if '"sharegpt"' not in line))
     rc, out, err = run_cli(capsys, *args, str(random_only))
     assert rc == 0 and "ingested 5 results (5 new)" in out, (out, err)
+
+
+def test_a_line_without_a_dataset_name_is_not_filed_as_a_fixed_length_rows_run(tmp_path, capsys):
+    """Diff review of f7c30cb: a ShareGPT line is refused for a fixed-seq-len row, but a 2024 line with no
+    dataset_name, which ran ShareGPT (bench_serving's default then, as the contract says), was still
+    filed under the row's 1024/1024 (its requests averaged 403 tokens in and 255 out)."""
+    real = ROOT / "tests" / "data" / "results-real" / "sglang" / "sglang_2024-11_dlora_nodataset_rr0_100prompts.jsonl"
+    (tmp_path / "row.json").write_text(json.dumps(dict(ROW, framework="sglang")))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
+                           "--run-id", "7", "--ref", "refs/heads/main", str(real))
+    assert rc == 1 and err.startswith(f"{real}:1:") and "ran the sharegpt" in err, (out, err)
+    assert "ingested 0 results" in out

@@ -47,6 +47,14 @@ def _lengths(doc: dict, path: str, line: int) -> tuple[int | None, int | None]:
     return lengths[0], lengths[1]
 
 
+def _dataset(doc: dict) -> str | None:
+    """The prompts' dataset: ``dataset_name``, or ShareGPT for a line without one (2024's bench_serving,
+    whose default it was, as ``_lengths`` reads such a line): another workload than a random-length row's."""
+    if "dataset_name" not in doc:
+        return "sharegpt (no dataset_name: bench_serving's default then)"
+    return doc["dataset_name"] if isinstance(doc["dataset_name"], str) else None
+
+
 def _servers(info: dict) -> list[dict]:
     """The server itself, or a PD router's workers (decode first)."""
     workers = [w for role in ("decode", "prefill") if isinstance(info.get(role), list)
@@ -65,8 +73,7 @@ def _server_value(info: dict, key: str, agree: bool = False) -> str | None:
 def parse(doc: dict, path: str, line: int) -> Measurement:
     info = doc.get("server_info") if isinstance(doc.get("server_info"), dict) else {}
     version = _server_value(info, "version", agree=True)
-    m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=version,
-                    dataset=doc["dataset_name"] if isinstance(doc.get("dataset_name"), str) else None)
+    m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=version, dataset=_dataset(doc))
     m.metrics.update(vllm.latencies(doc, path, line, NAMES))
     for key, name in THROUGHPUTS.items():
         m.metrics[name] = number(doc, key, path, line)
