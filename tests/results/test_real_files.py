@@ -352,3 +352,24 @@ def test_a_nan_in_an_aiperf_export_is_refused_by_the_export_s_own_key(tmp_path, 
     at = text.index('"p50": NaN')
     line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
     assert rc == 1 and err.startswith(f"{bad}:{line}:{col}: time_to_first_token.p50: nan is not a measurement"), err
+
+
+def test_a_folder_of_only_companion_files_beside_one_with_results_is_still_refused(tmp_path, capsys):
+    """Diff review of 81792d4: the companion-only folder was refused only when no other path held a
+    result, while an empty folder is refused beside any other (`walk`): `ingest onlys/ results/`
+    stored results/ and exited 0, `ingest empty/ results/` exited 1."""
+    import shutil
+
+    from helpers import run_cli
+
+    onlys, results = tmp_path / "onlys", tmp_path / "results"
+    onlys.mkdir()
+    results.mkdir()
+    shutil.copy(REAL / sorted(AUXILIARY)[0], onlys / "samples_x_1.jsonl")
+    shutil.copy(REAL / "aiperf/aiperf0.10_qwen3.6-nvfp4_rtx5090_agent_c16.json", results / "export.json")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(onlys), str(results))
+    assert rc == 1 and err == f"{onlys}: no result files in this folder, only files that go with one " \
+        "(GPU metrics, lm-eval samples logs); pass the folder the job outputs were downloaded into\n", err
+    rc, out, err = run_cli(capsys, "results", "ingest", "--allow-empty", "--db", db, str(onlys), str(results))
+    assert rc == 0, err

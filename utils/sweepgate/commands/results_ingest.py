@@ -115,14 +115,22 @@ def run(args) -> int:
 
 def _only_companions(args, files: list, outcome) -> list:
     """A folder whose every file goes with a result but holds none (GPU metrics, lm-eval samples logs)
-    is a folder with no result files: bad input, as an empty one is, unless --allow-empty."""
+    is a folder with no result files: bad input, as an empty one is, unless --allow-empty; each such
+    folder on its own, beside others that hold results, as ``ingest.walk`` refuses an empty one."""
     from sweepgate.core.errors import Diagnostic
 
-    if args.allow_empty or outcome.results or not files or len(outcome.beside) != len(files):
+    if args.allow_empty:
         return []
-    return [Diagnostic(p, 0, 0, "no-results", "no result files in this folder, only files that go with one "
-                       "(GPU metrics, lm-eval samples logs)", "pass the folder the job outputs were downloaded into")
-            for p in args.paths if Path(p).is_dir()]
+    beside = {Path(p).resolve() for p in outcome.beside}
+    out = []
+    for given in args.paths:
+        folder = Path(given).resolve()
+        mine = [f for f in files if Path(f).resolve().is_relative_to(folder)] if Path(given).is_dir() else []
+        if mine and all(Path(f).resolve() in beside for f in mine):
+            out.append(Diagnostic(given, 0, 0, "no-results", "no result files in this folder, only files that go "
+                                  "with one (GPU metrics, lm-eval samples logs)",
+                                  "pass the folder the job outputs were downloaded into"))
+    return out
 
 
 def _stopped(outcome) -> int:
