@@ -327,3 +327,26 @@ def test_a_store_that_cannot_record_leaves_no_remaining_matrix(repo, tmp_path):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert not (tmp_path / "remaining.json").exists()
+
+
+def test_an_out_that_cannot_be_written_records_nothing(repo, tmp_path):
+    """Diff review of d0b60a5: with the records stored first, an --out in a missing folder stored the
+    reused results against run 200 and then failed to write REMAINING.json: the run's records claimed
+    points its sweep never got. --out is checked before anything is recorded."""
+    import sqlite3
+
+    db_path = tmp_path / "results.db"
+    db = f"sqlite:///{db_path}"
+    main = repo.head()
+    repo.git("checkout", "-q", "-b", "pr")
+    pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
+    pr_matrix = matrix(repo, main, pr_head)
+    run_pr_sweep(repo, pr_matrix, tmp_path, db)
+    (tmp_path / "matrix.json").write_text(json.dumps(pr_matrix))
+    out = tmp_path / "missing" / "remaining.json"
+    proc = sg(repo.path, "ci", "reuse", "--db", db, "--head-ref", pr_head, "--matrix", str(tmp_path / "matrix.json"),
+              "--out", str(out), "--run-id", "200")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("SELECT count(*) FROM results WHERE run_id = '200'").fetchone() == (0,)
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith(f"{out}: --out: its folder"), proc.stderr

@@ -234,6 +234,9 @@ def _run_reuse(args) -> int:
         raise fail("GITHUB_RUN_ATTEMPT", 0, "not an integer", "pass --attempt N") from None
     git = open_repo()
     head = git.resolve(args.head_ref)
+    from sweepgate.core.outpaths import writable_file
+
+    writable_file(args.out, "--out")  # before the store records anything: those records need the matrix
     if missing := missing_sqlite(resolve_url(args.db)):
         # Nothing to reuse, and no empty store made: a mistyped --db would read as "no results" for ever.
         atomic_write(Path(args.out), (json.dumps(matrix) + "\n").encode())
