@@ -81,3 +81,22 @@ def test_a_device_a_pipe_or_a_symlink_is_written_never_replaced(tmp_path):
             atomic_write(Path("/dev/full"), b"x")
         assert "No space left on device" in exc.value.diagnostics[0].render()
         assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_a_replaced_link_lends_the_new_file_none_of_its_target_s_bits(tmp_path):
+    """Diff review of f0bf232: with through=False the link at the path is replaced, never followed, yet
+    the new file took the permission bits of the file the link points at (stat follows links): a
+    container's link to a world-writable or set-id host file made the sidecar world-writable or set-id."""
+    host = tmp_path / "host-file"
+    host.write_text("the host's\n")
+    host.chmod(0o4777)
+    side = tmp_path / "res.job.json"
+    side.symlink_to(host)
+    atomic_write(side, b"{}\n", through=False)
+    assert not side.is_symlink() and side.read_bytes() == b"{}\n" and host.read_text() == "the host's\n"
+    assert side.stat().st_mode & 0o7777 == 0o644
+    kept = tmp_path / "kept"
+    kept.write_text("old\n")
+    kept.chmod(0o600)
+    atomic_write(kept, b"new\n", through=False)
+    assert kept.stat().st_mode & 0o7777 == 0o600

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -39,10 +40,7 @@ def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | N
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        try:
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        except FileNotFoundError:
-            os.chmod(tmp, 0o644)
+        os.chmod(tmp, _mode_of(path, through))
         if before_replace is not None:
             before_replace()
         os.replace(tmp, path)
@@ -56,6 +54,17 @@ def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | N
                        "make the file and its folder writable (and the disk not full), then rerun; "
                        "the file is as it was") from None
         raise
+
+
+def _mode_of(path: Path, through: bool) -> int:
+    """The permission bits the new file takes: those of the file it replaces, 0644 for a new one.
+    ``through`` False: what is at ``path`` itself, never what a link there points at (a host file's
+    bits, a set-id or world-writable one, are not copied onto the sidecar); 0644 for no regular file."""
+    try:
+        st = path.stat() if through else path.lstat()
+    except FileNotFoundError:
+        return 0o644
+    return st.st_mode & 0o7777 if through or stat.S_ISREG(st.st_mode) else 0o644
 
 
 def _write_through(path: Path, data: bytes) -> None:
@@ -94,8 +103,6 @@ def append_text(path: str | os.PathLike, text: str, *, what: str = "",
     """Append ``text`` to a file the workflow named ($GITHUB_OUTPUT, a step summary, ...), whole or
     not at all (``write_whole``); a pipe or /dev/stdout is written as it is. A path that cannot be
     appended to is one diagnostic (``what`` names the file's role), not a traceback."""
-    import stat
-
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     except OSError as exc:
