@@ -1245,3 +1245,20 @@ def test_the_readme_names_every_label_decide_knows():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = readme.split("## Pull-request labels", 1)[1].split("\n## ", 1)[0]
     assert {label for label in decide.LABELS if f"| `{label}` |" in table} == set(decide.LABELS)
+
+
+def test_row_env_refuses_a_job_file_name_too_long_with_the_runner_s_real_name(tmp_path):
+    """Diff review of 9aaf0d8: the 200-byte check uses a 6-letter stand-in runner name; at the job, a
+    row just inside it on a runner with a long name (ephemeral runners' names run to 40 and more) got a
+    RESULT_FILENAME whose sidecar temp file is over 255 bytes, refused only after the benchmark ran."""
+    from sweepgate.core import jobenv
+
+    base = len(fields.result_filename(AGENTIC_ROW, "runner").encode())
+    row = {**AGENTIC_ROW, "precision": "fp4" + "x" * (jobenv.FILE_NAME_MAX - base)}
+    assert len(fields.result_filename(row, "runner").encode()) == jobenv.FILE_NAME_MAX
+    proc, out = row_env(tmp_path, env={"ROW": json.dumps(row)})
+    assert proc.returncode == 0, proc.stderr
+    long_name = "gpu-b300-ephemeral-pool-a-" + "r" * 40
+    proc, out = row_env(tmp_path, env={"ROW": json.dumps(row), "RUNNER_NAME": long_name})
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert f"on runner '{long_name}' is" in proc.stderr and "over 232" in proc.stderr

@@ -74,6 +74,9 @@ FILE_NAME = re.compile(r"[A-Za-z0-9._+=,@#-]+")
 # ... and within a file name's 255 bytes: the name here (with a 6-letter runner name) leaves room for
 # the runner's real name and the longest file written from it (the sidecar's `.NAME.job.json.XXXXXXXX.tmp`).
 FILE_NAME_MAX = 200
+# With the runner's real name, at the job: a file name's 255 bytes less the longest file written from it
+# (the sidecar's temp file adds 23: `.` + `.job.json` + `.XXXXXXXX.tmp`).
+JOB_FILE_NAME_MAX = 255 - 23
 # Whole numbers a record is derived from (GPUs, topology, the point), each with the master
 # schema's bounds ($defs), so an absurd value is refused here, never met as an overflow later.
 PARALLEL_FIELDS = (fields.TP, fields.PP, fields.DCP_SIZE, fields.PCP_SIZE, fields.EP)
@@ -177,6 +180,10 @@ def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
     check_row(row, source, for_a_job=True)
     if not runner_name:
         raise fail(source, 0, "RUNNER_NAME is not set", "run on an Actions runner or pass --runner-name")
+    if (size := len(fields.result_filename(row, runner_name).encode())) > JOB_FILE_NAME_MAX:
+        raise fail(source, 1, f"row's job file name on runner {runner_name!r} is {size} bytes long, over "
+                   f"{JOB_FILE_NAME_MAX}, so the job could not write its result file",
+                   "give the runner a shorter name, or shorten the config's model-prefix, precision or framework")
     env = fields.row_env(row, runner_name, result_dir)
     env.update(hardware_env(row, runners))
     if fields.PREFILL in row or fields.DECODE in row:
