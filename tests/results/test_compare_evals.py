@@ -330,3 +330,18 @@ def test_a_score_the_run_lost_is_reported_not_gone(tmp_path, capsys):
     assert "no score in this run" in lost["why"]
     rc, table, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002")
     assert rc == 0 and "no score in this run" in table, table[-3000:]
+
+
+def test_a_score_main_no_longer_reports_is_not_one_the_run_lost(tmp_path, db, capsys):
+    """Diff review of bec5ab3: a score counted as lost when any of the window's main runs had it, so a
+    score main itself stopped reporting (its newest run has none) was a not-judged verdict on every PR,
+    blamed on "lm-eval wrote none it could store" and judged against a score weeks old. As the
+    not-measured list does, only the newest baseline run's scores count."""
+    strict_only = gsm8k()
+    for key in (f"exact_match,{FLEX}", f"exact_match_stderr,{FLEX}"):
+        del strict_only["results"]["gsm8k"][key]
+    ingest_job(tmp_path, db, capsys, "1001", gsm8k(), day=1)
+    ingest_job(tmp_path, db, capsys, "1002", strict_only, day=2)
+    ingest_job(tmp_path, db, capsys, "2002", strict_only, ref=PR_REF, day=3)
+    rc, out = compare(capsys, db)
+    assert rc == 0 and set(by_score(out)) == {("gsm8k", "exact_match", STRICT)}, out["evals"]

@@ -144,9 +144,11 @@ def _lost_scores(pt: tuple, scores: dict, base: list[dict]) -> list[EvalVerdict]
     """A score the baseline has that the PR's eval job, which did run, left without (lm-eval wrote it
     as Infinity or NaN, which ingest leaves out with a warning, or the task no longer reports it): one
     ``not-judged`` verdict each, so that it is seen rather than silently gone from the report."""
-    if not scores:
+    newest = next((rec for rec in base if rec.get(R.EVALS)), None)  # records newest first
+    if not scores or newest is None:
         return []
-    lost = dict.fromkeys(_key(e) for rec in base for e in rec.get(R.EVALS) or [] if _key(e) not in scores)
+    # the newest baseline run's scores only: one main itself stopped reporting is not the run's loss
+    lost = dict.fromkeys(_key(e) for e in newest[R.EVALS] if _key(e) not in scores)
     return [EvalVerdict(pt, *key, dict(NO_SCORE), _figures(*_baseline_entry(key, base)), None, None, NOT_JUDGED,
                         "no score in this run (lm-eval wrote none it could store: see the ingest warning), "
                         "the baseline has one") for key in lost]
