@@ -480,3 +480,18 @@ def test_a_line_without_a_dataset_name_is_not_filed_as_a_fixed_length_rows_run(t
                            "--run-id", "7", "--ref", "refs/heads/main", str(real))
     assert rc == 1 and err.startswith(f"{real}:1:") and "ran the sharegpt" in err, (out, err)
     assert "ingested 0 results" in out
+
+
+def test_a_random_ids_line_at_another_length_is_refused(tmp_path, capsys):
+    """Diff review of f7c30cb: the dataset check took every `random…` dataset as the row's workload, but
+    the length check read lengths of `random` only, so an SGLang `random-ids` line asked for 2048/1024
+    passed both and was filed under a 1024/1024 row. One rule (measurement.random_lengths) for both."""
+    first = (SAMPLES / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl").read_text().splitlines()[0]
+    line = dict(json.loads(first), dataset_name="random-ids", random_input_len=2048)
+    out_file = tmp_path / "ids.jsonl"
+    out_file.write_text(json.dumps(line) + "\n")
+    (tmp_path / "row.json").write_text(json.dumps(dict(ROW, framework="sglang")))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
+                           "--run-id", "7", "--ref", "refs/heads/main", str(out_file))
+    assert rc == 1 and err.startswith(f"{out_file}:1:1: isl: the output used 2048") and "ingested 0 results" in out, (out, err)
+    assert len(err.splitlines()) == 1, err

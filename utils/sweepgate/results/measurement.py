@@ -33,6 +33,12 @@ class Measurement:
     dataset: str | None = None  # the prompts' dataset where the output names it (SGLang's dataset_name)
 
 
+def random_lengths(dataset: str | None) -> bool:
+    """Whether a client's dataset draws prompts at the requested lengths (SGLang's ``random``,
+    ``random-ids``, ...), rather than one of its own lengths (ShareGPT): the one rule for both."""
+    return dataset is not None and dataset.startswith("random")
+
+
 NOT_A_MEASUREMENT = "the client wrote NaN or Infinity for a metric; the run is broken, rerun it"
 
 

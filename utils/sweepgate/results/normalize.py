@@ -18,7 +18,7 @@ from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, fail
 from sweepgate.results import derive
 from sweepgate.results import record as R
-from sweepgate.results.measurement import NOT_A_MEASUREMENT, Measurement
+from sweepgate.results.measurement import NOT_A_MEASUREMENT, Measurement, random_lengths
 from sweepgate.results.sidecar import Job
 
 # row field -> record field, copied as they are
@@ -103,7 +103,7 @@ def _check_dataset(m: Measurement, row: dict, path: str, sidecar: str) -> None:
     another workload, which would otherwise be filed under the row's isl/osl beside the row's own
     random-length lines of one file, and judged as a repeat of them."""
     fixed = row.get(F.SCENARIO_TYPE, F.FIXED_SEQ_LEN) == F.FIXED_SEQ_LEN and row.get(F.ISL) and row.get(F.OSL)
-    if fixed and m.dataset is not None and not m.dataset.startswith("random"):
+    if fixed and m.dataset is not None and not random_lengths(m.dataset):
         raise fail(path, m.line, f"dataset_name: the output ran the {m.dataset} dataset but its job's row "
                    f"({sidecar}) is a {row[F.ISL]}/{row[F.OSL]} random-length run", _pair_hint(sidecar))
 

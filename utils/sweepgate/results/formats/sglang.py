@@ -12,7 +12,7 @@ from __future__ import annotations
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
 from sweepgate.results.formats import vllm
-from sweepgate.results.measurement import Measurement, number
+from sweepgate.results.measurement import Measurement, number, random_lengths
 
 NAMES = {**vllm.LATENCIES, "e2e_latency": "e2el"}
 THROUGHPUTS = {
@@ -35,7 +35,7 @@ def detect(doc) -> bool:
 def _lengths(doc: dict, path: str, line: int) -> tuple[int | None, int | None]:
     """The random dataset's requested lengths; a line without ``dataset_name`` (2024's bench_serving,
     whose default dataset was ShareGPT) carries the random lengths' defaults, not what it sent."""
-    if doc.get("dataset_name") != "random":
+    if not random_lengths(doc.get("dataset_name") if isinstance(doc.get("dataset_name"), str) else None):
         return None, None
     lengths = []
     for key in ("random_input_len", "random_output_len"):
