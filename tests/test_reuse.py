@@ -350,3 +350,22 @@ def test_an_out_that_cannot_be_written_records_nothing(repo, tmp_path):
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("SELECT count(*) FROM results WHERE run_id = '200'").fetchone() == (0,)
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith(f"{out}: --out: its folder"), proc.stderr
+
+
+def test_a_file_named_beside_the_script_with_the_folder_quoted_alone_is_part_of_the_identity():
+    """Diff review of b197bf1: `python3 "$(dirname "$0")"/client.py` (the folder quoted on its own, as
+    shellcheck writes it; `source` likewise) names the same file, but was not followed: a changed
+    client.py was reused."""
+    script = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b300_vllm.sh"
+    client, helper = "benchmarks/single_node/fixed_seq_len/client.py", "benchmarks/single_node/fixed_seq_len/h.sh"
+    tree = {script: b'source "$(dirname "${BASH_SOURCE[0]}")"/h.sh\npython3 "$(dirname "$0")"/client.py\n',
+            client: b"print('bench')\n", helper: b"true\n"}
+
+    def read(paths):
+        return {p: tree.get(p) for p in paths}
+
+    (first,) = identity.identities([M_ROW], {}, read)
+    for path in (client, helper):
+        old, tree[path] = tree[path], tree[path] + b"# changed\n"
+        assert identity.identities([M_ROW], {}, read)[0] != first, path
+        tree[path] = old

@@ -64,8 +64,9 @@ def script_candidates(row: dict, gpu: str | None = None) -> list[str]:
 SOURCED = re.compile(r'^[ \t]*(?:source|\.)[ \t]+"?(?:\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)/'
                      r'([\w./-]+\.sh)|([\w][\w./-]*\.sh))"?[ \t]*(?:#.*)?$', re.MULTILINE)
 # Any other file named by a path beside the script, wherever the line names it: one it runs
-# (`python3 "$(dirname "$0")/client.py"`, `bash "$(dirname ...)/other.sh"`) or reads (a config).
-BESIDE = re.compile(r'\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)/([\w./-]*\w\.\w+)')
+# (`python3 "$(dirname "$0")/client.py"`, `bash "$(dirname ...)/other.sh"`) or reads (a config), the
+# folder quoted on its own too (`"$(dirname "$0")"/client.py`, as shellcheck has it).
+BESIDE = re.compile(r'\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)"?/([\w./-]*\w\.\w+)')
 SOURCED_DEPTH = 32  # helpers of helpers, followed this deep (a cycle ends at once: each file is read once)
 
 
