@@ -336,3 +336,24 @@ def test_one_refused_dispatch_stops_no_other_pr(stub, tmp_path):
     assert sorted(posts) == ["7", "8"], stub.requests
     problems = [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate ci dispatch:")]
     assert len(problems) == 2 and all("GitHub API error 422" in p and "(dispatch)" in p for p in problems), proc.stderr
+
+
+def test_a_long_open_pr_that_may_not_run_reads_no_older_runs(stub, tmp_path):
+    """Diff review of a165fc3: every run since the oldest open PR was read, a draft or unlabelled one
+    included, so one PR left open for months had each 5-minute poll page through every sweep since
+    (30 a page), past GITHUB_TOKEN's 1,000 requests an hour. Only a PR that may run is dispatched
+    again when its run is missed, so only those set how far back the poll reads."""
+    old = {**serve_pull(stub, labels=[], events=[], number=7), "created_at": "2025-01-01T00:00:00Z"}
+    new = {**serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=8), "created_at": "2026-03-01T00:00:00Z"}
+    base = f"/repos/{REPO}"
+    stub.route("GET", f"{base}/pulls", [old, new])
+    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"
+    runs = [{"id": 5000 - i, "display_title": f"sweep PR #{900 + i} at {OLD} (trimmed)", "status": "completed",
+             "created_at": "2026-04-01T00:00:00Z" if i < 300 else "2025-06-01T00:00:00Z"} for i in range(900)]
+    runs[0]["display_title"] = dispatch.run_title("8", HEAD, "trimmed")
+    stub.route("GET", f"{wf}/runs", paged("workflow_runs", runs, f"{stub.url}{wf}/runs"))
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 0, proc.stderr
+    assert [path for method, path, _ in stub.requests if method == "POST"] == []
+    pages = [path for method, path, _ in stub.requests if method == "GET" and path.startswith(f"{wf}/runs")]
+    assert len(pages) <= 11, len(pages)  # the newest 300 (30 a page) and the page that ends them

@@ -49,8 +49,8 @@ NEWEST_RUNS = 300  # read at least: a closed PR's sweep still running is among t
 
 
 def _runs(workflow, since):
-    """The dispatch runs, newest first: every one made since ``since`` (when the oldest open PR was
-    opened: no open PR has an older sweep, and one missed would be dispatched again) and at least
+    """The dispatch runs, newest first: every one made since ``since`` (when the oldest open PR that may
+    run was opened: none has an older sweep, and one missed would be dispatched again) and at least
     the newest NEWEST_RUNS."""
     from sweepgate.workflow.dispatch import Run
 
@@ -63,7 +63,9 @@ def _runs(workflow, since):
 
 
 def _decisions(repo, repository: str) -> tuple[dict[str, Decision], list, object]:
-    """Each open PR's decision, keyed by number, the problems, and when the oldest open PR was opened.
+    """Each open PR's decision, keyed by number, the problems, and when the oldest PR that may run was
+    opened (only such a PR is dispatched again when its sweep is missed; a long-open draft or unlabelled
+    PR would have every poll page through months of runs, past the token's hourly rate limit).
     A PR whose labels ask for two sweeps at once is a problem of its own and a skip: it holds up no
     other PR's dispatch or cancel."""
     from sweepgate.core.errors import SweepgateError
@@ -73,14 +75,14 @@ def _decisions(repo, repository: str) -> tuple[dict[str, Decision], list, object
     permission = permission_lookup(repo)
     decisions, problems, oldest = {}, [], None
     for p in repo.get_pulls(state="open"):
-        if p.created_at is not None:
-            oldest = p.created_at if oldest is None else min(oldest, p.created_at)
         try:
             decisions[str(p.number)] = authorize(pull_state(repo, p.number), permission,
                                                  source=f"{repository}#{p.number}")
         except SweepgateError as exc:
             problems += exc.diagnostics
             decisions[str(p.number)] = _skip("; ".join(d.message for d in exc.diagnostics))
+        if decisions[str(p.number)].run and p.created_at is not None:
+            oldest = p.created_at if oldest is None else min(oldest, p.created_at)
     return decisions, problems, oldest
 
 
