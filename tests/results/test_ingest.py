@@ -100,7 +100,8 @@ def test_row_flag_for_outputs_with_their_own_sidecar_is_refused(tmp_path, capsys
 
 BAD = {
     "nan": (json.dumps(vllm_output(median_ttft_ms=math.nan)), "median_ttft_ms: nan is not a measurement"),
-    "negative": (json.dumps(vllm_output(median_tpot_ms=-3.0)), "tpot_p50_ms: negative"),
+    # diff review of 632e207: named by the output's own key at its place, as a NaN is
+    "negative": (json.dumps(vllm_output(median_tpot_ms=-3.0)), "median_tpot_ms: negative"),
     "unknown": (json.dumps({"hello": "world"}), "format: unknown JSON output"),
     "mismatch": (json.dumps(vllm_output(conc=8)), "conc: the output ran at concurrency 8"),
     # Hunt (D19): derived values and the request rate were not checked: Infinity and NaN were stored,

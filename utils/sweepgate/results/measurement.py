@@ -40,11 +40,12 @@ def random_lengths(dataset: str | None) -> bool:
 
 
 NOT_A_MEASUREMENT = "the client wrote NaN or Infinity for a metric; the run is broken, rerun it"
+NEGATIVE = "a latency, count or throughput cannot be negative; the output is corrupt, rerun it"
 
 
 def number(doc: dict, key: str, path: str, line: int, *, where: str | None = None) -> float | int | None:
-    """A numeric value of ``doc[key]`` or None when absent/null; anything else is refused, NaN and
-    Infinity by the output's own key (every value read here is stored as a metric)."""
+    """A numeric value of ``doc[key]`` or None when absent/null; anything else is refused, NaN,
+    Infinity and a negative value by the output's own key (every value read here is stored as a metric)."""
     value = doc.get(key)
     if value is None:
         return None
@@ -53,6 +54,8 @@ def number(doc: dict, key: str, path: str, line: int, *, where: str | None = Non
                    "the output was edited or comes from an unsupported client version")
     if isinstance(value, float) and not math.isfinite(value):
         raise fail(path, line, f"{where or key}: {value} is not a measurement", NOT_A_MEASUREMENT)
+    if value < 0:
+        raise fail(path, line, f"{where or key}: negative ({value})", NEGATIVE)
     return value
 
 

@@ -18,7 +18,7 @@ from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, fail
 from sweepgate.results import derive
 from sweepgate.results import record as R
-from sweepgate.results.measurement import NOT_A_MEASUREMENT, Measurement, random_lengths
+from sweepgate.results.measurement import NEGATIVE, NOT_A_MEASUREMENT, Measurement, random_lengths
 from sweepgate.results.sidecar import Job
 
 # row field -> record field, copied as they are
@@ -152,8 +152,7 @@ def check_metrics(metrics: dict, path: str, line: int) -> None:
         if not math.isfinite(value):
             raise fail(path, line, f"{name}: {value} is not a measurement", NOT_A_MEASUREMENT)
         if value < 0:
-            raise fail(path, line, f"{name}: negative ({value})",
-                       "a latency, count or throughput cannot be negative; the output is corrupt, rerun it")
+            raise fail(path, line, f"{name}: negative ({value})", NEGATIVE)
         if name in COUNTS and value != int(value):
             raise fail(path, line, f"{name}: {value} is not a whole number",
                        "a count of requests or tokens is whole; the output is corrupt, rerun it")
