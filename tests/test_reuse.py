@@ -231,6 +231,19 @@ def test_a_helper_the_script_sources_is_part_of_the_identity():
     assert identity.identities([M_ROW], {}, read)[0] == first
 
 
+def assert_each_file_is_part_of_the_identity(tree: dict, paths) -> None:
+    """A change to each of ``paths`` in ``tree`` (path -> bytes) changes M_ROW's run identity; undone, it is back."""
+    def read(wanted):
+        return {p: tree.get(p) for p in wanted}
+
+    (first,) = identity.identities([M_ROW], {}, read)
+    for path in paths:
+        old, tree[path] = tree[path], tree[path] + b"# changed\n"
+        assert identity.identities([M_ROW], {}, read)[0] != first, path
+        tree[path] = old
+    assert identity.identities([M_ROW], {}, read)[0] == first
+
+
 def test_a_file_the_script_runs_by_a_path_beside_it_is_part_of_the_identity():
     """Review: a script that runs `python3 "$(dirname "$0")/client.py"` (not `source`) was reused after
     client.py changed: only sourced helpers were hashed."""
@@ -240,16 +253,7 @@ def test_a_file_the_script_runs_by_a_path_beside_it_is_part_of_the_identity():
                     b'python3 "$(dirname "$0")/client.py" --conc "$CONC"\n'
                     b'bash "$(dirname "${BASH_SOURCE[0]}")/other.sh"\n',
             client: b"print('bench')\n", other: b"echo other\n"}
-
-    def read(paths):
-        return {p: tree.get(p) for p in paths}
-
-    (first,) = identity.identities([M_ROW], {}, read)
-    for path in (client, other):
-        old, tree[path] = tree[path], tree[path] + b"# changed\n"
-        assert identity.identities([M_ROW], {}, read)[0] != first, path
-        tree[path] = old
-    assert identity.identities([M_ROW], {}, read)[0] == first
+    assert_each_file_is_part_of_the_identity(tree, (client, other))
 
 
 def test_plan_with_db_names_the_rows_with_results(repo, tmp_path):
@@ -360,12 +364,4 @@ def test_a_file_named_beside_the_script_with_the_folder_quoted_alone_is_part_of_
     client, helper = "benchmarks/single_node/fixed_seq_len/client.py", "benchmarks/single_node/fixed_seq_len/h.sh"
     tree = {script: b'source "$(dirname "${BASH_SOURCE[0]}")"/h.sh\npython3 "$(dirname "$0")"/client.py\n',
             client: b"print('bench')\n", helper: b"true\n"}
-
-    def read(paths):
-        return {p: tree.get(p) for p in paths}
-
-    (first,) = identity.identities([M_ROW], {}, read)
-    for path in (client, helper):
-        old, tree[path] = tree[path], tree[path] + b"# changed\n"
-        assert identity.identities([M_ROW], {}, read)[0] != first, path
-        tree[path] = old
+    assert_each_file_is_part_of_the_identity(tree, (client, helper))
