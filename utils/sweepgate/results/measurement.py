@@ -52,10 +52,16 @@ def number(doc: dict, key: str, path: str, line: int, *, where: str | None = Non
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail(path, line, f"{where or key}: expected a number, got {value!r}",
                    "the output was edited or comes from an unsupported client version")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise fail(path, line, f"{where or key}: {value} is not a measurement", NOT_A_MEASUREMENT)
+    return measured(value, where or key, path, line)
+
+
+def measured(value: float | int, name: str, path: str, line: int) -> float | int:
+    """``value``, refused unless it is a measurement: finite and not negative, named ``name`` (the
+    output's own key where a parser reads it, the record's metric where a record is checked)."""
+    if not math.isfinite(value):
+        raise fail(path, line, f"{name}: {value} is not a measurement", NOT_A_MEASUREMENT)
     if value < 0:
-        raise fail(path, line, f"{where or key}: negative ({value})", NEGATIVE)
+        raise fail(path, line, f"{name}: negative ({value})", NEGATIVE)
     return value
 
 

@@ -18,7 +18,7 @@ from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, fail
 from sweepgate.results import derive
 from sweepgate.results import record as R
-from sweepgate.results.measurement import NEGATIVE, NOT_A_MEASUREMENT, Measurement, random_lengths
+from sweepgate.results.measurement import Measurement, measured, random_lengths
 from sweepgate.results.sidecar import Job
 
 # row field -> record field, copied as they are
@@ -149,10 +149,7 @@ def check_metrics(metrics: dict, path: str, line: int) -> None:
     for name, value in metrics.items():
         if value is None:
             continue
-        if not math.isfinite(value):
-            raise fail(path, line, f"{name}: {value} is not a measurement", NOT_A_MEASUREMENT)
-        if value < 0:
-            raise fail(path, line, f"{name}: negative ({value})", NEGATIVE)
+        measured(value, name, path, line)
         if name in COUNTS and value != int(value):
             raise fail(path, line, f"{name}: {value} is not a whole number",
                        "a count of requests or tokens is whole; the output is corrupt, rerun it")

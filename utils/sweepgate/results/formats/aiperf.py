@@ -13,7 +13,7 @@ import math
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
 from sweepgate.results.formats.vllm import rate_value
-from sweepgate.results.measurement import NEGATIVE, NOT_A_MEASUREMENT, Measurement
+from sweepgate.results.measurement import Measurement, measured
 from sweepgate.results.units import is_time_unit, to_ms
 
 LATENCIES = {
@@ -56,11 +56,7 @@ def _stat(obj: dict, stat: str, key: str, path: str, line: int):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail(path, line, f"{key}.{stat}: expected a number, got {value!r}",
                    "the export was edited or comes from an unsupported AIPerf version")
-    if isinstance(value, float) and not math.isfinite(value):  # named as the export names it
-        raise fail(path, line, f"{key}.{stat}: {value} is not a measurement", NOT_A_MEASUREMENT)
-    if value < 0:
-        raise fail(path, line, f"{key}.{stat}: negative ({value})", NEGATIVE)
-    return value
+    return measured(value, f"{key}.{stat}", path, line)  # named as the export names it
 
 
 def _time(value) -> str | None:

@@ -35,7 +35,7 @@ def detect(doc) -> bool:
 def _lengths(doc: dict, path: str, line: int) -> tuple[int | None, int | None]:
     """The random dataset's requested lengths; a line without ``dataset_name`` (2024's bench_serving,
     whose default dataset was ShareGPT) carries the random lengths' defaults, not what it sent."""
-    if not random_lengths(doc.get("dataset_name") if isinstance(doc.get("dataset_name"), str) else None):
+    if not random_lengths(_dataset(doc)):
         return None, None
     lengths = []
     for key in ("random_input_len", "random_output_len"):
