@@ -309,6 +309,17 @@ def test_gpu_hours_saved_on_a_runner_without_gpus_per_node_are_a_lower_bound():
     assert not Found([("single_node/1k1k", dict(single, **{F.TP: 8}), "i")], {"i": [{}]}, minutes).lower_bound
 
 
+def swept_pr(repo, tmp_path: Path, db: str) -> str:
+    """A PR that tunes both dsr1 keys, its sweep's results in ``db`` and its matrix in matrix.json; its head."""
+    main = repo.head()
+    repo.git("checkout", "-q", "-b", "pr")
+    pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
+    pr_matrix = matrix(repo, main, pr_head)
+    run_pr_sweep(repo, pr_matrix, tmp_path, db)
+    (tmp_path / "matrix.json").write_text(json.dumps(pr_matrix))
+    return pr_head
+
+
 def test_a_store_that_cannot_record_leaves_no_remaining_matrix(repo, tmp_path):
     """Review: REMAINING.json was written before the reused results were recorded, so a store that
     refused the write (a dropped connection, a read-only database) left a matrix without the reused
@@ -318,12 +329,7 @@ def test_a_store_that_cannot_record_leaves_no_remaining_matrix(repo, tmp_path):
 
     db_path = tmp_path / "results.db"
     db = f"sqlite:///{db_path}"
-    main = repo.head()
-    repo.git("checkout", "-q", "-b", "pr")
-    pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
-    pr_matrix = matrix(repo, main, pr_head)
-    run_pr_sweep(repo, pr_matrix, tmp_path, db)
-    (tmp_path / "matrix.json").write_text(json.dumps(pr_matrix))
+    pr_head = swept_pr(repo, tmp_path, db)
     with sqlite3.connect(db_path) as conn:
         conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON results BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END")
     proc = sg(repo.path, "ci", "reuse", "--db", db, "--head-ref", pr_head, "--matrix", str(tmp_path / "matrix.json"),
@@ -341,12 +347,7 @@ def test_an_out_that_cannot_be_written_records_nothing(repo, tmp_path):
 
     db_path = tmp_path / "results.db"
     db = f"sqlite:///{db_path}"
-    main = repo.head()
-    repo.git("checkout", "-q", "-b", "pr")
-    pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
-    pr_matrix = matrix(repo, main, pr_head)
-    run_pr_sweep(repo, pr_matrix, tmp_path, db)
-    (tmp_path / "matrix.json").write_text(json.dumps(pr_matrix))
+    pr_head = swept_pr(repo, tmp_path, db)
     out = tmp_path / "missing" / "remaining.json"
     proc = sg(repo.path, "ci", "reuse", "--db", db, "--head-ref", pr_head, "--matrix", str(tmp_path / "matrix.json"),
               "--out", str(out), "--run-id", "200")
