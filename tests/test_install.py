@@ -132,7 +132,9 @@ def test_a_wheel_built_from_the_sdist_carries_the_docs_and_the_fleet(source, tmp
 
 
 def _throwaway_repo(sweepgate: Path, tmp_path: Path) -> Path:
-    proc = _run([str(sweepgate), "example", "--json", "--keep"], tmp_path)
+    scratch = tmp_path / "scratch"  # --keep leaves the repository and the charts; pytest's folder holds them
+    scratch.mkdir()
+    proc = _run([str(sweepgate), "example", "--json", "--keep"], tmp_path, env={**os.environ, "TMPDIR": str(scratch)})
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["gate"]["ok"] and result["matrix"]

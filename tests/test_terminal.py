@@ -7,12 +7,15 @@ NO_COLOR. The terminal runs are real: the CLI runs on a pseudo-terminal (pty).
 
 from __future__ import annotations
 
+import atexit
 import io
 import os
 import re
 import select
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -28,9 +31,14 @@ COLOUR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|9[0-7]|4[0-9])(?:;[0-9;]*)?m"
 REFS = ["--base-ref", "HEAD~1", "--head-ref", "HEAD"]
 
 
+# `sweepgate example` keeps its charts folder for the user; here it goes under pytest's folder, not /tmp.
+SCRATCH = tempfile.mkdtemp(prefix="sweepgate-test-terminal-")
+atexit.register(shutil.rmtree, SCRATCH, True)
+
+
 def _env(**extra: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "TERM": "xterm-256color", "COLUMNS": "250",
-           "SWEEPGATE_REHEARSE_DURATION": "2", **extra}
+           "SWEEPGATE_REHEARSE_DURATION": "2", "TMPDIR": SCRATCH, **extra}
     for name in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR"):
         if name not in extra:
             env.pop(name, None)
