@@ -267,6 +267,29 @@ def test_one_pr_with_both_sweep_labels_stops_no_other_pr(stub, tmp_path):
                      (f"{base}/actions/runs/5/cancel", {})]
 
 
+def test_one_pr_the_api_will_not_read_is_left_alone_and_stops_no_other_pr(stub, tmp_path):
+    """Review: one PR whose events the API would not give (a 5xx that outlasts the retries) made the
+    whole poll exit 1 before it dispatched or cancelled anything. That PR is now one line and left
+    alone (its running sweep is not cancelled as if it were closed); every other PR is polled."""
+    p7 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=7)
+    p8 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=8)
+    base = f"/repos/{REPO}"
+    stub.route("GET", f"{base}/issues/7/events", {"message": "Server Error"}, status=500)
+    stub.route("GET", f"{base}/pulls", [p7, p8])
+    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"
+    stub.route("GET", f"{wf}/runs", {"total_count": 1, "workflow_runs": [
+        {"id": 5, "display_title": dispatch.run_title("7", OLD, "trimmed"), "status": "in_progress",
+         "url": f"{stub.url}{base}/actions/runs/5"}]})
+    stub.route("POST", f"{wf}/dispatches", None, status=204)
+    stub.route("POST", f"{base}/actions/runs/5/cancel", {}, status=202)
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    problems = [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate")]  # nor retries
+    assert len(problems) == 1 and "500" in problems[0] and f"{REPO}#7; it is left alone" in problems[0], proc.stderr
+    posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
+    assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "8", "sha": HEAD, "mode": "trimmed"}})]
+
+
 def test_a_pr_s_run_older_than_the_newest_300_is_still_seen(stub, tmp_path):
     """Review: the poller read only the newest 300 dispatch runs, so once a PR's sweep was older than
     that (a busy month), the still-open, unchanged PR was swept again: the same GPU-hours twice.

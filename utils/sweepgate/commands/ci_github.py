@@ -62,18 +62,22 @@ def _runs(workflow, since):
     return out
 
 
-def _decisions(repo, repository: str) -> tuple[dict[str, Decision], list, object]:
-    """Each open PR's decision, keyed by number, the problems, and when the oldest PR that may run was
+def _decisions(repo, repository: str, api_url: str | None) -> tuple[dict[str, Decision], list, object, set]:
+    """Each open PR's decision, keyed by number, the problems, when the oldest PR that may run was
     opened (only such a PR is dispatched again when its sweep is missed; a long-open draft or unlabelled
-    PR would have every poll page through months of runs, past the token's hourly rate limit).
-    A PR whose labels ask for two sweeps at once is a problem of its own and a skip: it holds up no
-    other PR's dispatch or cancel."""
+    PR would have every poll page through months of runs, past the token's hourly rate limit), and the
+    PRs that could not be read.
+    A PR whose labels ask for two sweeps at once is a problem of its own and a skip; a PR the API would
+    not answer for (a 5xx, a 404 as it closes) is a problem and unknown: nothing is dispatched or
+    cancelled for it this poll. Neither holds up any other PR's dispatch or cancel. A rate limit
+    stops the poll (every other read would be refused the same way)."""
     from sweepgate.core.errors import SweepgateError
+    from sweepgate.core.github import rate_limited
     from sweepgate.workflow.authorize import authorize
     from sweepgate.workflow.pullstate import permission_lookup, pull_state
 
     permission = permission_lookup(repo)
-    decisions, problems, oldest = {}, [], None
+    decisions, problems, oldest, unknown = {}, [], None, set()
     for p in repo.get_pulls(state="open"):
         try:
             decisions[str(p.number)] = authorize(pull_state(repo, p.number), permission,
@@ -81,9 +85,16 @@ def _decisions(repo, repository: str) -> tuple[dict[str, Decision], list, object
         except SweepgateError as exc:
             problems += exc.diagnostics
             decisions[str(p.number)] = _skip("; ".join(d.message for d in exc.diagnostics))
+        except Exception as exc:  # noqa: BLE001 (api_error raises again what is no API answer)
+            if rate_limited(exc):
+                raise
+            problems += api_error(exc, f"reading {repository}#{p.number}; it is left alone this poll",
+                                  HINT, api_url).diagnostics
+            unknown.add(str(p.number))
+            continue
         if decisions[str(p.number)].run and p.created_at is not None:
             oldest = p.created_at if oldest is None else min(oldest, p.created_at)
-    return decisions, problems, oldest
+    return decisions, problems, oldest, unknown
 
 
 def run_dispatch(args) -> int:
@@ -96,10 +107,10 @@ def run_dispatch(args) -> int:
     client, repo, repository = _connect("sweepgate ci dispatch", args.repository, args.github_api_url,
                                         resend_posts=False)
     try:
-        decisions, problems, oldest = _decisions(repo, repository)
+        decisions, problems, oldest, unknown = _decisions(repo, repository, args.github_api_url)
         emit(problems)
         workflow = repo.get_workflow(GPU_WORKFLOW)
-        actions = plan(decisions, _runs(workflow, oldest))
+        actions = plan(decisions, _runs(workflow, oldest), unknown)
         failed = _carry_out(actions, args, client, repo, workflow, repository)
         emit(failed)
         print(f"sweepgate ci dispatch: {len(decisions)} open PRs, {len(actions)} actions", file=sys.stderr)

@@ -41,9 +41,10 @@ class Action:
     reason: str = ""
 
 
-def plan(decisions: dict[str, Decision], runs: list[Run]) -> list[Action]:
+def plan(decisions: dict[str, Decision], runs: list[Run], unknown: frozenset[str] | set[str] = frozenset()) -> list[Action]:
     """Dispatch each runnable PR's (SHA, mode) not yet started; cancel active runs that no
-    longer match what their PR may run. ``decisions`` is keyed by PR number."""
+    longer match what their PR may run. ``decisions`` is keyed by PR number; the PRs in
+    ``unknown`` (open, but not read this time) are left alone: their runs are not cancelled."""
     actions = []
     titles = {r.title for r in runs}
     for pr, d in sorted(decisions.items(), key=lambda item: int(item[0])):
@@ -54,6 +55,8 @@ def plan(decisions: dict[str, Decision], runs: list[Run]) -> list[Action]:
         if r.status not in ACTIVE or not m:
             continue
         pr, sha, mode = m.groups()
+        if pr in unknown:
+            continue
         d = decisions.get(pr)
         if d is None:
             actions.append(Action("cancel", pr, sha, mode, r.id, "PR is closed"))
