@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "tests" / "results"))
 from helpers import vllm_output  # noqa: E402
 
 from sweepgate.core import fields as F  # noqa: E402
-from sweepgate.core import identity  # noqa: E402
+from sweepgate.core import identity, recipes  # noqa: E402
 from sweepgate.results.store import open_store  # noqa: E402
 from sweepgate.results import record as R  # noqa: E402
 
@@ -366,3 +366,28 @@ def test_a_file_named_beside_the_script_with_the_folder_quoted_alone_is_part_of_
     tree = {script: b'source "$(dirname "${BASH_SOURCE[0]}")"/h.sh\npython3 "$(dirname "$0")"/client.py\n',
             client: b"print('bench')\n", helper: b"true\n"}
     assert_each_file_is_part_of_the_identity(tree, (client, helper))
+
+
+def test_files_named_by_the_other_usual_spellings_of_the_script_s_folder_are_part_of_the_identity():
+    """Known leftover (contracts section 9): a folder kept in a variable (SCRIPT_DIR="$(cd "$(dirname
+    "${BASH_SOURCE[0]}")" && pwd)", the commonest spelling of all), `${BASH_SOURCE[0]%/*}`, a resolved
+    `$(dirname "$(realpath "$0")")`, a `cd .../..` to the parent, and files without an extension were
+    not followed: a changed client was reused."""
+    folder = "benchmarks/single_node/fixed_seq_len"
+    script = f"{folder}/dsr1_fp4_b300_vllm.sh"
+    files = {f"{folder}/lib/common.sh": b"true\n", f"{folder}/client.py": b"print(1)\n",
+             f"{folder}/run_client": b"#!/bin/sh\n", f"{folder}/h.sh": b"true\n", f"{folder}/x.py": b"pass\n",
+             "benchmarks/single_node/common/env.sh": b"A=1\n", f"{folder}/cfg/plain.yaml": b"a: 1\n"}
+    tree = {script: b'SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
+                    b'source "$SCRIPT_DIR/lib/common.sh"\n'
+                    b'python3 "${SCRIPT_DIR}/client.py" --conc "$CONC"\n'
+                    b'bash $SCRIPT_DIR/run_client\n'
+                    b'source "${BASH_SOURCE[0]%/*}/h.sh"\n'
+                    b'python3 "$(dirname "$(realpath "$0")")/x.py"\n'
+                    b'readonly UP="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." &>/dev/null && pwd)"\n'
+                    b'source "$UP/common/env.sh"\n'
+                    b'HERE=$(dirname "$0")  # the folder\n'
+                    b'cat "$HERE"/cfg/plain.yaml\n', **files}
+    assert_each_file_is_part_of_the_identity(tree, tuple(files))
+    # a variable of another name, or one not set to the folder, names nothing beside the script
+    assert recipes.beside_paths('OTHER=/opt\npython3 "$OTHER/client.py"\necho "$SCRIPT_DIRX/a.py"\n') == []

@@ -64,9 +64,34 @@ def script_candidates(row: dict, gpu: str | None = None) -> list[str]:
 SOURCED = re.compile(r'^[ \t]*(?:source|\.)[ \t]+"?(?:\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)/'
                      r'([\w./-]+\.sh)|([\w][\w./-]*\.sh))"?[ \t]*(?:#.*)?$', re.MULTILINE)
 # Any other file named by a path beside the script, wherever the line names it: one it runs
-# (`python3 "$(dirname "$0")/client.py"`, `bash "$(dirname ...)/other.sh"`) or reads (a config), the
-# folder quoted on its own too (`"$(dirname "$0")"/client.py`, as shellcheck has it).
-BESIDE = re.compile(r'\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)"?/([\w./-]*\w\.\w+)')
+# (`python3 "$(dirname "$0")/client.py"`, `bash "$(dirname ...)/other.sh"`) or reads (a config), with
+# or without an extension, the folder quoted on its own too (`"$(dirname "$0")"/client.py`, as
+# shellcheck has it). The folder is spelled any of the usual ways: `$(dirname X)`, `${X%/*}`,
+# `$(cd "$(dirname X)"[/sub] && pwd)`, X being "$0" or "${BASH_SOURCE[0]}", resolved or not
+# (`$(realpath X)`, `$(readlink -f X)`), or a variable the script sets to one of them
+# (SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)", then "${SCRIPT_DIR}/client.py").
+_SELF = r'"?\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE|0|\{0\})"?'
+_SELF_RESOLVED = rf'(?:{_SELF}|"?\$\((?:realpath|readlink -[fem])[ \t]+(?:--[ \t]+)?{_SELF}\)"?)'
+_DIRNAME = rf'\$\(dirname[ \t]+(?:--[ \t]+)?{_SELF_RESOLVED}\)'
+_FOLDER = (rf'(?:{_DIRNAME}|\$\{{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}}'
+           rf'|\$\(cd[ \t]+(?:--[ \t]+)?"?{_DIRNAME}"?(?:/(?P<sub>[\w./-]*))?"?[ \t]*(?:[&0-9]?>[ \t]*/dev/null[ \t]*)?'
+           rf'(?:&&|;)[ \t]*pwd(?:[ \t]+-P)?[ \t]*\))')
+_PATH = r'(?P<path>[\w.-]*(?:/[\w.-]+)*[\w])'
+BESIDE = re.compile(rf'{_FOLDER}"?/{_PATH}')
+FOLDER_VARIABLE = re.compile(rf'^[ \t]*(?:(?:local|readonly|export|declare(?:[ \t]+-\w+)*)[ \t]+)?'
+                             rf'(?P<name>[A-Za-z_]\w*)="?{_FOLDER}"?[ \t]*(?:[;#].*)?$', re.MULTILINE)
+
+
+def beside_paths(text: str) -> list[str]:
+    """The paths, relative to the script's folder, that ``text`` names by one of the folder's
+    spellings (``BESIDE``) or by a variable set to one (``FOLDER_VARIABLE``)."""
+    named = [posixpath.join(m["sub"] or "", m["path"]) for m in BESIDE.finditer(text)]
+    for var in FOLDER_VARIABLE.finditer(text):
+        use = re.compile(rf'\$(?:\{{{var["name"]}\}}|{var["name"]}(?!\w))"?/{_PATH}')
+        named += [posixpath.join(var["sub"] or "", m["path"]) for m in use.finditer(text)]
+    return named
+
+
 SOURCED_DEPTH = 32  # helpers of helpers, followed this deep (a cycle ends at once: each file is read once)
 
 
@@ -80,7 +105,7 @@ def sourced_helpers(script: str | None, blobs: dict[str, bytes | None]) -> list[
         nxt = []
         for path in todo:
             text = (blobs.get(path) or b"").decode("utf-8", "replace")
-            named = SOURCED.findall(text) + [(beside, "") for beside in BESIDE.findall(text)]
+            named = SOURCED.findall(text) + [(beside, "") for beside in beside_paths(text)]
             for beside, from_top in named:
                 # "$(dirname ...)//x.sh" is dir//x.sh to bash, inside the folder: never an absolute path
                 helper = posixpath.normpath(posixpath.join(posixpath.dirname(path), beside.lstrip("/"))
