@@ -384,3 +384,30 @@ def test_a_runners_file_its_schema_refuses_stops_split_and_row_env_at_its_line(t
         assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
         assert proc.stderr.startswith(said), proc.stderr
     assert not (tmp_path / "env").exists() and not (tmp_path / "out").exists()
+
+
+def test_row_env_refuses_a_runner_outside_the_row_s_pool(tmp_path):
+    """Known leftover: a runner with the GitHub label but not listed under it in runners.yaml (a machine
+    of other hardware labelled by mistake) got the pool's hardware facts, and its results were stored
+    as the pool's, its launcher never hashed into the run identity. Now row-env refuses the job."""
+    row = {"image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
+           "precision": "fp4", "framework": "vllm", "runner": "cluster:b300-nv", "spec-decoding": "none",
+           "exp-name": "x", "conc": 4, "tp": 8, "isl": 1024, "osl": 1024, "max-model-len": 2304}
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs/runners.yaml").write_text("labels:\n  cluster:b300-nv: [b300-nv_00, b300-nv_01]\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+
+    def row_env(runner):
+        out = tmp_path / f"env-{runner}"
+        argv = [sys.executable, "-m", "sweepgate", "ci", "row-env", "--row", json.dumps(row), "--runner-name",
+                runner, "--output", str(out)]
+        return subprocess.run(argv, env=env, capture_output=True, text=True, cwd=tmp_path), out
+
+    proc, out = row_env("h100-lab_03")
+    (line,) = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and line.startswith("RUNNER_NAME: runner 'h100-lab_03' took a row for "
+                                                    "'cluster:b300-nv', whose pool"), line
+    assert "add h100-lab_03 under labels.cluster:b300-nv" in line and not out.exists()
+    proc, out = row_env("b300-nv_01")
+    assert proc.returncode == 0 and "RESULT_FILENAME=" in out.read_text(), proc.stderr

@@ -702,7 +702,7 @@ ALL_FIELDS_ROW = {**AGENTIC_ROW, "isl": 1024, "osl": 1024, "max-model-len": 2304
 def row_env(tmp_path, *args, env=None):
     out = tmp_path / "github_env"
     full = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT / "utils"), "GITHUB_ENV": str(out),
-            "RUNNER_NAME": "b300-nv_0", **(env or {})}
+            "RUNNER_NAME": "b300-nv_00", **(env or {})}
     proc = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "row-env", *args], env=full,
                           capture_output=True, text=True, cwd=ROOT)
     return proc, out
@@ -715,9 +715,9 @@ def test_every_job_env_name_reaches_the_job(tmp_path):
     assert set(fields.JOB_ENV_NAMES) <= set(applied)
     assert applied["IMAGE"] == "evil\nGITHUB_PATH=/tmp"  # a newline cannot add a variable
     assert "GITHUB_PATH" not in applied
-    assert applied == {**applied, **fields.row_env(ALL_FIELDS_ROW, "b300-nv_0")}
+    assert applied == {**applied, **fields.row_env(ALL_FIELDS_ROW, "b300-nv_00")}
     assert applied["KV_OFFLOAD_BACKEND"] == "lmcache" and applied["KV_OFFLOAD_BACKEND_VERSION"] == "0.5.4rc2"
-    assert applied["RUNNER_NAME"] == "b300-nv_0" and applied["RESULT_DIR"] == "results"
+    assert applied["RUNNER_NAME"] == "b300-nv_00" and applied["RESULT_DIR"] == "results"
     assert set(applied[fanout.JOB_ENV_NAMES_VAR].split()) >= set(fields.JOB_ENV_NAMES)
 
 
@@ -1135,7 +1135,7 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     base_env = {"PATH": f"{fake_bin(tmp_path)}:{pybin}:{os.environ['PATH']}", "HOME": str(home),
                 "GITHUB_WORKSPACE": str(work), "GITHUB_SHA": main_sha, "GITHUB_REF": "refs/heads/main",
                 "GITHUB_ENV": str(temp / "github_env"), "GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "1",
-                "RUNNER_TEMP": str(temp), "RUNNER_NAME": "b300-nv_0", "GITHUB_ACTIONS": "true", "CI": "true"}
+                "RUNNER_TEMP": str(temp), "RUNNER_NAME": "b300-nv_00", "GITHUB_ACTIONS": "true", "CI": "true"}
     uploads: dict[str, list[str]] = {}
     results = run_job(docs[name]["jobs"]["benchmark"], workspace=work, origin=origin, context=context,
                       base_env=base_env, artifacts={"matrix.json": json.dumps(matrix).encode(),

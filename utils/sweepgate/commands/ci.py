@@ -175,7 +175,11 @@ def _run_row_env(args) -> int:
     from sweepgate.core.check import checked_runners
     from sweepgate.core.worktop import enclosing_top
 
-    env = job_env(row, runner, result_dir, runners=checked_runners(enclosing_top() or "."))
+    from sweepgate.core.jobenv import check_pool
+
+    runners = checked_runners(enclosing_top() or ".")
+    env = job_env(row, runner, result_dir, runners=runners)
+    check_pool(row, runner, checked_runners(args.tools) if args.tools else runners)  # main's pools when given
     if args.tools:  # before the benchmark runs: what `results sidecar` records (fields.RUN_IDENTITY_ENV)
         from sweepgate.core.fields import RUN_IDENTITY_ENV
         from sweepgate.core.identity import job_identity
