@@ -244,49 +244,48 @@ def test_a_dispatch_answered_5xx_is_not_sent_again(stub, tmp_path):
     assert [path for method, path, _ in stub.requests if method == "POST"] == [f"{wf}/dispatches"]
 
 
-def test_one_pr_with_both_sweep_labels_stops_no_other_pr(stub, tmp_path):
-    """Review: a PR labelled both sweep-enabled and full-sweep-enabled made the whole poll exit 1 before
-    it dispatched or cancelled anything, so every other PR's sweep waited (and a draft's kept running)
-    until someone took a label off. That PR is now one line and a skip; the rest of the poll goes on."""
-    p7 = serve_pull(stub, labels=[SWEEP, FULL], events=[(SWEEP, "dev"), (FULL, "dev")], number=7)
+def poll_two_prs(stub, p7_labels, pr7_running_sha, broken_route=None):
+    """PRs 7 and 8 (8 labelled sweep-enabled by a maintainer), PR 7's sweep at ``pr7_running_sha``
+    running as run 5; ``broken_route`` (a GET path) answers 500. Runs the poll: (proc, problem lines
+    (not the progress and retry lines), the POSTs made, the workflow's path)."""
+    p7 = serve_pull(stub, labels=p7_labels, events=[(label, "dev") for label in p7_labels], number=7)
     p8 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=8)
     base = f"/repos/{REPO}"
+    if broken_route:
+        stub.route("GET", f"{base}{broken_route}", {"message": "Server Error"}, status=500)
     stub.route("GET", f"{base}/pulls", [p7, p8])
     wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"
     stub.route("GET", f"{wf}/runs", {"total_count": 1, "workflow_runs": [
-        {"id": 5, "display_title": dispatch.run_title("7", HEAD, "trimmed"), "status": "in_progress",
+        {"id": 5, "display_title": dispatch.run_title("7", pr7_running_sha, "trimmed"), "status": "in_progress",
          "url": f"{stub.url}{base}/actions/runs/5"}]})
     stub.route("POST", f"{wf}/dispatches", None, status=204)
     stub.route("POST", f"{base}/actions/runs/5/cancel", {}, status=202)
     proc = run_cli(stub, "dispatch")
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
-    problems = [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate ci dispatch:")]
-    assert len(problems) == 1 and problems[0].startswith(f"{REPO}#7: PR #7 has labels"), proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    problems = [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate")]
     posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
+    return proc, problems, posts, wf
+
+
+def test_one_pr_with_both_sweep_labels_stops_no_other_pr(stub, tmp_path):
+    """Review: a PR labelled both sweep-enabled and full-sweep-enabled made the whole poll exit 1 before
+    it dispatched or cancelled anything, so every other PR's sweep waited (and a draft's kept running)
+    until someone took a label off. That PR is now one line and a skip; the rest of the poll goes on."""
+    proc, problems, posts, wf = poll_two_prs(stub, [SWEEP, FULL], HEAD)
+    assert proc.returncode == 1 and len(problems) == 1, proc.stderr
+    assert problems[0].startswith(f"{REPO}#7: PR #7 has labels"), proc.stderr
     assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "8", "sha": HEAD, "mode": "trimmed"}}),
-                     (f"{base}/actions/runs/5/cancel", {})]
+                     (f"/repos/{REPO}/actions/runs/5/cancel", {})]
 
 
 def test_one_pr_the_api_will_not_read_is_left_alone_and_stops_no_other_pr(stub, tmp_path):
     """Review: one PR whose events the API would not give (a 5xx that outlasts the retries) made the
     whole poll exit 1 before it dispatched or cancelled anything. That PR is now one line and left
-    alone (its running sweep is not cancelled as if it were closed); every other PR is polled."""
-    p7 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=7)
-    p8 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=8)
-    base = f"/repos/{REPO}"
-    stub.route("GET", f"{base}/issues/7/events", {"message": "Server Error"}, status=500)
-    stub.route("GET", f"{base}/pulls", [p7, p8])
-    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"
-    stub.route("GET", f"{wf}/runs", {"total_count": 1, "workflow_runs": [
-        {"id": 5, "display_title": dispatch.run_title("7", OLD, "trimmed"), "status": "in_progress",
-         "url": f"{stub.url}{base}/actions/runs/5"}]})
-    stub.route("POST", f"{wf}/dispatches", None, status=204)
-    stub.route("POST", f"{base}/actions/runs/5/cancel", {}, status=202)
-    proc = run_cli(stub, "dispatch")
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
-    problems = [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate")]  # nor retries
-    assert len(problems) == 1 and "500" in problems[0] and f"{REPO}#7; it is left alone" in problems[0], proc.stderr
-    posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
+    alone (its running sweep of an older head is not cancelled as if it were closed); every other PR
+    is polled."""
+    proc, problems, posts, wf = poll_two_prs(stub, [SWEEP], OLD, broken_route="/issues/7/events")
+    assert proc.returncode == 1 and len(problems) == 1, proc.stderr
+    assert "500" in problems[0] and f"{REPO}#7; it is left alone" in problems[0], proc.stderr
     assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "8", "sha": HEAD, "mode": "trimmed"}})]
 
 
