@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from helpers import SAMPLES  # noqa: F401 - puts utils/ on sys.path
@@ -147,3 +149,21 @@ def test_other_outputs_of_the_same_tools_are_refused_saying_what_they_are(tmp_pa
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(SAMPLES / rel))
     (line,) = [x for x in err.splitlines() if "format:" in x]
     assert rc == 1 and words in line and "unknown" not in line and "; ingest " in line, err
+
+
+def test_sglang_bench_offline_throughput_line_is_refused_saying_what_it_is(tmp_path, capsys):
+    """Hunt 12: bench_offline_throughput writes result.jsonl lines with bench_serving's total_throughput, so
+    they were read as bench_serving lines and refused "completed: missing; rerun sglang.bench_serving",
+    which names neither the tool that wrote them nor why. The line's keys, as bench_offline_throughput.py
+    writes them (last_gen_throughput only since 2025)."""
+    from helpers import run_cli
+
+    line = {"backend": "engine", "successful_requests": 1000, "total_latency": 51.2, "total_input_tokens": 302000,
+            "total_output_tokens": 195000, "request_throughput": 19.53, "input_throughput": 5898.4,
+            "output_throughput": 3808.6, "total_throughput": 9707.0}
+    out = tmp_path / "result.jsonl"
+    out.write_text("\n".join(json.dumps(d) for d in (line, dict(line, last_gen_throughput=1234.5))) + "\n")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(out))
+    (msg,) = err.splitlines()
+    assert rc == 1 and msg.startswith(f"{out}:1: format: an SGLang bench_offline_throughput result"), err
+    assert "completed" not in msg and "; ingest sglang.bench_serving" in msg

@@ -28,7 +28,7 @@ THROUGHPUTS = {
 
 
 def detect(doc) -> bool:
-    return isinstance(doc, dict) and (
+    return isinstance(doc, dict) and not OFFLINE <= doc.keys() and (
         "total_output_tokens_retokenized" in doc or "median_e2e_latency_ms" in doc or "total_throughput" in doc)
 
 
@@ -96,12 +96,19 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
 
 
 ONE_BATCH = {"run_name", "batch_size", "input_len", "output_len"}
+# bench_offline_throughput's line (its --result-filename, result.jsonl by default) has bench_serving's
+# total_throughput, but no latencies: the engine driven in-process, every request at once.
+OFFLINE = {"successful_requests", "total_latency", "total_throughput"}
+SERVING_HINT = "ingest sglang.bench_serving's --output-file JSONL, a serving run at a concurrency"
 
 
 def refuse_one_batch(doc, path: str, line: int) -> None:
-    """SGLang's bench_one_batch / bench_one_batch_server lines time one static batch: no requests
-    served at a concurrency, nothing a serving point is judged by."""
+    """SGLang's bench_one_batch / bench_one_batch_server lines time one static batch, and
+    bench_offline_throughput's the engine's throughput: no requests served at a concurrency, nothing
+    a serving point is judged by."""
     if isinstance(doc, dict) and ONE_BATCH <= doc.keys():
         raise fail(path, line, "format: an SGLang bench_one_batch result (one static batch's latency, no "
-                   "serving requests or concurrency)",
-                   "ingest sglang.bench_serving's --output-file JSONL, a serving run at a concurrency")
+                   "serving requests or concurrency)", SERVING_HINT)
+    if isinstance(doc, dict) and OFFLINE <= doc.keys():
+        raise fail(path, line, "format: an SGLang bench_offline_throughput result (the engine's offline "
+                   "throughput, no serving latencies or concurrency)", SERVING_HINT)
