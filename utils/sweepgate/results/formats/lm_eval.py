@@ -103,6 +103,13 @@ def _stderr_key(metric: str, flt: str, bare: bool) -> str:
     return f"{metric}_stderr" if bare else f"{metric}_stderr,{flt}"
 
 
+# lm-eval's placeholder metric: `--predict_only` (and a task scored outside lm-eval) reports it, its
+# aggregation always 999 (lm_eval/api/metrics.py, bypass_agg). No score of the model's answers.
+BYPASS = "bypass"
+BYPASS_RULE = "eval-bypass"
+BYPASS_HINT = "rerun the eval without --predict_only, or score its samples and ingest a results file with the scores"
+
+
 def _task_evals(task: str, scores: dict, samples, path: str, directions: dict, notes: list) -> list[dict]:
     evals = []
     bare = not any("," in key for key in scores)  # lm-eval 0.3
@@ -111,6 +118,10 @@ def _task_evals(task: str, scores: dict, samples, path: str, directions: dict, n
         if split is None:
             continue
         metric, flt = split
+        if metric == BYPASS:
+            notes.append((BYPASS_RULE, f"warning: results.{task}.{key}: lm-eval's placeholder ({value!r}, "
+                          "written by --predict_only), no score; left out", BYPASS_HINT))
+            continue
         if isinstance(value, float) and not math.isfinite(value):
             notes.append(("eval-not-a-score", f"warning: results.{task}.{key}: lm-eval wrote {value!r}, no "
                           "score; left out, the file's other scores are stored", NONFINITE_HINT))
@@ -176,6 +187,9 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
             continue
         samples = _samples(task, n_samples, _dict(doc.get("group_subtasks")), set())
         m.evals.extend(_task_evals(task, scores, samples, path, _dict(higher.get(task)), m.notes))
+    if not m.evals and any(rule == BYPASS_RULE for rule, _, _ in m.notes):
+        raise fail(path, line, f"results: only lm-eval's {BYPASS} placeholder (999), no scores: the eval ran with "
+                   "--predict_only", BYPASS_HINT)
     if not m.evals:
         raise fail(path, line, "results: no '<metric>,<filter>' scores",
                    "the eval produced no scores; check its log")
