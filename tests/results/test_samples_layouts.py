@@ -167,3 +167,43 @@ def test_sglang_bench_offline_throughput_line_is_refused_saying_what_it_is(tmp_p
     (msg,) = err.splitlines()
     assert rc == 1 and msg.startswith(f"{out}:1: format: an SGLang bench_offline_throughput result"), err
     assert "completed" not in msg and "; ingest sglang.bench_serving" in msg
+
+
+# Hunt 12: AIPerf writes these beside profile_export_aiperf.json in every artifact folder (shapes from
+# ai-dynamo/aiperf dev/results/smoke-100k-conc-files and its artifacts reference). Their CSV twins were
+# named; the JSON/JSONL were "unknown JSON output" and the GPU telemetry CSV "not JSON or CSV".
+AIPERF_SIBLINGS = {
+    "profile_export.jsonl": "\n".join(json.dumps(
+        {"metadata": {"session_num": n, "x_request_id": f"r{n}", "request_start_ns": 1762551534797067827 + n,
+                      "benchmark_phase": "profiling", "was_cancelled": False},
+         "metrics": {"time_to_first_token": {"value": 31.7, "unit": "ms"},
+                     "request_latency": {"value": 3644.26, "unit": "ms"}}, "error": None}) for n in range(2)),
+    "server_metrics_export.json": json.dumps(
+        {"schema_version": "1.0", "aiperf_version": "0.8.0", "benchmark_id": "6478f6aac7c34ceb8b9fd97abd63d5b3",
+         "summary": {"endpoints_configured": ["http://192.168.202.118:8000/metrics"]},
+         "metrics": {"aiperf_mock_requests": {"type": "counter", "unit": "requests", "series": [
+             {"endpoint_url": "http://192.168.202.118:8000/metrics", "stats": {"total": 0.0, "rate": 0.0}}]}}},
+        indent=2),
+    "gpu_telemetry_export.jsonl": "\n".join(json.dumps(
+        {"timestamp": f"2025-11-07T13:38:5{n}.793124", "endpoint": "localhost:9400", "gpu_index": 0,
+         "gpu_uuid": "GPU-00000000-0000-0000-0000-000000000000", "gpu_name": "NVIDIA RTX 6000 Ada Generation",
+         "metrics": {"gpu_power_usage": 129.9, "gpu_utilization": 93.0}}) for n in range(2)),
+    "gpu_telemetry_export.csv": "Endpoint,GPU_Index,GPU_Name,GPU_UUID,Metric,avg,min,max,p50,p99,std\n"
+                                "localhost:9401,0,NVIDIA H100 80GB HBM3,GPU-afc3c15a,GPU Power Usage (W),348.69,"
+                                "120.57,386.02,378.34,386.02,85.97\n",
+}
+
+
+@pytest.mark.parametrize("name, words", [("profile_export.jsonl", "an AIPerf per-request records export"),
+                                         ("server_metrics_export.json", "an AIPerf server-metrics export"),
+                                         ("gpu_telemetry_export.jsonl", "an AIPerf GPU telemetry export"),
+                                         ("gpu_telemetry_export.csv", "an AIPerf GPU telemetry export")])
+def test_aiperf_exports_beside_the_run_export_are_refused_saying_what_they_are(tmp_path, capsys, name, words):
+    from helpers import run_cli
+
+    out = tmp_path / name
+    out.write_text(AIPERF_SIBLINGS[name], encoding="utf-8")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(out))
+    (line,) = err.splitlines()
+    assert rc == 1 and f"format: {words}" in line and "unknown" not in line and "not JSON or CSV" not in line, err
+    assert line.endswith("; ingest the same run's profile_export_aiperf.json or .csv")

@@ -16,6 +16,7 @@ import re
 
 from sweepgate.core.errors import fail
 from sweepgate.results.formats import aiperf
+from sweepgate.results.formats.foreign import GPU_TELEMETRY, PER_REQUEST, SAME_RUN, SERVER_METRICS
 from sweepgate.results.measurement import Measurement
 
 _NAME = re.compile(r"^(?P<name>[^(]+?)\s*(?:\((?P<unit>[^)]*)\))?\s*$")
@@ -45,18 +46,18 @@ _ANALYZE_HEADER = "Config Name,"
 def refuse_sweep(text: str, path: str) -> None:
     """Refuse a summary of several runs (AIPerf's sweep aggregate CSV, GenAI-Perf's analyze export)
     with its own reason, as the JSON sweep aggregate is; and AIPerf's other CSVs (server metrics,
-    per-request records), which are no run's statistics."""
+    per-request records, GPU telemetry), which are no run's statistics."""
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if _SWEEP_HEADER.match(first) and "_cv," in first:
         raise fail(path, 1, f"format: an AIPerf sweep aggregate CSV (statistics of several runs, one row per "
                    f"{first.split(',', 1)[0]}), not one run's export",
                    "ingest each run's own profile_export_aiperf.json (the sweep's per-value folders)")
     if first.startswith("# AIPerf Server Metrics Export"):
-        raise fail(path, 1, "format: an AIPerf server-metrics export (the server's own metrics over the "
-                   "run, not the client's figures)", "ingest the same run's profile_export_aiperf.json or .csv")
+        raise fail(path, 1, f"format: {SERVER_METRICS}", SAME_RUN)
     if first.startswith("request_num,") and ",request_start_ns," in first:
-        raise fail(path, 1, "format: an AIPerf per-request records export (one row per request, no "
-                   "statistics of the run)", "ingest the same run's profile_export_aiperf.json or .csv")
+        raise fail(path, 1, f"format: {PER_REQUEST}", SAME_RUN)
+    if first.startswith("Endpoint,GPU_Index,"):  # gpu_telemetry_export.csv
+        raise fail(path, 1, f"format: {GPU_TELEMETRY}", SAME_RUN)
     if first.startswith(_ANALYZE_HEADER):
         raise fail(path, 1, "format: a GenAI-Perf analyze summary (one row per run config, p99 latencies and "
                    "throughputs only), not one run's export",
