@@ -23,9 +23,7 @@ REFUSED = {
     "other/sglang_cosmos3_gsm8k_reasoner_accuracy_infinity_trimmed.json": "unknown JSON output",
     "other/akamas_kernel_probe_L-marlin_custom.json": "unknown JSON output",
     "trtllm/trtllm-bench0.16_llama3.1-70b_fp8_tp8_1024_128_log_trimmed.txt": "a console log, not a benchmark client output",
-    # hunt 7: each named for what it is (they read "not JSON or CSV" and "process_result.py aggregate")
-    "aiperf/aiperf0.8_server_metrics_export_trimmed.csv": "an AIPerf server-metrics export",
-    "aiperf/aiperf0.8_profile_export_records_trimmed_3rows.csv": "an AIPerf per-request records export",
+    # hunt 7: named for what it is (it read "process_result.py aggregate")
     "inferencex/ifx_agentic_v2flat_single_glm5.1_sglang_mi355x_tp2_conc4.json": "an InferenceX agentic aggregate",
     # hunt 8
     "sglang/sglang_bench_one_batch_runname_cudagraph_vs_eager_9runs.jsonl": "an SGLang bench_one_batch result",
@@ -38,7 +36,10 @@ REFUSED = {
 
 FAILED_RUNS = {"vllm/vllm0.25.1_opt125m_all_failed_noconc.json"}  # every request failed
 # Files that belong beside a result but are none (skipped, as a gpu_metrics.csv is)
-AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines_trimmed.jsonl"}
+AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines_trimmed.jsonl",
+             # AIPerf's other exports beside the run's (hunt 7 named them; refused, they failed a whole folder)
+             "aiperf/aiperf0.8_server_metrics_export_trimmed.csv",
+             "aiperf/aiperf0.8_profile_export_records_trimmed_3rows.csv"}
 
 
 def records(rel: str) -> list[dict]:
@@ -299,7 +300,7 @@ def test_a_file_that_goes_with_a_result_is_said_to_be_passed_over(tmp_path, caps
     rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(log))
     assert rc == 0, err
     assert f"skipped {log}" in out.splitlines()
-    assert "skipped 1 file with no result (GPU metrics or lm-eval samples logs, which go beside one)" in out
+    assert "skipped 1 file with no result (GPU metrics, lm-eval samples logs, AIPerf's other exports: files that go beside one)" in out
     assert "ingested 0 results (0 new)" in out and "nothing stored" in out
 
 
@@ -365,11 +366,12 @@ def test_a_folder_of_only_companion_files_beside_one_with_results_is_still_refus
     onlys, results = tmp_path / "onlys", tmp_path / "results"
     onlys.mkdir()
     results.mkdir()
-    shutil.copy(REAL / sorted(AUXILIARY)[0], onlys / "samples_x_1.jsonl")
+    shutil.copy(REAL / "lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines_trimmed.jsonl",
+                onlys / "samples_x_1.jsonl")
     shutil.copy(REAL / "aiperf/aiperf0.10_qwen3.6-nvfp4_rtx5090_agent_c16.json", results / "export.json")
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(onlys), str(results))
     assert rc == 1 and err == f"{onlys}: no result files in this folder, only files that go with one " \
-        "(GPU metrics, lm-eval samples logs); pass the folder the job outputs were downloaded into\n", err
+        "(GPU metrics, lm-eval samples logs, AIPerf's other exports); pass the folder the job outputs were downloaded into\n", err
     rc, out, err = run_cli(capsys, "results", "ingest", "--allow-empty", "--db", db, str(onlys), str(results))
     assert rc == 0, err

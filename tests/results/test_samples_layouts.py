@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -170,8 +171,9 @@ def test_sglang_bench_offline_throughput_line_is_refused_saying_what_it_is(tmp_p
 
 
 # Hunt 12: AIPerf writes these beside profile_export_aiperf.json in every artifact folder (shapes from
-# ai-dynamo/aiperf dev/results/smoke-100k-conc-files and its artifacts reference). Their CSV twins were
-# named; the JSON/JSONL were "unknown JSON output" and the GPU telemetry CSV "not JSON or CSV".
+# ai-dynamo/aiperf dev/results/smoke-100k-conc-files and its artifacts reference). The JSON/JSONL were
+# "unknown JSON output", the GPU telemetry CSV "not JSON or CSV", and the other CSVs refused: a whole
+# artifact folder, its run export stored, exited 1 saying to ingest that export.
 AIPERF_SIBLINGS = {
     "profile_export.jsonl": "\n".join(json.dumps(
         {"metadata": {"session_num": n, "x_request_id": f"r{n}", "request_start_ns": 1762551534797067827 + n,
@@ -191,19 +193,33 @@ AIPERF_SIBLINGS = {
     "gpu_telemetry_export.csv": "Endpoint,GPU_Index,GPU_Name,GPU_UUID,Metric,avg,min,max,p50,p99,std\n"
                                 "localhost:9401,0,NVIDIA H100 80GB HBM3,GPU-afc3c15a,GPU Power Usage (W),348.69,"
                                 "120.57,386.02,378.34,386.02,85.97\n",
+    "server_metrics_export.csv": "# AIPerf Server Metrics Export (CSV)\n"
+                                 "Endpoint,Type,Metric,Unit,avg\nhttp://h:8000/metrics,gauge,x,requests,0.0\n",
+    "profile_export_aiperf_records.csv": "request_num,session_num,request_start_ns,request_latency_ms\n"
+                                         "0,0,1762551534797067827,3644.26\n",
+    "inputs.json": json.dumps({"data": [{"session_id": "3ed37105-cd07-43ef-8806-6b6c4979af34", "payloads": [
+        {"messages": [{"role": "user", "content": "good night"}], "model": "mock", "stream": True,
+         "max_completion_tokens": 128}]}]}, indent=2),
+    ".aiperf_results_ready.json": '{"ready":true,"was_cancelled":false}',
 }
 
 
-@pytest.mark.parametrize("name, words", [("profile_export.jsonl", "an AIPerf per-request records export"),
-                                         ("server_metrics_export.json", "an AIPerf server-metrics export"),
-                                         ("gpu_telemetry_export.jsonl", "an AIPerf GPU telemetry export"),
-                                         ("gpu_telemetry_export.csv", "an AIPerf GPU telemetry export")])
-def test_aiperf_exports_beside_the_run_export_are_refused_saying_what_they_are(tmp_path, capsys, name, words):
+def test_an_aiperf_artifact_folder_stores_its_run_and_passes_over_the_other_exports(tmp_path, capsys):
     from helpers import run_cli
 
-    out = tmp_path / name
-    out.write_text(AIPERF_SIBLINGS[name], encoding="utf-8")
-    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(out))
-    (line,) = err.splitlines()
-    assert rc == 1 and f"format: {words}" in line and "unknown" not in line and "not JSON or CSV" not in line, err
-    assert line.endswith("; ingest the same run's profile_export_aiperf.json or .csv")
+    folder = tmp_path / "aiperf_artifacts"
+    folder.mkdir()
+    for name, text in AIPERF_SIBLINGS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    shutil.copy(SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc4.json", folder / "profile_export_aiperf.json")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+    assert rc == 0 and err == "", err
+    # server_metrics_export.csv is the twin of its .json (one name): counted as such
+    assert f"skipped {len(AIPERF_SIBLINGS) - 1} files with no result (GPU metrics, lm-eval samples logs, AIPerf's " \
+        "other exports: files that go beside one)" in out and "skipped 1 CSV file beside a JSON export" in out, out
+    assert "ingested 1 results (1 new)" in out, out
+    # named alone, each is passed over the same way: counted, nothing stored
+    for name in AIPERF_SIBLINGS:
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder / name))
+        assert rc == 0 and "skipped 1 file with no result" in out and "ingested 0 results" in out, (name, out, err)

@@ -51,9 +51,10 @@ def dispatched_job(capsys, monkeypatch, tmp_path, matrix, context, row_id: str, 
     """What one benchmark job leaves, as the template runs it; returns its stored record."""
     results = tmp_path / f"results-{row_id.replace('/', '-')}"
     env_file = tmp_path / f"env-{row_id.replace('/', '-')}"
+    pool = row_for_id(json.loads(matrix.read_text(encoding="utf-8")), row_id)["runner"].split(":")[-1]
     for k, v in {"ROW_ID": row_id, "MATRIX_FILE": str(matrix), "JOB_CONTEXT_FILE": str(context),
                  "GITHUB_RUN_ID": "777", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_SHA": MAIN_SHA, "GITHUB_REF": ref,
-                 "RUNNER_NAME": "b300-nv_03", "JOB_STATUS": "success"}.items():
+                 "RUNNER_NAME": f"{pool}_01", "JOB_STATUS": "success"}.items():  # one of its pool's runners
         monkeypatch.setenv(k, v)
     monkeypatch.delenv("ROW", raising=False)
     monkeypatch.delenv("CONFIG_KEY", raising=False)

@@ -67,12 +67,12 @@ def _given(args):
 def _report_skipped(walked, beside: list, verbose: bool) -> None:
     """Files left out, counted (listed with --verbose), not stored: helper outputs in folders of
     sidecar-carrying jobs, CSV exports beside the JSON export of the same run, and files read as ones
-    that go with a result (GPU metrics, lm-eval's samples log)."""
+    that go with a result (GPU metrics, lm-eval's samples log, AIPerf's other exports)."""
     for files, noun, why in ((walked.skipped, "file", "with no job sidecar (helper outputs)"),
                              (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, "
                                                         "read from the JSON)"),
-                             (beside, "file", "with no result (GPU metrics or lm-eval samples logs, which go "
-                                              "beside one)")):
+                             (beside, "file", "with no result (GPU metrics, lm-eval samples logs, AIPerf's "
+                                              "other exports: files that go beside one)")):
         if not files:
             continue
         if verbose:
@@ -114,9 +114,10 @@ def run(args) -> int:
 
 
 def _only_companions(args, files: list, outcome) -> list:
-    """A folder whose every file goes with a result but holds none (GPU metrics, lm-eval samples logs)
-    is a folder with no result files: bad input, as an empty one is, unless --allow-empty; each such
-    folder on its own, beside others that hold results, as ``ingest.walk`` refuses an empty one."""
+    """A folder whose every file goes with a result but holds none (GPU metrics, lm-eval samples logs,
+    AIPerf's other exports) is a folder with no result files: bad input, as an empty one is, unless
+    --allow-empty; each such folder on its own, beside others that hold results, as ``ingest.walk``
+    refuses an empty one."""
     from sweepgate.core.errors import Diagnostic
 
     if args.allow_empty:
@@ -128,7 +129,7 @@ def _only_companions(args, files: list, outcome) -> list:
         mine = [f for f in files if Path(f).resolve().is_relative_to(folder)] if Path(given).is_dir() else []
         if mine and all(Path(f).resolve() in beside for f in mine):
             out.append(Diagnostic(given, 0, 0, "no-results", "no result files in this folder, only files that go "
-                                  "with one (GPU metrics, lm-eval samples logs)",
+                                  "with one (GPU metrics, lm-eval samples logs, AIPerf's other exports)",
                                   "pass the folder the job outputs were downloaded into"))
     return out
 

@@ -7,6 +7,7 @@ import re
 from sweepgate.core.errors import fail
 from sweepgate.results import jsonio
 from sweepgate.results.formats import aiperf, aiperf_csv, foreign, gpu_metrics, inferencex, lm_eval, sglang, vllm
+from sweepgate.results.formats.foreign import Auxiliary  # noqa: F401 - ingest catches it as sniff.Auxiliary
 from sweepgate.results.measurement import Measurement
 
 # Tried in order: the first whose detect() says yes parses the document.
@@ -17,10 +18,6 @@ KNOWN = "vLLM bench serve JSON/JSONL, SGLang bench_serving JSONL, AIPerf/GenAI-P
 # A console log's first line ("[TensorRT-LLM] version ...", "[07/11/2025-07:56:42] [TRT-LLM] ..."):
 # a bracketed tag followed by text, which no JSON document starts with.
 LOG_LINE = re.compile(r"\s*\[[^\]\[{}\"\n]*\][ \t]*[^\s,\]}]")
-
-
-class Auxiliary(Exception):
-    """A file that belongs beside a result but is not one (``gpu_metrics.csv``, lm-eval's samples log)."""
 
 
 def parse_text(text: str, path: str) -> list[Measurement]:

@@ -16,7 +16,7 @@ import re
 
 from sweepgate.core.errors import fail
 from sweepgate.results.formats import aiperf
-from sweepgate.results.formats.foreign import GPU_TELEMETRY, PER_REQUEST, SAME_RUN, SERVER_METRICS
+from sweepgate.results.formats.foreign import Auxiliary
 from sweepgate.results.measurement import Measurement
 
 _NAME = re.compile(r"^(?P<name>[^(]+?)\s*(?:\((?P<unit>[^)]*)\))?\s*$")
@@ -45,19 +45,16 @@ _ANALYZE_HEADER = "Config Name,"
 
 def refuse_sweep(text: str, path: str) -> None:
     """Refuse a summary of several runs (AIPerf's sweep aggregate CSV, GenAI-Perf's analyze export)
-    with its own reason, as the JSON sweep aggregate is; and AIPerf's other CSVs (server metrics,
-    per-request records, GPU telemetry), which are no run's statistics."""
+    with its own reason, as the JSON sweep aggregate is. AIPerf's other CSVs (server metrics,
+    per-request records, GPU telemetry) go beside a run's export: passed over (``Auxiliary``)."""
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if _SWEEP_HEADER.match(first) and "_cv," in first:
         raise fail(path, 1, f"format: an AIPerf sweep aggregate CSV (statistics of several runs, one row per "
                    f"{first.split(',', 1)[0]}), not one run's export",
                    "ingest each run's own profile_export_aiperf.json (the sweep's per-value folders)")
-    if first.startswith("# AIPerf Server Metrics Export"):
-        raise fail(path, 1, f"format: {SERVER_METRICS}", SAME_RUN)
-    if first.startswith("request_num,") and ",request_start_ns," in first:
-        raise fail(path, 1, f"format: {PER_REQUEST}", SAME_RUN)
-    if first.startswith("Endpoint,GPU_Index,"):  # gpu_telemetry_export.csv
-        raise fail(path, 1, f"format: {GPU_TELEMETRY}", SAME_RUN)
+    if (first.startswith("# AIPerf Server Metrics Export") or first.startswith("Endpoint,GPU_Index,")  # telemetry
+            or (first.startswith("request_num,") and ",request_start_ns," in first)):  # per-request records
+        raise Auxiliary(path)
     if first.startswith(_ANALYZE_HEADER):
         raise fail(path, 1, "format: a GenAI-Perf analyze summary (one row per run config, p99 latencies and "
                    "throughputs only), not one run's export",

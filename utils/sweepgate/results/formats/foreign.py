@@ -8,11 +8,28 @@ from __future__ import annotations
 
 from sweepgate.core.errors import fail
 
-# AIPerf's exports beside its profile_export_aiperf.json/.csv, in CSV (aiperf_csv) and JSON/JSONL alike
-SAME_RUN = "ingest the same run's profile_export_aiperf.json or .csv"
-SERVER_METRICS = "an AIPerf server-metrics export (the server's own metrics over the run, not the client's figures)"
-PER_REQUEST = "an AIPerf per-request records export (one record per request, no statistics of the run)"
-GPU_TELEMETRY = "an AIPerf GPU telemetry export (each GPU's power, memory and clocks, not the client's figures)"
+
+
+class Auxiliary(Exception):
+    """A file that belongs beside a result but is not one: ``gpu_metrics.csv``, lm-eval's samples log,
+    AIPerf's other files in a run's artifact folder. Passed over and counted, wherever it is."""
+
+
+# AIPerf's other files beside profile_export_aiperf.json in every artifact folder (their CSV twins in
+# aiperf_csv): the keys that tell each. Records, telemetry and the server's metrics, none the run's figures.
+AIPERF_COMPANIONS = (
+    {"metadata", "metrics", "error"},  # profile_export.jsonl, one record a request
+    {"aiperf_version", "summary", "metrics"},  # server_metrics_export.json
+    {"gpu_index", "gpu_uuid", "metrics"},  # gpu_telemetry_export.jsonl, one sample a line
+    {"ready", "was_cancelled"},  # .aiperf_results_ready.json, the run's end marker
+)
+
+
+def _aiperf_inputs(doc: dict) -> bool:
+    """inputs.json: the payloads AIPerf sent, one entry a session."""
+    data = doc.get("data")
+    return (doc.keys() == {"data"} and isinstance(data, list) and bool(data) and isinstance(data[0], dict)
+            and {"session_id", "payloads"} <= data[0].keys())
 
 KINDS = (
     ({"avg_latency", "latencies", "percentiles"},
@@ -27,9 +44,6 @@ KINDS = (
     ({"engine", "world_info", "request_info", "performance"},
      "a TensorRT-LLM trtllm-bench report (the engine driven in-process, not a serving client's run)",
      "serve the model with trtllm-serve and ingest the serving client's output (vllm bench serve JSON)"),
-    ({"metadata", "metrics", "error"}, PER_REQUEST, SAME_RUN),  # profile_export.jsonl, one line a request
-    ({"aiperf_version", "summary", "metrics"}, SERVER_METRICS, SAME_RUN),  # server_metrics_export.json
-    ({"gpu_index", "gpu_uuid", "metrics"}, GPU_TELEMETRY, SAME_RUN),  # gpu_telemetry_export.jsonl, one sample a line
     ({"experiments", "service_kind"},
      "perf_analyzer's raw per-request export (timestamps of each request, no statistics)",
      "ingest GenAI-Perf's profile_export_genai_perf.json of the same run"),
@@ -37,9 +51,12 @@ KINDS = (
 
 
 def refuse(doc, path: str, line: int) -> None:
-    """Refuse ``doc`` with its own reason when it is one of KINDS; return otherwise."""
+    """Refuse ``doc`` with its own reason when it is one of KINDS, pass it over (``Auxiliary``) when it is
+    one of AIPerf's companion files; return otherwise."""
     if not isinstance(doc, dict):
         return
+    if any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_inputs(doc):
+        raise Auxiliary(path)
     for keys, what, instead in KINDS:
         if keys <= doc.keys():
             raise fail(path, line, f"format: {what}", instead)
