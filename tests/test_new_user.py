@@ -536,3 +536,19 @@ def test_row_env_output_dash_is_standard_output(tmp_path, capsys, monkeypatch):
            "conc": 4, "model": "m", "isl": 1024, "osl": 1024, "tp": 8}
     assert cli.main(["ci", "row-env", "--row", json.dumps(row), "--runner-name", "b300_0", "--output", "-"]) == 0
     assert "RESULT_FILENAME=" in capsys.readouterr().out and not (tmp_path / "-").exists()
+
+
+def test_a_misspelt_runner_of_an_agentic_config_is_named_at_its_runner_line(tmp_path):
+    # A dram-offload row needs its runner's host DRAM: a typo in `runner:` used to read as a missing
+    # hardware fact at the config key's line ("add hardware['cluster:b300-vn']...").
+    repo = fresh(tmp_path)
+    path = repo / "configs" / "nvidia-master.yaml"
+    text = path.read_text()
+    start = text.index("kimik3-fp4-b300-vllm-agentic-dspark:\n")
+    old = "runner: cluster:b300-nv"
+    at = text.index(old, start)
+    path.write_text(text[:at] + "runner: cluster:b300-vn" + text[at + len(old):])
+    line = one_clear_line(sg(repo, "full-sweep"), "'cluster:b300-vn' has no hardware entry",
+                          "did you mean 'cluster:b300-nv'?")
+    number = text[:at].count("\n") + 1
+    assert line.startswith(f"configs/nvidia-master.yaml:{number}:"), line

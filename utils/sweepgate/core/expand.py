@@ -98,11 +98,29 @@ class Where:
     def line(self) -> int:
         return self.doc.locate((self.key,))[0] if self.doc is not None else 0
 
+    def at(self, field: str) -> tuple[int, int]:
+        """(line, col) of the config's ``field``, else of its key."""
+        if self.doc is None:
+            return 0, 0
+        line, col = self.doc.locate((self.key, field))
+        return (line, col) if line else (self.line, 0)
+
 
 def _hardware(runners: dict, label: str, field: str, where: Where) -> int:
-    facts = (runners.get(F.HARDWARE) or {}).get(label) or {}
+    hardware = runners.get(F.HARDWARE) or {}
+    facts = hardware.get(label) or {}
     if field not in facts:
-        known = ", ".join(sorted((runners.get(F.HARDWARE) or {}).keys())) or "none"
+        known = ", ".join(sorted(hardware.keys())) or "none"
+        if label not in hardware:  # most often a misspelt runner: say so at the config's runner line
+            import difflib
+
+            near = difflib.get_close_matches(label, list(hardware), n=1, cutoff=0.8)
+            line, col = where.at(F.RUNNER)
+            fix = f"did you mean '{near[0]}'? Fix the config's runner, or add" if near else "add"
+            raise SweepgateError(Diagnostic(
+                where.file, line, col, "runner-hardware",
+                f"runner '{label}' has no hardware entry in {F.RUNNERS_FILE} (its rows need '{field}')",
+                f"{fix} hardware['{label}'].{field} (known hardware labels: {known})"))
         raise SweepgateError(Diagnostic(
             where.file, where.line, 0, "runner-hardware",
             f"runner '{label}' has no '{field}' in {F.RUNNERS_FILE} hardware",
