@@ -173,6 +173,19 @@ def test_read_only_database(tmp_path, capsys):
     assert rc == 1 and len(err.strip().splitlines()) == 1 and "the store's folder /proc/no/such/dir does not exist" in err
 
 
+def test_a_store_or_jsonl_under_a_file_says_the_folder_is_a_file(tmp_path, capsys):
+    # A new user's `--db sqlite:///out/r.db` where out is a file was told "folder out does not exist".
+    write_job(tmp_path, "good", vllm_output(), job())
+    (tmp_path / "afile").write_text("")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'afile' / 'r.db'}",
+                         str(tmp_path / "good.json"))
+    assert rc == 1 and f"the store's folder {tmp_path / 'afile'} is a file, not a folder" in err, err
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--jsonl",
+                         str(tmp_path / "afile" / "r.jsonl"), str(tmp_path / "good.json"))
+    assert rc == 1 and err.strip().endswith(f"its folder {tmp_path / 'afile'} is a file; pass --jsonl FILE in "
+                                            "an existing folder"), err
+
+
 def test_gpu_metrics_energy(tmp_path, capsys):
     write_job(tmp_path, "res", vllm_output(), job())
     lines = ["timestamp, index, power.draw [W]"]

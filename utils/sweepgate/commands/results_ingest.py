@@ -88,7 +88,8 @@ def run(args) -> int:
     jsonl = Path(args.jsonl) if args.jsonl else None
     if jsonl and (jsonl.is_dir() or not jsonl.parent.is_dir()):
         # Refused before the store commits anything: the records would be stored but not written.
-        raise fail(args.jsonl, 0, "is a directory" if jsonl.is_dir() else "its folder does not exist",
+        folder = f"its folder {jsonl.parent} is a file" if jsonl.parent.exists() else "its folder does not exist"
+        raise fail(args.jsonl, 0, "is a directory" if jsonl.is_dir() else folder,
                    "pass --jsonl FILE in an existing folder")
     if jsonl:
         _held(jsonl)  # a bad FILE is refused before anything is stored

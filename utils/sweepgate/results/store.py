@@ -264,7 +264,8 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
             raise fail(str(db.parent), 0, f"cannot create the results store's folder: {exc.strerror}",
                        "run from a checkout you can write, or pass --db URL (or set $SWEEPGATE_DB)") from None
     if not str(parsed.database or "").startswith("file:") and not _memory(parsed) and not db.parent.is_dir():
-        raise fail(str(db), 0, f"the store's folder {db.parent} does not exist",
+        what = "is a file, not a folder" if db.parent.exists() else "does not exist"
+        raise fail(str(db), 0, f"the store's folder {db.parent} {what}",
                    "create the folder, or pass a --db URL in an existing one")
     engine = sa.create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
     sa.event.listen(engine, "connect", _fast_sqlite)
