@@ -14,7 +14,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--config-keys", nargs="+", metavar="KEY",
                         help="only look at rows of these master-config keys")
     parser.add_argument("--row-json", metavar="FILE",
-                        help="read rows from FILE (a row or a list of rows) instead of the configs")
+                        help="read rows from FILE (a row, a list of rows or a whole `sweepgate matrix` "
+                             "output) instead of the configs")
     parser.add_argument("--conc", type=int, help="pick the row with this concurrency "
                         "(fixed-seq-len exp-names repeat across concurrencies)")
     parser.add_argument("--where", action="append", type=argtypes.field_value, metavar="FIELD=VALUE",
