@@ -146,6 +146,11 @@ def _bad_url(url: str, exc: Exception) -> StoreError:
         return fail(url, 0, "not a database URL (a path alone is not one)", f"use sqlite:///{url}")
     detail = "a port that is not a number" if isinstance(exc, ValueError) else \
         (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    scheme = url.partition("://")[0]
+    if scheme in ("postgresql", "postgres") and not isinstance(exc, ValueError):  # the usual spelling of a URL
+        return fail(display_url(url), 0, f"'{scheme}://' names no driver, and SQLAlchemy's default for it is "
+                    f"not installed ({detail})", "write postgresql+psycopg://USER:PASSWORD@HOST/DB (psycopg 3, "
+                    "installed with sweepgate)")
     return fail(display_url(url), 0, f"not a database URL: {detail}", URL_HINT)
 
 
