@@ -97,17 +97,6 @@ def test_an_ingest_checks_the_database_url_before_reading_any_file(tmp_path, cap
     assert rc == 1 and err.startswith("postgresql+nosuch://h/db: not a database URL: "), err
 
 
-@pytest.mark.parametrize("scheme", ["postgresql", "postgres"])
-def test_a_postgresql_url_without_a_driver_is_told_the_driver_sweepgate_installs(tmp_path, capsys, scheme):
-    """A newcomer's `--db postgresql://u:p@host/db` (the usual spelling) read "not a database URL: No module
-    named 'psycopg2'", as if the URL were wrong, not its missing driver name."""
-    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"{scheme}://u:secret@h/db", str(tmp_path / "none.json"))
-    assert rc == 1 and len(err.strip().splitlines()) == 1 and "secret" not in err, err
-    assert err.startswith(f"{scheme}://u:***@h/db: '{scheme}://' names no driver"), err
-    assert err.strip().endswith("; write postgresql+psycopg://USER:PASSWORD@HOST/DB (psycopg 3, installed with "
-                                "sweepgate)"), err
-
-
 @pytest.mark.parametrize("row, said", [('{"a": 1}', "row has no 'exp-name', 'runner', 'precision', 'framework', 'image'"),
                                        ("[1]", "row is not a JSON object")])
 def test_a_row_that_is_not_a_matrix_row_is_refused_before_anything_is_stored(tmp_path, capsys, row, said):

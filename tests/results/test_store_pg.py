@@ -67,3 +67,15 @@ def test_a_bare_path_given_as_db_is_told_its_sqlite_url(path, capsys):
     """New-user review: `--db x.db` got SQLAlchemy's "Could not parse SQLAlchemy URL from given URL string"."""
     rc, _, err = run_cli(capsys, "results", "show", "--db", path)
     assert rc == 1 and err.strip() == f"{path}: not a database URL (a path alone is not one); use sqlite:///{path}", err
+
+
+@pytest.mark.parametrize("scheme", ["postgresql", "postgres"])
+def test_a_postgresql_url_that_names_no_driver_uses_the_one_sweepgate_installs(pg_url, tmp_path, capsys, scheme):
+    """New-user review: `--db postgresql://u:p@host/db`, the usual spelling (and $DATABASE_URL's
+    `postgres://`), said "not a database URL: No module named 'psycopg2'": SQLAlchemy's default driver
+    for it is not installed, psycopg 3 is. Such a URL now gets psycopg 3 and works."""
+    url = scheme + "://" + pg_url.split("://", 1)[1]
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", url, *_batch(tmp_path))
+    assert rc == 0 and "psycopg2" not in err, err
+    assert "ingested 3 results (3 new) into postgresql+psycopg://" in out, out
+    assert {rec["conc"] for rec in show_json(capsys, url)} == {4, 8}  # the newest of each point

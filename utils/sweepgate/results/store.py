@@ -100,8 +100,15 @@ def default_url(root: Path | None = None) -> str:
 
 
 def resolve_url(url: str | None, root: Path | None = None) -> str:
-    """--db, else $SWEEPGATE_DB, else the repository's ``.sweepgate/results.db``."""
-    return url or os.environ.get(DB_ENV) or default_url(root)
+    """--db, else $SWEEPGATE_DB, else the repository's ``.sweepgate/results.db``. A PostgreSQL URL
+    that names no driver (``postgresql://``, ``postgres://``, the usual spelling) gets psycopg 3,
+    the driver sweepgate installs (SQLAlchemy's default for it, psycopg2, is not)."""
+    url = url or os.environ.get(DB_ENV) or default_url(root)
+    scheme, sep, rest = url.partition("://")
+    return f"{PG_SCHEME}://{rest}" if sep and scheme.lower() in ("postgresql", "postgres") else url
+
+
+PG_SCHEME = "postgresql+psycopg"
 
 
 def _netloc(url: str) -> tuple[str, str, str]:
@@ -146,11 +153,6 @@ def _bad_url(url: str, exc: Exception) -> StoreError:
         return fail(url, 0, "not a database URL (a path alone is not one)", f"use sqlite:///{url}")
     detail = "a port that is not a number" if isinstance(exc, ValueError) else \
         (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    scheme = url.partition("://")[0]
-    if scheme in ("postgresql", "postgres") and not isinstance(exc, ValueError):  # the usual spelling of a URL
-        return fail(display_url(url), 0, f"'{scheme}://' names no driver, and SQLAlchemy's default for it is "
-                    f"not installed ({detail})", "write postgresql+psycopg://USER:PASSWORD@HOST/DB (psycopg 3, "
-                    "installed with sweepgate)")
     return fail(display_url(url), 0, f"not a database URL: {detail}", URL_HINT)
 
 
