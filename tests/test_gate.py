@@ -434,6 +434,20 @@ def test_second_entry_not_at_column_1(gate, start):
     ok(gate(CHANGELOG + "\n" + entry() + "\n" + bad.replace(start, "- config-keys:", 1)))  # the fix, literally
 
 
+def test_config_keys_inside_an_entry_is_its_own_key_in_any_order(gate):
+    """New-user review: an entry naming description before config-keys (valid YAML, the matrix step
+    reads it) was refused "appended text does not start a new entry", and a config-keys named twice in
+    one entry got that wrong line beside the duplicate-key one. Inside an entry (no empty line
+    before it) config-keys is the entry's key: in any order it passes, twice it is one line."""
+    reordered = ('- description:\n    - "Bump the vLLM image"\n  config-keys:\n    - dsr1-fp4-b300-vllm\n'
+                 "  pr-link: https://github.com/acme/bench/pull/5\n")
+    ok(gate(CHANGELOG + "\n" + reordered))
+    twice = entry(extra="  config-keys:\n    - kimik3-*\n")
+    result = gate(CHANGELOG + "\n" + twice)
+    assert result.rc == 1 and "does not start a new entry" not in result.err, result.err
+    refused(result, FIRST + 4, "key 'config-keys' appears twice in one mapping (first at line 15)")
+
+
 # --------------------------------------------------------------------------- pr-link
 
 def test_pr_link_to_other_repository(gate):

@@ -163,14 +163,15 @@ def _entry_separator(out: Collector, i: int, last_text: int, blanks: list[int], 
             out.add(extra[0] + 1, "separator", f"{len(blanks)} empty lines between entries", hint)
 
 
-def _misplaced_entry_start(line: bytes) -> bool:
+def _misplaced_entry_start(line: bytes, after_blank: bool) -> bool:
     """Whether a line past the first appended one, not starting with '- ' at column 1, still reads
     as an attempt at a new entry: an entry's own lines are indented by at least two spaces, and
-    'config-keys:' opens an entry (an entry names it once). Comments are YAML's own."""
+    'config-keys:' after an empty line opens one. Inside an entry (no empty line before it) it is
+    the entry's own key, in any order; named twice, the YAML check says so. Comments are YAML's own."""
     text = line.lstrip(b" ")
     if text.startswith(b"#"):  # a YAML comment
         return False
-    return len(line) - len(text) < 2 or line.lstrip(b" -").startswith(F.CONFIG_KEYS.encode() + b":")
+    return len(line) - len(text) < 2 or (after_blank and line.lstrip(b" -").startswith(F.CONFIG_KEYS.encode() + b":"))
 
 
 def _not_an_entry(out: Collector, i: int, last_text: int, first: bool) -> None:
@@ -217,7 +218,7 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[i
         if ENTRY_START.match(line):
             starts.append(i)
             _entry_separator(out, i, last_text, blanks, start)
-        elif first or _misplaced_entry_start(line):
+        elif first or _misplaced_entry_start(line, bool(blanks)):
             _not_an_entry(out, i, last_text, first)
         elif blanks:
             out.add(blanks[0] + 1, "separator", "empty line inside an entry",
