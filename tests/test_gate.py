@@ -158,8 +158,11 @@ def test_bom(gate):
 
 
 def test_tab(gate):
+    """A tab inside the text is not told to "indent with spaces" (new-user review); one indenting is."""
     result = gate(CHANGELOG + "\n" + entry(description='"a\tb"'))
-    refused(result, FIRST + 3, "tab character")
+    refused(result, FIRST + 3, "tab character inside the text; replace it with a space")
+    result = gate(CHANGELOG + "\n" + entry().replace("    - dsr1", "\t- dsr1"))
+    refused(result, FIRST + 1, "tab character; indent with spaces")
 
 
 def test_nul(gate):

@@ -111,7 +111,10 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
             out.add(n, "crlf", "carriage return (CRLF line ending)",
                     "use LF line endings (dos2unix perf-changelog.yaml)", col=line.index(b"\r") + 1)
         if b"\t" in line:
-            out.add(n, "tab", "tab character", "indent with spaces", col=line.index(b"\t") + 1)
+            col = line.index(b"\t") + 1
+            indent = not line[:col - 1].strip(b" ")  # a tab among the leading blanks, else inside the text
+            out.add(n, "tab", "tab character" + ("" if indent else " inside the text"),
+                    "indent with spaces" if indent else "replace it with a space", col=col)
         if b"\0" in line:
             out.add(n, "nul", "NUL byte", "remove it; the changelog is text", col=line.index(b"\0") + 1)
         try:
