@@ -168,9 +168,11 @@ def test_read_only_database(tmp_path, capsys):
     first, stopped = err.strip().splitlines()
     assert rc == 1 and "readonly" in first and "Traceback" not in err
     assert stopped.startswith("sweepgate results ingest: stopped by the database after 1 of 2 files")
-    rc, _, err = run_cli(capsys, "results", "ingest", "--db", "sqlite:////proc/no/such/dir/r.db", str(tmp_path))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", "sqlite:////proc/no/such/dir/r.db", str(tmp_path))
     # the review: "check that the database exists" misled; ingest creates it, its folder is missing
     assert rc == 1 and len(err.strip().splitlines()) == 1 and "the store's folder /proc/no/such/dir does not exist" in err
+    # said before any file is read (new-user review: every input was read, then "ingested 0 results ... into")
+    assert out == "", out
 
 
 def test_a_store_or_jsonl_under_a_file_says_the_folder_is_a_file(tmp_path, capsys):

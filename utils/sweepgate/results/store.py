@@ -226,6 +226,8 @@ def check_sqlite_target(url: str) -> None:
     db = Path(name)
     if db.is_dir():
         raise fail(name, 0, "is a folder, not a SQLite database file", "pass --db sqlite:///FOLDER/results.db")
+    if not (db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR):  # the default's folder is made for it
+        _check_folder(db)
     if not db.is_file() or db.stat().st_size == 0:
         return
     names = _sqlite_names(db)
@@ -236,6 +238,14 @@ def check_sqlite_target(url: str) -> None:
                                                    if len(names) > SHOWN_TABLES else "")
         raise fail(name, 0, f"another program's database (tables {shown}), not a sweepgate results store; "
                    "nothing was written", "pass --db a new file or a sweepgate results store")
+
+
+def _check_folder(db: Path) -> None:
+    """Refuse a SQLite file whose folder is not there (or is a file): nothing could be stored."""
+    if not db.parent.is_dir():
+        what = "is a file, not a folder" if db.parent.exists() else "does not exist"
+        raise fail(str(db), 0, f"the store's folder {db.parent} {what}",
+                   "create the folder, or pass a --db URL in an existing one")
 
 
 def _read_only(path: Path) -> bool:
@@ -270,10 +280,8 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
         except OSError as exc:
             raise fail(str(db.parent), 0, f"cannot create the results store's folder: {exc.strerror}",
                        "run from a checkout you can write, or pass --db URL (or set $SWEEPGATE_DB)") from None
-    if not str(parsed.database or "").startswith("file:") and not _memory(parsed) and not db.parent.is_dir():
-        what = "is a file, not a folder" if db.parent.exists() else "does not exist"
-        raise fail(str(db), 0, f"the store's folder {db.parent} {what}",
-                   "create the folder, or pass a --db URL in an existing one")
+    if not str(parsed.database or "").startswith("file:") and not _memory(parsed):
+        _check_folder(db)
     engine = sa.create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
     sa.event.listen(engine, "connect", _fast_sqlite)
     return engine
