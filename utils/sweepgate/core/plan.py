@@ -251,7 +251,7 @@ def _backend_problem(backend: dict) -> tuple[str, str, str] | None:
     name = backend.get("name")
     known = ", ".join(F.KV_OFFLOAD_BACKENDS)
     if name not in F.KV_OFFLOAD_BACKENDS:
-        return (RULE_BACKEND_UNKNOWN, f"{F.KV_OFFLOAD_BACKEND} '{name}' has no arm in {F.BENCHMARK_LIB} "
+        return (RULE_BACKEND_UNKNOWN, f"{F.KV_OFFLOAD_BACKEND} '{name}' has no arm in sweepgate's {F.BENCHMARK_LIB} "
                 f"(known: {known})", f"use one of {known}, or make sure the script sets up '{name}' itself")
     if F.KV_OFFLOAD_BACKENDS[name] and not backend.get("version"):
         return (RULE_BACKEND_VERSION, f"{F.KV_OFFLOAD_BACKEND} '{name}' has no version; its arm installs "
