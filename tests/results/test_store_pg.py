@@ -79,3 +79,11 @@ def test_a_postgresql_url_that_names_no_driver_uses_the_one_sweepgate_installs(p
     assert rc == 0 and "psycopg2" not in err, err
     assert "ingested 3 results (3 new) into postgresql+psycopg://" in out, out
     assert {rec["conc"] for rec in show_json(capsys, url)} == {4, 8}  # the newest of each point
+
+
+def test_a_dialect_whose_driver_is_not_installed_is_told_so(capsys):
+    """New-user review: `--db mysql://u:p@h/db` said "not a database URL: No module named 'MySQLdb'"."""
+    rc, _, err = run_cli(capsys, "results", "show", "--db", "mysql://u:secret@h/db")
+    assert rc == 1 and "secret" not in err and err.startswith(
+        "mysql://u:***@h/db: no driver installed for 'mysql' (No module named 'MySQLdb'); sweepgate stores results "
+        "in SQLite or PostgreSQL; use sqlite:///PATH"), err

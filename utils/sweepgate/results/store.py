@@ -153,6 +153,9 @@ def _bad_url(url: str, exc: Exception) -> StoreError:
         return fail(url, 0, "not a database URL (a path alone is not one)", f"use sqlite:///{url}")
     detail = "a port that is not a number" if isinstance(exc, ValueError) else \
         (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if isinstance(exc, ImportError):  # a dialect SQLAlchemy knows, its driver not installed (mysql:// wants MySQLdb)
+        return fail(display_url(url), 0, f"no driver installed for '{url.partition('://')[0]}' ({detail}); "
+                    "sweepgate stores results in SQLite or PostgreSQL", URL_HINT)
     return fail(display_url(url), 0, f"not a database URL: {detail}", URL_HINT)
 
 
