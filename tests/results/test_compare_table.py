@@ -180,3 +180,6 @@ def test_a_points_unchanged_rows_stay_with_its_changed_ones(monkeypatch):
     assert "<summary>Unchanged (8; 2 listed above with their points)</summary>" in unchanged
     assert sum(line.startswith(f"| {synth.KEYS[0]}") for line in unchanged.splitlines()) == 6
     assert "conc 16" not in unchanged and "conc 8 " not in unchanged
+    one = C.compare_records(synth.pr_run({(synth.KEYS[0], 8): slow}, keys=synth.KEYS[:1], concs=concs),
+                            synth.history(keys=synth.KEYS[:1], concs=concs))
+    assert "<summary>Unchanged (13; 1 listed above with its point)</summary>" in render.markdown(one)

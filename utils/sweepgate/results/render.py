@@ -375,7 +375,7 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
             listed = together(verdicts, unchanged, placed)
             ids = {id(v) for v in listed}
             moved = sum(id(v) not in ids for v in verdicts)
-            above = f"; {moved} listed above with their points" if moved else ""
+            above = f"; {moved} listed above with {'its point' if moved == 1 else 'their points'}" if moved else ""
             out += ["<details>", f"<summary>{title} ({len(verdicts)}{_large_unjudged(verdicts)}{above})</summary>",
                     "", *_md_table(listed), "", "</details>", ""]
         else:
