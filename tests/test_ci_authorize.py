@@ -286,6 +286,7 @@ def test_one_pr_the_api_will_not_read_is_left_alone_and_stops_no_other_pr(stub, 
     proc, problems, posts, wf = poll_two_prs(stub, [SWEEP], OLD, broken_route="/issues/7/events")
     assert proc.returncode == 1 and len(problems) == 1, proc.stderr
     assert "500" in problems[0] and f"{REPO}#7; it is left alone" in problems[0], proc.stderr
+    assert problems[0].endswith("; GitHub's side failed; rerun later (githubstatus.com says when it is down)")
     assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "8", "sha": HEAD, "mode": "trimmed"}})]
 
 
