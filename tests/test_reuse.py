@@ -391,3 +391,19 @@ def test_files_named_by_the_other_usual_spellings_of_the_script_s_folder_are_par
     assert_each_file_is_part_of_the_identity(tree, tuple(files))
     # a variable of another name, or one not set to the folder, names nothing beside the script
     assert recipes.beside_paths('OTHER=/opt\npython3 "$OTHER/client.py"\necho "$SCRIPT_DIRX/a.py"\n') == []
+
+
+def test_the_folder_spelled_with_blanks_inside_its_substitutions_or_silenced_by_2_to_1_is_followed():
+    """Review: the most copied spelling of the script's folder (`$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )"
+    &> /dev/null && pwd )`, blanks inside each `$( )`) and cd silenced by `>/dev/null 2>&1` were not
+    followed: a changed client named through them was reused."""
+    folder = "benchmarks/single_node/fixed_seq_len"
+    script = f"{folder}/dsr1_fp4_b300_vllm.sh"
+    files = {f"{folder}/client.py": b"print(1)\n", f"{folder}/run_client": b"#!/bin/sh\n",
+             f"{folder}/x.py": b"pass\n"}
+    tree = {script: b'SCRIPT_DIR=$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )\n'
+                    b'python3 "$SCRIPT_DIR/client.py"\n'
+                    b'HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" >/dev/null 2>&1 && pwd)"\n'
+                    b'bash "$HERE/run_client"\n'
+                    b'python3 "$( dirname "$( realpath "$0" )" )/x.py"\n', **files}
+    assert_each_file_is_part_of_the_identity(tree, tuple(files))

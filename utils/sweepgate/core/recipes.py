@@ -71,10 +71,13 @@ SOURCED = re.compile(r'^[ \t]*(?:source|\.)[ \t]+"?(?:\$\(dirname "?\$(?:\{BASH_
 # (`$(realpath X)`, `$(readlink -f X)`), or a variable the script sets to one of them
 # (SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)", then "${SCRIPT_DIR}/client.py").
 _SELF = r'"?\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE|0|\{0\})"?'
-_SELF_RESOLVED = rf'(?:{_SELF}|"?\$\((?:realpath|readlink -[fem])[ \t]+(?:--[ \t]+)?{_SELF}\)"?)'
-_DIRNAME = rf'\$\(dirname[ \t]+(?:--[ \t]+)?{_SELF_RESOLVED}\)'
+# `$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )`, the most copied spelling, has
+# blanks inside each `$( )`; `>/dev/null 2>&1` silences cd's output as `&>/dev/null` does.
+_SELF_RESOLVED = rf'(?:{_SELF}|"?\$\([ \t]*(?:realpath|readlink -[fem])[ \t]+(?:--[ \t]+)?{_SELF}[ \t]*\)"?)'
+_DIRNAME = rf'\$\([ \t]*dirname[ \t]+(?:--[ \t]+)?{_SELF_RESOLVED}[ \t]*\)'
+_QUIET = r'(?:(?:[&0-9]?>[ \t]*/dev/null|[0-9]?>&[0-9])[ \t]*)*'
 _FOLDER = (rf'(?:{_DIRNAME}|\$\{{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}}'
-           rf'|\$\(cd[ \t]+(?:--[ \t]+)?"?{_DIRNAME}"?(?:/(?P<sub>[\w./-]*))?"?[ \t]*(?:[&0-9]?>[ \t]*/dev/null[ \t]*)?'
+           rf'|\$\([ \t]*cd[ \t]+(?:--[ \t]+)?"?{_DIRNAME}"?(?:/(?P<sub>[\w./-]*))?"?[ \t]*{_QUIET}'
            rf'(?:&&|;)[ \t]*pwd(?:[ \t]+-P)?[ \t]*\))')
 _PATH = r'(?P<path>[\w.-]*(?:/[\w.-]+)*[\w])'
 BESIDE = re.compile(rf'{_FOLDER}"?/{_PATH}')
