@@ -552,3 +552,19 @@ def test_a_misspelt_runner_of_an_agentic_config_is_named_at_its_runner_line(tmp_
                           "did you mean 'cluster:b300-nv'?")
     number = text[:at].count("\n") + 1
     assert line.startswith(f"configs/nvidia-master.yaml:{number}:"), line
+
+
+def test_a_listed_pool_without_hardware_facts_is_not_told_another_label_is_meant(tmp_path):
+    # Review: a new pool listed under labels (cluster:b200-nv) but not yet under hardware was told
+    # "did you mean 'cluster:b300-nv'? Fix the config's runner": its runner is right, its facts are missing.
+    repo = fresh(tmp_path)
+    path = repo / "configs" / "nvidia-master.yaml"
+    text = path.read_text()
+    old = "runner: cluster:b300-nv"
+    at = text.index(old, text.index("kimik3-fp4-b300-vllm-agentic-dspark:\n"))
+    path.write_text(text[:at] + "runner: cluster:b200-nv" + text[at + len(old):])
+    runners = repo / "configs" / "runners.yaml"
+    runners.write_text(runners.read_text().replace("labels:\n", "labels:\n  cluster:b200-nv:\n    - b200-nv_00\n", 1))
+    line = one_clear_line(sg(repo, "full-sweep"), "'cluster:b200-nv' has no hardware entry",
+                          "add hardware['cluster:b200-nv'].available-cpu-dram-mib")
+    assert "did you mean" not in line and "Fix the config's runner" not in line, line

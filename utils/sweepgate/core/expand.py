@@ -114,7 +114,9 @@ def _hardware(runners: dict, label: str, field: str, where: Where) -> int:
         if label not in hardware:  # most often a misspelt runner: say so at the config's runner line
             import difflib
 
-            near = difflib.get_close_matches(label, list(hardware), n=1, cutoff=0.8)
+            # a label runners.yaml lists is a pool of its own, its facts missing: no other label is meant
+            listed = label in (runners.get(F.LABELS) or {})
+            near = [] if listed else difflib.get_close_matches(label, list(hardware), n=1, cutoff=0.8)
             line, col = where.at(F.RUNNER)
             fix = f"did you mean '{near[0]}'? Fix the config's runner, or add" if near else "add"
             raise SweepgateError(Diagnostic(
