@@ -7,6 +7,7 @@ import json
 import math
 import os
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -186,6 +187,20 @@ def test_a_store_or_jsonl_under_a_file_says_the_folder_is_a_file(tmp_path, capsy
                          str(tmp_path / "afile" / "r.jsonl"), str(tmp_path / "good.json"))
     assert rc == 1 and err.strip().endswith(f"its folder {tmp_path / 'afile'} is a file; pass --jsonl FILE in "
                                             "an existing folder"), err
+
+
+def test_a_default_store_whose_folder_is_a_file_is_refused_before_any_input_is_read(tmp_path, capsys, monkeypatch):
+    # Review: .sweepgate a file in the checkout (the default store's folder) still read every input, then
+    # "ingested 0 results ... into", as a --db under a file did before it was checked first.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / ".sweepgate").write_text("")
+    write_job(repo, "good", vllm_output(), job())
+    monkeypatch.chdir(repo)
+    monkeypatch.delenv("SWEEPGATE_DB", raising=False)
+    rc, out, err = run_cli(capsys, "results", "ingest", str(repo / "good.json"))
+    assert rc == 1 and out == "" and f"the store's folder {repo / '.sweepgate'} is a file, not a folder" in err, (out, err)
 
 
 def test_gpu_metrics_energy(tmp_path, capsys):

@@ -229,8 +229,8 @@ def check_sqlite_target(url: str) -> None:
     db = Path(name)
     if db.is_dir():
         raise fail(name, 0, "is a folder, not a SQLite database file", "pass --db sqlite:///FOLDER/results.db")
-    if not (db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR):  # the default's folder is made for it
-        _check_folder(db)
+    if not (db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR and not db.parent.exists()):
+        _check_folder(db)  # the default's missing folder is made for it; one that is a file is refused here
     if not db.is_file() or db.stat().st_size == 0:
         return
     names = _sqlite_names(db)
