@@ -286,7 +286,7 @@ def test_one_pr_the_api_will_not_read_is_left_alone_and_stops_no_other_pr(stub, 
     proc, problems, posts, wf = poll_two_prs(stub, [SWEEP], OLD, broken_route="/issues/7/events")
     assert proc.returncode == 1 and len(problems) == 1, proc.stderr
     assert "500" in problems[0] and f"{REPO}#7; it is left alone" in problems[0], proc.stderr
-    assert problems[0].endswith("; GitHub's side failed; rerun later (githubstatus.com says when it is down)")
+    assert problems[0].endswith("; GitHub's side failed; it may answer later (githubstatus.com says when it is down)")
     assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "8", "sha": HEAD, "mode": "trimmed"}})]
 
 
@@ -380,3 +380,37 @@ def test_a_long_open_pr_that_may_not_run_reads_no_older_runs(stub, tmp_path):
     assert [path for method, path, _ in stub.requests if method == "POST"] == []
     pages = [path for method, path, _ in stub.requests if method == "GET" and path.startswith(f"{wf}/runs")]
     assert len(pages) <= 11, len(pages)  # the newest 300 (30 a page) and the page that ends them
+
+
+def test_no_answer_for_one_pr_stops_the_poll_an_error_answer_leaves_it_alone(monkeypatch):
+    """Diff review: with the API unreachable (no connection, no answer in time), each PR became
+    'unknown' after its own retries, one line each, and a poll of many PRs outran the job's time
+    limit. No answer at all stops the poll, as a rate limit does; an error answer for one PR (a 5xx,
+    a 404) leaves that PR alone and reads the rest."""
+    import requests
+    from github import GithubException
+    from sweepgate.commands import ci_github
+    from sweepgate.workflow import pullstate
+
+    class Pull:
+        def __init__(self, number):
+            self.number, self.created_at = number, None
+
+    class Repo:
+        def get_pulls(self, state):
+            return [Pull(7), Pull(8)]
+
+    def answer(failure):
+        def pull_state(repo, number):
+            if number == 7:
+                raise failure
+            raise GithubException(404, {"message": "Not Found"}, None)
+        return pull_state
+
+    monkeypatch.setattr(pullstate, "permission_lookup", lambda repo: None)
+    monkeypatch.setattr(pullstate, "pull_state", answer(requests.exceptions.ConnectionError("refused")))
+    with pytest.raises(requests.exceptions.ConnectionError):
+        ci_github._decisions(Repo(), REPO, None)
+    monkeypatch.setattr(pullstate, "pull_state", answer(GithubException(502, {"message": "Bad Gateway"}, None)))
+    decisions, problems, oldest, unknown = ci_github._decisions(Repo(), REPO, None)
+    assert unknown == {"7", "8"} and decisions == {} and len(problems) == 2

@@ -87,3 +87,8 @@ def test_a_dialect_whose_driver_is_not_installed_is_told_so(capsys):
     assert rc == 1 and "secret" not in err and err.startswith(
         "mysql://u:***@h/db: no driver installed for 'mysql' (No module named 'MySQLdb'); sweepgate stores results "
         "in SQLite or PostgreSQL; use sqlite:///PATH"), err
+
+    rc, _, err = run_cli(capsys, "results", "show", "--db", "postgresql+psycopg2://u:secret@h/db")
+    assert rc == 1 and err.strip() == "postgresql+psycopg2://u:***@h/db: the driver 'postgresql+psycopg2' names is not " \
+        "installed (No module named 'psycopg2'); write postgresql+psycopg://USER:PASSWORD@HOST/DB (psycopg 3, " \
+        "installed with sweepgate)", err

@@ -179,7 +179,8 @@ def _run_row_env(args) -> int:
 
     runners = checked_runners(enclosing_top() or ".")
     env = job_env(row, runner, result_dir, runners=runners)
-    check_pool(row, runner, checked_runners(args.tools) if args.tools else runners)  # main's pools when given
+    check_pool(row, runner, checked_runners(args.tools) if args.tools else runners,  # main's pools when given
+               whose="main's " if args.tools else "")
     if args.tools:  # before the benchmark runs: what `results sidecar` records (fields.RUN_IDENTITY_ENV)
         from sweepgate.core.fields import RUN_IDENTITY_ENV
         from sweepgate.core.identity import job_identity

@@ -67,10 +67,13 @@ def _decisions(repo, repository: str, api_url: str | None) -> tuple[dict[str, De
     opened (only such a PR is dispatched again when its sweep is missed; a long-open draft or unlabelled
     PR would have every poll page through months of runs, past the token's hourly rate limit), and the
     PRs that could not be read.
-    A PR whose labels ask for two sweeps at once is a problem of its own and a skip; a PR the API would
-    not answer for (a 5xx, a 404 as it closes) is a problem and unknown: nothing is dispatched or
-    cancelled for it this poll. Neither holds up any other PR's dispatch or cancel. A rate limit
-    stops the poll (every other read would be refused the same way)."""
+    A PR whose labels ask for two sweeps at once is a problem of its own and a skip; a PR the API
+    answered with an error for (a 5xx, a 404 as it closes) is a problem and unknown: nothing is
+    dispatched or cancelled for it this poll. Neither holds up any other PR's dispatch or cancel.
+    A rate limit, no connection or no answer in time stops the poll (every other read would fail
+    the same way, each after its retries)."""
+    from github import GithubException
+
     from sweepgate.core.errors import SweepgateError
     from sweepgate.core.github import rate_limited
     from sweepgate.workflow.authorize import authorize
@@ -86,7 +89,7 @@ def _decisions(repo, repository: str, api_url: str | None) -> tuple[dict[str, De
             problems += exc.diagnostics
             decisions[str(p.number)] = _skip("; ".join(d.message for d in exc.diagnostics))
         except Exception as exc:  # noqa: BLE001 (api_error raises again what is no API answer)
-            if rate_limited(exc):
+            if rate_limited(exc) or not isinstance(exc, GithubException):  # no answer at all: the API is down
                 raise
             problems += api_error(exc, f"reading {repository}#{p.number}; it is left alone this poll",
                                   HINT, api_url).diagnostics
@@ -113,7 +116,9 @@ def run_dispatch(args) -> int:
         actions = plan(decisions, _runs(workflow, oldest), unknown)
         failed = _carry_out(actions, args, client, repo, workflow, repository)
         emit(failed)
-        print(f"sweepgate ci dispatch: {len(decisions)} open PRs, {len(actions)} actions", file=sys.stderr)
+        unread = f" ({len(unknown)} not read)" if unknown else ""
+        print(f"sweepgate ci dispatch: {len(decisions) + len(unknown)} open PRs{unread}, {len(actions)} actions",
+              file=sys.stderr)
         return 1 if problems or failed else 0
     except Exception as exc:  # noqa: BLE001
         raise api_error(exc, f"polling {repository}", DISPATCH_TOKEN_HINT, args.github_api_url) from None

@@ -463,7 +463,7 @@ def api_error(exc, what: str, hint: str, base_url: str | None = None) -> Sweepga
                    "rerun later; " + API_URL_HINT)
     if isinstance(exc, github.GithubException):
         if exc.status >= 500:  # GitHub's side failed, after the retries: the token is not what to check
-            hint = "GitHub's side failed; rerun later (githubstatus.com says when it is down)"
+            hint = "GitHub's side failed; it may answer later (githubstatus.com says when it is down)"
         return _at(url, f"GitHub API error {exc.status} {what}: {_api_message(exc)}", hint, "github-comment")
     if isinstance(exc, (OSError, github.BadAttributeException)):  # requests' errors derive from OSError
         from sweepgate.core.github_retry import connection_failure

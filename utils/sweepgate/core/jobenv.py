@@ -174,16 +174,18 @@ def _check_file_name(name: str, source: str) -> None:
                    "not write its result file", "shorten the config's model-prefix, precision or framework")
 
 
-def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = "RUNNER_NAME") -> None:
+def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = "RUNNER_NAME",
+               whose: str = "") -> None:
     """Refuse a job taken by a runner that configs/runners.yaml does not list under the row's label
     (when it lists any): the hardware facts exported, the launcher hashed into the run identity and
-    the results stored would all be those of the pool, not of the machine that ran it."""
+    the results stored would all be those of the pool, not of the machine that ran it. ``whose``
+    names the file's checkout in the hint ("main's ")."""
     label = str(row.get(fields.RUNNER) or "")
     names = ((runners or {}).get(fields.LABELS) or {}).get(label) if isinstance(runners, dict) else None
     if isinstance(names, list) and names and runner_name and runner_name not in map(str, names):
         raise fail(source, 0, f"runner {runner_name!r} took a row for {label!r}, whose pool in "
                    f"{fields.RUNNERS_FILE} is {', '.join(map(str, names))}; its results would be stored as that "
-                   "hardware's", f"add {runner_name} under labels.{label} in main's {fields.RUNNERS_FILE}, "
+                   "hardware's", f"add {runner_name} under labels.{label} in {whose}{fields.RUNNERS_FILE}, "
                    "or take the label off the runner")
 
 

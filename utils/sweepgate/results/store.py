@@ -154,7 +154,11 @@ def _bad_url(url: str, exc: Exception) -> StoreError:
     detail = "a port that is not a number" if isinstance(exc, ValueError) else \
         (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     if isinstance(exc, ImportError):  # a dialect SQLAlchemy knows, its driver not installed (mysql:// wants MySQLdb)
-        return fail(display_url(url), 0, f"no driver installed for '{url.partition('://')[0]}' ({detail}); "
+        scheme = url.partition("://")[0]
+        if scheme.lower().startswith("postgres"):  # postgresql+psycopg2:// and the like
+            return fail(display_url(url), 0, f"the driver '{scheme}' names is not installed ({detail})",
+                        f"write {PG_SCHEME}://USER:PASSWORD@HOST/DB (psycopg 3, installed with sweepgate)")
+        return fail(display_url(url), 0, f"no driver installed for '{scheme}' ({detail}); "
                     "sweepgate stores results in SQLite or PostgreSQL", URL_HINT)
     return fail(display_url(url), 0, f"not a database URL: {detail}", URL_HINT)
 
