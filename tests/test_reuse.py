@@ -377,7 +377,8 @@ def test_files_named_by_the_other_usual_spellings_of_the_script_s_folder_are_par
     script = f"{folder}/dsr1_fp4_b300_vllm.sh"
     files = {f"{folder}/lib/common.sh": b"true\n", f"{folder}/client.py": b"print(1)\n",
              f"{folder}/run_client": b"#!/bin/sh\n", f"{folder}/h.sh": b"true\n", f"{folder}/x.py": b"pass\n",
-             "benchmarks/single_node/common/env.sh": b"A=1\n", f"{folder}/cfg/plain.yaml": b"a: 1\n"}
+             "benchmarks/single_node/common/env.sh": b"A=1\n", f"{folder}/cfg/plain.yaml": b"a: 1\n",
+             f"{folder}/in_function.py": b"pass\n"}
     tree = {script: b'SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
                     b'source "$SCRIPT_DIR/lib/common.sh"\n'
                     b'python3 "${SCRIPT_DIR}/client.py" --conc "$CONC"\n'
@@ -387,7 +388,8 @@ def test_files_named_by_the_other_usual_spellings_of_the_script_s_folder_are_par
                     b'readonly UP="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." &>/dev/null && pwd)"\n'
                     b'source "$UP/common/env.sh"\n'
                     b'HERE=$(dirname "$0")  # the folder\n'
-                    b'cat "$HERE"/cfg/plain.yaml\n', **files}
+                    b'cat "$HERE"/cfg/plain.yaml\n'
+                    b'run() {\n  local d; d="$(dirname "$0")"\n  python3 "$d/in_function.py"\n}\n', **files}
     assert_each_file_is_part_of_the_identity(tree, tuple(files))
     # a variable of another name, or one not set to the folder, names nothing beside the script
     assert recipes.beside_paths('OTHER=/opt\npython3 "$OTHER/client.py"\necho "$SCRIPT_DIRX/a.py"\n') == []

@@ -81,7 +81,7 @@ _FOLDER = (rf'(?:{_DIRNAME}|\$\{{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}}'
            rf'(?:&&|;)[ \t]*pwd(?:[ \t]+-P)?[ \t]*\))')
 _PATH = r'(?P<path>[\w.-]*(?:/[\w.-]+)*[\w])'
 BESIDE = re.compile(rf'{_FOLDER}"?/{_PATH}')
-FOLDER_VARIABLE = re.compile(rf'^[ \t]*(?:(?:local|readonly|export|declare(?:[ \t]+-\w+)*)[ \t]+)?'
+FOLDER_VARIABLE = re.compile(rf'(?:^|;)[ \t]*(?:(?:local|readonly|export|declare(?:[ \t]+-\w+)*)[ \t]+)?'
                              rf'(?P<name>[A-Za-z_]\w*)="?{_FOLDER}"?[ \t]*(?:[;#].*)?$', re.MULTILINE)
 
 
