@@ -249,6 +249,21 @@ def test_readme_benchmark_commands_name_paths_that_work_from_anywhere():
         assert '"/tmp/' not in source and "shared\" / \"corpus" in source, script
 
 
+
+def test_ci_run_runs_exactly_the_readmes_second_command():
+    """Issue 2: the README gives two commands for a fresh machine, and `.ci/run` calls the
+    second; `.github/workflows/ci.yml` calls `.ci/run`. Nothing else kept the three in step."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Two commands for a fresh machine", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^```\n(.*?)\n```$", section, re.M | re.S)
+    assert len(blocks) == 2, blocks
+    first, second = blocks
+    assert first.startswith("python3 -m venv .venv") and "pip install -e" not in first
+    assert first.endswith(".venv/bin/sweepgate"), first
+    ci_run = (ROOT / ".ci" / "run").read_text().rstrip("\n").splitlines()
+    assert ci_run[-1] == second, (ci_run[-1], second)
+    assert re.search(r"^\s*run: (bash )?\.ci/run\s*$", (ROOT / ".github/workflows/ci.yml").read_text(), re.M)
+
 # --------------------------------------------------------------------------- item 7: exit codes
 
 
