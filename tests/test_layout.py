@@ -19,6 +19,7 @@ Each checker also runs on a small made-up package, to show it can fail.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -263,3 +264,22 @@ def test_a_long_function_needs_its_reason(tmp_path):
     })
     problems = long_functions(mods)
     assert [p.split(": ", 1)[1].split(" ")[0] for p in problems] == ["bare", "long"]
+
+
+# --------------------------------------------------------------------------- the README's map
+
+def _readme_layout() -> str:
+    readme = (PACKAGE_DIR.parents[1] / "README.md").read_text(encoding="utf-8")
+    return readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_layout_names_every_package_folder_and_only_real_ones():
+    """Issue 10: the README's Layout section is the package's map, one line per folder.
+    Sub-folders added later (validators, result formats, migrations) went unnamed."""
+    layout = _readme_layout()
+    folders = sorted(p.relative_to(PACKAGE_DIR).as_posix() for p in PACKAGE_DIR.rglob("*")
+                     if p.is_dir() and "__pycache__" not in p.parts)
+    missing = [f for f in folders if f"utils/sweepgate/{f}/" not in layout and f not in layout]
+    assert not missing, f"README Layout names no line for utils/sweepgate/{missing}"
+    named = re.findall(r"`utils/sweepgate/([\w/]+)/`", layout)
+    assert named and all((PACKAGE_DIR / n).is_dir() for n in named), named
