@@ -588,6 +588,28 @@ def test_more_than_256_jobs_in_a_bucket_is_no_warning_because_split_chunks_them(
     assert int(outputs["fixed_jobs"]) == 520 and outputs["fixed_2"] != ""
 
 
+def test_a_sweep_ci_split_will_refuse_is_a_fanout_limit_warning(fleet, monkeypatch, capsys):
+    """Issue 7's rule `fanout-limit`: more rows than run-sweep.yml's fan-out jobs hold (2 agentic
+    jobs of 256) are refused by `ci split` on the GPU side; the plan said nothing about it."""
+    master = nvidia_master(fleet)
+    master[LMCACHE] = kimi("lmcache", concs=range(1, 521))
+    head = fleet.commit({"configs/nvidia-master.yaml": master,
+                         "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE, pr=11))}, "head")
+    monkeypatch.chdir(fleet.root)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["jobs"] == 520
+    (w,) = rules(out, "fanout-limit")
+    assert w["severity"] == "warning" and w["file"] == "perf-changelog.yaml"
+    assert "520 agentic rows need 3 fan-out jobs of 256" in w["message"] and "split the changelog entry" in w["hint"]
+    assert [x["severity"] for x in out["warnings"]] == sorted(
+        (x["severity"] for x in out["warnings"]), key=["error", "warning", "info"].index)
+    assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head, "--fail-on-warning"]) == 3
+    assert "perf-changelog.yaml: `ci split` will refuse this sweep: 520 agentic rows" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- markdown limits
 
 def test_markdown_is_truncated_with_a_note():

@@ -50,6 +50,7 @@ def run(args) -> int:
 
     git = open_repo()
     plan = make_plan(git, args.base_ref, args.head_ref, options(args))
+    add_warnings(plan, fanout_limit(plan["matrix"], args.changelog_file))
     if args.db:
         plan["reuse"] = reuse_preview(git, plan, args.db)
         print(f"sweepgate plan: {plan['reuse']['summary']}", file=sys.stderr)
@@ -73,6 +74,28 @@ def run(args) -> int:
     if args.comment:
         written_past_the_gate(tripped, lambda: post_comment(plan, args))
     return EXIT_FAIL_ON if tripped else 0
+
+
+def fanout_limit(matrix: dict, changelog: str) -> list[Diagnostic]:
+    """Rule ``fanout-limit``: a sweep `ci split` will refuse, because run-sweep.yml's fan-out jobs
+    (256 jobs each, GitHub's matrix limit) or GitHub's 1 MB of job outputs cannot hold it. Said in
+    the plan, on the PR, before the GPU side's split refuses the whole sweep."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.workflow.fanout import split
+
+    try:
+        split(matrix)
+    except SweepgateError as exc:
+        return [Diagnostic(changelog, 0, 0, "fanout-limit", f"`ci split` will refuse this sweep: {d.message}",
+                           d.hint, "warning") for d in exc.diagnostics if d.rule == "ci-fanout"]
+    return []
+
+
+def add_warnings(plan: dict, found: list[Diagnostic]) -> None:
+    """Merge ``found`` into the plan's warnings, keeping them ordered by severity (errors first)."""
+    order = {"error": 0, "warning": 1, "info": 2}
+    merged = plan["warnings"] + [d.as_dict() for d in found]
+    plan["warnings"] = sorted(merged, key=lambda w: order.get(w.get("severity"), 3))
 
 
 def reuse_preview(git, plan: dict, db: str) -> dict:
