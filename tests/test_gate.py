@@ -180,6 +180,14 @@ def test_control_character(gate):
     refused(result, FIRST + 3, "control character U+000C")
 
 
+def test_bidirectional_control_character(gate):
+    """Acceptance re-check of issue 4: a U+202E (right-to-left override) in a description passed, and
+    the line then reads reordered to a reviewer ("Trojan Source")."""
+    result = gate(CHANGELOG + "\n" + entry(description='"fix \u202egnp.x\u202c image"'))
+    refused(result, FIRST + 3, "invisible bidirectional control character U+202E")
+    assert result.lines() == [FIRST + 3], result.err
+
+
 def test_missing_final_newline(gate):
     text = CHANGELOG + "\n" + entry()
     result = gate(text.rstrip("\n"))

@@ -50,6 +50,9 @@ WORKTREE = "WORKTREE"
 # C0 controls except tab/LF/CR (reported on their own), DEL, C1 NEL and the Unicode
 # line/paragraph separators: YAML and `str.splitlines` disagree about them.
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\u2028\u2029\ufeff]")
+# Invisible bidirectional controls (embeddings, overrides, isolates, marks): a reviewer reads the
+# text reordered ("Trojan Source"), not as it is stored.
+BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass
@@ -127,6 +130,9 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
         if m:
             out.add(n, "control-character", f"control character U+{ord(m.group()):04X}", "remove it",
                     col=len(text[:m.start()].encode()) + 1)
+        if m := BIDI.search(text):
+            out.add(n, "bidi-control", f"invisible bidirectional control character U+{ord(m.group()):04X} (the "
+                    "line displays reordered, not as it is stored)", "remove it", col=len(text[:m.start()].encode()) + 1)
 
     trailing, base_trailing = trailing_newlines(head), trailing_newlines(base)
     appended = hist.append_start < head_lines.total
