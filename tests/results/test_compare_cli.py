@@ -3,6 +3,7 @@ exit codes, JSON shape (CONTRACTS section 8), markdown, terminal table, charts a
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -70,6 +71,25 @@ def test_acceptance_one_drop_one_rise_rest_unchanged_thin_point_insufficient(env
 def test_without_the_drop_fail_on_regression_exits_0(env, capsys):
     code, out = compare_json(build(env / "r.db", with_drop=False), capsys, "--fail-on-regression")
     assert code == 0 and out["counts"][C.REGRESSED] == 0 and out["counts"][C.IMPROVED] == 1
+
+
+def test_json_is_written_whole_not_token_by_token(env, monkeypatch):
+    """Speed: json.dump wrote each token of the report on its own, about a million writes for
+    2,000 points; into a pipe, that put `tests/bench/compare_speed.py` at 5-6 s, past its 5 s goal."""
+    url = build(env / "r.db")
+
+    class Counting(io.StringIO):
+        writes = 0
+
+        def write(self, text):
+            Counting.writes += 1
+            return super().write(text)
+
+    out = Counting()
+    monkeypatch.setattr(sys, "stdout", out)
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json"]) == 0
+    assert json.loads(out.getvalue())["run"] == "pr-7"
+    assert Counting.writes <= 2, Counting.writes
 
 
 def test_markdown_lists_regressions_first_and_folds_the_unchanged(env, capsys):

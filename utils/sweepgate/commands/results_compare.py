@@ -188,8 +188,8 @@ def _print(comparison, args, charts: list[str]) -> None:
     from sweepgate.results import render
 
     if args.json:
-        json.dump(comparison.as_json(), sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
+        # One write: json.dump writes each of the ~1 million tokens of a large run on its own.
+        sys.stdout.write(json.dumps(comparison.as_json(), indent=2, allow_nan=False) + "\n")
     elif args.markdown:
         sys.stdout.write(render.markdown(comparison, args.baseline_ref, args.window, charts) + "\n")
     else:
