@@ -212,16 +212,24 @@ def test_decide_api_error_is_one_line(stub, tmp_path):
     assert proc.stderr.startswith(f"{stub.url}: GitHub API error 404"), proc.stderr  # at the API's URL, as documented
 
 
+def serve_run_5(stub, pr: str, sha: str, status: str) -> str:
+    """The GPU workflow's one dispatch run, id 5 (PR ``pr`` at ``sha``, trimmed, ``status``), and the
+    answers to a dispatch and to run 5's cancel; returns the workflow's API path."""
+    base = f"/repos/{REPO}"
+    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"  # the API takes the file name as the id
+    stub.route("GET", f"{wf}/runs", {"total_count": 1, "workflow_runs": [
+        {"id": 5, "display_title": dispatch.run_title(pr, sha, "trimmed"), "status": status,
+         "url": f"{stub.url}{base}/actions/runs/5"}]})
+    stub.route("POST", f"{wf}/dispatches", None, status=204)
+    stub.route("POST", f"{base}/actions/runs/5/cancel", {}, status=202)
+    return wf
+
+
 def test_dispatch_poller(stub, tmp_path):
     pr = serve_pull(stub, head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")])
     base = f"/repos/{REPO}"
     stub.route("GET", f"{base}/pulls", [pr])
-    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"  # the API takes the file name as the id
-    stub.route("GET", f"{wf}/runs", {"total_count": 1, "workflow_runs": [
-        {"id": 5, "display_title": dispatch.run_title("7", OLD, "trimmed"), "status": "queued",
-         "url": f"{stub.url}{base}/actions/runs/5"}]})
-    stub.route("POST", f"{wf}/dispatches", None, status=204)
-    stub.route("POST", f"{base}/actions/runs/5/cancel", {}, status=202)
+    wf = serve_run_5(stub, "7", OLD, "queued")
     proc = run_cli(stub, "dispatch")
     assert proc.returncode == 0, proc.stderr
     posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
@@ -254,12 +262,7 @@ def poll_two_prs(stub, p7_labels, pr7_running_sha, broken_route=None):
     if broken_route:
         stub.route("GET", f"{base}{broken_route}", {"message": "Server Error"}, status=500)
     stub.route("GET", f"{base}/pulls", [p7, p8])
-    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"
-    stub.route("GET", f"{wf}/runs", {"total_count": 1, "workflow_runs": [
-        {"id": 5, "display_title": dispatch.run_title("7", pr7_running_sha, "trimmed"), "status": "in_progress",
-         "url": f"{stub.url}{base}/actions/runs/5"}]})
-    stub.route("POST", f"{wf}/dispatches", None, status=204)
-    stub.route("POST", f"{base}/actions/runs/5/cancel", {}, status=202)
+    wf = serve_run_5(stub, "7", pr7_running_sha, "in_progress")
     proc = run_cli(stub, "dispatch")
     assert "Traceback" not in proc.stderr, proc.stderr
     problems = [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate")]

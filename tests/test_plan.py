@@ -268,16 +268,22 @@ def test_seed_like_scenario_4_jobs_32_gpu_hours(fleet):
     json.dumps(p)  # JSON-serialisable
 
 
-def test_seed_like_scenario_through_the_cli(fleet, monkeypatch, capsys):
+def plan_of_lmcache_key(fleet, monkeypatch, capsys, pr: int, **kimi_args) -> tuple[dict, str]:
+    """`sweepgate plan --json` (exit 0) of a head that adds the LMCache key (``kimi("lmcache", ...)``)
+    and an entry naming it, run from the fleet's top outside Actions: (its output, the head)."""
     master = nvidia_master(fleet)
-    master[LMCACHE] = kimi("lmcache")
+    master[LMCACHE] = kimi("lmcache", **kimi_args)
     head = fleet.commit({"configs/nvidia-master.yaml": master,
-                         "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE, pr=2597))}, "head")
+                         "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE, pr=pr))}, "head")
     monkeypatch.chdir(fleet.root)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head, "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    return json.loads(capsys.readouterr().out), head
+
+
+def test_seed_like_scenario_through_the_cli(fleet, monkeypatch, capsys):
+    out, head = plan_of_lmcache_key(fleet, monkeypatch, capsys, 2597)
     assert out["jobs"] == 4 and out["by_runner"]["cluster:b300-nv"]["gpu_hours"] == 32.0
     assert set(out["matrix"]) >= {"single_node", "multi_node", "evals", "agentic_evals", "changelog_metadata"}
     for w in out["warnings"]:
@@ -591,15 +597,7 @@ def test_more_than_256_jobs_in_a_bucket_is_no_warning_because_split_chunks_them(
 def test_a_sweep_ci_split_will_refuse_is_a_fanout_limit_warning(fleet, monkeypatch, capsys):
     """Issue 7's rule `fanout-limit`: more rows than run-sweep.yml's fan-out jobs hold (2 agentic
     jobs of 256) are refused by `ci split` on the GPU side; the plan said nothing about it."""
-    master = nvidia_master(fleet)
-    master[LMCACHE] = kimi("lmcache", concs=range(1, 521))
-    head = fleet.commit({"configs/nvidia-master.yaml": master,
-                         "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE, pr=11))}, "head")
-    monkeypatch.chdir(fleet.root)
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head, "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    out, head = plan_of_lmcache_key(fleet, monkeypatch, capsys, 11, concs=range(1, 521))
     assert out["jobs"] == 520
     (w,) = rules(out, "fanout-limit")
     assert w["severity"] == "warning" and w["file"] == "perf-changelog.yaml"
