@@ -93,9 +93,10 @@ def fanout_limit(matrix: dict, changelog: str) -> list[Diagnostic]:
 
 def add_warnings(plan: dict, found: list[Diagnostic]) -> None:
     """Merge ``found`` into the plan's warnings, keeping them ordered by severity (errors first)."""
-    order = {"error": 0, "warning": 1, "info": 2}
+    from sweepgate.core.plan import severity_rank
+
     merged = plan["warnings"] + [d.as_dict() for d in found]
-    plan["warnings"] = sorted(merged, key=lambda w: order.get(w.get("severity"), 3))
+    plan["warnings"] = sorted(merged, key=lambda w: severity_rank(w.get("severity")))
 
 
 def reuse_preview(git, plan: dict, db: str) -> dict:

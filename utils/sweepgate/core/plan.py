@@ -500,6 +500,13 @@ def matrix_or_empty(git, base: str, head: str, opts) -> dict:
         raise
 
 
+SEVERITY_ORDER = ("error", "warning", "info")  # how the plan lists its warnings
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITY_ORDER.index(severity) if severity in SEVERITY_ORDER else len(SEVERITY_ORDER)
+
+
 def make_plan(git, base: str, head: str, opts=None) -> dict:
     """The plan object (CONTRACTS section 4, extended)."""
     from sweepgate.core.identity import support_files
@@ -525,8 +532,7 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
     by_status: dict[str, list] = {"new": [], "changed": [], "removed": [], "unchanged": []}
     for d in diffs.values():
         by_status[d.status].append(d.as_dict() if d.status == "changed" else d.key)
-    severity_order = {"error": 0, "warning": 1, "info": 2}
-    warnings.sort(key=lambda d: (severity_order.get(d.severity, 3), d.rule, d.file, d.line))
+    warnings.sort(key=lambda d: (severity_rank(d.severity), d.rule, d.file, d.line))
     return {
         "base_ref": base,
         "head_ref": head,
