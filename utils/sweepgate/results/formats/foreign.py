@@ -1,13 +1,13 @@
-"""Outputs of the same tools that are not one serving run's figures, refused with what they are.
+"""Outputs of the same tools that are not one serving run's figures: refused with what they are
+(``KINDS``), or passed over as files that go beside a result (``AIPERF_COMPANIONS``, ``Auxiliary``).
 
-Each entry: the top-level keys that tell the file, what it is, and what to ingest instead. A file
-matching none is "unknown JSON output" (sniff.py).
+Each KINDS entry: the top-level keys that tell the file, what it is, and what to ingest instead. A
+file matching nothing is "unknown JSON output" (sniff.py).
 """
 
 from __future__ import annotations
 
 from sweepgate.core.errors import fail
-
 
 
 class Auxiliary(Exception):
@@ -30,6 +30,7 @@ def _aiperf_inputs(doc: dict) -> bool:
     data = doc.get("data")
     return (doc.keys() == {"data"} and isinstance(data, list) and bool(data) and isinstance(data[0], dict)
             and {"session_id", "payloads"} <= data[0].keys())
+
 
 KINDS = (
     ({"avg_latency", "latencies", "percentiles"},
