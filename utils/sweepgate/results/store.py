@@ -34,6 +34,7 @@ from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.results import record as R
 
 DB_ENV = "SWEEPGATE_DB"
+PG_SCHEME = "postgresql+psycopg"  # PostgreSQL through psycopg 3, the driver installed with sweepgate
 DEFAULT_DIR = ".sweepgate"
 DEFAULT_FILE = "results.db"
 KEY = (R.RUN_ID, R.ATTEMPT, R.RESULT_FILENAME)
@@ -108,9 +109,6 @@ def resolve_url(url: str | None, root: Path | None = None) -> str:
     return f"{PG_SCHEME}://{rest}" if sep and scheme.lower() in ("postgresql", "postgres") else url
 
 
-PG_SCHEME = "postgresql+psycopg"
-
-
 def _netloc(url: str) -> tuple[str, str, str]:
     """(scheme, user@host part, the rest from its first '/') of a URL as written."""
     scheme, _, rest = url.partition("://")
@@ -143,7 +141,7 @@ def _fast_sqlite(dbapi_connection, _record) -> None:
     cursor.close()
 
 
-URL_HINT = "use sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DB (percent-encode '@', ':' and '/' in a password)"
+URL_HINT = f"use sqlite:///PATH or {PG_SCHEME}://USER:PASSWORD@HOST/DB (percent-encode '@', ':' and '/' in a password)"
 URL_ERRORS = (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError, ValueError)
 
 
