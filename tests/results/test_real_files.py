@@ -375,3 +375,27 @@ def test_a_folder_of_only_companion_files_beside_one_with_results_is_still_refus
         "(GPU metrics, lm-eval samples logs, AIPerf's other exports); pass the folder the job outputs were downloaded into\n", err
     rc, out, err = run_cli(capsys, "results", "ingest", "--allow-empty", "--db", db, str(onlys), str(results))
     assert rc == 0, err
+
+
+def test_an_aiperf_run_with_timed_out_requests_counts_them_failed():
+    """Hunt 13: AIPerf 0.8.0 against llama.cpp, 5 of 20 requests past the 30 s timeout."""
+    (rec,) = records("aiperf/aiperf0.8.0_llamacpp_qwen3-4b-gguf_c1_5timeouts_trimmed.json")
+    m = rec[R.METRICS]
+    assert (rec[R.CONC], rec[R.ISL], rec[R.OSL]) == (1, None, None)  # a custom input file: no lengths
+    assert (m[R.COMPLETED], m[R.FAILED], m[R.SUCCESS_RATE]) == (15, 5, 0.75)
+    assert m["ttft_p50_ms"] == pytest.approx(418.73477299999996) and m["itl_p99_ms"] == pytest.approx(47.04946756)
+    assert m[R.DURATION_S] == pytest.approx(272.820771857) and m[R.TOTAL_OUTPUT_TOKENS] == 3550
+
+
+def test_prompts_longer_than_the_server_takes_are_stored_with_the_short_output_warning(tmp_path, capsys):
+    """Hunt 13: SGLang 0.5.9 (MetaX fork) sent 194560-token prompts to a server whose
+    max_req_input_len is 45626; its 100 "completed" requests averaged 31.7 output tokens of 1024."""
+    from helpers import run_cli
+
+    rel = "sglang/sglang0.5.9-maca_glm5_c550_isl194560_over_max_req_input_len_trimmed.jsonl"
+    (rec,) = records(rel)
+    assert (rec[R.MODEL], rec[R.CONC], rec[R.ISL], rec[R.OSL]) == ("glm-5", 1, 194560, 1024)
+    assert rec[R.CLIENT_VERSION] == "0.5.9+maca3.5.3.204" and rec[R.METRICS]["itl_p50_ms"] == 0
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(REAL / rel))
+    assert rc == 0 and f"{REAL / rel}:1:1: warning: osl: the output asked for 1024 output tokens per request but " \
+        "its 100 completed requests averaged 31.7" in err, err
