@@ -34,7 +34,8 @@ REFUSED = {
 }
 
 
-FAILED_RUNS = {"vllm/vllm0.25.1_opt125m_all_failed_noconc.json"}  # every request failed
+FAILED_RUNS = {"vllm/vllm0.25.1_opt125m_all_failed_noconc.json",  # every request failed
+               "aiperf/aiperf-e2e-fixture_failed_run_zero_placeholders_c16.json"}  # every statistic 0.0
 # Files that belong beside a result but are none (skipped, as a gpu_metrics.csv is)
 AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines_trimmed.jsonl",
              # AIPerf's other exports beside the run's (hunt 7 named them; refused, they failed a whole folder)
@@ -375,6 +376,14 @@ def test_a_folder_of_only_companion_files_beside_one_with_results_is_still_refus
         "(GPU metrics, lm-eval samples logs, AIPerf's other exports); pass the folder the job outputs were downloaded into\n", err
     rc, out, err = run_cli(capsys, "results", "ingest", "--allow-empty", "--db", db, str(onlys), str(results))
     assert rc == 0, err
+
+
+def test_a_run_that_states_no_count_and_served_nothing_keeps_no_latencies():
+    """Hunt 13: AIPerf's fixture of a failed run writes every statistic as 0.0 and no request count;
+    it was stored as failed, but with its 0 ms placeholders as measured TTFT, TPOT and E2EL."""
+    (rec,) = records("aiperf/aiperf-e2e-fixture_failed_run_zero_placeholders_c16.json")
+    assert rec[R.STATUS] == "failure" and rec[R.MODEL] == "mistral-7b"
+    assert rec[R.METRICS] == {R.REQUEST_THROUGHPUT: 0, R.OUTPUT_THROUGHPUT: 0}
 
 
 def test_an_aiperf_run_with_timed_out_requests_counts_them_failed():

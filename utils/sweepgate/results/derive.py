@@ -107,21 +107,25 @@ def energy_per_output_token_j(energy_j: float | None, metrics: dict) -> float | 
 
 
 def measured(metrics: dict) -> dict:
-    """``metrics`` without the latencies of a run in which no request completed: there the
-    client writes a placeholder (vLLM's mean of nothing is 0, others write NaN), not a measurement."""
-    if metrics.get(R.COMPLETED) != 0:
+    """``metrics`` without the latencies of a run in which no request completed (its count is 0, or
+    it states none and every throughput is zero or absent): there the client writes a placeholder
+    (vLLM's mean of nothing is 0, others write NaN), not a measurement."""
+    if metrics.get(R.COMPLETED) != 0 and (metrics.get(R.COMPLETED) is not None or _served(metrics)):
         return metrics
     return {name: value for name, value in metrics.items() if name not in R.LATENCY_METRICS}
+
+
+def _served(metrics: dict) -> bool:
+    """Whether any of the run's throughputs is above zero."""
+    rates = [metrics.get(n) for n in (R.REQUEST_THROUGHPUT, R.OUTPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT)]
+    return any(isinstance(v, (int, float)) and v > 0 and math.isfinite(v) for v in rates)
 
 
 def is_failed_run(metrics: dict, evals: list) -> bool:
     """No request completed, or every throughput is zero or absent (and no eval scored)."""
     if evals:
         return False
-    if metrics.get(R.COMPLETED) == 0:
-        return True
-    rates = [metrics.get(n) for n in (R.REQUEST_THROUGHPUT, R.OUTPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT)]
-    return not any(isinstance(v, (int, float)) and v > 0 and math.isfinite(v) for v in rates)
+    return metrics.get(R.COMPLETED) == 0 or not _served(metrics)
 
 
 # derived value -> the measurements it is computed from (named when it comes out NaN or infinite)
