@@ -40,7 +40,10 @@ FAILED_RUNS = {"vllm/vllm0.25.1_opt125m_all_failed_noconc.json",  # every reques
 AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines_trimmed.jsonl",
              # AIPerf's other exports beside the run's (hunt 7 named them; refused, they failed a whole folder)
              "aiperf/aiperf0.8_server_metrics_export_trimmed.csv",
-             "aiperf/aiperf0.8_profile_export_records_trimmed_3rows.csv"}
+             "aiperf/aiperf0.8_profile_export_records_trimmed_3rows.csv",
+             # hunt 13: the time-slice export (--slice-duration) and its CSV, refused, failed a whole folder
+             "aiperf/aiperf_timeslices_glm5.1_mi355x_conc16_trimmed.json",
+             "aiperf/aiperf_timeslices_glm5.1_mi355x_conc16_trimmed.csv"}
 
 
 def records(rel: str) -> list[dict]:
@@ -408,3 +411,24 @@ def test_prompts_longer_than_the_server_takes_are_stored_with_the_short_output_w
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(REAL / rel))
     assert rc == 0 and f"{REAL / rel}:1:1: warning: osl: the output asked for 1024 output tokens per request but " \
         "its 100 completed requests averaged 31.7" in err, err
+
+
+def test_an_aiperf_artifact_folder_with_its_time_slice_export_stores_its_run(tmp_path, capsys):
+    """Hunt 13: an InferenceX agentic job runs AIPerf with --slice-duration, which writes
+    profile_export_aiperf_timeslices.json and .csv beside the run's export; ingesting the folder stored the
+    run but exited 1 on the JSON ("an AIPerf timeslice export"), and the CSV alone read "not JSON or CSV"."""
+    import shutil
+
+    from helpers import run_cli
+
+    folder = tmp_path / "aiperf_artifacts"
+    folder.mkdir()
+    shutil.copy(REAL / "aiperf/aiperf0.10_qwen3.6-nvfp4_rtx5090_agent_c16.json", folder / "profile_export_aiperf.json")
+    for ext in ("json", "csv"):
+        shutil.copy(REAL / f"aiperf/aiperf_timeslices_glm5.1_mi355x_conc16_trimmed.{ext}",
+                    folder / f"profile_export_aiperf_timeslices.{ext}")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+    assert rc == 0 and err == "" and "ingested 1 results (1 new)" in out, (out, err)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder / "profile_export_aiperf_timeslices.csv"))
+    assert rc == 0 and "skipped 1 file with no result" in out and "not JSON or CSV" not in err, (out, err)

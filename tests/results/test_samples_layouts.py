@@ -140,7 +140,6 @@ def test_a_run_whose_outputs_stopped_far_short_of_their_length_is_stored_with_a_
 @pytest.mark.parametrize("rel,words", [
     ("vllm/vllm-ascend0.7_offline_benchmark_latency_llama8b_tp1.json", "vLLM benchmark_latency result"),
     ("vllm/vllm-ascend0.7_offline_benchmark_throughput_llama8b_tp1.json", "vLLM benchmark_throughput result"),
-    ("aiperf/aiperf_timeslices_glm5.1_mi355x_conc40_trimmed.json", "AIPerf timeslice export"),
     ("aiperf/perfanalyzer2.48_raw_profile_export_conc2_trimmed.json", "perf_analyzer's raw per-request export"),
 ])
 def test_other_outputs_of_the_same_tools_are_refused_saying_what_they_are(tmp_path, capsys, rel, words):

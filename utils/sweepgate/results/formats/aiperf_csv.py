@@ -46,14 +46,15 @@ _ANALYZE_HEADER = "Config Name,"
 def refuse_sweep(text: str, path: str) -> None:
     """Refuse a summary of several runs (AIPerf's sweep aggregate CSV, GenAI-Perf's analyze export)
     with its own reason, as the JSON sweep aggregate is. AIPerf's other CSVs (server metrics,
-    per-request records, GPU telemetry) go beside a run's export: passed over (``Auxiliary``)."""
+    per-request records, GPU telemetry, time slices) go beside a run's export: passed over (``Auxiliary``)."""
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if _SWEEP_HEADER.match(first) and "_cv," in first:
         raise fail(path, 1, f"format: an AIPerf sweep aggregate CSV (statistics of several runs, one row per "
                    f"{first.split(',', 1)[0]}), not one run's export",
                    "ingest each run's own profile_export_aiperf.json (the sweep's per-value folders)")
     if (first.startswith("# AIPerf Server Metrics Export") or first.startswith("Endpoint,GPU_Index,")  # telemetry
-            or (first.startswith("request_num,") and ",request_start_ns," in first)):  # per-request records
+            or (first.startswith("request_num,") and ",request_start_ns," in first)  # per-request records
+            or first.startswith("Timeslice,Start_NS,End_NS,")):  # the time-slice export (--slice-duration)
         raise Auxiliary(path)
     if first.startswith(_ANALYZE_HEADER):
         raise fail(path, 1, "format: a GenAI-Perf analyze summary (one row per run config, p99 latencies and "

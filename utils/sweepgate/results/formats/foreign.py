@@ -22,6 +22,7 @@ AIPERF_COMPANIONS = (
     {"aiperf_version", "summary", "metrics"},  # server_metrics_export.json
     {"gpu_index", "gpu_uuid", "metrics"},  # gpu_telemetry_export.jsonl, one sample a line
     {"ready", "was_cancelled"},  # .aiperf_results_ready.json, the run's end marker
+    {"timeslices", "input_config"},  # profile_export_aiperf_timeslices.json (--slice-duration), per time slice
 )
 
 
@@ -39,9 +40,6 @@ KINDS = (
     ({"elapsed_time", "num_requests", "requests_per_second", "tokens_per_second"},
      "a vLLM benchmark_throughput result (offline generation, no serving latencies)",
      "ingest `vllm bench serve --save-result` JSON, a serving run"),
-    ({"timeslices", "input_config"},
-     "an AIPerf timeslice export (the run's statistics per time slice, not for the whole run)",
-     "ingest the same run's profile_export_aiperf.json"),
     ({"engine", "world_info", "request_info", "performance"},
      "a TensorRT-LLM trtllm-bench report (the engine driven in-process, not a serving client's run)",
      "serve the model with trtllm-serve and ingest the serving client's output (vllm bench serve JSON)"),
