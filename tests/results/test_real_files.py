@@ -399,20 +399,6 @@ def test_an_aiperf_run_with_timed_out_requests_counts_them_failed():
     assert m[R.DURATION_S] == pytest.approx(272.820771857) and m[R.TOTAL_OUTPUT_TOKENS] == 3550
 
 
-def test_prompts_longer_than_the_server_takes_are_stored_with_the_short_output_warning(tmp_path, capsys):
-    """Hunt 13: SGLang 0.5.9 (MetaX fork) sent 194560-token prompts to a server whose
-    max_req_input_len is 45626; its 100 "completed" requests averaged 31.7 output tokens of 1024."""
-    from helpers import run_cli
-
-    rel = "sglang/sglang0.5.9-maca_glm5_c550_isl194560_over_max_req_input_len_trimmed.jsonl"
-    (rec,) = records(rel)
-    assert (rec[R.MODEL], rec[R.CONC], rec[R.ISL], rec[R.OSL]) == ("glm-5", 1, 194560, 1024)
-    assert rec[R.CLIENT_VERSION] == "0.5.9+maca3.5.3.204" and rec[R.METRICS]["itl_p50_ms"] == 0
-    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(REAL / rel))
-    assert rc == 0 and f"{REAL / rel}:1:1: warning: osl: the output asked for 1024 output tokens per request but " \
-        "its 100 completed requests averaged 31.7" in err, err
-
-
 def test_an_aiperf_artifact_folder_with_its_time_slice_export_stores_its_run(tmp_path, capsys):
     """Hunt 13: an InferenceX agentic job runs AIPerf with --slice-duration, which writes
     profile_export_aiperf_timeslices.json and .csv beside the run's export; ingesting the folder stored the
