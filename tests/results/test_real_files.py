@@ -31,6 +31,9 @@ REFUSED = {
     # hunt 9
     "sglang/sglang_bench_latency_prefill_decode_2runs.jsonl": "an SGLang bench_one_batch result",
     "other/akamas_lmeval_finished_after_stopreasons.json": "unknown JSON output",
+    # hunt 13: named for what they are (the JSON was "unknown JSON output", the CSV "not JSON or CSV")
+    "other/guidellm0.7.3_gemma4-26b_gfx1201_c1_multiturn_trimmed.json": "a GuideLLM benchmarks report (guidellm 0.7.3)",
+    "other/guidellm0.7.3_gemma4-26b_gfx1201_c1_multiturn_header_trimmed.csv": "a GuideLLM benchmarks report (CSV)",
 }
 
 
@@ -418,3 +421,16 @@ def test_an_aiperf_artifact_folder_with_its_time_slice_export_stores_its_run(tmp
     assert rc == 0 and err == "" and "ingested 1 results (1 new)" in out, (out, err)
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder / "profile_export_aiperf_timeslices.csv"))
     assert rc == 0 and "skipped 1 file with no result" in out and "not JSON or CSV" not in err, (out, err)
+
+
+def test_a_csv_no_reader_takes_is_called_a_csv_table(tmp_path, capsys):
+    """Hunt 13: any CSV that is no AIPerf/GenAI-Perf export was refused as "not JSON or CSV"."""
+    from helpers import run_cli
+
+    table, text = tmp_path / "report.csv", tmp_path / "notes.txt"
+    table.write_text("Model,Concurrency,TTFT (ms)\nqwen,8,41.2\n", encoding="utf-8")
+    text.write_text("throughput was fine\nsee the log\n", encoding="utf-8")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(table), str(text))
+    lines = err.splitlines()
+    assert rc == 1 and lines[0].startswith(f"{table}:1: format: a CSV table, not a benchmark client output"), err
+    assert lines[1].startswith(f"{text}:1: format: not JSON or CSV"), err

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import itertools
 import re
 
 from sweepgate.core.errors import fail
@@ -31,13 +34,23 @@ def parse_text(text: str, path: str) -> list[Measurement]:
                    "the client wrote nothing: check the job's log, or remove the file", rule=jsonio.UNREADABLE)
     aiperf_csv.refuse_sweep(text, path)
     if not text.lstrip()[:1] in ("{", "[") or LOG_LINE.match(text):
-        what = "a console log" if LOG_LINE.match(text) else "not JSON or CSV"
+        foreign.refuse_csv(text.split("\n", 1)[0], path)
+        what = "a console log" if LOG_LINE.match(text) else "a CSV table" if _table(text) else "not JSON or CSV"
         raise fail(path, 1, f"format: {what}, not a benchmark client output (expected {KNOWN})",
                    "ingest the job's $RESULT_FILENAME.json, or remove the file")
     docs = jsonio.documents(text, path)
     if lm_eval.is_samples_log(docs):  # beside its results file, as gpu_metrics.csv is beside an output
         raise Auxiliary(path)
     return [parse_document(doc, path, line) for line, doc in _jobs_documents(docs)]
+
+
+def _table(text: str) -> bool:
+    """Whether ``text`` reads as a CSV table: a first row of two or more cells and the next rows as wide."""
+    try:
+        rows = [row for row in itertools.islice(csv.reader(io.StringIO(text)), 3) if row]
+    except csv.Error:
+        return False
+    return bool(rows) and len(rows[0]) >= 2 and all(len(row) == len(rows[0]) for row in rows)
 
 
 def _is_client_output(doc) -> bool:

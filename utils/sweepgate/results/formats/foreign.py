@@ -50,8 +50,8 @@ KINDS = (
 
 
 def refuse(doc, path: str, line: int) -> None:
-    """Refuse ``doc`` with its own reason when it is one of KINDS, pass it over (``Auxiliary``) when it is
-    one of AIPerf's companion files; return otherwise."""
+    """Refuse ``doc`` with its own reason when it is one of KINDS or a GuideLLM report, pass it over
+    (``Auxiliary``) when it is one of AIPerf's companion files; return otherwise."""
     if not isinstance(doc, dict):
         return
     if any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_inputs(doc):
@@ -59,3 +59,20 @@ def refuse(doc, path: str, line: int) -> None:
     for keys, what, instead in KINDS:
         if keys <= doc.keys():
             raise fail(path, line, f"format: {what}", instead)
+    meta = doc.get("metadata")
+    if isinstance(meta, dict) and "guidellm_version" in meta and isinstance(doc.get("benchmarks"), list):
+        raise fail(path, line, f"format: {GUIDELLM} (guidellm {meta['guidellm_version']}), {NOT_READ}", GUIDELLM_HINT)
+
+
+# GuideLLM (vllm-project/guidellm) writes its report as JSON (metadata.guidellm_version, benchmarks) and
+# as CSV (a first header row of column groups, "Run Info,Run Info,..."): another client's figures and units.
+GUIDELLM = "a GuideLLM benchmarks report"
+NOT_READ = "a client whose output sweepgate does not read"
+GUIDELLM_HINT = "run the point with a client sweepgate reads (vllm bench serve --save-result, AIPerf), or remove the file"
+GUIDELLM_CSV = "Run Info,Run Info,"
+
+
+def refuse_csv(first_line: str, path: str) -> None:
+    """Refuse GuideLLM's CSV report with its own reason; return for any other text."""
+    if first_line.lstrip("\ufeff").startswith(GUIDELLM_CSV):
+        raise fail(path, 1, f"format: {GUIDELLM} (CSV), {NOT_READ}", GUIDELLM_HINT)
