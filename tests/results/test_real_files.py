@@ -423,6 +423,15 @@ def test_an_aiperf_artifact_folder_with_its_time_slice_export_stores_its_run(tmp
     assert rc == 0 and "skipped 1 file with no result" in out and "not JSON or CSV" not in err, (out, err)
 
 
+def test_the_csv_export_of_a_run_with_timeouts_agrees_with_its_json():
+    """Hunt 13: AIPerf 0.8.0's CSV of the 5-timeout run: its rounded figures, as written."""
+    (cs,) = records("aiperf/aiperf0.8.0_llamacpp_qwen3-4b-gguf_c1_5timeouts.csv")
+    (js,) = records("aiperf/aiperf0.8.0_llamacpp_qwen3-4b-gguf_c1_5timeouts_trimmed.json")
+    assert (cs[R.CLIENT], cs[R.CONC], cs[R.METRICS][R.REQUEST_THROUGHPUT]) == ("aiperf", None, 0.05)  # as rounded
+    for name in (R.COMPLETED, R.FAILED, R.TOTAL_OUTPUT_TOKENS, "ttft_p50_ms", "itl_p99_ms", R.DURATION_S):
+        assert cs[R.METRICS][name] == pytest.approx(js[R.METRICS][name], abs=0.01)
+
+
 def test_a_csv_no_reader_takes_is_called_a_csv_table(tmp_path, capsys):
     """Hunt 13: any CSV that is no AIPerf/GenAI-Perf export was refused as "not JSON or CSV"."""
     from helpers import run_cli
