@@ -443,3 +443,15 @@ def test_a_csv_no_reader_takes_is_called_a_csv_table(tmp_path, capsys):
     lines = err.splitlines()
     assert rc == 1 and lines[0].startswith(f"{table}:1: format: a CSV table, not a benchmark client output"), err
     assert lines[1].startswith(f"{text}:1: format: not JSON or CSV"), err
+
+
+def test_an_inferencex_run_against_atom_with_mtp_keeps_its_own_itl_and_tpot():
+    """Hunt 13: InferenceX's client keeps input_lens/output_lens (no ttfts or itls) since mid-2026; under
+    MTP a streamed chunk carries several tokens, so its ITL (50.1 ms) is above its TPOT (17.3 ms)."""
+    (rec,) = records("vllm/ifx_atom_mtp_qwen3.5-397b-fp8_tp4_conc64_isl8192_osl1024_profile.json")
+    m = rec[R.METRICS]
+    assert (rec[R.CONC], rec[R.REQUEST_RATE], m[R.COMPLETED], m[R.FAILED]) == (64, "inf", 64, 0)
+    assert (m[R.TOTAL_INPUT_TOKENS], m[R.TOTAL_OUTPUT_TOKENS]) == (468058, 59194)
+    assert (m["itl_mean_ms"], m["tpot_mean_ms"]) == pytest.approx((50.101673735046504, 17.34632734162186))
+    assert m["ttft_p90_ms"] == pytest.approx(10192.873542697635)  # the summary's own, not from arrays
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-08-04T14:32:36+00:00", "2026-08-04T14:33:00")
