@@ -526,3 +526,15 @@ def test_a_random_ids_line_at_another_length_is_refused(tmp_path, capsys):
                            "--run-id", "7", "--ref", "refs/heads/main", str(out_file))
     assert rc == 1 and err.startswith(f"{out_file}:1:1: isl: the output used 2048") and "ingested 0 results" in out, (out, err)
     assert len(err.splitlines()) == 1, err
+
+
+def test_the_spring_2024_request_throughput_typo_is_read_as_the_request_throughput(tmp_path, capsys):
+    """benchmark_serving.py wrote its request throughput as "request_inthroughput" for a while in 2024;
+    it was dropped without a word, and the point stored without a request rate."""
+    old = vllm_output()
+    old["request_inthroughput"] = old.pop("request_throughput")
+    write_job(tmp_path / "in", "old", old, job())
+    rc, _, err = run_cli(capsys, "results", "ingest", str(tmp_path / "in"), "--db", db_of(tmp_path))
+    assert rc == 0, err
+    (rec,) = stored(db_of(tmp_path))
+    assert rec[R.METRICS][R.REQUEST_THROUGHPUT] == 0.4

@@ -1,6 +1,7 @@
 """vLLM `bench serve --save-result` / `benchmark_serving.py` JSON (and appended JSONL).
 
 Versions differ: ``"request_goodput:"`` (a typo with a colon) before 0.10,
+``"request_inthroughput"`` (a typo) for the request throughput in the spring of 2024,
 ``"inf"`` request rates, ``max_concurrency`` null for rate-driven runs, dotted
 keys (``p99.9_ttft_ms``), per-request arrays (``ttfts``, ``itls``) in SECONDS
 while summaries are ms, and a latency-only vllm-ascend variant.
@@ -36,9 +37,18 @@ THROUGHPUTS = {
 }
 
 
+# A key some versions misspelt -> its name.
+TYPOS = {"request_inthroughput": "request_throughput"}
+
+
 def clean_keys(doc: dict) -> dict:
-    """Keys without the stray trailing colon some versions wrote (``request_goodput:``)."""
-    return {k.rstrip(":").strip(): v for k, v in doc.items()}
+    """Keys without the stray trailing colon some versions wrote (``request_goodput:``), and
+    with their names where a version misspelt them (``TYPOS``)."""
+    out = {k.rstrip(":").strip(): v for k, v in doc.items()}
+    for typo, name in TYPOS.items():
+        if typo in out and name not in out:
+            out[name] = out.pop(typo)
+    return out
 
 
 def detect(doc) -> bool:
