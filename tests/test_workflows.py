@@ -376,6 +376,10 @@ def test_the_trusted_side_installs_main_s_sweepgate_only(docs):
 RUNNERS_OF_CODE = {"python", "python3", "bash", "sh", "zsh", "dash", "source", ".", "make", "pip", "pip3",
                    "npm", "npx", "node", "perl", "ruby", "pytest", "tox", "nox", "uv", "env", "xargs", "exec"}
 MAIN_EXPORT = '"${RUNNER_TEMP}/sweepgate-main/'
+# sweepgate's own commands that run the benchmark scripts of the tree they are in (rehearsals,
+# sweepgate.rehearsal): main's sweepgate, the PR's scripts (security review: `sweepgate preflight`
+# in a pr-data step of run-sweep.yml's setup job, which holds the results environment, passed).
+SWEEPGATE_RUNS_SCRIPTS = {"preflight", "rehearse"}
 SEPARATORS = re.compile(r"&&|\|\||[;|(`]|\$\(")
 LEADING = re.compile(r"^(?:(?:then|do|else|if|while|until|!|\{)\s+|\w+=\S*\s+)*")
 
@@ -395,13 +399,18 @@ def commands(run: str) -> list[list[str]]:
 
 def runs_pr_code(run: str) -> list[str]:
     """The commands of ``run`` that, in a PR's tree, would run a file of it (a program by path, an
-    interpreter or build tool not given main's export, `python` without -P -m sweepgate)."""
+    interpreter or build tool not given main's export, `python` without -P -m sweepgate, a sweepgate
+    command that rehearses the tree's scripts)."""
     found = []
     for words in commands(run):
         program, args = words[0], words[1:]
         if program.startswith(MAIN_EXPORT) or (args and args[0].startswith(MAIN_EXPORT)):
             continue
-        if program == "python3" and args[:3] == ["-P", "-m", "sweepgate"]:
+        sweepgate = args[3:] if program == "python3" and args[:3] == ["-P", "-m", "sweepgate"] else (
+            args if program == "sweepgate" else None)
+        if sweepgate is not None:
+            if sweepgate[:1] and sweepgate[0] in SWEEPGATE_RUNS_SCRIPTS:
+                found.append(" ".join(words))
             continue
         if program.lstrip('"').startswith(("./", "../", "/")) or "/" in program or program in RUNNERS_OF_CODE:
             found.append(" ".join(words))
@@ -462,6 +471,9 @@ def test_no_git_reads_a_checkout_the_container_could_write(docs, name):
     ('sweepgate validate --base-ref "${base}" \\\n  --github-output', False),
     ('base="$(git merge-base "${BASE_REF}" "${HEAD_REF}")"', False), ('read -ra f <<<"${EVAL_FLAGS}"', False),
     ("# bash x.sh is only a comment\nfind . -mindepth 1 -delete", False),
+    ('sweepgate preflight --base-ref "${base}" --head-ref "${HEAD_REF}"', True),
+    ('python3 -P -m sweepgate rehearse --row-id agentic/0', True), ("x=1 && sweepgate rehearse", True),
+    ('sweepgate plan --base-ref "${base}" --head-ref "${HEAD_REF}" --markdown', False),
 ])
 def test_the_pr_code_check_catches_each_form(run, bad):
     assert bool(runs_pr_code(run)) is bad, runs_pr_code(run)
