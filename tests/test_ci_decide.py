@@ -337,6 +337,10 @@ def test_output_format_resists_injection(tmp_path):
     assert kv.parse_kv(text) == {"reason": "x\nrun=true", "mode": "skip"}
     with pytest.raises(ValueError):
         kv.format_kv({"bad name": "x"})
+    # security review: `^...$` took a name ending in a newline, which splits its line in two
+    for name in ("run\n", "run\n=true\nx", "\nrun"):
+        with pytest.raises(ValueError):
+            kv.format_kv({name: "x"})
 
 
 def test_parse_kv_reads_runner_format():

@@ -6,7 +6,7 @@ import re
 import uuid
 
 
-_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # fullmatch: `$` also matches before a final newline
 
 
 def format_kv(values: dict[str, str]) -> str:
@@ -18,7 +18,7 @@ def format_kv(values: dict[str, str]) -> str:
     """
     out = []
     for name, value in values.items():
-        if not _NAME_RE.match(name):
+        if not _NAME_RE.fullmatch(name):
             raise ValueError(f"bad variable name {name!r}")
         value = str(value)
         if "\n" not in value and "\r" not in value:
