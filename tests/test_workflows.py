@@ -935,6 +935,14 @@ def test_no_pr_reachable_workflow_saves_a_cache(docs):
     assert [n for n, _ in savers] == ["cache-warm.yml"]
     assert docs["cache-warm.yml"]["on"] == {"push": {"branches": ["main"]}}
     assert savers[0][1]["with"]["key"].endswith("-${{ github.sha }}")
+    # main's code over main's configs: the pushed commit alone is checked out, at the root, and the
+    # cache saved is the one sweepgate fills there (security review: a second checkout of another ref
+    # into a folder, the cache filled and saved from there, passed)
+    (warm,) = docs["cache-warm.yml"]["jobs"].values()
+    checkouts = [s for s in warm["steps"] if "actions/checkout@" in s.get("uses", "")]
+    assert [set(c["with"]) for c in checkouts] == [{"persist-credentials"}]
+    assert savers[0][1]["with"]["path"] == ".git/sweepgate-cache"
+    assert all("working-directory" not in s for s in warm["steps"])
 
 
 @pytest.mark.parametrize("on, uses, bad", [
