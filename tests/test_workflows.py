@@ -114,6 +114,13 @@ def test_no_expressions_in_run_blocks(docs):
     for name, doc in docs.items():
         for job, step in steps(doc):
             assert "${{" not in step.get("run", ""), f"{name}:{job}: pass values through env:, not ${{{{ }}}}"
+            # security review: the runner builds the shell's command line from `shell:` and starts it
+            # in `working-directory:`, expressions substituted; a job's `defaults.run.shell` may name
+            # github.event (a PR title became bash's arguments: `-c ...`) and passed actionlint and zizmor
+            for key in ("shell", "working-directory"):
+                assert "${{" not in str(step.get(key, "")), f"{name}:{job}: {key}: holds ${{{{ }}}}"
+        for where in (doc, *doc["jobs"].values()):
+            assert "${{" not in json.dumps(where.get("defaults", {})), f"{name}: defaults: holds ${{{{ }}}}"
 
 
 SHELLS = r"(?:ba|z|da|k|fi)?sh|python3?|perl|node|ruby"
