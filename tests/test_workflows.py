@@ -1291,3 +1291,69 @@ def test_row_env_refuses_a_job_file_name_too_long_with_the_runner_s_real_name(tm
     proc, out = row_env(tmp_path, env={"ROW": json.dumps(row), "RUNNER_NAME": long_name})
     assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert f"on runner '{long_name}' is" in proc.stderr and "over 232" in proc.stderr
+
+
+# --- the host steps read the approved commit as git stores it ------------------------------------
+
+def _approved_checkout(tmp_path: Path) -> Path:
+    """A workspace holding this checkout's benchmarks/ and configs/ as one commit (the approved one)."""
+    work = tmp_path / "work"
+    skip = shutil.ignore_patterns("__pycache__")
+    for part in ("benchmarks", "configs"):
+        shutil.copytree(ROOT / part, work / part, symlinks=True, ignore=skip)
+    _git("init", "-q", cwd=work)
+    return work
+
+
+def _host_row_env(work: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    """Main's row-env as the templates run it on the GPU host: in the approved checkout, --tools main's."""
+    _git("add", "-A", cwd=work)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "approved", cwd=work)
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT / "utils"), "RUNNER_NAME": "b300-nv_00",
+           "ROW": json.dumps(AGENTIC_ROW), "GITHUB_ENV": str(tmp_path / "github_env")}
+    return subprocess.run([sys.executable, "-P", "-m", "sweepgate", "ci", "row-env", "--tools", str(ROOT)],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_row_env_never_reads_a_host_file_through_the_approved_commit_s_runners_yaml(tmp_path):
+    """Security review: row-env (main's code, on the GPU host, before any container) opened the approved
+    commit's configs/runners.yaml following a symbolic link, and its schema errors quoted what it read
+    of the host file into the job's log. A link is read as git stores it: the name it points to."""
+    host = tmp_path / "host-file"
+    host.write_text("labels: hf_HOSTSECRET\nhardware: {cluster:b300-nv: {accelerator-runtime: hf_OTHERSECRET}}\n")
+    work = _approved_checkout(tmp_path)
+    (work / "configs/runners.yaml").unlink()
+    (work / "configs/runners.yaml").symlink_to(host)
+    proc = _host_row_env(work, tmp_path)
+    assert proc.returncode == 1 and "SECRET" not in proc.stdout + proc.stderr, proc.stderr
+    assert "runners file must be a mapping" in proc.stderr and not (tmp_path / "github_env").exists()
+
+
+def test_row_env_s_run_identity_is_that_of_the_approved_commit_s_git_objects(tmp_path):
+    """The identity row-env records is compared at merge (`ci reuse`) with one hashed from git objects;
+    a symbolic link the approved commit holds (benchmark_lib.sh to a file of the host, or to a FIFO or
+    /dev/zero, which the read never finished) is hashed as git stores it, never followed on the host."""
+    from sweepgate.core import identity  # noqa: PLC0415
+    from sweepgate.core.check import checked_runners  # noqa: PLC0415
+
+    host = tmp_path / "host-file"
+    host.write_text("echo a file of the host\n")
+    work = _approved_checkout(tmp_path)
+    (work / "benchmarks/benchmark_lib.sh").unlink()
+    (work / "benchmarks/benchmark_lib.sh").symlink_to(host)
+    proc = _host_row_env(work, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+    def stored(paths):
+        out = {}
+        for path in paths:
+            if path.startswith(identity.LAUNCHER_DIR + "/"):
+                out[path] = (ROOT / path).read_bytes() if (ROOT / path).is_file() else None
+                continue
+            shown = subprocess.run(["git", "show", f"HEAD:{path}"], cwd=work, capture_output=True)
+            out[path] = shown.stdout if shown.returncode == 0 else None
+        return out
+
+    runners = {**checked_runners(str(work)), fields.LABELS: checked_runners(str(ROOT))[fields.LABELS]}
+    expected = identity.identities([AGENTIC_ROW], runners, stored)[0]
+    assert apply_env_file(tmp_path / "github_env")[fields.RUN_IDENTITY_ENV] == expected

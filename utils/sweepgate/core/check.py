@@ -544,14 +544,15 @@ def check_runners(rev: Revision) -> list[Diagnostic]:
 def checked_runners(root: str) -> dict:
     """configs/runners.yaml of the checkout at ``root``, parsed and held to its schema ({} when there
     is none): a job's environment and the fan-out guard read it, so a `gpus-per-node` of 0, "8" or
-    true, or `hardware` as a list, is refused at its line, never met as an internal error later."""
-    import os
+    true, or `hardware` as a list, is refused at its line, never met as an internal error later.
+    Read as git stores it (``worktop.stored_bytes``): a symbolic link there is the name it points to,
+    so `ci row-env` on the GPU host never quotes a host file an approved commit links to."""
+    from sweepgate.core.worktop import stored_bytes
 
-    path = os.path.join(root, F.RUNNERS_FILE)
-    if not os.path.isfile(path):
+    data = stored_bytes(root, F.RUNNERS_FILE)
+    if data is None:
         return {}
-    with open(path, "rb") as fh:
-        doc = load_doc(F.RUNNERS_FILE, fh.read())
+    doc = load_doc(F.RUNNERS_FILE, data)
     diags = _not_a_runners_mapping(doc) or schema_diagnostics(doc, doc.data, "runners")
     if diags:
         raise SweepgateError(diags)

@@ -131,18 +131,13 @@ def job_identity(row: dict, tools: str | None = None) -> str | None:
 
 def read_tree(root: str, launchers_root: str | None = None) -> Callable[[list[str]], Blobs]:
     """``read`` over checked-out files: the launchers from ``launchers_root`` (the benchmark
-    job runs main's launchers beside the approved commit's scripts), the rest from ``root``."""
-    import os
+    job runs main's launchers beside the approved commit's scripts), the rest from ``root``; each as
+    git stores it (``worktop.stored_bytes``: a symbolic link is its target's name), as ``ci reuse``
+    reads the same files from git objects."""
+    from sweepgate.core.worktop import stored_bytes
 
     def read(paths: list[str]) -> Blobs:
-        out: Blobs = {}
-        for path in paths:
-            base = launchers_root if launchers_root and path.startswith(LAUNCHER_DIR + "/") else root
-            try:
-                with open(os.path.join(base, path), "rb") as fh:
-                    out[path] = fh.read()
-            except OSError:
-                out[path] = None
-        return out
+        return {path: stored_bytes(launchers_root if launchers_root and path.startswith(LAUNCHER_DIR + "/")
+                                   else root, path) for path in paths}
 
     return read

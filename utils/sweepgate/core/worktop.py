@@ -17,3 +17,29 @@ def enclosing_top(start: str | None = None) -> str | None:
         if parent == here:
             return None
         here = parent
+
+
+def stored_bytes(root: str, rel: str) -> bytes | None:
+    """The file ``rel`` (a '/' path from ``root``) of a checkout as git stores it, read without following
+    a symbolic link: a link is the name it points to; a path through a linked folder, or to anything
+    but a regular file or link, is None (git holds no such file). The GPU host's steps read an
+    approved commit so: a link it holds never has main's code read (or hang on) a file of the host."""
+    import stat
+
+    path = root
+    for part in rel.split("/")[:-1]:
+        path = os.path.join(path, part)
+        try:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                return None
+        except OSError:
+            return None
+    path = os.path.join(path, rel.rsplit("/", 1)[-1])
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return os.fsencode(os.readlink(path))
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO put there since: no wait
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read() if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else None
