@@ -155,3 +155,34 @@ def test_placement_verdicts_follow_the_runners_file(make_repo):
         cached = run(repo, base, head2, cache=True)
         assert (cached.returncode, cached.stderr) == (1, uncached.stderr)
     assert run(repo, base, head, cache=True).returncode == 0  # the old runners still place it
+
+
+def test_the_cache_never_holds_code_that_runs(make_repo, monkeypatch, tmp_path):
+    """Security review: with a schema newer than its committed validator, fast_validator exec'd a
+    compiled validator it had marshalled into the git directory's cache; a cache entry written by
+    anyone else (one restored by actions/cache, one a benchmark container left in the workspace's
+    .git) ran as sweepgate. The cache holds data only: a stale schema's validator is compiled anew."""
+    import hashlib
+    import marshal
+
+    sys.path.insert(0, str(ROOT / "utils"))
+    from sweepgate.core import check, load
+
+    repo = make_repo()
+    git = load.open_repo(str(repo.path))
+    raw = check.schema_bytes("master") + b" "  # stale: no committed validator is current for it
+    monkeypatch.setattr(check, "schema_bytes", lambda name, real=check.schema_bytes: raw if name == "master" else real(name))
+    marker = tmp_path / "PLANTED-CODE-RAN"
+    planted = compile(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+                      "def validate(data):\n    return data\n", "<planted>", "exec")
+    key = hashlib.sha1(raw + sys.version.encode()).hexdigest()[:16]
+    rev = load.load_revision(git, "HEAD")
+    rev.cache.write_blob(f"fastschema-master-{key}", marshal.dumps(("validate", planted)))
+    check.fast_validator.cache_clear()
+    try:
+        diags = check.check_masters(rev)
+    finally:
+        check.fast_validator.cache_clear()
+        git.close()
+    assert not marker.exists(), "code read from the cache ran"
+    assert not [d for d in diags if d.severity == "error"], diags

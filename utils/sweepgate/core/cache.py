@@ -89,15 +89,6 @@ class Cache:
             return  # not plain data: nothing to cache
         self.write_blob(name, data)
 
-    def read_blob(self, name: str) -> bytes | None:
-        if self.dir is None:
-            return None
-        try:
-            with open(os.path.join(self.dir, name), "rb") as f:
-                return f.read()
-        except OSError:
-            return None
-
     def write_blob(self, name: str, data: bytes) -> None:
         if self.dir is None:
             return

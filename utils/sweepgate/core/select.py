@@ -109,7 +109,7 @@ class AppendedDoc(YamlDoc):
         return (self._map[-1] if self._map else 0), col
 
 
-def parse_appended(appended: Appended, cache=None, *, last_duplicate_wins: bool = False) -> tuple[AppendedDoc, list]:
+def parse_appended(appended: Appended, *, last_duplicate_wins: bool = False) -> tuple[AppendedDoc, list]:
     """Parse and schema-check the appended entries, or raise every problem found. The matrix
     step reads a key repeated in an entry as the reference does (its last value: a real PR's
     entry held a second pr-link under a continued plain scalar, and the reference expanded it);
@@ -130,7 +130,7 @@ def parse_appended(appended: Appended, cache=None, *, last_duplicate_wins: bool 
     if not data:
         raise SweepgateError(doc.diag((), "no-entries", "the appended text holds no changelog entry",
                                       "append an entry starting with '- config-keys:'"))
-    diags = check_entries(doc, data, cache=cache)
+    diags = check_entries(doc, data)
     if diags:
         raise SweepgateError(sorted(diags))
     return doc, data
@@ -352,7 +352,7 @@ def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) ->
         raise SweepgateError(Diagnostic(opts.changelog, appended.last_line, 0, "no-entries",
                                         f"{base}..{head} appends no entry to {opts.changelog}",
                                         "append an entry naming the config keys this change affects"))
-    doc, entries = parse_appended(appended, git.cache, last_duplicate_wins=True)
+    doc, entries = parse_appended(appended, last_duplicate_wins=True)
     return plan_entries(git, base_sha, head_sha, doc, entries, opts, base_label=base, head_label=head)
 
 
