@@ -456,6 +456,43 @@ def test_no_pr_file_runs_where_main_s_code_should(docs):
     assert {"run-sweep.yml:setup", *(f"{n}:benchmark" for n in TEMPLATES)} <= seen, seen
 
 
+# Variables that make a program load code from where they point (an interpreter's module path, a file
+# bash sources first, a preloaded library, git's or node's own hooks into a run).
+CODE_ENV = {"PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "BASH_ENV", "ENV",
+            "LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_OPTIONS", "NODE_PATH", "PERL5LIB", "PERL5OPT", "RUBYLIB",
+            "RUBYOPT", "GIT_EXEC_PATH", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_SSH_COMMAND", "PROMPT_COMMAND"}
+
+
+def code_env_problems(docs) -> list[str]:
+    """Where a privileged job's env: (workflow, job or step) points a CODE_ENV variable into a PR's tree:
+    in a template anywhere but main's export in runner.temp (the workspace is the approved commit);
+    on the trusted side at a folder a PR ref is checked out to."""
+    found = []
+    for name in (*TEMPLATES, "run-sweep.yml", "sweep-dispatch.yml", "cache-warm.yml"):
+        doc = docs[name]
+        for job_name, job in doc["jobs"].items():
+            pr_dirs = {s["with"].get("path", ".") for s in job.get("steps", [])
+                       if "actions/checkout@" in s.get("uses", "") and (s.get("with") or {}).get("ref")}
+            for where in (doc, job, *job.get("steps", [])):
+                for var, value in (where.get("env") or {}).items():
+                    value = str(value)
+                    if var not in CODE_ENV:
+                        continue
+                    bad = (not value.startswith("${{ runner.temp }}/sweepgate-main/") if name in TEMPLATES
+                           else any(d in value.split(os.pathsep) or value.startswith(f"{d}/") or f"/{d}" in value
+                                    for d in pr_dirs))
+                    if bad:
+                        found.append(f"{name}:{job_name}: {where.get('name', '')}: {var}={value}")
+    return found
+
+
+def test_no_code_loading_variable_points_into_a_pr_tree(docs):
+    """Security review: `PYTHONPATH: pr-data/utils` on run-sweep.yml's split step (main's sweepgate then
+    imports the PR's; the job holds the results environment), or `BASH_ENV` at a workspace file on a
+    template step (bash sources it on the GPU host), passed every workflow test."""
+    assert code_env_problems(docs) == []
+
+
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_no_git_reads_a_checkout_the_container_could_write(docs, name):
     """The container mounts the workspace, both checkouts' .git included, read-write; git runs commands
