@@ -175,6 +175,49 @@ def test_the_code_evaluation_check_lets_data_handling_pass(run):
     assert not RE_EVAL.search(run), run
 
 
+# A run block's writes into the files the runner reads back as variables, outputs and PATH entries.
+JOB_FILE = re.compile(r">>?\s*\"?\$\{?(?:GITHUB_ENV|GITHUB_OUTPUT|GITHUB_PATH)\b|\btee\b.*\$\{?(?:GITHUB_ENV|GITHUB_OUTPUT|GITHUB_PATH)\b")
+# ... each an echo of constant text (a timestamp allowed): a value is written by sweepgate (workflow.kv)
+CONSTANT_ECHO = re.compile(r"^\s*echo \"(?:[^\"$\\`]|\$\(date [^)]*\))*\"(?:\s*>>?\s*\"?\$\{?\w+\}?\"?)?\s*$")
+
+
+def job_file_writes(run: str) -> list[str]:
+    """The lines of ``run`` whose output goes to $GITHUB_ENV, $GITHUB_OUTPUT or $GITHUB_PATH (a
+    `{ ...; } >>"${GITHUB_ENV}"` group's lines included)."""
+    lines, out = run.splitlines(), []
+    for i, line in enumerate(lines):
+        if not JOB_FILE.search(line):
+            continue
+        if line.strip().startswith("}"):
+            start = max(j for j in range(i) if lines[j].strip() == "{")
+            out.extend(lines[start + 1:i])
+        else:
+            out.append(re.sub(r"^\s*(?:if .*; then|then|else)\s+", "", line))
+    return out
+
+
+def test_run_blocks_write_only_constants_to_the_job_s_files(docs):
+    """Security review: a run block that echoes a value into $GITHUB_ENV lets a newline in it set
+    another variable (LD_PRELOAD, BASH_ENV, NODE_OPTIONS) for every later step; only sweepgate writes
+    values there (workflow.kv), and the run blocks' own writes are constant text."""
+    for name, doc in docs.items():
+        for job, step in steps(doc):
+            for line in job_file_writes(step.get("run", "")):
+                assert CONSTANT_ECHO.match(line), f"{name}:{job}: {step.get('name')}: {line.strip()!r}"
+
+
+@pytest.mark.parametrize("run, bad", [
+    ('echo "X=${TITLE}" >> "$GITHUB_ENV"', True), ("cat pr-data/env >>\"${GITHUB_ENV}\"", True),
+    ("printf '%s\\n' \"$V\" >>\"${GITHUB_OUTPUT}\"", True), ('{\n  echo "A=$B"\n} >>"${GITHUB_ENV}"', True),
+    ('echo "x" | tee -a "$GITHUB_PATH"', True), ('echo "A=`id`" >> "$GITHUB_ENV"', True),
+    ('echo "JOB_STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$GITHUB_ENV"', False),
+    ('if ((rc == 3)); then\n  echo "failing=true" >>"${GITHUB_OUTPUT}"\nfi', False),
+    ('{\n  echo "GIT_CONFIG_COUNT=1"\n} >>"${GITHUB_ENV}"', False),
+])
+def test_the_job_file_check_catches_each_form(run, bad):
+    assert (not all(CONSTANT_ECHO.match(line) for line in job_file_writes(run))) is bad, job_file_writes(run)
+
+
 def test_every_parsed_uses_is_pinned(docs):
     """The line check below reads `uses:` lines; a flow-style step (`- {uses: a/b@v6}`) or a
     job-level `uses:` is found here, from the parsed YAML (security review)."""
