@@ -1064,6 +1064,23 @@ def test_the_matrix_artifact_is_fetched_by_run_id_with_a_token(docs):
         assert docs[name]["jobs"]["benchmark"]["permissions"] == {"contents": "read", "actions": "read"}
 
 
+def test_every_download_is_of_this_run_s_artifacts(docs):
+    """Security review: artifact poisoning. A download-artifact step given another run's id or another
+    repository (a pull_request run's artifacts, which the PR's own workflow wrote) passed every test;
+    every workflow takes artifacts of its own run only (the baseline of main's push runs is read by
+    sweepgate, filtered to push events: tests/results/test_compare_artifacts.py)."""
+    seen = 0
+    for name, doc in docs.items():
+        for job, step in steps(doc):
+            if "actions/download-artifact@" not in step.get("uses", ""):
+                continue
+            seen += 1
+            given = step.get("with") or {}
+            assert "repository" not in given, f"{name}:{job}: artifacts of another repository"
+            assert given.get("run-id", "${{ github.run_id }}") == "${{ github.run_id }}", f"{name}:{job}: another run"
+    assert seen >= 4
+
+
 def test_sidecar_hashes_the_launchers_main_ran(docs):
     for name in TEMPLATES:
         (step,) = [s for _, s in steps(docs[name]) if "results sidecar" in s.get("run", "")]
