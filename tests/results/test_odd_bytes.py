@@ -35,6 +35,20 @@ def test_a_truncated_string_names_where_it_starts(tmp_path, capsys):
                    "the file is truncated or not a client's output; rerun the benchmark or remove the file"), err
 
 
+def test_a_pretty_printed_output_cut_short_is_placed_where_it_stops(tmp_path, capsys):
+    """New-user run: an indented output cut off mid-file (a client killed writing it) was read as
+    JSONL and refused at its first line, a lone "{" (`:1:2: Expecting property name ...`), which is
+    whole; the place and message are where the whole document's parse stopped."""
+    text = json.dumps(json.loads(SAMPLE.read_text(encoding="utf-8")), indent=2)
+    cut = text[:text.index('"completed"') + 5]
+    (tmp_path / "cut.json").write_text(cut)
+    assert cli.main(["results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "cut.json")]) == 1
+    err = capsys.readouterr().err.strip()
+    line = cut.count("\n") + 1
+    assert err.startswith(f"{tmp_path / 'cut.json'}:{line}:3: not valid JSON: Unterminated string starting at "
+                          "column 3; "), err
+
+
 def test_every_json_refusal_names_the_place_its_message_points_at(tmp_path, capsys):
     """The same cut-off message was printed by `ci row-env`/`results sidecar` (ROW), `ci collect`
     (RESULTS) and `rehearse --row`; one helper (core.errors.json_message) now words them all, and

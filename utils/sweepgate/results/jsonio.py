@@ -46,6 +46,11 @@ def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
         raise too_deep(path, line_offset + 1 if "\n" not in text.strip() else 0, hint) from None
 
 
+def _object_line(line: str) -> bool:
+    """A line that is one whole JSON object, as JSONL's are (``{...}``)."""
+    return len(line) > 1 and line.startswith("{") and line.endswith("}")
+
+
 def documents(text: str, path: str) -> list[tuple[int, object]]:
     """The JSON documents of a file: one for JSON, one per non-empty line for JSONL.
 
@@ -55,7 +60,7 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
     if not stripped:
         raise fail(path, 1, "the file is empty", "rerun the benchmark or remove the file", rule=UNREADABLE)
     lines = [(n, s.strip()) for n, s in enumerate(text.splitlines(), 1) if s.strip()]
-    if len(lines) > 1 and all(s.startswith("{") and s.endswith("}") for _, s in lines):
+    if len(lines) > 1 and all(_object_line(s) for _, s in lines):
         return [(n, loads(s, path, n - 1)) for n, s in lines]  # JSONL: one object per line
     try:
         return [(0, json.loads(text, parse_constant=_constant))]
@@ -63,7 +68,9 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
         whole_error = exc
     except RecursionError:
         raise too_deep(path, 1 if len(lines) == 1 else 0) from None
-    if len(lines) < 2 or not lines[0][1].lstrip().startswith("{"):
+    if len(lines) < 2 or not _object_line(lines[0][1]):
+        # One document (pretty-printed JSON cut short): where the whole file's parse stopped, not
+        # its first line's, which is a lone "{".
         loads(text, path)  # raises with the whole-file position
         raise AssertionError(whole_error)  # unreachable
     return [(n, loads(s, path, n - 1)) for n, s in lines]
