@@ -47,6 +47,15 @@ def test_with_every_gpu_count_known_the_table_is_unchanged():
     assert body[0][header.index("tok/s/GPU")] == "1,000.0"
 
 
+def test_an_unknown_length_is_a_question_mark_not_none():
+    """New-user run: a GenAI-Perf export states its output length only, and `results show` printed
+    its isl/osl as "None/500"."""
+    header, body = table([{**point(100, {R.OUTPUT_THROUGHPUT: 12277.7}), R.ISL: None, R.OSL: 500},
+                          {**point(64, {R.OUTPUT_THROUGHPUT: 657.7}), R.ISL: 512, R.OSL: 128}])
+    column = header.index("isl/osl")
+    assert [row[column] for row in body] == ["?/500", "512/128"]
+
+
 def test_a_real_rate_sweep_shows_its_rates_in_order(tmp_path, db, capsys):
     """Review: the 12 lines of a real vLLM request-rate sweep (qps 1..10, inf; no concurrency)
     differed in `results show` only by their #N suffix, sorted as text (#1, #10, #11, #12, #2)."""

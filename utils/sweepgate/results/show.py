@@ -87,7 +87,7 @@ def _cell(rec: dict, field: str | None, fmt: str) -> str:
         return eval_cell(rec)
     if field is None:
         isl, osl = rec.get(R.ISL), rec.get(R.OSL)
-        return f"{isl}/{osl}" if isl or osl else ""
+        return f"{'?' if isl is None else isl}/{'?' if osl is None else osl}" if isl or osl else ""
     value = _value(rec, field)
     if value is None or (field in UNLESS and _value(rec, UNLESS[field]) is not None):
         return ""
