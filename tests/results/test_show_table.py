@@ -19,8 +19,8 @@ def table(records: list[dict]) -> tuple[list[str], list[list[str]]]:
     out = io.StringIO()
     show.table(records, out, "all points")
     lines = [line for line in out.getvalue().splitlines() if "│" in line or "┃" in line]
-    header, *body = [[cell.strip() for cell in line.strip("│┃ ").split("│" if "│" in line else "┃")]
-                     for line in lines]
+    header, *body = [[cell.strip() for cell in line.strip()[1:-1].split("│" if "│" in line else "┃")]
+                     for line in lines]  # a blank first cell is a cell
     return header, body
 
 
@@ -54,6 +54,25 @@ def test_an_unknown_length_is_a_question_mark_not_none():
                           {**point(64, {R.OUTPUT_THROUGHPUT: 657.7}), R.ISL: 512, R.OSL: 128}])
     column = header.index("isl/osl")
     assert [row[column] for row in body] == ["?/500", "512/128"]
+
+
+def test_without_a_config_key_the_model_names_the_line():
+    """New-user run: loose outputs of several models, ingested without their rows, were lines told
+    apart only by their file names; the model each output names is shown where no config key is,
+    and lines of one model sort together."""
+    header, body = table(show.one_per_point([
+        {**point(8, {R.OUTPUT_THROUGHPUT: 1.0}), R.MODEL: "org/b", R.RESULT_FILENAME: "x.json"},
+        {**point(4, {R.OUTPUT_THROUGHPUT: 2.0}), R.MODEL: "org/a", R.RESULT_FILENAME: "y.json"},
+        {**point(2, {R.OUTPUT_THROUGHPUT: 3.0}), R.MODEL: "org/b", R.RESULT_FILENAME: "z.json"},
+        {**point(1, {R.OUTPUT_THROUGHPUT: 4.0}), R.MODEL: "org/c", R.CONFIG_KEY: "c-fp8-b200-vllm"}])
+    )
+    assert [row[header.index("model")] for row in body] == ["", "org/a", "org/b", "org/b"]
+    assert [row[header.index("conc")] for row in body] == ["1", "4", "2", "8"]
+
+
+def test_with_every_config_key_known_no_model_column():
+    header, _ = table([{**point(32, {R.OUTPUT_TPUT_PER_GPU: 1.0}), R.MODEL: "org/a", R.CONFIG_KEY: "a-fp8"}])
+    assert "model" not in header and "config key" in header
 
 
 def test_a_real_rate_sweep_shows_its_rates_in_order(tmp_path, db, capsys):

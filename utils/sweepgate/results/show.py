@@ -10,7 +10,7 @@ from sweepgate.results import compare, evals
 from sweepgate.results import record as R
 
 COLUMNS = (  # header, record field or metric, format
-    ("config key", R.CONFIG_KEY, "{}"), ("hw", R.HARDWARE, "{}"), ("conc", R.CONC, "{}"),
+    ("config key", R.CONFIG_KEY, "{}"), ("model", R.MODEL, "{}"), ("hw", R.HARDWARE, "{}"), ("conc", R.CONC, "{}"),
     ("rate", R.REQUEST_RATE, "{}/s"),
     ("isl/osl", None, "{}"), ("topology", R.TOPOLOGY, "{}"), ("status", R.STATUS, "{}"),
     ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU, "{:,.1f}"), ("output tok/s", R.OUTPUT_THROUGHPUT, "{:,.1f}"),
@@ -22,9 +22,10 @@ COLUMNS = (  # header, record field or metric, format
 )
 # Left out where the title names the one ref of every row (`--run`, `--ref`).
 REF_COLUMN = R.REF
-# A column shown only where the other is unknown: the total output throughput of a result ingested
-# without its row (no GPU count, so no per-GPU figure). Two columns, each header naming its unit.
-UNLESS = {R.OUTPUT_THROUGHPUT: R.OUTPUT_TPUT_PER_GPU}
+# A column shown only where the other is unknown, for a result ingested without its row: the total
+# output throughput (no GPU count, so no per-GPU figure; two columns, each header naming its unit),
+# and the model the output names (no config key to tell its lines apart).
+UNLESS = {R.OUTPUT_THROUGHPUT: R.OUTPUT_TPUT_PER_GPU, R.MODEL: R.CONFIG_KEY}
 
 
 def _natural(name) -> tuple:
@@ -33,13 +34,13 @@ def _natural(name) -> tuple:
 
 
 def sort_key(rec: dict) -> tuple:
-    """Config key, hardware, conc and request rate (unknowns last), then the result's name (its
-    numbers as numbers)."""
+    """Config key (else model), hardware, conc and request rate (unknowns last), then the result's
+    name (its numbers as numbers)."""
     def text(v):
         return (v is None, "" if v is None else str(v))
     conc, rate = rec.get(R.CONC), R.identity(rec, R.REQUEST_RATE)
-    return (*text(rec.get(R.CONFIG_KEY)), *text(rec.get(R.HARDWARE)), conc is None, conc or 0,
-            rate is None, float(rate or 0), str(rec.get(R.TOPOLOGY)), _natural(rec.get(R.RESULT_FILENAME)),
+    return (*text(rec.get(R.CONFIG_KEY)), *text(rec.get(R.MODEL)), *text(rec.get(R.HARDWARE)),
+            conc is None, conc or 0, rate is None, float(rate or 0), str(rec.get(R.TOPOLOGY)), _natural(rec.get(R.RESULT_FILENAME)),
             str(rec.get(R.RUN_ID)), rec.get(R.ATTEMPT) or 0)
 
 
