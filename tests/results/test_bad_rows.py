@@ -70,6 +70,26 @@ def test_a_bad_row_file_is_one_line(case, tmp_path, capsys):
     assert not (tmp_path / "r.db").exists()
 
 
+HOLDERS = {  # what holds rows but is not one -> what the one line says
+    "test-config list": ([ROW, dict(ROW, conc=8)], "a list of 2 rows (as `sweepgate test-config` prints them), "
+                                                   "not one row; pass the one row this output ran"),
+    "job sidecar": (job(), "a job sidecar (.job.json), not a row; put it beside its output as OUTPUT.job.json"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOLDERS))
+def test_a_row_file_that_holds_rows_says_what_it_is(case, tmp_path, capsys):
+    """New-user run: `--row` given `sweepgate test-config`'s output (a list) was refused as "row is not a
+    JSON object", and a job sidecar as "row has no 'exp-name', ...": both hold the row, and say so."""
+    out = write_job(tmp_path, "bare", vllm_output(), None)
+    (tmp_path / "row.json").write_text(json.dumps(HOLDERS[case][0]))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
+                         "--run-id", "7", "--ref", "refs/heads/main", str(out))
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and line.startswith(f"{tmp_path / 'row.json'}:1: {HOLDERS[case][1]}"), err
+    assert not (tmp_path / "r.db").exists()
+
+
 @pytest.mark.parametrize("case", sorted(BAD_ROWS))
 def test_a_bad_sidecar_row_is_its_file_s_line_and_the_batch_goes_on(case, tmp_path, capsys):
     write_job(tmp_path / "in", "a", vllm_output(), job(run_id="1"))

@@ -60,8 +60,20 @@ def _given(args):
         raise fail(args.row, 0, f"not UTF-8 text (byte {exc.start})", fix) from None
     from sweepgate.core.jobenv import check_row
 
+    _refuse_rows_holder(row, args.row)
     check_row(row, args.row, "pass one whole row of `sweepgate matrix`'s output")
     return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key)
+
+
+def _refuse_rows_holder(doc, path: str) -> None:
+    """What holds rows but is not one, each said as what it is: the list `sweepgate test-config` and
+    `full-sweep` print, and a job sidecar (``{"row": ..., "job": ...}``)."""
+    if isinstance(doc, list):
+        raise fail(path, 1, f"a list of {count(len(doc), 'row')} (as `sweepgate test-config` prints them), not "
+                            "one row", "pass the one row this output ran, e.g. `jq '.[0]' FILE > row.json`")
+    if isinstance(doc, dict) and isinstance(doc.get("row"), dict) and isinstance(doc.get("job"), dict):
+        raise fail(path, 1, "a job sidecar (.job.json), not a row",
+                   "put it beside its output as OUTPUT.job.json and ingest without --row, --run-id and --ref")
 
 
 def _report_skipped(walked, beside: list, verbose: bool) -> None:
