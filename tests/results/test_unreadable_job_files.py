@@ -93,3 +93,20 @@ def test_a_row_nested_too_deeply_is_one_line_at_the_sidecar_step(tmp_path, capsy
     rc, _, err = run_cli(capsys, "results", "sidecar")
     (line,) = err.strip().splitlines()
     assert rc == 1 and line.startswith("ROW: row is nested too deeply"), err
+
+
+@pytest.mark.parametrize("case", ["missing", "not utf-8"])
+def test_a_baseline_jsonl_that_cannot_be_read_is_one_plain_line(case, tmp_path, capsys):
+    """New-user run: a mistyped --baseline-jsonl read "cannot read: [Errno 2] No such file or directory:
+    '/…/nope.jsonl'", the path twice and Python's errno; a Latin-1 file, "cannot read: 'utf-8' codec
+    can't decode byte …". Each is said as the other commands say it."""
+    write_job(tmp_path / "in", "a", vllm_output(), job(run_id="1"))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path / "in"))
+    assert rc == 0, err
+    base = tmp_path / "base.jsonl"
+    if case == "not utf-8":
+        base.write_bytes(b'{"run-id": "caf\xe9"}\n')
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", db_of(tmp_path), "--run", "1",
+                         "--baseline-jsonl", str(base))
+    said = {"missing": "cannot read: No such file or directory", "not utf-8": "not UTF-8 text (byte 15)"}[case]
+    assert rc == 1 and err == f"{base}: {said}; pass a readable JSONL file\n", err

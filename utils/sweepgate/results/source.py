@@ -52,8 +52,10 @@ def records_from_jsonl(paths: list[str | Path]) -> list[dict]:
         for path in files:
             try:
                 text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise fail(str(path), 0, f"cannot read: {exc}", "pass a readable JSONL file") from None
+            except OSError as exc:
+                raise fail(str(path), 0, f"cannot read: {exc.strerror}", "pass a readable JSONL file") from None
+            except UnicodeDecodeError as exc:
+                raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})", "pass a readable JSONL file") from None
             out.extend(r for n, line in enumerate(text.splitlines(), 1) if (r := _json_line(path, n, line)))
     return out
 
