@@ -407,6 +407,28 @@ def test_an_interrupt_while_a_chart_is_written_leaves_no_part_of_it(tmp_path, mo
     assert len(left) == 2 and not any(name.endswith(".tmp") for name in left), left
 
 
+def test_an_interrupt_between_the_temporary_file_and_its_writing_leaves_nothing(tmp_path, monkeypatch):
+    """New-user run: a Ctrl-C during `results compare --plots` left an empty `.<chart>.png.<x>.tmp`: the
+    temporary file was made before the block that removes it (closed and given its mode there)."""
+    import os
+
+    import pytest
+
+    real, calls = os.chmod, []
+
+    def interrupted(path, mode, **kw):
+        calls.append(path)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(path, mode, **kw)
+
+    monkeypatch.setattr(charts.os, "chmod", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        charts.draw_charts(comparison(), tmp_path / "plots")
+    left = sorted(p.name for p in (tmp_path / "plots").iterdir())
+    assert len(left) == 1 and not any(name.endswith(".tmp") for name in left), left
+
+
 def test_a_point_whose_ttft_alone_regressed_is_ringed_and_its_chart_has_a_change():
     """Results review: a TTFT regression (exit 3) left its chart "without a change" and unringed."""
     comp = C.compare_records(synth.pr_run({DROP: {"ttft_p50_ms": 1.4}}), synth.history())

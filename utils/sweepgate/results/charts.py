@@ -593,18 +593,16 @@ def _save(fig, path: Path, fmt: str) -> Path:
     """Write via a temporary file and rename, so a failure never leaves half a chart."""
     import tempfile
 
+    name = None
     try:  # a name of its own: two runs writing one --plots folder must not rename each other's file
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise fail(str(path), 0, f"cannot write the chart: {exc.strerror}", "pass a writable --plots DIR") from None
-    os.close(fd)
-    tmp = Path(name)
-    os.chmod(tmp, 0o644)  # mkstemp's 0600 would make every chart private
-    try:
-        fig.savefig(tmp, format=fmt, metadata=METADATA[fmt])
-        tmp.replace(path)
-    except BaseException as exc:  # Ctrl-C mid-savefig too: no half chart is left behind
-        tmp.unlink(missing_ok=True)
+        os.close(fd)
+        os.chmod(name, 0o644)  # mkstemp's 0600 would make every chart private
+        fig.savefig(name, format=fmt, metadata=METADATA[fmt])
+        os.replace(name, path)
+    except BaseException as exc:  # Ctrl-C mid-savefig, or before it began: no part of a chart is left behind
+        if name is not None:
+            Path(name).unlink(missing_ok=True)
         if isinstance(exc, OSError):
             raise fail(str(path), 0, f"cannot write the chart: {exc.strerror}",
                        "pass a writable --plots DIR") from None
