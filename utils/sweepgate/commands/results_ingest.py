@@ -68,7 +68,7 @@ def _given(args):
 def _refuse_rows_holder(doc, path: str) -> None:
     """What holds rows but is not one, each said as what it is: the list `sweepgate test-config` and
     `full-sweep` print, and a job sidecar (``{"row": ..., "job": ...}``)."""
-    if isinstance(doc, list):
+    if isinstance(doc, list) and doc and all(isinstance(row, dict) for row in doc):
         raise fail(path, 1, f"a list of {count(len(doc), 'row')} (as `sweepgate test-config` prints them), not "
                             "one row", "pass the one row this output ran, e.g. `jq '.[0]' FILE > row.json`")
     if isinstance(doc, dict) and isinstance(doc.get("row"), dict) and isinstance(doc.get("job"), dict):
