@@ -39,8 +39,12 @@ def test_a_file_that_is_no_store_is_refused_and_left_as_it_was(tmp_path, capsys,
     before = path.read_bytes()
     rc, out, err = run_cli(capsys, *argv, "--db", f"sqlite:///{path}")
     assert rc == 1 and out == "", (out, err)
-    assert err.strip() == (f"sqlite:///{path}: not a sweepgate results store (it holds no results tables); check "
-                           "--db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
+    # New-user run: a text file read "it holds no results tables", as if it were a database; said as
+    # ingest says it
+    said = (f"{path}: is not a SQLite database" if content == b"meeting notes\n" else
+            f"sqlite:///{path}: not a sweepgate results store (it holds no results tables)")
+    assert err.strip() == (f"{said}; check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` "
+                           "creates one")
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
 

@@ -259,6 +259,10 @@ def _read_only(path: Path) -> bool:
     return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
 
 
+# How a reader (show, compare) says what to do about a --db that holds no store.
+NO_STORE_HINT = "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one"
+
+
 def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     _check_url(url)
     parsed = sa.engine.make_url(url)
@@ -266,9 +270,10 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
         return sa.create_engine(parsed)
     db = Path(parsed.database or "")
     if must_exist and missing_sqlite(url):
-        raise fail(parsed.database, 0, "no results store here",
-                   "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
+        raise fail(parsed.database, 0, "no results store here", NO_STORE_HINT)
     if must_exist and db.is_file() and not _holds_schema(db):
+        if db.stat().st_size and _sqlite_names(db, ("mode=ro", "mode=ro&immutable=1")) is None:
+            raise fail(parsed.database, 0, "is not a SQLite database", NO_STORE_HINT)  # a text file, say
         raise NotAStore()  # found before connecting for real: the file is left byte for byte as it was
     if not must_exist:
         check_sqlite_target(url)
@@ -731,7 +736,7 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     created empty: a mistyped --db would otherwise read as "no results"."""
     url = resolve_url(url, root)
     not_a_store = fail(display_url(url), 0, "not a sweepgate results store (it holds no results tables)",
-                       "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db URL PATH...` creates one")
+                       NO_STORE_HINT)
     try:
         store = Store(url, must_exist=must_exist)
     except NotAStore:
