@@ -345,3 +345,15 @@ def test_a_report_that_cannot_be_written_does_not_hide_the_regression_gate(env, 
     assert C.REGRESSED in out.out  # the report, in full
     (line,) = [x for x in out.err.splitlines() if x.startswith("/dev/full")]
     assert "No space left on device" in line or "space" in line.lower(), line
+
+
+@pytest.mark.parametrize("value, said", [("5%", "'5%' is a percentage; pass the fraction, e.g. 0.05 for 5 %"),
+                                         ("12.5 %", "'12.5 %' is a percentage; pass the fraction, e.g. 0.125 for 12.5 %"),
+                                         ("five", "'five' is not a number; pass a fraction, e.g. 0.05 for 5 %")])
+def test_a_threshold_typed_as_a_percentage_is_named_as_one(env, capsys, value, said):
+    """New-user run: `--threshold 5%` read "invalid float value: '5%'", which does not say what to type."""
+    url = build(env / "r.db")
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--threshold", value])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.endswith(f"error: argument --threshold: {said}\n"), err

@@ -78,6 +78,25 @@ def number_above(low: float, *, inclusive: bool = False):
     return parse
 
 
+def relative(text: str) -> float:
+    """A relative change as a fraction (0.05); a percentage (``5%``) is named as one, with its fraction.
+    The range is the command's to check (results compare: 0 to below 1)."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    from sweepgate.core.metrics import fraction_example
+
+    try:
+        percent = float(text.strip().removesuffix("%").strip()) if text.strip().endswith("%") else None
+    except ValueError:
+        percent = None
+    if percent is None:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number; pass a fraction, e.g. 0.05 for 5 %")
+    raise argparse.ArgumentTypeError(f"'{text}' is a percentage; pass the fraction, e.g. "
+                                     f"{fraction_example(percent)}")
+
+
 def pull_request(text: str) -> int:
     """A pull-request number (``#`` allowed in front)."""
     text = text.strip().lstrip("#")

@@ -40,7 +40,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--min-samples", type=int, default=None, metavar="K",
                         help=f"fewer baseline results than K: insufficient-data (default: {C.DEFAULT_MIN_SAMPLES}, "
                              "or N when --window N is smaller)")
-    parser.add_argument("--threshold", type=float, default=C.DEFAULT_THRESHOLD, metavar="REL",
+    parser.add_argument("--threshold", type=argtypes.relative, default=C.DEFAULT_THRESHOLD, metavar="REL",
                         help=f"smallest relative change that counts (default: {C.DEFAULT_THRESHOLD}); "
                              "a config's `results:` block overrides it")
     fmt = parser.add_mutually_exclusive_group()
