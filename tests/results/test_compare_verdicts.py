@@ -156,6 +156,9 @@ def test_point_label_leaves_out_what_the_run_did_not_state():
     assert point_label(tuple(known[n] for n in R.POINT_IDENTITY)) == "opt125m-h100-vllm h100 conc 2"
     known |= {R.SCENARIO: "fixed-seq-len", R.ISL: 128, R.OSL: 128}
     assert point_label(tuple(known[n] for n in R.POINT_IDENTITY)) == "opt125m-h100-vllm h100 fixed-seq-len 128/128 conc 2"
+    # New-user run: an output ingested without its row read " conc 2" in compare's point column
+    alone = dict.fromkeys(R.POINT_IDENTITY) | {R.CONC: 2}
+    assert point_label(tuple(alone[n] for n in R.POINT_IDENTITY)) == "conc 2"
 
 
 def test_recipe_changes_are_against_main_s_newest_run():

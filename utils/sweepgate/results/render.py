@@ -86,7 +86,7 @@ def point_label(pt: tuple) -> str:
     extra = [str(fields[name]) for name in (R.TOPOLOGY, R.SPEC_DECODING, R.KV_OFFLOAD_BACKEND)
              if fields.get(name) not in (None, "", "none")]
     head = [str(fields[name]) for name in (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO) if fields[name] is not None]
-    return " ".join([f"{' '.join(head)}{seq}", *extra])
+    return " ".join([f"{' '.join(head)}{seq}".lstrip(), *extra])  # no key, hardware or scenario: "conc 2"
 
 
 def cells(v: C.Verdict) -> tuple[str, ...]:
