@@ -70,6 +70,18 @@ def test_without_a_config_key_the_model_names_the_line():
     assert [row[header.index("conc")] for row in body] == ["1", "4", "2", "8"]
 
 
+def test_a_model_served_from_a_hugging_face_cache_folder_is_shown_as_its_hub_id():
+    """New-user run: real outputs name the model by the folder vLLM served it from, and a 138-character
+    `/…/.cache/models--TechxGenus--Meta-Llama-3-70B-Instruct-GPTQ/snapshots/<hash>/` was the table's
+    widest column; the JSON keeps the path whole."""
+    snapshot = ("/compute/x/.cache/models--TechxGenus--Meta-Llama-3-70B-Instruct-GPTQ/snapshots/"
+                "e147aa8799dd05d5077f60c79be0d972b002b3ac/")
+    header, body = table([{**point(8, {R.OUTPUT_THROUGHPUT: 1.0}), R.MODEL: snapshot},
+                          {**point(4, {R.OUTPUT_THROUGHPUT: 2.0}), R.MODEL: "/home/models/openai--gpt-oss-120b"}])
+    assert [row[header.index("model")] for row in body] == ["TechxGenus/Meta-Llama-3-70B-Instruct-GPTQ",
+                                                             "/home/models/openai--gpt-oss-120b"]
+
+
 def test_with_every_config_key_known_no_model_column():
     header, _ = table([{**point(32, {R.OUTPUT_TPUT_PER_GPU: 1.0}), R.MODEL: "org/a", R.CONFIG_KEY: "a-fp8"}])
     assert "model" not in header and "config key" in header

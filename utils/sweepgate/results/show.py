@@ -83,6 +83,17 @@ def eval_cell(rec: dict) -> str:
     return text + (f" ({len(scores) - 1} more)" if len(scores) > 1 else "")
 
 
+# A model served from a Hugging Face cache folder: .../models--ORG--NAME/snapshots/<commit>/
+HUB_CACHE = re.compile(r"(?:^|/)models--([^/]+?)--([^/]+)/snapshots/[^/]+/?$")
+
+
+def model_cell(model: str) -> str:
+    """The model as the output names it, a Hugging Face cache folder as the hub id it holds
+    (``ORG/NAME``): 90 characters of path and commit hash would make the table's widest column."""
+    found = HUB_CACHE.search(model)
+    return f"{found.group(1)}/{found.group(2)}" if found else model
+
+
 def _cell(rec: dict, field: str | None, fmt: str) -> str:
     if field == R.EVALS:
         return eval_cell(rec)
@@ -92,6 +103,8 @@ def _cell(rec: dict, field: str | None, fmt: str) -> str:
     value = _value(rec, field)
     if value is None or (field in UNLESS and _value(rec, UNLESS[field]) is not None):
         return ""
+    if field == R.MODEL:
+        return model_cell(str(value))
     if field == R.STATUS and rec.get(R.REHEARSAL):
         return f"{value} (rehearsal)"
     if field == R.RUN_ID and (rec.get(R.ATTEMPT) or 1) > 1:
