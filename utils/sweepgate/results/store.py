@@ -370,7 +370,8 @@ class Immutable(SweepgateError):
     """A record differs from the one stored under its (run-id, attempt, result-filename): refused,
     nothing of its batch stored. ``at(path)`` is the diagnostic naming the input file."""
 
-    HINT = "results are immutable; ingest the rerun under its own --attempt or run id"
+    HINT = ("results are immutable; ingest the rerun under its own attempt or run id "
+            "(its .job.json's, or --attempt/--run-id with --row)")
 
     def __init__(self, rec: dict, stored: dict):
         self.record, self.stored = rec, stored
