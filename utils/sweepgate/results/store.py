@@ -217,7 +217,8 @@ def _sqlite_names(db: Path, modes: tuple[str, ...] = ("mode=ro&immutable=1",)) -
 
 
 SHOWN_TABLES = 3
-STORE_TABLES = {"alembic_version", results.name}  # what every revision of the store has
+SCHEMA_TABLE = "alembic_version"  # Alembic's version table: a store has its schema
+STORE_TABLES = {SCHEMA_TABLE, results.name}  # what every revision of the store has
 
 
 def check_sqlite_target(url: str) -> None:
@@ -271,10 +272,12 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     db = Path(parsed.database or "")
     if must_exist and missing_sqlite(url):
         raise fail(parsed.database, 0, "no results store here", NO_STORE_HINT)
-    if must_exist and db.is_file() and not _holds_schema(db):
-        if db.stat().st_size and _sqlite_names(db, ("mode=ro", "mode=ro&immutable=1")) is None:
+    if must_exist and db.is_file():
+        names = _store_names(db)  # read once: whether it is a database, and whether it holds the schema
+        if names is None and db.stat().st_size:
             raise fail(parsed.database, 0, "is not a SQLite database", NO_STORE_HINT)  # a text file, say
-        raise NotAStore()  # found before connecting for real: the file is left byte for byte as it was
+        if SCHEMA_TABLE not in (names or []):
+            raise NotAStore()  # found before connecting for real: the file is left byte for byte as it was
     if not must_exist:
         check_sqlite_target(url)
     if must_exist and db.is_file() and _read_only(db):
@@ -301,12 +304,18 @@ class NotAStore(Exception):
     """A database with no results schema, opened by a command that only reads."""
 
 
+def _store_names(db: Path) -> list[str] | None:
+    """The tables and views of a SQLite file that may be a live store, read without writing (None
+    for a file that is no SQLite database)."""
+    # mode=ro first: a live store's newest pages may still be in its WAL; immutable for a store in
+    # a folder we cannot write
+    return _sqlite_names(db, ("mode=ro", "mode=ro&immutable=1"))
+
+
 def _holds_schema(db: Path) -> bool:
     """Whether a SQLite file has the store's schema (Alembic's version table), read without writing:
     an empty file, another program's database or a file that is no database at all has not."""
-    # mode=ro first: a live store's newest pages may still be in its WAL; immutable for a store in
-    # a folder we cannot write
-    return "alembic_version" in (_sqlite_names(db, ("mode=ro", "mode=ro&immutable=1")) or [])
+    return SCHEMA_TABLE in (_store_names(db) or [])
 
 
 def _migrate(engine: sa.Engine, create: bool = True) -> None:
