@@ -67,13 +67,15 @@ def _given(args):
 
 def _refuse_rows_holder(doc, path: str) -> None:
     """What holds rows but is not one, each said as what it is: the list `sweepgate test-config` and
-    `full-sweep` print, and a job sidecar (``{"row": ..., "job": ...}``)."""
+    `full-sweep` print, and a job sidecar (``sidecar.is_sidecar_doc``)."""
+    from sweepgate.results import sidecar
+
     if isinstance(doc, list) and doc and all(isinstance(row, dict) for row in doc):
         raise fail(path, 1, f"a list of {count(len(doc), 'row')} (as `sweepgate test-config` prints them), not "
                             "one row", "pass the one row this output ran, e.g. `jq '.[0]' FILE > row.json`")
-    if isinstance(doc, dict) and isinstance(doc.get("row"), dict) and isinstance(doc.get("job"), dict):
-        raise fail(path, 1, "a job sidecar (.job.json), not a row",
-                   "put it beside its output as OUTPUT.job.json and ingest without --row, --run-id and --ref")
+    if sidecar.is_sidecar_doc(doc):
+        raise fail(path, 1, f"a job sidecar ({sidecar.SUFFIX}), not a row",
+                   f"put it beside its output as OUTPUT{sidecar.SUFFIX} and ingest without --row, --run-id and --ref")
 
 
 def _report_skipped(walked, beside: list, verbose: bool) -> None:

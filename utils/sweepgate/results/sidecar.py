@@ -87,12 +87,17 @@ def _text(path: Path) -> str:
         raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})", REWRITE) from None
 
 
+def is_sidecar_doc(doc) -> bool:
+    """Whether a parsed document has a sidecar's shape: ``{"row": {...}, "job": {...}}``."""
+    return isinstance(doc, dict) and isinstance(doc.get(JOB), dict) and isinstance(doc.get(ROW), dict)
+
+
 def read(path: Path) -> Job:
     """A checked sidecar."""
     from sweepgate.core.jobenv import check_row
 
     doc = jsonio.loads(_text(path), str(path), hint=f"the job sidecar is truncated; {REWRITE}")
-    if not isinstance(doc, dict) or not isinstance(doc.get(JOB), dict) or not isinstance(doc.get(ROW), dict):
+    if not is_sidecar_doc(doc):
         raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}", REWRITE)
     check_row(doc[ROW], str(path), REWRITE)
     _check_job(doc[JOB], str(path))
