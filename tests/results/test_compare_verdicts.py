@@ -159,6 +159,8 @@ def test_point_label_leaves_out_what_the_run_did_not_state():
     # New-user run: an output ingested without its row read " conc 2" in compare's point column
     alone = dict.fromkeys(R.POINT_IDENTITY) | {R.CONC: 2}
     assert point_label(tuple(alone[n] for n in R.POINT_IDENTITY)) == "conc 2"
+    alone |= {R.CONC: None, R.SPEC_DECODING: "mtp"}  # nor a label of what follows the point alone
+    assert point_label(tuple(alone[n] for n in R.POINT_IDENTITY)) == "mtp"
 
 
 def test_recipe_changes_are_against_main_s_newest_run():

@@ -78,15 +78,15 @@ def point_label(pt: tuple) -> str:
     """config key, hardware, scenario isl/osl, conc when the client stated one (and request rate,
     in a rate sweep); then the topology, speculative decoding and offload arm when known."""
     fields = C.point_json(pt)
-    seq = f" {fields[R.ISL]}/{fields[R.OSL]}" if fields[R.ISL] is not None else ""
+    head = [str(fields[name]) for name in (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO) if fields[name] is not None]
+    seq = [f"{fields[R.ISL]}/{fields[R.OSL]}"] if fields[R.ISL] is not None else []
     if fields[R.REQUEST_RATE] is not None:
-        seq += f" rate {fields[R.REQUEST_RATE]}/s"
+        seq.append(f"rate {fields[R.REQUEST_RATE]}/s")
     if fields[R.CONC] is not None:
-        seq += f" conc {fields[R.CONC]}"
+        seq.append(f"conc {fields[R.CONC]}")
     extra = [str(fields[name]) for name in (R.TOPOLOGY, R.SPEC_DECODING, R.KV_OFFLOAD_BACKEND)
              if fields.get(name) not in (None, "", "none")]
-    head = [str(fields[name]) for name in (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO) if fields[name] is not None]
-    return " ".join([f"{' '.join(head)}{seq}".lstrip(), *extra])  # no key, hardware or scenario: "conc 2"
+    return " ".join([*head, *seq, *extra])  # only the parts known: no key, hardware or scenario reads "conc 2"
 
 
 def cells(v: C.Verdict) -> tuple[str, ...]:
