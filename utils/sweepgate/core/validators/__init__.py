@@ -34,15 +34,16 @@ def schema_sha1(raw: bytes) -> str:
     return hashlib.sha1(raw).hexdigest()
 
 
-def source(name: str) -> str:
-    """The module text generated for one shipped schema."""
+def source(name: str, raw: bytes | None = None) -> str:
+    """The module text generated for one shipped schema (``raw``: its bytes, when already read;
+    ``core.check.fast_validator`` compiles it in the process for a schema its module is stale for)."""
     import json
 
     import fastjsonschema
 
     from sweepgate.core.schemas import SCHEMA_FILES, schema_bytes
 
-    raw = schema_bytes(name)
+    raw = schema_bytes(name) if raw is None else raw
     code = fastjsonschema.compile_to_code(json.loads(raw))
     code = re.sub(r"^from fastjsonschema import .*\n", "", code, flags=re.M)
     # YAML and JSON loading never build a Decimal, so the (import-costly) class cannot match.
