@@ -1416,16 +1416,24 @@ def _host_row_env(work: Path, tmp_path: Path) -> subprocess.CompletedProcess:
                           cwd=work, env=env, capture_output=True, text=True, timeout=120)
 
 
+def _host_row_env_through_a_link(tmp_path: Path, rel: str, host_text: str) -> tuple[Path, subprocess.CompletedProcess]:
+    """The approved checkout with ``rel`` a symbolic link to a host file holding ``host_text``, and
+    main's row-env run in it."""
+    host = tmp_path / "host-file"
+    host.write_text(host_text)
+    work = _approved_checkout(tmp_path)
+    (work / rel).unlink()
+    (work / rel).symlink_to(host)
+    return work, _host_row_env(work, tmp_path)
+
+
 def test_row_env_never_reads_a_host_file_through_the_approved_commit_s_runners_yaml(tmp_path):
     """Security review: row-env (main's code, on the GPU host, before any container) opened the approved
     commit's configs/runners.yaml following a symbolic link, and its schema errors quoted what it read
     of the host file into the job's log. A link is read as git stores it: the name it points to."""
-    host = tmp_path / "host-file"
-    host.write_text("labels: hf_HOSTSECRET\nhardware: {cluster:b300-nv: {accelerator-runtime: hf_OTHERSECRET}}\n")
-    work = _approved_checkout(tmp_path)
-    (work / "configs/runners.yaml").unlink()
-    (work / "configs/runners.yaml").symlink_to(host)
-    proc = _host_row_env(work, tmp_path)
+    _, proc = _host_row_env_through_a_link(
+        tmp_path, "configs/runners.yaml",
+        "labels: hf_HOSTSECRET\nhardware: {cluster:b300-nv: {accelerator-runtime: hf_OTHERSECRET}}\n")
     assert proc.returncode == 1 and "SECRET" not in proc.stdout + proc.stderr, proc.stderr
     assert "runners file must be a mapping" in proc.stderr and not (tmp_path / "github_env").exists()
 
@@ -1437,12 +1445,7 @@ def test_row_env_s_run_identity_is_that_of_the_approved_commit_s_git_objects(tmp
     from sweepgate.core import identity  # noqa: PLC0415
     from sweepgate.core.check import checked_runners  # noqa: PLC0415
 
-    host = tmp_path / "host-file"
-    host.write_text("echo a file of the host\n")
-    work = _approved_checkout(tmp_path)
-    (work / "benchmarks/benchmark_lib.sh").unlink()
-    (work / "benchmarks/benchmark_lib.sh").symlink_to(host)
-    proc = _host_row_env(work, tmp_path)
+    work, proc = _host_row_env_through_a_link(tmp_path, "benchmarks/benchmark_lib.sh", "echo a file of the host\n")
     assert proc.returncode == 0, proc.stderr
 
     def stored(paths):
