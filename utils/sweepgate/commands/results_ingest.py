@@ -52,12 +52,7 @@ def _given(args):
     if not args.run_id or not args.ref:
         argtypes.usage_error(args, "--row needs --run-id and --ref; pass --row FILE --run-id ID --ref REF")
     fix = "pass the job's matrix row as a JSON file"
-    try:
-        row = jsonio.loads(Path(args.row).read_text(encoding="utf-8"), args.row, hint=fix)
-    except OSError as exc:
-        raise fail(args.row, 0, f"cannot read: {exc.strerror}", fix) from None
-    except UnicodeDecodeError as exc:
-        raise fail(args.row, 0, f"not UTF-8 text (byte {exc.start})", fix) from None
+    row = jsonio.loads(jsonio.read_text(args.row, fix), args.row, hint=fix)
     from sweepgate.core.jobenv import check_row
 
     _refuse_rows_holder(row, args.row)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 from sweepgate.core.errors import fail, json_message
 from sweepgate.core.jsontext import key_place
@@ -32,6 +33,18 @@ def too_deep(path: str, line: int = 0, hint: str = CLIENT_HINT):
     """The refusal of a document nested deeper than Python's JSON reader goes (about 1,000 levels):
     whole, so not a client that died writing it, and no client's output either."""
     return fail(path, line, "nested too deeply (arrays or objects about 1,000 levels deep)", hint)
+
+
+def read_text(path, hint: str, unreadable_hint: str | None = None) -> str:
+    """A file's UTF-8 text, or one line saying why it cannot be read: the system's reason (no
+    path a second time) with ``unreadable_hint`` (else ``hint``), or the first byte that is not
+    UTF-8 with ``hint``."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot read: {exc.strerror}", unreadable_hint or hint) from None
+    except UnicodeDecodeError as exc:
+        raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})", hint) from None
 
 
 def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):

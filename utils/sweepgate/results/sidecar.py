@@ -77,16 +77,6 @@ def _check_job(job: dict, path: str) -> None:
 REWRITE = "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`"
 
 
-def _text(path: Path) -> str:
-    """A sidecar's text, or one line saying why it cannot be read."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise fail(str(path), 0, f"cannot read: {exc.strerror}", "check the path and its permissions") from None
-    except UnicodeDecodeError as exc:
-        raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})", REWRITE) from None
-
-
 def is_sidecar_doc(doc) -> bool:
     """Whether a parsed document has a sidecar's shape: ``{"row": {...}, "job": {...}}``."""
     return isinstance(doc, dict) and isinstance(doc.get(JOB), dict) and isinstance(doc.get(ROW), dict)
@@ -96,7 +86,7 @@ def read(path: Path) -> Job:
     """A checked sidecar."""
     from sweepgate.core.jobenv import check_row
 
-    doc = jsonio.loads(_text(path), str(path), hint=f"the job sidecar is truncated; {REWRITE}")
+    doc = jsonio.loads(jsonio.read_text(path, REWRITE, "check the path and its permissions"), str(path), hint=f"the job sidecar is truncated; {REWRITE}")
     if not is_sidecar_doc(doc):
         raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}", REWRITE)
     check_row(doc[ROW], str(path), REWRITE)

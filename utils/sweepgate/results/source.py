@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import SweepgateError, fail
+from sweepgate.results import jsonio
 from sweepgate.results import record as R
 
 JSONL_GLOB = "*.jsonl"
@@ -50,12 +51,7 @@ def records_from_jsonl(paths: list[str | Path]) -> list[dict]:
                        "records of `results ingest --jsonl`)",
                        "pass the folder or file that ingest's --jsonl wrote, e.g. main's results artifact")
         for path in files:
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise fail(str(path), 0, f"cannot read: {exc.strerror}", "pass a readable JSONL file") from None
-            except UnicodeDecodeError as exc:
-                raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})", "pass a readable JSONL file") from None
+            text = jsonio.read_text(path, "pass a readable JSONL file")
             out.extend(r for n, line in enumerate(text.splitlines(), 1) if (r := _json_line(path, n, line)))
     return out
 
