@@ -1,5 +1,6 @@
-"""The top of the work tree that holds a folder, found without running git (a results command
-or an annotation may need it where git is not installed)."""
+"""A work tree read without running git (a results command or an annotation may need it where git
+is not installed): the top that holds a folder (``enclosing_top``), and a file of it as git stores it
+(``stored_bytes``)."""
 
 from __future__ import annotations
 
