@@ -87,14 +87,13 @@ def relative(text: str) -> float:
         pass
     from sweepgate.core.metrics import fraction_example
 
+    number = text.strip()
     try:
-        percent = float(text.strip().removesuffix("%").strip()) if text.strip().endswith("%") else None
+        percent = float(number[:-1]) if number.endswith("%") else None  # float() takes "12.5 " too
     except ValueError:
         percent = None
-    if percent is None:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number; pass a fraction, e.g. 0.05 for 5 %")
-    raise argparse.ArgumentTypeError(f"'{text}' is a percentage; pass the fraction, e.g. "
-                                     f"{fraction_example(percent)}")
+    what = "is not a number; pass a fraction" if percent is None else "is a percentage; pass the fraction"
+    raise argparse.ArgumentTypeError(f"'{text}' {what}, e.g. {fraction_example(5 if percent is None else percent)}")
 
 
 def pull_request(text: str) -> int:
