@@ -13,7 +13,9 @@ path would give:
 Stores are written atomically (temp file + rename) and only when they changed.
 A read-only or missing git directory disables the cache, as does
 ``SWEEPGATE_NO_CACHE=1``. Data is plain (dict/list/str/int/float/bool/None)
-and written by sweepgate itself, so ``marshal`` is safe and fast here.
+and written by sweepgate itself, so ``marshal`` is fast here; the cache holds data
+only, never code that sweepgate runs (a schema's validator that is not committed is
+compiled in the process, ``core.check.fast_validator``).
 """
 
 from __future__ import annotations
