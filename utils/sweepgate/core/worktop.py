@@ -37,8 +37,11 @@ def stored_bytes(root: str, rel: str) -> bytes | None:
             return None
     path = os.path.join(path, rel.rsplit("/", 1)[-1])
     try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
+        mode = os.lstat(path).st_mode
+        if stat.S_ISLNK(mode):
             return os.fsencode(os.readlink(path))
+        if not stat.S_ISREG(mode):
+            return None  # a FIFO or a device node is never opened: opening one can wake or start something
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO put there since: no wait
     except OSError:
         return None
