@@ -439,10 +439,15 @@ def test_a_csv_no_reader_takes_is_called_a_csv_table(tmp_path, capsys):
     table, text = tmp_path / "report.csv", tmp_path / "notes.txt"
     table.write_text("Model,Concurrency,TTFT (ms)\nqwen,8,41.2\n", encoding="utf-8")
     text.write_text("throughput was fine\nsee the log\n", encoding="utf-8")
-    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(table), str(text))
+    # Diff review of 7a23b23: one line of text with a comma in it is no table (a client's last words)
+    error = tmp_path / "out.json"
+    error.write_text("ERROR: server died, exit 1\n", encoding="utf-8")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(table), str(text),
+                         str(error))
     lines = err.splitlines()
     assert rc == 1 and lines[0].startswith(f"{table}:1: format: a CSV table, not a benchmark client output"), err
     assert lines[1].startswith(f"{text}:1: format: not JSON or CSV"), err
+    assert lines[2].startswith(f"{error}:1: format: not JSON or CSV"), err
 
 
 def test_an_inferencex_run_against_atom_with_mtp_keeps_its_own_itl_and_tpot():

@@ -45,12 +45,13 @@ def parse_text(text: str, path: str) -> list[Measurement]:
 
 
 def _table(text: str) -> bool:
-    """Whether ``text`` reads as a CSV table: a first row of two or more cells and the next rows as wide."""
+    """Whether ``text`` reads as a CSV table: a first row of two or more cells and at least one next row
+    as wide (one line with a comma in it is as likely a sentence: a client's last error)."""
     try:
         rows = [row for row in itertools.islice(csv.reader(io.StringIO(text)), 3) if row]
     except csv.Error:
         return False
-    return bool(rows) and len(rows[0]) >= 2 and all(len(row) == len(rows[0]) for row in rows)
+    return len(rows) >= 2 and len(rows[0]) >= 2 and all(len(row) == len(rows[0]) for row in rows)
 
 
 def _is_client_output(doc) -> bool:
