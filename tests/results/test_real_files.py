@@ -32,8 +32,11 @@ REFUSED = {
     "sglang/sglang_bench_latency_prefill_decode_2runs.jsonl": "an SGLang bench_one_batch result",
     "other/akamas_lmeval_finished_after_stopreasons.json": "unknown JSON output",
     # hunt 13: named for what they are (the JSON was "unknown JSON output", the CSV "not JSON or CSV")
-    "other/guidellm0.7.3_gemma4-26b_gfx1201_c1_multiturn_trimmed.json": "a GuideLLM benchmarks report (guidellm 0.7.3)",
-    "other/guidellm0.7.3_gemma4-26b_gfx1201_c1_multiturn_header_trimmed.csv": "a GuideLLM benchmarks report (CSV)",
+    # (diff review of 7a23b23: "a report ..., a client whose output ..." called the report a client)
+    "other/guidellm0.7.3_gemma4-26b_gfx1201_c1_multiturn_trimmed.json":
+        "a GuideLLM benchmarks report (guidellm 0.7.3), the output of a client sweepgate does not read",
+    "other/guidellm0.7.3_gemma4-26b_gfx1201_c1_multiturn_header_trimmed.csv":
+        "a GuideLLM benchmarks report (CSV), the output of a client sweepgate does not read",
 }
 
 

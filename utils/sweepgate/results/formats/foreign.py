@@ -67,7 +67,7 @@ def refuse(doc, path: str, line: int) -> None:
 # GuideLLM (vllm-project/guidellm) writes its report as JSON (metadata.guidellm_version, benchmarks) and
 # as CSV (a first header row of column groups, "Run Info,Run Info,..."): another client's figures and units.
 GUIDELLM = "a GuideLLM benchmarks report"
-NOT_READ = "a client whose output sweepgate does not read"
+NOT_READ = "the output of a client sweepgate does not read"
 GUIDELLM_HINT = "run the point with a client sweepgate reads (vllm bench serve --save-result, AIPerf), or remove the file"
 GUIDELLM_CSV = "Run Info,Run Info,"
 
