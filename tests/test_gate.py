@@ -486,7 +486,8 @@ def test_pr_link_to_another_pr(gate):
 
 @pytest.mark.parametrize("link", ["https://github.com/acme/bench/pull/5/", "http://github.com/acme/bench/pull/5",
                                   "https://github.com/acme/bench/pull/5/files", "https://github.com/acme/bench/pull/05",
-                                  "see PR 5", "https://github.com/acme/bench/issues/5"])
+                                  "see PR 5", "https://github.com/acme/bench/issues/5",
+                                  '"https://github.com/acme/bench/pull/5\\n"'])  # a newline after the number
 def test_non_canonical_pr_link(gate, link):
     result = gate(CHANGELOG + "\n" + entry(link=link))
     refused(result, FIRST + 4, "pr-link")

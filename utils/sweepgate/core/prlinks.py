@@ -43,7 +43,7 @@ def pr_link_problem(link, repo: str | None, pr_number: int | None,
     example = canonical_link(repo or "OWNER/NAME", pr_number or "N")
     if not isinstance(link, str):
         return None  # the schema reports the type
-    m = PR_URL.match(link)
+    m = PR_URL.fullmatch(link)
     if not m:
         return (f"pr-link '{link}' is not a canonical GitHub pull-request URL", f"use {example}")
     owner_name, number = f"{m.group(1)}/{m.group(2)}", m.group(3)
@@ -71,7 +71,7 @@ def correction_of(old: bytes, new: bytes, repo: str | None) -> bool:
         value = mn.group(2).decode("ascii")
     except UnicodeDecodeError:
         return False
-    m = PR_URL.match(value)
+    m = PR_URL.fullmatch(value)
     if not m or not re.fullmatch(r"[1-9][0-9]*", m.group(3)) or value.encode() == mo.group(2):
         return False
     return repo is None or f"{m.group(1)}/{m.group(2)}" == repo
