@@ -37,6 +37,8 @@ REFUSED = {
         "a GuideLLM benchmarks report (guidellm 0.7.3), the output of a client sweepgate does not read",
     "other/guidellm0.7.3_gemma4-26b_gfx1201_c1_multiturn_header_trimmed.csv":
         "a GuideLLM benchmarks report (CSV), the output of a client sweepgate does not read",
+    # hunt 14: named for what it is (it read "collect_results.py's agg_bmk.json")
+    "inferencex/ifx_app_supplemental_bmk_glm4.7_gaudi3_2rows_trimmed.json": "InferenceX-app's benchmark rows",
 }
 
 

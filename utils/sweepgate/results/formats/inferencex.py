@@ -3,7 +3,7 @@
 They are aggregates built from a client's output, not the output itself:
 ``process_result.py`` rows (latencies converted to seconds, the per-GPU values
 copied in, request counts dropped), AgentX aggregates, eval-row tables, the
-nightly summary table, and one-off wrappers. Ingest the raw client output they
+InferenceX-app database's benchmark rows, the nightly summary table, and one-off wrappers. Ingest the raw client output they
 were built from instead; that is what a job leaves (CONTRACTS section 8).
 """
 
@@ -23,6 +23,10 @@ REASONS = (
      "request counts dropped)"),
     (lambda d: isinstance(d, list) and d and isinstance(d[0], dict) and ("em_strict" in d[0] or "score" in d[0]),
      "a table of InferenceX eval rows, not one job's eval output"),
+    (lambda d: isinstance(d, list) and d and all(isinstance(x, dict) and "hw" in x and isinstance(
+        x.get("metrics"), dict) for x in d),
+     "InferenceX-app's benchmark rows (the dashboard database's records: metrics nested, latencies in "
+     "seconds, request counts dropped), not one job's output"),
     (lambda d: isinstance(d, list) and d and all(isinstance(x, dict) and "hw" in x for x in d),
      "InferenceX collect_results.py's agg_bmk.json (a list of process_result.py aggregates, latencies in "
      "seconds, request counts dropped), not one job's output"),
