@@ -39,6 +39,8 @@ REFUSED = {
         "a GuideLLM benchmarks report (CSV), the output of a client sweepgate does not read",
     # hunt 14: named for what it is (it read "collect_results.py's agg_bmk.json")
     "inferencex/ifx_app_supplemental_bmk_glm4.7_gaudi3_2rows_trimmed.json": "InferenceX-app's benchmark rows",
+    "lm_eval/lmeval_results_table_gpt4o_kobest_5tasks.csv": "format: a CSV table, not a benchmark client output",
+    "other/multiturn_inferencex_custom_summary_kimi_sglang_conc8.json": "format: unknown JSON output",
 }
 
 
@@ -465,3 +467,40 @@ def test_an_inferencex_run_against_atom_with_mtp_keeps_its_own_itl_and_tpot():
     assert (m["itl_mean_ms"], m["tpot_mean_ms"]) == pytest.approx((50.101673735046504, 17.34632734162186))
     assert m["ttft_p90_ms"] == pytest.approx(10192.873542697635)  # the summary's own, not from arrays
     assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-08-04T14:32:36+00:00", "2026-08-04T14:33:00")
+
+
+def test_an_sglang_run_with_eagle3_keeps_its_figures_and_its_stated_token_count():
+    """Hunt 14: SGLang 0.5.9 with EAGLE3 (accept_length 2.2), TP16 over two nodes: the tokens it states
+    (512000), not the retokenized count (511864); no failed count, since bench_serving states none."""
+    (rec,) = records("sglang/sglang0.5.9_kimik2.5_eagle3_tp16_2nodes_c8_trimmed.jsonl")
+    m = rec[R.METRICS]
+    assert (rec[R.CONC], rec[R.ISL], rec[R.OSL], rec[R.REQUEST_RATE]) == (8, 1024, 512, "inf")
+    assert (rec[R.MODEL], rec[R.CLIENT_VERSION]) == ("/data2/data_shared/Kimi-K2.5_int4_2", "0.5.9+maca3.5.3.204")
+    assert (m[R.COMPLETED], m[R.TOTAL_OUTPUT_TOKENS], m.get(R.FAILED)) == (1000, 512000, None)
+    assert m["e2el_p90_ms"] == pytest.approx(9059.83310751617) and m["itl_p99_ms"] == pytest.approx(56.84784039234122)
+    assert m[R.TOTAL_TOKEN_THROUGHPUT] == pytest.approx(1584.180377394404) and m[R.DURATION_S] == pytest.approx(969.586558398325)
+
+
+def test_lm_eval_scores_of_zero_are_stored_as_written():
+    """Hunt 14: lm-eval 0.4.8's eqbench (a 0-100 scale) where no answer parsed: 0.0, its samples the limit's 10."""
+    (rec,) = records("lm_eval/lmeval0.4.8_flor760m_eqbench_ca_es_limit10_all_zero_trimmed.json")
+    got = {(e[R.EVAL_TASK], e[R.EVAL_METRIC]): (e[R.EVAL_VALUE], e[R.EVAL_STDERR], e[R.EVAL_SAMPLES], e[R.EVAL_HIGHER])
+           for e in rec[R.EVALS]}
+    assert got == {(t, name): (0.0, 0.0, 10, True) for t in ("eqbench_ca", "eqbench_es")
+                   for name in ("eqbench", "percent_parseable")}
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2025-07-21T12:41:26+00:00", "2025-07-21T12:41:49+00:00")
+
+
+def test_inferencex_clients_percentiles_as_asked_for():
+    """Hunt 14: --metric-percentiles 50,90,95,99 writes p50_* beside median_* (the same) and p95_*,
+    which no record name holds; a multi-node output's model is a cache snapshot path ending in '/'."""
+    (rec,) = records("vllm/ifx_benchserving_gptoss120b_nebius_metric_percentiles_50_90_95_99_4prompts_c4.json")
+    m = rec[R.METRICS]
+    assert (rec[R.CONC], m[R.COMPLETED], m[R.FAILED]) == (4, 4, 0)
+    assert (m["ttft_p50_ms"], m["ttft_p90_ms"], m["e2el_p99_ms"]) == pytest.approx(
+        (911.2682650002171, 1208.019636399331, 7152.181428949916))
+    assert not any("p95" in name for name in m)
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-06-07T09:07:54+00:00", "2026-06-07T09:08:01")
+    (mm,) = records("vllm/ifx_benchserving_minimax-m2.5_disagg_16gpu_snapshot_slash_conc4.json")
+    assert mm[R.MODEL].endswith("/snapshots/f710177d938eff80b684d42c5aa84b382612f21f/") and mm[R.CONC] == 4
+    assert mm[R.METRICS]["tpot_p99_ms"] == pytest.approx(15.41568306727628) and mm[R.METRICS][R.FAILED] == 0
