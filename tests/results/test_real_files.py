@@ -504,3 +504,29 @@ def test_inferencex_clients_percentiles_as_asked_for():
     (mm,) = records("vllm/ifx_benchserving_minimax-m2.5_disagg_16gpu_snapshot_slash_conc4.json")
     assert mm[R.MODEL].endswith("/snapshots/f710177d938eff80b684d42c5aa84b382612f21f/") and mm[R.CONC] == 4
     assert mm[R.METRICS]["tpot_p99_ms"] == pytest.approx(15.41568306727628) and mm[R.METRICS][R.FAILED] == 0
+
+
+def test_a_steered_model_is_its_base_model_with_its_steering_vector():
+    """Hunt 14: lm-eval's sae_steered_beta names its model base_name and its steering vector csv_path;
+    the scores were stored under lm-eval's model_name, the steering CSV's path, as if it were the model."""
+    (rec,) = records("lm_eval/lmeval2025-01_sae_steered_gemma2-2b_dog_steer_csv_mmlu_abstract_algebra.json")
+    assert rec[R.MODEL] == ("google/gemma-2-2b with adapter "
+                            "/home/cs29824/matthew/lm-evaluation-harness/examples/dog_steer.csv")
+    (e,) = rec[R.EVALS]
+    assert (e[R.EVAL_TASK], e[R.EVAL_VALUE], e[R.EVAL_SAMPLES]) == ("mmlu_abstract_algebra", 0.34, 100)
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2025-01-21T00:38:59+00:00", "2025-01-21T00:40:09+00:00")
+
+
+@pytest.mark.parametrize("args, model", [
+    ("pretrained=google/gemma-2-2b,steer_path=/x/steer.pt", "google/gemma-2-2b with adapter /x/steer.pt"),
+    ("pretrained=google/gemma-2-2b,dtype=bfloat16", "google/gemma-2-2b")])
+def test_hf_steered_model_args_name_the_steering_vector(args, model):
+    """Hunt 14: lm-eval's `steered` model (hf) takes pretrained= and steer_path=; as the file above."""
+    import json
+
+    from sweepgate.results.formats import lm_eval
+
+    doc = json.loads((REAL / "lm_eval/lmeval2025-01_sae_steered_gemma2-2b_dog_steer_csv_mmlu_abstract_algebra.json")
+                     .read_text(encoding="utf-8"))
+    doc["config"] = {**doc["config"], "model": "steered", "model_args": args}
+    assert lm_eval.parse(doc, "res.json", 1).fields[R.MODEL] == model

@@ -56,8 +56,10 @@ def is_samples_log(docs: list[tuple[int, object]]) -> bool:
     return bool(items) and all(isinstance(d, dict) and SAMPLE_KEYS <= d.keys() for d in items)
 
 
-MODEL_ARGS = ("pretrained", "model")
-ADAPTER_ARGS = ("peft", "lora_local_path")  # hf's and vllm's adapter on top of the model
+# sae_steered_beta names its base model base_name; it and hf's `steered` model change it by a
+# steering vector file (csv_path, steer_path), whose scores are no more the base model's than an adapter's
+MODEL_ARGS = ("pretrained", "model", "base_name")
+ADAPTER_ARGS = ("peft", "lora_local_path", "steer_path", "csv_path")  # hf's and vllm's adapter, a steering vector
 
 
 def _model_args(config: dict) -> dict:
