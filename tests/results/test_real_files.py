@@ -530,3 +530,22 @@ def test_hf_steered_model_args_name_the_steering_vector(args, model):
                      .read_text(encoding="utf-8"))
     doc["config"] = {**doc["config"], "model": "steered", "model_args": args}
     assert lm_eval.parse(doc, "res.json", 1).fields[R.MODEL] == model
+
+
+def test_lm_eval_2026_results_with_names_and_sample_counts():
+    """Hunt 14: lm-eval of 2026 writes "name", "sample_len" and a group's "sample_count" object beside the
+    scores; a group without aggregate_metric_list is {"alias", "name"} alone (lm_eval/api/group.py,
+    Group.aggregate), which was refused: 'results.<group>.name: expected a finite number'."""
+    import json
+
+    from sweepgate.results.formats import lm_eval
+
+    rel = "lm_eval/lmeval2026_cpu_group_regression_expected_arc_limit10_name_sample_len.json"
+    (rec,) = records(rel)
+    got = {(e[R.EVAL_TASK], e[R.EVAL_METRIC]): (e[R.EVAL_VALUE], e[R.EVAL_STDERR], e[R.EVAL_SAMPLES]) for e in rec[R.EVALS]}
+    assert got[("regression_arc", "acc")] == (0.15, None, 20) and got[("arc_easy", "acc_norm")] == (0.1, None, 10)
+    assert len(got) == 6
+    doc = json.loads((REAL / rel).read_text(encoding="utf-8"))
+    doc["results"]["regression_arc"] = {"alias": "regression_arc", "name": "regression_arc"}
+    m = lm_eval.parse(doc, "res.json", 1)
+    assert sorted({e[R.EVAL_TASK] for e in m.evals}) == ["arc_challenge", "arc_easy"]

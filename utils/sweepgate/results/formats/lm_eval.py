@@ -93,10 +93,15 @@ def _dict(value) -> dict:
 NO_FILTER = "none"  # lm-eval 0.4's filter name for unfiltered scores
 
 
+# What lm-eval writes beside a task's scores: its display name, and since 2025 its name and sample counts
+# (a group without aggregate_metric_list is {"alias", "name"} alone, no score of its own)
+NOT_SCORES = frozenset({"alias", "name", "sample_len", "sample_count", "samples"})
+
+
 def _split(key: str, bare: bool) -> tuple[str, str] | None:
     """``"acc,none"`` -> (acc, none); in a 0.3 task (``bare``) ``"acc"`` -> (acc, none)."""
     metric, sep, flt = key.partition(",")
-    if metric.endswith("_stderr") or key == "alias" or not (sep or bare) or not key.strip():
+    if metric.endswith("_stderr") or key in NOT_SCORES or not (sep or bare) or not key.strip():
         return None  # a blank key: lm-eval's " ": " " for a group it reports no aggregate of
     return metric, (flt if sep else NO_FILTER)
 
