@@ -549,3 +549,14 @@ def test_lm_eval_2026_results_with_names_and_sample_counts():
     doc["results"]["regression_arc"] = {"alias": "regression_arc", "name": "regression_arc"}
     m = lm_eval.parse(doc, "res.json", 1)
     assert sorted({e[R.EVAL_TASK] for e in m.evals}) == ["arc_challenge", "arc_easy"]
+
+
+def test_a_run_of_one_token_per_request_keeps_no_tpot_or_itl():
+    """Hunt 14: 1000 requests asking 2000 tokens each produced one (90000-token prompts on a GLM-5 with
+    too little KV cache): SGLang writes TPOT and ITL as 0.0, its mean of nothing. They were stored as
+    0 ms measured latencies (TPOT p50 0.00 in the table); the short-output warning stays."""
+    (rec,) = records("sglang/sglang0.5.9_glm5_dpattn_i90000_o2000_c64_one_token_each_trimmed.jsonl")
+    m = rec[R.METRICS]
+    assert not [name for name in m if name.startswith(("tpot_", "itl_"))] and R.INTERACTIVITY not in m
+    assert (m[R.COMPLETED], m[R.TOTAL_OUTPUT_TOKENS], rec[R.OSL]) == (1000, 1000, 2000)
+    assert m["ttft_p50_ms"] == pytest.approx(10246.50391866453) and m["e2el_p90_ms"] == pytest.approx(10713.136776490137)

@@ -106,13 +106,22 @@ def energy_per_output_token_j(energy_j: float | None, metrics: dict) -> float | 
     return energy_j / tokens
 
 
+# Per-token latencies: none exist for a request that produced a single token
+PER_TOKEN = tuple(R.latency_name(lat, stat) for lat in ("tpot", "itl") for stat in R.STATS)
+
+
 def measured(metrics: dict) -> dict:
     """``metrics`` without the latencies of a run in which no request completed (its count is 0, or
-    it states none and every throughput is zero or absent): there the client writes a placeholder
-    (vLLM's mean of nothing is 0, others write NaN), not a measurement."""
-    if metrics.get(R.COMPLETED) != 0 and (metrics.get(R.COMPLETED) is not None or _served(metrics)):
-        return metrics
-    return {name: value for name, value in metrics.items() if name not in R.LATENCY_METRICS}
+    it states none and every throughput is zero or absent), and without TPOT and ITL where the
+    completed requests produced one token each (no more output tokens than requests): there the
+    client writes a placeholder (vLLM's and SGLang's mean of nothing is 0, others write NaN), not
+    a measurement."""
+    if metrics.get(R.COMPLETED) == 0 or (metrics.get(R.COMPLETED) is None and not _served(metrics)):
+        return {name: value for name, value in metrics.items() if name not in R.LATENCY_METRICS}
+    done, tokens = metrics.get(R.COMPLETED), metrics.get(R.TOTAL_OUTPUT_TOKENS)
+    if isinstance(done, (int, float)) and isinstance(tokens, (int, float)) and 0 < tokens <= done:
+        return {name: value for name, value in metrics.items() if name not in PER_TOKEN}
+    return metrics
 
 
 def _served(metrics: dict) -> bool:
