@@ -560,3 +560,19 @@ def test_a_run_of_one_token_per_request_keeps_no_tpot_or_itl():
     assert not [name for name in m if name.startswith(("tpot_", "itl_"))] and R.INTERACTIVITY not in m
     assert (m[R.COMPLETED], m[R.TOTAL_OUTPUT_TOKENS], rec[R.OSL]) == (1000, 1000, 2000)
     assert m["ttft_p50_ms"] == pytest.approx(10246.50391866453) and m["e2el_p90_ms"] == pytest.approx(10713.136776490137)
+
+
+def test_a_vllm_ramp_up_run_is_refused_not_stored_at_an_unlimited_rate(tmp_path, capsys):
+    """Hunt 14: with --ramp-up-strategy, vllm bench serve (vllm/benchmarks/serve.py, main) writes
+    ramp_up_strategy, ramp_up_start_rps and ramp_up_end_rps beside request_rate "inf", its unused default;
+    it was stored as an unlimited-rate run and matched with one. Here a real 0.25.1 output with the keys."""
+    import json
+
+    from helpers import run_cli
+
+    doc = json.loads((REAL / "vllm/vllm0.25.1_opt125m_c2_specless.json").read_text(encoding="utf-8"))
+    doc.update(request_rate="inf", ramp_up_strategy="linear", ramp_up_start_rps=1, ramp_up_end_rps=10)
+    out = tmp_path / "ramp.json"
+    out.write_text(json.dumps(doc), encoding="utf-8")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(out))
+    assert rc == 1 and f"{out}:1:" in err and "ramp_up_strategy: a linear ramp-up run (from 1 to 10 req/s)" in err, err

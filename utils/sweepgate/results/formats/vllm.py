@@ -149,8 +149,21 @@ def _more_than_sent(doc: dict, path: str, line: int) -> None:
                    "the output was edited or comes from an unsupported client version")
 
 
+def _refuse_ramp_up(doc: dict, path: str, line: int) -> None:
+    """``vllm bench serve --ramp-up-strategy`` raises the rate from ramp_up_start_rps to _end_rps during
+    the run and leaves request_rate at its default, "inf": stored, it would read as every request sent
+    at once, and match an unlimited-rate run's point."""
+    strategy = doc.get("ramp_up_strategy")
+    if strategy is not None:
+        raise fail(path, line, f"ramp_up_strategy: a {strategy} ramp-up run (from {doc.get('ramp_up_start_rps')} "
+                   f"to {doc.get('ramp_up_end_rps')} req/s): no one request rate holds its figures, and its "
+                   f"request_rate {doc.get('request_rate')!r} is the unused default",
+                   "benchmark the point at one --request-rate (or --max-concurrency) without --ramp-up-strategy")
+
+
 def parse(doc: dict, path: str, line: int) -> Measurement:
     doc = clean_keys(doc)
+    _refuse_ramp_up(doc, path, line)
     m = Measurement("vllm-serving", "vllm-bench", line)
     e2el_named = any(key.endswith("_e2el_ms") for key in doc)
     m.metrics.update(latencies(doc, path, line, LATENCIES if e2el_named else E2EL_BEFORE_0_6))
