@@ -137,6 +137,15 @@ def test_a_run_whose_outputs_stopped_far_short_of_their_length_is_stored_with_a_
     assert N.short_outputs(m, "x").rule == "short-outputs"
 
 
+def test_an_itl_of_all_zeros_is_no_measurement():
+    """Hunt 14: the over-context SGLang run's responses came in one chunk each: its ITL mean, median, p95
+    and p99 are all exactly 0.0 (SGLang's mean of nothing), which was stored as a 0 ms ITL."""
+    (rec,) = records("sglang/sglang0.5.9_glm5_over_context_short_outputs_c1_trimmed.jsonl")
+    m = rec[R.METRICS]
+    assert not [name for name in m if name.startswith("itl_")]
+    assert m["tpot_p50_ms"] == pytest.approx(0.3712520614186282) and m["ttft_p99_ms"] == pytest.approx(787.1855725394563)
+
+
 @pytest.mark.parametrize("rel,words", [
     ("vllm/vllm-ascend0.7_offline_benchmark_latency_llama8b_tp1.json", "vLLM benchmark_latency result"),
     ("vllm/vllm-ascend0.7_offline_benchmark_throughput_llama8b_tp1.json", "vLLM benchmark_throughput result"),

@@ -115,14 +115,23 @@ def concurrency(value, path: str, line: int):
 
 
 def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES) -> dict:
-    metrics = {}
+    """The latency statistics, in ms; a latency whose every statistic is exactly 0 was not measured
+    (vLLM and SGLang write 0, their mean of nothing, for an ITL when each response came in one chunk),
+    so it is left out."""
+    metrics, found = {}, {}
     for key in doc:
         if not key.endswith("_ms"):
             continue
         stat, _, rest = key[:-3].partition("_")
         latency = names.get(rest)
         if latency and stat in STATS:
-            metrics[R.latency_name(latency, STATS[stat])] = number(doc, key, path, line)
+            name = R.latency_name(latency, STATS[stat])
+            metrics[name] = number(doc, key, path, line)
+            found.setdefault(latency, []).append(name)
+    for latency, stated in found.items():
+        if all(metrics[name] == 0 for name in stated):
+            for name in stated:
+                del metrics[name]
     return metrics
 
 
