@@ -62,3 +62,12 @@ def test_derived_metrics_names_every_value_add_derived_computes():
     from sweepgate.results import record as R
 
     assert set(derive.add_derived({}, 8)) == set(R.DERIVED_METRICS)
+
+
+def test_a_run_of_one_token_per_request_has_no_per_token_latency_whatever_its_client_wrote():
+    """Hunt 14: TPOT and ITL do not exist where each completed request produced one token; a client's
+    figure there (0, or an export's rounding) is dropped, TTFT and E2EL kept; two tokens a request keep it."""
+    m = {R.COMPLETED: 10, R.TOTAL_OUTPUT_TOKENS: 10, "tpot_p50_ms": 0.01, "itl_mean_ms": 0.02, "ttft_p50_ms": 5.0,
+         "e2el_p50_ms": 5.0}
+    assert derive.measured(m) == {R.COMPLETED: 10, R.TOTAL_OUTPUT_TOKENS: 10, "ttft_p50_ms": 5.0, "e2el_p50_ms": 5.0}
+    assert derive.measured({**m, R.TOTAL_OUTPUT_TOKENS: 20}) == {**m, R.TOTAL_OUTPUT_TOKENS: 20}
