@@ -411,3 +411,23 @@ def test_row_env_refuses_a_runner_outside_the_row_s_pool(tmp_path):
     assert "add h100-lab_03 under labels.cluster:b300-nv in configs/runners.yaml" in line and not out.exists()
     proc, out = row_env("b300-nv_01")
     assert proc.returncode == 0 and "RESULT_FILENAME=" in out.read_text(), proc.stderr
+
+
+@pytest.mark.parametrize("runner", ["../x_00", "b300/nv_00", "b300-nv..00", "b300-nv_00\x1b[2J", "b300 nv_00", "..",
+                                    "b300-nv:00"])
+def test_row_env_refuses_a_runner_name_that_is_no_file_name_when_no_pool_is_listed(tmp_path, runner):
+    """Security review: with no runner names under the row's label, RUNNER_NAME (set by an admin) went
+    unchecked into the job's file names and the launcher's path (launch_${RUNNER_NAME%%_*}.sh)."""
+    row = {"image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
+           "precision": "fp4", "framework": "vllm", "runner": "cluster:b300-nv", "spec-decoding": "none",
+           "exp-name": "x", "conc": 4, "tp": 8, "isl": 1024, "osl": 1024, "max-model-len": 2304}
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    out = tmp_path / "env"
+    argv = [sys.executable, "-m", "sweepgate", "ci", "row-env", "--row", json.dumps(row), "--output", str(out)]
+    proc = subprocess.run(argv, env={**env, "RUNNER_NAME": runner}, capture_output=True, text=True, cwd=tmp_path)
+    (line,) = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and line.startswith(f"RUNNER_NAME: runner name {runner!r} is not one file name"), line
+    assert not out.exists()
+    proc = subprocess.run(argv, env={**env, "RUNNER_NAME": "b300-nv_00"}, capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0 and "RESULT_FILENAME=" in out.read_text(), proc.stderr

@@ -178,8 +178,9 @@ def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = 
                whose: str = "") -> None:
     """Refuse a job taken by a runner that configs/runners.yaml does not list under the row's label
     (when it lists any): the hardware facts exported, the launcher hashed into the run identity and
-    the results stored would all be those of the pool, not of the machine that ran it. ``whose``
-    names the file's checkout in the hint ("main's ")."""
+    the results stored would all be those of the pool, not of the machine that ran it. A name no
+    pool lists must still be one file name (FILE_NAME, no ".."): it names the job's files and its
+    launcher. ``whose`` names the file's checkout in the hint ("main's ")."""
     label = str(row.get(fields.RUNNER) or "")
     names = ((runners or {}).get(fields.LABELS) or {}).get(label) if isinstance(runners, dict) else None
     if isinstance(names, list) and names and runner_name and runner_name not in map(str, names):
@@ -187,6 +188,10 @@ def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = 
                    f"{fields.RUNNERS_FILE} is {', '.join(map(str, names))}; its results would be stored as that "
                    "hardware's", f"add {runner_name} under labels.{label} in {whose}{fields.RUNNERS_FILE}, "
                    "or take the label off the runner")
+    if runner_name and (not FILE_NAME.fullmatch(runner_name) or ".." in runner_name):  # no pool: never schema-checked
+        raise fail(source, 0, f"runner name {runner_name!r} is not one file name of letters, digits and . _ + = , @ "
+                   "# - (it names the job's result files and its launcher)", "rename the runner (letters, digits, "
+                   "'.', '_' and '-', as labels.<label> lists them)")
 
 
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
