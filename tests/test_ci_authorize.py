@@ -417,3 +417,21 @@ def test_no_answer_for_one_pr_stops_the_poll_an_error_answer_leaves_it_alone(mon
     monkeypatch.setattr(pullstate, "pull_state", answer(GithubException(502, {"message": "Bad Gateway"}, None)))
     decisions, problems, oldest, unknown = ci_github._decisions(Repo(), REPO, None)
     assert unknown == {"7", "8"} and decisions == {} and len(problems) == 2
+
+
+@pytest.mark.parametrize("head", ["main", "refs/heads/main", HEAD[:39], HEAD.upper(), HEAD + "0"])
+def test_a_head_sha_that_is_not_40_hex_digits_is_an_answer_not_trusted(stub, tmp_path, head):
+    """Security review: the head SHA the API answered became head_ref (the commit the GPU side checks
+    out and runs) and the dispatched sha unchecked; a branch name there would run whatever it holds then."""
+    pr = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], head=head)
+    out = tmp_path / "out"
+    proc = run_cli(stub, "decide", "--output", str(out), event=dispatch_event(sha=head), tmp_path=tmp_path)
+    (line,) = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and f"the API answered with a head.sha {head!r} that is not 40 hex digits" in line
+    assert not out.exists()
+    stub.route("GET", f"/repos/{REPO}/pulls", [pr])
+    serve_run_5(stub, "7", OLD, "completed")
+    proc = run_cli(stub, "dispatch")
+    (line,) = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and f"the API answered with a head.sha {head!r} that is not 40 hex digits" in line
+    assert not [path for method, path, _ in stub.requests if method == "POST"]

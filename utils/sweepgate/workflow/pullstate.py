@@ -7,14 +7,19 @@ message); GET /repos/{o}/{r}/collaborators/{user}/permission (memoized per login
 
 from __future__ import annotations
 
-from sweepgate.workflow.authorize import PullState
+from sweepgate.workflow.authorize import SHA, PullState
 
 ROLE_FALLBACK = "none"  # a login GitHub does not know (404) has no permission
 
 
 def pull_state(repo, number: int) -> PullState:
-    """Fetch ``number`` through a PyGithub Repository."""
+    """Fetch ``number`` through a PyGithub Repository. A head SHA that is not 40 hex digits is an
+    answer not to be trusted (``NotGitHubJSON``): it would be what is checked out and run."""
+    from sweepgate.core.github import NotGitHubJSON
+
     pull = repo.get_pull(number)
+    if not (isinstance(pull.head.sha, str) and SHA.fullmatch(pull.head.sha)):  # it becomes head_ref, the SHA run
+        raise NotGitHubJSON(f"a head.sha {str(pull.head.sha)[:60]!r} that is not 40 hex digits")
     issue = repo.get_issue(number)
     labelers: dict[str, str] = {}
     for event in issue.get_events():
