@@ -100,3 +100,35 @@ def test_a_replaced_link_lends_the_new_file_none_of_its_target_s_bits(tmp_path):
     kept.chmod(0o600)
     atomic_write(kept, b"new\n", through=False)
     assert kept.stat().st_mode & 0o7777 == 0o600
+
+
+def test_an_interrupt_the_moment_the_temporary_file_exists_leaves_nothing(tmp_path, monkeypatch):
+    """Security review: atomic_write made its temporary file before the block that removes it on a failure,
+    so a Ctrl-C between the two left an empty `.NAME.XXXXXXXX.tmp` (as results.charts._save once did). A
+    KeyboardInterrupt at the first line that runs once mkstemp has returned stands in for that signal."""
+    import tempfile
+
+    from sweepgate.core import atomic
+
+    real, made = tempfile.mkstemp, []
+
+    def mkstemp(*args, **kwargs):
+        answer = real(*args, **kwargs)
+        made.append(answer[1])
+        return answer
+
+    def tracer(frame, event, arg):
+        if made and event == "line" and frame.f_code is not mkstemp.__code__:  # back in its caller
+            sys.settrace(None)
+            raise KeyboardInterrupt
+        return tracer
+
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", mkstemp)
+    (tmp_path / "f").write_bytes(b"old")
+    sys.settrace(tracer)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            atomic_write(tmp_path / "f", b"new")
+    finally:
+        sys.settrace(None)
+    assert made and sorted(p.name for p in tmp_path.iterdir()) == ["f"] and (tmp_path / "f").read_bytes() == b"old"

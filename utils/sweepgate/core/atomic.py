@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sweepgate.core.errors import fail
@@ -30,29 +31,39 @@ def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | N
         return
     # a symlink stays a link: the file it points at is replaced (``through``), else the link itself
     path = Path(os.path.realpath(named)) if through else named
+    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+        with temporary_beside(path) as (fd, tmp):
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, _mode_of(path, through))
+            if before_replace is not None:
+                before_replace()
+            os.replace(tmp, path)
     except OSError as exc:
-        raise fail(str(named), 0, f"cannot write here: {exc.strerror}",
-                   "pass a path in an existing, writable folder") from None
+        if tmp is None:
+            raise fail(str(named), 0, f"cannot write here: {exc.strerror}",
+                       "pass a path in an existing, writable folder") from None
+        # a full disk, a file made immutable or read-only to us
+        raise fail(str(named), 0, f"cannot write it: {exc.strerror or exc}",
+                   "make the file and its folder writable (and the disk not full), then rerun; "
+                   "the file is as it was") from None
+
+
+@contextmanager
+def temporary_beside(path: Path) -> Iterator[tuple[int, str]]:
+    """A new temporary file beside ``path``, named after it and no other (``.NAME.XXXXXXXX.tmp``), as
+    (fd, name), removed when the block fails in any way. It is made inside what removes it, so a Ctrl-C
+    the moment after it exists, before the block has begun, leaves no empty file behind either."""
+    name = None
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, _mode_of(path, through))
-        if before_replace is not None:
-            before_replace()
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        if isinstance(exc, OSError):  # a full disk, a file made immutable or read-only to us
-            raise fail(str(named), 0, f"cannot write it: {exc.strerror or exc}",
-                       "make the file and its folder writable (and the disk not full), then rerun; "
-                       "the file is as it was") from None
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+        yield fd, name
+    except BaseException:
+        if name is not None:
+            Path(name).unlink(missing_ok=True)
         raise
 
 

@@ -591,20 +591,14 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
 
 def _save(fig, path: Path, fmt: str) -> Path:
     """Write via a temporary file and rename, so a failure never leaves half a chart."""
-    import tempfile
+    from sweepgate.core.atomic import temporary_beside
 
-    name = None
     try:  # a name of its own: two runs writing one --plots folder must not rename each other's file
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        os.close(fd)
-        os.chmod(name, 0o644)  # mkstemp's 0600 would make every chart private
-        fig.savefig(name, format=fmt, metadata=METADATA[fmt])
-        os.replace(name, path)
-    except BaseException as exc:  # Ctrl-C mid-savefig, or before it began: no part of a chart is left behind
-        if name is not None:
-            Path(name).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise fail(str(path), 0, f"cannot write the chart: {exc.strerror}",
-                       "pass a writable --plots DIR") from None
-        raise
+        with temporary_beside(path) as (fd, name):  # Ctrl-C mid-savefig, or before it began: no part is left
+            os.close(fd)
+            os.chmod(name, 0o644)  # mkstemp's 0600 would make every chart private
+            fig.savefig(name, format=fmt, metadata=METADATA[fmt])
+            os.replace(name, path)
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot write the chart: {exc.strerror}", "pass a writable --plots DIR") from None
     return path
