@@ -1438,6 +1438,28 @@ def test_row_env_never_reads_a_host_file_through_the_approved_commit_s_runners_y
     assert "runners file must be a mapping" in proc.stderr and not (tmp_path / "github_env").exists()
 
 
+def test_row_env_reads_and_checks_each_runners_file_once(tmp_path, monkeypatch):
+    """Review: `ci row-env --tools` parsed and schema-checked the checkout's and main's runners.yaml
+    twice each, once for the job's environment and its pool, again for the run identity."""
+    from sweepgate.cli import main  # noqa: PLC0415
+    from sweepgate.core import check  # noqa: PLC0415
+
+    work = _approved_checkout(tmp_path)
+    real, read = check.checked_runners, []
+
+    def counted(root):
+        read.append(os.path.realpath(root))
+        return real(root)
+
+    monkeypatch.setattr(check, "checked_runners", counted)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("RUNNER_NAME", "b300-nv_00")
+    monkeypatch.setenv("ROW", json.dumps(AGENTIC_ROW))
+    assert main(["ci", "row-env", "--tools", str(ROOT), "--output", str(tmp_path / "env")]) == 0
+    assert fields.RUN_IDENTITY_ENV in apply_env_file(tmp_path / "env")
+    assert sorted(read) == sorted([os.path.realpath(work), os.path.realpath(ROOT)]), read
+
+
 def test_row_env_s_run_identity_is_that_of_the_approved_commit_s_git_objects(tmp_path):
     """The identity row-env records is compared at merge (`ci reuse`) with one hashed from git objects;
     a symbolic link the approved commit holds (benchmark_lib.sh to a file of the host, or to a FIFO or

@@ -178,14 +178,14 @@ def _run_row_env(args) -> int:
     from sweepgate.core.jobenv import check_pool
 
     runners = checked_runners(enclosing_top() or ".")
+    main_runners = checked_runners(args.tools) if args.tools else runners  # each file read and checked once
     env = job_env(row, runner, result_dir, runners=runners)
-    check_pool(row, runner, checked_runners(args.tools) if args.tools else runners,  # main's pools when given
-               whose="main's " if args.tools else "")
+    check_pool(row, runner, main_runners, whose="main's " if args.tools else "")  # main's pools when given
     if args.tools:  # before the benchmark runs: what `results sidecar` records (fields.RUN_IDENTITY_ENV)
         from sweepgate.core.fields import RUN_IDENTITY_ENV
-        from sweepgate.core.identity import job_identity
+        from sweepgate.core.identity import job_identity, job_runners
 
-        if identity := job_identity(row, args.tools):
+        if identity := job_identity(row, args.tools, job_runners(runners, main_runners)):
             env[RUN_IDENTITY_ENV] = identity
     _write_kv(args.output or os.environ.get("GITHUB_ENV"), env)
     print(f"sweepgate ci row-env: {len(env)} variables for {env['RESULT_FILENAME']}", file=sys.stderr)

@@ -107,12 +107,19 @@ def check_tools(tools: str) -> None:
         raise fail(tools, 0, f"--tools: no {RUNNERS_FILE} in this folder", fix)
 
 
-def job_identity(row: dict, tools: str | None = None) -> str | None:
+def job_runners(own: dict, main: dict) -> dict:
+    """The runners file a job's identity hashes: the runner facts as `ci row-env` puts them into the
+    job (the checkout's ``own``), the runner names behind each label (which launchers run) as ``main``'s."""
+    return {**own, F.LABELS: main.get(F.LABELS)}
+
+
+def job_identity(row: dict, tools: str | None = None, runners: dict | None = None) -> str | None:
     """The run identity of ``row``'s job in the checkout that holds the working directory (its
     top, so a subfolder works), with the launchers and runner labels of ``tools`` (main's; None:
     that checkout's own) and the checkout's own runner facts; None when the row cannot be
     resolved. A ``tools`` folder that is not there is refused: hashing no launcher at all would
-    give every such job one identity, and reuse would hand one job's results to another."""
+    give every such job one identity, and reuse would hand one job's results to another.
+    ``runners``: ``job_runners`` of the two files, already read and checked (`ci row-env`)."""
     from sweepgate.core.check import checked_runners
     from sweepgate.core.errors import SweepgateError
     from sweepgate.core.worktop import enclosing_top
@@ -121,9 +128,8 @@ def job_identity(row: dict, tools: str | None = None) -> str | None:
     tools = tools or root
     check_tools(tools)
     try:  # a runners.yaml its schema refuses (`ci row-env` refused the job already): no identity, no reuse
-        # The runner facts as `ci row-env` puts them into the job (this checkout's), the runner names
-        # behind each label (which launchers run) as main's.
-        runners = {**checked_runners(root), F.LABELS: checked_runners(tools).get(F.LABELS)}
+        if runners is None:
+            runners = job_runners(checked_runners(root), checked_runners(tools))
         return identities([row], runners, read_tree(root, tools))[0]
     except (KeyError, TypeError, SweepgateError):
         return None
