@@ -409,3 +409,51 @@ def test_the_folder_spelled_with_blanks_inside_its_substitutions_or_silenced_by_
                     b'bash "$HERE/run_client"\n'
                     b'python3 "$( dirname "$( realpath "$0" )" )/x.py"\n', **files}
     assert_each_file_is_part_of_the_identity(tree, tuple(files))
+
+
+LINKED = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b300_vllm.sh"  # M_ROW's script, a symbolic link here
+LINK_TREE = {  # what git stores: the link as its target's name, the rest as they are
+    LINKED: b"../../shared/dsr1_fp4.sh",
+    "benchmarks/shared/dsr1_fp4.sh": b'source "$(dirname "${BASH_SOURCE[0]}")/../../benchmark_lib.sh"\n'
+                                     b'python3 "$(dirname "$0")/client.py"\n'
+                                     b'source "$(dirname "$(realpath "$0")")/flags.sh"\n',
+    "benchmarks/single_node/fixed_seq_len/client.py": b"print('bench')\n",  # "$0" is the link: beside it
+    "benchmarks/shared/flags.sh": b"FLAGS=1\n",  # realpath: beside the target
+}
+
+
+def test_a_linked_script_s_target_and_what_it_names_are_part_of_the_identity():
+    """Security review: a benchmark script stored as a symbolic link was hashed as its target's name
+    alone, so a change to the script it runs, or to a helper of it, was reused as unchanged."""
+    tree = dict(LINK_TREE)
+    assert_each_file_is_part_of_the_identity(tree, [p for p in tree if p != LINKED])
+    assert recipes.link_target(LINKED, b"../../../../etc/passwd") is None  # outside the checkout: not read
+    assert recipes.link_target(LINKED, b"/etc/passwd") is None
+
+
+def test_a_linked_script_has_one_identity_from_git_objects_and_from_the_checkout(tmp_path):
+    """`ci reuse` hashes git objects, the GPU host the approved checkout (``worktop.stored_bytes``): for a
+    linked script and its target's helpers both give one identity, and a changed helper a new one."""
+    from sweepgate.core.load import Git
+
+    work = tmp_path / "work"
+    for path, data in LINK_TREE.items():
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        if path == LINKED:
+            (work / path).symlink_to(data.decode())
+        else:
+            (work / path).write_bytes(data)
+
+    def both() -> tuple[str, str]:
+        subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"], cwd=work, check=True)
+        git = Git(str(work))
+        return (identity.identities([M_ROW], {}, lambda paths: git.read_blobs("HEAD", paths))[0],
+                identity.identities([M_ROW], {}, identity.read_tree(str(work)))[0])
+
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    first = both()
+    assert first[0] == first[1]
+    (work / "benchmarks/shared/flags.sh").write_bytes(b"FLAGS=2\n")
+    second = both()
+    assert second[0] == second[1] != first[0]

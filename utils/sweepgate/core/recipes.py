@@ -96,29 +96,52 @@ def beside_paths(text: str) -> list[str]:
 
 
 SOURCED_DEPTH = 32  # helpers of helpers, followed this deep (a cycle ends at once: each file is read once)
+# What git stores for a symbolic link, and ``worktop.stored_bytes`` reads for one: its target's name.
+LINK_TARGET = re.compile(rb"[\w.-]+(?:/[\w.-]+)*")
+
+
+def link_target(path: str, blob: bytes | None) -> str | None:
+    """The file in the checkout a script (or helper) stored as a symbolic link runs: its target, from
+    its own folder; None for a target outside the checkout and for any other file. Blobs carry no mode,
+    so a file holding one relative path and nothing else is taken for a link: hashing its target too
+    only ever costs a reuse, never gives one."""
+    if not blob or not LINK_TARGET.fullmatch(blob):
+        return None
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), blob.decode()))
+    return None if target == ".." or target.startswith("../") else target
 
 
 def sourced_helpers(script: str | None, blobs: dict[str, bytes | None]) -> list[str]:
     """The files ``script`` sources, runs or reads by a path relative to itself (or sources from the
     checkout's top), and theirs, as far as ``blobs`` holds them (``identities`` reads the missing ones
-    and asks again); the shared library is not repeated."""
+    and asks again); the shared library is not repeated. A symbolic link's target is one of them, and
+    what the target names is looked for beside the link (``$0``) and beside the target (``realpath``)."""
     found: dict[str, None] = {}
-    todo, seen = [script] if script else [], set(F.BENCHMARK_LIB_FILES)
+    todo, seen = [(script, posixpath.dirname(script))] if script else [], set()
     for _ in range(SOURCED_DEPTH):
         nxt = []
-        for path in todo:
-            text = (blobs.get(path) or b"").decode("utf-8", "replace")
-            named = SOURCED.findall(text) + [(beside, "") for beside in beside_paths(text)]
-            for beside, from_top in named:
-                # "$(dirname ...)//x.sh" is dir//x.sh to bash, inside the folder: never an absolute path
-                helper = posixpath.normpath(posixpath.join(posixpath.dirname(path), beside.lstrip("/"))
-                                            if beside else from_top)
-                if helper not in seen and not helper.startswith("../"):
-                    seen.add(helper)
-                    found[helper] = None
-                    nxt.append(helper)
+        for path, folder in todo:
+            if (target := link_target(path, blobs.get(path))) is not None:
+                named = [(target, folder), (target, posixpath.dirname(target))]
+            else:
+                text = (blobs.get(path) or b"").decode("utf-8", "replace")
+                named = [_helper(folder, beside, from_top) for beside, from_top in
+                         SOURCED.findall(text) + [(beside, "") for beside in beside_paths(text)]]
+                named = [(helper, posixpath.dirname(helper)) for helper in named]
+            for helper, where in named:
+                if (helper, where) in seen or helper in F.BENCHMARK_LIB_FILES or helper.startswith("../"):
+                    continue
+                seen.add((helper, where))
+                found[helper] = None
+                nxt.append((helper, where))
         todo = nxt
     return list(found)
+
+
+def _helper(folder: str, beside: str, from_top: str) -> str:
+    """A file named beside the script's ``folder`` or from the checkout's top, as a checkout path."""
+    # "$(dirname ...)//x.sh" is dir//x.sh to bash, inside the folder: never an absolute path
+    return posixpath.normpath(posixpath.join(folder, beside.lstrip("/")) if beside else from_top)
 
 
 def read_helpers(scripts, blobs: dict[str, bytes | None], read) -> None:
