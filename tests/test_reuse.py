@@ -427,6 +427,9 @@ def test_a_linked_script_s_target_and_what_it_names_are_part_of_the_identity():
     alone, so a change to the script it runs, or to a helper of it, was reused as unchanged."""
     tree = dict(LINK_TREE)
     assert_each_file_is_part_of_the_identity(tree, [p for p in tree if p != LINKED])
+    first = recipes.RecipeSet("head", {}, {}, {}, blobs=tree).sha(LINKED)  # the plan's unlisted-change rule
+    changed = {**tree, "benchmarks/shared/flags.sh": b"FLAGS=2\n"}
+    assert recipes.RecipeSet("head", {}, {}, {}, blobs=changed).sha(LINKED) != first
     assert recipes.link_target(LINKED, b"../../../../etc/passwd") is None  # outside the checkout: not read
     assert recipes.link_target(LINKED, b"/etc/passwd") is None
 
