@@ -577,3 +577,21 @@ def test_a_syntax_error_bash_names_outside_the_repository_is_left_to_the_script_
     assert _syntax_error("bash: -c: line 1: syntax error near unexpected token `)'", tmp_path) is None
     assert _syntax_error("/etc/profile: line 1: syntax error: unexpected end of file", tmp_path) is None
     assert _syntax_error("run_benchmark_serving: unknown option '--x'", tmp_path) is None
+
+
+def test_capture_out_is_written_whole_and_an_unwritable_one_is_one_line(tmp_path, monkeypatch, capsys):
+    """--out goes through core.atomic (its twin here made its temporary file outside what removes it,
+    and a folder it could not write to was a traceback)."""
+    from sweepgate import cli
+    from sweepgate.engines import capture as C
+
+    monkeypatch.setattr(C, "capture", lambda engine: {"version": "0.0.1", "options": [{"flag": "--x"}]})
+    out = tmp_path / "sub" / "vllm-0.0.1.json"
+    assert cli.main(["engines", "capture", "--engine", "vllm", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["version"] == "0.0.1"
+    assert [p.name for p in out.parent.iterdir()] == [out.name]  # no temporary file left beside it
+    (tmp_path / "plain").write_text("a file, not a folder")
+    capsys.readouterr()
+    rc = cli.main(["engines", "capture", "--engine", "vllm", "--out", str(tmp_path / "plain" / "m.json")])
+    err = capsys.readouterr().err
+    assert rc == 1 and len(err.strip().splitlines()) == 1 and "cannot write here" in err, err

@@ -8,10 +8,9 @@ manifests were made.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 
@@ -26,22 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cap.add_argument("--out", metavar="FILE", help="write the manifest here (default: standard output)")
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder: never half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def run(args) -> int:
     from importlib import metadata
 
+    from sweepgate.core.atomic import atomic_write
     from sweepgate.core.errors import fail
     from sweepgate.engines.capture import ENGINES, capture
 
@@ -56,7 +43,10 @@ def run(args) -> int:
                    "install the missing module (configs/engines/README.md lists what each capture needs)") from None
     text = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
     if args.out:
-        write_atomic(Path(args.out), text)
+        out = Path(args.out)
+        with contextlib.suppress(OSError):  # a folder that cannot be made: atomic_write says why, in one line
+            out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(out, text.encode())
         print(f"engines: {args.engine} {manifest['version']}: {len(manifest['options'])} options -> {args.out}",
               file=sys.stderr)
     else:
