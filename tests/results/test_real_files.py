@@ -53,7 +53,11 @@ AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines
              "aiperf/aiperf0.8_profile_export_records_trimmed_3rows.csv",
              # hunt 13: the time-slice export (--slice-duration) and its CSV, refused, failed a whole folder
              "aiperf/aiperf_timeslices_glm5.1_mi355x_conc16_trimmed.json",
-             "aiperf/aiperf_timeslices_glm5.1_mi355x_conc16_trimmed.csv"}
+             "aiperf/aiperf_timeslices_glm5.1_mi355x_conc16_trimmed.csv",
+             # hunt 15: InferenceX's start/stop_gpu_monitor (AMD) sidecars, refused, they failed a job's folder
+             "inferencex/ifx_gpumonitor_amdsmi_energy_start_mi355x_4gpu.csv",
+             "inferencex/ifx_gpumonitor_amdsmi_energy_end_mi355x_4gpu.csv",
+             "inferencex/ifx_gpumonitor_amdsmi_static_identity_mi355x_trimmed.json"}
 
 
 def records(rel: str) -> list[dict]:
@@ -576,3 +580,40 @@ def test_a_vllm_ramp_up_run_is_refused_not_stored_at_an_unlimited_rate(tmp_path,
     out.write_text(json.dumps(doc), encoding="utf-8")
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(out))
     assert rc == 1 and f"{out}:1:" in err and "ramp_up_strategy: a linear ramp-up run (from 1 to 10 req/s)" in err, err
+
+
+SGL_0518 = "sglang/sglang0.5.18_qwen3.5-397b-mxfp4_mi355x_tp4_eagle_c4_rr0.8_cache_report_trimmed.jsonl"
+
+
+def test_sglang_0_5_18_with_a_cache_report_and_text_and_vision_token_counts():
+    """Hunt 15: SGLang 0.5.18 adds total_input_text_tokens, total_input_vision_tokens and a cache_report
+    object; concurrency (3.97, the mean in flight) and max_concurrent_requests (7) are not the point's."""
+    (rec,) = records(SGL_0518)
+    m = rec[R.METRICS]
+    assert (rec[R.MODEL], rec[R.CONC], rec[R.ISL], rec[R.OSL]) == ("amd/Qwen3.5-397B-A17B-MXFP4", 4, 32768, 1024)
+    assert (m[R.COMPLETED], m[R.TOTAL_INPUT_TOKENS], m[R.TOTAL_OUTPUT_TOKENS]) == (40, 1184722, 36717)
+    assert m["ttft_p90_ms"] == 2390.4992796015 and m["itl_p50_ms"] == 3.3433176507242024
+    assert m["e2el_p99_ms"] == 9695.38447559229 and m[R.DURATION_S] == 62.85776704293676
+    assert rec[R.CLIENT_VERSION] == "0.5.18.dev20260829+g4d53767b09" and rec[R.REQUEST_RATE] == "inf"
+
+
+def test_an_inferencex_amd_job_folder_with_its_gpu_monitor_sidecars_stores_its_run(tmp_path, capsys):
+    """Hunt 15: InferenceX's start_gpu_monitor on AMD writes amd-smi's energy snapshots
+    (gpu_metrics_energy_start.csv, _end.csv: gpu,total_energy_consumption) and its static dump
+    (gpu_metrics_identity.json) beside the output; a folder holding them stored the run and exited 1,
+    'a CSV table' twice and 'unknown JSON output'. (The energy files here are from another run of the
+    same repository's bench_results, the output's own being alike.)"""
+    import shutil
+
+    from helpers import run_cli
+
+    folder = tmp_path / "20260909_162432"
+    folder.mkdir()
+    shutil.copy(REAL / SGL_0518, folder / "qwen35_mxfp4_mtp_isl32768_osl1024_c4.jsonl")
+    for rel, name in (("energy_start_mi355x_4gpu.csv", "gpu_metrics_energy_start.csv"),
+                      ("energy_end_mi355x_4gpu.csv", "gpu_metrics_energy_end.csv"),
+                      ("static_identity_mi355x_trimmed.json", "gpu_metrics_identity.json")):
+        shutil.copy(REAL / f"inferencex/ifx_gpumonitor_amdsmi_{rel}", folder / name)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(folder))
+    assert rc == 0 and err == "" and "ingested 1 results (1 new)" in out, (out, err)
+    assert "skipped 3 files with no result" in out

@@ -27,7 +27,7 @@ def parse_text(text: str, path: str) -> list[Measurement]:
     """Every measurement in one file's text; refuses what it cannot read."""
     if aiperf_csv.detect_text(text):
         return [aiperf_csv.parse_text(text, path)]
-    if gpu_metrics.detect_text(text):
+    if gpu_metrics.detect_text(text) or gpu_metrics.is_sidecar_text(text):
         raise Auxiliary(path)
     if not text.strip():
         raise fail(path, 1, "format: the file is empty",
@@ -39,7 +39,7 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         raise fail(path, 1, f"format: {what}, not a benchmark client output (expected {KNOWN})",
                    "ingest the job's $RESULT_FILENAME.json, or remove the file")
     docs = jsonio.documents(text, path)
-    if lm_eval.is_samples_log(docs):  # beside its results file, as gpu_metrics.csv is beside an output
+    if lm_eval.is_samples_log(docs) or gpu_metrics.is_identity_dump(docs):  # beside a result, as gpu_metrics.csv is
         raise Auxiliary(path)
     return [parse_document(doc, path, line) for line, doc in _jobs_documents(docs)]
 

@@ -35,6 +35,21 @@ def detect_text(text: str) -> bool:
     return not head.lstrip().startswith(("{", "[")) and "timestamp" in head and "power" in head
 
 
+def is_sidecar_text(text: str) -> bool:
+    """amd-smi's energy-accumulator snapshot that InferenceX's start_gpu_monitor / stop_gpu_monitor write
+    beside the samples (``gpu_metrics_energy_start.csv`` / ``_end.csv``: ``gpu,total_energy_consumption``):
+    a counter per GPU at one instant, no samples over time, and no result."""
+    head = [cell.strip().lower() for cell in text.lstrip("\ufeff").split("\n", 1)[0].split(",")]
+    return len(head) >= 2 and head[0] == "gpu" and all("energy" in cell for cell in head[1:])
+
+
+def is_identity_dump(docs: list[tuple[int, object]]) -> bool:
+    """amd-smi's ``static --json`` dump (``gpu_metrics_identity.json``, written by InferenceX's
+    start_gpu_monitor): the GPUs' make, firmware and limits, ``{"gpu_data": [...]}``, no result."""
+    return len(docs) == 1 and isinstance(doc := docs[0][1], dict) and doc.keys() == {"gpu_data"} and isinstance(
+        doc["gpu_data"], list)
+
+
 def _columns(header: list[str]) -> tuple[int, int | None, int]:
     names = [h.strip().lower() for h in header]
     ts = next(i for i, n in enumerate(names) if n.startswith("timestamp"))
