@@ -57,7 +57,8 @@ AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines
              # hunt 15: InferenceX's start/stop_gpu_monitor (AMD) sidecars, refused, they failed a job's folder
              "inferencex/ifx_gpumonitor_amdsmi_energy_start_mi355x_4gpu.csv",
              "inferencex/ifx_gpumonitor_amdsmi_energy_end_mi355x_4gpu.csv",
-             "inferencex/ifx_gpumonitor_amdsmi_static_identity_mi355x_trimmed.json"}
+             "inferencex/ifx_gpumonitor_amdsmi_static_identity_mi355x_trimmed.json",
+             "inferencex/ifx_gpumonitor_nvidiasmi_identity_b300_8gpu.csv"}
 
 
 def records(rel: str) -> list[dict]:
@@ -617,3 +618,15 @@ def test_an_inferencex_amd_job_folder_with_its_gpu_monitor_sidecars_stores_its_r
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(folder))
     assert rc == 0 and err == "" and "ingested 1 results (1 new)" in out, (out, err)
     assert "skipped 3 files with no result" in out
+
+
+def test_an_inferencex_fork_output_with_its_benchmark_outcome():
+    """Hunt 15: a fork's benchmark_serving adds benchmark_outcome {status, requested, completed, failed,
+    max_failure_rate} and keeps input_lens/output_lens; no failed key of its own."""
+    (rec,) = records("vllm/ifx_benchserving_glm5.2-nvfp4_b300_tp4dpep_8k1k_c16_benchmark_outcome.json")
+    m = rec[R.METRICS]
+    assert (rec[R.MODEL], rec[R.CONC], rec[R.ISL], rec[R.OSL]) == ("nvidia/GLM-5.2-NVFP4", 16, None, None)
+    assert (m[R.COMPLETED], m[R.FAILED], m[R.TOTAL_INPUT_TOKENS], m[R.TOTAL_OUTPUT_TOKENS]) == (160, 0, 1175512, 146426)
+    assert m["tpot_p50_ms"] == 14.176823969447048 and m["itl_mean_ms"] == 1170.0699144647058
+    assert m["e2el_p90_ms"] == 17000.082414550707 and m[R.DURATION_S] == 147.33634771499783
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-09-22T00:02:43+00:00", "2026-09-22T00:05:10")

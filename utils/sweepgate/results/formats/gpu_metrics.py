@@ -36,11 +36,13 @@ def detect_text(text: str) -> bool:
 
 
 def is_sidecar_text(text: str) -> bool:
-    """amd-smi's energy-accumulator snapshot that InferenceX's start_gpu_monitor / stop_gpu_monitor write
-    beside the samples (``gpu_metrics_energy_start.csv`` / ``_end.csv``: ``gpu,total_energy_consumption``):
-    a counter per GPU at one instant, no samples over time, and no result."""
+    """What InferenceX's GPU monitor writes beside the samples, no samples over time and no result:
+    amd-smi's energy-accumulator snapshots at start and stop (``gpu_metrics_energy_start.csv`` /
+    ``_end.csv``: ``gpu,total_energy_consumption``), a counter per GPU at one instant, and nvidia-smi's
+    list of the GPUs (``gpu_metrics_identity.csv``: ``index, uuid, pci.bus_id, name, driver_version``)."""
     head = [cell.strip().lower() for cell in text.lstrip("\ufeff").split("\n", 1)[0].split(",")]
-    return len(head) >= 2 and head[0] == "gpu" and all("energy" in cell for cell in head[1:])
+    energy = len(head) >= 2 and head[0] == "gpu" and all("energy" in cell for cell in head[1:])
+    return energy or (head[:2] == ["index", "uuid"] and not any("power" in cell for cell in head))
 
 
 def is_identity_dump(docs: list[tuple[int, object]]) -> bool:
