@@ -225,6 +225,26 @@ def test_gpu_metrics_energy(tmp_path, capsys):
     assert rec[R.METRICS][R.ENERGY_PER_OUTPUT_TOKEN_J] == pytest.approx(8 * 500 * 120 / 40960)
 
 
+
+def test_gpu_samples_of_more_gpus_than_the_job_ran_on_give_no_energy(tmp_path, capsys, monkeypatch):
+    """Hunt 15: nvidia-smi and amd-smi sample every GPU of the node. A TP4 job of an InferenceX fork on an
+    eight-GPU B300 (zianglih/InferenceX, glm52_b300_fixed_seq: metadata gpu_count 4, CUDA_VISIBLE_DEVICES
+    0-3, gpu_metrics.csv of GPUs 0-7) would have its energy per token summed over the four idle GPUs too."""
+    import time
+
+    write_job(tmp_path, "res", vllm_output(), job(row={**ROW, "tp": 4}))
+    (tmp_path / "gpu_metrics.csv").write_text(_power_csv(dt.datetime(2026, 1, 1, 11, 57, 30), 500))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert rc == 0 and "no energy per output token: gpu_metrics.csv samples 8 GPUs, the job ran on 4" in err, err
+    (rec,) = show_json(capsys, db_of(tmp_path))
+    assert rec[R.METRICS].get(R.ENERGY_PER_OUTPUT_TOKEN_J) is None
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.booleans(), min_size=1, max_size=8))
 def test_corrupt_subset_keeps_good_files_and_is_idempotent(tmp_path_factory, capsys, corrupt):

@@ -25,7 +25,7 @@ from sweepgate.core import fields as F
 from sweepgate.core import jobfile
 from sweepgate.core.errors import Diagnostic, SweepgateError, fail
 from sweepgate.core.signals import SignalsHeld as _signals_held
-from sweepgate.results import jsonio, normalize, sidecar, sniff
+from sweepgate.results import derive, jsonio, normalize, sidecar, sniff
 from sweepgate.results import record as R
 from sweepgate.results.formats import gpu_metrics
 from sweepgate.results.measurement import Measurement
@@ -178,14 +178,23 @@ def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
     return (gpu_metrics.parse_time(start) if start else None, gpu_metrics.parse_time(end) if end else None)
 
 
-def _energy(output: Path, job: dict, m: Measurement) -> float | None:
+def _energy(output: Path, job: sidecar.Job, m: Measurement, found: list) -> float | None:
+    """Joules the job's GPUs drew in its window, from the samples beside it; none when they sample
+    another number of GPUs than its row runs on (the monitor samples every GPU of the node: a TP4 job
+    on an eight-GPU runner would count four idle GPUs), said in a warning in ``found``."""
     csv_path = next((p for p in gpu_metrics.paths_beside(output) if p.is_file()), None)
-    start, end = _window(job, m)
+    start, end = _window(job.job, m)
     if csv_path is None or start is None or end is None:
         return None
     try:
         series = gpu_metrics.samples(csv_path.read_text(encoding="utf-8", errors="replace"), str(csv_path))
     except (SweepgateError, StopIteration):
+        return None
+    gpus = derive.gpus(job.row)
+    if gpus is not None and series and len(series) != gpus:
+        found.append(Diagnostic(str(output), m.line, 0, "energy-gpus", f"no energy per output token: "
+                                f"{csv_path.name} samples {len(series)} GPUs, the job ran on {gpus}",
+                                "sample only the job's GPUs (nvidia-smi -i, amd-smi -g)", severity="warning"))
         return None
     return gpu_metrics.energy_j(series, start, end)
 
@@ -219,12 +228,13 @@ def _records(output: Path, text: str, content: bytes, given: Given | None, warni
     if job.row:
         found.extend(d for m in measurements
                      if (d := normalize.model_mismatch(m, job.row, str(output), job.source or "--row")))
+    energies = [_energy(output, job, m, found) for m in measurements]
     if warnings is not None:
         jsonio.place(found, text, str(output))  # a whole document's, as its refusals are: path:line:col
         warnings.extend(found)
     many = len(measurements) > 1 or any(m.line for m in measurements)
-    return [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, _energy(output, job.job, m))
-            for m in measurements]
+    return [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, energy)
+            for m, energy in zip(measurements, energies)]
 
 
 def _unreadable(exc: SweepgateError, output: Path) -> bool:
