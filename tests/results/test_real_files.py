@@ -41,6 +41,10 @@ REFUSED = {
     "inferencex/ifx_app_supplemental_bmk_glm4.7_gaudi3_2rows_trimmed.json": "InferenceX-app's benchmark rows",
     "lm_eval/lmeval_results_table_gpt4o_kobest_5tasks.csv": "format: a CSV table, not a benchmark client output",
     "other/multiturn_inferencex_custom_summary_kimi_sglang_conc8.json": "format: unknown JSON output",
+    # hunt 15: named for what it is (it read "not JSON or CSV")
+    "inferencex/ifx_app_dashboard_csv_export_gptoss120b_h200_e2e_2rows_trimmed.csv":
+        "format: the InferenceX dashboard's CSV export (one row a point, from process_result.py aggregates: "
+        "its (ms) latencies are seconds",
 }
 
 

@@ -35,6 +35,7 @@ def parse_text(text: str, path: str) -> list[Measurement]:
     aiperf_csv.refuse_sweep(text, path)
     if not text.lstrip()[:1] in ("{", "[") or LOG_LINE.match(text):
         foreign.refuse_csv(text.split("\n", 1)[0], path)
+        inferencex.refuse_csv(text, path)
         what = "a console log" if LOG_LINE.match(text) else "a CSV table" if _table(text) else "not JSON or CSV"
         raise fail(path, 1, f"format: {what}, not a benchmark client output (expected {KNOWN})",
                    "ingest the job's $RESULT_FILENAME.json, or remove the file")

@@ -3,7 +3,8 @@
 They are aggregates built from a client's output, not the output itself:
 ``process_result.py`` rows (latencies converted to seconds, the per-GPU values
 copied in, request counts dropped), AgentX aggregates, eval-row tables, the
-InferenceX-app database's benchmark rows, the nightly summary table, and one-off wrappers. Ingest the raw client output they
+InferenceX-app database's benchmark rows and its dashboard's CSV download, the nightly
+summary table, and one-off wrappers. Ingest the raw client output they
 were built from instead; that is what a job leaves (CONTRACTS section 8).
 """
 
@@ -36,6 +37,25 @@ REASONS = (
         k.startswith(("median_", "p99_")) and k.endswith(("_ttft", "_tpot", "_e2el")) for k in d),
      "latency keys without a unit suffix (median_ttft, ...): their unit is not stated"),
 )
+
+
+# The InferenceX dashboard's CSV download (InferenceX-app): licence lines ("# ..."), then one row a
+# point under display names ("Model,ISL,OSL,Hardware,...,Mean TTFT (ms),...") whose "(ms)" latencies
+# hold process_result.py's seconds (a gpt-oss TTFT of 40 ms reads 0.040).
+APP_CSV_HEAD = ["model", "isl", "osl", "hardware"]
+
+
+def refuse_csv(text: str, path: str) -> None:
+    """Refuse the dashboard's CSV export with what it is; return for any other text."""
+    for number, line in enumerate(text.lstrip("\ufeff").splitlines()[:20], 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        if [cell.strip().lower() for cell in line.split(",")[:4]] == APP_CSV_HEAD:
+            raise fail(path, number, "format: the InferenceX dashboard's CSV export (one row a point, from "
+                       "process_result.py aggregates: its (ms) latencies are seconds, request counts dropped), "
+                       "not one job's output", "ingest the client's raw output the points were built from "
+                       "(each job's $RESULT_FILENAME.json)")
+        return
 
 
 def reason(doc) -> str | None:
