@@ -41,6 +41,8 @@ REFUSED = {
     "inferencex/ifx_app_supplemental_bmk_glm4.7_gaudi3_2rows_trimmed.json": "InferenceX-app's benchmark rows",
     "lm_eval/lmeval_results_table_gpt4o_kobest_5tasks.csv": "format: a CSV table, not a benchmark client output",
     "other/multiturn_inferencex_custom_summary_kimi_sglang_conc8.json": "format: unknown JSON output",
+    "inferencex/ifx_agentic_v4_dsv4-pro_sglang_mi355x_tp8_conc32_hicache_backend_dict_trimmed.json":
+        "an InferenceX agentic aggregate",
     # hunt 15: named for what it is (it read "not JSON or CSV")
     "inferencex/ifx_app_dashboard_csv_export_gptoss120b_h200_e2e_2rows_trimmed.csv":
         "format: the InferenceX dashboard's CSV export (one row a point, from process_result.py aggregates: "
@@ -634,3 +636,14 @@ def test_an_inferencex_fork_output_with_its_benchmark_outcome():
     assert m["tpot_p50_ms"] == 14.176823969447048 and m["itl_mean_ms"] == 1170.0699144647058
     assert m["e2el_p90_ms"] == 17000.082414550707 and m[R.DURATION_S] == 147.33634771499783
     assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-09-22T00:02:43+00:00", "2026-09-22T00:05:10")
+
+
+def test_an_agentic_aggregate_points_to_the_aiperf_export_it_was_built_from():
+    """Hunt 15: an InferenceX agentic job names its aggregate $RESULT_FILENAME.json; the refusal's hint sent
+    the user to 'the job's $RESULT_FILENAME.json', the very file refused, instead of its AIPerf export."""
+    from sweepgate.core.errors import SweepgateError
+
+    with pytest.raises(SweepgateError) as info:
+        records("inferencex/ifx_agentic_v4_dsv4-pro_sglang_mi355x_tp8_conc32_hicache_backend_dict_trimmed.json")
+    (diag,) = info.value.diagnostics
+    assert "aiperf_artifacts/profile_export_aiperf.json" in diag.hint, diag.hint

@@ -12,13 +12,19 @@ from __future__ import annotations
 
 from sweepgate.core.errors import fail
 
+# An agentic job writes this aggregate as its $RESULT_FILENAME.json; its client's output is the AIPerf
+# export under aiperf_artifacts/ beside it.
+AGENTIC = ("an InferenceX agentic aggregate (built from an AIPerf run: latencies in seconds, statistics "
+           "summarized again)")
+AGENTIC_HINT = ("ingest the AIPerf export it was built from (the job's aiperf_artifacts/profile_export_aiperf.json; "
+                "an agentic job names this aggregate $RESULT_FILENAME.json)")
+
 REASONS = (
     (lambda d: isinstance(d, dict) and "hw" in d and isinstance(d.get("metrics"), dict),
      "a benchmark wrapper ({hw, metrics, gpu}) whose metrics omit completed/failed requests and duration"),
     (lambda d: isinstance(d, dict) and "hw" in d and ("request_metrics" in d or "users" in d
                                                       or str(d.get("scenario_type", "")).startswith("agentic")),
-     "an InferenceX agentic aggregate (built from an AIPerf run: latencies in seconds, statistics "
-     "summarized again)"),
+     AGENTIC),
     (lambda d: isinstance(d, dict) and "hw" in d and "tput_per_gpu" in d,
      "an InferenceX process_result.py aggregate (latencies converted to seconds, derived values copied, "
      "request counts dropped)"),
@@ -66,5 +72,6 @@ def reason(doc) -> str | None:
 
 
 def refuse(doc, path: str, line: int):
-    raise fail(path, line, f"format: {reason(doc)}",
+    why = reason(doc)
+    raise fail(path, line, f"format: {why}", AGENTIC_HINT if why == AGENTIC else
                "ingest the client's raw output it was built from (the job's $RESULT_FILENAME.json)")
