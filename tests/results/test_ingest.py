@@ -203,6 +203,20 @@ def test_a_default_store_whose_folder_is_a_file_is_refused_before_any_input_is_r
     assert rc == 1 and out == "" and f"the store's folder {repo / '.sweepgate'} is a file, not a folder" in err, (out, err)
 
 
+def _ingest_in_utc(capsys, db_folder: Path, source: Path):
+    """``results ingest`` of ``source`` into ``db_folder``'s store with the local time zone UTC (the
+    GPU samples' timestamps are local time), the zone restored after."""
+    import time
+
+    try:
+        with pytest.MonkeyPatch.context() as utc:
+            utc.setenv("TZ", "UTC")
+            time.tzset()
+            return run_cli(capsys, "results", "ingest", "--db", db_of(db_folder), str(source))
+    finally:
+        time.tzset()
+
+
 def test_gpu_metrics_energy(tmp_path, capsys):
     write_job(tmp_path, "res", vllm_output(), job())
     lines = ["timestamp, index, power.draw [W]"]
@@ -211,39 +225,24 @@ def test_gpu_metrics_energy(tmp_path, capsys):
         t = (start + dt.timedelta(seconds=second)).strftime("%Y/%m/%d %H:%M:%S.000")
         lines += [f"{t}, {gpu}, 500.00 W" for gpu in range(8)]
     (tmp_path / "gpu_metrics.csv").write_text("\n".join(lines) + "\n")
-    os.environ["TZ"] = "UTC"
-    try:
-        import time
-        time.tzset()
-        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
-    finally:
-        os.environ.pop("TZ")
-        time.tzset()
+    rc, _, err = _ingest_in_utc(capsys, tmp_path, tmp_path)
     assert rc == 0, err
     (rec,) = show_json(capsys, db_of(tmp_path))
     # 8 GPUs x 500 W x 120 s over 40,960 output tokens
     assert rec[R.METRICS][R.ENERGY_PER_OUTPUT_TOKEN_J] == pytest.approx(8 * 500 * 120 / 40960)
 
 
-
-def test_gpu_samples_of_more_gpus_than_the_job_ran_on_give_no_energy(tmp_path, capsys, monkeypatch):
+def test_gpu_samples_of_more_gpus_than_the_job_ran_on_give_no_energy(tmp_path, capsys):
     """Hunt 15: nvidia-smi and amd-smi sample every GPU of the node. A TP4 job of an InferenceX fork on an
     eight-GPU B300 (zianglih/InferenceX, glm52_b300_fixed_seq: metadata gpu_count 4, CUDA_VISIBLE_DEVICES
     0-3, gpu_metrics.csv of GPUs 0-7) would have its energy per token summed over the four idle GPUs too."""
-    import time
-
     write_job(tmp_path, "res", vllm_output(), job(row={**ROW, "tp": 4}))
     (tmp_path / "gpu_metrics.csv").write_text(_power_csv(dt.datetime(2026, 1, 1, 11, 57, 30), 500))
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    try:
-        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
-    finally:
-        monkeypatch.delenv("TZ")
-        time.tzset()
+    rc, _, err = _ingest_in_utc(capsys, tmp_path, tmp_path)
     assert rc == 0 and "no energy per output token: gpu_metrics.csv samples 8 GPUs, the job ran on 4" in err, err
     (rec,) = show_json(capsys, db_of(tmp_path))
     assert rec[R.METRICS].get(R.ENERGY_PER_OUTPUT_TOKEN_J) is None
+
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.booleans(), min_size=1, max_size=8))
@@ -299,26 +298,18 @@ def _power_csv(start: dt.datetime, watts: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_each_job_reads_its_own_gpu_metrics_in_a_merged_folder(tmp_path, capsys, monkeypatch):
+def test_each_job_reads_its_own_gpu_metrics_in_a_merged_folder(tmp_path, capsys):
     """Review: the benchmark library wrote RESULT_DIR/gpu_metrics.csv, which the workflow never
     uploaded (it uploads RESULT_FILENAME*) and which the collect job's merged download would have
     overwritten job by job: energy per token never reached the store from CI. Each job now writes
     <RESULT_FILENAME>.gpu_metrics.csv; a plain gpu_metrics.csv is still read for a one-job folder."""
-    import time
-
     folder = tmp_path / "merged"
     write_job(folder, "qwen3.5_a", vllm_output(), job(run_id="1"))
     write_job(folder, "qwen3.5_b", vllm_output(), job(run_id="2"))
     start = dt.datetime(2026, 1, 1, 11, 57, 30)
     (folder / "qwen3.5_a.gpu_metrics.csv").write_text(_power_csv(start, 500))
     (folder / "qwen3.5_b.gpu_metrics.csv").write_text(_power_csv(start, 250))
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    try:
-        rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(folder))
-    finally:
-        monkeypatch.delenv("TZ")
-        time.tzset()
+    rc, out, err = _ingest_in_utc(capsys, tmp_path, folder)
     assert rc == 0, err
     assert "skipped 2 files with no job sidecar" in out  # the CSVs are helper files, not results
     energy = {r[R.RESULT_FILENAME]: r[R.METRICS].get(R.ENERGY_PER_OUTPUT_TOKEN_J) for r in stored(db_of(tmp_path))}
