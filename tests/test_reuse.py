@@ -434,29 +434,51 @@ def test_a_linked_script_s_target_and_what_it_names_are_part_of_the_identity():
     assert recipes.link_target(LINKED, b"/etc/passwd") is None
 
 
-def test_a_linked_script_has_one_identity_from_git_objects_and_from_the_checkout(tmp_path):
-    """`ci reuse` hashes git objects, the GPU host the approved checkout (``worktop.stored_bytes``): for a
-    linked script and its target's helpers both give one identity, and a changed helper a new one."""
-    from sweepgate.core.load import Git
-
-    work = tmp_path / "work"
-    for path, data in LINK_TREE.items():
+def _link_checkout(work, tree: dict, links: tuple[str, ...]) -> None:
+    """A git checkout of ``tree`` in ``work``, the paths in ``links`` as symbolic links to their bytes."""
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    for path, data in tree.items():
         (work / path).parent.mkdir(parents=True, exist_ok=True)
-        if path == LINKED:
+        if path in links:
             (work / path).symlink_to(data.decode())
         else:
             (work / path).write_bytes(data)
 
-    def both() -> tuple[str, str]:
-        subprocess.run(["git", "add", "-A"], cwd=work, check=True)
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"], cwd=work, check=True)
-        git = Git(str(work))
-        return (identity.identities([M_ROW], {}, lambda paths: git.read_blobs("HEAD", paths))[0],
-                identity.identities([M_ROW], {}, identity.read_tree(str(work)))[0])
 
-    subprocess.run(["git", "init", "-q", str(work)], check=True)
-    first = both()
+def _identity_both_ways(work) -> tuple[str, str]:
+    """M_ROW's identity from the committed git objects (`ci reuse`) and from the checkout (the GPU host)."""
+    from sweepgate.core.load import Git
+
+    subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"], cwd=work, check=True)
+    git = Git(str(work))
+    return (identity.identities([M_ROW], {}, lambda paths: git.read_blobs("HEAD", paths))[0],
+            identity.identities([M_ROW], {}, identity.read_tree(str(work)))[0])
+
+
+def test_a_linked_script_has_one_identity_from_git_objects_and_from_the_checkout(tmp_path):
+    """`ci reuse` hashes git objects, the GPU host the approved checkout (``worktop.stored_bytes``): for a
+    linked script and its target's helpers both give one identity, and a changed helper a new one."""
+    work = tmp_path / "work"
+    _link_checkout(work, LINK_TREE, (LINKED,))
+    first = _identity_both_ways(work)
     assert first[0] == first[1]
     (work / "benchmarks/shared/flags.sh").write_bytes(b"FLAGS=2\n")
-    second = both()
+    second = _identity_both_ways(work)
     assert second[0] == second[1] != first[0]
+
+
+def test_a_link_into_the_checkout_s_git_folder_is_read_as_git_holds_it_nothing(tmp_path):
+    """Diff review of 515bdc5: a script linked to ../../../.git/config had the GPU host hash the
+    checkout's git config (which actions/checkout writes its credentials into), a file no commit holds,
+    so it got another identity than `ci reuse` gave it from git objects; a helper named beside the
+    script through .git did the same. The host reads nothing under .git, as git objects hold nothing."""
+    work = tmp_path / "work"
+    helper = b'cat "$(dirname "$0")/../../../.git/HEAD"\n'
+    _link_checkout(work, {LINKED: b"../../../.git/config", "benchmarks/shared/x.sh": helper}, (LINKED,))
+    from_git, from_host = _identity_both_ways(work)
+    assert from_git == from_host
+    (work / LINKED).unlink()
+    (work / LINKED).write_bytes(helper)
+    from_git, from_host = _identity_both_ways(work)
+    assert from_git == from_host

@@ -22,6 +22,12 @@ def test_a_file_is_its_bytes_a_link_its_target_s_name_and_a_linked_folder_nothin
     assert stored_bytes(str(tmp_path), "configs/lib.sh") == b"/etc/hostname"
     assert stored_bytes(str(tmp_path), "linked/runners.yaml") is None
     assert stored_bytes(str(tmp_path), "configs/missing.yaml") is None
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git/config").write_bytes(b"[http]\n")
+    (tmp_path / "configs/.GIT").mkdir()
+    (tmp_path / "configs/.GIT/x").write_bytes(b"x\n")
+    assert stored_bytes(str(tmp_path), ".git/config") is None  # no commit holds a file under .git (any case)
+    assert stored_bytes(str(tmp_path), "configs/.GIT/x") is None
 
 
 def test_what_is_no_file_or_link_is_never_opened(tmp_path, monkeypatch):

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import os
 
+GIT_DIR = ".git"  # a checkout's repository: git holds no file of its own under this name (any case)
+
 
 def enclosing_top(start: str | None = None) -> str | None:
     """The nearest folder at or above ``start`` (the working directory) holding a ``.git`` entry;
     None when there is none."""
     here = os.path.abspath(start or os.getcwd())
     while True:
-        if os.path.exists(os.path.join(here, ".git")):
+        if os.path.exists(os.path.join(here, GIT_DIR)):
             return here
         parent = os.path.dirname(here)
         if parent == here:
@@ -22,11 +24,14 @@ def enclosing_top(start: str | None = None) -> str | None:
 
 def stored_bytes(root: str, rel: str) -> bytes | None:
     """The file ``rel`` (a '/' path from ``root``) of a checkout as git stores it, read without following
-    a symbolic link: a link is the name it points to; a path through a linked folder, or to anything
-    but a regular file or link, is None (git holds no such file). The GPU host's steps read an
-    approved commit so: a link it holds never has main's code read (or hang on) a file of the host."""
+    a symbolic link: a link is the name it points to; a path through a linked folder or into ``.git``
+    (a link's target the run identity follows), or to anything but a regular file or link, is None
+    (git holds no such file). The GPU host's steps read an approved commit so: a link it holds never
+    has main's code read (or hang on) a file of the host, nor the checkout's own git config."""
     import stat
 
+    if any(part.lower() == GIT_DIR for part in rel.split("/")):
+        return None
     path = root
     for part in rel.split("/")[:-1]:
         path = os.path.join(path, part)
