@@ -244,6 +244,21 @@ def test_gpu_samples_of_more_gpus_than_the_job_ran_on_give_no_energy(tmp_path, c
     assert rec[R.METRICS].get(R.ENERGY_PER_OUTPUT_TOKEN_J) is None
 
 
+def test_an_output_of_several_runs_reads_its_gpu_samples_once_and_warns_once(tmp_path, capsys, monkeypatch):
+    """Diff review of 95f541f: each run of a JSONL output read and parsed the samples beside it again
+    and said the GPU-count warning again, once a run."""
+    from sweepgate.results.formats import gpu_metrics
+
+    runs = "".join(json.dumps(vllm_output()) + "\n" for _ in range(3))
+    write_job(tmp_path, "res", runs, job(row={**ROW, "tp": 4}))
+    (tmp_path / "gpu_metrics.csv").write_text(_power_csv(dt.datetime(2026, 1, 1, 11, 57, 30), 500))
+    real, parsed = gpu_metrics.samples, []
+    monkeypatch.setattr(gpu_metrics, "samples", lambda text, path: parsed.append(path) or real(text, path))
+    rc, _, err = _ingest_in_utc(capsys, tmp_path, tmp_path)
+    assert rc == 0 and err.count("no energy per output token: gpu_metrics.csv samples 8 GPUs") == 1, err
+    assert len(parsed) == 1 and len(stored(db_of(tmp_path))) == 3
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.booleans(), min_size=1, max_size=8))
 def test_corrupt_subset_keeps_good_files_and_is_idempotent(tmp_path_factory, capsys, corrupt):

@@ -178,25 +178,28 @@ def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
     return (gpu_metrics.parse_time(start) if start else None, gpu_metrics.parse_time(end) if end else None)
 
 
-def _energy(output: Path, job: sidecar.Job, m: Measurement, found: list) -> float | None:
-    """Joules the job's GPUs drew in its window, from the samples beside it; none when they sample
-    another number of GPUs than its row runs on (the monitor samples every GPU of the node: a TP4 job
-    on an eight-GPU runner would count four idle GPUs), said in a warning in ``found``."""
+def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement], found: list) -> list[float | None]:
+    """Joules the job's GPUs drew in each measurement's window, from the samples beside ``output``
+    (read once for them all); none when they sample another number of GPUs than its row runs on (the
+    monitor samples every GPU of the node: a TP4 job on an eight-GPU runner would count four idle
+    GPUs), said once in a warning in ``found``."""
+    windows = [_window(job.job, m) for m in measurements]
+    none = [None] * len(measurements)
     csv_path = next((p for p in gpu_metrics.paths_beside(output) if p.is_file()), None)
-    start, end = _window(job.job, m)
-    if csv_path is None or start is None or end is None:
-        return None
+    timed = [m for m, window in zip(measurements, windows) if None not in window]
+    if csv_path is None or not timed:
+        return none
     try:
         series = gpu_metrics.samples(csv_path.read_text(encoding="utf-8", errors="replace"), str(csv_path))
     except (SweepgateError, StopIteration):
-        return None
+        return none
     gpus = derive.gpus(job.row)
     if gpus is not None and series and len(series) != gpus:
-        found.append(Diagnostic(str(output), m.line, 0, "energy-gpus", f"no energy per output token: "
+        found.append(Diagnostic(str(output), timed[0].line, 0, "energy-gpus", f"no energy per output token: "
                                 f"{csv_path.name} samples {len(series)} GPUs, the job ran on {gpus}",
                                 "sample only the job's GPUs (nvidia-smi -i, amd-smi -g)", severity="warning"))
-        return None
-    return gpu_metrics.energy_j(series, start, end)
+        return none
+    return [None if None in window else gpu_metrics.energy_j(series, *window) for window in windows]
 
 
 def records_of(output: Path, given: Given | None = None, warnings: list | None = None) -> list[dict]:
@@ -228,7 +231,7 @@ def _records(output: Path, text: str, content: bytes, given: Given | None, warni
     if job.row:
         found.extend(d for m in measurements
                      if (d := normalize.model_mismatch(m, job.row, str(output), job.source or "--row")))
-    energies = [_energy(output, job, m, found) for m in measurements]
+    energies = _energies(output, job, measurements, found)
     if warnings is not None:
         jsonio.place(found, text, str(output))  # a whole document's, as its refusals are: path:line:col
         warnings.extend(found)
