@@ -95,7 +95,9 @@ def beside_paths(text: str) -> list[str]:
     return named
 
 
-SOURCED_DEPTH = 32  # helpers of helpers, followed this deep (a cycle ends at once: each file is read once)
+# helpers of helpers, followed this deep (a cycle ends at once: each file is followed once per folder
+# its names resolve from)
+SOURCED_DEPTH = 32
 # What git stores for a symbolic link, and ``worktop.stored_bytes`` reads for one: its target's name.
 LINK_TARGET = re.compile(rb"[\w.-]+(?:/[\w.-]+)*")
 
@@ -231,7 +233,8 @@ class RecipeSet:
         return files_sha([path, *helpers], self.blobs) if helpers else file_sha(self.blobs[path])
 
     def helpers(self) -> set[str]:
-        """Every file a resolved script sources (``sourced_helpers``): no benchmark script of its own."""
+        """Every file a resolved script sources (``sourced_helpers``), the target of a script stored as a
+        symbolic link among them: a benchmark script no config resolves to is still run through it."""
         return {h for per in self.scripts.values() for pairs in per.values() for _, p in pairs if p
                 for h in sourced_helpers(p, self.blobs)}
 
