@@ -178,9 +178,8 @@ def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = 
                whose: str = "") -> None:
     """Refuse a job taken by a runner that configs/runners.yaml does not list under the row's label
     (when it lists any): the hardware facts exported, the launcher hashed into the run identity and
-    the results stored would all be those of the pool, not of the machine that ran it. A name no
-    pool lists must still be one file name (FILE_NAME, no ".."): it names the job's files and its
-    launcher. ``whose`` names the file's checkout in the hint ("main's ")."""
+    the results stored would all be those of the pool, not of the machine that ran it. ``whose``
+    names the file's checkout in the hint ("main's ")."""
     label = str(row.get(fields.RUNNER) or "")
     names = ((runners or {}).get(fields.LABELS) or {}).get(label) if isinstance(runners, dict) else None
     if isinstance(names, list) and names and runner_name and runner_name not in map(str, names):
@@ -188,10 +187,6 @@ def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = 
                    f"{fields.RUNNERS_FILE} is {', '.join(map(str, names))}; its results would be stored as that "
                    "hardware's", f"add {runner_name} under labels.{label} in {whose}{fields.RUNNERS_FILE}, "
                    "or take the label off the runner")
-    if runner_name and (not FILE_NAME.fullmatch(runner_name) or ".." in runner_name):  # no pool: never schema-checked
-        raise fail(source, 0, f"runner name {runner_name!r} is not one file name of letters, digits and . _ + = , @ "
-                   "# - (it names the job's result files and its launcher)", "rename the runner (letters, digits, "
-                   "'.', '_' and '-', as labels.<label> lists them)")
 
 
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
@@ -200,6 +195,10 @@ def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
     check_row(row, source, for_a_job=True)
     if not runner_name:
         raise fail(source, 0, "RUNNER_NAME is not set", "run on an Actions runner or pass --runner-name")
+    if not FILE_NAME.fullmatch(runner_name) or ".." in runner_name:  # a runner no pool lists: never schema-checked
+        raise fail(fields.RUNNER_NAME_ENV, 0, f"runner name {runner_name!r} is not one file name of letters, digits "
+                   "and . _ + = , @ # - (it names the job's result files and its launcher)", "rename the runner "
+                   "(letters, digits, '.', '_' and '-', as labels.<label> lists them)")
     if (size := len(fields.result_filename(row, runner_name).encode())) > JOB_FILE_NAME_MAX:
         raise fail(source, 1, f"row's job file name on runner {runner_name!r} is {size} bytes long, over "
                    f"{JOB_FILE_NAME_MAX}, so the job could not write its result file",
