@@ -232,14 +232,30 @@ def test_gpu_metrics_energy(tmp_path, capsys):
     assert rec[R.METRICS][R.ENERGY_PER_OUTPUT_TOKEN_J] == pytest.approx(8 * 500 * 120 / 40960)
 
 
-def test_gpu_samples_of_more_gpus_than_the_job_ran_on_give_no_energy(tmp_path, capsys):
+def test_gpu_samples_of_more_gpus_than_the_job_ran_on_count_the_job_s_own(tmp_path, capsys):
     """Hunt 15: nvidia-smi and amd-smi sample every GPU of the node. A TP4 job of an InferenceX fork on an
     eight-GPU B300 (zianglih/InferenceX, glm52_b300_fixed_seq: metadata gpu_count 4, CUDA_VISIBLE_DEVICES
-    0-3, gpu_metrics.csv of GPUs 0-7) would have its energy per token summed over the four idle GPUs too."""
+    0-3, gpu_metrics.csv of GPUs 0-7) had its energy per token summed over the four idle GPUs too; then
+    (95f541f) it had none at all, as had every job of the benchmark library's own monitor on fewer GPUs
+    than its node. The job's GPUs are the ones that drew the most, wherever they sit on the node."""
     write_job(tmp_path, "res", vllm_output(), job(row={**ROW, "tp": 4}))
+    lines = ["timestamp, index, power.draw [W]"]
+    for second in range(0, 181, 10):  # 11:57:30 .. 12:00:30; the job on GPUs 2-5 at 900 W, the rest idle
+        t = (dt.datetime(2026, 1, 1, 11, 57, 30) + dt.timedelta(seconds=second)).strftime("%Y/%m/%d %H:%M:%S.000")
+        lines += [f"{t}, {gpu}, {900 if 2 <= gpu <= 5 else 150:.2f} W" for gpu in range(8)]
+    (tmp_path / "gpu_metrics.csv").write_text("\n".join(lines) + "\n")
+    rc, _, err = _ingest_in_utc(capsys, tmp_path, tmp_path)
+    assert (rc, err) == (0, "")
+    (rec,) = show_json(capsys, db_of(tmp_path))
+    assert rec[R.METRICS][R.ENERGY_PER_OUTPUT_TOKEN_J] == pytest.approx(4 * 900 * 120 / 40960)
+
+
+def test_gpu_samples_of_fewer_gpus_than_the_job_ran_on_give_no_energy(tmp_path, capsys):
+    """One node's samples of a job on two (tp 8 x pp 2): the other node's draw is not in them."""
+    write_job(tmp_path, "res", vllm_output(), job(row={**ROW, "tp": 8, "pp": 2}))
     (tmp_path / "gpu_metrics.csv").write_text(_power_csv(dt.datetime(2026, 1, 1, 11, 57, 30), 500))
     rc, _, err = _ingest_in_utc(capsys, tmp_path, tmp_path)
-    assert rc == 0 and "no energy per output token: gpu_metrics.csv samples 8 GPUs, the job ran on 4" in err, err
+    assert rc == 0 and "no energy per output token: gpu_metrics.csv samples 8 GPUs, the job ran on 16" in err, err
     (rec,) = show_json(capsys, db_of(tmp_path))
     assert rec[R.METRICS].get(R.ENERGY_PER_OUTPUT_TOKEN_J) is None
 
@@ -250,7 +266,7 @@ def test_an_output_of_several_runs_reads_its_gpu_samples_once_and_warns_once(tmp
     from sweepgate.results.formats import gpu_metrics
 
     runs = "".join(json.dumps(vllm_output()) + "\n" for _ in range(3))
-    write_job(tmp_path, "res", runs, job(row={**ROW, "tp": 4}))
+    write_job(tmp_path, "res", runs, job(row={**ROW, "tp": 8, "pp": 2}))
     (tmp_path / "gpu_metrics.csv").write_text(_power_csv(dt.datetime(2026, 1, 1, 11, 57, 30), 500))
     real, parsed = gpu_metrics.samples, []
     monkeypatch.setattr(gpu_metrics, "samples", lambda text, path: parsed.append(path) or real(text, path))

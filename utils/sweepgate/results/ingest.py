@@ -180,9 +180,9 @@ def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
 
 def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement], found: list) -> list[float | None]:
     """Joules the job's GPUs drew in each measurement's window, from the samples beside ``output``
-    (read once for them all); none when they sample another number of GPUs than its row runs on (the
-    monitor samples every GPU of the node: a TP4 job on an eight-GPU runner would count four idle
-    GPUs), said once in a warning in ``found``."""
+    (read once for them all). The monitor samples every GPU of the node: of more GPUs than the row's
+    job runs on, its own are the ones that drew the most (``gpu_metrics.energy_j``); of fewer (one
+    node of a multi-node job), there is none, said once in a warning in ``found``."""
     windows = [_window(job.job, m) for m in measurements]
     none = [None] * len(measurements)
     csv_path = next((p for p in gpu_metrics.paths_beside(output) if p.is_file()), None)
@@ -194,12 +194,12 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement], f
     except (SweepgateError, StopIteration):
         return none
     gpus = derive.gpus(job.row)
-    if gpus is not None and series and len(series) != gpus:
+    if gpus is not None and series and len(series) < gpus:
         found.append(Diagnostic(str(output), timed[0].line, 0, "energy-gpus", f"no energy per output token: "
                                 f"{csv_path.name} samples {len(series)} GPUs, the job ran on {gpus}",
-                                "sample only the job's GPUs (nvidia-smi -i, amd-smi -g)", severity="warning"))
+                                "energy per token needs samples of every GPU the job ran on", severity="warning"))
         return none
-    return [None if None in window else gpu_metrics.energy_j(series, *window) for window in windows]
+    return [None if None in window else gpu_metrics.energy_j(series, *window, gpus) for window in windows]
 
 
 def records_of(output: Path, given: Given | None = None, warnings: list | None = None) -> list[dict]:

@@ -108,11 +108,15 @@ def _integral(points: list[tuple[float, float]], start: float, end: float) -> fl
     return total
 
 
-def energy_j(series: dict[str, list[tuple[float, float]]], start: float, end: float) -> float | None:
-    """Joules all GPUs drew in [start, end], or None when a GPU's samples do not cover it."""
+def energy_j(series: dict[str, list[tuple[float, float]]], start: float, end: float,
+             gpus: int | None = None) -> float | None:
+    """Joules the GPUs drew in [start, end], or None when a GPU's samples do not cover it. With
+    ``gpus`` fewer than the GPUs sampled (the monitor samples every GPU of an exclusive node; a TP4
+    job on eight uses four), the ``gpus`` that drew the most: the job's, the others idle."""
     if end <= start or not series:
         return None
     for points in series.values():
         if len(points) < 2 or points[0][0] > start + COVER_SLACK_S or points[-1][0] < end - COVER_SLACK_S:
             return None
-    return sum(_integral(points, start, end) for points in series.values())
+    drawn = sorted((_integral(points, start, end) for points in series.values()), reverse=True)
+    return sum(drawn[:gpus] if gpus else drawn)
