@@ -647,3 +647,14 @@ def test_an_agentic_aggregate_points_to_the_aiperf_export_it_was_built_from():
         records("inferencex/ifx_agentic_v4_dsv4-pro_sglang_mi355x_tp8_conc32_hicache_backend_dict_trimmed.json")
     (diag,) = info.value.diagnostics
     assert "aiperf_artifacts/profile_export_aiperf.json" in diag.hint, diag.hint
+
+
+def test_a_vllm_output_with_a_prompt_short_and_no_failed_key_counts_the_missing_one_as_failed():
+    """Hunt 16: a fork's benchmark_serving of 40 prompts completed 39 and wrote no "failed" key."""
+    (rec,) = records("vllm/ifx_vllm_kimik2.5_h200_pdfix_c4_39of40_nofailed.json")
+    m = rec[R.METRICS]
+    assert (rec[R.MODEL], rec[R.CONC], rec[R.REQUEST_RATE]) == ("Kimi-K2.5", 4, "inf")
+    assert (m[R.COMPLETED], m[R.FAILED], m[R.SUCCESS_RATE]) == (39, 1, 0.975)
+    assert m["ttft_p90_ms"] == 2771.1593719985126 and m["ttft_p99_ms"] == 3517.8807665783097  # not p99.9's 3518.19
+    assert m["e2el_p99_ms"] == 26594.920467259362 and m[R.DURATION_S] == 447.08269421799923
+    assert (m[R.TOTAL_INPUT_TOKENS], m[R.TOTAL_OUTPUT_TOKENS]) == (319488, 37462)
