@@ -658,3 +658,15 @@ def test_a_vllm_output_with_a_prompt_short_and_no_failed_key_counts_the_missing_
     assert m["ttft_p90_ms"] == 2771.1593719985126 and m["ttft_p99_ms"] == 3517.8807665783097  # not p99.9's 3518.19
     assert m["e2el_p99_ms"] == 26594.920467259362 and m[R.DURATION_S] == 447.08269421799923
     assert (m[R.TOTAL_INPUT_TOKENS], m[R.TOTAL_OUTPUT_TOKENS]) == (319488, 37462)
+
+
+def test_lm_eval_monotonic_start_time_is_not_a_date_and_perplexity_is_lower_is_better():
+    """Hunt 16: lm-eval writes start_time/end_time from a monotonic clock (10192137.37: days since boot);
+    the run's times come from its Unix "date" and the evaluation's length."""
+    (rec,) = records("lm_eval/lmeval2025-03_rwkv7-0.1b_lambada_perplexity_monotonic_start_time.json")
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2025-03-10T18:50:31+00:00", "2025-03-10T18:53:05+00:00")
+    got = {e[R.EVAL_METRIC]: (e[R.EVAL_VALUE], e[R.EVAL_STDERR], e[R.EVAL_SAMPLES], e[R.EVAL_HIGHER])
+           for e in rec[R.EVALS]}
+    assert got == {"perplexity": (13.83580044796159, 0.43682214761178434, 5153, False),
+                   "acc": (0.4814671065398797, 0.006961190829726008, 5153, True)}
+    assert rec[R.MODEL] == "fla-hub/rwkv7-0.1B-g1" and rec[R.METRICS] == {}
