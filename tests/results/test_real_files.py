@@ -64,7 +64,9 @@ AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines
              "inferencex/ifx_gpumonitor_amdsmi_energy_start_mi355x_4gpu.csv",
              "inferencex/ifx_gpumonitor_amdsmi_energy_end_mi355x_4gpu.csv",
              "inferencex/ifx_gpumonitor_amdsmi_static_identity_mi355x_trimmed.json",
-             "inferencex/ifx_gpumonitor_nvidiasmi_identity_b300_8gpu.csv"}
+             "inferencex/ifx_gpumonitor_nvidiasmi_identity_b300_8gpu.csv",
+             # hunt 16: AIPerf's per-request records, a succeeded request's first (no "error" key)
+             "aiperf/aiperf-records_llamacpp_llama3.2-3b-gguf_c1_success_then_timeout_2lines_trimmed.jsonl"}
 
 
 def records(rel: str) -> list[dict]:
@@ -670,3 +672,21 @@ def test_lm_eval_monotonic_start_time_is_not_a_date_and_perplexity_is_lower_is_b
     assert got == {"perplexity": (13.83580044796159, 0.43682214761178434, 5153, False),
                    "acc": (0.4814671065398797, 0.006961190829726008, 5153, True)}
     assert rec[R.MODEL] == "fla-hub/rwkv7-0.1B-g1" and rec[R.METRICS] == {}
+
+
+def test_an_aiperf_artifact_folder_whose_records_start_with_a_success_stores_its_run(tmp_path, capsys):
+    """Hunt 16: AIPerf 0.8 writes no "error" key in a succeeded request's record; profile_export.jsonl
+    starting with one was "unknown JSON output" and the artifact folder exited 1."""
+    import shutil
+
+    from helpers import run_cli
+
+    folder = tmp_path / "aiperf_artifacts"
+    folder.mkdir()
+    shutil.copy(REAL / "aiperf" / "aiperf-records_llamacpp_llama3.2-3b-gguf_c1_success_then_timeout_2lines_trimmed.jsonl",
+                folder / "profile_export.jsonl")
+    shutil.copy(REAL / "aiperf" / "aiperf0.8.0_llamacpp_qwen3-4b-gguf_c1_5timeouts_trimmed.json",
+                folder / "profile_export_aiperf.json")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(folder))
+    assert rc == 0 and err == "", err
+    assert "skipped 1 file with no result" in out and "ingested 1 results (1 new)" in out, out

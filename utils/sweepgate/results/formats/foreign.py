@@ -18,12 +18,19 @@ class Auxiliary(Exception):
 # AIPerf's other files beside profile_export_aiperf.json in every artifact folder (their CSV twins in
 # aiperf_csv): the keys that tell each. Records, telemetry and the server's metrics, none the run's figures.
 AIPERF_COMPANIONS = (
-    {"metadata", "metrics", "error"},  # profile_export.jsonl, one record a request
+    {"metadata", "metrics", "error"},  # profile_export.jsonl, a failed request's record (and see _aiperf_record)
     {"aiperf_version", "summary", "metrics"},  # server_metrics_export.json
     {"gpu_index", "gpu_uuid", "metrics"},  # gpu_telemetry_export.jsonl, one sample a line
     {"ready", "was_cancelled"},  # .aiperf_results_ready.json, the run's end marker
     {"timeslices", "input_config"},  # profile_export_aiperf_timeslices.json (--slice-duration), per time slice
 )
+
+
+def _aiperf_record(doc: dict) -> bool:
+    """profile_export.jsonl's record of a request that succeeded: AIPerf 0.8 writes its metadata
+    (request_start_ns, ...) and metrics and no "error" key, which only a failed request's record has."""
+    meta = doc.get("metadata")
+    return isinstance(meta, dict) and "request_start_ns" in meta and isinstance(doc.get("metrics"), dict)
 
 
 def _aiperf_inputs(doc: dict) -> bool:
@@ -54,7 +61,7 @@ def refuse(doc, path: str, line: int) -> None:
     (``Auxiliary``) when it is one of AIPerf's companion files; return otherwise."""
     if not isinstance(doc, dict):
         return
-    if any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_inputs(doc):
+    if any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_record(doc) or _aiperf_inputs(doc):
         raise Auxiliary(path)
     for keys, what, instead in KINDS:
         if keys <= doc.keys():
