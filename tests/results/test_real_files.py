@@ -12,6 +12,8 @@ REAL = ROOT / "tests" / "data" / "results-real"
 FILES = sorted(str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in (".json", ".jsonl", ".csv", ".txt"))
 
 REFUSED = {
+    # hunt 16: was "not JSON or CSV"
+    "vllm/vllm-bench-serve0.1x_console_stdout_minimax-m2.5_hygon-bw1000_c128.txt": "a serving benchmark's console output",
     "aiperf/aiperf0.11_sweep_aggregate_trimmed.json": "AIPerf sweep aggregate",
     "vllm/vllm-ascend_llama8b_tp1_qps1_latency_only.json": "latency-only output",
     "inferencex/agentic_glm5.3flash_sglang_tp4_conc1_mi355x_trimmed.json": "agentic aggregate",
