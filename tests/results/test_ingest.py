@@ -580,3 +580,14 @@ def test_the_spring_2024_request_throughput_typo_is_read_as_the_request_throughp
     assert rc == 0, err
     (rec,) = stored(db_of(tmp_path))
     assert rec[R.METRICS][R.REQUEST_THROUGHPUT] == 0.4
+
+
+def test_a_vllm_goodput_is_stored_and_its_null_is_none(tmp_path, capsys):
+    """Hunt 16: `vllm bench serve --goodput` writes the rate of requests that met its SLOs as
+    request_goodput (before 0.10 under "request_goodput:"); it was dropped without a word."""
+    write_job(tmp_path / "in", "slo", vllm_output(**{"request_goodput:": 0.35}), job(run_id="1"))
+    write_job(tmp_path / "in", "plain", vllm_output(request_goodput=None), job(run_id="2"))
+    rc, _, err = run_cli(capsys, "results", "ingest", str(tmp_path / "in"), "--db", db_of(tmp_path))
+    assert rc == 0, err
+    got = {rec[R.RUN_ID]: rec[R.METRICS].get(R.REQUEST_GOODPUT) for rec in stored(db_of(tmp_path))}
+    assert got == {"1": 0.35, "2": None}

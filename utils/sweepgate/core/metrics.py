@@ -9,6 +9,7 @@ first comparison after the merge.
 from __future__ import annotations
 
 REQUEST_THROUGHPUT = "request_throughput"        # req/s
+REQUEST_GOODPUT = "request_goodput"              # req/s meeting the client's --goodput SLOs
 OUTPUT_THROUGHPUT = "output_throughput"          # tok/s
 INPUT_THROUGHPUT = "input_throughput"            # tok/s
 TOTAL_TOKEN_THROUGHPUT = "total_token_throughput"  # tok/s
@@ -40,6 +41,7 @@ DIRECTION = {
     TPUT_PER_GPU: HIGHER_IS_BETTER,
     INPUT_TPUT_PER_GPU: HIGHER_IS_BETTER,
     REQUEST_THROUGHPUT: HIGHER_IS_BETTER,
+    REQUEST_GOODPUT: HIGHER_IS_BETTER,
     OUTPUT_THROUGHPUT: HIGHER_IS_BETTER,
     TOTAL_TOKEN_THROUGHPUT: HIGHER_IS_BETTER,
     INTERACTIVITY: HIGHER_IS_BETTER,

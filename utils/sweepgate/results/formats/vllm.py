@@ -26,6 +26,7 @@ E2EL_BEFORE_0_6 = {**LATENCIES, "latency": "e2el"}
 STATS = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p99": "p99"}
 THROUGHPUTS = {
     "request_throughput": R.REQUEST_THROUGHPUT,
+    "request_goodput": R.REQUEST_GOODPUT,  # null without --goodput
     "output_throughput": R.OUTPUT_THROUGHPUT,
     "input_throughput": R.INPUT_THROUGHPUT,
     "total_token_throughput": R.TOTAL_TOKEN_THROUGHPUT,
