@@ -36,7 +36,7 @@ def parse_text(text: str, path: str) -> list[Measurement]:
     if not text.lstrip()[:1] in ("{", "[") or LOG_LINE.match(text):
         foreign.refuse_csv(text.split("\n", 1)[0], path)
         inferencex.refuse_csv(text, path)
-        _refuse_console(text, path)
+        foreign.refuse_console(text, path)
         what = "a console log" if LOG_LINE.match(text) else "a CSV table" if _table(text) else "not JSON or CSV"
         raise fail(path, 1, f"format: {what}, not a benchmark client output (expected {KNOWN})",
                    "ingest the job's $RESULT_FILENAME.json, or remove the file")
@@ -44,20 +44,6 @@ def parse_text(text: str, path: str) -> list[Measurement]:
     if lm_eval.is_samples_log(docs) or gpu_metrics.is_identity_dump(docs):  # beside a result, as gpu_metrics.csv is
         raise Auxiliary(path)
     return [parse_document(doc, path, line) for line, doc in _jobs_documents(docs)]
-
-
-# The table vLLM's bench serve (and SGLang's bench_serving) prints to stdout at a run's end.
-SERVING_TABLE = "============ Serving Benchmark Result ============"
-
-
-def _refuse_console(text: str, path: str) -> None:
-    """Refuse a serving client's stdout (its result table among progress bars) as what it is: the
-    run's figures rounded for display, not its saved output."""
-    if SERVING_TABLE in text:
-        raise fail(path, 1, "format: a serving benchmark's console output (its 'Serving Benchmark Result' "
-                   "table, figures rounded for display), not the client's saved result",
-                   "run the client with --save-result (vllm bench serve) or --output-file (sglang.bench_serving) "
-                   "and ingest that JSON, or remove the file")
 
 
 def _table(text: str) -> bool:

@@ -1,5 +1,6 @@
 """Outputs of the same tools that are not one serving run's figures: refused with what they are
-(``KINDS``), or passed over as files that go beside a result (``AIPERF_COMPANIONS``, ``Auxiliary``).
+(``KINDS``, GuideLLM's reports, a serving client's console output), or passed over as files that go
+beside a result (``AIPERF_COMPANIONS``, ``Auxiliary``).
 
 Each KINDS entry: the top-level keys that tell the file, what it is, and what to ingest instead. A
 file matching nothing is "unknown JSON output" (sniff.py).
@@ -83,3 +84,17 @@ def refuse_csv(first_line: str, path: str) -> None:
     """Refuse GuideLLM's CSV report with its own reason; return for any other text."""
     if first_line.lstrip("\ufeff").startswith(GUIDELLM_CSV):
         raise fail(path, 1, f"format: {GUIDELLM} (CSV), {NOT_READ}", GUIDELLM_HINT)
+
+
+# The table vLLM's bench serve (and SGLang's bench_serving) prints to stdout at a run's end.
+SERVING_TABLE = "============ Serving Benchmark Result ============"
+
+
+def refuse_console(text: str, path: str) -> None:
+    """Refuse a serving client's stdout (its result table among progress bars) as what it is: the
+    run's figures rounded for display, not its saved output."""
+    if SERVING_TABLE in text:
+        raise fail(path, 1, "format: a serving benchmark's console output (its 'Serving Benchmark Result' "
+                   "table, figures rounded for display), not the client's saved result",
+                   "run the client with --save-result (vllm bench serve) or --output-file (sglang.bench_serving) "
+                   "and ingest that JSON, or remove the file")
