@@ -692,3 +692,19 @@ def test_an_aiperf_artifact_folder_whose_records_start_with_a_success_stores_its
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(folder))
     assert rc == 0 and err == "", err
     assert "skipped 1 file with no result" in out and "ingested 1 results (1 new)" in out, out
+
+
+def test_lm_eval_0_3_ppl_and_scores_without_a_stderr():
+    """Hunt 17: lm-eval 0.3 states no higher_is_better: its lambada "ppl" is judged lower-is-better by
+    name, and squad2's metrics, written without any stderr key (0-100 scale), are stored as written."""
+    (lam,) = records("lm_eval/lmeval0.3_bloom-560m_lambada_openai_ppl_0shot.json")
+    got = {(e[R.EVAL_TASK], e[R.EVAL_METRIC]): (e[R.EVAL_VALUE], e[R.EVAL_STDERR]) for e in lam[R.EVALS]}
+    assert got[("lambada_openai", "ppl")] == (28.67792043529687, 1.0838905590384336)
+    assert got[("lambada_openai_cloze", "acc")] == (0.00446341936735882, 0.0009286980441682362)
+    assert R.eval_direction("ppl") == R.LOWER_IS_BETTER and lam[R.MODEL] == "bigscience/bloom-560m"
+    (qa,) = records("lm_eval/lmeval0.3_bloom-560m_question_answering_squad2_no_stderr_0shot.json")
+    got = {(e[R.EVAL_TASK], e[R.EVAL_METRIC]): (e[R.EVAL_VALUE], e[R.EVAL_STDERR]) for e in qa[R.EVALS]}
+    assert len(got) == 18 and {e[R.EVAL_FILTER] for e in qa[R.EVALS]} == {"none"}
+    assert got[("squad2", "best_f1")] == (50.07159100480081, None) and got[("squad2", "exact")] == (0.4295460288048513, None)
+    assert got[("headqa_es", "acc_norm")] == (0.27169948942377825, 0.00849660053640109)
+    assert got[("truthfulqa_mc", "mc2")] == (0.42431454034377986, 0.015119647586282134)
