@@ -708,3 +708,10 @@ def test_lm_eval_0_3_ppl_and_scores_without_a_stderr():
     assert got[("squad2", "best_f1")] == (50.07159100480081, None) and got[("squad2", "exact")] == (0.4295460288048513, None)
     assert got[("headqa_es", "acc_norm")] == (0.27169948942377825, 0.00849660053640109)
     assert got[("truthfulqa_mc", "mc2")] == (0.42431454034377986, 0.015119647586282134)
+
+
+def test_lm_eval_0_3_translation_error_rate_is_lower_is_better():
+    """lm-eval 0.3's translation tasks (wmt, flores) write bleu, chrf and ter with no higher_is_better:
+    ter is an error rate, so a rising ter is a regression, while bleu and chrf are better higher."""
+    assert R.eval_direction("ter") == R.LOWER_IS_BETTER
+    assert R.eval_direction("bleu") == R.eval_direction("chrf") == R.HIGHER_IS_BETTER

@@ -112,7 +112,7 @@ EVAL_HIGHER = "higher_is_better"  # as the eval's file states it (lm-eval's high
 # Eval scores (EVALS items) are better higher, except these lm-eval metrics (by name; lm-eval 0.3
 # wrote lambada's perplexity as "ppl"), unless the file stated the direction (EVAL_HIGHER).
 LOWER_IS_BETTER_EVAL_METRICS = frozenset({"perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte",
-                                          "ppl"})
+                                          "ppl", "ter"})  # ter: lm-eval 0.3's translation error rate
 
 
 def eval_direction(metric: str, stated: bool | None = None) -> str:
