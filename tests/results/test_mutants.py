@@ -54,7 +54,7 @@ REFUSED = [  # (file, path, value, what the one line says)
     (AIPERF, ("benchmark_duration", "unit"), "x", "benchmark_duration.unit: 'x' is not a time unit"),
     (IFX, ("completed",), 1.5, "completed: 1.5 is not a whole number"),
     (SGLANG_INF, ("total_input_tokens",), 1.5, "total_input_tokens: 1.5 is not a whole number"),
-    (IFX, ("total_token_throughput",), 7, "total_token_throughput (7) is below output_throughput"),
+    (IFX, ("total_token_throughput",), 7, "total_token_throughput: 7 is below output_throughput"),
     (VLLM_ARRAYS, ("ttfts", 0), True, "ttfts[0]: expected seconds (a number >= 0), got True"),
     (VLLM_ARRAYS, ("ttfts", 0), -1, "ttfts[0]: expected seconds (a number >= 0), got -1"),
     (SGLANG, ("max_concurrency",), "x", "max_concurrency: expected an integer or null, got 'x'"),

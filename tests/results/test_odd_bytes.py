@@ -110,6 +110,18 @@ def test_a_refused_whole_document_names_the_line_and_column_of_the_key_at_fault(
     assert line.startswith(f"{tmp_path / 'flat.json'}:1:{col}: completed: "), line
 
 
+def test_a_total_below_the_output_throughput_is_placed_at_the_total(tmp_path, capsys):
+    """New-user run: `total_token_throughput (1) is below output_throughput (221.424)` named the key
+    first but in no `key: ` form, so an indented output was refused at `:1:1`, not at the key."""
+    doc = dict(json.loads(SAMPLE.read_text(encoding="utf-8")), total_token_throughput=1)
+    indented = json.dumps(doc, indent=2)
+    line = _refusal(tmp_path, capsys, "indented.json", indented.encode())
+    at = indented.index('"total_token_throughput"')
+    row, col = indented.count("\n", 0, at) + 1, at - indented.rfind("\n", 0, at)
+    assert row > 1 and line.startswith(f"{tmp_path / 'indented.json'}:{row}:{col}: total_token_throughput: 1 is "
+                                       "below output_throughput ("), line
+
+
 def test_a_refusal_naming_no_key_of_the_file_points_at_the_document_and_bad_bytes_at_their_place(tmp_path, capsys):
     line = _refusal(tmp_path, capsys, "other.json", b'\n\n  {"hello": 1}\n')
     assert line.startswith(f"{tmp_path / 'other.json'}:3:3: format: unknown JSON output"), line

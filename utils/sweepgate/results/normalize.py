@@ -155,7 +155,7 @@ def check_metrics(metrics: dict, path: str, line: int) -> None:
                        "a count of requests or tokens is whole; the output is corrupt, rerun it")
     total, output = metrics.get(R.TOTAL_TOKEN_THROUGHPUT), metrics.get(R.OUTPUT_THROUGHPUT)
     if total is not None and output is not None and total < output:
-        raise fail(path, line, f"{R.TOTAL_TOKEN_THROUGHPUT} ({total:g}) is below {R.OUTPUT_THROUGHPUT} ({output:g})",
+        raise fail(path, line, f"{R.TOTAL_TOKEN_THROUGHPUT}: {total:g} is below {R.OUTPUT_THROUGHPUT} ({output:g})",
                    "input and output tokens together cannot be fewer than the output's; the output is corrupt, rerun it")
 
 
