@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "utils") not in sys.path:
     sys.path.insert(0, str(ROOT / "utils"))
+
+# A time written without a zone (vLLM's `date`, the GPU monitor's samples) is the reading machine's local
+# time: the suite's expected values are in UTC wherever it runs, and its subprocesses inherit the zone.
+os.environ["TZ"] = "UTC"
+time.tzset()
 
 # A minimal example fleet: one single-node fixed-seq-len config, one agentic config on a
 # `cluster:` runner, and a runners file with both labels.

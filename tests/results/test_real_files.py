@@ -358,7 +358,7 @@ def test_inferencex_client_start_and_end_unix_times_are_the_runs_window():
     (rec,) = records("vllm/ifx_vllm0.22_gptoss120b_h200_tp4_conc8_start_end_unix.json")
     # start 1781129194.73 (UTC); the end stays `date` (20260610-220749, as stored before: a result
     # stored by an older sweepgate must read the same on a second ingest, results being immutable)
-    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-06-10T22:06:34+00:00", "2026-06-10T22:07:49")
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-06-10T22:06:34+00:00", "2026-06-10T22:07:49+00:00")
     m = rec[R.METRICS]
     assert (rec[R.CONC], rec[R.REQUEST_RATE], m[R.COMPLETED], m[R.FAILED]) == (8, "inf", 80, 0)
     assert m[R.TOTAL_TOKEN_THROUGHPUT] == pytest.approx(1983.5733788122066)
@@ -481,7 +481,7 @@ def test_an_inferencex_run_against_atom_with_mtp_keeps_its_own_itl_and_tpot():
     assert (m[R.TOTAL_INPUT_TOKENS], m[R.TOTAL_OUTPUT_TOKENS]) == (468058, 59194)
     assert (m["itl_mean_ms"], m["tpot_mean_ms"]) == pytest.approx((50.101673735046504, 17.34632734162186))
     assert m["ttft_p90_ms"] == pytest.approx(10192.873542697635)  # the summary's own, not from arrays
-    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-08-04T14:32:36+00:00", "2026-08-04T14:33:00")
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-08-04T14:32:36+00:00", "2026-08-04T14:33:00+00:00")
 
 
 def test_an_sglang_run_with_eagle3_keeps_its_figures_and_its_stated_token_count():
@@ -515,7 +515,7 @@ def test_inferencex_clients_percentiles_as_asked_for():
     assert (m["ttft_p50_ms"], m["ttft_p90_ms"], m["e2el_p99_ms"]) == pytest.approx(
         (911.2682650002171, 1208.019636399331, 7152.181428949916))
     assert not any("p95" in name for name in m)
-    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-06-07T09:07:54+00:00", "2026-06-07T09:08:01")
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-06-07T09:07:54+00:00", "2026-06-07T09:08:01+00:00")
     (mm,) = records("vllm/ifx_benchserving_minimax-m2.5_disagg_16gpu_snapshot_slash_conc4.json")
     assert mm[R.MODEL].endswith("/snapshots/f710177d938eff80b684d42c5aa84b382612f21f/") and mm[R.CONC] == 4
     assert mm[R.METRICS]["tpot_p99_ms"] == pytest.approx(15.41568306727628) and mm[R.METRICS][R.FAILED] == 0
@@ -639,7 +639,7 @@ def test_an_inferencex_fork_output_with_its_benchmark_outcome():
     assert (m[R.COMPLETED], m[R.FAILED], m[R.TOTAL_INPUT_TOKENS], m[R.TOTAL_OUTPUT_TOKENS]) == (160, 0, 1175512, 146426)
     assert m["tpot_p50_ms"] == 14.176823969447048 and m["itl_mean_ms"] == 1170.0699144647058
     assert m["e2el_p90_ms"] == 17000.082414550707 and m[R.DURATION_S] == 147.33634771499783
-    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-09-22T00:02:43+00:00", "2026-09-22T00:05:10")
+    assert (rec[R.STARTED], rec[R.FINISHED]) == ("2026-09-22T00:02:43+00:00", "2026-09-22T00:05:10+00:00")
 
 
 def test_an_agentic_aggregate_points_to_the_aiperf_export_it_was_built_from():

@@ -222,7 +222,7 @@ def _run_order(run_id) -> tuple:
 
 def _order(rec: dict) -> tuple:
     """Newest last: by finish time, then run id, then attempt."""
-    return (str(rec.get(R.FINISHED) or ""), _run_order(rec.get(R.RUN_ID)), int(rec.get(R.ATTEMPT) or 0))
+    return (str(R.utc_time(rec.get(R.FINISHED)) or ""), _run_order(rec.get(R.RUN_ID)), int(rec.get(R.ATTEMPT) or 0))
 
 
 def is_eval_result(rec: dict) -> bool:

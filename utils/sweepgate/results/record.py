@@ -9,6 +9,7 @@ milliseconds, ``_s`` for seconds, ``_per_gpu`` for tok/s/GPU.
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 
 from sweepgate.core.jobfile import (  # noqa: F401 - the job sidecar's keys are provenance fields
     ATTEMPT, COMMIT, CONFIG_KEY, FINISHED, JOB_KEYS, REF, REHEARSAL, RUN_ID, RUN_IDENTITY, RUNNER_NAME, STARTED,
@@ -83,6 +84,23 @@ def measured_by(rec: dict) -> tuple:
     if isinstance(origin, dict):
         return origin.get(RUN_ID), origin.get(ATTEMPT), origin.get(RESULT_FILENAME)
     return rec.get(RUN_ID), rec.get(ATTEMPT), rec.get(RESULT_FILENAME)
+
+
+# STARTED, FINISHED: ISO 8601 in UTC ("+00:00"), whatever zone the sidecar or client wrote (utc_time)
+TIMES = (STARTED, FINISHED)
+
+
+def utc_time(text):
+    """A record's started or finished time in UTC, so that stored times order as text whatever zone
+    they were written in (``12:00+02:00`` came before ``11:00Z``); a time without a zone is the local
+    time of the machine reading it, as the GPU monitor's samples are. Anything else stays as it is."""
+    if not isinstance(text, str):
+        return text
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("/", "-").replace(" ", "T", 1))
+        return moment.astimezone(timezone.utc).isoformat()
+    except (ValueError, OverflowError):
+        return text
 
 
 def short_ref(ref: str) -> str:

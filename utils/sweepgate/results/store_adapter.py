@@ -104,8 +104,9 @@ def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, sh
 
 
 def when(rec: dict) -> str:
-    """When a record happened, as ``past_of`` and ``_others_of_keys`` compare it ("" when unknown)."""
-    return str(rec.get(R.FINISHED) or rec.get(R.STARTED) or "")
+    """When a record happened, as ``past_of`` and ``_others_of_keys`` compare it ("" when unknown), in
+    UTC (a record from an older sweepgate's artifact may carry its time as the sidecar wrote it)."""
+    return str(R.utc_time(rec.get(R.FINISHED) or rec.get(R.STARTED)) or "")
 
 
 def stored_ref(ref: str, known: list[str]) -> str:
