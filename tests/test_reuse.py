@@ -8,6 +8,7 @@ changed after the PR's run and records the others' results against the push run.
 from __future__ import annotations
 
 import json
+import posixpath
 import os
 import re
 import subprocess
@@ -482,3 +483,39 @@ def test_a_link_into_the_checkout_s_git_folder_is_read_as_git_holds_it_nothing(t
     (work / LINKED).write_bytes(helper)
     from_git, from_host = _identity_both_ways(work)
     assert from_git == from_host
+
+
+@pytest.mark.parametrize("target", ["../../shared/dsr1 fp4.sh", "../../shared/dsr1+fp4.sh",
+                                    "../../shared//dsr1_fp4.sh", "../../shared/dsr1_fp4_é.sh",
+                                    "./../../shared/./dsr1 fp4+é.sh"])
+def test_a_link_is_followed_whatever_characters_its_target_s_name_holds(tmp_path, target):
+    """Leftover: a link whose target's name held a blank, '+', '//' or a non-ASCII letter was hashed by
+    that name alone, so a changed target script kept its identity and a stale result was reused. Both
+    sides (git objects for `ci reuse`, the checkout for the GPU host) and the plan now follow it."""
+    from sweepgate.core.load import Git
+
+    work = tmp_path / "work"
+    real = posixpath.normpath(posixpath.join(posixpath.dirname(LINKED), target))
+    _link_checkout(work, {LINKED: target.encode(), real: b"echo v1\n"}, (LINKED,))
+    first = _identity_both_ways(work)
+    assert first[0] == first[1]
+    plan_sha = recipes.RecipeSet("HEAD", {}, {}, {}, blobs=Git(str(work)).read_blobs("HEAD", [LINKED, real])).sha
+    before = plan_sha(LINKED)
+    (work / real).write_bytes(b"echo v2\n")
+    second = _identity_both_ways(work)
+    assert second[0] == second[1] != first[0]
+    plan_sha = recipes.RecipeSet("HEAD", {}, {}, {}, blobs=Git(str(work)).read_blobs("HEAD", [LINKED, real])).sha
+    assert plan_sha(LINKED) != before
+    assert recipes.link_target(LINKED, target.encode()) == real
+
+
+def test_a_link_out_of_the_checkout_is_still_its_name_alone_whatever_it_holds():
+    """The wider names of the test above never reach out of the checkout, nor read a file of two lines
+    (a script, not a link) or a name that is not UTF-8 as a link."""
+    for outside in (b"/etc/pass wd", b"../../../../etc/p+\xc3\xa9", b"..//..//..//../etc/passwd", b"//etc/passwd"):
+        assert recipes.link_target(LINKED, outside) is None, outside
+    assert recipes.link_target(LINKED, b"a b.sh\necho\n") is None
+    assert recipes.link_target(LINKED, b"a\xff.sh") is None
+    # a script of one line and no line break is read as a script too: what it sources is still hashed
+    helper = "benchmarks/single_node/fixed_seq_len/x.sh"
+    assert_each_file_is_part_of_the_identity({LINKED: b'source "$(dirname "$0")/x.sh"', helper: b"A=1\n"}, [helper])

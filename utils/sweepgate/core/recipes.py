@@ -98,18 +98,25 @@ def beside_paths(text: str) -> list[str]:
 # helpers of helpers, followed this deep (a cycle ends at once: each file is followed once per folder
 # its names resolve from)
 SOURCED_DEPTH = 32
-# What git stores for a symbolic link, and ``worktop.stored_bytes`` reads for one: its target's name.
-LINK_TARGET = re.compile(rb"[\w.-]+(?:/[\w.-]+)*")
+# What git stores for a symbolic link, and ``worktop.stored_bytes`` reads for one, is its target's name,
+# any bytes but NUL, up to the longest name a link can hold. Blobs carry no mode, so a file of one line
+# (no line break) is taken for a link, and read as a script too: hashing a target besides costs a reuse
+# at most, never gives one. A name holding a line break is not told from a script's two lines.
+LINK_MAX = 4096
 
 
 def link_target(path: str, blob: bytes | None) -> str | None:
     """The file in the checkout a script (or helper) stored as a symbolic link runs: its target, from
-    its own folder; None for a target outside the checkout and for any other file. Blobs carry no mode,
-    so a file holding one relative path and nothing else is taken for a link: hashing its target too
-    only ever costs a reuse, never gives one."""
-    if not blob or not LINK_TARGET.fullmatch(blob):
+    its own folder, whatever characters its name holds (a blank, '+', 'a//b', 'é'); None for a target
+    outside the checkout (absolute or above its top), for a name that is not UTF-8 and for a file of
+    more than one line."""
+    if not blob or len(blob) > LINK_MAX or blob.startswith(b"/") or b"\n" in blob or b"\0" in blob:
         return None
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), blob.decode()))
+    try:
+        name = blob.decode()
+    except UnicodeDecodeError:
+        return None
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), name))
     return None if target == ".." or target.startswith("../") else target
 
 
@@ -123,13 +130,12 @@ def sourced_helpers(script: str | None, blobs: dict[str, bytes | None]) -> list[
     for _ in range(SOURCED_DEPTH):
         nxt = []
         for path, folder in todo:
+            text = (blobs.get(path) or b"").decode("utf-8", "replace")
+            named = [_helper(folder, beside, from_top) for beside, from_top in
+                     SOURCED.findall(text) + [(beside, "") for beside in beside_paths(text)]]
+            named = [(helper, posixpath.dirname(helper)) for helper in named]
             if (target := link_target(path, blobs.get(path))) is not None:
-                named = [(target, folder), (target, posixpath.dirname(target))]
-            else:
-                text = (blobs.get(path) or b"").decode("utf-8", "replace")
-                named = [_helper(folder, beside, from_top) for beside, from_top in
-                         SOURCED.findall(text) + [(beside, "") for beside in beside_paths(text)]]
-                named = [(helper, posixpath.dirname(helper)) for helper in named]
+                named = [(target, folder), (target, posixpath.dirname(target)), *named]
             for helper, where in named:
                 if (helper, where) in seen or helper in F.BENCHMARK_LIB_FILES or helper.startswith("../"):
                     continue
