@@ -625,6 +625,22 @@ def test_a_file_whose_name_has_a_space_is_still_a_file(tmp_path, monkeypatch):
     assert Diagnostic("--window", 0, 0, "usage", "m").annotation() == "::error title=usage::--window: m"
 
 
+def test_an_annotation_says_its_level_once(tmp_path, monkeypatch):
+    """Leftover: a warning whose message starts "warning: " (as its text line shows it) was annotated
+    `::warning file=...::warning: model: ...`. The annotation's command is its level; the text line keeps
+    the word, and a message naming another level than its own keeps that."""
+    from sweepgate.core.errors import Diagnostic
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my log.yaml").write_text("x\n")
+    said = Diagnostic("my log.yaml", 3, 1, "r", "warning: model: m", "fix", severity="warning")
+    assert said.annotation() == "::warning file=my log.yaml,line=3::model: m; fix"
+    assert said.render() == "my log.yaml:3:1: warning: model: m; fix"
+    assert Diagnostic("--x", 0, 0, "r", "warning: m", severity="warning").annotation() == "::warning title=r::--x: m"
+    assert Diagnostic("a.yaml", 1, 0, "r", "error: m").annotation() == "::error file=a.yaml,line=1::m"
+    assert Diagnostic("a.yaml", 1, 0, "r", "warning: m").annotation() == "::error file=a.yaml,line=1::warning: m"
+
+
 def test_missing_changelog_at_head(repo, capsys):
     repo.git("rm", "-q", "perf-changelog.yaml")
     head = repo.commit()

@@ -55,7 +55,8 @@ def test_an_output_naming_another_model_is_stored_under_the_row_with_a_warning(t
     assert line == ("hub/res.json:1:1: warning: model: the output benchmarked Qwen/Qwen3-32B but its job's row "
                     f"(hub/res.job.json) says {ROW['model']}; stored under {ROW['model']}; if the output is "
                     "another job's, pair it with its own .job.json (or --row)")
-    assert annotation.startswith("::warning file=hub/res.json,line=1::warning: model: ")
+    # the annotation says its level once: the command is the level (leftover: "::warning ...::warning: model:")
+    assert annotation.startswith("::warning file=hub/res.json,line=1::model: the output benchmarked Qwen/Qwen3-32B")
     assert {r["model"] for r in show_json(capsys, db)} == {ROW["model"]}
     assert run_cli(capsys, "results", "ingest", "--db", db, "--row", str(write_row(tmp_path, "Qwen/qwen3-32b")),
                    "--run-id", "same", "--ref", "refs/heads/main", str(named))[2] == ""  # the same id, any case

@@ -79,7 +79,10 @@ class Diagnostic:
         else titled by its rule, with its location in the text (GitHub would look for a file named
         ``--window``)."""
         level = {"error": "error", "warning": "warning"}.get(self.severity, "notice")
-        props, body = [], self.shown_message() + (f"; {self.hint}" if self.hint else "")
+        # A message that says its level ("warning: model: ...", as the text line shows it) says it once:
+        # the annotation's command is its level already.
+        message = self.shown_message().removeprefix(f"{level}: ")
+        props, body = [], message + (f"; {self.hint}" if self.hint else "")
         if self.names_a_file():
             # Exactly `file=…,line=…` (CONTRACTS §2): tools match the annotation by that form; the
             # column is in the text line, and the message says what the rule's title would.
