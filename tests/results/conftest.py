@@ -60,8 +60,8 @@ def db(tmp_path, monkeypatch) -> str:
     """An empty SQLite store's URL in a fresh working directory, with no GitHub, terminal or
     store settings of the machine running the tests leaking in."""
     monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "SWEEPGATE_DB",
-                 "COLUMNS", "NO_COLOR"):
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID",
+                 "SWEEPGATE_DB", "COLUMNS", "NO_COLOR"):
         monkeypatch.delenv(name, raising=False)
     return f"sqlite:///{tmp_path / 'results.db'}"
 

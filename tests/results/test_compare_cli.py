@@ -41,7 +41,7 @@ def build(path: Path, with_drop: bool = True) -> str:
 def env(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "GITHUB_TOKEN", "GH_TOKEN",
-                 "GITHUB_REPOSITORY"):
+                 "GITHUB_REPOSITORY", "GITHUB_SERVER_URL", "GITHUB_RUN_ID"):
         monkeypatch.delenv(name, raising=False)
     return tmp_path
 
@@ -106,6 +106,26 @@ def test_markdown_lists_regressions_first_and_folds_the_unchanged(env, capsys):
     assert summary.read_text().strip() == md.strip()
     assert sorted(p.suffix for p in (env / "plots").iterdir()) == [".png", ".svg"]
     assert "REHEARSAL" not in md
+
+
+def test_the_comment_points_at_a_run_s_artifact_only_inside_a_run(env, capsys, monkeypatch):
+    """Leftover: the comment said the charts were in the run's results artifact when no workflow run
+    drew them (a local `results compare --plots`), where there is no artifact. Outside GitHub Actions
+    it names the folder they were written to; inside, it links the run whose artifact holds them."""
+    url = build(env / "r.db")
+    argv = ["results", "compare", "--db", url, "--run", "pr-7", "--plots", "my plots", "--comment-file", "c.md"]
+    monkeypatch.setenv("GITHUB_RUN_ID", "4242")  # set by hand, outside a run: no run to point at
+    assert cli.main(argv) == 0
+    (line,) = [x for x in (env / "c.md").read_text().splitlines() if x.startswith("Charts (")]
+    assert "artifact" not in line and "were written to `my plots`; with a change: `" in line, line
+    for name, value in (("GITHUB_ACTIONS", "true"), ("GITHUB_SERVER_URL", "https://github.com"),
+                        ("GITHUB_REPOSITORY", "o/r")):
+        monkeypatch.setenv(name, value)
+    assert cli.main(argv) == 0
+    (line,) = [x for x in (env / "c.md").read_text().splitlines() if x.startswith("Charts (")]
+    assert "are in the results artifact of [run 4242](https://github.com/o/r/actions/runs/4242); with a" in line
+    assert "my plots" not in line
+    capsys.readouterr()
 
 
 def test_terminal_table_has_no_colour_when_piped_or_with_no_color(env):

@@ -191,7 +191,8 @@ def _print(comparison, args, charts: list[str]) -> None:
         # One write: json.dump writes each of the ~1 million tokens of a large run on its own.
         sys.stdout.write(json.dumps(comparison.as_json(), indent=2, allow_nan=False) + "\n")
     elif args.markdown:
-        sys.stdout.write(render.markdown(comparison, args.baseline_ref, args.window, charts) + "\n")
+        sys.stdout.write(render.markdown(comparison, args.baseline_ref, args.window, charts,
+                                         charts_folder=args.plots) + "\n")
     else:
         render.table(comparison, sys.stdout, baseline_ref=args.baseline_ref, window=args.window, all_rows=args.all)
 
@@ -204,7 +205,8 @@ def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
         room = STEP_SUMMARY_LIMIT - (os.path.getsize(path) if os.path.exists(path) else 0)
     except OSError:
         room = STEP_SUMMARY_LIMIT
-    body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=room)
+    body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=room,
+                           charts_folder=args.plots)
     append_text(path, body + "\n", what="the step summary", hint="check --step-summary / $GITHUB_STEP_SUMMARY",
                 rule="step-summary")
 
@@ -214,7 +216,8 @@ def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
     from sweepgate.core.atomic import atomic_write
     from sweepgate.results import render
 
-    body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT)
+    body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT,
+                           charts_folder=args.plots)
     atomic_write(Path(path), (body.rstrip("\n") + "\n").encode("utf-8"))  # a text file ends in a newline
 
 
@@ -225,5 +228,6 @@ def _post_comment(comparison, args, charts: list[str]) -> None:
 
     github.comment_if_configured(
         "sweepgate results compare", args.repository, args.pr_number,
-        lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT),
+        lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT,
+                                charts_folder=args.plots),
         base_url=args.github_api_url, marker=render.MARKER)

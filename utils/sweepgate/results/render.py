@@ -264,6 +264,22 @@ def _repository_url() -> str | None:
     return f"{server.rstrip('/')}/{repository}"
 
 
+def _run_url() -> tuple[str, str] | None:
+    """(web address, id) of the GitHub Actions workflow run this runs in (GITHUB_ACTIONS=true,
+    GITHUB_RUN_ID and the repository's address); None elsewhere, where a run has no artifact."""
+    import os
+
+    run, web = os.environ.get("GITHUB_RUN_ID", ""), _repository_url()
+    if os.environ.get("GITHUB_ACTIONS") != "true" or not web or not run.isdigit():
+        return None
+    return f"{web}/actions/runs/{run}", run
+
+
+def _md_code(text: str) -> str:
+    """``text`` to sit inside a markdown code span: a backtick or a line break would end it."""
+    return text.replace("`", "'").replace("\n", " ")
+
+
 def repeated_note(comparison: C.Comparison, shown: int = 3) -> str | None:
     """Say which points the run measured more than once (each judged by its measurements' median)."""
     if not comparison.repeated:
@@ -426,9 +442,11 @@ CUT_ROWS = (400, 200, 100, 50, 25, 10, 0)  # a section's rows kept, in turn, whe
 
 
 def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF,
-             window: int = C.DEFAULT_WINDOW, charts: list[str] | None = None, limit: int | None = None) -> str:
+             window: int = C.DEFAULT_WINDOW, charts: list[str] | None = None, limit: int | None = None,
+             charts_folder: str | None = None) -> str:
     """The step summary / PR comment body (starts with MARKER), within ``limit`` UTF-8 bytes if given:
-    first the folded rows go, then changed rows, as few as it takes (the first 400, 200, ... 10)."""
+    first the folded rows go, then changed rows, as few as it takes (the first 400, 200, ... 10).
+    ``charts_folder``: where ``charts`` were written (``charts_paragraph``)."""
     head = [MARKER, f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
     if comparison.rehearsal:
         head += [f"> **{REHEARSAL_NOTE}**", ""]
@@ -440,7 +458,7 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
         head += [f"> {_md_escape(note)}", ""]
     if note := not_measured_note(comparison, baseline_ref):
         head += [f"> {_md_escape(note)}", ""]
-    tail = charts_paragraph(charts or [])
+    tail = charts_paragraph(charts or [], charts_folder)
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         placed: set = set()
         sections_ = (_md_sections(comparison, folded_rows, max_rows, opened=True, placed=placed)
@@ -453,15 +471,19 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
     return body
 
 
-def charts_paragraph(charts: list[tuple[str, bool]]) -> list[str]:
-    """Where the charts are ((stem, shows a change) each, PNG and SVG): those with a regressed,
-    improved or failed point named, the others folded."""
+def charts_paragraph(charts: list[tuple[str, bool]], folder: str | None = None) -> list[str]:
+    """Where the charts are ((stem, shows a change) each, PNG and SVG): in the results artifact of the
+    workflow run drawing them (linked; ``_run_url``), else in ``folder``, where they were written; those
+    with a regressed, improved or failed point named, the others folded."""
     if not charts:
         return []
     changed = [f"`{stem}`" for stem, flagged in charts if flagged]
     others = [f"`{stem}`" for stem, flagged in charts if not flagged]
-    lines = [f"Charts (output throughput per GPU against interactivity, PNG and SVG; {len(charts)}) are in the "
-             "run's results artifact" + (f"; with a change: {', '.join(changed)}" if changed else ".")]
+    run = _run_url()
+    where = (f"are in the results artifact of [run {run[1]}]({run[0]})" if run
+             else f"were written to `{_md_code(folder)}`" if folder else "were written")
+    lines = [f"Charts (output throughput per GPU against interactivity, PNG and SVG; {len(charts)}) {where}"
+             + (f"; with a change: {', '.join(changed)}" if changed else ".")]
     if others:
         lines += ["", f"<details><summary>{count(len(others), 'chart')} without a change</summary>", "",
                   ", ".join(others), "", "</details>"]
