@@ -128,6 +128,25 @@ def test_the_comment_points_at_a_run_s_artifact_only_inside_a_run(env, capsys, m
     capsys.readouterr()
 
 
+def test_a_narrow_terminal_keeps_each_count_on_the_line_of_its_noun(env):
+    """Leftover: at 40 columns rich broke the headline between a count and its noun ("1\nregressed",
+    "(last 5\nruns)"). The real command at COLUMNS=40: every "N word" of the one-line headline is on
+    one line, and no line is wider than the terminal."""
+    url = build(env / "r.db")
+    cmd = [sys.executable, "-m", "sweepgate", "results", "compare", "--db", url, "--run", "pr-7"]
+    pyenv = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    wide = subprocess.run(cmd, env=pyenv, capture_output=True, text=True, check=True).stdout.splitlines()
+    narrow = subprocess.run(cmd, env={**pyenv, "COLUMNS": "40"}, capture_output=True, text=True,
+                            check=True).stdout.splitlines()
+    headlines = [line for line in wide if re.match(r"(run pr-7 against|\d+ points, each)", line)]
+    assert len(headlines) == 2 and all(len(line) > 40 for line in headlines)
+    tail = narrow[next(i for i, line in enumerate(narrow) if line.startswith("11 points")):]
+    assert len(tail) > 2 and all(len(line) <= 40 for line in tail), tail
+    for pair in (m.group() for line in headlines for m in re.finditer(r"\(?\d[\d,]* [\w-]+", line)):
+        assert any(pair in line for line in tail), (pair, tail)
+    assert " ".join(" ".join(tail).split()) == " ".join(" ".join(headlines).split())  # nothing lost
+
+
 def test_terminal_table_has_no_colour_when_piped_or_with_no_color(env):
     url = build(env / "r.db")
     cmd = [sys.executable, "-m", "sweepgate", "results", "compare", "--db", url, "--run", "pr-7"]

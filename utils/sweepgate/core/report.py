@@ -6,6 +6,7 @@ Rendering only; nothing here decides anything.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 
 from sweepgate.core import fields as F
@@ -357,6 +358,40 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
 def count(n: int, noun: str) -> str:
     """'1 job', '2 jobs'."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+# A count ("3", "1,234", "(5" of "(last 5 runs)"): a line of counts breaks before it, never after it.
+_COUNT = re.compile(r"\(?\d[\d,]*")
+
+
+def count_units(text: str) -> list[str]:
+    """``text``'s words, each count joined to the word after it ("3 regressed,"): where a line may break."""
+    units: list[str] = []
+    glued = False
+    for word in text.split(" "):
+        if glued:
+            units[-1] += " " + word
+        else:
+            units.append(word)
+        glued = bool(_COUNT.fullmatch(word))
+    return units
+
+
+def print_counts(console, text: str, style: str | None = None) -> None:
+    """Print a line of counts ("run 7 ...: 1 regressed, 1 improved") as words, on as many lines as the
+    console's width takes, each count on the line of its noun: rich breaks at any blank, a no-break
+    space among them, and left "3" at a line's end, "regressed" on the next."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    lines = [text] if console.soft_wrap else [""]
+    for unit in [] if console.soft_wrap else count_units(text):
+        if lines[-1] and cell_len(lines[-1]) + 1 + cell_len(unit) > console.width:
+            lines.append(unit)
+        else:
+            lines[-1] = f"{lines[-1]} {unit}" if lines[-1] else unit
+    for line in lines:  # Text: a ref or a run id is words, not rich markup
+        console.print(Text(line, style=style or ""))
 
 
 def plan_text(plan: dict) -> str:

@@ -577,7 +577,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     a verdict where that fits the terminal; else one block per point (see ``_by_point``). Past
     UNCHANGED_SHOWN unchanged rows (a sweep's thousands), those are left out and counted, unless
     ``all_rows``: the rows that matter would scroll out of sight."""
-    from sweepgate.core.report import fits
+    from sweepgate.core.report import fits, print_counts
 
     console = _console(stream)
     if comparison.rehearsal:
@@ -599,10 +599,10 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     else:
         _by_point(console, headers, rows)
     if left_out:
-        console.print(f"{left_out:,} unchanged rows not shown (--all shows them)", style="dim")
+        print_counts(console, f"{left_out:,} unchanged rows not shown (--all shows them)", style="dim")
     if line := points_line(comparison):
-        console.print(line)
-    console.print(summary_line(comparison, baseline_ref, window))
+        print_counts(console, line)
+    print_counts(console, summary_line(comparison, baseline_ref, window))
     if note := repeated_note(comparison):
         console.print(note, style="yellow")
     if note := not_measured_note(comparison, baseline_ref):
@@ -616,7 +616,7 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     score not judged reads "not-judged [n]", its reason under the table as note n."""
     from rich.text import Text
 
-    from sweepgate.core.report import fits
+    from sweepgate.core.report import fits, print_counts
 
     if not comparison.evals:
         return
@@ -632,7 +632,7 @@ def _eval_table(console, comparison: C.Comparison) -> None:
         _by_point(console, EVAL_HEADERS, rows)
     for why, n in notes.items():  # Text: a reason is words, not rich markup
         console.print(Text(f"[{n}] {why}"), style=STYLES[E.NOT_JUDGED])
-    console.print(eval_summary(comparison))
+    print_counts(console, eval_summary(comparison))
 
 
 def table_text(comparison: C.Comparison, **kw) -> str:
