@@ -557,3 +557,37 @@ def test_a_plots_folder_under_a_dangling_link_or_a_loop_says_so(tmp_path):
             charts.draw_charts(comparison(), given)
         (d,) = exc.value.diagnostics
         assert d.file == str(link) and said in d.message, (d.file, d.message)
+
+
+def test_a_chart_s_words_are_readable_at_its_own_size(tmp_path, monkeypatch):
+    """Leftover: at 880 pixels wide (a PR comment shows it so) the axis labels, ticks, legend, title
+    and point labels were 8-9 pt, too small to read. As `results compare --plots` draws them: axis
+    labels 12 pt, ticks 11, title 12.5, legend and point labels 10 or more; a title too long for the
+    figure (a long model name, a part number) is made smaller to fit it, never cut off."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figures, real = [], charts.draw_chart
+
+    def kept(*args, **kw):
+        figures.append(real(*args, **kw))
+        return figures[-1]
+
+    monkeypatch.setattr(charts, "draw_chart", kept)
+    long_model = [dict(r, **{R.MODEL: "nvidia/Llama-3.3-Nemotron-Super-49B-v1.5-FP8-dynamic-quantized"})
+                  for r in synth.pr_run(isl=8192, keys=synth.KEYS[:1])]
+    comp = C.compare_records([*synth.pr_run({DROP: {R.OUTPUT_TPUT_PER_GPU: 0.85}}), *long_model],
+                             [*synth.history(), *(dict(r, **{R.MODEL: long_model[0][R.MODEL]})
+                                                  for r in synth.history(isl=8192, keys=synth.KEYS[:1]))])
+    charts.draw_charts(comp, tmp_path, formats=("png",))
+    assert len(figures) == 2
+    for fig in figures:
+        FigureCanvasAgg(fig).draw()
+        ax, (legend,) = fig.axes[0], fig.legends
+        assert ax.xaxis.label.get_size() >= 12 and ax.yaxis.label.get_size() >= 12
+        assert min(t.get_size() for t in ax.get_xticklabels() + ax.get_yticklabels()) >= 11
+        assert min(t.get_size() for t in [*legend.get_texts(), legend.get_title()]) >= 10
+        assert min(t.get_size() for t in ax.texts) >= 10  # the points' conc labels
+        title = ax._left_title  # loc="left"
+        assert title.get_size() >= charts.MIN_TEXT_SIZE and title.get_window_extent().x1 <= fig.bbox.x1
+    sizes = sorted(fig.axes[0]._left_title.get_size() for fig in figures)
+    assert charts.MIN_TEXT_SIZE < sizes[0] < sizes[1] == 12.5  # the long model's title, made smaller to fit

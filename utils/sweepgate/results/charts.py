@@ -36,7 +36,13 @@ LINK_GID, LINK_INK = "baseline-link", "#9a9a9a"  # a PR point's line to its base
 NEW_GID, NEW_LABEL = "new-point", "new (no baseline)"  # a dashed ring round a PR point main never measured
 NEW_DASHES = 8
 FORMATS = ("png", "svg")
-STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", "font.size": 9, "axes.grid": True,
+# Text sizes (points) for a chart read at its own size, 880 pixels wide, as a PR comment shows it.
+TEXT_SIZE = {"font.size": 11, "axes.titlesize": 12.5, "axes.labelsize": 12, "xtick.labelsize": 11,
+             "ytick.labelsize": 11, "legend.fontsize": 10.5, "legend.title_fontsize": 10.5}
+POINT_LABEL_SIZE = 10  # a point's conc (or rate) beside it
+LEGEND_ROW = 0.25  # inches of figure height per legend line at legend.fontsize
+FIT, MIN_TEXT_SIZE = 0.98, 7  # a legend or title wider than this share of the figure gets smaller, to this at least
+STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", **TEXT_SIZE, "axes.grid": True,
          "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False}
 PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
 NOT_MEASURED = "not measured"  # a point the baseline's newest run has and the PR run did not measure
@@ -324,8 +330,23 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
                                   markeredgewidth=2, markeredgecolor=COLORS[flag], label=flag))
     columns = legend_columns(items)
-    fig.legend(handles=_padded(handles, columns, rows), loc="outside lower center", ncols=columns, fontsize=8,
-               title=f"PR run {run}{mark}", title_fontsize=8, frameon=False)
+    size = TEXT_SIZE["legend.fontsize"]
+    for _ in range(2):  # a legend wider than the figure (long multinode labels) is drawn again, smaller
+        legend = fig.legend(handles=_padded(handles, columns, rows), loc="outside lower center", ncols=columns,
+                            fontsize=size, title=f"PR run {run}{mark}", title_fontsize=size, frameon=False)
+        if (fitted := _fitted_size(legend, fig, size)) == size:
+            return
+        legend.remove()
+        size = fitted
+
+
+def _fitted_size(text, fig, size: float) -> float:
+    """The font size at which ``text`` (a legend or a title: each scales with its font) ends inside
+    FIT of the figure's width, from where it starts (a legend is centred): ``size`` when it does
+    already, never below MIN_TEXT_SIZE."""
+    box = text.get_window_extent(fig.canvas.get_renderer())
+    room = fig.bbox.width * FIT - (0 if text in fig.legends else box.x0)
+    return size if box.width <= room else max(MIN_TEXT_SIZE, int(size * room / box.width * 4) / 4)
 
 
 def _padded(handles: list, columns: int, rows: int) -> list:
@@ -458,7 +479,8 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     for item in sorted(items, key=lambda item: not item["flag"]):  # ringed and failed points first
         text = " ".join(filter(None, (marks[id(item)], None if item["pr"] else
                                       "not measured" if item["flag"] == NOT_MEASURED else "failed")))
-        label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points", fontsize=8,
+        label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points",
+                            fontsize=POINT_LABEL_SIZE,
                             color="#222222" if len(styles) == 1 else styles[item["series"]][0], zorder=6,
                             in_layout=False)
         push = 1.8 if item["flag"] or item["new"] else 1.0  # past its ring
@@ -528,7 +550,7 @@ def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] 
     from matplotlib.figure import Figure
 
     rows = rows or legend_rows(items)
-    fig = Figure(figsize=(8, 5.0 + 0.2 * rows), dpi=110, layout="constrained")
+    fig = Figure(figsize=(8, 5.0 + LEGEND_ROW * rows), dpi=110, layout="constrained")
     FigureCanvasAgg(fig)  # a renderer, to measure the conc labels with
     ax = fig.add_subplot()
     styles = series_styles(items)
@@ -539,7 +561,9 @@ def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] 
     title = chart_title(group) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
     if any(item["rehearsal"] or item["base-rehearsal"] for item in items):
         title += "\nREHEARSAL: stand-in server figures, not a GPU measurement"
-    ax.set_title(title, loc="left")
+    heading = ax.set_title(title, loc="left", fontsize=TEXT_SIZE["axes.titlesize"])
+    fig.get_layout_engine().execute(fig)  # where the title starts, beside the axis labels
+    heading.set_fontsize(_fitted_size(heading, fig, TEXT_SIZE["axes.titlesize"]))
     _place_labels(fig, ax, items, styles)
     return fig
 
