@@ -106,7 +106,29 @@ def test_axes_leave_room_past_every_point_and_print_plain_numbers():
     assert ax.xaxis.get_offset_text().get_text() == "" and ax.yaxis.get_offset_text().get_text() == ""
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert any("," in t for t in labels) and not any("e" in t for t in labels), labels
-    assert charts.tick_label(2500000.0) == "2,500,000" and charts.tick_label(0.25) == "0.25"
+    assert charts.tick_label(2500.0) == "2,500" and charts.tick_label(0.25) == "0.25"
+    assert charts.tick_label(2500000.0) == "2.5M" and charts.tick_label(12000000.0) == "12M"
+
+
+def test_tick_labels_of_millions_do_not_run_into_each_other():
+    """A rehearsal's interactivity runs to millions (its stand-in streams at once): at the chart's
+    text size, '9,500,000' and '10,000,000' touched. Neighbouring tick labels are two characters apart."""
+    key = synth.KEYS[0]
+    runs = synth.pr_run(keys=[key], concs=(112, 128)), synth.history(keys=[key], concs=(112, 128))
+    for rec in runs[0] + runs[1]:
+        rec[R.METRICS][R.INTERACTIVITY] *= 8.5e5  # 8.8 to 9.9 million: an axis around them, every 500,000
+    comp = C.compare_records(*runs)
+    ((group, items),) = charts.chart_groups(comp).items()
+    fig = charts.draw_chart(group, items, comp.run)
+    fig.canvas.draw()
+    renderer, ax = fig.canvas.get_renderer(), fig.axes[0]
+    low, high = ax.get_xlim()
+    shown = [t for t in ax.get_xticklabels() if t.get_text() and low <= t.get_position()[0] <= high]
+    assert len(shown) >= 6, [t.get_text() for t in shown]
+    spans = sorted((box.x0, box.x1) for box in (t.get_window_extent(renderer) for t in shown))
+    char = charts.TEXT_SIZE["xtick.labelsize"] * fig.dpi / 72 * 0.6  # a digit's width in pixels, about
+    gaps = [right[0] - left[1] for left, right in zip(spans, spans[1:])]
+    assert min(gaps) >= 2 * char, ([t.get_text() for t in shown], gaps)
 
 
 def test_a_front_of_one_point_is_neither_drawn_nor_named(tmp_path):

@@ -508,7 +508,10 @@ HEADROOM = 1.12  # axes end this far past the largest value, so no marker, ring 
 
 
 def tick_label(value: float, _pos=None) -> str:
-    """Axis ticks in plain numbers with thousands separators (never matplotlib's `1e6` offset)."""
+    """Axis ticks in plain numbers with thousands separators (never matplotlib's `1e6` offset); from a
+    million on in millions (``7.5M``): nine digits and their commas ran into the next tick's."""
+    if abs(value) >= 1e6:
+        return f"{value / 1e6:,.6g}M"
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:g}"
 
 
