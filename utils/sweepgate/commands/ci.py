@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, json_message
+from sweepgate.core.jsontext import integer
 from sweepgate.core.github import owner_name
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
@@ -196,7 +197,7 @@ def _run_row_env(args) -> int:
 
 def _run_collect(args) -> int:
     try:
-        results = json.loads(os.environ.get("RESULTS") or "[]")
+        results = json.loads(os.environ.get("RESULTS") or "[]", parse_int=integer)
     except json.JSONDecodeError as exc:
         raise fail("RESULTS", exc.lineno, f"not valid JSON: {json_message(exc)}",
                    "set RESULTS to toJSON(needs.*.result)") from None

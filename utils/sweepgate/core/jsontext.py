@@ -38,3 +38,15 @@ def key_place(text: str, path: str | None) -> tuple[int, int]:
     if start is None:
         start = len(text) - len(text.lstrip())
     return text.count("\n", 0, start) + 1, start - (text.rfind("\n", 0, start) + 1) + 1
+
+
+# Digits of an integer read as such; the largest float, about 1.8e308, has 309.
+INT_DIGITS = 300
+
+
+def integer(digits: str) -> int | float:
+    """A JSON integer (``json.loads(..., parse_int=integer)``): as Python reads it, but one of more
+    than ``INT_DIGITS`` digits as the nearest float (infinity past 1.8e308), as ``1e999`` is read, so
+    the checks that refuse a value that is not finite meet it. No file means such a count, and Python
+    would refuse it past 4,300 digits (ValueError) or overflow turning it into a float."""
+    return int(digits) if len(digits) <= INT_DIGITS else float(digits)

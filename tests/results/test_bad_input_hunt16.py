@@ -1,0 +1,53 @@
+"""Bad input hunt 16: inputs that met an internal error, or were stored under the wrong job,
+driven through the real command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import job, run_cli, vllm_output, write_job
+
+HUGE = "1" + "0" * 400  # past the largest float (about 1.8e308)
+HUGER = "7" * 5000  # past the 4,300 digits Python turns into an int
+
+
+@pytest.mark.parametrize("digits", [HUGE, HUGER])
+@pytest.mark.parametrize("key", ["total_input_tokens", "duration"])
+def test_an_integer_too_big_for_a_float_is_refused_at_its_key(tmp_path, capsys, digits, key):
+    """Hunt 16: an integer metric of 401 digits met "internal error: OverflowError: int too large to
+    convert to float" (the finite check), one of 5,000 "ValueError: Exceeds the limit (4300 digits)"
+    (the JSON reader): now read as the infinity 1e999 is, and refused at its key."""
+    text = json.dumps(vllm_output())
+    text = text.replace(f'"{key}": {vllm_output()[key]}', f'"{key}": {digits}')
+    out = write_job(tmp_path / "run", "r", text, job())
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
+    assert rc == 1, err
+    col = text.index(f'"{key}"') + 1
+    assert err.startswith(f"{out}:1:{col}: {key}: inf is not a measurement; "), err
+    assert "internal error" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_sidecar_attempt_of_5000_digits_is_refused(tmp_path, capsys):
+    side = json.dumps(job()).replace('"attempt": 1', f'"attempt": {HUGER}')
+    write_job(tmp_path / "run", "r", vllm_output(), None)
+    (tmp_path / "run" / "r.job.json").write_text(side)
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
+    assert rc == 1, err
+    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.attempt: expected an integer >= 1, got inf; "), err
+
+
+@pytest.mark.parametrize("action", ["row-env", "reuse"])
+def test_a_row_of_5000_digits_is_refused_not_an_internal_error(tmp_path, capsys, action, monkeypatch):
+    """`ci row-env --row` and `ci reuse --matrix` read JSON the same way: the same refusal."""
+    row = '{"conc": %s}' % HUGER
+    if action == "row-env":
+        argv = ["ci", "row-env", "--row", row, "--output", str(tmp_path / "env")]
+    else:
+        (tmp_path / "m.json").write_text('{"single_node": {"1k1k": [%s]}}' % row)
+        argv = ["ci", "reuse", "--matrix", str(tmp_path / "m.json"), "--out", str(tmp_path / "o.json"),
+                "--db", f"sqlite:///{tmp_path / 'r.db'}"]
+    rc, _, err = run_cli(capsys, *argv)
+    assert rc == 1 and "internal error" not in err, err
+    assert not (tmp_path / "o.json").exists()
