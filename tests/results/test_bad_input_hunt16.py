@@ -51,3 +51,24 @@ def test_a_row_of_5000_digits_is_refused_not_an_internal_error(tmp_path, capsys,
     rc, _, err = run_cli(capsys, *argv)
     assert rc == 1 and "internal error" not in err, err
     assert not (tmp_path / "o.json").exists()
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "dangling", "loop"])
+@pytest.mark.parametrize("named", ["folder", "file"])
+def test_an_output_whose_sidecar_is_no_file_is_not_stored_without_its_job(tmp_path, capsys, kind, named):
+    """Hunt 16: with X.job.json a folder, a FIFO or a broken link, X.json was stored as an output
+    without a sidecar, under a made-up run id (local-<hash>) and no row: the job's identity was lost,
+    and ingesting it again once the sidecar was fixed stored the run a second time."""
+    import os
+
+    out = write_job(tmp_path / "run", "r", vllm_output(), None)
+    side = tmp_path / "run" / "r.job.json"
+    {"folder": side.mkdir, "fifo": lambda: os.mkfifo(side), "dangling": lambda: side.symlink_to(tmp_path / "gone"),
+     "loop": lambda: side.symlink_to(side)}[kind]()
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(out if named == "file" else tmp_path / "run"))
+    assert rc == 1, err
+    what = {"folder": "a folder", "fifo": "a FIFO, socket or device"}.get(kind, "a symbolic link to nothing")
+    assert f"{out}:1:1: its job sidecar r.job.json is {what}; the output is not ingested without its job; " in err, err
+    rc, show, err = run_cli(capsys, "results", "show", "--db", db, "--json")
+    assert json.loads(show) == [] if rc == 0 else "no results store" in err, (show, err)

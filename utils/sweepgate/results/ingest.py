@@ -75,10 +75,17 @@ def _walked(path: Path) -> bool:
 def _not_a_file(path: Path) -> Diagnostic:
     """Why a walked entry named like an output is no file to read: a broken symbolic link, a FIFO..."""
     if path.is_symlink() and not path.exists():
-        return Diagnostic(str(path), 0, 0, "unreadable-entry", f"a symbolic link to nothing ({os.readlink(path)}); "
+        return Diagnostic(str(path), 0, 0, "unreadable-entry", f"{_kind(path)} ({os.readlink(path)}); "
                           "not ingested", "fix the link or remove it")
-    return Diagnostic(str(path), 0, 0, "unreadable-entry", "not a regular file (a FIFO, socket or device); "
+    return Diagnostic(str(path), 0, 0, "unreadable-entry", f"not a regular file ({_kind(path)}); "
                       "not ingested", "replace it with the result file or remove it")
+
+
+def _kind(path: Path) -> str:
+    """What a path that is no regular file is."""
+    if path.is_symlink() and not path.exists():
+        return "a symbolic link to nothing"
+    return "a folder" if path.is_dir() else "a FIFO, socket or device"
 
 
 def _entries(folder: Path, refused: list[Diagnostic]) -> list[Path]:
@@ -165,6 +172,10 @@ def _job(output: Path, content: bytes, given: Given | None) -> tuple[sidecar.Job
     side = sidecar.sidecar_path(output)
     if side.is_file():
         return sidecar.read(side), sidecar.output_name(output)
+    if os.path.lexists(side):  # without its job, a job's output would be stored under a made-up run
+        raise fail(str(output), 0, f"its job sidecar {side.name} is {_kind(side)}; the output is not ingested "
+                   "without its job", f"replace {side.name} with the job's sidecar (or remove it to ingest the "
+                   "output on its own)")
     if given and given.row is not None:
         job = sidecar.local_job(content, given.row, **{R.RUN_ID: given.run_id, R.REF: given.ref,
                                                        R.ATTEMPT: given.attempt, R.CONFIG_KEY: given.config_key})
