@@ -72,3 +72,38 @@ def test_an_output_whose_sidecar_is_no_file_is_not_stored_without_its_job(tmp_pa
     assert f"{out}:1:1: its job sidecar r.job.json is {what}; the output is not ingested without its job; " in err, err
     rc, show, err = run_cli(capsys, "results", "show", "--db", db, "--json")
     assert json.loads(show) == [] if rc == 0 else "no results store" in err, (show, err)
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_a_store_another_process_keeps_locked_is_refused_after_one_busy_timeout(tmp_path, capsys, monkeypatch,
+                                                                                 fresh):
+    """Hunt 16: with another process holding the store's write lock (a sqlite3 shell with a
+    transaction open), `results ingest` waited the 60 s busy timeout 5 times over (5 minutes, in
+    silence), then said "database is locked; check that the database exists and is writable"."""
+    import sqlite3
+    import time
+
+    from sweepgate.results import store
+
+    monkeypatch.setattr(store, "SQLITE_BUSY_TIMEOUT_S", 1)
+    db = tmp_path / "r.db"
+    if fresh:  # the lock is taken before sweepgate made its schema
+        sqlite3.connect(db).close()
+    else:
+        rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}",
+                             str(write_job(tmp_path / "a", "r", vllm_output(), job(run_id="1"))))
+        assert rc == 0, err
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        began = time.monotonic()
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}",
+                               str(write_job(tmp_path / "b", "r", vllm_output(), job(run_id="2"))))
+        took = time.monotonic() - began
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert rc == 1, (out, err)
+    assert f"sqlite:///{db}: database: database is locked (waited 1 s for it); another process holds its " \
+           "write lock" in err, err
+    assert took < 3, took

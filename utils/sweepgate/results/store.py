@@ -434,9 +434,17 @@ def fail(where: str, line: int, message: str, hint: str) -> StoreError:
     return StoreError(Diagnostic(where, line, 0, "results-store", message, hint))
 
 
+LOCKED_HINT = ("another process holds its write lock (an ingest still running, or a sqlite3 shell with a "
+               "transaction open); run again once it is done")
+
+
 def database_error(url: str, exc: Exception) -> StoreError:
-    """A database failure as one diagnostic line."""
+    """A database failure as one diagnostic line (a lock another process held past the busy timeout
+    says so, not that the database may be missing)."""
     detail = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
+    if _sqlite_busy(exc):
+        return fail(display_url(url), 0, f"database: {detail} (waited {SQLITE_BUSY_TIMEOUT_S} s for it)",
+                    LOCKED_HINT)
     return fail(display_url(url), 0, f"database: {detail}",
                 "check that the database exists and is writable, or pass another --db URL")
 
@@ -466,14 +474,21 @@ def _sqlite_busy(exc: Exception) -> bool:
 
 
 def _retry_busy(step, attempts: int = ADD_ATTEMPTS):
-    """Run ``step()``; a SQLite busy error (``_sqlite_busy``) is retried after a growing pause."""
+    """Run ``step()``; a SQLite busy error (``_sqlite_busy``) met at once is retried after a growing pause."""
     for attempt in range(1, attempts + 1):
+        started = time.monotonic()
         try:
             return step()
         except sa.exc.OperationalError as exc:
-            if attempt == attempts or not _sqlite_busy(exc):
+            if attempt == attempts or not _sqlite_busy(exc) or _waited_out(started):
                 raise
             time.sleep(0.05 * 2 ** attempt)
+
+
+def _waited_out(started: float) -> bool:
+    """Whether a busy error came after the busy timeout was waited out (the lock was held all along:
+    trying again would wait as long again, ADD_ATTEMPTS times), not at once (``_sqlite_busy``)."""
+    return time.monotonic() - started >= SQLITE_BUSY_TIMEOUT_S * 0.9
 
 
 def _point_filter(point: dict) -> list:
@@ -591,6 +606,7 @@ class Store:
         rows = [self._row(rec, stamp) for rec in records]
         attempt = 1
         while True:
+            started = time.monotonic()
             try:
                 with self.engine.begin() as conn:
                     _write_lock(conn)
@@ -599,7 +615,7 @@ class Store:
                         before_commit()
                 return new
             except sa.exc.SQLAlchemyError as exc:
-                if attempt == ADD_ATTEMPTS or not _lost_race(exc):
+                if attempt == ADD_ATTEMPTS or not _lost_race(exc) or (_sqlite_busy(exc) and _waited_out(started)):
                     raise database_error(self.url, exc) from None
                 if _sqlite_busy(exc):
                     time.sleep(0.05 * 2 ** attempt)
