@@ -10,13 +10,15 @@ Every module of ours that needs PyYAML imports it from here, and reads YAML valu
 ``FastReader`` (libyaml) or ``PythonReader`` (PyYAML's own scanner): PyYAML's safe loaders,
 except that a float with no fraction (``4.0``) is the integer it equals, as the reference's
 models hold it (an integer field takes ``4.0`` as ``4``; no field it emits is a float), and
-``.nan`` or ``.inf`` is refused where it stands (``NotFinite``).
+``.nan``, ``.inf`` or an integer of more than 300 digits is refused where it stands (``NotFinite``).
 """
 
 from __future__ import annotations
 
 import re
 import sys
+
+from sweepgate.core.jsontext import INT_DIGITS
 
 _NON_PRINTABLE_START = "[^\x09\x0A\x0D\x20-\x7E\x85\xA0-"
 
@@ -65,16 +67,28 @@ def _integral_float(loader, node):
     return int(value) if value.is_integer() else value
 
 
+def _bounded_int(loader, node):
+    """An integer, refused where it stands past ``INT_DIGITS`` digits (as JSON input is, and beyond
+    the 4,300 Python turns into an int at all)."""
+    digits = sum(c.isdigit() for c in node.value)
+    if digits > INT_DIGITS:
+        raise NotFinite(None, None, f"an integer of {digits} digits is not a finite number a field takes",
+                        node.start_mark)
+    return loader.construct_yaml_int(node)
+
+
 class PythonReader(yaml.SafeLoader):
     """PyYAML's pure-Python safe loader (the reference's ``yaml.safe_load``), integral floats as ints."""
 
 
 PythonReader.add_constructor("tag:yaml.org,2002:float", _integral_float)
+PythonReader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
 
 if hasattr(yaml, "CSafeLoader"):
     class FastReader(yaml.CSafeLoader):
         """libyaml's safe loader, integral floats as ints."""
 
     FastReader.add_constructor("tag:yaml.org,2002:float", _integral_float)
+    FastReader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
 else:  # pragma: no cover - PyYAML built without libyaml is only slower
     FastReader = PythonReader

@@ -1,0 +1,55 @@
+"""Bad input hunt 16: YAML that met an internal error in `matrix`, `validate` and `plan`
+(real git repositories, the real command line)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import CHANGELOG, FLEET_NVIDIA, RUNNERS, appended_entry
+
+from sweepgate import cli  # noqa: E402
+
+NVIDIA = "configs/nvidia-master.yaml"
+ENTRY = appended_entry("5")
+@pytest.fixture
+def repo(make_repo, monkeypatch):
+    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_OUTPUT"):
+        monkeypatch.delenv(name, raising=False)
+    r = make_repo()
+    monkeypatch.chdir(r.path)
+    r.base = r.head()
+    return r
+
+
+def run(repo, capsys, command):
+    extra = {"validate": ["--pr-number", "5"], "plan": ["--json"]}.get(command, [])
+    rc = cli.main([command, "--base-ref", repo.base, "--head-ref", repo.head(), *extra])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "internal error" not in err, err
+    return rc, out, err
+
+
+@pytest.mark.parametrize("command", ["matrix", "validate", "plan"])
+@pytest.mark.parametrize("where", [NVIDIA, "configs/runners.yaml", "perf-changelog.yaml"])
+def test_an_integer_of_5000_digits_is_refused_where_it_stands(repo, capsys, command, where):
+    """Hunt 16: "internal error: ValueError: Exceeds the limit (4300 digits) for integer string
+    conversion" from PyYAML's int constructor, in any of the three files."""
+    huge = "9" * 5000
+    files = {"perf-changelog.yaml": CHANGELOG + ENTRY}
+    if where == NVIDIA:
+        files[NVIDIA] = FLEET_NVIDIA.replace("{ tp: 8,", f"{{ tp: {huge},", 1)
+        text = files[NVIDIA]
+    elif where == "perf-changelog.yaml":
+        files[where] = CHANGELOG + ENTRY.replace('"Bump"\n', f'"Bump"\n  pr-number: {huge}\n')
+        text = files[where]
+    else:
+        files[where] = RUNNERS + f"extra: {huge}\n"
+        text = files[where]
+    repo.commit(files)
+    rc, out, err = run(repo, capsys, command)
+    at = text.index(huge)
+    assert rc == 1, out
+    assert f"{where}:{text.count(chr(10), 0, at) + 1}:{at - text.rfind(chr(10), 0, at)}: an integer of 5000 " \
+           "digits is not a finite number a field takes; " in err, err
