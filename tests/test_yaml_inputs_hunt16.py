@@ -1,4 +1,4 @@
-"""Bad input hunt 16: YAML that met an internal error in `matrix`, `validate` and `plan`
+"""Bad input hunt 16: YAML that hung or met an internal error in `matrix`, `validate` and `plan`
 (real git repositories, the real command line)."""
 
 from __future__ import annotations
@@ -13,6 +13,11 @@ from sweepgate import cli  # noqa: E402
 
 NVIDIA = "configs/nvidia-master.yaml"
 ENTRY = appended_entry("5")
+# A "billion laughs": 200 bytes whose aliases expand to 9**9 values.
+BOMB = "".join(f"{b}: &{b} [{','.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi"))
+BOMB = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + BOMB
+
+
 @pytest.fixture
 def repo(make_repo, monkeypatch):
     for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_OUTPUT"):
@@ -29,6 +34,29 @@ def run(repo, capsys, command):
     out, err = capsys.readouterr()
     assert "Traceback" not in err and "internal error" not in err, err
     return rc, out, err
+
+
+@pytest.mark.parametrize("command", ["matrix", "validate", "plan"])
+def test_an_alias_bomb_in_a_master_config_is_refused_at_its_first_alias(repo, capsys, command):
+    """Hunt 16: a master config (read as the reference reads it, aliases allowed) ending in a
+    billion-laughs block hung every command (the schema check and its messages walked 9**9 values)."""
+    import signal
+
+    def too_long(*_):
+        raise TimeoutError("still running after 60 s")
+
+    repo.commit({NVIDIA: FLEET_NVIDIA + BOMB, "perf-changelog.yaml": CHANGELOG + ENTRY})
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(60)
+    try:
+        rc, out, err = run(repo, capsys, command)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    line = FLEET_NVIDIA.count("\n") + 2
+    assert rc == 1, out
+    assert re.search(rf"^{NVIDIA}:{line}:8: its aliases expand to more than 1,000,000 values \(an alias bomb\); ",
+                     err, re.M), err
 
 
 @pytest.mark.parametrize("command", ["matrix", "validate", "plan"])

@@ -346,8 +346,10 @@ def reference_reads(text: str) -> bool:
 
 def parse_yaml(text: str, path: str) -> object:
     """Parse YAML (``reader_for``) or raise one diagnostic at the syntax error."""
+    from sweepgate.core.yamlsafe import refuse_alias_bomb
+
     try:
-        return yaml.load(text, Loader=reader_for(text))
+        data = yaml.load(text, Loader=reader_for(text))
     except NotFinite as exc:
         mark = exc.problem_mark
         raise SweepgateError(Diagnostic(path, mark.line + 1, mark.column + 1, "not-finite", exc.problem,
@@ -375,6 +377,8 @@ def parse_yaml(text: str, path: str) -> object:
     except yaml.YAMLError as exc:
         raise SweepgateError(Diagnostic(path, 0, 0, "yaml-syntax", f"invalid YAML: {exc}".replace("\n", " "),
                                         "fix the YAML syntax")) from None
+    refuse_alias_bomb(data, text, path)
+    return data
 
 
 def parse_strict(path: str, text: str, line_of=None, found=(), *, last_duplicate_wins: bool = False) -> object:
@@ -410,8 +414,12 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError:
         return index
+    walked: set[int] = set()  # an alias is its anchor's node again: walked once, not once per path (a bomb)
 
     def walk(node, path):
+        if id(node) in walked:
+            return
+        walked.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 key = key_node.value

@@ -8,9 +8,11 @@ appended text is reported at its head line numbers).
 
 from __future__ import annotations
 
+import re
+
 from sweepgate.core.pyyaml import yaml
 
-from sweepgate.core.errors import Diagnostic
+from sweepgate.core.errors import Diagnostic, SweepgateError
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -69,3 +71,36 @@ def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
             stack.extend(node.value)
     return diags
 
+
+
+# How many values a file's aliases may expand to: the largest master config is about 10,000 lines; a
+# "billion laughs" file of a few hundred bytes expands to 9**9, which a check of every value (the
+# schema's, a message's repr of it) would never finish.
+EXPANDED_VALUES_LIMIT = 1_000_000
+
+
+def expanded_values(data) -> int:
+    """How many values ``data`` holds once every alias (a list or mapping shared) is written out;
+    each shared value is counted once, so this takes as long as the file, not as its expansion."""
+    sizes: dict[int, int] = {}
+
+    def size(value) -> int:
+        if not isinstance(value, (list, dict)):
+            return 1
+        if id(value) not in sizes:
+            sizes[id(value)] = 1 + sum(size(v) for v in (value.values() if isinstance(value, dict) else value))
+        return sizes[id(value)]
+
+    return size(data)
+
+
+def refuse_alias_bomb(data, text: str, path: str) -> None:
+    """Refuse a document whose aliases expand past ``EXPANDED_VALUES_LIMIT`` values, at its first alias."""
+    first = re.search(r"(?:^|[\s\[{,:])\*[^\s,\]}]", text, re.M)
+    if first is None or expanded_values(data) <= EXPANDED_VALUES_LIMIT:
+        return
+    at = first.end() - 2
+    raise SweepgateError(Diagnostic(
+        path, text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), "yaml-alias-bomb",
+        f"its aliases expand to more than {EXPANDED_VALUES_LIMIT:,} values (an alias bomb)",
+        "write the values out, or reuse fewer of them through aliases"))
