@@ -107,3 +107,19 @@ def test_a_store_another_process_keeps_locked_is_refused_after_one_busy_timeout(
     assert f"sqlite:///{db}: database: database is locked (waited 1 s for it); another process holds its " \
            "write lock" in err, err
     assert took < 3, took
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-3"])
+def test_a_bad_value_in_an_aiperf_csv_is_placed_at_its_row(tmp_path, capsys, value):
+    """Hunt 16: a NaN, Infinity or negative figure in a real AIPerf CSV export was refused at
+    ``path:1:1`` (the place a JSON document's refusal gets when its key is not found), not at its row."""
+    from helpers import SAMPLES
+
+    text = (SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.csv").read_text(encoding="utf-8")
+    row = "Inter Token Latency (ms),13.21,"
+    assert row in text
+    (tmp_path / "x.csv").write_text(text.replace(row, f"Inter Token Latency (ms),{value},"))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "x.csv"))
+    line = text[:text.index(row)].count("\n") + 1
+    assert rc == 1, err
+    assert err.startswith(f"{tmp_path / 'x.csv'}:{line}: inter_token_latency.avg: "), err

@@ -14,7 +14,7 @@ import csv
 import io
 import re
 
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import SweepgateError, fail
 from sweepgate.results.formats import aiperf
 from sweepgate.results.formats.foreign import Auxiliary
 from sweepgate.results.measurement import Measurement
@@ -79,8 +79,8 @@ def _number(cell: str, path: str, line: int, column: str):
                    "the CSV was edited or is not an AIPerf/GenAI-Perf export") from None
 
 
-def to_export(text: str, path: str) -> dict:
-    """The CSV as the JSON export's ``{key: {unit, avg, p50, ...}}`` shape."""
+def to_export(text: str, path: str, rows: dict | None = None) -> dict:
+    """The CSV as the JSON export's ``{key: {unit, avg, p50, ...}}`` shape; ``rows`` gets each key's line."""
     doc, header, table_start = {}, None, True
     for line, row in enumerate(csv.reader(io.StringIO(text.lstrip("\ufeff"))), 1):
         if not row or not any(c.strip() for c in row):
@@ -101,14 +101,22 @@ def to_export(text: str, path: str) -> dict:
         for column, cell in zip(header[1:], row[1:]):
             obj[column] = _number(cell, path, line, f"{row[0]}.{column}")
         doc[key] = obj
+        if rows is not None:
+            rows[key] = line
     return doc
 
 
 def parse_text(text: str, path: str) -> Measurement:
-    doc = to_export(text, path)
+    rows: dict[str, int] = {}
+    doc = to_export(text, path, rows)
     client = _client(doc)
     m = Measurement(f"{client}-csv", client)
-    m.metrics.update(aiperf.metrics_from(doc, path, 0))
+    try:
+        m.metrics.update(aiperf.metrics_from(doc, path, 0))
+    except SweepgateError as exc:  # "key.stat: ..." of the JSON shape: at the key's row, not the file's start
+        for d in exc.diagnostics:
+            d.line = d.line or rows.get(d.message.split(":", 1)[0].split(".", 1)[0], 0)
+        raise
     if client == "aiperf" and m.metrics.get(aiperf.R.FAILED) is None:
         m.metrics[aiperf.R.FAILED] = 0  # AIPerf writes its error rows only when a request failed
     if m.metrics.get(aiperf.R.OUTPUT_THROUGHPUT) is None and m.metrics.get(aiperf.R.COMPLETED) is None:
