@@ -123,3 +123,15 @@ def test_a_bad_value_in_an_aiperf_csv_is_placed_at_its_row(tmp_path, capsys, val
     line = text[:text.index(row)].count("\n") + 1
     assert rc == 1, err
     assert err.startswith(f"{tmp_path / 'x.csv'}:{line}: inter_token_latency.avg: "), err
+
+
+@pytest.mark.parametrize("ref", ["main", "pull/42/merge"])
+def test_a_sidecar_whose_ref_is_not_a_full_ref_is_refused(tmp_path, capsys, ref):
+    """Hunt 16: `--ref main` is refused (a result stored under "main" is no run of refs/heads/main,
+    which compare reads), but a sidecar saying "ref": "main" was stored so, and silently never found."""
+    write_job(tmp_path / "run", "r", vllm_output(), job(ref=ref))
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "run"))
+    assert rc == 1, (out, err)
+    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.ref: '{ref}' is not a full ref; write "
+                          f"refs/{'heads/' if ref == 'main' else ''}{ref} "), err

@@ -72,6 +72,10 @@ def _check_job(job: dict, path: str) -> None:
     for key in (R.CONFIG_KEY, R.COMMIT, R.REF, R.RUNNER_NAME, R.STARTED, R.FINISHED, R.RUN_IDENTITY):
         if job.get(key) is not None and not isinstance(job[key], str):
             bad(key, f"expected a string, got {job[key]!r}", "write it as a JSON string")
+    ref = job.get(R.REF)
+    if isinstance(ref, str) and not ref.startswith("refs/"):  # stored so, no baseline or PR lookup finds it
+        bad(R.REF, f"{ref!r} is not a full ref", f"write {'refs/heads/' if '/' not in ref else 'refs/'}{ref} "
+            "(refs/pull/N/merge for a PR), as the benchmark workflow's sidecar step does")
 
 
 REWRITE = "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`"
