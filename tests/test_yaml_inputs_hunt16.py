@@ -81,3 +81,13 @@ def test_an_integer_of_5000_digits_is_refused_where_it_stands(repo, capsys, comm
     assert rc == 1, out
     assert f"{where}:{text.count(chr(10), 0, at) + 1}:{at - text.rfind(chr(10), 0, at)}: an integer of 5000 " \
            "digits is not a finite number a field takes; " in err, err
+
+
+@pytest.mark.parametrize("tail", ["holder: &self [1, *self]\n",
+                                  "deep: &deep " + "[" * 900 + "1" + "]" * 900 + "\nagain: *deep\n"])
+def test_a_value_holding_itself_or_nested_900_deep_behind_an_alias_is_refused(repo, capsys, tail):
+    """Counting what aliases expand to must neither recurse past Python's limit (900 levels are within
+    PyYAML's depth limit: internal error RecursionError) nor loop forever on a value that holds itself."""
+    repo.commit({NVIDIA: FLEET_NVIDIA + tail, "perf-changelog.yaml": CHANGELOG + ENTRY})
+    rc, out, err = run(repo, capsys, "matrix")
+    assert rc == 1 and err.startswith(f"{NVIDIA}:{FLEET_NVIDIA.count(chr(10)) + 1}:"), err

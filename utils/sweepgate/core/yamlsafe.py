@@ -81,17 +81,27 @@ EXPANDED_VALUES_LIMIT = 1_000_000
 
 def expanded_values(data) -> int:
     """How many values ``data`` holds once every alias (a list or mapping shared) is written out;
-    each shared value is counted once, so this takes as long as the file, not as its expansion."""
+    each shared value is counted once, so this takes as long as the file, not as its expansion. A value
+    that holds itself (``&x [*x]``) never ends: counted as past the limit. No recursion: a list nested
+    900 deep is within PyYAML's depth limit, not within Python's."""
     sizes: dict[int, int] = {}
-
-    def size(value) -> int:
-        if not isinstance(value, (list, dict)):
-            return 1
-        if id(value) not in sizes:
-            sizes[id(value)] = 1 + sum(size(v) for v in (value.values() if isinstance(value, dict) else value))
-        return sizes[id(value)]
-
-    return size(data)
+    todo: list[tuple[object, bool]] = [(data, False)]
+    open_ids: set[int] = set()  # being counted: met again below itself, it is a cycle
+    while todo:
+        value, children_done = todo.pop()
+        if not isinstance(value, (list, dict)) or (id(value) in sizes and not children_done):
+            continue
+        items = list(value.values()) if isinstance(value, dict) else value
+        if children_done:
+            open_ids.discard(id(value))
+            sizes[id(value)] = 1 + sum(sizes[id(v)] if isinstance(v, (list, dict)) else 1 for v in items)
+            continue
+        if id(value) in open_ids:
+            return EXPANDED_VALUES_LIMIT + 1
+        open_ids.add(id(value))
+        todo.append((value, True))
+        todo.extend((v, False) for v in items if isinstance(v, (list, dict)))
+    return sizes.get(id(data), 1)
 
 
 def refuse_alias_bomb(data, text: str, path: str) -> None:
