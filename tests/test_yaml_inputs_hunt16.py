@@ -91,3 +91,20 @@ def test_a_value_holding_itself_or_nested_900_deep_behind_an_alias_is_refused(re
     repo.commit({NVIDIA: FLEET_NVIDIA + tail, "perf-changelog.yaml": CHANGELOG + ENTRY})
     rc, out, err = run(repo, capsys, "matrix")
     assert rc == 1 and err.startswith(f"{NVIDIA}:{FLEET_NVIDIA.count(chr(10)) + 1}:"), err
+
+
+@pytest.mark.parametrize("command", ["matrix", "full-sweep"])
+def test_each_schema_problem_of_a_config_is_said_once(repo, capsys, command):
+    """The master schema's if/then/else repeats a config's type and its required 'multinode': a
+    config that was a list, or lacked 'multinode', got each line twice."""
+    repo.commit({NVIDIA: FLEET_NVIDIA + "listed: [1, 2]\nbare: {image: x}\n", "perf-changelog.yaml": CHANGELOG + ENTRY})
+    argv = {"full-sweep": ["full-sweep", "--config-files", NVIDIA]}.get(command)
+    if argv:
+        rc = cli.main(argv)
+        out, err = capsys.readouterr()
+    else:
+        rc, out, err = run(repo, capsys, command)
+    lines = err.strip().splitlines()
+    assert rc == 1 and len(lines) == len(set(lines)), err
+    assert sum("listed: [1, 2] is not of type 'object'" in line for line in lines) == 1, err
+    assert sum("bare: 'multinode' is a required property" in line for line in lines) == 1, err

@@ -199,7 +199,7 @@ def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, st
         where = _path_text(shown(path)) or ("entry" if name == "changelog" else "(top level)")
         message, hint = _yaml_slip(error) or (error.message, _hint(error))
         out.append((path, f"schema-{name}", f"{where}: {message}", hint))
-    return out
+    return list(dict.fromkeys(out))  # once each: a config's if/then/else repeats its type and required fields
 
 
 def schema_diagnostics(doc: YamlDoc, data, name: str, prefix: tuple = ()) -> list[Diagnostic]:
