@@ -48,3 +48,13 @@ def test_a_time_stored_as_written_is_no_change_when_ingested_again(tmp_path, cap
     (tmp_path / "a" / "res.job.json").write_text(json.dumps(side), encoding="utf-8")
     rc, text, err = run_cli(capsys, "results", "ingest", "--db", db, str(out))
     assert rc == 1 and "changed: finished" in err, err
+
+
+def test_a_sidecar_time_that_is_no_time_is_refused(tmp_path, capsys):
+    """Times are stored in UTC to order runs by; a sidecar's 'yesterday' would be stored as it is and
+    order anywhere among them."""
+    write_job(tmp_path / "run", "r", vllm_output(), job(finished="yesterday"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
+    assert rc == 1, (out, err)
+    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.finished: 'yesterday' is not an ISO 8601 "
+                          "time; write it as `date -u +%Y-%m-%dT%H:%M:%SZ` does"), err

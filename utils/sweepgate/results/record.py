@@ -90,15 +90,22 @@ def measured_by(rec: dict) -> tuple:
 TIMES = (STARTED, FINISHED)
 
 
+def moment(text) -> datetime | None:
+    """An ISO 8601 time (``T`` or a blank between date and time, ``-`` or ``/`` in the date), else None."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.fromisoformat(text.strip().replace("/", "-").replace(" ", "T", 1))
+    except ValueError:
+        return None
+
+
 def utc_time(text):
     """A record's started or finished time in UTC, so that stored times order as text whatever zone
     they were written in (``12:00+02:00`` came before ``11:00Z``); a time without a zone is the local
     time of the machine reading it, as the GPU monitor's samples are. Anything else stays as it is."""
-    if not isinstance(text, str):
-        return text
     try:
-        moment = datetime.fromisoformat(text.strip().replace("/", "-").replace(" ", "T", 1))
-        return moment.astimezone(timezone.utc).isoformat()
+        return text if (at := moment(text)) is None else at.astimezone(timezone.utc).isoformat()
     except (ValueError, OverflowError):
         return text
 

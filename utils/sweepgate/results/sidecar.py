@@ -72,6 +72,9 @@ def _check_job(job: dict, path: str) -> None:
     for key in (R.CONFIG_KEY, R.COMMIT, R.REF, R.RUNNER_NAME, R.STARTED, R.FINISHED, R.RUN_IDENTITY):
         if job.get(key) is not None and not isinstance(job[key], str):
             bad(key, f"expected a string, got {job[key]!r}", "write it as a JSON string")
+    for key in R.TIMES:  # stored in UTC to order runs by; text that is no time would order anywhere
+        if isinstance(job.get(key), str) and R.moment(job[key]) is None:
+            bad(key, f"{job[key]!r} is not an ISO 8601 time", "write it as `date -u +%Y-%m-%dT%H:%M:%SZ` does")
     ref = job.get(R.REF)
     if isinstance(ref, str) and not ref.startswith("refs/"):  # stored so, no baseline or PR lookup finds it
         bad(R.REF, f"{ref!r} is not a full ref", f"write {'refs/heads/' if '/' not in ref else 'refs/'}{ref} "
