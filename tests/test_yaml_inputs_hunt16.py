@@ -108,3 +108,16 @@ def test_each_schema_problem_of_a_config_is_said_once(repo, capsys, command):
     assert rc == 1 and len(lines) == len(set(lines)), err
     assert sum("listed: [1, 2] is not of type 'object'" in line for line in lines) == 1, err
     assert sum("bare: 'multinode' is a required property" in line for line in lines) == 1, err
+
+
+def test_an_alias_bomb_within_one_config_block_is_refused_at_its_first_alias(repo, capsys):
+    """A master config is parsed block by block (one top-level key each) when it splits so: a bomb
+    whose anchors all stand in one block was never counted, so it was checked value by value (and
+    its messages held its expansion) instead of refused."""
+    inner = "bomb:\n" + "".join(f"  {line}" for line in BOMB.splitlines(keepends=True))
+    repo.commit({NVIDIA: FLEET_NVIDIA + "\n" + inner, "perf-changelog.yaml": CHANGELOG + ENTRY})
+    rc, out, err = run(repo, capsys, "matrix")
+    line = FLEET_NVIDIA.count("\n") + 4
+    assert rc == 1, out
+    assert re.search(rf"^{NVIDIA}:{line}:10: its aliases expand to more than 1,000,000 values \(an alias bomb\); ",
+                     err, re.M), err[:2000]

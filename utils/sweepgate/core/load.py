@@ -593,7 +593,10 @@ FAST_YAML = 16  # from this many blocks on, importing rapidyaml costs less than 
 
 def _parse_blocks(path: str, texts: list[str], hashes: list[str], cache) -> list[object]:
     """The parsed value (or None) of each block: cached, else rapidyaml where it provably
-    agrees with PyYAML (``core.fastyaml``), else PyYAML. Few blocks skip both."""
+    agrees with PyYAML (``core.fastyaml``), else PyYAML. Few blocks skip both. A block whose aliases
+    expand past ``yamlsafe.EXPANDED_VALUES_LIMIT`` values is None: the whole file's parse refuses it."""
+    from sweepgate.core import yamlsafe
+
     keep = cache is not None and cache.dir is not None and len(texts) >= BULK
     values = [cache.block(path, h) if keep else None for h in hashes]
     missing = [i for i, v in enumerate(values) if v is None]
@@ -612,6 +615,9 @@ def _parse_blocks(path: str, texts: list[str], hashes: list[str], cache) -> list
         try:
             values[i] = yaml.load(texts[i], Loader=_Loader)
         except yaml.YAMLError:
+            continue
+        if yamlsafe.alias_bomb_at(values[i], texts[i]) is not None:  # refused by the whole file's parse
+            values[i] = None
             continue
         if keep and _json_safe(values[i]):
             cache.add_block(path, hashes[i], values[i])

@@ -104,12 +104,20 @@ def expanded_values(data) -> int:
     return sizes.get(id(data), 1)
 
 
+def alias_bomb_at(data, text: str) -> int | None:
+    """Where (offset of its ``*``) the first alias of a document whose aliases expand past
+    ``EXPANDED_VALUES_LIMIT`` values stands; None for any other document (``data``, parsed ``text``)."""
+    first = re.search(r"(?:^|[\s\[{,:])\*[^\s,\]}]", text, re.M) if "*" in text else None
+    if first is None or expanded_values(data) <= EXPANDED_VALUES_LIMIT:
+        return None
+    return first.end() - 2
+
+
 def refuse_alias_bomb(data, text: str, path: str) -> None:
     """Refuse a document whose aliases expand past ``EXPANDED_VALUES_LIMIT`` values, at its first alias."""
-    first = re.search(r"(?:^|[\s\[{,:])\*[^\s,\]}]", text, re.M)
-    if first is None or expanded_values(data) <= EXPANDED_VALUES_LIMIT:
+    at = alias_bomb_at(data, text)
+    if at is None:
         return
-    at = first.end() - 2
     raise SweepgateError(Diagnostic(
         path, text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), "yaml-alias-bomb",
         f"its aliases expand to more than {EXPANDED_VALUES_LIMIT:,} values (an alias bomb)",
