@@ -121,3 +121,13 @@ def test_an_alias_bomb_within_one_config_block_is_refused_at_its_first_alias(rep
     assert rc == 1, out
     assert re.search(rf"^{NVIDIA}:{line}:10: its aliases expand to more than 1,000,000 values \(an alias bomb\); ",
                      err, re.M), err[:2000]
+
+
+def test_a_path_through_an_alias_is_placed_at_the_anchored_value():
+    """Every document is counted (refused as a bomb) before its positions are indexed, so the index
+    walks an alias's value under each path that reaches it: a problem met through an alias is placed
+    at the field it names, not at the alias."""
+    from sweepgate.core.load import YamlDoc
+
+    doc = YamlDoc("f.yaml", "ss: &ss\n  - tp: 8\n    conc: 4\ncfg:\n  search-space: *ss\n", None)
+    assert doc.locate(("cfg", "search-space", 0, "conc")) == (3, 5)

@@ -414,12 +414,8 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError:
         return index
-    walked: set[int] = set()  # an alias is its anchor's node again: walked once, not once per path (a bomb)
 
-    def walk(node, path):
-        if id(node) in walked:
-            return
-        walked.add(id(node))
+    def walk(node, path):  # an alias's value under each path to it: parse_yaml refused a bomb already
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 key = key_node.value
