@@ -43,10 +43,12 @@ def not_empty(text: str) -> str:
 def full_ref(text: str) -> str:
     """A git ref as GitHub names it (refs/heads/main, refs/pull/42/merge): a result stored under
     "main" would be no run of refs/heads/main, the baseline compare reads."""
+    from sweepgate.core.jobfile import full_ref_for
+
     text = not_empty(text)
     if not text.startswith("refs/"):
-        hint = f"refs/heads/{text}" if "/" not in text else f"refs/{text}"
-        raise argparse.ArgumentTypeError(f"'{text}' is not a full ref; pass {hint} (refs/pull/N/merge for a PR)")
+        raise argparse.ArgumentTypeError(f"'{text}' is not a full ref; pass {full_ref_for(text)} "
+                                         "(refs/pull/N/merge for a PR)")
     return text
 
 

@@ -49,6 +49,12 @@ def pr_ref(number: int | str) -> str:
     return f"refs/pull/{number}/head"
 
 
+def full_ref_for(ref: str) -> str:
+    """The full ref a short one most likely names (main -> refs/heads/main, pull/42/merge ->
+    refs/pull/42/merge): the fix a refusal of the short one suggests."""
+    return f"refs/heads/{ref}" if "/" not in ref else f"refs/{ref}"
+
+
 def context(ref: str | None, commit: str | None, config_keys: dict[str, str | None]) -> dict:
     return {REF: ref, COMMIT: commit, CONTEXT_CONFIG_KEYS: config_keys}
 

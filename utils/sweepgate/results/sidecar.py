@@ -77,8 +77,8 @@ def _check_job(job: dict, path: str) -> None:
             bad(key, f"{job[key]!r} is not an ISO 8601 time", "write it as `date -u +%Y-%m-%dT%H:%M:%SZ` does")
     ref = job.get(R.REF)
     if isinstance(ref, str) and not ref.startswith("refs/"):  # stored so, no baseline or PR lookup finds it
-        bad(R.REF, f"{ref!r} is not a full ref", f"write {'refs/heads/' if '/' not in ref else 'refs/'}{ref} "
-            "(refs/pull/N/merge for a PR), as the benchmark workflow's sidecar step does")
+        bad(R.REF, f"{ref!r} is not a full ref", f"write {jobfile.full_ref_for(ref)} (refs/pull/N/merge for a PR), "
+            "as the benchmark workflow's sidecar step does")
 
 
 REWRITE = "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`"
