@@ -416,7 +416,7 @@ def _changes(stored: dict, rec: dict) -> list[str]:
     # a field the newer version leaves null (a length it no longer claims) is no change either
     # a time stored as written before sweepgate wrote times in UTC is no change when it is the same instant
     return measured + [f for f in RESULT_FIELDS if old.get(f) is not None and new.get(f) is not None
-                       and not _alike(*((R.utc_time(old[f]), new[f]) if f in R.TIMES else (old[f], new[f])))]
+                       and not _alike(R.utc_time(old[f]) if f in R.TIMES else old[f], new[f])]
 
 
 def _alike(old, new) -> bool:
