@@ -155,11 +155,11 @@ def _stopped(outcome) -> int:
         if not done:
             return 1
     said = "stopped by the database" if isinstance(why, SweepgateError) else (
-        "terminated" if isinstance(why, Terminated) else "interrupted")
+        why.said if isinstance(why, Terminated) else "interrupted")
     print(f"sweepgate results ingest: {said} after {done} of {count(total, 'file')}: those stored are "
           "whole, the rest are not stored; run the same ingest again to finish (what is stored is "
           "skipped)", file=sys.stderr)
-    return 1 if isinstance(why, SweepgateError) else 143 if isinstance(why, Terminated) else 130
+    return 1 if isinstance(why, SweepgateError) else why.exit_code if isinstance(why, Terminated) else 130
 
 
 def _line_key(rec: dict) -> tuple:

@@ -174,8 +174,26 @@ def emit(diagnostics: Iterable[Diagnostic], stream=None) -> None:
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (a cancelled CI job, `kill`), raised where the command is, so that what cleans up
-    after Ctrl-C (temporary files and repositories, child processes, a store's transaction) runs too."""
+    """SIGTERM (a cancelled CI job, `kill`) or SIGHUP (the terminal or ssh session closed), raised where
+    the command is, so that what cleans up after Ctrl-C (temporary files and repositories, child
+    processes, a store's transaction) runs too."""
+
+    def __init__(self, signum: int = 15):
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def said(self) -> str:
+        return "hung up" if self.signum == _SIGHUP else "terminated"
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum  # as the shell reports a command the signal ended: 143, 129
+
+
+# The signals that end a command as SIGTERM does (SIGHUP: none on Windows).
+_SIGHUP = 1
+STOP_SIGNALS = ("SIGTERM", "SIGHUP")
 
 
 def written_past_the_gate(gate_tripped: bool, write: Callable[[], None]) -> None:
@@ -191,19 +209,20 @@ def written_past_the_gate(gate_tripped: bool, write: Callable[[], None]) -> None
 
 
 def _terminated(signum, frame):
-    raise Terminated()
+    raise Terminated(signum)
 
 
-def _on_sigterm():
-    """Turn SIGTERM into ``Terminated`` while a command runs (main thread, default disposition only);
-    returns what to restore, or None."""
+def _on_sigterm() -> dict:
+    """Turn SIGTERM and SIGHUP into ``Terminated`` while a command runs (main thread, default
+    disposition only: a ``nohup`` keeps ignoring SIGHUP); returns {signal: handler} to restore."""
     import signal
     import threading
 
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        return None
-    return signal.signal(signal.SIGTERM, _terminated)
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    numbers = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
+    return {number: signal.signal(number, _terminated) for number in numbers
+            if signal.getsignal(number) is signal.SIG_DFL}
 
 
 def interrupted(exc: BaseException) -> bool:
@@ -226,8 +245,8 @@ def run_guarded(fn: Callable[[], int]) -> int:
     try:
         return _guarded(fn)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _guarded(fn: Callable[[], int]) -> int:
@@ -238,9 +257,9 @@ def _guarded(fn: Callable[[], int]) -> int:
     except SweepgateError as exc:
         emit(exc.diagnostics)
         return 1
-    except Terminated:
-        print("sweepgate: terminated", file=sys.stderr)
-        return 143
+    except Terminated as exc:
+        print(f"sweepgate: {exc.said}", file=sys.stderr)
+        return exc.exit_code
     except KeyboardInterrupt:
         print("sweepgate: interrupted", file=sys.stderr)
         return 130

@@ -1,4 +1,4 @@
-"""Ctrl-C and SIGTERM held back across a commit: before it they stop the work, after it they wait.
+"""Ctrl-C, SIGTERM and SIGHUP held back across a commit: before it they stop the work, after it they wait.
 
 A command that commits something (rows to a store, a file renamed into place) must not be
 stopped between the commit and what it says about it: the work would be done but read as
@@ -17,7 +17,7 @@ class SignalsHeld:
     commit instead (the work is done and said). Python runs signal handlers in the main thread,
     whichever thread the signal reached."""
 
-    SIGNALS = ("SIGINT", "SIGTERM")
+    SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 
     def __enter__(self):
         import signal
@@ -25,7 +25,7 @@ class SignalsHeld:
 
         self.caught, self.deferring, self.previous = None, False, {}
         if threading.current_thread() is threading.main_thread():
-            for name in self.SIGNALS:
+            for name in filter(lambda name: hasattr(signal, name), self.SIGNALS):
                 number = getattr(signal, name)
                 self.previous[number] = signal.signal(number, self._note)
         return self

@@ -1,0 +1,58 @@
+"""Bad input hunt 17: the commands other than `results` (ci, rehearse, preflight, engines, changelog,
+plan, test-config), driven as a user does: the real command line, from a subfolder of a repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "bash"))
+
+from benchlib_helpers import kill_quietly, wait_until_dead  # noqa: E402
+from test_rehearse import SEED_EXP, SEED_ROW, calls, write_rows  # noqa: E402
+
+
+def sweepgate(args: list[str], cwd: Path, env: dict | None = None, timeout: float = 120, **kw):
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    full.update({"PYTHONPATH": str(ROOT / "utils"), **(env or {})})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *args], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=timeout, **kw)
+
+
+def test_a_hangup_mid_rehearsal_stops_the_script_and_removes_the_work_dir(tmp_path):
+    """Hunt 17: SIGHUP (the terminal or ssh session closed) mid-rehearsal killed sweepgate at once: the
+    benchmark script runs in a session of its own, so it and its stand-in vLLM server and replay client
+    ran on, orphaned, and /tmp/sweepgate-rehearse-* stayed. It now stops as SIGTERM does, exit 129."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_REHEARSE_DURATION": "30", "TMPDIR": str(temp)}
+    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--exp-name", SEED_EXP, "--row-json",
+                             str(write_rows(tmp_path, SEED_ROW))], cwd=ROOT / "configs", env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pids = []
+    try:
+        deadline = time.monotonic() + 30
+        while not any(c["tool"] == "aiperf" for w in temp.glob("sweepgate-rehearse-*")
+                      if (w / "calls.jsonl").exists() for c in calls(w)):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the replay never started"
+            time.sleep(0.05)
+        pids = [c["pid"] for w in temp.glob("sweepgate-rehearse-*") for c in calls(w)]
+        proc.send_signal(signal.SIGHUP)
+        _, err = proc.communicate(timeout=60)
+        left = wait_until_dead(pids, timeout=5)
+    finally:
+        proc.kill()
+        kill_quietly(pids)
+    assert proc.returncode == 129 and "Traceback" not in err, err
+    assert err.rstrip().endswith("sweepgate: hung up"), err
+    assert not left, f"processes left running: {left}"
+    assert list(temp.iterdir()) == [], list(temp.iterdir())
