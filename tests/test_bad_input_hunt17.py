@@ -56,3 +56,30 @@ def test_a_hangup_mid_rehearsal_stops_the_script_and_removes_the_work_dir(tmp_pa
     assert err.rstrip().endswith("sweepgate: hung up"), err
     assert not left, f"processes left running: {left}"
     assert list(temp.iterdir()) == [], list(temp.iterdir())
+
+
+@pytest.fixture
+def fleet(make_repo):
+    """The example fleet with one appended entry, and its matrix (from configs/, a subfolder)."""
+    from conftest import CHANGELOG, appended_entry
+
+    repo = make_repo()
+    repo.base = repo.head()
+    repo.commit_changelog(CHANGELOG + appended_entry("5"))
+    made = sweepgate(["matrix", "--base-ref", repo.base, "--head-ref", repo.head()], cwd=repo.path / "configs")
+    assert made.returncode == 0, made.stderr
+    repo.matrix = repo.write("matrix.json", made.stdout)
+    return repo
+
+
+def test_keys_from_a_folder_that_is_no_repository_says_so(fleet, tmp_path):
+    """Hunt 17: `ci split --keys-from DIR --job-context F` with DIR no git repository said "git cat-file
+    --batch ended early; check the repository (git fsck)": git had refused the folder at once."""
+    nowhere = tmp_path / "not-a-repo"
+    nowhere.mkdir()
+    r = sweepgate(["ci", "split", "--matrix", str(fleet.matrix), "--keys-from", str(nowhere), "--job-context",
+                   str(tmp_path / "context.json"), "--output", str(tmp_path / "out.txt")], cwd=fleet.path / "configs")
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith(f"{nowhere}: {nowhere} is not inside a git repository; "), r.stderr
+    assert "Traceback" not in r.stderr and "cat-file" not in r.stderr, r.stderr
+    assert not (tmp_path / "context.json").exists()

@@ -39,7 +39,7 @@ def repo_root(start: str = ".") -> str:
         reason = "is not inside a git work tree" if "work tree" in proc.stderr else "is not inside a git repository"
         raise SweepgateError(Diagnostic(
             where, 0, 0, "git", f"{where} {reason}",
-            "run sweepgate inside a clone of your benchmark repository (git clone, or git init and commit)"))
+            "run sweepgate inside (or point it at) a clone of your benchmark repository (git clone, or git init and commit)"))
     return top
 
 
@@ -177,9 +177,7 @@ class Git:
         for _ in specs:
             line = proc.stdout.readline().rstrip(b"\n")
             if not line and proc.poll() is not None:
-                # git died mid-stream: an I/O failure, not a missing file.
-                raise SweepgateError(Diagnostic(self._root, 0, 0, "git", "git cat-file --batch ended early",
-                                                "check the repository (git fsck) and rerun"))
+                raise self._batch_ended()
             # "<spec> missing" / "<spec> ambiguous": the spec itself may hold spaces.
             header = line.split()
             if len(header) < 3 or line.endswith((b" missing", b" ambiguous")) or not header[2].isdigit():
@@ -190,6 +188,13 @@ class Git:
             proc.stdout.read(1)
             out.append((header[0].decode(), header[1].decode(), content))
         return out
+
+    def _batch_ended(self) -> SweepgateError:
+        """git died mid-stream: at once when the folder is no repository (a --keys-from, --tools or
+        library caller's path, never checked), else an I/O failure, not a missing file."""
+        repo_root(self._root)  # raises "is not inside a git repository" when it is not one
+        return SweepgateError(Diagnostic(self._root, 0, 0, "git", "git cat-file --batch ended early",
+                                         "check the repository (git fsck) and rerun"))
 
     def close(self) -> None:
         for proc in (self._batch, self._check):
