@@ -83,3 +83,17 @@ def test_keys_from_a_folder_that_is_no_repository_says_so(fleet, tmp_path):
     assert r.stderr.startswith(f"{nowhere}: {nowhere} is not inside a git repository; "), r.stderr
     assert "Traceback" not in r.stderr and "cat-file" not in r.stderr, r.stderr
     assert not (tmp_path / "context.json").exists()
+
+
+def test_canonicalize_says_how_to_fix_a_conflict_marker_with_a_command_that_exists(fleet):
+    """Hunt 17: `changelog canonicalize` on a changelog holding a conflict marker said "pass --branch REF
+    ...": canonicalize has no --branch (rebase has), so the fix it named was refused as a usage error."""
+    fleet.write("perf-changelog.yaml", fleet.read() + b"<<<<<<< HEAD\n")
+    r = sweepgate(["changelog", "canonicalize", "--pr-number", "5", "--base", fleet.base], cwd=fleet.path / "configs")
+    assert r.returncode == 1, r.stderr
+    line = fleet.read().count(b"\n")
+    assert r.stderr.startswith(f"perf-changelog.yaml:{line}: merge-conflict marker in the working-tree changelog; "
+                               "resolve the conflict: after a merge, `sweepgate changelog rebase --onto origin/main "
+                               "--branch ORIG_HEAD`"), r.stderr
+    assert "pass --branch REF" not in r.stderr
+

@@ -138,16 +138,20 @@ def refuse_conflict_markers(lines: list[bytes], path: str, what: str, hint: str)
                               for n in markers])
 
 
-def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str) -> tuple[bytes, int]:
+REBASE_CONFLICT_FIX = "pass --branch REF (e.g. ORIG_HEAD or REBASE_HEAD) to rebuild from the branch's committed changelog"
+
+
+def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str,
+                    conflict_fix: str = REBASE_CONFLICT_FIX) -> tuple[bytes, int]:
     """This branch's appended text (bytes, without surrounding empty lines) and its first head line.
 
-    Refuses, listing every problem at its base line, when the branch edited history.
+    Refuses, listing every problem at its base line, when the branch edited history; ``conflict_fix``:
+    how to fix a conflict marker with the command that reads it (only `rebase` has --branch).
     """
     from sweepgate.core.history import compare_history, split_lines
 
     lines = split_lines(source)
-    refuse_conflict_markers(lines, path, what, "pass --branch REF (e.g. ORIG_HEAD or REBASE_HEAD) to rebuild "
-                            "from the branch's committed changelog")
+    refuse_conflict_markers(lines, path, what, conflict_fix)
     hist = compare_history(base_bytes, source, None)
     problems = [Diagnostic(path, line, 0, rule, message, f"{hint}, then rerun")  # the gate's own fix
                 for line, rule, message, hint in hist.problems]
@@ -306,14 +310,14 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
 def canonicalize(git, path: str, pr_number: int, base: str | None = None, repository: str | None = None,
                  committing=None) -> Edit:
     """Replace pull/XXX in this branch's appended entries with the link of PR ``pr_number``."""
-    from sweepgate.core.history import split_lines
+    from sweepgate.core.history import CONFLICT_FIX, split_lines
     from sweepgate.core.prlinks import canonical_link, resolve_repository
 
     upstream = base or _default_upstream(git)
     mb = _merge_base(git, "HEAD", git.resolve(upstream))
     base_bytes = _blob(git, mb, path)
     source = _worktree_bytes(git, path)
-    branch_appended(git, base_bytes, source, path, "the working-tree changelog")
+    branch_appended(git, base_bytes, source, path, "the working-tree changelog", CONFLICT_FIX)
     repo = resolve_repository(repository, base_bytes or source)
     if not repo:
         raise _fail("--repository", 0, "usage", "cannot tell which repository pr-links point to",
