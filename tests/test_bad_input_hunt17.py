@@ -97,3 +97,18 @@ def test_canonicalize_says_how_to_fix_a_conflict_marker_with_a_command_that_exis
                                "--branch ORIG_HEAD`"), r.stderr
     assert "pass --branch REF" not in r.stderr
 
+
+@pytest.mark.parametrize("action", [["add", "--key", "dsr1-fp4-b300-vllm", "--description", "Bump"],
+                                    ["canonicalize", "--pr-number", "5"], ["rebase"]])
+def test_a_changelog_that_is_no_utf8_is_refused_at_its_line_not_edited(fleet, action):
+    """Hunt 17: `changelog add` appended an entry to a working-tree changelog holding a byte that is no
+    UTF-8 (a Latin-1 editor's save), said "appended entry" and exited 0: the file every gate then refuses."""
+    broken = fleet.read() + b"# caf\xe9\n"
+    fleet.write("perf-changelog.yaml", broken)
+    extra = ["--base", fleet.base] if action[0] == "canonicalize" else ["--onto", fleet.base] if action[0] == "rebase" \
+        else []
+    r = sweepgate(["changelog", *action, *extra], cwd=fleet.path / "configs")
+    assert r.returncode == 1, r.stdout + r.stderr
+    line = broken.count(b"\n")
+    assert r.stderr == f"perf-changelog.yaml:{line}: not UTF-8 text (byte {len(broken) - 2}); save the changelog as UTF-8\n"
+    assert fleet.read() == broken

@@ -100,8 +100,15 @@ def _blob(git, ref: str, path: str) -> bytes:
 
 
 def _worktree_bytes(git, path: str) -> bytes:
+    """The working tree's changelog (empty when there is none), refused unless it is UTF-8 text: an
+    entry added to (or a link set in) a file the gate refuses would be said as written, and fail later."""
     try:
-        return (Path(git.root) / path).read_bytes()
+        data = (Path(git.root) / path).read_bytes()
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError as exc:
+        raise _fail(path, data[:exc.start].count(b"\n") + 1, "encoding", f"not UTF-8 text (byte {exc.start})",
+                    "save the changelog as UTF-8") from None
     except FileNotFoundError:
         return b""
     except IsADirectoryError:
