@@ -112,3 +112,24 @@ def test_a_changelog_that_is_no_utf8_is_refused_at_its_line_not_edited(fleet, ac
     line = broken.count(b"\n")
     assert r.stderr == f"perf-changelog.yaml:{line}: not UTF-8 text (byte {len(broken) - 2}); save the changelog as UTF-8\n"
     assert fleet.read() == broken
+
+
+def test_canonicalize_without_an_upstream_names_its_own_flag(fleet):
+    """Hunt 17: with no origin/main (or the other defaults), canonicalize said to pass the branch with
+    '--onto/--base'; it has only --base."""
+    subprocess.run(["git", "checkout", "-q", "-b", "feature"], cwd=fleet.path, check=True)
+    for branch in ("main", "master"):
+        subprocess.run(["git", "branch", "-q", "-D", branch], cwd=fleet.path, capture_output=True)
+    r = sweepgate(["changelog", "canonicalize", "--pr-number", "5"], cwd=fleet.path / "configs")
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.rstrip().endswith("; pass the branch this one will merge into (--base BRANCH)"), r.stderr
+
+
+@pytest.mark.parametrize("matrix", [{"single_node": {"1k1k": {"row": 1}}}, {"evals": {"row": 1}}])
+def test_a_matrix_bucket_that_is_no_list_says_how_to_fix_it(tmp_path, matrix):
+    """Hunt 17: "'evals' is not a list of rows" ended without its fix."""
+    (tmp_path / "m.json").write_text(json.dumps(matrix))
+    r = sweepgate(["ci", "split", "--matrix", str(tmp_path / "m.json"), "--output", str(tmp_path / "o.txt")],
+                  cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert "is not a list of rows; pass the output of process_changelog.py" in r.stderr, r.stderr

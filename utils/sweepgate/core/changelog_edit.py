@@ -133,7 +133,7 @@ def _default_upstream(git) -> str:
         if _ref_exists(git, ref):
             return ref
     raise _fail("git", 0, "git-ref", f"none of {', '.join(UPSTREAMS)} exists",
-                "pass the target branch explicitly (--onto/--base)")
+                "pass the branch this one will merge into (--base BRANCH)")
 
 
 def refuse_conflict_markers(lines: list[bytes], path: str, what: str, hint: str) -> None:

@@ -81,7 +81,7 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
             raise fail(source, 1, f"'{key}' is not an object of buckets", "map bucket name -> list of rows")
         for bucket, rows in buckets.items():
             if not isinstance(rows, list):
-                raise fail(source, 1, f"'{key}.{bucket}' is not a list of rows", "")
+                raise fail(source, 1, f"'{key}.{bucket}' is not a list of rows", "pass the output of process_changelog.py")
             for row in rows:
                 if not isinstance(row, dict):
                     raise fail(source, 1, f"'{key}.{bucket}' holds a {type(row).__name__}, not a row",
@@ -99,7 +99,7 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
             rows = matrix.get(key)
             rows = [] if rows is None else rows
             if not isinstance(rows, list):
-                raise fail(source, 1, f"'{key}' is not a list of rows", "")
+                raise fail(source, 1, f"'{key}' is not a list of rows", "pass the output of process_changelog.py")
             kinds[kind].extend(rows)
     for kind, rows in kinds.items():
         for i, row in enumerate(rows):
