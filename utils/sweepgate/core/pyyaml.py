@@ -70,7 +70,7 @@ def _integral_float(loader, node):
 def _bounded_int(loader, node):
     """An integer, refused where it stands past ``INT_DIGITS`` digits (as JSON input is, and beyond
     the 4,300 Python turns into an int at all)."""
-    digits = sum(c.isdigit() for c in node.value)
+    digits = len(node.value) > INT_DIGITS and sum(c.isdigit() for c in node.value)  # short: counted no further
     if digits > INT_DIGITS:
         raise NotFinite(None, None, f"an integer of {digits} digits is not a finite number a field takes",
                         node.start_mark)
