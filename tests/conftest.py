@@ -166,3 +166,15 @@ def make_repo(tmp_path):
         return repo
 
     return make
+
+
+@pytest.fixture
+def repo_outside_actions(make_repo, monkeypatch):
+    """The example fleet's repository as the working directory, outside GitHub Actions (no
+    GITHUB_ACTIONS, GITHUB_REPOSITORY or GITHUB_OUTPUT), its first commit as ``base``."""
+    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_OUTPUT"):
+        monkeypatch.delenv(name, raising=False)
+    r = make_repo()
+    monkeypatch.chdir(r.path)
+    r.base = r.head()
+    return r

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "bash"))
 
 from benchlib_helpers import kill_quietly, wait_until_dead  # noqa: E402
-from test_rehearse import SEED_EXP, SEED_ROW, calls, write_rows  # noqa: E402
+from test_rehearse import calls, rehearsal_in_replay  # noqa: E402
 
 
 def sweepgate(args: list[str], cwd: Path, env: dict | None = None, timeout: float = 120, **kw):
@@ -32,19 +31,9 @@ def test_a_hangup_mid_rehearsal_stops_the_script_and_removes_the_work_dir(tmp_pa
     benchmark script runs in a session of its own, so it and its stand-in vLLM server and replay client
     ran on, orphaned, and /tmp/sweepgate-rehearse-* stayed. It now stops as SIGTERM does, exit 129."""
     temp = tmp_path / "tmp"
-    temp.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_REHEARSE_DURATION": "30", "TMPDIR": str(temp)}
-    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--exp-name", SEED_EXP, "--row-json",
-                             str(write_rows(tmp_path, SEED_ROW))], cwd=ROOT / "configs", env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = rehearsal_in_replay(tmp_path, temp, ROOT / "configs")
     pids = []
     try:
-        deadline = time.monotonic() + 30
-        while not any(c["tool"] == "aiperf" for w in temp.glob("sweepgate-rehearse-*")
-                      if (w / "calls.jsonl").exists() for c in calls(w)):
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the replay never started"
-            time.sleep(0.05)
         pids = [c["pid"] for w in temp.glob("sweepgate-rehearse-*") for c in calls(w)]
         proc.send_signal(signal.SIGHUP)
         _, err = proc.communicate(timeout=60)

@@ -21,13 +21,8 @@ ENTRY = appended_entry("5")
 
 
 @pytest.fixture
-def repo(make_repo, monkeypatch):
-    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_OUTPUT"):
-        monkeypatch.delenv(name, raising=False)
-    r = make_repo()
-    monkeypatch.chdir(r.path)
-    r.base = r.head()
-    return r
+def repo(repo_outside_actions):
+    return repo_outside_actions
 
 
 def validate(repo, capsys, *flags):

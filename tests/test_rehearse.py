@@ -511,24 +511,32 @@ wait
                 os.kill(left, signal.SIGKILL)
 
 
+def rehearsal_in_replay(tmp_path: Path, temp: Path, cwd: Path) -> subprocess.Popen:
+    """A real `sweepgate rehearse` of the seed row (run from ``cwd``, its temporary work dir under the
+    new folder ``temp``), returned once its replay client has started."""
+    temp.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_REHEARSE_DURATION": "30", "TMPDIR": str(temp)}
+    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--exp-name", SEED_EXP, "--row-json",
+                             str(write_rows(tmp_path, SEED_ROW))], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not any(c["tool"] == "aiperf" for w in temp.glob("sweepgate-rehearse-*")
+                  if (w / "calls.jsonl").exists() for c in calls(w)):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"the replay never started: {proc.communicate()}")
+        time.sleep(0.05)
+    return proc
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_rehearsal_removes_its_temporary_work_dir(tmp_path, sig, code):
     """New-user review: Ctrl-C (or SIGTERM) mid-rehearsal exited 130 (143) but left
     /tmp/sweepgate-rehearse-* behind (shims, server log, part of a result), against README's exit-code
     table. A --work-dir the user named stays."""
     temp = tmp_path / "tmp"
-    temp.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_REHEARSE_DURATION": "30", "TMPDIR": str(temp)}
-    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--exp-name", SEED_EXP, "--row-json",
-                             str(write_rows(tmp_path, SEED_ROW))], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = rehearsal_in_replay(tmp_path, temp, ROOT)
     try:
-        deadline = time.monotonic() + 30
-        while not any(c["tool"] == "aiperf" for w in temp.glob("sweepgate-rehearse-*")
-                      if (w / "calls.jsonl").exists() for c in calls(w)):
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the replay never started"
-            time.sleep(0.05)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
     finally:

@@ -19,13 +19,8 @@ BOMB = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + BOMB
 
 
 @pytest.fixture
-def repo(make_repo, monkeypatch):
-    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_OUTPUT"):
-        monkeypatch.delenv(name, raising=False)
-    r = make_repo()
-    monkeypatch.chdir(r.path)
-    r.base = r.head()
-    return r
+def repo(repo_outside_actions):
+    return repo_outside_actions
 
 
 def run(repo, capsys, command):
