@@ -181,3 +181,12 @@ def test_a_number_that_is_not_finite_is_refused_by_every_reader(text):
     (d,) = info.value.diagnostics
     assert d.rule == "not-finite" and d.line == 1 and "is not a finite number" in d.message
     assert fastyaml.load_blocks([text])[0] is None  # rapidyaml never builds it: PyYAML decides
+
+
+def test_an_integer_past_300_digits_is_left_to_pyyaml_which_refuses_it():
+    """New user 16: rapidyaml's JSON took a plain 400-digit integer that PyYAML refuses where it stands
+    (as it does past 4,300 digits, where Python's int() fails and the block falls back already)."""
+    from sweepgate.core import fastyaml
+
+    assert fastyaml.load_blocks(["a: [1, " + "9" * 400 + "]\n", "b: " + "9" * 300 + "\n", "c: -" + "9" * 301 + "\n"]) \
+        == [None, ({"b": int("9" * 300)},), None]

@@ -24,6 +24,7 @@ import json
 import os
 import re
 
+from sweepgate.core.jsontext import INT_DIGITS
 from sweepgate.core.pyyaml import yaml
 
 # (substrings, pattern): the pattern runs only on a text holding one of the substrings.
@@ -36,6 +37,9 @@ _RISKY = (
     (("-.", "+."), re.compile(r"(?<![\w.])[-+]\.")),  # -.5: a string in YAML 1.1, a number to rapidyaml
 )
 _CANONICAL = re.compile(r"true|false|null|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
+# An integer PyYAML refuses where it stands (``pyyaml._bounded_int``), or a string of as many digits:
+# either way PyYAML decides.
+_LONG_DIGITS = re.compile(f"[0-9]{{{INT_DIGITS + 1}}}")
 
 
 def _resolver_patterns() -> str:
@@ -99,7 +103,7 @@ def _value(ryml, text: str):
         js = ryml.emit_json(ryml.parse_in_arena(text.encode("utf-8")))
     except Exception:  # noqa: BLE001 - rapidyaml refuses what it cannot build: PyYAML decides
         return None
-    if "\\" in js or _TYPED_STRING.search(js):
+    if "\\" in js or _TYPED_STRING.search(js) or _LONG_DIGITS.search(js):
         return None
     # Any unquoted word but true, false, null and a number fails to load as JSON; JSON spells
     # an integer as YAML 1.1 does, and every other number is checked as it is read.
