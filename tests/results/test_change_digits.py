@@ -20,3 +20,13 @@ def test_a_change_just_past_its_threshold_does_not_read_as_the_threshold():
     assert regressed == "-5.04% (\u00b15%)" and unchanged == "-4.96% (\u00b15%)"
     assert _change_cell(-0.103, C.REGRESSED) == "-10.3% (\u00b15%)"  # away from it: 0.1 % as before
     assert _change_cell(-0.05, C.UNCHANGED) == "-5.0% (\u00b15%)"  # at it exactly: not beyond it
+
+
+def test_an_interval_bound_past_a_trillion_is_written_as_an_exponent():
+    """New user 16: two baseline runs 37 % apart gave an interval of [4.24e-25, 776,036,733,940,167,348,
+    680,665,333,760]: the low bound in significant digits, the high one in all its 33, which a narrow
+    terminal broke in the middle of the number."""
+    v = C.Verdict(POINT, R.OUTPUT_TPUT_PER_GPU, 671.0, 2, 580.4, 4.24e-25, 7.76e32, 0.156, C.UNCHANGED, 0.05)
+    assert render.cells(v)[3] == "580.4 [4.24e-25, 7.76e+32] (n=2)"
+    v = C.Verdict(POINT, "e2el_p50_ms", 9.5e6, 5, 9.4e6, 9.0e6, 9.9e6, 0.01, C.UNCHANGED, 0.05)
+    assert render.cells(v)[3] == "9,400,000 [9,000,000, 9,900,000] (n=5)"  # a long run's ms keep their commas

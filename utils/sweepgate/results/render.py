@@ -30,15 +30,21 @@ STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green
 EVAL_HEADERS = ("point", "score", "PR", "baseline", "change (margin)", "verdict")
 
 
+HUGE = 1e12  # from here on a figure (a wide interval's bound) is written 7.76e+32, as a tiny one is 4.24e-25
+
+
 def fmt_value(value: float | None, metric: str | None = None, digits: int = 3) -> str:
     """A figure as the tables show it: a success rate as a percentage, ``digits`` significant
-    digits under 10 (more where ``fmt_values`` needs them to tell two figures apart)."""
+    digits under 10 (more where ``fmt_values`` needs them to tell two figures apart), and from
+    ``HUGE`` on as an exponent, not in 13 digits or more with their commas."""
     if value is None:
         return "n/a"
     if metric == R.SUCCESS_RATE:
         return f"{value * 100:.{max(digits - 2, 1)}f}%"
     if digits > 3:
         return f"{value:.{digits}g}"
+    if abs(value) >= HUGE:
+        return f"{value:.3g}"
     if abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
