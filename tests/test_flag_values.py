@@ -190,6 +190,7 @@ def test_ci_run_numbers_and_durations_out_of_range_are_usage_errors(argv, said, 
 @pytest.mark.parametrize("argv, said", [
     (["ci", "row-env", "--row", "{}", "--runner-name", "r_0", "--tools", "nosuch"], "--tools: no such folder"),
     (["ci", "row-env", "--row", "{}", "--runner-name", "r_0", "--tools", "."], "--tools: no configs/runners.yaml"),
+    (["ci", "row-env", "--row", "{}", "--runner-name", "r_0", "--tools", "m.json"], "--tools: not a folder"),
     (["ci", "split", "--matrix", "m.json", "--runners", "nosuch"], "--runners: no configs/runners.yaml"),
 ])
 def test_a_checkout_flag_naming_no_checkout_is_refused(argv, said, tmp_path, capsys, monkeypatch):
@@ -200,7 +201,7 @@ def test_a_checkout_flag_naming_no_checkout_is_refused(argv, said, tmp_path, cap
     (tmp_path / "m.json").write_text('{"single_node": {}, "multi_node": {}}')
     rc = cli.main(argv)
     err = capsys.readouterr().err
-    where = "." if argv[-1] == "." else "nosuch"
+    where = argv[-1]
     assert rc == 1 and err.startswith(f"{where}: {said}") and len(err.strip().splitlines()) == 1, err
 
 

@@ -102,7 +102,7 @@ def check_tools(tools: str) -> None:
 
     fix = f"pass main's checkout (the folder holding benchmarks/ and {RUNNERS_FILE})"
     if not os.path.isdir(tools):
-        raise fail(tools, 0, "--tools: no such folder", fix)
+        raise fail(tools, 0, f"--tools: {'not a folder' if os.path.exists(tools) else 'no such folder'}", fix)
     if not os.path.isfile(os.path.join(tools, RUNNERS_FILE)):
         raise fail(tools, 0, f"--tools: no {RUNNERS_FILE} in this folder", fix)
 
