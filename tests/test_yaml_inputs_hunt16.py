@@ -135,3 +135,11 @@ def test_a_path_through_an_alias_is_placed_at_the_anchored_value():
 
     doc = YamlDoc("f.yaml", "ss: &ss\n  - tp: 8\n    conc: 4\ncfg:\n  search-space: *ss\n", None)
     assert doc.locate(("cfg", "search-space", 0, "conc")) == (3, 5)
+
+
+def test_a_config_file_given_twice_is_said_so(repo, capsys):
+    """Hunt 17: `full-sweep --config-files X X` said each key of X 'is also defined in X'."""
+    rc = cli.main(["full-sweep", "--config-files", NVIDIA, NVIDIA])
+    out, err = capsys.readouterr()
+    assert rc == 1 and out == "", out
+    assert err == f"{NVIDIA}: this config file is given more than once; pass each config file once\n", err

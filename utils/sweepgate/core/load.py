@@ -827,6 +827,9 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
     else:
         paths = config_files or master_paths_at(git, ref)
         blobs = _read_unindexed(git, ref, paths, runner_file)
+    if repeated := next((p for i, p in enumerate(paths) if p in paths[:i]), None):  # each key would clash with itself
+        raise SweepgateError(Diagnostic(repeated, 0, 0, "config-files", "this config file is given more than once",
+                                        "pass each config file once"))
     if not paths:
         raise SweepgateError(Diagnostic(F.CONFIG_DIR, 0, 0, "missing-file",
                                         f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} at {ref}",
