@@ -72,7 +72,6 @@ def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
     return diags
 
 
-
 # How many values a file's aliases may expand to: the largest master config is about 10,000 lines; a
 # "billion laughs" file of a few hundred bytes expands to 9**9, which a check of every value (the
 # schema's, a message's repr of it) would never finish.

@@ -74,17 +74,20 @@ def _walked(path: Path) -> bool:
 
 def _not_a_file(path: Path) -> Diagnostic:
     """Why a walked entry named like an output is no file to read: a broken symbolic link, a FIFO..."""
-    if path.is_symlink() and not path.exists():
-        return Diagnostic(str(path), 0, 0, "unreadable-entry", f"{_kind(path)} ({os.readlink(path)}); "
-                          "not ingested", "fix the link or remove it")
-    return Diagnostic(str(path), 0, 0, "unreadable-entry", f"not a regular file ({_kind(path)}); "
-                      "not ingested", "replace it with the result file or remove it")
+    if (kind := _kind(path)) == BROKEN_LINK:
+        return Diagnostic(str(path), 0, 0, "unreadable-entry", f"{kind} ({os.readlink(path)}); not ingested",
+                          "fix the link or remove it")
+    return Diagnostic(str(path), 0, 0, "unreadable-entry", f"not a regular file ({kind}); not ingested",
+                      "replace it with the result file or remove it")
+
+
+BROKEN_LINK = "a symbolic link to nothing"
 
 
 def _kind(path: Path) -> str:
     """What a path that is no regular file is."""
     if path.is_symlink() and not path.exists():
-        return "a symbolic link to nothing"
+        return BROKEN_LINK
     return "a folder" if path.is_dir() else "a FIFO, socket or device"
 
 

@@ -12,11 +12,11 @@ that window; otherwise there is no energy figure (not a guess).
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 import re
 
 from sweepgate.core.errors import fail
+from sweepgate.results import record as R
 
 FILENAME = "gpu_metrics.csv"  # a job's own: <RESULT_FILENAME>.gpu_metrics.csv (benchmarks/lib/evals.sh)
 COVER_SLACK_S = 5.0  # samples must start/end within this of the window's edges
@@ -70,12 +70,7 @@ def parse_time(text) -> float | None:
         return None
     if _NUMBER.fullmatch(text):
         return float(text)
-    for candidate in (text.replace("/", "-").replace(" ", "T", 1), text):
-        try:
-            return dt.datetime.fromisoformat(candidate.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            continue
-    return None
+    return None if (at := R.moment(text)) is None else at.timestamp()
 
 
 def samples(text: str, path: str) -> dict[str, list[tuple[float, float]]]:
