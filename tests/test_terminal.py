@@ -211,3 +211,16 @@ def test_ctrl_c_turned_into_another_error_by_python_is_still_an_interrupt(where,
     assert cli.main(["matrix", "--base-ref", "a", "--head-ref", "b"]) == 130
     err = capsys.readouterr().err
     assert err.strip().endswith(": interrupted") and "internal error" not in err, err
+
+
+def test_the_console_script_target_imports_nothing_before_main_guards_ctrl_c():
+    """A Ctrl-C in the first ~25 ms printed a traceback: `from sweepgate.cli import main` (what the
+    console script and the three entry points run before main()) imported argparse and importlib,
+    outside main()'s guard. Only sys may be loaded by that import now; the rest loads inside it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; before = set(sys.modules); import sweepgate.cli; "
+            "print(' '.join(sorted(set(sys.modules) - before)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert set(out) <= {"sweepgate", "sweepgate.cli", "__future__"}, out

@@ -7,9 +7,10 @@ named here exposes ``add_arguments(parser)`` and ``run(args) -> int``.
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
+
+# Nothing but sys is imported before main() runs: a Ctrl-C while argparse and the command's
+# modules load is then inside main()'s guard, and says "interrupted" instead of a traceback.
 
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -28,17 +29,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter, told the width so it does not import shutil to ask the terminal."""
+def _formatter(prog: str):
+    """argparse's help formatter, told the width so it does not import shutil to ask the terminal."""
+    import argparse
+    import os
 
-    def __init__(self, prog: str):
-        import os
-
-        try:
-            width = int(os.environ.get("COLUMNS", "100"))
-        except ValueError:
-            width = 100
-        super().__init__(prog, width=max(width - 2, 40))
+    try:
+        width = int(os.environ.get("COLUMNS", "100"))
+    except ValueError:
+        width = 100
+    return argparse.HelpFormatter(prog, width=max(width - 2, 40))
 
 
 def _version() -> str:
@@ -54,12 +54,16 @@ def _version() -> str:
     return f"%(prog)s {__version__}{built} ({Path(__file__).resolve().parent})"
 
 
-class _VersionAction(argparse.Action):
+def _version_action():
     """argparse's version action, the text made only when asked for (it reads package metadata)."""
+    import argparse
 
-    def __call__(self, parser, namespace, values, option_string=None):
-        sys.stdout.write(_version().replace("%(prog)s", parser.prog) + "\n")
-        parser.exit()
+    class VersionAction(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            sys.stdout.write(_version().replace("%(prog)s", parser.prog) + "\n")
+            parser.exit()
+
+    return VersionAction
 
 
 def _installed_commit() -> str | None:
@@ -96,21 +100,24 @@ def contracts_doc() -> str:
 def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str = "sweepgate"
                  ) -> argparse.ArgumentParser:
     """The parser of every command, or of ``only`` these (a reference entry point's own)."""
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
-        formatter_class=_Formatter,
+        formatter_class=_formatter,
         prog=prog,
         description=f"Commands: {', '.join(only)} (sweepgate's, under the reference's name)." if only else
         "Gate the perf changelog, expand the benchmark matrix, and plan GPU sweeps. "
         "With no command, runs the built-in example. Input and output formats: "
         f"{contracts_doc()} (cited as CONTRACTS §N).")
-    parser.add_argument("--version", action=_VersionAction, nargs=0,
+    parser.add_argument("--version", action=_version_action(), nargs=0,
                         help="print the installed version and where it is installed from, then exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = argv[0] if argv and not argv[0].startswith("-") else None
     for name, (module, help_text) in COMMANDS.items():
         if only and name not in only:
             continue
-        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_formatter)
         # Only the chosen subcommand's module is imported.
         if name == wanted:
             mod = importlib.import_module(module)
@@ -121,6 +128,8 @@ def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str
 
 def _deepest(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
     """The parser of the (sub)command ``argv`` names (``results compare`` -> compare's)."""
+    import argparse
+
     for word in argv:
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         if not subs or word not in subs[0].choices:
