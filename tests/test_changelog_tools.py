@@ -186,6 +186,28 @@ def test_add_refuses_empty_description(repo, capsys):
     assert repo.read().decode() == CHANGELOG
 
 
+def test_add_refuses_a_changelog_this_branch_broke_and_writes_nothing(repo, capsys):
+    """`changelog add` appended to a working-tree changelog that was no YAML and exited 0: the broken
+    text and the new entry were both there, and only the gate said so later."""
+    broken = CHANGELOG + "- config-keys: [oops\n"
+    repo.write("perf-changelog.yaml", broken)
+    rc, _, err = sg(capsys, "changelog", "add", "--key", "kimik3-*", "--description", "x")
+    line = broken.count("\n")
+    assert rc == 1 and err.startswith(f"perf-changelog.yaml:{line}:16: invalid YAML: a flow sequence"), err
+    assert "then add the entry again (nothing was written)" in err
+    assert repo.read().decode() == broken
+
+
+def test_add_to_a_history_that_does_not_parse_warns_and_appends(repo, capsys):
+    """The branch cannot mend the history (its bytes are fixed), so a history that is already no YAML
+    is warned of, not a reason to refuse the entry."""
+    broken = CHANGELOG + "- config-keys: [oops\n"
+    repo.commit_changelog(broken)
+    rc, _, err = sg(capsys, "changelog", "add", "--key", "kimik3-*", "--description", "x")
+    assert rc == 0 and "the history already does not parse (invalid YAML" in err, err
+    assert repo.read().decode().startswith(broken) and "kimik3-*" in repo.read().decode()[len(broken):]
+
+
 # --------------------------------------------------------------------------- rebase
 
 def test_rebase_onto_main_keeps_main_bytes_and_adds_branch_entries(repo, capsys):

@@ -237,6 +237,26 @@ def _rendered_checked(entry: dict, path: str) -> str:
     return text
 
 
+def _refuse_unparsable(existing: bytes, history: bytes, path: str, warn: Callable[[str], None]) -> None:
+    """An entry appended to a changelog that is no YAML would be written and refused later, by the gate.
+    Refused at the syntax error, then; only a history that does not parse either (this branch cannot
+    change it) is warned of and appended to."""
+    from sweepgate.core.load import parse_yaml
+
+    try:
+        parse_yaml(existing.decode("utf-8"), path)
+        return
+    except SweepgateError as exc:
+        problem = exc.diagnostics[0]
+    try:
+        parse_yaml(history.decode("utf-8", errors="replace"), path)
+    except SweepgateError:
+        warn(f"{path}:{problem.line}: the history already does not parse ({problem.message}); appending anyway")
+        return
+    problem.hint = f"{problem.hint}, then add the entry again (nothing was written)"
+    raise SweepgateError(problem)
+
+
 def _once_each(keys: list[str], warn: Callable[[str], None]) -> list[str]:
     """The keys in their order, each once (the gate refuses an entry listing a key twice)."""
     unique = list(dict.fromkeys(keys))
@@ -259,6 +279,9 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     edit = Edit()
     existing = _worktree_bytes(git, path)
     refuse_conflict_markers(split_lines(existing), path, "the working-tree changelog", CONFLICT_FIX)
+    history = _history(git, path)
+    kept = without_trailing_space(existing, history)  # the whitespace that ends the branch's part goes
+    _refuse_unparsable(kept, history, path, warn)
     repo = resolve_repository(repository, existing)
     if not repo:
         raise _fail("--repository", 0, "usage", "cannot tell which repository pr-links point to",
@@ -274,7 +297,6 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     entry = new_entry(keys, descriptions, canonical_link(repo, pr_number or "XXX"), scenario_types,
                       evals_only, all_evals)
     text = _rendered_checked(entry, path)
-    kept = without_trailing_space(existing, _history(git, path))
     atomic_write(Path(git.root) / path, kept + separator_for(kept) + text.encode("utf-8"), committing)
     line = len(split_lines(kept + separator_for(kept))) + 1
     edit.report.append(f"{path}:{line}: appended entry for {', '.join(keys)} ({entry[F.PR_LINK]})")
