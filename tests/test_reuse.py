@@ -519,3 +519,14 @@ def test_a_link_out_of_the_checkout_is_still_its_name_alone_whatever_it_holds():
     # a script of one line and no line break is read as a script too: what it sources is still hashed
     helper = "benchmarks/single_node/fixed_seq_len/x.sh"
     assert_each_file_is_part_of_the_identity({LINKED: b'source "$(dirname "$0")/x.sh"', helper: b"A=1\n"}, [helper])
+
+
+@pytest.mark.parametrize("flag,value,said", [("--ref", "main", "is not a full ref; pass refs/heads/main"),
+                                             ("--commit", "main", "is not a full commit SHA")])
+def test_reuse_refuses_a_short_ref_or_commit_before_recording_anything(repo, tmp_path, flag, value, said):
+    """`ci reuse --ref main` stored the reused results under "main", which no baseline lookup of
+    refs/heads/main finds; a commit that is no SHA was stored as given."""
+    proc = sg(repo.path, "ci", "reuse", "--matrix", str(tmp_path / "m.json"), "--out", str(tmp_path / "o.json"),
+              "--run-id", "1", flag, value)
+    assert proc.returncode == 2 and said in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "o.json").exists()

@@ -135,3 +135,15 @@ def test_a_sidecar_whose_ref_is_not_a_full_ref_is_refused(tmp_path, capsys, ref)
     assert rc == 1, (out, err)
     assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.ref: '{ref}' is not a full ref; write "
                           f"refs/{'heads/' if ref == 'main' else ''}{ref} "), err
+
+
+@pytest.mark.parametrize("commit", ["main", "c0ffee1", "C0FFEE" * 6 + "ABCD"])
+def test_a_sidecar_whose_commit_is_not_a_full_sha_is_refused(tmp_path, capsys, commit):
+    """A sidecar's commit was stored as written: a branch name or an abbreviation named no commit,
+    and the report's commit links left it out without a word."""
+    write_job(tmp_path / "run", "r", vllm_output(), job(commit=commit))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
+    assert rc == 1, (out, err)
+    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.commit: '{commit}' is not a full commit SHA; "
+                          "write the commit the job checked out"), err
+    assert not (tmp_path / "r.db").exists() or "r" not in out

@@ -221,3 +221,18 @@ def test_the_sidecar_step_works_from_a_subfolder_with_the_same_run_identity(swep
         assert rc == 0, err
         identities.append(json.loads((out / "job.job.json").read_text(encoding="utf-8"))["job"][R.RUN_IDENTITY])
     assert identities[0] and identities[0] == identities[1]
+
+
+@pytest.mark.parametrize("commit", ["zzz", "HEAD", "abc1234", ""])
+def test_split_refuses_a_commit_that_is_not_a_full_sha(swept, tmp_path, capsys, commit):
+    """`ci split --commit zzz` was written into the job context as given; every GPU job's sidecar step
+    then refused it as a bad GITHUB_SHA, after the GPU-hours were spent. It is refused up front."""
+    repo, _, matrix = swept
+    context = tmp_path / "job-context.json"
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, "ci", "split", "--matrix", str(matrix), "--output", str(tmp_path / "o"),
+                "--job-context", str(context), "--keys-from", str(repo), "--commit", commit)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "argument --commit: " in err, err
+    assert "not a full commit SHA" in err or "empty value" in err, err
+    assert not context.exists()

@@ -284,8 +284,9 @@ def _add_reuse_parser(sub) -> None:
     p.add_argument("--head-ref", default="HEAD", help="revision whose files the jobs would run (default HEAD)")
     p.add_argument("--run-id", help="the current run (default: $GITHUB_RUN_ID)")
     p.add_argument("--attempt", type=argtypes.digits, help="the current attempt (default: $GITHUB_RUN_ATTEMPT, else 1)")
-    p.add_argument("--ref", help="the current run's ref (default: $GITHUB_REF)")
-    p.add_argument("--commit", help="the current run's commit (default: $GITHUB_SHA, else --head-ref)")
+    p.add_argument("--ref", type=argtypes.full_ref, help="the current run's ref (default: $GITHUB_REF)")
+    p.add_argument("--commit", type=argtypes.commit,
+                   help="the current run's commit (default: $GITHUB_SHA, else --head-ref)")
     p.set_defaults(_ci=_run_reuse)
 
 
@@ -307,7 +308,8 @@ def _add_split_parser(sub) -> None:
                    "revision, whose configs name each row's key (default: .)")
     p.add_argument("--pr-number", type=argtypes.pull_request_or_none, default="",
                    help="the swept PR: its results go under refs/pull/N/head (default: none, $GITHUB_REF)")
-    p.add_argument("--commit", default="", help="the commit the benchmark jobs check out (the approved head)")
+    p.add_argument("--commit", type=argtypes.commit, default="",
+                   help="the commit the benchmark jobs check out (the approved head SHA)")
     p.set_defaults(_ci=_run_split)
 
 

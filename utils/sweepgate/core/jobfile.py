@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from pathlib import Path
 
 SUFFIX = ".job.json"
@@ -35,6 +36,8 @@ RUN_IDENTITY = "run-identity"  # core.identity.run_identity of the row and the f
 JOB_KEYS = (CONFIG_KEY, RUN_ID, ATTEMPT, COMMIT, REF, RUNNER_NAME, STARTED, FINISHED, STATUS, REHEARSAL,
             RUN_IDENTITY)
 STATUSES = ("success", "failure", "cancelled")
+# A job's commit: the full object name GitHub gives (GITHUB_SHA), SHA-1 or SHA-256, lower case.
+COMMIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 # What the GPU side knows about the jobs it dispatched, beside matrix.json in the run's matrix

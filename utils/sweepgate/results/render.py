@@ -12,6 +12,7 @@ import io
 import math
 import re
 
+from sweepgate.core.jobfile import COMMIT_SHA
 from sweepgate.core.report import count, print_block
 from sweepgate.results import compare as C
 from sweepgate.results import evals as E
@@ -240,14 +241,13 @@ def points_line(comparison: C.Comparison) -> str | None:
         f"{n} {verdict}" for verdict, n in counts if n)
 
 
-_SHA = re.compile(r"[0-9a-f]{7,64}")  # a git object name; anything else in a sidecar is not shown
 
 
 def measured_note(comparison: C.Comparison) -> str | None:
     """Name the commit(s) the run measured: a PR's comment stays up when a later push runs no
     sweep (no changelog entry), and must not then read as the newer head's results."""
     records = [*comparison.heads.values(), *(e.head for e in comparison.evals)]
-    commits = sorted({c for r in records if isinstance(c := r.get(R.COMMIT), str) and _SHA.fullmatch(c)})
+    commits = sorted({c for r in records if isinstance(c := r.get(R.COMMIT), str) and COMMIT_SHA.fullmatch(c)})
     if not commits:
         return None
     plural = "s" if len(commits) > 1 else ""

@@ -75,6 +75,10 @@ def _check_job(job: dict, path: str) -> None:
     for key in R.TIMES:  # stored in UTC to order runs by; text that is no time would order anywhere
         if isinstance(job.get(key), str) and R.moment(job[key]) is None:
             bad(key, f"{job[key]!r} is not an ISO 8601 time", "write it as `date -u +%Y-%m-%dT%H:%M:%SZ` does")
+    commit = job.get(R.COMMIT)
+    if isinstance(commit, str) and not jobfile.COMMIT_SHA.fullmatch(commit):  # shown and searched as a SHA
+        bad(R.COMMIT, f"{commit!r} is not a full commit SHA",
+            "write the commit the job checked out, 40 hex digits (git rev-parse HEAD)")
     ref = job.get(R.REF)
     if isinstance(ref, str) and not ref.startswith("refs/"):  # stored so, no baseline or PR lookup finds it
         bad(R.REF, f"{ref!r} is not a full ref", f"write {jobfile.full_ref_for(ref)} (refs/pull/N/merge for a PR), "
