@@ -348,7 +348,7 @@ def test_a_pr_run_compared_again_later_keeps_its_baseline(tmp_path, db, capsys, 
     history(tmp_path / "in", concs=(4,))  # main runs 100..104 finished 2026-01-01..05
     row = {**job()["row"], "conc": 4}
     write_job(tmp_path / "in" / "pr", "res_c4", vllm_output(4, output_throughput=411.0),
-              job(run_id="777", row=row, ref="refs/pull/7/merge", finished=finished))
+              job(run_id="777", row=row, ref="refs/pull/7/merge", started=finished, finished=finished))
     assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
     rc, out, err = compare(capsys, db, "--json", "--window", "3", "--min-samples", "2")
     (tput,) = [p for p in json.loads(out)["points"] if p["metric"] == R.OUTPUT_TPUT_PER_GPU]

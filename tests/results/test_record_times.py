@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers import job, run_cli, show_json, vllm_output, write_job
 from sweepgate.results import record as R
 from sweepgate.results import store
@@ -31,7 +33,7 @@ def test_a_time_stored_as_written_is_no_change_when_ingested_again(tmp_path, cap
     """Stores written before times were kept in UTC hold them as the sidecar wrote them: the same
     file ingested again is the same result, not a changed one."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    side = job(run_id="21", finished="2026-01-01T12:00:00+02:00")
+    side = job(run_id="21", started="2026-01-01T09:58:00+00:00", finished="2026-01-01T12:00:00+02:00")
     out = write_job(tmp_path / "a", "res", vllm_output(), side)
     from sweepgate.results import ingest
 
@@ -58,3 +60,22 @@ def test_a_sidecar_time_that_is_no_time_is_refused(tmp_path, capsys):
     assert rc == 1, (out, err)
     assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.finished: 'yesterday' is not an ISO 8601 "
                           "time; write it as `date -u +%Y-%m-%dT%H:%M:%SZ` does"), err
+
+
+@pytest.mark.parametrize("started,finished", [("2026-01-01T12:00:00+00:00", "2026-01-01T11:00:00+00:00"),
+                                              ("2026-01-01T12:00:00Z", "2026-01-01T13:30:00+02:00"),
+                                              ("2026-01-01T12:00:01", "2026-01-01T12:00:00")])
+def test_a_sidecar_that_finished_before_it_started_is_refused(tmp_path, capsys, started, finished):
+    """A sidecar whose job finished before it started was stored without a word: its GPU samples'
+    window was empty (no energy) and the run was ordered by a time that cannot be right."""
+    write_job(tmp_path / "run", "r", vllm_output(), job(started=started, finished=finished))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
+    assert rc == 1, (out, err)
+    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.finished: '{finished}' is before job.started "
+                          f"'{started}'; write the times"), err
+
+
+def test_a_sidecar_with_one_zoned_and_one_zoneless_time_is_stored(tmp_path, capsys):
+    write_job(tmp_path / "run", "r", vllm_output(), job(started="2026-01-01T11:00:00", finished="2026-01-01T12:00:00Z"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
+    assert rc == 0, (out, err)

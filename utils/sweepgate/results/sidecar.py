@@ -75,6 +75,10 @@ def _check_job(job: dict, path: str) -> None:
     for key in R.TIMES:  # stored in UTC to order runs by; text that is no time would order anywhere
         if isinstance(job.get(key), str) and R.moment(job[key]) is None:
             bad(key, f"{job[key]!r} is not an ISO 8601 time", "write it as `date -u +%Y-%m-%dT%H:%M:%SZ` does")
+    started, finished = (R.moment(job.get(key)) for key in R.TIMES)  # a time without a zone: this machine's
+    if started and finished and finished.astimezone() < started.astimezone():  # its energy window would be empty, its order wrong
+        bad(R.FINISHED, f"{job[R.FINISHED]!r} is before job.started {job[R.STARTED]!r}",
+            "write the times the job started and finished, from one clock")
     commit = job.get(R.COMMIT)
     if isinstance(commit, str) and not jobfile.COMMIT_SHA.fullmatch(commit):  # shown and searched as a SHA
         bad(R.COMMIT, f"{commit!r} is not a full commit SHA",
