@@ -715,3 +715,41 @@ def test_lm_eval_0_3_translation_error_rate_is_lower_is_better():
     ter is an error rate, so a rising ter is a regression, while bleu and chrf are better higher."""
     assert R.eval_direction("ter") == R.LOWER_IS_BETTER
     assert R.eval_direction("bleu") == R.eval_direction("chrf") == R.HIGHER_IS_BETTER
+
+
+def test_sglang_pd_server_info_with_internal_states_names_model_and_version():
+    """Hunt 18: a PD router's server_info of {internal_states: [...], prefill: [...]} (no decode list)."""
+    (rec,) = records("sglang/sglang0.5.6_pd_inter_node_gh200_a100_internal_states_trimmed.jsonl")
+    m = rec[R.METRICS]
+    assert rec[R.MODEL] == "Qwen/Qwen2.5-3B-Instruct" and rec[R.CLIENT_VERSION] == "0.5.6"
+    assert rec[R.CONC] == 8 and (rec[R.ISL], rec[R.OSL]) == (128, 64) and rec[R.REQUEST_RATE] == "inf"
+    assert m[R.COMPLETED] == 50 and m["e2el_p50_ms"] == 288.6011437512934 and m["tpot_p50_ms"] == 6.123667815700173
+
+
+def test_aiperf_fixed_schedule_export_and_csv():
+    """Hunt 18: AIPerf 0.10 (schema 1.3) replaying a mooncake trace: phases [{type: fixed_schedule}]
+    give no concurrency or rate; models under models.items; the CSV has reasoning-token rows."""
+    (js,) = records("aiperf/aiperf0.10_schema1.3_fixed_schedule_mooncake_trace_trimmed.json")
+    (cs,) = records("aiperf/aiperf0.10_toolagent_fixed_schedule_reasoning_tokens.csv")
+    assert js[R.MODEL] == "qwen3.6-nvfp4" and js[R.CONC] is None and js[R.REQUEST_RATE] is None
+    assert js[R.CLIENT] == cs[R.CLIENT] == "aiperf" and js[R.CLIENT_VERSION] == "0.10.0"
+    for name in ("ttft_p50_ms", "tpot_p50_ms", "itl_p99_ms", R.COMPLETED, R.DURATION_S, R.OUTPUT_THROUGHPUT,
+                 R.TOTAL_OUTPUT_TOKENS):
+        assert cs[R.METRICS][name] == pytest.approx(js[R.METRICS][name], rel=1e-3, abs=0.01)
+    assert js[R.METRICS]["tpot_p50_ms"] == 43.36406036581621 and js[R.METRICS][R.COMPLETED] == 320
+
+
+def test_vllm_fork_ttfts_without_itls_or_errors():
+    """Hunt 18: the InferenceX client's per-request arrays without itls or errors; its own p90s stand."""
+    (rec,) = records("vllm/ifx_benchserving_gptoss120b_nebius_gt_c4_ttfts_only_arrays_trimmed.json")
+    m = rec[R.METRICS]
+    assert m["ttft_p90_ms"] == 366.86542309889774 and m["itl_p90_ms"] == 6.579866399988532
+    assert m[R.FAILED] == 0 and rec[R.STARTED] == "2026-06-07T08:55:58+00:00"
+
+
+def test_lm_eval_2023_dev_results_in_a_jsonl_file():
+    """Hunt 18: lm-eval 0.4.0 of 2023 (versions "Yaml", no n-shot), one pretty-printed document named .jsonl."""
+    (rec,) = records("lm_eval/lmeval0.4.0dev_logiqa_pythia160m_versions_yaml_pretty_json_in_jsonl.jsonl")
+    assert rec[R.MODEL] == "EleutherAI/pythia-160m"
+    assert [(e[R.EVAL_METRIC], e[R.EVAL_VALUE]) for e in rec[R.EVALS]] == [
+        ("acc", 0.18740399385560677), ("acc_norm", 0.250384024577573)]
