@@ -726,6 +726,27 @@ def test_sglang_pd_server_info_with_internal_states_names_model_and_version():
     assert m[R.COMPLETED] == 50 and m["e2el_p50_ms"] == 288.6011437512934 and m["tpot_p50_ms"] == 6.123667815700173
 
 
+def test_sglang_trace_replay_is_stored_without_a_request_rate(tmp_path, capsys):
+    """Hunt 18: sglang.bench_serving --use-trace-timestamps (a mooncake trace replay) writes
+    "request_rate": "trace" (sgl-project/sglang python/sglang/bench_serving.py: `"trace" if
+    use_trace_timestamps else request_rate`); the line was refused as not valid under the result schema.
+    Its requests came at the trace's own times, at no one rate: stored with the rate unknown."""
+    import json
+
+    from helpers import run_cli, show_json
+
+    line = json.loads((REAL / "sglang/sglang0.5.6_pd_inter_node_gh200_a100_internal_states_trimmed.jsonl")
+                      .read_text(encoding="utf-8"))
+    line.update(request_rate="trace", dataset_name="mooncake")
+    out = tmp_path / "trace.jsonl"
+    out.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(out))
+    assert rc == 0, err
+    (rec,) = show_json(capsys, db)
+    assert rec[R.REQUEST_RATE] is None and rec[R.METRICS][R.COMPLETED] == 50
+
+
 def test_aiperf_fixed_schedule_export_and_csv():
     """Hunt 18: AIPerf 0.10 (schema 1.3) replaying a mooncake trace: phases [{type: fixed_schedule}]
     give no concurrency or rate; models under models.items; the CSV has reasoning-token rows."""

@@ -60,13 +60,20 @@ def detect(doc) -> bool:
     return has_ms and ("model_id" in keys or "date" in keys) and "total_output_tokens_retokenized" not in keys
 
 
+# A rate some clients write for a run that kept no one rate: SGLang's bench_serving writes "trace"
+# when --use-trace-timestamps replays a trace's own arrival times (a mooncake dataset).
+NO_ONE_RATE = ("trace",)
+
+
 def rate_value(value):
     """A request rate as stored: a number, "inf" (unlimited), or None (also for 0 or below: no
-    rate a client sent requests at; a concurrency-driven export may write 0 for "not set")."""
+    rate a client sent requests at; a concurrency-driven export may write 0 for "not set"; and a
+    trace replay's ``NO_ONE_RATE``: its requests came at the trace's times, at no one rate)."""
     if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0):
         return None
     if isinstance(value, str):
-        return "inf" if value.strip().lower() in ("inf", "infinity") else value
+        word = value.strip().lower()
+        return "inf" if word in ("inf", "infinity") else None if word in NO_ONE_RATE else value
     return "inf" if isinstance(value, float) and math.isinf(value) else value
 
 
