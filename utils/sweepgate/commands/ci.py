@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, json_message
-from sweepgate.core.jsontext import integer
+from sweepgate.core import jsontext
 from sweepgate.core.github import owner_name
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
@@ -197,7 +197,7 @@ def _run_row_env(args) -> int:
 
 def _run_collect(args) -> int:
     try:
-        results = json.loads(os.environ.get("RESULTS") or "[]", parse_int=integer)
+        results = jsontext.loads(os.environ.get("RESULTS") or "[]")
     except json.JSONDecodeError as exc:
         raise fail("RESULTS", exc.lineno, f"not valid JSON: {json_message(exc)}",
                    "set RESULTS to toJSON(needs.*.result)") from None
@@ -308,7 +308,7 @@ def _add_split_parser(sub) -> None:
                    "revision, whose configs name each row's key (default: .)")
     p.add_argument("--pr-number", type=argtypes.pull_request_or_none, default="",
                    help="the swept PR: its results go under refs/pull/N/head (default: none, $GITHUB_REF)")
-    p.add_argument("--commit", type=argtypes.commit, default="",
+    p.add_argument("--commit", type=argtypes.commit, default=None,
                    help="the commit the benchmark jobs check out (the approved head SHA)")
     p.set_defaults(_ci=_run_split)
 

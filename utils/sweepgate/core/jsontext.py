@@ -50,3 +50,10 @@ def integer(digits: str) -> int | float:
     the checks that refuse a value that is not finite meet it. No file means such a count, and Python
     would refuse it past 4,300 digits (ValueError) or overflow turning it into a float."""
     return int(digits) if len(digits) <= INT_DIGITS else float(digits)
+
+
+def loads(text: str | bytes, **options):
+    """``json.loads`` with integers read by ``integer``: every JSON text sweepgate reads goes through it."""
+    import json
+
+    return json.loads(text, parse_int=integer, **options)

@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from sweepgate.core.errors import fail, json_message
-from sweepgate.core.jsontext import integer
+from sweepgate.core import jsontext
 from sweepgate.core.fields import CONFIG_DIR
 
 # pip distribution -> engine whose manifest checks it
@@ -57,7 +57,7 @@ def _read(folder, name: str, root, hint: str) -> tuple[object, str, str]:
     shown = _shown(folder, name, root)
     try:
         text = (folder / name).read_text(encoding="utf-8")
-        return json.loads(text, parse_int=integer), text, shown
+        return jsontext.loads(text), text, shown
     except json.JSONDecodeError as exc:
         raise fail(shown, exc.lineno, f"not valid JSON: {json_message(exc)}", hint, col=exc.colno) from None
     except UnicodeDecodeError as exc:

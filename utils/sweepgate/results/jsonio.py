@@ -13,7 +13,8 @@ import re
 from pathlib import Path
 
 from sweepgate.core.errors import fail, json_message
-from sweepgate.core.jsontext import integer, key_place
+from sweepgate.core import jsontext
+from sweepgate.core.jsontext import key_place
 
 _CONSTANTS = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
 
@@ -51,7 +52,7 @@ def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
     """Parse one JSON document; errors as ``path:line:col: ...; hint`` (by default, the fix for a
     client's output)."""
     try:
-        return json.loads(text, parse_constant=_constant, parse_int=integer)
+        return jsontext.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as exc:
         raise fail(path, exc.lineno + line_offset, f"not valid JSON: {json_message(exc)}", hint, col=exc.colno,
                    rule=UNREADABLE) from None
@@ -76,7 +77,7 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
     if len(lines) > 1 and all(_object_line(s) for _, s in lines):
         return [(n, loads(s, path, n - 1)) for n, s in lines]  # JSONL: one object per line
     try:
-        return [(0, json.loads(text, parse_constant=_constant, parse_int=integer))]
+        return [(0, jsontext.loads(text, parse_constant=_constant))]
     except json.JSONDecodeError as exc:
         whole_error = exc
     except RecursionError:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import SweepgateError, fail
-from sweepgate.core.jsontext import integer
+from sweepgate.core import jsontext
 from sweepgate.results import jsonio
 from sweepgate.results import record as R
 
@@ -27,7 +27,7 @@ def _json_line(path: Path, number: int, line: str) -> dict | None:
     if not line.strip():
         return None
     try:
-        rec = json.loads(line, parse_int=integer)
+        rec = jsontext.loads(line)
     except json.JSONDecodeError as exc:
         raise fail(str(path), number, f"not JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}",
                    "each line must be one normalized result record", col=exc.colno) from None

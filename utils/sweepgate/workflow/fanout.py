@@ -11,7 +11,7 @@ import json
 from sweepgate.core import fields
 from sweepgate.core import jobfile
 from sweepgate.core.errors import fail, json_message
-from sweepgate.core.jsontext import integer
+from sweepgate.core import jsontext
 from sweepgate.core.report import count
 from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env  # noqa: F401 - the job environment lives in core
 from sweepgate.workflow.decide import SWEEP_LABEL
@@ -215,7 +215,7 @@ def load_json(path: str, what: str):
     """A JSON file a step wrote (a matrix, an event payload), or one line saying why it cannot be read."""
     try:
         with open(path, encoding="utf-8") as fh:
-            return json.load(fh, parse_int=integer)
+            return jsontext.loads(fh.read())
     except FileNotFoundError:
         raise fail(path, 0, f"{what} not found", "check the path") from None
     except IsADirectoryError:
@@ -236,7 +236,7 @@ def job_row(text: str, row_id: str, matrix_file: str | None) -> dict:
     """A job's matrix row: ``$ROW`` (its JSON), else row ``row_id`` of the matrix in ``matrix_file``."""
     if text:
         try:
-            return json.loads(text, parse_int=integer)
+            return jsontext.loads(text)
         except json.JSONDecodeError as exc:
             raise fail("ROW", exc.lineno, f"row is not valid JSON: {json_message(exc)}",
                        "pass toJSON(matrix.row)") from None
