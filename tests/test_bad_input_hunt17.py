@@ -122,3 +122,34 @@ def test_a_matrix_bucket_that_is_no_list_says_how_to_fix_it(tmp_path, matrix):
                   cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     assert "is not a list of rows; pass the output of process_changelog.py" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("read", ["objects", "info"])
+def test_a_folder_that_is_no_repository_is_said_however_many_paths_are_asked(tmp_path, read):
+    """`ci split --keys-from DIR` exited 1 with nothing said now and then: git quits at once in a folder
+    that is no repository, and a request it never read met a broken pipe, which was taken for a closed
+    stdout. Asked for more paths than a pipe holds, the write always meets it; `info` also read the
+    dead process's silence as every object missing."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.core.load import Git
+
+    git = Git(str(tmp_path))
+    try:
+        with pytest.raises(SweepgateError) as exc:
+            getattr(git, read)([f"HEAD:configs/{i:06d}/nvidia-master.yaml" for i in range(20000)])
+    finally:
+        git.close()
+    (said,) = exc.value.diagnostics
+    assert said.render().startswith(f"{tmp_path}: {tmp_path} is not inside a git repository; "), said.render()
+
+
+def test_info_in_a_folder_that_is_no_repository_is_not_every_object_missing(tmp_path):
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.core.load import Git
+
+    git = Git(str(tmp_path))
+    try:
+        with pytest.raises(SweepgateError):
+            git.info(["HEAD:perf-changelog.yaml"])
+    finally:
+        git.close()

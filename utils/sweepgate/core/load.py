@@ -171,12 +171,12 @@ class Git:
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                            stderr=subprocess.DEVNULL)
         proc = self._batch
-        proc.stdin.write("".join(f"{s}\n" for s in specs).encode())
-        proc.stdin.flush()
+        self._ask(proc, specs)
         out = []
         for _ in specs:
             line = proc.stdout.readline().rstrip(b"\n")
-            if not line and proc.poll() is not None:
+            if not line:  # no answer line is empty: the end of git's output, git has exited
+                proc.wait()
                 raise self._batch_ended()
             # "<spec> missing" / "<spec> ambiguous": the spec itself may hold spaces.
             header = line.split()
@@ -189,8 +189,18 @@ class Git:
             out.append((header[0].decode(), header[1].decode(), content))
         return out
 
+    def _ask(self, proc: subprocess.Popen, specs: list[str]) -> None:
+        """Send ``specs`` to a cat-file process; one that has already exited (a folder that is no
+        repository: git quits at once) is said as such, not as a broken pipe."""
+        try:
+            proc.stdin.write("".join(f"{s}\n" for s in specs).encode())
+            proc.stdin.flush()
+        except BrokenPipeError:
+            proc.wait()
+            raise self._batch_ended() from None
+
     def _batch_ended(self) -> SweepgateError:
-        """git died mid-stream: at once when the folder is no repository (a --keys-from, --tools or
+        """git cat-file died mid-stream: at once when the folder is no repository (a --keys-from, --tools or
         library caller's path, never checked), else an I/O failure, not a missing file."""
         repo_root(self._root)  # raises "is not inside a git repository" when it is not one
         return SweepgateError(Diagnostic(self._root, 0, 0, "git", "git cat-file --batch ended early",
@@ -199,7 +209,10 @@ class Git:
     def close(self) -> None:
         for proc in (self._batch, self._check):
             if proc is not None:
-                proc.stdin.close()
+                try:
+                    proc.stdin.close()
+                except BrokenPipeError:  # requests still buffered for a git that has exited
+                    pass
                 # A read cut short (Ctrl-C mid-blob) leaves git writing the rest: with its pipe closed it
                 # ends (EPIPE) instead of blocking the wait forever.
                 proc.stdout.close()
@@ -277,11 +290,14 @@ class Git:
             self._check = subprocess.Popen(["git", "-C", self._root, "cat-file", "--batch-check"],
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                            stderr=subprocess.DEVNULL)
-        self._check.stdin.write("".join(f"{s}\n" for s in specs).encode())
-        self._check.stdin.flush()
+        self._ask(self._check, specs)
         out = []
         for _ in specs:
-            header = self._check.stdout.readline().split()
+            line = self._check.stdout.readline()
+            if not line:
+                self._check.wait()
+                raise self._batch_ended()
+            header = line.split()
             ok = len(header) == 3 and header[2].isdigit()
             out.append((header[0].decode(), header[1].decode(), int(header[2])) if ok else ("", "missing", 0))
         return out
