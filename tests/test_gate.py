@@ -97,7 +97,7 @@ def test_pr_number_and_placeholder_pass(gate):
     # ...with a warning that the push to main will refuse it (new-maintainer review: a PR merged
     # with the placeholder and main's sweep failed in its setup; CONTRACTS section 2 allows it here)
     (line,) = [x for x in result.err.splitlines() if "XXX placeholder" in x]
-    assert line.startswith(f"perf-changelog.yaml:{FIRST + 4}:3: pr-link still has the XXX placeholder; the push "
+    assert line.startswith(f"perf-changelog.yaml:{FIRST + 4}:3: warning: pr-link still has the XXX placeholder; the push "
                            "to main will refuse it once PR #5 merges; before merging, run sweepgate changelog "
                            "canonicalize --pr-number 5"), line
     assert "XXX" not in gate(CHANGELOG + "\n" + entry(), "--pr-number", "5").err

@@ -583,3 +583,34 @@ def test_a_listed_pool_without_hardware_facts_is_not_told_another_label_is_meant
     line = one_clear_line(sg(repo, "full-sweep"), "'cluster:b200-nv' has no hardware entry",
                           "add hardware['cluster:b200-nv'].available-cpu-dram-mib")
     assert "did you mean" not in line and "Fix the config's runner" not in line, line
+
+
+# --------------------------------------------------------------------------- warnings say they are warnings
+
+
+def test_a_warning_line_says_it_is_a_warning(tmp_path):
+    """A check that passes with a warning (exit 0) prints its line on stderr beside nothing else that
+    would tell it from an error: the line itself says `warning:` after its place, as `full-sweep`'s
+    filter warnings and ingest's do, and a note says `note:`."""
+    repo = tmp_path / "r"
+    repo.mkdir()
+    example.build_repo(str(repo))
+    added = sg(repo / "configs", "changelog", "add", "--key", SEED, "--description", "rerun after the driver update")
+    assert added.returncode == 0, added.stderr
+    git(repo, "commit", "-q", "-am", "entry with the XXX placeholder")
+    proc = sg(repo / "configs", "validate", *REFS, "--pr-number", "7")
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [x for x in proc.stderr.splitlines() if "XXX placeholder" in x]
+    assert re.match(r"perf-changelog\.yaml:\d+:3: warning: pr-link still has the XXX placeholder; ", line), line
+
+
+def test_a_note_line_says_it_is_a_note():
+    from sweepgate.core.errors import Diagnostic
+
+    info = Diagnostic("configs/x.yaml", 3, 0, "rerun", "'k' is selected again", "drop the entry", severity="info")
+    assert info.render() == "configs/x.yaml:3: note: 'k' is selected again; drop the entry"
+    said = Diagnostic("f.json", 1, 1, "r", "warning: model: other", "", severity="warning")
+    assert said.render() == "f.json:1:1: warning: model: other"  # said once
+    warned = Diagnostic("f.json", 1, 1, "r", "model: other", "", severity="warning")
+    assert warned.annotation() == "::warning file=f.json,line=1::model: other"  # the command is the level
+    assert Diagnostic("f", 2, 0, "r", "bad", "fix it").render() == "f:2: bad; fix it"  # an error is as it was

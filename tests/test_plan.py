@@ -605,7 +605,7 @@ def test_a_sweep_ci_split_will_refuse_is_a_fanout_limit_warning(fleet, monkeypat
     assert [x["severity"] for x in out["warnings"]] == sorted(
         (x["severity"] for x in out["warnings"]), key=["error", "warning", "info"].index)
     assert cli.main(["plan", "--base-ref", fleet.base, "--head-ref", head, "--fail-on-warning"]) == 3
-    assert "perf-changelog.yaml: `ci split` will refuse this sweep: 520 agentic rows" in capsys.readouterr().err
+    assert "perf-changelog.yaml: warning: `ci split` will refuse this sweep: 520 agentic rows" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- markdown limits
@@ -769,7 +769,7 @@ def test_fail_on_warning_and_text_output(fleet, monkeypatch, capsys):
     captured = capsys.readouterr()
     assert captured.out.startswith("plan: 0 benchmark jobs, 0.0 GPU-hours")
     assert f"changed {DSR1}: {DSR1_SCRIPT}" in captured.out
-    assert f"{DSR1_SCRIPT}:1: benchmark script {DSR1_SCRIPT} changed" in captured.err
+    assert f"{DSR1_SCRIPT}:1: warning: benchmark script {DSR1_SCRIPT} changed" in captured.err
     assert cli.main(args + ["--fail-on-warning"]) == 3  # the --fail-on-... exit code, not bad input
     capsys.readouterr()
     # a step summary that cannot be written (a full disk) keeps exit 3, its one line said; without the gate

@@ -16,6 +16,9 @@ EXIT_FAIL_ON = 3     # a --fail-on-... condition was met; the output itself is c
 
 MAX_MESSAGE = 600  # characters of a problem's text a line shows; values quoted in it can be any length
 
+# How a diagnostic line says it is not an error (``FILE:LINE: warning: ...``), by severity.
+LINE_LABELS = {"warning": "warning: ", "info": "note: "}
+
 
 class Diagnostic:
     """One problem at one place. ``line``/``col`` are 1-based; 0 means unknown."""
@@ -53,7 +56,12 @@ class Diagnostic:
     def render(self) -> str:
         """One line, whatever the names in it hold: a newline in a file name or link target would
         start a line of its own, which the runner reads as a workflow command if it starts with '::'."""
-        text = f"{self.location()}: {self.shown_message()}"
+        message = self.shown_message()
+        label = LINE_LABELS.get(self.severity, "")
+        if label and not message.startswith(label):
+            # a warning or note printed beside errors, with exit 0, must say it is one
+            message = label + message
+        text = f"{self.location()}: {message}"
         if self.hint:
             text += f"; {self.hint}"
         return text.translate(_CONTROL)
