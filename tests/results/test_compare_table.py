@@ -183,3 +183,18 @@ def test_a_points_unchanged_rows_stay_with_its_changed_ones(monkeypatch):
     one = C.compare_records(synth.pr_run({(synth.KEYS[0], 8): slow}, keys=synth.KEYS[:1], concs=concs),
                             synth.history(keys=synth.KEYS[:1], concs=concs))
     assert "<summary>Unchanged (13; 1 listed above with its point)</summary>" in render.markdown(one)
+
+
+def test_a_fold_whose_rows_are_all_listed_above_is_one_line():
+    """New user: one point, regressed in five metrics and unchanged in success_rate, got an Unchanged fold
+    holding a table of headers alone, its one row being listed above with its point."""
+    slow = {R.OUTPUT_TPUT_PER_GPU: 0.8, R.INTERACTIVITY: 0.8, "ttft_p50_ms": 1.3, "tpot_p50_ms": 1.25,
+            "e2el_p50_ms": 1.25}
+    comp = C.compare_records(synth.pr_run({(synth.KEYS[0], 8): slow}, keys=synth.KEYS[:1], concs=(8,)),
+                             synth.history(keys=synth.KEYS[:1], concs=(8,)))
+    assert comp.counts()[C.REGRESSED] == 5 and comp.counts()[C.UNCHANGED] == 1
+    md = render.markdown(comp)
+    assert "<details>" not in md.split("#### Regressed (5)")[1], md
+    assert "\nUnchanged (1): listed above with its point.\n" in md, md
+    header = "| point | metric |"
+    assert md.count(header) == 1, md  # the Regressed table's, no empty one after it

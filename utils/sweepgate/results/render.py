@@ -398,6 +398,10 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
             ids = {id(v) for v in listed}
             moved = sum(id(v) not in ids for v in verdicts)
             above = f"; {moved} listed above with {'its point' if moved == 1 else 'their points'}" if moved else ""
+            if not listed:  # all beside their points: a fold would hold a table of headers alone
+                where = "listed above with its point" if moved == 1 else "all listed above with their points"
+                out += [f"{title} ({len(verdicts)}): {where}.", ""]
+                continue
             out += ["<details>", f"<summary>{title} ({len(verdicts)}{_large_unjudged(verdicts)}{above})</summary>",
                     "", *_md_table(listed), "", "</details>", ""]
         else:
