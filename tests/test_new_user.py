@@ -614,3 +614,33 @@ def test_a_note_line_says_it_is_a_note():
     warned = Diagnostic("f.json", 1, 1, "r", "model: other", "", severity="warning")
     assert warned.annotation() == "::warning file=f.json,line=1::model: other"  # the command is the level
     assert Diagnostic("f", 2, 0, "r", "bad", "fix it").render() == "f:2: bad; fix it"  # an error is as it was
+
+
+def test_the_matrix_step_says_when_main_moved_under_the_branch(tmp_path):
+    """A branch behind main, planned against main (`sweepgate plan --base-ref main`): the entries main
+    gained read as edits of history, and the matrix step (matrix, plan, preflight) said only
+    "restore it byte for byte", which the author never broke; the gate's base-moved line says why."""
+    repo = tmp_path / "r"
+    repo.mkdir()
+    example.build_repo(str(repo))
+    git(repo, "checkout", "-q", "-B", "main")
+    git(repo, "checkout", "-q", "-b", "mine")
+    assert sg(repo, "changelog", "add", "--key", SEED, "--description", "mine", "--pr-number", "8").returncode == 0
+    git(repo, "commit", "-q", "-am", "my entry")
+    git(repo, "checkout", "-q", "main")
+    assert sg(repo, "changelog", "add", "--key", SEED, "--description", "main's", "--pr-number", "9").returncode == 0
+    git(repo, "commit", "-q", "-am", "main moves")
+    git(repo, "checkout", "-q", "mine")
+    for command in ("matrix", "plan"):
+        proc = sg(repo / "configs", command, "--base-ref", "main", "--head-ref", "HEAD")
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+        lines = proc.stderr.splitlines()
+        assert any("history line" in x and "edited" in x for x in lines), proc.stderr
+        (moved,) = [x for x in lines if "not based on" in x]
+        assert re.match(r"perf-changelog\.yaml:\d+: main has commits this change is not based on: ", moved), moved
+        assert "sweepgate changelog rebase --onto main" in moved, moved
+    gate = sg(repo, "validate", "--base-ref", "main", "--head-ref", "HEAD")
+    assert gate.returncode == 1 and sum("not based on" in x for x in gate.stderr.splitlines()) == 1, gate.stderr
+    # descended from the base: no such line
+    ok = sg(repo, "matrix", "--base-ref", "main~1", "--head-ref", "HEAD")
+    assert ok.returncode == 0 and "not based on" not in ok.stderr, ok.stderr

@@ -31,6 +31,7 @@ from sweepgate.core import fields as F
 from sweepgate.core.collector import Collector
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.history import (
+    base_moved,
     BOM,
     CONFLICT_FIX,
     CONFLICT_MARKERS,
@@ -392,20 +393,9 @@ def _base_moved(git, out: Collector, base_ref: str, base_sha: str, head_sha: str
     if not hist.problems:
         return
     head_commit = git.resolve("HEAD") if head_sha == WORKTREE else head_sha
-    if git.is_ancestor(base_sha, head_commit):
-        return
-    if git.shallow:  # a cut history hides the ancestry: say the edits may be the base's, and how to tell
-        out.add(hist.problems[0][0], "base-moved",
-                f"this clone is shallow, so whether {base_ref} gained entries after this change left it cannot "
-                "be told: if it did, they read as edits here",
-                "fetch the whole history (actions/checkout with fetch-depth: 0, or git fetch --unshallow) and "
-                "rerun; then rebase onto it (sweepgate changelog rebase) if it moved")
-        return
-    out.add(hist.problems[0][0], "base-moved",
-            f"{base_ref} has commits this change is not based on: changelog entries it gained after the "
-            "branch left it read as edits here",
-            f"rebase the entry onto it (sweepgate changelog rebase --onto {base_ref}), or pass "
-            f"--base-ref $(git merge-base {base_ref} HEAD)")
+    moved = base_moved(git, base_ref, base_sha, head_commit)
+    if moved:
+        out.add(hist.problems[0][0], "base-moved", *moved)
 
 
 def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts: GateOptions,

@@ -260,3 +260,20 @@ def _slide_to_entries(ops: list[tuple], nbase: list[bytes], nhead: list[bytes]) 
                 nxt[1] += best
                 nxt[3] += best
     return [tuple(op) for op in ops]
+
+
+def base_moved(git, base_ref: str, base_sha: str, head_commit: str) -> tuple[str, str] | None:
+    """(message, hint) when BASE holds commits HEAD is not based on (the branch is behind it), so
+    that the entries BASE gained after the branch left it read as edits of history; None when HEAD
+    descends from BASE. Said by the gate and by the matrix step, which refuse such a change alike."""
+    if git.is_ancestor(base_sha, head_commit):
+        return None
+    if git.shallow:  # a cut history hides the ancestry: say the edits may be the base's, and how to tell
+        return (f"this clone is shallow, so whether {base_ref} gained entries after this change left it cannot "
+                "be told: if it did, they read as edits here",
+                "fetch the whole history (actions/checkout with fetch-depth: 0, or git fetch --unshallow) and "
+                "rerun; then rebase onto it (sweepgate changelog rebase) if it moved")
+    return (f"{base_ref} has commits this change is not based on: changelog entries it gained after the "
+            "branch left it read as edits here",
+            f"rebase the entry onto it (sweepgate changelog rebase --onto {base_ref}), or pass "
+            f"--base-ref $(git merge-base {base_ref} HEAD)")

@@ -307,12 +307,12 @@ def _filter_prefill_ep(rows: list[dict], minimum: int | None) -> list[dict]:
     return [r for r in rows if not isinstance(r.get(F.PREFILL), dict) or r[F.PREFILL].get(F.EP, 1) >= minimum]
 
 
-def _history_edits(git: Git, base: str, head: str, path: str, deleted: list) -> list[Diagnostic]:
+def _history_edits(git: Git, base: str, head: str, path: str, deleted: list, base_label: str) -> list[Diagnostic]:
     """Nothing when the change is what the gate accepts as a pr-link-only correction (every changed
     history line only canonicalizes its pr-link, nothing is appended); else the refusal, grouped
     and capped as the gate reports it (``core.history``, ``core.collector``)."""
     from sweepgate.core.collector import Collector
-    from sweepgate.core.history import compare_history
+    from sweepgate.core.history import base_moved, compare_history
     from sweepgate.core.prlinks import resolve_repository
 
     (_, _, old), (_, _, new) = git.objects([f"{base}:{path}", f"{head}:{path}"])
@@ -325,6 +325,9 @@ def _history_edits(git: Git, base: str, head: str, path: str, deleted: list) -> 
     out = Collector(path)
     for line, rule, message, hint in hist.problems:
         out.add(line, rule, message, hint)
+    moved = base_moved(git, base_label, base, head) if hist.problems else None
+    if moved:  # "restore it byte for byte" misleads when main moved: the branch is behind it
+        out.add(hist.problems[0][0], "base-moved", *moved)
     if not hist.problems:  # e.g. pr-link corrections mixed with appended entries
         for n, text in deleted:
             out.add(n, "history-edited", f"history line deleted or edited: {text.strip()[:80]!r}",
@@ -339,7 +342,7 @@ def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) ->
     appended = appended_lines(git, base_sha, head_sha, opts.changelog)
     deleted = [(n, text) for n, text in appended.deleted if text.strip()]
     if deleted:
-        problems = _history_edits(git, base_sha, head_sha, opts.changelog, deleted)
+        problems = _history_edits(git, base_sha, head_sha, opts.changelog, deleted, base)
         if not problems:
             # The gate's one accepted history edit: nothing to run, refused here as the reference
             # refuses every deleted line (the workflows ask the gate and skip this step for it).
