@@ -924,7 +924,7 @@ def test_collect_summary(tmp_path):
         "the folder the result artifacts were downloaded into"
     cmd[-1] = str(tmp_path / "none")
     proc = subprocess.run(cmd, env={**env, "RESULTS": '["skipped"]'}, capture_output=True, text=True)
-    assert proc.returncode == 0 and f"no folder {tmp_path / 'none'}: no job uploaded a result file" in proc.stderr
+    assert proc.returncode == 0 and f"{tmp_path / 'none'}: no such folder, so no job uploaded a result file" in proc.stderr
 
 
 def test_every_security_claim_names_a_test_that_exists():

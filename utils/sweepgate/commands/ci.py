@@ -206,7 +206,7 @@ def _run_collect(args) -> int:
     if os.path.exists(args.results) and not os.path.isdir(args.results):
         raise fail(args.results, 0, "not a folder", "pass --results the folder the result artifacts were downloaded into")
     if not os.path.exists(args.results):  # download-artifact makes none when no job uploaded a result
-        print(f"sweepgate ci collect: no folder {args.results}: no job uploaded a result file", file=sys.stderr)
+        print(f"sweepgate ci collect: {args.results}: no such folder, so no job uploaded a result file", file=sys.stderr)
     files = []
     for root, _, names in os.walk(args.results):
         files += [os.path.relpath(os.path.join(root, n), args.results) for n in names if n.endswith(".json")]
