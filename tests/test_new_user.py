@@ -644,3 +644,17 @@ def test_the_matrix_step_says_when_main_moved_under_the_branch(tmp_path):
     # descended from the base: no such line
     ok = sg(repo, "matrix", "--base-ref", "main~1", "--head-ref", "HEAD")
     assert ok.returncode == 0 and "not based on" not in ok.stderr, ok.stderr
+
+
+@pytest.mark.parametrize("script", ["process_changelog.py", "validate_perf_changelog.py"])
+def test_a_reference_entry_point_s_usage_names_the_script(script):
+    """New-user review: `utils/process_changelog.py --help` printed `usage: sweepgate matrix ...`, and
+    its argument errors were said by "sweepgate matrix", a command the user never typed."""
+    import subprocess
+    import sys
+
+    path = str(Path(__file__).resolve().parents[1] / "utils" / script)
+    shown = subprocess.run([sys.executable, path, "--help"], capture_output=True, text=True)
+    wrong = subprocess.run([sys.executable, path, "--bogus"], capture_output=True, text=True)
+    assert shown.returncode == 0 and shown.stdout.startswith(f"usage: {script} [-h] "), shown.stdout
+    assert wrong.returncode == 2 and wrong.stderr.strip().splitlines()[-1].startswith(f"{script}: error: "), wrong.stderr

@@ -14,4 +14,4 @@ sys.dont_write_bytecode = False
 from sweepgate.cli import main  # noqa: E402
 
 if __name__ == "__main__":
-    raise SystemExit(main(["matrix", *sys.argv[1:]]))
+    raise SystemExit(main(["matrix", *sys.argv[1:]], only=("matrix",), prog="process_changelog.py"))

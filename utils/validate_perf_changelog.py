@@ -14,4 +14,4 @@ sys.dont_write_bytecode = False
 from sweepgate.cli import main  # noqa: E402
 
 if __name__ == "__main__":
-    raise SystemExit(main(["validate", *sys.argv[1:]]))
+    raise SystemExit(main(["validate", *sys.argv[1:]], only=("validate",), prog="validate_perf_changelog.py"))

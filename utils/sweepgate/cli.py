@@ -117,7 +117,9 @@ def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str
     for name, (module, help_text) in COMMANDS.items():
         if only and name not in only:
             continue
-        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_formatter)
+        # A reference entry point of one command is that command: its usage line names the script.
+        named = {"prog": prog} if only == (name,) else {}
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_formatter, **named)
         # Only the chosen subcommand's module is imported.
         if name == wanted:
             mod = importlib.import_module(module)
