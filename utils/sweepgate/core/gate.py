@@ -312,6 +312,23 @@ def _repeated_keys(out: Collector, doc, i: int, entry) -> None:
         where = f"column {was_col}" if line == was else f"line {was}"
         out.add(line, "repeated-config-key", f"config key '{key}' is listed twice in this entry (first at "
                 f"{where})", hint, col=col)
+    _keys_a_wildcard_covers(out, doc, i, keys)
+
+
+def _keys_a_wildcard_covers(out: Collector, doc, i: int, keys: list) -> None:
+    """A config key the same entry's wildcard already names: listed twice, as above, in other words."""
+    import re
+
+    wildcards = [(k, re.compile(".*".join(map(re.escape, key.split("*")))), key)
+                 for k, key in enumerate(keys) if isinstance(key, str) and "*" in key]
+    for k, key in enumerate(keys):
+        pattern = next((w for w in wildcards if isinstance(key, str) and "*" not in key and w[1].fullmatch(key)), None)
+        if pattern is None:
+            continue
+        (line, col), (was, _) = doc.locate((i, F.CONFIG_KEYS, k)), doc.locate((i, F.CONFIG_KEYS, pattern[0]))
+        out.add(line, "repeated-config-key", f"config key '{key}' is also named by the wildcard '{pattern[2]}' of "
+                f"this entry (line {was})", "delete this line, or the wildcard if it names more than you meant",
+                col=col)
 
 
 def _placeholder_notes(doc, entries, opts: GateOptions) -> list[Diagnostic]:
