@@ -196,14 +196,45 @@ def job_file_writes(run: str) -> list[str]:
     return out
 
 
+# A job file named in a run block, or its path handed to a step through env: (github.env, github.path).
+JOB_FILE_NAMED = re.compile(r"\$\{?(?:GITHUB_ENV|GITHUB_OUTPUT|GITHUB_PATH)\b")
+JOB_FILE_CONTEXT = re.compile(r"\bgithub\.(?:env|path)\b|\b(?:GITHUB_ENV|GITHUB_OUTPUT|GITHUB_PATH)\b")
+
+
+def job_file_uses_unread(run: str) -> list[str]:
+    """The lines of ``run`` that name $GITHUB_ENV, $GITHUB_OUTPUT or $GITHUB_PATH other than as the
+    target of a redirect or tee (which ``job_file_writes`` reads): `cp x "$GITHUB_ENV"`,
+    `dd of="$GITHUB_PATH"`, a variable that holds the path for a later `>>"$out"`."""
+    return [line.strip() for line in run.replace("\\\n", " ").splitlines()
+            if JOB_FILE_NAMED.search(line) and not JOB_FILE.search(line)]
+
+
 def test_run_blocks_write_only_constants_to_the_job_s_files(docs):
     """Security review: a run block that echoes a value into $GITHUB_ENV lets a newline in it set
     another variable (LD_PRELOAD, BASH_ENV, NODE_OPTIONS) for every later step; only sweepgate writes
-    values there (workflow.kv), and the run blocks' own writes are constant text."""
+    values there (workflow.kv), and the run blocks' own writes are constant text. Security audit: the
+    check read redirects and tee only, so `cp results/env "$GITHUB_ENV"` (a file the container wrote),
+    `dd of="$GITHUB_PATH"` and `out="${GITHUB_OUTPUT}"` then `>>"${out}"` passed; a run block names
+    the job files only where this check reads the write, and no env: hands their paths on."""
     for name, doc in docs.items():
         for job, step in steps(doc):
             for line in job_file_writes(step.get("run", "")):
                 assert CONSTANT_ECHO.match(line), f"{name}:{job}: {step.get('name')}: {line.strip()!r}"
+            unread = job_file_uses_unread(step.get("run", ""))
+            assert not unread, f"{name}:{job}: {step.get('name')}: {unread[0]!r} writes a job file unchecked"
+        for where in (doc, *doc["jobs"].values(), *(s for _, s in steps(doc))):
+            env = json.dumps(where.get("env") or {})
+            assert not JOB_FILE_CONTEXT.search(env), f"{name}: env: {env} hands on a job file's path"
+
+
+@pytest.mark.parametrize("run, bad", [
+    ('cp results/env.txt "$GITHUB_ENV"', True), ('dd if=results/p of="${GITHUB_PATH}"', True),
+    ('out="${GITHUB_OUTPUT}"\necho "failing=${X}" >>"${out}"', True), ('sed -n p x >>x; mv x "$GITHUB_ENV"', True),
+    ('echo "failing=true" >>"${GITHUB_OUTPUT}"', False), ('{\n  echo "A=1"\n} >>"${GITHUB_ENV}"', False),
+    ('echo "$GITHUB_STEP_SUMMARY"', False),
+])
+def test_the_job_file_check_reads_every_write(run, bad):
+    assert bool(job_file_uses_unread(run)) is bad, job_file_uses_unread(run)
 
 
 @pytest.mark.parametrize("run, bad", [
