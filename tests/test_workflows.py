@@ -124,11 +124,15 @@ def test_no_expressions_in_run_blocks(docs):
 
 
 SHELLS = r"(?:ba|z|da|k|fi)?sh|python3?|perl|node|ruby"
+OPTIONS = r"(?:--?[\w-]+(?:[ =][^-\s<>|;&]\S*)?\s+)*"  # -x, -O extglob, --norc, -m mod before the one that matters
 RE_EVAL = re.compile(
-    r"(?:^|[;&|(`]|\bthen|\bdo)\s*(?:eval|source|\.)\s"  # eval, source, .
-    rf"|\b(?:{SHELLS})\s+(?:-\w+\s+)*-[a-zA-Z]*[ce]\b"  # bash -c, bash -lc, sh -ec, python3 -c, perl -e
+    # eval, source, ., trap (runs its text), also behind command/builtin/exec/env/sudo
+    r"(?:^|[;&|(`]|\bthen|\bdo)\s*(?:(?:command|builtin|exec|sudo|env|nohup|time)\s+)*(?:eval|source|\.|trap)\s"
+    rf"|\b(?:{SHELLS})\s+{OPTIONS}-[a-zA-Z]*[ce]\b"  # bash -c, bash -lc, sh -ec, python3 -c, perl -e
+    rf"|\b(?:node|perl|ruby)\s+{OPTIONS}-[a-zA-Z]*[pE]\b"  # node -p, perl -E
+    rf"|\b(?:{SHELLS})\s+{OPTIONS}(?:-(?=\s|$)|/dev/stdin\b|/dev/fd/|/proc/self/fd/|<\()"  # a script from stdin or a pipe
     rf"|\|\s*(?:{SHELLS})\b"  # text piped into an interpreter
-    rf"|\b(?:{SHELLS})\s*(?:-\w+\s+)*(?:<<<|<\s*<\()"  # a here-string or process substitution as its script
+    rf"|\b(?:{SHELLS})\s*{OPTIONS}(?:<<<|<\s*<\()"  # a here-string or process substitution as its script
     , re.M)
 
 
@@ -162,10 +166,14 @@ def test_a_pipeline_fails_when_any_command_in_it_fails(docs):
     'eval "echo ${TITLE}"', "source ./x.sh", 'bash -c "${TITLE}"', 'bash -lc "${TITLE}"', 'sh -ec "$T"',
     'zsh -c "$T"', "printf 'echo %s\\n' \"${TITLE}\" | bash", 'echo "$T" |sh', 'bash <<<"${TITLE}"',
     'python3 -c "${CODE}"', 'perl -e "$T"', 'bash -x -c "$T"', "bash < <(echo \"$T\")",
+    'bash <(printf "%s" "$T")', 'python3 - <<<"$CODE"', 'bash /dev/stdin <<<"$T"', 'node -p "$T"', 'perl -E "$T"',
+    'trap "$T" EXIT', 'command eval "$T"', 'builtin eval "$T"', 'bash --norc -c "$T"', 'bash -O extglob -c "$T"',
 ])
 def test_the_code_evaluation_check_catches_each_form(run):
     """Security audit: piping into bash, `bash -lc`, `sh -ec`, `zsh -c`, a here-string and
-    `python3 -c` all passed the check while the README says no run block evaluates text."""
+    `python3 -c` all passed the check while the README says no run block evaluates text; so did
+    (a later audit) `bash <(...)`, a script read from stdin (`python3 -`, /dev/stdin), `node -p`,
+    `perl -E`, `trap`, `command eval` and an interpreter option with a value or a long one before -c."""
     assert RE_EVAL.search(run), run
 
 
