@@ -490,12 +490,35 @@ def commands(run: str) -> list[list[str]]:
     return out
 
 
+# Commands that run the command their arguments name (security audit: `timeout 60 bash x.sh`, `sudo ./x`,
+# `nice python3 x.py` and `find . -exec bash {} ;` in a PR's tree passed the check below).
+WRAPPERS = {"timeout", "sudo", "doas", "nice", "ionice", "command", "builtin", "time", "nohup", "stdbuf", "setsid",
+            "taskset", "chrt", "flock", "srun", "salloc"}
+FIND_RUNS = {"-exec", "-execdir", "-ok", "-okdir"}
+
+
+def unwrapped(words: list[str]) -> list[str]:
+    """The command a wrapper runs (``WRAPPERS``, find's -exec): from the first of its words that names a
+    program (an interpreter, another wrapper, sweepgate, a path), else ``words`` as they are."""
+    if words[0] == "find":
+        at = next((i for i, w in enumerate(words) if w in FIND_RUNS), None)
+        return unwrapped(words[at + 1:]) if at is not None and words[at + 1:] else words
+    if words[0] not in WRAPPERS:
+        return words
+    for i, word in enumerate(words[1:], 1):
+        bare = word.lstrip('"')
+        if (word in RUNNERS_OF_CODE or word in WRAPPERS or word in ("sweepgate", "find")
+                or bare.startswith(("./", "../", "/", MAIN_EXPORT.lstrip('"'))) or "/" in word):
+            return unwrapped(words[i:])
+    return words
+
+
 def runs_pr_code(run: str) -> list[str]:
     """The commands of ``run`` that, in a PR's tree, would run a file of it (a program by path, an
     interpreter or build tool not given main's export, `python` without -P -m sweepgate, a sweepgate
     command that rehearses the tree's scripts)."""
     found = []
-    for words in commands(run):
+    for words in map(unwrapped, commands(run)):
         program, args = words[0], words[1:]
         if program.startswith(MAIN_EXPORT) or (args and args[0].startswith(MAIN_EXPORT)):
             continue
@@ -604,6 +627,10 @@ def test_no_git_reads_a_checkout_the_container_could_write(docs, name):
     ('sweepgate preflight --base-ref "${base}" --head-ref "${HEAD_REF}"', True),
     ('python3 -P -m sweepgate rehearse --row-id agentic/0', True), ("x=1 && sweepgate rehearse", True),
     ('sweepgate plan --base-ref "${base}" --head-ref "${HEAD_REF}" --markdown', False),
+    ("timeout 60 bash benchmarks/x.sh", True), ("sudo ./x.sh", True), ("nice -n 5 python3 x.py", True),
+    ("command bash x.sh", True), ('find . -name "*.sh" -exec bash {} \\;', True), ("srun bash x.sh", True),
+    ("timeout 60 sweepgate validate", False), ('timeout 9 bash "${RUNNER_TEMP}/sweepgate-main/x.sh"', False),
+    ("time sweepgate rehearse", True),
 ])
 def test_the_pr_code_check_catches_each_form(run, bad):
     assert bool(runs_pr_code(run)) is bad, runs_pr_code(run)
