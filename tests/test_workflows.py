@@ -1397,15 +1397,18 @@ def expressions_in_documented_shell(path: Path) -> list[str]:
 
     text, found = path.read_text(), []
     for lang, body in FENCE.findall(text):
-        if lang in ("yaml", "yml"):
+        if lang.lower() in ("yaml", "yml"):
             try:
                 doc = yaml.safe_load(textwrap.dedent(body))
             except yaml.YAMLError as exc:
                 found.append(f"{path.name}: a yaml snippet does not parse: {exc}")
                 continue
             found += [f"{path.name}: run: {r.strip()}" for r in _run_scripts(doc) if "${{" in r]
-        elif lang in ("sh", "bash", "shell", "console") and "${{" in body:
-            found.append(f"{path.name}: {lang} snippet: {body.strip()}")
+        elif "${{" in body:
+            # security audit: a fence without a language (or ```text, ```YAML) went unread, its
+            # `- run: ... ${{ }}` copied as it is; a workflow snippet is labelled yaml, so that its
+            # env: use is told apart, and any other fence holds no expression
+            found.append(f"{path.name}: {lang or 'unlabelled'} snippet (label a workflow snippet yaml): {body.strip()}")
     for span in re.findall(r"`([^`\n]*\$\{\{[^`\n]*)`", FENCE.sub("", text)):
         if not re.fullmatch(r"(?:[\w.-]+:\s*)?\$\{\{[^`]*\}\}", span.strip()):
             found.append(f"{path.name}: `{span}`")
@@ -1425,6 +1428,10 @@ def test_no_expressions_in_documented_run_blocks():
     ("```yaml\n  - run: x --n ${{ github.event.number }}\n```\n", True),
     ("```yaml\nsteps:\n  - run: |\n      echo ${{ inputs.x }}\n```\n", True),
     ("```bash\nx --n ${{ github.event.number }}\n```\n", True),
+    ("```\n- run: echo ${{ github.event.pull_request.title }}\n```\n", True),
+    ("```YAML\n- run: echo ${{ github.event.pull_request.title }}\n```\n", True),
+    ("```text\nx --title ${{ github.event.pull_request.title }}\n```\n", True),
+    ("```YAML\n- env:\n    T: ${{ github.event.pull_request.title }}\n  run: x \"${T}\"\n```\n", False),
     ("set `PR_NUMBER: ${{ github.event.pull_request.number }}` under `env:`; never `${{ }}` in run\n", False),
 ])
 def test_documented_expression_check_catches_shell_use(tmp_path, text, bad):
