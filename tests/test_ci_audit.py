@@ -129,6 +129,12 @@ MISCONFIGURATIONS = [
      "organization secret NPM"),
     ("environment-any-branch", lambda s: s.routes[("GET", f"{BASE}/environments")][1]["environments"][0]
      .update(deployment_branch_policy=None), "environment 'gpu-sweep' holds HF_TOKEN and deploys from any branch"),
+    # security audit: a deployment policy of type tag named main (tag `main`, which any writer can
+    # push, deploys; branch main does not) read as "main only"
+    ("environment-tag-main", lambda s: s.route("GET", f"{BASE}/environments/gpu-sweep/deployment-branch-policies",
+                                               {"total_count": 1, "branch_policies": [
+                                                   {"id": 1, "name": "main", "type": "tag"}]}),
+     "environment 'gpu-sweep' holds HF_TOKEN and deploys from tag main; set its deployment branches to main only"),
 ]
 
 

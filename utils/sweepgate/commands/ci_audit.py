@@ -91,7 +91,9 @@ def _environments(repo, requester, base: str) -> list[Environment]:
         branches = None
         if policy is not None and policy.custom_branch_policies:
             data = _get(requester, f"{base}/environments/{quote(env.name, safe='')}/deployment-branch-policies")
-            branches = [b["name"] for b in data.get("branch_policies") or []]
+            # a policy of type tag admits the tag of that name, never the branch: named so, it is not main
+            branches = [b["name"] if b.get("type", "branch") == "branch" else f"tag {b['name']}"
+                        for b in data.get("branch_policies") or []]
         elif policy is not None and policy.protected_branches:
             branches = ["(any protected branch)"]
         out.append(Environment(env.name, [s.name for s in env.get_secrets()], branches))
