@@ -186,6 +186,22 @@ def test_add_refuses_empty_description(repo, capsys):
     assert repo.read().decode() == CHANGELOG
 
 
+def test_add_lists_a_wildcard_once_not_a_key_it_names_beside_it(repo, capsys):
+    """Review: `--key 'dsr1-fp4-*' --key dsr1-fp4-b300-vllm` wrote an entry the gate refuses (a key its
+    wildcard names is listed twice in other words) and exited 0; the key goes, with a warning, as a
+    key given twice does."""
+    import yaml
+
+    rc, _, err = sg(capsys, "changelog", "add", "--key", "dsr1-fp4-*", "--key", "dsr1-fp4-b300-vllm",
+                    "--description", "x")
+    assert rc == 0, err
+    assert "--key: warning: 'dsr1-fp4-b300-vllm' is also named by the wildcard 'dsr1-fp4-*'; the entry lists " \
+        "the wildcard only" in err, err
+    assert yaml.safe_load(repo.read())[-1]["config-keys"] == ["dsr1-fp4-*"]
+    repo.commit_changelog(repo.read().decode())
+    assert sg(capsys, "validate", "--staged")[0] == 0
+
+
 def test_add_refuses_a_changelog_this_branch_broke_and_writes_nothing(repo, capsys):
     """`changelog add` appended to a working-tree changelog that was no YAML and exited 0: the broken
     text and the new entry were both there, and only the gate said so later."""

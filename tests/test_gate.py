@@ -275,6 +275,20 @@ def test_a_config_key_the_entry_s_wildcard_also_names(gate):
     ok(gate(CHANGELOG + "\n" + entry(keys=("dsr1-fp4-*", "kimik3-*"))))
 
 
+def test_a_key_a_wildcard_names_in_a_flow_list_is_removed_from_the_list_not_its_line(gate):
+    """Review: in `config-keys: [dsr1-fp4-*, dsr1-fp4-b300-vllm]` the hint said "delete this line", the
+    line holding the wildcard too; and a key also listed twice was said twice at the same place."""
+    flow = entry().replace("- config-keys:\n    - dsr1-fp4-b300-vllm\n",
+                           "- config-keys: [dsr1-fp4-*, dsr1-fp4-b300-vllm]\n")
+    result = gate(CHANGELOG + "\n" + flow)
+    refused(result, FIRST, "config key 'dsr1-fp4-b300-vllm' is also named by the wildcard 'dsr1-fp4-*' of this "
+            "entry (column 17); remove 'dsr1-fp4-b300-vllm' from the list, or the wildcard")
+    assert "delete this line" not in result.err, result.err
+    result = gate(CHANGELOG + "\n" + entry(keys=("dsr1-fp4-b300-vllm", "dsr1-fp4-*", "dsr1-fp4-b300-vllm")))
+    assert result.lines() == [FIRST + 1, FIRST + 3], result.err  # once each: the wildcard's, the repeat's
+    assert result.has(FIRST + 1, "also named by the wildcard") and result.has(FIRST + 3, "listed twice"), result.err
+
+
 # --------------------------------------------------------------------------- history
 
 def test_mid_file_insertion_reported_at_head_line(gate):

@@ -316,19 +316,25 @@ def _repeated_keys(out: Collector, doc, i: int, entry) -> None:
 
 
 def _keys_a_wildcard_covers(out: Collector, doc, i: int, keys: list) -> None:
-    """A config key the same entry's wildcard already names: listed twice, as above, in other words."""
-    import re
+    """A config key the same entry's wildcard already names: listed twice, as above, in other words
+    (said once per key: a second listing of it is said above)."""
+    from sweepgate.core.select import wildcard
 
-    wildcards = [(k, re.compile(".*".join(map(re.escape, key.split("*")))), key)
-                 for k, key in enumerate(keys) if isinstance(key, str) and "*" in key]
+    wildcards = [(k, wildcard(key)) for k, key in enumerate(keys) if isinstance(key, str) and "*" in key]
+    seen: set[str] = set()
     for k, key in enumerate(keys):
-        pattern = next((w for w in wildcards if isinstance(key, str) and "*" not in key and w[1].fullmatch(key)), None)
-        if pattern is None:
+        if not isinstance(key, str) or "*" in key or key in seen:
             continue
-        (line, col), (was, _) = doc.locate((i, F.CONFIG_KEYS, k)), doc.locate((i, F.CONFIG_KEYS, pattern[0]))
-        out.add(line, "repeated-config-key", f"config key '{key}' is also named by the wildcard '{pattern[2]}' of "
-                f"this entry (line {was})", "delete this line, or the wildcard if it names more than you meant",
-                col=col)
+        seen.add(key)
+        w = next((w for w, rx in wildcards if rx.fullmatch(key)), None)
+        if w is None:
+            continue
+        (line, col), (was, was_col) = doc.locate((i, F.CONFIG_KEYS, k)), doc.locate((i, F.CONFIG_KEYS, w))
+        # a flow list ([a-*, a-b]) holds both on one line: deleting "this line" would delete them all
+        where, fix = (f"column {was_col}", f"remove '{key}' from the list") if line == was else \
+            (f"line {was}", "delete this line")
+        out.add(line, "repeated-config-key", f"config key '{key}' is also named by the wildcard '{keys[w]}' of "
+                f"this entry ({where})", f"{fix}, or the wildcard if it names more than you meant", col=col)
 
 
 def _placeholder_notes(doc, entries, opts: GateOptions) -> list[Diagnostic]:

@@ -155,6 +155,12 @@ def normalized_entry(entry: dict) -> dict:
 
 # --------------------------------------------------------------------------- key resolution
 
+def wildcard(pattern: str) -> re.Pattern:
+    """A changelog entry's wildcard as a regular expression: ``*`` is any text, every other character
+    itself (a ``?``, ``[`` or ``.`` in a key is no pattern)."""
+    return re.compile(".*".join(map(re.escape, pattern.split("*"))))
+
+
 def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
                  elsewhere=None) -> tuple[list[str], list[Diagnostic]]:
     """Config keys an entry names, wildcards resolved in config order, deduplicated. ``elsewhere(key)``
@@ -163,7 +169,7 @@ def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
     diags = []
     for k, pattern in enumerate(patterns):
         if "*" in pattern:
-            rx = re.compile(".*".join(map(re.escape, pattern.split("*"))))
+            rx = wildcard(pattern)
             matched = [key for key in configs if rx.fullmatch(key)]
             if not matched:
                 diags.append(doc.diag((index, F.CONFIG_KEYS, k), "unknown-config-key",
