@@ -79,3 +79,23 @@ def test_a_sidecar_with_one_zoned_and_one_zoneless_time_is_stored(tmp_path, caps
     write_job(tmp_path / "run", "r", vllm_output(), job(started="2026-01-01T11:00:00", finished="2026-01-01T12:00:00Z"))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
     assert rc == 0, (out, err)
+
+
+@pytest.mark.parametrize("started,finished", [("9999-12-31T23:59:58-01:00", "9999-12-31T23:59:59-01:00"),
+                                              ("0001-01-01T00:00:00+01:00", "0001-01-01T00:00:01+01:00")])
+def test_a_sidecar_time_at_the_end_of_the_calendar_is_no_internal_error(tmp_path, capsys, started, finished):
+    """Review: the finished-before-started check turned these (stored before it) into `internal error:
+    OverflowError: date value out of range` and exit 1; they are stored as they were."""
+    write_job(tmp_path / "run", "r", vllm_output(), job(started=started, finished=finished))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
+    assert rc == 0 and "internal error" not in err, (out, err)
+
+
+def test_a_sidecar_time_no_clock_can_place_is_refused_in_one_line(tmp_path, capsys):
+    """A time without a zone is this machine's; year 1 is before any it can place (its GPU window
+    said `internal error: ValueError: year 0 is out of range`)."""
+    write_job(tmp_path / "run", "r", vllm_output(), job(started="0001-01-01T00:00:00", finished="0001-01-01T00:00:01"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
+    assert rc == 1 and "internal error" not in err, (out, err)
+    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.started: '0001-01-01T00:00:00' is out of the "
+                          "range of times; write the time the job ran"), err

@@ -72,13 +72,7 @@ def _check_job(job: dict, path: str) -> None:
     for key in (R.CONFIG_KEY, R.COMMIT, R.REF, R.RUNNER_NAME, R.STARTED, R.FINISHED, R.RUN_IDENTITY):
         if job.get(key) is not None and not isinstance(job[key], str):
             bad(key, f"expected a string, got {job[key]!r}", "write it as a JSON string")
-    for key in R.TIMES:  # stored in UTC to order runs by; text that is no time would order anywhere
-        if isinstance(job.get(key), str) and R.moment(job[key]) is None:
-            bad(key, f"{job[key]!r} is not an ISO 8601 time", "write it as `date -u +%Y-%m-%dT%H:%M:%SZ` does")
-    started, finished = (R.moment(job.get(key)) for key in R.TIMES)  # a time without a zone: this machine's
-    if started and finished and finished.astimezone() < started.astimezone():  # its energy window would be empty, its order wrong
-        bad(R.FINISHED, f"{job[R.FINISHED]!r} is before job.started {job[R.STARTED]!r}",
-            "write the times the job started and finished, from one clock")
+    _check_times(job, bad)
     commit = job.get(R.COMMIT)
     if isinstance(commit, str) and not jobfile.COMMIT_SHA.fullmatch(commit):  # shown and searched as a SHA
         bad(R.COMMIT, f"{commit!r} is not a full commit SHA",
@@ -87,6 +81,26 @@ def _check_job(job: dict, path: str) -> None:
     if isinstance(ref, str) and not ref.startswith("refs/"):  # stored so, no baseline or PR lookup finds it
         bad(R.REF, f"{ref!r} is not a full ref", f"write {jobfile.full_ref_for(ref)} (refs/pull/N/merge for a PR), "
             "as the benchmark workflow's sidecar step does")
+
+
+def _check_times(job: dict, bad) -> None:
+    """job.started and job.finished: stored in UTC to order runs by, and the window of the job's GPU
+    samples, so each must be a time this machine can place (a time without a zone: its own) and the
+    job must not finish before it started (an empty window, an impossible order)."""
+    at = {}
+    for key in R.TIMES:
+        if not isinstance(job.get(key), str):
+            continue
+        if (moment := R.moment(job[key])) is None:
+            bad(key, f"{job[key]!r} is not an ISO 8601 time", "write it as `date -u +%Y-%m-%dT%H:%M:%SZ` does")
+        try:
+            at[key] = moment.timestamp()
+        except (ValueError, OverflowError):  # year 1 or 9999 with an offset: before or after any clock
+            bad(key, f"{job[key]!r} is out of the range of times", "write the time the job ran, as "
+                "`date -u +%Y-%m-%dT%H:%M:%SZ` does")
+    if len(at) == 2 and at[R.FINISHED] < at[R.STARTED]:
+        bad(R.FINISHED, f"{job[R.FINISHED]!r} is before job.started {job[R.STARTED]!r}",
+            "write the times the job started and finished, from one clock")
 
 
 REWRITE = "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`"
