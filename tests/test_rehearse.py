@@ -268,6 +268,17 @@ def test_bad_row_file(tmp_path, content, message):
     assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr
 
 
+def test_a_row_file_with_an_integer_past_python_s_limit_is_one_line(tmp_path):
+    """Review: `--row-json` read its file with json.loads alone, so a 5,000-digit integer was `internal
+    error: ValueError: Exceeds the limit (4300 digits)`; it is read as every other JSON input is
+    (jsontext.loads), and the row is refused in one line."""
+    path = tmp_path / "rows.json"
+    path.write_text('{"exp-name": "x", "tp": ' + "9" * 5000 + "}")
+    r = cli(["--exp-name", "x", "--row-json", str(path)])
+    assert r.returncode == 1 and "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith(f"{path}: row lacks ") and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
 def test_missing_row_file(tmp_path):
     r = cli(["--exp-name", "x", "--row-json", str(tmp_path / "absent.json")])
     assert r.returncode == 1 and "cannot read row file" in r.stderr

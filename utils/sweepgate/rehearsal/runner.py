@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sweepgate.core import fields, jobfile
+from sweepgate.core import fields, jobfile, jsontext
 from sweepgate.core.errors import fail, json_message
 from sweepgate.core.recipes import gpu_family, script_candidates
 from sweepgate.rehearsal import multinode
@@ -50,7 +50,7 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
     if args.row_json:
         path = Path(args.row_json)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = jsontext.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise fail(str(path), 0, f"cannot read row file: {exc.strerror}",
                        "pass an existing JSON file to --row-json") from None
@@ -568,7 +568,7 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], rc: int, timed_out: bo
             problems.append(f"no result file {result_file}")
             continue
         try:
-            json.loads(result_file.read_text(encoding="utf-8"))
+            jsontext.loads(result_file.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             problems.append(f"result file is not JSON: {json_message(exc)}")
     if rc == 0 and not timed_out:
