@@ -12,7 +12,7 @@ import math
 import re
 from pathlib import Path
 
-from sweepgate.core.errors import fail, json_message
+from sweepgate.core.errors import LINE_LABELS, fail, json_message
 from sweepgate.core import jsontext
 from sweepgate.core.jsontext import key_place
 
@@ -90,8 +90,7 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
     return [(n, loads(s, path, n - 1)) for n, s in lines]
 
 
-
-WARNING = "warning: "  # how a stored-with-a-warning message starts, before the key it names
+WARNING = LINE_LABELS["warning"]  # how a stored-with-a-warning message starts, before the key it names
 
 
 def place(diagnostics, text: str, path: str) -> None:

@@ -241,8 +241,6 @@ def points_line(comparison: C.Comparison) -> str | None:
         f"{n} {verdict}" for verdict, n in counts if n)
 
 
-
-
 def measured_note(comparison: C.Comparison) -> str | None:
     """Name the commit(s) the run measured: a PR's comment stays up when a later push runs no
     sweep (no changelog entry), and must not then read as the newer head's results."""
