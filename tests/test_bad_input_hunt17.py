@@ -153,3 +153,17 @@ def test_info_in_a_folder_that_is_no_repository_is_not_every_object_missing(tmp_
             git.info(["HEAD:perf-changelog.yaml"])
     finally:
         git.close()
+
+
+def test_thousands_of_paths_asked_at_once_are_answered(make_repo):
+    """Review 18: `Git.info`/`objects` wrote every request before reading any answer; past a pipe's
+    worth (6,000 paths) git stopped reading while its answers filled the other pipe, and both waited
+    for ever. Requests now go in runs that fit the pipe (a child process, so a hang fails the test)."""
+    repo = make_repo()
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from sweepgate.core.load import Git\n"
+            "g = Git(sys.argv[2]); specs = [f'HEAD:configs/{i:06d}/x.yaml' for i in range(6000)]\n"
+            "specs.append('HEAD:perf-changelog.yaml'); a, b = g.info(specs), g.objects(specs); g.close()\n"
+            "print(len(a), a[-1][1], len(b), b[-1][1], sum(x[1] == 'missing' for x in b))")
+    proc = subprocess.run([sys.executable, "-c", code, str(ROOT / "utils"), str(repo.path)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.split() == ["6001", "blob", "6001", "blob", "6000"], proc.stderr

@@ -72,6 +72,24 @@ def open_repo(start: str = ".") -> "Git":
     return Git(repo_root(start))
 
 
+# Bytes of requests sent to a cat-file process before its answers are read: git stops reading
+# while its answers fill the pipe, so a request larger than the pipe holds would wait for ever.
+ASK_BYTES = 16 * 1024
+
+
+def _chunks(specs: list[str]) -> list[list[str]]:
+    """``specs`` in runs whose request lines fit ``ASK_BYTES`` (one spec a run at least)."""
+    runs, run, size = [], [], 0
+    for spec in specs:
+        n = len(spec.encode()) + 1
+        if run and size + n > ASK_BYTES:
+            runs.append(run)
+            run, size = [], 0
+        run.append(spec)
+        size += n
+    return runs + [run] if run else runs
+
+
 class Git:
     """Read-only access to one repository's objects.
 
@@ -164,6 +182,9 @@ class Git:
 
     def objects(self, specs: list[str]) -> list[tuple[str, str, bytes | None]]:
         """(object id, type, content) for each ``rev:path`` spec; ('', 'missing', None) if absent."""
+        return [answer for chunk in _chunks(specs) for answer in self._objects(chunk)]
+
+    def _objects(self, specs: list[str]) -> list[tuple[str, str, bytes | None]]:
         if not specs:
             return []
         if self._batch is None or self._batch.poll() is not None:
@@ -286,6 +307,9 @@ class Git:
 
     def info(self, specs: list[str]) -> list[tuple[str, str, int]]:
         """(object id, type, size) of each spec, ('', 'missing', 0) if absent; contents are not read."""
+        return [answer for chunk in _chunks(specs) for answer in self._info(chunk)]
+
+    def _info(self, specs: list[str]) -> list[tuple[str, str, int]]:
         if self._check is None or self._check.poll() is not None:
             self._check = subprocess.Popen(["git", "-C", self._root, "cat-file", "--batch-check"],
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
