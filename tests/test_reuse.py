@@ -530,3 +530,17 @@ def test_reuse_refuses_a_short_ref_or_commit_before_recording_anything(repo, tmp
               "--run-id", "1", flag, value)
     assert proc.returncode == 2 and said in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert not (tmp_path / "o.json").exists()
+
+
+@pytest.mark.parametrize("name,value,said", [("GITHUB_REF", "main", "GITHUB_REF: 'main' is not a full ref; "),
+                                             ("GITHUB_SHA", "abc", "GITHUB_SHA: 'abc' is not a full commit SHA (")])
+def test_reuse_refuses_a_short_ref_or_commit_from_the_environment(repo, tmp_path, name, value, said):
+    """Review 18: the flags were checked, but GITHUB_SHA=abc (a hand run) was recorded as the commit
+    of every reused result, and GITHUB_REF=main as its ref."""
+    main = repo.head()
+    head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
+    (tmp_path / "m.json").write_text(json.dumps(matrix(repo, main, head)))
+    proc = sg(repo.path, "ci", "reuse", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--matrix", str(tmp_path / "m.json"),
+              "--out", str(tmp_path / "o.json"), "--run-id", "5", env={name: value})
+    assert proc.returncode == 1 and proc.stderr.startswith(said) and "Traceback" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "o.json").exists()

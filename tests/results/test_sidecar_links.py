@@ -92,7 +92,7 @@ def test_values_github_never_sets_are_refused_and_no_sidecar_is_written(tmp_path
         "GITHUB_RUN_ID: 'abc' is not a workflow run id (digits); leave GITHUB_RUN_ID as the runner sets it",
         "GITHUB_REF: 'main' is not a full git ref; leave GITHUB_REF as the runner sets it (refs/heads/main), or "
         "write the job context with `sweepgate ci split --job-context`",
-        "GITHUB_SHA: 'zz' is not a commit SHA (40 hex digits); leave GITHUB_SHA as the runner sets it",
+        "GITHUB_SHA: 'zz' is not a full commit SHA (40 hex digits, 64 in a SHA-256 repository); leave GITHUB_SHA as the runner sets it",
         "JOB_STARTED: 'yesterday' is not an ISO 8601 time; set it with `date -u +%Y-%m-%dT%H:%M:%SZ`"], err
     assert not (results / f"res{jobfile.SUFFIX}").exists()
     job_env(monkeypatch, results, name="../../x")

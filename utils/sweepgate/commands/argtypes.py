@@ -55,12 +55,12 @@ def full_ref(text: str) -> str:
 def commit(text: str) -> str:
     """A commit's full SHA (what a job checks out and its sidecar records): a branch name, an
     abbreviation or a typo would name no commit in the results."""
-    from sweepgate.core.jobfile import COMMIT_SHA
+    from sweepgate.core.jobfile import COMMIT_SHA, COMMIT_SHA_SAID
 
     text = not_empty(text).strip()
     if not COMMIT_SHA.fullmatch(text.lower()):
         raise argparse.ArgumentTypeError(f"'{text}' is not a full commit SHA; pass the commit's "
-                                         "40 hex digits (git rev-parse HEAD)")
+                                         f"{COMMIT_SHA_SAID} (git rev-parse HEAD)")
     return text.lower()
 
 

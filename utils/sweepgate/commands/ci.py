@@ -219,6 +219,22 @@ def _run_collect(args) -> int:
 
 # --- reuse: rows the store already measured (CONTRACTS section 9) ------------------------------
 
+def _recorded_under(args, head: str) -> tuple[str | None, str]:
+    """The ref and commit reused results are recorded under: the flags (their types check them), else
+    GitHub's variables, checked alike (by hand, GITHUB_SHA=abc was stored as the commit)."""
+    from sweepgate.core.jobfile import COMMIT_SHA, COMMIT_SHA_SAID
+
+    ref = args.ref or os.environ.get("GITHUB_REF") or None
+    commit = args.commit or os.environ.get("GITHUB_SHA") or head
+    if ref is not None and not ref.startswith("refs/"):
+        raise fail("GITHUB_REF", 0, f"{ref!r} is not a full ref",
+                   "leave GITHUB_REF as the runner sets it (refs/heads/main), or pass --ref")
+    if not COMMIT_SHA.fullmatch(commit):
+        raise fail("GITHUB_SHA", 0, f"{commit!r} is not a full commit SHA ({COMMIT_SHA_SAID})",
+                   "leave GITHUB_SHA as the runner sets it, or pass --commit")
+    return ref, commit
+
+
 def _run_reuse(args) -> int:
     from pathlib import Path
 
@@ -240,6 +256,7 @@ def _run_reuse(args) -> int:
         raise fail("GITHUB_RUN_ATTEMPT", 0, "not an integer", "pass --attempt N") from None
     git = open_repo()
     head = git.resolve(args.head_ref)
+    ref, commit = _recorded_under(args, head)
     from sweepgate.core.outpaths import writable_file
 
     writable_file(args.out, "--out")  # before the store records anything: those records need the matrix
@@ -256,8 +273,7 @@ def _run_reuse(args) -> int:
             raise fail("--run-id", 0, f"{len(found.reused)} jobs could be reused, but there is no current run "
                        "to record their results against", "run under GitHub Actions (GITHUB_RUN_ID) or pass --run-id")
         records = reuse.reused_records(found, run_id=run_id, attempt=attempt,
-                                       ref=args.ref or os.environ.get("GITHUB_REF") or None,
-                                       commit=args.commit or os.environ.get("GITHUB_SHA") or head)
+                                       ref=ref, commit=commit)
         remaining = reuse.remaining_matrix(matrix, found)
         # Recorded first: a store that refuses the records leaves no REMAINING.json (a matrix without
         # rows whose results this run never got); a re-run of this step keeps what it recorded first.

@@ -175,7 +175,7 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
     import datetime as dt
 
     from sweepgate.core.errors import Diagnostic, SweepgateError
-    from sweepgate.core.jobfile import COMMIT_SHA
+    from sweepgate.core.jobfile import COMMIT_SHA, COMMIT_SHA_SAID
 
     found = []
 
@@ -188,7 +188,7 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
         bad("GITHUB_REF", ref, "a full git ref", "leave GITHUB_REF as the runner sets it (refs/heads/main), or "
             "write the job context with `sweepgate ci split --job-context`")
     if commit is not None and not COMMIT_SHA.fullmatch(commit):
-        bad("GITHUB_SHA", commit, "a commit SHA (40 hex digits)", "leave GITHUB_SHA as the runner sets it")
+        bad("GITHUB_SHA", commit, f"a full commit SHA ({COMMIT_SHA_SAID})", "leave GITHUB_SHA as the runner sets it")
     if started is not None:
         try:
             dt.datetime.fromisoformat(started)

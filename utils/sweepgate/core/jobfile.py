@@ -38,6 +38,7 @@ JOB_KEYS = (CONFIG_KEY, RUN_ID, ATTEMPT, COMMIT, REF, RUNNER_NAME, STARTED, FINI
 STATUSES = ("success", "failure", "cancelled")
 # A job's commit: the full object name GitHub gives (GITHUB_SHA), SHA-1 or SHA-256, lower case.
 COMMIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+COMMIT_SHA_SAID = "40 hex digits, 64 in a SHA-256 repository"  # what COMMIT_SHA admits, in words
 
 
 # What the GPU side knows about the jobs it dispatched, beside matrix.json in the run's matrix

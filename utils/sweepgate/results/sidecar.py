@@ -76,7 +76,7 @@ def _check_job(job: dict, path: str) -> None:
     commit = job.get(R.COMMIT)
     if isinstance(commit, str) and not jobfile.COMMIT_SHA.fullmatch(commit):  # shown and searched as a SHA
         bad(R.COMMIT, f"{commit!r} is not a full commit SHA",
-            "write the commit the job checked out, 40 hex digits (git rev-parse HEAD)")
+            f"write the commit the job checked out, {jobfile.COMMIT_SHA_SAID} (git rev-parse HEAD)")
     ref = job.get(R.REF)
     if isinstance(ref, str) and not ref.startswith("refs/"):  # stored so, no baseline or PR lookup finds it
         bad(R.REF, f"{ref!r} is not a full ref", f"write {jobfile.full_ref_for(ref)} (refs/pull/N/merge for a PR), "
