@@ -186,3 +186,26 @@ def test_the_cache_never_holds_code_that_runs(make_repo, monkeypatch, tmp_path):
         git.close()
     assert not marker.exists(), "code read from the cache ran"
     assert not [d for d in diags if d.severity == "error"], diags
+
+
+def test_a_byte_that_is_no_utf8_is_refused_at_it_with_the_cache_warm(make_repo):
+    """A master config is no longer decoded whole when it is split into blocks: its new blocks and
+    the text before the first one are, and the blocks the cache knows were before. A stray byte in
+    either place is still refused at its line and column, cached or not."""
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + ENTRY)
+    assert run(repo, base, head, cache=True).returncode == 0  # the cache now knows every block
+    nvidia = FLEET_NVIDIA.encode()
+    inside = nvidia.index(b"framework: vllm")
+    for where, edited in (("before the first key", b"# caf\xe9\n" + nvidia),
+                          ("in a block", nvidia[:inside] + b"# caf\xe9\n  " + nvidia[inside:])):
+        repo.write("configs/nvidia-master.yaml", edited)
+        bad = repo.commit_changelog(CHANGELOG + ENTRY)
+        uncached = run(repo, base, bad, cache=False)
+        line = edited[:edited.index(b"\xe9")].count(b"\n") + 1
+        assert uncached.returncode == 1 and f"configs/nvidia-master.yaml:{line}:" in uncached.stderr, where
+        assert "not valid UTF-8 (byte 0xe9)" in uncached.stderr, (where, uncached.stderr)
+        for _ in range(2):
+            cached = run(repo, base, bad, cache=True)
+            assert (cached.returncode, cached.stderr) == (1, uncached.stderr), where

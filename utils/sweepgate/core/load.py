@@ -739,15 +739,19 @@ def load_master_doc(path: str, raw: bytes | None, blob: str, cache, read=None) -
         spans = {key: (line, start, end) for key, _, line, start, end in index}
         blocks = {key: h for key, h, *_ in index}
         return MasterDoc(path, raw, blob, spans, blocks, {}, cache, read)
-    text = _decode(path, raw)
-    found = block_spans(raw) if b"\t" not in raw else None  # a tab: the whole file, as the reference reads it
+    # a tab: the whole file, as the reference reads it
+    found = block_spans(raw) if raw is not None and b"\t" not in raw else None
     if found is None:
-        return YamlDoc(path, text, parse_yaml(text, path), None, blob)
+        return _whole(path, raw, blob)
     pieces = [block_text(raw, start, end) for _, start, end in found]
     hashes = [hashlib.sha1(piece).hexdigest() for piece in pieces]
     known = cache.block_keys(path) if cache is not None else {}
     todo = [i for i, h in enumerate(hashes) if h not in known]  # the others are parsed when needed
-    texts = [pieces[i].decode("utf-8") for i in todo]
+    try:  # the file is UTF-8 when its new blocks and what precedes the first are: the known ones were
+        raw[:found[0][1] if found else len(raw)].decode("utf-8")
+        texts = [pieces[i].decode("utf-8") for i in todo]
+    except UnicodeDecodeError:
+        _decode(path, raw)  # raises, at the byte's line and column in the file
     parsed = dict(zip(todo, _parse_blocks(path, texts, [hashes[i] for i in todo], cache)))
     spans, blocks, values = {}, {}, {}
     for i, (span, key_hash) in enumerate(zip(found, hashes)):
@@ -755,17 +759,23 @@ def load_master_doc(path: str, raw: bytes | None, blob: str, cache, read=None) -
             value = parsed[i]
             if not isinstance(value, dict) or len(value) != 1:
                 # Let the whole-file parser report the problem at its real position.
-                return YamlDoc(path, text, parse_yaml(text, path), None, blob)
+                return _whole(path, raw, blob)
             (key, values[key]), = value.items()
         else:
             key = known[key_hash]
         if key in blocks:
             # A repeated top-level key: keep whole-file semantics (the last one wins).
-            return YamlDoc(path, text, parse_yaml(text, path), None, blob)
+            return _whole(path, raw, blob)
         spans[key], blocks[key] = span, key_hash
     if cache is not None:
         cache.set_doc_index(path, blob, [(k, blocks[k], *spans[k]) for k in blocks])
-    return MasterDoc(path, raw, blob, spans, blocks, values, cache, text=text)
+    return MasterDoc(path, raw, blob, spans, blocks, values, cache)  # its text is decoded when asked for
+
+
+def _whole(path: str, raw: bytes | None, blob: str) -> YamlDoc:
+    """A master config parsed whole, as the reference reads every file."""
+    text = _decode(path, raw)
+    return YamlDoc(path, text, parse_yaml(text, path), None, blob)
 
 
 class Configs(Mapping):
