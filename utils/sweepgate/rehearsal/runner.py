@@ -25,6 +25,7 @@ from pathlib import Path
 
 from sweepgate.core import fields, jobfile, jsontext
 from sweepgate.core.errors import fail, json_message
+from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import gpu_family, script_candidates
 from sweepgate.rehearsal import multinode
 from sweepgate.rehearsal.progress import CallTail, Progress
@@ -60,6 +61,9 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
         except json.JSONDecodeError as exc:
             raise fail(str(path), exc.lineno, f"not JSON: {json_message(exc)}",
                        "write one row object or a list of rows", col=exc.colno) from None
+        except RecursionError:
+            raise fail(str(path), 0, "nested too deeply (arrays or objects about 1,000 levels deep)",
+                       "write one row object or a list of rows") from None
         rows = data if isinstance(data, list) else [data]
         if not all(isinstance(r, dict) for r in rows):
             raise fail(str(path), 0, "rows must be JSON objects", "write one row object or a list of rows")
@@ -248,6 +252,10 @@ def write_shims(shim_dir: Path) -> None:
 
 def write_trace(path: Path) -> None:
     path.write_text("".join(json.dumps(t) + "\n" for t in TRACE_TURNS), encoding="utf-8")
+
+
+# What to do about a row a job could not run (``core.jobenv.check_row``): a hand-edited --row-json.
+ROW_HINT = "rehearse a row sweepgate wrote (sweepgate matrix, full-sweep or test-config), not one edited by hand"
 
 
 def required_fields(row: dict, source: str) -> None:
@@ -571,6 +579,12 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], rc: int, timed_out: bo
             jsontext.loads(result_file.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             problems.append(f"result file is not JSON: {json_message(exc)}")
+        except UnicodeDecodeError as exc:
+            problems.append(f"result file is not UTF-8 text ({exc.reason} at byte {exc.start}), so not JSON")
+        except RecursionError:
+            problems.append("result file is nested too deeply (about 1,000 levels) to be a client's JSON")
+        except OSError as exc:
+            problems.append(f"cannot read the result file: {exc.strerror or exc}")
     if rc == 0 and not timed_out:
         problems.extend((multinode.check_calls if multinode.is_multinode(row) else check_calls)(row, env, calls))
         problems.extend(check_eval_calls(row, calls))
@@ -666,6 +680,7 @@ def rehearse(args) -> int:
     rows, source = load_rows(args, root)
     row = select_row(rows, source, args.exp_name, args.conc, args.where)
     required_fields(row, source)
+    check_row(row, source, ROW_HINT, for_a_job=True)
     dram_within_host(row, root, source)
     runner_name = args.runner_name or default_runner_name(row)
     script = resolve_script(root, row, gpu_family(runner_name))

@@ -1,0 +1,112 @@
+"""Bad input hunt (badin18): plan, preflight, engines capture, rehearse, full-sweep/test-config and
+ci decide/authorize/watch driven as a user does: the real command line, odd files and odd servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+FSL_ROW = {
+    "image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
+    "precision": "fp8", "framework": "vllm", "runner": "cluster:b300-nv", "isl": 1024, "osl": 1024, "tp": 8,
+    "pp": 1, "dcp-size": 1, "pcp-size": 1, "conc": 4, "max-model-len": 2304, "ep": 1, "dp-attn": False,
+    "spec-decoding": "none", "exp-name": "dsr1_1k1k", "disagg": False, "run-eval": False,
+}
+SCRIPT = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+
+
+def sweepgate(args: list[str], cwd: Path, env: dict | None = None, timeout: float = 120, **kw):
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    full.update({"PYTHONPATH": str(ROOT / "utils"), **(env or {})})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *args], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=timeout, **kw)
+
+
+def one_line(r: subprocess.CompletedProcess) -> str:
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+@pytest.fixture
+def script_repo(tmp_path):
+    """A repository whose one benchmark script is what a test writes (``write(body)``)."""
+    repo = tmp_path / "repo"
+    (repo / "configs").mkdir(parents=True)
+    (repo / "configs" / "runners.yaml").write_text((ROOT / "configs" / "runners.yaml").read_text())
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+
+    def write(body: str) -> Path:
+        path = repo / SCRIPT
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("#!/bin/bash\n" + body)
+        return repo
+
+    script_repo.write = write
+    return write
+
+
+# --- rehearse --row-json: a row a job could not run --------------------------------------------------
+
+@pytest.mark.parametrize("field,raw,said", [
+    ("conc", "-4", "row's conc -4 is not a positive whole number"),
+    ("conc", "1e400", "row's conc holds NaN or Infinity"),
+    ("conc", "9" * 400, "row's conc holds NaN or Infinity"),
+    ("conc", '"four"', "row's conc \"four\" is not a positive whole number"),
+    ("tp", "0", "row's tp 0 is not a whole number from 1"),
+    ("isl", "-1", "row's isl -1 is not a whole number from 1"),
+    ("exp-name", '"../../escaped"', "row's job file name (exp-name, precision, framework, spec-decoding) holds '/'"),
+])
+def test_a_row_file_with_a_value_no_job_could_run_is_refused_before_the_script(script_repo, tmp_path, field, raw,
+                                                                                 said):
+    """Hunt badin18: `rehearse --row-json` ran the script with whatever the row held: conc -4, 1e400 or
+    "four" reached it as CONC (the script failed with "no result file ..._conc-4_..."), and an exp-name
+    "../../escaped" wrote the result file and its sidecar two folders above RESULT_DIR, outside the work
+    dir. The row is checked as `ci row-env` checks a job's row, in one line at the file."""
+    repo = script_repo('echo ran > "$RESULT_DIR/../ran"\n')
+    text = json.dumps({**FSL_ROW, field: "PLACEHOLDER"}).replace('"PLACEHOLDER"', raw)
+    rows = tmp_path / "row.json"
+    rows.write_text(text)
+    work = tmp_path / "deep" / "er" / "work"
+    r = sweepgate(["rehearse", "--row-json", str(rows), "--work-dir", str(work)], cwd=repo / "configs")
+    line = one_line(r)
+    assert r.returncode == 1 and line.startswith(f"{rows}:1: {said}"), line
+    assert not (work / "ran").exists() and not list(tmp_path.glob("deep/escaped*")), "the script ran"
+
+
+def test_a_row_file_nested_too_deeply_is_one_line(script_repo, tmp_path):
+    """Hunt badin18: `--row-json` of 100,000 nested brackets was `internal error: RecursionError`."""
+    repo = script_repo("exit 0\n")
+    rows = tmp_path / "row.json"
+    rows.write_text("[" * 100000 + "]" * 100000)
+    r = sweepgate(["rehearse", "--row-json", str(rows)], cwd=repo)
+    line = one_line(r)
+    assert r.returncode == 1 and line.startswith(f"{rows}: nested too deeply"), line
+
+
+@pytest.mark.parametrize("writes,said", [
+    ("printf '\\232{}'", "result file is not UTF-8 text"),
+    ("python3 -c 'print(\"[\" * 100000 + \"]\" * 100000)'", "result file is nested too deeply"),
+])
+def test_a_script_whose_result_file_is_not_json_text_fails_the_rehearsal_in_words(script_repo, tmp_path, writes,
+                                                                                   said):
+    """Hunt badin18: a script that wrote binary junk, or brackets 100,000 deep, as its result file made
+    the rehearsal `internal error: UnicodeDecodeError` / `RecursionError` (exit 1, no verdict, no sidecar);
+    it is a failed rehearsal that says what is wrong with the file."""
+    repo = script_repo(f'mkdir -p "$RESULT_DIR"; {writes} > "$RESULT_DIR/$RESULT_FILENAME.json"\n')
+    rows = tmp_path / "row.json"
+    rows.write_text(json.dumps(FSL_ROW))
+    work = tmp_path / "work"
+    r = sweepgate(["rehearse", "--row-json", str(rows), "--work-dir", str(work)], cwd=repo)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert f"{SCRIPT}: {said}" in r.stderr, r.stderr
+    sidecar, = (work / "results").glob("*.job.json")
+    assert json.loads(sidecar.read_text())["job"]["status"] == "failure"
