@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
 
 FSL_ROW = {
     "image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
@@ -110,3 +111,31 @@ def test_a_script_whose_result_file_is_not_json_text_fails_the_rehearsal_in_word
     assert f"{SCRIPT}: {said}" in r.stderr, r.stderr
     sidecar, = (work / "results").glob("*.job.json")
     assert json.loads(sidecar.read_text())["job"]["status"] == "failure"
+
+
+# --- preflight: a hand-edited flag manifest ---------------------------------------------------------
+
+@pytest.mark.parametrize("option,said", [
+    ({"nargs": "x"}, "options[0] 'nargs' is 'x', not a count from 0 or one of ?, *, +"),
+    ({"nargs": -3}, "options[0] 'nargs' is -3, not a count from 0"),
+    ({"takes_value": "yes"}, "options[0] 'takes_value' is a string, not true or false"),
+    ({"choices": [{"a": 1}]}, "options[0] 'choices' holds an array or object"),
+])
+def test_a_manifest_option_the_checks_cannot_read_is_refused_at_its_file(tmp_path, option, said):
+    """Hunt badin18: a manifest whose option had nargs "x" or -3, or takes_value "yes", was taken as it
+    was (nargs "x" read as '*', -3 took no value), so preflight judged commands against it and passed
+    or blamed the benchmark script; a choice that is an object was shown as Python's dict. Such an
+    option is a broken manifest, said at its file as a missing field is."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.engines import manifest as M
+
+    own = tmp_path / "configs" / "engines"
+    own.mkdir(parents=True)
+    opt = {"flags": ["--max-model-len"], "nargs": 1, "takes_value": True, "choices": None, **option}
+    (own / "vllm-9.9.9.json").write_text(json.dumps({"engine": "vllm", "package": "vllm", "version": "9.9.9",
+                                                     "command": "vllm serve", "options": [opt]}, indent=1))
+    with pytest.raises(SweepgateError) as caught:
+        M.load("vllm", "9.9.9", tmp_path)
+    line = caught.value.diagnostics[0].render()
+    assert line.startswith("configs/engines/vllm-9.9.9.json:6: not a flag manifest: " + said), line
+    assert line.endswith("sweepgate engines capture --engine vllm --out configs/engines/vllm-9.9.9.json"), line

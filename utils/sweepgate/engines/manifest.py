@@ -130,6 +130,8 @@ def manifest_name(engine: str, version: str) -> str:
 # What the checks read of a manifest (``sweepgate engines capture`` writes more): these must be there
 _TEXT_FIELDS = ("engine", "package", "version", "command")
 _OPTION_FIELDS = ("flags", "nargs", "takes_value")
+# argparse's nargs words (a count is the other spelling): optional, any, at least one, the rest, a sub-parser's
+_NARGS_WORDS = ("?", "*", "+", "...", "A...")
 
 
 def _option_problem(opt) -> str | None:
@@ -140,10 +142,17 @@ def _option_problem(opt) -> str | None:
         return f"has no {', '.join(repr(m) for m in missing)}"
     if not isinstance(opt["flags"], list) or not all(isinstance(f, str) for f in opt["flags"]):
         return "'flags' is not an array of strings"
-    if isinstance(opt["nargs"], bool) or not isinstance(opt["nargs"], (int, str)):
-        return f"'nargs' is {_json_kind(opt['nargs'])}, not a count or one of ?, *, +"
-    if opt.get("choices") is not None and not isinstance(opt["choices"], list):
-        return f"'choices' is {_json_kind(opt['choices'])}, not an array or null"
+    nargs = opt["nargs"]
+    if isinstance(nargs, bool) or not (isinstance(nargs, int) and nargs >= 0 or nargs in _NARGS_WORDS):
+        shown = repr(nargs) if isinstance(nargs, (int, str)) and not isinstance(nargs, bool) else _json_kind(nargs)
+        return f"'nargs' is {shown}, not a count from 0 or one of {', '.join(_NARGS_WORDS)}"
+    if not isinstance(opt["takes_value"], bool):
+        return f"'takes_value' is {_json_kind(opt['takes_value'])}, not true or false"
+    choices = opt.get("choices")
+    if choices is not None and not isinstance(choices, list):
+        return f"'choices' is {_json_kind(choices)}, not an array or null"
+    if choices and not all(isinstance(c, (str, int, float, bool)) for c in choices):
+        return "'choices' holds an array or object, not only strings and numbers"
     return None
 
 
