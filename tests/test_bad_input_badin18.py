@@ -139,3 +139,22 @@ def test_a_manifest_option_the_checks_cannot_read_is_refused_at_its_file(tmp_pat
     line = caught.value.diagnostics[0].render()
     assert line.startswith("configs/engines/vllm-9.9.9.json:6: not a flag manifest: " + said), line
     assert line.endswith("sweepgate engines capture --engine vllm --out configs/engines/vllm-9.9.9.json"), line
+
+
+@pytest.mark.parametrize("version", ["../../../../etc/passwd", "", "0.11 rc1"])
+def test_an_image_version_that_is_no_file_name_is_refused_at_images_json(tmp_path, version):
+    """Hunt badin18: configs/engines/images.json mapping an image to vllm "../../../../etc/passwd" (or
+    "") was taken: preflight looked for the manifest at that path, outside the folder, and warned
+    "capture it: ... --out configs/engines/vllm-../../../../etc/passwd.json". A version must be one word,
+    as the manifest's file name holds it."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.engines import manifest as M
+
+    own = tmp_path / "configs" / "engines"
+    own.mkdir(parents=True)
+    (own / "images.json").write_text('{"images": {\n "example/vllm:v1": {"vllm": %s}}}' % json.dumps(version))
+    with pytest.raises(SweepgateError) as caught:
+        M.images(tmp_path)
+    line = caught.value.diagnostics[0].render()
+    assert line.startswith(f"configs/engines/images.json:2: image 'example/vllm:v1': the vllm version "
+                           f"{version!r} is not a version"), line

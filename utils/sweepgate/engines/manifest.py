@@ -81,6 +81,8 @@ def _json_kind(value) -> str:
     return {dict: "an object", list: "an array", str: "a string"}.get(type(value), "a number")
 
 
+# A version as a manifest's file name holds it (ENGINE-VERSION.json): one file name, never a path
+_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]*")
 _IMAGES_HINT = "write it as {\"images\": {IMAGE: {ENGINE: VERSION}}} (configs/engines/README.md)"
 
 
@@ -97,6 +99,9 @@ def _images_problem(data) -> tuple[str, str | None] | None:
         for engine, version in engines.items():
             if not isinstance(version, str):
                 return f"image {image!r}: the {engine} version is {_json_kind(version)}, not a string", image
+            if not _VERSION.fullmatch(version):
+                return (f"image {image!r}: the {engine} version {version!r} is not a version (one word of letters, "
+                        "digits and . + - _, as the manifest's file name ENGINE-VERSION.json holds it)", image)
     return None
 
 
