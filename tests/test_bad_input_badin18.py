@@ -158,3 +158,70 @@ def test_an_image_version_that_is_no_file_name_is_refused_at_images_json(tmp_pat
     line = caught.value.diagnostics[0].render()
     assert line.startswith(f"configs/engines/images.json:2: image 'example/vllm:v1': the vllm version "
                            f"{version!r} is not a version"), line
+
+
+# --- engines capture: a mooncake_master that misbehaves ---------------------------------------------
+
+def fake_mooncake(tmp_path: Path, body: str) -> Path:
+    """An installed mooncake-transfer-engine whose mooncake_master binary is the shell ``body``."""
+    site = tmp_path / "site"
+    (site / "mooncake").mkdir(parents=True)
+    (site / "mooncake" / "__init__.py").write_text("")
+    binary = site / "mooncake" / "mooncake_master"
+    binary.write_text("#!/bin/bash\n" + body)
+    binary.chmod(0o755)
+    info = site / "mooncake_transfer_engine-0.3.7.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mooncake-transfer-engine\nVersion: 0.3.7\n")
+    return site
+
+
+def test_a_mooncake_master_whose_help_is_not_utf8_is_captured(tmp_path):
+    """Hunt badin18: a byte that is not UTF-8 in `mooncake_master --helpfull` (a description in Latin-1)
+    made `engines capture --engine mooncake` `internal error: UnicodeDecodeError`; the flags are read."""
+    site = fake_mooncake(tmp_path, 'printf "    -port (the p\\xf6rt) type: int32 default: 50051\\n"\n'
+                                   'printf "    -x (\\xff\\xfe) type: bool default: false\\n"\n')
+    r = sweepgate(["engines", "capture", "--engine", "mooncake"], cwd=tmp_path,
+                  env={"PYTHONPATH": f"{site}{os.pathsep}{ROOT / 'utils'}"})
+    assert r.returncode == 0 and "internal error" not in r.stderr, r.stderr
+    assert [o["flags"][0] for o in json.loads(r.stdout)["options"]] == ["--port", "--x"]
+
+
+def test_a_mooncake_master_that_exits_says_its_status(tmp_path):
+    site = fake_mooncake(tmp_path, "exit 3\n")
+    r = sweepgate(["engines", "capture", "--engine", "mooncake"], cwd=tmp_path,
+                  env={"PYTHONPATH": f"{site}{os.pathsep}{ROOT / 'utils'}"})
+    assert r.returncode == 1 and one_line(r).endswith(
+        "mooncake_master: --helpfull listed no flags (no output; exit status 3); make its shared libraries "
+        "loadable (see configs/engines/README.md)"), r.stderr
+
+
+@pytest.mark.parametrize("body", ["sleep 300 &\nsleep 300\n",
+                                  'echo "    -port (p) type: int32 default: 1"\nsleep 300 &\n'])
+def test_a_mooncake_master_that_hangs_or_leaves_a_process_is_stopped_with_all_it_started(tmp_path, monkeypatch,
+                                                                                         body):
+    """Hunt badin18: a `mooncake_master --helpfull` that never exits was `internal error: TimeoutExpired`
+    after 60 s, and what it started ran on; one that printed its flags and left a process holding its
+    output waited the 60 s too. It runs in a session of its own, its output in a file: it is stopped
+    with all it started, in one line when it hung."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.engines import gflags
+
+    sleeper = f"python3 -c 'import time; time.sleep(300)' {tmp_path}"  # its command line names this test
+    site = fake_mooncake(tmp_path, body.replace("sleep 300", sleeper))
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delitem(sys.modules, "mooncake", raising=False)
+    hangs = not body.startswith("echo")
+    if hangs:
+        with pytest.raises(SweepgateError) as caught:
+            gflags.mooncake_master_options([], timeout=1)
+        line = caught.value.diagnostics[0].render()
+        assert line == (f"{site}/mooncake/mooncake_master: --helpfull did not finish within 1s (stopped); run it by "
+                        "hand to see what it waits for: it should print its flags and exit"), line
+    else:
+        options, _, _ = gflags.mooncake_master_options([], timeout=30)
+        assert [o["dest"] for o in options] == ["port"]
+    left = subprocess.run(["pgrep", "-f", f"time.sleep.300.. {tmp_path}"], capture_output=True, text=True).stdout.split()
+    for pid in left:
+        os.kill(int(pid), 9)
+    assert not left, "processes left running"
