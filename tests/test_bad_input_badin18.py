@@ -225,3 +225,47 @@ def test_a_mooncake_master_that_hangs_or_leaves_a_process_is_stopped_with_all_it
     for pid in left:
         os.kill(int(pid), 9)
     assert not left, "processes left running"
+
+
+def fake_lm_eval(tmp_path: Path, main: str) -> dict:
+    """The environment of a command that finds an installed lm_eval whose ``__main__`` is ``main``."""
+    site = tmp_path / "site"
+    (site / "lm_eval").mkdir(parents=True)
+    (site / "lm_eval" / "__init__.py").write_text("")
+    (site / "lm_eval" / "__main__.py").write_text(main)
+    (site / "lm_eval-0.4.9.1.dist-info").mkdir()
+    (site / "lm_eval-0.4.9.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: lm_eval\n"
+                                                                 "Version: 0.4.9.1\n")
+    return {"PYTHONPATH": f"{site}{os.pathsep}{ROOT / 'utils'}"}
+
+
+@pytest.mark.parametrize("main,said", [
+    ('raise RuntimeError("no CUDA driver")', "RuntimeError: no CUDA driver"),
+    ('raise OSError("libcudart.so.12: cannot open shared object file")', "OSError: libcudart.so.12: cannot open"),
+    ("x = (", "SyntaxError: '(' was never closed"),
+    ("import sys; sys.exit(4)", "exit(4)"),
+    ("def setup_parser():\n    return None", "AttributeError: 'NoneType' object has no attribute"),
+])
+def test_an_engine_whose_own_code_fails_is_one_line_not_an_internal_error(tmp_path, main, said):
+    """Hunt badin18: `engines capture` said only an ImportError in words; an installed engine whose import
+    raised anything else (no GPU driver, a broken file) was `internal error: RuntimeError`, and one that
+    called sys.exit(4) ended sweepgate with exit 4 and nothing said."""
+    r = sweepgate(["engines", "capture", "--engine", "lm-eval"], cwd=tmp_path, env=fake_lm_eval(tmp_path, main))
+    line = one_line(r)
+    assert r.returncode == 1 and line.startswith(f"lm-eval: building lm_eval's parser failed: {said}"), line
+    assert line.endswith("; the installed lm_eval failed, not sweepgate: check that it works in this environment "
+                         "(configs/engines/README.md lists what each capture needs)"), line
+    assert r.stdout == ""
+
+
+def test_what_an_engine_prints_on_import_is_kept_out_of_the_manifest_on_stdout(tmp_path):
+    """Hunt badin18: a package that prints while its parser is built (vLLM logs on import; here a print
+    and a write to file descriptor 1) put those lines before the manifest: `engines capture > m.json`
+    wrote a file that is no JSON. They go to stderr."""
+    main = ('import os\nprint("INFO hello from import")\nos.write(1, b"c-level line\\n")\nimport argparse\n'
+            'def setup_parser():\n    p = argparse.ArgumentParser()\n    p.add_argument("--limit", type=int)\n'
+            '    return p\n')
+    r = sweepgate(["engines", "capture", "--engine", "lm-eval"], cwd=tmp_path, env=fake_lm_eval(tmp_path, main))
+    assert r.returncode == 0, r.stderr
+    assert "--limit" in {f for o in json.loads(r.stdout)["options"] for f in o["flags"]}
+    assert "INFO hello from import" in r.stderr and "c-level line" in r.stderr
