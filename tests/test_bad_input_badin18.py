@@ -269,3 +269,49 @@ def test_what_an_engine_prints_on_import_is_kept_out_of_the_manifest_on_stdout(t
     assert r.returncode == 0, r.stderr
     assert "--limit" in {f for o in json.loads(r.stdout)["options"] for f in o["flags"]}
     assert "INFO hello from import" in r.stderr and "c-level line" in r.stderr
+
+
+# --- ci decide (workflow_dispatch): a pull request the API answers in another shape -------------------
+
+def _pr_answer(change):
+    def serve(stub, pr, base):
+        changed = json.loads(json.dumps(pr))
+        change(changed)
+        stub.route("GET", f"{base}/pulls/7", changed)
+        stub.route("GET", f"{base}/issues/7", {**changed, "url": f"{stub.url}{base}/issues/7"})
+    return serve
+
+
+@pytest.mark.parametrize("serve,said", [
+    (_pr_answer(lambda p: p.update(head=None)), "a pull request without its head or base"),
+    (lambda stub, pr, base: stub.route("GET", f"{base}/pulls/7", []), "a pull request without its head or base"),
+    (_pr_answer(lambda p: p.update(labels=[{"id": 1, "name": None}])), "a label without a name"),
+    (_pr_answer(lambda p: p.update(number=8)), "pull request #8 when #7 was asked for"),
+    (_pr_answer(lambda p: p["base"].update(sha="main")), "a base.sha 'main' that is not 40 hex digits"),
+    (_pr_answer(lambda p: p.update(draft="yes")), "JSON of an unexpected shape"),
+    (_pr_answer(lambda p: p.update(labels=None)), "JSON of an unexpected shape"),
+    (lambda stub, pr, base: stub.route("GET", f"{base}/commits/{'c' * 40}", {"sha": "c" * 40}),
+     "commit cccccccccccc without its 'commit' object"),
+])
+def test_a_pull_request_answered_in_another_shape_is_one_line_at_the_api(tmp_path, serve, said):
+    """Hunt badin18: `ci decide` for a dispatch read the PR's fields as they came: a PR without "head"
+    (or a list for the PR) and a label whose name is null were `internal error: AttributeError`, and so
+    was a commit without "commit"; "draft": "yes" or "labels": null said "cannot reach the GitHub API ...:
+    (None, [<class 'dict'>], None)"; a PR numbered 8 when #7 was asked for decided a sweep of PR 8. Each is
+    an answer that is not GitHub's JSON, said at the API's URL, and nothing is decided."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from github_stub import GitHubStub
+    from test_ci_authorize import FORK, REPO, dispatch_event, run_cli, serve_pull
+
+    stub = GitHubStub()
+    try:
+        pr = serve_pull(stub, head_repo=FORK, comments=[("maint", f"/sweep {'c' * 40}")])
+        serve(stub, pr, f"/repos/{REPO}")
+        out = tmp_path / "out"
+        r = run_cli(stub, "decide", "--output", str(out), event=dispatch_event(), tmp_path=tmp_path)
+    finally:
+        stub.close()
+    line = one_line(r)
+    assert r.returncode == 1 and line.startswith(f"{stub.url}: the API answered with {said}, not GitHub's JSON "
+                                                 f"(reading PR #7 of {REPO}); check --github-api-url"), line
+    assert not out.exists()

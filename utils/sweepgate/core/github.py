@@ -451,7 +451,8 @@ def api_error(exc, what: str, hint: str, base_url: str | None = None) -> Sweepga
     import github
 
     url = api_url(base_url)
-    if isinstance(exc, NotGitHubJSON) or _misread(exc):
+    if isinstance(exc, (NotGitHubJSON, github.BadAttributeException)) or _misread(exc):
+        # BadAttributeException: PyGithub met a value of another type than GitHub's ("draft": "yes")
         what_it_was = exc.what if isinstance(exc, NotGitHubJSON) else "JSON of an unexpected shape"
         return _at(url, f"the API answered with {what_it_was}, not GitHub's JSON ({what})", API_URL_HINT)
     if rate_limited(exc):
@@ -465,7 +466,7 @@ def api_error(exc, what: str, hint: str, base_url: str | None = None) -> Sweepga
         if exc.status >= 500:  # GitHub's side failed, after the retries: the token is not what to check
             hint = "GitHub's side failed; it may answer later (githubstatus.com says when it is down)"
         return _at(url, f"GitHub API error {exc.status} {what}: {_api_message(exc)}", hint, "github-comment")
-    if isinstance(exc, (OSError, github.BadAttributeException)):  # requests' errors derive from OSError
+    if isinstance(exc, OSError):  # requests' errors derive from OSError
         from sweepgate.core.github_retry import connection_failure
 
         return _fail(f"cannot reach the GitHub API at {url} {what}: {connection_failure(exc)}",

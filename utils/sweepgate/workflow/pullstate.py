@@ -13,25 +13,37 @@ ROLE_FALLBACK = "none"  # a login GitHub does not know (404) has no permission
 
 
 def pull_state(repo, number: int) -> PullState:
-    """Fetch ``number`` through a PyGithub Repository. A head SHA that is not 40 hex digits is an
-    answer not to be trusted (``NotGitHubJSON``): it would be what is checked out and run."""
+    """Fetch ``number`` through a PyGithub Repository. An answer of another shape than GitHub's (no
+    head, another PR's number, a label without a name, a commit without its ``commit``) or a head or
+    base SHA that is not 40 hex digits is an answer not to be trusted (``NotGitHubJSON``): the head
+    SHA is what is checked out and run."""
     from sweepgate.core.github import NotGitHubJSON
 
     pull = repo.get_pull(number)
-    if not (isinstance(pull.head.sha, str) and SHA.fullmatch(pull.head.sha)):  # it becomes head_ref, the SHA run
-        raise NotGitHubJSON(f"a head.sha {str(pull.head.sha)[:60]!r} that is not 40 hex digits")
+    if pull.head is None or pull.base is None:
+        raise NotGitHubJSON("a pull request without its head or base")
+    if pull.number != number:
+        raise NotGitHubJSON(f"pull request #{str(pull.number)[:20]} when #{number} was asked for")
+    for side, sha in (("head", pull.head.sha), ("base", pull.base.sha)):
+        if not (isinstance(sha, str) and SHA.fullmatch(sha)):  # head: it becomes head_ref, the SHA run
+            raise NotGitHubJSON(f"a {side}.sha {str(sha)[:60]!r} that is not 40 hex digits")
+    labels = [label.name for label in pull.labels]
+    if not all(isinstance(name, str) for name in labels):
+        raise NotGitHubJSON("a label without a name")
     issue = repo.get_issue(number)
     labelers: dict[str, str] = {}
     for event in issue.get_events():
-        if event.event == "labeled" and event.label is not None:
+        if event.event == "labeled" and event.label is not None and isinstance(event.label.name, str):
             labelers[event.label.name] = event.actor.login if event.actor else ""
     comments = tuple((c.user.login if c.user else "", c.body or "") for c in issue.get_comments())
     head_repo = pull.head.repo.full_name if pull.head.repo is not None else ""
-    message = repo.get_commit(pull.head.sha).commit.message or ""
+    commit = repo.get_commit(pull.head.sha).commit
+    if commit is None:
+        raise NotGitHubJSON(f"commit {pull.head.sha[:12]} without its 'commit' object")
     return PullState(number=pull.number, state=pull.state, draft=bool(pull.draft), head_sha=pull.head.sha,
                      base_sha=pull.base.sha, head_repo=head_repo, base_repo=repo.full_name,
-                     labels=frozenset(label.name for label in pull.labels), labelers=labelers,
-                     comments=comments, head_message=message)
+                     labels=frozenset(labels), labelers=labelers, comments=comments,
+                     head_message=commit.message or "")
 
 
 def permission_lookup(repo):
