@@ -315,3 +315,39 @@ def test_a_pull_request_answered_in_another_shape_is_one_line_at_the_api(tmp_pat
     assert r.returncode == 1 and line.startswith(f"{stub.url}: the API answered with {said}, not GitHub's JSON "
                                                  f"(reading PR #7 of {REPO}); check --github-api-url"), line
     assert not out.exists()
+
+
+# --- ci watch: a jobs answer of another shape -------------------------------------------------------
+
+@pytest.mark.parametrize("answer,said", [
+    ({"total_count": 1, "jobs": {"id": 1}}, "a 'jobs' that is not a list of job objects"),
+    ({"total_count": 1, "jobs": ["fixed-seq-len a / benchmark"]}, "a 'jobs' that is not a list of job objects"),
+    ({"total_count": 1, "jobs": None}, "a 'jobs' that is not a list of job objects"),
+    ({"total_count": "many", "jobs": []}, "a 'total_count' 'many' that is not a count"),
+])
+def test_a_jobs_answer_of_another_shape_is_one_line_not_an_internal_error(answer, said):
+    """Hunt badin18: `ci watch` read the jobs answer as it came: "jobs" as an object or a list of strings
+    was `internal error: AttributeError`, and "jobs": null read as a run with no jobs, polled until
+    --max-minutes (a watchdog that never cancels). Each is an answer that is not GitHub's JSON."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from github_stub import GitHubStub
+    from test_ci_watch import JOBS, REPO, RUN, cancels, watch
+
+    stub = GitHubStub()
+    try:
+        stub.route("GET", JOBS, answer)
+        r = watch(stub, "--max-minutes", "0.05")
+    finally:
+        stub.close()
+    line = one_line(r)
+    assert r.returncode == 1 and line.startswith(f"{stub.url}: the API answered with {said}, not GitHub's JSON "
+                                                 f"(watching run {RUN} of {REPO})"), line
+    assert not cancels(stub)
+
+
+def test_an_empty_until_is_a_usage_error():
+    """Hunt badin18: `ci watch --until "$COLLECT_JOB"` with the variable unset watched for a job named ''
+    (none is), so it never saw the sweep end and polled until --max-minutes."""
+    r = sweepgate(["ci", "watch", "--until", "", "--run-id", "1"], cwd=ROOT)
+    assert r.returncode == 2 and r.stderr.rstrip().endswith(
+        "argument --until: empty value (is a variable in the command unset?)"), r.stderr

@@ -14,7 +14,7 @@ import time
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail
-from sweepgate.core.github import json_object, owner_name
+from sweepgate.core.github import NotGitHubJSON, json_object, owner_name
 from sweepgate.workflow.watch import CANCEL, DONE, judge
 
 HINT = "the token needs 'actions: write' (cancel) and 'actions: read' (jobs); check --repository"
@@ -29,9 +29,13 @@ def _jobs(requester, repository: str, run_id: str, attempt: str) -> list[dict]:
     while True:
         _, data = requester.requestJsonAndCheck("GET", url, parameters={"per_page": PER_PAGE, "page": page})
         data = json_object(data)
-        batch = list(data.get("jobs") or [])
+        batch, total = data.get("jobs"), data.get("total_count")
+        if not (isinstance(batch, list) and all(isinstance(j, dict) for j in batch)):
+            raise NotGitHubJSON("a 'jobs' that is not a list of job objects")
+        if not (isinstance(total, int) and not isinstance(total, bool)):
+            raise NotGitHubJSON(f"a 'total_count' {str(total)[:20]!r} that is not a count")
         jobs += batch
-        if len(batch) < PER_PAGE or len(jobs) >= int(data.get("total_count") or 0):
+        if len(batch) < PER_PAGE or len(jobs) >= total:
             return jobs
         page += 1
 
@@ -102,7 +106,7 @@ def run_watch(args) -> int:
 
 def add_watch_parser(sub) -> None:
     p = sub.add_parser("watch", help="fail-fast: cancel this run at the first failed job")
-    p.add_argument("--until", required=True, metavar="JOB", help="stop watching once the job of this name "
+    p.add_argument("--until", required=True, type=argtypes.not_empty, metavar="JOB", help="stop watching once the job of this name "
                    "exists (the collect job, which starts after every benchmark job ended)")
     p.add_argument("--repository", type=owner_name, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option
