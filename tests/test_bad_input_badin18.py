@@ -351,3 +351,37 @@ def test_an_empty_until_is_a_usage_error():
     r = sweepgate(["ci", "watch", "--until", "", "--run-id", "1"], cwd=ROOT)
     assert r.returncode == 2 and r.stderr.rstrip().endswith(
         "argument --until: empty value (is a variable in the command unset?)"), r.stderr
+
+
+# --- ci decide: a pull_request payload without what a sweep runs with -----------------------------------
+
+def _pr_event(change) -> dict:
+    event = {"action": "synchronize", "number": 42, "pull_request": {
+        "number": 42, "draft": False, "labels": [{"name": "sweep-enabled"}],
+        "base": {"sha": "a" * 40, "ref": "main", "repo": {"full_name": "acme/bench"}},
+        "head": {"sha": "b" * 40, "ref": "feature", "repo": {"full_name": "acme/bench"}}}}
+    change(event)
+    return event
+
+
+@pytest.mark.parametrize("change,said", [
+    (lambda e: e["pull_request"]["head"].pop("sha"), "pull_request payload without its pull_request.head.sha"),
+    (lambda e: e["pull_request"]["base"].update(sha=None), "pull_request payload without its pull_request.base.sha"),
+    (lambda e: (e.pop("number"), e["pull_request"].pop("number")),
+     "pull_request payload without its pull_request.number"),
+    (lambda e: (e.update(number=-1), e["pull_request"].update(number=-1)),
+     "event payload: number: -1 is less than the minimum of 1"),
+])
+def test_a_pull_request_payload_without_its_refs_runs_no_sweep(tmp_path, change, said):
+    """Hunt badin18: a labelled pull_request payload without head.sha (or base.sha, or the PR number)
+    decided run=true with head_ref='' (base_ref='', pr_number=''), which the workflow then checked out
+    and handed to git as refs: what a push without 'after' was refused for. A PR numbered -1 was taken."""
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(_pr_event(change)))
+    out = tmp_path / "output"
+    r = sweepgate(["ci", "decide", "--event-path", str(event), "--event-name", "pull_request",
+                   "--head-message", "x", "--output", str(out)], cwd=tmp_path)
+    assert r.returncode == 1 and "internal error" not in r.stderr, r.stderr
+    first = r.stderr.splitlines()[0]
+    assert first == f"{event}: {said}; pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)", r.stderr
+    assert not out.exists()

@@ -93,6 +93,11 @@ def label_is_relevant(name: str) -> bool:
     return LABEL_MARKER in label_key(name) or label_key(name) in LABELS
 
 
+# Where a pull_request payload holds each ref a sweep runs with (Decision field)
+PR_REFS = (("pull_request.number", "pr_number"), ("pull_request.base.sha", "base_ref"),
+           ("pull_request.head.sha", "head_ref"))
+
+
 def _skip(reason: str, **kw) -> Decision:
     return Decision(SKIP, reason, **kw)
 
@@ -151,7 +156,12 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
         return _skip(f"head commit message contains {SKIP_MARKER}", **refs)
 
     labels = {str(lab.get("name", "")) for lab in pr.get("labels") or [] if isinstance(lab, dict)}
-    return labels_decision(labels, refs, source)
+    decision = labels_decision(labels, refs, source)
+    missing = [name for name, key in PR_REFS if not refs[key]]
+    if decision.run and missing:  # GitHub always sends them: sweeping "" would sweep whatever the checkout holds
+        raise fail(source, 0, f"pull_request payload without its {', '.join(missing)}",
+                   "pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)", rule="event-payload")
+    return decision
 
 
 def labels_decision(labels: set[str], refs: dict, source: str = "event", *, default: str = "") -> Decision:
