@@ -385,3 +385,36 @@ def test_a_pull_request_payload_without_its_refs_runs_no_sweep(tmp_path, change,
     first = r.stderr.splitlines()[0]
     assert first == f"{event}: {said}; pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)", r.stderr
     assert not out.exists()
+
+
+# --- full-sweep / test-config: a filter that matches nothing -------------------------------------------
+
+@pytest.fixture
+def fleet_repo(make_repo):
+    return make_repo()
+
+
+@pytest.mark.parametrize("args,said", [
+    (["full-sweep", "--runner-node-filter", "nope"],
+     "--runner-node-filter: warning: 'nope' is in no runner name of these configs; check the spelling; "
+     "configs/runners.yaml names for them: b300-nv_00"),
+    (["test-config", "--config-keys", "dsr1-fp4-b300-vllm", "--runner-node-filter", "mi355"],
+     "--runner-node-filter: warning: 'mi355' is in no runner name of these configs; check the spelling; "
+     "configs/runners.yaml names for them: b300-nv_00"),
+    (["test-config", "--config-keys", "dsr1-fp4-b300-vllm", "--conc", "3", "4"],
+     "--conc: warning: no row of dsr1-fp4-b300-vllm has conc 3; pick concurrencies the configs sweep"),
+])
+def test_a_node_filter_or_conc_that_matches_nothing_is_warned_of(fleet_repo, args, said):
+    """Hunt badin18: `--runner-node-filter nope` (or a node of another config's hardware) and
+    `test-config --conc 3` for a config that never sweeps 3 printed `[]` (or fewer rows) and nothing
+    else, as --model-prefix with a typo did before it warned; they warn the same way, exit 0."""
+    r = sweepgate(args, cwd=fleet_repo.path / "configs")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith(said), r.stderr
+    json.loads(r.stdout)
+
+
+def test_an_empty_runner_node_filter_is_a_usage_error(fleet_repo):
+    """Hunt badin18: `--runner-node-filter "$NODE"` with the variable unset filtered nothing: every row."""
+    r = sweepgate(["full-sweep", "--runner-node-filter", ""], cwd=fleet_repo.path)
+    assert r.returncode == 2 and "argument --runner-node-filter: empty value" in r.stderr, r.stderr

@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from sweepgate.commands.argtypes import int_between
+from sweepgate.commands.argtypes import int_between, not_empty
 from sweepgate.commands.argtypes import usage_error as argument_error
 from sweepgate.core import fields as F
 
@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     evals.add_argument("--no-evals", action="store_true", help="throughput rows only; mark no evals")
     evals.add_argument("--evals-only", action="store_true", help="only the rows selected for evals")
     parser.add_argument("--all-evals", action="store_true", help="select every 8k1k and agentic row for evals")
-    parser.add_argument("--runner-node-filter", default=None,
+    parser.add_argument("--runner-node-filter", default=None, type=not_empty,
                         help="expand each config onto the runner names containing this substring")
     parser.add_argument("--scenario-type", nargs="+", choices=list(F.SCENARIO_TYPES), default=None)
     parser.add_argument("--seq-lens", nargs="+", choices=_seq_len_names(), default=None)
@@ -144,7 +144,31 @@ def sweep_rows(args, rev) -> list[dict]:
                 continue
             flt.runner_values = matches
         rows.extend(expand_config(key, config, runners, flt, rev.where(key)))
+    _warn_unmatched_nodes_and_concs(args, keys, {configs[k][F.RUNNER]: labels.get(configs[k][F.RUNNER]) for k in keys},
+                                    rows)
     return rows
+
+
+def _warn_unmatched_nodes_and_concs(args, keys: list, labels: dict, rows: list[dict]) -> None:
+    """A warning when --runner-node-filter matches no runner name of the keys' labels (``labels``: label ->
+    its runner names), or a test-config --conc value no row of the keys has: an empty sweep from a typo reads as one with nothing to run (as _unmatched_filters)."""
+    from sweepgate.core.errors import Diagnostic, emit
+
+    out = []
+    if keys and args.runner_node_filter and not rows:
+        names = sorted({str(n) for nodes in labels.values() if isinstance(nodes, list) for n in nodes})
+        here = ", ".join(names[:SHOWN_VALUES]) + (", ..." if len(names) > SHOWN_VALUES else "")
+        out.append(Diagnostic("--runner-node-filter", 0, 0, "sweep-filter",
+                              f"warning: {args.runner_node_filter!r} is in no runner name of these configs",
+                              f"check the spelling; {F.RUNNERS_FILE} names for them: {here or 'none'}", severity="warning"))
+    if keys and getattr(args, "conc", None):
+        missing = [c for c in args.conc if not any(c in F.row_concs(r) for r in rows)]
+        if missing:
+            out.append(Diagnostic("--conc", 0, 0, "sweep-filter", f"warning: no row of "
+                                  f"{', '.join(args.config_keys)} has conc {', '.join(map(str, missing))}",
+                                  "pick concurrencies the configs sweep (full-sweep lists them)", severity="warning"))
+    if out:
+        emit(out)
 
 
 def apply_evals(rows: list[dict], args) -> list[dict]:
