@@ -418,3 +418,11 @@ def test_an_empty_runner_node_filter_is_a_usage_error(fleet_repo):
     """Hunt badin18: `--runner-node-filter "$NODE"` with the variable unset filtered nothing: every row."""
     r = sweepgate(["full-sweep", "--runner-node-filter", ""], cwd=fleet_repo.path)
     assert r.returncode == 2 and "argument --runner-node-filter: empty value" in r.stderr, r.stderr
+
+
+def test_ci_collect_results_nested_too_deeply_is_one_line(tmp_path):
+    """Hunt badin18: RESULTS of 5,000 nested brackets was `internal error: RecursionError`."""
+    r = sweepgate(["ci", "collect", "--results", str(tmp_path)], cwd=tmp_path,
+                  env={"RESULTS": "[" * 5000 + "]" * 5000})
+    assert r.returncode == 1 and one_line(r) == ("RESULTS: nested too deeply (about 1,000 levels); "
+                                                  "set RESULTS to toJSON(needs.*.result)"), r.stderr

@@ -201,6 +201,9 @@ def _run_collect(args) -> int:
     except json.JSONDecodeError as exc:
         raise fail("RESULTS", exc.lineno, f"not valid JSON: {json_message(exc)}",
                    "set RESULTS to toJSON(needs.*.result)") from None
+    except RecursionError:
+        raise fail("RESULTS", 0, "nested too deeply (about 1,000 levels)",
+                   "set RESULTS to toJSON(needs.*.result)") from None
     if not isinstance(results, list):
         raise fail("RESULTS", 1, "not a JSON list", "set RESULTS to toJSON(needs.*.result)")
     if os.path.exists(args.results) and not os.path.isdir(args.results):
