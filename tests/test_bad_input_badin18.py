@@ -426,3 +426,25 @@ def test_ci_collect_results_nested_too_deeply_is_one_line(tmp_path):
                   env={"RESULTS": "[" * 5000 + "]" * 5000})
     assert r.returncode == 1 and one_line(r) == ("RESULTS: nested too deeply (about 1,000 levels); "
                                                   "set RESULTS to toJSON(needs.*.result)"), r.stderr
+
+
+# --- plan / validate: a branch behind its base, checked by name ---------------------------------------
+
+@pytest.mark.parametrize("command", ["validate", "plan", "matrix"])
+def test_a_base_moved_hint_names_the_head_that_was_given(make_repo, command):
+    """Hunt badin18: `plan --base-ref main --head-ref feature` run from main (as CI runs it, and as a
+    reviewer does) with feature behind main said "or pass --base-ref $(git merge-base main HEAD)":
+    HEAD is main there, so the hint gave main again and the same refusal. It names the head as given."""
+    from conftest import CHANGELOG, appended_entry
+
+    repo = make_repo()
+    start = repo.head()
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG + appended_entry("6"))
+    repo.git("checkout", "-q", "main")
+    repo.commit_changelog(CHANGELOG + appended_entry("5").replace('"Bump"', '"main moved"'))
+    assert start != repo.head()
+    r = sweepgate([command, "--base-ref", "main", "--head-ref", "feature"], cwd=repo.path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    (line,) = [x for x in r.stderr.splitlines() if "has commits this change is not based on" in x]
+    assert line.endswith("or pass --base-ref $(git merge-base main feature)"), line

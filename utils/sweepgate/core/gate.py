@@ -378,7 +378,7 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     out = Collector(opts.changelog)
     hist, parsed = check_text(out, base, head, repo, opts)
     outcome.corrections = len(hist.corrections)
-    _base_moved(git, out, base_ref, base_sha, head_sha, hist)
+    _base_moved(git, out, (base_ref, head_ref or "HEAD"), base_sha, head_sha, hist)
     outcome.diagnostics = out.done()
     if parsed is None:
         return outcome
@@ -410,13 +410,14 @@ def _keys_beside(git, head_sha, doc, entries, opts: GateOptions) -> list[Diagnos
         return []
 
 
-def _base_moved(git, out: Collector, base_ref: str, base_sha: str, head_sha: str, hist: History) -> None:
+def _base_moved(git, out: Collector, refs: tuple[str, str], base_sha: str, head_sha: str, hist: History) -> None:
     """When history reads as edited and BASE holds commits HEAD lacks (the branch is behind it),
-    say so: the entries BASE gained after the branch left it read as this change's edits."""
+    say so: the entries BASE gained after the branch left it read as this change's edits. ``refs``:
+    (base, head) as given."""
     if not hist.problems:
         return
     head_commit = git.resolve("HEAD") if head_sha == WORKTREE else head_sha
-    moved = base_moved(git, base_ref, base_sha, head_commit)
+    moved = base_moved(git, refs[0], base_sha, head_commit, refs[1])
     if moved:
         out.add(hist.problems[0][0], "base-moved", *moved)
 

@@ -262,10 +262,11 @@ def _slide_to_entries(ops: list[tuple], nbase: list[bytes], nhead: list[bytes]) 
     return [tuple(op) for op in ops]
 
 
-def base_moved(git, base_ref: str, base_sha: str, head_commit: str) -> tuple[str, str] | None:
+def base_moved(git, base_ref: str, base_sha: str, head_commit: str, head_ref: str = "HEAD") -> tuple[str, str] | None:
     """(message, hint) when BASE holds commits HEAD is not based on (the branch is behind it), so
     that the entries BASE gained after the branch left it read as edits of history; None when HEAD
-    descends from BASE. Said by the gate and by the matrix step, which refuse such a change alike."""
+    descends from BASE. Said by the gate and by the matrix step, which refuse such a change alike.
+    ``head_ref``: the head as the command was given it, for the merge-base the hint names."""
     if git.is_ancestor(base_sha, head_commit):
         return None
     if git.shallow:  # a cut history hides the ancestry: say the edits may be the base's, and how to tell
@@ -276,4 +277,4 @@ def base_moved(git, base_ref: str, base_sha: str, head_commit: str) -> tuple[str
     return (f"{base_ref} has commits this change is not based on: changelog entries it gained after the "
             "branch left it read as edits here",
             f"rebase the entry onto it (sweepgate changelog rebase --onto {base_ref}), or pass "
-            f"--base-ref $(git merge-base {base_ref} HEAD)")
+            f"--base-ref $(git merge-base {base_ref} {head_ref})")

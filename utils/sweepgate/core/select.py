@@ -313,10 +313,12 @@ def _filter_prefill_ep(rows: list[dict], minimum: int | None) -> list[dict]:
     return [r for r in rows if not isinstance(r.get(F.PREFILL), dict) or r[F.PREFILL].get(F.EP, 1) >= minimum]
 
 
-def _history_edits(git: Git, base: str, head: str, path: str, deleted: list, base_label: str) -> list[Diagnostic]:
+def _history_edits(git: Git, base: str, head: str, path: str, deleted: list,
+                   labels: tuple[str, str]) -> list[Diagnostic]:
     """Nothing when the change is what the gate accepts as a pr-link-only correction (every changed
     history line only canonicalizes its pr-link, nothing is appended); else the refusal, grouped
-    and capped as the gate reports it (``core.history``, ``core.collector``)."""
+    and capped as the gate reports it (``core.history``, ``core.collector``). ``labels``: (base, head)
+    as the command was given them."""
     from sweepgate.core.collector import Collector
     from sweepgate.core.history import base_moved, compare_history
     from sweepgate.core.prlinks import resolve_repository
@@ -331,7 +333,7 @@ def _history_edits(git: Git, base: str, head: str, path: str, deleted: list, bas
     out = Collector(path)
     for line, rule, message, hint in hist.problems:
         out.add(line, rule, message, hint)
-    moved = base_moved(git, base_label, base, head) if hist.problems else None
+    moved = base_moved(git, labels[0], base, head, labels[1]) if hist.problems else None
     if moved:  # "restore it byte for byte" misleads when main moved: the branch is behind it
         out.add(hist.problems[0][0], "base-moved", *moved)
     if not hist.problems:  # e.g. pr-link corrections mixed with appended entries
@@ -348,7 +350,7 @@ def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) ->
     appended = appended_lines(git, base_sha, head_sha, opts.changelog)
     deleted = [(n, text) for n, text in appended.deleted if text.strip()]
     if deleted:
-        problems = _history_edits(git, base_sha, head_sha, opts.changelog, deleted, base)
+        problems = _history_edits(git, base_sha, head_sha, opts.changelog, deleted, (base, head))
         if not problems:
             # The gate's one accepted history edit: nothing to run, refused here as the reference
             # refuses every deleted line (the workflows ask the gate and skip this step for it).
