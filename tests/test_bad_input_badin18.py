@@ -448,3 +448,16 @@ def test_a_base_moved_hint_names_the_head_that_was_given(make_repo, command):
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     (line,) = [x for x in r.stderr.splitlines() if "has commits this change is not based on" in x]
     assert line.endswith("or pass --base-ref $(git merge-base main feature)"), line
+
+
+def test_the_script_s_last_lines_reach_the_terminal_with_control_characters_escaped(script_repo, tmp_path):
+    """Hunt badin18 (left open, then fixed): a failed rehearsal copies the script's last lines to the
+    terminal, and they were copied raw. A PR's script could clear the screen, move the cursor over the
+    verdict or recolour the terminal; its control characters now show as escapes, a tab stays."""
+    repo = script_repo("printf 'ok\\tline\\n\\033[2J\\033[1;1Hall good\\rxx\\n'; exit 3\n")
+    rows = tmp_path / "row.json"
+    rows.write_text(json.dumps(FSL_ROW))
+    r = sweepgate(["rehearse", "--row-json", str(rows), "--work-dir", str(tmp_path / "work")], cwd=repo)
+    assert r.returncode == 1 and "--- last lines of" in r.stderr, r.stderr
+    assert "\x1b" not in r.stderr and "\r" not in r.stderr, r.stderr
+    assert "\\x1b[2J\\x1b[1;1Hall good\\rxx" in r.stderr and "ok\tline" in r.stderr, r.stderr

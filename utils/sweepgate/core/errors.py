@@ -64,7 +64,7 @@ class Diagnostic:
         text = f"{self.location()}: {message}"
         if self.hint:
             text += f"; {self.hint}"
-        return text.translate(_CONTROL)
+        return printable(text)
 
     def shown_message(self) -> str:
         """The message, cut in its middle past MAX_MESSAGE characters: a 20,000-character value
@@ -118,6 +118,12 @@ class Diagnostic:
 
 # C0 control characters and DEL, written as escapes (\n, \x1b) in a rendered line; a tab stays.
 _CONTROL = {c: ascii(chr(c))[1:-1] for c in (*range(0x20), 0x7F) if c != 0x09}
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters written as escapes: a line of somebody else's text (a
+    file name, a script's output) cannot move the cursor, recolour the terminal or end the line."""
+    return text.translate(_CONTROL)
 
 
 def _escape_data(text: str) -> str:

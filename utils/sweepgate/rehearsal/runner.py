@@ -537,8 +537,12 @@ def make_work_dir(requested: str | None) -> Path:
 
 
 def _tail(path: Path, lines: int = 30) -> str:
+    """The script's last lines, as they can be shown on a terminal (``printable``)."""
+    from sweepgate.core.errors import printable
+
     try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        text = path.read_bytes().decode(errors="replace").rstrip("\n")  # lines end at \n: a \r is shown, not obeyed
+        return "\n".join(printable(line) for line in text.split("\n")[-lines:]) if text else ""
     except OSError:
         return ""
 
