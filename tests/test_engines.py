@@ -595,3 +595,10 @@ def test_capture_out_is_written_whole_and_an_unwritable_one_is_one_line(tmp_path
     rc = cli.main(["engines", "capture", "--engine", "vllm", "--out", str(tmp_path / "plain" / "m.json")])
     err = capsys.readouterr().err
     assert rc == 1 and len(err.strip().splitlines()) == 1 and "cannot write here" in err, err
+
+
+def test_capture_to_an_empty_out_is_argument_syntax():
+    """Hunt badin18: `engines capture --out "$UNSET"` wrote the manifest to standard output in silence."""
+    r = subprocess.run([sys.executable, "-m", "sweepgate", "engines", "capture", "--engine", "vllm", "--out", ""],
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "utils")})
+    assert r.returncode == 2 and "argument --out: empty value" in r.stderr and r.stdout == "", r.stderr

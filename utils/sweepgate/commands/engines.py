@@ -23,7 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          description="Import the installed package's own argument parser (nothing is "
                                      "started) and write every option, its type, choices and nargs as JSON.")
     cap.add_argument("--engine", required=True, choices=sorted(ENGINES), help="which parser to capture")
-    cap.add_argument("--out", metavar="FILE", help="write the manifest here (default: standard output)")
+    from sweepgate.commands.argtypes import not_empty
+
+    cap.add_argument("--out", metavar="FILE", type=not_empty,
+                     help="write the manifest here (default: standard output)")
 
 
 @contextlib.contextmanager
