@@ -236,7 +236,10 @@ def check_sqlite_target(url: str) -> None:
         _check_folder(db)  # the default's missing folder is made for it; one that is a file is refused here
     if not db.is_file() or db.stat().st_size == 0:
         return
-    names = _sqlite_names(db)
+    # As an unchanging file first (no -wal/-shm made beside another program's database); a store
+    # whose newest pages are in its WAL may not read so (a full disk cut its checkpoint short, or
+    # another ingest is checkpointing it): then as it is, WAL included.
+    names = _sqlite_names(db, ("mode=ro&immutable=1", "mode=ro"))
     if names is None:
         raise fail(name, 0, "is not a SQLite database", "pass --db a new file or a sweepgate results store")
     if names and not STORE_TABLES <= set(names):

@@ -1,0 +1,53 @@
+"""Store robustness (hunt 18): a store a full disk left with its newest pages in the WAL, and a
+--db that is another program's PostgreSQL database."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from helpers import ROOT, job, run_cli, vllm_output, write_job
+from sweepgate.results import store
+
+
+def _jobs(folder, n: int, run: str):
+    for i in range(n):
+        conc = (4, 8, 16, 32)[i % 4]
+        write_job(folder, f"job{i:03d}", vllm_output(conc, output_throughput=400.0 + i),
+                  job(run_id=run, row=dict(job()["row"], conc=conc, **{"exp-name": f"e{i}"})))
+    return str(folder)
+
+
+def _file_size_limit(limit: int):
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit a write fails (EFBIG), as on a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def test_a_store_a_full_disk_cut_short_is_ingested_into_again(db, tmp_path, capsys):
+    """The disk filled while the store's WAL was copied back into it: the file's header counts pages
+    only its WAL holds. Every later ingest refused it, 'is not a SQLite database', until someone
+    opened it in a sqlite3 shell; it is whole (with its WAL)."""
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, _jobs(tmp_path / "a", 20, "1"))
+    assert rc == 0, err
+    path = tmp_path / "results.db"
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "results", "ingest", "--db", db,
+                           _jobs(tmp_path / "b", 40, "2")], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "utils")},
+                          preexec_fn=_file_size_limit(path.stat().st_size + 4096))
+    assert proc.returncode == 1 and "stopped by the database" in proc.stderr, proc.stderr
+    stored = int(proc.stdout.split("(")[1].split()[0])  # "ingested N results (N new) into ..."
+    with pytest.raises(sqlite3.DatabaseError):  # the file alone, without its WAL, does not read
+        sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True).execute("SELECT * FROM sqlite_master")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "b"))
+    assert rc == 0 and f"({40 - stored} new)" in out, err
+    with store.open_store(db, must_exist=True) as st:
+        assert len(st.records()) == 60
+
