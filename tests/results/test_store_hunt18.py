@@ -51,3 +51,42 @@ def test_a_store_a_full_disk_cut_short_is_ingested_into_again(db, tmp_path, caps
     with store.open_store(db, must_exist=True) as st:
         assert len(st.records()) == 60
 
+
+
+def _tables(url: str, *statements: str) -> list[str]:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    try:
+        with engine.begin() as conn:
+            for statement in statements:
+                conn.exec_driver_sql(statement)
+            return sorted(sa.inspect(conn).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def test_another_programs_postgresql_database_gets_no_tables(pg_url, tmp_path, capsys):
+    """A mistyped --db naming another program's PostgreSQL database had the store's tables added to
+    it, alembic_version among them (which that program's own Alembic then reads as its revision);
+    a SQLite file of another program is refused, and so is this, with nothing written."""
+    before = _tables(pg_url, "CREATE TABLE users (id integer)", "CREATE TABLE orders (id integer)")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", pg_url, _jobs(tmp_path / "a", 2, "1"))
+    assert rc == 1 and "another program's database (tables orders, users)" in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert _tables(pg_url) == before
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_another_programs_alembic_revision_is_not_called_newer(backend, request, tmp_path, capsys):
+    """A database whose alembic_version holds another program's revision, and no results table, was
+    'the store's schema (revision ae1027a6acf) is newer than this sweepgate's; upgrade sweepgate'."""
+    url = request.getfixturevalue("pg_url") if backend == "postgresql" else f"sqlite:///{tmp_path / 'app.db'}"
+    before = _tables(url, "CREATE TABLE users (id integer)",
+                     "CREATE TABLE alembic_version (version_num varchar(32) PRIMARY KEY)",
+                     "INSERT INTO alembic_version VALUES ('ae1027a6acf')")
+    for argv in (("show",), ("ingest", _jobs(tmp_path / "a", 1, "1"))):
+        rc, _, err = run_cli(capsys, "results", argv[0], "--db", url, *argv[1:])
+        assert rc == 1 and "another program's database (tables alembic_version, users)" in err, err
+        assert "newer" not in err and len(err.strip().splitlines()) == 1
+    assert _tables(url) == before

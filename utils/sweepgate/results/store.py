@@ -243,10 +243,14 @@ def check_sqlite_target(url: str) -> None:
     if names is None:
         raise fail(name, 0, "is not a SQLite database", "pass --db a new file or a sweepgate results store")
     if names and not STORE_TABLES <= set(names):
-        shown = ", ".join(names[:SHOWN_TABLES]) + (f" and {len(names) - SHOWN_TABLES} more"
-                                                   if len(names) > SHOWN_TABLES else "")
-        raise fail(name, 0, f"another program's database (tables {shown}), not a sweepgate results store; "
-                   "nothing was written", "pass --db a new file or a sweepgate results store")
+        raise fail(name, 0, foreign_message(names), "pass --db a new file or a sweepgate results store")
+
+
+def foreign_message(names: list[str]) -> str:
+    """What a refusal of another program's database (its tables and views ``names``) says."""
+    shown = ", ".join(names[:SHOWN_TABLES]) + (f" and {len(names) - SHOWN_TABLES} more"
+                                               if len(names) > SHOWN_TABLES else "")
+    return f"another program's database (tables {shown}), not a sweepgate results store; nothing was written"
 
 
 def _check_folder(db: Path) -> None:
@@ -335,11 +339,13 @@ def _migrate(engine: sa.Engine, create: bool = True) -> None:
     head = scripts.get_current_head()
     with engine.begin() as conn:
         current = MigrationContext.configure(conn).get_current_revision()
-    if current == head:
-        return
-    if current is None and not create:
-        raise NotAStore()
-    if current is not None and current not in {s.revision for s in scripts.walk_revisions()}:
+        if current == head:
+            return
+        if current is None and not create:
+            raise NotAStore()
+        known = current is None or current in {s.revision for s in scripts.walk_revisions()}
+        _check_not_foreign(conn, current, known)
+    if not known:
         raise SchemaTooNew(current, head)
     with engine.begin() as conn:
         _lock_schema(conn)  # a concurrent opener migrates first; this one then finds the schema current
@@ -347,6 +353,17 @@ def _migrate(engine: sa.Engine, create: bool = True) -> None:
             return
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
+
+
+def _check_not_foreign(conn: sa.Connection, current: str | None, known: bool) -> None:
+    """Raise ``ForeignDatabase`` for another program's database: one with no schema revision that
+    holds tables or views (a PostgreSQL database; a SQLite file is refused before, by
+    ``check_sqlite_target``), or one whose revision is not ours and that holds no results table
+    (another program's Alembic revision, not a newer sweepgate's)."""
+    inspector = sa.inspect(conn)
+    names = sorted({*inspector.get_table_names(), *inspector.get_view_names()})
+    if (current is None and set(names) - {SCHEMA_TABLE}) or (not known and results.name not in names):
+        raise ForeignDatabase(names)
 
 
 def _lock_schema(conn: sa.Connection) -> None:
@@ -368,6 +385,14 @@ def _write_lock(conn: sa.Connection) -> None:
 
 class StoreError(SweepgateError):
     """The database itself failed (not one input file): ingest stops at the first."""
+
+
+class ForeignDatabase(Exception):
+    """Another program's database (``_check_not_foreign``): no tables are added to it."""
+
+    def __init__(self, names: list[str]):
+        super().__init__(names)
+        self.names = names
 
 
 class SchemaTooNew(Exception):
@@ -777,6 +802,10 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     except NotAStore:
         store.engine.dispose()
         raise not_a_store from None
+    except ForeignDatabase as exc:
+        store.engine.dispose()
+        raise fail(display_url(store.url), 0, foreign_message(exc.names),
+                   "pass --db a database of its own (or a new SQLite file), or a sweepgate results store") from None
     except SchemaTooNew as exc:
         store.engine.dispose()
         raise fail(display_url(store.url), 0, f"the store's schema (revision {exc.current}) is newer than this "
