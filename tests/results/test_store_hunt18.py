@@ -90,3 +90,39 @@ def test_another_programs_alembic_revision_is_not_called_newer(backend, request,
         assert rc == 1 and "another program's database (tables alembic_version, users)" in err, err
         assert "newer" not in err and len(err.strip().splitlines()) == 1
     assert _tables(url) == before
+
+
+def _old_store(url: str, revision: str) -> None:
+    """A store as an older sweepgate left it: the migrations up to ``revision`` only."""
+    import sqlalchemy as sa
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", "sweepgate.results:migrations")
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, revision)
+    engine.dispose()
+
+
+def test_an_older_store_opened_read_only_says_it_needs_upgrading(tmp_path, capsys):
+    """show on a store an older sweepgate wrote, opened read-only: 'database: attempt to write a
+    readonly database; check that the database exists' said nothing of the schema to upgrade."""
+    path = tmp_path / "old.db"
+    _old_store(f"sqlite:///{path}", "0001")
+    before = path.read_bytes()
+    ro = f"sqlite:///file:{path}?mode=ro&uri=true"
+    for argv in (("show",), ("compare", "--run", "1")):
+        rc, _, err = run_cli(capsys, "results", *argv, "--db", ro)
+        (line,) = err.strip().splitlines()
+        assert rc == 1 and "the store's schema (revision 0001) is older than this sweepgate's" in line, err
+        assert "readonly" in line and "once with write access" in line
+    assert path.read_bytes() == before
+    rc, _, err = run_cli(capsys, "results", "show", "--db", f"sqlite:///{path}")  # writable: upgraded
+    assert rc == 0, err
+    with sqlite3.connect(path) as conn:  # a store copied out of WAL mode (sqlite3 shell, VACUUM INTO)
+        conn.execute("PRAGMA journal_mode=DELETE")
+    rc, out, err = run_cli(capsys, "results", "show", "--db", ro)  # read as it is
+    assert rc == 0 and "0 points" in out, err

@@ -136,7 +136,10 @@ def display_url(url: str) -> str:
 
 def _fast_sqlite(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")   # commits without an fsync each
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")   # commits without an fsync each
+    except sqlite3.OperationalError:  # a read-only connection (?mode=ro) to a store in another journal mode
+        pass
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
 
@@ -347,12 +350,17 @@ def _migrate(engine: sa.Engine, create: bool = True) -> None:
         _check_not_foreign(conn, current, known)
     if not known:
         raise SchemaTooNew(current, head)
-    with engine.begin() as conn:
-        _lock_schema(conn)  # a concurrent opener migrates first; this one then finds the schema current
-        if MigrationContext.configure(conn).get_current_revision() == head:
-            return
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+    try:
+        with engine.begin() as conn:
+            _lock_schema(conn)  # a concurrent opener migrates first; this one then finds the schema current
+            if MigrationContext.configure(conn).get_current_revision() == head:
+                return
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+    except sa.exc.SQLAlchemyError as exc:
+        if current is None or _lost_race(exc):  # a new store's failure, or one to retry, is said as it is
+            raise
+        raise SchemaNotUpgraded(current, head, exc) from None
 
 
 def _check_not_foreign(conn: sa.Connection, current: str | None, known: bool) -> None:
@@ -393,6 +401,14 @@ class ForeignDatabase(Exception):
     def __init__(self, names: list[str]):
         super().__init__(names)
         self.names = names
+
+
+class SchemaNotUpgraded(Exception):
+    """An older revision's store whose upgrade failed (a read-only store, a user without DDL rights)."""
+
+    def __init__(self, current: str, head: str, exc: Exception):
+        super().__init__(current, head)
+        self.current, self.head, self.exc = current, head, exc
 
 
 class SchemaTooNew(Exception):
@@ -466,10 +482,15 @@ LOCKED_HINT = ("another process holds its write lock (an ingest still running, o
                "transaction open); run again once it is done")
 
 
+def _detail(exc: Exception) -> str:
+    """The first line of what the database (its driver) said."""
+    return (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 def database_error(url: str, exc: Exception) -> StoreError:
     """A database failure as one diagnostic line (a lock another process held past the busy timeout
     says so, not that the database may be missing)."""
-    detail = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
+    detail = _detail(exc)
     if _sqlite_busy(exc):
         return fail(display_url(url), 0, f"database: {detail} (waited {SQLITE_BUSY_TIMEOUT_S} s for it)",
                     LOCKED_HINT)
@@ -806,6 +827,12 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
         store.engine.dispose()
         raise fail(display_url(store.url), 0, foreign_message(exc.names),
                    "pass --db a database of its own (or a new SQLite file), or a sweepgate results store") from None
+    except SchemaNotUpgraded as exc:
+        store.engine.dispose()
+        raise fail(display_url(store.url), 0, f"the store's schema (revision {exc.current}) is older than this "
+                   f"sweepgate's ({exc.head}) and could not be upgraded: {_detail(exc.exc)}",
+                   "run any `sweepgate results` command on it once with write access (its owner, a copy you "
+                   "can write) to upgrade it, or read it with the sweepgate that wrote it; nothing was changed") from None
     except SchemaTooNew as exc:
         store.engine.dispose()
         raise fail(display_url(store.url), 0, f"the store's schema (revision {exc.current}) is newer than this "
