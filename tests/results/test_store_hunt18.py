@@ -126,3 +126,46 @@ def test_an_older_store_opened_read_only_says_it_needs_upgrading(tmp_path, capsy
         conn.execute("PRAGMA journal_mode=DELETE")
     rc, out, err = run_cli(capsys, "results", "show", "--db", ro)  # read as it is
     assert rc == 0 and "0 points" in out, err
+
+
+SLOW_CREATOR = """
+import pathlib, sys, time
+from alembic import command
+from sweepgate.results import store
+
+def slow(*args, **kwargs):  # the schema is being made when this ingest is interrupted
+    pathlib.Path(sys.argv[2]).write_text("ready")
+    time.sleep(60)
+
+command.upgrade = slow
+try:
+    store.open_store(sys.argv[1])
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+def test_an_interrupted_creator_never_removes_the_store_another_ingest_writes(db, tmp_path, capsys):
+    """Two ingests creating one store at once, one of them interrupted while it made the schema: it
+    removed the file as its own unfinished one while the other ingest, waiting for its lock, had it
+    open; that one then stored its results into the deleted file and said 'ingested 3 results
+    (3 new)' (3 times in 6 with two real ingests)."""
+    import threading
+    import time
+
+    path, ready = tmp_path / "results.db", tmp_path / "ready"
+    creator = subprocess.Popen([sys.executable, "-c", SLOW_CREATOR, db, str(ready)], cwd=tmp_path,
+                               env={**os.environ, "PYTHONPATH": str(ROOT / "utils")})
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists() and creator.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert ready.exists()
+        threading.Timer(1.5, creator.send_signal, (signal.SIGINT,)).start()  # while this ingest waits for it
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, _jobs(tmp_path / "a", 3, "1"))
+        assert rc == 0 and "(3 new)" in out, err
+    finally:
+        assert creator.wait(timeout=60) == 130
+    with store.open_store(db, must_exist=True) as st:
+        assert len(st.records()) == 3
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["ready", "results.db"]

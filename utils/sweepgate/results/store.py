@@ -22,6 +22,7 @@ with Alembic (shipped in the package) on open, by one opener at a time.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import os
 import sqlite3
@@ -322,22 +323,23 @@ def _store_names(db: Path) -> list[str] | None:
     return _sqlite_names(db, ("mode=ro", "mode=ro&immutable=1"))
 
 
-def _holds_schema(db: Path) -> bool:
-    """Whether a SQLite file has the store's schema (Alembic's version table), read without writing:
-    an empty file, another program's database or a file that is no database at all has not."""
-    return SCHEMA_TABLE in (_store_names(db) or [])
+def _alembic_config():
+    """Alembic's configuration of the store's migrations (shipped in the package)."""
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", "sweepgate.results:migrations")
+    return cfg
 
 
 def _migrate(engine: sa.Engine, create: bool = True) -> None:
     """Bring the schema to the newest revision (Alembic, scripts shipped in the package); with
     ``create`` False, a database that has no schema at all is refused (NotAStore), not made one."""
     from alembic import command
-    from alembic.config import Config
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
 
-    cfg = Config()
-    cfg.set_main_option("script_location", "sweepgate.results:migrations")
+    cfg = _alembic_config()
     scripts = ScriptDirectory.from_config(cfg)
     head = scripts.get_current_head()
     with engine.begin() as conn:
@@ -817,8 +819,10 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
         store = Store(url, must_exist=must_exist)
     except NotAStore:
         raise not_a_store from None
-    made = _new_sqlite_file(store.engine.url)
     try:
+        made = _new_sqlite_file(store.engine.url)
+        if made is not None:
+            _create_sqlite(made)
         _retry_busy(lambda: _migrate(store.engine, create=not must_exist))
     except NotAStore:
         store.engine.dispose()
@@ -840,11 +844,9 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
                    "it; nothing was changed") from None
     except (sa.exc.SQLAlchemyError, OSError) as exc:
         store.engine.dispose()
-        _drop_unfinished(made)
         raise database_error(store.url, exc) from None
-    except BaseException:  # an interrupt while the schema was made: no empty store is left behind
+    except BaseException:
         store.engine.dispose()
-        _drop_unfinished(made)
         raise
     return store
 
@@ -858,9 +860,31 @@ def _new_sqlite_file(parsed: sa.URL) -> Path | None:
     return None if path.exists() else path
 
 
-def _drop_unfinished(made: Path | None) -> None:
-    """Remove a store file this open created whose schema was never committed (and its WAL files)."""
-    if made is None or not made.is_file() or _holds_schema(made):
-        return
-    for path in (made, made.with_name(made.name + "-wal"), made.with_name(made.name + "-shm")):
-        path.unlink(missing_ok=True)
+def _create_sqlite(made: Path) -> None:
+    """Make a new SQLite store whole in a file of its own beside ``made`` and link it there, unless
+    another opener's store got there first (that one is used): a store file is never seen without
+    its schema, so a failed or interrupted open leaves nothing behind, and no opener ever removes
+    ``made``. One that removed its unfinished store removed it under another ingest that had it open,
+    which then stored its results into the deleted file. Where the file system has no hard links,
+    the store is made in place (as an unfinished one may then be left: never removed)."""
+    part = made.with_name(f".{made.name}.{os.getpid()}.new")
+    engine = sa.create_engine(f"sqlite:///{part}", connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
+    try:
+        from alembic import command
+
+        with engine.begin() as conn:  # a file no other opener knows: made at once, in one transaction
+            cfg = _alembic_config()
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+        engine.dispose()
+        try:
+            os.link(part, made)
+        except FileExistsError:
+            pass  # another opener's store, whole: it is used
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+                raise
+    finally:
+        engine.dispose()
+        for path in (part, part.with_name(part.name + "-journal")):
+            path.unlink(missing_ok=True)
