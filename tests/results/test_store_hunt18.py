@@ -169,3 +169,15 @@ def test_an_interrupted_creator_never_removes_the_store_another_ingest_writes(db
     with store.open_store(db, must_exist=True) as st:
         assert len(st.records()) == 3
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["ready", "results.db"]
+
+
+@pytest.mark.parametrize("url", ["postgresql://alice:p@w:/x@127.0.0.1:5432/db", "postgres://u:a@b:c@h/db"])
+def test_an_unescaped_at_sign_with_a_colon_after_it_is_named(url, tmp_path, capsys):
+    """The password's '@' and ':' made the URL's parser read a port: 'a port that is not a number';
+    one holding a '/' after its '@' was shown from there on ('***@w:/x@127.0.0.1')."""
+    for argv in (("show",), ("ingest", _jobs(tmp_path / "a", 1, "1"))):
+        rc, out, err = run_cli(capsys, "results", *argv, "--db", url)
+        (line,) = err.strip().splitlines()
+        assert rc == 1 and "the password holds an '@'" in line and "port" not in line, line
+        assert line.split(": ")[0] in ("postgresql+psycopg://***@127.0.0.1:5432/db", "postgresql+psycopg://***@h/db")
+        assert "w:/x" not in line + out and "b:c" not in line + out

@@ -113,8 +113,11 @@ def resolve_url(url: str | None, root: Path | None = None) -> str:
 def _netloc(url: str) -> tuple[str, str, str]:
     """(scheme, user@host part, the rest from its first '/') of a URL as written."""
     scheme, _, rest = url.partition("://")
-    netloc, slash, path = rest.partition("/")
-    return scheme, netloc, slash + path
+    # A server's user part ends at its last '@' (before any query): a password may hold '/' too,
+    # which would otherwise end it early and show the rest of the password as the host.
+    start = 0 if scheme.lower().startswith("sqlite") else rest.partition("?")[0].rfind("@") + 1
+    slash = rest.find("/", start)
+    return (scheme, rest, "") if slash < 0 else (scheme, rest[:slash], rest[slash:])
 
 
 def _password_split(url: str) -> bool:
@@ -174,14 +177,14 @@ def _memory(parsed) -> bool:
 def _check_url(url: str) -> None:
     """Refuse a URL no engine could be made of (unknown dialect, driver not installed) or that
     would keep nothing (an in-memory SQLite), touching nothing."""
+    if _password_split(url):  # before parsing: its parse error would blame a port ("p@ss:word@host")
+        raise fail(display_url(url), 0, "more than one '@' before the host: the password holds an '@'",
+                   "percent-encode it (%40), and ':' as %3A, '/' as %2F")
     try:
         parsed = sa.engine.make_url(url)
         parsed.get_dialect().import_dbapi()
     except URL_ERRORS as exc:
         raise _bad_url(url, exc) from None
-    if _password_split(url):
-        raise fail(display_url(url), 0, "more than one '@' before the host: the password holds an '@'",
-                   "percent-encode it (%40), and ':' as %3A, '/' as %2F")
     if parsed.get_backend_name() == "sqlite" and parsed.host:
         raise fail(display_url(url), 0, f"'{parsed.host}' is read as a host: a SQLite file follows three slashes",
                    f"write sqlite:///{parsed.host}{'/' + parsed.database if parsed.database else ''} (relative) or "
