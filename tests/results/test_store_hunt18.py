@@ -181,3 +181,19 @@ def test_an_unescaped_at_sign_with_a_colon_after_it_is_named(url, tmp_path, caps
         assert rc == 1 and "the password holds an '@'" in line and "port" not in line, line
         assert line.split(": ")[0] in ("postgresql+psycopg://***@127.0.0.1:5432/db", "postgresql+psycopg://***@h/db")
         assert "w:/x" not in line + out and "b:c" not in line + out
+
+
+@pytest.mark.parametrize("damage", ["'not json'", "'[1]'", "'{}'", "'null'"])
+def test_a_damaged_stored_record_is_one_line_not_an_internal_error(damage, db, tmp_path, capsys):
+    """A record column edited by hand (or damaged) was 'internal error: JSONDecodeError / TypeError /
+    KeyError: run-id; report it' from show and compare."""
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, _jobs(tmp_path / "a", 2, "1"))
+    assert rc == 0, err
+    with sqlite3.connect(tmp_path / "results.db") as conn:
+        conn.execute(f"UPDATE results SET record = {damage} WHERE id = 1")
+    for argv in (("show",), ("show", "--json"), ("compare", "--run", "1")):
+        rc, _, err = run_cli(capsys, "results", *argv, "--db", db)
+        (line,) = err.strip().splitlines()
+        assert rc == 1 and "internal error" not in line and "damaged" in line, line
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "a"))  # the same jobs again
+    assert rc == 1 and "internal error" not in err and "damaged" in err.splitlines()[0], err

@@ -503,6 +503,17 @@ def database_error(url: str, exc: Exception) -> StoreError:
                 "check that the database exists and is writable, or pass another --db URL")
 
 
+def _is_record(rec) -> bool:
+    """Whether a stored record column holds a result record (a JSON object with its key's fields)."""
+    return isinstance(rec, dict) and all(rec.get(f) is not None for f in KEY)
+
+
+def damaged(url: str, what: str) -> StoreError:
+    """A stored record that is not one (edited by hand, or the file damaged)."""
+    return fail(display_url(url), 0, f"the store is damaged: a row's record is {what}",
+                "restore the store from a backup, or delete the damaged rows and ingest their jobs again")
+
+
 def _same(stored: dict, rec: dict) -> None:
     if _canonical(stored) != _canonical(rec) and _changes(stored, rec):
         raise Immutable(rec, stored)
@@ -647,9 +658,15 @@ class Store:
         key_cols = [results.c[column(f)] for f in KEY]
         query = sa.select(*key_cols, results.c.record).where(
             results.c.run_id.in_(runs), results.c.result_filename.in_(names))
-        stored = {tuple(r[:len(KEY)]): r.record for r in conn.execute(query)}
+        try:
+            stored = {tuple(r[:len(KEY)]): r.record for r in conn.execute(query)}
+        except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
+            raise damaged(self.url, f"not JSON: {exc}") from None
         for row in rows:
-            _same(stored[tuple(row[column(f)] for f in KEY)], row["record"])
+            old = stored[tuple(row[column(f)] for f in KEY)]
+            if not _is_record(old):
+                raise damaged(self.url, f"not a result record: {json.dumps(old)[:60]}")
+            _same(old, row["record"])
 
     def add(self, records: list[dict], *, keep_stored: bool = False, before_commit=None) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new. A record
@@ -678,9 +695,15 @@ class Store:
     def _records(self, query) -> list[dict]:
         try:
             with self.engine.connect() as conn:
-                return [dict(r.record) for r in conn.execute(query)]
+                records = [r.record for r in conn.execute(query)]
         except sa.exc.SQLAlchemyError as exc:
             raise database_error(self.url, exc) from None
+        except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
+            raise damaged(self.url, f"not JSON: {exc}") from None
+        for rec in records:
+            if not _is_record(rec):
+                raise damaged(self.url, f"not a result record: {json.dumps(rec)[:60]}")
+        return [dict(rec) for rec in records]
 
     def run_results(self, run_id: str, attempt: int | None = None) -> list[dict]:
         """Every record of run ``run_id`` (one attempt, or all), by config key, hardware, conc."""
