@@ -197,3 +197,18 @@ def test_a_damaged_stored_record_is_one_line_not_an_internal_error(damage, db, t
         assert rc == 1 and "internal error" not in line and "damaged" in line, line
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "a"))  # the same jobs again
     assert rc == 1 and "internal error" not in err and "damaged" in err.splitlines()[0], err
+
+
+@pytest.mark.parametrize("query, said", [
+    ("?mode=ro", "'mode' is no option of a sqlite:/// URL"),  # was dropped: the store was written
+    ("?mode=rwc&uri=true", "uri=true reads the path as a file: URI"),  # a file named 'results.db?mode=rwc'
+    ("?timeout=abc", "not a database URL: could not convert string to float"),  # was an internal error
+    ("?check_same_thread=maybe", "not a database URL: String is not true/false"),
+])
+def test_a_sqlite_url_query_that_would_not_do_what_it_says_is_refused(query, said, db, tmp_path, capsys):
+    for argv in (("ingest", _jobs(tmp_path / "a", 1, "1")), ("show",)):
+        rc, out, err = run_cli(capsys, "results", *argv, "--db", db + query)
+        (line,) = err.strip().splitlines()
+        assert rc == 1 and said in line and "internal error" not in line, line
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == []
+    assert run_cli(capsys, "results", "ingest", "--db", db + "?timeout=5", str(tmp_path / "a"))[0] == 0

@@ -192,6 +192,31 @@ def _check_url(url: str) -> None:
     if _memory(parsed):
         raise fail(display_url(url), 0, "a SQLite URL without a file: an in-memory store keeps nothing",
                    "give the file, sqlite:///PATH (is a variable in --db or $SWEEPGATE_DB empty?)")
+    if parsed.get_backend_name() == "sqlite":
+        _check_sqlite_query(url, parsed)
+
+
+# What SQLAlchemy's SQLite driver reads of a sqlite:/// URL's query; it drops any other key unread.
+SQLITE_URL_OPTIONS = ("timeout", "check_same_thread", "isolation_level", "detect_types", "cached_statements")
+
+
+def _check_sqlite_query(url: str, parsed: sa.URL) -> None:
+    """Refuse a SQLite URL query that would not do what it says: SQLite's own parameters (?mode=ro)
+    are read only in a file: URI with uri=true (else dropped: ?mode=ro wrote to the store), and
+    with uri=true a path that is no file: URI names a file whose name holds the query."""
+    uri = str(parsed.query.get("uri", "")).lower() == "true"
+    if uri and not str(parsed.database or "").startswith("file:"):
+        raise fail(display_url(url), 0, "uri=true reads the path as a file: URI, and this one is none "
+                   "(the store would be a file named with the query)", "write sqlite:///file:PATH?...&uri=true")
+    unknown = sorted(set(parsed.query) - set(SQLITE_URL_OPTIONS) - {"uri"})
+    if unknown and not uri:
+        raise fail(display_url(url), 0, f"'{unknown[0]}' is no option of a sqlite:/// URL: it would be "
+                   "ignored", f"write SQLite's own parameters in a file: URI, sqlite:///file:PATH?"
+                   f"{unknown[0]}=...&uri=true, or drop '?{unknown[0]}'")
+    try:
+        parsed.get_dialect()().create_connect_args(parsed)  # its options' values (?timeout=abc)
+    except (ValueError, TypeError) as exc:
+        raise fail(display_url(url), 0, f"not a database URL: {exc}", URL_HINT) from None
 
 
 def missing_sqlite(url: str) -> str | None:
