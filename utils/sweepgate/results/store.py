@@ -275,7 +275,12 @@ def check_sqlite_target(url: str) -> None:
     if names is None:
         raise fail(name, 0, "is not a SQLite database", "pass --db a new file or a sweepgate results store")
     if names and not STORE_TABLES <= set(names):
-        raise fail(name, 0, foreign_message(names), "pass --db a new file or a sweepgate results store")
+        raise fail(name, 0, foreign_message(names), SQLITE_FOREIGN_HINT)
+
+
+SQLITE_FOREIGN_HINT = "pass --db a new file or a sweepgate results store"
+PG_FOREIGN_HINT = ("pass --db a database of its own, or a schema of its own in it (CREATE SCHEMA sweepgate, "
+                   "then --db URL?options=-csearch_path%3Dsweepgate)")
 
 
 def foreign_message(names: list[str]) -> str:
@@ -880,8 +885,8 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
         raise not_a_store from None
     except ForeignDatabase as exc:
         store.engine.dispose()
-        raise fail(display_url(store.url), 0, foreign_message(exc.names),
-                   "pass --db a database of its own (or a new SQLite file), or a sweepgate results store") from None
+        raise fail(display_url(store.url), 0, foreign_message(exc.names), SQLITE_FOREIGN_HINT
+                   if store.engine.dialect.name == "sqlite" else PG_FOREIGN_HINT) from None
     except SchemaNotUpgraded as exc:
         store.engine.dispose()
         raise fail(display_url(store.url), 0, f"the store's schema (revision {exc.current}) is older than this "
