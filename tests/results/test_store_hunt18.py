@@ -66,15 +66,23 @@ def _tables(url: str, *statements: str) -> list[str]:
         engine.dispose()
 
 
-def test_another_programs_postgresql_database_gets_no_tables(pg_url, tmp_path, capsys):
-    """A mistyped --db naming another program's PostgreSQL database had the store's tables added to
-    it, alembic_version among them (which that program's own Alembic then reads as its revision);
-    a SQLite file of another program is refused, and so is this, with nothing written."""
-    before = _tables(pg_url, "CREATE TABLE users (id integer)", "CREATE TABLE orders (id integer)")
+def test_a_postgresql_database_with_another_program_s_results_table_is_refused(pg_url, tmp_path, capsys):
+    """A mistyped --db naming another program's PostgreSQL database that has a table called results
+    met a database error mid-ingest; it is refused with nothing written."""
+    before = _tables(pg_url, "CREATE TABLE users (id integer)", "CREATE TABLE results (id integer)")
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", pg_url, _jobs(tmp_path / "a", 2, "1"))
-    assert rc == 1 and "another program's database (tables orders, users)" in err, err
+    assert rc == 1 and "another program's database (tables results, users)" in err, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert _tables(pg_url) == before
+
+
+def test_a_postgresql_database_shared_with_other_tables_takes_the_store_beside_them(pg_url, tmp_path, capsys):
+    """A team's database often holds other programs' tables: the store's are made beside them (the
+    first version of the refusal above refused every database with any table, PostGIS's included)."""
+    _tables(pg_url, "CREATE TABLE users (id integer)", "CREATE TABLE spatial_ref_sys (srid integer)")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", pg_url, _jobs(tmp_path / "a", 2, "1"))
+    assert rc == 0 and "(2 new)" in out, err
+    assert {"users", "spatial_ref_sys", "results", "alembic_version"} <= set(_tables(pg_url))
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

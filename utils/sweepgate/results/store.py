@@ -400,12 +400,13 @@ def _migrate(engine: sa.Engine, create: bool = True) -> None:
 
 def _check_not_foreign(conn: sa.Connection, current: str | None, known: bool) -> None:
     """Raise ``ForeignDatabase`` for another program's database: one with no schema revision that
-    holds tables or views (a PostgreSQL database; a SQLite file is refused before, by
+    already holds a table of the store's name (a SQLite file is refused before, by
     ``check_sqlite_target``), or one whose revision is not ours and that holds no results table
-    (another program's Alembic revision, not a newer sweepgate's)."""
+    (another program's Alembic revision, not a newer sweepgate's). A PostgreSQL database shared with
+    other programs' tables takes the store's beside them, as a team's database is often used."""
     inspector = sa.inspect(conn)
     names = sorted({*inspector.get_table_names(), *inspector.get_view_names()})
-    if (current is None and set(names) - {SCHEMA_TABLE}) or (not known and results.name not in names):
+    if (current is None and results.name in names) or (not known and results.name not in names):
         raise ForeignDatabase(names)
 
 
