@@ -169,9 +169,30 @@ def _bad_url(url: str, exc: Exception) -> StoreError:
 
 
 def _memory(parsed) -> bool:
-    """A SQLite URL without a file (``sqlite://``, ``sqlite:///``, ``:memory:``): it keeps nothing."""
+    """A SQLite URL without a file (``sqlite://``, ``sqlite:///``, ``:memory:``, a file: URI with
+    ?mode=memory or no path): it keeps nothing."""
     name = parsed.database or ""
-    return parsed.get_backend_name() == "sqlite" and (not name or name == ":memory:" or "mode=memory" in name)
+    if parsed.get_backend_name() != "sqlite":
+        return False
+    if name.startswith("file:"):  # SQLAlchemy keeps the URI's query apart from its path
+        return str(parsed.query.get("mode", "")) == "memory" or _uri_path(name) in ("", ":memory:")
+    return not name or name == ":memory:" or "mode=memory" in name
+
+
+def _uri_path(name: str) -> str:
+    """The file a SQLite file: URI (its query apart) names: file:PATH, file:///PATH, file://localhost/PATH."""
+    from urllib.parse import unquote
+
+    rest = name[len("file:"):].partition("?")[0]
+    if rest.startswith("//"):
+        rest = rest[2:][rest[2:].find("/"):] if "/" in rest[2:] else ""
+    return unquote(rest)
+
+
+def _sqlite_file(parsed) -> str:
+    """The file a SQLite URL names, a file: URI's included."""
+    name = str(parsed.database or "")
+    return _uri_path(name) if name.startswith("file:") else name
 
 
 def _check_url(url: str) -> None:
@@ -204,7 +225,10 @@ def _check_sqlite_query(url: str, parsed: sa.URL) -> None:
     """Refuse a SQLite URL query that would not do what it says: SQLite's own parameters (?mode=ro)
     are read only in a file: URI with uri=true (else dropped: ?mode=ro wrote to the store), and
     with uri=true a path that is no file: URI names a file whose name holds the query."""
-    uri = str(parsed.query.get("uri", "")).lower() == "true"
+    try:  # as the driver reads them: its options' values (?timeout=abc), uri=1/yes/on/true alike
+        uri = bool(parsed.get_dialect()().create_connect_args(parsed)[1].get("uri"))
+    except (ValueError, TypeError) as exc:
+        raise fail(display_url(url), 0, f"not a database URL: {exc}", URL_HINT) from None
     if uri and not str(parsed.database or "").startswith("file:"):
         raise fail(display_url(url), 0, "uri=true reads the path as a file: URI, and this one is none "
                    "(the store would be a file named with the query)", "write sqlite:///file:PATH?...&uri=true")
@@ -213,10 +237,6 @@ def _check_sqlite_query(url: str, parsed: sa.URL) -> None:
         raise fail(display_url(url), 0, f"'{unknown[0]}' is no option of a sqlite:/// URL: it would be "
                    "ignored", f"write SQLite's own parameters in a file: URI, sqlite:///file:PATH?"
                    f"{unknown[0]}=...&uri=true, or drop '?{unknown[0]}'")
-    try:
-        parsed.get_dialect()().create_connect_args(parsed)  # its options' values (?timeout=abc)
-    except (ValueError, TypeError) as exc:
-        raise fail(display_url(url), 0, f"not a database URL: {exc}", URL_HINT) from None
 
 
 def missing_sqlite(url: str) -> str | None:
@@ -259,9 +279,9 @@ def check_sqlite_target(url: str) -> None:
     tables to it, even one whose program uses Alembic too."""
     parsed = sa.engine.make_url(url)
     name = str(parsed.database or "")
-    if parsed.get_backend_name() != "sqlite" or _memory(parsed) or name.startswith("file:"):
+    if parsed.get_backend_name() != "sqlite" or _memory(parsed):
         return
-    db = Path(name)
+    db = Path(_sqlite_file(parsed))  # a file: URI's too: another program's database is refused alike
     if db.is_dir():
         raise fail(name, 0, "is a folder, not a SQLite database file", "pass --db sqlite:///FOLDER/results.db")
     if not (db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR and not db.parent.exists()):
@@ -313,7 +333,7 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     parsed = sa.engine.make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return sa.create_engine(parsed)
-    db = Path(parsed.database or "")
+    db = Path(_sqlite_file(parsed))
     if must_exist and missing_sqlite(url):
         raise fail(parsed.database, 0, "no results store here", NO_STORE_HINT)
     if must_exist and db.is_file():
