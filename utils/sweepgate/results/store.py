@@ -959,7 +959,8 @@ def _create_sqlite(made: Path) -> None:
         except FileExistsError:
             pass  # another opener's store, whole: it is used
         except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.ENOSYS, errno.EMLINK):
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.ENOSYS,
+                                 errno.EMLINK):
                 raise
     finally:
         engine.dispose()
