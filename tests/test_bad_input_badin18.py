@@ -461,3 +461,30 @@ def test_the_script_s_last_lines_reach_the_terminal_with_control_characters_esca
     assert r.returncode == 1 and "--- last lines of" in r.stderr, r.stderr
     assert "\x1b" not in r.stderr and "\r" not in r.stderr, r.stderr
     assert "\\x1b[2J\\x1b[1;1Hall good\\rxx" in r.stderr and "ok\tline" in r.stderr, r.stderr
+
+
+def test_an_unknown_runner_type_is_placed_at_its_flag(tmp_path):
+    """Hunt badin18 (left open, then fixed): `full-sweep --runner-type nope` was placed at
+    'sweepgate', not at the flag the user mistyped."""
+    from sweepgate.commands.example import build_repo
+
+    repo = tmp_path / "fleet"
+    repo.mkdir()
+    build_repo(str(repo))
+    r = sweepgate(["full-sweep", "--runner-type", "nope"], cwd=repo / "configs")
+    assert r.returncode == 1 and one_line(r).startswith("--runner-type: unknown runner type(s): nope; use labels"), r.stderr
+
+
+def test_the_ingest_count_line_shows_a_store_path_s_newline_escaped(tmp_path):
+    """Store hunt 18 (left open, then fixed): a --db path holding a newline was printed raw in the
+    'ingested N results ... into PATH' line, which tools read as one line."""
+    sys.path.insert(0, str(ROOT / "tests" / "results"))
+    from helpers import job, vllm_output, write_job
+
+    write_job(tmp_path / "run", "r", vllm_output(), job())
+    folder = tmp_path / "a\nb"
+    folder.mkdir()
+    r = sweepgate(["results", "ingest", "--db", f"sqlite:///{folder / 'r.db'}", str(tmp_path / "run")], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    (line,) = r.stdout.splitlines()
+    assert line.startswith("ingested 1 results (1 new) into sqlite:///") and "a\\nb/r.db" in line, r.stdout

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from sweepgate.commands import argtypes
-from sweepgate.core.errors import SweepgateError, emit, fail
+from sweepgate.core.errors import SweepgateError, emit, fail, printable
 from sweepgate.core.report import count, progress
 from sweepgate.results.record import MAX_INTEGER
 
@@ -108,7 +108,7 @@ def run(args) -> int:
     fd = _open_jsonl(jsonl) if jsonl else None  # a FILE that cannot be written too
     with deferred as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
-        where = store.display_url(st.url)
+        where = printable(store.display_url(st.url))  # a path is any bytes: no newline ends the line
     problems = [*walked.refused, *outcome.problems, *_only_companions(args, files, outcome)]
     if outcome.warnings or problems:
         emit([*outcome.warnings, *problems])

@@ -50,10 +50,10 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--multi-node", action="store_true", help="multi-node rows only")
 
 
-def _usage(message: str, hint: str):
+def _usage(message: str, hint: str, where: str = "sweepgate"):
     from sweepgate.core.sweep import usage_error
 
-    return usage_error(message, hint)
+    return usage_error(message, hint, where)
 
 
 def _check_full_sweep_flags(args, labels: dict) -> None:
@@ -62,7 +62,7 @@ def _check_full_sweep_flags(args, labels: dict) -> None:
     unknown = sorted(set(args.runner_type or []) - set(labels))
     if unknown:
         raise _usage(f"unknown runner type(s): {', '.join(unknown)}",
-                     f"use labels from {F.RUNNERS_FILE}: {', '.join(sorted(labels))}")
+                     f"use labels from {F.RUNNERS_FILE}: {', '.join(sorted(labels))}", "--runner-type")
 
 
 def _full_sweep_wants(args, key: str, config: dict) -> bool:
