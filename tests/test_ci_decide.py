@@ -392,3 +392,13 @@ def test_a_dispatch_with_a_pr_number_that_is_none_says_so(tmp_path):
                    "--repository", "acme/bench", "--github-api-url", "http://127.0.0.1:1")
     assert proc.returncode == 0 and kv.parse_kv(out.read_text())["run"] == "false", proc.stderr
     assert "pr-number 'abc', not a PR number" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("action", ["labeled", "unlabeled"])
+def test_a_label_event_without_its_label_is_refused(action):
+    """Hunt badin18 (left open, then fixed): a labeled payload without `label` was skipped as
+    "label '' was labeled: it does not affect the sweep"; GitHub always names the label."""
+    with pytest.raises(SweepgateError) as exc:
+        decision.decide("pull_request", pr_event(action, [SWEEP]), "", source="event.json")
+    assert str(exc.value).startswith(f"event.json: pull_request '{action}' payload without its label's name; "), exc.value
+

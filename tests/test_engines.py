@@ -602,3 +602,12 @@ def test_capture_to_an_empty_out_is_argument_syntax():
     r = subprocess.run([sys.executable, "-m", "sweepgate", "engines", "capture", "--engine", "vllm", "--out", ""],
                        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "utils")})
     assert r.returncode == 2 and "argument --out: empty value" in r.stderr and r.stdout == "", r.stderr
+
+
+def test_an_option_whose_manifest_lists_no_choice_says_so():
+    """Hunt badin18 (left open, then fixed): an empty `choices` said "value 'fp8' is not one of " and
+    nothing after it."""
+    from sweepgate.engines.argcheck import value_problem
+
+    assert value_problem({"choices": []}, "fp8") == "is given, and the manifest lists no value this option takes"
+    assert value_problem({"choices": ["fp8", "fp4"]}, "int8") == "is not one of fp8, fp4"

@@ -85,6 +85,8 @@ def value_problem(opt: dict, value: str) -> str | None:
     """Why ``value`` is no value of ``opt``, or None."""
     choices = opt.get("choices")
     if choices is not None and value not in [str(c) for c in choices]:
+        if not choices:
+            return "is given, and the manifest lists no value this option takes"
         return f"is not one of {', '.join(map(str, choices))}"
     return _typed_problem(opt.get("kind"), str(opt.get("type") or ""), value)
 

@@ -150,6 +150,9 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
         return _skip("draft PR: mark it ready for review to run a sweep", **refs)
     if action in ("labeled", "unlabeled"):
         changed = (event.get("label") or {}).get("name", "")
+        if not changed:  # GitHub names the label it added or removed: a payload without one is not its
+            raise fail(source, 0, f"pull_request '{action}' payload without its label's name",
+                       "pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)", rule="event-payload")
         if not label_is_relevant(changed):
             return _skip(f"label '{changed}' was {action}: it does not affect the sweep", **refs)
     if SKIP_MARKER in head_message:
