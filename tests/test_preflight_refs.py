@@ -62,3 +62,11 @@ def test_a_head_whose_scripts_are_not_on_disk_is_refused_not_passed(tmp_path):
     (repo / "benchmarks" / "scratch.sh").unlink()
     proc = preflight(repo, "--base-ref", "master", "--head-ref", "pr1")
     assert proc.returncode == 1 and "fp9" in proc.stderr and f"{SCRIPT}:" in proc.stderr, proc.stdout + proc.stderr
+
+
+def test_a_changelog_file_without_refs_is_argument_syntax(tmp_path):
+    """Hunt badin18 (left open, then fixed): `preflight --changelog-file X` without refs was ignored in
+    silence, every row of the working tree checked as if it had not been given."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    r = preflight(tmp_path, "--changelog-file", "other-changelog.yaml")
+    assert r.returncode == 2 and "--changelog-file picks rows by the entries a change appends" in r.stderr, r.stderr

@@ -25,7 +25,9 @@ from sweepgate.core.report import count
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-ref", help="with --head-ref: check the rows this change's matrix runs")
     parser.add_argument("--head-ref", help="revision with the appended changelog entries")
-    parser.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
+    parser.add_argument("--changelog-file", default=None,
+                        help="with --base-ref/--head-ref: the changelog whose entries pick the rows "
+                             f"(default {F.CHANGELOG_FILE})")
     parser.add_argument("--config-keys", nargs="+", metavar="KEY", help="only rows of these config keys (working tree)")
     parser.add_argument("--every-conc", action="store_true",
                         help="rehearse every concurrency (default: each recipe's lowest)")
@@ -57,13 +59,16 @@ def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
         args._parser.error("--base-ref and --head-ref go together")
     if args.base_ref and args.config_keys:
         args._parser.error("--config-keys selects from the working tree; leave it out with --base-ref")
+    if args.changelog_file and not args.base_ref:
+        args._parser.error("--changelog-file picks rows by the entries a change appends: give --base-ref and "
+                           "--head-ref, or leave it out")
     if args.base_ref:
         from sweepgate.core.load import open_repo
         from sweepgate.core.select import Options, build_matrix, checked_revision
 
         from sweepgate.core.sweep import matrix_rows
 
-        git, opts = open_repo(), Options(changelog=args.changelog_file)
+        git, opts = open_repo(), Options(changelog=args.changelog_file or F.CHANGELOG_FILE)
         refuse_other_scripts(git, args.head_ref)  # before the matrix: the refusal needs only the head
         rows = matrix_rows(build_matrix(git, args.base_ref, args.head_ref, opts))
         revision = functools.partial(checked_revision, git, args.head_ref, opts)
