@@ -611,3 +611,13 @@ def test_an_option_whose_manifest_lists_no_choice_says_so():
 
     assert value_problem({"choices": []}, "fp8") == "is given, and the manifest lists no value this option takes"
     assert value_problem({"choices": ["fp8", "fp4"]}, "int8") == "is not one of fp8, fp4"
+
+
+def test_a_pip_pin_whose_version_is_no_file_name_pins_nothing():
+    """Hunt badin18 (left open, then fixed): a script's `pip install lmcache==1/../x` made the manifest
+    path configs/engines/lmcache-1/../x.json, outside the folder, as an images.json version did."""
+    from sweepgate.engines.manifest import pins_in
+
+    assert pins_in(["install", "lmcache==1/../../x", "lm-eval[api]==0.4.8"]) == {"lm-eval": "0.4.8"}
+    assert pins_in(["install", "lmcache==0.5.4rc2", "aiperf==0.3.0+local"]) == {"lmcache": "0.5.4rc2",
+                                                                               "aiperf": "0.3.0+local"}

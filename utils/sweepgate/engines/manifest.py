@@ -23,7 +23,10 @@ from sweepgate.core.fields import CONFIG_DIR
 DISTRIBUTIONS = {"lmcache": "lmcache", "mooncake-transfer-engine": "mooncake",
                  "mooncake-transfer-engine-non-cuda": "mooncake", "aiperf": "aiperf",
                  "lm-eval": "lm-eval", "lm_eval": "lm-eval"}
-_PIN = re.compile(r"^([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?==([^\s;]+)$")
+# A version as a manifest's file name holds it (ENGINE-VERSION.json): one file name, never a path
+_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]*")
+# NAME==VERSION in a pip command line; a "version" that is no file name ('1/../x') pins nothing
+_PIN = re.compile(rf"^([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?==({_VERSION.pattern})$")
 
 
 def _folder():
@@ -81,8 +84,6 @@ def _json_kind(value) -> str:
     return {dict: "an object", list: "an array", str: "a string"}.get(type(value), "a number")
 
 
-# A version as a manifest's file name holds it (ENGINE-VERSION.json): one file name, never a path
-_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]*")
 _IMAGES_HINT = "write it as {\"images\": {IMAGE: {ENGINE: VERSION}}} (configs/engines/README.md)"
 
 
