@@ -144,23 +144,25 @@ def sweep_rows(args, rev) -> list[dict]:
                 continue
             flt.runner_values = matches
         rows.extend(expand_config(key, config, runners, flt, rev.where(key)))
-    _warn_unmatched_nodes_and_concs(args, keys, {configs[k][F.RUNNER]: labels.get(configs[k][F.RUNNER]) for k in keys},
-                                    rows)
+    _warn_unmatched_nodes_and_concs(args, keys, lambda: {configs[k][F.RUNNER]: labels.get(configs[k][F.RUNNER])
+                                                         for k in keys}, rows)
     return rows
 
 
-def _warn_unmatched_nodes_and_concs(args, keys: list, labels: dict, rows: list[dict]) -> None:
-    """A warning when --runner-node-filter matches no runner name of the keys' labels (``labels``: label ->
-    its runner names), or a test-config --conc value no row of the keys has: an empty sweep from a typo reads as one with nothing to run (as _unmatched_filters)."""
+def _warn_unmatched_nodes_and_concs(args, keys: list, labels, rows: list[dict]) -> None:
+    """A warning when --runner-node-filter matches no runner name of the keys' labels (``labels()``:
+    label -> its runner names, made only then), or a test-config --conc value no row of the keys has:
+    an empty sweep from a typo reads as one with nothing to run (as _unmatched_filters)."""
     from sweepgate.core.errors import Diagnostic, emit
 
     out = []
     if keys and args.runner_node_filter and not rows:
-        names = sorted({str(n) for nodes in labels.values() if isinstance(nodes, list) for n in nodes})
+        names = sorted({str(n) for nodes in labels().values() if isinstance(nodes, list) for n in nodes})
         here = ", ".join(names[:SHOWN_VALUES]) + (", ..." if len(names) > SHOWN_VALUES else "")
         out.append(Diagnostic("--runner-node-filter", 0, 0, "sweep-filter",
                               f"warning: {args.runner_node_filter!r} is in no runner name of these configs",
-                              f"check the spelling; {F.RUNNERS_FILE} names for them: {here or 'none'}", severity="warning"))
+                              f"check the spelling; {F.RUNNERS_FILE} names for them: {here or 'none'}",
+                              severity="warning"))
     if keys and getattr(args, "conc", None):
         missing = [c for c in args.conc if not any(c in F.row_concs(r) for r in rows)]
         if missing:
