@@ -43,10 +43,10 @@ def not_empty(text: str) -> str:
 def full_ref(text: str) -> str:
     """A git ref as GitHub names it (refs/heads/main, refs/pull/42/merge): a result stored under
     "main" would be no run of refs/heads/main, the baseline compare reads."""
-    from sweepgate.core.jobfile import full_ref_for
+    from sweepgate.core.jobfile import full_ref_for, is_full_ref
 
     text = not_empty(text)
-    if not text.startswith("refs/"):
+    if not is_full_ref(text):
         raise argparse.ArgumentTypeError(f"'{text}' is not a full ref; pass {full_ref_for(text)} "
                                          "(refs/pull/N/merge for a PR)")
     return text

@@ -225,11 +225,11 @@ def _run_collect(args) -> int:
 def _recorded_under(args, head: str) -> tuple[str | None, str]:
     """The ref and commit reused results are recorded under: the flags (their types check them), else
     GitHub's variables, checked alike (by hand, GITHUB_SHA=abc was stored as the commit)."""
-    from sweepgate.core.jobfile import COMMIT_SHA, COMMIT_SHA_SAID
+    from sweepgate.core.jobfile import COMMIT_SHA, COMMIT_SHA_SAID, is_full_ref
 
     ref = args.ref or os.environ.get("GITHUB_REF") or None
     commit = args.commit or os.environ.get("GITHUB_SHA") or head
-    if ref is not None and not ref.startswith("refs/"):
+    if ref is not None and not is_full_ref(ref):
         raise fail("GITHUB_REF", 0, f"{ref!r} is not a full ref",
                    "leave GITHUB_REF as the runner sets it (refs/heads/main), or pass --ref")
     if not COMMIT_SHA.fullmatch(commit):

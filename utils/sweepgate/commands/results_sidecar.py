@@ -175,7 +175,7 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
     import datetime as dt
 
     from sweepgate.core.errors import Diagnostic, SweepgateError
-    from sweepgate.core.jobfile import COMMIT_SHA, COMMIT_SHA_SAID
+    from sweepgate.core.jobfile import COMMIT_SHA, COMMIT_SHA_SAID, is_full_ref
 
     found = []
 
@@ -184,7 +184,7 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
 
     if run_id != "local" and not (run_id.isascii() and run_id.isdigit()):
         bad("GITHUB_RUN_ID", run_id, "a workflow run id (digits)", "leave GITHUB_RUN_ID as the runner sets it")
-    if ref is not None and not ref.startswith("refs/"):
+    if ref is not None and not is_full_ref(ref):
         bad("GITHUB_REF", ref, "a full git ref", "leave GITHUB_REF as the runner sets it (refs/heads/main), or "
             "write the job context with `sweepgate ci split --job-context`")
     if commit is not None and not COMMIT_SHA.fullmatch(commit):

@@ -53,6 +53,12 @@ def pr_ref(number: int | str) -> str:
     return f"refs/pull/{number}/head"
 
 
+def is_full_ref(ref: str) -> bool:
+    """Whether a ref is named as GitHub names it (refs/heads/main, refs/pull/42/merge): results are
+    stored under it, and a baseline or PR lookup by the full name never finds a short one."""
+    return ref.startswith("refs/")
+
+
 def full_ref_for(ref: str) -> str:
     """The full ref a short one most likely names (main -> refs/heads/main, pull/42/merge ->
     refs/pull/42/merge): the fix a refusal of the short one suggests."""

@@ -22,6 +22,7 @@ def from_store(url: str | None, run: str, baseline_ref: str | None,
     Rehearsal results count as baseline only for a rehearsal run (so a rehearsal never
     judges a GPU run, and the example's generated history can judge its rehearsal).
     """
+    from sweepgate.core.jobfile import is_full_ref
     from sweepgate.results import store
 
     with store.open_store(url, must_exist=True) as st:
@@ -30,7 +31,7 @@ def from_store(url: str | None, run: str, baseline_ref: str | None,
         if not pr or baseline_ref is None:
             return pr, [], shown, baseline_ref
         refs = None  # read only for a short name, or to explain an empty baseline
-        if not baseline_ref.startswith("refs/"):
+        if not is_full_ref(baseline_ref):
             refs = st.refs()
             baseline_ref = stored_ref(baseline_ref, refs)
         rehearsal = any(r.get(R.REHEARSAL) for r in pr)
