@@ -260,19 +260,18 @@ def _refuse_unparsable(existing: bytes, history: bytes, path: str, warn: Callabl
 def _once_each(keys: list[str], warn: Callable[[str], None]) -> list[str]:
     """The keys in their order, each once, and none a wildcard among them names (the gate refuses an
     entry listing a key twice, in the same words or in a wildcard's)."""
-    from sweepgate.core.select import wildcard
+    from sweepgate.core.select import covering_wildcard
 
     unique = list(dict.fromkeys(keys))
     for key in unique:
         n = keys.count(key)
         if n > 1:
             warn(f"--key: warning: '{key}' is given {'twice' if n == 2 else f'{n} times'}; the entry lists it once")
-    wildcards = [(w, wildcard(w)) for w in unique if "*" in w]
     kept = []
     for key in unique:
-        by = next((w for w, rx in wildcards if "*" not in key and rx.fullmatch(key)), None)
-        if by:
-            warn(f"--key: warning: '{key}' is also named by the wildcard '{by}'; the entry lists the wildcard only")
+        by = covering_wildcard(key, unique)
+        if by is not None:
+            warn(f"--key: warning: '{key}' is also named by the wildcard '{unique[by]}'; the entry lists the wildcard only")
         else:
             kept.append(key)
     return kept

@@ -318,15 +318,16 @@ def _repeated_keys(out: Collector, doc, i: int, entry) -> None:
 def _keys_a_wildcard_covers(out: Collector, doc, i: int, keys: list) -> None:
     """A config key the same entry's wildcard already names: listed twice, as above, in other words
     (said once per key: a second listing of it is said above)."""
-    from sweepgate.core.select import wildcard
+    from sweepgate.core.select import covering_wildcard
 
-    wildcards = [(k, wildcard(key)) for k, key in enumerate(keys) if isinstance(key, str) and "*" in key]
+    if not any(isinstance(key, str) and "*" in key for key in keys):
+        return
     seen: set[str] = set()
     for k, key in enumerate(keys):
-        if not isinstance(key, str) or "*" in key or key in seen:
+        if not isinstance(key, str) or key in seen:
             continue
         seen.add(key)
-        w = next((w for w, rx in wildcards if rx.fullmatch(key)), None)
+        w = covering_wildcard(key, keys)
         if w is None:
             continue
         (line, col), (was, was_col) = doc.locate((i, F.CONFIG_KEYS, k)), doc.locate((i, F.CONFIG_KEYS, w))

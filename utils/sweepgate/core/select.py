@@ -161,6 +161,15 @@ def wildcard(pattern: str) -> re.Pattern:
     return re.compile(".*".join(map(re.escape, pattern.split("*"))))
 
 
+def covering_wildcard(key, keys: list) -> int | None:
+    """The place in ``keys`` of the first wildcard that names ``key`` (a plain key an entry lists
+    twice, once in a wildcard's words), None for none; a wildcard is covered by none."""
+    if not isinstance(key, str) or "*" in key:
+        return None
+    return next((w for w, pattern in enumerate(keys)
+                 if isinstance(pattern, str) and "*" in pattern and wildcard(pattern).fullmatch(key)), None)
+
+
 def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
                  elsewhere=None) -> tuple[list[str], list[Diagnostic]]:
     """Config keys an entry names, wildcards resolved in config order, deduplicated. ``elsewhere(key)``
