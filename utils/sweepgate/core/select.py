@@ -49,6 +49,11 @@ class Appended:
         return "\n".join(self.lines)
 
 
+def _last_line(newlines: int, data: bytes) -> int:
+    """The number of ``data``'s last line, given how many newlines it holds."""
+    return max(1, newlines + (0 if data.endswith(b"\n") else 1))
+
+
 def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     """What head adds to ``path``: a byte-prefix check when history is intact, else git diff."""
     out = Appended(path)
@@ -62,16 +67,18 @@ def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     except UnicodeDecodeError as exc:
         raise SweepgateError(Diagnostic(path, new_bytes[:exc.start].count(b"\n") + 1, 0, "encoding",
                                         f"not UTF-8 text (byte {exc.start})", "save the changelog as UTF-8")) from None
-    out.last_line = max(1, new_bytes.count(b"\n") + (0 if new_bytes.endswith(b"\n") else 1))
     old_bytes = git.read_prefix(base, path, new_bytes) or b""
     if (not old_bytes or old_bytes.endswith(b"\n")) and new_bytes.startswith(old_bytes):
         first = old_bytes.count(b"\n") + 1
-        added = new_bytes[len(old_bytes):].decode("utf-8", "replace").split("\n")
+        tail = new_bytes[len(old_bytes):]
+        out.last_line = _last_line(first - 1 + tail.count(b"\n"), new_bytes)  # the file is counted once
+        added = tail.decode("utf-8", "replace").split("\n")
         if added and added[-1] == "":
             added.pop()
         out.lines = added
         out.head_lines = list(range(first, first + len(out.lines)))
         return out
+    out.last_line = _last_line(new_bytes.count(b"\n"), new_bytes)
     old = new = 0
     for line in git.diff(base, head, path).split("\n"):
         m = HUNK.match(line)
