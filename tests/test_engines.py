@@ -296,8 +296,8 @@ def test_preflight_records_the_commands_a_rehearsal_runs(tmp_path, monkeypatch):
     name = runner.default_runner_name(row)
     script = runner.resolve_script(ROOT, row, runner.gpu_family(name))
     plain_env, paths = runner.prepare(tmp_path / "plain", row, name, record.FAST_DURATION_S)
-    rc, timed_out = runner.run_script(script, ROOT, plain_env, paths["out"], 120)
-    assert (rc, timed_out) == (0, False), runner._tail(paths["out"])
+    run = runner.run_script(script, ROOT, plain_env, paths["out"], 120)
+    assert (run.rc, run.timed_out, run.left) == (0, False, []), runner._tail(paths["out"])
     plain = _normalized_calls(runner.read_calls(paths["log"]), plain_env, tmp_path / "plain")
 
     seen = {}

@@ -554,3 +554,64 @@ def test_an_interrupted_rehearsal_removes_its_temporary_work_dir(tmp_path, sig, 
         proc.kill()
     assert proc.returncode == code and "Traceback" not in err, err
     assert list(temp.iterdir()) == [] and "rehearse: stopped; removed its work dir " in err, err
+
+
+def test_a_timeout_is_the_whole_wait_for_a_script_that_ignores_term(tmp_path):
+    """Review: `--timeout 5` on a script that trapped TERM waited 60 s more before the KILL. Now the
+    grace after TERM is a tenth of the timeout (at least 1 s, at most 10 s), the message says the
+    script was killed after its timeout, and nothing of its session is left: neither a child in its
+    process group nor one in a group of its own (`set -m`)."""
+    from sweepgate.rehearsal import runner
+
+    group, own = tmp_path / "group.pid", tmp_path / "own.pid"
+    script = tmp_path / "row.sh"
+    script.write_text(f"""trap 'echo TERM ignored' TERM
+sleep 600 &
+echo $! >{group}
+set -m
+sleep 601 &
+echo $! >{own}
+while true; do sleep 0.2; done
+""")
+    started = time.monotonic()
+    run = runner.run_script(script, tmp_path, dict(os.environ), tmp_path / "out.log", 5)
+    elapsed = time.monotonic() - started
+    pids = [int(group.read_text()), int(own.read_text())]
+    try:
+        assert elapsed < 5 + runner.stop_grace(5) + 3, f"took {elapsed:.1f}s for --timeout 5"
+        assert run.timed_out and run.rc == -signal.SIGKILL and "TERM ignored" in (tmp_path / "out.log").read_text()
+        assert not [p for p in pids if runner.pid_alive(p)], "the script's children outlived the timeout"
+        assert runner.ending_problem(run, 5) == ("the script did not finish within 5s and was still running 1s "
+                                                 "after SIGTERM, so it was killed (SIGKILL)")
+    finally:
+        kill_quietly(pids)
+    assert [runner.stop_grace(t) for t in (1, 30, 600, 86400)] == [1, 3, 10, 10]
+
+
+def test_a_script_that_exits_leaving_a_child_is_told_and_the_child_stopped(tmp_path):
+    """Review: a script that ended with `sleep 600 &` still running passed the "leaves none of the
+    processes it started running" check (only shim processes were looked at) and the child stayed."""
+    from sweepgate.rehearsal import runner
+
+    pidfile, script = tmp_path / "child.pid", tmp_path / "row.sh"
+    script.write_text(f"sleep 600 &\necho $! >{pidfile}\n")
+    run = runner.run_script(script, tmp_path, dict(os.environ), tmp_path / "out.log", 30)
+    pid = int(pidfile.read_text())
+    try:
+        assert (run.rc, run.timed_out) == (0, False)
+        assert run.left == [f"sleep 600 (PID {pid})"] and not runner.pid_alive(pid)
+    finally:
+        kill_quietly([pid])
+
+
+@pytest.mark.parametrize("body, told", [("kill -KILL $$", "the script was killed by SIGKILL (signal 9)"),
+                                        ("kill -SEGV $$", "the script was killed by SIGSEGV (signal 11)"),
+                                        ("exit 3", "the script exited 3")])
+def test_a_script_killed_by_a_signal_names_it(tmp_path, body, told):
+    """Review: a script killed by a signal failed with "the script exited -9"."""
+    from sweepgate.rehearsal import runner
+
+    script = tmp_path / "row.sh"
+    script.write_text(body + "\n")
+    run = runner.run_script(script, tmp_path, dict(os.environ), tmp_path / "out.log", 30)
+    assert runner.ending_problem(run, 30) == told

@@ -250,6 +250,7 @@ def _run_problems(row: dict, rec, root: Path) -> list:
     """The script itself failing (before a flag could be checked) is a problem too: a syntax error at the
     line bash names, once for every row that runs it."""
     from sweepgate.core.errors import Diagnostic
+    from sweepgate.rehearsal.runner import how_it_ended
 
     rel = str(rec.script.relative_to(root))
     out = []
@@ -257,7 +258,7 @@ def _run_problems(row: dict, rec, root: Path) -> list:
     if syntax:
         out.append(syntax)
     elif rec.timed_out or rec.rc:
-        what = "did not finish" if rec.timed_out else f"exited {rec.rc}"
+        what = "did not finish" if rec.timed_out else how_it_ended(rec.rc)
         out.append(Diagnostic(rel, 0, 0, "preflight-run", f"row {row.get(F.EXP_NAME)}: the script {what} "
                               f"in the fast rehearsal ({_cause(rec.output_tail)[:200]})",
                               "run sweepgate rehearse on the row"))

@@ -57,11 +57,11 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
             (work / "standin-help.json").write_text(json.dumps(help_flags), encoding="utf-8")
             env[HELP_ENV] = str(work / "standin-help.json")
         _this_python_first(paths["shims"])
-        rc, timed_out = runner.run_script(script, root, env, paths["out"], timeout, log=paths["log"])
+        run = runner.run_script(script, root, env, paths["out"], timeout, log=paths["log"])
         calls = runner.read_calls(paths["log"])
-        leftovers = runner.reap_leftovers(calls)
-        tail = runner._tail(paths["out"], 15) if rc or timed_out else ""
-        return Recording(script, calls, rc, timed_out, leftovers, tail)
+        leftovers = run.left + runner.reap_leftovers(calls)
+        tail = runner._tail(paths["out"], 15) if run.rc or run.timed_out else ""
+        return Recording(script, calls, run.rc, run.timed_out, leftovers, tail)
     finally:
         if keep is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -339,25 +339,48 @@ def _wait(proc: subprocess.Popen, timeout: int, poll=None) -> int:
                 raise
 
 
+# A timed-out script gets a tenth of its timeout (from 1 s up to this) after TERM to stop what it
+# started, then KILL: `--timeout N` is about N seconds, whatever the script does with TERM.
+STOP_GRACE_MAX_S = 10
+CTRL_C_GRACE_S = 15
+
+
+def stop_grace(timeout: float) -> float:
+    return min(float(STOP_GRACE_MAX_S), max(1.0, timeout / 10))
+
+
+@dataclass
+class ScriptRun:
+    """How the script ended: its exit status (negative: the signal that killed it), whether its timeout
+    stopped it, and the processes of its session it left running (stopped since)."""
+
+    rc: int
+    timed_out: bool
+    left: list[str]
+
+
 def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int, poll=None,
-               log: Path | None = None) -> tuple[int, bool]:
-    """Run the script in its own session; on timeout TERM it (its handler cleans up), then KILL.
-    On Ctrl-C, also stop what the shims logged in ``log`` and the script left running (stand-ins
-    run in sessions of their own, out of reach of the script's process group)."""
+               log: Path | None = None) -> ScriptRun:
+    """Run the script in its own session; on timeout TERM it (its handler cleans up), then KILL after
+    ``stop_grace``. Whatever of its session is left once it has ended is stopped (and named). On
+    Ctrl-C, also stop what the shims logged in ``log`` and the script left running (stand-ins run in
+    sessions of their own, out of reach of the script's session)."""
     with open(out_path, "wb") as out:
         proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            return _wait(proc, timeout, poll), False
+            rc, timed_out = _wait(proc, timeout, poll), False
         except subprocess.TimeoutExpired:
-            _stop(proc, grace=60)
-            return proc.returncode, True
+            _stop(proc, grace=stop_grace(timeout))
+            rc, timed_out = proc.returncode, True
         except BaseException:
             # Ctrl-C: the script runs in its own session, so the terminal's SIGINT never reached it.
-            _stop(proc, grace=15)
+            _stop(proc, grace=CTRL_C_GRACE_S)
+            stop_session(proc.pid, [])
             if log is not None:
                 reap_leftovers(read_calls(log))
             raise
+    return ScriptRun(rc, timed_out, stop_session(proc.pid, read_calls(log) if log is not None else []))
 
 
 def _stop(proc: subprocess.Popen, grace: float) -> None:
@@ -376,6 +399,61 @@ def _stop(proc: subprocess.Popen, grace: float) -> None:
     except (ProcessLookupError, PermissionError):
         pass
     proc.wait()
+    _wait_pids_gone(session_members(proc.pid, group=True), 2)  # a KILL is delivered, not awaited
+
+
+def how_it_ended(rc: int) -> str:
+    """'exited 1', or 'was killed by SIGKILL (signal 9)' for a negative status."""
+    if rc >= 0:
+        return f"exited {rc}"
+    try:
+        name = signal.Signals(-rc).name
+    except ValueError:
+        name = "a signal"
+    return f"was killed by {name} (signal {-rc})"
+
+
+def session_members(sid: int, group: bool = False) -> list[int]:
+    """The live (not zombie) processes of session ``sid`` (of process group ``sid`` with ``group``)."""
+    column = 2 if group else 3  # after the command's ')': state, ppid, pgrp, session
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            rest = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(rest) > column and rest[0] != "Z" and rest[column] == str(sid):
+            found.append(int(entry.name))
+    return found
+
+
+def _command_of(pid: int, calls: list[dict]) -> str:
+    """A process as the rehearsal names it: the shim call it is, else its command line."""
+    for c in calls:
+        if str(c.get("pid")) == str(pid):
+            return f"{c['tool']} {' '.join(c.get('argv', [])[:1])} (PID {pid})"
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        command = " ".join(a.decode(errors="replace") for a in argv if a)[:80]
+    except OSError:
+        command = "?"
+    return f"{command} (PID {pid})"
+
+
+def stop_session(sid: int, calls: list[dict]) -> list[str]:
+    """KILL what is left of the script's session (its background children, in any process group);
+    describe each."""
+    left = session_members(sid)
+    named = [_command_of(pid, calls) for pid in left]
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    _wait_pids_gone(left, 2)
+    return named
 
 
 def read_calls(log: Path) -> list[dict]:
@@ -403,8 +481,12 @@ def pid_alive(pid: int) -> bool:
 
 
 def _wait_gone(calls: list[dict], seconds: float) -> None:
+    _wait_pids_gone([int(c["pid"]) for c in calls], seconds)
+
+
+def _wait_pids_gone(pids: list[int], seconds: float) -> None:
     deadline = time.monotonic() + seconds
-    while any(pid_alive(int(c["pid"])) for c in calls) and time.monotonic() < deadline:
+    while any(pid_alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
 
 
@@ -564,15 +646,22 @@ def prepare(work: Path, row: dict, runner_name: str, duration: int,
     return env, paths
 
 
-def verdict(row: dict, env: dict, paths: dict[str, Path], rc: int, timed_out: bool, timeout: int) -> list[str]:
+def ending_problem(run: ScriptRun, timeout: int) -> str | None:
+    """How the script's ending fails the rehearsal, in one line; None for an exit 0 in time."""
+    if run.timed_out:
+        if run.rc == -signal.SIGKILL:
+            return (f"the script did not finish within {timeout}s and was still running "
+                    f"{stop_grace(timeout):g}s after SIGTERM, so it was killed (SIGKILL)")
+        return f"the script did not finish within {timeout}s; it was stopped with SIGTERM and {how_it_ended(run.rc)}"
+    return f"the script {how_it_ended(run.rc)}" if run.rc != 0 else None
+
+
+def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeout: int) -> list[str]:
     """Every way the finished script fell short of a passing rehearsal."""
     calls = read_calls(paths["log"])
-    problems = []
-    if timed_out:
-        problems.append(f"the script did not finish within {timeout}s")
-    if rc != 0:
-        problems.append(f"the script exited {rc}")
-    leftovers = reap_leftovers(calls)
+    ending = ending_problem(run, timeout)
+    problems = [ending] if ending else []
+    leftovers = run.left + reap_leftovers(calls)
     if leftovers:
         problems.append("the script left running: " + "; ".join(leftovers))
     for result_file in expected_outputs(row, paths):
@@ -589,7 +678,7 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], rc: int, timed_out: bo
             problems.append("result file is nested too deeply (about 1,000 levels) to be a client's JSON")
         except OSError as exc:
             problems.append(f"cannot read the result file: {exc.strerror or exc}")
-    if rc == 0 and not timed_out:
+    if run.rc == 0 and not run.timed_out:
         problems.extend((multinode.check_calls if multinode.is_multinode(row) else check_calls)(row, env, calls))
         problems.extend(check_eval_calls(row, calls))
     return problems
@@ -666,12 +755,12 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
     env, paths = prepare(work, row, runner_name, duration, root)
     progress.step(f"step 2/3: running {script.relative_to(root)} (timeout {timeout}s)")
     tail = CallTail(paths["log"])
-    rc, timed_out = run_script(script, root, env, paths["out"], timeout,
-                               poll=lambda: [progress.command(c) for c in tail.new_calls()], log=paths["log"])
+    run = run_script(script, root, env, paths["out"], timeout,
+                     poll=lambda: [progress.command(c) for c in tail.new_calls()], log=paths["log"])
     for call in tail.new_calls():
         progress.command(call)
     progress.step("step 3/3: checking the result, the processes left and the backend calls")
-    problems = verdict(row, env, paths, rc, timed_out, timeout)
+    problems = verdict(row, env, paths, run, timeout)
     write_sidecar(row, env, paths, work, started_at, "failure" if problems else "success", **(job or {}))
     return Rehearsal(row, script, paths, problems, time.monotonic() - started)
 
