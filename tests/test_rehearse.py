@@ -615,3 +615,17 @@ def test_a_script_killed_by_a_signal_names_it(tmp_path, body, told):
     script.write_text(body + "\n")
     run = runner.run_script(script, tmp_path, dict(os.environ), tmp_path / "out.log", 30)
     assert runner.ending_problem(run, 30) == told
+
+
+@pytest.mark.parametrize("change, told", [({"model": None}, "row's model null is not text"),
+                                          ({"max-model-len": 10**12}, "row's max-model-len 1000000000000 is not"),
+                                          ({"max-model-len": 0}, "row's max-model-len 0 is not"),
+                                          ({"max-model-len": -1}, "row's max-model-len -1 is not")])
+def test_a_row_with_no_model_or_an_absurd_max_model_len_is_refused(tmp_path, change, told):
+    """Review: `--row-json` rows with `model: null` (the script ran `hf download None`) or a max-model-len
+    of 10**12, 0 or -1 passed the row check and were rehearsed; `ci row-env` refuses them now, and so
+    does this, with the same check."""
+    row = {**FSL_ROWS[0], **change}
+    r = cli(["--row-json", str(write_rows(tmp_path, row)), "--work-dir", str(tmp_path / "w")])
+    assert r.returncode == 1 and r.stdout == "" and len(r.stderr.splitlines()) == 1, r.stdout + r.stderr
+    assert r.stderr.startswith(f"{tmp_path / 'rows.json'}:1: {told}"), r.stderr

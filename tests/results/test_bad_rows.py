@@ -43,6 +43,15 @@ BAD_ROWS = {  # row changes -> what the one line says
     "worker tp null": (dict(MULTINODE, **{F.DECODE: {F.NUM_WORKER: 1, F.TP: None}}),
                        "row's decode.tp null is not a whole number"),
     "worker missing": (dict(MULTINODE, **{F.DECODE: None}), "row's decode null is not an object"),
+    # Review (rehearse19): these passed `ci row-env` and `rehearse --row-json` (`hf download None`).
+    "model null": ({F.MODEL: None}, "row's model null is not text a job can hand to a shell (letters, digits"),
+    "model empty": ({F.MODEL: ""}, "row's model \"\" is not text a job can hand to a shell"),
+    "model number": ({F.MODEL: 5}, "row's model 5 is not text"),
+    "image null": ({F.IMAGE: None}, "row's image null is not text"),
+    "max-model-len absurd": ({F.MAX_MODEL_LEN: 10**12}, "row's max-model-len 1000000000000 is not a whole number "
+                             "from 1 to 200000256"),
+    "max-model-len zero": ({F.MAX_MODEL_LEN: 0}, "row's max-model-len 0 is not a whole number"),
+    "max-model-len negative": ({F.MAX_MODEL_LEN: -5}, "row's max-model-len -5 is not a whole number"),
 }
 
 

@@ -13,7 +13,7 @@ import re
 
 from sweepgate.core import fields
 from sweepgate.core.errors import fail
-from sweepgate.core.schemas import schema_maximum
+from sweepgate.core.schemas import schema_definition, schema_maximum
 
 JOB_ENV_NAMES_VAR = "SWEEPGATE_JOB_ENV_NAMES"  # which names row-env set; launchers pass them on
 
@@ -81,6 +81,15 @@ JOB_FILE_NAME_MAX = 255 - 23
 # schema's bounds ($defs), so an absurd value is refused here, never met as an overflow later.
 PARALLEL_FIELDS = (fields.TP, fields.PP, fields.DCP_SIZE, fields.PCP_SIZE, fields.EP)
 LENGTH_FIELDS = (fields.ISL, fields.OSL)
+# Text a job hands to a shell (`hf download "$MODEL"`, the image to pull): the master schema's safeString,
+# which is what the matrix copies them from.
+TEXT_FIELDS = (fields.IMAGE, fields.MODEL)
+
+
+def max_model_len_bound() -> int:
+    """The largest max-model-len a matrix row can carry: isl + osl + the margin (core.expand), each
+    length at most the master schema's posInt."""
+    return 2 * schema_maximum("posInt") + fields.MAX_MODEL_LEN_MARGIN
 
 
 def _shown(value) -> str:
@@ -116,6 +125,15 @@ def _check_numbers(obj: dict, names, low: int, high: int, where: str, source: st
         if name in obj and not _whole(obj[name], low, high):
             raise fail(source, 1, f"row's {where}{name} {_shown(obj[name])} is not a whole number from "
                        f"{low} to {high}", hint)
+
+
+def _check_text(row: dict, source: str, hint: str) -> None:
+    safe = schema_definition("safeString")
+    for name in TEXT_FIELDS:
+        if name in row and not (isinstance(row[name], str) and re.match(safe["pattern"], row[name])):
+            allowed = safe["description"].split(": ", 1)[-1].rstrip(".")
+            raise fail(source, 1, f"row's {name} {_shown(row[name])} is not text a job can hand to a shell "
+                       f"({allowed})", hint)
 
 
 def _check_workers(row: dict, source: str, hint: str) -> None:
@@ -156,6 +174,8 @@ def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(m
                    "row carries", hint)
     _check_numbers(row, PARALLEL_FIELDS, 1, schema_maximum("parallelSize"), "", source, hint)
     _check_numbers(row, LENGTH_FIELDS, 1, schema_maximum("posInt"), "", source, hint)
+    _check_numbers(row, (fields.MAX_MODEL_LEN,), 1, max_model_len_bound(), "", source, hint)
+    _check_text(row, source, hint)
     if fields.PREFILL in row or fields.DECODE in row:
         _check_workers(row, source, hint)
     if for_a_job:

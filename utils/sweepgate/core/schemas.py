@@ -43,3 +43,12 @@ def schema_maximum(definition: str, name: str = "master") -> int:
     import json
 
     return json.loads(schema_bytes(name))["$defs"][definition]["maximum"]
+
+
+@functools.lru_cache(maxsize=None)
+def schema_definition(definition: str, name: str = "master") -> dict:
+    """One ``$defs`` entry of a shipped schema (safeString's pattern and description, ...), for a check
+    outside the schema that holds a value to the same rule."""
+    import json
+
+    return json.loads(schema_bytes(name))["$defs"][definition]
