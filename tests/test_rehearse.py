@@ -629,3 +629,31 @@ def test_a_row_with_no_model_or_an_absurd_max_model_len_is_refused(tmp_path, cha
     r = cli(["--row-json", str(write_rows(tmp_path, row)), "--work-dir", str(tmp_path / "w")])
     assert r.returncode == 1 and r.stdout == "" and len(r.stderr.splitlines()) == 1, r.stdout + r.stderr
     assert r.stderr.startswith(f"{tmp_path / 'rows.json'}:1: {told}"), r.stderr
+
+
+@pytest.mark.parametrize("shape", ["list", "matrix"])
+def test_a_bad_row_of_a_list_is_told_at_its_own_line(tmp_path, shape):
+    """Review: a row check error in a list of rows (or a whole matrix) pointed at line 1; it points at
+    the row's own '{' now, found by where the reader met each object (core.jsontext.object_places)."""
+    rows = [{**FSL_ROWS[0], "conc": c, "note": 'a {brace "in" {text'} for c in (1, 2, 4)]
+    rows[2]["max-model-len"] = 0
+    doc = rows if shape == "list" else {"single_node": {"1k1k": rows}, "multi_node": {}, "evals": []}
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps(doc, indent=2))
+    r = cli(["--row-json", str(path), "--exp-name", "dsr1_1k1k", "--conc", "4"])
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if '"conc": 4' in text)
+    start = max(n for n, text in enumerate(path.read_text().splitlines()[:line], 1) if text.strip() == "{")
+    col = 3 if shape == "list" else 7
+    assert r.returncode == 1 and r.stderr.startswith(f"{path}:{start}:{col}: row's max-model-len 0 is not"), r.stderr
+
+
+def test_object_places_skip_braces_in_strings_and_give_up_on_a_dropped_object():
+    from sweepgate.core import jsontext
+
+    text = '[\n {"a": "{\\\\\\"{", "b": {"c": 1}},\n  {"d": [{}]}\n]'
+    data = jsontext.loads(text)
+    places = jsontext.object_places(text, data)
+    assert [places[id(o)] for o in (data[0], data[0]["b"], data[1], data[1]["d"][0])] == [
+        (2, 2), (2, 23), (3, 3), (3, 10)]
+    repeated = '{"a": {"x": 1}, "a": 2}'
+    assert jsontext.object_places(repeated, jsontext.loads(repeated)) == {}

@@ -37,7 +37,34 @@ def key_place(text: str, path: str | None) -> tuple[int, int]:
     start = key_offset(text, path) if path else None
     if start is None:
         start = len(text) - len(text.lstrip())
+    return offset_place(text, start)
+
+
+def offset_place(text: str, start: int) -> tuple[int, int]:
+    """(line, column), 1-based, of the character at offset ``start``."""
     return text.count("\n", 0, start) + 1, start - (text.rfind("\n", 0, start) + 1) + 1
+
+
+_STRING_OR_BRACE = re.compile(r'"(?:[^"\\]|\\.)*"|\{')
+
+
+def object_places(text: str, data) -> dict[int, tuple[int, int]]:
+    """(line, column) of the '{' of every object in ``data`` (parsed from ``text``), by ``id``: the
+    reader makes objects in the order their braces stand in the text, and a walk of ``data`` that
+    takes each object before what it holds meets them in that order. Empty when the counts differ
+    (a repeated key dropped an object)."""
+    starts = [m.start() for m in _STRING_OR_BRACE.finditer(text) if m.group() == "{"]
+    found, stack = [], [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.append(item)
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    if len(found) != len(starts):
+        return {}
+    return {id(obj): offset_place(text, start) for obj, start in zip(found, starts)}
 
 
 # Digits of an integer read as such; the largest float, about 1.8e308, has 309.

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sweepgate.core import fields, jobfile, jsontext
-from sweepgate.core.errors import fail, json_message
+from sweepgate.core.errors import SweepgateError, fail, json_message
 from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import gpu_family, script_candidates
 from sweepgate.rehearsal import multinode
@@ -47,23 +47,11 @@ TRACE_TURNS = (
 
 def load_rows(args, root: Path) -> tuple[list[dict], str]:
     """All candidate rows, and where they came from (for messages). Rows from the configs are
-    ``KeyedRow``s: they know their config key, which the job sidecar records."""
+    ``KeyedRow``s: they know their config key, which the job sidecar records; rows of a list or a
+    matrix in --row-json are ``PlacedRow``s: they know their line."""
     if args.row_json:
         path = Path(args.row_json)
-        try:
-            data = jsontext.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise fail(str(path), 0, f"cannot read row file: {exc.strerror}",
-                       "pass an existing JSON file to --row-json") from None
-        except UnicodeDecodeError as exc:
-            raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})",
-                       "pass a JSON file: one row object or a list of rows") from None
-        except json.JSONDecodeError as exc:
-            raise fail(str(path), exc.lineno, f"not JSON: {json_message(exc)}",
-                       "write one row object or a list of rows", col=exc.colno) from None
-        except RecursionError:
-            raise fail(str(path), 0, "nested too deeply (arrays or objects about 1,000 levels deep)",
-                       "write one row object or a list of rows") from None
+        text, data = _read_row_file(path)
         rows = data if isinstance(data, list) else [data]
         if not all(isinstance(r, dict) for r in rows):
             raise fail(str(path), 0, "rows must be JSON objects", "write one row object or a list of rows")
@@ -71,11 +59,49 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
             from sweepgate.core.sweep import matrix_rows
 
             rows = matrix_rows(rows[0]) or rows  # a whole matrix (`sweepgate matrix` output)
-        return rows, str(path)
+        one = isinstance(data, dict) and rows[0] is data  # the file is the row: its line 1 is the row's
+        places = {} if one else jsontext.object_places(text, data)
+        return [PlacedRow(r, places[id(r)]) if id(r) in places else r for r in rows], str(path)
     from sweepgate.core.sweep import worktree_keyed_rows
 
     rows = [KeyedRow(row, key) for key, row in worktree_keyed_rows(root, args.config_keys or None)]
     return rows, "configs/*-master.yaml"
+
+
+def _read_row_file(path: Path) -> tuple[str, object]:
+    """--row-json's text and what it holds."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        return text, jsontext.loads(text)
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot read row file: {exc.strerror}",
+                   "pass an existing JSON file to --row-json") from None
+    except UnicodeDecodeError as exc:
+        raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})",
+                   "pass a JSON file: one row object or a list of rows") from None
+    except json.JSONDecodeError as exc:
+        raise fail(str(path), exc.lineno, f"not JSON: {json_message(exc)}",
+                   "write one row object or a list of rows", col=exc.colno) from None
+    except RecursionError:
+        raise fail(str(path), 0, "nested too deeply (arrays or objects about 1,000 levels deep)",
+                   "write one row object or a list of rows") from None
+
+
+class PlacedRow(dict):
+    """A row of a list (or a matrix) in a JSON file that remembers its (line, column) there."""
+
+    def __init__(self, row: dict, place: tuple[int, int]):
+        super().__init__(row)
+        self.place = place
+
+
+def at_its_place(exc: SweepgateError, row: dict, source: str) -> SweepgateError:
+    """``exc`` with its diagnostics about ``source`` moved to the row's own line (a ``PlacedRow``)."""
+    place = getattr(row, "place", None)
+    for d in exc.diagnostics if place else []:
+        if d.file == source:
+            d.line, d.col = place
+    return exc
 
 
 class KeyedRow(dict):
@@ -772,9 +798,12 @@ def rehearse(args) -> int:
     root = Path(repo_root())
     rows, source = load_rows(args, root)
     row = select_row(rows, source, args.exp_name, args.conc, args.where)
-    required_fields(row, source)
-    check_row(row, source, ROW_HINT, for_a_job=True)
-    dram_within_host(row, root, source)
+    try:
+        required_fields(row, source)
+        check_row(row, source, ROW_HINT, for_a_job=True)
+        dram_within_host(row, root, source)
+    except SweepgateError as exc:
+        raise at_its_place(exc, row, source) from None
     runner_name = args.runner_name or default_runner_name(row)
     script = resolve_script(root, row, gpu_family(runner_name))
     duration = rehearsal_duration(args)
