@@ -657,3 +657,26 @@ def test_object_places_skip_braces_in_strings_and_give_up_on_a_dropped_object():
         (2, 2), (2, 23), (3, 3), (3, 10)]
     repeated = '{"a": {"x": 1}, "a": 2}'
     assert jsontext.object_places(repeated, jsontext.loads(repeated)) == {}
+
+
+@pytest.mark.parametrize("body, did", [('rm -rf "$RESULT_DIR"; echo x >"$RESULT_DIR"', "replaced it with a regular file"),
+                                       ('rm -rf "$RESULT_DIR"', "removed it"),
+                                       ('rm -rf "$RESULT_DIR"; ln -s /nonexistent "$RESULT_DIR"',
+                                        "replaced it with a symbolic link to /nonexistent, which is no folder")])
+def test_a_script_that_does_away_with_result_dir_fails_saying_so(tmp_path, body, did):
+    """Review: a script that replaced $RESULT_DIR with a file lost the rehearsal's verdict: the one line
+    was the job sidecar's "cannot write here: Not a directory; pass a path in an existing, writable
+    folder", as if the user had chosen the path, and nothing about the script."""
+    repo = tmp_path / "bench"
+    shutil.copytree(ROOT / "configs", repo / "configs", symlinks=True)
+    script = repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text(body + "\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    work = tmp_path / "w"
+    r = cli(["--row-json", str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(work)], cwd=repo)
+    rel = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+    assert r.returncode == 1 and "rehearse: FAILED" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert f"{rel}: RESULT_DIR {work / 'results'} is not a folder: the script {did}, so no result or job " \
+           "sidecar can be there\n" in r.stderr, r.stderr
+    assert "cannot write here" not in r.stderr and "no result file" not in r.stderr, r.stderr

@@ -690,7 +690,10 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
     leftovers = run.left + reap_leftovers(calls)
     if leftovers:
         problems.append("the script left running: " + "; ".join(leftovers))
-    for result_file in expected_outputs(row, paths):
+    unusable = result_dir_problem(paths["results"])
+    if unusable:
+        problems.append(unusable)
+    for result_file in [] if unusable else expected_outputs(row, paths):
         if not result_file.is_file():
             problems.append(f"no result file {result_file}")
             continue
@@ -708,6 +711,21 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
         problems.extend((multinode.check_calls if multinode.is_multinode(row) else check_calls)(row, env, calls))
         problems.extend(check_eval_calls(row, calls))
     return problems
+
+
+def result_dir_problem(results: Path) -> str | None:
+    """What the script did to RESULT_DIR when it is no longer a folder (a job could upload nothing)."""
+    if results.is_dir():
+        return None
+    if results.is_symlink():
+        did = f"replaced it with a symbolic link to {os.readlink(results)}, which is no folder"
+    elif results.is_file():
+        did = "replaced it with a regular file"
+    elif results.exists():
+        did = "replaced it with something that is not a folder"
+    else:
+        did = "removed it"
+    return f"RESULT_DIR {results} is not a folder: the script {did}, so no result or job sidecar can be there"
 
 
 def wants_eval(row: dict) -> bool:
@@ -787,7 +805,11 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
         progress.command(call)
     progress.step("step 3/3: checking the result, the processes left and the backend calls")
     problems = verdict(row, env, paths, run, timeout)
-    write_sidecar(row, env, paths, work, started_at, "failure" if problems else "success", **(job or {}))
+    if paths["results"].is_dir():  # else the script did away with it: verdict says so
+        try:
+            write_sidecar(row, env, paths, work, started_at, "failure" if problems else "success", **(job or {}))
+        except SweepgateError as exc:
+            problems.append(f"cannot write the job sidecar: {exc.diagnostics[0].message}")
     return Rehearsal(row, script, paths, problems, time.monotonic() - started)
 
 
