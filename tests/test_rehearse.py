@@ -680,3 +680,20 @@ def test_a_script_that_does_away_with_result_dir_fails_saying_so(tmp_path, body,
     assert f"{rel}: RESULT_DIR {work / 'results'} is not a folder: the script {did}, so no result or job " \
            "sidecar can be there\n" in r.stderr, r.stderr
     assert "cannot write here" not in r.stderr and "no result file" not in r.stderr, r.stderr
+
+
+def test_outputs_of_a_run_before_in_the_work_dir_do_not_pass_for_this_one(tmp_path):
+    """Review (rehearse19): a second rehearsal in the same --work-dir whose script wrote no result
+    passed the result check on the first run's file, left in results/."""
+    repo = tmp_path / "bench"
+    shutil.copytree(ROOT / "configs", repo / "configs", symlinks=True)
+    script = repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text('echo "{}" >"$RESULT_DIR/$RESULT_FILENAME.json"\n')
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    work, rows = tmp_path / "w", write_rows(tmp_path, FSL_ROWS[0])
+    first = cli(["--row-json", str(rows), "--work-dir", str(work)], cwd=repo)
+    assert "no result file" not in first.stderr and list((work / "results").glob("*[0-9a-f].json")), first.stderr
+    script.write_text("true\n")
+    again = cli(["--row-json", str(rows), "--work-dir", str(work)], cwd=repo)
+    assert again.returncode == 1 and "no result file" in again.stderr, again.stderr

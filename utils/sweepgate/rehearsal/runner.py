@@ -669,6 +669,8 @@ def prepare(work: Path, row: dict, runner_name: str, duration: int,
                     root)
     paths["result"] = paths["results"] / f"{env['RESULT_FILENAME']}.json"
     paths["eval"] = jobfile.eval_path_for(paths["results"], env["RESULT_FILENAME"])
+    for earlier in (paths["result"], paths["eval"], jobfile.path_for(paths["results"], env["RESULT_FILENAME"])):
+        earlier.unlink(missing_ok=True)  # a run before in this --work-dir: its outputs would pass for this one's
     return env, paths
 
 
