@@ -774,3 +774,39 @@ def test_lm_eval_2023_dev_results_in_a_jsonl_file():
     assert rec[R.MODEL] == "EleutherAI/pythia-160m"
     assert [(e[R.EVAL_METRIC], e[R.EVAL_VALUE]) for e in rec[R.EVALS]] == [
         ("acc", 0.18740399385560677), ("acc_norm", 0.250384024577573)]
+
+
+def test_lm_eval_0_3_crows_pairs_bias_measure_is_lower_is_better():
+    """Hunt 19: lm-eval 0.3's crows_pairs writes likelihood_difference (and pct_stereotype) with no
+    higher_is_better; lm-eval's own is False for both (a model less biased scores lower), so a rising
+    value is a regression. It was judged better-higher, every verdict backwards. 0.4 names it likelihood_diff."""
+    (rec,) = records("lm_eval/lmeval0.3_crows_pairs_english_likelihood_difference_lower_is_better.json")
+    (e,) = rec[R.EVALS]
+    assert (e[R.EVAL_TASK], e[R.EVAL_METRIC], e[R.EVAL_FILTER]) == ("crows_pairs_english", "likelihood_difference", "none")
+    assert (e[R.EVAL_VALUE], e[R.EVAL_STDERR]) == (0.3367363060632734, 0.005827747024053628)
+    assert R.eval_direction(e[R.EVAL_METRIC], e.get(R.EVAL_HIGHER)) == R.LOWER_IS_BETTER
+    assert R.eval_direction("likelihood_diff") == R.eval_direction("pct_stereotype") == R.LOWER_IS_BETTER
+
+
+def test_lm_eval_0_3_bigbench_multiple_choice_grade():
+    """Hunt 19: lm-eval 0.3 BIG-bench (bloom-7b1, 3-shot): 21 tasks' multiple_choice_grade, and
+    geometric_shapes' exact_str_match 0.0 beside it; every score stored as written, filter none."""
+    (rec,) = records("lm_eval/lmeval0.3_bloom-7b1_bigbench_21tasks_multiple_choice_grade_3shot.json")
+    got = {(e[R.EVAL_TASK], e[R.EVAL_METRIC]): (e[R.EVAL_VALUE], e[R.EVAL_STDERR]) for e in rec[R.EVALS]}
+    assert len(got) == 22 and {e[R.EVAL_FILTER] for e in rec[R.EVALS]} == {"none"}
+    assert got[("bigbench_hyperbaton", "multiple_choice_grade")] == (0.48618, 0.0022352360227943418)
+    assert got[("bigbench_geometric_shapes", "exact_str_match")] == (0.0, 0.0)
+    assert rec[R.MODEL] == "bigscience/bloom-7b1" and rec[R.STARTED] is None
+
+
+def test_vllm_bench_serve_half_failed_with_per_request_arrays():
+    """Hunt 19: vllm bench serve (2026, spec decode, DCP4, 399,744-token prompts, conc 4): 2 of 4
+    requests failed ("Never received a valid chunk"), their ttfts 0.0 and itls []. The p90s come from
+    the two that succeeded (seconds -> ms); the file's own p50/p99 stand."""
+    (rec,) = records("vllm/vllmbench2026_glm5.2_dcp4_isl399744_c4_2of4_failed_specdecode_arrays_trimmed.json")
+    m = rec[R.METRICS]
+    assert (m[R.COMPLETED], m[R.FAILED], m[R.SUCCESS_RATE]) == (2, 2, 0.5) and rec[R.CONC] == 4
+    assert m["ttft_p90_ms"] == pytest.approx(114846.30288401968 + 0.9 * (226499.38509298954 - 114846.30288401968))
+    assert m["ttft_p50_ms"] == 170672.8439885046 and m["itl_p99_ms"] == 2544.015230596706
+    assert m["itl_p90_ms"] == pytest.approx(2459.053636394674)
+    assert m[R.INTERACTIVITY] == pytest.approx(1000 / 825.3467046210343) and rec[R.STATUS] == "success"

@@ -136,8 +136,11 @@ EVAL_HIGHER = "higher_is_better"  # as the eval's file states it (lm-eval's high
 
 # Eval scores (EVALS items) are better higher, except these lm-eval metrics (by name; lm-eval 0.3
 # wrote lambada's perplexity as "ppl"), unless the file stated the direction (EVAL_HIGHER).
+# ter: lm-eval 0.3's translation error rate; crows_pairs' bias measures (0.3 "likelihood_difference",
+# 0.4 "likelihood_diff", both "pct_stereotype"): lm-eval's own higher_is_better is False for each.
 LOWER_IS_BETTER_EVAL_METRICS = frozenset({"perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte",
-                                          "ppl", "ter"})  # ter: lm-eval 0.3's translation error rate
+                                          "ppl", "ter", "likelihood_difference", "likelihood_diff",
+                                          "pct_stereotype"})
 
 
 def eval_direction(metric: str, stated: bool | None = None) -> str:
