@@ -810,3 +810,26 @@ def test_vllm_bench_serve_half_failed_with_per_request_arrays():
     assert m["ttft_p50_ms"] == 170672.8439885046 and m["itl_p99_ms"] == 2544.015230596706
     assert m["itl_p90_ms"] == pytest.approx(2459.053636394674)
     assert m[R.INTERACTIVITY] == pytest.approx(1000 / 825.3467046210343) and rec[R.STATUS] == "success"
+
+
+def test_aiperf_0_10_poisson_request_rate_run():
+    """Hunt 19: AIPerf 0.10 with --request-rate 0.8 (phases of type poisson, no concurrency) and no
+    error_request_count key: the rate from the measured phase, nothing failed (error_summary is [])."""
+    (rec,) = records("aiperf/aiperf0.10_schema1.3_poisson_rate0.8_phases_sharegpt_trimmed.json")
+    m = rec[R.METRICS]
+    assert rec[R.REQUEST_RATE] == 0.8 and rec[R.CONC] is None and rec[R.MODEL] == "qwen3.6-nvfp4"
+    assert (m[R.COMPLETED], m[R.FAILED], m[R.DURATION_S]) == (96, 0, 118.900130676)
+    assert m["ttft_p50_ms"] == 96.58306549999999 and m["itl_p99_ms"] == 6.630223958208333
+    assert m[R.INPUT_THROUGHPUT] == pytest.approx(55819 / 118.900130676)
+    assert (rec[R.ISL], rec[R.OSL]) == (None, None)  # a public dataset's own lengths
+
+
+def test_aiperf_reasoning_tokens_count_in_the_output_totals():
+    """Hunt 19: AIPerf (Jan 2026) against gpt-oss: total_osl (28348) is the visible output (2781) plus
+    the reasoning tokens (25567), as its output_token_throughput counts them; error_request_count null."""
+    (rec,) = records("aiperf/aiperf2026-01_gptoss20b_a100_c1_reasoning_tokens_null_errors_trimmed.json")
+    m = rec[R.METRICS]
+    assert m[R.TOTAL_OUTPUT_TOKENS] == 28348 and m[R.OUTPUT_THROUGHPUT] == pytest.approx(28348 / 519.597973721)
+    assert (m[R.COMPLETED], m[R.FAILED], rec[R.CONC]) == (100, 0, 1)
+    assert m["ttft_p50_ms"] == 82.04407599999999  # the first token, reasoning or not
+    assert (rec[R.ISL], rec[R.OSL]) == (None, None)  # requested with a spread (stddev 30)
