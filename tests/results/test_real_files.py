@@ -786,6 +786,10 @@ def test_lm_eval_0_3_crows_pairs_bias_measure_is_lower_is_better():
     assert (e[R.EVAL_VALUE], e[R.EVAL_STDERR]) == (0.3367363060632734, 0.005827747024053628)
     assert R.eval_direction(e[R.EVAL_METRIC], e.get(R.EVAL_HIGHER)) == R.LOWER_IS_BETTER
     assert R.eval_direction("likelihood_diff") == R.eval_direction("pct_stereotype") == R.LOWER_IS_BETTER
+    from sweepgate.results import compare as C, evals
+
+    more_biased = {**e, R.EVAL_VALUE: e[R.EVAL_VALUE] + 0.05}  # a PR run's score, 0.05 higher
+    assert evals.judge(more_biased, e, e[R.EVAL_METRIC], stated=e.get(R.EVAL_HIGHER))[0] == C.REGRESSED
 
 
 def test_lm_eval_0_3_bigbench_multiple_choice_grade():
