@@ -12,6 +12,9 @@ REAL = ROOT / "tests" / "data" / "results-real"
 FILES = sorted(str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in (".json", ".jsonl", ".csv", ".txt"))
 
 REFUSED = {
+    # hunt 19: was "not JSON or CSV, not a benchmark client output"
+    "aiperf/aiperf0.8_profile_export_console_mock_c250k_error_summary_trimmed.txt":
+        "format: AIPerf's console tables ('NVIDIA AIPerf | ...'",
     # hunt 16: was "not JSON or CSV"
     "vllm/vllm-bench-serve0.1x_console_stdout_minimax-m2.5_hygon-bw1000_c128.txt": "a serving benchmark's console output",
     "aiperf/aiperf0.11_sweep_aggregate_trimmed.json": "AIPerf sweep aggregate",
@@ -837,3 +840,16 @@ def test_aiperf_reasoning_tokens_count_in_the_output_totals():
     assert (m[R.COMPLETED], m[R.FAILED], rec[R.CONC]) == (100, 0, 1)
     assert m["ttft_p50_ms"] == 82.04407599999999  # the first token, reasoning or not
     assert (rec[R.ISL], rec[R.OSL]) == (None, None)  # requested with a spread (stddev 30)
+
+
+def test_aiperf_console_tables_are_named_with_the_export_to_ingest(tmp_path, capsys):
+    """Hunt 19: AIPerf saves its console tables as profile_export_console.txt beside its exports; named
+    on the command line it was "not JSON or CSV, not a benchmark client output". Now one line naming
+    it, and the export beside it to ingest; exit 1, nothing stored."""
+    from helpers import run_cli
+
+    rel = "aiperf/aiperf0.8_profile_export_console_mock_c250k_error_summary_trimmed.txt"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(REAL / rel))
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and "AIPerf's console tables" in line and "ingest the run's profile_export_aiperf.json" in line
+    assert "ingested 0 results" in out

@@ -90,9 +90,21 @@ def refuse_csv(first_line: str, path: str) -> None:
 SERVING_TABLE = "============ Serving Benchmark Result ============"
 
 
+# The title AIPerf (and GenAI-Perf before it) puts over each console table ("NVIDIA AIPerf | LLM Metrics"),
+# the tables AIPerf also saves as profile_export_console.txt beside its exports: title -> (client, export).
+PERF_CONSOLE_TITLES = {"NVIDIA AIPerf |": ("AIPerf", "profile_export_aiperf.json"),
+                       "NVIDIA GenAI-Perf |": ("GenAI-Perf", "profile_export_genai_perf.json")}
+PERF_CONSOLE_HEAD = 4096  # the first title comes before this many characters (an error table may lead)
+
+
 def refuse_console(text: str, path: str) -> None:
     """Refuse a serving client's stdout (its result table among progress bars) as what it is: the
     run's figures rounded for display, not its saved output."""
+    for title, (client, export) in PERF_CONSOLE_TITLES.items():
+        if title in text[:PERF_CONSOLE_HEAD]:
+            raise fail(path, 1, f"format: {client}'s console tables ('{title} ...', as profile_export_console.txt "
+                       "keeps them; figures rounded for display), not its export",
+                       f"ingest the run's {export} beside it, or remove the file")
     if SERVING_TABLE in text:
         raise fail(path, 1, "format: a serving benchmark's console output (its 'Serving Benchmark Result' "
                    "table, figures rounded for display), not the client's saved result",
