@@ -17,9 +17,29 @@ from sweepgate.results import record as R
 from sweepgate.results.measurement import Measurement, unix_time
 
 
+# InferenceX's eval adapters (its Kimi and MiniMax vendor verifiers, BFCL) write their scores in lm-eval's
+# layout under this marker, InferenceX's own sign of an eval result beside lm_eval_version; one that could
+# not run or finish says so in "integration_error" ({type, message}) over a placeholder score of 0.0.
+INFERENCEX_EVAL = "inferencex-eval-v1"
+INTEGRATION_ERROR = "integration_error"
+
+
 def detect(doc) -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
-        "versions" in doc or "n-shot" in doc or "configs" in doc)
+        "versions" in doc or "n-shot" in doc or "configs" in doc or doc.get("result_format") == INFERENCEX_EVAL)
+
+
+def _integration_error(doc: dict, m: Measurement) -> bool:
+    """Whether the eval adapter says its eval did not run or finish (InferenceX's ``integration_error``):
+    its scores are placeholders, so none is kept, and the job is stored as failed, with a warning."""
+    error = doc.get(INTEGRATION_ERROR)
+    if not isinstance(error, dict):
+        return False
+    m.cancelled, m.evals = True, []
+    m.notes.append(("eval-integration-error", f"warning: {INTEGRATION_ERROR}: the eval did not complete "
+                    f"({error.get('type')}: {error.get('message')}); its placeholder scores are not stored, "
+                    "the job is stored as failed", "check the eval job's log, fix the endpoint or adapter and rerun"))
+    return True
 
 
 NO_STDERR = "N/A"  # what lm-eval writes where it has no stderr (one sample; a metric without one)
@@ -194,10 +214,11 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
             continue
         samples = _samples(task, n_samples, _dict(doc.get("group_subtasks")), set())
         m.evals.extend(_task_evals(task, scores, samples, path, _dict(higher.get(task)), m.notes))
+    failed = _integration_error(doc, m)
     if not m.evals and any(rule == BYPASS_RULE for rule, _, _ in m.notes):
         raise fail(path, line, f"results: only lm-eval's {BYPASS} placeholder (999), no scores: the eval ran with "
                    "--predict_only", BYPASS_HINT)
-    if not m.evals:
+    if not m.evals and not failed:
         raise fail(path, line, "results: no '<metric>,<filter>' scores",
                    "the eval produced no scores; check its log")
     m.fields[R.MODEL] = _model(doc)
