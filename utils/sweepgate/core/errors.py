@@ -181,8 +181,10 @@ def emit(diagnostics: Iterable[Diagnostic], stream=None) -> None:
         # On stderr, never stdout: stdout is data (matrix JSON, --json, a step output) that
         # workflows redirect into files. The runner reads workflow commands from both streams
         # (actions/runner ScriptHandler gives stdout and stderr each an OutputManager).
+        from sweepgate.core.runnerlog import write_command
+
         for d in diagnostics:
-            print(d.annotation(), file=sys.stderr)
+            write_command(d.annotation(), sys.stderr)  # past the CLI's CommandSafeStream, the one way
     stream.flush()
     sys.stderr.flush()
 
