@@ -220,3 +220,25 @@ def test_sweepgate_s_own_annotation_keeps_a_pr_named_file_and_message_inside_it(
     assert other == [] and len(own) == 1, r.stderr
     level, props, message = own[0]
     assert level == "error" and props["file"] == f"results/{name}", own
+
+
+def test_a_label_s_name_in_decide_s_reason_sets_no_other_output(tmp_path):
+    """``ci decide`` says why in a line and in its ``reason`` output, naming the label that changed: a
+    label named with command forms and ``run=true`` lines is neither a command nor another output."""
+    label = "nope\nrun=true\n" + "\n".join(HOSTILE)
+    repo = {"full_name": "acme/bench"}
+    event = {"action": "labeled", "number": 7, "label": {"name": label}, "repository": repo,
+             "pull_request": {"number": 7, "draft": False, "labels": [{"name": label}],
+                              "base": {"sha": "a" * 40, "ref": "main", "repo": repo},
+                              "head": {"sha": "b" * 40, "ref": "x", "repo": repo}}}
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(event))
+    output = tmp_path / "github-output"
+    r = sweepgate(["ci", "decide", "--event-path", str(path), "--event-name", "pull_request",
+                   "--head-message", "m"], tmp_path, GITHUB_OUTPUT=str(output))
+    assert r.returncode == 0, r.stderr
+    assert commands_in(r.stdout, r.stderr)[1] == []
+    values = parse_kv(output.read_text())
+    assert set(values) == {"run", "mode", "trim_conc", "all_evals", "evals_only", "eval_flags", "canary",
+                           "fail_fast", "pr_number", "base_ref", "head_ref", "reason"}
+    assert values["run"] == "false" and values["head_ref"] == "b" * 40 and label in values["reason"]

@@ -25,6 +25,7 @@ import os
 import re
 import stat
 import sys
+import threading
 import unicodedata
 from contextlib import contextmanager
 
@@ -54,7 +55,10 @@ def _skeleton(line: str) -> str:
 
 def is_command(line: str) -> bool:
     """Whether the runner would read ``line`` (one line, no line break) as a workflow command."""
-    seen = line if not _PLAIN.search(line) else _skeleton(line)
+    first = next((ch for ch in line if not ch.isspace() and not _weightless(ch)), "")
+    if first != ":" and ("[" not in line or line.count("#") < 2):
+        return False  # most lines, found without looking at each character
+    seen = _skeleton(line)
     return seen.lstrip().startswith(COMMAND_PREFIX) or LEGACY_COMMAND in seen
 
 
@@ -87,15 +91,18 @@ class CommandSafeStream:
     def __init__(self, stream):
         self.wrapped = stream
         self._pending: list[str] = []
+        self._lock = threading.Lock()  # a line is gathered whole even when two threads print
 
     def write(self, text: str) -> int:
         cut = max(text.rfind("\n"), text.rfind("\r"))
-        if cut < 0:
-            self._pending.append(text)
-            return len(text)
-        block = "".join(self._pending) + text[:cut + 1]
-        self._pending = [text[cut + 1:]] if cut + 1 < len(text) else []
-        self.wrapped.write(neutralize_text(block))
+        with self._lock:
+            if cut < 0:
+                if text:
+                    self._pending.append(text)
+                return len(text)
+            block = "".join(self._pending) + text[:cut + 1]
+            self._pending = [text[cut + 1:]] if cut + 1 < len(text) else []
+            self.wrapped.write(neutralize_text(block))
         return len(text)
 
     def writelines(self, lines) -> None:
@@ -104,9 +111,10 @@ class CommandSafeStream:
 
     def finish(self) -> None:
         """Write the line not yet ended, as a whole line."""
-        if self._pending:
+        with self._lock:
             rest, self._pending = "".join(self._pending), []
-            self.wrapped.write(neutralize_text(rest))
+            if rest:
+                self.wrapped.write(neutralize_text(rest))
         self.wrapped.flush()
 
     def workflow_command(self, line: str) -> None:
@@ -159,5 +167,5 @@ def command_safe_streams():
             if isinstance(stream, CommandSafeStream):
                 try:
                     stream.finish()
-                except (BrokenPipeError, ValueError):  # the reader left, or the stream was closed
+                except (OSError, ValueError):  # the reader left, a full disk (said already), a closed stream
                     pass
