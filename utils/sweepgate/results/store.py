@@ -201,6 +201,10 @@ def _check_url(url: str) -> None:
     if _password_split(url):  # before parsing: its parse error would blame a port ("p@ss:word@host")
         raise fail(display_url(url), 0, "more than one '@' before the host: the password holds an '@'",
                    "percent-encode it (%40), and ':' as %3A, '/' as %2F")
+    host = _netloc(url)[1].rpartition("@")[2]
+    if not url.lower().startswith("sqlite") and "[" in host and "]" not in host:  # else blamed on the port
+        raise fail(display_url(url), 0, "the host's '[' is not closed: an IPv6 address is written in brackets",
+                   f"write {url.partition('://')[0]}://USER:PASSWORD@[ADDRESS]:PORT/DB, e.g. @[::1]:5432/DB")
     try:
         parsed = sa.engine.make_url(url)
         parsed.get_dialect().import_dbapi()
