@@ -39,3 +39,93 @@ def test_an_unclosed_ipv6_bracket_is_named_not_the_port(tmp_path, capsys):
     (line,) = err.strip().splitlines()
     assert rc == 1 and "the host's '[' is not closed" in line and "port" not in line.split(";")[0], err
     assert "[ADDRESS]:PORT" in line and ":p@" not in line
+
+
+def _stored(url: str) -> int:
+    with store.open_store(url, must_exist=True) as st:
+        return len(st.records())
+
+
+def _ingested(stdout: str) -> int:
+    """N of the count line, "ingested N results (M new) into ...": what this ingest stored or found."""
+    return int(stdout.strip().splitlines()[-1].split()[1])
+
+
+def test_a_store_in_a_folder_no_one_may_write_names_the_folder(tmp_path, capsys):
+    """/proc cannot be written even by root: SQLite's "unable to open database file" and "check that
+    the database exists" said nothing of the folder."""
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", "sqlite:////proc/sweepgate-results.db",
+                           _jobs(tmp_path, 1))
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and "nothing stored" in out, (out, err)
+    assert "the store's folder /proc cannot be written" in line and "make the folder writable" in line, line
+    assert "check that the database exists" not in line
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists(), reason="needs root and setpriv")
+def test_a_store_in_a_folder_this_user_may_not_write_names_the_folder(tmp_path, capsys):
+    """A chmod 555 folder, as a user who does not own it: a new store cannot be made there, and an
+    existing one (writable itself) cannot take its -wal/-shm files beside it."""
+    shared = Path(f"/tmp/sweepgate-ro-{os.getpid()}")  # pytest's tmp_path is closed to others
+    shared.mkdir()
+    try:
+        jobs = _jobs(shared / "jobs", 2)
+        assert run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{shared / 'r.db'}", jobs)[0] == 0
+        (shared / "r.db").chmod(0o666)
+        shared.chmod(0o555)
+        for name in ("r.db", "new.db"):
+            proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+                                   "-m", "sweepgate", "results", "ingest", "--db", f"sqlite:///{shared / name}",
+                                   jobs], cwd=shared, capture_output=True, text=True, timeout=120,
+                                  env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT / "utils"), "HOME": "/"})
+            (line,) = proc.stderr.strip().splitlines()
+            assert proc.returncode == 1 and f"the store's folder {shared} cannot be written" in line, line
+        assert sorted(p.name for p in shared.iterdir()) == ["jobs", "r.db"]
+    finally:
+        shared.chmod(0o755)
+        subprocess.run(["rm", "-rf", str(shared)], check=True)
+
+
+def _file_size_limit(limit: int):
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit a write fails (EFBIG), as on a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def test_a_write_the_disk_refuses_says_so_and_stores_nothing_half(tmp_path, capsys):
+    """A file size limit (a write that fails, as on a full disk): "disk I/O error; check that the
+    database exists" sent the user looking for a store that was there."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    assert run_cli(capsys, "results", "ingest", "--db", url, _jobs(tmp_path / "a", 3, "1"))[0] == 0
+    limit = (tmp_path / "r.db").stat().st_size + 4096
+    proc = _cli(["results", "ingest", "--db", url, _jobs(tmp_path / "b", 40, "2")], tmp_path,
+                preexec=_file_size_limit(limit))
+    first = proc.stderr.strip().splitlines()[0]
+    assert proc.returncode == 1 and f"writing to {tmp_path} failed" in first, proc.stderr
+    assert "nothing of that write was stored" in first and "check that the database exists" not in first
+    assert _stored(url) == 3 + _ingested(proc.stdout)  # each stored file whole, the one in hand not at all
+
+
+def test_a_full_disk_says_the_disk_is_full_and_stores_nothing_half(tmp_path, capsys):
+    """A real full disk: a small tmpfs (where this user may mount one)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        url = f"sqlite:///{disk / 'r.db'}"
+        assert run_cli(capsys, "results", "ingest", "--db", url, _jobs(tmp_path / "a", 3, "1"))[0] == 0
+        with open(disk / "filler", "wb") as filler:  # the disk full but a few pages
+            filler.write(b"\0" * (os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize - 8192))
+        proc = _cli(["results", "ingest", "--db", url, _jobs(tmp_path / "b", 40, "2")], tmp_path)
+        first = proc.stderr.strip().splitlines()[0]
+        assert proc.returncode == 1 and f"the disk holding {disk} is full" in first, proc.stderr
+        assert "nothing of it was stored" in first and "check that the database exists" not in first
+        (disk / "filler").unlink()  # (a reader, too, needs room for the store's -shm file)
+        assert _stored(url) == 3 + _ingested(proc.stdout)
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", url, str(tmp_path / "b"))
+        assert rc == 0 and _stored(url) == 43, err
+    finally:
+        subprocess.run(["umount", "--lazy", str(disk)], check=True)

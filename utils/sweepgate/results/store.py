@@ -58,6 +58,9 @@ ADD_ATTEMPTS = 5
 # How long a SQLite writer waits for another's transaction (Python's default is 5 s; a concurrent
 # ingest on a loaded CI machine has exceeded that).
 SQLITE_BUSY_TIMEOUT_S = 60
+# A SQLite write that failed ("disk I/O error") on a disk with less than this left: the disk is full.
+DISK_FULL_BYTES = 1 << 20
+SQLITE_READONLY_DIRECTORY = 1544  # SQLite's extended code: a store whose folder cannot be written (its -shm)
 SHOWN_CHANGES = 4  # changed fields a refusal names
 
 
@@ -554,8 +557,49 @@ def database_error(url: str, exc: Exception) -> StoreError:
     if _sqlite_busy(exc):
         return fail(display_url(url), 0, f"database: {detail} (waited {SQLITE_BUSY_TIMEOUT_S} s for it)",
                     LOCKED_HINT)
+    refused = _write_refused(url, exc)
+    if refused is not None:
+        return fail(display_url(url), 0, f"database: {detail}: {refused[0]}", refused[1])
     return fail(display_url(url), 0, f"database: {detail}",
                 "check that the database exists and is writable, or pass another --db URL")
+
+
+def _free_bytes(folder: Path) -> int:
+    """The space left to this user on the disk holding ``folder`` (a full tmpfs makes SQLite say "disk I/O
+    error": its -shm file could not grow)."""
+    try:
+        stat = os.statvfs(folder)
+    except OSError:
+        return DISK_FULL_BYTES
+    return stat.f_bavail * stat.f_frsize
+
+
+def _write_refused(url: str, exc: Exception) -> tuple[str, str] | None:
+    """(what happened, what to do) when a SQLite store's folder or disk refused a write: a folder
+    this user cannot write (SQLite makes the new store and its -wal/-shm/-journal files there), a
+    full disk, a write that failed (a file size limit, a failing disk). None for any other failure."""
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return None
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    folder = Path(os.path.abspath(_sqlite_file(parsed))).parent
+    orig = getattr(exc, "orig", exc)
+    code, err = getattr(orig, "sqlite_errorcode", None) or 0, getattr(orig, "errno", None)
+    again = "then run the same command again (what was stored is kept)"
+    if code & 0xFF == sqlite3.SQLITE_CANTOPEN or code == SQLITE_READONLY_DIRECTORY or \
+            err in (errno.EACCES, errno.EROFS, errno.EPERM):
+        return (f"the store's folder {folder} cannot be written; nothing was stored",
+                f"make the folder writable for this user, or pass --db sqlite:///PATH in a folder you can write")
+    if code & 0xFF == sqlite3.SQLITE_FULL or err in (errno.ENOSPC, errno.EDQUOT) or (
+            code & 0xFF == sqlite3.SQLITE_IOERR and _free_bytes(folder) < DISK_FULL_BYTES):
+        return (f"the disk holding {folder} is full; the write failed and nothing of it was stored",
+                f"free space on that disk (or pass another --db URL), {again}")
+    if code & 0xFF == sqlite3.SQLITE_IOERR or err == errno.EFBIG:
+        return (f"writing to {folder} failed (a full disk, a file size limit or a failing disk); nothing "
+                "of that write was stored", f"free space there or fix the disk (or pass another --db URL), {again}")
+    return None
 
 
 def _is_record(rec) -> bool:
@@ -969,4 +1013,7 @@ def _create_sqlite(made: Path) -> None:
     finally:
         engine.dispose()
         for path in (part, part.with_name(part.name + "-journal")):
-            path.unlink(missing_ok=True)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:  # a read-only file system says EROFS even of a file that is not there
+                pass  # the failure that brought us here is said, not this one
