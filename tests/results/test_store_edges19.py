@@ -129,3 +129,19 @@ def test_a_full_disk_says_the_disk_is_full_and_stores_nothing_half(tmp_path, cap
         assert rc == 0 and _stored(url) == 43, err
     finally:
         subprocess.run(["umount", "--lazy", str(disk)], check=True)
+
+
+def test_a_new_store_on_a_read_only_file_system_says_the_folder_not_its_part_file(tmp_path, capsys):
+    """Removing the new store's part file, never made, said EROFS too, and that hid SQLite's own
+    failure: the line named '.r.db.PID.new', a file the user never heard of."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(disk)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{disk / 'r.db'}", _jobs(tmp_path, 1))
+        (line,) = err.strip().splitlines()
+        assert rc == 1 and f"the store's folder {disk} cannot be written" in line and ".new" not in line, line
+    finally:
+        subprocess.run(["umount", "--lazy", str(disk)], check=True)
