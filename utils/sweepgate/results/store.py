@@ -938,42 +938,48 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     ``must_exist`` (a command that only reads), a SQLite file that is not there is refused, not
     created empty: a mistyped --db would otherwise read as "no results"."""
     url = resolve_url(url, root)
-    not_a_store = fail(display_url(url), 0, "not a sweepgate results store (it holds no results tables)",
-                       NO_STORE_HINT)
     try:
         store = Store(url, must_exist=must_exist)
     except NotAStore:
-        raise not_a_store from None
+        raise _not_a_store(url) from None
     try:
         made = _new_sqlite_file(store.engine.url)
         if made is not None:
             _create_sqlite(made)
         _retry_busy(lambda: _migrate(store.engine, create=not must_exist))
-    except NotAStore:
+    except BaseException as exc:
         store.engine.dispose()
-        raise not_a_store from None
-    except ForeignDatabase as exc:
-        store.engine.dispose()
-        raise fail(display_url(store.url), 0, foreign_message(exc.names), SQLITE_FOREIGN_HINT
-                   if store.engine.dialect.name == "sqlite" else PG_FOREIGN_HINT) from None
-    except SchemaNotUpgraded as exc:
-        store.engine.dispose()
-        raise fail(display_url(store.url), 0, f"the store's schema (revision {exc.current}) is older than this "
-                   f"sweepgate's ({exc.head}) and could not be upgraded: {_detail(exc.exc)}",
-                   "run any `sweepgate results` command on it once with write access (its owner, a copy you "
-                   "can write) to upgrade it, or read it with the sweepgate that wrote it; nothing was changed") from None
-    except SchemaTooNew as exc:
-        store.engine.dispose()
-        raise fail(display_url(store.url), 0, f"the store's schema (revision {exc.current}) is newer than this "
-                   f"sweepgate's ({exc.head})", "upgrade sweepgate (pip install -U) to the version that wrote "
-                   "it; nothing was changed") from None
-    except (sa.exc.SQLAlchemyError, OSError) as exc:
-        store.engine.dispose()
-        raise database_error(store.url, exc) from None
-    except BaseException:
-        store.engine.dispose()
-        raise
+        said = _open_failure(store, exc)
+        if said is None:
+            raise
+        raise said from None
     return store
+
+
+def _not_a_store(url: str) -> StoreError:
+    return fail(display_url(url), 0, "not a sweepgate results store (it holds no results tables)", NO_STORE_HINT)
+
+
+def _open_failure(store: Store, exc: BaseException) -> StoreError | None:
+    """What ``open_store`` says of a failure to open, create or migrate ``store`` (None: raised as it is)."""
+    shown = display_url(store.url)
+    if isinstance(exc, NotAStore):
+        return _not_a_store(store.url)
+    if isinstance(exc, ForeignDatabase):
+        return fail(shown, 0, foreign_message(exc.names), SQLITE_FOREIGN_HINT
+                    if store.engine.dialect.name == "sqlite" else PG_FOREIGN_HINT)
+    if isinstance(exc, SchemaNotUpgraded):
+        return fail(shown, 0, f"the store's schema (revision {exc.current}) is older than this "
+                    f"sweepgate's ({exc.head}) and could not be upgraded: {_detail(exc.exc)}",
+                    "run any `sweepgate results` command on it once with write access (its owner, a copy you "
+                    "can write) to upgrade it, or read it with the sweepgate that wrote it; nothing was changed")
+    if isinstance(exc, SchemaTooNew):
+        return fail(shown, 0, f"the store's schema (revision {exc.current}) is newer than this "
+                    f"sweepgate's ({exc.head})", "upgrade sweepgate (pip install -U) to the version that wrote "
+                    "it; nothing was changed")
+    if isinstance(exc, (sa.exc.SQLAlchemyError, OSError)):
+        return database_error(store.url, exc)
+    return None
 
 
 def _new_sqlite_file(parsed: sa.URL) -> Path | None:
