@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shlex
 import signal
 import socket
 import sqlite3
@@ -145,3 +146,63 @@ def test_a_new_store_on_a_read_only_file_system_says_the_folder_not_its_part_fil
         assert rc == 1 and f"the store's folder {disk} cannot be written" in line and ".new" not in line, line
     finally:
         subprocess.run(["umount", "--lazy", str(disk)], check=True)
+
+
+def _lose_version(url: str) -> None:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DELETE FROM alembic_version")
+    engine.dispose()
+
+
+def test_a_sqlite_store_whose_version_record_was_lost_says_so_and_how_to_repair(tmp_path, capsys):
+    """An empty alembic_version beside the store's results table was "another program's database"
+    (ingest) and "not a sweepgate results store" (show); the repair the line gives works."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    jobs = _jobs(tmp_path / "a", 2)
+    assert run_cli(capsys, "results", "ingest", "--db", url, jobs)[0] == 0
+    _lose_version(url)
+    before = (tmp_path / "r.db").read_bytes()
+    for argv in (("ingest", jobs), ("show",), ("compare", "--run", "1")):
+        rc, _, err = run_cli(capsys, "results", argv[0], "--db", url, *argv[1:])
+        (line,) = err.strip().splitlines()
+        assert rc == 1 and "the store's version record is missing" in line and "another program" not in line, err
+    assert (tmp_path / "r.db").read_bytes() == before
+    path, statement = shlex.split(line.split("run sqlite3 ", 1)[1].split(", then")[0])  # the repair it gives
+    with sqlite3.connect(path) as conn:
+        conn.execute(statement)
+    conn.close()
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", url, jobs)
+    assert rc == 0 and "(0 new)" in out and _stored(url) == 2, err
+
+
+def test_a_postgresql_store_whose_version_record_was_lost_says_so(pg_url, tmp_path, capsys):
+    jobs = _jobs(tmp_path / "a", 1)
+    assert run_cli(capsys, "results", "ingest", "--db", pg_url, jobs)[0] == 0
+    _lose_version(pg_url)
+    for argv in (("ingest", jobs), ("show",)):
+        rc, _, err = run_cli(capsys, "results", argv[0], "--db", pg_url, *argv[1:])
+        (line,) = err.strip().splitlines()
+        assert rc == 1 and "the store's version record is missing" in line and "another program" not in line, err
+        assert f"INSERT INTO alembic_version (version_num) VALUES ('{_head()}') in psql" in line, line
+
+
+def _head() -> str:
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(store._alembic_config()).get_current_head()
+
+
+def test_another_program_s_empty_alembic_version_and_results_table_is_still_foreign(tmp_path, capsys):
+    """A results table without the store's columns beside an empty alembic_version is not a store."""
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+        conn.execute("CREATE TABLE results (id INTEGER PRIMARY KEY, score REAL)")
+    conn.close()
+    rc, _, err = run_cli(capsys, "results", "show", "--db", f"sqlite:///{path}")
+    assert rc == 1 and "version record" not in err and "not a sweepgate results store" in err, err
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{path}", _jobs(tmp_path / "a", 1))
+    assert rc == 1 and "version record" not in err and "another program's database" in err, err

@@ -25,6 +25,7 @@ import datetime as dt
 import errno
 import json
 import os
+import shlex
 import sqlite3
 import time
 from pathlib import Path
@@ -406,6 +407,8 @@ def _migrate(engine: sa.Engine, create: bool = True) -> None:
         current = MigrationContext.configure(conn).get_current_revision()
         if current == head:
             return
+        if current is None:
+            _check_version_kept(conn, head)
         if current is None and not create:
             raise NotAStore()
         known = current is None or current in {s.revision for s in scripts.walk_revisions()}
@@ -437,6 +440,18 @@ def _check_not_foreign(conn: sa.Connection, current: str | None, known: bool) ->
         raise ForeignDatabase(names)
 
 
+def _check_version_kept(conn: sa.Connection, head: str) -> None:
+    """Raise ``VersionLost`` for a store whose version record is gone: an empty ``alembic_version``
+    beside a results table with the store's key and record columns (a hand-made DELETE, a partial
+    restore), which is no other program's database and no new store either."""
+    inspector = sa.inspect(conn)
+    if not STORE_TABLES <= set(inspector.get_table_names()):
+        return
+    columns = {c["name"] for c in inspector.get_columns(results.name)}
+    if {column(f) for f in KEY} | {"record"} <= columns:
+        raise VersionLost(head if {c.name for c in results.columns} == columns else None)
+
+
 def _lock_schema(conn: sa.Connection) -> None:
     """Hold the database's one writer lock until this transaction ends (waiting for it)."""
     if conn.dialect.name == "sqlite":
@@ -464,6 +479,14 @@ class ForeignDatabase(Exception):
     def __init__(self, names: list[str]):
         super().__init__(names)
         self.names = names
+
+
+class VersionLost(Exception):
+    """A store whose ``alembic_version`` table is empty; ``revision`` the one its columns are (None: unknown)."""
+
+    def __init__(self, revision: str | None):
+        super().__init__(revision)
+        self.revision = revision
 
 
 class SchemaNotUpgraded(Exception):
@@ -956,6 +979,18 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     return store
 
 
+def _version_hint(store: Store, revision: str | None) -> str:
+    """How to put back a lost version record (what ``alembic stamp`` would write)."""
+    insert = f"INSERT INTO {SCHEMA_TABLE} (version_num) VALUES ('{revision or 'REVISION'}')"
+    parsed = sa.engine.make_url(store.url)  # (a reader's engine of a read-only file has no path)
+    run = f'sqlite3 {shlex.quote(_sqlite_file(parsed))} "{insert}"' if parsed.get_backend_name() == "sqlite" else \
+        f'{insert} in psql'
+    if revision is None:
+        return (f"its results table is not this sweepgate's: run {run}, with the revision of the sweepgate "
+                "that wrote it, or restore the store from a backup")
+    return f"its results table is this sweepgate's (revision {revision}): run {run}, then the command again"
+
+
 def _not_a_store(url: str) -> StoreError:
     return fail(display_url(url), 0, "not a sweepgate results store (it holds no results tables)", NO_STORE_HINT)
 
@@ -973,6 +1008,9 @@ def _open_failure(store: Store, exc: BaseException) -> StoreError | None:
                     f"sweepgate's ({exc.head}) and could not be upgraded: {_detail(exc.exc)}",
                     "run any `sweepgate results` command on it once with write access (its owner, a copy you "
                     "can write) to upgrade it, or read it with the sweepgate that wrote it; nothing was changed")
+    if isinstance(exc, VersionLost):
+        return fail(shown, 0, f"the store's version record is missing (its {SCHEMA_TABLE} table is empty): its "
+                    "schema revision is unknown, so it is neither read nor changed", _version_hint(store, exc.revision))
     if isinstance(exc, SchemaTooNew):
         return fail(shown, 0, f"the store's schema (revision {exc.current}) is newer than this "
                     f"sweepgate's ({exc.head})", "upgrade sweepgate (pip install -U) to the version that wrote "
