@@ -206,3 +206,36 @@ def test_another_program_s_empty_alembic_version_and_results_table_is_still_fore
     assert rc == 1 and "version record" not in err and "not a sweepgate results store" in err, err
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{path}", _jobs(tmp_path / "a", 1))
     assert rc == 1 and "version record" not in err and "another program's database" in err, err
+
+
+@pytest.fixture
+def silent_server():
+    """A real socket on 127.0.0.1 that takes connections (the kernel's backlog) and never says a word."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        yield f"127.0.0.1:{listener.getsockname()[1]}"
+
+
+def test_a_postgresql_server_that_never_answers_is_named_after_the_default_timeout(silent_server, tmp_path):
+    """psycopg waited 130 s (a run of such hosts: each) before a line that named no server."""
+    started = time.monotonic()
+    proc = _cli(["results", "ingest", "--db", f"postgresql://u:p@{silent_server}/db", _jobs(tmp_path, 1)], tmp_path,
+                timeout=60)
+    (line,) = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and "nothing stored" in proc.stdout, proc.stderr
+    assert f"the PostgreSQL server at {silent_server} did not answer within {store.PG_CONNECT_TIMEOUT_S} s" in line
+    assert "?connect_timeout=SECONDS" in line and ":p@" not in line
+    assert time.monotonic() - started < store.PG_CONNECT_TIMEOUT_S + 30
+
+
+def test_a_connect_timeout_the_url_or_environment_gives_is_kept(silent_server, tmp_path, capsys, monkeypatch):
+    for url, env in ((f"postgresql://u:p@{silent_server}/db?connect_timeout=2", None),
+                     (f"postgresql://u:p@{silent_server}/db", "3")):
+        if env:
+            monkeypatch.setenv("PGCONNECT_TIMEOUT", env)
+        started = time.monotonic()
+        rc, _, err = run_cli(capsys, "results", "show", "--db", url)
+        waited = 2 if env is None else 3
+        assert rc == 1 and f"did not answer within {waited} s" in err, err
+        assert waited <= time.monotonic() - started < waited + 5

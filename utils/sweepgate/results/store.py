@@ -63,6 +63,7 @@ SQLITE_BUSY_TIMEOUT_S = 60
 DISK_FULL_BYTES = 1 << 20
 SQLITE_READONLY_DIRECTORY = 1544  # SQLite's extended code: a store whose folder cannot be written (its -shm)
 SHOWN_CHANGES = 4  # changed fields a refusal names
+PG_CONNECT_TIMEOUT_S = 10  # how long a PostgreSQL server may take to answer a connection (psycopg's own: 130 s)
 
 
 def column(field: str) -> str:
@@ -340,7 +341,7 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     _check_url(url)
     parsed = sa.engine.make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return sa.create_engine(parsed)
+        return sa.create_engine(parsed, connect_args=_pg_connect_args(parsed))
     db = Path(_sqlite_file(parsed))
     if must_exist and missing_sqlite(url):
         raise fail(parsed.database, 0, "no results store here", NO_STORE_HINT)
@@ -370,6 +371,33 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     engine = sa.create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
     sa.event.listen(engine, "connect", _fast_sqlite)
     return engine
+
+
+def _pg_connect_args(parsed: sa.URL) -> dict:
+    """PostgreSQL: a connect timeout (PG_CONNECT_TIMEOUT_S) unless the URL's ?connect_timeout= or
+    $PGCONNECT_TIMEOUT gives one; psycopg's own waits 130 s on a server that takes the connection
+    and says nothing (a wrong port, a proxy whose database is down)."""
+    if parsed.get_backend_name() != "postgresql" or "connect_timeout" in parsed.query or \
+            os.environ.get("PGCONNECT_TIMEOUT"):
+        return {}
+    return {"connect_timeout": PG_CONNECT_TIMEOUT_S}
+
+
+def _no_answer(url: str, exc: Exception) -> StoreError | None:
+    """A PostgreSQL server that did not answer within the connect timeout, named (None: another failure)."""
+    from psycopg.conninfo import timeout_from_conninfo
+    from psycopg.errors import ConnectionTimeout
+
+    if not isinstance(getattr(exc, "orig", exc), ConnectionTimeout):
+        return None
+    parsed = sa.engine.make_url(url)
+    given = parsed.query.get("connect_timeout") or os.environ.get("PGCONNECT_TIMEOUT") or PG_CONNECT_TIMEOUT_S
+    waited = f"{timeout_from_conninfo({'connect_timeout': str(given)})} s"  # as psycopg waited: 2 s at least
+    host = parsed.host or parsed.query.get("host") or "the local socket"
+    where = f"{host}:{parsed.port or parsed.query.get('port') or 5432}"
+    return fail(display_url(url), 0, f"database: the PostgreSQL server at {where} did not answer within {waited}",
+                f"check that PostgreSQL is running at {where} (and is what listens there), or allow it longer "
+                "with ?connect_timeout=SECONDS in the URL")
 
 
 class NotAStore(Exception):
@@ -581,6 +609,9 @@ def database_error(url: str, exc: Exception) -> StoreError:
         return fail(display_url(url), 0, f"database: {detail} (waited {SQLITE_BUSY_TIMEOUT_S} s for it)",
                     LOCKED_HINT)
     refused = _write_refused(url, exc)
+    silent = _no_answer(url, exc) if refused is None else None
+    if silent is not None:
+        return silent
     if refused is not None:
         return fail(display_url(url), 0, f"database: {detail}: {refused[0]}", refused[1])
     return fail(display_url(url), 0, f"database: {detail}",
