@@ -239,3 +239,50 @@ def test_a_connect_timeout_the_url_or_environment_gives_is_kept(silent_server, t
         waited = 2 if env is None else 3
         assert rc == 1 and f"did not answer within {waited} s" in err, err
         assert waited <= time.monotonic() - started < waited + 5
+
+
+def _killed_while_making(db: Path, jobs: str) -> list[Path]:
+    """Start ingests into the new store ``db`` and SIGKILL each as soon as its part file appears, until one
+    is killed before it linked the store into place: the files it left beside ``db``."""
+    for _ in range(20):
+        proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "results", "ingest", "--db", f"sqlite:///{db}",
+                                 jobs], cwd=db.parent, env={**os.environ, "PYTHONPATH": str(ROOT / "utils")},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        part = db.with_name(f".{db.name}.{proc.pid}.new")
+        while proc.poll() is None and not part.exists():
+            time.sleep(0.001)
+        proc.kill()
+        proc.wait()
+        left = sorted(p for p in db.parent.iterdir() if p.name.startswith(f".{db.name}."))
+        if left and not db.exists():
+            return left
+        db.unlink(missing_ok=True)
+        for path in left:
+            path.unlink()
+    pytest.fail("no ingest was killed while it made the store")
+
+
+def test_a_new_store_s_file_a_killed_ingest_left_is_removed_by_a_later_ingest(tmp_path, capsys):
+    """SIGKILL while a new store was being made left its hidden .r.db.PID.new beside it for ever."""
+    folder = tmp_path / "store"
+    folder.mkdir()
+    db, jobs = folder / "r.db", _jobs(tmp_path / "jobs", 2)
+    left = _killed_while_making(db, jobs)
+    assert left[0].name.endswith(".new"), left
+    live = subprocess.Popen(["sleep", "60"])
+    try:
+        kept = [folder / f".r.db.{live.pid}.new", folder / ".other.db.999999999.new", folder / ".r.db.12x.new",
+                folder / ".r.db.0.new", folder / ".r.db.999999999.new.bak"]
+        for path in kept:
+            path.write_bytes(b"")
+        old = time.time() - 3600  # an hour untouched
+        for path in left + kept:
+            os.utime(path, (old, old))
+        fresh = folder / ".r.db.999999998.new"  # a dead PID's, written just now: another host's opener may be at it
+        fresh.write_bytes(b"")
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}", jobs)
+        assert rc == 0 and "(2 new)" in out, err
+        assert sorted(p.name for p in folder.iterdir()) == sorted(["r.db", *(p.name for p in kept), fresh.name])
+    finally:
+        live.kill()
+        live.wait()

@@ -63,6 +63,8 @@ SQLITE_BUSY_TIMEOUT_S = 60
 DISK_FULL_BYTES = 1 << 20
 SQLITE_READONLY_DIRECTORY = 1544  # SQLite's extended code: a store whose folder cannot be written (its -shm)
 SHOWN_CHANGES = 4  # changed fields a refusal names
+# A new store's part file (``_part_file``) of a dead opener, untouched this long, is a leftover to remove.
+PART_LEFTOVER_S = 60
 PG_CONNECT_TIMEOUT_S = 10  # how long a PostgreSQL server may take to answer a connection (psycopg's own: 130 s)
 
 
@@ -997,6 +999,8 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     except NotAStore:
         raise _not_a_store(url) from None
     try:
+        if not must_exist:
+            _remove_dead_parts(store.engine.url)
         made = _new_sqlite_file(store.engine.url)
         if made is not None:
             _create_sqlite(made)
@@ -1051,13 +1055,62 @@ def _open_failure(store: Store, exc: BaseException) -> StoreError | None:
     return None
 
 
-def _new_sqlite_file(parsed: sa.URL) -> Path | None:
-    """The SQLite file this open is about to create (None: a server, memory, a URI or a file that exists)."""
+def _plain_sqlite_file(parsed: sa.URL) -> Path | None:
+    """The file of a SQLite URL that names one by its path (None: a server, memory or a file: URI)."""
     name = str(parsed.database or "")
     if parsed.get_backend_name() != "sqlite" or not name or name.startswith("file:") or _memory(parsed):
         return None
-    path = Path(name)
-    return None if path.exists() else path
+    return Path(name)
+
+
+def _new_sqlite_file(parsed: sa.URL) -> Path | None:
+    """The SQLite file this open is about to create (None: a server, memory, a URI or a file that exists)."""
+    path = _plain_sqlite_file(parsed)
+    return None if path is None or path.exists() else path
+
+
+def _part_file(made: Path, pid: int) -> Path:
+    """Where opener ``pid`` makes the new store ``made`` whole before linking it into place."""
+    return made.with_name(f".{made.name}.{pid}.new")
+
+
+def _remove_dead_parts(parsed: sa.URL) -> None:
+    """Remove the files (``_part_file`` and its -journal) in which openers killed while making the store
+    (SIGKILL, a lost machine) left it half made: files of that exact name whose PID is no process here, last
+    written PART_LEFTOVER_S ago or more (an opener on another host sharing the folder, whose PID means
+    nothing here, writes its file all the while). Each ingest into the store removes them, so none pile up."""
+    db = _plain_sqlite_file(parsed)
+    if db is None:
+        return
+    prefix, suffixes = _part_file(db, 0).name[:-len("0.new")], (".new", ".new-journal")
+    try:
+        entries = [e for e in os.scandir(db.parent) if e.name.startswith(prefix) and e.name.endswith(suffixes)]
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name[len(prefix):].partition(".new")[0]
+        if not (pid.isascii() and pid.isdigit() and pid[0] != "0") or \
+                entry.name not in (f"{prefix}{pid}{suffix}" for suffix in suffixes) or _alive(int(pid)):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and \
+                    time.time() - entry.stat(follow_symlinks=False).st_mtime >= PART_LEFTOVER_S:
+                os.unlink(entry.path)
+        except OSError:  # another ingest removed it first, or the folder is read-only: left as it is
+            pass
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a process on this machine (one of another user's too; this very one)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process; a number no PID can be
+        return True
+    return True
 
 
 def _create_sqlite(made: Path) -> None:
@@ -1067,7 +1120,7 @@ def _create_sqlite(made: Path) -> None:
     ``made``. One that removed its unfinished store removed it under another ingest that had it open,
     which then stored its results into the deleted file. Where the file system has no hard links,
     the store is made in place (as an unfinished one may then be left: never removed)."""
-    part = made.with_name(f".{made.name}.{os.getpid()}.new")
+    part = _part_file(made, os.getpid())
     engine = sa.create_engine(f"sqlite:///{part}", connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
     try:
         from alembic import command
