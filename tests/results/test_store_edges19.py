@@ -286,3 +286,24 @@ def test_a_new_store_s_file_a_killed_ingest_left_is_removed_by_a_later_ingest(tm
     finally:
         live.kill()
         live.wait()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists(), reason="needs root and setpriv")
+def test_a_store_this_user_may_not_read_says_so_not_that_it_is_no_database(tmp_path, capsys):
+    shared = Path(f"/tmp/sweepgate-unreadable-{os.getpid()}")  # pytest's tmp_path is closed to others
+    shared.mkdir()
+    try:
+        jobs = _jobs(shared / "jobs", 1)
+        url = f"sqlite:///{shared / 'r.db'}"
+        assert run_cli(capsys, "results", "ingest", "--db", url, jobs)[0] == 0
+        (shared / "r.db").chmod(0o600)
+        shared.chmod(0o777)
+        for argv in (["ingest", "--db", url, jobs], ["show", "--db", url]):
+            proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+                                   "-m", "sweepgate", "results", *argv], cwd=shared, capture_output=True, text=True,
+                                  timeout=120, env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT / "utils"),
+                                                    "HOME": "/"})
+            (line,) = proc.stderr.strip().splitlines()
+            assert proc.returncode == 1 and "r.db: cannot be read: Permission denied" in line, line
+    finally:
+        subprocess.run(["rm", "-rf", str(shared)], check=True)

@@ -304,9 +304,20 @@ def check_sqlite_target(url: str) -> None:
     # another ingest is checkpointing it): then as it is, WAL included.
     names = _sqlite_names(db, ("mode=ro&immutable=1", "mode=ro"))
     if names is None:
-        raise fail(name, 0, "is not a SQLite database", "pass --db a new file or a sweepgate results store")
+        raise _not_sqlite(name, db, "pass --db a new file or a sweepgate results store")
     if names and not STORE_TABLES <= set(names):
         raise fail(name, 0, foreign_message(names), SQLITE_FOREIGN_HINT)
+
+
+def _not_sqlite(name: str, db: Path, hint: str) -> StoreError:
+    """A file SQLite could not read: one this user may not read (said so), else no SQLite database."""
+    try:
+        with open(db, "rb"):
+            pass
+    except OSError as exc:
+        return fail(name, 0, f"cannot be read: {exc.strerror}",
+                    "give this user read access to it (and to write, write access), or pass another --db URL")
+    return fail(name, 0, "is not a SQLite database", hint)
 
 
 SQLITE_FOREIGN_HINT = "pass --db a new file or a sweepgate results store"
@@ -350,7 +361,7 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     if must_exist and db.is_file():
         names = _store_names(db)  # read once: whether it is a database, and whether it holds the schema
         if names is None and db.stat().st_size:
-            raise fail(parsed.database, 0, "is not a SQLite database", NO_STORE_HINT)  # a text file, say
+            raise _not_sqlite(parsed.database, db, NO_STORE_HINT)  # a text file, say
         if SCHEMA_TABLE not in (names or []):
             raise NotAStore()  # found before connecting for real: the file is left byte for byte as it was
     if not must_exist:
