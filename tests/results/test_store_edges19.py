@@ -307,3 +307,15 @@ def test_a_store_this_user_may_not_read_says_so_not_that_it_is_no_database(tmp_p
             assert proc.returncode == 1 and "r.db: cannot be read: Permission denied" in line, line
     finally:
         subprocess.run(["rm", "-rf", str(shared)], check=True)
+
+
+def test_a_postgresql_port_no_server_listens_at_is_named(tmp_path, capsys):
+    """"connection failed: ... Connection refused; check that the database exists and is writable"."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    for argv in (["ingest", _jobs(tmp_path, 1)], ["show"]):
+        rc, _, err = run_cli(capsys, "results", argv[0], "--db", f"postgresql://u:p@127.0.0.1:{port}/db", *argv[1:])
+        (line,) = err.strip().splitlines()
+        assert rc == 1 and f"no PostgreSQL server listens at 127.0.0.1:{port} (connection refused)" in line, line
+        assert "check that the database exists" not in line

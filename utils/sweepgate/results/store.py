@@ -397,17 +397,23 @@ def _pg_connect_args(parsed: sa.URL) -> dict:
 
 
 def _no_answer(url: str, exc: Exception) -> StoreError | None:
-    """A PostgreSQL server that did not answer within the connect timeout, named (None: another failure)."""
+    """A PostgreSQL server that did not answer within the connect timeout, or that no server listens
+    for, named (None: another failure)."""
     from psycopg.conninfo import timeout_from_conninfo
     from psycopg.errors import ConnectionTimeout
 
-    if not isinstance(getattr(exc, "orig", exc), ConnectionTimeout):
+    orig = getattr(exc, "orig", exc)
+    refused = "Connection refused" in str(orig).partition("\n")[0]
+    if not isinstance(orig, ConnectionTimeout) and not refused:
         return None
     parsed = sa.engine.make_url(url)
+    host = parsed.host or parsed.query.get("host") or "the local socket"
+    where = f"{f'[{host}]' if ':' in host else host}:{parsed.port or parsed.query.get('port') or 5432}"
+    if refused:
+        return fail(display_url(url), 0, f"database: no PostgreSQL server listens at {where} (connection refused)",
+                    f"start PostgreSQL there, or check the host and port in --db (or $SWEEPGATE_DB)")
     given = parsed.query.get("connect_timeout") or os.environ.get("PGCONNECT_TIMEOUT") or PG_CONNECT_TIMEOUT_S
     waited = f"{timeout_from_conninfo({'connect_timeout': str(given)})} s"  # as psycopg waited: 2 s at least
-    host = parsed.host or parsed.query.get("host") or "the local socket"
-    where = f"{host}:{parsed.port or parsed.query.get('port') or 5432}"
     return fail(display_url(url), 0, f"database: the PostgreSQL server at {where} did not answer within {waited}",
                 f"check that PostgreSQL is running at {where} (and is what listens there), or allow it longer "
                 "with ?connect_timeout=SECONDS in the URL")
