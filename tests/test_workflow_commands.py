@@ -158,12 +158,13 @@ def test_a_benchmark_script_s_last_lines_are_no_commands(tmp_path):
 
 
 def _store_with_pr_strings(tmp_path: Path) -> str:
-    """A results store holding a job whose output and row carry command forms (a PR's script writes
-    the output; the row's image and model come from its configs)."""
+    """A results store holding a job whose output and sidecar carry command forms (a PR's script writes
+    the output; the config key comes from its configs; a row's image and model that are no safe text
+    are refused by the row check, ``core.jobenv.check_row``)."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
     model = "\n".join(HOSTILE)
-    row = dict(ROW, image="img ##[set-output name=x;]y", model=model)
-    write_job(tmp_path / "results", "a_conc4", vllm_output(model_id=model, backend="##[group]g"), job(row=row))
+    sidecar = job(row=dict(ROW), **{"config-key": "k ##[set-output name=x;]y"})
+    write_job(tmp_path / "results", "a_conc4", vllm_output(model_id=model, backend="##[group]g"), sidecar)
     r = sweepgate(["results", "ingest", "--db", db, "results"], tmp_path)
     assert r.returncode == 0 and commands_in(r.stdout, r.stderr)[1] == [], r.stderr
     return db
@@ -175,7 +176,7 @@ def test_stored_pr_strings_shown_through_a_pipe_are_no_commands_and_the_json_sti
     assert r.returncode == 0, r.stderr
     assert commands_in(r.stdout, r.stderr)[1] == []
     (shown,) = json.loads(r.stdout)
-    assert shown["image"] == "img ## [set-output name=x;]y"  # the one change: what the runner would read
+    assert shown["config-key"] == "k ## [set-output name=x;]y"  # the one change: what the runner would read
     table = sweepgate(["results", "show", "--db", db], tmp_path)
     assert table.returncode == 0 and commands_in(table.stdout, table.stderr)[1] == [], table.stdout
 
@@ -190,7 +191,7 @@ def test_output_to_a_file_or_outside_actions_is_left_as_it_is(tmp_path):
                        stdout=out, check=True)
     outside = sweepgate(["results", "show", "--db", db, "--json"], tmp_path, GITHUB_ACTIONS="false")
     assert (tmp_path / "show.json").read_text() == outside.stdout
-    assert json.loads(outside.stdout)[0]["image"] == "img ##[set-output name=x;]y"
+    assert json.loads(outside.stdout)[0]["config-key"] == "k ##[set-output name=x;]y"
 
 
 @pytest.mark.parametrize("pieces", [["#", "#[set-output name=a;]b\n"], [":", ":add-mask::x\n"],
