@@ -102,9 +102,9 @@ def test_a_real_rate_sweep_shows_its_rates_in_order(tmp_path, db, capsys):
     assert len(rows) == 12, out
     rates = [line.split("│")[[c.strip() for c in header.split("┃")].index("rate")].strip() for line in rows]
     numbers = [int(line.rsplit("#", 1)[1].split()[0].strip("│ ")) for line in rows]
-    order = [(float(r[:-2]) if r else float("inf"), n) for r, n in zip(rates, numbers)]
+    order = [(float(r[:-2]) if r != "∞" else float("inf"), n) for r, n in zip(rates, numbers)]
     assert order == sorted(order), list(zip(rates, numbers))  # by rate (unlimited last), then #N as a number
-    assert rates[:4] == ["1/s", "1/s", "10/s", "10/s"] and rates[-1] == "", rates
+    assert rates[:4] == ["1/s", "1/s", "10/s", "10/s"] and rates[-2:] == ["∞", "∞"], rates
     assert numbers[6:8] == [4, 10], numbers  # the two 30/s lines: #4 before #10
 
 
@@ -154,3 +154,18 @@ def test_show_key_takes_a_wildcard(tmp_path, db, capsys):
     assert len(show_json(capsys, db, "--key", "*")) == 3
     rc, _, err = run_cli(capsys, "results", "show", "--db", db, "--key", "kimi*")
     assert rc == 1 and "config key 'kimi*' has no results" in err
+
+
+def test_in_a_rate_sweep_the_unlimited_rate_reads_infinity_not_blank():
+    """New-user run: the last two lines of a real vLLM rate sweep (qps 1..35, inf; 50.7 % success)
+    had an empty rate cell, like a result whose rate is not known, while the charts mark it "∞"."""
+    def at(rate, name):
+        return {**point(None, {R.OUTPUT_THROUGHPUT: 1.0}), R.REQUEST_RATE: rate, R.RESULT_FILENAME: name}
+    header, body = table([at(10.0, "a#1"), at("inf", "a#2"), at(float("inf"), "a#3"), at(None, "b.json")])
+    assert [row[header.index("rate")] for row in body] == ["10/s", "∞", "∞", ""]  # unknown stays blank
+
+
+def test_a_concurrency_sweep_at_an_unlimited_rate_has_no_rate_column():
+    """vLLM writes request_rate "inf" in every concurrency-limited run: no column of ∞ for those."""
+    header, _ = table([{**point(c, {R.OUTPUT_THROUGHPUT: 1.0}), R.REQUEST_RATE: "inf"} for c in (4, 8)])
+    assert "rate" not in header, header

@@ -442,7 +442,7 @@ def _mark(item: dict, by_rate: bool, with_conc: bool = False) -> str:
     its rate when the client stated no concurrency, else nothing."""
     rate = _rate(item)
     if by_rate:
-        text = f"{rate}/s" if rate is not None else "∞"
+        text = f"{rate}/s" if rate is not None else R.UNLIMITED_RATE
         return f"{text} c{item['conc']}" if with_conc and item["conc"] is not None else text
     if item["conc"] is not None:
         return str(item["conc"])

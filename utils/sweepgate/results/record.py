@@ -182,6 +182,15 @@ def rate_key(value) -> str | None:
     return None if math.isinf(rate) or math.isnan(rate) else format(rate, "g")
 
 
+# An unlimited request rate ("inf") as the charts label it and `results show` prints it in a rate sweep.
+UNLIMITED_RATE = "∞"
+
+
+def is_unlimited_rate(value) -> bool:
+    """A stated request rate that is unlimited (vLLM's ``"inf"``), not a missing one."""
+    return value is not None and not isinstance(value, bool) and rate_key(value) is None
+
+
 def identity(rec: dict, name: str):
     """``rec``'s value of the POINT_IDENTITY field ``name``, as points are matched."""
     return rate_key(rec.get(name)) if name == REQUEST_RATE else rec.get(name)

@@ -119,6 +119,10 @@ def _cell(rec: dict, field: str | None, fmt: str) -> str:
 def _columns(records: list[dict], ref_column: bool) -> tuple[list[tuple], list[list[str]]]:
     """The columns holding a value for some record (an all-blank column only costs width), and the cells."""
     cells = [[_cell(rec, field, fmt) for _, field, fmt in COLUMNS] for rec in records]
+    rate = [field for _, field, _ in COLUMNS].index(R.REQUEST_RATE)
+    if any(row[rate] for row in cells):  # a rate sweep: its unlimited rate is one of its rates, not a blank
+        for rec, row in zip(records, cells):
+            row[rate] = row[rate] or (R.UNLIMITED_RATE if R.is_unlimited_rate(rec.get(R.REQUEST_RATE)) else "")
     keep = [i for i, (_, field, _) in enumerate(COLUMNS)
             if any(row[i] for row in cells) and (ref_column or field != REF_COLUMN)]
     keep = keep or list(range(len(COLUMNS)))
