@@ -189,3 +189,27 @@ def test_the_example_stops_when_its_ingest_was_stopped(tmp_path, monkeypatch):
         monkeypatch.setattr(ingest, "ingest", lambda paths, st, stop=stop: ingest.Outcome(stopped_by=stop))
         with pytest.raises(type(stop)):
             example.compare_with_history(str(tmp_path), [], str(tmp_path / "plots"))
+
+
+def test_the_example_compares_its_eval_row_s_scores_too(tmp_path):
+    """New-user run: the example rehearses an eval row (7/7) and stores its gsm8k scores, but its
+    comparison had no evals table nor "evals:" in the headline; `results compare --run
+    example-seed-change` on the kept store showed both."""
+    import io
+
+    sys.path.insert(0, str(ROOT / "utils"))
+    from sweepgate.commands import example
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _, head, ok, problems, matrix = example.gate_and_matrix(str(repo))
+    assert ok, problems
+    evals_only = {"agentic_evals": matrix["agentic_evals"]}  # the one eval row, rehearsed for real (about 1 s)
+    rehearsals = example.rehearse_matrix(str(repo), head, evals_only, lambda line: None)
+    assert [r.problems for r in rehearsals] == [[]]
+    stage = example.compare_with_history(str(repo), rehearsals, str(tmp_path / "plots"))
+    scores = stage["comparison"].as_json()["evals"]
+    assert {e["task"] for e in scores} == {"gsm8k"} and {e["verdict"] for e in scores} == {"new"}, scores
+    out = io.StringIO()
+    example._print_stage(out, {**stage, "rehearsals": rehearsals, "seconds": 1.0}, kept=False)
+    assert "evals: 0 regressed, 2 new" in out.getvalue(), out.getvalue()

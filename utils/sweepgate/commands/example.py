@@ -164,7 +164,7 @@ def compare_with_history(tmp: str, rehearsals: list, plots: str) -> dict:
     history on main, compare and draw; what was done, for the report."""
     from pathlib import Path
 
-    from sweepgate.results import charts, compare, ingest, store, store_adapter, synthetic
+    from sweepgate.results import charts, compare, evals, ingest, store, store_adapter, synthetic
 
     url = store.default_url(Path(tmp))
     with store.open_store(url) as st:
@@ -177,6 +177,7 @@ def compare_with_history(tmp: str, rehearsals: list, plots: str) -> dict:
         st.add(history)
     pr, baseline, *_ = store_adapter.from_store(url, RUN_ID, compare.DEFAULT_BASELINE_REF, compare.DEFAULT_WINDOW)
     comparison = compare.compare_records(pr, baseline, run=RUN_ID)
+    comparison.evals = evals.compare_evals(pr, baseline, compare.DEFAULT_WINDOW)  # the eval row's scores
     written = charts.draw_charts(comparison, plots)
     return {"db": store.display_url(url), "records": outcome.results, "problems": outcome.problems,
             "baseline_runs": synthetic.DEFAULT_RUNS, "baseline_records": len(history),
