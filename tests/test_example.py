@@ -205,8 +205,11 @@ def test_the_example_compares_its_eval_row_s_scores_too(tmp_path):
     _, head, ok, problems, matrix = example.gate_and_matrix(str(repo))
     assert ok, problems
     evals_only = {"agentic_evals": matrix["agentic_evals"]}  # the one eval row, rehearsed for real (about 1 s)
-    rehearsals = example.rehearse_matrix(str(repo), head, evals_only, lambda line: None)
+    said = []
+    rehearsals = example.rehearse_matrix(str(repo), head, evals_only, said.append)
     assert [r.problems for r in rehearsals] == [[]]
+    # its progress line says it is the eval row (it read like a second conc 16 throughput row)
+    assert said[0].startswith("  1/1 eval kimik3_tp8_conc16_kvdram-lmcache_spec-mtp conc 16 ("), said
     stage = example.compare_with_history(str(repo), rehearsals, str(tmp_path / "plots"))
     scores = stage["comparison"].as_json()["evals"]
     assert {e["task"] for e in scores} == {"gsm8k"} and {e["verdict"] for e in scores} == {"new"}, scores

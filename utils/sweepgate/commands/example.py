@@ -153,7 +153,8 @@ def rehearse_matrix(tmp: str, head: str, matrix: dict, say) -> list:
         job = {"run_id": RUN_ID, "config_key": key, "ref": RUN_REF, "commit": head}
         result = rehearse_row(Path(tmp), row, work, duration=AGENTIC_DURATION_S, timeout=ROW_TIMEOUT_S, job=job)
         verdict = "ok" if not result.problems else "FAILED: " + "; ".join(result.problems)
-        say(f"  {i}/{len(rows)} {row.get(F.EXP_NAME)} conc {row.get(F.CONC)} ({key}): "
+        kind = "eval " if row.get(F.RUN_EVAL) or row.get(F.EVAL_ONLY) else ""  # as preflight labels it
+        say(f"  {i}/{len(rows)} {kind}{row.get(F.EXP_NAME)} conc {row.get(F.CONC)} ({key}): "
             f"{result.elapsed:.1f}s {verdict}")
         done.append(result)
     return done
