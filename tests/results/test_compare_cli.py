@@ -116,14 +116,14 @@ def test_the_comment_points_at_a_run_s_artifact_only_inside_a_run(env, capsys, m
     argv = ["results", "compare", "--db", url, "--run", "pr-7", "--plots", "my plots", "--comment-file", "c.md"]
     monkeypatch.setenv("GITHUB_RUN_ID", "4242")  # set by hand, outside a run: no run to point at
     assert cli.main(argv) == 0
-    (line,) = [x for x in (env / "c.md").read_text().splitlines() if x.startswith("Charts (")]
-    assert "artifact" not in line and "were written to `my plots`; with a change: `" in line, line
+    (line,) = [x for x in (env / "c.md").read_text().splitlines() if " (output throughput per GPU" in x]
+    assert "artifact" not in line and "1 chart (output throughput per GPU against interactivity, PNG and SVG) was written to `my plots`; with a change: `" in line, line
     for name, value in (("GITHUB_ACTIONS", "true"), ("GITHUB_SERVER_URL", "https://github.com"),
                         ("GITHUB_REPOSITORY", "o/r")):
         monkeypatch.setenv(name, value)
     assert cli.main(argv) == 0
-    (line,) = [x for x in (env / "c.md").read_text().splitlines() if x.startswith("Charts (")]
-    assert "are in the results artifact of [run 4242](https://github.com/o/r/actions/runs/4242); with a" in line
+    (line,) = [x for x in (env / "c.md").read_text().splitlines() if " (output throughput per GPU" in x]
+    assert "is in the results artifact of [run 4242](https://github.com/o/r/actions/runs/4242); with a" in line
     assert "my plots" not in line
     capsys.readouterr()
 

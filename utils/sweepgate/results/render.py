@@ -487,10 +487,10 @@ def charts_paragraph(charts: list[tuple[str, bool]], folder: str | None = None) 
         return []
     changed = [f"`{stem}`" for stem, flagged in charts if flagged]
     others = [f"`{stem}`" for stem, flagged in charts if not flagged]
-    run = _run_url()
-    where = (f"are in the results artifact of [run {run[1]}]({run[0]})" if run
-             else f"were written to `{_md_code(folder)}`" if folder else "were written")
-    lines = [f"Charts (output throughput per GPU against interactivity, PNG and SVG; {len(charts)}) {where}"
+    run, one = _run_url(), len(charts) == 1
+    where = (f"{'is' if one else 'are'} in the results artifact of [run {run[1]}]({run[0]})" if run
+             else f"{'was' if one else 'were'} written" + (f" to `{_md_code(folder)}`" if folder else ""))
+    lines = [f"{count(len(charts), 'chart')} (output throughput per GPU against interactivity, PNG and SVG) {where}"
              + (f"; with a change: {', '.join(changed)}" if changed else ".")]
     if others:
         lines += ["", f"<details><summary>{count(len(others), 'chart')} without a change</summary>", "",
