@@ -8,8 +8,10 @@ versions/configs keys was "unknown JSON output"."""
 from __future__ import annotations
 
 import json
+import math
 
-from helpers import run_cli, show_json
+import pytest
+from helpers import job, run_cli, show_json, vllm_output, write_job
 from sweepgate.results import record as R
 
 TASK = "kimi_tool_call_schema"
@@ -56,3 +58,31 @@ def test_the_marker_alone_tells_an_eval_result(tmp_path, capsys):
     rc, err, (rec,) = ingest(tmp_path, capsys, doc)
     assert rc == 0 and [(e[R.EVAL_METRIC], e[R.EVAL_VALUE], e[R.EVAL_SAMPLES]) for e in rec[R.EVALS]] == [
         ("acc", 0.75, 4)]
+
+
+def _compare_adapter_runs(tmp_path, capsys, main: dict, pr: dict) -> tuple[int, dict]:
+    """main's run and a PR run, each one job whose eval output is an adapter's artifact, compared."""
+    db = f"sqlite:///{tmp_path / 'c.db'}"
+    for run, ref, doc in (("1001", "refs/heads/main", main), ("2002", "refs/pull/7/head", pr)):
+        folder = tmp_path / run
+        write_job(folder, "res", vllm_output(), job(run_id=run, ref=ref))
+        (folder / "res-eval.json").write_text(json.dumps(doc), encoding="utf-8")
+        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+        assert rc == 0, err
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--json", "--fail-on-regression")
+    assert rc in (0, 3), err
+    return rc, json.loads(out)
+
+
+def test_the_adapters_placeholder_stderr_does_not_make_every_change_a_regression(tmp_path, capsys):
+    """Review (review19): the adapters write `exact_match_stderr` as a fixed 0.0, no measurement. Read as one,
+    any change was beyond noise: 203 of 204 tool-call cases passing after main's 204 was `regressed` and
+    failed the run (exit 3). Their scores are pass rates over `effective` cases, so the stderr is the one
+    lm-eval gives a mean of 0/1 answers, sqrt(p(1-p)/(n-1)): a one-case wobble is `unchanged`, a drop of
+    a fifth still `regressed`."""
+    rc, out = _compare_adapter_runs(tmp_path, capsys, artifact(1.0, 204), artifact(203 / 204, 204))
+    (score,) = out["evals"]
+    assert (rc, score["verdict"]) == (0, "unchanged"), score
+    assert score["head"]["stderr"] == pytest.approx(math.sqrt((203 / 204) * (1 / 204) / 203))
+    rc, out = _compare_adapter_runs(tmp_path / "drop", capsys, artifact(1.0, 204), artifact(0.8, 204))
+    assert (rc, out["evals"][0]["verdict"]) == (3, "regressed"), out["evals"]

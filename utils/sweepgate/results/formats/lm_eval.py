@@ -42,6 +42,21 @@ def _integration_error(doc: dict, m: Measurement) -> bool:
     return True
 
 
+def _adapter_stderrs(doc: dict, evals: list[dict]) -> None:
+    """InferenceX's adapters write each score's stderr as a fixed 0.0, no measurement: read as one, any
+    change of a score would be beyond noise. Their scores are pass rates (passed / effective cases), so
+    such a stderr becomes the one lm-eval gives a mean of 0/1 answers, sqrt(p(1-p)/(n-1)); None (not
+    judged) for a score that is no rate or a count below two."""
+    if doc.get("result_format") != INFERENCEX_EVAL:
+        return
+    for entry in evals:
+        p, n = entry[R.EVAL_VALUE], entry[R.EVAL_SAMPLES]
+        if entry[R.EVAL_STDERR] != 0:
+            continue
+        rate = 0 <= p <= 1 and isinstance(n, int) and not isinstance(n, bool) and n >= 2
+        entry[R.EVAL_STDERR] = math.sqrt(p * (1 - p) / (n - 1)) if rate else None
+
+
 NO_STDERR = "N/A"  # what lm-eval writes where it has no stderr (one sample; a metric without one)
 # lm-eval's own non-finite values (JSON NaN/Infinity: a mean absolute error over answers it could
 # not parse is inf, its stderr NaN; a real 0.4.8 file of 12 tasks had one, hunt 10). No editor writes them.
@@ -214,6 +229,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
             continue
         samples = _samples(task, n_samples, _dict(doc.get("group_subtasks")), set())
         m.evals.extend(_task_evals(task, scores, samples, path, _dict(higher.get(task)), m.notes))
+    _adapter_stderrs(doc, m.evals)
     failed = _integration_error(doc, m)
     if not m.evals and any(rule == BYPASS_RULE for rule, _, _ in m.notes):
         raise fail(path, line, f"results: only lm-eval's {BYPASS} placeholder (999), no scores: the eval ran with "
