@@ -697,3 +697,26 @@ def test_outputs_of_a_run_before_in_the_work_dir_do_not_pass_for_this_one(tmp_pa
     script.write_text("true\n")
     again = cli(["--row-json", str(rows), "--work-dir", str(work)], cwd=repo)
     assert again.returncode == 1 and "no result file" in again.stderr, again.stderr
+
+
+@pytest.mark.parametrize("body, left", [
+    ('mkdir -p "$RESULT_DIR/$RESULT_FILENAME.json"', "is a folder, not an earlier run's output file"),
+    ('rm -rf "$RESULT_DIR"; echo x >"$RESULT_DIR"', "is not a folder"),
+    ('rm -rf "$RESULT_DIR"; ln -s /nonexistent "$RESULT_DIR"', "is not a folder")])
+def test_what_a_script_left_in_the_work_dir_is_told_by_the_next_rehearsal_in_one_line(tmp_path, body, left):
+    """Review (review19): a second rehearsal in a --work-dir whose first script made a folder where its
+    result goes said "internal error: IsADirectoryError" (the removal of a run before's outputs), and one
+    whose script had replaced $RESULT_DIR with a file or a dangling link "internal error: FileExistsError"."""
+    repo = tmp_path / "bench"
+    shutil.copytree(ROOT / "configs", repo / "configs", symlinks=True)
+    script = repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text(body + "\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    work, rows = tmp_path / "w", write_rows(tmp_path, FSL_ROWS[0])
+    first = cli(["--row-json", str(rows), "--work-dir", str(work)], cwd=repo)
+    assert first.returncode == 1 and "rehearse: FAILED" in first.stderr, first.stderr
+    again = cli(["--row-json", str(rows), "--work-dir", str(work)], cwd=repo)
+    (line,) = [x for x in again.stderr.splitlines() if not x.startswith("rehearse: ")]
+    assert again.returncode == 1 and "internal error" not in again.stderr, again.stderr
+    assert line.startswith(str(work / "results")) and left in line and "pass another --work-dir" in line, line

@@ -662,16 +662,44 @@ def prepare(work: Path, row: dict, runner_name: str, duration: int,
              "trace": work / "trace.jsonl", "out": work / "script.log"}
     write_shims(paths["shims"])
     write_trace(paths["trace"])
-    paths["results"].mkdir(parents=True, exist_ok=True)
+    _results_folder(paths["results"])
     if paths["log"].exists():
         paths["log"].unlink()
     env = build_env(row, runner_name, paths["results"], paths["shims"], paths["log"], paths["trace"], duration,
                     root)
     paths["result"] = paths["results"] / f"{env['RESULT_FILENAME']}.json"
     paths["eval"] = jobfile.eval_path_for(paths["results"], env["RESULT_FILENAME"])
-    for earlier in (paths["result"], paths["eval"], jobfile.path_for(paths["results"], env["RESULT_FILENAME"])):
-        earlier.unlink(missing_ok=True)  # a run before in this --work-dir: its outputs would pass for this one's
+    _remove_earlier((paths["result"], paths["eval"], jobfile.path_for(paths["results"], env["RESULT_FILENAME"])))
     return env, paths
+
+
+LEFT_HINT = "remove it, or pass another --work-dir"
+
+
+def _results_folder(results: Path) -> None:
+    """The work dir's results folder, made; refused in one line when a script of a rehearsal before in
+    this --work-dir replaced it (with a file, a dangling link)."""
+    try:
+        results.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise fail(str(results), 0, "is not a folder (a script of a rehearsal before in this --work-dir replaced "
+                   "its RESULT_DIR)", LEFT_HINT) from None
+    except OSError as exc:
+        raise fail(str(results), 0, f"cannot make the results folder: {exc.strerror or exc}",
+                   "pass a --work-dir you can write to") from None
+
+
+def _remove_earlier(outputs) -> None:
+    """Remove a run before's outputs in this --work-dir: they would pass for this one's."""
+    for earlier in outputs:
+        try:
+            earlier.unlink(missing_ok=True)
+        except IsADirectoryError:
+            raise fail(str(earlier), 0, "is a folder, not an earlier run's output file (a script of a rehearsal "
+                       "before in this --work-dir made it)", LEFT_HINT) from None
+        except OSError as exc:
+            raise fail(str(earlier), 0, f"cannot remove an earlier run's output: {exc.strerror or exc}",
+                       LEFT_HINT) from None
 
 
 def ending_problem(run: ScriptRun, timeout: int) -> str | None:
