@@ -319,3 +319,23 @@ def test_a_postgresql_port_no_server_listens_at_is_named(tmp_path, capsys):
         (line,) = err.strip().splitlines()
         assert rc == 1 and f"no PostgreSQL server listens at 127.0.0.1:{port} (connection refused)" in line, line
         assert "check that the database exists" not in line
+
+
+def test_a_refused_postgresql_connection_names_the_port_and_host_libpq_took_from_the_environment(
+        tmp_path, capsys, monkeypatch):
+    """Review (review19): with the port or host given by $PGPORT/$PGHOST (as libpq reads them), the one line
+    named port 5432 and 'the local socket', where nothing had been tried: the user was sent to look at a
+    server that may well be up."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    folder = tmp_path / "sock"
+    folder.mkdir()
+    with socket.socket(socket.AF_UNIX) as dead:  # a socket file no server listens at
+        dead.bind(str(folder / f".s.PGSQL.{port}"))
+    monkeypatch.setenv("PGPORT", str(port))
+    for url, where in ((f"postgresql://u:p@127.0.0.1/db", f"127.0.0.1:{port}"), ("postgresql://u:p@/db", f"{folder}:{port}")):
+        monkeypatch.setenv("PGHOST", str(folder))
+        rc, _, err = run_cli(capsys, "results", "show", "--db", url)
+        (line,) = err.strip().splitlines()
+        assert rc == 1 and f"no PostgreSQL server listens at {where} (connection refused)" in line, line

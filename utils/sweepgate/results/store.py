@@ -407,8 +407,10 @@ def _no_answer(url: str, exc: Exception) -> StoreError | None:
     if not isinstance(orig, ConnectionTimeout) and not refused:
         return None
     parsed = sa.engine.make_url(url)
-    host = parsed.host or parsed.query.get("host") or "the local socket"
-    where = f"{f'[{host}]' if ':' in host else host}:{parsed.port or parsed.query.get('port') or 5432}"
+    # where libpq connected: the URL's host and port, else its $PGHOST and $PGPORT, else its defaults
+    host = parsed.host or parsed.query.get("host") or os.environ.get("PGHOST") or "the local socket"
+    port = parsed.port or parsed.query.get("port") or os.environ.get("PGPORT") or 5432
+    where = f"{f'[{host}]' if ':' in host else host}:{port}"
     if refused:
         return fail(display_url(url), 0, f"database: no PostgreSQL server listens at {where} (connection refused)",
                     f"start PostgreSQL there, or check the host and port in --db (or $SWEEPGATE_DB)")
