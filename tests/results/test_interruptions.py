@@ -140,6 +140,8 @@ def test_a_closed_or_full_stdout_is_one_line(tmp_path):
     assert full.returncode == 1, full.stderr
     assert full.stderr.strip() == ("standard output: cannot write: No space left on device; free space or "
                                    "write the output elsewhere"), full.stderr
+    version = _sweepgate("--version", "> /dev/full")  # written by argparse's action, before any command runs
+    assert version.returncode == 1 and version.stderr == full.stderr, version.stderr
 
 
 def test_an_ascii_stdout_gets_escapes_not_a_crash(tmp_path):

@@ -60,7 +60,15 @@ def _version_action():
 
     class VersionAction(argparse.Action):
         def __call__(self, parser, namespace, values, option_string=None):
-            sys.stdout.write(_version().replace("%(prog)s", parser.prog) + "\n")
+            try:
+                sys.stdout.write(_version().replace("%(prog)s", parser.prog) + "\n")
+                sys.stdout.flush()
+            except OSError as exc:  # >/dev/full: one line and exit 1, as for every command's output
+                from sweepgate.core.errors import cannot_write
+
+                if not cannot_write(exc):
+                    raise
+                parser.exit(1)
             parser.exit()
 
     return VersionAction

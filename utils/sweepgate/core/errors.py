@@ -294,14 +294,14 @@ def _guarded(fn: Callable[[], int]) -> int:
             return 130
         if os.environ.get("SWEEPGATE_DEBUG"):
             raise
-        if _cannot_write(exc):
+        if cannot_write(exc):
             return 1
         print(f"sweepgate: internal error: {type(exc).__name__}: {exc}; "
               "rerun with SWEEPGATE_DEBUG=1 for a traceback and report it", file=sys.stderr)
         return 1
 
 
-def _cannot_write(exc: Exception) -> bool:
+def cannot_write(exc: Exception) -> bool:
     """A full disk, a quota, an I/O error while writing (``>/dev/full``): one line, not an internal error."""
     import errno
 
