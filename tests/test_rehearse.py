@@ -604,6 +604,34 @@ def test_a_script_that_exits_leaving_a_child_is_told_and_the_child_stopped(tmp_p
         kill_quietly([pid])
 
 
+def _stat_state(pid: int) -> str | None:
+    """The process's state letter (Z: a zombie), None when it is gone altogether."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+@pytest.mark.skipif(not hasattr(os, "waitid"), reason="os.waitid holds a child unreaped")
+@pytest.mark.parametrize("body, stop", [("exit 0\n", False), ("trap '' TERM; sleep 600\n", True)])
+def test_the_script_is_reaped_only_after_its_session_is_stopped(tmp_path, body, stop):
+    """Review (reaper19): the session and group of a finished script were KILLed by its PID after it
+    was reaped, when the PID may already be another process's. `_wait` (and `_stop`, after a timeout)
+    now leave the script a zombie, its PID taken, until run_script has stopped what is left of it."""
+    from sweepgate.rehearsal import runner
+
+    script = tmp_path / "row.sh"
+    script.write_text(body)
+    proc = subprocess.Popen(["bash", str(script)], start_new_session=True)
+    try:
+        runner._stop(proc, grace=0.5) if stop else runner._wait(proc, 10)
+        assert proc.returncode is None and _stat_state(proc.pid) == "Z"
+    finally:
+        proc.kill()
+        proc.wait()
+    assert _stat_state(proc.pid) is None
+
+
 @pytest.mark.parametrize("body, told", [("kill -KILL $$", "the script was killed by SIGKILL (signal 9)"),
                                         ("kill -SEGV $$", "the script was killed by SIGSEGV (signal 11)"),
                                         ("exit 3", "the script exited 3")])

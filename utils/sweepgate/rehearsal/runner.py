@@ -352,17 +352,33 @@ def build_env(row: dict, runner_name: str, result_dir: Path, shim_dir: Path, log
     return env
 
 
-def _wait(proc: subprocess.Popen, timeout: int, poll=None) -> int:
-    """proc.wait(timeout), calling ``poll()`` about five times a second meanwhile."""
+def _wait(proc: subprocess.Popen, timeout: float, poll=None) -> None:
+    """Wait until the script has exited, up to ``timeout`` (else TimeoutExpired), calling ``poll()``
+    about five times a second meanwhile. It is left unreaped (``_exited``): until ``proc.wait()``
+    its PID, and so the ids of its process group and session, cannot be given to another process,
+    and stopping what is left of them cannot reach a stranger."""
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return proc.wait(timeout=min(0.2, max(deadline - time.monotonic(), 0.001)))
-        except subprocess.TimeoutExpired:
-            if poll is not None:
-                poll()
-            if time.monotonic() >= deadline:
-                raise
+    next_poll = time.monotonic() + 0.2
+    while not _exited(proc):
+        now = time.monotonic()
+        if poll is not None and now >= next_poll:
+            poll()
+            next_poll = now + 0.2
+        if now >= deadline:
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+        time.sleep(0.02)
+
+
+def _exited(proc: subprocess.Popen) -> bool:
+    """Whether the script has exited, without reaping it (where ``os.waitid`` is missing, reaped)."""
+    if proc.returncode is not None:
+        return True
+    if not hasattr(os, "waitid"):
+        return proc.poll() is not None
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
 
 
 # A timed-out script gets a tenth of its timeout (from 1 s up to this) after TERM to stop what it
@@ -388,43 +404,47 @@ class ScriptRun:
 def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int, poll=None,
                log: Path | None = None) -> ScriptRun:
     """Run the script in its own session; on timeout TERM it (its handler cleans up), then KILL after
-    ``stop_grace``. Whatever of its session is left once it has ended is stopped (and named). On
-    Ctrl-C, also stop what the shims logged in ``log`` and the script left running (stand-ins run in
-    sessions of their own, out of reach of the script's session)."""
+    ``stop_grace``. Whatever of its session is left once it has ended is stopped (and named), before
+    the script is reaped. On Ctrl-C, also stop what the shims logged in ``log`` and the script left
+    running (stand-ins run in sessions of their own, out of reach of the script's session)."""
     with open(out_path, "wb") as out:
         proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            rc, timed_out = _wait(proc, timeout, poll), False
+            _wait(proc, timeout, poll)
+            timed_out = False
         except subprocess.TimeoutExpired:
             _stop(proc, grace=stop_grace(timeout))
-            rc, timed_out = proc.returncode, True
+            timed_out = True
         except BaseException:
             # Ctrl-C: the script runs in its own session, so the terminal's SIGINT never reached it.
             _stop(proc, grace=CTRL_C_GRACE_S)
             stop_session(proc.pid, [])
+            proc.wait()
             if log is not None:
                 reap_leftovers(read_calls(log))
             raise
-    return ScriptRun(rc, timed_out, stop_session(proc.pid, read_calls(log) if log is not None else []))
+        left = stop_session(proc.pid, read_calls(log) if log is not None else [])  # its session id is still its own
+    return ScriptRun(proc.wait(), timed_out, left)
 
 
 def _stop(proc: subprocess.Popen, grace: float) -> None:
     """TERM the script (its handler stops what it started), then KILL its process group: whatever
     of it is still there once the script has exited or its grace has run out (a script without a
-    TERM trap dies at once and leaves its foreground command running)."""
+    TERM trap dies at once and leaves its foreground command running). The script is left unreaped."""
     try:
         os.kill(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=grace)
+        _wait(proc, grace)
     except ProcessLookupError:
         pass
     except subprocess.TimeoutExpired:
         pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
+    for kill in (os.killpg, os.kill):  # its group, and the script should it have left it
+        try:
+            kill(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    _wait(proc, 60)  # a KILLed script is gone within the moment
     _wait_pids_gone(session_members(proc.pid, group=True), 2)  # a KILL is delivered, not awaited
 
 
@@ -439,10 +459,10 @@ def how_it_ended(rc: int) -> str:
     return f"was killed by {name} (signal {-rc})"
 
 
-def session_members(sid: int, group: bool = False) -> list[int]:
-    """The live (not zombie) processes of session ``sid`` (of process group ``sid`` with ``group``)."""
-    column = 2 if group else 3  # after the command's ')': state, ppid, pgrp, session
-    found = []
+def _proc_stats() -> dict[int, list[str]]:
+    """Every process's /proc/PID/stat fields after the command's ')': state, ppid, pgrp, session, ...
+    (index 19 is its start time)."""
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -450,9 +470,15 @@ def session_members(sid: int, group: bool = False) -> list[int]:
             rest = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if len(rest) > column and rest[0] != "Z" and rest[column] == str(sid):
-            found.append(int(entry.name))
+        if len(rest) > 19:
+            found[int(entry.name)] = rest
     return found
+
+
+def session_members(sid: int, group: bool = False) -> list[int]:
+    """The live (not zombie) processes of session ``sid`` (of process group ``sid`` with ``group``)."""
+    column = 2 if group else 3  # after the command's ')': state, ppid, pgrp, session
+    return [pid for pid, rest in _proc_stats().items() if rest[0] != "Z" and rest[column] == str(sid)]
 
 
 def _command_of(pid: int, calls: list[dict]) -> str:
