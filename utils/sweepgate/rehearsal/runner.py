@@ -404,28 +404,34 @@ class ScriptRun:
 def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int, poll=None,
                log: Path | None = None) -> ScriptRun:
     """Run the script in its own session; on timeout TERM it (its handler cleans up), then KILL after
-    ``stop_grace``. Whatever of its session is left once it has ended is stopped (and named), before
-    the script is reaped. On Ctrl-C, also stop what the shims logged in ``log`` and the script left
-    running (stand-ins run in sessions of their own, out of reach of the script's session)."""
-    with open(out_path, "wb") as out:
+    ``stop_grace``. Whatever of its session is left once it has ended is stopped (and named), and so,
+    on Linux, is every process it started that outlived it in a session of its own (a ``setsid``, a
+    daemon): this process is their subreaper meanwhile (``Subreaper``). On Ctrl-C, also stop what the
+    shims logged in ``log`` and the script left running."""
+    grace = stop_grace(timeout)
+    with open(out_path, "wb") as out, Subreaper() as reaper:
         proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         try:
             _wait(proc, timeout, poll)
             timed_out = False
         except subprocess.TimeoutExpired:
-            _stop(proc, grace=stop_grace(timeout))
+            _stop(proc, grace=grace)
             timed_out = True
         except BaseException:
             # Ctrl-C: the script runs in its own session, so the terminal's SIGINT never reached it.
             _stop(proc, grace=CTRL_C_GRACE_S)
             stop_session(proc.pid, [])
             proc.wait()
+            reaper.stop_orphans(proc.pid, grace, [])
             if log is not None:
                 reap_leftovers(read_calls(log))
             raise
-        left = stop_session(proc.pid, read_calls(log) if log is not None else [])  # its session id is still its own
-    return ScriptRun(proc.wait(), timed_out, left)
+        calls = read_calls(log) if log is not None else []
+        left = stop_session(proc.pid, calls)  # before the script is reaped: its session id is still its own
+        rc = proc.wait()
+        left += reaper.stop_orphans(proc.pid, grace, calls)
+    return ScriptRun(rc, timed_out, left)
 
 
 def _stop(proc: subprocess.Popen, grace: float) -> None:
@@ -479,6 +485,93 @@ def session_members(sid: int, group: bool = False) -> list[int]:
     """The live (not zombie) processes of session ``sid`` (of process group ``sid`` with ``group``)."""
     column = 2 if group else 3  # after the command's ')': state, ppid, pgrp, session
     return [pid for pid, rest in _proc_stats().items() if rest[0] != "Z" and rest[column] == str(sid)]
+
+
+PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37  # <linux/prctl.h>
+ORPHAN_ROUNDS = 5  # a process that starts another as it is stopped is followed this many times
+
+
+def _prctl():
+    """libc's prctl (Linux), else None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+class Subreaper:
+    """While in use, this process is a child subreaper (Linux): a process the script started that
+    outlives its parent (`setsid cmd &` in a script that exits, a daemon's double fork) becomes
+    this process's child instead of PID 1's, and ``stop_orphans`` finds it. Sweepgate's own children
+    from before (a `git cat-file`) are told apart by PID and start time. Elsewhere it does nothing."""
+
+    def __enter__(self) -> Subreaper:
+        import ctypes
+
+        self.prctl, self.was = _prctl(), ctypes.c_int(0)
+        if self.prctl is not None and (self.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(self.was), 0, 0, 0) != 0
+                                       or self.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0):
+            self.prctl = None
+        self.before = self._children() if self.prctl is not None else set()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.prctl is not None:
+            self.prctl(PR_SET_CHILD_SUBREAPER, self.was.value, 0, 0, 0)
+
+    @staticmethod
+    def _children() -> set[tuple[int, str]]:
+        me = str(os.getpid())
+        return {(pid, rest[19]) for pid, rest in _proc_stats().items() if rest[1] == me}
+
+    def orphans(self, script_pid: int) -> tuple[list[int], list[int]]:
+        """(the live processes descended from the script's orphans, its orphans that are zombies)."""
+        stats = _proc_stats()
+        roots = [pid for pid, start in self._children() - self.before if pid != script_pid]
+        tree, i = list(roots), 0
+        while i < len(tree):
+            tree += [pid for pid, rest in stats.items() if rest[1] == str(tree[i]) and pid not in tree]
+            i += 1
+        live = sorted(pid for pid in tree if pid in stats and stats[pid][0] != "Z")
+        return live, [pid for pid in roots if pid in stats and stats[pid][0] == "Z"]
+
+    def stop_orphans(self, script_pid: int, grace: float, calls: list[dict]) -> list[str]:
+        """TERM every process the script left running outside its session, KILL it after ``grace``,
+        reap it; describe each. Nothing without the subreaper."""
+        named: dict[int, str] = {}
+        for _ in range(ORPHAN_ROUNDS if self.prctl is not None else 0):
+            live, dead = self.orphans(script_pid)
+            _reap(dead)
+            if not live:
+                break
+            named.update({pid: _command_of(pid, calls) for pid in live if pid not in named})
+            for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 2)):
+                for pid in (p for p in live if pid_alive(p)):
+                    _signal(pid, sig)
+                _wait_pids_gone(live, wait)
+        if self.prctl is not None:
+            _reap(self.orphans(script_pid)[1])  # the last round's (a round more finds nothing live)
+        return list(named.values())
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except OSError:
+        pass
+
+
+def _reap(pids: list[int]) -> None:
+    """Reap these zombie children of ours (they are no ``Popen``'s: nobody else will)."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
 
 
 def _command_of(pid: int, calls: list[dict]) -> str:
