@@ -93,3 +93,47 @@ def test_a_small_change_keeps_its_sign_and_size_and_one_repeat_is_singular():
 
     one = C.Comparison(run="1", verdicts=[], heads={}, baselines={}, repeated={point(**{R.CONC: 4}): 2})
     assert render.repeated_note(one).startswith("1 point was measured more than once")
+
+
+def _llmd_runs(tmp_path, db, capsys, pr_factor: float = 1.0) -> None:
+    """The llm-d sweep's no-features lines (rates 10/s, 30/s and unlimited, conc 4 from the row),
+    ingested with --row as five main runs and one PR run (its throughput times ``pr_factor``)."""
+    import json
+
+    lines = [json.loads(line) for line in LLMD_SWEEP.read_text(encoding="utf-8").splitlines()]
+    lines = [d for d in lines if d["deployment"] == "no-features"]
+    row = tmp_path / "row.json"
+    row.write_text(json.dumps({**ROW, "model": "meta-llama/Llama-3.2-3B-Instruct"}), encoding="utf-8")
+    for n, ref in [*((n, "refs/heads/main") for n in range(1, 6)), (9, "refs/pull/7/merge")]:
+        scale = pr_factor if n == 9 else 1 + (n - 3) / 100
+        out = tmp_path / f"run{n}.jsonl"
+        out.write_text("".join(json.dumps({**d, "output_throughput": d["output_throughput"] * scale}) + "\n"
+                               for d in lines), encoding="utf-8")
+        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(row), "--run-id", f"r{n}",
+                             "--ref", ref, "--config-key", "k", str(out))
+        assert rc == 0, err
+
+
+def test_the_unlimited_point_of_a_rate_sweep_is_labelled_rate_infinity(tmp_path, db, capsys, monkeypatch):
+    """Review: the table and Markdown named the sweep's unlimited point "... 1000/500 conc 4 tp8..."
+    beside "rate 10/s conc 4", as if it were a point of another sweep; the chart marks it ∞."""
+    _llmd_runs(tmp_path, db, capsys)
+    monkeypatch.setenv("COLUMNS", "400")
+    for flags in ((), ("--markdown",)):
+        rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "r9", *flags)
+        assert rc == 0, err
+        labels = {line.split("1024/1024 ")[1].split(" tp8")[0] for line in out.splitlines() if " tp8" in line}
+        assert labels == {"rate 10/s conc 4", "rate 30/s conc 4", f"rate {R.UNLIMITED_RATE} conc 4"}, out
+
+
+def test_a_concurrency_sweep_names_no_rate():
+    pts = [point(**{R.CONC: c}) for c in (4, 8)]
+    from sweepgate.results import compare as C
+
+    comp = C.Comparison(run="1", verdicts=[], heads=dict.fromkeys(pts, {}), baselines={})
+    assert render.rate_sweeps(comp) == frozenset()
+    assert render.point_label(pts[0], render.rate_sweeps(comp)) == "k b300 fixed 1024/1024 conc 4"
+    rated = render.rate_sweeps(C.Comparison(run="1", verdicts=[], heads=dict.fromkeys(
+        [*pts, point(**{R.CONC: 4, R.REQUEST_RATE: "2"})], {}), baselines={}))
+    assert render.point_label(pts[1], rated) == f"k b300 fixed 1024/1024 rate {R.UNLIMITED_RATE} conc 8"
+    assert render.point_label(point(**{R.CONC: 8, R.TOPOLOGY: "tp4"}), rated) == "k b300 fixed 1024/1024 conc 8 tp4"

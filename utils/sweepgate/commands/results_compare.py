@@ -164,20 +164,21 @@ def _draw(comparison, folder: str) -> list[tuple[str, bool]]:
     if planned:
         print(f"sweepgate results compare: wrote {count(len(planned), 'chart')} (PNG and SVG) into {folder}",
               file=sys.stderr)
-        _say_off_chart(charts_mod.off_chart(comparison))
+        _say_off_chart(charts_mod.off_chart(comparison), comparison)
     else:
         print(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}", file=sys.stderr)
     stems = [stem for stem, *_ in planned]
     return [(s, True) for s in stems if s in changed] + [(s, False) for s in stems if s not in changed]
 
 
-def _say_off_chart(left: list[tuple[tuple, str]], shown: int = 3) -> None:
+def _say_off_chart(left: list[tuple[tuple, str]], comparison, shown: int = 3) -> None:
     """One line naming the run's points that no chart could draw (the first few, then how many more)."""
     if not left:
         return
-    from sweepgate.results.render import point_label
+    from sweepgate.results.render import point_label, rate_sweeps
 
-    named = "; ".join(f"{point_label(pt)}: {why}" for pt, why in left[:shown])
+    rated = rate_sweeps(comparison)
+    named = "; ".join(f"{point_label(pt, rated)}: {why}" for pt, why in left[:shown])
     more = f"; and {len(left) - shown} more" if len(left) > shown else ""
     verb = "is" if len(left) == 1 else "are"
     print(f"sweepgate results compare: {count(len(left), 'point')} {verb} on no chart (the table lists "

@@ -81,14 +81,32 @@ def fmt_change(change: float | None, threshold: float | None = None) -> str:
     return f"{percent:+.{-math.floor(math.log10(abs(percent)))}f}%"  # one significant digit, never 1e-05
 
 
-def point_label(pt: tuple) -> str:
+SWEPT = (R.CONC, R.REQUEST_RATE)  # what varies along one sweep of a recipe; the rest of a point is its sweep
+
+
+def _sweep(pt: tuple) -> tuple:
+    return tuple(value for name, value in zip(R.POINT_IDENTITY, pt) if name not in SWEPT)
+
+
+def rate_sweeps(comparison: C.Comparison) -> frozenset:
+    """The sweeps (a point without its conc and rate) of the run and its dropped points in which some
+    point states a request rate: their unlimited point reads "rate ∞" (as the chart marks it), not
+    as a concurrency point beside "rate 10/s conc 4"."""
+    points = [*comparison.heads, *comparison.dropped]
+    return frozenset(_sweep(pt) for pt in points if C.point_json(pt)[R.REQUEST_RATE] is not None)
+
+
+def point_label(pt: tuple, rated: frozenset = frozenset()) -> str:
     """config key, hardware, scenario isl/osl, conc when the client stated one (and request rate,
-    in a rate sweep); then the topology, speculative decoding and offload arm when known."""
+    in a rate sweep: "rate ∞" for the unlimited one where its sweep is in ``rated``, ``rate_sweeps``);
+    then the topology, speculative decoding and offload arm when known."""
     fields = C.point_json(pt)
     head = [str(fields[name]) for name in (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO) if fields[name] is not None]
     seq = [f"{fields[R.ISL]}/{fields[R.OSL]}"] if fields[R.ISL] is not None else []
     if fields[R.REQUEST_RATE] is not None:
         seq.append(f"rate {fields[R.REQUEST_RATE]}/s")
+    elif rated and _sweep(pt) in rated:
+        seq.append(f"rate {R.UNLIMITED_RATE}")
     if fields[R.CONC] is not None:
         seq.append(f"conc {fields[R.CONC]}")
     extra = [str(fields[name]) for name in (R.TOPOLOGY, R.SPEC_DECODING, R.KV_OFFLOAD_BACKEND)
@@ -96,13 +114,13 @@ def point_label(pt: tuple) -> str:
     return " ".join([*head, *seq, *extra])  # only the parts known: no key, hardware or scenario reads "conc 2"
 
 
-def cells(v: C.Verdict) -> tuple[str, ...]:
-    """One verdict as the table's cells (HEADERS)."""
+def cells(v: C.Verdict, rated: frozenset = frozenset()) -> tuple[str, ...]:
+    """One verdict as the table's cells (HEADERS); ``rated``: ``rate_sweeps`` of its comparison."""
     mark, base_mark = (" (rehearsal)" if side else "" for side in v.sides)
     if v.verdict == C.FAILED:  # the job left no figures: say what it did and what it is missing
         base = count(v.n, "baseline run") if v.n else "none"
         status = f"{v.status} ({v.detail})" if v.detail else v.status
-        return (point_label(v.point), "(job)", f"{status}{mark}", base, "n/a", v.verdict,
+        return (point_label(v.point, rated), "(job)", f"{status}{mark}", base, "n/a", v.verdict,
                 "; ".join(v.recipe_changes))
     head, median, low, high = fmt_values([v.head, v.median, v.low, v.high], v.metric)
     if v.n == 0:
@@ -111,7 +129,7 @@ def cells(v: C.Verdict) -> tuple[str, ...]:
         base = f"{median} (n={v.n})"
     else:
         base = f"{median} [{low}, {high}] (n={v.n})"
-    return (point_label(v.point), v.metric, head + mark, base + (base_mark if v.n else ""),
+    return (point_label(v.point, rated), v.metric, head + mark, base + (base_mark if v.n else ""),
             f"{fmt_change(v.change, v.threshold)} (\u00b1{fmt_threshold(v.threshold)})", v.verdict, "; ".join(v.recipe_changes))
 
 
@@ -125,7 +143,7 @@ def _figures(f: dict, samples: bool) -> str:
     return E.fmt_score(f[R.EVAL_VALUE], f[R.EVAL_STDERR]) + (f" (n={n})" if samples and n is not None else "")
 
 
-def eval_cells(v: E.EvalVerdict, verdict: str | None = None) -> tuple[str, ...]:
+def eval_cells(v: E.EvalVerdict, verdict: str | None = None, rated: frozenset = frozenset()) -> tuple[str, ...]:
     """One eval score's verdict as the evals table's cells (EVAL_HEADERS); the sample counts only
     where they differ (why such scores are not judged), the baseline's run only in the JSON. The
     verdict cell is ``verdict`` when given (the verdict with its reason or its note's number)."""
@@ -133,7 +151,7 @@ def eval_cells(v: E.EvalVerdict, verdict: str | None = None) -> tuple[str, ...]:
     samples = None not in counts and counts[0] != counts[1]
     base = "none" if v.baseline is None else _figures(v.baseline, samples)
     diff = "n/a" if v.difference is None else f"{v.difference:+.4f} ({v.margin:.4f})"
-    return (point_label(v.point), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples), base, diff,
+    return (point_label(v.point, rated), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples), base, diff,
             verdict or v.verdict)
 
 
@@ -160,7 +178,8 @@ def _md_evals(comparison: C.Comparison, max_rows: int | None = None) -> list[str
     shown = comparison.evals if max_rows is None else comparison.evals[:max_rows]
     lines = [f"#### Evals ({eval_summary(comparison)})", "",
              "| " + " | ".join(EVAL_HEADERS) + " |", "|" + "---|" * len(EVAL_HEADERS)]
-    lines += ["| " + " | ".join(_md_escape(c) for c in eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None))
+    lines += ["| " + " | ".join(_md_escape(c) for c in eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None,
+                                                                 rate_sweeps(comparison)))
               + " |" for v in shown]
     if len(shown) < len(comparison.evals):
         lines.append(f"\n{len(comparison.evals) - len(shown)} more eval rows: see `--json`.")
@@ -289,15 +308,16 @@ def repeated_note(comparison: C.Comparison, shown: int = 3) -> str | None:
     if not comparison.repeated:
         return None
     items = sorted(comparison.repeated.items(), key=lambda item: C.point_sort_key(item[0]))
-    named = ", ".join(f"{point_label(pt)} ({n}\u00d7)" for pt, n in items[:shown])
+    rated = rate_sweeps(comparison)
+    named = ", ".join(f"{point_label(pt, rated)} ({n}\u00d7)" for pt, n in items[:shown])
     more = f" and {len(items) - shown} more" if len(items) > shown else ""
     were = "point was" if len(items) == 1 else "points were"
     return (f"{len(items)} {were} measured more than once in this run; each is judged by the median "
             f"of its measurements: {named}{more}.")
 
 
-def _not_measured_label(m: C.NotMeasured) -> str:
-    return point_label(m.point) + (f": {m.what}" if m.what else "")
+def _not_measured_label(m: C.NotMeasured, rated: frozenset) -> str:
+    return point_label(m.point, rated) + (f": {m.what}" if m.what else "")
 
 
 def not_measured_note(comparison: C.Comparison, baseline_ref: str, shown: int = 3) -> str | None:
@@ -312,7 +332,8 @@ def not_measured_note(comparison: C.Comparison, baseline_ref: str, shown: int = 
     parts = ([count(points, "point")] if points else []) + (
         [f"{count(metrics, 'metric')} of points it measured"] if metrics else []) + (
         [f"eval scores at {count(evals, 'point')}"] if evals else [])
-    named = "; ".join(_not_measured_label(m) for m in items[:shown])
+    rated = rate_sweeps(comparison)
+    named = "; ".join(_not_measured_label(m, rated) for m in items[:shown])
     more = f"; and {len(items) - shown} more" if len(items) > shown else ""
     ref = R.short_ref(baseline_ref)
     return (f"Not measured by this run, though {ref}'s newest run of the same config keys has them: "
@@ -325,7 +346,8 @@ def _md_not_measured(comparison: C.Comparison, baseline_ref: str) -> list[str]:
     if not comparison.not_measured:
         return []
     ref = R.short_ref(baseline_ref)
-    rows = [f"| {_md_escape(point_label(m.point))} | {m.what or 'the whole point'} | {_md_escape(m.baseline_run)} |"
+    rated = rate_sweeps(comparison)
+    rows = [f"| {_md_escape(point_label(m.point, rated))} | {m.what or 'the whole point'} | {_md_escape(m.baseline_run)} |"
             for m in comparison.not_measured]
     return ["<details>", f"<summary>Not measured by this run ({len(rows)})</summary>", "",
             f"| point | not measured | {_md_escape(ref)} run |", "|---|---|---|", *rows, "", "</details>", ""]
@@ -338,8 +360,8 @@ def _md_escape(text: str) -> str:
     return " ".join(text.splitlines()).replace("|", "\\|")
 
 
-def _md_table(verdicts: list[C.Verdict]) -> list[str]:
-    rows = [cells(v) for v in verdicts]
+def _md_table(verdicts: list[C.Verdict], rated: frozenset = frozenset()) -> list[str]:
+    rows = [cells(v, rated) for v in verdicts]
     with_recipe = any(r[-1] for r in rows)
     headers = HEADERS if with_recipe else HEADERS[:-1]
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
@@ -369,7 +391,8 @@ def _md_beyond(comparison: C.Comparison, max_rows: int | None) -> list[str]:
     rows.sort(key=lambda v: -abs(v.change))
     shown = rows[:max_rows] if max_rows is not None else rows
     out = [f"#### Not judged, changed beyond the threshold ({len(rows)})", "",
-           "Too few baseline runs to tell these from noise; look at them before merging.", "", *_md_table(shown)]
+           "Too few baseline runs to tell these from noise; look at them before merging.", "",
+           *_md_table(shown, rate_sweeps(comparison))]
     if len(shown) < len(rows):
         out.append(f"\n{len(rows) - len(shown)} more such rows: see `--json`.")
     return out + [""]
@@ -379,14 +402,14 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
                  placed: set) -> list[str]:
     """The verdict sections that are listed open (``opened``) or the folded ones; with ``folded_rows``,
     each point's unchanged rows under its own (``together``; ``placed``: shared by both calls)."""
-    out = []
+    out, rated = [], rate_sweeps(comparison)
     unchanged = unchanged_by_point(comparison) if folded_rows else {}
     for title, verdicts in sections(comparison):
         if not verdicts or (title in OPEN_SECTIONS) != opened:
             continue
         if title in OPEN_SECTIONS:
             shown = _kept(verdicts, _section_rows(title, max_rows))
-            out += [f"#### {title} ({len(verdicts)})", "", *_md_table(together(shown, unchanged, placed))]
+            out += [f"#### {title} ({len(verdicts)})", "", *_md_table(together(shown, unchanged, placed), rated)]
             if len(shown) < len(verdicts):
                 out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows{_by_metric(verdicts)}: "
                            "see `--json`.")
@@ -401,7 +424,7 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
                 out += [f"{title} ({len(verdicts)}): {where}.", ""]
                 continue
             out += ["<details>", f"<summary>{title} ({len(verdicts)}{_large_unjudged(verdicts)}{above})</summary>",
-                    "", *_md_table(listed), "", "</details>", ""]
+                    "", *_md_table(listed, rated), "", "</details>", ""]
         else:
             out += [f"{title}: {len(verdicts)} rows{_large_unjudged(verdicts)} (too many to list here; "
                     "see `--json`).", ""]
@@ -592,7 +615,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         console.print(REHEARSAL_NOTE, style="bold yellow")
     headers = HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1]
     by_point, placed = unchanged_by_point(comparison), set()
-    rows = [(v, cells(v)) for _, verdicts in sections(comparison) for v in together(verdicts, by_point, placed)]
+    rated = rate_sweeps(comparison)
+    rows = [(v, cells(v, rated)) for _, verdicts in sections(comparison) for v in together(verdicts, by_point, placed)]
     unchanged = sum(v.verdict == C.UNCHANGED for v, _ in rows)
     left_out = 0 if all_rows or unchanged <= UNCHANGED_SHOWN else unchanged
     if left_out:
@@ -629,7 +653,8 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     if not comparison.evals:
         return
     notes = eval_notes(comparison.evals)
-    rows = [(v, eval_cells(v, f"{v.verdict} [{notes[v.why]}]" if v.why else None)) for v in comparison.evals]
+    rated = rate_sweeps(comparison)
+    rows = [(v, eval_cells(v, f"{v.verdict} [{notes[v.why]}]" if v.why else None, rated)) for v in comparison.evals]
     grid = _grid(EVAL_HEADERS)
     for v, row in rows:
         _add(grid, v, row)
