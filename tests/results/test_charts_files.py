@@ -63,11 +63,12 @@ def test_rehearsal_figures_are_marked(tmp_path):
     assert "REHEARSAL" in svg.read_text()  # the title
     assert "(rehearsal)<" in svg.read_text()  # the legend's title: the PR run
     # Results review: main's real runs read "baseline median (rehearsal)" beside a rehearsed PR run.
-    assert "baseline median<" in svg.read_text() and "baseline median (rehearsal)" not in svg.read_text()
+    assert "last 5 runs (refs/heads/main)<" in svg.read_text() and "(rehearsal)<" not in svg.read_text().split(
+        "baseline median")[1]
     pr = synth.pr_run(rehearsal=True)
     (svg,) = [p for p in charts.draw_charts(C.compare_records(pr, synth.history(rehearsal=True)), tmp_path / "both")
               if p.suffix == ".svg"][:1]
-    assert "baseline median (rehearsal)" in svg.read_text()
+    assert "last 5 runs (refs/heads/main) (rehearsal)<" in svg.read_text()
     (svg,) = [p for p in charts.draw_charts(comparison(), tmp_path / "real") if p.suffix == ".svg"][:1]
     assert "REHEARSAL" not in svg.read_text() and "(rehearsal)" not in svg.read_text()
 

@@ -137,3 +137,17 @@ def test_a_concurrency_sweep_names_no_rate():
         [*pts, point(**{R.CONC: 4, R.REQUEST_RATE: "2"})], {}), baselines={}))
     assert render.point_label(pts[1], rated) == f"k b300 fixed 1024/1024 rate {R.UNLIMITED_RATE} conc 8"
     assert render.point_label(point(**{R.CONC: 8, R.TOPOLOGY: "tp4"}), rated) == "k b300 fixed 1024/1024 conc 8 tp4"
+
+
+def test_a_chart_names_the_baseline_its_medians_come_from(tmp_path, db, capsys):
+    """Review: a chart seen on its own (a PR comment links it) said "baseline median" and never of
+    what: its legend names the baseline ref and window, and how many runs there were when fewer."""
+    _llmd_runs(tmp_path, db, capsys, pr_factor=0.8)
+    for window, words in ((5, "baseline median of main's last 5 runs (refs/heads/main)<"),
+                          (8, "baseline median of main's last 8 runs (5 found; refs/heads/main)<")):
+        plots = tmp_path / f"plots{window}"
+        rc, _, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "r9", "--window", str(window),
+                             "--baseline-ref", "main", "--plots", str(plots))
+        assert rc == 0, err
+        (svg,) = plots.glob("*.svg")
+        assert words in svg.read_text(encoding="utf-8")

@@ -136,7 +136,7 @@ def run(args) -> int:
               file=sys.stderr)
     comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
     comparison.evals = evals.compare_evals(pr, baseline, settings.window)
-    charts = _draw(comparison, args.plots) if args.plots else []
+    charts = _draw(comparison, args.plots, (args.baseline_ref, args.window)) if args.plots else []
     from sweepgate.core.report import printed_to_a_reader_who_may_leave
 
     printed_to_a_reader_who_may_leave(lambda: _print(comparison, args, charts))
@@ -152,15 +152,15 @@ def run(args) -> int:
     return EXIT_REGRESSION if gate_tripped else 0
 
 
-def _draw(comparison, folder: str) -> list[tuple[str, bool]]:
-    """Write the charts (a progress bar on a terminal: a sweep's take tens of seconds); return
-    (stem, shows a change) of each, those with a change first."""
+def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str, bool]]:
+    """Write the charts (a progress bar on a terminal: a sweep's take tens of seconds), their legend
+    naming ``baseline`` (ref, window); return (stem, shows a change) of each, those with a change first."""
     from sweepgate.results import charts as charts_mod
 
     planned = charts_mod.planned(comparison)
     changed = set(charts_mod.with_a_change(planned))
     bar = progress(len(planned), "drawing charts", PROGRESS_MIN_CHARTS)
-    charts_mod.draw_charts(comparison, folder, progress=bar, charts=planned)
+    charts_mod.draw_charts(comparison, folder, progress=bar, charts=planned, baseline=baseline)
     if planned:
         print(f"sweepgate results compare: wrote {count(len(planned), 'chart')} (PNG and SVG) into {folder}",
               file=sys.stderr)

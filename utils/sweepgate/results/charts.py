@@ -60,6 +60,7 @@ BASE_FRONT, PR_FRONT = "baseline median front", "PR front"
 FRONT_GID = {BASE_FRONT: "baseline-front", PR_FRONT: "pr-front"}
 FRONT_INK = {BASE_FRONT: COLORS["baseline"], PR_FRONT: "#333333"}  # a chart of one series; else its colour
 FRONT_STYLE = {BASE_FRONT: "--", PR_FRONT: "-"}
+BASELINE = (C.DEFAULT_BASELINE_REF, C.DEFAULT_WINDOW)  # (ref, window) of a chart's baseline medians
 # Where a conc label may sit beside its point (offset in points, alignment), tried in this order.
 LABEL_SPOTS = ((5, 4, "left", "bottom"), (5, -4, "left", "top"), (-5, 4, "right", "bottom"),
                (-5, -4, "right", "top"), (0, 7, "center", "bottom"), (0, -7, "center", "top"))
@@ -159,8 +160,9 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
 
 
 def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
-    """group -> [{point, series, conc, pr: (x, y) | None, base: (x, y) | None, at, flag, new, rehearsal,
-    base-rehearsal}], sorted; ``new``: main has no run of the point (its verdicts are C.NEW). A point
+    """group -> [{point, series, conc, pr: (x, y) | None, runs, base: (x, y) | None, at, flag, new, rehearsal,
+    base-rehearsal}], sorted; ``runs``: how many baseline runs ``base`` is the median of; ``new``: main
+    has no run of the point (its verdicts are C.NEW). A point
     whose PR job failed has no ``pr``: it is drawn ``at`` its baseline median, marked failed (a
     failed point with no baseline has nowhere to be drawn; the table names it); so is a point the
     baseline's newest run has and the PR run did not measure, marked NOT_MEASURED."""
@@ -173,7 +175,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         if pr is None and not (failed and base_xy):
             continue
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
-            "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr,
+            "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr, "runs": len(base),
             "base": base_xy, "at": pr or base_xy, "flag": C.FAILED if failed else flags.get(pt), "new": not base,
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
@@ -182,7 +184,8 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             continue
         newest = base[0]
         groups.setdefault(tuple(newest.get(g) for g in GROUP), []).append({
-            "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "base": base_xy,
+            "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "runs": len(base),
+            "base": base_xy,
             "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False,
             "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     return groups
@@ -299,11 +302,21 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
                     markeredgewidth=2, markeredgecolor=COLORS[item["flag"]], zorder=5)
 
 
+def baseline_label(items: list[dict], baseline: tuple[str, int]) -> str:
+    """The baseline medians' legend entry, naming what they are medians of (review: a chart seen on
+    its own, as a PR comment links it, never said): ``baseline median of main's last 5 runs
+    (refs/heads/main)``, with ``3 found`` when no point of the chart had that many."""
+    ref, window = baseline
+    short, found = R.short_ref(ref), max((item["runs"] for item in items), default=0)
+    where = "; ".join(([f"{found} found"] if found < window else []) + ([ref] if ref != short else []))
+    return f"baseline median of {short}'s last {window} runs" + (f" ({where})" if where else "")
+
+
 def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]], fronts: list[str],
-            rows: int) -> None:
+            rows: int, baseline: tuple[str, int]) -> None:
     """Below the plot, never over it: the series (under a title naming the PR run), then the
-    baseline, the fronts and the rings; blank entries below them up to ``rows`` rows (the parts
-    of one group reserve one legend height, so their plot areas are one size)."""
+    baseline (``baseline_label``), the fronts and the rings; blank entries below them up to ``rows``
+    rows (the parts of one group reserve one legend height, so their plot areas are one size)."""
     from matplotlib.lines import Line2D
 
     mark, base_mark = (" (rehearsal)" if any(item[side] for item in items) else ""
@@ -313,7 +326,7 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
                for s, (color, marker) in styles.items()]
     if any(item["base"] for item in items):  # a chart of new points has none to name
         handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
-                              markeredgecolor=COLORS["baseline"], label=f"baseline median{base_mark}"))
+                              markeredgecolor=COLORS["baseline"], label=baseline_label(items, baseline) + base_mark))
     if any(item["new"] for item in items):
         handles.append(Line2D([], [], marker=dashed_ring(), markersize=10, markerfacecolor="none", linestyle="none",
                               markeredgewidth=1.2, markeredgecolor=COLORS[C.NEW], label=NEW_LABEL))
@@ -543,12 +556,13 @@ def _axes(ax, items: list[dict]) -> None:
 
 
 def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] = (1, 1),
-               whole: list[dict] | None = None, rows: int | None = None):
+               whole: list[dict] | None = None, rows: int | None = None, baseline: tuple[str, int] = BASELINE):
     """One matplotlib Figure (not pyplot-managed) for one chart group (``part`` k of n of it, its
     axes scaled to ``whole``, all the group's items: review, parts 1 and 5 of one group ran to
     15,000 and 21,000 and looked alike when they were not). ``rows``: the legend lines to reserve,
     the most any part of the group takes (review: a part whose legend named a regression, a
-    failed and a new point had a shorter plot than the next part), else ``legend_rows(items)``."""
+    failed and a new point had a shorter plot than the next part), else ``legend_rows(items)``.
+    ``baseline``: (ref, window) the baseline medians come from, as the legend names them."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -559,7 +573,7 @@ def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] 
     styles = series_styles(items)
     fronts = _draw_fronts(ax, items, styles)
     _draw_points(ax, items, styles)
-    _legend(fig, items, run, styles, fronts, rows)
+    _legend(fig, items, run, styles, fronts, rows, baseline)
     _axes(ax, whole or items)
     title = chart_title(group) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
     if any(item["rehearsal"] or item["base-rehearsal"] for item in items):
@@ -588,10 +602,10 @@ def with_a_change(charts: list[tuple]) -> list[str]:
 
 
 def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[str, ...] = FORMATS,
-                progress=None, charts: list | None = None) -> list[Path]:
+                progress=None, charts: list | None = None, baseline: tuple[str, int] = BASELINE) -> list[Path]:
     """Write one PNG and one SVG per chart into ``out_dir``; return the paths written. ``progress``
     wraps the list of charts (a progress bar on a terminal); ``charts``: ``planned(comparison)``
-    when the caller has it already."""
+    when the caller has it already; ``baseline``: the comparison's (baseline ref, window)."""
     import matplotlib
 
     out = Path(out_dir)
@@ -610,7 +624,7 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
         rows[group] = max(rows.get(group, 0), legend_rows(items))
     with matplotlib.rc_context(STYLE):
         for stem, group, items, part in progress(charts) if progress else charts:
-            fig = draw_chart(group, items, comparison.run, part, whole[group], rows[group])
+            fig = draw_chart(group, items, comparison.run, part, whole[group], rows[group], baseline)
             for fmt in formats:
                 written.append(_save(fig, out / f"{stem}.{fmt}", fmt))
     return written
