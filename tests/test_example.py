@@ -38,14 +38,24 @@ REHEARSED_ROWS = 7
 COMPARED_POINTS = 4 + 2 * 2   # the eval row's scores share conc 16's point and are not a throughput point
 
 
+def charts_printed(stdout: str) -> list[Path]:
+    """The chart paths the example printed: under its heading, one a line (review: they were one
+    comma-joined line), as many as the heading counts."""
+    lines = stdout.splitlines()
+    (at,) = [i for i, line in enumerate(lines) if line.startswith("charts (rehearsal figures), ")]
+    n = int(lines[at].split(", ")[1].split()[0])
+    paths = [line[2:] for line in lines[at + 1:at + 1 + n]]
+    assert all(line.startswith("  /") and "," not in line for line in lines[at + 1:at + 1 + n]), lines[at:at + n + 1]
+    return [Path(p) for p in paths]
+
+
 def test_no_arguments_runs_the_seed_scenario_to_the_comparison(tmp_path, request_cleanup):
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     started = time.monotonic()
     proc = sweepgate(cwd=cwd)  # the README's first command, outside any checkout (the repository is a temp dir)
     elapsed = time.monotonic() - started
-    charts = [Path(p) for line in proc.stdout.splitlines() if line.startswith("charts (rehearsal figures): ")
-              for p in line.split(": ", 1)[1].split(", ")]
+    charts = charts_printed(proc.stdout)
     plots = charts[0].parent if charts else tmp_path / "none"
     request_cleanup(plots)
     assert proc.returncode == 0, proc.stdout + proc.stderr

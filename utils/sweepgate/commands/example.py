@@ -219,6 +219,9 @@ def _stage_json(stage: dict, kept: bool) -> dict:
         "seconds": round(stage["seconds"], 1)}
 
 
+CHARTS_HEADING = "charts (rehearsal figures)"  # then each chart's path on a line of its own, indented
+
+
 def _print_stage(out, stage: dict, kept: bool) -> None:
     from sweepgate.results import compare, render
 
@@ -231,7 +234,9 @@ def _print_stage(out, stage: dict, kept: bool) -> None:
     out.write("\n")
     out.flush()
     render.table(stage["comparison"], out)
-    out.write(f"\ncharts (rehearsal figures): {', '.join(stage['charts'])}\n")
+    # one path a line: a reader copies one into an image viewer (review: all on one comma-joined line)
+    out.write(f"\n{CHARTS_HEADING}, {len(stage['charts'])} files:\n")
+    out.writelines(f"  {path}\n" for path in stage["charts"])
     out.write(f"rehearsal, results and charts took {stage['seconds']:.0f} s\n")
 
 
