@@ -103,7 +103,9 @@ def test_axes_leave_room_past_every_point_and_print_plain_numbers():
     drawn = [item["pr"] for item in items] + [item["base"] for item in items if item["base"]]
     for i, (low, high) in enumerate((ax.get_xlim(), ax.get_ylim())):
         top = max(p[i] for p in drawn)
-        assert low == 0 and high >= top * 1.1, (i, high, top)
+        # from 0, unless the axis spans 100x (the PR's 1000x interactivity here): then a log one
+        assert (low == 0) != ((ax.get_xscale(), ax.get_yscale())[i] == "log") and high >= top * 1.1, (i, high, top)
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "linear"
     assert ax.xaxis.get_offset_text().get_text() == "" and ax.yaxis.get_offset_text().get_text() == ""
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert any("," in t for t in labels) and not any("e" in t for t in labels), labels
@@ -617,3 +619,28 @@ def test_a_chart_s_words_are_readable_at_its_own_size(tmp_path, monkeypatch):
         assert title.get_size() >= charts.MIN_TEXT_SIZE and title.get_window_extent().x1 <= fig.bbox.x1
     sizes = sorted(fig.axes[0]._left_title.get_size() for fig in figures)
     assert charts.MIN_TEXT_SIZE < sizes[0] < sizes[1] == 12.5  # the long model's title, made smaller to fit
+
+
+def test_values_spanning_a_hundredfold_get_a_log_axis_and_a_change_stays_visible(tmp_path):
+    """Review: a sweep from conc 1 to 4096 drew its low-interactivity points on the axis line, a
+    -20 % interactivity change at conc 4096 (0.35 tok/s/user beside 111) less than a pixel long. An axis
+    whose values span 100x or more is logarithmic and says so; the other (25x here) stays linear from 0."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    concs = (1, 16, 256, 4096)
+    pr = synth.pr_run({(synth.KEYS[0], 4096): {R.INTERACTIVITY: 0.8}}, keys=synth.KEYS[:1], concs=concs)
+    comp = C.compare_records(pr, synth.history(keys=synth.KEYS[:1], concs=concs))
+    ((group, items),) = charts.chart_groups(comp).items()
+    fig = charts.draw_chart(group, items, comp.run)
+    FigureCanvasAgg(fig).draw()
+    ax = fig.axes[0]
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "linear")
+    assert ax.get_xlabel() == charts.X_LABEL + " (log scale)" and ax.get_ylabel() == charts.Y_LABEL
+    assert ax.get_ylim()[0] == 0
+    (moved,) = [item for item in items if item["conc"] == 4096]
+    (x0, y0), (x1, y1) = ax.transData.transform([moved["pr"], moved["base"]])
+    assert abs(x1 - x0) > 10, "the change is drawn as a distance"
+    ticks = [t.get_text() for t in ax.xaxis.get_ticklabels() if t.get_text()]
+    assert "1" in ticks and "10" in ticks and all(re.fullmatch(r"[\d.,]+M?", t) for t in ticks), ticks  # no 10^x
+    assert not charts.is_log_axis([0.0, 5.0, 1000.0]) and not charts.is_log_axis([10.0, 999.0])
+    assert charts.is_log_axis([10.0, 1000.0])
