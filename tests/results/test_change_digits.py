@@ -30,3 +30,12 @@ def test_an_interval_bound_past_a_trillion_is_written_as_an_exponent():
     assert render.cells(v)[3] == "580.4 [4.24e-25, 7.76e+32] (n=2)"
     v = C.Verdict(POINT, "e2el_p50_ms", 9.5e6, 5, 9.4e6, 9.0e6, 9.9e6, 0.01, C.UNCHANGED, 0.05)
     assert render.cells(v)[3] == "9,400,000 [9,000,000, 9,900,000] (n=5)"  # a long run's ms keep their commas
+
+
+def test_figures_under_ten_keep_their_three_digits():
+    """Review: a TPOT row read "9.13 | 9 [8.46, 9.57]": a median of exactly 9 lost its decimals, as if
+    rounded coarser than the head beside it."""
+    v = C.Verdict(POINT, "tpot_p50_ms", 9.13, 5, 9.0, 8.46, 9.57,
+                  0.0144, C.UNCHANGED, 0.05)
+    assert render.cells(v)[2:4] == ("9.13", "9.00 [8.46, 9.57] (n=5)")
+    assert render.fmt_values([0.5, 0.0]) == ["0.500", "0.00"] and render.fmt_values([12.0]) == ["12.0"]

@@ -48,7 +48,7 @@ def fmt_value(value: float | None, metric: str | None = None, digits: int = 3) -
         return f"{value:.3g}"
     if abs(value) >= 1000:
         return f"{value:,.0f}"
-    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
+    return f"{value:.1f}" if abs(value) >= 10 else f"{value:#.3g}"  # 9.00 beside 9.13, never 9
 
 
 def fmt_values(values: list[float | None], metric: str | None = None) -> list[str]:
