@@ -644,3 +644,26 @@ def test_values_spanning_a_hundredfold_get_a_log_axis_and_a_change_stays_visible
     assert "1" in ticks and "10" in ticks and all(re.fullmatch(r"[\d.,]+M?", t) for t in ticks), ticks  # no 10^x
     assert not charts.is_log_axis([0.0, 5.0, 1000.0]) and not charts.is_log_axis([10.0, 999.0])
     assert charts.is_log_axis([10.0, 1000.0])
+
+
+def test_a_ring_on_the_frame_is_drawn_whole():
+    """Review: a PR point whose throughput fell to 0 sat on the x axis, its regression ring cut in
+    half by the frame (and the baseline circle of a 0.001 tok/s point likewise)."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.colors import to_rgb
+
+    pr = synth.pr_run({DROP: {R.OUTPUT_TPUT_PER_GPU: 0.0}}, keys=synth.KEYS[:1])
+    comp = C.compare_records(pr, synth.history(keys=synth.KEYS[:1]))
+    ((group, items),) = charts.chart_groups(comp).items()
+    (zero,) = [item for item in items if item["flag"] == C.REGRESSED]
+    fig = charts.draw_chart(group, items, comp.run)
+    FigureCanvasAgg(fig).draw()
+    ax = fig.axes[0]
+    assert ax.get_ylim()[0] == 0 and zero["pr"][1] == 0
+    x, y = ax.transData.transform(zero["pr"])
+    pixels = np.asarray(fig.canvas.buffer_rgba())[:, :, :3] / 255.0
+    row = pixels.shape[0] - int(round(y))  # image rows run downward
+    below = pixels[row + 4:row + 12, int(x) - 3:int(x) + 4]  # under the frame: the ring's lower arc
+    red = np.all(np.abs(below - to_rgb(charts.COLORS[C.REGRESSED])) < 0.15, axis=-1)
+    assert red.any(), "the ring's lower half is drawn"

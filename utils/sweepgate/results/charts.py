@@ -300,6 +300,9 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
         if item["flag"]:
             ax.plot(*item["pr"], marker="o", markersize=13, markerfacecolor="none", linestyle="none",
                     markeredgewidth=2, markeredgecolor=COLORS[item["flag"]], zorder=5)
+    for line in ax.get_lines():  # a marker on the frame (a throughput of 0) drawn whole, not half its ring
+        if line.get_linestyle() == "None":
+            line.set_clip_on(False)
 
 
 def baseline_label(items: list[dict], baseline: tuple[str, int]) -> str:
