@@ -52,3 +52,19 @@ def test_two_series_whose_labels_land_on_one_colour_are_parted():
     many = charts.series_styles(items[:len(charts.PALETTE)])
     assert len({colour for colour, _ in many.values()}) == len(charts.PALETTE)  # six series: six colours
     assert R.TOPOLOGY in charts.SERIES
+
+
+def test_point_labels_are_dark_enough_to_read_on_white():
+    """The new-user review: the palette's olive (#bcbd22, 2.0:1 on white) made its conc labels faint.
+    Labels keep their series' hue, darkened to LABEL_CONTRAST; markers keep the palette's colour."""
+    from matplotlib.colors import to_rgb
+
+    keys = tuple(f"dsr1-fp8-b300-vllm-k{n}" for n in range(len(charts.PALETTE)))
+    comparison = C.compare_records(synth.pr_run(keys=keys, concs=(4, 8)), synth.history(keys=keys, concs=(4, 8)))
+    inks = set()
+    for _stem, group, items, part in charts.planned(comparison):
+        fig = charts.draw_chart(group, items, "pr-7", part)
+        inks |= {to_rgb(text.get_color()) for text in fig.axes[0].texts}
+    assert len(inks) == len(charts.PALETTE), inks  # every colour of the palette labels a series
+    assert min(map(charts.contrast_on_white, inks)) >= charts.LABEL_CONTRAST
+    assert charts.contrast_on_white(charts.label_ink("#bcbd22")) >= 3.0 > charts.contrast_on_white((0.737, 0.741, 0.133))

@@ -45,6 +45,9 @@ FIT, MIN_TEXT_SIZE = 0.98, 7  # a legend or title wider than this share of the f
 STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", **TEXT_SIZE, "axes.grid": True,
          "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False}
 PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
+# A point label's ink on the white plot reaches at least this contrast (WCAG's ratio for large text):
+# the palette's olive and cyan, fine as markers, are too faint as text, so labels get a darker shade.
+LABEL_CONTRAST = 3.0
 NOT_MEASURED = "not measured"  # a point the baseline's newest run has and the PR run did not measure
 COLORS = {C.REGRESSED: "#d62728", C.IMPROVED: "#2ca02c", C.FAILED: "#d62728", "baseline": "#7f7f7f",
           NOT_MEASURED: "#444444", C.NEW: "#444444"}
@@ -106,6 +109,23 @@ def series_labels(series: list[tuple]) -> dict[tuple, str]:
 def _hue(name: str) -> int:
     """A stable PALETTE index for a series' full label (sha256: Python's hash() differs per process)."""
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") % len(PALETTE)
+
+
+def label_ink(colour: str) -> tuple[float, float, float]:
+    """``colour`` for text on white: darkened step by step until it reaches LABEL_CONTRAST."""
+    from matplotlib.colors import to_rgb
+
+    rgb = to_rgb(colour)
+    while contrast_on_white(rgb) < LABEL_CONTRAST:
+        rgb = tuple(c * 0.9 for c in rgb)
+    return rgb
+
+
+def contrast_on_white(rgb: tuple[float, float, float]) -> float:
+    """WCAG 2 contrast ratio of an sRGB colour (0-1 channels) against white."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 1.05 / (luminance + 0.05)
 
 
 def series_styles(items: list[dict]) -> dict[tuple, tuple[str, str]]:
@@ -497,7 +517,7 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
                                       "not measured" if item["flag"] == NOT_MEASURED else "failed")))
         label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points",
                             fontsize=POINT_LABEL_SIZE,
-                            color="#222222" if len(styles) == 1 else styles[item["series"]][0], zorder=6,
+                            color="#222222" if len(styles) == 1 else label_ink(styles[item["series"]][0]), zorder=6,
                             in_layout=False)
         push = 1.8 if item["flag"] or item["new"] else 1.0  # past its ring
         costs = []
