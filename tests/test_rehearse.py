@@ -588,6 +588,17 @@ while true; do sleep 0.2; done
     assert [runner.stop_grace(t) for t in (1, 30, 600, 86400)] == [1, 3, 10, 10]
 
 
+def test_timeout_help_states_the_grace_s_bounds_as_stop_grace_keeps_them():
+    """docs19: `--timeout`'s help said "a tenth of it later (at most 10 s)", but a timeout under 10 s
+    gets 1 s (`--timeout 5`: 'still running 1s after SIGTERM'); the help names both bounds."""
+    from sweepgate.rehearsal import runner
+
+    proc = cli(["--help"], env={"COLUMNS": "400"})
+    line = next(text for text in proc.stdout.splitlines() if "--timeout" in text and "KILL" in text)
+    low, high = runner.stop_grace(1), runner.stop_grace(10 ** 6)
+    assert f"at least {low:g} s, at most {high:g} s" in line, line
+
+
 def test_a_script_that_exits_leaving_a_child_is_told_and_the_child_stopped(tmp_path):
     """Review: a script that ended with `sleep 600 &` still running passed the "leaves none of the
     processes it started running" check (only shim processes were looked at) and the child stayed."""

@@ -6,7 +6,8 @@ Declares the flags and calls ``rehearsal.runner.rehearse``.
 from __future__ import annotations
 
 from sweepgate.commands import argtypes
-from sweepgate.rehearsal.runner import DEFAULT_DURATION_S, DEFAULT_TIMEOUT_S, DURATION_ENV, STOP_GRACE_MAX_S
+from sweepgate.rehearsal.runner import (DEFAULT_DURATION_S, DEFAULT_TIMEOUT_S, DURATION_ENV, STOP_GRACE_MAX_S,
+                                       STOP_GRACE_MIN_S)
 
 
 def add_arguments(parser) -> None:
@@ -27,8 +28,8 @@ def add_arguments(parser) -> None:
                         help=f"replace the row's agentic duration (default: ${DURATION_ENV} or "
                              f"{DEFAULT_DURATION_S})")
     parser.add_argument("--timeout", type=argtypes.int_between(1), default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                        help="stop the script after this long: TERM, then KILL a tenth of it later (at most "
-                             f"{STOP_GRACE_MAX_S} s) (default %(default)s)")
+                        help="stop the script after this long: TERM, then KILL a tenth of it later (at least "
+                             f"{STOP_GRACE_MIN_S} s, at most {STOP_GRACE_MAX_S} s) (default %(default)s)")
 
 
 def run(args) -> int:

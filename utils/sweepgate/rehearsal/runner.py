@@ -383,12 +383,13 @@ def _exited(proc: subprocess.Popen) -> bool:
 
 # A timed-out script gets a tenth of its timeout (from 1 s up to this) after TERM to stop what it
 # started, then KILL: `--timeout N` is about N seconds, whatever the script does with TERM.
+STOP_GRACE_MIN_S = 1
 STOP_GRACE_MAX_S = 10
 CTRL_C_GRACE_S = 15
 
 
 def stop_grace(timeout: float) -> float:
-    return min(float(STOP_GRACE_MAX_S), max(1.0, timeout / 10))
+    return min(float(STOP_GRACE_MAX_S), max(float(STOP_GRACE_MIN_S), timeout / 10))
 
 
 @dataclass
