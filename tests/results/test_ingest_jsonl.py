@@ -17,6 +17,17 @@ def _ingest(capsys, tmp_path, folder, jsonl):
                    str(folder))
 
 
+
+def test_with_jsonl_the_ingested_line_is_still_stdout_s_last(tmp_path, capsys):
+    """docs19: CONTRACTS §8 has tools read `ingested N results (M new) into <db>` as stdout's last
+    line; with --jsonl, "appended N records to FILE" came after it."""
+    jsonl = tmp_path / "main.jsonl"
+    write_job(tmp_path / "run", "res", vllm_output(4), job(run_id="900"))
+    rc, out, err = _ingest(capsys, tmp_path, tmp_path / "run", jsonl)
+    lines = out.splitlines()
+    assert rc == 0 and lines[-1].startswith("ingested 1 results (1 new) into "), out
+    assert f"appended 1 record to {jsonl}" in lines[:-1], out
+
 def _runs(jsonl) -> list[str]:
     return [json.loads(line)[R.RUN_ID] for line in jsonl.read_text().splitlines()]
 

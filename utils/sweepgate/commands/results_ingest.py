@@ -113,11 +113,16 @@ def run(args) -> int:
     if outcome.warnings or problems:
         emit([*outcome.warnings, *problems])
     _report_skipped(walked, outcome.beside, args.verbose)
-    # CONTRACTS §8 spells this line for tools that read it: "results" even for one.
-    print(f"ingested {outcome.results} results ({outcome.new} new) into {where}"
-          + ("" if st.opened else "; nothing stored"))
+    # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
+    last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
+            + ("" if st.opened else "; nothing stored"))
     if jsonl:
-        _append(jsonl, fd, outcome.records)
+        try:
+            _append(jsonl, fd, outcome.records)  # its "appended N records" line comes before the last
+        except BaseException:
+            print(last)  # the store holds them whatever became of FILE
+            raise
+    print(last)
     if outcome.interrupted:
         return _stopped(outcome)
     return 1 if problems else 0
