@@ -791,6 +791,23 @@ def test_staged_with_no_upstream_in_reach_refuses_rather_than_passing_head_s_own
     assert cli.main(["validate", "--staged"]) == 0, capsys.readouterr().err
 
 
+def test_staged_before_a_first_commit_checks_every_entry_as_new(repo, capsys, monkeypatch):
+    """Other-repository review: with the hook installed in a new repository, its first commit was
+    refused with "git: 'HEAD' is not a commit ...; fetch it first in CI", whatever it held."""
+    import shutil
+
+    shutil.rmtree(repo.path / ".git")
+    repo.git("init", "-q", "-b", "main")
+    repo.git("add", "-A")
+    monkeypatch.chdir(repo.path / "configs")
+    assert cli.main(["validate", "--staged"]) == 0, capsys.readouterr().err
+    assert "appended entr" in capsys.readouterr().out
+    repo.write("perf-changelog.yaml", CHANGELOG + "\n" + entry(["dsr1-fp4-b300-vlm"]))
+    assert cli.main(["validate", "--staged"]) == 1
+    assert f"perf-changelog.yaml:{FIRST + 1}:7: config key 'dsr1-fp4-b300-vlm'" in capsys.readouterr().err
+    assert subprocess.run(["git", "rev-parse", "--verify", "--quiet", "HEAD"], cwd=repo.path).returncode != 0
+
+
 # --------------------------------------------------------------------------- performance
 
 def test_large_changelog_is_fast(repo):

@@ -21,7 +21,7 @@ from sweepgate.core.github import owner_name
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-ref", help="revision the change starts from (with --staged: default is the "
                                            "merge-base of HEAD with origin/main, main, origin/master or master, "
-                                           "else HEAD; refused in a shallow clone with none of them)")
+                                           "else HEAD (before a first commit, the empty history); refused in a shallow clone with none of them)")
     parser.add_argument("--head-ref", help="revision with the appended entries (required unless --staged)")
     parser.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
     parser.add_argument("--pr-number", type=argtypes.pull_request_or_none, default=None,
@@ -61,7 +61,7 @@ def _staged_base(git) -> str:
     whose only branch is trunk or develop). In a shallow clone with no upstream in reach (a depth-1
     CI checkout) HEAD is the PR's own commit and would pass what it appended: refused instead."""
     from sweepgate.core.errors import fail
-    from sweepgate.core.upstream import UPSTREAMS, upstream_base
+    from sweepgate.core.upstream import UPSTREAMS, unborn_base, upstream_base
 
     base = upstream_base(git)
     if base is None and git.run("rev-parse", "--is-shallow-repository", check=False).strip() == b"true":
@@ -69,7 +69,7 @@ def _staged_base(git) -> str:
                    "there is no base to tell the changelog's history from new entries (this clone is shallow)",
                    "fetch the default branch (git fetch origin main; fetch-depth: 0 in actions/checkout) or "
                    "pass --base-ref (args: [--base-ref, origin/BRANCH] in .pre-commit-config.yaml)")
-    return base or "HEAD"
+    return base or unborn_base(git) or "HEAD"
 
 
 def run(args) -> int:

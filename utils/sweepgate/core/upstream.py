@@ -20,6 +20,19 @@ def upstream_base(git) -> str | None:
     return None
 
 
+def unborn_base(git) -> str | None:
+    """None when HEAD is a commit. On a branch with no commit yet (a new repository's first
+    commit), the history before it: a root commit of the empty tree, so every entry is new.
+    Its bytes are fixed (no identity, no clock), so it is written once and unreachable (gc drops it)."""
+    if git.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).strip():
+        return None
+    tree = git.run("hash-object", "-t", "tree", "-w", "--stdin", input=b"").decode().strip()
+    stamp = b"sweepgate <sweepgate@invalid> 0 +0000"
+    body = b"tree %s\nauthor %s\ncommitter %s\n\nthe empty history before a first commit\n" % (
+        tree.encode(), stamp, stamp)
+    return git.run("hash-object", "-t", "commit", "-w", "--stdin", input=body).decode().strip()
+
+
 def staged_base(git) -> str:
-    """``upstream_base``, else HEAD."""
-    return upstream_base(git) or "HEAD"
+    """``upstream_base``, else the empty history of an unborn branch, else HEAD."""
+    return upstream_base(git) or unborn_base(git) or "HEAD"
