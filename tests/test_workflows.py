@@ -73,6 +73,30 @@ def test_zizmor_no_findings(persona):
     assert proc.returncode == 0 and findings == [], json.dumps(findings, indent=1)[:4000]
 
 
+def test_the_files_readme_says_to_copy_pass_the_linters_in_another_repository(tmp_path):
+    """Other-repository review: the copies README names (the workflows alone) gave zizmor 13
+    `self-repository` findings there, the ignore that explains them staying behind in
+    sweepgate's own `.github/zizmor.yml`."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The workflows in another repository", 1)[1]
+    copy_text = re.split(r"\sNot\s`", section.strip().split("\n\n", 1)[0], maxsplit=1)[0]
+    names = re.findall(r"`((?:\.github/)?[\w.-]+\.ya?ml)`", copy_text)
+    assert "pr-sweep.yml" in names and "ci.yml" not in names, names
+    for name in names:
+        source = ROOT / name if name.startswith(".github/") else ROOT / ".github" / "workflows" / name
+        target = tmp_path / (name if name.startswith(".github/") else f".github/workflows/{name}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # actionlint lints a repository
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
+    lint = subprocess.run([tool("actionlint"), "-no-color"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    proc = subprocess.run([tool("zizmor"), "--offline", "--format", "json", ".github"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    findings = json.loads(proc.stdout or "[]")
+    assert proc.returncode == 0 and findings == [], [f["ident"] for f in findings]
+
+
 def test_zizmor_also_runs_online_in_ci():
     """Security audit: the tests run zizmor --offline, so a pinned SHA that is no commit of the
     action's repository (an impostor from a fork) or an action with a known advisory was never
