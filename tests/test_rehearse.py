@@ -99,6 +99,17 @@ def test_seed_row_rehearses_end_to_end(tmp_path):
     assert (work / "results" / "server_command.txt").read_text().startswith("vllm serve ")
 
 
+def _bench_with_script(tmp_path: Path, text: str) -> tuple[Path, Path]:
+    """A git repository with the example configs and the first FSL row's benchmark script reading ``text``."""
+    repo = tmp_path / "bench"
+    shutil.copytree(ROOT / "configs", repo / "configs", symlinks=True)
+    script = repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text(text)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    return repo, script
+
+
 def _rows_from_configs() -> list[dict]:
     """One representative row per (config key, KV arm / seq len), built from the example configs."""
     rows = []
@@ -706,12 +717,7 @@ def test_a_script_that_does_away_with_result_dir_fails_saying_so(tmp_path, body,
     """Review: a script that replaced $RESULT_DIR with a file lost the rehearsal's verdict: the one line
     was the job sidecar's "cannot write here: Not a directory; pass a path in an existing, writable
     folder", as if the user had chosen the path, and nothing about the script."""
-    repo = tmp_path / "bench"
-    shutil.copytree(ROOT / "configs", repo / "configs", symlinks=True)
-    script = repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
-    script.parent.mkdir(parents=True)
-    script.write_text(body + "\n")
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo, _ = _bench_with_script(tmp_path, body + "\n")
     work = tmp_path / "w"
     r = cli(["--row-json", str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(work)], cwd=repo)
     rel = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
@@ -724,12 +730,7 @@ def test_a_script_that_does_away_with_result_dir_fails_saying_so(tmp_path, body,
 def test_outputs_of_a_run_before_in_the_work_dir_do_not_pass_for_this_one(tmp_path):
     """Review (rehearse19): a second rehearsal in the same --work-dir whose script wrote no result
     passed the result check on the first run's file, left in results/."""
-    repo = tmp_path / "bench"
-    shutil.copytree(ROOT / "configs", repo / "configs", symlinks=True)
-    script = repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
-    script.parent.mkdir(parents=True)
-    script.write_text('echo "{}" >"$RESULT_DIR/$RESULT_FILENAME.json"\n')
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo, script = _bench_with_script(tmp_path, 'echo "{}" >"$RESULT_DIR/$RESULT_FILENAME.json"\n')
     work, rows = tmp_path / "w", write_rows(tmp_path, FSL_ROWS[0])
     first = cli(["--row-json", str(rows), "--work-dir", str(work)], cwd=repo)
     assert "no result file" not in first.stderr and list((work / "results").glob("*[0-9a-f].json")), first.stderr
@@ -746,12 +747,7 @@ def test_what_a_script_left_in_the_work_dir_is_told_by_the_next_rehearsal_in_one
     """Review (review19): a second rehearsal in a --work-dir whose first script made a folder where its
     result goes said "internal error: IsADirectoryError" (the removal of a run before's outputs), and one
     whose script had replaced $RESULT_DIR with a file or a dangling link "internal error: FileExistsError"."""
-    repo = tmp_path / "bench"
-    shutil.copytree(ROOT / "configs", repo / "configs", symlinks=True)
-    script = repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
-    script.parent.mkdir(parents=True)
-    script.write_text(body + "\n")
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo, _ = _bench_with_script(tmp_path, body + "\n")
     work, rows = tmp_path / "w", write_rows(tmp_path, FSL_ROWS[0])
     first = cli(["--row-json", str(rows), "--work-dir", str(work)], cwd=repo)
     assert first.returncode == 1 and "rehearse: FAILED" in first.stderr, first.stderr

@@ -4,6 +4,7 @@ a store whose version record was lost. Each one line naming what is wrong and wh
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shlex
@@ -108,14 +109,22 @@ def test_a_write_the_disk_refuses_says_so_and_stores_nothing_half(tmp_path, caps
     assert _stored(url) == 3 + _ingested(proc.stdout)  # each stored file whole, the one in hand not at all
 
 
-def test_a_full_disk_says_the_disk_is_full_and_stores_nothing_half(tmp_path, capsys):
-    """A real full disk: a small tmpfs (where this user may mount one)."""
-    disk = tmp_path / "disk"
+@contextlib.contextmanager
+def _tmpfs(disk: Path, options: str):
+    """A real tmpfs mounted at ``disk`` with ``options`` for the block (the test skips where this user
+    may mount none), unmounted after it."""
     disk.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
-                      capture_output=True).returncode != 0:
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(disk)], capture_output=True).returncode:
         pytest.skip("cannot mount a tmpfs here")
     try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "--lazy", str(disk)], check=True)
+
+
+def test_a_full_disk_says_the_disk_is_full_and_stores_nothing_half(tmp_path, capsys):
+    """A real full disk: a small tmpfs (where this user may mount one)."""
+    with _tmpfs(tmp_path / "disk", "size=4m") as disk:
         url = f"sqlite:///{disk / 'r.db'}"
         assert run_cli(capsys, "results", "ingest", "--db", url, _jobs(tmp_path / "a", 3, "1"))[0] == 0
         with open(disk / "filler", "wb") as filler:  # the disk full but a few pages
@@ -128,24 +137,15 @@ def test_a_full_disk_says_the_disk_is_full_and_stores_nothing_half(tmp_path, cap
         assert _stored(url) == 3 + _ingested(proc.stdout)
         rc, out, err = run_cli(capsys, "results", "ingest", "--db", url, str(tmp_path / "b"))
         assert rc == 0 and _stored(url) == 43, err
-    finally:
-        subprocess.run(["umount", "--lazy", str(disk)], check=True)
 
 
 def test_a_new_store_on_a_read_only_file_system_says_the_folder_not_its_part_file(tmp_path, capsys):
     """Removing the new store's part file, never made, said EROFS too, and that hid SQLite's own
     failure: the line named '.r.db.PID.new', a file the user never heard of."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(disk)],
-                      capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
+    with _tmpfs(tmp_path / "disk", "ro,size=64k") as disk:
         rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{disk / 'r.db'}", _jobs(tmp_path, 1))
         (line,) = err.strip().splitlines()
         assert rc == 1 and f"the store's folder {disk} cannot be written" in line and ".new" not in line, line
-    finally:
-        subprocess.run(["umount", "--lazy", str(disk)], check=True)
 
 
 def _lose_version(url: str) -> None:
