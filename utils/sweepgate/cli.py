@@ -159,9 +159,13 @@ def main(argv: list[str] | None = None, only: tuple[str, ...] | None = None, pro
     if hasattr(sys.stdout, "reconfigure") and (sys.stdout.encoding or "").replace("-", "").lower() != "utf8":
         sys.stdout.reconfigure(errors="backslashreplace")  # an ASCII terminal: "\xb1", not a crash
     try:
-        from sweepgate.core.runnerlog import command_safe_streams
+        import os  # loaded with the interpreter: free
 
-        with command_safe_streams():  # under GitHub Actions, no PR text printed becomes a workflow command
+        if os.environ.get("GITHUB_ACTIONS") != "true":
+            return _main(argv, only, prog)
+        from sweepgate.core.runnerlog import command_safe_streams  # threading and unicodedata: only in Actions
+
+        with command_safe_streams():  # no PR text printed becomes a workflow command
             return _main(argv, only, prog)
     except KeyboardInterrupt:  # Ctrl-C while the command's modules load or its flags are read
         print(f"{prog}: interrupted", file=sys.stderr)
