@@ -140,8 +140,11 @@ def test_a_closed_or_full_stdout_is_one_line(tmp_path):
     assert full.returncode == 1, full.stderr
     assert full.stderr.strip() == ("standard output: cannot write: No space left on device; free space or "
                                    "write the output elsewhere"), full.stderr
-    version = _sweepgate("--version", "> /dev/full")  # written by argparse's action, before any command runs
-    assert version.returncode == 1 and version.stderr == full.stderr, version.stderr
+    for flags in ("--version", "--help", "results --help"):  # argparse's own writes, before any command runs
+        said = _sweepgate(flags, "> /dev/full")
+        assert said.returncode == 1 and said.stderr == full.stderr, (flags, said.stderr)
+    gone = _sweepgate("--help", "| true")  # a reader that left: nothing said, as for a command's output
+    assert gone.stderr == "", gone.stderr
 
 
 def test_an_ascii_stdout_gets_escapes_not_a_crash(tmp_path):

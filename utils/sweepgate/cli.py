@@ -60,18 +60,28 @@ def _version_action():
 
     class VersionAction(argparse.Action):
         def __call__(self, parser, namespace, values, option_string=None):
-            try:
-                sys.stdout.write(_version().replace("%(prog)s", parser.prog) + "\n")
-                sys.stdout.flush()
-            except OSError as exc:  # >/dev/full: one line and exit 1, as for every command's output
-                from sweepgate.core.errors import cannot_write
-
-                if not cannot_write(exc):
-                    raise
-                parser.exit(1)
+            sys.stdout.write(_version().replace("%(prog)s", parser.prog) + "\n")
             parser.exit()
 
     return VersionAction
+
+
+def _parser_class():
+    """argparse's parser, but what --help and --version print reaches stdout or is said: argparse
+    drops a failed write of a message, so `--help >/dev/full` printed nothing and exited 0."""
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def _print_message(self, message, file=None):
+            if message:
+                (file or sys.stderr).write(message)
+
+        def exit(self, status=0, message=None):
+            if not status:
+                sys.stdout.flush()  # a full stdout raises here, inside parse_known_args (``_main``)
+            super().exit(status, message)
+
+    return Parser
 
 
 def _installed_commit() -> str | None:
@@ -111,7 +121,7 @@ def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str
     import argparse
     import importlib
 
-    parser = argparse.ArgumentParser(
+    parser = _parser_class()(
         formatter_class=_formatter,
         prog=prog,
         description=f"Commands: {', '.join(only)} (sweepgate's, under the reference's name)." if only else
@@ -185,7 +195,16 @@ def _main(argv: list[str] | None, only: tuple[str, ...] | None, prog: str) -> in
     if defaulted:
         argv = ["example", *argv]  # `sweepgate --no-rehearse` is `sweepgate example --no-rehearse`
     parser = build_parser(argv, only, prog)
-    args, extra = parser.parse_known_args(argv)
+    try:
+        args, extra = parser.parse_known_args(argv)
+    except BrokenPipeError:  # --help | true: the reader left, as for every command's output
+        return 1
+    except OSError as exc:  # --help or --version to a stdout that cannot take it (>/dev/full)
+        from sweepgate.core.errors import cannot_write
+
+        if not cannot_write(exc):
+            raise
+        return 1
     if extra and defaulted:  # `sweepgate --nope`: no command was named, so not example's fault alone
         parser.error(f"unrecognized arguments: {' '.join(extra)} (with no command, {prog} runs `example`; "
                      f"`{prog} --help` lists the commands)")
