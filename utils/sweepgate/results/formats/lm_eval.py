@@ -20,13 +20,17 @@ from sweepgate.results.measurement import Measurement, unix_time
 # InferenceX's eval adapters (its Kimi and MiniMax vendor verifiers, BFCL) write their scores in lm-eval's
 # layout under this marker, InferenceX's own sign of an eval result beside lm_eval_version; one that could
 # not run or finish says so in "integration_error" ({type, message}) over a placeholder score of 0.0.
-INFERENCEX_EVAL = "inferencex-eval-v1"
+RESULT_FORMAT, INFERENCEX_EVAL = "result_format", "inferencex-eval-v1"
 INTEGRATION_ERROR = "integration_error"
 
 
 def detect(doc) -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
-        "versions" in doc or "n-shot" in doc or "configs" in doc or doc.get("result_format") == INFERENCEX_EVAL)
+        "versions" in doc or "n-shot" in doc or "configs" in doc or _is_adapter_result(doc))
+
+
+def _is_adapter_result(doc: dict) -> bool:
+    return doc.get(RESULT_FORMAT) == INFERENCEX_EVAL
 
 
 def _integration_error(doc: dict, m: Measurement) -> bool:
@@ -47,7 +51,7 @@ def _adapter_stderrs(doc: dict, evals: list[dict]) -> None:
     change of a score would be beyond noise. Their scores are pass rates (passed / effective cases), so
     such a stderr becomes the one lm-eval gives a mean of 0/1 answers, sqrt(p(1-p)/(n-1)); None (not
     judged) for a score that is no rate or a count below two."""
-    if doc.get("result_format") != INFERENCEX_EVAL:
+    if not _is_adapter_result(doc):
         return
     for entry in evals:
         p, n = entry[R.EVAL_VALUE], entry[R.EVAL_SAMPLES]
