@@ -22,8 +22,12 @@ FAILED = "failed"
 SUCCESS_RATE = "success_rate"                    # completed / (completed + failed)
 DURATION_S = "duration_s"
 ENERGY_PER_OUTPUT_TOKEN_J = "energy_per_output_token_j"
+# Speculative decoding: tokens a decoding step yields on average (accepted draft tokens + 1),
+# SGLang's accept_length, vLLM's spec_decode_acceptance_length. A drop is a draft that stopped
+# guessing well, which TPOT shows only mixed with everything else.
+ACCEPT_LENGTH = "accept_length"                  # tokens/step
 LATENCIES = ("ttft", "tpot", "itl", "e2el")
-STATS = ("mean", "p50", "p90", "p99")
+STATS = ("mean", "p50", "p90", "p95", "p99")
 
 
 def latency_name(latency: str, stat: str) -> str:
@@ -46,6 +50,7 @@ DIRECTION = {
     TOTAL_TOKEN_THROUGHPUT: HIGHER_IS_BETTER,
     INTERACTIVITY: HIGHER_IS_BETTER,
     SUCCESS_RATE: HIGHER_IS_BETTER,
+    ACCEPT_LENGTH: HIGHER_IS_BETTER,
     **{name: LOWER_IS_BETTER for name in LATENCY_METRICS},
     ENERGY_PER_OUTPUT_TOKEN_J: LOWER_IS_BETTER,
 }

@@ -16,7 +16,9 @@ COLUMNS = (  # header, record field or metric, format
     ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU, "{:,.1f}"), ("output tok/s", R.OUTPUT_THROUGHPUT, "{:,.1f}"),
     ("tok/s/user", R.INTERACTIVITY, "{:,.1f}"),
     ("TTFT p50 ms", R.latency_name("ttft", "p50"), "{:,.1f}"), ("TPOT p50 ms", R.latency_name("tpot", "p50"), "{:,.2f}"),
-    ("E2EL p50 ms", R.latency_name("e2el", "p50"), "{:,.0f}"), ("success", R.SUCCESS_RATE, "{:.1%}"),
+    ("E2EL p50 ms", R.latency_name("e2el", "p50"), "{:,.0f}"),
+    ("accept len", R.ACCEPT_LENGTH, "{:.2f}"),  # speculative decoding's tokens per step, where a run has it
+    ("success", R.SUCCESS_RATE, "{:.1%}"),
     ("eval", R.EVALS, "{}"),
     ("run", R.RUN_ID, "{}"), ("ref", R.REF, "{}"), ("result", R.RESULT_FILENAME, "{}"),
 )

@@ -24,6 +24,7 @@ THROUGHPUTS = {
     "total_output_tokens": R.TOTAL_OUTPUT_TOKENS,
     "completed": R.COMPLETED,
     "duration": R.DURATION_S,
+    "accept_length": R.ACCEPT_LENGTH,  # the server's speculative decoding acceptance; null without it
 }
 
 

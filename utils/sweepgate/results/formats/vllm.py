@@ -23,7 +23,7 @@ LATENCIES = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2el"}
 # Forks of 2024 (before vLLM named it e2el) wrote the end-to-end request latency as *_latency_ms.
 E2EL_BEFORE_0_6 = {**LATENCIES, "latency": "e2el"}
 # The client's stat prefix -> the record's.
-STATS = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p99": "p99"}
+STATS = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 THROUGHPUTS = {
     "request_throughput": R.REQUEST_THROUGHPUT,
     "request_goodput": R.REQUEST_GOODPUT,  # null without --goodput
@@ -35,6 +35,7 @@ THROUGHPUTS = {
     "completed": R.COMPLETED,
     "failed": R.FAILED,
     "duration": R.DURATION_S,
+    "spec_decode_acceptance_length": R.ACCEPT_LENGTH,  # with speculative decoding (vllm bench serve ~0.10+)
 }
 
 
