@@ -75,3 +75,12 @@ def test_a_result_stored_before_these_metrics_is_unchanged_by_a_second_ingest(tm
         conn.execute("UPDATE results SET record = ? WHERE id = ?", (json.dumps(rec), row_id))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(REAL / SGLANG_EAGLE))
     assert (rc, err) == (0, "") and out.splitlines()[-1] == f"ingested 1 results (0 new) into {db}"
+
+
+@pytest.mark.parametrize("rel", ["vllm/vllmbench_gptoss120b_h100x8_tp4dp2_isl15000_c100.json", VLLM_SPEC])
+def test_a_vllm_run_keeps_its_input_throughput_as_sglang_s_does(rel):
+    """vLLM writes total and output throughput, not the input's: the record has it from the run's
+    own input tokens over its duration (the total's share the output's is not), as SGLang's states it."""
+    m = metrics(rel)
+    assert m[R.INPUT_THROUGHPUT] == pytest.approx(m[R.TOTAL_INPUT_TOKENS] / m[R.DURATION_S])
+    assert m[R.INPUT_THROUGHPUT] == pytest.approx(m[R.TOTAL_TOKEN_THROUGHPUT] - m[R.OUTPUT_THROUGHPUT])

@@ -80,10 +80,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         m.metrics[name] = number(doc, key, path, line)
     if m.metrics[R.COMPLETED] is None:
         raise fail(path, line, "completed: missing", "rerun sglang.bench_serving with --output-file")
-    if m.metrics[R.DURATION_S]:  # older layouts leave out rates their counts and duration give
-        for rate, total in ((R.INPUT_THROUGHPUT, R.TOTAL_INPUT_TOKENS), (R.REQUEST_THROUGHPUT, R.COMPLETED)):
-            if m.metrics[rate] is None and m.metrics[total] is not None:
-                m.metrics[rate] = m.metrics[total] / m.metrics[R.DURATION_S]
+    vllm.rates_from_counts(m.metrics)  # older layouts leave out rates their counts and duration give
     errors = doc.get("errors")
     m.metrics[R.FAILED] = sum(1 for e in errors if e) if isinstance(errors, list) else None
     vllm._from_arrays(doc, m.metrics, path, line)

@@ -115,6 +115,17 @@ def _from_arrays(doc: dict, metrics: dict, path: str, line: int) -> None:
         metrics[name] = _percentile_ms(kept, 90)
 
 
+def rates_from_counts(metrics: dict) -> None:
+    """The input and request rates a client left out, from its counts over its duration: every
+    client's record then has them (vLLM writes no input throughput, SGLang's older layouts no
+    request throughput)."""
+    if not metrics.get(R.DURATION_S):
+        return
+    for rate, total in ((R.INPUT_THROUGHPUT, R.TOTAL_INPUT_TOKENS), (R.REQUEST_THROUGHPUT, R.COMPLETED)):
+        if metrics.get(rate) is None and metrics.get(total) is not None:
+            metrics[rate] = metrics[total] / metrics[R.DURATION_S]
+
+
 def concurrency(value, path: str, line: int):
     """A run's concurrency as the output states it: a whole number, or null (a rate-driven run)."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -188,6 +199,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     for key, name in THROUGHPUTS.items():
         m.metrics[name] = number(doc, key, path, line)
     m.metrics[R.FAILED] = _failed(doc, path, line)
+    rates_from_counts(m.metrics)  # vLLM writes no input throughput, SGLang does
     _more_than_sent(doc, path, line)
     _from_arrays(doc, m.metrics, path, line)
     if m.metrics.get(R.COMPLETED) is None and m.metrics.get(R.OUTPUT_THROUGHPUT) is None:
