@@ -24,7 +24,9 @@ THROUGHPUTS = {
     "total_output_tokens": R.TOTAL_OUTPUT_TOKENS,
     "completed": R.COMPLETED,
     "duration": R.DURATION_S,
-    "accept_length": R.ACCEPT_LENGTH,  # the server's speculative decoding acceptance; null without it
+    # speculative decoding's tokens per step, null without it: the server's running average (its
+    # internal state when the run ended, warm-up included), where vLLM counts the run's own drafts
+    "accept_length": R.ACCEPT_LENGTH,
 }
 
 
