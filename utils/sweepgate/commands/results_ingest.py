@@ -73,15 +73,24 @@ def _refuse_rows_holder(doc, path: str) -> None:
                    f"put it beside its output as OUTPUT{sidecar.SUFFIX} and ingest without --row, --run-id and --ref")
 
 
-def _report_skipped(walked, beside: list, verbose: bool) -> None:
+# Why an AIPerf multi-run aggregate is no result (foreign.MultiRunAggregate).
+MULTI_RUN_WHY = ("(statistics across the repeats of --num-profile-runs, not a run: each repeat's own "
+                 "profile_export_aiperf.json, under profile_runs/, is a result)")
+
+
+def _report_skipped(walked, outcome, verbose: bool) -> None:
     """Files left out, counted (listed with --verbose), not stored: helper outputs in folders of
-    sidecar-carrying jobs, CSV exports beside the JSON export of the same run, and files read as ones
-    that go with a result (GPU metrics, lm-eval's samples log, AIPerf's other exports)."""
+    sidecar-carrying jobs, CSV exports beside the JSON export of the same run, files read as ones
+    that go with a result (GPU metrics, lm-eval's samples log, AIPerf's other exports), and AIPerf's
+    aggregates of a run's repeats, whose own exports are the results."""
+    aggregates = set(outcome.aggregates)
+    beside = [p for p in outcome.beside if p not in aggregates]
     for files, noun, why in ((walked.skipped, "file", "with no job sidecar (helper outputs)"),
                              (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, "
                                                         "read from the JSON)"),
                              (beside, "file", "with no result (GPU metrics, lm-eval samples logs, AIPerf's "
-                                              "other exports: files that go beside one)")):
+                                              "other exports: files that go beside one)"),
+                             (outcome.aggregates, "AIPerf multi-run aggregate", MULTI_RUN_WHY)):
         if not files:
             continue
         if verbose:
@@ -112,7 +121,7 @@ def run(args) -> int:
     problems = [*walked.refused, *outcome.problems, *_only_companions(args, files, outcome)]
     if outcome.warnings or problems:
         emit([*outcome.warnings, *problems])
-    _report_skipped(walked, outcome.beside, args.verbose)
+    _report_skipped(walked, outcome, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
     last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
             + ("" if st.opened else "; nothing stored"))

@@ -57,6 +57,7 @@ class Outcome:
     files_done: int = 0
     stopped_by: BaseException | None = None  # what interrupted it: Ctrl-C, SIGTERM or the store's failure
     beside: list = dataclasses.field(default_factory=list)  # files that go with a result (gpu_metrics.csv), read as none
+    aggregates: list = dataclasses.field(default_factory=list)  # of ``beside``: AIPerf's multi-run aggregates
 
 
 @dataclasses.dataclass
@@ -330,8 +331,10 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
         try:
             _utf8_name(path)
             records = _file_records(path, given, warnings)
-        except sniff.Auxiliary:  # counted, so that naming only such a file is not met by silence
+        except sniff.Auxiliary as exc:  # counted, so that naming only such a file is not met by silence
             outcome.beside.append(path)
+            if isinstance(exc, sniff.MultiRunAggregate):
+                outcome.aggregates.append(path)
             continue
         except SweepgateError as exc:
             outcome.problems.extend(exc.diagnostics)

@@ -10,7 +10,7 @@ import re
 from sweepgate.core.errors import fail
 from sweepgate.results import jsonio
 from sweepgate.results.formats import aiperf, aiperf_csv, foreign, gpu_metrics, inferencex, lm_eval, sglang, vllm
-from sweepgate.results.formats.foreign import Auxiliary  # noqa: F401 - ingest catches it as sniff.Auxiliary
+from sweepgate.results.formats.foreign import Auxiliary, MultiRunAggregate  # noqa: F401 - ingest catches them
 from sweepgate.results.measurement import Measurement
 
 # Tried in order: the first whose detect() says yes parses the document.

@@ -16,7 +16,7 @@ import re
 
 from sweepgate.core.errors import SweepgateError, fail
 from sweepgate.results.formats import aiperf
-from sweepgate.results.formats.foreign import Auxiliary
+from sweepgate.results.formats.foreign import MULTI_RUN_CSV, Auxiliary, MultiRunAggregate
 from sweepgate.results.measurement import Measurement
 
 _NAME = re.compile(r"^(?P<name>[^(]+?)\s*(?:\((?P<unit>[^)]*)\))?\s*$")
@@ -48,6 +48,8 @@ def refuse_sweep(text: str, path: str) -> None:
     with its own reason, as the JSON sweep aggregate is. AIPerf's other CSVs (server metrics,
     per-request records, GPU telemetry, time slices) go beside a run's export: passed over (``Auxiliary``)."""
     first = text.lstrip("\ufeff").split("\n", 1)[0]
+    if first.startswith(MULTI_RUN_CSV):  # AIPerf's aggregate of one run's repeats (--num-profile-runs)
+        raise MultiRunAggregate(path)
     if _SWEEP_HEADER.match(first) and "_cv," in first:
         raise fail(path, 1, f"format: an AIPerf sweep aggregate CSV (statistics of several runs, one row per "
                    f"{first.split(',', 1)[0]}), not one run's export",

@@ -16,6 +16,27 @@ class Auxiliary(Exception):
     AIPerf's other files in a run's artifact folder. Passed over and counted, wherever it is."""
 
 
+class MultiRunAggregate(Auxiliary):
+    """AIPerf's statistics across the repeats of one run (``--num-profile-runs N``: the confidence
+    aggregate ``aggregate/profile_export_aiperf_aggregate.json`` and ``.csv``, the collated
+    ``profile_export_aiperf_collated.json``). Each repeat's own export (``profile_runs/run_NNNN/``)
+    is a result; the aggregate of them, with no model, concurrency or request counts of its own,
+    would count them twice. Passed over and counted on a line of its own."""
+
+
+# What AIPerf writes as ``metadata.aggregation_type`` over a multi-run aggregate's ``metrics``.
+MULTI_RUN_AGGREGATIONS = ("confidence", "detailed")
+# The header of the confidence aggregate's CSV table (``metric,mean,std,...,t_critical,unit``).
+MULTI_RUN_CSV = "metric,mean,std,min,max,cv,se,ci_low,ci_high"
+
+
+def is_multi_run_aggregate(doc) -> bool:
+    """AIPerf's aggregate of a run's repeats: ``{metadata: {aggregation_type, num_profile_runs, ...}, metrics}``."""
+    meta = doc.get("metadata") if isinstance(doc, dict) else None
+    return (isinstance(meta, dict) and meta.get("aggregation_type") in MULTI_RUN_AGGREGATIONS
+            and "num_profile_runs" in meta and isinstance(doc.get("metrics"), dict))
+
+
 # AIPerf's other files beside profile_export_aiperf.json in every artifact folder (their CSV twins in
 # aiperf_csv): the keys that tell each. Records, telemetry and the server's metrics, none the run's figures.
 AIPERF_COMPANIONS = (
@@ -62,6 +83,8 @@ def refuse(doc, path: str, line: int) -> None:
     (``Auxiliary``) when it is one of AIPerf's companion files; return otherwise."""
     if not isinstance(doc, dict):
         return
+    if is_multi_run_aggregate(doc):
+        raise MultiRunAggregate(path)
     if any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_record(doc) or _aiperf_inputs(doc):
         raise Auxiliary(path)
     for keys, what, instead in KINDS:
