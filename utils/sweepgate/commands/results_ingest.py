@@ -73,24 +73,19 @@ def _refuse_rows_holder(doc, path: str) -> None:
                    f"put it beside its output as OUTPUT{sidecar.SUFFIX} and ingest without --row, --run-id and --ref")
 
 
-# Why an AIPerf multi-run aggregate is no result (foreign.MultiRunAggregate).
-MULTI_RUN_WHY = ("(statistics across the repeats of --num-profile-runs, not a run: each repeat's own "
-                 "profile_export_aiperf.json, under profile_runs/, is a result)")
-
-
 def _report_skipped(walked, outcome, verbose: bool) -> None:
     """Files left out, counted (listed with --verbose), not stored: helper outputs in folders of
-    sidecar-carrying jobs, CSV exports beside the JSON export of the same run, files read as ones
-    that go with a result (GPU metrics, lm-eval's samples log, AIPerf's other exports), and AIPerf's
-    aggregates of a run's repeats, whose own exports are the results."""
-    aggregates = set(outcome.aggregates)
-    beside = [p for p in outcome.beside if p not in aggregates]
-    for files, noun, why in ((walked.skipped, "file", "with no job sidecar (helper outputs)"),
-                             (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, "
-                                                        "read from the JSON)"),
-                             (beside, "file", "with no result (GPU metrics, lm-eval samples logs, AIPerf's "
-                                              "other exports: files that go beside one)"),
-                             (outcome.aggregates, "AIPerf multi-run aggregate", MULTI_RUN_WHY)):
+    sidecar-carrying jobs, CSV exports beside the JSON export of the same run, and files read as ones
+    that go with a result, a line for each kind (``foreign.Auxiliary`` and its kinds: GPU metrics,
+    lm-eval's samples log, AIPerf's other exports; AIPerf's multi-run aggregates; an eval's side files)."""
+    from sweepgate.results.formats import foreign
+
+    groups = [(walked.skipped, "file", "with no job sidecar (helper outputs)"),
+              (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, read from the JSON)")]
+    for kind in (foreign.Auxiliary, foreign.MultiRunAggregate, foreign.EvalSideFile):
+        groups.append(([p for p in outcome.beside if outcome.kinds.get(p, foreign.Auxiliary) is kind],
+                       kind.NOUN, kind.WHY))
+    for files, noun, why in groups:
         if not files:
             continue
         if verbose:

@@ -57,7 +57,7 @@ class Outcome:
     files_done: int = 0
     stopped_by: BaseException | None = None  # what interrupted it: Ctrl-C, SIGTERM or the store's failure
     beside: list = dataclasses.field(default_factory=list)  # files that go with a result (gpu_metrics.csv), read as none
-    aggregates: list = dataclasses.field(default_factory=list)  # of ``beside``: AIPerf's multi-run aggregates
+    kinds: dict = dataclasses.field(default_factory=dict)  # each of ``beside``: its kind (a sniff.Auxiliary class)
 
 
 @dataclasses.dataclass
@@ -333,8 +333,7 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
             records = _file_records(path, given, warnings)
         except sniff.Auxiliary as exc:  # counted, so that naming only such a file is not met by silence
             outcome.beside.append(path)
-            if isinstance(exc, sniff.MultiRunAggregate):
-                outcome.aggregates.append(path)
+            outcome.kinds[path] = type(exc)
             continue
         except SweepgateError as exc:
             outcome.problems.extend(exc.diagnostics)

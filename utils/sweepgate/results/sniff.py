@@ -9,8 +9,9 @@ import re
 
 from sweepgate.core.errors import fail
 from sweepgate.results import jsonio
-from sweepgate.results.formats import aiperf, aiperf_csv, foreign, gpu_metrics, inferencex, lm_eval, sglang, vllm
-from sweepgate.results.formats.foreign import Auxiliary, MultiRunAggregate  # noqa: F401 - ingest catches them
+from sweepgate.results.formats import (aiperf, aiperf_csv, eval_side, foreign, gpu_metrics, inferencex, lm_eval,
+                                       sglang, vllm)
+from sweepgate.results.formats.foreign import Auxiliary, EvalSideFile, MultiRunAggregate  # noqa: F401 - ingest catches them
 from sweepgate.results.measurement import Measurement
 
 # Tried in order: the first whose detect() says yes parses the document.
@@ -43,6 +44,8 @@ def parse_text(text: str, path: str) -> list[Measurement]:
     docs = jsonio.documents(text, path)
     if lm_eval.is_samples_log(docs) or gpu_metrics.is_identity_dump(docs):  # beside a result, as gpu_metrics.csv is
         raise Auxiliary(path)
+    if eval_side.is_side_file(docs) and not any(_is_client_output(doc) for _, doc in docs):
+        raise EvalSideFile(path)  # beside an eval's scores, as lm-eval's samples log is
     return [parse_document(doc, path, line) for line, doc in _jobs_documents(docs)]
 
 

@@ -13,7 +13,11 @@ from sweepgate.core.errors import fail
 
 class Auxiliary(Exception):
     """A file that belongs beside a result but is not one: ``gpu_metrics.csv``, lm-eval's samples log,
-    AIPerf's other files in a run's artifact folder. Passed over and counted, wherever it is."""
+    AIPerf's other files in a run's artifact folder. Passed over and counted, wherever it is: each
+    kind on a line of its own, ``skipped N <NOUN>s <WHY>``."""
+
+    NOUN = "file"
+    WHY = "with no result (GPU metrics, lm-eval samples logs, AIPerf's other exports: files that go beside one)"
 
 
 class MultiRunAggregate(Auxiliary):
@@ -22,6 +26,18 @@ class MultiRunAggregate(Auxiliary):
     ``profile_export_aiperf_collated.json``). Each repeat's own export (``profile_runs/run_NNNN/``)
     is a result; the aggregate of them, with no model, concurrency or request counts of its own,
     would count them twice. Passed over and counted on a line of its own."""
+
+    NOUN = "AIPerf multi-run aggregate"
+    WHY = ("(statistics across the repeats of --num-profile-runs, not a run: each repeat's own "
+           "profile_export_aiperf.json, under profile_runs/, is a result)")
+
+
+class EvalSideFile(Auxiliary):
+    """What an InferenceX eval job leaves beside its scores (``eval_side``): its ``meta_env.json``, an
+    eval adapter's native report and per-case log, SWE-bench's predictions and report."""
+
+    WHY = ("an eval left beside its scores (InferenceX's meta_env.json, eval adapters' native reports and "
+           "per-case logs, SWE-bench predictions; the scores are in its results JSON)")
 
 
 # What AIPerf writes as ``metadata.aggregation_type`` over a multi-run aggregate's ``metrics``.
