@@ -854,3 +854,17 @@ def test_aiperf_console_tables_are_named_with_the_export_to_ingest(tmp_path, cap
     (line,) = err.strip().splitlines()
     assert rc == 1 and "AIPerf's console tables" in line and "ingest the run's profile_export_aiperf.json" in line
     assert "ingested 0 results" in out
+
+
+def test_an_aiperf_0_10_csv_with_server_token_counts_reads_as_its_json_twin_states():
+    """aiperf20 hunt: AIPerf 0.10.0's CSV of a Cloudflare-tunnelled run (usage and prompt-cache rows, an
+    empty GPU telemetry table last) reads as its JSON twin (anud18/qwen36-vllm-aiperf-benchmark, same
+    folder) states, within the CSV's two decimals."""
+    (rec,) = records("aiperf/aiperf0.10_llama3.1-8b_cloudflare_tunnel_mooncake_c1_server_token_count.csv")
+    m = rec[R.METRICS]
+    assert (rec[R.CLIENT], rec[R.SOURCE_FORMAT], m[R.COMPLETED], m[R.FAILED]) == ("aiperf", "aiperf-csv", 20, 0)
+    twin = {"ttft_p50_ms": 13706.369096499999, "tpot_mean_ms": 68.72453722278283, "itl_p99_ms": 113.23248124999999,
+            "e2el_p90_ms": 43200.224963600005, R.OUTPUT_THROUGHPUT: 9.363829082348426,
+            R.TOTAL_OUTPUT_TOKENS: 5970, R.DURATION_S: 637.559693529}
+    for name, value in twin.items():
+        assert m[name] == pytest.approx(value, abs=0.005), name
