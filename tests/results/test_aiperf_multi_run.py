@@ -76,7 +76,22 @@ def test_a_multi_run_folder_stores_each_repeat_once_and_says_it_passed_over_the_
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "--verbose", str(base / "aggregate"))
     # the aggregate folder alone holds no result, as a folder of AIPerf's other exports: bad input (exit 1)
     assert rc == 1 and f"skipped {base / 'aggregate' / 'profile_export_aiperf_aggregate.json'}" in out, out
-    assert err.count("\n") == 1 and "no result files in this folder" in err, err
+    assert err.count("\n") == 1 and "no result files in this folder, only files that go with one (AIPerf " \
+        "multi-run aggregates); pass" in err, err
+
+
+def test_a_folder_of_side_files_of_several_kinds_names_each_kind(tmp_path, capsys):
+    base = artifacts(tmp_path)
+    # nvidia-smi --query-gpu=timestamp,index,power.draw --format=csv -l 1, as benchmark_lib.sh records it
+    (base / "aggregate" / "gpu_metrics.csv").write_text(
+        "timestamp, index, power.draw [W]\n2026/11/30 10:00:00.000, 0, 700.12 W\n"
+        "2026/11/30 10:00:01.000, 0, 702.50 W\n")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}",
+                           str(base / "aggregate"))
+    assert rc == 1 and err.count("\n") == 1, err
+    kinds = err.split("only files that go with one (", 1)[1].split("); ", 1)[0].split("; ")
+    assert sorted(kinds) == ["AIPerf multi-run aggregates", "GPU metrics, lm-eval samples logs, AIPerf's other "
+                             "exports"], err
 
 
 def test_each_aggregate_named_alone_is_passed_over_with_its_note(tmp_path, capsys):

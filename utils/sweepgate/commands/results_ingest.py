@@ -141,15 +141,17 @@ def _only_companions(args, files: list, outcome) -> list:
 
     if args.allow_empty:
         return []
-    beside = {Path(p).resolve() for p in outcome.beside}
+    from sweepgate.results.formats.foreign import Auxiliary
+
+    beside = {Path(p).resolve(): outcome.kinds.get(p, Auxiliary) for p in outcome.beside}
     out = []
     for given in args.paths:
         folder = Path(given).resolve()
         mine = [f for f in files if Path(f).resolve().is_relative_to(folder)] if Path(given).is_dir() else []
         if mine and all(Path(f).resolve() in beside for f in mine):
+            kinds = dict.fromkeys(beside[Path(f).resolve()].WHAT for f in mine)  # in the order met
             out.append(Diagnostic(given, 0, 0, "no-results", "no result files in this folder, only files that go "
-                                  "with one (GPU metrics, lm-eval samples logs, AIPerf's other exports)",
-                                  "pass the folder the job outputs were downloaded into"))
+                                  f"with one ({'; '.join(kinds)})", "pass the folder the job outputs were downloaded into"))
     return out
 
 

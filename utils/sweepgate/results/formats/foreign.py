@@ -17,7 +17,8 @@ class Auxiliary(Exception):
     kind on a line of its own, ``skipped N <NOUN>s <WHY>``."""
 
     NOUN = "file"
-    WHY = "with no result (GPU metrics, lm-eval samples logs, AIPerf's other exports: files that go beside one)"
+    WHAT = "GPU metrics, lm-eval samples logs, AIPerf's other exports"  # the kind, in a folder's no-results line
+    WHY = f"with no result ({WHAT}: files that go beside one)"
 
 
 class MultiRunAggregate(Auxiliary):
@@ -28,6 +29,7 @@ class MultiRunAggregate(Auxiliary):
     would count them twice. Passed over and counted on a line of its own."""
 
     NOUN = "AIPerf multi-run aggregate"
+    WHAT = "AIPerf multi-run aggregates"
     WHY = ("(statistics across the repeats of --num-profile-runs, not a run: each repeat's own "
            "profile_export_aiperf.json, under profile_runs/, is a result)")
 
@@ -36,6 +38,7 @@ class EvalSideFile(Auxiliary):
     """What an InferenceX eval job leaves beside its scores (``eval_side``): its ``meta_env.json``, an
     eval adapter's native report and per-case log, SWE-bench's predictions and report."""
 
+    WHAT = "files an eval leaves beside its scores"
     WHY = ("an eval left beside its scores (InferenceX's meta_env.json, eval adapters' native reports and "
            "per-case logs, SWE-bench predictions; the scores are in its results JSON)")
 
