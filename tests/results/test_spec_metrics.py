@@ -84,3 +84,21 @@ def test_a_vllm_run_keeps_its_input_throughput_as_sglang_s_does(rel):
     m = metrics(rel)
     assert m[R.INPUT_THROUGHPUT] == pytest.approx(m[R.TOTAL_INPUT_TOKENS] / m[R.DURATION_S])
     assert m[R.INPUT_THROUGHPUT] == pytest.approx(m[R.TOTAL_TOKEN_THROUGHPUT] - m[R.OUTPUT_THROUGHPUT])
+
+
+AIPERF_GOODPUT = ("aiperf/aiperf0.11_qwen3-4b_g7_conc16_trimmed.json", "aiperf/aiperf0.11_qwen3-4b_g7_conc16.csv")
+
+
+@pytest.mark.parametrize("rel, digits", [(AIPERF_GOODPUT[0], 6), (AIPERF_GOODPUT[1], 2)])
+def test_aiperf_goodput_and_p95_latencies_are_kept(rel, digits):
+    """AIPerf 0.11 run with --goodput SLOs: its ``goodput`` (requests/sec meeting them; "Goodput
+    (requests/sec)" in the CSV, which rounds to 2 decimals) and its p95s were dropped."""
+    m = metrics(rel)
+    assert m[R.REQUEST_GOODPUT] == pytest.approx(6.814794988917071, abs=10 ** -digits)
+    assert m[R.latency_name("ttft", "p95")] == pytest.approx(40.51439944999998, abs=10 ** -digits)
+    assert m[R.latency_name("e2el", "p95")] == pytest.approx(5308.399138349999, abs=10 ** -digits)
+
+
+def test_an_aiperf_run_without_goodput_slos_has_no_goodput():
+    assert metrics("aiperf/aiperf2026-01_gptoss20b_a100_c1_reasoning_tokens_null_errors_trimmed.json").get(
+        R.REQUEST_GOODPUT) is None

@@ -22,9 +22,11 @@ LATENCIES = {
     "inter_chunk_latency": "itl",
     "request_latency": "e2el",
 }
-STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p99": "p99"}
+STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 SCALARS = {  # export key -> record metric (the "avg" of a single-valued metric)
     "request_throughput": R.REQUEST_THROUGHPUT,
+    "goodput": R.REQUEST_GOODPUT,  # AIPerf with --goodput SLOs (requests/sec)
+    "request_goodput": R.REQUEST_GOODPUT,  # GenAI-Perf's name for it
     "output_token_throughput": R.OUTPUT_THROUGHPUT,
     "input_token_throughput": R.INPUT_THROUGHPUT,
     "total_token_throughput": R.TOTAL_TOKEN_THROUGHPUT,
