@@ -309,7 +309,7 @@ def test_show_on_a_narrow_terminal_prints_every_figure(monkeypatch, width):
     lines = text.splitlines()
     assert all(len(line) <= width for line in lines), text
     assert "…" not in text
-    for figure in ("14.9", "3.7", "1,784.5", "273.07", "212,141", "100.0%", "tp4-pp1-dcp1-pcp1-ep1-dpafalse",
+    for figure in ("14.9", "3.7", "1,784.5", "273.07", "212,141", "100.0%", "recipe tp4",
                    "qwen3.5_8k1k_conc32", "conc 16", "TTFT p50 ms 1,784.5"):
         assert figure in text, (figure, text)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import synth
 from sweepgate.results import charts
 from sweepgate.results import compare as C
+from sweepgate.results import labels
 from sweepgate.results import record as R
 
 DROP = (synth.KEYS[0], 16)
@@ -212,9 +213,9 @@ def test_conc_labels_never_cover_each_other_or_a_marker():
 def test_series_labels_name_what_tells_recipes_apart():
     key = "k"
     tp4, tp8 = "tp4-pp1-dcp1-pcp1-ep8-dpatrue", "tp8-pp1-dcp1-pcp1-ep1-dpafalse"
-    assert charts.short_topology(tp8) == "tp8" and charts.short_topology(tp4) == "tp4-ep8-dpa"
-    assert charts.short_topology(f"p2x({tp4})_d1x({tp8})") == "p2x(tp4-ep8-dpa)_d1x(tp8)"
-    assert charts.short_topology("tp8-pp1-dcp1-pcp1-ep16-dpafalse") == "tp8-ep16"
+    assert labels.short_topology(tp8) == "tp8" and labels.short_topology(tp4) == "tp4-ep8-dpa"
+    assert labels.short_topology(f"p2x({tp4})_d1x({tp8})") == "p2x(tp4-ep8-dpa)_d1x(tp8)"
+    assert labels.short_topology("tp8-pp1-dcp1-pcp1-ep16-dpafalse") == "tp8-ep16"
     two = [(key, tp4, None, None, None), (key, tp8, None, None, None)]
     assert list(charts.series_labels(two).values()) == ["k · tp4-ep8-dpa", "k · tp8"]
     assert charts.series_labels([("k", tp8, "mtp", None, None)]) == {("k", tp8, "mtp", None, None): "k"}

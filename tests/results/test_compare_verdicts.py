@@ -160,7 +160,7 @@ def test_point_label_leaves_out_what_the_run_did_not_state():
     alone = dict.fromkeys(R.POINT_IDENTITY) | {R.CONC: 2}
     assert point_label(tuple(alone[n] for n in R.POINT_IDENTITY)) == "conc 2"
     alone |= {R.CONC: None, R.SPEC_DECODING: "mtp"}  # nor a label of what follows the point alone
-    assert point_label(tuple(alone[n] for n in R.POINT_IDENTITY)) == "mtp"
+    assert point_label(tuple(alone[n] for n in R.POINT_IDENTITY)) == "spec mtp"
 
 
 def test_recipe_changes_are_against_main_s_newest_run():

@@ -24,7 +24,7 @@ def test_a_label_names_conc_only_when_the_client_stated_one():
     assert render.point_label(point(**{R.CONC: 4})) == "k b300 fixed 1024/1024 conc 4"
     assert render.point_label(point(**{R.REQUEST_RATE: "2"})) == "k b300 fixed 1024/1024 rate 2/s"
     assert render.point_label(point(**{R.CONC: 8, R.TOPOLOGY: "tp8", R.SPEC_DECODING: "mtp"})) == \
-        "k b300 fixed 1024/1024 conc 8 tp8 mtp"
+        "k b300 fixed 1024/1024 conc 8 tp8 spec mtp"
     assert render.point_label(point(**{R.CONC: 8, R.SPEC_DECODING: "none"})) == "k b300 fixed 1024/1024 conc 8"
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from sweepgate.core import outpaths
 from sweepgate.core.errors import fail
 from sweepgate.results import compare as C
+from sweepgate.results import labels as L
 from sweepgate.results import record as R
 
 X, Y = R.INTERACTIVITY, R.OUTPUT_TPUT_PER_GPU
@@ -75,24 +76,10 @@ def series_of(point: tuple) -> tuple:
     return tuple(fields.get(name) for name in SERIES)
 
 
-def short_topology(topology: str) -> str:
-    """``tp8-pp1-dcp1-pcp1-ep1-dpafalse`` -> ``tp8``: the parallel sizes of 1 and dp-attn off dropped
-    (``tp4-ep8-dpatrue`` -> ``tp4-ep8-dpa``; each worker of ``p2x(...)_d1x(...)`` alike)."""
-    short = re.sub(r"-(?:pp|dcp|pcp|ep)1(?=[-)_]|$)|-dpafalse", "", topology)
-    return short.replace("-dpatrue", "-dpa")
-
-
 def _describe(series: tuple) -> tuple[str, ...]:
-    """A series as words: config key, topology, spec decoding, KV offload."""
+    """A series as words: config key, then its recipe as every table names it (``labels.recipe_parts``)."""
     f = dict(zip(SERIES, series))
-    topo, spec = f[R.TOPOLOGY], f[R.SPEC_DECODING]
-    offload, backend = f[R.KV_OFFLOADING], f[R.KV_OFFLOAD_BACKEND]
-    if backend:
-        kv = f"{backend} ({offload})" if offload else str(backend)
-    else:
-        kv = f"KV offload {offload}" if offload else "no KV offload"
-    return (str(f[R.CONFIG_KEY]), short_topology(str(topo)) if topo else "topology unknown",
-            f"spec {spec}" if spec not in (None, "", "none") else "no spec decoding", kv)
+    return (str(f[R.CONFIG_KEY]), *L.recipe_parts(f))
 
 
 def series_labels(series: list[tuple]) -> dict[tuple, str]:

@@ -16,6 +16,7 @@ from sweepgate.core.jobfile import COMMIT_SHA
 from sweepgate.core.report import count, print_block
 from sweepgate.results import compare as C
 from sweepgate.results import evals as E
+from sweepgate.results import labels as L
 from sweepgate.results import record as R
 
 MARKER = "<!-- sweepgate-results -->"
@@ -99,7 +100,7 @@ def rate_sweeps(comparison: C.Comparison) -> frozenset:
 def point_label(pt: tuple, rated: frozenset = frozenset()) -> str:
     """config key, hardware, scenario isl/osl, conc when the client stated one (and request rate,
     in a rate sweep: "rate ∞" for the unlimited one where its sweep is in ``rated``, ``rate_sweeps``);
-    then the topology, speculative decoding and offload arm when known."""
+    then the recipe's parts that are set, short (``labels.recipe_label``: ``tp8 spec mtp``)."""
     fields = C.point_json(pt)
     head = [str(fields[name]) for name in (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO) if fields[name] is not None]
     seq = [f"{fields[R.ISL]}/{fields[R.OSL]}"] if fields[R.ISL] is not None else []
@@ -109,9 +110,7 @@ def point_label(pt: tuple, rated: frozenset = frozenset()) -> str:
         seq.append(f"rate {R.UNLIMITED_RATE}")
     if fields[R.CONC] is not None:
         seq.append(f"conc {fields[R.CONC]}")
-    extra = [str(fields[name]) for name in (R.TOPOLOGY, R.SPEC_DECODING, R.KV_OFFLOAD_BACKEND)
-             if fields.get(name) not in (None, "", "none")]
-    return " ".join([*head, *seq, *extra])  # only the parts known: no key, hardware or scenario reads "conc 2"
+    return " ".join(filter(None, [*head, *seq, L.recipe_label(fields)]))  # only the parts known: no key, hardware or scenario reads "conc 2"
 
 
 def cells(v: C.Verdict, rated: frozenset = frozenset()) -> tuple[str, ...]:

@@ -7,12 +7,13 @@ import json
 import re
 
 from sweepgate.results import compare, evals
+from sweepgate.results import labels as L
 from sweepgate.results import record as R
 
 COLUMNS = (  # header, record field or metric, format
     ("config key", R.CONFIG_KEY, "{}"), ("model", R.MODEL, "{}"), ("hw", R.HARDWARE, "{}"), ("conc", R.CONC, "{}"),
     ("rate", R.REQUEST_RATE, "{}/s"),
-    ("isl/osl", None, "{}"), ("topology", R.TOPOLOGY, "{}"), ("status", R.STATUS, "{}"),
+    ("isl/osl", None, "{}"), ("recipe", R.TOPOLOGY, "{}"), ("status", R.STATUS, "{}"),
     ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU, "{:,.1f}"), ("output tok/s", R.OUTPUT_THROUGHPUT, "{:,.1f}"),
     ("tok/s/user", R.INTERACTIVITY, "{:,.1f}"),
     ("TTFT p50 ms", R.latency_name("ttft", "p50"), "{:,.1f}"), ("TPOT p50 ms", R.latency_name("tpot", "p50"), "{:,.2f}"),
@@ -99,6 +100,8 @@ def model_cell(model: str) -> str:
 def _cell(rec: dict, field: str | None, fmt: str) -> str:
     if field == R.EVALS:
         return eval_cell(rec)
+    if field == R.TOPOLOGY:  # the recipe as the compare table and the charts name it: tp8 spec mtp
+        return L.recipe_label(rec)
     if field is None:
         isl, osl = rec.get(R.ISL), rec.get(R.OSL)
         return f"{'?' if isl is None else isl}/{'?' if osl is None else osl}" if isl or osl else ""
