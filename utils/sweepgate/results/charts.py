@@ -485,8 +485,47 @@ def point_marks(items: list[dict]) -> list[str]:
             for item in items]
 
 
+SAME_SPOT = 3  # points: markers of one series whose centres lie this close read as one dot, with one label
+
+
+def _joined(marks: list[str], together: bool) -> str:
+    """The marks of points drawn at one spot as one label: ``4–64`` for three or more neighbours on
+    their series' front (``together``), else ``4, 16``."""
+    return f"{marks[0]}\u2013{marks[-1]}" if together and len(marks) > 2 else ", ".join(marks)
+
+
+def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
+    """(item to anchor at, label text) per spot: the points of one series drawn within SAME_SPOT of
+    each other (a saturated server measuring four concurrencies alike) share one label, ``4–64``
+    (review: four labels sat round one dot and a fifth was dropped), the first point of the spot its
+    anchor (a ringed one when the spot has one). A failed or not measured point says so."""
+    px = fig.dpi / 72 * SAME_SPOT
+    marks = point_marks(items)
+    spots: dict[tuple, list[list[int]]] = {}  # a series and state -> its spots, each a list of item indexes
+    where = ax.transData.transform([item["at"] for item in items])
+    for n, item in enumerate(items):
+        state = (item["series"], item["pr"] is None, item["flag"] == NOT_MEASURED)
+        mine = spots.setdefault(state, [])
+        home = next((spot for spot in mine if abs(where[spot[0]] - where[n]).max() <= px), None)
+        mine.append([n]) if home is None else home.append(n)
+    rank: dict[tuple, list[int]] = {}  # a series -> its item indexes, in order
+    for n, item in enumerate(items):
+        rank.setdefault(item["series"], []).append(n)
+    out = []
+    for (series, _, _), found in spots.items():
+        for spot in found:
+            first = rank[series].index(spot[0])
+            text = _joined([marks[n] for n in spot if marks[n]], rank[series][first:first + len(spot)] == spot)
+            item = items[spot[0]]
+            suffix = None if item["pr"] else "not measured" if item["flag"] == NOT_MEASURED else "failed"
+            anchor = next((items[n] for n in spot if items[n]["flag"] or items[n]["new"]), item)
+            out.append((anchor, " ".join(filter(None, (text, suffix)))))
+    return out
+
+
 def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> list:
-    """Each PR point's mark (``point_marks``) beside it, at the first LABEL_SPOTS spot covering no other label,
+    """Each spot's label (``spot_labels``: a PR point's mark, ``point_marks``, or one for several
+    points at one spot) beside it, at the first LABEL_SPOTS spot covering no other label,
     marker or front (else the least covering one); a ringed point's label sits past its ring.
     A label that would cover another label wherever it went is left out (hundreds of points
     would pile their labels into one unreadable block); ringed and failed points are labelled
@@ -497,11 +536,8 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     renderer = fig.canvas.get_renderer()
     taken = [_extents(box) for box in _obstacles(fig, ax, items)]
     placed: list = []  # the labels' boxes
-    marks = dict(zip(map(id, items), point_marks(items)))
     labels = []
-    for item in sorted(items, key=lambda item: not item["flag"]):  # ringed and failed points first
-        text = " ".join(filter(None, (marks[id(item)], None if item["pr"] else
-                                      "not measured" if item["flag"] == NOT_MEASURED else "failed")))
+    for item, text in sorted(spot_labels(fig, ax, items), key=lambda spot: not spot[0]["flag"]):  # ringed first
         label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points",
                             fontsize=POINT_LABEL_SIZE,
                             color="#222222" if len(styles) == 1 else label_ink(styles[item["series"]][0]), zorder=6,
