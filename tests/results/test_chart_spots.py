@@ -48,3 +48,39 @@ def test_points_at_one_spot_that_are_not_neighbours_are_listed():
     ax = drawn(alike((4, 8, 16, 32), {4, 16}))
     assert sorted(t.get_text() for t in ax.texts) == ["32", "4, 16", "8"]
     no_overlap(ax)
+
+
+def spread(low: float, high: float) -> C.Comparison:
+    """A concurrency sweep from 1 to 256 whose interactivity runs from ``high`` down to ``low``."""
+    concs = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+    def shape(records):
+        for rec in records:
+            share = concs.index(rec[R.CONC]) / (len(concs) - 1)
+            rec[R.METRICS][R.INTERACTIVITY] = high * (low / high) ** share
+            rec[R.METRICS][R.OUTPUT_TPUT_PER_GPU] = 30.0 * rec[R.CONC] ** 0.5
+        return records
+    keys = synth.KEYS[:1]
+    return C.compare_records(shape(synth.pr_run(keys=keys, concs=concs)), shape(synth.history(keys=keys, concs=concs)))
+
+
+def tick_texts(axis) -> list[str]:
+    """The labelled ticks of ``axis`` inside its limits, as drawn, checked not to overlap each other."""
+    renderer = axis.figure.canvas.get_renderer()
+    low, high = sorted(axis.get_view_interval())
+    ticks = [t for t in axis.get_major_ticks() if low <= t.get_loc() <= high and t.label1.get_text()]
+    boxes = [t.label1.get_window_extent(renderer) for t in ticks]
+    assert all(not a.overlaps(b) for a, b in zip(boxes, boxes[1:])), [t.label1.get_text() for t in ticks]
+    return [t.label1.get_text() for t in ticks]
+
+
+def test_a_log_axis_over_a_small_range_has_ticks_enough_in_plain_numbers():
+    """Review: interactivity from 6 to 600 tok/s/user, logarithmic, was labelled 10 and 100 alone."""
+    ax = drawn(spread(6.0, 600.0))
+    assert ax.get_xscale() == "log"
+    assert tick_texts(ax.xaxis) == ["10", "30", "100", "300"]
+
+
+def test_a_log_axis_over_many_decades_keeps_one_tick_a_decade():
+    ax = drawn(spread(0.5, 40000.0))
+    assert tick_texts(ax.xaxis) == ["1", "10", "100", "1,000", "10,000"]

@@ -17,6 +17,7 @@ same bytes.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import statistics
@@ -591,6 +592,20 @@ def axis_limits(values: list[float]) -> tuple[float, float]:
 LOG_SPAN = 100  # an axis whose values span this factor or more is logarithmic (all above 0)
 LOG_PAD = 1.4  # a logarithmic axis ends this factor past its smallest and largest values
 LOG_NOTE = " (log scale)"  # after such an axis' label
+# The labelled ticks per decade of a logarithmic axis, fewest first: the first that gives the axis
+# MIN_LOG_TICKS labelled ticks is used (review: 4 to 840 tok/s/user was labelled 10 and 100 alone).
+LOG_SUBS = ((1.0,), (1.0, 3.0), (1.0, 2.0, 5.0))
+MIN_LOG_TICKS = 4
+
+
+def log_ticks(low: float, high: float) -> tuple[float, ...]:
+    """The LOG_SUBS entry giving a logarithmic axis from ``low`` to ``high`` MIN_LOG_TICKS labelled
+    ticks (1, 10, 100, 1,000 over many decades; 10, 30, 100, 300 over two)."""
+    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    for subs in LOG_SUBS:
+        if sum(low <= sub * 10.0 ** k <= high for k in decades for sub in subs) >= MIN_LOG_TICKS:
+            return subs
+    return LOG_SUBS[-1]
 
 
 def is_log_axis(values: list[float]) -> bool:
@@ -603,18 +618,21 @@ def is_log_axis(values: list[float]) -> bool:
 def _axes(ax, items: list[dict]) -> None:
     """Labels, plain tick numbers, and each axis from 0 (or around its values, ``axis_limits``) to
     past every point of ``items`` (the whole group's, so the parts of one group share their scales);
-    logarithmic where its values span LOG_SPAN (``is_log_axis``), and so labelled."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    logarithmic where its values span LOG_SPAN (``is_log_axis``), and so labelled, with ticks enough
+    to read it by (``log_ticks``)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     points = [item["at"] for item in items] + [item["base"] for item in items if item["base"]]
     for axis, scale, limit, label, i in ((ax.xaxis, ax.set_xscale, ax.set_xlim, X_LABEL, 0),
                                          (ax.yaxis, ax.set_yscale, ax.set_ylim, Y_LABEL, 1)):
         values = [p[i] for p in points]
         log = is_log_axis(values)
+        low, high = (min(values) / LOG_PAD, max(values) * LOG_PAD) if log else axis_limits(values)
         if log:
             scale("log")
+            axis.set_major_locator(LogLocator(subs=log_ticks(low, high)))
             axis.set_minor_formatter(NullFormatter())  # 2x10^3, 3x10^3 ... crowd the plain ticks
-        limit(*((min(values) / LOG_PAD, max(values) * LOG_PAD) if log else axis_limits(values)))
+        limit(low, high)
         axis.set_major_formatter(FuncFormatter(tick_label))
         axis.set_label_text(label + (LOG_NOTE if log else ""))
 
