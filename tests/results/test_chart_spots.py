@@ -84,3 +84,16 @@ def test_a_log_axis_over_a_small_range_has_ticks_enough_in_plain_numbers():
 def test_a_log_axis_over_many_decades_keeps_one_tick_a_decade():
     ax = drawn(spread(0.5, 40000.0))
     assert tick_texts(ax.xaxis) == ["1", "10", "100", "1,000", "10,000"]
+
+
+def test_the_legend_says_what_the_point_labels_are():
+    """Review: a chart seen on its own (a PR comment links it) said "4–64" and "128" and never of what."""
+    ax = drawn(alike((4, 8, 16, 64, 128), {4, 8, 16, 64}))
+    assert ax.figure.legends[0].get_title().get_text() == "PR run pr-7; point labels: concurrency"
+
+    def item(conc, rate):
+        fields = {**dict.fromkeys(R.POINT_IDENTITY), R.CONFIG_KEY: "k", R.CONC: conc, R.REQUEST_RATE: rate}
+        return {"series": ("k",), "conc": conc, "point": tuple(fields[n] for n in R.POINT_IDENTITY)}
+    assert charts.marks_named([item(1, "10"), item(1, None)]) == "; point labels: request rate"
+    assert charts.marks_named([item(1, "10"), item(2, None)]) == "; point labels: request rate and concurrency"
+    assert charts.marks_named([item(None, None)]) == ""

@@ -62,7 +62,7 @@ def test_the_same_input_draws_the_same_bytes_in_another_process(tmp_path):
 def test_rehearsal_figures_are_marked(tmp_path):
     (svg,) = [p for p in charts.draw_charts(comparison(rehearsal=True), tmp_path) if p.suffix == ".svg"][:1]
     assert "REHEARSAL" in svg.read_text()  # the title
-    assert "(rehearsal)<" in svg.read_text()  # the legend's title: the PR run
+    assert "(rehearsal); point labels: concurrency<" in svg.read_text()  # the legend's title: the PR run
     # Results review: main's real runs read "baseline median (rehearsal)" beside a rehearsed PR run.
     assert "last 5 runs (refs/heads/main)<" in svg.read_text() and "(rehearsal)<" not in svg.read_text().split(
         "baseline median")[1]
@@ -175,7 +175,7 @@ def drawn(comp: C.Comparison):
 def test_each_kv_offload_arm_is_its_own_series_with_its_own_front_and_legend_entry():
     ax, items = drawn(arms(base_runs=3))
     (legend,) = ax.figure.legends  # below the plot, never over it
-    assert legend.get_title().get_text() == "PR run pr-7"
+    assert legend.get_title().get_text() == "PR run pr-7; point labels: concurrency"
     runs = [t.get_text() for t in legend.get_texts() if t.get_text().startswith(synth.KEYS[0])]
     assert sorted(runs) == [f"{synth.KEYS[0]} · lmcache (dram)", f"{synth.KEYS[0]} · no KV offload"], runs
     lines = {line.get_gid(): line for line in ax.get_lines() if line.get_gid()}

@@ -357,7 +357,8 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     size = TEXT_SIZE["legend.fontsize"]
     for _ in range(2):  # a legend wider than the figure (long multinode labels) is drawn again, smaller
         legend = fig.legend(handles=_padded(handles, columns, rows), loc="outside lower center", ncols=columns,
-                            fontsize=size, title=f"PR run {run}{mark}", title_fontsize=size, frameon=False)
+                            fontsize=size, title=f"PR run {run}{mark}{marks_named(items)}", title_fontsize=size,
+                            frameon=False)
         if (fitted := _fitted_size(legend, fig, size)) == size:
             return
         legend.remove()
@@ -471,6 +472,17 @@ def _mark(item: dict, by_rate: bool, with_conc: bool = False) -> str:
     if item["conc"] is not None:
         return str(item["conc"])
     return f"{rate}/s" if rate is not None else ""
+
+
+def marks_named(items: list[dict]) -> str:
+    """What the numbers beside the points are, for the legend's title (review: a chart seen on its own,
+    as a PR comment links it, said "4–64" and "128" and never of what): ``; point labels: concurrency``,
+    ``request rate``, or both; "" for points with no mark."""
+    marks = point_marks(items)
+    rate = any(m.endswith("/s") or m.startswith(R.UNLIMITED_RATE) or " c" in m for m in marks)
+    conc = any(m.isdigit() or " c" in m for m in marks)
+    kinds = [kind for kind, shown in (("request rate", rate), ("concurrency", conc)) if shown]
+    return f"; point labels: {' and '.join(kinds)}" if kinds else ""
 
 
 def point_marks(items: list[dict]) -> list[str]:
