@@ -294,7 +294,7 @@ def check_sqlite_target(url: str) -> None:
         return
     db = Path(_sqlite_file(parsed))  # a file: URI's too: another program's database is refused alike
     if db.is_dir():
-        raise fail(name, 0, "is a folder, not a SQLite database file", "pass --db sqlite:///FOLDER/results.db")
+        raise _a_folder(name)
     if not (db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR and not db.parent.exists()):
         _check_folder(db)  # the default's missing folder is made for it; one that is a file is refused here
     if not db.is_file() or db.stat().st_size == 0:
@@ -307,16 +307,57 @@ def check_sqlite_target(url: str) -> None:
         raise _not_sqlite(name, db, "pass --db a new file or a sweepgate results store")
     if names and not STORE_TABLES <= set(names):
         raise fail(name, 0, foreign_message(names), SQLITE_FOREIGN_HINT)
+    _check_writable(name, db)
+
+
+def _a_folder(name: str) -> StoreError:
+    return fail(name, 0, "is a folder, not a SQLite database file", "pass --db sqlite:///FOLDER/results.db")
+
+
+def _check_writable(name: str, db: Path) -> None:
+    """Refuse a store a writer could open only read-only: its file (or the -wal/-shm file another
+    user's process left beside it) is read-only for this user while its folder is writable (an
+    unwritable folder is said by SQLite's own failure). SQLite would open it read-only, leave its
+    own -wal/-shm files there and fail at the first write ("attempt to write a readonly database")."""
+    if not os.access(db.parent, os.W_OK):
+        return
+    for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        if path.exists() and not os.access(path, os.W_OK):
+            try:
+                owner = f", owned by uid {path.stat().st_uid}"
+            except OSError:
+                owner = ""
+            what = "the store file" if path == db else f"its {path.name[len(db.name):]} file {path}"
+            raise fail(name, 0, f"{what} is read-only for this user (mode {_mode(path)}{owner}); nothing was stored",
+                       "make it writable for this user (chmod, or run as its owner), or pass --db a copy you "
+                       "can write (show and compare read it as it is)")
+
+
+def _mode(path: Path) -> str:
+    try:
+        return oct(path.stat().st_mode & 0o777)[2:]
+    except OSError:
+        return "unknown"
+
+
+# The first bytes of a PostgreSQL dump given as a SQLite store: (what it is, how to load it).
+PG_DUMPS = ((b"PGDMP", "a PostgreSQL archive (pg_dump -Fc)", "pg_restore -d DB FILE"),
+            (b"-- PostgreSQL database dump", "a PostgreSQL SQL dump", "psql -d DB -f FILE"))
 
 
 def _not_sqlite(name: str, db: Path, hint: str) -> StoreError:
-    """A file SQLite could not read: one this user may not read (said so), else no SQLite database."""
+    """A file SQLite could not read: one this user may not read (said so), a PostgreSQL dump (said
+    so, with how to load it), else no SQLite database."""
     try:
-        with open(db, "rb"):
-            pass
+        with open(db, "rb") as fh:
+            head = fh.read(1024)
     except OSError as exc:
         return fail(name, 0, f"cannot be read: {exc.strerror}",
                     "give this user read access to it (and to write, write access), or pass another --db URL")
+    for magic, what, load in PG_DUMPS:
+        if magic in head:
+            return fail(name, 0, f"is {what}, not a SQLite database", f"load it into a PostgreSQL database "
+                        f"({load}) and pass --db postgresql://USER@HOST/DB, or {hint}")
     return fail(name, 0, "is not a SQLite database", hint)
 
 
@@ -356,6 +397,8 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     if parsed.get_backend_name() != "sqlite":
         return sa.create_engine(parsed, connect_args=_pg_connect_args(parsed))
     db = Path(_sqlite_file(parsed))
+    if must_exist and db.is_dir():
+        raise _a_folder(parsed.database)
     if must_exist and missing_sqlite(url):
         raise fail(parsed.database, 0, "no results store here", NO_STORE_HINT)
     if must_exist and db.is_file():
@@ -429,8 +472,9 @@ def _store_names(db: Path) -> list[str] | None:
     """The tables and views of a SQLite file that may be a live store, read without writing (None
     for a file that is no SQLite database)."""
     # mode=ro first: a live store's newest pages may still be in its WAL; immutable for a store in
-    # a folder we cannot write
-    return _sqlite_names(db, ("mode=ro", "mode=ro&immutable=1"))
+    # a folder we cannot write, and only so for a store this user cannot write (read as such:
+    # mode=ro would leave -wal/-shm files of this user's beside it, which its owner cannot write)
+    return _sqlite_names(db, ("mode=ro&immutable=1",) if _read_only(db) else ("mode=ro", "mode=ro&immutable=1"))
 
 
 def _alembic_config():
