@@ -126,3 +126,32 @@ def test_a_reader_of_a_store_another_user_owns_leaves_nothing_its_owner_cannot_w
         assert sorted(p.name for p in shared.iterdir()) == ["jobs", "more", "r.db"]
         proc = _as(1001, ["results", "ingest", "--db", url, more], shared)
         assert proc.returncode == 0 and "(1 new)" in proc.stdout, proc.stderr
+
+
+@contextlib.contextmanager
+def _tmpfs(disk: Path, options: str):
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "--lazy", str(disk)], check=True)
+
+
+def test_a_reader_of_a_store_on_a_full_disk_is_told_why_reading_needs_room(tmp_path, capsys):
+    """show/compare on a full disk said "the write failed and nothing of it was stored": they store
+    nothing; they need room for the store's -shm/-wal files."""
+    with _tmpfs(tmp_path / "disk", "size=4m") as disk:
+        url = f"sqlite:///{disk / 'r.db'}"
+        assert run_cli(capsys, "results", "ingest", "--db", url, _jobs(tmp_path / "a", 2))[0] == 0
+        with open(disk / "filler", "wb") as filler:
+            filler.write(b"\0" * (os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize))
+        for argv in READERS:
+            line = _one_line(capsys, "results", argv[0], "--db", url, *argv[1:])
+            assert f"the disk holding {disk} is full: reading the store needs room for its -shm and -wal files " \
+                   "beside it; nothing was changed; free space on that disk" in line, line
+            assert "stored" not in line
+        (disk / "filler").unlink()
+        rc, out, err = run_cli(capsys, "results", "show", "--db", url)
+        assert rc == 0 and "2 points" in out, err

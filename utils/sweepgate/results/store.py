@@ -666,14 +666,14 @@ def _detail(exc: Exception) -> str:
     return (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
-def database_error(url: str, exc: Exception) -> StoreError:
+def database_error(url: str, exc: Exception, *, reading: bool = False) -> StoreError:
     """A database failure as one diagnostic line (a lock another process held past the busy timeout
-    says so, not that the database may be missing)."""
+    says so, not that the database may be missing); ``reading``: of a command that only reads."""
     detail = _detail(exc)
     if _sqlite_busy(exc):
         return fail(display_url(url), 0, f"database: {detail} (waited {SQLITE_BUSY_TIMEOUT_S} s for it)",
                     LOCKED_HINT)
-    refused = _write_refused(url, exc)
+    refused = _write_refused(url, exc, reading)
     silent = _no_answer(url, exc) if refused is None else None
     if silent is not None:
         return silent
@@ -693,10 +693,11 @@ def _free_bytes(folder: Path) -> int:
     return stat.f_bavail * stat.f_frsize
 
 
-def _write_refused(url: str, exc: Exception) -> tuple[str, str] | None:
+def _write_refused(url: str, exc: Exception, reading: bool = False) -> tuple[str, str] | None:
     """(what happened, what to do) when a SQLite store's folder or disk refused a write: a folder
     this user cannot write (SQLite makes the new store and its -wal/-shm/-journal files there), a
-    full disk, a write that failed (a file size limit, a failing disk). None for any other failure."""
+    full disk, a write that failed (a file size limit, a failing disk). None for any other failure.
+    A command that only ``reading`` writes too (its -wal/-shm files), and is told so."""
     try:
         parsed = sa.engine.make_url(url)
     except sa.exc.ArgumentError:
@@ -713,6 +714,10 @@ def _write_refused(url: str, exc: Exception) -> tuple[str, str] | None:
                 f"make the folder writable for this user, or pass --db sqlite:///PATH in a folder you can write")
     if code & 0xFF == sqlite3.SQLITE_FULL or err in (errno.ENOSPC, errno.EDQUOT) or (
             code & 0xFF == sqlite3.SQLITE_IOERR and _free_bytes(folder) < DISK_FULL_BYTES):
+        if reading:
+            return (f"the disk holding {folder} is full: reading the store needs room for its -shm and -wal files "
+                    "beside it; nothing was changed", "free space on that disk (a few MB), or copy the store "
+                    "to another disk and pass --db sqlite:///COPY, then run the same command again")
         return (f"the disk holding {folder} is full; the write failed and nothing of it was stored",
                 f"free space on that disk (or pass another --db URL), {again}")
     if code & 0xFF == sqlite3.SQLITE_IOERR or err == errno.EFBIG:
@@ -829,6 +834,7 @@ class Store:
 
     def __init__(self, url: str, *, must_exist: bool = False):
         self.url = url
+        self.reading = must_exist  # opened by a command that only reads
         self.engine = _engine(url, must_exist)
 
     def __enter__(self) -> "Store":
@@ -915,7 +921,7 @@ class Store:
             with self.engine.connect() as conn:
                 records = [r.record for r in conn.execute(query)]
         except sa.exc.SQLAlchemyError as exc:
-            raise database_error(self.url, exc) from None
+            raise database_error(self.url, exc, reading=True) from None
         except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
             raise damaged(self.url, f"not JSON: {exc}") from None
         for rec in records:
@@ -994,7 +1000,7 @@ class Store:
             with self.engine.connect() as conn:
                 return sorted(r for (r,) in conn.execute(sa.select(results.c.ref).distinct()) if r is not None)
         except sa.exc.SQLAlchemyError as exc:
-            raise database_error(self.url, exc) from None
+            raise database_error(self.url, exc, reading=True) from None
 
     def history(self, point: dict) -> list[dict]:
         """Every record of ``point`` on every ref, oldest first."""
@@ -1114,7 +1120,7 @@ def _open_failure(store: Store, exc: BaseException) -> StoreError | None:
                     f"sweepgate's ({exc.head})", "upgrade sweepgate (pip install -U) to the version that wrote "
                     "it; nothing was changed")
     if isinstance(exc, (sa.exc.SQLAlchemyError, OSError)):
-        return database_error(store.url, exc)
+        return database_error(store.url, exc, reading=store.reading)
     return None
 
 
