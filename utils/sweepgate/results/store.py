@@ -132,13 +132,51 @@ def _password_split(url: str) -> bool:
     return _netloc(url)[1].count("@") > 1
 
 
+def _hosts(url: str) -> list[str] | None:
+    """The hosts (each with its port as written) of a PostgreSQL URL that names several, as libpq
+    allows (``postgresql://u@h1:5432,h2:5433/db``); None for any other URL."""
+    scheme, netloc, _ = _netloc(url)
+    hosts = netloc.rpartition("@")[2]
+    return hosts.split(",") if scheme.lower().startswith("postgres") and "," in hosts else None
+
+
+def _multihost(url: str) -> str:
+    """A multi-host URL (``_hosts``), which SQLAlchemy cannot parse (it reads the rest of the line as
+    a port), in the form its psycopg dialect passes to libpq: ``u@/db?host=h1,h2&port=5432,5433``
+    (an empty port: that host's default). Any other URL as it is."""
+    hosts = _hosts(url)
+    if hosts is None:
+        return url
+    scheme, netloc, rest = _netloc(url)
+    names, ports = [], []
+    for host in hosts:
+        name, port = (host[1:].partition("]")[0], host.partition("]")[2][1:]) if host.startswith("[") else \
+            (host.partition(":")[0], host.partition(":")[2])
+        names.append(name)
+        ports.append(port)
+    path, _, query = rest.partition("?")
+    user = netloc.rpartition("@")[0]
+    given = f"host={','.join(names)}" + (f"&port={','.join(ports)}" if any(ports) else "")
+    return f"{scheme}://{user}{'@' if user else ''}{path or '/'}?{given}{'&' + query if query else ''}"
+
+
+def parse_url(url: str) -> sa.URL:
+    """SQLAlchemy's URL of a store URL (a multi-host one's too, ``_multihost``)."""
+    return sa.engine.make_url(_multihost(url))
+
+
 def display_url(url: str) -> str:
     """``url`` fit for a log: its password hidden, and the whole user part when the URL does not
-    parse or its password holds an unescaped '@' (or ':'), which split it anywhere."""
+    parse or its password holds an unescaped '@' (or ':'), which split it anywhere. A multi-host
+    URL is shown as written (its hosts as given), its password hidden."""
     scheme, netloc, path = _netloc(url)
     hidden = f"{scheme}://***@{netloc.rpartition('@')[2]}{path}" if "://" in url and "@" in netloc else url
     if _password_split(url):
         return hidden
+    if _hosts(url) is not None:
+        user, at, hosts = netloc.rpartition("@")
+        name, colon, _ = user.partition(":")
+        return f"{scheme}://{name}{':***' if colon else ''}{at}{hosts}{path}"
     try:
         return sa.engine.make_url(url).render_as_string(hide_password=True)
     except (sa.exc.ArgumentError, ValueError):
@@ -163,7 +201,7 @@ def _bad_url(url: str, exc: Exception) -> StoreError:
     """One line; never the URL's own text beyond display_url (a ValueError quotes a password's tail)."""
     if "://" not in url and "@" not in url:  # a bare path: the SQLite URL of that very file
         return fail(url, 0, "not a database URL (a path alone is not one)", f"use sqlite:///{url}")
-    detail = "a port that is not a number" if isinstance(exc, ValueError) else \
+    detail = "a port that is not a number" if isinstance(exc, ValueError) or "non-integer port" in str(exc) else \
         (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     if isinstance(exc, ImportError):  # a dialect SQLAlchemy knows, its driver not installed (mysql:// wants MySQLdb)
         scheme = url.partition("://")[0]
@@ -213,8 +251,10 @@ def _check_url(url: str) -> None:
         raise fail(display_url(url), 0, "the host's '[' is not closed: an IPv6 address is written in brackets",
                    f"write {url.partition('://')[0]}://USER:PASSWORD@[ADDRESS]:PORT/DB, e.g. @[::1]:5432/DB")
     try:
-        parsed = sa.engine.make_url(url)
+        parsed = parse_url(url)
         parsed.get_dialect().import_dbapi()
+        if parsed.get_backend_name() == "postgresql":  # the hosts' ports read (a multi-host URL's at connect)
+            parsed.get_dialect()().create_connect_args(parsed)
     except URL_ERRORS as exc:
         raise _bad_url(url, exc) from None
     if parsed.get_backend_name() == "sqlite" and parsed.host:
@@ -253,7 +293,7 @@ def _check_sqlite_query(url: str, parsed: sa.URL) -> None:
 def missing_sqlite(url: str) -> str | None:
     """The file of a SQLite URL that is not there (None for other databases, memory, or a file that is)."""
     try:
-        parsed = sa.engine.make_url(url)
+        parsed = parse_url(url)
     except sa.exc.ArgumentError:
         return None
     name = parsed.database or ""
@@ -288,7 +328,7 @@ def check_sqlite_target(url: str) -> None:
     """Refuse, before a writer reads any input, a SQLite --db that is a folder, no database, or
     another program's database (tables or views, not the store's): a mistyped --db must not add
     tables to it, even one whose program uses Alembic too."""
-    parsed = sa.engine.make_url(url)
+    parsed = parse_url(url)
     name = str(parsed.database or "")
     if parsed.get_backend_name() != "sqlite" or _memory(parsed):
         return
@@ -393,7 +433,7 @@ NO_STORE_HINT = "check --db (or $SWEEPGATE_DB); `sweepgate results ingest --db U
 
 def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     _check_url(url)
-    parsed = sa.engine.make_url(url)
+    parsed = parse_url(url)
     if parsed.get_backend_name() != "sqlite":
         return sa.create_engine(parsed, connect_args=_pg_connect_args(parsed))
     db = Path(_sqlite_file(parsed))
@@ -446,14 +486,13 @@ def _no_answer(url: str, exc: Exception) -> StoreError | None:
     from psycopg.errors import ConnectionTimeout
 
     orig = getattr(exc, "orig", exc)
-    refused = "Connection refused" in str(orig).partition("\n")[0]
+    lines = str(orig).splitlines()
+    tried = [line for line in lines if line.startswith("- host:")] or lines[:1]  # each host's, when several
+    refused = bool(tried) and all("Connection refused" in line for line in tried)
     if not isinstance(orig, ConnectionTimeout) and not refused:
         return None
-    parsed = sa.engine.make_url(url)
-    # where libpq connected: the URL's host and port, else its $PGHOST and $PGPORT, else its defaults
-    host = parsed.host or parsed.query.get("host") or os.environ.get("PGHOST") or "the local socket"
-    port = parsed.port or parsed.query.get("port") or os.environ.get("PGPORT") or 5432
-    where = f"{f'[{host}]' if ':' in host else host}:{port}"
+    parsed = parse_url(url)
+    where = _servers(parsed)
     if refused:
         return fail(display_url(url), 0, f"database: no PostgreSQL server listens at {where} (connection refused)",
                     f"start PostgreSQL there, or check the host and port in --db (or $SWEEPGATE_DB)")
@@ -462,6 +501,19 @@ def _no_answer(url: str, exc: Exception) -> StoreError | None:
     return fail(display_url(url), 0, f"database: the PostgreSQL server at {where} did not answer within {waited}",
                 f"check that PostgreSQL is running at {where} (and is what listens there), or allow it longer "
                 "with ?connect_timeout=SECONDS in the URL")
+
+
+def _servers(parsed: sa.URL) -> str:
+    """Where libpq connects: the URL's host(s) and port(s), else $PGHOST and $PGPORT, else the local
+    socket and 5432; several hosts (``_multihost``) joined with 'or'."""
+    def listed(value, env: str) -> list[str]:
+        value = value or os.environ.get(env) or ""
+        return [part for item in (value if isinstance(value, tuple) else (value,)) for part in str(item).split(",")]
+
+    hosts = [h or "the local socket" for h in listed(parsed.host or parsed.query.get("host"), "PGHOST")]
+    ports = [p or str(os.environ.get("PGPORT") or 5432) for p in listed(parsed.port or parsed.query.get("port"), "PGPORT")]
+    ports = ports * len(hosts) if len(ports) == 1 else ports
+    return " or ".join(f"{f'[{h}]' if ':' in h else h}:{p}" for h, p in zip(hosts, ports))
 
 
 class NotAStore(Exception):
@@ -699,7 +751,7 @@ def _write_refused(url: str, exc: Exception, reading: bool = False) -> tuple[str
     full disk, a write that failed (a file size limit, a failing disk). None for any other failure.
     A command that only ``reading`` writes too (its -wal/-shm files), and is told so."""
     try:
-        parsed = sa.engine.make_url(url)
+        parsed = parse_url(url)
     except sa.exc.ArgumentError:
         return None
     if parsed.get_backend_name() != "sqlite":
@@ -1086,7 +1138,7 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
 def _version_hint(store: Store, revision: str | None) -> str:
     """How to put back a lost version record (what ``alembic stamp`` would write)."""
     insert = f"INSERT INTO {SCHEMA_TABLE} (version_num) VALUES ('{revision or 'REVISION'}')"
-    parsed = sa.engine.make_url(store.url)  # (a reader's engine of a read-only file has no path)
+    parsed = parse_url(store.url)  # (a reader's engine of a read-only file has no path)
     run = f'sqlite3 {shlex.quote(_sqlite_file(parsed))} "{insert}"' if parsed.get_backend_name() == "sqlite" else \
         f'{insert} in psql'
     if revision is None:
