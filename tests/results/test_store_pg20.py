@@ -1,13 +1,20 @@
-"""PostgreSQL (store20): a multi-host URL (as libpq allows, postgresql://u@h1:5432,h2:5433/db) works and
-is named as written."""
+"""PostgreSQL (store20): a server short of connections, disk or memory says so with what to do, and a
+multi-host URL (as libpq allows, postgresql://u@h1:5432,h2:5433/db) works and is named as written."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import subprocess
+import uuid
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 
 from helpers import job, run_cli, vllm_output, write_job
+from sweepgate.results import store
 
 
 def _jobs(folder: Path, n: int = 1, run: str = "1") -> str:
@@ -22,6 +29,93 @@ def _one_line(capsys, *argv) -> str:
     assert rc == 1 and "Traceback" not in err and "internal error" not in err, err
     (line,) = err.strip().splitlines()
     return line
+
+
+@contextlib.contextmanager
+def _admin(url: str):
+    engine = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            yield conn
+    finally:
+        engine.dispose()
+
+
+def test_a_role_past_its_connection_limit_is_told_the_server_takes_no_more(pg_url, tmp_path, capsys):
+    """SQLSTATE 53300 (a real refusal: the role's CONNECTION LIMIT reached) got "check that the database
+    exists and is writable"."""
+    role = f"sg_limited_{uuid.uuid4().hex[:8]}"
+    with _admin(pg_url) as conn:
+        conn.exec_driver_sql(f"CREATE ROLE {role} LOGIN CONNECTION LIMIT 0")
+    url = sa.engine.make_url(pg_url).set(username=role, password=None).render_as_string(hide_password=False)
+    try:
+        for argv in (("ingest", _jobs(tmp_path / "a")), ("show",), ("compare", "--run", "1")):
+            line = _one_line(capsys, "results", argv[0], "--db", url, *argv[1:])
+            port = sa.engine.make_url(pg_url).port
+            assert f'too many connections for role "{role}": the PostgreSQL server at 127.0.0.1:{port} takes no ' \
+                   "more connections; nothing was changed; run the same command again once other clients have " \
+                   "disconnected, or have the server's admin raise max_connections" in line, line
+            assert "check that the database exists" not in line
+    finally:
+        with _admin(pg_url) as conn:
+            conn.exec_driver_sql(f"DROP ROLE {role}")
+
+
+@contextlib.contextmanager
+def _small_tablespace(pg_url: str):
+    """A database of its own in a tablespace on a small tmpfs (the server's WAL stays on its own disk),
+    where the server runs here as the `postgres` user and this user may mount one."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("needs root to mount a tmpfs")
+    disk = Path(f"/tmp/sweepgate-pgdisk-{os.getpid()}")  # pytest's tmp_path is closed to the postgres user
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)], capture_output=True).returncode:
+        disk.rmdir()
+        pytest.skip("cannot mount a tmpfs here")
+    name = f"sg_full_{uuid.uuid4().hex[:8]}"
+    try:
+        shutil.chown(disk, "postgres", "postgres")
+        with _admin(pg_url) as conn:
+            try:
+                conn.exec_driver_sql(f"CREATE TABLESPACE {name} LOCATION '{disk}'")
+            except sa.exc.SQLAlchemyError:
+                pytest.skip("the test server cannot use a tablespace here (not a local server run as postgres)")
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}" TABLESPACE {name}')
+        yield disk, sa.engine.make_url(pg_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with _admin(pg_url) as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.exec_driver_sql(f"DROP TABLESPACE IF EXISTS {name}")
+        subprocess.run(["umount", "--lazy", str(disk)], check=True)
+        disk.rmdir()
+
+
+def test_a_server_whose_disk_is_full_says_so_and_stores_nothing_half(pg_url, tmp_path, capsys):
+    """SQLSTATE 53100, for real: "could not extend file ...: No space left on device; check that the
+    database exists and is writable"."""
+    with _small_tablespace(pg_url) as (disk, url):
+        assert run_cli(capsys, "results", "ingest", "--db", url, _jobs(tmp_path / "a", 1, "1"))[0] == 0
+        with open(disk / "filler", "wb") as filler:
+            filler.write(b"\0" * (os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize))
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", url, _jobs(tmp_path / "b", 300, "2"))
+        first = err.strip().splitlines()[0]
+        assert rc == 1 and "No space left on device: the PostgreSQL server at 127.0.0.1:" in first, err
+        assert "has no disk space left; the write failed and nothing of it was stored; free space on the server's " \
+               "disk that holds this database" in first and "check that the database exists" not in first, first
+        stored = int(out.strip().splitlines()[-1].split()[1])
+        (disk / "filler").unlink()
+        with store.open_store(url, must_exist=True) as st:
+            assert len(st.records()) == 1 + stored  # each stored file whole, the one in hand not at all
+
+
+def test_a_server_out_of_memory_says_so():
+    """SQLSTATE 53200 as psycopg raises it (a server out of memory is not provoked here)."""
+    from psycopg import errors
+
+    exc = sa.exc.OperationalError("SELECT 1", {}, errors.OutOfMemory("out of memory"))
+    line = str(store.database_error("postgresql+psycopg://u:secret@db.example:5433/r", exc))
+    assert "database: out of memory: the PostgreSQL server at db.example:5433 ran out of memory" in line, line
+    assert "once the server is less loaded" in line and "secret" not in line
 
 
 def _multihost(pg_url: str, first: str = "127.0.0.1:1") -> str:

@@ -726,13 +726,52 @@ def database_error(url: str, exc: Exception, *, reading: bool = False) -> StoreE
         return fail(display_url(url), 0, f"database: {detail} (waited {SQLITE_BUSY_TIMEOUT_S} s for it)",
                     LOCKED_HINT)
     refused = _write_refused(url, exc, reading)
-    silent = _no_answer(url, exc) if refused is None else None
+    silent = _no_answer(url, exc) or _pg_short(url, exc, reading) if refused is None else None
     if silent is not None:
         return silent
     if refused is not None:
         return fail(display_url(url), 0, f"database: {detail}: {refused[0]}", refused[1])
     return fail(display_url(url), 0, f"database: {detail}",
                 "check that the database exists and is writable, or pass another --db URL")
+
+
+# What a PostgreSQL server short of a resource says: its SQLSTATE, else (a refused connection, of
+# which libpq reports no SQLSTATE) the server's own words, as an English-speaking server says them.
+PG_TOO_MANY_CONNECTIONS = ("53300", ("too many clients already", "remaining connection slots are reserved",
+                                     "too many connections for"))
+PG_DISK_FULL = ("53100", ("No space left on device",))
+PG_OUT_OF_MEMORY = ("53200", ("FATAL:  out of memory",))
+
+
+def _pg_short(url: str, exc: Exception, reading: bool) -> StoreError | None:
+    """A PostgreSQL server that refused for want of a resource (connections, disk, memory), named with
+    what to do about it (None: another failure)."""
+    orig = getattr(exc, "orig", exc)
+    state, text = getattr(orig, "sqlstate", None), str(orig)
+
+    def met(short: tuple) -> bool:
+        return state == short[0] or (state is None and any(words in text for words in short[1]))
+
+    if not getattr(orig, "__module__", "").startswith("psycopg"):
+        return None
+    where = _servers(parse_url(url))
+    again = "then run the same command again" + ("" if reading else " (what was stored is kept)")
+    if met(PG_TOO_MANY_CONNECTIONS):
+        said = (f"the PostgreSQL server at {where} takes no more connections; nothing was changed",
+                "run the same command again once other clients have disconnected, or have the server's admin raise "
+                "max_connections (or the role's or database's CONNECTION LIMIT) or put a pooler such as PgBouncer "
+                "in front of it")
+    elif met(PG_DISK_FULL):
+        said = (f"the PostgreSQL server at {where} has no disk space left; " + (
+                "nothing was changed" if reading else "the write failed and nothing of it was stored"),
+                f"free space on the server's disk that holds this database (or have its admin do so), {again}")
+    elif met(PG_OUT_OF_MEMORY):
+        said = (f"the PostgreSQL server at {where} ran out of memory; nothing of that transaction was kept",
+                f"{again} once the server is less loaded, or have its admin give it more memory (or lower work_mem "
+                "or max_connections)")
+    else:
+        return None
+    return fail(display_url(url), 0, f"database: {_detail(exc)}: {said[0]}", said[1])
 
 
 def _free_bytes(folder: Path) -> int:
