@@ -112,9 +112,10 @@ def run(args) -> int:
     warnings: dict = {}
     notes: dict = {}  # what preflight cannot check (said once; never a warning)
     started = time.monotonic()
+    chosen = selected_users(rows, revision)
     for row in rows:
         t0 = time.monotonic()
-        missing = no_script(row, root, revision)
+        missing = no_script(row, root, revision, chosen)
         rec, diags = (None, [missing]) if missing else _rehearse(row, root, args.timeout)
         label = row_label(row)
         for d in diags:  # the same missing manifest (or script) once, however many rows need it
@@ -141,10 +142,12 @@ def run(args) -> int:
     return EXIT_FAIL_ON if warnings and args.fail_on_warning else 0
 
 
-def no_script(row: dict, root: Path, revision: Callable):
+def no_script(row: dict, root: Path, revision: Callable, chosen: Callable | None = None):
     """The problem of a row none of whose benchmark scripts (CONTRACTS section 7) exists, at the block
     of the config that runs it, as `sweepgate plan` reports it (the same for every row of that script);
-    None when the row has one. ``revision`` reads the revision the rows come from."""
+    None when the row has one. ``revision`` reads the revision the rows come from; ``chosen``
+    (``selected_users``) keeps of the configs that run the script those selected: the others are
+    only counted."""
     from sweepgate.core.plan import missing_script
     from sweepgate.core.recipes import script_candidates, script_users
 
@@ -152,12 +155,31 @@ def no_script(row: dict, root: Path, revision: Callable):
     if any((root / rel).is_file() for rel in candidates):
         return None
     rev = revision()
-    keys = script_users(rev.configs).get(candidates[0], [])
+    users = script_users(rev.configs).get(candidates[0], [])
+    keys = list(chosen(tuple(users))) if chosen else users
+    others = len(users) - len(keys)
     where = rev.where(keys[0]) if keys else None
     who = " and ".join(f"'{k}'" for k in keys) or f"exp-name {row.get(F.EXP_NAME)!r}"
     scenario = F.AGENTIC_CODING if row.get(F.SCENARIO_TYPE) == F.AGENTIC_CODING else F.FIXED_SEQ_LEN
     return missing_script(where.file if where else candidates[0], where.line if where else 0, who, scenario,
-                          candidates, many=len(keys) > 1)
+                          candidates, many=len(keys) > 1,
+                          at=f"({count(others, 'other config')}, not selected, run{'s' if others == 1 else ''} "
+                             "it too)" if others else "")
+
+
+def selected_users(rows: list[dict], revision: Callable) -> Callable:
+    """What keeps, of the config keys whose rows run a script, those that made one of ``rows`` (the
+    rows selected); all of them when none did. Computed only for a script that is missing."""
+    from sweepgate.core.rowkeys import keys_by_recipe, recipe_of
+
+    @functools.cache
+    def chosen(users: tuple[str, ...]) -> tuple[str, ...]:
+        rev = revision()
+        index = keys_by_recipe(rev.configs, rev.runners.data, list(users))
+        made = {index.get(recipe_of(row)) for row in rows}
+        return tuple(k for k in users if k in made) or users
+
+    return chosen
 
 
 def _rehearse(row: dict, root: Path, timeout: int) -> tuple:
