@@ -31,15 +31,16 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def server(binaries: Path):
-    """A running server on a loopback port; yields its URL (database `postgres`)."""
+def server(binaries: Path, settings: str = ""):
+    """A running server on a loopback port; yields its URL (database `postgres`). ``settings``: more
+    server options (``-c max_connections=2``)."""
     data = Path(tempfile.mkdtemp(prefix="sweepgate-pg-"))
     if os.geteuid() == 0:
         shutil.chown(data, "postgres", "postgres")
     port = _free_port()
     subprocess.run(_as_postgres([str(binaries / "initdb"), "-D", str(data / "db"), "-A", "trust", "-U", "postgres",
                                  "--no-sync", "-E", "UTF8"]), check=True, capture_output=True)
-    opts = f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off"
+    opts = f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off {settings}".strip()
     subprocess.run(_as_postgres([str(binaries / "pg_ctl"), "-D", str(data / "db"), "-o", opts, "-l",
                                  str(data / "log"), "-w", "start"]), check=True, capture_output=True)
     try:

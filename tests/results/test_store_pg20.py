@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+import pgserver
+
 from helpers import job, run_cli, vllm_output, write_job
 from sweepgate.results import store
 
@@ -59,6 +61,31 @@ def test_a_role_past_its_connection_limit_is_told_the_server_takes_no_more(pg_ur
     finally:
         with _admin(pg_url) as conn:
             conn.exec_driver_sql(f"DROP ROLE {role}")
+
+
+def test_a_server_at_max_connections_is_told_the_server_takes_no_more(tmp_path, capsys):
+    """A server of its own with max_connections=2, both taken: libpq's "sorry, too many clients already"
+    comes without a SQLSTATE, and got the generic hint too."""
+    import psycopg
+
+    binaries = pgserver.bindir()
+    if binaries is None:
+        pytest.skip("no PostgreSQL binaries")
+    with pgserver.server(binaries, "-c max_connections=2 -c superuser_reserved_connections=0") as url:
+        assert run_cli(capsys, "results", "ingest", "--db", url, _jobs(tmp_path / "a"))[0] == 0
+        plain = url.replace("postgresql+psycopg://", "postgresql://")
+        held = [psycopg.connect(plain) for _ in range(2)]
+        try:
+            port = sa.engine.make_url(url).port
+            for db in (url, _multihost(url)):
+                line = _one_line(capsys, "results", "show", "--db", db)
+                assert "FATAL:  sorry, too many clients already: the PostgreSQL server at " in line, line
+                assert f"127.0.0.1:{port} takes no more connections; nothing was changed" in line, line
+        finally:
+            for conn in held:
+                conn.close()
+        rc, out, err = run_cli(capsys, "results", "show", "--db", url)
+        assert rc == 0 and "1 point" in out, err
 
 
 @contextlib.contextmanager
