@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -155,3 +156,24 @@ def test_a_reader_of_a_store_on_a_full_disk_is_told_why_reading_needs_room(tmp_p
         (disk / "filler").unlink()
         rc, out, err = run_cli(capsys, "results", "show", "--db", url)
         assert rc == 0 and "2 points" in out, err
+
+
+def test_a_reader_of_a_store_another_user_owns_sees_the_results_still_in_its_wal(capsys):
+    """While another process had the store open (an ingest, a sqlite3 shell), its newest results were
+    in its WAL only: another user's `results show --run` read the file as unchanging and said the run
+    "has no results"."""
+    with _shared_folder() as shared:
+        jobs, more = _jobs(shared / "jobs", 1), _jobs(shared / "more", 1, run="2")
+        subprocess.run(["chmod", "-R", "a+rX", jobs, more], check=True)
+        url = f"sqlite:///{shared / 'r.db'}"
+        assert _as(1001, ["results", "ingest", "--db", url, jobs], shared).returncode == 0
+        holder = sqlite3.connect(shared / "r.db")  # keeps the WAL: the ingest's close is not the last
+        try:
+            holder.execute("SELECT count(*) FROM results").fetchone()
+            assert _as(1001, ["results", "ingest", "--db", url, more], shared).returncode == 0
+            assert (shared / "r.db-wal").stat().st_size > 0
+            proc = _as(1002, ["results", "show", "--db", url, "--run", "2"], shared)
+            assert proc.returncode == 0 and "run 2: 1 point" in proc.stdout, proc.stdout + proc.stderr
+        finally:
+            holder.close()
+        assert sorted(p.name for p in shared.iterdir()) == ["jobs", "more", "r.db"]

@@ -450,9 +450,9 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     if not must_exist:
         check_sqlite_target(url)
     if must_exist and db.is_file() and _read_only(db):
-        # A reader of a store it cannot write opens it as an unchanging file: no lock, no WAL files.
-        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(
-            f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False))
+        # A reader of a store it cannot write makes nothing beside it (``_reader_mode``).
+        uri = f"{db.resolve().as_uri()}?{_reader_mode(db)}"
+        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False))
     if db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR and not db.parent.exists():
         # The embedded default (.sweepgate/results.db of any repository root) gets its folder,
         # ignored by git from the start (else `git status` lists it and `git add -A` commits the store).
@@ -524,9 +524,27 @@ def _store_names(db: Path) -> list[str] | None:
     """The tables and views of a SQLite file that may be a live store, read without writing (None
     for a file that is no SQLite database)."""
     # mode=ro first: a live store's newest pages may still be in its WAL; immutable for a store in
-    # a folder we cannot write, and only so for a store this user cannot write (read as such:
-    # mode=ro would leave -wal/-shm files of this user's beside it, which its owner cannot write)
-    return _sqlite_names(db, ("mode=ro&immutable=1",) if _read_only(db) else ("mode=ro", "mode=ro&immutable=1"))
+    # a folder we cannot write; a store this user cannot write as its reader reads it
+    return _sqlite_names(db, (_reader_mode(db),) if _read_only(db) else ("mode=ro", "mode=ro&immutable=1"))
+
+
+def _reader_mode(db: Path) -> str:
+    """How a reader opens a store it cannot write (``_read_only``): with its WAL (mode=ro) when its
+    -wal and -shm files are there (another process, its owner's, has it open: its newest results may
+    be in the WAL only) and it reads so; else as an unchanging file (immutable: no lock). Either way
+    nothing is made beside it: mode=ro on a store without them would leave this user's -wal/-shm
+    there, which its owner cannot write (its next ingest failed)."""
+    if all(db.with_name(db.name + suffix).exists() for suffix in ("-wal", "-shm")):
+        try:
+            conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return "mode=ro"
+            finally:
+                conn.close()
+        except sqlite3.Error:  # a WAL no process has open, which a reader may not recover
+            pass
+    return "mode=ro&immutable=1"
 
 
 def _alembic_config():
