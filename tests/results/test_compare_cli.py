@@ -268,6 +268,12 @@ def test_a_baseline_ref_spelled_as_a_branch_name_reads_as_git_reads_it(env, caps
     out = capsys.readouterr()
     assert code == 1 and out.err.strip() == (f"--baseline-ref: no results on 'refs/heads/mian' in {url}, which "
                                              "holds runs on refs/heads/main; pass --baseline-ref refs/heads/main")
+    # Review (newuser20): the same typo spelt as a branch name, as `--baseline-ref main` is, still passed
+    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--baseline-ref", "mian",
+                     "--fail-on-regression"])
+    out = capsys.readouterr()
+    assert code == 1 and out.err.strip() == (f"--baseline-ref: no results on 'mian' in {url}, which "
+                                             "holds runs on refs/heads/main; pass --baseline-ref refs/heads/main")
 
 
 def test_drawing_a_sweep_s_charts_shows_progress_on_a_terminal_only(env):

@@ -140,7 +140,8 @@ def check_baseline_ref(ref: str, stored: list[str], shown: str) -> None:
         return
     short = ref.removeprefix("refs/heads/")
     similar = [s for s in stored if s != ref and short in (s, s.removeprefix("refs/heads/"))]
-    similar = similar or difflib.get_close_matches(ref, [s for s in stored if s.startswith("refs/heads/")], 1, 0.8)
+    spelt = ref if ref.startswith("refs/") else f"refs/heads/{ref}"  # `mian` as git reads a branch name
+    similar = similar or difflib.get_close_matches(spelt, [s for s in stored if s.startswith("refs/heads/")], 1, 0.8)
     if similar:
         raise fail("--baseline-ref", 0, f"no results on {ref!r} in {shown}, which holds runs on {similar[0]}",
                    f"pass --baseline-ref {similar[0]}")
