@@ -100,3 +100,10 @@ def parsed_or_refused(root: Path, rel: str, refused: dict[str, str]) -> list[dic
         assert rec[R.METRICS] or rec[R.EVALS]
         assert all(math.isfinite(v) and v >= 0 for v in rec[R.METRICS].values())
     return recs
+
+
+def job_key_at(sidecar: Path, key: str) -> str:
+    """``PATH:LINE:COL`` of ``key`` in a sidecar's ``job`` object, where a refusal of its value is placed."""
+    text = sidecar.read_text(encoding="utf-8")
+    at = text.index(f'"{key}"', text.index('"job"'))
+    return f"{sidecar}:{text.count(chr(10), 0, at) + 1}:{at - (text.rfind(chr(10), 0, at) + 1) + 1}"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from helpers import job, run_cli, vllm_output, write_job
+from helpers import job, job_key_at, run_cli, vllm_output, write_job
 
 HUGE = "1" + "0" * 400  # past the largest float (about 1.8e308)
 HUGER = "7" * 5000  # past the 4,300 digits Python turns into an int
@@ -35,7 +35,7 @@ def test_a_sidecar_attempt_of_5000_digits_is_refused(tmp_path, capsys):
     (tmp_path / "run" / "r.job.json").write_text(side)
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
     assert rc == 1, err
-    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.attempt: expected an integer >= 1, got inf; "), err
+    assert err.startswith(f"{job_key_at(tmp_path / 'run' / 'r.job.json', 'attempt')}: job.attempt: expected an integer >= 1, got inf; "), err
 
 
 @pytest.mark.parametrize("action", ["row-env", "reuse"])
@@ -133,7 +133,7 @@ def test_a_sidecar_whose_ref_is_not_a_full_ref_is_refused(tmp_path, capsys, ref)
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "run"))
     assert rc == 1, (out, err)
-    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.ref: '{ref}' is not a full ref; write "
+    assert err.startswith(f"{job_key_at(tmp_path / 'run' / 'r.job.json', 'ref')}: job.ref: '{ref}' is not a full ref; write "
                           f"refs/{'heads/' if ref == 'main' else ''}{ref} "), err
 
 
@@ -144,6 +144,6 @@ def test_a_sidecar_whose_commit_is_not_a_full_sha_is_refused(tmp_path, capsys, c
     write_job(tmp_path / "run", "r", vllm_output(), job(commit=commit))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
     assert rc == 1, (out, err)
-    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.commit: '{commit}' is not a full commit SHA; "
+    assert err.startswith(f"{job_key_at(tmp_path / 'run' / 'r.job.json', 'commit')}: job.commit: '{commit}' is not a full commit SHA; "
                           "write the commit the job checked out"), err
     assert not (tmp_path / "r.db").exists() or "r" not in out

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from helpers import job, run_cli, show_json, vllm_output, write_job
+from helpers import job, job_key_at, run_cli, show_json, vllm_output, write_job
 from sweepgate.results import record as R
 from sweepgate.results import store
 
@@ -58,7 +58,7 @@ def test_a_sidecar_time_that_is_no_time_is_refused(tmp_path, capsys):
     write_job(tmp_path / "run", "r", vllm_output(), job(finished="yesterday"))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
     assert rc == 1, (out, err)
-    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.finished: 'yesterday' is not an ISO 8601 "
+    assert err.startswith(f"{job_key_at(tmp_path / 'run' / 'r.job.json', 'finished')}: job.finished: 'yesterday' is not an ISO 8601 "
                           "time; write it as `date -u +%Y-%m-%dT%H:%M:%SZ` does"), err
 
 
@@ -71,7 +71,7 @@ def test_a_sidecar_that_finished_before_it_started_is_refused(tmp_path, capsys, 
     write_job(tmp_path / "run", "r", vllm_output(), job(started=started, finished=finished))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
     assert rc == 1, (out, err)
-    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.finished: '{finished}' is before job.started "
+    assert err.startswith(f"{job_key_at(tmp_path / 'run' / 'r.job.json', 'finished')}: job.finished: '{finished}' is before job.started "
                           f"'{started}'; write the times"), err
 
 
@@ -97,5 +97,5 @@ def test_a_sidecar_time_no_clock_can_place_is_refused_in_one_line(tmp_path, caps
     write_job(tmp_path / "run", "r", vllm_output(), job(started="0001-01-01T00:00:00", finished="0001-01-01T00:00:01"))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "run"))
     assert rc == 1 and "internal error" not in err, (out, err)
-    assert err.startswith(f"{tmp_path / 'run' / 'r.job.json'}: job.started: '0001-01-01T00:00:00' is out of the "
+    assert err.startswith(f"{job_key_at(tmp_path / 'run' / 'r.job.json', 'started')}: job.started: '0001-01-01T00:00:00' is out of the "
                           "range of times; write the time the job ran"), err

@@ -15,7 +15,7 @@ import hashlib
 from pathlib import Path
 
 from sweepgate.core import jobfile
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import SweepgateError, fail
 from sweepgate.results import jsonio
 from sweepgate.results import record as R
 
@@ -115,11 +115,16 @@ def read(path: Path) -> Job:
     """A checked sidecar."""
     from sweepgate.core.jobenv import check_row
 
-    doc = jsonio.loads(jsonio.read_text(path, REWRITE, "check the path and its permissions"), str(path), hint=f"the job sidecar is truncated; {REWRITE}")
+    text = jsonio.read_text(path, REWRITE, "check the path and its permissions")
+    doc = jsonio.loads(text, str(path), hint=f"the job sidecar is truncated; {REWRITE}")
     if not is_sidecar_doc(doc):
         raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}", REWRITE)
     check_row(doc[ROW], str(path), REWRITE)
-    _check_job(doc[JOB], str(path))
+    try:
+        _check_job(doc[JOB], str(path))
+    except SweepgateError as exc:  # `job.status: ...` at the status key's line and column, as an output's are
+        jsonio.place(exc.diagnostics, text, str(path))
+        raise
     job = {key: doc[JOB].get(key) for key in JOB_KEYS}
     job[R.REHEARSAL] = bool(job.get(R.REHEARSAL))
     return Job(job=job, row=doc[ROW], source=str(path))
