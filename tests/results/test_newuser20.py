@@ -28,3 +28,23 @@ def test_a_hand_edited_sidecar_s_bad_value_is_placed_at_its_key(tmp_path, capsys
     assert rc == 1, err
     (first,) = err.strip().splitlines()
     assert first.startswith(f"{tmp_path / 'x.job.json'}:{line}:{col}: {said}"), first
+
+
+@pytest.mark.parametrize("given,said", [
+    ("dsr1-fp4-b300-vlm", "pass --key dsr1-fp4-b300-vllm"),
+    ("dsr1-fp4-b300", "pass --key dsr1-fp4-b300-vllm, or --key 'dsr1-fp4-b300*' for every key it starts"),
+])
+def test_show_names_the_stored_key_a_mistyped_key_is_nearly(tmp_path, capsys, given, said):
+    """`results show --key` with a typo, or a key's suffix left off, said only "check --key": the
+    maintainer had to list every result to find the key's spelling."""
+    from helpers import write_job
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    write_job(tmp_path / "run", "r", vllm_output(), job())
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "run"))[0] == 0
+    rc, out, err = run_cli(capsys, "results", "show", "--db", db, "--key", given)
+    assert rc == 1 and out == "", err
+    assert err == (f"--key: config key {given!r} has no results in {db}, which holds dsr1-fp4-b300-vllm; "
+                   f"{said}\n"), err
+    rc, out, err = run_cli(capsys, "results", "show", "--db", db, "--key", "gptoss-fp4-b200-trt")
+    assert rc == 1 and err.endswith("; check --key (a master-config key, e.g. from `results show`), --ref and --db\n")

@@ -86,7 +86,21 @@ def _nothing(args, st):
         return fail("--ref", 0, f"no results measured on {args.ref!r} in {where} (refs there: {known})",
                     "pass a full ref as the job sidecars name it, e.g. refs/heads/main")
     what = f"config key {args.key!r}" + (f" on {args.ref!r}" if args.ref else "")
+    near = _near_keys(st, args.key, args.ref)
+    if near:  # a typo, or a key's suffix left off (`-mtp`): name the stored keys it is nearly
+        every = f", or --key '{args.key}*' for every key it starts" if near[0].startswith(args.key) else ""
+        return fail("--key", 0, f"{what} has no results in {where}, which holds {', '.join(near)}",
+                    f"pass --key {near[0]}{every}")
     return fail("--key", 0, f"{what} has no results in {where}",
                 "check --key (a master-config key, e.g. from `results show`), --ref and --db")
 
 
+def _near_keys(st, key: str, ref: str | None) -> list[str]:
+    """Up to three stored config keys spelt nearly as ``key`` or starting with it."""
+    import difflib
+
+    from sweepgate.results.record import CONFIG_KEY
+
+    stored = sorted({str(r[CONFIG_KEY]) for r in st.latest_per_point(None, ref) if r.get(CONFIG_KEY) is not None})
+    longer = [k for k in stored if k.startswith(key)]
+    return (longer or difflib.get_close_matches(key, stored, 3, 0.8))[:3]
