@@ -48,3 +48,27 @@ def test_show_names_the_stored_key_a_mistyped_key_is_nearly(tmp_path, capsys, gi
                    f"{said}\n"), err
     rc, out, err = run_cli(capsys, "results", "show", "--db", db, "--key", "gptoss-fp4-b200-trt")
     assert rc == 1 and err.endswith("; check --key (a master-config key, e.g. from `results show`), --ref and --db\n")
+
+
+def test_a_mistyped_short_baseline_ref_is_refused_for_a_baseline_read_from_files(tmp_path, capsys):
+    """`--baseline-jsonl main.jsonl --baseline-ref mian` judged every point new and passed
+    --fail-on-regression (exit 0), as the store's baseline did."""
+    from helpers import write_job
+
+    for n in range(3):
+        write_job(tmp_path / f"main{n}", "r", vllm_output(), job(run_id=f"10{n}"))
+        assert run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'main.db'}", "--jsonl",
+                       str(tmp_path / "main.jsonl"), str(tmp_path / f"main{n}"))[0] == 0
+    write_job(tmp_path / "pr", "r", vllm_output(output_throughput=300.0),
+              job(run_id="200", ref="refs/pull/42/merge", started="2026-01-02T11:58:00+00:00",
+                  finished="2026-01-02T12:00:00+00:00"))
+    pr = f"sqlite:///{tmp_path / 'pr.db'}"
+    assert run_cli(capsys, "results", "ingest", "--db", pr, str(tmp_path / "pr"))[0] == 0
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", pr, "--run", "200", "--baseline-jsonl",
+                           str(tmp_path / "main.jsonl"), "--baseline-ref", "mian", "--fail-on-regression")
+    assert rc == 1 and out == "", err
+    assert err == (f"--baseline-ref: no results on 'mian' in {tmp_path / 'main.jsonl'}, which holds runs on "
+                   "refs/heads/main; pass --baseline-ref refs/heads/main\n"), err
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", pr, "--run", "200", "--baseline-jsonl",
+                           str(tmp_path / "main.jsonl"), "--baseline-ref", "main", "--fail-on-regression")
+    assert rc == 3, err
