@@ -131,8 +131,10 @@ def test_a_bad_row_value_is_blamed_on_the_sidecar_not_the_output(tmp_path, capsy
     write_job(tmp_path / "run", "res", vllm_output(), job(row=dict(ROW, image=7)))
     rc, err, _ = ingest(capsys, tmp_path, tmp_path / "run")
     (line,) = err.splitlines()
-    # the row check every row passes (core.jobenv.check_row) says it, at the sidecar
-    assert rc == 1 and line.startswith(f"{tmp_path / 'run' / 'res.job.json'}:1: row's image 7 is not text"), line
+    # the row check every row passes (core.jobenv.check_row) says it, at the sidecar's row.image
+    side = tmp_path / "run" / "res.job.json"
+    col = side.read_text(encoding="utf-8").index('"image"') + 1
+    assert rc == 1 and line.startswith(f"{side}:1:{col}: row's image 7 is not text"), line
 
 
 def test_a_bad_inter_token_gap_is_named_where_the_file_has_it(tmp_path, capsys):

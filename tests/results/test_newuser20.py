@@ -72,3 +72,24 @@ def test_a_mistyped_short_baseline_ref_is_refused_for_a_baseline_read_from_files
     rc, out, err = run_cli(capsys, "results", "compare", "--db", pr, "--run", "200", "--baseline-jsonl",
                            str(tmp_path / "main.jsonl"), "--baseline-ref", "main", "--fail-on-regression")
     assert rc == 3, err
+
+
+@pytest.mark.parametrize("change,key,said", [
+    ({"conc": "4"}, '"conc"', "row's conc \"4\" is not a positive whole number"),
+    ({"tp": 0}, '"tp"', "row's tp 0 is not a whole number from 1 to"),
+    ({"image": None}, '"row"', "row has no 'image'"),
+])
+def test_a_hand_edited_sidecar_s_bad_row_value_is_placed_at_its_key(tmp_path, capsys, change, key, said):
+    """The row's refusals in an indented sidecar were placed at line 1, the file's lone '{'."""
+    from helpers import ROW
+
+    row = {k: v for k, v in {**ROW, **change}.items() if v is not None}
+    (tmp_path / "x.json").write_text(json.dumps(vllm_output()), encoding="utf-8")
+    text = json.dumps(job(row=row), indent=2)
+    (tmp_path / "x.job.json").write_text(text, encoding="utf-8")
+    line = next(n for n, s in enumerate(text.splitlines(), 1) if s.strip().startswith(key))
+    col = text.splitlines()[line - 1].index(key) + 1
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path))
+    assert rc == 1, err
+    (first,) = err.strip().splitlines()
+    assert first.startswith(f"{tmp_path / 'x.job.json'}:{line}:{col}: {said}"), first

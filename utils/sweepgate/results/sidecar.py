@@ -119,7 +119,11 @@ def read(path: Path) -> Job:
     doc = jsonio.loads(text, str(path), hint=f"the job sidecar is truncated; {REWRITE}")
     if not is_sidecar_doc(doc):
         raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}", REWRITE)
-    check_row(doc[ROW], str(path), REWRITE)
+    try:
+        check_row(doc[ROW], str(path), REWRITE)
+    except SweepgateError as exc:  # `row's conc "4" ...` at the row's conc key, not at the file's first line
+        _place_row_problems(exc.diagnostics, text, str(path))
+        raise
     try:
         _check_job(doc[JOB], str(path))
     except SweepgateError as exc:  # `job.status: ...` at the status key's line and column, as an output's are
@@ -128,6 +132,19 @@ def read(path: Path) -> Job:
     job = {key: doc[JOB].get(key) for key in JOB_KEYS}
     job[R.REHEARSAL] = bool(job.get(R.REHEARSAL))
     return Job(job=job, row=doc[ROW], source=str(path))
+
+
+def _place_row_problems(diagnostics, text: str, path: str) -> None:
+    """Place check_row's refusals (``row's prefill.tp 0 ...``, ``row has no 'tp'``) at the field
+    they name inside the sidecar's row, else at the row itself."""
+    import re
+
+    from sweepgate.core.jsontext import key_place
+
+    for d in diagnostics:
+        if d.file == path:
+            named = re.match(r"row's ([\w.-]+)", d.message)
+            d.line, d.col = key_place(text, f"{ROW}.{named.group(1)}" if named else ROW)
 
 
 def local_job(content: bytes, row: dict | None = None, **given) -> Job:
