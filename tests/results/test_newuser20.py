@@ -93,3 +93,17 @@ def test_a_hand_edited_sidecar_s_bad_row_value_is_placed_at_its_key(tmp_path, ca
     assert rc == 1, err
     (first,) = err.strip().splitlines()
     assert first.startswith(f"{tmp_path / 'x.job.json'}:{line}:{col}: {said}"), first
+
+
+@pytest.mark.parametrize("pattern", ["results/*.json", "~/results"])
+def test_a_quoted_pattern_is_said_to_be_unexpanded(tmp_path, capsys, monkeypatch, pattern):
+    """`sweepgate results ingest 'results/*.json'` (quoted in a workflow's run block) said only
+    "no such file or folder", with the folder full of results right there."""
+    from helpers import write_job
+
+    monkeypatch.chdir(tmp_path)
+    write_job(tmp_path / "results", "r", vllm_output(), job())
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", pattern)
+    assert rc == 1 and not (tmp_path / "r.db").exists(), err
+    assert err == (f"{pattern}: no such file or folder (a quoted wildcard or ~ is not expanded: ingest reads no "
+                   "patterns); pass the folder that holds the results, or leave the pattern unquoted\n"), err

@@ -144,6 +144,9 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
             out.append(path)
         elif path.exists():  # a FIFO, a socket, a device: nothing a client writes results into
             raise fail(given, 0, "not a regular file or folder", "pass result files or the folders that hold them")
+        elif any(c in given for c in "*?[") or given.startswith("~"):  # quoted: the shell expanded nothing
+            raise fail(given, 0, "no such file or folder (a quoted wildcard or ~ is not expanded: ingest reads "
+                       "no patterns)", "pass the folder that holds the results, or leave the pattern unquoted")
         else:
             raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
     return Walk(_unique(out), skipped, twins, refused)
