@@ -591,3 +591,27 @@ def test_a_failed_comment_does_not_hide_the_regression_gate(gh, tmp_path, monkey
     assert line == (f"{gh.url}: GitHub API error 401 on {OWNER}/{NAME}#{NUMBER}: Bad credentials; "
                     "check GITHUB_TOKEN / GH_TOKEN"), err
     assert gh.comments == {}
+
+
+def test_compare_comment_without_a_pr_number_goes_to_the_run_s_own_pull_request(gh, tmp_path, monkeypatch, capsys):
+    """newuser20: `results compare --run R --comment` said "not commenting: --pr-number not set" of a
+    run whose results are stored under refs/pull/N/…, which names the PR."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "results"))
+    import synth
+    from sweepgate.results import store
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    run = [dict(r, ref=f"refs/pull/{NUMBER}/merge") for r in synth.pr_run()]  # the PR run, on PR 42
+    with store.open_store(db) as st:
+        st.add(synth.history() + run)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    capsys.readouterr()
+    assert cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--comment", "--repository",
+                     f"{OWNER}/{NAME}", "--github-api-url", gh.url]) == 0
+    assert capsys.readouterr().err.strip().endswith(f"created comment 1001 on {OWNER}/{NAME}#{NUMBER}")
+    assert [p for m, p in gh.requests if m == "POST"] == [f"/repos/{OWNER}/{NAME}/issues/{NUMBER}/comments"]
+    # a run on main names no pull request: still "not commenting", as before
+    assert cli.main(["results", "compare", "--db", db, "--run", "main-4", "--comment", "--repository",
+                     f"{OWNER}/{NAME}", "--github-api-url", gh.url]) == 0
+    assert "not commenting: --pr-number not set" in capsys.readouterr().err

@@ -129,6 +129,8 @@ def run(args) -> int:
     check_outputs(args)
     settings.per_config = source.config_thresholds()
     pr, baseline = load_records(args)
+    if args.comment and args.pr_number is None:
+        _comment_on_the_run_s_pr(args, pr)
     if not baseline:
         print(f"sweepgate results compare: no baseline results for run {args.run}'s points on "
               f"{args.baseline_ref}; every point that measured something is new (check --baseline-ref, and "
@@ -150,6 +152,17 @@ def run(args) -> int:
     if args.comment:
         written_past_the_gate(gate_tripped, lambda: _post_comment(comparison, args, charts))
     return EXIT_REGRESSION if gate_tripped else 0
+
+
+def _comment_on_the_run_s_pr(args, pr: list[dict]) -> None:
+    """``--comment`` without ``--pr-number`` goes to the pull request the run measured, its stored
+    ref's (``refs/pull/N/…``), when all its results name the one."""
+    from sweepgate.core.jobfile import pr_number_of
+    from sweepgate.results import record as R
+
+    prs = {pr_number_of(r.get(R.REF)) for r in pr}
+    if args.pr_number is None and len(prs) == 1 and None not in prs:
+        args.pr_number = prs.pop()
 
 
 def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str, bool]]:

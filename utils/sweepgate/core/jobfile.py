@@ -53,6 +53,12 @@ def pr_ref(number: int | str) -> str:
     return f"refs/pull/{number}/head"
 
 
+def pr_number_of(ref) -> int | None:
+    """The pull request a stored ref is of (``refs/pull/42/head`` or ``/merge``: 42), else None."""
+    found = re.fullmatch(r"refs/pull/([1-9][0-9]*)/[^/]+", ref) if isinstance(ref, str) else None
+    return int(found.group(1)) if found else None
+
+
 def is_full_ref(ref: str) -> bool:
     """Whether a ref is named as GitHub names it (refs/heads/main, refs/pull/42/merge): results are
     stored under it, and a baseline or PR lookup by the full name never finds a short one."""
