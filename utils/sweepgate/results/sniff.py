@@ -44,8 +44,10 @@ def parse_text(text: str, path: str) -> list[Measurement]:
     docs = jsonio.documents(text, path)
     if lm_eval.is_samples_log(docs) or gpu_metrics.is_identity_dump(docs):  # beside a result, as gpu_metrics.csv is
         raise Auxiliary(path)
-    if eval_side.is_side_file(docs) and not any(_is_client_output(doc) for _, doc in docs):
-        raise EvalSideFile(path)  # beside an eval's scores, as lm-eval's samples log is
+    # beside an eval's scores, as lm-eval's samples log is; never a client output or an InferenceX
+    # aggregate (refused with what to ingest instead), however like meta_env.json it reads
+    if eval_side.is_side_file(docs) and not any(_is_client_output(doc) or inferencex.reason(doc) for _, doc in docs):
+        raise EvalSideFile(path)
     return [parse_document(doc, path, line) for line, doc in _jobs_documents(docs)]
 
 

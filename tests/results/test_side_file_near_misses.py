@@ -1,0 +1,37 @@
+"""Review of the eval side files and AIPerf multi-run aggregates (review20): what merely resembles a
+file that goes beside a result must never be passed over in silence.
+
+- An InferenceX agentic aggregate whose statistics block is missing has meta_env.json's identity keys
+  and none of its measurements: it was refused as an aggregate (ingest the AIPerf export it was built
+  from); it read as an eval's side file, "skipped", exit 0 in a folder with results.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from helpers import ROOT, SAMPLES, run_cli
+
+AGENTIC = SAMPLES / "inferencex" / "agentic_v3_kimik2.7_fp4_mi355x_tp4_conc1.json"
+SGLANG = SAMPLES / "sglang" / "sglang_2024-12_llama3.1-405b_h200x8_online.jsonl"
+RECORD = ROOT / "tests/data/results-real/aiperf/aiperf-records_llamacpp_llama3.2-3b-gguf_c1_success_then_timeout_2lines_trimmed.jsonl"
+
+
+def test_an_agentic_aggregate_without_its_statistics_is_refused_not_skipped_as_an_eval_side_file(tmp_path, capsys):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    doc = json.loads(AGENTIC.read_text(encoding="utf-8"))
+    doc.pop("request_metrics")
+    (folder / "agentic.json").write_text(json.dumps(doc), encoding="utf-8")
+    shutil.copy(SGLANG, folder / "sglang.jsonl")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(folder))
+    assert rc == 1 and "agentic.json:1:1: format: an InferenceX agentic aggregate" in err, (out, err)
+    assert "skipped" not in out, out
+
+
+def test_a_file_of_such_lines_alone_is_still_passed_over(tmp_path, capsys):
+    path = tmp_path / "records.jsonl"
+    shutil.copy(RECORD, path)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
+    assert (rc, err) == (0, "") and out.startswith("skipped 1 file with no result"), (out, err)
