@@ -48,7 +48,24 @@ def parse_text(text: str, path: str) -> list[Measurement]:
     # aggregate (refused with what to ingest instead), however like meta_env.json it reads
     if eval_side.is_side_file(docs) and not any(_is_client_output(doc) or inferencex.reason(doc) for _, doc in docs):
         raise EvalSideFile(path)
-    return [parse_document(doc, path, line) for line, doc in _jobs_documents(docs)]
+    return _parse_all(_jobs_documents(docs), path)
+
+
+def _parse_all(docs: list[tuple[int, object]], path: str) -> list[Measurement]:
+    """Each document's measurement. A document that goes beside a result (``Auxiliary``: an AIPerf
+    record or aggregate) makes a file of them alone passed over; among client outputs it is refused
+    at its line, so that the file's results are never passed over with it in silence."""
+    out = []
+    for n, (line, doc) in enumerate(docs):
+        try:
+            out.append(parse_document(doc, path, line))
+        except Auxiliary as exc:
+            if out or any(_is_client_output(other) for _, other in docs[n + 1:]):
+                raise fail(path, line, f"format: not a result but of what is passed over alone ({type(exc).WHAT}), "
+                           "and the file's other lines are results", "put each client output in a file of its own (or "
+                           "remove this line) and ingest again") from None
+            raise
+    return out
 
 
 def _table(text: str) -> bool:
