@@ -82,9 +82,8 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
 
     groups = [(walked.skipped, "file", "with no job sidecar (helper outputs)"),
               (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, read from the JSON)")]
-    for kind in (foreign.Auxiliary, foreign.MultiRunAggregate, foreign.EvalSideFile):
-        groups.append(([p for p in outcome.beside if outcome.kinds.get(p, foreign.Auxiliary) is kind],
-                       kind.NOUN, kind.WHY))
+    for kind in foreign.BESIDE_KINDS:
+        groups.append(([p for p in outcome.beside if outcome.kinds[p] is kind], kind.NOUN, kind.WHY))
     for files, noun, why in groups:
         if not files:
             continue
@@ -141,9 +140,7 @@ def _only_companions(args, files: list, outcome) -> list:
 
     if args.allow_empty:
         return []
-    from sweepgate.results.formats.foreign import Auxiliary
-
-    beside = {Path(p).resolve(): outcome.kinds.get(p, Auxiliary) for p in outcome.beside}
+    beside = {Path(p).resolve(): outcome.kinds[p] for p in outcome.beside}
     out = []
     for given in args.paths:
         folder = Path(given).resolve()

@@ -11,7 +11,7 @@ from sweepgate.core.errors import fail
 from sweepgate.results import jsonio
 from sweepgate.results.formats import (aiperf, aiperf_csv, eval_side, foreign, gpu_metrics, inferencex, lm_eval,
                                        sglang, vllm)
-from sweepgate.results.formats.foreign import Auxiliary, EvalSideFile, MultiRunAggregate  # noqa: F401 - ingest catches them
+from sweepgate.results.formats.foreign import Auxiliary, EvalSideFile  # Auxiliary: ingest catches it as sniff.Auxiliary
 from sweepgate.results.measurement import Measurement
 
 # Tried in order: the first whose detect() says yes parses the document.

@@ -43,6 +43,9 @@ class EvalSideFile(Auxiliary):
            "per-case logs, SWE-bench predictions; the scores are in its results JSON)")
 
 
+# Every kind of file passed over as one that goes beside a result, each counted on a line of its own.
+BESIDE_KINDS = (Auxiliary, MultiRunAggregate, EvalSideFile)
+
 # What AIPerf writes as ``metadata.aggregation_type`` over a multi-run aggregate's ``metrics``.
 MULTI_RUN_AGGREGATIONS = ("confidence", "detailed")
 # The header of the confidence aggregate's CSV table (``metric,mean,std,...,t_critical,unit``).
