@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -107,3 +109,18 @@ def job_key_at(sidecar: Path, key: str) -> str:
     text = sidecar.read_text(encoding="utf-8")
     at = text.index(f'"{key}"', text.index('"job"'))
     return f"{sidecar}:{text.count(chr(10), 0, at) + 1}:{at - (text.rfind(chr(10), 0, at) + 1) + 1}"
+
+
+@contextlib.contextmanager
+def tmpfs(disk: Path, options: str):
+    """A real tmpfs mounted at ``disk`` with ``options`` for the block (the test skips where this user
+    may mount none), unmounted after it."""
+    import pytest
+
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "--lazy", str(disk)], check=True)

@@ -4,7 +4,6 @@ a store whose version record was lost. Each one line naming what is wrong and wh
 
 from __future__ import annotations
 
-import contextlib
 import os
 import resource
 import shlex
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, job, run_cli, vllm_output, write_job
+from helpers import ROOT, job, run_cli, tmpfs, vllm_output, write_job
 from sweepgate.results import store
 
 
@@ -109,22 +108,9 @@ def test_a_write_the_disk_refuses_says_so_and_stores_nothing_half(tmp_path, caps
     assert _stored(url) == 3 + _ingested(proc.stdout)  # each stored file whole, the one in hand not at all
 
 
-@contextlib.contextmanager
-def _tmpfs(disk: Path, options: str):
-    """A real tmpfs mounted at ``disk`` with ``options`` for the block (the test skips where this user
-    may mount none), unmounted after it."""
-    disk.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(disk)], capture_output=True).returncode:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
-        yield disk
-    finally:
-        subprocess.run(["umount", "--lazy", str(disk)], check=True)
-
-
 def test_a_full_disk_says_the_disk_is_full_and_stores_nothing_half(tmp_path, capsys):
     """A real full disk: a small tmpfs (where this user may mount one)."""
-    with _tmpfs(tmp_path / "disk", "size=4m") as disk:
+    with tmpfs(tmp_path / "disk", "size=4m") as disk:
         url = f"sqlite:///{disk / 'r.db'}"
         assert run_cli(capsys, "results", "ingest", "--db", url, _jobs(tmp_path / "a", 3, "1"))[0] == 0
         with open(disk / "filler", "wb") as filler:  # the disk full but a few pages
@@ -142,7 +128,7 @@ def test_a_full_disk_says_the_disk_is_full_and_stores_nothing_half(tmp_path, cap
 def test_a_new_store_on_a_read_only_file_system_says_the_folder_not_its_part_file(tmp_path, capsys):
     """Removing the new store's part file, never made, said EROFS too, and that hid SQLite's own
     failure: the line named '.r.db.PID.new', a file the user never heard of."""
-    with _tmpfs(tmp_path / "disk", "ro,size=64k") as disk:
+    with tmpfs(tmp_path / "disk", "ro,size=64k") as disk:
         rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{disk / 'r.db'}", _jobs(tmp_path, 1))
         (line,) = err.strip().splitlines()
         assert rc == 1 and f"the store's folder {disk} cannot be written" in line and ".new" not in line, line

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import pgserver
-from helpers import ROOT, job, run_cli, vllm_output, write_job
+from helpers import ROOT, job, run_cli, tmpfs, vllm_output, write_job
 
 
 def _jobs(folder: Path, n: int = 1, run: str = "1") -> str:
@@ -129,21 +129,10 @@ def test_a_reader_of_a_store_another_user_owns_leaves_nothing_its_owner_cannot_w
         assert proc.returncode == 0 and "(1 new)" in proc.stdout, proc.stderr
 
 
-@contextlib.contextmanager
-def _tmpfs(disk: Path, options: str):
-    disk.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(disk)], capture_output=True).returncode:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
-        yield disk
-    finally:
-        subprocess.run(["umount", "--lazy", str(disk)], check=True)
-
-
 def test_a_reader_of_a_store_on_a_full_disk_is_told_why_reading_needs_room(tmp_path, capsys):
     """show/compare on a full disk said "the write failed and nothing of it was stored": they store
     nothing; they need room for the store's -shm/-wal files."""
-    with _tmpfs(tmp_path / "disk", "size=4m") as disk:
+    with tmpfs(tmp_path / "disk", "size=4m") as disk:
         url = f"sqlite:///{disk / 'r.db'}"
         assert run_cli(capsys, "results", "ingest", "--db", url, _jobs(tmp_path / "a", 2))[0] == 0
         with open(disk / "filler", "wb") as filler:
