@@ -50,3 +50,17 @@ def test_a_file_of_such_lines_alone_is_still_passed_over(tmp_path, capsys):
     shutil.copy(RECORD, path)
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
     assert (rc, err) == (0, "") and out.startswith("skipped 1 file with no result"), (out, err)
+
+
+def test_a_report_like_document_that_states_a_result_format_or_holds_scores_is_never_passed_over(tmp_path, capsys):
+    """An adapter's next result format may keep its native report's keys (verifier, task, model,
+    completed) beside its scores: it must read as unknown (exit 1), not as a side file skipped."""
+    report = {"verifier": "minimax-provider-verifier", "task": "minimax_m3_smoke", "model": "MiniMaxAI/MiniMax-M3",
+              "completed": 40}
+    for name, doc in {"v2.json": dict(report, result_format="inferencex-eval-v2"),
+                      "scores.json": dict(report, results={"minimax_m3_smoke": {"score,none": 0.9}}),
+                      "case.jsonl": {"data_index": 3, "status": "ok", "result_format": "inferencex-eval-v2"}}.items():
+        path = tmp_path / name
+        path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
+        assert rc == 1 and err.count("\n") == 1 and "skipped" not in out, (name, out, err)

@@ -19,6 +19,8 @@ None holds a score sweepgate stores: the scores are in the results file beside t
 
 from __future__ import annotations
 
+from sweepgate.results.formats.lm_eval import RESULT_FORMAT
+
 # The keys benchmark_lib.sh's meta_env.json always has; a process_result.py aggregate has them too,
 # with its throughputs (MEASURED), which meta_env.json never has.
 META_ENV = {"is_multinode", "infmax_model_prefix", "hw", "framework", "precision"}
@@ -40,9 +42,15 @@ def _agent_preds(doc: dict) -> bool:
     return bool(doc) and all(isinstance(v, dict) and PREDICTION <= v.keys() for v in doc.values())
 
 
+def _scores(doc: dict) -> bool:
+    """A document that states a result format or holds scores keyed by task (lm-eval's ``results``):
+    never a side file, whatever else it has (an adapter's next format may keep its report's keys)."""
+    return RESULT_FORMAT in doc or isinstance(doc.get("results"), dict)
+
+
 def _document(doc) -> bool:
     """Whether one whole JSON document is one of the side files."""
-    if not isinstance(doc, dict):
+    if not isinstance(doc, dict) or _scores(doc):
         return False
     if META_ENV <= doc.keys():
         return not any(k in doc for k in MEASURED)
@@ -52,7 +60,7 @@ def _document(doc) -> bool:
 
 def _case_line(doc) -> bool:
     """One line of a per-case log: a SWE-bench prediction, or the MiniMax verifier's record of a case."""
-    if not isinstance(doc, dict):
+    if not isinstance(doc, dict) or _scores(doc):
         return False
     return (PREDICTION <= doc.keys() or {"data_index", "status"} <= doc.keys()
             or (doc.get("status") == "integration_error" and isinstance(doc.get("error"), dict)))
