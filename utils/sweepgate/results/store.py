@@ -25,6 +25,7 @@ import datetime as dt
 import errno
 import json
 import os
+import re
 import shlex
 import sqlite3
 import time
@@ -112,9 +113,29 @@ def resolve_url(url: str | None, root: Path | None = None) -> str:
     """--db, else $SWEEPGATE_DB, else the repository's ``.sweepgate/results.db``. A PostgreSQL URL
     that names no driver (``postgresql://``, ``postgres://``, the usual spelling) gets psycopg 3,
     the driver sweepgate installs (SQLAlchemy's default for it, psycopg2, is not)."""
-    url = url or os.environ.get(DB_ENV) or default_url(root)
+    url = url or _env_url() or default_url(root)
     scheme, sep, rest = url.partition("://")
     return f"{PG_SCHEME}://{rest}" if sep and scheme.lower() in ("postgresql", "postgres") else url
+
+
+ENV_WHERE = f"${DB_ENV}"  # how a refusal of the environment's URL names where it came from
+
+
+def _env_url() -> str | None:
+    """$SWEEPGATE_DB, checked as a URL, or None when it is unset or empty (a workflow's unset secret);
+    a refusal names the variable, not a --db the user never passed: one of blanks is refused as empty."""
+    url = os.environ.get(DB_ENV)
+    if not url:
+        return None
+    if not url.strip():
+        raise fail(ENV_WHERE, 0, f"empty (it holds only {len(url)} blank character{'s' if len(url) > 1 else ''})",
+                   "unset it or set it to sqlite:///PATH")
+    try:
+        _check_url(url)
+    except StoreError as exc:  # the URL as shown (password hidden) stays in the message
+        raise StoreError([Diagnostic(ENV_WHERE, 0, 0, d.rule, f"{d.file}: {d.message}", f"unset it, or {d.hint}")
+                          for d in exc.diagnostics]) from None
+    return url
 
 
 def _netloc(url: str) -> tuple[str, str, str]:
@@ -197,8 +218,42 @@ URL_HINT = f"use sqlite:///PATH or {PG_SCHEME}://USER:PASSWORD@HOST/DB (percent-
 URL_ERRORS = (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError, ValueError)
 
 
+# A scheme sweepgate stores in, written with a colon and too few slashes, or slashes and no colon
+# (sqlite:x.db, sqlite:/x.db, sqlite//x.db, postgresql:/host/db); a path such as sqlite/x.db is none.
+SCHEME_SLIP = re.compile(r"(?i)(?P<scheme>(?:sqlite|postgres(?:ql)?)(?:\+\w+)?)(?P<sep>:/?|//+)(?P<rest>.*)", re.S)
+
+
+def _slipped(url: str) -> StoreError | None:
+    """A store URL whose scheme is followed by the wrong slashes (``SCHEME_SLIP``), with the URL it
+    most likely means (a SQLite file after one slash is absolute) and, for SQLite, the other reading;
+    a password in it is never shown. None for any other text."""
+    found = SCHEME_SLIP.fullmatch(url) if "://" not in url else None
+    if found is None:
+        return None
+    scheme, sep, rest = found["scheme"], found["sep"], found["rest"]
+    sqlite = scheme.lower().startswith("sqlite")
+    if not rest.strip("/"):  # sqlite:, postgresql:/ : nothing to correct, what a URL is said
+        return fail(url, 0, "not a database URL: it names no file or database", "use sqlite:///PATH (from the "
+                    "current folder) or sqlite:////ABSOLUTE/PATH" if sqlite else f"use {PG_SCHEME}://USER@HOST/DB")
+    user, at, tail = rest.partition("?")[0].rpartition("@")
+    if at:  # user:password@host...: the password hidden, in the line and in the hint
+        rest = f"{user.partition(':')[0]}{':PASSWORD' if ':' in user else ''}@{tail}{rest[len(user) + 1 + len(tail):]}"
+    shown = f"{scheme}{sep}{rest}"
+    if not sqlite:
+        return fail(shown, 0, f"not a database URL: '{scheme}' needs '://' before the host", f"use {scheme}://{rest}")
+    absolute = sep == ":/" or sep.count("/") >= 4 or rest.startswith("/")
+    path = rest.lstrip("/")
+    first, other = (f"sqlite:////{path} (the file /{path})", f"sqlite:///{path} for {path} in the current folder") \
+        if absolute else (f"sqlite:///{path} ({path} in the current folder)", f"sqlite:////{path} for /{path}")
+    return fail(shown, 0, "not a database URL: a SQLite URL is sqlite:/// and the file's path (an absolute path "
+                "starts with a fourth slash)", f"use {first}, or {other}")
+
+
 def _bad_url(url: str, exc: Exception) -> StoreError:
     """One line; never the URL's own text beyond display_url (a ValueError quotes a password's tail)."""
+    slipped = _slipped(url)
+    if slipped is not None:
+        return slipped
     if "://" not in url and "@" not in url:  # a bare path: the SQLite URL of that very file
         return fail(url, 0, "not a database URL (a path alone is not one)", f"use sqlite:///{url}")
     detail = "a port that is not a number" if isinstance(exc, ValueError) or "non-integer port" in str(exc) else \
