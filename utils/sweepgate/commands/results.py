@@ -34,10 +34,21 @@ def add_db_argument(parser) -> None:
                              "postgresql+psycopg://... for PostgreSQL)")
 
 
-def unknown_run(run_id: str, where: str):
-    """The one refusal of a --run the store holds nothing of (show and compare)."""
+SHOWN_RUNS = 5  # the newest runs of a PR a refusal of its number as --run names
+
+
+def unknown_run(run_id: str, where: str, st=None):
+    """The one refusal of a --run the store holds nothing of (show and compare); a PR's number
+    given for its run's id names the runs ``st`` (the open store) holds of that PR."""
     from sweepgate.core.errors import fail
 
+    number = int(run_id) if run_id.isascii() and run_id.isdigit() and int(run_id) > 0 else None
+    runs = st.runs_of_pr(number) if st is not None and number is not None else []
+    if runs:
+        listed = ", ".join(runs[-SHOWN_RUNS:]) + (f" and {len(runs) - SHOWN_RUNS} older" if len(runs) > SHOWN_RUNS
+                                                    else "")
+        return fail("--run", 0, f"run {run_id!r} has no results in {where} (runs stored for PR {number}: {listed})",
+                    "pass --run RUN_ID, the id of the PR's workflow run, not the PR's number")
     return fail("--run", 0, f"run {run_id!r} has no results in {where}",
                 "check --run and --db, or ingest the run first (`sweepgate results ingest`)")
 

@@ -84,8 +84,10 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     args.baseline_ref = stored or args.baseline_ref  # as the report names it
     if not pr:
         from sweepgate.commands.results import unknown_run
+        from sweepgate.results.store import open_store
 
-        raise unknown_run(args.run, shown)
+        with open_store(args.db, must_exist=True) as st:  # the PR's runs, when --run is a PR's number
+            raise unknown_run(args.run, shown, st)
     if args.baseline_jsonl:
         return pr, store_adapter.baseline_of_files(source.records_from_jsonl(args.baseline_jsonl), pr,
                                                    args.baseline_ref, " ".join(args.baseline_jsonl))

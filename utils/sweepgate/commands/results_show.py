@@ -31,7 +31,7 @@ def run(args) -> int:
             if not records:
                 from sweepgate.commands.results import unknown_run
 
-                raise unknown_run(args.run, store.display_url(st.url))
+                raise unknown_run(args.run, store.display_url(st.url), st)
         else:
             if args.ref:
                 from sweepgate.results.store_adapter import stored_ref

@@ -1166,6 +1166,19 @@ class Store:
         except sa.exc.SQLAlchemyError as exc:
             raise database_error(self.url, exc, reading=True) from None
 
+    def runs_of_pr(self, number: int) -> list[str]:
+        """The runs stored under a ref of pull request ``number`` (refs/pull/N/head, /merge), oldest first."""
+        from sweepgate.core.jobfile import pr_number_of
+
+        query = sa.select(results.c.run_id, results.c.ref, sa.func.max(_newest())).where(
+            results.c.ref.like(f"refs/pull/{int(number)}/%")).group_by(results.c.run_id, results.c.ref)
+        try:
+            with self.engine.connect() as conn:
+                found = [(str(when or ""), run) for run, ref, when in conn.execute(query) if pr_number_of(ref) == number]
+        except sa.exc.SQLAlchemyError as exc:
+            raise database_error(self.url, exc, reading=True) from None
+        return list(dict.fromkeys(run for _, run in sorted(found)))
+
     def history(self, point: dict) -> list[dict]:
         """Every record of ``point`` on every ref, oldest first."""
         query = sa.select(results.c.record).where(*_point_filter(point))

@@ -1,0 +1,45 @@
+"""--run given a PR's number: the refusal names the runs stored for that PR (polish 21)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.results import synth
+from tests.results.helpers import run_cli
+from sweepgate.results import store
+
+
+def _store(tmp_path, runs: list[tuple[str, str, int]]) -> str:
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.history(runs=3, keys=synth.KEYS[:1], concs=(4,)))
+        for run, ref, day in runs:
+            for rec in synth.pr_run(keys=synth.KEYS[:1], concs=(4,), run=run):
+                rec.update({"ref": ref, "finished": f"2026-11-{day:02d}T12:00:00Z"})
+                st.add([rec])
+    return url
+
+
+@pytest.mark.parametrize("command", ["show", "compare"])
+def test_a_pr_number_as_run_names_the_pr_s_runs(capsys, tmp_path, command):
+    url = _store(tmp_path, [("12399", "refs/pull/42/merge", 20), ("12345", "refs/pull/42/head", 10),
+                            ("13000", "refs/pull/420/head", 21), ("555", "refs/pull/7/head", 22)])
+    rc, out, err = run_cli(capsys, "results", command, "--db", url, "--run", "42")
+    assert rc == 1 and out == "", err
+    assert err == (f"--run: run '42' has no results in {url} (runs stored for PR 42: 12345, 12399); "
+                   "pass --run RUN_ID, the id of the PR's workflow run, not the PR's number\n"), err
+
+
+def test_a_pr_of_many_runs_names_its_newest(capsys, tmp_path):
+    url = _store(tmp_path, [(str(100 + day), "refs/pull/9/merge", day) for day in range(10, 18)])
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", url, "--run", "9")
+    assert rc == 1 and err.count("\n") == 1, err
+    assert "(runs stored for PR 9: 113, 114, 115, 116, 117 and 3 older)" in err, err
+
+
+def test_a_number_no_pr_has_keeps_the_plain_refusal(capsys, tmp_path):
+    url = _store(tmp_path, [("12345", "refs/pull/42/head", 10)])
+    for run in ("43", "0", "main-1x"):
+        rc, _, err = run_cli(capsys, "results", "show", "--db", url, "--run", run)
+        assert rc == 1 and err == (f"--run: run {run!r} has no results in {url}; check --run and --db, or ingest "
+                                   "the run first (`sweepgate results ingest`)\n"), err
