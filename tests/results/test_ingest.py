@@ -104,7 +104,7 @@ BAD = {
     # diff review of 632e207: named by the output's own key at its place, as a NaN is
     "negative": (json.dumps(vllm_output(median_tpot_ms=-3.0)), "median_tpot_ms: negative"),
     "unknown": (json.dumps({"hello": "world"}), "format: unknown JSON output"),
-    "mismatch": (json.dumps(vllm_output(conc=8)), "conc: the output ran at concurrency 8"),
+    "mismatch": (json.dumps(vllm_output(conc=8)), "max_concurrency: the output ran at concurrency 8"),
     # Hunt (D19): derived values and the request rate were not checked: Infinity and NaN were stored,
     # `show --json` then printed invalid JSON and a second ingest failed inside.
     "interactivity_inf": (json.dumps(vllm_output(median_tpot_ms=1e-320)),
@@ -566,7 +566,9 @@ def test_a_random_ids_line_at_another_length_is_refused(tmp_path, capsys):
     (tmp_path / "row.json").write_text(json.dumps(dict(ROW, framework="sglang")))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
                            "--run-id", "7", "--ref", "refs/heads/main", str(out_file))
-    assert rc == 1 and err.startswith(f"{out_file}:1:1: isl: the output used 2048") and "ingested 0 results" in out, (out, err)
+    col = out_file.read_text().index('"random_input_len"') + 1  # at the output's own key
+    assert rc == 1 and err.startswith(f"{out_file}:1:{col}: random_input_len: the output used 2048 input tokens") \
+        and "ingested 0 results" in out, (out, err)
     assert len(err.splitlines()) == 1, err
 
 

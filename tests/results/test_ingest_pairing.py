@@ -19,9 +19,9 @@ ROW_8K1K = {**ROW, "isl": 8192, "osl": 1024, "conc": 4, "exp-name": "dsr1_8k1k"}
 
 
 @pytest.mark.parametrize("sample, row, said", [
-    (VLLM, ROW_8K1K, "conc: the output ran at concurrency 100 but its job's row ({sidecar}) says 4"),
-    (SGLANG, {**ROW_8K1K, "conc": 8}, "isl: the output used 128 but its job's row ({sidecar}) says 8192"),
-    (SGLANG, {**ROW_8K1K, "conc": 8, "isl": 128}, "osl: the output used 128 but its job's row ({sidecar}) says 1024"),
+    (VLLM, ROW_8K1K, "max_concurrency: the output ran at concurrency 100 but its job's row ({sidecar}) says conc 4"),
+    (SGLANG, {**ROW_8K1K, "conc": 8}, "random_input_len: the output used 128 input tokens but its job's row ({sidecar}) says isl 8192"),
+    (SGLANG, {**ROW_8K1K, "conc": 8, "isl": 128}, "random_output_len: the output used 128 output tokens but its job's row ({sidecar}) says osl 1024"),
 ])
 def test_an_output_paired_with_another_jobs_row_is_refused(tmp_path, capsys, monkeypatch, sample, row, said):
     monkeypatch.chdir(tmp_path)
@@ -52,11 +52,11 @@ def test_an_output_naming_another_model_is_stored_under_the_row_with_a_warning(t
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "hub", "path")
     assert rc == 0 and "ingested 2 results (2 new)" in out, err
     line, annotation = err.strip().splitlines()
-    assert line == ("hub/res.json:1:1: warning: model: the output benchmarked Qwen/Qwen3-32B but its job's row "
-                    f"(hub/res.job.json) says {ROW['model']}; stored under {ROW['model']}; if the output is "
+    assert line == ("hub/res.json:1:88: warning: model_id: the output benchmarked Qwen/Qwen3-32B but its job's row "
+                    f"(hub/res.job.json) says model {ROW['model']}; stored under {ROW['model']}; if the output is "
                     "another job's, pair it with its own .job.json (or --row)")
     # the annotation says its level once: the command is the level (leftover: "::warning ...::warning: model:")
-    assert annotation.startswith("::warning file=hub/res.json,line=1::model: the output benchmarked Qwen/Qwen3-32B")
+    assert annotation.startswith("::warning file=hub/res.json,line=1::model_id: the output benchmarked Qwen/Qwen3-32B")
     assert {r["model"] for r in show_json(capsys, db)} == {ROW["model"]}
     assert run_cli(capsys, "results", "ingest", "--db", db, "--row", str(write_row(tmp_path, "Qwen/qwen3-32b")),
                    "--run-id", "same", "--ref", "refs/heads/main", str(named))[2] == ""  # the same id, any case
@@ -85,7 +85,7 @@ def test_an_agentic_job_s_output_naming_another_model_is_warned_of_too(tmp_path,
     doc["input_config"] = {"model": "moonshotai/Kimi-K3", "concurrency": 1}
     write_job(tmp_path / "run", "res", {"aiperf": doc}, job(row={**ROW, "conc": 1, "model": "other/Model-X"}))
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "run")
-    assert rc == 0 and "warning: model: the output benchmarked moonshotai/Kimi-K3 but its job's row" in err, err
+    assert rc == 0 and "warning: input_config.model: the output benchmarked moonshotai/Kimi-K3 but its job's row" in err, err
 
 
 def test_an_eval_of_an_adapter_is_warned_of_even_on_its_base_model_s_row(tmp_path, capsys, monkeypatch):
@@ -101,9 +101,9 @@ def test_an_eval_of_an_adapter_is_warned_of_even_on_its_base_model_s_row(tmp_pat
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "run")
     assert rc == 0 and "ingested 1 results" in out, err
     (line,) = err.strip().splitlines()
-    assert line.startswith(f"run/res-eval.json:153:5: warning: model: the output benchmarked {base} with adapter "
+    assert line.startswith(f"run/res-eval.json:154:5: warning: config.model_args: the output benchmarked {base} with adapter "
                            "../prompt-pursuit/"), line
-    assert line.endswith(f"says {base}; stored under {base}; if the output is another job's, pair it with its "
+    assert line.endswith(f"says model {base}; stored under {base}; if the output is another job's, pair it with its "
                          "own .job.json (or --row)"), line
 
 
@@ -130,5 +130,5 @@ def test_a_row_given_by_hand_that_disagrees_says_to_pass_the_right_row(tmp_path,
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(row), "--run-id", "1",
                          "--ref", "refs/heads/main", str(SGLANG))
     (line,) = err.strip().splitlines()
-    assert rc == 1 and "isl: the output used 128 but its job's row (--row) says 8192" in line, line
+    assert rc == 1 and "random_input_len: the output used 128 input tokens but its job's row (--row) says isl 8192" in line, line
     assert line.endswith("; pass the matrix row this output was run with as --row"), line

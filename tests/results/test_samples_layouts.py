@@ -109,7 +109,7 @@ def test_a_row_whose_lengths_contradict_an_aiperf_export_is_refused(tmp_path, ca
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(tmp_path / "row.json"),
                          "--run-id", "1", "--ref", "refs/heads/main", str(path))
     (line,) = err.strip().splitlines()
-    assert rc == 1 and "isl: the output used 200 but its job's row" in line and "says 1024" in line, err
+    assert rc == 1 and f"{path}:106:5: input_config.synthetic_input_tokens_mean: the output used 200 input tokens but its job's row" in line and "says isl 1024" in line, err
     (tmp_path / "row.json").write_text(json.dumps(dict(row, isl=200)))
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(tmp_path / "row.json"),
                          "--run-id", "1", "--ref", "refs/heads/main", str(path))

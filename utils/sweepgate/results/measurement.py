@@ -31,6 +31,13 @@ class Measurement:
     cancelled: bool = False
     notes: list = dataclasses.field(default_factory=list)  # (rule, message, hint): stored with a warning
     dataset: str | None = None  # the prompts' dataset where the output names it (SGLang's dataset_name)
+    # record field -> the output's own key it was read from (a dotted path, as ``jsontext.key_place``
+    # takes it): a refusal of the value names that key and stands at it
+    keys: dict = dataclasses.field(default_factory=dict)
+
+    def key(self, name: str) -> str:
+        """The output's own key of the record field ``name``, else ``name``."""
+        return self.keys.get(name) or name
 
 
 def random_lengths(dataset: str | None) -> bool:

@@ -56,8 +56,8 @@ def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagno
     if adapter is None and (not (stated and want) or stated == want):
         return None
     return Diagnostic(path, m.line, 0, "model-mismatch",
-                      f"warning: model: the output benchmarked {m.fields[R.MODEL]} but its job's row ({sidecar}) "
-                      f"says {row[F.MODEL]}; stored under {row[F.MODEL]}",
+                      f"warning: {m.key(R.MODEL)}: the output benchmarked {m.fields[R.MODEL]} but its job's row "
+                      f"({sidecar}) says model {row[F.MODEL]}; stored under {row[F.MODEL]}",
                       "if the row is not the one this output was run with, pass that one as --row"
                       if sidecar == "--row" else "if the output is another job's, pair it with its own "
                       ".job.json (or --row)", severity="warning")
@@ -88,13 +88,13 @@ def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
     prefix adds to inputs), so a vLLM point's isl/osl are its row's, unchecked."""
     conc, ran = _row_conc(row), m.fields.get(R.CONC)
     if ran is not None and conc is not None and ran not in (conc if isinstance(conc, list) else [conc]):
-        raise fail(path, m.line, f"conc: the output ran at concurrency {ran} but its job's row "
-                   f"({sidecar}) says {conc}", _pair_hint(sidecar))
-    for field, name in ((F.ISL, R.ISL), (F.OSL, R.OSL)):
+        raise fail(path, m.line, f"{m.key(R.CONC)}: the output ran at concurrency {ran} but its job's row "
+                   f"({sidecar}) says conc {conc}", _pair_hint(sidecar))
+    for field, name, what in ((F.ISL, R.ISL, "input"), (F.OSL, R.OSL, "output")):
         stated, want = m.fields.get(name), row.get(field)
         if stated is not None and want is not None and stated != want:
-            raise fail(path, m.line, f"{name}: the output used {stated} but its job's row ({sidecar}) says "
-                       f"{want}", _pair_hint(sidecar))
+            raise fail(path, m.line, f"{m.key(name)}: the output used {stated} {what} tokens but its job's row "
+                       f"({sidecar}) says {name} {want}", _pair_hint(sidecar))
     _check_dataset(m, row, path, sidecar)
 
 

@@ -40,6 +40,7 @@ SCALARS = {  # export key -> record metric (the "avg" of a single-valued metric)
 # A run whose every request failed exports only the error metrics.
 DETECTING = ("time_to_first_token", "request_latency", "request_throughput", "error_request_count")
 # AIPerf's sweep aggregate (profile_export_aiperf_sweep.json) lists every combination's statistics.
+CONFIG = "input_config"  # where an export keeps the run's configuration (model, load, lengths)
 SWEEP = "per_combination_metrics"
 
 
@@ -117,19 +118,48 @@ def _fill_totals(metrics: dict) -> None:
 
 def _config(doc: dict) -> tuple[str | None, int | None, str]:
     """(model, concurrency, client) from ``input_config`` (its shape changed across versions)."""
-    cfg = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
+    cfg = doc.get(CONFIG) if isinstance(doc.get(CONFIG), dict) else {}
     endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
     models = endpoint.get("model_names") or cfg.get("model") or cfg.get("model_names") or _items(cfg)
     model = models[0] if isinstance(models, list) and models else models if isinstance(models, str) else None
-    loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
-    conc = loadgen.get("concurrency", cfg.get("concurrency", _stimulus(cfg).get("concurrency",
-                                                                            _profiling_concurrency(cfg))))
+    conc = _concurrency(cfg)[0]
     conc = conc if isinstance(conc, int) and not isinstance(conc, bool) else None
     # GenAI-Perf names its service kind (at the top before 2025, under endpoint in its config-file
     # layout, which also has a perf_analyzer section); AIPerf has neither.
     genai = any(k in cfg for k in ("service_kind", "formatted_model_name", "perf_analyzer")) or (
         "service_kind" in endpoint)
     return model, conc, "genai-perf" if genai else "aiperf"
+
+
+def _concurrency(cfg: dict) -> tuple[object, str | None]:
+    """(the concurrency, the dotted key it stands at) of ``input_config``: loadgen's (AIPerf), the top
+    level's (GenAI-Perf), the stimulus's (its config-file layout) or the measured phase's (AIPerf 0.10+)."""
+    loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
+    for where, holder in (("loadgen.", loadgen), ("", cfg), ("perf_analyzer.stimulus.", _stimulus(cfg)),
+                          ("phases.", _measured_phase(cfg))):
+        if "concurrency" in holder:
+            return holder["concurrency"], f"{CONFIG}.{where}concurrency"
+    return None, None
+
+
+def _length_keys(cfg: dict) -> dict:
+    """The dotted keys ``_lengths`` reads isl and osl at (in the same order of layouts)."""
+    if "synthetic_input_tokens_mean" in cfg:
+        isl, osl = "synthetic_input_tokens_mean", "output_tokens_mean"
+    elif isinstance(cfg.get("input"), dict):
+        isl, osl = "input.prompt.input_tokens.mean", "input.prompt.output_tokens.mean"
+    else:
+        isl, osl = "datasets.prompts.isl", "datasets.prompts.osl"
+    return {R.ISL: f"{CONFIG}.{isl}", R.OSL: f"{CONFIG}.{osl}"}
+
+
+def _model_key(cfg: dict) -> str:
+    """The dotted key ``_config`` reads the model at."""
+    endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
+    where = next((k for k, holder in (("endpoint.model_names", endpoint.get("model_names")),
+                                      ("model", cfg.get("model")), ("model_names", cfg.get("model_names")))
+                  if holder), "models.items.name")
+    return f"{CONFIG}.{where}"
 
 
 def _stimulus(cfg: dict) -> dict:
@@ -159,7 +189,7 @@ def _profiling_concurrency(cfg: dict):
 
 def _request_rate(doc: dict):
     """The requested rate (requests/s): loadgen's (AIPerf), the top level's (GenAI-Perf) or the phase's."""
-    cfg = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
+    cfg = doc.get(CONFIG) if isinstance(doc.get(CONFIG), dict) else {}
     loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
     for value in (loadgen.get("request_rate"), cfg.get("request_rate"), _stimulus(cfg).get("request_rate"),
                   _measured_phase(cfg).get("rate")):
@@ -232,7 +262,7 @@ def _unstreamed(doc: dict, m: Measurement) -> None:
     false) got each response whole: GenAI-Perf still exports a time to first token, equal to the
     request's latency. Its TTFT, TPOT and ITL are left out, with a warning (hunt 8: a streamed and
     an unstreamed run of one setup read as a 25x TTFT change)."""
-    cfg = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
+    cfg = doc.get(CONFIG) if isinstance(doc.get(CONFIG), dict) else {}
     endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
     if cfg.get("streaming") is not False and endpoint.get("streaming") is not False:
         return
@@ -281,8 +311,9 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.cancelled = doc.get("was_cancelled") is True
     m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: _time(doc.get("start_time")),
                      R.FINISHED: _time(doc.get("end_time")), R.REQUEST_RATE: _request_rate(doc)})
-    m.fields[R.ISL], m.fields[R.OSL] = _lengths(doc.get("input_config") if isinstance(doc.get("input_config"), dict)
-                                                else {})
+    cfg = doc.get(CONFIG) if isinstance(doc.get(CONFIG), dict) else {}
+    m.fields[R.ISL], m.fields[R.OSL] = _lengths(cfg)
+    m.keys.update({R.CONC: _concurrency(cfg)[1], R.MODEL: _model_key(cfg), **_length_keys(cfg)})
     _unstreamed(doc, m)
     _long_outputs(doc, m)
     if m.metrics.get(R.OUTPUT_THROUGHPUT) is None and m.metrics.get(R.COMPLETED) is None:

@@ -242,5 +242,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         raise fail(path, line, "results: no '<metric>,<filter>' scores",
                    "the eval produced no scores; check its log")
     m.fields[R.MODEL] = _model(doc)
+    m.keys[R.MODEL] = "model_name" if m.fields[R.MODEL] is not None and m.fields[R.MODEL] == doc.get("model_name") \
+        else "config.model_args"
     m.fields[R.STARTED], m.fields[R.FINISHED] = _times(doc)
     return m

@@ -89,6 +89,9 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     isl, osl = _lengths(doc, path, line)
     conc = vllm.concurrency(doc.get("max_concurrency"), path, line)
     model = _server_value(info, "served_model_name") or _server_value(info, "model_path")
+    m.keys.update({R.CONC: "max_concurrency", R.ISL: "random_input_len", R.OSL: "random_output_len",
+                   R.MODEL: "server_info.served_model_name" if _server_value(info, "served_model_name")
+                   else "server_info.model_path"})
     m.fields.update({R.MODEL: model,
                      R.CONC: conc,
                      R.ISL: isl, R.OSL: osl, R.REQUEST_RATE: vllm.rate_value(doc.get("request_rate"))})

@@ -209,6 +209,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     # vllm-bench (the Rust client) states a multi-turn run's concurrency as conversations at once
     conc = concurrency(doc.get("max_concurrency", doc.get("multi_turn_concurrency")), path, line)
     model = doc.get("model_id")
+    m.keys.update({R.CONC: "max_concurrency" if "max_concurrency" in doc else "multi_turn_concurrency",
+                   R.MODEL: "model_id"})
     m.fields.update({R.MODEL: None if isinstance(model, str) and not model.strip() else model, R.CONC: conc,
                      R.REQUEST_RATE: rate_value(doc.get("request_rate")), **_window(doc)})
     return m

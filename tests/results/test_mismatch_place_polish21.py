@@ -1,0 +1,65 @@
+"""A refusal of an output whose concurrency or lengths contradict its row stands at the output's
+own key and names it (new-user walk-through, polish 21: it stood at 1:1 as 'conc')."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import ROW, SAMPLES, run_cli, vllm_output
+
+AIPERF = SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.json"
+
+
+def _ingest(capsys, tmp_path, output, row: dict) -> str:
+    (tmp_path / "row.json").write_text(json.dumps(row), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--row",
+                           str(tmp_path / "row.json"), "--run-id", "1", "--ref", "refs/heads/main", str(output))
+    assert rc == 1 and "ingested 0 results" in out and err.count("\n") == 1, (out, err)
+    assert not (tmp_path / "r.db").exists()
+    return err.strip()
+
+
+def _place(text: str, key: str) -> str:
+    """line:col of the only '"key":' in text."""
+    at = text.index(f'"{key}":')
+    assert text.count(f'"{key}":') == 1
+    return f"{text.count(chr(10), 0, at) + 1}:{at - (text.rfind(chr(10), 0, at) + 1) + 1}"
+
+
+def test_an_aiperf_export_s_concurrency_is_refused_at_its_key_in_input_config(capsys, tmp_path):
+    text = AIPERF.read_text(encoding="utf-8")
+    err = _ingest(capsys, tmp_path, AIPERF, {**ROW, "conc": 4})
+    assert _place(text, "concurrency") == "246:7"
+    assert err == (f"{AIPERF}:246:7: input_config.loadgen.concurrency: the output ran at concurrency 1 but its "
+                   "job's row (--row) says conc 4; pass the matrix row this output was run with as --row"), err
+
+
+def test_an_aiperf_export_wrapped_by_a_script_is_refused_at_its_key_too(capsys, tmp_path):
+    doc = json.loads(AIPERF.read_text(encoding="utf-8"))
+    out = tmp_path / "agentic.json"
+    out.write_text(json.dumps({"scenario": "agentic", "aiperf": doc}, indent=2), encoding="utf-8")
+    err = _ingest(capsys, tmp_path, out, {**ROW, "conc": 4})
+    assert err.startswith(f"{out}:{_place(out.read_text(), 'concurrency')}: input_config.loadgen.concurrency: "), err
+
+
+def test_a_vllm_output_s_concurrency_and_an_aiperf_length_are_refused_at_their_keys(capsys, tmp_path):
+    out = tmp_path / "v.json"
+    out.write_text(json.dumps(vllm_output(conc=32), indent=1), encoding="utf-8")
+    err = _ingest(capsys, tmp_path, out, {**ROW, "conc": 4})
+    assert err.startswith(f"{out}:{_place(out.read_text(), 'max_concurrency')}: max_concurrency: the output ran at "
+                          "concurrency 32 but its job's row (--row) says conc 4;"), err
+    genai = SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc10.json"
+    err = _ingest(capsys, tmp_path, genai, {**ROW, "conc": 10, "isl": 200, "osl": 1024})
+    assert err.startswith(f"{genai}:{_place(genai.read_text(), 'output_tokens_mean')}: "
+                          "input_config.output_tokens_mean: the output used 50 output tokens but its job's row (--row) "
+                          "says osl 1024;"), err
+
+
+def test_a_model_warning_stands_at_the_output_s_model_key(capsys, tmp_path):
+    out = tmp_path / "m.json"
+    out.write_text(json.dumps(vllm_output(model_id="Qwen/Qwen3-32B"), indent=1), encoding="utf-8")
+    (tmp_path / "row.json").write_text(json.dumps(ROW), encoding="utf-8")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--row",
+                         str(tmp_path / "row.json"), "--run-id", "1", "--ref", "refs/heads/main", str(out))
+    assert rc == 0 and err.startswith(f"{out}:{_place(out.read_text(), 'model_id')}: warning: model_id: the output "
+                                      f"benchmarked Qwen/Qwen3-32B but its job's row (--row) says model {ROW['model']}"), err
