@@ -185,6 +185,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
             "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr, "runs": len(base),
             "base": base_xy, "at": pr or base_xy, "flag": C.FAILED if failed else flags.get(pt), "new": not base,
+            "cancelled": failed and head.get(R.STATUS) == "cancelled",
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
         base_xy = _median_xy(base)
@@ -194,7 +195,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         groups.setdefault(tuple(newest.get(g) for g in GROUP), []).append({
             "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "runs": len(base),
             "base": base_xy,
-            "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False,
+            "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False, "cancelled": False,
             "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     return groups
 
@@ -323,6 +324,15 @@ def baseline_label(items: list[dict], baseline: tuple[str, int]) -> str:
     return f"baseline median of {short}'s last {window} runs" + (f" ({where})" if where else "")
 
 
+FAILED_WORDS = {frozenset({False}): "failed", frozenset({True}): "cancelled",
+                frozenset({False, True}): "failed or cancelled"}  # the failed points' legend entry, by what they were
+
+
+def _base_shown(item: dict) -> bool:
+    """Whether the point's baseline median marker can be seen: a failed job's cross stands over it."""
+    return bool(item["base"]) and not (item["pr"] is None and item["flag"] == C.FAILED)
+
+
 def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]], fronts: list[str],
             rows: int, baseline: tuple[str, int]) -> None:
     """Below the plot, never over it: the series (under a title naming the PR run), then the
@@ -333,9 +343,10 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     mark, base_mark = (" (rehearsal)" if any(item[side] for item in items) else ""
                        for side in ("rehearsal", "base-rehearsal"))
     labels = series_labels(list(styles))
-    handles = [Line2D([], [], marker=marker, linestyle="none", color=color, label=labels[s])
+    drawn = {item["series"] for item in items if item["pr"]}  # a series whose every PR job failed: its name, no dot
+    handles = [Line2D([], [], marker=marker if s in drawn else "none", linestyle="none", color=color, label=labels[s])
                for s, (color, marker) in styles.items()]
-    if any(item["base"] for item in items):  # a chart of new points has none to name
+    if any(_base_shown(item) for item in items):  # a chart of new or only failed points has none to name
         handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
                               markeredgecolor=COLORS["baseline"], label=baseline_label(items, baseline) + base_mark))
     if any(item["new"] for item in items):
@@ -343,9 +354,10 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
                               markeredgewidth=1.2, markeredgecolor=COLORS[C.NEW], label=NEW_LABEL))
     handles += [Line2D([], [], linestyle=FRONT_STYLE[kind], color=FRONT_INK[kind], linewidth=1.6, label=kind)
                 for kind in (BASE_FRONT, PR_FRONT) if kind in fronts]
-    if any(item["flag"] == C.FAILED for item in items):
+    ended = {item.get("cancelled", False) for item in items if item["flag"] == C.FAILED}
+    if ended:
         handles.append(Line2D([], [], marker="X", markersize=8, linestyle="none", color=COLORS[C.FAILED],
-                              label="PR job failed (at its baseline)"))
+                              label=f"PR job {FAILED_WORDS[frozenset(ended)]} (at its baseline)"))
     if any(item["flag"] == NOT_MEASURED for item in items):
         handles.append(Line2D([], [], marker="x", markersize=7, markeredgewidth=1.6, linestyle="none",
                               color=COLORS[NOT_MEASURED], label="not measured by the PR run (at its baseline)"))
@@ -517,7 +529,7 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
     spots: dict[tuple, list[list[int]]] = {}  # a series and state -> its spots, each a list of item indexes
     where = ax.transData.transform([item["at"] for item in items])
     for n, item in enumerate(items):
-        state = (item["series"], item["pr"] is None, item["flag"] == NOT_MEASURED)
+        state = (item["series"], item["pr"] is None, item["flag"] == NOT_MEASURED, item.get("cancelled", False))
         mine = spots.setdefault(state, [])
         home = next((spot for spot in mine if abs(where[spot[0]] - where[n]).max() <= px), None)
         mine.append([n]) if home is None else home.append(n)
@@ -525,12 +537,13 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
     for n, item in enumerate(items):
         rank.setdefault(item["series"], []).append(n)
     out = []
-    for (series, _, _), found in spots.items():
+    for (series, *_), found in spots.items():
         for spot in found:
             first = rank[series].index(spot[0])
             text = _joined([marks[n] for n in spot if marks[n]], rank[series][first:first + len(spot)] == spot)
             item = items[spot[0]]
-            suffix = None if item["pr"] else "not measured" if item["flag"] == NOT_MEASURED else "failed"
+            suffix = None if item["pr"] else "not measured" if item["flag"] == NOT_MEASURED else \
+                "cancelled" if item.get("cancelled") else "failed"
             anchor = next((items[n] for n in spot if items[n]["flag"] or items[n]["new"]), item)
             out.append((anchor, " ".join(filter(None, (text, suffix)))))
     return out
