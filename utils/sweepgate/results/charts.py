@@ -64,7 +64,14 @@ SERIES = (R.CONFIG_KEY, *R.RECIPE_IDENTITY)  # one recipe: one colour, legend en
 BASE_FRONT, PR_FRONT = "baseline median front", "PR front"
 FRONT_GID = {BASE_FRONT: "baseline-front", PR_FRONT: "pr-front"}
 FRONT_INK = {BASE_FRONT: COLORS["baseline"], PR_FRONT: "#333333"}  # a chart of one series; else its colour
-FRONT_STYLE = {BASE_FRONT: "--", PR_FRONT: "-"}
+FRONT_STYLE = {BASE_FRONT: (0, (1.5, 0.75)), PR_FRONT: "-"}  # dash and gap, in line widths
+# The baseline front is hollow dashes (its ink's edges round a white core) drawn above the solid PR front:
+# where the PR front runs on it (nothing moved) the line reads hollow, solid, hollow, in one colour too
+# (review: drawn alike and below, the dashed baseline front vanished under the PR front, though the
+# legend named it). Widths in points: the whole line's, and its white core's (0: solid).
+FRONT_WIDTH = {BASE_FRONT: 3.8, PR_FRONT: 2.0}
+FRONT_CORE = {BASE_FRONT: 1.4, PR_FRONT: 0.0}
+FRONT_ZORDER = {BASE_FRONT: 2.2, PR_FRONT: 2.0}
 BASELINE = (C.DEFAULT_BASELINE_REF, C.DEFAULT_WINDOW)  # (ref, window) of a chart's baseline medians
 # Where a conc label may sit beside its point (offset in points, alignment), tried in this order.
 LABEL_SPOTS = ((5, 4, "left", "bottom"), (5, -4, "left", "top"), (-5, 4, "right", "bottom"),
@@ -269,10 +276,20 @@ def _draw_fronts(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
                              (PR_FRONT, [item["pr"] for item in mine if item["pr"]])):
             front = pareto_front(points)
             if len(front) > 1:
-                ax.plot([p[0] for p in front], [p[1] for p in front], linestyle=FRONT_STYLE[kind], linewidth=1.6,
-                        color=FRONT_INK[kind] if len(styles) == 1 else color, gid=f"{FRONT_GID[kind]}-{n}", zorder=2)
+                ax.plot([p[0] for p in front], [p[1] for p in front], gid=f"{FRONT_GID[kind]}-{n}",
+                        **front_style(kind, FRONT_INK[kind] if len(styles) == 1 else color))
                 drawn.append(kind)
     return drawn
+
+
+def front_style(kind: str, ink: str) -> dict:
+    """A front's line properties in ``ink``, alike on the chart and in the legend: dashes, width and layer,
+    and for a hollow one a white core (FRONT_CORE) stroked along the middle of each dash."""
+    from matplotlib import patheffects
+
+    core = [patheffects.Normal(), patheffects.Stroke(linewidth=FRONT_CORE[kind], foreground="white")]
+    return {"linestyle": FRONT_STYLE[kind], "zorder": FRONT_ZORDER[kind], "color": ink,
+            "linewidth": FRONT_WIDTH[kind], "path_effects": core if FRONT_CORE[kind] else []}
 
 
 def dashed_ring():
@@ -352,7 +369,7 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     if any(item["new"] for item in items):
         handles.append(Line2D([], [], marker=dashed_ring(), markersize=10, markerfacecolor="none", linestyle="none",
                               markeredgewidth=1.2, markeredgecolor=COLORS[C.NEW], label=NEW_LABEL))
-    handles += [Line2D([], [], linestyle=FRONT_STYLE[kind], color=FRONT_INK[kind], linewidth=1.6, label=kind)
+    handles += [Line2D([], [], label=kind, **front_style(kind, FRONT_INK[kind]))
                 for kind in (BASE_FRONT, PR_FRONT) if kind in fronts]
     ended = {item.get("cancelled", False) for item in items if item["flag"] == C.FAILED}
     if ended:

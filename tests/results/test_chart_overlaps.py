@@ -1,0 +1,60 @@
+"""A PR run that measures what main measured: its dots lie on their baseline medians and its front on
+the baseline front. Both must still show, or "unchanged" reads as "no baseline" while the legend names
+a baseline median and a baseline front the reader cannot find (review)."""
+
+from __future__ import annotations
+
+import synth
+from matplotlib.colors import to_rgba
+from sweepgate.results import charts
+from sweepgate.results import compare as C
+
+
+def drawn(comp: C.Comparison):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    ((group, items),) = charts.chart_groups(comp).items()
+    fig = charts.draw_chart(group, items, comp.run)
+    FigureCanvasAgg(fig).draw()
+    return fig.axes[0], items
+
+
+def as_main(keys=synth.KEYS[:1], scale=None) -> C.Comparison:
+    """A PR run measuring main's very figures (no noise), but for the points ``scale`` moves."""
+    return C.compare_records(synth.pr_run(scale, noise=0, keys=keys), synth.history(noise=0, keys=keys))
+
+
+def line(ax, gid: str):
+    (found,) = [ln for ln in ax.get_lines() if ln.get_gid() == gid]
+    return found
+
+
+def cores(ln) -> list[tuple[float, str]]:
+    """(width, ink) of each stroke a path effect draws along the line (matplotlib keeps them private)."""
+    return [(effect._gc["linewidth"], effect._gc["foreground"]) for effect in ln.get_path_effects()
+            if "linewidth" in getattr(effect, "_gc", {})]
+
+
+def test_a_pr_front_on_the_baseline_front_leaves_the_baseline_front_readable():
+    """The dashed baseline front is drawn above the solid PR front, wider than it and hollow (a core of
+    another ink than the PR front's), so its dashes show on it, in a chart of one colour per series too."""
+    ax, _ = drawn(as_main(keys=synth.KEYS))
+    for n in range(2):
+        base, pr = line(ax, f"baseline-front-{n}"), line(ax, f"pr-front-{n}")
+        assert base.get_xydata().tolist() == pr.get_xydata().tolist()  # one on the other
+        assert base.get_visible() and base.get_zorder() > pr.get_zorder()
+        assert base.get_linestyle() == "--" and pr.get_linestyle() == "-"
+        assert base.get_linewidth() > pr.get_linewidth()  # its edges show either side of the PR front
+        assert [ink for width, ink in cores(base) if width < pr.get_linewidth()] == ["white"]  # its dashes hollow
+        assert base.get_color() == pr.get_color()  # a series' ink: the hollow dashes alone tell them apart
+
+
+def test_the_legend_draws_each_front_as_the_chart_does():
+    ax, _ = drawn(as_main())
+    legend = ax.figure.legends[0]
+    handles = {text.get_text(): handle for text, handle in zip(legend.get_texts(), legend.legend_handles)}
+    for kind, gid in ((charts.BASE_FRONT, "baseline-front-0"), (charts.PR_FRONT, "pr-front-0")):
+        drawn_line, handle = line(ax, gid), handles[kind]
+        assert handle.get_linestyle() == drawn_line.get_linestyle()
+        assert handle.get_linewidth() == drawn_line.get_linewidth()
+        assert handle.get_color() == drawn_line.get_color() and cores(handle) == cores(drawn_line)
