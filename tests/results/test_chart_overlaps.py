@@ -8,6 +8,9 @@ import synth
 from matplotlib.colors import to_rgba
 from sweepgate.results import charts
 from sweepgate.results import compare as C
+from sweepgate.results import record as R
+
+DOWN = (synth.KEYS[0], 16)
 
 
 def drawn(comp: C.Comparison):
@@ -27,6 +30,29 @@ def as_main(keys=synth.KEYS[:1], scale=None) -> C.Comparison:
 def line(ax, gid: str):
     (found,) = [ln for ln in ax.get_lines() if ln.get_gid() == gid]
     return found
+
+
+def test_a_baseline_median_under_its_pr_dot_is_a_ring_drawn_above_the_dot():
+    ax, items = drawn(as_main())
+    assert len(items) == 5 and all(item["pr"] == item["base"] for item in items)
+    for i in range(len(items)):
+        dot, base = line(ax, f"{charts.PR_GID}-{i}"), line(ax, f"{charts.BASE_GID}-{i}")
+        assert base.get_visible() and base.get_zorder() > dot.get_zorder()
+        assert base.get_markersize() > dot.get_markersize() + 2 * base.get_markeredgewidth()  # a gap round the dot
+        assert to_rgba(base.get_markerfacecolor())[3] == 0  # hollow: the dot shows through it
+
+
+def test_a_baseline_median_apart_from_its_dot_stays_small_and_below_it():
+    """No clutter where the point moved: its baseline is the plain hollow marker, beneath the dots."""
+    ax, items = drawn(as_main(scale={DOWN: {R.OUTPUT_TPUT_PER_GPU: 0.85}}))
+    moved = [i for i, item in enumerate(items) if item["pr"] != item["base"]]
+    assert [items[i]["conc"] for i in moved] == [16]
+    for i in range(len(items)):
+        dot, base = line(ax, f"{charts.PR_GID}-{i}"), line(ax, f"{charts.BASE_GID}-{i}")
+        if i in moved:
+            assert base.get_zorder() < dot.get_zorder() and base.get_markersize() == dot.get_markersize()
+        else:
+            assert base.get_zorder() > dot.get_zorder()
 
 
 def cores(ln) -> list[tuple[float, str]]:

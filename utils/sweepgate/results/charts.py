@@ -37,6 +37,12 @@ PR_GID, BASE_GID = "pr-point", "baseline-point"
 LINK_GID, LINK_INK = "baseline-link", "#9a9a9a"  # a PR point's line to its baseline median; grey unless ringed
 NEW_GID, NEW_LABEL = "new-point", "new (no baseline)"  # a dashed ring round a PR point main never measured
 NEW_DASHES = 8
+MARKER_SIZE = 6  # points: a PR point's dot and, where it stands apart, its hollow baseline median marker
+# A baseline median whose centre lies under its PR point's dot (unchanged: within half a marker's width)
+# would hide beneath it, leaving "unchanged" to read as "no baseline": it is drawn above the dot instead,
+# hollow and this large, a ring round it (review). Further off, a crescent of it shows beside the dot
+# already: it stays MARKER_SIZE, below the dots, and a chart of points that moved gains no rings.
+BASE_RING_SIZE, BASE_RING_EDGE, BASE_RING_ZORDER = 11, 1.2, 4.5
 FORMATS = ("png", "svg")
 # Text sizes (points) for a chart read at its own size, 880 pixels wide, as a PR comment shows it.
 TEXT_SIZE = {"font.size": 11, "axes.titlesize": 12.5, "axes.labelsize": 12, "xtick.labelsize": 11,
@@ -304,7 +310,7 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
     for i, item in enumerate(items):
         color, marker = styles[item["series"]]
         if item["base"]:  # grey on a chart of one series; else ringed in its series' colour
-            ax.plot(*item["base"], marker=marker, markersize=6, markerfacecolor="white", linestyle="none",
+            ax.plot(*item["base"], marker=marker, markersize=MARKER_SIZE, markerfacecolor="white", linestyle="none",
                     markeredgecolor=COLORS["baseline"] if len(styles) == 1 else color, gid=f"{BASE_GID}-{i}",
                     zorder=3)
         if item["pr"] is None and item["flag"] == NOT_MEASURED:  # a thin cross where its baseline stands
@@ -318,7 +324,7 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
         if item["base"]:  # a thin line to its own baseline median: which circle is its, how far it moved
             ax.plot(*zip(item["base"], item["pr"]), linewidth=0.8, color=COLORS.get(item["flag"], LINK_INK),
                     alpha=1.0 if item["flag"] else 0.6, gid=f"{LINK_GID}-{i}", zorder=2.5)
-        ax.plot(*item["pr"], marker=marker, markersize=6, color=color, linestyle="none",
+        ax.plot(*item["pr"], marker=marker, markersize=MARKER_SIZE, color=color, linestyle="none",
                 gid=f"{PR_GID}-{i}", zorder=4)
         if item["new"]:  # no baseline to be judged against: not to be read as unchanged
             ax.plot(*item["pr"], marker=dashed_ring(), markersize=12, markerfacecolor="none", linestyle="none",
@@ -329,6 +335,23 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
     for line in ax.get_lines():  # a marker on the frame (a throughput of 0) drawn whole, not half its ring
         if line.get_linestyle() == "None":
             line.set_clip_on(False)
+
+
+def ring_hidden_baselines(fig, ax, items: list[dict]) -> set[int]:
+    """Draw each baseline median whose centre lies under its PR point's dot (within half MARKER_SIZE: the
+    dot would cover it) as a ring round the dot, above it (BASE_RING_SIZE); returns those items' indexes.
+    Measured in pixels after the layout: a point 1 % away on a wide axis hides as one exactly on it does."""
+    lines = {line.get_gid(): line for line in ax.get_lines()}
+    width = MARKER_SIZE / 2 * fig.dpi / 72
+    rings = set()
+    for i, item in enumerate(items):
+        if item["base"] and item["pr"]:
+            (bx, by), (px, py) = ax.transData.transform([item["base"], item["pr"]])
+            if math.hypot(bx - px, by - py) < width:
+                lines[f"{BASE_GID}-{i}"].set(markersize=BASE_RING_SIZE, markeredgewidth=BASE_RING_EDGE,
+                                             markerfacecolor="none", zorder=BASE_RING_ZORDER)
+                rings.add(i)
+    return rings
 
 
 def baseline_label(items: list[dict], baseline: tuple[str, int]) -> str:
@@ -466,9 +489,10 @@ def _spot_cost(box, taken: list[tuple], frame) -> float:
     return sum(area(mine, other) for other in taken) + box.width * box.height - area(mine, _extents(frame))
 
 
-def _obstacles(fig, ax, items: list[dict]) -> list:
+def _obstacles(fig, ax, items: list[dict], rings: set[int] = frozenset()) -> list:
     """What a conc label must not cover, as pixel boxes: every marker (a ring's outer edge for a
-    ringed point) and every front line, sampled every few pixels."""
+    ringed point, and for a baseline median drawn as a ring, the indexes ``rings``) and every front
+    line, sampled every few pixels."""
     from matplotlib.transforms import Bbox
 
     def box(x, y, r):
@@ -477,7 +501,8 @@ def _obstacles(fig, ax, items: list[dict]) -> list:
     px = fig.dpi / 72
     boxes = [box(*ax.transData.transform(item["at"]), (8 if item["flag"] or item["new"] else 4) * px)
              for item in items]
-    boxes += [box(*ax.transData.transform(item["base"]), 4 * px) for item in items if item["base"]]
+    boxes += [box(*ax.transData.transform(item["base"]), (BASE_RING_SIZE / 2 + 1 if i in rings else 4) * px)
+              for i, item in enumerate(items) if item["base"]]
     for line in ax.get_lines():
         xy = ax.transData.transform(line.get_xydata())
         for (x0, y0), (x1, y1) in zip(xy, xy[1:]):
@@ -566,26 +591,26 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
     return out
 
 
-def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> list:
+def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]], rings: set[int]) -> list:
     """Each spot's label (``spot_labels``: a PR point's mark, ``point_marks``, or one for several
     points at one spot) beside it, at the first LABEL_SPOTS spot covering no other label,
     marker or front (else the least covering one); a ringed point's label sits past its ring.
     A label that would cover another label wherever it went is left out (hundreds of points
     would pile their labels into one unreadable block); ringed and failed points are labelled
     first, so theirs are left out only where they would cover each other (the table lists them all).
-    In its series' colour when the chart has several. Measured after the layout, which the labels
-    stay out of."""
-    fig.get_layout_engine().execute(fig)
+    In its series' colour when the chart has several; ``rings``: the items whose baseline median is a
+    ring round their dot (``ring_hidden_baselines``). Measured after the layout, which the labels stay out of."""
     renderer = fig.canvas.get_renderer()
-    taken = [_extents(box) for box in _obstacles(fig, ax, items)]
+    taken = [_extents(box) for box in _obstacles(fig, ax, items, rings)]
     placed: list = []  # the labels' boxes
     labels = []
+    index = {id(item): i for i, item in enumerate(items)}
     for item, text in sorted(spot_labels(fig, ax, items), key=lambda spot: not spot[0]["flag"]):  # ringed first
         label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points",
                             fontsize=POINT_LABEL_SIZE,
                             color="#222222" if len(styles) == 1 else label_ink(styles[item["series"]][0]), zorder=6,
                             in_layout=False)
-        push = 1.8 if item["flag"] or item["new"] else 1.0  # past its ring
+        push = 1.8 if item["flag"] or item["new"] else 1.3 if index[id(item)] in rings else 1.0  # past its ring
         costs = []
         for dx, dy, ha, va in LABEL_SPOTS:
             label.xyann = (dx * push, dy * push)
@@ -705,7 +730,8 @@ def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] 
     heading = ax.set_title(title, loc="left", fontsize=TEXT_SIZE["axes.titlesize"])
     fig.get_layout_engine().execute(fig)  # where the title starts, beside the axis labels
     heading.set_fontsize(_fitted_size(heading, fig, TEXT_SIZE["axes.titlesize"]))
-    _place_labels(fig, ax, items, styles)
+    fig.get_layout_engine().execute(fig)  # again, for the fitted title: where each point lands, in pixels
+    _place_labels(fig, ax, items, styles, ring_hidden_baselines(fig, ax, items))
     return fig
 
 
