@@ -476,7 +476,9 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
              charts_folder: str | None = None) -> str:
     """The step summary / PR comment body (starts with MARKER), within ``limit`` UTF-8 bytes if given:
     first the folded rows go, then changed rows, as few as it takes (the first 400, 200, ... 10).
-    ``charts_folder``: where ``charts`` were written (``charts_paragraph``)."""
+    ``charts_folder``: where ``charts`` were written (``charts_paragraph``); that paragraph follows the
+    open sections, before the folds (review: below a folded Unchanged list and the not-measured list,
+    the charts of a regression were the comment's last line, far from its table)."""
     head = [MARKER, f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
     if comparison.rehearsal:
         head += [f"> **{REHEARSAL_NOTE}**", ""]
@@ -488,14 +490,14 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
         head += [f"> {_md_escape(note)}", ""]
     if note := not_measured_note(comparison, baseline_ref):
         head += [f"> {_md_escape(note)}", ""]
-    tail = charts_paragraph(charts or [], charts_folder)
+    pictures = charts_paragraph(charts or [], charts_folder)
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         placed: set = set()
-        sections_ = (_md_sections(comparison, folded_rows, max_rows, opened=True, placed=placed)
-                     + _md_evals(comparison, max_rows) + _md_beyond(comparison, max_rows)
-                     + _md_sections(comparison, folded_rows, max_rows, opened=False, placed=placed)
-                     + (_md_not_measured(comparison, baseline_ref) if folded_rows else []))
-        body = "\n".join(head + sections_ + tail)
+        opened = (_md_sections(comparison, folded_rows, max_rows, opened=True, placed=placed)
+                  + _md_evals(comparison, max_rows) + _md_beyond(comparison, max_rows))
+        folded = (_md_sections(comparison, folded_rows, max_rows, opened=False, placed=placed)
+                  + (_md_not_measured(comparison, baseline_ref) if folded_rows else []))
+        body = "\n".join(head + opened + pictures + folded)
         if limit is None or len(body.encode()) <= limit:
             break
     return body
