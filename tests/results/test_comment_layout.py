@@ -34,3 +34,16 @@ def test_a_comment_cut_to_its_limit_keeps_the_charts_after_the_changes():
     lines = comment(limit=len(whole.encode()) // 2)
     assert not any(line.startswith("<summary>Unchanged") for line in lines)
     assert where(lines, "#### Regressed (1)") < where(lines, "1 chart (output throughput per GPU")
+
+
+def test_the_not_judged_fold_says_what_it_holds_in_the_headline_s_words():
+    """Review: the headline said "6 new" and the fold holding them said "Not judged (6)"; a point main
+    never measured and one with too few main runs read alike until the fold was opened."""
+    new_key, thin_key = "dsr1-fp8-b300-sglang", "dsr1-fp8-b300-trt"
+    pr = synth.pr_run(keys=synth.KEYS[:1]) + synth.pr_run(keys=(new_key,), concs=(8,))
+    pr += synth.pr_run(keys=(thin_key,), concs=(8,))
+    base = synth.history(keys=synth.KEYS[:1]) + synth.history(runs=2, keys=(thin_key,), concs=(8,))
+    lines = render.markdown(C.compare_records(pr, base)).splitlines()
+    assert lines[1].endswith(", 6 insufficient-data, 6 new")
+    assert "<summary>Not judged (6 insufficient-data, 6 new)</summary>" in lines
+    assert any(line.startswith("<summary>Unchanged (30)") for line in lines)  # one kind: its count alone

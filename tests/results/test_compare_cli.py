@@ -100,7 +100,7 @@ def test_markdown_lists_regressions_first_and_folds_the_unchanged(env, capsys):
     md = capsys.readouterr().out
     assert md.startswith(render.MARKER)
     reg, imp, det = md.index("#### Regressed (1)"), md.index("#### Improved (1)"), md.index("<details>")
-    assert reg < imp < det and "<summary>Unchanged (" in md and "<summary>Not judged (6)</summary>" in md
+    assert reg < imp < det and "<summary>Unchanged (" in md and "<summary>Not judged (6 insufficient-data)</summary>" in md
     line = next(x for x in md.splitlines() if "| regressed |" in x)
     assert "dsr1-fp8-b300-vllm b300 fixed-seq-len 1024/1024 conc 16" in line and "(n=5)" in line and "%" in line
     assert summary.read_text().strip() == md.strip()

@@ -374,6 +374,16 @@ def _beyond(v: C.Verdict) -> bool:
     return v.verdict == C.INSUFFICIENT and v.change is not None and abs(v.change) > v.threshold
 
 
+def _kinds(verdicts: list[C.Verdict]) -> str:
+    """A folded section's count, by verdict where it holds several kinds, in the headline's words
+    (review: the headline said "6 new" and no section did; they were folded as "Not judged (6)"):
+    ``6``, ``6 new``, ``2 insufficient-data, 6 new``."""
+    if not any(v.verdict in (C.INSUFFICIENT, C.NEW) for v in verdicts):
+        return str(len(verdicts))
+    counts = {verdict: sum(v.verdict == verdict for v in verdicts) for verdict in C.VERDICTS}
+    return ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n)
+
+
 def _large_unjudged(verdicts: list[C.Verdict]) -> str:
     """``; 1 changed beyond its threshold, listed above``: so a folded section does not hide a -40 %
     (those rows are also listed open, before the folds)."""
@@ -422,7 +432,7 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
                 where = "listed above with its point" if moved == 1 else "all listed above with their points"
                 out += [f"{title} ({len(verdicts)}): {where}.", ""]
                 continue
-            out += ["<details>", f"<summary>{title} ({len(verdicts)}{_large_unjudged(verdicts)}{above})</summary>",
+            out += ["<details>", f"<summary>{title} ({_kinds(verdicts)}{_large_unjudged(verdicts)}{above})</summary>",
                     "", *_md_table(listed, rated), "", "</details>", ""]
         else:
             out += [f"{title}: {len(verdicts)} rows{_large_unjudged(verdicts)} (too many to list here; "
