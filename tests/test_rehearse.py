@@ -711,8 +711,9 @@ def test_object_places_skip_braces_in_strings_and_give_up_on_a_dropped_object():
 
 @pytest.mark.parametrize("body, did", [('rm -rf "$RESULT_DIR"; echo x >"$RESULT_DIR"', "replaced it with a regular file"),
                                        ('rm -rf "$RESULT_DIR"', "removed it"),
-                                       ('rm -rf "$RESULT_DIR"; ln -s /nonexistent "$RESULT_DIR"',
-                                        "replaced it with a symbolic link to /nonexistent, which is no folder")])
+                                       # a dangling link of its own: /nonexistent may exist on a shared machine
+                                       ('rm -rf "$RESULT_DIR"; ln -s "$RESULT_DIR.gone" "$RESULT_DIR"',
+                                        "replaced it with a symbolic link to {work}/results.gone, which is no folder")])
 def test_a_script_that_does_away_with_result_dir_fails_saying_so(tmp_path, body, did):
     """Review: a script that replaced $RESULT_DIR with a file lost the rehearsal's verdict: the one line
     was the job sidecar's "cannot write here: Not a directory; pass a path in an existing, writable
@@ -722,7 +723,7 @@ def test_a_script_that_does_away_with_result_dir_fails_saying_so(tmp_path, body,
     r = cli(["--row-json", str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(work)], cwd=repo)
     rel = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
     assert r.returncode == 1 and "rehearse: FAILED" in r.stderr and "Traceback" not in r.stderr, r.stderr
-    assert f"{rel}: RESULT_DIR {work / 'results'} is not a folder: the script {did}, so no result or job " \
+    assert f"{rel}: RESULT_DIR {work / 'results'} is not a folder: the script {did.format(work=work)}, so no result or job " \
            "sidecar can be there\n" in r.stderr, r.stderr
     assert "cannot write here" not in r.stderr and "no result file" not in r.stderr, r.stderr
 
@@ -742,7 +743,7 @@ def test_outputs_of_a_run_before_in_the_work_dir_do_not_pass_for_this_one(tmp_pa
 @pytest.mark.parametrize("body, left", [
     ('mkdir -p "$RESULT_DIR/$RESULT_FILENAME.json"', "is a folder, not an earlier run's output file"),
     ('rm -rf "$RESULT_DIR"; echo x >"$RESULT_DIR"', "is not a folder"),
-    ('rm -rf "$RESULT_DIR"; ln -s /nonexistent "$RESULT_DIR"', "is not a folder")])
+    ('rm -rf "$RESULT_DIR"; ln -s "$RESULT_DIR.gone" "$RESULT_DIR"', "is not a folder")])
 def test_what_a_script_left_in_the_work_dir_is_told_by_the_next_rehearsal_in_one_line(tmp_path, body, left):
     """Review (review19): a second rehearsal in a --work-dir whose first script made a folder where its
     result goes said "internal error: IsADirectoryError" (the removal of a run before's outputs), and one
