@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import uuid
@@ -172,3 +173,19 @@ def test_a_multi_host_url_names_every_host_it_tried(tmp_path, capsys):
                      _jobs(tmp_path / "a"))
     assert line.endswith("not a database URL: a port that is not a number; use sqlite:///PATH or "
                          "postgresql+psycopg://USER:PASSWORD@HOST/DB (percent-encode '@', ':' and '/' in a password)")
+
+
+def test_a_refused_connection_names_the_servers_libpq_tried(tmp_path, capsys, monkeypatch):
+    """Review (review20): a host whose name did not resolve was named as refusing (libpq never tried it),
+    an empty host of a list (the local socket) and a local socket with no server got "connection is bad
+    ...; check that the database exists and is writable"."""
+    monkeypatch.delenv("PGPORT", raising=False)
+    monkeypatch.setenv("PGHOST", str(tmp_path))  # a folder with no server's socket in it
+    line = _one_line(capsys, "results", "show", "--db", "postgresql://u@nohost.invalid:5432,127.0.0.1:1/db")
+    assert "no PostgreSQL server listens at 127.0.0.1:1 (connection refused); start" in line, line
+    line = _one_line(capsys, "results", "show", "--db", "postgresql://u@/db")
+    assert f"no PostgreSQL server listens at {tmp_path}:5432 (no socket file); start" in line, line
+    line = _one_line(capsys, "results", "show", "--db", "postgresql://u@127.0.0.1:1,/db")
+    # an empty host of a list is libpq's own socket folder ($PGHOST is for a URL with no host at all)
+    assert re.search(r"listens at 127\.0\.0\.1:1 or /\S+:5432 \(connection refused; no socket file\); start", line), line
+    assert "check that the database exists" not in line

@@ -543,19 +543,38 @@ def _no_answer(url: str, exc: Exception) -> StoreError | None:
     orig = getattr(exc, "orig", exc)
     lines = str(orig).splitlines()
     tried = [line for line in lines if line.startswith("- host:")] or lines[:1]  # each host's, when several
-    refused = bool(tried) and all("Connection refused" in line for line in tried)
+    said = [m for line in tried for m in PG_TRIED.finditer(line)]
+    refused = bool(said) and len(said) == len(tried) and all(m["why"] in PG_NO_SERVER for m in said)
     if not isinstance(orig, ConnectionTimeout) and not refused:
         return None
     parsed = parse_url(url)
     where = _servers(parsed)
-    if refused:
-        return fail(display_url(url), 0, f"database: no PostgreSQL server listens at {where} (connection refused)",
+    if refused:  # where libpq really tried: a host whose name did not resolve is left out of its attempts
+        where = " or ".join(dict.fromkeys(_tried_at(m) for m in said))
+        why = "; ".join(dict.fromkeys(PG_NO_SERVER[m["why"]] for m in said))
+        return fail(display_url(url), 0, f"database: no PostgreSQL server listens at {where} ({why})",
                     f"start PostgreSQL there, or check the host and port in --db (or $SWEEPGATE_DB)")
     given = parsed.query.get("connect_timeout") or os.environ.get("PGCONNECT_TIMEOUT") or PG_CONNECT_TIMEOUT_S
     waited = f"{timeout_from_conninfo({'connect_timeout': str(given)})} s"  # as psycopg waited: 2 s at least
     return fail(display_url(url), 0, f"database: the PostgreSQL server at {where} did not answer within {waited}",
                 f"check that PostgreSQL is running at {where} (and is what listens there), or allow it longer "
                 "with ?connect_timeout=SECONDS in the URL")
+
+
+# How libpq names a server it could not connect to, and why: a TCP address, or the local socket's file.
+PG_TRIED = re.compile(r'connection to server (?:at "(?P<host>[^"]*)"(?: \([^)]*\))?, port (?P<port>\d+)'
+                      r'|on socket "(?P<socket>[^"]*)") failed: (?P<why>[^\n]*)')
+# Nothing listens there: no server on that port, or no socket file of one.
+PG_NO_SERVER = {"Connection refused": "connection refused", "No such file or directory": "no socket file"}
+
+
+def _tried_at(m: re.Match) -> str:
+    """A server libpq named (``PG_TRIED``) as a URL names it: HOST:PORT, a socket's folder as its host."""
+    host, port = m["host"], m["port"]
+    if host is None:  # /var/run/postgresql/.s.PGSQL.5432: that folder, that port
+        host, _, name = m["socket"].rpartition("/")
+        port = name.rpartition(".")[2]
+    return f"{f'[{host}]' if ':' in host else host}:{port}"
 
 
 def _servers(parsed: sa.URL) -> str:
