@@ -52,9 +52,7 @@ def charts_printed(stdout: str) -> list[Path]:
 def test_no_arguments_runs_the_seed_scenario_to_the_comparison(tmp_path, request_cleanup):
     cwd = tmp_path / "cwd"
     cwd.mkdir()
-    started = time.monotonic()
     proc = sweepgate(cwd=cwd)  # the README's first command, outside any checkout (the repository is a temp dir)
-    elapsed = time.monotonic() - started
     charts = charts_printed(proc.stdout)
     plots = charts[0].parent if charts else tmp_path / "none"
     request_cleanup(plots)
@@ -80,7 +78,6 @@ def test_no_arguments_runs_the_seed_scenario_to_the_comparison(tmp_path, request
     assert "Kimi-K3_fp4_b300_agentic-coding.png" in names and len(names) == 6, names
     assert all((plots / n).stat().st_size > 0 for n in names)
     assert list(cwd.iterdir()) == []  # nothing written where it ran
-    assert elapsed < 60, f"the example took {elapsed:.0f} s"
 
 
 def test_json_output_is_the_matrix_contract_and_the_comparison(tmp_path):
