@@ -43,3 +43,19 @@ def test_a_number_no_pr_has_keeps_the_plain_refusal(capsys, tmp_path):
         rc, _, err = run_cli(capsys, "results", "show", "--db", url, "--run", run)
         assert rc == 1 and err == (f"--run: run {run!r} has no results in {url}; check --run and --db, or ingest "
                                    "the run first (`sweepgate results ingest`)\n"), err
+
+
+@pytest.mark.parametrize("command", ["show", "compare"])
+def test_a_run_id_too_long_for_a_number_is_refused_plainly_not_an_internal_error(capsys, tmp_path, command):
+    url = _store(tmp_path, [("12345", "refs/pull/42/head", 10)])
+    run = "4" * 5000  # past Python's 4,300 digits for int(): it raised ValueError, 'internal error'
+    rc, out, err = run_cli(capsys, "results", command, "--db", url, "--run", run)
+    assert rc == 1 and out == "" and err.count("\n") == 1, err[:300]
+    assert err.startswith("--run: run '4") and "internal error" not in err and err.endswith(
+        "; check --run and --db, or ingest the run first (`sweepgate results ingest`)\n"), err[-300:]
+
+
+def test_a_pr_number_written_with_a_hash_names_the_pr_s_runs_too(capsys, tmp_path):
+    url = _store(tmp_path, [("12345", "refs/pull/42/head", 10)])
+    rc, _, err = run_cli(capsys, "results", "show", "--db", url, "--run", "#42")
+    assert rc == 1 and "(runs stored for PR 42: 12345)" in err, err

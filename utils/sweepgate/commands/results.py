@@ -37,12 +37,25 @@ def add_db_argument(parser) -> None:
 SHOWN_RUNS = 5  # the newest runs of a PR a refusal of its number as --run names
 
 
+def _pr_number(run_id: str) -> int | None:
+    """``run_id`` read as a pull request's number (``argtypes.pull_request``: ``42``, ``#42``), else None;
+    never an error of its own (a run id of thousands of digits is too long for ``int``)."""
+    import argparse
+
+    from sweepgate.commands.argtypes import pull_request
+
+    try:
+        return pull_request(run_id)
+    except (argparse.ArgumentTypeError, ValueError):
+        return None
+
+
 def unknown_run(run_id: str, where: str, st=None):
     """The one refusal of a --run the store holds nothing of (show and compare); a PR's number
     given for its run's id names the runs ``st`` (the open store) holds of that PR."""
     from sweepgate.core.errors import fail
 
-    number = int(run_id) if run_id.isascii() and run_id.isdigit() and int(run_id) > 0 else None
+    number = _pr_number(run_id)
     runs = st.runs_of_pr(number) if st is not None and number is not None else []
     if runs:
         listed = ", ".join(runs[-SHOWN_RUNS:]) + (f" and {len(runs) - SHOWN_RUNS} older" if len(runs) > SHOWN_RUNS
