@@ -183,10 +183,6 @@ def _measured_phase(cfg: dict) -> dict:
     return measured[-1] if len(measured) == 1 else {}
 
 
-def _profiling_concurrency(cfg: dict):
-    return _measured_phase(cfg).get("concurrency")
-
-
 def _request_rate(doc: dict):
     """The requested rate (requests/s): loadgen's (AIPerf), the top level's (GenAI-Perf) or the phase's."""
     cfg = doc.get(CONFIG) if isinstance(doc.get(CONFIG), dict) else {}
