@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import ROW, SAMPLES, run_cli, vllm_output
+from helpers import ROOT, ROW, SAMPLES, run_cli, vllm_output
 
 AIPERF = SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.json"
 
@@ -63,3 +63,25 @@ def test_a_model_warning_stands_at_the_output_s_model_key(capsys, tmp_path):
                          str(tmp_path / "row.json"), "--run-id", "1", "--ref", "refs/heads/main", str(out))
     assert rc == 0 and err.startswith(f"{out}:{_place(out.read_text(), 'model_id')}: warning: model_id: the output "
                                       f"benchmarked Qwen/Qwen3-32B but its job's row (--row) says model {ROW['model']}"), err
+
+
+def test_an_aiperf_phase_s_concurrency_is_refused_at_the_measured_phase_not_its_warmup(capsys, tmp_path):
+    """AIPerf 0.10+ keeps the load in ``phases``: a warmup phase (excluded from results) before the
+    profiling one has a concurrency of its own; the refusal stood at the warmup's."""
+    out = ROOT / "tests/data/results-real/aiperf/aiperf0.10_qwen3.6-nvfp4_rtx5090_agent_c16.json"
+    text = out.read_text(encoding="utf-8")
+    err = _ingest(capsys, tmp_path, out, {**ROW, "conc": 4})
+    profiling = text.index('"concurrency":', text.index('"name": "profiling"'))
+    line, col = text.count("\n", 0, profiling) + 1, profiling - text.rfind("\n", 0, profiling)
+    assert err.startswith(f"{out}:{line}:{col}: input_config.phases[1].concurrency: the output ran at concurrency 16 "
+                          "but its job's row (--row) says conc 4;"), err
+
+
+def test_a_dotted_key_with_an_index_stands_in_that_element_of_the_array():
+    from sweepgate.core.jsontext import key_place
+
+    text = '{"p": [\n {"c": 1, "s": "[,]"},\n {"x": [1, 2], "c": 2},\n {"c": 3}\n]}'
+    assert key_place(text, "p[0].c") == (2, 3)
+    assert key_place(text, "p[1].c") == (3, 16)
+    assert key_place(text, "p[2].c") == (4, 3)
+    assert key_place(text, "p[3].c") == (1, 1)  # no such element: where the document starts

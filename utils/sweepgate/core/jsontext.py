@@ -13,23 +13,60 @@ def _key_at(text: str, name: str, pos: int = 0):
     return re.compile(rf'"{re.escape(name)}"\s*:').search(text, pos)
 
 
+_INDEXED = re.compile(r"(.+)\[(\d+)\]")  # ``phases[1]``: element 1 of the array at key ``phases``
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},]')
+
+
+def _element(text: str, pos: int, index: int) -> int | None:
+    """Where element ``index`` of the JSON array that is the first value after ``pos`` begins; None
+    when the value is no array or it is shorter."""
+    depth, n = 0, 0
+    for m in _TOKEN.finditer(text, pos):
+        tok = m.group()
+        if depth == 0 and tok != "[":
+            return None
+        if tok in "[{":
+            depth += 1
+        elif tok in "]}":
+            depth -= 1
+        elif tok == "," and depth == 1:
+            n += 1
+        if depth == 0:
+            return None
+        if depth == 1 and n == index and tok in "[,":
+            return m.end()
+    return None
+
+
+def _find(text: str, name: str, pos: int = 0) -> tuple[int, int] | None:
+    """(start, end) of key ``name`` after ``pos``; for ``name[i]`` (when no key is so named), from the
+    start of ``name`` to the start of element i of its array, after which the next key is looked for."""
+    if m := _key_at(text, name, pos):
+        return m.start(), m.end()
+    indexed = _INDEXED.fullmatch(name)
+    if indexed and (m := _key_at(text, indexed[1], pos)):
+        at = _element(text, m.end(), int(indexed[2]))
+        return None if at is None else (m.start(), at)
+    return None
+
+
 def key_offset(text: str, path: str) -> int | None:
     """The offset of the last key of a dotted ``path`` (``results.gsm8k.acc,none``; a key may
-    hold a dot itself, as ``p99.9_ttft_ms`` does), each key looked for after the one before;
-    None when the first key is not in the text exactly once."""
+    hold a dot itself, as ``p99.9_ttft_ms`` does; ``phases[1].concurrency`` is the key in the array's
+    element 1), each key looked for after the one before; None when the first key is not in the text
+    exactly once."""
     parts = path.split(".")
-    first = next(((j, m) for j in range(len(parts), 0, -1) if (m := _key_at(text, ".".join(parts[:j])))), None)
-    if first is None or _key_at(text, ".".join(parts[:first[0]]), first[1].end()):
+    first = next(((j, m) for j in range(len(parts), 0, -1) if (m := _find(text, ".".join(parts[:j])))), None)
+    if first is None or _find(text, ".".join(parts[:first[0]]), first[1][1]):
         return None
     i, found = first[0], first[1]
     while i < len(parts):
         step = next(((j, m) for j in range(len(parts), i, -1)
-                     if (m := _key_at(text, ".".join(parts[i:j]), found.end()))), None)
+                     if (m := _find(text, ".".join(parts[i:j]), found[1]))), None)
         if step is None:
             break
         i, found = step
-    return found.start()
-
+    return found[0]
 
 
 def key_place(text: str, path: str | None) -> tuple[int, int]:

@@ -135,11 +135,19 @@ def _concurrency(cfg: dict) -> tuple[object, str | None]:
     """(the concurrency, the dotted key it stands at) of ``input_config``: loadgen's (AIPerf), the top
     level's (GenAI-Perf), the stimulus's (its config-file layout) or the measured phase's (AIPerf 0.10+)."""
     loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
+    phase = _measured_phase(cfg)
     for where, holder in (("loadgen.", loadgen), ("", cfg), ("perf_analyzer.stimulus.", _stimulus(cfg)),
-                          ("phases.", _measured_phase(cfg))):
+                          (_phase_path(cfg, phase), phase)):
         if "concurrency" in holder:
             return holder["concurrency"], f"{CONFIG}.{where}concurrency"
     return None, None
+
+
+def _phase_path(cfg: dict, phase: dict) -> str:
+    """``phases[i].``: where the measured phase (``_measured_phase``) stands in ``phases``, so a refusal
+    of its value stands at its own key, not at a warmup phase's before it."""
+    at = next((i for i, p in enumerate(cfg.get("phases") or ()) if p is phase), None)
+    return "" if at is None else f"phases[{at}]."
 
 
 def _length_keys(cfg: dict) -> dict:
