@@ -574,6 +574,11 @@ def _tried_at(m: re.Match) -> str:
     if host is None:  # /var/run/postgresql/.s.PGSQL.5432: that folder, that port
         host, _, name = m["socket"].rpartition("/")
         port = name.rpartition(".")[2]
+    return _host_port(host, port)
+
+
+def _host_port(host: str, port) -> str:
+    """HOST:PORT as a URL writes it, an IPv6 address in brackets."""
     return f"{f'[{host}]' if ':' in host else host}:{port}"
 
 
@@ -587,7 +592,7 @@ def _servers(parsed: sa.URL) -> str:
     hosts = [h or "the local socket" for h in listed(parsed.host or parsed.query.get("host"), "PGHOST")]
     ports = [p or str(os.environ.get("PGPORT") or 5432) for p in listed(parsed.port or parsed.query.get("port"), "PGPORT")]
     ports = ports * len(hosts) if len(ports) == 1 else ports
-    return " or ".join(f"{f'[{h}]' if ':' in h else h}:{p}" for h, p in zip(hosts, ports))
+    return " or ".join(_host_port(h, p) for h, p in zip(hosts, ports))
 
 
 class NotAStore(Exception):
