@@ -189,3 +189,12 @@ def test_a_refused_connection_names_the_servers_libpq_tried(tmp_path, capsys, mo
     # an empty host of a list is libpq's own socket folder ($PGHOST is for a URL with no host at all)
     assert re.search(r"listens at 127\.0\.0\.1:1 or /\S+:5432 \(connection refused; no socket file\); start", line), line
     assert "check that the database exists" not in line
+
+
+def test_a_host_whose_name_does_not_resolve_is_named_so(capsys):
+    """Review (review21): a URL whose only host's name did not resolve got "database: [Errno -2] Name or
+    service not known; check that the database exists and is writable", of a database never reached."""
+    line = _one_line(capsys, "results", "show", "--db", "postgresql://u:s3cret@nohost.invalid:6000/db")
+    assert re.fullmatch(r"postgresql\+psycopg://u:\*\*\*@nohost\.invalid:6000/db: database: no address for the "
+                        r"PostgreSQL host nohost\.invalid:6000: its name does not resolve \(\[Errno -?\d+\] [^)]+\); "
+                        r"check the host in --db \(or \$SWEEPGATE_DB\), and this machine's DNS", line), line

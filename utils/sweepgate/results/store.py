@@ -561,6 +561,22 @@ def _no_answer(url: str, exc: Exception) -> StoreError | None:
                 "with ?connect_timeout=SECONDS in the URL")
 
 
+# What psycopg raises when no host of the URL resolved (it resolves them before libpq connects): the
+# resolver's error, "[Errno -2] Name or service not known", "[Errno -3] Temporary failure in name resolution".
+PG_UNRESOLVED = re.compile(r"\[Errno -?\d+\] [^\n]*")
+
+
+def _unresolved(url: str, exc: Exception) -> StoreError | None:
+    """A PostgreSQL URL none of whose hosts' names resolved, named with them (None: another failure;
+    it was "check that the database exists and is writable", of a database never reached)."""
+    orig = getattr(exc, "orig", exc)
+    if not getattr(orig, "__module__", "").startswith("psycopg") or not PG_UNRESOLVED.fullmatch(str(orig)):
+        return None
+    where = _servers(parse_url(url))
+    return fail(display_url(url), 0, f"database: no address for the PostgreSQL host {where}: its name does not resolve ({orig})",
+                "check the host in --db (or $SWEEPGATE_DB), and this machine's DNS")
+
+
 # How libpq names a server it could not connect to, and why: a TCP address, or the local socket's file.
 PG_TRIED = re.compile(r'connection to server (?:at "(?P<host>[^"]*)"(?: \([^)]*\))?, port (?P<port>\d+)'
                       r'|on socket "(?P<socket>[^"]*)") failed: (?P<why>[^\n]*)')
@@ -823,7 +839,8 @@ def database_error(url: str, exc: Exception, *, reading: bool = False) -> StoreE
         return fail(display_url(url), 0, f"database: {detail} (waited {SQLITE_BUSY_TIMEOUT_S} s for it)",
                     LOCKED_HINT)
     refused = _write_refused(url, exc, reading)
-    silent = _no_answer(url, exc) or _pg_short(url, exc, reading) if refused is None else None
+    silent = _no_answer(url, exc) or _unresolved(url, exc) or _pg_short(url, exc, reading) if refused is None \
+        else None
     if silent is not None:
         return silent
     if refused is not None:
