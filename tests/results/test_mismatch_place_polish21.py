@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers import ROOT, ROW, SAMPLES, run_cli, vllm_output
 
 AIPERF = SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.json"
@@ -85,3 +87,36 @@ def test_a_dotted_key_with_an_index_stands_in_that_element_of_the_array():
     assert key_place(text, "p[1].c") == (3, 16)
     assert key_place(text, "p[2].c") == (4, 3)
     assert key_place(text, "p[3].c") == (1, 1)  # no such element: where the document starts
+
+
+def _nth(text: str, key: str, n: int) -> str:
+    """line:col of the nth '"key":' in text."""
+    at = -1
+    for _ in range(n):
+        at = text.index(f'"{key}":', at + 1)
+    return f"{text.count(chr(10), 0, at) + 1}:{at - (text.rfind(chr(10), 0, at) + 1) + 1}"
+
+
+@pytest.mark.parametrize("indent", [2, None])
+def test_a_multi_node_job_s_list_of_outputs_is_refused_at_the_key_of_the_output_at_fault(capsys, tmp_path, indent):
+    """A multi-node job writes one output per concurrency in a JSON list, whose outputs are numbered
+    from 1 as JSONL lines are: a refusal of the second stood at "path:2", line 2 of the file (the first
+    output's second key), or a line a one-line list does not have."""
+    out = tmp_path / "multi.json"
+    out.write_text(json.dumps([vllm_output(conc=4), vllm_output(conc=16)], indent=indent), encoding="utf-8")
+    err = _ingest(capsys, tmp_path, out, {**ROW, "conc": [4, 8]})
+    assert err.startswith(f"{out}:{_nth(out.read_text(), 'max_concurrency', 2)}: max_concurrency: the output ran at "
+                          "concurrency 16 but its job's row (--row) says conc [4, 8];"), err
+    out.write_text(json.dumps([vllm_output(conc=4), dict(vllm_output(conc=8), completed="many")], indent=indent),
+                   encoding="utf-8")
+    err = _ingest(capsys, tmp_path, out, {**ROW, "conc": [4, 8]})
+    assert err.startswith(f"{out}:{_nth(out.read_text(), 'completed', 2)}: completed: expected a number"), err
+
+
+def test_a_key_missing_from_the_output_at_fault_is_not_looked_for_in_the_next_one():
+    from sweepgate.results import jsonio
+
+    text = '[{"a": 1},\n {"b": 2},\n {"a": 3}]'
+    assert jsonio._output_place(text, 2, "a") == (2, 2)  # the second output's start, not the third's "a"
+    assert jsonio._output_place(text, 3, "a") == (3, 3)
+    assert jsonio._output_place(text, 4, "a") is None and jsonio._output_place("[[1]]", 1, None) is None

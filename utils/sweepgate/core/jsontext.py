@@ -13,7 +13,9 @@ def _key_at(text: str, name: str, pos: int = 0):
     return re.compile(rf'"{re.escape(name)}"\s*:').search(text, pos)
 
 
-_INDEXED = re.compile(r"(.+)\[(\d+)\]")  # ``phases[1]``: element 1 of the array at key ``phases``
+# ``phases[1]``: element 1 of the array at key ``phases``; ``[1]``: of the array the text is
+_INDEXED = re.compile(r"(.*)\[(\d+)\]")
+_SPACE = re.compile(r"\s*")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},]')
 
 
@@ -44,6 +46,9 @@ def _find(text: str, name: str, pos: int = 0) -> tuple[int, int] | None:
     if m := _key_at(text, name, pos):
         return m.start(), m.end()
     indexed = _INDEXED.fullmatch(name)
+    if indexed and not indexed[1]:  # the text's own array, from its start: the element itself
+        at = _element(text, pos, int(indexed[2]))
+        return None if at is None else (_SPACE.match(text, at).end(), at)
     if indexed and (m := _key_at(text, indexed[1], pos)):
         at = _element(text, m.end(), int(indexed[2]))
         return None if at is None else (m.start(), at)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sweepgate.core.errors import LINE_LABELS, fail, json_message
 from sweepgate.core import jsontext
-from sweepgate.core.jsontext import key_place
+from sweepgate.core.jsontext import key_offset, key_place, offset_place
 
 _CONSTANTS = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
 
@@ -95,9 +95,26 @@ WARNING = LINE_LABELS["warning"]  # how a stored-with-a-warning message starts, 
 
 def place(diagnostics, text: str, path: str) -> None:
     """Give a refusal or warning of a whole-document file (line 0) a place in it: the key its message
-    names first (``completed: ...``, ``warning: ttft: ...``), else where the document starts."""
+    names first (``completed: ...``, ``warning: ttft: ...``), else where the document starts. A file
+    that starts with '[' is one document (``documents``): in a multi-node job's list of outputs, "line"
+    N is its Nth output (``sniff._jobs_documents``), placed at that key of that output."""
+    listed = text.lstrip().startswith("[")
     for d in diagnostics:
-        if d.file != path or d.line:
+        if d.file != path or (d.line and (d.col or not listed)):
             continue
         name = d.message.removeprefix(WARNING).split(": ", 1)[0]
-        d.line, d.col = key_place(text, name if name and not re.search(r"[\s\"']", name) else None)
+        key = name if name and not re.search(r"[\s\"']", name) else None
+        if not d.line:
+            d.line, d.col = key_place(text, key)
+        elif (at := _output_place(text, d.line, key)) is not None:
+            d.line, d.col = at
+
+
+def _output_place(text: str, n: int, key: str | None) -> tuple[int, int] | None:
+    """(line, column) of ``key`` in the Nth object of the array ``text`` is, else of that object's
+    start; None when its Nth element is no object (a refusal of the array itself)."""
+    start = key_offset(text, f"[{n - 1}]")
+    if start is None or text[start] != "{":
+        return None
+    found, end = key_offset(text, f"[{n - 1}].{key}") if key else None, key_offset(text, f"[{n}]")
+    return offset_place(text, found if found is not None and (end is None or found < end) else start)
