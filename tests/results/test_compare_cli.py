@@ -123,7 +123,8 @@ def test_the_comment_points_at_a_run_s_artifact_only_inside_a_run(env, capsys, m
         monkeypatch.setenv(name, value)
     assert cli.main(argv) == 0
     (line,) = [x for x in (env / "c.md").read_text().splitlines() if " (output throughput per GPU" in x]
-    assert "is in the results artifact of [run 4242](https://github.com/o/r/actions/runs/4242); with a" in line
+    assert ("is in the `charts/` folder of the `sweepgate-results` artifact of "
+            "[run 4242](https://github.com/o/r/actions/runs/4242#artifacts); with a") in line
     assert "my plots" not in line
     capsys.readouterr()
 

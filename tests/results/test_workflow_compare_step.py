@@ -65,3 +65,32 @@ def test_the_comment_job_fails_the_run_after_posting_only_when_the_repository_as
     proc, _ = run_step(last, tmp_path, FAIL_ON_REGRESSION=setting)
     assert proc.returncode == rc
     assert ("::error::" if rc else "::warning::") in proc.stdout
+
+
+def test_the_comment_names_the_artifact_and_folder_the_workflow_uploads_the_charts_in(tmp_path):
+    """Review: the comment said the charts were in "the results artifact" of the run, which has many
+    (bmk_*, server_logs_*, the matrix, sweepgate-results). The compare step as the runner runs it, with
+    a regression to chart: the comment names the artifact the collect job uploads and the folder in it
+    that holds the charts, links the run's page, and never names the runner's --plots path."""
+    import re
+
+    import synth
+    from sweepgate.results import record as R
+    from sweepgate.results import store
+
+    db = f"sqlite:///{tmp_path / 'sweepgate-results' / 'results.db'}"
+    (tmp_path / "sweepgate-results").mkdir()
+    with store.open_store(db) as st:
+        st.add(synth.history(keys=synth.KEYS[:1]) + synth.pr_run({(synth.KEYS[0], 16): {R.OUTPUT_TPUT_PER_GPU: 0.8}},
+                                                                  keys=synth.KEYS[:1], run="2002"))
+    proc, _ = run_step(step("collect", "Compare with main"), tmp_path, GITHUB_RUN_ID="2002", PR_NUMBER="7",
+                       SWEEPGATE_DB=db, GITHUB_ACTIONS="true", GITHUB_SERVER_URL="https://github.com",
+                       GITHUB_REPOSITORY="o/r")
+    assert proc.returncode == 0, proc.stderr
+    (upload,) = [s for s in JOBS["collect"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
+    name, root = upload["with"]["name"], tmp_path / upload["with"]["path"]
+    (line,) = [x for x in (root / "comment.md").read_text().splitlines() if " (output throughput per GPU" in x]
+    where = re.search(r"is in the `([^`]+)/` folder of the `([^`]+)` artifact of \[run 2002\]\(([^)]+)\)", line)
+    assert where and where[2] == name and where[3] == "https://github.com/o/r/actions/runs/2002#artifacts", line
+    assert sorted(p.suffix for p in (root / where[1]).iterdir()) == [".png", ".svg"]
+    assert "sweepgate-results/charts" not in line  # the runner's --plots path means nothing to a reader

@@ -18,6 +18,7 @@ from sweepgate.results import compare as C
 from sweepgate.results import evals as E
 from sweepgate.results import labels as L
 from sweepgate.results import record as R
+from sweepgate.results import source as S
 
 MARKER = "<!-- sweepgate-results -->"
 REHEARSAL_NOTE = ("REHEARSAL: these figures come from the stand-in server of `sweepgate rehearse`, "
@@ -514,15 +515,18 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
 
 
 def charts_paragraph(charts: list[tuple[str, bool]], folder: str | None = None) -> list[str]:
-    """Where the charts are ((stem, shows a change) each, PNG and SVG): in the results artifact of the
-    workflow run drawing them (linked; ``_run_url``), else in ``folder``, where they were written; those
-    with a regressed, improved or failed point named, the others folded."""
+    """Where the charts are ((stem, shows a change) each, PNG and SVG): inside a workflow run, in the
+    folder of the artifact run-sweep.yml uploads them in (``source.CHARTS_FOLDER`` of
+    ``source.RESULTS_ARTIFACT``; the run has several: bmk_*, server logs, the matrix), the run's page
+    linked (``_run_url``); never ``folder``, a path on the runner. Elsewhere in ``folder``, where they
+    were written. Those with a regressed, improved or failed point named, the others folded."""
     if not charts:
         return []
     changed = [f"`{stem}`" for stem, flagged in charts if flagged]
     others = [f"`{stem}`" for stem, flagged in charts if not flagged]
     run, one = _run_url(), len(charts) == 1
-    where = (f"{'is' if one else 'are'} in the results artifact of [run {run[1]}]({run[0]})" if run
+    where = (f"{'is' if one else 'are'} in the `{S.CHARTS_FOLDER}/` folder of the `{S.RESULTS_ARTIFACT}` artifact "
+             f"of [run {run[1]}]({run[0]}#artifacts)" if run
              else f"{'was' if one else 'were'} written" + (f" to `{_md_code(folder)}`" if folder else ""))
     lines = [f"{count(len(charts), 'chart')} (output throughput per GPU against interactivity, PNG and SVG) {where}"
              + (f"; with a change: {', '.join(changed)}" if changed else ".")]

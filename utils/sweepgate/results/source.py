@@ -19,6 +19,7 @@ from sweepgate.results import record as R
 
 JSONL_GLOB = "*.jsonl"
 RESULTS_ARTIFACT = "sweepgate-results"   # the collect job's artifact: results DB, rows as JSONL, charts
+CHARTS_FOLDER = "charts"  # the folder of RESULTS_ARTIFACT the collect job's `compare --plots` draws into
 WORKFLOW_FILE = "run-sweep.yml"
 MAX_ARTIFACT_RUNS = 50  # how far back a baseline from artifacts looks for the points it needs
 
