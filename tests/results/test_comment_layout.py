@@ -40,10 +40,65 @@ def test_the_not_judged_fold_says_what_it_holds_in_the_headline_s_words():
     """Review: the headline said "6 new" and the fold holding them said "Not judged (6)"; a point main
     never measured and one with too few main runs read alike until the fold was opened."""
     new_key, thin_key = "dsr1-fp8-b300-sglang", "dsr1-fp8-b300-trt"
-    pr = synth.pr_run(keys=synth.KEYS[:1]) + synth.pr_run(keys=(new_key,), concs=(8,))
+    many = tuple(range(1, render.NEW_SHOWN + 2))  # more new points than are listed open: they stay folded
+    pr = synth.pr_run(keys=synth.KEYS[:1]) + synth.pr_run(keys=(new_key,), concs=many)
     pr += synth.pr_run(keys=(thin_key,), concs=(8,))
     base = synth.history(keys=synth.KEYS[:1]) + synth.history(runs=2, keys=(thin_key,), concs=(8,))
     lines = render.markdown(C.compare_records(pr, base)).splitlines()
-    assert lines[1].endswith(", 6 insufficient-data, 6 new")
-    assert "<summary>Not judged (6 insufficient-data, 6 new)</summary>" in lines
+    assert lines[1].endswith(f", 6 insufficient-data, {6 * len(many)} new")
+    assert f"<summary>Not judged (6 insufficient-data, {6 * len(many)} new)</summary>" in lines
+    assert not any(line.startswith("#### New") for line in lines)
     assert any(line.startswith("<summary>Unchanged (30)") for line in lines)  # one kind: its count alone
+
+
+NEW_KEY, THIN_KEY = "dsr1-fp8-b300-vllm-lmcache", "dsr1-fp8-b300-trt"
+
+
+def new_recipe_comment(**kw) -> tuple[list[dict], list[str]]:
+    """A PR that regresses a point of a config main runs, adds a config (5 concurrencies main never
+    ran), and runs one main has only 2 runs of."""
+    pr = synth.pr_run({(synth.KEYS[0], 16): {R.OUTPUT_TPUT_PER_GPU: 0.85}}, keys=synth.KEYS[:1])
+    added = synth.pr_run(keys=(NEW_KEY,), seed=3)
+    pr += added + synth.pr_run(keys=(THIN_KEY,), concs=(8,))
+    base = synth.history(keys=synth.KEYS[:1]) + synth.history(runs=2, keys=(THIN_KEY,), concs=(8,))
+    comp = C.compare_records(pr, base)
+    return added, render.markdown(comp, charts=CHARTS, charts_folder="plots", **kw).splitlines()
+
+
+def test_a_new_recipe_s_points_are_listed_open_with_their_figures():
+    """Review: a PR adding a recipe (an LMCache arm) had all its points "new", in the collapsed Not
+    judged fold, though they are what the maintainer wants to see. Up to NEW_SHOWN new points are
+    listed open, one row each with its measured figures, after the changes and before the charts;
+    the fold keeps the insufficient-data rows and says where the new ones went."""
+    added, lines = new_recipe_comment()
+    assert lines[1].endswith(", 6 insufficient-data, 30 new")  # the headline's counts are unchanged
+    new = where(lines, "#### New (30)")
+    assert where(lines, "#### Regressed (1)") < new < where(lines, "1 chart (output throughput per GPU")
+    assert lines[new + 2].startswith("5 points no main run has measured")
+    assert lines[new + 4] == ("| point | tok/s/GPU | tok/s/user | TTFT p50 ms | TPOT p50 ms | E2EL p50 ms "
+                              "| success |")
+    rows = lines[new + 6:new + 11]
+    assert lines[new + 11] == ""
+    for rec, row in zip(added, rows):
+        m = rec[R.METRICS]
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells == [f"{NEW_KEY} b300 fixed-seq-len 1024/1024 conc {rec[R.CONC]}",
+                         *(render.fmt_value(m[k], k) for k in R.COMPARED_METRICS)], row
+    assert "<summary>Not judged (6 insufficient-data; 30 new listed above)</summary>" in lines
+    fold = lines[where(lines, "<summary>Not judged"):]
+    fold = fold[:fold.index("</details>")]
+    assert not any(NEW_KEY in line for line in fold) and sum(THIN_KEY in line for line in fold) >= 1
+
+
+def test_a_comment_over_its_limit_keeps_the_new_points_after_the_changes():
+    """GitHub's comment size limit: the folds go first, then rows of every open section, the new
+    points' too, which say how many more there are; the comment stays within its limit."""
+    whole = "\n".join(new_recipe_comment()[1])
+    for limit in (len(whole.encode()) * 2 // 3, 1500):
+        lines = new_recipe_comment(limit=limit)[1]
+        assert len("\n".join(lines).encode()) <= limit
+        assert not any(line.startswith("<summary>") for line in lines)  # no fold left
+        assert "Not judged: 6 rows (too many to list here; see `--json`)." in lines  # the new rows not among them
+        assert where(lines, "#### Regressed (1)") < where(lines, "#### New (30)")
+    listed = [line for line in lines if line.startswith(f"| {NEW_KEY} ")]
+    assert len(listed) < 5 and f"{5 - len(listed)} more new point{'s' if len(listed) < 4 else ''}: see `--json`." in lines

@@ -20,6 +20,9 @@ DPA_ON = ("-dpatrue", "-dpa")
 # differ there; a table's label leaves it out).
 ABSENT = ("topology unknown", "no spec decoding", "no KV offload")
 NOT_SET = (None, "", "none")
+# Above every table of figures measured against a stand-in server (compare's, `results show`'s).
+REHEARSAL_NOTE = ("REHEARSAL: these figures come from the stand-in server of `sweepgate rehearse`, "
+                  "not from a GPU; they test the pipeline, not performance.")
 
 
 def short_topology(topology: str) -> str:

@@ -18,11 +18,11 @@ from sweepgate.results import compare as C
 from sweepgate.results import evals as E
 from sweepgate.results import labels as L
 from sweepgate.results import record as R
+from sweepgate.results import show
 from sweepgate.results import source as S
 
 MARKER = "<!-- sweepgate-results -->"
-REHEARSAL_NOTE = ("REHEARSAL: these figures come from the stand-in server of `sweepgate rehearse`, "
-                  "not from a GPU; they test the pipeline, not performance.")
+REHEARSAL_NOTE = L.REHEARSAL_NOTE
 HEADERS = ("point", "metric", "head", "baseline median [interval] (n)", "change (threshold)", "verdict",
            "recipe change")
 SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), ("Improved", (C.IMPROVED,)),
@@ -411,10 +411,14 @@ def _md_beyond(comparison: C.Comparison, max_rows: int | None) -> list[str]:
 def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | None, opened: bool,
                  placed: set) -> list[str]:
     """The verdict sections that are listed open (``opened``) or the folded ones; with ``folded_rows``,
-    each point's unchanged rows under its own (``together``; ``placed``: shared by both calls)."""
+    each point's unchanged rows under its own (``together``; ``placed``: shared by both calls). The rows
+    of ``new_points``, listed open by ``_md_new``, are left out of the folds, which say so."""
     out, rated = [], rate_sweeps(comparison)
     unchanged = unchanged_by_point(comparison) if folded_rows else {}
+    listed_new = {id(v) for rows in new_points(comparison).values() for v in rows}
     for title, verdicts in sections(comparison):
+        new_above = sum(id(v) in listed_new for v in verdicts)
+        verdicts = [v for v in verdicts if id(v) not in listed_new]
         if not verdicts or (title in OPEN_SECTIONS) != opened:
             continue
         if title in OPEN_SECTIONS:
@@ -425,20 +429,65 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
                            "see `--json`.")
             out.append("")
         elif folded_rows:
-            listed = together(verdicts, unchanged, placed)
-            ids = {id(v) for v in listed}
-            moved = sum(id(v) not in ids for v in verdicts)
-            above = f"; {moved} listed above with {'its point' if moved == 1 else 'their points'}" if moved else ""
-            if not listed:  # all beside their points: a fold would hold a table of headers alone
-                where = "listed above with its point" if moved == 1 else "all listed above with their points"
-                out += [f"{title} ({len(verdicts)}): {where}.", ""]
-                continue
-            out += ["<details>", f"<summary>{title} ({_kinds(verdicts)}{_large_unjudged(verdicts)}{above})</summary>",
-                    "", *_md_table(listed, rated), "", "</details>", ""]
+            out += _md_fold(title, verdicts, together(verdicts, unchanged, placed), new_above, rated)
         else:
             out += [f"{title}: {len(verdicts)} rows{_large_unjudged(verdicts)} (too many to list here; "
                     "see `--json`).", ""]
     return out
+
+
+def _md_fold(title: str, verdicts: list[C.Verdict], listed: list[C.Verdict], new_above: int,
+             rated: frozenset) -> list[str]:
+    """One folded section: ``listed`` (``together``) in ``<details>``, its summary counting what it holds
+    and what is listed above instead (unchanged rows with their points, ``new_above`` new rows)."""
+    ids = {id(v) for v in listed}
+    moved = sum(id(v) not in ids for v in verdicts)
+    above = f"; {moved} listed above with {'its point' if moved == 1 else 'their points'}" if moved else ""
+    above += f"; {new_above} new listed above" if new_above else ""
+    if not listed:  # all beside their points: a fold would hold a table of headers alone
+        where = "listed above with its point" if moved == 1 else "all listed above with their points"
+        return [f"{title} ({len(verdicts)}): {where}.", ""]
+    return ["<details>", f"<summary>{title} ({_kinds(verdicts)}{_large_unjudged(verdicts)}{above})</summary>",
+            "", *_md_table(listed, rated), "", "</details>", ""]
+
+
+NEW_SHOWN = 12  # a run's new points listed open with their figures, up to this many; more stay in the fold
+
+
+def new_points(comparison: C.Comparison) -> dict[tuple, list[C.Verdict]]:
+    """The points no baseline run has measured (each of their verdicts ``new``: a recipe or config key
+    the PR adds), with their rows, when there are at most NEW_SHOWN: what a maintainer wants to see of
+    such a PR, so listed open (``_md_new``), not in the Not judged fold; none when there are more."""
+    by_point: dict[tuple, list[C.Verdict]] = {}
+    for v in comparison.verdicts:
+        by_point.setdefault(v.point, []).append(v)
+    new = {pt: rows for pt, rows in by_point.items() if all(v.verdict == C.NEW for v in rows)}
+    return new if len(new) <= NEW_SHOWN else {}
+
+
+def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None) -> list[str]:
+    """``new_points`` open, one row a point with its measured figures (a column a metric, named as
+    `results show` names it); the first ``max_rows`` points in a report over its size limit."""
+    new = new_points(comparison)
+    if not new:
+        return []
+    rows = sum(map(len, new.values()))
+    points = list(new.items()) if max_rows is None else list(new.items())[:max_rows]
+    out = [f"#### New ({rows})", "", f"{count(len(new), 'point')} no {R.short_ref(baseline_ref)} run has measured "
+           "(a config key or recipe this run adds): their figures, not judged.", ""]
+    metrics = list(dict.fromkeys(v.metric for pt_rows in new.values() for v in pt_rows))
+    names = {metric: header for header, metric, _ in show.COLUMNS}
+    if points:
+        headers = ["point", *(names.get(m, m) for m in metrics)]
+        out += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    rated = rate_sweeps(comparison)
+    for pt, pt_rows in points:
+        figures = {v.metric: fmt_value(v.head, v.metric) + (" (rehearsal)" if v.sides[0] else "") for v in pt_rows}
+        row = [point_label(pt, rated), *(figures.get(m, "n/a") for m in metrics)]
+        out.append("| " + " | ".join(map(_md_escape, row)) + " |")
+    if len(points) < len(new):
+        out.append(f"\n{count(len(new) - len(points), 'more new point')}: see `--json`.")
+    return out + [""]
 
 
 IMPROVED_SHARE = 4  # a report over its limit keeps a quarter as many improved rows as failed or regressed
@@ -505,7 +554,8 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         placed: set = set()
         opened = (_md_sections(comparison, folded_rows, max_rows, opened=True, placed=placed)
-                  + _md_evals(comparison, max_rows) + _md_beyond(comparison, max_rows))
+                  + _md_evals(comparison, max_rows) + _md_beyond(comparison, max_rows)
+                  + _md_new(comparison, baseline_ref, max_rows))
         folded = (_md_sections(comparison, folded_rows, max_rows, opened=False, placed=placed)
                   + (_md_not_measured(comparison, baseline_ref) if folded_rows else []))
         body = "\n".join(head + opened + pictures + folded)

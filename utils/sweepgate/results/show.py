@@ -146,9 +146,7 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
 
     console = make_console(stream)
     if any(rec.get(R.REHEARSAL) for rec in records):
-        from sweepgate.results.render import REHEARSAL_NOTE
-
-        console.print(REHEARSAL_NOTE, style="bold yellow")
+        console.print(L.REHEARSAL_NOTE, style="bold yellow")
     columns, cells = _columns(records, ref_column)
     console.print(title, style="italic")  # not the table's title: rich pads that to the table's width
     tbl = Table()
