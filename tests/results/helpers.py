@@ -124,3 +124,20 @@ def tmpfs(disk: Path, options: str):
         yield disk
     finally:
         subprocess.run(["umount", "--lazy", str(disk)], check=True)
+
+
+def md_rows(md: str) -> list[list[str]]:
+    """Every body row of the Markdown tables in ``md`` as its cells, read as a maintainer reads them:
+    a row whose point cell is empty (a point's later rows; the report names a point once, in its
+    first row) belongs to the point of the row above, whose name it gets."""
+    lines = md.splitlines()
+    out: list[list[str]] = []
+    for i, line in enumerate(lines):
+        if not line.startswith("| ") or (i + 1 < len(lines) and lines[i + 1].startswith("|---")):
+            continue  # not a row, or a header
+        cells = [c.strip() for c in line[2:-2].split(" | ")]
+        if not cells[0]:
+            assert out and not lines[i - 1].startswith("|---"), f"a table's first row names no point: {line}"
+            cells[0] = out[-1][0]
+        out.append(cells)
+    return out

@@ -102,3 +102,22 @@ def test_a_comment_over_its_limit_keeps_the_new_points_after_the_changes():
         assert where(lines, "#### Regressed (1)") < where(lines, "#### New (30)")
     listed = [line for line in lines if line.startswith(f"| {NEW_KEY} ")]
     assert len(listed) < 5 and f"{5 - len(listed)} more new point{'s' if len(listed) < 4 else ''}: see `--json`." in lines
+
+
+def test_a_point_and_its_recipe_change_are_named_once_in_its_first_row():
+    """Review: each row of a Regressed table repeated the point's ~60-character name (6 rows for one
+    point), and its recipe change with it. The first row of a point names both; its other rows, their
+    cells empty, read as its (helpers.md_rows reads them so)."""
+    from helpers import md_rows
+
+    key = synth.KEYS[0]
+    pr = synth.pr_run({(key, 16): {R.OUTPUT_TPUT_PER_GPU: 0.8}, (key, 8): {R.OUTPUT_TPUT_PER_GPU: 0.85}},
+                      keys=(key,), concs=(8, 16), image="vllm/vllm-openai:v0.12.0")
+    md = render.markdown(C.compare_records(pr, synth.history(keys=(key,), concs=(8, 16))))
+    table = md.split("#### Regressed (2)")[1].split("\n\n")[1].splitlines()
+    assert [line.split(" | ")[0] for line in table[2:]] == (
+        [f"| {key} b300 fixed-seq-len 1024/1024 conc 16"] + ["| "] * 5 + [f"| {key} b300 fixed-seq-len 1024/1024 conc 8"]
+        + ["| "] * 5)
+    assert [line.endswith("| image v0.11.0 → v0.12.0 |") for line in table[2:]] == ([True] + [False] * 5) * 2
+    rows = md_rows("\n".join(table))
+    assert [(r[0].rsplit(" ", 1)[1], r[1]) for r in rows] == [(c, m) for c in ("16", "8") for m in R.COMPARED_METRICS]

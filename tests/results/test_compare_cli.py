@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import synth
+from helpers import md_rows
 from sweepgate import cli
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
@@ -184,8 +185,8 @@ def test_rehearsal_figures_are_marked_everywhere(env, capsys):
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--markdown"]) == 0
     md = capsys.readouterr().out
     assert render.REHEARSAL_NOTE in md
-    rows = [x for x in md.splitlines() if x.startswith("| dsr1")]
-    assert rows and all("(rehearsal)" in x for x in rows)
+    rows = [r for r in md_rows(md) if r[0].startswith("dsr1")]
+    assert len(rows) == 60 and all("(rehearsal)" in " ".join(r) for r in rows)
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 0
     assert "REHEARSAL" in capsys.readouterr().out
 
@@ -197,9 +198,9 @@ def test_a_rehearsed_run_against_main_s_real_runs_marks_only_its_own_figures(env
     with store.open_store(url) as st:
         st.add(synth.history() + synth.pr_run(rehearsal=True))
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--markdown"]) == 0
-    rows = [[c.strip() for c in x.split("|")] for x in capsys.readouterr().out.splitlines() if x.startswith("| dsr1")]
-    heads, bases = [r[3] for r in rows], [r[4] for r in rows]
-    assert rows and all(h.endswith("(rehearsal)") for h in heads), heads
+    rows = [r for r in md_rows(capsys.readouterr().out) if r[0].startswith("dsr1")]
+    heads, bases = [r[2] for r in rows], [r[3] for r in rows]
+    assert len(rows) == 60 and all(h.endswith("(rehearsal)") for h in heads), heads
     assert all("(n=5)" in b and "rehearsal" not in b for b in bases), bases
 
 

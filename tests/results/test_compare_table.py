@@ -8,6 +8,7 @@ import re
 import pytest
 
 import synth
+from helpers import md_rows
 from sweepgate.core import report
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
@@ -70,7 +71,8 @@ def test_a_wide_terminal_keeps_one_row_per_verdict_with_its_point(monkeypatch):
 def test_the_markdown_is_not_the_terminal_layout():
     md = render.markdown(comparison())
     row = next(line for line in md.splitlines() if "output_tput_per_gpu" in line and "regressed" in line)
-    assert row.startswith(f"| {synth.KEYS[0]} ") and SHORT in row  # the point in every Markdown row
+    assert row.startswith(f"| {synth.KEYS[0]} ") and SHORT in row  # the point in its first Markdown row
+    assert not any(line.startswith(synth.KEYS[0]) for line in md.splitlines())  # never a line of its own
 
 
 def test_a_piped_table_takes_its_width_from_columns_when_set(monkeypatch):
@@ -175,11 +177,13 @@ def test_a_points_unchanged_rows_stay_with_its_changed_ones(monkeypatch):
     assert [m for _, m in order[:6]] == list(R.COMPARED_METRICS) == [m for _, m in order[6:12]], order
     md = render.markdown(comp)
     regressed, unchanged = md.split("#### Regressed (10)")[1].split("<details>")
-    rows = [line for line in regressed.splitlines() if line.startswith(f"| {synth.KEYS[0]}")]
-    assert [row.split(" | ")[1] for row in rows] == list(R.COMPARED_METRICS) * 2, rows
-    assert rows[5].endswith("| unchanged |") and "conc 16" in rows[5]
+    rows = [row for row in md_rows(regressed) if row[0].startswith(synth.KEYS[0])]
+    assert [row[1] for row in rows] == list(R.COMPARED_METRICS) * 2, rows
+    assert rows[5][-1] == "unchanged" and "conc 16" in rows[5][0]
+    assert [row[0] for row in rows] == [rows[0][0]] * 6 + [rows[6][0]] * 6 and "conc 8" in rows[6][0]
+    assert sum(line.startswith(f"| {synth.KEYS[0]}") for line in regressed.splitlines()) == 2  # each named once
     assert "<summary>Unchanged (8; 2 listed above with their points)</summary>" in unchanged
-    assert sum(line.startswith(f"| {synth.KEYS[0]}") for line in unchanged.splitlines()) == 6
+    assert sum(row[0].startswith(synth.KEYS[0]) for row in md_rows(unchanged)) == 6
     assert "conc 16" not in unchanged and "conc 8 " not in unchanged
     one = C.compare_records(synth.pr_run({(synth.KEYS[0], 8): slow}, keys=synth.KEYS[:1], concs=concs),
                             synth.history(keys=synth.KEYS[:1], concs=concs))

@@ -361,11 +361,16 @@ def _md_escape(text: str) -> str:
 
 
 def _md_table(verdicts: list[C.Verdict], rated: frozenset = frozenset()) -> list[str]:
+    """The verdicts as a Markdown table, a point named once (with its recipe change), in the first of
+    its rows (review: one point's six rows repeated its 60-character name six times): the rows under
+    it, their point cell empty, are its other metrics."""
     rows = [cells(v, rated) for v in verdicts]
     with_recipe = any(r[-1] for r in rows)
     headers = HEADERS if with_recipe else HEADERS[:-1]
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    for row in rows:
+    for i, row in enumerate(rows):
+        if i and verdicts[i - 1].point == verdicts[i].point:  # and its recipe change, said once too
+            row = ("", *row[1:-1], "" if row[-1] == rows[i - 1][-1] else row[-1])
         lines.append("| " + " | ".join(_md_escape(c) for c in row[:len(headers)]) + " |")
     return lines
 
