@@ -121,3 +121,28 @@ def test_a_point_and_its_recipe_change_are_named_once_in_its_first_row():
     assert [line.endswith("| image v0.11.0 → v0.12.0 |") for line in table[2:]] == ([True] + [False] * 5) * 2
     rows = md_rows("\n".join(table))
     assert [(r[0].rsplit(" ", 1)[1], r[1]) for r in rows] == [(c, m) for c in ("16", "8") for m in R.COMPARED_METRICS]
+
+
+def test_the_chart_of_a_new_recipe_is_named_not_folded(tmp_path, monkeypatch):
+    """Rendering review: a PR adding a config at another isl had its chart (only new points, no
+    change) in the folded "charts without a change", though it is the chart of what the PR adds.
+    The real command: it is named after the charts with a change, and only the chart without either
+    stays folded."""
+    from sweepgate import cli
+    from sweepgate.results import store
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("GITHUB_ACTIONS", "GITHUB_RUN_ID", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "SWEEPGATE_DB"):
+        monkeypatch.delenv(name, raising=False)
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.history(keys=synth.KEYS[:1], concs=(8, 16)) + synth.history(keys=synth.KEYS[:1], concs=(8,), isl=2048))
+        st.add(synth.pr_run({(synth.KEYS[0], 16): {R.OUTPUT_TPUT_PER_GPU: 0.8}}, keys=synth.KEYS[:1], concs=(8, 16))
+               + synth.pr_run(keys=synth.KEYS[:1], concs=(8,), isl=2048)
+               + synth.pr_run(keys=(NEW_KEY,), concs=(8, 16), isl=8192))
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--plots", "p", "--comment-file", "c.md"]) == 0
+    lines = (tmp_path / "c.md").read_text().splitlines()
+    stem = "DeepSeek-R1-0528_fp8_b300_fixed-seq-len_{}x1024"
+    assert lines[where(lines, "3 charts (")].endswith(
+        f"were written to `p`; with a change: `{stem.format(1024)}`; with new points: `{stem.format(8192)}`")
+    assert lines[where(lines, "<details><summary>1 chart without a change")+2] == f"`{stem.format(2048)}`"

@@ -167,9 +167,10 @@ def _comment_on_the_run_s_pr(args, pr: list[dict]) -> None:
         args.pr_number = prs.pop()
 
 
-def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str, bool]]:
+def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str, bool, bool]]:
     """Write the charts (a progress bar on a terminal: a sweep's take tens of seconds), their legend
-    naming ``baseline`` (ref, window); return (stem, shows a change) of each, those with a change first."""
+    naming ``baseline`` (ref, window); return (stem, shows a change, shows a new point) of each, those
+    with a change first, then those with a new point (a recipe the PR adds: what it is for)."""
     from sweepgate.results import charts as charts_mod
 
     planned = charts_mod.planned(comparison)
@@ -182,8 +183,9 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
         _say_off_chart(charts_mod.off_chart(comparison), comparison)
     else:
         print(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}", file=sys.stderr)
+    new = {stem for stem, _, items, _ in planned if any(item["new"] for item in items)}
     stems = [stem for stem, *_ in planned]
-    return [(s, True) for s in stems if s in changed] + [(s, False) for s in stems if s not in changed]
+    return sorted(((s, s in changed, s in new) for s in stems), key=lambda c: (not c[1], not c[2]))
 
 
 def _say_off_chart(left: list[tuple[tuple, str]], comparison, shown: int = 3) -> None:
@@ -200,7 +202,7 @@ def _say_off_chart(left: list[tuple[tuple, str]], comparison, shown: int = 3) ->
           f"{'it' if len(left) == 1 else 'them'}): {named}{more}", file=sys.stderr)
 
 
-def _print(comparison, args, charts: list[str]) -> None:
+def _print(comparison, args, charts: list[tuple]) -> None:
     from sweepgate.results import render
 
     if args.json:

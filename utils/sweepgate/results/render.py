@@ -569,22 +569,26 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
     return body
 
 
-def charts_paragraph(charts: list[tuple[str, bool]], folder: str | None = None) -> list[str]:
+def charts_paragraph(charts: list[tuple], folder: str | None = None) -> list[str]:
     """Where the charts are ((stem, shows a change) each, PNG and SVG): inside a workflow run, in the
     folder of the artifact run-sweep.yml uploads them in (``source.CHARTS_FOLDER`` of
     ``source.RESULTS_ARTIFACT``; the run has several: bmk_*, server logs, the matrix), the run's page
     linked (``_run_url``); never ``folder``, a path on the runner. Elsewhere in ``folder``, where they
-    were written. Those with a regressed, improved or failed point named, the others folded."""
+    were written. Each chart is (stem, shows a change[, shows a new point]): those with a regressed,
+    improved or failed point named, then those with a new one (a recipe the run adds), the others folded."""
     if not charts:
         return []
-    changed = [f"`{stem}`" for stem, flagged in charts if flagged]
-    others = [f"`{stem}`" for stem, flagged in charts if not flagged]
+    changed = [f"`{c[0]}`" for c in charts if c[1]]
+    new = [f"`{c[0]}`" for c in charts if not c[1] and c[2:] == (True,)]
+    others = [f"`{c[0]}`" for c in charts if not c[1] and c[2:] != (True,)]
     run, one = _run_url(), len(charts) == 1
     where = (f"{'is' if one else 'are'} in the `{S.CHARTS_FOLDER}/` folder of the `{S.RESULTS_ARTIFACT}` artifact "
              f"of [run {run[1]}]({run[0]}#artifacts)" if run
              else f"{'was' if one else 'were'} written" + (f" to `{_md_code(folder)}`" if folder else ""))
+    named = ([f"with a change: {', '.join(changed)}"] if changed else []) + (
+        [f"with new points: {', '.join(new)}"] if new else [])
     lines = [f"{count(len(charts), 'chart')} (output throughput per GPU against interactivity, PNG and SVG) {where}"
-             + (f"; with a change: {', '.join(changed)}" if changed else ".")]
+             + ("".join(f"; {part}" for part in named) if named else ".")]
     if others:
         lines += ["", f"<details><summary>{count(len(others), 'chart')} without a change</summary>", "",
                   ", ".join(others), "", "</details>"]
