@@ -40,6 +40,19 @@ def test_a_baseline_median_under_its_pr_dot_is_a_ring_drawn_above_the_dot():
         assert base.get_visible() and base.get_zorder() > dot.get_zorder()
         assert base.get_markersize() > dot.get_markersize() + 2 * base.get_markeredgewidth()  # a gap round the dot
         assert to_rgba(base.get_markerfacecolor())[3] == 0  # hollow: the dot shows through it
+        assert base.get_xydata().tolist() == dot.get_xydata().tolist()  # round the dot, not off to a side
+
+
+def test_a_baseline_ring_does_not_read_as_a_verdict_ring():
+    """Review (review21): the ring of a baseline under its dot (size 11, in its series' colour) was nearly
+    the regressed/improved ring's size (13): in a chart of several series an unchanged point read as ringed,
+    changed. It is smaller and thinner than a verdict's ring, which still sits round a changed point."""
+    ax, items = drawn(as_main(scale={DOWN: {R.OUTPUT_TPUT_PER_GPU: 0.85}}))
+    verdicts = [ln for ln in ax.get_lines() if ln.get_markersize() == charts.VERDICT_RING_SIZE]
+    assert len(verdicts) == 1 and verdicts[0].get_markeredgewidth() == charts.VERDICT_RING_EDGE
+    rings = [line(ax, f"{charts.BASE_GID}-{i}") for i, item in enumerate(items) if item["pr"] == item["base"]]
+    assert rings and all(ring.get_markersize() <= charts.VERDICT_RING_SIZE - 3 for ring in rings)
+    assert all(ring.get_markeredgewidth() <= charts.VERDICT_RING_EDGE / 2 for ring in rings)
 
 
 def test_a_baseline_median_apart_from_its_dot_stays_small_and_below_it():

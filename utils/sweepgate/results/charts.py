@@ -42,7 +42,10 @@ MARKER_SIZE = 6  # points: a PR point's dot and, where it stands apart, its holl
 # would hide beneath it, leaving "unchanged" to read as "no baseline": it is drawn above the dot instead,
 # hollow and this large, a ring round it (review). Further off, a crescent of it shows beside the dot
 # already: it stays MARKER_SIZE, below the dots, and a chart of points that moved gains no rings.
-BASE_RING_SIZE, BASE_RING_EDGE, BASE_RING_ZORDER = 11, 1.2, 4.5
+# Centred on the dot, and smaller and thinner than a verdict's ring (VERDICT_RING_*), so an unchanged point
+# does not read as a ringed, changed one in a chart whose baselines take their series' colour.
+BASE_RING_SIZE, BASE_RING_EDGE, BASE_RING_ZORDER = 9.5, 1.0, 4.5
+VERDICT_RING_SIZE, VERDICT_RING_EDGE = 13, 2  # the red or green ring round a regressed or improved point
 FORMATS = ("png", "svg")
 # Text sizes (points) for a chart read at its own size, 880 pixels wide, as a PR comment shows it.
 TEXT_SIZE = {"font.size": 11, "axes.titlesize": 12.5, "axes.labelsize": 12, "xtick.labelsize": 11,
@@ -330,8 +333,8 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
             ax.plot(*item["pr"], marker=dashed_ring(), markersize=12, markerfacecolor="none", linestyle="none",
                     markeredgewidth=1.2, markeredgecolor=COLORS[C.NEW], gid=f"{NEW_GID}-{i}", zorder=5)
         if item["flag"]:
-            ax.plot(*item["pr"], marker="o", markersize=13, markerfacecolor="none", linestyle="none",
-                    markeredgewidth=2, markeredgecolor=COLORS[item["flag"]], zorder=5)
+            ax.plot(*item["pr"], marker="o", markersize=VERDICT_RING_SIZE, markerfacecolor="none", linestyle="none",
+                    markeredgewidth=VERDICT_RING_EDGE, markeredgecolor=COLORS[item["flag"]], zorder=5)
     for line in ax.get_lines():  # a marker on the frame (a throughput of 0) drawn whole, not half its ring
         if line.get_linestyle() == "None":
             line.set_clip_on(False)
@@ -348,8 +351,9 @@ def ring_hidden_baselines(fig, ax, items: list[dict]) -> set[int]:
         if item["base"] and item["pr"]:
             (bx, by), (px, py) = ax.transData.transform([item["base"], item["pr"]])
             if math.hypot(bx - px, by - py) < width:
-                lines[f"{BASE_GID}-{i}"].set(markersize=BASE_RING_SIZE, markeredgewidth=BASE_RING_EDGE,
-                                             markerfacecolor="none", zorder=BASE_RING_ZORDER)
+                lines[f"{BASE_GID}-{i}"].set(data=([item["pr"][0]], [item["pr"][1]]), markersize=BASE_RING_SIZE,
+                                             markeredgewidth=BASE_RING_EDGE, markerfacecolor="none",
+                                             zorder=BASE_RING_ZORDER)
                 rings.add(i)
     return rings
 
