@@ -3,27 +3,17 @@ first one's block), not every config of the repository that shares the script.""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from test_preflight_refs import fleet, git, preflight
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
 SHARED = ("kimik3-fp4-b300-vllm-agentic-dspark", "kimik3-fp4-b300-vllm-agentic-dspark-lmcache")  # both run SCRIPT
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-       "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull,
-       "GIT_CONFIG_NOSYSTEM": "1"}
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=ENV)
 
 
 def _preflight(repo: Path, *args: str) -> list[str]:
-    proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", *args], cwd=repo, capture_output=True,
-                          text=True, env={k: v for k, v in ENV.items() if k != "GITHUB_ACTIONS"}, timeout=300)
+    proc = preflight(repo, *args)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
     told = [line for line in proc.stderr.splitlines() if "no benchmark script" in line]
     assert len(told) == 1, proc.stderr
@@ -33,13 +23,7 @@ def _preflight(repo: Path, *args: str) -> list[str]:
 def test_a_missing_script_names_only_the_selected_configs_that_run_it(tmp_path):
     """`preflight --config-keys ...-lmcache` said "'...-dspark' and '...-lmcache' resolve to no benchmark
     script", at the block of '...-dspark', a config not selected."""
-    repo = tmp_path / "fleet"
-    for name in ("configs", "benchmarks"):
-        shutil.copytree(ROOT / name, repo / name)
-    shutil.copy(ROOT / "perf-changelog.yaml", repo / "perf-changelog.yaml")
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
+    repo = fleet(tmp_path, "main")
     (repo / SCRIPT).unlink()
     lines = (repo / "configs" / "nvidia-master.yaml").read_text().splitlines()
     line = {key: lines.index(f"{key}:") + 1 for key in SHARED}
@@ -52,11 +36,11 @@ def test_a_missing_script_names_only_the_selected_configs_that_run_it(tmp_path):
     assert told.startswith(f"configs/nvidia-master.yaml:{line[dspark]}: '{dspark}' and '{lmcache}' (agentic-coding) "
                            "resolve to no benchmark script") and "not selected" not in told, told
     # the change's matrix (--base-ref/--head-ref) selects by its changelog entry
-    _git(repo, "commit", "-qam", "drop the script")
+    git(repo, "commit", "-qam", "drop the script")
     with open(repo / "perf-changelog.yaml", "a") as fh:
         fh.write(f'\n- config-keys:\n    - {lmcache}\n  description:\n    - "x"\n'
                  "  pr-link: https://github.com/sweepgate/example-fleet/pull/6\n")
-    _git(repo, "commit", "-qam", "head")
+    git(repo, "commit", "-qam", "head")
     (told,) = _preflight(repo, "--base-ref", "HEAD~", "--head-ref", "HEAD")
     assert told.startswith(f"configs/nvidia-master.yaml:{line[lmcache]}: '{lmcache}' (agentic-coding) resolves"), told
     assert "(1 other config, not selected, runs it too)" in told, told

@@ -22,6 +22,18 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=ENV)
 
 
+def fleet(tmp_path: Path, branch: str) -> Path:
+    """A repository of this one's configs, benchmarks and changelog, committed once on ``branch``."""
+    repo = tmp_path / "fleet"
+    for name in ("configs", "benchmarks"):
+        shutil.copytree(ROOT / name, repo / name)
+    shutil.copy(ROOT / "perf-changelog.yaml", repo / "perf-changelog.yaml")
+    git(repo, "init", "-q", "-b", branch)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    return repo
+
+
 def preflight(repo: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "sweepgate", "preflight", *args], cwd=repo, capture_output=True,
                           text=True, env={k: v for k, v in ENV.items() if k != "GITHUB_ACTIONS"}, timeout=300)
@@ -31,13 +43,7 @@ def test_a_head_whose_scripts_are_not_on_disk_is_refused_not_passed(tmp_path):
     """Plan/preflight review: with master checked out, `preflight --base-ref master --head-ref pr1`
     rehearsed master's scripts for pr1's rows and printed '5 rows, 0 problems' (exit 0), though pr1
     broke a flag the checked-out pr1 is refused for."""
-    repo = tmp_path / "fleet"
-    for name in ("configs", "benchmarks"):
-        shutil.copytree(ROOT / name, repo / name)
-    shutil.copy(ROOT / "perf-changelog.yaml", repo / "perf-changelog.yaml")
-    git(repo, "init", "-q", "-b", "master")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
+    repo = fleet(tmp_path, "master")
     git(repo, "checkout", "-q", "-b", "pr1")
     script = repo / SCRIPT
     script.write_text(script.read_text().replace("--kv-cache-dtype fp8", "--kv-cache-dtype fp9"))
