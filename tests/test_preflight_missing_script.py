@@ -7,7 +7,6 @@ from pathlib import Path
 
 from test_preflight_refs import fleet, git, preflight
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
 SHARED = ("kimik3-fp4-b300-vllm-agentic-dspark", "kimik3-fp4-b300-vllm-agentic-dspark-lmcache")  # both run SCRIPT
 
