@@ -16,6 +16,11 @@ from sweepgate.results import store
     ("sqlite:/abs/dir/x.db", "use sqlite:////abs/dir/x.db (the file /abs/dir/x.db), or "
                              "sqlite:///abs/dir/x.db for abs/dir/x.db in the current folder"),
     ("postgresql:/host/db", "use postgresql://host/db"),
+    # review21: a SQLite path has no password (the hint named another file), and its driver is kept
+    ("sqlite:/u:pw@x.db", "use sqlite:////u:pw@x.db (the file /u:pw@x.db), or sqlite:///u:pw@x.db for u:pw@x.db "
+                          "in the current folder"),
+    ("sqlite+pysqlite:/x.db", "use sqlite+pysqlite:////x.db (the file /x.db), or sqlite+pysqlite:///x.db for x.db "
+                              "in the current folder"),
     ("postgres:host/db", "use postgres://host/db"),
 ])
 def test_a_scheme_with_the_wrong_slashes_gets_the_url_it_means(capsys, tmp_path, monkeypatch, given, hint):

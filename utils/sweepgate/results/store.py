@@ -235,17 +235,17 @@ def _slipped(url: str) -> StoreError | None:
     if not rest.strip("/"):  # sqlite:, postgresql:/ : nothing to correct, what a URL is said
         return fail(url, 0, "not a database URL: it names no file or database", "use sqlite:///PATH (from the "
                     "current folder) or sqlite:////ABSOLUTE/PATH" if sqlite else f"use {PG_SCHEME}://USER@HOST/DB")
-    user, at, tail = rest.partition("?")[0].rpartition("@")
-    if at:  # user:password@host...: the password hidden, in the line and in the hint
-        rest = f"{user.partition(':')[0]}{':PASSWORD' if ':' in user else ''}@{tail}{rest[len(user) + 1 + len(tail):]}"
-    shown = f"{scheme}{sep}{rest}"
-    if not sqlite:
-        return fail(shown, 0, f"not a database URL: '{scheme}' needs '://' before the host", f"use {scheme}://{rest}")
+    if not sqlite:  # a SQLite path has no password: an '@' and a ':' in it are the file's name
+        user, at, tail = rest.partition("?")[0].rpartition("@")
+        if at:  # user:password@host...: the password hidden, in the line and in the hint
+            rest = f"{user.partition(':')[0]}{':PASSWORD' if ':' in user else ''}@{tail}{rest[len(user) + 1 + len(tail):]}"
+        return fail(f"{scheme}{sep}{rest}", 0, f"not a database URL: '{scheme}' needs '://' before the host",
+                    f"use {scheme}://{rest}")
     absolute = sep == ":/" or sep.count("/") >= 4 or rest.startswith("/")
     path = rest.lstrip("/")
-    first, other = (f"sqlite:////{path} (the file /{path})", f"sqlite:///{path} for {path} in the current folder") \
-        if absolute else (f"sqlite:///{path} ({path} in the current folder)", f"sqlite:////{path} for /{path}")
-    return fail(shown, 0, "not a database URL: a SQLite URL is sqlite:/// and the file's path (an absolute path "
+    first, other = (f"{scheme}:////{path} (the file /{path})", f"{scheme}:///{path} for {path} in the current folder") \
+        if absolute else (f"{scheme}:///{path} ({path} in the current folder)", f"{scheme}:////{path} for /{path}")
+    return fail(url, 0, "not a database URL: a SQLite URL is sqlite:/// and the file's path (an absolute path "
                 "starts with a fourth slash)", f"use {first}, or {other}")
 
 
