@@ -198,3 +198,13 @@ def test_a_host_whose_name_does_not_resolve_is_named_so(capsys):
     assert re.fullmatch(r"postgresql\+psycopg://u:\*\*\*@nohost\.invalid:6000/db: database: no address for the "
                         r"PostgreSQL host nohost\.invalid:6000: its name does not resolve \(\[Errno -?\d+\] [^)]+\); "
                         r"check the host in --db \(or \$SWEEPGATE_DB\), and this machine's DNS", line), line
+
+
+def test_a_host_list_with_host_or_port_in_the_query_as_well_says_so(capsys):
+    """Review (store20): with ?port= beside a host list the line said "a port that is not a number", and
+    with ?host= it quoted SQLAlchemy's "Can't mix 'multihost' formats"."""
+    for query in ("port=5", "sslmode=disable&host=h3"):
+        line = _one_line(capsys, "results", "show", "--db", f"postgresql://u@127.0.0.1:1,127.0.0.1:2/db?{query}")
+        key = query.rpartition("&")[2].partition("=")[0]
+        assert f"lists its hosts before the database and gives ?{key}= as well; give the hosts and ports one way" \
+            in line, line

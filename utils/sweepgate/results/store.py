@@ -305,6 +305,12 @@ def _check_url(url: str) -> None:
     if not url.lower().startswith("sqlite") and "[" in host and "]" not in host:  # else blamed on the port
         raise fail(display_url(url), 0, "the host's '[' is not closed: an IPv6 address is written in brackets",
                    f"write {url.partition('://')[0]}://USER:PASSWORD@[ADDRESS]:PORT/DB, e.g. @[::1]:5432/DB")
+    query = url.partition("?")[2]
+    given = [key for key in ("host", "port") if _hosts(url) and re.search(rf"(?:^|&){key}=", query)]
+    if given:  # the hosts' list and ?host=/?port= at once: which would libpq take?
+        raise fail(display_url(url), 0, f"the URL lists its hosts before the database and gives ?{given[0]}= as well",
+                   "give the hosts and ports one way: postgresql://USER@H1:P1,H2:P2/DB, or "
+                   "postgresql://USER@/DB?host=H1,H2&port=P1,P2")
     try:
         parsed = parse_url(url)
         parsed.get_dialect().import_dbapi()
