@@ -172,8 +172,6 @@ def _check_name(name: str) -> None:
 
 def _check_values(run_id: str, ref: str | None, commit: str | None, started: str | None) -> None:
     """What GitHub sets, as it sets it; each wrong value on a line of its own, no sidecar written."""
-    import datetime as dt
-
     from sweepgate.core.errors import Diagnostic, SweepgateError
     from sweepgate.core.jobfile import COMMIT_SHA, COMMIT_SHA_SAID, is_full_ref
 
@@ -190,12 +188,30 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
     if commit is not None and not COMMIT_SHA.fullmatch(commit):
         bad("GITHUB_SHA", commit, f"a full commit SHA ({COMMIT_SHA_SAID})", "leave GITHUB_SHA as the runner sets it")
     if started is not None:
-        try:
-            dt.datetime.fromisoformat(started)
-        except ValueError:
-            bad(STARTED_ENV, started, "an ISO 8601 time", "set it with `date -u +%Y-%m-%dT%H:%M:%SZ`")
+        _check_started(started, bad)
     if found:
         raise SweepgateError(found)
+
+
+def _check_started(started: str, bad) -> None:
+    """JOB_STARTED as ingest reads it (``record.moment``): an ISO 8601 time this machine can place, and
+    not after now, the sidecar's ``finished`` (a local time marked ``Z`` on a runner east of UTC): ingest
+    refuses a job that finished before it started, so such a sidecar would lose the job's results."""
+    import time
+
+    from sweepgate.results import record as R
+
+    how = "set it with `date -u +%Y-%m-%dT%H:%M:%SZ`"
+    moment = R.moment(started)
+    if moment is None:
+        return bad(STARTED_ENV, started, "an ISO 8601 time", how)
+    try:
+        at = moment.timestamp()
+    except (ValueError, OverflowError):  # year 1 or 9999 with an offset: before or after any clock
+        return bad(STARTED_ENV, started, "a time in the range of times", how)
+    if at > time.time():
+        bad(STARTED_ENV, started, "a time before now (the job cannot have started later)",
+            f"{how} when the job starts (`date` without -u writes local time, and a `Z` after it reads as UTC)")
 
 
 def uploaded_names(name: str) -> list[str]:
