@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 
 from helpers import ROW, run_cli, vllm_output  # helpers puts utils/ on sys.path
 
@@ -49,3 +50,22 @@ def test_a_start_time_before_now_is_written_and_the_job_ingests(tmp_path, capsys
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(results))
     assert (rc, err) == (0, ""), err
     assert out.splitlines()[-1] == f"ingested 1 results (1 new) into {db}", out
+
+
+def test_a_fractional_start_in_the_same_second_is_not_after_the_written_finish(tmp_path, capsys, monkeypatch):
+    """JOB_STARTED with a fraction (`date -u +%FT%T.%NZ`) and a sidecar written in the same second:
+    `finished`, to the second, read as before the start and ingest refused the job."""
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "res.json").write_text(json.dumps(vllm_output()), encoding="utf-8")
+    now = dt.datetime.now(dt.timezone.utc)
+    if now.microsecond > 800_000:  # leave the sidecar the rest of this second
+        time.sleep(1.05 - now.microsecond / 1e6)
+        now = dt.datetime.now(dt.timezone.utc)
+    started = now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    job_env(monkeypatch, results, started)
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 0, err
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(results))
+    assert (rc, err) == (0, ""), err

@@ -152,13 +152,29 @@ def run(args) -> int:
     doc = jobfile.build(row, run_id=run_id, attempt=attempt, status=status,
                         config_key=config_key, commit=commit, ref=ref,
                         runner_name=env.get(fields.RUNNER_NAME_ENV) or None,
-                        started=started, finished=jobfile.now(), rehearsal=args.rehearsal,
+                        started=started, finished=_finished(started), rehearsal=args.rehearsal,
                         run_identity=_identity(row, args.tools))
     _make_folder(folder)
     path = jobfile.path_for(folder, name)
     jobfile.write(path, doc)
     print(f"sweepgate results sidecar: {path} ({doc[jobfile.JOB][jobfile.STATUS]})", file=sys.stderr)
     return 1 if links else 0
+
+
+def _finished(started: str | None) -> str:
+    """Now, to the second; to the microsecond when JOB_STARTED (checked: not after now) is a fraction
+    of this very second (``date -u +%FT%T.%NZ``): to the second it would read as before the start,
+    and ingest refuses a job that finished before it started."""
+    import datetime as dt
+
+    from sweepgate.core import jobfile
+    from sweepgate.results import record as R
+
+    finished = jobfile.now()
+    begun = R.moment(started) if started else None
+    if begun is not None and begun.timestamp() > R.moment(finished).timestamp():
+        return dt.datetime.now(dt.timezone.utc).isoformat()
+    return finished
 
 
 def _check_name(name: str) -> None:
