@@ -22,6 +22,9 @@ from sweepgate.results import store
     ("sqlite+pysqlite:/x.db", "use sqlite+pysqlite:////x.db (the file /x.db), or sqlite+pysqlite:///x.db for x.db "
                               "in the current folder"),
     ("postgres:host/db", "use postgres://host/db"),
+    # backslashes typed for the slashes: the hint was sqlite:///\\\x.db, a file named \\\x.db
+    ("sqlite:\\\\\\x.db", "use sqlite:///x.db (x.db in the current folder), or sqlite:////x.db for /x.db"),
+    ("postgresql:\\\\host\\db", "use postgresql://host/db"),
 ])
 def test_a_scheme_with_the_wrong_slashes_gets_the_url_it_means(capsys, tmp_path, monkeypatch, given, hint):
     monkeypatch.chdir(tmp_path)

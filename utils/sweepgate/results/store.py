@@ -219,8 +219,10 @@ URL_ERRORS = (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError, Value
 
 
 # A scheme sweepgate stores in, written with a colon and too few slashes, or slashes and no colon
-# (sqlite:x.db, sqlite:/x.db, sqlite//x.db, postgresql:/host/db); a path such as sqlite/x.db is none.
-SCHEME_SLIP = re.compile(r"(?i)(?P<scheme>(?:sqlite|postgres(?:ql)?)(?:\+\w+)?)(?P<sep>:/?|//+)(?P<rest>.*)", re.S)
+# (sqlite:x.db, sqlite:/x.db, sqlite//x.db, postgresql:/host/db), or with backslashes for its slashes
+# (sqlite:\\\x.db); a path such as sqlite/x.db is none.
+SCHEME_SLIP = re.compile(r"(?i)(?P<scheme>(?:sqlite|postgres(?:ql)?)(?:\+\w+)?)(?P<sep>:[/\\]*|[/\\]{2,})(?P<rest>.*)",
+                         re.S)
 
 
 def _slipped(url: str) -> StoreError | None:
@@ -230,7 +232,8 @@ def _slipped(url: str) -> StoreError | None:
     found = SCHEME_SLIP.fullmatch(url) if "://" not in url else None
     if found is None:
         return None
-    scheme, sep, rest = found["scheme"], found["sep"], found["rest"]
+    scheme, written, rest = found["scheme"], found["sep"], found["rest"]
+    sep = written.replace("\\", "/")  # backslashes typed for slashes read as the slashes they stand for
     sqlite = scheme.lower().startswith("sqlite")
     if not rest.strip("/"):  # sqlite:, postgresql:/ : nothing to correct, what a URL is said
         return fail(url, 0, "not a database URL: it names no file or database", "use sqlite:///PATH (from the "
@@ -239,8 +242,8 @@ def _slipped(url: str) -> StoreError | None:
         user, at, tail = rest.partition("?")[0].rpartition("@")
         if at:  # user:password@host...: the password hidden, in the line and in the hint
             rest = f"{user.partition(':')[0]}{':PASSWORD' if ':' in user else ''}@{tail}{rest[len(user) + 1 + len(tail):]}"
-        return fail(f"{scheme}{sep}{rest}", 0, f"not a database URL: '{scheme}' needs '://' before the host",
-                    f"use {scheme}://{rest}")
+        return fail(f"{scheme}{written}{rest}", 0, f"not a database URL: '{scheme}' needs '://' before the host",
+                    f"use {scheme}://{rest.replace(chr(92), '/')}")
     absolute = sep == ":/" or sep.count("/") >= 4 or rest.startswith("/")
     path = rest.lstrip("/")
     first, other = (f"{scheme}:////{path} (the file /{path})", f"{scheme}:///{path} for {path} in the current folder") \
