@@ -100,14 +100,24 @@ def place(diagnostics, text: str, path: str) -> None:
     N is its Nth output (``sniff._jobs_documents``), placed at that key of that output."""
     listed = text.lstrip().startswith("[")
     for d in diagnostics:
-        if d.file != path or (d.line and (d.col or not listed)):
+        if d.file != path or (d.line and d.col):
             continue
         name = d.message.removeprefix(WARNING).split(": ", 1)[0]
         key = name if name and not re.search(r"[\s\"']", name) else None
         if not d.line:
             d.line, d.col = key_place(text, key)
-        elif (at := _output_place(text, d.line, key)) is not None:
-            d.line, d.col = at
+        elif listed:
+            if (at := _output_place(text, d.line, key)) is not None:
+                d.line, d.col = at
+        elif key:  # a JSONL line's refusal: at that key of that line, as a one-line file's is
+            d.col = _line_key_col(text, d.line, key)
+
+
+def _line_key_col(text: str, n: int, key: str) -> int:
+    """The 1-based column of ``key`` in line ``n`` of ``text``, 0 when the line does not hold it once."""
+    lines = text.split("\n")
+    at = key_offset(lines[n - 1], key) if 0 < n <= len(lines) else None
+    return 0 if at is None else at + 1
 
 
 def _output_place(text: str, n: int, key: str | None) -> tuple[int, int] | None:

@@ -1,0 +1,29 @@
+"""A JSONL output whose line contradicts its job's row is refused at that line's key, as a one-line
+file is (`x.jsonl:1:141: random_input_len: ...`): a line of a longer file was refused at `x.jsonl:3:`
+with no column, so the reader had to find the key in a line of a few thousand characters."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import ROW, SAMPLES, run_cli
+
+
+def test_a_mismatch_on_the_third_line_of_a_jsonl_is_placed_at_its_key(tmp_path, capsys):
+    lines = (SAMPLES / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl").read_text().splitlines()
+    assert len(lines) > 3
+    third = json.loads(lines[2])
+    third["random_input_len"] = 2048  # another job's line: the row says isl 1024
+    lines[2] = json.dumps(third)
+    out = tmp_path / "res.jsonl"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    row = tmp_path / "row.json"
+    row.write_text(json.dumps(dict(ROW, isl=1024, osl=1024)), encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(row), "--run-id", "5",
+                         "--ref", "refs/heads/main", str(out))
+    col = lines[2].index('"random_input_len"') + 1
+    refusal = [line for line in err.splitlines() if "random_input_len" in line]
+    assert rc == 1 and refusal == [
+        f"{out}:3:{col}: random_input_len: the output used 2048 input tokens but its job's row (--row) says "
+        "isl 1024; pass the matrix row this output was run with as --row"], err
