@@ -118,9 +118,9 @@ def _fill_totals(metrics: dict) -> None:
 
 def _config(doc: dict) -> tuple[str | None, int | None, str]:
     """(model, concurrency, client) from ``input_config`` (its shape changed across versions)."""
-    cfg = doc.get(CONFIG) if isinstance(doc.get(CONFIG), dict) else {}
+    cfg = _input_config(doc)
     endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
-    models = endpoint.get("model_names") or cfg.get("model") or cfg.get("model_names") or _items(cfg)
+    models = _models(cfg)[0]
     model = models[0] if isinstance(models, list) and models else models if isinstance(models, str) else None
     conc = _concurrency(cfg)[0]
     conc = conc if isinstance(conc, int) and not isinstance(conc, bool) else None
@@ -161,13 +161,21 @@ def _length_keys(cfg: dict) -> dict:
     return {R.ISL: f"{CONFIG}.{isl}", R.OSL: f"{CONFIG}.{osl}"}
 
 
-def _model_key(cfg: dict) -> str:
-    """The dotted key ``_config`` reads the model at."""
+def _input_config(doc: dict) -> dict:
+    """The export's ``input_config`` ({} when it has none)."""
+    cfg = doc.get(CONFIG)
+    return cfg if isinstance(cfg, dict) else {}
+
+
+def _models(cfg: dict) -> tuple[object, str]:
+    """(the model name or names, the dotted key they stand at) of ``input_config``: the endpoint's
+    (AIPerf), ``model`` or ``model_names`` (GenAI-Perf), else AIPerf 0.10+'s ``models.items``."""
     endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
-    where = next((k for k, holder in (("endpoint.model_names", endpoint.get("model_names")),
-                                      ("model", cfg.get("model")), ("model_names", cfg.get("model_names")))
-                  if holder), "models.items.name")
-    return f"{CONFIG}.{where}"
+    for where, value in (("endpoint.model_names", endpoint.get("model_names")), ("model", cfg.get("model")),
+                         ("model_names", cfg.get("model_names"))):
+        if value:
+            return value, f"{CONFIG}.{where}"
+    return _items(cfg), f"{CONFIG}.models.items.name"
 
 
 def _stimulus(cfg: dict) -> dict:
@@ -193,7 +201,7 @@ def _measured_phase(cfg: dict) -> dict:
 
 def _request_rate(doc: dict):
     """The requested rate (requests/s): loadgen's (AIPerf), the top level's (GenAI-Perf) or the phase's."""
-    cfg = doc.get(CONFIG) if isinstance(doc.get(CONFIG), dict) else {}
+    cfg = _input_config(doc)
     loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
     for value in (loadgen.get("request_rate"), cfg.get("request_rate"), _stimulus(cfg).get("request_rate"),
                   _measured_phase(cfg).get("rate")):
@@ -266,7 +274,7 @@ def _unstreamed(doc: dict, m: Measurement) -> None:
     false) got each response whole: GenAI-Perf still exports a time to first token, equal to the
     request's latency. Its TTFT, TPOT and ITL are left out, with a warning (hunt 8: a streamed and
     an unstreamed run of one setup read as a 25x TTFT change)."""
-    cfg = doc.get(CONFIG) if isinstance(doc.get(CONFIG), dict) else {}
+    cfg = _input_config(doc)
     endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
     if cfg.get("streaming") is not False and endpoint.get("streaming") is not False:
         return
@@ -315,9 +323,9 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.cancelled = doc.get("was_cancelled") is True
     m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: _time(doc.get("start_time")),
                      R.FINISHED: _time(doc.get("end_time")), R.REQUEST_RATE: _request_rate(doc)})
-    cfg = doc.get(CONFIG) if isinstance(doc.get(CONFIG), dict) else {}
+    cfg = _input_config(doc)
     m.fields[R.ISL], m.fields[R.OSL] = _lengths(cfg)
-    m.keys.update({R.CONC: _concurrency(cfg)[1], R.MODEL: _model_key(cfg), **_length_keys(cfg)})
+    m.keys.update({R.CONC: _concurrency(cfg)[1], R.MODEL: _models(cfg)[1], **_length_keys(cfg)})
     _unstreamed(doc, m)
     _long_outputs(doc, m)
     if m.metrics.get(R.OUTPUT_THROUGHPUT) is None and m.metrics.get(R.COMPLETED) is None:
