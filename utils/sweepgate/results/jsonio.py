@@ -98,7 +98,7 @@ def place(diagnostics, text: str, path: str) -> None:
     names first (``completed: ...``, ``warning: ttft: ...``), else where the document starts. A file
     that starts with '[' is one document (``documents``): in a multi-node job's list of outputs, "line"
     N is its Nth output (``sniff._jobs_documents``), placed at that key of that output."""
-    listed = text.lstrip().startswith("[")
+    listed, lines = text.lstrip().startswith("["), None
     for d in diagnostics:
         if d.file != path or (d.line and d.col):
             continue
@@ -110,12 +110,12 @@ def place(diagnostics, text: str, path: str) -> None:
             if (at := _output_place(text, d.line, key)) is not None:
                 d.line, d.col = at
         elif key:  # a JSONL line's refusal: at that key of that line, as a one-line file's is
-            d.col = _line_key_col(text, d.line, key)
+            lines = lines or text.split("\n")  # once for all the file's refusals
+            d.col = _line_key_col(lines, d.line, key)
 
 
-def _line_key_col(text: str, n: int, key: str) -> int:
-    """The 1-based column of ``key`` in line ``n`` of ``text``, 0 when the line does not hold it once."""
-    lines = text.split("\n")
+def _line_key_col(lines: list[str], n: int, key: str) -> int:
+    """The 1-based column of ``key`` in line ``n`` of ``lines``, 0 when the line does not hold it once."""
     at = key_offset(lines[n - 1], key) if 0 < n <= len(lines) else None
     return 0 if at is None else at + 1
 
