@@ -163,7 +163,7 @@ def _comment_on_the_run_s_pr(args, pr: list[dict]) -> None:
     from sweepgate.results import record as R
 
     prs = {pr_number_of(r.get(R.REF)) for r in pr}
-    if args.pr_number is None and len(prs) == 1 and None not in prs:
+    if len(prs) == 1 and None not in prs:
         args.pr_number = prs.pop()
 
 

@@ -398,7 +398,7 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
                               markeredgewidth=1.2, markeredgecolor=COLORS[C.NEW], label=NEW_LABEL))
     handles += [Line2D([], [], label=kind, **front_style(kind, FRONT_INK[kind]))
                 for kind in (BASE_FRONT, PR_FRONT) if kind in fronts]
-    ended = {item.get("cancelled", False) for item in items if item["flag"] == C.FAILED}
+    ended = {item["cancelled"] for item in items if item["flag"] == C.FAILED}
     if ended:
         handles.append(Line2D([], [], marker="X", markersize=8, linestyle="none", color=COLORS[C.FAILED],
                               label=f"PR job {FAILED_WORDS[frozenset(ended)]} (at its baseline)"))
@@ -575,7 +575,7 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
     spots: dict[tuple, list[list[int]]] = {}  # a series and state -> its spots, each a list of item indexes
     where = ax.transData.transform([item["at"] for item in items])
     for n, item in enumerate(items):
-        state = (item["series"], item["pr"] is None, item["flag"] == NOT_MEASURED, item.get("cancelled", False))
+        state = (item["series"], item["pr"] is None, item["flag"] == NOT_MEASURED, item["cancelled"])
         mine = spots.setdefault(state, [])
         home = next((spot for spot in mine if abs(where[spot[0]] - where[n]).max() <= px), None)
         mine.append([n]) if home is None else home.append(n)
@@ -589,7 +589,7 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
             text = _joined([marks[n] for n in spot if marks[n]], rank[series][first:first + len(spot)] == spot)
             item = items[spot[0]]
             suffix = None if item["pr"] else "not measured" if item["flag"] == NOT_MEASURED else \
-                "cancelled" if item.get("cancelled") else "failed"
+                "cancelled" if item["cancelled"] else "failed"
             anchor = next((items[n] for n in spot if items[n]["flag"] or items[n]["new"]), item)
             out.append((anchor, " ".join(filter(None, (text, suffix)))))
     return out
