@@ -24,10 +24,27 @@ def job_env(monkeypatch, result_dir, started: str) -> None:
         monkeypatch.delenv(k, raising=False)
 
 
-def test_a_start_time_after_now_is_refused_by_the_sidecar_step_not_lost_at_ingest(tmp_path, capsys, monkeypatch):
+def outputs(tmp_path):
+    """A RESULT_DIR holding one vLLM output, res.json."""
     results = tmp_path / "results"
     results.mkdir()
     (results / "res.json").write_text(json.dumps(vllm_output()), encoding="utf-8")
+    return results
+
+
+def sidecar_and_ingest(tmp_path, capsys, monkeypatch, results, started: str) -> None:
+    """`results sidecar` with JOB_STARTED ``started``, then `results ingest` of the folder: both pass."""
+    job_env(monkeypatch, results, started)
+    rc, _, err = run_cli(capsys, "results", "sidecar")
+    assert rc == 0, err
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(results))
+    assert (rc, err) == (0, ""), err
+    assert out.splitlines()[-1] == f"ingested 1 results (1 new) into {db}", out
+
+
+def test_a_start_time_after_now_is_refused_by_the_sidecar_step_not_lost_at_ingest(tmp_path, capsys, monkeypatch):
+    results = outputs(tmp_path)
     later = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
     job_env(monkeypatch, results, later)
     rc, _, err = run_cli(capsys, "results", "sidecar")
@@ -39,33 +56,17 @@ def test_a_start_time_after_now_is_refused_by_the_sidecar_step_not_lost_at_inges
 
 
 def test_a_start_time_before_now_is_written_and_the_job_ingests(tmp_path, capsys, monkeypatch):
-    results = tmp_path / "results"
-    results.mkdir()
-    (results / "res.json").write_text(json.dumps(vllm_output()), encoding="utf-8")
+    results = outputs(tmp_path)
     earlier = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    job_env(monkeypatch, results, earlier)
-    rc, _, err = run_cli(capsys, "results", "sidecar")
-    assert rc == 0, err
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(results))
-    assert (rc, err) == (0, ""), err
-    assert out.splitlines()[-1] == f"ingested 1 results (1 new) into {db}", out
+    sidecar_and_ingest(tmp_path, capsys, monkeypatch, results, earlier)
 
 
 def test_a_fractional_start_in_the_same_second_is_not_after_the_written_finish(tmp_path, capsys, monkeypatch):
     """JOB_STARTED with a fraction (`date -u +%FT%T.%NZ`) and a sidecar written in the same second:
     `finished`, to the second, read as before the start and ingest refused the job."""
-    results = tmp_path / "results"
-    results.mkdir()
-    (results / "res.json").write_text(json.dumps(vllm_output()), encoding="utf-8")
+    results = outputs(tmp_path)
     now = dt.datetime.now(dt.timezone.utc)
     if now.microsecond > 800_000:  # leave the sidecar the rest of this second
         time.sleep(1.05 - now.microsecond / 1e6)
         now = dt.datetime.now(dt.timezone.utc)
-    started = now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    job_env(monkeypatch, results, started)
-    rc, _, err = run_cli(capsys, "results", "sidecar")
-    assert rc == 0, err
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(results))
-    assert (rc, err) == (0, ""), err
+    sidecar_and_ingest(tmp_path, capsys, monkeypatch, results, now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
