@@ -335,6 +335,9 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
             _utf8_name(path)
             records = _file_records(path, given, warnings)
         except sniff.Auxiliary as exc:  # counted, so that naming only such a file is not met by silence
+            if (refused := _job_without_result(path, exc)) is not None:
+                outcome.problems.append(refused)
+                continue
             outcome.beside.append(path)
             outcome.kinds[path] = type(exc)
             continue
@@ -346,6 +349,18 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
                 _store_one(path, records, warnings, store, outcome, held.defer)
                 outcome.files_done = done + 1
     outcome.files_done = len(files)
+
+
+def _job_without_result(path: Path, kind: sniff.Auxiliary) -> Diagnostic | None:
+    """A file of a kind passed over that is a job's own output (the one its sidecar pairs with):
+    the job has no result, and passing the file over would drop the job without a word."""
+    side = sidecar.sidecar_path(path)
+    if sidecar.is_sidecar(path) or not side.is_file() or _output_for(side) != path:
+        return None
+    return Diagnostic(str(path), 0, 0, "no-result", f"the output of the job in {side.name} is not a result but "
+                      f"one of the {type(kind).WHAT}; the job is not stored",
+                      f"have the job leave its client's own output as {path.name} ($RESULT_FILENAME.json), or "
+                      f"rename this file so that it no longer pairs with {side.name}")
 
 
 def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: Outcome, before_commit) -> None:
