@@ -52,6 +52,13 @@ REFUSED = {
     "inferencex/ifx_app_dashboard_csv_export_gptoss120b_h200_e2e_2rows_trimmed.csv":
         "format: the InferenceX dashboard's CSV export (one row a point, from process_result.py aggregates: "
         "its (ms) latencies are seconds",
+    # formats23: read right (refused with one line), pinned here
+    "other/ifx-fork_token_position_decode_slo_glm5_seconds_no_unit_suffix.json":
+        "format: latency keys without a unit suffix (median_ttft",
+    "other/vllm0.25.1_server_info_opt125m_trimmed.json": "format: unknown JSON output",
+    "other/akamas_lmeval_comparison_mcnemar_pairs_trimmed.json": "format: unknown JSON output",
+    "other/akamas_probe_M-mtp2_acceptance_custom.json": "format: unknown JSON output",
+    "other/aiperf_artifact_user_meta_sidefile.json": "format: unknown JSON output",
 }
 
 
