@@ -316,8 +316,10 @@ def test_results_comment_posts_the_compare_report_once_per_pr(gh, tmp_path, monk
     from sweepgate.results import render, store
 
     db = f"sqlite:///{tmp_path / 'r.db'}"
+    run = [dict(r, ref=f"refs/pull/{NUMBER}/merge")  # the run of PR 42, the PR it is posted on
+           for r in synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.85}})]
     with store.open_store(db) as st:
-        st.add(synth.history() + synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.85}}))
+        st.add(synth.history() + run)
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     foreign = gh.add(f"{render.MARKER}\npasted", user="mallory")

@@ -38,8 +38,29 @@ def run(args) -> int:
     if not body.startswith(MARKER):
         raise fail(args.body, 1, "not a sweepgate results report (no results marker on the first line)",
                    "pass the file `results compare --comment-file` wrote")
+    unchecked = _check_the_pr(args.body, body, args.pr_number)
     action, cid = github.upsert_comment(repository, args.pr_number, body, token,
                                         base_url=args.github_api_url, marker=MARKER)
+    if unchecked:
+        print(unchecked, file=sys.stderr)
     print(f"sweepgate results comment: {action} comment {cid} on {repository}#{args.pr_number}",
           file=sys.stderr)
     return 0
+
+
+def _check_the_pr(path: str, body: str, asked: int) -> str | None:
+    """A report names the PR it is about (``render.about_line``; compare writes it): posting it on another
+    PR (a typo in --pr-number, another run's artifact) is refused. One that names none (hand-written,
+    an older sweepgate's, a run on no PR) is posted: the note saying it could not be checked is returned."""
+    from sweepgate.results.render import about_of
+
+    about = about_of(body)
+    named, run = about if about else (None, None)
+    if named is None:
+        what = f"run {run}" if run is not None else "no run"
+        return f"{path}: note: the report names no pull request ({what}); posted on PR {asked} unchecked"
+    if named != asked:
+        raise fail(path, 2, f"the report is about PR {named} (run {run}), not PR {asked} (--pr-number {asked})",
+                   f"post it with --pr-number {named}, or pass the report `results compare --run RUN-ID "
+                   f"--comment-file PATH` wrote for PR {asked}", rule="results-comment")
+    return None

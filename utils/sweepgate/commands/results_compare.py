@@ -131,8 +131,10 @@ def run(args) -> int:
     check_outputs(args)
     settings.per_config = source.config_thresholds()
     pr, baseline = load_records(args)
+    run_pr = _run_s_pr(pr)
     if args.comment and args.pr_number is None:
-        _comment_on_the_run_s_pr(args, pr)
+        args.pr_number = run_pr
+    args.about_pr = run_pr or args.pr_number  # the PR a comment body names (``render.about_line``)
     if not baseline:
         print(f"sweepgate results compare: no baseline results for run {args.run}'s points on "
               f"{args.baseline_ref}; every point that measured something is new (check --baseline-ref, and "
@@ -156,15 +158,14 @@ def run(args) -> int:
     return EXIT_REGRESSION if gate_tripped else 0
 
 
-def _comment_on_the_run_s_pr(args, pr: list[dict]) -> None:
-    """``--comment`` without ``--pr-number`` goes to the pull request the run measured, its stored
-    ref's (``refs/pull/N/…``), when all its results name the one."""
+def _run_s_pr(pr: list[dict]) -> int | None:
+    """The pull request the run measured, its stored ref's (``refs/pull/N/…``), when all its results
+    name the one, else None. ``--comment`` without ``--pr-number`` goes there, and a comment body names it."""
     from sweepgate.core.jobfile import pr_number_of
     from sweepgate.results import record as R
 
     prs = {pr_number_of(r.get(R.REF)) for r in pr}
-    if len(prs) == 1 and None not in prs:
-        args.pr_number = prs.pop()
+    return prs.pop() if len(prs) == 1 and None not in prs else None
 
 
 def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str, bool, bool]]:
@@ -235,7 +236,7 @@ def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
     from sweepgate.results import render
 
     body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT,
-                           charts_folder=args.plots)
+                           charts_folder=args.plots, about=render.about_line(args.about_pr, comparison.run))
     atomic_write(Path(path), (body.rstrip("\n") + "\n").encode("utf-8"))  # a text file ends in a newline
 
 
@@ -247,5 +248,5 @@ def _post_comment(comparison, args, charts: list[str]) -> None:
     github.comment_if_configured(
         "sweepgate results compare", args.repository, args.pr_number,
         lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT,
-                                charts_folder=args.plots),
+                                charts_folder=args.plots, about=render.about_line(args.about_pr, comparison.run)),
         base_url=args.github_api_url, marker=render.MARKER)

@@ -22,6 +22,9 @@ from sweepgate.results import show
 from sweepgate.results import source as S
 
 MARKER = "<!-- sweepgate-results -->"
+# A PR comment's second line: the PR and the run it reports on, which `results comment` checks
+# against --pr-number (a report written for one PR is never posted on another).
+ABOUT = re.compile(r"<!-- sweepgate-results-about(?: pr=(?P<pr>[1-9][0-9]*))? run=(?P<run>\S*) -->")
 REHEARSAL_NOTE = L.REHEARSAL_NOTE
 HEADERS = ("point", "metric", "head", "baseline median [interval] (n)", "change (threshold)", "verdict",
            "recipe change")
@@ -536,15 +539,35 @@ UNCHANGED_SHOWN = 100  # a terminal table lists this many unchanged rows at most
 CUT_ROWS = (400, 200, 100, 50, 25, 10, 0)  # a section's rows kept, in turn, when a report is over its limit
 
 
+def about_line(pr: int | None, run: str) -> str:
+    """The hidden line naming the PR (when known) and the run a comment body reports on (``ABOUT``)."""
+    from urllib.parse import quote
+
+    return f"<!-- sweepgate-results-about{f' pr={pr}' if pr else ''} run={quote(str(run), safe='')} -->"
+
+
+def about_of(body: str) -> tuple[int | None, str | None] | None:
+    """(PR or None, run) a comment body names on its second line (``about_line``); None when it names
+    nothing (a hand-written report, or one an older sweepgate wrote)."""
+    from urllib.parse import unquote
+
+    lines = body.split("\n", 2)
+    found = ABOUT.fullmatch(lines[1].strip()) if len(lines) > 1 else None
+    if not found:
+        return None
+    return (int(found["pr"]) if found["pr"] else None), unquote(found["run"])
+
+
 def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF,
              window: int = C.DEFAULT_WINDOW, charts: list[str] | None = None, limit: int | None = None,
-             charts_folder: str | None = None) -> str:
+             charts_folder: str | None = None, about: str | None = None) -> str:
     """The step summary / PR comment body (starts with MARKER), within ``limit`` UTF-8 bytes if given:
     first the folded rows go, then changed rows, as few as it takes (the first 400, 200, ... 10).
     ``charts_folder``: where ``charts`` were written (``charts_paragraph``); that paragraph follows the
     open sections, before the folds (review: below a folded Unchanged list and the not-measured list,
-    the charts of a regression were the comment's last line, far from its table)."""
-    head = [MARKER, f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
+    the charts of a regression were the comment's last line, far from its table). ``about``: a PR
+    comment's ``about_line``, put under the marker."""
+    head = [MARKER, *([about] if about else []), f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
     if comparison.rehearsal:
         head += [f"> **{REHEARSAL_NOTE}**", ""]
     if note := measured_note(comparison):

@@ -1,0 +1,84 @@
+"""`results comment` posts a report on the PR it is about, and only there (cli23).
+
+A report `results compare --comment-file` writes names its PR and run on its second line; a
+`--pr-number` naming another PR (a typo, another run's artifact) is refused before any request.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "utils"))
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "results"))
+
+import pytest  # noqa: E402
+import synth  # noqa: E402
+from test_github_comment import NAME, NUMBER, OWNER, TOKEN, FakeGitHub  # noqa: E402
+
+from sweepgate import cli  # noqa: E402
+from sweepgate.results import render, store  # noqa: E402
+
+
+@pytest.fixture
+def gh():
+    server = FakeGitHub()
+    yield server
+    server.close()
+
+
+def report_of(tmp_path, monkeypatch, ref: str, *flags: str) -> Path:
+    """The comment file compare writes for run pr-7, its results stored under ``ref``."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(db) as st:
+        st.add(synth.history() + [dict(r, ref=ref) for r in synth.pr_run()])
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    body = tmp_path / "comment.md"
+    assert cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--comment-file", str(body), *flags]) == 0
+    return body
+
+
+def post(body: Path, gh, number: int) -> int:
+    return cli.main(["results", "comment", "--body", str(body), "--pr-number", str(number),
+                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url])
+
+
+def test_a_report_about_another_pr_is_refused_before_any_request(gh, tmp_path, monkeypatch, capsys):
+    body = report_of(tmp_path, monkeypatch, "refs/pull/41/merge")
+    assert render.about_of(body.read_text()) == (41, "pr-7")
+    capsys.readouterr()
+    assert post(body, gh, NUMBER) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == (f"{body}:2: the report is about PR 41 (run pr-7), not PR {NUMBER} (--pr-number {NUMBER}); "
+                    "post it with --pr-number 41, or pass the report `results compare --run RUN-ID "
+                    f"--comment-file PATH` wrote for PR {NUMBER}")
+    assert gh.requests == [] and gh.comments == {}
+
+
+def test_a_report_about_the_same_pr_is_posted(gh, tmp_path, monkeypatch, capsys):
+    body = report_of(tmp_path, monkeypatch, f"refs/pull/{NUMBER}/head")
+    assert post(body, gh, NUMBER) == 0
+    (comment,) = gh.comments.values()
+    assert comment["body"] == body.read_text()
+    assert "note:" not in capsys.readouterr().err
+
+
+def test_compare_s_pr_number_names_the_pr_when_the_run_s_refs_name_none(gh, tmp_path, monkeypatch, capsys):
+    """A run stored under a branch (a dispatched sweep) names no PR: --pr-number says which it is for."""
+    body = report_of(tmp_path, monkeypatch, "refs/heads/tune", "--pr-number", "41")
+    assert render.about_of(body.read_text()) == (41, "pr-7")
+    assert post(body, gh, NUMBER) == 1 and gh.comments == {}
+
+
+def test_a_hand_written_report_naming_no_pr_is_posted_with_a_note(gh, tmp_path, monkeypatch, capsys):
+    body = tmp_path / "hand.md"
+    body.write_text(f"{render.MARKER}\n### results, by hand\n", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    assert post(body, gh, NUMBER) == 0
+    assert len(gh.comments) == 1
+    assert f"{body}: note: the report names no pull request (no run); posted on PR {NUMBER} unchecked" \
+        in capsys.readouterr().err
+
