@@ -82,3 +82,17 @@ def test_a_hand_written_report_naming_no_pr_is_posted_with_a_note(gh, tmp_path, 
     assert f"{body}: note: the report names no pull request (no run); posted on PR {NUMBER} unchecked" \
         in capsys.readouterr().err
 
+
+
+def test_the_earlier_comment_on_a_late_page_is_updated_not_doubled(gh, tmp_path, monkeypatch):
+    """Our comment listed 251st of 271 (page 9 of 30 a page, the API's Link headers followed): edited."""
+    body = report_of(tmp_path, monkeypatch, f"refs/pull/{NUMBER}/head")
+    for i in range(250):
+        gh.add(f"comment {i}")
+    ours = gh.add(f"{render.MARKER}\nan earlier run's report", user="github-actions[bot]")
+    for i in range(20):
+        gh.add(f"later comment {i}")
+    assert post(body, gh, NUMBER) == 0
+    assert gh.comments[ours]["body"] == body.read_text() and len(gh.comments) == 271
+    assert [m for m, _ in gh.requests].count("POST") == 0
+    assert any("page=9" in p for m, p in gh.requests if m == "GET")
