@@ -59,3 +59,35 @@ def test_a_pr_number_written_with_a_hash_names_the_pr_s_runs_too(capsys, tmp_pat
     url = _store(tmp_path, [("12345", "refs/pull/42/head", 10)])
     rc, _, err = run_cli(capsys, "results", "show", "--db", url, "--run", "#42")
     assert rc == 1 and "(runs stored for PR 42: 12345)" in err, err
+
+
+@pytest.mark.parametrize("command", ["show", "compare"])
+@pytest.mark.parametrize("run", ["pull/42", "refs/pull/42/merge", "pull/42/head",
+                                 "https://github.com/acme/bench/pull/42"])
+def test_a_pr_s_ref_or_address_as_run_names_the_pr_s_runs(capsys, tmp_path, command, run):
+    """cli23: `--run pull/42` (the ref form) got the plain refusal, no suggestion."""
+    url = _store(tmp_path, [("12399", "refs/pull/42/merge", 20), ("12345", "refs/pull/42/head", 10)])
+    rc, out, err = run_cli(capsys, "results", command, "--db", url, "--run", run)
+    assert rc == 1 and out == "", err
+    assert err == (f"--run: run {run!r} has no results in {url} (a pull request's ref, not a run's id; runs stored "
+                   "for PR 42: 12345, 12399); pass --run RUN_ID, the id of the PR's workflow run, not the PR's ref\n")
+
+
+def test_a_pr_s_ref_with_no_run_stored_says_what_to_pass(capsys, tmp_path):
+    url = _store(tmp_path, [("12345", "refs/pull/42/head", 10)])
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", url, "--run", "pull/43")
+    assert rc == 1 and err == (
+        f"--run: run 'pull/43' has no results in {url} (a pull request's ref, not a run's id; none is stored for "
+        "PR 43); pass --run RUN_ID, the id of PR 43's workflow run (the number in its …/actions/runs/RUN_ID "
+        "address), after ingesting it (`sweepgate results ingest`)\n"), err
+
+
+@pytest.mark.parametrize("run", ["42", "pull/42", "nothing-here"])
+def test_compare_of_an_unknown_run_opens_the_store_once(capsys, tmp_path, monkeypatch, run):
+    """cli23: the refusal opened the store a second time to look for the PR's runs."""
+    url = _store(tmp_path, [("12345", "refs/pull/42/head", 10)])
+    opened = []
+    real = store.open_store
+    monkeypatch.setattr(store, "open_store", lambda *a, **kw: opened.append(a) or real(*a, **kw))
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", url, "--run", run)
+    assert rc == 1 and "has no results" in err and len(opened) == 1, (opened, err)

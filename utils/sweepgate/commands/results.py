@@ -37,31 +37,43 @@ def add_db_argument(parser) -> None:
 SHOWN_RUNS = 5  # the newest runs of a PR a refusal of its number as --run names
 
 
-def _pr_number(run_id: str) -> int | None:
-    """``run_id`` read as a pull request's number (``argtypes.pull_request``: ``42``, ``#42``), else None;
-    never an error of its own (a run id of thousands of digits is too long for ``int``)."""
+def _pr_number(run_id: str) -> tuple[int, bool] | None:
+    """``run_id`` read as a pull request: (its number, whether written as a ref or an address:
+    ``pull/42``, ``refs/pull/42/merge``, ``https://github.com/O/R/pull/42``), else None. A bare number
+    is ``argtypes.pull_request``'s (``42``, ``#42``); never an error of its own (a run id of thousands
+    of digits is too long for ``int``)."""
     import argparse
+    import re
 
     from sweepgate.commands.argtypes import pull_request
 
+    ref = re.fullmatch(r"(?:https?://[^\s]+/|refs/)?pull/([1-9][0-9]{0,18})(?:/[^/\s]*)?", run_id.strip())
+    if ref:
+        return int(ref.group(1)), True
     try:
-        return pull_request(run_id)
+        return pull_request(run_id), False
     except (argparse.ArgumentTypeError, ValueError):
         return None
 
 
 def unknown_run(run_id: str, where: str, st=None):
-    """The one refusal of a --run the store holds nothing of (show and compare); a PR's number
-    given for its run's id names the runs ``st`` (the open store) holds of that PR."""
+    """The one refusal of a --run the store holds nothing of (show and compare); a PR's number, ref
+    or address given for its run's id names the runs ``st`` (the open store) holds of that PR."""
     from sweepgate.core.errors import fail
 
-    number = _pr_number(run_id)
+    number, as_ref = _pr_number(run_id) or (None, False)
     runs = st.runs_of_pr(number) if st is not None and number is not None else []
+    what = "a pull request's ref, not a run's id" if as_ref else ""
     if runs:
         listed = ", ".join(runs[-SHOWN_RUNS:]) + (f" and {len(runs) - SHOWN_RUNS} older" if len(runs) > SHOWN_RUNS
                                                     else "")
-        return fail("--run", 0, f"run {run_id!r} has no results in {where} (runs stored for PR {number}: {listed})",
-                    "pass --run RUN_ID, the id of the PR's workflow run, not the PR's number")
+        return fail("--run", 0, f"run {run_id!r} has no results in {where} ({what + '; ' if what else ''}runs "
+                    f"stored for PR {number}: {listed})",
+                    f"pass --run RUN_ID, the id of the PR's workflow run, not the PR's {'ref' if as_ref else 'number'}")
+    if as_ref:
+        return fail("--run", 0, f"run {run_id!r} has no results in {where} ({what}; none is stored for PR {number})",
+                    f"pass --run RUN_ID, the id of PR {number}'s workflow run (the number in its "
+                    "…/actions/runs/RUN_ID address), after ingesting it (`sweepgate results ingest`)")
     return fail("--run", 0, f"run {run_id!r} has no results in {where}",
                 "check --run and --db, or ingest the run first (`sweepgate results ingest`)")
 

@@ -76,18 +76,14 @@ def add_arguments(parser) -> None:
 
 def load_records(args) -> tuple[list[dict], list[dict]]:
     """(the run's records, the baseline's records), from where the flags say."""
+    from sweepgate.commands.results import unknown_run
     from sweepgate.results import source, store_adapter
 
     from_files = args.baseline_jsonl or args.baseline_artifacts
-    pr, baseline, shown, stored = store_adapter.from_store(args.db, args.run,
-                                                           None if from_files else args.baseline_ref, args.window)
+    pr, baseline, shown, stored = store_adapter.from_store(
+        args.db, args.run, None if from_files else args.baseline_ref, args.window,
+        unknown=lambda st, shown: unknown_run(args.run, shown, st))  # the PR's runs, when --run names a PR
     args.baseline_ref = stored or args.baseline_ref  # as the report names it
-    if not pr:
-        from sweepgate.commands.results import unknown_run
-        from sweepgate.results.store import open_store
-
-        with open_store(args.db, must_exist=True) as st:  # the PR's runs, when --run is a PR's number
-            raise unknown_run(args.run, shown, st)
     if args.baseline_jsonl:
         return pr, store_adapter.baseline_of_files(source.records_from_jsonl(args.baseline_jsonl), pr,
                                                    args.baseline_ref, " ".join(args.baseline_jsonl))

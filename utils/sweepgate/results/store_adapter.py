@@ -14,10 +14,12 @@ def point_dict(rec: dict) -> dict:
     return dict(zip(R.POINT_IDENTITY, R.point_values(rec)))
 
 
-def from_store(url: str | None, run: str, baseline_ref: str | None,
-               window: int) -> tuple[list[dict], list[dict], str, str | None]:
+def from_store(url: str | None, run: str, baseline_ref: str | None, window: int,
+               unknown=None) -> tuple[list[dict], list[dict], str, str | None]:
     """(the run's records, their baseline on ``baseline_ref`` or [] when None, the database shown to
     a user, the baseline ref as stored: ``main`` names ``refs/heads/main`` as ``git`` reads it).
+    ``unknown(st, shown)``: the error raised for a run the store holds nothing of, made while the
+    store is open (a PR's runs it names are read from it then, not from the store opened again).
 
     Rehearsal results count as baseline only for a rehearsal run (so a rehearsal never
     judges a GPU run, and the example's generated history can judge its rehearsal).
@@ -28,6 +30,8 @@ def from_store(url: str | None, run: str, baseline_ref: str | None,
     with store.open_store(url, must_exist=True) as st:
         shown = store.display_url(st.url)
         pr = st.run_results(run)
+        if not pr and unknown is not None:
+            raise unknown(st, shown)
         if not pr or baseline_ref is None:
             return pr, [], shown, baseline_ref
         refs = None  # read only for a short name, or to explain an empty baseline
