@@ -109,7 +109,7 @@ def store_with_a_pr_run(tmp_path) -> str:
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
     with store.open_store(url) as st:
-        st.add(synth.history() + synth.pr_run())
+        st.add(synth.history() + synth.pr_run(ref=f"refs/pull/{NUMBER}/merge"))
     return url
 
 

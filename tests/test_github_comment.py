@@ -552,7 +552,8 @@ def compare_store(tmp_path) -> str:
 
     db = f"sqlite:///{tmp_path / 'r.db'}"
     with store.open_store(db) as st:
-        st.add(synth.history() + synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.85}}))
+        st.add(synth.history() + synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.85}},
+                                              ref=f"refs/pull/{NUMBER}/merge"))
     return db
 
 
@@ -581,7 +582,7 @@ def test_a_failed_comment_does_not_hide_the_regression_gate(gh, tmp_path, monkey
     db = f"sqlite:///{tmp_path / 'r.db'}"
     drop = {(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.85}} if regressed else {}
     with store.open_store(db) as st:
-        st.add(synth.history() + synth.pr_run(drop))
+        st.add(synth.history() + synth.pr_run(drop, ref=f"refs/pull/{NUMBER}/merge"))
     set_tokens(monkeypatch, {"GITHUB_TOKEN": "wrong-token"})
     rc = cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--comment", "--pr-number", str(NUMBER),
                    "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url,

@@ -96,3 +96,31 @@ def test_the_earlier_comment_on_a_late_page_is_updated_not_doubled(gh, tmp_path,
     assert gh.comments[ours]["body"] == body.read_text() and len(gh.comments) == 271
     assert [m for m, _ in gh.requests].count("POST") == 0
     assert any("page=9" in p for m, p in gh.requests if m == "GET")
+
+
+def compare_comment(tmp_path, monkeypatch, gh, ref: str, number: int) -> int:
+    db = f"sqlite:///{tmp_path / (ref.replace('/', '-') + '.db')}"
+    with store.open_store(db) as st:
+        st.add(synth.history() + synth.pr_run(ref=ref))
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    return cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--comment", "--pr-number", str(number),
+                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url])
+
+
+def test_compare_comment_on_another_pr_than_the_run_measured_is_refused(gh, tmp_path, monkeypatch, capsys):
+    """`compare --comment --pr-number 42` on a run stored under refs/pull/7/…: its verdict on PR 42
+    would read as PR 42's; refused before any request, one line."""
+    assert compare_comment(tmp_path, monkeypatch, gh, "refs/pull/7/merge", NUMBER) == 1
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [f"--pr-number: {NUMBER} is not the pull request run pr-7 measured (its results are stored "
+                                "under refs/pull/7/...); pass --pr-number 7, or leave it out: the comment goes to "
+                                "the run's own pull request"], err
+    assert out == "" and gh.requests == [] and gh.comments == {}
+
+
+def test_compare_comment_on_the_runs_own_pr_or_a_run_of_no_pr_is_posted(gh, tmp_path, monkeypatch):
+    assert compare_comment(tmp_path, monkeypatch, gh, f"refs/pull/{NUMBER}/merge", NUMBER) == 0
+    assert len(gh.comments) == 1, gh.comments
+    assert compare_comment(tmp_path, monkeypatch, gh, "refs/heads/topic", NUMBER) == 0  # updates the one comment
+    assert len(gh.comments) == 1, gh.comments

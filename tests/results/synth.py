@@ -44,7 +44,7 @@ def history(runs: int = 5, noise: float = 0.02, seed: int = 0, keys=KEYS, concs=
 
 
 def pr_run(scale: dict | None = None, noise: float = 0.02, seed: int = 99, keys=KEYS, concs=CONCS,
-           run: str = "pr-7", **kw) -> list[dict]:
+           run: str = "pr-7", ref: str = "refs/pull/7/merge", **kw) -> list[dict]:
     """The PR run; ``scale`` maps (key, conc) -> {metric: factor}."""
     rng, scale = random.Random(seed), scale or {}
     out = []
@@ -53,5 +53,5 @@ def pr_run(scale: dict | None = None, noise: float = 0.02, seed: int = 99, keys=
             metrics = noisy(curve(conc, i), rng, noise)
             for metric, factor in scale.get((key, conc), {}).items():
                 metrics[metric] *= factor
-            out.append(make(run, key, conc, metrics, ref="refs/pull/7/merge", day=28, **kw))
+            out.append(make(run, key, conc, metrics, ref=ref, day=28, **kw))
     return out

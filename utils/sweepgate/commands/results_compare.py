@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from sweepgate.commands import argtypes
-from sweepgate.core.errors import SweepgateError
+from sweepgate.core.errors import SweepgateError, fail
 from sweepgate.core.github import owner_name
 from sweepgate.core.report import count, progress
 
@@ -128,6 +128,7 @@ def run(args) -> int:
     settings.per_config = source.config_thresholds()
     pr, baseline = load_records(args)
     run_pr = _run_s_pr(pr)
+    _same_pr(args, run_pr)
     if args.comment and args.pr_number is None:
         args.pr_number = run_pr
     args.about_pr = run_pr or args.pr_number  # the PR a comment body names (``render.about_line``)
@@ -152,6 +153,16 @@ def run(args) -> int:
     if args.comment:
         written_past_the_gate(gate_tripped, lambda: _post_comment(comparison, args, charts))
     return EXIT_REGRESSION if gate_tripped else 0
+
+
+def _same_pr(args, run_pr: int | None) -> None:
+    """Refuse --comment on a --pr-number that is not the PR the run measured (its stored ref's): its verdict
+    posted on another PR would read as that PR's. A run of no PR's ref may go to any PR."""
+    if not args.comment or args.pr_number is None or run_pr is None or args.pr_number == run_pr:
+        return
+    raise fail("--pr-number", 0, f"{args.pr_number} is not the pull request run {args.run} measured (its results "
+               f"are stored under refs/pull/{run_pr}/...)", f"pass --pr-number {run_pr}, or leave it out: the "
+               "comment goes to the run's own pull request")
 
 
 def _run_s_pr(pr: list[dict]) -> int | None:
