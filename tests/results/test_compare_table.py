@@ -144,6 +144,31 @@ def test_a_point_s_regressed_rows_stay_together():
         (keys[1], R.OUTPUT_TPUT_PER_GPU), (keys[1], "ttft_p50_ms")]
 
 
+def test_a_not_judged_point_s_rows_stay_together_when_some_changed_beyond_the_threshold(monkeypatch):
+    """New user, two main runs of a rate sweep: the unlimited rate moved 9-65 % in four figures, its
+    success_rate not at all; the beyond-threshold rows were sorted first row by row, so that
+    success_rate row trailed the other points' and the Markdown named the point twice (its stray
+    row read as the point above's). Each point is now one block, the ones with a large change first."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    key, concs = synth.KEYS[0], (8, 16, 32)
+    moved = {R.OUTPUT_TPUT_PER_GPU: 1.2, "ttft_p50_ms": 0.4}
+    comp = C.compare_records(synth.pr_run({(key, 32): moved, (key, 16): {"tpot_p50_ms": 1.3}}, keys=(key,),
+                                          concs=concs, noise=0.0),
+                             synth.history(runs=2, keys=(key,), concs=concs, noise=0.01))
+    assert comp.counts()[C.INSUFFICIENT] == 3 * len(R.COMPARED_METRICS)
+    ((_, rows),) = [(t, rows) for t, rows in render.sections(comp) if t == "Not judged"]
+    assert [v.point[5] for v in rows] == [16] * 6 + [32] * 6 + [8] * 6, [(v.point[5], v.metric) for v in rows]
+    assert [v.metric for v in rows[:6]] == list(R.COMPARED_METRICS)
+    md = render.markdown(comp)
+    for table in md.split("| point |")[1:]:  # each table names each of its points once, all its rows under it
+        named = [line.split(" | ")[0] for line in table.splitlines() if line.startswith(f"| {key}")]
+        assert len(named) == len(set(named)), table
+    beyond = md.split("#### Not judged, changed beyond the threshold (3)")[1].split("<details>")[0]
+    assert [row[1] for row in md_rows(beyond)] == ["ttft_p50_ms", R.OUTPUT_TPUT_PER_GPU, "tpot_p50_ms"]
+    lines = [line for line in render.table_text(comp).splitlines() if line.startswith(key)]
+    assert [re.search(r"conc (\d+)", line).group(1) for line in lines] == ["16"] * 6 + ["32"] * 6 + ["8"] * 6
+
+
 def test_every_row_states_the_threshold_its_verdict_was_held_to():
     """Numbers audit: -9.8 % outside its interval read "unchanged" with the config's 15 % threshold
     nowhere in the table, the comment or the JSON."""
