@@ -131,6 +131,12 @@ def test_show_tells_main_from_a_pr_and_filters_by_ref(tmp_path, db, capsys):
     assert rc == 0 and "main: 1 point" in out and "│ ref" not in out and "pull/7" not in out  # one ref: no column
     rc, _, err = run_cli(capsys, "results", "show", "--db", db, "--ref", "refs/heads/dev")
     assert rc == 1 and "refs there: refs/heads/main, refs/pull/7/merge" in err
+    # new user: `--ref pull/7` (the PR's number) and a typo got "e.g. refs/heads/main" as the fix
+    for ref, fix in (("pull/7", "pass --ref refs/pull/7/merge"), ("refs/pull/7", "pass --ref refs/pull/7/merge"),
+                     ("mian", "pass --ref refs/heads/main"), ("pull/8/merge", "e.g. refs/heads/main"),
+                     ("refs/heads/dev", "e.g. refs/heads/main")):
+        rc, _, err = run_cli(capsys, "results", "show", "--db", db, "--ref", ref)
+        assert rc == 1 and err.rstrip().endswith(fix) and len(err.splitlines()) == 1, (ref, err)
     import pytest
 
     with pytest.raises(SystemExit) as exit_:  # a flag combination: argparse's usage line, exit 2

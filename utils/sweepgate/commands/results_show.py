@@ -82,9 +82,9 @@ def _nothing(args, st):
 
     where, refs = store.display_url(st.url), st.refs()
     if args.ref and args.ref not in refs:
-        known = ", ".join(refs[:5]) or "none"
+        known, near = ", ".join(refs[:5]) or "none", _near_ref(args.ref, refs)
         return fail("--ref", 0, f"no results measured on {args.ref!r} in {where} (refs there: {known})",
-                    "pass a full ref as the job sidecars name it, e.g. refs/heads/main")
+                    f"pass --ref {near}" if near else "pass a full ref as the job sidecars name it, e.g. refs/heads/main")
     what = f"config key {args.key!r}" + (f" on {args.ref!r}" if args.ref else "")
     near = _near_keys(st, args.key, args.ref)
     if near:  # a typo, or a key's suffix left off (`-mtp`): name the stored keys it is nearly
@@ -93,6 +93,24 @@ def _nothing(args, st):
                     f"pass --key {near[0]}{every}")
     return fail("--key", 0, f"{what} has no results in {where}",
                 "check --key (a master-config key, e.g. from `results show`), --ref and --db")
+
+
+def _near_ref(ref: str, refs: list[str]) -> str | None:
+    """The stored ref ``ref`` was nearly: one it is the start of (``pull/6`` for ``refs/pull/6/merge``, the
+    ref a PR's sidecars name), else one spelt nearly so (``refs/heads/mian``)."""
+    import difflib
+
+    start = "refs/" + ref.strip("/").removeprefix("refs/") + "/"
+    under = [r for r in refs if r.startswith(start) or r.startswith("refs/heads/" + start[5:])]
+    if len(under) == 1:
+        return under[0]
+    import re
+
+    want = ref.removeprefix("refs/heads/").removeprefix("refs/")
+    short = {s: r for r in refs if re.findall(r"\d+", s := r.removeprefix("refs/heads/").removeprefix("refs/"))
+             == re.findall(r"\d+", want)}  # main, pull/6/merge; never another PR's number
+    close = difflib.get_close_matches(want, short, n=1, cutoff=0.7)
+    return short[close[0]] if close and not under else None
 
 
 def _near_keys(st, key: str, ref: str | None) -> list[str]:
