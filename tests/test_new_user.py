@@ -191,6 +191,9 @@ def test_rehearse_from_a_subdirectory(fleet, tmp_path):
 def test_outside_a_git_repository_says_so(tmp_path, args):
     proc = sg(tmp_path, *args, env={"GIT_CEILING_DIRECTORIES": str(tmp_path.parent)})
     one_clear_line(proc, "not inside a git repository")
+    # new user: "run sweepgate inside (or point it at) a clone" named a way to point it that no command has
+    assert proc.stderr.rstrip().endswith("; cd into a clone of your benchmark repository (git clone, or git init "
+                                         "and commit) and run sweepgate there"), proc.stderr
 
 
 # --------------------------------------------------------------------------- item 5: entry points

@@ -39,7 +39,7 @@ def repo_root(start: str = ".") -> str:
         reason = "is not inside a git work tree" if "work tree" in proc.stderr else "is not inside a git repository"
         raise SweepgateError(Diagnostic(
             where, 0, 0, "git", f"{where} {reason}",
-            "run sweepgate inside (or point it at) a clone of your benchmark repository (git clone, or git init and commit)"))
+            "cd into a clone of your benchmark repository (git clone, or git init and commit) and run sweepgate there"))
     return top
 
 
