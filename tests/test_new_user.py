@@ -253,6 +253,18 @@ def test_readme_benchmark_commands_name_paths_that_work_from_anywhere():
 
 
 
+def test_each_utils_script_in_the_readme_commands_table_names_its_sweepgate_command():
+    """New user on a wheel install: the table gave `utils/generate_sweep_configs.py full-sweep|test-config`
+    alone, a file an installed sweepgate does not have; `sweepgate full-sweep` was only in --help."""
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("## Commands", 1)[1].split("\n\n", 2)[1]
+    rows = [line for line in table.splitlines() if line.startswith("| `utils/")]
+    assert len(rows) == 3, rows
+    for row in rows:
+        script = re.match(r"\| `utils/(\w+)\.py", row).group(1)
+        assert " / `sweepgate " in row.split(" | ")[0], f"{script}: no sweepgate command beside it: {row}"
+
+
 def test_ci_run_runs_exactly_the_readmes_second_command():
     """Issue 2: the README gives two commands for a fresh machine, and `.ci/run` calls the
     second; `.github/workflows/ci.yml` calls `.ci/run`. Nothing else kept the three in step."""
