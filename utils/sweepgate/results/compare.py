@@ -401,7 +401,7 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
             verdict, median, low, high, change = verdict_of(value, values, metric, threshold, judged[pt, metric])
             p_adjusted = judged[pt, metric].p_adjusted
         out.append(Verdict(pt, metric, value, len(values), median, low, high, change, verdict, threshold,
-                           rehearsal, changes if verdict in (IMPROVED, REGRESSED) else [], p_adjusted=p_adjusted,
+                           rehearsal, changes, p_adjusted=p_adjusted,
                            sides=sides))
     return out
 
