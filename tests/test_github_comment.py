@@ -331,7 +331,7 @@ def test_results_comment_posts_the_compare_report_once_per_pr(gh, tmp_path, monk
         assert cli.main(["results", "comment", "--body", str(body), "--pr-number", str(NUMBER),
                          "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]) == 0
     ours = [c for c in gh.comments.values() if render.MARKER in c["body"] and c["id"] != foreign]
-    assert len(ours) == 1 and ours[0]["edits"] == 1 and "Regressed (1)" in ours[0]["body"]
+    assert len(ours) == 1 and ours[0]["edits"] == 1 and "Regressed (1 point, 1 metric)" in ours[0]["body"]
     assert gh.comments[foreign]["edits"] == 0
     # anything but a compare report is refused, and nothing is posted
     (tmp_path / "other.md").write_text("hello", encoding="utf-8")
@@ -589,7 +589,7 @@ def test_a_failed_comment_does_not_hide_the_regression_gate(gh, tmp_path, monkey
                    *(["--fail-on-regression"] if gate else [])])
     out, err = capsys.readouterr()
     assert rc == code, err
-    assert f": 0 failed, {int(regressed)} regressed, " in out, out  # the report, in full
+    assert f": 0 points failed, {int(regressed)} point{'' if regressed else 's'} regressed" in out, out  # the report, in full
     (line,) = err.strip().splitlines()
     assert line == (f"{gh.url}: GitHub API error 401 on {OWNER}/{NAME}#{NUMBER}: Bad credentials; "
                     "check GITHUB_TOKEN / GH_TOKEN"), err

@@ -24,7 +24,7 @@ def where(lines: list[str], start: str) -> int:
 def test_the_charts_follow_the_changes_and_come_before_the_folds():
     lines = comment()
     charts = where(lines, "1 chart (output throughput per GPU")
-    assert where(lines, "#### Regressed (1)") < charts < where(lines, "<details>")
+    assert where(lines, "#### Regressed (1 point, 1 metric)") < charts < where(lines, "<details>")
     assert lines[charts - 1] == "" and lines[charts + 1] == ""  # a paragraph of its own, not a table row
     assert where(lines, "<summary>Unchanged") > charts
 
@@ -33,7 +33,7 @@ def test_a_comment_cut_to_its_limit_keeps_the_charts_after_the_changes():
     whole = "\n".join(comment())
     lines = comment(limit=len(whole.encode()) // 2)
     assert not any(line.startswith("<summary>Unchanged") for line in lines)
-    assert where(lines, "#### Regressed (1)") < where(lines, "1 chart (output throughput per GPU")
+    assert where(lines, "#### Regressed (1 point, 1 metric)") < where(lines, "1 chart (output throughput per GPU")
 
 
 def test_the_not_judged_fold_says_what_it_holds_in_the_headline_s_words():
@@ -45,10 +45,10 @@ def test_the_not_judged_fold_says_what_it_holds_in_the_headline_s_words():
     pr += synth.pr_run(keys=(thin_key,), concs=(8,))
     base = synth.history(keys=synth.KEYS[:1]) + synth.history(runs=2, keys=(thin_key,), concs=(8,))
     lines = render.markdown(C.compare_records(pr, base)).splitlines()
-    assert lines[1].endswith(f", 6 insufficient-data, {6 * len(many)} new")
-    assert f"<summary>Not judged (6 insufficient-data, {6 * len(many)} new)</summary>" in lines
+    assert lines[1].endswith(f", 1 point insufficient-data (6 metrics), {len(many)} points new ({6 * len(many)} metrics)")
+    assert f"<summary>Not judged: 1 point insufficient-data (6 metrics), {len(many)} points new ({6 * len(many)} metrics)</summary>" in lines
     assert not any(line.startswith("#### New") for line in lines)
-    assert any(line.startswith("<summary>Unchanged (30)") for line in lines)  # one kind: its count alone
+    assert any(line == "<summary>Unchanged: 5 points, 30 metrics</summary>" for line in lines)  # one kind: its count alone
 
 
 NEW_KEY, THIN_KEY = "dsr1-fp8-b300-vllm-lmcache", "dsr1-fp8-b300-trt"
@@ -71,9 +71,9 @@ def test_a_new_recipe_s_points_are_listed_open_with_their_figures():
     listed open, one row each with its measured figures, after the changes and before the charts;
     the fold keeps the insufficient-data rows and says where the new ones went."""
     added, lines = new_recipe_comment()
-    assert lines[1].endswith(", 6 insufficient-data, 30 new")  # the headline's counts are unchanged
-    new = where(lines, "#### New (30)")
-    assert where(lines, "#### Regressed (1)") < new < where(lines, "1 chart (output throughput per GPU")
+    assert lines[1].endswith(", 1 point insufficient-data (6 metrics), 5 points new (30 metrics)")  # as the sections count
+    new = where(lines, "#### New (5 points)")
+    assert where(lines, "#### Regressed (1 point, 1 metric)") < new < where(lines, "1 chart (output throughput per GPU")
     assert lines[new + 2].startswith("5 points no main run has measured")
     assert lines[new + 4] == ("| point | tok/s/GPU | tok/s/user | TTFT p50 ms | TPOT p50 ms | E2EL p50 ms "
                               "| success |")
@@ -84,7 +84,7 @@ def test_a_new_recipe_s_points_are_listed_open_with_their_figures():
         cells = [c.strip() for c in row.strip("|").split("|")]
         assert cells == [f"{NEW_KEY} b300 fixed-seq-len 1024/1024 conc {rec[R.CONC]}",
                          *(render.fmt_value(m[k], k) for k in R.COMPARED_METRICS)], row
-    assert "<summary>Not judged (6 insufficient-data; 30 new listed above)</summary>" in lines
+    assert "<summary>Not judged: 1 point insufficient-data (6 metrics); 5 new points listed above</summary>" in lines
     fold = lines[where(lines, "<summary>Not judged"):]
     fold = fold[:fold.index("</details>")]
     assert not any(NEW_KEY in line for line in fold) and sum(THIN_KEY in line for line in fold) >= 1
@@ -98,8 +98,8 @@ def test_a_comment_over_its_limit_keeps_the_new_points_after_the_changes():
         lines = new_recipe_comment(limit=limit)[1]
         assert len("\n".join(lines).encode()) <= limit
         assert not any(line.startswith("<summary>") for line in lines)  # no fold left
-        assert "Not judged: 6 rows (too many to list here; see `--json`)." in lines  # the new rows not among them
-        assert where(lines, "#### Regressed (1)") < where(lines, "#### New (30)")
+        assert "Not judged: 1 point insufficient-data (6 metrics) (too many to list here; see `--json`)." in lines  # the new rows not among them
+        assert where(lines, "#### Regressed (1 point, 1 metric)") < where(lines, "#### New (5 points)")
     listed = [line for line in lines if line.startswith(f"| {NEW_KEY} ")]
     assert len(listed) < 5 and f"{5 - len(listed)} more new point{'s' if len(listed) < 4 else ''}: see `--json`." in lines
 
@@ -114,7 +114,7 @@ def test_a_point_and_its_recipe_change_are_named_once_in_its_first_row():
     pr = synth.pr_run({(key, 16): {R.OUTPUT_TPUT_PER_GPU: 0.8}, (key, 8): {R.OUTPUT_TPUT_PER_GPU: 0.85}},
                       keys=(key,), concs=(8, 16), image="vllm/vllm-openai:v0.12.0")
     md = render.markdown(C.compare_records(pr, synth.history(keys=(key,), concs=(8, 16))))
-    table = md.split("#### Regressed (2)")[1].split("\n\n")[1].splitlines()
+    table = md.split("#### Regressed (2 points, 2 metrics)")[1].split("\n\n")[1].splitlines()
     assert [line.split(" | ")[0] for line in table[2:]] == (
         [f"| {key} b300 fixed-seq-len 1024/1024 conc 16"] + ["| "] * 5 + [f"| {key} b300 fixed-seq-len 1024/1024 conc 8"]
         + ["| "] * 5)

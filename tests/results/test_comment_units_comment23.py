@@ -37,3 +37,50 @@ def test_the_terminal_table_names_the_recipe_change_on_every_row_of_its_point():
     text = render.table_text(C.compare_records(pr, synth.history(keys=(KEY,), concs=(8, 16))))
     rows = [line for line in text.splitlines() if line.startswith(KEY)]
     assert len(rows) == 12 and all(line.rstrip().endswith("image v0.11.0 → v0.12.0") for line in rows), text
+
+
+NEW_KEY, THIN_KEY = "dsr1-fp8-b300-vllm-lmcache", "dsr1-fp8-b300-trt"
+
+
+def mixed_run() -> C.Comparison:
+    """conc 16 regressed in two metrics, conc 8 improved in one; a config main never ran (5 new points) and
+    one main ran twice (too few runs to judge)."""
+    pr = synth.pr_run({(KEY, 16): {R.OUTPUT_TPUT_PER_GPU: 0.85, R.INTERACTIVITY: 0.8},
+                       (KEY, 8): {R.OUTPUT_TPUT_PER_GPU: 1.2}}, keys=(KEY,))
+    pr += synth.pr_run(keys=(NEW_KEY,), seed=3) + synth.pr_run(keys=(THIN_KEY,), concs=(8,))
+    base = synth.history(keys=(KEY,)) + synth.history(runs=2, keys=(THIN_KEY,), concs=(8,))
+    return C.compare_records(pr, base)
+
+
+COUNTS = ("0 points failed, 1 point regressed (2 metrics), 1 point improved (1 metric), 3 points unchanged, "
+          "1 point insufficient-data (6 metrics), 5 points new (30 metrics)")
+
+
+def test_the_headline_counts_points_and_names_its_metrics_as_the_sections_do():
+    """Review: the headline said "2 regressed" above "#### Regressed (2)", whose table listed one point,
+    and "#### New (30)" sat over "5 points no main run has measured". Each count names its unit, and
+    the headline and the headings count alike."""
+    lines = render.markdown(mixed_run()).splitlines()
+    assert lines[1] == f"### sweepgate results: run pr-7 against refs/heads/main (last 5 runs): {COUNTS}"
+    headings = [line for line in lines if line.startswith(("#### ", "<summary>"))]
+    assert headings == ["#### Regressed (1 point, 2 metrics)", "#### Improved (1 point, 1 metric)",
+                        "#### New (5 points)",
+                        "<summary>Not judged: 1 point insufficient-data (6 metrics); 5 new points listed above</summary>",
+                        "<summary>Unchanged: 3 points, 18 metrics; 9 unchanged metrics of 2 other points listed "
+                        "above with them</summary>"], headings
+    new = lines.index("#### New (5 points)")
+    assert lines[new + 2].startswith("5 points no main run has measured")
+
+
+def test_the_terminal_summary_names_its_units():
+    text = render.table_text(mixed_run()).splitlines()
+    assert text[-1] == f"run pr-7 against refs/heads/main (last 5 runs): {COUNTS}"
+    assert text[-2] == "11 points, each by its worst verdict: 1 regressed, 1 improved, 3 unchanged, 1 insufficient-data, 5 new"
+
+
+def test_a_comment_cut_to_its_limit_counts_a_section_it_cannot_list_in_points():
+    comp = mixed_run()
+    whole = render.markdown(comp)
+    lines = render.markdown(comp, limit=len(whole.encode()) // 2).splitlines()
+    assert "Not judged: 1 point insufficient-data (6 metrics) (too many to list here; see `--json`)." in lines
+    assert lines[1].endswith(COUNTS)

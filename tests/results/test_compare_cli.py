@@ -100,8 +100,8 @@ def test_markdown_lists_regressions_first_and_folds_the_unchanged(env, capsys):
                      "--step-summary", str(summary)]) == 0
     md = capsys.readouterr().out
     assert md.startswith(render.MARKER)
-    reg, imp, det = md.index("#### Regressed (1)"), md.index("#### Improved (1)"), md.index("<details>")
-    assert reg < imp < det and "<summary>Unchanged (" in md and "<summary>Not judged (6 insufficient-data)</summary>" in md
+    reg, imp, det = md.index("#### Regressed (1 point, 1 metric)"), md.index("#### Improved (1 point, 1 metric)"), md.index("<details>")
+    assert reg < imp < det and "<summary>Unchanged: " in md and "<summary>Not judged: 1 point insufficient-data (6 metrics)</summary>" in md
     line = next(x for x in md.splitlines() if "| regressed |" in x)
     assert "dsr1-fp8-b300-vllm b300 fixed-seq-len 1024/1024 conc 16" in line and "(n=5)" in line and "%" in line
     assert summary.read_text().strip() == md.strip()
@@ -154,7 +154,7 @@ def test_terminal_table_has_no_colour_when_piped_or_with_no_color(env):
     cmd = [sys.executable, "-m", "sweepgate", "results", "compare", "--db", url, "--run", "pr-7"]
     pyenv = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
     out = subprocess.run(cmd, env=pyenv, capture_output=True, text=True, check=True).stdout
-    assert "\x1b[" not in out and "regressed" in out and "1 regressed, 1 improved" in out.splitlines()[-1]
+    assert "\x1b[" not in out and "regressed" in out and "1 point regressed (1 metric), 1 point improved (1 metric)" in out.splitlines()[-1]
     # on a terminal: colour, unless NO_COLOR
     import pty
 
@@ -345,7 +345,7 @@ def test_what_main_measured_and_the_run_did_not_is_said_not_judged(env, capsys):
     md = capsys.readouterr().out
     assert ("> Not measured by this run, though main's newest run of the same config keys has them: 1 point, "
             "1 metric of points it measured, eval scores at 1 point (") in md, md
-    assert "<summary>Not measured by this run (3)</summary>" in md and "| the whole point | main-4 |" in md
+    assert "<summary>Not measured by this run: 1 point, 1 metric, eval scores at 1 point</summary>" in md and "| the whole point | main-4 |" in md
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7"]) == 0
     assert "Not measured by this run" in capsys.readouterr().out
 

@@ -279,9 +279,9 @@ def test_the_comment_shows_an_eval_regression_before_the_folded_sections(tmp_pat
     rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
     assert rc == 0, err
     assert md.index("#### Evals") < md.index("<summary>Not judged")
-    assert "<summary>Not judged (6 insufficient-data; 1 changed beyond its threshold, listed above)</summary>" in md, md
+    assert "<summary>Not judged: 1 point insufficient-data (6 metrics); 1 metric changed beyond its threshold, listed above</summary>" in md, md
     # results review: the changed row sat unmarked among the folded ones; it is listed open first
-    opened = md.index("#### Not judged, changed beyond the threshold (1)")
+    opened = md.index("#### Not judged, changed beyond the threshold (1 point, 1 metric)")
     assert md.index("#### Evals") < opened < md.index("<summary>Not judged")
     (row,) = [line for line in md[opened:md.index("<summary>Not judged")].splitlines() if "insufficient-data" in line]
     assert "-40." in row or "-39." in row or "-41." in row, row

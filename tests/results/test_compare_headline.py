@@ -9,8 +9,8 @@ import pytest
 from helpers import run_cli
 from test_compare_evals import PR_REF, gsm8k, ingest_job
 
-THROUGHPUT = "0 failed, 0 regressed, 0 improved"
-EVALS = "evals: 1 regressed, 1 unchanged"
+THROUGHPUT = "0 points failed, 0 points regressed, 0 points improved"
+EVALS = "eval scores: 1 regressed, 1 unchanged"
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def test_a_run_without_an_eval_regression_still_says_none_regressed(tmp_path, ca
     ingest_job(tmp_path, url, capsys, "2002", gsm8k(), ref=PR_REF, day=2)
     rc, md, err = run_cli(capsys, "results", "compare", "--db", url, "--run", "2002", "--markdown")
     assert rc == 0, err
-    assert md.splitlines()[1].endswith("; evals: 0 regressed, 2 unchanged")
+    assert md.splitlines()[1].endswith("; eval scores: 0 regressed, 2 unchanged")
 
 
 def test_the_comment_names_the_commit_it_measured(db, capsys):

@@ -61,7 +61,7 @@ def test_a_pr_job_that_failed_is_a_failed_point_and_fails_the_gate(tmp_path, db,
     assert failed[0]["baseline"]["n"] == 5 and failed[0]["baseline"]["median"] == 1.0 and failed[0]["change"] == -1.0
     assert doc["failed-jobs"] == 1 and doc["counts"][C.REGRESSED] == 1
     rc, out, _ = compare(capsys, db, "--markdown")
-    assert rc == 0 and "#### Failed (1)" in out and "conc 8" in out.split("#### Failed (1)")[1].split("####")[0]
+    assert rc == 0 and "#### Failed (1 point)" in out and "conc 8" in out.split("#### Failed (1 point)")[1].split("####")[0]
     rc, out, _ = compare(capsys, db)
     assert rc == 0 and "failure" in out and "1 failed" in out
 
@@ -314,7 +314,7 @@ def test_the_report_counts_points_apart_from_verdicts(tmp_path, db, capsys):
     line = "3 points, each by its worst verdict: 1 failed, 1 regressed, 1 unchanged"
     assert rc == 0 and line in md.splitlines()
     rc, out, _ = compare(capsys, db)
-    assert out.splitlines()[-2] == line and "1 failed, 3 regressed" in out.splitlines()[-1]
+    assert out.splitlines()[-2] == line and "1 point failed, 1 point regressed (3 metrics)" in out.splitlines()[-1]
 
 
 def test_a_failed_eval_job_is_an_eval_failure_not_the_point_s(tmp_path, db, capsys):
@@ -336,7 +336,7 @@ def test_a_failed_eval_job_is_an_eval_failure_not_the_point_s(tmp_path, db, caps
     (failed,) = doc["evals"]
     assert (failed["task"], failed["verdict"], failed["conc"]) == ("(job)", C.FAILED, 4)
     rc, md, _ = compare(capsys, db, "--markdown")
-    assert "evals: 1 failed" in md.splitlines()[1] and "the eval job's status is failure" in md
+    assert "eval scores: 1 failed" in md.splitlines()[1] and "the eval job's status is failure" in md
 
 
 @pytest.mark.parametrize("finished, runs", [("2026-01-03T18:00:00+00:00", (100, 101, 102)),  # the 3 before it

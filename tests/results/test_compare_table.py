@@ -201,18 +201,18 @@ def test_a_points_unchanged_rows_stay_with_its_changed_ones(monkeypatch):
     assert [c for c, _ in order] == ["16"] * 6 + ["8"] * 6 + ["32"] * 6, order  # each point once, whole
     assert [m for _, m in order[:6]] == list(R.COMPARED_METRICS) == [m for _, m in order[6:12]], order
     md = render.markdown(comp)
-    regressed, unchanged = md.split("#### Regressed (10)")[1].split("<details>")
+    regressed, unchanged = md.split("#### Regressed (2 points, 10 metrics)")[1].split("<details>")
     rows = [row for row in md_rows(regressed) if row[0].startswith(synth.KEYS[0])]
     assert [row[1] for row in rows] == list(R.COMPARED_METRICS) * 2, rows
     assert rows[5][-1] == "unchanged" and "conc 16" in rows[5][0]
     assert [row[0] for row in rows] == [rows[0][0]] * 6 + [rows[6][0]] * 6 and "conc 8" in rows[6][0]
     assert sum(line.startswith(f"| {synth.KEYS[0]}") for line in regressed.splitlines()) == 2  # each named once
-    assert "<summary>Unchanged (8; 2 listed above with their points)</summary>" in unchanged
+    assert "<summary>Unchanged: 1 point, 6 metrics; 2 unchanged metrics of 2 other points listed above with them</summary>" in unchanged
     assert sum(row[0].startswith(synth.KEYS[0]) for row in md_rows(unchanged)) == 6
     assert "conc 16" not in unchanged and "conc 8 " not in unchanged
     one = C.compare_records(synth.pr_run({(synth.KEYS[0], 8): slow}, keys=synth.KEYS[:1], concs=concs),
                             synth.history(keys=synth.KEYS[:1], concs=concs))
-    assert "<summary>Unchanged (13; 1 listed above with its point)</summary>" in render.markdown(one)
+    assert "<summary>Unchanged: 2 points, 12 metrics; 1 unchanged metric of 1 other point listed above with it</summary>" in render.markdown(one)
 
 
 def test_a_fold_whose_rows_are_all_listed_above_is_one_line():
@@ -224,7 +224,7 @@ def test_a_fold_whose_rows_are_all_listed_above_is_one_line():
                              synth.history(keys=synth.KEYS[:1], concs=(8,)))
     assert comp.counts()[C.REGRESSED] == 5 and comp.counts()[C.UNCHANGED] == 1
     md = render.markdown(comp)
-    assert "<details>" not in md.split("#### Regressed (5)")[1], md
-    assert "\nUnchanged (1): listed above with its point.\n" in md, md
+    assert "<details>" not in md.split("#### Regressed (1 point, 5 metrics)")[1], md
+    assert "\nUnchanged: 1 metric of 1 point, listed above with it.\n" in md, md
     header = "| point | metric |"
     assert md.count(header) == 1, md  # the Regressed table's, no empty one after it

@@ -242,24 +242,47 @@ def together(rows: list[C.Verdict], unchanged: dict[tuple, list[C.Verdict]], pla
     return out
 
 
+def tally(verdicts: list[C.Verdict]) -> dict[str, tuple[int, int]]:
+    """verdict -> (points, metrics) of ``verdicts``: a point counts under each verdict one of its rows
+    has, and under unchanged only when all of them are unchanged (a changed point's unchanged rows are
+    listed with it); metrics: its rows of that verdict (a failed job has one row, no metric)."""
+    by_point: dict[tuple, list[str]] = {}
+    for v in verdicts:
+        by_point.setdefault(v.point, []).append(v.verdict)
+    out = dict.fromkeys(C.VERDICTS, (0, 0))
+    for kinds in by_point.values():
+        for verdict in set(kinds) - ({C.UNCHANGED} if len(set(kinds)) > 1 else set()):
+            points, metrics = out[verdict]
+            out[verdict] = (points + 1, metrics + kinds.count(verdict))
+    return out
+
+
+def counted(verdict: str, points: int, metrics: int) -> str:
+    """One verdict's count in points, with its metrics where they are not all of the points' ("1 point
+    regressed (2 metrics)"; "3 points unchanged", "1 point failed": a failed job has no metric)."""
+    text = f"{count(points, 'point')} {verdict}"
+    return text + (f" ({count(metrics, 'metric')})" if points and verdict not in (C.FAILED, C.UNCHANGED) else "")
+
+
 def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> str:
     """The headline: the window (and how many baseline runs a point had at most, when fewer), the
-    points' counts, then, in a run with eval scores, theirs (regressed always named: an eval
-    regression fails --fail-on-regression as a point's does)."""
-    counts = ", ".join(f"{n} {verdict}" for verdict, n in comparison.counts().items())
+    points' counts (``tally``: each verdict's points and metrics, as the sections count them), then,
+    in a run with eval scores, theirs (regressed always named: an eval regression fails
+    --fail-on-regression as a point's does)."""
+    counts = ", ".join(counted(verdict, *n) for verdict, n in tally(comparison.verdicts).items())
     found = max((v.n for v in comparison.verdicts), default=0)
     runs = f"last {window} runs" if found >= window else f"last {window} runs; {found} found"
     line = f"run {comparison.run} against {baseline_ref} ({runs}): {counts}"
     if comparison.evals:
         evals = ", ".join(f"{n} {verdict}" for verdict, n in E.counts(comparison.evals).items()
                           if n or verdict == C.REGRESSED)
-        line += f"; evals: {evals}"
+        line += f"; eval scores: {evals}"
     return line
 
 
 def points_line(comparison: C.Comparison) -> str | None:
-    """The headline's counts are of verdicts (a point has one per metric, a failed job one in all):
-    this says how many points, each under its worst verdict ("8 points, each by its worst verdict:
+    """The headline counts a point under each verdict it has (``tally``): this says how many points
+    there are, each under its worst verdict ("8 points, each by its worst verdict:
     1 failed, 1 regressed, ...")."""
     worst: dict[tuple, int] = {}
     for v in comparison.verdicts:
@@ -332,18 +355,23 @@ def _not_measured_label(m: C.NotMeasured, rated: frozenset) -> str:
     return point_label(m.point, rated) + (f": {m.what}" if m.what else "")
 
 
+def _not_measured_parts(items: list[C.NotMeasured], of: str = "") -> list[str]:
+    """What ``items`` are, counted by kind: ``2 points``, ``1 metric`` (+ ``of``), ``eval scores at 1 point``."""
+    points = sum(m.what is None for m in items)
+    evals = sum(m.what == C.EVAL_SCORES for m in items)
+    metrics = len(items) - points - evals
+    return ([count(points, "point")] if points else []) + (
+        [f"{count(metrics, 'metric')}{of}"] if metrics else []) + (
+        [f"eval scores at {count(evals, 'point')}"] if evals else [])
+
+
 def not_measured_note(comparison: C.Comparison, baseline_ref: str, shown: int = 3) -> str | None:
     """Say what the baseline's newest runs of the run's config keys measured and the run did not
     (points, metrics, eval scores): never judged, but a dropped point must not read as clean."""
     items = comparison.not_measured
     if not items:
         return None
-    points = sum(m.what is None for m in items)
-    evals = sum(m.what == C.EVAL_SCORES for m in items)
-    metrics = len(items) - points - evals
-    parts = ([count(points, "point")] if points else []) + (
-        [f"{count(metrics, 'metric')} of points it measured"] if metrics else []) + (
-        [f"eval scores at {count(evals, 'point')}"] if evals else [])
+    parts = _not_measured_parts(items, " of points it measured")
     rated = rate_sweeps(comparison)
     named = "; ".join(_not_measured_label(m, rated) for m in items[:shown])
     more = f"; and {len(items) - shown} more" if len(items) > shown else ""
@@ -361,7 +389,8 @@ def _md_not_measured(comparison: C.Comparison, baseline_ref: str) -> list[str]:
     rated = rate_sweeps(comparison)
     rows = [f"| {_md_escape(point_label(m.point, rated))} | {m.what or 'the whole point'} | {_md_escape(m.baseline_run)} |"
             for m in comparison.not_measured]
-    return ["<details>", f"<summary>Not measured by this run ({len(rows)})</summary>", "",
+    return ["<details>", f"<summary>Not measured by this run: {', '.join(_not_measured_parts(comparison.not_measured))}"
+            "</summary>", "",
             f"| point | not measured | {_md_escape(ref)} run |", "|---|---|---|", *rows, "", "</details>", ""]
 
 
@@ -393,20 +422,29 @@ def _beyond(v: C.Verdict) -> bool:
 
 
 def _kinds(verdicts: list[C.Verdict]) -> str:
-    """A folded section's count, by verdict where it holds several kinds, in the headline's words
-    (review: the headline said "6 new" and no section did; they were folded as "Not judged (6)"):
-    ``6``, ``6 new``, ``2 insufficient-data, 6 new``."""
-    if not any(v.verdict in (C.INSUFFICIENT, C.NEW) for v in verdicts):
-        return str(len(verdicts))
-    counts = {verdict: sum(v.verdict == verdict for v in verdicts) for verdict in C.VERDICTS}
-    return ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n)
+    """A section's count in the headline's words, by verdict (``tally``; review: the headline said "6
+    new" and no section did, and a heading counted rows where its text counted points):
+    ``1 point insufficient-data (6 metrics), 6 points new (36 metrics)``; ``3 points (18 metrics)``
+    for a section of one kind, ``1 point`` for failed jobs."""
+    counts = {verdict: n for verdict, n in tally(verdicts).items() if n[0]}
+    if len(counts) > 1 or set(counts) & {C.INSUFFICIENT, C.NEW}:
+        return ", ".join(counted(verdict, *n) for verdict, n in counts.items())
+    points, metrics = next(iter(counts.values()), (0, 0))
+    if set(counts) == {C.FAILED}:
+        return count(points, "point")
+    return f"{count(points, 'point')}, {count(metrics, 'metric')}"
+
+
+def _points_metrics(rows: list[C.Verdict]) -> str:
+    """``1 point, 2 metrics``: how many points ``rows`` are of, and how many rows (each a metric)."""
+    return f"{count(len({v.point for v in rows}), 'point')}, {count(len(rows), 'metric')}"
 
 
 def _large_unjudged(verdicts: list[C.Verdict]) -> str:
     """``; 1 changed beyond its threshold, listed above``: so a folded section does not hide a -40 %
     (those rows are also listed open, before the folds)."""
     n = sum(map(_beyond, verdicts))
-    return f"; {n} changed beyond {'its' if n == 1 else 'their'} threshold, listed above" if n else ""
+    return f"; {count(n, 'metric')} changed beyond {'its' if n == 1 else 'their'} threshold, listed above" if n else ""
 
 
 def _md_beyond(comparison: C.Comparison, max_rows: int | None) -> list[str]:
@@ -418,7 +456,7 @@ def _md_beyond(comparison: C.Comparison, max_rows: int | None) -> list[str]:
     rows.sort(key=lambda v: -abs(v.change))
     rows = points_together(rows, lambda v: -abs(v.change))
     shown = rows[:max_rows] if max_rows is not None else rows
-    out = [f"#### Not judged, changed beyond the threshold ({len(rows)})", "",
+    out = [f"#### Not judged, changed beyond the threshold ({_points_metrics(rows)})", "",
            "Too few baseline runs to tell these from noise; look at them before merging.", "",
            *_md_table(shown, rate_sweeps(comparison))]
     if len(shown) < len(rows):
@@ -435,13 +473,13 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
     unchanged = unchanged_by_point(comparison) if folded_rows else {}
     listed_new = {id(v) for rows in new_points(comparison).values() for v in rows}
     for title, verdicts in sections(comparison):
-        new_above = sum(id(v) in listed_new for v in verdicts)
+        new_above = len({v.point for v in verdicts if id(v) in listed_new})
         verdicts = [v for v in verdicts if id(v) not in listed_new]
         if not verdicts or (title in OPEN_SECTIONS) != opened:
             continue
         if title in OPEN_SECTIONS:
             shown = _kept(verdicts, _section_rows(title, max_rows))
-            out += [f"#### {title} ({len(verdicts)})", "", *_md_table(together(shown, unchanged, placed), rated)]
+            out += [f"#### {title} ({_kinds(verdicts)})", "", *_md_table(together(shown, unchanged, placed), rated)]
             if len(shown) < len(verdicts):
                 out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows{_by_metric(verdicts)}: "
                            "see `--json`.")
@@ -449,7 +487,7 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
         elif folded_rows:
             out += _md_fold(title, verdicts, together(verdicts, unchanged, placed), new_above, rated)
         else:
-            out += [f"{title}: {len(verdicts)} rows{_large_unjudged(verdicts)} (too many to list here; "
+            out += [f"{title}: {_kinds(verdicts)}{_large_unjudged(verdicts)} (too many to list here; "
                     "see `--json`).", ""]
     return out
 
@@ -457,15 +495,18 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
 def _md_fold(title: str, verdicts: list[C.Verdict], listed: list[C.Verdict], new_above: int,
              rated: frozenset) -> list[str]:
     """One folded section: ``listed`` (``together``) in ``<details>``, its summary counting what it holds
-    and what is listed above instead (unchanged rows with their points, ``new_above`` new rows)."""
+    as the headline counts (``_kinds``) and what is listed above instead (unchanged rows with their
+    points, ``new_above`` new points)."""
     ids = {id(v) for v in listed}
-    moved = sum(id(v) not in ids for v in verdicts)
-    above = f"; {moved} listed above with {'its point' if moved == 1 else 'their points'}" if moved else ""
-    above += f"; {new_above} new listed above" if new_above else ""
+    moved = [v for v in verdicts if id(v) not in ids]
+    others = len({v.point for v in moved})
+    them = "it" if others == 1 else "them"
+    above = f"; {count(len(moved), 'unchanged metric')} of {count(others, 'other point')} listed above with {them}" \
+        if moved else ""
+    above += f"; {count(new_above, 'new point')} listed above" if new_above else ""
     if not listed:  # all beside their points: a fold would hold a table of headers alone
-        where = "listed above with its point" if moved == 1 else "all listed above with their points"
-        return [f"{title} ({len(verdicts)}): {where}.", ""]
-    return ["<details>", f"<summary>{title} ({_kinds(verdicts)}{_large_unjudged(verdicts)}{above})</summary>",
+        return [f"{title}: {count(len(moved), 'metric')} of {count(others, 'point')}, listed above with {them}.", ""]
+    return ["<details>", f"<summary>{title}: {_kinds(listed)}{_large_unjudged(verdicts)}{above}</summary>",
             "", *_md_table(listed, rated), "", "</details>", ""]
 
 
@@ -489,9 +530,8 @@ def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None) -
     new = new_points(comparison)
     if not new:
         return []
-    rows = sum(map(len, new.values()))
     points = list(new.items()) if max_rows is None else list(new.items())[:max_rows]
-    out = [f"#### New ({rows})", "", f"{count(len(new), 'point')} no {R.short_ref(baseline_ref)} run has measured "
+    out = [f"#### New ({count(len(new), 'point')})", "", f"{count(len(new), 'point')} no {R.short_ref(baseline_ref)} run has measured "
            "(a config key or recipe this run adds): their figures, not judged.", ""]
     metrics = list(dict.fromkeys(v.metric for pt_rows in new.values() for v in pt_rows))
     names = {metric: header for header, metric, _ in show.COLUMNS}
