@@ -84,3 +84,41 @@ def test_a_comment_cut_to_its_limit_counts_a_section_it_cannot_list_in_points():
     lines = render.markdown(comp, limit=len(whole.encode()) // 2).splitlines()
     assert "Not judged: 1 point insufficient-data (6 metrics) (too many to list here; see `--json`)." in lines
     assert lines[1].endswith(COUNTS)
+
+
+def comment_of_store(tmp_path, monkeypatch, base: list[dict], pr: list[dict], *extra: str) -> list[str]:
+    """The real command's comment file (charts into ``p``), outside a workflow run."""
+    from sweepgate import cli
+    from sweepgate.results import store
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("GITHUB_ACTIONS", "GITHUB_RUN_ID", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "SWEEPGATE_DB"):
+        monkeypatch.delenv(name, raising=False)
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(base + pr)
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--plots", "p", "--comment-file", "c.md",
+                     *extra]) == 0
+    return (tmp_path / "c.md").read_text().splitlines()
+
+
+def test_a_chart_of_points_not_judged_is_not_folded_as_without_a_change(tmp_path, monkeypatch):
+    """Review: a chart whose one point fell 20 % against only two main runs (insufficient-data, listed
+    open as changed beyond its threshold) was folded among the "charts without a change". A chart is
+    "without a change" only when every point on it was judged unchanged; this one is in a fold of its own."""
+    base = synth.history(keys=(KEY,), concs=(8,)) + synth.history(runs=2, keys=(KEY,), concs=(8,), isl=2048)
+    pr = synth.pr_run(keys=(KEY,), concs=(8,)) + synth.pr_run({(KEY, 8): {R.OUTPUT_TPUT_PER_GPU: 0.8}},
+                                                              keys=(KEY,), concs=(8,), isl=2048)
+    lines = comment_of_store(tmp_path, monkeypatch, base, pr)
+    stem = "DeepSeek-R1-0528_fp8_b300_fixed-seq-len_{}x1024"
+    assert "#### Not judged, changed beyond the threshold (1 point, 1 metric)" in lines
+    assert lines[lines.index("<details><summary>1 chart with points not judged</summary>") + 2] == f"`{stem.format(2048)}`"
+    assert lines[lines.index("<details><summary>1 chart without a change</summary>") + 2] == f"`{stem.format(1024)}`"
+
+
+def test_the_charts_paragraph_folds_not_judged_charts_apart():
+    lines = render.charts_paragraph([("a", True, False, False), ("b", False, True, True), ("c", False, False, True),
+                                     ("d", False, False, False)], "plots")
+    assert lines[0].endswith("with a change: `a`; with new points: `b`")
+    assert lines[2:5] == ["<details><summary>1 chart with points not judged</summary>", "", "`c`"]
+    assert lines[8:11] == ["<details><summary>1 chart without a change</summary>", "", "`d`"]

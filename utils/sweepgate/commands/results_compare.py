@@ -175,10 +175,11 @@ def _run_s_pr(pr: list[dict]) -> int | None:
     return prs.pop() if len(prs) == 1 and None not in prs else None
 
 
-def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str, bool, bool]]:
+def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str, bool, bool, bool]]:
     """Write the charts (a progress bar on a terminal: a sweep's take tens of seconds), their legend
-    naming ``baseline`` (ref, window); return (stem, shows a change, shows a new point) of each, those
-    with a change first, then those with a new point (a recipe the PR adds: what it is for)."""
+    naming ``baseline`` (ref, window); return (stem, shows a change, shows a new point, shows a point
+    not judged) of each, those with a change first, then those with a new point (a recipe the PR adds:
+    what it is for)."""
     from sweepgate.results import charts as charts_mod
 
     planned = charts_mod.planned(comparison)
@@ -192,8 +193,9 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
     else:
         print(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}", file=sys.stderr)
     new = {stem for stem, _, items, _ in planned if any(item["new"] for item in items)}
+    pending = set(charts_mod.not_judged(planned, comparison))
     stems = [stem for stem, *_ in planned]
-    return sorted(((s, s in changed, s in new) for s in stems), key=lambda c: (not c[1], not c[2]))
+    return sorted(((s, s in changed, s in new, s in pending) for s in stems), key=lambda c: (not c[1], not c[2]))
 
 
 def _say_off_chart(left: list[tuple[tuple, str]], comparison, shown: int = 3) -> None:

@@ -755,6 +755,15 @@ def with_a_change(charts: list[tuple]) -> list[str]:
     return [stem for stem, _, items, _ in charts if any(item["flag"] for item in items)]
 
 
+def not_judged(charts: list[tuple], comparison: C.Comparison) -> list[str]:
+    """The stems of the ``planned`` charts with a point the run measured that was not judged in some
+    metric (too few baseline runs, or a metric main never measured): such a chart is no chart "without
+    a change", whatever its points show (review: one whose only point moved -20 % against two main runs
+    was folded among the unchanged)."""
+    pending = {v.point for v in comparison.verdicts if v.verdict in (C.INSUFFICIENT, C.NEW)}
+    return [stem for stem, _, items, _ in charts if any(item["point"] in pending for item in items)]
+
+
 def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[str, ...] = FORMATS,
                 progress=None, charts: list | None = None, baseline: tuple[str, int] = BASELINE) -> list[Path]:
     """Write one PNG and one SVG per chart into ``out_dir``; return the paths written. ``progress``

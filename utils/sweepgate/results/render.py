@@ -648,12 +648,16 @@ def charts_paragraph(charts: list[tuple], folder: str | None = None) -> list[str
     ``source.RESULTS_ARTIFACT``; the run has several: bmk_*, server logs, the matrix), the run's page
     linked (``_run_url``); never ``folder``, a path on the runner. Elsewhere in ``folder``, where they
     were written. Each chart is (stem, shows a change[, shows a new point]): those with a regressed,
-    improved or failed point named, then those with a new one (a recipe the run adds), the others folded."""
+    improved or failed point named, then those with a new one (a recipe the run adds), the others folded:
+    those with a point not judged (a fourth element, True) apart from those whose every point was judged
+    unchanged, the only ones "without a change"."""
     if not charts:
         return []
     changed = [f"`{c[0]}`" for c in charts if c[1]]
-    new = [f"`{c[0]}`" for c in charts if not c[1] and c[2:] == (True,)]
-    others = [f"`{c[0]}`" for c in charts if not c[1] and c[2:] != (True,)]
+    new = [f"`{c[0]}`" for c in charts if not c[1] and c[2:3] == (True,)]
+    rest = [c for c in charts if not c[1] and c[2:3] != (True,)]
+    unjudged = [f"`{c[0]}`" for c in rest if c[3:4] == (True,)]
+    others = [f"`{c[0]}`" for c in rest if c[3:4] != (True,)]
     run, one = _run_url(), len(charts) == 1
     where = (f"{'is' if one else 'are'} in the `{S.CHARTS_FOLDER}/` folder of the `{S.RESULTS_ARTIFACT}` artifact "
              f"of [run {run[1]}]({run[0]}#artifacts)" if run
@@ -662,9 +666,10 @@ def charts_paragraph(charts: list[tuple], folder: str | None = None) -> list[str
         [f"with new points: {', '.join(new)}"] if new else [])
     lines = [f"{count(len(charts), 'chart')} (output throughput per GPU against interactivity, PNG and SVG) {where}"
              + ("".join(f"; {part}" for part in named) if named else ".")]
-    if others:
-        lines += ["", f"<details><summary>{count(len(others), 'chart')} without a change</summary>", "",
-                  ", ".join(others), "", "</details>"]
+    for folded, what in ((unjudged, "with points not judged"), (others, "without a change")):
+        if folded:
+            lines += ["", f"<details><summary>{count(len(folded), 'chart')} {what}</summary>", "",
+                      ", ".join(folded), "", "</details>"]
     return lines + [""]
 
 
