@@ -189,8 +189,11 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     has no run of the point (its verdicts are C.NEW). A point
     whose PR job failed has no ``pr``: it is drawn ``at`` its baseline median, marked failed (a
     failed point with no baseline has nowhere to be drawn; the table names it); so is a point the
-    baseline's newest run has and the PR run did not measure, marked NOT_MEASURED."""
+    baseline's newest run has and the PR run did not measure, marked NOT_MEASURED. ``ref``: the ref all
+    the run's results are stored under (None when they name several)."""
     flags, groups = _flags(comparison), {}
+    refs = {head.get(R.REF) for head in comparison.heads.values()}
+    ref = refs.pop() if len(refs) == 1 else None  # what the run is: a PR's, main's (``run_words``)
     for pt in sorted(comparison.heads, key=C.point_sort_key):
         head = comparison.heads[pt]
         base = comparison.baselines.get(pt, [])
@@ -201,7 +204,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
             "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr, "runs": len(base),
             "base": base_xy, "at": pr or base_xy, "flag": C.FAILED if failed else flags.get(pt), "new": not base,
-            "cancelled": failed and head.get(R.STATUS) == "cancelled",
+            "cancelled": failed and head.get(R.STATUS) == "cancelled", "ref": ref,
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
         base_xy = _median_xy(base)
@@ -211,7 +214,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         groups.setdefault(tuple(newest.get(g) for g in GROUP), []).append({
             "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "runs": len(base),
             "base": base_xy,
-            "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False, "cancelled": False,
+            "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False, "cancelled": False, "ref": ref,
             "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     return groups
 
@@ -372,6 +375,19 @@ FAILED_WORDS = {frozenset({False}): "failed", frozenset({True}): "cancelled",
                 frozenset({False, True}): "failed or cancelled"}  # the failed points' legend entry, by what they were
 
 
+def run_words(items: list[dict], run: str) -> tuple[str, str]:
+    """(what the run is, as the legend's title names it; the word its own entries take): ``PR run 123``
+    and ``PR`` for a pull request's run (``refs/pull/N/…``), else ``run 123 on main`` and ``this run's``
+    (review: a chart of main's own run was titled "PR run" and its front "PR front")."""
+    from sweepgate.core.jobfile import pr_number_of
+
+    refs = {item.get("ref") for item in items}
+    ref = refs.pop() if len(refs) == 1 else None
+    if pr_number_of(ref) is not None:
+        return f"PR run {run}", "PR"
+    return (f"run {run} on {R.short_ref(ref)}" if isinstance(ref, str) else f"run {run}"), "this run's"
+
+
 def _base_shown(item: dict) -> bool:
     """Whether the point's baseline median marker can be seen: a failed job's cross stands over it."""
     return bool(item["base"]) and not (item["pr"] is None and item["flag"] == C.FAILED)
@@ -386,6 +402,7 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
 
     mark, base_mark = (" (rehearsal)" if any(item[side] for item in items) else ""
                        for side in ("rehearsal", "base-rehearsal"))
+    title, who = run_words(items, run)
     labels = series_labels(list(styles))
     drawn = {item["series"] for item in items if item["pr"]}  # a series whose every PR job failed: its name, no dot
     handles = [Line2D([], [], marker=marker if s in drawn else "none", linestyle="none", color=color, label=labels[s])
@@ -396,15 +413,15 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     if any(item["new"] for item in items):
         handles.append(Line2D([], [], marker=dashed_ring(), markersize=10, markerfacecolor="none", linestyle="none",
                               markeredgewidth=1.2, markeredgecolor=COLORS[C.NEW], label=NEW_LABEL))
-    handles += [Line2D([], [], label=kind, **front_style(kind, FRONT_INK[kind]))
-                for kind in (BASE_FRONT, PR_FRONT) if kind in fronts]
+    handles += [Line2D([], [], label=kind if kind == BASE_FRONT or who == "PR" else f"{who} front",
+                       **front_style(kind, FRONT_INK[kind])) for kind in (BASE_FRONT, PR_FRONT) if kind in fronts]
     ended = {item["cancelled"] for item in items if item["flag"] == C.FAILED}
     if ended:
         handles.append(Line2D([], [], marker="X", markersize=8, linestyle="none", color=COLORS[C.FAILED],
-                              label=f"PR job {FAILED_WORDS[frozenset(ended)]} (at its baseline)"))
+                              label=f"{who} job {FAILED_WORDS[frozenset(ended)]} (at its baseline)"))
     if any(item["flag"] == NOT_MEASURED for item in items):
         handles.append(Line2D([], [], marker="x", markersize=7, markeredgewidth=1.6, linestyle="none",
-                              color=COLORS[NOT_MEASURED], label="not measured by the PR run (at its baseline)"))
+                              color=COLORS[NOT_MEASURED], label=f"not measured by {'the PR' if who == 'PR' else 'this'} run (at its baseline)"))
     for flag in (C.REGRESSED, C.IMPROVED):
         if any(item["flag"] == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
@@ -413,7 +430,7 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     size = TEXT_SIZE["legend.fontsize"]
     for _ in range(2):  # a legend wider than the figure (long multinode labels) is drawn again, smaller
         legend = fig.legend(handles=_padded(handles, columns, rows), loc="outside lower center", ncols=columns,
-                            fontsize=size, title=f"PR run {run}{mark}{marks_named(items)}", title_fontsize=size,
+                            fontsize=size, title=f"{title}{mark}{marks_named(items)}", title_fontsize=size,
                             frameon=False)
         if (fitted := _fitted_size(legend, fig, size)) == size:
             return

@@ -1,0 +1,49 @@
+"""A chart's legend says exactly what was drawn (comment23): what the run is, the baseline's ref and
+window on every chart, and each key drawn as what it names."""
+
+from __future__ import annotations
+
+import synth
+from sweepgate.results import charts
+from sweepgate.results import compare as C
+from sweepgate.results import record as R
+
+KEY = synth.KEYS[0]
+
+
+def drawn(comp: C.Comparison):
+    """The one chart of ``comp``: (axes, legend)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    ((group, items),) = charts.chart_groups(comp).items()
+    fig = charts.draw_chart(group, items, comp.run)
+    FigureCanvasAgg(fig).draw()
+    (legend,) = fig.legends
+    return fig.axes[0], legend
+
+
+def texts(legend) -> list[str]:
+    return [t.get_text() for t in legend.get_texts() if t.get_text().strip()]
+
+
+def test_a_chart_of_main_s_own_run_is_not_titled_a_pr_run():
+    """Review: `results compare --run` on a run of main drew charts whose legend said "PR run main-4" and
+    "PR front": it is named by its ref, and "PR" is said only of a pull request's run."""
+    history = synth.history(keys=(KEY,))
+    run = [r for r in history if r[R.RUN_ID] == "main-4"]
+    comp = C.compare_records(run, [r for r in history if r[R.RUN_ID] != "main-4"], run="main-4")
+    _, legend = drawn(comp)
+    assert legend.get_title().get_text() == "run main-4 on main; point labels: concurrency"
+    assert "this run's front" in texts(legend) and not any("PR" in t for t in texts(legend)), texts(legend)
+    _, legend = drawn(C.compare_records(synth.pr_run(keys=(KEY,)), history))
+    assert legend.get_title().get_text() == "PR run pr-7; point labels: concurrency"
+    assert charts.PR_FRONT in texts(legend)
+
+
+def test_a_main_run_s_failed_and_dropped_points_are_not_called_the_pr_s():
+    history = synth.history(keys=(KEY,))
+    run = [dict(r, **{R.STATUS: "failure", R.METRICS: {}}) if r[R.CONC] == 8 else r
+           for r in history if r[R.RUN_ID] == "main-4" and r[R.CONC] != 64]
+    comp = C.compare_records(run, [r for r in history if r[R.RUN_ID] != "main-4"], run="main-4")
+    _, legend = drawn(comp)
+    assert {"this run's job failed (at its baseline)", "not measured by this run (at its baseline)"} <= set(texts(legend))
