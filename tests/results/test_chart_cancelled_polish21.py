@@ -44,7 +44,7 @@ def test_a_chart_whose_every_pr_job_failed_names_no_dot_or_ring_it_does_not_draw
     ax, entries = _drawn(comp)
     assert not any(label.startswith("baseline median of") for label in entries), entries
     assert entries[KEY].get_marker() in ("none", "None", "", " "), entries[KEY].get_marker()  # the name, no dot
-    assert "PR job cancelled (at its baseline)" in entries and "baseline median front" in entries
+    assert "PR job cancelled, at its baseline median of main's last 5 runs (refs/heads/main)" in entries and "baseline median front" in entries
     assert not [line for line in ax.get_lines() if (line.get_gid() or "").startswith("pr-point")]
     # a chart with one measured point keeps both
     ax, entries = _drawn(_ended({conc: "cancelled" for conc in synth.CONCS[1:]}))

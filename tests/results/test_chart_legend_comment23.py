@@ -47,3 +47,14 @@ def test_a_main_run_s_failed_and_dropped_points_are_not_called_the_pr_s():
     comp = C.compare_records(run, [r for r in history if r[R.RUN_ID] != "main-4"], run="main-4")
     _, legend = drawn(comp)
     assert {"this run's job failed (at its baseline)", "not measured by this run (at its baseline)"} <= set(texts(legend))
+
+
+def test_a_chart_whose_every_point_failed_names_the_baseline_its_crosses_stand_at():
+    """Review: with every PR job failed no baseline marker shows (each cross stands over its own), and
+    the legend, which names main's ref and window on every other chart, said only "(at its baseline)"."""
+    pr = [dict(r, **{R.STATUS: "failure", R.METRICS: {}}) for r in synth.pr_run(keys=(KEY,))]
+    _, legend = drawn(C.compare_records(pr, synth.history(keys=(KEY,))))
+    assert "PR job failed, at its baseline median of main's last 5 runs (refs/heads/main)" in texts(legend), texts(legend)
+    _, legend = drawn(C.compare_records(pr[:1] + synth.pr_run(keys=(KEY,))[1:], synth.history(keys=(KEY,))))
+    assert {"PR job failed (at its baseline)", "baseline median of main's last 5 runs (refs/heads/main)"} <= set(
+        texts(legend)), texts(legend)

@@ -388,6 +388,16 @@ def run_words(items: list[dict], run: str) -> tuple[str, str]:
     return (f"run {run} on {R.short_ref(ref)}" if isinstance(ref, str) else f"run {run}"), "this run's"
 
 
+def failed_label(items: list[dict], what: str, baseline: tuple[str, int]) -> str:
+    """The failed points' legend entry: ``what (at its baseline)``; where no baseline marker shows (every
+    point failed, each cross over its own), naming the baseline as ``baseline_label`` does on every other
+    chart: ``PR job failed, at its baseline median of main's last 5 runs (refs/heads/main)``."""
+    if any(_base_shown(item) for item in items):
+        return f"{what} (at its baseline)"
+    mark = " (rehearsal)" if any(item["base-rehearsal"] for item in items) else ""
+    return f"{what}, at its {baseline_label(items, baseline)}{mark}"
+
+
 def _base_shown(item: dict) -> bool:
     """Whether the point's baseline median marker can be seen: a failed job's cross stands over it."""
     return bool(item["base"]) and not (item["pr"] is None and item["flag"] == C.FAILED)
@@ -418,7 +428,7 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     ended = {item["cancelled"] for item in items if item["flag"] == C.FAILED}
     if ended:
         handles.append(Line2D([], [], marker="X", markersize=8, linestyle="none", color=COLORS[C.FAILED],
-                              label=f"{who} job {FAILED_WORDS[frozenset(ended)]} (at its baseline)"))
+                              label=failed_label(items, f"{who} job {FAILED_WORDS[frozenset(ended)]}", baseline)))
     if any(item["flag"] == NOT_MEASURED for item in items):
         handles.append(Line2D([], [], marker="x", markersize=7, markeredgewidth=1.6, linestyle="none",
                               color=COLORS[NOT_MEASURED], label=f"not measured by {'the PR' if who == 'PR' else 'this'} run (at its baseline)"))
