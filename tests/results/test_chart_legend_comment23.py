@@ -58,3 +58,27 @@ def test_a_chart_whose_every_point_failed_names_the_baseline_its_crosses_stand_a
     _, legend = drawn(C.compare_records(pr[:1] + synth.pr_run(keys=(KEY,))[1:], synth.history(keys=(KEY,))))
     assert {"PR job failed (at its baseline)", "baseline median of main's last 5 runs (refs/heads/main)"} <= set(
         texts(legend)), texts(legend)
+
+
+def test_the_keys_of_the_fronts_and_medians_look_like_them_on_a_chart_of_several_series():
+    """Review: on a chart of two recipes each front is drawn in its series' colour, and the legend's keys
+    for "baseline median front", "PR front" and the baseline medians were grey and black, like nothing on
+    the chart. Each key now holds one part per series, in the colour and style the chart draws it in."""
+    from matplotlib.colors import to_hex
+    from matplotlib.lines import Line2D
+
+    ax, legend = drawn(C.compare_records(synth.pr_run({(KEY, 16): {R.OUTPUT_TPUT_PER_GPU: 0.8}}), synth.history()))
+    keys = [line for line in legend.findobj(Line2D) if line.get_label().strip()]
+    for kind, gid in ((charts.BASE_FRONT, "baseline-front-"), (charts.PR_FRONT, "pr-front-")):
+        fronts = [line for line in ax.get_lines() if (line.get_gid() or "").startswith(gid)]
+        inks = sorted(to_hex(line.get_color()) for line in fronts)
+        assert len(set(inks)) == 2 and charts.FRONT_INK[kind] not in inks  # the series' colours, not the grey
+        mine = [line for line in keys if line.get_label() == kind]
+        assert sorted(to_hex(line.get_color()) for line in mine) == inks, kind
+        assert {(line.get_linestyle(), line.get_linewidth()) for line in mine} == {
+            (fronts[0].get_linestyle(), fronts[0].get_linewidth())}
+    medians = [line for line in ax.get_lines() if (line.get_gid() or "").startswith(charts.BASE_GID)]
+    label = "baseline median of main's last 5 runs (refs/heads/main)"
+    mine = [line for line in keys if line.get_label() == label]
+    assert {to_hex(line.get_markeredgecolor()) for line in mine} == {to_hex(m.get_markeredgecolor()) for m in medians}
+    assert len(mine) == 2 and {line.get_markerfacecolor() for line in mine} == {"white"}

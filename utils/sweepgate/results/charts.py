@@ -277,20 +277,21 @@ def chart_title(group: tuple) -> str:
     return f"{model} {precision} on {hardware}: {scenario}{seq}"
 
 
-def _draw_fronts(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> list[str]:
+def _draw_fronts(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> dict[str, list[str]]:
     """Each series' baseline median front and PR front, in the series' colour (the fixed inks on a
-    chart of one series); returns the kinds drawn. A front of one point is no line: not drawn, so
-    the legend never names something that is not there."""
-    drawn = []
+    chart of one series); returns each kind drawn -> the inks it was drawn in, for the legend's key. A
+    front of one point is no line: not drawn, so the legend never names something that is not there."""
+    drawn: dict[str, list[str]] = {}
     for n, (series, (color, _)) in enumerate(styles.items()):
         mine = [item for item in items if item["series"] == series]
         for kind, points in ((BASE_FRONT, [item["base"] for item in mine if item["base"]]),
                              (PR_FRONT, [item["pr"] for item in mine if item["pr"]])):
             front = pareto_front(points)
             if len(front) > 1:
+                ink = FRONT_INK[kind] if len(styles) == 1 else color
                 ax.plot([p[0] for p in front], [p[1] for p in front], gid=f"{FRONT_GID[kind]}-{n}",
-                        **front_style(kind, FRONT_INK[kind] if len(styles) == 1 else color))
-                drawn.append(kind)
+                        **front_style(kind, ink))
+                drawn.setdefault(kind, []).append(ink)
     return drawn
 
 
@@ -403,11 +404,53 @@ def _base_shown(item: dict) -> bool:
     return bool(item["base"]) and not (item["pr"] is None and item["flag"] == C.FAILED)
 
 
-def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]], fronts: list[str],
-            rows: int, baseline: tuple[str, int]) -> None:
-    """Below the plot, never over it: the series (under a title naming the PR run), then the
+def _keys(handles: list) -> tuple:
+    """One legend key per series' ink: a tuple of them, drawn side by side (``HandlerTuple``), where a
+    chart of several series draws one kind in each series' colour; the lone handle where there is one."""
+    for handle in handles[1:]:
+        handle.set_label(handles[0].get_label())
+    return handles[0] if len(handles) == 1 else tuple(handles)
+
+
+# A legend key's length, in font sizes; one of several inks (``_keys``) at least MULTI_KEY, and KEY_PART per ink.
+KEY_LENGTH, MULTI_KEY, KEY_PART = 2.0, 2.5, 0.75
+
+
+def _key_length(handles: list, inks: int) -> float:
+    """The legend's key length: past KEY_LENGTH where a key holds several inks (``_keys``), so each ink's
+    part shows a whole dash of the baseline front; ``inks``: the most series a part of the chart's group
+    has, so the parts of one group share one legend layout (and plot size)."""
+    return max(MULTI_KEY, KEY_PART * inks) if any(isinstance(h, tuple) for h in handles) else KEY_LENGTH
+
+
+def _baseline_and_fronts(items: list[dict], styles: dict[tuple, tuple[str, str]], fronts: dict[str, list[str]],
+                         who: str, baseline: tuple[str, int], base_mark: str) -> tuple[list, list]:
+    """The legend keys of the baseline medians and of the fronts, each drawn as the chart draws it: on a
+    chart of several series, in each series' colour (review: the keys were grey and black beside
+    coloured fronts and medians). (the baseline's keys, the fronts')."""
+    from matplotlib.lines import Line2D
+
+    out, lines = [], []
+    shown = [s for s in styles if any(_base_shown(item) for item in items if item["series"] == s)]
+    if shown:  # a chart of new or only failed points has none to name
+        label = baseline_label(items, baseline) + base_mark
+        out.append(_keys([Line2D([], [], marker=styles[s][1], linestyle="none", markerfacecolor="white",
+                                 markeredgecolor=COLORS["baseline"] if len(styles) == 1 else styles[s][0],
+                                 markersize=MARKER_SIZE, label=label) for s in shown]))
+    for kind in (BASE_FRONT, PR_FRONT):
+        label = kind if kind == BASE_FRONT or who == "PR" else f"{who} front"
+        if kind in fronts:
+            lines.append(_keys([Line2D([], [], label=label, **front_style(kind, ink)) for ink in fronts[kind]]))
+    return out, lines
+
+
+def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]], fronts: dict[str, list[str]],
+            rows: int, baseline: tuple[str, int], inks: int) -> None:
+    """Below the plot, never over it: the series (under a title naming the run, ``run_words``), then the
     baseline (``baseline_label``), the fronts and the rings; blank entries below them up to ``rows``
-    rows (the parts of one group reserve one legend height, so their plot areas are one size)."""
+    rows (the parts of one group reserve one legend height, so their plot areas are one size); ``inks``:
+    see ``_key_length``."""
+    from matplotlib.legend_handler import HandlerTuple
     from matplotlib.lines import Line2D
 
     mark, base_mark = (" (rehearsal)" if any(item[side] for item in items) else ""
@@ -417,21 +460,20 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     drawn = {item["series"] for item in items if item["pr"]}  # a series whose every PR job failed: its name, no dot
     handles = [Line2D([], [], marker=marker if s in drawn else "none", linestyle="none", color=color, label=labels[s])
                for s, (color, marker) in styles.items()]
-    if any(_base_shown(item) for item in items):  # a chart of new or only failed points has none to name
-        handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
-                              markeredgecolor=COLORS["baseline"], label=baseline_label(items, baseline) + base_mark))
+    base, lines = _baseline_and_fronts(items, styles, fronts, who, baseline, base_mark)
+    handles += base
     if any(item["new"] for item in items):
         handles.append(Line2D([], [], marker=dashed_ring(), markersize=10, markerfacecolor="none", linestyle="none",
                               markeredgewidth=1.2, markeredgecolor=COLORS[C.NEW], label=NEW_LABEL))
-    handles += [Line2D([], [], label=kind if kind == BASE_FRONT or who == "PR" else f"{who} front",
-                       **front_style(kind, FRONT_INK[kind])) for kind in (BASE_FRONT, PR_FRONT) if kind in fronts]
+    handles += lines
     ended = {item["cancelled"] for item in items if item["flag"] == C.FAILED}
     if ended:
         handles.append(Line2D([], [], marker="X", markersize=8, linestyle="none", color=COLORS[C.FAILED],
                               label=failed_label(items, f"{who} job {FAILED_WORDS[frozenset(ended)]}", baseline)))
     if any(item["flag"] == NOT_MEASURED for item in items):
         handles.append(Line2D([], [], marker="x", markersize=7, markeredgewidth=1.6, linestyle="none",
-                              color=COLORS[NOT_MEASURED], label=f"not measured by {'the PR' if who == 'PR' else 'this'} run (at its baseline)"))
+                              color=COLORS[NOT_MEASURED],
+                              label=f"not measured by {'the PR' if who == 'PR' else 'this'} run (at its baseline)"))
     for flag in (C.REGRESSED, C.IMPROVED):
         if any(item["flag"] == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
@@ -439,8 +481,10 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     columns = legend_columns(items)
     size = TEXT_SIZE["legend.fontsize"]
     for _ in range(2):  # a legend wider than the figure (long multinode labels) is drawn again, smaller
-        legend = fig.legend(handles=_padded(handles, columns, rows), loc="outside lower center", ncols=columns,
-                            fontsize=size, title=f"{title}{mark}{marks_named(items)}", title_fontsize=size,
+        padded = _padded(handles, columns, rows)  # a tuple: one key per series' ink, side by side
+        legend = fig.legend(handles=padded, labels=[(h[0] if isinstance(h, tuple) else h).get_label() for h in padded],
+                            handler_map={tuple: HandlerTuple(ndivide=None, pad=0.2)}, loc="outside lower center",
+                            ncols=columns, fontsize=size, handlelength=_key_length(handles, inks), title=f"{title}{mark}{marks_named(items)}", title_fontsize=size,
                             frameon=False)
         if (fitted := _fitted_size(legend, fig, size)) == size:
             return
@@ -753,7 +797,8 @@ def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] 
     styles = series_styles(items)
     fronts = _draw_fronts(ax, items, styles)
     _draw_points(ax, items, styles)
-    _legend(fig, items, run, styles, fronts, rows, baseline)
+    inks = max(len({item["series"] for item in part}) for part in chart_parts(whole or items))
+    _legend(fig, items, run, styles, fronts, rows, baseline, inks)
     _axes(ax, whole or items)
     title = chart_title(group) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
     if any(item["rehearsal"] or item["base-rehearsal"] for item in items):
