@@ -12,6 +12,8 @@ from sweepgate.results import record as R  # noqa: E402
 
 MAIN = "refs/heads/main"
 CONCS = (4, 8, 16, 32, 64)
+# The compared metrics a point without speculative decoding has (no accept_length): every synthetic point's.
+PLAIN_METRICS = tuple(m for m in R.COMPARED_METRICS if m != R.ACCEPT_LENGTH)
 KEYS = ("dsr1-fp8-b300-vllm", "dsr1-fp8-b300-vllm-lmcache")
 
 

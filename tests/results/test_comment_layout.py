@@ -83,7 +83,7 @@ def test_a_new_recipe_s_points_are_listed_open_with_their_figures():
         m = rec[R.METRICS]
         cells = [c.strip() for c in row.strip("|").split("|")]
         assert cells == [f"{NEW_KEY} b300 fixed-seq-len 1024/1024 conc {rec[R.CONC]}",
-                         *(render.fmt_value(m[k], k) for k in R.COMPARED_METRICS)], row
+                         *(render.fmt_value(m[k], k) for k in synth.PLAIN_METRICS)], row
     assert "<summary>Not judged: 1 point insufficient-data (6 metrics); 5 new points listed above</summary>" in lines
     fold = lines[where(lines, "<summary>Not judged"):]
     fold = fold[:fold.index("</details>")]
@@ -120,7 +120,7 @@ def test_a_point_and_its_recipe_change_are_named_once_in_its_first_row():
         + ["| "] * 5)
     assert [line.endswith("| image v0.11.0 → v0.12.0 |") for line in table[2:]] == ([True] + [False] * 5) * 2
     rows = md_rows("\n".join(table))
-    assert [(r[0].rsplit(" ", 1)[1], r[1]) for r in rows] == [(c, m) for c in ("16", "8") for m in R.COMPARED_METRICS]
+    assert [(r[0].rsplit(" ", 1)[1], r[1]) for r in rows] == [(c, m) for c in ("16", "8") for m in synth.PLAIN_METRICS]
 
 
 def test_the_chart_of_a_new_recipe_is_named_not_folded(tmp_path, monkeypatch):

@@ -28,7 +28,7 @@ def test_an_unchanged_point_whose_recipe_changed_says_what_changed():
     assert "| recipe change |" in unchanged, unchanged
     rows = [line for line in unchanged.splitlines() if line.startswith(f"| {KEY} ")]
     assert len(rows) == 1 and rows[0].endswith("| image v0.11.0 → v0.12.0 |"), rows
-    assert [r[1] for r in md_rows(unchanged)] == list(R.COMPARED_METRICS)
+    assert [r[1] for r in md_rows(unchanged)] == list(synth.PLAIN_METRICS)
 
 
 def test_the_terminal_table_names_the_recipe_change_on_every_row_of_its_point():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import synth
 from helpers import ROW, SAMPLES, job, run_cli, write_job
 from sweepgate.results import record as R
 
@@ -41,4 +42,4 @@ def test_points_that_differ_only_in_topology_read_apart_in_the_json(tmp_path, ca
         keys = [tuple(e[name] for name in (*R.POINT_IDENTITY, *what)) for e in entries]
         assert len(set(keys)) == len(keys)  # no two entries read alike
         assert {e[R.TOPOLOGY] for e in entries} == set(TOPOLOGIES.values())
-    assert len(doc["points"]) == 2 * len(R.COMPARED_METRICS) and len(doc["evals"]) == 2 * 2
+    assert len(doc["points"]) == 2 * len(synth.PLAIN_METRICS) and len(doc["evals"]) == 2 * 2

@@ -45,7 +45,7 @@ def test_at_80_columns_each_point_is_named_once_and_no_metric_name_breaks(monkey
     lines = text(comp, 80, monkeypatch).splitlines()
     assert all(len(line) <= 80 for line in lines), "\n".join(lines)
     assert "…" not in "\n".join(lines)
-    for metric in R.COMPARED_METRICS:  # whole, and on as many lines as it has verdicts
+    for metric in synth.PLAIN_METRICS:  # whole, and on as many lines as it has verdicts
         rows = [line for line in lines if re.match(rf"\s+{metric}\s", line)]
         assert len(rows) == sum(v.metric == metric for v in comp.verdicts), (metric, "\n".join(lines))
     names = {v.metric for v in comp.verdicts}
@@ -155,10 +155,10 @@ def test_a_not_judged_point_s_rows_stay_together_when_some_changed_beyond_the_th
     comp = C.compare_records(synth.pr_run({(key, 32): moved, (key, 16): {"tpot_p50_ms": 1.3}}, keys=(key,),
                                           concs=concs, noise=0.0),
                              synth.history(runs=2, keys=(key,), concs=concs, noise=0.01))
-    assert comp.counts()[C.INSUFFICIENT] == 3 * len(R.COMPARED_METRICS)
+    assert comp.counts()[C.INSUFFICIENT] == 3 * len(synth.PLAIN_METRICS)
     ((_, rows),) = [(t, rows) for t, rows in render.sections(comp) if t == "Not judged"]
     assert [v.point[5] for v in rows] == [16] * 6 + [32] * 6 + [8] * 6, [(v.point[5], v.metric) for v in rows]
-    assert [v.metric for v in rows[:6]] == list(R.COMPARED_METRICS)
+    assert [v.metric for v in rows[:6]] == list(synth.PLAIN_METRICS)
     md = render.markdown(comp)
     for table in md.split("| point |")[1:]:  # each table names each of its points once, all its rows under it
         named = [line.split(" | ")[0] for line in table.splitlines() if line.startswith(f"| {key}")]
@@ -199,11 +199,11 @@ def test_a_points_unchanged_rows_stay_with_its_changed_ones(monkeypatch):
     lines = [line for line in render.table_text(comp).splitlines() if line.startswith(synth.KEYS[0])]
     order = [(re.search(r"conc (\d+)", line).group(1), line.split()[6]) for line in lines]
     assert [c for c, _ in order] == ["16"] * 6 + ["8"] * 6 + ["32"] * 6, order  # each point once, whole
-    assert [m for _, m in order[:6]] == list(R.COMPARED_METRICS) == [m for _, m in order[6:12]], order
+    assert [m for _, m in order[:6]] == list(synth.PLAIN_METRICS) == [m for _, m in order[6:12]], order
     md = render.markdown(comp)
     regressed, unchanged = md.split("#### Regressed (2 points, 10 metrics)")[1].split("<details>")
     rows = [row for row in md_rows(regressed) if row[0].startswith(synth.KEYS[0])]
-    assert [row[1] for row in rows] == list(R.COMPARED_METRICS) * 2, rows
+    assert [row[1] for row in rows] == list(synth.PLAIN_METRICS) * 2, rows
     assert rows[5][-1] == "unchanged" and "conc 16" in rows[5][0]
     assert [row[0] for row in rows] == [rows[0][0]] * 6 + [rows[6][0]] * 6 and "conc 8" in rows[6][0]
     assert sum(line.startswith(f"| {synth.KEYS[0]}") for line in regressed.splitlines()) == 2  # each named once

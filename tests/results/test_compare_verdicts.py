@@ -14,7 +14,7 @@ from sweepgate.results import compare as C
 from sweepgate.results import record as R
 
 KEY = synth.KEYS[0]
-METRICS = R.COMPARED_METRICS
+METRICS = synth.PLAIN_METRICS
 
 
 def baseline(values: dict[str, list[float]], runs: int | None = None) -> list[dict]:

@@ -157,6 +157,7 @@ COMPARED_METRICS = (
     latency_name("ttft", "p50"),
     latency_name("tpot", "p50"),
     latency_name("e2el", "p50"),
+    ACCEPT_LENGTH,  # a speculative-decoding point's only: a draft that guesses worse, before TPOT shows it
     SUCCESS_RATE,
 )
 
