@@ -69,8 +69,10 @@ def test_a_pr_s_ref_or_address_as_run_names_the_pr_s_runs(capsys, tmp_path, comm
     url = _store(tmp_path, [("12399", "refs/pull/42/merge", 20), ("12345", "refs/pull/42/head", 10)])
     rc, out, err = run_cli(capsys, "results", command, "--db", url, "--run", run)
     assert rc == 1 and out == "", err
-    assert err == (f"--run: run {run!r} has no results in {url} (a pull request's ref, not a run's id; runs stored "
-                   "for PR 42: 12345, 12399); pass --run RUN_ID, the id of the PR's workflow run, not the PR's ref\n")
+    form = "address" if run.startswith("https:") else "ref"  # review23: an address was called a ref
+    assert err == (f"--run: run {run!r} has no results in {url} (a pull request's {form}, not a run's id; runs "
+                   f"stored for PR 42: 12345, 12399); pass --run RUN_ID, the id of the PR's workflow run, not the "
+                   f"PR's {form}\n")
 
 
 def test_a_pr_s_ref_with_no_run_stored_says_what_to_pass(capsys, tmp_path):

@@ -37,21 +37,21 @@ def add_db_argument(parser) -> None:
 SHOWN_RUNS = 5  # the newest runs of a PR a refusal of its number as --run names
 
 
-def _pr_number(run_id: str) -> tuple[int, bool] | None:
-    """``run_id`` read as a pull request: (its number, whether written as a ref or an address:
-    ``pull/42``, ``refs/pull/42/merge``, ``https://github.com/O/R/pull/42``), else None. A bare number
-    is ``argtypes.pull_request``'s (``42``, ``#42``); never an error of its own (a run id of thousands
+def _pr_number(run_id: str) -> tuple[int, str] | None:
+    """``run_id`` read as a pull request: (its number, how it is written: ``ref``, ``pull/42`` or
+    ``refs/pull/42/merge``; ``address``, ``https://github.com/O/R/pull/42``; else ``number``), else
+    None. A bare number is ``argtypes.pull_request``'s (``42``, ``#42``); never an error of its own (a run id of thousands
     of digits is too long for ``int``)."""
     import argparse
     import re
 
     from sweepgate.commands.argtypes import pull_request
 
-    ref = re.fullmatch(r"(?:https?://[^\s]+/|refs/)?pull/([1-9][0-9]{0,18})(?:/[^/\s]*)?", run_id.strip())
+    ref = re.fullmatch(r"(https?://[^\s]+/|refs/)?pull/([1-9][0-9]{0,18})(?:/[^/\s]*)?", run_id.strip())
     if ref:
-        return int(ref.group(1)), True
+        return int(ref.group(2)), "address" if (ref.group(1) or "").startswith("http") else "ref"
     try:
-        return pull_request(run_id), False
+        return pull_request(run_id), "number"
     except (argparse.ArgumentTypeError, ValueError):
         return None
 
@@ -61,15 +61,16 @@ def unknown_run(run_id: str, where: str, st=None):
     or address given for its run's id names the runs ``st`` (the open store) holds of that PR."""
     from sweepgate.core.errors import fail
 
-    number, as_ref = _pr_number(run_id) or (None, False)
+    number, form = _pr_number(run_id) or (None, "number")
     runs = st.runs_of_pr(number) if st is not None and number is not None else []
-    what = "a pull request's ref, not a run's id" if as_ref else ""
+    as_ref = form != "number"
+    what = f"a pull request's {form}, not a run's id" if as_ref else ""
     if runs:
         listed = ", ".join(runs[-SHOWN_RUNS:]) + (f" and {len(runs) - SHOWN_RUNS} older" if len(runs) > SHOWN_RUNS
                                                     else "")
         return fail("--run", 0, f"run {run_id!r} has no results in {where} ({what + '; ' if what else ''}runs "
                     f"stored for PR {number}: {listed})",
-                    f"pass --run RUN_ID, the id of the PR's workflow run, not the PR's {'ref' if as_ref else 'number'}")
+                    f"pass --run RUN_ID, the id of the PR's workflow run, not the PR's {form}")
     if as_ref:
         return fail("--run", 0, f"run {run_id!r} has no results in {where} ({what}; none is stored for PR {number})",
                     f"pass --run RUN_ID, the id of PR {number}'s workflow run (the number in its "
