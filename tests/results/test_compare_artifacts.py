@@ -203,3 +203,20 @@ def test_runs_after_the_compared_run_do_not_count_towards_its_baseline(gh, tmp_p
     (tput,) = [p for p in out["points"] if p["metric"] == "output_tput_per_gpu"]
     assert tput["verdict"] == "unchanged" and tput["baseline"]["n"] == 5, tput
     assert code == 0
+
+
+def test_comment_on_another_pr_is_refused_before_the_baseline_artifacts_are_asked_for(gh, tmp_path, monkeypatch,
+                                                                                        capsys):
+    """review23: the refusal of a --pr-number that is not the run's PR came after --baseline-artifacts had
+    listed main's runs and downloaded their artifacts (the contract: before any request)."""
+    add_main_runs(gh)
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.pr_run(ref="refs/pull/7/merge"))
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--baseline-artifacts", "--comment",
+                     "--pr-number", "42", "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith("--pr-number: 42 is not the pull request run pr-7 measured"), err
+    assert gh.stub.targets == []

@@ -84,6 +84,7 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
         args.db, args.run, None if from_files else args.baseline_ref, args.window,
         unknown=lambda st, shown: unknown_run(args.run, shown, st))  # the PR's runs, when --run names a PR
     args.baseline_ref = stored or args.baseline_ref  # as the report names it
+    _same_pr(args, _run_s_pr(pr))  # before the baseline artifacts' requests
     if args.baseline_jsonl:
         return pr, store_adapter.baseline_of_files(source.records_from_jsonl(args.baseline_jsonl), pr,
                                                    args.baseline_ref, " ".join(args.baseline_jsonl))
@@ -128,7 +129,6 @@ def run(args) -> int:
     settings.per_config = source.config_thresholds()
     pr, baseline = load_records(args)
     run_pr = _run_s_pr(pr)
-    _same_pr(args, run_pr)
     if args.comment and args.pr_number is None:
         args.pr_number = run_pr
     args.about_pr = run_pr or args.pr_number  # the PR a comment body names (``render.about_line``)
