@@ -175,3 +175,17 @@ def test_a_concurrency_sweep_at_an_unlimited_rate_has_no_rate_column():
     """vLLM writes request_rate "inf" in every concurrency-limited run: no column of ∞ for those."""
     header, _ = table([{**point(c, {R.OUTPUT_THROUGHPUT: 1.0}), R.REQUEST_RATE: "inf"} for c in (4, 8)])
     assert "rate" not in header, header
+
+
+def test_a_pr_s_short_ref_names_each_of_its_stored_refs(tmp_path, db, capsys):
+    """review23: a PR with runs under refs/pull/7/head and refs/pull/7/merge: `--ref pull/7` matched both
+    and the fix fell back to "e.g. refs/heads/main", a ref of no use to it; it now names the PR's two."""
+    from helpers import job, run_cli, vllm_output, write_job
+
+    row = {**job()["row"], "conc": 4}
+    for run_id, ref in (("100", "refs/heads/main"), ("200", "refs/pull/7/head"), ("201", "refs/pull/7/merge")):
+        write_job(tmp_path / "in" / run_id, "res", vllm_output(4), job(run_id=run_id, row=row, ref=ref))
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))[0] == 0
+    rc, _, err = run_cli(capsys, "results", "show", "--db", db, "--ref", "pull/7")
+    assert rc == 1 and len(err.splitlines()) == 1, err
+    assert err.rstrip().endswith("; pass --ref refs/pull/7/head or --ref refs/pull/7/merge"), err

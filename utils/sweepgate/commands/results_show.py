@@ -96,21 +96,22 @@ def _nothing(args, st):
 
 
 def _near_ref(ref: str, refs: list[str]) -> str | None:
-    """The stored ref ``ref`` was nearly: one it is the start of (``pull/6`` for ``refs/pull/6/merge``, the
-    ref a PR's sidecars name), else one spelt nearly so (``refs/heads/mian``)."""
+    """The stored ref ``ref`` was nearly: those it is the start of (``pull/6`` for ``refs/pull/6/merge``, the
+    ref a PR's sidecars name; up to three, ``A or --ref B`` when a PR has runs of both its refs), else one
+    spelt nearly so (``refs/heads/mian``)."""
     import difflib
 
     start = "refs/" + ref.strip("/").removeprefix("refs/") + "/"
     under = [r for r in refs if r.startswith(start) or r.startswith("refs/heads/" + start[5:])]
-    if len(under) == 1:
-        return under[0]
+    if under:
+        return " or --ref ".join(under[:3])
     import re
 
     want = ref.removeprefix("refs/heads/").removeprefix("refs/")
     short = {s: r for r in refs if re.findall(r"\d+", s := r.removeprefix("refs/heads/").removeprefix("refs/"))
              == re.findall(r"\d+", want)}  # main, pull/6/merge; never another PR's number
     close = difflib.get_close_matches(want, short, n=1, cutoff=0.7)
-    return short[close[0]] if close and not under else None
+    return short[close[0]] if close else None
 
 
 def _near_keys(st, key: str, ref: str | None) -> list[str]:
