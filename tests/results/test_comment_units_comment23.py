@@ -122,3 +122,12 @@ def test_the_charts_paragraph_folds_not_judged_charts_apart():
     assert lines[0].endswith("with a change: `a`; with new points: `b`")
     assert lines[2:5] == ["<details><summary>1 chart with points not judged</summary>", "", "`c`"]
     assert lines[8:11] == ["<details><summary>1 chart without a change</summary>", "", "`d`"]
+
+
+def test_the_new_section_speaks_of_one_point_in_the_singular():
+    new = [synth.make("pr-7", "dsr1-fp8-b300-vllm-new", c, synth.curve(c), ref="refs/pull/7/merge", day=28)
+           for c in (8, 16)]
+    for added, (words, whose) in ((new[:1], ("1 point", "its")), (new, ("2 points", "their"))):
+        md = render.markdown(C.compare_records(synth.pr_run(keys=(KEY,)) + added, synth.history(keys=(KEY,))))
+        assert (f"{words} no main run has measured (a config key or recipe this run adds): {whose} figures, "
+                "not judged.") in md, md

@@ -63,11 +63,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
                         help="append the markdown report to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",
-                        help="create or update the results comment on the PR (needs a token and --pr-number)")
+                        help="create or update the results comment on the PR the run measured (its refs/pull/N/ "
+                             "ref), else on --pr-number (needs a token)")
     parser.add_argument("--comment-file", metavar="PATH", default=None,
                         help="write the PR comment's body (within GitHub's size limit) to PATH, for a job "
                              "allowed to comment to post with `results comment`")
-    parser.add_argument("--pr-number", type=argtypes.pull_request, default=None, help="pull request to comment on")
+    parser.add_argument("--pr-number", type=argtypes.pull_request, default=None, help="pull request to comment on (default: the run's; another than the run's "
+                        "is refused)")
     parser.add_argument("--repository", type=owner_name, default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option
 

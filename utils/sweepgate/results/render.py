@@ -532,7 +532,7 @@ def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None) -
         return []
     points = list(new.items()) if max_rows is None else list(new.items())[:max_rows]
     out = [f"#### New ({count(len(new), 'point')})", "", f"{count(len(new), 'point')} no {R.short_ref(baseline_ref)} run has measured "
-           "(a config key or recipe this run adds): their figures, not judged.", ""]
+           f"(a config key or recipe this run adds): {'its' if len(new) == 1 else 'their'} figures, not judged.", ""]
     metrics = list(dict.fromkeys(v.metric for pt_rows in new.values() for v in pt_rows))
     names = {metric: header for header, metric, _ in show.COLUMNS}
     if points:
