@@ -175,15 +175,18 @@ def eval_summary(comparison: C.Comparison) -> str:
 
 def _md_evals(comparison: C.Comparison, max_rows: int | None = None) -> list[str]:
     """The evals section (regressions first), only when the run has eval scores; its first
-    ``max_rows`` rows when given (a report over its size limit)."""
+    ``max_rows`` rows when given (a report over its size limit). A point is named in the first of its
+    consecutive rows only (CONTRACTS §8), as ``_md_table`` names it."""
     if not comparison.evals:
         return []
     shown = comparison.evals if max_rows is None else comparison.evals[:max_rows]
     lines = [f"#### Evals ({eval_summary(comparison)})", "",
              "| " + " | ".join(EVAL_HEADERS) + " |", "|" + "---|" * len(EVAL_HEADERS)]
-    lines += ["| " + " | ".join(_md_escape(c) for c in eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None,
-                                                                 rate_sweeps(comparison)))
-              + " |" for v in shown]
+    rated = rate_sweeps(comparison)
+    for i, v in enumerate(shown):  # a point named in its first row only, as in every other table
+        row = eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None, rated)
+        row = ("",) + row[1:] if i and shown[i - 1].point == v.point else row
+        lines.append("| " + " | ".join(map(_md_escape, row)) + " |")
     if len(shown) < len(comparison.evals):
         lines.append(f"\n{len(comparison.evals) - len(shown)} more eval rows: see `--json`.")
     return lines + [""]
