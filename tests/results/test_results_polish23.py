@@ -31,3 +31,22 @@ def test_the_markdown_evals_table_names_a_point_in_its_first_row_only():
     label, other = render.point_label(POINT), render.point_label(OTHER)
     assert [r[0] for r in rows] == [label, "", other, label], rows  # named again after another point's rows
     assert [r[1] for r in rows] == ["gsm8k acc", "mmlu acc", "gsm8k acc", "arc acc"], rows
+
+
+def test_a_row_with_a_bound_written_as_an_exponent_writes_every_figure_so():
+    """An interval cell read "[4.30e-05, 51,604,973,442]": the low bound with an exponent, the high one,
+    under HUGE, in eleven digits with commas. A row holding a figure that needs an exponent now writes
+    its head, median and both bounds with one, so they compare at a glance."""
+    v = C.Verdict(POINT, "output_tput_per_gpu", 12.5, 2, 13.0, 4.3e-05, 51_604_973_442.0, -0.038, C.UNCHANGED, 0.05)
+    head, base = render.cells(v)[2:4]
+    assert (head, base) == ("1.25e+01", "1.30e+01 [4.30e-05, 5.16e+10] (n=2)")
+    tiny = C.Verdict(POINT, "tpot_p50_ms", 0.00021, 5, 0.000205, 0.00009, 0.00032, 0.024, C.UNCHANGED, 0.05)
+    assert render.cells(tiny)[2:4] == ("2.10e-04", "2.05e-04 [9.00e-05, 3.20e-04] (n=5)")  # not 0.000205 [9.00e-05, ...]
+
+
+def test_ordinary_rows_keep_their_forms():
+    """Rows without such a figure read as before: commas from 1,000, 0.1 from 10, three digits under 10."""
+    assert render.fmt_values([9.5e6, 9.4e6, 9.0e6, 9.9e6]) == ["9,500,000", "9,400,000", "9,000,000", "9,900,000"]
+    assert render.fmt_values([0.000339, 0.00034, 0.000321]) == ["0.000339", "0.000340", "0.000321"]
+    assert render.fmt_values([1234.0, 57.25, 9.0]) == ["1,234", "57.2", "9.00"]
+    assert render.fmt_values([0.99, 1.0, None], "success_rate") == ["99.0%", "100.0%", "n/a"]

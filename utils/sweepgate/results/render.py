@@ -37,16 +37,25 @@ EVAL_HEADERS = ("point", "score", "PR", "baseline", "change (margin)", "verdict"
 
 
 HUGE = 1e12  # from here on a figure (a wide interval's bound) is written 7.76e+32, as a tiny one is 4.24e-25
+TINY = 1e-4  # under this a figure is written with its exponent (4.30e-05), as Python's "g" writes it
 
 
-def fmt_value(value: float | None, metric: str | None = None, digits: int = 3) -> str:
+def _exponent(value: float | None) -> bool:
+    """Whether ``fmt_value`` writes ``value`` with an exponent: from HUGE on, or nonzero under TINY."""
+    return value is not None and (abs(value) >= HUGE or 0 < abs(value) < TINY)
+
+
+def fmt_value(value: float | None, metric: str | None = None, digits: int = 3, exponent: bool = False) -> str:
     """A figure as the tables show it: a success rate as a percentage, ``digits`` significant
     digits under 10 (more where ``fmt_values`` needs them to tell two figures apart), and from
-    ``HUGE`` on as an exponent, not in 13 digits or more with their commas."""
+    ``HUGE`` on as an exponent, not in 13 digits or more with their commas; with ``exponent``, as
+    one whatever its size (a row of which some figure is written so: ``fmt_values``)."""
     if value is None:
         return "n/a"
     if metric == R.SUCCESS_RATE:
         return f"{value * 100:.{max(digits - 2, 1)}f}%"
+    if exponent:
+        return f"{value:.{digits - 1}e}"
     if digits > 3:
         return f"{value:.{digits}g}"
     if abs(value) >= HUGE:
@@ -57,10 +66,13 @@ def fmt_value(value: float | None, metric: str | None = None, digits: int = 3) -
 
 
 def fmt_values(values: list[float | None], metric: str | None = None) -> list[str]:
-    """The figures of one row alike in precision, with enough digits that two that differ do not read
-    the same (a success rate of 5119/5120 is not "100.0%" beside main's 100 %)."""
+    """The figures of one row alike in precision and in form, with enough digits that two that differ
+    do not read the same (a success rate of 5119/5120 is not "100.0%" beside main's 100 %). Where one of
+    them is written with an exponent (a bound of a wide interval, ``_exponent``), all are: a cell read
+    "[4.30e-05, 51,604,973,442]", two forms side by side."""
+    exponent = metric != R.SUCCESS_RATE and any(map(_exponent, values))
     for digits in range(3, 10):
-        texts = [fmt_value(v, metric, digits) for v in values]
+        texts = [fmt_value(v, metric, digits, exponent) for v in values]
         known = {t: v for t, v in zip(texts, values) if v is not None}
         if all(known[t] == v for t, v in zip(texts, values) if v is not None):
             return texts
