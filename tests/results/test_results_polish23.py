@@ -50,3 +50,40 @@ def test_ordinary_rows_keep_their_forms():
     assert render.fmt_values([0.000339, 0.00034, 0.000321]) == ["0.000339", "0.000340", "0.000321"]
     assert render.fmt_values([1234.0, 57.25, 9.0]) == ["1,234", "57.2", "9.00"]
     assert render.fmt_values([0.99, 1.0, None], "success_rate") == ["99.0%", "100.0%", "n/a"]
+
+
+def _charts_line(path) -> str:
+    (line,) = [x for x in path.read_text(encoding="utf-8").splitlines() if " (output throughput per GPU" in x]
+    return line
+
+
+def test_a_comment_file_names_the_charts_folder_from_where_it_is_read(tmp_path, monkeypatch, capsys):
+    """`results compare --comment-file ../../out/comment.md --plots ../../plots1`, run from a folder
+    two below: the comment said the charts "were written to `../../plots1`", a path from where the
+    command ran, not from the comment. A folder inside the comment's is named from there (`charts`, as
+    the workflow's artifact holds `charts/` beside the comment); one elsewhere by its absolute path."""
+    import synth
+    from sweepgate import cli
+    from sweepgate.results import store
+
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_RUN_ID", "SWEEPGATE_DB"):
+        monkeypatch.delenv(name, raising=False)
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.history(keys=synth.KEYS[:1], concs=(4, 16)) + synth.pr_run(keys=synth.KEYS[:1], concs=(4, 16)))
+    (tmp_path / "out").mkdir()
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "a" / "b")
+    argv = ["results", "compare", "--db", url, "--run", "pr-7", "--comment-file", "../../out/comment.md",
+            "--step-summary", "../../out/summary.md"]
+    assert cli.main([*argv, "--plots", "../../out/charts"]) == 0
+    for name in ("comment.md", "summary.md"):
+        line = _charts_line(tmp_path / "out" / name)
+        assert line.endswith("was written to `charts`."), (name, line)
+    (tmp_path / "out" / "summary.md").unlink()
+    assert cli.main([*argv, "--plots", "../../plots1"]) == 0
+    for name in ("comment.md", "summary.md"):
+        line = _charts_line(tmp_path / "out" / name)
+        assert f"written to `{tmp_path / 'plots1'}`" in line and "../" not in line, line
+    assert cli.main([*argv[:-2], "--plots", "../../plots1", "--markdown"]) == 0
+    assert "written to `../../plots1`" in capsys.readouterr().out  # printed here: from here, as typed

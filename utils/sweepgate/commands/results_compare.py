@@ -227,6 +227,17 @@ def _print(comparison, args, charts: list[tuple]) -> None:
         render.table(comparison, sys.stdout, baseline_ref=args.baseline_ref, window=args.window, all_rows=args.all)
 
 
+def charts_folder_for(plots: str | None, report: str) -> str | None:
+    """The --plots folder as the reader of the report file ``report`` finds it: relative to the file's
+    folder when inside it (``charts`` for ``--comment-file sweepgate-results/comment.md --plots
+    sweepgate-results/charts``), else its absolute path. As typed it was relative to where compare ran
+    (``../../plots1``), which names nothing from where the file is read."""
+    if not plots:
+        return plots
+    folder, base = Path(os.path.abspath(plots)), Path(os.path.abspath(report)).parent
+    return folder.relative_to(base).as_posix() if folder.is_relative_to(base) else str(folder)
+
+
 def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
     from sweepgate.core.atomic import append_text
     from sweepgate.results import render
@@ -236,7 +247,7 @@ def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
     except OSError:
         room = STEP_SUMMARY_LIMIT
     body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=room,
-                           charts_folder=args.plots)
+                           charts_folder=charts_folder_for(args.plots, path))
     append_text(path, body + "\n", what="the step summary", hint="check --step-summary / $GITHUB_STEP_SUMMARY",
                 rule="step-summary")
 
@@ -247,7 +258,8 @@ def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
     from sweepgate.results import render
 
     body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT,
-                           charts_folder=args.plots, about=render.about_line(args.about_pr, comparison.run))
+                           charts_folder=charts_folder_for(args.plots, path),
+                           about=render.about_line(args.about_pr, comparison.run))
     atomic_write(Path(path), (body.rstrip("\n") + "\n").encode("utf-8"))  # a text file ends in a newline
 
 
