@@ -87,3 +87,23 @@ def test_a_comment_file_names_the_charts_folder_from_where_it_is_read(tmp_path, 
         assert f"written to `{tmp_path / 'plots1'}`" in line and "../" not in line, line
     assert cli.main([*argv[:-2], "--plots", "../../plots1", "--markdown"]) == 0
     assert "written to `../../plots1`" in capsys.readouterr().out  # printed here: from here, as typed
+
+
+def test_the_evals_table_says_pr_only_over_a_pull_request_s_run():
+    """`sweepgate example`'s run on refs/heads/seed-change had an evals table whose column read "PR", as
+    the charts' legend once did; the charts now say "this run" of a run that is no PR's, and so does
+    the table (terminal and Markdown). A refs/pull/N run keeps "PR"."""
+    def record(ref):
+        return {"ref": ref, "run-id": "r1"}
+
+    assert C.pr_of([record("refs/pull/7/merge"), record("refs/pull/7/head")]) == 7
+    assert C.pr_of([record("refs/heads/seed-change")]) is None and C.pr_of([record("refs/heads/main")]) is None
+    assert C.pr_of([record("refs/pull/7/merge"), record("refs/pull/8/merge")]) is None
+    for pr, word in ((None, "this run"), (7, "PR")):
+        comparison = C.Comparison("2002", [], {}, {}, evals=[_eval(POINT, "gsm8k")], pr=pr)
+        md = render.markdown(comparison)
+        assert f"| point | score | {word} | baseline | change (margin) | verdict |" in md, md
+        text = render.table_text(comparison)
+        (header,) = [line for line in text.splitlines() if line.startswith("point ")]
+        assert header.split()[:2 + len(word.split())] == ["point", "score", *word.split()], header
+        assert (" PR " in header) == (pr is not None), header

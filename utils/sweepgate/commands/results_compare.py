@@ -170,11 +170,9 @@ def _same_pr(args, run_pr: int | None) -> None:
 def _run_s_pr(pr: list[dict]) -> int | None:
     """The pull request the run measured, its stored ref's (``refs/pull/N/…``), when all its results
     name the one, else None. ``--comment`` without ``--pr-number`` goes there, and a comment body names it."""
-    from sweepgate.core.jobfile import pr_number_of
-    from sweepgate.results import record as R
+    from sweepgate.results.compare import pr_of
 
-    prs = {pr_number_of(r.get(R.REF)) for r in pr}
-    return prs.pop() if len(prs) == 1 and None not in prs else None
+    return pr_of(pr)
 
 
 def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str, bool, bool, bool]]:

@@ -166,6 +166,7 @@ class Comparison:
     evals: list = field(default_factory=list)  # evals.EvalVerdict: the run's eval scores, judged (results/evals.py)
     not_measured: list = field(default_factory=list)  # NotMeasured: what the baseline has and the run has not
     dropped: dict = field(default_factory=dict)  # point -> baseline records, of each point not measured at all
+    pr: int | None = None  # the pull request whose ref (refs/pull/N/...) every record of the run names, else None
 
     @property
     def rehearsal(self) -> bool:
@@ -469,7 +470,17 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     missing = not_measured(heads, set(measurements_per_point(pr_records, evals=True)), base, baselines, settings)
     dropped = {m.point: baselines.get(m.point, []) for m in missing if m.what is None}
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
-                      not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs})
+                      not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs},
+                      pr=pr_of(pr_records))
+
+
+def pr_of(records: list[dict]) -> int | None:
+    """The pull request whose ref (``refs/pull/N/…``) every one of ``records`` names, else None (a run
+    of main, or of a branch: ``sweepgate example``'s refs/heads/seed-change)."""
+    from sweepgate.core.jobfile import pr_number_of
+
+    prs = {pr_number_of(r.get(R.REF)) for r in records}
+    return prs.pop() if len(prs) == 1 and None not in prs else None
 
 
 def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dict,

@@ -34,6 +34,13 @@ OPEN_SECTIONS = ("Failed", "Regressed", "Improved")  # listed in Markdown; the o
 STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green", C.INSUFFICIENT: "yellow",
           C.NEW: "cyan", C.UNCHANGED: "dim", E.NOT_JUDGED: "yellow"}
 EVAL_HEADERS = ("point", "score", "PR", "baseline", "change (margin)", "verdict")
+THIS_RUN = "this run"  # the evals table's head column over a run that is no PR's (as the charts name it)
+
+
+def eval_headers(comparison: C.Comparison) -> tuple[str, ...]:
+    """EVAL_HEADERS, the run's column "PR" only over a pull request's run (``Comparison.pr``), else
+    THIS_RUN: a run of main or of a branch said "PR" as the charts once did."""
+    return EVAL_HEADERS if comparison.pr is not None else tuple(THIS_RUN if h == "PR" else h for h in EVAL_HEADERS)
 
 
 HUGE = 1e12  # from here on a figure (a wide interval's bound) is written 7.76e+32, as a tiny one is 4.24e-25
@@ -193,7 +200,7 @@ def _md_evals(comparison: C.Comparison, max_rows: int | None = None) -> list[str
         return []
     shown = comparison.evals if max_rows is None else comparison.evals[:max_rows]
     lines = [f"#### Evals ({eval_summary(comparison)})", "",
-             "| " + " | ".join(EVAL_HEADERS) + " |", "|" + "---|" * len(EVAL_HEADERS)]
+             "| " + " | ".join(eval_headers(comparison)) + " |", "|" + "---|" * len(EVAL_HEADERS)]
     rated = rate_sweeps(comparison)
     for i, v in enumerate(shown):  # a point named in its first row only, as in every other table
         row = eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None, rated)
@@ -695,7 +702,7 @@ def _console(stream):
 
 
 # The columns a narrow terminal wraps (of the points' table, then of the evals').
-FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "PR", "baseline", "change (margin)")
+FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "PR", THIS_RUN, "baseline", "change (margin)")
 MIN_FOLD = 10  # narrowest a FOLDABLE column gets when even its longest word does not fit
 INDENT = 2  # a point's metric rows sit this far in under its label
 
@@ -822,14 +829,15 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     notes = eval_notes(comparison.evals)
     rated = rate_sweeps(comparison)
     rows = [(v, eval_cells(v, f"{v.verdict} [{notes[v.why]}]" if v.why else None, rated)) for v in comparison.evals]
-    grid = _grid(EVAL_HEADERS)
+    headers = eval_headers(comparison)
+    grid = _grid(headers)
     for v, row in rows:
         _add(grid, v, row)
     console.print("evals", style="bold")
     if fits(console, grid):
         console.print(grid)
     else:
-        _by_point(console, EVAL_HEADERS, rows)
+        _by_point(console, headers, rows)
     for why, n in notes.items():  # Text: a reason is words, not rich markup
         console.print(Text(f"[{n}] {why}"), style=STYLES[E.NOT_JUDGED])
     print_counts(console, eval_summary(comparison))
