@@ -107,3 +107,46 @@ def test_the_evals_table_says_pr_only_over_a_pull_request_s_run():
         (header,) = [line for line in text.splitlines() if line.startswith("point ")]
         assert header.split()[:2 + len(word.split())] == ["point", "score", *word.split()], header
         assert (" PR " in header) == (pr is not None), header
+
+
+class _Tty:
+    """A stream that is a terminal (rich styles what it prints there)."""
+
+    def __init__(self):
+        import io
+
+        self.buf = io.StringIO()
+        self.write, self.flush, self.getvalue = self.buf.write, self.buf.flush, self.buf.getvalue
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_no_color_on_a_terminal_prints_no_escape_code_at_all(monkeypatch):
+    """Under NO_COLOR on a terminal, `results compare` still printed bold headers and dim unchanged rows,
+    and `results show` an italic title and a bold header: rich's no_color drops colour only. Every table
+    now prints plain text under NO_COLOR, and keeps its styles on a terminal without it."""
+    import re
+
+    import synth
+    from sweepgate.core import report
+    from sweepgate.results import show
+
+    escape = re.compile(r"\x1b\[")
+    comparison = C.compare_records(synth.pr_run(keys=synth.KEYS[:1], concs=(4,)),
+                                   synth.history(keys=synth.KEYS[:1], concs=(4,)), run="pr-7")
+    comparison.evals = [_eval(POINT, "gsm8k")]
+    printers = {"compare": lambda out: render.table(comparison, out),
+                "show": lambda out: show.table(synth.history(runs=1, keys=synth.KEYS[:1], concs=(4,)), out, "run main-0"),
+                "plan": lambda out: report.print_table(out, ["a", "b"], [["1", "2"]], title="t")}
+    monkeypatch.setenv("COLUMNS", "250")
+    for name, print_to in printers.items():
+        monkeypatch.delenv("NO_COLOR", raising=False)
+        styled = _Tty()
+        print_to(styled)
+        assert escape.search(styled.getvalue()), name  # styled on a terminal
+        monkeypatch.setenv("NO_COLOR", "1")
+        plain = _Tty()
+        print_to(plain)
+        assert not escape.search(plain.getvalue()), (name, plain.getvalue()[:600])
+        assert re.sub(r"\x1b\[[0-9;]*m", "", styled.getvalue()) == plain.getvalue(), name  # the same text

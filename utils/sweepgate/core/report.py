@@ -67,10 +67,12 @@ def _columns() -> int | None:
 
 
 def console(stream=None, *, width: int | None = None):
-    """The one rich Console for terminal output: styles only on a terminal, colour never under NO_COLOR.
+    """The one rich Console for terminal output: styles only on a terminal, and none under NO_COLOR.
 
     Every table sweepgate prints goes through this, so piped output carries no
-    escape codes and ``NO_COLOR`` (https://no-color.org) is honoured everywhere. Piped without
+    escape codes and ``NO_COLOR`` (https://no-color.org) is honoured everywhere: no colour, and no
+    bold, dim or italic either (rich's ``no_color`` keeps those; a user who sets NO_COLOR wants plain
+    text, and `results compare` and `results show` printed bold headers and dim rows). Piped without
     COLUMNS, no line is wrapped at the console's width: a long note stays one line, as the table
     it follows stays whole (``fits``).
     """
@@ -89,7 +91,8 @@ def console(stream=None, *, width: int | None = None):
     stream = sys.stdout if stream is None else stream
     tty = bool(getattr(stream, "isatty", None) and stream.isatty())
     piped = _columns() or PIPE_WIDTH  # `COLUMNS=100 cmd | less`
-    return _Console(file=stream, force_terminal=tty, no_color=bool(os.environ.get("NO_COLOR")),
+    plain = bool(os.environ.get("NO_COLOR"))  # a terminal still (its width), but no escape code of style
+    return _Console(file=stream, force_terminal=tty, no_color=plain, color_system=None if plain else "auto",
                     width=width or (None if tty else piped), highlight=False, emoji=False,
                     soft_wrap=not (tty or _columns() or width))
 

@@ -778,7 +778,7 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
 
 def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELINE_REF,
           window: int = C.DEFAULT_WINDOW, all_rows: bool = False) -> None:
-    """The same rows as Markdown, as a rich table: colour only on a terminal without NO_COLOR. One row
+    """The same rows as Markdown, as a rich table: styles only on a terminal, none under NO_COLOR. One row
     a verdict where that fits the terminal; else one block per point (see ``_by_point``). Past
     UNCHANGED_SHOWN unchanged rows (a sweep's thousands), those are left out and counted, unless
     ``all_rows``: the rows that matter would scroll out of sight."""

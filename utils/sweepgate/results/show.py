@@ -135,7 +135,7 @@ def _columns(records: list[dict], ref_column: bool) -> tuple[list[tuple], list[l
 
 
 def table(records: list[dict], stream, title: str, ref_column: bool = True) -> None:
-    """A rich table; colour only on a terminal and not under NO_COLOR. On a terminal (or a set
+    """A rich table; styles only on a terminal and none under NO_COLOR. On a terminal (or a set
     COLUMNS) too narrow for the table, one block per point instead (a squeezed table shows no
     figure at all); a pipe gets the whole table. ``ref_column``: whose each row is (main's, a
     PR's), unless the title says it for all."""
