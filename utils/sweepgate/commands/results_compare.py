@@ -68,8 +68,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--comment-file", metavar="PATH", default=None,
                         help="write the PR comment's body (within GitHub's size limit) to PATH, for a job "
                              "allowed to comment to post with `results comment`")
-    parser.add_argument("--pr-number", type=argtypes.pull_request, default=None, help="pull request to comment on (default: the run's; another than the run's "
-                        "is refused)")
+    parser.add_argument("--pr-number", type=argtypes.pull_request, default=None,
+                        help="pull request to comment on (default: the run's; another than the run's is refused)")
     parser.add_argument("--repository", type=owner_name, default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option
 
@@ -80,13 +80,14 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     """(the run's records, the baseline's records), from where the flags say."""
     from sweepgate.commands.results import unknown_run
     from sweepgate.results import source, store_adapter
+    from sweepgate.results.compare import pr_of
 
     from_files = args.baseline_jsonl or args.baseline_artifacts
     pr, baseline, shown, stored = store_adapter.from_store(
         args.db, args.run, None if from_files else args.baseline_ref, args.window,
         unknown=lambda st, shown: unknown_run(args.run, shown, st))  # the PR's runs, when --run names a PR
     args.baseline_ref = stored or args.baseline_ref  # as the report names it
-    _same_pr(args, _run_s_pr(pr))  # before the baseline artifacts' requests
+    _same_pr(args, pr_of(pr))  # before the baseline artifacts' requests
     if args.baseline_jsonl:
         return pr, store_adapter.baseline_of_files(source.records_from_jsonl(args.baseline_jsonl), pr,
                                                    args.baseline_ref, " ".join(args.baseline_jsonl))
@@ -130,7 +131,7 @@ def run(args) -> int:
     check_outputs(args)
     settings.per_config = source.config_thresholds()
     pr, baseline = load_records(args)
-    run_pr = _run_s_pr(pr)
+    run_pr = C.pr_of(pr)  # --comment without --pr-number goes there, and a comment body names it
     if args.comment and args.pr_number is None:
         args.pr_number = run_pr
     args.about_pr = run_pr or args.pr_number  # the PR a comment body names (``render.about_line``)
@@ -166,13 +167,6 @@ def _same_pr(args, run_pr: int | None) -> None:
                f"are stored under refs/pull/{run_pr}/...)", f"pass --pr-number {run_pr}, or leave it out: the "
                "comment goes to the run's own pull request")
 
-
-def _run_s_pr(pr: list[dict]) -> int | None:
-    """The pull request the run measured, its stored ref's (``refs/pull/N/…``), when all its results
-    name the one, else None. ``--comment`` without ``--pr-number`` goes there, and a comment body names it."""
-    from sweepgate.results.compare import pr_of
-
-    return pr_of(pr)
 
 
 def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str, bool, bool, bool]]:
