@@ -56,3 +56,18 @@ def test_compare_json_and_fail_on_regression_count_it(tmp_path, capsys):
     assert rc == 3, err
     rows = [p for p in json.loads(out)["points"] if p["metric"] == R.ACCEPT_LENGTH]
     assert [(r["verdict"], r["head"], r["baseline"]["n"]) for r in rows] == [("regressed", 2.4, 5)], rows
+
+
+def test_a_metric_main_never_stored_at_a_point_it_measured_is_insufficient_data_not_new():
+    """A store whose main runs predate acceptance length (or any figure their client did not write): the
+    PR's spec point is no new point (main measured it 5 times), so its acceptance row is insufficient-data
+    with no baseline value; `new` stays for a point no main run has (CONTRACTS section 8)."""
+    got = verdicts(pr(3.0), synth.history(keys=(KEY,), concs=(8,)))
+    row = got[R.ACCEPT_LENGTH]
+    assert (row.verdict, row.n, row.median, row.head) == (C.INSUFFICIENT, 0, None, 3.0), row
+    assert {m: v.verdict for m, v in got.items() if m != R.ACCEPT_LENGTH} == dict.fromkeys(synth.PLAIN_METRICS,
+                                                                                            C.UNCHANGED)
+    added = synth.make("pr-1", "dsr1-fp8-b300-vllm-new", 8, dict(synth.curve(8), **{R.ACCEPT_LENGTH: 3.0}),
+                       ref="refs/pull/1/merge", day=28)
+    fresh = {v.metric: v.verdict for v in C.compare_records([added], spec_history(), run="pr-1").verdicts}
+    assert set(fresh.values()) == {C.NEW}, fresh

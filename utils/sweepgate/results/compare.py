@@ -317,11 +317,13 @@ def relative_change(head: float, median: float) -> float | None:
     return None if median == 0 else (head - median) / abs(median)
 
 
-def _pending(head: float, values: list[float], min_samples: int) -> tuple | None:
+def _pending(head: float, values: list[float], min_samples: int, measured: bool = False) -> tuple | None:
     """(verdict, median, change) of a comparison noise.judge_all does not take part in: no
-    baseline, or too few values; None for one it judges."""
+    baseline, or too few values; None for one it judges. A metric no baseline run of a ``measured``
+    point has (a figure main's runs did not store, as acceptance length before it was) has too few
+    values, not a new point."""
     if not values:
-        return NEW, None, None
+        return (INSUFFICIENT if measured else NEW), None, None
     median = float(statistics.median(values))
     if len(values) < min_samples:
         return INSUFFICIENT, median, relative_change(head, median)
@@ -395,7 +397,7 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
                         detail=_requests_done(head), sides=sides)]
     for metric, value, values in _figures(head, base, settings):
         threshold = settings.threshold_for(str(pt[0]), metric)
-        if (pending := _pending(value, values, settings.min_samples)) is not None:
+        if (pending := _pending(value, values, settings.min_samples, bool(base))) is not None:
             verdict, median, change = pending
             low = high = p_adjusted = None
         else:
