@@ -71,3 +71,15 @@ def test_a_metric_main_never_stored_at_a_point_it_measured_is_insufficient_data_
                        ref="refs/pull/1/merge", day=28)
     fresh = {v.metric: v.verdict for v in C.compare_records([added], spec_history(), run="pr-1").verdicts}
     assert set(fresh.values()) == {C.NEW}, fresh
+
+
+def test_a_point_with_one_metric_not_judged_reads_alike_in_the_headline_and_the_points_line():
+    """Review: the headline counted such a point "1 point insufficient-data (1 metric)" and "0 points
+    unchanged", while the line under it called it "1 unchanged" by its worst verdict. A point is
+    unchanged only when every row is, in both lines."""
+    from sweepgate.results import render
+
+    comp = C.compare_records(pr(3.0), synth.history(keys=(KEY,), concs=(8,)), run="pr-1")
+    assert render.points_line(comp) == "1 point, each by its worst verdict: 1 insufficient-data"
+    headline = render.summary_line(comp, "main", 5)
+    assert "1 point insufficient-data (1 metric)" in headline and "0 points unchanged" in headline

@@ -305,14 +305,16 @@ def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> st
 def points_line(comparison: C.Comparison) -> str | None:
     """The headline counts a point under each verdict it has (``tally``): this says how many points
     there are, each under its worst verdict ("8 points, each by its worst verdict:
-    1 failed, 1 regressed, ...")."""
+    1 failed, 1 regressed, ..."). Unchanged is the best: a point is unchanged only when every row is, as
+    ``tally`` counts it (a point with one metric not judged read "unchanged" here and not in the headline)."""
+    severity = [v for v in C.VERDICTS if v != C.UNCHANGED] + [C.UNCHANGED]
     worst: dict[tuple, int] = {}
     for v in comparison.verdicts:
-        rank = C.VERDICTS.index(v.verdict)
+        rank = severity.index(v.verdict)
         worst[v.point] = min(rank, worst.get(v.point, rank))
     if not worst:
         return None
-    counts = [(verdict, sum(r == i for r in worst.values())) for i, verdict in enumerate(C.VERDICTS)]
+    counts = [(verdict, sum(severity[r] == verdict for r in worst.values())) for verdict in C.VERDICTS]
     return f"{count(len(worst), 'point')}, each by its worst verdict: " + ", ".join(
         f"{n} {verdict}" for verdict, n in counts if n)
 
@@ -475,8 +477,7 @@ def _md_beyond(comparison: C.Comparison, max_rows: int | None) -> list[str]:
     rows = [v for v in comparison.verdicts if _beyond(v)]
     if not rows:
         return []
-    rows.sort(key=lambda v: -abs(v.change))
-    rows = points_together(rows, lambda v: -abs(v.change))
+    rows = points_together(rows, lambda v: -abs(v.change))  # each point's rows in metric order, as elsewhere
     shown = rows[:max_rows] if max_rows is not None else rows
     out = [f"#### Not judged, changed beyond the threshold ({_points_metrics(rows)})", "",
            "Too few baseline runs to tell these from noise; look at them before merging.", "",
