@@ -55,4 +55,4 @@ def test_a_stderr_lm_eval_left_out_is_not_judged_and_the_reason_says_so(tmp_path
     assert rc == 0, err
     (strict,) = [e for e in json.loads(out)["evals"] if e["filter"] == "strict-match"]
     assert strict["verdict"] == "not-judged" and strict["head"]["stderr"] is None
-    assert strict["why"] == 'no stderr for the PR score (lm-eval wrote "N/A" or NaN, or left it out)'
+    assert strict["why"] == 'no stderr for this run\'s score (lm-eval wrote "N/A" or NaN, or left it out)'

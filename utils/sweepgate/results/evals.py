@@ -83,11 +83,12 @@ def _figures(entry: dict, run=None) -> dict:
 def _not_judged_why(head: dict, base: dict) -> str | None:
     # An unknown count (a group stored before its subtasks' counts were added up) differs from none.
     if None not in (head[R.EVAL_SAMPLES], base[R.EVAL_SAMPLES]) and head[R.EVAL_SAMPLES] != base[R.EVAL_SAMPLES]:
-        return (f"samples differ ({head[R.EVAL_SAMPLES]} in the PR run, {base[R.EVAL_SAMPLES]} in the "
+        return (f"samples differ ({head[R.EVAL_SAMPLES]} in this run, {base[R.EVAL_SAMPLES]} in the "
                 "baseline): a --limit run is not comparable with a full one")
-    missing = [who for who, f in (("PR", head), ("baseline", base)) if f[R.EVAL_STDERR] is None]
+    # "this run", not "the PR": the run compared may be main's own or a branch's
+    missing = [who for who, f in (("this run's", head), ("the baseline's", base)) if f[R.EVAL_STDERR] is None]
     if missing:
-        return f"no stderr for the {' and '.join(missing)} score (lm-eval wrote \"N/A\" or NaN, or left it out)"
+        return f"no stderr for {' and '.join(missing)} score (lm-eval wrote \"N/A\" or NaN, or left it out)"
     if head[R.EVAL_VALUE] is None or base[R.EVAL_VALUE] is None:
         return "no score"
     return None
