@@ -100,13 +100,12 @@ def _near_ref(ref: str, refs: list[str]) -> str | None:
     ref a PR's sidecars name; up to three, ``A or --ref B`` when a PR has runs of both its refs), else one
     spelt nearly so (``refs/heads/mian``)."""
     import difflib
+    import re
 
     start = "refs/" + ref.strip("/").removeprefix("refs/") + "/"
     under = [r for r in refs if r.startswith(start) or r.startswith("refs/heads/" + start[5:])]
     if under:
         return " or --ref ".join(under[:3])
-    import re
-
     want = ref.removeprefix("refs/heads/").removeprefix("refs/")
     short = {s: r for r in refs if re.findall(r"\d+", s := r.removeprefix("refs/heads/").removeprefix("refs/"))
              == re.findall(r"\d+", want)}  # main, pull/6/merge; never another PR's number
