@@ -124,3 +124,19 @@ def test_compare_comment_on_the_runs_own_pr_or_a_run_of_no_pr_is_posted(gh, tmp_
     assert len(gh.comments) == 1, gh.comments
     assert compare_comment(tmp_path, monkeypatch, gh, "refs/heads/topic", NUMBER) == 0  # updates the one comment
     assert len(gh.comments) == 1, gh.comments
+
+
+def test_compare_comment_file_for_another_pr_than_the_run_measured_is_refused(tmp_path, monkeypatch, capsys):
+    """`compare --comment-file F --pr-number 42` on PR 7's run wrote a body stamped pr=7 without a word, and the
+    job that posts it with `results comment --pr-number 42` failed only then. Refused at once, no file."""
+    db = f"sqlite:///{tmp_path / 'pr7.db'}"
+    with store.open_store(db) as st:
+        st.add(synth.history() + synth.pr_run(ref="refs/pull/7/merge"))
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    body = tmp_path / "comment.md"
+    argv = ["results", "compare", "--db", db, "--run", "pr-7", "--comment-file", str(body)]
+    assert cli.main([*argv, "--pr-number", str(NUMBER)]) == 1
+    out, err = capsys.readouterr()
+    assert err.startswith(f"--pr-number: {NUMBER} is not the pull request run pr-7 measured") and out == "", err
+    assert not body.exists()
+    assert cli.main([*argv, "--pr-number", "7"]) == 0 and body.is_file()

@@ -159,9 +159,10 @@ def run(args) -> int:
 
 
 def _same_pr(args, run_pr: int | None) -> None:
-    """Refuse --comment on a --pr-number that is not the PR the run measured (its stored ref's): its verdict
-    posted on another PR would read as that PR's. A run of no PR's ref may go to any PR."""
-    if not args.comment or args.pr_number is None or run_pr is None or args.pr_number == run_pr:
+    """Refuse --comment or --comment-file with a --pr-number that is not the PR the run measured (its stored
+    ref's): its verdict posted on another PR would read as that PR's (a --comment-file report names the run's
+    PR, and `results comment --pr-number M` refuses it later). A run of no PR's ref may go to any PR."""
+    if not (args.comment or args.comment_file) or args.pr_number is None or run_pr is None or args.pr_number == run_pr:
         return
     raise fail("--pr-number", 0, f"{args.pr_number} is not the pull request run {args.run} measured (its results "
                f"are stored under refs/pull/{run_pr}/...)", f"pass --pr-number {run_pr}, or leave it out: the "
