@@ -140,3 +140,19 @@ def test_compare_comment_file_for_another_pr_than_the_run_measured_is_refused(tm
     assert err.startswith(f"--pr-number: {NUMBER} is not the pull request run pr-7 measured") and out == "", err
     assert not body.exists()
     assert cli.main([*argv, "--pr-number", "7"]) == 0 and body.is_file()
+
+
+@pytest.mark.parametrize("second", ["<!-- sweepgate-results-about pr=4x run=pr-7 -->",
+                                    "<!-- sweepgate-results-about pr=41 run=pr-7",
+                                    "<!-- sweepgate-results-about"])
+def test_an_altered_about_line_is_refused_not_posted_unchecked(gh, tmp_path, monkeypatch, capsys, second):
+    """Review: a report whose second line starts as compare writes it but was edited or cut read as one
+    naming no PR, and was posted on any PR with a 'not checked' note. It is refused at FILE:2."""
+    body = tmp_path / "edited.md"
+    body.write_text(f"{render.MARKER}\n{second}\n### results\n", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    assert post(body, gh, NUMBER) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"{body}:2: the line naming the report's pull request and run is not as") and \
+        line.endswith("or delete line 2 to post it unchecked"), line
+    assert gh.requests == [] and gh.comments == {}

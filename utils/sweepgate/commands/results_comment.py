@@ -54,7 +54,12 @@ def _check_the_pr(path: str, body: str, asked: int) -> str | None:
     an older sweepgate's, a run on no PR) is posted: the note saying it could not be checked is returned."""
     from sweepgate.results.render import about_of
 
-    about = about_of(body)
+    try:
+        about = about_of(body)
+    except ValueError:
+        raise fail(path, 2, "the line naming the report's pull request and run is not as `results compare` "
+                   "writes it, so it cannot be checked", "write the report again with `results compare "
+                   "--comment-file`, or delete line 2 to post it unchecked", rule="results-comment") from None
     named, run = about if about else (None, None)
     if named is None:
         what = f"run {run}" if run is not None else "no run"

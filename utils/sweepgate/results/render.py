@@ -24,7 +24,8 @@ from sweepgate.results import source as S
 MARKER = "<!-- sweepgate-results -->"
 # A PR comment's second line: the PR and the run it reports on, which `results comment` checks
 # against --pr-number (a report written for one PR is never posted on another).
-ABOUT = re.compile(r"<!-- sweepgate-results-about(?: pr=(?P<pr>[1-9][0-9]*))? run=(?P<run>\S*) -->")
+ABOUT_START = "<!-- sweepgate-results-about"  # a report's second line: the PR and run it is about
+ABOUT = re.compile(re.escape(ABOUT_START) + r"(?: pr=(?P<pr>[1-9][0-9]*))? run=(?P<run>\S*) -->")
 REHEARSAL_NOTE = L.REHEARSAL_NOTE
 HEADERS = ("point", "metric", "head", "baseline median [interval] (n)", "change (threshold)", "verdict",
            "recipe change")
@@ -616,17 +617,20 @@ def about_line(pr: int | None, run: str) -> str:
     """The hidden line naming the PR (when known) and the run a comment body reports on (``ABOUT``)."""
     from urllib.parse import quote
 
-    return f"<!-- sweepgate-results-about{f' pr={pr}' if pr else ''} run={quote(str(run), safe='')} -->"
+    return f"{ABOUT_START}{f' pr={pr}' if pr else ''} run={quote(str(run), safe='')} -->"
 
 
 def about_of(body: str) -> tuple[int | None, str | None] | None:
     """(PR or None, run) a comment body names on its second line (``about_line``); None when it names
-    nothing (a hand-written report, or one an older sweepgate wrote)."""
+    nothing (a hand-written report, or one an older sweepgate wrote); ValueError when that line starts as
+    compare writes it and does not parse (edited, or cut)."""
     from urllib.parse import unquote
 
     lines = body.split("\n", 2)
     found = ABOUT.fullmatch(lines[1].strip()) if len(lines) > 1 else None
     if not found:
+        if len(lines) > 1 and lines[1].strip().startswith(ABOUT_START):
+            raise ValueError(lines[1].strip())  # compare's line, altered: what it said cannot be told
         return None
     return (int(found["pr"]) if found["pr"] else None), unquote(found["run"])
 
