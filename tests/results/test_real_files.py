@@ -59,6 +59,13 @@ REFUSED = {
     "other/akamas_lmeval_comparison_mcnemar_pairs_trimmed.json": "format: unknown JSON output",
     "other/akamas_probe_M-mtp2_acceptance_custom.json": "format: unknown JSON output",
     "other/aiperf_artifact_user_meta_sidefile.json": "format: unknown JSON output",
+    # formats24: read right (refused with one line), pinned here and in test_real_files_formats24.py
+    "other/custom_per_request_csv_ttft_tpot_ms_vllm_c1_trimmed.csv": "format: a CSV table, not a benchmark client output",
+    "other/sglbench_tool_per_request_log_conc32_trimmed.jsonl": "format: unknown JSON output",
+    "other/together_runner_baseline_sglang_dsr1_b200_conc16.json": "format: a benchmark wrapper ({hw, metrics, gpu})",
+    "other/sglang_bench_serving_stdout_glm5.2_c32_rr5_p90_p95.txt": "format: a serving benchmark's console output",
+    "other/trtllm_custom_smoke_results_csv_3conc.csv": "format: a CSV table, not a benchmark client output",
+    "other/vllmbench-rs_workload_config_not_result.json": "format: unknown JSON output",
 }
 
 
