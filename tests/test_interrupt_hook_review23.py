@@ -52,6 +52,12 @@ def test_a_sweepgate_program_s_exit_130_runs_its_atexit_cleanup(tmp_path):
     ("-m", ["python", "-m", "sweepgate", "--help"], True),
     ("-m", ["python", "-X", "importtime", "-W", "ignore", "-m", "sweepgate"], True),  # options' values skipped
     ("-m", ["python", "-msweepgate"], True),
+    ("-m", ["python", "-Bm", "sweepgate"], True),  # combined short options (note 20: no hook)
+    ("-m", ["python", "-OOmsweepgate"], True),
+    ("-m", ["python", "-bX", "dev", "-m", "sweepgate"], True),  # -X's value after a combined option
+    ("-m", ["python", "-Bm", "mytool"], False),
+    ("-m", ["python", "-bX", "-m", "-m", "mytool"], False),  # -X's value is "-m"
+    ("-m", ["python", "--check-hash-based-pycs", "always", "-m", "sweepgate"], True),
     ("-m", ["python", "-m", "mytool"], False),  # a library user's tool, importing us while it loads
     ("-m", ["python", "-m", "sweepgate_extras"], False),
     ("/usr/bin/sweepgate", ["python", "/usr/bin/sweepgate"], True),

@@ -26,15 +26,23 @@ def _interrupted_hook(kind, value, tb):
 
 
 def _module_run() -> str | None:
-    """The module `python [options] -m MODULE` runs (``sys.orig_argv``), else None."""
+    """The module `python [options] -m MODULE` runs (``sys.orig_argv``), else None. Short options may be
+    combined as Python allows (``-Bm sweepgate``, ``-OOmsweepgate``, ``-bX dev``)."""
     args = iter(getattr(_sys, "orig_argv", [])[1:])
     for arg in args:
-        if arg in ("-X", "-W"):  # an option's value follows
+        if arg == "--check-hash-based-pycs":  # its value follows
             next(args, None)
-        elif arg.startswith("-m"):
-            return arg[2:] or next(args, None)
-        elif arg == "-" or not arg.startswith("-") or arg.startswith("-c"):
-            return None  # a script, stdin or -c: no module
+        elif arg == "-" or not arg.startswith("-"):
+            return None  # a script or stdin: no module
+        elif not arg.startswith("--"):
+            for i, flag in enumerate(arg[1:], start=2):
+                if flag == "c":
+                    return None  # -c: a command, no module
+                if flag in "mWX":  # the rest of the word is the value, else the next word
+                    value = arg[i:] or next(args, None)
+                    if flag == "m":
+                        return value
+                    break
     return None
 
 
