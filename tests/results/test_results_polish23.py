@@ -150,3 +150,13 @@ def test_no_color_on_a_terminal_prints_no_escape_code_at_all(monkeypatch):
         print_to(plain)
         assert not escape.search(plain.getvalue()), (name, plain.getvalue()[:600])
         assert re.sub(r"\x1b\[[0-9;]*m", "", styled.getvalue()) == plain.getvalue(), name  # the same text
+
+
+def test_a_row_that_needs_more_digits_keeps_one_plain_form():
+    """Note 20: a row whose figures needed more than three digits to be told apart was written with
+    Python's "g", so a large figure beside them turned to an exponent: "12345.1, 12345.2, 1.23457e+06".
+    It is now plain with commas, as every row of ordinary figures is."""
+    assert render.fmt_values([12345.1, 12345.2, 1234567.0]) == ["12,345.1", "12,345.2", "1,234,567"]
+    assert render.fmt_values([123456.1, 123456.2]) == ["123,456.1", "123,456.2"]
+    assert render.fmt_values([9.0001, 9.0002]) == ["9.0001", "9.0002"]
+    assert render.fmt_values([0.50001, 0.50002]) == ["0.50001", "0.50002"]
