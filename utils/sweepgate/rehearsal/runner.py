@@ -438,7 +438,8 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
 def _stop(proc: subprocess.Popen, grace: float) -> None:
     """TERM the script (its handler stops what it started), then KILL its process group: whatever
     of it is still there once the script has exited or its grace has run out (a script without a
-    TERM trap dies at once and leaves its foreground command running). The script is left unreaped."""
+    TERM trap dies at once and leaves its foreground command running), new forks included
+    (``kill_until_gone``). The script is left unreaped."""
     try:
         os.kill(proc.pid, signal.SIGTERM)
         _wait(proc, grace)
@@ -446,13 +447,9 @@ def _stop(proc: subprocess.Popen, grace: float) -> None:
         pass
     except subprocess.TimeoutExpired:
         pass
-    for kill in (os.killpg, os.kill):  # its group, and the script should it have left it
-        try:
-            kill(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+    _signal(proc.pid, signal.SIGKILL)  # the script, should it have left its group
+    kill_until_gone(lambda: (session_members(proc.pid, group=True), [proc.pid]))
     _wait(proc, 60)  # a KILLed script is gone within the moment
-    _wait_pids_gone(session_members(proc.pid, group=True), 2)  # a KILL is delivered, not awaited
 
 
 def how_it_ended(rc: int) -> str:
@@ -484,12 +481,45 @@ def _proc_stats() -> dict[int, list[str]]:
 
 def session_members(sid: int, group: bool = False) -> list[int]:
     """The live (not zombie) processes of session ``sid`` (of process group ``sid`` with ``group``)."""
+    return _session_scan(sid, group)[0]
+
+
+def _session_scan(sid: int, group: bool = False) -> tuple[list[int], list[int]]:
+    """``session_members`` and their process groups."""
     column = 2 if group else 3  # after the command's ')': state, ppid, pgrp, session
-    return [pid for pid, rest in _proc_stats().items() if rest[0] != "Z" and rest[column] == str(sid)]
+    live = {pid: rest[2] for pid, rest in _proc_stats().items() if rest[0] != "Z" and rest[column] == str(sid)}
+    return list(live), sorted({int(pgrp) for pgrp in live.values()})
+
+
+# KILLing what is left goes on, round after round, until nothing is (a process that forks as it is
+# stopped: its new children too) or this long has passed (a process stuck in the kernel).
+KILL_BOUND_S = 5.0
+
+
+def kill_until_gone(scan, describe=None, seconds: float = KILL_BOUND_S) -> dict[int, str]:
+    """KILL what ``scan()`` finds (its live PIDs, and process groups to KILL whole: a group's KILL
+    also reaches a child forked meanwhile) and scan again, until it finds nothing live or ``seconds``
+    have passed; {PID: ``describe(PID)``, taken before its KILL} for every process it KILLed."""
+    killed: dict[int, str] = {}
+    deadline = time.monotonic() + seconds
+    while True:
+        live, groups = scan()
+        if not live:
+            return killed
+        killed.update({pid: describe(pid) if describe else "" for pid in live if pid not in killed})
+        for pgid in groups:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in live:
+            _signal(pid, signal.SIGKILL)
+        if time.monotonic() >= deadline:
+            return killed
+        time.sleep(0.01)
 
 
 PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37  # <linux/prctl.h>
-ORPHAN_ROUNDS = 5  # a process that starts another as it is stopped is followed this many times
 
 
 def _prctl():
@@ -531,31 +561,36 @@ class Subreaper:
 
     def orphans(self, script_pid: int) -> tuple[list[int], list[int]]:
         """(the live processes descended from the script's orphans, its orphans that are zombies)."""
+        live, dead, _ = self._scan(script_pid)
+        return live, dead
+
+    def _scan(self, script_pid: int) -> tuple[list[int], list[int], list[int]]:
+        """``orphans`` and the process groups its orphans lead: they are this process's unreaped
+        children, so a group of theirs cannot be a stranger's."""
         stats = _proc_stats()
-        roots = [pid for pid, start in self._children() - self.before if pid != script_pid]
+        roots = [pid for pid, start in self._children() - self.before if pid != script_pid and pid in stats]
         tree, i = list(roots), 0
         while i < len(tree):
             tree += [pid for pid, rest in stats.items() if rest[1] == str(tree[i]) and pid not in tree]
             i += 1
         live = sorted(pid for pid in tree if pid in stats and stats[pid][0] != "Z")
-        return live, [pid for pid in roots if pid in stats and stats[pid][0] == "Z"]
+        return (live, [pid for pid in roots if stats[pid][0] == "Z"],
+                [pid for pid in roots if stats[pid][2] == str(pid)])
 
     def stop_orphans(self, script_pid: int, grace: float, calls: list[dict]) -> list[str]:
-        """TERM every process the script left running outside its session, KILL it after ``grace``,
-        reap it; describe each. Nothing without the subreaper."""
-        named: dict[int, str] = {}
-        for _ in range(ORPHAN_ROUNDS if self.prctl is not None else 0):
-            live, dead = self.orphans(script_pid)
-            _reap(dead)
-            if not live:
-                break
-            named.update({pid: _command_of(pid, calls) for pid in live if pid not in named})
-            for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 2)):
-                for pid in (p for p in live if pid_alive(p)):
-                    _signal(pid, sig)
-                _wait_pids_gone(live, wait)
-        if self.prctl is not None:
-            _reap(self.orphans(script_pid)[1])  # the last round's (a round more finds nothing live)
+        """TERM every process the script left running outside its session, once; after ``grace`` KILL
+        what is left of them, and what they started meanwhile, until none is (``kill_until_gone``);
+        reap them and describe each. Nothing without the subreaper."""
+        if self.prctl is None:
+            return []
+        live, dead = self.orphans(script_pid)
+        _reap(dead)
+        named = {pid: _command_of(pid, calls) for pid in live}
+        for pid in live:
+            _signal(pid, signal.SIGTERM)
+        _wait_pids_gone(live, grace)
+        named.update(kill_until_gone(lambda: self._scan(script_pid)[::2], lambda pid: _command_of(pid, calls)))
+        _reap(self.orphans(script_pid)[1])  # they are zombie children of this process now
         return list(named.values())
 
 
@@ -589,17 +624,10 @@ def _command_of(pid: int, calls: list[dict]) -> str:
 
 
 def stop_session(sid: int, calls: list[dict]) -> list[str]:
-    """KILL what is left of the script's session (its background children, in any process group);
-    describe each."""
-    left = session_members(sid)
-    named = [_command_of(pid, calls) for pid in left]
-    for pid in left:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    _wait_pids_gone(left, 2)
-    return named
+    """KILL what is left of the script's session (its background children, in any process group, and
+    what they fork as they are killed: ``kill_until_gone``); describe each. The script is unreaped, so
+    the session, and a group of it seen in it, is no stranger's."""
+    return list(kill_until_gone(lambda: _session_scan(sid), lambda pid: _command_of(pid, calls)).values())
 
 
 def read_calls(log: Path) -> list[dict]:
