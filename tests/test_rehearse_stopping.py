@@ -1,18 +1,22 @@
-"""Stopping a rehearsed script: a process that ignores TERM and starts another each time it gets one
-is still stopped, with one grace. Real bash scripts and real signals; every wait is on a condition,
-with a generous limit."""
+"""Stopping a rehearsed script can be trusted with Ctrl-C: a second Ctrl-C (or SIGTERM) while it is being
+stopped says what is going on and lets the stopping finish, a third kills what is left at once; a
+process that ignores TERM and starts another each time it gets one is still stopped, with one grace.
+Real bash scripts and real signals; every wait is on a condition, with a generous limit."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
 import pytest
 
-from test_rehearse import ROOT
+from test_rehearse import FSL_ROWS, ROOT, write_rows
 
 sys.path.insert(0, str(ROOT / "utils"))
 
@@ -20,12 +24,120 @@ from sweepgate.rehearsal import runner  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="real signals, /proc")
 
+SCRIPT = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+UNDER_WAY = "stopping the rehearsed script"
+FORCED = "killing what is left of the rehearsed script now"
+
+
+def _wait_for(condition, what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        time.sleep(0.02)
 
 
 def _kill(pids) -> None:
     for pid in pids:
         if runner.pid_alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def _repo_with_script(tmp_path: Path, body: str) -> Path:
+    repo = tmp_path / "bench"
+    shutil.copytree(ROOT / "configs", repo / "configs", symlinks=True)
+    script = repo / SCRIPT
+    script.parent.mkdir(parents=True)
+    script.write_text(body)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    return repo
+
+
+def _slow_cleanup_script(d: Path) -> str:
+    """A script whose TERM trap (its cleanup) waits for the file `release`, then stops its child."""
+    return f"""echo $$ >{d}/script.pid
+trap 'touch {d}/termed; while [[ ! -e {d}/release ]]; do sleep 0.05; done; kill $child; touch {d}/cleaned; exit 143' TERM
+sleep 600 &
+child=$!
+echo $child >{d}/child.pid
+touch {d}/ready
+wait
+"""
+
+
+def _start_rehearsal(tmp_path: Path) -> subprocess.Popen:
+    repo = _repo_with_script(tmp_path, _slow_cleanup_script(tmp_path))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    return subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--row-json",
+                             str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")],
+                            cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _read_until(proc: subprocess.Popen, text: str, seen: list[str]) -> bool:
+    """Read the command's stderr until a line holds ``text`` (True) or it ends (False)."""
+    for line in iter(proc.stderr.readline, ""):
+        seen.append(line)
+        if text in line:
+            return True
+    return False
+
+
+def _interrupted_in_cleanup(tmp_path: Path, first: int, seen: list[str]) -> subprocess.Popen:
+    """A rehearsal whose script is in its TERM trap after ``first``, and has been sent a second Ctrl-C."""
+    proc = _start_rehearsal(tmp_path)
+    _wait_for(lambda: (tmp_path / "ready").exists() or proc.poll() is not None, "the script started")
+    assert proc.poll() is None, proc.stderr.read()
+    proc.send_signal(first)
+    _wait_for(lambda: (tmp_path / "termed").exists(), "the script's cleanup began")
+    proc.send_signal(signal.SIGINT)
+    return proc
+
+
+@pytest.mark.parametrize("first, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_second_ctrl_c_lets_the_cleanup_finish(tmp_path, first, code):
+    """Review (rehearse24): a second Ctrl-C while the script's cleanup ran stopped sweepgate's own at
+    once: exit 130 with the script, mid-trap, and its child still running. Now the second one says the
+    stopping is under way and what one more does; the script's trap runs to its end and nothing is left;
+    the exit status is the first signal's."""
+    seen: list[str] = []
+    proc = _interrupted_in_cleanup(tmp_path, first, seen)
+    pids = []
+    try:
+        said = _read_until(proc, UNDER_WAY, seen)
+        (tmp_path / "release").touch()
+        _, rest = proc.communicate(timeout=120)
+        err = "".join(seen) + rest
+        pids = [int((tmp_path / name).read_text()) for name in ("script.pid", "child.pid")]
+        assert said and "Ctrl-C again" in err, err
+        assert proc.returncode == code and "Traceback" not in err, err
+        assert (tmp_path / "cleaned").exists(), "the script's cleanup was cut short"
+        assert not [p for p in pids if runner.pid_alive(p)], "the script or its child outlived the rehearsal"
+    finally:
+        (tmp_path / "release").touch()
+        proc.kill()
+        proc.wait()
+        _kill(pids)
+
+
+def test_a_third_ctrl_c_kills_what_is_left_at_once(tmp_path):
+    """A user who insists (a third Ctrl-C) gets SIGKILL for the script's processes now, not after the
+    script's grace, and still exit 130 with nothing left running."""
+    seen: list[str] = []
+    proc = _interrupted_in_cleanup(tmp_path, signal.SIGINT, seen)
+    pids = []
+    try:
+        assert _read_until(proc, UNDER_WAY, seen), "".join(seen)
+        proc.send_signal(signal.SIGINT)
+        _, rest = proc.communicate(timeout=120)  # the script's trap never ends: only the KILL ends it
+        err = "".join(seen) + rest
+        pids = [int((tmp_path / name).read_text()) for name in ("script.pid", "child.pid")]
+        assert FORCED in err and proc.returncode == 130 and "Traceback" not in err, err
+        assert not (tmp_path / "cleaned").exists()
+        assert not [p for p in pids if runner.pid_alive(p)], "the script or its child outlived the rehearsal"
+    finally:
+        (tmp_path / "release").touch()
+        proc.kill()
+        proc.wait()
+        _kill(pids)
 
 
 def _marked(token: str) -> list[int]:

@@ -352,11 +352,11 @@ def build_env(row: dict, runner_name: str, result_dir: Path, shim_dir: Path, log
     return env
 
 
-def _wait(proc: subprocess.Popen, timeout: float, poll=None) -> None:
-    """Wait until the script has exited, up to ``timeout`` (else TimeoutExpired), calling ``poll()``
-    about five times a second meanwhile. It is left unreaped (``_exited``): until ``proc.wait()``
-    its PID, and so the ids of its process group and session, cannot be given to another process,
-    and stopping what is left of them cannot reach a stranger."""
+def _wait(proc: subprocess.Popen, timeout: float, poll=None, hurry=None) -> None:
+    """Wait until the script has exited, up to ``timeout`` (else TimeoutExpired; at once when ``hurry()``
+    turns true), calling ``poll()`` about five times a second meanwhile. It is left unreaped
+    (``_exited``): until ``proc.wait()`` its PID, and so the ids of its process group and session,
+    cannot be given to another process, and stopping what is left of them cannot reach a stranger."""
     deadline = time.monotonic() + timeout
     next_poll = time.monotonic() + 0.2
     while not _exited(proc):
@@ -364,7 +364,7 @@ def _wait(proc: subprocess.Popen, timeout: float, poll=None) -> None:
         if poll is not None and now >= next_poll:
             poll()
             next_poll = now + 0.2
-        if now >= deadline:
+        if now >= deadline or (hurry is not None and hurry()):
             raise subprocess.TimeoutExpired(proc.args, timeout)
         time.sleep(0.02)
 
@@ -390,6 +390,50 @@ CTRL_C_GRACE_S = 15
 
 def stop_grace(timeout: float) -> float:
     return min(float(STOP_GRACE_MAX_S), max(float(STOP_GRACE_MIN_S), timeout / 10))
+
+
+class Stopping:
+    """While an interrupted rehearsal stops its script and what it started, a further Ctrl-C (SIGTERM,
+    SIGHUP) does not cut that short: the first says it is under way and what one more does, the next
+    one hurries it (``hurried``: no grace is waited out any more, what is left is KILLed at once).
+    Either way the stopping finishes and the command then ends as the first signal said (130 for
+    Ctrl-C). Main thread only (elsewhere it changes nothing); an ignored signal stays ignored."""
+
+    SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+    def __enter__(self) -> Stopping:
+        import threading
+
+        self.more, self.previous = 0, {}
+        if threading.current_thread() is threading.main_thread():
+            for number in (getattr(signal, n) for n in self.SIGNALS if hasattr(signal, n)):
+                if signal.getsignal(number) is not signal.SIG_IGN:
+                    self.previous[number] = signal.signal(number, self._note)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for number, handler in self.previous.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+
+    def hurried(self) -> bool:
+        return self.more >= 2
+
+    def _note(self, signum, frame) -> None:
+        self.more += 1
+        if self.more == 1:
+            self._say("stopping the rehearsed script and what it started (SIGTERM, then SIGKILL after a grace); "
+                      "press Ctrl-C again to kill them at once")
+        elif self.more == 2:
+            self._say("killing what is left of the rehearsed script now (SIGKILL)")
+
+    @staticmethod
+    def _say(text: str) -> None:
+        """One line on stderr, written past its buffer: a signal handler may run inside a print."""
+        try:
+            os.write(sys.stderr.fileno(), f"\nsweepgate: {text}\n".encode() if sys.stderr.isatty()
+                     else f"sweepgate: {text}\n".encode())
+        except (OSError, ValueError, AttributeError):
+            pass  # no stderr (closed, a hung-up terminal): the stopping goes on all the same
 
 
 @dataclass
@@ -421,12 +465,13 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
             timed_out = True
         except BaseException:
             # Ctrl-C: the script runs in its own session, so the terminal's SIGINT never reached it.
-            _stop(proc, grace=CTRL_C_GRACE_S)
-            stop_session(proc.pid, [])
-            proc.wait()
-            reaper.stop_orphans(proc.pid, grace, [])
-            if log is not None:
-                reap_leftovers(read_calls(log))
+            with Stopping() as stopping:  # a second Ctrl-C does not cut this short; a third hurries it
+                _stop(proc, grace=CTRL_C_GRACE_S, hurry=stopping.hurried)
+                stop_session(proc.pid, [])
+                proc.wait()
+                reaper.stop_orphans(proc.pid, grace, [], hurry=stopping.hurried)
+                if log is not None:
+                    reap_leftovers(read_calls(log), hurry=stopping.hurried)
             raise
         calls = read_calls(log) if log is not None else []
         left = stop_session(proc.pid, calls)  # before the script is reaped: its session id is still its own
@@ -435,14 +480,14 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
     return ScriptRun(rc, timed_out, left)
 
 
-def _stop(proc: subprocess.Popen, grace: float) -> None:
+def _stop(proc: subprocess.Popen, grace: float, hurry=None) -> None:
     """TERM the script (its handler stops what it started), then KILL its process group: whatever
-    of it is still there once the script has exited or its grace has run out (a script without a
-    TERM trap dies at once and leaves its foreground command running), new forks included
-    (``kill_until_gone``). The script is left unreaped."""
+    of it is still there once the script has exited or its grace has run out (or ``hurry()`` turned
+    true; a script without a TERM trap dies at once and leaves its foreground command running),
+    new forks included (``kill_until_gone``). The script is left unreaped."""
     try:
         os.kill(proc.pid, signal.SIGTERM)
-        _wait(proc, grace)
+        _wait(proc, grace, hurry=hurry)
     except ProcessLookupError:
         pass
     except subprocess.TimeoutExpired:
@@ -577,10 +622,10 @@ class Subreaper:
         return (live, [pid for pid in roots if stats[pid][0] == "Z"],
                 [pid for pid in roots if stats[pid][2] == str(pid)])
 
-    def stop_orphans(self, script_pid: int, grace: float, calls: list[dict]) -> list[str]:
-        """TERM every process the script left running outside its session, once; after ``grace`` KILL
-        what is left of them, and what they started meanwhile, until none is (``kill_until_gone``);
-        reap them and describe each. Nothing without the subreaper."""
+    def stop_orphans(self, script_pid: int, grace: float, calls: list[dict], hurry=None) -> list[str]:
+        """TERM every process the script left running outside its session, once; after ``grace`` (or
+        once ``hurry()`` turns true) KILL what is left of them, and what they started meanwhile, until
+        none is (``kill_until_gone``); reap them and describe each. Nothing without the subreaper."""
         if self.prctl is None:
             return []
         live, dead = self.orphans(script_pid)
@@ -588,7 +633,7 @@ class Subreaper:
         named = {pid: _command_of(pid, calls) for pid in live}
         for pid in live:
             _signal(pid, signal.SIGTERM)
-        _wait_pids_gone(live, grace)
+        _wait_pids_gone(live, grace, hurry)
         named.update(kill_until_gone(lambda: self._scan(script_pid)[::2], lambda pid: _command_of(pid, calls)))
         _reap(self.orphans(script_pid)[1])  # they are zombie children of this process now
         return list(named.values())
@@ -658,13 +703,14 @@ def _wait_gone(calls: list[dict], seconds: float) -> None:
     _wait_pids_gone([int(c["pid"]) for c in calls], seconds)
 
 
-def _wait_pids_gone(pids: list[int], seconds: float) -> None:
+def _wait_pids_gone(pids: list[int], seconds: float, hurry=None) -> None:
+    """Wait until none of ``pids`` is alive, up to ``seconds`` (or until ``hurry()`` turns true)."""
     deadline = time.monotonic() + seconds
-    while any(pid_alive(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(pid_alive(pid) for pid in pids) and time.monotonic() < deadline and not (hurry and hurry()):
         time.sleep(0.05)
 
 
-def reap_leftovers(calls: list[dict]) -> list[str]:
+def reap_leftovers(calls: list[dict], hurry=None) -> list[str]:
     """Stop shim processes the script left running; describe them."""
     left = [c for c in calls if c.get("pid") and pid_alive(int(c["pid"]))]
     for c in left:
@@ -672,7 +718,7 @@ def reap_leftovers(calls: list[dict]) -> list[str]:
             os.kill(int(c["pid"]), signal.SIGTERM)
         except OSError:
             pass
-    _wait_gone(left, 5)
+    _wait_pids_gone([int(c["pid"]) for c in left], 5, hurry)
     for c in left:
         if pid_alive(int(c["pid"])):
             try:
@@ -1017,7 +1063,8 @@ def rehearse(args) -> int:
                                 progress=progress, job={"config_key": config_key_of(row)})
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a folder of our own making goes; a --work-dir stays
         if not args.work_dir:
-            shutil.rmtree(work, ignore_errors=True)
+            with Stopping():  # a further Ctrl-C leaves no half-removed folder
+                shutil.rmtree(work, ignore_errors=True)
             print(f"rehearse: stopped; removed its work dir {work}", file=sys.stderr, flush=True)
         raise
     if done.problems:
