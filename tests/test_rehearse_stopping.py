@@ -186,3 +186,31 @@ def test_a_daemon_that_forks_on_each_term_is_stopped(tmp_path, ending):
         assert _marked(token) == [], "the daemon, or a copy of it, was left running"
     finally:
         _kill(_marked(token))
+
+
+def test_a_ctrl_c_while_leftovers_get_their_grace_still_stops_them(tmp_path):
+    """Review (rehearse24): a Ctrl-C while the script's leftovers were being stopped after it ended (the
+    grace after their TERM, up to 10 s) was not caught: sweepgate exited 130 and a daemon that had
+    ignored that TERM ran on. Now that Ctrl-C stops them as one during the script does (another TERM,
+    which this daemon obeys, then KILL)."""
+    d = tmp_path
+    repo = _repo_with_script(tmp_path, f"""( setsid bash -c 'trap "[[ -e {d}/termed ]] && exit 0; touch {d}/termed" TERM
+echo $$ >{d}/daemon.pid; while :; do sleep 0.05; done' & ) &
+while [[ ! -s {d}/daemon.pid ]]; do sleep 0.02; done
+""")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--row-json",
+                             str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")],
+                            cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    pids = []
+    try:
+        _wait_for(lambda: (d / "termed").exists() or proc.poll() is not None, "the daemon got its TERM")
+        pids = [int((d / "daemon.pid").read_text())]
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130 and "Traceback" not in err, err
+        assert not runner.pid_alive(pids[0]), "the daemon outlived the Ctrl-C"
+    finally:
+        proc.kill()
+        proc.wait()
+        _kill(pids)

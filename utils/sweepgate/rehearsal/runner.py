@@ -458,26 +458,35 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
         proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            _wait(proc, timeout, poll)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            _stop(proc, grace=grace)
-            timed_out = True
+            try:
+                _wait(proc, timeout, poll)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                _stop(proc, grace=grace)
+                timed_out = True
+            calls = read_calls(log) if log is not None else []
+            left = stop_session(proc.pid, calls)  # before the script is reaped: its session id is still its own
+            rc = proc.wait()
+            left += reaper.stop_orphans(proc.pid, grace, calls)
         except BaseException:
-            # Ctrl-C: the script runs in its own session, so the terminal's SIGINT never reached it.
-            with Stopping() as stopping:  # a second Ctrl-C does not cut this short; a third hurries it
-                _stop(proc, grace=CTRL_C_GRACE_S, hurry=stopping.hurried)
-                stop_session(proc.pid, [])
-                proc.wait()
-                reaper.stop_orphans(proc.pid, grace, [], hurry=stopping.hurried)
-                if log is not None:
-                    reap_leftovers(read_calls(log), hurry=stopping.hurried)
+            # Ctrl-C (the script runs in its own session, so the terminal's SIGINT never reached it),
+            # while it runs or while what it left is being stopped
+            _interrupted(proc, reaper, grace, log)
             raise
-        calls = read_calls(log) if log is not None else []
-        left = stop_session(proc.pid, calls)  # before the script is reaped: its session id is still its own
-        rc = proc.wait()
-        left += reaper.stop_orphans(proc.pid, grace, calls)
     return ScriptRun(rc, timed_out, left)
+
+
+def _interrupted(proc: subprocess.Popen, reaper: Subreaper, grace: float, log: Path | None) -> None:
+    """Stop the script (unless it is reaped already), its session, what it left outside it and what the
+    shims logged in ``log``, after a Ctrl-C; a second Ctrl-C does not cut this short, a third hurries it."""
+    with Stopping() as stopping:
+        if proc.returncode is None:  # once reaped, its PID may be another process's
+            _stop(proc, grace=CTRL_C_GRACE_S, hurry=stopping.hurried)
+            stop_session(proc.pid, [])
+            proc.wait()
+        reaper.stop_orphans(proc.pid, grace, [], hurry=stopping.hurried)
+        if log is not None:
+            reap_leftovers(read_calls(log), hurry=stopping.hurried)
 
 
 def _stop(proc: subprocess.Popen, grace: float, hurry=None) -> None:
