@@ -478,6 +478,36 @@ def test_changelog_add_help_describes_every_flag():
         assert action.help, f"changelog add {'/'.join(action.option_strings)} has no help"
 
 
+def _command_parsers(parser, name: str):
+    """(name, parser) of ``parser`` and of every subcommand below it, depth first."""
+    import argparse
+
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for word, sub in action.choices.items():
+                yield from _command_parsers(sub, f"{name} {word}")
+
+
+@pytest.mark.parametrize("command", sorted(__import__("sweepgate.cli", fromlist=["COMMANDS"]).COMMANDS))
+def test_every_command_s_help_says_what_it_does_and_what_each_flag_does(command):
+    """`sweepgate X Y --help` opens with what Y does, as `sweepgate X --help` does, and explains every
+    flag: `--changelog-file`, full-sweep's filters and `ci split` and the like printed bare."""
+    import argparse
+
+    from sweepgate import cli
+
+    top = cli.build_parser([command])
+    bare = []
+    for name, parser in _command_parsers(top._subparsers._group_actions[0].choices[command], command):
+        if not parser.description:
+            bare.append(f"{name}: no description")
+        bare += [f"{name} {'/'.join(a.option_strings)}: no help" for a in parser._actions
+                 if a.option_strings and not a.help]
+        assert parser.formatter_class is cli._formatter, f"{name}: --help at another width than its command's"
+    assert not bare, bare
+
+
 @pytest.mark.parametrize("new", ["- { tp: 16, ep: 1, conc-start: 4, conc-end: 64 }",
                                  "- { tp: 8, ep: 1, pp: 2, conc-start: 4, conc-end: 64 }",
                                  "- { tp: 8, ep: 16, conc-start: 4, conc-end: 64 }"])

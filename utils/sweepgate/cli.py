@@ -143,7 +143,22 @@ def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str
             mod = importlib.import_module(module)
             mod.add_arguments(p) if name not in ("full-sweep", "test-config") else mod.add_arguments(p, name)
             p.set_defaults(_module=mod, _parser=p)  # _parser.error(): exit 2 for flag combinations
+            _describe_subcommands(p)
     return parser
+
+
+def _describe_subcommands(parser: argparse.ArgumentParser) -> None:
+    """`sweepgate ci split --help` opens with what it does (its one-line help), as `sweepgate plan
+    --help` does, at the same width: argparse gives a subcommand neither unless told."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            said = {choice.dest: choice.help for choice in action._choices_actions}
+            for name, sub in action.choices.items():
+                sub.description = sub.description or said.get(name)
+                sub.formatter_class = _formatter
+                _describe_subcommands(sub)
 
 
 def _deepest(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:

@@ -86,15 +86,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rebase.add_argument("--branch", default=None,
                         help="take the branch's entries from this commit's changelog instead of the working "
                              "tree (e.g. ORIG_HEAD or REBASE_HEAD during a conflicted merge/rebase)")
-    rebase.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
+    rebase.add_argument("--changelog-file", default=F.CHANGELOG_FILE,
+                        help="changelog to rebuild, from the repository root (default: %(default)s)")
     rebase.set_defaults(_action=cmd_rebase)
 
     canon = sub.add_parser("canonicalize", help="replace pull/XXX in this branch's entries with the PR's link")
-    canon.add_argument("--pr-number", type=argtypes.pull_request, required=True)
+    canon.add_argument("--pr-number", type=argtypes.pull_request, required=True,
+                       help="the pull request whose link replaces pull/XXX")
     canon.add_argument("--base", default=None, help="branch this one will merge into (default: origin/main, "
                                                     "else main)")
-    canon.add_argument("--repository", type=owner_name)
-    canon.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
+    canon.add_argument("--repository", type=owner_name,
+                       help="OWNER/NAME (default: $GITHUB_REPOSITORY or the repository most pr-links point to)")
+    canon.add_argument("--changelog-file", default=F.CHANGELOG_FILE,
+                       help="changelog to rewrite, from the repository root (default: %(default)s)")
     canon.set_defaults(_action=cmd_canonicalize)
 
 

@@ -12,7 +12,8 @@ from sweepgate.core import fields as F
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-ref", required=True, help="revision the change starts from")
     parser.add_argument("--head-ref", required=True, help="revision with the appended entries")
-    parser.add_argument("--changelog-file", default=F.CHANGELOG_FILE)
+    parser.add_argument("--changelog-file", default=F.CHANGELOG_FILE,
+                        help="the changelog, from the repository root (default: %(default)s)")
     parser.add_argument("--trim-conc", action="store_true", help="keep only each recipe's lowest concurrency")
     parser.add_argument("--all-evals", action="store_true", help="expand eval selection for every entry")
     parser.add_argument("--evals-only", action="store_true", help="suppress throughput rows for every entry")

@@ -28,8 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--all-evals", action="store_true", help="select every 8k1k and agentic row for evals")
     parser.add_argument("--runner-node-filter", default=None, type=not_empty,
                         help="expand each config onto the runner names containing this substring")
-    parser.add_argument("--scenario-type", nargs="+", choices=list(F.SCENARIO_TYPES), default=None)
-    parser.add_argument("--seq-lens", nargs="+", choices=_seq_len_names(), default=None)
+    parser.add_argument("--scenario-type", nargs="+", choices=list(F.SCENARIO_TYPES), default=None,
+                        help="only these scenarios (default: every one)")
+    parser.add_argument("--seq-lens", nargs="+", choices=_seq_len_names(), default=None,
+                        help="only these fixed-seq-len input/output lengths (default: every one)")
     if command == "test-config":
         parser.add_argument("--config-keys", nargs="+", required=True,
                             help="config keys or '*' wildcards to expand")
@@ -37,15 +39,18 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
                             help="keep only these concurrencies")
         return
     parser.add_argument("--model-prefix", nargs="+", default=None, help="config keys starting with these")
-    parser.add_argument("--precision", nargs="+", default=None)
-    parser.add_argument("--framework", nargs="+", default=None)
+    parser.add_argument("--precision", nargs="+", default=None, help="configs of these precisions (fp4, fp8, ...)")
+    parser.add_argument("--framework", nargs="+", default=None, help="configs of these frameworks (vllm, sglang, ...)")
     parser.add_argument("--runner-type", nargs="+", default=None, help="runner labels to include")
     parser.add_argument("--step-size", type=int_between(2), default=F.CONC_STEP,
                         help="conc-start..conc-end multiplier (2 or more)")
-    parser.add_argument("--min-conc", type=int_between(1), default=None)
-    parser.add_argument("--max-conc", type=int_between(1), default=None)
-    parser.add_argument("--max-tp", type=int_between(1), default=None)
-    parser.add_argument("--max-ep", type=int_between(1), default=None)
+    parser.add_argument("--min-conc", type=int_between(1), default=None, help="drop concurrencies below this")
+    parser.add_argument("--max-conc", type=int_between(1), default=None,
+                        help="drop concurrencies above this (a fixed-seq-len recipe with none left runs at it)")
+    parser.add_argument("--max-tp", type=int_between(1), default=None,
+                        help="drop single-node fixed-seq-len recipes of a larger tp")
+    parser.add_argument("--max-ep", type=int_between(1), default=None,
+                        help="run single-node fixed-seq-len recipes of a larger ep at this ep")
     parser.add_argument("--single-node", action="store_true", help="single-node rows only")
     parser.add_argument("--multi-node", action="store_true", help="multi-node rows only")
 
