@@ -460,6 +460,27 @@ def test_a_csv_export_beside_its_json_twin_is_counted_not_silently_dropped(tmp_p
         f"ingested 3 results (3 new) into {db_of(tmp_path)}"]
 
 
+def test_a_csv_export_named_beside_its_json_twin_is_the_same_run_not_a_second_one(tmp_path, capsys):
+    """A new user's `results ingest exports/*` (the shell names every file) stored each AIPerf run twice,
+    once from its JSON and once from its CSV, under two run ids, while `results ingest exports/` stored it
+    once: the README says a CSV beside a JSON export of the same name is skipped. A CSV named alone is
+    still a result of its own."""
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    name = "aiperf_kimik2.7_fp4_mi355x_tp4_conc1"
+    for suffix in (".json", ".csv"):
+        (folder / f"{name}{suffix}").write_bytes((SAMPLES / "aiperf" / f"{name}{suffix}").read_bytes())
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path),
+                           str(folder / f"{name}.csv"), str(folder / f"{name}.json"))
+    assert rc == 0, err
+    assert out.strip().splitlines()[-2:] == [
+        "skipped 1 CSV file beside a JSON export of the same name (the same run, read from the JSON)",
+        f"ingested 1 results (1 new) into {db_of(tmp_path)}"]
+    assert [r[R.RESULT_FILENAME] for r in stored(db_of(tmp_path))] == [f"{name}.json"]
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(folder / f"{name}.csv"))
+    assert rc == 0 and out.strip().splitlines()[-1] == f"ingested 1 results (1 new) into {db_of(tmp_path)}", err
+
+
 def test_an_interrupted_ingest_says_how_far_it_got_and_keeps_the_jsonl_in_step(tmp_path, capsys, monkeypatch):
     """Review at scale: Ctrl-C half-way through 877 files stored 530 (each whole) and said only
     "interrupted"; compare then judged a run that was a third short."""

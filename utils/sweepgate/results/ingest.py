@@ -4,7 +4,8 @@ One transaction per file, so a refused file leaves nothing behind and every
 other file is still stored. Folders are walked for ``*.json``, ``*.jsonl`` and
 ``*.csv``, in any case (which of those is a result is decided by content; a broken
 link or FIFO so named, and a subfolder that cannot be read, are refused); a CSV export
-beside a JSON export of the same name is the same run and is skipped; a
+beside a JSON export of the same name is the same run and is skipped (also when
+both are named on the command line); a
 ``.job.json`` without an output (the script died first) becomes a failure record.
 In a walked folder that holds job sidecars, only outputs paired with one (their own
 ``X.job.json``, or an eval's ``X-eval.json`` with its job's) are results; the other
@@ -149,7 +150,16 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
                        "no patterns)", "pass the folder that holds the results, or leave the pattern unquoted")
         else:
             raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
-    return Walk(_unique(out), skipped, twins, refused)
+    files, named = _without_csv_twins(_unique(out))
+    return Walk(files, skipped, twins + named, refused)
+
+
+def _without_csv_twins(files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(files, the CSV exports among them beside a JSON export of the same name also among them): named
+    both on the command line (`exports/*`), they are one run, read from the JSON, as in a walked folder."""
+    exported = {p.resolve().with_suffix("") for p in files if p.suffix.lower() == ".json"}
+    twins = [p for p in files if p.suffix.lower() == ".csv" and p.resolve().with_suffix("") in exported]
+    return [p for p in files if p not in twins], twins
 
 
 def collect(paths: list[str]) -> list[Path]:
