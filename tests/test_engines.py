@@ -194,6 +194,19 @@ def test_a_digest_pinned_image_is_checked_by_its_tag():
     assert diag.severity == "error" and "--kv-cache-dtype" in diag.message and "0.11.0" in diag.message
 
 
+def test_a_misspelt_flag_is_told_the_flag_it_is_nearest_to():
+    """New user: `--speculative-confg` got "remove it or check its spelling against the manifest", a
+    file in site-packages a newcomer does not know, while the gate names the key a typo meant."""
+    from sweepgate.engines.preflight import check_row
+
+    row = {"image": "vllm/vllm-openai:v0.11.0", "exp-name": "x"}
+    calls = [{"tool": "vllm", "argv": ["serve", "m", "--speculative-confg", "{}", "--nonsense"]}]
+    typo, other = check_row(row, calls, ROOT, CLIENTS)
+    assert "has no option --speculative-confg" in typo.message
+    assert typo.hint.startswith("did you mean --speculative-config? (the nearest flag vllm 0.11.0 has)"), typo.hint
+    assert "has no option --nonsense" in other.message and "did you mean" not in other.hint, other.hint
+
+
 def test_python_module_servers_are_checked_or_named_never_skipped():
     """Review: `python3 -m sglang.launch_server ...` calls were dropped without a word, and
     `python3 -m vllm.entrypoints.openai.api_server` was not checked."""

@@ -94,7 +94,21 @@ def _hint(manifest: dict, flag: str, what: str, root: Path | None = None) -> str
     if having:
         return (f"{manifest['package']} {', '.join(having)} has it: pass it only when the installed "
                 f"version supports it, or pin that version")
+    near = _nearest_flag(manifest, flag)
+    if near:
+        return f"did you mean {near}? (the nearest flag {manifest['package']} {version} has); fix or remove it"
     return "remove it or check its spelling against the manifest"
+
+
+def _nearest_flag(manifest: dict, flag: str) -> str | None:
+    """The manifest's long flag spelt most like ``flag`` (a typo: `--speculative-confg`), else None."""
+    import difflib
+
+    if not flag.startswith("--"):
+        return None
+    known = sorted({f for opt in manifest["options"] for f in opt["flags"] if f.startswith("--")})
+    found = difflib.get_close_matches(flag, known, n=1, cutoff=0.85)
+    return found[0] if found else None
 
 
 def check_row(row: dict, calls: list[dict], root: Path, script: Path) -> list[Diagnostic]:
