@@ -141,6 +141,19 @@ def test_no_rehearse_stops_after_the_matrix(tmp_path):
     assert "rehearsal" not in out and out["gate"]["ok"]
 
 
+def test_json_help_says_what_the_document_holds():
+    """New user: `sweepgate example --help` said --json prints "the gate verdict and matrix", and the
+    document also holds the rehearsal, results, comparison and charts (the README: "prints it all")."""
+    import argparse
+
+    from sweepgate.commands import example
+
+    parser = argparse.ArgumentParser()
+    example.add_arguments(parser)
+    (said,) = [a.help for a in parser._actions if "--json" in a.option_strings]
+    assert all(word in said for word in ("gate", "matrix", "rehearsal", "comparison", "charts")), said
+
+
 def test_the_example_repository_plans_6_jobs_and_68_gpu_hours(tmp_path):
     # 4 LMCache single-node jobs + their eval on B300, and the two multi-node
     # disaggregated baselines appended after the seed entry (one per GPU family),

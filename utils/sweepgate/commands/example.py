@@ -32,7 +32,9 @@ ROW_TIMEOUT_S = 120
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print the gate verdict and matrix as JSON")
+    parser.add_argument("--json", action="store_true",
+                        help="print it all as JSON: the gate verdict and matrix, then (unless --no-rehearse) "
+                             "the rehearsal, results, comparison and charts under \"rehearsal\"")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway repository and print its path")
     parser.add_argument("--plots", metavar="DIR", default=None,
                         help="write the charts into DIR (default: a new temporary folder, kept and printed)")
