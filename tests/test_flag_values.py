@@ -116,6 +116,20 @@ def test_an_absolute_path_inside_the_repository_is_taken_from_its_top(make_repo,
                      str(repo.path / "configs" / "runners.yaml")]) == 0
 
 
+def test_a_changelog_named_from_a_subfolder_is_told_where_paths_start(make_repo, monkeypatch, capsys):
+    """New user, inside configs/: `validate --staged --changelog-file ../perf-changelog.yaml` said
+    "outside the repository; pass a path inside it" of the repository's own changelog."""
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    root = make_repo().path
+    monkeypatch.chdir(root / "configs")
+    capsys.readouterr()
+    assert cli.main(["validate", "--staged", "--changelog-file", "../perf-changelog.yaml"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "../perf-changelog.yaml: outside the repository: this flag's paths are read from the repository's top "
+        "folder, wherever the command runs; pass perf-changelog.yaml (that file, from the top)"]
+    assert cli.main(["validate", "--staged", "--changelog-file", "perf-changelog.yaml"]) == 0
+
+
 def test_a_config_file_named_from_a_subfolder_is_told_where_paths_start(make_repo, monkeypatch, capsys):
     """Review: inside configs/, `--config-files nvidia-master.yaml` said the file (right there)
     does not exist, "create it"."""

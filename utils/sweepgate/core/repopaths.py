@@ -41,6 +41,17 @@ def _is_folder(rel: str, root: str | None) -> bool:
     return bool(top) and os.path.isdir(os.path.join(top, rel))
 
 
+def _outside(path: str, root: str | None) -> Diagnostic:
+    """The one line for a path that leaves the repository from its top. Inside `configs/`,
+    `--changelog-file ../perf-changelog.yaml` names the changelog from where the command runs; say
+    that these paths start at the top, and the path that names that file from there."""
+    here = None if os.path.isabs(path) else _from_top(os.path.abspath(path), root)
+    if here:
+        return Diagnostic(path, 0, 0, "usage", "outside the repository: this flag's paths are read from the "
+                          "repository's top folder, wherever the command runs", f"pass {here} (that file, from the top)")
+    return Diagnostic(path, 0, 0, "usage", "outside the repository", "pass a path inside it")
+
+
 def check_repo_paths(args, root: str | None = None) -> None:
     """Rewrite the repository-data flags on ``args`` as paths from the top; refuse one outside it."""
     problems = []
@@ -53,7 +64,7 @@ def check_repo_paths(args, root: str | None = None) -> None:
         for path in paths:
             rel = _from_top(path, root)
             if rel is None:
-                problems.append(Diagnostic(path, 0, 0, "usage", "outside the repository", "pass a path inside it"))
+                problems.append(_outside(path, root))
             elif _is_folder(rel, root):
                 problems.append(Diagnostic(path, 0, 0, "usage", f"{REPO_DATA_FLAGS[dest]} takes a file; this is a folder",
                                            f"pass the file, e.g. {FILE_EXAMPLES[dest]}"))
