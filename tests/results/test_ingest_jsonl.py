@@ -54,6 +54,30 @@ def test_ingests_append_and_an_ingest_repeated_adds_nothing(tmp_path, capsys):
     assert {p["baseline"]["n"] for p in json.loads(out)["points"]} == {3}
 
 
+def test_a_show_json_array_is_not_offered_as_a_baseline(tmp_path, capsys):
+    """New user: a JSONL file of something else was told "write rows with `sweepgate results show
+    --json`", whose JSON array --baseline-jsonl and --jsonl then refused as "not JSON ... at column 2"
+    (and which holds only each point's newest record: no baseline of N runs)."""
+    write_job(tmp_path / "run", "res", vllm_output(4), job(run_id="5"))
+    assert _ingest(capsys, tmp_path, tmp_path / "run", tmp_path / "ok.jsonl")[0] == 0
+    rc, shown, _ = run_cli(capsys, "results", "show", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--json")
+    array = tmp_path / "shown.jsonl"
+    array.write_text(shown, encoding="utf-8")
+    for argv in (["results", "compare", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--run", "5",
+                  "--baseline-jsonl", str(array)],
+                 ["results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--jsonl", str(array),
+                  str(tmp_path / "run")]):
+        rc, _, err = run_cli(capsys, *argv)
+        assert rc == 1 and err.splitlines() == [
+            f"{array}:1: a JSON array (as `results show --json` prints), not JSON lines; pass the file "
+            "`sweepgate results ingest --jsonl FILE` wrote (one record a line, every run's), or the collect "
+            "job's JSONL"], err
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text('{"run-id": "1"}\n', encoding="utf-8")
+    rc, _, err = _ingest(capsys, tmp_path, tmp_path / "run", notes)
+    assert rc == 1 and "results show --json" not in err and "ingest --jsonl FILE" in err, err
+
+
 def test_a_jsonl_file_that_is_not_records_is_refused_before_anything_is_stored(tmp_path, capsys):
     jsonl = tmp_path / "notes.jsonl"
     jsonl.write_text('{"run-id": "1"}\nnot json\n', encoding="utf-8")

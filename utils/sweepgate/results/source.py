@@ -24,9 +24,16 @@ WORKFLOW_FILE = "run-sweep.yml"
 MAX_ARTIFACT_RUNS = 50  # how far back a baseline from artifacts looks for the points it needs
 
 
+# `results show --json` is no source: one JSON array, and only the newest record of each point
+JSONL_HINT = ("pass the file `sweepgate results ingest --jsonl FILE` wrote (one record a line, every run's), "
+              "or the collect job's JSONL")
+
+
 def _json_line(path: Path, number: int, line: str) -> dict | None:
     if not line.strip():
         return None
+    if number == 1 and line.strip() == "[":
+        raise fail(str(path), 1, "a JSON array (as `results show --json` prints), not JSON lines", JSONL_HINT)
     try:
         rec = jsontext.loads(line)
     except json.JSONDecodeError as exc:
@@ -38,7 +45,7 @@ def _json_line(path: Path, number: int, line: str) -> dict | None:
         raise too_deep(str(path), number, "each line must be one normalized result record") from None
     if not isinstance(rec, dict) or not isinstance(rec.get(R.METRICS), dict) or R.RUN_ID not in rec:
         raise fail(str(path), number, f"not a normalized result record (needs '{R.RUN_ID}' and '{R.METRICS}')",
-                   "write rows with `sweepgate results show --json` or the collect job's JSONL")
+                   JSONL_HINT)
     return rec
 
 
