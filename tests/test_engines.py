@@ -207,6 +207,21 @@ def test_a_misspelt_flag_is_told_the_flag_it_is_nearest_to():
     assert "has no option --nonsense" in other.message and "did you mean" not in other.hint, other.hint
 
 
+def test_json_whose_quotes_the_shell_removed_is_told_to_be_single_quoted():
+    """New user: `--speculative-config {"method":"mtp"}` unquoted in a script reaches vLLM as
+    `{method:mtp}`; preflight said "is not valid JSON ...; pass a value the parser accepts", and the
+    script's line still reads as valid JSON to its author."""
+    from sweepgate.engines.preflight import check_row
+
+    row = {"image": "vllm/vllm-openai:v0.11.0", "exp-name": "x"}
+    for value, told in (("{method:mtp}", True), ('{"method": "mtp", num_speculative_tokens: 2}', True),
+                        ('{"method": "mtp",}', False)):
+        (diag,) = check_row(row, [{"tool": "vllm", "argv": ["serve", "m", "--speculative-config", value]}],
+                            ROOT, CLIENTS)
+        assert "is not valid JSON" in diag.message, diag
+        assert ("put the JSON in single quotes in the script" in diag.hint) == told, (value, diag.hint)
+
+
 def test_python_module_servers_are_checked_or_named_never_skipped():
     """Review: `python3 -m sglang.launch_server ...` calls were dropped without a word, and
     `python3 -m vllm.entrypoints.openai.api_server` was not checked."""

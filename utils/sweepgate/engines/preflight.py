@@ -88,6 +88,10 @@ def locate(root: Path, script: Path, flag: str, value: str | None = None) -> tup
 
 def _hint(manifest: dict, flag: str, what: str, root: Path | None = None) -> str:
     if what != "unknown":
+        value = re.match(r"value '(.*)' is not valid JSON", what)
+        if value and re.search(r"[{,]\s*[A-Za-z_][\w.-]*\s*:", value.group(1)):
+            return ("its keys lost their double quotes: bash removes quotes it is not told to keep; "
+                    "put the JSON in single quotes in the script ('{\"method\": \"mtp\"}')")
         return "pass a value the parser accepts"
     engine, version = manifest["engine"], manifest["version"]
     having = [v for v in M.versions_of(engine, root) if v != version and flag in M.flags_of(engine, v, root)]
