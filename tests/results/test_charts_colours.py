@@ -68,3 +68,19 @@ def test_point_labels_are_dark_enough_to_read_on_white():
     assert len(inks) == len(charts.PALETTE), inks  # every colour of the palette labels a series
     assert min(map(charts.contrast_on_white, inks)) >= charts.LABEL_CONTRAST
     assert charts.contrast_on_white(charts.label_ink("#bcbd22")) >= 3.0 > charts.contrast_on_white((0.737, 0.741, 0.133))
+
+
+def test_the_series_of_a_chart_differ_in_shape_too():
+    """Review (charts24): to a colour-blind reader the palette's blue and purple, cyan and pink read as
+    one colour; every series drew circles, so two series of one chart could not be told apart. Each
+    series of a chart now has its own marker, in the legend as on the plot."""
+    keys = tuple(f"dsr1-fp8-b300-vllm-k{n}" for n in range(len(charts.PALETTE)))
+    styles = charts.series_styles([{"series": series(f"tp{n}")} for n in range(1, 40)][:len(charts.PALETTE)])
+    assert len({marker for _, marker in styles.values()}) == len(charts.PALETTE)
+    comparison = C.compare_records(synth.pr_run(keys=keys, concs=(4, 8)), synth.history(keys=keys, concs=(4, 8)))
+    ((_stem, group, items, part),) = charts.planned(comparison)
+    fig = charts.draw_chart(group, items, "pr-7", part)
+    drawn = {line.get_marker() for line in fig.axes[0].get_lines() if (line.get_gid() or "").startswith("pr-point")}
+    keyed = {h.get_marker() for h in fig.legends[0].legend_handles if h.get_label() in charts.series_labels(
+        list(charts.series_styles(items))).values()}
+    assert len(drawn) == len(keyed) == len(charts.PALETTE), (drawn, keyed)

@@ -63,7 +63,9 @@ NOT_MEASURED = "not measured"  # a point the baseline's newest run has and the P
 COLORS = {C.REGRESSED: "#d62728", C.IMPROVED: "#2ca02c", C.FAILED: "#d62728", "baseline": "#7f7f7f",
           NOT_MEASURED: "#444444", C.NEW: "#444444"}
 METADATA = {"png": {"Software": "sweepgate"}, "svg": {"Date": None, "Creator": "sweepgate"}}
-MARKERS = ("o", "s", "^", "D", "v", "P")  # past len(PALETTE) series, colours repeat with another marker
+# Each colour's own marker, so the series of a chart differ in shape too (review: blue and purple, cyan
+# and pink read as one to a colour-blind reader); past len(PALETTE) series, a colour takes another marker.
+MARKERS = ("o", "s", "^", "D", "v", "P")
 # A chart holds at most this many series, each in its own colour; a group with more is drawn as
 # parts ("part 2 of 4"), series in their labels' order (a sweep of 32 recipes on one hardware
 # made a legend taller than the figure and one colour stand for five series).
@@ -136,8 +138,9 @@ def series_styles(items: list[dict]) -> dict[tuple, tuple[str, str]]:
     """series -> (colour, marker), in the order the series first appear. A series' colour depends on
     its full label alone (config key and whole recipe identity, the raw values), so one recipe has
     one colour in every chart and every run; two series of a chart that land on one colour are
-    parted, in their labels' order, the later taking the next free colour (past len(PALETTE) series,
-    the colours again with the next marker)."""
+    parted, in their labels' order, the later taking the next free colour. Each colour has its own
+    marker (``MARKERS``), so no two series of a chart share a shape either (past len(PALETTE) series,
+    the colours again, each with the next colour's marker)."""
     series = list(dict.fromkeys(item["series"] for item in items))
     names = {s: " · ".join(str(v) for v in s) for s in series}
     taken, styles = set(), {}
@@ -147,7 +150,7 @@ def series_styles(items: list[dict]) -> dict[tuple, tuple[str, str]]:
                  for k in range(len(PALETTE) * len(MARKERS)))
         slot = next((slot for slot in slots if slot not in taken), len(taken))
         taken.add(slot)
-        styles[s] = (PALETTE[slot % len(PALETTE)], MARKERS[slot // len(PALETTE) % len(MARKERS)])
+        styles[s] = (PALETTE[slot % len(PALETTE)], MARKERS[(slot + slot // len(PALETTE)) % len(MARKERS)])
     return {s: styles[s] for s in series}
 
 
