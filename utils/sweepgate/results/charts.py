@@ -643,13 +643,15 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
     """(item to anchor at, label text) per spot: the points of one series drawn within SAME_SPOT of
     each other (a saturated server measuring four concurrencies alike) share one label, ``4–64``
     (review: four labels sat round one dot and a fifth was dropped), the first point of the spot its
-    anchor (a ringed one when the spot has one). A failed or not measured point says so."""
+    anchor (a ringed one when the spot has one). A failed or not measured point says so, and so does a
+    regressed or improved one (``16 regressed``: the rings' red and green read alike to a colour-blind
+    reader); points of one spot share that state."""
     px = fig.dpi / 72 * SAME_SPOT
     marks = point_marks(items)
     spots: dict[tuple, list[list[int]]] = {}  # a series and state -> its spots, each a list of item indexes
     where = ax.transData.transform([item["at"] for item in items])
     for n, item in enumerate(items):
-        state = (item["series"], item["pr"] is None, item["flag"] == NOT_MEASURED, item["cancelled"])
+        state = (item["series"], item["flag"], item["cancelled"])  # no pr: failed or not measured
         mine = spots.setdefault(state, [])
         home = next((spot for spot in mine if abs(where[spot[0]] - where[n]).max() <= px), None)
         mine.append([n]) if home is None else home.append(n)
@@ -662,7 +664,7 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
             first = rank[series].index(spot[0])
             text = _joined([marks[n] for n in spot if marks[n]], rank[series][first:first + len(spot)] == spot)
             item = items[spot[0]]
-            suffix = None if item["pr"] else "not measured" if item["flag"] == NOT_MEASURED else \
+            suffix = item["flag"] if item["pr"] else "not measured" if item["flag"] == NOT_MEASURED else \
                 "cancelled" if item["cancelled"] else "failed"
             anchor = next((items[n] for n in spot if items[n]["flag"] or items[n]["new"]), item)
             out.append((anchor, " ".join(filter(None, (text, suffix)))))
