@@ -27,3 +27,14 @@ def test_a_regressed_or_improved_point_says_so_beside_it():
     (labels,) = texts(comparison)
     assert {"16 regressed", "32 improved"} <= labels, labels
     assert "8" in labels and not any(t.startswith("8 ") for t in labels)  # an unchanged point: its mark alone
+
+
+def test_a_point_too_few_baseline_runs_judge_says_so_beside_it():
+    """Against two main runs (three judge), a point 20 % down was drawn unringed, like one within
+    noise: only the legend's "2 found" hinted that nothing on the chart was judged."""
+    drop = {DROP: {R.OUTPUT_TPUT_PER_GPU: 0.8}}
+    keys = synth.KEYS[:1]
+    (few,) = texts(C.compare_records(synth.pr_run(drop, keys=keys), synth.history(runs=2, keys=keys)))
+    assert {"16 not judged", "8 not judged"} <= few, few
+    (enough,) = texts(C.compare_records(synth.pr_run(drop, keys=keys), synth.history(runs=5, keys=keys)))
+    assert "16 regressed" in enough and not any("not judged" in t for t in enough), enough

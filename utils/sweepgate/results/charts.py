@@ -186,15 +186,21 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
     return out
 
 
+def _unjudged(comparison: C.Comparison) -> set[tuple]:
+    """The points whose throughput or interactivity (what the axes show) has a baseline too small to judge."""
+    return {v.point for v in comparison.verdicts if v.metric in (X, Y) and v.verdict == C.INSUFFICIENT}
+
+
 def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
-    """group -> [{point, series, conc, pr: (x, y) | None, runs, base: (x, y) | None, at, flag, new, rehearsal,
-    base-rehearsal}], sorted; ``runs``: how many baseline runs ``base`` is the median of; ``new``: main
-    has no run of the point (its verdicts are C.NEW). A point
+    """group -> [{point, series, conc, pr: (x, y) | None, runs, base: (x, y) | None, at, flag, new, unjudged,
+    rehearsal, base-rehearsal}], sorted; ``runs``: how many baseline runs ``base`` is the median of; ``new``:
+    main has no run of the point (its verdicts are C.NEW); ``unjudged``: too few baseline runs to judge
+    what the axes show (``_unjudged``), so an unringed point may still have moved. A point
     whose PR job failed has no ``pr``: it is drawn ``at`` its baseline median, marked failed (a
     failed point with no baseline has nowhere to be drawn; the table names it); so is a point the
     baseline's newest run has and the PR run did not measure, marked NOT_MEASURED. ``ref``: the ref all
     the run's results are stored under (None when they name several)."""
-    flags, groups = _flags(comparison), {}
+    flags, groups, unjudged = _flags(comparison), {}, _unjudged(comparison)
     refs = {head.get(R.REF) for head in comparison.heads.values()}
     ref = refs.pop() if len(refs) == 1 else None  # what the run is: a PR's, main's (``run_words``)
     for pt in sorted(comparison.heads, key=C.point_sort_key):
@@ -207,7 +213,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
             "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr, "runs": len(base),
             "base": base_xy, "at": pr or base_xy, "flag": C.FAILED if failed else flags.get(pt), "new": not base,
-            "cancelled": failed and head.get(R.STATUS) == "cancelled", "ref": ref,
+            "cancelled": failed and head.get(R.STATUS) == "cancelled", "ref": ref, "unjudged": pt in unjudged,
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
         base_xy = _median_xy(base)
@@ -218,6 +224,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "runs": len(base),
             "base": base_xy,
             "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False, "cancelled": False, "ref": ref,
+            "unjudged": False,
             "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     return groups
 
@@ -645,13 +652,14 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
     (review: four labels sat round one dot and a fifth was dropped), the first point of the spot its
     anchor (a ringed one when the spot has one). A failed or not measured point says so, and so does a
     regressed or improved one (``16 regressed``: the rings' red and green read alike to a colour-blind
-    reader); points of one spot share that state."""
+    reader), and an unringed one too few baseline runs judged (``16 not judged``: review, a -20 % drop
+    against two main runs read as noise); points of one spot share that state."""
     px = fig.dpi / 72 * SAME_SPOT
     marks = point_marks(items)
     spots: dict[tuple, list[list[int]]] = {}  # a series and state -> its spots, each a list of item indexes
     where = ax.transData.transform([item["at"] for item in items])
     for n, item in enumerate(items):
-        state = (item["series"], item["flag"], item["cancelled"])  # no pr: failed or not measured
+        state = (item["series"], item["flag"], item["cancelled"], item.get("unjudged"))  # no pr: failed, not measured
         mine = spots.setdefault(state, [])
         home = next((spot for spot in mine if abs(where[spot[0]] - where[n]).max() <= px), None)
         mine.append([n]) if home is None else home.append(n)
@@ -664,8 +672,8 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
             first = rank[series].index(spot[0])
             text = _joined([marks[n] for n in spot if marks[n]], rank[series][first:first + len(spot)] == spot)
             item = items[spot[0]]
-            suffix = item["flag"] if item["pr"] else "not measured" if item["flag"] == NOT_MEASURED else \
-                "cancelled" if item["cancelled"] else "failed"
+            suffix = (item["flag"] or ("not judged" if item.get("unjudged") else None)) if item["pr"] else \
+                "not measured" if item["flag"] == NOT_MEASURED else "cancelled" if item["cancelled"] else "failed"
             anchor = next((items[n] for n in spot if items[n]["flag"] or items[n]["new"]), item)
             out.append((anchor, " ".join(filter(None, (text, suffix)))))
     return out
