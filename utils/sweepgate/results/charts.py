@@ -494,8 +494,8 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
         padded = _padded(handles, columns, rows)  # a tuple: one key per series' ink, side by side
         legend = fig.legend(handles=padded, labels=[(h[0] if isinstance(h, tuple) else h).get_label() for h in padded],
                             handler_map={tuple: HandlerTuple(ndivide=None, pad=0.2)}, loc="outside lower center",
-                            ncols=columns, fontsize=size, handlelength=_key_length(handles, inks), title=f"{title}{mark}{marks_named(items)}", title_fontsize=size,
-                            frameon=False)
+                            ncols=columns, fontsize=size, handlelength=_key_length(handles, inks),
+                            title=f"{title}{mark}{marks_named(items)}", title_fontsize=size, frameon=False)
         if (fitted := _fitted_size(legend, fig, size)) == size:
             return
         legend.remove()
@@ -527,11 +527,11 @@ def _padded(handles: list, columns: int, rows: int) -> list:
 
 
 def legend_columns(items: list[dict]) -> int:
-    """Two columns, unless there are few entries or a series' label is long (a multinode recipe's
-    ``p1x(tp4-ep4-dpa)_d5x(tp8-ep8)``): two of those do not fit side by side and were cut off."""
+    """Two columns, unless a series' label is long (a multinode recipe's ``p1x(tp4-ep4-dpa)_d5x(tp8-ep8)``):
+    two of those do not fit side by side and were cut off."""
     series = list(dict.fromkeys(item["series"] for item in items))
     longest = max((len(label) for label in series_labels(series).values()), default=0)
-    return 1 if len(series) + 6 <= 4 or longest > LONG_LABEL else 2
+    return 1 if longest > LONG_LABEL else 2
 
 
 def legend_rows(items: list[dict]) -> int:
