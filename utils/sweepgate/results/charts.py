@@ -3,15 +3,15 @@
 One chart per (model, precision, hardware, scenario, isl/osl). A chart holds one
 series per recipe (config key plus record.RECIPE_IDENTITY: a tp4 and a tp8 entry,
 a KV-offload arm and its plain twin are two series): each has its own colour (the
-same in every chart and run: from its full label, see ``series_styles``), legend
+same in every chart and run: from its full label, see ``series_styles``) and marker, legend
 entry naming what tells it apart, PR front and baseline median front.
 Every PR point and every baseline median point is one marker (with an SVG id a
 test can count), a PR point with a baseline is joined to its median by a thin line,
 each PR point is labelled with its concurrency (its request rate in a rate sweep,
 ``point_marks``) where the label covers no other, and the PR points that regressed
-or improved (in any metric) are ringed. Charts are drawn without pyplot and
-saved with fixed metadata and SVG hash salt, so the same comparison gives the
-same bytes.
+or improved (in any metric) are ringed, their labels naming the verdict, as a failed, not measured
+or not judged point's does (``spot_labels``). Charts are drawn without pyplot and saved with fixed
+metadata and SVG hash salt, so the same comparison gives the same bytes.
 """
 
 from __future__ import annotations
