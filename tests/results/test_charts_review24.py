@@ -38,3 +38,23 @@ def test_a_point_too_few_baseline_runs_judge_says_so_beside_it():
     assert {"16 not judged", "8 not judged"} <= few, few
     (enough,) = texts(C.compare_records(synth.pr_run(drop, keys=keys), synth.history(runs=5, keys=keys)))
     assert "16 regressed" in enough and not any("not judged" in t for t in enough), enough
+
+
+def test_a_point_measured_without_interactivity_keeps_its_baseline_on_the_chart():
+    """Conc 32 of the PR run had no interactivity (no median TPOT): it was left off with its baseline
+    median, so the dashed "baseline median front" ran from 16 straight to 64, not main's front, and
+    nothing on the chart said 32 was missing. Now 32 is a cross at its baseline median, labelled with
+    the figure it lacks; the terminal still names it as a point whose figure is on no chart."""
+    keys = synth.KEYS[:1]
+    pr = synth.pr_run(keys=keys)
+    (blind,) = [rec for rec in pr if rec[R.CONC] == 32]
+    del blind[R.METRICS][R.INTERACTIVITY]
+    comparison = C.compare_records(pr, synth.history(keys=keys))
+    ((_stem, group, items, part),) = charts.planned(comparison)
+    fig = charts.draw_chart(group, items, comparison.run, part)
+    ax = fig.axes[0]
+    (front,) = [line for line in ax.get_lines() if (line.get_gid() or "").startswith("baseline-front")]
+    assert len(front.get_xdata()) == len(synth.CONCS)  # main's five medians, 32 among them
+    assert "32 no interactivity" in {t.get_text() for t in ax.texts}
+    assert [line for line in ax.get_lines() if (line.get_gid() or "").startswith("not-measured-point")]
+    assert [pt for pt, _why in charts.off_chart(comparison)] == [C.point_of(blind)]

@@ -186,6 +186,11 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
     return out
 
 
+def _no_figure(head: dict) -> str:
+    """Which figure the axes show a measured point lacks, as its label says it."""
+    return "no throughput per GPU" if C.number((head.get(R.METRICS) or {}).get(Y)) is None else "no interactivity"
+
+
 def _unjudged(comparison: C.Comparison) -> set[tuple]:
     """The points whose throughput or interactivity (what the axes show) has a baseline too small to judge."""
     return {v.point for v in comparison.verdicts if v.metric in (X, Y) and v.verdict == C.INSUFFICIENT}
@@ -198,8 +203,10 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     what the axes show (``_unjudged``), so an unringed point may still have moved. A point
     whose PR job failed has no ``pr``: it is drawn ``at`` its baseline median, marked failed (a
     failed point with no baseline has nowhere to be drawn; the table names it); so is a point the
-    baseline's newest run has and the PR run did not measure, marked NOT_MEASURED. ``ref``: the ref all
-    the run's results are stored under (None when they name several)."""
+    baseline's newest run has and the PR run did not measure, marked NOT_MEASURED, and one the PR run
+    measured without a figure the axes show, marked NOT_MEASURED with ``missing`` naming the figure
+    (review: it was left off with its baseline median, and the baseline front skipped main's point).
+    ``ref``: the ref all the run's results are stored under (None when they name several)."""
     flags, groups, unjudged = _flags(comparison), {}, _unjudged(comparison)
     refs = {head.get(R.REF) for head in comparison.heads.values()}
     ref = refs.pop() if len(refs) == 1 else None  # what the run is: a PR's, main's (``run_words``)
@@ -208,11 +215,13 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         base = comparison.baselines.get(pt, [])
         failed, base_xy = C.job_failed(head), _median_xy(base)
         pr = None if failed else _xy(head.get(R.METRICS) or {})
-        if pr is None and not (failed and base_xy):
+        if pr is None and base_xy is None:
             continue
+        missing = None if failed or pr else _no_figure(head)
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
             "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr, "runs": len(base),
-            "base": base_xy, "at": pr or base_xy, "flag": C.FAILED if failed else flags.get(pt), "new": not base,
+            "base": base_xy, "at": pr or base_xy, "new": not base, "missing": missing,
+            "flag": C.FAILED if failed else NOT_MEASURED if missing else flags.get(pt),
             "cancelled": failed and head.get(R.STATUS) == "cancelled", "ref": ref, "unjudged": pt in unjudged,
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
@@ -224,16 +233,17 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "runs": len(base),
             "base": base_xy,
             "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False, "cancelled": False, "ref": ref,
-            "unjudged": False,
+            "unjudged": False, "missing": None,
             "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     return groups
 
 
 def off_chart(comparison: C.Comparison, groups: dict | None = None) -> list[tuple[tuple, str]]:
     """(point, why) of each point of the run that ``chart_groups`` has nowhere to draw (the table
-    lists it). ``groups``: ``chart_groups(comparison)`` when the caller has it."""
+    lists it), or draws only as its baseline's cross (``missing``). ``groups``: ``chart_groups(comparison)``
+    when the caller has it."""
     groups = chart_groups(comparison) if groups is None else groups
-    drawn = {item["point"] for items in groups.values() for item in items}
+    drawn = {item["point"] for items in groups.values() for item in items if not item.get("missing")}
     out = []
     for pt in sorted(set(comparison.heads) - drawn, key=C.point_sort_key):
         head = comparison.heads[pt]
@@ -659,7 +669,7 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
     spots: dict[tuple, list[list[int]]] = {}  # a series and state -> its spots, each a list of item indexes
     where = ax.transData.transform([item["at"] for item in items])
     for n, item in enumerate(items):
-        state = (item["series"], item["flag"], item["cancelled"], item.get("unjudged"))  # no pr: failed, not measured
+        state = (item["series"], item["flag"], item["cancelled"], item.get("unjudged"), item.get("missing"))
         mine = spots.setdefault(state, [])
         home = next((spot for spot in mine if abs(where[spot[0]] - where[n]).max() <= px), None)
         mine.append([n]) if home is None else home.append(n)
@@ -673,7 +683,8 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
             text = _joined([marks[n] for n in spot if marks[n]], rank[series][first:first + len(spot)] == spot)
             item = items[spot[0]]
             suffix = (item["flag"] or ("not judged" if item.get("unjudged") else None)) if item["pr"] else \
-                "not measured" if item["flag"] == NOT_MEASURED else "cancelled" if item["cancelled"] else "failed"
+                (item.get("missing") or "not measured") if item["flag"] == NOT_MEASURED else \
+                "cancelled" if item["cancelled"] else "failed"
             anchor = next((items[n] for n in spot if items[n]["flag"] or items[n]["new"]), item)
             out.append((anchor, " ".join(filter(None, (text, suffix)))))
     return out
