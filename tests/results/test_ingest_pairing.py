@@ -132,3 +132,26 @@ def test_a_row_given_by_hand_that_disagrees_says_to_pass_the_right_row(tmp_path,
     (line,) = err.strip().splitlines()
     assert rc == 1 and "random_input_len: the output used 128 input tokens but its job's row (--row) says isl 8192" in line, line
     assert line.endswith("; pass the matrix row this output was run with as --row"), line
+
+
+IFX_HUB_CACHE = SAMPLES / "vllm" / "ifx_benchserving_gptoss120b_disagg_1p1d_16gpu_1k1k_conc4.json"
+
+
+@pytest.mark.parametrize("model, warned", [("openai/gpt-oss-120b", False), ("OpenAI/GPT-OSS-120B", False),
+                                           (ROW["model"], True)])
+def test_a_model_served_from_a_hub_cache_path_is_compared_by_its_repository(tmp_path, capsys, monkeypatch,
+                                                                             model, warned):
+    """New user (newuser24): a real InferenceX output names its model as a hub cache path
+    (/models/models--openai--gpt-oss-120b/snapshots/<hash>/), which names the repository as surely as
+    openai/gpt-oss-120b; it was taken for a local path, so filed under a DeepSeek row without a word."""
+    monkeypatch.chdir(tmp_path)
+    write_job(tmp_path / "run", "res", None, job(row={**ROW, "conc": 4, "model": model}))
+    shutil.copy(IFX_HUB_CACHE, tmp_path / "run" / "res.json")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "run")
+    assert rc == 0 and "ingested 1 result" in out, err
+    if warned:
+        (line,) = err.strip().splitlines()
+        assert "warning: model_id: the output benchmarked /models/models--openai--gpt-oss-120b/snapshots/" in line
+        assert f"says model {model}; stored under {model}" in line
+    else:
+        assert err == ""

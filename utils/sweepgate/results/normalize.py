@@ -38,14 +38,25 @@ def _row_conc(row: dict):
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 
 
+# A path into a Hugging Face hub cache (``.../models--openai--gpt-oss-120b/snapshots/<hash>``) names its
+# repository: the hub spells org/name as models--org--name there, and refuses "--" inside either.
+_HUB_CACHE = re.compile(r"(?:^|/)models--([A-Za-z0-9][\w.-]*?)--([\w.-]+?)(?:/|$)")
+
+
 def _hub_id(model) -> str | None:
-    return model.lower() if isinstance(model, str) and _HUB_ID.fullmatch(model) else None
+    if not isinstance(model, str):
+        return None
+    if _HUB_ID.fullmatch(model):
+        return model.lower()
+    cached = _HUB_CACHE.search(model)
+    return f"{cached[1]}/{cached[2]}".lower() if cached else None
 
 
 def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagnostic | None:
     """A warning when the output names another model than its job's row, both as hub ids (org/name,
     either case). Not a refusal: a server may serve one repository's weights under another's name
-    (--served-model-name), and a local path or an alias says nothing either way; the record keeps
+    (--served-model-name), and a local path (but one into a hub cache, ``models--org--name``) or an alias
+    says nothing either way; the record keeps
     the row's model, so the warning says which one the numbers are filed under."""
     named = m.fields.get(R.MODEL)
     if row.get(F.MODEL) is None:  # a row without a model: the output's own name is what is stored
