@@ -366,6 +366,9 @@ def test_a_branch_behind_its_base_is_told_so_not_only_blamed_for_edits(repo, cap
     assert "history line" in err and "edited" in err, err
     (line,) = [x for x in err.splitlines() if "[base-moved]" in x or "has commits this change is not based on" in x]
     assert f"changelog rebase --onto {moved}" in line and "git merge-base" in line, line
+    # newuser24: `changelog rebase --onto` alone left main's new entries naming configs the branch lacked;
+    # the branch itself is brought up to date first, the changelog rebuilt where it conflicts
+    assert f"git rebase {moved};" in line and "--branch REBASE_HEAD" in line, line
 
 
 def test_a_shallow_clone_is_not_told_its_base_moved(repo, capsys, tmp_path, monkeypatch):

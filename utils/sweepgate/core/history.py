@@ -276,5 +276,6 @@ def base_moved(git, base_ref: str, base_sha: str, head_commit: str, head_ref: st
                 "rerun; then rebase onto it (sweepgate changelog rebase) if it moved")
     return (f"{base_ref} has commits this change is not based on: changelog entries it gained after the "
             "branch left it read as edits here",
-            f"rebase the entry onto it (sweepgate changelog rebase --onto {base_ref}), or pass "
+            f"bring the branch up to date (git rebase {base_ref}; where the changelog conflicts, sweepgate "
+            f"changelog rebase --onto {base_ref} --branch REBASE_HEAD), or pass "
             f"--base-ref $(git merge-base {base_ref} {head_ref})")
