@@ -30,14 +30,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _formatter(prog: str):
-    """argparse's help formatter, told the width so it does not import shutil to ask the terminal."""
+    """argparse's help formatter, at $COLUMNS, else the terminal's width (help and usage lines were 100
+    wide on an 80-column terminal), else 100 when not on one."""
     import argparse
     import os
 
     try:
-        width = int(os.environ.get("COLUMNS", "100"))
-    except ValueError:
-        width = 100
+        width = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        try:
+            width = os.get_terminal_size(sys.stdout.fileno()).columns
+        except (AttributeError, OSError, ValueError):  # not a terminal, or no stdout
+            width = 100
     return argparse.HelpFormatter(prog, width=max(width - 2, 40))
 
 

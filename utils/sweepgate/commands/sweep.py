@@ -28,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--all-evals", action="store_true", help="select every 8k1k and agentic row for evals")
     parser.add_argument("--runner-node-filter", default=None, type=not_empty,
                         help="expand each config onto the runner names containing this substring")
-    parser.add_argument("--scenario-type", nargs="+", choices=list(F.SCENARIO_TYPES), default=None,
-                        help="only these scenarios (default: every one)")
+    parser.add_argument("--scenario-type", nargs="+", choices=list(F.SCENARIO_TYPES), default=None, metavar="TYPE",
+                        help=f"only these scenarios: {', '.join(F.SCENARIO_TYPES)} (default: every one)")
     parser.add_argument("--seq-lens", nargs="+", choices=_seq_len_names(), default=None,
                         help="only these fixed-seq-len input/output lengths (default: every one)")
     if command == "test-config":
