@@ -214,3 +214,23 @@ while [[ ! -s {d}/daemon.pid ]]; do sleep 0.02; done
         proc.kill()
         proc.wait()
         _kill(pids)
+
+
+def test_a_process_whose_name_is_not_utf8_does_not_stop_the_stopping(tmp_path):
+    """Review (review24): /proc/PID/stat was read as UTF-8 text; any process on the host whose name is
+    not (a program file named in Latin-1, a thread naming itself) made every scan of a session raise
+    UnicodeDecodeError: the rehearsal ended in an internal error, and after a Ctrl-C what the script had
+    left ran on. Now such a name is read as bytes, and the process is stopped and named like any other."""
+    odd = os.fsdecode(bytes(tmp_path) + b"/sl\xffp")
+    shutil.copy("/bin/sleep", odd)
+    script = tmp_path / "row.sh"
+    script.write_text(f'"$ODD" 600 &\necho $! >{tmp_path}/odd.pid\n')
+    run = None
+    try:
+        run = runner.run_script(script, tmp_path, {**os.environ, "ODD": odd}, tmp_path / "out.log", 60)
+        pid = int((tmp_path / "odd.pid").read_text())
+        assert run.rc == 0 and any(f"(PID {pid})" in x for x in run.left), run.left
+        assert not runner.pid_alive(pid)
+    finally:
+        if run is None and (tmp_path / "odd.pid").exists():
+            _kill([int((tmp_path / "odd.pid").read_text())])

@@ -524,13 +524,19 @@ def _proc_stats() -> dict[int, list[str]]:
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
-        try:
-            rest = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(rest) > 19:
+        rest = _stat_fields(entry / "stat")
+        if rest is not None and len(rest) > 19:
             found[int(entry.name)] = rest
     return found
+
+
+def _stat_fields(path: Path) -> list[str] | None:
+    """A /proc/PID/stat's fields after the command's ')', None when it is gone. The command is any bytes a
+    process named itself or its file (not UTF-8 in every case): read as bytes, it never stops a scan."""
+    try:
+        return path.read_bytes().rsplit(b")", 1)[1].decode("ascii", "replace").split()
+    except (OSError, IndexError):
+        return None
 
 
 def session_members(sid: int, group: bool = False) -> list[int]:
@@ -701,11 +707,8 @@ def pid_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except (ProcessLookupError, PermissionError):
         return False
-    try:  # a zombie is dead; nobody may be left to reap it
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
+    rest = _stat_fields(Path(f"/proc/{pid}/stat"))  # a zombie is dead; nobody may be left to reap it
+    return not rest or rest[0] != "Z"
 
 
 def _wait_gone(calls: list[dict], seconds: float) -> None:
