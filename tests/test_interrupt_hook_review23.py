@@ -59,6 +59,8 @@ def test_a_sweepgate_program_s_exit_130_runs_its_atexit_cleanup(tmp_path):
     ("-m", ["python", "-bX", "-m", "-m", "mytool"], False),  # -X's value is "-m"
     ("-m", ["python", "--check-hash-based-pycs", "always", "-m", "sweepgate"], True),
     ("-m", ["python", "-m", "mytool"], False),  # a library user's tool, importing us while it loads
+    ("-m", ["python", "--", "-m", "sweepgate"], False),  # review24: a script file named "-m"
+    ("-m", ["python", "-E", "--", "-msweepgate"], False),
     ("-m", ["python", "-m", "sweepgate_extras"], False),
     ("/usr/bin/sweepgate", ["python", "/usr/bin/sweepgate"], True),
     ("C:\\venv\\Scripts\\sweepgate.exe", ["sweepgate.exe"], True),

@@ -32,8 +32,8 @@ def _module_run() -> str | None:
     for arg in args:
         if arg == "--check-hash-based-pycs":  # its value follows
             next(args, None)
-        elif arg == "-" or not arg.startswith("-"):
-            return None  # a script or stdin: no module
+        elif arg in ("-", "--") or not arg.startswith("-"):
+            return None  # a script or stdin ("--": the next word is a script, however it reads): no module
         elif not arg.startswith("--"):
             for i, flag in enumerate(arg[1:], start=2):
                 if flag == "c":
