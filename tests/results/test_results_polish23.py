@@ -160,3 +160,12 @@ def test_a_row_that_needs_more_digits_keeps_one_plain_form():
     assert render.fmt_values([123456.1, 123456.2]) == ["123,456.1", "123,456.2"]
     assert render.fmt_values([9.0001, 9.0002]) == ["9.0001", "9.0002"]
     assert render.fmt_values([0.50001, 0.50002]) == ["0.50001", "0.50002"]
+
+
+def test_a_figure_under_one_keeps_its_digits_beside_one_that_needs_them():
+    """Review (review24): a row that needed four or more digits wrote a figure under 1 with Python's "g",
+    which drops trailing zeros: "0.9" beside "0.9001" and "0.95", "0.5" beside "1.500" (its figures over
+    1 keep theirs). Every figure of such a row now shows the digits it was told apart with, as a row of
+    three digits does ("9.00 beside 9.13")."""
+    assert render.fmt_values([0.9, 0.9001, 0.95]) == ["0.9000", "0.9001", "0.9500"]
+    assert render.fmt_values([0.5, 0.5001, 1.5]) == ["0.5000", "0.5001", "1.500"]

@@ -66,7 +66,7 @@ def fmt_value(value: float | None, metric: str | None = None, digits: int = 3, e
         return f"{value:.{digits - 1}e}"
     if digits > 3:  # plain, as at 3 digits: a row must not read "12,345.1" beside "1.23457e+06"
         if abs(value) < 1:
-            return f"{value:.{digits}g}"  # under TINY the row is written with exponents (``exponent``)
+            return f"{value:#.{digits}g}"  # 0.5000 beside 0.5001, never 0.5; under TINY: ``exponent``
         decimals = max(digits - len(str(int(abs(value)))), 0)
         return f"{value:,.{decimals}f}" if abs(value) >= 1000 else f"{value:.{decimals}f}"
     if abs(value) >= HUGE:
