@@ -233,3 +233,16 @@ def test_a_process_whose_name_is_not_utf8_does_not_stop_the_stopping(tmp_path):
     finally:  # not by pid_alive: without the fix it raises on this very process
         if (tmp_path / "odd.pid").exists() and Path(f"/proc/{(pid := (tmp_path / 'odd.pid').read_text().strip())}").exists():
             os.kill(int(pid), signal.SIGKILL)
+
+
+def test_what_a_held_ctrl_c_says_is_what_is_under_way(capfd):
+    """Review24: removing the work dir after a Ctrl-C held further ones with the script's words ("stopping
+    the rehearsed script ...", then "killing ... (SIGKILL)") though nothing was being stopped or killed.
+    Each hold says its own; past its words, a further signal is only counted."""
+    with runner.Stopping(("removing the work dir W; one moment",)) as stopping:
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
+    assert capfd.readouterr().err == "sweepgate: removing the work dir W; one moment\n"
+    assert stopping.more == 3 and stopping.hurried()
+    assert signal.getsignal(signal.SIGINT) != stopping._note  # put back (a bound method is equal, never the same)

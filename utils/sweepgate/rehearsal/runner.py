@@ -400,6 +400,11 @@ class Stopping:
     Ctrl-C). Main thread only (elsewhere it changes nothing); an ignored signal stays ignored."""
 
     SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+    SAYS = ("stopping the rehearsed script and what it started (SIGTERM, then SIGKILL after a grace); "
+            "press Ctrl-C again to kill them at once", "killing what is left of the rehearsed script now (SIGKILL)")
+
+    def __init__(self, says: tuple[str, ...] = SAYS) -> None:
+        self.says = says  # what a second and a third signal print: what is under way (review24)
 
     def __enter__(self) -> Stopping:
         import threading
@@ -420,11 +425,8 @@ class Stopping:
 
     def _note(self, signum, frame) -> None:
         self.more += 1
-        if self.more == 1:
-            self._say("stopping the rehearsed script and what it started (SIGTERM, then SIGKILL after a grace); "
-                      "press Ctrl-C again to kill them at once")
-        elif self.more == 2:
-            self._say("killing what is left of the rehearsed script now (SIGKILL)")
+        if self.more <= len(self.says):
+            self._say(self.says[self.more - 1])
 
     @staticmethod
     def _say(text: str) -> None:
@@ -1075,7 +1077,7 @@ def rehearse(args) -> int:
                                 progress=progress, job={"config_key": config_key_of(row)})
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a folder of our own making goes; a --work-dir stays
         if not args.work_dir:
-            with Stopping():  # a further Ctrl-C leaves no half-removed folder
+            with Stopping((f"removing the work dir {work}; one moment",)):  # leaves no half-removed folder
                 shutil.rmtree(work, ignore_errors=True)
             print(f"rehearse: stopped; removed its work dir {work}", file=sys.stderr, flush=True)
         raise
