@@ -169,3 +169,11 @@ def test_a_figure_under_one_keeps_its_digits_beside_one_that_needs_them():
     three digits does ("9.00 beside 9.13")."""
     assert render.fmt_values([0.9, 0.9001, 0.95]) == ["0.9000", "0.9001", "0.9500"]
     assert render.fmt_values([0.5, 0.5001, 1.5]) == ["0.5000", "0.5001", "1.500"]
+
+
+def test_figures_that_differ_never_read_as_one_number():
+    """Review24: 999.96 was written "1000.0" and 1000.04 "1,000"; with more digits "1,000.0" beside
+    "1,000": two texts, one number. Commas start at 1,000 as rounded, and a row's figures must differ
+    as numbers, not only as texts."""
+    assert render.fmt_value(999.96) == "1,000"
+    assert render.fmt_values([999.96, 1000.04]) == ["999.96", "1,000.0"]

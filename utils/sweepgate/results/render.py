@@ -65,13 +65,13 @@ def fmt_value(value: float | None, metric: str | None = None, digits: int = 3, e
     if exponent:
         return f"{value:.{digits - 1}e}"
     if digits > 3:  # plain, as at 3 digits: a row must not read "12,345.1" beside "1.23457e+06"
-        if abs(value) < 1:
+        if abs(value) < 1 or not math.isfinite(value):
             return f"{value:#.{digits}g}"  # 0.5000 beside 0.5001, never 0.5; under TINY: ``exponent``
         decimals = max(digits - len(str(int(abs(value)))), 0)
-        return f"{value:,.{decimals}f}" if abs(value) >= 1000 else f"{value:.{decimals}f}"
+        return f"{value:,.{decimals}f}"  # commas from 1,000 as rounded (999.96 is "1,000.0", never "1000.0")
     if abs(value) >= HUGE:
         return f"{value:.3g}"
-    if abs(value) >= 1000:
+    if abs(value) >= 999.95:  # 1,000 as written at one decimal too: 999.96 read "1000.0" beside 1000.04's "1,000"
         return f"{value:,.0f}"
     return f"{value:.1f}" if abs(value) >= 10 else f"{value:#.3g}"  # 9.00 beside 9.13, never 9
 
@@ -84,10 +84,19 @@ def fmt_values(values: list[float | None], metric: str | None = None) -> list[st
     exponent = metric != R.SUCCESS_RATE and any(map(_exponent, values))
     for digits in range(3, 10):
         texts = [fmt_value(v, metric, digits, exponent) for v in values]
-        known = {t: v for t, v in zip(texts, values) if v is not None}
-        if all(known[t] == v for t, v in zip(texts, values) if v is not None):
+        known = {_read(t): v for t, v in zip(texts, values) if v is not None}
+        if all(known[_read(t)] == v for t, v in zip(texts, values) if v is not None):
             return texts
     return texts
+
+
+def _read(text: str) -> float | str:
+    """The number a figure reads as: "1,000.0" and "1,000" are one number (review24), two texts."""
+    try:
+        number = float(text.replace(",", "").rstrip("%"))
+    except ValueError:
+        return text
+    return number if number == number else text  # nan is no key
 
 
 def fmt_change(change: float | None, threshold: float | None = None) -> str:
