@@ -177,3 +177,4 @@ def test_figures_that_differ_never_read_as_one_number():
     as numbers, not only as texts."""
     assert render.fmt_value(999.96) == "1,000"
     assert render.fmt_values([999.96, 1000.04]) == ["999.96", "1,000.0"]
+    assert render.fmt_values([float("nan"), 3.0]) == ["nan", "3.00"]  # nan differs from itself: no digits added

@@ -84,8 +84,8 @@ def fmt_values(values: list[float | None], metric: str | None = None) -> list[st
     exponent = metric != R.SUCCESS_RATE and any(map(_exponent, values))
     for digits in range(3, 10):
         texts = [fmt_value(v, metric, digits, exponent) for v in values]
-        known = {_read(t): v for t, v in zip(texts, values) if v is not None}
-        if all(known[_read(t)] == v for t, v in zip(texts, values) if v is not None):
+        known = {_read(t): v for t, v in zip(texts, values) if v is not None and v == v}  # nan: no number
+        if all(known[_read(t)] == v for t, v in zip(texts, values) if v is not None and v == v):
             return texts
     return texts
 
