@@ -504,6 +504,9 @@ def test_every_command_s_help_says_what_it_does_and_what_each_flag_does(command)
             bare.append(f"{name}: no description")
         bare += [f"{name} {'/'.join(a.option_strings)}: no help" for a in parser._actions
                  if a.option_strings and not a.help]
+        # review24: `--pr-number PR_NUMBER` where every other number reads N
+        bare += [f"{name} --pr-number: shown as {a.metavar}" for a in parser._actions
+                 if "--pr-number" in a.option_strings and a.metavar != "N"]
         assert parser.formatter_class is cli._formatter, f"{name}: --help at another width than its command's"
     assert not bare, bare
 

@@ -74,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="the entry runs only the eval rows of its configs, no throughput rows")
     add.add_argument("--all-evals", action="store_true",
                      help="the entry runs evals on every selected row, not only the default eval points")
-    add.add_argument("--pr-number", type=argtypes.pull_request, default=None, help="use this PR's link instead of XXX")
+    add.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, default=None, help="use this PR's link instead of XXX")
     add.add_argument("--repository", type=owner_name, default=None,
                      help="OWNER/NAME (default: $GITHUB_REPOSITORY or the repository most pr-links point to)")
     add.add_argument("--changelog-file", default=F.CHANGELOG_FILE,
@@ -91,7 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rebase.set_defaults(_action=cmd_rebase)
 
     canon = sub.add_parser("canonicalize", help="replace pull/XXX in this branch's entries with the PR's link")
-    canon.add_argument("--pr-number", type=argtypes.pull_request, required=True,
+    canon.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, required=True,
                        help="the pull request whose link replaces pull/XXX")
     canon.add_argument("--base", default=None, help="branch this one will merge into (default: origin/main, "
                                                     "else main)")

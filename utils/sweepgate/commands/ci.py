@@ -325,7 +325,7 @@ def _add_split_parser(sub) -> None:
                    "the sweep's ref and commit) for `results sidecar`")
     p.add_argument("--keys-from", metavar="ROOT", default=".", help="git repository holding the matrix's head "
                    "revision, whose configs name each row's key (default: .)")
-    p.add_argument("--pr-number", type=argtypes.pull_request_or_none, default="",
+    p.add_argument("--pr-number", metavar="N", type=argtypes.pull_request_or_none, default="",
                    help="the swept PR: its results go under refs/pull/N/head (default: none, $GITHUB_REF)")
     p.add_argument("--commit", type=argtypes.commit, default=None,
                    help="the commit the benchmark jobs check out (the approved head SHA)")

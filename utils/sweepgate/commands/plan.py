@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="append the markdown plan to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",
                         help="create or update the plan comment on the PR (needs a token and --pr-number)")
-    parser.add_argument("--pr-number", type=argtypes.pull_request, default=None, help="pull request to comment on")
+    parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, default=None, help="pull request to comment on")
     parser.add_argument("--repository", type=owner_name, default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option
 

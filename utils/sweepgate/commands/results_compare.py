@@ -68,7 +68,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--comment-file", metavar="PATH", default=None,
                         help="write the PR comment's body (within GitHub's size limit) to PATH, for a job "
                              "allowed to comment to post with `results comment`")
-    parser.add_argument("--pr-number", type=argtypes.pull_request, default=None,
+    parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, default=None,
                         help="pull request to comment on (default: the run's; another than the run's is refused)")
     parser.add_argument("--repository", type=owner_name, default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option

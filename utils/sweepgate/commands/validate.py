@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--head-ref", help="revision with the appended entries (required unless --staged)")
     parser.add_argument("--changelog-file", default=F.CHANGELOG_FILE,
                         help="the changelog, from the repository root (default: %(default)s)")
-    parser.add_argument("--pr-number", type=argtypes.pull_request_or_none, default=None,
+    parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request_or_none, default=None,
                         help="the pull request: its pr-link (or .../pull/XXX) is required; "
                              "without it (push to main) links must be canonical")
     parser.add_argument("--repository", type=owner_name, default=None,
