@@ -112,10 +112,15 @@ def test_a_second_ctrl_c_lets_the_cleanup_finish(tmp_path, first, code):
         assert (tmp_path / "cleaned").exists(), "the script's cleanup was cut short"
         assert not [p for p in pids if runner.pid_alive(p)], "the script or its child outlived the rehearsal"
     finally:
-        (tmp_path / "release").touch()
-        proc.kill()
-        proc.wait()
-        _kill(pids)
+        _let_go(tmp_path, proc, pids)
+
+
+def _let_go(tmp_path, proc, pids: list[int]) -> None:
+    """Whatever a test left: the script's trap released, sweepgate and the script's processes killed."""
+    (tmp_path / "release").touch()
+    proc.kill()
+    proc.wait()
+    _kill(pids)
 
 
 def test_a_third_ctrl_c_kills_what_is_left_at_once(tmp_path):
@@ -134,10 +139,7 @@ def test_a_third_ctrl_c_kills_what_is_left_at_once(tmp_path):
         assert not (tmp_path / "cleaned").exists()
         assert not [p for p in pids if runner.pid_alive(p)], "the script or its child outlived the rehearsal"
     finally:
-        (tmp_path / "release").touch()
-        proc.kill()
-        proc.wait()
-        _kill(pids)
+        _let_go(tmp_path, proc, pids)
 
 
 def _marked(token: str) -> list[int]:

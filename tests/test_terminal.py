@@ -50,12 +50,20 @@ def piped(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=180)
 
 
-def on_a_terminal(cwd: Path, *args: str, **env: str) -> str:
-    """stdout and stderr of the CLI run on a pseudo-terminal."""
+def on_a_terminal(cwd: Path, *args: str, columns: int | None = None, **env: str) -> str:
+    """stdout and stderr of the CLI run on a pseudo-terminal; ``columns``: the terminal's width, and no
+    $COLUMNS."""
+    import fcntl
     import pty
+    import struct
+    import termios
 
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", *args], cwd=cwd, env=_env(**env),
+    run_env = _env(**env)
+    if columns is not None:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+        run_env.pop("COLUMNS")
+    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", *args], cwd=cwd, env=run_env,
                             stdin=slave, stdout=slave, stderr=slave, close_fds=True)
     os.close(slave)
     out = b""
@@ -229,33 +237,11 @@ def test_the_console_script_target_imports_nothing_before_main_guards_ctrl_c():
 def test_help_fits_the_terminal_it_is_printed_on(tmp_path):
     """New user (newuser24): help and usage were wrapped at $COLUMNS or else 100, never the terminal's
     own width, so `sweepgate results compare --help` ran past an 80-column terminal's edge."""
-    import fcntl
-    import pty
-    import struct
-    import termios
+    out = on_a_terminal(tmp_path, "results", "compare", "--help", columns=80)
 
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    env = {k: v for k, v in _env().items() if k != "COLUMNS"}
-    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "results", "compare", "--help"], cwd=tmp_path,
-                            env=env, stdin=slave, stdout=slave, stderr=slave, close_fds=True)
-    os.close(slave)
-    out = b""
-    try:
-        while select.select([master], [], [], 120)[0]:
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not data:
-                break
-            out += data
-    finally:
-        os.close(master)
-        assert proc.wait(timeout=60) == 0
     def below_usage(text: str) -> list[str]:  # argparse keeps a usage group (`[--a | --b PATH ...]`) on one line
         return text.replace("\r\n", "\n").split("\n\n", 1)[1].splitlines()
 
-    lines = below_usage(out.decode())
+    lines = below_usage(out)
     assert len(lines) > 20 and max(map(len, lines)) <= 80, max(lines, key=len)
     assert max(map(len, below_usage(piped(tmp_path, "results", "compare", "--help", COLUMNS="60").stdout))) <= 60
