@@ -97,6 +97,7 @@ def run(args) -> int:
     from sweepgate.results import ingest, store
 
     given = _given(args)
+    key_warnings = [w for w in [ingest.unknown_config_key(args.config_key)] if w]  # once, not per file
     jsonl = Path(args.jsonl) if args.jsonl else None
     if jsonl and (jsonl.is_dir() or not jsonl.parent.is_dir()):
         # Refused before the store commits anything: the records would be stored but not written.
@@ -113,8 +114,8 @@ def run(args) -> int:
         outcome = ingest.ingest([str(f) for f in files], st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
         where = printable(store.display_url(st.url))  # a path is any bytes: no newline ends the line
     problems = [*walked.refused, *outcome.problems, *_only_companions(args, files, outcome)]
-    if outcome.warnings or problems:
-        emit([*outcome.warnings, *problems])
+    if key_warnings or outcome.warnings or problems:
+        emit([*key_warnings, *outcome.warnings, *problems])
     _report_skipped(walked, outcome, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
     last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"

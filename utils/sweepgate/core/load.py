@@ -851,6 +851,27 @@ def master_paths_in(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in (root / F.CONFIG_DIR).glob(F.MASTER_GLOB))
 
 
+def master_keys_in(git: "Git") -> dict[str, str] | None:
+    """{config key: the master config defining it} of the work tree, each file split into blocks as
+    ``load_revision`` splits it (a version split before is read from the cache, not parsed; a new one
+    only its new blocks, for their keys; nothing is checked). None when a master config cannot be
+    read (its own gate says why): a key it holds would look unknown."""
+    paths = master_paths_in(git.root)
+    blobs = worktree_blobs(git.root, paths)
+    out: dict[str, str] = {}
+    try:
+        for path in paths:
+            doc = load_master_doc(path, blobs[path][1], blobs[path][0], git.cache)
+            keys = doc.keys() if isinstance(doc, MasterDoc) else {} if doc.data is None else doc.data
+            if not isinstance(keys, (dict, list)):  # not a mapping of config keys
+                return None
+            out.update((str(key), path) for key in keys if str(key) not in out)
+    except SweepgateError:
+        return None
+    git.cache.flush()  # the split of a new version, so that the next command reads it
+    return out
+
+
 def worktree_blobs(root: Path, paths: list[str], like: str = "") -> dict[str, tuple[str, bytes | None]]:
     """{path: (git blob id in the hash of ``like``, bytes)} of work-tree files; ("", None) when missing."""
     out = {}

@@ -323,6 +323,34 @@ def check_given(files: list[Path], given: Given | None) -> None:
                    "pass only outputs without a .job.json")
 
 
+def unknown_config_key(key: str | None, start: str = ".") -> Diagnostic | None:
+    """A warning when ``key`` (``--config-key``) is in none of the master configs of the repository
+    ``start`` is in: a typo would be stored without a word, and ``results compare`` would find no
+    baseline for its points and call each one new. Stored all the same: a store keeps results of keys
+    since renamed or removed. Outside a repository, or in one without master configs, no check. The
+    configs are read once per command, however many files it ingests."""
+    from sweepgate.core import load
+
+    if not key:
+        return None
+    try:
+        known = load.master_keys_in(load.open_repo(start))
+    except SweepgateError:  # not in a git repository: nothing to check the key against
+        return None
+    if not known or key in known:
+        return None
+    import difflib
+
+    near = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+    files = ", ".join(sorted(set(known.values())))
+    return Diagnostic("--config-key", 0, 0, "unknown-config-key",
+                      f"warning: config key '{key}' is in none of this repository's master configs ({files}); "
+                      "stored under it all the same, so `results compare` finds no baseline for its points",
+                      (f"did you mean '{near[0]}'? " if near else "") + "pass the key as the master config "
+                      "spells it (stored results are immutable: ingest this output again with the next "
+                      "--attempt); a key since renamed or removed can stay as it is", severity="warning")
+
+
 def ingest(paths: list[str], store, given: Given | None = None, progress=None) -> Outcome:
     """Ingest every file under ``paths`` into ``store``; refused files become ``problems``.
     ``given`` (--row) is refused outright when an output has its own sidecar (``check_given``)."""
