@@ -672,6 +672,12 @@ def _migrate(engine: sa.Engine, create: bool = True) -> None:
     head = scripts.get_current_head()
     with engine.begin() as conn:
         current = MigrationContext.configure(conn).get_current_revision()
+        if current is None and conn.dialect.name == "postgresql":
+            # Another opener may be making this store: wait for it, then look again. Each PostgreSQL
+            # statement sees what was committed before it, so its tables, committed after the revision
+            # was read, read as a store whose version record is lost (a concurrent ingest failed so).
+            _lock_schema(conn)
+            current = MigrationContext.configure(conn).get_current_revision()
         if current == head:
             return
         if current is None:
