@@ -110,10 +110,7 @@ def _outputs_of(folder: Path, refused: list[Diagnostic]) -> tuple[list[Path], li
     entries that are no regular file (broken links, FIFOs) and unreadable subfolders go to ``refused``."""
     entries = _entries(folder, refused)
     refused.extend(_not_a_file(p) for p in sorted(entries) if not p.is_file() and not p.is_dir())
-    files = sorted(p for p in entries if p.is_file())
-    exported = {p.with_suffix("") for p in files if p.suffix.lower() == ".json"}
-    twins = [p for p in files if p.suffix.lower() == ".csv" and p.with_suffix("") in exported]
-    files = [p for p in files if p not in twins]
+    files, twins = _without_csv_twins(sorted(p for p in entries if p.is_file()))
     if not any(sidecar.is_sidecar(p) for p in files):
         return files, [], twins
     paired = {p for p in files if sidecar.is_sidecar(p) or sidecar.sidecar_path(p).is_file()}
@@ -155,10 +152,14 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
 
 
 def _without_csv_twins(files: list[Path]) -> tuple[list[Path], list[Path]]:
-    """(files, the CSV exports among them beside a JSON export of the same name also among them): named
-    both on the command line (`exports/*`), they are one run, read from the JSON, as in a walked folder."""
-    exported = {p.resolve().with_suffix("") for p in files if p.suffix.lower() == ".json"}
-    twins = [p for p in files if p.suffix.lower() == ".csv" and p.resolve().with_suffix("") in exported]
+    """(files, the CSV exports among them beside a JSON export of the same name also among them): one run,
+    read from the JSON, whether a folder was walked or both were named (`exports/*`). Beside: in one
+    folder, however it was spelt (``exports/``, ``./repo/exports/``); a file's own link is not followed."""
+    def run_of(p: Path) -> Path:
+        return p.parent.resolve() / p.with_suffix("").name
+
+    exported = {run_of(p) for p in files if p.suffix.lower() == ".json"}
+    twins = [p for p in files if p.suffix.lower() == ".csv" and run_of(p) in exported]
     return [p for p in files if p not in twins], twins
 
 
