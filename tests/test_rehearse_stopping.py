@@ -248,3 +248,49 @@ def test_what_a_held_ctrl_c_says_is_what_is_under_way(capfd):
     assert capfd.readouterr().err == "sweepgate: removing the work dir W; one moment\n"
     assert stopping.more == 3 and stopping.hurried()
     assert signal.getsignal(signal.SIGINT) != stopping._note  # put back (a bound method is equal, never the same)
+
+
+def test_a_sigterm_whose_cleanup_fails_still_exits_143(tmp_path):
+    """Review (rehearse25): when the cleanup after a SIGTERM itself raised (here: the rehearsed script wrote
+    a byte that is not UTF-8 into the shims' call log, which the cleanup reads to stop what they started),
+    the command said "interrupted" and exited 130, Ctrl-C's code: a cancelled CI job read as a Ctrl-C. Now
+    it ends as the signal said: "terminated", 143 (README, docs/contracts.md: exit codes)."""
+    d = tmp_path
+    repo = _repo_with_script(tmp_path, f"""printf '\\xff\\n' >>"$SWEEPGATE_REHEARSE_LOG"
+sleep 600 &
+echo $! >{d}/child.pid
+touch {d}/ready
+wait
+""")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--row-json",
+                             str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")],
+                            cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    pids = []
+    try:
+        _wait_for(lambda: (d / "ready").exists() or proc.poll() is not None, "the script started")
+        pids = [int((d / "child.pid").read_text())]
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 143 and "sweepgate: terminated" in err and "Traceback" not in err, err
+        assert not runner.pid_alive(pids[0]), "the script's child outlived the SIGTERM"
+    finally:
+        proc.kill()
+        proc.wait()
+        _kill(pids)
+
+
+@pytest.mark.parametrize("stop, code, said", [(KeyboardInterrupt(), 130, "interrupted"),
+                                              ("SIGTERM", 143, "terminated"), ("SIGHUP", 129, "hung up")])
+def test_a_cleanup_that_raises_after_a_signal_keeps_its_exit_code(capsys, stop, code, said):
+    """The same for any command: whatever a cleanup raises after the signal, the exit code is the signal's."""
+    from sweepgate.core.errors import Terminated, run_guarded
+
+    def command():
+        try:
+            raise stop if isinstance(stop, BaseException) else Terminated(getattr(signal, stop))
+        finally:
+            raise OSError("the cleanup failed")
+
+    assert run_guarded(command) == code
+    assert capsys.readouterr().err == f"sweepgate: {said}\n"

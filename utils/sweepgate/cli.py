@@ -200,12 +200,11 @@ def main(argv: list[str] | None = None, only: tuple[str, ...] | None = None, pro
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
-        from sweepgate.core.errors import interrupted
+        from sweepgate.core.errors import interruption, stopped
 
-        if not interrupted(exc):
+        if interruption(exc) is None:
             raise
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+        return stopped(interruption(exc), prog)
 
 
 def _main(argv: list[str] | None, only: tuple[str, ...] | None, prog: str) -> int:

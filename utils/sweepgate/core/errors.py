@@ -241,16 +241,32 @@ def _on_sigterm() -> dict:
             if signal.getsignal(number) is signal.SIG_DFL}
 
 
-def interrupted(exc: BaseException) -> bool:
-    """Whether ``exc`` wraps a Ctrl-C: Python turns a KeyboardInterrupt raised while a class is made
-    (``__set_name__``, as a module loads) into a RuntimeError caused by it."""
+def interrupted(exc: BaseException | None) -> bool:
+    """Whether ``exc`` wraps a Ctrl-C (or a SIGTERM, a SIGHUP: ``interruption``)."""
+    return interruption(exc) is not None
+
+
+def interruption(exc: BaseException | None) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or ``Terminated``) that ``exc`` is or wraps, the nearest in its chain, else None: Python
+    turns a KeyboardInterrupt raised while a class is made (``__set_name__``, as a module loads) into a
+    RuntimeError caused by it, and a cleanup that raises after a SIGTERM has the ``Terminated`` as context."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         if isinstance(exc, KeyboardInterrupt):
-            return True
+            return exc
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
-    return False
+    return None
+
+
+def stopped(exc: KeyboardInterrupt, prog: str = "sweepgate") -> int:
+    """Say how the command was stopped (``prog: interrupted``, ``terminated``, ``hung up``) and return the
+    exit code of its signal: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP."""
+    if isinstance(exc, Terminated):
+        print(f"{prog}: {exc.said}", file=sys.stderr)
+        return exc.exit_code
+    print(f"{prog}: interrupted", file=sys.stderr)
+    return 130
 
 
 def run_guarded(fn: Callable[[], int]) -> int:
@@ -273,12 +289,8 @@ def _guarded(fn: Callable[[], int]) -> int:
     except SweepgateError as exc:
         emit(exc.diagnostics)
         return 1
-    except Terminated as exc:
-        print(f"sweepgate: {exc.said}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("sweepgate: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or sweepgate's Terminated (SIGTERM, SIGHUP)
+        return stopped(exc)
     except BrokenPipeError:
         return 1
     except ModuleNotFoundError as exc:  # an interpreter without sweepgate's dependencies (a GPU host's python3)
@@ -289,9 +301,8 @@ def _guarded(fn: Callable[[], int]) -> int:
               "docs/security.md)", file=sys.stderr)
         return 1
     except Exception as exc:  # noqa: BLE001 - the contract is: no tracebacks
-        if interrupted(exc):
-            print("sweepgate: interrupted", file=sys.stderr)
-            return 130
+        if interrupted(exc):  # a cleanup after the signal raised: the command still ends as the signal said
+            return stopped(interruption(exc))
         if os.environ.get("SWEEPGATE_DEBUG"):
             raise
         if cannot_write(exc):
