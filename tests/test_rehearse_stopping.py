@@ -5,6 +5,7 @@ Real bash scripts and real signals; every wait is on a condition, with a generou
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -294,3 +295,75 @@ def test_a_cleanup_that_raises_after_a_signal_keeps_its_exit_code(capsys, stop, 
 
     assert run_guarded(command) == code
     assert capsys.readouterr().err == f"sweepgate: {said}\n"
+
+
+def _pidfds_here() -> bool:
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+        return True
+    except (AttributeError, OSError):
+        return False
+
+
+needs_pidfds = pytest.mark.skipif(not _pidfds_here(), reason="no pidfds here (Linux 5.3 on, not refused)")
+
+
+def _record_signals_by_pid(monkeypatch) -> list[tuple[int, int]]:
+    sent: list[tuple[int, int]] = []
+    monkeypatch.setattr(os, "kill", lambda pid, sig: sent.append((pid, sig)))
+    monkeypatch.setattr(os, "killpg", lambda pid, sig: sent.append((pid, sig)))
+    return sent
+
+
+@needs_pidfds
+@pytest.mark.parametrize("reaped", [False, True])
+def test_a_process_that_has_ended_is_never_signalled_by_its_pid(monkeypatch, reaped):
+    """Review (rehearse25): the kill loop signalled by PID what its scan had found; a process that ended
+    after the scan (and was reaped: its PID free for any process of the host) got the KILL meant for it
+    sent to its PID, a stranger's by then. Now each is pinned by a pidfd: one whose pidfd says it has ended,
+    or that has none to open any more, is gone, and the loop stops without a signal sent by PID."""
+    child = subprocess.Popen(["sleep", "600"])
+    child.kill()
+    os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # it has exited; unreaped, a zombie
+    if reaped:
+        child.wait()
+    sent = _record_signals_by_pid(monkeypatch)
+    try:
+        assert runner.kill_until_gone(lambda: ([child.pid], [child.pid])) == {}  # a scan that is out of date
+        assert sent == [], sent
+    finally:
+        child.wait()
+
+
+@needs_pidfds
+def test_a_process_the_scan_no_longer_finds_once_pinned_is_not_killed(tmp_path):
+    """The scan's answer is out of date once the pidfds are open: a process in a scanned PID's place since
+    (here a process the scan never meant, standing for a stranger given the PID) is found by the scan that
+    follows no more, and is left alone."""
+    stranger = subprocess.Popen(["sleep", "600"])
+    scans = iter([([stranger.pid], [])])
+    try:
+        assert runner.kill_until_gone(lambda: next(scans, ([], []))) == {}
+        assert stranger.poll() is None and runner.pid_alive(stranger.pid), "a process the scan did not mean was killed"
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+@pytest.mark.parametrize("refusal", [errno.ENOSYS, errno.EPERM])
+def test_without_pidfds_the_loop_still_kills_by_pid(monkeypatch, refusal):
+    """Where pidfd_open is missing (a kernel before 5.3) or refused (a container's seccomp filter), the loop
+    falls back to signalling by PID, and stops asking for pidfds."""
+    def refused(pid, flags=0):
+        raise OSError(refusal, os.strerror(refusal))
+
+    monkeypatch.setattr(runner.Pidfds, "usable", True)
+    monkeypatch.setattr(os, "pidfd_open", refused, raising=False)
+    proc = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        killed = runner.kill_until_gone(lambda: runner._session_scan(proc.pid))
+        assert list(killed) == [proc.pid] and proc.wait() == -signal.SIGKILL
+        assert runner.Pidfds.usable is False
+    finally:
+        proc.kill()
+        proc.wait()

@@ -10,8 +10,10 @@ running, and called its KV-offload backend the way the row says.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import select
 import shlex
 import shutil
 import signal
@@ -561,24 +563,120 @@ KILL_BOUND_S = 5.0
 def kill_until_gone(scan, describe=None, seconds: float = KILL_BOUND_S) -> dict[int, str]:
     """KILL what ``scan()`` finds (its live PIDs, and process groups to KILL whole: a group's KILL
     also reaches a child forked meanwhile) and scan again, until it finds nothing live or ``seconds``
-    have passed; {PID: ``describe(PID)``, taken before its KILL} for every process it KILLed."""
+    have passed; {PID: ``describe(PID)``, taken before its KILL} for every process it KILLed. Each
+    process is KILLed through a pidfd where there are pidfds (``signal_found``): never one given its PID
+    after the scanned one ended."""
     killed: dict[int, str] = {}
+
+    def note(pids: list[int]) -> None:
+        killed.update({pid: describe(pid) if describe else "" for pid in pids if pid not in killed})
+
     deadline = time.monotonic() + seconds
-    while True:
-        live, groups = scan()
+    while signal_found(scan, signal.SIGKILL, note) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return killed
+
+
+def signal_found(scan, sig: int, before=None) -> bool:
+    """Send ``sig`` to the process groups and the live processes ``scan()`` finds, calling ``before(PIDs)``
+    first; whether it found any live. On Linux each process gets it through a pidfd (``_found``), so that it
+    reaches the process scanned or none; elsewhere (no pidfds: ``_pin``) by PID."""
+    live, groups, fds = _found(scan)
+    try:
         if not live:
-            return killed
-        killed.update({pid: describe(pid) if describe else "" for pid in live if pid not in killed})
+            return False
+        targets = live if fds is None else [pid for pid in live if pid in fds]
+        if before is not None:
+            before(targets)
         for pgid in groups:
             try:
-                os.killpg(pgid, signal.SIGKILL)
+                os.killpg(pgid, sig)
             except OSError:
                 pass
-        for pid in live:
-            _signal(pid, signal.SIGKILL)
-        if time.monotonic() >= deadline:
-            return killed
-        time.sleep(0.01)
+        for pid in targets:
+            if fds is None:
+                _signal(pid, sig)
+            else:
+                _pidfd_signal(fds[pid], sig)
+        return True
+    finally:
+        _close(fds)
+
+
+def _found(scan) -> tuple[list[int], list[int], dict[int, int] | None]:
+    """(PIDs, process groups) ``scan()`` finds live, and {PID: pidfd} of those pinned (None: no pidfds). A PID
+    is opened as a pidfd, then ``scan()`` runs again: a process it still finds is the one the scan means, not
+    one given that PID after the scanned one ended and was reaped (a stranger is never found by the scan). One
+    gone before its pidfd opened is left out; one new in the second scan is pinned in the next round."""
+    live, groups = scan()
+    pinned = _pin(live) if live else None
+    if pinned is None:
+        return live, groups, None
+    fds, gone = pinned
+    try:
+        again, groups = scan()
+    except BaseException:
+        _close(fds)
+        raise
+    for pid in [pid for pid in fds if pid not in again]:
+        os.close(fds.pop(pid))
+    return [pid for pid in again if pid not in gone], groups, fds
+
+
+class Pidfds:
+    """Whether this process can pin a process by a pidfd (Linux 5.3 on, Python 3.9 on); turned off for good
+    by a kernel without the call or a seccomp filter that refuses it (a container's)."""
+
+    usable = hasattr(os, "pidfd_open") and hasattr(signal, "pidfd_send_signal")
+    REFUSED = (errno.ENOSYS, errno.EPERM, errno.EACCES)
+
+
+def _pin(pids: list[int]) -> tuple[dict[int, int], set[int]] | None:
+    """({PID: pidfd} of ``pids``, the PIDs whose process has ended already: reaped, or a zombie its pidfd says
+    has exited); None where there are no pidfds, or they could not be opened now (no fd left): then they are
+    signalled by PID, as before pidfds."""
+    if not Pidfds.usable:
+        return None
+    fds: dict[int, int] = {}
+    gone: set[int] = set()
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            gone.add(pid)
+            continue
+        except OSError as exc:
+            _close(fds)
+            Pidfds.usable = exc.errno not in Pidfds.REFUSED
+            return None
+        fds[pid] = fd
+        if _ended(fd):
+            os.close(fds.pop(pid))
+            gone.add(pid)
+    return fds, gone
+
+
+def _ended(fd: int) -> bool:
+    """Whether the process of pidfd ``fd`` has exited (a pidfd is readable from then on)."""
+    poll = select.poll()
+    poll.register(fd, select.POLLIN)
+    return bool(poll.poll(0))
+
+
+def _pidfd_signal(fd: int, sig: int) -> None:
+    """``sig`` to the process of pidfd ``fd``; nothing when it has ended (its PID is never used)."""
+    try:
+        signal.pidfd_send_signal(fd, sig)
+    except OSError:
+        pass
+
+
+def _close(fds: dict[int, int] | None) -> None:
+    for fd in (fds or {}).values():
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37  # <linux/prctl.h>
@@ -648,8 +746,7 @@ class Subreaper:
         live, dead = self.orphans(script_pid)
         _reap(dead)
         named = {pid: _command_of(pid, calls) for pid in live}
-        for pid in live:
-            _signal(pid, signal.SIGTERM)
+        signal_found(lambda: (self.orphans(script_pid)[0], []), signal.SIGTERM)  # they are no children of ours
         _wait_pids_gone(live, grace, hurry)
         named.update(kill_until_gone(lambda: self._scan(script_pid)[::2], lambda pid: _command_of(pid, calls)))
         _reap(self.orphans(script_pid)[1])  # they are zombie children of this process now
