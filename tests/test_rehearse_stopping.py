@@ -367,3 +367,68 @@ def test_without_pidfds_the_loop_still_kills_by_pid(monkeypatch, refusal):
     finally:
         proc.kill()
         proc.wait()
+
+
+def _ctrl_c_midway_through_removal(monkeypatch, request) -> list[Path]:
+    """Make every shutil.rmtree get a real Ctrl-C (SIGINT to this process) once part of its folder is gone;
+    the folders it was asked to remove."""
+    real, asked = shutil.rmtree, []
+
+    def rmtree(path, *args, **kwargs):
+        asked.append(Path(path))
+        part = sorted(Path(path).iterdir())[0]
+        real(part) if part.is_dir() and not part.is_symlink() else part.unlink()
+        os.kill(os.getpid(), signal.SIGINT)
+        real(path, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "rmtree", rmtree)
+    request.addfinalizer(lambda: [real(path, ignore_errors=True) for path in asked])
+    return asked
+
+
+@pytest.mark.parametrize("first", [None, "ctrl-c"])
+def test_preflight_removes_its_scratch_folder_whole_through_a_ctrl_c(tmp_path, monkeypatch, request, capfd, first):
+    """Review (rehearse25): `sweepgate preflight` removed each row's scratch folder outside the hold that
+    `rehearse` removes its work dir under: a Ctrl-C during that removal (a second one, after the first that
+    stopped the row, or the first, as the row ended) cut it short and left a half-removed folder in the temp
+    dir. Now a Ctrl-C meanwhile is held (and said): the folder goes whole, then the command stops."""
+    from sweepgate.rehearsal import record
+
+    repo = _repo_with_script(tmp_path, "exit 0\n")
+
+    def script_run(*args, **kwargs):
+        if first:
+            raise KeyboardInterrupt  # the first Ctrl-C, while the row's script runs
+        return runner.ScriptRun(0, False, [])
+
+    monkeypatch.setattr(runner, "run_script", script_run)
+    asked = _ctrl_c_midway_through_removal(monkeypatch, request)
+    with pytest.raises(KeyboardInterrupt):
+        record.record_row(dict(FSL_ROWS[0]), repo, 60)
+    assert len(asked) == 1 and not asked[0].exists(), "the scratch folder was left half-removed"
+    assert "removing the rehearsal's scratch folder" in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("first", [None, "ctrl-c"])
+def test_example_removes_its_throwaway_repository_whole_through_a_ctrl_c(tmp_path, monkeypatch, request, capfd,
+                                                                           first):
+    """The same for `sweepgate example`'s throwaway repository."""
+    import argparse
+
+    from sweepgate.commands import example
+
+    gate = example.gate_and_matrix
+
+    def gate_then_ctrl_c(tmp):
+        done = gate(tmp)
+        if first:
+            raise KeyboardInterrupt  # the first Ctrl-C, once the repository is built
+        return done
+
+    monkeypatch.setattr(example, "gate_and_matrix", gate_then_ctrl_c)
+    asked = _ctrl_c_midway_through_removal(monkeypatch, request)
+    with pytest.raises(KeyboardInterrupt):
+        example.run(argparse.Namespace(json=False, keep=False, plots=None, no_rehearse=True))
+    assert len(asked) == 1 and asked[0].name.startswith("sweepgate-example-")
+    assert not asked[0].exists(), "the example's repository was left half-removed"
+    assert "removing the example's throwaway repository" in capfd.readouterr().err

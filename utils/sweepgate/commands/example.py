@@ -260,7 +260,10 @@ def _print_text(out, base: str, head: str, ok: bool, problems: list, matrix: dic
 
 
 def run(args) -> int:
+    from pathlib import Path
+
     from sweepgate.core import report
+    from sweepgate.rehearsal.runner import remove_work_dir  # loaded before a Ctrl-C may need it
 
     if args.plots and not args.no_rehearse:
         from sweepgate.core.outpaths import creatable_dir
@@ -291,6 +294,4 @@ def run(args) -> int:
         return 0 if ok and (stage is None or stage["ok"]) else 1
     finally:
         if not args.keep:
-            import shutil
-
-            shutil.rmtree(tmp, ignore_errors=True)
+            remove_work_dir(Path(tmp), "the example's throwaway repository")  # whole, even after a Ctrl-C

@@ -44,14 +44,7 @@ class SignalsHeld:
         self.caught = self.caught or signum
 
     def _act(self, signum):
-        import signal
-
-        handler = self.previous[signum]
-        if callable(handler):
-            handler(signum, None)  # Python's KeyboardInterrupt, sweepgate's Terminated
-        elif handler == signal.SIG_DFL:
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
+        act_as(self.previous[signum], signum)
 
     def __exit__(self, *exc):
         import signal
@@ -60,3 +53,16 @@ class SignalsHeld:
             signal.signal(number, handler)
         if self.caught is not None and not any(exc):
             self._act(self.caught)
+
+
+def act_as(handler, signum: int) -> None:
+    """Do what ``handler``, the handler of ``signum`` before a hold, does with it: Python's KeyboardInterrupt,
+    sweepgate's Terminated, the default (the signal again, with its default action: None, a C handler's, too);
+    an ignored one nothing."""
+    import signal
+
+    if callable(handler):
+        handler(signum, None)
+    elif handler in (signal.SIG_DFL, None):
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)

@@ -9,7 +9,6 @@ server, client and install it ran, and those are the same as in a rehearsal.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -64,4 +63,4 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
         return Recording(script, calls, run.rc, run.timed_out, leftovers, tail)
     finally:
         if keep is None:
-            shutil.rmtree(work, ignore_errors=True)
+            runner.remove_work_dir(work, "the rehearsal's scratch folder")  # whole, even after a Ctrl-C

@@ -411,7 +411,7 @@ class Stopping:
     def __enter__(self) -> Stopping:
         import threading
 
-        self.more, self.previous = 0, {}
+        self.more, self.previous, self.first = 0, {}, None
         if threading.current_thread() is threading.main_thread():
             for number in (getattr(signal, n) for n in self.SIGNALS if hasattr(signal, n)):
                 if signal.getsignal(number) is not signal.SIG_IGN:
@@ -425,7 +425,17 @@ class Stopping:
     def hurried(self) -> bool:
         return self.more >= 2
 
+    def act_on_held(self) -> None:
+        """Once the hold is over: when no Ctrl-C (SIGTERM, SIGHUP) is on its way out already (the command
+        ends as that one said), act on the first signal held as its handler before the hold would have."""
+        from sweepgate.core.errors import interrupted
+        from sweepgate.core.signals import act_as
+
+        if self.first is not None and not interrupted(sys.exc_info()[1]):
+            act_as(self.previous[self.first], self.first)
+
     def _note(self, signum, frame) -> None:
+        self.first = self.first or signum
         self.more += 1
         if self.more <= len(self.says):
             self._say(self.says[self.more - 1])
@@ -949,6 +959,15 @@ def make_work_dir(requested: str | None) -> Path:
     return work
 
 
+def remove_work_dir(work: Path, what: str = "the work dir") -> None:
+    """Remove a folder of sweepgate's own making whole: a Ctrl-C (SIGTERM, SIGHUP) meanwhile is held
+    (``Stopping``) and leaves no half-removed folder. When it is the first signal, the command stops as it
+    says once the folder is gone; after one on its way out already, it ends as that one said."""
+    with Stopping((f"removing {what} {work}; one moment",)) as stopping:
+        shutil.rmtree(work, ignore_errors=True)
+    stopping.act_on_held()
+
+
 def _tail(path: Path, lines: int = 30) -> str:
     """The script's last lines, as they can be shown on a terminal (``printable``)."""
     from sweepgate.core.errors import printable
@@ -1174,8 +1193,7 @@ def rehearse(args) -> int:
                                 progress=progress, job={"config_key": config_key_of(row)})
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a folder of our own making goes; a --work-dir stays
         if not args.work_dir:
-            with Stopping((f"removing the work dir {work}; one moment",)):  # leaves no half-removed folder
-                shutil.rmtree(work, ignore_errors=True)
+            remove_work_dir(work)
             print(f"rehearse: stopped; removed its work dir {work}", file=sys.stderr, flush=True)
         raise
     if done.problems:
