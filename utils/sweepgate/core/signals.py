@@ -57,12 +57,11 @@ class SignalsHeld:
 
 def act_as(handler, signum: int) -> None:
     """Do what ``handler``, the handler of ``signum`` before a hold, does with it: Python's KeyboardInterrupt,
-    sweepgate's Terminated, the default (the signal again, with its default action: None, a C handler's, too);
-    an ignored one nothing."""
+    sweepgate's Terminated, the default (the signal again, with its default action); an ignored one nothing."""
     import signal
 
     if callable(handler):
-        handler(signum, None)
-    elif handler in (signal.SIG_DFL, None):
+        handler(signum, None)  # Python's KeyboardInterrupt, sweepgate's Terminated
+    elif handler == signal.SIG_DFL:
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
