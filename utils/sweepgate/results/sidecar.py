@@ -119,6 +119,7 @@ def read(path: Path) -> Job:
     doc = jsonio.loads(text, str(path), hint=f"the job sidecar is truncated; {REWRITE}")
     if not is_sidecar_doc(doc):
         raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}", REWRITE)
+    _check_keys(doc, text, str(path))
     try:
         check_row(doc[ROW], str(path), REWRITE)
     except SweepgateError as exc:  # `row's conc "4" ...` at the row's conc key, not at the file's first line
@@ -132,6 +133,30 @@ def read(path: Path) -> Job:
     job = {key: doc[JOB].get(key) for key in JOB_KEYS}
     job[R.REHEARSAL] = bool(job.get(R.REHEARSAL))
     return Job(job=job, row=doc[ROW], source=str(path))
+
+
+def _check_keys(doc: dict, text: str, path: str) -> None:
+    """Refuse a key the sidecar's format has not (a hand-written ``confg-key``), at its place, naming
+    the nearest known one: read, it would be dropped and the field stored as unknown. The names are
+    ``core.jobfile``'s, the one place they are defined."""
+    import difflib
+
+    from sweepgate.core.jsontext import key_place
+
+    known = {None: (ROW, JOB), JOB: JOB_KEYS}
+    for where, obj in ((None, doc), (JOB, doc[JOB])):
+        for key in obj:
+            if key in known[where]:
+                continue
+            near = difflib.get_close_matches(str(key), known[where], n=1, cutoff=0.6)
+            line, col = key_place(text, f"{where}.{key}" if where else key)
+            if not where and key in JOB_KEYS:  # `"rehearsal": true` beside "job", not in it
+                fix = f"did you mean '{JOB}.{key}'? move it into the {JOB} object"
+            elif near:
+                fix = f"did you mean '{near[0]}'?"
+            else:
+                fix = f"remove it; {'the job object' if where else 'a job sidecar'} holds only {', '.join(known[where])}"
+            raise fail(path, line, f"unknown key {key!r}", fix, col=col)
 
 
 def _place_row_problems(diagnostics, text: str, path: str) -> None:
