@@ -152,7 +152,7 @@ def run(args) -> int:
     doc = jobfile.build(row, run_id=run_id, attempt=attempt, status=status,
                         config_key=config_key, commit=commit, ref=ref,
                         runner_name=env.get(fields.RUNNER_NAME_ENV) or None,
-                        started=started, finished=_finished(started), rehearsal=args.rehearsal,
+                        started=started, finished=_finished(started, folder, name), rehearsal=args.rehearsal,
                         run_identity=_identity(row, args.tools))
     _make_folder(folder)
     path = jobfile.path_for(folder, name)
@@ -161,20 +161,37 @@ def run(args) -> int:
     return 1 if links else 0
 
 
-def _finished(started: str | None) -> str:
-    """Now, to the second; to the microsecond when JOB_STARTED (checked: not after now) is a fraction
-    of this very second (``date -u +%FT%T.%NZ``): to the second it would read as before the start,
-    and ingest refuses a job that finished before it started."""
+def _finished(started: str | None, folder: str, name: str) -> str:
+    """When the job's work ended: the newest of its own files (its output, eval scores, GPU samples)
+    written since JOB_STARTED (else since ever) and not after now, else now, the step's own time (a
+    job that left no file). Read from the files, so a sidecar written again later (`results sidecar`
+    by hand) keeps the job's time, never the rewrite's: compare orders baseline runs by it and the
+    GPU samples' energy window ends at it. To the second; to the microsecond when the second would
+    read as before the start (``date -u +%FT%T.%NZ``), since ingest refuses a job that finished
+    before it started."""
     import datetime as dt
+    import time
 
-    from sweepgate.core import jobfile
+    from sweepgate.core.jobfile import SUFFIX
     from sweepgate.results import record as R
 
-    finished = jobfile.now()
-    begun = R.moment(started) if started else None
-    if begun is not None and begun.timestamp() > R.moment(finished).timestamp():
-        return dt.datetime.now(dt.timezone.utc).isoformat()
-    return finished
+    begun = R.moment(started).timestamp() if started else None  # checked: a time, not after now
+    now = time.time()
+    written = [_mtime(os.path.join(folder, n)) for n in uploaded_names(name) if not n.endswith(SUFFIX)]
+    ended = max((t for t in written if t is not None and (begun is None or t >= begun) and t <= now), default=now)
+    at = dt.datetime.fromtimestamp(ended, dt.timezone.utc)
+    return at.isoformat() if begun is not None and int(ended) < begun else at.isoformat(timespec="seconds")
+
+
+def _mtime(path: str) -> float | None:
+    """When a regular file at ``path`` was last written; None when there is none (or it is a link)."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_mtime if stat.S_ISREG(st.st_mode) else None
 
 
 def _check_name(name: str) -> None:
