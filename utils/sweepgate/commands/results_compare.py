@@ -180,7 +180,11 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
     planned = charts_mod.planned(comparison)
     changed = set(charts_mod.with_a_change(planned))
     bar = progress(len(planned), "drawing charts", PROGRESS_MIN_CHARTS)
-    charts_mod.draw_charts(comparison, folder, progress=bar, charts=planned, baseline=baseline)
+    removed: list = []
+    charts_mod.draw_charts(comparison, folder, progress=bar, charts=planned, baseline=baseline, removed=removed)
+    if removed:  # an earlier run's, of points this run has not: a reader would take them for this run's
+        print(f"sweepgate results compare: removed {count(len(removed), 'chart file')} an earlier "
+              f"run wrote into {folder} that this run does not draw", file=sys.stderr)
     if planned:
         print(f"sweepgate results compare: wrote {count(len(planned), 'chart')} (PNG and SVG) into {folder}",
               file=sys.stderr)

@@ -861,10 +861,13 @@ def not_judged(charts: list[tuple], comparison: C.Comparison) -> list[str]:
 
 
 def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[str, ...] = FORMATS,
-                progress=None, charts: list | None = None, baseline: tuple[str, int] = BASELINE) -> list[Path]:
+                progress=None, charts: list | None = None, baseline: tuple[str, int] = BASELINE,
+                removed: list | None = None) -> list[Path]:
     """Write one PNG and one SVG per chart into ``out_dir``; return the paths written. ``progress``
     wraps the list of charts (a progress bar on a terminal); ``charts``: ``planned(comparison)``
-    when the caller has it already; ``baseline``: the comparison's (baseline ref, window)."""
+    when the caller has it already; ``baseline``: the comparison's (baseline ref, window). The charts an
+    earlier run wrote there that this one does not draw are removed first (``remove_stale``; their
+    paths added to ``removed``), so the folder never shows a stale chart beside fresh ones."""
     import matplotlib
 
     out = Path(out_dir)
@@ -876,6 +879,9 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
                    "pass a writable --plots DIR") from None
     written = []
     charts = planned(comparison) if charts is None else charts
+    gone = remove_stale(out, {f"{stem}.{fmt}" for stem, *_ in charts for fmt in formats})
+    if removed is not None:
+        removed.extend(gone)
     whole: dict[tuple, list[dict]] = {}
     rows: dict[tuple, int] = {}  # a group's parts: one legend height, one plot size
     for _, group, items, _ in charts:
@@ -887,6 +893,51 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
             for fmt in formats:
                 written.append(_save(fig, out / f"{stem}.{fmt}", fmt))
     return written
+
+
+# How a chart's own bytes say sweepgate wrote it (METADATA, near the file's start): what ``remove_stale``
+# removes, so a user's files in the --plots folder (notes, another tool's charts) are never touched.
+_PNG_TEXT = b"Software\x00" + METADATA["png"]["Software"].encode()
+_OURS = {".png": re.compile(re.escape(len(_PNG_TEXT).to_bytes(4, "big") + b"tEXt" + _PNG_TEXT)),  # the whole chunk
+         ".svg": re.compile(rb"<dc:creator>\s*<cc:Agent>\s*<dc:title>" + re.escape(METADATA["svg"]["Creator"].encode())
+                            + rb"</dc:title>")}
+_HEAD = 8192  # bytes of a file read to tell: both marks stand in the first kilobyte
+
+
+def is_ours(path: Path) -> bool:
+    """Whether ``path`` is a regular file (not a link) holding a chart sweepgate wrote (``_OURS``)."""
+    import stat
+
+    mark = _OURS.get(path.suffix.lower())
+    try:
+        if mark is None or not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        with open(path, "rb") as fh:
+            return bool(mark.search(fh.read(_HEAD)))
+    except OSError:
+        return False
+
+
+def remove_stale(folder: Path, keep: set[str]) -> list[Path]:
+    """Remove the charts sweepgate wrote into ``folder`` before whose names are not in ``keep``; return them.
+    Anything else (a user's notes, their own charts, a link) stays; one already gone is no error."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    gone = []
+    for name in names:
+        path = folder / name
+        if name not in keep and is_ours(path):
+            try:
+                path.unlink()
+            except FileNotFoundError:  # another compare into the folder removed it first
+                continue
+            except OSError as exc:
+                raise fail(str(path), 0, f"cannot remove this chart an earlier run left: {exc.strerror}",
+                           "remove it, or pass an empty --plots DIR") from None
+            gone.append(path)
+    return gone
 
 
 def _save(fig, path: Path, fmt: str) -> Path:
