@@ -124,10 +124,12 @@ def comment_if_configured(command: str, explicit_repository: str | None, number:
     import sys
 
     tok, repo = token(), repository(explicit_repository)
-    missing = [what for what, value in (("GITHUB_TOKEN", tok), ("--pr-number", number),
-                                        ("--repository", repo)) if not value]
-    if missing:
-        print(f"{command}: not commenting: {', '.join(missing)} not set", file=sys.stderr)
+    missing = [(what, fix) for what, value, fix in (("GITHUB_TOKEN", tok, TOKEN_HINT),
+                                                    ("--pr-number", number, "pass --pr-number N"),
+                                                    ("--repository", repo, REPOSITORY_HINT)) if not value]
+    if missing:  # a note, and the command goes on (CONTRACTS: GitHub access); what to set, on the same line
+        print(f"{command}: not commenting: {', '.join(w for w, _ in missing)} not set; "
+              f"{' and '.join(f for _, f in missing)} to comment", file=sys.stderr)
         return
     action, comment_id = upsert_comment(repo, number, make_body(), tok, base_url=base_url, marker=marker)
     print(f"{command}: {action} comment {comment_id} on {repo}#{number}", file=sys.stderr)
