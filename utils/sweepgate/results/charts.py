@@ -37,6 +37,7 @@ PR_GID, BASE_GID = "pr-point", "baseline-point"
 LINK_GID, LINK_INK = "baseline-link", "#9a9a9a"  # a PR point's line to its baseline median; grey unless ringed
 NEW_GID, NEW_LABEL = "new-point", "new (no baseline)"  # a dashed ring round a PR point main never measured
 NEW_DASHES = 8
+RING_GID = "verdict-ring"  # the red or green ring round a regressed or improved point
 MARKER_SIZE = 6  # points: a PR point's dot and, where it stands apart, its hollow baseline median marker
 # A baseline median whose centre lies under its PR point's dot (unchanged: within half a marker's width)
 # would hide beneath it, leaving "unchanged" to read as "no baseline": it is drawn above the dot instead,
@@ -206,6 +207,8 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     baseline's newest run has and the PR run did not measure, marked NOT_MEASURED, and one the PR run
     measured without a figure the axes show, marked NOT_MEASURED with ``missing`` naming the figure
     (review: it was left off with its baseline median, and the baseline front skipped main's point).
+    ``verdict``: regressed | improved (``_flags``), also for such a point, which is ringed beside its cross
+    (review charts25: a throughput drop without an interactivity figure read as a plain "not measured").
     ``ref``: the ref all the run's results are stored under (None when they name several)."""
     flags, groups, unjudged = _flags(comparison), {}, _unjudged(comparison)
     refs = {head.get(R.REF) for head in comparison.heads.values()}
@@ -221,7 +224,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
             "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr, "runs": len(base),
             "base": base_xy, "at": pr or base_xy, "new": not base, "missing": missing,
-            "flag": C.FAILED if failed else NOT_MEASURED if missing else flags.get(pt),
+            "flag": C.FAILED if failed else NOT_MEASURED if missing else flags.get(pt), "verdict": None if failed else flags.get(pt),
             "cancelled": failed and head.get(R.STATUS) == "cancelled", "ref": ref, "unjudged": pt in unjudged,
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
@@ -233,7 +236,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "runs": len(base),
             "base": base_xy,
             "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False, "cancelled": False, "ref": ref,
-            "unjudged": False, "missing": None,
+            "unjudged": False, "missing": None, "verdict": None,
             "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     return groups
 
@@ -343,6 +346,7 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
         if item["pr"] is None and item["flag"] == NOT_MEASURED:  # a thin cross where its baseline stands
             ax.plot(*item["at"], marker="x", markersize=8, markeredgewidth=1.6, color=COLORS[NOT_MEASURED],
                     linestyle="none", gid=f"not-measured-point-{i}", zorder=5.5)
+            _verdict_ring(ax, item, i)  # a figure missing, another one judged: still ringed
             continue
         if item["pr"] is None:  # the PR job failed: a cross where its baseline stands
             ax.plot(*item["at"], marker="X", markersize=9, color=COLORS[C.FAILED], linestyle="none",
@@ -356,12 +360,18 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
         if item["new"]:  # no baseline to be judged against: not to be read as unchanged
             ax.plot(*item["pr"], marker=dashed_ring(), markersize=12, markerfacecolor="none", linestyle="none",
                     markeredgewidth=1.2, markeredgecolor=COLORS[C.NEW], gid=f"{NEW_GID}-{i}", zorder=5)
-        if item["flag"]:
-            ax.plot(*item["pr"], marker="o", markersize=VERDICT_RING_SIZE, markerfacecolor="none", linestyle="none",
-                    markeredgewidth=VERDICT_RING_EDGE, markeredgecolor=COLORS[item["flag"]], zorder=5)
+        _verdict_ring(ax, item, i)
     for line in ax.get_lines():  # a marker on the frame (a throughput of 0) drawn whole, not half its ring
         if line.get_linestyle() == "None":
             line.set_clip_on(False)
+
+
+def _verdict_ring(ax, item: dict, i: int) -> None:
+    """The red or green ring round a regressed or improved point (``verdict``), where it is drawn (``at``)."""
+    if item.get("verdict"):
+        ax.plot(*item["at"], marker="o", markersize=VERDICT_RING_SIZE, markerfacecolor="none", linestyle="none",
+                markeredgewidth=VERDICT_RING_EDGE, markeredgecolor=COLORS[item["verdict"]], gid=f"{RING_GID}-{i}",
+                zorder=5)
 
 
 def ring_hidden_baselines(fig, ax, items: list[dict]) -> set[int]:
@@ -495,7 +505,7 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
                               color=COLORS[NOT_MEASURED],
                               label=f"not measured by {'the PR' if who == 'PR' else 'this'} run (at its baseline)"))
     for flag in (C.REGRESSED, C.IMPROVED):
-        if any(item["flag"] == flag for item in items):
+        if any(item.get("verdict") == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
                                   markeredgewidth=2, markeredgecolor=COLORS[flag], label=flag))
     columns = legend_columns(items)
@@ -548,7 +558,7 @@ def legend_rows(items: list[dict]) -> int:
     """How many lines the legend of ``items`` takes at most (the figure grows by them): a line per
     series, the baseline median, both fronts, and each kind of mark drawn (failed, not measured,
     regressed, improved, new), in ``legend_columns``."""
-    kinds = {item["flag"] for item in items if item["flag"]} | {C.NEW for item in items if item["new"]}
+    kinds = {item[k] for item in items for k in ("flag", "verdict") if item.get(k)} | {C.NEW for item in items if item["new"]}
     entries = len({item["series"] for item in items}) + any(item["base"] for item in items) + 2 + len(kinds)
     return -(-entries // legend_columns(items))
 
@@ -669,7 +679,8 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
     spots: dict[tuple, list[list[int]]] = {}  # a series and state -> its spots, each a list of item indexes
     where = ax.transData.transform([item["at"] for item in items])
     for n, item in enumerate(items):
-        state = (item["series"], item["flag"], item["cancelled"], item.get("unjudged"), item.get("missing"))
+        state = (item["series"], item["flag"], item["cancelled"], item.get("unjudged"), item.get("missing"),
+                 item.get("verdict"))
         mine = spots.setdefault(state, [])
         home = next((spot for spot in mine if abs(where[spot[0]] - where[n]).max() <= px), None)
         mine.append([n]) if home is None else home.append(n)
@@ -683,8 +694,8 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
             text = _joined([marks[n] for n in spot if marks[n]], rank[series][first:first + len(spot)] == spot)
             item = items[spot[0]]
             suffix = (item["flag"] or ("not judged" if item.get("unjudged") else None)) if item["pr"] else \
-                (item.get("missing") or "not measured") if item["flag"] == NOT_MEASURED else \
-                "cancelled" if item["cancelled"] else "failed"
+                ", ".join(filter(None, (item.get("verdict"), item.get("missing") or "not measured"))) \
+                if item["flag"] == NOT_MEASURED else "cancelled" if item["cancelled"] else "failed"
             anchor = next((items[n] for n in spot if items[n]["flag"] or items[n]["new"]), item)
             out.append((anchor, " ".join(filter(None, (text, suffix)))))
     return out

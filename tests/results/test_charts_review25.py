@@ -1,0 +1,42 @@
+"""Charts read by a maintainer (review charts25): a regression without its x value, the baseline's
+run count, and a legend's height."""
+
+from __future__ import annotations
+
+import synth
+from sweepgate.results import charts
+from sweepgate.results import compare as C
+from sweepgate.results import record as R
+
+KEYS = synth.KEYS[:1]
+
+
+def drawn(comparison):
+    """(figure, items) of the comparison's one chart."""
+    ((_stem, group, items, part),) = charts.planned(comparison)
+    return charts.draw_chart(group, items, comparison.run, part), items
+
+
+def legend_texts(fig) -> list[str]:
+    return [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+
+
+def test_a_regressed_point_without_interactivity_still_reads_as_regressed():
+    """Conc 32 lost 20 % of its throughput and reported no interactivity: it was drawn as the grey
+    "not measured" cross alone, labelled "32 no interactivity", with no red ring and no "regressed" in
+    the legend, so the chart hid the regression the table reported. Now the cross is ringed as every
+    regressed point is, and its label says both."""
+    pr = synth.pr_run({(KEYS[0], 32): {R.OUTPUT_TPUT_PER_GPU: 0.8}}, keys=KEYS)
+    (blind,) = [rec for rec in pr if rec[R.CONC] == 32]
+    del blind[R.METRICS][R.INTERACTIVITY]
+    comparison = C.compare_records(pr, synth.history(keys=KEYS))
+    assert {v.verdict for v in comparison.verdicts if v.point == C.point_of(blind)} >= {C.REGRESSED}
+    fig, items = drawn(comparison)
+    ax = fig.axes[0]
+    assert "32 regressed, no interactivity" in {t.get_text() for t in ax.texts}
+    (cross,) = [ln for ln in ax.get_lines() if (ln.get_gid() or "").startswith("not-measured-point")]
+    rings = [ln for ln in ax.get_lines() if (ln.get_gid() or "").startswith(charts.RING_GID)]
+    assert [ring.get_markeredgecolor() for ring in rings] == [charts.COLORS[C.REGRESSED]]
+    assert (rings[0].get_xdata()[0], rings[0].get_ydata()[0]) == (cross.get_xdata()[0], cross.get_ydata()[0])
+    assert C.REGRESSED in legend_texts(fig)
+    assert any(t.startswith("not measured by the PR run") for t in legend_texts(fig))
