@@ -40,3 +40,29 @@ def test_a_regressed_point_without_interactivity_still_reads_as_regressed():
     assert (rings[0].get_xdata()[0], rings[0].get_ydata()[0]) == (cross.get_xdata()[0], cross.get_ydata()[0])
     assert C.REGRESSED in legend_texts(fig)
     assert any(t.startswith("not measured by the PR run") for t in legend_texts(fig))
+
+
+def test_the_baseline_legend_entry_says_how_many_runs_each_median_is_of():
+    """Main's last 5 runs measured conc 64 in only 3 of them: the legend said "baseline median of main's
+    last 5 runs" (the most any point had), though conc 64's median was of 3. It names the range now,
+    the one count when every point agrees, and nothing when every point had the whole window."""
+    history = synth.history(keys=KEYS)
+    thin = [rec for rec in history if not (rec[R.CONC] == 64 and rec[R.RUN_ID] in ("main-0", "main-1"))]
+    some = "baseline median of main's last 5 runs (3\u20135 found; refs/heads/main)"
+    fig, _ = drawn(C.compare_records(synth.pr_run(keys=KEYS), thin))
+    assert some in legend_texts(fig), legend_texts(fig)
+    fewer = [rec for rec in thin if rec[R.RUN_ID] != "main-4" or rec[R.CONC] == 64]  # 4 runs, conc 64: 3
+    fig, _ = drawn(C.compare_records(synth.pr_run(keys=KEYS), fewer))
+    assert "baseline median of main's last 5 runs (3\u20134 found; refs/heads/main)" in legend_texts(fig)
+    fig, _ = drawn(C.compare_records(synth.pr_run(keys=KEYS), history))
+    assert "baseline median of main's last 5 runs (refs/heads/main)" in legend_texts(fig)
+
+
+def test_a_baseline_run_without_the_axes_figures_is_not_counted_in_its_median():
+    """A main run that measured conc 64 without an interactivity figure is in the point's baseline but
+    not in the median drawn: the legend counts the runs the median is of (4 there, 5 elsewhere)."""
+    history = synth.history(keys=KEYS)
+    (blind,) = [rec for rec in history if rec[R.CONC] == 64 and rec[R.RUN_ID] == "main-0"]
+    del blind[R.METRICS][R.INTERACTIVITY]
+    fig, _ = drawn(C.compare_records(synth.pr_run(keys=KEYS), history))
+    assert "baseline median of main's last 5 runs (4\u20135 found; refs/heads/main)" in legend_texts(fig)

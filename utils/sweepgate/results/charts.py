@@ -170,8 +170,13 @@ def _xy(metrics: dict) -> tuple[float, float] | None:
     return None if x is None or y is None else (x, y)
 
 
+def _measured(records: list[dict]) -> list[tuple[float, float]]:
+    """The (x, y) of each record that has both figures: what a baseline median is the median of."""
+    return [p for p in (_xy(r.get(R.METRICS) or {}) for r in records) if p]
+
+
 def _median_xy(records: list[dict]) -> tuple[float, float] | None:
-    pairs = [p for p in (_xy(r.get(R.METRICS) or {}) for r in records) if p]
+    pairs = _measured(records)
     if not pairs:
         return None
     return statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
@@ -222,9 +227,10 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             continue
         missing = None if failed or pr else _no_figure(head)
         groups.setdefault(tuple(head.get(g) for g in GROUP), []).append({
-            "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr, "runs": len(base),
+            "point": pt, "series": series_of(pt), "conc": head.get(R.CONC), "pr": pr, "runs": len(_measured(base)),
             "base": base_xy, "at": pr or base_xy, "new": not base, "missing": missing,
-            "flag": C.FAILED if failed else NOT_MEASURED if missing else flags.get(pt), "verdict": None if failed else flags.get(pt),
+            "flag": C.FAILED if failed else NOT_MEASURED if missing else flags.get(pt),
+            "verdict": None if failed else flags.get(pt),
             "cancelled": failed and head.get(R.STATUS) == "cancelled", "ref": ref, "unjudged": pt in unjudged,
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
@@ -233,7 +239,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             continue
         newest = base[0]
         groups.setdefault(tuple(newest.get(g) for g in GROUP), []).append({
-            "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "runs": len(base),
+            "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "runs": len(_measured(base)),
             "base": base_xy,
             "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False, "cancelled": False, "ref": ref,
             "unjudged": False, "missing": None, "verdict": None,
@@ -395,10 +401,13 @@ def ring_hidden_baselines(fig, ax, items: list[dict]) -> set[int]:
 def baseline_label(items: list[dict], baseline: tuple[str, int]) -> str:
     """The baseline medians' legend entry, naming what they are medians of (review: a chart seen on
     its own, as a PR comment links it, never said): ``baseline median of main's last 5 runs
-    (refs/heads/main)``, with ``3 found`` when no point of the chart had that many."""
+    (refs/heads/main)``, with ``3 found`` when no point of the chart had that many, ``3–5 found`` when
+    some had fewer than others (review charts25: it named the most, ``5``, beside a median of 3 runs)."""
     ref, window = baseline
-    short, found = R.short_ref(ref), max((item["runs"] for item in items), default=0)
-    where = "; ".join(([f"{found} found"] if found < window else []) + ([ref] if ref != short else []))
+    runs = sorted({item["runs"] for item in items if item["base"]}) or [0]
+    found = [] if runs[0] >= window else [f"{runs[0]}\u2013{runs[-1]} found" if len(runs) > 1 else f"{runs[0]} found"]
+    short = R.short_ref(ref)
+    where = "; ".join(found + ([ref] if ref != short else []))
     return f"baseline median of {short}'s last {window} runs" + (f" ({where})" if where else "")
 
 
@@ -558,7 +567,8 @@ def legend_rows(items: list[dict]) -> int:
     """How many lines the legend of ``items`` takes at most (the figure grows by them): a line per
     series, the baseline median, both fronts, and each kind of mark drawn (failed, not measured,
     regressed, improved, new), in ``legend_columns``."""
-    kinds = {item[k] for item in items for k in ("flag", "verdict") if item.get(k)} | {C.NEW for item in items if item["new"]}
+    kinds = {item[k] for item in items for k in ("flag", "verdict") if item.get(k)}
+    kinds |= {C.NEW for item in items if item["new"]}
     entries = len({item["series"] for item in items}) + any(item["base"] for item in items) + 2 + len(kinds)
     return -(-entries // legend_columns(items))
 
