@@ -66,3 +66,20 @@ def test_a_baseline_run_without_the_axes_figures_is_not_counted_in_its_median():
     del blind[R.METRICS][R.INTERACTIVITY]
     fig, _ = drawn(C.compare_records(synth.pr_run(keys=KEYS), history))
     assert "baseline median of main's last 5 runs (4\u20135 found; refs/heads/main)" in legend_texts(fig)
+
+
+def test_a_chart_with_one_point_has_no_blank_line_in_its_legend():
+    """A chart of one point draws no front (a front of one point is no line), yet its legend reserved
+    lines for both: a blank row under the legend. So did a chart whose second point lay behind its first
+    on both axes (its fronts one point each, as `sweepgate example` draws a disaggregated recipe's)."""
+    one = C.compare_records(synth.pr_run(keys=KEYS, concs=(16,)), synth.history(keys=KEYS, concs=(16,)))
+    pr, history = synth.pr_run(keys=KEYS, concs=(16, 32)), synth.history(keys=KEYS, concs=(16, 32))
+    for rec in pr + history:  # conc 32: less interactivity than conc 16 already, and now less throughput
+        if rec[R.CONC] == 32:
+            rec[R.METRICS][R.OUTPUT_TPUT_PER_GPU] *= 0.3
+    for comparison in (one, C.compare_records(pr, history)):
+        fig, items = drawn(comparison)
+        assert not [ln for ln in fig.axes[0].get_lines() if "front" in (ln.get_gid() or "")]
+        assert charts.legend_rows(items) == 1
+        assert [t for t in legend_texts(fig) if not t.strip()] == [], legend_texts(fig)
+        assert fig.get_figheight() == 5.0 + charts.LEGEND_ROW

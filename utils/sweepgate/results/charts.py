@@ -564,13 +564,27 @@ def legend_columns(items: list[dict]) -> int:
 
 
 def legend_rows(items: list[dict]) -> int:
-    """How many lines the legend of ``items`` takes at most (the figure grows by them): a line per
-    series, the baseline median, both fronts, and each kind of mark drawn (failed, not measured,
-    regressed, improved, new), in ``legend_columns``."""
+    """How many lines the legend of ``items`` takes (the figure grows by them): a line per series, the
+    baseline median where one shows, each front drawn (``fronts_drawn``), and each kind of mark drawn
+    (failed, not measured, regressed, improved, new), in ``legend_columns``."""
     kinds = {item[k] for item in items for k in ("flag", "verdict") if item.get(k)}
     kinds |= {C.NEW for item in items if item["new"]}
-    entries = len({item["series"] for item in items}) + any(item["base"] for item in items) + 2 + len(kinds)
+    base = any(_base_shown(item) for item in items)  # else named by the failed points' entry, or not at all
+    entries = len({item["series"] for item in items}) + base + len(fronts_drawn(items)) + len(kinds)
     return -(-entries // legend_columns(items))
+
+
+def fronts_drawn(items: list[dict]) -> set[str]:
+    """The kinds of front ``_draw_fronts`` draws for ``items``: those of a series with two points or more
+    on it (review charts25: a chart of one point reserved two legend entries for fronts it never drew,
+    a blank line under its legend)."""
+    out = set()
+    for series in {item["series"] for item in items}:
+        mine = [item for item in items if item["series"] == series]
+        for kind, side in ((BASE_FRONT, "base"), (PR_FRONT, "pr")):
+            if len(pareto_front([item[side] for item in mine if item[side]])) > 1:
+                out.add(kind)
+    return out
 
 
 def chart_parts(items: list[dict]) -> list[list[dict]]:
