@@ -83,3 +83,33 @@ def test_a_chart_with_one_point_has_no_blank_line_in_its_legend():
         assert charts.legend_rows(items) == 1
         assert [t for t in legend_texts(fig) if not t.strip()] == [], legend_texts(fig)
         assert fig.get_figheight() == 5.0 + charts.LEGEND_ROW
+
+
+def test_an_axis_reaching_millions_numbers_every_tick_alike():
+    """A rehearsal's interactivity ran from 1.1 to 3.2 million on an axis from 0: its ticks read
+    ``500,000``, ``1M``, ``1.5M``, two notations on one axis. Every tick but 0 is in millions now."""
+    pr, history = synth.pr_run(keys=KEYS, concs=(4, 64)), synth.history(keys=KEYS, concs=(4, 64))
+    for rec in pr + history:
+        rec[R.METRICS][R.INTERACTIVITY] *= 3.5e4
+    fig, _ = drawn(C.compare_records(pr, history))
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    low, high = ax.get_xlim()
+    assert ax.get_xscale() == "linear" and low == 0 and high > 3e6
+    shown = [t.get_text() for t in ax.get_xticklabels() if low <= t.get_position()[0] <= high]
+    assert "0.5M" in shown and all(t == "0" or t.endswith("M") for t in shown), shown
+    assert charts.tick_label(500000.0) == "500,000" and charts.tick_label(0.0, millions=True) == "0"
+
+
+def test_a_log_axis_reaching_millions_keeps_its_small_ticks_plain():
+    """On a logarithmic axis from tens to millions the small ticks stay ``100`` and ``1,000``
+    (in millions they would read ``0.0001M``)."""
+    pr, history = synth.pr_run(keys=KEYS, concs=(4, 64)), synth.history(keys=KEYS, concs=(4, 64))
+    for rec in pr + history:
+        rec[R.METRICS][R.INTERACTIVITY] *= 3.5e4 if rec[R.CONC] == 4 else 1
+    fig, _ = drawn(C.compare_records(pr, history))
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    low, high = ax.get_xlim()
+    shown = [t.get_text() for t in ax.get_xticklabels() if t.get_text() and low <= t.get_position()[0] <= high]
+    assert ax.get_xscale() == "log" and {"100", "1,000", "1M"} <= set(shown), shown

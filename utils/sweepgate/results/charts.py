@@ -768,10 +768,12 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
 HEADROOM = 1.12  # axes end this far past the largest value, so no marker, ring or label is cut
 
 
-def tick_label(value: float, _pos=None) -> str:
+def tick_label(value: float, _pos=None, millions: bool = False) -> str:
     """Axis ticks in plain numbers with thousands separators (never matplotlib's `1e6` offset); from a
-    million on in millions (``7.5M``): nine digits and their commas ran into the next tick's."""
-    if abs(value) >= 1e6:
+    million on in millions (``7.5M``): nine digits and their commas ran into the next tick's. ``millions``:
+    every tick but 0 so (``0.5M``), on a linear axis reaching a million (review charts25: one axis read
+    ``500,000``, ``1M``, ``1.5M``)."""
+    if abs(value) >= 1e6 or (millions and value):
         return f"{value / 1e6:,.6g}M"
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:g}"
 
@@ -834,7 +836,8 @@ def _axes(ax, items: list[dict]) -> None:
             axis.set_major_locator(LogLocator(subs=log_ticks(low, high)))
             axis.set_minor_formatter(NullFormatter())  # 2x10^3, 3x10^3 ... crowd the plain ticks
         limit(low, high)
-        axis.set_major_formatter(FuncFormatter(tick_label))
+        millions = not log and high >= 1e6  # a log axis' 10 and 100 stay so, not 1e-05M
+        axis.set_major_formatter(FuncFormatter(lambda value, _pos, m=millions: tick_label(value, millions=m)))
         axis.set_label_text(label + (LOG_NOTE if log else ""))
 
 
