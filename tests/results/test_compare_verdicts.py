@@ -207,3 +207,18 @@ def test_the_headline_says_when_fewer_baseline_runs_were_found_than_the_window()
     assert "(last 5 runs; 1 found)" in render.summary_line(one, "refs/heads/main", 5)
     five = C.compare_records(pr, synth.history(runs=6, keys=synth.KEYS[:1]))
     assert "(last 5 runs):" in render.summary_line(five, "refs/heads/main", 5)
+
+
+def test_the_headline_gives_the_range_when_points_had_different_baseline_runs():
+    """Review charts25: a point judged on 3 main runs beside points judged on 5 read "(last 5 runs)",
+    the most any point had; the charts' legend says "3–5 found" and the headline now agrees. A new
+    point (no baseline run at all) does not pull the range down to 0."""
+    from sweepgate.results import render
+
+    keys = synth.KEYS[:1]
+    pr = synth.pr_run(keys=keys, concs=(4, 8, 16))
+    base = synth.history(runs=5, keys=keys, concs=(4,)) + synth.history(runs=3, keys=keys, concs=(8,))
+    line = render.summary_line(C.compare_records(pr, base), "refs/heads/main", 5)
+    assert "(last 5 runs; 3\u20135 found)" in line, line
+    alike = synth.history(runs=3, keys=keys, concs=(4, 8))
+    assert "(last 5 runs; 3 found)" in render.summary_line(C.compare_records(pr, alike), "refs/heads/main", 5)

@@ -300,13 +300,15 @@ def counted(verdict: str, points: int, metrics: int) -> str:
 
 
 def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> str:
-    """The headline: the window (and how many baseline runs a point had at most, when fewer), the
-    points' counts (``tally``: each verdict's points and metrics, as the sections count them), then,
-    in a run with eval scores, theirs (regressed always named: an eval regression fails
-    --fail-on-regression as a point's does)."""
+    """The headline: the window (and how many baseline runs the points had, when some had fewer: ``3
+    found``, or ``3–5 found`` when they differ, as the charts' legends say it; it named the most, 5,
+    beside a point judged on 3), the points' counts (``tally``: each verdict's points and metrics, as
+    the sections count them), then, in a run with eval scores, theirs (regressed always named: an
+    eval regression fails --fail-on-regression as a point's does)."""
     counts = ", ".join(counted(verdict, *n) for verdict, n in tally(comparison.verdicts).items())
-    found = max((v.n for v in comparison.verdicts), default=0)
-    runs = f"last {window} runs" if found >= window else f"last {window} runs; {found} found"
+    found = sorted({v.n for v in comparison.verdicts if v.n}) or [0]  # a new point has no baseline run
+    many = f"{found[0]}\u2013{found[-1]}" if len(found) > 1 else f"{found[0]}"
+    runs = f"last {window} runs" if found[0] >= window else f"last {window} runs; {many} found"
     line = f"run {comparison.run} against {baseline_ref} ({runs}): {counts}"
     if comparison.evals:
         evals = ", ".join(f"{n} {verdict}" for verdict, n in E.counts(comparison.evals).items()
