@@ -411,9 +411,14 @@ TOKEN_FIX, REPO_FIX = "set GITHUB_TOKEN (or GH_TOKEN)", "set GITHUB_REPOSITORY (
     ({}, f"needs GITHUB_TOKEN and --repository: GITHUB_TOKEN is not set and no repository given; "
          f"{TOKEN_FIX} and {REPO_FIX}"),
 ])
-def test_missing_credentials_are_one_line_everywhere(gh, monkeypatch, capsys, argv, env, what):
+def test_missing_credentials_are_one_line_everywhere(gh, monkeypatch, capsys, tmp_path, argv, env, what):
     """Every command that cannot work without a token and OWNER/NAME says the same thing, asks
-    nothing of the API, and exits 1."""
+    nothing of the API, and exits 1. (`results comment` reads and checks its report first, so it
+    is given one it can post.)"""
+    from sweepgate.results.render import MARKER
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.md").write_text(f"{MARKER}\nreport\n", encoding="utf-8")
     set_tokens(monkeypatch, env)
     if "GITHUB_REPOSITORY" not in env:
         monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)

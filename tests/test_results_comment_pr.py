@@ -156,3 +156,20 @@ def test_an_altered_about_line_is_refused_not_posted_unchecked(gh, tmp_path, mon
     assert line.startswith(f"{body}:2: the line naming the report's pull request and run is not as") and \
         line.endswith("or delete line 2 to post it unchecked"), line
     assert gh.requests == [] and gh.comments == {}
+
+
+def test_a_report_about_another_pr_is_refused_without_a_token_too(tmp_path, monkeypatch, capsys):
+    """newuser25: the check of the report is local, so it comes before the credentials. Without
+    GITHUB_TOKEN a --pr-number typo read "set GITHUB_TOKEN" first, and only after setting one
+    the mismatch; a report that cannot be read was likewise hidden behind the token's line."""
+    body = report_of(tmp_path, monkeypatch, "refs/pull/41/merge")
+    for name in ("GITHUB_TOKEN", "GH_TOKEN", "GITHUB_REPOSITORY"):
+        monkeypatch.delenv(name, raising=False)
+    capsys.readouterr()
+    assert cli.main(["results", "comment", "--body", str(body), "--pr-number", str(NUMBER)]) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"{body}:2: the report is about PR 41 (run pr-7), not PR {NUMBER}")
+    missing = tmp_path / "none.md"
+    assert cli.main(["results", "comment", "--body", str(missing), "--pr-number", "41"]) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"{missing}: cannot read the report")

@@ -28,7 +28,6 @@ def run(args) -> int:
     from sweepgate.core import github
     from sweepgate.results.render import MARKER
 
-    token, repository = github.credentials("sweepgate results comment", args.repository)
     try:
         with open(args.body, encoding="utf-8") as fh:
             body = fh.read()
@@ -39,6 +38,9 @@ def run(args) -> int:
         raise fail(args.body, 1, "not a sweepgate results report (no results marker on the first line)",
                    "pass the file `results compare --comment-file` wrote")
     unchecked = _check_the_pr(args.body, body, args.pr_number)
+    # The report is checked first: what it says is bad wants no token to be told (a typo in
+    # --pr-number on a machine without one read "set GITHUB_TOKEN", then the mismatch after it).
+    token, repository = github.credentials("sweepgate results comment", args.repository)
     action, cid = github.upsert_comment(repository, args.pr_number, body, token,
                                         base_url=args.github_api_url, marker=MARKER)
     if unchecked:
