@@ -107,3 +107,35 @@ def test_an_eval_sample_count_a_newer_version_adds_is_no_change():
     assert store._changes(rec(None), rec(397)) == []
     assert store._changes(rec(300), rec(397)) == [R.EVALS]
     assert store._changes(rec(None), {**rec(None), R.EVALS: [{**rec(None)[R.EVALS][0], R.EVAL_STDERR: None}]}) == [R.EVALS]
+
+
+def test_another_point_under_the_same_file_name_is_told_to_get_a_name_of_its_own(tmp_path, capsys, monkeypatch):
+    """newuser25: ingesting by hand, main-101/c4/result.json and main-101/c8/result.json (two points
+    of run 101) share the key (run-id, attempt, result-filename). The second was refused as a
+    changed rerun, its conc hidden behind 'completed, duration_s, ... and 22 more', and told to
+    ingest "the rerun" under its own attempt: it is no rerun but another point. Now the line names
+    the point that differs first and says to give the output a file name of its own."""
+    monkeypatch.chdir(tmp_path)  # outside a repository: the config key is not checked against one
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    for conc in (4, 8):
+        folder = tmp_path / f"c{conc}"
+        folder.mkdir()
+        (folder / "row.json").write_text(json.dumps(dict(ROW, conc=conc)), encoding="utf-8")
+        (folder / "result.json").write_text(json.dumps(vllm_output(conc, output_throughput=100.0 * conc)),
+                                            encoding="utf-8")
+    given = ["--run-id", "101", "--ref", "refs/heads/main", "--config-key", "dsr1-fp4-b300-vllm"]
+    first = tmp_path / "c4"
+    assert _ingest(capsys, db, "--row", first / "row.json", *given, first / "result.json")[0] == 0
+    second = tmp_path / "c8"
+    rc, out, err = _ingest(capsys, db, "--row", second / "row.json", *given, second / "result.json")
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and "ingested 0 results (0 new)" in out
+    assert line.startswith(f"{second / 'result.json'}: run-id '101' attempt 1 result-filename 'result.json' "
+                           "is already stored for another point (conc 4, this file 8);"), line
+    assert "rerun" not in line
+    assert line.endswith("; each output of one run needs a file name of its own: rename this one "
+                         "(after its point, e.g. result-conc8.json) and ingest it again"), line
+    # the same point changed is still a changed rerun
+    (first / "result.json").write_text(json.dumps(vllm_output(4, output_throughput=1.0)), encoding="utf-8")
+    rc, out, err = _ingest(capsys, db, "--row", first / "row.json", *given, first / "result.json")
+    assert rc == 1 and "(changed: output_throughput); results are immutable; ingest the rerun" in err

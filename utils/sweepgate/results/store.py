@@ -789,10 +789,22 @@ class Immutable(SweepgateError):
         self.record, self.stored = rec, stored
         super().__init__(self.at(f"{R.RUN_ID} {rec.get(R.RUN_ID)}"))
 
+    # Another point under the same key is no rerun: two outputs of one run given one file name
+    # (by hand, main-101/c4/result.json and main-101/c8/result.json).
+    POINT = (R.CONFIG_KEY, R.CONC, R.ISL, R.OSL)
+    POINT_HINT = ("each output of one run needs a file name of its own: rename this one "
+                  "(after its point, e.g. {eg}) and ingest it again")
+
     def at(self, path: str) -> Diagnostic:
         rec = self.record
         key = " ".join(f"{f} {rec.get(f)!r}" for f in KEY)
         changed = _changes(self.stored, rec)
+        point = [f for f in self.POINT if f in changed]
+        if point:
+            what = ", ".join(f"{f} {self.stored.get(f)}, this file {rec.get(f)}" for f in point)
+            eg = f"result-{point[0]}{rec.get(point[0])}.json"
+            return Diagnostic(path, rec.get(R.SOURCE_LINE) or 0, 0, "results-immutable",
+                              f"{key} is already stored for another point ({what})", self.POINT_HINT.format(eg=eg))
         what = ", ".join(changed[:SHOWN_CHANGES]) + (
             f" and {len(changed) - SHOWN_CHANGES} more" if len(changed) > SHOWN_CHANGES else "")
         return Diagnostic(path, rec.get(R.SOURCE_LINE) or 0, 0, "results-immutable",
