@@ -139,3 +139,16 @@ def test_another_point_under_the_same_file_name_is_told_to_get_a_name_of_its_own
     (first / "result.json").write_text(json.dumps(vllm_output(4, output_throughput=1.0)), encoding="utf-8")
     rc, out, err = _ingest(capsys, db, "--row", first / "row.json", *given, first / "result.json")
     assert rc == 1 and "(changed: output_throughput); results are immutable; ingest the rerun" in err
+
+
+def test_an_ingest_whose_every_file_the_store_refused_says_nothing_stored(tmp_path, capsys):
+    """newuser25: CONTRACTS §8 spells the last line of an ingest that stored nothing (every input
+    refused) `ingested 0 results (0 new) into <db>; nothing stored`. A file refused by the store
+    itself (a changed result under a stored key) left it off, as if something had been stored."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    out = write_job(tmp_path / "a", "res", vllm_output(), job(run_id="a"))
+    assert _ingest(capsys, db, out)[0] == 0
+    out.write_text(json.dumps(vllm_output(output_throughput=1.0)), encoding="utf-8")
+    rc, stdout, err = _ingest(capsys, db, out)
+    assert rc == 1 and "results are immutable" in err
+    assert stdout.strip().splitlines()[-1] == f"ingested 0 results (0 new) into {db}; nothing stored"

@@ -119,7 +119,7 @@ def run(args) -> int:
     _report_skipped(walked, outcome, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
     last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
-            + ("" if st.opened else "; nothing stored"))
+            + ("" if st.opened and outcome.results else "; nothing stored"))  # also: the store refused every file
     if jsonl:
         try:
             _append(jsonl, fd, outcome.records)  # its "appended N records" line comes before the last
