@@ -791,7 +791,6 @@ class Immutable(SweepgateError):
 
     # Another point under the same key is no rerun: two outputs of one run given one file name
     # (by hand, main-101/c4/result.json and main-101/c8/result.json).
-    POINT = (R.CONFIG_KEY, R.CONC, R.ISL, R.OSL)
     POINT_HINT = ("each output of one run needs a file name of its own: rename this one "
                   "(after its point, e.g. {eg}) and ingest it again")
 
@@ -799,7 +798,7 @@ class Immutable(SweepgateError):
         rec = self.record
         key = " ".join(f"{f} {rec.get(f)!r}" for f in KEY)
         changed = _changes(self.stored, rec)
-        point = [f for f in self.POINT if f in changed]
+        point = [f for f in R.POINT_IDENTITY if f in changed]  # the fields that tell points apart
         if point:
             what = ", ".join(f"{f} {self.stored.get(f)}, this file {rec.get(f)}" for f in point)
             eg = f"result-{point[0]}{rec.get(point[0])}.json"
