@@ -614,3 +614,18 @@ def test_a_vllm_goodput_is_stored_and_its_null_is_none(tmp_path, capsys):
     assert rc == 0, err
     got = {rec[R.RUN_ID]: rec[R.METRICS].get(R.REQUEST_GOODPUT) for rec in stored(db_of(tmp_path))}
     assert got == {"1": 0.35, "2": None}
+
+
+@pytest.mark.parametrize("flag", ["--run-id", "--config-key"])
+def test_an_empty_row_value_is_told_empty_not_missing(tmp_path, capsys, flag):
+    """New-user review 25: `--run-id "$RUN"` with RUN unset read "--row needs --run-id and --ref",
+    though --run-id was there; an empty --config-key was taken as none. Both say the value is empty."""
+    out = write_job(tmp_path, "bare", vllm_output(), None)
+    (tmp_path / "row.json").write_text(json.dumps(ROW))
+    given = {"--run-id": "1", "--config-key": "dsr1-fp8-b300-vllm", flag: ""}
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
+                "--ref", "refs/heads/main", *[a for k, v in given.items() for a in (k, v)], str(out))
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and f"argument {flag}: empty value" in err, err
+    assert "needs --run-id" not in err and not (tmp_path / "r.db").exists()

@@ -23,12 +23,14 @@ def add_arguments(parser) -> None:
     add_db_argument(parser)
     parser.add_argument("--row", metavar="FILE", help="the matrix row (JSON) of an output that has no .job.json "
                              "(refused when an output has its own)")
-    parser.add_argument("--run-id", metavar="ID", help="with --row: the run the output belongs to")
+    parser.add_argument("--run-id", metavar="ID", type=argtypes.not_empty,
+                        help="with --row: the run the output belongs to")
     parser.add_argument("--ref", metavar="REF", type=argtypes.full_ref,
                         help="with --row: the full git ref it ran on (refs/heads/main, refs/pull/42/merge)")
     parser.add_argument("--attempt", type=argtypes.int_between(1, MAX_INTEGER), metavar="N",
                         help="with --row: the run attempt (default 1)")
-    parser.add_argument("--config-key", metavar="KEY", help="with --row: the master-config key of the row")
+    parser.add_argument("--config-key", metavar="KEY", type=argtypes.not_empty,
+                        help="with --row: the master-config key of the row")
     parser.add_argument("--jsonl", metavar="FILE",
                         help="also append the normalized records as JSON lines to FILE (created if missing; "
                              "records it already holds are not added again)")
