@@ -252,12 +252,12 @@ def test_what_a_held_ctrl_c_says_is_what_is_under_way(capfd):
 
 
 def test_a_sigterm_whose_cleanup_fails_still_exits_143(tmp_path):
-    """Review (rehearse25): when the cleanup after a SIGTERM itself raised (here: the rehearsed script wrote
-    a byte that is not UTF-8 into the shims' call log, which the cleanup reads to stop what they started),
-    the command said "interrupted" and exited 130, Ctrl-C's code: a cancelled CI job read as a Ctrl-C. Now
-    it ends as the signal said: "terminated", 143 (README, docs/contracts.md: exit codes)."""
+    """Review (rehearse25): when the cleanup after a SIGTERM itself raised (here: the rehearsed script replaced
+    the shims' call log with a folder, which the cleanup cannot read to stop what the shims started; it stops
+    the rest first), the command said "interrupted" and exited 130, Ctrl-C's code: a cancelled CI job read as
+    a Ctrl-C. Now it ends as the signal said: "terminated", 143 (README, docs/contracts.md: exit codes)."""
     d = tmp_path
-    repo = _repo_with_script(tmp_path, f"""printf '\\xff\\n' >>"$SWEEPGATE_REHEARSE_LOG"
+    repo = _repo_with_script(tmp_path, f"""rm -f "$SWEEPGATE_REHEARSE_LOG"; mkdir "$SWEEPGATE_REHEARSE_LOG"
 sleep 600 &
 echo $! >{d}/child.pid
 touch {d}/ready

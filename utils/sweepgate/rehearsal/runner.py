@@ -29,7 +29,8 @@ from sweepgate.core import fields, jobfile, jsontext
 from sweepgate.core.errors import SweepgateError, fail, json_message
 from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import gpu_family, script_candidates
-from sweepgate.rehearsal import multinode
+from sweepgate.rehearsal import calllog, multinode
+from sweepgate.rehearsal.calllog import read_calls
 from sweepgate.rehearsal.progress import CallTail, Progress
 from sweepgate.rehearsal.standin import option_value
 
@@ -478,7 +479,7 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
             except subprocess.TimeoutExpired:
                 _stop(proc, grace=grace)
                 timed_out = True
-            calls = read_calls(log) if log is not None else []
+            calls = _calls_to_stop(log)
             left = stop_session(proc.pid, calls)  # before the script is reaped: its session id is still its own
             rc = proc.wait()
             left += reaper.stop_orphans(proc.pid, grace, calls)
@@ -494,13 +495,26 @@ def _interrupted(proc: subprocess.Popen, reaper: Subreaper, grace: float, log: P
     """Stop the script (unless it is reaped already), its session, what it left outside it and what the
     shims logged in ``log``, after a Ctrl-C; a second Ctrl-C does not cut this short, a third hurries it."""
     with Stopping() as stopping:
-        if proc.returncode is None:  # once reaped, its PID may be another process's
-            _stop(proc, grace=CTRL_C_GRACE_S, hurry=stopping.hurried)
-            stop_session(proc.pid, [])
-            proc.wait()
-        reaper.stop_orphans(proc.pid, grace, [], hurry=stopping.hurried)
-        if log is not None:
-            reap_leftovers(read_calls(log), hurry=stopping.hurried)
+        try:  # each stage runs whatever the one before raised; a log that cannot be read is the last step
+            if proc.returncode is None:  # once reaped, its PID may be another process's
+                _stop(proc, grace=CTRL_C_GRACE_S, hurry=stopping.hurried)
+                stop_session(proc.pid, [])
+                proc.wait()
+        finally:
+            try:
+                reaper.stop_orphans(proc.pid, grace, [], hurry=stopping.hurried)
+            finally:
+                if log is not None:
+                    reap_leftovers(read_calls(log), hurry=stopping.hurried)
+
+
+def _calls_to_stop(log: Path | None) -> list[dict]:
+    """The shim calls in ``log`` (none without one), to name what is stopped by. A log that cannot be read
+    names nothing: what the script left is stopped all the same, and the verdict says why it is unnamed."""
+    try:
+        return read_calls(log) if log is not None else []
+    except OSError:
+        return []
 
 
 def _stop(proc: subprocess.Popen, grace: float, hurry=None) -> None:
@@ -799,18 +813,6 @@ def stop_session(sid: int, calls: list[dict]) -> list[str]:
     return list(kill_until_gone(lambda: _session_scan(sid), lambda pid: _command_of(pid, calls)).values())
 
 
-def read_calls(log: Path) -> list[dict]:
-    if not log.exists():
-        return []
-    calls = []
-    for line in log.read_text(encoding="utf-8").splitlines():
-        try:
-            calls.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return calls
-
-
 def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -989,6 +991,7 @@ def prepare(work: Path, row: dict, runner_name: str, duration: int,
     _results_folder(paths["results"])
     if paths["log"].exists():
         paths["log"].unlink()
+    calllog.forget(paths["log"])
     env = build_env(row, runner_name, paths["results"], paths["shims"], paths["log"], paths["trace"], duration,
                     root)
     paths["result"] = paths["results"] / f"{env['RESULT_FILENAME']}.json"
@@ -1038,9 +1041,9 @@ def ending_problem(run: ScriptRun, timeout: int) -> str | None:
 
 def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeout: int) -> list[str]:
     """Every way the finished script fell short of a passing rehearsal."""
-    calls = read_calls(paths["log"])
+    calls, unreadable = _logged_calls(paths["log"])
     ending = ending_problem(run, timeout)
-    problems = [ending] if ending else []
+    problems = [p for p in (ending, unreadable) if p]
     leftovers = run.left + reap_leftovers(calls)
     if leftovers:
         problems.append("the script left running: " + "; ".join(leftovers))
@@ -1061,10 +1064,19 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
             problems.append("result file is nested too deeply (about 1,000 levels) to be a client's JSON")
         except OSError as exc:
             problems.append(f"cannot read the result file: {exc.strerror or exc}")
-    if run.rc == 0 and not run.timed_out:
+    if run.rc == 0 and not run.timed_out and not unreadable:
         problems.extend((multinode.check_calls if multinode.is_multinode(row) else check_calls)(row, env, calls))
         problems.extend(check_eval_calls(row, calls))
     return problems
+
+
+def _logged_calls(log: Path) -> tuple[list[dict], str | None]:
+    """The shim calls in ``log``, and why there are none when it cannot be read (the script replaced it)."""
+    try:
+        return read_calls(log), None
+    except OSError as exc:
+        return [], (f"cannot read the shims' call log {log}: {exc.strerror or exc}, so no shim call can be "
+                    f"checked or stopped; {calllog.HINT}")
 
 
 def result_dir_problem(results: Path) -> str | None:

@@ -1,0 +1,115 @@
+"""The shims' call log is the rehearsed script's to write to as well: whatever it writes there (bytes that are
+not UTF-8, JSON that is no shim call, a folder in its place) is a warning or a problem line, never an internal
+error, and never keeps what the script left from being stopped after a Ctrl-C. Real bash, real signals,
+real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_rehearse import FSL_ROWS, ROOT, write_rows
+from test_rehearse_stopping import _kill, _repo_with_script, _wait_for
+
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate.rehearsal import runner  # noqa: E402
+from sweepgate.rehearsal.progress import CallTail  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="real signals, /proc")
+
+
+def _rehearse(tmp_path: Path, repo: Path, **kw) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    return subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--row-json",
+                             str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")],
+                            cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _start_time(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[19])
+
+
+def _sleeper() -> subprocess.Popen:
+    return subprocess.Popen(["sleep", "600"], start_new_session=True)
+
+
+def test_what_the_script_writes_into_the_call_log_is_one_warning_a_line(tmp_path):
+    """Review (calls25): a byte that is not UTF-8 in the call log made reading it raise: the rehearsal ended in
+    "internal error: UnicodeDecodeError". Now each bad line is one warning naming the log and the line (said
+    once, though the log is read twice), and the rehearsal's verdict is given as for any script."""
+    repo = _repo_with_script(tmp_path, "printf 'caf\\xe9\\n42\\n' >>\"$SWEEPGATE_REHEARSE_LOG\"\n")
+    proc = _rehearse(tmp_path, repo)
+    _, err = proc.communicate(timeout=120)
+    log = tmp_path / "w" / "calls.jsonl"
+    assert proc.returncode == 1 and "internal error" not in err and "Traceback" not in err, err
+    utf8 = [line for line in err.splitlines() if line.startswith(f"{log}:1: warning: not UTF-8 text")]
+    other = [line for line in err.splitlines() if line.startswith(f"{log}:2: warning: not a shim call")]
+    assert len(utf8) == 1 and len(other) == 1, err
+    assert "FAILED" in err and "no result file" in err, err
+
+
+def test_a_ctrl_c_stops_the_shims_the_log_names_though_it_holds_a_bad_byte(tmp_path):
+    """Review (calls25): after a Ctrl-C, reading a call log with a byte that is not UTF-8 raised, and the cleanup
+    stopped short of the shim processes the log named: they ran on. Now they are stopped, and the exit is 130."""
+    shim = _sleeper()  # a shim process out of the script's session and of its descendants
+    d = tmp_path
+    entry = json.dumps({"tool": "vllm", "argv": ["serve"], "pid": shim.pid, "start": _start_time(shim.pid)})
+    repo = _repo_with_script(tmp_path, f"""printf '\\xff\\n' >>"$SWEEPGATE_REHEARSE_LOG"
+echo '{entry}' >>"$SWEEPGATE_REHEARSE_LOG"
+sleep 600 &
+echo $! >{d}/child.pid
+touch {d}/ready
+wait
+""")
+    proc = _rehearse(tmp_path, repo)
+    pids = [shim.pid]
+    try:
+        _wait_for(lambda: (d / "ready").exists() or proc.poll() is not None, "the script started")
+        pids.append(int((d / "child.pid").read_text()))
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130 and "Traceback" not in err, err
+        assert not runner.pid_alive(shim.pid), "the shim the log names outlived the Ctrl-C"
+        assert not runner.pid_alive(pids[1]), "the script's child outlived the Ctrl-C"
+    finally:
+        proc.kill()
+        proc.wait()
+        _kill(pids)
+        shim.wait()
+
+
+def test_a_call_log_replaced_by_a_folder_is_a_problem_line(tmp_path):
+    """Review (calls25): a script that replaced the call log with a folder ended the rehearsal in an internal
+    error (IsADirectoryError). Now the verdict says the log cannot be read, in one line, and the exit is 1."""
+    repo = _repo_with_script(tmp_path, 'rm -f "$SWEEPGATE_REHEARSE_LOG"; mkdir "$SWEEPGATE_REHEARSE_LOG"\n')
+    proc = _rehearse(tmp_path, repo)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and "internal error" not in err and "Traceback" not in err, err
+    assert f"cannot read the shims' call log {tmp_path / 'w' / 'calls.jsonl'}: Is a directory" in err, err
+
+
+def test_a_logged_pid_that_is_no_process_is_never_signalled(tmp_path, monkeypatch):
+    """A line the script wrote with PID -1 (or 0) named every process (a process group) to kill(2): the
+    rehearsal would have TERMed and KILLed everything it may signal. Such a line is no shim call now."""
+    log = tmp_path / "calls.jsonl"
+    log.write_text('{"tool": "vllm", "argv": ["serve"], "pid": -1}\n{"tool": "vllm", "argv": [], "pid": "7"}\n')
+    sent = []
+    monkeypatch.setattr(os, "kill", lambda pid, sig: sent.append((pid, sig)))  # recorded, never sent
+    calls = runner.read_calls(log)
+    runner.reap_leftovers(calls, hurry=lambda: True)
+    assert calls == [] and sent == []
+
+
+def test_the_progress_tail_leaves_out_what_is_no_shim_call(tmp_path):
+    """The live progress showed every JSON line of the log as a command: a bare `42` the script wrote there
+    raised AttributeError in the middle of the run."""
+    log = tmp_path / "calls.jsonl"
+    log.write_text('42\n["vllm"]\n{"tool": "vllm", "argv": ["serve"], "pid": 1}\n')
+    assert CallTail(log).new_calls() == [{"tool": "vllm", "argv": ["serve"], "pid": 1}]
