@@ -1,7 +1,8 @@
 """The shims' call log is the rehearsed script's to write to as well: whatever it writes there (bytes that are
 not UTF-8, JSON that is no shim call, a folder in its place) is a warning or a problem line, never an internal
-error, and never keeps what the script left from being stopped after a Ctrl-C. Real bash, real signals,
-real processes."""
+error, and never keeps what the script left from being stopped after a Ctrl-C. A PID the log names is
+signalled only while it is the shim process that logged it (its start time matches), never a stranger given
+the PID since. Real bash, real signals, real processes."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from test_rehearse_stopping import _kill, _repo_with_script, _wait_for
 
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate.rehearsal import runner  # noqa: E402
+from sweepgate.rehearsal import runner, standin  # noqa: E402
 from sweepgate.rehearsal.progress import CallTail  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="real signals, /proc")
@@ -93,6 +94,37 @@ def test_a_call_log_replaced_by_a_folder_is_a_problem_line(tmp_path):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 1 and "internal error" not in err and "Traceback" not in err, err
     assert f"cannot read the shims' call log {tmp_path / 'w' / 'calls.jsonl'}: Is a directory" in err, err
+
+
+@pytest.mark.parametrize("recorded", ["another", "none"])
+def test_a_pid_the_log_names_is_signalled_only_while_it_is_that_shim(recorded):
+    """Review (calls25): the shims the log names were TERMed and KILLed by PID once alive, though the shim may
+    have ended long ago and its PID gone to a stranger. Now a call logged with its start time is signalled only
+    while the PID's process started then; a call of an older log (no start time) is stopped as before."""
+    stranger, shim = _sleeper(), _sleeper()
+    try:
+        start = _start_time(stranger.pid)
+        if recorded == "another":
+            assert runner.reap_leftovers([{"tool": "vllm", "argv": ["serve"], "pid": stranger.pid,
+                                           "start": start + 1}]) == []
+            assert stranger.poll() is None, "a stranger given a logged PID was signalled"
+        call = {"tool": "vllm", "argv": ["serve"], "pid": shim.pid}
+        if recorded == "another":
+            call["start"] = _start_time(shim.pid)
+        assert runner.reap_leftovers([call]) == [f"vllm serve (PID {shim.pid})"]
+        assert shim.wait(timeout=30) < 0
+    finally:
+        for p in (stranger, shim):
+            p.kill()
+            p.wait()
+
+
+def test_a_shim_logs_its_start_time(tmp_path, monkeypatch):
+    """What the rehearsal knows a shim process by: its start time, /proc/PID/stat field 22."""
+    log = tmp_path / "calls.jsonl"
+    monkeypatch.setenv("SWEEPGATE_REHEARSE_LOG", str(log))
+    assert standin.shim("pip", ["install", "x==1"]) == 0
+    assert json.loads(log.read_text())["start"] == _start_time(os.getpid())
 
 
 def test_a_logged_pid_that_is_no_process_is_never_signalled(tmp_path, monkeypatch):

@@ -822,10 +822,6 @@ def pid_alive(pid: int) -> bool:
     return not rest or rest[0] != "Z"
 
 
-def _wait_gone(calls: list[dict], seconds: float) -> None:
-    _wait_pids_gone([int(c["pid"]) for c in calls], seconds)
-
-
 def _wait_pids_gone(pids: list[int], seconds: float, hurry=None) -> None:
     """Wait until none of ``pids`` is alive, up to ``seconds`` (or until ``hurry()`` turns true)."""
     deadline = time.monotonic() + seconds
@@ -833,22 +829,57 @@ def _wait_pids_gone(pids: list[int], seconds: float, hurry=None) -> None:
         time.sleep(0.05)
 
 
+def _start_time(pid: int) -> str | None:
+    """When process ``pid`` started, in clock ticks since boot (/proc/PID/stat field 22); None when it is gone."""
+    rest = _stat_fields(Path(f"/proc/{pid}/stat"))
+    return rest[19] if rest and len(rest) > 19 else None
+
+
+def _still_the_shim(call: dict) -> bool:
+    """Whether the shim process ``call`` logged runs still: its PID is alive, no zombie, and (when the log has
+    its start time) started when the shim did, so it is no stranger given the PID after the shim ended."""
+    pid = int(call["pid"])
+    if not pid_alive(pid):
+        return False
+    return call.get("start") is None or _start_time(pid) == str(call["start"])
+
+
+def _signal_shim(call: dict, sig: int) -> None:
+    """``sig`` to the shim process ``call`` logged, only while it is that process: a pidfd is opened first,
+    then its start time is checked, then the signal goes through the pidfd, so no other process can take the
+    PID between the check and the signal. A call logged without its start time (a log of an older sweepgate),
+    or where there are no pidfds: checked and signalled by PID."""
+    pid = int(call["pid"])
+    pinned = _pin([pid]) if call.get("start") is not None else None
+    if pinned is None:
+        if _still_the_shim(call):
+            _signal(pid, sig)
+        return
+    fds, _ = pinned
+    try:
+        if pid in fds and _still_the_shim(call):
+            _pidfd_signal(fds[pid], sig)
+    finally:
+        _close(fds)
+
+
+def _wait_shims_gone(calls: list[dict], seconds: float, hurry=None) -> None:
+    """Wait until none of the shim processes ``calls`` logged runs, up to ``seconds`` (or ``hurry()``)."""
+    deadline = time.monotonic() + seconds
+    while any(_still_the_shim(c) for c in calls) and time.monotonic() < deadline and not (hurry and hurry()):
+        time.sleep(0.05)
+
+
 def reap_leftovers(calls: list[dict], hurry=None) -> list[str]:
-    """Stop shim processes the script left running; describe them."""
-    left = [c for c in calls if c.get("pid") and pid_alive(int(c["pid"]))]
+    """Stop shim processes the script left running (TERM, a grace, KILL); describe them. A PID the log names
+    is signalled only while its process is the shim that logged it (``_signal_shim``)."""
+    left = [c for c in calls if isinstance(c.get("pid"), int) and c["pid"] > 0 and _still_the_shim(c)]
     for c in left:
-        try:
-            os.kill(int(c["pid"]), signal.SIGTERM)
-        except OSError:
-            pass
-    _wait_pids_gone([int(c["pid"]) for c in left], 5, hurry)
+        _signal_shim(c, signal.SIGTERM)
+    _wait_shims_gone(left, 5, hurry)
     for c in left:
-        if pid_alive(int(c["pid"])):
-            try:
-                os.kill(int(c["pid"]), signal.SIGKILL)
-            except OSError:
-                pass
-    _wait_gone(left, 2)  # a KILL is delivered, not awaited: gone means gone when this returns
+        _signal_shim(c, signal.SIGKILL)
+    _wait_shims_gone(left, 2)  # a KILL is delivered, not awaited: gone means gone when this returns
     return [f"{c['tool']} {' '.join(c.get('argv', [])[:1])} (PID {c['pid']})" for c in left]
 
 

@@ -41,10 +41,23 @@ def _record(name: str, argv: list[str]) -> None:
     if not log:
         return
     entry = {"tool": name, "argv": argv, "pid": os.getpid(), "time": time.time()}
+    start = _start_time()
+    if start is not None:  # the rehearsal stops a PID it finds in the log only while it started then
+        entry["start"] = start
     if name == "pip":
         entry["env"] = {k: os.environ[k] for k in BUILD_ENV if k in os.environ}
     with open(log, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(entry) + "\n")
+
+
+def _start_time() -> int | None:
+    """When this process started, in clock ticks since boot (/proc/self/stat field 22; the bash shim that
+    exec'd this is the same process), None where there is no /proc."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            return int(fh.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _light_shim(name: str, argv: list[str]) -> int:
