@@ -65,8 +65,9 @@ wait
 """
 
 
-def _start_rehearsal(tmp_path: Path) -> subprocess.Popen:
-    repo = _repo_with_script(tmp_path, _slow_cleanup_script(tmp_path))
+def _start_rehearsal(tmp_path: Path, script: str | None = None) -> subprocess.Popen:
+    """`sweepgate rehearse` of one row whose script is ``script`` (default: ``_slow_cleanup_script``)."""
+    repo = _repo_with_script(tmp_path, _slow_cleanup_script(tmp_path) if script is None else script)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
     return subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--row-json",
                              str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")],
@@ -197,14 +198,11 @@ def test_a_ctrl_c_while_leftovers_get_their_grace_still_stops_them(tmp_path):
     ignored that TERM ran on. Now that Ctrl-C stops them as one during the script does (another TERM,
     which this daemon obeys, then KILL)."""
     d = tmp_path
-    repo = _repo_with_script(tmp_path, f"""( setsid bash -c 'trap "[[ -e {d}/termed ]] && exit 0; touch {d}/termed" TERM
+    script = f"""( setsid bash -c 'trap "[[ -e {d}/termed ]] && exit 0; touch {d}/termed" TERM
 echo $$ >{d}/daemon.pid; while :; do sleep 0.05; done' & ) &
 while [[ ! -s {d}/daemon.pid ]]; do sleep 0.02; done
-""")
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
-    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--row-json",
-                             str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")],
-                            cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+"""
+    proc = _start_rehearsal(tmp_path, script)
     pids = []
     try:
         _wait_for(lambda: (d / "termed").exists() or proc.poll() is not None, "the daemon got its TERM")
@@ -257,16 +255,13 @@ def test_a_sigterm_whose_cleanup_fails_still_exits_143(tmp_path):
     the rest first), the command said "interrupted" and exited 130, Ctrl-C's code: a cancelled CI job read as
     a Ctrl-C. Now it ends as the signal said: "terminated", 143 (README, docs/contracts.md: exit codes)."""
     d = tmp_path
-    repo = _repo_with_script(tmp_path, f"""rm -f "$SWEEPGATE_REHEARSE_LOG"; mkdir "$SWEEPGATE_REHEARSE_LOG"
+    script = f"""rm -f "$SWEEPGATE_REHEARSE_LOG"; mkdir "$SWEEPGATE_REHEARSE_LOG"
 sleep 600 &
 echo $! >{d}/child.pid
 touch {d}/ready
 wait
-""")
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
-    proc = subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--row-json",
-                             str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")],
-                            cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+"""
+    proc = _start_rehearsal(tmp_path, script)
     pids = []
     try:
         _wait_for(lambda: (d / "ready").exists() or proc.poll() is not None, "the script started")
