@@ -145,3 +145,25 @@ def test_the_progress_tail_leaves_out_what_is_no_shim_call(tmp_path):
     log = tmp_path / "calls.jsonl"
     log.write_text('42\n["vllm"]\n{"tool": "vllm", "argv": ["serve"], "pid": 1}\n')
     assert CallTail(log).new_calls() == [{"tool": "vllm", "argv": ["serve"], "pid": 1}]
+
+
+def test_preflight_of_a_script_that_replaces_the_call_log_is_a_problem_not_an_internal_error(tmp_path):
+    """Review (calls25): `sweepgate preflight` read the call log as rehearse did before it was mended: a
+    script that put a folder in its place ended preflight in an internal error. Now it is the row's problem
+    (no command of it could be checked), exit 1, at the script."""
+    import shutil
+
+    fleet = tmp_path / "fleet"
+    shutil.copytree(ROOT / "configs", fleet / "configs", symlinks=False)
+    shutil.copytree(ROOT / "benchmarks", fleet / "benchmarks")
+    rel = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+    text = (fleet / rel).read_text()
+    (fleet / rel).write_text(text.replace("\n", '\nrm -f "$SWEEPGATE_REHEARSE_LOG"; mkdir -p "$SWEEPGATE_REHEARSE_LOG"\n', 1))
+    subprocess.run(["git", "init", "-q", str(fleet)], check=True)
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
+                          cwd=fleet, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "utils")})
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    told = [x for x in proc.stderr.splitlines() if "cannot read the shims' call log" in x]
+    assert told and all(x.startswith(f"{rel}:") for x in told), proc.stderr
+    assert all("; the script should leave $SWEEPGATE_REHEARSE_LOG to the shims" in x for x in told), told

@@ -287,4 +287,7 @@ def _run_problems(row: dict, rec, root: Path) -> list:
     if rec.leftovers:
         out.append(Diagnostic(rel, 0, 0, "preflight-run", "left running: " + "; ".join(rec.leftovers),
                               "start background work with start_background_process"))
+    if rec.unreadable:  # no command of the row could be checked: not a pass
+        what, _, fix = rec.unreadable.partition("; ")
+        out.append(Diagnostic(rel, 0, 0, "preflight-run", f"row {row.get(F.EXP_NAME)}: {what}", fix))
     return out

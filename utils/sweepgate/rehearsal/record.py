@@ -31,6 +31,7 @@ class Recording:
     timed_out: bool
     leftovers: list[str] = field(default_factory=list)
     output_tail: str = ""
+    unreadable: str | None = None  # why the shims' call log could not be read (the script replaced it)
 
 
 def _this_python_first(shim_dir: Path) -> None:
@@ -57,10 +58,10 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
             env[HELP_ENV] = str(work / "standin-help.json")
         _this_python_first(paths["shims"])
         run = runner.run_script(script, root, env, paths["out"], timeout, log=paths["log"])
-        calls = runner.read_calls(paths["log"])
+        calls, unreadable = runner._logged_calls(paths["log"])  # as rehearse reads it: no internal error
         leftovers = run.left + runner.reap_leftovers(calls)
         tail = runner._tail(paths["out"], 15) if run.rc or run.timed_out else ""
-        return Recording(script, calls, run.rc, run.timed_out, leftovers, tail)
+        return Recording(script, calls, run.rc, run.timed_out, leftovers, tail, unreadable)
     finally:
         if keep is None:
             runner.remove_work_dir(work, "the rehearsal's scratch folder")  # whole, even after a Ctrl-C
