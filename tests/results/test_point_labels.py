@@ -39,7 +39,9 @@ def test_a_chart_marks_a_rate_sweep_point_by_its_rate():
 def test_a_rate_sweep_at_one_concurrency_labels_its_points_by_rate(tmp_path, db, capsys):
     """Review: a real vLLM request-rate sweep ingested with its matrix row (conc 1) labelled every
     point "1": rates 10/s, 30/s and unlimited could not be told apart (the table said "rate 10/s
-    conc 1"). Each deployment's lines are one run: two on main, the third the PR's."""
+    conc 1"). Each deployment's lines are one run: two on main, the third the PR's. Its client ran
+    uncapped (max_concurrency null), which a row naming a conc is refused for (formats25), so its
+    row names none."""
     import json
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -48,7 +50,7 @@ def test_a_rate_sweep_at_one_concurrency_labels_its_points_by_rate(tmp_path, db,
     from sweepgate.results import compare as C
 
     lines = LLMD_SWEEP.read_text(encoding="utf-8").splitlines()
-    row = {**ROW, "conc": 1, "model": "meta-llama/Llama-3.2-3B-Instruct", "tp": 1}
+    row = {**{k: v for k, v in ROW.items() if k != "conc"}, "model": "meta-llama/Llama-3.2-3B-Instruct", "tp": 1}
     for n, deployment in enumerate(("no-features", "base", "kvcache"), 1):
         ref = "refs/pull/7/head" if deployment == "kvcache" else "refs/heads/main"
         text = "\n".join(line for line in lines if json.loads(line)["deployment"] == deployment) + "\n"
@@ -60,7 +62,7 @@ def test_a_rate_sweep_at_one_concurrency_labels_its_points_by_rate(tmp_path, db,
     ((group, items),) = charts.chart_groups(comp).items()
     fig = charts.draw_chart(group, items, comp.run)
     FigureCanvasAgg(fig).draw()
-    assert {item["conc"] for item in items} == {1}
+    assert {item["conc"] for item in items} == {None}
     # two main runs: too few to judge, as each label says
     assert sorted(t.get_text() for t in fig.axes[0].texts) == ["10/s not judged", "30/s not judged", "∞ not judged"]
     assert charts.point_marks(items) == ["10/s", "30/s", "∞"]
@@ -97,14 +99,16 @@ def test_a_small_change_keeps_its_sign_and_size_and_one_repeat_is_singular():
 
 
 def _llmd_runs(tmp_path, db, capsys, pr_factor: float = 1.0) -> None:
-    """The llm-d sweep's no-features lines (rates 10/s, 30/s and unlimited, conc 4 from the row),
-    ingested with --row as five main runs and one PR run (its throughput times ``pr_factor``)."""
+    """The llm-d sweep's no-features lines (rates 10/s, 30/s and unlimited, no concurrency cap, so a
+    row naming no conc), ingested with --row as five main runs and one PR run (its throughput times
+    ``pr_factor``)."""
     import json
 
     lines = [json.loads(line) for line in LLMD_SWEEP.read_text(encoding="utf-8").splitlines()]
     lines = [d for d in lines if d["deployment"] == "no-features"]
     row = tmp_path / "row.json"
-    row.write_text(json.dumps({**ROW, "model": "meta-llama/Llama-3.2-3B-Instruct"}), encoding="utf-8")
+    uncapped = {k: v for k, v in ROW.items() if k != "conc"}
+    row.write_text(json.dumps({**uncapped, "model": "meta-llama/Llama-3.2-3B-Instruct"}), encoding="utf-8")
     for n, ref in [*((n, "refs/heads/main") for n in range(1, 6)), (9, "refs/pull/7/merge")]:
         scale = pr_factor if n == 9 else 1 + (n - 3) / 100
         out = tmp_path / f"run{n}.jsonl"
@@ -117,14 +121,15 @@ def _llmd_runs(tmp_path, db, capsys, pr_factor: float = 1.0) -> None:
 
 def test_the_unlimited_point_of_a_rate_sweep_is_labelled_rate_infinity(tmp_path, db, capsys, monkeypatch):
     """Review: the table and Markdown named the sweep's unlimited point "... 1000/500 conc 4 tp8..."
-    beside "rate 10/s conc 4", as if it were a point of another sweep; the chart marks it ∞."""
+    beside "rate 10/s conc 4", as if it were a point of another sweep; the chart marks it ∞. (Its row
+    names no conc since formats25: the client ran uncapped.)"""
     _llmd_runs(tmp_path, db, capsys)
     monkeypatch.setenv("COLUMNS", "400")
     for flags in ((), ("--markdown",)):
         rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "r9", *flags)
         assert rc == 0, err
         labels = {line.split("1024/1024 ")[1].split(" tp8")[0] for line in out.splitlines() if " tp8" in line}
-        assert labels == {"rate 10/s conc 4", "rate 30/s conc 4", f"rate {R.UNLIMITED_RATE} conc 4"}, out
+        assert labels == {"rate 10/s", "rate 30/s", f"rate {R.UNLIMITED_RATE}"}, out
 
 
 def test_a_concurrency_sweep_names_no_rate():

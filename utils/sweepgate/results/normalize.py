@@ -98,6 +98,11 @@ def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
     over requests are no isl/osl (--random-range-ratio spreads them, EOS shortens outputs, a
     prefix adds to inputs), so a vLLM point's isl/osl are its row's, unchecked."""
     conc, ran = _row_conc(row), m.fields.get(R.CONC)
+    if m.uncapped and conc is not None:
+        cap = conc if isinstance(conc, int) else "set to the row's conc"
+        raise fail(path, m.line, f"{m.key(R.CONC)}: the output ran without a concurrency cap (null) but its job's "
+                   f"row ({sidecar}) says conc {conc}",
+                   f"rerun the point with --max-concurrency {cap}, or {_pair_hint(sidecar)}")
     if ran is not None and conc is not None and ran not in (conc if isinstance(conc, list) else [conc]):
         raise fail(path, m.line, f"{m.key(R.CONC)}: the output ran at concurrency {ran} but its job's row "
                    f"({sidecar}) says conc {conc}", _pair_hint(sidecar))

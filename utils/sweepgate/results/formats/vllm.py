@@ -208,6 +208,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
                    "rerun with a benchmark_serving that saves completed, duration and throughputs")
     # vllm-bench (the Rust client) states a multi-turn run's concurrency as conversations at once
     conc = concurrency(doc.get("max_concurrency", doc.get("multi_turn_concurrency")), path, line)
+    # null is --max-concurrency's default: the client ran no semaphore; a version without the key states nothing
+    m.uncapped = "max_concurrency" in doc and conc is None
     model = doc.get("model_id")
     m.keys.update({R.CONC: "max_concurrency" if "max_concurrency" in doc else "multi_turn_concurrency",
                    R.MODEL: "model_id"})
