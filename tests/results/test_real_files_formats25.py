@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import shutil
 
-from helpers import ROW, SAMPLES, job, run_cli, show_json
+from helpers import ROOT, ROW, SAMPLES, file_records, job, run_cli, show_json
+from sweepgate.results import record as R
 
 # vllm-project/llm-d sweep (SOURCES.tsv): request rates 10/s, 30/s and inf, "max_concurrency": null
 LLMD = SAMPLES / "vllm" / "vllm0.9_llama3.2-3b_l40sx4_llmd_qps10-30-inf.jsonl"
@@ -75,3 +76,35 @@ def test_an_older_vllm_output_without_the_key_is_still_filed_under_its_row_s_con
     assert rc == 0, err
     (rec,) = show_json(capsys, f"sqlite:///{db}")
     assert rec["conc"] == 4
+
+
+# formats25 hunt: real outputs read right, pinned (tests/data/results-real/SOURCES.tsv names each source)
+REAL = ROOT / "tests" / "data" / "results-real"
+AIPERF = "aiperf/aiperf0.8.0_llamacpp_llama3.2-3b_c1_10of20_timeouts_trimmed.json"
+SGLANG = "sglang/sglang0.5.9_glm5_i194560_o1024_c1_over_context_trimmed.jsonl"
+
+
+def test_aiperf_run_with_half_its_requests_timed_out_keeps_both_counts():
+    """databloom/aiperf-lab-tests artifacts/llama-3.2-3b-instruct-gguf:q4_k_m-openai-chat-concurrency1/
+    profile_export_aiperf.json: 20 requests asked, request_count 10, error_request_count 10."""
+    (rec,) = file_records(REAL, AIPERF)
+    m = rec[R.METRICS]
+    assert (rec[R.CONC], m[R.COMPLETED], m[R.FAILED], m[R.SUCCESS_RATE]) == (1, 10, 10, 0.5)
+    assert m[R.DURATION_S] == 191.236231223 and m[R.REQUEST_THROUGHPUT] == 0.05229134634189182
+    assert m[R.OUTPUT_THROUGHPUT] == 0.57520480976081 and m[R.TOTAL_INPUT_TOKENS] == 95
+    assert (m["ttft_p50_ms"], m["ttft_p99_ms"], m["e2el_p50_ms"]) == (239.48402199999998, 1572.3343452800002, 584.203521)
+    assert m["tpot_p50_ms"] == 22.415845266666665  # AIPerf's inter_token_latency: per request, (e2e - ttft) / (osl - 1)
+
+
+def test_sglang_run_over_its_context_limit_is_stored_as_written_with_its_lengths():
+    """Wentao274/sglang-benchmark-test .../test_02/01/1-100-i194560-o1024/bench-test_02-1-100-i194560-o1024.jsonl:
+    a one-line JSONL of SGLang 0.5.9 (MetaX), conc 1, 100 prompts of 194560 tokens."""
+    (rec,) = file_records(REAL, SGLANG)
+    m = rec[R.METRICS]
+    assert (rec[R.CONC], rec[R.ISL], rec[R.OSL], rec[R.MODEL], rec[R.REQUEST_RATE]) == (1, 194560, 1024, "glm-5", "inf")
+    assert rec[R.CLIENT_VERSION] == "0.5.9+maca3.5.3.204"
+    assert (m[R.COMPLETED], m[R.TOTAL_OUTPUT_TOKENS], m[R.DURATION_S]) == (100, 3169, 68.89609331730753)
+    assert (m["ttft_p50_ms"], m["e2el_p90_ms"], m["tpot_p99_ms"]) == (697.17648322694, 753.3168779686093,
+                                                                     0.41701118695756323)
+    assert "itl_p50_ms" not in m  # every ITL statistic 0.0: one chunk per response, not measured
+    assert m[R.ACCEPT_LENGTH] == 3.872767306341704
