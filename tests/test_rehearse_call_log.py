@@ -96,6 +96,21 @@ def test_a_call_log_replaced_by_a_folder_is_a_problem_line(tmp_path):
     assert f"cannot read the shims' call log {tmp_path / 'w' / 'calls.jsonl'}: Is a directory" in err, err
 
 
+def test_a_call_log_replaced_by_a_fifo_is_a_problem_line_not_a_hang(tmp_path):
+    """Review (review25): a script that replaced the call log with a FIFO left rehearse waiting forever in the
+    log's open (for a writer that never comes), and a Ctrl-C could not end it: the cleanup read the log again
+    under the Stopping hold. Now the log is opened without waiting, and a FIFO is a problem line, exit 1."""
+    repo = _repo_with_script(tmp_path, 'rm -f "$SWEEPGATE_REHEARSE_LOG"; mkfifo "$SWEEPGATE_REHEARSE_LOG"\n')
+    proc = _rehearse(tmp_path, repo)
+    try:
+        _, err = proc.communicate(timeout=120)
+    finally:
+        _kill([proc.pid])  # a hung rehearse: not left behind the failed test
+    assert proc.returncode == 1 and "internal error" not in err and "Traceback" not in err, err
+    log = tmp_path / "w" / "calls.jsonl"
+    assert f"cannot read the shims' call log {log}: not a regular file" in err, err
+
+
 @pytest.mark.parametrize("recorded", ["another", "none"])
 def test_a_pid_the_log_names_is_signalled_only_while_it_is_that_shim(recorded):
     """Review (calls25): the shims the log names were TERMed and KILLed by PID once alive, though the shim may

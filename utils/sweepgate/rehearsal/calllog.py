@@ -8,7 +8,10 @@ one warning line naming the log and the line (``read_calls``).
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 from pathlib import Path
 
 from sweepgate.core.errors import Diagnostic, emit
@@ -42,7 +45,8 @@ def read_calls(log: Path) -> list[dict]:
     replacement characters (its call kept: its PID is still one to stop); a line that is no shim call is
     left out; both are warned of once. Raises OSError when the log cannot be read (not when it is missing)."""
     try:
-        data = log.read_bytes()
+        with open_log(log) as fh:
+            data = fh.read()
     except FileNotFoundError:
         return []
     calls = []
@@ -62,6 +66,24 @@ def read_calls(log: Path) -> list[dict]:
         if call is not None:
             calls.append(call)
     return calls
+
+
+def open_log(log: Path):
+    """The log opened to read (binary), never waiting: the script may have put a FIFO at its path, whose
+    open would wait for a writer that never comes, and no Ctrl-C cuts a wait under the Stopping hold.
+    Raises OSError for anything but a regular file (a FIFO, a device, a folder)."""
+    fd = os.open(log, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO or a device the script put in its place)")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def forget(log: Path) -> None:

@@ -11,7 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from sweepgate.rehearsal.calllog import shim_call
+from sweepgate.rehearsal.calllog import open_log, shim_call
 
 MAX_COMMAND_CHARS = 160
 
@@ -65,7 +65,7 @@ class CallTail:
 
     def new_calls(self) -> list[dict]:
         try:
-            with open(self.log, "rb") as fh:
+            with open_log(self.log) as fh:  # never a wait on a FIFO the script put there
                 fh.seek(self.offset)
                 chunk = fh.read()
         except OSError:
