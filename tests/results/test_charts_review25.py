@@ -58,6 +58,21 @@ def test_the_baseline_legend_entry_says_how_many_runs_each_median_is_of():
     assert "baseline median of main's last 5 runs (refs/heads/main)" in legend_texts(fig)
 
 
+def test_a_point_the_run_did_not_measure_is_not_counted_in_the_legends_range():
+    """Review (review25): the PR run left out conc 64, which main's newest run has; the store gives that point
+    main's newest run alone, its "not measured" cross drawn there, and the legend said "1–5 found" while every
+    point the run measured had main's 5 runs, and the headline said "last 5 runs". Now the legend counts the
+    points the run measured, as the headline does."""
+    history = synth.history(keys=KEYS)
+    newest = max(history, key=lambda rec: rec[R.FINISHED])[R.RUN_ID]
+    baseline = [rec for rec in history if rec[R.CONC] != 64 or rec[R.RUN_ID] == newest]  # as the store gives it
+    pr = [rec for rec in synth.pr_run(keys=KEYS) if rec[R.CONC] != 64]
+    comparison = C.compare_records(pr, baseline)
+    assert list(comparison.dropped)
+    fig, _ = drawn(comparison)
+    assert "baseline median of main's last 5 runs (refs/heads/main)" in legend_texts(fig), legend_texts(fig)
+
+
 def test_a_baseline_run_without_the_axes_figures_is_not_counted_in_its_median():
     """A main run that measured conc 64 without an interactivity figure is in the point's baseline but
     not in the median drawn: the legend counts the runs the median is of (4 there, 5 elsewhere)."""

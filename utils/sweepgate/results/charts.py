@@ -242,7 +242,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "runs": len(_measured(base)),
             "base": base_xy,
             "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False, "cancelled": False, "ref": ref,
-            "unjudged": False, "missing": None, "verdict": None,
+            "unjudged": False, "missing": None, "verdict": None, "dropped": True,
             "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     return groups
 
@@ -402,9 +402,13 @@ def baseline_label(items: list[dict], baseline: tuple[str, int]) -> str:
     """The baseline medians' legend entry, naming what they are medians of (review: a chart seen on
     its own, as a PR comment links it, never said): ``baseline median of main's last 5 runs
     (refs/heads/main)``, with ``3 found`` when no point of the chart had that many, ``3–5 found`` when
-    some had fewer than others (review charts25: it named the most, ``5``, beside a median of 3 runs)."""
+    some had fewer than others (review charts25: it named the most, ``5``, beside a median of 3 runs); the
+    counts of the points the run measured, as the headline's (``render.summary_line``), where there are any."""
     ref, window = baseline
-    runs = sorted({item["runs"] for item in items if item["base"]}) or [0]
+    # A point the run did not measure (``dropped``) stands at the baseline's newest run of it (the store gives
+    # that one alone): counted, it read "1–5 found" beside a headline's "last 5 runs" (review25).
+    shown = [item for item in items if item["base"]]
+    runs = sorted({item["runs"] for item in [i for i in shown if not i.get("dropped")] or shown}) or [0]
     found = [] if runs[0] >= window else [f"{runs[0]}\u2013{runs[-1]} found" if len(runs) > 1 else f"{runs[0]} found"]
     short = R.short_ref(ref)
     where = "; ".join(found + ([ref] if ref != short else []))
