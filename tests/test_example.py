@@ -236,3 +236,25 @@ def test_the_example_compares_its_eval_row_s_scores_too(tmp_path):
     out = io.StringIO()
     example._print_stage(out, {**stage, "rehearsals": rehearsals, "seconds": 1.0}, kept=False)
     assert "eval scores: 0 regressed, 2 new" in out.getvalue(), out.getvalue()
+
+
+def test_a_plots_folder_a_compare_drew_into_is_told_what_the_example_removes(tmp_path):
+    """Review (review25): the example's --plots removed the charts an earlier sweepgate run wrote there (a
+    compare's, into the same folder) without a word, where compare says it in one line. Now it says it too,
+    and a user's own file there stays."""
+    sys.path.insert(0, str(ROOT / "tests" / "results"))
+    import synth
+
+    from sweepgate.results import charts
+    from sweepgate.results import compare as C
+
+    plots, elsewhere = tmp_path / "plots", tmp_path / "elsewhere"
+    (written, *_) = charts.draw_charts(C.compare_records(synth.pr_run(), synth.history()), elsewhere, formats=("png",))
+    plots.mkdir()
+    shutil.copyfile(written, plots / "an-earlier-compare.png")
+    (plots / "notes.txt").write_text("mine")
+    proc = sweepgate("--plots", str(plots), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert not (plots / "an-earlier-compare.png").exists() and (plots / "notes.txt").read_text() == "mine"
+    assert (f"sweepgate example: removed 1 chart file an earlier run wrote into {plots} that this run does not "
+            "draw") in proc.stderr.splitlines(), proc.stderr

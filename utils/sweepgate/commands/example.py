@@ -181,7 +181,11 @@ def compare_with_history(tmp: str, rehearsals: list, plots: str) -> dict:
     pr, baseline, *_ = store_adapter.from_store(url, RUN_ID, compare.DEFAULT_BASELINE_REF, compare.DEFAULT_WINDOW)
     comparison = compare.compare_records(pr, baseline, run=RUN_ID)
     comparison.evals = evals.compare_evals(pr, baseline, compare.DEFAULT_WINDOW)  # the eval row's scores
-    written = charts.draw_charts(comparison, plots)
+    removed: list = []
+    written = charts.draw_charts(comparison, plots, removed=removed)
+    said = charts.removed_line("sweepgate example", removed, plots)
+    if said:  # its --plots DIR may be one a compare drew into: what is removed there is said
+        print(said, file=sys.stderr)
     return {"db": store.display_url(url), "records": outcome.results, "problems": outcome.problems,
             "baseline_runs": synthetic.DEFAULT_RUNS, "baseline_records": len(history),
             "comparison": comparison, "charts": [str(p) for p in written]}

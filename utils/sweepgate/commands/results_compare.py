@@ -182,9 +182,9 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
     bar = progress(len(planned), "drawing charts", PROGRESS_MIN_CHARTS)
     removed: list = []
     charts_mod.draw_charts(comparison, folder, progress=bar, charts=planned, baseline=baseline, removed=removed)
-    if removed:  # an earlier run's, of points this run has not: a reader would take them for this run's
-        print(f"sweepgate results compare: removed {count(len(removed), 'chart file')} an earlier "
-              f"run wrote into {folder} that this run does not draw", file=sys.stderr)
+    said = charts_mod.removed_line("sweepgate results compare", removed, folder)
+    if said:  # an earlier run's, of points this run has not: a reader would take them for this run's
+        print(said, file=sys.stderr)
     if planned:
         print(f"sweepgate results compare: wrote {count(len(planned), 'chart')} (PNG and SVG) into {folder}",
               file=sys.stderr)

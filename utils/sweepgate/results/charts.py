@@ -960,6 +960,16 @@ def is_ours(path: Path) -> bool:
         return False
 
 
+def removed_line(prog: str, removed: list, folder) -> str | None:
+    """The line a command says on stderr of the charts ``remove_stale`` removed from ``folder``, None for none:
+    every command that draws into a folder a user names says it (never a silent loss)."""
+    from sweepgate.core.report import count
+
+    if not removed:
+        return None
+    return f"{prog}: removed {count(len(removed), 'chart file')} an earlier run wrote into {folder} that this run does not draw"
+
+
 def remove_stale(folder: Path, keep: set[str]) -> list[Path]:
     """Remove the charts sweepgate wrote into ``folder`` before whose names are not in ``keep``; return them.
     Anything else (a user's notes, their own charts, a link) stays; one already gone is no error."""
