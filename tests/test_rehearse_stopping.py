@@ -292,6 +292,24 @@ def test_a_cleanup_that_raises_after_a_signal_keeps_its_exit_code(capsys, stop, 
     assert capsys.readouterr().err == f"sweepgate: {said}\n"
 
 
+@pytest.mark.parametrize("stop, code, said", [(KeyboardInterrupt(), 130, "interrupted"),
+                                              ("SIGTERM", 143, "terminated"), ("SIGHUP", 129, "hung up")])
+def test_a_cleanup_refused_as_bad_input_after_a_signal_keeps_its_exit_code(capsys, stop, code, said):
+    """Review (review25): a cleanup that raised one of sweepgate's own refusals (a SweepgateError, not any
+    exception) after the signal ended in exit 1, though the contract says the code stays the signal's. Now its
+    line is said, and the code is the signal's."""
+    from sweepgate.core.errors import Terminated, fail, run_guarded
+
+    def command():
+        try:
+            raise stop if isinstance(stop, BaseException) else Terminated(getattr(signal, stop))
+        finally:
+            raise fail("report.md", 0, "cannot write the report", "free some space")
+
+    assert run_guarded(command) == code
+    assert capsys.readouterr().err.splitlines()[-1] == f"sweepgate: {said}"
+
+
 def _pidfds_here() -> bool:
     try:
         os.close(os.pidfd_open(os.getpid()))

@@ -287,8 +287,8 @@ def _guarded(fn: Callable[[], int]) -> int:
         sys.stdout.flush()  # a full stdout (>/dev/full) is said here, not at the interpreter's exit
         return code
     except SweepgateError as exc:
-        emit(exc.diagnostics)
-        return 1
+        emit(exc.diagnostics)  # after a signal, a cleanup's refusal is said, and the code stays the signal's
+        return 1 if interruption(exc) is None else stopped(interruption(exc))
     except KeyboardInterrupt as exc:  # Ctrl-C, or sweepgate's Terminated (SIGTERM, SIGHUP)
         return stopped(exc)
     except BrokenPipeError:
