@@ -32,7 +32,7 @@ from sweepgate.core.recipes import gpu_family, script_candidates
 from sweepgate.rehearsal import calllog, multinode
 from sweepgate.rehearsal.calllog import read_calls
 from sweepgate.rehearsal.progress import CallTail, Progress
-from sweepgate.rehearsal.standin import option_value
+from sweepgate.rehearsal.standin import option_value, start_time
 
 FAKESERVER = Path(__file__).with_name("standin.py")
 SHIMS = ("vllm", "lmcache", "mooncake_master", "aiperf", "lm_eval", "pip", "hf", "huggingface-cli")
@@ -829,19 +829,13 @@ def _wait_pids_gone(pids: list[int], seconds: float, hurry=None) -> None:
         time.sleep(0.05)
 
 
-def _start_time(pid: int) -> str | None:
-    """When process ``pid`` started, in clock ticks since boot (/proc/PID/stat field 22); None when it is gone."""
-    rest = _stat_fields(Path(f"/proc/{pid}/stat"))
-    return rest[19] if rest and len(rest) > 19 else None
-
-
 def _still_the_shim(call: dict) -> bool:
     """Whether the shim process ``call`` logged runs still: its PID is alive, no zombie, and (when the log has
     its start time) started when the shim did, so it is no stranger given the PID after the shim ended."""
     pid = int(call["pid"])
     if not pid_alive(pid):
         return False
-    return call.get("start") is None or _start_time(pid) == str(call["start"])
+    return call.get("start") is None or start_time(pid) == call["start"]
 
 
 def _signal_shim(call: dict, sig: int) -> None:

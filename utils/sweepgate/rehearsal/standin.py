@@ -41,7 +41,7 @@ def _record(name: str, argv: list[str]) -> None:
     if not log:
         return
     entry = {"tool": name, "argv": argv, "pid": os.getpid(), "time": time.time()}
-    start = _start_time()
+    start = start_time()
     if start is not None:  # the rehearsal stops a PID it finds in the log only while it started then
         entry["start"] = start
     if name == "pip":
@@ -50,11 +50,12 @@ def _record(name: str, argv: list[str]) -> None:
         fh.write(json.dumps(entry) + "\n")
 
 
-def _start_time() -> int | None:
-    """When this process started, in clock ticks since boot (/proc/self/stat field 22; the bash shim that
-    exec'd this is the same process), None where there is no /proc."""
+def start_time(pid: int | str = "self") -> int | None:
+    """When process ``pid`` started, in clock ticks since boot (/proc/PID/stat field 22; the bash shim that
+    exec'd this is the same process): what tells it from a later process given its PID. None when it is
+    gone or there is no /proc."""
     try:
-        with open("/proc/self/stat", "rb") as fh:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
             return int(fh.read().rsplit(b")", 1)[1].split()[19])
     except (OSError, IndexError, ValueError):
         return None
