@@ -45,8 +45,10 @@ def generate(folder: Path, count: int) -> None:
         text, rel = texts[i % len(texts)], SOURCES[i % len(SOURCES)]
         first = json.loads(text.splitlines()[0] if rel.endswith(".jsonl") else text)
         conc = first.get("max_concurrency") or (first.get("input_config", {}).get("loadgen", {}).get("concurrency"))
-        row = dict(ROW, conc=conc or 1, runner=RUNNERS[i % 2], tp=(4, 8)[i % 2])
+        row = dict(ROW, conc=conc, runner=RUNNERS[i % 2], tp=(4, 8)[i % 2])
         row.pop("isl"), row.pop("osl")
+        if conc is None:  # SGLang's rate sweep ran uncapped (max_concurrency null): its row names no conc
+            row.pop("conc")
         side = job(run_id=str(100000 + i // 40), attempt=1 + (i % 3 == 0), row=row,
                    **{"config-key": f"key-{i % 25}"})
         name = f"r{i:05d}"

@@ -551,7 +551,9 @@ def test_a_line_on_another_dataset_is_not_filed_as_the_rows_run(tmp_path, capsys
     mixed = tmp_path / "online.jsonl"
     shutil.copy(SAMPLES / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl", mixed)
     first_sharegpt = next(i for i, line in enumerate(mixed.read_text().splitlines(), 1) if '"sharegpt"' in line)
-    (tmp_path / "row.json").write_text(json.dumps(dict(ROW, framework="sglang")))
+    # the sweep ran uncapped (max_concurrency null), which a row naming a conc is refused for
+    uncapped = {k: v for k, v in ROW.items() if k != "conc"}
+    (tmp_path / "row.json").write_text(json.dumps(dict(uncapped, framework="sglang")))
     args = ["results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"), "--run-id", "7",
             "--ref", "refs/heads/main"]
     rc, out, err = run_cli(capsys, *args, str(mixed))
@@ -584,7 +586,8 @@ def test_a_random_ids_line_at_another_length_is_refused(tmp_path, capsys):
     line = dict(json.loads(first), dataset_name="random-ids", random_input_len=2048)
     out_file = tmp_path / "ids.jsonl"
     out_file.write_text(json.dumps(line) + "\n")
-    (tmp_path / "row.json").write_text(json.dumps(dict(ROW, framework="sglang")))
+    uncapped = {k: v for k, v in ROW.items() if k != "conc"}  # the line ran uncapped: a row naming no conc
+    (tmp_path / "row.json").write_text(json.dumps(dict(uncapped, framework="sglang")))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--row", str(tmp_path / "row.json"),
                            "--run-id", "7", "--ref", "refs/heads/main", str(out_file))
     col = out_file.read_text().index('"random_input_len"') + 1  # at the output's own key

@@ -18,7 +18,8 @@ def test_a_mismatch_on_the_third_line_of_a_jsonl_is_placed_at_its_key(tmp_path, 
     out = tmp_path / "res.jsonl"
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     row = tmp_path / "row.json"
-    row.write_text(json.dumps(dict(ROW, isl=1024, osl=1024)), encoding="utf-8")
+    uncapped = {k: v for k, v in ROW.items() if k != "conc"}  # the sweep ran uncapped: a row naming no conc
+    row.write_text(json.dumps(dict(uncapped, isl=1024, osl=1024)), encoding="utf-8")
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", str(row), "--run-id", "5",
                          "--ref", "refs/heads/main", str(out))

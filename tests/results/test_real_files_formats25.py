@@ -108,3 +108,55 @@ def test_sglang_run_over_its_context_limit_is_stored_as_written_with_its_lengths
                                                                      0.41701118695756323)
     assert "itl_p50_ms" not in m  # every ITL statistic 0.0: one chunk per response, not measured
     assert m[R.ACCEPT_LENGTH] == 3.872767306341704
+
+
+# SGLang's bench_serving (adapted from vLLM's) makes the same semaphore only when --max-concurrency is
+# given (default None) and writes that None as its line's max_concurrency (sglang-project bench_serving.py,
+# benchmark(): `semaphore = asyncio.Semaphore(max_concurrency) if max_concurrency else None`).
+# datacrunch-research/h200-benchmarks: a request-rate sweep (rates 1-16/s), every line "max_concurrency": null
+SGLANG_SWEEP = SAMPLES / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl"
+SGLANG_ROW = {**ROW, "model": "meta-llama/Llama-3.3-70B-Instruct", "framework": "sglang", "tp": 4}
+
+
+def test_an_uncapped_sglang_output_is_refused_under_a_row_naming_a_conc(capsys, tmp_path):
+    out = tmp_path / "online.jsonl"
+    first = SGLANG_SWEEP.read_text(encoding="utf-8").splitlines()[0]
+    assert json.loads(first)["max_concurrency"] is None
+    out.write_text(first + "\n", encoding="utf-8")
+    (tmp_path / "row.json").write_text(json.dumps({**SGLANG_ROW, "conc": 4}), encoding="utf-8")
+    rc, stdout, err, db = _ingest(capsys, tmp_path, out, "--row", str(tmp_path / "row.json"), "--run-id", "1",
+                                  "--ref", "refs/heads/main")
+    assert rc == 1 and "ingested 0 results" in stdout and not db.exists()
+    assert err.splitlines() == [
+        f"{out}:1:{_col(first, 'max_concurrency')}: max_concurrency: the output ran without a concurrency cap (null) "
+        "but its job's row (--row) says conc 4; rerun the point with --max-concurrency 4, or pass the matrix row "
+        "this output was run with as --row"]
+
+
+def test_an_uncapped_sglang_sweep_under_a_row_without_conc_is_stored_with_none(capsys, tmp_path):
+    """The sweep's five random-length lines (its two ShareGPT lines are another workload than the row's)."""
+    out = tmp_path / "online.jsonl"
+    lines = [line for line in SGLANG_SWEEP.read_text(encoding="utf-8").splitlines()
+             if json.loads(line)["dataset_name"] == "random"]
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    row = {k: v for k, v in SGLANG_ROW.items() if k != "conc"}
+    (tmp_path / "row.json").write_text(json.dumps(row), encoding="utf-8")
+    rc, _, err, db = _ingest(capsys, tmp_path, out, "--row", str(tmp_path / "row.json"), "--run-id", "1",
+                             "--ref", "refs/heads/main")
+    assert rc == 0, err
+    recs = show_json(capsys, f"sqlite:///{db}")
+    assert len(recs) == 5 and {r["conc"] for r in recs} == {None}
+
+
+def test_an_sglang_line_without_the_key_is_still_filed_under_its_row_s_conc(capsys, tmp_path):
+    """bench_serving before --max-concurrency (2024) wrote no such key: it states nothing about a cap."""
+    doc = json.loads(SGLANG_SWEEP.read_text(encoding="utf-8").splitlines()[0])
+    del doc["max_concurrency"]
+    out = tmp_path / "old.jsonl"
+    out.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    (tmp_path / "row.json").write_text(json.dumps({**SGLANG_ROW, "conc": 4}), encoding="utf-8")
+    rc, _, err, db = _ingest(capsys, tmp_path, out, "--row", str(tmp_path / "row.json"), "--run-id", "1",
+                             "--ref", "refs/heads/main")
+    assert rc == 0, err
+    (rec,) = show_json(capsys, f"sqlite:///{db}")
+    assert rec["conc"] == 4

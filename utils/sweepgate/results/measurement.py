@@ -31,8 +31,8 @@ class Measurement:
     cancelled: bool = False
     notes: list = dataclasses.field(default_factory=list)  # (rule, message, hint): stored with a warning
     dataset: str | None = None  # the prompts' dataset where the output names it (SGLang's dataset_name)
-    # the output states that its client ran without a concurrency cap (vLLM's max_concurrency null: no
-    # semaphore, every request sent at its rate): no conc a row names holds its figures
+    # the output states that its client ran without a concurrency cap (vLLM's and SGLang's max_concurrency
+    # null: no semaphore, every request sent at its rate): no conc a row names holds its figures
     uncapped: bool = False
     # record field -> the output's own key it was read from (a dotted path, as ``jsontext.key_place``
     # takes it): a refusal of the value names that key and stands at it
