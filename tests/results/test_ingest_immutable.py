@@ -152,3 +152,42 @@ def test_an_ingest_whose_every_file_the_store_refused_says_nothing_stored(tmp_pa
     rc, stdout, err = _ingest(capsys, db, out)
     assert rc == 1 and "results are immutable" in err
     assert stdout.strip().splitlines()[-1] == f"ingested 0 results (0 new) into {db}; nothing stored"
+
+
+def test_another_topology_under_the_same_file_name_is_told_a_short_name(tmp_path, capsys, monkeypatch):
+    """polish25: a tp4 and a tp8 output of run 101 given one file name were told to rename the second
+    "after its point, e.g. result-topologytp8-pp1-dcp1-pcp1-ep1-dpafalse.json": the field's name glued
+    to its whole stored value. The example is now the recipe's short label: result-tp8.json."""
+    monkeypatch.chdir(tmp_path)
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    given = ["--run-id", "101", "--ref", "refs/heads/main", "--config-key", "dsr1-fp4-b300-vllm"]
+    for tp in (4, 8):
+        folder = tmp_path / f"tp{tp}"
+        folder.mkdir()
+        (folder / "row.json").write_text(json.dumps(dict(ROW, tp=tp)), encoding="utf-8")
+        (folder / "result.json").write_text(json.dumps(vllm_output(output_throughput=10.0 * tp)), encoding="utf-8")
+        rc, out, err = _ingest(capsys, db, "--row", folder / "row.json", *given, folder / "result.json")
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and "another point (topology tp4-pp1-dcp1-pcp1-ep1-dpafalse, this file tp8-" in line, line
+    assert line.endswith("(after its point, e.g. result-tp8.json) and ingest it again"), line
+
+
+@pytest.mark.parametrize(("field", "rec", "name"), [
+    (R.CONC, {R.CONC: 8}, "result-conc8.json"),
+    (R.CONC, {R.CONC: None}, "result-no-conc.json"),
+    (R.ISL, {R.ISL: 2048}, "result-isl2048.json"),
+    (R.REQUEST_RATE, {R.REQUEST_RATE: 2.5}, "result-rate2.5.json"),
+    (R.REQUEST_RATE, {R.REQUEST_RATE: "inf"}, "result-rateinf.json"),
+    (R.TOPOLOGY, {R.TOPOLOGY: "tp4-pp1-dcp1-pcp1-ep8-dpatrue"}, "result-tp4-ep8-dpa.json"),
+    (R.TOPOLOGY, {R.TOPOLOGY: "p2x(tp4-pp1-dcp1-pcp1-ep1-dpafalse)_d1x(tp8-pp1-dcp1-pcp1-ep1-dpafalse)"},
+     "result-p2x-tp4-d1x-tp8.json"),
+    (R.SPEC_DECODING, {R.SPEC_DECODING: "mtp"}, "result-spec-mtp.json"),
+    (R.SPEC_DECODING, {R.SPEC_DECODING: "none"}, "result-no-spec-decoding.json"),
+    (R.KV_OFFLOAD_BACKEND, {R.KV_OFFLOADING: "dram", R.KV_OFFLOAD_BACKEND: "lmcache"}, "result-lmcache-dram.json"),
+    (R.CONFIG_KEY, {R.CONFIG_KEY: "dsr1/fp4 b300:vllm"}, "result-dsr1-fp4-b300-vllm.json"),
+    (R.HARDWARE, {R.HARDWARE: "../.."}, "result-hardware.json"),
+])
+def test_the_suggested_file_name_is_short_and_safe(field, rec, name):
+    from sweepgate.results import store
+
+    assert store.point_file_name(field, rec) == name

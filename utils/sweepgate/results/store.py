@@ -34,6 +34,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.results import labels
 from sweepgate.results import record as R
 
 DB_ENV = "SWEEPGATE_DB"
@@ -798,16 +799,47 @@ class Immutable(SweepgateError):
         rec = self.record
         key = " ".join(f"{f} {rec.get(f)!r}" for f in KEY)
         changed = _changes(self.stored, rec)
-        point = [f for f in R.POINT_IDENTITY if f in changed]  # the fields that tell points apart
+        point = _other_point(self.stored, rec, changed)
         if point:
             what = ", ".join(f"{f} {self.stored.get(f)}, this file {rec.get(f)}" for f in point)
-            eg = f"result-{point[0]}{rec.get(point[0])}.json"
+            eg = point_file_name(point[0], rec)
             return Diagnostic(path, rec.get(R.SOURCE_LINE) or 0, 0, "results-immutable",
                               f"{key} is already stored for another point ({what})", self.POINT_HINT.format(eg=eg))
         what = ", ".join(changed[:SHOWN_CHANGES]) + (
             f" and {len(changed) - SHOWN_CHANGES} more" if len(changed) > SHOWN_CHANGES else "")
         return Diagnostic(path, rec.get(R.SOURCE_LINE) or 0, 0, "results-immutable",
                           f"{key} is already stored with other values (changed: {what})", self.HINT)
+
+
+def _other_point(stored: dict, rec: dict, changed: list[str]) -> list[str]:
+    """The point fields (R.POINT_IDENTITY) that set a refused record apart from the stored one: those
+    ``_changes`` found, and the identity read from the row (a topology, a hardware, a rate) where both
+    have it and it differs. Called for a record already refused: it words the refusal, never makes one."""
+    return [f for f in R.POINT_IDENTITY if f in changed or (
+        f not in RESULT_FIELDS and None not in (stored.get(f), rec.get(f))
+        and R.identity(stored, f) != R.identity(rec, f))]
+
+
+# A point field read as a word of its recipe label (labels.recipe_parts' topology, spec, KV offload)
+_RECIPE_WORD = {R.TOPOLOGY: 0, R.SPEC_DECODING: 1, R.KV_OFFLOADING: 2, R.KV_OFFLOAD_BACKEND: 2}
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9.]+")
+
+
+def point_file_name(field: str, rec: dict) -> str:
+    """A short file name after the point field ``field`` that sets ``rec`` apart: its recipe label's
+    word for a recipe field (``result-tp8.json``, ``result-spec-mtp.json``), the field glued to a
+    number (``result-conc8.json``, ``result-isl2048.json``, ``result-rate2.5.json``), else the value
+    itself (a config key, a hardware): each made a safe file name (letters, digits, dots, dashes)."""
+    value = rec.get(field)
+    if field in _RECIPE_WORD:
+        word = labels.recipe_parts(rec)[_RECIPE_WORD[field]]
+    elif field == R.REQUEST_RATE:
+        word = f"rate{R.rate_key(value) or 'inf'}"
+    elif field in (R.CONC, R.ISL, R.OSL):
+        word = f"{field}{value}" if value is not None else f"no-{field}"
+    else:
+        word = str(value) if value not in (None, "") else f"no-{field}"
+    return f"result-{_UNSAFE_IN_NAME.sub('-', word).strip('-.') or field}.json"
 
 
 def _canonical(rec: dict) -> str:
