@@ -58,3 +58,21 @@ def test_an_interrupt_while_the_command_s_modules_load_is_one_line_and_130(tmp_p
     proc.send_signal(signal.SIGINT)
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 130 and err == "sweepgate: interrupted\n", err
+
+
+@pytest.mark.parametrize(("signum", "said", "code"),
+                         [(15, "terminated", 143), (1, "hung up", 129), (None, "interrupted", 130)])
+def test_a_stop_that_reaches_main_s_own_guard_is_said_as_its_signal(monkeypatch, capsys, signum, said, code):
+    """polish25: main()'s guard for a stop outside the command body printed "interrupted" and 130 by
+    hand, so a SIGTERM reaching it (sweepgate's handler is in place from run_guarded's first line, before
+    its own guard, and until its last: a signal in that window leaves it) read as a Ctrl-C. It says
+    what stopped it and exits with that signal's code, as every other guard does (errors.stopped)."""
+    from sweepgate import cli
+    from sweepgate.core import errors
+
+    def stop(*_args, **_kwargs):
+        raise KeyboardInterrupt if signum is None else errors.Terminated(signum)
+
+    monkeypatch.setattr(cli, "build_parser", stop)
+    assert cli.main(["matrix", "--help"]) == code
+    assert capsys.readouterr().err == f"sweepgate: {said}\n"

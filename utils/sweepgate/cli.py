@@ -196,9 +196,10 @@ def main(argv: list[str] | None = None, only: tuple[str, ...] | None = None, pro
 
         with command_safe_streams():  # no PR text printed becomes a workflow command
             return _main(argv, only, prog)
-    except KeyboardInterrupt:  # Ctrl-C while the command's modules load or its flags are read
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C while the command's modules load or its flags are read, or a
+        from sweepgate.core.errors import stopped  # SIGTERM/SIGHUP as run_guarded sets or restores its handler
+
+        return stopped(exc, prog)
     except Exception as exc:
         from sweepgate.core.errors import interruption, stopped
 
