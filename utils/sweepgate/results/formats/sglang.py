@@ -88,8 +88,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     vllm._from_arrays(doc, m.metrics, path, line)
     isl, osl = _lengths(doc, path, line)
     conc = vllm.concurrency(doc.get("max_concurrency"), path, line)
-    # as vLLM's: null is --max-concurrency's default (no semaphore); a 2024 line without the key states nothing
-    m.uncapped = "max_concurrency" in doc and conc is None
+    m.uncapped = vllm.uncapped(doc, conc)  # a 2024 line without the key states nothing
     model = _server_value(info, "served_model_name") or _server_value(info, "model_path")
     m.keys.update({R.CONC: "max_concurrency", R.ISL: "random_input_len", R.OSL: "random_output_len",
                    R.MODEL: "server_info.served_model_name" if _server_value(info, "served_model_name")

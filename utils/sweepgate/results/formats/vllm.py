@@ -126,6 +126,13 @@ def rates_from_counts(metrics: dict) -> None:
             metrics[rate] = metrics[total] / metrics[R.DURATION_S]
 
 
+def uncapped(doc: dict, conc) -> bool:
+    """Whether the output states that its client ran without a concurrency cap: vLLM's and SGLang's
+    ``max_concurrency`` null (``conc`` None) is --max-concurrency's default, no semaphore; an output
+    without the key (an older client) states nothing."""
+    return "max_concurrency" in doc and conc is None
+
+
 def concurrency(value, path: str, line: int):
     """A run's concurrency as the output states it: a whole number, or null (a rate-driven run)."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -208,8 +215,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
                    "rerun with a benchmark_serving that saves completed, duration and throughputs")
     # vllm-bench (the Rust client) states a multi-turn run's concurrency as conversations at once
     conc = concurrency(doc.get("max_concurrency", doc.get("multi_turn_concurrency")), path, line)
-    # null is --max-concurrency's default: the client ran no semaphore; a version without the key states nothing
-    m.uncapped = "max_concurrency" in doc and conc is None
+    m.uncapped = uncapped(doc, conc)
     model = doc.get("model_id")
     m.keys.update({R.CONC: "max_concurrency" if "max_concurrency" in doc else "multi_turn_concurrency",
                    R.MODEL: "model_id"})
