@@ -29,11 +29,13 @@ def _col(line: str, key: str) -> int:
     return line.index(f'"{key}"') + 1
 
 
-def test_an_uncapped_vllm_output_is_refused_under_a_row_naming_a_conc(capsys, tmp_path):
-    out = tmp_path / "llmd.jsonl"
-    first = LLMD.read_text(encoding="utf-8").splitlines()[0]
+def _refused_under_conc_4(capsys, tmp_path, sample, row: dict) -> None:
+    """The first line of ``sample`` (max_concurrency null), ingested under ``row`` with conc 4: refused at the key."""
+    out = tmp_path / "first.jsonl"
+    first = sample.read_text(encoding="utf-8").splitlines()[0]
+    assert json.loads(first)["max_concurrency"] is None
     out.write_text(first + "\n", encoding="utf-8")
-    (tmp_path / "row.json").write_text(json.dumps({**LLAMA_ROW, "conc": 4}), encoding="utf-8")
+    (tmp_path / "row.json").write_text(json.dumps({**row, "conc": 4}), encoding="utf-8")
     rc, stdout, err, db = _ingest(capsys, tmp_path, out, "--row", str(tmp_path / "row.json"), "--run-id", "1",
                                   "--ref", "refs/heads/main")
     assert rc == 1 and "ingested 0 results" in stdout and not db.exists()
@@ -41,6 +43,10 @@ def test_an_uncapped_vllm_output_is_refused_under_a_row_naming_a_conc(capsys, tm
         f"{out}:1:{_col(first, 'max_concurrency')}: max_concurrency: the output ran without a concurrency cap (null) "
         "but its job's row (--row) says conc 4; rerun the point with --max-concurrency 4, or pass the matrix row "
         "this output was run with as --row"]
+
+
+def test_an_uncapped_vllm_output_is_refused_under_a_row_naming_a_conc(capsys, tmp_path):
+    _refused_under_conc_4(capsys, tmp_path, LLMD, LLAMA_ROW)
 
 
 def test_an_uncapped_vllm_output_beside_its_sidecar_is_refused_naming_the_sidecar(capsys, tmp_path):
@@ -119,18 +125,7 @@ SGLANG_ROW = {**ROW, "model": "meta-llama/Llama-3.3-70B-Instruct", "framework": 
 
 
 def test_an_uncapped_sglang_output_is_refused_under_a_row_naming_a_conc(capsys, tmp_path):
-    out = tmp_path / "online.jsonl"
-    first = SGLANG_SWEEP.read_text(encoding="utf-8").splitlines()[0]
-    assert json.loads(first)["max_concurrency"] is None
-    out.write_text(first + "\n", encoding="utf-8")
-    (tmp_path / "row.json").write_text(json.dumps({**SGLANG_ROW, "conc": 4}), encoding="utf-8")
-    rc, stdout, err, db = _ingest(capsys, tmp_path, out, "--row", str(tmp_path / "row.json"), "--run-id", "1",
-                                  "--ref", "refs/heads/main")
-    assert rc == 1 and "ingested 0 results" in stdout and not db.exists()
-    assert err.splitlines() == [
-        f"{out}:1:{_col(first, 'max_concurrency')}: max_concurrency: the output ran without a concurrency cap (null) "
-        "but its job's row (--row) says conc 4; rerun the point with --max-concurrency 4, or pass the matrix row "
-        "this output was run with as --row"]
+    _refused_under_conc_4(capsys, tmp_path, SGLANG_SWEEP, SGLANG_ROW)
 
 
 def test_an_uncapped_sglang_sweep_under_a_row_without_conc_is_stored_with_none(capsys, tmp_path):
