@@ -63,13 +63,17 @@ def test_an_uncapped_vllm_output_beside_its_sidecar_is_refused_naming_the_sideca
                                              ) in line, line
 
 
-def test_an_uncapped_vllm_output_under_a_row_without_conc_is_stored_with_none(capsys, tmp_path):
-    row = {k: v for k, v in LLAMA_ROW.items() if k != "conc"}
-    (tmp_path / "row.json").write_text(json.dumps(row), encoding="utf-8")
-    rc, _, err, db = _ingest(capsys, tmp_path, LLMD, "--row", str(tmp_path / "row.json"), "--run-id", "1",
+def _stored_without_conc(capsys, tmp_path, output, row: dict) -> list[dict]:
+    """``output`` ingested under ``row`` without its conc: stored (exit 0); the records as `results show` reads them."""
+    (tmp_path / "row.json").write_text(json.dumps({k: v for k, v in row.items() if k != "conc"}), encoding="utf-8")
+    rc, _, err, db = _ingest(capsys, tmp_path, output, "--row", str(tmp_path / "row.json"), "--run-id", "1",
                              "--ref", "refs/heads/main")
     assert rc == 0, err
-    recs = show_json(capsys, f"sqlite:///{db}")
+    return show_json(capsys, f"sqlite:///{db}")
+
+
+def test_an_uncapped_vllm_output_under_a_row_without_conc_is_stored_with_none(capsys, tmp_path):
+    recs = _stored_without_conc(capsys, tmp_path, LLMD, LLAMA_ROW)
     assert len(recs) == 9 and {r["conc"] for r in recs} == {None}
 
 
@@ -134,12 +138,7 @@ def test_an_uncapped_sglang_sweep_under_a_row_without_conc_is_stored_with_none(c
     lines = [line for line in SGLANG_SWEEP.read_text(encoding="utf-8").splitlines()
              if json.loads(line)["dataset_name"] == "random"]
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    row = {k: v for k, v in SGLANG_ROW.items() if k != "conc"}
-    (tmp_path / "row.json").write_text(json.dumps(row), encoding="utf-8")
-    rc, _, err, db = _ingest(capsys, tmp_path, out, "--row", str(tmp_path / "row.json"), "--run-id", "1",
-                             "--ref", "refs/heads/main")
-    assert rc == 0, err
-    recs = show_json(capsys, f"sqlite:///{db}")
+    recs = _stored_without_conc(capsys, tmp_path, out, SGLANG_ROW)
     assert len(recs) == 5 and {r["conc"] for r in recs} == {None}
 
 
