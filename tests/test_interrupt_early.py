@@ -76,3 +76,37 @@ def test_a_stop_that_reaches_main_s_own_guard_is_said_as_its_signal(monkeypatch,
     monkeypatch.setattr(cli, "build_parser", stop)
     assert cli.main(["matrix", "--help"]) == code
     assert capsys.readouterr().err == f"sweepgate: {said}\n"
+
+
+@pytest.mark.parametrize("module", ["sweepgate.cli", "argparse"])
+@pytest.mark.parametrize(("signum", "said", "code"), [(signal.SIGTERM, "terminated", 143),
+                                                      (signal.SIGHUP, "hung up", 129)])
+def test_a_sigterm_or_sighup_while_the_command_s_modules_load_is_one_line_and_its_code(
+        tmp_path, module, signum, said, code):
+    """A SIGTERM (a cancelled CI job) or SIGHUP while the entry script imports sweepgate.cli, or while
+    main() loads argparse, ended the process by the signal with nothing said: only Ctrl-C had an early
+    hook. From the package's first line, both say what stopped the command and exit with its code, as
+    they do once the command runs."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(HOLD % module)
+    proc = subprocess.Popen([sys.executable, str(entry(tmp_path)), "--help"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=env(tmp_path / "site"))
+    assert proc.stderr.readline() == "holding\n"
+    proc.send_signal(signum)
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == code and err == f"sweepgate: {said}\n", err
+
+
+def test_after_main_returns_sigterm_has_its_default_action_again(tmp_path):
+    """The early SIGTERM handler is the command's, not the interpreter shutdown's: once main() has
+    returned, SIGTERM and SIGHUP end the process by the signal again, as a finished command should."""
+    script = tmp_path / "bin" / "sweepgate"
+    script.parent.mkdir()
+    script.write_text("import signal, sys\nfrom sweepgate.cli import main\n"
+                      "during = signal.getsignal(signal.SIGTERM)\n"
+                      "try:\n    code = main(['--version'])\nexcept SystemExit as exc:\n    code = exc.code\n"
+                      "print(during is not signal.SIG_DFL, signal.getsignal(signal.SIGTERM) is signal.SIG_DFL,"
+                      " signal.getsignal(signal.SIGHUP) is signal.SIG_DFL)\n"
+                      "sys.exit(code)\n")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env())
+    assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "True True True", proc

@@ -15,14 +15,51 @@ def _interrupted_hook(kind, value, tb):
     import atexit
     import os
 
+    said, code = getattr(value, "said", "interrupted"), getattr(value, "exit_code", 130)
     try:
-        _sys.stderr.write("sweepgate: interrupted\n")
+        _sys.stderr.write(f"sweepgate: {said}\n")
         _sys.stderr.flush()
         if _sys.stdout is not None:
             _sys.stdout.flush()
         atexit._run_exitfuncs()  # the cleanup a normal exit does (os._exit skips it), then the exit code
     finally:
-        os._exit(130)
+        os._exit(code)
+
+
+def _stop_signal(signum, frame):
+    from sweepgate.core.errors import Terminated
+
+    raise Terminated(signum)
+
+
+def _on_stop_signals() -> None:
+    """SIGTERM and SIGHUP while the command's modules load say "terminated" (143) or "hung up" (129), as
+    they do once it runs (``errors.run_guarded``), instead of ending the process silently. Only where
+    they still have their default action (a ``nohup`` keeps ignoring SIGHUP)."""
+    import signal
+
+    from sweepgate.core.errors import STOP_SIGNALS
+
+    for name in STOP_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is signal.SIG_DFL:
+            try:
+                signal.signal(number, _stop_signal)
+            except ValueError:  # imported outside the main thread: handlers are the main thread's to set
+                return
+
+
+def release_stop_signals() -> None:
+    """Give SIGTERM and SIGHUP their default action back once the command has returned (``cli.main``): a
+    signal while the interpreter shuts down ends it, as before, not an atexit callback half-way."""
+    import signal
+
+    from sweepgate.core.errors import STOP_SIGNALS
+
+    for name in STOP_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is _stop_signal:
+            signal.signal(number, signal.SIG_DFL)
 
 
 def _module_run() -> str | None:
@@ -57,5 +94,6 @@ def _ours() -> bool:
 
 if _sys.excepthook is _sys.__excepthook__ and _ours():
     _sys.excepthook = _interrupted_hook
+    _on_stop_signals()
 
 __version__ = "0.1.0"

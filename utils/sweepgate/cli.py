@@ -206,6 +206,10 @@ def main(argv: list[str] | None = None, only: tuple[str, ...] | None = None, pro
         if interruption(exc) is None:
             raise
         return stopped(interruption(exc), prog)
+    finally:
+        from sweepgate import release_stop_signals
+
+        release_stop_signals()
 
 
 def _main(argv: list[str] | None, only: tuple[str, ...] | None, prog: str) -> int:
