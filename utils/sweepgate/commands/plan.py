@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from sweepgate.core.github import add_api_url_option
 
     add_api_url_option(parser)
-    parser.add_argument("--db", default=None, metavar="URL",
+    parser.add_argument("--db", default=None, metavar="URL", type=argtypes.not_empty,
                         help="results database: name the rows whose run identity it already measured (on a "
                              "push, the rows `ci reuse` will skip; on a PR, what main already has) and the "
                              "GPU-hours they save")

@@ -29,7 +29,9 @@ def add_arguments(parser) -> None:
 
 def add_db_argument(parser) -> None:
     """``--db URL``, shared by every results subcommand."""
-    parser.add_argument("--db", metavar="URL",
+    from sweepgate.commands.argtypes import not_empty
+
+    parser.add_argument("--db", metavar="URL", type=not_empty,  # `--db "$DB"` unset: not the default store
                         help="database URL (default: $SWEEPGATE_DB, else sqlite:///<repo>/.sweepgate/results.db; "
                              "postgresql+psycopg://... for PostgreSQL)")
 

@@ -1,0 +1,54 @@
+"""New-user review (newuser26): sweepgate tried from a wheel in a scratch InferenceX-like repository,
+every command run from its configs/ folder, as a maintainer new to it would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sweepgate(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_") and k != "SWEEPGATE_DB"}
+    full.update({"PYTHONPATH": str(ROOT / "utils"), **env})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *args], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.fixture
+def configs_dir(tmp_path) -> Path:
+    """The configs/ folder of a git repository holding the example fleet's configs, with one commit."""
+    repo = tmp_path / "repo"
+    (repo / "configs").mkdir(parents=True)
+    for name in ("nvidia-master.yaml", "amd-master.yaml", "runners.yaml"):
+        (repo / "configs" / name).write_text((ROOT / "configs" / name).read_text())
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=U", "-c", "user.email=u@x", "commit", "-qm", "fleet"],
+                   check=True)
+    return repo / "configs"
+
+
+@pytest.mark.parametrize("argv", [
+    ["results", "ingest", "--db", "", "out.json"],
+    ["results", "show", "--db", ""],
+    ["results", "compare", "--db", "", "--run", "1"],
+    ["ci", "reuse", "--db", " ", "--matrix", "m.json", "--out", "r.json"],
+    ["plan", "--db", "", "--base-ref", "HEAD", "--head-ref", "HEAD"],
+])
+def test_an_empty_db_is_a_usage_error_not_the_default_store(configs_dir, tmp_path, argv):
+    """`--db "$DB"` with the variable unset read as no --db at all: ingest wrote into $SWEEPGATE_DB's
+    store (or the repository's default one) instead of the one meant, and show/compare read it."""
+    elsewhere = tmp_path / "team.db"
+    (configs_dir / "out.json").write_text(json.dumps({"completed": 1}))
+    r = sweepgate(argv, configs_dir, SWEEPGATE_DB=f"sqlite:///{elsewhere}")
+    assert "Traceback" not in r.stderr, r.stderr
+    assert r.returncode == 2 and r.stderr.rstrip().endswith(
+        "argument --db: empty value (is a variable in the command unset?)"), r.stderr
+    assert not elsewhere.exists() and not (configs_dir.parent / ".sweepgate").exists()
