@@ -52,3 +52,19 @@ def test_an_empty_db_is_a_usage_error_not_the_default_store(configs_dir, tmp_pat
     assert r.returncode == 2 and r.stderr.rstrip().endswith(
         "argument --db: empty value (is a variable in the command unset?)"), r.stderr
     assert not elsewhere.exists() and not (configs_dir.parent / ".sweepgate").exists()
+
+
+def test_a_usage_error_is_annotated_under_github_actions(configs_dir):
+    """A workflow step's bad flag (`--window 0`, a flag a newer sweepgate has) printed argparse's two
+    lines and exit 2, but no `::error` annotation, which every other problem gets under GitHub Actions:
+    the run's summary showed nothing of why the step failed. A flag's text cannot start a command."""
+    r = sweepgate(["results", "compare", "--run", "1", "--window", "0"], configs_dir, GITHUB_ACTIONS="true")
+    said = ("sweepgate results compare: --window: window 0 is below 2: an interval needs 2 baseline runs; "
+            "pass --window N with N >= 2")
+    assert r.returncode == 2 and r.stderr.splitlines()[-1] == f"::error title=usage::{said}", r.stderr
+    plain = sweepgate(["results", "compare", "--run", "1", "--window", "0"], configs_dir)
+    assert plain.returncode == 2 and "::" not in plain.stderr, plain.stderr
+    odd = sweepgate(["results", "ingest", "out.json", "--x\n::add-mask::y"], configs_dir, GITHUB_ACTIONS="true")
+    commands = [line for line in odd.stderr.splitlines() if line.startswith("::")]
+    assert odd.returncode == 2 and commands == [
+        "::error title=usage::sweepgate results ingest: unrecognized arguments: --x%0A::add-mask::y"], odd.stderr

@@ -85,6 +85,21 @@ def _parser_class():
                 sys.stdout.flush()  # a full stdout raises here, inside parse_known_args (``_main``)
             super().exit(status, message)
 
+        def error(self, message):
+            """argparse's usage line and error, then under GitHub Actions its annotation too, as
+            every other problem has (CONTRACTS, Problems): a workflow's bad flag was in the log only."""
+            import os
+
+            self.print_usage(sys.stderr)
+            self._print_message(f"{self.prog}: error: {message}\n", sys.stderr)
+            if os.environ.get("GITHUB_ACTIONS") == "true":
+                from sweepgate.core.errors import Diagnostic
+                from sweepgate.core.runnerlog import write_command
+
+                write_command(Diagnostic("", rule="usage", message=f"{self.prog}: {message}").annotation(),
+                              sys.stderr)
+            self.exit(2)
+
     return Parser
 
 
