@@ -27,11 +27,19 @@ ENERGY_PER_OUTPUT_TOKEN_J = "energy_per_output_token_j"
 # guessing well, which TPOT shows only mixed with everything else.
 ACCEPT_LENGTH = "accept_length"                  # tokens/step
 LATENCIES = ("ttft", "tpot", "itl", "e2el")
-STATS = ("mean", "p50", "p90", "p95", "p99")
+# Every statistic of a latency a record keeps, each as its clients write it (vLLM's ``std_ttft_ms``,
+# ``p25_ttft_ms``, ``p99.9_ttft_ms``; an AIPerf metric object's ``std``, ``p25``, ``p75``). The 99.9th
+# percentile is spelt ``p99_9``: a metric name is a JSON key, a store column's name and a dotted path
+# in a diagnostic (``metrics.ttft_p99_9_ms``), and a dot in it would split that path, need quoting in
+# SQL and in jq (``.metrics."ttft_p99.9_ms"``).
+STATS = ("mean", "std", "p25", "p50", "p75", "p90", "p95", "p99", "p99_9")
+# A spread, not a level: a larger standard deviation is neither better nor worse (a run that got
+# faster for most requests can spread more), so it has no DIRECTION and is never judged.
+UNDIRECTED_STATS = ("std",)
 
 
 def latency_name(latency: str, stat: str) -> str:
-    """``ttft`` + ``p50`` -> ``ttft_p50_ms``."""
+    """``ttft`` + ``p50`` -> ``ttft_p50_ms``; ``ttft`` + ``p99_9`` -> ``ttft_p99_9_ms``."""
     return f"{latency}_{stat}_ms"
 
 
@@ -51,7 +59,7 @@ DIRECTION = {
     INTERACTIVITY: HIGHER_IS_BETTER,
     SUCCESS_RATE: HIGHER_IS_BETTER,
     ACCEPT_LENGTH: HIGHER_IS_BETTER,
-    **{name: LOWER_IS_BETTER for name in LATENCY_METRICS},
+    **{latency_name(lat, st): LOWER_IS_BETTER for lat in LATENCIES for st in STATS if st not in UNDIRECTED_STATS},
     ENERGY_PER_OUTPUT_TOKEN_J: LOWER_IS_BETTER,
 }
 

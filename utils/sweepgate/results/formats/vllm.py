@@ -22,8 +22,10 @@ from sweepgate.results.units import to_ms
 LATENCIES = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2el"}
 # Forks of 2024 (before vLLM named it e2el) wrote the end-to-end request latency as *_latency_ms.
 E2EL_BEFORE_0_6 = {**LATENCIES, "latency": "e2el"}
-# The client's stat prefix -> the record's.
-STATS = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
+# The client's stat prefix -> the record's (R.STATS). `--metric-percentiles 25,75,99.9` adds p25, p75 and
+# p99.9 (InferenceX's fork writes p90, p99 and p99.9 by default); std_ is the standard deviation.
+STATS = {"mean": "mean", "std": "std", "median": "p50", "p50": "p50", "p25": "p25", "p75": "p75", "p90": "p90",
+         "p95": "p95", "p99": "p99", "p99.9": "p99_9"}
 THROUGHPUTS = {
     "request_throughput": R.REQUEST_THROUGHPUT,
     "request_goodput": R.REQUEST_GOODPUT,  # null without --goodput

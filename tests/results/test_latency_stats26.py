@@ -1,0 +1,73 @@
+"""stats26: the latency statistics a client writes beyond mean/p50/p90/p95/p99 are kept, not dropped:
+the standard deviation (vLLM's and SGLang's ``std_*_ms``, an AIPerf/GenAI-Perf metric object's ``std``),
+p25 and p75 (AIPerf/GenAI-Perf; vLLM with ``--metric-percentiles 25,75``) and p99.9 (InferenceX's vLLM
+fork, ``p99.9_*_ms``), stored as ``<latency>_{std,p25,p75,p99_9}_ms`` and returned by `results show
+--json`. They are stored, never judged: `results compare` reads the same with or without them.
+
+Each figure below is copied by hand from the real file named (tests/data/results-samples/SOURCES.tsv)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import ROW, SAMPLES, job, run_cli, show_json, vllm_output, write_job
+from sweepgate.results import record as R
+
+# InferenceX's vLLM fork (bench_serving), Kimi-K2.5 INT4 on MI355X, conc 4: std, p90, p99 and p99.9.
+IFX_VLLM = SAMPLES / "vllm" / "ifx_benchserving_kimik2.5_int4_mi355x_tp8_mtp_1k1k_conc4.json"
+SGLANG = SAMPLES / "sglang" / "sglang0.5.5_qwen2.5-3b_1gpu_in128_out128_c8.jsonl"  # std_*_ms, one line
+AIPERF = SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.json"  # AIPerf 0.8.0, unit ms
+GENAI_PERF = SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc1.json"
+GENAI_PERF_CSV = SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc1.csv"  # no std column
+NEW_STATS = ("std", "p25", "p75", "p99_9")
+
+
+def stored(capsys, tmp_path, *paths, db_name: str = "r.db") -> dict:
+    """The metrics `results show --json` returns for the one output ingested from ``paths``."""
+    db = f"sqlite:///{tmp_path / db_name}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, *map(str, paths))
+    assert rc == 0, err
+    (rec,) = show_json(capsys, db)
+    return rec[R.METRICS]
+
+
+def new_figures(metrics: dict) -> dict:
+    return {k: v for k, v in metrics.items() if any(k.endswith(f"_{s}_ms") for s in NEW_STATS)}
+
+
+def test_the_inferencex_vllm_fork_s_std_and_p99_9_are_stored_as_written(capsys, tmp_path):
+    assert new_figures(stored(capsys, tmp_path, IFX_VLLM)) == {
+        "ttft_std_ms": 72.5235775538713, "ttft_p99_9_ms": 659.1278487213433,
+        "tpot_std_ms": 0.7068954562863091, "tpot_p99_9_ms": 18.499183218996773,
+        "itl_std_ms": 19.56802874721226, "itl_p99_9_ms": 251.6422391461674,
+        "e2el_std_ms": 1311.820483148969, "e2el_p99_9_ms": 18445.460162415406}
+
+
+def test_vllm_metric_percentiles_25_75_99_9_are_stored(capsys, tmp_path):
+    """`vllm bench serve --metric-percentiles 25,75,99.9` names them p25_, p75_ and p99.9_ (its p50 beside
+    median_): the keys added to the output of helpers.vllm_output, as that flag writes them."""
+    extra = {f"{stat}_{lat}_ms": value for lat, base in (("ttft", 100.0), ("tpot", 8.0), ("itl", 8.5),
+                                                         ("e2el", 8800.0))
+             for stat, value in (("p25", base * 0.9), ("p75", base * 1.1), ("p99.9", base * 3), ("std", base / 4))}
+    out = write_job(tmp_path / "out", "res", vllm_output(**extra), job())
+    metrics = stored(capsys, tmp_path, out)
+    assert new_figures(metrics) == {
+        f"{lat}_{stat}_ms": value for lat, base in (("ttft", 100.0), ("tpot", 8.0), ("itl", 8.5), ("e2el", 8800.0))
+        for stat, value in (("p25", base * 0.9), ("p75", base * 1.1), ("p99_9", base * 3), ("std", base / 4))}
+    assert metrics["ttft_p50_ms"] == 100.0  # median_, as before
+
+
+def test_sglang_s_std_is_stored_with_its_e2e_latency_as_e2el(capsys, tmp_path):
+    assert new_figures(stored(capsys, tmp_path, SGLANG)) == {
+        "ttft_std_ms": 9.18424330128047, "tpot_std_ms": 1.0094447866875675, "itl_std_ms": 4.56447829311872,
+        "e2el_std_ms": 178.35993320902978}
+
+
+def test_std_has_no_direction_and_the_new_percentiles_are_lower_is_better():
+    """A spread is neither better nor worse: never judged, never noised as a figure that improves."""
+    for lat in R.LATENCIES:
+        assert R.latency_name(lat, "std") not in R.DIRECTION
+        for stat in ("p25", "p75", "p99_9"):
+            assert R.DIRECTION[R.latency_name(lat, stat)] == R.LOWER_IS_BETTER
+    assert not set(R.COMPARED_METRICS) & {R.latency_name(lat, s) for lat in R.LATENCIES for s in NEW_STATS}
