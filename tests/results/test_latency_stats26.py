@@ -64,6 +64,53 @@ def test_sglang_s_std_is_stored_with_its_e2e_latency_as_e2el(capsys, tmp_path):
         "e2el_std_ms": 178.35993320902978}
 
 
+def test_aiperf_s_std_p25_p75_are_stored_as_written(capsys, tmp_path):
+    """AIPerf 0.8.0's objects, unit ms: time_to_first_token (TTFT), inter_token_latency (TPOT),
+    inter_chunk_latency (ITL), request_latency (E2EL)."""
+    assert new_figures(stored(capsys, tmp_path, AIPERF)) == {
+        "ttft_std_ms": 22313.27921126816, "ttft_p25_ms": 1058.0713765, "ttft_p75_ms": 6810.262529,
+        "tpot_std_ms": 1.2056143740750327, "tpot_p25_ms": 12.463131183499288, "tpot_p75_ms": 13.768671607685972,
+        "itl_std_ms": 1.7409342399420564, "itl_p25_ms": 13.1635335, "itl_p75_ms": 14.7817075,
+        "e2el_std_ms": 38455.796161441234, "e2el_p25_ms": 3401.4251394999997, "e2el_p75_ms": 31101.742882}
+
+
+def test_aiperf_s_csv_export_stores_the_same_figures_as_its_csv_rounds_them(capsys, tmp_path):
+    """The CSV export of the same AIPerf run: its rows round to 2 decimals (``Time to First Token (ms)``
+    ... ``p25,p50,p75,p90,p95,p99,std``)."""
+    assert new_figures(stored(capsys, tmp_path, AIPERF.with_suffix(".csv"))) == {
+        "ttft_std_ms": 22313.28, "ttft_p25_ms": 1058.07, "ttft_p75_ms": 6810.26,
+        "tpot_std_ms": 1.21, "tpot_p25_ms": 12.46, "tpot_p75_ms": 13.77,
+        "itl_std_ms": 1.74, "itl_p25_ms": 13.16, "itl_p75_ms": 14.78,
+        "e2el_std_ms": 38455.80, "e2el_p25_ms": 3401.43, "e2el_p75_ms": 31101.74}
+
+
+def test_genai_perf_json_and_csv_keep_what_each_has(capsys, tmp_path):
+    """GenAI-Perf's JSON has std, p25 and p75 (no inter_chunk_latency: no ITL); its CSV has p25 and p75
+    and no std column, so no std is stored from it."""
+    assert new_figures(stored(capsys, tmp_path, GENAI_PERF)) == {
+        "ttft_std_ms": 0.5861339008185487, "ttft_p25_ms": 24.207907, "ttft_p75_ms": 24.957317,
+        "tpot_std_ms": 0.6861098204981646, "tpot_p25_ms": 10.821086, "tpot_p75_ms": 11.857353999999999,
+        "e2el_std_ms": 3.745354131702409, "e2el_p25_ms": 666.162428, "e2el_p75_ms": 673.256221}
+    assert new_figures(stored(capsys, tmp_path, GENAI_PERF_CSV, db_name="csv.db")) == {
+        "ttft_p25_ms": 24.21, "ttft_p75_ms": 24.96, "tpot_p25_ms": 10.82, "tpot_p75_ms": 11.86,
+        "e2el_p25_ms": 666.16, "e2el_p75_ms": 673.26}
+
+
+@pytest.mark.parametrize("unit, scale", [("ns", 1e6), ("sec", 1e-3)])
+def test_an_aiperf_std_and_quartiles_in_another_unit_are_stored_in_ms(capsys, tmp_path, unit, scale):
+    """The AIPerf export above with its TTFT object written in ns or sec (as AIPerf writes other
+    metrics): every statistic is converted, std included, by the same rule as the mean."""
+    doc = json.loads(AIPERF.read_text(encoding="utf-8"))
+    ttft = doc["time_to_first_token"]
+    doc["time_to_first_token"] = {**{k: v * scale if isinstance(v, float) else v for k, v in ttft.items()},
+                                  "unit": unit}
+    path = tmp_path / "profile_export_aiperf.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    got = stored(capsys, tmp_path, path)
+    for stat, name in (("std", "ttft_std_ms"), ("p25", "ttft_p25_ms"), ("p75", "ttft_p75_ms"), ("avg", "ttft_mean_ms")):
+        assert got[name] == pytest.approx(ttft[stat], rel=1e-12)
+
+
 def test_std_has_no_direction_and_the_new_percentiles_are_lower_is_better():
     """A spread is neither better nor worse: never judged, never noised as a figure that improves."""
     for lat in R.LATENCIES:

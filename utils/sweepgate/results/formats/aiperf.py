@@ -22,7 +22,9 @@ LATENCIES = {
     "inter_chunk_latency": "itl",
     "request_latency": "e2el",
 }
-STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
+# A metric object's stat -> the record's (R.STATS); its p1, p5, p10, min and max are not kept.
+STATS = {"avg": "mean", "std": "std", "p25": "p25", "p50": "p50", "p75": "p75", "p90": "p90", "p95": "p95",
+         "p99": "p99"}
 SCALARS = {  # export key -> record metric (the "avg" of a single-valued metric)
     "request_throughput": R.REQUEST_THROUGHPUT,
     "goodput": R.REQUEST_GOODPUT,  # AIPerf with --goodput SLOs (requests/sec)
