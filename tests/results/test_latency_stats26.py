@@ -118,3 +118,60 @@ def test_std_has_no_direction_and_the_new_percentiles_are_lower_is_better():
         for stat in ("p25", "p75", "p99_9"):
             assert R.DIRECTION[R.latency_name(lat, stat)] == R.LOWER_IS_BETTER
     assert not set(R.COMPARED_METRICS) & {R.latency_name(lat, s) for lat in R.LATENCIES for s in NEW_STATS}
+
+
+def test_a_result_stored_without_them_is_kept_and_its_output_ingests_again_as_a_no_op(capsys, tmp_path):
+    """A store an older sweepgate filled (its record without the new figures, which that version
+    dropped): ingesting the same output again is a no-op (results are immutable; figures only the newer
+    version reads are no change), while a fresh store gets them."""
+    out = write_job(tmp_path / "out", "res", json.loads(IFX_VLLM.read_text(encoding="utf-8")),
+                    job(row={**ROW, "model": "moonshotai/Kimi-K2.5"}))
+    db = f"sqlite:///{tmp_path / 'old.db'}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(out))
+    assert rc == 0, err
+    from sweepgate.results import store
+
+    with store.open_store(db) as st, st.engine.begin() as conn:  # as the older version stored it
+        (row_id, rec), = conn.execute(store.sa.select(store.results.c.id, store.results.c.record)).all()
+        rec = {**rec, R.METRICS: {k: v for k, v in rec[R.METRICS].items() if k not in new_figures(rec[R.METRICS])}}
+        conn.execute(store.results.update().where(store.results.c.id == row_id).values(record=rec))
+    rc, out_text, err = run_cli(capsys, "results", "ingest", "--db", db, str(out))
+    assert rc == 0 and "(0 new)" in out_text, err
+    (kept,) = show_json(capsys, db)
+    assert kept[R.METRICS] == rec[R.METRICS]
+    assert new_figures(stored(capsys, tmp_path, out, db_name="new.db"))["ttft_p99_9_ms"] == 659.1278487213433
+
+
+def _compare(capsys, tmp_path, name: str, strip: bool) -> tuple[str, str]:
+    """`results compare` (JSON, then Markdown) of three main runs and a PR run of the fork's output; the
+    PR's p99.9 and std ten times main's, its compared figures the same. ``strip``: the outputs without
+    the new figures, as sweepgate read them before."""
+    db = f"sqlite:///{tmp_path / f'{name}.db'}"
+    base = json.loads(IFX_VLLM.read_text(encoding="utf-8"))
+    for run, ref, day, tail in (("11", "refs/heads/main", 1, 1), ("12", "refs/heads/main", 2, 1),
+                                ("13", "refs/heads/main", 3, 1), ("21", "refs/pull/7/merge", 5, 10)):
+        doc = {k: (v * tail if k.startswith(("p99.9_", "std_")) else v) for k, v in base.items()
+               if not (strip and k.startswith(("p99.9_", "std_")))}
+        side = job(run_id=run, ref=ref, row={**ROW, "model": "moonshotai/Kimi-K2.5"},
+                   finished=f"2026-01-0{day}T12:00:00+00:00")
+        path = write_job(tmp_path / name / run, "res", doc, side)
+        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(path))
+        assert rc == 0, err
+    (pr,) = show_json(capsys, db, "--run", "21")
+    assert (pr[R.METRICS].get("ttft_p99_9_ms") is None) == strip  # the store holds them, or not
+    outputs = []
+    for fmt in ("--json", "--markdown"):
+        rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "21", fmt)
+        assert rc == 0, err
+        outputs.append(out)
+    return outputs[0], outputs[1]
+
+
+def test_compare_reads_the_same_with_or_without_the_new_figures(capsys, tmp_path, monkeypatch):
+    """Stored, a tenfold p99.9 and std in the PR's run changes nothing `results compare` says."""
+    monkeypatch.chdir(tmp_path)
+    with_them, without = _compare(capsys, tmp_path, "with", False), _compare(capsys, tmp_path, "without", True)
+    assert with_them == without
+    doc = json.loads(with_them[0])
+    assert {e["metric"] for e in doc["points"]} <= set(R.COMPARED_METRICS)
+    assert "p99_9" not in with_them[1] and "std" not in with_them[1]
