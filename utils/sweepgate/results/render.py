@@ -20,6 +20,7 @@ from sweepgate.results import labels as L
 from sweepgate.results import record as R
 from sweepgate.results import show
 from sweepgate.results import source as S
+from sweepgate.results.figures import fmt_value, fmt_values  # noqa: F401 - tables and tests write figures so
 
 MARKER = "<!-- sweepgate-results -->"
 # A PR comment's second line: the PR and the run it reports on, which `results comment` checks
@@ -42,61 +43,6 @@ def eval_headers(comparison: C.Comparison) -> tuple[str, ...]:
     """EVAL_HEADERS, the run's column "PR" only over a pull request's run (``Comparison.pr``), else
     THIS_RUN: a run of main or of a branch said "PR" as the charts once did."""
     return EVAL_HEADERS if comparison.pr is not None else tuple(THIS_RUN if h == "PR" else h for h in EVAL_HEADERS)
-
-
-HUGE = 1e12  # from here on a figure (a wide interval's bound) is written 7.76e+32, as a tiny one is 4.24e-25
-TINY = 1e-4  # under this a figure is written with its exponent (4.30e-05), as Python's "g" writes it
-
-
-def _exponent(value: float | None) -> bool:
-    """Whether ``fmt_value`` writes ``value`` with an exponent: from HUGE on, or nonzero under TINY."""
-    return value is not None and (abs(value) >= HUGE or 0 < abs(value) < TINY)
-
-
-def fmt_value(value: float | None, metric: str | None = None, digits: int = 3, exponent: bool = False) -> str:
-    """A figure as the tables show it: a success rate as a percentage, ``digits`` significant
-    digits under 10 (more where ``fmt_values`` needs them to tell two figures apart), and from
-    ``HUGE`` on as an exponent, not in 13 digits or more with their commas; with ``exponent``, as
-    one whatever its size (a row of which some figure is written so: ``fmt_values``)."""
-    if value is None:
-        return "n/a"
-    if metric == R.SUCCESS_RATE:
-        return f"{value * 100:.{max(digits - 2, 1)}f}%"
-    if exponent:
-        return f"{value:.{digits - 1}e}"
-    if digits > 3:  # plain, as at 3 digits: a row must not read "12,345.1" beside "1.23457e+06"
-        if abs(value) < 1 or not math.isfinite(value):
-            return f"{value:#.{digits}g}"  # 0.5000 beside 0.5001, never 0.5; under TINY: ``exponent``
-        decimals = max(digits - len(str(int(abs(value)))), 0)
-        return f"{value:,.{decimals}f}"  # commas from 1,000 as rounded (999.96 is "1,000.0", never "1000.0")
-    if abs(value) >= HUGE:
-        return f"{value:.3g}"
-    if abs(value) >= 999.95:  # 1,000 as written at one decimal too: 999.96 read "1000.0" beside 1000.04's "1,000"
-        return f"{value:,.0f}"
-    return f"{value:.1f}" if abs(value) >= 10 else f"{value:#.3g}"  # 9.00 beside 9.13, never 9
-
-
-def fmt_values(values: list[float | None], metric: str | None = None) -> list[str]:
-    """The figures of one row alike in precision and in form, with enough digits that two that differ
-    do not read the same (a success rate of 5119/5120 is not "100.0%" beside main's 100 %). Where one of
-    them is written with an exponent (a bound of a wide interval, ``_exponent``), all are: a cell read
-    "[4.30e-05, 51,604,973,442]", two forms side by side."""
-    exponent = metric != R.SUCCESS_RATE and any(map(_exponent, values))
-    for digits in range(3, 10):
-        texts = [fmt_value(v, metric, digits, exponent) for v in values]
-        known = {_read(t): v for t, v in zip(texts, values) if v is not None and v == v}  # nan: no number
-        if all(known[_read(t)] == v for t, v in zip(texts, values) if v is not None and v == v):
-            return texts
-    return texts
-
-
-def _read(text: str) -> float | str:
-    """The number a figure reads as: "1,000.0" and "1,000" are one number (review24), two texts."""
-    try:
-        number = float(text.replace(",", "").rstrip("%"))
-    except ValueError:
-        return text
-    return number if number == number else text  # nan is no key
 
 
 def fmt_change(change: float | None, threshold: float | None = None) -> str:
@@ -572,7 +518,7 @@ def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None) -
     out = [f"#### New ({count(len(new), 'point')})", "", f"{count(len(new), 'point')} no {R.short_ref(baseline_ref)} run has measured "
            f"(a config key or recipe this run adds): {'its' if len(new) == 1 else 'their'} figures, not judged.", ""]
     metrics = list(dict.fromkeys(v.metric for pt_rows in new.values() for v in pt_rows))
-    names = {metric: header for header, metric, _ in show.COLUMNS}
+    names = {metric: header for header, metric in show.COLUMNS}
     if points:
         headers = ["point", *(names.get(m, m) for m in metrics)]
         out += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]

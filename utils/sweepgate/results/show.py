@@ -9,19 +9,18 @@ import re
 from sweepgate.results import compare, evals
 from sweepgate.results import labels as L
 from sweepgate.results import record as R
+from sweepgate.results.figures import fmt_value
 
-COLUMNS = (  # header, record field or metric, format
-    ("config key", R.CONFIG_KEY, "{}"), ("model", R.MODEL, "{}"), ("hw", R.HARDWARE, "{}"), ("conc", R.CONC, "{}"),
-    ("rate", R.REQUEST_RATE, "{}/s"),
-    ("isl/osl", None, "{}"), ("recipe", R.TOPOLOGY, "{}"), ("status", R.STATUS, "{}"),
-    ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU, "{:,.1f}"), ("output tok/s", R.OUTPUT_THROUGHPUT, "{:,.1f}"),
-    ("tok/s/user", R.INTERACTIVITY, "{:,.1f}"),
-    ("TTFT p50 ms", R.latency_name("ttft", "p50"), "{:,.1f}"), ("TPOT p50 ms", R.latency_name("tpot", "p50"), "{:,.2f}"),
-    ("E2EL p50 ms", R.latency_name("e2el", "p50"), "{:,.0f}"),
-    ("accept len", R.ACCEPT_LENGTH, "{:.2f}"),  # speculative decoding's tokens per step, where a run has it
-    ("success", R.SUCCESS_RATE, "{:.1%}"),
-    ("eval", R.EVALS, "{}"),
-    ("run", R.RUN_ID, "{}"), ("ref", R.REF, "{}"), ("result", R.RESULT_FILENAME, "{}"),
+COLUMNS = (  # header, record field or metric; a metric's figure is written as compare writes it (figures.py)
+    ("config key", R.CONFIG_KEY), ("model", R.MODEL), ("hw", R.HARDWARE), ("conc", R.CONC), ("rate", R.REQUEST_RATE),
+    ("isl/osl", None), ("recipe", R.TOPOLOGY), ("status", R.STATUS),
+    ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU), ("output tok/s", R.OUTPUT_THROUGHPUT), ("tok/s/user", R.INTERACTIVITY),
+    ("TTFT p50 ms", R.latency_name("ttft", "p50")), ("TPOT p50 ms", R.latency_name("tpot", "p50")),
+    ("E2EL p50 ms", R.latency_name("e2el", "p50")),
+    ("accept len", R.ACCEPT_LENGTH),  # speculative decoding's tokens per step, where a run has it
+    ("success", R.SUCCESS_RATE),
+    ("eval", R.EVALS),
+    ("run", R.RUN_ID), ("ref", R.REF), ("result", R.RESULT_FILENAME),
 )
 # Left out where the title names the one ref of every row (`--run`, `--ref`).
 REF_COLUMN = R.REF
@@ -97,7 +96,7 @@ def model_cell(model: str) -> str:
     return f"{found.group(1)}/{found.group(2)}" if found else model
 
 
-def _cell(rec: dict, field: str | None, fmt: str) -> str:
+def _cell(rec: dict, field: str | None) -> str:
     if field == R.EVALS:
         return eval_cell(rec)
     if field == R.TOPOLOGY:  # the recipe as the compare table and the charts name it: tp8 spec mtp
@@ -116,19 +115,19 @@ def _cell(rec: dict, field: str | None, fmt: str) -> str:
         return f"{value}, attempt {rec[R.ATTEMPT]}"
     if field == R.REF:
         return R.short_ref(value)
-    if isinstance(value, float) and 0 < abs(value) < 1 and field in R.DIRECTION and "%" not in fmt:
-        return f"{value:.3g}"  # a stand-in's 0.000236 ms TPOT is not "0.00"
-    return fmt.format(value)
+    if field in R.DIRECTION:  # a figure, as compare and the PR comment write it
+        return fmt_value(value, field)
+    return f"{value}/s" if field == R.REQUEST_RATE else str(value)
 
 
 def _columns(records: list[dict], ref_column: bool) -> tuple[list[tuple], list[list[str]]]:
     """The columns holding a value for some record (an all-blank column only costs width), and the cells."""
-    cells = [[_cell(rec, field, fmt) for _, field, fmt in COLUMNS] for rec in records]
-    rate = [field for _, field, _ in COLUMNS].index(R.REQUEST_RATE)
+    cells = [[_cell(rec, field) for _, field in COLUMNS] for rec in records]
+    rate = [field for _, field in COLUMNS].index(R.REQUEST_RATE)
     if any(row[rate] for row in cells):  # a rate sweep: its unlimited rate is one of its rates, not a blank
         for rec, row in zip(records, cells):
             row[rate] = row[rate] or (R.UNLIMITED_RATE if R.is_unlimited_rate(rec.get(R.REQUEST_RATE)) else "")
-    keep = [i for i, (_, field, _) in enumerate(COLUMNS)
+    keep = [i for i, (_, field) in enumerate(COLUMNS)
             if any(row[i] for row in cells) and (ref_column or field != REF_COLUMN)]
     keep = keep or list(range(len(COLUMNS)))
     return [COLUMNS[i] for i in keep], [[row[i] for i in keep] for row in cells]
@@ -150,7 +149,7 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
     columns, cells = _columns(records, ref_column)
     console.print(title, style="italic")  # not the table's title: rich pads that to the table's width
     tbl = Table()
-    for header, field, _ in columns:
+    for header, field in columns:
         numeric = field in R.DIRECTION or field in (R.CONC, R.REQUEST_RATE)
         tbl.add_column(header, justify="right" if numeric else "left", no_wrap=True)
     styles = [None if rec.get(R.STATUS) == "success" else "red" for rec in records]
@@ -160,4 +159,4 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
         console.print(tbl)
         return
     for row, style in zip(cells, styles):
-        print_block(console, [(header, cell) for (header, _, _), cell in zip(columns, row) if cell], style)
+        print_block(console, [(header, cell) for (header, _), cell in zip(columns, row) if cell], style)
