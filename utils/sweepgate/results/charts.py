@@ -54,6 +54,9 @@ TEXT_SIZE = {"font.size": 11, "axes.titlesize": 12.5, "axes.labelsize": 12, "xti
 POINT_LABEL_SIZE = 10  # a point's conc (or rate) beside it
 LEGEND_ROW = 0.25  # inches of figure height per legend line at legend.fontsize
 FIT, MIN_TEXT_SIZE = 0.98, 7  # a legend or title wider than this share of the figure gets smaller, to this at least
+# Sizes a legend is drawn at before the last stays (its markers do not shrink with its text, so a fitted
+# size can still be a pixel or two wide; review polish26: the second try was removed too, leaving no legend).
+LEGEND_TRIES = 3
 STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", **TEXT_SIZE, "axes.grid": True,
          "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False}
 PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
@@ -523,13 +526,14 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
                                   markeredgewidth=2, markeredgecolor=COLORS[flag], label=flag))
     columns = legend_columns(items)
     size = TEXT_SIZE["legend.fontsize"]
-    for _ in range(2):  # a legend wider than the figure (long multinode labels) is drawn again, smaller
+    for attempt in range(LEGEND_TRIES):  # a legend wider than the figure (long labels) is drawn again, smaller
         padded = _padded(handles, columns, rows)  # a tuple: one key per series' ink, side by side
         legend = fig.legend(handles=padded, labels=[(h[0] if isinstance(h, tuple) else h).get_label() for h in padded],
                             handler_map={tuple: HandlerTuple(ndivide=None, pad=0.2)}, loc="outside lower center",
                             ncols=columns, fontsize=size, handlelength=_key_length(handles, inks),
                             title=f"{title}{mark}{marks_named(items)}", title_fontsize=size, frameon=False)
-        if (fitted := _fitted_size(legend, fig, size)) == size:
+        fitted = _fitted_size(legend, fig, size)
+        if fitted == size or attempt == LEGEND_TRIES - 1:  # the last try stays: a legend, never none
             return
         legend.remove()
         size = fitted
