@@ -56,5 +56,5 @@ def test_a_point_measured_without_interactivity_keeps_its_baseline_on_the_chart(
     (front,) = [line for line in ax.get_lines() if (line.get_gid() or "").startswith("baseline-front")]
     assert len(front.get_xdata()) == len(synth.CONCS)  # main's five medians, 32 among them
     assert "32 no interactivity" in {t.get_text() for t in ax.texts}
-    assert [line for line in ax.get_lines() if (line.get_gid() or "").startswith("not-measured-point")]
+    assert [line for line in ax.get_lines() if (line.get_gid() or "").startswith(charts.NO_FIGURE_GID)]
     assert [pt for pt, _why in charts.off_chart(comparison)] == [C.point_of(blind)]

@@ -64,6 +64,10 @@ PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
 # the palette's olive and cyan, fine as markers, are too faint as text, so labels get a darker shade.
 LABEL_CONTRAST = 3.0
 NOT_MEASURED = "not measured"  # a point the baseline's newest run has and the PR run did not measure
+# A point the PR run measured without a figure the axes show (no interactivity): also drawn at its baseline,
+# marked NOT_MEASURED with its ``missing`` figure, but as a question mark under a legend entry of its own
+# (review polish26: its grey cross sat under "not measured", which it was not).
+NO_FIGURE_MARKER, NO_FIGURE_GID = "$?$", "no-figure-point"
 COLORS = {C.REGRESSED: "#d62728", C.IMPROVED: "#2ca02c", C.FAILED: "#d62728", "baseline": "#7f7f7f",
           NOT_MEASURED: "#444444", C.NEW: "#444444"}
 METADATA = {"png": {"Software": "sweepgate"}, "svg": {"Date": None, "Creator": "sweepgate"}}
@@ -352,9 +356,9 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
             ax.plot(*item["base"], marker=marker, markersize=MARKER_SIZE, markerfacecolor="white", linestyle="none",
                     markeredgecolor=COLORS["baseline"] if len(styles) == 1 else color, gid=f"{BASE_GID}-{i}",
                     zorder=3)
-        if item["pr"] is None and item["flag"] == NOT_MEASURED:  # a thin cross where its baseline stands
-            ax.plot(*item["at"], marker="x", markersize=8, markeredgewidth=1.6, color=COLORS[NOT_MEASURED],
-                    linestyle="none", gid=f"not-measured-point-{i}", zorder=5.5)
+        if item["pr"] is None and item["flag"] == NOT_MEASURED:  # where its baseline stands: a thin cross, or a "?"
+            ax.plot(*item["at"], **_cross_style(item["missing"]), color=COLORS[NOT_MEASURED],
+                    linestyle="none", gid=f"{NO_FIGURE_GID if item['missing'] else 'not-measured-point'}-{i}", zorder=5.5)
             _verdict_ring(ax, item, i)  # a figure missing, another one judged: still ringed
             continue
         if item["pr"] is None:  # the PR job failed: a cross where its baseline stands
@@ -373,6 +377,31 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
     for line in ax.get_lines():  # a marker on the frame (a throughput of 0) drawn whole, not half its ring
         if line.get_linestyle() == "None":
             line.set_clip_on(False)
+
+
+def _cross_style(missing: str | None, size: float = 8) -> dict:
+    """The mark of a point drawn at its baseline for want of a figure: a thin cross where the run did not
+    measure it, a question mark where it did without a figure the axes show (``missing``)."""
+    if missing:
+        return {"marker": NO_FIGURE_MARKER, "markersize": size + 3, "markeredgewidth": 0.6}
+    return {"marker": "x", "markersize": size, "markeredgewidth": 1.6}
+
+
+def cross_entries(items: list[dict]) -> list[str | None]:
+    """The legend entries the points drawn at their baselines for want of a figure take: None for those the
+    run did not measure, then one for those it measured without an axis' figure, naming what they lack
+    (``no interactivity``, ``no interactivity or throughput per GPU``: one mark, so one entry)."""
+    crossed = [item for item in items if item["flag"] == NOT_MEASURED]
+    lacking = sorted({item["missing"].removeprefix("no ") for item in crossed if item["missing"]})
+    return [None] * any(not item["missing"] for item in crossed) + (["no " + " or ".join(lacking)] if lacking else [])
+
+
+def cross_label(missing: str | None, who: str) -> str:
+    """``not measured by the PR run (at its baseline)``; for a point the run measured without an axis'
+    figure ``no interactivity figure (at its baseline)``: measured, so never "not measured"."""
+    if missing:
+        return f"{missing} figure (at its baseline)"
+    return f"not measured by {'the PR' if who == 'PR' else 'this'} run (at its baseline)"
 
 
 def _verdict_ring(ax, item: dict, i: int) -> None:
@@ -516,10 +545,8 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     if ended:
         handles.append(Line2D([], [], marker="X", markersize=8, linestyle="none", color=COLORS[C.FAILED],
                               label=failed_label(items, f"{who} job {FAILED_WORDS[frozenset(ended)]}", baseline)))
-    if any(item["flag"] == NOT_MEASURED for item in items):
-        handles.append(Line2D([], [], marker="x", markersize=7, markeredgewidth=1.6, linestyle="none",
-                              color=COLORS[NOT_MEASURED],
-                              label=f"not measured by {'the PR' if who == 'PR' else 'this'} run (at its baseline)"))
+    handles += [Line2D([], [], **_cross_style(missing, 7), linestyle="none", color=COLORS[NOT_MEASURED],
+                       label=cross_label(missing, who)) for missing in cross_entries(items)]
     for flag in (C.REGRESSED, C.IMPROVED):
         if any(item.get("verdict") == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
@@ -574,11 +601,12 @@ def legend_columns(items: list[dict]) -> int:
 def legend_rows(items: list[dict]) -> int:
     """How many lines the legend of ``items`` takes (the figure grows by them): a line per series, the
     baseline median where one shows, each front drawn (``fronts_drawn``), and each kind of mark drawn
-    (failed, not measured, regressed, improved, new), in ``legend_columns``."""
-    kinds = {item[k] for item in items for k in ("flag", "verdict") if item.get(k)}
+    (failed, not measured, each figure measured points lack, regressed, improved, new), in ``legend_columns``."""
+    kinds = {item[k] for item in items for k in ("flag", "verdict") if item.get(k)} - {NOT_MEASURED}
     kinds |= {C.NEW for item in items if item["new"]}
     base = any(_base_shown(item) for item in items)  # else named by the failed points' entry, or not at all
-    entries = len({item["series"] for item in items}) + base + len(fronts_drawn(items)) + len(kinds)
+    entries = (len({item["series"] for item in items}) + base + len(fronts_drawn(items)) + len(kinds)
+               + len(cross_entries(items)))
     return -(-entries // legend_columns(items))
 
 
