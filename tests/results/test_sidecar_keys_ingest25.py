@@ -66,3 +66,29 @@ def test_a_sidecar_with_every_known_key_still_ingests(tmp_path, capsys):
     assert set(doc["job"]) == set(jobfile.JOB_KEYS)
     rc, err, _, db = ingest_sidecar(tmp_path, capsys, doc)
     assert (rc, err) == (0, "") and db.exists()
+
+
+def test_every_unknown_key_of_a_sidecar_is_named_in_its_one_line(tmp_path, capsys):
+    """polish26: a sidecar with three misspelt keys named only the first, so fixing it took three runs.
+    Still one line for the file, at the first key's place, now naming each key, with the key each
+    seems meant for where there is one, and what to do with the others."""
+    doc = job()
+    doc["job"]["confg-key"] = doc["job"].pop("config-key")
+    doc["job"]["zzz"] = 1
+    doc["job"]["finshed"] = doc["job"].pop("finished")
+    doc["rehearsal"] = doc["job"].pop("rehearsal")
+    rc, err, side, db = ingest_sidecar(tmp_path, capsys, doc)
+    assert rc == 1 and err.splitlines() == [
+        f"{key_at(side, 'confg-key')}: unknown keys 'confg-key', 'zzz', 'finshed' and 'rehearsal'; "
+        "did you mean 'config-key' for 'confg-key' and 'finished' for 'finshed'? move 'rehearsal' into the job "
+        "object; remove 'zzz' (the job object holds only " + ", ".join(jobfile.JOB_KEYS) + ")"], err
+    assert not db.exists()
+
+
+def test_two_unknown_keys_without_a_near_name_are_both_named(tmp_path, capsys):
+    doc = job()
+    doc["job"]["aaa"], doc["job"]["zzz"] = 1, 2
+    rc, err, side, _db = ingest_sidecar(tmp_path, capsys, doc)
+    assert rc == 1 and err.splitlines() == [
+        f"{key_at(side, 'aaa')}: unknown keys 'aaa' and 'zzz'; remove 'aaa' and 'zzz' (the job object holds only "
+        + ", ".join(jobfile.JOB_KEYS) + ")"], err

@@ -135,28 +135,61 @@ def read(path: Path) -> Job:
     return Job(job=job, row=doc[ROW], source=str(path))
 
 
+KNOWN_KEYS = {None: (ROW, JOB), JOB: JOB_KEYS}  # a sidecar's keys, and its job object's
+
+
 def _check_keys(doc: dict, text: str, path: str) -> None:
-    """Refuse a key the sidecar's format has not (a hand-written ``confg-key``), at its place, naming
-    the nearest known one: read, it would be dropped and the field stored as unknown. The names are
-    ``core.jobfile``'s, the one place they are defined."""
+    """Refuse the keys the sidecar's format has not (a hand-written ``confg-key``): one line for the
+    file, at the first one's place, naming each, with the nearest known key to each that has one
+    (review polish26: only the first was named, so a file with three took three runs to fix). Read,
+    they would be dropped and their fields stored as unknown. The names are ``core.jobfile``'s."""
+    unknown = _unknown_keys(doc, text)
+    if not unknown:
+        return
+    line, col, key, where, near = unknown[0]
+    if len(unknown) == 1:
+        if not where and key in JOB_KEYS:  # `"rehearsal": true` beside "job", not in it
+            fix = f"did you mean '{JOB}.{key}'? move it into the {JOB} object"
+        else:
+            fix = f"did you mean {near!r}?" if near else f"remove it; {_holds(where)}"
+        raise fail(path, line, f"unknown key {key!r}", fix, col=col)
+    raise fail(path, line, f"unknown keys {_and([repr(u[2]) for u in unknown])}", _keys_fix(unknown), col=col)
+
+
+def _unknown_keys(doc: dict, text: str) -> list[tuple[int, int, str, str | None, str | None]]:
+    """(line, col, key, object (None: the sidecar's top, else JOB), nearest known key) of each key the
+    format has not, in the order they stand in ``text``."""
     import difflib
 
     from sweepgate.core.jsontext import key_place
 
-    known = {None: (ROW, JOB), JOB: JOB_KEYS}
+    out = []
     for where, obj in ((None, doc), (JOB, doc[JOB])):
         for key in obj:
-            if key in known[where]:
-                continue
-            near = difflib.get_close_matches(str(key), known[where], n=1, cutoff=0.6)
-            line, col = key_place(text, f"{where}.{key}" if where else key)
-            if not where and key in JOB_KEYS:  # `"rehearsal": true` beside "job", not in it
-                fix = f"did you mean '{JOB}.{key}'? move it into the {JOB} object"
-            elif near:
-                fix = f"did you mean '{near[0]}'?"
-            else:
-                fix = f"remove it; {'the job object' if where else 'a job sidecar'} holds only {', '.join(known[where])}"
-            raise fail(path, line, f"unknown key {key!r}", fix, col=col)
+            if key not in KNOWN_KEYS[where]:
+                near = difflib.get_close_matches(str(key), KNOWN_KEYS[where], n=1, cutoff=0.6)
+                out.append((*key_place(text, f"{where}.{key}" if where else key), key, where, (near or [None])[0]))
+    return sorted(out, key=lambda u: (u[0], u[1]))
+
+
+def _keys_fix(unknown: list[tuple]) -> str:
+    """How to fix several unknown keys: ``did you mean 'config-key' for 'confg-key' and 'finished' for
+    'finshed'? move 'rehearsal' into the job object; remove 'zzz' (the job object holds only ...)``."""
+    moved = [key for _l, _c, key, where, _n in unknown if not where and key in JOB_KEYS]
+    meant = [f"{near!r} for {key!r}" for _l, _c, key, _w, near in unknown if near and key not in moved]
+    parts = [f"move {_and([repr(k) for k in moved])} into the {JOB} object"] if moved else []
+    for level in KNOWN_KEYS:
+        gone = [repr(key) for _l, _c, key, where, near in unknown if where == level and not near and key not in moved]
+        parts += [f"remove {_and(gone)} ({_holds(level)})"] if gone else []
+    return " ".join(filter(None, (f"did you mean {_and(meant)}?" if meant else "", "; ".join(parts))))
+
+
+def _holds(where: str | None) -> str:
+    return f"{'the job object' if where else 'a job sidecar'} holds only {', '.join(KNOWN_KEYS[where])}"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _place_row_problems(diagnostics, text: str, path: str) -> None:
