@@ -110,3 +110,32 @@ def test_after_main_returns_sigterm_has_its_default_action_again(tmp_path):
                       "sys.exit(code)\n")
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env())
     assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "True True True", proc
+
+
+def test_a_sweepgate_program_s_early_handlers_load_no_module(tmp_path):
+    """review26: setting the early SIGTERM/SIGHUP handlers imported `signal` and `sweepgate.core.errors`
+    (and with it collections.abc) from the package's first line, three modules more for every `--help` and
+    usage error of a cold start-up (`process_changelog.py --help`). As a sweepgate program, whose package
+    sets them, `from sweepgate.cli import main` loads what it did before they were set, and main()'s
+    release of them loads nothing either; both signals are still held while it loads."""
+    script = tmp_path / "bin" / "sweepgate"
+    script.parent.mkdir()
+    script.write_text("import sys\nbefore = set(sys.modules)\nfrom sweepgate.cli import main\n"
+                      "loaded = set(sys.modules) - before\n"
+                      "import signal\nheld = [signal.getsignal(s) not in (signal.SIG_DFL, None)"
+                      " for s in (signal.SIGTERM, signal.SIGHUP)]\n"
+                      "from sweepgate import release_stop_signals\nbefore = set(sys.modules)\nrelease_stop_signals()\n"
+                      "print(' '.join(sorted(loaded | (set(sys.modules) - before))), held)\n")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env())
+    loaded, held = proc.stdout.rsplit(" [", 1) if proc.returncode == 0 else ("", "")
+    assert proc.returncode == 0 and held.strip() == "True, True]", proc
+    assert set(loaded.split()) <= {"sweepgate", "sweepgate.cli", "__future__"}, loaded
+
+
+def test_the_early_handlers_cover_the_signals_run_guarded_turns_into_terminated():
+    """The package names the stop signals itself (setting them loads no module): the same ones as
+    core.errors, whose handler run_guarded sets once the command runs."""
+    import sweepgate
+    from sweepgate.core import errors
+
+    assert sweepgate._STOP_SIGNALS == errors.STOP_SIGNALS

@@ -32,19 +32,24 @@ def _stop_signal(signum, frame):
     raise Terminated(signum)
 
 
+# The signals that end a command as SIGTERM does, as ``core.errors.STOP_SIGNALS`` names them; named here too
+# so that setting them loads no module (test_interrupt_early: the same two).
+_STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
 def _on_stop_signals() -> None:
     """SIGTERM and SIGHUP while the command's modules load say "terminated" (143) or "hung up" (129), as
     they do once it runs (``errors.run_guarded``), instead of ending the process silently. Only where
-    they still have their default action (a ``nohup`` keeps ignoring SIGHUP)."""
-    import signal
+    they still have their default action (a ``nohup`` keeps ignoring SIGHUP). Through ``_signal``, which
+    the interpreter loaded at its start: ``signal`` and ``core.errors`` would be three more modules for
+    every `--help` and usage error of a cold start-up (review26)."""
+    import _signal
 
-    from sweepgate.core.errors import STOP_SIGNALS
-
-    for name in STOP_SIGNALS:
-        number = getattr(signal, name, None)
-        if number is not None and signal.getsignal(number) is signal.SIG_DFL:
+    for name in _STOP_SIGNALS:
+        number = getattr(_signal, name, None)
+        if number is not None and _signal.getsignal(number) == _signal.SIG_DFL:
             try:
-                signal.signal(number, _stop_signal)
+                _signal.signal(number, _stop_signal)
             except ValueError:  # imported outside the main thread: handlers are the main thread's to set
                 return
 
@@ -52,14 +57,12 @@ def _on_stop_signals() -> None:
 def release_stop_signals() -> None:
     """Give SIGTERM and SIGHUP their default action back once the command has returned (``cli.main``): a
     signal while the interpreter shuts down ends it, as before, not an atexit callback half-way."""
-    import signal
+    import _signal
 
-    from sweepgate.core.errors import STOP_SIGNALS
-
-    for name in STOP_SIGNALS:
-        number = getattr(signal, name, None)
-        if number is not None and signal.getsignal(number) is _stop_signal:
-            signal.signal(number, signal.SIG_DFL)
+    for name in _STOP_SIGNALS:
+        number = getattr(_signal, name, None)
+        if number is not None and _signal.getsignal(number) is _stop_signal:
+            _signal.signal(number, _signal.SIG_DFL)
 
 
 def _module_run() -> str | None:
