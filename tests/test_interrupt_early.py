@@ -139,3 +139,18 @@ def test_the_early_handlers_cover_the_signals_run_guarded_turns_into_terminated(
     from sweepgate.core import errors
 
     assert sweepgate._STOP_SIGNALS == errors.STOP_SIGNALS
+
+
+def test_main_run_in_a_worker_thread_of_a_sweepgate_program_returns_its_code(tmp_path):
+    """review26: main()'s release of the early handlers set them back from whatever thread it ran in, and
+    only the main thread may: `main(['--version'])` in a worker thread of a sweepgate program raised
+    "ValueError: signal only works in main thread" instead of its SystemExit(0). The handlers stay then
+    (the main thread's to release), and main() ends as it would have."""
+    script = tmp_path / "bin" / "sweepgate"
+    script.parent.mkdir()
+    script.write_text("import threading\nfrom sweepgate.cli import main\nout = []\n"
+                      "def run():\n    try:\n        out.append(main(['--version']))\n"
+                      "    except BaseException as exc:\n        out.append(repr(exc))\n"
+                      "t = threading.Thread(target=run)\nt.start()\nt.join()\nprint(out)\n")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env())
+    assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "['SystemExit(0)']", proc

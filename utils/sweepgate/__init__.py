@@ -56,13 +56,18 @@ def _on_stop_signals() -> None:
 
 def release_stop_signals() -> None:
     """Give SIGTERM and SIGHUP their default action back once the command has returned (``cli.main``): a
-    signal while the interpreter shuts down ends it, as before, not an atexit callback half-way."""
+    signal while the interpreter shuts down ends it, as before, not an atexit callback half-way. From a
+    thread other than the main one (main() run in a worker) they stay: only the main thread may set them,
+    and a ValueError here would replace what main() returned."""
     import _signal
 
     for name in _STOP_SIGNALS:
         number = getattr(_signal, name, None)
         if number is not None and _signal.getsignal(number) is _stop_signal:
-            _signal.signal(number, _signal.SIG_DFL)
+            try:
+                _signal.signal(number, _signal.SIG_DFL)
+            except ValueError:
+                return
 
 
 def _module_run() -> str | None:
