@@ -154,3 +154,34 @@ def test_main_run_in_a_worker_thread_of_a_sweepgate_program_returns_its_code(tmp
                       "t = threading.Thread(target=run)\nt.start()\nt.join()\nprint(out)\n")
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env())
     assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "['SystemExit(0)']", proc
+
+
+# Holds collections.abc's import while sweepgate.core.errors is half loaded (its first lines import it,
+# before its Terminated class exists): says so, then waits for the signal.
+HOLD_IN_ERRORS = """\
+import sys, time
+class _Hold:
+    def find_spec(self, name, path=None, target=None):
+        if name == "collections.abc" and "sweepgate.core.errors" in sys.modules:
+            sys.stderr.write("holding\\n"); sys.stderr.flush(); time.sleep(30)
+        return None
+sys.meta_path.insert(0, _Hold())
+"""
+
+
+def test_a_sigterm_while_the_errors_module_itself_loads_is_still_one_line(tmp_path):
+    """review26: the early handler takes its Terminated from sweepgate.core.errors when the signal comes
+    (so that setting it loads no module). A SIGTERM landing while that module's own first lines run found
+    it half loaded and raised "ImportError: cannot import name 'Terminated' from partially initialized
+    module", a traceback. It ends as the hook does then: `terminated`, 143."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(HOLD_IN_ERRORS)
+    script = tmp_path / "bin" / "sweepgate"
+    script.parent.mkdir()
+    script.write_text("import sweepgate\nimport sweepgate.core.errors\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, env=env(tmp_path / "site"))
+    assert proc.stderr.readline() == "holding\n"
+    proc.send_signal(signal.SIGTERM)
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 143 and err == "sweepgate: terminated\n", err

@@ -27,8 +27,15 @@ def _interrupted_hook(kind, value, tb):
 
 
 def _stop_signal(signum, frame):
-    from sweepgate.core.errors import Terminated
+    try:
+        from sweepgate.core.errors import Terminated
+    except ImportError:  # the signal came while that very module loads, before its class: end as its hook does
+        import _signal
 
+        stop = KeyboardInterrupt(signum)
+        stop.said = "hung up" if signum == getattr(_signal, "SIGHUP", None) else "terminated"
+        stop.exit_code = 128 + signum
+        _interrupted_hook(KeyboardInterrupt, stop, None)
     raise Terminated(signum)
 
 
