@@ -60,3 +60,17 @@ def test_show_and_compare_write_a_stored_figure_alike(db, capsys, tmp_path, valu
     for other in (compared(capsys, db), compared(capsys, db, "--markdown"),
                   {row[1]: row[2] for row in md_rows(comment.read_text(encoding="utf-8"))}):
         assert {metric: other[metric] for metric in FIGURES} == table
+
+
+
+@pytest.mark.parametrize(("rate", "text"), [(5119 / 5120, "99.98%"), (1 / 5120, "0.02%"), (0.5, "50.0%"),
+                                            (1.0, "100.0%"), (0.0, "0.0%")])
+def test_show_never_rounds_a_failed_request_away(db, capsys, rate, text):
+    """review26: `results show` wrote a run in which 1 of 5,120 requests failed as "100.0%", the same as
+    a run with none failed (compare's row added digits only beside a baseline that differed). A rate
+    below 1 never reads 100 %, one above 0 never 0 %, alone in a cell too."""
+    pr = synth.pr_run(keys=(KEY,), concs=(16,))
+    pr[0][R.METRICS][R.SUCCESS_RATE] = rate
+    with store.open_store(db) as st:
+        st.add(pr)
+    assert shown(capsys, db)[R.SUCCESS_RATE] == text

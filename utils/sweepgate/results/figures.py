@@ -25,7 +25,7 @@ def fmt_value(value: float | None, metric: str | None = None, digits: int = 3, e
     if value is None:
         return "n/a"
     if metric == R.SUCCESS_RATE:
-        return f"{value * 100:.{max(digits - 2, 1)}f}%"
+        return _percent(value, max(digits - 2, 1))
     if exponent:
         return f"{value:.{digits - 1}e}"
     if digits > 3:  # plain, as at 3 digits: a row must not read "12,345.1" beside "1.23457e+06"
@@ -40,13 +40,27 @@ def fmt_value(value: float | None, metric: str | None = None, digits: int = 3, e
     return f"{value:.1f}" if abs(value) >= 10 else f"{value:#.3g}"  # 9.00 beside 9.13, never 9
 
 
+def _percent(rate: float, decimals: int) -> str:
+    """A success rate in percent, with more decimals where fewer would round a failed request away: 5119
+    of 5120 is "99.98%", never "100.0%" (nor one success in 5,120 "0.0%"), in every table alike."""
+    return f"{rate * 100:.{_decimals(rate, decimals)}f}%"
+
+
+def _decimals(rate: float | None, decimals: int) -> int:
+    """``decimals``, or as many more as a rate strictly between 0 and 1 needs not to read 0 % or 100 %."""
+    while rate is not None and 0 < rate < 1 and decimals < 9 and round(rate * 100, decimals) in (0, 100):
+        decimals += 1
+    return decimals
+
+
 def fmt_values(values: list[float | None], metric: str | None = None) -> list[str]:
     """The figures of one row alike in precision and in form, with enough digits that two that differ
     do not read the same (a success rate of 5119/5120 is not "100.0%" beside main's 100 %). Where one of
     them is written with an exponent (a bound of a wide interval, ``_exponent``), all are: a cell read
     "[4.30e-05, 51,604,973,442]", two forms side by side."""
     exponent = metric != R.SUCCESS_RATE and any(map(_exponent, values))
-    for digits in range(3, 10):
+    first = 2 + max((_decimals(v, 1) for v in values), default=1) if metric == R.SUCCESS_RATE else 3
+    for digits in range(first, max(first + 1, 10)):  # a row's rates at one precision: 99.98% beside 100.00%
         texts = [fmt_value(v, metric, digits, exponent) for v in values]
         known = {_read(t): v for t, v in zip(texts, values) if v is not None and v == v}  # nan: no number
         if all(known[_read(t)] == v for t, v in zip(texts, values) if v is not None and v == v):
