@@ -68,3 +68,42 @@ def test_a_usage_error_is_annotated_under_github_actions(configs_dir):
     commands = [line for line in odd.stderr.splitlines() if line.startswith("::")]
     assert odd.returncode == 2 and commands == [
         "::error title=usage::sweepgate results ingest: unrecognized arguments: --x%0A::add-mask::y"], odd.stderr
+
+
+def annotations(r: subprocess.CompletedProcess) -> list[str]:
+    return [line for line in r.stderr.splitlines() if line.startswith("::")]
+
+
+@pytest.mark.parametrize("typed, placed", [("../nope.json", "nope.json"), ("./gone.json", "configs/gone.json"),
+                                           ("res/gone.json", "configs/res/gone.json")])
+def test_a_missing_path_typed_in_a_subfolder_is_annotated_from_the_top(configs_dir, typed, placed):
+    """From configs/, `results ingest ../nope.json` was annotated `file=../nope.json`: GitHub reads the
+    path from the workspace's top, so the note named no file of the repository (only a path that
+    existed was made relative to the top)."""
+    r = sweepgate(["results", "ingest", "--db", "sqlite:///r.db", typed], configs_dir, GITHUB_ACTIONS="true")
+    assert r.returncode == 1 and r.stderr.startswith(f"{typed}: no such file or folder"), r.stderr
+    assert annotations(r) == [f"::error file={placed}::no such file or folder; pass result files or the "
+                              "folders that hold them"], r.stderr
+
+
+def test_a_path_outside_the_repository_is_annotated_without_a_file(configs_dir, tmp_path):
+    """A path that leaves the repository is no file GitHub could show: the place stays in the text."""
+    for typed in ("../../elsewhere.json", str(tmp_path / "elsewhere.json")):
+        r = sweepgate(["results", "ingest", "--db", "sqlite:///r.db", typed], configs_dir, GITHUB_ACTIONS="true")
+        assert r.returncode == 1 and annotations(r) == [
+            f"::error::{typed}: no such file or folder; pass result files or the folders that hold them"], r.stderr
+
+
+def test_a_repository_file_named_from_the_top_keeps_its_place(configs_dir):
+    """A repository-data flag typed from configs/ as `./perf-changelog.yaml` names the changelog from the
+    top: its problems are annotated at perf-changelog.yaml, not at configs/perf-changelog.yaml."""
+    top = configs_dir.parent
+    (top / "perf-changelog.yaml").write_text("- config-keys: [no-such-key]\n  description: [\"x\"]\n"
+                                             "  pr-link: https://github.com/acme/bench/pull/1\n")
+    subprocess.run(["git", "-C", str(top), "add", "perf-changelog.yaml"], check=True)
+    for typed in ("./perf-changelog.yaml", "perf-changelog.yaml"):
+        r = sweepgate(["validate", "--staged", "--changelog-file", typed], configs_dir, GITHUB_ACTIONS="true")
+        placed = [line for line in annotations(r) if "no-such-key" in line]
+        assert r.returncode == 1 and placed and all(
+            line.startswith("::error file=perf-changelog.yaml,line=") for line in placed), r.stderr
+

@@ -78,7 +78,8 @@ def test_a_value_quoted_in_a_refusal_is_cut_to_a_readable_line(tmp_path, capsys,
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     rc, err, _ = ingest(capsys, tmp_path, mutant(tmp_path, IFX, ("request_rate",), "L" * 20_000))
     (line, annotation) = err.splitlines()
-    assert annotation.startswith("::error file=") and len(annotation) < 1_000, len(annotation)
+    # at no file=: the file is outside the repository the tests run in (errors.workspace_path)
+    assert annotation.startswith("::error") and len(annotation) < 1_000, len(annotation)
     assert "characters left out" in annotation
 
 

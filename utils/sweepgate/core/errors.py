@@ -91,10 +91,11 @@ class Diagnostic:
         # the annotation's command is its level already.
         message = self.shown_message().removeprefix(f"{level}: ")
         props, body = [], message + (f"; {self.hint}" if self.hint else "")
-        if self.names_a_file():
+        placed = workspace_path(self.file) if self.names_a_file() else None
+        if placed:
             # Exactly `file=…,line=…` (CONTRACTS §2): tools match the annotation by that form; the
             # column is in the text line, and the message says what the rule's title would.
-            props.append(f"file={_escape_property(workspace_path(self.file))}")
+            props.append(f"file={_escape_property(placed)}")
             if self.line:
                 props.append(f"line={self.line}")
         else:
@@ -154,21 +155,35 @@ def fail(file: str, line: int, message: str, hint: str = "", *, rule: str = "", 
     return SweepgateError(Diagnostic(file, line, col, rule, message, hint))
 
 
-def workspace_path(name: str) -> str:
-    """A file as GitHub places an annotation: relative to the workspace (the repository's top).
-    Repository files are named from the top already; a path the user typed from a subfolder
-    (``res/out.json`` run in ``configs/``) is made relative to the top, an absolute one inside
-    the workspace too."""
+def workspace_path(name: str) -> str | None:
+    """A file as GitHub places an annotation: relative to the workspace (the repository's top), or
+    None for a file outside it (GitHub could link no such file: the annotation keeps the place in its
+    text). A repository file named from the top (``configs/x.yaml``, read at a ref) stays as it is; a
+    path the user typed from a subfolder (``res/out.json`` or ``../nope.json`` run in ``configs/``) is
+    made relative to the top whether or not the file is there, an absolute one too. Without a
+    workspace or a repository, the current folder is the top (a step's default one)."""
     from sweepgate.core.worktop import enclosing_top
 
-    top = os.environ.get("GITHUB_WORKSPACE") or enclosing_top()
-    if top is None:
-        return name
-    full = name if os.path.isabs(name) else (os.path.abspath(name) if os.path.exists(name) else None)
+    here = os.getcwd()
+    top = os.path.realpath(os.environ.get("GITHUB_WORKSPACE") or enclosing_top() or here)
+    full = _typed_path(name, here, top)
     if full is None:
         return name
-    relative = os.path.relpath(full, top)
-    return name if relative.startswith("..") else relative.replace(os.sep, "/")
+    relative = os.path.relpath(full, top).replace(os.sep, "/")
+    return None if relative == ".." or relative.startswith("../") else relative
+
+
+def _typed_path(name: str, here: str, top: str) -> str | None:
+    """``name``'s absolute path when it names a file from the current folder ``here`` (or is absolute),
+    its folder's links resolved as ``top``'s are; None when it is a path from the top already."""
+    if not os.path.isabs(name):
+        from_here = name.startswith(("./", "../")) or os.path.exists(name) or (
+            os.path.realpath(here) != top and not os.path.exists(os.path.join(top, name)))
+        if not from_here:
+            return None
+        name = os.path.join(here, name)
+    name = os.path.normpath(name)
+    return os.path.join(os.path.realpath(os.path.dirname(name)), os.path.basename(name))
 
 
 def emit(diagnostics: Iterable[Diagnostic], stream=None) -> None:

@@ -41,19 +41,29 @@ def _is_folder(rel: str, root: str | None) -> bool:
     return bool(top) and os.path.isdir(os.path.join(top, rel))
 
 
+def _at_top(root: str | None) -> bool:
+    """Whether the command runs at the repository's top. From a subfolder a path from the top is
+    rewritten as written there (``./x``: ``x``): a problem in the file is then said, and annotated,
+    at the file from the top, not at a path read from the current folder (errors.workspace_path)."""
+    from sweepgate.core.worktop import enclosing_top
+
+    top = root or enclosing_top()
+    return top is None or os.path.realpath(top) == os.path.realpath(os.getcwd())
+
+
 def _outside(path: str, root: str | None) -> Diagnostic:
     """The one line for a path that leaves the repository from its top. Inside `configs/`,
     `--changelog-file ../perf-changelog.yaml` names the changelog from where the command runs; say
     that these paths start at the top, and the path that names that file from there."""
     here = None if os.path.isabs(path) else _from_top(os.path.abspath(path), root)
-    if here:
+    if here:  # the flag's value is wrong, not the file it names from here: no annotation on that file
         return Diagnostic(path, 0, 0, "usage", "outside the repository: this flag's paths are read from the "
                           "repository's top folder, wherever the command runs", f"pass {here} (that file, from the top)")
     return Diagnostic(path, 0, 0, "usage", "outside the repository", "pass a path inside it")
 
 
 def check_repo_paths(args, root: str | None = None) -> None:
-    """Rewrite the repository-data flags on ``args`` as paths from the top; refuse one outside it."""
+    """Rewrite the repository-data flags on ``args`` as plain paths from the top; refuse one outside it."""
     problems = []
     for dest in REPO_DATA_FLAGS:
         value = getattr(args, dest, None)
@@ -68,7 +78,7 @@ def check_repo_paths(args, root: str | None = None) -> None:
             elif _is_folder(rel, root):
                 problems.append(Diagnostic(path, 0, 0, "usage", f"{REPO_DATA_FLAGS[dest]} takes a file; this is a folder",
                                            f"pass the file, e.g. {FILE_EXAMPLES[dest]}"))
-            fixed.append(rel if os.path.isabs(path) and rel else path)
+            fixed.append(rel if rel and (os.path.isabs(path) or not _at_top(root)) else path)
         setattr(args, dest, fixed if isinstance(value, list) else fixed[0])
     if problems:
         raise SweepgateError(problems)
