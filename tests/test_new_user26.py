@@ -107,3 +107,29 @@ def test_a_repository_file_named_from_the_top_keeps_its_place(configs_dir):
         assert r.returncode == 1 and placed and all(
             line.startswith("::error file=perf-changelog.yaml,line=") for line in placed), r.stderr
 
+@pytest.mark.parametrize("argv, env", [
+    (["--db", "x.db"], {}),
+    (["--db", "sqlite:x.db"], {}),  # a URL missing its slashes, which names no file either
+    ([], {"SWEEPGATE_DB": "x.db"}),
+])
+def test_a_database_url_is_never_annotated_as_a_file(configs_dir, argv, env):
+    """`--db x.db` was annotated `::error file=x.db::`: a URL (or text given as one) named as if it were a
+    file of the repository, even when a file x.db is there. Its place stays in the annotation's text."""
+    (configs_dir / "x.db").write_bytes(b"")
+    (configs_dir / "out.json").write_text("{}")
+    r = sweepgate(["results", "ingest", *argv, "out.json"], configs_dir, GITHUB_ACTIONS="true", **env)
+    (said,) = annotations(r)
+    where = env.get("SWEEPGATE_DB") and "$SWEEPGATE_DB: x.db" or argv[-1]
+    assert r.returncode == 1 and said.startswith(f"::error title=results-store::{where}: not a database URL"), r.stderr
+
+
+def test_a_repository_data_flag_refused_from_a_subfolder_is_annotated_at_no_file(configs_dir):
+    """From configs/, `--changelog-file ../perf-changelog.yaml` is refused (those paths start at the top):
+    the problem is the flag's value, so the annotation is not put on the changelog it reaches from here."""
+    (configs_dir.parent / "perf-changelog.yaml").write_text("")
+    r = sweepgate(["validate", "--staged", "--changelog-file", "../perf-changelog.yaml"], configs_dir,
+                  GITHUB_ACTIONS="true")
+    (said,) = annotations(r)
+    assert r.returncode == 1 and said.startswith("::error title=usage::../perf-changelog.yaml: outside the "
+                                                 "repository: "), r.stderr
+

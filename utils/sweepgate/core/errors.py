@@ -21,14 +21,17 @@ LINE_LABELS = {"warning": "warning: ", "info": "note: "}
 
 
 class Diagnostic:
-    """One problem at one place. ``line``/``col`` are 1-based; 0 means unknown."""
+    """One problem at one place. ``line``/``col`` are 1-based; 0 means unknown. ``in_file`` says
+    whether the place is a file: False for a URL or a flag's value that only looks like a path
+    (``--db x.db``), True for a file whatever its name; None (most places) judges by the name."""
 
-    __slots__ = ("file", "line", "col", "rule", "message", "hint", "severity")
+    __slots__ = ("file", "line", "col", "rule", "message", "hint", "severity", "in_file")
 
     def __init__(self, file: str, line: int = 0, col: int = 0, rule: str = "", message: str = "",
-                 hint: str = "", severity: str = "error"):
+                 hint: str = "", severity: str = "error", *, in_file: bool | None = None):
         self.file, self.line, self.col = file, line, col
         self.rule, self.message, self.hint, self.severity = rule, message, hint, severity
+        self.in_file = in_file
 
     def _key(self) -> tuple:
         return (self.file, self.line, self.col, self.rule, self.message, self.hint, self.severity)
@@ -78,6 +81,8 @@ class Diagnostic:
     def names_a_file(self) -> bool:
         """Whether the location is a file, not a flag (``--window``), an environment variable
         (``ROW``), a command or a service (``git``, a database URL) named as where the problem is."""
+        if self.in_file is not None:
+            return self.in_file
         name = self.file
         return bool(name) and "://" not in name and (os.path.isfile(name) or (  # a URL is a service
             not name.startswith("-") and " " not in name and ("/" in name or "." in name)))

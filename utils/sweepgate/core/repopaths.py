@@ -58,8 +58,9 @@ def _outside(path: str, root: str | None) -> Diagnostic:
     here = None if os.path.isabs(path) else _from_top(os.path.abspath(path), root)
     if here:  # the flag's value is wrong, not the file it names from here: no annotation on that file
         return Diagnostic(path, 0, 0, "usage", "outside the repository: this flag's paths are read from the "
-                          "repository's top folder, wherever the command runs", f"pass {here} (that file, from the top)")
-    return Diagnostic(path, 0, 0, "usage", "outside the repository", "pass a path inside it")
+                          "repository's top folder, wherever the command runs", f"pass {here} (that file, from the top)",
+                          in_file=False)
+    return Diagnostic(path, 0, 0, "usage", "outside the repository", "pass a path inside it", in_file=False)
 
 
 def check_repo_paths(args, root: str | None = None) -> None:

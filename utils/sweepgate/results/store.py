@@ -134,8 +134,8 @@ def _env_url() -> str | None:
     try:
         _check_url(url)
     except StoreError as exc:  # the URL as shown (password hidden) stays in the message
-        raise StoreError([Diagnostic(ENV_WHERE, 0, 0, d.rule, f"{d.file}: {d.message}", f"unset it, or {d.hint}")
-                          for d in exc.diagnostics]) from None
+        raise StoreError([Diagnostic(ENV_WHERE, 0, 0, d.rule, f"{d.file}: {d.message}", f"unset it, or {d.hint}",
+                                      in_file=False) for d in exc.diagnostics]) from None
     return url
 
 
@@ -237,19 +237,19 @@ def _slipped(url: str) -> StoreError | None:
     sep = written.replace("\\", "/")  # backslashes typed for slashes read as the slashes they stand for
     sqlite = scheme.lower().startswith("sqlite")
     if not rest.strip("/"):  # sqlite:, postgresql:/ : nothing to correct, what a URL is said
-        return fail(url, 0, "not a database URL: it names no file or database", "use sqlite:///PATH (from the "
+        return url_fail(url, "not a database URL: it names no file or database", "use sqlite:///PATH (from the "
                     "current folder) or sqlite:////ABSOLUTE/PATH" if sqlite else f"use {PG_SCHEME}://USER@HOST/DB")
     if not sqlite:  # a SQLite path has no password: an '@' and a ':' in it are the file's name
         user, at, tail = rest.partition("?")[0].rpartition("@")
         if at:  # user:password@host...: the password hidden, in the line and in the hint
             rest = f"{user.partition(':')[0]}{':PASSWORD' if ':' in user else ''}@{tail}{rest[len(user) + 1 + len(tail):]}"
-        return fail(f"{scheme}{written}{rest}", 0, f"not a database URL: '{scheme}' needs '://' before the host",
+        return url_fail(f"{scheme}{written}{rest}", f"not a database URL: '{scheme}' needs '://' before the host",
                     f"use {scheme}://{rest.replace(chr(92), '/')}")
     absolute = sep == ":/" or sep.count("/") >= 4 or rest.startswith("/")
     path = rest.lstrip("/")
     first, other = (f"{scheme}:////{path} (the file /{path})", f"{scheme}:///{path} for {path} in the current folder") \
         if absolute else (f"{scheme}:///{path} ({path} in the current folder)", f"{scheme}:////{path} for /{path}")
-    return fail(url, 0, "not a database URL: a SQLite URL is sqlite:/// and the file's path (an absolute path "
+    return url_fail(url, "not a database URL: a SQLite URL is sqlite:/// and the file's path (an absolute path "
                 "starts with a fourth slash)", f"use {first}, or {other}")
 
 
@@ -259,17 +259,17 @@ def _bad_url(url: str, exc: Exception) -> StoreError:
     if slipped is not None:
         return slipped
     if "://" not in url and "@" not in url:  # a bare path: the SQLite URL of that very file
-        return fail(url, 0, "not a database URL (a path alone is not one)", f"use sqlite:///{url}")
+        return url_fail(url, "not a database URL (a path alone is not one)", f"use sqlite:///{url}")
     detail = "a port that is not a number" if isinstance(exc, ValueError) or "non-integer port" in str(exc) else \
         (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     if isinstance(exc, ImportError):  # a dialect SQLAlchemy knows, its driver not installed (mysql:// wants MySQLdb)
         scheme = url.partition("://")[0]
         if scheme.lower().startswith("postgres"):  # postgresql+psycopg2:// and the like
-            return fail(display_url(url), 0, f"the driver '{scheme}' names is not installed ({detail})",
+            return url_fail(display_url(url), f"the driver '{scheme}' names is not installed ({detail})",
                         f"write {PG_SCHEME}://USER:PASSWORD@HOST/DB (psycopg 3, installed with sweepgate)")
-        return fail(display_url(url), 0, f"no driver installed for '{scheme}' ({detail}); "
+        return url_fail(display_url(url), f"no driver installed for '{scheme}' ({detail}); "
                     "sweepgate stores results in SQLite or PostgreSQL", URL_HINT)
-    return fail(display_url(url), 0, f"not a database URL: {detail}", URL_HINT)
+    return url_fail(display_url(url), f"not a database URL: {detail}", URL_HINT)
 
 
 def _memory(parsed) -> bool:
@@ -303,16 +303,16 @@ def _check_url(url: str) -> None:
     """Refuse a URL no engine could be made of (unknown dialect, driver not installed) or that
     would keep nothing (an in-memory SQLite), touching nothing."""
     if _password_split(url):  # before parsing: its parse error would blame a port ("p@ss:word@host")
-        raise fail(display_url(url), 0, "more than one '@' before the host: the password holds an '@'",
+        raise url_fail(display_url(url), "more than one '@' before the host: the password holds an '@'",
                    "percent-encode it (%40), and ':' as %3A, '/' as %2F")
     host = _netloc(url)[1].rpartition("@")[2]
     if not url.lower().startswith("sqlite") and "[" in host and "]" not in host:  # else blamed on the port
-        raise fail(display_url(url), 0, "the host's '[' is not closed: an IPv6 address is written in brackets",
+        raise url_fail(display_url(url), "the host's '[' is not closed: an IPv6 address is written in brackets",
                    f"write {url.partition('://')[0]}://USER:PASSWORD@[ADDRESS]:PORT/DB, e.g. @[::1]:5432/DB")
     query = url.partition("?")[2]
     given = [key for key in ("host", "port") if _hosts(url) and re.search(rf"(?:^|&){key}=", query)]
     if given:  # the hosts' list and ?host=/?port= at once: which would libpq take?
-        raise fail(display_url(url), 0, f"the URL lists its hosts before the database and gives ?{given[0]}= as well",
+        raise url_fail(display_url(url), f"the URL lists its hosts before the database and gives ?{given[0]}= as well",
                    "give the hosts and ports one way: postgresql://USER@H1:P1,H2:P2/DB, or "
                    "postgresql://USER@/DB?host=H1,H2&port=P1,P2")
     try:
@@ -323,11 +323,11 @@ def _check_url(url: str) -> None:
     except URL_ERRORS as exc:
         raise _bad_url(url, exc) from None
     if parsed.get_backend_name() == "sqlite" and parsed.host:
-        raise fail(display_url(url), 0, f"'{parsed.host}' is read as a host: a SQLite file follows three slashes",
+        raise url_fail(display_url(url), f"'{parsed.host}' is read as a host: a SQLite file follows three slashes",
                    f"write sqlite:///{parsed.host}{'/' + parsed.database if parsed.database else ''} (relative) or "
                    "sqlite:////ABSOLUTE/PATH")
     if _memory(parsed):
-        raise fail(display_url(url), 0, "a SQLite URL without a file: an in-memory store keeps nothing",
+        raise url_fail(display_url(url), "a SQLite URL without a file: an in-memory store keeps nothing",
                    "give the file, sqlite:///PATH (is a variable in --db or $SWEEPGATE_DB empty?)")
     if parsed.get_backend_name() == "sqlite":
         _check_sqlite_query(url, parsed)
@@ -344,13 +344,13 @@ def _check_sqlite_query(url: str, parsed: sa.URL) -> None:
     try:  # as the driver reads them: its options' values (?timeout=abc), uri=1/yes/on/true alike
         uri = bool(parsed.get_dialect()().create_connect_args(parsed)[1].get("uri"))
     except (ValueError, TypeError) as exc:
-        raise fail(display_url(url), 0, f"not a database URL: {exc}", URL_HINT) from None
+        raise url_fail(display_url(url), f"not a database URL: {exc}", URL_HINT) from None
     if uri and not str(parsed.database or "").startswith("file:"):
-        raise fail(display_url(url), 0, "uri=true reads the path as a file: URI, and this one is none "
+        raise url_fail(display_url(url), "uri=true reads the path as a file: URI, and this one is none "
                    "(the store would be a file named with the query)", "write sqlite:///file:PATH?...&uri=true")
     unknown = sorted(set(parsed.query) - set(SQLITE_URL_OPTIONS) - {"uri"})
     if unknown and not uri:
-        raise fail(display_url(url), 0, f"'{unknown[0]}' is no option of a sqlite:/// URL: it would be "
+        raise url_fail(display_url(url), f"'{unknown[0]}' is no option of a sqlite:/// URL: it would be "
                    "ignored", f"write SQLite's own parameters in a file: URI, sqlite:///file:PATH?"
                    f"{unknown[0]}=...&uri=true, or drop '?{unknown[0]}'")
 
@@ -562,11 +562,11 @@ def _no_answer(url: str, exc: Exception) -> StoreError | None:
     if refused:  # where libpq really tried: a host whose name did not resolve is left out of its attempts
         where = " or ".join(dict.fromkeys(_tried_at(m) for m in said))
         why = "; ".join(dict.fromkeys(PG_NO_SERVER[m["why"]] for m in said))
-        return fail(display_url(url), 0, f"database: no PostgreSQL server listens at {where} ({why})",
+        return url_fail(display_url(url), f"database: no PostgreSQL server listens at {where} ({why})",
                     f"start PostgreSQL there, or check the host and port in --db (or $SWEEPGATE_DB)")
     given = parsed.query.get("connect_timeout") or os.environ.get("PGCONNECT_TIMEOUT") or PG_CONNECT_TIMEOUT_S
     waited = f"{timeout_from_conninfo({'connect_timeout': str(given)})} s"  # as psycopg waited: 2 s at least
-    return fail(display_url(url), 0, f"database: the PostgreSQL server at {where} did not answer within {waited}",
+    return url_fail(display_url(url), f"database: the PostgreSQL server at {where} did not answer within {waited}",
                 f"check that PostgreSQL is running at {where} (and is what listens there), or allow it longer "
                 "with ?connect_timeout=SECONDS in the URL")
 
@@ -583,7 +583,7 @@ def _unresolved(url: str, exc: Exception) -> StoreError | None:
     if not getattr(orig, "__module__", "").startswith("psycopg") or not PG_UNRESOLVED.fullmatch(str(orig)):
         return None
     where = _servers(parse_url(url))
-    return fail(display_url(url), 0, f"database: no address for the PostgreSQL host {where}: its name does not resolve ({orig})",
+    return url_fail(display_url(url), f"database: no address for the PostgreSQL host {where}: its name does not resolve ({orig})",
                 "check the host in --db (or $SWEEPGATE_DB), and this machine's DNS")
 
 
@@ -880,6 +880,12 @@ def fail(where: str, line: int, message: str, hint: str) -> StoreError:
     return StoreError(Diagnostic(where, line, 0, "results-store", message, hint))
 
 
+def url_fail(url: str, message: str, hint: str) -> StoreError:
+    """A refusal of the store's URL (as shown: ``display_url``), or of text given as one (``--db x.db``):
+    its place is no file of the repository, so an annotation keeps it in its text, never as ``file=``."""
+    return StoreError(Diagnostic(url, 0, 0, "results-store", message, hint, in_file=False))
+
+
 LOCKED_HINT = ("another process holds its write lock (an ingest still running, or a sqlite3 shell with a "
                "transaction open); run again once it is done")
 
@@ -894,7 +900,7 @@ def database_error(url: str, exc: Exception, *, reading: bool = False) -> StoreE
     says so, not that the database may be missing); ``reading``: of a command that only reads."""
     detail = _detail(exc)
     if _sqlite_busy(exc):
-        return fail(display_url(url), 0, f"database: {detail} (waited {SQLITE_BUSY_TIMEOUT_S} s for it)",
+        return url_fail(display_url(url), f"database: {detail} (waited {SQLITE_BUSY_TIMEOUT_S} s for it)",
                     LOCKED_HINT)
     refused = _write_refused(url, exc, reading)
     silent = _no_answer(url, exc) or _unresolved(url, exc) or _pg_short(url, exc, reading) if refused is None \
@@ -902,8 +908,8 @@ def database_error(url: str, exc: Exception, *, reading: bool = False) -> StoreE
     if silent is not None:
         return silent
     if refused is not None:
-        return fail(display_url(url), 0, f"database: {detail}: {refused[0]}", refused[1])
-    return fail(display_url(url), 0, f"database: {detail}",
+        return url_fail(display_url(url), f"database: {detail}: {refused[0]}", refused[1])
+    return url_fail(display_url(url), f"database: {detail}",
                 "check that the database exists and is writable, or pass another --db URL")
 
 
@@ -943,7 +949,7 @@ def _pg_short(url: str, exc: Exception, reading: bool) -> StoreError | None:
                 "or max_connections)")
     else:
         return None
-    return fail(display_url(url), 0, f"database: {_detail(exc)}: {said[0]}", said[1])
+    return url_fail(display_url(url), f"database: {_detail(exc)}: {said[0]}", said[1])
 
 
 def _free_bytes(folder: Path) -> int:
@@ -996,7 +1002,7 @@ def _is_record(rec) -> bool:
 
 def damaged(url: str, what: str) -> StoreError:
     """A stored record that is not one (edited by hand, or the file damaged)."""
-    return fail(display_url(url), 0, f"the store is damaged: a row's record is {what}",
+    return url_fail(display_url(url), f"the store is damaged: a row's record is {what}",
                 "restore the store from a backup, or delete the damaged rows and ingest their jobs again")
 
 
@@ -1372,7 +1378,7 @@ def _version_hint(store: Store, revision: str | None) -> str:
 
 
 def _not_a_store(url: str) -> StoreError:
-    return fail(display_url(url), 0, "not a sweepgate results store (it holds no results tables)", NO_STORE_HINT)
+    return url_fail(display_url(url), "not a sweepgate results store (it holds no results tables)", NO_STORE_HINT)
 
 
 def _open_failure(store: Store, exc: BaseException) -> StoreError | None:
@@ -1381,18 +1387,18 @@ def _open_failure(store: Store, exc: BaseException) -> StoreError | None:
     if isinstance(exc, NotAStore):
         return _not_a_store(store.url)
     if isinstance(exc, ForeignDatabase):
-        return fail(shown, 0, foreign_message(exc.names), SQLITE_FOREIGN_HINT
+        return url_fail(shown, foreign_message(exc.names), SQLITE_FOREIGN_HINT
                     if store.engine.dialect.name == "sqlite" else PG_FOREIGN_HINT)
     if isinstance(exc, SchemaNotUpgraded):
-        return fail(shown, 0, f"the store's schema (revision {exc.current}) is older than this "
+        return url_fail(shown, f"the store's schema (revision {exc.current}) is older than this "
                     f"sweepgate's ({exc.head}) and could not be upgraded: {_detail(exc.exc)}",
                     "run any `sweepgate results` command on it once with write access (its owner, a copy you "
                     "can write) to upgrade it, or read it with the sweepgate that wrote it; nothing was changed")
     if isinstance(exc, VersionLost):
-        return fail(shown, 0, f"the store's version record is missing (its {SCHEMA_TABLE} table is empty): its "
+        return url_fail(shown, f"the store's version record is missing (its {SCHEMA_TABLE} table is empty): its "
                     "schema revision is unknown, so it is neither read nor changed", _version_hint(store, exc.revision))
     if isinstance(exc, SchemaTooNew):
-        return fail(shown, 0, f"the store's schema (revision {exc.current}) is newer than this "
+        return url_fail(shown, f"the store's schema (revision {exc.current}) is newer than this "
                     f"sweepgate's ({exc.head})", "upgrade sweepgate (pip install -U) to the version that wrote "
                     "it; nothing was changed")
     if isinstance(exc, (sa.exc.SQLAlchemyError, OSError)):
