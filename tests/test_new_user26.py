@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,8 +60,7 @@ def test_a_usage_error_is_annotated_under_github_actions(configs_dir):
     lines and exit 2, but no `::error` annotation, which every other problem gets under GitHub Actions:
     the run's summary showed nothing of why the step failed. A flag's text cannot start a command."""
     r = sweepgate(["results", "compare", "--run", "1", "--window", "0"], configs_dir, GITHUB_ACTIONS="true")
-    said = ("sweepgate results compare: --window: window 0 is below 2: an interval needs 2 baseline runs; "
-            "pass --window N with N >= 2")
+    said = "sweepgate results compare: argument --window: 0 is out of range; pass a number from 2 to 1000"
     assert r.returncode == 2 and r.stderr.splitlines()[-1] == f"::error title=usage::{said}", r.stderr
     plain = sweepgate(["results", "compare", "--run", "1", "--window", "0"], configs_dir)
     assert plain.returncode == 2 and "::" not in plain.stderr, plain.stderr
@@ -107,6 +107,7 @@ def test_a_repository_file_named_from_the_top_keeps_its_place(configs_dir):
         assert r.returncode == 1 and placed and all(
             line.startswith("::error file=perf-changelog.yaml,line=") for line in placed), r.stderr
 
+
 @pytest.mark.parametrize("argv, env", [
     (["--db", "x.db"], {}),
     (["--db", "sqlite:x.db"], {}),  # a URL missing its slashes, which names no file either
@@ -133,3 +134,26 @@ def test_a_repository_data_flag_refused_from_a_subfolder_is_annotated_at_no_file
     assert r.returncode == 1 and said.startswith("::error title=usage::../perf-changelog.yaml: outside the "
                                                  "repository: "), r.stderr
 
+
+@pytest.mark.parametrize("argv, flag", [
+    (["results", "compare", "--run", "1", "--window", "0"], "--window"),
+    (["results", "compare", "--run", "1", "--window", "abc"], "--window"),
+    (["results", "compare", "--run", "1", "--threshold", "abc"], "--threshold"),
+    (["results", "compare", "--run", "1", "--threshold", "5"], "--threshold"),
+    (["results", "compare", "--run", "1", "--min-samples", "0"], "--min-samples"),
+    (["results", "compare", "--run", "1", "--window", "3", "--min-samples", "4"], "--min-samples"),
+    (["plan", "--base-ref", "HEAD", "--head-ref", "HEAD", "--pr-number", "abc"], "--pr-number"),
+    (["ci", "watch", "--until", "collect", "--interval", "-1"], "--interval"),
+    (["ci", "reuse", "--matrix", "m.json", "--out", "o.json", "--max-age-days", "-1"], "--max-age-days"),
+    (["full-sweep", "--min-conc", "512", "--max-conc", "4"], "--min-conc"),
+    (["rehearse", "--exp-name", "x", "--conc", "abc"], "--conc"),
+])
+def test_every_refused_flag_value_reads_the_same_way(configs_dir, argv, flag):
+    """`--threshold abc` read `argument --threshold: ...` (argparse's own words) while `--window 0` read
+    `--window: window 0 is below 2 ...` (a check after parsing), and `--window abc` `invalid int value`:
+    each refusal is now `PROG: error: argument FLAG: VALUE is ...; what to pass`, exit 2."""
+    r = sweepgate(argv, configs_dir)
+    last = r.stderr.strip().splitlines()[-1]
+    value = argv[argv.index(flag) + 1]
+    assert r.returncode == 2 and r.stderr.startswith("usage: "), r.stderr
+    assert re.fullmatch(rf"sweepgate [a-z -]+: error: argument {flag}: '?{re.escape(value)}'? is [^;]+; \S.*", last), last

@@ -10,13 +10,14 @@ import re
 
 def int_between(low: int, high: int | None = None):
     """An integer from ``low`` to ``high`` (no upper bound when None)."""
+    span = f"from {low} to {high}" if high is not None else f"{low} or more"
+
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number; pass a number {span}") from None
         if value < low or (high is not None and value > high):
-            span = f"from {low} to {high}" if high is not None else f"{low} or more"
             raise argparse.ArgumentTypeError(f"{value} is out of range; pass a number {span}")
         return value
 
@@ -79,14 +80,15 @@ def digits(text: str) -> str:
 
 def number_above(low: float, *, inclusive: bool = False):
     """A finite number above ``low`` (or equal to it when ``inclusive``)."""
+    span = f"{'from' if inclusive else 'above'} {low:g}"
+
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+            raise argparse.ArgumentTypeError(f"'{text}' is not a number; pass a number {span}") from None
         if not math.isfinite(value) or value < low or (value == low and not inclusive):
-            raise argparse.ArgumentTypeError(f"{text} is out of range; pass a number "
-                                             f"{'from' if inclusive else 'above'} {low:g}")
+            raise argparse.ArgumentTypeError(f"{text} is out of range; pass a number {span}")
         return value
 
     return parse
@@ -114,7 +116,7 @@ def pull_request(text: str) -> int:
     """A pull-request number (``#`` allowed in front)."""
     text = text.strip().lstrip("#")
     if not re.fullmatch(r"[1-9][0-9]*", text):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a pull-request number")
+        raise argparse.ArgumentTypeError(f"'{text}' is not a pull-request number; pass its number (42 or #42)")
     return int(text)
 
 
@@ -122,6 +124,13 @@ def pull_request_or_none(text: str) -> int | None:
     """A pull-request number, or None for an empty value (a push: e.g.
     `${{ github.event.pull_request.number }}` outside a pull request)."""
     return pull_request(text) if text.strip().lstrip("#") else None
+
+
+def flag_error(args, problem) -> None:
+    """A flag's value refused after parsing (a range that depends on another flag, a check the core
+    makes), said as argparse says a value its ``type=`` refused: ``argument --window: 0 is ...; pass ...``,
+    with the usage line and exit 2. ``problem`` is the core's ``Diagnostic``, at the flag."""
+    usage_error(args, f"argument {problem.file}: {problem.message}" + (f"; {problem.hint}" if problem.hint else ""))
 
 
 def usage_error(args, message: str) -> None:

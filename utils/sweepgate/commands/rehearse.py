@@ -17,7 +17,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--row-json", metavar="FILE",
                         help="read rows from FILE (a row, a list of rows or a whole `sweepgate matrix` "
                              "output) instead of the configs")
-    parser.add_argument("--conc", type=int, help="pick the row with this concurrency "
+    parser.add_argument("--conc", type=argtypes.int_between(1), help="pick the row with this concurrency "
                         "(fixed-seq-len exp-names repeat across concurrencies)")
     parser.add_argument("--where", action="append", type=argtypes.field_value, metavar="FIELD=VALUE",
                         help="keep only rows whose FIELD is VALUE (e.g. tp=4, dp-attn=true); repeatable")

@@ -63,7 +63,7 @@ def _usage(message: str, hint: str, where: str = "sweepgate"):
 
 def _check_full_sweep_flags(args, labels: dict) -> None:
     if args.min_conc is not None and args.max_conc is not None and args.min_conc > args.max_conc:
-        argument_error(args, f"--min-conc {args.min_conc} is above --max-conc {args.max_conc}; swap the bounds")
+        argument_error(args, f"argument --min-conc: {args.min_conc} is above --max-conc {args.max_conc}; swap the bounds")
     unknown = sorted(set(args.runner_type or []) - set(labels))
     if unknown:
         raise _usage(f"unknown runner type(s): {', '.join(unknown)}",

@@ -42,7 +42,7 @@ def owner_name(text: str) -> str | None:
 
     text = text.strip()
     if text and not OWNER_NAME.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"'{text}' is not OWNER/NAME (e.g. SemiAnalysisAI/InferenceX)")
+        raise argparse.ArgumentTypeError(f"'{text}' is not OWNER/NAME; pass e.g. SemiAnalysisAI/InferenceX")
     return text or None
 
 

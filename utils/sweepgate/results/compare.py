@@ -57,22 +57,27 @@ class Settings:
     per_config: dict = field(default_factory=dict)
 
     def validate(self) -> None:
+        """Refuse settings no comparison can use, each at its flag, said from its value on (as a flag's
+        ``type=`` says it: ``--window: 0 is below 2: ...; pass ...``)."""
         if self.window < 2:
-            raise fail("--window", 0, f"window {self.window} is below 2: an interval needs 2 baseline runs",
+            raise fail("--window", 0, f"{self.window} is below 2: an interval needs 2 baseline runs",
                        "pass --window N with N >= 2")
         if self.window > MAX_WINDOW:
-            raise fail("--window", 0, f"window {self.window} is above {MAX_WINDOW}",
+            raise fail("--window", 0, f"{self.window} is above {MAX_WINDOW}",
                        f"pass --window N with N <= {MAX_WINDOW} (the last N runs of each point)")
         if not 2 <= self.min_samples <= self.window:
-            raise fail("--min-samples", 0, f"min-samples {self.min_samples} is outside 2..{self.window}",
-                       "an interval needs at least 2 baseline values and at most --window")
+            what = "below 2: an interval needs 2 baseline values" if self.min_samples < 2 else \
+                f"above --window {self.window}: a point's baseline holds at most {self.window} values"
+            raise fail("--min-samples", 0, f"{self.min_samples} is {what}",
+                       f"pass --min-samples K from 2 to {self.window}"
+                       + (", or a larger --window" if self.min_samples > self.window else ""))
         if math.isnan(self.threshold) or self.threshold < 0:
             what = "not a number" if math.isnan(self.threshold) else "negative"
-            raise fail("--threshold", 0, f"threshold {self.threshold:g} is {what}",
+            raise fail("--threshold", 0, f"{self.threshold:g} is {what}",
                        "pass the size of a change, e.g. --threshold 0.05 for 5 % either way")
         if self.threshold >= 1:
             # 1 or more would be a drop of 100 % or more: no throughput could ever regress.
-            raise fail("--threshold", 0, f"threshold {self.threshold:g} is not a relative change below 1",
+            raise fail("--threshold", 0, f"{self.threshold:g} is not a relative change below 1",
                        f"pass a fraction, e.g. --threshold {R.fraction_example(self.threshold)}")
 
     def threshold_for(self, config_key: str, metric: str) -> float:
