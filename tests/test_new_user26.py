@@ -60,7 +60,7 @@ def test_a_usage_error_is_annotated_under_github_actions(configs_dir):
     lines and exit 2, but no `::error` annotation, which every other problem gets under GitHub Actions:
     the run's summary showed nothing of why the step failed. A flag's text cannot start a command."""
     r = sweepgate(["results", "compare", "--run", "1", "--window", "0"], configs_dir, GITHUB_ACTIONS="true")
-    said = "sweepgate results compare: argument --window: 0 is out of range; pass a number from 2 to 1000"
+    said = "sweepgate results compare: argument --window: 0 is out of range; pass a number from 2 to 1000 (an interval needs 2 baseline runs)"
     assert r.returncode == 2 and r.stderr.splitlines()[-1] == f"::error title=usage::{said}", r.stderr
     plain = sweepgate(["results", "compare", "--run", "1", "--window", "0"], configs_dir)
     assert plain.returncode == 2 and "::" not in plain.stderr, plain.stderr

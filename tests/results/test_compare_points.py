@@ -281,10 +281,10 @@ def test_a_reader_who_stops_reading_does_not_change_the_verdict_or_lose_the_comm
 @pytest.mark.parametrize("argv, said", [
     (["--threshold", "-0.1"], "argument --threshold: -0.1 is negative"),
     (["--threshold", "nan"], "argument --threshold: nan is not a number"),
-    (["--window", "1"], "argument --window: 1 is out of range; pass a number from 2 to 1000"),
+    (["--window", "1"], "argument --window: 1 is out of range; pass a number from 2 to 1000 (an interval needs 2 baseline runs)"),
     (["--window", "2", "--min-samples", "3"], "argument --min-samples: 3 is above --window 2"),
     (["--window", "99999999999999999999999"],  # was an OverflowError
-     "argument --window: 99999999999999999999999 is out of range; pass a number from 2 to 1000"),
+     "argument --window: 99999999999999999999999 is out of range; pass a number from 2 to 1000 (an interval needs 2 baseline runs)"),
 ])
 def test_flag_values_out_of_range_say_what_is_wrong_with_them(db, capsys, argv, said):
     """Review: `--threshold -0.1` read "not a relative change below 1"; `--window 2` alone blamed a

@@ -8,9 +8,10 @@ import math
 import re
 
 
-def int_between(low: int, high: int | None = None):
-    """An integer from ``low`` to ``high`` (no upper bound when None)."""
-    span = f"from {low} to {high}" if high is not None else f"{low} or more"
+def int_between(low: int, high: int | None = None, why: str = ""):
+    """An integer from ``low`` to ``high`` (no upper bound when None); ``why``: the reason for the bounds,
+    said after them (``pass a number from 2 to 1000 (an interval needs 2 baseline runs)``)."""
+    span = (f"from {low} to {high}" if high is not None else f"{low} or more") + (f" ({why})" if why else "")
 
     def parse(text: str) -> int:
         try:

@@ -35,9 +35,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--run", required=True, metavar="RUN-ID", type=argtypes.not_empty, help="the run to judge")
     parser.add_argument("--baseline-ref", default=C.DEFAULT_BASELINE_REF, metavar="REF", type=argtypes.not_empty,
                         help=f"compare with runs on this ref (default: {C.DEFAULT_BASELINE_REF})")
-    parser.add_argument("--window", type=argtypes.int_between(2, C.MAX_WINDOW), default=C.DEFAULT_WINDOW, metavar="N",
+    parser.add_argument("--window", type=argtypes.int_between(2, C.MAX_WINDOW, "an interval needs 2 baseline runs"),
+                        default=C.DEFAULT_WINDOW, metavar="N",
                         help=f"baseline: the last N runs of each point (default: {C.DEFAULT_WINDOW})")
-    parser.add_argument("--min-samples", type=argtypes.int_between(2), default=None, metavar="K",
+    parser.add_argument("--min-samples", type=argtypes.int_between(2, None, "an interval needs 2 baseline values"),
+                        default=None, metavar="K",
                         help=f"fewer baseline results than K: insufficient-data (default: {C.DEFAULT_MIN_SAMPLES}, "
                              "or N when --window N is smaller)")
     parser.add_argument("--threshold", type=argtypes.relative, default=C.DEFAULT_THRESHOLD, metavar="REL",
