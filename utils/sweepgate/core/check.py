@@ -298,19 +298,35 @@ def _config_level_rules(config: dict, points: list) -> Iterator[tuple[tuple, str
 
 
 def _results_rules(results: dict) -> Iterator[tuple[tuple, str, str, str]]:
-    """A config's ``results`` thresholds: each names a metric a result has, and none on a
+    """A config's ``results`` thresholds: each names a metric compare judges, and none on a
     higher-is-better figure is 1 or more (no drop can reach 100 %: the check would be off)."""
     thresholds = results.get(F.RESULTS_THRESHOLDS)
     for metric, value in (thresholds.items() if isinstance(thresholds, dict) else ()):
         path = (F.RESULTS, F.RESULTS_THRESHOLDS, metric)
-        if metric not in METRICS.DIRECTION:
-            yield path, "results-threshold", f"unknown metric '{metric}'", \
-                f"use one of: {', '.join(sorted(METRICS.DIRECTION))}"
+        if metric not in METRICS.COMPARED_METRICS:
+            yield path, "results-threshold", *_unjudged(str(metric))
         elif METRICS.DIRECTION[metric] == METRICS.HIGHER_IS_BETTER and _number(value) and value >= 1:
             yield path, "results-threshold", *_unreachable(f"{metric} threshold", value)
     overall = results.get(F.RESULTS_THRESHOLD)
     if _number(overall) and overall >= 1:
         yield (F.RESULTS, F.RESULTS_THRESHOLD), "results-threshold", *_unreachable("threshold", overall)
+
+
+def _unjudged(metric: str) -> tuple[str, str]:
+    """Why a threshold on ``metric`` would do nothing, and what to write: a figure results keep but
+    compare never judges (a p90, a spread), or a name no result has (with the nearest judged one)."""
+    judged = ", ".join(METRICS.COMPARED_METRICS)
+    if metric in METRICS.LATENCY_METRICS or metric in METRICS.DIRECTION:
+        spread = any(metric == METRICS.latency_name(lat, st) for lat in METRICS.LATENCIES
+                     for st in METRICS.UNDIRECTED_STATS)
+        what = "a spread, neither better nor worse," if spread else "a figure results keep but"
+        return f"'{metric}' is {what} never judged by results compare: a threshold on it does nothing", \
+            f"set thresholds on the metrics compare judges: {judged}"
+    import difflib  # only for a misspelt name: not on the gate's path otherwise
+
+    near = difflib.get_close_matches(metric, METRICS.COMPARED_METRICS, n=1)
+    return f"unknown metric '{metric}'", (f"did you mean '{near[0]}'? " if near else "") + \
+        f"the metrics compare judges: {judged}"
 
 
 def _number(value) -> bool:

@@ -45,6 +45,18 @@ def latency_name(latency: str, stat: str) -> str:
 
 LATENCY_METRICS = tuple(latency_name(lat, st) for lat in LATENCIES for st in STATS)
 
+# The metrics `results compare` judges (CONTRACTS section 8); a config's `results.thresholds` may
+# name these only (``core.check``): a threshold on a figure never judged would be a silent no-op.
+COMPARED_METRICS = (
+    OUTPUT_TPUT_PER_GPU,
+    INTERACTIVITY,
+    latency_name("ttft", "p50"),
+    latency_name("tpot", "p50"),
+    latency_name("e2el", "p50"),
+    ACCEPT_LENGTH,  # a speculative-decoding point's only: a draft that guesses worse, before TPOT shows it
+    SUCCESS_RATE,
+)
+
 # Which way is better, for comparison and charts.
 HIGHER_IS_BETTER = "higher"
 LOWER_IS_BETTER = "lower"

@@ -19,7 +19,7 @@ from sweepgate.core.metrics import (  # noqa: F401 - the metric names belong to 
     REQUEST_THROUGHPUT, REQUEST_GOODPUT, OUTPUT_THROUGHPUT, INPUT_THROUGHPUT, TOTAL_TOKEN_THROUGHPUT, OUTPUT_TPUT_PER_GPU,
     INPUT_TPUT_PER_GPU, TPUT_PER_GPU, INTERACTIVITY, COMPLETED, FAILED, SUCCESS_RATE, DURATION_S,
     ENERGY_PER_OUTPUT_TOKEN_J, ACCEPT_LENGTH, LATENCIES, STATS, latency_name, LATENCY_METRICS, HIGHER_IS_BETTER,
-    LOWER_IS_BETTER, DIRECTION, METRIC_THRESHOLDS, fraction_example,
+    LOWER_IS_BETTER, DIRECTION, METRIC_THRESHOLDS, fraction_example, COMPARED_METRICS,
 )
 
 SCHEMA_VERSION = 1
@@ -150,16 +150,6 @@ def eval_direction(metric: str, stated: bool | None = None) -> str:
     return LOWER_IS_BETTER if metric in LOWER_IS_BETTER_EVAL_METRICS else HIGHER_IS_BETTER
 
 
-# The metrics `results compare` judges by default (CONTRACTS section 8).
-COMPARED_METRICS = (
-    OUTPUT_TPUT_PER_GPU,
-    INTERACTIVITY,
-    latency_name("ttft", "p50"),
-    latency_name("tpot", "p50"),
-    latency_name("e2el", "p50"),
-    ACCEPT_LENGTH,  # a speculative-decoding point's only: a draft that guesses worse, before TPOT shows it
-    SUCCESS_RATE,
-)
 
 # A point: what `results compare` matches across runs (CONTRACTS section 8).
 POINT = (CONFIG_KEY, HARDWARE, SCENARIO, ISL, OSL, CONC)
