@@ -20,7 +20,7 @@ from sweepgate.results import labels as L
 from sweepgate.results import record as R
 from sweepgate.results import show
 from sweepgate.results import source as S
-from sweepgate.results.figures import fmt_value, fmt_values  # noqa: F401 - tables and tests write figures so
+from sweepgate.results.figures import fmt_value, fmt_values
 
 MARKER = "<!-- sweepgate-results -->"
 # A PR comment's second line: the PR and the run it reports on, which `results comment` checks
