@@ -107,3 +107,21 @@ def test_a_quoted_pattern_is_said_to_be_unexpanded(tmp_path, capsys, monkeypatch
     assert rc == 1 and not (tmp_path / "r.db").exists(), err
     assert err == (f"{pattern}: no such file or folder (a quoted wildcard or ~ is not expanded: ingest reads no "
                    "patterns); pass the folder that holds the results, or leave the pattern unquoted\n"), err
+
+
+def test_every_path_that_names_nothing_is_said_not_only_the_first(tmp_path, capsys, monkeypatch):
+    """`results ingest a.json fifo b/ 'c/*.json'` with several bad paths said only the first, so a user
+    fixed one typo, ran again and met the next (check-jsonschema's rule: every error before reporting).
+    Each is said on its own line, in the order given; nothing is stored, and no database is made."""
+    import os
+
+    from helpers import write_job
+
+    monkeypatch.chdir(tmp_path)
+    write_job(tmp_path / "results", "r", vllm_output(), job())
+    (tmp_path / "empty").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}",
+                           "nope.json", "results", "fifo", "empty", "c/*.json")
+    assert rc == 1 and not (tmp_path / "r.db").exists(), err
+    assert [line.split(":")[0] for line in err.splitlines()] == ["nope.json", "fifo", "empty", "c/*.json"], err

@@ -127,28 +127,40 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     skipped: list[Path] = []
     twins: list[Path] = []
     refused: list[Diagnostic] = []
+    problems: list[Diagnostic] = []  # every path given that names nothing to read, said together
     for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            before = len(refused)
-            kept, helpers, same = _outputs_of(path, refused)
-            if not kept and not helpers and len(refused) == before and not allow_empty:
-                raise fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder",
-                           "pass the folder the job outputs were downloaded into")
-            out.extend(kept)
-            skipped.extend(helpers)
-            twins.extend(same)
-        elif path.is_file():
-            out.append(path)
-        elif path.exists():  # a FIFO, a socket, a device: nothing a client writes results into
-            raise fail(given, 0, "not a regular file or folder", "pass result files or the folders that hold them")
-        elif any(c in given for c in "*?[") or given.startswith("~"):  # quoted: the shell expanded nothing
-            raise fail(given, 0, "no such file or folder (a quoted wildcard or ~ is not expanded: ingest reads "
-                       "no patterns)", "pass the folder that holds the results, or leave the pattern unquoted")
-        else:
-            raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
+        try:
+            _walk_one(given, allow_empty, out, skipped, twins, refused)
+        except SweepgateError as exc:
+            problems.extend(exc.diagnostics)
+    if problems:
+        raise SweepgateError(problems)
     files, named = _without_csv_twins(_unique(out))
     return Walk(files, skipped, twins + named, refused)
+
+
+def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path], twins: list[Path],
+              refused: list[Diagnostic]) -> None:
+    """Add what one given path holds to ``walk``'s lists; a path that names nothing to read raises."""
+    path = Path(given)
+    if path.is_dir():
+        before = len(refused)
+        kept, helpers, same = _outputs_of(path, refused)
+        if not kept and not helpers and len(refused) == before and not allow_empty:
+            raise fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder",
+                       "pass the folder the job outputs were downloaded into")
+        out.extend(kept)
+        skipped.extend(helpers)
+        twins.extend(same)
+    elif path.is_file():
+        out.append(path)
+    elif path.exists():  # a FIFO, a socket, a device: nothing a client writes results into
+        raise fail(given, 0, "not a regular file or folder", "pass result files or the folders that hold them")
+    elif any(c in given for c in "*?[") or given.startswith("~"):  # quoted: the shell expanded nothing
+        raise fail(given, 0, "no such file or folder (a quoted wildcard or ~ is not expanded: ingest reads "
+                   "no patterns)", "pass the folder that holds the results, or leave the pattern unquoted")
+    else:
+        raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
 
 
 def _without_csv_twins(files: list[Path]) -> tuple[list[Path], list[Path]]:
