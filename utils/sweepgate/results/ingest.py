@@ -214,6 +214,11 @@ def _job(output: Path, content: bytes, given: Given | None) -> tuple[sidecar.Job
 
 
 def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
+    """The window the energy is of: the client's own run where its output states it beyond doubt
+    (``Measurement.run_window``), else the job's (its sidecar's, else the output's started/finished),
+    which also holds the server's start and model loading."""
+    if m.run_window is not None:
+        return m.run_window
     start = job.get(R.STARTED) or m.fields.get(R.STARTED)
     end = job.get(R.FINISHED) or m.fields.get(R.FINISHED)
     return (gpu_metrics.parse_time(start) if start else None, gpu_metrics.parse_time(end) if end else None)

@@ -37,6 +37,10 @@ class Measurement:
     # record field -> the output's own key it was read from (a dotted path, as ``jsontext.key_place``
     # takes it): a refusal of the value names that key and stands at it
     keys: dict = dataclasses.field(default_factory=dict)
+    # the client's own run, (start, end) in epoch seconds, where the output states both beyond doubt
+    # (Unix times, or times with a zone): the window energy per token is integrated over, rather than
+    # the job's, which holds the server's start and model loading. Not stored.
+    run_window: tuple[float, float] | None = None
 
     def key(self, name: str) -> str:
         """The output's own key of the record field ``name``, else ``name``."""
@@ -89,6 +93,15 @@ def finite_or_none(value):
 # The Unix times a run can start or end at: none of these clients existed before 2020; a time past
 # 9999 has no ISO 8601 form. Outside them a value is no time the run had.
 EARLIEST, LATEST = 1_577_836_800, 253_402_300_799
+
+
+def run_window(start, end) -> tuple[float, float] | None:
+    """(start, end) of a client's run as epoch seconds, when both are times a run can have (numbers
+    in EARLIEST..LATEST) and the end is after the start; else None (no window, not a guess)."""
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+           or not EARLIEST <= v <= LATEST for v in (start, end)) or end <= start:
+        return None
+    return float(start), float(end)
 
 
 def unix_time(value) -> str | None:

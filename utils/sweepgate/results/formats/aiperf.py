@@ -13,7 +13,7 @@ import math
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
 from sweepgate.results.formats.vllm import rate_value
-from sweepgate.results.measurement import Measurement, measured
+from sweepgate.results.measurement import Measurement, measured, run_window
 from sweepgate.results.units import is_time_unit, to_ms
 
 LATENCIES = {
@@ -72,6 +72,25 @@ def _time(value) -> str | None:
 
 
 MAX_TIME_TEXT = 64  # an ISO 8601 time with a zone and nanoseconds is about 35 characters
+
+
+def client_window(doc: dict) -> tuple[float, float] | None:
+    """The run's own window for its energy: from the first request sent to the last response received
+    (``min_request_timestamp``/``max_response_timestamp``, Unix ns; the span ``benchmark_duration``
+    and the throughputs are of), else ``start_time``/``end_time`` where both are written with a zone
+    (AIPerf writes them in the client's local time without one: which instant that is, is a guess)."""
+    first, last = (_unix_ns(doc.get(key)) for key in ("min_request_timestamp", "max_response_timestamp"))
+    return run_window(first, last) or run_window(*(_zoned(doc.get(key)) for key in ("start_time", "end_time")))
+
+
+def _unix_ns(obj) -> float | None:
+    value = obj.get("avg") if isinstance(obj, dict) and obj.get("unit") == "ns" else None
+    return value / 1e9 if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _zoned(value) -> float | None:
+    at = R.moment(value) if _time(value) else None
+    return at.timestamp() if at is not None and at.tzinfo is not None else None
 
 
 def metrics_from(doc: dict, path: str, line: int) -> dict:
@@ -325,6 +344,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.cancelled = doc.get("was_cancelled") is True
     m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: _time(doc.get("start_time")),
                      R.FINISHED: _time(doc.get("end_time")), R.REQUEST_RATE: _request_rate(doc)})
+    m.run_window = client_window(doc)
     cfg = _input_config(doc)
     m.fields[R.ISL], m.fields[R.OSL] = _lengths(cfg)
     m.keys.update({R.CONC: _concurrency(cfg)[1], R.MODEL: _models(cfg)[1], **_length_keys(cfg)})

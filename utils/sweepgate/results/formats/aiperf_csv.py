@@ -27,7 +27,9 @@ AIPERF_KEYS = ("benchmark_duration", "request_count", "error_request_count")
 # GenAI-Perf spells throughput units "(per sec)"; AIPerf "(tokens/sec)", "(requests/sec)".
 GENAI_PERF_UNIT = "per sec"
 # Display names whose rule-made key differs from the JSON export's key.
-EXPORT_KEYS = {"total_input_sequence_length": "total_isl", "total_output_sequence_length": "total_osl"}
+EXPORT_KEYS = {"total_input_sequence_length": "total_isl", "total_output_sequence_length": "total_osl",
+               "minimum_request_timestamp": "min_request_timestamp",
+               "maximum_response_timestamp": "max_response_timestamp"}
 
 
 def detect_text(text: str) -> bool:
@@ -121,6 +123,7 @@ def parse_text(text: str, path: str) -> Measurement:
         raise
     if client == "aiperf" and m.metrics.get(aiperf.R.FAILED) is None:
         m.metrics[aiperf.R.FAILED] = 0  # AIPerf writes its error rows only when a request failed
+    m.run_window = aiperf.client_window(doc)
     if m.metrics.get(aiperf.R.OUTPUT_THROUGHPUT) is None and m.metrics.get(aiperf.R.COMPLETED) is None:
         raise fail(path, 0, "Output Token Throughput/Request Count: missing",
                    "export the full profile CSV (both the distribution and the scalar tables)")

@@ -5,7 +5,8 @@ nvidia-smi writes ``timestamp, index, power.draw [W], ...`` with values like
 ``2026/07/09 09:15:47.824, 0, 351.20 W``; amd-smi's CSV names its columns
 ``timestamp``, ``gpu`` and a ``*power*`` column. Timestamps without a zone are
 the runner's local time. Energy is the per-GPU trapezoid integral of power
-over the benchmark window, summed over GPUs, and only when the samples cover
+over the benchmark window (the client's own run where its output states it
+beyond doubt, else the job's: ``ingest._window``), summed over GPUs, and only when the samples cover
 that window; otherwise there is no energy figure (not a guess).
 """
 

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
-from sweepgate.results.measurement import Measurement, number, unix_time
+from sweepgate.results.measurement import Measurement, number, run_window, unix_time
 from sweepgate.results.units import to_ms
 
 # The client's latency name -> the record's.
@@ -223,6 +223,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
                    R.MODEL: "model_id"})
     m.fields.update({R.MODEL: None if isinstance(model, str) and not model.strip() else model, R.CONC: conc,
                      R.REQUEST_RATE: rate_value(doc.get("request_rate")), **_window(doc)})
+    # the energy's window: the InferenceX client's Unix times, never ``date`` (local time, no zone)
+    m.run_window = run_window(*(doc.get(f"benchmark_{edge}_time_unix") for edge in ("start", "end")))
     return m
 
 
