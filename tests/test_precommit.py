@@ -166,3 +166,17 @@ def test_a_commit_from_a_subfolder_of_a_feature_branch(user_repo, precommit, tmp
                           capture_output=True, text=True, timeout=300)
     _ran(made, "Passed")
     assert made.returncode == 0 and user.head() != head, made.stdout + made.stderr
+
+
+def test_a_config_change_alone_runs_the_gate(user_repo, precommit, tmp_path):
+    """`files:` covers configs/: renaming a key the branch's own entry names is refused at commit time."""
+    GitRepo(tmp_path).git("clone", "-q", str(user_repo.path), "user-clone")
+    user = GitRepo(tmp_path / "user-clone")
+    user.git("checkout", "-q", "-b", "bump")
+    user.commit_changelog(CHANGELOG + appended_entry("XXX"), "entry")
+    fleet = user.read("configs/nvidia-master.yaml").decode()
+    user.write("configs/nvidia-master.yaml", fleet.replace("dsr1-fp4-b300-vllm:", "dsr1-fp4-b300-vllm-v2:"))
+    user.git("add", "configs/nvidia-master.yaml")
+    proc = precommit(user.path, "run", "--color=never")
+    out = _ran(proc, "Failed")
+    assert proc.returncode == 1 and "dsr1-fp4-b300-vllm" in DIAGNOSTIC.search(out).group(0), out
