@@ -141,3 +141,16 @@ def md_rows(md: str) -> list[list[str]]:
             cells[0] = out[-1][0]
         out.append(cells)
     return out
+
+
+def drawn(comparison):
+    """(figure, items) of the comparison's one chart, as `results compare --plots` plans and draws it."""
+    from sweepgate.results import charts
+
+    ((_stem, group, items, part),) = charts.planned(comparison)
+    return charts.draw_chart(group, items, comparison.run, part), items
+
+
+def legend_texts(fig) -> list[str]:
+    """Every text of the figure's legends, in order."""
+    return [t.get_text() for legend in fig.legends for t in legend.get_texts()]

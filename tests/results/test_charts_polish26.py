@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import synth
+from helpers import drawn, legend_texts
 from sweepgate.results import charts
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
 
 KEYS = synth.KEYS[:1]
-
-
-def drawn(comparison):
-    """(figure, items) of the comparison's one chart."""
-    ((_stem, group, items, part),) = charts.planned(comparison)
-    return charts.draw_chart(group, items, comparison.run, part), items
-
-
-def legend_texts(fig) -> list[str]:
-    return [t.get_text() for legend in fig.legends for t in legend.get_texts()]
 
 
 def lacking(concs: dict[int, str], dropped: tuple[int, ...] = ()) -> C.Comparison:
