@@ -415,7 +415,7 @@ def test_a_threshold_typed_as_a_percentage_is_named_as_one(env, capsys, value, s
     ("request_throughput", "'request_throughput' is a figure results keep but never judged"),
     ("ttft_p5_ms", "unknown metric 'ttft_p5_ms'; did you mean 'ttft_p50_ms'?"),
 ])
-def test_a_threshold_compare_would_never_use_is_refused_by_the_gate(capsys, make_repo, metric, said):
+def test_a_threshold_compare_would_never_use_is_refused_by_the_gate(capsys, monkeypatch, make_repo, metric, said):
     """review26: a config's threshold on a figure results store but compare never judges (ttft_p90_ms,
     the new ttft_p99_9_ms) was accepted and did nothing, a silent no-op a maintainer would trust; one on
     ttft_std_ms read "unknown metric" though results keep it, with a hint listing forty-odd names. Each is
@@ -424,17 +424,17 @@ def test_a_threshold_compare_would_never_use_is_refused_by_the_gate(capsys, make
     master = root / "configs" / "nvidia-master.yaml"
     master.write_text(master.read_text().replace("  framework: vllm\n", "  framework: vllm\n  results:\n"
                                                  f"    thresholds: {{{metric}: 0.2}}\n", 1))
-    os.chdir(root / "configs")
+    monkeypatch.chdir(root / "configs")  # restored after the test: later tests must not run in this repository
     assert cli.main(["validate", "--staged"]) == 1
     (line,) = [x for x in capsys.readouterr().err.splitlines() if "results-threshold" in x or metric in x]
     assert line.startswith("configs/nvidia-master.yaml:") and said in line, line
     assert "output_tput_per_gpu, interactivity, ttft_p50_ms" in line, line
 
 
-def test_a_threshold_on_a_judged_metric_is_accepted(capsys, make_repo):
+def test_a_threshold_on_a_judged_metric_is_accepted(capsys, monkeypatch, make_repo):
     root = make_repo().path
     master = root / "configs" / "nvidia-master.yaml"
     master.write_text(master.read_text().replace("  framework: vllm\n", "  framework: vllm\n  results:\n"
                                                  "    thresholds: {ttft_p50_ms: 0.2, success_rate: 0.01}\n", 1))
-    os.chdir(root / "configs")
+    monkeypatch.chdir(root / "configs")  # restored after the test: later tests must not run in this repository
     assert cli.main(["validate", "--staged"]) == 0, capsys.readouterr().err
