@@ -144,6 +144,19 @@ class GitRepo:
         return self.commit({"perf-changelog.yaml": content}, message)
 
 
+@pytest.fixture(autouse=True)
+def _working_directory_kept():
+    """Fail a test that leaves the working directory elsewhere (a bare os.chdir): the tests after it would
+    run inside its repository, reading its configs (a leaked `results.thresholds` changed another test's
+    verdicts). monkeypatch.chdir is undone before this check runs."""
+    before = os.getcwd()
+    yield
+    after = os.getcwd()
+    if after != before:
+        os.chdir(before)
+        pytest.fail(f"the test left the working directory at {after}; use monkeypatch.chdir", pytrace=False)
+
+
 @pytest.fixture
 def make_repo(tmp_path):
     """make_repo(changelog=CHANGELOG, files=None) -> GitRepo with one commit on branch main."""
