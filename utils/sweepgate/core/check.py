@@ -317,8 +317,7 @@ def _unjudged(metric: str) -> tuple[str, str]:
     compare never judges (a p90, a spread), or a name no result has (with the nearest judged one)."""
     judged = ", ".join(METRICS.COMPARED_METRICS)
     if metric in METRICS.LATENCY_METRICS or metric in METRICS.DIRECTION:
-        spread = any(metric == METRICS.latency_name(lat, st) for lat in METRICS.LATENCIES
-                     for st in METRICS.UNDIRECTED_STATS)
+        spread = metric not in METRICS.DIRECTION  # a latency stat with no direction: UNDIRECTED_STATS
         what = "a spread, neither better nor worse," if spread else "a figure results keep but"
         return f"'{metric}' is {what} never judged by results compare: a threshold on it does nothing", \
             f"set thresholds on the metrics compare judges: {judged}"
