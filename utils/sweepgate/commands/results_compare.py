@@ -84,6 +84,7 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     from sweepgate.results import source, store_adapter
     from sweepgate.results.compare import pr_of
 
+    args.baseline_notes = []  # what the reports say of the baseline (``_baseline_jsonl``)
     from_files = args.baseline_jsonl or args.baseline_artifacts
     pr, baseline, shown, stored = store_adapter.from_store(
         args.db, args.run, None if from_files else args.baseline_ref, args.window,
@@ -91,8 +92,8 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     args.baseline_ref = stored or args.baseline_ref  # as the report names it
     _same_pr(args, pr_of(pr))  # before the baseline artifacts' requests
     if args.baseline_jsonl:
-        return pr, store_adapter.baseline_of_files(source.records_from_jsonl(args.baseline_jsonl), pr,
-                                                   args.baseline_ref, " ".join(args.baseline_jsonl))
+        return pr, store_adapter.baseline_of_files(_baseline_jsonl(args), pr, args.baseline_ref,
+                                                   " ".join(args.baseline_jsonl))
     if args.baseline_artifacts:
         from sweepgate.core.github import credentials
 
@@ -106,6 +107,43 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
                                               api_url=args.github_api_url, before=store_adapter.past_of(pr))
         return pr, store_adapter.baseline_of_files(found, pr, args.baseline_ref, "the baseline artifacts")
     return pr, baseline
+
+
+def _baseline_jsonl(args) -> list[dict]:
+    """The records of the --baseline-jsonl PATHs, with a warning for each PATH that holds none (a
+    zero-byte or blank file, a folder of such): every point was judged `new` and --fail-on-regression
+    passed with nothing compared, saying only "no baseline results". Not refused: `results ingest
+    --allow-empty --jsonl` writes an empty file for a main run whose every job was reused, and a
+    baseline with no run of a point is `new` (CONTRACTS section 8). The reports say it too
+    (``args.baseline_notes``)."""
+    from sweepgate.core.errors import Diagnostic, emit
+    from sweepgate.results import source
+
+    records, empty = [], []
+    for path in args.baseline_jsonl:
+        held = source.records_from_jsonl([path])
+        records += held
+        if not held:
+            empty.append(path)
+    emit(Diagnostic(path, rule="empty-baseline", severity="warning",
+                    message=f"warning: holds no baseline records ({_what_is_empty(path)}), so nothing of it is "
+                            f"compared" + ("" if records else f": every point of run {args.run} is new"),
+                    hint="pass the results.jsonl `results ingest --jsonl` wrote on the baseline ref; a "
+                         "failed or partial download leaves it empty, and so does a run whose every job "
+                         "was reused") for path in empty)
+    if not records:
+        shown = ", ".join(args.baseline_jsonl)
+        args.baseline_notes = [f"No baseline was compared: {shown} held no records, so every point is new for "
+                               "want of a baseline, not because no run on the baseline ref measured it."]
+    return records
+
+
+def _what_is_empty(path: str) -> str:
+    """How an empty --baseline-jsonl PATH is empty, as its reader would check it."""
+    given = Path(path)
+    if given.is_dir():
+        return "its *.jsonl files hold only blank lines or nothing"
+    return "an empty file" if given.stat().st_size == 0 else "only blank lines"
 
 
 def check_outputs(args) -> None:
@@ -137,13 +175,14 @@ def run(args) -> int:
     if args.comment and args.pr_number is None:
         args.pr_number = run_pr
     args.about_pr = run_pr or args.pr_number  # the PR a comment body names (``render.about_line``)
-    if not baseline:
+    if not baseline and not args.baseline_notes:  # an empty file was named already
         print(f"sweepgate results compare: no baseline results for run {args.run}'s points on "
               f"{args.baseline_ref}; every point that measured something is new (check --baseline-ref, and "
               "that both sides were ingested with the same --config-key)",
               file=sys.stderr)
     comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
     comparison.evals = evals.compare_evals(pr, baseline, settings.window)
+    comparison.notes = args.baseline_notes
     charts = _draw(comparison, args.plots, (args.baseline_ref, args.window)) if args.plots else []
     from sweepgate.core.report import printed_to_a_reader_who_may_leave
 

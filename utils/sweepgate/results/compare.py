@@ -172,6 +172,7 @@ class Comparison:
     not_measured: list = field(default_factory=list)  # NotMeasured: what the baseline has and the run has not
     dropped: dict = field(default_factory=dict)  # point -> baseline records, of each point not measured at all
     pr: int | None = None  # the pull request whose ref (refs/pull/N/...) every record of the run names, else None
+    notes: list = field(default_factory=list)  # what the reports say under the headline (an empty baseline file)
 
     @property
     def rehearsal(self) -> bool:

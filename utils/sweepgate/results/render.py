@@ -607,6 +607,7 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
     head = [MARKER, *([about] if about else []), f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
     if comparison.rehearsal:
         head += [f"> **{REHEARSAL_NOTE}**", ""]
+    head += [line for note in comparison.notes for line in (f"> **{_md_escape(note)}**", "")]
     if note := measured_note(comparison):
         head += [note, ""]
     if line := points_line(comparison):
@@ -752,6 +753,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     console = _console(stream)
     if comparison.rehearsal:
         console.print(REHEARSAL_NOTE, style="bold yellow")
+    for note in comparison.notes:
+        console.print(note, style="bold yellow")
     headers = HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1]
     by_point, placed = unchanged_by_point(comparison), set()
     rated = rate_sweeps(comparison)
