@@ -180,3 +180,24 @@ def test_a_config_change_alone_runs_the_gate(user_repo, precommit, tmp_path):
     proc = precommit(user.path, "run", "--color=never")
     out = _ran(proc, "Failed")
     assert proc.returncode == 1 and "dsr1-fp4-b300-vllm" in DIAGNOSTIC.search(out).group(0), out
+
+
+def test_the_gate_runs_at_commit_time_not_at_push_time(user_repo, precommit, tmp_path):
+    """gate27: with no `stages:`, a repository that also installed pre-push hooks ran `validate --staged`
+    at `git push`, on the index (pre-commit stashes only unstaged edits), which is not what is pushed:
+    good commits were refused for a staged edit not yet committed (and bad ones would pass on a good
+    index). The gate still runs on request (`--hook-stage manual`)."""
+    GitRepo(tmp_path).git("clone", "-q", str(user_repo.path), "user-clone")
+    user = GitRepo(tmp_path / "user-clone")
+    user.git("checkout", "-q", "-b", "bump")
+    user.commit_changelog(CHANGELOG + appended_entry("XXX"), "entry")  # pushed: a valid entry
+    assert precommit(user.path, "install", "--hook-type", "pre-commit", "--hook-type", "pre-push").returncode == 0
+    user.write("perf-changelog.yaml", CHANGELOG.replace("Initial DeepSeek", "First DeepSeek") + appended_entry("XXX"))
+    user.git("add", "perf-changelog.yaml")  # staged, not committed: pre-commit stashes only unstaged edits
+    manual = precommit(user.path, "run", "--color=never", "--hook-stage", "manual", "--all-files")
+    assert manual.returncode == 1 and DIAGNOSTIC.search(_ran(manual, "Failed")), manual.stdout
+    pushed = subprocess.run(["git", "push", "-q", "origin", "bump"], cwd=user.path, env=precommit.env,
+                            capture_output=True, text=True, timeout=300)
+    assert pushed.returncode == 0, pushed.stdout + pushed.stderr
+    assert "sweepgate validate" not in pushed.stdout + pushed.stderr, pushed.stdout + pushed.stderr
+    assert GitRepo(user_repo.path).git("rev-parse", "bump").strip() == user.head()
