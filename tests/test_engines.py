@@ -386,7 +386,8 @@ def test_a_problem_a_row_meets_once_per_concurrency_counts_once(monkeypatch, cap
     monkeypatch.setattr(record, "record_row", lambda *a, **k: SimpleNamespace(calls=[{}, {}], script=tmp_path / "s.sh"))
     monkeypatch.setattr(engine_preflight, "check_row", lambda *a: [same, same])
     monkeypatch.setattr(cmd, "_run_problems", lambda *a: [])
-    assert cmd.run(SimpleNamespace(timeout=10, fail_on_warning=False)) == 1
+    flags = {"base_ref": None, "head_ref": None, "config_keys": None, "changelog_file": None}  # no combination refused
+    assert cmd.run(SimpleNamespace(timeout=10, fail_on_warning=False, **flags)) == 1
     out, err = capsys.readouterr()
     assert "2 commands, 1 problem (" in out and "rows:" not in err, (out, err)
     assert "1 row, 1 problem, 0 warnings" in err

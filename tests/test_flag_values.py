@@ -296,3 +296,34 @@ def test_a_full_sweep_filter_value_no_config_has_is_warned_of(make_repo, monkeyp
     assert lines[0].startswith("--model-prefix: warning: 'nothing' matches no config; check the spelling; "
                                "the configs have: ")
     assert lines[1].startswith("--precision: warning: 'fp9' matches no config;") and "fp4" in lines[1]
+
+
+@pytest.mark.parametrize("argv, prog, flag", [
+    (["results", "show", "--run", "1", "--ref", "refs/heads/main"], "sweepgate results show", "--ref"),
+    (["validate", "--staged", "--head-ref", "HEAD"], "sweepgate validate", "--head-ref"),
+    (["preflight", "--base-ref", "main"], "sweepgate preflight", "--base-ref"),
+    (["preflight", "--head-ref", "HEAD"], "sweepgate preflight", "--head-ref"),
+    (["preflight", "--base-ref", "main", "--head-ref", "HEAD", "--config-keys", "k"], "sweepgate preflight",
+     "--config-keys"),
+    (["preflight", "--changelog-file", "perf-changelog.yaml"], "sweepgate preflight", "--changelog-file"),
+    (["full-sweep", "--no-evals", "--all-evals"], "sweepgate full-sweep", "--all-evals"),
+    (["results", "ingest", "--ref", "refs/heads/main", "out.json"], "sweepgate results ingest", "--ref"),
+    (["results", "ingest", "--attempt", "2", "out.json"], "sweepgate results ingest", "--attempt"),
+    (["results", "ingest", "--row", "row.json", "--run-id", "1", "out.json"], "sweepgate results ingest", "--row"),
+])
+def test_flags_that_cannot_go_together_read_as_argparse_says_it(argv, prog, flag, tmp_path, monkeypatch, capsys):
+    """gate27: commands refused flag combinations in words of their own (`--base-ref and --head-ref go
+    together`, with no fix; `--row needs ...`, `--ref: ...`), where argparse says `argument FLAG: ...`;
+    the README's exit-code table and CONTRACTS' "Exit codes" give them argparse's shape. Each is
+    exit 2 after the usage line, one error line `PROG: error: argument FLAG: what; how to fix`, and
+    its `::error title=usage::` under GitHub Actions."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2, err
+    assert err.startswith(f"usage: {prog} "), err
+    (said,) = [line for line in err.splitlines() if line.startswith(f"{prog}: error: ")]
+    assert said.startswith(f"{prog}: error: argument {flag}: ") and "; " in said, said
+    assert f"::error title=usage::{said.replace(': error: ', ': ', 1)}" in err.splitlines(), err

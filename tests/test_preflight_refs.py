@@ -75,4 +75,5 @@ def test_a_changelog_file_without_refs_is_argument_syntax(tmp_path):
     silence, every row of the working tree checked as if it had not been given."""
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     r = preflight(tmp_path, "--changelog-file", "other-changelog.yaml")
-    assert r.returncode == 2 and "--changelog-file picks rows by the entries a change appends" in r.stderr, r.stderr
+    assert r.returncode == 2 and "argument --changelog-file: needs --base-ref and --head-ref (it picks rows by the " \
+        "entries a change appends)" in r.stderr, r.stderr

@@ -134,6 +134,13 @@ def flag_error(args, problem) -> None:
     usage_error(args, f"argument {problem.file}: {problem.message}" + (f"; {problem.hint}" if problem.hint else ""))
 
 
+def combination_error(args, flag: str, problem: str, fix: str) -> None:
+    """Flags that cannot go together (or one that needs another), said in the shape argparse gives a
+    refused value and its own mutually exclusive groups: ``argument FLAG: PROBLEM; FIX``, after the
+    usage line, exit 2 (and ``::error title=usage::`` under GitHub Actions, as ``usage_error``)."""
+    usage_error(args, f"argument {flag}: {problem}; {fix}")
+
+
 def usage_error(args, message: str) -> None:
     """A flag combination that cannot work: argparse's usage line and exit 2 (the command's parser,
     which cli.build_parser puts in ``args._parser``); a ``SweepgateError`` (exit 1) without one."""

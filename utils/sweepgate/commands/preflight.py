@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sweepgate.core import fields as F
+from sweepgate.commands import argtypes
 from sweepgate.core.report import count
 
 
@@ -53,15 +54,22 @@ def one_per_recipe(rows: list[dict]) -> list[dict]:
     return list(best.values())
 
 
+def refuse_combinations(args) -> None:
+    """Flags that cannot go together: argument syntax (exit 2), said before the repository is looked for."""
+    if bool(args.base_ref) != bool(args.head_ref):
+        given, missing = ("--base-ref", "--head-ref") if args.base_ref else ("--head-ref", "--base-ref")
+        argtypes.combination_error(args, given, f"needs {missing} (a change is the two together)",
+                                   f"pass {missing} too, or leave {given} out to check the working tree")
+    if args.base_ref and args.config_keys:
+        argtypes.combination_error(args, "--config-keys", "not allowed with argument --base-ref (it selects from "
+                                   "the working tree)", "leave --config-keys out with --base-ref")
+    if args.changelog_file and not args.base_ref:
+        argtypes.combination_error(args, "--changelog-file", "needs --base-ref and --head-ref (it picks rows by the "
+                                   "entries a change appends)", "give --base-ref and --head-ref, or leave it out")
+
+
 def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
     """The rows to rehearse, and what reads the revision they come from (their configs' places)."""
-    if bool(args.base_ref) != bool(args.head_ref):
-        args._parser.error("--base-ref and --head-ref go together")
-    if args.base_ref and args.config_keys:
-        args._parser.error("--config-keys selects from the working tree; leave it out with --base-ref")
-    if args.changelog_file and not args.base_ref:
-        args._parser.error("--changelog-file picks rows by the entries a change appends: give --base-ref and "
-                           "--head-ref, or leave it out")
     if args.base_ref:
         from sweepgate.core.load import open_repo
         from sweepgate.core.select import Options, build_matrix, checked_revision
@@ -106,6 +114,7 @@ def run(args) -> int:
     from sweepgate.core.errors import EXIT_FAIL_ON, emit
     from sweepgate.core.load import repo_root
 
+    refuse_combinations(args)
     root = Path(repo_root())
     rows, revision = select_rows(args, root)
     found: dict = {}  # each problem once, with the rows it turned up in

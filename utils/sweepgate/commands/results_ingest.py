@@ -47,12 +47,14 @@ def _given(args):
     from sweepgate.results import jsonio
 
     if args.row is None:
-        if args.run_id or args.ref or args.attempt or args.config_key:
-            argtypes.usage_error(args, "--run-id/--ref/--attempt/--config-key describe a --row; pass --row FILE "
-                                       "with them, or drop them and use the outputs' .job.json")
+        given = [flag for flag, value in (("--run-id", args.run_id), ("--ref", args.ref), ("--attempt", args.attempt),
+                                          ("--config-key", args.config_key)) if value]
+        if given:
+            argtypes.combination_error(args, given[0], "needs --row (--run-id/--ref/--attempt/--config-key describe "
+                                       "a --row)", "pass --row FILE with them, or drop them and use the outputs' .job.json")
         return None
     if not args.run_id or not args.ref:
-        argtypes.usage_error(args, "--row needs --run-id and --ref; pass --row FILE --run-id ID --ref REF")
+        argtypes.combination_error(args, "--row", "needs --run-id and --ref", "pass --row FILE --run-id ID --ref REF")
     fix = "pass the job's matrix row as a JSON file"
     row = jsonio.loads(jsonio.read_text(args.row, fix), args.row, hint=fix)
     from sweepgate.core.jobenv import check_row

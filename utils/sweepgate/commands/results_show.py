@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from sweepgate.commands import argtypes
+
 
 def add_arguments(parser) -> None:
     from sweepgate.commands.argtypes import not_empty
@@ -24,7 +26,8 @@ def run(args) -> int:
     from sweepgate.results import show, store
 
     if args.run and args.ref:
-        args._parser.error("--ref: a run has one ref already; pass --run or --ref, not both")
+        argtypes.combination_error(args, "--ref", "not allowed with argument --run (a run has one ref already)",
+                                   "pass --run or --ref, not both")
     with store.open_store(args.db, must_exist=True) as st:
         if args.run:
             records, title = st.run_results(args.run), f"run {args.run}"

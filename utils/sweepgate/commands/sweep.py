@@ -10,7 +10,7 @@ import json
 import sys
 
 from sweepgate.commands.argtypes import int_between, not_empty
-from sweepgate.commands.argtypes import usage_error as argument_error
+from sweepgate.commands.argtypes import combination_error, usage_error as argument_error
 from sweepgate.core import fields as F
 
 
@@ -198,7 +198,7 @@ def run(args) -> int:
     from sweepgate.core.load import load_revision, open_repo
 
     if args.no_evals and args.all_evals:
-        argument_error(args, "--all-evals cannot be combined with --no-evals; drop one of them")
+        combination_error(args, "--all-evals", "not allowed with argument --no-evals", "drop one of them")
     git = open_repo()
     rev = load_revision(git, "WORKTREE", args.config_files, args.runner_config, worktree=True)
     check_revision(rev)

@@ -77,7 +77,8 @@ def run(args) -> int:
     from sweepgate.core.load import open_repo
 
     if args.staged and args.head_ref:
-        args._parser.error("--staged validates the working tree; drop --head-ref, or drop --staged")
+        argtypes.combination_error(args, "--head-ref", "not allowed with argument --staged (which validates the "
+                                   "working tree)", "drop --head-ref, or drop --staged")
     git = open_repo()
     if args.staged:
         base = args.base_ref or _staged_base(git)
