@@ -413,7 +413,9 @@ def test_a_threshold_typed_as_a_percentage_is_named_as_one(env, capsys, value, s
     ("ttft_p99_9_ms", "'ttft_p99_9_ms' is a figure results keep but never judged by results compare"),
     ("ttft_std_ms", "'ttft_std_ms' is a spread, neither better nor worse, never judged by results compare"),
     ("request_throughput", "'request_throughput' is a figure results keep but never judged"),
-    ("ttft_p5_ms", "unknown metric 'ttft_p5_ms'; did you mean 'ttft_p50_ms'?"),
+    ("ttft_p5_ms", "'ttft_p5_ms' is a figure results keep but never judged by results compare"),  # AIPerf's p5
+    ("ttft_p99_99_ms", "'ttft_p99_99_ms' is a figure results keep but never judged"),  # --metric-percentiles 99.99
+    ("ttft_p50_s", "unknown metric 'ttft_p50_s'; did you mean 'ttft_p50_ms'?"),
 ])
 def test_a_threshold_compare_would_never_use_is_refused_by_the_gate(capsys, monkeypatch, make_repo, metric, said):
     """review26: a config's threshold on a figure results store but compare never judges (ttft_p90_ms,

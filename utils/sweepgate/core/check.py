@@ -316,8 +316,9 @@ def _unjudged(metric: str) -> tuple[str, str]:
     """Why a threshold on ``metric`` would do nothing, and what to write: a figure results keep but
     compare never judges (a p90, a spread), or a name no result has (with the nearest judged one)."""
     judged = ", ".join(METRICS.COMPARED_METRICS)
-    if metric in METRICS.LATENCY_METRICS or metric in METRICS.DIRECTION:
-        spread = metric not in METRICS.DIRECTION  # a latency stat with no direction: UNDIRECTED_STATS
+    stat = METRICS.latency_stat(metric)  # ttft_p90_ms, ttft_std_ms, and ttft_p99_99_ms, ttft_max_ms
+    if stat or metric in METRICS.DIRECTION:
+        spread = stat is not None and stat[1] in METRICS.UNDIRECTED_STATS
         what = "a spread, neither better nor worse," if spread else "a figure results keep but"
         return f"'{metric}' is {what} never judged by results compare: a threshold on it does nothing", \
             f"set thresholds on the metrics compare judges: {judged}"

@@ -8,6 +8,8 @@ first comparison after the merge.
 
 from __future__ import annotations
 
+import re
+
 REQUEST_THROUGHPUT = "request_throughput"        # req/s
 REQUEST_GOODPUT = "request_goodput"              # req/s meeting the client's --goodput SLOs
 OUTPUT_THROUGHPUT = "output_throughput"          # tok/s
@@ -38,9 +40,42 @@ STATS = ("mean", "std", "p25", "p50", "p75", "p90", "p95", "p99", "p99_9")
 UNDIRECTED_STATS = ("std",)
 
 
+# A latency's extremes, as AIPerf and GenAI-Perf write them (a metric object's ``min`` and ``max``).
+EXTREMES = ("min", "max")
+# A percentile as a client spells it: vLLM's ``--metric-percentiles 99.99`` writes ``p99.99_ttft_ms``,
+# an AIPerf metric object has ``p1``; the record's own ``p99_9`` reads back as itself.
+_PERCENTILE = re.compile(r"p(\d{1,3})(?:[._](\d+))?")
+
+
+def stat_name(stat: str) -> str | None:
+    """The record's name of a latency statistic a client writes, else None (``sum``, ``count``: no
+    statistic of one request's latency). STATS and EXTREMES are their own names; any percentile from
+    0 to 100 is ``p`` and its number, ``_`` for its point and no trailing zeros, so every client's
+    spelling of one percentile is one name: ``p99.99`` -> ``p99_99``, ``p0.1`` -> ``p0_1``, ``p99.90``
+    -> ``p99_9``. Only STATS have a DIRECTION; the others are kept, never judged."""
+    if stat in STATS or stat in EXTREMES:
+        return stat
+    match = _PERCENTILE.fullmatch(stat)
+    if match is None:
+        return None
+    whole, point = int(match[1]), (match[2] or "").rstrip("0")
+    if whole > 100 or (whole == 100 and point):
+        return None
+    return f"p{whole}_{point}" if point else f"p{whole}"
+
+
 def latency_name(latency: str, stat: str) -> str:
     """``ttft`` + ``p50`` -> ``ttft_p50_ms``; ``ttft`` + ``p99_9`` -> ``ttft_p99_9_ms``."""
     return f"{latency}_{stat}_ms"
+
+
+def latency_stat(name: str) -> tuple[str, str] | None:
+    """``ttft_p99_99_ms`` -> ``("ttft", "p99_99")``: the latency and statistic a record's metric name
+    holds (a ``latency_name`` of one of LATENCIES and a ``stat_name``), else None."""
+    if not name.endswith("_ms"):
+        return None
+    latency, _, stat = name[:-3].partition("_")
+    return (latency, stat) if latency in LATENCIES and stat_name(stat) == stat else None
 
 
 LATENCY_METRICS = tuple(latency_name(lat, st) for lat in LATENCIES for st in STATS)

@@ -107,7 +107,13 @@ def energy_per_output_token_j(energy_j: float | None, metrics: dict) -> float | 
 
 
 # Per-token latencies: none exist for a request that produced a single token
-PER_TOKEN = tuple(R.latency_name(lat, stat) for lat in ("tpot", "itl") for stat in R.STATS)
+PER_TOKEN = ("tpot", "itl")
+
+
+def _latency_of(name: str) -> str | None:
+    """The latency a metric is a statistic of (``ttft_p99_99_ms`` -> ``ttft``), else None."""
+    parts = R.latency_stat(name)
+    return parts[0] if parts else None
 
 
 def measured(metrics: dict) -> dict:
@@ -117,10 +123,10 @@ def measured(metrics: dict) -> dict:
     client writes a placeholder (vLLM's and SGLang's mean of nothing is 0, others write NaN), not
     a measurement."""
     if metrics.get(R.COMPLETED) == 0 or (metrics.get(R.COMPLETED) is None and not _served(metrics)):
-        return {name: value for name, value in metrics.items() if name not in R.LATENCY_METRICS}
+        return {name: value for name, value in metrics.items() if _latency_of(name) is None}
     done, tokens = metrics.get(R.COMPLETED), metrics.get(R.TOTAL_OUTPUT_TOKENS)
     if isinstance(done, (int, float)) and isinstance(tokens, (int, float)) and 0 < tokens <= done:
-        return {name: value for name, value in metrics.items() if name not in PER_TOKEN}
+        return {name: value for name, value in metrics.items() if _latency_of(name) not in PER_TOKEN}
     return metrics
 
 

@@ -79,6 +79,19 @@ def measured(value: float | int, name: str, path: str, line: int) -> float | int
     return value
 
 
+def further_stat(value, where: str, notes: list) -> float | int | None:
+    """A latency statistic beyond ``record.STATS`` (min, max, any other percentile: ``stat_name``), read
+    since stats27, at the output's ``where``: a measurement is kept; anything else (NaN, a negative, a
+    string) is left out with a warning in ``notes``, never a refusal, so an output sweepgate accepted
+    while it skipped these statistics is still accepted."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+        return value
+    if value is not None:
+        notes.append(("latency-stat", f"warning: {where}: {value!r} is no latency; stored without it",
+                      "the client wrote a broken statistic; the run's other figures are kept"))
+    return None
+
+
 def require(measurement: Measurement, path: str, *names: str, why: str) -> None:
     """Refuse an output lacking every one of ``names`` among its metrics."""
     if all(measurement.metrics.get(n) is None for n in names):

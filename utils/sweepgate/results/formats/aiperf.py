@@ -13,7 +13,7 @@ import math
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
 from sweepgate.results.formats.vllm import rate_value
-from sweepgate.results.measurement import Measurement, measured, run_window
+from sweepgate.results.measurement import Measurement, further_stat, measured, run_window
 from sweepgate.results.units import is_time_unit, to_ms
 
 LATENCIES = {
@@ -22,7 +22,10 @@ LATENCIES = {
     "inter_chunk_latency": "itl",
     "request_latency": "e2el",
 }
-# A metric object's stat -> the record's (R.STATS); its p1, p5, p10, min and max are not kept.
+# A metric object's stat -> the record's (R.STATS): a value here that is no measurement refuses the export,
+# as it always has. Its min, max, p1, p5, p10 (and any other percentile) are named by R.stat_name
+# (``ttft_min_ms``, ``ttft_p1_ms``) and kept too (measurement.further_stat); its sum and count are no
+# statistic of one request's latency.
 STATS = {"avg": "mean", "std": "std", "p25": "p25", "p50": "p50", "p75": "p75", "p90": "p90", "p95": "p95",
          "p99": "p99"}
 SCALARS = {  # export key -> record metric (the "avg" of a single-valued metric)
@@ -93,8 +96,19 @@ def _zoned(value) -> float | None:
     return at.timestamp() if at is not None and at.tzinfo is not None else None
 
 
-def metrics_from(doc: dict, path: str, line: int) -> dict:
-    """Record metrics from the ``{key: {unit, avg, ...}}`` metric objects of an export."""
+def _further_stats(obj: dict, key: str, latency: str, notes: list) -> dict:
+    """A latency's statistics beyond STATS in its metric object (min, max, p1, ...), in ms."""
+    out = {}
+    for stat, value in obj.items():
+        name = None if stat in STATS else R.stat_name(stat)
+        if name is not None:
+            out[R.latency_name(latency, name)] = to_ms(further_stat(value, f"{key}.{stat}", notes), obj["unit"])
+    return {name: value for name, value in out.items() if value is not None}
+
+
+def metrics_from(doc: dict, path: str, line: int, notes: list | None = None) -> dict:
+    """Record metrics from the ``{key: {unit, avg, ...}}`` metric objects of an export; a latency
+    statistic beyond STATS that is no measurement is a warning in ``notes``."""
     metrics = {}
     for key in (*LATENCIES, *SCALARS, "benchmark_duration"):
         if doc.get(key) is not None and not isinstance(doc[key], dict):
@@ -110,6 +124,7 @@ def metrics_from(doc: dict, path: str, line: int) -> dict:
                        "expected ns, us, ms or sec; the export is not a latency metric")
         for stat, name in STATS.items():
             metrics[R.latency_name(latency, name)] = to_ms(_stat(obj, stat, key, path, line), unit)
+        metrics.update(_further_stats(obj, key, latency, notes if notes is not None else []))
     for key, name in SCALARS.items():
         obj = doc.get(key)
         if isinstance(obj, dict):
@@ -339,7 +354,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         doc = {**{k: v for k, v in doc.items() if k != "records"}, **_untagged(doc["records"])}
     model, conc, client = _config(doc)
     m = Measurement(f"{client}-json", client, line, client_version=doc.get("aiperf_version"))
-    m.metrics.update(metrics_from(doc, path, line))
+    m.metrics.update(metrics_from(doc, path, line, m.notes))
     m.metrics[R.FAILED] = _failed(doc, m.metrics)
     m.cancelled = doc.get("was_cancelled") is True
     m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: _time(doc.get("start_time")),

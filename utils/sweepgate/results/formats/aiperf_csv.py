@@ -116,7 +116,7 @@ def parse_text(text: str, path: str) -> Measurement:
     client = _client(doc)
     m = Measurement(f"{client}-csv", client)
     try:
-        m.metrics.update(aiperf.metrics_from(doc, path, 0))
+        m.metrics.update(aiperf.metrics_from(doc, path, 0, m.notes))
     except SweepgateError as exc:  # "key.stat: ..." of the JSON shape: at the key's row, not the file's start
         for d in exc.diagnostics:
             d.line = d.line or rows.get(d.message.split(":", 1)[0].split(".", 1)[0], 0)

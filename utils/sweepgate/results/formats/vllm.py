@@ -15,7 +15,7 @@ from datetime import datetime
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
-from sweepgate.results.measurement import Measurement, number, run_window, unix_time
+from sweepgate.results.measurement import Measurement, further_stat, number, run_window, unix_time
 from sweepgate.results.units import to_ms
 
 # The client's latency name -> the record's.
@@ -23,9 +23,12 @@ LATENCIES = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2el"}
 # Forks of 2024 (before vLLM named it e2el) wrote the end-to-end request latency as *_latency_ms.
 E2EL_BEFORE_0_6 = {**LATENCIES, "latency": "e2el"}
 # The client's stat prefix -> the record's (R.STATS). `--metric-percentiles 25,75,99.9` adds p25, p75 and
-# p99.9 (InferenceX's fork writes p90, p99 and p99.9 by default); std_ is the standard deviation.
+# p99.9 (InferenceX's fork writes p90, p99 and p99.9 by default); std_ is the standard deviation. A value
+# here that is no measurement refuses the output, as it always has.
 STATS = {"mean": "mean", "std": "std", "median": "p50", "p50": "p50", "p25": "p25", "p75": "p75", "p90": "p90",
          "p95": "p95", "p99": "p99", "p99.9": "p99_9"}
+# Any other percentile `--metric-percentiles` asks for (``p99.99_ttft_ms``, ``p0.1_ttft_ms``, ``p5_``) and a
+# ``min_``/``max_`` are named by R.stat_name (``ttft_p99_99_ms``) and kept too (measurement.further_stat).
 THROUGHPUTS = {
     "request_throughput": R.REQUEST_THROUGHPUT,
     "request_goodput": R.REQUEST_GOODPUT,  # null without --goodput
@@ -143,19 +146,21 @@ def concurrency(value, path: str, line: int):
     return value
 
 
-def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES) -> dict:
+def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES, notes: list | None = None) -> dict:
     """The latency statistics, in ms; a latency whose every statistic is exactly 0 was not measured
     (vLLM and SGLang write 0, their mean of nothing, for an ITL when each response came in one chunk),
-    so it is left out."""
+    so it is left out. A statistic beyond STATS that is no measurement is a warning in ``notes``."""
     metrics, found = {}, {}
     for key in doc:
         if not key.endswith("_ms"):
             continue
         stat, _, rest = key[:-3].partition("_")
         latency = names.get(rest)
-        if latency and stat in STATS:
-            name = R.latency_name(latency, STATS[stat])
-            metrics[name] = number(doc, key, path, line)
+        further = None if not latency or stat in STATS else R.stat_name(stat)
+        if latency and (stat in STATS or further):
+            name = R.latency_name(latency, STATS.get(stat) or further)
+            metrics[name] = number(doc, key, path, line) if stat in STATS else \
+                further_stat(doc[key], key, notes if notes is not None else [])
             found.setdefault(latency, []).append(name)
     for latency, stated in found.items():
         if all(metrics[name] == 0 for name in stated):
@@ -204,7 +209,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     _refuse_ramp_up(doc, path, line)
     m = Measurement("vllm-serving", "vllm-bench", line)
     e2el_named = any(key.endswith("_e2el_ms") for key in doc)
-    m.metrics.update(latencies(doc, path, line, LATENCIES if e2el_named else E2EL_BEFORE_0_6))
+    m.metrics.update(latencies(doc, path, line, LATENCIES if e2el_named else E2EL_BEFORE_0_6, m.notes))
     for key, name in THROUGHPUTS.items():
         m.metrics[name] = number(doc, key, path, line)
     m.metrics[R.FAILED] = _failed(doc, path, line)
