@@ -213,11 +213,16 @@ def _job(output: Path, content: bytes, given: Given | None) -> tuple[sidecar.Job
     return sidecar.local_job(content), output.name
 
 
+def window_kind(m: Measurement) -> str:
+    """Which window ``_window`` takes for ``m`` (``record.ENERGY_WINDOWS``): the client's run or the job's."""
+    return R.CLIENT_RUN_WINDOW if m.run_window is not None else R.JOB_WINDOW
+
+
 def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
     """The window the energy is of: the client's own run where its output states it beyond doubt
     (``Measurement.run_window``), else the job's (its sidecar's, else the output's started/finished),
     which also holds the server's start and model loading."""
-    if m.run_window is not None:
+    if window_kind(m) == R.CLIENT_RUN_WINDOW:
         return m.run_window
     start = job.get(R.STARTED) or m.fields.get(R.STARTED)
     end = job.get(R.FINISHED) or m.fields.get(R.FINISHED)
@@ -282,7 +287,7 @@ def _records(output: Path, text: str, content: bytes, given: Given | None, warni
         jsonio.place(found, text, str(output))  # a whole document's, as its refusals are: path:line:col
         warnings.extend(found)
     many = len(measurements) > 1 or any(m.line for m in measurements)
-    return [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, energy)
+    return [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, energy, window_kind(m))
             for m, energy in zip(measurements, energies)]
 
 

@@ -202,8 +202,10 @@ def check_integers(rec: dict, path: str, line: int) -> None:
                        "the output or its job carries an absurd value; fix the source or rerun the job")
 
 
-def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: float | None = None) -> dict:
-    """The normalized, schema-checked record for one measurement."""
+def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: float | None = None,
+          energy_window: str | None = None) -> dict:
+    """The normalized, schema-checked record for one measurement; ``energy_window`` names the window
+    ``energy_j`` is of (``record.ENERGY_WINDOWS``), stored where there is an energy figure."""
     if job.row:
         check_agreement(m, job.row, path, job.source or "--row")
     ident = _identity(m, job.row)
@@ -222,6 +224,7 @@ def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: f
            R.RUN_IDENTITY: j.get(R.RUN_IDENTITY), R.REUSED_FROM: None,
            R.CLIENT: m.client, R.CLIENT_VERSION: m.client_version, R.SOURCE_FORMAT: m.source_format,
            R.SOURCE_LINE: m.line,
+           R.ENERGY_WINDOW: energy_window if metrics.get(R.ENERGY_PER_OUTPUT_TOKEN_J) is not None else None,
            R.METRICS: {k: _plain(v) for k, v in sorted(metrics.items()) if v is not None}, R.EVALS: m.evals}
     check_integers(rec, path, m.line)
     validate(rec, path, m.line, job)

@@ -74,6 +74,14 @@ CLIENT_VERSION = "client-version"
 SOURCE_FORMAT = "source-format"
 SCHEMA = "schema-version"
 SOURCE_LINE = "source-line"  # line of a JSONL output the record came from (0: the whole file)
+# Which window the energy per output token was integrated over: the client's own run where its output
+# states it beyond doubt (``Measurement.run_window``: AIPerf's first request to last response, the
+# InferenceX vLLM client's Unix start and end), else the job's, which also holds the server's start
+# and model loading. Null without an energy figure; absent from a record stored before stats27.
+ENERGY_WINDOW = "energy-window"
+CLIENT_RUN_WINDOW = "client-run"
+JOB_WINDOW = "job"
+ENERGY_WINDOWS = (CLIENT_RUN_WINDOW, JOB_WINDOW)
 # `ci reuse`: a result recorded against a later run it was reused for names the job that
 # measured it ({"run-id", "attempt", "result-filename"}); null for a job's own result.
 REUSED_FROM = "reused-from"
