@@ -80,8 +80,8 @@ def measured(value: float | int, name: str, path: str, line: int) -> float | int
 
 
 def further_stat(value, where: str, notes: list) -> float | int | None:
-    """A latency statistic beyond ``record.STATS`` (min, max, any other percentile: ``stat_name``), read
-    since stats27, at the output's ``where``: a measurement is kept; anything else (NaN, a negative, a
+    """A latency statistic beyond ``record.STATS`` (min, max, any other percentile: ``stat_name``), newer
+    in sweepgate than the rest, at the output's ``where``: a measurement is kept; anything else (NaN, a negative, a
     string) is left out with a warning in ``notes``, never a refusal, so an output sweepgate accepted
     while it skipped these statistics is still accepted."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:

@@ -77,7 +77,7 @@ SOURCE_LINE = "source-line"  # line of a JSONL output the record came from (0: t
 # Which window the energy per output token was integrated over: the client's own run where its output
 # states it beyond doubt (``Measurement.run_window``: AIPerf's first request to last response, the
 # InferenceX vLLM client's Unix start and end), else the job's, which also holds the server's start
-# and model loading. Null without an energy figure; absent from a record stored before stats27.
+# and model loading. Null without an energy figure; absent from a record an older sweepgate stored.
 ENERGY_WINDOW = "energy-window"
 CLIENT_RUN_WINDOW = "client-run"
 JOB_WINDOW = "job"
