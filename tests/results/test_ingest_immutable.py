@@ -191,3 +191,31 @@ def test_the_suggested_file_name_is_short_and_safe(field, rec, name):
     from sweepgate.results import store
 
     assert store.point_file_name(field, rec) == name
+
+
+def test_an_output_that_arrives_after_its_sidecar_fills_the_placeholder(db, tmp_path, capsys):
+    """New user (newuser27): an artifact copied in two goes (the sidecars first, or a download cut
+    short) stored each job whose sidecar says success as a failure with no figures ("left no result
+    file"); ingesting the output once it was there was refused for good ("already stored with other
+    values (changed: status); results are immutable") and the run read as failed. The placeholder
+    measured nothing, so the job's output now takes its place; a placeholder for a job stored with its
+    output, and the genuinely failed job's, stay as they are."""
+    runs = tmp_path / "runs"
+    out = write_job(runs, "res", vllm_output(), job(run_id="late"))
+    held = out.read_bytes()
+    out.unlink()
+    rc, _, err = _ingest(capsys, db, runs)
+    assert rc == 0 and "left no result file; stored as a failure" in err
+    assert [r[R.STATUS] for r in show_json(capsys, db, "--run", "late")] == ["failure"]
+
+    out.write_bytes(held)
+    rc, out_text, err = _ingest(capsys, db, runs)
+    assert (rc, err) == (0, ""), err
+    assert "ingested 1 results (1 new)" in out_text
+    (rec,) = show_json(capsys, db, "--run", "late")
+    assert (rec[R.STATUS], rec[R.METRICS][R.OUTPUT_THROUGHPUT]) == ("success", 409.6)
+
+    out.unlink()  # the output gone again: its placeholder does not undo what is stored
+    rc, out_text, err = _ingest(capsys, db, runs)
+    assert rc == 0 and "ingested 1 results (0 new)" in out_text, (out_text, err)
+    assert [r[R.STATUS] for r in show_json(capsys, db, "--run", "late")] == ["success"]

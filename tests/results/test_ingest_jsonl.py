@@ -167,3 +167,25 @@ def test_a_jsonl_given_as_a_symbolic_link_is_written_through_to_its_target(tmp_p
     rc, out, err = _ingest(capsys, tmp_path, tmp_path / "run", link)
     assert rc == 0, err
     assert link.is_symlink() and _runs(target) == ["900", "901"]
+
+
+def test_an_output_that_arrives_after_its_sidecar_is_appended_beside_its_placeholder(tmp_path, capsys):
+    """New user (newuser27): with the sidecars copied before the outputs, --jsonl held each job as the
+    failure its sidecar alone made, and the output ingested later was "already there" (same run,
+    attempt and file name), so a baseline gathered from FILE had no figure of the job. Now the
+    output's record is appended (a failed record takes no place in a baseline); neither line twice."""
+    jsonl = tmp_path / "main.jsonl"
+    out = write_job(tmp_path / "run", "res", vllm_output(4), job(run_id="900"))
+    held = out.read_bytes()
+    out.unlink()
+    assert _ingest(capsys, tmp_path, tmp_path / "run", jsonl)[0] == 0
+    out.write_bytes(held)
+    rc, text, err = _ingest(capsys, tmp_path, tmp_path / "run", jsonl)
+    assert rc == 0 and f"appended 1 record to {jsonl}" in text, (text, err)
+    for again in (True, False):  # the same ingest again, with and without the output: nothing added
+        if not again:
+            out.unlink()
+        rc, text, err = _ingest(capsys, tmp_path, tmp_path / "run", jsonl)
+        assert rc == 0 and "appended 0 records" in text, (text, err)
+    lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    assert [(r[R.STATUS], bool(r[R.METRICS])) for r in lines] == [("failure", False), ("success", True)]

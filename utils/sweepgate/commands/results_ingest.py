@@ -182,13 +182,21 @@ def _line_key(rec: dict) -> tuple:
     return rec.get(R.RUN_ID), rec.get(R.ATTEMPT), rec.get(R.RESULT_FILENAME), rec.get(R.SOURCE_LINE)
 
 
-def _held(path: Path) -> set:
-    """The records an existing --jsonl FILE holds (read as --baseline-jsonl reads it)."""
+def _held(path: Path) -> tuple[set, set]:
+    """The records an existing --jsonl FILE holds (read as --baseline-jsonl reads it): the keys of
+    all, and of those read from an output (not a placeholder its job's sidecar alone made)."""
     from sweepgate.results.source import records_from_jsonl
 
     if not path.exists():
-        return set()
-    return {_line_key(r) for r in records_from_jsonl([path])}
+        return set(), set()
+    records = records_from_jsonl([path])
+    return {_line_key(r) for r in records}, {_line_key(r) for r in records if not _placeholder(r)}
+
+
+def _placeholder(rec: dict) -> bool:
+    from sweepgate.results import record as R
+
+    return rec.get(R.SOURCE_FORMAT) == R.SIDECAR_ONLY
 
 
 def _open_jsonl(path: Path) -> int:
@@ -207,8 +215,9 @@ def _append(path: Path, fd: int, records: list[dict]) -> None:
     the new lines go in one append: ingests writing one FILE at once keep each other's lines."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        keys = _held(path)
-        new = [r for r in records if _line_key(r) not in keys]
+        keys, whole = _held(path)
+        # a job's output read after FILE took its placeholder (the sidecar copied first) is appended
+        new = [r for r in records if _line_key(r) not in (keys if _placeholder(r) else whole)]
         size = os.fstat(fd).st_size
         gap = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
         _write_whole(path, fd, gap + "".join(json.dumps(r, sort_keys=True) + "\n" for r in new).encode(), size)

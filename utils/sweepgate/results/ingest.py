@@ -310,7 +310,7 @@ def orphan_record(side: Path, warnings: list | None = None) -> list[dict]:
     status = job.job[R.STATUS] if job.job[R.STATUS] != "success" else "failure"
     job.job[R.STATUS] = status
     # An eval-only job's failure is its eval's: filed with eval scores, never over the point's throughput.
-    m = Measurement("job-sidecar", R.EVAL_CLIENT if (job.row or {}).get(F.EVAL_ONLY) else "none")
+    m = Measurement(R.SIDECAR_ONLY, R.EVAL_CLIENT if (job.row or {}).get(F.EVAL_ONLY) else "none")
     return [normalize.build(m, job, str(side), sidecar.result_name(side))]
 
 

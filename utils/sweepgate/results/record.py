@@ -72,6 +72,7 @@ CLIENT = "client"            # vllm-bench | sglang-bench | aiperf | genai-perf |
 EVAL_CLIENT = "lm-eval"      # the client of eval records (scores under EVALS, no metrics)
 CLIENT_VERSION = "client-version"
 SOURCE_FORMAT = "source-format"
+SIDECAR_ONLY = "job-sidecar"  # the SOURCE_FORMAT of a job's record made from its sidecar alone (no output read)
 SCHEMA = "schema-version"
 SOURCE_LINE = "source-line"  # line of a JSONL output the record came from (0: the whole file)
 # Which window the energy per output token was integrated over: the client's own run where its output

@@ -1006,6 +1006,17 @@ def damaged(url: str, what: str) -> StoreError:
                 "restore the store from a backup, or delete the damaged rows and ingest their jobs again")
 
 
+def _fills(stored: dict, rec: dict) -> bool:
+    """Whether ``rec``, read from a job's output, takes the place of ``stored``, the record its sidecar
+    alone made when the output was not there (a job that said success, stored as failed with no
+    figures: the artifact copied in two goes, or a download cut short). The placeholder measured
+    nothing, so no result changes; the job's own fields must agree but for the status it was given."""
+    return (stored.get(R.SOURCE_FORMAT) == R.SIDECAR_ONLY and rec.get(R.SOURCE_FORMAT) != R.SIDECAR_ONLY
+            and not stored.get(R.METRICS) and not stored.get(R.EVALS)
+            and stored.get(R.STATUS) == "failure" and rec.get(R.STATUS) == "success"
+            and _changes(stored, rec) == [R.STATUS])
+
+
 def _same(stored: dict, rec: dict) -> None:
     if _canonical(stored) != _canonical(rec) and _changes(stored, rec):
         raise Immutable(rec, stored)
@@ -1138,14 +1149,17 @@ class Store:
             else:
                 seen[key] = row
                 new.append(row)
-        if again and not keep_stored:  # only a re-ingest pays for reading the stored records back
-            self._check_unchanged(conn, again)
+        filled = self._check_unchanged(conn, again) if again and not keep_stored else []
         if new:
             conn.execute(results.insert(), new)
-        return len(new)
+        for row in filled:  # a job's output in place of the record its sidecar alone made (``_fills``)
+            conn.execute(results.update().where(*(results.c[column(f)] == row[column(f)] for f in KEY))
+                         .values(row))
+        return len(new) + len(filled)
 
-    def _check_unchanged(self, conn, rows: list[dict]) -> None:
-        """Raise ``Immutable`` for the first row whose record differs from the stored one."""
+    def _check_unchanged(self, conn, rows: list[dict]) -> list[dict]:
+        """Raise ``Immutable`` for the first row whose record differs from the stored one; return the
+        rows that fill a stored placeholder (``_fills``). Only a re-ingest pays for reading them back."""
         names = {row[column(R.RESULT_FILENAME)] for row in rows}
         runs = {row[column(R.RUN_ID)] for row in rows}
         key_cols = [results.c[column(f)] for f in KEY]
@@ -1155,11 +1169,16 @@ class Store:
             stored = {tuple(r[:len(KEY)]): r.record for r in conn.execute(query)}
         except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
             raise damaged(self.url, f"not JSON: {exc}") from None
+        filled = []
         for row in rows:
             old = stored[tuple(row[column(f)] for f in KEY)]
             if not _is_record(old):
                 raise damaged(self.url, f"not a result record: {json.dumps(old)[:60]}")
-            _same(old, row["record"])
+            if _fills(old, row["record"]):
+                filled.append(row)
+            elif not _fills(row["record"], old):  # else a placeholder of a job stored whole: kept
+                _same(old, row["record"])
+        return filled
 
     def add(self, records: list[dict], *, keep_stored: bool = False, before_commit=None) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new. A record
