@@ -414,6 +414,28 @@ def test_a_node_filter_or_conc_that_matches_nothing_is_warned_of(fleet_repo, arg
     json.loads(r.stdout)
 
 
+@pytest.mark.parametrize("args,said", [
+    (["test-config", "--config-keys", "dsr1-fp4-b300-vllm", "--seq-lens", "8k1k"],
+     ["--seq-lens: warning: no row of dsr1-fp4-b300-vllm has seq-len 8k1k; pick the lengths the configs "
+      "sweep: 1k1k"]),
+    (["test-config", "--config-keys", "dsr1-fp4-b300-vllm", "--seq-lens", "8k1k", "--conc", "4"],
+     ["--seq-lens: warning: no row of dsr1-fp4-b300-vllm has seq-len 8k1k; pick the lengths the configs "
+      "sweep: 1k1k"]),
+    (["full-sweep", "--framework", "vllm", "--seq-lens", "8k1k"],
+     ["--seq-lens: warning: no row of the configs selected has seq-len 8k1k; pick the lengths the configs "
+      "sweep: 1k1k"]),
+])
+def test_a_seq_len_the_configs_do_not_sweep_is_warned_of_not_blamed_on_conc(fleet_repo, args, said):
+    """New user (newuser27): `test-config --config-keys KEY --seq-lens 1k1k`, as README's ingest
+    recipe has it, for a key that sweeps only 8k1k printed `[]` and nothing else; with `--conc 32` it
+    warned "no row of KEY has conc 32", a concurrency the key does sweep, so the user hunted for the
+    wrong flag. The seq-len is named instead, and the conc that exists is not blamed."""
+    r = sweepgate(args, cwd=fleet_repo.path / "configs")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.splitlines() == said, r.stderr
+    assert [row for row in json.loads(r.stdout) if row.get("isl") == 8192] == []  # agentic rows stay
+
+
 def test_an_empty_runner_node_filter_is_a_usage_error(fleet_repo):
     """Hunt badin18: `--runner-node-filter "$NODE"` with the variable unset filtered nothing: every row."""
     r = sweepgate(["full-sweep", "--runner-node-filter", ""], cwd=fleet_repo.path)

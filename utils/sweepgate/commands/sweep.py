@@ -150,17 +150,36 @@ def sweep_rows(args, rev) -> list[dict]:
             flt.runner_values = matches
         rows.extend(expand_config(key, config, runners, flt, rev.where(key)))
     _warn_unmatched_nodes_and_concs(args, keys, lambda: {configs[k][F.RUNNER]: labels.get(configs[k][F.RUNNER])
-                                                         for k in keys}, rows)
+                                                         for k in keys}, rows, [configs[k] for k in keys])
     return rows
 
 
-def _warn_unmatched_nodes_and_concs(args, keys: list, labels, rows: list[dict]) -> None:
+def _unmatched_seq_lens(args, keys: list, chosen: list[dict]) -> list:
+    """A warning for each --seq-lens value no fixed-seq-len scenario of the ``chosen`` configs has
+    (review newuser27: `test-config --seq-lens 1k1k` of an 8k1k-only key printed `[]` alone, and with
+    --conc blamed a concurrency the key sweeps)."""
+    from sweepgate.core.errors import Diagnostic
+    from sweepgate.core.expand import seq_len_name
+
+    if not (keys and args.seq_lens) or (args.scenario_type and F.FIXED_SEQ_LEN not in args.scenario_type):
+        return []
+    swept = {seq_len_name(s[F.ISL], s[F.OSL]) for config in chosen
+             for s in (config.get(F.SCENARIOS) or {}).get(F.FIXED_SEQ_LEN) or []}
+    of = ", ".join(args.config_keys) if args.command == "test-config" else "the configs selected"
+    return [Diagnostic("--seq-lens", 0, 0, "sweep-filter", f"warning: no row of {of} has seq-len {name}",
+                       f"pick the lengths the configs sweep: {', '.join(sorted(swept)) or 'none'}",
+                       severity="warning") for name in dict.fromkeys(args.seq_lens) if name not in swept]
+
+
+def _warn_unmatched_nodes_and_concs(args, keys: list, labels, rows: list[dict], chosen: list[dict]) -> None:
     """A warning when --runner-node-filter matches no runner name of the keys' labels (``labels()``:
-    label -> its runner names, made only then), or a test-config --conc value no row of the keys has:
-    an empty sweep from a typo reads as one with nothing to run (as _unmatched_filters)."""
+    label -> its runner names, made only then), a --seq-lens value none of the ``chosen`` configs
+    sweeps, or a test-config --conc value no row of the keys has (not said when the seq-lens left no
+    row to have it): an empty sweep from a typo reads as one with nothing to run (as _unmatched_filters)."""
     from sweepgate.core.errors import Diagnostic, emit
 
-    out = []
+    lengths = _unmatched_seq_lens(args, keys, chosen)
+    out = list(lengths)
     if keys and args.runner_node_filter and not rows:
         names = sorted({str(n) for nodes in labels().values() if isinstance(nodes, list) for n in nodes})
         here = ", ".join(names[:SHOWN_VALUES]) + (", ..." if len(names) > SHOWN_VALUES else "")
@@ -168,7 +187,7 @@ def _warn_unmatched_nodes_and_concs(args, keys: list, labels, rows: list[dict]) 
                               f"warning: {args.runner_node_filter!r} is in no runner name of these configs",
                               f"check the spelling; {F.RUNNERS_FILE} names for them: {here or 'none'}",
                               severity="warning"))
-    if keys and getattr(args, "conc", None):
+    if keys and getattr(args, "conc", None) and not (lengths and len(lengths) == len(set(args.seq_lens))):
         missing = [c for c in args.conc if not any(c in F.row_concs(r) for r in rows)]
         if missing:
             out.append(Diagnostic("--conc", 0, 0, "sweep-filter", f"warning: no row of "
