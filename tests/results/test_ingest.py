@@ -632,3 +632,39 @@ def test_an_empty_row_value_is_told_empty_not_missing(tmp_path, capsys, flag):
     err = capsys.readouterr().err
     assert exc.value.code == 2 and f"argument {flag}: empty value" in err, err
     assert "needs --run-id" not in err and not (tmp_path / "r.db").exists()
+
+
+def test_an_artifact_zip_or_a_gzipped_output_is_told_to_be_unpacked(tmp_path, capsys):
+    """New user (newuser27): a run's artifact downloaded from the Actions page is a .zip; ingesting
+    it said "not UTF-8 text (byte 10); pass a client's JSON/JSONL/CSV output", which reads as a
+    damaged file, and a folder holding only such zips said it held no result files. A gzipped
+    output said the same. Each now names what it is and how to unpack it; nothing is stored."""
+    import gzip
+    import zipfile
+
+    art = tmp_path / "dl"
+    art.mkdir()
+    with zipfile.ZipFile(art / "sweepgate-results.zip", "w") as z:
+        z.writestr("res.json", json.dumps(vllm_output()))
+    (tmp_path / "res.json.gz").write_bytes(gzip.compress(json.dumps(vllm_output()).encode()))
+    db = db_of(tmp_path)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(art / "sweepgate-results.zip"),
+                           str(tmp_path / "res.json.gz"))
+    assert rc == 1 and "nothing stored" in out, (out, err)
+    assert err.splitlines() == [
+        f"{art / 'sweepgate-results.zip'}:1: a zip archive (as a browser downloads a GitHub Actions artifact), "
+        "not the file itself; unzip it (unzip FILE -d DIR) and ingest the folder",
+        f"{tmp_path / 'res.json.gz'}:1: gzip-compressed, not the file itself; "
+        "gunzip it (gunzip -k FILE) and ingest the file"]
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(art))
+    assert rc == 1 and err.splitlines() == [
+        f"{art}: no result files (.json, .jsonl, .csv) in this folder, only 1 zip archive "
+        "(sweepgate-results.zip); unzip each (unzip FILE -d DIR) and ingest the folders"], err
+    # main's results artifact, downloaded as a zip and passed to compare as its baseline
+    write_job(tmp_path / "pr", "res", vllm_output(), job(run_id="7", ref="refs/pull/7/head"))
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "pr"))[0] == 0
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "7",
+                           "--baseline-jsonl", str(art / "sweepgate-results.zip"))
+    assert rc == 1 and err.splitlines() == [
+        f"{art / 'sweepgate-results.zip'}:1: a zip archive (as a browser downloads a GitHub Actions artifact), "
+        "not the file itself; unzip it (unzip FILE -d DIR) and pass the files it holds"], err

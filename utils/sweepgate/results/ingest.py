@@ -147,8 +147,7 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
         before = len(refused)
         kept, helpers, same = _outputs_of(path, refused)
         if not kept and not helpers and len(refused) == before and not allow_empty:
-            raise fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder",
-                       "pass the folder the job outputs were downloaded into")
+            raise _no_results_in(given, path)
         out.extend(kept)
         skipped.extend(helpers)
         twins.extend(same)
@@ -253,11 +252,31 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement], f
     return [None if None in window else gpu_metrics.energy_j(series, *window, gpus) for window in windows]
 
 
+def _refuse_archive(output: Path, content: bytes) -> None:
+    """A zip (a GitHub Actions artifact as a browser downloads it) or a gzipped output, refused as
+    what it is (review newuser27: it read "not UTF-8 text (byte 10)", as if the file were damaged)."""
+    refusal = jsonio.archive(str(output), content, zipped="ingest the folder", gzipped="ingest the file")
+    if refusal is not None:
+        raise refusal
+
+
+def _no_results_in(given: str, path: Path) -> SweepgateError:
+    """A folder with no result file; naming the zip archives it holds (artifacts not yet unzipped)."""
+    zips = sorted(p.name for p in path.glob("*") if p.suffix.lower() == ".zip" and p.is_file())
+    if not zips:
+        return fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder",
+                    "pass the folder the job outputs were downloaded into")
+    shown = ", ".join(zips[:3]) + (", ..." if len(zips) > 3 else "")
+    return fail(given, 0, f"no result files (.json, .jsonl, .csv) in this folder, only {len(zips)} zip "
+                f"archive{'s' if len(zips) > 1 else ''} ({shown})", f"unzip each ({jsonio.UNZIP}) and ingest the folders")
+
+
 def records_of(output: Path, given: Given | None = None, warnings: list | None = None) -> list[dict]:
     """The normalized records of one output file (refuses with a diagnostic); what is worth a
     warning but stored (normalize.short_outputs, model_mismatch) is appended to ``warnings``."""
     try:
         content = output.read_bytes()
+        _refuse_archive(output, content)
         text = content.decode("utf-8-sig")  # a byte-order mark (Windows editors) is not content
     except OSError as exc:
         raise fail(str(output), 0, f"cannot read: {exc.strerror}", "check the path and its permissions") from None

@@ -36,15 +36,43 @@ def too_deep(path: str, line: int = 0, hint: str = CLIENT_HINT):
     return fail(path, line, "nested too deeply (arrays or objects about 1,000 levels deep)", hint)
 
 
+ZIP_MAGIC, GZIP_MAGIC = b"PK\x03\x04", b"\x1f\x8b"
+UNZIP = "unzip FILE -d DIR"
+
+
+def archive(path: str, content: bytes, zipped: str = "pass the files it holds",
+            gzipped: str = "pass the file") -> Exception | None:
+    """The refusal of ``content`` as the zip archive (a GitHub Actions artifact as a browser downloads
+    it) or gzip file it is, telling how to unpack it and what to do then; None for any other content."""
+    if content.startswith(ZIP_MAGIC):
+        return fail(path, 1, "a zip archive (as a browser downloads a GitHub Actions artifact), not the "
+                    "file itself", f"unzip it ({UNZIP}) and {zipped}")
+    if content.startswith(GZIP_MAGIC):
+        return fail(path, 1, "gzip-compressed, not the file itself", f"gunzip it (gunzip -k FILE) and {gzipped}")
+    return None
+
+
+def _head(path) -> bytes:
+    """A file's first bytes, enough for ``archive`` to know it (none when it cannot be read again)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(ZIP_MAGIC))
+    except OSError:
+        return b""
+
+
 def read_text(path, hint: str, unreadable_hint: str | None = None) -> str:
     """A file's UTF-8 text, or one line saying why it cannot be read: the system's reason (no
-    path a second time) with ``unreadable_hint`` (else ``hint``), or the first byte that is not
-    UTF-8 with ``hint``."""
+    path a second time) with ``unreadable_hint`` (else ``hint``), a zip or gzip archive as such
+    (``archive``), or the first byte that is not UTF-8 with ``hint``."""
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise fail(str(path), 0, f"cannot read: {exc.strerror}", unreadable_hint or hint) from None
     except UnicodeDecodeError as exc:
+        refusal = archive(str(path), _head(path))
+        if refusal is not None:
+            raise refusal from None
         raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})", hint) from None
 
 
