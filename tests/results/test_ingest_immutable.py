@@ -219,3 +219,26 @@ def test_an_output_that_arrives_after_its_sidecar_fills_the_placeholder(db, tmp_
     rc, out_text, err = _ingest(capsys, db, runs)
     assert rc == 0 and "ingested 1 results (0 new)" in out_text, (out_text, err)
     assert [r[R.STATUS] for r in show_json(capsys, db, "--run", "late")] == ["success"]
+
+
+def test_a_run_id_stored_on_another_ref_is_refused(db, tmp_path, capsys):
+    """New user (newuser27): a PR's output ingested by hand with `--run-id 101` (a typo for 201) while
+    run 101 was one of main's was stored under a file name of its own, so run 101 then held main's
+    measurement and the PR's: `compare --run 101` judged the median of the two ("measured more than
+    once") and called a 15 % drop unchanged. A run is of one ref: such an output is refused, naming
+    the ref the run is on; the run's own later outputs and a retried attempt are stored."""
+    write_job(tmp_path / "main", "c4", vllm_output(), job(run_id="101"))
+    assert _ingest(capsys, db, tmp_path / "main")[0] == 0
+    wrong = write_job(tmp_path / "pr", "pr", vllm_output(output_throughput=348.2),
+                      job(run_id="101", ref="refs/pull/7/head"))
+    rc, out, err = _ingest(capsys, db, tmp_path / "pr")
+    assert rc == 1 and "nothing stored" in out, (out, err)
+    assert err.splitlines() == [
+        f"{wrong}: run-id '101' is stored on refs/heads/main, and this output's job says refs/pull/7/head; "
+        "a run is of one ref: give this output its own run's id (its .job.json's, or --run-id with --row), "
+        "or the ref run 101 is on"]
+    assert [r[R.REF] for r in show_json(capsys, db, "--run", "101")] == ["refs/heads/main"]
+    write_job(tmp_path / "main2", "c8", vllm_output(conc=8), job(run_id="101", row=dict(ROW, conc=8)))
+    write_job(tmp_path / "main2", "c4", vllm_output(), job(run_id="101", attempt=2))
+    rc, out, err = _ingest(capsys, db, tmp_path / "main2")
+    assert (rc, err) == (0, "") and "(2 new)" in out, (out, err)

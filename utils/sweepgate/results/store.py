@@ -820,6 +820,18 @@ def _other_point(stored: dict, rec: dict, changed: list[str]) -> list[str]:
         and R.identity(stored, f) != R.identity(rec, f))]
 
 
+class OtherRef(Immutable):
+    """A record of a run the store holds on another ref (``_one_ref_per_run``): refused as ``Immutable``
+    is, this file only; ``stored`` carries the ref the run is on."""
+
+    def at(self, path: str) -> Diagnostic:
+        run, ref = self.record.get(R.RUN_ID), self.stored[R.REF]
+        return Diagnostic(path, self.record.get(R.SOURCE_LINE) or 0, 0, "results-immutable",
+                          f"{R.RUN_ID} {run!r} is stored on {ref}, and this output's job says {self.record.get(R.REF)}",
+                          "a run is of one ref: give this output its own run's id (its .job.json's, or --run-id "
+                          f"with --row), or the ref run {run} is on")
+
+
 # A point field read as a word of its recipe label (labels.recipe_parts' topology, spec, KV offload)
 _RECIPE_WORD = {R.TOPOLOGY: 0, R.SPEC_DECODING: 1, R.KV_OFFLOADING: 2, R.KV_OFFLOAD_BACKEND: 2}
 _UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9.]+")
@@ -1006,6 +1018,20 @@ def damaged(url: str, what: str) -> StoreError:
                 "restore the store from a backup, or delete the damaged rows and ingest their jobs again")
 
 
+def _one_ref_per_run(rows: list[dict], found: list) -> None:
+    """Raise ``OtherRef`` for the first row whose run the store (``found``: its rows of these runs, with
+    their ref) or an earlier row holds on another ref: a run is of one ref, and a PR's output ingested
+    under a main run's id by mistake would be judged with main's as one run's repeats."""
+    refs: dict = {}
+    for stored in found:
+        if stored.ref is not None:
+            refs.setdefault(stored.run_id, stored.ref)
+    for row in rows:
+        ref = row[column(R.REF)]
+        if ref is not None and refs.setdefault(row[column(R.RUN_ID)], ref) != ref:
+            raise OtherRef(row["record"], {R.REF: refs[row[column(R.RUN_ID)]]})
+
+
 def _fills(stored: dict, rec: dict) -> bool:
     """Whether ``rec``, read from a job's output, takes the place of ``stored``, the record its sidecar
     alone made when the output was not there (a job that said success, stored as failed with no
@@ -1137,7 +1163,10 @@ class Store:
         (ON CONFLICT constructs are not), and both work on every dialect."""
         runs = {row[column(R.RUN_ID)] for row in rows}
         key_cols = [results.c[column(f)] for f in KEY]
-        stored = set(conn.execute(sa.select(*key_cols).where(results.c.run_id.in_(runs))).all())
+        found = conn.execute(sa.select(*key_cols, results.c.ref).where(results.c.run_id.in_(runs))).all()
+        stored = {tuple(r[:len(KEY)]) for r in found}
+        if not keep_stored:
+            _one_ref_per_run(rows, found)
         new, seen, again = [], {}, []
         for row in rows:
             key = tuple(row[column(f)] for f in KEY)
