@@ -234,7 +234,7 @@ def test_a_run_id_stored_on_another_ref_is_refused(db, tmp_path, capsys):
     rc, out, err = _ingest(capsys, db, tmp_path / "pr")
     assert rc == 1 and "nothing stored" in out, (out, err)
     assert err.splitlines() == [
-        f"{wrong}: run-id '101' is stored on refs/heads/main, and this output's job says refs/pull/7/head; "
+        f"{wrong}: run-id '101' is stored on refs/heads/main, but this output is on refs/pull/7/head; "
         "a run is of one ref: give this output its own run's id (its .job.json's, or --run-id with --row), "
         "or the ref run 101 is on"]
     assert [r[R.REF] for r in show_json(capsys, db, "--run", "101")] == ["refs/heads/main"]

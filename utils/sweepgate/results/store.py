@@ -827,7 +827,7 @@ class OtherRef(Immutable):
     def at(self, path: str) -> Diagnostic:
         run, ref = self.record.get(R.RUN_ID), self.stored[R.REF]
         return Diagnostic(path, self.record.get(R.SOURCE_LINE) or 0, 0, "results-immutable",
-                          f"{R.RUN_ID} {run!r} is stored on {ref}, and this output's job says {self.record.get(R.REF)}",
+                          f"{R.RUN_ID} {run!r} is stored on {ref}, but this output is on {self.record.get(R.REF)}",
                           "a run is of one ref: give this output its own run's id (its .job.json's, or --run-id "
                           f"with --row), or the ref run {run} is on")
 
