@@ -310,6 +310,10 @@ def test_a_full_sweep_filter_value_no_config_has_is_warned_of(make_repo, monkeyp
     (["results", "ingest", "--ref", "refs/heads/main", "out.json"], "sweepgate results ingest", "--ref"),
     (["results", "ingest", "--attempt", "2", "out.json"], "sweepgate results ingest", "--attempt"),
     (["results", "ingest", "--row", "row.json", "--run-id", "1", "out.json"], "sweepgate results ingest", "--row"),
+    # review27: compare used --pr-number only for a comment; without one it was silently ignored
+    (["results", "compare", "--run", "1", "--pr-number", "7"], "sweepgate results compare", "--pr-number"),
+    (["results", "compare", "--run", "1", "--pr-number", "7", "--markdown"], "sweepgate results compare",
+     "--pr-number"),
 ])
 def test_flags_that_cannot_go_together_read_as_argparse_says_it(argv, prog, flag, tmp_path, monkeypatch, capsys):
     """gate27: commands refused flag combinations in words of their own (`--base-ref and --head-ref go

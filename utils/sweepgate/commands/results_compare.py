@@ -168,6 +168,9 @@ def run(args) -> int:
         settings.validate()
     except SweepgateError as exc:  # a flag's value out of range: argument syntax
         argtypes.flag_error(args, exc.diagnostics[0])
+    if args.pr_number is not None and not (args.comment or args.comment_file):
+        argtypes.combination_error(args, "--pr-number", "needs --comment or --comment-file (it names the pull "
+                                   "request the comment goes to)", "add one of them, or leave --pr-number out")
     check_outputs(args)
     settings.per_config = source.config_thresholds()
     pr, baseline = load_records(args)
