@@ -115,3 +115,18 @@ def test_an_empty_file_beside_a_baseline_is_warned_of_and_the_rest_compared(tmp_
                                    "baseline ref; a failed or partial download leaves it empty, and so does a run "
                                    "whose every job was reused"), err
     assert "No baseline was compared" not in out
+
+
+def test_an_empty_baseline_named_with_brackets_is_shown_as_named(tmp_path, capsys):
+    """review27: the terminal report's "No baseline was compared: PATHS ..." note was printed as rich
+    markup, so `base[main].jsonl` read `base.jsonl`, and a folder `q[/b]` stopped compare with
+    "internal error: MarkupError". The note is text: the paths read as the user gave them."""
+    pr = _pr_run(tmp_path, capsys)
+    named, folder = tmp_path / "base[main].jsonl", tmp_path / "q[/b]"
+    named.write_bytes(b"")
+    folder.mkdir(parents=True)  # q[ holding b]
+    (folder / "e.jsonl").write_bytes(b"")
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", pr, "--run", "777",
+                           "--baseline-jsonl", str(named), str(folder))
+    assert rc == 0 and "internal error" not in err, err
+    assert f"No baseline was compared: {named}, {folder} held no records" in " ".join(out.split()), out

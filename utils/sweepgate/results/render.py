@@ -748,13 +748,15 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     a verdict where that fits the terminal; else one block per point (see ``_by_point``). Past
     UNCHANGED_SHOWN unchanged rows (a sweep's thousands), those are left out and counted, unless
     ``all_rows``: the rows that matter would scroll out of sight."""
+    from rich.text import Text
+
     from sweepgate.core.report import fits, print_counts
 
     console = _console(stream)
     if comparison.rehearsal:
         console.print(REHEARSAL_NOTE, style="bold yellow")
-    for note in comparison.notes:
-        console.print(note, style="bold yellow")
+    for note in comparison.notes:  # Text: a note names the user's paths, which are not rich markup
+        console.print(Text(note), style="bold yellow")
     headers = HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1]
     by_point, placed = unchanged_by_point(comparison), set()
     rated = rate_sweeps(comparison)
