@@ -668,3 +668,26 @@ def test_an_artifact_zip_or_a_gzipped_output_is_told_to_be_unpacked(tmp_path, ca
     assert rc == 1 and err.splitlines() == [
         f"{art / 'sweepgate-results.zip'}:1: a zip archive (as a browser downloads a GitHub Actions artifact), "
         "not the file itself; unzip it (unzip FILE -d DIR) and pass the files it holds"], err
+
+
+def test_a_gzipped_file_without_a_gz_name_is_told_a_command_that_unpacks_it(tmp_path, capsys):
+    """review27: a gzipped output or baseline saved under its plain name (res.json, main.jsonl: a
+    download kept compressed) was told "gunzip -k FILE", which gunzip refuses for a name without .gz
+    ("unknown suffix -- ignored"). It is now told `gunzip -c FILE > NEW_FILE`; a .gz name keeps -k."""
+    import gzip
+
+    packed = gzip.compress(json.dumps(vllm_output()).encode())
+    (tmp_path / "res.json").write_bytes(packed)
+    (tmp_path / "main.jsonl").write_bytes(packed)
+    db = db_of(tmp_path)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "res.json"))
+    assert rc == 1 and err.splitlines() == [
+        f"{tmp_path / 'res.json'}:1: gzip-compressed, not the file itself; "
+        "gunzip it (gunzip -c FILE > NEW_FILE) and ingest the file"], err
+    write_job(tmp_path / "pr", "res", vllm_output(), job(run_id="7", ref="refs/pull/7/head"))
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "pr"))[0] == 0
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "7",
+                           "--baseline-jsonl", str(tmp_path / "main.jsonl"))
+    assert rc == 1 and err.splitlines() == [
+        f"{tmp_path / 'main.jsonl'}:1: gzip-compressed, not the file itself; "
+        "gunzip it (gunzip -c FILE > NEW_FILE) and pass the file"], err

@@ -48,8 +48,14 @@ def archive(path: str, content: bytes, zipped: str = "pass the files it holds",
         return fail(path, 1, "a zip archive (as a browser downloads a GitHub Actions artifact), not the "
                     "file itself", f"unzip it ({UNZIP}) and {zipped}")
     if content.startswith(GZIP_MAGIC):
-        return fail(path, 1, "gzip-compressed, not the file itself", f"gunzip it (gunzip -k FILE) and {gzipped}")
+        return fail(path, 1, "gzip-compressed, not the file itself", f"gunzip it ({_gunzip(path)}) and {gzipped}")
     return None
+
+
+def _gunzip(path: str) -> str:
+    """The command that unpacks ``path``: ``gunzip -k`` needs a name ending in .gz (it refuses any
+    other, "unknown suffix -- ignored", as for a gzipped download saved as results.jsonl)."""
+    return "gunzip -k FILE" if path.lower().endswith(".gz") else "gunzip -c FILE > NEW_FILE"
 
 
 def _head(path) -> bytes:
