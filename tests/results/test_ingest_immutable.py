@@ -242,3 +242,25 @@ def test_a_run_id_stored_on_another_ref_is_refused(db, tmp_path, capsys):
     write_job(tmp_path / "main2", "c4", vllm_output(), job(run_id="101", attempt=2))
     rc, out, err = _ingest(capsys, db, tmp_path / "main2")
     assert (rc, err) == (0, "") and "(2 new)" in out, (out, err)
+
+
+def test_an_output_that_completed_nothing_fills_its_placeholder_too(db, tmp_path, capsys):
+    """review27: a job's output that arrived after its sidecar filled the placeholder only when it was
+    a success. One that completed nothing (a failure too) was "ingested 1 results (0 new)": the store
+    kept the sidecar's empty record and dropped the output's figures (40 failed requests) without a
+    word, while `--jsonl` appended the output's record, so the store and the file disagreed."""
+    runs = tmp_path / "runs"
+    nothing = vllm_output(completed=0, failed=40, output_throughput=0.0, request_throughput=0.0,
+                          total_token_throughput=0.0)
+    out = write_job(runs, "res", nothing, job(run_id="none-done"))
+    held = out.read_bytes()
+    out.unlink()
+    assert _ingest(capsys, db, runs)[0] == 0
+    out.write_bytes(held)
+    rc, out_text, err = _ingest(capsys, db, runs)
+    assert (rc, err) == (0, "") and "ingested 1 results (1 new)" in out_text, (out_text, err)
+    (rec,) = show_json(capsys, db, "--run", "none-done")
+    assert (rec[R.STATUS], rec[R.SOURCE_FORMAT], rec[R.METRICS][R.FAILED]) == ("failure", "vllm-serving", 40)
+    out.unlink()  # the sidecar alone again: what is stored stays
+    assert _ingest(capsys, db, runs)[0] == 0
+    assert [r[R.SOURCE_FORMAT] for r in show_json(capsys, db, "--run", "none-done")] == ["vllm-serving"]

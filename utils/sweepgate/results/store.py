@@ -1036,11 +1036,12 @@ def _fills(stored: dict, rec: dict) -> bool:
     """Whether ``rec``, read from a job's output, takes the place of ``stored``, the record its sidecar
     alone made when the output was not there (a job that said success, stored as failed with no
     figures: the artifact copied in two goes, or a download cut short). The placeholder measured
-    nothing, so no result changes; the job's own fields must agree but for the status it was given."""
+    nothing, so no result changes; the job's own fields must agree but for the status it was given.
+    An output that is a failure too (a run that completed nothing) fills it alike: its figures are
+    the job's, and `--jsonl` takes it as well (``results_ingest._append``)."""
     return (stored.get(R.SOURCE_FORMAT) == R.SIDECAR_ONLY and rec.get(R.SOURCE_FORMAT) != R.SIDECAR_ONLY
             and not stored.get(R.METRICS) and not stored.get(R.EVALS)
-            and stored.get(R.STATUS) == "failure" and rec.get(R.STATUS) == "success"
-            and _changes(stored, rec) == [R.STATUS])
+            and set(_changes(stored, rec)) <= {R.STATUS})
 
 
 def _same(stored: dict, rec: dict) -> None:
