@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from helpers import ROOT, cli, job, run_cli, vllm_output, write_job
 from sweepgate.results import record as R
 
@@ -189,3 +191,20 @@ def test_an_output_that_arrives_after_its_sidecar_is_appended_beside_its_placeho
         assert rc == 0 and "appended 0 records" in text, (text, err)
     lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
     assert [(r[R.STATUS], bool(r[R.METRICS])) for r in lines] == [("failure", False), ("success", True)]
+
+
+@pytest.mark.parametrize("order", ["sidecar-first", "output-first"])
+def test_a_placeholder_and_its_output_in_one_ingest_leave_one_line(tmp_path, capsys, order):
+    """review27: a partial copy of a job (its sidecar alone) and a whole one, ingested in one call,
+    left the store with the output's record but FILE with both lines, the placeholder's even after
+    the output's; ingested in two calls, the placeholder was not appended. FILE now holds what the
+    store holds: the output's line alone."""
+    jsonl = tmp_path / "main.jsonl"
+    write_job(tmp_path / "part", "res", None, job(run_id="900"))
+    write_job(tmp_path / "whole", "res", vllm_output(4), job(run_id="900"))
+    folders = [tmp_path / "part", tmp_path / "whole"]
+    rc, text, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--jsonl",
+                            str(jsonl), *map(str, folders if order == "sidecar-first" else folders[::-1]))
+    assert rc == 0, err
+    lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    assert [(r[R.STATUS], r[R.SOURCE_FORMAT]) for r in lines] == [("success", "vllm-serving")], lines

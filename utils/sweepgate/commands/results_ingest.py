@@ -216,7 +216,9 @@ def _append(path: Path, fd: int, records: list[dict]) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         keys, whole = _held(path)
-        # a job's output read after FILE took its placeholder (the sidecar copied first) is appended
+        # a job's output read after FILE took its placeholder (the sidecar copied first) is appended; a
+        # placeholder is not, once FILE or this ingest holds its job's output (as the store keeps that)
+        keys |= {_line_key(r) for r in records if not _placeholder(r)}
         new = [r for r in records if _line_key(r) not in (keys if _placeholder(r) else whole)]
         size = os.fstat(fd).st_size
         gap = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
