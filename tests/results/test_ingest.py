@@ -691,3 +691,25 @@ def test_a_gzipped_file_without_a_gz_name_is_told_a_command_that_unpacks_it(tmp_
     assert rc == 1 and err.splitlines() == [
         f"{tmp_path / 'main.jsonl'}:1: gzip-compressed, not the file itself; "
         "gunzip it (gunzip -c FILE > NEW_FILE) and pass the file"], err
+
+
+def test_a_zip_of_results_beside_unzipped_jobs_is_warned_of(tmp_path, capsys):
+    """review27: a folder holding one unzipped job and another job's artifact still zipped ingested the
+    one and never named the zip: its results were passed over without a word. The zip is now warned of
+    (stored results are right, exit 0); a zip that holds no result-named file (logs) is not named."""
+    import zipfile
+
+    runs = tmp_path / "runs"
+    write_job(runs, "one", vllm_output(), job(run_id="7", ref="refs/pull/7/head"))
+    with zipfile.ZipFile(runs / "two.zip", "w") as z:
+        z.writestr("two/res.json", json.dumps(vllm_output()))
+        z.writestr("two/res.job.json", "{}")
+    (runs / "logs").mkdir()
+    with zipfile.ZipFile(runs / "logs" / "server.zip", "w") as z:
+        z.writestr("server.log", "started\n")
+    (runs / "broken.zip").write_bytes(b"not a zip")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(runs))
+    assert rc == 0 and out.splitlines()[-1].startswith("ingested 1 results (1 new)"), (out, err)
+    assert err.splitlines() == [
+        f"{runs / 'two.zip'}: warning: a zip archive of 2 .json/.jsonl/.csv files, not ingested; "
+        "unzip it (unzip FILE -d DIR) and ingest DIR too"], err

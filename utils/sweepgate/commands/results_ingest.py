@@ -118,8 +118,8 @@ def run(args) -> int:
         outcome = ingest.ingest([str(f) for f in files], st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
         where = printable(store.display_url(st.url))  # a path is any bytes: no newline ends the line
     problems = [*walked.refused, *outcome.problems, *_only_companions(args, files, outcome)]
-    if key_warnings or outcome.warnings or problems:
-        emit([*key_warnings, *outcome.warnings, *problems])
+    if key_warnings or walked.warnings or outcome.warnings or problems:
+        emit([*key_warnings, *walked.warnings, *outcome.warnings, *problems])
     _report_skipped(walked, outcome, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
     last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
