@@ -154,3 +154,22 @@ def drawn(comparison):
 def legend_texts(fig) -> list[str]:
     """Every text of the figure's legends, in order."""
     return [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+
+
+def compare_main_and_pr(capsys, folder: Path, db: str, doc_of, row: dict) -> tuple[dict, str, str]:
+    """Three main runs (11-13) and a PR run (21, refs/pull/7/merge) of ``doc_of(tail)`` (tail 1 for
+    main's, 10 for the PR's: what a test scales) ingested into ``db``; returns the PR's record as
+    `results show --json` gives it, and `results compare`'s --json and --markdown outputs."""
+    for run, ref, day, tail in (("11", "refs/heads/main", 1, 1), ("12", "refs/heads/main", 2, 1),
+                                ("13", "refs/heads/main", 3, 1), ("21", "refs/pull/7/merge", 5, 10)):
+        side = job(run_id=run, ref=ref, row=row, finished=f"2026-01-0{day}T12:00:00+00:00")
+        path = write_job(folder / run, "res", doc_of(tail), side)
+        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(path))
+        assert rc == 0, err
+    (pr,) = show_json(capsys, db, "--run", "21")
+    outputs = []
+    for fmt in ("--json", "--markdown"):
+        rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "21", fmt)
+        assert rc == 0, err
+        outputs.append(out)
+    return pr, outputs[0], outputs[1]

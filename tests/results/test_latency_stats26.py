@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import ROW, SAMPLES, job, run_cli, show_json, vllm_output, write_job
+from helpers import ROW, SAMPLES, compare_main_and_pr, job, run_cli, show_json, vllm_output, write_job
 from sweepgate.results import record as R
 
 # InferenceX's vLLM fork (bench_serving), Kimi-K2.5 INT4 on MI355X, conc 4: std, p90, p99 and p99.9.
@@ -146,25 +146,17 @@ def _compare(capsys, tmp_path, name: str, strip: bool) -> tuple[str, str]:
     """`results compare` (JSON, then Markdown) of three main runs and a PR run of the fork's output; the
     PR's p99.9 and std ten times main's, its compared figures the same. ``strip``: the outputs without
     the new figures, as sweepgate read them before."""
-    db = f"sqlite:///{tmp_path / f'{name}.db'}"
     base = json.loads(IFX_VLLM.read_text(encoding="utf-8"))
-    for run, ref, day, tail in (("11", "refs/heads/main", 1, 1), ("12", "refs/heads/main", 2, 1),
-                                ("13", "refs/heads/main", 3, 1), ("21", "refs/pull/7/merge", 5, 10)):
-        doc = {k: (v * tail if k.startswith(("p99.9_", "std_")) else v) for k, v in base.items()
-               if not (strip and k.startswith(("p99.9_", "std_")))}
-        side = job(run_id=run, ref=ref, row={**ROW, "model": "moonshotai/Kimi-K2.5"},
-                   finished=f"2026-01-0{day}T12:00:00+00:00")
-        path = write_job(tmp_path / name / run, "res", doc, side)
-        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(path))
-        assert rc == 0, err
-    (pr,) = show_json(capsys, db, "--run", "21")
+    newer = ("p99.9_", "std_")
+
+    def doc_of(tail: int) -> dict:
+        return {k: (v * tail if k.startswith(newer) else v) for k, v in base.items()
+                if not (strip and k.startswith(newer))}
+
+    pr, as_json, as_markdown = compare_main_and_pr(capsys, tmp_path / name, f"sqlite:///{tmp_path / f'{name}.db'}",
+                                                   doc_of, {**ROW, "model": "moonshotai/Kimi-K2.5"})
     assert (pr[R.METRICS].get("ttft_p99_9_ms") is None) == strip  # the store holds them, or not
-    outputs = []
-    for fmt in ("--json", "--markdown"):
-        rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "21", fmt)
-        assert rc == 0, err
-        outputs.append(out)
-    return outputs[0], outputs[1]
+    return as_json, as_markdown
 
 
 def test_compare_reads_the_same_with_or_without_the_new_figures(capsys, tmp_path, monkeypatch):

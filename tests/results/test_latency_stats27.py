@@ -15,7 +15,7 @@ import math
 import re
 
 import pytest
-from helpers import ROW, SAMPLES, job, run_cli, show_json, write_job
+from helpers import ROW, SAMPLES, compare_main_and_pr, job, run_cli, show_json, write_job
 from sweepgate.core.schemas import schema_bytes
 from sweepgate.results import derive
 from sweepgate.results import record as R
@@ -151,26 +151,18 @@ def _compare(capsys, tmp_path, name: str, strip: bool) -> tuple[str, str]:
     """`results compare` (JSON, then Markdown) of three main runs and a PR run of AIPerf's real export;
     the PR's min, max, p1, p5 and p10 ten times main's, its compared figures the same. ``strip``: the
     exports without them, as a store an older sweepgate filled holds them."""
-    db = f"sqlite:///{tmp_path / f'{name}.db'}"
     base = json.loads(AIPERF.read_text(encoding="utf-8"))
     extra = ("min", "max", "p1", "p5", "p10")
+
+    def doc_of(tail: int) -> dict:
+        return {k: ({s: (v * tail if s in extra else v) for s, v in o.items() if not (strip and s in extra)}
+                    if isinstance(o, dict) and "unit" in o else o) for k, o in base.items()}
+
     row = {**ROW, "model": "amd/Kimi-K2.7-Code-MXFP4", "tp": 4, "conc": 1}
-    for run, ref, day, tail in (("11", "refs/heads/main", 1, 1), ("12", "refs/heads/main", 2, 1),
-                                ("13", "refs/heads/main", 3, 1), ("21", "refs/pull/7/merge", 5, 10)):
-        doc = {k: ({s: (v * tail if s in extra else v) for s, v in o.items() if not (strip and s in extra)}
-                   if isinstance(o, dict) and "unit" in o else o) for k, o in base.items()}
-        side = job(run_id=run, ref=ref, row=row, finished=f"2026-01-0{day}T12:00:00+00:00")
-        path = write_job(tmp_path / name / run, "res", doc, side)
-        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(path))
-        assert rc == 0, err
-    (pr,) = show_json(capsys, db, "--run", "21")
+    pr, as_json, as_markdown = compare_main_and_pr(capsys, tmp_path / name, f"sqlite:///{tmp_path / f'{name}.db'}",
+                                                   doc_of, row)
     assert (pr[R.METRICS].get("ttft_max_ms") is None) == strip  # the store holds them, or not
-    outputs = []
-    for fmt in ("--json", "--markdown"):
-        rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "21", fmt)
-        assert rc == 0, err
-        outputs.append(out)
-    return outputs[0], outputs[1]
+    return as_json, as_markdown
 
 
 def test_compare_reads_the_same_with_or_without_them(capsys, tmp_path, monkeypatch):
