@@ -713,3 +713,20 @@ def test_a_zip_of_results_beside_unzipped_jobs_is_warned_of(tmp_path, capsys):
     assert err.splitlines() == [
         f"{runs / 'two.zip'}: warning: a zip archive of 2 .json/.jsonl/.csv files, not ingested; "
         "unzip it (unzip FILE -d DIR) and ingest DIR too"], err
+
+
+def test_a_folder_of_gzipped_results_names_them(tmp_path, capsys):
+    """review27: a folder holding only gzipped outputs (res.json.gz) said "no result files" and named
+    nothing, where a folder of zips names its zips. It names them now, with how to unpack them; a
+    gzipped log (server.log.gz) is no result and is not named."""
+    import gzip
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name in ("b.json.gz", "a.jsonl.gz"):
+        (runs / name).write_bytes(gzip.compress(json.dumps(vllm_output()).encode()))
+    (runs / "server.log.gz").write_bytes(gzip.compress(b"started\n"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(runs))
+    assert rc == 1 and err.splitlines() == [
+        f"{runs}: no result files (.json, .jsonl, .csv) in this folder, only 2 gzipped result files "
+        "(a.jsonl.gz, b.json.gz); gunzip each (gunzip -k FILE) and ingest the folder"], err

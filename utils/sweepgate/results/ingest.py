@@ -288,14 +288,23 @@ def _refuse_archive(output: Path, content: bytes) -> None:
 
 
 def _no_results_in(given: str, path: Path) -> SweepgateError:
-    """A folder with no result file; naming the zip archives it holds (artifacts not yet unzipped)."""
-    zips = sorted(p.name for p in path.glob("*") if p.suffix.lower() == ".zip" and p.is_file())
-    if not zips:
+    """A folder with no result file; naming the zip archives it holds (artifacts not yet unzipped), else
+    its gzipped results (``res.json.gz``, review27: they went unnamed)."""
+    def named(suffix: str, walked: bool = False) -> list[str]:
+        return sorted(p.name for p in path.glob("*") if p.suffix.lower() == suffix and p.is_file()
+                      and (not walked or _walked(p.with_suffix(""))))
+
+    packed = [(found, what, fix) for found, what, fix in (
+        (named(".zip"), "zip archive", f"unzip each ({jsonio.UNZIP}) and ingest the folders"),
+        (named(".gz", walked=True), "gzipped result file", "gunzip each (gunzip -k FILE) and ingest the folder"))
+        if found]
+    if not packed:
         return fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder",
                     "pass the folder the job outputs were downloaded into")
-    shown = ", ".join(zips[:3]) + (", ..." if len(zips) > 3 else "")
-    return fail(given, 0, f"no result files (.json, .jsonl, .csv) in this folder, only {len(zips)} zip "
-                f"archive{'s' if len(zips) > 1 else ''} ({shown})", f"unzip each ({jsonio.UNZIP}) and ingest the folders")
+    found, what, fix = packed[0]
+    shown = ", ".join(found[:3]) + (", ..." if len(found) > 3 else "")
+    return fail(given, 0, f"no result files (.json, .jsonl, .csv) in this folder, only {len(found)} {what}"
+                f"{'s' if len(found) > 1 else ''} ({shown})", fix)
 
 
 def records_of(output: Path, given: Given | None = None, warnings: list | None = None) -> list[dict]:
