@@ -17,6 +17,7 @@ if str(ROOT / "utils") not in sys.path:
     sys.path.insert(0, str(ROOT / "utils"))
 
 from sweepgate import cli  # noqa: E402
+from sweepgate.results import record as R  # noqa: E402
 
 ROW = {
     "image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
@@ -88,7 +89,6 @@ def parsed_or_refused(root: Path, rel: str, refused: dict[str, str]) -> list[dic
     import pytest
 
     from sweepgate.core.errors import SweepgateError
-    from sweepgate.results import record as R
 
     if rel in refused:
         with pytest.raises(SweepgateError) as info:
@@ -173,3 +173,12 @@ def compare_main_and_pr(capsys, folder: Path, db: str, doc_of, row: dict) -> tup
         assert rc == 0, err
         outputs.append(out)
     return pr, outputs[0], outputs[1]
+
+
+def stored(capsys, tmp_path, *paths, db_name: str = "r.db") -> dict:
+    """The metrics `results show --json` returns for the one output ingested from ``paths``."""
+    db = f"sqlite:///{tmp_path / db_name}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, *map(str, paths))
+    assert rc == 0, err
+    (rec,) = show_json(capsys, db)
+    return rec[R.METRICS]

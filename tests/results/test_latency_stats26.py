@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import ROW, SAMPLES, compare_main_and_pr, job, run_cli, show_json, vllm_output, write_job
+from helpers import ROW, SAMPLES, compare_main_and_pr, job, run_cli, show_json, stored, vllm_output, write_job
 from sweepgate.results import record as R
 
 # InferenceX's vLLM fork (bench_serving), Kimi-K2.5 INT4 on MI355X, conc 4: std, p90, p99 and p99.9.
@@ -21,15 +21,6 @@ AIPERF = SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.json"  # AIP
 GENAI_PERF = SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc1.json"
 GENAI_PERF_CSV = SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc1.csv"  # no std column
 NEW_STATS = ("std", "p25", "p75", "p99_9")
-
-
-def stored(capsys, tmp_path, *paths, db_name: str = "r.db") -> dict:
-    """The metrics `results show --json` returns for the one output ingested from ``paths``."""
-    db = f"sqlite:///{tmp_path / db_name}"
-    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, *map(str, paths))
-    assert rc == 0, err
-    (rec,) = show_json(capsys, db)
-    return rec[R.METRICS]
 
 
 def new_figures(metrics: dict) -> dict:

@@ -15,7 +15,7 @@ import math
 import re
 
 import pytest
-from helpers import ROW, SAMPLES, compare_main_and_pr, job, run_cli, show_json, write_job
+from helpers import ROW, SAMPLES, compare_main_and_pr, job, run_cli, show_json, stored, write_job
 from sweepgate.core.schemas import schema_bytes
 from sweepgate.results import derive
 from sweepgate.results import record as R
@@ -24,15 +24,6 @@ IFX_VLLM = SAMPLES / "vllm" / "ifx_benchserving_kimik2.5_int4_mi355x_tp8_mtp_1k1
 AIPERF = SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.json"  # AIPerf 0.8.0, unit ms
 GENAI_PERF = SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc1.json"
 KIMI = {**ROW, "model": "moonshotai/Kimi-K2.5"}
-
-
-def stored(capsys, tmp_path, *paths, db_name: str = "r.db") -> dict:
-    """The metrics `results show --json` returns for the one output ingested from ``paths``."""
-    db = f"sqlite:///{tmp_path / db_name}"
-    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, *map(str, paths))
-    assert rc == 0, err
-    (rec,) = show_json(capsys, db)
-    return rec[R.METRICS]
 
 
 def further(metrics: dict) -> dict:
