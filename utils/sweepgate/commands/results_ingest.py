@@ -11,7 +11,7 @@ from pathlib import Path
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import SweepgateError, emit, fail, printable
 from sweepgate.core.report import count, progress
-from sweepgate.results.record import MAX_INTEGER
+from sweepgate.results.record import MAX_INTEGER, is_placeholder
 
 PROGRESS_MIN_FILES = 20
 
@@ -190,13 +190,7 @@ def _held(path: Path) -> tuple[set, set]:
     if not path.exists():
         return set(), set()
     records = records_from_jsonl([path])
-    return {_line_key(r) for r in records}, {_line_key(r) for r in records if not _placeholder(r)}
-
-
-def _placeholder(rec: dict) -> bool:
-    from sweepgate.results import record as R
-
-    return rec.get(R.SOURCE_FORMAT) == R.SIDECAR_ONLY
+    return {_line_key(r) for r in records}, {_line_key(r) for r in records if not is_placeholder(r)}
 
 
 def _open_jsonl(path: Path) -> int:
@@ -218,8 +212,8 @@ def _append(path: Path, fd: int, records: list[dict]) -> None:
         keys, whole = _held(path)
         # a job's output read after FILE took its placeholder (the sidecar copied first) is appended; a
         # placeholder is not, once FILE or this ingest holds its job's output (as the store keeps that)
-        keys |= {_line_key(r) for r in records if not _placeholder(r)}
-        new = [r for r in records if _line_key(r) not in (keys if _placeholder(r) else whole)]
+        keys |= {_line_key(r) for r in records if not is_placeholder(r)}
+        new = [r for r in records if _line_key(r) not in (keys if is_placeholder(r) else whole)]
         size = os.fstat(fd).st_size
         gap = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
         _write_whole(path, fd, gap + "".join(json.dumps(r, sort_keys=True) + "\n" for r in new).encode(), size)

@@ -88,6 +88,12 @@ ENERGY_WINDOWS = (CLIENT_RUN_WINDOW, JOB_WINDOW)
 REUSED_FROM = "reused-from"
 
 
+def is_placeholder(rec: dict) -> bool:
+    """Whether ``rec`` is the record a job's sidecar alone made (SIDECAR_ONLY), which its output,
+    read later, takes the place of (``store._fills``, ``results_ingest._append``)."""
+    return rec.get(SOURCE_FORMAT) == SIDECAR_ONLY
+
+
 def measured_by(rec: dict) -> tuple:
     """The job whose measurement ``rec`` is: its own, or the one ``ci reuse`` copied it from."""
     origin = rec.get(REUSED_FROM)

@@ -1039,7 +1039,7 @@ def _fills(stored: dict, rec: dict) -> bool:
     nothing, so no result changes; the job's own fields must agree but for the status it was given.
     An output that is a failure too (a run that completed nothing) fills it alike: its figures are
     the job's, and `--jsonl` takes it as well (``results_ingest._append``)."""
-    return (stored.get(R.SOURCE_FORMAT) == R.SIDECAR_ONLY and rec.get(R.SOURCE_FORMAT) != R.SIDECAR_ONLY
+    return (R.is_placeholder(stored) and not R.is_placeholder(rec)
             and not stored.get(R.METRICS) and not stored.get(R.EVALS)
             and set(_changes(stored, rec)) <= {R.STATUS})
 
