@@ -96,21 +96,24 @@ def _kind(path: Path) -> str:
 
 
 def _entries(folder: Path, refused: list[Diagnostic]) -> list[Path]:
-    """Every entry named like an output under ``folder`` (symbolic links to folders not followed);
-    a subfolder that cannot be read is added to ``refused``, not passed over."""
+    """Every entry named like an output, or a zip archive, under ``folder`` (symbolic links to folders not
+    followed); a subfolder that cannot be read is added to ``refused``, not passed over."""
     def unreadable(exc: OSError) -> None:  # os.walk passes over what it cannot list, unless told
         refused.append(Diagnostic(exc.filename or str(folder), 0, 0, "unreadable-entry",
                                   f"cannot read this folder ({exc.strerror}); its files are not ingested",
                                   "make it readable, or pass the folders that can be read"))
 
     return [Path(top, name) for top, dirs, names in os.walk(folder, onerror=unreadable)
-            for name in names if _walked(Path(name))]
+            for name in names if _walked(Path(name)) or name.lower().endswith(".zip")]
 
 
-def _outputs_of(folder: Path, refused: list[Diagnostic]) -> tuple[list[Path], list[Path], list[Path]]:
+def _outputs_of(folder: Path, refused: list[Diagnostic], zips: list[Path]) -> tuple[list[Path], list[Path], list[Path]]:
     """(outputs, helper files beside jobs' sidecars, CSV exports beside a JSON export of one name);
-    entries that are no regular file (broken links, FIFOs) and unreadable subfolders go to ``refused``."""
+    entries that are no regular file (broken links, FIFOs) and unreadable subfolders go to ``refused``,
+    zip archives to ``zips`` (``_zipped_results``)."""
     entries = _entries(folder, refused)
+    zips.extend(p for p in entries if p.suffix.lower() == ".zip" and p.is_file())
+    entries = [p for p in entries if p.suffix.lower() != ".zip"]
     refused.extend(_not_a_file(p) for p in sorted(entries) if not p.is_file() and not p.is_dir())
     files, twins = _without_csv_twins(sorted(p for p in entries if p.is_file()))
     if not any(sidecar.is_sidecar(p) for p in files):
@@ -129,25 +132,26 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     skipped: list[Path] = []
     twins: list[Path] = []
     refused: list[Diagnostic] = []
+    zips: list[Path] = []
     problems: list[Diagnostic] = []  # every path given that names nothing to read, said together
     for given in paths:
         try:
-            _walk_one(given, allow_empty, out, skipped, twins, refused)
+            _walk_one(given, allow_empty, out, skipped, twins, refused, zips)
         except SweepgateError as exc:
             problems.extend(exc.diagnostics)
     if problems:
         raise SweepgateError(problems)
     files, named = _without_csv_twins(_unique(out))
-    return Walk(files, skipped, twins + named, refused, _zipped_results(paths))
+    return Walk(files, skipped, twins + named, refused, _zipped_results(zips))
 
 
 def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path], twins: list[Path],
-              refused: list[Diagnostic]) -> None:
+              refused: list[Diagnostic], zips: list[Path]) -> None:
     """Add what one given path holds to ``walk``'s lists; a path that names nothing to read raises."""
     path = Path(given)
     if path.is_dir():
         before = len(refused)
-        kept, helpers, same = _outputs_of(path, refused)
+        kept, helpers, same = _outputs_of(path, refused, zips)
         if not kept and not helpers and len(refused) == before and not allow_empty:
             raise _no_results_in(given, path)
         out.extend(kept)
@@ -164,28 +168,23 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
         raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
 
 
-def _zipped_results(paths: list[str]) -> list[Diagnostic]:
-    """A warning for each zip archive in a given folder that holds files named like results (a GitHub
-    Actions artifact as a browser downloads it, beside jobs already unzipped): its results are not
-    ingested, and used to be passed over without a word (review27). Other zips (logs) are not named."""
+def _zipped_results(zips: list[Path]) -> list[Diagnostic]:
+    """A warning for each zip archive a walk met that holds files named like results (a GitHub Actions
+    artifact as a browser downloads it, beside jobs already unzipped): its results are not ingested,
+    and used to be passed over without a word (review27). Other zips (logs) are not named."""
     import zipfile
 
     found = []
-    for given in paths:
-        if not Path(given).is_dir():
-            continue
-        for top, _, names in os.walk(given):
-            for name in sorted(n for n in names if n.lower().endswith(".zip")):
-                path = Path(top, name)
-                try:
-                    with zipfile.ZipFile(path) as archive:
-                        held = sum(1 for n in archive.namelist() if _walked(Path(n)))
-                except (OSError, zipfile.BadZipFile):
-                    continue  # no zip to unpack: nothing of it would be ingested either way
-                if held:
-                    found.append(Diagnostic(str(path), 0, 0, "zipped-results", f"warning: a zip archive of "
-                                            f"{held} .json/.jsonl/.csv file{'s' if held > 1 else ''}, not ingested",
-                                            f"unzip it ({jsonio.UNZIP}) and ingest DIR too", severity="warning"))
+    for path in sorted(set(zips)):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                held = sum(1 for n in archive.namelist() if _walked(Path(n)))
+        except (OSError, zipfile.BadZipFile):
+            continue  # no zip to unpack: nothing of it would be ingested either way
+        if held:
+            found.append(Diagnostic(str(path), 0, 0, "zipped-results", f"warning: a zip archive of {held} "
+                                    f".json/.jsonl/.csv file{'s' if held > 1 else ''}, not ingested",
+                                    f"unzip it ({jsonio.UNZIP}) and ingest DIR too", severity="warning"))
     return found
 
 
