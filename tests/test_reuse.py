@@ -99,10 +99,13 @@ def test_squash_merge_reuses_every_row_whose_files_did_not_change(repo, tmp_path
     push = matrix(repo, main, merged)
     (tmp_path / "matrix.json").write_text(json.dumps(push))
 
-    # Outside a run, results to reuse have no run to be recorded against: one line, nothing written.
+    # Outside a run there is no run to record reused results against: a missing argument (exit 2,
+    # the usage line), said before the store is read, and nothing written.
     proc = sg(repo.path, "ci", "reuse", "--db", db, "--matrix", str(tmp_path / "matrix.json"),
               "--out", str(tmp_path / "remaining.json"))
-    assert proc.returncode == 1 and proc.stderr.startswith("--run-id: 3 jobs could be reused"), proc.stderr
+    assert proc.returncode == 2 and proc.stderr.startswith("usage: sweepgate ci reuse "), proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith("sweepgate ci reuse: error: argument --run-id: required outside "
+                                                   "GitHub Actions ($GITHUB_RUN_ID is not set); pass --run-id ID")
     assert not (tmp_path / "remaining.json").exists()
     proc = sg(repo.path, "ci", "reuse", "--db", db, "--matrix", str(tmp_path / "matrix.json"),
               "--out", str(tmp_path / "remaining.json"),
@@ -149,14 +152,13 @@ def test_reuse_refuses_bad_input_in_one_line(repo, tmp_path):
 
 
 def test_reuse_with_no_store_reuses_nothing_and_makes_no_store(repo, tmp_path):
-    """Audit: `ci reuse --db sqlite:///typo.db` made an empty store there and said "reused 0". As
-    documented (no --run-id: nothing is reused, so nothing is recorded against a run)."""
+    """Audit: `ci reuse --db sqlite:///typo.db` made an empty store there and said "reused 0"."""
     main = repo.head()
     head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
     (tmp_path / "m.json").write_text(json.dumps(matrix(repo, main, head)))
     typo = tmp_path / "resutls.db"
     proc = sg(repo.path, "ci", "reuse", "--db", f"sqlite:///{typo}", "--matrix", str(tmp_path / "m.json"),
-              "--out", str(tmp_path / "o.json"))
+              "--out", str(tmp_path / "o.json"), "--run-id", "1")
     assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "reused 0 of 5 jobs (0 GPU-hours saved)"
     assert f"no results store at {typo}" in proc.stderr and not typo.exists()
     assert json.loads((tmp_path / "o.json").read_text()) == json.loads((tmp_path / "m.json").read_text())

@@ -47,7 +47,7 @@ def test_a_row_of_5000_digits_is_refused_not_an_internal_error(tmp_path, capsys,
     else:
         (tmp_path / "m.json").write_text('{"single_node": {"1k1k": [%s]}}' % row)
         argv = ["ci", "reuse", "--matrix", str(tmp_path / "m.json"), "--out", str(tmp_path / "o.json"),
-                "--db", f"sqlite:///{tmp_path / 'r.db'}"]
+                "--db", f"sqlite:///{tmp_path / 'r.db'}", "--run-id", "1"]
     rc, _, err = run_cli(capsys, *argv)
     assert rc == 1 and "internal error" not in err, err
     assert not (tmp_path / "o.json").exists()

@@ -81,7 +81,8 @@ def test_a_bad_sweepgate_db_is_named_by_ci_reuse_too(tmp_path):
                     "-m", "start"], cwd=tmp_path, check=True)
     (tmp_path / "m.json").write_text("{}", encoding="utf-8")
     env = {**os.environ, "SWEEPGATE_DB": "  ", "PYTHONPATH": str(ROOT / "utils")}
-    done = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "reuse", "--matrix", "m.json", "--out", "o.json"],
+    done = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "reuse", "--matrix", "m.json", "--out", "o.json",
+                           "--run-id", "1"],
                           cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 1 and done.stderr.startswith("$SWEEPGATE_DB: empty"), done.stderr
     assert not (tmp_path / "o.json").exists()

@@ -177,6 +177,7 @@ def _describe_subcommands(parser: argparse.ArgumentParser) -> None:
             for name, sub in action.choices.items():
                 sub.description = sub.description or said.get(name)
                 sub.formatter_class = _formatter
+                sub.set_defaults(_parser=sub)  # a refusal after parsing shows `ci reuse`'s usage, not `ci`'s
                 _describe_subcommands(sub)
 
 

@@ -238,6 +238,17 @@ def _recorded_under(args, head: str) -> tuple[str | None, str]:
     return ref, commit
 
 
+def _current_run(args) -> str:
+    """The run reused results are recorded against: --run-id, else $GITHUB_RUN_ID (empty: unset).
+    Neither is a missing argument, said before anything is read (it was found only once the store
+    held something to reuse, exit 1)."""
+    run_id = args.run_id or os.environ.get("GITHUB_RUN_ID") or ""
+    if not run_id:
+        argtypes.combination_error(args, "--run-id", "required outside GitHub Actions ($GITHUB_RUN_ID is not set)",
+                                   "pass --run-id ID, the run the reused results are recorded against")
+    return run_id
+
+
 def _run_reuse(args) -> int:
     from pathlib import Path
 
@@ -246,13 +257,13 @@ def _run_reuse(args) -> int:
     from sweepgate.results import reuse
     from sweepgate.results.store import display_url, missing_sqlite, open_store, resolve_url
 
+    run_id = _current_run(args)
     matrix = load_json(args.matrix, "matrix")
     if not isinstance(matrix, dict):
         raise fail(args.matrix, 1, "matrix is not a JSON object", "pass the output of `sweepgate matrix`")
     from sweepgate.workflow.fanout import rows_by_kind
 
     rows_by_kind(matrix, args.matrix)  # the shape: buckets of row objects, each with a runner
-    run_id = args.run_id or os.environ.get("GITHUB_RUN_ID") or ""
     try:
         attempt = int(args.attempt or os.environ.get("GITHUB_RUN_ATTEMPT") or 1)
     except ValueError:
@@ -272,9 +283,6 @@ def _run_reuse(args) -> int:
         return 0
     with open_store(args.db) as store:
         found = reuse.find(matrix, git, head, store, args.max_age_days)
-        if found.reused and not run_id:  # only a reuse is recorded against the current run
-            raise fail("--run-id", 0, f"{len(found.reused)} jobs could be reused, but there is no current run "
-                       "to record their results against", "run under GitHub Actions (GITHUB_RUN_ID) or pass --run-id")
         records = reuse.reused_records(found, run_id=run_id, attempt=attempt,
                                        ref=ref, commit=commit)
         remaining = reuse.remaining_matrix(matrix, found)
@@ -301,7 +309,7 @@ def _add_reuse_parser(sub) -> None:
     p.add_argument("--max-age-days", type=argtypes.number_above(0), default=None,
                    help="reuse only results this recent")
     p.add_argument("--head-ref", default="HEAD", help="revision whose files the jobs would run (default HEAD)")
-    p.add_argument("--run-id", help="the current run (default: $GITHUB_RUN_ID)")
+    p.add_argument("--run-id", type=argtypes.not_empty, help="the current run (default: $GITHUB_RUN_ID)")
     p.add_argument("--attempt", type=argtypes.digits, help="the current attempt (default: $GITHUB_RUN_ATTEMPT, else 1)")
     p.add_argument("--ref", type=argtypes.full_ref, help="the current run's ref (default: $GITHUB_REF)")
     p.add_argument("--commit", type=argtypes.commit,

@@ -1,0 +1,52 @@
+"""Refusals that are argument syntax (exit 2, argparse's usage line and `PROG: error: argument FLAG:
+...; what to pass`), not bad input (exit 1): a missing argument whose variable is unset, a blank value,
+an empty path. Each drives `sweepgate.cli.main` as the console script does."""
+
+from __future__ import annotations
+
+import pytest
+
+from sweepgate import cli
+
+
+def _usage_error(capsys, argv: list[str]) -> str:
+    """The error line of a refusal that must be argparse's (exit 2, after the command's usage line)."""
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2, err
+    command = " ".join(word for word in argv[:2] if not word.startswith("-"))
+    assert err.startswith(f"usage: sweepgate {command} "), err
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("unset", ["absent", "empty"])
+def test_ci_reuse_without_a_run_is_a_missing_argument(tmp_path, capsys, monkeypatch, unset):
+    """`ci reuse` outside GitHub Actions without --run-id exited 1 (and only once the store held
+    something to reuse): a missing argument, refused before any file is read, naming the variable."""
+    monkeypatch.chdir(tmp_path)
+    if unset == "absent":
+        monkeypatch.delenv("GITHUB_RUN_ID", raising=False)
+    else:
+        monkeypatch.setenv("GITHUB_RUN_ID", "")
+    line = _usage_error(capsys, ["ci", "reuse", "--matrix", "nosuch.json", "--out", "o.json"])
+    assert line == ("sweepgate ci reuse: error: argument --run-id: required outside GitHub Actions "
+                    "($GITHUB_RUN_ID is not set); pass --run-id ID, the run the reused results are recorded against")
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_ci_reuse_takes_the_run_from_github_run_id(tmp_path, capsys, monkeypatch):
+    """With $GITHUB_RUN_ID set, no --run-id is needed: the command goes on to its input."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_RUN_ID", "12345")
+    assert cli.main(["ci", "reuse", "--matrix", "nosuch.json", "--out", "o.json"]) == 1
+    assert capsys.readouterr().err.startswith("nosuch.json: matrix not found")
+
+
+def test_ci_reuse_refuses_an_empty_run_id(tmp_path, capsys, monkeypatch):
+    """`--run-id "$RUN"` with the variable unset read as no flag and took $GITHUB_RUN_ID instead."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_RUN_ID", "12345")
+    line = _usage_error(capsys, ["ci", "reuse", "--matrix", "m.json", "--out", "o.json", "--run-id", ""])
+    assert line.endswith("argument --run-id: empty value (is a variable in the command unset?)"), line
