@@ -181,9 +181,16 @@ def test_add_uses_repository_flag(repo, capsys):
     assert repo.read().decode().endswith("  pr-link: https://github.com/other/place/pull/XXX\n")
 
 
-def test_add_refuses_empty_description(repo, capsys):
-    rc, _, err = sg(capsys, "changelog", "add", "--key", "kimik3-*", "--description", "")
-    assert rc == 1 and "description" in err
+@pytest.mark.parametrize("blank", ["", "  ", "\t"])
+def test_add_refuses_empty_description(repo, capsys, blank):
+    """A blank --description is argument syntax (exit 2 with the usage line), not bad input (it was exit 1)."""
+    with pytest.raises(SystemExit) as info:
+        cli.main(["changelog", "add", "--key", "kimik3-*", "--description", "x", "--description", blank])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.startswith("usage: sweepgate changelog add "), err
+    said = "empty" if not blank else "blank"
+    assert err.strip().splitlines()[-1] == (f"sweepgate changelog add: error: argument --description: {said} value; "
+                                            'say what changed, e.g. --description "Rerun after the driver update"')
     assert repo.read().decode() == CHANGELOG
 
 

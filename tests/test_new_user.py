@@ -348,7 +348,10 @@ def test_changelog_add_refuses_an_empty_description_at_the_flag(tmp_path, descri
     repo = fresh(tmp_path)
     before = (repo / "perf-changelog.yaml").read_bytes()
     proc = sg(repo, "changelog", "add", "--key", SEED, "--description", description)
-    one_clear_line(proc, "--description", "no text")
+    # argument syntax: argparse's usage line, then its one error line (exit 2)
+    assert proc.returncode == 2 and proc.stderr.startswith("usage: sweepgate changelog add "), proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("sweepgate changelog add: error: argument --description: "
+                                                           f"{'empty' if not description else 'blank'} value; say what")
     assert (repo / "perf-changelog.yaml").read_bytes() == before
 
 

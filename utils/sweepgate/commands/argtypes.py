@@ -35,6 +35,15 @@ def utf8_text(text: str) -> str:
     return text
 
 
+def description(text: str) -> str:
+    """A changelog entry's description line: UTF-8 text that is not blank."""
+    from sweepgate.core.changelog_edit import DESCRIPTION_FIX
+
+    if not utf8_text(text).strip():
+        raise argparse.ArgumentTypeError(f"{'empty' if not text else 'blank'} value; {DESCRIPTION_FIX}")
+    return text
+
+
 def not_empty(text: str) -> str:
     """A value that is not empty: `--run "$RUN_ID"` with the variable unset must not read as no filter."""
     if not text.strip():

@@ -66,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     add = sub.add_parser("add", help="append a well-formed entry (pr-link .../pull/XXX)")
     add.add_argument("--key", action="append", required=True, help="config key or '*' wildcard (repeatable)")
-    add.add_argument("--description", action="append", required=True, type=argtypes.utf8_text,
+    add.add_argument("--description", action="append", required=True, type=argtypes.description,
                      help="one description line (repeatable)")
     add.add_argument("--scenario-type", action="append", choices=list(F.SCENARIO_TYPES),
                      help="restrict the entry to these scenarios (repeatable)")

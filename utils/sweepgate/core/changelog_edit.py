@@ -277,6 +277,9 @@ def _once_each(keys: list[str], warn: Callable[[str], None]) -> list[str]:
     return kept
 
 
+DESCRIPTION_FIX = 'say what changed, e.g. --description "Rerun after the driver update"'
+
+
 def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scenario_types=None,
               evals_only: bool = False, all_evals: bool = False, pr_number: int | None = None,
               repository: str | None = None, warn: Callable[[str], None] = lambda message: None,
@@ -299,7 +302,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     blank = [n for n, text in enumerate(descriptions, 1) if not text.strip()]
     if blank:
         raise _fail("--description", 0, "usage", f"description {blank[0]} of {len(descriptions)} has no text",
-                    'say what changed, e.g. --description "Rerun after the driver update"')
+                    DESCRIPTION_FIX)
     keys = _once_each(keys, warn)
     diags = check_keys(keys, _known_keys(git, path, warn))
     if diags:
