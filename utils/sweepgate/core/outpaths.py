@@ -45,6 +45,21 @@ def no_dangling_link(out: Path, flag: str) -> None:
             raise fail(str(link), 0, f"is {what}{where}", f"create the folder it points to, or pass another {flag} DIR")
 
 
+def why_not_creatable(path: Path) -> str | None:
+    """Why ``mkdir -p path`` would fail, said after "cannot be created": the nearest path that is
+    there is a file, or a folder that takes no new folder from this process (a folder is made and removed there, as
+    permission bits do not tell: root, /proc, read-only mounts); None when it would work."""
+    existing = next(p for p in (path, *path.parents) if p.exists() or p == Path(p.anchor or "."))
+    if not existing.is_dir():
+        return f"under {existing}, a file"
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".sweepgate-probe-", dir=existing))
+    except OSError as exc:
+        reason = "it takes no new folders" if exc.errno == errno.ENOENT else exc.strerror  # /proc says ENOENT
+        return f"in {existing} ({reason})"
+    return None
+
+
 def creatable_dir(path: str, flag: str) -> None:
     """Refuse ``path`` unless it is a writable folder or one that ``mkdir -p`` can create: a folder is
     made (and removed) where it would go, as permission bits do not tell (root, /proc, read-only mounts)."""

@@ -479,11 +479,21 @@ def foreign_message(names: list[str]) -> str:
 
 
 def _check_folder(db: Path) -> None:
-    """Refuse a SQLite file whose folder is not there (or is a file): nothing could be stored."""
-    if not db.parent.is_dir():
-        what = "is a file, not a folder" if db.parent.exists() else "does not exist"
-        raise fail(str(db), 0, f"the store's folder {db.parent} {what}",
-                   "create the folder, or pass a --db URL in an existing one")
+    """Refuse a SQLite file whose folder is not there (or is a file): nothing could be stored. The
+    fix is to create the folder only where it can be made (not on a read-only location, nor under a file)."""
+    from sweepgate.core.outpaths import why_not_creatable
+
+    folder = db.parent
+    if folder.is_dir():
+        return
+    if folder.exists():
+        raise fail(str(db), 0, f"the store's folder {folder} is a file, not a folder",
+                   "pass a --db URL in a folder (or move that file away)")
+    if blocked := why_not_creatable(folder):
+        raise fail(str(db), 0, f"the store's folder {folder} does not exist and cannot be created {blocked}",
+                   "pass a --db URL in a folder you can write")
+    raise fail(str(db), 0, f"the store's folder {folder} does not exist",
+               f"create it (mkdir -p {shlex.quote(str(folder))}), or pass a --db URL in an existing folder")
 
 
 def _read_only(path: Path) -> bool:
