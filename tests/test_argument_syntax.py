@@ -50,3 +50,41 @@ def test_ci_reuse_refuses_an_empty_run_id(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("GITHUB_RUN_ID", "12345")
     line = _usage_error(capsys, ["ci", "reuse", "--matrix", "m.json", "--out", "o.json", "--run-id", ""])
     assert line.endswith("argument --run-id: empty value (is a variable in the command unset?)"), line
+
+
+# Each flag whose empty value read as the flag not given (its default, or an environment variable:
+# `--tools ""` took no run identity at all, `--model-prefix ""` matched every config) or was blamed on
+# the input (exit 1: `--config-files ""` "is a folder", `--key ""` "not in any master config").
+EMPTY_REFUSED = [
+    ["matrix", "--base-ref"], ["matrix", "--head-ref"], ["matrix", "--changelog-file"], ["matrix", "--config-files"],
+    ["matrix", "--runner-config"], ["plan", "--step-summary"], ["plan", "--config-files"],
+    ["validate", "--changelog-file"],
+    ["full-sweep", "--config-files"], ["full-sweep", "--runner-config"], ["full-sweep", "--model-prefix"],
+    ["full-sweep", "--precision"], ["full-sweep", "--framework"], ["full-sweep", "--runner-type"],
+    ["test-config", "--config-keys"],
+    ["changelog", "add", "--key"], ["changelog", "add", "--changelog-file"], ["changelog", "rebase", "--onto"],
+    ["changelog", "rebase", "--branch"], ["changelog", "canonicalize", "--base"],
+    ["ci", "decide", "--event-path"], ["ci", "decide", "--event-name"], ["ci", "decide", "--output"],
+    ["ci", "split", "--matrix"], ["ci", "split", "--runners"], ["ci", "split", "--output"],
+    ["ci", "split", "--job-context"], ["ci", "split", "--keys-from"],
+    ["ci", "row-env", "--row"], ["ci", "row-env", "--row-id"], ["ci", "row-env", "--matrix"],
+    ["ci", "row-env", "--runner-name"], ["ci", "row-env", "--result-dir"], ["ci", "row-env", "--output"],
+    ["ci", "row-env", "--tools"], ["ci", "dispatch", "--ref"], ["ci", "collect", "--results"],
+    ["ci", "reuse", "--matrix"], ["ci", "reuse", "--out"], ["ci", "reuse", "--head-ref"],
+    ["results", "sidecar", "--tools"],
+    ["rehearse", "--exp-name"], ["rehearse", "--config-keys"], ["rehearse", "--row-json"],
+    ["rehearse", "--runner-name"], ["rehearse", "--work-dir"],
+    ["preflight", "--base-ref"], ["preflight", "--head-ref"], ["preflight", "--changelog-file"],
+    ["preflight", "--config-keys"],
+]
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+@pytest.mark.parametrize("argv", EMPTY_REFUSED, ids=" ".join)
+def test_an_empty_value_is_argument_syntax(argv, value, tmp_path, capsys, monkeypatch):
+    """`--tools "$DIR"` with the variable unset: exit 2 and the usage line, not the default taken
+    silently or an exit 1 that blames the input."""
+    monkeypatch.chdir(tmp_path)
+    line = _usage_error(capsys, [*argv, value])
+    assert line.endswith(f"argument {argv[-1]}: empty value (is a variable in the command unset?)"), line
+

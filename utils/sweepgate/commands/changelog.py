@@ -65,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub.required = True
 
     add = sub.add_parser("add", help="append a well-formed entry (pr-link .../pull/XXX)")
-    add.add_argument("--key", action="append", required=True, help="config key or '*' wildcard (repeatable)")
+    add.add_argument("--key", type=argtypes.not_empty, action="append", required=True,
+                     help="config key or '*' wildcard (repeatable)")
     add.add_argument("--description", action="append", required=True, type=argtypes.description,
                      help="one description line (repeatable)")
     add.add_argument("--scenario-type", action="append", choices=list(F.SCENARIO_TYPES),
@@ -77,27 +78,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, default=None, help="use this PR's link instead of XXX")
     add.add_argument("--repository", type=owner_name, default=None,
                      help="OWNER/NAME (default: $GITHUB_REPOSITORY or the repository most pr-links point to)")
-    add.add_argument("--changelog-file", default=F.CHANGELOG_FILE,
+    add.add_argument("--changelog-file", type=argtypes.not_empty, default=F.CHANGELOG_FILE,
                      help="changelog to append to, from the repository root (default: %(default)s)")
     add.set_defaults(_action=cmd_add)
 
     rebase = sub.add_parser("rebase", help="rebuild the changelog as ONTO's bytes plus this branch's entries")
-    rebase.add_argument("--onto", default="origin/main", help="target branch (default: origin/main)")
-    rebase.add_argument("--branch", default=None,
+    rebase.add_argument("--onto", type=argtypes.not_empty, default="origin/main",
+                        help="target branch (default: origin/main)")
+    rebase.add_argument("--branch", type=argtypes.not_empty, default=None,
                         help="take the branch's entries from this commit's changelog instead of the working "
                              "tree (e.g. ORIG_HEAD or REBASE_HEAD during a conflicted merge/rebase)")
-    rebase.add_argument("--changelog-file", default=F.CHANGELOG_FILE,
+    rebase.add_argument("--changelog-file", type=argtypes.not_empty, default=F.CHANGELOG_FILE,
                         help="changelog to rebuild, from the repository root (default: %(default)s)")
     rebase.set_defaults(_action=cmd_rebase)
 
     canon = sub.add_parser("canonicalize", help="replace pull/XXX in this branch's entries with the PR's link")
     canon.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, required=True,
                        help="the pull request whose link replaces pull/XXX")
-    canon.add_argument("--base", default=None, help="branch this one will merge into (default: origin/main, "
+    canon.add_argument("--base", type=argtypes.not_empty, default=None,
+                       help="branch this one will merge into (default: origin/main, "
                                                     "else main)")
     canon.add_argument("--repository", type=owner_name,
                        help="OWNER/NAME (default: $GITHUB_REPOSITORY or the repository most pr-links point to)")
-    canon.add_argument("--changelog-file", default=F.CHANGELOG_FILE,
+    canon.add_argument("--changelog-file", type=argtypes.not_empty, default=F.CHANGELOG_FILE,
                        help="changelog to rewrite, from the repository root (default: %(default)s)")
     canon.set_defaults(_action=cmd_canonicalize)
 

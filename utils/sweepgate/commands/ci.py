@@ -303,12 +303,15 @@ def _run_reuse(args) -> int:
 def _add_reuse_parser(sub) -> None:
     p = sub.add_parser("reuse", help="drop the rows whose run identity the store already measured; record "
                        "their results against this run (CONTRACTS section 9)")
-    p.add_argument("--db", type=argtypes.not_empty, help="results database URL (default: $SWEEPGATE_DB, else .sweepgate/results.db)")
-    p.add_argument("--matrix", required=True, help="the run's matrix JSON")
-    p.add_argument("--out", required=True, help="where to write the matrix of the rows that still run")
+    p.add_argument("--db", type=argtypes.not_empty,
+                   help="results database URL (default: $SWEEPGATE_DB, else .sweepgate/results.db)")
+    p.add_argument("--matrix", type=argtypes.not_empty, required=True, help="the run's matrix JSON")
+    p.add_argument("--out", type=argtypes.not_empty, required=True,
+                   help="where to write the matrix of the rows that still run")
     p.add_argument("--max-age-days", type=argtypes.number_above(0), default=None,
                    help="reuse only results this recent")
-    p.add_argument("--head-ref", default="HEAD", help="revision whose files the jobs would run (default HEAD)")
+    p.add_argument("--head-ref", type=argtypes.not_empty, default="HEAD",
+                   help="revision whose files the jobs would run (default HEAD)")
     p.add_argument("--run-id", type=argtypes.not_empty, help="the current run (default: $GITHUB_RUN_ID)")
     p.add_argument("--attempt", type=argtypes.digits, help="the current attempt (default: $GITHUB_RUN_ATTEMPT, else 1)")
     p.add_argument("--ref", type=argtypes.full_ref, help="the current run's ref (default: $GITHUB_REF)")
@@ -319,8 +322,9 @@ def _add_reuse_parser(sub) -> None:
 
 def _add_split_parser(sub) -> None:
     p = sub.add_parser("split", help="matrix JSON -> fan-out chunk outputs within GitHub's limits")
-    p.add_argument("--matrix", required=True, help="output of process_changelog.py")
-    p.add_argument("--runners", metavar="ROOT", help="checkout whose configs/runners.yaml must list every row's "
+    p.add_argument("--matrix", type=argtypes.not_empty, required=True, help="output of process_changelog.py")
+    p.add_argument("--runners", type=argtypes.not_empty, metavar="ROOT",
+                   help="checkout whose configs/runners.yaml must list every row's "
                    "runner (the default branch's, on the GPU side)")
     p.add_argument("--max-jobs", type=argtypes.int_between(1, MAX_MATRIX_JOBS), default=MAX_MATRIX_JOBS,
                    help=f"rows per chunk (default {MAX_MATRIX_JOBS})")
@@ -328,10 +332,13 @@ def _add_split_parser(sub) -> None:
                    help=f"job output budget, UTF-16 bytes (default and most {MAX_JOB_OUTPUT_BYTES})")
     p.add_argument("--canary", action="store_true", help="first run one row per (runner pool, script, KV-offload "
                    "arm), the lowest conc (outputs canary, canary_multinode); the chunks hold the rest")
-    p.add_argument("--output", help="file to append outputs to (default: $GITHUB_OUTPUT, else stdout)")
-    p.add_argument("--job-context", metavar="FILE", help="also write the job context (each row id's config key, "
+    p.add_argument("--output", type=argtypes.not_empty,
+                   help="file to append outputs to (default: $GITHUB_OUTPUT, else stdout)")
+    p.add_argument("--job-context", type=argtypes.not_empty, metavar="FILE",
+                   help="also write the job context (each row id's config key, "
                    "the sweep's ref and commit) for `results sidecar`")
-    p.add_argument("--keys-from", metavar="ROOT", default=".", help="git repository holding the matrix's head "
+    p.add_argument("--keys-from", type=argtypes.not_empty, metavar="ROOT", default=".",
+                   help="git repository holding the matrix's head "
                    "revision, whose configs name each row's key (default: .)")
     p.add_argument("--pr-number", metavar="N", type=argtypes.pull_request_or_none, default="",
                    help="the swept PR: its results go under refs/pull/N/head (default: none, $GITHUB_REF)")
@@ -343,13 +350,14 @@ def _add_split_parser(sub) -> None:
 def add_arguments(parser) -> None:
     sub = parser.add_subparsers(dest="ci_command", metavar="ACTION", required=True)
     p = sub.add_parser("decide", help="event -> run/mode/reason outputs (reads GITHUB_EVENT_PATH)")
-    p.add_argument("--event-path", help="webhook payload JSON (default: $GITHUB_EVENT_PATH)")
-    p.add_argument("--event-name", help="event name (default: $GITHUB_EVENT_NAME)")
+    p.add_argument("--event-path", type=argtypes.not_empty, help="webhook payload JSON (default: $GITHUB_EVENT_PATH)")
+    p.add_argument("--event-name", type=argtypes.not_empty, help="event name (default: $GITHUB_EVENT_NAME)")
     p.add_argument("--head-message", help="head commit message (default: git log of the PR head)")
     p.add_argument("--merge-base", action="store_true", help="use git merge-base of base and head as base_ref")
     p.add_argument("--repository", type=owner_name,
                    help="OWNER/NAME for workflow_dispatch (default: $GITHUB_REPOSITORY)")
-    p.add_argument("--output", help="file to append key=value lines to (default: $GITHUB_OUTPUT, else stdout)")
+    p.add_argument("--output", type=argtypes.not_empty,
+                   help="file to append key=value lines to (default: $GITHUB_OUTPUT, else stdout)")
     from sweepgate.core.github import add_api_url_option
 
     add_api_url_option(p)  # a workflow_dispatch reads the PR's state from the API
@@ -358,13 +366,15 @@ def add_arguments(parser) -> None:
     _add_split_parser(sub)
     p = sub.add_parser("row-env", help="matrix row ($ROW, or $ROW_ID in $MATRIX_FILE) -> job environment "
                        "(appends to $GITHUB_ENV)")
-    p.add_argument("--row", help="row JSON (default: $ROW)")
-    p.add_argument("--row-id", help="<kind>/<index> from `ci split` (default: $ROW_ID)")
-    p.add_argument("--matrix", help="the run's matrix.json, for --row-id (default: $MATRIX_FILE)")
-    p.add_argument("--runner-name", help="default: $RUNNER_NAME")
-    p.add_argument("--result-dir", help="default: $RESULT_DIR or 'results'")
-    p.add_argument("--output", help="file to append to (default: $GITHUB_ENV, else stdout)")
-    p.add_argument("--tools", metavar="DIR", help="main's checkout (launchers, configs/runners.yaml): also take "
+    p.add_argument("--row", type=argtypes.not_empty, help="row JSON (default: $ROW)")
+    p.add_argument("--row-id", type=argtypes.not_empty, help="<kind>/<index> from `ci split` (default: $ROW_ID)")
+    p.add_argument("--matrix", type=argtypes.not_empty,
+                   help="the run's matrix.json, for --row-id (default: $MATRIX_FILE)")
+    p.add_argument("--runner-name", type=argtypes.not_empty, help="default: $RUNNER_NAME")
+    p.add_argument("--result-dir", type=argtypes.not_empty, help="default: $RESULT_DIR or 'results'")
+    p.add_argument("--output", type=argtypes.not_empty, help="file to append to (default: $GITHUB_ENV, else stdout)")
+    p.add_argument("--tools", type=argtypes.not_empty, metavar="DIR",
+                   help="main's checkout (launchers, configs/runners.yaml): also take "
                    "the job's run identity now, before the benchmark can change a file, for `results sidecar`")
     p.set_defaults(_ci=_run_row_env)
 
@@ -376,7 +386,8 @@ def add_arguments(parser) -> None:
 
     _add_reuse_parser(sub)
     p = sub.add_parser("collect", help="markdown summary of the run ($RESULTS = toJSON(needs.*.result))")
-    p.add_argument("--results", default="results", help="directory of downloaded result artifacts")
+    p.add_argument("--results", type=argtypes.not_empty, default="results",
+                   help="directory of downloaded result artifacts")
     p.set_defaults(_ci=_run_collect)
 
 

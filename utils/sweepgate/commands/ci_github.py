@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 
+from sweepgate.commands import argtypes
 from sweepgate.core.github import api_error, owner_name
 from sweepgate.workflow.decide import MAIN_REF, Decision, _skip
 
@@ -159,6 +160,7 @@ def add_dispatch_parser(sub) -> None:
     from sweepgate.core.github import add_api_url_option
 
     add_api_url_option(p)
-    p.add_argument("--ref", default="main", help="branch whose run-sweep.yml is dispatched (default main)")
+    p.add_argument("--ref", type=argtypes.not_empty, default="main",
+                   help="branch whose run-sweep.yml is dispatched (default main)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
     p.set_defaults(_ci=run_dispatch)

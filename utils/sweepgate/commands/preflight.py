@@ -24,12 +24,14 @@ from sweepgate.core.report import count
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--base-ref", help="with --head-ref: check the rows this change's matrix runs")
-    parser.add_argument("--head-ref", help="revision with the appended changelog entries")
-    parser.add_argument("--changelog-file", default=None,
+    parser.add_argument("--base-ref", type=argtypes.not_empty,
+                        help="with --head-ref: check the rows this change's matrix runs")
+    parser.add_argument("--head-ref", type=argtypes.not_empty, help="revision with the appended changelog entries")
+    parser.add_argument("--changelog-file", type=argtypes.not_empty, default=None,
                         help="with --base-ref/--head-ref: the changelog whose entries pick the rows "
                              f"(default {F.CHANGELOG_FILE})")
-    parser.add_argument("--config-keys", nargs="+", metavar="KEY", help="only rows of these config keys (working tree)")
+    parser.add_argument("--config-keys", type=argtypes.not_empty, nargs="+", metavar="KEY",
+                        help="only rows of these config keys (working tree)")
     parser.add_argument("--every-conc", action="store_true",
                         help="rehearse every concurrency (default: each recipe's lowest)")
     from sweepgate.commands.argtypes import int_between

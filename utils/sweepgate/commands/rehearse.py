@@ -11,18 +11,19 @@ from sweepgate.rehearsal.runner import (DEFAULT_DURATION_S, DEFAULT_TIMEOUT_S, D
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--exp-name", help="matrix row to rehearse (its exp-name)")
-    parser.add_argument("--config-keys", nargs="+", metavar="KEY",
+    parser.add_argument("--exp-name", type=argtypes.not_empty, help="matrix row to rehearse (its exp-name)")
+    parser.add_argument("--config-keys", type=argtypes.not_empty, nargs="+", metavar="KEY",
                         help="only look at rows of these master-config keys")
-    parser.add_argument("--row-json", metavar="FILE",
+    parser.add_argument("--row-json", type=argtypes.not_empty, metavar="FILE",
                         help="read rows from FILE (a row, a list of rows or a whole `sweepgate matrix` "
                              "output) instead of the configs")
     parser.add_argument("--conc", type=argtypes.int_between(1), help="pick the row with this concurrency "
                         "(fixed-seq-len exp-names repeat across concurrencies)")
     parser.add_argument("--where", action="append", type=argtypes.field_value, metavar="FIELD=VALUE",
                         help="keep only rows whose FIELD is VALUE (e.g. tp=4, dp-attn=true); repeatable")
-    parser.add_argument("--runner-name", help="RUNNER_NAME for the job (default: <runner label>_00)")
-    parser.add_argument("--work-dir", metavar="DIR",
+    parser.add_argument("--runner-name", type=argtypes.not_empty,
+                        help="RUNNER_NAME for the job (default: <runner label>_00)")
+    parser.add_argument("--work-dir", type=argtypes.not_empty, metavar="DIR",
                         help="where shims, logs and results go (default: a new temporary directory)")
     parser.add_argument("--duration", type=argtypes.int_between(1), metavar="SECONDS",
                         help=f"replace the row's agentic duration (default: ${DURATION_ENV} or "

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import sys
 
+from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail
 
 STATUS_ENV, STARTED_ENV, CONFIG_KEY_ENV = "JOB_STATUS", "JOB_STARTED", "CONFIG_KEY"
@@ -36,7 +37,7 @@ ATTEMPT_ENV = "GITHUB_RUN_ATTEMPT"
 
 def add_arguments(parser) -> None:
     parser.add_argument("--rehearsal", action="store_true", help="mark the job as a rehearsal")
-    parser.add_argument("--tools", metavar="DIR",
+    parser.add_argument("--tools", type=argtypes.not_empty, metavar="DIR",
                         help="checkout the launchers and configs/runners.yaml came from (the benchmark job's "
                              "main checkout, .sweepgate-main; default: the repository's top); the run identity "
                              "hashes the files the job ran")

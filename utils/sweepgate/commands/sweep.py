@@ -19,9 +19,10 @@ def _seq_len_names() -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
-    parser.add_argument("--config-files", nargs="+", default=None,
+    parser.add_argument("--config-files", type=not_empty, nargs="+", default=None,
                         help=f"master configs (default: {F.CONFIG_DIR}/{F.MASTER_GLOB})")
-    parser.add_argument("--runner-config", default=None, help=f"runners file (default: {F.RUNNERS_FILE})")
+    parser.add_argument("--runner-config", type=not_empty, default=None,
+                        help=f"runners file (default: {F.RUNNERS_FILE})")
     evals = parser.add_mutually_exclusive_group()
     evals.add_argument("--no-evals", action="store_true", help="throughput rows only; mark no evals")
     evals.add_argument("--evals-only", action="store_true", help="only the rows selected for evals")
@@ -33,15 +34,18 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--seq-lens", nargs="+", choices=_seq_len_names(), default=None,
                         help="only these fixed-seq-len input/output lengths (default: every one)")
     if command == "test-config":
-        parser.add_argument("--config-keys", nargs="+", required=True,
+        parser.add_argument("--config-keys", type=not_empty, nargs="+", required=True,
                             help="config keys or '*' wildcards to expand")
         parser.add_argument("--conc", nargs="+", type=int_between(1), default=None,
                             help="keep only these concurrencies")
         return
-    parser.add_argument("--model-prefix", nargs="+", default=None, help="config keys starting with these")
-    parser.add_argument("--precision", nargs="+", default=None, help="configs of these precisions (fp4, fp8, ...)")
-    parser.add_argument("--framework", nargs="+", default=None, help="configs of these frameworks (vllm, sglang, ...)")
-    parser.add_argument("--runner-type", nargs="+", default=None, help="runner labels to include")
+    parser.add_argument("--model-prefix", type=not_empty, nargs="+", default=None,
+                        help="config keys starting with these")
+    parser.add_argument("--precision", type=not_empty, nargs="+", default=None,
+                        help="configs of these precisions (fp4, fp8, ...)")
+    parser.add_argument("--framework", type=not_empty, nargs="+", default=None,
+                        help="configs of these frameworks (vllm, sglang, ...)")
+    parser.add_argument("--runner-type", type=not_empty, nargs="+", default=None, help="runner labels to include")
     parser.add_argument("--step-size", type=int_between(2), default=F.CONC_STEP,
                         help="conc-start..conc-end multiplier (2 or more)")
     parser.add_argument("--min-conc", type=int_between(1), default=None, help="drop concurrencies below this")
