@@ -88,3 +88,31 @@ def test_an_empty_value_is_argument_syntax(argv, value, tmp_path, capsys, monkey
     line = _usage_error(capsys, [*argv, value])
     assert line.endswith(f"argument {argv[-1]}: empty value (is a variable in the command unset?)"), line
 
+
+@pytest.mark.parametrize("argv, given, flag, variable", [
+    (["ci", "decide"], {}, "--event-path", "GITHUB_EVENT_PATH"),
+    (["ci", "decide", "--event-path", "e.json"], {}, "--event-name", "GITHUB_EVENT_NAME"),
+    (["ci", "decide", "--event-name", "push"], {"GITHUB_EVENT_NAME": "push"}, "--event-path", "GITHUB_EVENT_PATH"),
+    (["ci", "watch", "--until", "collect"], {}, "--run-id", "GITHUB_RUN_ID"),
+])
+def test_a_flag_whose_variable_is_unset_is_a_missing_argument(argv, given, flag, variable, tmp_path, capsys,
+                                                              monkeypatch):
+    """`ci decide` without its event and `ci watch` without its run, outside GitHub Actions, exited 1
+    as if an input were bad: a missing argument, naming the flag and the variable that would give it."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "GITHUB_RUN_ID", "GITHUB_TOKEN", "GH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in given.items():
+        monkeypatch.setenv(name, value)
+    line = _usage_error(capsys, argv)
+    assert f"argument {flag}: required outside GitHub Actions (${variable} is not set); pass " in line, line
+    assert f"{flag} " in line.split("; pass ", 1)[1], line
+
+
+def test_ci_decide_takes_its_event_from_the_variables(tmp_path, capsys, monkeypatch):
+    """With the variables set, neither flag is needed: the command goes on to read the payload."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(tmp_path / "event.json"))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "push")
+    assert cli.main(["ci", "decide"]) == 1
+    assert "event.json: event payload not found" in capsys.readouterr().err

@@ -87,9 +87,11 @@ def _check_event(event: dict, path: str) -> None:
 def _run_decide(args) -> int:
     event_path = args.event_path or os.environ.get("GITHUB_EVENT_PATH")
     event_name = args.event_name or os.environ.get("GITHUB_EVENT_NAME")
-    if not event_path or not event_name:
-        raise fail("sweepgate ci decide", 0, "GITHUB_EVENT_PATH and GITHUB_EVENT_NAME are not set",
-                   "run under GitHub Actions or pass --event-path and --event-name")
+    for flag, variable, given in (("--event-path", "GITHUB_EVENT_PATH", event_path),
+                                  ("--event-name", "GITHUB_EVENT_NAME", event_name)):
+        if not given:  # a missing argument (its variable unset), as argparse says one: exit 2
+            argtypes.combination_error(args, flag, f"required outside GitHub Actions (${variable} is not set)",
+                                       "pass --event-path FILE and --event-name NAME (the webhook's payload and name)")
     event = load_json(event_path, "event payload")
     if not isinstance(event, dict):
         raise fail(event_path, 1, "event payload is not a JSON object", "pass the webhook payload")

@@ -90,6 +90,9 @@ def run_watch(args) -> int:
     from sweepgate.core.github import api_error, connect, credentials
 
     run_id = args.run_id or os.environ.get("GITHUB_RUN_ID", "")
+    if not run_id:  # a missing argument (its variable unset), as argparse says one: exit 2
+        argtypes.combination_error(args, "--run-id", "required outside GitHub Actions ($GITHUB_RUN_ID is not set)",
+                                   "pass --run-id ID, the run to watch")
     attempt = args.attempt or os.environ.get("GITHUB_RUN_ATTEMPT", "") or "1"
     if not run_id.isdigit() or not attempt.isdigit():
         raise fail("sweepgate ci watch", 0, f"run id '{run_id}' / attempt '{attempt}' is not a number",
