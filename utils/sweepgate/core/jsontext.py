@@ -55,14 +55,37 @@ def _find(text: str, name: str, pos: int = 0) -> tuple[int, int] | None:
     return None
 
 
+def _top_level_key(text: str, name: str) -> tuple[int, int] | None:
+    """(start, end) of key ``name`` among the keys of the object ``text`` is (not of an object within
+    it); None when it has no such key."""
+    quoted, depth = f'"{name}"', 0
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        if tok in "[{":
+            depth += 1
+        elif tok in "]}":
+            depth -= 1
+        elif depth == 1 and tok == quoted and (colon := _COLON.match(text, m.end())):
+            return m.start(), colon.end()
+    return None
+
+
+_COLON = re.compile(r"\s*:")
+
+
 def key_offset(text: str, path: str) -> int | None:
     """The offset of the last key of a dotted ``path`` (``results.gsm8k.acc,none``; a key may
     hold a dot itself, as ``p99.9_ttft_ms`` does; ``phases[1].concurrency`` is the key in the array's
-    element 1), each key looked for after the one before; None when the first key is not in the text
-    exactly once."""
+    element 1), each key looked for after the one before; None when the first key is not in the text,
+    or is in it more than once and not once among the document's own keys."""
     parts = path.split(".")
     first = next(((j, m) for j in range(len(parts), 0, -1) if (m := _find(text, ".".join(parts[:j])))), None)
-    if first is None or _find(text, ".".join(parts[:first[0]]), first[1][1]):
+    if first is not None and _find(text, ".".join(parts[:first[0]]), first[1][1]):
+        # named more than once (AIPerf's ``time_to_first_token`` again in its ``warmup_metrics``):
+        # the document's own key, where it has one, is the one a path from the top names
+        top = _top_level_key(text, ".".join(parts[:first[0]]))
+        first = None if top is None else (first[0], top)
+    if first is None:
         return None
     i, found = first[0], first[1]
     while i < len(parts):
