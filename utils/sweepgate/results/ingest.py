@@ -59,6 +59,10 @@ class Outcome:
     stopped_by: BaseException | None = None  # what interrupted it: Ctrl-C, SIGTERM or the store's failure
     beside: list = dataclasses.field(default_factory=list)  # files that go with a result (gpu_metrics.csv), read as none
     kinds: dict = dataclasses.field(default_factory=dict)  # each of ``beside``: its kind (a sniff.Auxiliary class)
+    # this ingest's placeholders (a job's sidecar alone), by key: their records and warnings, until an
+    # output of this ingest fills them; and the keys its outputs were stored under (``_superseded``)
+    placeholders: dict = dataclasses.field(default_factory=dict)
+    measured: set = dataclasses.field(default_factory=set)
 
 
 @dataclasses.dataclass
@@ -480,13 +484,41 @@ def _job_without_result(path: Path, kind: sniff.Auxiliary) -> Diagnostic | None:
 
 def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: Outcome, before_commit) -> None:
     try:
-        outcome.new += store.add(records, before_commit=before_commit)  # a store failure stops the ingest
+        new = store.add(records, before_commit=before_commit)  # a store failure stops the ingest
     except Immutable as exc:  # a changed file under a stored key: this file only is refused
         outcome.problems.append(exc.at(str(path)))
         return
+    if _superseded(records, new, outcome):
+        return
+    outcome.new += new
     outcome.results += len(records)
     outcome.records.extend(records)
     outcome.warnings.extend(warnings)  # of stored files only
+    if all(R.is_placeholder(rec) for rec in records):
+        outcome.placeholders.update({_key(rec): (rec, warnings, new) for rec in records})  # one record
+
+
+def _key(rec: dict) -> tuple:
+    return rec.get(R.RUN_ID), rec.get(R.ATTEMPT), rec.get(R.RESULT_FILENAME)
+
+
+def _superseded(records: list[dict], new: int, outcome: Outcome) -> bool:
+    """One job's sidecar alone (a partial copy) and its output in one ingest are one result, whichever
+    came first: the output fills the placeholder (``store._fills``), or the placeholder is kept out
+    behind it. Either way the placeholder is no result of this ingest: not counted, not given to
+    ``--jsonl``, and its warning (the job "left no result file") not said. True when ``records`` are
+    such a placeholder, kept out; an output that filled one this ingest stored takes its place."""
+    if all(R.is_placeholder(rec) for rec in records):
+        return not new and all(_key(rec) in outcome.measured for rec in records)
+    keys = {_key(rec) for rec in records}
+    outcome.measured |= keys
+    for key in keys & outcome.placeholders.keys():
+        held, said, counted = outcome.placeholders.pop(key)
+        outcome.new -= counted  # the output's fill of it is counted instead
+        outcome.results -= 1
+        outcome.records[:] = [r for r in outcome.records if r is not held]
+        outcome.warnings[:] = [w for w in outcome.warnings if not any(w is x for x in said)]
+    return False
 
 
 def _utf8_name(path: Path) -> None:
