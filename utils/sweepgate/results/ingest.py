@@ -19,6 +19,7 @@ result-filename) are stored is refused (results are immutable).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from sweepgate.results import derive, jsonio, normalize, sidecar, sniff
 from sweepgate.results import record as R
 from sweepgate.results.formats import gpu_metrics
 from sweepgate.results.measurement import Measurement
-from sweepgate.results.store import Immutable, StoreError
+from sweepgate.results.store import Copied, Immutable, StoreError
 
 WALKED_SUFFIXES = (".json", ".jsonl", ".csv")
 OUTPUT_SUFFIXES = (".json", ".jsonl", ".csv")
@@ -63,6 +64,7 @@ class Outcome:
     # output of this ingest fills them; and the keys its outputs were stored under (``_superseded``)
     placeholders: dict = dataclasses.field(default_factory=dict)
     measured: set = dataclasses.field(default_factory=set)
+    firsts: dict = dataclasses.field(default_factory=dict)  # the SHA-256 of each output stored -> its file
 
 
 @dataclasses.dataclass
@@ -463,9 +465,10 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
         except SweepgateError as exc:
             outcome.problems.extend(exc.diagnostics)
             continue
-        if records:
+        if records and (digest := _copy_of(path, records, outcome)) is not None:
             with _signals_held() as held:  # committed and counted together: a Ctrl-C between would undercount
-                _store_one(path, records, warnings, store, outcome, held.defer)
+                if _store_one(path, records, warnings, store, outcome, held.defer, sole=_hashed_run(path, given)) and digest:
+                    outcome.firsts.setdefault(digest, path)
                 outcome.files_done = done + 1
     outcome.files_done = len(files)
 
@@ -482,20 +485,62 @@ def _job_without_result(path: Path, kind: sniff.Auxiliary) -> Diagnostic | None:
                       f"rename this file so that it no longer pairs with {side.name}")
 
 
-def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: Outcome, before_commit) -> None:
+def _hashed_run(path: Path, given: Given | None) -> bool:
+    """Whether ``path``'s run id is its content's hash (``sidecar.local_job``): no sidecar, no --row."""
+    return not sidecar.is_sidecar(path) and not sidecar.sidecar_path(path).is_file() and (
+        given is None or given.row is None)
+
+
+NO_DIGEST = b""  # a file whose bytes are not compared: a sidecar alone, a placeholder
+
+
+def _copy_of(path: Path, records: list[dict], outcome: Outcome) -> bytes | None:
+    """The SHA-256 of the output ``path`` (NO_DIGEST for a placeholder), or None when it is a copy of
+    an output this ingest stored (other name, same bytes) that is not stored: a copy stored too would
+    be one measurement twice, as if repeated, in its run (one content-hash run id, or --row's). Said
+    in a warning naming both files. A job's own output (beside its sidecar) is stored under its job
+    all the same, without a word: its sidecar says whose it is (two jobs' outputs alike are not judged,
+    nor a copy without a sidecar read before it, stored under its content's hash)."""
+    if sidecar.is_sidecar(path) or any(R.is_placeholder(rec) for rec in records):
+        return NO_DIGEST
     try:
-        new = store.add(records, before_commit=before_commit)  # a store failure stops the ingest
+        digest = hashlib.sha256(path.read_bytes()).digest()
+    except OSError:  # read a moment ago: not compared, and stored as read
+        return NO_DIGEST
+    first = outcome.firsts.get(digest)
+    if first is None or sidecar.sidecar_path(path).is_file():
+        return digest
+    outcome.warnings.append(_copy_warning(path, str(first)))
+    return None
+
+
+def _copy_warning(path: Path, first: str) -> Diagnostic:
+    return Diagnostic(str(path), 0, 0, "same-bytes", f"warning: the same bytes as {first}, a copy under another "
+                      "name; not stored twice (in one run it would count as a second measurement)",
+                      "nothing to do; remove the copy to silence this", severity="warning")
+
+
+def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: Outcome, before_commit,
+               sole: bool = False) -> bool:
+    """Store one file's records and count them; False when the file was refused or passed over."""
+    try:
+        new = store.add(records, sole=sole, before_commit=before_commit)  # a store failure stops the ingest
     except Immutable as exc:  # a changed file under a stored key: this file only is refused
         outcome.problems.append(exc.at(str(path)))
-        return
+        return False
+    except Copied as exc:  # a copy of a file an earlier ingest stored: a content-hash run holds it
+        outcome.warnings.append(_copy_warning(path, f"result {exc.names[0]!r} of run {exc.record[R.RUN_ID]} "
+                                              "(stored before)"))
+        return False
     if _superseded(records, new, outcome):
-        return
+        return True
     outcome.new += new
     outcome.results += len(records)
     outcome.records.extend(records)
     outcome.warnings.extend(warnings)  # of stored files only
     if all(R.is_placeholder(rec) for rec in records):
         outcome.placeholders.update({_key(rec): (rec, warnings, new) for rec in records})  # one record
+    return True
 
 
 def _key(rec: dict) -> tuple:

@@ -842,6 +842,18 @@ class OtherRef(Immutable):
                           f"with --row), or the ref run {run} is on")
 
 
+class Copied(SweepgateError):
+    """``add(..., sole=True)``: records whose run the store holds under other result file names. Their
+    run id is their file's content hash, so the file is a copy (other name, same bytes) of one stored
+    before; stored too, its run would hold one measurement twice, as if repeated. ``names``: the
+    stored result file names of the run."""
+
+    def __init__(self, rec: dict, names: list[str]):
+        self.record, self.names = rec, names
+        super().__init__([Diagnostic(f"{R.RUN_ID} {rec.get(R.RUN_ID)}", 0, 0, "same-bytes",
+                                     f"already stored as {names[0]!r}", "")])
+
+
 # A point field read as a word of its recipe label (labels.recipe_parts' topology, spec, KV offload)
 _RECIPE_WORD = {R.TOPOLOGY: 0, R.SPEC_DECODING: 1, R.KV_OFFLOADING: 2, R.KV_OFFLOAD_BACKEND: 2}
 _UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9.]+")
@@ -1054,6 +1066,15 @@ def _fills(stored: dict, rec: dict) -> bool:
             and set(_changes(stored, rec)) <= {R.STATUS})
 
 
+def _check_sole(conn, rows: list[dict]) -> None:
+    """Raise ``Copied`` when the runs of ``rows``, which are to be their runs' only rows, have others."""
+    key_cols = [results.c[column(f)] for f in KEY]
+    runs = {row[column(R.RUN_ID)] for row in rows}
+    stored = {tuple(r) for r in conn.execute(sa.select(*key_cols).where(results.c.run_id.in_(runs)))}
+    if others := sorted(key[2] for key in stored - {tuple(row[column(f)] for f in KEY) for row in rows}):
+        raise Copied(rows[0]["record"], others)
+
+
 def _same(stored: dict, rec: dict) -> None:
     if _canonical(stored) != _canonical(rec) and _changes(stored, rec):
         raise Immutable(rec, stored)
@@ -1220,10 +1241,12 @@ class Store:
                 _same(old, row["record"])
         return filled
 
-    def add(self, records: list[dict], *, keep_stored: bool = False, before_commit=None) -> int:
+    def add(self, records: list[dict], *, keep_stored: bool = False, sole: bool = False, before_commit=None) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new. A record
         that differs from the one stored under its key raises ``Immutable`` (nothing is stored),
-        or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s).
+        or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s). With
+        ``sole`` (the records are all their run's: its id is their file's content hash), a run the
+        store holds other rows of raises ``Copied``, nothing stored.
         ``before_commit()`` is called once the rows are written, just before they are committed."""
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         rows = [self._row(rec, stamp) for rec in records]
@@ -1233,6 +1256,8 @@ class Store:
             try:
                 with self.engine.begin() as conn:
                     _write_lock(conn)
+                    if sole:
+                        _check_sole(conn, rows)
                     new = self._insert(conn, rows, keep_stored)
                     if before_commit is not None:
                         before_commit()
