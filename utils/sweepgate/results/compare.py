@@ -494,19 +494,17 @@ def pr_of(records: list[dict]) -> int | None:
 def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dict,
                  settings: Settings) -> list[NotMeasured]:
     """What the baseline measured and the run did not (``NotMeasured``): the points of each config
-    key the run measured that the key's newest baseline run has and the run lacks; at a point both
-    measured, a compared metric the newest baseline record has and the run's lacks, and eval scores
-    the key's newest baseline run has there and the run has none of (an older `--all-evals` run's
-    are no sign of a dropped eval)."""
+    key the run measured that main's latest picture of their key, hardware and seq-len holds
+    (``latest_pictures``) and the run lacks; at a point both measured, a compared metric the newest
+    baseline record has and the run's lacks, and eval scores a run of that picture has there and the
+    run has none of (an older `--all-evals` run's are no sign of a dropped eval)."""
     keys = {h.get(R.CONFIG_KEY) for h in heads.values()} - {None}
-    newest: dict[str, str] = {}  # config key -> run id of its newest baseline record
     usable = sorted((r for r in base if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=_order)
-    for rec in usable:
-        newest[rec[R.CONFIG_KEY]] = str(rec.get(R.RUN_ID))
+    pictures = latest_pictures(usable)
     out = {}
-    for rec in usable:
+    for rec in usable:  # oldest first: a point's newest run of the picture names it
         pt = point_of(rec)
-        if str(rec.get(R.RUN_ID)) == newest[rec[R.CONFIG_KEY]] and pt not in heads:
+        if str(rec.get(R.RUN_ID)) in pictures[_group(pt)] and pt not in heads:
             out[pt, None] = NotMeasured(pt, None, str(rec.get(R.RUN_ID)))
     eval_base = baseline_window(base, 1, evals=True)
     for pt, head in heads.items():
@@ -519,6 +517,53 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
                     out[pt, metric] = NotMeasured(pt, metric, str(latest.get(R.RUN_ID)))
         scored = (eval_base.get(pt) or [None])[0]
         if (pt not in eval_points and scored is not None and scored.get(R.EVALS)
-                and str(scored.get(R.RUN_ID)) == newest.get(head.get(R.CONFIG_KEY))):  # main evals it still
+                and str(scored.get(R.RUN_ID)) in pictures.get(_group(pt), ())):  # main evals it still
             out[pt, EVAL_SCORES] = NotMeasured(pt, EVAL_SCORES, str(scored.get(R.RUN_ID)))
     return [out[k] for k in sorted(out, key=lambda k: (point_sort_key(k[0]), str(k[1] or "")))]
+
+
+def _group(pt: tuple) -> tuple:
+    """What main's picture is of: a point's config key, hardware, scenario and seq-len (no conc)."""
+    return pt[:R.POINT.index(R.CONC)]
+
+
+def latest_pictures(usable_oldest_first: list[dict]) -> dict[tuple, set[str]]:
+    """Each group's (``_group``) latest picture on the baseline ref: the run ids of its newest run (by
+    record time, ``_order``) and of every run that overlapped it in time, directly or through another
+    (a re-run of some jobs dispatched while the sweep still ran, whose few points are newest; a result
+    ``ci reuse`` recorded does not stretch its run back to when it was measured). Runs one after the
+    other leave the newest alone: a trimmed sweep on main is main's picture now."""
+    runs: dict[tuple, dict[str, list[dict]]] = defaultdict(dict)
+    newest: dict[tuple, str] = {}
+    for rec in usable_oldest_first:
+        group, run = _group(point_of(rec)), str(rec.get(R.RUN_ID))
+        runs[group].setdefault(run, []).append(rec)
+        newest[group] = run
+    return {group: _overlapping(newest[group], {run: _span(recs) for run, recs in by_run.items()})
+            for group, by_run in runs.items()}
+
+
+def _overlapping(newest: str, spans: dict[str, tuple[str, str] | None]) -> set[str]:
+    """``newest`` and the runs whose time span (``_span``) overlaps it or one that does."""
+    picture = {newest}
+    if spans[newest] is None:
+        return picture
+    start = spans[newest][0]
+    others = sorted(((span, run) for run, span in spans.items() if span and run != newest),
+                    key=lambda item: item[0][1], reverse=True)
+    for (began, ended), run in others:  # latest end first: one that ended before the picture began ends it
+        if ended < start:
+            break
+        picture.add(run)
+        start = min(start, began)
+    return picture
+
+
+def _span(recs: list[dict]) -> tuple[str, str] | None:
+    """(earliest start, latest finish) in UTC of a run's own measurements; None when none carries a time.
+    ``ci reuse``'s copies keep the time another run measured them, which says nothing of when this
+    run ran: a run of copies only is a picture of its own, joined to no other."""
+    own = [r for r in recs if not isinstance(r.get(R.REUSED_FROM), dict)]
+    times = [(str(R.utc_time(r.get(R.STARTED) or r.get(R.FINISHED))),
+              str(R.utc_time(r.get(R.FINISHED) or r.get(R.STARTED)))) for r in own if r.get(R.STARTED) or r.get(R.FINISHED)]
+    return (min(t[0] for t in times), max(t[1] for t in times)) if times else None
