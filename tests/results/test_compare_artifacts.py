@@ -220,3 +220,33 @@ def test_comment_on_another_pr_is_refused_before_the_baseline_artifacts_are_aske
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("--pr-number: 42 is not the pull request run pr-7 measured"), err
     assert gh.stub.targets == []
+
+
+def test_artifacts_that_all_hold_no_records_are_named_not_read_as_no_baseline(gh, tmp_path, monkeypatch, capsys):
+    """cmp28: when every results artifact read held no record (main's runs whose every job was reused,
+    or an artifact whose JSONL came out empty), compare said only the general "no baseline results ...
+    check --baseline-ref" line, sending the user after a ref that was right. Now one warning names the
+    artifacts and what to do, and the reports say no baseline was compared (as for an empty
+    --baseline-jsonl)."""
+    for i in (2, 1):  # newest first
+        gh.add_run({"id": 5000 + i, "artifacts": [{"id": 9000 + i, "name": source.RESULTS_ARTIFACT,
+                                                    "zip": artifact_zip([]), "expired": False}]})
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.pr_run(keys=synth.KEYS[:1], concs=(16,)))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    for name in ("SWEEPGATE_DB", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    argv = ["results", "compare", "--db", url, "--run", "pr-7", "--baseline-artifacts",
+            "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]
+    code = cli.main([*argv, "--markdown"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err.splitlines() == [
+        f"--baseline-artifacts: warning: the {source.RESULTS_ARTIFACT} artifacts of {OWNER}/{NAME}'s "
+        "run-sweep.yml runs 5002 and 5001 on main hold no baseline records (their JSONL files are empty), "
+        "so nothing of them is compared: every point of run pr-7 is new; check that main's collect job "
+        "writes its results with `results ingest --jsonl` (a run whose every job was reused writes none), "
+        "or pass --db with a database that holds the baseline"], err
+    assert (f"> **No baseline was compared: the {source.RESULTS_ARTIFACT} artifacts of runs 5002 and 5001 "
+            "held no records, so every point is new for want of a baseline") in out, out

@@ -102,11 +102,49 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
                                         alternative="pass --db with a database that holds the baseline")
         from sweepgate.results.compare import point_of
 
+        read: list[str] = []
         found = source.records_from_artifacts(repository, token, source.branch_of(args.baseline_ref),
                                               args.window, points=sorted({point_of(r) for r in pr}, key=str),
-                                              api_url=args.github_api_url, before=store_adapter.past_of(pr))
+                                              api_url=args.github_api_url, before=store_adapter.past_of(pr),
+                                              read=read)
+        if read and not found:
+            _empty_artifacts(args, repository, read)
         return pr, store_adapter.baseline_of_files(found, pr, args.baseline_ref, "the baseline artifacts")
     return pr, baseline
+
+
+def _empty_artifacts(args, repository: str, runs: list[str]) -> None:
+    """Say that every results artifact read held no record (main's runs whose every job was reused, or an
+    artifact whose JSONL came out empty), as an empty --baseline-jsonl is said: the general "no baseline
+    results" line sent the user after a --baseline-ref that was right."""
+    from sweepgate.core.errors import emit
+    from sweepgate.results import source
+
+    which = f"runs {', '.join(runs[:-1])} and {runs[-1]}" if len(runs) > 1 else f"run {runs[0]}"
+    emit([_empty_baseline(
+        args, "--baseline-artifacts",
+        f"the {source.RESULTS_ARTIFACT} artifacts of {repository}'s {source.WORKFLOW_FILE} {which} on "
+        f"{source.branch_of(args.baseline_ref)} hold", "their JSONL files are empty", "them", everything=True,
+        hint="check that main's collect job writes its results with `results ingest --jsonl` (a run whose "
+             "every job was reused writes none), or pass --db with a database that holds the baseline")])
+    _no_baseline_note(args, f"the {source.RESULTS_ARTIFACT} artifacts of {which}")
+
+
+def _empty_baseline(args, where: str, held: str, how: str, it: str, *, everything: bool, hint: str):
+    """The warning of a baseline source that held no record: ``where: warning: HELD no baseline records
+    (HOW), so nothing of IT is compared[: every point of run R is new]; HINT``."""
+    from sweepgate.core.errors import Diagnostic
+
+    return Diagnostic(where, rule="empty-baseline", severity="warning",
+                      message=f"warning: {held} no baseline records ({how}), so nothing of {it} is compared"
+                              + (f": every point of run {args.run} is new" if everything else ""), hint=hint)
+
+
+def _no_baseline_note(args, shown: str) -> None:
+    """What the reports say under the headline when no baseline source held a record (the stderr line
+    of no baseline is then left out: the source's own warning said it)."""
+    args.baseline_notes = [f"No baseline was compared: {shown} held no records, so every point is new for "
+                           "want of a baseline, not because no run on the baseline ref measured it."]
 
 
 def _baseline_jsonl(args) -> list[dict]:
@@ -116,7 +154,7 @@ def _baseline_jsonl(args) -> list[dict]:
     --allow-empty --jsonl` writes an empty file for a main run whose every job was reused, and a
     baseline with no run of a point is `new` (CONTRACTS section 8). The reports say it too
     (``args.baseline_notes``)."""
-    from sweepgate.core.errors import Diagnostic, emit
+    from sweepgate.core.errors import emit
     from sweepgate.results import source
 
     records, empty = [], []
@@ -125,16 +163,12 @@ def _baseline_jsonl(args) -> list[dict]:
         records += held
         if not held:
             empty.append(path)
-    emit(Diagnostic(path, rule="empty-baseline", severity="warning",
-                    message=f"warning: holds no baseline records ({_what_is_empty(path)}), so nothing of it is "
-                            f"compared" + ("" if records else f": every point of run {args.run} is new"),
-                    hint="pass the results.jsonl `results ingest --jsonl` wrote on the baseline ref; a "
-                         "failed or partial download leaves it empty, and so does a run whose every job "
-                         "was reused") for path in empty)
+    emit(_empty_baseline(args, path, "holds", _what_is_empty(path), "it", everything=not records,
+                         hint="pass the results.jsonl `results ingest --jsonl` wrote on the baseline ref; a "
+                              "failed or partial download leaves it empty, and so does a run whose every job "
+                              "was reused") for path in empty)
     if not records:
-        shown = ", ".join(args.baseline_jsonl)
-        args.baseline_notes = [f"No baseline was compared: {shown} held no records, so every point is new for "
-                               "want of a baseline, not because no run on the baseline ref measured it."]
+        _no_baseline_note(args, ", ".join(args.baseline_jsonl))
     return records
 
 

@@ -67,13 +67,15 @@ def records_from_jsonl(paths: list[str | Path]) -> list[dict]:
 
 def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *, points: list | None = None,
                            api_url: str | None = None, name: str = RESULTS_ARTIFACT,
-                           workflow: str = WORKFLOW_FILE, before: str | None = None) -> list[dict]:
+                           workflow: str = WORKFLOW_FILE, before: str | None = None,
+                           read: list | None = None) -> list[dict]:
     """The records in artifact ``name`` of successful ``workflow`` runs on ``branch``, newest first:
     of the last ``runs`` such runs; with ``points`` (``compare.point_of`` tuples), of as many as
     it takes for each point to appear in ``runs`` of them (a sweep runs only the keys its
     changelog entry names), looking back at most MAX_ARTIFACT_RUNS runs; with ``before`` (when the
     compared run happened, ``store_adapter.past_of``), runs of that time or later do not count
-    towards them, as the baseline then leaves them out."""
+    towards them, as the baseline then leaves them out. ``read`` gets the run id of each artifact read,
+    newest first."""
     from sweepgate.core import github
     from sweepgate.results.compare import point_of
     from sweepgate.results.store_adapter import when
@@ -84,6 +86,8 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
     def enough(folder) -> bool:
         records = records_from_jsonl([folder])
         out.extend(records)
+        if read is not None:
+            read.append(folder.name)  # download_run_artifacts writes dest/<run id>/
         for rec in records:
             if before is None or when(rec) < before:
                 seen.get(point_of(rec), set()).add(str(rec.get(R.RUN_ID)))
