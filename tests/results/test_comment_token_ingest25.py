@@ -1,8 +1,7 @@
 """Without a GitHub token, `results comment` (posting is all it does) exits 1 with one line naming the
-variable to set, while `results compare --comment` (a report with a comment on the side) notes on
-stderr that it is not commenting and goes on, exit 0 (CONTRACTS: GitHub access). Neither sends a
-request. The note said only "GITHUB_TOKEN not set": now it says what to set, on the same line, as
-`results comment`'s refusal does (GH_TOKEN too)."""
+variable to set, and so does `results compare --comment` on a PR's run, after its report (cmp28: it
+noted "not commenting" and exited 0, which lost the comment unseen in CI; test_comment_token_cmp28.py).
+Neither sends a request. The line says what to set (GH_TOKEN too)."""
 
 from __future__ import annotations
 
@@ -17,8 +16,8 @@ from sweepgate.results import render, store
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from github_stub import GitHubStub  # noqa: E402
 
-NOTE = ("sweepgate results compare: not commenting: GITHUB_TOKEN not set; set GITHUB_TOKEN (or GH_TOKEN) "
-        "to comment")
+LINE = ("sweepgate results compare: --comment needs GITHUB_TOKEN: GITHUB_TOKEN is not set; set GITHUB_TOKEN "
+        "(or GH_TOKEN), or write the body with --comment-file for `sweepgate results comment` to post")
 
 
 def no_token(monkeypatch) -> GitHubStub:
@@ -27,7 +26,7 @@ def no_token(monkeypatch) -> GitHubStub:
     return GitHubStub()
 
 
-def test_compare_comment_without_a_token_reports_notes_what_to_set_and_exits_0(tmp_path, capsys, monkeypatch):
+def test_compare_comment_without_a_token_reports_then_names_what_to_set_and_exits_1(tmp_path, capsys, monkeypatch):
     stub = no_token(monkeypatch)
     try:
         db = f"sqlite:///{tmp_path / 'r.db'}"
@@ -35,8 +34,8 @@ def test_compare_comment_without_a_token_reports_notes_what_to_set_and_exits_0(t
             st.add(synth.history() + synth.pr_run())
         rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "pr-7", "--comment",
                                "--repository", "acme/bench", "--github-api-url", stub.url)
-        assert rc == 0 and "pr-7" in out, err
-        assert err.splitlines() == [NOTE], err
+        assert rc == 1 and "pr-7" in out, err
+        assert err.splitlines() == [LINE], err
         assert stub.requests == []
     finally:
         stub.close()

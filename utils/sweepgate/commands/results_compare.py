@@ -339,10 +339,19 @@ def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
 
 
 def _post_comment(comparison, args, charts: list[str]) -> None:
-    """Create or update the PR comment."""
+    """Create or update the PR comment. With a PR to post on and no token (or repository) to post with,
+    a failure in one line naming what to set (exit 1, or 3 when the gate tripped: ``written_past_the_gate``),
+    after the report: a note on stderr, exit 0, lost the comment unseen in a CI job. Without a PR (a run on
+    main, no --pr-number) there is nothing to post on: a note, as before."""
     from sweepgate.core import github
     from sweepgate.results import render
 
+    if args.pr_number is not None:
+        problem = github.credentials_problem(
+            "sweepgate results compare", github.token(), github.repository(args.repository), needed_by="--comment",
+            alternative="write the body with --comment-file for `sweepgate results comment` to post")
+        if problem is not None:
+            raise SweepgateError(problem)
     github.comment_if_configured(
         "sweepgate results compare", args.repository, args.pr_number,
         lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT,
