@@ -84,3 +84,16 @@ def test_results_ci_reuse_copied_do_not_reach_back_to_the_run_that_measured_them
             + sweep("main-10", 7, 0, concs=(32,)))
     pr = [r for r in synth.pr_run(keys=(KEY,)) if r[R.CONC] != 64]
     assert not_measured(env, capsys, main, pr) == []
+
+
+def test_eval_scores_of_the_overlapped_run_are_main_s_too(env, capsys):
+    """The same overlap hid eval scores: main-10 evaluated conc 16, main-11 (a re-run of conc 4 and 8
+    that ended last) did not, and a PR that measured conc 16 without its eval read clean."""
+    main = sweep("main-10", 5, 10) + sweep("main-11", 5, 11, concs=(4, 8))
+    main[-1] = {**main[-1], R.FINISHED: "2026-11-05T15:30:00Z"}
+    (at16,) = [r for r in main if r[R.RUN_ID] == "main-10" and r[R.CONC] == 16]
+    main.append({**at16, R.CLIENT: R.EVAL_CLIENT, R.RESULT_FILENAME: at16[R.RESULT_FILENAME] + "-eval",
+                 R.METRICS: {}, R.EVALS: [{R.EVAL_TASK: "gsm8k", R.EVAL_METRIC: "exact_match",
+                                           R.EVAL_FILTER: "strict-match", R.EVAL_VALUE: 0.9,
+                                           R.EVAL_STDERR: 0.01, R.EVAL_SAMPLES: 1319}]})
+    assert not_measured(env, capsys, main, synth.pr_run(keys=(KEY,))) == [(1024, 16, "eval scores", "main-10")]
