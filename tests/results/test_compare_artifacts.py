@@ -250,3 +250,35 @@ def test_artifacts_that_all_hold_no_records_are_named_not_read_as_no_baseline(gh
         "or pass --db with a database that holds the baseline"], err
     assert (f"> **No baseline was compared: the {source.RESULTS_ARTIFACT} artifacts of runs 5002 and 5001 "
             "held no records, so every point is new for want of a baseline") in out, out
+
+
+def test_a_broken_artifact_is_named_as_the_artifact_not_as_a_temporary_folder(gh, tmp_path, monkeypatch, capsys):
+    """cmp28: an artifact without a JSONL file, or with a line that is not a record, was refused at the
+    temporary folder compare had downloaded it into (`/tmp/sweepgate-baseline-…/5001: no *.jsonl files in
+    this folder`), gone by the time the user read it, with a hint about --baseline-jsonl paths."""
+    no_jsonl = io.BytesIO()
+    with zipfile.ZipFile(no_jsonl, "w") as zf:
+        zf.writestr("results.db", b"SQLite format 3\0 (not read)")
+    gh.add_run({"id": 5001, "artifacts": [{"id": 9001, "name": source.RESULTS_ARTIFACT, "zip": no_jsonl.getvalue(),
+                                           "expired": False}]})
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.pr_run(keys=synth.KEYS[:1], concs=(16,)))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    for name in ("SWEEPGATE_DB", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    argv = ["results", "compare", "--db", url, "--run", "pr-7", "--baseline-artifacts",
+            "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]
+    assert cli.main(argv) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [
+        f"{source.RESULTS_ARTIFACT} artifact of run 5001: holds no *.jsonl file (the baseline is the normalized "
+        "records `results ingest --jsonl` writes); check that main's collect job writes its results with "
+        "`results ingest --jsonl` into the artifact, or pass --db with a database that holds the baseline"], err
+    gh.runs[0]["artifacts"][0]["zip"] = artifact_zip([synth.history(runs=1)[0]], {"more.jsonl": "{}\n"})
+    assert cli.main(argv) == 1
+    out, err = capsys.readouterr()
+    assert err.startswith(f"{source.RESULTS_ARTIFACT} artifact of run 5001/more.jsonl:1: not a normalized "
+                          "result record"), err
+    assert "sweepgate-baseline-" not in err

@@ -84,7 +84,7 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
     seen: dict[tuple, set] = {tuple(p): set() for p in points or []}
 
     def enough(folder) -> bool:
-        records = records_from_jsonl([folder])
+        records = _artifact_records(folder, name)
         out.extend(records)
         if read is not None:
             read.append(folder.name)  # download_run_artifacts writes dest/<run id>/
@@ -98,6 +98,26 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
                                       runs=runs if points is None else MAX_ARTIFACT_RUNS, name=name,
                                       base_url=api_url, until=enough)
     return out
+
+
+def _artifact_records(folder: Path, name: str) -> list[dict]:
+    """The records of artifact ``name`` downloaded into ``folder`` (``dest/<run id>/``), its problems
+    placed in the artifact (``NAME artifact of run ID/FILE:LINE``): the temporary folder is gone by the
+    time they are read, and a --baseline-jsonl hint would point at no flag the user passed."""
+    from sweepgate.core.errors import Diagnostic
+
+    artifact = f"{name} artifact of run {folder.name}"
+    if not any(folder.rglob(JSONL_GLOB)):
+        raise fail(artifact, 0, "holds no *.jsonl file (the baseline is the normalized records "
+                   "`results ingest --jsonl` writes)", "check that main's collect job writes its results with "
+                   "`results ingest --jsonl` into the artifact, or pass --db with a database that holds the baseline")
+    try:
+        return records_from_jsonl([folder])
+    except SweepgateError as exc:
+        raise SweepgateError(Diagnostic(
+            f"{artifact}/{Path(d.file).relative_to(folder).as_posix()}" if Path(d.file).is_relative_to(folder)
+            else d.file, d.line, d.col, d.rule, d.message, d.hint, d.severity, in_file=False)
+            for d in exc.diagnostics) from None
 
 
 def branch_of(ref: str) -> str:
