@@ -245,11 +245,24 @@ def test_artifacts_that_all_hold_no_records_are_named_not_read_as_no_baseline(gh
     assert code == 0 and err.splitlines() == [
         f"--baseline-artifacts: warning: the {source.RESULTS_ARTIFACT} artifacts of {OWNER}/{NAME}'s "
         "run-sweep.yml runs 5002 and 5001 on main hold no baseline records (their JSONL files are empty), "
-        "so nothing of them is compared: every point of run pr-7 is new; check that main's collect job "
+        "so nothing of them is compared: every point of run pr-7 is new; check that the collect job of run-sweep.yml "
         "writes its results with `results ingest --jsonl` (a run whose every job was reused writes none), "
         "or pass --db with a database that holds the baseline"], err
     assert (f"> **No baseline was compared: the {source.RESULTS_ARTIFACT} artifacts of runs 5002 and 5001 "
             "held no records, so every point is new for want of a baseline") in out, out
+    gh.runs[:] = gh.runs[1:]  # one run: one artifact, said in the singular
+    assert cli.main(argv) == 0
+    assert capsys.readouterr().err.startswith(
+        f"--baseline-artifacts: warning: the {source.RESULTS_ARTIFACT} artifact of {OWNER}/{NAME}'s run-sweep.yml "
+        "run 5001 on main holds no baseline records (its JSONL files are empty), so nothing of it is compared")
+    gh.runs.clear()  # no run has the artifact: said so, not "no baseline results for run pr-7's points"
+    assert cli.main(argv) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        f"--baseline-artifacts: warning: the successful push runs of {OWNER}/{NAME}'s run-sweep.yml on main hold "
+        f"no baseline records (none has an unexpired {source.RESULTS_ARTIFACT} artifact), so nothing of them is "
+        "compared: every point of run pr-7 is new; check --baseline-ref, and check that the collect job of "
+        "run-sweep.yml writes its results with `results ingest --jsonl` (a run whose every job was reused writes "
+        "none), or pass --db with a database that holds the baseline"]
 
 
 def test_a_broken_artifact_is_named_as_the_artifact_not_as_a_temporary_folder(gh, tmp_path, monkeypatch, capsys):

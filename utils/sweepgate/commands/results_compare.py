@@ -107,27 +107,36 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
                                               args.window, points=sorted({point_of(r) for r in pr}, key=str),
                                               api_url=args.github_api_url, before=store_adapter.past_of(pr),
                                               read=read)
-        if read and not found:
+        if not found:
             _empty_artifacts(args, repository, read)
         return pr, store_adapter.baseline_of_files(found, pr, args.baseline_ref, "the baseline artifacts")
     return pr, baseline
 
 
 def _empty_artifacts(args, repository: str, runs: list[str]) -> None:
-    """Say that every results artifact read held no record (main's runs whose every job was reused, or an
-    artifact whose JSONL came out empty), as an empty --baseline-jsonl is said: the general "no baseline
-    results" line sent the user after a --baseline-ref that was right."""
+    """Say that the results artifacts read (``runs``: their run ids) held no record (main's runs whose every
+    job was reused, or an artifact whose JSONL came out empty), or that no run had one, as an empty
+    --baseline-jsonl is said: the general "no baseline results" line sent the user after a --baseline-ref
+    that was right, or left them guessing which artifacts were read."""
     from sweepgate.core.errors import emit
     from sweepgate.results import source
 
-    which = f"runs {', '.join(runs[:-1])} and {runs[-1]}" if len(runs) > 1 else f"run {runs[0]}"
-    emit([_empty_baseline(
-        args, "--baseline-artifacts",
-        f"the {source.RESULTS_ARTIFACT} artifacts of {repository}'s {source.WORKFLOW_FILE} {which} on "
-        f"{source.branch_of(args.baseline_ref)} hold", "their JSONL files are empty", "them", everything=True,
-        hint="check that main's collect job writes its results with `results ingest --jsonl` (a run whose "
-             "every job was reused writes none), or pass --db with a database that holds the baseline")])
-    _no_baseline_note(args, f"the {source.RESULTS_ARTIFACT} artifacts of {which}")
+    branch, workflow, one = source.branch_of(args.baseline_ref), source.WORKFLOW_FILE, len(runs) == 1
+    which = f"run {runs[0]}" if one else f"runs {', '.join(runs[:-1])} and {runs[-1]}" if runs else ""
+    artifacts = f"the {source.RESULTS_ARTIFACT} artifact{'' if one else 's'}"
+    if runs:
+        shown = f"{artifacts} of {which}"
+        held = f"{artifacts} of {repository}'s {workflow} {which} on {branch} {'holds' if one else 'hold'}"
+        how = f"{'its' if one else 'their'} JSONL files are empty"
+    else:
+        shown = f"the successful push runs of {workflow} on {branch}"
+        held = f"the successful push runs of {repository}'s {workflow} on {branch} hold"
+        how = f"none has an unexpired {source.RESULTS_ARTIFACT} artifact"
+    emit([_empty_baseline(args, "--baseline-artifacts", held, how, "it" if one else "them", everything=True,
+                          hint=("" if runs else "check --baseline-ref, and ") + f"check that the collect job of "
+                          f"{workflow} writes its results with `results ingest --jsonl` (a run whose every job was "
+                          "reused writes none), or pass --db with a database that holds the baseline")])
+    _no_baseline_note(args, shown)
 
 
 def _empty_baseline(args, where: str, held: str, how: str, it: str, *, everything: bool, hint: str):
