@@ -471,9 +471,24 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
         elif folded_rows:
             out += _md_fold(title, verdicts, together(verdicts, unchanged, placed), new_above, rated)
         else:
-            out += [f"{title}: {_kinds(verdicts)}{_large_unjudged(verdicts)} (too many to list here; "
-                    "see `--json`).", ""]
+            out += [_md_uncounted(title, verdicts, comparison), ""]
     return out
+
+
+def _md_uncounted(title: str, verdicts: list[C.Verdict], comparison: C.Comparison) -> str:
+    """A section too large for the comment, counted, not listed. Unchanged counts only the points whose
+    every row is unchanged, as the headline does (new-user28: a sweep of 300 regressed points read "0
+    points unchanged" in the headline and "Unchanged: 300 points, 593 metrics" at the foot); the
+    unchanged rows of points with another verdict are counted apart."""
+    moved: list[C.Verdict] = []
+    if title == "Unchanged":
+        changed = {v.point for v in comparison.verdicts if v.verdict != C.UNCHANGED}
+        moved = [v for v in verdicts if v.point in changed]
+        verdicts = [v for v in verdicts if v.point not in changed]
+    points = len({v.point for v in moved})
+    above = (f"; {count(len(moved), 'unchanged metric')} of {count(points, 'other point')} counted above"
+             if moved else "")
+    return f"{title}: {_kinds(verdicts)}{_large_unjudged(verdicts)}{above} (too many to list here; see `--json`)."
 
 
 def _md_fold(title: str, verdicts: list[C.Verdict], listed: list[C.Verdict], new_above: int,
