@@ -24,3 +24,28 @@ def test_a_comment_cut_to_its_limit_counts_unchanged_points_as_its_headline_does
     cut = [line for line in lines if line.startswith("Unchanged:")]
     assert cut == [f"Unchanged: {tally[0]} points, {tally[1]} metrics; 4 unchanged metrics of 1 other point "
                    "counted above (too many to list here; see `--json`)."], cut
+
+
+def test_a_point_label_on_a_narrow_terminal_breaks_only_between_its_parts(db, capsys, monkeypatch):
+    """At 80 columns `results compare` printed "qwen3.5-fp8-h200-sglang-mtp h200 ... conc 32 tp8-ep8 spec"
+    over "mtp": rich broke the label at any blank, splitting "spec mtp" (and could "conc" from its
+    number, "lmcache" from "(dram)"). A label on a narrow terminal breaks only between its parts."""
+    from helpers import run_cli
+    from sweepgate.results import store
+
+    base, pr = synth.history(keys=(KEY,), concs=(32,)), synth.pr_run(keys=(KEY,), concs=(32,))
+    for record in base + pr:
+        record[R.SPEC_DECODING] = "mtp"
+    with store.open_store(db) as st:
+        st.add(base + pr)
+    units = [KEY, "b300", "fixed-seq-len", "1024/1024", "conc 32", "spec mtp"]
+    width = len(" ".join(units))
+    for columns in range(width - 8, width):  # every width that breaks the label within its last parts
+        monkeypatch.setenv("COLUMNS", str(columns))
+        rc, text, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "pr-7", "--all")
+        assert rc == 0, err
+        lines = text.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith(KEY))
+        label = [lines[start].strip(), lines[start + 1].strip()]
+        assert " ".join(label) == " ".join(units), (columns, text)
+        assert all(any(unit in line for line in label) for unit in units), (columns, label)

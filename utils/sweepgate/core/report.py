@@ -384,17 +384,23 @@ def print_counts(console, text: str, style: str | None = None) -> None:
     """Print a line of counts ("run 7 ...: 1 regressed, 1 improved") as words, on as many lines as the
     console's width takes, each count on the line of its noun: rich breaks at any blank, a no-break
     space among them, and left "3" at a line's end, "regressed" on the next."""
+    print_units(console, count_units(text), style)
+
+
+def print_units(console, units: list[str], style: str | None = None) -> None:
+    """Print ``units`` joined by blanks, on as many lines as the console's width takes, breaking only
+    between units (a unit wider than the console is folded); one line when the console soft-wraps."""
     from rich.cells import cell_len
     from rich.text import Text
 
-    lines = [text] if console.soft_wrap else [""]
-    for unit in [] if console.soft_wrap else count_units(text):
+    lines = [" ".join(units)] if console.soft_wrap else [""]
+    for unit in [] if console.soft_wrap else units:
         if lines[-1] and cell_len(lines[-1]) + 1 + cell_len(unit) > console.width:
             lines.append(unit)
         else:
             lines[-1] = f"{lines[-1]} {unit}" if lines[-1] else unit
     for line in lines:  # Text: a ref or a run id is words, not rich markup
-        console.print(Text(line, style=style or ""))
+        console.print(Text(line, style=style or ""), overflow="fold")
 
 
 def plan_text(plan: dict) -> str:

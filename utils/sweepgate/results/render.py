@@ -83,6 +83,12 @@ def point_label(pt: tuple, rated: frozenset = frozenset()) -> str:
     """config key, hardware, scenario isl/osl, conc when the client stated one (and request rate,
     in a rate sweep: "rate ∞" for the unlimited one where its sweep is in ``rated``, ``rate_sweeps``);
     then the recipe's parts that are set, short (``labels.recipe_label``: ``tp8 spec mtp``)."""
+    return " ".join(point_units(pt, rated))
+
+
+def point_units(pt: tuple, rated: frozenset = frozenset()) -> list[str]:
+    """``point_label``'s parts, each read whole (``conc 32``, ``spec mtp``, ``lmcache (dram)``): where a
+    label printed on a narrow terminal may break (new-user28: at 80 columns it read "... spec" over "mtp")."""
     fields = C.point_json(pt)
     head = [str(fields[name]) for name in (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO) if fields[name] is not None]
     seq = [f"{fields[R.ISL]}/{fields[R.OSL]}"] if fields[R.ISL] is not None else []
@@ -92,7 +98,8 @@ def point_label(pt: tuple, rated: frozenset = frozenset()) -> str:
         seq.append(f"rate {R.UNLIMITED_RATE}")
     if fields[R.CONC] is not None:
         seq.append(f"conc {fields[R.CONC]}")
-    return " ".join(filter(None, [*head, *seq, L.recipe_label(fields)]))  # only the parts known: no key, hardware or scenario reads "conc 2"
+    recipe = [word for word, absent in zip(L.recipe_parts(fields), L.ABSENT) if word != absent]
+    return [part for part in (*head, *seq, *recipe) if part]  # only the parts known: no key, hardware or scenario reads "conc 2"
 
 
 def cells(v: C.Verdict, rated: frozenset = frozenset()) -> tuple[str, ...]:
@@ -729,13 +736,16 @@ def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int) ->
     return widths
 
 
-def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tuple[str, ...]]]) -> None:
-    """Each point's label once, on a line of its own, and its metric rows indented under it, the
-    columns aligned across points: a terminal too narrow for the one-row-a-verdict table."""
+def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tuple[str, ...]]],
+              rated: frozenset = frozenset()) -> None:
+    """Each point's label once, on lines of its own broken only between its parts (``point_units``),
+    and its metric rows indented under it, the columns aligned across points: a terminal too narrow
+    for the one-row-a-verdict table."""
     from itertools import groupby
 
     from rich.padding import Padding
-    from rich.text import Text
+
+    from sweepgate.core.report import print_units
 
     names = headers[1:]
     widths = _widths(names, [row[1:len(headers)] for _, row in rows], console.width - INDENT)
@@ -745,7 +755,7 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
     for _, group in groupby(rows, key=lambda vr: vr[0].point):
         group = list(group)
         if not aligned:  # narrower still: `header value` pairs, never a number or a name broken
-            console.print(Text(group[0][1][0], style="bold"), overflow="fold")
+            print_units(console, point_units(group[0][0].point, rated), style="bold")
             for v, row in group:
                 print_block(console, [(h, c) for h, c in zip(names, row[1:len(headers)]) if c],
                             STYLES[v.verdict])
@@ -753,7 +763,7 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
         grid = _grid(names, widths, show_header=False)
         for v, row in group:
             _add(grid, v, row[1:len(headers)])
-        console.print(Text(group[0][1][0], style="bold"), overflow="fold")
+        print_units(console, point_units(group[0][0].point, rated), style="bold")
         console.print(Padding(grid, (0, 0, 0, INDENT), expand=False))
 
 
@@ -788,7 +798,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     elif fits(console, grid):
         console.print(grid)
     else:
-        _by_point(console, headers, rows)
+        _by_point(console, headers, rows, rated)
     if left_out:
         print_counts(console, f"{left_out:,} unchanged rows not shown (--all shows them)", style="dim")
     if line := points_line(comparison):
@@ -822,7 +832,7 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     if fits(console, grid):
         console.print(grid)
     else:
-        _by_point(console, headers, rows)
+        _by_point(console, headers, rows, rated)
     for why, n in notes.items():  # Text: a reason is words, not rich markup
         console.print(Text(f"[{n}] {why}"), style=STYLES[E.NOT_JUDGED])
     print_counts(console, eval_summary(comparison))
