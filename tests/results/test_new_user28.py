@@ -49,3 +49,37 @@ def test_a_point_label_on_a_narrow_terminal_breaks_only_between_its_parts(db, ca
         label = [lines[start].strip(), lines[start + 1].strip()]
         assert " ".join(label) == " ".join(units), (columns, text)
         assert all(any(unit in line for line in label) for unit in units), (columns, label)
+
+
+def test_compare_interrupted_while_drawing_leaves_no_earlier_run_chart_under_this_runs_names(db, capsys, monkeypatch,
+                                                                                              tmp_path):
+    """Ctrl-C while `results compare --plots charts` drew a sweep's charts into the folder an earlier compare
+    had drawn into left the earlier run's charts beside this run's, under the same names, and said only
+    "interrupted": a maintainer opening the folder read another run's figures as this one's. The charts
+    it had yet to redraw are removed, and a line says how far it got."""
+    from helpers import run_cli
+    from sweepgate.results import charts, store
+
+    records = []
+    for hardware in ("b300", "h200"):  # two charts
+        records += synth.history(keys=(KEY,), hardware=hardware)
+        records += synth.pr_run(keys=(KEY,), hardware=hardware)
+        records += synth.pr_run(keys=(KEY,), hardware=hardware, run="pr-8", ref="refs/pull/8/merge", seed=5)
+    with store.open_store(db) as st:
+        st.add(records)
+    folder = tmp_path / "charts"
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "pr-7", "--plots", str(folder))
+    assert rc == 0 and len(list(folder.iterdir())) == 4, err
+    save, saved = charts._save, []
+
+    def save_then_stop(fig, path, fmt):
+        if saved:
+            raise KeyboardInterrupt
+        saved.append(save(fig, path, fmt).name)
+        return path
+
+    monkeypatch.setattr(charts, "_save", save_then_stop)
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "pr-8", "--plots", str(folder))
+    assert rc == 130, err
+    assert sorted(p.name for p in folder.iterdir()) == saved, err
+    assert "interrupted after drawing 0 of 2 charts" in err, err

@@ -268,7 +268,14 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
     changed = set(charts_mod.with_a_change(planned))
     bar = progress(len(planned), "drawing charts", PROGRESS_MIN_CHARTS)
     removed: list = []
-    charts_mod.draw_charts(comparison, folder, progress=bar, charts=planned, baseline=baseline, removed=removed)
+    try:
+        charts_mod.draw_charts(comparison, folder, progress=bar, charts=planned, baseline=baseline, removed=removed)
+    except KeyboardInterrupt:
+        drawn = sum(all((Path(folder) / f"{stem}.{fmt}").is_file() for fmt in charts_mod.FORMATS) for stem, *_ in planned)
+        print(f"sweepgate results compare: interrupted after drawing {drawn} of {count(len(planned), 'chart')}: "
+              f"{folder} holds only this run's (an earlier run's of the same names removed); run compare again "
+              "for the rest", file=sys.stderr)
+        raise
     said = charts_mod.removed_line("sweepgate results compare", removed, folder)
     if said:  # an earlier run's, of points this run has not: a reader would take them for this run's
         print(said, file=sys.stderr)

@@ -965,11 +965,18 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
     for _, group, items, _ in charts:
         whole.setdefault(group, []).extend(items)
         rows[group] = max(rows.get(group, 0), legend_rows(items))
-    with matplotlib.rc_context(STYLE):
-        for stem, group, items, part in progress(charts) if progress else charts:
-            fig = draw_chart(group, items, comparison.run, part, whole[group], rows[group], baseline)
-            for fmt in formats:
-                written.append(_save(fig, out / f"{stem}.{fmt}", fmt))
+    try:
+        with matplotlib.rc_context(STYLE):
+            for stem, group, items, part in progress(charts) if progress else charts:
+                fig = draw_chart(group, items, comparison.run, part, whole[group], rows[group], baseline)
+                for fmt in formats:
+                    written.append(_save(fig, out / f"{stem}.{fmt}", fmt))
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the charts not yet redrawn are an earlier run's, same names
+        unfinished = [out / f"{stem}.{fmt}" for stem, *_ in charts for fmt in formats]
+        gone = remove_stale(out, {path.name for path in written}, among={path.name for path in unfinished})
+        if removed is not None:
+            removed.extend(gone)
+        raise
     return written
 
 
@@ -1006,11 +1013,14 @@ def removed_line(prog: str, removed: list, folder) -> str | None:
     return f"{prog}: removed {count(len(removed), 'chart file')} an earlier run wrote into {folder} that this run does not draw"
 
 
-def remove_stale(folder: Path, keep: set[str]) -> list[Path]:
-    """Remove the charts sweepgate wrote into ``folder`` before whose names are not in ``keep``; return them.
-    Anything else (a user's notes, their own charts, a link) stays; one already gone is no error."""
+def remove_stale(folder: Path, keep: set[str], among: set[str] | None = None) -> list[Path]:
+    """Remove the charts sweepgate wrote into ``folder`` before whose names are not in ``keep`` (only those
+    named in ``among``, when given); return them. Anything else (a user's notes, their own charts, a link)
+    stays; one already gone is no error. An interrupted ``draw_charts`` removes so the charts of this run's
+    names it had yet to redraw (new-user28: Ctrl-C left an earlier run's charts beside this run's, under
+    the same names, and nothing told them apart)."""
     try:
-        names = sorted(os.listdir(folder))
+        names = sorted(os.listdir(folder) if among is None else among)
     except OSError:
         return []
     gone = []
