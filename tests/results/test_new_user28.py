@@ -83,3 +83,31 @@ def test_compare_interrupted_while_drawing_leaves_no_earlier_run_chart_under_thi
     assert rc == 130, err
     assert sorted(p.name for p in folder.iterdir()) == saved, err
     assert "interrupted after drawing 0 of 2 charts" in err, err
+
+
+def test_a_zip_already_unzipped_beside_it_is_not_said_to_be_left_out(tmp_path, capsys):
+    """A maintainer downloaded a run's artifact zip, unzipped it beside the zip (`unzip run.zip -d run`) and
+    ingested the folder: every job was stored, and a warning said the zip's results were "not ingested;
+    unzip it and ingest DIR too". A zip whose every result file the walk met unzipped (the same name and
+    size) is not named; one with a job not unzipped still is."""
+    import json
+    import zipfile
+
+    from helpers import ROW, job, run_cli, vllm_output, write_job
+
+    runs = tmp_path / "downloads"
+    write_job(runs / "run" / "bmk_a", "a", vllm_output(), job(run_id="7", ref="refs/pull/7/head"))
+    write_job(runs / "run" / "bmk_b", "b", vllm_output(16), job(run_id="7", ref="refs/pull/7/head", row={**ROW, "conc": 16}))
+    with zipfile.ZipFile(runs / "run.zip", "w") as z:
+        for path in sorted((runs / "run").rglob("*.json")):
+            z.write(path, path.relative_to(runs / "run"))
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(runs))
+    assert rc == 0 and out.splitlines()[-1].startswith("ingested 2 results (2 new)"), (out, err)
+    assert err == "", err
+    with zipfile.ZipFile(runs / "more.zip", "w") as z:  # a job the folder does not hold
+        z.writestr("bmk_c/c.json", json.dumps(vllm_output(32)))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(runs))
+    assert rc == 0 and err.splitlines() == [
+        f"{runs / 'more.zip'}: warning: a zip archive of 1 .json/.jsonl/.csv file, not ingested; "
+        "unzip it (unzip FILE -d DIR) and ingest DIR too"], err

@@ -148,7 +148,7 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     if problems:
         raise SweepgateError(problems)
     files, named = _without_csv_twins(_unique(out))
-    return Walk(files, skipped, twins + named, refused, _zipped_results(zips))
+    return Walk(files, skipped, twins + named, refused, _zipped_results(zips, [*out, *skipped, *twins]))
 
 
 def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path], twins: list[Path],
@@ -174,24 +174,34 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
         raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
 
 
-def _zipped_results(zips: list[Path]) -> list[Diagnostic]:
+def _zipped_results(zips: list[Path], walked: list[Path]) -> list[Diagnostic]:
     """A warning for each zip archive a walk met that holds files named like results (a GitHub Actions
     artifact as a browser downloads it, beside jobs already unzipped): its results are not ingested,
-    and used to be passed over without a word (review27). Other zips (logs) are not named."""
+    and used to be passed over without a word (review27). Other zips (logs) are not named, nor is a zip
+    whose every such file the walk met unzipped (``walked``: the same name and size; new-user28: a run's
+    artifact unzipped beside its zip was ingested whole, and the zip's warning said to ingest it "too")."""
     import zipfile
 
-    found = []
+    found, here = [], {(p.name, _size(p)) for p in walked}
     for path in sorted(set(zips)):
         try:
             with zipfile.ZipFile(path) as archive:
-                held = sum(1 for n in archive.namelist() if _walked(Path(n)))
+                members = [(Path(i.filename).name, i.file_size) for i in archive.infolist() if _walked(Path(i.filename))]
         except (OSError, zipfile.BadZipFile):
             continue  # no zip to unpack: nothing of it would be ingested either way
+        held = 0 if here.issuperset(members) else len(members)
         if held:
             found.append(Diagnostic(str(path), 0, 0, "zipped-results", f"warning: a zip archive of {held} "
                                     f".json/.jsonl/.csv file{'s' if held > 1 else ''}, not ingested",
                                     f"unzip it ({jsonio.UNZIP}) and ingest DIR too", severity="warning"))
     return found
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
 
 
 def _without_csv_twins(files: list[Path]) -> tuple[list[Path], list[Path]]:
