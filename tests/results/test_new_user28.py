@@ -111,3 +111,28 @@ def test_a_zip_already_unzipped_beside_it_is_not_said_to_be_left_out(tmp_path, c
     assert rc == 0 and err.splitlines() == [
         f"{runs / 'more.zip'}: warning: a zip archive of 1 .json/.jsonl/.csv file, not ingested; "
         "unzip it (unzip FILE -d DIR) and ingest DIR too"], err
+
+
+def test_show_on_80_columns_keeps_a_long_result_name_inside_its_block(db, capsys, monkeypatch):
+    """InferenceX names a job's files by its whole recipe (113 characters here). `results show` at 80 columns
+    put that name on a line of its own at column 0, under a bare "result", and cut it inside "conc16": the
+    block read as ending there. The name now starts beside its header and goes on indented under it, cut
+    after a "_" or "-"."""
+    from helpers import run_cli
+    from sweepgate.results import store
+
+    name = ("gptoss_1k1k_fp4_vllm_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc16_b200-nb_0_"
+            "nofp49ce7c4ab40c")
+    record = synth.history(runs=1, keys=(KEY,), concs=(16,))[0]
+    record[R.RESULT_FILENAME] = name
+    with store.open_store(db) as st:
+        st.add([record])
+    monkeypatch.setenv("COLUMNS", "80")
+    rc, out, err = run_cli(capsys, "results", "show", "--db", db)
+    assert rc == 0, err
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  result "))
+    rest = lines[start + 1:]
+    assert rest and all(line.startswith("    ") and len(line) <= 80 for line in rest), out
+    assert "".join(line.strip() for line in lines[start:]) == f"result {name}", out
+    assert all(line.rstrip().endswith(("_", "-")) for line in lines[start:-1]), out

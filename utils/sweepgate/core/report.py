@@ -140,7 +140,34 @@ def print_block(console, pairs: list[tuple[str, str]], style: str | None = None)
         line.append(header + " ", style="dim")
         line.append(cell)
     for text in (*lines, line):
-        console.print(text, overflow="fold")
+        for part in _hanging(text, console.width):
+            console.print(part, overflow="fold")
+
+
+def _hanging(text, width: int, indent: int = 4) -> list:
+    """``text``, one line of a block, cut to ``width`` cells, each line after the first indented by ``indent``
+    (new-user28: at 80 columns a 110-character InferenceX result name went to a line of its own at column 0,
+    cut as "..._conc1" over "6_b200...", as if a new block began)."""
+    from rich.text import Text
+
+    if width <= indent or len(text) <= width:
+        return [text]
+    cut = _cut(text.plain, width)
+    parts, rest = [text[:cut]], text[cut:]
+    while len(rest):
+        cut = _cut(rest.plain, width - indent)
+        parts.append(Text(" " * indent, style=text.style) + rest[:cut])
+        rest = rest[cut:]
+    return parts
+
+
+def _cut(plain: str, width: int) -> int:
+    """Where to cut ``plain`` to at most ``width`` characters: after its last ``_``, ``-``, ``/`` or blank
+    in the second half of that, else at ``width``."""
+    if len(plain) <= width:
+        return len(plain)
+    after = max(plain.rfind(c, 0, width) for c in "_-/ ") + 1
+    return after if after > width // 2 else width
 
 
 def print_table(stream, header: list[str], body: list[list[str]], *, title: str | None = None,
