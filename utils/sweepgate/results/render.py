@@ -493,6 +493,9 @@ def _md_uncounted(title: str, verdicts: list[C.Verdict], comparison: C.Compariso
         moved = [v for v in verdicts if v.point in changed]
         verdicts = [v for v in verdicts if v.point not in changed]
     points = len({v.point for v in moved})
+    if moved and not verdicts:  # every point changed somewhere (a whole sweep slowed): no "0 points" first
+        return (f"{title}: {count(len(moved), 'unchanged metric')} of {count(points, 'point')} counted above "
+                "(too many to list here; see `--json`).")
     above = (f"; {count(len(moved), 'unchanged metric')} of {count(points, 'other point')} counted above"
              if moved else "")
     return f"{title}: {_kinds(verdicts)}{_large_unjudged(verdicts)}{above} (too many to list here; see `--json`)."
