@@ -67,6 +67,16 @@ def db(tmp_path, monkeypatch) -> str:
 
 
 @pytest.fixture
+def env(monkeypatch, tmp_path) -> Path:
+    """A fresh working directory with no GitHub, token or store settings of the machine leaking in."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "GITHUB_TOKEN", "GH_TOKEN",
+                 "GITHUB_REPOSITORY", "GITHUB_SERVER_URL", "GITHUB_RUN_ID"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+@pytest.fixture
 def samples() -> Path:
     if not SAMPLES.is_dir():
         pytest.skip(f"no result samples at {SAMPLES} (set SWEEPGATE_RESULT_SAMPLES)")

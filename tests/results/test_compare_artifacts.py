@@ -205,6 +205,20 @@ def test_runs_after_the_compared_run_do_not_count_towards_its_baseline(gh, tmp_p
     assert code == 0
 
 
+def one_point_pr(gh, tmp_path, monkeypatch) -> list[str]:
+    """Store PR run pr-7 (one key at conc 16) and return the arguments of `results compare
+    --baseline-artifacts` against the stand-in, outside Actions."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.pr_run(keys=synth.KEYS[:1], concs=(16,)))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    for name in ("SWEEPGATE_DB", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    return ["results", "compare", "--db", url, "--run", "pr-7", "--baseline-artifacts",
+            "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]
+
+
 def test_comment_on_another_pr_is_refused_before_the_baseline_artifacts_are_asked_for(gh, tmp_path, monkeypatch,
                                                                                         capsys):
     """review23: the refusal of a --pr-number that is not the run's PR came after --baseline-artifacts had
@@ -231,15 +245,7 @@ def test_artifacts_that_all_hold_no_records_are_named_not_read_as_no_baseline(gh
     for i in (2, 1):  # newest first
         gh.add_run({"id": 5000 + i, "artifacts": [{"id": 9000 + i, "name": source.RESULTS_ARTIFACT,
                                                     "zip": artifact_zip([]), "expired": False}]})
-    url = f"sqlite:///{tmp_path / 'r.db'}"
-    with store.open_store(url) as st:
-        st.add(synth.pr_run(keys=synth.KEYS[:1], concs=(16,)))
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    for name in ("SWEEPGATE_DB", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
-        monkeypatch.delenv(name, raising=False)
-    argv = ["results", "compare", "--db", url, "--run", "pr-7", "--baseline-artifacts",
-            "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]
+    argv = one_point_pr(gh, tmp_path, monkeypatch)
     code = cli.main([*argv, "--markdown"])
     out, err = capsys.readouterr()
     assert code == 0 and err.splitlines() == [
@@ -274,15 +280,7 @@ def test_a_broken_artifact_is_named_as_the_artifact_not_as_a_temporary_folder(gh
         zf.writestr("results.db", b"SQLite format 3\0 (not read)")
     gh.add_run({"id": 5001, "artifacts": [{"id": 9001, "name": source.RESULTS_ARTIFACT, "zip": no_jsonl.getvalue(),
                                            "expired": False}]})
-    url = f"sqlite:///{tmp_path / 'r.db'}"
-    with store.open_store(url) as st:
-        st.add(synth.pr_run(keys=synth.KEYS[:1], concs=(16,)))
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    for name in ("SWEEPGATE_DB", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
-        monkeypatch.delenv(name, raising=False)
-    argv = ["results", "compare", "--db", url, "--run", "pr-7", "--baseline-artifacts",
-            "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]
+    argv = one_point_pr(gh, tmp_path, monkeypatch)
     assert cli.main(argv) == 1
     out, err = capsys.readouterr()
     assert out == "" and err.splitlines() == [

@@ -38,15 +38,6 @@ def build(path: Path, with_drop: bool = True) -> str:
     return url
 
 
-@pytest.fixture
-def env(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "GITHUB_TOKEN", "GH_TOKEN",
-                 "GITHUB_REPOSITORY", "GITHUB_SERVER_URL", "GITHUB_RUN_ID"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
-
-
 def compare_json(url: str, capsys, *extra) -> tuple[int, dict]:
     code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", *extra])
     return code, json.loads(capsys.readouterr().out)

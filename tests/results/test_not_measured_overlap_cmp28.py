@@ -7,8 +7,6 @@ in time; runs one after the other still leave the newest alone (a trimmed sweep 
 from __future__ import annotations
 
 import json
-
-import pytest
 import synth
 
 from sweepgate import cli
@@ -16,15 +14,6 @@ from sweepgate.results import record as R
 from sweepgate.results import store
 
 KEY = synth.KEYS[0]
-
-
-@pytest.fixture
-def env(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "SWEEPGATE_DB", "GITHUB_TOKEN", "GH_TOKEN",
-                 "GITHUB_REPOSITORY", "GITHUB_SERVER_URL", "GITHUB_RUN_ID"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
 
 
 def timed(run: str, conc: int, started: str, finished: str, isl: int = 1024) -> dict:
