@@ -7,6 +7,7 @@ in time; runs one after the other still leave the newest alone (a trimmed sweep 
 from __future__ import annotations
 
 import json
+
 import synth
 
 from sweepgate import cli
