@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import synth
 
 from sweepgate import cli
@@ -61,6 +62,16 @@ def test_each_seq_len_has_main_s_own_newest_picture(env, capsys):
     main = sweep("main-10", 5, 0) + sweep("main-10", 5, 6, isl=8192) + sweep("main-11", 6, 0)
     pr = synth.pr_run(keys=(KEY,)) + [r for r in synth.pr_run(keys=(KEY,), isl=8192) if r[R.CONC] != 64]
     assert not_measured(env, capsys, main, pr) == [(8192, 64, "point", "main-10")]
+
+
+@pytest.mark.parametrize("newest_too, said", [(False, []), (True, [(8192, c, "point", "main-11") for c in synth.CONCS])])
+def test_a_seq_len_the_pr_ran_none_of_is_a_drop_only_when_main_s_newest_run_of_the_key_has_it(env, capsys,
+                                                                                              newest_too, said):
+    """CI on 1552413: with pictures per seq-len, a seq-len main had stopped running (main-10's 8192, not in
+    main-11) read as dropped by every later PR of the key that ran none of it, and compare charted it."""
+    main = (sweep("main-10", 5, 0) + sweep("main-10", 5, 6, isl=8192) + sweep("main-11", 6, 0)
+            + (sweep("main-11", 6, 6, isl=8192) if newest_too else []))
+    assert not_measured(env, capsys, main, synth.pr_run(keys=(KEY,))) == said
 
 
 def test_results_ci_reuse_copied_do_not_reach_back_to_the_run_that_measured_them(env, capsys):

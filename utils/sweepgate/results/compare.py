@@ -495,16 +495,18 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
                  settings: Settings) -> list[NotMeasured]:
     """What the baseline measured and the run did not (``NotMeasured``): the points of each config
     key the run measured that main's latest picture of their key, hardware and seq-len holds
-    (``latest_pictures``) and the run lacks; at a point both measured, a compared metric the newest
+    (``latest_pictures``) and the run lacks, of a seq-len the run measured none of only when the key's
+    own latest picture has it (a seq-len main's newest sweep of the key left out is no drop); at a point both measured, a compared metric the newest
     baseline record has and the run's lacks, and eval scores a run of that picture has there and the
     run has none of (an older `--all-evals` run's are no sign of a dropped eval)."""
     keys = {h.get(R.CONFIG_KEY) for h in heads.values()} - {None}
     usable = sorted((r for r in base if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=_order)
-    pictures = latest_pictures(usable)
+    pictures, of_key = latest_pictures(usable), latest_pictures(usable, lambda pt: pt[0])
+    touched = {_group(pt) for pt in heads}
     out = {}
     for rec in usable:  # oldest first: a point's newest run of the picture names it
-        pt = point_of(rec)
-        if str(rec.get(R.RUN_ID)) in pictures[_group(pt)] and pt not in heads:
+        pt, run = point_of(rec), str(rec.get(R.RUN_ID))
+        if run in pictures[_group(pt)] and pt not in heads and (_group(pt) in touched or run in of_key[pt[0]]):
             out[pt, None] = NotMeasured(pt, None, str(rec.get(R.RUN_ID)))
     eval_base = baseline_window(base, 1, evals=True)
     for pt, head in heads.items():
@@ -527,8 +529,8 @@ def _group(pt: tuple) -> tuple:
     return pt[:R.POINT.index(R.CONC)]
 
 
-def latest_pictures(usable_oldest_first: list[dict]) -> dict[tuple, set[str]]:
-    """Each group's (``_group``) latest picture on the baseline ref: the run ids of its newest run (by
+def latest_pictures(usable_oldest_first: list[dict], group_of=None) -> dict[tuple, set[str]]:
+    """Each group's (``group_of`` a point, ``_group`` by default) latest picture on the baseline ref: the run ids of its newest run (by
     record time, ``_order``) and of every run that overlapped it in time, directly or through another
     (a re-run of some jobs dispatched while the sweep still ran, whose few points are newest; a result
     ``ci reuse`` recorded does not stretch its run back to when it was measured). Runs one after the
@@ -536,7 +538,7 @@ def latest_pictures(usable_oldest_first: list[dict]) -> dict[tuple, set[str]]:
     runs: dict[tuple, dict[str, list[dict]]] = defaultdict(dict)
     newest: dict[tuple, str] = {}
     for rec in usable_oldest_first:
-        group, run = _group(point_of(rec)), str(rec.get(R.RUN_ID))
+        group, run = (group_of or _group)(point_of(rec)), str(rec.get(R.RUN_ID))
         runs[group].setdefault(run, []).append(rec)
         newest[group] = run
     return {group: _overlapping(newest[group], {run: _span(recs) for run, recs in by_run.items()})
