@@ -54,7 +54,9 @@ def test_ci_reuse_refuses_an_empty_run_id(tmp_path, capsys, monkeypatch):
 
 # Each flag whose empty value read as the flag not given (its default, or an environment variable:
 # `--tools ""` took no run identity at all, `--model-prefix ""` matched every config) or was blamed on
-# the input (exit 1: `--config-files ""` "is a folder", `--key ""` "not in any master config").
+# the input (exit 1: `--config-files ""` "is a folder", `--key ""` "not in any master config"; `results
+# ingest --jsonl ""` wrote no JSONL file, `results compare --plots ""` drew no chart and `--plots "  "` drew
+# them into a folder named two blanks, `results comment --body ""` could not read "the report").
 EMPTY_REFUSED = [
     ["matrix", "--base-ref"], ["matrix", "--head-ref"], ["matrix", "--changelog-file"], ["matrix", "--config-files"],
     ["matrix", "--runner-config"], ["plan", "--step-summary"], ["plan", "--config-files"],
@@ -72,6 +74,13 @@ EMPTY_REFUSED = [
     ["ci", "row-env", "--tools"], ["ci", "dispatch", "--ref"], ["ci", "collect", "--results"],
     ["ci", "reuse", "--matrix"], ["ci", "reuse", "--out"], ["ci", "reuse", "--head-ref"],
     ["results", "sidecar", "--tools"],
+    ["results", "ingest", "--row"], ["results", "ingest", "--jsonl"], ["results", "ingest", "--run-id"],
+    ["results", "ingest", "--ref"], ["results", "ingest", "--config-key"],
+    ["results", "compare", "--run"], ["results", "compare", "--baseline-ref"], ["results", "compare", "--plots"],
+    ["results", "compare", "--baseline-jsonl"], ["results", "compare", "--step-summary"],
+    ["results", "compare", "--comment-file"],
+    ["results", "show", "--run"], ["results", "show", "--key"], ["results", "show", "--ref"],
+    ["results", "comment", "--body"],
     ["rehearse", "--exp-name"], ["rehearse", "--config-keys"], ["rehearse", "--row-json"],
     ["rehearse", "--runner-name"], ["rehearse", "--work-dir"],
     ["preflight", "--base-ref"], ["preflight", "--head-ref"], ["preflight", "--changelog-file"],
@@ -87,6 +96,29 @@ def test_an_empty_value_is_argument_syntax(argv, value, tmp_path, capsys, monkey
     monkeypatch.chdir(tmp_path)
     line = _usage_error(capsys, [*argv, value])
     assert line.endswith(f"argument {argv[-1]}: empty value (is a variable in the command unset?)"), line
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_a_blank_step_summary_variable_is_unset(value, tmp_path, capsys, monkeypatch):
+    """`results compare --step-summary` defaults to $GITHUB_STEP_SUMMARY: a blank variable is no file
+    (as an empty one), not an empty --step-summary value refused as argument syntax."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", value)
+    assert cli.main(["results", "compare", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--run", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "no results store here" in err and "--step-summary" not in err, err
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+@pytest.mark.parametrize("before", [[], ["res"]], ids=["alone", "after-a-folder"])
+def test_an_empty_ingest_path_is_argument_syntax(before, value, tmp_path, capsys, monkeypatch):
+    """`results ingest "$DIR"` with the variable unset walked the current folder ("" is ".") and
+    blamed it, `: no result files ... in this folder` (exit 1); "  " was read as a file name."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "res").mkdir()
+    line = _usage_error(capsys, ["results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", *before, value])
+    assert line.endswith("argument PATH: empty value (is a variable in the command unset?)"), line
+    assert not (tmp_path / "r.db").exists()
 
 
 @pytest.mark.parametrize("argv, given, flag, variable", [

@@ -15,7 +15,7 @@ from sweepgate.core.github import owner_name
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--body", required=True, metavar="PATH",
+    parser.add_argument("--body", required=True, metavar="PATH", type=argtypes.not_empty,
                         help="the report `sweepgate results compare --comment-file PATH` wrote")
     parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, required=True, help="pull request to comment on")
     parser.add_argument("--repository", type=owner_name, default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")

@@ -52,7 +52,8 @@ def add_arguments(parser) -> None:
 
     parser.add_argument("--all", action="store_true",
                         help=f"the table lists every unchanged row (past {UNCHANGED_SHOWN} it counts them)")
-    parser.add_argument("--plots", metavar="DIR", default=None, help="write PNG and SVG charts into DIR")
+    parser.add_argument("--plots", metavar="DIR", default=None, type=argtypes.not_empty,
+                        help="write PNG and SVG charts into DIR")
     parser.add_argument("--fail-on-regression", action="store_true",
                         help="exit 3 when a point regressed (as --json says; a failed job where main has a "
                              "baseline is one) or an eval score regressed or its job failed, even when --comment fails")
@@ -60,14 +61,21 @@ def add_arguments(parser) -> None:
     base.add_argument("--baseline-artifacts", action="store_true",
                       help="baseline from the results artifacts of successful runs on the baseline branch, "
                            "the newest N that measured each point (GitHub; needs a token and --repository)")
-    base.add_argument("--baseline-jsonl", nargs="+", metavar="PATH", default=None,
+    base.add_argument("--baseline-jsonl", nargs="+", metavar="PATH", default=None, type=argtypes.not_empty,
                       help="baseline from normalized records in JSONL files or folders")
-    parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
+    _add_reports(parser)
+
+
+def _add_reports(parser) -> None:
+    """Where the report goes besides stdout: the step summary, the PR comment (or its body's file)."""
+    # a blank $GITHUB_STEP_SUMMARY is unset, not an empty --step-summary (which is argument syntax)
+    parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get("GITHUB_STEP_SUMMARY", "").strip() or None,
+                        type=argtypes.not_empty,
                         help="append the markdown report to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",
                         help="create or update the results comment on the PR the run measured (its refs/pull/N/ "
                              "ref), else on --pr-number (needs a token)")
-    parser.add_argument("--comment-file", metavar="PATH", default=None,
+    parser.add_argument("--comment-file", metavar="PATH", default=None, type=argtypes.not_empty,
                         help="write the PR comment's body (within GitHub's size limit) to PATH, for a job "
                              "allowed to comment to post with `results comment`")
     parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, default=None,

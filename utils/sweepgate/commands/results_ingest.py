@@ -19,10 +19,11 @@ PROGRESS_MIN_FILES = 20
 def add_arguments(parser) -> None:
     from sweepgate.commands.results import add_db_argument
 
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="result files or folders (walked)")
+    parser.add_argument("paths", nargs="+", metavar="PATH", type=argtypes.not_empty,
+                        help="result files or folders (walked)")
     add_db_argument(parser)
-    parser.add_argument("--row", metavar="FILE", help="the matrix row (JSON) of an output that has no .job.json "
-                             "(refused when an output has its own)")
+    parser.add_argument("--row", metavar="FILE", type=argtypes.not_empty,
+                        help="the matrix row (JSON) of an output that has no .job.json (refused when an output has its own)")
     parser.add_argument("--run-id", metavar="ID", type=argtypes.not_empty,
                         help="with --row: the run the output belongs to")
     parser.add_argument("--ref", metavar="REF", type=argtypes.full_ref,
@@ -31,7 +32,7 @@ def add_arguments(parser) -> None:
                         help="with --row: the run attempt (default 1)")
     parser.add_argument("--config-key", metavar="KEY", type=argtypes.not_empty,
                         help="with --row: the master-config key of the row")
-    parser.add_argument("--jsonl", metavar="FILE",
+    parser.add_argument("--jsonl", metavar="FILE", type=argtypes.not_empty,
                         help="also append the normalized records as JSON lines to FILE (created if missing; "
                              "records it already holds are not added again)")
     parser.add_argument("--allow-empty", action="store_true",
