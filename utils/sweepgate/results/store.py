@@ -1060,10 +1060,11 @@ def _fills(stored: dict, rec: dict) -> bool:
     figures: the artifact copied in two goes, or a download cut short). The placeholder measured
     nothing, so no result changes; the job's own fields must agree but for the status it was given.
     An output that is a failure too (a run that completed nothing) fills it alike: its figures are
-    the job's, and `--jsonl` takes it as well (``results_ingest._append``)."""
+    the job's, and `--jsonl` takes it as well (``results_ingest._append``). Eval scores are no change
+    either: the placeholder has none (its ``[]`` read as a change, so an eval job's scores never filled it)."""
     return (R.is_placeholder(stored) and not R.is_placeholder(rec)
             and not stored.get(R.METRICS) and not stored.get(R.EVALS)
-            and set(_changes(stored, rec)) <= {R.STATUS})
+            and set(_changes(stored, rec)) <= {R.STATUS, R.EVALS})
 
 
 def _check_sole(conn, rows: list[dict]) -> None:
