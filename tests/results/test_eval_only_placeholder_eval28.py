@@ -42,6 +42,55 @@ def _stored(capsys, db: str) -> list[tuple]:
 SCORED = ("res-eval", "success", "lm-eval-results")
 
 
+@pytest.mark.parametrize("order", ["sidecar-first", "output-first"])
+def test_an_eval_only_job_s_scores_fill_its_placeholder_across_two_ingests(tmp_path, capsys, order):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    folders = _folders(tmp_path, EVAL_ONLY)
+    for folder in folders if order == "sidecar-first" else folders[::-1]:
+        _ingest(capsys, db, folder)
+    assert _stored(capsys, db) == [SCORED]
+    _ingest(capsys, db, *folders)  # again: nothing changes
+    assert _stored(capsys, db) == [SCORED]
+
+
+@pytest.mark.parametrize("order", ["sidecar-first", "output-first"])
+def test_an_eval_only_job_s_placeholder_and_scores_in_one_ingest_are_one_result(tmp_path, capsys, order):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    folders = _folders(tmp_path, EVAL_ONLY)
+    out, err = _ingest(capsys, db, *(folders if order == "sidecar-first" else folders[::-1]))
+    assert out.splitlines()[-1] == f"ingested 1 results (1 new) into {db}", out
+    assert LOST not in err, err
+    assert _stored(capsys, db) == [SCORED]
+
+
+def test_show_reads_the_eval_only_job_as_succeeded(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    part, whole = _folders(tmp_path, EVAL_ONLY)
+    _ingest(capsys, db, part)
+    _ingest(capsys, db, whole)
+    rc, out, err = run_cli(capsys, "results", "show", "--db", db, "--run", "900")
+    assert rc == 0 and "1 point" in out.splitlines()[0], (out, err)
+    assert "success" in out and "failure" not in out, out
+
+
+@pytest.mark.parametrize("order", ["sidecar-first", "output-first"])
+def test_a_throughput_and_eval_job_s_placeholder_is_filled_by_its_throughput(tmp_path, capsys, order):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    folders = _folders(tmp_path, {**ROW, "run-eval": True}, throughput=True)
+    for folder in folders if order == "sidecar-first" else folders[::-1]:
+        _ingest(capsys, db, folder)
+    assert _stored(capsys, db) == [("res", "success", "vllm-serving"), SCORED]
+
+
+def test_a_throughput_and_eval_job_s_scores_alone_leave_its_missing_throughput_failed(tmp_path, capsys):
+    """Its placeholder stands for X.json: the scores are no throughput, and the job stays failed there."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    part, whole = _folders(tmp_path, {**ROW, "run-eval": True})
+    _ingest(capsys, db, part)
+    _ingest(capsys, db, whole)
+    assert _stored(capsys, db) == [("res", "failure", R.SIDECAR_ONLY), SCORED]
+
+
 def test_an_eval_cut_short_then_whole_is_filled(tmp_path, capsys):
     """An empty X-eval.json (a download cut short) is the job's placeholder under X-eval; its whole copy
     takes its place (its scores were read as a change of the placeholder's empty ones: refused)."""

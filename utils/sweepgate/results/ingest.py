@@ -566,8 +566,12 @@ def _superseded(records: list[dict], new: int, outcome: Outcome) -> bool:
     if all(R.is_placeholder(rec) for rec in records):
         return not new and all(_key(rec) in outcome.measured for rec in records)
     keys = {_key(rec) for rec in records}
-    outcome.measured |= keys
-    for key in keys & outcome.placeholders.keys():
+    # an eval-only job's scores (X-eval) take the place of its placeholder X (``R.eval_partner``)
+    partners = {(rec.get(R.RUN_ID), rec.get(R.ATTEMPT), other) for rec in records
+                if (other := R.eval_partner(rec)) is not None}
+    outcome.measured |= keys | partners
+    for key in keys & outcome.placeholders.keys() | {k for k in partners & outcome.placeholders.keys()
+                                                     if R.eval_partner(outcome.placeholders[k][0])}:
         held, said, counted = outcome.placeholders.pop(key)
         outcome.new -= counted  # the output's fill of it is counted instead
         outcome.results -= 1

@@ -15,6 +15,7 @@ from sweepgate.core.jobfile import (  # noqa: F401 - the job sidecar's keys are 
     ATTEMPT, COMMIT, CONFIG_KEY, FINISHED, JOB_KEYS, REF, REHEARSAL, RUN_ID, RUN_IDENTITY, RUNNER_NAME, STARTED,
     STATUS, STATUSES,
 )
+from sweepgate.core.jobfile import EVAL_SUFFIX
 from sweepgate.core.metrics import (  # noqa: F401 - the metric names belong to every result
     REQUEST_THROUGHPUT, REQUEST_GOODPUT, OUTPUT_THROUGHPUT, INPUT_THROUGHPUT, TOTAL_TOKEN_THROUGHPUT, OUTPUT_TPUT_PER_GPU,
     INPUT_TPUT_PER_GPU, TPUT_PER_GPU, INTERACTIVITY, COMPLETED, FAILED, SUCCESS_RATE, DURATION_S,
@@ -92,6 +93,19 @@ def is_placeholder(rec: dict) -> bool:
     """Whether ``rec`` is the record a job's sidecar alone made (SIDECAR_ONLY), which its output,
     read later, takes the place of (``store._fills``, ``results_ingest._append``)."""
     return rec.get(SOURCE_FORMAT) == SIDECAR_ONLY
+
+
+def eval_partner(rec: dict) -> str | None:
+    """The other result name of an eval-only job (eval28): its sidecar alone is stored under the job's
+    result name ``X``, its scores (``X-eval.json``) under ``X-eval``. For such a placeholder, ``X-eval``
+    (the scores that take its place); for eval scores ``X-eval``, ``X`` (the placeholder they take the
+    place of); else None. Only eval records have one: a throughput job's placeholder is its ``X.json``'s."""
+    name = rec.get(RESULT_FILENAME)
+    if rec.get(CLIENT) != EVAL_CLIENT or not isinstance(name, str):
+        return None
+    if is_placeholder(rec):
+        return name + EVAL_SUFFIX
+    return name[: -len(EVAL_SUFFIX)] if name.endswith(EVAL_SUFFIX) and name != EVAL_SUFFIX else None
 
 
 def measured_by(rec: dict) -> tuple:

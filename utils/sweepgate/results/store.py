@@ -1067,6 +1067,34 @@ def _fills(stored: dict, rec: dict) -> bool:
             and set(_changes(stored, rec)) <= {R.STATUS, R.EVALS})
 
 
+def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, tuple]], list[dict]]:
+    """(rows that fill a stored placeholder of another name, each with its key; placeholders kept out)
+    of an eval-only job, whose sidecar alone is stored as ``X`` and its scores as ``X-eval``
+    (``R.eval_partner``; eval28: both were kept, and the job read as failed beside its scores).
+    Scores take the placeholder's row, and a placeholder of a job whose scores are stored is not
+    stored, as under one name (``_fills``); both are eval records of one point."""
+    wanted = {(row[column(R.RUN_ID)], row[column(R.ATTEMPT)], other): row
+              for row in rows if (other := R.eval_partner(row["record"])) is not None}
+    if not wanted:
+        return [], []
+    query = sa.select(*(results.c[column(f)] for f in KEY), results.c.record).where(
+        results.c.run_id.in_({k[0] for k in wanted}), results.c.result_filename.in_({k[2] for k in wanted}))
+    try:
+        stored = {tuple(r[:len(KEY)]): r.record for r in conn.execute(query)}
+    except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
+        raise damaged(url, f"not JSON: {exc}") from None
+    crossed, kept_out = [], []
+    for key, row in wanted.items():
+        old = stored.get(key)
+        if not _is_record(old) or old.get(R.CLIENT) != R.EVAL_CLIENT:
+            continue
+        if _fills(old, row["record"]):
+            crossed.append((row, key))
+        elif _fills(row["record"], old):
+            kept_out.append(row)
+    return crossed, kept_out
+
+
 def _check_sole(conn, rows: list[dict]) -> None:
     """Raise ``Copied`` when the runs of ``rows``, which are to be their runs' only rows, have others."""
     key_cols = [results.c[column(f)] for f in KEY]
@@ -1212,12 +1240,15 @@ class Store:
                 seen[key] = row
                 new.append(row)
         filled = self._check_unchanged(conn, again) if again and not keep_stored else []
+        crossed, kept_out = _eval_partners(conn, new, self.url) if new and not keep_stored else ([], [])
+        new = [row for row in new if not any(row is r for r in (*kept_out, *(r for r, _ in crossed)))]
         if new:
             conn.execute(results.insert(), new)
-        for row in filled:  # a job's output in place of the record its sidecar alone made (``_fills``)
-            conn.execute(results.update().where(*(results.c[column(f)] == row[column(f)] for f in KEY))
+        # a job's output in place of the record its sidecar alone made (``_fills``), under its own name
+        for row, key in [(row, tuple(row[column(f)] for f in KEY)) for row in filled] + crossed:
+            conn.execute(results.update().where(*(results.c[column(f)] == v for f, v in zip(KEY, key)))
                          .values(row))
-        return len(new) + len(filled)
+        return len(new) + len(filled) + len(crossed)
 
     def _check_unchanged(self, conn, rows: list[dict]) -> list[dict]:
         """Raise ``Immutable`` for the first row whose record differs from the stored one; return the
