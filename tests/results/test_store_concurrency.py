@@ -143,11 +143,11 @@ def test_sqlite_busy_without_a_wait_is_retried_when_opening_and_adding(tmp_path,
         assert len(calls) == 3
         real_insert, inserts = store.Store._insert, []
 
-        def flaky_insert(self, conn, rows, keep_stored=False):
+        def flaky_insert(self, conn, rows, *args):
             inserts.append(1)
             if len(inserts) == 1:
                 raise _busy()
-            return real_insert(self, conn, rows, keep_stored)
+            return real_insert(self, conn, rows, *args)
 
         monkeypatch.setattr(store.Store, "_insert", flaky_insert)
         write_job(tmp_path / "in", "res", vllm_output(), job(run_id="9"))

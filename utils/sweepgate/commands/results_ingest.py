@@ -82,13 +82,17 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
     """Files left out, counted (listed with --verbose), not stored: helper outputs in folders of
     sidecar-carrying jobs, CSV exports beside the JSON export of the same run, and files read as ones
     that go with a result, a line for each kind (``foreign.Auxiliary`` and its kinds: GPU metrics,
-    lm-eval's samples log, AIPerf's other exports; AIPerf's multi-run aggregates; an eval's side files)."""
+    lm-eval's samples log, AIPerf's other exports; AIPerf's multi-run aggregates; an eval's side files);
+    and partial copies of jobs (a sidecar alone, an output cut short) whose output an earlier ingest stored."""
     from sweepgate.results.formats import foreign
 
     groups = [(walked.skipped, "file", "with no job sidecar (helper outputs)"),
               (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, read from the JSON)")]
     for kind in foreign.BESIDE_KINDS:
         groups.append(([p for p in outcome.beside if outcome.kinds[p] is kind], kind.NOUN, kind.WHY))
+    groups.append((list(dict.fromkeys(path for path, _ in outcome.stored_before.values())), "file",
+                   "of a job whose output an earlier ingest stored (a partial copy: its sidecar without the "
+                   "output, or the output empty or cut short)"))
     for files, noun, why in groups:
         if not files:
             continue

@@ -64,6 +64,9 @@ class Outcome:
     # output of this ingest fills them; and the keys its outputs were stored under (``_superseded``)
     placeholders: dict = dataclasses.field(default_factory=dict)
     measured: set = dataclasses.field(default_factory=set)
+    # placeholders not stored because an earlier ingest stored their job's output, by key: (their file,
+    # record) (``_superseded``), unless an output of this ingest is their job's
+    stored_before: dict = dataclasses.field(default_factory=dict)
     firsts: dict = dataclasses.field(default_factory=dict)  # the SHA-256 of each output stored -> its file
 
 
@@ -533,8 +536,9 @@ def _copy_warning(path: Path, first: str) -> Diagnostic:
 def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: Outcome, before_commit,
                sole: bool = False) -> bool:
     """Store one file's records and count them; False when the file was refused or passed over."""
-    try:
-        new = store.add(records, sole=sole, before_commit=before_commit)  # a store failure stops the ingest
+    behind: list = []  # placeholders the store keeps out behind their job's output
+    try:  # a store failure stops the ingest
+        new = store.add(records, sole=sole, before_commit=before_commit, behind=behind)
     except Immutable as exc:  # a changed file under a stored key: this file only is refused
         outcome.problems.append(exc.at(str(path)))
         return False
@@ -542,7 +546,7 @@ def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: 
         outcome.warnings.append(_copy_warning(path, f"result {exc.names[0]!r} of run {exc.record[R.RUN_ID]} "
                                               "(stored before)"))
         return False
-    if _superseded(records, new, outcome):
+    if _superseded(records, new, outcome, behind, path):
         return True
     outcome.new += new
     outcome.results += len(records)
@@ -557,19 +561,29 @@ def _key(rec: dict) -> tuple:
     return rec.get(R.RUN_ID), rec.get(R.ATTEMPT), rec.get(R.RESULT_FILENAME)
 
 
-def _superseded(records: list[dict], new: int, outcome: Outcome) -> bool:
+def _superseded(records: list[dict], new: int, outcome: Outcome, behind: list, path: Path) -> bool:
     """One job's sidecar alone (a partial copy) and its output in one ingest are one result, whichever
     came first: the output fills the placeholder (``store._fills``), or the placeholder is kept out
     behind it. Either way the placeholder is no result of this ingest: not counted, not given to
-    ``--jsonl``, and its warning (the job "left no result file") not said. True when ``records`` are
-    such a placeholder, kept out; an output that filled one this ingest stored takes its place."""
+    ``--jsonl``, and its warning (the job "left no result file") not said. So is a placeholder kept
+    out (``behind``) behind its job's output that an earlier ingest stored; it is reported as skipped
+    (``stored_before``) unless an output of this ingest is its job's. True when ``records`` are such
+    a placeholder, kept out; an output that filled one this ingest stored takes its place."""
     if all(R.is_placeholder(rec) for rec in records):
-        return not new and all(_key(rec) in outcome.measured for rec in records)
+        if not new and all(_key(rec) in outcome.measured for rec in records):
+            return True
+        if len(behind) != len(records):
+            return False
+        outcome.stored_before.update({_key(rec): (path, rec) for rec in records})
+        return True
     keys = {_key(rec) for rec in records}
     # an eval-only job's scores (X-eval) take the place of its placeholder X (``R.eval_partner``)
     partners = {(rec.get(R.RUN_ID), rec.get(R.ATTEMPT), other) for rec in records
                 if (other := R.eval_partner(rec)) is not None}
     outcome.measured |= keys | partners
+    for key in keys | {k for k in partners & outcome.stored_before.keys()
+                       if R.eval_partner(outcome.stored_before[k][1])}:
+        outcome.stored_before.pop(key, None)  # its output read in this ingest too: one result, that output's
     for key in keys & outcome.placeholders.keys() | {k for k in partners & outcome.placeholders.keys()
                                                      if R.eval_partner(outcome.placeholders[k][0])}:
         held, said, counted = outcome.placeholders.pop(key)

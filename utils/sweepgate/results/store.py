@@ -5,6 +5,7 @@ returns plain record dicts (``record.py`` names, ``result.schema.json``)::
 
     with open_store(url) as st:          # url None -> SWEEPGATE_DB -> sqlite:///<repo>/.sweepgate/results.db
         st.add(records)                  # one transaction; returns how many were new
+        st.add(records, behind=kept)     # kept: the placeholders not stored, their job's output stored
         st.run_results("123456")         # every record of a run (all attempts)
         st.last_runs("refs/heads/main", point, n=5)  # newest first, one per run
         st.history(point)                # oldest first
@@ -1217,8 +1218,9 @@ class Store:
         row.update({INGESTED_AT: ingested_at, "record": rec})
         return row
 
-    def _insert(self, conn, rows: list[dict], keep_stored: bool = False) -> int:
-        """Insert the rows whose (run-id, attempt, result-filename) is not stored yet.
+    def _insert(self, conn, rows: list[dict], keep_stored: bool, behind: list) -> int:
+        """Insert the rows whose (run-id, attempt, result-filename) is not stored yet; the records of
+        placeholders kept out behind their job's stored output go to ``behind``.
 
         A SELECT of the keys and a plain INSERT: both are cached compiled statements
         (ON CONFLICT constructs are not), and both work on every dialect."""
@@ -1239,8 +1241,9 @@ class Store:
             else:
                 seen[key] = row
                 new.append(row)
-        filled = self._check_unchanged(conn, again) if again and not keep_stored else []
+        filled = self._check_unchanged(conn, again, behind) if again and not keep_stored else []
         crossed, kept_out = _eval_partners(conn, new, self.url) if new and not keep_stored else ([], [])
+        behind.extend(row["record"] for row in kept_out)
         new = [row for row in new if not any(row is r for r in (*kept_out, *(r for r, _ in crossed)))]
         if new:
             conn.execute(results.insert(), new)
@@ -1250,9 +1253,10 @@ class Store:
                          .values(row))
         return len(new) + len(filled) + len(crossed)
 
-    def _check_unchanged(self, conn, rows: list[dict]) -> list[dict]:
+    def _check_unchanged(self, conn, rows: list[dict], behind: list) -> list[dict]:
         """Raise ``Immutable`` for the first row whose record differs from the stored one; return the
-        rows that fill a stored placeholder (``_fills``). Only a re-ingest pays for reading them back."""
+        rows that fill a stored placeholder (``_fills``), and put in ``behind`` the records of
+        placeholders whose job's output is the stored row. Only a re-ingest pays for reading them back."""
         names = {row[column(R.RESULT_FILENAME)] for row in rows}
         runs = {row[column(R.RUN_ID)] for row in rows}
         key_cols = [results.c[column(f)] for f in KEY]
@@ -1269,17 +1273,23 @@ class Store:
                 raise damaged(self.url, f"not a result record: {json.dumps(old)[:60]}")
             if _fills(old, row["record"]):
                 filled.append(row)
-            elif not _fills(row["record"], old):  # else a placeholder of a job stored whole: kept
+            elif _fills(row["record"], old):  # a placeholder of a job stored whole: the output is kept
+                behind.append(row["record"])
+            else:
                 _same(old, row["record"])
         return filled
 
-    def add(self, records: list[dict], *, keep_stored: bool = False, sole: bool = False, before_commit=None) -> int:
+    def add(self, records: list[dict], *, keep_stored: bool = False, sole: bool = False, before_commit=None,
+            behind: list | None = None) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new. A record
         that differs from the one stored under its key raises ``Immutable`` (nothing is stored),
         or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s). With
         ``sole`` (the records are all their run's: its id is their file's content hash), a run the
         store holds other rows of raises ``Copied``, nothing stored.
-        ``before_commit()`` is called once the rows are written, just before they are committed."""
+        ``before_commit()`` is called once the rows are written, just before they are committed.
+        ``behind``, when given, receives the placeholders (a job's sidecar alone) not stored because
+        the store holds their job's output (``_fills``, ``_eval_partners``): no new row, and no re-ingest
+        of a stored one either."""
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         rows = [self._row(rec, stamp) for rec in records]
         attempt = 1
@@ -1290,9 +1300,12 @@ class Store:
                     _write_lock(conn)
                     if sole:
                         _check_sole(conn, rows)
-                    new = self._insert(conn, rows, keep_stored)
+                    kept: list = []  # of this transaction only (one that lost a race starts over)
+                    new = self._insert(conn, rows, keep_stored, kept)
                     if before_commit is not None:
                         before_commit()
+                if behind is not None:
+                    behind.extend(kept)
                 return new
             except sa.exc.SQLAlchemyError as exc:
                 if attempt == ADD_ATTEMPTS or not _lost_race(exc) or (_sqlite_busy(exc) and _waited_out(started)):
