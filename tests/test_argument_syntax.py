@@ -56,7 +56,8 @@ def test_ci_reuse_refuses_an_empty_run_id(tmp_path, capsys, monkeypatch):
 # `--tools ""` took no run identity at all, `--model-prefix ""` matched every config) or was blamed on
 # the input (exit 1: `--config-files ""` "is a folder", `--key ""` "not in any master config"; `results
 # ingest --jsonl ""` wrote no JSONL file, `results compare --plots ""` drew no chart and `--plots "  "` drew
-# them into a folder named two blanks, `results comment --body ""` could not read "the report").
+# them into a folder named two blanks, `results comment --body ""` could not read "the report"; `example
+# --plots ""` drew its charts into a temporary folder, `--plots "  "` into a folder named two blanks).
 EMPTY_REFUSED = [
     ["matrix", "--base-ref"], ["matrix", "--head-ref"], ["matrix", "--changelog-file"], ["matrix", "--config-files"],
     ["matrix", "--runner-config"], ["plan", "--step-summary"], ["plan", "--config-files"],
@@ -85,6 +86,7 @@ EMPTY_REFUSED = [
     ["rehearse", "--runner-name"], ["rehearse", "--work-dir"],
     ["preflight", "--base-ref"], ["preflight", "--head-ref"], ["preflight", "--changelog-file"],
     ["preflight", "--config-keys"],
+    ["example", "--plots"],
 ]
 
 

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 
+from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
 from sweepgate.core.fleet import fleet_root
 
@@ -36,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print it all as JSON: the gate verdict and matrix, then (unless --no-rehearse) "
                              "the rehearsal, results, comparison and charts under \"rehearsal\"")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway repository and print its path")
-    parser.add_argument("--plots", metavar="DIR", default=None,
+    parser.add_argument("--plots", metavar="DIR", default=None, type=argtypes.not_empty,
                         help="write the charts into DIR (default: a new temporary folder, kept and printed)")
     parser.add_argument("--no-rehearse", action="store_true",
                         help="stop after the matrix: no rehearsal, results or charts")
