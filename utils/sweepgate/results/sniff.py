@@ -38,9 +38,12 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         foreign.refuse_csv(text.split("\n", 1)[0], path)
         inferencex.refuse_csv(text, path)
         foreign.refuse_console(text, path)
-        what = "a console log" if LOG_LINE.match(text) else "a CSV table" if _table(text) else "not JSON or CSV"
+        lone = None if LOG_LINE.match(text) else _lone_value(text)
+        what = "a console log" if LOG_LINE.match(text) else lone or ("a CSV table" if _table(text) else
+                                                                     "not JSON or CSV")
         raise fail(path, 1, f"format: {what}, not a benchmark client output (expected {KNOWN})",
-                   "ingest the job's $RESULT_FILENAME.json, or remove the file")
+                   "ingest the job's $RESULT_FILENAME.json, or remove the file",
+                   col=len(text) - len(text.lstrip()) + 1 if lone else 0)
     docs = jsonio.documents(text, path)
     if lm_eval.is_samples_log(docs) or gpu_metrics.is_identity_dump(docs):  # beside a result, as gpu_metrics.csv is
         raise Auxiliary(path)
@@ -66,6 +69,20 @@ def _parse_all(docs: list[tuple[int, object]], path: str) -> list[Measurement]:
                            "remove this line) and ingest again") from None
             raise
     return out
+
+
+def _lone_value(text: str) -> str | None:
+    """What a file holding one JSON value that is no object or array is (``null``, ``1``, ``"x"``,
+    ``true``: a client killed before it wrote its dict, a variable echoed into the file), else None.
+    It is JSON: "not JSON or CSV" said the opposite of what the file shows (nu30)."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    kinds = ((type(None), "null"), (bool, "boolean"), ((int, float), "number"), (str, "string"))
+    return next((f"a JSON {name}" for kind, name in kinds if isinstance(value, kind)), None)
 
 
 def _table(text: str) -> bool:
