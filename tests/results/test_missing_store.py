@@ -112,7 +112,7 @@ def test_a_row_that_is_not_a_matrix_row_is_refused_before_anything_is_stored(tmp
     db = tmp_path / "r.db"
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}", "--row", str(tmp_path / "row.json"),
                          "--run-id", "1", "--ref", "refs/heads/main", str(tmp_path / "out.json"))
-    assert rc == 1 and err.startswith(f"{tmp_path / 'row.json'}:1: {said}") and not db.exists(), err
+    assert rc == 1 and err.startswith(f"{tmp_path / 'row.json'}:1:1: {said}") and not db.exists(), err
 
 
 @pytest.mark.parametrize("conc", ['"sixteen"', "null", "0", "true", "[]"])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from helpers import run_cli
+from helpers import ROW, run_cli, vllm_output
 
 
 @pytest.mark.parametrize("text,what", [
@@ -24,3 +26,39 @@ def test_a_lone_json_value_is_not_called_not_json(tmp_path, capsys, text, what):
     assert line.startswith(f"{tmp_path / 'out.json'}:1:{len(text) - len(text.lstrip()) + 1}: format: {what}, "
                            "not a benchmark client output (expected "), line
     assert line.endswith("; ingest the job's $RESULT_FILENAME.json, or remove the file"), line
+
+
+@pytest.mark.parametrize("key,value,said", [
+    ("conc", "32", "row's conc \"32\" is not a positive whole number"),
+    ("tp", 0, "row's tp 0 is not a whole number from 1 to 1024"),
+    ("isl", 1.5, "row's isl 1.5 is not a whole number from 1"),
+    ("model", 5, "row's model 5 is not text a job can hand to a shell"),
+])
+def test_a_bad_row_file_is_placed_at_the_key_it_names(tmp_path, capsys, key, value, said):
+    """`--row row.json` written by `jq` (one key a line) with one wrong value was refused at
+    `row.json:1:`, the file's first line, while the same row in a job sidecar is placed at its key:
+    the user had to hunt for the field in the file."""
+    row = dict(ROW, **{key: value})
+    text = json.dumps(row, indent=2)
+    (tmp_path / "row.json").write_text(text + "\n", encoding="utf-8")
+    (tmp_path / "out.json").write_text(json.dumps(vllm_output()), encoding="utf-8")
+    line = next(n for n, s in enumerate(text.splitlines(), 1) if s.strip().startswith(f'"{key}"'))
+    col = text.splitlines()[line - 1].index(f'"{key}"') + 1
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}",
+                           "--row", str(tmp_path / "row.json"), "--run-id", "7", "--ref", "refs/heads/main",
+                           str(tmp_path / "out.json"))
+    assert rc == 1 and out == "", (out, err)
+    (first,) = err.strip().splitlines()
+    assert first.startswith(f"{tmp_path / 'row.json'}:{line}:{col}: {said}"), first
+
+
+def test_a_row_file_missing_a_field_is_placed_at_the_row(tmp_path, capsys):
+    """A row without a field the record needs has no key to point at: the row's own '{'."""
+    row = {k: v for k, v in ROW.items() if k != "runner"}
+    (tmp_path / "row.json").write_text("\n\n" + json.dumps(row, indent=2) + "\n", encoding="utf-8")
+    (tmp_path / "out.json").write_text(json.dumps(vllm_output()), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}",
+                           "--row", str(tmp_path / "row.json"), "--run-id", "7", "--ref", "refs/heads/main",
+                           str(tmp_path / "out.json"))
+    assert rc == 1, err
+    assert err.startswith(f"{tmp_path / 'row.json'}:3:1: row has no 'runner'"), err

@@ -57,11 +57,19 @@ def _given(args):
     if not args.run_id or not args.ref:
         argtypes.combination_error(args, "--row", "needs --run-id and --ref", "pass --row FILE --run-id ID --ref REF")
     fix = "pass the job's matrix row as a JSON file"
-    row = jsonio.loads(jsonio.read_text(args.row, fix), args.row, hint=fix)
+    text = jsonio.read_text(args.row, fix)
+    row = jsonio.loads(text, args.row, hint=fix)
+    from sweepgate.core.errors import SweepgateError
     from sweepgate.core.jobenv import check_row
 
     _refuse_rows_holder(row, args.row)
-    check_row(row, args.row, "pass one whole row of `sweepgate matrix`'s output")
+    try:
+        check_row(row, args.row, "pass one whole row of `sweepgate matrix`'s output")
+    except SweepgateError as exc:  # `row's conc "32" ...` at the conc key of the file, as a sidecar's row is
+        from sweepgate.results.sidecar import place_row_problems
+
+        place_row_problems(exc.diagnostics, text, args.row, None)
+        raise
     return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key)
 
 

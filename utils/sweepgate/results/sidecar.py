@@ -123,7 +123,7 @@ def read(path: Path) -> Job:
     try:
         check_row(doc[ROW], str(path), REWRITE)
     except SweepgateError as exc:  # `row's conc "4" ...` at the row's conc key, not at the file's first line
-        _place_row_problems(exc.diagnostics, text, str(path))
+        place_row_problems(exc.diagnostics, text, str(path))
         raise
     try:
         _check_job(doc[JOB], str(path))
@@ -192,9 +192,10 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
-def _place_row_problems(diagnostics, text: str, path: str) -> None:
+def place_row_problems(diagnostics, text: str, path: str, under: str | None = ROW) -> None:
     """Place check_row's refusals (``row's prefill.tp 0 ...``, ``row has no 'tp'``) at the field
-    they name inside the sidecar's row, else at the row itself."""
+    they name inside the row (the sidecar's ``row``; ``under`` None: a file that is the row, as
+    ``results ingest --row`` reads), else at the row itself."""
     import re
 
     from sweepgate.core.jsontext import key_place
@@ -202,7 +203,8 @@ def _place_row_problems(diagnostics, text: str, path: str) -> None:
     for d in diagnostics:
         if d.file == path:
             named = re.match(r"row's ([\w.-]+)", d.message)
-            d.line, d.col = key_place(text, f"{ROW}.{named.group(1)}" if named else ROW)
+            field = named.group(1) if named else None
+            d.line, d.col = key_place(text, ".".join(p for p in (under, field) if p) or None)
 
 
 def local_job(content: bytes, row: dict | None = None, **given) -> Job:
