@@ -38,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the rehearsal, results, comparison and charts under \"rehearsal\"")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway repository and print its path")
     parser.add_argument("--plots", metavar="DIR", default=None, type=argtypes.not_empty,
-                        help="write the charts into DIR (default: a new temporary folder, kept and printed)")
+                        help="write the charts into DIR (default: a new temporary folder, kept and printed; "
+                             "not with --no-rehearse, which draws none)")
     parser.add_argument("--no-rehearse", action="store_true",
                         help="stop after the matrix: no rehearsal, results or charts")
 
@@ -270,6 +271,9 @@ def run(args) -> int:
     from sweepgate.core import report
     from sweepgate.rehearsal.runner import remove_work_dir  # loaded before a Ctrl-C may need it
 
+    if args.plots and args.no_rehearse:  # the charts come after the rehearsal: DIR would silently stay unwritten
+        argtypes.combination_error(args, "--plots", "not allowed with argument --no-rehearse (no charts are drawn "
+                                   "without the rehearsal)", "drop --no-rehearse to draw them, or --plots")
     if args.plots and not args.no_rehearse:
         from sweepgate.core.outpaths import creatable_dir
 
