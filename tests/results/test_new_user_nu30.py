@@ -62,3 +62,35 @@ def test_a_row_file_missing_a_field_is_placed_at_the_row(tmp_path, capsys):
                            str(tmp_path / "out.json"))
     assert rc == 1, err
     assert err.startswith(f"{tmp_path / 'row.json'}:3:1: row has no 'runner'"), err
+
+
+@pytest.mark.parametrize("argv", [
+    ("results", "ingest", "--jsonl", "-", "out.json"),
+    ("results", "compare", "--run", "7", "--comment-file", "-"),
+    ("results", "compare", "--run", "7", "--step-summary", "-"),
+])
+def test_a_dash_for_an_output_file_is_argument_syntax(tmp_path, capsys, monkeypatch, argv):
+    """`--jsonl -` (or `--comment-file -`), which a Unix user types for standard output, wrote a file
+    named `-` in the current folder and said `appended 5 records to -`: the records never reached the
+    pipe, and the stray file is awkward to remove. A '-' is refused as argument syntax (exit 2)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out.json").write_text(json.dumps(vllm_output()), encoding="utf-8")
+    flag = argv[argv.index("-") - 1]
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, *argv[:2], "--db", f"sqlite:///{tmp_path / 'r.db'}", *argv[2:])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].endswith(
+        f"error: argument {flag}: '-' is no standard output here: it would name a file called '-'; pass a file "
+        "name (./- for a file called '-')"), err
+    assert not (tmp_path / "-").exists()
+
+
+def test_plan_step_summary_dash_is_argument_syntax_too(tmp_path, capsys, monkeypatch):
+    """`plan --step-summary -`: the same flag as compare's, refused the same way."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, "plan", "--step-summary", "-")
+    assert exc.value.code == 2
+    assert "argument --step-summary: '-' is no standard output here" in capsys.readouterr().err
+    assert not (tmp_path / "-").exists()

@@ -51,6 +51,17 @@ def not_empty(text: str) -> str:
     return text
 
 
+def output_file(text: str) -> str:
+    """A file a command writes (``--jsonl``, ``--comment-file``, ``--step-summary``): not empty, and not
+    '-', which a Unix user types for standard output but which would name a file called '-' in the
+    current folder, the records or report never reaching the pipe (nu30)."""
+    text = not_empty(text)
+    if text.strip() == "-":
+        raise argparse.ArgumentTypeError("'-' is no standard output here: it would name a file called '-'; "
+                                         "pass a file name (./- for a file called '-')")
+    return text
+
+
 def full_ref(text: str) -> str:
     """A git ref as GitHub names it (refs/heads/main, refs/pull/42/merge): a result stored under
     "main" would be no run of refs/heads/main, the baseline compare reads."""

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the plan as JSON (CONTRACTS §4)")
     fmt.add_argument("--markdown", action="store_true", help="print the plan as markdown")
-    parser.add_argument("--step-summary", type=argtypes.not_empty, metavar="PATH",
+    parser.add_argument("--step-summary", type=argtypes.output_file, metavar="PATH",
                         default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
                         help="append the markdown plan to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",

@@ -70,12 +70,12 @@ def _add_reports(parser) -> None:
     """Where the report goes besides stdout: the step summary, the PR comment (or its body's file)."""
     # a blank $GITHUB_STEP_SUMMARY is unset, not an empty --step-summary (which is argument syntax)
     parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get("GITHUB_STEP_SUMMARY", "").strip() or None,
-                        type=argtypes.not_empty,
+                        type=argtypes.output_file,
                         help="append the markdown report to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",
                         help="create or update the results comment on the PR the run measured (its refs/pull/N/ "
                              "ref), else on --pr-number (needs a token)")
-    parser.add_argument("--comment-file", metavar="PATH", default=None, type=argtypes.not_empty,
+    parser.add_argument("--comment-file", metavar="PATH", default=None, type=argtypes.output_file,
                         help="write the PR comment's body (within GitHub's size limit) to PATH, for a job "
                              "allowed to comment to post with `results comment`")
     parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, default=None,

@@ -32,7 +32,7 @@ def add_arguments(parser) -> None:
                         help="with --row: the run attempt (default 1)")
     parser.add_argument("--config-key", metavar="KEY", type=argtypes.not_empty,
                         help="with --row: the master-config key of the row")
-    parser.add_argument("--jsonl", metavar="FILE", type=argtypes.not_empty,
+    parser.add_argument("--jsonl", metavar="FILE", type=argtypes.output_file,
                         help="also append the normalized records as JSON lines to FILE (created if missing; "
                              "records it already holds are not added again)")
     parser.add_argument("--allow-empty", action="store_true",
