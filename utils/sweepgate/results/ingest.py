@@ -370,12 +370,15 @@ def _unreadable(exc: SweepgateError, output: Path) -> bool:
                                          for d in exc.diagnostics)
 
 
+MISSING_OUTPUT = "missing-output"  # the rule of the warning that a job which says success left no output
+
+
 def orphan_record(side: Path, warnings: list | None = None) -> list[dict]:
     """A sidecar whose job left no output: a failure (or cancelled) record with no metrics; a
     sidecar that says success is stored so too, with a warning (its output went missing)."""
     job = sidecar.read(side)
     if job.job[R.STATUS] == "success" and warnings is not None:
-        lost = Diagnostic(str(side), 0, 0, "missing-output",
+        lost = Diagnostic(str(side), 0, 0, MISSING_OUTPUT,
                           "warning: the job says success but left no result file; stored as a failure",
                           "check that the job's upload included its $RESULT_FILENAME.json", severity="warning")
         jsonio.place([lost], side.read_text(encoding="utf-8", errors="replace"), str(side))  # where it starts
@@ -546,7 +549,7 @@ def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: 
         outcome.warnings.append(_copy_warning(path, f"result {exc.names[0]!r} of run {exc.record[R.RUN_ID]} "
                                               "(stored before)"))
         return False
-    if _superseded(records, new, outcome, behind, path):
+    if _superseded(records, new, outcome, behind, path) or _again(records, new, outcome, path, warnings):
         return True
     outcome.new += new
     outcome.results += len(records)
@@ -592,6 +595,28 @@ def _superseded(records: list[dict], new: int, outcome: Outcome, behind: list, p
         outcome.records[:] = [r for r in outcome.records if r is not held]
         outcome.warnings[:] = [w for w in outcome.warnings if not any(w is x for x in said)]
     return False
+
+
+def _again(records: list[dict], new: int, outcome: Outcome, path: Path, warnings: list) -> bool:
+    """Whether ``records`` are a placeholder of a job that this ingest holds a placeholder of (evalb30):
+    its sidecar alone and its output cut short (``X.json``, or an eval-only job's ``X-eval.json``
+    beside its placeholder ``X``) are one failure, which the store keeps once; counted once. The
+    warning that the job left no result file is not said once its file, cut short, is read: that
+    file's warning is said instead."""
+    if new or len(records) != 1 or not R.is_placeholder(records[0]):
+        return False
+    rec = records[0]
+    key = next((k for k in (_key(rec), (rec.get(R.RUN_ID), rec.get(R.ATTEMPT), R.eval_partner(rec)))
+                if k in outcome.placeholders and (k == _key(rec) or R.eval_partner(outcome.placeholders[k][0]))), None)
+    if key is None:
+        return False
+    held, said, counted = outcome.placeholders[key]
+    if not sidecar.is_sidecar(path):  # the job's file, cut short: its warning in place of "left no result file"
+        lost = [w for w in said if w.rule == MISSING_OUTPUT]
+        outcome.warnings[:] = [w for w in outcome.warnings if not any(w is x for x in lost)]
+        outcome.warnings.extend(warnings)
+        outcome.placeholders[key] = (held, [*said, *warnings], counted)
+    return True
 
 
 def _utf8_name(path: Path) -> None:

@@ -98,14 +98,15 @@ def is_placeholder(rec: dict) -> bool:
 def eval_partner(rec: dict) -> str | None:
     """The other result name of an eval-only job (eval28): its sidecar alone is stored under the job's
     result name ``X``, its scores (``X-eval.json``) under ``X-eval``. For such a placeholder, ``X-eval``
-    (the scores that take its place); for eval scores ``X-eval``, ``X`` (the placeholder they take the
-    place of); else None. Only eval records have one: a throughput job's placeholder is its ``X.json``'s."""
+    (the scores that take its place); for eval scores ``X-eval``, or the placeholder its cut-short
+    ``X-eval.json`` made, ``X`` (the placeholder of the sidecar alone; evalb30); else None. Only eval
+    records have one: a throughput job's placeholder is its ``X.json``'s."""
     name = rec.get(RESULT_FILENAME)
     if rec.get(CLIENT) != EVAL_CLIENT or not isinstance(name, str):
         return None
-    if is_placeholder(rec):
-        return name + EVAL_SUFFIX
-    return name[: -len(EVAL_SUFFIX)] if name.endswith(EVAL_SUFFIX) and name != EVAL_SUFFIX else None
+    if name.endswith(EVAL_SUFFIX) and name != EVAL_SUFFIX:
+        return name[: -len(EVAL_SUFFIX)]
+    return name + EVAL_SUFFIX if is_placeholder(rec) else None
 
 
 def measured_by(rec: dict) -> tuple:

@@ -1068,23 +1068,26 @@ def _fills(stored: dict, rec: dict) -> bool:
             and set(_changes(stored, rec)) <= {R.STATUS, R.EVALS})
 
 
-def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, tuple]], list[dict]]:
-    """(rows that fill a stored placeholder of another name, each with its key; placeholders kept out)
+def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, tuple]], list[dict], list[dict]]:
+    """(rows that fill a stored placeholder of another name, each with its key; placeholders kept out
+    behind their job's stored scores; placeholders kept out beside their job's stored placeholder)
     of an eval-only job, whose sidecar alone is stored as ``X`` and its scores as ``X-eval``
     (``R.eval_partner``; eval28: both were kept, and the job read as failed beside its scores).
     Scores take the placeholder's row, and a placeholder of a job whose scores are stored is not
-    stored, as under one name (``_fills``); both are eval records of one point."""
+    stored, as under one name (``_fills``); both are eval records of one point. So is a placeholder
+    of a job whose other placeholder is stored (its sidecar alone ``X``, its ``X-eval.json`` cut short;
+    evalb30: both were kept, two failures of one job): the job's again, as a re-ingest is."""
     wanted = {(row[column(R.RUN_ID)], row[column(R.ATTEMPT)], other): row
               for row in rows if (other := R.eval_partner(row["record"])) is not None}
     if not wanted:
-        return [], []
+        return [], [], []
     query = sa.select(*(results.c[column(f)] for f in KEY), results.c.record).where(
         results.c.run_id.in_({k[0] for k in wanted}), results.c.result_filename.in_({k[2] for k in wanted}))
     try:
         stored = {tuple(r[:len(KEY)]): r.record for r in conn.execute(query)}
     except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
         raise damaged(url, f"not JSON: {exc}") from None
-    crossed, kept_out = [], []
+    crossed, kept_out, twins = [], [], []
     for key, row in wanted.items():
         old = stored.get(key)
         if not _is_record(old) or old.get(R.CLIENT) != R.EVAL_CLIENT:
@@ -1093,7 +1096,9 @@ def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, t
             crossed.append((row, key))
         elif _fills(row["record"], old):
             kept_out.append(row)
-    return crossed, kept_out
+        elif R.is_placeholder(old) and R.is_placeholder(row["record"]) and not _changes(old, row["record"]):
+            twins.append(row)
+    return crossed, kept_out, twins
 
 
 def _check_sole(conn, rows: list[dict]) -> None:
@@ -1242,9 +1247,9 @@ class Store:
                 seen[key] = row
                 new.append(row)
         filled = self._check_unchanged(conn, again, behind) if again and not keep_stored else []
-        crossed, kept_out = _eval_partners(conn, new, self.url) if new and not keep_stored else ([], [])
+        crossed, kept_out, twins = _eval_partners(conn, new, self.url) if new and not keep_stored else ([], [], [])
         behind.extend(row["record"] for row in kept_out)
-        new = [row for row in new if not any(row is r for r in (*kept_out, *(r for r, _ in crossed)))]
+        new = [row for row in new if not any(row is r for r in (*kept_out, *twins, *(r for r, _ in crossed)))]
         if new:
             conn.execute(results.insert(), new)
         # a job's output in place of the record its sidecar alone made (``_fills``), under its own name

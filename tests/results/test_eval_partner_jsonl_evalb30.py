@@ -1,0 +1,101 @@
+"""evalb30: an eval job's partial copies beside each other.
+
+An eval-only job's sidecar alone is its failure placeholder under ``X``, its cut-short (empty or
+truncated) ``X-eval.json`` one under ``X-eval``: both were stored, two failures of one job, an
+ingest of both counting 2 results and warning that the job "left no result file" beside the file
+it did leave. Now they are one placeholder, the first stored, in either order, in one ingest or two."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from sweepgate.results import record as R
+from sweepgate.results import store
+
+from .helpers import ROOT, ROW, job, run_cli, write_job
+
+SCORES = ROOT / "tests" / "data" / "results-samples" / "lm_eval" / "lmeval0.4.8_gsm8k_granite_limit1_smoketest.json"
+EVAL_ONLY = {**ROW, "run-eval": True, "eval-only": True}
+LOST = "left no result file"
+CUT = {"empty": "", "truncated": '{"results": {"gsm8k": {'}
+SCORED = ("res-eval", "success", "lm-eval-results")
+
+
+def _folders(tmp_path, cut: str, row: dict = EVAL_ONLY):
+    """(the sidecar alone, the sidecar with its X-eval.json cut short, the whole copy)."""
+    write_job(tmp_path / "side", "res", None, job(run_id="900", row=row))
+    write_job(tmp_path / "cut", "res", None, job(run_id="900", row=row))
+    (tmp_path / "cut" / "res-eval.json").write_text(CUT[cut], encoding="utf-8")
+    write_job(tmp_path / "whole", "res", None, job(run_id="900", row=row))
+    shutil.copy(SCORES, tmp_path / "whole" / "res-eval.json")
+    return tmp_path / "side", tmp_path / "cut", tmp_path / "whole"
+
+
+def _ingest(capsys, db: str, *args) -> tuple[str, str]:
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, *map(str, args))
+    assert rc == 0, (out, err)
+    return out, err
+
+
+def _stored(db: str) -> list[tuple]:
+    with store.open_store(db) as st:
+        return sorted((r[R.RESULT_FILENAME], r[R.STATUS], r[R.SOURCE_FORMAT], r[R.CLIENT])
+                      for r in st.run_results("900"))
+
+
+def _one_placeholder(db: str) -> None:
+    ((name, status, source, client),) = _stored(db)
+    assert (status, source, client) == ("failure", R.SIDECAR_ONLY, R.EVAL_CLIENT) and name in ("res", "res-eval")
+
+
+@pytest.mark.parametrize("cut", CUT)
+@pytest.mark.parametrize("order", ["sidecar-first", "cut-first"])
+def test_an_eval_only_job_s_sidecar_and_cut_short_scores_in_one_ingest_are_one_placeholder(tmp_path, capsys,
+                                                                                         order, cut):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    side, short, whole = _folders(tmp_path, cut)
+    out, err = _ingest(capsys, db, *((side, short) if order == "sidecar-first" else (short, side)))
+    assert out.splitlines()[-1] == f"ingested 1 results (1 new) into {db}", out
+    assert LOST not in err, err  # the job did leave its file, cut short: that one warning is said
+    assert err.count("res-eval.json:1") == 1 and len(err.splitlines()) == 1, err
+    _one_placeholder(db)
+    _ingest(capsys, db, whole)  # its whole copy fills the one placeholder
+    assert [s[:3] for s in _stored(db)] == [SCORED]
+
+
+@pytest.mark.parametrize("cut", CUT)
+@pytest.mark.parametrize("order", ["sidecar-first", "cut-first"])
+def test_across_two_ingests_the_second_is_the_job_again(tmp_path, capsys, order, cut):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    side, short, whole = _folders(tmp_path, cut)
+    first, second = (side, short) if order == "sidecar-first" else (short, side)
+    assert _ingest(capsys, db, first)[0].splitlines()[-1] == f"ingested 1 results (1 new) into {db}"
+    out, _ = _ingest(capsys, db, second)
+    assert out.splitlines()[-1] == f"ingested 1 results (0 new) into {db}", out
+    _one_placeholder(db)
+    out, _ = _ingest(capsys, db, whole)
+    assert out.splitlines()[-1] == f"ingested 1 results (1 new) into {db}", out
+    assert [s[:3] for s in _stored(db)] == [SCORED]
+
+
+def test_both_partial_copies_and_the_whole_one_in_one_ingest_are_one_result(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    out, err = _ingest(capsys, db, *_folders(tmp_path, "empty"))
+    assert out.splitlines()[-1] == f"ingested 1 results (1 new) into {db}", out
+    assert err == "", err
+    assert [s[:3] for s in _stored(db)] == [SCORED]
+
+
+@pytest.mark.parametrize("order", ["sidecar-first", "cut-first"])
+def test_a_throughput_job_s_sidecar_and_cut_short_output_in_one_ingest_are_one_result(tmp_path, capsys, order):
+    """Under one name (X.json cut short) the store kept one row already; the ingest counted two."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    write_job(tmp_path / "side", "res", None, job(run_id="900"))
+    write_job(tmp_path / "cut", "res", "", job(run_id="900"))
+    folders = [tmp_path / "side", tmp_path / "cut"]
+    out, err = _ingest(capsys, db, *(folders if order == "sidecar-first" else folders[::-1]))
+    assert out.splitlines()[-1] == f"ingested 1 results (1 new) into {db}", out
+    assert LOST not in err and len(err.splitlines()) == 1, err
+    assert _stored(db) == [("res", "failure", R.SIDECAR_ONLY, "none")]
