@@ -14,7 +14,7 @@ import pytest
 from sweepgate.results import record as R
 from sweepgate.results import store
 
-from .helpers import ROOT, ROW, job, run_cli, write_job
+from .helpers import ROOT, ROW, job, run_cli, show_json, vllm_output, write_job
 
 SCORES = ROOT / "tests" / "data" / "results-samples" / "lm_eval" / "lmeval0.4.8_gsm8k_granite_limit1_smoketest.json"
 EVAL_ONLY = {**ROW, "run-eval": True, "eval-only": True}
@@ -99,3 +99,40 @@ def test_a_throughput_job_s_sidecar_and_cut_short_output_in_one_ingest_are_one_r
     assert out.splitlines()[-1] == f"ingested 1 results (1 new) into {db}", out
     assert LOST not in err and len(err.splitlines()) == 1, err
     assert _stored(db) == [("res", "failure", R.SIDECAR_ONLY, "none")]
+
+
+# A throughput+eval job (X.json and X-eval.json): its cut-short X-eval.json beside a good X.json was
+# stored as a failure of client 'none', the job's throughput's: `results show` read the point as
+# failed beside its throughput. It is the job's eval failure (client lm-eval), filled by its whole copy.
+
+THROUGHPUT_EVAL = {**ROW, "run-eval": True}
+
+
+@pytest.mark.parametrize("cut", CUT)
+def test_a_throughput_job_s_cut_short_eval_is_an_eval_failure_filled_by_its_whole_copy(tmp_path, capsys, cut):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    write_job(tmp_path / "cut", "res", vllm_output(4), job(run_id="900", row=THROUGHPUT_EVAL))
+    (tmp_path / "cut" / "res-eval.json").write_text(CUT[cut], encoding="utf-8")
+    out, err = _ingest(capsys, db, tmp_path / "cut")
+    assert out.splitlines()[-1] == f"ingested 2 results (2 new) into {db}", out
+    assert "res-eval.json:1" in err and len(err.splitlines()) == 1, err
+    assert _stored(db) == [("res", "success", "vllm-serving", "vllm-bench"),
+                           ("res-eval", "failure", R.SIDECAR_ONLY, R.EVAL_CLIENT)]
+    shown = show_json(capsys, db, "--run", "900")  # its throughput's row, and its eval's
+    assert sorted((r[R.RESULT_FILENAME], r[R.STATUS]) for r in shown) == [("res", "success"), ("res-eval", "failure")]
+    write_job(tmp_path / "whole", "res", vllm_output(4), job(run_id="900", row=THROUGHPUT_EVAL))
+    shutil.copy(SCORES, tmp_path / "whole" / "res-eval.json")
+    out, _ = _ingest(capsys, db, tmp_path / "whole")
+    assert out.splitlines()[-1] == f"ingested 2 results (1 new) into {db}", out
+    assert [s[:3] for s in _stored(db)] == [("res", "success", "vllm-serving"), SCORED]
+
+
+def test_a_throughput_job_s_cut_short_eval_and_its_whole_copy_in_one_ingest(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    for folder, output, scores in (("cut", vllm_output(4), ""), ("whole", None, SCORES.read_text(encoding="utf-8"))):
+        write_job(tmp_path / folder, "res", output, job(run_id="900", row=THROUGHPUT_EVAL))
+        (tmp_path / folder / "res-eval.json").write_text(scores, encoding="utf-8")  # whole: the scores' copy alone
+    out, err = _ingest(capsys, db, tmp_path / "cut", tmp_path / "whole")
+    assert out.splitlines()[-1] == f"ingested 2 results (2 new) into {db}", out
+    assert err == "", err
+    assert [s[:3] for s in _stored(db)] == [("res", "success", "vllm-serving"), SCORED]

@@ -373,9 +373,10 @@ def _unreadable(exc: SweepgateError, output: Path) -> bool:
 MISSING_OUTPUT = "missing-output"  # the rule of the warning that a job which says success left no output
 
 
-def orphan_record(side: Path, warnings: list | None = None) -> list[dict]:
+def orphan_record(side: Path, warnings: list | None = None, name: str | None = None) -> list[dict]:
     """A sidecar whose job left no output: a failure (or cancelled) record with no metrics; a
-    sidecar that says success is stored so too, with a warning (its output went missing)."""
+    sidecar that says success is stored so too, with a warning (its output went missing). ``name``:
+    the result name of the job's output it stands for, cut short (default: the job's own)."""
     job = sidecar.read(side)
     if job.job[R.STATUS] == "success" and warnings is not None:
         lost = Diagnostic(str(side), 0, 0, MISSING_OUTPUT,
@@ -385,9 +386,12 @@ def orphan_record(side: Path, warnings: list | None = None) -> list[dict]:
         warnings.append(lost)
     status = job.job[R.STATUS] if job.job[R.STATUS] != "success" else "failure"
     job.job[R.STATUS] = status
-    # An eval-only job's failure is its eval's: filed with eval scores, never over the point's throughput.
-    m = Measurement(R.SIDECAR_ONLY, R.EVAL_CLIENT if (job.row or {}).get(F.EVAL_ONLY) else "none")
-    return [normalize.build(m, job, str(side), sidecar.result_name(side))]
+    # An eval-only job's failure is its eval's: filed with eval scores, never over the point's throughput;
+    # so is a throughput+eval job's X-eval.json cut short (evalb30: it read as the point's throughput failed).
+    name = name or sidecar.result_name(side)
+    evals = (job.row or {}).get(F.EVAL_ONLY) or name.endswith(jobfile.EVAL_SUFFIX)
+    m = Measurement(R.SIDECAR_ONLY, R.EVAL_CLIENT if evals else "none")
+    return [normalize.build(m, job, str(side), name)]
 
 
 def _file_records(path: Path, given: Given | None, warnings: list) -> list[dict] | None:
@@ -401,7 +405,7 @@ def _file_records(path: Path, given: Given | None, warnings: list) -> list[dict]
             raise
         # A job's own output, empty or cut short (the job died or was cancelled writing it): the job
         # is stored as failed, as when it left no output, so one job does not stop a sweep's report.
-        records = [dict(rec, **{R.RESULT_FILENAME: sidecar.output_name(path)}) for rec in orphan_record(side)]
+        records = orphan_record(side, name=sidecar.output_name(path))
         warnings.append(Diagnostic(str(path), exc.diagnostics[0].line, exc.diagnostics[0].col, "unreadable-output",
                                    f"warning: {exc.diagnostics[0].message}; the job is stored as "
                                    f"{records[0][R.STATUS]}, with no figures",
