@@ -3,7 +3,8 @@
 An eval-only job's sidecar alone is its failure placeholder under ``X``, its cut-short (empty or
 truncated) ``X-eval.json`` one under ``X-eval``: both were stored, two failures of one job, an
 ingest of both counting 2 results and warning that the job "left no result file" beside the file
-it did leave. Now they are one placeholder, the first stored, in either order, in one ingest or two."""
+it did leave. Now they are one placeholder, the first stored, in either order, in one ingest or two.
+A throughput+eval job's cut-short X-eval.json, and --jsonl's placeholder lines, follow below."""
 
 from __future__ import annotations
 
@@ -136,3 +137,54 @@ def test_a_throughput_job_s_cut_short_eval_and_its_whole_copy_in_one_ingest(tmp_
     assert out.splitlines()[-1] == f"ingested 2 results (2 new) into {db}", out
     assert err == "", err
     assert [s[:3] for s in _stored(db)] == [("res", "success", "vllm-serving"), SCORED]
+
+
+# --jsonl: FILE is append-only. An eval-only job whose placeholder FILE holds (under X, or its scores
+# under X-eval) got another placeholder line of another name from a later ingest; and a placeholder
+# line X left beside the scores X-eval appended later (the store fills X's row; FILE cannot) went
+# without a word.
+
+
+def _lines(jsonl) -> list[tuple]:
+    import json
+
+    records = map(json.loads, filter(str.strip, jsonl.read_text().splitlines()))
+    return [(r[R.RESULT_FILENAME], r[R.SOURCE_FORMAT]) for r in records]
+
+
+@pytest.mark.parametrize("db", ["same", "fresh"])
+def test_a_placeholder_of_a_job_file_holds_is_not_appended_under_its_other_name(tmp_path, capsys, db):
+    jsonl = tmp_path / "main.jsonl"
+    side, short, _ = _folders(tmp_path, "empty")
+    _ingest(capsys, f"sqlite:///{tmp_path / 'r.db'}", "--jsonl", jsonl, side)
+    assert _lines(jsonl) == [("res", R.SIDECAR_ONLY)]
+    out, err = _ingest(capsys, f"sqlite:///{tmp_path / ('r.db' if db == 'same' else 'fresh.db')}", "--jsonl", jsonl,
+                       short)
+    assert f"appended 0 records to {jsonl} (1 already there)" in out.splitlines(), out
+    assert _lines(jsonl) == [("res", R.SIDECAR_ONLY)]
+
+
+def test_a_placeholder_of_a_job_whose_scores_file_holds_is_not_appended(tmp_path, capsys):
+    """A fresh store (a collect job's) knows nothing of the scores FILE holds."""
+    jsonl = tmp_path / "main.jsonl"
+    side, _, whole = _folders(tmp_path, "empty")
+    _ingest(capsys, f"sqlite:///{tmp_path / 'r.db'}", "--jsonl", jsonl, whole)
+    out, err = _ingest(capsys, f"sqlite:///{tmp_path / 'fresh.db'}", "--jsonl", jsonl, side)
+    assert f"appended 0 records to {jsonl} (1 already there)" in out.splitlines(), out
+    assert _lines(jsonl) == [SCORED[::2]]
+
+
+def test_scores_appended_beside_a_placeholder_line_of_their_job_warn_of_that_line(tmp_path, capsys):
+    jsonl = tmp_path / "main.jsonl"
+    jsonl.write_text("\n", encoding="utf-8")  # a blank first line: the placeholder's is line 2
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    side, short, whole = _folders(tmp_path, "empty")
+    _ingest(capsys, db, "--jsonl", jsonl, side)
+    out, err = _ingest(capsys, db, "--jsonl", jsonl, short, whole)
+    assert f"appended 1 record to {jsonl}" in out.splitlines(), out
+    assert _lines(jsonl) == [("res", R.SIDECAR_ONLY), SCORED[::2]]
+    (line,) = err.splitlines()
+    assert line.startswith(f"{jsonl}:2: warning: ") and "'res'" in line and "'res-eval'" in line, err
+    assert "; delete line 2" in line, err
+    out, err = _ingest(capsys, db, "--jsonl", jsonl, whole)  # nothing appended: nothing said again
+    assert (err, f"appended 0 records to {jsonl} (1 already there)" in out.splitlines()) == ("", True), (out, err)

@@ -195,15 +195,22 @@ def _line_key(rec: dict) -> tuple:
     return rec.get(R.RUN_ID), rec.get(R.ATTEMPT), rec.get(R.RESULT_FILENAME), rec.get(R.SOURCE_LINE)
 
 
-def _held(path: Path) -> tuple[set, set]:
-    """The records an existing --jsonl FILE holds (read as --baseline-jsonl reads it): the keys of
-    all, and of those read from an output (not a placeholder its job's sidecar alone made)."""
-    from sweepgate.results.source import records_from_jsonl
+def _held(path: Path) -> list[tuple[int, dict]]:
+    """The records an existing --jsonl FILE holds (read as --baseline-jsonl reads it), each with its line."""
+    from sweepgate.results.source import numbered_records
 
-    if not path.exists():
-        return set(), set()
-    records = records_from_jsonl([path])
-    return {_line_key(r) for r in records}, {_line_key(r) for r in records if not is_placeholder(r)}
+    return numbered_records(path) if path.exists() else []
+
+
+def _eval_job(rec: dict) -> tuple | None:
+    """The eval-only job an eval record is of, whichever of its result names it is under (its sidecar
+    alone's ``X``, its scores' ``X-eval``: ``record.eval_partner``); None for other records."""
+    from sweepgate.results import record as R
+
+    other = R.eval_partner(rec)
+    if other is None:
+        return None
+    return rec.get(R.RUN_ID), rec.get(R.ATTEMPT), min(rec[R.RESULT_FILENAME], other, key=len)
 
 
 def _open_jsonl(path: Path) -> int:
@@ -222,11 +229,16 @@ def _append(path: Path, fd: int, records: list[dict]) -> None:
     the new lines go in one append: ingests writing one FILE at once keep each other's lines."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        keys, whole = _held(path)
+        held = _held(path)
+        keys, whole = {_line_key(r) for _, r in held}, {_line_key(r) for _, r in held if not is_placeholder(r)}
         # a job's output read after FILE took its placeholder (the sidecar copied first) is appended; a
-        # placeholder is not, once FILE or this ingest holds its job's output (as the store keeps that)
-        keys |= {_line_key(r) for r in records if not is_placeholder(r)}
-        new = [r for r in records if _line_key(r) not in (keys if is_placeholder(r) else whole)]
+        # placeholder is not, once FILE or this ingest holds its job's output (as the store keeps that),
+        # nor once FILE holds an eval-only job's record under its other name (evalb30: X beside X-eval)
+        outputs = [r for r in records if not is_placeholder(r)]
+        keys |= {_line_key(r) for r in outputs}
+        jobs = {j for r in [*(r for _, r in held), *outputs] if (j := _eval_job(r)) is not None}
+        new = [r for r in records if not ((_line_key(r) in keys or _eval_job(r) in jobs) if is_placeholder(r)
+                                          else _line_key(r) in whole)]
         size = os.fstat(fd).st_size
         gap = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
         _write_whole(path, fd, gap + "".join(json.dumps(r, sort_keys=True) + "\n" for r in new).encode(), size)
@@ -234,6 +246,24 @@ def _append(path: Path, fd: int, records: list[dict]) -> None:
         os.close(fd)  # the lock goes with it
     kept = len(records) - len(new)
     print(f"appended {count(len(new), 'record')} to {path}" + (f" ({kept} already there)" if kept else ""))
+    if stale := _stale(path, held, new):
+        emit(stale)
+
+
+def _stale(path: Path, held: list[tuple[int, dict]], new: list[dict]) -> list:
+    """A warning for each placeholder line FILE holds of an eval-only job whose scores were appended
+    under the job's other name: the store's scores took the placeholder's place, FILE's cannot
+    (appended to, never rewritten), and the job reads there as failed beside its scores."""
+    from sweepgate.core.errors import Diagnostic
+    from sweepgate.results import record as R
+
+    scores = {_eval_job(r): r for r in new if not is_placeholder(r) and _eval_job(r) is not None}
+    return [Diagnostic(str(path), n, 0, "stale-placeholder", f"warning: a stale failure placeholder: eval-only job "
+                       f"'{rec[R.RESULT_FILENAME]}' of run {rec.get(R.RUN_ID)}, attempt {rec.get(R.ATTEMPT)}, whose "
+                       f"scores '{scores[job][R.RESULT_FILENAME]}' are appended now",
+                       f"delete line {n} (ingest appends to {path.name}, never rewrites it)", severity="warning")
+            for n, rec in held if is_placeholder(rec) and (job := _eval_job(rec)) in scores
+            and _line_key(rec)[2] != scores[job][R.RESULT_FILENAME]]
 
 
 def _write_whole(path: Path, fd: int, data: bytes, size: int) -> None:

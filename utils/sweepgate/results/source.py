@@ -60,9 +60,14 @@ def records_from_jsonl(paths: list[str | Path]) -> list[dict]:
                        "records of `results ingest --jsonl`)",
                        "pass the folder or file that ingest's --jsonl wrote, e.g. main's results artifact")
         for path in files:
-            text = jsonio.read_text(path, "pass a readable JSONL file")
-            out.extend(r for n, line in enumerate(text.splitlines(), 1) if (r := _json_line(path, n, line)))
+            out.extend(r for _, r in numbered_records(path))
     return out
+
+
+def numbered_records(path: Path) -> list[tuple[int, dict]]:
+    """(line number, record) of each normalized record of one JSONL file, as ``records_from_jsonl`` reads it."""
+    text = jsonio.read_text(path, "pass a readable JSONL file")
+    return [(n, r) for n, line in enumerate(text.splitlines(), 1) if (r := _json_line(path, n, line))]
 
 
 def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *, points: list | None = None,
