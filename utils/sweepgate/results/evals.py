@@ -51,6 +51,7 @@ class EvalVerdict:
     margin: float | None
     verdict: str
     why: str | None = None
+    sides: tuple[bool, bool] = (False, False)  # whose scores are the stand-in server's: (the run's, the baseline's)
 
     def as_json(self) -> dict:
         out = C.point_json(self.point)
@@ -59,6 +60,8 @@ class EvalVerdict:
                     "margin": self.margin, "verdict": self.verdict})
         if self.why:
             out["why"] = self.why
+        if any(self.sides):  # scored against the stand-in server of `sweepgate rehearse`, as a Verdict says
+            out[R.REHEARSAL] = True
         return out
 
 
@@ -122,11 +125,13 @@ def _baseline_entry(key: tuple, base: list[dict]) -> tuple[dict, str] | None:
 def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalVerdict]:
     """Every score of the PR's eval records at ``pt`` (one attempt's; a later record's score wins);
     an eval job that failed (its newest attempt) and left no score is one ``failed`` verdict."""
+    sides = (any(bool(rec.get(R.REHEARSAL)) for rec in heads), any(bool(b.get(R.REHEARSAL)) for b in base))
     scores = {_key(e): e for rec in heads if not C.job_failed(rec) for e in rec.get(R.EVALS) or []}
     if not scores and any(C.job_failed(rec) for rec in heads):
         status = next(rec[R.STATUS] for rec in heads if C.job_failed(rec))
         return [EvalVerdict(pt, JOB, "", "", dict(NO_SCORE),
-                            None, None, None, C.FAILED, f"the eval job's status is {status}: no score to judge")]
+                            None, None, None, C.FAILED, f"the eval job's status is {status}: no score to judge",
+                            sides)]
     out = []
     for key, entry in scores.items():
         found = _baseline_entry(key, base)
@@ -134,14 +139,14 @@ def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalV
         baseline = _figures(*found) if found else None
         stated = entry.get(R.EVAL_HIGHER, found[0].get(R.EVAL_HIGHER) if found else None)
         verdict, difference, margin, why = judge(head, baseline, key[1], stated=stated)
-        out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why))
-    return out + _lost_scores(pt, scores, base)
+        out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why, sides))
+    return out + _lost_scores(pt, scores, base, sides)
 
 
 NO_SCORE = {R.EVAL_VALUE: None, R.EVAL_STDERR: None, R.EVAL_SAMPLES: None}
 
 
-def _lost_scores(pt: tuple, scores: dict, base: list[dict]) -> list[EvalVerdict]:
+def _lost_scores(pt: tuple, scores: dict, base: list[dict], sides: tuple[bool, bool]) -> list[EvalVerdict]:
     """A score the baseline has that the PR's eval job, which did run, left without (lm-eval wrote it
     as Infinity or NaN, which ingest leaves out with a warning, or the task no longer reports it): one
     ``not-judged`` verdict each, so that it is seen rather than silently gone from the report."""
@@ -152,7 +157,7 @@ def _lost_scores(pt: tuple, scores: dict, base: list[dict]) -> list[EvalVerdict]
     lost = dict.fromkeys(_key(e) for e in newest[R.EVALS] if _key(e) not in scores)
     return [EvalVerdict(pt, *key, dict(NO_SCORE), _figures(*_baseline_entry(key, base)), None, None, NOT_JUDGED,
                         "no score in this run (lm-eval wrote none it could store: see the ingest warning), "
-                        "the baseline has one") for key in lost]
+                        "the baseline has one", sides) for key in lost]
 
 
 def compare_evals(pr_records: list[dict], baseline_records: list[dict], window: int = C.DEFAULT_WINDOW,

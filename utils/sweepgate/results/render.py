@@ -137,10 +137,11 @@ def eval_cells(v: E.EvalVerdict, verdict: str | None = None, rated: frozenset = 
     verdict cell is ``verdict`` when given (the verdict with its reason or its note's number)."""
     counts = (None, None) if v.baseline is None else (v.baseline.get(R.EVAL_SAMPLES), v.head.get(R.EVAL_SAMPLES))
     samples = None not in counts and counts[0] != counts[1]
-    base = "none" if v.baseline is None else _figures(v.baseline, samples)
+    mark, base_mark = (" (rehearsal)" if side else "" for side in v.sides)  # as a figure's cells say it
+    base = "none" if v.baseline is None else _figures(v.baseline, samples) + base_mark
     diff = "n/a" if v.difference is None else f"{v.difference:+.4f} ({v.margin:.4f})"
-    return (point_label(v.point, rated), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples), base, diff,
-            verdict or v.verdict)
+    return (point_label(v.point, rated), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples) + mark,
+            base, diff, verdict or v.verdict)
 
 
 def eval_notes(evals: list[E.EvalVerdict]) -> dict[str, int]:
