@@ -134,7 +134,7 @@ def test_a_sidecar_whose_ref_is_not_a_full_ref_is_refused(tmp_path, capsys, ref)
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "run"))
     assert rc == 1, (out, err)
     assert err.startswith(f"{job_key_at(tmp_path / 'run' / 'r.job.json', 'ref')}: job.ref: '{ref}' is not a full ref; write "
-                          f"refs/{'heads/' if ref == 'main' else ''}{ref} "), err
+                          f"refs/{'heads/' if ref == 'main' else ''}{ref} (refs/pull/N/head for a PR)"), err
 
 
 @pytest.mark.parametrize("commit", ["main", "c0ffee1", "C0FFEE" * 6 + "ABCD"])

@@ -538,6 +538,7 @@ def test_a_row_ingest_takes_a_full_ref_only(tmp_path, capsys, ref, fix):
                 "--run-id", "1", "--ref", ref, str(out))
     err = capsys.readouterr().err
     assert exc.value.code == 2 and f"'{ref}' is not a full ref; pass {fix}" in err
+    assert "refs/pull/N/head for a PR" in err  # the ref the workflow stores a PR's results under
     assert not (tmp_path / "r.db").exists()
 
 

@@ -70,7 +70,7 @@ def full_ref(text: str) -> str:
     text = not_empty(text)
     if not is_full_ref(text):
         raise argparse.ArgumentTypeError(f"'{text}' is not a full ref; pass {full_ref_for(text)} "
-                                         "(refs/pull/N/merge for a PR)")
+                                         "(refs/pull/N/head for a PR, as the workflow stores it)")
     return text
 
 

@@ -79,7 +79,7 @@ def _check_job(job: dict, path: str) -> None:
             f"write the commit the job checked out, {jobfile.COMMIT_SHA_SAID} (git rev-parse HEAD)")
     ref = job.get(R.REF)
     if isinstance(ref, str) and not jobfile.is_full_ref(ref):  # stored so, no baseline or PR lookup finds it
-        bad(R.REF, f"{ref!r} is not a full ref", f"write {jobfile.full_ref_for(ref)} (refs/pull/N/merge for a PR), "
+        bad(R.REF, f"{ref!r} is not a full ref", f"write {jobfile.full_ref_for(ref)} (refs/pull/N/head for a PR), "
             "as the benchmark workflow's sidecar step does")
 
 
