@@ -126,3 +126,14 @@ def test_sglang_names_its_model_from_server_info():
     (rec,) = records("sglang/sglang0.5.5_qwen2.5-3b_1gpu_in128_out128_c8.jsonl")
     assert rec[R.MODEL] == "Qwen/Qwen2.5-3B-Instruct" and rec[R.CONC] == 8 and rec[R.CLIENT_VERSION] == "0.5.5.post3"
     assert rec[R.METRICS]["e2el_p50_ms"] == pytest.approx(330.32854506745934)
+
+
+def test_eval_rows_table_points_at_the_lm_eval_output(tmp_path, capsys):
+    """New-user review: InferenceX's table of eval rows was told to be replaced by the job's
+    $RESULT_FILENAME.json, a throughput output; the rows were built from lm-eval's results."""
+    from helpers import run_cli
+
+    rel = "inferencex/app_supplemental-evals_agg_eval_rows.json"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(SAMPLES / rel))
+    assert rc == 1 and err.count("\n") == 1, err
+    assert "table of InferenceX eval rows" in err and "$RESULT_FILENAME-eval.json" in err, err

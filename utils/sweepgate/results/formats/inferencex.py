@@ -19,6 +19,10 @@ AGENTIC = ("an InferenceX agentic aggregate (built from an AIPerf run: latencies
 AGENTIC_HINT = ("ingest the AIPerf export it was built from (the job's aiperf_artifacts/profile_export_aiperf.json; "
                 "an agentic job names this aggregate $RESULT_FILENAME.json)")
 
+EVAL_ROWS = "a table of InferenceX eval rows, not one job's eval output"
+EVAL_ROWS_HINT = ("ingest the lm-eval results each eval job wrote, its $RESULT_FILENAME-eval.json, beside the "
+                  "job's sidecar")
+
 REASONS = (
     (lambda d: isinstance(d, dict) and "hw" in d and isinstance(d.get("metrics"), dict),
      "a benchmark wrapper ({hw, metrics, gpu}) whose metrics omit completed/failed requests and duration"),
@@ -29,7 +33,7 @@ REASONS = (
      "an InferenceX process_result.py aggregate (latencies converted to seconds, derived values copied, "
      "request counts dropped)"),
     (lambda d: isinstance(d, list) and d and isinstance(d[0], dict) and ("em_strict" in d[0] or "score" in d[0]),
-     "a table of InferenceX eval rows, not one job's eval output"),
+     EVAL_ROWS),
     (lambda d: isinstance(d, list) and d and all(isinstance(x, dict) and "hw" in x and isinstance(
         x.get("metrics"), dict) for x in d),
      "InferenceX-app's benchmark rows (the dashboard database's records: metrics nested, latencies in "
@@ -73,5 +77,6 @@ def reason(doc) -> str | None:
 
 def refuse(doc, path: str, line: int):
     why = reason(doc)
-    raise fail(path, line, f"format: {why}", AGENTIC_HINT if why == AGENTIC else
-               "ingest the client's raw output it was built from (the job's $RESULT_FILENAME.json)")
+    hint = {AGENTIC: AGENTIC_HINT, EVAL_ROWS: EVAL_ROWS_HINT}.get(
+        why, "ingest the client's raw output it was built from (the job's $RESULT_FILENAME.json)")
+    raise fail(path, line, f"format: {why}", hint)
