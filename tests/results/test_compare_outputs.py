@@ -66,3 +66,16 @@ def test_a_link_into_a_missing_folder_is_refused_before_any_output(env, capsys):
     assert (rc, out) == (1, "")
     assert err == f"c.md: --comment-file: its folder {env / 'gone'} does not exist; create the folder first or " \
                   "pass --comment-file in an existing one\n", err
+
+
+def test_a_step_summary_variable_in_a_missing_folder_is_named_as_the_variable(env, capsys, monkeypatch):
+    """New-user review: $GITHUB_STEP_SUMMARY naming a missing folder was refused as '--step-summary: ...',
+    a flag the user never passed; the line names the variable, and the fix the flag that overrides it."""
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", "missing/s.md")
+    rc = cli.main(["results", "compare", "--db", "sqlite:///r.db", "--run", "pr-7"])
+    out, err = capsys.readouterr()
+    assert (rc, out) == (1, "")
+    assert err.startswith("missing/s.md: $GITHUB_STEP_SUMMARY (the default of --step-summary): its folder missing "
+                          "does not exist; create the folder first or pass --step-summary in an existing one"), err
+    rc = cli.main(["results", "compare", "--db", "sqlite:///r.db", "--run", "pr-7", "--step-summary", "missing/s.md"])
+    assert rc == 1 and capsys.readouterr().err.startswith("missing/s.md: --step-summary: its folder"), "the flag passed"

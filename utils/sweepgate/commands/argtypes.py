@@ -62,6 +62,15 @@ def output_file(text: str) -> str:
     return text
 
 
+class Passed(argparse.Action):
+    """Store the value, as the default action does, and note that the flag was passed (its dest in the
+    namespace's ``passed``): a default read from the environment is then told apart from the flag."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.passed = {*getattr(namespace, "passed", ()), self.dest}
+
+
 def full_ref(text: str) -> str:
     """A git ref as GitHub names it (refs/heads/main, refs/pull/42/merge): a result stored under
     "main" would be no run of refs/heads/main, the baseline compare reads."""

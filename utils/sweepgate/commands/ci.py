@@ -25,7 +25,7 @@ from dataclasses import replace
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, json_message
 from sweepgate.core import jsontext
-from sweepgate.core.github import owner_name
+from sweepgate.core.github import STEP_SUMMARY_VARIABLE, owner_name
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
 from sweepgate.workflow.fanout import (
@@ -110,7 +110,7 @@ def _run_decide(args) -> int:
     _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), decision.outputs())
     line = f"sweepgate ci decide: run={decision.outputs()['run']} mode={decision.mode}: {decision.reason}"
     print(line, file=sys.stderr)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    summary = os.environ.get(STEP_SUMMARY_VARIABLE)
     if summary:
         append_text(summary, f"**sweep: {decision.mode}** ({decision.reason})\n")
     return 0

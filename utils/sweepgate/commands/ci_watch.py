@@ -14,7 +14,7 @@ import time
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail
-from sweepgate.core.github import NotGitHubJSON, json_object, owner_name
+from sweepgate.core.github import STEP_SUMMARY_VARIABLE, NotGitHubJSON, json_object, owner_name
 from sweepgate.workflow.watch import CANCEL, DONE, judge
 
 HINT = "the token needs 'actions: write' (cancel) and 'actions: read' (jobs); check --repository"
@@ -79,7 +79,7 @@ def _for_now(args, run_id: str, call):
 
 
 def _summary(text: str) -> None:
-    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    path = os.environ.get(STEP_SUMMARY_VARIABLE)
     if path:
         from sweepgate.core.atomic import append_text
 

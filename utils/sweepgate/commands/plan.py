@@ -14,7 +14,7 @@ import sys
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import Diagnostic
-from sweepgate.core.github import owner_name
+from sweepgate.core.github import STEP_SUMMARY_VARIABLE, owner_name
 from sweepgate.core.plan import make_plan
 
 STEP_SUMMARY_LIMIT = 1_000_000    # bytes; GitHub caps a step summary at 1 MiB
@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fmt.add_argument("--json", action="store_true", help="print the plan as JSON (CONTRACTS §4)")
     fmt.add_argument("--markdown", action="store_true", help="print the plan as markdown")
     parser.add_argument("--step-summary", type=argtypes.output_file, metavar="PATH",
-                        default=os.environ.get("GITHUB_STEP_SUMMARY") or None,
+                        default=os.environ.get(STEP_SUMMARY_VARIABLE) or None,
                         help="append the markdown plan to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",
                         help="create or update the plan comment on the PR (needs a token and --pr-number)")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import SweepgateError, fail
-from sweepgate.core.github import owner_name
+from sweepgate.core.github import STEP_SUMMARY_VARIABLE, owner_name
 from sweepgate.core.report import count, progress
 
 PROGRESS_MIN_CHARTS = 3  # a sweep's charts take seconds each: a bar from a few on
@@ -69,8 +69,8 @@ def add_arguments(parser) -> None:
 def _add_reports(parser) -> None:
     """Where the report goes besides stdout: the step summary, the PR comment (or its body's file)."""
     # a blank $GITHUB_STEP_SUMMARY is unset, not an empty --step-summary (which is argument syntax)
-    parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get("GITHUB_STEP_SUMMARY", "").strip() or None,
-                        type=argtypes.output_file,
+    parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get(STEP_SUMMARY_VARIABLE, "").strip() or None,
+                        type=argtypes.output_file, action=argtypes.Passed,
                         help="append the markdown report to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",
                         help="create or update the results comment on the PR the run measured (its refs/pull/N/ "
@@ -203,8 +203,9 @@ def check_outputs(args) -> None:
 
     if args.comment_file:
         outpaths.writable_file(args.comment_file, "--comment-file")
-    if args.step_summary:
-        outpaths.writable_file(args.step_summary, "--step-summary")
+    if args.step_summary:  # a path not passed is $GITHUB_STEP_SUMMARY's: the line says so, not blaming the flag
+        passed = "step_summary" in getattr(args, "passed", ())
+        outpaths.writable_file(args.step_summary, "--step-summary", None if passed else f"${STEP_SUMMARY_VARIABLE}")
     if args.plots:
         outpaths.creatable_dir(args.plots, "--plots")
 

@@ -18,6 +18,7 @@ COMMENT_MAX_CHARS = 65_536  # GitHub refuses a longer issue comment (422)
 COMMENT_LIMIT = 65_000  # what a report is cut to: room for the marker line under COMMENT_MAX_CHARS
 # Where the token is read, first set wins: a workflow's token, then the gh CLI's variable.
 TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN")
+STEP_SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"  # the file a GitHub Actions step appends its Markdown summary to
 OWNER_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 TOKEN_HINT = "set GITHUB_TOKEN (or GH_TOKEN)"
 REPOSITORY_HINT = "set GITHUB_REPOSITORY (or pass --repository OWNER/NAME)"

@@ -12,19 +12,21 @@ from pathlib import Path
 from sweepgate.core.errors import fail
 
 
-def writable_file(path: str, flag: str) -> None:
+def writable_file(path: str, flag: str, given: str | None = None) -> None:
     """Refuse ``path`` unless it is (or can become) a writable file in an existing folder; a symbolic
-    link's is the folder of the file it points at, where ``atomic_write`` and appends write."""
+    link's is the folder of the file it points at, where ``atomic_write`` and appends write.
+    ``given``: what named the path when the user did not pass ``flag`` (its default's variable)."""
     target = Path(path)
     folder = Path(os.path.realpath(target)).parent if target.is_symlink() else target.parent
+    said = f"{given} (the default of {flag})" if given else flag
     if target.is_dir():
-        raise fail(path, 0, f"{flag}: is a folder, not a file", f"pass {flag} FILE")
+        raise fail(path, 0, f"{said}: is a folder, not a file", f"pass {flag} FILE")
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist"
-        raise fail(path, 0, f"{flag}: its folder {folder} {what}",
+        raise fail(path, 0, f"{said}: its folder {folder} {what}",
                    f"create the folder first or pass {flag} in an existing one")
     if not os.access(target if target.exists() else folder, os.W_OK):
-        raise fail(path, 0, f"{flag}: not writable", f"pass {flag} in a folder you can write to")
+        raise fail(path, 0, f"{said}: not writable", f"pass {flag} in a folder you can write to")
 
 
 def no_dangling_link(out: Path, flag: str) -> None:
