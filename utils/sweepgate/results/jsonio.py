@@ -99,6 +99,13 @@ def _object_line(line: str) -> bool:
     return len(line) > 1 and line.startswith("{") and line.endswith("}")
 
 
+def json_lines(text: str) -> list[str]:
+    """The lines of a JSON or JSONL text, split at newlines only: str.splitlines also splits at
+    U+2028, U+0085 and other separators, which JSON strings hold unescaped (lm-eval writes its
+    samples log with ensure_ascii=False), cutting a record in two and numbering the rest wrongly."""
+    return text.split("\n")
+
+
 def documents(text: str, path: str) -> list[tuple[int, object]]:
     """The JSON documents of a file: one for JSON, one per non-empty line for JSONL.
 
@@ -107,7 +114,7 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
     stripped = text.lstrip()
     if not stripped:
         raise fail(path, 1, "the file is empty", "rerun the benchmark or remove the file", rule=UNREADABLE)
-    lines = [(n, s.strip()) for n, s in enumerate(text.splitlines(), 1) if s.strip()]
+    lines = [(n, s.strip()) for n, s in enumerate(json_lines(text), 1) if s.strip()]
     if len(lines) > 1 and all(_object_line(s) for _, s in lines):
         return [(n, loads(s, path, n - 1)) for n, s in lines]  # JSONL: one object per line
     try:
@@ -144,7 +151,7 @@ def place(diagnostics, text: str, path: str) -> None:
             if (at := _output_place(text, d.line, key)) is not None:
                 d.line, d.col = at
         elif key:  # a JSONL line's refusal: at that key of that line, as a one-line file's is
-            lines = lines or text.split("\n")  # once for all the file's refusals
+            lines = lines or json_lines(text)  # once for all the file's refusals
             d.col = _line_key_col(lines, d.line, key)
 
 

@@ -67,7 +67,7 @@ def records_from_jsonl(paths: list[str | Path]) -> list[dict]:
 def numbered_records(path: Path) -> list[tuple[int, dict]]:
     """(line number, record) of each normalized record of one JSONL file, as ``records_from_jsonl`` reads it."""
     text = jsonio.read_text(path, "pass a readable JSONL file")
-    return [(n, r) for n, line in enumerate(text.splitlines(), 1) if (r := _json_line(path, n, line))]
+    return [(n, r) for n, line in enumerate(jsonio.json_lines(text), 1) if (r := _json_line(path, n, line))]
 
 
 def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *, points: list | None = None,
