@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -18,6 +19,15 @@ if str(ROOT / "utils") not in sys.path:
 # time: the suite's expected values are in UTC wherever it runs, and its subprocesses inherit the zone.
 os.environ["TZ"] = "UTC"
 time.tzset()
+
+# A suite started in the background (`.ci/run &`, `nohup`) inherits SIGINT and SIGQUIT ignored, and SIGHUP
+# under nohup; an ignored signal stays ignored across exec, and sweepgate, as any command should, leaves
+# an ignored signal ignored, so the tests' Ctrl-C, hang-up and quit would do nothing. They get their
+# defaults back here, as in a terminal or a GitHub Actions step.
+for _signum, _handler in ((signal.SIGINT, signal.default_int_handler), (signal.SIGHUP, signal.SIG_DFL),
+                          (signal.SIGQUIT, signal.SIG_DFL)):
+    if signal.getsignal(_signum) == signal.SIG_IGN:
+        signal.signal(_signum, _handler)
 
 # A minimal example fleet: one single-node fixed-seq-len config, one agentic config on a
 # `cluster:` runner, and a runners file with both labels.
