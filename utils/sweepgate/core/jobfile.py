@@ -67,7 +67,10 @@ def is_full_ref(ref: str) -> bool:
 
 def full_ref_for(ref: str) -> str:
     """The full ref a short one most likely names (main -> refs/heads/main, pull/42/merge ->
-    refs/pull/42/merge): the fix a refusal of the short one suggests."""
+    refs/pull/42/merge, pull/42 -> refs/pull/42/head, where the workflow stores a PR's results): the
+    fix a refusal of the short one suggests."""
+    if number := re.fullmatch(r"pull/(\d+)/?", ref):
+        return f"refs/pull/{number.group(1)}/head"
     return f"refs/heads/{ref}" if "/" not in ref else f"refs/{ref}"
 
 
