@@ -22,10 +22,13 @@ time.tzset()
 
 # A suite started in the background (`.ci/run &`, `nohup`) inherits SIGINT and SIGQUIT ignored, and SIGHUP
 # under nohup; an ignored signal stays ignored across exec, and sweepgate, as any command should, leaves
-# an ignored signal ignored, so the tests' Ctrl-C, hang-up and quit would do nothing. They get their
-# defaults back here, as in a terminal or a GitHub Actions step.
-for _signum, _handler in ((signal.SIGINT, signal.default_int_handler), (signal.SIGHUP, signal.SIG_DFL),
-                          (signal.SIGQUIT, signal.SIG_DFL)):
+# an ignored signal ignored, so the tests' Ctrl-C, hang-up and quit would do nothing. Every process the
+# tests start gets the default back, since exec resets a handled signal: SIGINT is Python's own
+# KeyboardInterrupt again (the in-process tests' Ctrl-C; a background job gets none from the terminal),
+# and a handler that does nothing keeps this process as deaf to a hang-up or quit as it was started (a
+# closed terminal still does not stop a nohup run).
+for _signum, _handler in ((signal.SIGINT, signal.default_int_handler), (signal.SIGHUP, lambda *_: None),
+                          (signal.SIGQUIT, lambda *_: None)):
     if signal.getsignal(_signum) == signal.SIG_IGN:
         signal.signal(_signum, _handler)
 
