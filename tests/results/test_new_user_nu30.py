@@ -11,7 +11,7 @@ from helpers import ROW, run_cli, vllm_output
 
 @pytest.mark.parametrize("text,what", [
     ("null\n", "a JSON null"), ("1\n", "a JSON number"), ('"x"\n', "a JSON string"), ("true\n", "a JSON boolean"),
-    ("  42.5\n", "a JSON number"),
+    ("  42.5\n", "a JSON number"), ("\n\n  null\n", "a JSON null"),  # placed at 3:3 (review)
 ])
 def test_a_lone_json_value_is_not_called_not_json(tmp_path, capsys, text, what):
     """`null` (or a lone number, string or boolean: a client killed before it wrote its dict, a
@@ -23,7 +23,9 @@ def test_a_lone_json_value_is_not_called_not_json(tmp_path, capsys, text, what):
     assert rc == 1, err
     (line,) = err.strip().splitlines()
     assert "not JSON" not in line, line
-    assert line.startswith(f"{tmp_path / 'out.json'}:1:{len(text) - len(text.lstrip()) + 1}: format: {what}, "
+    lead = text[:len(text) - len(text.lstrip())]
+    at = f"{lead.count(chr(10)) + 1}:{len(lead) - lead.rfind(chr(10))}"  # the value's own line and column
+    assert line.startswith(f"{tmp_path / 'out.json'}:{at}: format: {what}, "
                            "not a benchmark client output (expected "), line
     assert line.endswith("; ingest the job's $RESULT_FILENAME.json, or remove the file"), line
 

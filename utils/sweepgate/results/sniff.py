@@ -7,6 +7,7 @@ import io
 import itertools
 import re
 
+from sweepgate.core import jsontext
 from sweepgate.core.errors import fail
 from sweepgate.results import jsonio
 from sweepgate.results.formats import (aiperf, aiperf_csv, eval_side, foreign, gpu_metrics, inferencex, lm_eval,
@@ -41,9 +42,9 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         lone = None if LOG_LINE.match(text) else _lone_value(text)
         what = "a console log" if LOG_LINE.match(text) else lone or ("a CSV table" if _table(text) else
                                                                      "not JSON or CSV")
-        raise fail(path, 1, f"format: {what}, not a benchmark client output (expected {KNOWN})",
-                   "ingest the job's $RESULT_FILENAME.json, or remove the file",
-                   col=len(text) - len(text.lstrip()) + 1 if lone else 0)
+        line, col = jsontext.key_place(text, None) if lone else (1, 0)  # where the value is, past blank lines
+        raise fail(path, line, f"format: {what}, not a benchmark client output (expected {KNOWN})",
+                   "ingest the job's $RESULT_FILENAME.json, or remove the file", col=col)
     docs = jsonio.documents(text, path)
     if lm_eval.is_samples_log(docs) or gpu_metrics.is_identity_dump(docs):  # beside a result, as gpu_metrics.csv is
         raise Auxiliary(path)
