@@ -188,3 +188,37 @@ def test_scores_appended_beside_a_placeholder_line_of_their_job_warn_of_that_lin
     assert "; delete line 2" in line, err
     out, err = _ingest(capsys, db, "--jsonl", jsonl, whole)  # nothing appended: nothing said again
     assert (err, f"appended 0 records to {jsonl} (1 already there)" in out.splitlines()) == ("", True), (out, err)
+
+
+# A job whose own result name ends in '-eval' (a hand-written sidecar's, or --row's): its sidecar alone
+# is 'gsm-eval', its scores 'gsm-eval-eval'; a record does not say which file made it, so both readings
+# are tried (review: the name was read only as the cut-short scores of a job 'gsm').
+
+
+@pytest.mark.parametrize("order", ["scores first", "sidecar first"])
+def test_an_eval_only_job_named_like_scores_keeps_one_row(tmp_path, capsys, order):
+    name, db = "gsm-eval", f"sqlite:///{tmp_path / 'r.db'}"
+    write_job(tmp_path / "whole", name, None, job(run_id="900", row=EVAL_ONLY))
+    shutil.copy(SCORES, tmp_path / "whole" / f"{name}-eval.json")
+    write_job(tmp_path / "side", name, None, job(run_id="900", row=EVAL_ONLY))
+    for folder in (("whole", "side") if order == "scores first" else ("side", "whole")):
+        _ingest(capsys, db, tmp_path / folder)
+    assert _stored(db) == [(f"{name}-eval", "success", "lm-eval-results", "lm-eval")]
+
+
+def test_an_eval_only_job_named_like_scores_gets_no_placeholder_line_beside_its_scores(tmp_path, capsys):
+    name, jsonl = "gsm-eval", tmp_path / "main.jsonl"
+    write_job(tmp_path / "whole", name, None, job(run_id="900", row=EVAL_ONLY))
+    shutil.copy(SCORES, tmp_path / "whole" / f"{name}-eval.json")
+    write_job(tmp_path / "side", name, None, job(run_id="900", row=EVAL_ONLY))
+    _ingest(capsys, f"sqlite:///{tmp_path / 'r.db'}", "--jsonl", jsonl, tmp_path / "whole")
+    _ingest(capsys, f"sqlite:///{tmp_path / 'fresh.db'}", "--jsonl", jsonl, tmp_path / "side")
+    assert _lines(jsonl) == [(f"{name}-eval", "lm-eval-results")]
+
+
+def test_a_throughput_job_named_like_scores_cut_short_is_its_throughput_failure(tmp_path, capsys):
+    """Its own 'bench-eval.json' beside 'bench-eval.job.json' is no job 'bench''s scores."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    write_job(tmp_path / "cut", "bench-eval", "", job(run_id="900"))
+    _ingest(capsys, db, tmp_path / "cut")
+    assert _stored(db) == [("bench-eval", "failure", R.SIDECAR_ONLY, "none")]

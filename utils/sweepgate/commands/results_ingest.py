@@ -202,15 +202,14 @@ def _held(path: Path) -> list[tuple[int, dict]]:
     return numbered_records(path) if path.exists() else []
 
 
-def _eval_job(rec: dict) -> tuple | None:
-    """The eval-only job an eval record is of, whichever of its result names it is under (its sidecar
-    alone's ``X``, its scores' ``X-eval``: ``record.eval_partner``); None for other records."""
+def _eval_jobs(rec: dict) -> set[tuple]:
+    """The eval-only jobs an eval record may be of, whichever of its result names it is under (its
+    sidecar alone's ``X``, its scores' ``X-eval``: ``record.eval_partners``, two for a name that ends
+    in ``-eval``), each as (run, attempt, job's result name); none for other records."""
     from sweepgate.results import record as R
 
-    other = R.eval_partner(rec)
-    if other is None:
-        return None
-    return rec.get(R.RUN_ID), rec.get(R.ATTEMPT), min(rec[R.RESULT_FILENAME], other, key=len)
+    name = rec.get(R.RESULT_FILENAME)
+    return {(rec.get(R.RUN_ID), rec.get(R.ATTEMPT), min(name, other, key=len)) for other in R.eval_partners(rec)}
 
 
 def _open_jsonl(path: Path) -> int:
@@ -236,8 +235,8 @@ def _append(path: Path, fd: int, records: list[dict]) -> None:
         # nor once FILE holds an eval-only job's record under its other name (evalb30: X beside X-eval)
         outputs = [r for r in records if not is_placeholder(r)]
         keys |= {_line_key(r) for r in outputs}
-        jobs = {j for r in [*(r for _, r in held), *outputs] if (j := _eval_job(r)) is not None}
-        new = [r for r in records if not ((_line_key(r) in keys or _eval_job(r) in jobs) if is_placeholder(r)
+        jobs = {j for r in [*(r for _, r in held), *outputs] for j in _eval_jobs(r)}
+        new = [r for r in records if not ((_line_key(r) in keys or _eval_jobs(r) & jobs) if is_placeholder(r)
                                           else _line_key(r) in whole)]
         size = os.fstat(fd).st_size
         gap = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
@@ -257,12 +256,12 @@ def _stale(path: Path, held: list[tuple[int, dict]], new: list[dict]) -> list:
     from sweepgate.core.errors import Diagnostic
     from sweepgate.results import record as R
 
-    scores = {_eval_job(r): r for r in new if not is_placeholder(r) and _eval_job(r) is not None}
+    scores = {job: r for r in new if not is_placeholder(r) for job in _eval_jobs(r)}
     return [Diagnostic(str(path), n, 0, "stale-placeholder", f"warning: a stale failure placeholder: eval-only job "
                        f"'{rec[R.RESULT_FILENAME]}' of run {rec.get(R.RUN_ID)}, attempt {rec.get(R.ATTEMPT)}, whose "
                        f"scores '{scores[job][R.RESULT_FILENAME]}' are appended now",
                        f"delete line {n} (ingest appends to {path.name}, never rewrites it)", severity="warning")
-            for n, rec in held if is_placeholder(rec) and (job := _eval_job(rec)) in scores
+            for n, rec in held if is_placeholder(rec) and (job := next(iter(_eval_jobs(rec) & scores.keys()), None))
             and _line_key(rec)[2] != scores[job][R.RESULT_FILENAME]]
 
 

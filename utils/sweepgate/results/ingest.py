@@ -388,8 +388,9 @@ def orphan_record(side: Path, warnings: list | None = None, name: str | None = N
     job.job[R.STATUS] = status
     # An eval-only job's failure is its eval's: filed with eval scores, never over the point's throughput;
     # so is a throughput+eval job's X-eval.json cut short (evalb30: it read as the point's throughput failed).
-    name = name or sidecar.result_name(side)
-    evals = (job.row or {}).get(F.EVAL_ONLY) or name.endswith(jobfile.EVAL_SUFFIX)
+    own = sidecar.result_name(side)
+    name = name or own
+    evals = (job.row or {}).get(F.EVAL_ONLY) or name == own + jobfile.EVAL_SUFFIX  # not a job's own X-eval.json
     m = Measurement(R.SIDECAR_ONLY, R.EVAL_CLIENT if evals else "none")
     return [normalize.build(m, job, str(side), name)]
 
@@ -584,15 +585,14 @@ def _superseded(records: list[dict], new: int, outcome: Outcome, behind: list, p
         outcome.stored_before.update({_key(rec): (path, rec) for rec in records})
         return True
     keys = {_key(rec) for rec in records}
-    # an eval-only job's scores (X-eval) take the place of its placeholder X (``R.eval_partner``)
-    partners = {(rec.get(R.RUN_ID), rec.get(R.ATTEMPT), other) for rec in records
-                if (other := R.eval_partner(rec)) is not None}
+    # an eval-only job's scores (X-eval) take the place of its placeholder X (``R.eval_partners``)
+    partners = {(rec.get(R.RUN_ID), rec.get(R.ATTEMPT), other) for rec in records for other in R.eval_partners(rec)}
     outcome.measured |= keys | partners
     for key in keys | {k for k in partners & outcome.stored_before.keys()
-                       if R.eval_partner(outcome.stored_before[k][1])}:
+                       if R.eval_partners(outcome.stored_before[k][1])}:
         outcome.stored_before.pop(key, None)  # its output read in this ingest too: one result, that output's
     for key in keys & outcome.placeholders.keys() | {k for k in partners & outcome.placeholders.keys()
-                                                     if R.eval_partner(outcome.placeholders[k][0])}:
+                                                     if R.eval_partners(outcome.placeholders[k][0])}:
         held, said, counted = outcome.placeholders.pop(key)
         outcome.new -= counted  # the output's fill of it is counted instead
         outcome.results -= 1
@@ -610,8 +610,9 @@ def _again(records: list[dict], new: int, outcome: Outcome, path: Path, warnings
     if new or len(records) != 1 or not R.is_placeholder(records[0]):
         return False
     rec = records[0]
-    key = next((k for k in (_key(rec), (rec.get(R.RUN_ID), rec.get(R.ATTEMPT), R.eval_partner(rec)))
-                if k in outcome.placeholders and (k == _key(rec) or R.eval_partner(outcome.placeholders[k][0]))), None)
+    others = [(rec.get(R.RUN_ID), rec.get(R.ATTEMPT), other) for other in R.eval_partners(rec)]
+    key = next((k for k in (_key(rec), *others)
+                if k in outcome.placeholders and (k == _key(rec) or R.eval_partners(outcome.placeholders[k][0]))), None)
     if key is None:
         return False
     held, said, counted = outcome.placeholders[key]

@@ -95,18 +95,19 @@ def is_placeholder(rec: dict) -> bool:
     return rec.get(SOURCE_FORMAT) == SIDECAR_ONLY
 
 
-def eval_partner(rec: dict) -> str | None:
-    """The other result name of an eval-only job (eval28): its sidecar alone is stored under the job's
-    result name ``X``, its scores (``X-eval.json``) under ``X-eval``. For such a placeholder, ``X-eval``
-    (the scores that take its place); for eval scores ``X-eval``, or the placeholder its cut-short
-    ``X-eval.json`` made, ``X`` (the placeholder of the sidecar alone; evalb30); else None. Only eval
-    records have one: a throughput job's placeholder is its ``X.json``'s."""
+def eval_partners(rec: dict) -> tuple[str, ...]:
+    """The other result names an eval record's job may have it under (eval28, evalb30): an eval-only
+    job's sidecar alone is stored under the job's result name ``X``, its scores (``X-eval.json``) under
+    ``X-eval``, and a cut-short ``X-eval.json`` as a placeholder under ``X-eval``. For eval scores
+    ``X-eval``, ``X``; for a placeholder ``X``, ``X-eval``, and also, when ``X`` itself ends in
+    ``-eval``, what it would be the cut-short scores of (a record does not say which file made it:
+    a job may be named ``gsm-eval``; the job fields the store and --jsonl compare tell them apart).
+    Only eval records have any: a throughput job's placeholder is its ``X.json``'s."""
     name = rec.get(RESULT_FILENAME)
     if rec.get(CLIENT) != EVAL_CLIENT or not isinstance(name, str):
-        return None
-    if name.endswith(EVAL_SUFFIX) and name != EVAL_SUFFIX:
-        return name[: -len(EVAL_SUFFIX)]
-    return name + EVAL_SUFFIX if is_placeholder(rec) else None
+        return ()
+    cut = (name[: -len(EVAL_SUFFIX)],) if name.endswith(EVAL_SUFFIX) and name != EVAL_SUFFIX else ()
+    return (name + EVAL_SUFFIX, *cut) if is_placeholder(rec) else cut
 
 
 def measured_by(rec: dict) -> tuple:

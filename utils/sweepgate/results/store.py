@@ -1072,25 +1072,25 @@ def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, t
     """(rows that fill a stored placeholder of another name, each with its key; placeholders kept out
     behind their job's stored scores; placeholders kept out beside their job's stored placeholder)
     of an eval-only job, whose sidecar alone is stored as ``X`` and its scores as ``X-eval``
-    (``R.eval_partner``; eval28: both were kept, and the job read as failed beside its scores).
+    (``R.eval_partners``; eval28: both were kept, and the job read as failed beside its scores).
     Scores take the placeholder's row, and a placeholder of a job whose scores are stored is not
     stored, as under one name (``_fills``); both are eval records of one point. So is a placeholder
     of a job whose other placeholder is stored (its sidecar alone ``X``, its ``X-eval.json`` cut short;
     evalb30: both were kept, two failures of one job): the job's again, as a re-ingest is."""
-    wanted = {(row[column(R.RUN_ID)], row[column(R.ATTEMPT)], other): row
-              for row in rows if (other := R.eval_partner(row["record"])) is not None}
+    wanted = [((row[column(R.RUN_ID)], row[column(R.ATTEMPT)], other), row)
+              for row in rows for other in R.eval_partners(row["record"])]
     if not wanted:
         return [], [], []
     query = sa.select(*(results.c[column(f)] for f in KEY), results.c.record).where(
-        results.c.run_id.in_({k[0] for k in wanted}), results.c.result_filename.in_({k[2] for k in wanted}))
+        results.c.run_id.in_({k[0] for k, _ in wanted}), results.c.result_filename.in_({k[2] for k, _ in wanted}))
     try:
         stored = {tuple(r[:len(KEY)]): r.record for r in conn.execute(query)}
     except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
         raise damaged(url, f"not JSON: {exc}") from None
-    crossed, kept_out, twins = [], [], []
-    for key, row in wanted.items():
+    crossed, kept_out, twins, placed = [], [], [], set()
+    for key, row in wanted:  # a row's first partner that is its job's places it (a name may have two)
         old = stored.get(key)
-        if not _is_record(old) or old.get(R.CLIENT) != R.EVAL_CLIENT:
+        if id(row) in placed or not _is_record(old) or old.get(R.CLIENT) != R.EVAL_CLIENT:
             continue
         if _fills(old, row["record"]):
             crossed.append((row, key))
@@ -1098,6 +1098,9 @@ def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, t
             kept_out.append(row)
         elif R.is_placeholder(old) and R.is_placeholder(row["record"]) and not _changes(old, row["record"]):
             twins.append(row)
+        else:
+            continue
+        placed.add(id(row))
     return crossed, kept_out, twins
 
 
