@@ -528,7 +528,8 @@ def test_runs_ingested_with_row_and_no_config_key_are_each_others_baseline(tmp_p
 
 
 @pytest.mark.parametrize("ref,fix", [("main", "refs/heads/main"), ("pull/8/merge", "refs/pull/8/merge"),
-                                     ("pull/8", "refs/pull/8/head")])  # not refs/pull/8, which is no PR's ref
+                                     ("pull/8", "refs/pull/8/head"),  # not refs/pull/8, which is no PR's ref
+                                     ("refs/pull/8", "refs/pull/8/head")])
 def test_a_row_ingest_takes_a_full_ref_only(tmp_path, capsys, ref, fix):
     """New-user review: `--ref main` stored the runs under the literal ref "main", which compare's
     baseline (refs/heads/main) never reads: the PR was judged on the two runs stored otherwise."""

@@ -61,16 +61,17 @@ def pr_number_of(ref) -> int | None:
 
 def is_full_ref(ref: str) -> bool:
     """Whether a ref is named as GitHub names it (refs/heads/main, refs/pull/42/merge): results are
-    stored under it, and a baseline or PR lookup by the full name never finds a short one."""
-    return ref.startswith("refs/")
+    stored under it, and a baseline or PR lookup by the full name never finds a short one; a PR's
+    names its number and what of it (refs/pull/42 is no ref, and no PR lookup would find it)."""
+    return ref.startswith("refs/") and (not ref.startswith("refs/pull/") or pr_number_of(ref) is not None)
 
 
 def full_ref_for(ref: str) -> str:
     """The full ref a short one most likely names (main -> refs/heads/main, pull/42/merge ->
     refs/pull/42/merge, pull/42 -> refs/pull/42/head, where the workflow stores a PR's results): the
     fix a refusal of the short one suggests."""
-    if number := re.fullmatch(r"pull/(\d+)/?", ref):
-        return f"refs/pull/{number.group(1)}/head"
+    if number := re.fullmatch(r"(?:refs/)?pull/([1-9][0-9]*)/?", ref):
+        return pr_ref(number.group(1))
     return f"refs/heads/{ref}" if "/" not in ref else f"refs/{ref}"
 
 
