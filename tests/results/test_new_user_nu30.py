@@ -88,6 +88,24 @@ def test_a_dash_for_an_output_file_is_argument_syntax(tmp_path, capsys, monkeypa
     assert not (tmp_path / "-").exists()
 
 
+@pytest.mark.parametrize("argv", [
+    ("ci", "reuse", "--matrix", "m.json", "--out", "-"),
+    ("ci", "split", "--matrix", "m.json", "--output", "-"),
+    ("ci", "split", "--matrix", "m.json", "--job-context", "-"),
+    ("ci", "row-env", "--output", "-"),
+    ("engines", "capture", "--engine", "vllm", "--out", "-"),
+])
+def test_every_output_file_flag_refuses_a_dash(tmp_path, capsys, monkeypatch, argv):
+    """Review: the other flags that name a file to write took '-' as a file called '-' too."""
+    monkeypatch.chdir(tmp_path)
+    flag = argv[argv.index("-") - 1]
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, *argv)
+    assert exc.value.code == 2
+    assert f"argument {flag}: '-' is no standard output here" in capsys.readouterr().err
+    assert not (tmp_path / "-").exists()
+
+
 def test_plan_step_summary_dash_is_argument_syntax_too(tmp_path, capsys, monkeypatch):
     """`plan --step-summary -`: the same flag as compare's, refused the same way."""
     monkeypatch.chdir(tmp_path)

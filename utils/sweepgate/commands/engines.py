@@ -23,9 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          description="Import the installed package's own argument parser (nothing is "
                                      "started) and write every option, its type, choices and nargs as JSON.")
     cap.add_argument("--engine", required=True, choices=sorted(ENGINES), help="which parser to capture")
-    from sweepgate.commands.argtypes import not_empty
+    from sweepgate.commands.argtypes import output_file
 
-    cap.add_argument("--out", metavar="FILE", type=not_empty,
+    cap.add_argument("--out", metavar="FILE", type=output_file,
                      help="write the manifest here (default: standard output)")
 
 
