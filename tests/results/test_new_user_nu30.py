@@ -90,9 +90,7 @@ def test_a_dash_for_an_output_file_is_argument_syntax(tmp_path, capsys, monkeypa
 
 @pytest.mark.parametrize("argv", [
     ("ci", "reuse", "--matrix", "m.json", "--out", "-"),
-    ("ci", "split", "--matrix", "m.json", "--output", "-"),
     ("ci", "split", "--matrix", "m.json", "--job-context", "-"),
-    ("ci", "row-env", "--output", "-"),
     ("engines", "capture", "--engine", "vllm", "--out", "-"),
 ])
 def test_every_output_file_flag_refuses_a_dash(tmp_path, capsys, monkeypatch, argv):

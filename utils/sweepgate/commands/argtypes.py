@@ -52,8 +52,8 @@ def not_empty(text: str) -> str:
 
 
 def output_file(text: str) -> str:
-    """A file a command writes (``--jsonl``, ``--comment-file``, ``--step-summary``, ``--out``, ``--output``,
-    ``--job-context``): not empty, and not
+    """A file a command writes (``--jsonl``, ``--comment-file``, ``--step-summary``, ``--out``,
+    ``--job-context``; the ``ci`` commands' ``--output`` takes '-' for standard output): not empty, and not
     '-', which a Unix user types for standard output but which would name a file called '-' in the
     current folder, the records or report never reaching the pipe (nu30)."""
     text = not_empty(text)

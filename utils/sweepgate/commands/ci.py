@@ -334,8 +334,8 @@ def _add_split_parser(sub) -> None:
                    help=f"job output budget, UTF-16 bytes (default and most {MAX_JOB_OUTPUT_BYTES})")
     p.add_argument("--canary", action="store_true", help="first run one row per (runner pool, script, KV-offload "
                    "arm), the lowest conc (outputs canary, canary_multinode); the chunks hold the rest")
-    p.add_argument("--output", type=argtypes.output_file,
-                   help="file to append outputs to (default: $GITHUB_OUTPUT, else stdout)")
+    p.add_argument("--output", type=argtypes.not_empty,
+                   help="file to append outputs to (default: $GITHUB_OUTPUT, else stdout; '-': stdout)")
     p.add_argument("--job-context", type=argtypes.output_file, metavar="FILE",
                    help="also write the job context (each row id's config key, "
                    "the sweep's ref and commit) for `results sidecar`")
@@ -374,7 +374,8 @@ def add_arguments(parser) -> None:
                    help="the run's matrix.json, for --row-id (default: $MATRIX_FILE)")
     p.add_argument("--runner-name", type=argtypes.not_empty, help="default: $RUNNER_NAME")
     p.add_argument("--result-dir", type=argtypes.not_empty, help="default: $RESULT_DIR or 'results'")
-    p.add_argument("--output", type=argtypes.output_file, help="file to append to (default: $GITHUB_ENV, else stdout)")
+    p.add_argument("--output", type=argtypes.not_empty,
+                   help="file to append to (default: $GITHUB_ENV, else stdout; '-': stdout)")
     p.add_argument("--tools", type=argtypes.not_empty, metavar="DIR",
                    help="main's checkout (launchers, configs/runners.yaml): also take "
                    "the job's run identity now, before the benchmark can change a file, for `results sidecar`")
