@@ -112,3 +112,21 @@ def test_plan_step_summary_dash_is_argument_syntax_too(tmp_path, capsys, monkeyp
     assert exc.value.code == 2
     assert "argument --step-summary: '-' is no standard output here" in capsys.readouterr().err
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("text", ["null\n", "0\n", '""\n'])
+def test_a_jobs_own_output_holding_a_lone_value_is_the_jobs_failure(tmp_path, capsys, text):
+    """Review: a job's X.json holding only `null` beside its sidecar was refused (exit 1) and told to be
+    replaced by '$RESULT_FILENAME.json', that very file; an empty one is stored as the job's failure with
+    a warning, and so is this one now: the client wrote no result."""
+    from helpers import job, write_job
+
+    write_job(tmp_path / "run", "res", text, job(run_id="900"))
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "run"))
+    assert rc == 0, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"{tmp_path / 'run' / 'res.json'}:1:1: warning: format: a JSON ") and \
+        "the job is stored as failure, with no figures" in line, line
+    rc, shown, err = run_cli(capsys, "results", "show", "--db", db, "--run", "900", "--json")
+    assert rc == 0 and [r["status"] for r in json.loads(shown)] == ["failure"], err

@@ -43,8 +43,11 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         what = "a console log" if LOG_LINE.match(text) else lone or ("a CSV table" if _table(text) else
                                                                      "not JSON or CSV")
         line, col = jsontext.key_place(text, None) if lone else (1, 0)  # where the value is, past blank lines
+        # a lone value is a client that wrote no result (killed before its dict, a variable echoed into
+        # the file): beside the job's sidecar, the job's failure, as an empty file is (``ingest._unreadable``)
         raise fail(path, line, f"format: {what}, not a benchmark client output (expected {KNOWN})",
-                   "ingest the job's $RESULT_FILENAME.json, or remove the file", col=col)
+                   "ingest the job's $RESULT_FILENAME.json, or remove the file", col=col,
+                   rule=jsonio.UNREADABLE if lone else "")
     docs = jsonio.documents(text, path)
     if lm_eval.is_samples_log(docs) or gpu_metrics.is_identity_dump(docs):  # beside a result, as gpu_metrics.csv is
         raise Auxiliary(path)
