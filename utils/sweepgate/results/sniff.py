@@ -39,9 +39,9 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         foreign.refuse_csv(text.split("\n", 1)[0], path)
         inferencex.refuse_csv(text, path)
         foreign.refuse_console(text, path)
-        lone = None if LOG_LINE.match(text) else _lone_value(text)
-        what = "a console log" if LOG_LINE.match(text) else lone or ("a CSV table" if _table(text) else
-                                                                     "not JSON or CSV")
+        log = LOG_LINE.match(text)
+        lone = None if log else _lone_value(text)
+        what = "a console log" if log else lone or ("a CSV table" if _table(text) else "not JSON or CSV")
         line, col = jsontext.key_place(text, None) if lone else (1, 0)  # where the value is, past blank lines
         # a lone value is a client that wrote no result (killed before its dict, a variable echoed into
         # the file): beside the job's sidecar, the job's failure, as an empty file is (``ingest._unreadable``)
