@@ -114,6 +114,23 @@ def test_plan_step_summary_dash_is_argument_syntax_too(tmp_path, capsys, monkeyp
     assert not (tmp_path / "-").exists()
 
 
+@pytest.mark.parametrize("argv", [
+    ("results", "compare", "--run", "7", "--plots", "-"),
+    ("example", "--no-rehearse", "--plots", "-"),
+])
+def test_a_dash_for_a_plots_folder_is_argument_syntax(tmp_path, capsys, monkeypatch, argv):
+    """`--plots -` made a folder called '-' in the current folder and drew the charts into it."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, *argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].endswith(
+        "error: argument --plots: '-' is no standard output here: charts go into a folder, and it would name "
+        "a folder called '-'; pass a folder (./- for one called '-')"), err
+    assert not (tmp_path / "-").exists()
+
+
 @pytest.mark.parametrize("text", ["null\n", "0\n", '""\n'])
 def test_a_jobs_own_output_holding_a_lone_value_is_the_jobs_failure(tmp_path, capsys, text):
     """Review: a job's X.json holding only `null` beside its sidecar was refused (exit 1) and told to be

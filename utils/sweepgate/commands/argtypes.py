@@ -51,16 +51,31 @@ def not_empty(text: str) -> str:
     return text
 
 
-def output_file(text: str) -> str:
-    """A file a command writes (``--jsonl``, ``--comment-file``, ``--step-summary``, ``--out``,
-    ``--job-context``; the ``ci`` commands' ``--output`` takes '-' for standard output): not empty, and not
-    '-', which a Unix user types for standard output but which would name a file called '-' in the
-    current folder, the records or report never reaching the pipe (nu30)."""
+def _no_dash(text: str, stream: str, why: str, fix: str) -> str:
+    """``text``, not empty and not '-', which a Unix user types for standard input or output but which
+    here would be a path: ``why`` it is none here, ``fix`` what to pass instead."""
+    from sweepgate.core.outpaths import no_standard_stream
+
     text = not_empty(text)
     if text.strip() == "-":
-        raise argparse.ArgumentTypeError("'-' is no standard output here: it would name a file called '-'; "
-                                         "pass a file name (./- for a file called '-')")
+        raise argparse.ArgumentTypeError(f"{no_standard_stream(stream, why)}; {fix}")
     return text
+
+
+def output_file(text: str) -> str:
+    """A file a command writes (``--jsonl``, ``--comment-file``, ``--step-summary``, ``--out``,
+    ``--job-context``; the ``ci`` commands' ``--output`` takes '-' for standard output): not '-', which
+    would name a file called '-' in the current folder, the records or report never reaching the pipe (nu30)."""
+    from sweepgate.core.outpaths import NAMES_A_FILE
+
+    return _no_dash(text, "output", NAMES_A_FILE, "pass a file name (./- for a file called '-')")
+
+
+def output_dir(text: str) -> str:
+    """A folder a command draws its charts into (``--plots``, created when missing): not '-', which
+    made a folder called '-' in the current folder."""
+    return _no_dash(text, "output", "charts go into a folder, and it would name a folder called '-'",
+                    "pass a folder (./- for one called '-')")
 
 
 class Passed(argparse.Action):

@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print it all as JSON: the gate verdict and matrix, then (unless --no-rehearse) "
                              "the rehearsal, results, comparison and charts under \"rehearsal\"")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway repository and print its path")
-    parser.add_argument("--plots", metavar="DIR", default=None, type=argtypes.not_empty,
+    parser.add_argument("--plots", metavar="DIR", default=None, type=argtypes.output_dir,
                         help="write the charts into DIR (default: a new temporary folder, kept and printed; "
                              "not with --no-rehearse, which draws none)")
     parser.add_argument("--no-rehearse", action="store_true",

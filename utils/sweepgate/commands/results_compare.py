@@ -52,7 +52,7 @@ def add_arguments(parser) -> None:
 
     parser.add_argument("--all", action="store_true",
                         help=f"the table lists every unchanged row (past {UNCHANGED_SHOWN} it counts them)")
-    parser.add_argument("--plots", metavar="DIR", default=None, type=argtypes.not_empty,
+    parser.add_argument("--plots", metavar="DIR", default=None, type=argtypes.output_dir,
                         help="write PNG and SVG charts into DIR")
     parser.add_argument("--fail-on-regression", action="store_true",
                         help="exit 3 when a point regressed (as --json says; a failed job where main has a "

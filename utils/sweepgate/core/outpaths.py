@@ -11,6 +11,14 @@ from pathlib import Path
 
 from sweepgate.core.errors import fail
 
+NAMES_A_FILE = "it would name a file called '-'"  # why '-' is no standard output where a file is written
+
+
+def no_standard_stream(stream: str, why: str) -> str:
+    """How '-' is refused where a path is wanted (``stream``: input or output): ``'-' is no standard
+    output here: WHY``, for a flag's value (commands.argtypes) as for a variable's (``writable_file``)."""
+    return f"'-' is no standard {stream} here: {why}"
+
 
 def writable_file(path: str, flag: str, given: str | None = None) -> None:
     """Refuse ``path`` unless it is (or can become) a writable file in an existing folder; a symbolic
