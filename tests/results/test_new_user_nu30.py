@@ -131,6 +131,21 @@ def test_a_dash_for_a_plots_folder_is_argument_syntax(tmp_path, capsys, monkeypa
     assert not (tmp_path / "-").exists()
 
 
+def test_a_dash_for_results_to_ingest_is_argument_syntax(tmp_path, capsys, monkeypatch):
+    """`results ingest -` said '-: no such file or folder': standard input is not read, since a result is
+    told apart by its file name (and its .job.json beside it)."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "-")
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].endswith(
+        "error: argument PATH: '-' is no standard input here: results are read from their files, whose names "
+        "(and .job.json beside them) tell them apart; pass the output files or the folders that hold them "
+        "(./- for a file called '-')"), err
+    assert not (tmp_path / "r.db").exists()
+
+
 @pytest.mark.parametrize("text", ["null\n", "0\n", '""\n'])
 def test_a_jobs_own_output_holding_a_lone_value_is_the_jobs_failure(tmp_path, capsys, text):
     """Review: a job's X.json holding only `null` beside its sidecar was refused (exit 1) and told to be

@@ -78,6 +78,13 @@ def output_dir(text: str) -> str:
                     "pass a folder (./- for one called '-')")
 
 
+def input_path(text: str) -> str:
+    """A result file or folder to read (``results ingest PATH``): not '-', as standard input is not read
+    (a result is told apart by its file's name, and its job by the .job.json beside it)."""
+    return _no_dash(text, "input", "results are read from their files, whose names (and .job.json beside them) "
+                    "tell them apart", "pass the output files or the folders that hold them (./- for a file called '-')")
+
+
 class Passed(argparse.Action):
     """Store the value, as the default action does, and note that the flag was passed (its dest in the
     namespace's ``passed``): a default read from the environment is then told apart from the flag."""
