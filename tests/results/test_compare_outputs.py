@@ -79,3 +79,15 @@ def test_a_step_summary_variable_in_a_missing_folder_is_named_as_the_variable(en
                           "does not exist; create the folder first or pass --step-summary in an existing one"), err
     rc = cli.main(["results", "compare", "--db", "sqlite:///r.db", "--run", "pr-7", "--step-summary", "missing/s.md"])
     assert rc == 1 and capsys.readouterr().err.startswith("missing/s.md: --step-summary: its folder"), "the flag passed"
+
+
+def test_a_dash_step_summary_variable_is_named_as_the_variable(env, capsys, monkeypatch):
+    """GITHUB_STEP_SUMMARY=- was refused as 'argument --step-summary: ...' (argparse checks a default with the
+    flag's type and blames the flag): the line names the variable, as one in a missing folder is, exit 1."""
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", "-")
+    rc = cli.main(["results", "compare", "--db", "sqlite:///r.db", "--run", "pr-7"])
+    out, err = capsys.readouterr()
+    assert (rc, out) == (1, "")
+    assert err == ("-: $GITHUB_STEP_SUMMARY (the default of --step-summary): '-' is no standard output here: it "
+                   "would name a file called '-'; set $GITHUB_STEP_SUMMARY to a file, or pass --step-summary FILE\n"), err
+    assert not (env / "-").exists()

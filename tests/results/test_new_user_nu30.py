@@ -114,6 +114,18 @@ def test_plan_step_summary_dash_is_argument_syntax_too(tmp_path, capsys, monkeyp
     assert not (tmp_path / "-").exists()
 
 
+def test_plan_step_summary_variable_dash_names_the_variable(tmp_path, capsys, monkeypatch):
+    """GITHUB_STEP_SUMMARY=- under `plan`: refused as the variable's value (exit 1, as compare's), not as
+    'argument --step-summary', a flag never typed; before any git work, so here outside a repository."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", "-")
+    rc, out, err = run_cli(capsys, "plan", "--base-ref", "a", "--head-ref", "b")
+    assert (rc, out) == (1, ""), err
+    assert err.startswith("-: $GITHUB_STEP_SUMMARY (the default of --step-summary): '-' is no standard output "
+                          "here"), err
+    assert not (tmp_path / "-").exists()
+
+
 @pytest.mark.parametrize("argv", [
     ("results", "compare", "--run", "7", "--plots", "-"),
     ("example", "--no-rehearse", "--plots", "-"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 
 
@@ -92,6 +93,17 @@ class Passed(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         setattr(namespace, self.dest, values)
         namespace.passed = {*getattr(namespace, "passed", ()), self.dest}
+
+
+def environment_default(args, dest: str, variable: str) -> str | None:
+    """Give a ``Passed`` flag left out its environment variable's value (blank counts as unset), and
+    return how a refusal names it (``$VARIABLE``; None when the flag was passed). Read after parsing, not
+    as argparse's ``default``: argparse checks a default with the flag's type and blames the flag
+    (``argument --step-summary: ...``) for a value the user never typed."""
+    if dest in getattr(args, "passed", ()):
+        return None
+    setattr(args, dest, os.environ.get(variable, "").strip() or None)
+    return f"${variable}"
 
 
 def full_ref(text: str) -> str:

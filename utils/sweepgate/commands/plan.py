@@ -27,8 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the plan as JSON (CONTRACTS §4)")
     fmt.add_argument("--markdown", action="store_true", help="print the plan as markdown")
-    parser.add_argument("--step-summary", type=argtypes.output_file, metavar="PATH",
-                        default=os.environ.get(STEP_SUMMARY_VARIABLE) or None,
+    parser.add_argument("--step-summary", type=argtypes.output_file, metavar="PATH", default=None,
+                        action=argtypes.Passed,  # left out: $GITHUB_STEP_SUMMARY, read by run
                         help="append the markdown plan to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",
                         help="create or update the plan comment on the PR (needs a token and --pr-number)")
@@ -48,7 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from sweepgate.commands.matrix import options
     from sweepgate.core.load import open_repo
+    from sweepgate.core.outpaths import writable_file
 
+    given = argtypes.environment_default(args, "step_summary", STEP_SUMMARY_VARIABLE)
+    if args.step_summary:  # before any work, as compare's: a bad one is one line, no plan printed
+        writable_file(args.step_summary, "--step-summary", given)
     git = open_repo()
     plan = make_plan(git, args.base_ref, args.head_ref, options(args))
     add_warnings(plan, fanout_limit(plan["matrix"], args.changelog_file))

@@ -68,9 +68,9 @@ def add_arguments(parser) -> None:
 
 def _add_reports(parser) -> None:
     """Where the report goes besides stdout: the step summary, the PR comment (or its body's file)."""
-    # a blank $GITHUB_STEP_SUMMARY is unset, not an empty --step-summary (which is argument syntax)
-    parser.add_argument("--step-summary", metavar="PATH", default=os.environ.get(STEP_SUMMARY_VARIABLE, "").strip() or None,
-                        type=argtypes.output_file, action=argtypes.Passed,
+    # left out: $GITHUB_STEP_SUMMARY, read by check_outputs (argtypes.environment_default)
+    parser.add_argument("--step-summary", metavar="PATH", default=None, type=argtypes.output_file,
+                        action=argtypes.Passed,
                         help="append the markdown report to this file (default: $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--comment", action="store_true",
                         help="create or update the results comment on the PR the run measured (its refs/pull/N/ "
@@ -203,9 +203,9 @@ def check_outputs(args) -> None:
 
     if args.comment_file:
         outpaths.writable_file(args.comment_file, "--comment-file")
+    given = argtypes.environment_default(args, "step_summary", STEP_SUMMARY_VARIABLE)
     if args.step_summary:  # a path not passed is $GITHUB_STEP_SUMMARY's: the line says so, not blaming the flag
-        passed = "step_summary" in getattr(args, "passed", ())
-        outpaths.writable_file(args.step_summary, "--step-summary", None if passed else f"${STEP_SUMMARY_VARIABLE}")
+        outpaths.writable_file(args.step_summary, "--step-summary", given)
     if args.plots:
         outpaths.creatable_dir(args.plots, "--plots")
 

@@ -27,6 +27,9 @@ def writable_file(path: str, flag: str, given: str | None = None) -> None:
     target = Path(path)
     folder = Path(os.path.realpath(target)).parent if target.is_symlink() else target.parent
     said = f"{given} (the default of {flag})" if given else flag
+    if given and path.strip() == "-":  # a flag's '-' is argparse's to refuse (argtypes.output_file, exit 2)
+        raise fail(path, 0, f"{said}: {no_standard_stream('output', NAMES_A_FILE)}",
+                   f"set {given} to a file, or pass {flag} FILE")
     if target.is_dir():
         raise fail(path, 0, f"{said}: is a folder, not a file", f"pass {flag} FILE")
     if not folder.is_dir():
