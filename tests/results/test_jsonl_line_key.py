@@ -28,3 +28,16 @@ def test_a_mismatch_on_the_third_line_of_a_jsonl_is_placed_at_its_key(tmp_path, 
     assert rc == 1 and refusal == [
         f"{out}:3:{col}: random_input_len: the output used 2048 input tokens but its job's row (--row) says "
         "isl 1024; pass the matrix row this output was run with as --row"], err
+
+
+def test_a_jsonl_of_no_client_output_is_placed_alike_with_one_line_or_more(tmp_path, capsys):
+    """A one-line .jsonl that is no client output was refused at `FILE:1:1:` (a whole document, placed where it
+    starts) and a longer one at `FILE:1:` (a JSONL line, no column): each line is placed where its object
+    starts, as a one-line file is and as a line's refusal naming a key is."""
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    one.write_text('{"a": 1}\n', encoding="utf-8")
+    two.write_text('  {"a": 1}\n{"b": 2}\n', encoding="utf-8")
+    for path, at in ((one, "1:1"), (two, "1:3")):
+        rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
+        (line,) = err.strip().splitlines()
+        assert rc == 1 and line.startswith(f"{path}:{at}: format: unknown JSON output"), err

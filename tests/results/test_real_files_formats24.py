@@ -23,7 +23,7 @@ REFUSALS = {
     "other/custom_per_request_csv_ttft_tpot_ms_vllm_c1_trimmed.csv":
         "1: format: a CSV table, not a benchmark client output " + ANY_CLIENT,
     # liqcui/sglang-benchmark-tools: {"request_id", "ttft_ms", "tpot_ms", ...} a line, no run summary
-    "other/sglbench_tool_per_request_log_conc32_trimmed.jsonl": "1: format: unknown JSON output " + ANY_CLIENT,
+    "other/sglbench_tool_per_request_log_conc32_trimmed.jsonl": "1:1: format: unknown JSON output " + ANY_CLIENT,
     # togethercomputer/InferenceX: medians and throughputs of an SGLang run, no counts or duration
     "other/together_runner_baseline_sglang_dsr1_b200_conc16.json":
         "1:1: format: a benchmark wrapper ({hw, metrics, gpu}) whose metrics omit completed/failed requests "

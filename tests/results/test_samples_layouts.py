@@ -174,7 +174,7 @@ def test_sglang_bench_offline_throughput_line_is_refused_saying_what_it_is(tmp_p
     out.write_text("\n".join(json.dumps(d) for d in (line, dict(line, last_gen_throughput=1234.5))) + "\n")
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(out))
     (msg,) = err.splitlines()
-    assert rc == 1 and msg.startswith(f"{out}:1: format: an SGLang bench_offline_throughput result"), err
+    assert rc == 1 and msg.startswith(f"{out}:1:1: format: an SGLang bench_offline_throughput result"), err
     assert "completed" not in msg and "; ingest sglang.bench_serving" in msg
 
 

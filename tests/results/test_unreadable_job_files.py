@@ -70,7 +70,7 @@ def test_json_nested_too_deeply_is_one_line(where, tmp_path, capsys):
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
     (line,) = err.strip().splitlines()
     bad = tmp_path / ("b.job.json" if where == "sidecar" else "b.json")
-    at = {"output": ":1", "jsonl line": ":2", "sidecar": ":1"}[where]
+    at = {"output": ":1", "jsonl line": ":2:1", "sidecar": ":1"}[where]  # a JSONL line: where its object starts
     assert rc == 1 and line.startswith(f"{bad}{at}: nested too deeply"), err
     assert "ingested 1 results (1 new)" in out and run_ids(db_of(tmp_path)) == ["1"]
 

@@ -138,7 +138,8 @@ def place(diagnostics, text: str, path: str) -> None:
     """Give a refusal or warning of a whole-document file (line 0) a place in it: the key its message
     names first (``completed: ...``, ``warning: ttft: ...``), else where the document starts. A file
     that starts with '[' is one document (``documents``): in a multi-node job's list of outputs, "line"
-    N is its Nth output (``sniff._jobs_documents``), placed at that key of that output."""
+    N is its Nth output (``sniff._jobs_documents``), placed at that key of that output. A JSONL line's
+    (line N) is placed at that key of that line, else where its object starts, as a one-line file's is."""
     listed, lines = text.lstrip().startswith("["), None
     for d in diagnostics:
         if d.file != path or (d.line and d.col):
@@ -150,15 +151,22 @@ def place(diagnostics, text: str, path: str) -> None:
         elif listed:
             if (at := _output_place(text, d.line, key)) is not None:
                 d.line, d.col = at
-        elif key:  # a JSONL line's refusal: at that key of that line, as a one-line file's is
+        else:  # a JSONL line's
             lines = lines or json_lines(text)  # once for all the file's refusals
-            d.col = _line_key_col(lines, d.line, key)
+            d.col = (_line_key_col(lines, d.line, key) if key else 0) or _object_col(lines, d.line)
 
 
 def _line_key_col(lines: list[str], n: int, key: str) -> int:
     """The 1-based column of ``key`` in line ``n`` of ``lines``, 0 when the line does not hold it once."""
     at = key_offset(lines[n - 1], key) if 0 < n <= len(lines) else None
     return 0 if at is None else at + 1
+
+
+def _object_col(lines: list[str], n: int) -> int:
+    """The 1-based column where line ``n`` of ``lines`` starts its JSON object, 0 when it is no JSONL object
+    line (an empty file, a console log, a CSV row: refused at the line alone)."""
+    line = lines[n - 1] if 0 < n <= len(lines) else ""
+    return len(line) - len(line.lstrip()) + 1 if _object_line(line.strip()) else 0
 
 
 def _output_place(text: str, n: int, key: str | None) -> tuple[int, int] | None:
