@@ -115,7 +115,11 @@ def resolve_url(url: str | None, root: Path | None = None) -> str:
     """--db, else $SWEEPGATE_DB, else the repository's ``.sweepgate/results.db``. A PostgreSQL URL
     that names no driver (``postgresql://``, ``postgres://``, the usual spelling) gets psycopg 3,
     the driver sweepgate installs (SQLAlchemy's default for it, psycopg2, is not)."""
-    url = url or _env_url() or default_url(root)
+    return _with_driver(url or _env_url() or default_url(root))
+
+
+def _with_driver(url: str) -> str:
+    """``url`` with psycopg 3 for a PostgreSQL scheme that names no driver (resolve_url)."""
     scheme, sep, rest = url.partition("://")
     return f"{PG_SCHEME}://{rest}" if sep and scheme.lower() in ("postgresql", "postgres") else url
 
@@ -133,7 +137,7 @@ def _env_url() -> str | None:
         raise fail(ENV_WHERE, 0, f"empty (it holds only {len(url)} blank character{'s' if len(url) > 1 else ''})",
                    "unset it or set it to sqlite:///PATH")
     try:
-        _check_url(url)
+        _check_url(_with_driver(url))  # as --db's is checked: postgresql:// gets the installed driver
     except StoreError as exc:  # the URL as shown (password hidden) stays in the message
         raise StoreError([Diagnostic(ENV_WHERE, 0, 0, d.rule, f"{d.file}: {d.message}", f"unset it, or {d.hint}",
                                       in_file=False) for d in exc.diagnostics]) from None
