@@ -64,12 +64,8 @@ def run(args) -> int:
 
     diagnostics = [Diagnostic(w["file"], w["line"], w.get("col", 0), w["rule"], w["message"],
                               w.get("hint", ""), w.get("severity", "warning")) for w in plan["warnings"]]
-    if args.json:
-        sys.stdout.write(json.dumps(plan) + "\n")
-    elif args.markdown:
-        sys.stdout.write(report.plan_markdown(plan, limit=STEP_SUMMARY_LIMIT))
-    else:
-        report.print_plan(sys.stdout, plan)
+    # a reader who leaves (`| head -1`) ends the printing, not the warnings, summary, comment or exit 3
+    report.printed_to_a_reader_who_may_leave(lambda: _print(plan, args))
     report.emit(diagnostics)  # stderr, annotations included: stdout stays the plan
     from sweepgate.core.errors import EXIT_FAIL_ON, written_past_the_gate
 
@@ -79,6 +75,18 @@ def run(args) -> int:
     if args.comment:
         written_past_the_gate(tripped, lambda: post_comment(plan, args))
     return EXIT_FAIL_ON if tripped else 0
+
+
+def _print(plan: dict, args) -> None:
+    """The plan on stdout, as --json, --markdown or the terminal's table."""
+    from sweepgate.core import report
+
+    if args.json:
+        sys.stdout.write(json.dumps(plan) + "\n")
+    elif args.markdown:
+        sys.stdout.write(report.plan_markdown(plan, limit=STEP_SUMMARY_LIMIT))
+    else:
+        report.print_plan(sys.stdout, plan)
 
 
 def fanout_limit(matrix: dict, changelog: str) -> list[Diagnostic]:
