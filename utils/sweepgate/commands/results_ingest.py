@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from sweepgate.commands import argtypes
+from sweepgate.core import fields as F
 from sweepgate.core.errors import SweepgateError, emit, fail, printable
 from sweepgate.core.report import count, progress
 from sweepgate.results.record import MAX_INTEGER, is_placeholder
@@ -75,7 +76,7 @@ def _given(args):
 
 def _refuse_rows_holder(doc, path: str) -> None:
     """What holds rows but is not one, each said as what it is: the list `sweepgate test-config` and
-    `full-sweep` print, and a job sidecar (``sidecar.is_sidecar_doc``)."""
+    `full-sweep` print, a job sidecar (``sidecar.is_sidecar_doc``) and `sweepgate matrix`'s buckets of rows."""
     from sweepgate.results import sidecar
 
     if isinstance(doc, list) and doc and all(isinstance(row, dict) for row in doc):
@@ -84,6 +85,25 @@ def _refuse_rows_holder(doc, path: str) -> None:
     if sidecar.is_sidecar_doc(doc):
         raise fail(path, 1, f"a job sidecar ({sidecar.SUFFIX}), not a row",
                    f"put it beside its output as OUTPUT{sidecar.SUFFIX} and ingest without --row, --run-id and --ref")
+    first = _first_row_path(doc) if isinstance(doc, dict) and F.EXP_NAME not in doc else None
+    if first:  # `sweepgate matrix`'s output: its buckets of rows
+        from sweepgate.core.sweep import matrix_rows
+
+        raise fail(path, 1, f"a matrix of {count(len(matrix_rows(doc)), 'row')} (as `sweepgate matrix` prints it), "
+                            "not one row", f"pass the one row this output ran, e.g. `jq '{first}' FILE > row.json`")
+
+
+def _first_row_path(doc, at: str = "") -> str | None:
+    """The jq path of the first row (a dict with an exp-name) in a matrix's buckets, or None."""
+    if isinstance(doc, dict):
+        if F.EXP_NAME in doc and at:
+            return at
+        steps = ((f".{k}" if k.isidentifier() else f".{json.dumps(k)}", v) for k, v in doc.items() if isinstance(k, str))
+    elif isinstance(doc, list):
+        steps = ((f"[{i}]", v) for i, v in enumerate(doc))
+    else:
+        return None
+    return next((found for step, value in steps if (found := _first_row_path(value, at + step))), None)
 
 
 def _report_skipped(walked, outcome, verbose: bool) -> None:
