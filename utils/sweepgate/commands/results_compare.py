@@ -281,9 +281,11 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
         charts_mod.draw_charts(comparison, folder, progress=bar, charts=planned, baseline=baseline, removed=removed)
     except KeyboardInterrupt:
         drawn = sum(all((Path(folder) / f"{stem}.{fmt}").is_file() for fmt in charts_mod.FORMATS) for stem, *_ in planned)
-        print(f"sweepgate results compare: interrupted after drawing {drawn} of {count(len(planned), 'chart')}: "
-              f"{folder} holds only this run's (an earlier run's of the same names removed); run compare again "
-              "for the rest", file=sys.stderr)
+        gone = len({Path(path).stem for path in removed})  # a chart is its PNG and its SVG
+        cleared = f"{count(gone, 'chart')} an earlier run drew there removed, so {folder} holds only this run's; " \
+            if gone else ""  # a new folder held none: nothing to say was removed
+        print(f"sweepgate results compare: interrupted after drawing {drawn} of {count(len(planned), 'chart')}; "
+              f"{cleared}run compare again for the rest", file=sys.stderr)
         raise
     said = charts_mod.removed_line("sweepgate results compare", removed, folder)
     if said:  # an earlier run's, of points this run has not: a reader would take them for this run's
