@@ -546,3 +546,19 @@ def test_reuse_refuses_a_short_ref_or_commit_from_the_environment(repo, tmp_path
               "--out", str(tmp_path / "o.json"), "--run-id", "5", env={name: value})
     assert proc.returncode == 1 and proc.stderr.startswith(said) and "Traceback" not in proc.stderr, proc.stderr
     assert not (tmp_path / "o.json").exists()
+
+
+def test_plan_with_a_db_that_is_not_there_reuses_nothing_and_makes_no_store(repo, tmp_path):
+    """New-user review: `plan --db sqlite:///typo.db` made an empty store there and read "0 of 5 jobs
+    already have results", so the typo went unseen (and read as "no results" for ever after); as
+    `ci reuse` does, it now says there is no store and makes none."""
+    typo = tmp_path / "typo.db"
+    main = repo.head()
+    repo.git("checkout", "-q", "-b", "pr")
+    repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune")
+    proc = sg(repo.path, "plan", "--base-ref", main, "--head-ref", "HEAD", "--json", "--db", f"sqlite:///{typo}")
+    assert proc.returncode == 0, proc.stderr
+    reused = json.loads(proc.stdout)["reuse"]
+    assert (reused["jobs"], reused["of"], reused["rows"]) == (0, 5, []), reused
+    assert f"no results store at {typo}" in proc.stderr, proc.stderr
+    assert not typo.exists()
