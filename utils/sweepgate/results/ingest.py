@@ -430,7 +430,7 @@ def check_given(files: list[Path], given: Given | None) -> None:
 def unknown_config_key(key: str | None, start: str = ".") -> Diagnostic | None:
     """A warning when ``key`` (``--config-key``) is in none of the master configs of the repository
     ``start`` is in: a typo would be stored without a word, and ``results compare`` would find no
-    baseline for its points and call each one new. Stored all the same: a store keeps results of keys
+    baseline for its points (none but results stored under the same typo) and call each one new. Stored all the same: a store keeps results of keys
     since renamed or removed. Outside a repository, or in one without master configs, no check. The
     configs are read once per command, however many files it ingests."""
     from sweepgate.core import load
@@ -449,7 +449,8 @@ def unknown_config_key(key: str | None, start: str = ".") -> Diagnostic | None:
     files = ", ".join(sorted(set(known.values())))
     return Diagnostic("--config-key", 0, 0, "unknown-config-key",
                       f"warning: config key '{key}' is in none of this repository's master configs ({files}); "
-                      "stored under it all the same, so `results compare` finds no baseline for its points",
+                      "stored under it all the same, and `results compare` finds a baseline for its points only among "
+                      "results stored under that same key",
                       (f"did you mean '{near[0]}'? " if near else "") + "pass the key as the master config "
                       "spells it (stored results are immutable: ingest this output again with the next "
                       "--attempt); a key since renamed or removed can stay as it is", severity="warning")
