@@ -102,6 +102,22 @@ def test_a_row_file_that_holds_rows_says_what_it_is(case, tmp_path, capsys):
     assert not (tmp_path / "r.db").exists()
 
 
+def test_a_one_row_list_is_that_row(tmp_path, capsys):
+    """New-user review: `sweepgate test-config` for one concurrency prints a list of one row, and `--row`
+    refused it as "a list of 1 row ... not one row", though it can mean no other row: it is stored as
+    the row itself is."""
+    records = []
+    for name, doc in (("list", [ROW]), ("row", ROW)):
+        out = write_job(tmp_path / name, "bare", vllm_output(), None)
+        (tmp_path / f"{name}.json").write_text(json.dumps(doc))
+        rc, stdout, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path / name), "--row",
+                                  str(tmp_path / f"{name}.json"), "--run-id", "7", "--ref", "refs/heads/main", str(out))
+        assert rc == 0 and "ingested 1 results (1 new)" in stdout, err
+        with store.open_store(db_of(tmp_path / name)) as st:
+            records.append(list(st.records()))
+    assert records[0] == records[1] and records[0][0][R.RUN_ID] == "7"
+
+
 @pytest.mark.parametrize("case", sorted(BAD_ROWS))
 def test_a_bad_sidecar_row_is_its_file_s_line_and_the_batch_goes_on(case, tmp_path, capsys):
     write_job(tmp_path / "in", "a", vllm_output(), job(run_id="1"))

@@ -60,6 +60,8 @@ def _given(args):
     fix = "pass the job's matrix row as a JSON file"
     text = jsonio.read_text(args.row, fix)
     row = jsonio.loads(text, args.row, hint=fix)
+    if isinstance(row, list) and len(row) == 1 and isinstance(row[0], dict):
+        row = row[0]  # `sweepgate test-config` for one concurrency: a list of the one row it can mean
     from sweepgate.core.errors import SweepgateError
     from sweepgate.core.jobenv import check_row
 
@@ -75,11 +77,11 @@ def _given(args):
 
 
 def _refuse_rows_holder(doc, path: str) -> None:
-    """What holds rows but is not one, each said as what it is: the list `sweepgate test-config` and
-    `full-sweep` print, a job sidecar (``sidecar.is_sidecar_doc``) and `sweepgate matrix`'s buckets of rows."""
+    """What holds rows but is not one, each said as what it is: the list of several rows `sweepgate
+    test-config` and `full-sweep` print, a job sidecar (``sidecar.is_sidecar_doc``) and `sweepgate matrix`'s buckets of rows."""
     from sweepgate.results import sidecar
 
-    if isinstance(doc, list) and doc and all(isinstance(row, dict) for row in doc):
+    if isinstance(doc, list) and len(doc) > 1 and all(isinstance(row, dict) for row in doc):
         raise fail(path, 1, f"a list of {count(len(doc), 'row')} (as `sweepgate test-config` prints them), not "
                             "one row", "pass the one row this output ran, e.g. `jq '.[0]' FILE > row.json`")
     if sidecar.is_sidecar_doc(doc):
