@@ -156,7 +156,7 @@ def eval_notes(evals: list[E.EvalVerdict]) -> dict[str, int]:
 
 def eval_summary(comparison: C.Comparison) -> str:
     counts = ", ".join(f"{n} {verdict}" for verdict, n in E.counts(comparison.evals).items() if n)
-    return f"{len(comparison.evals)} eval scores: {counts}"
+    return f"{count(len(comparison.evals), 'eval score')}: {counts}"
 
 
 def _md_evals(comparison: C.Comparison, max_rows: int | None = None) -> list[str]:
