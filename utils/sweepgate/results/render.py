@@ -650,10 +650,25 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
                   + _md_new(comparison, baseline_ref, max_rows))
         folded = (_md_sections(comparison, folded_rows, max_rows, opened=False, placed=placed)
                   + (_md_not_measured(comparison, baseline_ref) if folded_rows else []))
-        body = "\n".join(head + opened + pictures + folded)
+        body = "\n".join(head + opened + _md_units(opened + folded) + pictures + folded)
         if limit is None or len(body.encode()) <= limit:
             break
     return body
+
+
+UNITS_UNNAMED = (R.OUTPUT_TPUT_PER_GPU, R.INTERACTIVITY)  # compared metrics whose names state no unit
+
+
+def _md_units(lines: list[str]) -> list[str]:
+    """The unit of each metric in ``lines``' tables whose name states none (review: "interactivity 98.2"
+    with no unit in the whole comment), as `results show` heads its column; the `_ms` metrics name theirs
+    and success_rate is a percentage. Nothing when no table lists one (the New table's headers say it)."""
+    names = {metric: header for header, metric in show.COLUMNS}
+    text = "\n".join(lines)
+    shown = [metric for metric in UNITS_UNNAMED if f"| {metric} |" in text]
+    if not shown:
+        return []
+    return [f"Units: {', '.join(f'`{metric}` {names[metric]}' for metric in shown)}; `_ms` metrics in milliseconds.", ""]
 
 
 def charts_paragraph(charts: list[tuple], folder: str | None = None) -> list[str]:
