@@ -76,3 +76,23 @@ def test_copies_of_one_point_do_not_widen_every_point_s_history(tmp_path, monkey
         st.add(records + synth.pr_run(keys=keys, concs=(CONC,)))
     store_adapter.from_store(url, "pr-7", C.DEFAULT_BASELINE_REF, 5)
     assert max(asked) == 5 + 1 + 1, asked  # one copy per point: one run more, not one per copy in all
+
+
+def test_a_reused_copy_in_the_run_does_not_date_it_back(tmp_path):
+    """Review: a run is judged against the baseline runs before it, and its time was the earliest any
+    of its records carried, a `ci reuse` copy's included: a copy keeps the time another run measured
+    it, so one copy measured on day 3 made a run of day 28 be judged against main's runs before day 3
+    only (2 runs here, not the last 5). A run's time is that of its own measurements, as its span is."""
+    values = {1: 1000.0, 2: 1000.0, 4: 1200.0, 5: 1200.0, 6: 1200.0, 7: 1200.0}
+    history = [main_run(day, v, day=day) for day, v in values.items()]
+    origin = {R.RUN_ID: "pr-1", R.ATTEMPT: 1, R.RESULT_FILENAME: "other"}
+    (copy_,) = synth.pr_run(keys=(synth.KEYS[1],), concs=(CONC,))
+    copy_.update({R.REUSED_FROM: origin, R.FINISHED: "2026-11-03T12:00:00Z"})
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(history + [copy_] + synth.pr_run(keys=(KEY,), concs=(CONC,)))
+    head, base, _, _ = store_adapter.from_store(url, "pr-7", C.DEFAULT_BASELINE_REF, 5)
+    comparison = C.compare_records(head, base, run="pr-7", window=5)
+    (verdict,) = [v for v in comparison.verdicts if v.metric == METRIC and v.point[0] == KEY]
+    assert verdict.n == 5 and verdict.median == pytest.approx(1200.0)
+    assert store_adapter.past_of([copy_]) == "2026-11-03T12:00:00+00:00"  # a run of copies only: their time

@@ -123,12 +123,14 @@ def stored_ref(ref: str, known: list[str]) -> str:
 
 
 def past_of(pr: list[dict]) -> str | None:
-    """When a run happened (the earliest time its records carry), None when a record has no time.
+    """When a run happened (the earliest time its own measurements carry), None when one has no time.
     It is judged against the baseline runs before that: a PR run compared again a week later gets
     the verdicts it got, not main's later runs' (and an older main run, compared again, is judged
-    against its own past)."""
-    times = [t for r in pr if (t := when(r))]
-    return min(times) if len(times) == len(pr) else None
+    against its own past). A ``ci reuse`` copy keeps the time another run measured it, which says
+    nothing of when this run ran (as ``compare._span``); a run of copies only has their time."""
+    own = [r for r in pr if not isinstance(r.get(R.REUSED_FROM), dict)] or pr
+    times = [t for r in own if (t := when(r))]
+    return min(times) if len(times) == len(own) else None
 
 
 def check_baseline_ref(ref: str, stored: list[str], shown: str) -> None:
