@@ -97,6 +97,59 @@ def test_the_files_readme_says_to_copy_pass_the_linters_in_another_repository(tm
     assert proc.returncode == 0 and findings == [], [f["ident"] for f in findings]
 
 
+def _readme_host_install_step():
+    """The step README's *The workflows in another repository* gives the templates to install
+    sweepgate for the GPU host's python3, and the PYTHONPATH it gives the host steps."""
+    import textwrap  # noqa: PLC0415
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The workflows in another repository", 1)[1].split("\n## ", 1)[0]
+    found, pythonpath = None, None
+    for lang, body in FENCE.findall(section):
+        if lang.lower() not in ("yaml", "yml"):
+            continue
+        doc = yaml.safe_load(textwrap.dedent(body))
+        for step in doc if isinstance(doc, list) else [doc]:
+            if isinstance(step, dict) and "pip install" in str(step.get("run", "")):
+                found = step
+            elif isinstance(step, dict) and "PYTHONPATH" in step:
+                pythonpath = step["PYTHONPATH"]
+    if found is None:
+        pytest.fail("README, The workflows in another repository: no yaml step installs sweepgate for the host")
+    return found, pythonpath
+
+
+def test_the_readme_s_host_install_step_keeps_the_pr_s_files_out_and_lints(tmp_path):
+    """Adoption review: README told an adopter to install sweepgate "for the host's python3" in the
+    templates and gave no step. The one a reader writes, `python3 -m pip install ...` in the
+    workspace, imports a `pip/` the approved commit adds before the real pip (the working
+    directory is first on sys.path), so PR code ran on the GPU host as the runner's user; a
+    system python3 also refuses it (externally-managed-environment). The documented step runs
+    outside the workspace, with -P, into the folder the host steps' PYTHONPATH then names, and
+    the templates with it applied as README says still pass actionlint."""
+    step, pythonpath = _readme_host_install_step()
+    assert step.get("working-directory") == "${{ runner.temp }}", step
+    pythons = [w for w in map(unwrapped, commands(step["run"])) if w[0].startswith("python")]
+    assert pythons and all(w[1] == "-P" for w in pythons), pythons
+    target = re.search(r"--target[ =](\S+)", step["run"]).group(1)
+    assert pythonpath == f"${{{{ runner.temp }}}}/{target}", f"host steps' PYTHONPATH {pythonpath!r}, install {target}"
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for name in TEMPLATES:
+        doc = load(name)
+        job_steps = doc["jobs"]["benchmark"]["steps"]
+        at = next(i for i, s in enumerate(job_steps) if s.get("name") == "Job environment from the row")
+        job_steps.insert(at, step)
+        for s in job_steps:
+            if "PYTHONPATH" in (s.get("env") or {}):
+                s["env"]["PYTHONPATH"] = pythonpath
+        target_file = tmp_path / ".github" / "workflows" / name
+        target_file.parent.mkdir(parents=True, exist_ok=True)
+        target_file.write_text(yaml.safe_dump(doc, sort_keys=False, width=1000))
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
+    lint = subprocess.run([tool("actionlint"), "-no-color"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
 def test_zizmor_also_runs_online_in_ci():
     """Security audit: the tests run zizmor --offline, so a pinned SHA that is no commit of the
     action's repository (an impostor from a fork) or an action with a known advisory was never
