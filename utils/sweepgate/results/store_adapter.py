@@ -77,10 +77,11 @@ def _others_of_keys(st, pr: list[dict], baseline_ref: str, rehearsal: bool, past
     """The newest baseline record of each point of the run's config keys that the run did not
     measure, from before the run (``past``, as its window): what compare names as measured on the
     baseline ref and not by this run. Never of a point the run measured (its baseline stays the
-    runs before it)."""
+    runs before it). The newest before the run, not the newest there is: compared again after main
+    ran the point again, a point the run dropped is still said."""
     mine = {R.point_values(r) for r in pr}
     keys = sorted({str(r[R.CONFIG_KEY]) for r in pr if r.get(R.CONFIG_KEY) is not None})
-    return [r for key in keys for r in st.latest_per_point(key, baseline_ref)
+    return [r for key in keys for r in st.latest_per_point(key, baseline_ref, before=past)
             if R.point_values(r) not in mine and (rehearsal or not r.get(R.REHEARSAL))
             and (past is None or when(r) < past)]
 
