@@ -1,8 +1,10 @@
 """daily: "not measured" of a PR run compared again after main moved on. Its verdicts stay those it got
 (the baseline is main's runs before it), but what it dropped was read from main's newest record of each
 point, whatever its time, and then left out when that record came after the run: a concurrency the PR
-dropped was said right after the run and no longer once main had run it again. Only main's runs before
-the run count, as for its verdicts (CONTRACTS section 8)."""
+dropped was said right after the run and no longer once main had run it again. And a point main measured
+only after the PR (judged against those later runs) made main's later run the picture of the seq-len, so
+what the PR dropped from main's picture before it went unsaid too. Only main's runs before the run count,
+as for its verdicts (CONTRACTS section 8)."""
 
 from __future__ import annotations
 
@@ -47,3 +49,12 @@ def test_a_dropped_concurrency_is_still_said_once_main_ran_it_again_after_the_pr
     (env / "again").mkdir()
     assert not_measured(env / "again", capsys, history, pr_without_64(), later) == [(64, "point", "main-2")]
 
+
+def test_a_point_main_measured_only_after_the_pr_does_not_make_main_s_later_run_its_picture(env, capsys):
+    """The PR ran conc 128 (new then) and dropped conc 64; main ran conc 128 alone on days 29-31. Conc 128
+    is judged against those later runs, but main's picture before the PR, main-2, still had conc 64."""
+    history = synth.history(runs=3, keys=(KEY,))
+    pr = pr_without_64((*synth.CONCS, 128))
+    later = [rec for day in (29, 30, 31) for rec in main_run(f"main-{day}", day, (128,))]
+    (env / "again").mkdir()
+    assert not_measured(env / "again", capsys, history, pr, later) == [(64, "point", "main-2")]

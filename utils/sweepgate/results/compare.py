@@ -475,11 +475,26 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     if run is None:
         run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))
     repeated = {pt: n for pt, recs in measured.items() if (n := len(measurements_of(recs))) > 1}
-    missing = not_measured(heads, set(measurements_per_point(pr_records, evals=True)), base, baselines, settings)
+    missing = not_measured(heads, set(measurements_per_point(pr_records, evals=True)), base, baselines, settings,
+                           _past(pr_records))
     dropped = {m.point: baselines.get(m.point, []) for m in missing if m.what is None}
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
                       not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs},
                       pr=pr_of(pr_records))
+
+
+def _past(pr_records: list[dict]) -> str | None:
+    """When the run happened (``store_adapter.past_of``), None when unknown."""
+    from sweepgate.results.store_adapter import past_of
+
+    return past_of(pr_records)
+
+
+def _earlier(records: list[dict], past: str | None) -> list[dict]:
+    """Those of ``records`` from before ``past`` (all when it is None)."""
+    from sweepgate.results.store_adapter import when
+
+    return records if past is None else [r for r in records if when(r) < past]
 
 
 def pr_of(records: list[dict]) -> int | None:
@@ -492,13 +507,17 @@ def pr_of(records: list[dict]) -> int | None:
 
 
 def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dict,
-                 settings: Settings) -> list[NotMeasured]:
+                 settings: Settings, past: str | None = None) -> list[NotMeasured]:
     """What the baseline measured and the run did not (``NotMeasured``): the points of each config
     key the run measured that main's latest picture of their key, hardware and seq-len holds
     (``latest_pictures``) and the run lacks, of a seq-len the run measured none of only when the key's
     own latest picture has it (a seq-len main's newest sweep of the key left out is no drop); at a point both measured, a compared metric the newest
     baseline record has and the run's lacks, and eval scores a run of that picture has there and the
-    run has none of (an older `--all-evals` run's are no sign of a dropped eval)."""
+    run has none of (an older `--all-evals` run's are no sign of a dropped eval). Only baseline
+    records from before ``past`` (when the run happened) count, as for its verdicts: a point main
+    measured only after a PR run is judged against those later runs, but they are no picture of main
+    before it (main's later run hid what the PR dropped from main's run before it)."""
+    base = _earlier(base, past)
     keys = {h.get(R.CONFIG_KEY) for h in heads.values()} - {None}
     usable = sorted((r for r in base if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=_order)
     pictures, of_key = latest_pictures(usable), latest_pictures(usable, lambda pt: pt[0])
@@ -512,8 +531,9 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
     for pt, head in heads.items():
         if job_failed(head):
             continue  # the failed job is the finding
-        if baselines.get(pt):
-            latest, have = baselines[pt][0], head.get(R.METRICS) or {}
+        earlier = _earlier(baselines.get(pt, []), past)  # newest first
+        if earlier:
+            latest, have = earlier[0], head.get(R.METRICS) or {}
             for metric in settings.metrics:
                 if number((latest.get(R.METRICS) or {}).get(metric)) is not None and number(have.get(metric)) is None:
                     out[pt, metric] = NotMeasured(pt, metric, str(latest.get(R.RUN_ID)))
