@@ -58,3 +58,12 @@ def test_a_point_main_measured_only_after_the_pr_does_not_make_main_s_later_run_
     later = [rec for day in (29, 30, 31) for rec in main_run(f"main-{day}", day, (128,))]
     (env / "again").mkdir()
     assert not_measured(env / "again", capsys, history, pr, later) == [(64, "point", "main-2")]
+
+
+def test_a_dropped_concurrency_is_said_when_main_s_newest_night_failed_entirely(env, capsys):
+    """main-3's every job failed (a broken runner pool): no failed job takes a place in the baseline, so
+    main's picture before the PR is main-2, and the concurrency the PR dropped from it is said. The
+    newest record of the point was main-3's failure, which measured nothing, and the drop went unsaid."""
+    failed = [{**rec, R.STATUS: "failure", R.METRICS: {}} for rec in main_run("main-3", 4, synth.CONCS)]
+    assert not_measured(env, capsys, synth.history(runs=3, keys=(KEY,)), failed, pr_without_64()) == [
+        (64, "point", "main-2")]
