@@ -476,25 +476,33 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
         run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))
     repeated = {pt: n for pt, recs in measured.items() if (n := len(measurements_of(recs))) > 1}
     missing = not_measured(heads, set(measurements_per_point(pr_records, evals=True)), base, baselines, settings,
-                           _past(pr_records))
+                           past_of(pr_records))
     dropped = {m.point: baselines.get(m.point, []) for m in missing if m.what is None}
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
                       not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs},
                       pr=pr_of(pr_records))
 
 
-def _past(pr_records: list[dict]) -> str | None:
-    """When the run happened (``store_adapter.past_of``), None when unknown."""
-    from sweepgate.results.store_adapter import past_of
-
-    return past_of(pr_records)
-
-
 def _earlier(records: list[dict], past: str | None) -> list[dict]:
     """Those of ``records`` from before ``past`` (all when it is None)."""
-    from sweepgate.results.store_adapter import when
-
     return records if past is None else [r for r in records if when(r) < past]
+
+
+def when(rec: dict) -> str:
+    """When a record happened, as ``past_of`` and ``store_adapter._others_of_keys`` compare it ("" when
+    unknown), in UTC (a record from an older sweepgate's artifact may carry its time as the sidecar wrote it)."""
+    return str(R.utc_time(rec.get(R.FINISHED) or rec.get(R.STARTED)) or "")
+
+
+def past_of(pr: list[dict]) -> str | None:
+    """When a run happened (the earliest time its own measurements carry), None when one has no time.
+    It is judged against the baseline runs before that: a PR run compared again a week later gets
+    the verdicts it got, not main's later runs' (and an older main run, compared again, is judged
+    against its own past). A ``ci reuse`` copy keeps the time another run measured it, which says
+    nothing of when this run ran (as ``_span``); a run of copies only has their time."""
+    own = [r for r in pr if not isinstance(r.get(R.REUSED_FROM), dict)] or pr
+    times = [t for r in own if (t := when(r))]
+    return min(times) if len(times) == len(own) else None
 
 
 def pr_of(records: list[dict]) -> int | None:

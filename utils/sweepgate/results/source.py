@@ -78,12 +78,12 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
     of the last ``runs`` such runs; with ``points`` (``compare.point_of`` tuples), of as many as
     it takes for each point to appear in ``runs`` of them (a sweep runs only the keys its
     changelog entry names), looking back at most MAX_ARTIFACT_RUNS runs; with ``before`` (when the
-    compared run happened, ``store_adapter.past_of``), runs of that time or later do not count
+    compared run happened, ``compare.past_of``), runs of that time or later do not count
     towards them, as the baseline then leaves them out. ``read`` gets the run id of each artifact read,
     newest first."""
     from sweepgate.core import github
     from sweepgate.results.compare import point_of
-    from sweepgate.results.store_adapter import when
+    from sweepgate.results.compare import when
 
     out: list[dict] = []
     seen: dict[tuple, set] = {tuple(p): set() for p in points or []}

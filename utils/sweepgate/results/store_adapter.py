@@ -7,6 +7,7 @@ keeps working on plain record lists.
 from __future__ import annotations
 
 from sweepgate.results import record as R
+from sweepgate.results.compare import past_of, when
 
 
 def point_dict(rec: dict) -> dict:
@@ -111,29 +112,12 @@ def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, sh
     return before + [r for r in on_ref if when(r) >= past and R.point_values(r) in mine - have]
 
 
-def when(rec: dict) -> str:
-    """When a record happened, as ``past_of`` and ``_others_of_keys`` compare it ("" when unknown), in
-    UTC (a record from an older sweepgate's artifact may carry its time as the sidecar wrote it)."""
-    return str(R.utc_time(rec.get(R.FINISHED) or rec.get(R.STARTED)) or "")
-
-
 def stored_ref(ref: str, known: list[str]) -> str:
     """``main`` or ``pull/42/merge`` as the stored ref it abbreviates (as tables show refs), the
     way git reads a short name; a ref stored as spelt, or unlike any, is itself."""
     if ref in known:
         return ref
     return next((full for full in (f"refs/heads/{ref}", f"refs/{ref}") if full in known), ref)
-
-
-def past_of(pr: list[dict]) -> str | None:
-    """When a run happened (the earliest time its own measurements carry), None when one has no time.
-    It is judged against the baseline runs before that: a PR run compared again a week later gets
-    the verdicts it got, not main's later runs' (and an older main run, compared again, is judged
-    against its own past). A ``ci reuse`` copy keeps the time another run measured it, which says
-    nothing of when this run ran (as ``compare._span``); a run of copies only has their time."""
-    own = [r for r in pr if not isinstance(r.get(R.REUSED_FROM), dict)] or pr
-    times = [t for r in own if (t := when(r))]
-    return min(times) if len(times) == len(own) else None
 
 
 def check_baseline_ref(ref: str, stored: list[str], shown: str) -> None:
