@@ -245,6 +245,7 @@ def run(args) -> int:
     from sweepgate.core.errors import written_past_the_gate
 
     gate_tripped = bool(args.fail_on_regression and comparison.failing())
+    args.summary_whole = None  # no step summary written (yet): a cut comment has no page to point at
     if args.step_summary:
         written_past_the_gate(gate_tripped, lambda: _append_summary(args.step_summary, comparison, args, charts))
     if args.comment_file:
@@ -324,7 +325,7 @@ def _print(comparison, args, charts: list[tuple]) -> None:
         sys.stdout.write(json.dumps(comparison.as_json(), indent=2, allow_nan=False) + "\n")
     elif args.markdown:
         sys.stdout.write(render.markdown(comparison, args.baseline_ref, args.window, charts,
-                                         charts_folder=args.plots) + "\n")
+                                         charts_folder=args.plots, more=more_rows(args.run)) + "\n")
     else:
         render.table(comparison, sys.stdout, baseline_ref=args.baseline_ref, window=args.window, all_rows=args.all)
 
@@ -340,7 +341,29 @@ def charts_folder_for(plots: str | None, report: str) -> str | None:
     return folder.relative_to(base).as_posix() if folder.is_relative_to(base) else str(folder)
 
 
+def more_rows(run: str, summary_whole: bool | None = None) -> str:
+    """Where the reader of a report cut to its limit finds the rows it left out (``render.markdown``'s
+    ``more``). In a GitHub Actions workflow run that wrote its step summary (run-sweep.yml's collect job:
+    $GITHUB_STEP_SUMMARY, the default of --step-summary): that run's page, which shows it, the whole
+    report when ``summary_whole`` (the step summary was not cut itself), else with the command too. Elsewhere,
+    or with no step summary written (``summary_whole`` None), the command with --json, which lists every
+    row: the run's artifact holds its results and charts, no comparison a reader could open."""
+    import shlex
+
+    from sweepgate.core import github
+    from sweepgate.results.render import _md_code
+
+    command = f"`sweepgate results compare --run {_md_code(shlex.quote(str(run)))} --json`"
+    page = github.workflow_run()
+    if page is None or summary_whole is None:
+        return f"see {command}"
+    summary = f"the step summary of [run {page[1]}]({page[0]})"
+    return f"see the whole report in {summary}" if summary_whole else f"see {summary}, or {command} for every row"
+
+
 def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
+    """Append the report to the step summary, cut to the room left there; ``args.summary_whole`` then says
+    whether it was whole, for the comment to point at it (``more_rows``)."""
     from sweepgate.core.atomic import append_text
     from sweepgate.results import render
 
@@ -348,10 +371,11 @@ def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
         room = STEP_SUMMARY_LIMIT - (os.path.getsize(path) if os.path.exists(path) else 0)
     except OSError:
         room = STEP_SUMMARY_LIMIT
-    body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=room,
-                           charts_folder=charts_folder_for(args.plots, path))
+    body, whole = render.fitted_markdown(comparison, args.baseline_ref, args.window, charts, limit=room,
+                                         charts_folder=charts_folder_for(args.plots, path), more=more_rows(args.run))
     append_text(path, body + "\n", what="the step summary", hint="check --step-summary / $GITHUB_STEP_SUMMARY",
                 rule="step-summary")
+    args.summary_whole = whole
 
 
 def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
@@ -361,7 +385,8 @@ def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
 
     body = render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT,
                            charts_folder=charts_folder_for(args.plots, path),
-                           about=render.about_line(args.about_pr, comparison.run))
+                           about=render.about_line(args.about_pr, comparison.run),
+                           more=more_rows(args.run, args.summary_whole))
     atomic_write(Path(path), (body.rstrip("\n") + "\n").encode("utf-8"))  # a text file ends in a newline
 
 
@@ -382,5 +407,6 @@ def _post_comment(comparison, args, charts: list[str]) -> None:
     github.comment_if_configured(
         "sweepgate results compare", args.repository, args.pr_number,
         lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT,
-                                charts_folder=args.plots, about=render.about_line(args.about_pr, comparison.run)),
+                                charts_folder=args.plots, about=render.about_line(args.about_pr, comparison.run),
+                                more=more_rows(args.run, args.summary_whole)),
         base_url=args.github_api_url, marker=render.MARKER)

@@ -19,6 +19,11 @@ COMMENT_LIMIT = 65_000  # what a report is cut to: room for the marker line unde
 # Where the token is read, first set wins: a workflow's token, then the gh CLI's variable.
 TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN")
 STEP_SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"  # the file a GitHub Actions step appends its Markdown summary to
+# What GitHub Actions sets in a job, read for the web addresses a report links (``repository_url``, ``workflow_run``).
+ACTIONS_VARIABLE = "GITHUB_ACTIONS"        # "true" inside a workflow run
+SERVER_URL_VARIABLE = "GITHUB_SERVER_URL"  # https://github.com, or a GitHub Enterprise server
+REPOSITORY_VARIABLE = "GITHUB_REPOSITORY"  # OWNER/NAME
+RUN_ID_VARIABLE = "GITHUB_RUN_ID"          # the workflow run's id: its page is SERVER/OWNER/NAME/actions/runs/ID
 OWNER_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 TOKEN_HINT = "set GITHUB_TOKEN (or GH_TOKEN)"
 REPOSITORY_HINT = "set GITHUB_REPOSITORY (or pass --repository OWNER/NAME)"
@@ -56,10 +61,29 @@ def token() -> str | None:
 def repository(explicit: str | None = None) -> str | None:
     """OWNER/NAME from --repository, else $GITHUB_REPOSITORY, else None (not checked here).
     The only place sweepgate reads GITHUB_REPOSITORY."""
-    for candidate in (explicit, os.environ.get("GITHUB_REPOSITORY")):
+    for candidate in (explicit, os.environ.get(REPOSITORY_VARIABLE)):
         if candidate and candidate.strip():
             return candidate.strip()
     return None
+
+
+def repository_url() -> str | None:
+    """The repository's web address (SERVER_URL_VARIABLE/REPOSITORY_VARIABLE, as a job has them), so a
+    report links the commit and the workflow run it names; None when either is unset or malformed."""
+    server, repo = os.environ.get(SERVER_URL_VARIABLE), os.environ.get(REPOSITORY_VARIABLE)
+    if not (server and repo and re.fullmatch(r"https?://[^\s()]+", server) and re.fullmatch(r"[\w.-]+/[\w.-]+", repo)):
+        return None
+    return f"{server.rstrip('/')}/{repo}"
+
+
+def workflow_run() -> tuple[str, str] | None:
+    """(web address, id) of the GitHub Actions workflow run this runs in (ACTIONS_VARIABLE "true",
+    RUN_ID_VARIABLE and ``repository_url``): the page that shows its jobs' step summaries and
+    artifacts. None elsewhere (a GITHUB_RUN_ID set by hand names no run this wrote anything to)."""
+    run, web = os.environ.get(RUN_ID_VARIABLE, ""), repository_url()
+    if os.environ.get(ACTIONS_VARIABLE) != "true" or not web or not run.isdigit():
+        return None
+    return f"{web}/actions/runs/{run}", run
 
 
 def credentials_problem(command: str, tok: str | None, repo: str | None, *, needed_by: str = "",

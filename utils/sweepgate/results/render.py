@@ -12,6 +12,7 @@ import io
 import math
 import re
 
+from sweepgate.core import github
 from sweepgate.core.jobfile import COMMIT_SHA
 from sweepgate.core.report import count, print_block
 from sweepgate.results import compare as C
@@ -37,6 +38,9 @@ STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green
           C.NEW: "cyan", C.UNCHANGED: "dim", E.NOT_JUDGED: "yellow"}
 EVAL_HEADERS = ("point", "score", "PR", "baseline", "change (margin)", "verdict")
 THIS_RUN = "this run"  # the evals table's head column over a run that is no PR's (as the charts name it)
+# Where the rows a report cut to its limit leaves out are, when its caller says nowhere else (``markdown``'s
+# ``more``): `results compare` gives the workflow run's step summary, or the command that lists them all.
+MORE = "see `--json`"
 
 
 def eval_headers(comparison: C.Comparison) -> tuple[str, ...]:
@@ -159,10 +163,10 @@ def eval_summary(comparison: C.Comparison) -> str:
     return f"{count(len(comparison.evals), 'eval score')}: {counts}"
 
 
-def _md_evals(comparison: C.Comparison, max_rows: int | None = None) -> list[str]:
+def _md_evals(comparison: C.Comparison, max_rows: int | None = None, more: str = MORE) -> list[str]:
     """The evals section (regressions first), only when the run has eval scores; its first
-    ``max_rows`` rows when given (a report over its size limit). A point is named in the first of its
-    consecutive rows only (CONTRACTS §8), as ``_md_table`` names it."""
+    ``max_rows`` rows when given (a report over its size limit; ``more``: where the rest are). A point
+    is named in the first of its consecutive rows only (CONTRACTS §8), as ``_md_table`` names it."""
     if not comparison.evals:
         return []
     shown = comparison.evals if max_rows is None else comparison.evals[:max_rows]
@@ -174,7 +178,7 @@ def _md_evals(comparison: C.Comparison, max_rows: int | None = None) -> list[str
         row = ("",) + row[1:] if i and shown[i - 1].point == v.point else row
         lines.append("| " + " | ".join(map(_md_escape, row)) + " |")
     if len(shown) < len(comparison.evals):
-        lines.append(f"\n{len(comparison.evals) - len(shown)} more eval rows: see `--json`.")
+        lines.append(f"\n{len(comparison.evals) - len(shown)} more eval rows: {more}.")
     return lines + [""]
 
 
@@ -296,34 +300,11 @@ def measured_note(comparison: C.Comparison) -> str | None:
     if not commits:
         return None
     plural = "s" if len(commits) > 1 else ""
-    web = _repository_url()
+    web = github.repository_url()
     named = ", ".join(f"[`{c[:12]}`]({web}/commit/{c})" if web else f"`{c[:12]}`" for c in commits)
     run = comparison.run
     run_text = f"[run {run}]({web}/actions/runs/{run})" if web and str(run).isdigit() else f"run {run}"
     return f"Measured on commit{plural} {named} ({run_text})."
-
-
-def _repository_url() -> str | None:
-    """The repository's web address inside a GitHub Actions job (GITHUB_SERVER_URL/GITHUB_REPOSITORY),
-    so a comment links the commit and the workflow run it names; None elsewhere."""
-    import os
-
-    server, repository = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
-    if not (server and repository and re.fullmatch(r"https?://[^\s()]+", server)
-            and re.fullmatch(r"[\w.-]+/[\w.-]+", repository)):
-        return None
-    return f"{server.rstrip('/')}/{repository}"
-
-
-def _run_url() -> tuple[str, str] | None:
-    """(web address, id) of the GitHub Actions workflow run this runs in (GITHUB_ACTIONS=true,
-    GITHUB_RUN_ID and the repository's address); None elsewhere, where a run has no artifact."""
-    import os
-
-    run, web = os.environ.get("GITHUB_RUN_ID", ""), _repository_url()
-    if os.environ.get("GITHUB_ACTIONS") != "true" or not web or not run.isdigit():
-        return None
-    return f"{web}/actions/runs/{run}", run
 
 
 def _md_code(text: str) -> str:
@@ -387,6 +368,16 @@ def _md_not_measured(comparison: C.Comparison, baseline_ref: str) -> list[str]:
             f"| point | not measured | {_md_escape(ref)} run |", "|---|---|---|", *rows, "", "</details>", ""]
 
 
+def _md_not_measured_counted(comparison: C.Comparison, more: str = MORE) -> list[str]:
+    """``_md_not_measured`` in a report too large for it: how much the run did not measure, and where the
+    whole list is (review: cut, the fold went, and the note under the headline named three points
+    "and 47 more", the rest nowhere)."""
+    if not comparison.not_measured:
+        return []
+    return [f"Not measured by this run: {', '.join(_not_measured_parts(comparison.not_measured))} "
+            f"(too many to list here; {more}).", ""]
+
+
 def _md_escape(text: str) -> str:
     """A value as one Markdown table cell or line: no raw HTML (a key with `<!--` hid the rest of
     the comment), no line break (it split the row), no bare `|` (a new cell)."""
@@ -440,7 +431,7 @@ def _large_unjudged(verdicts: list[C.Verdict]) -> str:
     return f"; {count(n, 'metric')} changed beyond {'its' if n == 1 else 'their'} threshold, listed above" if n else ""
 
 
-def _md_beyond(comparison: C.Comparison, max_rows: int | None) -> list[str]:
+def _md_beyond(comparison: C.Comparison, max_rows: int | None, more: str = MORE) -> list[str]:
     """The not-judged rows that changed beyond their threshold, open: with one or two baseline
     runs a -10 % is not judged, but it must not sit at row 50 of a fold."""
     rows = [v for v in comparison.verdicts if _beyond(v)]
@@ -452,15 +443,16 @@ def _md_beyond(comparison: C.Comparison, max_rows: int | None) -> list[str]:
            "Too few baseline runs to tell these from noise; look at them before merging.", "",
            *_md_table(shown, rate_sweeps(comparison))]
     if len(shown) < len(rows):
-        out.append(f"\n{len(rows) - len(shown)} more such rows: see `--json`.")
+        out.append(f"\n{len(rows) - len(shown)} more such rows: {more}.")
     return out + [""]
 
 
 def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | None, opened: bool,
-                 placed: set) -> list[str]:
+                 placed: set, more: str = MORE) -> list[str]:
     """The verdict sections that are listed open (``opened``) or the folded ones; with ``folded_rows``,
     each point's unchanged rows under its own (``together``; ``placed``: shared by both calls). The rows
-    of ``new_points``, listed open by ``_md_new``, are left out of the folds, which say so."""
+    of ``new_points``, listed open by ``_md_new``, are left out of the folds, which say so. A section cut
+    (``max_rows``), or a fold left out, says where its rows are: ``more``."""
     out, rated = [], rate_sweeps(comparison)
     unchanged = unchanged_by_point(comparison) if folded_rows else {}
     listed_new = {id(v) for rows in new_points(comparison).values() for v in rows}
@@ -473,17 +465,16 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
             shown = _kept(verdicts, _section_rows(title, max_rows))
             out += [f"#### {title} ({_kinds(verdicts)})", "", *_md_table(together(shown, unchanged, placed), rated)]
             if len(shown) < len(verdicts):
-                out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows{_by_metric(verdicts)}: "
-                           "see `--json`.")
+                out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows{_by_metric(verdicts)}: {more}.")
             out.append("")
         elif folded_rows:
             out += _md_fold(title, verdicts, together(verdicts, unchanged, placed), new_above, rated)
         else:
-            out += [_md_uncounted(title, verdicts, comparison), ""]
+            out += [_md_uncounted(title, verdicts, comparison, more), ""]
     return out
 
 
-def _md_uncounted(title: str, verdicts: list[C.Verdict], comparison: C.Comparison) -> str:
+def _md_uncounted(title: str, verdicts: list[C.Verdict], comparison: C.Comparison, more: str = MORE) -> str:
     """A section too large for the comment, counted, not listed. Unchanged counts only the points whose
     every row is unchanged, as the headline does (new-user28: a sweep of 300 regressed points read "0
     points unchanged" in the headline and "Unchanged: 300 points, 593 metrics" at the foot); the
@@ -496,10 +487,10 @@ def _md_uncounted(title: str, verdicts: list[C.Verdict], comparison: C.Compariso
     points = len({v.point for v in moved})
     if moved and not verdicts:  # every point changed somewhere (a whole sweep slowed): no "0 points" first
         return (f"{title}: {count(len(moved), 'unchanged metric')} of {count(points, 'point')} counted above "
-                "(too many to list here; see `--json`).")
+                f"(too many to list here; {more}).")
     above = (f"; {count(len(moved), 'unchanged metric')} of {count(points, 'other point')} counted above"
              if moved else "")
-    return f"{title}: {_kinds(verdicts)}{_large_unjudged(verdicts)}{above} (too many to list here; see `--json`)."
+    return f"{title}: {_kinds(verdicts)}{_large_unjudged(verdicts)}{above} (too many to list here; {more})."
 
 
 def _md_fold(title: str, verdicts: list[C.Verdict], listed: list[C.Verdict], new_above: int,
@@ -534,7 +525,7 @@ def new_points(comparison: C.Comparison) -> dict[tuple, list[C.Verdict]]:
     return new if len(new) <= NEW_SHOWN else {}
 
 
-def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None) -> list[str]:
+def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None, more: str = MORE) -> list[str]:
     """``new_points`` open, one row a point with its measured figures (a column a metric, named as
     `results show` names it); the first ``max_rows`` points in a report over its size limit."""
     new = new_points(comparison)
@@ -554,7 +545,7 @@ def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None) -
         row = [point_label(pt, rated), *(figures.get(m, "n/a") for m in metrics)]
         out.append("| " + " | ".join(map(_md_escape, row)) + " |")
     if len(points) < len(new):
-        out.append(f"\n{count(len(new) - len(points), 'more new point')}: see `--json`.")
+        out.append(f"\n{count(len(new) - len(points), 'more new point')}: {more}.")
     return out + [""]
 
 
@@ -623,13 +614,23 @@ def about_of(body: str) -> tuple[int | None, str | None] | None:
 
 def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF,
              window: int = C.DEFAULT_WINDOW, charts: list[str] | None = None, limit: int | None = None,
-             charts_folder: str | None = None, about: str | None = None) -> str:
+             charts_folder: str | None = None, about: str | None = None, more: str = MORE) -> str:
     """The step summary / PR comment body (starts with MARKER), within ``limit`` UTF-8 bytes if given:
     first the folded rows go, then changed rows, as few as it takes (the first 400, 200, ... 10).
     ``charts_folder``: where ``charts`` were written (``charts_paragraph``); that paragraph follows the
     open sections, before the folds (review: below a folded Unchanged list and the not-measured list,
     the charts of a regression were the comment's last line, far from its table). ``about``: a PR
-    comment's ``about_line``, put under the marker."""
+    comment's ``about_line``, put under the marker. ``more``: where a cut report says the rows it left
+    out are, after "N more regressed rows: " (MORE, or what the caller knows its reader can open)."""
+    return fitted_markdown(comparison, baseline_ref, window, charts, limit, charts_folder, about, more)[0]
+
+
+def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF,
+                    window: int = C.DEFAULT_WINDOW, charts: list[str] | None = None, limit: int | None = None,
+                    charts_folder: str | None = None, about: str | None = None,
+                    more: str = MORE) -> tuple[str, bool]:
+    """(``markdown``'s body, whether it is whole: nothing cut to fit ``limit``), so a caller can tell
+    whether another report may point at this one for the rows it left out."""
     head = [MARKER, *([about] if about else []), f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
     if comparison.rehearsal:
         head += [f"> **{REHEARSAL_NOTE}**", ""]
@@ -645,15 +646,16 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
     pictures = charts_paragraph(charts or [], charts_folder)
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         placed: set = set()
-        opened = (_md_sections(comparison, folded_rows, max_rows, opened=True, placed=placed)
-                  + _md_evals(comparison, max_rows) + _md_beyond(comparison, max_rows)
-                  + _md_new(comparison, baseline_ref, max_rows))
-        folded = (_md_sections(comparison, folded_rows, max_rows, opened=False, placed=placed)
-                  + (_md_not_measured(comparison, baseline_ref) if folded_rows else []))
+        opened = (_md_sections(comparison, folded_rows, max_rows, opened=True, placed=placed, more=more)
+                  + _md_evals(comparison, max_rows, more) + _md_beyond(comparison, max_rows, more)
+                  + _md_new(comparison, baseline_ref, max_rows, more))
+        folded = (_md_sections(comparison, folded_rows, max_rows, opened=False, placed=placed, more=more)
+                  + (_md_not_measured(comparison, baseline_ref) if folded_rows
+                     else _md_not_measured_counted(comparison, more)))
         body = "\n".join(head + opened + _md_units(opened + folded) + pictures + folded)
         if limit is None or len(body.encode()) <= limit:
             break
-    return body
+    return body, folded_rows
 
 
 UNITS_UNNAMED = (R.OUTPUT_TPUT_PER_GPU, R.INTERACTIVITY)  # compared metrics whose names state no unit
@@ -675,7 +677,7 @@ def charts_paragraph(charts: list[tuple], folder: str | None = None) -> list[str
     """Where the charts are ((stem, shows a change) each, PNG and SVG): inside a workflow run, in the
     folder of the artifact run-sweep.yml uploads them in (``source.CHARTS_FOLDER`` of
     ``source.RESULTS_ARTIFACT``; the run has several: bmk_*, server logs, the matrix), the run's page
-    linked (``_run_url``); never ``folder``, a path on the runner. Elsewhere in ``folder``, where they
+    linked (``core.github.workflow_run``); never ``folder``, a path on the runner. Elsewhere in ``folder``, where they
     were written. Each chart is (stem, shows a change[, shows a new point]): those with a regressed,
     improved or failed point named, then those with a new one (a recipe the run adds), the others folded:
     those with a point not judged (a fourth element, True) apart from those whose every point was judged
@@ -687,7 +689,7 @@ def charts_paragraph(charts: list[tuple], folder: str | None = None) -> list[str
     rest = [c for c in charts if not c[1] and c[2:3] != (True,)]
     unjudged = [f"`{c[0]}`" for c in rest if c[3:4] == (True,)]
     others = [f"`{c[0]}`" for c in rest if c[3:4] != (True,)]
-    run, one = _run_url(), len(charts) == 1
+    run, one = github.workflow_run(), len(charts) == 1
     where = (f"{'is' if one else 'are'} in the `{S.CHARTS_FOLDER}/` folder of the `{S.RESULTS_ARTIFACT}` artifact "
              f"of [run {run[1]}]({run[0]}#artifacts)" if run
              else f"{'was' if one else 'were'} written" + (f" to `{_md_code(folder)}`" if folder else ""))
