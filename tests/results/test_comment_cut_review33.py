@@ -1,5 +1,6 @@
 """What a maintainer reads in a PR comment cut to fit GitHub's limit (comment review 33): where the rows
-left out are (a reader of the PR cannot run `--json`), the points not measured once their fold is gone."""
+left out are (a reader of the PR cannot run `--json`), the points not measured once their fold is gone,
+and the label of the run's column, the same in every table."""
 
 from __future__ import annotations
 
@@ -117,3 +118,21 @@ def test_a_cut_comment_still_counts_the_points_not_measured_and_says_where_they_
         assert len(body.encode()) <= limit
         assert "; and 5 more)" in body  # the note under the headline, as before
         assert f"Not measured by this run: 8 points (too many to list here; {pointer})." in body.splitlines(), body
+
+
+@pytest.mark.parametrize("pr, word", [(7, "PR"), (None, "this run")])
+def test_the_run_s_column_reads_alike_in_the_verdict_and_the_evals_tables(pr, word):
+    """Review: the verdict tables headed the run's figures "head" (git's word), the Evals table "PR"
+    ("this run" over a run that is no PR's). Both say "PR" (or "this run"), in Markdown and on the terminal."""
+    from test_results_polish23 import POINT, _eval
+
+    slowed = {(synth.KEYS[0], 16): {R.OUTPUT_TPUT_PER_GPU: 0.8}}
+    comp = C.compare_records(synth.pr_run(slowed, keys=synth.KEYS[:1]), synth.history(keys=synth.KEYS[:1]))
+    comp.pr, comp.evals = pr, [_eval(POINT, "gsm8k")]
+    md = render.markdown(comp)
+    assert f"| point | metric | {word} | baseline median [interval] (n) | change (threshold) | verdict |" in md, md
+    assert f"| point | score | {word} | baseline | change (margin) | verdict |" in md, md
+    assert "| head |" not in md
+    headers = [line.split() for line in render.table_text(comp).splitlines() if line.startswith("point ")]
+    assert [h[:2 + len(word.split())] for h in headers] == [["point", "metric", *word.split()],
+                                                            ["point", "score", *word.split()]], headers

@@ -29,24 +29,36 @@ MARKER = "<!-- sweepgate-results -->"
 ABOUT_START = "<!-- sweepgate-results-about"  # a report's second line: the PR and run it is about
 ABOUT = re.compile(re.escape(ABOUT_START) + r"(?: pr=(?P<pr>[1-9][0-9]*))? run=(?P<run>\S*) -->")
 REHEARSAL_NOTE = L.REHEARSAL_NOTE
-HEADERS = ("point", "metric", "head", "baseline median [interval] (n)", "change (threshold)", "verdict",
+PR_COLUMN = "PR"  # the run's figures' column in every table, over a pull request's run (``run_column``)
+THIS_RUN = "this run"  # that column over a run that is no PR's (as the charts name it)
+RUN_COLUMN = 2  # where that column is, in HEADERS and EVAL_HEADERS
+HEADERS = ("point", "metric", PR_COLUMN, "baseline median [interval] (n)", "change (threshold)", "verdict",
            "recipe change")
 SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), ("Improved", (C.IMPROVED,)),
             ("Not judged", (C.INSUFFICIENT, C.NEW)), ("Unchanged", (C.UNCHANGED,)))
 OPEN_SECTIONS = ("Failed", "Regressed", "Improved")  # listed in Markdown; the others fold
 STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green", C.INSUFFICIENT: "yellow",
           C.NEW: "cyan", C.UNCHANGED: "dim", E.NOT_JUDGED: "yellow"}
-EVAL_HEADERS = ("point", "score", "PR", "baseline", "change (margin)", "verdict")
-THIS_RUN = "this run"  # the evals table's head column over a run that is no PR's (as the charts name it)
+EVAL_HEADERS = ("point", "score", PR_COLUMN, "baseline", "change (margin)", "verdict")
 # Where the rows a report cut to its limit leaves out are, when its caller says nowhere else (``markdown``'s
 # ``more``): `results compare` gives the workflow run's step summary, or the command that lists them all.
 MORE = "see `--json`"
 
 
+def run_column(comparison: C.Comparison) -> str:
+    """The label of the run's figures in the verdict tables and the evals table alike: PR_COLUMN only over
+    a pull request's run (``Comparison.pr``), else THIS_RUN (a run of main or of a branch said "PR" as the
+    charts once did). Review: the verdict tables said "head", git's word, beside the evals table's "PR"."""
+    return PR_COLUMN if comparison.pr is not None else THIS_RUN
+
+
+def _with_run(headers: tuple[str, ...], run: str) -> tuple[str, ...]:
+    return headers[:RUN_COLUMN] + (run,) + headers[RUN_COLUMN + 1:]
+
+
 def eval_headers(comparison: C.Comparison) -> tuple[str, ...]:
-    """EVAL_HEADERS, the run's column "PR" only over a pull request's run (``Comparison.pr``), else
-    THIS_RUN: a run of main or of a branch said "PR" as the charts once did."""
-    return EVAL_HEADERS if comparison.pr is not None else tuple(THIS_RUN if h == "PR" else h for h in EVAL_HEADERS)
+    """EVAL_HEADERS, the run's column labelled as ``run_column`` says."""
+    return _with_run(EVAL_HEADERS, run_column(comparison))
 
 
 def fmt_change(change: float | None, threshold: float | None = None) -> str:
@@ -385,13 +397,13 @@ def _md_escape(text: str) -> str:
     return " ".join(text.splitlines()).replace("|", "\\|")
 
 
-def _md_table(verdicts: list[C.Verdict], rated: frozenset = frozenset()) -> list[str]:
+def _md_table(verdicts: list[C.Verdict], rated: frozenset = frozenset(), run: str = PR_COLUMN) -> list[str]:
     """The verdicts as a Markdown table, a point named once (with its recipe change), in the first of
     its rows (review: one point's six rows repeated its 60-character name six times): the rows under
-    it, their point cell empty, are its other metrics."""
+    it, their point cell empty, are its other metrics. ``run``: the run's column (``run_column``)."""
     rows = [cells(v, rated) for v in verdicts]
     with_recipe = any(r[-1] for r in rows)
-    headers = HEADERS if with_recipe else HEADERS[:-1]
+    headers = _with_run(HEADERS if with_recipe else HEADERS[:-1], run)
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for i, row in enumerate(rows):
         if i and verdicts[i - 1].point == verdicts[i].point:  # and its recipe change, said once too
@@ -441,7 +453,7 @@ def _md_beyond(comparison: C.Comparison, max_rows: int | None, more: str = MORE)
     shown = rows[:max_rows] if max_rows is not None else rows
     out = [f"#### Not judged, changed beyond the threshold ({_points_metrics(rows)})", "",
            "Too few baseline runs to tell these from noise; look at them before merging.", "",
-           *_md_table(shown, rate_sweeps(comparison))]
+           *_md_table(shown, rate_sweeps(comparison), run_column(comparison))]
     if len(shown) < len(rows):
         out.append(f"\n{len(rows) - len(shown)} more such rows: {more}.")
     return out + [""]
@@ -453,7 +465,7 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
     each point's unchanged rows under its own (``together``; ``placed``: shared by both calls). The rows
     of ``new_points``, listed open by ``_md_new``, are left out of the folds, which say so. A section cut
     (``max_rows``), or a fold left out, says where its rows are: ``more``."""
-    out, rated = [], rate_sweeps(comparison)
+    out, rated, run = [], rate_sweeps(comparison), run_column(comparison)
     unchanged = unchanged_by_point(comparison) if folded_rows else {}
     listed_new = {id(v) for rows in new_points(comparison).values() for v in rows}
     for title, verdicts in sections(comparison):
@@ -463,12 +475,12 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
             continue
         if title in OPEN_SECTIONS:
             shown = _kept(verdicts, _section_rows(title, max_rows))
-            out += [f"#### {title} ({_kinds(verdicts)})", "", *_md_table(together(shown, unchanged, placed), rated)]
+            out += [f"#### {title} ({_kinds(verdicts)})", "", *_md_table(together(shown, unchanged, placed), rated, run)]
             if len(shown) < len(verdicts):
                 out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows{_by_metric(verdicts)}: {more}.")
             out.append("")
         elif folded_rows:
-            out += _md_fold(title, verdicts, together(verdicts, unchanged, placed), new_above, rated)
+            out += _md_fold(title, verdicts, together(verdicts, unchanged, placed), new_above, rated, run)
         else:
             out += [_md_uncounted(title, verdicts, comparison, more), ""]
     return out
@@ -494,7 +506,7 @@ def _md_uncounted(title: str, verdicts: list[C.Verdict], comparison: C.Compariso
 
 
 def _md_fold(title: str, verdicts: list[C.Verdict], listed: list[C.Verdict], new_above: int,
-             rated: frozenset) -> list[str]:
+             rated: frozenset, run: str = PR_COLUMN) -> list[str]:
     """One folded section: ``listed`` (``together``) in ``<details>``, its summary counting what it holds
     as the headline counts (``_kinds``) and what is listed above instead (unchanged rows with their
     points, ``new_above`` new points)."""
@@ -508,7 +520,7 @@ def _md_fold(title: str, verdicts: list[C.Verdict], listed: list[C.Verdict], new
     if not listed:  # all beside their points: a fold would hold a table of headers alone
         return [f"{title}: {count(len(moved), 'metric')} of {count(others, 'point')}, listed above with {them}.", ""]
     return ["<details>", f"<summary>{title}: {_kinds(listed)}{_large_unjudged(verdicts)}{above}</summary>",
-            "", *_md_table(listed, rated), "", "</details>", ""]
+            "", *_md_table(listed, rated, run), "", "</details>", ""]
 
 
 NEW_SHOWN = 12  # a run's new points listed open with their figures, up to this many; more stay in the fold
@@ -710,21 +722,23 @@ def _console(stream):
     return console(stream)
 
 
-# The columns a narrow terminal wraps (of the points' table, then of the evals').
-FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "PR", THIS_RUN, "baseline", "change (margin)")
+# The columns a narrow terminal wraps (of the points' table, then of the evals', whose run column
+# (``run_column``) wraps too: a score and its stderr; a point's figure stays whole, right-aligned).
+FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "baseline", "change (margin)")
 MIN_FOLD = 10  # narrowest a FOLDABLE column gets when even its longest word does not fit
 INDENT = 2  # a point's metric rows sit this far in under its label
 
 
-def _grid(headers: tuple[str, ...], widths: list[int] | None = None, show_header: bool = True):
-    """An empty borderless table of ``headers``; cells fold, never end in "…" (a cut config key hides
-    which of two similar keys regressed), and a metric name is never broken."""
+def _grid(headers: tuple[str, ...], widths: list[int] | None = None, show_header: bool = True,
+          right: tuple[str, ...] = ()):
+    """An empty borderless table of ``headers``, those in ``right`` right-aligned; cells fold, never end
+    in "…" (a cut config key hides which of two similar keys regressed), and a metric name is never broken."""
     from rich.table import Table
     from rich.text import Text
 
     grid = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", show_header=show_header)
     for i, name in enumerate(headers):  # Text: "[interval]" is words, not rich markup
-        grid.add_column(Text(name), justify="right" if name in ("head", "change") else "left", overflow="fold",
+        grid.add_column(Text(name), justify="right" if name in right else "left", overflow="fold",
                         no_wrap=name == "metric", width=widths[i] if widths else None)
     return grid
 
@@ -736,8 +750,9 @@ def _add(grid, v: C.Verdict, row: tuple[str, ...]) -> None:
     grid.add_row(*map(Text, row), style=STYLES[v.verdict])
 
 
-def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int) -> list[int]:
-    """Each column's width: its widest cell, the FOLDABLE ones narrowed (the widest first) until a row
+def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int,
+            foldable: tuple[str, ...] = FOLDABLE) -> list[int]:
+    """Each column's width: its widest cell, the ``foldable`` ones narrowed (the widest first) until a row
     fits in ``room`` columns (rich counts 2 of padding a column, the edge ones' too, when the widths
     are given: its Table._measure_column ignores pad_edge): first to MIN_FOLD or their longest word,
     then to their longest word (cells wrap between words, none is broken), and only then, a
@@ -748,7 +763,7 @@ def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int) ->
     widths = [max(map(cell_len, column)) for column in columns]
     words = [max((cell_len(w) for cell in column for w in cell.split()), default=1) for column in columns]
     excess = sum(widths) + 2 * len(widths) - room
-    foldable = [i for i, name in enumerate(headers) if name in FOLDABLE]
+    foldable = [i for i, name in enumerate(headers) if name in foldable]
     for floor in (lambda i: max(words[i], MIN_FOLD), lambda i: words[i], lambda i: MIN_FOLD):
         for i in sorted(foldable, key=lambda i: -widths[i]):
             cut = max(0, min(excess, widths[i] - floor(i)))
@@ -758,10 +773,11 @@ def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int) ->
 
 
 def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tuple[str, ...]]],
-              rated: frozenset = frozenset()) -> None:
+              rated: frozenset = frozenset(), right: tuple[str, ...] = (),
+              foldable: tuple[str, ...] = FOLDABLE) -> None:
     """Each point's label once, on lines of its own broken only between its parts (``point_units``),
     and its metric rows indented under it, the columns aligned across points: a terminal too narrow
-    for the one-row-a-verdict table."""
+    for the one-row-a-verdict table (``right``, ``foldable``: as ``_grid`` and ``_widths`` take them)."""
     from itertools import groupby
 
     from rich.padding import Padding
@@ -769,10 +785,10 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
     from sweepgate.core.report import print_units
 
     names = headers[1:]
-    widths = _widths(names, [row[1:len(headers)] for _, row in rows], console.width - INDENT)
+    widths = _widths(names, [row[1:len(headers)] for _, row in rows], console.width - INDENT, foldable)
     aligned = sum(widths) + 2 * len(widths) <= console.width - INDENT
     if aligned:
-        console.print(Padding(_grid(names, widths), (0, 0, 0, INDENT), expand=False))
+        console.print(Padding(_grid(names, widths, right=right), (0, 0, 0, INDENT), expand=False))
     for _, group in groupby(rows, key=lambda vr: vr[0].point):
         group = list(group)
         if not aligned:  # narrower still: `header value` pairs, never a number or a name broken
@@ -781,7 +797,7 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
                 print_block(console, [(h, c) for h, c in zip(names, row[1:len(headers)]) if c],
                             STYLES[v.verdict])
             continue
-        grid = _grid(names, widths, show_header=False)
+        grid = _grid(names, widths, show_header=False, right=right)
         for v, row in group:
             _add(grid, v, row[1:len(headers)])
         print_units(console, point_units(group[0][0].point, rated), style="bold")
@@ -803,7 +819,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         console.print(REHEARSAL_NOTE, style="bold yellow")
     for note in comparison.notes:  # Text: a note names the user's paths, which are not rich markup
         console.print(Text(note), style="bold yellow")
-    headers = HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1]
+    run = run_column(comparison)
+    headers = _with_run(HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1], run)
     by_point, placed = unchanged_by_point(comparison), set()
     rated = rate_sweeps(comparison)
     rows = [(v, cells(v, rated)) for _, verdicts in sections(comparison) for v in together(verdicts, by_point, placed)]
@@ -811,7 +828,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     left_out = 0 if all_rows or unchanged <= UNCHANGED_SHOWN else unchanged
     if left_out:
         rows = [(v, row) for v, row in rows if v.verdict != C.UNCHANGED]
-    grid = _grid(headers)
+    grid = _grid(headers, right=(run,))
     for v, row in rows:
         _add(grid, v, row[:len(headers)])
     if not rows:  # every row was an unchanged one left out: no empty table
@@ -819,7 +836,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     elif fits(console, grid):
         console.print(grid)
     else:
-        _by_point(console, headers, rows, rated)
+        _by_point(console, headers, rows, rated, right=(run,))
     if left_out:
         print_counts(console, f"{left_out:,} unchanged rows not shown (--all shows them)", style="dim")
     if line := points_line(comparison):
@@ -853,7 +870,7 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     if fits(console, grid):
         console.print(grid)
     else:
-        _by_point(console, headers, rows, rated)
+        _by_point(console, headers, rows, rated, foldable=(*FOLDABLE, headers[RUN_COLUMN]))
     for why, n in notes.items():  # Text: a reason is words, not rich markup
         console.print(Text(f"[{n}] {why}"), style=STYLES[E.NOT_JUDGED])
     print_counts(console, eval_summary(comparison))
