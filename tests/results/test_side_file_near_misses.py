@@ -41,7 +41,7 @@ def test_a_jsonl_of_results_with_a_line_that_is_none_is_refused_at_that_line_not
         rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
         assert rc == 1 and "skipped" not in out, (name, out, err)
         (line,) = err.strip().splitlines()
-        assert line.startswith(f"{path}:{len(lines) + 1}: format: not a result"), (name, line)
+        assert line.startswith(f"{path}:{len(lines) + 1}:1: format: not a result"), (name, line)  # where its object starts
         assert "the file's other lines are results" in line, (name, line)
 
 
