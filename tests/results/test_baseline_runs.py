@@ -96,3 +96,11 @@ def test_a_reused_copy_in_the_run_does_not_date_it_back(tmp_path):
     (verdict,) = [v for v in comparison.verdicts if v.metric == METRIC and v.point[0] == KEY]
     assert verdict.n == 5 and verdict.median == pytest.approx(1200.0)
     assert store_adapter.past_of([copy_]) == "2026-11-03T12:00:00+00:00"  # a run of copies only: their time
+
+
+def test_a_run_of_no_records_has_no_time_and_compares_to_nothing():
+    """Review of ffb6a0b: compare_records read the run's time (``past_of``) and an empty run, which it had
+    compared to nothing (no verdicts, nothing not measured), raised "min() arg is an empty sequence"."""
+    assert C.past_of([]) is None
+    comparison = C.compare_records([], synth.history(keys=(KEY,)))
+    assert (comparison.verdicts, comparison.not_measured) == ([], [])

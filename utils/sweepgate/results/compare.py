@@ -495,14 +495,15 @@ def when(rec: dict) -> str:
 
 
 def past_of(pr: list[dict]) -> str | None:
-    """When a run happened (the earliest time its own measurements carry), None when one has no time.
+    """When a run happened (the earliest time its own measurements carry), None when one has no time
+    (or the run has no records).
     It is judged against the baseline runs before that: a PR run compared again a week later gets
     the verdicts it got, not main's later runs' (and an older main run, compared again, is judged
     against its own past). A ``ci reuse`` copy keeps the time another run measured it, which says
     nothing of when this run ran (as ``_span``); a run of copies only has their time."""
     own = [r for r in pr if not isinstance(r.get(R.REUSED_FROM), dict)] or pr
     times = [t for r in own if (t := when(r))]
-    return min(times) if len(times) == len(own) else None
+    return min(times) if times and len(times) == len(own) else None
 
 
 def pr_of(records: list[dict]) -> int | None:
