@@ -136,3 +136,35 @@ def test_the_run_s_column_reads_alike_in_the_verdict_and_the_evals_tables(pr, wo
     headers = [line.split() for line in render.table_text(comp).splitlines() if line.startswith("point ")]
     assert [h[:2 + len(word.split())] for h in headers] == [["point", "metric", *word.split()],
                                                             ["point", "score", *word.split()]], headers
+
+
+@pytest.mark.parametrize("variable", [None, "run-summary.md"])
+def test_a_step_summary_passed_as_another_file_is_no_page_the_comment_points_at(small_comment, monkeypatch, variable):
+    """The run's page shows $GITHUB_STEP_SUMMARY, not a file passed as --step-summary (kept, uploaded, or
+    thrown away): a comment cut in a workflow run that wrote its report there said "see the whole report in
+    the step summary of run 4242", whose step summary held none of it. It names the command instead."""
+    url = build(small_comment)
+    for name, value in ACTIONS.items():
+        monkeypatch.setenv(name, value)
+    if variable:
+        monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(small_comment / variable))
+    else:
+        monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--step-summary", "other.md",
+                     "--comment-file", "c.md"]) == 0
+    notes = cut_notes((small_comment / "c.md").read_text().splitlines())
+    assert notes and not any("step summary" in n for n in notes), notes
+    assert all("`sweepgate results compare --run pr-7 --json`" in n for n in notes), notes
+
+
+def test_the_step_summary_variable_passed_as_the_flag_is_still_the_run_s(small_comment, monkeypatch):
+    """`--step-summary "$GITHUB_STEP_SUMMARY"` is the run's step summary all the same."""
+    url = build(small_comment)
+    for name, value in ACTIONS.items():
+        monkeypatch.setenv(name, value)
+    summary = small_comment / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--step-summary", str(summary),
+                     "--comment-file", "c.md"]) == 0
+    notes = cut_notes((small_comment / "c.md").read_text().splitlines())
+    assert notes and all(f"see the whole report in the step summary of {RUN_PAGE}" in n for n in notes), notes

@@ -363,7 +363,8 @@ def more_rows(run: str, summary_whole: bool | None = None) -> str:
 
 def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
     """Append the report to the step summary, cut to the room left there; ``args.summary_whole`` then says
-    whether it was whole, for the comment to point at it (``more_rows``)."""
+    whether it was whole, for the comment to point at it (``more_rows``), when it is the run's own
+    ($GITHUB_STEP_SUMMARY; None for another file)."""
     from sweepgate.core.atomic import append_text
     from sweepgate.results import render
 
@@ -375,7 +376,19 @@ def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
                                          charts_folder=charts_folder_for(args.plots, path), more=more_rows(args.run))
     append_text(path, body + "\n", what="the step summary", hint="check --step-summary / $GITHUB_STEP_SUMMARY",
                 rule="step-summary")
-    args.summary_whole = whole
+    args.summary_whole = whole if _is_the_run_s_summary(path) else None
+
+
+def _is_the_run_s_summary(path: str) -> bool:
+    """Whether ``path`` is $GITHUB_STEP_SUMMARY, the file the workflow run's page shows (the default of
+    --step-summary, or passed as it): another file passed as --step-summary is on no page."""
+    variable = os.environ.get(STEP_SUMMARY_VARIABLE, "").strip()
+    if not variable:
+        return False
+    try:
+        return os.path.samefile(variable, path)
+    except OSError:  # the variable's file is not there: not the one just written
+        return False
 
 
 def _write_comment(path: str, comparison, args, charts: list[str]) -> None:
