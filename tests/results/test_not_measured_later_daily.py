@@ -67,3 +67,12 @@ def test_a_dropped_concurrency_is_said_when_main_s_newest_night_failed_entirely(
     failed = [{**rec, R.STATUS: "failure", R.METRICS: {}} for rec in main_run("main-3", 4, synth.CONCS)]
     assert not_measured(env, capsys, synth.history(runs=3, keys=(KEY,)), failed, pr_without_64()) == [
         (64, "point", "main-2")]
+
+
+def test_a_dropped_concurrency_is_said_when_main_s_newest_record_of_it_is_a_rehearsal(env, capsys):
+    """Diff review: a rehearsal stored on main (`sweepgate rehearse` of main's tip) is no picture of main
+    for a real run, but the newest record of each point was picked first and rehearsals left out after,
+    so a rehearsal of conc 64 newer than main-2 hid the drop, as a failed night did."""
+    rehearsed = [{**rec, R.REHEARSAL: True} for rec in main_run("main-r", 4, synth.CONCS)]
+    assert not_measured(env, capsys, synth.history(runs=3, keys=(KEY,)), rehearsed, pr_without_64()) == [
+        (64, "point", "main-2")]

@@ -1440,12 +1440,14 @@ class Store:
         return self._records(query.order_by(*_order_newest()))
 
     def latest_per_point(self, config_key: str | None = None, ref: str | None = None, *,
-                         before: str | None = None, succeeded: bool = False) -> list[dict]:
+                         before: str | None = None, succeeded: bool = False,
+                         include_rehearsals: bool = True) -> list[dict]:
         """The newest record of each point (POINT_IDENTITY plus the result's own name), newest first,
         of one config key when given; of one ref when given, else of each ref (a PR's run does not
         hide main's figure of the same point); a point's newest eval record too, when it has one.
         With ``before`` (ISO 8601), the newest of those that happened before it (a run's past); with
-        ``succeeded``, of the jobs that succeeded (a failed job measured nothing)."""
+        ``succeeded``, of the jobs that succeeded (a failed job measured nothing); without
+        ``include_rehearsals``, of real measurements (a newer rehearsal hides no older figure)."""
         jobless = results.c.config_key.is_(None)  # outputs ingested without a job: each its own point
         by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind(),
               sa.case((jobless, results.c.result_filename)), sa.case((jobless, results.c.run_id))]
@@ -1454,6 +1456,8 @@ class Store:
             where.append(_newest() < before)
         if succeeded:
             where.append(results.c.status == "success")
+        if not include_rehearsals:
+            where.append(results.c.rehearsal.is_(False))
         if ref is not None:
             where.append(results.c.ref == ref)
         else:

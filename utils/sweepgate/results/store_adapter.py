@@ -81,12 +81,12 @@ def _others_of_keys(st, pr: list[dict], baseline_ref: str, rehearsal: bool, past
     runs before it). The newest before the run, not the newest there is: compared again after main
     ran the point again, a point the run dropped is still said. And the newest that succeeded: a
     night whose every job failed is no picture of main (compare leaves failed jobs out of it), and its
-    failures hid what main's run before it measured."""
+    failures hid what main's run before it measured; nor, for a real run, is a newer rehearsal."""
     mine = {R.point_values(r) for r in pr}
     keys = sorted({str(r[R.CONFIG_KEY]) for r in pr if r.get(R.CONFIG_KEY) is not None})
-    return [r for key in keys for r in st.latest_per_point(key, baseline_ref, before=past, succeeded=True)
-            if R.point_values(r) not in mine and (rehearsal or not r.get(R.REHEARSAL))
-            and (past is None or when(r) < past)]
+    return [r for key in keys for r in st.latest_per_point(key, baseline_ref, before=past, succeeded=True,
+                                                           include_rehearsals=rehearsal)
+            if R.point_values(r) not in mine and (past is None or when(r) < past)]
 
 
 def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, shown: str) -> list[dict]:
