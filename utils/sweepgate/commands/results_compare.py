@@ -325,7 +325,7 @@ def _print(comparison, args, charts: list[tuple]) -> None:
         sys.stdout.write(json.dumps(comparison.as_json(), indent=2, allow_nan=False) + "\n")
     elif args.markdown:
         sys.stdout.write(render.markdown(comparison, args.baseline_ref, args.window, charts,
-                                         charts_folder=args.plots, more=more_rows(args.run)) + "\n")
+                                         charts_folder=args.plots) + "\n")  # whole: stdout has no limit
     else:
         render.table(comparison, sys.stdout, baseline_ref=args.baseline_ref, window=args.window, all_rows=args.all)
 
@@ -351,9 +351,9 @@ def more_rows(run: str, summary_whole: bool | None = None) -> str:
     import shlex
 
     from sweepgate.core import github
-    from sweepgate.results.render import _md_code
+    from sweepgate.results.render import md_code
 
-    command = f"`sweepgate results compare --run {_md_code(shlex.quote(str(run)))} --json`"
+    command = f"`sweepgate results compare --run {md_code(shlex.quote(str(run)))} --json`"
     page = github.workflow_run()
     if page is None or summary_whole is None:
         return f"see {command}"

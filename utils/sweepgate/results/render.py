@@ -319,7 +319,7 @@ def measured_note(comparison: C.Comparison) -> str | None:
     return f"Measured on commit{plural} {named} ({run_text})."
 
 
-def _md_code(text: str) -> str:
+def md_code(text: str) -> str:
     """``text`` to sit inside a markdown code span: a backtick or a line break would end it."""
     return text.replace("`", "'").replace("\n", " ")
 
@@ -704,7 +704,7 @@ def charts_paragraph(charts: list[tuple], folder: str | None = None) -> list[str
     run, one = github.workflow_run(), len(charts) == 1
     where = (f"{'is' if one else 'are'} in the `{S.CHARTS_FOLDER}/` folder of the `{S.RESULTS_ARTIFACT}` artifact "
              f"of [run {run[1]}]({run[0]}#artifacts)" if run
-             else f"{'was' if one else 'were'} written" + (f" to `{_md_code(folder)}`" if folder else ""))
+             else f"{'was' if one else 'were'} written" + (f" to `{md_code(folder)}`" if folder else ""))
     named = ([f"with a change: {', '.join(changed)}"] if changed else []) + (
         [f"with new points: {', '.join(new)}"] if new else [])
     lines = [f"{count(len(charts), 'chart')} (output throughput per GPU against interactivity, PNG and SVG) {where}"
