@@ -100,3 +100,22 @@ def test_last_runs_of_points_is_last_runs_of_each(st):
         assert sorted(ids(got)) == sorted(ids(want)) and got
         assert not any(r[R.RESULT_FILENAME] == "c4-1024-tp8" and r[R.CONFIG_KEY] == "k1" for r in got)
     assert ids(st.last_runs_of_points(MAIN, unique[:1], 2)) == [("r2", "c4-1024-tp8", 1), ("r3", "c4-1024-tp8", 1)]
+
+
+def test_last_runs_of_points_after_a_time_are_the_first_runs_from_then(st):
+    """``after``: each point's FIRST n runs at or after the time (a PR run's baseline of a point main
+    measured only after it), still newest first; a tie on the time goes to the earlier-inserted row."""
+    def runs(conc: int, n: int, after: str) -> list[str]:
+        point = {f: None for f in R.POINT_IDENTITY} | {R.CONFIG_KEY: "k1", R.HARDWARE: "b300",
+                                                       R.SCENARIO: "fixed-seq-len", R.ISL: 1024, R.OSL: 1024,
+                                                       R.CONC: conc, R.TOPOLOGY: "tp8"}
+        return [r[R.RUN_ID] for r in st.last_runs_of_points(MAIN, [point], n, after=after)]
+
+    assert runs(4, 1, "2026-01-01T00:00:00+00:00") == ["r1"]  # r1, r3, r2 by time
+    assert runs(4, 2, "2026-01-01T00:00:00+00:00") == ["r3", "r1"]
+    assert runs(4, 1, "2026-01-01T12:00:00+00:00") == ["r3"]  # r1 is before the time
+    assert runs(4, 5, "2026-01-01T12:00:00+00:00") == ["r2", "r3"]
+    assert runs(4, 1, "2026-01-02T00:00:00+00:00") == ["r3"]  # at the time counts
+    assert runs(8, 1, "2026-01-01T00:00:00+00:00") == ["r9"]
+    assert runs(16, 1, "2026-01-10T00:00:00+00:00") == ["r6"]  # r7's started (2026-02-01) is later
+    assert runs(16, 1, "2026-01-20T00:00:00+00:00") == ["r7"]

@@ -1188,19 +1188,26 @@ def _order_newest():
     return _newest().desc(), results.c.id.desc()
 
 
-def _first_of_each(where: list, partition: list, n: int = 1):
+def _order_oldest():
+    return _newest().asc(), results.c.id.asc()
+
+
+def _first_of_each(where: list, partition: list, n: int = 1, *, oldest: bool = False):
     """The ids (and when) of the ``n`` newest rows matching ``where`` in each ``partition``
-    group (SQL ROW_NUMBER(); a tie on the time goes to the later-inserted row)."""
-    rank = sa.func.row_number().over(partition_by=partition or None, order_by=_order_newest())
+    group (SQL ROW_NUMBER(); a tie on the time goes to the later-inserted row); with ``oldest``,
+    the ``n`` oldest (a tie to the earlier-inserted row)."""
+    rank = sa.func.row_number().over(partition_by=partition or None,
+                                     order_by=_order_oldest() if oldest else _order_newest())
     ranked = sa.select(results.c.id, _newest().label("newest"), rank.label("rank")).where(*where)
     ranked = ranked.subquery()
     return sa.select(ranked.c.id, ranked.c.newest).where(ranked.c.rank <= n).subquery()
 
 
-def _newest_runs(where: list, by: list, n: int):
-    """Per ``by`` group, the newest row of each of its ``n`` newest runs (by their newest row)."""
+def _runs_of_each(where: list, by: list, n: int, *, oldest: bool = False):
+    """Per ``by`` group, the newest row of each of its ``n`` newest runs (by their newest row); with
+    ``oldest``, of its ``n`` oldest runs (still each by its newest row, as ``compare`` orders runs)."""
     runs = _first_of_each(where, [*by, results.c.run_id])
-    return _first_of_each([results.c.id.in_(sa.select(runs.c.id))], by, n)
+    return _first_of_each([results.c.id.in_(sa.select(runs.c.id))], by, n, oldest=oldest)
 
 
 def _records_of(chosen) -> sa.Select:
@@ -1354,21 +1361,25 @@ class Store:
 
     # Added for `results compare` (issue 13): last_runs for thousands of points in one query.
     def last_runs_of_points(self, ref: str, points: list[dict], n: int = 5, *, include_rehearsals: bool = False,
-                            before: str | None = None, succeeded: bool = False) -> list[dict]:
+                            before: str | None = None, after: str | None = None,
+                            succeeded: bool = False) -> list[dict]:
         """Every record of each point in ``points`` (dicts over all of POINT_IDENTITY) from the newest
         attempt of each of its last ``n`` runs on ``ref`` (a run can measure a point more than once:
         compare takes their median), newest first; with ``before`` (ISO 8601), only the
         records that happened before it (the baseline of a run on ``ref`` itself is its past); with
-        ``succeeded``, only jobs that succeeded (a failed run takes no place among the ``n``)."""
+        ``after`` (ISO 8601), only those that happened at or after it, of each point's FIRST ``n`` runs
+        from then rather than its last (the runs nearest a PR run that came before any run of the
+        point on ``ref``: a baseline later runs do not move); with ``succeeded``, only jobs that
+        succeeded (a failed run takes no place among the ``n``)."""
         wanted = {tuple(p.get(f) for f in R.POINT_IDENTITY) for p in points}
         keys = {p.get(R.CONFIG_KEY) for p in points}  # None: stored without a config key (a --row ingest)
         by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind()]
         of_keys = results.c.config_key.in_(sorted(str(k) for k in keys if k is not None))
         if None in keys:
             of_keys = sa.or_(of_keys, results.c.config_key.is_(None))
-        where = [of_keys] + ([_newest() < before] if before else []) + (
+        where = [of_keys] + ([_newest() < before] if before else []) + ([_newest() >= after] if after else []) + (
             [results.c.status == "success"] if succeeded else [])
-        found = [rec for rec in self._last_runs(ref, where, by, n, include_rehearsals)
+        found = [rec for rec in self._last_runs(ref, where, by, n, include_rehearsals, oldest=bool(after))
                  if R.point_values(rec) in wanted]
         chosen = {_run_point(rec) for rec in found}
         if not chosen:
@@ -1377,13 +1388,14 @@ class Store:
             results.c.ref == ref, results.c.run_id.in_(sorted({rec[R.RUN_ID] for rec in found})), *where)
         return [rec for rec in self._records(query.order_by(*_order_newest())) if _run_point(rec) in chosen]
 
-    def _last_runs(self, ref: str, where: list, by: list, n: int, include_rehearsals: bool) -> list[dict]:
+    def _last_runs(self, ref: str, where: list, by: list, n: int, include_rehearsals: bool,
+                   oldest: bool = False) -> list[dict]:
         """Per ``by`` group of the rows on ``ref`` matching ``where``: the newest record of each
-        of its last ``n`` runs; all groups together, newest first."""
+        of its last ``n`` runs (``oldest``: of its first ``n``); all groups together, newest first."""
         where = [results.c.ref == ref, *where]
         if not include_rehearsals:
             where.append(results.c.rehearsal.is_(False))
-        return self._records(_records_of(_newest_runs(where, by, n)))
+        return self._records(_records_of(_runs_of_each(where, by, n, oldest=oldest)))
 
     def reusable(self, identities: list[str], since: str | None = None) -> dict[str, list[dict]]:
         """For each run identity, the newest successful non-rehearsal job's records (every record of
