@@ -341,11 +341,12 @@ def test_a_failed_eval_job_is_an_eval_failure_not_the_point_s(tmp_path, db, caps
 
 
 @pytest.mark.parametrize("finished, runs", [("2026-01-03T18:00:00+00:00", (100, 101, 102)),  # the 3 before it
-                                            ("2025-12-01T12:00:00+00:00", (102, 103, 104))])  # the newest 3
+                                            ("2025-12-01T12:00:00+00:00", (100, 101, 102))])  # the first 3 after it
 def test_a_pr_run_compared_again_later_keeps_its_baseline(tmp_path, db, capsys, finished, runs):
     """Review: a PR run compared again after main ran more was judged against main's later runs,
     so its verdicts (and its posted comment) changed with time. A PR run that no main run came
-    before (a store filled after it) is still judged, against the runs there are."""
+    before (a store filled after it) is still judged, against main's first runs after it (not its
+    newest, which move on every night: test_later_baseline_fixed)."""
     history(tmp_path / "in", concs=(4,))  # main runs 100..104 finished 2026-01-01..05
     row = {**job()["row"], "conc": 4}
     write_job(tmp_path / "in" / "pr", "res_c4", vllm_output(4, output_throughput=411.0),

@@ -264,9 +264,14 @@ def measurements_per_point(records: list[dict], evals: bool = False) -> dict[tup
     return out
 
 
-def baseline_window(records: list[dict], window: int, evals: bool = False) -> dict[tuple, list[dict]]:
+def baseline_window(records: list[dict], window: int, evals: bool = False,
+                    past: str | None = None) -> dict[tuple, list[dict]]:
     """Each point's results (``evals``: eval records) in its last ``window`` baseline runs, newest
-    first, one per run (a run's repeated measurements of the point combined by ``combined``)."""
+    first, one per run (a run's repeated measurements of the point combined by ``combined``).
+    With ``past`` (when the compared run happened, ``past_of``), a point none of whose records is from
+    before it (the baseline ref measured it only after the run) has its FIRST ``window`` runs from
+    then instead, the nearest the run: once the ref has run it that often, its later runs change
+    nothing, and comparing the run again gives the verdicts it got."""
     per_run: dict[tuple, dict[str, list[dict]]] = defaultdict(dict)
     for rec in sorted((r for r in records if _usable(r, evals)), key=_order):
         runs = per_run[point_of(rec)]
@@ -275,16 +280,23 @@ def baseline_window(records: list[dict], window: int, evals: bool = False) -> di
             same.clear()  # a later attempt replaces an earlier one
         same.append(rec)
     combine = (lambda recs: recs[-1]) if evals else combined
-    return {pt: _once_each(sorted(map(combine, runs.values()), key=_order, reverse=True))[:window]
-            for pt, runs in per_run.items()}
+    out = {}
+    for pt, runs in per_run.items():
+        oldest_first = sorted(map(combine, runs.values()), key=_order)
+        if past is not None and all(when(r) >= past for recs in runs.values() for r in recs):
+            out[pt] = _once_each(oldest_first)[:window][::-1]
+        else:
+            out[pt] = _once_each(oldest_first[::-1])[:window]
+    return out
 
 
-def _once_each(newest_first: list[dict]) -> list[dict]:
+def _once_each(ordered: list[dict]) -> list[dict]:
     """Each measurement once: the copies ``ci reuse`` recorded against later runs are one job's
-    figures, not that many runs' (three copies would read as a spread of zero); the newest kept."""
+    figures, not that many runs' (three copies would read as a spread of zero); the first of
+    ``ordered`` kept (the newest, newest first)."""
     seen: set = set()
     out = []
-    for rec in newest_first:
+    for rec in ordered:
         job = R.measured_by(rec)
         if job not in seen:
             seen.add(job)
@@ -467,7 +479,8 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     heads = {pt: combined(recs) for pt, recs in measured.items()}
     run_ids = {str(r.get(R.RUN_ID)) for r in pr_records}
     base = [b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids]  # never the run's own
-    baselines = baseline_window(base, settings.window)
+    past = past_of(pr_records)
+    baselines = baseline_window(base, settings.window, past=past)
     judged = _judge_run(heads, baselines, settings)
     verdicts: list[Verdict] = []
     for pt in sorted(heads, key=point_sort_key):
@@ -476,7 +489,7 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
         run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))
     repeated = {pt: n for pt, recs in measured.items() if (n := len(measurements_of(recs))) > 1}
     missing = not_measured(heads, set(measurements_per_point(pr_records, evals=True)), base, baselines, settings,
-                           past_of(pr_records))
+                           past)
     dropped = {m.point: baselines.get(m.point, []) for m in missing if m.what is None}
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
                       not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs},
@@ -524,7 +537,7 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
     baseline record has and the run's lacks, and eval scores a run of that picture has there and the
     run has none of (an older `--all-evals` run's are no sign of a dropped eval). Only baseline
     records from before ``past`` (when the run happened) count, as for its verdicts: a point main
-    measured only after a PR run is judged against those later runs, but they are no picture of main
+    measured only after a PR run is judged against main's first runs after it, but they are no picture of main
     before it (main's later run hid what the PR dropped from main's run before it)."""
     base = _earlier(base, past)
     keys = {h.get(R.CONFIG_KEY) for h in heads.values()} - {None}

@@ -167,7 +167,7 @@ def compare_evals(pr_records: list[dict], baseline_records: list[dict], window: 
     heads = C.measurements_per_point(pr_records, evals=True)
     run_ids = {str(r.get(R.RUN_ID)) for r in pr_records}
     baselines = C.baseline_window([b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids],
-                                  window, evals=True)
+                                  window, evals=True, past=C.past_of(pr_records))
     out = [v for pt in sorted(heads, key=C.point_sort_key)
            for v in point_verdicts(pt, heads[pt], baselines.get(pt, []))]
     return sorted(out, key=lambda v: VERDICTS.index(v.verdict))

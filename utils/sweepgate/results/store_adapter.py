@@ -46,11 +46,12 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int,
         baseline = _baseline_runs(st, baseline_ref, points, window, include_rehearsals=rehearsal, before=past)
         if past and any(r.get(R.REF) != baseline_ref for r in pr):
             # A point the baseline ref measured only after the run (a store filled after it) is
-            # still judged, against those later runs, rather than called new.
+            # still judged, rather than called new: against its first ``window`` runs from the run on
+            # (``compare.baseline_window`` picks them alike), so main's runs after those move nothing.
             have = {R.point_values(r) for r in baseline}
             later = [p for p, r in zip(points, pr) if R.point_values(r) not in have]
             if later:
-                baseline += _baseline_runs(st, baseline_ref, later, window, include_rehearsals=rehearsal)
+                baseline += _baseline_runs(st, baseline_ref, later, window, include_rehearsals=rehearsal, after=past)
         if not baseline:
             check_baseline_ref(baseline_ref, st.refs() if refs is None else refs, shown)
         baseline += _others_of_keys(st, pr, baseline_ref, rehearsal, past)
@@ -61,7 +62,8 @@ def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[
     """The records of each point's last ``window`` + 1 successful runs on ``ref`` (one more: the run
     itself may be on ``ref``), and as many runs more as the point with the most reused results among
     them holds: a result ``ci reuse`` recorded again counts once in the baseline
-    (``compare.baseline_window``), so its copies must not take the places of older measurements."""
+    (``compare.baseline_window``), so its copies must not take the places of older measurements
+    (with ``after``, of its first runs from then: of later ones)."""
     from collections import Counter
 
     n = window + 1
@@ -93,8 +95,10 @@ def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, sh
     """Of records read from files (``--baseline-jsonl``, ``--baseline-artifacts``), those the store's
     baseline (``from_store``) would hold: on ``baseline_ref`` (a short name read as ``stored_ref``
     reads it), a rehearsal's only for a rehearsal run, and from before the run (``past_of``), except
-    a point of a run off the ref that the ref measured only after it. Review: a file holding a later
-    main run that had merged a -10 % judged it unchanged, and another PR's records counted as main's."""
+    a point of a run off the ref that the ref measured only after it (all its later records: of those,
+    ``compare.baseline_window`` takes the first ``window`` runs from the run on, as the store's
+    ``after`` query does). Review: a file holding a later main run that had merged a -10 % judged it
+    unchanged, and another PR's records counted as main's."""
     known = sorted({str(r[R.REF]) for r in records if r.get(R.REF)})
     ref = stored_ref(baseline_ref, known)
     rehearsal = any(r.get(R.REHEARSAL) for r in pr)
