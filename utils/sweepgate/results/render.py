@@ -667,7 +667,36 @@ def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASE
         body = "\n".join(head + opened + _md_units(opened + folded) + pictures + folded)
         if limit is None or len(body.encode()) <= limit:
             break
+    if limit is not None and len(body.encode()) > limit:  # over it with every row cut: the head alone is
+        body = _first_blocks(body, limit, more)
     return body, folded_rows
+
+
+def _first_blocks(body: str, limit: int, more: str = MORE) -> str:
+    """``body``'s first blocks (headline, notes, headings, tables: the text between blank lines) that fit in
+    ``limit`` UTF-8 bytes with a last line saying where the rest is (``more``), a fold left open closed: a
+    report over its limit with every row cut (long notes under the headline, a step summary with little
+    room left) went over it. Where even the headline and that line do not fit, as many of the first
+    block's lines (marker, headline) as do; nothing where not even the marker does."""
+    tail = f"The rest of this report is left out (too long to show here; {more})."
+
+    def joined(blocks: list[str]) -> str:
+        folds = sum(b.count("<details>") - b.count("</details>") for b in blocks)
+        return "\n\n".join([*blocks, *["</details>"] * folds, tail]) + "\n"
+
+    blocks, kept = body.rstrip("\n").split("\n\n"), []
+    for block in blocks:
+        if len(joined([*kept, block]).encode()) > limit:
+            break
+        kept.append(block)
+    if kept:
+        return joined(kept)
+    lines: list[str] = []
+    for line in blocks[0].split("\n"):
+        if len("\n".join([*lines, line]).encode()) + 1 > limit:
+            break
+        lines.append(line)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 UNITS_UNNAMED = (R.OUTPUT_TPUT_PER_GPU, R.INTERACTIVITY)  # compared metrics whose names state no unit
