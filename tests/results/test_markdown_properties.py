@@ -18,6 +18,7 @@ import random
 import re
 from collections import defaultdict
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -73,7 +74,7 @@ def scenarios(draw, max_concs: int = 4, max_keys: int = 3) -> tuple[list[dict], 
     concs = draw(st.lists(st.integers(1, 512), min_size=1, max_size=max_concs, unique=True))
     runs = draw(st.integers(0, 5))
     ref = draw(st.sampled_from(["refs/pull/7/merge", "refs/heads/feature", "refs/pull/12/head"]))
-    run = draw(st.sampled_from(["4242", "pr-7"]))
+    run = draw(st.sampled_from(["4242", "pr-7"]) | HOSTILE)  # the schema's run-id: any non-empty string
     rehearsed, base_rehearsed = draw(st.booleans()), draw(st.booleans())
     rng = random.Random(draw(st.integers(0, 2**16)))
     pr, base = [], []
@@ -255,12 +256,13 @@ def _clean_environment(monkeypatch) -> None:
 
 
 @SETTINGS
-@given(scenarios(), st.sampled_from([None, 7]))
-def test_the_markdown_report_keeps_its_invariants_at_every_limit(monkeypatch, scenario, pr_number):
+@given(scenarios(), st.sampled_from([None, 7]), st.sampled_from([C.DEFAULT_BASELINE_REF, "refs/heads/release"]) | HOSTILE)
+def test_the_markdown_report_keeps_its_invariants_at_every_limit(monkeypatch, scenario, pr_number, ref):
+    """``ref``: --baseline-ref, any text (git allows `<`, `>`, `|` and backticks in a ref's name)."""
     _clean_environment(monkeypatch)
     pr, base, notes = scenario
     comparison = comparison_of(pr, base, notes)
-    check(comparison, render.about_line(pr_number, comparison.run))
+    check(comparison, render.about_line(pr_number, comparison.run), ref)
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
@@ -283,3 +285,19 @@ def test_a_report_whose_head_alone_is_over_the_limit_is_cut_to_it(monkeypatch):
     check_html(text)
     check_headline(text, comparison)
 
+
+@pytest.mark.parametrize(("run", "ref"), [("</details>", C.DEFAULT_BASELINE_REF), ("a<!--b", C.DEFAULT_BASELINE_REF),
+                                          ("4242", "<"), ("a\nb|c", C.DEFAULT_BASELINE_REF),
+                                          ("4242", "refs/heads/x\ny")])
+def test_a_run_id_or_baseline_ref_with_html_or_a_line_break_stays_text_in_the_headline(monkeypatch, run, ref):
+    """Found by the properties above (shrunk: run `</details>`, ref `<`, a run id with a line break): the
+    headline, the line naming the commit measured and the New table's text printed the run id (any
+    non-empty string in a record, or --run) and --baseline-ref as they were, so `<!--` hid the rest of
+    the comment and a line break split the headline."""
+    _clean_environment(monkeypatch)
+    pr = [{**rec, R.COMMIT: "c0ffee" * 6 + "abcd"} for rec in synth.pr_run(run=run, keys=synth.KEYS[:1], concs=(4,))]
+    comparison = comparison_of(pr, [], [])  # a new point: the New table names the ref
+    text = render.markdown(comparison, ref, more=MORE)
+    check_html(text)
+    check_headline(text, comparison)
+    check_tables(text)

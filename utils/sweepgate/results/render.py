@@ -315,7 +315,7 @@ def measured_note(comparison: C.Comparison) -> str | None:
     web = github.repository_url()
     named = ", ".join(f"[`{c[:12]}`]({web}/commit/{c})" if web else f"`{c[:12]}`" for c in commits)
     run = comparison.run
-    run_text = f"[run {run}]({web}/actions/runs/{run})" if web and str(run).isdigit() else f"run {run}"
+    run_text = f"[run {run}]({web}/actions/runs/{run})" if web and str(run).isdigit() else f"run {_md_escape(str(run))}"
     return f"Measured on commit{plural} {named} ({run_text})."
 
 
@@ -544,7 +544,7 @@ def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None, m
     if not new:
         return []
     points = list(new.items()) if max_rows is None else list(new.items())[:max_rows]
-    out = [f"#### New ({count(len(new), 'point')})", "", f"{count(len(new), 'point')} no {R.short_ref(baseline_ref)} run has measured "
+    out = [f"#### New ({count(len(new), 'point')})", "", f"{count(len(new), 'point')} no {_md_escape(R.short_ref(baseline_ref))} run has measured "
            f"(a config key or recipe this run adds): {'its' if len(new) == 1 else 'their'} figures, not judged.", ""]
     metrics = list(dict.fromkeys(v.metric for pt_rows in new.values() for v in pt_rows))
     names = {metric: header for header, metric in show.COLUMNS}
@@ -643,7 +643,7 @@ def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASE
                     more: str = MORE) -> tuple[str, bool]:
     """(``markdown``'s body, whether it is whole: nothing cut to fit ``limit``), so a caller can tell
     whether another report may point at this one for the rows it left out."""
-    head = [MARKER, *([about] if about else []), f"### sweepgate results: {summary_line(comparison, baseline_ref, window)}", ""]
+    head = [MARKER, *([about] if about else []), f"### sweepgate results: {_md_escape(summary_line(comparison, baseline_ref, window))}", ""]
     if comparison.rehearsal:
         head += [f"> **{REHEARSAL_NOTE}**", ""]
     head += [line for note in comparison.notes for line in (f"> **{_md_escape(note)}**", "")]
