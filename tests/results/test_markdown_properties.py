@@ -29,7 +29,7 @@ from sweepgate.results import evals as E
 from sweepgate.results import record as R
 from sweepgate.results import render
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                                                           HealthCheck.data_too_large])
 LIMITS = (None, github.COMMENT_LIMIT, 3000, 800)
 MORE = "see the MORE-PLACE"  # ``more``: where a cut report says the rest is
@@ -68,10 +68,11 @@ def eval_entries(draw) -> list[dict]:
 
 
 @st.composite
-def scenarios(draw, max_concs: int = 4, max_keys: int = 3) -> tuple[list[dict], list[dict], list[str]]:
-    """(the run's records, the baseline's records, notes under the headline)."""
-    keys = draw(st.lists(KEYS, min_size=1, max_size=max_keys, unique=True))
-    concs = draw(st.lists(st.integers(1, 512), min_size=1, max_size=max_concs, unique=True))
+def scenarios(draw, concs: tuple[int, int] = (1, 4), keys: tuple[int, int] = (1, 3)) -> tuple[list[dict], list[dict], list[str]]:
+    """(the run's records, the baseline's records, notes under the headline); ``concs``, ``keys``: how
+    many of each (fewest, most)."""
+    keys = draw(st.lists(KEYS, min_size=keys[0], max_size=keys[1], unique=True))
+    concs = draw(st.lists(st.integers(1, 512), min_size=concs[0], max_size=concs[1], unique=True))
     runs = draw(st.integers(0, 5))
     ref = draw(st.sampled_from(["refs/pull/7/merge", "refs/heads/feature", "refs/pull/12/head"]))
     run = draw(st.sampled_from(["4242", "pr-7"]) | HOSTILE)  # the schema's run-id: any non-empty string
@@ -180,10 +181,10 @@ def check_html(text: str) -> None:
     assert depth == 0
 
 
-COUNTED = re.compile(r"(\d+) points? (failed|regressed|improved|unchanged|insufficient-data|new)"
+COUNTED = re.compile(r"(?a)(\d+) points? (failed|regressed|improved|unchanged|insufficient-data|new)"
                      r"(?: \((\d+) metrics?\))?")
 # The headline's counts, at its end (the run id and the ref before them may hold any text).
-COUNTS = re.compile(r"((?:\d+ points? [a-z-]+(?: \(\d+ metrics?\))?(?:, |(?=;)|$)){6})(?:; eval scores: ((?:\d+ [a-z-]+(?:, )?)+))?$")
+COUNTS = re.compile(r"(?a)((?:\d+ points? [a-z-]+(?: \(\d+ metrics?\))?(?:, |(?=;)|$)){6})(?:; eval scores: ((?:\d+ [a-z-]+(?:, )?)+))?$")
 
 
 def expected_tally(comparison: C.Comparison) -> dict[str, tuple[int, int]]:
@@ -221,12 +222,40 @@ def check_headline(text: str, comparison: C.Comparison) -> None:
         if verdict in (C.FAILED, C.UNCHANGED) or not points:
             metrics = 0  # a failed job has no metric; unchanged and a 0 name none
         assert counts[verdict] == (points, metrics), (verdict, line)
-    scores = {verdict: int(n) for n, verdict in re.findall(r"(\d+) ([a-z-]+)", evals_part)}
+    scores = {verdict: int(n) for n, verdict in re.findall(r"(?a)(\d+) ([a-z-]+)", evals_part)}
     if comparison.evals:
         said = {verdict: sum(e.verdict == verdict for e in comparison.evals) for verdict in E.VERDICTS}
         assert scores == {v: n for v, n in said.items() if n or v == C.REGRESSED}, line
     else:
         assert not evals_part, line
+    check_sections(text, expected)
+
+
+CUT_TAIL = f"The rest of this report is left out (too long to show here; {MORE})."
+OPEN_HEADING = re.compile(r"#### (Failed|Regressed|Improved) \((\d+) points?(?:, (\d+) metrics?)?\)")
+
+
+def check_sections(text: str, expected: dict[str, tuple[int, int]]) -> None:
+    """The open sections' headings count as the headline does, and a cut one's rows shown and "N more"
+    add up to its metrics."""
+    lines = text.split("\n")
+    verdicts = {"Failed": C.FAILED, "Regressed": C.REGRESSED, "Improved": C.IMPROVED}
+    for i, line in enumerate(lines):
+        if not (heading := OPEN_HEADING.fullmatch(line)):
+            continue
+        verdict = verdicts[heading[1]]
+        points, metrics = expected[verdict]
+        said = (int(heading[2]), int(heading[3] or heading[2]))
+        assert said == (points, metrics if verdict != C.FAILED else points), (line, expected[verdict])
+        rows = 0
+        j = i + 4  # the heading, a blank line, the table's header and rule
+        while j < len(lines) and lines[j].startswith("|"):
+            rows, j = rows + 1, j + 1
+        if j + 1 < len(lines) and (more := re.fullmatch(rf"(\d+) more {heading[1].lower()} rows.*: {MORE}\.", lines[j + 1])):
+            assert rows + int(more[1]) == said[1], (line, rows, lines[j + 1])
+        else:  # all listed, unless the report was cut after this table (``render._first_blocks``)
+            assert rows >= said[1] or CUT_TAIL in text, (line, rows)
+        assert lines[i + 2].startswith("| "), lines[i:i + 3]  # never a heading without its table
 
 
 def check(comparison: C.Comparison, about: str | None = None, ref: str = C.DEFAULT_BASELINE_REF) -> None:
@@ -265,10 +294,10 @@ def test_the_markdown_report_keeps_its_invariants_at_every_limit(monkeypatch, sc
     check(comparison, render.about_line(pr_number, comparison.run), ref)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
-@given(scenarios(max_concs=40, max_keys=6))
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(scenarios(concs=(40, 64), keys=(5, 8)))
 def test_a_large_sweep_s_report_keeps_its_invariants_when_cut_to_a_comment(monkeypatch, scenario):
-    """Hundreds of rows: cut at GitHub's comment limit as well as at the small ones."""
+    """Hundreds of points, a report of 50-150 kB: cut at GitHub's comment limit as well as at the small ones."""
     _clean_environment(monkeypatch)
     check(comparison_of(*scenario))
 
@@ -301,3 +330,14 @@ def test_a_run_id_or_baseline_ref_with_html_or_a_line_break_stays_text_in_the_he
     check_html(text)
     check_headline(text, comparison)
     check_tables(text)
+
+
+def test_a_report_cut_after_every_row_keeps_no_heading_without_its_table():
+    """Found by the properties above (shrunk: one failed point, 800 bytes): a report cut to its first
+    blocks ended "#### Failed (1 point)" over the line saying the rest was left out, no table under it."""
+    body = "\n".join([render.MARKER, "### sweepgate results: run 1", "", "#### Failed (1 point)", "",
+                      "| point | verdict |", "|---|---|", f"| {'k' * 300} | failed |", ""])
+    tail = f"The rest of this report is left out (too long to show here; {MORE})."
+    text = render._first_blocks(body, len(body.encode()) - 10, MORE)
+    assert text == f"{render.MARKER}\n### sweepgate results: run 1\n\n{tail}\n"
+

@@ -676,8 +676,9 @@ def _first_blocks(body: str, limit: int, more: str = MORE) -> str:
     """``body``'s first blocks (headline, notes, headings, tables: the text between blank lines) that fit in
     ``limit`` UTF-8 bytes with a last line saying where the rest is (``more``), a fold left open closed: a
     report over its limit with every row cut (long notes under the headline, a step summary with little
-    room left) went over it. Where even the headline and that line do not fit, as many of the first
-    block's lines (marker, headline) as do; nothing where not even the marker does."""
+    room left) went over it. A heading is never the last block kept (its table cut, it would head nothing).
+    Where even the headline and that line do not fit, as many of the first block's lines (marker,
+    headline) as do; nothing where not even the marker does."""
     tail = f"The rest of this report is left out (too long to show here; {more})."
 
     def joined(blocks: list[str]) -> str:
@@ -689,6 +690,8 @@ def _first_blocks(body: str, limit: int, more: str = MORE) -> str:
         if len(joined([*kept, block]).encode()) > limit:
             break
         kept.append(block)
+    while len(kept) > 1 and kept[-1].startswith("#"):  # a section's heading, its table left out: no heading over nothing
+        kept.pop()
     if kept:
         return joined(kept)
     lines: list[str] = []
