@@ -341,3 +341,16 @@ def test_a_report_cut_after_every_row_keeps_no_heading_without_its_table():
     text = render._first_blocks(body, len(body.encode()) - 10, MORE)
     assert text == f"{render.MARKER}\n### sweepgate results: run 1\n\n{tail}\n"
 
+
+def test_a_run_id_of_digits_other_than_ascii_ones_is_ordered_as_text(monkeypatch):
+    """Found by the properties above (shrunk: run id `²`): str.isdigit() holds for `²` and `٣`, which
+    int() refuses, so compare_records raised ValueError on a run id the schema allows (any non-empty
+    string) in the run or the baseline; and the commit line linked `/actions/runs/²`."""
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "o/r")
+    pr = [{**rec, R.COMMIT: "c0ffee" * 6 + "abcd"} for rec in synth.pr_run(run="²", concs=(4,))]
+    base = [{**rec, R.RUN_ID: "٣"} for rec in synth.history(runs=1, concs=(4,))] + synth.history(concs=(4,))
+    comparison = comparison_of(pr, base, [])
+    assert comparison.run == "²" and len(comparison.verdicts) == 2 * len(synth.PLAIN_METRICS)
+    text = render.markdown(comparison, more=MORE)
+    assert "(run ²)." in text and "/actions/runs/" not in text

@@ -222,9 +222,10 @@ def point_of(rec: dict) -> tuple:
 
 
 def _run_order(run_id) -> tuple:
-    """GitHub run ids grow with time: as numbers ("999" before "1000"); other ids after them, as text."""
+    """GitHub run ids grow with time: as numbers ("999" before "1000"); other ids after them, as text (a
+    run id of other digits too: `²` is str.isdigit() and no int())."""
     text = str(run_id or "")
-    return (0, int(text), "") if text.isdigit() else (1, 0, text)
+    return (0, int(text), "") if text.isascii() and text.isdigit() else (1, 0, text)
 
 
 def _order(rec: dict) -> tuple:

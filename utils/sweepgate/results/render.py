@@ -315,7 +315,8 @@ def measured_note(comparison: C.Comparison) -> str | None:
     web = github.repository_url()
     named = ", ".join(f"[`{c[:12]}`]({web}/commit/{c})" if web else f"`{c[:12]}`" for c in commits)
     run = comparison.run
-    run_text = f"[run {run}]({web}/actions/runs/{run})" if web and str(run).isdigit() else f"run {_md_escape(str(run))}"
+    linked = web and str(run).isascii() and str(run).isdigit()  # a GitHub run id (`²` is isdigit() too)
+    run_text = f"[run {run}]({web}/actions/runs/{run})" if linked else f"run {_md_escape(str(run))}"
     return f"Measured on commit{plural} {named} ({run_text})."
 
 
