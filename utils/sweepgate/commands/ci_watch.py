@@ -94,7 +94,7 @@ def run_watch(args) -> int:
         argtypes.combination_error(args, "--run-id", "required outside GitHub Actions ($GITHUB_RUN_ID is not set)",
                                    "pass --run-id ID, the run to watch")
     attempt = args.attempt or os.environ.get("GITHUB_RUN_ATTEMPT", "") or "1"
-    if not run_id.isdigit() or not attempt.isdigit():
+    if not (run_id + attempt).isascii() or not run_id.isdigit() or not attempt.isdigit():  # `²` is isdigit()
         raise fail("sweepgate ci watch", 0, f"run id '{run_id}' / attempt '{attempt}' is not a number",
                    "run under GitHub Actions or pass --run-id and --attempt")
     token, args.repository = credentials("sweepgate ci watch", args.repository)

@@ -81,7 +81,7 @@ def workflow_run() -> tuple[str, str] | None:
     RUN_ID_VARIABLE and ``repository_url``): the page that shows its jobs' step summaries and
     artifacts. None elsewhere (a GITHUB_RUN_ID set by hand names no run this wrote anything to)."""
     run, web = os.environ.get(RUN_ID_VARIABLE, ""), repository_url()
-    if os.environ.get(ACTIONS_VARIABLE) != "true" or not web or not run.isdigit():
+    if os.environ.get(ACTIONS_VARIABLE) != "true" or not web or not (run.isascii() and run.isdigit()):
         return None
     return f"{web}/actions/runs/{run}", run
 

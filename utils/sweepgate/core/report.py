@@ -63,7 +63,7 @@ def _columns() -> int | None:
     import os
 
     columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() and int(columns) > 0 else None
+    return int(columns) if columns.isascii() and columns.isdigit() and int(columns) > 0 else None
 
 
 def console(stream=None, *, width: int | None = None):

@@ -32,7 +32,7 @@ UNLESS = {R.OUTPUT_THROUGHPUT: R.OUTPUT_TPUT_PER_GPU, R.MODEL: R.CONFIG_KEY}
 
 def _natural(name) -> tuple:
     """A name with its digit runs as numbers: "res#2" before "res#10"."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(name)))
+    return tuple(int(part) if part.isdecimal() else part for part in re.split(r"(\d+)", str(name)))  # `²` is isdigit()
 
 
 def sort_key(rec: dict) -> tuple:

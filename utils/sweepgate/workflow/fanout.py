@@ -254,7 +254,7 @@ def row_for_id(matrix: dict, row_id: str, source: str = "matrix") -> dict:
     """The row a split reference names: ``<kind>/<index>`` in ``rows_by_kind`` order."""
     kind, _, index = row_id.partition("/")
     rows = rows_by_kind(matrix, source)
-    if kind not in rows or not index.isdigit() or int(index) >= len(rows[kind]):
+    if kind not in rows or not (index.isascii() and index.isdigit()) or int(index) >= len(rows[kind]):
         have = ", ".join(f"{k}: {len(v)}" for k, v in rows.items())
         raise fail(source, 0, f"no row '{row_id}' in the matrix ({have})",
                    "pass an id from `sweepgate ci split` of this run's matrix")
