@@ -401,3 +401,21 @@ def test_a_label_event_without_its_label_is_refused(action):
         decision.decide("pull_request", pr_event(action, [SWEEP]), "", source="event.json")
     assert str(exc.value).startswith(f"event.json: pull_request '{action}' payload without its label's name; "), exc.value
 
+
+
+def test_a_dash_step_summary_is_refused_before_any_output_is_written(tmp_path):
+    """Carried from review: `ci decide` and `ci watch` have no --step-summary flag and appended their line
+    to a file called '-' when GITHUB_STEP_SUMMARY=- (compare and plan refuse it, naming the variable).
+    Refused before $GITHUB_OUTPUT gets a line: no half-told decision."""
+    event = write_event(tmp_path, push_event())
+    out = tmp_path / "output"
+    proc = run_cli("decide", "--event-path", str(event), "--event-name", "push", "--output", str(out),
+                   env={"GITHUB_STEP_SUMMARY": "-"}, cwd=tmp_path)
+    (line,) = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and line.startswith("-: $GITHUB_STEP_SUMMARY: '-' is no standard output here"), proc.stderr
+    assert not out.exists() and not (tmp_path / "-").exists()
+    watch = run_cli("watch", "--until", "collect", "--run-id", "5", env={
+        "GITHUB_STEP_SUMMARY": "-", "GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "o/r",
+        "GITHUB_API_URL": "http://127.0.0.1:9"}, cwd=tmp_path)
+    (line,) = watch.stderr.strip().splitlines()
+    assert watch.returncode == 1 and "$GITHUB_STEP_SUMMARY: '-' is no standard output here" in line, watch.stderr

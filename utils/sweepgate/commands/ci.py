@@ -25,7 +25,7 @@ from dataclasses import replace
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, json_message
 from sweepgate.core import jsontext
-from sweepgate.core.github import STEP_SUMMARY_VARIABLE, owner_name
+from sweepgate.core.github import owner_name
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
 from sweepgate.workflow.fanout import (
@@ -92,6 +92,9 @@ def _run_decide(args) -> int:
         if not given:  # a missing argument (its variable unset), as argparse says one: exit 2
             argtypes.combination_error(args, flag, f"required outside GitHub Actions (${variable} is not set)",
                                        "pass --event-path FILE and --event-name NAME (the webhook's payload and name)")
+    from sweepgate.core.github import step_summary_path
+
+    summary = step_summary_path()  # refused ('-') before any output is written
     event = load_json(event_path, "event payload")
     if not isinstance(event, dict):
         raise fail(event_path, 1, "event payload is not a JSON object", "pass the webhook payload")
@@ -110,7 +113,6 @@ def _run_decide(args) -> int:
     _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), decision.outputs())
     line = f"sweepgate ci decide: run={decision.outputs()['run']} mode={decision.mode}: {decision.reason}"
     print(line, file=sys.stderr)
-    summary = os.environ.get(STEP_SUMMARY_VARIABLE)
     if summary:
         append_text(summary, f"**sweep: {decision.mode}** ({decision.reason})\n")
     return 0

@@ -14,7 +14,7 @@ import time
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail
-from sweepgate.core.github import STEP_SUMMARY_VARIABLE, NotGitHubJSON, json_object, owner_name
+from sweepgate.core.github import NotGitHubJSON, json_object, owner_name
 from sweepgate.workflow.watch import CANCEL, DONE, judge
 
 HINT = "the token needs 'actions: write' (cancel) and 'actions: read' (jobs); check --repository"
@@ -79,7 +79,9 @@ def _for_now(args, run_id: str, call):
 
 
 def _summary(text: str) -> None:
-    path = os.environ.get(STEP_SUMMARY_VARIABLE)
+    from sweepgate.core.github import step_summary_path
+
+    path = step_summary_path()  # checked when the watch began (run_watch)
     if path:
         from sweepgate.core.atomic import append_text
 
@@ -87,8 +89,9 @@ def _summary(text: str) -> None:
 
 
 def run_watch(args) -> int:
-    from sweepgate.core.github import api_error, connect, credentials
+    from sweepgate.core.github import api_error, connect, credentials, step_summary_path
 
+    step_summary_path()  # a '-' is refused now, not at the first line the watch would append
     run_id = args.run_id or os.environ.get("GITHUB_RUN_ID", "")
     if not run_id:  # a missing argument (its variable unset), as argparse says one: exit 2
         argtypes.combination_error(args, "--run-id", "required outside GitHub Actions ($GITHUB_RUN_ID is not set)",

@@ -67,6 +67,20 @@ def repository(explicit: str | None = None) -> str | None:
     return None
 
 
+def step_summary_path() -> str | None:
+    """$GITHUB_STEP_SUMMARY for a command that appends to it unasked (``ci decide``, ``ci watch``: no
+    --step-summary flag); None when unset or blank. '-' is refused, naming the variable, before the
+    command writes anything: it would name a file called '-' (compare and plan refuse it alike)."""
+    from sweepgate.core.errors import fail
+    from sweepgate.core.outpaths import NAMES_A_FILE, no_standard_stream
+
+    path = os.environ.get(STEP_SUMMARY_VARIABLE, "").strip()
+    if path == "-":
+        raise fail(path, 0, f"${STEP_SUMMARY_VARIABLE}: {no_standard_stream('output', NAMES_A_FILE)}",
+                   f"set ${STEP_SUMMARY_VARIABLE} to a file, or unset it")
+    return path or None
+
+
 def repository_url() -> str | None:
     """The repository's web address (SERVER_URL_VARIABLE/REPOSITORY_VARIABLE, as a job has them), so a
     report links the commit and the workflow run it names; None when either is unset or malformed."""
