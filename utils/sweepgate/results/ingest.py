@@ -298,9 +298,12 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement], f
 
 
 def _refuse_archive(output: Path, content: bytes) -> None:
-    """A zip (a GitHub Actions artifact as a browser downloads it) or a gzipped output, refused as
-    what it is (review newuser27: it read "not UTF-8 text (byte 10)", as if the file were damaged)."""
-    refusal = jsonio.archive(str(output), content, zipped="ingest the folder", gzipped="ingest the file")
+    """A zip (a GitHub Actions artifact as a browser downloads it), a gzipped output or a SQLite
+    database, refused as what it is (review newuser27: it read "not UTF-8 text (byte 10)", as if the
+    file were damaged)."""
+    refusal = jsonio.archive(str(output), content, zipped="ingest the folder", gzipped="ingest the file",
+                             database=("a client's output", f"read a store with --db sqlite:///{output} "
+                                       "(`results show`, `results compare`), and ingest the job outputs themselves"))
     if refusal is not None:
         raise refusal
 

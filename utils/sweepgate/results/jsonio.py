@@ -37,13 +37,19 @@ def too_deep(path: str, line: int = 0, hint: str = CLIENT_HINT):
 
 
 ZIP_MAGIC, GZIP_MAGIC = b"PK\x03\x04", b"\x1f\x8b"
+SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 UNZIP = "unzip FILE -d DIR"
+DATABASE = "a SQLite database (such as a results store)"
 
 
 def archive(path: str, content: bytes, zipped: str = "pass the files it holds",
-            gzipped: str = "pass the file") -> Exception | None:
+            gzipped: str = "pass the file", database: tuple[str, str] | None = None) -> Exception | None:
     """The refusal of ``content`` as the zip archive (a GitHub Actions artifact as a browser downloads
-    it) or gzip file it is, telling how to unpack it and what to do then; None for any other content."""
+    it) or gzip file it is, telling how to unpack it and what to do then, or, given ``database`` (what
+    the file is not, what to do instead), as the SQLite database it is (the results artifact's
+    results.db beside its JSONL: it read "not UTF-8 text (byte 106)"); None for any other content."""
+    if database and content.startswith(SQLITE_MAGIC):
+        return fail(path, 1, f"{DATABASE}, not {database[0]}", database[1])
     if content.startswith(ZIP_MAGIC):
         return fail(path, 1, "a zip archive (as a browser downloads a GitHub Actions artifact), not the "
                     "file itself", f"unzip it ({UNZIP}) and {zipped}")
@@ -62,21 +68,22 @@ def _head(path) -> bytes:
     """A file's first bytes, enough for ``archive`` to know it (none when it cannot be read again)."""
     try:
         with open(path, "rb") as f:
-            return f.read(len(ZIP_MAGIC))
+            return f.read(len(SQLITE_MAGIC))
     except OSError:
         return b""
 
 
-def read_text(path, hint: str, unreadable_hint: str | None = None) -> str:
+def read_text(path, hint: str, unreadable_hint: str | None = None, database: tuple[str, str] | None = None) -> str:
     """A file's UTF-8 text, or one line saying why it cannot be read: the system's reason (no
     path a second time) with ``unreadable_hint`` (else ``hint``), a zip or gzip archive as such
-    (``archive``), or the first byte that is not UTF-8 with ``hint``."""
+    (``archive``), a SQLite database as such given ``database`` (``archive``), or the first byte
+    that is not UTF-8 with ``hint``."""
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise fail(str(path), 0, f"cannot read: {exc.strerror}", unreadable_hint or hint) from None
     except UnicodeDecodeError as exc:
-        refusal = archive(str(path), _head(path))
+        refusal = archive(str(path), _head(path), database=database)
         if refusal is not None:
             raise refusal from None
         raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})", hint) from None

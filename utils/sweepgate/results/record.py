@@ -153,6 +153,13 @@ def short_ref(ref: str) -> str:
 METRICS = "metrics"
 EVALS = "evals"              # list of {task, metric, filter, value, stderr, samples[, higher_is_better]}
 
+
+def is_record(doc) -> bool:
+    """Whether ``doc`` reads as a normalized record (what `results ingest --jsonl` writes a line of, and
+    `results show --json` a list of): a run id and a ``metrics`` object; no client output has both."""
+    return isinstance(doc, dict) and isinstance(doc.get(METRICS), dict) and RUN_ID in doc
+
+
 # Defined in core.metrics (the config check needs them too); re-exported here.
 # Computed by sweepgate (derive.add_derived), not measured by the client: a newer version may
 # compute them otherwise, so they never tell two ingests of one output apart.

@@ -10,6 +10,7 @@ import re
 from sweepgate.core import jsontext
 from sweepgate.core.errors import fail
 from sweepgate.results import jsonio
+from sweepgate.results import record as R
 from sweepgate.results.formats import (aiperf, aiperf_csv, eval_side, foreign, gpu_metrics, inferencex, lm_eval,
                                        sglang, vllm)
 from sweepgate.results.formats.foreign import Auxiliary, EvalSideFile  # Auxiliary: ingest catches it as sniff.Auxiliary
@@ -126,5 +127,20 @@ def parse_document(doc, path: str, line: int) -> Measurement:
     foreign.refuse(doc, path, line)
     if inferencex.reason(doc):
         inferencex.refuse(doc, path, line)
+    _refuse_own_records(doc, path, line)
     raise fail(path, line, f"format: unknown JSON output (expected {KNOWN})",
                "ingest the job's $RESULT_FILENAME.json, or remove the file")
+
+
+def _refuse_own_records(doc, path: str, line: int) -> None:
+    """Refuse sweepgate's own normalized records as what they are: a line of what `results ingest
+    --jsonl` writes (the results artifact's results.jsonl, which a user unzipping the artifact and
+    ingesting the folder met) or the array `results show --json` prints; return for anything else."""
+    if R.is_record(doc):
+        raise fail(path, line, "format: sweepgate's own normalized result records (as `results ingest --jsonl` "
+                   "writes them), not a client's output: results ingested already",
+                   "pass the file to `results compare --baseline-jsonl`, or ingest the job outputs it was made from")
+    if isinstance(doc, list) and doc and all(R.is_record(d) for d in doc):
+        raise fail(path, line, "format: sweepgate's own normalized result records (a JSON array, as `results "
+                   "show --json` prints them), not a client's output: results ingested already",
+                   "read them with `results show`, or ingest the job outputs they were made from")

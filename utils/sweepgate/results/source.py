@@ -43,7 +43,7 @@ def _json_line(path: Path, number: int, line: str) -> dict | None:
         from sweepgate.results.jsonio import too_deep
 
         raise too_deep(str(path), number, "each line must be one normalized result record") from None
-    if not isinstance(rec, dict) or not isinstance(rec.get(R.METRICS), dict) or R.RUN_ID not in rec:
+    if not R.is_record(rec):
         raise fail(str(path), number, f"not a normalized result record (needs '{R.RUN_ID}' and '{R.METRICS}')",
                    JSONL_HINT)
     return rec
@@ -66,7 +66,9 @@ def records_from_jsonl(paths: list[str | Path]) -> list[dict]:
 
 def numbered_records(path: Path) -> list[tuple[int, dict]]:
     """(line number, record) of each normalized record of one JSONL file, as ``records_from_jsonl`` reads it."""
-    text = jsonio.read_text(path, "pass a readable JSONL file")
+    text = jsonio.read_text(path, "pass a readable JSONL file",
+                            database=("JSON lines", "pass the JSONL `results ingest --jsonl` wrote beside it "
+                                      "(results.jsonl in the results artifact)"))
     return [(n, r) for n, line in enumerate(jsonio.json_lines(text), 1) if (r := _json_line(path, n, line))]
 
 
