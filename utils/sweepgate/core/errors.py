@@ -289,16 +289,47 @@ def stopped(exc: KeyboardInterrupt, prog: str = "sweepgate") -> int:
     return 130
 
 
+# Ctrl-Cs (and ``Terminated``) Python could not raise where the signal's handler ran: in a callback the
+# garbage collector calls (a weakref's, such as SQLAlchemy's ``_collection_gced``; a ``__del__``), where
+# an exception goes to ``sys.unraisablehook``, printed as "Exception ignored" and dropped (newuser27).
+_SWALLOWED: list[KeyboardInterrupt] = []
+
+
+def _keep_stops(previous):
+    """An unraisable hook that keeps a Ctrl-C or stop signal for ``run_guarded`` to end the command
+    with, and passes every other error to ``previous`` (Python's report of it)."""
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            _SWALLOWED.append(unraisable.exc_value)
+            return
+        previous(unraisable)
+    return hook
+
+
 def run_guarded(fn: Callable[[], int]) -> int:
-    """Run a command body: bad input -> diagnostics and exit 1, never a traceback."""
+    """Run a command body: bad input -> diagnostics and exit 1, never a traceback. A Ctrl-C or stop
+    signal whose KeyboardInterrupt Python dropped (``_SWALLOWED``) ends it as the signal says, once the
+    body is done: its output is whole, and the exit code is the signal's."""
     import signal
+    import threading
 
     previous = _on_sigterm()
+    main = threading.current_thread() is threading.main_thread()  # a hook is the process's: main() only
+    hook, seen = sys.unraisablehook, len(_SWALLOWED)
+    if main:
+        sys.unraisablehook = _keep_stops(hook)
     try:
-        return _guarded(fn)
+        code = _guarded(fn)
+        late = _SWALLOWED[seen:]
+        return stopped(late[0]) if late and code not in _SIGNAL_CODES else code
     finally:
+        if main:
+            sys.unraisablehook = hook
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+_SIGNAL_CODES = (130, 128 + 15, 128 + _SIGHUP)  # a command that said how a signal stopped it already
 
 
 def _guarded(fn: Callable[[], int]) -> int:
