@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -882,6 +883,9 @@ def test_template_shape(docs, name):
     assert row_env["MATRIX_FILE"].endswith("/matrix.json")
     fetch = next(s for s in job["steps"] if "download-artifact" in s.get("uses", ""))
     assert fetch["if"] == "inputs.row-id != ''" and fetch["with"]["name"] == "${{ inputs.matrix-artifact }}"
+    # the row and the job context the sidecar reads after the benchmark sit out of the container's reach
+    # (it mounts the workspace read-write): a job-context.json it rewrote would record the ref it likes
+    assert fetch["with"]["path"].startswith("${{ runner.temp }}/"), fetch["with"]["path"]
     assert row_env["MATRIX_FILE"].startswith(fetch["with"]["path"])
     uploads = [s for s in job["steps"] if "upload-artifact" in s.get("uses", "")]
     assert [u["with"]["name"] for u in uploads] == ["bmk_${{ env.RESULT_FILENAME }}",
@@ -1345,6 +1349,15 @@ def _origin(tmp_path, marker, scenario):
                                f"mkdir -p \"$RESULT_DIR/logs/deep\" && echo log > \"$RESULT_DIR/logs/server.log\"\n"
                                f"ln -s {secret} \"$RESULT_DIR/logs/deep/leak.log\"\n"
                                f"ln -s {tmp_path} \"$RESULT_DIR/logs/host\"\n")
+    # ... and rewrites every job context it can reach in the workspace to claim main's ref, so that a
+    # template keeping the run's matrix artifact there would have the sidecar record this PR's results
+    # as main's (security audit: downloading it into the workspace passed every workflow test)
+    from sweepgate.core import jobfile  # noqa: PLC0415
+
+    forged = shlex.quote(json.dumps(jobfile.context("refs/heads/main", main_sha,
+                                                    {"agentic/0": "kimik3-fp4-b300-vllm"})))
+    plants[AGENTIC_SCRIPT] += ("find . -name .git -prune -o -type f -name job-context.json -print0 | "
+                               f"while IFS= read -r -d '' f; do printf '%s' {forged} >\"$f\"; done\n")
     # ... and names a command in both checkouts' git config, for actions/checkout's post step (it
     # runs git there on the host after the job) to run through core.fsmonitor
     plants[AGENTIC_SCRIPT] += "".join(f"git config -f {repo}/.git/config core.fsmonitor "

@@ -125,7 +125,7 @@ def run_job(job: dict, *, workspace: Path, origin: Path, context: dict, base_env
             checkouts.append(workspace / (given.get("path") or "."))
             results.append((name, 0, ""))
         elif uses.startswith("actions/download-artifact@"):
-            folder = Path(given["path"])
+            folder = workspace / given["path"]  # a relative path is the workspace's, as the action reads it
             folder.mkdir(parents=True, exist_ok=True)
             for file, data in artifacts.items():
                 (folder / file).write_bytes(data)
