@@ -520,6 +520,9 @@ def test_approved_sha_is_what_the_gpu_side_checks_out(docs):
         assert "utils/" not in step["run"] and "PYTHONPATH" not in step.get("env", {}), step["name"]
     split_step = next(s for s in jobs["setup"]["steps"] if s.get("id") == "split")
     assert 'sweepgate ci split --matrix matrix.json --runners . "${canary[@]}"' in split_step["run"]  # main's
+    # `.` is main's checkout only at the workspace root: in pr-data, the runner labels (and matrix.json)
+    # would be the PR's own (security audit: `working-directory: pr-data` on this step passed)
+    assert split_step.get("working-directory") in (None, ".", "./"), split_step.get("working-directory")
     for name in TEMPLATES:
         checkouts = [s for s in docs[name]["jobs"]["benchmark"]["steps"] if "actions/checkout@" in s.get("uses", "")]
         assert [c["with"].get("ref") for c in checkouts] == ["${{ inputs.ref }}", "${{ github.sha }}"]
@@ -812,6 +815,9 @@ def test_label_names_live_only_in_ci_py():
 def test_run_sweep_triggers(docs):
     on = docs["run-sweep.yml"]["on"]
     assert set(on) == {"push", "workflow_dispatch"}
+    # only pushes to main: a `tags:` filter beside `branches:` starts it on any tag push too (security
+    # audit: `tags: ["v*"]` passed), and `branches-ignore:` would start it on every other branch
+    assert set(on["push"]) <= {"branches", "paths"}, on["push"]
     assert on["push"]["branches"] == ["main"]
     assert set(on["workflow_dispatch"]["inputs"]) == {"pr-number", "sha", "mode"}
     assert set(docs["sweep-dispatch.yml"]["on"]) == {"schedule", "workflow_dispatch"}
