@@ -55,6 +55,31 @@ def tool(name):
     return found
 
 
+# The secrets context read in an expression, in any spelling GitHub evaluates: `secrets.NAME`,
+# `secrets['NAME']`, `toJSON(secrets)` (every secret at once), `format('{0}', secrets.NAME)`; not the
+# `secrets:` key of a reusable-workflow call, which is no expression.
+EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.S)
+SECRETS_CONTEXT = re.compile(r"(?<![\w.-])secrets(?![\w-])")
+
+
+def names_secret(node) -> bool:
+    """Whether any expression in ``node`` (a parsed workflow part, or text) reads the secrets context."""
+    text = node if isinstance(node, str) else json.dumps(node)
+    return any(SECRETS_CONTEXT.search(body) for body in EXPRESSION.findall(text))
+
+
+@pytest.mark.parametrize("text, named", [
+    ("${{ secrets.HF_TOKEN }}", True), ("${{ secrets['HF_TOKEN'] }}", True), ("${{ toJSON(secrets) }}", True),
+    ("${{ format('{0}', secrets.X) }}", True), ("${{ secrets [ 'X' ] }}", True),
+    ('{"secrets": {"HF_TOKEN": "x"}}', False), ("${{ github.token }}", False), ("${{ inputs.no-secrets }}", False),
+    ("${{ steps.secrets.outputs.x }}", False), ("secrets.HF_TOKEN in a comment", False),
+])
+def test_the_secret_check_reads_every_spelling(text, named):
+    """Security audit: the no-secret checks looked for the text `secrets.`, so `secrets['HF_TOKEN']`
+    and `toJSON(secrets)` (every secret at once) on a PR-side step passed them."""
+    assert names_secret(text) is named
+
+
 # --- linters -------------------------------------------------------------------------
 
 def test_actionlint_clean():
@@ -401,7 +426,7 @@ def test_the_watchdog_stops_every_chunk_and_runs_no_pr_code(docs):
     job = jobs["watchdog"]
     assert job["runs-on"] == "ubuntu-latest" and "uses" not in job
     assert job["permissions"] == {"contents": "read", "actions": "write"}
-    assert "environment" not in job and "secrets." not in json.dumps(job)
+    assert "environment" not in job and not names_secret(job)
     assert set(job["needs"]) == {"decide", "setup"}  # it runs beside the canaries and every chunk
     assert job["if"].startswith("needs.decide.outputs.fail_fast == 'true'")
     (checkout,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
@@ -418,7 +443,7 @@ def test_the_comment_job_runs_no_pr_code(docs):
     job = docs["run-sweep.yml"]["jobs"]["comment"]
     assert job["runs-on"] == "ubuntu-latest" and "uses" not in job
     assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
-    assert "environment" not in job and "secrets." not in json.dumps(job)
+    assert "environment" not in job and not names_secret(job)
     assert "collect" in job["needs"] and "needs.decide.outputs.pr_number != ''" in job["if"]
     uses = [s["uses"].split("@")[0] for s in job["steps"] if "uses" in s]
     assert uses == ["actions/checkout", "actions/setup-python", "actions/download-artifact"]
@@ -452,13 +477,13 @@ def test_secrets_only_where_used(docs):
         assert "secrets: inherit" not in text
         # security audit: a workflow-wide env: hands a secret to every job, the comment and
         # watchdog jobs ("no secret") included; only the job-level check existed
-        assert "secrets." not in json.dumps(doc.get("env", {})), f"{name}: workflow-wide secret"
-        assert "secrets." not in json.dumps(doc.get("defaults", {})), f"{name}: secret in defaults"
+        assert not names_secret(doc.get("env", {})), f"{name}: workflow-wide secret"
+        assert not names_secret(doc.get("defaults", {})), f"{name}: secret in defaults"
         for job_name, job in doc["jobs"].items():
-            assert "secrets." not in json.dumps(job.get("env", {})), f"{name}:{job_name}: job-wide secret"
+            assert not names_secret(job.get("env", {})), f"{name}:{job_name}: job-wide secret"
         for job, step in steps(doc):
-            if "secrets." in json.dumps(step):
-                secret_env = [k for k, v in (step.get("env") or {}).items() if "secrets." in str(v)]
+            if names_secret(step):
+                secret_env = [k for k, v in (step.get("env") or {}).items() if names_secret(str(v))]
                 run = step.get("run", "")
                 assert "launch_" in run or any(k in run for k in secret_env), \
                     f"{name}:{job}: secret on a step that doesn't use it"
@@ -723,7 +748,7 @@ def test_pr_side_uploads_nothing_and_reports_the_gate(docs):
     assert pr["jobs"]["gate"]["name"] == audit.GATE_CHECK
     assert not [s for _, s in steps(pr) if "upload-artifact" in s.get("uses", "")]
     assert not cache_writers(WORKFLOWS), "the PR side may restore main's cache, never save one"
-    assert "secrets." not in (WORKFLOWS / "pr-sweep.yml").read_text()
+    assert not names_secret((WORKFLOWS / "pr-sweep.yml").read_text())
 
 
 def test_gpu_workflows_are_the_audited_ones(docs):
@@ -766,7 +791,7 @@ def test_no_workflow_a_pr_starts_names_a_secret(docs):
     reached = workflow_reach.untrusted(WORKFLOWS)
     assert "pr-sweep.yml" in reached and "ci.yml" in reached
     for name in reached:
-        assert "secrets." not in json.dumps(docs[name]), f"{name} names a secret and a PR starts it"
+        assert not names_secret(docs[name]), f"{name} names a secret and a PR starts it"
 
 
 def test_no_pr_reachable_job_may_be_self_hosted():
