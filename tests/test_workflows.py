@@ -228,6 +228,10 @@ def test_no_expressions_in_run_blocks(docs):
 
 SHELLS = r"(?:ba|z|da|k|fi)?sh|python3?|perl|node|ruby"
 OPTIONS = r"(?:--?[\w-]+(?:[ =][^-\s<>|;&]\S*)?\s+)*"  # -x, -O extglob, --norc, -m mod before the one that matters
+# A word the shell expands: a bare $X, or double-quoted text holding one ("s/a/${T}/")
+FROM_SHELL = r'"(?:[^"\\]|\\.)*\$|\$'
+AWK_OPTIONS = r"(?:-[Fv]\s*\S+\s+|--?[\w-]+(?:=\S+)?\s+)*"  # -F sep, -v name=value, --posix before the program
+SED_OPTIONS = r"(?:-[a-zA-Z.]+\s+|--[\w-]+(?:=\S+)?\s+)*"  # -n, -E, -i.bak, -e before the script
 RE_EVAL = re.compile(
     # eval, source, ., trap (runs its text), also behind command/builtin/exec/env/sudo
     r"(?:^|[;&|(`]|\bthen|\bdo)\s*(?:(?:command|builtin|exec|sudo|env|nohup|time)\s+)*(?:eval|source|\.|trap)\s"
@@ -236,6 +240,9 @@ RE_EVAL = re.compile(
     rf"|\b(?:{SHELLS})\s+{OPTIONS}(?:-(?=\s|$)|/dev/stdin\b|/dev/fd/|/proc/self/fd/|<\()"  # a script from stdin or a pipe
     rf"|\|\s*(?:{SHELLS})\b"  # text piped into an interpreter
     rf"|\b(?:{SHELLS})\s*{OPTIONS}(?:<<<|<\s*<\()"  # a here-string or process substitution as its script
+    # an awk or sed program that holds a value (GNU sed's `e` and awk's system() run commands) or is a file
+    rf"|\b[gmn]?awk\s+{AWK_OPTIONS}(?:{FROM_SHELL}|(?:-f|--file)\b)"
+    rf"|\bsed\s+{SED_OPTIONS}(?:{FROM_SHELL}|(?:-f|--file)\b)"
     , re.M)
 
 
@@ -271,17 +278,23 @@ def test_a_pipeline_fails_when_any_command_in_it_fails(docs):
     'python3 -c "${CODE}"', 'perl -e "$T"', 'bash -x -c "$T"', "bash < <(echo \"$T\")",
     'bash <(printf "%s" "$T")', 'python3 - <<<"$CODE"', 'bash /dev/stdin <<<"$T"', 'node -p "$T"', 'perl -E "$T"',
     'trap "$T" EXIT', 'command eval "$T"', 'builtin eval "$T"', 'bash --norc -c "$T"', 'bash -O extglob -c "$T"',
+    'awk "${T}" /dev/null', 'gawk -F, "$T" x.csv', 'awk -v n=1 "BEGIN { print \\"${T}\\" }"', 'awk -f x.awk',
+    'sed "s/a/${T}/" x', 'sed -n -e "$T" x', 'sed -E $T x', 'sed -f x.sed x', 'echo x | awk "$T"',
 ])
 def test_the_code_evaluation_check_catches_each_form(run):
     """Security audit: piping into bash, `bash -lc`, `sh -ec`, `zsh -c`, a here-string and
     `python3 -c` all passed the check while the README says no run block evaluates text; so did
     (a later audit) `bash <(...)`, a script read from stdin (`python3 -`, /dev/stdin), `node -p`,
-    `perl -E`, `trap`, `command eval` and an interpreter option with a value or a long one before -c."""
+    `perl -E`, `trap`, `command eval` and an interpreter option with a value or a long one before -c;
+    and (a third) an awk or sed program holding a value: `awk "${TITLE}"` runs awk code, whose
+    system() runs commands, and GNU sed's `e` does too."""
     assert RE_EVAL.search(run), run
 
 
 @pytest.mark.parametrize("run", ['read -ra flags <<<"${EVAL_FLAGS}"', "python -m pip install --quiet .",
-                                 'sweepgate ci split --matrix m.json | tee out.txt', "bash benchmarks/x.sh"])
+                                 'sweepgate ci split --matrix m.json | tee out.txt', "bash benchmarks/x.sh",
+                                 "awk '{print $1}' x", 'awk -v n="$N" -F, \'{print n}\' "$FILE"', 'sed -n p "$FILE"',
+                                 "sed -i.bak 's/a/b/' x", 'sed -e "s/a/b/" "$F"'])
 def test_the_code_evaluation_check_lets_data_handling_pass(run):
     assert not RE_EVAL.search(run), run
 
