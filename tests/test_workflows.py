@@ -1190,11 +1190,19 @@ CACHE_SAVERS = re.compile(r"actions/cache(/save)?@")  # actions/cache saves in i
 SETUP_CACHES = re.compile(r"actions/setup-(python|node|java|dotnet|go)@")
 
 
+# Actions known to save no cache. Any other action counts as one that may (security audit: a step of
+# astral-sh/setup-uv, which saves its cache by default on GitHub-hosted runners, on pr-sweep.yml passed
+# every cache check; so would Swatinem/rust-cache, docker/build-push-action's gha cache, a composite action).
+NO_CACHE_ACTIONS = re.compile(r"actions/(?:checkout|cache/restore|upload-artifact|download-artifact)@")
+
+
 def saves_cache(step: dict) -> bool:
     uses = str(step.get("uses", ""))
+    if not uses:
+        return False
     setup = SETUP_CACHES.match(uses)
     if not setup:
-        return bool(CACHE_SAVERS.match(uses))
+        return bool(CACHE_SAVERS.match(uses)) or not NO_CACHE_ACTIONS.match(uses)
     cache = (step.get("with") or {}).get("cache")
     return cache not in (None, False, "false", "") if setup.group(1) != "go" else cache not in (False, "false")
 
@@ -1240,6 +1248,10 @@ def test_no_pr_reachable_workflow_saves_a_cache(docs):
     ("pull_request", "actions/setup-go@" + "0" * 40, True),  # setup-go caches unless told not to
     ("pull_request", "actions/setup-go@" + "0" * 40 + "\n        with: {cache: false}", False),
     ("pull_request", "actions/setup-python@" + "0" * 40 + "\n        with: {python-version: '3.11'}", False),
+    ("pull_request", "astral-sh/setup-uv@" + "0" * 40, True),  # saves its cache by default
+    ("pull_request", "./.github/actions/build", True),  # a composite action: its steps are not read here
+    ("pull_request", "actions/checkout@" + "0" * 40, False),
+    ("push", "astral-sh/setup-uv@" + "0" * 40, False),
 ])
 def test_cache_writer_check_catches_pr_saves(tmp_path, on, uses, bad):
     (tmp_path / "w.yml").write_text(f"on: {on}\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n"
