@@ -192,7 +192,7 @@ def test_cli_split_failure_is_one_line(tmp_path):
     assert proc.stdout == ""
 
 
-@pytest.mark.parametrize("value", ["0", "-5", "2000000"])
+@pytest.mark.parametrize("value", ["0", "-5", "2000000", "1000001"])  # 1000001: just past GitHub's 1 MB a job
 def test_cli_split_max_bytes_out_of_range_is_argument_syntax(tmp_path, value):
     """Review: `--max-bytes -5` (or 0, or more than GitHub's 1 MB) was taken, and the matrix then
     refused as too large for "-5 bytes" (exit 1); a flag value out of its range is exit 2."""
