@@ -47,7 +47,7 @@ def test_an_eval_line_shows_its_first_score_and_how_many_more(tmp_path, db, caps
     by_result = {r[header.index("result")]: r[col] for r in body}
     assert by_result == {"c4": "", "c4-eval": FIRST, "c16": "",  # the throughput lines stay blank
                          "c8": "", "c8-eval": "asdiv acc 0.9200 ±0.0388"}  # filter none: not shown
-    assert "5 points" in out.splitlines()[0]
+    assert "3 points, 3 eval scores" in out.splitlines()[0]  # was "5 points": an eval line is no point
     assert len(show_json(capsys, db, "--run", "1001")) == 5  # --run too: the eval line is not folded away
 
 
@@ -74,3 +74,24 @@ def test_a_narrow_terminal_shows_the_score_in_the_eval_line_block(tmp_path, db, 
     blocks = [b for b in out.split("\n-") if "c4-eval" in b]
     assert len(blocks) == 1 and f"eval {FIRST}" in " ".join(blocks[0].split())
     assert all(len(line) <= 80 for line in out.splitlines())
+
+
+def test_the_title_counts_points_and_eval_scores_apart(tmp_path, db, capsys):
+    """Review: `results show --run ID` said "3 points" for two points and one eval line: an eval line is
+    a job's scores at a point it already counts, not a point. The title counts them as compare's report
+    does ("2 points, 1 eval score"); a point's lines on two refs are still one point, its score one score."""
+    ingest(tmp_path, db, capsys, None, conc=8)
+    ingest(tmp_path, db, capsys, ASDIV)  # one score, at conc 4
+    rc, out, err = run_cli(capsys, "results", "show", "--db", db, "--run", "1001")
+    assert rc == 0, err
+    assert out.splitlines()[0] == "run 1001: 2 points, 1 eval score", out
+    ingest(tmp_path, db, capsys, GSM8K, conc=16)  # two scores (strict-match, flexible-extract)
+    _, out, _ = run_cli(capsys, "results", "show", "--db", db, "--run", "1001")
+    assert out.splitlines()[0] == "run 1001: 3 points, 3 eval scores", out
+    pr = tmp_path / "pr"  # the same point and score on a PR's ref: two lines each, still one of each
+    write_job(pr, "c4", vllm_output(4), job(run_id="2002", row={**job()["row"], "conc": 4}, ref="refs/pull/7/merge",
+                                            finished="2026-02-01T12:00:00+00:00"))
+    shutil.copy(ASDIV, pr / "c4-eval.json")
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(pr))[0] == 0
+    _, out, _ = run_cli(capsys, "results", "show", "--db", db, "--key", "dsr1-fp4-b300-vllm")
+    assert out.splitlines()[0] == "config key dsr1-fp4-b300-vllm: 3 points, 3 eval scores on 2 refs (7 lines)", out

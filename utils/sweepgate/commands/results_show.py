@@ -53,17 +53,20 @@ def run(args) -> int:
 
 
 def _how_many(records: list[dict]) -> str:
-    """'12 points', or '12 points on 2 refs (20 lines)' when a point measured on main and on a PR
-    has a line for each."""
+    """'12 points', '6 points, 1 eval score' (a job's eval line holds scores at a point, counted by its
+    scores, in compare's words: not a point more), or '12 points on 2 refs (20 lines)' when a point
+    measured on main and on a PR has a line for each (its scores, too, counted once)."""
     from sweepgate.core.report import count
     from sweepgate.results import record as R
-    from sweepgate.results.show import point_key
+    from sweepgate.results.show import eval_scores, point_key, point_of
 
-    points = {point_key(r) for r in records}
+    points = {point_of(r) for r in records}
+    scores = {score for r in records for score in eval_scores(r)}
+    said = count(len(points), "point") + (f", {count(len(scores), 'eval score')}" if scores else "")
+    if len({point_key(r) for r in records}) == len(records):
+        return said
     refs = {r.get(R.REF) for r in records}
-    if len(points) == len(records):
-        return count(len(records), "point")
-    return f"{count(len(points), 'point')} on {count(len(refs), 'ref')} ({count(len(records), 'line')})"
+    return f"{said} on {count(len(refs), 'ref')} ({count(len(records), 'line')})"
 
 
 def _of_keys(st, key: str | None, ref: str | None) -> list[dict]:

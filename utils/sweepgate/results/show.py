@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+from sweepgate.core.jobfile import EVAL_SUFFIX
 from sweepgate.results import compare, evals
 from sweepgate.results import labels as L
 from sweepgate.results import record as R
@@ -51,6 +52,27 @@ def point_key(rec: dict) -> tuple:
     output ingested without a job by its own file name (each its own point)."""
     key = R.point_values(rec) + (compare.is_eval_result(rec),)
     return key + (rec.get(R.RESULT_FILENAME),) if rec.get(R.CONFIG_KEY) is None else key
+
+
+def point_of(rec: dict) -> tuple:
+    """The point a line is at, whether it holds throughput or eval scores: ``point_key`` without what tells
+    those two lines apart (an output ingested without its job by its file name, an eval's without ``-eval``)."""
+    key = R.point_values(rec)
+    if rec.get(R.CONFIG_KEY) is None:
+        name = str(rec.get(R.RESULT_FILENAME))
+        key += (name.removesuffix(EVAL_SUFFIX) if compare.is_eval_result(rec) else name,)
+    return key
+
+
+def eval_scores(rec: dict) -> list[tuple]:
+    """The eval scores an eval line holds, each as what tells it apart across lines (its point, task,
+    metric and filter); a failed eval job's line, with none, one (compare's evals table gives it a row
+    of its own, ``(job)``). [] for a throughput line."""
+    if not compare.is_eval_result(rec):
+        return []
+    point = point_of(rec)
+    return [(point, s.get(R.EVAL_TASK), s.get(R.EVAL_METRIC), s.get(R.EVAL_FILTER)) for s in rec.get(R.EVALS) or []] \
+        or [(point, None, None, None)]
 
 
 def one_per_point(records: list[dict]) -> list[dict]:
