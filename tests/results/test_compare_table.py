@@ -12,7 +12,7 @@ from helpers import md_rows
 from sweepgate.core import report
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
-from sweepgate.results import render
+from sweepgate.results import render, show
 
 DISAGG = "p1x(tp4-pp1-dcp1-pcp1-ep4-dpatrue)_d5x(tp8-pp1-dcp1-pcp1-ep8-dpatrue)"
 SHORT = "p1x(tp4-ep4-dpa)_d5x(tp8-ep8-dpa)"  # as every table names it
@@ -49,7 +49,12 @@ def test_at_80_columns_each_point_is_named_once_and_no_metric_name_breaks(monkey
         rows = [line for line in lines if re.match(rf"\s+{metric}\s", line)]
         assert len(rows) == sum(v.metric == metric for v in comp.verdicts), (metric, "\n".join(lines))
     names = {v.metric for v in comp.verdicts}
-    pieces = [w for line in lines for w in line.split() if re.fullmatch(r"_?[a-z]+(_[a-z0-9]+)*_?", w)]
+    units = show.units_line(names)  # its "_ms" and "in" are words, not a name's broken pieces: said whole, then left out
+    at = next(i for i, line in enumerate(lines) if line.startswith("Units: "))
+    end = next(j for j in range(at + 1, len(lines) + 1) if len(" ".join(lines[at:j])) >= len(units))
+    assert " ".join(" ".join(lines[at:end]).split()) == units, lines[at:end]  # whole, folded between words only
+    table = lines[:at] + lines[end:]
+    pieces = [w for line in table for w in line.split() if re.fullmatch(r"_?[a-z]+(_[a-z0-9]+)*_?", w)]
     assert all(w in names or not any(w != n and w in n for n in names) for w in pieces), pieces
     labels = [line for line in lines if line.startswith(synth.KEYS[0] + " ")]
     points = len({v.point for v in comp.verdicts})

@@ -703,19 +703,12 @@ def _first_blocks(body: str, limit: int, more: str = MORE) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
-UNITS_UNNAMED = (R.OUTPUT_TPUT_PER_GPU, R.INTERACTIVITY)  # compared metrics whose names state no unit
-
-
 def _md_units(lines: list[str]) -> list[str]:
-    """The unit of each metric in ``lines``' tables whose name states none (review: "interactivity 98.2"
-    with no unit in the whole comment), as `results show` heads its column; the `_ms` metrics name theirs
-    and success_rate is a percentage. Nothing when no table lists one (the New table's headers say it)."""
-    names = {metric: header for header, metric in show.COLUMNS}
+    """``show.units_line`` of the metrics ``lines``' tables list by name, the names in backticks; nothing
+    when none of them lacks a unit (the New table's headers, tok/s/GPU and tok/s/user, say it)."""
     text = "\n".join(lines)
-    shown = [metric for metric in UNITS_UNNAMED if f"| {metric} |" in text]
-    if not shown:
-        return []
-    return [f"Units: {', '.join(f'`{metric}` {names[metric]}' for metric in shown)}; `_ms` metrics in milliseconds.", ""]
+    line = show.units_line((metric for metric in R.DIRECTION if f"| {metric} |" in text), lambda name: f"`{name}`")
+    return [line, ""] if line else []
 
 
 def charts_paragraph(charts: list[tuple], folder: str | None = None) -> list[str]:
@@ -872,6 +865,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         _by_point(console, headers, rows, rated, right=(run,))
     if left_out:
         print_counts(console, f"{left_out:,} unchanged rows not shown (--all shows them)", style="dim")
+    if line := show.units_line(row[1] for _, row in rows):  # as the Markdown says it, under the tables
+        console.print(Text(line))
     if line := points_line(comparison):
         print_counts(console, line)
     print_counts(console, summary_line(comparison, baseline_ref, window))

@@ -23,12 +23,30 @@ COLUMNS = (  # header, record field or metric; a metric's figure is written as c
     ("eval", R.EVALS),
     ("run", R.RUN_ID), ("ref", R.REF), ("result", R.RESULT_FILENAME),
 )
+# The compared metrics whose names state no unit (the ``_ms`` ones name theirs, a success rate reads as a
+# percentage): every table that holds one says its unit, as COLUMNS heads its column, in ``units_line``.
+UNITS_UNNAMED = (R.OUTPUT_TPUT_PER_GPU, R.INTERACTIVITY)
 # Left out where the title names the one ref of every row (`--run`, `--ref`).
 REF_COLUMN = R.REF
 # A column shown only where the other is unknown, for a result ingested without its row: the total
 # output throughput (no GPU count, so no per-GPU figure; two columns, each header naming its unit),
 # and the model the output names (no config key to tell its lines apart).
 UNLESS = {R.OUTPUT_THROUGHPUT: R.OUTPUT_TPUT_PER_GPU, R.MODEL: R.CONFIG_KEY}
+
+
+def units_line(metrics, code=str) -> str | None:
+    """The one line under a table of figures that gives the unit of each of the ``metrics`` it holds whose
+    name states none (UNITS_UNNAMED, as COLUMNS heads its column), and that the ``_ms`` ones are
+    milliseconds when it holds one; None when it holds none of UNITS_UNNAMED (review: "interactivity
+    98.2" with no unit anywhere). ``code`` writes a metric's name (Markdown: in backticks). The compare
+    table, its Markdown report and `results show` all say it so."""
+    held = set(metrics)
+    shown = [metric for metric in UNITS_UNNAMED if metric in held]
+    if not shown:
+        return None
+    headers = {metric: header for header, metric in COLUMNS}
+    ms = f"; {code('_ms')} metrics in milliseconds" if any(str(m).endswith("_ms") for m in held) else ""
+    return f"Units: {', '.join(f'{code(metric)} {headers[metric]}' for metric in shown)}{ms}."
 
 
 def _natural(name) -> tuple:
@@ -161,6 +179,7 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
     figure at all); a pipe gets the whole table. ``ref_column``: whose each row is (main's, a
     PR's), unless the title says it for all."""
     from rich.table import Table
+    from rich.text import Text
 
     from sweepgate.core.report import console as make_console
     from sweepgate.core.report import fits, print_block
@@ -179,6 +198,8 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
         tbl.add_row(*row, style=style)
     if fits(console, tbl):
         console.print(tbl)
-        return
-    for row, style in zip(cells, styles):
-        print_block(console, [(header, cell) for (header, _), cell in zip(columns, row) if cell], style)
+    else:
+        for row, style in zip(cells, styles):
+            print_block(console, [(header, cell) for (header, _), cell in zip(columns, row) if cell], style)
+    if line := units_line(field for _, field in columns):
+        console.print(Text(line))
