@@ -203,6 +203,7 @@ def main(argv: list[str] | None = None, only: tuple[str, ...] | None = None, pro
         return 1
     if hasattr(sys.stdout, "reconfigure") and (sys.stdout.encoding or "").replace("-", "").lower() != "utf8":
         sys.stdout.reconfigure(errors="backslashreplace")  # an ASCII terminal: "\xb1", not a crash
+    sys.stdout = ReaderMayLeave.around(sys.stdout)  # `| head -1` ends the output, not the command
     try:
         import os  # loaded with the interpreter: free
 
@@ -223,9 +224,65 @@ def main(argv: list[str] | None = None, only: tuple[str, ...] | None = None, pro
             raise
         return stopped(interruption(exc), prog)
     finally:
+        if isinstance(sys.stdout, ReaderMayLeave):
+            sys.stdout = sys.stdout.wrapped
         from sweepgate import release_stop_signals
 
         release_stop_signals()
+
+
+class ReaderMayLeave:
+    """sys.stdout while main() runs: a reader who leaves (`sweepgate results show | head -1`, a pager quit:
+    a write fails with EPIPE) ends the output, never the command. What is written after that goes to
+    /dev/null (file descriptor 1 becomes it), and the command does the rest of its work as it would have:
+    a command that only prints ends 0, one with files to write, a comment to post or a check to finish
+    does them and keeps its exit code (`plan --fail-on-warning | head -1` is still 3). Nothing is said:
+    no traceback, no "Exception ignored" at the interpreter's exit (its last flush goes to /dev/null)."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+
+    @classmethod
+    def around(cls, stream):
+        """``stream`` wrapped, when it is a file descriptor's (a stream without one, a test's capture, never
+        meets a reader who left) and not wrapped already."""
+        if isinstance(stream, cls):
+            return stream
+        try:
+            stream.fileno()
+        except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both of the last two
+            return stream
+        return cls(stream)
+
+    def write(self, text: str) -> int:
+        try:
+            return self.wrapped.write(text)
+        except BrokenPipeError:
+            self._reader_left()
+            return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self.wrapped.flush()
+        except BrokenPipeError:
+            self._reader_left()
+
+    def _reader_left(self) -> None:
+        import os
+
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, self.wrapped.fileno())
+        finally:
+            os.close(null)
+        self.wrapped.flush()  # what its buffer still held goes there too
+
+    def __getattr__(self, name):  # fileno, isatty, encoding, buffer, ...: the stream's own
+        return getattr(self.wrapped, name)
 
 
 def _main(argv: list[str] | None, only: tuple[str, ...] | None, prog: str) -> int:
@@ -236,7 +293,7 @@ def _main(argv: list[str] | None, only: tuple[str, ...] | None, prog: str) -> in
     parser = build_parser(argv, only, prog)
     try:
         args, extra = parser.parse_known_args(argv)
-    except BrokenPipeError:  # --help | true: the reader left, as for every command's output
+    except BrokenPipeError:  # `--help 2>&1 | true`: stderr's reader left (stdout's is ReaderMayLeave's)
         return 1
     except OSError as exc:  # --help or --version to a stdout that cannot take it (>/dev/full)
         from sweepgate.core.errors import cannot_write

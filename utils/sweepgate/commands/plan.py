@@ -65,7 +65,9 @@ def run(args) -> int:
     diagnostics = [Diagnostic(w["file"], w["line"], w.get("col", 0), w["rule"], w["message"],
                               w.get("hint", ""), w.get("severity", "warning")) for w in plan["warnings"]]
     # a reader who leaves (`| head -1`) ends the printing, not the warnings, summary, comment or exit 3
-    report.printed_to_a_reader_who_may_leave(lambda: _print(plan, args))
+    # (cli.ReaderMayLeave)
+    _print(plan, args)
+    sys.stdout.flush()  # the plan before the warnings, and before a comment is posted
     report.emit(diagnostics)  # stderr, annotations included: stdout stays the plan
     from sweepgate.core.errors import EXIT_FAIL_ON, written_past_the_gate
 

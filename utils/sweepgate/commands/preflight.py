@@ -115,7 +115,6 @@ def refuse_other_scripts(git, head_ref: str) -> None:
 def run(args) -> int:
     from sweepgate.core.errors import EXIT_FAIL_ON, emit
     from sweepgate.core.load import repo_root
-    from sweepgate.core.report import printed_to_a_reader_who_may_leave
 
     refuse_combinations(args)
     root = Path(repo_root())
@@ -141,7 +140,8 @@ def run(args) -> int:
         line = (f"preflight: {label}: {ran}, "
                 f"{count(sum(d.severity == 'error' for d in diags), 'problem')} ({time.monotonic() - t0:.2f}s)")
         # a reader who leaves (`| head -1`) ends these lines, not the check: every row, the warnings, exit 3
-        printed_to_a_reader_who_may_leave(lambda: print(line))
+        # (cli.ReaderMayLeave)
+        print(line, flush=True)
     errors = len(found)
     emit(with_rows(found))
     emit(sorted(warnings))

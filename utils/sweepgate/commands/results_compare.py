@@ -239,9 +239,8 @@ def run(args) -> int:
     comparison.evals = evals.compare_evals(pr, baseline, settings.window)
     comparison.notes = args.baseline_notes
     charts = _draw(comparison, args.plots, (args.baseline_ref, args.window)) if args.plots else []
-    from sweepgate.core.report import printed_to_a_reader_who_may_leave
-
-    printed_to_a_reader_who_may_leave(lambda: _print(comparison, args, charts))
+    _print(comparison, args, charts)  # a reader who leaves (`| head -1`) ends it, not what follows: cli.ReaderMayLeave
+    sys.stdout.flush()  # the report before a step summary is written or a comment posted
     from sweepgate.core.errors import written_past_the_gate
 
     gate_tripped = bool(args.fail_on_regression and comparison.failing())

@@ -342,7 +342,7 @@ def _guarded(fn: Callable[[], int]) -> int:
         return 1 if interruption(exc) is None else stopped(interruption(exc))
     except KeyboardInterrupt as exc:  # Ctrl-C, or sweepgate's Terminated (SIGTERM, SIGHUP)
         return stopped(exc)
-    except BrokenPipeError:
+    except BrokenPipeError:  # stderr's reader left (`2>&1 | head`); stdout's leaving is cli.ReaderMayLeave's
         return 1
     except ModuleNotFoundError as exc:  # an interpreter without sweepgate's dependencies (a GPU host's python3)
         if os.environ.get("SWEEPGATE_DEBUG"):

@@ -83,8 +83,8 @@ def console(stream=None, *, width: int | None = None):
 
     class _Console(Console):
         def on_broken_pipe(self) -> None:
-            """rich exits (SystemExit 1) when the reader leaves; say so as Python does, so a command
-            can finish what follows its report (printed_to_a_reader_who_may_leave)."""
+            """rich exits (SystemExit 1) when the reader leaves; say so as Python does. Not met on
+            stdout, whose reader leaving cli.ReaderMayLeave turns into the end of the output alone."""
             self.quiet = True
             raise BrokenPipeError
 
@@ -468,17 +468,3 @@ def print_plan(stream, plan: dict) -> None:
         stream.write("\n")
         stream.flush()
         print_matrix(stream, rows, title=count(len(rows), "matrix row"))
-
-
-def printed_to_a_reader_who_may_leave(print_report) -> None:
-    """Run ``print_report``; if stdout's reader stops reading (``| head -1``), the printing ends,
-    not the command: stdout goes to /dev/null and what follows (files written, a comment posted,
-    the --fail-on-… exit code) still happens."""
-    import os
-    import sys
-
-    try:
-        print_report()
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
