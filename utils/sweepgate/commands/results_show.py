@@ -58,9 +58,9 @@ def _how_many(records: list[dict]) -> str:
     measured on main and on a PR has a line for each (its scores, too, counted once)."""
     from sweepgate.core.report import count
     from sweepgate.results import record as R
-    from sweepgate.results.show import eval_scores, point_key, point_of
+    from sweepgate.results.show import eval_scores, line_point, point_key
 
-    points = {point_of(r) for r in records}
+    points = {line_point(r) for r in records}
     scores = {score for r in records for score in eval_scores(r)}
     said = count(len(points), "point") + (f", {count(len(scores), 'eval score')}" if scores else "")
     if len({point_key(r) for r in records}) == len(records):

@@ -72,7 +72,7 @@ def point_key(rec: dict) -> tuple:
     return key + (rec.get(R.RESULT_FILENAME),) if rec.get(R.CONFIG_KEY) is None else key
 
 
-def point_of(rec: dict) -> tuple:
+def line_point(rec: dict) -> tuple:
     """The point a line is at, whether it holds throughput or eval scores: ``point_key`` without what tells
     those two lines apart (an output ingested without its job by its file name, an eval's without ``-eval``)."""
     key = R.point_values(rec)
@@ -88,7 +88,7 @@ def eval_scores(rec: dict) -> list[tuple]:
     of its own, ``(job)``). [] for a throughput line."""
     if not compare.is_eval_result(rec):
         return []
-    point = point_of(rec)
+    point = line_point(rec)
     return [(point, s.get(R.EVAL_TASK), s.get(R.EVAL_METRIC), s.get(R.EVAL_FILTER)) for s in rec.get(R.EVALS) or []] \
         or [(point, None, None, None)]
 
