@@ -309,6 +309,42 @@ def test_rebase_refuses_edited_history(repo, capsys):
     assert repo.read() == before
 
 
+def test_rebase_moves_an_entry_inserted_inside_the_history_to_the_end(repo, capsys):
+    """New-user review (msgs27): a PR whose entry sat in the middle of the file (as InferenceX's
+    #2187 did) was refused by `rebase` with the gate's own "inserted inside the history" line,
+    though moving the branch's entries to the end is what `rebase` is run for."""
+    first, second = CHANGELOG.split("\n\n")
+    repo.git("checkout", "-q", "-b", "feature")
+    inserted = entry("dsr1-fp4-b300-sglang", "XXX").lstrip("\n") + "\n"
+    repo.commit_changelog(first + "\n\n" + inserted + second + entry("kimik3-*", "XXX"))
+    repo.git("checkout", "-q", "main")
+    main_text = CHANGELOG + entry("dsr1-fp4-b300-vllm", "3")
+    repo.commit_changelog(main_text)
+    repo.git("checkout", "-q", "feature")
+    rc, out, err = sg(capsys, "changelog", "rebase", "--onto", "main")
+    assert rc == 0 and err == "", err
+    assert repo.read().decode() == main_text + entry("dsr1-fp4-b300-sglang", "XXX") + entry("kimik3-*", "XXX")
+    assert out.splitlines()[0] == ("perf-changelog.yaml: moved this branch's entry at lines 7-11 inside "
+                                   "the history to the end"), out
+    head = repo.commit()
+    assert sg(capsys, "validate", "--base-ref", "main", "--head-ref", head, "--pr-number", "8")[0] == 0
+
+
+def test_rebase_refuses_lines_inserted_into_a_history_entry(repo, capsys):
+    """Lines added inside one of history's entries are an edit of it, not an entry of the branch's:
+    moving them to the end would change what that entry says. Still refused, and the file kept."""
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG.replace("    - dsr1-fp4-b300-vllm\n", "    - dsr1-fp4-b300-vllm\n"
+                                            "    - dsr1-fp4-b300-sglang\n", 1))
+    repo.git("checkout", "-q", "main")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "3"))
+    repo.git("checkout", "-q", "feature")
+    before = repo.read()
+    rc, out, err = sg(capsys, "changelog", "rebase", "--onto", "main")
+    assert rc == 1 and out == "" and repo.read() == before
+    assert err.startswith("perf-changelog.yaml:3: line 3 inserted inside the history"), err
+
+
 def test_rebase_when_main_already_has_the_entries(repo, capsys):
     repo.git("checkout", "-q", "-b", "feature")
     repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "7"))

@@ -1,8 +1,9 @@
 """Changelog edits behind `sweepgate changelog add|rebase|canonicalize`.
 
 Every edit leaves the history's bytes untouched: it only appends (``add_entry``),
-rebuilds the file as the target branch's exact bytes plus this branch's appended
-entries (``rebase``), or rewrites the ``pull/XXX`` placeholder in this branch's
+rebuilds the file as the target branch's exact bytes plus this branch's entries at
+its end, the appended ones and whole entries it inserted inside the history
+(``rebase``), or rewrites the ``pull/XXX`` placeholder in this branch's
 appended entries (``canonicalize``). New text is produced with ruamel.yaml in the
 changelog's house style; files are written atomically (``core.atomic``). Each edit
 returns what it did as report lines; the command prints them.
@@ -148,23 +149,63 @@ def refuse_conflict_markers(lines: list[bytes], path: str, what: str, hint: str)
 REBASE_CONFLICT_FIX = "pass --branch REF (e.g. ORIG_HEAD or REBASE_HEAD) to rebuild from the branch's committed changelog"
 
 
+@dataclass
+class BranchText:
+    """This branch's own text in its changelog: ``appended`` after the history (bytes, without
+    surrounding empty lines; its first head line ``first_line``), and ``inserted``, whole entries it
+    added inside the history, each as (first head line, last head line, text without empty lines
+    around it), in file order. Only ``branch_appended(..., take_inserted=True)`` fills ``inserted``."""
+
+    appended: bytes
+    first_line: int
+    inserted: list[tuple[int, int, bytes]] = field(default_factory=list)
+
+
+def _whole_entries_inserted(hist, lines: list[bytes], base_bytes: bytes) -> list[tuple[int, int, bytes]] | None:
+    """The blocks the branch inserted inside the history, when that is all it did there: each block
+    starts (past empty lines) with a new entry and is followed by an entry, an empty line or the
+    end, and taking the blocks out leaves the history byte for byte. None otherwise."""
+    from sweepgate.core.history import ENTRY_START
+
+    if not hist.inserted or hist.corrections or any(rule != "inserted-in-history" for _, rule, _, _ in hist.problems):
+        return None
+    inside = {i for a, b in hist.inserted for i in range(a, b)}
+    kept = b"".join(line + b"\n" for i, line in enumerate(lines[:hist.append_start]) if i not in inside)
+    if kept != base_bytes:
+        return None
+    blocks = []
+    for a, b in hist.inserted:
+        text = [i for i in range(a, b) if lines[i].strip()]
+        if not text or not ENTRY_START.match(lines[text[0]]):
+            return None
+        if b < len(lines) and lines[b].strip() and not ENTRY_START.match(lines[b]):
+            return None  # the history line after it would read as part of the new entry
+        blocks.append((text[0] + 1, text[-1] + 1, b"\n".join(lines[text[0]:text[-1] + 1]) + b"\n"))
+    return blocks
+
+
 def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str,
-                    conflict_fix: str = REBASE_CONFLICT_FIX) -> tuple[bytes, int]:
-    """This branch's appended text (bytes, without surrounding empty lines) and its first head line.
+                    conflict_fix: str = REBASE_CONFLICT_FIX, take_inserted: bool = False) -> BranchText:
+    """This branch's own text in ``source`` against the history ``base_bytes``.
 
     Refuses, listing every problem at its base line, when the branch edited history; ``conflict_fix``:
     how to fix a conflict marker with the command that reads it (only `rebase` has --branch).
+    ``take_inserted``: whole entries inserted inside the history (and nothing else changed there)
+    are the branch's too, handed back in ``inserted`` instead of refused (`rebase` moves them).
     """
     from sweepgate.core.history import compare_history, split_lines
 
     lines = split_lines(source)
     refuse_conflict_markers(lines, path, what, conflict_fix)
     hist = compare_history(base_bytes, source, None)
+    inserted = _whole_entries_inserted(hist, lines, base_bytes) if take_inserted else None
+    if inserted:
+        hist.problems = []
     problems = [Diagnostic(path, line, 0, rule, message, f"{hint}, then rerun")  # the gate's own fix
                 for line, rule, message, hint in hist.problems]
     problems += [Diagnostic(path, h, 0, "history-edited", f"{what} corrects the pr-link of history line {b}",
                             "land pr-link corrections in their own PR") for b, h in hist.corrections]
-    if not problems and not source.startswith(base_bytes):
+    if not problems and not inserted and not source.startswith(base_bytes):
         problems.append(Diagnostic(path, 1, 0, "history-edited",
                                    f"{what} changes history bytes (line endings or byte-order mark)",
                                    "restore LF line endings and drop the BOM"))
@@ -177,7 +218,7 @@ def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str,
         start += 1
     while rest and not rest[-1].strip():
         rest.pop()
-    return (b"\n".join(rest) + b"\n" if rest else b""), start + 1
+    return BranchText(b"\n".join(rest) + b"\n" if rest else b"", start + 1, inserted or [])
 
 
 # --------------------------------------------------------------------------- add
@@ -321,10 +362,20 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
 
 # --------------------------------------------------------------------------- rebase
 
-def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=None) -> Edit:
-    """Rebuild the changelog as ``onto_ref``'s bytes plus this branch's appended entries.
+def _entries_at(text: bytes, a: int, b: int) -> str:
+    """'entry at lines A-B' (or 'N entries at ...'): where the moved text stood before the rebuild."""
+    from sweepgate.core.history import ENTRY_START, split_lines
 
-    The branch's entries come from ``branch``'s committed changelog, else the working tree's.
+    n = sum(1 for line in split_lines(text) if ENTRY_START.match(line))
+    return f"{'entry' if n == 1 else f'{n} entries'} at {f'line {a}' if a == b else f'lines {a}-{b}'}"
+
+
+def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=None) -> Edit:
+    """Rebuild the changelog as ``onto_ref``'s bytes plus this branch's entries at its end.
+
+    The branch's entries come from ``branch``'s committed changelog, else the working tree's: the
+    ones it appended, and whole entries it inserted inside the history (moved to the end, before the
+    appended ones, each after one empty line).
     """
     onto = git.resolve(onto_ref)
     if branch:
@@ -334,7 +385,8 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
         src = git.resolve("HEAD")
         source, what = _worktree_bytes(git, path), "the working-tree changelog"
     mb = _merge_base(git, src, onto)
-    ours, _ = branch_appended(git, _blob(git, mb, path), source, path, what)
+    mine = branch_appended(git, _blob(git, mb, path), source, path, what, take_inserted=True)
+    ours = b"\n".join([text for _, _, text in mine.inserted] + ([mine.appended] if mine.appended else []))
     main = _blob(git, onto, path)
     if not ours:
         new, note = main, f"no entries appended since the merge-base; {path} is now {onto_ref}'s"
@@ -344,7 +396,9 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
         new = main + separator_for(main) + ours
         note = f"{onto_ref}'s {path} plus this branch's entries"
     atomic_write(Path(git.root) / path, new, committing)
-    return Edit([f"{path}: rebuilt as {note}"])
+    moved = [f"{path}: moved this branch's {_entries_at(text, a, b)} inside the history to the end"
+             for a, b, text in mine.inserted]
+    return Edit([*moved, f"{path}: rebuilt as {note}"])
 
 
 # --------------------------------------------------------------------------- canonicalize
