@@ -356,6 +356,26 @@ def test_rebase_when_main_already_has_the_entries(repo, capsys):
     assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-sglang", "7")
 
 
+def test_rebase_without_origin_names_the_flag_that_picks_the_target(repo, capsys):
+    """New-user review (msgs27): in a repository without an `origin` remote, `changelog rebase`
+    said "'origin/main' is not a commit ...; pass a branch, tag or commit", never naming --onto:
+    the user had typed no ref at all. The hint names the flag, and the branch that exists here."""
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX"))
+    before = repo.read()
+    rc, out, err = sg(capsys, "changelog", "rebase")
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and out == "" and repo.read() == before
+    assert line.startswith("git: 'origin/main' is not a commit in "), line
+    assert line.endswith("; pass --onto with a branch, tag or commit that exists here, e.g. --onto main "
+                         "(fetch it first in CI)"), line
+    rc, _, err = sg(capsys, "changelog", "rebase", "--onto", "main", "--branch", "nope")
+    assert rc == 1 and "; pass --branch with a branch, tag or commit that exists here" in err, err
+    assert "e.g." not in err, err  # no guess for the branch's own commit
+    rc, _, err = sg(capsys, "changelog", "canonicalize", "--pr-number", "3", "--base", "nope")
+    assert rc == 1 and "git: 'nope' is not a commit" in err and "; pass --base with a branch" in err, err
+
+
 # --------------------------------------------------------------------------- canonicalize
 
 def test_canonicalize_replaces_placeholders_in_branch_entries_only(repo, capsys):

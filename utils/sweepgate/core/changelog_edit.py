@@ -129,10 +129,15 @@ def _history(git, path: str) -> bytes:
     return _blob(git, staged_base(git), path)
 
 
+def _existing_upstream(git) -> str | None:
+    """The first of origin/main, main, origin/master, master that exists here (None: none does)."""
+    return next((ref for ref in UPSTREAMS if _ref_exists(git, ref)), None)
+
+
 def _default_upstream(git) -> str:
-    for ref in UPSTREAMS:
-        if _ref_exists(git, ref):
-            return ref
+    ref = _existing_upstream(git)
+    if ref:
+        return ref
     raise _fail("git", 0, "git-ref", f"none of {', '.join(UPSTREAMS)} exists",
                 "pass the branch this one will merge into (--base BRANCH)")
 
@@ -377,9 +382,9 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
     ones it appended, and whole entries it inserted inside the history (moved to the end, before the
     appended ones, each after one empty line).
     """
-    onto = git.resolve(onto_ref)
+    onto = git.resolve(onto_ref, "--onto", _existing_upstream(git))
     if branch:
-        src = git.resolve(branch)
+        src = git.resolve(branch, "--branch")
         source, what = _blob(git, src, path), f"{branch}'s changelog"
     else:
         src = git.resolve("HEAD")
@@ -410,7 +415,7 @@ def canonicalize(git, path: str, pr_number: int, base: str | None = None, reposi
     from sweepgate.core.prlinks import canonical_link, resolve_repository
 
     upstream = base or _default_upstream(git)
-    mb = _merge_base(git, "HEAD", git.resolve(upstream))
+    mb = _merge_base(git, "HEAD", git.resolve(upstream, "--base", _existing_upstream(git)))
     base_bytes = _blob(git, mb, path)
     source = _worktree_bytes(git, path)
     branch_appended(git, base_bytes, source, path, "the working-tree changelog", CONFLICT_FIX)

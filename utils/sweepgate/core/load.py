@@ -146,9 +146,15 @@ class Git:
                               capture_output=True, text=True)
         return proc.stdout.strip() == "true"
 
-    def resolve(self, ref: str) -> str:
-        """Commit id of ``ref``, or a diagnostic saying it is not a commit here."""
-        return self.resolve_all(ref)[0]
+    def resolve(self, ref: str, flag: str | None = None, example: str | None = None) -> str:
+        """Commit id of ``ref``, or a diagnostic saying it is not a commit here; its hint names
+        ``flag``, the option that passes the ref, and ``example``, a value for it that exists."""
+        try:
+            return self.resolve_all(ref)[0]
+        except SweepgateError:
+            if flag is None:
+                raise
+            raise self._not_a_commit(ref, flag, example) from None
 
     def resolve_all(self, *refs: str) -> list[str]:
         """Commit ids of refs (one git call for all of them; learns the git dir on the way)."""
@@ -173,10 +179,11 @@ class Git:
                     self._resolved[ref] = one.stdout.strip()
         return [self._resolved[r] for r in refs]
 
-    def _not_a_commit(self, ref: str) -> SweepgateError:
+    def _not_a_commit(self, ref: str, flag: str | None = None, example: str | None = None) -> SweepgateError:
+        what = "a branch, tag or commit that exists here" + (f", e.g. {flag} {example}" if flag and example else "")
         return SweepgateError(Diagnostic(
             "git", 0, 0, "git-ref", f"'{ref}' is not a commit in {os.path.abspath(self._root)}",
-            "pass a branch, tag or commit that exists here (fetch it first in CI)"))
+            f"pass {f'{flag} with ' if flag else ''}{what} (fetch it first in CI)"))
 
     # -- object reads ---------------------------------------------------------------
 
