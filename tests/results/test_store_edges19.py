@@ -48,7 +48,11 @@ def _stored(url: str) -> int:
 
 
 def _ingested(stdout: str) -> int:
-    """N of the count line, "ingested N results (M new) into ...": what this ingest stored or found."""
+    """N of the count line, "ingested N results (M new) into ...": what this ingest stored or found;
+    0 when stdout is empty: a store that could not be opened at all (a disk full before its first
+    write) is its one line on stderr, with no count line (msgs27)."""
+    if stdout == "":
+        return 0
     return int(stdout.strip().splitlines()[-1].split()[1])
 
 
@@ -58,7 +62,9 @@ def test_a_store_in_a_folder_no_one_may_write_names_the_folder(tmp_path, capsys)
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", "sqlite:////proc/sweepgate-results.db",
                            _jobs(tmp_path, 1))
     (line,) = err.strip().splitlines()
-    assert rc == 1 and "nothing stored" in out, (out, err)
+    # msgs27: no "ingested 0 results ...; nothing stored" line before it (was expected here): a store
+    # that cannot be opened is refused in its one line, as a SQLite file that is no database is
+    assert rc == 1 and out == "", (out, err)
     assert "the store's folder /proc cannot be written" in line and "make the folder writable" in line, line
     assert "check that the database exists" not in line
 
@@ -209,7 +215,9 @@ def test_a_postgresql_server_that_never_answers_is_named_after_the_default_timeo
     proc = _cli(["results", "ingest", "--db", f"postgresql://u:p@{silent_server}/db", _jobs(tmp_path, 1)], tmp_path,
                 timeout=60)
     (line,) = proc.stderr.strip().splitlines()
-    assert proc.returncode == 1 and "nothing stored" in proc.stdout, proc.stderr
+    # msgs27: stdout held "ingested 0 results ...; nothing stored" (was expected here): a store that
+    # cannot be opened is its one line, nothing on stdout, as a SQLite file that is no database is
+    assert proc.returncode == 1 and proc.stdout == "", (proc.stdout, proc.stderr)
     assert f"the PostgreSQL server at {silent_server} did not answer within {store.PG_CONNECT_TIMEOUT_S} s" in line
     assert "?connect_timeout=SECONDS" in line and ":p@" not in line
     assert time.monotonic() - started < store.PG_CONNECT_TIMEOUT_S + 30
@@ -305,6 +313,32 @@ def test_a_postgresql_port_no_server_listens_at_is_named(tmp_path, capsys):
         (line,) = err.strip().splitlines()
         assert rc == 1 and f"no PostgreSQL server listens at 127.0.0.1:{port} (connection refused)" in line, line
         assert "check that the database exists" not in line
+
+
+def test_a_store_that_cannot_be_opened_is_its_one_line_with_no_count_line(tmp_path, capsys):
+    """New-user review (msgs27): with no PostgreSQL server at the --db URL, ingest printed "ingested 0
+    results (0 new) into ...; nothing stored" on stdout before the connection's line, where a SQLite
+    file that is no database gets its one line alone. Both are one line now, nothing on stdout (nor
+    `--jsonl`'s "appended 0 records" line); a file refused before the store was reached keeps its line."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    jobs = _jobs(tmp_path / "jobs", 2)
+    (tmp_path / "not.db").write_text("not a database\n" * 100)
+    for url in (f"postgresql+psycopg://u:p@127.0.0.1:{port}/db", f"sqlite:///{tmp_path / 'not.db'}"):
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", url, jobs)
+        (line,) = err.strip().splitlines()
+        assert rc == 1 and out == "", (url, out, err)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"postgresql://u:p@127.0.0.1:{port}/db",
+                           "--jsonl", str(tmp_path / "records.jsonl"), jobs)
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and out == "" and f"no PostgreSQL server listens at 127.0.0.1:{port}" in line, (out, err)
+    (tmp_path / "bad.json").write_text("{")  # refused before the store is first wanted
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"postgresql://u:p@127.0.0.1:{port}/db",
+                           str(tmp_path / "bad.json"), jobs)
+    refused, line = err.strip().splitlines()
+    assert rc == 1 and out == "" and refused.startswith(f"{tmp_path / 'bad.json'}:"), err
+    assert f"no PostgreSQL server listens at 127.0.0.1:{port}" in line, err
 
 
 def test_a_refused_postgresql_connection_names_the_port_and_host_libpq_took_from_the_environment(

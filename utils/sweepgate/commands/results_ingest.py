@@ -152,6 +152,15 @@ def run(args) -> int:
     with deferred as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
         where = printable(store.display_url(st.url))  # a path is any bytes: no newline ends the line
+    if isinstance(outcome.stopped_by, store.StoreError) and not st.opened:
+        # The store could not be opened (no PostgreSQL server there, a folder a new SQLite store cannot
+        # be made in): refused in its line, as a SQLite file that is no database is before the walk,
+        # with no count line; the files refused before the store was first wanted keep theirs.
+        if fd is not None:
+            os.close(fd)
+        emit([*key_warnings, *walked.warnings, *outcome.warnings, *walked.refused, *outcome.problems,
+              *outcome.stopped_by.diagnostics])
+        return 1
     problems = [*walked.refused, *outcome.problems, *_only_companions(args, files, outcome)]
     if key_warnings or walked.warnings or outcome.warnings or problems:
         emit([*key_warnings, *walked.warnings, *outcome.warnings, *problems])
