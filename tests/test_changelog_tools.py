@@ -423,3 +423,16 @@ def test_canonicalize_finds_a_master_branch_like_the_pre_commit_mode(repo, capsy
     repo.git("branch", "-m", "master", "trunk")
     rc, _, err = sg(capsys, "changelog", "canonicalize", "--pr-number", "43")
     assert rc == 1 and "origin/main, main, origin/master, master" in err and "--base" in err
+
+
+def test_a_folder_read_as_the_changelog_is_named_once(repo):
+    """msgs27: "configs: configs is a directory, not the changelog" named the path twice (the command
+    line refuses a folder before this, in `repopaths`; the edits' own reader says it once too)."""
+    from sweepgate.core.changelog_edit import rebase
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.core.load import open_repo
+
+    with pytest.raises(SweepgateError) as caught:
+        rebase(open_repo(), "configs", "main")
+    (problem,) = caught.value.diagnostics
+    assert (problem.file, problem.message) == ("configs", "a folder, not the changelog"), problem

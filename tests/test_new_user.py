@@ -364,7 +364,22 @@ def test_gate_refuses_a_whitespace_only_description(tmp_path):
 
 
 def test_matrix_with_a_changelog_file_that_does_not_exist(fleet):
-    one_clear_line(sg(fleet, "matrix", *REFS, "--changelog-file", "nosuch.yaml"), "nosuch.yaml is not a file")
+    line = one_clear_line(sg(fleet, "matrix", *REFS, "--changelog-file", "nosuch.yaml"), "nosuch.yaml: not a file at ")
+    assert line.count("nosuch.yaml") == 1, line  # msgs27: "nosuch.yaml: nosuch.yaml is not a file at ..."
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["plan", *REFS, "--changelog-file", "nosuch.yaml"], "nosuch.yaml: not a file at "),
+    (["validate", *REFS, "--changelog-file", "nosuch.yaml"], "nosuch.yaml: not a file at the base or at "),
+    (["validate", "--staged", "--changelog-file", "nosuch.yaml"],
+     "nosuch.yaml: not a file at the base or in the working tree; "),
+    (["full-sweep", "--config-files", "nosuch.yaml"], "nosuch.yaml: does not exist; "),
+])
+def test_a_file_that_is_not_there_is_named_once(fleet, argv, said):
+    """New-user review (msgs27): the missing file was named twice, as the line's place and again
+    in its message ("nosuch.yaml: nosuch.yaml is not a file at ..."); every such line names it once."""
+    line = one_clear_line(sg(fleet, *argv), said)
+    assert line.startswith(said) and line.count("nosuch.yaml") == 1, line
 
 
 def test_a_quoted_boolean_is_one_line(tmp_path):

@@ -113,7 +113,7 @@ def _worktree_bytes(git, path: str) -> bytes:
     except FileNotFoundError:
         return b""
     except IsADirectoryError:
-        raise _fail(path, 0, "missing-file", f"{path} is a directory, not the changelog",
+        raise _fail(path, 0, "missing-file", "a folder, not the changelog",
                     "pass the changelog file's path from the repository root with --changelog-file") from None
     except OSError as exc:
         raise _fail(path, 0, "missing-file", f"cannot read the changelog: {exc.strerror}",

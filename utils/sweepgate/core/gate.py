@@ -254,11 +254,11 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
     if head_bytes is None:
         where = "in the working tree" if opts.worktree else f"at {head}"
         if git.read_blobs(base_sha, wanted)[path] is not None:
-            raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"{path} does not exist {where}",
+            raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"does not exist {where}",
                                             "restore the changelog; it is append-only"))
         raise SweepgateError(Diagnostic(  # never there: the path is wrong, nothing was deleted
             path or "--changelog-file", 0, 0, "missing-file",
-            f"no changelog {path!r} at the base or {where}" if path else "--changelog-file is empty",
+            f"not a file at the base or {where}" if path else "--changelog-file is empty",
             "check --changelog-file: a path from the repository's top, such as perf-changelog.yaml"))
     return git.read_prefix(base_sha, path, head_bytes) or b"", head_bytes
 

@@ -526,7 +526,7 @@ class YamlDoc:
 
 def _decode(path: str, raw: bytes | None) -> str:
     if raw is None:
-        raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"{path} does not exist",
+        raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", "does not exist",
                                         "a path is read from the repository's top folder, wherever the "
                                         f"command runs (e.g. {F.RUNNERS_FILE}); create the file or pass that path"))
     try:

@@ -59,7 +59,7 @@ def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     out = Appended(path)
     new_bytes = git.read_blobs(head, [path])[path]
     if new_bytes is None:
-        raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"{path} is not a file at {head[:12]}",
+        raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"not a file at {head[:12]}",
                                         "pass the changelog's path from the repository root with "
                                         f"--changelog-file (default {F.CHANGELOG_FILE})"))
     try:
