@@ -329,15 +329,27 @@ def _print(comparison, args, charts: list[tuple]) -> None:
         render.table(comparison, sys.stdout, baseline_ref=args.baseline_ref, window=args.window, all_rows=args.all)
 
 
-def charts_folder_for(plots: str | None, report: str) -> str | None:
-    """The --plots folder as the reader of the report file ``report`` finds it: relative to the file's
-    folder when inside it (``charts`` for ``--comment-file sweepgate-results/comment.md --plots
-    sweepgate-results/charts``), else its absolute path. As typed it was relative to where compare ran
-    (``../../plots1``), which names nothing from where the file is read."""
+def charts_folder_for(plots: str | None, report: str | None = None):
+    """The --plots folder as the reader of a report finds it (a ``render.ChartsFolder``): relative to the
+    folder of the report file ``report`` when inside it (``charts`` for ``--comment-file
+    sweepgate-results/comment.md --plots sweepgate-results/charts``); else, and for the posted comment
+    (no ``report``), from the top of the repository compare runs in, said so (a PR's reader places a
+    path so); else, outside any repository, its absolute path. As typed it was relative to where
+    compare ran (``../charts``), which names nothing from where the file or the comment is read."""
+    from sweepgate.core.worktop import enclosing_top
+    from sweepgate.results.render import ChartsFolder
+
     if not plots:
-        return plots
-    folder, base = Path(os.path.abspath(plots)), Path(os.path.abspath(report)).parent
-    return folder.relative_to(base).as_posix() if folder.is_relative_to(base) else str(folder)
+        return None
+    folder = Path(os.path.realpath(plots))  # compared with the others' real paths: a linked folder is one
+    if report is not None:
+        base = Path(os.path.realpath(report)).parent
+        if folder.is_relative_to(base):
+            return ChartsFolder(folder.relative_to(base).as_posix())
+    top = enclosing_top()
+    if top is not None and folder.is_relative_to(os.path.realpath(top)):
+        return ChartsFolder(folder.relative_to(os.path.realpath(top)).as_posix(), from_top=True)
+    return ChartsFolder(os.path.abspath(plots))
 
 
 def more_rows(run: str, summary_whole: bool | None = None) -> str:
@@ -419,6 +431,6 @@ def _post_comment(comparison, args, charts: list[str]) -> None:
     github.comment_if_configured(
         "sweepgate results compare", args.repository, args.pr_number,
         lambda: render.markdown(comparison, args.baseline_ref, args.window, charts, limit=github.COMMENT_LIMIT,
-                                charts_folder=args.plots, about=render.about_line(args.about_pr, comparison.run),
+                                charts_folder=charts_folder_for(args.plots), about=render.about_line(args.about_pr, comparison.run),
                                 more=more_rows(args.run, args.summary_whole)),
         base_url=args.github_api_url, marker=render.MARKER)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 import re
+from typing import NamedTuple
 
 from sweepgate.core import github
 from sweepgate.core.jobfile import COMMIT_SHA
@@ -627,7 +628,7 @@ def about_of(body: str) -> tuple[int | None, str | None] | None:
 
 def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF,
              window: int = C.DEFAULT_WINDOW, charts: list[str] | None = None, limit: int | None = None,
-             charts_folder: str | None = None, about: str | None = None, more: str = MORE) -> str:
+             charts_folder: str | ChartsFolder | None = None, about: str | None = None, more: str = MORE) -> str:
     """The step summary / PR comment body (starts with MARKER), within ``limit`` UTF-8 bytes if given:
     first the folded rows go, then changed rows, as few as it takes (the first 400, 200, ... 10).
     ``charts_folder``: where ``charts`` were written (``charts_paragraph``); that paragraph follows the
@@ -640,7 +641,7 @@ def markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_RE
 
 def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF,
                     window: int = C.DEFAULT_WINDOW, charts: list[str] | None = None, limit: int | None = None,
-                    charts_folder: str | None = None, about: str | None = None,
+                    charts_folder: str | ChartsFolder | None = None, about: str | None = None,
                     more: str = MORE) -> tuple[str, bool]:
     """(``markdown``'s body, whether it is whole: nothing cut to fit ``limit``), so a caller can tell
     whether another report may point at this one for the rows it left out."""
@@ -711,12 +712,23 @@ def _md_units(lines: list[str]) -> list[str]:
     return [line, ""] if line else []
 
 
-def charts_paragraph(charts: list[tuple], folder: str | None = None) -> list[str]:
+class ChartsFolder(NamedTuple):
+    """Where the charts were written, as a report names it: ``path``, and whether that path is from the
+    repository's top (said so: it is not from the report's own folder, nor from where compare ran)."""
+
+    path: str
+    from_top: bool = False
+
+
+FROM_TOP = "from the repository's top"
+
+
+def charts_paragraph(charts: list[tuple], folder: str | ChartsFolder | None = None) -> list[str]:
     """Where the charts are ((stem, shows a change) each, PNG and SVG): inside a workflow run, in the
     folder of the artifact run-sweep.yml uploads them in (``source.CHARTS_FOLDER`` of
     ``source.RESULTS_ARTIFACT``; the run has several: bmk_*, server logs, the matrix), the run's page
     linked (``core.github.workflow_run``); never ``folder``, a path on the runner. Elsewhere in ``folder``, where they
-    were written. Each chart is (stem, shows a change[, shows a new point]): those with a regressed,
+    were written (a ``ChartsFolder`` from the repository's top says so). Each chart is (stem, shows a change[, shows a new point]): those with a regressed,
     improved or failed point named, then those with a new one (a recipe the run adds), the others folded:
     those with a point not judged (a fourth element, True) apart from those whose every point was judged
     unchanged, the only ones "without a change"."""
@@ -728,9 +740,11 @@ def charts_paragraph(charts: list[tuple], folder: str | None = None) -> list[str
     unjudged = [f"`{c[0]}`" for c in rest if c[3:4] == (True,)]
     others = [f"`{c[0]}`" for c in rest if c[3:4] != (True,)]
     run, one = github.workflow_run(), len(charts) == 1
+    folder = ChartsFolder(folder) if isinstance(folder, str) else folder
     where = (f"{'is' if one else 'are'} in the `{S.CHARTS_FOLDER}/` folder of the `{S.RESULTS_ARTIFACT}` artifact "
              f"of [run {run[1]}]({run[0]}#artifacts)" if run
-             else f"{'was' if one else 'were'} written" + (f" to `{md_code(folder)}`" if folder else ""))
+             else f"{'was' if one else 'were'} written" + (
+                 f" to `{md_code(folder.path)}`" + (f" ({FROM_TOP})" if folder.from_top else "") if folder else ""))
     named = ([f"with a change: {', '.join(changed)}"] if changed else []) + (
         [f"with new points: {', '.join(new)}"] if new else [])
     lines = [f"{count(len(charts), 'chart')} (output throughput per GPU against interactivity, PNG and SVG) {where}"
