@@ -376,6 +376,21 @@ def test_rebase_without_origin_names_the_flag_that_picks_the_target(repo, capsys
     assert rc == 1 and "git: 'nope' is not a commit" in err and "; pass --base with a branch" in err, err
 
 
+@pytest.mark.parametrize("argv", [["rebase", "--onto", "main"], ["rebase", "--onto", "main", "--branch", "feature"],
+                                  ["canonicalize", "--pr-number", "3", "--base", "main", "--repository", "acme/bench"]])
+def test_a_changelog_file_that_is_nowhere_is_refused_not_made_empty(repo, capsys, argv):
+    """msgs27: `changelog rebase --changelog-file nope.yaml` (a typo) wrote an empty nope.yaml and said
+    "rebuilt as ... nope.yaml is now main's", exit 0; canonicalize said "nothing to do". The file is at
+    neither side nor the merge-base: refused in one line, as the gate refuses it, nothing written."""
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX"))
+    rc, out, err = sg(capsys, "changelog", *argv, "--changelog-file", "nope.yaml")
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and out == "" and not (repo.path / "nope.yaml").exists(), (out, err)
+    assert line.startswith("nope.yaml: not a file at ") and line.count("nope.yaml") == 1, line
+    assert line.endswith("; check --changelog-file: a path from the repository's top, such as perf-changelog.yaml"), line
+
+
 # --------------------------------------------------------------------------- canonicalize
 
 def test_canonicalize_replaces_placeholders_in_branch_entries_only(repo, capsys):

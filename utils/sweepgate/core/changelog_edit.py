@@ -120,6 +120,20 @@ def _worktree_bytes(git, path: str) -> bytes:
                     "pass a readable file with --changelog-file") from None
 
 
+def refuse_nowhere(git, path: str, refs: dict[str, str], source: str) -> None:
+    """Refuse a changelog that is a file at none of ``refs`` (what each is called -> its commit) nor
+    ``source`` ('in the working tree', or 'at REF' with REF among ``refs``): a mistyped --changelog-file
+    would be rebuilt as an empty file, or read as one with nothing to do."""
+    if source == "in the working tree" and (Path(git.root) / path).is_file():
+        return
+    if any(git.read_blobs(commit, [path])[path] is not None for commit in refs.values()):
+        return
+    from sweepgate.core.gate import CHANGELOG_PATH_FIX
+
+    places = [f"at {name}" for name in refs if f"at {name}" != source] + [source]
+    raise _fail(path, 0, "missing-file", f"not a file {', '.join(places[:-1])} or {places[-1]}", CHANGELOG_PATH_FIX)
+
+
 def _history(git, path: str) -> bytes:
     """The changelog the gate's pre-commit mode compares against (empty before the first commit)."""
     from sweepgate.core.upstream import staged_base
@@ -390,6 +404,8 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
         src = git.resolve("HEAD")
         source, what = _worktree_bytes(git, path), "the working-tree changelog"
     mb = _merge_base(git, src, onto)
+    refuse_nowhere(git, path, {onto_ref: onto, "the merge-base": mb, **({branch: src} if branch else {})},
+                   f"at {branch}" if branch else "in the working tree")
     mine = branch_appended(git, _blob(git, mb, path), source, path, what, take_inserted=True)
     ours = b"\n".join([text for _, _, text in mine.inserted] + ([mine.appended] if mine.appended else []))
     main = _blob(git, onto, path)
@@ -416,6 +432,7 @@ def canonicalize(git, path: str, pr_number: int, base: str | None = None, reposi
 
     upstream = base or _default_upstream(git)
     mb = _merge_base(git, "HEAD", git.resolve(upstream, "--base", _existing_upstream(git)))
+    refuse_nowhere(git, path, {"the merge-base": mb}, "in the working tree")
     base_bytes = _blob(git, mb, path)
     source = _worktree_bytes(git, path)
     branch_appended(git, base_bytes, source, path, "the working-tree changelog", CONFLICT_FIX)

@@ -239,6 +239,9 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[i
     return starts
 
 
+CHANGELOG_PATH_FIX = f"check --changelog-file: a path from the repository's top, such as {F.CHANGELOG_FILE}"
+
+
 def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[bytes, bytes]:
     path = opts.changelog
     wanted = [path]
@@ -259,7 +262,7 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
         raise SweepgateError(Diagnostic(  # never there: the path is wrong, nothing was deleted
             path or "--changelog-file", 0, 0, "missing-file",
             f"not a file at the base or {where}" if path else "--changelog-file is empty",
-            "check --changelog-file: a path from the repository's top, such as perf-changelog.yaml"))
+            CHANGELOG_PATH_FIX))
     return git.read_prefix(base_sha, path, head_bytes) or b"", head_bytes
 
 
