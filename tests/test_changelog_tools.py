@@ -427,6 +427,32 @@ def test_canonicalize_defaults_to_main_and_refuses_history_edits(repo, capsys):
     assert repo.read() == before
 
 
+@pytest.mark.parametrize("inserted", ["a whole entry", "a line into an entry"])
+def test_canonicalize_sends_an_inserted_whole_entry_to_rebase(repo, capsys, inserted):
+    """hints27: canonicalize refused an entry inserted inside the history with the gate's plain hint
+    (new entries go at the end), though `changelog rebase` moves such an entry there. It names rebase
+    where rebase would move it, and keeps the plain hint where rebase refuses too (lines inserted
+    into one of history's entries)."""
+    first, second = CHANGELOG.split("\n\n")
+    if inserted == "a whole entry":
+        text = first + "\n\n" + entry("dsr1-fp4-b300-sglang", "XXX").lstrip("\n") + "\n" + second
+    else:
+        text = CHANGELOG.replace("    - dsr1-fp4-b300-vllm\n", "    - dsr1-fp4-b300-vllm\n    - dsr1-fp4-b300-sglang\n", 1)
+    repo.write("perf-changelog.yaml", text)
+    rc, out, err = sg(capsys, "changelog", "canonicalize", "--pr-number", "8")
+    (line,) = err.strip().splitlines()
+    assert rc == 1 and out == "" and repo.read().decode() == text, err
+    assert "inserted inside the history" in line, line
+    if inserted == "a whole entry":
+        assert line.endswith("; new entries go at the end of the file, after one empty line: `sweepgate changelog "
+                             "rebase` moves these lines there, then rerun"), line
+        assert sg(capsys, "changelog", "rebase", "--onto", "main")[0] == 0  # and so it does
+        assert sg(capsys, "changelog", "canonicalize", "--pr-number", "8")[0] == 0
+    else:
+        assert line.endswith("; new entries go at the end of the file, after one empty line, then rerun"), line
+        assert sg(capsys, "changelog", "rebase", "--onto", "main")[0] == 1
+
+
 def test_canonicalize_finds_a_master_branch_like_the_pre_commit_mode(repo, capsys):
     repo.git("branch", "-m", "main", "master")
     repo.git("checkout", "-q", "-b", "feature")

@@ -297,6 +297,49 @@ def test_mid_file_insertion_reported_at_head_line(gate):
     refused(result, 7, "inserted inside the history")
 
 
+INSERTED_HINT = "; new entries go at the end of the file, after one empty line"
+REBASE_MOVES = ": `sweepgate changelog rebase` moves these lines there"
+
+
+def test_an_inserted_whole_entry_is_told_that_changelog_rebase_moves_it(gate, repo, capsys):
+    """hints27: `changelog rebase` moves a whole entry a branch inserted inside the history to the end,
+    but the gate (and so the pre-commit hook) only said where new entries go. It names the command
+    now, and what it says is so: the rebase it names is run and the gate then passes."""
+    first, second = CHANGELOG.split("\n\n", 1)
+    inserted = first + "\n\n" + entry() + "\n" + second
+    result = gate(inserted)
+    (line,) = [x for x in result.err.splitlines() if "inserted inside the history" in x]
+    assert line.startswith("perf-changelog.yaml:7: lines 7-12 inserted inside the history"), line
+    assert line.endswith(INSERTED_HINT + REBASE_MOVES), line
+    # the pre-commit hook's mode (the working tree against the merge-base with main) says the same
+    repo.git("reset", "-q", "--hard", repo.base)
+    repo.write("perf-changelog.yaml", inserted)
+    assert cli.main(["validate", "--staged"]) == 1
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if "inserted inside the history" in x]
+    assert line.endswith(INSERTED_HINT + REBASE_MOVES), line
+    assert cli.main(["changelog", "rebase", "--onto", "main"]) == 0
+    assert repo.read().decode() == CHANGELOG + "\n" + entry()
+    assert cli.main(["validate", "--staged"]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change", ["into an entry", "and a history edit", "with a conflict marker"])
+def test_an_insertion_rebase_would_refuse_keeps_the_plain_hint(gate, change):
+    """hints27: lines inserted into one of history's entries (or a whole entry inserted by a change
+    that also edits history, or one a conflict marker follows) are refused by `changelog rebase`
+    too: the hint does not send the author there."""
+    first, second = CHANGELOG.split("\n\n", 1)
+    if change == "into an entry":
+        text = CHANGELOG.replace("    - dsr1-fp4-b300-vllm\n", "    - dsr1-fp4-b300-vllm\n    - dsr1-fp4-b300-sglang\n", 1)
+    elif change == "and a history edit":
+        text = (first + "\n\n" + entry() + "\n" + second).replace("Initial Kimi-K3", "First Kimi-K3")
+    else:
+        text = first + "\n\n" + entry() + "=======\n\n" + second
+    result = gate(text)
+    (line,) = [x for x in result.err.splitlines() if "inserted inside the history" in x]
+    assert line.endswith(INSERTED_HINT), line
+    assert "changelog rebase" not in line, line
+
+
 @pytest.mark.parametrize("appended_too", [False, True])
 def test_an_entry_inserted_mid_history_has_its_own_problems_reported_with_the_insertion(gate, appended_too):
     """Audit: a PR that inserted an entry mid-file (and appended another) was told only of the

@@ -180,44 +180,22 @@ class BranchText:
     inserted: list[tuple[int, int, bytes]] = field(default_factory=list)
 
 
-def _whole_entries_inserted(hist, lines: list[bytes], base_bytes: bytes) -> list[tuple[int, int, bytes]] | None:
-    """The blocks the branch inserted inside the history, when that is all it did there: each block
-    starts (past empty lines) with a new entry and is followed by an entry, an empty line or the
-    end, and taking the blocks out leaves the history byte for byte. None otherwise."""
-    from sweepgate.core.history import ENTRY_START
-
-    if not hist.inserted or hist.corrections or any(rule != "inserted-in-history" for _, rule, _, _ in hist.problems):
-        return None
-    inside = {i for a, b in hist.inserted for i in range(a, b)}
-    kept = b"".join(line + b"\n" for i, line in enumerate(lines[:hist.append_start]) if i not in inside)
-    if kept != base_bytes:
-        return None
-    blocks = []
-    for a, b in hist.inserted:
-        text = [i for i in range(a, b) if lines[i].strip()]
-        if not text or not ENTRY_START.match(lines[text[0]]):
-            return None
-        if b < len(lines) and lines[b].strip() and not ENTRY_START.match(lines[b]):
-            return None  # the history line after it would read as part of the new entry
-        blocks.append((text[0] + 1, text[-1] + 1, b"\n".join(lines[text[0]:text[-1] + 1]) + b"\n"))
-    return blocks
-
-
 def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str,
                     conflict_fix: str = REBASE_CONFLICT_FIX, take_inserted: bool = False) -> BranchText:
     """This branch's own text in ``source`` against the history ``base_bytes``.
 
     Refuses, listing every problem at its base line, when the branch edited history; ``conflict_fix``:
     how to fix a conflict marker with the command that reads it (only `rebase` has --branch).
-    ``take_inserted``: whole entries inserted inside the history (and nothing else changed there)
-    are the branch's too, handed back in ``inserted`` instead of refused (`rebase` moves them).
+    ``take_inserted``: whole entries inserted inside the history (and nothing else changed there,
+    ``core.history.whole_entries_inserted``, whose rule the gate's hint names `rebase` by) are the
+    branch's too, handed back in ``inserted`` instead of refused (`rebase` moves them).
     """
     from sweepgate.core.history import compare_history, split_lines
 
     lines = split_lines(source)
     refuse_conflict_markers(lines, path, what, conflict_fix)
     hist = compare_history(base_bytes, source, None)
-    inserted = _whole_entries_inserted(hist, lines, base_bytes) if take_inserted else None
+    inserted = hist.movable if take_inserted else None
     if inserted:
         hist.problems = []
     problems = [Diagnostic(path, line, 0, rule, message, f"{hint}, then rerun")  # the gate's own fix

@@ -82,9 +82,15 @@ class History:
     corrections: list[tuple[int, int]] = field(default_factory=list)  # (base line, head line), 1-based
     problems: list[tuple[int, str, str, str]] = field(default_factory=list)  # (line, rule, message, hint)
     inserted: list[tuple[int, int]] = field(default_factory=list)  # HEAD line index spans inserted mid-history
+    # What `sweepgate changelog rebase` moves to the end, when the inserted blocks are whole entries and
+    # nothing else differs from BASE (``whole_entries_inserted``); None when it would refuse them.
+    movable: list[tuple[int, int, bytes]] | None = None
 
 
 HISTORY_HINT = "restore it byte for byte; the changelog is append-only (add a new entry at the end instead)"
+INSERTED_HINT = "new entries go at the end of the file, after one empty line"
+# Said instead where `sweepgate changelog rebase` takes the inserted blocks as the branch's (``History.movable``).
+MOVABLE_HINT = f"{INSERTED_HINT}: `sweepgate changelog rebase` moves these lines there"
 
 
 @dataclass
@@ -206,8 +212,44 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
                 span = f"line {a + 1}" if a + 1 == b else f"lines {a + 1}-{b}"
                 hist.problems.append((a + 1, "inserted-in-history",
                                       f"{span} inserted inside the history (after base line {i1 + paired})",
-                                      "new entries go at the end of the file, after one empty line"))
+                                      INSERTED_HINT))
+    _find_movable(hist, head_lines, base)
     return hist
+
+
+def _find_movable(hist: History, lines: list[bytes], base: bytes) -> None:
+    """Fill ``hist.movable``; where it is filled every problem is an insertion, and each is told the
+    command that moves it."""
+    if hist.inserted:
+        hist.movable = whole_entries_inserted(hist, lines, base)
+    if hist.movable:
+        hist.problems = [(line, rule, message, MOVABLE_HINT) for line, rule, message, _ in hist.problems]
+
+
+def whole_entries_inserted(hist: History, lines: list[bytes], base: bytes) -> list[tuple[int, int, bytes]] | None:
+    """The blocks HEAD (``lines``) inserted inside the history, when that is all it did there and
+    `sweepgate changelog rebase` can take them as the branch's own entries: each block starts (past
+    empty lines) with a new entry and is followed by an entry, an empty line or the end, taking the
+    blocks out leaves BASE byte for byte, and no line is a conflict marker (rebase refuses the file
+    then). Each as (first head line, last head line, its text without empty lines around it), 1-based,
+    in file order; None otherwise."""
+    if not hist.inserted or hist.corrections or any(rule != "inserted-in-history" for _, rule, _, _ in hist.problems):
+        return None
+    if any(line.startswith(CONFLICT_MARKERS) for line in lines):
+        return None
+    inside = {i for a, b in hist.inserted for i in range(a, b)}
+    kept = b"".join(line + b"\n" for i, line in enumerate(lines[:hist.append_start]) if i not in inside)
+    if kept != base:
+        return None
+    blocks = []
+    for a, b in hist.inserted:
+        text = [i for i in range(a, b) if lines[i].strip()]
+        if not text or not ENTRY_START.match(lines[text[0]]):
+            return None
+        if b < len(lines) and lines[b].strip() and not ENTRY_START.match(lines[b]):
+            return None  # the history line after it would read as part of the new entry
+        blocks.append((text[0] + 1, text[-1] + 1, b"\n".join(lines[text[0]:text[-1] + 1]) + b"\n"))
+    return blocks
 
 
 def _deleted(nbase: list[bytes], a: int, b: int, after: int, head_total: int) -> tuple:
