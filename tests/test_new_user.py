@@ -289,6 +289,21 @@ def test_missing_base_ref_is_a_usage_error_everywhere(fleet, command):
     assert proc.stderr.startswith("usage:") and "--base-ref" in proc.stderr.splitlines()[-1]
 
 
+@pytest.mark.parametrize("argv", [
+    [command, *refs] for command in ("validate", "matrix", "plan", "preflight")
+    for refs in (["--base-ref", "nosuch", "--head-ref", "HEAD"], ["--base-ref", "HEAD~1", "--head-ref", "nosuch"])
+] + [["validate", "--staged", "--base-ref", "nosuch"], ["ci", "reuse", "--head-ref", "nosuch"]])
+def test_a_ref_that_is_not_a_commit_names_the_flag_that_passes_it(fleet, matrix_file, tmp_path, argv):
+    """hints27: `changelog rebase`/`canonicalize` name the flag of a ref that is no commit here, but
+    validate, matrix, plan, preflight and `ci reuse` said only "pass a branch, tag or commit that
+    exists here", with two refs given and no word of which one to fix."""
+    flag = argv[argv.index("nosuch") - 1]
+    if argv[0] == "ci":
+        argv = [*argv, "--matrix", str(matrix_file), "--out", str(tmp_path / "rest.json"), "--run-id", "1"]
+    line = one_clear_line(sg(fleet, *argv), "git: 'nosuch' is not a commit in ")
+    assert line.endswith(f"; pass {flag} with a branch, tag or commit that exists here (fetch it first in CI)"), line
+
+
 def test_validate_staged_with_head_ref_is_a_usage_error(fleet):
     assert sg(fleet, "validate", "--staged", "--head-ref", "HEAD").returncode == 2
 

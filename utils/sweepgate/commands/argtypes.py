@@ -130,6 +130,16 @@ def commit(text: str) -> str:
     return text.lower()
 
 
+def resolve_refs(git, args, flags: tuple[str, ...] = ("--base-ref", "--head-ref")) -> None:
+    """Look up the revisions ``flags`` pass (those given) before the command's work, so a ref that is
+    no commit here is said naming the flag to fix (``pass --head-ref with a branch, ...``); the core's
+    own look-ups of them later are answered from ``git``'s cache."""
+    for flag in flags:
+        ref = getattr(args, flag.lstrip("-").replace("-", "_"), None)
+        if ref is not None:
+            git.resolve(ref, flag)
+
+
 def field_value(text: str) -> str:
     """FIELD=VALUE, a row field and the value it must have."""
     name, sep, _ = text.partition("=")

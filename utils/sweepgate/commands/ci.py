@@ -273,7 +273,7 @@ def _run_reuse(args) -> int:
     except ValueError:
         raise fail("GITHUB_RUN_ATTEMPT", 0, "not an integer", "pass --attempt N") from None
     git = open_repo()
-    head = git.resolve(args.head_ref)
+    head = git.resolve(args.head_ref, "--head-ref")
     ref, commit = _recorded_under(args, head)
     from sweepgate.core.outpaths import writable_file
 

@@ -37,6 +37,8 @@ def run(args) -> int:
     from sweepgate.core.load import open_repo
     from sweepgate.core.select import build_matrix
 
-    matrix = build_matrix(open_repo(), args.base_ref, args.head_ref, options(args))
+    git = open_repo()
+    argtypes.resolve_refs(git, args)
+    matrix = build_matrix(git, args.base_ref, args.head_ref, options(args))
     sys.stdout.write(json.dumps(matrix, indent=2 if args.pretty else None) + "\n")
     return 0

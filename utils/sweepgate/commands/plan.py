@@ -54,6 +54,7 @@ def run(args) -> int:
     if args.step_summary:  # before any work, as compare's: a bad one is one line, no plan printed
         writable_file(args.step_summary, "--step-summary", given)
     git = open_repo()
+    argtypes.resolve_refs(git, args)
     plan = make_plan(git, args.base_ref, args.head_ref, options(args))
     add_warnings(plan, fanout_limit(plan["matrix"], args.changelog_file))
     if args.db:

@@ -79,6 +79,7 @@ def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
         from sweepgate.core.sweep import matrix_rows
 
         git, opts = open_repo(), Options(changelog=args.changelog_file or F.CHANGELOG_FILE)
+        argtypes.resolve_refs(git, args)
         refuse_other_scripts(git, args.head_ref)  # before the matrix: the refusal needs only the head
         rows = matrix_rows(build_matrix(git, args.base_ref, args.head_ref, opts))
         revision = functools.partial(checked_revision, git, args.head_ref, opts)

@@ -88,6 +88,7 @@ def run(args) -> int:
             args._parser.error("the following arguments are required: --base-ref, --head-ref "
                                "(or --staged to check the working tree)")
         base = args.base_ref
+    argtypes.resolve_refs(git, args)
     opts = GateOptions(changelog=args.changelog_file, pr_number=args.pr_number, repository=args.repository,
                        all_evals=args.all_evals, evals_only=args.evals_only, worktree=args.staged)
     outcome = validate(git, base, args.head_ref, opts)
