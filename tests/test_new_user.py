@@ -383,6 +383,36 @@ def test_matrix_with_a_changelog_file_that_does_not_exist(fleet):
     assert line.count("nosuch.yaml") == 1, line  # msgs27: "nosuch.yaml: nosuch.yaml is not a file at ..."
 
 
+def test_validate_names_a_commit_by_the_short_form_matrix_and_plan_use(tmp_path):
+    """hints27: validate said 'not a file at the base or at <40 hex digits>', 'does not exist at <40>'
+    and 'no configs/*-master.yaml at <40>' where matrix and plan say a commit's first 12 digits (or,
+    for the configs, the full 40 too). Every command names it by the one short form now."""
+    repo = tmp_path / "r"
+    repo.mkdir()
+    example.build_repo(str(repo))
+    head = seed = git(repo, "rev-parse", "HEAD").strip()
+    for argv in (["validate", *REFS], ["matrix", *REFS], ["plan", *REFS]):
+        line = one_clear_line(sg(repo, *argv, "--changelog-file", "nosuch.yaml"), "nosuch.yaml: not a file at ")
+        assert f" at {head[:12]}; " in line and head not in line, line
+    git(repo, "rm", "-q", "perf-changelog.yaml")
+    git(repo, "commit", "-qm", "deleted")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    line = one_clear_line(sg(repo, "validate", *REFS), "perf-changelog.yaml: does not exist at ")
+    assert f" at {head[:12]}; " in line and head not in line, line
+    git(repo, "checkout", "-q", "HEAD~1", "--", "perf-changelog.yaml")
+    with (repo / "perf-changelog.yaml").open("a") as f:
+        f.write(f"\n- config-keys:\n    - {SEED}\n  description:\n    - \"x\"\n"
+                "  pr-link: https://github.com/sweepgate/example-fleet/pull/7\n")
+    git(repo, "rm", "-q", "-r", "configs")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "no configs")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    for command in ("validate", "matrix", "plan"):
+        line = one_clear_line(sg(repo, command, "--base-ref", seed, "--head-ref", "HEAD"),
+                              "configs: no configs/*-master.yaml at ")
+        assert f" at {head[:12]}; " in line and head not in line, (command, line)
+
+
 @pytest.mark.parametrize("argv, said", [
     (["plan", *REFS, "--changelog-file", "nosuch.yaml"], "nosuch.yaml: not a file at "),
     (["validate", *REFS, "--changelog-file", "nosuch.yaml"], "nosuch.yaml: not a file at the base or at "),

@@ -53,8 +53,10 @@ def _version() -> str:
 
     from sweepgate import __version__
 
+    from sweepgate.core.jobfile import short_sha
+
     commit = _installed_commit()
-    built = f" commit {commit[:12]}" if commit else ""
+    built = f" commit {short_sha(commit)}" if commit else ""
     return f"%(prog)s {__version__}{built} ({Path(__file__).resolve().parent})"
 
 

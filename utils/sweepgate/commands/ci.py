@@ -26,6 +26,7 @@ from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, json_message
 from sweepgate.core import jsontext
 from sweepgate.core.github import owner_name
+from sweepgate.core.jobfile import short_sha
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
 from sweepgate.workflow.fanout import (
@@ -58,7 +59,7 @@ def _head_message(event_name: str, event: dict, source: str) -> str:
         return ""  # workflow_dispatch: authorize reads the head message from the API
     proc = subprocess.run(["git", "log", "-1", "--format=%B", sha], capture_output=True, text=True)
     if proc.returncode != 0:
-        raise fail(source, 0, f"cannot read head commit {sha[:12]}: {proc.stderr.strip() or 'git failed'}",
+        raise fail(source, 0, f"cannot read head commit {short_sha(sha)}: {proc.stderr.strip() or 'git failed'}",
                    "check out with fetch-depth: 0, or pass --head-message")
     return proc.stdout
 
@@ -66,7 +67,7 @@ def _head_message(event_name: str, event: dict, source: str) -> str:
 def _merge_base(base: str, head: str) -> str:
     proc = subprocess.run(["git", "merge-base", base, head], capture_output=True, text=True)
     if proc.returncode != 0:
-        raise fail("git", 0, f"no merge base of {base[:12]} and {head[:12]}: {proc.stderr.strip()}",
+        raise fail("git", 0, f"no merge base of {short_sha(base)} and {short_sha(head)}: {proc.stderr.strip()}",
                    "check out with fetch-depth: 0")
     return proc.stdout.strip()
 

@@ -10,6 +10,7 @@ import sys
 
 from sweepgate.commands import argtypes
 from sweepgate.core.github import api_error, owner_name
+from sweepgate.core.jobfile import short_sha
 from sweepgate.workflow.decide import MAIN_REF, Decision, _skip
 
 HINT = "the token needs 'pull-requests: read' and 'issues: read'; check --repository"
@@ -138,7 +139,7 @@ def _carry_out(actions, args, client, repo, workflow, repository: str) -> list:
 
     failed = []
     for a in actions:
-        print(f"sweepgate ci dispatch: {a.kind} PR #{a.pr} {a.sha[:12]} {a.mode}: {a.reason}", file=sys.stderr)
+        print(f"sweepgate ci dispatch: {a.kind} PR #{a.pr} {short_sha(a.sha)} {a.mode}: {a.reason}", file=sys.stderr)
         if args.dry_run:
             continue
         try:

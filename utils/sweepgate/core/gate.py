@@ -44,6 +44,7 @@ from sweepgate.core.history import (
     split_lines,
     trailing_newlines,
 )
+from sweepgate.core.jobfile import short_sha
 from sweepgate.core.prlinks import PLACEHOLDER, pr_link_problem, resolve_repository
 
 
@@ -255,7 +256,7 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
     else:
         head_bytes = git.read_blobs(head, wanted)[path]
     if head_bytes is None:
-        where = "in the working tree" if opts.worktree else f"at {head}"
+        where = "in the working tree" if opts.worktree else f"at {short_sha(head)}"
         if git.read_blobs(base_sha, wanted)[path] is not None:
             raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"does not exist {where}",
                                             "restore the changelog; it is append-only"))

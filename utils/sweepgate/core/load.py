@@ -909,8 +909,10 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
         raise SweepgateError(Diagnostic(repeated, 0, 0, "config-files", "this config file is given more than once",
                                         "pass each config file once"))
     if not paths:
+        from sweepgate.core.jobfile import short_sha
+
         raise SweepgateError(Diagnostic(F.CONFIG_DIR, 0, 0, "missing-file",
-                                        f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} at {ref}",
+                                        f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} at {short_sha(ref)}",
                                         "add at least one master config file"))
     cache = git.cache
     with _no_gc():  # parsing builds only acyclic plain data: collections would find nothing

@@ -25,6 +25,7 @@ from sweepgate.core.expand import (
     fingerprint,
     trim_conc,
 )
+from sweepgate.core.jobfile import short_sha
 from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_strict, reference_reads
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -59,7 +60,7 @@ def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     out = Appended(path)
     new_bytes = git.read_blobs(head, [path])[path]
     if new_bytes is None:
-        raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"not a file at {head[:12]}",
+        raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"not a file at {short_sha(head)}",
                                         "pass the changelog's path from the repository root with "
                                         f"--changelog-file (default {F.CHANGELOG_FILE})"))
     try:

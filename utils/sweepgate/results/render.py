@@ -14,7 +14,7 @@ import re
 from typing import NamedTuple
 
 from sweepgate.core import github
-from sweepgate.core.jobfile import COMMIT_SHA
+from sweepgate.core.jobfile import COMMIT_SHA, short_sha
 from sweepgate.core.report import count, print_block
 from sweepgate.results import compare as C
 from sweepgate.results import evals as E
@@ -314,7 +314,7 @@ def measured_note(comparison: C.Comparison) -> str | None:
         return None
     plural = "s" if len(commits) > 1 else ""
     web = github.repository_url()
-    named = ", ".join(f"[`{c[:12]}`]({web}/commit/{c})" if web else f"`{c[:12]}`" for c in commits)
+    named = ", ".join(f"[`{short_sha(c)}`]({web}/commit/{c})" if web else f"`{short_sha(c)}`" for c in commits)
     run = comparison.run
     linked = web and str(run).isascii() and str(run).isdigit()  # a GitHub run id (`²` is isdigit() too)
     run_text = f"[run {run}]({web}/actions/runs/{run})" if linked else f"run {_md_escape(str(run))}"
