@@ -25,9 +25,9 @@ from sweepgate.core.pyyaml import FastReader, NotFinite, PythonReader, yaml
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.jobfile import COMMIT_SHA  # a commit id as rev-parse prints it (SHA-1 or SHA-256)
 
 _Loader = FastReader  # libyaml: much faster than PyYAML's Python scanner (``reader_for``)
-HEX_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a commit id as rev-parse prints it (SHA-1 or SHA-256)
 
 
 def repo_root(start: str = ".") -> str:
@@ -167,14 +167,14 @@ class Git:
                                    *(f"{r}^{{commit}}" for r in wanted)], capture_output=True, text=True)
             lines = proc.stdout.split()
             if (proc.returncode == 0 and len(lines) == len(wanted) + 1
-                    and all(HEX_ID.fullmatch(line) for line in lines[1:])):
+                    and all(COMMIT_SHA.fullmatch(line) for line in lines[1:])):
                 self._git_dir = lines[0]
                 self._resolved.update(zip(wanted, lines[1:]))
             else:
                 for ref in wanted:
                     one = subprocess.run(["git", "-C", self._root, "rev-parse", "--verify", "--quiet",
                                           f"{ref}^{{commit}}"], capture_output=True, text=True)
-                    if one.returncode != 0 or not HEX_ID.fullmatch(one.stdout.strip()):
+                    if one.returncode != 0 or not COMMIT_SHA.fullmatch(one.stdout.strip()):
                         raise self._not_a_commit(ref)
                     self._resolved[ref] = one.stdout.strip()
         return [self._resolved[r] for r in refs]
