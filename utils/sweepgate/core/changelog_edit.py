@@ -128,7 +128,7 @@ def refuse_nowhere(git, path: str, refs: dict[str, str], source: str) -> None:
         return
     if any(git.read_blobs(commit, [path])[path] is not None for commit in refs.values()):
         return
-    from sweepgate.core.gate import CHANGELOG_PATH_FIX
+    from sweepgate.core.history import CHANGELOG_PATH_FIX
 
     places = [f"at {name}" for name in refs if f"at {name}" != source] + [source]
     raise _fail(path, 0, "missing-file", f"not a file {', '.join(places[:-1])} or {places[-1]}", CHANGELOG_PATH_FIX)

@@ -40,6 +40,7 @@ from sweepgate.core.history import (
     History,
     appended_only,
     compare_history,
+    missing_changelog,
     show,
     split_lines,
     trailing_newlines,
@@ -240,9 +241,6 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[i
     return starts
 
 
-CHANGELOG_PATH_FIX = f"check --changelog-file: a path from the repository's top, such as {F.CHANGELOG_FILE}"
-
-
 def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[bytes, bytes]:
     path = opts.changelog
     wanted = [path]
@@ -256,14 +254,9 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
     else:
         head_bytes = git.read_blobs(head, wanted)[path]
     if head_bytes is None:
-        where = "in the working tree" if opts.worktree else f"at {short_sha(head)}"
-        if git.read_blobs(base_sha, wanted)[path] is not None:
-            raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"does not exist {where}",
-                                            "restore the changelog; it is append-only"))
-        raise SweepgateError(Diagnostic(  # never there: the path is wrong, nothing was deleted
-            path or "--changelog-file", 0, 0, "missing-file",
-            f"not a file at the base or {where}" if path else "--changelog-file is empty",
-            CHANGELOG_PATH_FIX))
+        message, hint = missing_changelog(git, base_sha, path, "in the working tree" if opts.worktree
+                                          else f"at {short_sha(head)}")
+        raise SweepgateError(Diagnostic(path or "--changelog-file", 0, 0, "missing-file", message, hint))
     return git.read_prefix(base_sha, path, head_bytes) or b"", head_bytes
 
 

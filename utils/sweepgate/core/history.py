@@ -13,6 +13,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
+from sweepgate.core import fields as F
 from sweepgate.core.prlinks import correction_of
 
 
@@ -321,3 +322,17 @@ def base_moved(git, base_ref: str, base_sha: str, head_commit: str, head_ref: st
             f"bring the branch up to date (git rebase {base_ref}; where the changelog conflicts, sweepgate "
             f"changelog rebase --onto {base_ref} --branch REBASE_HEAD), or pass "
             f"--base-ref $(git merge-base {base_ref} {head_ref})")
+
+
+CHANGELOG_PATH_FIX = f"check --changelog-file: a path from the repository's top, such as {F.CHANGELOG_FILE}"
+
+
+def missing_changelog(git, base_sha: str, path: str, where: str) -> tuple[str, str]:
+    """(message, hint) for a changelog that is no file ``where`` (the head: 'at SHA', 'in the working
+    tree'): deleted when BASE has it (restore it), else a wrong path (never there, nothing deleted).
+    Said by the gate and by the matrix step alike."""
+    if path and git.read_blobs(base_sha, [path])[path] is not None:
+        return f"does not exist {where}", "restore the changelog; it is append-only"
+    if not path:
+        return "--changelog-file is empty", CHANGELOG_PATH_FIX
+    return f"not a file at the base or {where}", CHANGELOG_PATH_FIX

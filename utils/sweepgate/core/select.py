@@ -25,6 +25,7 @@ from sweepgate.core.expand import (
     fingerprint,
     trim_conc,
 )
+from sweepgate.core.history import missing_changelog
 from sweepgate.core.jobfile import short_sha
 from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_strict, reference_reads
 
@@ -59,10 +60,9 @@ def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     """What head adds to ``path``: a byte-prefix check when history is intact, else git diff."""
     out = Appended(path)
     new_bytes = git.read_blobs(head, [path])[path]
-    if new_bytes is None:
-        raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", f"not a file at {short_sha(head)}",
-                                        "pass the changelog's path from the repository root with "
-                                        f"--changelog-file (default {F.CHANGELOG_FILE})"))
+    if new_bytes is None:  # as the gate says it: deleted (restore it) or never there (a wrong path)
+        message, hint = missing_changelog(git, base, path, f"at {short_sha(head)}")
+        raise SweepgateError(Diagnostic(path or "--changelog-file", 0, 0, "missing-file", message, hint))
     try:
         new_bytes.decode("utf-8")  # as the reference reads the file: a byte that is no UTF-8 stops it
     except UnicodeDecodeError as exc:
