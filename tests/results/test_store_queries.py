@@ -1,5 +1,7 @@
 """The store's newest-per-point queries (SQL window functions) on SQLite and PostgreSQL:
-ties on the time go to the later-inserted row, the time is finished, else started, NULL
+the time is finished, else started; ties on the time go to the later run id, then attempt, as
+`results compare` orders records (timeless27: they went to the later-inserted row, so a store and
+files holding the same records could pick different runs), then the later-inserted row; NULL
 point fields group together, jobless outputs are each their own point, newest first."""
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ RECORDS = [
     rec("r2", finished="2026-01-03T00:00:00+00:00"),                 # conc 4: newest
     rec("r3", finished="2026-01-02T00:00:00+00:00"),
     rec("r9", finished="2026-01-05T00:00:00+00:00", conc=8),
-    rec("r5", finished="2026-01-05T00:00:00+00:00", conc=8),         # conc 8: tie, inserted later
+    rec("r5", finished="2026-01-05T00:00:00+00:00", conc=8),         # conc 8: tie, r9 the later run id
     rec("r6", finished="2026-01-15T00:00:00+00:00", conc=16),
     rec("r7", started="2026-02-01T00:00:00+00:00", conc=16),          # conc 16: started counts
     rec("r1", finished="2026-01-01T00:00:00+00:00", topology=None),
@@ -71,9 +73,9 @@ def st(request, tmp_path):
 
 def test_latest_per_point(st):
     got = st.latest_per_point()
-    assert ids(got) == [("k2", "c4-1024-tp8", 1), ("r7", "c16-1024-tp8", 1), ("r5", "c8-1024-tp8", 1),
-                        ("r4", "c4-1024-None", 1), ("j2", "a", 3), ("r2", "c4-None-tp8", 1),
-                        ("r2", "c4-1024-tp8", 1), ("j1", "b", 1), ("j1", "a", 1)]  # same time: later-inserted first
+    assert ids(got) == [("k2", "c4-1024-tp8", 1), ("r7", "c16-1024-tp8", 1), ("r9", "c8-1024-tp8", 1),
+                        ("r4", "c4-1024-None", 1), ("r2", "c4-None-tp8", 1), ("r2", "c4-1024-tp8", 1),
+                        ("j2", "a", 3), ("j1", "b", 1), ("j1", "a", 1)]  # same time: later run, then later-inserted
     assert got == python_latest_per_point(st.records())
     assert ids(st.latest_per_point("k2")) == [("k2", "c4-1024-tp8", 1)]
     assert st.latest_per_point("k1") == python_latest_per_point(st.records(config_key="k1"))
@@ -86,8 +88,8 @@ def test_last_runs(st):
     assert [r[R.TOPOLOGY] for r in st.last_runs(MAIN, point, n=5)] == [None, "tp8", "tp8", None]
     assert [r[R.RUN_ID] for r in st.last_runs(MAIN, point, n=2)] == ["r4", "r2"]
     tie = {R.CONFIG_KEY: "k1", R.CONC: 8}
-    assert [r[R.RUN_ID] for r in st.last_runs(MAIN, tie, n=5)] == ["r5", "r9"]
-    assert [r[R.RUN_ID] for r in st.last_runs(MAIN, tie, n=1)] == ["r5"]
+    assert [r[R.RUN_ID] for r in st.last_runs(MAIN, tie, n=5)] == ["r9", "r5"]
+    assert [r[R.RUN_ID] for r in st.last_runs(MAIN, tie, n=1)] == ["r9"]  # the later run id, as compare has it
     assert st.last_runs("refs/heads/other", point) == []
 
 
@@ -104,7 +106,7 @@ def test_last_runs_of_points_is_last_runs_of_each(st):
 
 def test_last_runs_of_points_after_a_time_are_the_first_runs_from_then(st):
     """``after``: each point's FIRST n runs at or after the time (a PR run's baseline of a point main
-    measured only after it), still newest first; a tie on the time goes to the earlier-inserted row."""
+    measured only after it), still newest first; a tie on the time goes to the earlier run id."""
     def runs(conc: int, n: int, after: str) -> list[str]:
         point = {f: None for f in R.POINT_IDENTITY} | {R.CONFIG_KEY: "k1", R.HARDWARE: "b300",
                                                        R.SCENARIO: "fixed-seq-len", R.ISL: 1024, R.OSL: 1024,
@@ -116,6 +118,6 @@ def test_last_runs_of_points_after_a_time_are_the_first_runs_from_then(st):
     assert runs(4, 1, "2026-01-01T12:00:00+00:00") == ["r3"]  # r1 is before the time
     assert runs(4, 5, "2026-01-01T12:00:00+00:00") == ["r2", "r3"]
     assert runs(4, 1, "2026-01-02T00:00:00+00:00") == ["r3"]  # at the time counts
-    assert runs(8, 1, "2026-01-01T00:00:00+00:00") == ["r9"]
+    assert runs(8, 1, "2026-01-01T00:00:00+00:00") == ["r5"]
     assert runs(16, 1, "2026-01-10T00:00:00+00:00") == ["r6"]  # r7's started (2026-02-01) is later
     assert runs(16, 1, "2026-01-20T00:00:00+00:00") == ["r7"]

@@ -221,18 +221,6 @@ def point_of(rec: dict) -> tuple:
     return R.point_values(rec)
 
 
-def _run_order(run_id) -> tuple:
-    """GitHub run ids grow with time: as numbers ("999" before "1000"); other ids after them, as text (a
-    run id of other digits too: `²` is str.isdigit() and no int())."""
-    text = str(run_id or "")
-    return (0, int(text), "") if text.isascii() and text.isdigit() else (1, 0, text)
-
-
-def _order(rec: dict) -> tuple:
-    """Newest last: by finish time, then run id, then attempt."""
-    return (str(R.utc_time(rec.get(R.FINISHED)) or ""), _run_order(rec.get(R.RUN_ID)), int(rec.get(R.ATTEMPT) or 0))
-
-
 def is_eval_result(rec: dict) -> bool:
     """An eval's record (``X-eval``, or a failed eval-only job's, with no scores): the same point as
     its job's throughput result, told apart by its client, as the store's queries tell it (``_kind``)."""
@@ -255,7 +243,7 @@ def measurements_per_point(records: list[dict], evals: bool = False) -> dict[tup
     one when a job's output holds several measurements of one point, e.g. repeated lines). With
     ``evals``, its eval records instead (a failed eval job's too: ``evals.compare_evals`` says so)."""
     out: dict[tuple, list[dict]] = {}
-    for rec in sorted(records, key=_order):
+    for rec in sorted(records, key=R.time_order):
         if is_eval_result(rec) != evals:
             continue
         same = out.setdefault(point_of(rec), [])
@@ -274,7 +262,7 @@ def baseline_window(records: list[dict], window: int, evals: bool = False,
     then instead, the nearest the run: once the ref has run it that often, its later runs change
     nothing, and comparing the run again gives the verdicts it got."""
     per_run: dict[tuple, dict[str, list[dict]]] = defaultdict(dict)
-    for rec in sorted((r for r in records if _usable(r, evals)), key=_order):
+    for rec in sorted((r for r in records if _usable(r, evals)), key=R.time_order):
         runs = per_run[point_of(rec)]
         same = runs.setdefault(str(rec.get(R.RUN_ID)), [])
         if same and same[-1].get(R.ATTEMPT) != rec.get(R.ATTEMPT):
@@ -283,8 +271,8 @@ def baseline_window(records: list[dict], window: int, evals: bool = False,
     combine = (lambda recs: recs[-1]) if evals else combined
     out = {}
     for pt, runs in per_run.items():
-        oldest_first = sorted(map(combine, runs.values()), key=_order)
-        if past is not None and all(when(r) >= past for recs in runs.values() for r in recs):
+        oldest_first = sorted(map(combine, runs.values()), key=R.time_order)
+        if past is not None and all(R.happened(r) >= past for recs in runs.values() for r in recs):
             out[pt] = _once_each(oldest_first)[:window][::-1]
         else:
             out[pt] = _once_each(oldest_first[::-1])[:window]
@@ -499,13 +487,7 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
 
 def _earlier(records: list[dict], past: str | None) -> list[dict]:
     """Those of ``records`` from before ``past`` (all when it is None)."""
-    return records if past is None else [r for r in records if when(r) < past]
-
-
-def when(rec: dict) -> str:
-    """When a record happened, as ``past_of`` and ``store_adapter._others_of_keys`` compare it ("" when
-    unknown), in UTC (a record from an older sweepgate's artifact may carry its time as the sidecar wrote it)."""
-    return str(R.utc_time(rec.get(R.FINISHED) or rec.get(R.STARTED)) or "")
+    return records if past is None else [r for r in records if R.happened(r) < past]
 
 
 def past_of(pr: list[dict]) -> str | None:
@@ -516,7 +498,7 @@ def past_of(pr: list[dict]) -> str | None:
     against its own past). A ``ci reuse`` copy keeps the time another run measured it, which says
     nothing of when this run ran (as ``_span``); a run of copies only has their time."""
     own = [r for r in pr if not isinstance(r.get(R.REUSED_FROM), dict)] or pr
-    times = [t for r in own if (t := when(r))]
+    times = [t for r in own if (t := R.happened(r))]
     return min(times) if times and len(times) == len(own) else None
 
 
@@ -542,7 +524,7 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
     before it (main's later run hid what the PR dropped from main's run before it)."""
     base = _earlier(base, past)
     keys = {h.get(R.CONFIG_KEY) for h in heads.values()} - {None}
-    usable = sorted((r for r in base if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=_order)
+    usable = sorted((r for r in base if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=R.time_order)
     pictures, of_key = latest_pictures(usable), latest_pictures(usable, lambda pt: pt[0])
     touched = {_group(pt) for pt in heads}
     out = {}
@@ -574,7 +556,7 @@ def _group(pt: tuple) -> tuple:
 
 def latest_pictures(usable_oldest_first: list[dict], group_of=None) -> dict[tuple, set[str]]:
     """Each group's (``group_of`` a point, ``_group`` by default) latest picture on the baseline ref: the run ids of its newest run (by
-    record time, ``_order``) and of every run that overlapped it in time, directly or through another
+    record time, ``R.time_order``) and of every run that overlapped it in time, directly or through another
     (a re-run of some jobs dispatched while the sweep still ran, whose few points are newest; a result
     ``ci reuse`` recorded does not stretch its run back to when it was measured). Runs one after the
     other leave the newest alone: a trimmed sweep on main is main's picture now."""

@@ -142,6 +142,34 @@ def utc_time(text):
         return text
 
 
+# When a record happened: the one rule by which `results compare` (here, in Python) and the store (in SQL,
+# ``store._happened`` and ``store._run_order``) place records in time, so that a baseline read from a store
+# and one read from files holding the same records are the same runs (CONTRACTS section 8). It is the
+# record's finished time, else its started, in UTC. A record with neither (an output ingested with --row
+# that states no time) happened before every record that has one (NO_TIME sorts first): history filled in
+# by hand, never newer than a run with a time, and never placed by when it was ingested, which files do
+# not carry. Records of one time (those without any, too) are ordered by run id, then attempt.
+HAPPENED = (FINISHED, STARTED)
+NO_TIME = ""
+
+
+def happened(rec: dict) -> str:
+    """When ``rec`` happened (HAPPENED), as text that orders as time does; NO_TIME when it carries none."""
+    return str(utc_time(next((rec.get(f) for f in HAPPENED if rec.get(f)), None)) or NO_TIME)
+
+
+def run_order(run_id) -> tuple:
+    """GitHub run ids grow with time: as numbers ("999" before "1000"); other ids after them, as text (a
+    run id of other digits too: `²` is str.isdigit() and no int()). ``store._run_order`` in SQL."""
+    text = str(run_id or "")
+    return (0, int(text), text) if text.isascii() and text.isdigit() else (1, 0, text)
+
+
+def time_order(rec: dict) -> tuple:
+    """Oldest first: when it happened (``happened``), then run id (``run_order``), then attempt."""
+    return happened(rec), run_order(rec.get(RUN_ID)), int(rec.get(ATTEMPT) or 0)
+
+
 def short_ref(ref: str) -> str:
     """refs/heads/main -> main, refs/pull/42/merge -> pull/42/merge: the part a reader tells apart."""
     for prefix in ("refs/heads/", "refs/"):

@@ -85,7 +85,6 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
     newest first."""
     from sweepgate.core import github
     from sweepgate.results.compare import point_of
-    from sweepgate.results.compare import when
 
     out: list[dict] = []
     seen: dict[tuple, set] = {tuple(p): set() for p in points or []}
@@ -96,7 +95,7 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
         if read is not None:
             read.append(folder.name)  # download_run_artifacts writes dest/<run id>/
         for rec in records:
-            if before is None or when(rec) < before:
+            if before is None or R.happened(rec) < before:
                 seen.get(point_of(rec), set()).add(str(rec.get(R.RUN_ID)))
         return points is not None and all(len(runs_of) >= runs for runs_of in seen.values())
 

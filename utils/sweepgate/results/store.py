@@ -1179,28 +1179,44 @@ def _kind():
     return sa.case((results.c.client == R.EVAL_CLIENT, 1), else_=0)
 
 
-def _newest():
-    """When a row happened: finished, else started, else when it was ingested."""
-    return sa.func.coalesce(results.c.finished, results.c.started, results.c.ingested_at)
+def _happened():
+    """When a row happened, ``R.happened`` in SQL: finished, else started, else NO_TIME, which orders before
+    every time (a record without one is history filled in by hand: never placed by when it was ingested,
+    which the --jsonl files compare reads as a baseline do not carry)."""
+    return sa.func.coalesce(*(sa.func.nullif(results.c[column(f)], "") for f in R.HAPPENED), R.NO_TIME)
+
+
+def _run_order() -> tuple:
+    """``R.run_order`` in SQL: run ids of ASCII digits first, as numbers (without leading zeros, the
+    shorter one is the smaller), then any other, as text; the id itself last."""
+    run = results.c.run_id
+    digits = sa.and_(run != "", sa.func.ltrim(run, "0123456789") == "")
+    number = sa.func.ltrim(run, "0")
+    return (sa.case((digits, 0), else_=1), sa.case((digits, sa.func.length(number)), else_=0),
+            sa.case((digits, number), else_=run), run)
+
+
+def _time_order() -> tuple:
+    """``R.time_order`` in SQL, oldest first: when it happened, run id, attempt; then the row's id."""
+    return (_happened(), *_run_order(), results.c.attempt, results.c.id)
 
 
 def _order_newest():
-    return _newest().desc(), results.c.id.desc()
+    return tuple(part.desc() for part in _time_order())
 
 
 def _order_oldest():
-    return _newest().asc(), results.c.id.asc()
+    return tuple(part.asc() for part in _time_order())
 
 
 def _first_of_each(where: list, partition: list, n: int = 1, *, oldest: bool = False):
-    """The ids (and when) of the ``n`` newest rows matching ``where`` in each ``partition``
-    group (SQL ROW_NUMBER(); a tie on the time goes to the later-inserted row); with ``oldest``,
-    the ``n`` oldest (a tie to the earlier-inserted row)."""
+    """The ids of the ``n`` newest rows matching ``where`` in each ``partition``
+    group (SQL ROW_NUMBER(), by ``_time_order``: a tie on the time goes to the later run, then attempt, as
+    compare orders records); with ``oldest``, the ``n`` oldest."""
     rank = sa.func.row_number().over(partition_by=partition or None,
                                      order_by=_order_oldest() if oldest else _order_newest())
-    ranked = sa.select(results.c.id, _newest().label("newest"), rank.label("rank")).where(*where)
-    ranked = ranked.subquery()
-    return sa.select(ranked.c.id, ranked.c.newest).where(ranked.c.rank <= n).subquery()
+    ranked = sa.select(results.c.id, rank.label("rank")).where(*where).subquery()
+    return sa.select(ranked.c.id).where(ranked.c.rank <= n).subquery()
 
 
 def _runs_of_each(where: list, by: list, n: int, *, oldest: bool = False):
@@ -1212,8 +1228,7 @@ def _runs_of_each(where: list, by: list, n: int, *, oldest: bool = False):
 
 def _records_of(chosen) -> sa.Select:
     """The records of a ``_first_of_each`` selection, newest first."""
-    return sa.select(results.c.record).join(chosen, chosen.c.id == results.c.id).order_by(
-        chosen.c.newest.desc(), chosen.c.id.desc())
+    return sa.select(results.c.record).join(chosen, chosen.c.id == results.c.id).order_by(*_order_newest())
 
 
 class Store:
@@ -1377,7 +1392,7 @@ class Store:
         of_keys = results.c.config_key.in_(sorted(str(k) for k in keys if k is not None))
         if None in keys:
             of_keys = sa.or_(of_keys, results.c.config_key.is_(None))
-        where = [of_keys] + ([_newest() < before] if before else []) + ([_newest() >= after] if after else []) + (
+        where = [of_keys] + ([_happened() < before] if before else []) + ([_happened() >= after] if after else []) + (
             [results.c.status == "success"] if succeeded else [])
         found = [rec for rec in self._last_runs(ref, where, by, n, include_rehearsals, oldest=bool(after))
                  if R.point_values(rec) in wanted]
@@ -1428,7 +1443,7 @@ class Store:
         """The runs stored under a ref of pull request ``number`` (refs/pull/N/head, /merge), oldest first."""
         from sweepgate.core.jobfile import pr_number_of
 
-        query = sa.select(results.c.run_id, results.c.ref, sa.func.max(_newest())).where(
+        query = sa.select(results.c.run_id, results.c.ref, sa.func.max(_happened())).where(
             results.c.ref.like(f"refs/pull/{int(number)}/%")).group_by(results.c.run_id, results.c.ref)
         try:
             with self.engine.connect() as conn:
@@ -1465,7 +1480,7 @@ class Store:
               sa.case((jobless, results.c.result_filename)), sa.case((jobless, results.c.run_id))]
         where = [] if config_key is None else [results.c.config_key == config_key]
         if before is not None:
-            where.append(_newest() < before)
+            where.append(_happened() < before)
         if succeeded:
             where.append(results.c.status == "success")
         if not include_rehearsals:

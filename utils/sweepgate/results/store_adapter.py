@@ -7,7 +7,7 @@ keeps working on plain record lists.
 from __future__ import annotations
 
 from sweepgate.results import record as R
-from sweepgate.results.compare import past_of, when
+from sweepgate.results.compare import past_of
 
 
 def point_dict(rec: dict) -> dict:
@@ -88,7 +88,7 @@ def _others_of_keys(st, pr: list[dict], baseline_ref: str, rehearsal: bool, past
     keys = sorted({str(r[R.CONFIG_KEY]) for r in pr if r.get(R.CONFIG_KEY) is not None})
     return [r for key in keys for r in st.latest_per_point(key, baseline_ref, before=past, succeeded=True,
                                                            include_rehearsals=rehearsal)
-            if R.point_values(r) not in mine and (past is None or when(r) < past)]
+            if R.point_values(r) not in mine and (past is None or R.happened(r) < past)]
 
 
 def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, shown: str) -> list[dict]:
@@ -108,12 +108,12 @@ def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, sh
     past = past_of(pr)
     if past is None:
         return on_ref
-    before = [r for r in on_ref if when(r) < past]
+    before = [r for r in on_ref if R.happened(r) < past]
     if all(r.get(R.REF) == ref for r in pr):
         return before
     have = {R.point_values(r) for r in before if r.get(R.STATUS, "success") == "success"}
     mine = {R.point_values(r) for r in pr}
-    return before + [r for r in on_ref if when(r) >= past and R.point_values(r) in mine - have]
+    return before + [r for r in on_ref if R.happened(r) >= past and R.point_values(r) in mine - have]
 
 
 def stored_ref(ref: str, known: list[str]) -> str:
