@@ -10,7 +10,6 @@ SWEEPGATE_REQUIRE_PG, which turns that skip into a failure).
 from __future__ import annotations
 
 import os
-import uuid
 from pathlib import Path
 
 import pytest
@@ -40,19 +39,8 @@ def pg_server():
 @pytest.fixture
 def pg_url(pg_server):
     """A fresh, empty database on the server, dropped afterwards."""
-    import sqlalchemy as sa
-
-    name = f"sg_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(pg_server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    url = sa.engine.make_url(pg_server).set(database=name).render_as_string(hide_password=False)
-    try:
+    with pgserver.database(pg_server) as url:
         yield url
-    finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import uuid
 from pathlib import Path
 
 
@@ -49,3 +50,21 @@ def server(binaries: Path, settings: str = ""):
         subprocess.run(_as_postgres([str(binaries / "pg_ctl"), "-D", str(data / "db"), "-m", "immediate", "stop"]),
                        capture_output=True)
         shutil.rmtree(data, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def database(server_url: str):
+    """A fresh, empty database on the server at ``server_url``; yields its URL, and drops it afterwards."""
+    import sqlalchemy as sa
+
+    name = f"sg_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    url = sa.engine.make_url(server_url).set(database=name).render_as_string(hide_password=False)
+    try:
+        yield url
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()

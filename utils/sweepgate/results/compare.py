@@ -522,9 +522,8 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
     records from before ``past`` (when the run happened) count, as for its verdicts: a point main
     measured only after a PR run is judged against main's first runs after it, but they are no picture of main
     before it (main's later run hid what the PR dropped from main's run before it)."""
+    usable = _picture_records(base, {h.get(R.CONFIG_KEY) for h in heads.values()}, past)
     base = _earlier(base, past)
-    keys = {h.get(R.CONFIG_KEY) for h in heads.values()} - {None}
-    usable = sorted((r for r in base if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=R.time_order)
     pictures, of_key = latest_pictures(usable), latest_pictures(usable, lambda pt: pt[0])
     touched = {_group(pt) for pt in heads}
     out = {}
@@ -547,6 +546,27 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
                 and str(scored.get(R.RUN_ID)) in pictures.get(_group(pt), ())):  # main evals it still
             out[pt, EVAL_SCORES] = NotMeasured(pt, EVAL_SCORES, str(scored.get(R.RUN_ID)))
     return [out[k] for k in sorted(out, key=lambda k: (point_sort_key(k[0]), str(k[1] or "")))]
+
+
+def _picture_records(base: list[dict], keys: set, past: str | None) -> list[dict]:
+    """What main's pictures (``latest_pictures``) are read from: the baseline's measurements of ``keys`` (the
+    config keys the run measured), from before the run, oldest first."""
+    keys = set(keys) - {None}
+    return sorted((r for r in _earlier(base, past) if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=R.time_order)
+
+
+def picture_reach(base: list[dict], keys: set, past: str | None) -> tuple[set[str], str | None]:
+    """(the runs of main's latest pictures of ``keys`` as ``base`` shows them, the earliest time one of them
+    began): what a store must give whole for ``not_measured`` to read the pictures files give (every record
+    of those runs, and of each run that ended since then, which may overlap one: ``store_adapter._others_of_keys``)."""
+    usable = _picture_records(base, keys, past)
+    runs = {run for pictures in (latest_pictures(usable), latest_pictures(usable, lambda pt: pt[0]))
+            for picture in pictures.values() for run in picture}
+    held: dict[str, list[dict]] = defaultdict(list)
+    for rec in usable:
+        if str(rec.get(R.RUN_ID)) in runs:
+            held[str(rec.get(R.RUN_ID))].append(rec)
+    return runs, min((span[0] for recs in held.values() if (span := _span(recs))), default=None)
 
 
 def _group(pt: tuple) -> tuple:

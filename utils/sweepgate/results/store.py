@@ -1466,6 +1466,26 @@ class Store:
             query = query.where(results.c.ref == ref)
         return self._records(query.order_by(*_order_newest()))
 
+    def records_of_keys(self, config_keys: list[str], ref: str, *, since: str | None = None, runs=(),
+                        before: str | None = None, succeeded: bool = False,
+                        include_rehearsals: bool = False) -> list[dict]:
+        """Every record of ``config_keys`` on ``ref`` that happened at or after ``since`` or is of one of
+        ``runs`` (none when neither is given), newest first; with ``before``, ``succeeded`` and
+        ``include_rehearsals`` as ``last_runs_of_points`` reads them. What main's latest picture of a key
+        is read from (``compare.picture_reach``): whole runs, and the runs that may overlap them."""
+        either = ([_happened() >= since] if since is not None else []) + (
+            [results.c.run_id.in_(sorted({str(r) for r in runs}))] if runs else [])
+        if not either or not config_keys:
+            return []
+        where = [results.c.ref == ref, results.c.config_key.in_(sorted(set(config_keys))), sa.or_(*either)]
+        if before is not None:
+            where.append(_happened() < before)
+        if succeeded:
+            where.append(results.c.status == "success")
+        if not include_rehearsals:
+            where.append(results.c.rehearsal.is_(False))
+        return self._records(sa.select(results.c.record).where(*where).order_by(*_order_newest()))
+
     def latest_per_point(self, config_key: str | None = None, ref: str | None = None, *,
                          before: str | None = None, succeeded: bool = False,
                          include_rehearsals: bool = True) -> list[dict]:

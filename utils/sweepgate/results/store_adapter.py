@@ -54,7 +54,7 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int,
                 baseline += _baseline_runs(st, baseline_ref, later, window, include_rehearsals=rehearsal, after=past)
         if not baseline:
             check_baseline_ref(baseline_ref, st.refs() if refs is None else refs, shown)
-        baseline += _others_of_keys(st, pr, baseline_ref, rehearsal, past)
+        baseline += _others_of_keys(st, pr, baseline, baseline_ref, rehearsal, past)
         return pr, baseline, shown, baseline_ref
 
 
@@ -76,19 +76,43 @@ def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[
         n = window + 1 + most
 
 
-def _others_of_keys(st, pr: list[dict], baseline_ref: str, rehearsal: bool, past: str | None) -> list[dict]:
+def _others_of_keys(st, pr: list[dict], baseline: list[dict], baseline_ref: str, rehearsal: bool,
+                    past: str | None) -> list[dict]:
     """The newest baseline record of each point of the run's config keys that the run did not
     measure, from before the run (``past``, as its window): what compare names as measured on the
     baseline ref and not by this run. Never of a point the run measured (its baseline stays the
     runs before it). The newest before the run, not the newest there is: compared again after main
     ran the point again, a point the run dropped is still said. And the newest that succeeded: a
     night whose every job failed is no picture of main (compare leaves failed jobs out of it), and its
-    failures hid what main's run before it measured; nor, for a real run, is a newer rehearsal."""
+    failures hid what main's run before it measured; nor, for a real run, is a newer rehearsal.
+    Then the rest of main's latest pictures (``compare.picture_reach``), as files holding every record show
+    them: every record of their runs, and of each run that ended after the earliest of them began (a run
+    overlapping one), until no more come (timeless27: a run that re-ran the last jobs of the sweep before it
+    left that sweep seeming to end before it began, and the sweep's other points out of the picture). Those
+    runs' records of the run's own points come too (a run's time span is all its records'); they change no
+    window: each is one the store gave already or older than the runs it gave of that point (``_baseline_runs``)."""
+    from sweepgate.results.compare import picture_reach
+    from sweepgate.results.store import KEY
+
+    def stored_key(rec: dict) -> tuple:  # what the store keeps one row of a record under
+        return tuple(rec.get(f) for f in KEY)
+
     mine = {R.point_values(r) for r in pr}
     keys = sorted({str(r[R.CONFIG_KEY]) for r in pr if r.get(R.CONFIG_KEY) is not None})
-    return [r for key in keys for r in st.latest_per_point(key, baseline_ref, before=past, succeeded=True,
+    found = [r for key in keys for r in st.latest_per_point(key, baseline_ref, before=past, succeeded=True,
                                                            include_rehearsals=rehearsal)
-            if R.point_values(r) not in mine and (past is None or R.happened(r) < past)]
+             if R.point_values(r) not in mine and (past is None or R.happened(r) < past)]
+    own = {str(r.get(R.RUN_ID)) for r in pr}  # compare leaves the run's own records out of its baseline
+    known = {stored_key(r) for r in baseline + found}
+    while True:
+        runs, since = picture_reach([r for r in baseline + found if str(r.get(R.RUN_ID)) not in own], set(keys), past)
+        more = [r for r in st.records_of_keys(keys, baseline_ref, since=since, runs=runs, before=past, succeeded=True,
+                                              include_rehearsals=rehearsal)
+                if stored_key(r) not in known and (past is None or R.happened(r) < past)]
+        if not more:
+            return found
+        known.update(map(stored_key, more))
+        found += more
 
 
 def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, shown: str) -> list[dict]:
