@@ -53,7 +53,7 @@ def _version() -> str:
 
     from sweepgate import __version__
 
-    from sweepgate.core.jobfile import short_sha
+    from sweepgate.core.fields import short_sha
 
     commit = _installed_commit()
     built = f" commit {short_sha(commit)}" if commit else ""

@@ -121,7 +121,7 @@ def full_ref(text: str) -> str:
 def commit(text: str) -> str:
     """A commit's full SHA (what a job checks out and its sidecar records): a branch name, an
     abbreviation or a typo would name no commit in the results."""
-    from sweepgate.core.jobfile import COMMIT_SHA, COMMIT_SHA_SAID
+    from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID
 
     text = not_empty(text).strip()
     if not COMMIT_SHA.fullmatch(text.lower()):
@@ -133,11 +133,18 @@ def commit(text: str) -> str:
 def resolve_refs(git, args, flags: tuple[str, ...] = ("--base-ref", "--head-ref")) -> None:
     """Look up the revisions ``flags`` pass (those given) before the command's work, so a ref that is
     no commit here is said naming the flag to fix (``pass --head-ref with a branch, ...``); the core's
-    own look-ups of them later are answered from ``git``'s cache."""
-    for flag in flags:
-        ref = getattr(args, flag.lstrip("-").replace("-", "_"), None)
-        if ref is not None:
+    own look-ups of them later are answered from ``git``'s cache. All in one git call, as the matrix
+    step looks up its two refs (each apart only to name the one that is no commit)."""
+    from sweepgate.core.errors import SweepgateError
+
+    given = [(flag, ref) for flag in flags
+             if (ref := getattr(args, flag.lstrip("-").replace("-", "_"), None)) is not None]
+    try:
+        git.resolve_all(*(ref for _, ref in given))
+    except SweepgateError:
+        for flag, ref in given:  # those found are cached: only the one that is no commit is asked again
             git.resolve(ref, flag)
+        raise
 
 
 def field_value(text: str) -> str:

@@ -26,7 +26,7 @@ from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, json_message
 from sweepgate.core import jsontext
 from sweepgate.core.github import owner_name
-from sweepgate.core.jobfile import short_sha
+from sweepgate.core.fields import short_sha
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
 from sweepgate.workflow.fanout import (
@@ -230,7 +230,8 @@ def _run_collect(args) -> int:
 def _recorded_under(args, head: str) -> tuple[str | None, str]:
     """The ref and commit reused results are recorded under: the flags (their types check them), else
     GitHub's variables, checked alike (by hand, GITHUB_SHA=abc was stored as the commit)."""
-    from sweepgate.core.jobfile import COMMIT_SHA, COMMIT_SHA_SAID, is_full_ref
+    from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID
+    from sweepgate.core.jobfile import is_full_ref
 
     ref = args.ref or os.environ.get("GITHUB_REF") or None
     commit = args.commit or os.environ.get("GITHUB_SHA") or head

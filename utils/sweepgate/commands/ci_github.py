@@ -10,7 +10,7 @@ import sys
 
 from sweepgate.commands import argtypes
 from sweepgate.core.github import api_error, owner_name
-from sweepgate.core.jobfile import short_sha
+from sweepgate.core.fields import short_sha
 from sweepgate.workflow.decide import MAIN_REF, Decision, _skip
 
 HINT = "the token needs 'pull-requests: read' and 'issues: read'; check --repository"

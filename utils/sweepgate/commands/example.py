@@ -22,7 +22,6 @@ import tempfile
 from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
 from sweepgate.core.fleet import fleet_root
-from sweepgate.core.jobfile import short_sha
 
 SEED_KEY = "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"
 REPOSITORY = "sweepgate/example-fleet"
@@ -254,7 +253,7 @@ def _print_text(out, base: str, head: str, ok: bool, problems: list, matrix: dic
     from sweepgate.core.select import iter_rows
 
     out.write(f"sweepgate example: seed change adds {SEED_KEY}\n")
-    out.write(f"  base {short_sha(base)} (fleet without the key)  ->  head {short_sha(head)} (with key + entry)\n\n")
+    out.write(f"  base {F.short_sha(base)} (fleet without the key)  ->  head {F.short_sha(head)} (with key + entry)\n\n")
     out.write("gate: " + ("PASS" if ok else "FAIL") + "\n")
     for d in problems:
         out.write(f"  {d.render()}\n")

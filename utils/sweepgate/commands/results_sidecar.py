@@ -207,7 +207,8 @@ def _check_name(name: str) -> None:
 def _check_values(run_id: str, ref: str | None, commit: str | None, started: str | None) -> None:
     """What GitHub sets, as it sets it; each wrong value on a line of its own, no sidecar written."""
     from sweepgate.core.errors import Diagnostic, SweepgateError
-    from sweepgate.core.jobfile import COMMIT_SHA, COMMIT_SHA_SAID, is_full_ref
+    from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID
+    from sweepgate.core.jobfile import is_full_ref
 
     found = []
 

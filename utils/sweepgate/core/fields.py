@@ -6,6 +6,8 @@ and dashboards read them verbatim.
 
 from __future__ import annotations
 
+import re
+
 # --- master config: top level -------------------------------------------------
 IMAGE = "image"
 MODEL = "model"
@@ -180,6 +182,21 @@ JOB_ENV_NAMES = (
     RESULT_FILENAME_ENV,
     RUNNER_NAME_ENV,
 )
+
+
+# --- commits ------------------------------------------------------------------
+# A commit's full object name, as git rev-parse prints it and GitHub gives it (GITHUB_SHA; a job
+# sidecar's commit), SHA-1 or SHA-256, lower case. Here, not in core.jobfile beside the sidecar's
+# keys: the matrix step and the gate name commits too, and load no results module for it.
+COMMIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+COMMIT_SHA_SAID = "40 hex digits, 64 in a SHA-256 repository"  # what COMMIT_SHA admits, in words
+SHORT_SHA = 12  # hex digits a message or report names a commit (or another git object) by
+
+
+def short_sha(name: str) -> str:
+    """A full object id (``COMMIT_SHA``) as every message and report names it, its first SHORT_SHA
+    hex digits; anything else (a branch, 'HEAD', a label) as it is."""
+    return name[:SHORT_SHA] if COMMIT_SHA.fullmatch(name) else name
 
 
 def row_concs(row: dict) -> list:

@@ -45,7 +45,6 @@ from sweepgate.core.history import (
     split_lines,
     trailing_newlines,
 )
-from sweepgate.core.jobfile import short_sha
 from sweepgate.core.prlinks import PLACEHOLDER, pr_link_problem, resolve_repository
 
 
@@ -255,7 +254,7 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
         head_bytes = git.read_blobs(head, wanted)[path]
     if head_bytes is None:
         message, hint = missing_changelog(git, base_sha, path, "in the working tree" if opts.worktree
-                                          else f"at {short_sha(head)}")
+                                          else f"at {F.short_sha(head)}")
         raise SweepgateError(Diagnostic(path or "--changelog-file", 0, 0, "missing-file", message, hint))
     return git.read_prefix(base_sha, path, head_bytes) or b"", head_bytes
 

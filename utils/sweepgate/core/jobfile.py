@@ -36,16 +36,6 @@ RUN_IDENTITY = "run-identity"  # core.identity.run_identity of the row and the f
 JOB_KEYS = (CONFIG_KEY, RUN_ID, ATTEMPT, COMMIT, REF, RUNNER_NAME, STARTED, FINISHED, STATUS, REHEARSAL,
             RUN_IDENTITY)
 STATUSES = ("success", "failure", "cancelled")
-# A job's commit: the full object name GitHub gives (GITHUB_SHA), SHA-1 or SHA-256, lower case.
-COMMIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-COMMIT_SHA_SAID = "40 hex digits, 64 in a SHA-256 repository"  # what COMMIT_SHA admits, in words
-SHORT_SHA = 12  # hex digits a message or report names a commit (or another git object) by
-
-
-def short_sha(name: str) -> str:
-    """A full object id (``COMMIT_SHA``) as every message and report names it, its first SHORT_SHA
-    hex digits; anything else (a branch, 'HEAD', a label) as it is."""
-    return name[:SHORT_SHA] if COMMIT_SHA.fullmatch(name) else name
 
 
 # What the GPU side knows about the jobs it dispatched, beside matrix.json in the run's matrix

@@ -25,7 +25,6 @@ from sweepgate.core.pyyaml import FastReader, NotFinite, PythonReader, yaml
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.jobfile import COMMIT_SHA  # a commit id as rev-parse prints it (SHA-1 or SHA-256)
 
 _Loader = FastReader  # libyaml: much faster than PyYAML's Python scanner (``reader_for``)
 
@@ -167,14 +166,14 @@ class Git:
                                    *(f"{r}^{{commit}}" for r in wanted)], capture_output=True, text=True)
             lines = proc.stdout.split()
             if (proc.returncode == 0 and len(lines) == len(wanted) + 1
-                    and all(COMMIT_SHA.fullmatch(line) for line in lines[1:])):
+                    and all(F.COMMIT_SHA.fullmatch(line) for line in lines[1:])):
                 self._git_dir = lines[0]
                 self._resolved.update(zip(wanted, lines[1:]))
             else:
                 for ref in wanted:
                     one = subprocess.run(["git", "-C", self._root, "rev-parse", "--verify", "--quiet",
                                           f"{ref}^{{commit}}"], capture_output=True, text=True)
-                    if one.returncode != 0 or not COMMIT_SHA.fullmatch(one.stdout.strip()):
+                    if one.returncode != 0 or not F.COMMIT_SHA.fullmatch(one.stdout.strip()):
                         raise self._not_a_commit(ref)
                     self._resolved[ref] = one.stdout.strip()
         return [self._resolved[r] for r in refs]
@@ -909,10 +908,8 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
         raise SweepgateError(Diagnostic(repeated, 0, 0, "config-files", "this config file is given more than once",
                                         "pass each config file once"))
     if not paths:
-        from sweepgate.core.jobfile import short_sha
-
         raise SweepgateError(Diagnostic(F.CONFIG_DIR, 0, 0, "missing-file",
-                                        f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} at {short_sha(ref)}",
+                                        f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} at {F.short_sha(ref)}",
                                         "add at least one master config file"))
     cache = git.cache
     with _no_gc():  # parsing builds only acyclic plain data: collections would find nothing

@@ -20,7 +20,6 @@ from typing import Callable
 from sweepgate.core import fields as F
 from sweepgate.core.digest import file_sha, files_sha
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.jobfile import short_sha
 
 
 SCRIPT_DIR = "benchmarks/single_node"
@@ -411,8 +410,8 @@ def _script_changes(base: RecipeSet, head: RecipeSet, key: str, present: list[st
                 continue
             path = hp or bp or first
             if path not in seen_scripts:
-                seen_scripts[path] = {"path": path, "base": short_sha(bs) if bs else None,
-                                      "head": short_sha(hs) if hs else None, "scenarios": [],
+                seen_scripts[path] = {"path": path, "base": F.short_sha(bs) if bs else None,
+                                      "head": F.short_sha(hs) if hs else None, "scenarios": [],
                                       **({"base_path": bp} if bp and bp != hp else {})}
                 diff.scripts.append(seen_scripts[path])
             if scenario not in seen_scripts[path]["scenarios"]:

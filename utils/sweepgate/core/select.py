@@ -25,7 +25,6 @@ from sweepgate.core.expand import (
     fingerprint,
     trim_conc,
 )
-from sweepgate.core.jobfile import short_sha
 from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_strict, reference_reads
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -62,7 +61,7 @@ def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     if new_bytes is None:  # as the gate says it: deleted (restore it) or never there (a wrong path)
         from sweepgate.core.history import missing_changelog  # not on the hot path (difflib)
 
-        message, hint = missing_changelog(git, base, path, f"at {short_sha(head)}")
+        message, hint = missing_changelog(git, base, path, f"at {F.short_sha(head)}")
         raise SweepgateError(Diagnostic(path or "--changelog-file", 0, 0, "missing-file", message, hint))
     try:
         new_bytes.decode("utf-8")  # as the reference reads the file: a byte that is no UTF-8 stops it

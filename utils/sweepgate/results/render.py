@@ -14,7 +14,7 @@ import re
 from typing import NamedTuple
 
 from sweepgate.core import github
-from sweepgate.core.jobfile import COMMIT_SHA, short_sha
+from sweepgate.core.fields import COMMIT_SHA, short_sha
 from sweepgate.core.report import count, print_block
 from sweepgate.results import compare as C
 from sweepgate.results import evals as E

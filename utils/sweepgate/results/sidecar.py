@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 from pathlib import Path
 
+from sweepgate.core import fields as F
 from sweepgate.core import jobfile
 from sweepgate.core.errors import SweepgateError, fail
 from sweepgate.results import jsonio
@@ -74,9 +75,9 @@ def _check_job(job: dict, path: str) -> None:
             bad(key, f"expected a string, got {job[key]!r}", "write it as a JSON string")
     _check_times(job, bad)
     commit = job.get(R.COMMIT)
-    if isinstance(commit, str) and not jobfile.COMMIT_SHA.fullmatch(commit):  # shown and searched as a SHA
+    if isinstance(commit, str) and not F.COMMIT_SHA.fullmatch(commit):  # shown and searched as a SHA
         bad(R.COMMIT, f"{commit!r} is not a full commit SHA",
-            f"write the commit the job checked out, {jobfile.COMMIT_SHA_SAID} (git rev-parse HEAD)")
+            f"write the commit the job checked out, {F.COMMIT_SHA_SAID} (git rev-parse HEAD)")
     ref = job.get(R.REF)
     if isinstance(ref, str) and not jobfile.is_full_ref(ref):  # stored so, no baseline or PR lookup finds it
         bad(R.REF, f"{ref!r} is not a full ref", f"write {jobfile.full_ref_for(ref)} (refs/pull/N/head for a PR), "

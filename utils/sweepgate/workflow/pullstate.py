@@ -39,7 +39,7 @@ def pull_state(repo, number: int) -> PullState:
     head_repo = pull.head.repo.full_name if pull.head.repo is not None else ""
     commit = repo.get_commit(pull.head.sha).commit
     if commit is None:
-        from sweepgate.core.jobfile import short_sha
+        from sweepgate.core.fields import short_sha
 
         raise NotGitHubJSON(f"commit {short_sha(pull.head.sha)} without its 'commit' object")
     return PullState(number=pull.number, state=pull.state, draft=bool(pull.draft), head_sha=pull.head.sha,
