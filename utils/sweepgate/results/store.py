@@ -1209,6 +1209,14 @@ def _order_oldest():
     return tuple(part.asc() for part in _time_order())
 
 
+def _measured(before: str | None, succeeded: bool, include_rehearsals: bool) -> list:
+    """The conditions of the rows a baseline reads: that happened before ``before`` (a run's past), of
+    jobs that succeeded with ``succeeded``, real measurements only without ``include_rehearsals``."""
+    return (([_happened() < before] if before is not None else [])
+            + ([results.c.status == "success"] if succeeded else [])
+            + ([] if include_rehearsals else [results.c.rehearsal.is_(False)]))
+
+
 def _first_of_each(where: list, partition: list, n: int = 1, *, oldest: bool = False):
     """The ids of the ``n`` newest rows matching ``where`` in each ``partition``
     group (SQL ROW_NUMBER(), by ``_time_order``: a tie on the time goes to the later run, then attempt, as
@@ -1477,13 +1485,8 @@ class Store:
             [results.c.run_id.in_(sorted({str(r) for r in runs}))] if runs else [])
         if not either or not config_keys:
             return []
-        where = [results.c.ref == ref, results.c.config_key.in_(sorted(set(config_keys))), sa.or_(*either)]
-        if before is not None:
-            where.append(_happened() < before)
-        if succeeded:
-            where.append(results.c.status == "success")
-        if not include_rehearsals:
-            where.append(results.c.rehearsal.is_(False))
+        where = [results.c.ref == ref, results.c.config_key.in_(sorted(set(config_keys))), sa.or_(*either),
+                 *_measured(before, succeeded, include_rehearsals)]
         return self._records(sa.select(results.c.record).where(*where).order_by(*_order_newest()))
 
     def latest_per_point(self, config_key: str | None = None, ref: str | None = None, *,
@@ -1498,13 +1501,8 @@ class Store:
         jobless = results.c.config_key.is_(None)  # outputs ingested without a job: each its own point
         by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind(),
               sa.case((jobless, results.c.result_filename)), sa.case((jobless, results.c.run_id))]
-        where = [] if config_key is None else [results.c.config_key == config_key]
-        if before is not None:
-            where.append(_happened() < before)
-        if succeeded:
-            where.append(results.c.status == "success")
-        if not include_rehearsals:
-            where.append(results.c.rehearsal.is_(False))
+        where = ([] if config_key is None else [results.c.config_key == config_key]) + _measured(
+            before, succeeded, include_rehearsals)
         if ref is not None:
             where.append(results.c.ref == ref)
         else:
