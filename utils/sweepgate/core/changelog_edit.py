@@ -374,7 +374,7 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
     ones it appended, and whole entries it inserted inside the history (moved to the end, before the
     appended ones, each after one empty line).
     """
-    onto = git.resolve(onto_ref, "--onto", _existing_upstream(git))
+    onto = git.resolve(onto_ref, "--onto", lambda: _existing_upstream(git))
     if branch:
         src = git.resolve(branch, "--branch")
         source, what = _blob(git, src, path), f"{branch}'s changelog"
@@ -409,7 +409,7 @@ def canonicalize(git, path: str, pr_number: int, base: str | None = None, reposi
     from sweepgate.core.prlinks import canonical_link, resolve_repository
 
     upstream = base or _default_upstream(git)
-    mb = _merge_base(git, "HEAD", git.resolve(upstream, "--base", _existing_upstream(git)))
+    mb = _merge_base(git, "HEAD", git.resolve(upstream, "--base", lambda: _existing_upstream(git)))
     refuse_nowhere(git, path, {"the merge-base": mb}, "in the working tree")
     base_bytes = _blob(git, mb, path)
     source = _worktree_bytes(git, path)

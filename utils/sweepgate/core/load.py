@@ -145,15 +145,16 @@ class Git:
                               capture_output=True, text=True)
         return proc.stdout.strip() == "true"
 
-    def resolve(self, ref: str, flag: str | None = None, example: str | None = None) -> str:
+    def resolve(self, ref: str, flag: str | None = None, example=None) -> str:
         """Commit id of ``ref``, or a diagnostic saying it is not a commit here; its hint names
-        ``flag``, the option that passes the ref, and ``example``, a value for it that exists."""
+        ``flag``, the option that passes the ref, and ``example()``, a value for it that exists
+        (a function: looking one up costs git calls, made only when ``ref`` is no commit)."""
         try:
             return self.resolve_all(ref)[0]
         except SweepgateError:
             if flag is None:
                 raise
-            raise self._not_a_commit(ref, flag, example) from None
+            raise self._not_a_commit(ref, flag, example() if example else None) from None
 
     def resolve_all(self, *refs: str) -> list[str]:
         """Commit ids of refs (one git call for all of them; learns the git dir on the way)."""
