@@ -522,8 +522,8 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
     records from before ``past`` (when the run happened) count, as for its verdicts: a point main
     measured only after a PR run is judged against main's first runs after it, but they are no picture of main
     before it (main's later run hid what the PR dropped from main's run before it)."""
-    usable = _picture_records(base, {h.get(R.CONFIG_KEY) for h in heads.values()}, past)
     base = _earlier(base, past)
+    usable = _picture_records(base, {h.get(R.CONFIG_KEY) for h in heads.values()}, None)  # base is before it already
     pictures, of_key = latest_pictures(usable), latest_pictures(usable, lambda pt: pt[0])
     touched = {_group(pt) for pt in heads}
     out = {}
