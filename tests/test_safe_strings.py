@@ -37,6 +37,8 @@ def patterns():
 
 
 FREE_TEXT = {"perf-changelog.schema.json/$defs/entry/properties/description/items"}
+# Patterns a value must NOT match (under `not`): envSetting's refused variable names, each a name and '='.
+REFUSING = {"master-config.schema.json/$defs/envSetting/not"}
 SHELL_WORDS = ["fp4 $(touch /tmp/x) #abc", "a;b", "a b", "$(id)", "`id`", "a|b", "a&b", "a>b", "a<b", "a'b",
                'a"b', "a\\b", "a\nb", "a\tb", "-rf", "a*", "a?b", "a!b", "a$b", "~a", "a{b}", "(a)", "a\rb"]
 
@@ -58,6 +60,10 @@ def test_anchored_patterns_end_at_the_end(where, pattern):
     """`$` alone matches before a final newline in Python's re.search (jsonschema); the
     lookahead makes it the end of the string there and in ECMA-262 alike."""
     if where in FREE_TEXT:  # prose that never reaches a shell: only "not blank"
+        return
+    if where in REFUSING:  # refuses a NAME=...: anchored at the start, so it refuses no name that ends alike
+        assert pattern.startswith("^") and pattern.endswith(")="), where
+        assert re.search(pattern, "PATH=/x") and not re.search(pattern, "MY_PATH=/x"), where
         return
     # Security audit: a pattern without its leading `^` was skipped here, so dropping it from
     # safeString (which then took `fp4 $(touch /tmp/x) #abc`) passed every test.

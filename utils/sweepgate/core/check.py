@@ -197,6 +197,13 @@ def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, st
                         error.schema.get("description") or "rename it"))
             continue
         where = _path_text(shown(path)) or ("entry" if name == "changelog" else "(top level)")
+        refused = error.validator_value.get("description") if error.validator == "not" and isinstance(
+            error.validator_value, dict) else None
+        if refused:  # a value the schema refuses by name (envSetting's variables): say why, not the regex
+            allowed = error.schema.get("description")
+            out.append((path, f"schema-{name}", f"{where}: {error.instance!r} {refused}",
+                        f"remove it ({allowed})" if allowed else "remove it"))
+            continue
         message, hint = _yaml_slip(error) or (error.message, _hint(error))
         out.append((path, f"schema-{name}", f"{where}: {message}", hint))
     return list(dict.fromkeys(out))  # once each: a config's if/then/else repeats its type and required fields

@@ -147,12 +147,33 @@ def _check_workers(row: dict, source: str, hint: str) -> None:
         _check_numbers(worker, PARALLEL_FIELDS, 1, schema_maximum("parallelSize"), f"{side}.", source, hint)
 
 
+def _check_settings(settings, where: str, source: str) -> None:
+    """A worker's additional-settings as the master schema's envSetting holds each one: NAME=VALUE, and
+    no variable that changes which code programs load, or how a shell, git, the Actions runner or
+    sweepgate runs. The job environment carries them to the benchmark, so a row that never went through
+    the check (a hand-written --row, an edited matrix artifact) is refused before anything is written."""
+    if settings is None:  # none given (the matrix drops a null list)
+        return
+    rule = schema_definition("envSetting")
+    fix = f"fix the config's {fields.ADDITIONAL_SETTINGS} and pass the row the matrix gives"
+    if not isinstance(settings, list):
+        raise fail(source, 1, f"row's {where} {_shown(settings)} is not a list of NAME=VALUE texts", fix)
+    for i, setting in enumerate(settings):
+        # re.search, as both schema validators apply a pattern
+        if not (isinstance(setting, str) and re.search(rule["pattern"], setting)):
+            raise fail(source, 1, f"row's {where}[{i}] {_shown(setting)} is not NAME=VALUE", rule["description"])
+        if re.search(rule["not"]["pattern"], setting):
+            raise fail(source, 1, f"row's {where}[{i}] {_shown(setting)} {rule['not']['description']}",
+                       f"remove it from the config's {fields.ADDITIONAL_SETTINGS} (docs/security.md, Config settings)")
+
+
 def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(matrix.row)",
               for_a_job: bool = False) -> None:
     """Refuse what is not one whole matrix row (an object with ROW_NEEDS) or carries a value a job
     or its record cannot be derived from (parallelism, lengths, concurrency, workers, runner).
     ``for_a_job`` (a job is about to run it: row-env, the split): a conc list only on a multi-node
-    row (a record's row may list the concurrencies its one output file holds)."""
+    row (a record's row may list the concurrencies its one output file holds), and each worker's
+    additional-settings as the master schema's envSetting (``_check_settings``)."""
     if not isinstance(row, dict):
         raise fail(source, 1, "row is not a JSON object", hint)
     missing = [f for f in ROW_NEEDS if f not in row]
@@ -178,6 +199,10 @@ def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(m
     _check_text(row, source, hint)
     if fields.PREFILL in row or fields.DECODE in row:
         _check_workers(row, source, hint)
+        if for_a_job:  # what the job environment carries to the benchmark (a record keeps its row as it ran)
+            for side in (fields.PREFILL, fields.DECODE):
+                _check_settings(row[side].get(fields.ADDITIONAL_SETTINGS), f"{side}.{fields.ADDITIONAL_SETTINGS}",
+                                source)
     if for_a_job:
         _check_file_name(fields.result_filename(row, "runner"), source)
 
