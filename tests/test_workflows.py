@@ -415,20 +415,78 @@ def test_checkout_never_persists_credentials(docs):
                 assert step["with"]["persist-credentials"] is False, f"{name}:{job}"
 
 
+def widened(permissions):
+    """What a job's ``permissions:`` grants beyond reading: the scopes of a mapping that are not ``read``;
+    a string (GitHub's every-scope shorthand) as itself, except ``read-all``, which reads no more than a
+    job may list scope by scope."""
+    if isinstance(permissions, dict):
+        return {k: v for k, v in permissions.items() if v != "read"}
+    return {} if permissions == "read-all" else permissions
+
+
 def test_permissions_are_read_only(docs):
     for name, doc in docs.items():
-        assert doc["permissions"] == {"contents": "read"}, name
+        top = doc.get("permissions")
+        assert top == {"contents": "read"}, (
+            f"{name}: top-level permissions: {json.dumps(top)}; want {{\"contents\": \"read\"}} (a string such as "
+            "write-all or read-all grants every scope to every job that does not set its own)")
         for job_name, job in doc["jobs"].items():
-            widened = {k: v for k, v in job.get("permissions", {}).items() if v != "read"}
+            given = job.get("permissions", {})
             # only the GitHub-hosted poller may dispatch and cancel run-sweep.yml runs, and only
             # the GPU side's comment job (test_the_comment_job_runs_no_pr_code) may comment
             allowed = WRITERS.get((name, job_name), {})
-            assert widened == allowed, f"{name}:{job_name} widens"
+            assert isinstance(given, (dict, str)), f"{name}:{job_name}: permissions: {json.dumps(given)} is no mapping"
+            assert widened(given) == allowed, (
+                f"{name}:{job_name} grants permissions: {json.dumps(given)}"
+                + (" (write on every scope)" if given == "write-all" else "") + "; "
+                + (f"beyond read it must grant exactly {json.dumps(allowed)}" if allowed else "it may only read"))
 
 
 WRITERS = {("sweep-dispatch.yml", "dispatch"): {"actions": "write"},
            ("run-sweep.yml", "comment"): {"pull-requests": "write"},
            ("run-sweep.yml", "watchdog"): {"actions": "write"}}
+
+
+def _workflow(top, job, job_name="dispatch"):
+    """sweep-dispatch.yml with one job (``dispatch``, the poller, may write actions); ``job`` its permissions."""
+    jobs = {job_name: {"runs-on": "ubuntu-latest", "steps": []}}
+    if job is not None:
+        jobs[job_name]["permissions"] = job
+    return {"sweep-dispatch.yml": {"permissions": top, "jobs": jobs}}
+
+
+@pytest.mark.parametrize("top,job,said", [
+    ("write-all", None, 'sweep-dispatch.yml: top-level permissions: "write-all"; want {"contents": "read"}'),
+    ("read-all", None, 'sweep-dispatch.yml: top-level permissions: "read-all"; want {"contents": "read"}'),
+    (None, None, 'sweep-dispatch.yml: top-level permissions: null; want {"contents": "read"}'),
+    ({"contents": "read"}, "write-all", 'sweep-dispatch.yml:dispatch grants permissions: "write-all" (write on '
+                                        'every scope); beyond read it must grant exactly {"actions": "write"}'),
+    ({"contents": "read"}, {"actions": "write", "contents": "write"},
+     'sweep-dispatch.yml:dispatch grants permissions: {"actions": "write", "contents": "write"}; beyond read'),
+    ({"contents": "read"}, ["contents"], 'sweep-dispatch.yml:dispatch: permissions: ["contents"] is no mapping'),
+])
+def test_the_permissions_check_fails_clearly_on_every_level(top, job, said):
+    """Review (sec28): `permissions: write-all` on a job made the check crash (`.items()` on a str), and a
+    string at the top level failed with the file's name alone. Each now fails as an assertion saying what
+    is granted and what is allowed; the poller's job may write actions, never every scope."""
+    with pytest.raises(AssertionError) as caught:
+        test_permissions_are_read_only(_workflow(top, job))
+    assert said in str(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize("job", ["write-all", {"contents": "write"}])
+def test_a_job_that_may_write_nothing_is_told_so(job):
+    with pytest.raises(AssertionError) as caught:
+        test_permissions_are_read_only(_workflow({"contents": "read"}, job, job_name="other"))
+    assert f"sweep-dispatch.yml:other grants permissions: {json.dumps(job)}" in str(caught.value)
+    assert "; it may only read" in str(caught.value)
+
+
+@pytest.mark.parametrize("job,job_name", [("read-all", "other"), ({"contents": "read", "actions": "read"}, "other"),
+                                          ({}, "other"), (None, "other"), ({"actions": "write"}, "dispatch")])
+def test_the_permissions_check_passes_reading_and_the_allowed_writes(job, job_name):
+    """read-all on a job reads no more than the scopes a job may already list as read."""
+    test_permissions_are_read_only(_workflow({"contents": "read"}, job, job_name))
 
 
 def test_the_watchdog_stops_every_chunk_and_runs_no_pr_code(docs):
