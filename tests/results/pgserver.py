@@ -53,14 +53,17 @@ def server(binaries: Path, settings: str = ""):
 
 
 @contextlib.contextmanager
-def database(server_url: str):
-    """A fresh, empty database on the server at ``server_url``; yields its URL, and drops it afterwards."""
+def database(server_url: str, icu_locale: str | None = None):
+    """A fresh, empty database on the server at ``server_url``; yields its URL, and drops it afterwards.
+    With ``icu_locale`` (``und``, ``en-US``), its text is compared by that ICU locale's linguistic rules
+    (its default collation), not the server's ``C`` (by code point)."""
     import sqlalchemy as sa
 
     name = f"sg_{uuid.uuid4().hex[:12]}"
+    locale = f" LOCALE_PROVIDER icu ICU_LOCALE '{icu_locale}' TEMPLATE template0" if icu_locale else ""
     admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"{locale}'))
     url = sa.engine.make_url(server_url).set(database=name).render_as_string(hide_password=False)
     try:
         yield url

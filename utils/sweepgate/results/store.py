@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 
 import sqlalchemy as sa
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import FunctionElement
 
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.results import labels
@@ -1179,21 +1181,44 @@ def _kind():
     return sa.case((results.c.client == R.EVAL_CLIENT, 1), else_=0)
 
 
+class _by_code_point(FunctionElement):
+    """Text that orders (ORDER BY, <, MAX) by its characters' code points, as Python orders str, whatever
+    the database's own collation: ``_happened`` and ``_run_order`` must order rows as ``R.happened`` and
+    ``R.run_order`` do (a store and --baseline-jsonl files pick the same baseline runs). A PostgreSQL
+    database takes its default collation from the server's locale, and a linguistic one (en_US.UTF-8, ICU's
+    und) puts ``10:00:00.5+00:00`` before ``10:00:00+00:00`` (``.`` before ``+``) and ``run_b`` before
+    ``run-a``: there it is ``COLLATE "C"``. SQLite's default, BINARY, orders UTF-8 by code point already."""
+    name = "by_code_point"
+    inherit_cache = True
+    type = sa.String()
+
+
+@compiles(_by_code_point)
+def _as_written(element, compiler, **kw) -> str:
+    return compiler.process(element.clauses, **kw)
+
+
+@compiles(_by_code_point, "postgresql")
+def _collate_c(element, compiler, **kw) -> str:
+    return f'({compiler.process(element.clauses, **kw)} COLLATE "C")'
+
+
 def _happened():
     """When a row happened, ``R.happened`` in SQL: finished, else started, else NO_TIME, which orders before
     every time (a record without one is history filled in by hand: never placed by when it was ingested,
-    which the --jsonl files compare reads as a baseline do not carry)."""
-    return sa.func.coalesce(*(sa.func.nullif(results.c[column(f)], "") for f in R.HAPPENED), R.NO_TIME)
+    which the --jsonl files compare reads as a baseline do not carry); by code point, as Python compares."""
+    return _by_code_point(sa.func.coalesce(*(sa.func.nullif(results.c[column(f)], "") for f in R.HAPPENED),
+                                          R.NO_TIME))
 
 
 def _run_order() -> tuple:
     """``R.run_order`` in SQL: run ids of ASCII digits first, as numbers (without leading zeros, the
-    shorter one is the smaller), then any other, as text; the id itself last."""
+    shorter one is the smaller), then any other, as text (by code point); the id itself last."""
     run = results.c.run_id
     digits = sa.and_(run != "", sa.func.ltrim(run, "0123456789") == "")
     number = sa.func.ltrim(run, "0")
     return (sa.case((digits, 0), else_=1), sa.case((digits, sa.func.length(number)), else_=0),
-            sa.case((digits, number), else_=run), run)
+            _by_code_point(sa.case((digits, number), else_=run)), _by_code_point(run))
 
 
 def _time_order() -> tuple:
@@ -1374,8 +1399,8 @@ class Store:
         query = sa.select(results.c.record).where(results.c.run_id == str(run_id))
         if attempt is not None:
             query = query.where(results.c.attempt == attempt)
-        return self._records(query.order_by(results.c.config_key, results.c.hardware, results.c.conc,
-                                            results.c.attempt, results.c.id))
+        return self._records(query.order_by(_by_code_point(results.c.config_key), _by_code_point(results.c.hardware),
+                                            results.c.conc, results.c.attempt, results.c.id))
 
     def last_runs(self, ref: str, point: dict, n: int = 5, *, include_rehearsals: bool = False) -> list[dict]:
         """The newest record of ``point`` from each of the last ``n`` runs on ``ref``, newest first
@@ -1428,7 +1453,7 @@ class Store:
             results.c.run_identity.in_(sorted(set(identities))), results.c.status == "success",
             results.c.rehearsal.is_(False))
         if since is not None:
-            query = query.where(sa.func.coalesce(results.c.finished, results.c.ingested_at) >= since)
+            query = query.where(_by_code_point(sa.func.coalesce(results.c.finished, results.c.ingested_at)) >= since)
         out: dict[str, list[dict]] = {}
         chosen: dict[str, tuple] = {}
         for rec in self._records(query.order_by(*_order_newest())):
