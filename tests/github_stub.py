@@ -6,13 +6,16 @@ is sent as it is (an artifact zip). A public route answers without a token (a si
 Response shapes follow GitHub's REST documentation for each endpoint the tests use.
 Every request is recorded as (method, path, payload) in ``requests``, and its whole target
 (path and query string) in ``targets``. ``paged`` answers a list endpoint page by page as
-GitHub does (``per_page`` default 30, max 100; ``page`` from 1; a ``Link`` header).
+GitHub does (``per_page`` default 30, max 100; ``page`` from 1; a ``Link`` header). ``created_filter``
+reads the ``created`` filter of the workflow-runs lists as GitHub's search syntax for dates documents it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
+from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -30,6 +33,47 @@ def paged(key: str, items: list, url: str = ""):
         headers = {"Link": f'<{url}?per_page={per_page}&page={page + 1}>; rel="next"'} if more and url else {}
         return 200, {"total_count": len(items), key: chunk}, headers
     return answer
+
+
+# GitHub's search syntax for dates (docs.github.com, "Understanding the search syntax", "Query for dates"):
+# YYYY-MM-DD, with optional time information THH:MM:SS and a UTC offset (+00:00) or Z.
+SEARCH_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}:\d{2})(Z|[+-]\d{2}:\d{2}))?$")
+
+
+def _span(text: str) -> tuple[datetime, datetime] | None:
+    """The times a date (a whole day) or a date and time (that second) covers: [from, to)."""
+    m = SEARCH_DATE.match(text)
+    if not m:
+        return None
+    day, time, zone = m.groups()
+    if time is None:
+        start = datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
+        return start, start + timedelta(days=1)
+    start = datetime.fromisoformat(f"{day}T{time}{'+00:00' if zone == 'Z' else zone}")
+    return start, start + timedelta(seconds=1)
+
+
+def created_filter(value: str):
+    """A predicate on a run's ``created_at`` (ISO 8601) for a ``created`` query value: ``>D``, ``>=D``,
+    ``<D``, ``<=D``, a range ``D..D`` (both ends included), ``D..*`` or ``*..D``, or ``D`` alone; None for
+    a value that is none of these."""
+    def at(run_created: str) -> datetime:
+        return datetime.fromisoformat(run_created.replace("Z", "+00:00"))
+
+    for op, test in ((">=", lambda c, s: c >= s[0]), ("<=", lambda c, s: c < s[1]),
+                     (">", lambda c, s: c >= s[1]), ("<", lambda c, s: c < s[0])):
+        if value.startswith(op):
+            span = _span(value[len(op):])
+            return None if span is None else (lambda created, span=span, test=test: test(at(created), span))
+    low, dots, high = value.partition("..")
+    if not dots:
+        span = _span(value)
+        return None if span is None else (lambda created: span[0] <= at(created) < span[1])
+    lo = None if low == "*" else _span(low)
+    hi = None if high == "*" else _span(high)
+    if (low != "*" and lo is None) or (high != "*" and hi is None) or (lo is None and hi is None):
+        return None
+    return lambda created: ((lo is None or at(created) >= lo[0]) and (hi is None or at(created) < hi[1]))
 
 
 class GitHubStub:

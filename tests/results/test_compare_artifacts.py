@@ -1,7 +1,8 @@
 """Baseline from the results artifacts of the last N successful main runs (PyGithub), against
 the local GitHub REST stand-in (tests/github_stub.py) answering the endpoints used, in their
-documented shapes: get a workflow, list its runs, list a run's artifacts, download an artifact
-(302 to a zip)."""
+documented shapes: get a workflow, list its runs (newest first, filtered by ``created`` as GitHub's
+search syntax reads it, at most 1,000 of a filtered search), list a run's artifacts, download an
+artifact (302 to a zip)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,14 @@ import json
 import sys
 import zipfile
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import synth  # noqa: E402
-from github_stub import TOKEN, GitHubStub  # noqa: E402
+from github_stub import TOKEN, GitHubStub, created_filter  # noqa: E402
 from sweepgate import cli  # noqa: E402
 from sweepgate.core import github  # noqa: E402
 from sweepgate.core.errors import SweepgateError  # noqa: E402
@@ -27,6 +28,9 @@ OWNER, NAME, WF_ID = "acme", "bench", 161335
 REPO = f"/repos/{OWNER}/{NAME}"
 RUNS_PATHS = (f"{REPO}/actions/workflows/{WF_ID}/runs", f"{REPO}/actions/workflows/run-sweep.yml/runs")
 RUNS_QUERY = {"branch": ["main"], "status": ["success"], "event": ["push"]}  # main's own sweeps, not PR ones
+# "This endpoint will return up to 1,000 results for each search when using the following parameters:
+# actor, branch, check_suite_id, created, event, head_sha, status" (GitHub's REST docs, workflow runs)
+SEARCH_LIMIT, SEARCH_PARAMETERS = 1000, ("actor", "branch", "check_suite_id", "created", "event", "head_sha", "status")
 
 
 def artifact_zip(records: list[dict], extra: dict | None = None) -> bytes:
@@ -40,12 +44,18 @@ def artifact_zip(records: list[dict], extra: dict | None = None) -> bytes:
 
 
 class Actions:
-    """Workflow runs on main (newest first, as GitHub lists them), each with artifacts, served
-    by a GitHubStub; the artifact routes read ``runs`` when asked, so tests may swap a zip."""
+    """Workflow runs on main, each with artifacts, served by a GitHubStub; the artifact routes read
+    ``runs`` when asked, so tests may swap a zip. Runs are listed newest first (by ``created_at``), as
+    GitHub lists them, at most ``search_limit`` of a filtered search. ``honours_created`` False: the
+    ``created`` filter is ignored, every run listed, as by a server that does not know it (GitHub added
+    it in 2021); a value the stand-in cannot read is refused (422) rather than ignored, so a test sees
+    a filter sent wrong."""
 
     def __init__(self, stub: GitHubStub):
         self.stub, self.url = stub, stub.url
-        self.runs: list[dict] = []       # {"id", "artifacts": [{"id", "name", "zip", "expired"}]}
+        self.runs: list[dict] = []       # {"id", "created_at", "artifacts": [{"id", "name", "zip", "expired"}]}
+        self.honours_created = True
+        self.search_limit = SEARCH_LIMIT
         stub.route("GET", REPO, {"id": 1, "name": NAME, "full_name": f"{OWNER}/{NAME}", "url": self.url + REPO})
         stub.route("GET", f"{REPO}/actions/workflows/run-sweep.yml",
                    {"id": WF_ID, "name": "run-sweep", "path": ".github/workflows/run-sweep.yml",
@@ -67,12 +77,22 @@ class Actions:
         if any(query.get(k) != v for k, v in RUNS_QUERY.items()):
             return 422, {"message": f"stand-in: unexpected query {query}"}
         page, per_page = int(query.get("page", ["1"])[0]), 2
+        listed = sorted(self.runs, key=lambda r: r["created_at"], reverse=True)  # newest first (stable)
+        if "created" in query and self.honours_created:
+            keep = created_filter(query["created"][0])
+            if keep is None:
+                return 422, {"message": f"stand-in: cannot read created={query['created'][0]}"}
+            listed = [r for r in listed if keep(r["created_at"])]
+        if any(k in query for k in SEARCH_PARAMETERS):
+            listed = listed[:self.search_limit]
         runs = [{"id": r["id"], "name": "run-sweep", "head_branch": "main", "status": "completed",
-                 "conclusion": "success", "url": f"{self.url}{REPO}/actions/runs/{r['id']}",
-                 "artifacts_url": f"{self.url}{REPO}/actions/runs/{r['id']}/artifacts"} for r in self.runs]
+                 "conclusion": "success", "created_at": r["created_at"],
+                 "url": f"{self.url}{REPO}/actions/runs/{r['id']}",
+                 "artifacts_url": f"{self.url}{REPO}/actions/runs/{r['id']}/artifacts"} for r in listed]
         headers = {}
-        if page * per_page < len(runs):
-            headers["Link"] = f'<{self.url}{path}?branch=main&event=push&status=success&page={page + 1}>; rel="next"'
+        if page * per_page < len(runs):  # the next page's URL keeps every filter, as GitHub's does
+            following = urlencode({**{k: v[0] for k, v in query.items()}, "page": page + 1})
+            headers["Link"] = f'<{self.url}{path}?{following}>; rel="next"'
         return 200, {"total_count": len(runs), "workflow_runs": runs[(page - 1) * per_page: page * per_page]}, headers
 
     def list_artifacts(self, run: dict):
@@ -93,6 +113,11 @@ def gh():
     stub.close()
 
 
+def created(i: int) -> str:
+    """When GitHub created run main-i of ``synth.history``: an hour before its jobs finished (day i + 1, 12:00)."""
+    return f"2026-11-{i + 1:02d}T11:00:00Z"
+
+
 def add_main_runs(gh, runs: int = 6, **kw) -> list[dict]:
     """Runs newest first; run i holds main-i's records. The second newest has no results artifact,
     the third's is expired: both are skipped."""
@@ -104,7 +129,7 @@ def add_main_runs(gh, runs: int = 6, **kw) -> list[dict]:
         if i != runs - 2:
             artifacts.append({"id": aid, "name": source.RESULTS_ARTIFACT, "zip": artifact_zip(recs),
                               "expired": i == runs - 3})
-        gh.add_run({"id": 5000 + i, "artifacts": artifacts})
+        gh.add_run({"id": 5000 + i, "created_at": created(i), "artifacts": artifacts})
     return everything
 
 
@@ -162,8 +187,9 @@ def test_the_artifact_baseline_reaches_back_to_runs_that_measured_the_point(gh, 
     everything = synth.history(runs=9)
     for i in reversed(range(9)):  # newest first; runs 6..8 measured only the second key
         recs = [r for r in everything if r["run-id"] == f"main-{i}" and (i < 6 or r["config-key"] == synth.KEYS[1])]
-        gh.add_run({"id": 5000 + i, "artifacts": [{"id": 9000 + i, "name": source.RESULTS_ARTIFACT,
-                                                    "zip": artifact_zip(recs), "expired": False}]})
+        gh.add_run({"id": 5000 + i, "created_at": created(i),
+                    "artifacts": [{"id": 9000 + i, "name": source.RESULTS_ARTIFACT, "zip": artifact_zip(recs),
+                                   "expired": False}]})
     pr = synth.pr_run({(synth.KEYS[0], 16): {"output_tput_per_gpu": 0.86}}, keys=synth.KEYS[:1])
     code, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
     assert code == 3 and out["counts"]["regressed"] == 1
@@ -196,8 +222,9 @@ def test_runs_after_the_compared_run_do_not_count_towards_its_baseline(gh, tmp_p
             rec["metrics"] = {k: v * 0.85 if k == "output_tput_per_gpu" else v for k, v in rec["metrics"].items()}
     for i in reversed(range(8)):  # newest first
         recs = [r for r in everything if r["run-id"] == f"main-{i}"]
-        gh.add_run({"id": 5000 + i, "artifacts": [{"id": 9000 + i, "name": source.RESULTS_ARTIFACT,
-                                                    "zip": artifact_zip(recs), "expired": False}]})
+        gh.add_run({"id": 5000 + i, "created_at": created(i),
+                    "artifacts": [{"id": 9000 + i, "name": source.RESULTS_ARTIFACT, "zip": artifact_zip(recs),
+                                   "expired": False}]})
     pr = [dict(r, finished="2026-11-05T18:00:00Z") for r in synth.pr_run(keys=synth.KEYS[:1], concs=(16,))]
     code, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
     (tput,) = [p for p in out["points"] if p["metric"] == "output_tput_per_gpu"]
@@ -243,8 +270,9 @@ def test_artifacts_that_all_hold_no_records_are_named_not_read_as_no_baseline(gh
     artifacts and what to do, and the reports say no baseline was compared (as for an empty
     --baseline-jsonl)."""
     for i in (2, 1):  # newest first
-        gh.add_run({"id": 5000 + i, "artifacts": [{"id": 9000 + i, "name": source.RESULTS_ARTIFACT,
-                                                    "zip": artifact_zip([]), "expired": False}]})
+        gh.add_run({"id": 5000 + i, "created_at": created(i),
+                    "artifacts": [{"id": 9000 + i, "name": source.RESULTS_ARTIFACT, "zip": artifact_zip([]),
+                                   "expired": False}]})
     argv = one_point_pr(gh, tmp_path, monkeypatch)
     code = cli.main([*argv, "--markdown"])
     out, err = capsys.readouterr()
@@ -278,8 +306,8 @@ def test_a_broken_artifact_is_named_as_the_artifact_not_as_a_temporary_folder(gh
     no_jsonl = io.BytesIO()
     with zipfile.ZipFile(no_jsonl, "w") as zf:
         zf.writestr("results.db", b"SQLite format 3\0 (not read)")
-    gh.add_run({"id": 5001, "artifacts": [{"id": 9001, "name": source.RESULTS_ARTIFACT, "zip": no_jsonl.getvalue(),
-                                           "expired": False}]})
+    gh.add_run({"id": 5001, "created_at": created(1), "artifacts": [
+        {"id": 9001, "name": source.RESULTS_ARTIFACT, "zip": no_jsonl.getvalue(), "expired": False}]})
     argv = one_point_pr(gh, tmp_path, monkeypatch)
     assert cli.main(argv) == 1
     out, err = capsys.readouterr()
@@ -293,3 +321,159 @@ def test_a_broken_artifact_is_named_as_the_artifact_not_as_a_temporary_folder(gh
     assert err.startswith(f"{source.RESULTS_ARTIFACT} artifact of run 5001/more.jsonl:1: not a normalized "
                           "result record"), err
     assert "sweepgate-baseline-" not in err
+
+
+PR_TIME = "2026-11-05T18:00:00.25Z"  # when PR run pr-7 of the reach tests measured its one point
+AFTER = "2026-11-06T00:00:00+00:00"  # main's first run after it; one every two hours from then
+
+
+def main_run(gh, number: int, created_at: str, records: list[dict]) -> None:
+    """Main's run ``number`` (its artifact ``number + 4000``), created at ``created_at``, whose jobs
+    finished an hour later."""
+    from datetime import datetime, timedelta
+
+    finished = (datetime.fromisoformat(created_at.replace("Z", "+00:00")) + timedelta(hours=1)).isoformat()
+    recs = [dict(r, **{"run-id": str(number), "finished": finished}) for r in records]
+    gh.add_run({"id": number, "created_at": created_at, "artifacts": [
+        {"id": number + 4000, "name": source.RESULTS_ARTIFACT, "zip": artifact_zip(recs), "expired": False}]})
+
+
+def later_runs(gh, count: int, key: str, scale_from: int = 0, hours: int = 2, other=lambda j: False) -> list[int]:
+    """``count`` main runs after the PR run, every ``hours`` from AFTER, measuring ``key`` at conc 16 (the
+    other key where ``other(j)``); from the ``scale_from``-th on, main's own later change cut throughput
+    15 %. Their run numbers, oldest first."""
+    from datetime import datetime, timedelta
+
+    first, numbers = datetime.fromisoformat(AFTER), []
+    other_key = next(k for k in synth.KEYS if k != key)
+    for j in range(count):
+        (base,) = synth.history(runs=1, keys=(other_key if other(j) else key,), concs=(16,))
+        metrics = {k: v * 0.85 if k == "output_tput_per_gpu" and j >= scale_from else v
+                   for k, v in base["metrics"].items()}
+        created_at = (first + timedelta(hours=hours * j)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        main_run(gh, 7000 + j, created_at, [dict(base, metrics=metrics)])
+        numbers.append(7000 + j)
+    return numbers
+
+
+def blobs_read(gh) -> list[int]:
+    """The run numbers whose artifact was downloaded, in the order read."""
+    return [int(t.split("/blob/")[1].split(".")[0]) - 4000 for t in gh.stub.targets if "/blob/" in t]
+
+
+@pytest.mark.parametrize("honours_created", [True, False], ids=["created-honoured", "created-ignored"])
+def test_runs_before_the_compared_run_are_reached_after_more_than_fifty_main_runs(
+        gh, tmp_path, monkeypatch, capsys, honours_created):
+    """reach28: the artifact baseline read the 50 newest main runs. A PR run compared again after 55 more
+    main runs (a re-run of its collect job) reached none of the runs before it: its point counted as one
+    main measured only after it, judged against the first of those 50 (slower by main's own later change),
+    and read 'improved' instead of 'unchanged'. Now the runs are asked for by when GitHub created them
+    (`created=<=` the run's time), and each listed run is checked too, for a server that ignores the filter."""
+    gh.honours_created = honours_created
+    for i, rec in enumerate(synth.history(runs=5, keys=synth.KEYS[:1], concs=(16,))):  # main-0..4, before the run
+        main_run(gh, 5000 + i, created(i), [rec])
+    after = later_runs(gh, 55, synth.KEYS[0], scale_from=0)
+    pr = [dict(r, finished=PR_TIME) for r in synth.pr_run(keys=synth.KEYS[:1], concs=(16,))]
+    code, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
+    (tput,) = [p for p in out["points"] if p["metric"] == "output_tput_per_gpu"]
+    assert tput["verdict"] == "unchanged" and tput["baseline"]["n"] == 5, tput
+    assert code == 0
+    assert blobs_read(gh) == [5004, 5003, 5002, 5001, 5000]  # newest first, and no run after it
+    first = gh.runs_queries()[0]
+    assert first.get("created") == ["<=2026-11-05T18:00:00Z"] and len(after) == 55
+
+
+@pytest.mark.parametrize("honours_created, limit", [(True, SEARCH_LIMIT), (False, SEARCH_LIMIT), (True, 3)],
+                         ids=["created-honoured", "created-ignored", "search-limit-3"])
+def test_a_point_main_measured_only_after_the_pr_run_reaches_main_s_first_runs_of_it(
+        gh, tmp_path, monkeypatch, capsys, honours_created, limit):
+    """reach28: a PR run's new config key, which main measured only after the run, is judged against
+    main's first --window runs of it from then; with 60 main runs since, those were not among the 50
+    newest, and the later ones (slower by main's own later change) made it 'improved'. Now the runs
+    created after the PR run are read oldest first, a span of days at a time, only as many as the point
+    needs. search-limit-3: a span listing as many runs as a search may list is asked again in halves
+    (GitHub's limit is 1,000; here 3, so the first day's ten runs are past it)."""
+    gh.honours_created, gh.search_limit = honours_created, limit
+    monkeypatch.setattr(github, "RUNS_SEARCH_LIMIT", limit)
+    for i, rec in enumerate(synth.history(runs=5, keys=synth.KEYS[:1], concs=(16,))):  # main never ran KEYS[1]
+        main_run(gh, 5000 + i, created(i), [rec])
+    after = later_runs(gh, 60, synth.KEYS[1], scale_from=5)
+    pr = [dict(r, finished=PR_TIME) for r in synth.pr_run(keys=synth.KEYS[1:], concs=(16,))]
+    code, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
+    (tput,) = [p for p in out["points"] if p["metric"] == "output_tput_per_gpu"]
+    assert tput["verdict"] == "unchanged" and tput["baseline"]["n"] == 5, tput
+    assert code == 0
+    assert blobs_read(gh) == [5004, 5003, 5002, 5001, 5000, *after[:5]]  # main's first five after it, no more
+
+
+def new_key_pr(gh, tmp_path, monkeypatch, capsys) -> tuple[int, dict]:
+    """Main's runs main-0..4 of the first key before PR run pr-7, which measured only the second key at PR_TIME,
+    compared with --baseline-artifacts: (exit code, the report's throughput point)."""
+    for i, rec in enumerate(synth.history(runs=5, keys=synth.KEYS[:1], concs=(16,))):
+        main_run(gh, 5000 + i, created(i), [rec])
+    pr = [dict(r, finished=PR_TIME) for r in synth.pr_run(keys=synth.KEYS[1:], concs=(16,))]
+    code, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
+    (tput,) = [p for p in out["points"] if p["metric"] == "output_tput_per_gpu"]
+    return code, tput
+
+
+@pytest.mark.parametrize("honours_created", [True, False], ids=["created-honoured", "created-ignored"])
+def test_main_s_runs_after_the_pr_run_are_read_once_each_over_several_spans(
+        gh, tmp_path, monkeypatch, capsys, honours_created):
+    """reach28: main measured the PR's new key only three times in the ten days after it (fewer than the
+    window), so every run since is read, span after span: each artifact once (a server that ignores
+    `created` lists every run for every span)."""
+    gh.honours_created = honours_created
+    # the new key in runs 0, 12 and 24 only, the other key in the rest
+    after = later_runs(gh, 30, synth.KEYS[1], scale_from=30, hours=8, other=lambda j: j % 12)
+    code, tput = new_key_pr(gh, tmp_path, monkeypatch, capsys)
+    assert tput["verdict"] == "unchanged" and tput["baseline"]["n"] == 3, tput
+    assert code == 0 and blobs_read(gh) == [5004, 5003, 5002, 5001, 5000, *after]
+
+
+def test_at_most_max_artifact_runs_are_read_each_way(gh, tmp_path, monkeypatch, capsys):
+    """reach28: a point main never measured is looked for in at most MAX_ARTIFACT_RUNS runs before the
+    PR run (newest first) and as many after it (oldest first), not in every run there is."""
+    monkeypatch.setattr(source, "MAX_ARTIFACT_RUNS", 3)
+    after = later_runs(gh, 8, synth.KEYS[0])
+    code, tput = new_key_pr(gh, tmp_path, monkeypatch, capsys)
+    assert code == 0 and tput["verdict"] == "new", tput
+    assert blobs_read(gh) == [5004, 5003, 5002, *after[:3]]
+
+
+# The stand-in's reading of `created`, on the examples of GitHub's "Understanding the search syntax"
+# ("Query for dates"): (value, a run created then, listed?).
+CREATED_EXAMPLES = [
+    (">2016-04-29", "2016-04-29T23:59:59Z", False), (">2016-04-29", "2016-04-30T00:00:00Z", True),
+    (">=2017-04-01", "2017-04-01T00:00:00Z", True), (">=2017-04-01", "2017-03-31T23:59:59Z", False),
+    ("<2012-07-05", "2012-07-04T23:59:59Z", True), ("<2012-07-05", "2012-07-05T00:00:00Z", False),
+    ("<=2012-07-04", "2012-07-04T23:59:59Z", True), ("<=2012-07-04", "2012-07-05T00:00:00Z", False),
+    ("2016-04-30..2016-07-04", "2016-04-30T00:00:00Z", True), ("2016-04-30..2016-07-04", "2016-07-04T23:59:59Z", True),
+    ("2016-04-30..2016-07-04", "2016-07-05T00:00:00Z", False), ("2012-04-30..*", "2030-01-01T00:00:00Z", True),
+    ("2012-04-30..*", "2012-04-29T23:59:59Z", False), ("*..2012-07-04", "2000-01-01T00:00:00Z", True),
+    ("2017-01-01T01:00:00+07:00..2017-03-01T15:30:15+07:00", "2016-12-31T18:00:00Z", True),
+    ("2017-01-01T01:00:00+07:00..2017-03-01T15:30:15+07:00", "2016-12-31T17:59:59Z", False),
+    ("2017-01-01T01:00:00+07:00..2017-03-01T15:30:15+07:00", "2017-03-01T08:30:15Z", True),
+    ("2017-01-01T01:00:00+07:00..2017-03-01T15:30:15+07:00", "2017-03-01T08:30:16Z", False),
+    ("2016-03-21T14:11:00Z..2016-04-07T20:45:00Z", "2016-04-07T20:45:00Z", True),
+    ("<=2026-11-05T18:00:00Z", "2026-11-05T18:00:01Z", False), (">2026-11-05T18:00:00Z", "2026-11-05T18:00:01Z", True),
+]
+
+
+@pytest.mark.parametrize("value, created_at, listed", CREATED_EXAMPLES)
+def test_the_stand_in_reads_created_as_github_documents_it(value, created_at, listed):
+    keep = created_filter(value)
+    assert keep is not None and keep(created_at) is listed
+
+
+def test_the_stand_in_refuses_a_created_it_cannot_read(gh):
+    """So a test sees a filter sent wrong rather than every run listed."""
+    from urllib.request import Request, urlopen
+    from urllib.error import HTTPError
+
+    assert created_filter("yesterday") is None and created_filter("2016-04-30..") is None
+    req = Request(f"{gh.url}{RUNS_PATHS[1]}?branch=main&event=push&status=success&created=yesterday",
+                  headers={"Authorization": f"token {TOKEN}"})
+    with pytest.raises(HTTPError) as exc:
+        urlopen(req, timeout=10)
+    assert exc.value.code == 422

@@ -3,7 +3,7 @@
 Wired into `sweepgate results` by commands/results.py (``add_arguments``/``run`` here).
 Records come from the store (``--db``, else $SWEEPGATE_DB, else the repository's
 SQLite file); the baseline may instead come from the results artifacts of the last
-N successful runs on the baseline branch (``--baseline-artifacts``, PyGithub) or
+N successful runs before the run on the baseline branch (``--baseline-artifacts``, PyGithub) or
 from JSONL files (``--baseline-jsonl``). Exit 3 with ``--fail-on-regression`` when
 a point regressed as ``--json`` says it, or an eval score regressed or its job failed.
 """
@@ -60,7 +60,8 @@ def add_arguments(parser) -> None:
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--baseline-artifacts", action="store_true",
                       help="baseline from the results artifacts of successful runs on the baseline branch, "
-                           "the newest N that measured each point (GitHub; needs a token and --repository)")
+                           "the last N before the run that measured each point (GitHub; needs a token and "
+                           "--repository)")
     base.add_argument("--baseline-jsonl", nargs="+", metavar="PATH", default=None, type=argtypes.not_empty,
                       help="baseline from normalized records in JSONL files or folders")
     _add_reports(parser)

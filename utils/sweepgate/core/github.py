@@ -530,10 +530,72 @@ def _unzip(data: bytes, dest) -> None:
         zf.extractall(root)
 
 
+RUNS_SEARCH_LIMIT = 1000  # GitHub lists at most this many runs for a filtered search (branch, event, status, created)
+FIRST_SPAN_DAYS = 1  # the first span of days after a time that ``_runs_after`` asks for; each next is twice as long
+
+
+def _search_time(at) -> str:
+    """An aware datetime as the workflow-runs ``created`` filter reads it (GitHub's search syntax for
+    dates: ISO 8601 with a time, here in UTC), to the second: a run's ``created_at`` has no fraction, so
+    one created by 12:00:00.5 is one created by 12:00:00 (the runs listed are checked against ``at`` itself)."""
+    from datetime import timezone
+
+    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _runs_by(wf, at, filters: dict):
+    """``wf``'s runs (``filters``) created at ``at`` or before, newest first: asked of the API with
+    ``created=<=AT``, and each run listed checked too, as a server that does not know the filter lists
+    every run (a run whose creation time is not given is taken). A listing of RUNS_SEARCH_LIMIT runs
+    (all GitHub lists of a search) is followed by one up to the oldest of them."""
+    seen: set = set()
+    while True:
+        listed, oldest = 0, None
+        for run in wf.get_runs(**filters, created=f"<={_search_time(at)}"):
+            listed += 1
+            if run.id in seen or (run.created_at is not None and run.created_at > at):
+                continue
+            seen.add(run.id)
+            oldest = run.created_at or oldest
+            yield run
+        if listed < RUNS_SEARCH_LIMIT or oldest is None:
+            return
+        at = oldest
+
+
+def _runs_after(wf, after, filters: dict):
+    """``wf``'s runs (``filters``) created after ``after``, OLDEST first. GitHub lists runs newest first,
+    and at most RUNS_SEARCH_LIMIT of a search, so the first runs after a time are asked for a span at a
+    time (``created=FROM..TO``), from ``after`` on, each span twice the last (FIRST_SPAN_DAYS first), up to
+    the newest run; a span that lists the limit is asked again in halves. A server that does not know the
+    filter lists every run: each run listed is checked, and a span's listing stops at its first older run."""
+    from datetime import timedelta
+
+    newest = next(iter(wf.get_runs(**filters, created=f">{_search_time(after)}")), None)
+    horizon = newest.created_at if newest is not None else None
+    start, span = after, timedelta(days=FIRST_SPAN_DAYS)
+    while horizon is not None and start < horizon:
+        end = start + span
+        listed = []
+        for run in wf.get_runs(**filters, created=f"{_search_time(start)}..{_search_time(end)}"):
+            if run.created_at is None or run.created_at <= start:
+                break  # newest first: the rest were created before the span
+            if run.created_at <= end:
+                listed.append(run)
+        if len(listed) >= RUNS_SEARCH_LIMIT and span > timedelta(seconds=1):
+            span = timedelta(seconds=span.total_seconds() // 2)  # its oldest runs may lie past the limit
+            continue
+        yield from sorted(listed, key=lambda r: (r.created_at, r.id))
+        start, span = end, span * 2
+
+
 def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, branch: str, runs: int,
-                           name: str, event: str = "push", base_url: str | None = None, until=None) -> list:
+                           name: str, event: str = "push", base_url: str | None = None, until=None,
+                           created_by=None, created_after=None) -> list:
     """Download artifact ``name`` of the last ``runs`` successful ``event`` runs of ``workflow`` on ``branch``
     into ``dest/<run id>/``, newest first; runs without that artifact (or with it expired) are skipped.
+    With ``created_by`` (an aware datetime), of the runs created then or before, newest first; with
+    ``created_after``, of the first ``runs`` created after it, oldest first (``_runs_by``, ``_runs_after``).
     ``until(folder)``, called on each folder written, stops the downloads early by answering True.
     Returns the folders written."""
     import zipfile
@@ -543,7 +605,10 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
     folders = []
     try:
         wf = client.get_repo(repository).get_workflow(workflow)
-        for run in wf.get_runs(branch=branch, event=event, status="success"):
+        filters = {"branch": branch, "event": event, "status": "success"}
+        listed = (_runs_after(wf, created_after, filters) if created_after is not None
+                  else _runs_by(wf, created_by, filters) if created_by is not None else wf.get_runs(**filters))
+        for run in listed:
             if len(folders) >= runs:
                 break
             artifact = next((a for a in run.get_artifacts() if a.name == name and not a.expired), None)

@@ -21,7 +21,7 @@ JSONL_GLOB = "*.jsonl"
 RESULTS_ARTIFACT = "sweepgate-results"   # the collect job's artifact: results DB, rows as JSONL, charts
 CHARTS_FOLDER = "charts"  # the folder of RESULTS_ARTIFACT the collect job's `compare --plots` draws into
 WORKFLOW_FILE = "run-sweep.yml"
-MAX_ARTIFACT_RUNS = 50  # how far back a baseline from artifacts looks for the points it needs
+MAX_ARTIFACT_RUNS = 50  # the most runs whose artifacts a baseline reads back from the compared run, and on from it
 
 
 # `results show --json` is no source: one JSON array, and only the newest record of each point
@@ -79,31 +79,82 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
     """The records in artifact ``name`` of successful ``workflow`` runs on ``branch``, newest first:
     of the last ``runs`` such runs; with ``points`` (``compare.point_of`` tuples), of as many as
     it takes for each point to appear in ``runs`` of them (a sweep runs only the keys its
-    changelog entry names), looking back at most MAX_ARTIFACT_RUNS runs; with ``before`` (when the
-    compared run happened, ``compare.past_of``), runs of that time or later do not count
-    towards them, as the baseline then leaves them out. ``read`` gets the run id of each artifact read,
-    newest first."""
+    changelog entry names), looking back at most MAX_ARTIFACT_RUNS runs. With ``before`` (when the
+    compared run happened, ``compare.past_of``), the runs looked back through are those GitHub created
+    by then (``_created_bound``), and records of that time or later do not count towards them, as the
+    baseline leaves them out; then a point none of them measured before it (one the ref measured only
+    after a PR run) is looked for in the first runs created after it, oldest first, until it appears in
+    ``runs`` of them (at most MAX_ARTIFACT_RUNS more), as the baseline takes its first runs from then.
+    So how many runs happened since the compared run does not matter. ``read`` gets the run id of each
+    artifact read, in the order read."""
     from sweepgate.core import github
-    from sweepgate.results.compare import point_of
 
     out: list[dict] = []
-    seen: dict[tuple, set] = {tuple(p): set() for p in points or []}
+    tally = _Tally(points or [], before)
 
-    def enough(folder) -> bool:
-        records = _artifact_records(folder, name)
-        out.extend(records)
-        if read is not None:
-            read.append(folder.name)  # download_run_artifacts writes dest/<run id>/
-        for rec in records:
-            if before is None or R.happened(rec) < before:
-                seen.get(point_of(rec), set()).add(str(rec.get(R.RUN_ID)))
-        return points is not None and all(len(runs_of) >= runs for runs_of in seen.values())
+    def reader(done):
+        def enough(folder) -> bool:
+            records = _artifact_records(folder, name)
+            out.extend(records)
+            if read is not None:
+                read.append(folder.name)  # download_run_artifacts writes dest/<run id>/
+            tally.add(records)
+            return points is not None and done()
+        return enough
 
+    bound = _created_bound(before)
     with tempfile.TemporaryDirectory(prefix="sweepgate-baseline-") as tmp:
-        github.download_run_artifacts(repository, token, tmp, workflow=workflow, branch=branch,
-                                      runs=runs if points is None else MAX_ARTIFACT_RUNS, name=name,
-                                      base_url=api_url, until=enough)
+        common = {"workflow": workflow, "branch": branch, "name": name, "base_url": api_url}
+        github.download_run_artifacts(repository, token, tmp, runs=runs if points is None else MAX_ARTIFACT_RUNS,
+                                      created_by=bound, until=reader(lambda: tally.full(tally.earlier, runs)),
+                                      **common)
+        later = tally.only_since()
+        if bound is not None and later and not tally.full(tally.since, runs, later):
+            github.download_run_artifacts(repository, token, tmp, runs=MAX_ARTIFACT_RUNS, created_after=bound,
+                                          until=reader(lambda: tally.full(tally.since, runs, later)), **common)
     return out
+
+
+class _Tally:
+    """What the artifacts read so far hold of the compared run's ``points``: each point's runs from
+    before ``before`` (all, without it), and of that time or later."""
+
+    def __init__(self, points: list, before: str | None):
+        self.before = before
+        self.earlier: dict[tuple, set] = {tuple(p): set() for p in points}
+        self.since: dict[tuple, set] = {tuple(p): set() for p in points}
+        self.measured: set[tuple] = set()  # a job measured them before ``before`` (``baseline_of_files``' rule)
+
+    def add(self, records: list[dict]) -> None:
+        from sweepgate.results.compare import point_of
+
+        for rec in records:
+            pt = point_of(rec)
+            if pt not in self.earlier:
+                continue
+            if self.before is None or R.happened(rec) < self.before:
+                self.earlier[pt].add(str(rec.get(R.RUN_ID)))
+                if rec.get(R.STATUS, "success") == "success":
+                    self.measured.add(pt)
+            else:
+                self.since[pt].add(str(rec.get(R.RUN_ID)))
+
+    def only_since(self) -> list[tuple]:
+        """The points no job measured before ``before``: the baseline takes their first runs from then."""
+        return [pt for pt in self.since if pt not in self.measured]
+
+    @staticmethod
+    def full(runs_of: dict[tuple, set], runs: int, points: list | None = None) -> bool:
+        """Whether each of ``points`` (all of ``runs_of``) appears in ``runs`` runs of ``runs_of``."""
+        return all(len(runs_of[pt]) >= runs for pt in (runs_of if points is None else points))
+
+
+def _created_bound(before: str | None):
+    """``before`` (a record time, ``record.happened``) as the aware datetime GitHub's list of workflow runs
+    is asked up to (``created``): a run created later holds no record from before then, as its jobs ran
+    after it was made. None without a time, or with one that is no ISO 8601 time."""
+    at = R.moment(before) if before else None
+    return at if at is not None and at.tzinfo is not None else None
 
 
 def _artifact_records(folder: Path, name: str) -> list[dict]:
