@@ -225,3 +225,15 @@ def test_every_code_loading_variable_the_workflow_checks_know_is_refused():
 
     refused = schema_definition("envSetting")["not"]["pattern"]
     assert [name for name in sorted(CODE_ENV) if not re.search(refused, f"{name}=x")] == []
+
+
+@pytest.mark.parametrize("side", ["prefill", "decode"])
+@pytest.mark.parametrize("key", ["a b", "LD_PRELOAD", "x=y"])
+def test_row_env_refuses_a_worker_field_no_config_has(tmp_path, side, key):
+    """Each worker field becomes a variable (PREFILL_<FIELD>): one no schema allows ("a b" made an
+    internal error, LD_PRELOAD a PREFILL_LD_PRELOAD) is one line, exit 1, nothing written."""
+    r, out = row_env(tmp_path, {**ROW, side: {**SIDE, key: 1}})
+    assert r.returncode == 1, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"ROW:1: row's {side} has \"{key}\", no worker field"), r.stderr
+    assert "internal error" not in r.stderr and not out.exists()

@@ -200,7 +200,11 @@ def check_row(row, source: str, hint: str = "pass the whole matrix row: toJSON(m
     if fields.PREFILL in row or fields.DECODE in row:
         _check_workers(row, source, hint)
         if for_a_job:  # what the job environment carries to the benchmark (a record keeps its row as it ran)
+            known = schema_definition("worker")["properties"]  # each becomes a variable, PREFILL_<FIELD>
             for side in (fields.PREFILL, fields.DECODE):
+                if unknown := [k for k in row[side] if k not in known]:
+                    raise fail(source, 1, f"row's {side} has {_shown(unknown[0])}, no worker field (the fields: "
+                               f"{', '.join(sorted(known))})", hint)
                 _check_settings(row[side].get(fields.ADDITIONAL_SETTINGS), f"{side}.{fields.ADDITIONAL_SETTINGS}",
                                 source)
     if for_a_job:
