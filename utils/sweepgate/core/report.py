@@ -158,6 +158,8 @@ def _hanging(text, width: int, indent: int = 4) -> list:
         cut = _cut(rest.plain, width - indent)
         parts.append(Text(" " * indent, style=text.style) + rest[:cut])
         rest = rest[cut:]
+    for part in parts:  # a cut after a blank leaves it at the line's end (new-user28: "100.0%, 100.0%] " over "(n=5)")
+        part.rstrip()
     return parts
 
 
@@ -392,6 +394,7 @@ def count(n: int, noun: str) -> str:
 
 # A count ("3", "1,234", "(5" of "(last 5 runs)"): a line of counts breaks before it, never after it.
 _COUNT = re.compile(r"\(?\d[\d,]*")
+ITEM_ENDS = (",", ";", ":")  # what ends an item of a line of counts ("1 point improved (3 metrics),"), print_units
 
 
 def count_units(text: str) -> list[str]:
@@ -416,18 +419,30 @@ def print_counts(console, text: str, style: str | None = None) -> None:
 
 def print_units(console, units: list[str], style: str | None = None) -> None:
     """Print ``units`` joined by blanks, on as many lines as the console's width takes, breaking only
-    between units (a unit wider than the console is folded); one line when the console soft-wraps."""
+    between units (a unit wider than the console is folded); one line when the console soft-wraps. A line
+    ends where an item ends (a unit ending in ``,``, ``;`` or ``:`` outside parentheses) when one ends in its
+    second half: new-user28 read "1 point" at a line's end, "improved (3 metrics)" on the next, and
+    "interactivity" over its unit, "tok/s/user"."""
     from rich.cells import cell_len
     from rich.text import Text
 
-    lines = [" ".join(units)] if console.soft_wrap else [""]
-    for unit in [] if console.soft_wrap else units:
-        if lines[-1] and cell_len(lines[-1]) + 1 + cell_len(unit) > console.width:
-            lines.append(unit)
-        else:
-            lines[-1] = f"{lines[-1]} {unit}" if lines[-1] else unit
-    for line in lines:  # Text: a ref or a run id is words, not rich markup
-        console.print(Text(line, style=style or ""), overflow="fold")
+    ends, depth = set(), 0  # the units that end an item
+    for i, unit in enumerate(units):
+        depth = max(0, depth + unit.count("(") - unit.count(")"))
+        if not depth and unit.endswith(ITEM_ENDS):
+            ends.add(i)
+    lines, line, first = ([" ".join(units)] if console.soft_wrap else []), [], 0  # first: index of line[0]
+    for i, unit in enumerate([] if console.soft_wrap else units):
+        while line and cell_len(" ".join([*line, unit])) > console.width:
+            cut = next((k for k in range(len(line), 0, -1) if first + k - 1 in ends
+                        and cell_len(" ".join(line[:k])) > console.width // 2), len(line))
+            lines.append(" ".join(line[:cut]))
+            line, first = line[cut:], first + cut
+        line.append(unit)
+    if line:
+        lines.append(" ".join(line))
+    for text in lines:  # Text: a ref or a run id is words, not rich markup
+        console.print(Text(text, style=style or ""), overflow="fold")
 
 
 def plan_text(plan: dict) -> str:

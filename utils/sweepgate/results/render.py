@@ -852,7 +852,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     ``all_rows``: the rows that matter would scroll out of sight."""
     from rich.text import Text
 
-    from sweepgate.core.report import fits, print_counts
+    from sweepgate.core.report import fits, print_counts, print_units
 
     console = _console(stream)
     if comparison.rehearsal:
@@ -880,7 +880,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     if left_out:
         print_counts(console, f"{left_out:,} unchanged rows not shown (--all shows them)", style="dim")
     if line := show.units_line(row[1] for _, row in rows):  # as the Markdown says it, under the tables
-        console.print(Text(line))
+        print_units(console, line.split(" "))
     if line := points_line(comparison):
         print_counts(console, line)
     print_counts(console, summary_line(comparison, baseline_ref, window))

@@ -179,10 +179,9 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
     figure at all); a pipe gets the whole table. ``ref_column``: whose each row is (main's, a
     PR's), unless the title says it for all."""
     from rich.table import Table
-    from rich.text import Text
 
     from sweepgate.core.report import console as make_console
-    from sweepgate.core.report import fits, print_block
+    from sweepgate.core.report import fits, print_block, print_units
 
     console = make_console(stream)
     if any(rec.get(R.REHEARSAL) for rec in records):
@@ -202,4 +201,4 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
         for row, style in zip(cells, styles):
             print_block(console, [(header, cell) for (header, _), cell in zip(columns, row) if cell], style)
     if line := units_line(field for _, field in columns):
-        console.print(Text(line))
+        print_units(console, line.split(" "))  # on a narrow terminal, each metric beside its unit

@@ -1,0 +1,77 @@
+"""A newcomer's `results compare` and `results show` at COLUMNS=60 (new-user28, second pass): the headline
+broke inside its items ("1 point" at one line's end, "improved (3 metrics)" on the next) and the units line
+between a metric and its unit ("interactivity" over "tok/s/user"), though the README says the headline breaks
+between items. Real processes on a real SQLite store."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import synth
+from helpers import ROOT
+from sweepgate.results import record as R
+from sweepgate.results import store
+
+UNITS = ("Units: output_tput_per_gpu tok/s/GPU, interactivity tok/s/user; _ms metrics in milliseconds.")
+
+
+def sweepgate(cwd, *argv: str, columns: str | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "COLUMNS")}
+    env.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", **({"COLUMNS": columns} if columns else {})})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *argv], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=120)
+
+
+@pytest.fixture
+def db(tmp_path):
+    """5 main runs of two configs and a PR run with one point 20 % down and one 20 % up: a headline of six items."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    keys = synth.KEYS[:2]
+    scale = {(keys[0], 16): {R.OUTPUT_TPUT_PER_GPU: 0.8}, (keys[1], 32): {R.OUTPUT_TPUT_PER_GPU: 1.2}}
+    with store.open_store(url) as st:
+        st.add(synth.history(runs=5, noise=0.02, keys=keys) + synth.pr_run(scale, keys=keys))
+    return url
+
+
+def items(line: str) -> list[str]:
+    """The items of a one-line headline or units line: what its commas and semicolons separate (a
+    parenthesis' own semicolon, "(last 5 runs; 5 found)", keeps its item whole)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(line):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch in ",;:" and depth == 0 and line[i + 1:i + 2] == " ":
+            out.append(line[start:i + 1])
+            start = i + 2
+    return out + [line[start:]]
+
+
+@pytest.mark.parametrize("columns", ["60", "72"])
+def test_compare_on_a_narrow_terminal_breaks_its_headline_and_units_line_between_items(tmp_path, db, columns):
+    wide = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pr-7")
+    narrow = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pr-7", columns=columns)
+    assert wide.returncode == narrow.returncode == 0, wide.stderr + narrow.stderr
+    (headline,) = [line for line in wide.stdout.splitlines() if line.startswith("run pr-7 against")]
+    assert "1 point regressed" in headline and "1 point improved" in headline, headline
+    lines = narrow.stdout.splitlines()
+    assert all(len(line) <= int(columns) for line in lines), lines
+    assert all(line == line.rstrip() for line in lines), "no line ends in a blank"
+    for item in items(headline) + items(UNITS):
+        assert len(item) > int(columns) or any(item in line for line in lines), (item, lines)
+    tail = lines[next(i for i, line in enumerate(lines) if line.startswith("run pr-7 against")):]
+    assert " ".join(tail) == headline, "nothing lost, the headline still the last line"
+
+
+def test_show_on_a_narrow_terminal_keeps_each_metric_beside_its_unit(tmp_path, db):
+    proc = sweepgate(tmp_path, "results", "show", "--db", db, "--run", "pr-7", columns="60")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Units:"))
+    assert " ".join(lines[at:]) == UNITS, lines[at:]
+    for pair in re.findall(r"\w+ tok/s/\w+", UNITS):
+        assert any(pair in line for line in lines[at:]), (pair, lines[at:])
+    assert all(len(line) <= 60 and line == line.rstrip() for line in lines[at:]), lines[at:]
