@@ -69,7 +69,36 @@ def numbered_records(path: Path) -> list[tuple[int, dict]]:
     text = jsonio.read_text(path, "pass a readable JSONL file",
                             database=("JSON lines", "pass the JSONL `results ingest --jsonl` wrote beside it "
                                       "(results.jsonl in the results artifact)"))
-    return [(n, r) for n, line in enumerate(jsonio.json_lines(text), 1) if (r := _json_line(path, n, line))]
+    out: list[tuple[int, dict]] = []
+    for n, line in enumerate(jsonio.json_lines(text), 1):
+        try:
+            rec = _json_line(path, n, line)
+        except SweepgateError:
+            if not out:  # a document spread over lines fails at its first; say what it is, not "not JSON"
+                _refuse_document(path, text)
+            raise
+        if rec:
+            out.append((n, rec))
+    return out
+
+
+def _refuse_document(path: Path, text: str) -> None:
+    """Refuse ``text`` when the whole of it is one JSON document over several lines, the kind a reader of
+    JSON lines met at its first line as "not JSON: Expecting property name ... at column 2" (new-user28: an
+    AIPerf export, and records pretty-printed by `jq .`, passed as --baseline-jsonl); else do nothing."""
+    try:
+        doc = jsontext.loads(text)
+    except (ValueError, RecursionError):
+        return
+    lines = len(text.strip().split("\n"))
+    if isinstance(doc, list):
+        raise fail(str(path), 1, "a JSON array (as `results show --json` prints), not JSON lines", JSONL_HINT)
+    if R.is_record(doc):
+        raise fail(str(path), 1, f"one normalized result record over {lines} lines (pretty-printed), not JSON lines",
+                   "write each record on a line of its own (`jq -c . FILE`), as `results ingest --jsonl` does")
+    if isinstance(doc, dict):
+        raise fail(str(path), 1, f"one JSON document over {lines} lines (a benchmark client's output is "
+                   "`results ingest`'s input), not JSON lines", JSONL_HINT)
 
 
 def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *, points: list | None = None,
