@@ -196,7 +196,7 @@ def test_a_bad_result_dir_is_named_beside_the_other_wrong_variables(tmp_path, ca
     monkeypatch.setenv("GITHUB_REF", "main")
     rc, _, err = run_cli(capsys, "results", "sidecar")
     named = sorted(line.split(":")[0].rsplit("/", 1)[-1] for line in err.splitlines())
-    first = "afile" if case == "result dir a file" else "RESULT_FILENAME"
+    first = "afile" if case == "result dir a file" else "RESULT_DIR"  # the unset one is named (new-user28)
     assert rc == 1 and named == sorted([first, "GITHUB_REF", "JOB_STATUS"]), err
     assert list(tmp_path.rglob("*.job.json")) == []
 

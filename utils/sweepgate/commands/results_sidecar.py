@@ -133,8 +133,9 @@ def run(args) -> int:
     env = os.environ
     name, folder = env.get(fields.RESULT_FILENAME_ENV), env.get(fields.RESULT_DIR_ENV)
     problems: list = []
-    if not name or not folder:
-        problems.extend(fail(fields.RESULT_FILENAME_ENV, 0, "RESULT_DIR/RESULT_FILENAME are not set",
+    if missing := [var for var, value in ((fields.RESULT_DIR_ENV, folder), (fields.RESULT_FILENAME_ENV, name))
+                   if not value]:  # the one missing, not both when one is set (new-user28)
+        problems.extend(fail(missing[0], 0, f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set",
                              "run `sweepgate ci row-env` first").diagnostics)
     named = bool(name and folder) and _collect(problems, _check_name, name) is not _FAILED
     if named and os.path.isfile(folder) and not os.path.islink(folder):  # a link goes in _drop_links
