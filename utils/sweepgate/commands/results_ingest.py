@@ -28,7 +28,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--run-id", metavar="ID", type=argtypes.not_empty,
                         help="with --row: the run the output belongs to")
     parser.add_argument("--ref", metavar="REF", type=argtypes.full_ref,
-                        help="with --row: the full git ref it ran on (refs/heads/main, refs/pull/42/merge)")
+                        help="with --row: the full git ref it ran on (refs/heads/main; refs/pull/42/head for a PR, "
+                             "as the workflow stores it)")
     parser.add_argument("--attempt", type=argtypes.int_between(1, MAX_INTEGER), metavar="N",
                         help="with --row: the run attempt (default 1)")
     parser.add_argument("--config-key", metavar="KEY", type=argtypes.not_empty,

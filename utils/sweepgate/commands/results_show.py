@@ -17,7 +17,7 @@ def add_arguments(parser) -> None:
     which.add_argument("--key", metavar="KEY", type=not_empty, help="the newest result of each point of one config key, or of "
                                                     "the keys a wildcard matches ('dsr1-*', quoted)")
     parser.add_argument("--ref", metavar="REF", type=not_empty,
-                        help="only results measured on this git ref (refs/heads/main, refs/pull/42/merge); "
+                        help="only results measured on this git ref (refs/heads/main; refs/pull/42/head for a PR); "
                              "with --key or alone, not with --run")
     parser.add_argument("--json", action="store_true", help="print the records as JSON")
 
