@@ -241,10 +241,10 @@ def test_compare_names_the_points_it_left_off_every_chart(piped, tmp_path, capsy
         st.add(synth.history(runs=3) + pr)
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--plots", "plots"]) == 0
     err = capsys.readouterr().err
-    line = next((ln for ln in err.splitlines() if "on no chart" in ln), None)
+    line = next((ln for ln in err.splitlines() if "at its baseline median" in ln), None)
     assert line is not None, err
     assert f"conc {blind[0][R.CONC]}" in line and "no interactivity figure" in line, line
-    assert "1 point is on no chart" in line, line
+    assert "1 point is drawn only as a ? at its baseline median" in line, line  # it has a baseline (new-user28)
 
 
 def test_a_cancelled_job_off_every_chart_is_called_cancelled():

@@ -294,7 +294,9 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
     if planned:
         print(f"sweepgate results compare: wrote {count(len(planned), 'chart')} (PNG and SVG) into {folder}",
               file=sys.stderr)
-        _say_off_chart(charts_mod.off_chart(comparison), comparison)
+        groups = charts_mod.chart_groups(comparison)
+        _say_off_chart(charts_mod.off_chart(comparison, groups), comparison,
+                       charts_mod.at_baseline_only(comparison, groups))
     else:
         print(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}", file=sys.stderr)
     new = {stem for stem, _, items, _ in planned if any(item["new"] for item in items)}
@@ -303,18 +305,22 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
     return sorted(((s, s in changed, s in new, s in pending) for s in stems), key=lambda c: (not c[1], not c[2]))
 
 
-def _say_off_chart(left: list[tuple[tuple, str]], comparison, shown: int = 3) -> None:
-    """One line naming the run's points that no chart could draw (the first few, then how many more)."""
-    if not left:
-        return
+def _say_off_chart(left: list[tuple[tuple, str]], comparison, at_base: set, shown: int = 3) -> None:
+    """A line naming the run's points that no chart could draw, and one naming those drawn only at their
+    baseline median (``at_base``), each with the first few, then how many more."""
     from sweepgate.results.render import point_label, rate_sweeps
 
     rated = rate_sweeps(comparison)
-    named = "; ".join(f"{point_label(pt, rated)}: {why}" for pt, why in left[:shown])
-    more = f"; and {len(left) - shown} more" if len(left) > shown else ""
-    verb = "is" if len(left) == 1 else "are"
-    print(f"sweepgate results compare: {count(len(left), 'point')} {verb} on no chart (the table lists "
-          f"{'it' if len(left) == 1 else 'them'}): {named}{more}", file=sys.stderr)
+    for points, said in (([p for p in left if p[0] not in at_base], "on no chart"),
+                         ([p for p in left if p[0] in at_base], "drawn only as a ? at {its} baseline median")):
+        if not points:
+            continue
+        named = "; ".join(f"{point_label(pt, rated)}: {why}" for pt, why in points[:shown])
+        more = f"; and {len(points) - shown} more" if len(points) > shown else ""
+        one = len(points) == 1
+        print(f"sweepgate results compare: {count(len(points), 'point')} {'is' if one else 'are'} "
+              f"{said.format(its='its' if one else 'their')} (the table lists {'it' if one else 'them'}): "
+              f"{named}{more}", file=sys.stderr)
 
 
 def _print(comparison, args, charts: list[tuple]) -> None:

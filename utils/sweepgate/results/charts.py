@@ -278,6 +278,14 @@ def off_chart(comparison: C.Comparison, groups: dict | None = None) -> list[tupl
     return out
 
 
+def at_baseline_only(comparison: C.Comparison, groups: dict | None = None) -> set[tuple]:
+    """The points of ``off_chart`` that a chart does draw, as a mark at their baseline median (a ``?`` where
+    the run measured them without a figure the axes show): new-user28 read "on no chart" of a point its
+    chart labelled "32 no interactivity"."""
+    groups = chart_groups(comparison) if groups is None else groups
+    return {item["point"] for items in groups.values() for item in items if item.get("missing")}
+
+
 def why_no_chart(comparison: C.Comparison) -> str:
     """Why ``chart_groups`` found nothing to draw, in words a user can act on."""
     heads = [h for h in comparison.heads.values() if not C.job_failed(h)]
