@@ -54,15 +54,17 @@ def run(args) -> int:
 
 def _how_many(records: list[dict]) -> str:
     """'12 points', '6 points, 1 eval score' (a job's eval line holds scores at a point, counted by its
-    scores, in compare's words: not a point more), or '12 points on 2 refs (20 lines)' when a point
-    measured on main and on a PR has a line for each (its scores, too, counted once)."""
+    scores, in compare's words: not a point more; an eval-only run's '2 eval scores', as compare counts
+    0 points, new-user28), or '12 points on 2 refs (20 lines)' when a point measured on main and on a PR
+    has a line for each (its scores, too, counted once)."""
     from sweepgate.core.report import count
     from sweepgate.results import record as R
     from sweepgate.results.show import eval_scores, line_point, point_key
 
-    points = {line_point(r) for r in records}
+    points = {line_point(r) for r in records if not eval_scores(r)}
     scores = {score for r in records for score in eval_scores(r)}
-    said = count(len(points), "point") + (f", {count(len(scores), 'eval score')}" if scores else "")
+    said = ", ".join(filter(None, (count(len(points), "point") if points or not scores else "",
+                                   count(len(scores), "eval score") if scores else "")))
     if len({point_key(r) for r in records}) == len(records):
         return said
     refs = {r.get(R.REF) for r in records}
