@@ -64,3 +64,13 @@ def test_ingest_appending_to_a_client_output_says_what_the_jsonl_file_is(tmp_pat
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "result.json:1: one JSON document over " in proc.stderr and "not JSON:" not in proc.stderr, proc.stderr
     assert (tmp_path / "result.json").read_bytes() == before
+
+
+def test_a_one_line_client_output_is_still_no_normalized_record(tmp_path, db):
+    """A client output on one line (vLLM writes it so) is a JSON line: it is no record, as before; not
+    "one JSON document over 1 lines"."""
+    (tmp_path / "vllm.json").write_text(json.dumps({"date": "20260101-000000", "completed": 10}) + "\n")
+    proc = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pr-7", "--baseline-jsonl", "vllm.json")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("vllm.json:1: not a normalized result record (needs 'run-id' and 'metrics')"), line

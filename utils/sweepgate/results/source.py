@@ -91,6 +91,8 @@ def _refuse_document(path: Path, text: str) -> None:
     except (ValueError, RecursionError):
         return
     lines = len(text.strip().split("\n"))
+    if lines == 1:  # one line is a JSON line: the error already said what is wrong with it
+        return
     if isinstance(doc, list):
         raise fail(str(path), 1, "a JSON array (as `results show --json` prints), not JSON lines", JSONL_HINT)
     if R.is_record(doc):
