@@ -616,6 +616,7 @@ def test_capture_out_is_written_whole_and_an_unwritable_one_is_one_line(tmp_path
 
     monkeypatch.setattr(C, "capture", lambda engine: {"version": "0.0.1", "options": [{"flag": "--x"}]})
     out = tmp_path / "sub" / "vllm-0.0.1.json"
+    out.parent.mkdir()  # msgs28: a folder that is not there is refused, not made (the test below)
     assert cli.main(["engines", "capture", "--engine", "vllm", "--out", str(out)]) == 0
     assert json.loads(out.read_text())["version"] == "0.0.1"
     assert [p.name for p in out.parent.iterdir()] == [out.name]  # no temporary file left beside it
@@ -623,7 +624,7 @@ def test_capture_out_is_written_whole_and_an_unwritable_one_is_one_line(tmp_path
     capsys.readouterr()
     rc = cli.main(["engines", "capture", "--engine", "vllm", "--out", str(tmp_path / "plain" / "m.json")])
     err = capsys.readouterr().err
-    assert rc == 1 and len(err.strip().splitlines()) == 1 and "cannot write here" in err, err
+    assert rc == 1 and len(err.strip().splitlines()) == 1 and "plain is not a folder" in err, err
 
 
 def test_capture_to_an_empty_out_is_argument_syntax():
@@ -650,3 +651,31 @@ def test_a_pip_pin_whose_version_is_no_file_name_pins_nothing():
     assert pins_in(["install", "lmcache==1/../../x", "lm-eval[api]==0.4.8"]) == {"lm-eval": "0.4.8"}
     assert pins_in(["install", "lmcache==0.5.4rc2", "aiperf==0.3.0+local"]) == {"lmcache": "0.5.4rc2",
                                                                                "aiperf": "0.3.0+local"}
+
+
+@pytest.mark.parametrize("parent", ["missing", "a-file"])
+def test_capture_out_in_a_folder_that_is_not_there_is_refused_as_every_output_file_is(tmp_path, parent):
+    """msgs28: `engines capture --out DIR/m.json` made a missing DIR (with its parents), where every other
+    flag that names a file to write (`ci matrix --out`, `--comment-file`, `--step-summary`) refuses a folder
+    that is not there in one line, exit 1, nothing written. It is refused so too, before the package is
+    imported (a folder that is a file alike)."""
+    from test_bad_input_badin18 import fake_lm_eval
+
+    main = ("import argparse\ndef setup_parser():\n    p = argparse.ArgumentParser()\n"
+            "    p.add_argument('--limit', type=int)\n    return p\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}, **fake_lm_eval(tmp_path, main)}
+    folder = tmp_path / parent / "deeper"
+    if parent == "a-file":
+        (tmp_path / parent).write_text("x")
+    out = folder / "lm-eval.json"
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "engines", "capture", "--engine", "lm-eval",
+                           "--out", str(out)], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60)
+    assert (proc.returncode, proc.stdout) == (1, ""), proc
+    assert proc.stderr == (f"{out}: --out: its folder {folder} does not exist; create the folder first or pass --out in "
+                           "an existing one\n"), proc.stderr
+    assert not (tmp_path / "missing").exists() and not out.exists()
+    made = subprocess.run([sys.executable, "-m", "sweepgate", "engines", "capture", "--engine", "lm-eval",
+                           "--out", str(tmp_path / "lm-eval.json")], cwd=tmp_path, capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert made.returncode == 0, made.stderr  # in a folder that is there: written
+    assert "--limit" in {f for o in json.loads((tmp_path / "lm-eval.json").read_text())["options"] for f in o["flags"]}

@@ -48,8 +48,11 @@ def run(args) -> int:
 
     from sweepgate.core.atomic import atomic_write
     from sweepgate.core.errors import SweepgateError, fail
+    from sweepgate.core.outpaths import writable_file
     from sweepgate.engines.capture import ENGINES, capture
 
+    if args.out:  # a folder that is not there is refused as every output file's is, before the package loads
+        writable_file(args.out, "--out")
     dist = ENGINES[args.engine][0]
     try:
         with _stdout_to_stderr():  # what the package prints on import is no part of the manifest on stdout
@@ -69,10 +72,7 @@ def run(args) -> int:
                    "(configs/engines/README.md lists what each capture needs)") from None
     text = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
     if args.out:
-        out = Path(args.out)
-        with contextlib.suppress(OSError):  # a folder that cannot be made: atomic_write says why, in one line
-            out.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(out, text.encode())
+        atomic_write(Path(args.out), text.encode())
         print(f"engines: {args.engine} {manifest['version']}: {len(manifest['options'])} options -> {args.out}",
               file=sys.stderr)
     else:
