@@ -108,3 +108,23 @@ def test_a_refused_change_is_still_refused_when_the_reader_is_gone(tmp_path, rep
     proc = to_a_reader_gone([command, "--base-ref", head, "--head-ref", base], folder, environment(tmp_path))
     assert proc.returncode == 1 and "perf-changelog.yaml:" in proc.stderr, proc
     assert not any(word in proc.stderr for word in QUIET), proc.stderr
+
+
+@pytest.mark.parametrize("json_output", [False, True], ids=["text piped to head", "--json to a reader gone"])
+def test_example_without_plots_keeps_no_charts_folder_for_a_reader_who_left(tmp_path, json_output):
+    """msgs28: `sweepgate example | head -3` without --plots drew its charts into a new temporary folder and
+    kept it, though its path went only to the reader who had left: a folder nobody is told of, left in
+    $TMPDIR on every such run. A temporary charts folder is kept once its path has reached a reader, and
+    removed otherwise; the command still ends 0 and says nothing (a --plots folder, named by the user, is
+    kept whatever: test_example_piped_to_head_finishes_its_charts_and_ends_0)."""
+    env = environment(tmp_path)
+    if json_output:
+        proc = to_a_reader_gone(["example", "--json"], tmp_path, env)
+        status, err = proc.returncode, proc.stderr
+    else:
+        status, kept = piped_to_head(["example"], tmp_path, env, tmp_path / "err.txt")
+        err = (tmp_path / "err.txt").read_text()
+        assert kept.startswith("sweepgate example: seed change adds "), kept
+    assert status == 0, err
+    assert not any(word in err for word in QUIET), err
+    assert not list(tmp_path.glob("sweepgate-example-*")), list(tmp_path.iterdir())

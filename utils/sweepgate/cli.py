@@ -239,10 +239,12 @@ class ReaderMayLeave:
     /dev/null (file descriptor 1 becomes it), and the command does the rest of its work as it would have:
     a command that only prints ends 0, one with files to write, a comment to post or a check to finish
     does them and keeps its exit code (`plan --fail-on-warning | head -1` is still 3). Nothing is said:
-    no traceback, no "Exception ignored" at the interpreter's exit (its last flush goes to /dev/null)."""
+    no traceback, no "Exception ignored" at the interpreter's exit (its last flush goes to /dev/null).
+    ``reader_left`` is True from then on (``core.report.reader_left``: what was printed may be unread)."""
 
     def __init__(self, wrapped):
         self.wrapped = wrapped
+        self.reader_left = False
 
     @classmethod
     def around(cls, stream):
@@ -276,6 +278,7 @@ class ReaderMayLeave:
     def _reader_left(self) -> None:
         import os
 
+        self.reader_left = True
         null = os.open(os.devnull, os.O_WRONLY)
         try:
             os.dup2(null, self.wrapped.fileno())

@@ -7,8 +7,8 @@ as CI would. Then every selected row is rehearsed in-process against the
 stand-in server (short agentic durations), the outputs are ingested into an
 SQLite store in the throwaway repository beside a generated history of 5 runs
 on main (the rehearsed values with +-2 % seeded noise), and the run is compared
-with that history: a table, and PNG/SVG charts in a kept folder. Every figure
-is a rehearsal's and says so.
+with that history: a table, and PNG/SVG charts in a kept folder (a temporary one only
+while its path can still reach a reader). Every figure is a rehearsal's and says so.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the rehearsal, results, comparison and charts under \"rehearsal\"")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway repository and print its path")
     parser.add_argument("--plots", metavar="DIR", default=None, type=argtypes.output_dir,
-                        help="write the charts into DIR (default: a new temporary folder, kept and printed; "
-                             "not with --no-rehearse, which draws none)")
+                        help="write the charts into DIR (default: a new temporary folder, kept and printed, "
+                             "removed if the output's reader has left; not with --no-rehearse, which draws none)")
     parser.add_argument("--no-rehearse", action="store_true",
                         help="stop after the matrix: no rehearsal, results or charts")
 
@@ -193,18 +193,17 @@ def compare_with_history(tmp: str, rehearsals: list, plots: str) -> dict:
             "comparison": comparison, "charts": [str(p) for p in written]}
 
 
-def _plots_dir(args) -> str:
-    return args.plots or tempfile.mkdtemp(prefix="sweepgate-example-charts-")
+CHARTS_PREFIX = "sweepgate-example-charts-"  # the temporary charts folder made when --plots is not given
 
 
-def _results_stage(tmp: str, head: str, matrix: dict, args, say) -> dict:
+def _results_stage(tmp: str, head: str, matrix: dict, plots: str, say) -> dict:
     import time
 
     started = time.monotonic()
     say(f"\nrehearsal: every row against the stand-in server, no GPU (agentic rows send "
         f"{AGENTIC_DURATION_S} s of load, not the hour they ask for)")
     rehearsals = rehearse_matrix(tmp, head, matrix, say)
-    stage = compare_with_history(tmp, rehearsals, _plots_dir(args))
+    stage = compare_with_history(tmp, rehearsals, plots)
     stage["rehearsals"] = rehearsals
     stage["seconds"] = time.monotonic() - started
     stage["ok"] = not any(r.problems for r in rehearsals) and not stage["problems"]
@@ -279,6 +278,9 @@ def run(args) -> int:
 
         creatable_dir(args.plots, "--plots")  # before a minute of rehearsal, not after it
     tmp = tempfile.mkdtemp(prefix="sweepgate-example-")
+    # The charts folder made here when --plots is not given: kept once its path has reached a reader,
+    # removed when the run stops before printing it or the reader has left (`| head -3`: nobody is told of it).
+    made = None
     try:
         base, head, ok, problems, matrix = gate_and_matrix(tmp)
         if not args.json:
@@ -287,7 +289,8 @@ def run(args) -> int:
         if ok and not args.no_rehearse:
             say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
                 (lambda line: print(line, flush=True))
-            stage = _results_stage(tmp, head, matrix, args, say)
+            made = None if args.plots else tempfile.mkdtemp(prefix=CHARTS_PREFIX)
+            stage = _results_stage(tmp, head, matrix, args.plots or made, say)
         if args.json:
             doc = {"scenario": {"base": base, "head": head, "seed_key": SEED_KEY,
                                 "repository": tmp if args.keep else None},
@@ -298,9 +301,14 @@ def run(args) -> int:
             sys.stdout.write(report.to_json(doc, pretty=True))
         elif stage is not None:
             _print_stage(sys.stdout, stage, kept=args.keep)
+        sys.stdout.flush()  # the charts' paths reach the pipe now, or show that its reader has left
+        if made and not report.reader_left():
+            made = None
         if args.keep and not args.json:
             sys.stdout.write(f"\nrepository kept at {tmp}\n")
         return 0 if ok and (stage is None or stage["ok"]) else 1
     finally:
+        if made:
+            remove_work_dir(Path(made), "the example's charts folder")
         if not args.keep:
             remove_work_dir(Path(tmp), "the example's throwaway repository")  # whole, even after a Ctrl-C

@@ -97,6 +97,15 @@ def console(stream=None, *, width: int | None = None):
                     soft_wrap=not (tty or _columns() or width))
 
 
+def reader_left() -> bool:
+    """Whether the reader of standard output has left (`| head -3`: a write or flush met EPIPE, which
+    cli.ReaderMayLeave turns into the end of the output alone), so what was printed, a path among it,
+    may never have been read. Flush stdout first: a pipe's reader leaving shows only when bytes reach it."""
+    import sys
+
+    return bool(getattr(sys.stdout, "reader_left", False))
+
+
 def progress(total: int, what: str, minimum: int):
     """A transient rich progress bar over a list of ``total`` items on stderr when it is a terminal
     and there are ``minimum`` items or more (work that takes more than a few seconds); else None.
