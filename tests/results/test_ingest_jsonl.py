@@ -208,3 +208,75 @@ def test_a_placeholder_and_its_output_in_one_ingest_leave_one_line(tmp_path, cap
     assert rc == 0, err
     lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
     assert [(r[R.STATUS], r[R.SOURCE_FORMAT]) for r in lines] == [("success", "vllm-serving")], lines
+
+
+def _ingest_proc(tmp_path, db: str, jsonl, folder) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    return subprocess.run([sys.executable, "-m", "sweepgate", "results", "ingest", "--db", db, "--jsonl", str(jsonl),
+                           str(folder)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**env, "PYTHONPATH": str(ROOT / "utils")})
+
+
+def test_a_store_that_cannot_be_opened_leaves_no_jsonl_behind(tmp_path):
+    """msgs28: with no PostgreSQL server at the --db URL, `ingest --jsonl new.jsonl` was refused in its one
+    line but left new.jsonl behind, empty (it was opened, so created, before the store was reached, to
+    refuse a FILE that cannot be written before anything is stored). A new FILE is made only with the
+    records it is to hold; one that was there keeps its bytes."""
+    import socket
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    write_job(tmp_path / "run", "res", vllm_output(4), job(run_id="5"))
+    old = tmp_path / "old.jsonl"
+    old.write_text(_one_line(tmp_path, "900"))
+    before = old.read_bytes()
+    for jsonl in (tmp_path / "new.jsonl", old):
+        proc = _ingest_proc(tmp_path, f"postgresql://u:p@127.0.0.1:{port}/db", jsonl, tmp_path / "run")
+        (line,) = proc.stderr.strip().splitlines()
+        assert (proc.returncode, proc.stdout) == (1, "") and "no PostgreSQL server listens" in line, proc
+    assert not (tmp_path / "new.jsonl").exists(), "an empty FILE left behind"
+    assert old.read_bytes() == before
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # no temporary file either
+
+
+def test_a_new_jsonl_on_a_full_disk_is_not_left_empty(tmp_path):
+    """msgs28: a new --jsonl FILE whose records could not be written (a full disk) was cut back to nothing
+    and left there, empty; it is not made at all now (an existing one is cut back to what it held, as
+    before). The store keeps the records: the same ingest run again, with room, writes them."""
+    from helpers import tmpfs
+
+    write_job(tmp_path / "run", "res", vllm_output(4), job(run_id="5"))
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    with tmpfs(tmp_path / "disk", "size=64k") as disk:
+        with open(disk / "filler", "wb", buffering=0) as filler:  # the disk full to its last byte
+            try:
+                while True:
+                    filler.write(b"\0" * 4096)
+            except OSError:
+                pass
+        jsonl = disk / "new.jsonl"
+        proc = _ingest_proc(tmp_path, db, jsonl, tmp_path / "run")
+        assert proc.returncode == 1 and proc.stdout.splitlines()[-1].startswith("ingested 1 results (1 new)"), proc
+        (line,) = proc.stderr.strip().splitlines()
+        assert line.startswith(f"{jsonl}: cannot write to it: No space left on device"), line
+        assert sorted(p.name for p in disk.iterdir()) == ["filler"], "FILE (or a temporary one) left behind"
+        (disk / "filler").unlink()
+        proc = _ingest_proc(tmp_path, db, jsonl, tmp_path / "run")
+        assert proc.returncode == 0 and "appended 1 record to" in proc.stdout, proc
+        assert _runs(jsonl) == ["5"]
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_a_new_jsonl_takes_the_mode_the_umask_gives(tmp_path, umask):
+    """A new FILE is made through a temporary file (msgs28), whose mode is 0600: it takes 0644 less
+    the umask, as when it was opened with O_CREAT."""
+    write_job(tmp_path / "run", "res", vllm_output(4), job(run_id="5"))
+    jsonl = tmp_path / "new.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    proc = subprocess.run(["bash", "-c", f'umask {umask:03o}; exec "$@"', "-", sys.executable, "-m", "sweepgate",
+                           "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--jsonl", str(jsonl),
+                           str(tmp_path / "run")], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**env, "PYTHONPATH": str(ROOT / "utils")})
+    assert proc.returncode == 0, proc.stderr
+    assert jsonl.stat().st_mode & 0o777 == 0o644 & ~umask and _runs(jsonl) == ["5"]

@@ -149,7 +149,7 @@ def run(args) -> int:
     deferred = store.Deferred(args.db)  # the URL is checked now; the database made at the first result
     walked = ingest.walk(args.paths, allow_empty=args.allow_empty)
     files = walked.files
-    fd = _open_jsonl(jsonl) if jsonl else None  # a FILE that cannot be written too
+    fd = _open_jsonl(jsonl) if jsonl else None  # a FILE that cannot be written too (None: a new FILE)
     with deferred as st:
         outcome = ingest.ingest([str(f) for f in files], st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
         where = printable(store.display_url(st.url))  # a path is any bytes: no newline ends the line
@@ -244,37 +244,115 @@ def _eval_jobs(rec: dict) -> set[tuple]:
     return {(rec.get(R.RUN_ID), rec.get(R.ATTEMPT), min(name, other, key=len)) for other in R.eval_partners(rec)}
 
 
-def _open_jsonl(path: Path) -> int:
-    """FILE opened to append to (created if missing; a symbolic link written through to its target),
-    so one that cannot be written is refused before anything is stored."""
+JSONL_FIX = "pass --jsonl a writable file (or a new one in a writable folder)"
+
+
+def _open_jsonl(path: Path) -> int | None:
+    """FILE opened to append to when it is there (a symbolic link written through to its target), so
+    one that cannot be written is refused before anything is stored. A new FILE is made only with its
+    records (``_created``): a run that stores nothing (no server at the --db URL) or cannot write them
+    leaves no empty one behind. Whether its folder takes a new file is tried now instead: a temporary
+    file is made there and removed (None is returned)."""
+    from sweepgate.core.atomic import temporary_beside
+
     try:
-        return os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        return os.open(path, os.O_RDWR | os.O_APPEND)
+    except FileNotFoundError:
+        pass
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot write to it: {exc.strerror}",
-                   "pass --jsonl a writable file (or a new one in a writable folder)") from None
+        raise fail(str(path), 0, f"cannot write to it: {exc.strerror}", JSONL_FIX) from None
+    try:
+        with temporary_beside(Path(os.path.realpath(path))) as (fd, tmp):  # a link to nothing: its target's folder
+            os.close(fd)
+            os.unlink(tmp)
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot write to it: {exc.strerror}", JSONL_FIX) from None
+    return None
 
 
-def _append(path: Path, fd: int, records: list[dict]) -> None:
+def _to_append(held: list[tuple[int, dict]], records: list[dict]) -> list[dict]:
+    """The ``records`` a FILE that holds ``held`` does not hold yet. A job's output read after FILE took
+    its placeholder (the sidecar copied first) is appended; a placeholder is not, once FILE or this
+    ingest holds its job's output (as the store keeps that), nor once FILE holds an eval-only job's
+    record under its other name (evalb30: X beside X-eval)."""
+    keys, whole = {_line_key(r) for _, r in held}, {_line_key(r) for _, r in held if not is_placeholder(r)}
+    outputs = [r for r in records if not is_placeholder(r)]
+    keys |= {_line_key(r) for r in outputs}
+    jobs = {j for r in [*(r for _, r in held), *outputs] for j in _eval_jobs(r)}
+    return [r for r in records if not ((_line_key(r) in keys or _eval_jobs(r) & jobs) if is_placeholder(r)
+                                       else _line_key(r) in whole)]
+
+
+def _lines(records: list[dict]) -> bytes:
+    return "".join(json.dumps(r, sort_keys=True) + "\n" for r in records).encode()
+
+
+def _created(path: Path, data: bytes) -> bool:
+    """A new FILE made holding ``data`` whole, or not made at all: written to a temporary file beside
+    it (``core.atomic.temporary_beside``) and linked into place. A link, unlike a rename, never replaces
+    a FILE another ingest made meanwhile: False then (and where the file system makes no hard links),
+    and the records are appended to that FILE under its lock instead."""
+    from sweepgate.core.atomic import temporary_beside, write_whole
+
+    target = Path(os.path.realpath(path))  # a symbolic link to nothing: its target is made, as O_CREAT made it
+    try:
+        with temporary_beside(target) as (fd, tmp):
+            try:
+                write_whole(fd, data, None)
+                os.fsync(fd)
+                os.fchmod(fd, 0o644 & ~_umask())  # as open(O_CREAT, 0o644) makes it (mkstemp makes 0600)
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, target)
+                return True
+            except FileExistsError:
+                return False
+            except OSError:  # no hard links here (some network and FUSE file systems): appended as before
+                return False
+            finally:
+                os.unlink(tmp)
+    except OSError as exc:
+        raise fail(str(path), 0, f"cannot write to it: {exc.strerror}; it was not made",
+                   "free space (or fix the file system) and run the same ingest again") from None
+
+
+def _umask() -> int:
+    """The process's file mode mask (read by setting it, and set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _append(path: Path, fd: int | None, records: list[dict]) -> None:
     """Append the records FILE does not hold yet (one file can gather a baseline run by run, and
     ingesting the same outputs twice adds nothing). Under an exclusive lock, FILE is read again and
-    the new lines go in one append: ingests writing one FILE at once keep each other's lines."""
+    the new lines go in one append: ingests writing one FILE at once keep each other's lines. ``fd``
+    None: FILE was not there when the ingest began, and is made now with the records (``_created``),
+    unless another ingest made it meanwhile."""
+    if fd is None:
+        new = _to_append([], records)
+        if _created(path, _lines(new)):
+            _appended(path, [], records, new)
+            return
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise fail(str(path), 0, f"cannot write to it: {exc.strerror}", JSONL_FIX) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         held = _held(path)
-        keys, whole = {_line_key(r) for _, r in held}, {_line_key(r) for _, r in held if not is_placeholder(r)}
-        # a job's output read after FILE took its placeholder (the sidecar copied first) is appended; a
-        # placeholder is not, once FILE or this ingest holds its job's output (as the store keeps that),
-        # nor once FILE holds an eval-only job's record under its other name (evalb30: X beside X-eval)
-        outputs = [r for r in records if not is_placeholder(r)]
-        keys |= {_line_key(r) for r in outputs}
-        jobs = {j for r in [*(r for _, r in held), *outputs] for j in _eval_jobs(r)}
-        new = [r for r in records if not ((_line_key(r) in keys or _eval_jobs(r) & jobs) if is_placeholder(r)
-                                          else _line_key(r) in whole)]
+        new = _to_append(held, records)
         size = os.fstat(fd).st_size
         gap = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
-        _write_whole(path, fd, gap + "".join(json.dumps(r, sort_keys=True) + "\n" for r in new).encode(), size)
+        _write_whole(path, fd, gap + _lines(new), size)
     finally:
         os.close(fd)  # the lock goes with it
+    _appended(path, held, records, new)
+
+
+def _appended(path: Path, held: list[tuple[int, dict]], records: list[dict], new: list[dict]) -> None:
+    """Say how many of ``records`` were appended to FILE, and warn of its stale placeholders."""
     kept = len(records) - len(new)
     print(f"appended {count(len(new), 'record')} to {path}" + (f" ({kept} already there)" if kept else ""))
     if stale := _stale(path, held, new):
