@@ -309,7 +309,7 @@ def test_an_inserted_whole_entry_is_told_that_changelog_rebase_moves_it(gate, re
     inserted = first + "\n\n" + entry() + "\n" + second
     result = gate(inserted)
     (line,) = [x for x in result.err.splitlines() if "inserted inside the history" in x]
-    assert line.startswith("perf-changelog.yaml:7: lines 7-12 inserted inside the history"), line
+    assert line.startswith("perf-changelog.yaml:7: lines 7-11 inserted inside the history"), line  # msgs28: not 7-12
     assert line.endswith(INSERTED_HINT + REBASE_MOVES), line
     # the pre-commit hook's mode (the working tree against the merge-base with main) says the same
     repo.git("reset", "-q", "--hard", repo.base)
@@ -320,6 +320,26 @@ def test_an_inserted_whole_entry_is_told_that_changelog_rebase_moves_it(gate, re
     assert cli.main(["changelog", "rebase", "--onto", "main"]) == 0
     assert repo.read().decode() == CHANGELOG + "\n" + entry()
     assert cli.main(["validate", "--staged"]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("entries", [1, 2])
+def test_the_gate_names_an_inserted_entry_s_lines_as_changelog_rebase_names_them(gate, repo, capsys, entries):
+    """msgs28: an entry inserted mid-history was "lines 7-12 inserted inside the history" at the gate, the
+    empty line after it counted in, and "entry at lines 7-11" at the `changelog rebase` the gate's hint
+    sends the author to. Both name the entry's own lines (one helper, core.history.text_span)."""
+    first, second = CHANGELOG.split("\n\n", 1)
+    block = "\n".join([entry(), entry(["kimik3-*"])][:entries])
+    inserted = first + "\n\n" + block + "\n" + second
+    result = gate(inserted)
+    (line,) = [x for x in result.err.splitlines() if "inserted inside the history" in x]
+    span = "lines 7-11" if entries == 1 else "lines 7-17"
+    assert line.startswith(f"perf-changelog.yaml:7: {span} inserted inside the history"), line
+    repo.git("reset", "-q", "--hard", repo.base)
+    repo.write("perf-changelog.yaml", inserted)
+    assert cli.main(["changelog", "rebase", "--onto", "main"]) == 0
+    moved = capsys.readouterr().out.splitlines()[0]
+    what = "entry" if entries == 1 else "2 entries"
+    assert moved == f"perf-changelog.yaml: moved this branch's {what} at {span} inside the history to the end", moved
 
 
 @pytest.mark.parametrize("change", ["into an entry", "and a history edit", "with a conflict marker"])

@@ -361,10 +361,10 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
 
 def _entries_at(text: bytes, a: int, b: int) -> str:
     """'entry at lines A-B' (or 'N entries at ...'): where the moved text stood before the rebuild."""
-    from sweepgate.core.history import ENTRY_START, split_lines
+    from sweepgate.core.history import ENTRY_START, lines_named, split_lines
 
     n = sum(1 for line in split_lines(text) if ENTRY_START.match(line))
-    return f"{'entry' if n == 1 else f'{n} entries'} at {f'line {a}' if a == b else f'lines {a}-{b}'}"
+    return f"{'entry' if n == 1 else f'{n} entries'} at {lines_named(a, b)}"
 
 
 def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=None) -> Edit:

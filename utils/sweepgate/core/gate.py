@@ -43,6 +43,7 @@ from sweepgate.core.history import (
     missing_changelog,
     show,
     split_lines,
+    text_span,
     trailing_newlines,
 )
 from sweepgate.core.prlinks import PLACEHOLDER, pr_link_problem, resolve_repository
@@ -455,8 +456,8 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
 
 def _starts_an_entry(head_lines, a: int, b: int) -> bool:
     """Whether HEAD lines a..b (0-based, end excluded) begin, past blank lines, with a new entry."""
-    first = next((head_lines[i] for i in range(a, b) if head_lines[i].strip()), b"")
-    return first.startswith(b"- ")
+    first, _ = text_span(head_lines, a, b)
+    return head_lines[first - 1].startswith(b"- ")
 
 
 def _new_entries(base: bytes, head_lines, a: int, b: int) -> list[int]:

@@ -55,6 +55,20 @@ def trailing_newlines(data: bytes) -> int:
         size *= 4
 
 
+def text_span(lines, a: int, b: int) -> tuple[int, int]:
+    """Lines a..b (0-based, end excluded) without the empty lines around them, as their first and last
+    line, 1-based: what the gate and `changelog rebase` name of a block inserted inside the history
+    (its entries, not the empty line that parts them from the next). The whole block when every line
+    of it is empty."""
+    text = [i for i in range(a, b) if lines[i].strip()]
+    return (text[0] + 1, text[-1] + 1) if text else (a + 1, b)
+
+
+def lines_named(first: int, last: int) -> str:
+    """'line N', or 'lines N-M' (1-based)."""
+    return f"line {first}" if first == last else f"lines {first}-{last}"
+
+
 def show(line: bytes, limit: int = 70) -> str:
     text = line.decode("utf-8", "replace")
     return repr(text if len(text) <= limit else text[:limit] + "...")
@@ -210,10 +224,9 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
             else:
                 hist.changed += list(range(a, b))
                 hist.inserted.append((a, b))
-                span = f"line {a + 1}" if a + 1 == b else f"lines {a + 1}-{b}"
-                hist.problems.append((a + 1, "inserted-in-history",
-                                      f"{span} inserted inside the history (after base line {i1 + paired})",
-                                      INSERTED_HINT))
+                first, last = text_span(nhead, a, b)
+                hist.problems.append((first, "inserted-in-history", f"{lines_named(first, last)} inserted "
+                                      f"inside the history (after base line {i1 + paired})", INSERTED_HINT))
     _find_movable(hist, head_lines, base)
     return hist
 
@@ -244,12 +257,12 @@ def whole_entries_inserted(hist: History, lines: list[bytes], base: bytes) -> li
         return None
     blocks = []
     for a, b in hist.inserted:
-        text = [i for i in range(a, b) if lines[i].strip()]
-        if not text or not ENTRY_START.match(lines[text[0]]):
-            return None
+        first, last = text_span(lines, a, b)
+        if not lines[first - 1].strip() or not ENTRY_START.match(lines[first - 1]):
+            return None  # empty lines alone, or lines that start no entry
         if b < len(lines) and lines[b].strip() and not ENTRY_START.match(lines[b]):
             return None  # the history line after it would read as part of the new entry
-        blocks.append((text[0] + 1, text[-1] + 1, b"\n".join(lines[text[0]:text[-1] + 1]) + b"\n"))
+        blocks.append((first, last, b"\n".join(lines[first - 1:last]) + b"\n"))
     return blocks
 
 
