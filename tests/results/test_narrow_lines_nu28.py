@@ -71,7 +71,8 @@ def test_show_on_a_narrow_terminal_keeps_each_metric_beside_its_unit(tmp_path, d
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("Units:"))
-    assert " ".join(lines[at:]) == UNITS, lines[at:]
+    assert " ".join(line.strip() for line in lines[at:]) == UNITS, lines[at:]  # continuations indented
+    assert all(line.startswith("  ") for line in lines[at + 1:]), lines[at:]
     for pair in re.findall(r"\w+ tok/s/\w+", UNITS):
         assert any(pair in line for line in lines[at:]), (pair, lines[at:])
     assert all(len(line) <= 60 and line == line.rstrip() for line in lines[at:]), lines[at:]

@@ -57,8 +57,9 @@ def test_compare_s_terminal_table_says_the_units_its_markdown_says(tmp_path, db)
     (md_line,) = [line for line in md.stdout.splitlines() if line.startswith("Units: ")]
     assert md_line.replace("`", "") == TERMINAL, md_line  # one wording, the names in backticks in Markdown
     said = lines(term.stdout)
-    assert TERMINAL in said, term.stdout
-    at = said.index(TERMINAL)
+    # msgs28: broken between words at 80 columns when piped too (it was one line of 88)
+    assert " ".join(line.strip() for line in units_lines(term.stdout.splitlines())) == TERMINAL, term.stdout
+    at = next(i for i, line in enumerate(said) if line.startswith("Units: "))
     assert any("output_tput_per_gpu" in line for line in said[:at]), "under the table it is about"
     assert said[-1].startswith("run pr-7 against refs/heads/main"), "the headline stays the last line"
 
@@ -73,3 +74,43 @@ def test_no_unit_line_where_no_column_lacks_a_unit(tmp_path):
     proc = sweepgate(tmp_path, "results", "show", "--db", url)
     assert proc.returncode == 0, proc.stderr
     assert "output tok/s" in proc.stdout and "Units:" not in proc.stdout, proc.stdout
+
+
+def units_lines(lines: list[str]) -> list[str]:
+    """The units line as printed: its first line and the indented ones that continue it."""
+    at = next(i for i, line in enumerate(lines) if line.startswith("Units: "))
+    end = next((j for j in range(at + 1, len(lines)) if not lines[j].startswith("  ")), len(lines))
+    return lines[at:end]
+
+
+@pytest.mark.parametrize("command", ["show", "compare"])
+@pytest.mark.parametrize("columns", [None, "80"], ids=["piped", "80 columns"])
+def test_the_units_line_is_wrapped_between_words_at_80_columns_its_continuation_indented(tmp_path, db, command,
+                                                                                         columns):
+    """msgs28: the line is 88 characters. Piped it was one line of 88 (an 80-column window or pager
+    folded it anywhere), and at an 80-column terminal rich broke it as "...in " over "milliseconds." at
+    column 0, as if a new line of its own began. It is broken between words at the terminal's width (80
+    when piped, where a table is as wide as it needs but a line of prose is read in a window), each
+    continuation indented; at 80 columns no line of the whole output is wider."""
+    proc = sweepgate(tmp_path, "results", command, "--db", db, "--run", "pr-7", columns=columns)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    said = units_lines(lines)
+    assert len(said) == 2 and all(len(line) <= 80 and line == line.rstrip() for line in said), said
+    assert said[1].startswith("  ") and not said[1].startswith("   "), said  # a continuation, indented by 2
+    assert " ".join(line.strip() for line in said) == TERMINAL, said  # whole, broken between words only
+    if columns:
+        assert all(len(line) <= 80 for line in lines), "\n".join(line for line in lines if len(line) > 80)
+
+
+def test_on_a_real_terminal_the_units_line_takes_the_terminal_s_width(tmp_path, db):
+    """The width is the terminal's own (rich asks it; no COLUMNS): 60 columns, lines of 60 at most."""
+    import re
+
+    from test_terminal import on_a_terminal
+
+    out = on_a_terminal(tmp_path, "results", "show", "--db", db, "--run", "pr-7", columns=60, NO_COLOR="1")
+    lines = [re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", line).rstrip("\r") for line in out.split("\n")]
+    said = units_lines(lines)
+    assert len(said) == 2 and all(len(line) <= 60 for line in said) and said[1].startswith("  "), said
+    assert " ".join(line.strip() for line in said) == TERMINAL, said

@@ -432,26 +432,55 @@ def print_units(console, units: list[str], style: str | None = None) -> None:
     ends where an item ends (a unit ending in ``,``, ``;`` or ``:`` outside parentheses) when one ends in its
     second half: new-user28 read "1 point" at a line's end, "improved (3 metrics)" on the next, and
     "interactivity" over its unit, "tok/s/user"."""
-    from rich.cells import cell_len
     from rich.text import Text
+
+    lines = [" ".join(units)] if console.soft_wrap else _packed(units, console.width)
+    for text in lines:  # Text: a ref or a run id is words, not rich markup
+        console.print(Text(text, style=style or ""), overflow="fold")
+
+
+PROSE_WIDTH = 80  # a line of prose under a table written to a pipe or a file is broken at this width
+
+
+def print_wrapped(console, text: str, indent: int = 2) -> None:
+    """Print ``text``, a sentence under a table, broken as ``print_units`` breaks a line (between words,
+    at an item's end where one ends in a line's second half) at the terminal's width (the console's, or
+    COLUMNS; PROSE_WIDTH in a pipe or a file, where a table is as wide as it needs but the sentence is
+    read in a window or a pager), each line after the first indented by ``indent`` (rich broke it at
+    column 0, as if a line of its own began)."""
+    from rich.text import Text
+
+    width = console.width if console.is_terminal or _columns() else PROSE_WIDTH
+    for i, line in enumerate(_packed(text.split(), width, indent)):  # Text: a metric's name is no rich markup
+        console.print(Text(" " * indent * bool(i) + line), overflow="fold")
+
+
+def _packed(units: list[str], width: int, indent: int = 0) -> list[str]:
+    """``units`` joined by blanks into lines of at most ``width`` cells, each line after the first
+    ``indent`` narrower (for its indent), broken only between units (one wider than that stays whole on
+    a line of its own), and where an item ends (``ITEM_ENDS`` outside parentheses) when one ends in the
+    line's second half."""
+    from rich.cells import cell_len
 
     ends, depth = set(), 0  # the units that end an item
     for i, unit in enumerate(units):
         depth = max(0, depth + unit.count("(") - unit.count(")"))
         if not depth and unit.endswith(ITEM_ENDS):
             ends.add(i)
-    lines, line, first = ([" ".join(units)] if console.soft_wrap else []), [], 0  # first: index of line[0]
-    for i, unit in enumerate([] if console.soft_wrap else units):
-        while line and cell_len(" ".join([*line, unit])) > console.width:
+    lines: list[str] = []
+    line, first = [], 0  # first: the index of line[0]
+    for unit in units:
+        room = width - (indent if lines else 0)
+        while line and cell_len(" ".join([*line, unit])) > room:
             cut = next((k for k in range(len(line), 0, -1) if first + k - 1 in ends
-                        and cell_len(" ".join(line[:k])) > console.width // 2), len(line))
+                        and cell_len(" ".join(line[:k])) > room // 2), len(line))
             lines.append(" ".join(line[:cut]))
             line, first = line[cut:], first + cut
+            room = width - indent
         line.append(unit)
     if line:
         lines.append(" ".join(line))
-    for text in lines:  # Text: a ref or a run id is words, not rich markup
-        console.print(Text(text, style=style or ""), overflow="fold")
+    return lines
 
 
 def plan_text(plan: dict) -> str:

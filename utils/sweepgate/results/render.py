@@ -852,7 +852,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     ``all_rows``: the rows that matter would scroll out of sight."""
     from rich.text import Text
 
-    from sweepgate.core.report import fits, print_counts, print_units
+    from sweepgate.core.report import fits, print_counts, print_wrapped
 
     console = _console(stream)
     if comparison.rehearsal:
@@ -880,7 +880,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     if left_out:
         print_counts(console, f"{left_out:,} unchanged rows not shown (--all shows them)", style="dim")
     if line := show.units_line(row[1] for _, row in rows):  # as the Markdown says it, under the tables
-        print_units(console, line.split(" "))
+        print_wrapped(console, line)
     if line := points_line(comparison):
         print_counts(console, line)
     print_counts(console, summary_line(comparison, baseline_ref, window))
@@ -897,7 +897,7 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     score not judged reads "not-judged [n]", its reason under the table as note n."""
     from rich.text import Text
 
-    from sweepgate.core.report import fits, print_counts
+    from sweepgate.core.report import fits, print_counts, print_wrapped
 
     if not comparison.evals:
         return

@@ -181,7 +181,7 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
     from rich.table import Table
 
     from sweepgate.core.report import console as make_console
-    from sweepgate.core.report import fits, print_block, print_units
+    from sweepgate.core.report import fits, print_block, print_wrapped
 
     console = make_console(stream)
     if any(rec.get(R.REHEARSAL) for rec in records):
@@ -201,4 +201,4 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
         for row, style in zip(cells, styles):
             print_block(console, [(header, cell) for (header, _), cell in zip(columns, row) if cell], style)
     if line := units_line(field for _, field in columns):
-        print_units(console, line.split(" "))  # on a narrow terminal, each metric beside its unit
+        print_wrapped(console, line)
