@@ -275,17 +275,29 @@ def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> st
     found``, or ``3–5 found`` when they differ, as the charts' legends say it; it named the most, 5,
     beside a point judged on 3), the points' counts (``tally``: each verdict's points and metrics, as
     the sections count them), then, in a run with eval scores, theirs (regressed always named: an
-    eval regression fails --fail-on-regression as a point's does)."""
+    eval regression fails --fail-on-regression as a point's does). An eval-only run's window is its
+    scores' (``_eval_window``): no point's count, whose "0 found" read as no baseline at all."""
     counts = ", ".join(counted(verdict, *n) for verdict, n in tally(comparison.verdicts).items())
     found = sorted({v.n for v in comparison.verdicts if v.n}) or [0]  # a new point has no baseline run
     many = f"{found[0]}\u2013{found[-1]}" if len(found) > 1 else f"{found[0]}"
     runs = f"last {window} runs" if found[0] >= window else f"last {window} runs; {many} found"
+    if comparison.evals and not comparison.verdicts:
+        runs = _eval_window(comparison.evals, window)
     line = f"run {comparison.run} against {baseline_ref} ({runs}): {counts}"
     if comparison.evals:
         evals = ", ".join(f"{n} {verdict}" for verdict, n in E.counts(comparison.evals).items()
                           if n or verdict == C.REGRESSED)
         line += f"; eval scores: {evals}"
     return line
+
+
+def _eval_window(evals: list, window: int) -> str:
+    """The headline's window of an eval-only run: each score is judged against the newest of the last
+    ``window`` baseline runs that has it (``evals._baseline_entry``), never a median of them, so no count
+    of runs; ``0 found`` when no score had one (a failed job's ``(job)`` row looked for none)."""
+    looked = [e for e in evals if e.task != E.JOB]
+    none = looked and not any(e.baseline for e in looked)
+    return f"newest of last {window} runs" + ("; 0 found" if none else "")
 
 
 def points_line(comparison: C.Comparison) -> str | None:

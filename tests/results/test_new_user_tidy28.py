@@ -1,0 +1,57 @@
+"""A new user's `results compare` (tidy28): an eval-only run's headline said "(last 5 runs; 0 found)"
+though main's eval scores were found and judged. Real processes on real SQLite stores, a real lm-eval output."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from helpers import ROOT, SAMPLES, job
+
+GSM8K = SAMPLES / "lm_eval" / "lmeval0.4.x_gsm8k5shot_llama3-70b-gptq_vllm_a6000x4.json"
+
+
+def sweepgate(cwd, *argv: str, columns: str | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "COLUMNS")}
+    env.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", **({"COLUMNS": columns} if columns else {})})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *argv], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=120)
+
+
+def ingest_eval(tmp_path, db: str, run: str, ref: str) -> None:
+    (tmp_path / "row.json").write_text(json.dumps(job()["row"]))
+    proc = sweepgate(tmp_path, "results", "ingest", "--db", db, "--row", "row.json", "--run-id", run, "--ref", ref,
+                     str(GSM8K))
+    assert proc.returncode == 0, proc.stderr
+
+
+def headline(text: str, run: str) -> str:
+    (line,) = [line for line in text.splitlines() if f"run {run} against" in line]
+    return line
+
+
+@pytest.mark.parametrize("fmt", [(), ("--markdown",)])
+def test_an_eval_only_run_s_headline_says_its_scores_baseline_not_0_found(tmp_path, fmt):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    ingest_eval(tmp_path, db, "m1", "refs/heads/main")
+    ingest_eval(tmp_path, db, "pe", "refs/pull/3/head")
+    proc = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pe", *fmt)
+    assert proc.returncode == 0, proc.stderr
+    line = headline(proc.stdout, "pe")
+    assert "run pe against refs/heads/main (newest of last 5 runs): 0 points failed" in line, line
+    assert "found" not in line and line.endswith("eval scores: 0 regressed, 2 unchanged"), line
+    judged = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pe", "--json")
+    assert [e["baseline"]["run-id"] for e in json.loads(judged.stdout)["evals"]] == ["m1", "m1"]
+
+
+def test_an_eval_only_run_without_a_baseline_still_says_0_found(tmp_path):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    ingest_eval(tmp_path, db, "pe", "refs/pull/3/head")
+    proc = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pe")
+    assert proc.returncode == 0, proc.stderr
+    line = headline(proc.stdout, "pe")
+    assert "(newest of last 5 runs; 0 found)" in line and line.endswith("eval scores: 0 regressed, 2 new"), line
