@@ -1,5 +1,6 @@
 """A new user's `results compare` (tidy28): an eval-only run's headline said "(last 5 runs; 0 found)"
-though main's eval scores were found and judged. Real processes on real SQLite stores, a real lm-eval output."""
+though main's eval scores were found and judged; and `--plots DIR` made DIR, empty, when no chart was
+drawn. Real processes on real SQLite stores, a real lm-eval output."""
 
 from __future__ import annotations
 
@@ -55,3 +56,18 @@ def test_an_eval_only_run_without_a_baseline_still_says_0_found(tmp_path):
     assert proc.returncode == 0, proc.stderr
     line = headline(proc.stdout, "pe")
     assert "(newest of last 5 runs; 0 found)" in line and line.endswith("eval scores: 0 regressed, 2 new"), line
+
+
+def test_plots_makes_no_folder_when_no_chart_is_drawn_and_keeps_one_that_existed(tmp_path):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    ingest_eval(tmp_path, db, "m1", "refs/heads/main")
+    ingest_eval(tmp_path, db, "pe", "refs/pull/3/head")
+    proc = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pe", "--plots", "out/charts")
+    assert proc.returncode == 0, proc.stderr
+    assert "wrote no chart: the run has no successful throughput point" in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists(), "no new folder (nor its parent) left behind, empty"
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("kept")
+    proc = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pe", "--plots", "mine")
+    assert proc.returncode == 0, proc.stderr
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]

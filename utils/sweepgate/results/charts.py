@@ -953,18 +953,21 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
     wraps the list of charts (a progress bar on a terminal); ``charts``: ``planned(comparison)``
     when the caller has it already; ``baseline``: the comparison's (baseline ref, window). The charts an
     earlier run wrote there that this one does not draw are removed first (``remove_stale``; their
-    paths added to ``removed``), so the folder never shows a stale chart beside fresh ones."""
+    paths added to ``removed``), so the folder never shows a stale chart beside fresh ones. With no
+    chart to draw, a folder that does not exist is not made (an empty new folder read as charts lost)."""
     import matplotlib
 
     out = Path(out_dir)
     outpaths.no_dangling_link(out, "--plots")
+    charts = planned(comparison) if charts is None else charts
+    if not charts and not out.is_dir():
+        return []
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise fail(str(out), 0, f"cannot create the plots folder: {exc.strerror}",
                    "pass a writable --plots DIR") from None
     written = []
-    charts = planned(comparison) if charts is None else charts
     gone = remove_stale(out, {f"{stem}.{fmt}" for stem, *_ in charts for fmt in formats})
     if removed is not None:
         removed.extend(gone)
