@@ -267,8 +267,13 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
     for result in results:
         counts[result] = counts.get(result, 0) + 1
     ok = set(counts) <= {"success", "skipped"}
-    lines = ["## Sweep results", "", "| job result | count |", "| --- | --- |"]
-    lines += [f"| {result} | {n} |" for result, n in sorted(counts.items())]
+    lines = ["## Sweep results", ""]
+    if counts:
+        lines += ["| job result | count |", "| --- | --- |"]
+        lines += [f"| {result} | {n} |" for result, n in sorted(counts.items())]
+    else:  # by hand without RESULTS (run-sweep.yml always names its jobs'): not an empty table
+        lines.append("No job results to count: RESULTS is unset or `[]` (run-sweep.yml sets it to "
+                     "`toJSON(needs.*.result)`, one result a job).")
     sidecars = [name for name in result_files if name.endswith(jobfile.SUFFIX)]
     jobs = {name[:-len(jobfile.SUFFIX)] for name in sidecars}
     outputs = sorted(name for name in result_files if not name.endswith(jobfile.SUFFIX))
