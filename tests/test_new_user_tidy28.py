@@ -1,9 +1,11 @@
 """A new user (tidy28): `ci collect` by hand, with no `results` folder or an empty one and no RESULTS,
-printed a table header with no rows. Real processes."""
+printed a table header with no rows; and `sweepgate plan` at COLUMNS=60 did not wrap its summary at all.
+Real processes, a real git repository (`sweepgate example`'s)."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate.commands import example  # noqa: E402
 
 
 def sweepgate(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess:
@@ -36,3 +41,31 @@ def test_collect_without_job_results_says_so_instead_of_an_empty_table(tmp_path,
     assert proc.stderr == f"sweepgate ci collect: {said}\n", proc.stderr
     counted = sweepgate(tmp_path, "ci", "collect", RESULTS='["skipped"]')
     assert counted.returncode == 0 and "| skipped | 1 |" in counted.stdout and "No job results" not in counted.stdout
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory) -> Path:
+    repo = tmp_path_factory.mktemp("fleet")
+    example.build_repo(str(repo))
+    return repo
+
+
+def summary(text: str) -> list[str]:
+    """The plan's summary: its lines before the blank line above the matrix rows."""
+    return text.split("\n\n", 1)[0].splitlines()
+
+
+def test_plan_wraps_its_summary_at_columns(fleet):
+    wide = sweepgate(fleet, "plan", "--base-ref", "HEAD~1", "--head-ref", "HEAD")
+    narrow = sweepgate(fleet, "plan", "--base-ref", "HEAD~1", "--head-ref", "HEAD", COLUMNS="60")
+    assert wide.returncode == narrow.returncode == 0, wide.stderr + narrow.stderr
+    whole, lines = summary(wide.stdout), summary(narrow.stdout)
+    assert whole[0].startswith("plan: 6 benchmark jobs") and len(whole[0]) > 60, whole
+    assert all(len(line) <= 60 and line == line.rstrip() for line in lines), lines
+    assert " ".join(" ".join(lines).split()) == " ".join(" ".join(whole).split()), "nothing lost"
+    # each line of the summary starts as it did; what did not fit goes under it, further in
+    starts = [i for i, line in enumerate(lines) if line.startswith(("plan: ", "recipes: ", "  cluster:", "  new "))]
+    assert [lines[i] for i in starts] == [line for line in lines if not line.startswith("    ")]
+    assert len(starts) == len(whole) < len(lines), lines
+    for pair in re.findall(r"\d[\d,]*\.\d+ [\w-]+", " ".join(whole)):  # "36.0 estimated": a count beside its noun
+        assert any(pair in line for line in lines), (pair, lines)

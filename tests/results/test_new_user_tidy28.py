@@ -1,6 +1,7 @@
 """A new user's `results compare` (tidy28): an eval-only run's headline said "(last 5 runs; 0 found)"
-though main's eval scores were found and judged; and `--plots DIR` made DIR, empty, when no chart was
-drawn. Real processes on real SQLite stores, a real lm-eval output."""
+though main's eval scores were found and judged; `--plots DIR` made DIR, empty, when no chart was
+drawn; and at COLUMNS=60 the notes under the table (repeated points, not measured) were wrapped by rich,
+a blank left at each line's end. Real processes on real SQLite stores, a real lm-eval output."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ import sys
 
 import pytest
 
+import synth
 from helpers import ROOT, SAMPLES, job
+from sweepgate.results import record as R
+from sweepgate.results import store
 
 GSM8K = SAMPLES / "lm_eval" / "lmeval0.4.x_gsm8k5shot_llama3-70b-gptq_vllm_a6000x4.json"
 
@@ -71,3 +75,35 @@ def test_plots_makes_no_folder_when_no_chart_is_drawn_and_keeps_one_that_existed
     proc = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pe", "--plots", "mine")
     assert proc.returncode == 0, proc.stderr
     assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
+
+
+def test_the_notes_under_the_table_break_between_words_at_columns_60(tmp_path):
+    """A PR run of 3 of main's 5 concurrencies (4 points not measured), 4 of its points measured twice."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    pr = synth.pr_run(concs=(4, 8, 16))
+    twice = [{**rec, R.RESULT_FILENAME: rec[R.RESULT_FILENAME] + "_again"} for rec in pr[:4]]
+    with store.open_store(db) as st:
+        st.add(synth.history(runs=5) + pr + twice)
+    wide = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pr-7")
+    narrow = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pr-7", columns="60")
+    assert wide.returncode == narrow.returncode == 0, wide.stderr + narrow.stderr
+    notes = [line for line in wide.stdout.splitlines() if line.startswith(("4 points were measured more", "Not measured"))]
+    assert len(notes) == 2, wide.stdout
+    lines = narrow.stdout.splitlines()
+    assert all(len(line) <= 60 for line in lines), lines
+    assert [line for line in lines if line != line.rstrip()] == [], "no line ends in a blank"
+    at = next(i for i, line in enumerate(lines) if line.startswith("4 points were measured more"))
+    assert " ".join(lines[at:]) == " ".join(notes), "the notes whole, broken only between words"
+
+
+def test_a_piped_headline_longer_than_240_columns_stays_whole(tmp_path):
+    """Piped with no COLUMNS a line is never wrapped, but rich cut a headline (and, once printed as it
+    is, a note) at the pipe's 240 columns: a long run id left "... 0 points insufficient-d" and no more."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    run = "pr-" + "long-run-name-" * 8
+    with store.open_store(db) as st:
+        st.add(synth.history(runs=5) + synth.pr_run(run=run))
+    proc = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", run)
+    assert proc.returncode == 0, proc.stderr
+    line = proc.stdout.splitlines()[-1]
+    assert len(line) > 240 and line.startswith(f"run {run} against") and line.endswith(", 0 points new"), line

@@ -401,8 +401,9 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-# A count ("3", "1,234", "(5" of "(last 5 runs)"): a line of counts breaks before it, never after it.
-_COUNT = re.compile(r"\(?\d[\d,]*")
+# A count ("3", "1,234", "68.0" of plan's GPU-hours, "(5" of "(last 5 runs)"): a line of counts breaks
+# before it, never after it.
+_COUNT = re.compile(r"\(?\d[\d,]*(?:\.\d+)?")
 ITEM_ENDS = (",", ";", ":")  # what ends an item of a line of counts ("1 point improved (3 metrics),"), print_units
 
 
@@ -419,24 +420,32 @@ def count_units(text: str) -> list[str]:
     return units
 
 
-def print_counts(console, text: str, style: str | None = None) -> None:
+def print_counts(console, text: str, style: str | None = None, hang: int = 0) -> None:
     """Print a line of counts ("run 7 ...: 1 regressed, 1 improved") as words, on as many lines as the
     console's width takes, each count on the line of its noun: rich breaks at any blank, a no-break
-    space among them, and left "3" at a line's end, "regressed" on the next."""
-    print_units(console, count_units(text), style)
+    space among them, and left "3" at a line's end, "regressed" on the next. A note of words and
+    counts prints so too (rich's own wrapping left a blank at each line's end); ``text``'s leading blanks
+    stay on its first line, and ``hang``: as ``print_units``."""
+    lead = len(text) - len(text.lstrip(" "))
+    units = count_units(text[lead:])
+    print_units(console, [" " * lead + units[0], *units[1:]], style, hang)
 
 
-def print_units(console, units: list[str], style: str | None = None) -> None:
+def print_units(console, units: list[str], style: str | None = None, hang: int = 0) -> None:
     """Print ``units`` joined by blanks, on as many lines as the console's width takes, breaking only
     between units (a unit wider than the console is folded); one line when the console soft-wraps. A line
     ends where an item ends (a unit ending in ``,``, ``;`` or ``:`` outside parentheses) when one ends in its
     second half: new-user28 read "1 point" at a line's end, "improved (3 metrics)" on the next, and
-    "interactivity" over its unit, "tok/s/user"."""
+    "interactivity" over its unit, "tok/s/user". ``hang``: blanks before each line after the first (the
+    rest of an indented line of `plan`'s summary stays under it, not at a new line's place)."""
     from rich.text import Text
 
-    lines = [" ".join(units)] if console.soft_wrap else _packed(units, console.width)
-    for text in lines:  # Text: a ref or a run id is words, not rich markup
-        console.print(Text(text, style=style or ""), overflow="fold")
+    hang = hang if 0 < hang <= console.width // 2 else 0
+    lines = [" ".join(units)] if console.soft_wrap else _packed(units, console.width, hang)
+    fold = None if console.soft_wrap else "fold"  # a soft-wrapping console's one line stays whole (rich
+    # folded nothing there but cut the line at the console's width: a piped note lost its end at 240 columns)
+    for n, text in enumerate(lines):  # Text: a ref or a run id is words, not rich markup
+        console.print(Text(" " * hang * bool(n) + text, style=style or ""), overflow=fold)
 
 
 PROSE_WIDTH = 80  # a line of prose under a table written to a pipe or a file is broken at this width
@@ -515,9 +524,11 @@ def print_plan(stream, plan: dict) -> None:
     """The terminal plan: the summary, then a table of the rows it will run."""
     from sweepgate.core.select import iter_rows
 
-    stream.write(plan_text(plan))
+    out = console(stream)
+    for line in plan_text(plan).splitlines():  # at the terminal's width, as the tables are; the rest
+        # of a line further in than any line of the summary starts (``print_counts``)
+        print_counts(out, line, hang=len(line) - len(line.lstrip(" ")) + 4)
     rows = list(iter_rows(plan.get("matrix") or {}))
     if rows:
-        stream.write("\n")
-        stream.flush()
+        out.print()
         print_matrix(stream, rows, title=count(len(rows), "matrix row"))

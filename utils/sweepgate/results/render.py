@@ -862,15 +862,13 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     a verdict where that fits the terminal; else one block per point (see ``_by_point``). Past
     UNCHANGED_SHOWN unchanged rows (a sweep's thousands), those are left out and counted, unless
     ``all_rows``: the rows that matter would scroll out of sight."""
-    from rich.text import Text
-
     from sweepgate.core.report import fits, print_counts, print_wrapped
 
     console = _console(stream)
-    if comparison.rehearsal:
-        console.print(REHEARSAL_NOTE, style="bold yellow")
-    for note in comparison.notes:  # Text: a note names the user's paths, which are not rich markup
-        console.print(Text(note), style="bold yellow")
+    # print_counts: rich's own wrapping left a blank at each line's end; and Text, a note names the
+    # user's paths, which are not rich markup
+    for note in [REHEARSAL_NOTE] * comparison.rehearsal + comparison.notes:
+        print_counts(console, note, style="bold yellow")
     run = run_column(comparison)
     headers = _with_run(HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1], run)
     by_point, placed = unchanged_by_point(comparison), set()
@@ -896,10 +894,9 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     if line := points_line(comparison):
         print_counts(console, line)
     print_counts(console, summary_line(comparison, baseline_ref, window))
-    if note := repeated_note(comparison):
-        console.print(note, style="yellow")
-    if note := not_measured_note(comparison, baseline_ref):
-        console.print(note, style="yellow")
+    for note in (repeated_note(comparison), not_measured_note(comparison, baseline_ref)):
+        if note:  # as the notes above: rich read a point label's `[...]` as markup too
+            print_counts(console, note, style="yellow")
     _eval_table(console, comparison)
 
 
@@ -907,9 +904,7 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     """The second table, "evals": one row per eval score, regressions first (none without scores);
     on a terminal too narrow for it, the point's label on a line of its own, as in the first. A
     score not judged reads "not-judged [n]", its reason under the table as note n."""
-    from rich.text import Text
-
-    from sweepgate.core.report import fits, print_counts, print_wrapped
+    from sweepgate.core.report import fits, print_counts
 
     if not comparison.evals:
         return
@@ -925,8 +920,8 @@ def _eval_table(console, comparison: C.Comparison) -> None:
         console.print(grid)
     else:
         _by_point(console, headers, rows, rated, foldable=(*FOLDABLE, headers[RUN_COLUMN]))
-    for why, n in notes.items():  # Text: a reason is words, not rich markup
-        console.print(Text(f"[{n}] {why}"), style=STYLES[E.NOT_JUDGED])
+    for why, n in notes.items():  # a reason is words, not rich markup (print_counts prints Text)
+        print_counts(console, f"[{n}] {why}", style=STYLES[E.NOT_JUDGED])
     print_counts(console, eval_summary(comparison))
 
 
