@@ -69,7 +69,7 @@ def test_show_reads_the_eval_only_job_as_succeeded(tmp_path, capsys):
     _ingest(capsys, db, part)
     _ingest(capsys, db, whole)
     rc, out, err = run_cli(capsys, "results", "show", "--db", db, "--run", "900")
-    assert rc == 0 and "1 point" in out.splitlines()[0], (out, err)
+    assert rc == 0 and "run 900: 2 eval scores" in out.splitlines()[0], (out, err)
     assert "success" in out and "failure" not in out, out
 
 
