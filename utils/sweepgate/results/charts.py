@@ -4,7 +4,9 @@ One chart per (model, precision, hardware, scenario, isl/osl). A chart holds one
 series per recipe (config key plus record.RECIPE_IDENTITY: a tp4 and a tp8 entry,
 a KV-offload arm and its plain twin are two series): each has its own colour (the
 same in every chart and run: from its full label, see ``series_styles``) and marker, legend
-entry naming what tells it apart, PR front and baseline median front.
+entry naming what tells it apart, PR front and baseline median front; a group of more series than
+one chart holds is drawn in parts (``chart_parts``), its colours, markers and labels planned over the
+whole group, so a series reads alike in every part and no two share a colour and marker.
 Every PR point and every baseline median point is one marker (with an SVG id a
 test can count), a PR point with a baseline is joined to its median by a thin line,
 each PR point is labelled with its concurrency (its request rate in a rate sweep,
@@ -146,23 +148,32 @@ def contrast_on_white(rgb: tuple[float, float, float]) -> float:
 
 
 def series_styles(items: list[dict]) -> dict[tuple, tuple[str, str]]:
-    """series -> (colour, marker), in the order the series first appear. A series' colour depends on
-    its full label alone (config key and whole recipe identity, the raw values), so one recipe has
-    one colour in every chart and every run; two series of a chart that land on one colour are
-    parted, in their labels' order, the later taking the next free colour. Each colour has its own
-    marker (``MARKERS``), so no two series of a chart share a shape either (past len(PALETTE) series,
-    the colours again, each with the next colour's marker)."""
-    series = list(dict.fromkeys(item["series"] for item in items))
-    names = {s: " · ".join(str(v) for v in s) for s in series}
-    taken, styles = set(), {}
-    for s in sorted(series, key=names.get):
-        hue = _hue(names[s])
-        slots = ((hue + k) % len(PALETTE) + len(PALETTE) * (k // len(PALETTE))
-                 for k in range(len(PALETTE) * len(MARKERS)))
-        slot = next((slot for slot in slots if slot not in taken), len(taken))
-        taken.add(slot)
-        styles[s] = (PALETTE[slot % len(PALETTE)], MARKERS[(slot + slot // len(PALETTE)) % len(MARKERS)])
-    return {s: styles[s] for s in series}
+    """series -> (colour, marker) over one whole chart (``items``: all its group's, every part of it),
+    in the order the series first appear. A series' colour depends on its full label alone (config key
+    and whole recipe identity, the raw values), so one recipe has one colour in every chart and every
+    run; two series of a chart that land on one colour are parted, in their labels' order, the later
+    taking the next free colour. Each colour has its own marker (``MARKERS``), so no two series of a
+    chart share a shape either. A chart drawn in parts (``chart_parts``) is styled as one before it is
+    split (charts28: its parts drew atom and another recipe as one purple square, read as one recipe):
+    each part's series differ in colour and in marker, and a part whose colours an earlier part used
+    shifts its markers (colour i takes MARKERS[i + shift]) by the least shift giving it no colour and
+    marker the chart has, so no two series of the chart share both while len(MARKERS) parts last."""
+    names = {s: " · ".join(str(v) for v in s) for s in dict.fromkeys(item["series"] for item in items)}
+    taken, styles = set(), {}  # (colour, marker) indexes the chart has
+    for part in chart_parts(items):
+        colours: dict[tuple, int] = {}
+        for s in sorted(dict.fromkeys(item["series"] for item in part), key=names.get):
+            hue = _hue(names[s])
+            colours[s] = next(c for c in ((hue + k) % len(PALETTE) for k in range(len(PALETTE)))
+                              if c not in colours.values())  # a part holds at most len(PALETTE) series
+
+        def pairs(shift: int) -> set[tuple[int, int]]:
+            return {(c, (c + shift) % len(MARKERS)) for c in colours.values()}
+
+        shift = min(range(len(MARKERS)), key=lambda k: len(pairs(k) & taken))  # none, while the markers last
+        taken |= pairs(shift)
+        styles.update({s: (PALETTE[c], MARKERS[(c + shift) % len(MARKERS)]) for s, c in colours.items()})
+    return {s: styles[s] for s in names}
 
 
 def pareto_front(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -531,18 +542,19 @@ def _baseline_and_fronts(items: list[dict], styles: dict[tuple, tuple[str, str]]
 
 
 def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]], fronts: dict[str, list[str]],
-            rows: int, baseline: tuple[str, int], inks: int) -> None:
+            rows: int, baseline: tuple[str, int], inks: int, whole: list[dict]) -> None:
     """Below the plot, never over it: the series (under a title naming the run, ``run_words``), then the
     baseline (``baseline_label``), the fronts and the rings; blank entries below them up to ``rows``
     rows (the parts of one group reserve one legend height, so their plot areas are one size); ``inks``:
-    see ``_key_length``."""
+    see ``_key_length``; ``whole``: the group's items, every part's, whose series the labels tell apart
+    (charts28: "· no spec decoding" followed a recipe in the one part where it told two apart)."""
     from matplotlib.legend_handler import HandlerTuple
     from matplotlib.lines import Line2D
 
     mark, base_mark = (" (rehearsal)" if any(item[side] for item in items) else ""
                        for side in ("rehearsal", "base-rehearsal"))
     title, who = run_words(items, run)
-    labels = series_labels(list(styles))
+    labels = series_labels(list(dict.fromkeys(item["series"] for item in whole)))
     drawn = {item["series"] for item in items if item["pr"]}  # a series whose every PR job failed: its name, no dot
     handles = [Line2D([], [], marker=marker if s in drawn else "none", linestyle="none", color=color, label=labels[s])
                for s, (color, marker) in styles.items()]
@@ -562,7 +574,7 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
         if any(item.get("verdict") == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
                                   markeredgewidth=2, markeredgecolor=COLORS[flag], label=flag))
-    columns = legend_columns(items)
+    columns = legend_columns(whole)
     size = TEXT_SIZE["legend.fontsize"]
     for attempt in range(LEGEND_TRIES):  # a legend wider than the figure (long labels) is drawn again, smaller
         padded = _padded(handles, columns, rows)  # a tuple: one key per series' ink, side by side
@@ -603,22 +615,24 @@ def _padded(handles: list, columns: int, rows: int) -> list:
 
 def legend_columns(items: list[dict]) -> int:
     """Two columns, unless a series' label is long (a multinode recipe's ``p1x(tp4-ep4-dpa)_d5x(tp8-ep8)``):
-    two of those do not fit side by side and were cut off."""
+    two of those do not fit side by side and were cut off. ``items``: the whole group's, every part's, so
+    its parts have one layout and the labels they share (``series_labels``)."""
     series = list(dict.fromkeys(item["series"] for item in items))
     longest = max((len(label) for label in series_labels(series).values()), default=0)
     return 1 if longest > LONG_LABEL else 2
 
 
-def legend_rows(items: list[dict]) -> int:
+def legend_rows(items: list[dict], whole: list[dict] | None = None) -> int:
     """How many lines the legend of ``items`` takes (the figure grows by them): a line per series, the
     baseline median where one shows, each front drawn (``fronts_drawn``), and each kind of mark drawn
-    (failed, not measured, each figure measured points lack, regressed, improved, new), in ``legend_columns``."""
+    (failed, not measured, each figure measured points lack, regressed, improved, new), in the
+    ``legend_columns`` of ``whole`` (the group's items, when ``items`` is a part of it)."""
     kinds = {item[k] for item in items for k in ("flag", "verdict") if item.get(k)} - {NOT_MEASURED}
     kinds |= {C.NEW for item in items if item["new"]}
     base = any(_base_shown(item) for item in items)  # else named by the failed points' entry, or not at all
     entries = (len({item["series"] for item in items}) + base + len(fronts_drawn(items)) + len(kinds)
                + len(cross_entries(items)))
-    return -(-entries // legend_columns(items))
+    return -(-entries // legend_columns(whole or items))
 
 
 def fronts_drawn(items: list[dict]) -> set[str]:
@@ -892,24 +906,27 @@ def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] 
                whole: list[dict] | None = None, rows: int | None = None, baseline: tuple[str, int] = BASELINE):
     """One matplotlib Figure (not pyplot-managed) for one chart group (``part`` k of n of it, its
     axes scaled to ``whole``, all the group's items: review, parts 1 and 5 of one group ran to
-    15,000 and 21,000 and looked alike when they were not). ``rows``: the legend lines to reserve,
+    15,000 and 21,000 and looked alike when they were not; its series' colours, markers and legend
+    labels planned over ``whole`` too, so a recipe looks alike in every part). ``rows``: the legend lines to reserve,
     the most any part of the group takes (review: a part whose legend named a regression, a
     failed and a new point had a shorter plot than the next part), else ``legend_rows(items)``.
     ``baseline``: (ref, window) the baseline medians come from, as the legend names them."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    rows = rows or legend_rows(items)
+    whole = whole or items
+    rows = rows or legend_rows(items, whole)
     fig = Figure(figsize=(8, 5.0 + LEGEND_ROW * rows), dpi=110, layout="constrained")
     fig.get_layout_engine().set(w_pad=SIDE_PAD / 72)  # the rightmost tick label clear of the edge
     FigureCanvasAgg(fig)  # a renderer, to measure the conc labels with
     ax = fig.add_subplot()
-    styles = series_styles(items)
+    chart = series_styles(whole)  # the group's, before it is split: a recipe looks alike in every part
+    styles = {s: chart[s] for s in dict.fromkeys(item["series"] for item in items)}
     fronts = _draw_fronts(ax, items, styles)
     _draw_points(ax, items, styles)
-    inks = max(len({item["series"] for item in part}) for part in chart_parts(whole or items))
-    _legend(fig, items, run, styles, fronts, rows, baseline, inks)
-    _axes(ax, whole or items)
+    inks = max(len({item["series"] for item in part}) for part in chart_parts(whole))
+    _legend(fig, items, run, styles, fronts, rows, baseline, inks, whole)
+    _axes(ax, whole)
     title = chart_title(group) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
     if any(item["rehearsal"] or item["base-rehearsal"] for item in items):
         title += "\nREHEARSAL: stand-in server figures, not a GPU measurement"
@@ -975,7 +992,8 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
     rows: dict[tuple, int] = {}  # a group's parts: one legend height, one plot size
     for _, group, items, _ in charts:
         whole.setdefault(group, []).extend(items)
-        rows[group] = max(rows.get(group, 0), legend_rows(items))
+    for _, group, items, _ in charts:
+        rows[group] = max(rows.get(group, 0), legend_rows(items, whole[group]))
     try:
         with matplotlib.rc_context(STYLE):
             for stem, group, items, part in progress(charts) if progress else charts:
