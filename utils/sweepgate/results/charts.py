@@ -10,7 +10,8 @@ whole group, so a series reads alike in every part and no two share a colour and
 Every PR point and every baseline median point is one marker (with an SVG id a
 test can count), a PR point with a baseline is joined to its median by a thin line,
 each PR point is labelled with its concurrency (its request rate in a rate sweep,
-``point_marks``) where the label covers no other, and the PR points that regressed
+``point_marks``) where the label covers no other, nearer its own marker than any other or joined to it
+by a thin line (``_place_labels``), and the PR points that regressed
 or improved (in any metric) are ringed, their labels naming the verdict, as a failed, not measured
 or not judged point's does (``spot_labels``). Charts are drawn without pyplot and saved with fixed
 metadata and SVG hash salt, so the same comparison gives the same bytes.
@@ -39,6 +40,7 @@ PR_GID, BASE_GID = "pr-point", "baseline-point"
 LINK_GID, LINK_INK = "baseline-link", "#9a9a9a"  # a PR point's line to its baseline median; grey unless ringed
 NEW_GID, NEW_LABEL = "new-point", "new (no baseline)"  # a dashed ring round a PR point main never measured
 NEW_DASHES = 8
+LEADER_GID = "label-leader"  # a thin line from a point's marker to its label, where that stands off from it
 RING_GID = "verdict-ring"  # the red or green ring round a regressed or improved point
 MARKER_SIZE = 6  # points: a PR point's dot and, where it stands apart, its hollow baseline median marker
 # A baseline median whose centre lies under its PR point's dot (unchanged: within half a marker's width)
@@ -99,7 +101,11 @@ FRONT_ZORDER = {BASE_FRONT: 2.2, PR_FRONT: 2.0}
 BASELINE = (C.DEFAULT_BASELINE_REF, C.DEFAULT_WINDOW)  # (ref, window) of a chart's baseline medians
 # Where a conc label may sit beside its point (offset in points, alignment), tried in this order.
 LABEL_SPOTS = ((5, 4, "left", "bottom"), (5, -4, "left", "top"), (-5, 4, "right", "bottom"),
-               (-5, -4, "right", "top"), (0, 7, "center", "bottom"), (0, -7, "center", "top"))
+               (-5, -4, "right", "top"), (0, 7, "center", "bottom"), (0, -7, "center", "top"),
+               (6, 0, "left", "center"), (-6, 0, "right", "center"))
+# Where no spot beside a point leaves its label nearest its own marker: the spots this many times as
+# far out, the label joined to its marker by a thin line (LEADER_GID) this wide, in the label's ink.
+LEADER_REACH, LEADER_WIDTH = (2.2, 3.2, 4.5), 0.7
 
 
 def series_of(point: tuple) -> tuple:
@@ -662,43 +668,104 @@ def chart_parts(items: list[dict]) -> list[list[dict]]:
     return [[item for item in items if item["series"] in chunk] for chunk in chunks]
 
 
-def _extents(box) -> tuple[float, float, float, float]:
-    """A Bbox as plain (x0, y0, x1, y1): the placement compares each label with every box taken,
-    and a Bbox's x0..y1 properties cost a call each (2,000 points took minutes)."""
-    return tuple(box.extents.tolist())
+def _spot_cost(box, taken, frame) -> float:
+    """How much of a label's box covers other labels, markers and lines (``taken``: an array of pixel
+    boxes, x0 y0 x1 y1 a row), or lies outside the axes. In numpy: the placement weighs each label's
+    spots against every box taken (2,000 points took minutes one by one)."""
+    import numpy as np
+
+    x0, y0, x1, y1 = box.extents.tolist()
+    w = np.minimum(taken[:, 2], x1) - np.maximum(taken[:, 0], x0)
+    h = np.minimum(taken[:, 3], y1) - np.maximum(taken[:, 1], y0)
+    inside = max(min(x1, frame.x1) - max(x0, frame.x0), 0) * max(min(y1, frame.y1) - max(y0, frame.y0), 0)
+    return float((np.clip(w, 0, None) * np.clip(h, 0, None)).sum()) + box.width * box.height - inside
 
 
-def _spot_cost(box, taken: list[tuple], frame) -> float:
-    """How much of a label's box covers other labels and markers (``taken``, as ``_extents``), or
-    lies outside the axes."""
-    def area(a, b) -> float:
-        w = min(a[2], b[2]) - max(a[0], b[0])
-        h = min(a[3], b[3]) - max(a[1], b[1])
-        return w * h if w > 0 and h > 0 else 0.0
-    mine = _extents(box)
-    return sum(area(mine, other) for other in taken) + box.width * box.height - area(mine, _extents(frame))
-
-
-def _obstacles(fig, ax, items: list[dict], rings: set[int] = frozenset()) -> list:
-    """What a conc label must not cover, as pixel boxes: every marker (a ring's outer edge for a
-    ringed point, and for a baseline median drawn as a ring, the indexes ``rings``) and every front
-    line, sampled every few pixels."""
-    from matplotlib.transforms import Bbox
-
-    def box(x, y, r):
-        return Bbox.from_extents(x - r, y - r, x + r, y + r)
+def _marks(fig, ax, items: list[dict], rings: set[int] = frozenset()):
+    """Every marker as a row of an array: x, y (pixels), the radius a label keeps clear of (a ring's
+    outer edge for a ringed point, and for a baseline median drawn as a ring, the indexes ``rings``),
+    its item's index, and 1 where it is the point itself (drawn ``at``), 0 for its baseline median."""
+    import numpy as np
 
     px = fig.dpi / 72
-    boxes = [box(*ax.transData.transform(item["at"]), (8 if item["flag"] or item["new"] else 4) * px)
-             for item in items]
-    boxes += [box(*ax.transData.transform(item["base"]), (BASE_RING_SIZE / 2 + 1 if i in rings else 4) * px)
-              for i, item in enumerate(items) if item["base"]]
-    for line in ax.get_lines():
-        xy = ax.transData.transform(line.get_xydata())
-        for (x0, y0), (x1, y1) in zip(xy, xy[1:]):
-            steps = max(1, int(max(abs(x1 - x0), abs(y1 - y0)) / 3))
-            boxes += [box(x0 + (x1 - x0) * k / steps, y0 + (y1 - y0) * k / steps, px) for k in range(steps + 1)]
-    return boxes
+    at = ax.transData.transform([item["at"] for item in items]).reshape(-1, 2)
+    rows = [(*xy, (8 if item["flag"] or item["new"] else 4) * px, i, 1) for i, (item, xy) in enumerate(zip(items, at))]
+    based = [i for i, item in enumerate(items) if item["base"]]
+    base = ax.transData.transform([items[i]["base"] for i in based]).reshape(-1, 2)
+    rows += [(*xy, (BASE_RING_SIZE / 2 + 1 if i in rings else 4) * px, i, 0) for i, xy in zip(based, base)]
+    return np.array(rows, dtype=float).reshape(-1, 5)
+
+
+def _samples(xy, px: float):
+    """Boxes ``px`` wide round a polyline (pixel vertices) every few pixels along it, as rows x0 y0 x1 y1."""
+    import numpy as np
+
+    out = []
+    for (x0, y0), (x1, y1) in zip(xy, xy[1:]):
+        steps = max(1, int(max(abs(x1 - x0), abs(y1 - y0)) / 3))
+        k = np.arange(steps + 1) / steps
+        x, y = x0 + (x1 - x0) * k, y0 + (y1 - y0) * k
+        out.append(np.column_stack([x - px, y - px, x + px, y + px]))
+    return np.concatenate(out) if out else np.empty((0, 4))
+
+
+def _obstacles(fig, ax, marks):
+    """What a conc label must not cover, as pixel boxes (rows x0 y0 x1 y1): every marker (``_marks``)
+    and every line (fronts, a point's line to its baseline), sampled every few pixels."""
+    import numpy as np
+
+    x, y, r = marks[:, 0], marks[:, 1], marks[:, 2]
+    boxes = [np.column_stack([x - r, y - r, x + r, y + r])]
+    boxes += [_samples(ax.transData.transform(line.get_xydata()), fig.dpi / 72) for line in ax.get_lines()]
+    return np.concatenate(boxes)
+
+
+def _gaps(box, marks):
+    """Each mark's distance from a label's box, edge to edge, in pixels (below 0: the box covers it)."""
+    import numpy as np
+
+    x0, y0, x1, y1 = box.extents.tolist()
+    dx = np.maximum(np.maximum(x0 - marks[:, 0], marks[:, 0] - x1), 0)
+    dy = np.maximum(np.maximum(y0 - marks[:, 1], marks[:, 1] - y1), 0)
+    return np.hypot(dx, dy) - marks[:, 2]
+
+
+def _nearest_own(box, own, others) -> bool:
+    """Whether a label's box lies nearer one of its own marks than any other mark (rows of ``_marks``)."""
+    return not len(others) or float(_gaps(box, own).min()) < float(_gaps(box, others).min())
+
+
+def _leader(box, mark) -> tuple[tuple[float, float], tuple[float, float]]:
+    """A thin line's ends, in pixels, from a mark's edge (a row of ``_marks``) to the nearest point of a
+    label's box standing off from it."""
+    x, y, r = mark[:3]
+    x0, y0, x1, y1 = box.extents.tolist()
+    nx, ny = min(max(x, x0), x1), min(max(y, y0), y1)
+    length = max(math.hypot(nx - x, ny - y), 1e-9)
+    return (x + (nx - x) * r / length, y + (ny - y) * r / length), (nx, ny)
+
+
+def _crosses(a, b) -> bool:
+    """Whether two segments (pairs of pixel points) cross."""
+    def side(p, q, r) -> float:
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    return side(*a, b[0]) * side(*a, b[1]) < 0 and side(*b, a[0]) * side(*b, a[1]) < 0
+
+
+def _leader_clear(ends, others, placed: list, leaders: list) -> bool:
+    """Whether a leader (``_leader``'s ends) passes clear of every other mark, every label placed and
+    every leader drawn."""
+    import numpy as np
+
+    if any(_crosses(ends, other) for other in leaders):
+        return False
+    (sx, sy), (ex, ey) = ends
+    dx, dy = ex - sx, ey - sy
+    t = np.clip(((others[:, 0] - sx) * dx + (others[:, 1] - sy) * dy) / max(dx * dx + dy * dy, 1e-9), 0, 1)
+    if len(others) and (np.hypot(sx + t * dx - others[:, 0], sy + t * dy - others[:, 1]) < others[:, 2]).any():
+        return False
+    points = [(sx + dx * k / 8, sy + dy * k / 8) for k in range(9)]
+    return not any(b.contains(*p) for b in placed for p in points)
 
 
 def _rate(item: dict):
@@ -751,10 +818,10 @@ def _joined(marks: list[str], together: bool) -> str:
     return f"{marks[0]}\u2013{marks[-1]}" if together and len(marks) > 2 else ", ".join(marks)
 
 
-def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
-    """(item to anchor at, label text) per spot: the points of one series drawn within SAME_SPOT of
-    each other (a saturated server measuring four concurrencies alike) share one label, ``4–64``
-    (review: four labels sat round one dot and a fifth was dropped), the first point of the spot its
+def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str, list[int]]]:
+    """(item to anchor at, label text, the spot's item indexes) per spot: the points of one series drawn
+    within SAME_SPOT of each other (a saturated server measuring four concurrencies alike) share one
+    label, ``4–64`` (review: four labels sat round one dot and a fifth was dropped), the first point of the spot its
     anchor (a ringed one when the spot has one). A failed or not measured point says so, and so does a
     regressed or improved one (``16 regressed``: the rings' red and green read alike to a colour-blind
     reader), and an unringed one too few baseline runs judged (``16 not judged``: review, a -20 % drop
@@ -782,45 +849,84 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str]]:
                 ", ".join(filter(None, (item.get("verdict"), item.get("missing") or "not measured"))) \
                 if item["flag"] == NOT_MEASURED else "cancelled" if item["cancelled"] else "failed"
             anchor = next((items[n] for n in spot if items[n]["flag"] or items[n]["new"]), item)
-            out.append((anchor, " ".join(filter(None, (text, suffix)))))
+            out.append((anchor, " ".join(filter(None, (text, suffix))), spot))
     return out
+
+
+def _put(label, where: tuple, reach: float):
+    """Set a point label at LABEL_SPOTS entry ``where``, ``reach`` times its offset out; its box, in pixels."""
+    dx, dy, ha, va = where
+    label.xyann = (dx * reach, dy * reach)
+    label.set(horizontalalignment=ha, verticalalignment=va)
+    return label.get_window_extent(label.get_figure(root=True).canvas.get_renderer())
+
+
+def _label_spot(ax, label, push: float, taken, marks: tuple, placed: list, leaders: list) -> tuple:
+    """(LABEL_SPOTS entry, reach, leader ends or None) for a label ``push`` times past its point (``_place_labels``
+    says the order); ``marks``: its own marks, the others, and its anchor's (rows of ``_marks``)."""
+    own, others, anchor = marks
+    costs = []
+    for where in LABEL_SPOTS:
+        box = _put(label, where, push)
+        costs.append(_spot_cost(box, taken, ax.bbox))
+        if costs[-1] == 0 and _nearest_own(box, own, others):
+            return where, push, None
+    for reach in LEADER_REACH:
+        for where in LABEL_SPOTS:
+            box = _put(label, where, push * reach)
+            ends = _leader(box, anchor)
+            if _spot_cost(box, taken, ax.bbox) == 0 and _leader_clear(ends, others, placed, leaders):
+                return where, push * reach, ends
+
+    def rank(k: int) -> tuple:  # beside it: rather covering no label nor off the plot, then nearest its own
+        box = _put(label, LABEL_SPOTS[k], push)
+        margin = float(_gaps(box, others).min() - _gaps(box, own).min()) if len(others) else 1.0
+        off = any(box.overlaps(other) for other in placed) or not (
+            ax.bbox.contains(box.x0, box.y0) and ax.bbox.contains(box.x1, box.y1))
+        return off, margin <= 0, costs[k], -margin
+    return LABEL_SPOTS[min(range(len(LABEL_SPOTS)), key=rank)], push, None
 
 
 def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]], rings: set[int]) -> list:
     """Each spot's label (``spot_labels``: a PR point's mark, ``point_marks``, or one for several
-    points at one spot) beside it, at the first LABEL_SPOTS spot covering no other label,
-    marker or front (else the least covering one); a ringed point's label sits past its ring.
+    points at one spot) beside it, at the first LABEL_SPOTS spot covering no other label, marker or
+    line and lying nearer its own marker than any other (charts28: an olive "4" clear of every marker sat
+    nearer a neighbour's than its own); else at the first such spot LEADER_REACH times as far out,
+    joined to its marker by a thin line (LEADER_GID) that passes no other marker, label or line to a
+    label; else beside it, at a spot covering no label and inside the plot where there is one, nearest
+    its own marker where it can be, covering least. A ringed point's label sits past its ring.
     A label that would cover another label wherever it went is left out (hundreds of points
     would pile their labels into one unreadable block); ringed and failed points are labelled
     first, so theirs are left out only where they would cover each other (the table lists them all).
     In its series' colour when the chart has several; ``rings``: the items whose baseline median is a
     ring round their dot (``ring_hidden_baselines``). Measured after the layout, which the labels stay out of."""
-    renderer = fig.canvas.get_renderer()
-    taken = [_extents(box) for box in _obstacles(fig, ax, items, rings)]
-    placed: list = []  # the labels' boxes
-    labels = []
+    import numpy as np
+
+    marks = _marks(fig, ax, items, rings)
+    taken = _obstacles(fig, ax, marks)
+    placed, labels, leaders = [], [], []  # the labels' boxes, the labels, the leaders' ends
     index = {id(item): i for i, item in enumerate(items)}
-    for item, text in sorted(spot_labels(fig, ax, items), key=lambda spot: not spot[0]["flag"]):  # ringed first
+    for item, text, spot in sorted(spot_labels(fig, ax, items), key=lambda s: not s[0]["flag"]):  # ringed first
+        ink = "#222222" if len(styles) == 1 else label_ink(styles[item["series"]][0])
         label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points",
-                            fontsize=POINT_LABEL_SIZE,
-                            color="#222222" if len(styles) == 1 else label_ink(styles[item["series"]][0]), zorder=6,
-                            in_layout=False)
-        push = 1.8 if item["flag"] or item["new"] else 1.3 if index[id(item)] in rings else 1.0  # past its ring
-        costs = []
-        for dx, dy, ha, va in LABEL_SPOTS:
-            label.xyann = (dx * push, dy * push)
-            label.set(horizontalalignment=ha, verticalalignment=va)
-            costs.append(_spot_cost(label.get_window_extent(renderer), taken, ax.bbox))
-            if costs[-1] == 0:
-                break
-        dx, dy, ha, va = LABEL_SPOTS[costs.index(min(costs))]
-        label.xyann = (dx * push, dy * push)
-        label.set(horizontalalignment=ha, verticalalignment=va)
-        box = label.get_window_extent(renderer)
+                            fontsize=POINT_LABEL_SIZE, color=ink, zorder=6, in_layout=False)
+        i = index[id(item)]
+        push = 1.8 if item["flag"] or item["new"] else 1.3 if i in rings else 1.0  # past its ring
+        mine = np.isin(marks[:, 3], spot)  # the spot's points (its own marks) and their baseline medians (neither)
+        anchor = marks[(marks[:, 3] == i) & (marks[:, 4] == 1)][0]
+        where, reach, ends = _label_spot(ax, label, push, taken, (marks[mine & (marks[:, 4] == 1)], marks[~mine],
+                                                                  anchor), placed, leaders)
+        box = _put(label, where, reach)
         if any(box.overlaps(other) for other in placed):  # a ringed one too: overprinted text reads as neither
             label.remove()
             continue
-        taken.append(_extents(box))
+        taken = np.concatenate([taken, [box.extents]])
+        if ends:
+            data = ax.transData.inverted().transform(ends)
+            ax.plot(data[:, 0], data[:, 1], color=ink, linewidth=LEADER_WIDTH, gid=f"{LEADER_GID}-{i}", zorder=3.9,
+                    solid_capstyle="butt")
+            taken = np.concatenate([taken, _samples(np.array(ends), fig.dpi / 72)])
+            leaders.append(ends)
         placed.append(box)
         labels.append(label)
     return labels
