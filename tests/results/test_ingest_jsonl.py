@@ -280,3 +280,27 @@ def test_a_new_jsonl_takes_the_mode_the_umask_gives(tmp_path, umask):
                           env={**env, "PYTHONPATH": str(ROOT / "utils")})
     assert proc.returncode == 0, proc.stderr
     assert jsonl.stat().st_mode & 0o777 == 0o644 & ~umask and _runs(jsonl) == ["5"]
+
+
+def test_an_ingest_whose_every_file_is_refused_makes_no_new_jsonl(tmp_path):
+    """review28: `ingest --jsonl new.jsonl` of a folder whose only file is refused (unknown JSON output)
+    stored nothing and exited 1, yet made new.jsonl, empty ("appended 0 records"): a new FILE is made
+    only with its records (cf4d002). One that was there is left as it was; and `--allow-empty` of an
+    empty folder, which succeeds, still makes the empty FILE a reused run's collect job uploads."""
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "r.json").write_text('{"x": 1}\n')
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    proc = _ingest_proc(tmp_path, db, tmp_path / "new.jsonl", tmp_path / "bad")
+    assert proc.returncode == 1 and "unknown JSON output" in proc.stderr, proc
+    assert proc.stdout.splitlines() == ["ingested 0 results (0 new) into " + db + "; nothing stored"], proc.stdout
+    assert not (tmp_path / "new.jsonl").exists(), "an empty FILE made by a failed ingest"
+    old = tmp_path / "old.jsonl"
+    old.write_text("")
+    proc = _ingest_proc(tmp_path, db, old, tmp_path / "bad")
+    assert proc.returncode == 1 and old.read_bytes() == b"", proc
+    (tmp_path / "empty").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "results", "ingest", "--db", db, "--allow-empty",
+                           "--jsonl", "reused.jsonl", "empty"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env={**env, "PYTHONPATH": str(ROOT / "utils")})
+    assert proc.returncode == 0 and (tmp_path / "reused.jsonl").read_bytes() == b"", proc

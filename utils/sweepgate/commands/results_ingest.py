@@ -169,7 +169,9 @@ def run(args) -> int:
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
     last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
             + ("" if st.opened and outcome.results else "; nothing stored"))  # also: the store refused every file
-    if jsonl:
+    if jsonl and fd is None and not outcome.records and (problems or outcome.interrupted):
+        pass  # a new FILE is made only with records, or empty by an ingest that succeeds (--allow-empty)
+    elif jsonl:
         try:
             _append(jsonl, fd, outcome.records)  # its "appended N records" line comes before the last
         except BaseException:
