@@ -481,7 +481,10 @@ def _packed(units: list[str], width: int, indent: int = 0) -> list[str]:
     for unit in units:
         room = width - (indent if lines else 0)
         while line and cell_len(" ".join([*line, unit])) > room:
-            cut = next((k for k in range(len(line), 0, -1) if first + k - 1 in ends
+            # an item's end in the line's second half: after a ";" first, then a ",", a ":" last (it
+            # may head what follows: "; eval scores: 0 regressed" keeps its label with its counts)
+            cut = next((k for marks in (";", ",", ":") for k in range(len(line), 0, -1)
+                        if first + k - 1 in ends and line[k - 1].endswith(marks)
                         and cell_len(" ".join(line[:k])) > room // 2), len(line))
             lines.append(" ".join(line[:cut]))
             line, first = line[cut:], first + cut
