@@ -74,3 +74,14 @@ def test_a_one_line_client_output_is_still_no_normalized_record(tmp_path, db):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     (line,) = proc.stderr.splitlines()
     assert line.startswith("vllm.json:1: not a normalized result record (needs 'run-id' and 'metrics')"), line
+
+
+def test_several_records_pretty_printed_by_jq_are_told_to_be_one_a_line(tmp_path, db):
+    """review28: `jq . a.jsonl > b.jsonl` makes several documents over lines: it still read 'not JSON'."""
+    recs = synth.history(runs=2, keys=synth.KEYS[:1])[:2]
+    (tmp_path / "pretty.jsonl").write_text("".join(json.dumps(r, indent=2) + "\n" for r in recs))
+    proc = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pr-7", "--baseline-jsonl", "pretty.jsonl")
+    assert proc.returncode == 1 and proc.stdout == "", proc.stdout + proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("pretty.jsonl:1: 2 normalized result records pretty-printed over "), line
+    assert "jq -c" in line, line

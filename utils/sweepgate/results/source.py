@@ -86,12 +86,17 @@ def _refuse_document(path: Path, text: str) -> None:
     """Refuse ``text`` when the whole of it is one JSON document over several lines, the kind a reader of
     JSON lines met at its first line as "not JSON: Expecting property name ... at column 2" (new-user28: an
     AIPerf export, and records pretty-printed by `jq .`, passed as --baseline-jsonl); else do nothing."""
+    lines = len(text.strip().split("\n"))
+    if lines == 1:  # one line is a JSON line: the error already said what is wrong with it
+        return
     try:
         doc = jsontext.loads(text)
     except (ValueError, RecursionError):
-        return
-    lines = len(text.strip().split("\n"))
-    if lines == 1:  # one line is a JSON line: the error already said what is wrong with it
+        docs = _documents(text)
+        if len(docs) > 1 and all(R.is_record(d) for d in docs):  # `jq . a.jsonl > b.jsonl` (review28)
+            raise fail(str(path), 1, f"{len(docs)} normalized result records pretty-printed over {lines} lines, "
+                       "not JSON lines", "write each record on a line of its own (`jq -c . FILE`), as "
+                       "`results ingest --jsonl` does") from None
         return
     if isinstance(doc, list):
         raise fail(str(path), 1, "a JSON array (as `results show --json` prints), not JSON lines", JSONL_HINT)
@@ -101,6 +106,21 @@ def _refuse_document(path: Path, text: str) -> None:
     if isinstance(doc, dict):
         raise fail(str(path), 1, f"one JSON document over {lines} lines (a benchmark client's output is "
                    "`results ingest`'s input), not JSON lines", JSONL_HINT)
+
+
+def _documents(text: str) -> list:
+    """The JSON documents ``text`` holds one after another (blanks between them), or [] when it is not
+    wholly such a sequence."""
+    import json
+
+    decoder, docs, at = json.JSONDecoder(), [], 0
+    try:
+        while (at := len(text) - len(text[at:].lstrip())) < len(text):
+            doc, at = decoder.raw_decode(text, at)
+            docs.append(doc)
+    except (ValueError, RecursionError):
+        return []
+    return docs
 
 
 def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *, points: list | None = None,
