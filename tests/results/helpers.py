@@ -182,3 +182,12 @@ def stored(capsys, tmp_path, *paths, db_name: str = "r.db") -> dict:
     assert rc == 0, err
     (rec,) = show_json(capsys, db)
     return rec[R.METRICS]
+
+
+def sweepgate_at(cwd, *argv: str, columns: str | None = None) -> subprocess.CompletedProcess:
+    """`python -m sweepgate ARGV` in ``cwd`` as a real process: the source tree's package, no colour, no
+    Actions variables, and COLUMNS only when ``columns`` is given (a pipe's width otherwise)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "COLUMNS")}
+    env.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", **({"COLUMNS": columns} if columns else {})})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *argv], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=120)

@@ -35,8 +35,8 @@ def comparison() -> C.Comparison:
                              recipes(synth.history(keys=keys, concs=(4, 16))))
 
 
-def drawn_parts(tmp_path, monkeypatch) -> list[tuple[list[dict], object]]:
-    """(items, figure) of each chart `draw_charts` draws, as it draws them."""
+def drawn_parts(tmp_path, monkeypatch, of=None) -> list[tuple[list[dict], object]]:
+    """(items, figure) of each chart `draw_charts` draws of ``of`` (``comparison()``), as it draws them."""
     figures, real = [], charts.draw_chart
 
     def recorded(group, items, *args, **kw):
@@ -45,7 +45,7 @@ def drawn_parts(tmp_path, monkeypatch) -> list[tuple[list[dict], object]]:
         return fig
 
     monkeypatch.setattr(charts, "draw_chart", recorded)
-    charts.draw_charts(comparison(), tmp_path, formats=("png",))
+    charts.draw_charts(comparison() if of is None else of, tmp_path, formats=("png",))
     return figures
 
 
@@ -168,15 +168,7 @@ def test_a_point_label_is_nearest_its_own_marker_or_joined_to_it(tmp_path, monke
     """The new user: an olive "4" sat nearer a neighbouring recipe's marker than its own olive one (its
     box clear of that marker, so the placement took it). A label now goes where it is nearer its own
     marker than any other, else farther out on a thin line to its marker."""
-    figures, real = [], charts.draw_chart
-
-    def recorded(group, items, *args, **kw):
-        fig = real(group, items, *args, **kw)
-        figures.append((items, fig))
-        return fig
-
-    monkeypatch.setattr(charts, "draw_chart", recorded)
-    charts.draw_charts(crowded(), tmp_path, formats=("png",))
+    figures = drawn_parts(tmp_path, monkeypatch, crowded())
     assert len(figures) == 2
     for items, fig in figures:
         assert len(fig.axes[0].texts) >= len(items) * 3 // 4  # most points keep a label

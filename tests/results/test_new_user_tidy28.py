@@ -6,25 +6,18 @@ a blank left at each line's end. Real processes on real SQLite stores, a real lm
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 import synth
-from helpers import ROOT, SAMPLES, job
+from helpers import SAMPLES, job, sweepgate_at
 from sweepgate.results import record as R
 from sweepgate.results import store
 
 GSM8K = SAMPLES / "lm_eval" / "lmeval0.4.x_gsm8k5shot_llama3-70b-gptq_vllm_a6000x4.json"
 
 
-def sweepgate(cwd, *argv: str, columns: str | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "COLUMNS")}
-    env.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", **({"COLUMNS": columns} if columns else {})})
-    return subprocess.run([sys.executable, "-m", "sweepgate", *argv], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=120)
+sweepgate = sweepgate_at  # helpers: a real process of the source tree
 
 
 def ingest_eval(tmp_path, db: str, run: str, ref: str) -> None:

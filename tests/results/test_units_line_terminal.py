@@ -5,25 +5,17 @@ table (the one `sweepgate example` prints too) said nothing of what `interactivi
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 import synth
-from helpers import ROOT
+from helpers import sweepgate_at
 from sweepgate.results import record as R
 from sweepgate.results import store
 
 TERMINAL = ("Units: output_tput_per_gpu tok/s/GPU, interactivity tok/s/user; _ms metrics in milliseconds.")
 
 
-def sweepgate(cwd, *argv: str, columns: str | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "COLUMNS")}
-    env.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", **({"COLUMNS": columns} if columns else {})})
-    return subprocess.run([sys.executable, "-m", "sweepgate", *argv], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=120)
+sweepgate = sweepgate_at  # helpers: a real process of the source tree
 
 
 @pytest.fixture
