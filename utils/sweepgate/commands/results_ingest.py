@@ -290,40 +290,17 @@ def _lines(records: list[dict]) -> bytes:
 
 
 def _created(path: Path, data: bytes) -> bool:
-    """A new FILE made holding ``data`` whole, or not made at all: written to a temporary file beside
-    it (``core.atomic.temporary_beside``) and linked into place. A link, unlike a rename, never replaces
-    a FILE another ingest made meanwhile: False then (and where the file system makes no hard links),
-    and the records are appended to that FILE under its lock instead."""
-    from sweepgate.core.atomic import temporary_beside, write_whole
+    """A new FILE made holding ``data`` whole, or not made at all (``core.atomic.create_whole``): never
+    replacing a FILE another ingest made meanwhile (False then, and where the file system makes no hard
+    links), whose lock the records are then appended under instead."""
+    from sweepgate.core.atomic import create_whole
 
     target = Path(os.path.realpath(path))  # a symbolic link to nothing: its target is made, as O_CREAT made it
     try:
-        with temporary_beside(target) as (fd, tmp):
-            try:
-                write_whole(fd, data, None)
-                os.fsync(fd)
-                os.fchmod(fd, 0o644 & ~_umask())  # as open(O_CREAT, 0o644) makes it (mkstemp makes 0600)
-            finally:
-                os.close(fd)
-            try:
-                os.link(tmp, target)
-                return True
-            except FileExistsError:
-                return False
-            except OSError:  # no hard links here (some network and FUSE file systems): appended as before
-                return False
-            finally:
-                os.unlink(tmp)
+        return create_whole(target, data)
     except OSError as exc:
         raise fail(str(path), 0, f"cannot write to it: {exc.strerror}; it was not made",
                    "free space (or fix the file system) and run the same ingest again") from None
-
-
-def _umask() -> int:
-    """The process's file mode mask (read by setting it, and set back at once)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _append(path: Path, fd: int | None, records: list[dict]) -> None:

@@ -67,6 +67,35 @@ def temporary_beside(path: Path) -> Iterator[tuple[int, str]]:
         raise
 
 
+def create_whole(path: Path, data: bytes) -> bool:
+    """``path`` made new, holding ``data`` whole (synced; mode 0644 less the umask, as ``open(O_CREAT,
+    0o644)`` makes it), or not at all: written to a temporary file beside it and hard-linked into place.
+    A link, unlike ``atomic_write``'s rename, never replaces a file made at ``path`` meanwhile: False
+    then, and where the file system makes no hard links (some network and FUSE ones). OSError when
+    ``data`` cannot be written (a full disk); nothing is left behind either way."""
+    with temporary_beside(path) as (fd, tmp):
+        try:
+            write_whole(fd, data, None)
+            os.fsync(fd)
+            os.fchmod(fd, 0o644 & ~_umask())  # mkstemp makes 0600
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+            return True
+        except OSError:  # FileExistsError among them
+            return False
+        finally:
+            os.unlink(tmp)
+
+
+def _umask() -> int:
+    """The process's file mode mask (read by setting it, and set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _mode_of(path: Path, through: bool) -> int:
     """The permission bits the new file takes: those of the file it replaces, 0644 for a new one.
     ``through`` False: what is at ``path`` itself, never what a link there points at (a host file's
