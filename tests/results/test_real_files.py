@@ -17,10 +17,8 @@ REFUSED = {
         "format: AIPerf's console tables ('NVIDIA AIPerf | ...'",
     # hunt 16: was "not JSON or CSV"
     "vllm/vllm-bench-serve0.1x_console_stdout_minimax-m2.5_hygon-bw1000_c128.txt": "a serving benchmark's console output",
-    "aiperf/aiperf0.11_sweep_aggregate_trimmed.json": "AIPerf sweep aggregate",
     "vllm/vllm-ascend_llama8b_tp1_qps1_latency_only.json": "latency-only output",
     "inferencex/agentic_glm5.3flash_sglang_tp4_conc1_mi355x_trimmed.json": "agentic aggregate",
-    "aiperf/aiperf0.11_sweep_aggregate_trimmed.csv": "AIPerf sweep aggregate CSV",
     "lm_eval/lighteval_igakuqa_gptoss120b.json": "a lighteval results file",
     "inferencex/agg_bmk_agentic_qwen3.5-397b_mi300x_2rows.json": "collect_results.py's agg_bmk.json",
     "aiperf/genaiperf_analyze_export_gpt2_5configs.csv": "a GenAI-Perf analyze summary",
@@ -85,7 +83,10 @@ AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines
              "inferencex/ifx_gpumonitor_amdsmi_static_identity_mi355x_trimmed.json",
              "inferencex/ifx_gpumonitor_nvidiasmi_identity_b300_8gpu.csv",
              # hunt 16: AIPerf's per-request records, a succeeded request's first (no "error" key)
-             "aiperf/aiperf-records_llamacpp_llama3.2-3b-gguf_c1_success_then_timeout_2lines_trimmed.jsonl"}
+             "aiperf/aiperf-records_llamacpp_llama3.2-3b-gguf_c1_success_then_timeout_2lines_trimmed.jsonl",
+             # realdata29: AIPerf's sweep aggregate, JSON and CSV, beside the sweep's own exports: passed over
+             # (it was refused, and failed the folder the sweep wrote; test_real_files_formats29.py)
+             "aiperf/aiperf0.11_sweep_aggregate_trimmed.json", "aiperf/aiperf0.11_sweep_aggregate_trimmed.csv"}
 
 
 def records(rel: str) -> list[dict]:

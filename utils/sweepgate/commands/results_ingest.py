@@ -42,7 +42,8 @@ def add_arguments(parser) -> None:
                              "(a sweep whose rows were all reused)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="list the files skipped (helper files beside the jobs' sidecars, CSV exports "
-                             "beside their JSON, GPU metrics and lm-eval's samples logs)")
+                             "beside their JSON, sweeps' summaries beside their runs, GPU metrics and lm-eval's "
+                             "samples logs)")
 
 
 def _given(args):
@@ -118,7 +119,9 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
     from sweepgate.results.formats import foreign
 
     groups = [(walked.skipped, "file", "with no job sidecar (helper outputs)"),
-              (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, read from the JSON)")]
+              (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, read from the JSON)"),
+              (walked.summaries, "vllm bench sweep summary file", "(summary.json, the list of a point's run=N.json: "
+               "each run read from its own file beside it)")]
     for kind in foreign.BESIDE_KINDS:
         groups.append(([p for p in outcome.beside if outcome.kinds[p] is kind], kind.NOUN, kind.WHY))
     groups.append((list(dict.fromkeys(path for path, _ in outcome.stored_before.values())), "file",

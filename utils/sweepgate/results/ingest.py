@@ -5,7 +5,8 @@ other file is still stored. Folders are walked for ``*.json``, ``*.jsonl`` and
 ``*.csv``, in any case (which of those is a result is decided by content; a broken
 link or FIFO so named, and a subfolder that cannot be read, are refused); a CSV export
 beside a JSON export of the same name is the same run and is skipped (also when
-both are named on the command line); a
+both are named on the command line), and so is a `vllm bench sweep serve` summary.json
+beside the run=N.json it lists; a
 ``.job.json`` without an output (the script died first) becomes a failure record.
 In a walked folder that holds job sidecars, only outputs paired with one (their own
 ``X.job.json``, or an eval's ``X-eval.json`` with its job's) are results; the other
@@ -29,7 +30,7 @@ from sweepgate.core.errors import Diagnostic, SweepgateError, fail
 from sweepgate.core.signals import SignalsHeld as _signals_held
 from sweepgate.results import derive, jsonio, normalize, sidecar, sniff
 from sweepgate.results import record as R
-from sweepgate.results.formats import gpu_metrics
+from sweepgate.results.formats import gpu_metrics, vllm
 from sweepgate.results.measurement import Measurement
 from sweepgate.results.store import Copied, Immutable, StoreError
 
@@ -78,6 +79,8 @@ class Walk:
     refused: list[Diagnostic] = dataclasses.field(default_factory=list)  # entries a walk could not read
     # zip archives beside the results that hold result files (artifacts not yet unzipped): warned of
     warnings: list[Diagnostic] = dataclasses.field(default_factory=list)
+    # vllm bench sweep's summary.json beside the run=N.json it lists: the same runs
+    summaries: list[Path] = dataclasses.field(default_factory=list)
 
 
 def _walked(path: Path) -> bool:
@@ -151,7 +154,9 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     if problems:
         raise SweepgateError(problems)
     files, named = _without_csv_twins(_unique(out))
-    return Walk(files, skipped, twins + named, refused, _zipped_results(zips, [*out, *skipped, *twins]))
+    files, summaries = _without_sweep_summaries(files)
+    return Walk(files, skipped, twins + named, refused, _zipped_results(zips, [*out, *skipped, *twins]),
+                summaries=summaries)
 
 
 def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path], twins: list[Path],
@@ -217,6 +222,43 @@ def _without_csv_twins(files: list[Path]) -> tuple[list[Path], list[Path]]:
     exported = {run_of(p) for p in files if p.suffix.lower() == ".json"}
     twins = [p for p in files if p.suffix.lower() == ".csv" and run_of(p) in exported]
     return [p for p in files if p not in twins], twins
+
+
+def _without_sweep_summaries(files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(files, the `vllm bench sweep serve` summaries among them whose every run is, key for key, the
+    output of another of them in its folder): its run=N.json, read from their own files. Stored too,
+    each run would be stored twice, as if measured twice. A summary with a run not beside it holds the
+    only copy of that run, and is read as it is."""
+    folders: dict[Path, list[Path]] = {}
+    for p in files:
+        if p.suffix.lower() == ".json":
+            folders.setdefault(p.parent.resolve(), []).append(p)
+    summaries: list[Path] = []
+    for members in folders.values():
+        found = [(p, doc) for p in members if _opens_a_list(p) and vllm.is_sweep_summary(doc := _document(p))]
+        if not found:
+            continue
+        runs = [_document(p) for p in members if p not in {q for q, _ in found}]
+        summaries.extend(p for p, doc in found if all(run in runs for run in doc))
+    return [p for p in files if p not in summaries], summaries
+
+
+def _opens_a_list(path: Path) -> bool:
+    """Whether ``path``'s JSON text starts a list (its first bytes only: outputs can be megabytes)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+    except OSError:
+        return False
+    return head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"[")
+
+
+def _document(path: Path):
+    """``path``'s one JSON document, or None when it has none (read again, and refused, as a result)."""
+    try:
+        return jsonio.loads(path.read_bytes().decode("utf-8-sig"), str(path))
+    except (OSError, UnicodeDecodeError, SweepgateError):
+        return None
 
 
 def collect(paths: list[str]) -> list[Path]:

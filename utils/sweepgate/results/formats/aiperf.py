@@ -12,6 +12,7 @@ import math
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
+from sweepgate.results.formats.foreign import SweepAggregate
 from sweepgate.results.formats.vllm import rate_value
 from sweepgate.results.measurement import Measurement, further_stat, measured, run_window
 from sweepgate.results.units import is_time_unit, to_ms
@@ -342,10 +343,8 @@ def _long_outputs(doc: dict, m: Measurement) -> None:
 
 
 def parse(doc: dict, path: str, line: int) -> Measurement:
-    if isinstance(doc.get(SWEEP), list):
-        raise fail(path, line, f"{SWEEP}: an AIPerf sweep aggregate (statistics of several runs, one entry per "
-                   "swept value), not one run's export",
-                   "ingest each run's own profile_export_aiperf.json (the sweep's concurrency_N/ folders)")
+    if isinstance(doc.get(SWEEP), list):  # beside the runs' own exports, as the sweep writes it: passed over
+        raise SweepAggregate(path)
     if isinstance(doc.get("records"), dict):
         if not _keyed_by_tag(doc["records"]):
             raise fail(path, line, "records: a pre-release AIPerf export (2025-06; metrics keyed by display "

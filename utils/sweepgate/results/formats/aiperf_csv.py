@@ -16,7 +16,7 @@ import re
 
 from sweepgate.core.errors import SweepgateError, fail
 from sweepgate.results.formats import aiperf
-from sweepgate.results.formats.foreign import MULTI_RUN_CSV, Auxiliary, MultiRunAggregate
+from sweepgate.results.formats.foreign import MULTI_RUN_CSV, Auxiliary, MultiRunAggregate, SweepAggregate
 from sweepgate.results.measurement import Measurement
 
 _NAME = re.compile(r"^(?P<name>[^(]+?)\s*(?:\((?P<unit>[^)]*)\))?\s*$")
@@ -46,16 +46,15 @@ _ANALYZE_HEADER = "Config Name,"
 
 
 def refuse_sweep(text: str, path: str) -> None:
-    """Refuse a summary of several runs (AIPerf's sweep aggregate CSV, GenAI-Perf's analyze export)
-    with its own reason, as the JSON sweep aggregate is. AIPerf's other CSVs (server metrics,
-    per-request records, GPU telemetry, time slices) go beside a run's export: passed over (``Auxiliary``)."""
+    """Refuse a summary of several runs (GenAI-Perf's analyze export) with its own reason. AIPerf's
+    aggregates of runs (of one run's repeats, of a sweep's values: ``MultiRunAggregate``,
+    ``SweepAggregate``) and its other CSVs (server metrics, per-request records, GPU telemetry, time
+    slices) go beside the runs' exports: passed over (``Auxiliary``)."""
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if first.startswith(MULTI_RUN_CSV):  # AIPerf's aggregate of one run's repeats (--num-profile-runs)
         raise MultiRunAggregate(path)
-    if _SWEEP_HEADER.match(first) and "_cv," in first:
-        raise fail(path, 1, f"format: an AIPerf sweep aggregate CSV (statistics of several runs, one row per "
-                   f"{first.split(',', 1)[0]}), not one run's export",
-                   "ingest each run's own profile_export_aiperf.json (the sweep's per-value folders)")
+    if _SWEEP_HEADER.match(first) and "_cv," in first:  # one row per swept value: passed over
+        raise SweepAggregate(path)
     if (first.startswith("# AIPerf Server Metrics Export") or first.startswith("Endpoint,GPU_Index,")  # telemetry
             or (first.startswith("request_num,") and ",request_start_ns," in first)  # per-request records
             or first.startswith("Timeslice,Start_NS,End_NS,")):  # the time-slice export (--slice-duration)

@@ -34,6 +34,19 @@ class MultiRunAggregate(Auxiliary):
            "profile_export_aiperf.json, under profile_runs/, is a result)")
 
 
+class SweepAggregate(Auxiliary):
+    """AIPerf's statistics across a sweep's runs (``--concurrency 16,32,...``:
+    ``sweep_aggregate/profile_export_aiperf_sweep.json`` and ``.csv``, one entry per swept value).
+    Each run's own export, in the sweep's folder for its value (``concurrency_16/``), is a result; the
+    aggregate, beside them in the folder the sweep wrote, would count them twice. Passed over and
+    counted on a line of its own, as the multi-run aggregate is."""
+
+    NOUN = "AIPerf sweep aggregate"
+    WHAT = "AIPerf sweep aggregates"
+    WHY = ("(statistics across a sweep's runs, one entry per swept value: each run's own "
+           "profile_export_aiperf.json, in the sweep's folder for its value such as concurrency_16/, is a result)")
+
+
 class EvalSideFile(Auxiliary):
     """What an InferenceX eval job leaves beside its scores (``eval_side``): its ``meta_env.json``, an
     eval adapter's native report and per-case log, SWE-bench's predictions and report."""
@@ -44,7 +57,7 @@ class EvalSideFile(Auxiliary):
 
 
 # Every kind of file passed over as one that goes beside a result, each counted on a line of its own.
-BESIDE_KINDS = (Auxiliary, MultiRunAggregate, EvalSideFile)
+BESIDE_KINDS = (Auxiliary, MultiRunAggregate, SweepAggregate, EvalSideFile)
 
 # What AIPerf writes as ``metadata.aggregation_type`` over a multi-run aggregate's ``metrics``.
 MULTI_RUN_AGGREGATIONS = ("confidence", "detailed")

@@ -66,6 +66,18 @@ def detect(doc) -> bool:
     return has_ms and ("model_id" in keys or "date" in keys) and "total_output_tokens_retokenized" not in keys
 
 
+# `vllm bench sweep serve` adds each run's number to its output (run=N.json) and writes the list of a
+# point's runs, key for key, as the summary.json beside them.
+SWEEP_RUN = "run_number"
+
+
+def is_sweep_summary(doc) -> bool:
+    """Whether ``doc`` is a `vllm bench sweep serve` summary.json: a list of outputs of numbered runs."""
+    return isinstance(doc, list) and bool(doc) and all(
+        detect(run) and isinstance(run.get(SWEEP_RUN), int) and not isinstance(run.get(SWEEP_RUN), bool)
+        for run in doc)
+
+
 # A rate some clients write for a run that kept no one rate: SGLang's bench_serving writes "trace"
 # when --use-trace-timestamps replays a trace's own arrival times (a mooncake dataset).
 NO_ONE_RATE = ("trace",)
