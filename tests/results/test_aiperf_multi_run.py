@@ -90,8 +90,8 @@ def test_a_folder_of_side_files_of_several_kinds_names_each_kind(tmp_path, capsy
                            str(base / "aggregate"))
     assert rc == 1 and err.count("\n") == 1, err
     kinds = err.split("only files that go with one (", 1)[1].split("); ", 1)[0].split("; ")
-    assert sorted(kinds) == ["AIPerf multi-run aggregates", "GPU metrics, lm-eval samples logs, AIPerf's other "
-                             "exports"], err
+    assert sorted(kinds) == ["AIPerf multi-run aggregates", "GPU metrics, lm-eval samples logs, AIPerf's and "
+                             "GenAI-Perf's other exports"], err
 
 
 def test_each_aggregate_named_alone_is_passed_over_with_its_note(tmp_path, capsys):

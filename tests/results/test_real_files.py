@@ -86,7 +86,9 @@ AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines
              "aiperf/aiperf-records_llamacpp_llama3.2-3b-gguf_c1_success_then_timeout_2lines_trimmed.jsonl",
              # realdata29: AIPerf's sweep aggregate, JSON and CSV, beside the sweep's own exports: passed over
              # (it was refused, and failed the folder the sweep wrote; test_real_files_formats29.py)
-             "aiperf/aiperf0.11_sweep_aggregate_trimmed.json", "aiperf/aiperf0.11_sweep_aggregate_trimmed.csv"}
+             "aiperf/aiperf0.11_sweep_aggregate_trimmed.json", "aiperf/aiperf0.11_sweep_aggregate_trimmed.csv",
+             # realdata29: GenAI-Perf's perf_analyzer export beside its run's own: passed over (it was refused)
+             "aiperf/perfanalyzer2.48_raw_profile_export_conc1_first_request_trimmed.json"}
 
 
 def records(rel: str) -> list[dict]:
@@ -347,7 +349,8 @@ def test_a_file_that_goes_with_a_result_is_said_to_be_passed_over(tmp_path, caps
     rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(log))
     assert rc == 0, err
     assert f"skipped {log}" in out.splitlines()
-    assert "skipped 1 file with no result (GPU metrics, lm-eval samples logs, AIPerf's other exports: files that go beside one)" in out
+    assert ("skipped 1 file with no result (GPU metrics, lm-eval samples logs, AIPerf's and GenAI-Perf's other exports: "
+            "files that go beside one)") in out
     assert "ingested 0 results (0 new)" in out and "nothing stored" in out
 
 
@@ -419,7 +422,7 @@ def test_a_folder_of_only_companion_files_beside_one_with_results_is_still_refus
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(onlys), str(results))
     assert rc == 1 and err == f"{onlys}: no result files in this folder, only files that go with one " \
-        "(GPU metrics, lm-eval samples logs, AIPerf's other exports); pass the folder the job outputs were downloaded into\n", err
+        "(GPU metrics, lm-eval samples logs, AIPerf's and GenAI-Perf's other exports); pass the folder the job outputs were downloaded into\n", err
     rc, out, err = run_cli(capsys, "results", "ingest", "--allow-empty", "--db", db, str(onlys), str(results))
     assert rc == 0, err
 

@@ -89,3 +89,32 @@ def test_an_aiperf_sweep_aggregate_folder_alone_holds_no_result(tmp_path, capsys
                            str(sweep / "sweep_aggregate"))
     assert rc == 1 and err.startswith(f"{sweep / 'sweep_aggregate'}: no result files in this folder, only files "
                                       "that go with one"), err
+
+
+# FernandoDorado/sizing-llm-inference-nvidia artifacts/meta_llama3-8b-instruct-openai-chat-concurrency1/: the
+# folder GenAI-Perf wrote for one run (NIM llama3-8b, concurrency 1), its perf_analyzer export beside its own
+GENAI_PERF_FILES = {"profile_export_genai_perf.json": "aiperf/genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc1.json",
+                    "profile_export_genai_perf.csv": "aiperf/genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc1.csv",
+                    "200_50.json": "aiperf/perfanalyzer2.48_raw_profile_export_conc1_first_request_trimmed.json"}
+
+
+def test_a_genai_perf_artifact_folder_stores_its_run_and_passes_over_perf_analyzer_s_export(tmp_path, capsys):
+    """GenAI-Perf leaves perf_analyzer's raw per-request export (--profile-export-file, profile_export.json
+    by default) beside its own in every artifact folder; it was refused, failing the folder (exit 1) with
+    the hint to ingest the profile_export_genai_perf.json just stored. It goes beside a result, as AIPerf's
+    per-request records do: passed over and counted."""
+    from helpers import SAMPLES
+
+    folder = tmp_path / "meta_llama3-8b-instruct-openai-chat-concurrency1"
+    folder.mkdir()
+    for name, rel in GENAI_PERF_FILES.items():
+        shutil.copyfile((REAL if (REAL / rel).is_file() else SAMPLES) / rel, folder / name)
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(folder))
+    assert rc == 0 and err == "", err
+    assert f"skipped {folder / '200_50.json'}" in out.splitlines()
+    assert ("skipped 1 file with no result (GPU metrics, lm-eval samples logs, AIPerf's and GenAI-Perf's other "
+            "exports: files that go beside one)") in out.splitlines()
+    assert "ingested 1 results (1 new)" in out
+    (rec,) = show_json(capsys, db)
+    assert (rec["client"], rec["conc"]) == ("genai-perf", 1)

@@ -30,7 +30,6 @@ REFUSED = {
     "vllm/vllm0.8_nightly_convert_benchmark_results_llama3.3-70b_a100x8.json": "summary table",
     "vllm/vllm-ascend0.7_offline_benchmark_latency_llama8b_tp1.json": "benchmark_latency result",
     "vllm/vllm-ascend0.7_offline_benchmark_throughput_llama8b_tp1.json": "benchmark_throughput result",
-    "aiperf/perfanalyzer2.48_raw_profile_export_conc2_trimmed.json": "raw per-request export",
 }
 
 # Real outputs of runs that completed nothing: stored, as failures.
@@ -39,8 +38,10 @@ FAILED_RUNS = {"vllm/vllmbench0.25.1_opt125m_all_failed.json",
                "aiperf/aiperf0.8_qwen3.5-4b-gguf_llamacpp_conc1_all_timeouts.csv"}
 
 
-# AIPerf's time-slice export goes beside the run's own (--slice-duration): passed over, as its other exports are.
-AUXILIARY = {"aiperf/aiperf_timeslices_glm5.1_mi355x_conc40_trimmed.json"}
+# AIPerf's time-slice export goes beside the run's own (--slice-duration): passed over, as its other exports are;
+# so does GenAI-Perf's perf_analyzer export (realdata29: it was refused, failing the run's artifact folder)
+AUXILIARY = {"aiperf/aiperf_timeslices_glm5.1_mi355x_conc40_trimmed.json",
+             "aiperf/perfanalyzer2.48_raw_profile_export_conc2_trimmed.json"}
 
 
 def records(rel: str) -> list[dict]:

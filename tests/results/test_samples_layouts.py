@@ -149,7 +149,6 @@ def test_an_itl_of_all_zeros_is_no_measurement():
 @pytest.mark.parametrize("rel,words", [
     ("vllm/vllm-ascend0.7_offline_benchmark_latency_llama8b_tp1.json", "vLLM benchmark_latency result"),
     ("vllm/vllm-ascend0.7_offline_benchmark_throughput_llama8b_tp1.json", "vLLM benchmark_throughput result"),
-    ("aiperf/perfanalyzer2.48_raw_profile_export_conc2_trimmed.json", "perf_analyzer's raw per-request export"),
 ])
 def test_other_outputs_of_the_same_tools_are_refused_saying_what_they_are(tmp_path, capsys, rel, words):
     """Hunt: these were "unknown JSON output", which leaves a user guessing what to ingest instead."""
@@ -224,8 +223,8 @@ def test_an_aiperf_artifact_folder_stores_its_run_and_passes_over_the_other_expo
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
     assert rc == 0 and err == "", err
     # server_metrics_export.csv is the twin of its .json (one name): counted as such
-    assert f"skipped {len(AIPERF_SIBLINGS) - 1} files with no result (GPU metrics, lm-eval samples logs, AIPerf's " \
-        "other exports: files that go beside one)" in out and "skipped 1 CSV file beside a JSON export" in out, out
+    assert f"skipped {len(AIPERF_SIBLINGS) - 1} files with no result (GPU metrics, lm-eval samples logs, AIPerf's and " \
+        "GenAI-Perf's other exports: files that go beside one)" in out and "skipped 1 CSV file beside a JSON export" in out, out
     assert "ingested 1 results (1 new)" in out, out
     # named alone, each is passed over the same way: counted, nothing stored
     for name in AIPERF_SIBLINGS:

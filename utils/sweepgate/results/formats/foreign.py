@@ -17,7 +17,8 @@ class Auxiliary(Exception):
     kind on a line of its own, ``skipped N <NOUN>s <WHY>``."""
 
     NOUN = "file"
-    WHAT = "GPU metrics, lm-eval samples logs, AIPerf's other exports"  # the kind, in a folder's no-results line
+    # the kind, in a folder's no-results line
+    WHAT = "GPU metrics, lm-eval samples logs, AIPerf's and GenAI-Perf's other exports"
     WHY = f"with no result ({WHAT}: files that go beside one)"
 
 
@@ -73,13 +74,17 @@ def is_multi_run_aggregate(doc) -> bool:
 
 
 # AIPerf's other files beside profile_export_aiperf.json in every artifact folder (their CSV twins in
-# aiperf_csv): the keys that tell each. Records, telemetry and the server's metrics, none the run's figures.
+# aiperf_csv), and GenAI-Perf's beside its own export: the keys that tell each. Records, telemetry and the
+# server's metrics, none the run's figures.
 AIPERF_COMPANIONS = (
     {"metadata", "metrics", "error"},  # profile_export.jsonl, a failed request's record (and see _aiperf_record)
     {"aiperf_version", "summary", "metrics"},  # server_metrics_export.json
     {"gpu_index", "gpu_uuid", "metrics"},  # gpu_telemetry_export.jsonl, one sample a line
     {"ready", "was_cancelled"},  # .aiperf_results_ready.json, the run's end marker
     {"timeslices", "input_config"},  # profile_export_aiperf_timeslices.json (--slice-duration), per time slice
+    # GenAI-Perf's profile_export.json (--profile-export-file), perf_analyzer's raw export of each request's
+    # timestamps and responses, beside profile_export_genai_perf.json in every artifact folder
+    {"experiments", "service_kind"},
 )
 
 
@@ -107,15 +112,12 @@ KINDS = (
     ({"engine", "world_info", "request_info", "performance"},
      "a TensorRT-LLM trtllm-bench report (the engine driven in-process, not a serving client's run)",
      "serve the model with trtllm-serve and ingest the serving client's output (vllm bench serve JSON)"),
-    ({"experiments", "service_kind"},
-     "perf_analyzer's raw per-request export (timestamps of each request, no statistics)",
-     "ingest GenAI-Perf's profile_export_genai_perf.json of the same run"),
 )
 
 
 def refuse(doc, path: str, line: int) -> None:
     """Refuse ``doc`` with its own reason when it is one of KINDS or a GuideLLM report, pass it over
-    (``Auxiliary``) when it is one of AIPerf's companion files; return otherwise."""
+    (``Auxiliary``) when it is one of AIPerf's or GenAI-Perf's companion files; return otherwise."""
     if not isinstance(doc, dict):
         return
     if is_multi_run_aggregate(doc):
