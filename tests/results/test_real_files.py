@@ -91,6 +91,11 @@ AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines
              "aiperf/perfanalyzer2.48_raw_profile_export_conc1_first_request_trimmed.json"}
 
 
+# lm-eval's --log_samples log (the first of AUXILIARY until hunt 16 put AIPerf's records before it: the
+# tests below, which copy it as samples_<task>_<time>.jsonl, then ran on an AIPerf record instead)
+SAMPLES_LOG = "lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines_trimmed.jsonl"
+
+
 def records(rel: str) -> list[dict]:
     return file_records(REAL, rel)
 
@@ -331,7 +336,7 @@ def test_an_lm_eval_output_folder_with_its_samples_log_is_ingested_whole(tmp_pat
     from helpers import run_cli
 
     shutil.copy(REAL / "lm_eval/lmeval0.4.13_ifeval_gemma4-26b_stderr_na.json", tmp_path / "results_x.json")
-    shutil.copy(REAL / sorted(AUXILIARY)[0], tmp_path / "samples_eqbench_ca_x.jsonl")
+    shutil.copy(REAL / SAMPLES_LOG, tmp_path / "samples_eqbench_ca_x.jsonl")
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path))
     assert rc == 0 and "ingested 1 results (1 new)" in out and "unknown JSON" not in err, err
 
@@ -345,7 +350,7 @@ def test_a_file_that_goes_with_a_result_is_said_to_be_passed_over(tmp_path, caps
     from helpers import run_cli
 
     log = tmp_path / "samples_eqbench_ca_x.jsonl"
-    shutil.copy(REAL / sorted(AUXILIARY)[0], log)
+    shutil.copy(REAL / SAMPLES_LOG, log)
     rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(log))
     assert rc == 0, err
     assert f"skipped {log}" in out.splitlines()
@@ -364,7 +369,7 @@ def test_a_folder_of_only_companion_files_is_a_folder_without_results(tmp_path, 
 
     folder = tmp_path / "onlys"
     folder.mkdir()
-    shutil.copy(REAL / sorted(AUXILIARY)[0], folder / "samples_x_1.jsonl")
+    shutil.copy(REAL / SAMPLES_LOG, folder / "samples_x_1.jsonl")
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
     assert rc == 1 and err.startswith(f"{folder}: no result files in this folder, only files that go with one"), err
