@@ -37,6 +37,8 @@ def parse_text(text: str, path: str) -> list[Measurement]:
                    "the client wrote nothing: check the job's log, or remove the file", rule=jsonio.UNREADABLE)
     aiperf_csv.refuse_sweep(text, path)
     if not text.lstrip()[:1] in ("{", "[") or LOG_LINE.match(text):
+        if vllm.is_sweep_table(text.split("\n", 1)[0]):  # the table of runs read from their own files
+            raise foreign.SweepTable(path)
         foreign.refuse_csv(text.split("\n", 1)[0], path)
         inferencex.refuse_csv(text, path)
         foreign.refuse_console(text, path)

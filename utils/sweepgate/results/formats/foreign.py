@@ -1,6 +1,7 @@
 """Outputs of the same tools that are not one serving run's figures: refused with what they are
 (``KINDS``, GuideLLM's reports, a serving client's console output), or passed over as files that go
-beside a result (``AIPERF_COMPANIONS``, ``Auxiliary``).
+beside a result (``AIPERF_COMPANIONS``, ``Auxiliary`` and its kinds: AIPerf's aggregates, an eval's
+side files, `vllm bench sweep serve`'s warm-up, summary table and failure records).
 
 Each KINDS entry: the top-level keys that tell the file, what it is, and what to ingest instead. A
 file matching nothing is "unknown JSON output" (sniff.py).
@@ -8,7 +9,7 @@ file matching nothing is "unknown JSON output" (sniff.py).
 
 from __future__ import annotations
 
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import Diagnostic, fail
 
 
 class Auxiliary(Exception):
@@ -57,8 +58,74 @@ class EvalSideFile(Auxiliary):
            "per-case logs, SWE-bench predictions; the scores are in its results JSON)")
 
 
+class SweepWarmup(Auxiliary):
+    """`vllm bench sweep serve --warmup-num-prompts N`'s warm-up of a point (``warmup.json``): a whole
+    `vllm bench serve` output of the point's command with N prompts, numbered ``run_number`` -1
+    (``vllm.is_sweep_warmup``), which the point's summary.json leaves out. A cold server's figures, not a
+    measurement: stored, it would be one more run of the point. Passed over and counted on a line of
+    its own."""
+
+    NOUN = "vllm bench sweep warm-up run"
+    WHAT = "vllm bench sweep warm-up runs"
+    WHY = ("(warmup.json, run_number -1: the unmeasured run before a point's runs, which its summary.json "
+           "leaves out too)")
+
+
+class SweepTable(Auxiliary):
+    """`vllm bench sweep serve`'s ``summary.csv`` in the experiment folder: pandas' table of every run
+    of every point (``vllm.is_sweep_table``), each of which is its own run=N.json in its point's folder.
+    Read too, each run would count twice; read alone, its cells are the runs' values flattened to text.
+    Passed over and counted on a line of its own."""
+
+    NOUN = "vllm bench sweep summary table"
+    WHAT = "vllm bench sweep summary tables"
+    WHY = ("(summary.csv, the table of a sweep's runs over all its points: not read, each run is read from "
+           "its own run=N.json under SERVE-/BENCH- folders)")
+
+
+class SweepFailure(Auxiliary):
+    """`vllm bench sweep serve --continue-on-error`'s record of what failed (``SWEEP_FAILURE``): a run's
+    ``run=N.failure.json`` (the warm-up's, run -1, ``warmup.failure.json``), or a server setting's
+    ``SERVE-<name>-failure.json`` in the experiment folder. No figures, and no job to file a failure
+    under: sweepgate's failure records are a job's (its sidecar names its row), and this names no model
+    (it is in --serve-cmd). Passed over, counted on a line of its own, and said in a warning quoting
+    its error (``warning``): the point's other runs are stored without it."""
+
+    NOUN = "vllm bench sweep failure record"
+    WHAT = "vllm bench sweep failure records"
+    WHY = ("(run=N.failure.json, SERVE-...-failure.json: a run or server setting that failed under "
+           "--continue-on-error, no figures)")
+
+    def __init__(self, path: str, line: int, doc: dict):
+        super().__init__(path)
+        self.warning = _failure_warning(doc, path, line)
+
+
+# The keys of every failure record `vllm bench sweep serve` writes; a run's has run_number and bench_overrides too.
+SWEEP_FAILURE = {"error_type", "error", "serve_overrides"}
+
+
+def _failure_warning(doc: dict, path: str, line: int) -> Diagnostic:
+    """The warning that says what failed, with the first line of its error (a traceback can follow)."""
+    lines = str(doc.get("error") or "").strip().splitlines()
+    error = f"{doc.get('error_type')}: {lines[0] if lines else ''}".rstrip(": ")
+    run = doc.get("run_number")
+    if run is None:
+        what, said, fix = ("server setting that failed", "none of its points ran, nothing stored",
+                           "rerun them with the server setting fixed, or remove the file")
+    elif isinstance(run, int) and run < 0:
+        what, said, fix = ("point's warm-up run that failed", "not a measurement, nothing stored",
+                           "nothing to do (the point's runs are stored); remove the file to silence this")
+    else:
+        what, said, fix = ("run that failed", "no figures, nothing stored (the point's other runs are stored "
+                           "without it)", "rerun the point to measure it, or remove the file")
+        error = f"run {run}, {error}"
+    return Diagnostic(path, line, 0, "sweep-failure", f"warning: a vllm bench sweep {what} ({error}): {said}", fix,
+                      severity="warning")
+
+
 # Every kind of file passed over as one that goes beside a result, each counted on a line of its own.
-BESIDE_KINDS = (Auxiliary, MultiRunAggregate, SweepAggregate, EvalSideFile)
+BESIDE_KINDS = (Auxiliary, MultiRunAggregate, SweepAggregate, EvalSideFile, SweepWarmup, SweepTable, SweepFailure)
 
 # What AIPerf writes as ``metadata.aggregation_type`` over a multi-run aggregate's ``metrics``.
 MULTI_RUN_AGGREGATIONS = ("confidence", "detailed")
@@ -117,13 +184,16 @@ KINDS = (
 
 def refuse(doc, path: str, line: int) -> None:
     """Refuse ``doc`` with its own reason when it is one of KINDS or a GuideLLM report, pass it over
-    (``Auxiliary``) when it is one of AIPerf's or GenAI-Perf's companion files; return otherwise."""
+    (``Auxiliary``) when it is one of AIPerf's or GenAI-Perf's companion files or a `vllm bench sweep`
+    failure record (``SweepFailure``); return otherwise."""
     if not isinstance(doc, dict):
         return
     if is_multi_run_aggregate(doc):
         raise MultiRunAggregate(path)
     if any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_record(doc) or _aiperf_inputs(doc):
         raise Auxiliary(path)
+    if SWEEP_FAILURE <= doc.keys() and isinstance(doc["serve_overrides"], dict):
+        raise SweepFailure(path, line, doc)
     for keys, what, instead in KINDS:
         if keys <= doc.keys():
             raise fail(path, line, f"format: {what}", instead)

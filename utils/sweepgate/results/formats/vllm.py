@@ -15,6 +15,7 @@ from datetime import datetime
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
+from sweepgate.results.formats.foreign import SweepWarmup
 from sweepgate.results.measurement import Measurement, further_stat, number, run_window, unix_time
 from sweepgate.results.units import to_ms
 
@@ -67,15 +68,39 @@ def detect(doc) -> bool:
 
 
 # `vllm bench sweep serve` adds each run's number to its output (run=N.json) and writes the list of a
-# point's runs, key for key, as the summary.json beside them.
+# point's runs, key for key, as the summary.json beside them; its warm-up (--warmup-num-prompts, warmup.json)
+# is numbered -1 and left out of that list.
 SWEEP_RUN = "run_number"
+
+
+def _run_number(doc: dict):
+    n = doc.get(SWEEP_RUN)
+    return n if isinstance(n, int) and not isinstance(n, bool) else None
 
 
 def is_sweep_summary(doc) -> bool:
     """Whether ``doc`` is a `vllm bench sweep serve` summary.json: a list of outputs of numbered runs."""
-    return isinstance(doc, list) and bool(doc) and all(
-        detect(run) and isinstance(run.get(SWEEP_RUN), int) and not isinstance(run.get(SWEEP_RUN), bool)
-        for run in doc)
+    return isinstance(doc, list) and bool(doc) and all(detect(run) and _run_number(run) is not None for run in doc)
+
+
+def is_sweep_warmup(doc: dict) -> bool:
+    """Whether ``doc`` (an output ``detect`` took) is a `vllm bench sweep serve` point's warm-up run."""
+    n = _run_number(doc)
+    return n is not None and n < 0
+
+
+def is_sweep_table(first_line: str) -> bool:
+    """Whether a CSV file's header is that of `vllm bench sweep serve`'s summary.csv: pandas' table of the
+    sweep's runs (``DataFrame.from_records(runs).to_csv``), its unnamed index column first, then the runs'
+    keys: a `vllm bench serve` output's (latencies in ms, model_id, date) and run_number."""
+    import csv
+
+    try:
+        header = next(csv.reader([first_line.lstrip("\ufeff").rstrip("\r\n")]), [])
+    except csv.Error:
+        return False
+    return (len(header) > 2 and header[0] == "" and SWEEP_RUN in header and bool({"model_id", "date"} & set(header))
+            and any(cell.endswith("_ms") for cell in header))
 
 
 # A rate some clients write for a run that kept no one rate: SGLang's bench_serving writes "trace"
@@ -217,6 +242,8 @@ def _refuse_ramp_up(doc: dict, path: str, line: int) -> None:
 
 
 def parse(doc: dict, path: str, line: int) -> Measurement:
+    if is_sweep_warmup(doc):  # a cold server's figures, no measurement of the point: passed over
+        raise SweepWarmup(path)
     doc = clean_keys(doc)
     _refuse_ramp_up(doc, path, line)
     m = Measurement("vllm-serving", "vllm-bench", line)

@@ -1,0 +1,234 @@
+"""vsweep29: the other files `vllm bench sweep serve` writes beside its runs.
+
+The real point folder of a vLLM 0.25.1 sweep (tests/data/results-real/SOURCES.tsv, er0080/vllm-benchmarking)
+is the base; beside it, the files a newer `vllm bench sweep serve` writes, built here as its code writes
+them (vllm-project/vllm vllm/benchmarks/sweep/serve.py at 0031557f20f592111a8ea7d709730fad151bdae5, with
+--warmup-num-prompts and --continue-on-error; summary.csv at every version read, 4fa9174d too):
+
+- ``warmup.json``: a `vllm bench serve --save-result` output of the point with num_prompts replaced by the
+  warm-up count and ``run_number: -1`` (``run_one(..., run_number=-1, output_path=base_path / "warmup.json")``);
+  left out of the point's summary.json. It was stored as a third measurement of the point.
+- ``run=N.failure.json`` (and ``warmup.failure.json``): ``{"run_number", "error_type", "error",
+  "serve_overrides", "bench_overrides"}``, json.dumps(indent=2) and a newline; and, when a server setting
+  failed, ``SERVE-<name>-failure.json`` in the experiment folder, without run_number or bench_overrides.
+  They were "unknown JSON output" (exit 1).
+- ``summary.csv`` in the experiment folder: ``pd.DataFrame.from_records(all_data).to_csv(...)`` over every
+  point's runs (the index as an unnamed first column). It was refused as "a CSV table" (exit 1).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from helpers import ROOT, run_cli, show_json
+
+REAL = ROOT / "tests" / "data" / "results-real"
+POINT = "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
+RUNS = {"run=0.json": "vllm/vllm0.25.1_bench_sweep_run0_opt125m_c2.json",
+        "run=1.json": "vllm/vllm0.25.1_bench_sweep_run1_opt125m_c2_seqs4.json",
+        "summary.json": "vllm/vllm0.25.1_bench_sweep_summary_2runs_c2.json"}
+RUN_TTFTS = [39.30731637592544, 217.27289337468392]  # the two runs' mean TTFT
+
+
+def _point(root):
+    """The real point folder (two runs and their summary.json) under ``root``/experiment."""
+    point = root / "experiment" / POINT
+    point.mkdir(parents=True)
+    for name, rel in RUNS.items():
+        shutil.copyfile(REAL / rel, point / name)
+    return point
+
+
+def _run(point, n: int) -> dict:
+    return json.loads((point / f"run={n}.json").read_text(encoding="utf-8"))
+
+
+def _warmup(point) -> dict:
+    """warmup.json as serve.py (0031557f) writes it: `vllm bench serve`'s output of the point's own
+    command with ``bench_comb | {"num_prompts": warmup_num_prompts}`` (here 4), then _update_run_data:
+    ``run_number`` -1 and the overrides. The figures are a cold server's (a slow first TTFT)."""
+    doc = {k: v for k, v in _run(point, 0).items() if k not in ("run_number", "max_num_seqs")}
+    doc.update({"date": "20260818-021330", "num_prompts": 4, "duration": 2.91, "completed": 4,
+                "total_input_tokens": 128, "total_output_tokens": 64, "request_throughput": 1.3745704467353952,
+                "output_throughput": 21.993127147766323, "total_token_throughput": 65.97938144329896,
+                "mean_ttft_ms": 2411.5, "median_ttft_ms": 2398.0, "std_ttft_ms": 30.5, "p99_ttft_ms": 2450.1})
+    doc.update({"run_number": -1, "max_num_seqs": 4, "max_concurrency": 2})
+    return doc
+
+
+def _failure(run_number: int | None, error: str, bench: bool = True, error_type: str = "CalledProcessError") -> str:
+    """A failure record as serve.py (0031557f) writes it: run_one's for a run (or the warm-up, run -1),
+    run_combs' for a server setting (no run_number, no bench_overrides)."""
+    doc = {} if run_number is None else {"run_number": run_number}
+    doc.update({"error_type": error_type, "error": error, "serve_overrides": {"max_num_seqs": 4}})
+    if bench:
+        doc["bench_overrides"] = {"max_concurrency": 2, "num_prompts": 8}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _pandas_csv(records: list[dict]) -> str:
+    """What ``pd.DataFrame.from_records(records).to_csv(path)`` writes: an unnamed index column, the
+    keys in the order first met, None as an empty cell, floats as repr, lists as their str, quoted
+    where they hold a comma (QUOTE_MINIMAL), '\\n' line ends."""
+    import csv
+    import io
+
+    columns = list(dict.fromkeys(k for r in records for k in r))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["", *columns])
+    for i, r in enumerate(records):
+        writer.writerow([i, *("" if r.get(c) is None else str(r[c]) for c in columns)])
+    return out.getvalue()
+
+
+def _summary_csv(experiment, *points) -> None:
+    runs = [json.loads((p / f"run={n}.json").read_text(encoding="utf-8")) for p in points for n in (0, 1)]
+    (experiment / "summary.csv").write_text(_pandas_csv(runs), encoding="utf-8")
+
+
+def test_a_sweep_s_warmup_run_is_not_stored_as_a_measurement(tmp_path, capsys):
+    """warmup.json is a whole `vllm bench serve` output (run_number -1): it was stored as a third run of
+    the point, its cold-server TTFT among the measurements. It is passed over, on a line of its own."""
+    point = _point(tmp_path)
+    (point / "warmup.json").write_text(json.dumps(_warmup(point), indent=4), encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(point))
+    assert rc == 0 and err == "", err
+    assert f"skipped {point / 'warmup.json'}" in out.splitlines()
+    assert ("skipped 1 vllm bench sweep warm-up run (warmup.json, run_number -1: the unmeasured run before a "
+            "point's runs, which its summary.json leaves out too)") in out.splitlines()
+    assert "ingested 2 results (2 new)" in out
+    recs = show_json(capsys, db)
+    assert sorted(r["metrics"]["ttft_mean_ms"] for r in recs) == RUN_TTFTS
+
+
+def test_a_warmup_run_named_alone_stores_nothing(tmp_path, capsys):
+    """Named on its own, the warm-up is still no result: nothing stored, and said so."""
+    point = _point(tmp_path)
+    (point / "warmup.json").write_text(json.dumps(_warmup(point), indent=4), encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(point / "warmup.json"))
+    assert rc == 0 and err == "", err
+    assert out.splitlines()[-2].startswith("skipped 1 vllm bench sweep warm-up run (")
+    assert "ingested 0 results (0 new)" in out and "nothing stored" in out
+
+
+def test_a_warmup_line_among_results_refuses_the_file(tmp_path, capsys):
+    """A warm-up appended to a JSONL file of runs is refused at its line, as any file passed over alone
+    is among results: the file is not stored with the warm-up in it."""
+    point = _point(tmp_path)
+    lines = tmp_path / "runs.jsonl"
+    lines.write_text("".join(json.dumps(d) + "\n" for d in (_run(point, 0), _warmup(point))), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(lines))
+    assert rc == 1
+    assert err.startswith(f"{lines}:2:"), err
+    assert "not a result but of what is passed over alone (vllm bench sweep warm-up runs)" in err
+
+
+def test_a_failed_run_s_record_is_said_and_the_point_s_runs_stored(tmp_path, capsys):
+    """run=2.failure.json (--continue-on-error) was "unknown JSON output", failing the folder. A failed run
+    has no figures and no job to file a failure under (its model is in --serve-cmd, not the record): it is
+    passed over, counted, and said in a warning with its error, the point's runs stored."""
+    point = _point(tmp_path)
+    error = "Command '['vllm', 'bench', 'serve', '--max-concurrency', '2']' returned non-zero exit status 1."
+    (point / "run=2.failure.json").write_text(_failure(2, error), encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(point))
+    assert rc == 0, err
+    assert err.splitlines() == [
+        f"{point / 'run=2.failure.json'}:1:1: warning: a vllm bench sweep run that failed (run 2, "
+        f"CalledProcessError: {error}): no figures, nothing stored (the point's other runs are stored without "
+        "it); rerun the point to measure it, or remove the file"]
+    assert ("skipped 1 vllm bench sweep failure record (run=N.failure.json, SERVE-...-failure.json: a run or "
+            "server setting that failed under --continue-on-error, no figures)") in out.splitlines()
+    assert "ingested 2 results (2 new)" in out
+    assert sorted(r["metrics"]["ttft_mean_ms"] for r in show_json(capsys, db)) == RUN_TTFTS
+
+
+def test_failed_warmups_and_server_settings_are_said_for_what_they_are(tmp_path, capsys):
+    """warmup.failure.json (run -1) and the experiment folder's SERVE-<name>-failure.json (a server that
+    did not come up: none of its points ran) are failure records too, each said as what failed; the
+    error's first line is quoted (a CalledProcessError's can run on)."""
+    point = _point(tmp_path)
+    experiment = point.parent
+    (point / "warmup.failure.json").write_text(_failure(-1, "boom\nTraceback ..."), encoding="utf-8")
+    (experiment / "SERVE--max_num_seqs=8-failure.json").write_text(
+        _failure(None, "Server failed to start within 300 seconds", bench=False, error_type="TimeoutError"),
+        encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(experiment))
+    assert rc == 0, err
+    assert err.splitlines() == [
+        f"{point / 'warmup.failure.json'}:1:1: warning: a vllm bench sweep point's warm-up run that failed "
+        "(CalledProcessError: boom): not a measurement, nothing stored; nothing to do (the point's runs are "
+        "stored); remove the file to silence this",
+        f"{experiment / 'SERVE--max_num_seqs=8-failure.json'}:1:1: warning: a vllm bench sweep server setting that "
+        "failed (TimeoutError: Server failed to start within 300 seconds): none of its points ran, nothing "
+        "stored; rerun them with the server setting fixed, or remove the file"]
+    assert "skipped 2 vllm bench sweep failure records (" in out
+    assert "ingested 2 results (2 new)" in out
+
+
+def test_a_point_folder_of_failed_runs_only_holds_no_result(tmp_path, capsys):
+    """A point whose every run failed (serve.py writes no summary.json then) holds no result: named as a
+    folder, that is said and exit 1, as for a folder of other files that go beside results; the failures
+    are still said."""
+    point = tmp_path / POINT
+    point.mkdir()
+    for n in (0, 1):
+        (point / f"run={n}.failure.json").write_text(_failure(n, "exit status 1"), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(point))
+    assert rc == 1
+    assert err.count(": warning: a vllm bench sweep run that failed (run ") == 2, err
+    assert err.splitlines()[-1] == (f"{point}: no result files in this folder, only files that go with one "
+                                    "(vllm bench sweep failure records); pass the folder the job outputs were "
+                                    "downloaded into")
+
+
+def test_the_experiment_s_summary_csv_is_passed_over(tmp_path, capsys):
+    """summary.csv, the pandas table of every run of every point, was refused as "a CSV table": ingesting
+    the folder a sweep wrote exited 1. It is passed over, counted on its own line; the runs are read from
+    their run=N.json."""
+    point = _point(tmp_path)
+    experiment = point.parent
+    _summary_csv(experiment, point)
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(experiment))
+    assert rc == 0 and err == "", err
+    assert f"skipped {experiment / 'summary.csv'}" in out.splitlines()
+    assert ("skipped 1 vllm bench sweep summary table (summary.csv, the table of a sweep's runs over all its points: "
+            "not read, each run is read from its own run=N.json under SERVE-/BENCH- folders)") in out.splitlines()
+    assert "ingested 2 results (2 new)" in out
+
+
+def test_a_whole_sweep_folder_is_ingested_each_run_once(tmp_path, capsys):
+    """Everything a newer sweep writes, together: two points (the second point's run=1.json is real too),
+    a warm-up in the first, a failed run in the second, the experiment's summary.csv: the four runs stored
+    once each, exit 0."""
+    point = _point(tmp_path)
+    experiment = point.parent
+    other = experiment / "SERVE--max_num_seqs=8-BENCH--max_concurrency=2-num_prompts=8"
+    other.mkdir()
+    shutil.copyfile(REAL / "vllm" / "vllm_sweep_run1" / other.name / "run=1.json", other / "run=1.json")
+    (other / "run=0.failure.json").write_text(_failure(0, "exit status 1"), encoding="utf-8")
+    (point / "warmup.json").write_text(json.dumps(_warmup(point), indent=4), encoding="utf-8")
+    runs = [_run(point, 0), _run(point, 1), json.loads((other / "run=1.json").read_text(encoding="utf-8"))]
+    (other / "summary.json").write_text(json.dumps(runs[2:], indent=4), encoding="utf-8")
+    (experiment / "summary.csv").write_text(_pandas_csv(runs), encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(experiment))
+    assert rc == 0, err
+    assert len(err.splitlines()) == 1 and "a vllm bench sweep run that failed (run 0," in err
+    assert "ingested 3 results (3 new)" in out
+    assert len(show_json(capsys, db)) == 3
+
+
+def test_a_csv_table_that_is_no_sweep_summary_is_still_refused(tmp_path, capsys):
+    """Only a table of sweep runs is passed over: one without run_number (a table of runs someone made,
+    the same columns) is refused as before."""
+    point = _point(tmp_path)
+    table = tmp_path / "table.csv"
+    table.write_text(_pandas_csv([{k: v for k, v in _run(point, 0).items() if k != "run_number"}]), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(table))
+    assert rc == 1 and "format: a CSV table, not a benchmark client output" in err
