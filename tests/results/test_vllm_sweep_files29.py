@@ -1,4 +1,4 @@
-"""vsweep29: the other files `vllm bench sweep serve` writes beside its runs.
+"""vsweep29: the other files `vllm bench sweep serve` and GenAI-Perf write beside their runs.
 
 The real point folder of a vLLM 0.25.1 sweep (tests/data/results-real/SOURCES.tsv, er0080/vllm-benchmarking)
 is the base; beside it, the files a newer `vllm bench sweep serve` writes, built here as its code writes
@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from helpers import ROOT, run_cli, show_json
+from helpers import ROOT, SAMPLES, run_cli, show_json
 
 REAL = ROOT / "tests" / "data" / "results-real"
 POINT = "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
@@ -232,3 +232,67 @@ def test_a_csv_table_that_is_no_sweep_summary_is_still_refused(tmp_path, capsys)
     table.write_text(_pandas_csv([{k: v for k, v in _run(point, 0).items() if k != "run_number"}]), encoding="utf-8")
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(table))
     assert rc == 1 and "format: a CSV table, not a benchmark client output" in err
+
+
+# GenAI-Perf's request inputs, written into every artifact folder beside profile_export_genai_perf.json:
+# inputs.json (triton-inference-server/perf_analyzer genai-perf/genai_perf/inputs/input_constants.py
+# DEFAULT_INPUT_DATA_JSON at 00afbedf; inputs.py _write_json_to_file, json.dumps indent=2), llm_inputs.json
+# before (triton-inference-server/client src/c++/perf_analyzer/genai-perf/genai_perf/llm_inputs/llm_inputs.py
+# at 0127e9be). {"data": [...]}, one entry a request: {"payload": [body]} for OpenAI endpoints
+# (openai_chat_completions_converter.py, base_converter._finalize_payload at 053bdb77; metadata such as
+# "timestamp": [t] beside it), the body's tensors themselves for Triton backends (tensorrtllm_engine_converter.py
+# at 053bdb77: input_ids {content, shape}, input_lengths, request_output_len; llm_inputs.py: text_input, max_tokens).
+GENAI_PERF_INPUTS = {
+    "inputs.json": {"data": [{"payload": [{"model": "meta/llama3-8b-instruct",
+                                           "messages": [{"role": "user", "content": "Tell me about GPUs."}],
+                                           "stream": True, "max_tokens": 50}]},
+                             {"payload": [{"model": "meta/llama3-8b-instruct",
+                                           "messages": [{"role": "user", "content": "And CPUs?"}],
+                                           "stream": True, "max_tokens": 50}], "timestamp": [0]}]},
+    "llm_inputs.json": {"data": [{"payload": [{"messages": [{"role": "user", "content": "Tell me about GPUs."}],
+                                               "model": "meta/llama3-8b-instruct", "stream": True}]}]},
+}
+GENAI_PERF_TRITON_INPUTS = [
+    {"data": [{"text_input": ["Tell me about GPUs."], "max_tokens": [256], "stream": [True]}]},
+    {"data": [{"input_ids": {"content": [101, 2023, 102], "shape": [3]}, "input_lengths": [3],
+               "request_output_len": [256], "streaming": [True]}]},
+]
+
+
+def test_a_genai_perf_artifact_folder_with_its_inputs_is_ingested_whole(tmp_path, capsys):
+    """inputs.json (llm_inputs.json before) is in every GenAI-Perf artifact folder by default; it was
+    "unknown JSON output", failing the folder (exit 1). It goes beside the result, as AIPerf's inputs.json does."""
+    from test_real_files_formats29 import GENAI_PERF_FILES
+
+    folder = tmp_path / "meta_llama3-8b-instruct-openai-chat-concurrency1"
+    folder.mkdir()
+    for name, rel in GENAI_PERF_FILES.items():
+        shutil.copyfile((REAL if (REAL / rel).is_file() else SAMPLES) / rel, folder / name)
+    for name, doc in GENAI_PERF_INPUTS.items():
+        (folder / name).write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(folder))
+    assert rc == 0 and err == "", err
+    for name in GENAI_PERF_INPUTS:
+        assert f"skipped {folder / name}" in out.splitlines()
+    assert ("skipped 3 files with no result (GPU metrics, lm-eval samples logs, AIPerf's and GenAI-Perf's other "
+            "exports: files that go beside one)") in out.splitlines()
+    assert "ingested 1 results (1 new)" in out
+
+
+def test_genai_perf_inputs_for_triton_backends_are_passed_over(tmp_path, capsys):
+    for n, doc in enumerate(GENAI_PERF_TRITON_INPUTS):
+        path = tmp_path / f"inputs{n}.json"
+        path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
+        assert rc == 0 and err == "", err
+        assert "skipped 1 file with no result (" in out
+
+
+def test_a_data_list_of_other_things_is_still_unknown(tmp_path, capsys):
+    """Only GenAI-Perf's shape is passed over: {"data": [...]} of records that are no request inputs
+    (a dashboard's export, say) stays "unknown JSON output"."""
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps({"data": [{"model": "x", "ttft_ms": 12.5, "conc": 4}]}), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
+    assert rc == 1 and "format: unknown JSON output" in err

@@ -162,11 +162,21 @@ def _aiperf_record(doc: dict) -> bool:
     return isinstance(meta, dict) and "request_start_ns" in meta and isinstance(doc.get("metrics"), dict)
 
 
-def _aiperf_inputs(doc: dict) -> bool:
-    """inputs.json: the payloads AIPerf sent, one entry a session."""
+def _request_inputs(doc: dict) -> bool:
+    """inputs.json: the requests a client sent, ``{"data": [...]}``, one entry a request: AIPerf's a
+    session (``{session_id, payloads}``); GenAI-Perf's (llm_inputs.json in its earlier versions, beside
+    profile_export_genai_perf.json in every artifact folder) ``{"payload": [body], ...}`` for an OpenAI
+    endpoint, and for a Triton backend the body's tensors themselves, each a list or ``{content, shape}``
+    (perf_analyzer's --input-data format)."""
     data = doc.get("data")
-    return (doc.keys() == {"data"} and isinstance(data, list) and bool(data) and isinstance(data[0], dict)
-            and {"session_id", "payloads"} <= data[0].keys())
+    return (doc.keys() == {"data"} and isinstance(data, list) and bool(data)
+            and all(isinstance(entry, dict) and entry and _request_entry(entry) for entry in data))
+
+
+def _request_entry(entry: dict) -> bool:
+    if {"session_id", "payloads"} <= entry.keys() or isinstance(entry.get("payload"), list):
+        return True
+    return all(isinstance(v, list) or (isinstance(v, dict) and "content" in v) for v in entry.values())
 
 
 KINDS = (
@@ -190,7 +200,7 @@ def refuse(doc, path: str, line: int) -> None:
         return
     if is_multi_run_aggregate(doc):
         raise MultiRunAggregate(path)
-    if any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_record(doc) or _aiperf_inputs(doc):
+    if any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_record(doc) or _request_inputs(doc):
         raise Auxiliary(path)
     if SWEEP_FAILURE <= doc.keys() and isinstance(doc["serve_overrides"], dict):
         raise SweepFailure(path, line, doc)
