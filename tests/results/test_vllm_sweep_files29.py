@@ -1,4 +1,5 @@
-"""vsweep29: the other files `vllm bench sweep serve` and GenAI-Perf write beside their runs.
+"""vsweep29: the other files `vllm bench sweep serve` and GenAI-Perf write beside their runs, and
+`vllm bench serve` against a pooling endpoint.
 
 The real point folder of a vLLM 0.25.1 sweep (tests/data/results-real/SOURCES.tsv, er0080/vllm-benchmarking)
 is the base; beside it, the files a newer `vllm bench sweep serve` writes, built here as its code writes
@@ -296,3 +297,66 @@ def test_a_data_list_of_other_things_is_still_unknown(tmp_path, capsys):
     path.write_text(json.dumps({"data": [{"model": "x", "ttft_ms": 12.5, "conc": 4}]}), encoding="utf-8")
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
     assert rc == 1 and "format: unknown JSON output" in err
+
+
+# `vllm bench serve` against a pooling endpoint (--backend openai-embeddings, vllm-pooling, vllm-rerank, ...),
+# as vllm-project/vllm vllm/benchmarks/serve.py at 009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1 writes it: its
+# EmbedBenchmarkMetrics result (no failed, no output tokens, no TTFT/TPOT/ITL: only E2EL, the default
+# --percentile-metrics for pooling), latencies and queue_times (not among the fields --save-detailed drops),
+# the client queue time's statistics beside --max-concurrency; main_async's date ... max_concurrency before it.
+def _pooling(**over) -> dict:
+    doc = {"date": "20260901-101500", "endpoint_type": "openai-embeddings", "backend": "openai-embeddings",
+           "label": None, "model_id": "BAAI/bge-base-en-v1.5", "tokenizer_id": "BAAI/bge-base-en-v1.5",
+           "num_prompts": 100, "request_rate": "inf", "burstiness": 1.0, "max_concurrency": 16,
+           "duration": 1.52, "completed": 100, "total_input_tokens": 3200, "total_input_sequences": 100,
+           "request_throughput": 65.78947368421052, "input_sequence_throughput": 65.78947368421052,
+           "total_token_throughput": 2105.2631578947367, "latencies": [0.21, 0.23],
+           "queue_times": [0.0, 0.01], "mean_e2el_ms": 231.4, "median_e2el_ms": 228.0, "std_e2el_ms": 12.1,
+           "p99_e2el_ms": 262.7, "mean_client_queue_time_ms": 4.1, "median_client_queue_time_ms": 0.0,
+           "std_client_queue_time_ms": 6.3, "p99_client_queue_time_ms": 20.4}
+    doc.update(over)
+    return doc
+
+
+POOLING = ("format: a vllm bench serve run against a pooling endpoint (openai-embeddings: embeddings, scores "
+           "or reranking, end-to-end latency only, no tokens generated), not a generation run; benchmark the "
+           "point with a generation backend (openai, openai-chat, vllm) and ingest that output, or remove the file")
+
+
+def test_a_pooling_run_is_refused_as_what_it_is(tmp_path, capsys):
+    """It read "unknown JSON output", as if sweepgate did not know vLLM's client."""
+    path = tmp_path / "embed.json"
+    path.write_text(json.dumps(_pooling(), indent=2), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
+    assert rc == 1
+    assert err.splitlines() == [f"{path}:1:1: {POOLING}"]
+
+
+def test_an_older_pooling_run_and_a_sweep_of_them_are_refused_as_pooling(tmp_path, capsys):
+    """The shape earlier serve.py versions wrote (no total_input_sequences nor input_sequence_throughput, no
+    queue times) is the same kind; so is a sweep's summary.json of pooling runs (a list of them)."""
+    older = {k: v for k, v in _pooling(backend="vllm-rerank", endpoint_type="vllm-rerank").items()
+             if "sequence" not in k and "queue" not in k and k != "latencies"}
+    one = tmp_path / "rerank.json"
+    one.write_text(json.dumps(older, indent=2), encoding="utf-8")
+    summary = tmp_path / "summary.json"
+    summary.write_text(json.dumps([dict(older, run_number=0), dict(older, run_number=1)], indent=4), encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(one), str(summary))
+    assert rc == 1
+    lines = err.splitlines()
+    assert len(lines) == 2 and all("against a pooling endpoint (vllm-rerank: embeddings" in x for x in lines)
+    assert lines[1].startswith(f"{summary}:1:1: format: a list of 2 vllm bench serve runs against a pooling "
+                               "endpoint"), lines[1]
+
+
+def test_a_generation_run_with_e2el_only_is_still_read(tmp_path, capsys):
+    """A generation run with --percentile-metrics e2el has no TTFT either, but its output tokens: it is
+    no pooling run (and is refused as before, for its want of TTFT/TPOT)."""
+    doc = {k: v for k, v in _pooling().items() if "sequence" not in k}
+    doc.update({"backend": "openai", "endpoint_type": "openai", "failed": 0, "total_output_tokens": 12800,
+                "output_throughput": 8421.0})
+    path = tmp_path / "gen.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
+    assert rc == 1 and "pooling" not in err and "unknown JSON output" in err

@@ -126,6 +126,7 @@ def parse_document(doc, path: str, line: int) -> Measurement:
         if module.detect(doc):
             return module.parse(doc, path, line)
     sglang.refuse_one_batch(doc, path, line)
+    vllm.refuse_pooling(doc, path, line)
     foreign.refuse(doc, path, line)
     if inferencex.reason(doc):
         inferencex.refuse(doc, path, line)

@@ -103,6 +103,41 @@ def is_sweep_table(first_line: str) -> bool:
             and any(cell.endswith("_ms") for cell in header))
 
 
+# `vllm bench serve` against a pooling endpoint (--backend openai-embeddings, vllm-pooling, vllm-rerank, ...)
+# saves EmbedBenchmarkMetrics: requests completed, input tokens, and the end-to-end latency (pooling's default
+# --percentile-metrics; the client's queue time beside it); no output tokens, no TTFT, TPOT or ITL.
+POOLING_KEYS = {"completed", "total_input_tokens", "request_throughput"}
+GENERATION_KEYS = {"total_output_tokens", "output_throughput"}
+
+
+def is_pooling(doc) -> bool:
+    """Whether ``doc`` is a `vllm bench serve` output of a run against a pooling endpoint."""
+    if not isinstance(doc, dict) or not POOLING_KEYS <= doc.keys() or GENERATION_KEYS & doc.keys():
+        return False
+    keys = set(doc)
+    return (("model_id" in keys or "date" in keys) and any(k.endswith("_e2el_ms") for k in keys)
+            and not any(k.endswith(("_ttft_ms", "_tpot_ms", "_itl_ms")) for k in keys))
+
+
+POOLING = ("against a pooling endpoint ({backend}: embeddings, scores or reranking, end-to-end latency only, no "
+           "tokens generated), not a generation run")
+POOLING_FIX = ("benchmark the point with a generation backend (openai, openai-chat, vllm) and ingest that output, "
+               "or remove the file")
+
+
+def refuse_pooling(doc, path: str, line: int) -> None:
+    """Refuse a pooling run's output (or a sweep's summary.json of them) as what it is; return otherwise."""
+    listed = isinstance(doc, list) and bool(doc) and all(is_pooling(d) for d in doc)
+    if not listed and not is_pooling(doc):
+        return
+    runs = doc if listed else [doc]
+    backend = runs[0].get("backend") or runs[0].get("endpoint_type") or "a pooling backend"
+    what = POOLING.format(backend=backend)
+    if listed:
+        raise fail(path, line, f"format: a list of {len(runs)} vllm bench serve runs {what}", POOLING_FIX)
+    raise fail(path, line, f"format: a vllm bench serve run {what}", POOLING_FIX)
+
+
 # A rate some clients write for a run that kept no one rate: SGLang's bench_serving writes "trace"
 # when --use-trace-timestamps replays a trace's own arrival times (a mooncake dataset).
 NO_ONE_RATE = ("trace",)
