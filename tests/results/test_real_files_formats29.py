@@ -43,8 +43,8 @@ def test_a_vllm_bench_sweep_point_folder_stores_each_run_once(tmp_path, capsys):
     rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(tmp_path / "experiment"))
     assert rc == 0 and err == "", err
     assert f"skipped {point / 'summary.json'}" in out.splitlines()
-    assert ("skipped 1 vllm bench sweep summary file (summary.json, the list of a point's run=N.json: each run "
-            "read from its own file beside it)") in out.splitlines()
+    assert ("skipped 1 vllm bench sweep summary file (summary.json, serve_sla's SLA--*.json: the list of a point's "
+            "run=N.json, each run read from its own file)") in out.splitlines()
     assert "ingested 2 results (2 new)" in out
     recs = show_json(capsys, db)
     assert sorted(r["result-filename"] for r in recs) == ["run=0.json", "run=1.json"]

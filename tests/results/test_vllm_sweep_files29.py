@@ -360,3 +360,46 @@ def test_a_generation_run_with_e2el_only_is_still_read(tmp_path, capsys):
     path.write_text(json.dumps(doc), encoding="utf-8")
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
     assert rc == 1 and "pooling" not in err and "unknown JSON output" in err
+
+
+# `vllm bench sweep serve_sla` (vllm-project/vllm vllm/benchmarks/sweep/serve_sla.py at 79bf4ccf, and 0826bcfb):
+# each value its search tries is a folder of its own under the point's, `<sla_variable>=<value>/` (run_sla:
+# run=N.json and their summary.json), and the point's folder gets `SLA--<criteria>.json`, json.dump(indent=4) of
+# every run of every value tried (search_sla's sla_data), beside those folders, not beside the runs.
+def test_a_serve_sla_search_s_runs_are_stored_once(tmp_path, capsys):
+    """The SLA file lists the runs of the value folders below it: it was read, storing each run twice
+    (request_rate=N/run=0.json and SLA--....json#k). It is skipped as a point's summary.json is."""
+    point = _point(tmp_path)
+    base = tmp_path / "sla" / POINT
+    runs = []
+    for value, n in ((65536, 0), (8, 1)):
+        run = dict(_run(point, n), request_rate=value, run_number=0)
+        folder = base / f"request_rate={value}"
+        folder.mkdir(parents=True)
+        (folder / "run=0.json").write_text(json.dumps(run, indent=4), encoding="utf-8")
+        (folder / "summary.json").write_text(json.dumps([run], indent=4), encoding="utf-8")
+        runs.append(run)
+    sla = base / "SLA--p99_e2el_ms<=500.json"
+    sla.write_text(json.dumps(runs, indent=4), encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(tmp_path / "sla"))
+    assert rc == 0 and err == "", err
+    assert f"skipped {sla}" in out.splitlines()
+    assert "skipped 3 vllm bench sweep summary files (" in out
+    assert "ingested 2 results (2 new)" in out
+    assert sorted(r["metrics"]["ttft_mean_ms"] for r in show_json(capsys, db)) == RUN_TTFTS
+
+
+def test_an_sla_file_with_a_run_not_below_it_is_read(tmp_path, capsys):
+    """As a summary.json with a run not beside it: an SLA file whose runs are not all in the folders below
+    it holds the only copy of some, and is read."""
+    point = _point(tmp_path)
+    base = tmp_path / "sla"
+    (base / "request_rate=8").mkdir(parents=True)
+    run = dict(_run(point, 1), request_rate=8, run_number=0)
+    (base / "request_rate=8" / "run=0.json").write_text(json.dumps(run, indent=4), encoding="utf-8")
+    (base / "SLA--p99_e2el_ms<=500.json").write_text(
+        json.dumps([dict(_run(point, 0), request_rate=65536, run_number=0), run], indent=4), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(base))
+    assert rc == 0 and err == "", err
+    assert "ingested 3 results (3 new)" in out and "skipped" not in out

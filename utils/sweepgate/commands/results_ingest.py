@@ -120,8 +120,8 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
 
     groups = [(walked.skipped, "file", "with no job sidecar (helper outputs)"),
               (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, read from the JSON)"),
-              (walked.summaries, "vllm bench sweep summary file", "(summary.json, the list of a point's run=N.json: "
-               "each run read from its own file beside it)")]
+              (walked.summaries, "vllm bench sweep summary file", "(summary.json, serve_sla's SLA--*.json: the list "
+               "of a point's run=N.json, each run read from its own file)")]
     for kind in foreign.BESIDE_KINDS:
         groups.append(([p for p in outcome.beside if outcome.kinds[p] is kind], kind.NOUN, kind.WHY))
     groups.append((list(dict.fromkeys(path for path, _ in outcome.stored_before.values())), "file",

@@ -6,7 +6,7 @@ other file is still stored. Folders are walked for ``*.json``, ``*.jsonl`` and
 link or FIFO so named, and a subfolder that cannot be read, are refused); a CSV export
 beside a JSON export of the same name is the same run and is skipped (also when
 both are named on the command line), and so is a `vllm bench sweep serve` summary.json
-beside the run=N.json it lists; a
+beside the run=N.json it lists (serve_sla's SLA--*.json above them); a
 ``.job.json`` without an output (the script died first) becomes a failure record.
 In a walked folder that holds job sidecars, only outputs paired with one (their own
 ``X.job.json``, or an eval's ``X-eval.json`` with its job's) are results; the other
@@ -225,21 +225,22 @@ def _without_csv_twins(files: list[Path]) -> tuple[list[Path], list[Path]]:
 
 
 def _without_sweep_summaries(files: list[Path]) -> tuple[list[Path], list[Path]]:
-    """(files, the `vllm bench sweep serve` summaries among them whose every run is, key for key, the
-    output of another of them in its folder): its run=N.json, read from their own files. Stored too,
-    each run would be stored twice, as if measured twice. A summary with a run not beside it holds the
-    only copy of that run, and is read as it is."""
-    folders: dict[Path, list[Path]] = {}
-    for p in files:
-        if p.suffix.lower() == ".json":
-            folders.setdefault(p.parent.resolve(), []).append(p)
-    summaries: list[Path] = []
-    for members in folders.values():
-        found = [(p, doc) for p in members if _opens_a_list(p) and vllm.is_sweep_summary(doc := _document(p))]
-        if not found:
-            continue
-        runs = [_document(p) for p in members if p not in {q for q, _ in found}]
-        summaries.extend(p for p, doc in found if all(run in runs for run in doc))
+    """(files, the `vllm bench sweep` summaries among them whose every run is, key for key, the output of
+    another of them in its folder or below it): a point's summary.json lists its run=N.json beside it;
+    serve_sla's SLA--<criteria>.json, in the point's folder, lists the runs of the <variable>=<value>/
+    folders its search made below it. Each run is read from its own file; stored too, it would be stored
+    twice, as if measured twice. A summary with a run not there holds the only copy of that run, and is
+    read as it is."""
+    import functools
+
+    jsons = [(p, p.parent.resolve()) for p in files if p.suffix.lower() == ".json"]
+    found = [(p, folder, doc) for p, folder in jsons if _opens_a_list(p) and vllm.is_sweep_summary(doc := _document(p))]
+    listed, document = {p for p, _, _ in found}, functools.cache(_document)  # a run's file read once for all
+    summaries = []
+    for p, top, doc in found:
+        runs = [document(q) for q, folder in jsons if q not in listed and folder.is_relative_to(top)]
+        if all(run in runs for run in doc):
+            summaries.append(p)
     return [p for p in files if p not in summaries], summaries
 
 
