@@ -54,6 +54,11 @@ def test_at_80_columns_each_point_is_named_once_and_no_metric_name_breaks(monkey
     end = next(j for j in range(at + 1, len(lines) + 1) if len(" ".join(lines[at:j])) >= len(units))
     assert " ".join(" ".join(lines[at:end]).split()) == units, lines[at:end]  # whole, folded between words only
     table = lines[:at] + lines[end:]
+    rule = render.verdict_rule(comp)  # prose too (its "a" and "it" are words): said whole, then left out
+    at = next(i for i, line in enumerate(table) if line.startswith("How to read a verdict: "))
+    end = next(j for j in range(at + 1, len(table) + 1) if len(" ".join(table[at:j])) >= len(rule))
+    assert " ".join(" ".join(table[at:end]).split()) == rule, table[at:end]
+    table = table[:at] + table[end:]
     pieces = [w for line in table for w in line.split() if re.fullmatch(r"_?[a-z]+(_[a-z0-9]+)*_?", w)]
     assert all(w in names or not any(w != n and w in n for n in names) for w in pieces), pieces
     labels = [line for line in lines if line.startswith(synth.KEYS[0] + " ")]

@@ -678,7 +678,8 @@ def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASE
         folded = (_md_sections(comparison, folded_rows, max_rows, opened=False, placed=placed, more=more)
                   + (_md_not_measured(comparison, baseline_ref) if folded_rows
                      else _md_not_measured_counted(comparison, more)))
-        body = "\n".join(head + opened + _md_units(opened + folded) + pictures + folded)
+        rule = [line, ""] if (line := verdict_rule(comparison, lambda word: f"`{word}`")) else []
+        body = "\n".join(head + opened + _md_units(opened + folded) + rule + pictures + folded)
         if limit is None or len(body.encode()) <= limit:
             break
     if limit is not None and len(body.encode()) > limit:  # over it with every row cut: the head alone is
@@ -714,6 +715,20 @@ def _first_blocks(body: str, limit: int, more: str = MORE) -> str:
             break
         lines.append(line)
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def verdict_rule(comparison: C.Comparison, code=str) -> str | None:
+    """The one line under the tables that says how a judged row is read: what its interval is and that a
+    verdict needs both that and the threshold; None when no row has an interval (every point new, or too
+    few baseline runs). New-user29: a PR comment read "+18.1% (±5%) unchanged" beside four regressed rows
+    of its point, with nothing saying why. ``code`` writes a verdict's word (Markdown: in backticks)."""
+    if not any(v.low is not None for v in comparison.verdicts):
+        return None
+    who = "the PR's figure" if comparison.pr is not None else "this run's figure"
+    return (f"How to read a verdict: a metric is {code(C.REGRESSED)} or {code(C.IMPROVED)} only when {who} is "
+            "outside its interval (the range the baseline runs' own run-to-run noise allows, all of the run's "
+            f"comparisons taken together) and it changed by more than its threshold; inside the interval it is "
+            f"{code(C.UNCHANGED)} however far it moved.")
 
 
 def _md_units(lines: list[str]) -> list[str]:
@@ -890,6 +905,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     if left_out:
         print_counts(console, f"{left_out:,} unchanged rows not shown (--all shows them)", style="dim")
     if line := show.units_line(row[1] for _, row in rows):  # as the Markdown says it, under the tables
+        print_wrapped(console, line)
+    if rows and (line := verdict_rule(comparison)):
         print_wrapped(console, line)
     if line := points_line(comparison):
         print_counts(console, line)
