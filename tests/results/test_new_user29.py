@@ -50,3 +50,49 @@ def test_a_report_with_no_interval_says_nothing_of_one(tmp_path):
         proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", "42", *extra)
         assert proc.returncode == 0 and "new" in proc.stdout, proc.stderr
         assert RULE not in proc.stdout, proc.stdout
+
+
+def _ingest_with_row(tmp_path, row_text: str):
+    """`results ingest --row row.json` of one output, as a real process in ``tmp_path``."""
+    import json
+
+    (tmp_path / "out.json").write_text(json.dumps(vllm_output(4)))
+    (tmp_path / "row.json").write_text(row_text)
+    return sweepgate_at(tmp_path, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--row", "row.json",
+                        "--run-id", "1", "--ref", "refs/heads/main", "out.json")
+
+
+def test_an_empty_row_file_says_it_is_empty(tmp_path):
+    """The README's walk-through writes the row with `sweepgate test-config ... | jq '.[0]' > row.json`; a
+    mistyped key made test-config print nothing, jq wrote nothing, and ingest said "row.json:1:1: not valid
+    JSON: Expecting value", which read as a broken row rather than no row at all."""
+    proc = _ingest_with_row(tmp_path, "")
+    (line,) = proc.stderr.splitlines()
+    assert proc.returncode == 1 and line.startswith("row.json:1: the file is empty: no row; "), line
+    assert "printed nothing" in line and not (tmp_path / "r.db").exists(), line
+
+
+def test_a_null_or_empty_list_row_says_no_row_was_found(tmp_path):
+    """`test-config` with flags that select no row (`--seq-lens 1k1k` for a key that sweeps only 8k1k)
+    prints `[]`, and `jq '.[0]'` of it writes `null`: ingest said "row is not a JSON object", though the
+    cause was the command that found no row."""
+    for text, what in (("null\n", "null (`jq '.[0]'` of an empty list)"), ("[]\n", "an empty list")):
+        proc = _ingest_with_row(tmp_path, text)
+        (line,) = proc.stderr.splitlines()
+        assert proc.returncode == 1 and line.startswith(f"row.json:1: {what}, no row: "), line
+        assert "found no row" in line and "--seq-lens" in line, line
+
+
+def test_a_list_of_rows_is_told_apart_by_the_fields_that_differ(tmp_path):
+    """A list of several rows was refused with "e.g. `jq '.[0]' FILE > row.json`", the very pick the README
+    warns against (`.[0]` takes the first row whatever it is). The hint names the fields the rows differ in
+    and selects by them."""
+    import json
+
+    from helpers import ROW
+
+    rows = [dict(ROW, conc=4), dict(ROW, conc=8), dict(ROW, conc=4, tp=4)]
+    proc = _ingest_with_row(tmp_path, json.dumps(rows))
+    (line,) = proc.stderr.splitlines()
+    assert proc.returncode == 1 and "a list of 3 rows" in line and "'.[0]'" not in line, line
+    assert "told apart by conc, tp" in line and "`jq 'map(select(.conc == 4 and .tp == 8))[0]' row.json" in line, line

@@ -61,7 +61,14 @@ def _given(args):
         argtypes.combination_error(args, "--row", "needs --run-id and --ref", "pass --row FILE --run-id ID --ref REF")
     fix = "pass the job's matrix row as a JSON file"
     text = jsonio.read_text(args.row, fix)
+    if not text.strip():  # `sweepgate test-config ... | jq '.[0]' > row.json` whose test-config failed
+        raise fail(args.row, 1, "the file is empty: no row", "write the job's matrix row into it (the command that "
+                   "wrote it printed nothing, such as `sweepgate test-config` refusing a mistyped key: see its error)")
     row = jsonio.loads(text, args.row, hint=fix)
+    if row is None or row == []:  # `jq '.[0]'` of the `[]` test-config prints when its flags select no row
+        what = "null (`jq '.[0]'` of an empty list)" if row is None else "an empty list"
+        raise fail(args.row, 1, f"{what}, no row: the command that wrote it found no row", "check its flags "
+                   "(`sweepgate test-config --config-keys KEY` alone lists the key's rows; --seq-lens and --conc narrow them)")
     if isinstance(row, list) and len(row) == 1 and isinstance(row[0], dict):
         row = row[0]  # `sweepgate test-config` for one concurrency: a list of the one row it can mean
     from sweepgate.core.errors import SweepgateError
@@ -85,7 +92,7 @@ def _refuse_rows_holder(doc, path: str) -> None:
 
     if isinstance(doc, list) and len(doc) > 1 and all(isinstance(row, dict) for row in doc):
         raise fail(path, 1, f"a list of {count(len(doc), 'row')} (as `sweepgate test-config` prints them), not "
-                            "one row", "pass the one row this output ran, e.g. `jq '.[0]' FILE > row.json`")
+                            "one row", f"pass the one row this output ran{_pick_hint(doc, path)}")
     if sidecar.is_sidecar_doc(doc):
         raise fail(path, 1, f"a job sidecar ({sidecar.SUFFIX}), not a row",
                    f"put it beside its output as OUTPUT{sidecar.SUFFIX} and ingest without --row, --run-id and --ref")
@@ -95,6 +102,25 @@ def _refuse_rows_holder(doc, path: str) -> None:
 
         raise fail(path, 1, f"a matrix of {count(len(matrix_rows(doc)), 'row')} (as `sweepgate matrix` prints it), "
                             "not one row", f"pass the one row this output ran, e.g. `jq '{first}' FILE > row.json`")
+
+
+def _pick_hint(rows: list[dict], path: str) -> str:
+    """How to pick one of ``rows`` by the fields they differ in (conc first; up to three, scalar ones), with
+    the first row's values for a jq line to edit: ``, told apart by conc, tp: e.g. `jq 'map(select(.conc ==
+    4 and .tp == 8))[0]' FILE > row.json```. `.[0]` takes the first row whatever it is (new-user29: the hint
+    said just that, which README warns against); rows that differ in no such field, the first of them."""
+    import shlex
+
+    fields = list(dict.fromkeys(field for row in rows for field in row))
+    differ = [f for f in fields if all(isinstance(row.get(f), (str, int, float, bool, type(None))) for row in rows)
+              and len({json.dumps(row.get(f)) for row in rows}) > 1]
+    differ = sorted(differ, key=lambda f: f != F.CONC)[:3]
+    if not differ:
+        return f", e.g. `jq '.[0]' {shlex.quote(path)} > row.json`"
+    test = " and ".join(f"{'.' + f if f.isidentifier() else '.' + json.dumps(f)} == {json.dumps(rows[0].get(f))}"
+                        for f in differ)
+    return (f", told apart by {', '.join(differ)}: e.g. `jq 'map(select({test}))[0]' {shlex.quote(path)} > row.json` "
+            "with the values of the row it ran")
 
 
 def _first_row_path(doc, at: str = "") -> str | None:
