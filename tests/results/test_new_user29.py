@@ -96,3 +96,19 @@ def test_a_list_of_rows_is_told_apart_by_the_fields_that_differ(tmp_path):
     (line,) = proc.stderr.splitlines()
     assert proc.returncode == 1 and "a list of 3 rows" in line and "'.[0]'" not in line, line
     assert "told apart by conc, tp" in line and "`jq 'map(select(.conc == 4 and .tp == 8))[0]' row.json" in line, line
+
+
+def test_a_failed_job_s_request_counts_are_written_as_every_figure_is(tmp_path):
+    """A failed multi-thousand-request job read "failure (0 of 10240 requests completed)" beside figures
+    written with thousands separators (12,931) in the same table: its counts are written alike."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    _runs(tmp_path, db, 1.0)
+    dead = vllm_output(4, num_prompts=10240, completed=0, failed=10240, output_throughput=0.0,
+                       total_token_throughput=0.0, request_throughput=0.0)
+    path = write_job(tmp_path / "43", "res", dead, job(run_id="43", ref="refs/pull/8/head", status="failure",
+                                                       finished="2026-01-09T12:00:00+00:00"))
+    assert sweepgate_at(tmp_path, "results", "ingest", "--db", db, str(path)).returncode == 0
+    for extra in ((), ("--markdown",)):
+        proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", "43", *extra)
+        assert proc.returncode == 0, proc.stderr
+        assert "failure (0 of 10,240 requests completed)" in proc.stdout, proc.stdout

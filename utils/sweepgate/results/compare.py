@@ -422,7 +422,7 @@ def _requests_done(head: dict) -> str | None:
     done, failed = number(metrics.get(R.COMPLETED)), number(metrics.get(R.FAILED))
     if done is None or failed is None or done + failed <= 0:
         return None
-    return f"{done:.0f} of {done + failed:.0f} requests completed"
+    return f"{done:,.0f} of {done + failed:,.0f} requests completed"  # as every figure: 10,240
 
 
 def _figures(head: dict, base: list[dict], settings: Settings):
