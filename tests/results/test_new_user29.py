@@ -112,3 +112,56 @@ def test_a_failed_job_s_request_counts_are_written_as_every_figure_is(tmp_path):
         proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", "43", *extra)
         assert proc.returncode == 0, proc.stderr
         assert "failure (0 of 10,240 requests completed)" in proc.stdout, proc.stdout
+
+
+def test_a_tar_archive_of_job_outputs_is_told_to_be_extracted(tmp_path):
+    """Job outputs copied between machines as a tarball: `results ingest runs.tar.gz` said "gzip-compressed,
+    ...; gunzip it (gunzip -k FILE) and ingest the file", and the runs.tar that leaves was then refused as
+    "format: not JSON or CSV, not a benchmark client output ... ingest the job's $RESULT_FILENAME.json": a
+    newcomer went round in a circle. A tar archive, compressed or not, is named as one, with the command
+    that extracts it; so is main's JSONL baseline passed to compare as a .tgz."""
+    import io
+    import json
+    import tarfile
+
+    def tarball(name: str, mode: str, members: dict[str, bytes]):
+        with tarfile.open(tmp_path / name, mode) as tar:
+            for member, data in members.items():
+                info = tarfile.TarInfo(member)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+
+    outputs = {"runs/res.json": json.dumps(vllm_output(4)).encode(),
+               "runs/res.job.json": json.dumps(job(run_id="11")).encode()}
+    tarball("runs.tar.gz", "w:gz", outputs)
+    tarball("runs.tar", "w", outputs)
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    proc = sweepgate_at(tmp_path, "results", "ingest", "--db", db, "runs.tar.gz", "runs.tar")
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [
+        "runs.tar.gz:1: a gzip-compressed tar archive, not the file itself; extract it (tar -xzf FILE -C DIR) "
+        "and ingest the folder",
+        "runs.tar:1: a tar archive, not the file itself; extract it (tar -xf FILE -C DIR) and ingest the folder"], \
+        proc.stderr
+    path = write_job(tmp_path / "42", "res", vllm_output(4), job(run_id="42", ref="refs/pull/7/head"))
+    assert sweepgate_at(tmp_path, "results", "ingest", "--db", db, str(path)).returncode == 0
+    tarball("main.tgz", "w:gz", {"results.jsonl": b'{"run-id": "11"}\n'})
+    proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", "42", "--baseline-jsonl", "main.tgz")
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [
+        "main.tgz:1: a gzip-compressed tar archive, not the file itself; extract it (tar -xzf FILE -C DIR) "
+        "and pass the files it holds"], proc.stderr
+
+
+def test_a_folder_of_tar_archives_names_them(tmp_path):
+    """A folder holding only tarballs of job outputs said "no result files (.json, .jsonl, .csv) in this
+    folder; pass the folder the job outputs were downloaded into", as if it were empty."""
+    import tarfile
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name, mode in (("main-101.tar.gz", "w:gz"), ("main-102.tgz", "w:gz"), ("pr.tar", "w")):
+        with tarfile.open(runs / name, mode):
+            pass
+    proc = sweepgate_at(tmp_path, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "runs")
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [
+        "runs: no result files (.json, .jsonl, .csv) in this folder, only 3 tar archives (main-101.tar.gz, "
+        "main-102.tgz, pr.tar); extract each (tar -xf FILE -C DIR) and ingest the folders"], proc.stderr

@@ -351,6 +351,9 @@ def _refuse_archive(output: Path, content: bytes) -> None:
         raise refusal
 
 
+TAR_NAMES = (".tar", ".tgz", ".tar.gz")  # job outputs copied between machines as a tarball (new-user29)
+
+
 def _no_results_in(given: str, path: Path) -> SweepgateError:
     """A folder with no result file; naming the zip archives it holds (artifacts not yet unzipped), else
     its gzipped results (``res.json.gz``, review27: they went unnamed)."""
@@ -358,8 +361,10 @@ def _no_results_in(given: str, path: Path) -> SweepgateError:
         return sorted(p.name for p in path.glob("*") if p.suffix.lower() == suffix and p.is_file()
                       and (not walked or _walked(p.with_suffix(""))))
 
+    tars = sorted(p.name for p in path.glob("*") if p.name.lower().endswith(TAR_NAMES) and p.is_file())
     packed = [(found, what, fix) for found, what, fix in (
         (named(".zip"), "zip archive", f"unzip each ({jsonio.UNZIP}) and ingest the folders"),
+        (tars, "tar archive", f"extract each ({jsonio.UNTAR}) and ingest the folders"),  # tar -xf reads gzip too
         (named(".gz", walked=True), "gzipped result file", "gunzip each (gunzip -k FILE) and ingest the folder"))
         if found]
     if not packed:

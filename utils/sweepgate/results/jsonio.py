@@ -39,6 +39,9 @@ def too_deep(path: str, line: int = 0, hint: str = CLIENT_HINT):
 ZIP_MAGIC, GZIP_MAGIC = b"PK\x03\x04", b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 UNZIP = "unzip FILE -d DIR"
+UNTAR, UNTAR_GZ = "tar -xf FILE -C DIR", "tar -xzf FILE -C DIR"
+TAR_MAGICS, TAR_MAGIC_AT = (b"ustar\x00", b"ustar  \x00"), 257  # POSIX (pax) tar's, GNU tar's
+HEAD = 4096  # the bytes of a file read to know what it is (a tar header, gzipped, is well inside them)
 DATABASE = "a SQLite database (such as a results store)"
 
 
@@ -54,8 +57,31 @@ def archive(path: str, content: bytes, zipped: str = "pass the files it holds",
         return fail(path, 1, "a zip archive (as a browser downloads a GitHub Actions artifact), not the "
                     "file itself", f"unzip it ({UNZIP}) and {zipped}")
     if content.startswith(GZIP_MAGIC):
+        if _is_tar(_gunzipped_head(content)):  # gunzip alone would leave a .tar, refused in its turn (new-user29)
+            return fail(path, 1, "a gzip-compressed tar archive, not the file itself", f"extract it ({UNTAR_GZ}) and {zipped}")
         return fail(path, 1, "gzip-compressed, not the file itself", f"gunzip it ({_gunzip(path)}) and {gzipped}")
+    if _is_tar(content):
+        return fail(path, 1, "a tar archive, not the file itself", f"extract it ({UNTAR}) and {zipped}")
     return None
+
+
+def _is_tar(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) is a tar archive's: at byte 257 POSIX tar writes "ustar" and a
+    NUL, GNU tar "ustar", two blanks and a NUL (no text file holds a NUL: a JSON output reading "ustar" there
+    is not taken for one)."""
+    return any(head[TAR_MAGIC_AT:TAR_MAGIC_AT + len(magic)] == magic for magic in TAR_MAGICS)
+
+
+def _gunzipped_head(content: bytes) -> bytes:
+    """The first bytes ``content``, gzip-compressed, unpacks to (as many as ``HEAD`` asks; what a damaged
+    stream gives before it breaks)."""
+    import zlib
+
+    unpack = zlib.decompressobj(16 + zlib.MAX_WBITS)  # a gzip header and trailer
+    try:
+        return unpack.decompress(content[:HEAD], HEAD)
+    except zlib.error:
+        return b""
 
 
 def _gunzip(path: str) -> str:
@@ -68,7 +94,7 @@ def _head(path) -> bytes:
     """A file's first bytes, enough for ``archive`` to know it (none when it cannot be read again)."""
     try:
         with open(path, "rb") as f:
-            return f.read(len(SQLITE_MAGIC))
+            return f.read(HEAD)
     except OSError:
         return b""
 
