@@ -165,3 +165,24 @@ def test_a_folder_of_tar_archives_names_them(tmp_path):
     assert proc.returncode == 1 and proc.stderr.splitlines() == [
         "runs: no result files (.json, .jsonl, .csv) in this folder, only 3 tar archives (main-101.tar.gz, "
         "main-102.tgz, pr.tar); extract each (tar -xf FILE -C DIR) and ingest the folders"], proc.stderr
+
+
+def test_a_chart_with_points_not_judged_says_why_in_its_legend(tmp_path):
+    """Two main runs and a PR run: every point of the chart read "4 not judged" and nothing on the chart
+    said why (the legend explained the new points' ring, the failed jobs' cross, but not this). The
+    legend's title says it: too few baseline runs; a chart whose points were all judged does not."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    _runs(tmp_path, db, 1.0)  # five main runs: judged
+    judged = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", "42", "--plots", "judged")
+    assert judged.returncode == 0, judged.stderr
+    (svg,) = (tmp_path / "judged").glob("*.svg")
+    assert "point labels: concurrency<" in svg.read_text() and "not judged" not in svg.read_text()
+    db2 = f"sqlite:///{tmp_path / 'two.db'}"
+    for run in ("11", "12", "42"):
+        assert sweepgate_at(tmp_path, "results", "ingest", "--db", db2, f"{run}/res.json").returncode == 0
+    proc = sweepgate_at(tmp_path, "results", "compare", "--db", db2, "--run", "42", "--plots", "few")
+    assert proc.returncode == 0 and "insufficient-data" in proc.stdout, proc.stderr
+    (svg,) = (tmp_path / "few").glob("*.svg")
+    text = svg.read_text()
+    assert ">4 not judged<" in text, text[-3000:]  # the point's label, as before
+    assert "point labels: concurrency; not judged: too few baseline runs<" in text, text[-3000:]

@@ -587,7 +587,8 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
         legend = fig.legend(handles=padded, labels=[(h[0] if isinstance(h, tuple) else h).get_label() for h in padded],
                             handler_map={tuple: HandlerTuple(ndivide=None, pad=0.2)}, loc="outside lower center",
                             ncols=columns, fontsize=size, handlelength=_key_length(handles, inks),
-                            title=f"{title}{mark}{marks_named(items)}", title_fontsize=size, frameon=False)
+                            title=f"{title}{mark}{marks_named(items)}{unjudged_named(items)}", title_fontsize=size,
+                            frameon=False)
         fitted = _fitted_size(legend, fig, size)
         if fitted == size or attempt == LEGEND_TRIES - 1:  # the last try stays: a legend, never none
             return
@@ -794,6 +795,16 @@ def marks_named(items: list[dict]) -> str:
     conc = any(m.isdigit() or " c" in m for m in marks)
     kinds = [kind for kind, shown in (("request rate", rate), ("concurrency", conc)) if shown]
     return f"; point labels: {' and '.join(kinds)}" if kinds else ""
+
+
+UNJUDGED_WHY = "; not judged: too few baseline runs"
+
+
+def unjudged_named(items: list[dict]) -> str:
+    """Why a label says "16 not judged", for the legend's title where one does (new-user29: a chart of a PR
+    run against two main runs read "not judged" at every point, and its legend explained the new points'
+    ring and the failed jobs' cross but not that): ``UNJUDGED_WHY``, else ""."""
+    return UNJUDGED_WHY if any(item.get("unjudged") and item["pr"] and not item["flag"] for item in items) else ""
 
 
 def point_marks(items: list[dict]) -> list[str]:
