@@ -186,3 +186,69 @@ def test_a_chart_with_points_not_judged_says_why_in_its_legend(tmp_path):
     text = svg.read_text()
     assert ">4 not judged<" in text, text[-3000:]  # the point's label, as before
     assert "point labels: concurrency; not judged: too few baseline runs<" in text, text[-3000:]
+
+
+def _drop_version_table(url: str) -> None:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DROP TABLE alembic_version")
+    engine.dispose()
+
+
+def test_a_sqlite_store_whose_version_table_is_gone_says_so_and_how_to_repair(tmp_path):
+    """A store copied without its alembic_version table (`sqlite3 old.db ".dump results" | sqlite3 new.db`, a
+    partial restore) was "not a sweepgate results store (it holds no results tables)" to show and compare,
+    beside its results table, and "another program's database (tables results)" to ingest. It is the store
+    whose version record is missing, as an emptied alembic_version already said, with a repair that works."""
+    import shlex
+    import sqlite3
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    path = write_job(tmp_path / "11", "res", vllm_output(4), job(run_id="11"))
+    assert sweepgate_at(tmp_path, "results", "ingest", "--db", url, str(path)).returncode == 0
+    _drop_version_table(url)
+    before = (tmp_path / "r.db").read_bytes()
+    for argv in (("ingest", str(path)), ("show",), ("compare", "--run", "11")):
+        proc = sweepgate_at(tmp_path, "results", argv[0], "--db", url, *argv[1:])
+        (line,) = proc.stderr.splitlines()
+        assert proc.returncode == 1 and "the store's version record is missing (its alembic_version table is " \
+            "gone)" in line and "another program" not in line and "no results tables" not in line, line
+    assert (tmp_path / "r.db").read_bytes() == before
+    db_path, statement = shlex.split(line.split("run sqlite3 ", 1)[1].split(", then")[0])  # the repair it gives
+    with sqlite3.connect(db_path) as conn:
+        conn.executescript(statement)
+    conn.close()
+    proc = sweepgate_at(tmp_path, "results", "ingest", "--db", url, str(path))
+    assert proc.returncode == 0 and "(0 new)" in proc.stdout, proc.stderr
+    assert sweepgate_at(tmp_path, "results", "show", "--db", url).returncode == 0
+
+
+def test_another_program_s_results_table_alone_is_still_not_a_store(tmp_path):
+    """A `results` table without the store's columns, and no alembic_version, is another program's: ingest
+    adds nothing to it and show says it is no store, neither naming a lost version record."""
+    import sqlite3
+
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE results (id INTEGER PRIMARY KEY, score REAL)")
+    conn.close()
+    out = write_job(tmp_path / "11", "res", vllm_output(4), job(run_id="11"))
+    show = sweepgate_at(tmp_path, "results", "show", "--db", f"sqlite:///{path}")
+    ingest = sweepgate_at(tmp_path, "results", "ingest", "--db", f"sqlite:///{path}", str(out))
+    assert show.returncode == 1 and "not a sweepgate results store" in show.stderr \
+        and "version record" not in show.stderr, show.stderr
+    assert ingest.returncode == 1 and "another program's database (tables results)" in ingest.stderr \
+        and "version record" not in ingest.stderr, ingest.stderr
+
+
+def test_a_postgresql_store_whose_version_table_is_gone_says_so(pg_url, tmp_path):
+    path = write_job(tmp_path / "11", "res", vllm_output(4), job(run_id="11"))
+    assert sweepgate_at(tmp_path, "results", "ingest", "--db", pg_url, str(path)).returncode == 0
+    _drop_version_table(pg_url)
+    for argv in (("ingest", str(path)), ("show",)):
+        proc = sweepgate_at(tmp_path, "results", argv[0], "--db", pg_url, *argv[1:])
+        (line,) = proc.stderr.splitlines()
+        assert proc.returncode == 1 and "(its alembic_version table is gone)" in line, line
+        assert "CREATE TABLE alembic_version" in line and " in psql" in line, line

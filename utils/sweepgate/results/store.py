@@ -418,6 +418,8 @@ def check_sqlite_target(url: str) -> None:
     if names is None:
         raise _not_sqlite(name, db, "pass --db a new file or a sweepgate results store")
     if names and not STORE_TABLES <= set(names):
+        if lost := _sqlite_version_lost(db, names):
+            raise version_lost(url, lost)
         raise fail(name, 0, foreign_message(names), SQLITE_FOREIGN_HINT)
     _check_writable(name, db)
 
@@ -528,6 +530,8 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
         if names is None and db.stat().st_size:
             raise _not_sqlite(parsed.database, db, NO_STORE_HINT)  # a text file, say
         if SCHEMA_TABLE not in (names or []):
+            if lost := _sqlite_version_lost(db, names or []):
+                raise version_lost(url, lost)
             raise NotAStore()  # found before connecting for real: the file is left byte for byte as it was
     if not must_exist:
         check_sqlite_target(url)
@@ -732,15 +736,47 @@ def _check_not_foreign(conn: sa.Connection, current: str | None, known: bool) ->
 
 
 def _check_version_kept(conn: sa.Connection, head: str) -> None:
-    """Raise ``VersionLost`` for a store whose version record is gone: an empty ``alembic_version``
-    beside a results table with the store's key and record columns (a hand-made DELETE, a partial
-    restore), which is no other program's database and no new store either."""
+    """Raise ``VersionLost`` for a store whose version record is gone: an empty ``alembic_version``, or
+    none at all, beside a results table with the store's key and record columns (a hand-made DELETE, a
+    partial restore, the results table copied alone), which is no other program's database and no new
+    store either."""
     inspector = sa.inspect(conn)
-    if not STORE_TABLES <= set(inspector.get_table_names()):
+    tables = set(inspector.get_table_names())
+    if results.name not in tables:
         return
-    columns = {c["name"] for c in inspector.get_columns(results.name)}
-    if {column(f) for f in KEY} | {"record"} <= columns:
-        raise VersionLost(head if {c.name for c in results.columns} == columns else None)
+    lost = _lost_version(head, {c["name"] for c in inspector.get_columns(results.name)}, SCHEMA_TABLE not in tables)
+    if lost is not None:
+        raise lost
+
+
+def _lost_version(head: str, columns: set[str], gone: bool) -> "VersionLost | None":
+    """The ``VersionLost`` of a store whose results table has ``columns`` and whose version record is
+    missing (``gone``: its table too); None when those are not the store's columns (another program's)."""
+    if not {column(f) for f in KEY} | {"record"} <= columns:
+        return None
+    return VersionLost(head if {c.name for c in results.columns} == columns else None, gone)
+
+
+def _sqlite_version_lost(db: Path, names: list[str]) -> "VersionLost | None":
+    """``_lost_version`` of a SQLite file whose tables are ``names``, read without writing, where its
+    ``alembic_version`` table is gone (an empty one is found when the store is opened)."""
+    if results.name not in names or SCHEMA_TABLE in names:
+        return None
+    try:
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        try:
+            columns = {row[1] for row in conn.execute(f"PRAGMA table_info({results.name})")}
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return _lost_version(_head_revision(), columns, gone=True)
+
+
+def _head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
 
 
 def _lock_schema(conn: sa.Connection) -> None:
@@ -773,11 +809,13 @@ class ForeignDatabase(Exception):
 
 
 class VersionLost(Exception):
-    """A store whose ``alembic_version`` table is empty; ``revision`` the one its columns are (None: unknown)."""
+    """A store whose ``alembic_version`` table is empty, or ``gone``; ``revision`` the one its columns are
+    (None: unknown)."""
 
-    def __init__(self, revision: str | None):
+    def __init__(self, revision: str | None, gone: bool = False):
         super().__init__(revision)
         self.revision = revision
+        self.gone = gone
 
 
 class SchemaNotUpgraded(Exception):
@@ -1587,10 +1625,21 @@ def open_store(url: str | None = None, root: Path | None = None, *, must_exist: 
     return store
 
 
-def _version_hint(store: Store, revision: str | None) -> str:
-    """How to put back a lost version record (what ``alembic stamp`` would write)."""
+def version_lost(url: str, exc: VersionLost) -> StoreError:
+    """The refusal of a store whose version record is missing (``VersionLost``), read or written alike."""
+    return url_fail(display_url(url), f"the store's version record is missing (its {SCHEMA_TABLE} table is "
+                    f"{'gone' if exc.gone else 'empty'}): its schema revision is unknown, so it is neither read nor "
+                    "changed", _version_hint(url, exc.revision, exc.gone))
+
+
+def _version_hint(url: str, revision: str | None, gone: bool = False) -> str:
+    """How to put back a lost version record (what ``alembic stamp`` would write), its table first when
+    it is ``gone``."""
     insert = f"INSERT INTO {SCHEMA_TABLE} (version_num) VALUES ('{revision or 'REVISION'}')"
-    parsed = parse_url(store.url)  # (a reader's engine of a read-only file has no path)
+    if gone:  # as Alembic makes it
+        insert = (f"CREATE TABLE {SCHEMA_TABLE} (version_num VARCHAR(32) NOT NULL, CONSTRAINT {SCHEMA_TABLE}_pkc "
+                  f"PRIMARY KEY (version_num)); {insert}")
+    parsed = parse_url(url)  # (a reader's engine of a read-only file has no path)
     run = f'sqlite3 {shlex.quote(_sqlite_file(parsed))} "{insert}"' if parsed.get_backend_name() == "sqlite" else \
         f'{insert} in psql'
     if revision is None:
@@ -1617,8 +1666,7 @@ def _open_failure(store: Store, exc: BaseException) -> StoreError | None:
                     "run any `sweepgate results` command on it once with write access (its owner, a copy you "
                     "can write) to upgrade it, or read it with the sweepgate that wrote it; nothing was changed")
     if isinstance(exc, VersionLost):
-        return url_fail(shown, f"the store's version record is missing (its {SCHEMA_TABLE} table is empty): its "
-                    "schema revision is unknown, so it is neither read nor changed", _version_hint(store, exc.revision))
+        return version_lost(store.url, exc)
     if isinstance(exc, SchemaTooNew):
         return url_fail(shown, f"the store's schema (revision {exc.current}) is newer than this "
                     f"sweepgate's ({exc.head})", "upgrade sweepgate (pip install -U) to the version that wrote "
