@@ -416,6 +416,17 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
     return out
 
 
+def failure_words(status: str, detail: str | None) -> str:
+    """A failed or cancelled job as the compare table, its Markdown report and `results show` say it, in place
+    of figures it has none of: ``failure (0 of 40 requests completed)``, or its status alone."""
+    return f"{status} ({detail})" if detail else status
+
+
+def job_status_words(rec: dict) -> str:
+    """``failure_words`` of the job behind ``rec`` (``job_failed``), from its status and its output's counts."""
+    return failure_words(str(rec.get(R.STATUS)), _requests_done(rec))
+
+
 def _requests_done(head: dict) -> str | None:
     """'0 of 8 requests completed', from a failed job's output when it counted both."""
     metrics = head.get(R.METRICS) or {}

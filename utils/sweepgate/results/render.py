@@ -124,8 +124,7 @@ def cells(v: C.Verdict, rated: frozenset = frozenset()) -> tuple[str, ...]:
     mark, base_mark = (" (rehearsal)" if side else "" for side in v.sides)
     if v.verdict == C.FAILED:  # the job left no figures: say what it did and what it is missing
         base = count(v.n, "baseline run") if v.n else "none"
-        status = f"{v.status} ({v.detail})" if v.detail else v.status
-        return (point_label(v.point, rated), "(job)", f"{status}{mark}", base, "n/a", v.verdict,
+        return (point_label(v.point, rated), "(job)", f"{C.failure_words(v.status, v.detail)}{mark}", base, "n/a", v.verdict,
                 "; ".join(v.recipe_changes))
     head, median, low, high = fmt_values([v.head, v.median, v.low, v.high], v.metric)
     if v.n == 0:

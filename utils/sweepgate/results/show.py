@@ -144,6 +144,11 @@ def _cell(rec: dict, field: str | None) -> str:
     if field is None:
         isl, osl = rec.get(R.ISL), rec.get(R.OSL)
         return f"{'?' if isl is None else isl}/{'?' if osl is None else osl}" if isl or osl else ""
+    if compare.job_failed(rec):  # no figure of a failed job is one it measured: said as compare says it
+        if field in R.DIRECTION:
+            return ""
+        if field == R.STATUS:
+            return compare.job_status_words(rec) + (" (rehearsal)" if rec.get(R.REHEARSAL) else "")
     value = _value(rec, field)
     if value is None or (field in UNLESS and _value(rec, UNLESS[field]) is not None):
         return ""
