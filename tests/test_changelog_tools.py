@@ -476,4 +476,4 @@ def test_a_folder_read_as_the_changelog_is_named_once(repo):
     with pytest.raises(SweepgateError) as caught:
         rebase(open_repo(), "configs", "main")
     (problem,) = caught.value.diagnostics
-    assert (problem.file, problem.message) == ("configs", "a folder, not the changelog"), problem
+    assert (problem.file, problem.message) == ("configs", "is a folder, not the changelog"), problem

@@ -93,7 +93,7 @@ def test_a_call_log_replaced_by_a_folder_is_a_problem_line(tmp_path):
     proc = _rehearse(tmp_path, repo)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 1 and "internal error" not in err and "Traceback" not in err, err
-    assert f"cannot read the shims' call log {tmp_path / 'w' / 'calls.jsonl'}: Is a directory" in err, err
+    assert f"cannot read the shims' call log {tmp_path / 'w' / 'calls.jsonl'}: it is a folder, not a file" in err, err
 
 
 def test_a_call_log_replaced_by_a_fifo_is_a_problem_line_not_a_hang(tmp_path):

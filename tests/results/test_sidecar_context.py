@@ -145,7 +145,7 @@ def test_row_keys_survive_trimming_and_eval_selection(swept):
     assert {k for k, r in zip(keys, rows) if r.get("scenario-type") == "agentic-coding"} == {SEED_KEY}
 
 
-@pytest.mark.parametrize("kind, said", [("folder", "matrix is a directory, not a JSON file"),
+@pytest.mark.parametrize("kind, said", [("folder", "matrix is a folder, not a JSON file"),
                                         ("text", "matrix is not valid JSON"),
                                         ("latin1", "matrix is not UTF-8 text"),
                                         ("context", "job context is not valid JSON")])
@@ -170,7 +170,7 @@ def test_an_unreadable_matrix_or_job_context_is_one_line(tmp_path, capsys, monke
 
 SIDECAR_REFUSALS = {  # environment changes -> the one line's start
     "context missing": ({"JOB_CONTEXT_FILE": "{tmp}/nope.json"}, "{tmp}/nope.json: job context not found"),
-    "context a folder": ({"JOB_CONTEXT_FILE": "{tmp}"}, "{tmp}: job context is a directory"),
+    "context a folder": ({"JOB_CONTEXT_FILE": "{tmp}"}, "{tmp}: job context is a folder, not a JSON file"),
     "row not an object": ({"ROW": "[1]"}, "ROW:1: row is not a JSON object"),
     "row bad tp": ({"ROW": json.dumps(dict(ROW, tp=None))}, "ROW:1: row's tp null is not a whole number"),
     "result dir a file": ({"RESULT_DIR": "{tmp}/afile"}, "{tmp}/afile: RESULT_DIR is a file, not a folder"),

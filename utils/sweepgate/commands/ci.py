@@ -122,6 +122,10 @@ def _run_decide(args) -> int:
 # --- split: the fan-out guard ----------------------------------------------------------
 
 def _run_split(args) -> int:
+    if args.job_context:  # a path that cannot be written is said as every output file's is, before any work
+        from sweepgate.core.outpaths import writable_file
+
+        writable_file(args.job_context, "--job-context")
     matrix = load_json(args.matrix, "matrix")
     if args.runners:
         from sweepgate.core.check import checked_runners

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from sweepgate.commands import argtypes
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import fail, os_reason
 from sweepgate.core.github import owner_name
 
 
@@ -32,7 +32,7 @@ def run(args) -> int:
         with open(args.body, encoding="utf-8") as fh:
             body = fh.read()
     except (OSError, UnicodeDecodeError) as exc:
-        raise fail(args.body, 0, f"cannot read the report: {getattr(exc, 'strerror', None) or exc}",
+        raise fail(args.body, 0, f"cannot read the report: {os_reason(exc) if isinstance(exc, OSError) else exc}",
                    "pass the file `results compare --comment-file` wrote") from None
     if not body.startswith(MARKER):
         raise fail(args.body, 1, "not a sweepgate results report (no results marker on the first line)",

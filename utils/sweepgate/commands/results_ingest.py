@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
-from sweepgate.core.errors import SweepgateError, emit, fail, printable
+from sweepgate.core.errors import SweepgateError, emit, fail, is_a_folder, os_reason, printable
 from sweepgate.core.report import count, progress
 from sweepgate.results.record import MAX_INTEGER, is_placeholder
 
@@ -171,7 +171,7 @@ def run(args) -> int:
     if jsonl and (jsonl.is_dir() or not jsonl.parent.is_dir()):
         # Refused before the store commits anything: the records would be stored but not written.
         folder = f"its folder {jsonl.parent} is a file" if jsonl.parent.exists() else "its folder does not exist"
-        raise fail(args.jsonl, 0, "is a directory" if jsonl.is_dir() else folder,
+        raise fail(args.jsonl, 0, f"--jsonl: {is_a_folder()}" if jsonl.is_dir() else folder,
                    "pass --jsonl FILE in an existing folder")
     if jsonl:
         _held(jsonl)  # a bad FILE is refused before anything is stored
@@ -291,13 +291,13 @@ def _open_jsonl(path: Path) -> int | None:
     except FileNotFoundError:
         pass
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot write to it: {exc.strerror}", JSONL_FIX) from None
+        raise fail(str(path), 0, f"cannot write to it: {os_reason(exc)}", JSONL_FIX) from None
     try:
         with temporary_beside(Path(os.path.realpath(path))) as (fd, tmp):  # a link to nothing: its target's folder
             os.close(fd)
             os.unlink(tmp)
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot write to it: {exc.strerror}", JSONL_FIX) from None
+        raise fail(str(path), 0, f"cannot write to it: {os_reason(exc)}", JSONL_FIX) from None
     return None
 
 
@@ -328,7 +328,7 @@ def _created(path: Path, data: bytes) -> bool:
     try:
         return create_whole(target, data)
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot write to it: {exc.strerror}; it was not made",
+        raise fail(str(path), 0, f"cannot write to it: {os_reason(exc)}; it was not made",
                    "free space (or fix the file system) and run the same ingest again") from None
 
 
@@ -346,7 +346,7 @@ def _append(path: Path, fd: int | None, records: list[dict]) -> None:
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise fail(str(path), 0, f"cannot write to it: {exc.strerror}", JSONL_FIX) from None
+            raise fail(str(path), 0, f"cannot write to it: {os_reason(exc)}", JSONL_FIX) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         held = _held(path)
@@ -392,5 +392,5 @@ def _write_whole(path: Path, fd: int, data: bytes, size: int) -> None:
         os.fsync(fd)
     except OSError as exc:
         os.ftruncate(fd, size)
-        raise fail(str(path), 0, f"cannot write to it: {exc.strerror}; it is as it was",
+        raise fail(str(path), 0, f"cannot write to it: {os_reason(exc)}; it is as it was",
                    "free space (or fix the file system) and run the same ingest again") from None

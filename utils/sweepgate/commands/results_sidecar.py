@@ -28,7 +28,7 @@ import os
 import sys
 
 from sweepgate.commands import argtypes
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import fail, is_a_folder
 
 STATUS_ENV, STARTED_ENV, CONFIG_KEY_ENV = "JOB_STATUS", "JOB_STARTED", "CONFIG_KEY"
 CONTEXT_ENV = "JOB_CONTEXT_FILE"
@@ -316,7 +316,7 @@ def _not_regular(folder: str, name: str) -> tuple[list, list]:
             for entry in entries:
                 look(path / entry, True)
         elif not stat.S_ISREG(mode):
-            unsafe.append((path, "is a folder, not a file" if stat.S_ISDIR(mode) else "is not a regular file"))
+            unsafe.append((path, is_a_folder() if stat.S_ISDIR(mode) else "is not a regular file"))
 
     if top.is_symlink():
         links.append(top)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -9,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import fail, is_a_folder, os_reason
 
 
 def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | None = None, *,
@@ -25,7 +26,7 @@ def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | N
     """
     named = Path(path)
     if named.is_dir() and (through or not named.is_symlink()):
-        raise fail(str(named), 0, "is a directory, not a file", "pass a file path to write to")
+        raise fail(str(named), 0, is_a_folder(), "pass a file path to write to")
     if through and named.exists() and not named.is_file():  # /dev/stdout, a FIFO, a device: written through
         _write_through(named, data)
         return
@@ -44,10 +45,10 @@ def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | N
             os.replace(tmp, path)
     except OSError as exc:
         if tmp is None:
-            raise fail(str(named), 0, f"cannot write here: {exc.strerror}",
+            raise fail(str(named), 0, f"cannot write here: {os_reason(exc)}",
                        "pass a path in an existing, writable folder") from None
         # a full disk, a file made immutable or read-only to us
-        raise fail(str(named), 0, f"cannot write it: {exc.strerror or exc}",
+        raise fail(str(named), 0, f"cannot write it: {os_reason(exc)}",
                    "make the file and its folder writable (and the disk not full), then rerun; "
                    "the file is as it was") from None
 
@@ -113,11 +114,11 @@ def _write_through(path: Path, data: bytes) -> None:
     try:
         fd = os.open(path, os.O_WRONLY)
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot write it: {exc.strerror or exc}", "pass a writable file path") from None
+        raise fail(str(path), 0, f"cannot write it: {os_reason(exc)}", "pass a writable file path") from None
     try:
         write_whole(fd, data, None)
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot write it: {exc.strerror or exc}",
+        raise fail(str(path), 0, f"cannot write it: {os_reason(exc)}",
                    "write to a file on a disk with free space") from None
     finally:
         os.close(fd)
@@ -157,5 +158,7 @@ def append_text(path: str | os.PathLike, text: str, *, what: str = "",
 
 
 def _append_failed(path, exc: OSError, what: str, hint: str, rule: str):
-    message = f"cannot write {what}: {exc.strerror}" if what else f"cannot append to it: {exc.strerror}"
+    if exc.errno == errno.EISDIR:  # said as every other path given for a file that is a folder
+        return fail(str(path), 0, f"{what} {is_a_folder()}" if what else is_a_folder(), hint, rule=rule)
+    message = f"cannot write {what}: {os_reason(exc)}" if what else f"cannot append to it: {os_reason(exc)}"
     return fail(str(path), 0, message + ("; the file is as it was" if what else ""), hint, rule=rule)

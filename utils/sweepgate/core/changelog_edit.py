@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core.atomic import atomic_write
-from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder
 from sweepgate.core.upstream import UPSTREAMS
 
 XXX_LINK = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(['\"]?)https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
@@ -113,7 +113,7 @@ def _worktree_bytes(git, path: str) -> bytes:
     except FileNotFoundError:
         return b""
     except IsADirectoryError:
-        raise _fail(path, 0, "missing-file", "a folder, not the changelog",
+        raise _fail(path, 0, "missing-file", is_a_folder("the changelog"),
                     "pass the changelog file's path from the repository root with --changelog-file") from None
     except OSError as exc:
         raise _fail(path, 0, "missing-file", f"cannot read the changelog: {exc.strerror}",

@@ -20,6 +20,23 @@ MAX_MESSAGE = 600  # characters of a problem's text a line shows; values quoted 
 LINE_LABELS = {"warning": "warning: ", "info": "note: "}
 
 
+def is_a_folder(instead: str = "a file") -> str:
+    """How every command says that a path it reads or writes as a file is a folder: ``is a folder, not a
+    file`` (``instead``: what it is not, when more is known of it). The README and every message say
+    "folder", never "directory" nor the system's "Is a directory" (``os_reason``)."""
+    return f"is a folder, not {instead}"
+
+
+def os_reason(exc: OSError) -> str:
+    """Why an OSError stopped a read or a write, after "cannot read:" or "cannot write it:": the
+    system's reason, except a folder where a file was wanted, said in ``is_a_folder``'s words."""
+    import errno
+
+    if exc.errno == errno.EISDIR:
+        return f"it {is_a_folder()}"
+    return exc.strerror or str(exc)
+
+
 class Diagnostic:
     """One problem at one place. ``line``/``col`` are 1-based; 0 means unknown. ``in_file`` says
     whether the place is a file: False for a URL or a flag's value that only looks like a path

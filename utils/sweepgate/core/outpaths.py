@@ -9,7 +9,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import fail, is_a_folder
 
 NAMES_A_FILE = "it would name a file called '-'"  # why '-' is no standard output where a file is written
 
@@ -31,7 +31,7 @@ def writable_file(path: str, flag: str, given: str | None = None) -> None:
         raise fail(path, 0, f"{said}: {no_standard_stream('output', NAMES_A_FILE)}",
                    f"set {given} to a file, or pass {flag} FILE")
     if target.is_dir():
-        raise fail(path, 0, f"{said}: is a folder, not a file", f"pass {flag} FILE")
+        raise fail(path, 0, f"{said}: {is_a_folder()}", f"pass {flag} FILE")
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist"
         raise fail(path, 0, f"{said}: its folder {folder} {what}",

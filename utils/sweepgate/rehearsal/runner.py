@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sweepgate.core import fields, jobfile, jsontext
-from sweepgate.core.errors import SweepgateError, fail, json_message
+from sweepgate.core.errors import SweepgateError, fail, is_a_folder, json_message, os_reason
 from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import gpu_family, script_candidates
 from sweepgate.rehearsal import calllog, multinode
@@ -77,7 +77,7 @@ def _read_row_file(path: Path) -> tuple[str, object]:
         text = path.read_text(encoding="utf-8")
         return text, jsontext.loads(text)
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot read row file: {exc.strerror}",
+        raise fail(str(path), 0, f"cannot read row file: {os_reason(exc)}",
                    "pass an existing JSON file to --row-json") from None
     except UnicodeDecodeError as exc:
         raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})",
@@ -1047,10 +1047,10 @@ def _remove_earlier(outputs) -> None:
         try:
             earlier.unlink(missing_ok=True)
         except IsADirectoryError:
-            raise fail(str(earlier), 0, "is a folder, not an earlier run's output file (a script of a rehearsal "
+            raise fail(str(earlier), 0, is_a_folder("an earlier run's output file") + " (a script of a rehearsal "
                        "before in this --work-dir made it)", LEFT_HINT) from None
         except OSError as exc:
-            raise fail(str(earlier), 0, f"cannot remove an earlier run's output: {exc.strerror or exc}",
+            raise fail(str(earlier), 0, f"cannot remove an earlier run's output: {os_reason(exc)}",
                        LEFT_HINT) from None
 
 
@@ -1088,7 +1088,7 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
         except RecursionError:
             problems.append("result file is nested too deeply (about 1,000 levels) to be a client's JSON")
         except OSError as exc:
-            problems.append(f"cannot read the result file: {exc.strerror or exc}")
+            problems.append(f"cannot read the result file: {os_reason(exc)}")
     if run.rc == 0 and not run.timed_out and not unreadable:
         problems.extend((multinode.check_calls if multinode.is_multinode(row) else check_calls)(row, env, calls))
         problems.extend(check_eval_calls(row, calls))
@@ -1100,7 +1100,7 @@ def _logged_calls(log: Path) -> tuple[list[dict], str | None]:
     try:
         return read_calls(log), None
     except OSError as exc:
-        return [], (f"cannot read the shims' call log {log}: {exc.strerror or exc}, so no shim call can be "
+        return [], (f"cannot read the shims' call log {log}: {os_reason(exc)}, so no shim call can be "
                     f"checked or stopped; {calllog.HINT}")
 
 

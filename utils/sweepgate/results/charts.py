@@ -27,7 +27,7 @@ import statistics
 from pathlib import Path
 
 from sweepgate.core import outpaths
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import fail, os_reason
 from sweepgate.results import compare as C
 from sweepgate.results import labels as L
 from sweepgate.results import record as R
@@ -1099,7 +1099,7 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise fail(str(out), 0, f"cannot create the plots folder: {exc.strerror}",
+        raise fail(str(out), 0, f"cannot create the plots folder: {os_reason(exc)}",
                    "pass a writable --plots DIR") from None
     written = []
     gone = remove_stale(out, {f"{stem}.{fmt}" for stem, *_ in charts for fmt in formats})
@@ -1178,7 +1178,7 @@ def remove_stale(folder: Path, keep: set[str], among: set[str] | None = None) ->
             except FileNotFoundError:  # another compare into the folder removed it first
                 continue
             except OSError as exc:
-                raise fail(str(path), 0, f"cannot remove this chart an earlier run left: {exc.strerror}",
+                raise fail(str(path), 0, f"cannot remove this chart an earlier run left: {os_reason(exc)}",
                            "remove it, or pass an empty --plots DIR") from None
             gone.append(path)
     return gone
@@ -1195,5 +1195,5 @@ def _save(fig, path: Path, fmt: str) -> Path:
             fig.savefig(name, format=fmt, metadata=METADATA[fmt])
             os.replace(name, path)
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot write the chart: {exc.strerror}", "pass a writable --plots DIR") from None
+        raise fail(str(path), 0, f"cannot write the chart: {os_reason(exc)}", "pass a writable --plots DIR") from None
     return path

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core import jobfile
-from sweepgate.core.errors import Diagnostic, SweepgateError, fail
+from sweepgate.core.errors import Diagnostic, SweepgateError, fail, os_reason
 from sweepgate.core.signals import SignalsHeld as _signals_held
 from sweepgate.results import derive, jsonio, normalize, sidecar, sniff
 from sweepgate.results import record as R
@@ -384,7 +384,7 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
         _refuse_archive(output, content)
         text = content.decode("utf-8-sig")  # a byte-order mark (Windows editors) is not content
     except OSError as exc:
-        raise fail(str(output), 0, f"cannot read: {exc.strerror}", "check the path and its permissions") from None
+        raise fail(str(output), 0, f"cannot read: {os_reason(exc)}", "check the path and its permissions") from None
     except UnicodeDecodeError as exc:  # exc.start counts from after a byte-order mark: in the file, it is later
         at = exc.start + len(content) - len(exc.object)
         raise fail(str(output), content.count(b"\n", 0, at) + 1, f"not UTF-8 text (byte {at})",

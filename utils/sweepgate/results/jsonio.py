@@ -12,7 +12,7 @@ import math
 import re
 from pathlib import Path
 
-from sweepgate.core.errors import LINE_LABELS, fail, json_message
+from sweepgate.core.errors import LINE_LABELS, fail, json_message, os_reason
 from sweepgate.core import jsontext
 from sweepgate.core.jsontext import key_offset, key_place, offset_place
 
@@ -107,7 +107,7 @@ def read_text(path, hint: str, unreadable_hint: str | None = None, database: tup
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot read: {exc.strerror}", unreadable_hint or hint) from None
+        raise fail(str(path), 0, f"cannot read: {os_reason(exc)}", unreadable_hint or hint) from None
     except UnicodeDecodeError as exc:
         refusal = archive(str(path), _head(path), database=database)
         if refusal is not None:

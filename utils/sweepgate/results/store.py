@@ -36,7 +36,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
-from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder, os_reason
 from sweepgate.results import labels
 from sweepgate.results import record as R
 
@@ -425,7 +425,7 @@ def check_sqlite_target(url: str) -> None:
 
 
 def _a_folder(name: str) -> StoreError:
-    return fail(name, 0, "is a folder, not a SQLite database file", "pass --db sqlite:///FOLDER/results.db")
+    return fail(name, 0, is_a_folder("a SQLite database file"), "pass --db sqlite:///FOLDER/results.db")
 
 
 def _check_writable(name: str, db: Path) -> None:
@@ -466,7 +466,7 @@ def _not_sqlite(name: str, db: Path, hint: str) -> StoreError:
         with open(db, "rb") as fh:
             head = fh.read(1024)
     except OSError as exc:
-        return fail(name, 0, f"cannot be read: {exc.strerror}",
+        return fail(name, 0, f"cannot be read: {os_reason(exc)}",
                     "give this user read access to it (and to write, write access), or pass another --db URL")
     for magic, what, load in PG_DUMPS:
         if magic in head:
