@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from sweepgate.core.errors import LINE_LABELS, fail, json_message, os_reason
@@ -36,58 +38,126 @@ def too_deep(path: str, line: int = 0, hint: str = CLIENT_HINT):
     return fail(path, line, "nested too deeply (arrays or objects about 1,000 levels deep)", hint)
 
 
-ZIP_MAGIC, GZIP_MAGIC = b"PK\x03\x04", b"\x1f\x8b"
-SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 UNZIP = "unzip FILE -d DIR"
-UNTAR, UNTAR_GZ = "tar -xf FILE -C DIR", "tar -xzf FILE -C DIR"
-TAR_MAGICS, TAR_MAGIC_AT = (b"ustar\x00", b"ustar  \x00"), 257  # POSIX (pax) tar's, GNU tar's
-HEAD = 4096  # the bytes of a file read to know what it is (a tar header, gzipped, is well inside them)
+UNTAR = "tar -xf FILE -C DIR"
+HEAD = 4096  # the bytes of a file read to know what it is (a tar header, compressed, is well inside them)
 DATABASE = "a SQLite database (such as a results store)"
+ARCHIVE, COMPRESSED, IMAGE, STORE = "archive", "compressed", "image", "store"  # what a kind of file is, to a reader
+VERBS = {ARCHIVE: "extract", COMPRESSED: "decompress"}
+
+
+def _gunzipped(head: bytes) -> bytes:
+    import zlib
+
+    return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD)  # a gzip header and trailer
+
+
+def _unxzed(head: bytes) -> bytes:
+    import lzma
+
+    return lzma.LZMADecompressor().decompress(head, HEAD)
+
+
+def _bunzipped(head: bytes) -> bytes:
+    import bz2
+
+    return bz2.BZ2Decompressor().decompress(head, HEAD)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of file that is no text, told by its magic bytes: what it is, how to get at what it holds.
+    ``command`` unpacks or extracts it (one ending in ``suffix`` is unpacked beside itself, ``-k``; another
+    name, which such tools refuse or rename, to NEW_FILE by ``stdout``); ``unpack`` gives the first bytes
+    a compressed file holds, so a compressed tar archive is named as one, with ``untar`` (zstd's needs a
+    package the standard library lacks: it is named by its compression alone)."""
+
+    name: str
+    magic: bytes  # a regular expression of the bytes at ``at``
+    said: str  # what the file is, at the start of its refusal
+    kind: str  # ARCHIVE (files inside), COMPRESSED (one file inside), IMAGE (none: not a result), STORE
+    command: str = ""
+    suffix: str = ""
+    stdout: str = ""
+    at: int = 0
+    unpack: Callable[[bytes], bytes] | None = None
+    untar: str = ""
+    tarball: str = ""  # how a tar archive so compressed is named: "a gzip-compressed tar archive"
+    verb: str = ""  # what ``command`` does, when not VERBS[kind]: "unzip it (unzip FILE -d DIR)"
+
+    def found_in(self, head: bytes) -> bool:
+        return re.match(self.magic, head[self.at:self.at + 64], re.DOTALL) is not None
+
+    def unpacks(self, path: str) -> str:
+        return self.command if not self.suffix or path.lower().endswith(self.suffix) else self.stdout
+
+
+TAR = Kind("tar", rb"ustar(?:\x00|  \x00)", "a tar archive", ARCHIVE, UNTAR, at=257)  # POSIX (pax) tar's, GNU tar's
+# One table, in the order looked at: the first whose magic a file starts with is what it is.
+KINDS = (
+    Kind("sqlite", re.escape(b"SQLite format 3\x00"), DATABASE, STORE),  # the first 16 bytes of every SQLite file
+    Kind("zip", re.escape(b"PK\x03\x04"), "a zip archive (as a browser downloads a GitHub Actions artifact)",
+         ARCHIVE, UNZIP, verb="unzip"),
+    Kind("gzip", re.escape(b"\x1f\x8b"), "gzip-compressed", COMPRESSED, "gunzip -k FILE", ".gz",
+         "gunzip -c FILE > NEW_FILE", unpack=_gunzipped, untar="tar -xzf FILE -C DIR",
+         tarball="a gzip-compressed tar archive", verb="gunzip"),
+    Kind("xz", re.escape(b"\xfd7zXZ\x00"), "xz-compressed", COMPRESSED, "xz -dk FILE", ".xz", "xz -dc FILE > NEW_FILE",
+         unpack=_unxzed, untar="tar -xJf FILE -C DIR", tarball="an xz-compressed tar archive"),
+    Kind("zstd", re.escape(b"\x28\xb5\x2f\xfd"), "zstd-compressed", COMPRESSED, "zstd -d FILE", ".zst",
+         "zstd -dc FILE > NEW_FILE", untar="tar --zstd -xf FILE -C DIR", tarball="a zstd-compressed tar archive"),
+    # "BZh", the block size 1-9, then a block's magic (pi's digits) or, empty, the end of the stream's
+    Kind("bzip2", rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)", "bzip2-compressed", COMPRESSED, "bunzip2 -k FILE", ".bz2",
+         "bunzip2 -c FILE > NEW_FILE", unpack=_bunzipped, untar="tar -xjf FILE -C DIR",
+         tarball="a bzip2-compressed tar archive"),
+    Kind("7z", re.escape(b"7z\xbc\xaf\x27\x1c"), "a 7z archive", ARCHIVE, "7z x FILE -oDIR"),
+    TAR,
+    Kind("png", re.escape(b"\x89PNG\r\n\x1a\n"), "an image (a chart?)", IMAGE),
+    Kind("jpeg", re.escape(b"\xff\xd8\xff"), "an image", IMAGE),
+)
+NOT_A_RESULT = ("pass the job's result file ($RESULT_FILENAME.json, a client's JSON/JSONL/CSV output): a chart is "
+                "drawn from results, never read as one")
+
+
+def kind_of(head: bytes) -> Kind | None:
+    """What ``head`` (a file's first bytes) is, by KINDS; None for any other content (text, most often)."""
+    return next((kind for kind in KINDS if kind.found_in(head)), None)
+
+
+def _inside(kind: Kind, head: bytes, path: str) -> Kind | None:
+    """What a compressed file holds, as far as its first bytes tell (what a damaged stream gives before it
+    breaks); without a decompressor here, a tar archive by its name (``runs.tar.zst``)."""
+    if kind.unpack is None:
+        return TAR if path.lower().endswith(".tar" + kind.suffix) else None
+    import lzma
+    import zlib
+
+    try:
+        return kind_of(kind.unpack(head[:HEAD]))
+    except (zlib.error, lzma.LZMAError, OSError, EOFError):  # a damaged stream (bz2 says OSError)
+        return None
 
 
 def archive(path: str, content: bytes, zipped: str = "pass the files it holds",
-            gzipped: str = "pass the file", database: tuple[str, str] | None = None) -> Exception | None:
-    """The refusal of ``content`` as the zip archive (a GitHub Actions artifact as a browser downloads
-    it) or gzip file it is, telling how to unpack it and what to do then, or, given ``database`` (what
-    the file is not, what to do instead), as the SQLite database it is (the results artifact's
-    results.db beside its JSONL: it read "not UTF-8 text (byte 106)"); None for any other content."""
-    if database and content.startswith(SQLITE_MAGIC):
-        return fail(path, 1, f"{DATABASE}, not {database[0]}", database[1])
-    if content.startswith(ZIP_MAGIC):
-        return fail(path, 1, "a zip archive (as a browser downloads a GitHub Actions artifact), not the "
-                    "file itself", f"unzip it ({UNZIP}) and {zipped}")
-    if content.startswith(GZIP_MAGIC):
-        if _is_tar(_gunzipped_head(content)):  # gunzip alone would leave a .tar, refused in its turn (new-user29)
-            return fail(path, 1, "a gzip-compressed tar archive, not the file itself", f"extract it ({UNTAR_GZ}) and {zipped}")
-        return fail(path, 1, "gzip-compressed, not the file itself", f"gunzip it ({_gunzip(path)}) and {gzipped}")
-    if _is_tar(content):
-        return fail(path, 1, "a tar archive, not the file itself", f"extract it ({UNTAR}) and {zipped}")
-    return None
-
-
-def _is_tar(head: bytes) -> bool:
-    """Whether ``head`` (a file's first bytes) is a tar archive's: at byte 257 POSIX tar writes "ustar" and a
-    NUL, GNU tar "ustar", two blanks and a NUL (no text file holds a NUL: a JSON output reading "ustar" there
-    is not taken for one)."""
-    return any(head[TAR_MAGIC_AT:TAR_MAGIC_AT + len(magic)] == magic for magic in TAR_MAGICS)
-
-
-def _gunzipped_head(content: bytes) -> bytes:
-    """The first bytes ``content``, gzip-compressed, unpacks to (as many as ``HEAD`` asks; what a damaged
-    stream gives before it breaks)."""
-    import zlib
-
-    unpack = zlib.decompressobj(16 + zlib.MAX_WBITS)  # a gzip header and trailer
-    try:
-        return unpack.decompress(content[:HEAD], HEAD)
-    except zlib.error:
-        return b""
-
-
-def _gunzip(path: str) -> str:
-    """The command that unpacks ``path``: ``gunzip -k`` needs a name ending in .gz (it refuses any
-    other, "unknown suffix -- ignored", as for a gzipped download saved as results.jsonl)."""
-    return "gunzip -k FILE" if path.lower().endswith(".gz") else "gunzip -c FILE > NEW_FILE"
+            gzipped: str = "pass the file", database: tuple[str, str] | None = None,
+            image: str = NOT_A_RESULT) -> Exception | None:
+    """The refusal of ``content`` as what its first bytes say it is (KINDS): an archive (a GitHub Actions
+    artifact's zip as a browser downloads it, a tarball, a 7z archive), telling how to extract it and then
+    ``zipped``; a compressed file (gzip, xz, zstd, bzip2), how to unpack it and then ``gzipped``, or, compressing a
+    tar archive, how to extract that; an image (a chart), that it is no result (``image``: what to pass); given ``database`` (what the
+    file is not, what to do instead), the SQLite database it is (the results artifact's results.db beside its
+    JSONL: it read "not UTF-8 text (byte 106)"). None for any other content."""
+    kind = kind_of(content[:HEAD])
+    if kind is None or (kind.kind == STORE and not database):
+        return None
+    if kind.kind == STORE:
+        return fail(path, 1, f"{kind.said}, not {database[0]}", database[1])
+    if kind.kind == IMAGE:
+        return fail(path, 1, f"{kind.said}, not a result", image)
+    if kind.kind == COMPRESSED and _inside(kind, content, path) is TAR:  # unpacked alone, it leaves a .tar (new-user29)
+        return fail(path, 1, f"{kind.tarball}, not the file itself", f"extract it ({kind.untar}) and {zipped}")
+    then = gzipped if kind.kind == COMPRESSED else zipped
+    return fail(path, 1, f"{kind.said}, not the file itself",
+                f"{kind.verb or VERBS[kind.kind]} it ({kind.unpacks(path)}) and {then}")
 
 
 def _head(path) -> bytes:
@@ -109,7 +179,7 @@ def read_text(path, hint: str, unreadable_hint: str | None = None, database: tup
     except OSError as exc:
         raise fail(str(path), 0, f"cannot read: {os_reason(exc)}", unreadable_hint or hint) from None
     except UnicodeDecodeError as exc:
-        refusal = archive(str(path), _head(path), database=database)
+        refusal = archive(str(path), _head(path), database=database, image=database[1] if database else hint)
         if refusal is not None:
             raise refusal from None
         raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})", hint) from None
