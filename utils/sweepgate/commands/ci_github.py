@@ -10,7 +10,7 @@ import sys
 
 from sweepgate.commands import argtypes
 from sweepgate.core.github import api_error, owner_name
-from sweepgate.core.fields import short_sha
+from sweepgate.core.fields import SWEEP_WORKFLOW, short_sha
 from sweepgate.workflow.decide import MAIN_REF, Decision, _skip
 
 HINT = "the token needs 'pull-requests: read' and 'issues: read'; check --repository"
@@ -162,6 +162,6 @@ def add_dispatch_parser(sub) -> None:
 
     add_api_url_option(p)
     p.add_argument("--ref", type=argtypes.not_empty, default="main",
-                   help="branch whose run-sweep.yml is dispatched (default main)")
+                   help=f"branch whose {SWEEP_WORKFLOW} is dispatched (default main)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
     p.set_defaults(_ci=run_dispatch)

@@ -130,7 +130,9 @@ def _empty_artifacts(args, repository: str, runs: list[str]) -> None:
     from sweepgate.core.errors import emit
     from sweepgate.results import source
 
-    branch, workflow, one = source.branch_of(args.baseline_ref), source.WORKFLOW_FILE, len(runs) == 1
+    from sweepgate.core.fields import SWEEP_WORKFLOW
+
+    branch, workflow, one = source.branch_of(args.baseline_ref), SWEEP_WORKFLOW, len(runs) == 1
     which = f"run {runs[0]}" if one else f"runs {', '.join(runs[:-1])} and {runs[-1]}" if runs else ""
     artifacts = f"the {source.RESULTS_ARTIFACT} artifact{'' if one else 's'}"
     if runs:

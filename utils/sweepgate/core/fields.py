@@ -122,6 +122,11 @@ BENCHMARK_LIB_PARTS = tuple(f"benchmarks/lib/{name}.sh" for name in (
     "core", "units", "args", "processes", "lifecycle", "readiness", "environment",
     "gpu_monitor", "clients", "evals", "kv_offload_arms"))
 BENCHMARK_LIB_FILES = (BENCHMARK_LIB, *BENCHMARK_LIB_PARTS)
+# The GPU sweep's workflow, by its file name under .github/workflows/: `ci dispatch` (sweep-dispatch.yml)
+# dispatches it and lists its runs, `results compare --baseline-artifacts` reads its runs' artifacts, `ci audit`
+# admits it to the runner group, and the benchmark templates' callers are checked by it. A copy in another
+# repository keeps this name (README "The workflows in another repository").
+SWEEP_WORKFLOW = "run-sweep.yml"
 # The matrix entry point. An append-only base must have it: a revision without a
 # matrix generator never published a matrix to append to.
 MATRIX_ENTRY_POINT = "utils/process_changelog.py"

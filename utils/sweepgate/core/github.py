@@ -626,7 +626,10 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
         raise _fail(f"an artifact of {workflow} on {repository} is not a zip file: {exc}",
                     "check GITHUB_API_URL; re-run the main workflow") from None
     except Exception as exc:  # noqa: BLE001 - api_error raises what is not the API's doing as it is
-        raise api_error(exc, f"reading {workflow} artifacts of {repository}",
-                        "the token needs 'actions: read'; check --repository", base_url) from None
+        hint = "the token needs 'actions: read'; check --repository"
+        if getattr(exc, "status", None) == 404:  # no such repository, or no workflow of that file name in it
+            hint = (f"check --repository, and that it has .github/workflows/{workflow} (a copy of sweepgate's "
+                    "workflow keeps that file name); the token needs 'actions: read'")
+        raise api_error(exc, f"reading {workflow} artifacts of {repository}", hint, base_url) from None
     finally:
         client.close()

@@ -20,7 +20,6 @@ from sweepgate.results import record as R
 JSONL_GLOB = "*.jsonl"
 RESULTS_ARTIFACT = "sweepgate-results"   # the collect job's artifact: results DB, rows as JSONL, charts
 CHARTS_FOLDER = "charts"  # the folder of RESULTS_ARTIFACT the collect job's `compare --plots` draws into
-WORKFLOW_FILE = "run-sweep.yml"
 MAX_ARTIFACT_RUNS = 50  # the most runs whose artifacts a baseline reads back from the compared run, and on from it
 
 
@@ -125,7 +124,7 @@ def _documents(text: str) -> list:
 
 def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *, points: list | None = None,
                            api_url: str | None = None, name: str = RESULTS_ARTIFACT,
-                           workflow: str = WORKFLOW_FILE, before: str | None = None,
+                           workflow: str = F.SWEEP_WORKFLOW, before: str | None = None,
                            read: list | None = None) -> list[dict]:
     """The records in artifact ``name`` of successful ``workflow`` runs on ``branch``, newest first:
     of the last ``runs`` such runs; with ``points`` (``compare.point_of`` tuples), of as many as

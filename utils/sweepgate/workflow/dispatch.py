@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sweepgate.core.fields import SWEEP_WORKFLOW as GPU_WORKFLOW  # noqa: F401 - the one name, in core
 from sweepgate.workflow.decide import Decision
 
-GPU_WORKFLOW = "run-sweep.yml"
 # run-sweep.yml's `run-name:` spells the same format with format('sweep PR #{0} at {1} ({2})', ...).
 TITLE = "sweep PR #{pr} at {sha} ({mode})"
 TITLE_RE = re.compile(r"sweep PR #(\d+) at ([0-9a-f]{40}) \((\w+)\)")

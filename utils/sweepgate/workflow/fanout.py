@@ -171,8 +171,8 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
         if len(chunks) > capacity[kind]:
             raise fail(source, 0,
                        f"{len(rows)} {kind} rows need {len(chunks)} fan-out jobs of {max_jobs} "
-                       f"but run-sweep.yml has {capacity[kind]}",
-                       f"add jobs {kind.replace('_', '-')}-{capacity[kind]}.. to run-sweep.yml and raise "
+                       f"but {fields.SWEEP_WORKFLOW} has {capacity[kind]}",
+                       f"add jobs {kind.replace('_', '-')}-{capacity[kind]}.. to {fields.SWEEP_WORKFLOW} and raise "
                        f"FANOUT['{kind}'] in utils/sweepgate/workflow/fanout.py, or split the changelog entry",
                        rule="ci-fanout")
         for i in range(capacity[kind]):
@@ -272,7 +272,7 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
         lines += ["| job result | count |", "| --- | --- |"]
         lines += [f"| {result} | {n} |" for result, n in sorted(counts.items())]
     else:  # by hand without RESULTS (run-sweep.yml always names its jobs'): not an empty table
-        lines.append("No job results to count: RESULTS is unset or `[]` (run-sweep.yml sets it to "
+        lines.append(f"No job results to count: RESULTS is unset or `[]` ({fields.SWEEP_WORKFLOW} sets it to "
                      "`toJSON(needs.*.result)`, one result a job).")
     sidecars = [name for name in result_files if name.endswith(jobfile.SUFFIX)]
     jobs = {name[:-len(jobfile.SUFFIX)] for name in sidecars}
