@@ -233,7 +233,14 @@ def run(args) -> int:
     if args.comment and args.pr_number is None:
         args.pr_number = run_pr
     args.about_pr = run_pr or args.pr_number  # the PR a comment body names (``render.about_line``)
-    if not baseline and not args.baseline_notes:  # an empty file was named already
+    later = [] if baseline or args.baseline_notes else _later_runs_of_the_ref(args, pr)
+    if later:  # the ref measured them, after the run: not a wrong --baseline-ref (polish29)
+        print(f"sweepgate results compare: run {args.run} is on {args.baseline_ref} itself and is judged against "
+              f"its runs before it; {args.baseline_ref} measured its points only after it (run "
+              f"{', '.join(later[:3])}{', ...' if len(later) > 3 else ''}; runs of one time are placed by run id), "
+              f"so every point that measured something is new; compare the later run (--run {later[-1]}), or "
+              "ingest each run with its .job.json, whose times place it", file=sys.stderr)
+    elif not baseline and not args.baseline_notes:  # an empty file was named already
         print(f"sweepgate results compare: no baseline results for run {args.run}'s points on "
               f"{args.baseline_ref}; every point that measured something is new (check --baseline-ref, and "
               "that both sides were ingested with the same --config-key)",
@@ -255,6 +262,17 @@ def run(args) -> int:
     if args.comment:
         written_past_the_gate(gate_tripped, lambda: _post_comment(comparison, args, charts))
     return EXIT_REGRESSION if gate_tripped else 0
+
+
+def _later_runs_of_the_ref(args, pr: list[dict]) -> list[str]:
+    """The runs on --baseline-ref (from the store) that measured a point of the compared run after it, oldest
+    first, when the run is on that ref itself and has a time (``compare.past_of``); else []."""
+    from sweepgate.results import record as R
+    from sweepgate.results import store_adapter
+
+    if args.baseline_jsonl or args.baseline_artifacts or any(r.get(R.REF) != args.baseline_ref for r in pr):
+        return []
+    return store_adapter.later_runs(args.db, args.baseline_ref, pr, args.window)
 
 
 def _same_pr(args, run_pr: int | None) -> None:

@@ -254,7 +254,7 @@ def measurements_per_point(records: list[dict], evals: bool = False) -> dict[tup
 
 
 def baseline_window(records: list[dict], window: int, evals: bool = False,
-                    past: str | None = None) -> dict[tuple, list[dict]]:
+                    past: R.Past | None = None) -> dict[tuple, list[dict]]:
     """Each point's results (``evals``: eval records) in its last ``window`` baseline runs, newest
     first, one per run (a run's repeated measurements of the point combined by ``combined``).
     With ``past`` (when the compared run happened, ``past_of``), a point none of whose records is from
@@ -272,7 +272,7 @@ def baseline_window(records: list[dict], window: int, evals: bool = False,
     out = {}
     for pt, runs in per_run.items():
         oldest_first = sorted(map(combine, runs.values()), key=R.time_order)
-        if past is not None and all(R.happened(r) >= past for recs in runs.values() for r in recs):
+        if past is not None and not any(R.before(r, past) for recs in runs.values() for r in recs):
             out[pt] = _once_each(oldest_first)[:window][::-1]
         else:
             out[pt] = _once_each(oldest_first[::-1])[:window]
@@ -496,21 +496,21 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
                       pr=pr_of(pr_records))
 
 
-def _earlier(records: list[dict], past: str | None) -> list[dict]:
+def _earlier(records: list[dict], past: R.Past | None) -> list[dict]:
     """Those of ``records`` from before ``past`` (all when it is None)."""
-    return records if past is None else [r for r in records if R.happened(r) < past]
+    return records if past is None else [r for r in records if R.before(r, past)]
 
 
-def past_of(pr: list[dict]) -> str | None:
-    """When a run happened (the earliest time its own measurements carry), None when one has no time
-    (or the run has no records).
+def past_of(pr: list[dict]) -> R.Past | None:
+    """When a run happened (the earliest time its own measurements carry) and its run id (``R.Past``: a
+    record of that time is before it when its run id is), None when one has no time (or the run has no records).
     It is judged against the baseline runs before that: a PR run compared again a week later gets
     the verdicts it got, not main's later runs' (and an older main run, compared again, is judged
     against its own past). A ``ci reuse`` copy keeps the time another run measured it, which says
     nothing of when this run ran (as ``_span``); a run of copies only has their time."""
     own = [r for r in pr if not isinstance(r.get(R.REUSED_FROM), dict)] or pr
     times = [t for r in own if (t := R.happened(r))]
-    return min(times) if times and len(times) == len(own) else None
+    return (min(times), str(own[0].get(R.RUN_ID))) if times and len(times) == len(own) else None
 
 
 def pr_of(records: list[dict]) -> int | None:
@@ -523,7 +523,7 @@ def pr_of(records: list[dict]) -> int | None:
 
 
 def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dict,
-                 settings: Settings, past: str | None = None) -> list[NotMeasured]:
+                 settings: Settings, past: R.Past | None = None) -> list[NotMeasured]:
     """What the baseline measured and the run did not (``NotMeasured``): the points of each config
     key the run measured that main's latest picture of their key, hardware and seq-len holds
     (``latest_pictures``) and the run lacks, of a seq-len the run measured none of only when the key's
@@ -559,14 +559,14 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
     return [out[k] for k in sorted(out, key=lambda k: (point_sort_key(k[0]), str(k[1] or "")))]
 
 
-def _picture_records(base: list[dict], keys: set, past: str | None) -> list[dict]:
+def _picture_records(base: list[dict], keys: set, past: R.Past | None) -> list[dict]:
     """What main's pictures (``latest_pictures``) are read from: the baseline's measurements of ``keys`` (the
     config keys the run measured), from before the run, oldest first."""
     keys = set(keys) - {None}
     return sorted((r for r in _earlier(base, past) if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=R.time_order)
 
 
-def picture_reach(base: list[dict], keys: set, past: str | None) -> tuple[set[str], str | None]:
+def picture_reach(base: list[dict], keys: set, past: R.Past | None) -> tuple[set[str], str | None]:
     """(the runs of main's latest pictures of ``keys`` as ``base`` shows them, the earliest time one of them
     began): what a store must give whole for ``not_measured`` to read the pictures files give (every record
     of those runs, and of each run that ended since then, which may overlap one: ``store_adapter._others_of_keys``)."""

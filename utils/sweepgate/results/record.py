@@ -170,6 +170,22 @@ def time_order(rec: dict) -> tuple:
     return happened(rec), run_order(rec.get(RUN_ID)), int(rec.get(ATTEMPT) or 0)
 
 
+# When a compared run happened, as its baseline is read from before it: (its earliest time, its run id).
+# A record of another run at that very time is before the run when its run id is (``time_order``): two main
+# runs ingested from outputs of one time (a vLLM output's `date`) are one before the other, not each the
+# other's later run, which left both without a baseline ("new" at every point main measured; polish29).
+# A time alone (ISO 8601) is a moment no run is at: what happened before it.
+Past = tuple[str, str] | str
+
+
+def before(rec: dict, past: Past) -> bool:
+    """Whether ``rec`` happened before the run whose ``past`` it is (``time_order`` without the attempt);
+    ``store._before`` in SQL."""
+    if isinstance(past, str):
+        return happened(rec) < past
+    return (happened(rec), run_order(rec.get(RUN_ID))) < (past[0], run_order(past[1]))
+
+
 def short_ref(ref: str) -> str:
     """refs/heads/main -> main, refs/pull/42/merge -> pull/42/merge: the part a reader tells apart."""
     for prefix in ("refs/heads/", "refs/"):

@@ -124,7 +124,7 @@ def _documents(text: str) -> list:
 
 def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *, points: list | None = None,
                            api_url: str | None = None, name: str = RESULTS_ARTIFACT,
-                           workflow: str = F.SWEEP_WORKFLOW, before: str | None = None,
+                           workflow: str = F.SWEEP_WORKFLOW, before: R.Past | None = None,
                            read: list | None = None) -> list[dict]:
     """The records in artifact ``name`` of successful ``workflow`` runs on ``branch``, newest first:
     of the last ``runs`` such runs; with ``points`` (``compare.point_of`` tuples), of as many as
@@ -169,7 +169,7 @@ class _Tally:
     """What the artifacts read so far hold of the compared run's ``points``: each point's runs from
     before ``before`` (all, without it), and of that time or later."""
 
-    def __init__(self, points: list, before: str | None):
+    def __init__(self, points: list, before: R.Past | None):
         self.before = before
         self.earlier: dict[tuple, set] = {tuple(p): set() for p in points}
         self.since: dict[tuple, set] = {tuple(p): set() for p in points}
@@ -182,7 +182,7 @@ class _Tally:
             pt = point_of(rec)
             if pt not in self.earlier:
                 continue
-            if self.before is None or R.happened(rec) < self.before:
+            if self.before is None or R.before(rec, self.before):
                 self.earlier[pt].add(str(rec.get(R.RUN_ID)))
                 if rec.get(R.STATUS, "success") == "success":
                     self.measured.add(pt)
@@ -199,11 +199,11 @@ class _Tally:
         return all(len(runs_of[pt]) >= runs for pt in (runs_of if points is None else points))
 
 
-def _created_bound(before: str | None):
-    """``before`` (a record time, ``record.happened``) as the aware datetime GitHub's list of workflow runs
+def _created_bound(before: R.Past | None):
+    """``before``'s time (a record time, ``record.happened``) as the aware datetime GitHub's list of workflow runs
     is asked up to (``created``): a run created later holds no record from before then, as its jobs ran
     after it was made. None without a time, or with one that is no ISO 8601 time."""
-    at = R.moment(before) if before else None
+    at = R.moment(before if isinstance(before, str) else before[0]) if before else None
     return at if at is not None and at.tzinfo is not None else None
 
 

@@ -1259,6 +1259,20 @@ def _run_order() -> tuple:
             _by_code_point(sa.case((digits, number), else_=run)), _by_code_point(run))
 
 
+def _before(past: R.Past):
+    """``R.before`` in SQL: the rows that happened before the run whose ``past`` it is (before its time, or at
+    that time in a run that ``_run_order`` puts before its run); of a time alone, before it."""
+    if isinstance(past, str):
+        return _happened() < past
+    when, run = past
+    number = run.lstrip("0")
+    values = (0, len(number), number, run) if run.isascii() and run.isdigit() else (1, 0, run, run)
+    below = sa.false()
+    for part, value in reversed(list(zip(_run_order(), values))):  # the first part that differs decides
+        below = sa.or_(part < value, sa.and_(part == value, below))
+    return sa.or_(_happened() < when, sa.and_(_happened() == when, below))
+
+
 def _time_order() -> tuple:
     """``R.time_order`` in SQL, oldest first: when it happened, run id, attempt; then the row's id."""
     return (_happened(), *_run_order(), results.c.attempt, results.c.id)
@@ -1272,10 +1286,10 @@ def _order_oldest():
     return tuple(part.asc() for part in _time_order())
 
 
-def _measured(before: str | None, succeeded: bool, include_rehearsals: bool) -> list:
+def _measured(before: R.Past | None, succeeded: bool, include_rehearsals: bool) -> list:
     """The conditions of the rows a baseline reads: that happened before ``before`` (a run's past), of
     jobs that succeeded with ``succeeded``, real measurements only without ``include_rehearsals``."""
-    return (([_happened() < before] if before is not None else [])
+    return (([_before(before)] if before is not None else [])
             + ([results.c.status == "success"] if succeeded else [])
             + ([] if include_rehearsals else [results.c.rehearsal.is_(False)]))
 
@@ -1447,13 +1461,13 @@ class Store:
 
     # Added for `results compare` (issue 13): last_runs for thousands of points in one query.
     def last_runs_of_points(self, ref: str, points: list[dict], n: int = 5, *, include_rehearsals: bool = False,
-                            before: str | None = None, after: str | None = None,
+                            before: R.Past | None = None, after: R.Past | None = None,
                             succeeded: bool = False) -> list[dict]:
         """Every record of each point in ``points`` (dicts over all of POINT_IDENTITY) from the newest
         attempt of each of its last ``n`` runs on ``ref`` (a run can measure a point more than once:
-        compare takes their median), newest first; with ``before`` (ISO 8601), only the
+        compare takes their median), newest first; with ``before`` (a run's ``R.Past``), only the
         records that happened before it (the baseline of a run on ``ref`` itself is its past); with
-        ``after`` (ISO 8601), only those that happened at or after it, of each point's FIRST ``n`` runs
+        ``after`` (a run's ``R.Past``), only those that did not, of each point's FIRST ``n`` runs
         from then rather than its last (the runs nearest a PR run that came before any run of the
         point on ``ref``: a baseline later runs do not move); with ``succeeded``, only jobs that
         succeeded (a failed run takes no place among the ``n``)."""
@@ -1463,7 +1477,7 @@ class Store:
         of_keys = results.c.config_key.in_(sorted(str(k) for k in keys if k is not None))
         if None in keys:
             of_keys = sa.or_(of_keys, results.c.config_key.is_(None))
-        where = [of_keys] + ([_happened() < before] if before else []) + ([_happened() >= after] if after else []) + (
+        where = [of_keys] + ([_before(before)] if before else []) + ([sa.not_(_before(after))] if after else []) + (
             [results.c.status == "success"] if succeeded else [])
         found = [rec for rec in self._last_runs(ref, where, by, n, include_rehearsals, oldest=bool(after))
                  if R.point_values(rec) in wanted]
@@ -1538,7 +1552,7 @@ class Store:
         return self._records(query.order_by(*_order_newest()))
 
     def records_of_keys(self, config_keys: list[str], ref: str, *, since: str | None = None, runs=(),
-                        before: str | None = None, succeeded: bool = False,
+                        before: R.Past | None = None, succeeded: bool = False,
                         include_rehearsals: bool = False) -> list[dict]:
         """Every record of ``config_keys`` on ``ref`` that happened at or after ``since`` or is of one of
         ``runs`` (none when neither is given), newest first; with ``before``, ``succeeded`` and
@@ -1553,12 +1567,12 @@ class Store:
         return self._records(sa.select(results.c.record).where(*where).order_by(*_order_newest()))
 
     def latest_per_point(self, config_key: str | None = None, ref: str | None = None, *,
-                         before: str | None = None, succeeded: bool = False,
+                         before: R.Past | None = None, succeeded: bool = False,
                          include_rehearsals: bool = True) -> list[dict]:
         """The newest record of each point (POINT_IDENTITY plus the result's own name), newest first,
         of one config key when given; of one ref when given, else of each ref (a PR's run does not
         hide main's figure of the same point); a point's newest eval record too, when it has one.
-        With ``before`` (ISO 8601), the newest of those that happened before it (a run's past); with
+        With ``before`` (a run's ``R.Past``), the newest of those that happened before it; with
         ``succeeded``, of the jobs that succeeded (a failed job measured nothing); without
         ``include_rehearsals``, of real measurements (a newer rehearsal hides no older figure)."""
         jobless = results.c.config_key.is_(None)  # outputs ingested without a job: each its own point

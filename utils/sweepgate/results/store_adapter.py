@@ -58,6 +58,23 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int,
         return pr, baseline, shown, baseline_ref
 
 
+def later_runs(url: str | None, ref: str, pr: list[dict], window: int) -> list[str]:
+    """The runs on ``ref`` that measured a point of ``pr`` (a run on ``ref`` itself) after it (``past_of``:
+    at its time too, with a later run id), oldest first; [] when the run has no time (its baseline is every
+    run then)."""
+    from sweepgate.results import store
+
+    past = past_of(pr)
+    if past is None:
+        return []
+    own = {str(r.get(R.RUN_ID)) for r in pr}
+    rehearsal = any(r.get(R.REHEARSAL) for r in pr)
+    with store.open_store(url, must_exist=True) as st:
+        found = _baseline_runs(st, ref, [point_dict(r) for r in pr], window, include_rehearsals=rehearsal, after=past)
+    return list(dict.fromkeys(str(r[R.RUN_ID]) for r in sorted(found, key=R.time_order)
+                              if str(r.get(R.RUN_ID)) not in own))
+
+
 def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[dict]:
     """The records of each point's last ``window`` + 1 successful runs on ``ref`` (one more: the run
     itself may be on ``ref``), and as many runs more as the point with the most reused results among
@@ -77,7 +94,7 @@ def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[
 
 
 def _others_of_keys(st, pr: list[dict], baseline: list[dict], baseline_ref: str, rehearsal: bool,
-                    past: str | None) -> list[dict]:
+                    past: R.Past | None) -> list[dict]:
     """The newest baseline record of each point of the run's config keys that the run did not
     measure, from before the run (``past``, as its window): what compare names as measured on the
     baseline ref and not by this run. Never of a point the run measured (its baseline stays the
@@ -101,14 +118,14 @@ def _others_of_keys(st, pr: list[dict], baseline: list[dict], baseline_ref: str,
     keys = sorted({str(r[R.CONFIG_KEY]) for r in pr if r.get(R.CONFIG_KEY) is not None})
     found = [r for key in keys for r in st.latest_per_point(key, baseline_ref, before=past, succeeded=True,
                                                            include_rehearsals=rehearsal)
-             if R.point_values(r) not in mine and (past is None or R.happened(r) < past)]
+             if R.point_values(r) not in mine and (past is None or R.before(r, past))]
     own = {str(r.get(R.RUN_ID)) for r in pr}  # compare leaves the run's own records out of its baseline
     known = {stored_key(r) for r in baseline + found}
     while True:
         runs, since = picture_reach([r for r in baseline + found if str(r.get(R.RUN_ID)) not in own], set(keys), past)
         more = [r for r in st.records_of_keys(keys, baseline_ref, since=since, runs=runs, before=past, succeeded=True,
                                               include_rehearsals=rehearsal)
-                if stored_key(r) not in known and (past is None or R.happened(r) < past)]
+                if stored_key(r) not in known and (past is None or R.before(r, past))]
         if not more:
             return found
         known.update(map(stored_key, more))
@@ -132,12 +149,12 @@ def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, sh
     past = past_of(pr)
     if past is None:
         return on_ref
-    before = [r for r in on_ref if R.happened(r) < past]
+    before = [r for r in on_ref if R.before(r, past)]
     if all(r.get(R.REF) == ref for r in pr):
         return before
     have = {R.point_values(r) for r in before if r.get(R.STATUS, "success") == "success"}
     mine = {R.point_values(r) for r in pr}
-    return before + [r for r in on_ref if R.happened(r) >= past and R.point_values(r) in mine - have]
+    return before + [r for r in on_ref if not R.before(r, past) and R.point_values(r) in mine - have]
 
 
 def stored_ref(ref: str, known: list[str]) -> str:
