@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from sweepgate.core import fields as F
 from sweepgate.core import metrics as METRICS
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.load import MasterDoc, Revision, YamlDoc, load_doc
+from sweepgate.core.load import MasterDoc, Revision, YamlDoc, load_doc, parse_yaml
 
 from sweepgate.core.schemas import SCHEMA_FILES, schema_bytes  # noqa: F401 - re-exported
 
@@ -423,6 +423,18 @@ def config_problems(key: str, config) -> list[tuple[tuple, str, str, str]]:
     return schema_problems({key: config}, "master") + rules
 
 
+NOT_A_MAPPING = "a master config file must be a mapping of config keys"
+MAPPING_HINT = "write 'config-key: {image: ..., ...}' entries"
+
+
+def _is_empty(doc) -> bool:
+    """A master config file that holds no YAML value (blank, comments only, ``~``): no mapping, so
+    refused as the reference refuses it; ``{}`` is a mapping, of no config keys."""
+    if isinstance(doc, MasterDoc):
+        return not doc.keys() and parse_yaml(doc.text, doc.path) is None
+    return doc.data is None
+
+
 def check_masters(rev: Revision) -> list[Diagnostic]:
     """Schema and semantic diagnostics for every master config; fills rev.configs/rev.owner.
 
@@ -435,6 +447,10 @@ def check_masters(rev: Revision) -> list[Diagnostic]:
                                   "not a master config of config keys", f"pass the master configs, e.g. "
                                   f"{F.CONFIG_DIR}/{F.MASTER_GLOB}; {F.RUNNERS_FILE} goes to --runner-config"))
             continue
+        if _is_empty(doc):
+            diags.append(doc.diag((), "schema-master", f"{NOT_A_MAPPING}, and this one is empty",
+                                  f"{MAPPING_HINT}, or leave the file out"))
+            continue
         if isinstance(doc, MasterDoc) and not any(key in rev.owner for key in doc.keys()):
             rev.owner.update(dict.fromkeys(doc.keys(), doc))
             rev.configs.add_all(doc.keys(), doc)
@@ -445,10 +461,9 @@ def check_masters(rev: Revision) -> list[Diagnostic]:
         if isinstance(doc, MasterDoc):
             items = [(key, None) for key in doc.keys()]
         else:
-            data = {} if doc.data is None else doc.data
+            data = doc.data
             if not isinstance(data, dict):
-                diags.append(doc.diag((), "schema-master", "a master config file must be a mapping of config keys",
-                                      "write 'config-key: {image: ..., ...}' entries"))
+                diags.append(doc.diag((), "schema-master", NOT_A_MAPPING, MAPPING_HINT))
                 continue
             items = list(data.items())
         owned = []
