@@ -173,16 +173,22 @@ def read_text(path, hint: str, unreadable_hint: str | None = None, database: tup
     """A file's UTF-8 text, or one line saying why it cannot be read: the system's reason (no
     path a second time) with ``unreadable_hint`` (else ``hint``), a zip or gzip archive as such
     (``archive``), a SQLite database as such given ``database`` (``archive``), or the first byte
-    that is not UTF-8 with ``hint``."""
+    that is not UTF-8 with ``hint``. A text holding a NUL near its start is looked at as ``archive`` too:
+    an uncompressed tar of text files is valid UTF-8 (review29: `--baseline-jsonl main.tar` read "not JSON")."""
+    def packed() -> Exception | None:
+        return archive(str(path), _head(path), database=database, image=database[1] if database else hint)
+
     try:
-        return Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise fail(str(path), 0, f"cannot read: {os_reason(exc)}", unreadable_hint or hint) from None
     except UnicodeDecodeError as exc:
-        refusal = archive(str(path), _head(path), database=database, image=database[1] if database else hint)
-        if refusal is not None:
+        if (refusal := packed()) is not None:
             raise refusal from None
         raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})", hint) from None
+    if "\x00" in text[:HEAD] and (refusal := packed()) is not None:
+        raise refusal
+    return text
 
 
 def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
