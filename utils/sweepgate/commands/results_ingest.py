@@ -180,7 +180,7 @@ def run(args) -> int:
     files = walked.files
     fd = _open_jsonl(jsonl) if jsonl else None  # a FILE that cannot be written too (None: a new FILE)
     with deferred as st:
-        outcome = ingest.ingest([str(f) for f in files], st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
+        outcome = ingest.ingest(walked, st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
         where = printable(store.display_url(st.url))  # a path is any bytes: no newline ends the line
     if isinstance(outcome.stopped_by, store.StoreError) and not st.opened:
         # The store could not be opened (no PostgreSQL server there, a folder a new SQLite store cannot
@@ -188,10 +188,10 @@ def run(args) -> int:
         # with no count line; the files refused before the store was first wanted keep theirs.
         if fd is not None:
             os.close(fd)
-        emit([*key_warnings, *walked.warnings, *outcome.warnings, *walked.refused, *outcome.problems,
+        emit([*key_warnings, *walked.warnings, *outcome.warnings, *outcome.problems,  # the walk's refusals first
               *outcome.stopped_by.diagnostics])
         return 1
-    problems = [*walked.refused, *outcome.problems, *_only_companions(args, files, outcome)]
+    problems = [*outcome.problems, *_only_companions(args, files, outcome)]  # the walk's refusals first
     if key_warnings or walked.warnings or outcome.warnings or problems:
         emit([*key_warnings, *walked.warnings, *outcome.warnings, *problems])
     _report_skipped(walked, outcome, args.verbose)

@@ -510,10 +510,12 @@ def unknown_config_key(key: str | None, start: str = ".") -> Diagnostic | None:
                       "--attempt); a key since renamed or removed can stay as it is", severity="warning")
 
 
-def ingest(paths: list[str], store, given: Given | None = None, progress=None) -> Outcome:
-    """Ingest every file under ``paths`` into ``store``; refused files become ``problems``.
-    ``given`` (--row) is refused outright when an output has its own sidecar (``check_given``)."""
-    walked = walk(paths)
+def ingest(paths: list[str] | Walk, store, given: Given | None = None, progress=None) -> Outcome:
+    """Ingest every file under ``paths`` into ``store``; refused files become ``problems``, the walk's
+    first. ``paths`` may be the ``walk`` of them already made, which is not made again (a walk opens
+    every JSON file to find a sweep's summaries, and reads the runs beside one). ``given`` (--row) is
+    refused outright when an output has its own sidecar (``check_given``)."""
+    walked = paths if isinstance(paths, Walk) else walk(paths)
     files = walked.files
     check_given(files, given)
     outcome = Outcome(problems=list(walked.refused))
