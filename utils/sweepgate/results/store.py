@@ -374,16 +374,25 @@ def missing_sqlite(url: str) -> str | None:
     return None if Path(name).is_file() else name
 
 
-def _sqlite_names(db: Path, modes: tuple[str, ...] = ("mode=ro&immutable=1",)) -> list[str] | None:
-    """The tables and views of a SQLite file, read without writing (by default as an unchanging
+IMMUTABLE = ("mode=ro&immutable=1",)
+
+
+def _sqlite_names(db: Path, modes: tuple[str, ...] = IMMUTABLE) -> list[str] | None:
+    """The tables and views of a SQLite file, read as ``_sqlite_rows`` reads; None when it is no SQLite
+    database."""
+    rows = _sqlite_rows(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name", modes)
+    return None if rows is None else [row[0] for row in rows]
+
+
+def _sqlite_rows(db: Path, query: str, modes: tuple[str, ...] = IMMUTABLE) -> list[tuple] | None:
+    """The rows ``query`` reads from a SQLite file, read without writing (by default as an unchanging
     file: no lock, no -wal/-shm made beside it), in the first of ``modes`` that opens it; None when
-    it is no SQLite database."""
+    it is no SQLite database (or none of them reads it)."""
     for mode in modes:
         try:
             conn = sqlite3.connect(f"{db.resolve().as_uri()}?{mode}", uri=True)
             try:
-                return [row[0] for row in conn.execute(
-                    "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")]
+                return list(conn.execute(query))
             finally:
                 conn.close()
         except sqlite3.Error:
@@ -414,11 +423,12 @@ def check_sqlite_target(url: str) -> None:
     # As an unchanging file first (no -wal/-shm made beside another program's database); a store
     # whose newest pages are in its WAL may not read so (a full disk cut its checkpoint short, or
     # another ingest is checkpointing it): then as it is, WAL included.
-    names = _sqlite_names(db, ("mode=ro&immutable=1", "mode=ro"))
+    modes = ("mode=ro&immutable=1", "mode=ro")
+    names = _sqlite_names(db, modes)
     if names is None:
         raise _not_sqlite(name, db, "pass --db a new file or a sweepgate results store")
     if names and not STORE_TABLES <= set(names):
-        if lost := _sqlite_version_lost(db, names):
+        if lost := _sqlite_version_lost(db, names, modes):
             raise version_lost(url, lost)
         raise fail(name, 0, foreign_message(names), SQLITE_FOREIGN_HINT)
     _check_writable(name, db)
@@ -526,11 +536,12 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     if must_exist and missing_sqlite(url):
         raise fail(parsed.database, 0, "no results store here", NO_STORE_HINT)
     if must_exist and db.is_file():
-        names = _store_names(db)  # read once: whether it is a database, and whether it holds the schema
+        modes = _store_modes(db)
+        names = _sqlite_names(db, modes)  # read once: whether it is a database, and whether it holds the schema
         if names is None and db.stat().st_size:
             raise _not_sqlite(parsed.database, db, NO_STORE_HINT)  # a text file, say
         if SCHEMA_TABLE not in (names or []):
-            if lost := _sqlite_version_lost(db, names or []):
+            if lost := _sqlite_version_lost(db, names or [], modes):
                 raise version_lost(url, lost)
             raise NotAStore()  # found before connecting for real: the file is left byte for byte as it was
     if not must_exist:
@@ -646,12 +657,11 @@ class NotAStore(Exception):
     """A database with no results schema, opened by a command that only reads."""
 
 
-def _store_names(db: Path) -> list[str] | None:
-    """The tables and views of a SQLite file that may be a live store, read without writing (None
-    for a file that is no SQLite database)."""
+def _store_modes(db: Path) -> tuple[str, ...]:
+    """How a SQLite file that may be a live store is read without writing (``_sqlite_rows``)."""
     # mode=ro first: a live store's newest pages may still be in its WAL; immutable for a store in
     # a folder we cannot write; a store this user cannot write as its reader reads it
-    return _sqlite_names(db, (_reader_mode(db),) if _read_only(db) else ("mode=ro", "mode=ro&immutable=1"))
+    return (_reader_mode(db),) if _read_only(db) else ("mode=ro", "mode=ro&immutable=1")
 
 
 def _reader_mode(db: Path) -> str:
@@ -757,20 +767,13 @@ def _lost_version(head: str, columns: set[str], gone: bool) -> "VersionLost | No
     return VersionLost(head if {c.name for c in results.columns} == columns else None, gone)
 
 
-def _sqlite_version_lost(db: Path, names: list[str]) -> "VersionLost | None":
-    """``_lost_version`` of a SQLite file whose tables are ``names``, read without writing, where its
-    ``alembic_version`` table is gone (an empty one is found when the store is opened)."""
+def _sqlite_version_lost(db: Path, names: list[str], modes: tuple[str, ...]) -> "VersionLost | None":
+    """``_lost_version`` of a SQLite file whose tables are ``names`` (read in ``modes``, as its columns
+    are), where its ``alembic_version`` table is gone (an empty one is found when the store is opened)."""
     if results.name not in names or SCHEMA_TABLE in names:
         return None
-    try:
-        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-        try:
-            columns = {row[1] for row in conn.execute(f"PRAGMA table_info({results.name})")}
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return None
-    return _lost_version(_head_revision(), columns, gone=True)
+    rows = _sqlite_rows(db, f"PRAGMA table_info({results.name})", modes)  # (cid, name, type, ...) a column
+    return None if rows is None else _lost_version(_head_revision(), {row[1] for row in rows}, gone=True)
 
 
 def _head_revision() -> str:
