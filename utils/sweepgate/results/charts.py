@@ -797,14 +797,21 @@ def marks_named(items: list[dict]) -> str:
     return f"; point labels: {' and '.join(kinds)}" if kinds else ""
 
 
-UNJUDGED_WHY = "; not judged: too few baseline runs"
+UNJUDGED = "not judged"  # a point label's word for a point too few baseline runs judged (``labelled_unjudged``)
+UNJUDGED_WHY = f"; {UNJUDGED}: too few baseline runs"
+
+
+def labelled_unjudged(item: dict) -> bool:
+    """Whether ``item``'s label says UNJUDGED (``16 not judged``): the PR run measured it, nothing rings it,
+    and too few baseline runs judged it."""
+    return bool(item["pr"] and not item["flag"] and item.get("unjudged"))
 
 
 def unjudged_named(items: list[dict]) -> str:
     """Why a label says "16 not judged", for the legend's title where one does (new-user29: a chart of a PR
     run against two main runs read "not judged" at every point, and its legend explained the new points'
     ring and the failed jobs' cross but not that): ``UNJUDGED_WHY``, else ""."""
-    return UNJUDGED_WHY if any(item.get("unjudged") and item["pr"] and not item["flag"] for item in items) else ""
+    return UNJUDGED_WHY if any(labelled_unjudged(item) for item in items) else ""
 
 
 def point_marks(items: list[dict]) -> list[str]:
@@ -856,7 +863,7 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str, list[int]]]
             first = rank[series].index(spot[0])
             text = _joined([marks[n] for n in spot if marks[n]], rank[series][first:first + len(spot)] == spot)
             item = items[spot[0]]
-            suffix = (item["flag"] or ("not judged" if item.get("unjudged") else None)) if item["pr"] else \
+            suffix = (item["flag"] or (UNJUDGED if labelled_unjudged(item) else None)) if item["pr"] else \
                 ", ".join(filter(None, (item.get("verdict"), item.get("missing") or "not measured"))) \
                 if item["flag"] == NOT_MEASURED else "cancelled" if item["cancelled"] else "failed"
             anchor = next((items[n] for n in spot if items[n]["flag"] or items[n]["new"]), item)
