@@ -395,7 +395,8 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
         jsonio.place(exc.diagnostics, text, str(output))
         raise
     except sniff.Auxiliary as exc:  # one that is said as well (a sweep's failed run): where it starts
-        jsonio.place([w for w in [getattr(exc, "warning", None)] if w], text, str(output))
+        if exc.warning is not None:
+            jsonio.place([exc.warning], text, str(output))
         raise
 
 
@@ -539,7 +540,7 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
                 continue
             outcome.beside.append(path)
             outcome.kinds[path] = type(exc)
-            if getattr(exc, "warning", None) is not None:  # passed over, and said (a sweep's failed run)
+            if exc.warning is not None:  # passed over, and said (a sweep's failed run)
                 outcome.warnings.append(exc.warning)
             continue
         except SweepgateError as exc:

@@ -21,6 +21,7 @@ class Auxiliary(Exception):
     # the kind, in a folder's no-results line
     WHAT = "GPU metrics, lm-eval samples logs, AIPerf's and GenAI-Perf's other exports"
     WHY = f"with no result ({WHAT}: files that go beside one)"
+    warning: Diagnostic | None = None  # what is said of it as well (``SweepFailure``: a sweep's failed run)
 
 
 class MultiRunAggregate(Auxiliary):
