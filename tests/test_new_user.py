@@ -136,7 +136,7 @@ def test_ci_split_still_accepts_the_limit_itself(fleet, matrix_file):
 @pytest.mark.parametrize("args", [["split", "--matrix"], ["row-env", "--row-id", "single_node/0", "--matrix"]])
 def test_matrix_that_is_a_directory(fleet, tmp_path, args):
     proc = sg(fleet, "ci", *args, str(tmp_path))
-    one_clear_line(proc, "directory")
+    one_clear_line(proc, "is a folder")  # polish29: one wording, "folder"
 
 
 def _seed_row(fleet: Path) -> dict:
