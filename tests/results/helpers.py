@@ -184,6 +184,15 @@ def stored(capsys, tmp_path, *paths, db_name: str = "r.db") -> dict:
     return rec[R.METRICS]
 
 
+def ingested_verbose(capsys, tmp_path, path) -> tuple[str, str]:
+    """(the store, the output) of `results ingest --verbose PATH` into a new store under ``tmp_path``,
+    which must succeed with nothing on stderr: its skipped lines are what the caller checks."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(path))
+    assert rc == 0 and err == "", err
+    return db, out
+
+
 def sweepgate_at(cwd, *argv: str, columns: str | None = None) -> subprocess.CompletedProcess:
     """`python -m sweepgate ARGV` in ``cwd`` as a real process: the source tree's package, no colour, no
     Actions variables, and COLUMNS only when ``columns`` is given (a pipe's width otherwise)."""

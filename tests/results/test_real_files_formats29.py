@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shutil
 
-from helpers import ROOT, run_cli, show_json
+from helpers import ROOT, ingested_verbose, run_cli, show_json
 
 REAL = ROOT / "tests" / "data" / "results-real"
 # er0080/vllm-benchmarking packages/api/tests/fixtures/vllm_sweep_v0.25.1/SERVE--max_num_seqs=4-...: a real
@@ -39,9 +39,7 @@ def test_a_vllm_bench_sweep_point_folder_stores_each_run_once(tmp_path, capsys):
     was stored twice, as run=0.json and summary.json#1, and read as measured four times."""
     point = tmp_path / "experiment" / SWEEP_POINT
     _laid_out(point, SWEEP_FILES)
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(tmp_path / "experiment"))
-    assert rc == 0 and err == "", err
+    db, out = ingested_verbose(capsys, tmp_path, tmp_path / "experiment")
     assert f"skipped {point / 'summary.json'}" in out.splitlines()
     assert ("skipped 1 vllm bench sweep summary file (summary.json, serve_sla's SLA--*.json: the list of a point's "
             "run=N.json, each run read from its own file)") in out.splitlines()
@@ -68,9 +66,7 @@ def test_an_aiperf_sweep_folder_stores_its_runs_and_passes_over_its_aggregate(tm
     aggregate of --num-profile-runs is, counted on its own line."""
     sweep = tmp_path / "aiperf-exp7-no-mig-repeat"
     _laid_out(sweep, AIPERF_FILES)
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(sweep))
-    assert rc == 0 and err == "", err
+    db, out = ingested_verbose(capsys, tmp_path, sweep)
     assert f"skipped {sweep / 'sweep_aggregate' / 'profile_export_aiperf_sweep.json'}" in out.splitlines()
     assert ("skipped 1 AIPerf sweep aggregate (statistics across a sweep's runs, one entry per swept value: "
             "each run's own profile_export_aiperf.json, in the sweep's folder for its value such as concurrency_16/, "
@@ -109,9 +105,7 @@ def test_a_genai_perf_artifact_folder_stores_its_run_and_passes_over_perf_analyz
     folder.mkdir()
     for name, rel in GENAI_PERF_FILES.items():
         shutil.copyfile((REAL if (REAL / rel).is_file() else SAMPLES) / rel, folder / name)
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(folder))
-    assert rc == 0 and err == "", err
+    db, out = ingested_verbose(capsys, tmp_path, folder)
     assert f"skipped {folder / '200_50.json'}" in out.splitlines()
     assert ("skipped 1 file with no result (GPU metrics, lm-eval samples logs, AIPerf's and GenAI-Perf's other "
             "exports: files that go beside one)") in out.splitlines()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from helpers import ROOT, SAMPLES, run_cli, show_json
+from helpers import ROOT, SAMPLES, ingested_verbose, run_cli, show_json
 
 REAL = ROOT / "tests" / "data" / "results-real"
 POINT = "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
@@ -94,9 +94,7 @@ def test_a_sweep_s_warmup_run_is_not_stored_as_a_measurement(tmp_path, capsys):
     the point, its cold-server TTFT among the measurements. It is passed over, on a line of its own."""
     point = _point(tmp_path)
     (point / "warmup.json").write_text(json.dumps(_warmup(point), indent=4), encoding="utf-8")
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(point))
-    assert rc == 0 and err == "", err
+    db, out = ingested_verbose(capsys, tmp_path, point)
     assert f"skipped {point / 'warmup.json'}" in out.splitlines()
     assert ("skipped 1 vllm bench sweep warm-up run (warmup.json, run_number -1: the unmeasured run before a "
             "point's runs, which its summary.json leaves out too)") in out.splitlines()
@@ -194,9 +192,7 @@ def test_the_experiment_s_summary_csv_is_passed_over(tmp_path, capsys):
     point = _point(tmp_path)
     experiment = point.parent
     _summary_csv(experiment, point)
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(experiment))
-    assert rc == 0 and err == "", err
+    db, out = ingested_verbose(capsys, tmp_path, experiment)
     assert f"skipped {experiment / 'summary.csv'}" in out.splitlines()
     assert ("skipped 1 vllm bench sweep summary table (summary.csv, the table of a sweep's runs over all its points: "
             "not read, each run is read from its own run=N.json under SERVE-/BENCH- folders)") in out.splitlines()
@@ -271,9 +267,7 @@ def test_a_genai_perf_artifact_folder_with_its_inputs_is_ingested_whole(tmp_path
         shutil.copyfile((REAL if (REAL / rel).is_file() else SAMPLES) / rel, folder / name)
     for name, doc in GENAI_PERF_INPUTS.items():
         (folder / name).write_text(json.dumps(doc, indent=2), encoding="utf-8")
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(folder))
-    assert rc == 0 and err == "", err
+    db, out = ingested_verbose(capsys, tmp_path, folder)
     for name in GENAI_PERF_INPUTS:
         assert f"skipped {folder / name}" in out.splitlines()
     assert ("skipped 3 files with no result (GPU metrics, lm-eval samples logs, AIPerf's and GenAI-Perf's other "
@@ -381,9 +375,7 @@ def test_a_serve_sla_search_s_runs_are_stored_once(tmp_path, capsys):
         runs.append(run)
     sla = base / "SLA--p99_e2el_ms<=500.json"
     sla.write_text(json.dumps(runs, indent=4), encoding="utf-8")
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(tmp_path / "sla"))
-    assert rc == 0 and err == "", err
+    db, out = ingested_verbose(capsys, tmp_path, tmp_path / "sla")
     assert f"skipped {sla}" in out.splitlines()
     assert "skipped 3 vllm bench sweep summary files (" in out
     assert "ingested 2 results (2 new)" in out
