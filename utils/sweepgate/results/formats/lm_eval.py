@@ -137,16 +137,27 @@ NO_FILTER = "none"  # lm-eval 0.4's filter name for unfiltered scores
 NOT_SCORES = frozenset({"alias", "name", "sample_len", "sample_count", "samples"})
 
 
+# A score's standard error is "<metric>_stderr"; lmms-eval (lm-eval's multimodal fork, which writes its
+# results layout) adds two more beside it, "<metric>_stderr_clt" and "<metric>_stderr_clustered", often
+# "N/A" and on the per-sample scale, not the score's (MME's 1548-point score beside a CLT stderr of 0.008).
+# None is a score; the stderr kept is "<metric>_stderr" (``_stderr_key``).
+STDERR = "_stderr"
+
+
+def _is_stderr(metric: str) -> bool:
+    return metric.endswith(STDERR) or f"{STDERR}_" in metric
+
+
 def _split(key: str, bare: bool) -> tuple[str, str] | None:
     """``"acc,none"`` -> (acc, none); in a 0.3 task (``bare``) ``"acc"`` -> (acc, none)."""
     metric, sep, flt = key.partition(",")
-    if metric.endswith("_stderr") or key in NOT_SCORES or not (sep or bare) or not key.strip():
+    if _is_stderr(metric) or key in NOT_SCORES or not (sep or bare) or not key.strip():
         return None  # a blank key: lm-eval's " ": " " for a group it reports no aggregate of
     return metric, (flt if sep else NO_FILTER)
 
 
 def _stderr_key(metric: str, flt: str, bare: bool) -> str:
-    return f"{metric}_stderr" if bare else f"{metric}_stderr,{flt}"
+    return f"{metric}{STDERR}" if bare else f"{metric}{STDERR},{flt}"
 
 
 # lm-eval's placeholder metric: `--predict_only` (and a task scored outside lm-eval) reports it, its
