@@ -490,11 +490,11 @@ def test_an_interrupted_ingest_says_how_far_it_got_and_keeps_the_jsonl_in_step(t
         write_job(tmp_path / "in", f"r{i}", vllm_output(4 + i), job(run_id="run1", row={**ROW, "conc": 4 + i}))
     real, calls = ingest._file_records, []
 
-    def stop_at_the_fourth(path, given, warnings):
+    def stop_at_the_fourth(path, *rest):
         calls.append(path)
         if len(calls) == 4:
             raise KeyboardInterrupt
-        return real(path, given, warnings)
+        return real(path, *rest)
 
     monkeypatch.setattr(ingest, "_file_records", stop_at_the_fourth)
     db, out = db_of(tmp_path), tmp_path / "all.jsonl"

@@ -384,7 +384,8 @@ def test_a_serve_sla_search_s_runs_are_stored_once(tmp_path, capsys):
 
 def test_an_sla_file_with_a_run_not_below_it_is_read(tmp_path, capsys):
     """As a summary.json with a run not beside it: an SLA file whose runs are not all in the folders below
-    it holds the only copy of some, and is read."""
+    it holds the only copy of some, and is read for those (s30: it was read whole, storing the run below it
+    twice, request_rate=8/run=0.json and SLA--....json#2: 3 results for 2 runs)."""
     point = _point(tmp_path)
     base = tmp_path / "sla"
     (base / "request_rate=8").mkdir(parents=True)
@@ -392,6 +393,9 @@ def test_an_sla_file_with_a_run_not_below_it_is_read(tmp_path, capsys):
     (base / "request_rate=8" / "run=0.json").write_text(json.dumps(run, indent=4), encoding="utf-8")
     (base / "SLA--p99_e2el_ms<=500.json").write_text(
         json.dumps([dict(_run(point, 0), request_rate=65536, run_number=0), run], indent=4), encoding="utf-8")
-    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(base))
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(base))
     assert rc == 0 and err == "", err
-    assert "ingested 3 results (3 new)" in out and "skipped" not in out
+    assert "ingested 2 results (2 new)" in out and "skipped 1 run of vllm bench sweep summaries (" in out
+    assert sorted(r["result-filename"] for r in show_json(capsys, db)) == ["SLA--p99_e2el_ms<=500.json#1",
+                                                                            "run=0.json"]

@@ -42,7 +42,7 @@ def add_arguments(parser) -> None:
                              "(a sweep whose rows were all reused)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="list the files skipped (helper files beside the jobs' sidecars, CSV exports "
-                             "beside their JSON, sweeps' summaries beside their runs, a vLLM sweep's summary table, "
+                             "beside their JSON, sweeps' summaries (or their entries) beside their runs, a vLLM sweep's summary table, "
                              "warm-ups and failure records, GPU metrics and lm-eval's samples logs)")
 
 
@@ -147,7 +147,10 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
     groups = [(walked.skipped, "file", "with no job sidecar (helper outputs)"),
               (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, read from the JSON)"),
               (walked.summaries, "vllm bench sweep summary file", "(summary.json, serve_sla's SLA--*.json: the list "
-               "of a point's run=N.json, each run read from its own file)")]
+               "of a point's run=N.json, each run read from its own file)"),
+              ([f"{path}#{n}" for path, entries in walked.listed.items() for n in sorted(entries)], "run",
+               "of vllm bench sweep summaries (summary.json#N, SLA--*.json#N) read from their own run=N.json instead "
+               "(not stored twice; a summary's runs with no file of their own are read from it)")]
     for kind in foreign.BESIDE_KINDS:
         groups.append(([p for p in outcome.beside if outcome.kinds[p] is kind], kind.NOUN, kind.WHY))
     groups.append((list(dict.fromkeys(path for path, _ in outcome.stored_before.values())), "file",

@@ -6,8 +6,9 @@ other file is still stored. Folders are walked for ``*.json``, ``*.jsonl`` and
 link or FIFO so named, and a subfolder that cannot be read, are refused); a CSV export
 beside a JSON export of the same name is the same run and is skipped (also when
 both are named on the command line), and so is a `vllm bench sweep serve` summary.json
-beside the run=N.json it lists (serve_sla's SLA--*.json above them); a
-``.job.json`` without an output (the script died first) becomes a failure record.
+beside the run=N.json it lists (serve_sla's SLA--*.json above them), and one that lists runs
+not beside it is read for those alone; a ``.job.json`` without an output (the script died first)
+becomes a failure record.
 In a walked folder that holds job sidecars, only outputs paired with one (their own
 ``X.job.json``, or an eval's ``X-eval.json`` with its job's) are results; the other
 files there (per-concurrency parts, AIPerf export folders, gpu_metrics.csv) are the
@@ -81,6 +82,9 @@ class Walk:
     warnings: list[Diagnostic] = dataclasses.field(default_factory=list)
     # vllm bench sweep's summary.json beside the run=N.json it lists: the same runs
     summaries: list[Path] = dataclasses.field(default_factory=list)
+    # a summary some of whose runs (not all) are beside it: its entries (numbered from 1, as its
+    # records' ``summary.json#N``) read from their own run=N.json, so left out of it
+    listed: dict[Path, frozenset[int]] = dataclasses.field(default_factory=dict)
 
 
 def _walked(path: Path) -> bool:
@@ -154,9 +158,9 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     if problems:
         raise SweepgateError(problems)
     files, named = _without_csv_twins(_unique(out))
-    files, summaries = _without_sweep_summaries(files)
+    files, summaries, listed = _without_sweep_summaries(files)
     return Walk(files, skipped, twins + named, refused, _zipped_results(zips, [*out, *skipped, *twins]),
-                summaries=summaries)
+                summaries=summaries, listed=listed)
 
 
 def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path], twins: list[Path],
@@ -224,24 +228,28 @@ def _without_csv_twins(files: list[Path]) -> tuple[list[Path], list[Path]]:
     return [p for p in files if p not in twins], twins
 
 
-def _without_sweep_summaries(files: list[Path]) -> tuple[list[Path], list[Path]]:
+def _without_sweep_summaries(files: list[Path]) -> tuple[list[Path], list[Path], dict[Path, frozenset[int]]]:
     """(files, the `vllm bench sweep` summaries among them whose every run is, key for key, the output of
-    another of them in its folder or below it): a point's summary.json lists its run=N.json beside it;
-    serve_sla's SLA--<criteria>.json, in the point's folder, lists the runs of the <variable>=<value>/
-    folders its search made below it. Each run is read from its own file; stored too, it would be stored
-    twice, as if measured twice. A summary with a run not there holds the only copy of that run, and is
-    read as it is."""
+    another of them in its folder or below it, and the entries of the others that are): a point's
+    summary.json lists its run=N.json beside it; serve_sla's SLA--<criteria>.json, in the point's folder,
+    lists the runs of the <variable>=<value>/ folders its search made below it. Each run is read from its
+    own file; stored from the summary too, it would be stored twice, as if measured twice. A summary some of
+    whose runs are not there (one deleted, a run=N.json not downloaded) holds the only copy of those: it is
+    read for them alone, its other entries (numbered from 1, as ``sniff`` numbers a list's runs) left out."""
     import functools
 
     jsons = [(p, p.parent.resolve()) for p in files if p.suffix.lower() == ".json"]
     found = [(p, folder, doc) for p, folder in jsons if _opens_a_list(p) and vllm.is_sweep_summary(doc := _document(p))]
-    listed, document = {p for p, _, _ in found}, functools.cache(_document)  # a run's file read once for all
-    summaries = []
+    lists, document = {p for p, _, _ in found}, functools.cache(_document)  # a run's file read once for all
+    summaries, partly = [], {}
     for p, top, doc in found:
-        runs = [document(q) for q, folder in jsons if q not in listed and folder.is_relative_to(top)]
-        if all(run in runs for run in doc):
+        runs = [document(q) for q, folder in jsons if q not in lists and folder.is_relative_to(top)]
+        beside = frozenset(n for n, run in enumerate(doc, 1) if run in runs)
+        if len(beside) == len(doc):
             summaries.append(p)
-    return [p for p in files if p not in summaries], summaries
+        elif beside:
+            partly[p] = beside
+    return [p for p in files if p not in summaries], summaries, partly
 
 
 def _opens_a_list(path: Path) -> bool:
@@ -376,9 +384,12 @@ def _no_results_in(given: str, path: Path) -> SweepgateError:
                 f"{'s' if len(found) > 1 else ''} ({shown})", fix)
 
 
-def records_of(output: Path, given: Given | None = None, warnings: list | None = None) -> list[dict]:
+def records_of(output: Path, given: Given | None = None, warnings: list | None = None,
+               left_out: frozenset[int] = frozenset()) -> list[dict]:
     """The normalized records of one output file (refuses with a diagnostic); what is worth a
-    warning but stored (normalize.short_outputs, model_mismatch) is appended to ``warnings``."""
+    warning but stored (normalize.short_outputs, model_mismatch) is appended to ``warnings``. The
+    measurements at ``left_out`` lines (a sweep summary's runs read from their own files) are not
+    made records, nor warned of."""
     try:
         content = output.read_bytes()
         _refuse_archive(output, content)
@@ -390,7 +401,7 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
         raise fail(str(output), content.count(b"\n", 0, at) + 1, f"not UTF-8 text (byte {at})",
                    "pass a client's JSON/JSONL/CSV output", col=at - content.rfind(b"\n", 0, at)) from None
     try:
-        return _records(output, text, content, given, warnings)
+        return _records(output, text, content, given, warnings, left_out)
     except SweepgateError as exc:
         jsonio.place(exc.diagnostics, text, str(output))
         raise
@@ -400,8 +411,9 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
         raise
 
 
-def _records(output: Path, text: str, content: bytes, given: Given | None, warnings: list | None) -> list[dict]:
-    measurements = sniff.parse_text(text, str(output))
+def _records(output: Path, text: str, content: bytes, given: Given | None, warnings: list | None,
+             left_out: frozenset[int] = frozenset()) -> list[dict]:
+    measurements = [m for m in sniff.parse_text(text, str(output)) if m.line not in left_out]
     job, name = _job(output, content, given)
     found: list = []
     found.extend(d for m in measurements if (d := normalize.short_outputs(m, str(output))))
@@ -450,11 +462,14 @@ def orphan_record(side: Path, warnings: list | None = None, name: str | None = N
     return [normalize.build(m, job, str(side), name)]
 
 
-def _file_records(path: Path, given: Given | None, warnings: list) -> list[dict] | None:
+def _file_records(path: Path, given: Given | None, warnings: list,
+                  left_out: frozenset[int] = frozenset()) -> list[dict] | None:
+    """``path``'s records; ``left_out``: the entries of a sweep's summary read from their own files
+    (``Walk.listed``)."""
     if sidecar.is_sidecar(path):
         return None if _output_for(path) else orphan_record(path, warnings)
     try:
-        return records_of(path, given, warnings)
+        return records_of(path, given, warnings, left_out)
     except SweepgateError as exc:
         side = sidecar.sidecar_path(path)
         if not side.is_file() or not _unreadable(exc, path):
@@ -521,19 +536,20 @@ def ingest(paths: list[str] | Walk, store, given: Given | None = None, progress=
     check_given(files, given)
     outcome = Outcome(problems=list(walked.refused))
     try:
-        _each(files, store, given, progress, outcome)
+        _each(files, store, given, progress, outcome, walked.listed)
     except (KeyboardInterrupt, StoreError) as exc:  # each file stored whole or not at all: say how far it got
         outcome.interrupted, outcome.stopped_by = (outcome.files_done, len(files)), exc
     return outcome
 
 
-def _each(files: list[Path], store, given: Given | None, progress, outcome: Outcome) -> None:
+def _each(files: list[Path], store, given: Given | None, progress, outcome: Outcome,
+          listed: dict[Path, frozenset[int]]) -> None:
     for done, path in enumerate(progress(files) if progress else files):
         outcome.files_done = done  # the files before this one are through, stored or refused
         warnings: list = []
         try:
             _utf8_name(path)
-            records = _file_records(path, given, warnings)
+            records = _file_records(path, given, warnings, listed.get(path, frozenset()))
         except sniff.Auxiliary as exc:  # counted, so that naming only such a file is not met by silence
             if (refused := _job_without_result(path, exc)) is not None:
                 outcome.problems.append(refused)
