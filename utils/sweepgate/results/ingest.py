@@ -28,6 +28,7 @@ from pathlib import Path
 from sweepgate.core import fields as F
 from sweepgate.core import jobfile
 from sweepgate.core.errors import Diagnostic, SweepgateError, fail, os_reason
+from sweepgate.core.report import count
 from sweepgate.core.signals import SignalsHeld as _signals_held
 from sweepgate.results import derive, jsonio, normalize, sidecar, sniff
 from sweepgate.results import record as R
@@ -359,29 +360,38 @@ def _refuse_archive(output: Path, content: bytes) -> None:
         raise refusal
 
 
-TAR_NAMES = (".tar", ".tgz", ".tar.gz")  # job outputs copied between machines as a tarball (new-user29)
-
-
 def _no_results_in(given: str, path: Path) -> SweepgateError:
-    """A folder with no result file; naming the zip archives it holds (artifacts not yet unzipped), else
-    its gzipped results (``res.json.gz``, review27: they went unnamed)."""
-    def named(suffix: str, walked: bool = False) -> list[str]:
-        return sorted(p.name for p in path.glob("*") if p.suffix.lower() == suffix and p.is_file()
-                      and (not walked or _walked(p.with_suffix(""))))
+    """A folder with no result file; naming, kind by kind (jsonio.KINDS), the archives it holds (artifacts
+    not yet unzipped, tarballs, 7z) and its compressed results (``res.json.gz``, ``res.json.xz``: a
+    compressed file whose name without the compressor's suffix is no result's, a log, is not named), each
+    with how to unpack it (review27, new-user29, s30: only zip, tar and gzip were named)."""
+    names = sorted(p.name for p in path.glob("*") if p.is_file())
 
-    tars = sorted(p.name for p in path.glob("*") if p.name.lower().endswith(TAR_NAMES) and p.is_file())
-    packed = [(found, what, fix) for found, what, fix in (
-        (named(".zip"), "zip archive", f"unzip each ({jsonio.UNZIP}) and ingest the folders"),
-        (tars, "tar archive", f"extract each ({jsonio.UNTAR}) and ingest the folders"),  # tar -xf reads gzip too
-        (named(".gz", walked=True), "gzipped result file", "gunzip each (gunzip -k FILE) and ingest the folder"))
-        if found]
+    def held(kind: jsonio.Kind) -> list[str]:
+        if kind.kind == jsonio.COMPRESSED:
+            return [n for n in names if n.lower().endswith(kind.suffix) and _walked(Path(n[:-len(kind.suffix)]))]
+        ends = jsonio.TAR_NAMES if kind is jsonio.TAR else kind.ends  # tar -xf reads every compressed tar
+        return [n for n in names if n.lower().endswith(ends)]
+
+    packed = [(found, kind) for kind in jsonio.KINDS if kind.kind in (jsonio.ARCHIVE, jsonio.COMPRESSED)
+              if (found := held(kind))]
     if not packed:
         return fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder",
                     "pass the folder the job outputs were downloaded into")
-    found, what, fix = packed[0]
-    shown = ", ".join(found[:3]) + (", ..." if len(found) > 3 else "")
-    return fail(given, 0, f"no result files (.json, .jsonl, .csv) in this folder, only {len(found)} {what}"
-                f"{'s' if len(found) > 1 else ''} ({shown})", fix)
+
+    def noun(kind: jsonio.Kind) -> str:
+        return kind.called if kind.kind == jsonio.ARCHIVE else f"{kind.called} result file"
+
+    def shown(found: list[str]) -> str:
+        return ", ".join(found[:3]) + (", ..." if len(found) > 3 else "")
+
+    items = [f"{count(len(found), noun(kind))} ({shown(found)})" for found, kind in packed]
+    fixes = [f"{kind.verb or jsonio.VERBS[kind.kind]} each{'' if len(packed) == 1 else ' ' + noun(kind)} "
+             f"({kind.command})" for _, kind in packed]
+    folders = "folders" if any(kind.kind == jsonio.ARCHIVE for _, kind in packed) else "folder"  # extracted into DIRs
+    listed = ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+    return fail(given, 0, f"no result files (.json, .jsonl, .csv) in this folder, only {listed}",
+                f"{', '.join(fixes)} and ingest the {folders}")
 
 
 def records_of(output: Path, given: Given | None = None, warnings: list | None = None,

@@ -70,7 +70,9 @@ class Kind:
     ``command`` unpacks or extracts it (one ending in ``suffix`` is unpacked beside itself, ``-k``; another
     name, which such tools refuse or rename, to NEW_FILE by ``stdout``); ``unpack`` gives the first bytes
     a compressed file holds, so a compressed tar archive is named as one, with ``untar`` (zstd's needs a
-    package the standard library lacks: it is named by its compression alone)."""
+    package the standard library lacks: it is named by its compression alone). ``ends``: the name endings
+    such files go by (an archive's; a compressed file's is ``suffix``), and ``tar_ends`` a tar archive so
+    compressed besides ``.tar`` + ``suffix`` (``.tgz``): how a folder holding only such files names them."""
 
     name: str
     magic: bytes  # a regular expression of the bytes at ``at``
@@ -84,6 +86,9 @@ class Kind:
     untar: str = ""
     tarball: str = ""  # how a tar archive so compressed is named: "a gzip-compressed tar archive"
     verb: str = ""  # what ``command`` does, when not VERBS[kind]: "unzip it (unzip FILE -d DIR)"
+    short: str = ""  # the kind in a count of files, when not ``said``: "2 zip archives", "2 gzipped result files"
+    ends: tuple[str, ...] = ()
+    tar_ends: tuple[str, ...] = ()
 
     def found_in(self, head: bytes) -> bool:
         return re.match(self.magic, head[self.at:self.at + 64], re.DOTALL) is not None
@@ -91,29 +96,40 @@ class Kind:
     def unpacks(self, path: str) -> str:
         return self.command if not self.suffix or path.lower().endswith(self.suffix) else self.stdout
 
+    @property
+    def called(self) -> str:
+        return self.short or self.said
 
-TAR = Kind("tar", rb"ustar(?:\x00|  \x00)", "a tar archive", ARCHIVE, UNTAR, at=257)  # POSIX (pax) tar's, GNU tar's
+
+TAR = Kind("tar", rb"ustar(?:\x00|  \x00)", "a tar archive", ARCHIVE, UNTAR, at=257,  # POSIX (pax) tar's, GNU tar's
+           short="tar archive", ends=(".tar",))
 # One table, in the order looked at: the first whose magic a file starts with is what it is.
 KINDS = (
     Kind("sqlite", re.escape(b"SQLite format 3\x00"), DATABASE, STORE),  # the first 16 bytes of every SQLite file
     Kind("zip", re.escape(b"PK\x03\x04"), "a zip archive (as a browser downloads a GitHub Actions artifact)",
-         ARCHIVE, UNZIP, verb="unzip"),
+         ARCHIVE, UNZIP, verb="unzip", short="zip archive", ends=(".zip",)),
     Kind("gzip", re.escape(b"\x1f\x8b"), "gzip-compressed", COMPRESSED, "gunzip -k FILE", ".gz",
          "gunzip -c FILE > NEW_FILE", unpack=_gunzipped, untar="tar -xzf FILE -C DIR",
-         tarball="a gzip-compressed tar archive", verb="gunzip"),
+         tarball="a gzip-compressed tar archive", verb="gunzip", short="gzipped", tar_ends=(".tgz",)),
     Kind("xz", re.escape(b"\xfd7zXZ\x00"), "xz-compressed", COMPRESSED, "xz -dk FILE", ".xz", "xz -dc FILE > NEW_FILE",
-         unpack=_unxzed, untar="tar -xJf FILE -C DIR", tarball="an xz-compressed tar archive"),
+         unpack=_unxzed, untar="tar -xJf FILE -C DIR", tarball="an xz-compressed tar archive", tar_ends=(".txz",)),
     Kind("zstd", re.escape(b"\x28\xb5\x2f\xfd"), "zstd-compressed", COMPRESSED, "zstd -d FILE", ".zst",
-         "zstd -dc FILE > NEW_FILE", untar="tar --zstd -xf FILE -C DIR", tarball="a zstd-compressed tar archive"),
+         "zstd -dc FILE > NEW_FILE", untar="tar --zstd -xf FILE -C DIR", tarball="a zstd-compressed tar archive",
+         tar_ends=(".tzst",)),
     # "BZh", the block size 1-9, then a block's magic (pi's digits) or, empty, the end of the stream's
     Kind("bzip2", rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)", "bzip2-compressed", COMPRESSED, "bunzip2 -k FILE", ".bz2",
          "bunzip2 -c FILE > NEW_FILE", unpack=_bunzipped, untar="tar -xjf FILE -C DIR",
-         tarball="a bzip2-compressed tar archive"),
-    Kind("7z", re.escape(b"7z\xbc\xaf\x27\x1c"), "a 7z archive", ARCHIVE, "7z x FILE -oDIR"),
+         tarball="a bzip2-compressed tar archive", tar_ends=(".tbz2", ".tbz")),
+    Kind("7z", re.escape(b"7z\xbc\xaf\x27\x1c"), "a 7z archive", ARCHIVE, "7z x FILE -oDIR", short="7z archive",
+         ends=(".7z",)),
     TAR,
     Kind("png", re.escape(b"\x89PNG\r\n\x1a\n"), "an image (a chart?)", IMAGE),
     Kind("jpeg", re.escape(b"\xff\xd8\xff"), "an image", IMAGE),
 )
+# The names of tar archives, plain or compressed (``runs.tar``, ``runs.tar.gz``, ``runs.tgz``): job outputs
+# copied between machines as a tarball (new-user29), whose every kind ``tar -xf`` reads
+TAR_NAMES = TAR.ends + tuple(end for kind in KINDS if kind.kind == COMPRESSED
+                             for end in (".tar" + kind.suffix, *kind.tar_ends))
 NOT_A_RESULT = ("pass the job's result file ($RESULT_FILENAME.json, a client's JSON/JSONL/CSV output): a chart is "
                 "drawn from results, never read as one")
 
