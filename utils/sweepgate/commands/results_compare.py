@@ -94,6 +94,7 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     from sweepgate.results.compare import pr_of
 
     args.baseline_notes = []  # what the reports say of the baseline (``_baseline_jsonl``)
+    args.baseline_read = []  # every record the baseline files hold, before the baseline is chosen of them
     from_files = args.baseline_jsonl or args.baseline_artifacts
     pr, baseline, shown, stored = store_adapter.from_store(
         args.db, args.run, None if from_files else args.baseline_ref, args.window,
@@ -101,7 +102,8 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     args.baseline_ref = stored or args.baseline_ref  # as the report names it
     _same_pr(args, pr_of(pr))  # before the baseline artifacts' requests
     if args.baseline_jsonl:
-        return pr, store_adapter.baseline_of_files(_baseline_jsonl(args), pr, args.baseline_ref,
+        args.baseline_read = _baseline_jsonl(args)
+        return pr, store_adapter.baseline_of_files(args.baseline_read, pr, args.baseline_ref,
                                                    " ".join(args.baseline_jsonl))
     if args.baseline_artifacts:
         from sweepgate.core.github import credentials
@@ -118,6 +120,7 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
                                               read=read)
         if not found:
             _empty_artifacts(args, repository, read)
+        args.baseline_read = found
         return pr, store_adapter.baseline_of_files(found, pr, args.baseline_ref, "the baseline artifacts")
     return pr, baseline
 
@@ -265,12 +268,15 @@ def run(args) -> int:
 
 
 def _later_runs_of_the_ref(args, pr: list[dict]) -> list[str]:
-    """The runs on --baseline-ref (from the store) that measured a point of the compared run after it, oldest
-    first, when the run is on that ref itself and has a time (``compare.past_of``); else []."""
+    """The runs on --baseline-ref that measured a point of the compared run after it, oldest first, when the
+    run is on that ref itself and has a time (``compare.past_of``); else []. From the baseline files when they
+    are given (s30: they said "check --baseline-ref" where the store named the later runs), else the store."""
     from sweepgate.results import record as R
     from sweepgate.results import store_adapter
 
-    if args.baseline_jsonl or args.baseline_artifacts or any(r.get(R.REF) != args.baseline_ref for r in pr):
+    if args.baseline_jsonl or args.baseline_artifacts:
+        return store_adapter.later_runs_in_files(args.baseline_read, args.baseline_ref, pr, args.window)
+    if any(r.get(R.REF) != args.baseline_ref for r in pr):
         return []
     return store_adapter.later_runs(args.db, args.baseline_ref, pr, args.window)
 

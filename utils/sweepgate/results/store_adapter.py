@@ -75,6 +75,26 @@ def later_runs(url: str | None, ref: str, pr: list[dict], window: int) -> list[s
                               if str(r.get(R.RUN_ID)) not in own))
 
 
+def later_runs_in_files(records: list[dict], ref: str, pr: list[dict], window: int) -> list[str]:
+    """``later_runs`` of records read from files (``--baseline-jsonl``, ``--baseline-artifacts``), as a store
+    holding them gives it: the runs on ``ref`` (a short name read as ``stored_ref`` reads it) whose
+    successful records of a point of ``pr`` (a run on ``ref`` itself) are not before it (``R.before``: of its
+    time, a later run id), each point's first ``window`` runs from then (``compare.baseline_window``, as the
+    store's ``after`` query takes them), oldest first; [] when the run has no time or is not on ``ref``."""
+    from sweepgate.results.compare import baseline_window
+
+    past = past_of(pr)
+    ref = stored_ref(ref, sorted({str(r[R.REF]) for r in records if r.get(R.REF)}))
+    if past is None or any(r.get(R.REF) != ref for r in pr):
+        return []
+    own, mine = {str(r.get(R.RUN_ID)) for r in pr}, {R.point_values(r) for r in pr}
+    rehearsal = any(r.get(R.REHEARSAL) for r in pr)
+    after = [r for r in records if r.get(R.REF) == ref and (rehearsal or not r.get(R.REHEARSAL))
+             and str(r.get(R.RUN_ID)) not in own and R.point_values(r) in mine and not R.before(r, past)]
+    firsts = [r for evals in (False, True) for recs in baseline_window(after, window, evals, past).values() for r in recs]
+    return list(dict.fromkeys(str(r[R.RUN_ID]) for r in sorted(firsts, key=R.time_order)))
+
+
 def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[dict]:
     """The records of each point's last ``window`` + 1 successful runs on ``ref`` (one more: the run
     itself may be on ``ref``), and as many runs more as the point with the most reused results among
