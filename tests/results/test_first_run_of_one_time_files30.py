@@ -110,3 +110,18 @@ def test_the_first_run_of_one_time_says_so_with_baseline_artifacts(gh, tmp_path,
         "are placed by run id), so every point that measured something is new; compare the later run (--run "
         "main-5), or ingest each run with its .job.json, whose times place it"], err
 
+
+def test_a_pr_s_runs_of_one_time_are_listed_by_run_id_as_numbers(tmp_path):
+    """`--run 42` (a PR's number for its run's id) names the PR's newest runs, oldest first. Runs of one time
+    were ordered by run id as text ("10" before "5"), so of six runs the newest, 10, was the one left out as
+    "older"; they are ordered as compare places them (``record.run_order``)."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    (tmp_path / "row.json").write_text(json.dumps(ROW), encoding="utf-8")
+    (tmp_path / "o.json").write_text(json.dumps(vllm_output(4)), encoding="utf-8")
+    for run in ("5", "6", "7", "8", "9", "10"):
+        proc = sweepgate_at(tmp_path, "results", "ingest", "--db", db, "--row", "row.json", "--run-id", run,
+                            "--ref", "refs/pull/42/merge", "o.json")
+        assert proc.returncode == 0, proc.stderr
+    proc = sweepgate_at(tmp_path, "results", "show", "--db", db, "--run", "42")
+    assert proc.returncode == 1
+    assert "(runs stored for PR 42: 6, 7, 8, 9, 10 and 1 older)" in proc.stderr, proc.stderr  # was 5, 6, 7, 8, 9

@@ -1528,7 +1528,8 @@ class Store:
             raise database_error(self.url, exc, reading=True) from None
 
     def runs_of_pr(self, number: int) -> list[str]:
-        """The runs stored under a ref of pull request ``number`` (refs/pull/N/head, /merge), oldest first."""
+        """The runs stored under a ref of pull request ``number`` (refs/pull/N/head, /merge), oldest first: by
+        their last time, runs of one time by run id (``R.run_order``, as compare places them: "9" before "10")."""
         from sweepgate.core.jobfile import pr_number_of
 
         query = sa.select(results.c.run_id, results.c.ref, sa.func.max(_happened())).where(
@@ -1538,7 +1539,7 @@ class Store:
                 found = [(str(when or ""), run) for run, ref, when in conn.execute(query) if pr_number_of(ref) == number]
         except sa.exc.SQLAlchemyError as exc:
             raise database_error(self.url, exc, reading=True) from None
-        return list(dict.fromkeys(run for _, run in sorted(found)))
+        return list(dict.fromkeys(run for _, run in sorted(found, key=lambda f: (f[0], R.run_order(f[1])))))
 
     def history(self, point: dict) -> list[dict]:
         """Every record of ``point`` on every ref, oldest first."""
