@@ -4,7 +4,8 @@ Versions differ: ``"request_goodput:"`` (a typo with a colon) before 0.10,
 ``"request_inthroughput"`` (a typo) for the request throughput in the spring of 2024,
 ``"inf"`` request rates, ``max_concurrency`` null for rate-driven runs, dotted
 keys (``p99.9_ttft_ms``), per-request arrays (``ttfts``, ``itls``) in SECONDS
-while summaries are ms, and a latency-only vllm-ascend variant.
+while summaries are ms, a latency-only vllm-ascend variant, and only the latencies
+``--percentile-metrics`` named (``e2el`` alone: no TTFT, TPOT or ITL; ``RUN_KEYS``).
 """
 
 from __future__ import annotations
@@ -59,12 +60,32 @@ def clean_keys(doc: dict) -> dict:
     return out
 
 
+# `vllm bench serve` against a pooling endpoint (--backend openai-embeddings, vllm-pooling, vllm-rerank, ...)
+# saves EmbedBenchmarkMetrics: requests completed, input tokens, and the end-to-end latency (pooling's default
+# --percentile-metrics; the client's queue time beside it); no output tokens, no TTFT, TPOT or ITL.
+POOLING_KEYS = {"completed", "total_input_tokens", "request_throughput"}
+GENERATION_KEYS = {"total_output_tokens", "output_throughput"}
+# What a generation run's output holds whatever it measured (benchmark_serving.py from 0.6 on, `vllm bench
+# serve`): its counts, duration and rates. Its latency statistics are only those --percentile-metrics names
+# (ttft,tpot,itl by default): `--percentile-metrics e2el` writes *_e2el_ms alone, and `vllm bench serve`
+# without a tokenizer (--skip-tokenizer-init) no TTFT, TPOT or ITL whatever it names. Older outputs (no
+# --percentile-metrics) always hold TTFT and TPOT, and vllm-ascend 0.7's latency-only layout nothing else.
+RUN_KEYS = frozenset(POOLING_KEYS | GENERATION_KEYS | {"duration"})
+
+
+def _unit_less(keys) -> bool:
+    """Whether ``keys`` hold a latency statistic that states no unit (``median_ttft``): vLLM writes each in
+    ms (``median_ttft_ms``); a fork that writes seconds so (InferenceX's token-position variant) is no vLLM output."""
+    return any(key.partition("_")[2] in E2EL_BEFORE_0_6 for key in keys)
+
+
 def detect(doc) -> bool:
     if not isinstance(doc, dict):
         return False
     keys = set(clean_keys(doc))
     has_ms = any(k.endswith("_ttft_ms") or k.endswith("_tpot_ms") for k in keys)
-    return has_ms and ("model_id" in keys or "date" in keys) and "total_output_tokens_retokenized" not in keys
+    return ((has_ms or (RUN_KEYS <= keys and not _unit_less(keys))) and ("model_id" in keys or "date" in keys)
+            and "total_output_tokens_retokenized" not in keys)
 
 
 # `vllm bench sweep serve` adds each run's number to its output (run=N.json) and writes the list of a
@@ -101,13 +122,6 @@ def is_sweep_table(first_line: str) -> bool:
         return False
     return (len(header) > 2 and header[0] == "" and SWEEP_RUN in header and bool({"model_id", "date"} & set(header))
             and any(cell.endswith("_ms") for cell in header))
-
-
-# `vllm bench serve` against a pooling endpoint (--backend openai-embeddings, vllm-pooling, vllm-rerank, ...)
-# saves EmbedBenchmarkMetrics: requests completed, input tokens, and the end-to-end latency (pooling's default
-# --percentile-metrics; the client's queue time beside it); no output tokens, no TTFT, TPOT or ITL.
-POOLING_KEYS = {"completed", "total_input_tokens", "request_throughput"}
-GENERATION_KEYS = {"total_output_tokens", "output_throughput"}
 
 
 def is_pooling(doc) -> bool:
