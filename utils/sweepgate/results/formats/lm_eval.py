@@ -2,7 +2,8 @@
 
 Scores sit under ``results[task]`` as ``"<metric>,<filter>"`` keys with a
 matching ``"<metric>_stderr,<filter>"``; stderr may be the string ``"N/A"``
-(one-sample runs). ``n-samples[task].effective`` says how many samples counted; a group has
+(one-sample runs), and a score null where the task has none (lmms-eval's submission-only
+tasks: ``NO_SCORE_RULE``). ``n-samples[task].effective`` says how many samples counted; a group has
 none of its own, so its count is its subtasks' (``group_subtasks``, groups nested) added up.
 lm-eval 0.3 wrote bare ``"<metric>"`` / ``"<metric>_stderr"`` keys (no filter):
 those are read as filter ``none``, 0.4's name for "no filter".
@@ -167,12 +168,39 @@ BYPASS_RULE = "eval-bypass"
 BYPASS_HINT = "rerun the eval without --predict_only, or score its samples and ingest a results file with the scores"
 
 
+# A score of null is one the task's aggregation gave none of: lmms-eval's submission-only tasks (EgoSchema, and
+# others whose answers only the benchmark's own server scores) aggregate by writing the answers to a submission
+# file and return nothing, so lmms-eval writes "submission,none": null (its stderr "N/A"). No score: the task
+# is left out with one warning, the file's other tasks stored; a file with no other score is refused.
+NO_SCORE_RULE = "eval-no-score"
+NO_SCORE_HINT = ("score the task's submission file on its benchmark's own server (sweepgate stores no score for "
+                 "it), or leave the task out of the eval")
+
+
+def _bare(scores: dict) -> bool:
+    """Whether a task's ``scores`` are lm-eval 0.3's, keys without a filter."""
+    return not any("," in key for key in scores)
+
+
+def _null_scores(scores: dict) -> list[str]:
+    """The keys of a task's scores that are null (``NO_SCORE_RULE``)."""
+    bare = _bare(scores)
+    return [key for key, value in scores.items() if value is None and _split(key, bare) is not None]
+
+
+def _no_score(task: str, keys: list[str], notes: list) -> None:
+    """The one warning of a task's null scores (``keys``)."""
+    more = f" (and {', '.join(keys[1:])})" if keys[1:] else ""
+    notes.append((NO_SCORE_RULE, f"warning: results.{task}.{keys[0]}: null{more}, no score (lmms-eval writes a "
+                  "submission-only task's so: its answers went to a submission file for the benchmark's server to "
+                  "score); left out, the file's other scores are stored", NO_SCORE_HINT))
+
+
 def _task_evals(task: str, scores: dict, samples, path: str, directions: dict, notes: list) -> list[dict]:
-    evals = []
-    bare = not any("," in key for key in scores)  # lm-eval 0.3
+    evals, bare, unscored = [], _bare(scores), _null_scores(scores)
     for key, value in scores.items():
         split = _split(key, bare)
-        if split is None:
+        if split is None or key in unscored:
             continue
         metric, flt = split
         if metric == BYPASS:
@@ -192,6 +220,8 @@ def _task_evals(task: str, scores: dict, samples, path: str, directions: dict, n
         if isinstance(directions.get(metric), bool):
             entry[R.EVAL_HIGHER] = directions[metric]
         evals.append(entry)
+    if unscored:
+        _no_score(task, unscored, notes)
     return evals
 
 
@@ -249,6 +279,12 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     if not m.evals and any(rule == BYPASS_RULE for rule, _, _ in m.notes):
         raise fail(path, line, f"results: only lm-eval's {BYPASS} placeholder (999), no scores: the eval ran with "
                    "--predict_only", BYPASS_HINT)
+    unscored = [task for task, scores in doc["results"].items() if isinstance(scores, dict) and _null_scores(scores)]
+    if not m.evals and unscored and not failed:
+        raise fail(path, line, f"results: no scores, only null ones (task{'s' * (len(unscored) > 1)} "
+                   f"{', '.join(unscored)}, as lmms-eval writes a submission-only task's: its answers went to a "
+                   "submission file for the benchmark's server to score)",
+                   "score the submission file on the benchmark's own server: this file holds no score to store")
     if not m.evals and not failed:
         raise fail(path, line, "results: no '<metric>,<filter>' scores",
                    "the eval produced no scores; check its log")
