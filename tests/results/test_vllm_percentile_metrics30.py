@@ -2,9 +2,9 @@
 
 `vllm bench serve` (and benchmark_serving.py from 0.6 on) writes a latency's statistics only when
 `--percentile-metrics` names it (vllm-project/vllm vllm/benchmarks/serve.py and
-benchmarks/benchmark_serving.py, ``process_one_metric``: ``if metric_attribute_name not in
-selected_percentile_metrics: return``; serve.py also skips TTFT, TPOT and ITL without a tokenizer), while its
-counts, duration and throughputs are written for every run. A run with `--percentile-metrics e2el` was
+benchmarks/benchmark_serving.py: their ``process_one_metric`` returns at once for a latency not selected;
+serve.py also skips TTFT, TPOT and ITL without a tokenizer), while its counts, duration and throughputs
+are written for every run. A run with `--percentile-metrics e2el` was
 refused as "unknown JSON output": detection looked for a *_ttft_ms or *_tpot_ms key. It is stored with the
 latencies it has; the others are absent (never 0), `results show` leaves their cells empty and `results
 compare` says them not measured.
