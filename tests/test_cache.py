@@ -209,3 +209,39 @@ def test_a_byte_that_is_no_utf8_is_refused_at_it_with_the_cache_warm(make_repo):
         for _ in range(2):
             cached = run(repo, base, bad, cache=True)
             assert (cached.returncode, cached.stderr) == (1, uncached.stderr), where
+
+
+def test_a_cache_another_sweepgate_filled_never_answers_for_this_one(make_repo, tmp_path):
+    """Security audit: README says the cache's entries are salted with sweepgate's rules and version, so
+    a restored hit is the answer the slow path would give. pr-sweep.yml restores the cache main's
+    sweepgate filled, while the PR's sweepgate may check by other rules; no test held the salt, and a
+    constant one passed every cache test (this sweepgate then took the other's verdicts for blocks it
+    refuses). Here another sweepgate (a copy whose master schema refuses names over 3 characters) runs
+    over the cache this one filled, and answers as it does with no cache at all."""
+    import json
+    import shutil
+
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + ENTRY)
+    for _ in range(2):  # this sweepgate fills the cache, then answers from it
+        assert run(repo, base, head, cache=True).returncode == 0
+    other = tmp_path / "other"
+    shutil.copytree(ROOT / "utils" / "sweepgate", other / "sweepgate", ignore=shutil.ignore_patterns("__pycache__"))
+    schema = other / "sweepgate" / "schemas" / "master-config.schema.json"
+    doc = json.loads(schema.read_text(encoding="utf-8"))
+    doc["$defs"]["nameString"]["maxLength"] = 3  # model-prefix dsr1 and framework vllm are refused
+    schema.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+
+    def other_run(cache: bool) -> subprocess.CompletedProcess:
+        env = {k: v for k, v in os.environ.items() if k != "SWEEPGATE_NO_CACHE"}
+        env.update({"PYTHONPATH": str(other), **({} if cache else {"SWEEPGATE_NO_CACHE": "1"})})
+        return subprocess.run([sys.executable, "-m", "sweepgate", "matrix", "--base-ref", base, "--head-ref", head],
+                              cwd=repo.path, capture_output=True, text=True, env=env)
+
+    truth = other_run(cache=False)
+    assert truth.returncode == 1 and "dsr1" in truth.stderr and truth.stdout == "", truth.stderr
+    for _ in range(2):  # the cache this sweepgate filled, then the one the other filled beside it
+        cached = other_run(cache=True)
+        assert (cached.returncode, cached.stdout, cached.stderr) == (1, "", truth.stderr), cached.stderr
+    assert run(repo, base, head, cache=True).returncode == 0  # and this one's entries still answer for it
