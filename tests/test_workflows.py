@@ -176,6 +176,27 @@ def test_the_readme_s_host_install_step_keeps_the_pr_s_files_out_and_lints(tmp_p
     assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
+# A sweepgate install from a git URL, `sweepgate @ git+https://.../sweepgate@REF`, in the docs' words.
+GIT_INSTALL = re.compile(r"sweepgate @ git\+(\S+?)@(<[^>\n]*>|[^\s\"'`]+)")  # REF: a placeholder, or a word
+
+
+def documented_git_installs() -> list[tuple[str, str]]:
+    """(file, REF) of every sweepgate install from a git URL README.md and docs/ give."""
+    return [(path.name, ref) for path in (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
+            for _url, ref in GIT_INSTALL.findall(path.read_text(encoding="utf-8"))]
+
+
+def test_every_documented_sweepgate_install_is_pinned_to_a_commit():
+    """Security audit: README's edits for another repository install sweepgate from a git URL "pinned:
+    the GPU side's trust in main's code extends to the sweepgate it installs", and no test held it: a
+    README that said `@main` (or a tag, which moves) passed every test, and each run would then install
+    whatever that branch holds. Every install README and docs/ give names a full commit SHA."""
+    found = documented_git_installs()
+    assert [name for name, _ in found].count("README.md") >= 2, found  # the workflow installs and the host's
+    unpinned = [(name, ref) for name, ref in found if ref != "<full commit SHA>" and not re.fullmatch(r"[0-9a-f]{40}", ref)]
+    assert not unpinned, f"installs not pinned to a full commit SHA: {unpinned}"
+
+
 def test_zizmor_also_runs_online_in_ci():
     """Security audit: the tests run zizmor --offline, so a pinned SHA that is no commit of the
     action's repository (an impostor from a fork) or an action with a known advisory was never
