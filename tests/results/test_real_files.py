@@ -64,6 +64,14 @@ REFUSED = {
     "other/sglang_bench_serving_stdout_glm5.2_c32_rr5_p90_p95.txt": "format: a serving benchmark's console output",
     "other/trtllm_custom_smoke_results_csv_3conc.csv": "format: a CSV table, not a benchmark client output",
     "other/vllmbench-rs_workload_config_not_result.json": "format: unknown JSON output",
+    # s30h: serving clients sweepgate does not read, named (they were "unknown JSON output");
+    # test_other_clients_s30h.py pins each whole line
+    "other/inference-perf_summary_lifecycle_metrics_kubecon25_vllm_eagle_12981req.json":
+        "format: an inference-perf report (kubernetes-sigs/inference-perf",
+    "other/inference-perf_stage0_prometheus_metrics_kubecon25_vllm_eagle.json":
+        "format: an inference-perf report (kubernetes-sigs/inference-perf",
+    "other/llmperf_summary_groq_llama2-70b_550_150_conc5.json": "format: an LLMPerf summary",
+    "other/llmperf_individual_responses_groq_llama2-70b_first2_trimmed.json": "format: LLMPerf's per-request log",
 }
 
 

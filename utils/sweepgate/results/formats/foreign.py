@@ -1,7 +1,7 @@
 """Outputs of the same tools that are not one serving run's figures: refused with what they are
-(``KINDS``, GuideLLM's reports, a serving client's console output), or passed over as files that go
-beside a result (``AIPERF_COMPANIONS``, ``Auxiliary`` and its kinds: AIPerf's aggregates, an eval's
-side files, `vllm bench sweep serve`'s warm-up, summary table and failure records).
+(``KINDS``, GuideLLM's and other clients' reports, a serving client's console output), or passed over
+as files that go beside a result (``AIPERF_COMPANIONS``, ``Auxiliary`` and its kinds: AIPerf's aggregates,
+an eval's side files, `vllm bench sweep serve`'s warm-up, summary table and failure records).
 
 Each KINDS entry: the top-level keys that tell the file, what it is, and what to ingest instead. A
 file matching nothing is "unknown JSON output" (sniff.py).
@@ -194,9 +194,12 @@ KINDS = (
 
 
 def refuse(doc, path: str, line: int) -> None:
-    """Refuse ``doc`` with its own reason when it is one of KINDS or a GuideLLM report, pass it over
-    (``Auxiliary``) when it is one of AIPerf's or GenAI-Perf's companion files or a `vllm bench sweep`
-    failure record (``SweepFailure``); return otherwise."""
+    """Refuse ``doc`` with its own reason when it is one of KINDS, a GuideLLM report or another client's
+    (``OTHER_CLIENTS``), pass it over (``Auxiliary``) when it is one of AIPerf's or GenAI-Perf's companion
+    files or a `vllm bench sweep` failure record (``SweepFailure``); return otherwise."""
+    other = next((what for test, what in OTHER_CLIENTS if test(doc)), None)
+    if other is not None:
+        raise fail(path, line, f"format: {other}, {NOT_READ}", NOT_READ_HINT)
     if not isinstance(doc, dict):
         return
     if is_multi_run_aggregate(doc):
@@ -210,21 +213,51 @@ def refuse(doc, path: str, line: int) -> None:
             raise fail(path, line, f"format: {what}", instead)
     meta = doc.get("metadata")
     if isinstance(meta, dict) and "guidellm_version" in meta and isinstance(doc.get("benchmarks"), list):
-        raise fail(path, line, f"format: {GUIDELLM} (guidellm {meta['guidellm_version']}), {NOT_READ}", GUIDELLM_HINT)
+        raise fail(path, line, f"format: {GUIDELLM} (guidellm {meta['guidellm_version']}), {NOT_READ}", NOT_READ_HINT)
 
 
 # GuideLLM (vllm-project/guidellm) writes its report as JSON (metadata.guidellm_version, benchmarks) and
 # as CSV (a first header row of column groups, "Run Info,Run Info,..."): another client's figures and units.
 GUIDELLM = "a GuideLLM benchmarks report"
 NOT_READ = "the output of a client sweepgate does not read"
-GUIDELLM_HINT = "run the point with a client sweepgate reads (vllm bench serve --save-result, AIPerf), or remove the file"
+NOT_READ_HINT = ("run the point with a client sweepgate reads (vllm bench serve --save-result, AIPerf), "
+                 "or remove the file")
 GUIDELLM_CSV = "Run Info,Run Info,"
+
+
+def _inference_perf(doc) -> bool:
+    """inference-perf's reports (kubernetes-sigs/inference-perf, the client llm-d's benchmarks drive):
+    ``stage_N_lifecycle_metrics.json`` and ``summary_lifecycle_metrics.json`` (its own timings of the
+    requests) and their ``_prometheus_metrics.json`` twins (the server's metrics over the same span),
+    each ``{load_summary, successes, failures}``, latencies in seconds."""
+    parts = ("load_summary", "successes", "failures")
+    return isinstance(doc, dict) and all(isinstance(doc.get(part), dict) for part in parts)
+
+
+def _llmperf_requests(doc) -> bool:
+    """LLMPerf's ``*_individual_responses.json``: a list of one entry a request, its times in seconds."""
+    return isinstance(doc, list) and bool(doc) and all(
+        isinstance(entry, dict) and {"ttft_s", "end_to_end_latency_s"} <= entry.keys() for entry in doc)
+
+
+# The saved reports of other serving clients, told by their own keys (GuideLLM's above, with its
+# version): each refused as what it is. Their figures are that client's, in its own keys and units.
+OTHER_CLIENTS = (
+    (_inference_perf, "an inference-perf report (kubernetes-sigs/inference-perf: a stage's or the run's lifecycle "
+     "or Prometheus metrics, latencies in seconds)"),
+    # ray-project/llmperf's summary of a run: results_<metric>_s_mean/_quantiles_pNN, the load as
+    # num_concurrent_requests
+    (lambda d: isinstance(d, dict) and {"num_concurrent_requests", "results_num_completed_requests"} <= d.keys(),
+     "an LLMPerf summary (ray-project/llmperf's *_summary.json: results_* figures, latencies in seconds)"),
+    (_llmperf_requests, "LLMPerf's per-request log (ray-project/llmperf's *_individual_responses.json: one entry a "
+     "request, no run summary)"),
+)
 
 
 def refuse_csv(first_line: str, path: str) -> None:
     """Refuse GuideLLM's CSV report with its own reason; return for any other text."""
     if first_line.lstrip("\ufeff").startswith(GUIDELLM_CSV):
-        raise fail(path, 1, f"format: {GUIDELLM} (CSV), {NOT_READ}", GUIDELLM_HINT)
+        raise fail(path, 1, f"format: {GUIDELLM} (CSV), {NOT_READ}", NOT_READ_HINT)
 
 
 # The table vLLM's bench serve (and SGLang's bench_serving) prints to stdout at a run's end.
