@@ -245,12 +245,10 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
     path = opts.changelog
     wanted = [path]
     if opts.worktree:
-        from sweepgate.core.load import as_committed
+        from sweepgate.core.load import as_committed, read_worktree_file
 
-        try:
-            head_bytes = as_committed(git.root, path, (Path(git.root) / path).read_bytes())
-        except (FileNotFoundError, IsADirectoryError):
-            head_bytes = None
+        head_bytes = read_worktree_file(git.root, path)
+        head_bytes = as_committed(git.root, path, head_bytes) if head_bytes is not None else None
     else:
         head_bytes = git.read_blobs(head, wanted)[path]
     if head_bytes is None:

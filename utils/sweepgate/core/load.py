@@ -864,9 +864,9 @@ def master_keys_in(git: "Git") -> dict[str, str] | None:
     only its new blocks, for their keys; nothing is checked). None when a master config cannot be
     read (its own gate says why): a key it holds would look unknown."""
     paths = master_paths_in(git.root)
-    blobs = worktree_blobs(git.root, paths)
     out: dict[str, str] = {}
     try:
+        blobs = worktree_blobs(git.root, paths)
         for path in paths:
             doc = load_master_doc(path, blobs[path][1], blobs[path][0], git.cache)
             keys = doc.keys() if isinstance(doc, MasterDoc) else {} if doc.data is None else doc.data
@@ -883,7 +883,7 @@ def worktree_blobs(root: Path, paths: list[str], like: str = "") -> dict[str, tu
     """{path: (git blob id in the hash of ``like``, bytes)} of work-tree files; ("", None) when missing."""
     out = {}
     for path in paths:
-        raw = _read_file(root / path)
+        raw = read_worktree_file(root, path)
         raw = as_committed(root, path, raw) if raw is not None else None
         out[path] = (_blob_id(raw, like) if raw is not None else "", raw)
     return out
@@ -944,8 +944,17 @@ def _no_gc():
             gc.enable()
 
 
-def _read_file(path) -> bytes | None:
+def read_worktree_file(root, path: str) -> bytes | None:
+    """The bytes of the work tree's ``path`` (from the repository's top ``root``); None when it is
+    missing, a folder, or under a file (``configs/runners.yaml/x``). One this user cannot read (its
+    mode, a folder on the way, a link loop) is refused at its path, never taken for missing: a config
+    or changelog it holds would read as deleted."""
     try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
+        return (Path(root) / path).read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
+    except OSError as exc:
+        from sweepgate.core.errors import os_reason
+
+        raise SweepgateError(Diagnostic(path, 0, 0, "unreadable-file", f"cannot read: {os_reason(exc)}",
+                                        "make it a file this user can read (its mode, or where its link points)")) from None
