@@ -70,6 +70,11 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
     if not isinstance(matrix, dict):
         raise fail(source, 1, "matrix is not a JSON object", "pass the output of process_changelog.py")
     unknown = sorted(set(matrix) - set(MATRIX_KEYS))
+    if unknown and len(unknown) == len(matrix):  # no key of a matrix at all: another file was passed
+        what = ("one matrix row" if fields.EXP_NAME in matrix else
+                f"an object of {', '.join(unknown[:6])}{', …' if len(unknown) > 6 else ''}")
+        raise fail(source, 1, f"not a matrix but {what}: a matrix's keys are {', '.join(MATRIX_KEYS)}",
+                   "pass the JSON `sweepgate matrix` (utils/process_changelog.py) printed")
     if unknown:
         raise fail(source, 1, f"unknown matrix key(s) {', '.join(unknown)}",
                    "teach sweepgate.workflow.fanout.FANOUT where their rows run")
