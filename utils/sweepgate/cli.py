@@ -87,11 +87,20 @@ def _parser_class():
                 sys.stdout.flush()  # a full stdout raises here, inside parse_known_args (``_main``)
             super().exit(status, message)
 
+        def parse_known_args(self, args=None, namespace=None):
+            self._given = list(sys.argv[1:] if args is None else args)  # a subcommand's parser: its own words
+            return super().parse_known_args(args, namespace)
+
         def error(self, message):
             """argparse's usage line and error, then under GitHub Actions its annotation too, as
-            every other problem has (CONTRACTS, Problems): a workflow's bad flag was in the log only."""
+            every other problem has (CONTRACTS, Problems): a workflow's bad flag was in the log only.
+            A required flag missing because it was mistyped (``--head-rf``) names the typo first:
+            argparse says only that the flag meant is missing, and never reaches the unknown one."""
             import os
 
+            if message.startswith("the following arguments are required") and (
+                    unknown := [w for w in _flags_given(getattr(self, "_given", [])) if not _known_flag(self, w)]):
+                message = f"{unrecognized(self, unknown)}; {message}"
             self.print_usage(sys.stderr)
             self._print_message(f"{self.prog}: error: {message}\n", sys.stderr)
             if os.environ.get("GITHUB_ACTIONS") == "true":
@@ -103,6 +112,38 @@ def _parser_class():
             self.exit(2)
 
     return Parser
+
+
+def _flags_given(words: list[str]) -> list[str]:
+    """The long flags among a command's words (``--name=value`` by its name), up to a ``--``."""
+    flags = []
+    for word in words:
+        if word == "--":
+            break
+        if word.startswith("--"):
+            flags.append(word.split("=", 1)[0])
+    return flags
+
+
+def _known_flag(parser, flag: str) -> bool:
+    """Whether ``parser`` takes ``flag``, whole or as the one flag it abbreviates (argparse's allow_abbrev)."""
+    names = [name for name in parser._option_string_actions if name.startswith("--")]
+    return flag in names or len([name for name in names if name.startswith(flag)]) == 1
+
+
+def unrecognized(parser, words: list[str]) -> str:
+    """argparse's ``unrecognized arguments: ...``, with the flag of ``parser`` a lone mistyped one
+    was most likely meant to be (``--head-rf``: ``did you mean --head-ref?``)."""
+    import difflib
+
+    said = f"unrecognized arguments: {' '.join(words)}"
+    flags = [w for w in words if w.startswith("--")]
+    if len(flags) == 1:
+        names = [name for name in parser._option_string_actions if name.startswith("--")]
+        near = difflib.get_close_matches(flags[0].split("=", 1)[0], names, n=1, cutoff=0.6)
+        if near:
+            said += f" (did you mean {near[0]}?)"
+    return said
 
 
 def _installed_commit() -> str | None:
@@ -310,7 +351,8 @@ def _main(argv: list[str] | None, only: tuple[str, ...] | None, prog: str) -> in
         parser.error(f"unrecognized arguments: {' '.join(extra)} (with no command, {prog} runs `example`; "
                      f"`{prog} --help` lists the commands)")
     if extra:  # said by the (sub)command's own parser, with its usage line, not the top one's
-        _deepest(parser, argv).error(f"unrecognized arguments: {' '.join(extra)}")
+        deepest = _deepest(parser, argv)
+        deepest.error(unrecognized(deepest, extra))
     if not getattr(args, "_module", None):
         if only:
             parser.error(f"name a command: {' or '.join(only)}")

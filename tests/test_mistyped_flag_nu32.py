@@ -1,0 +1,66 @@
+"""New-user review (nu32): a mistyped required flag, `sweepgate matrix --base-ref B --head-rf H`, was
+said as `the following arguments are required: --head-ref`, the flag the user believed given, and the
+typo itself never named (argparse stops at the missing flag before it reports the words it did not
+know). Now the unknown flag comes first, with the flag of that command it most likely meant, as
+every other unrecognized flag also gets; exit 2 as before. Real processes in a real git repository."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sweepgate(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_") and k != "SWEEPGATE_DB"}
+    full.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", **env})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *argv], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=120)
+
+
+def error_line(proc: subprocess.CompletedProcess) -> str:
+    return next(line for line in proc.stderr.splitlines() if ": error: " in line)
+
+
+@pytest.mark.parametrize("argv, said", [
+    (("matrix", "--base-ref", "HEAD", "--head-rf", "HEAD"),
+     "sweepgate matrix: error: unrecognized arguments: --head-rf (did you mean --head-ref?); "
+     "the following arguments are required: --head-ref"),
+    (("results", "compare", "--rn", "7"),
+     "sweepgate results compare: error: unrecognized arguments: --rn (did you mean --run?); "
+     "the following arguments are required: --run"),
+    (("ci", "split", "--matirx=m.json"),
+     "sweepgate ci split: error: unrecognized arguments: --matirx (did you mean --matrix?); "
+     "the following arguments are required: --matrix"),
+], ids=["matrix", "results-compare", "ci-split-equals"])
+def test_a_mistyped_required_flag_is_named_with_the_flag_meant(make_repo, argv, said):
+    repo = make_repo()
+    r = sweepgate(repo.path, *argv)
+    assert r.returncode == 2 and r.stdout == "", (r.returncode, r.stdout)
+    assert error_line(r) == said, r.stderr
+    annotated = sweepgate(repo.path, *argv, GITHUB_ACTIONS="true")
+    assert annotated.stderr.splitlines()[-1] == "::error title=usage::" + said.replace(": error: ", ": ", 1)
+
+
+def test_a_mistyped_optional_flag_is_named_with_the_flag_meant(make_repo):
+    repo = make_repo()
+    r = sweepgate(repo.path, "matrix", "--base-ref", "HEAD", "--head-ref", "HEAD", "--prety")
+    assert r.returncode == 2 and r.stdout == ""
+    assert error_line(r) == "sweepgate matrix: error: unrecognized arguments: --prety (did you mean --pretty?)"
+
+
+def test_unknown_flags_with_no_near_one_and_abbreviations_are_as_before(make_repo):
+    repo = make_repo()
+    far = sweepgate(repo.path, "matrix", "--head-ref", "HEAD", "--xyz", "1", "--qqq")
+    assert far.returncode == 2 and error_line(far) == (
+        "sweepgate matrix: error: unrecognized arguments: --xyz --qqq; "
+        "the following arguments are required: --base-ref"), far.stderr
+    missing = sweepgate(repo.path, "matrix", "--head-ref", "HEAD")  # nothing mistyped: argparse's own words
+    assert error_line(missing) == "sweepgate matrix: error: the following arguments are required: --base-ref"
+    short = sweepgate(repo.path, "matrix", "--base", "HEAD", "--head", "HEAD")  # argparse's abbreviations stand
+    assert "unrecognized" not in short.stderr and "required" not in short.stderr, short.stderr
