@@ -10,6 +10,7 @@ and the package's fill in the rest.
 from __future__ import annotations
 
 import json
+import os
 import re
 from functools import lru_cache
 from importlib import resources
@@ -39,9 +40,22 @@ def _folders(root=None) -> tuple:
     package = _folder()
     if root is not None:
         own = Path(root) / CONFIG_DIR / "engines"
-        if own.is_dir() and own.resolve() != Path(str(package)).resolve():
+        if own.is_dir() and not _same_file(own, package):
             return own, package
     return (package,)
+
+
+def _same_file(a, b) -> bool:
+    """Whether two paths name one file, links followed; a link that loops names only itself (Python
+    3.11's ``Path.resolve`` raises RuntimeError on it: read, it is refused at its name)."""
+    return os.path.realpath(str(a)) == os.path.realpath(str(b))
+
+
+def _present(path) -> bool:
+    """Whether anything stands at ``path``: a file, a folder or a link, a broken or looping one too, so
+    that one that cannot be read is refused at its name (``_read``), never passed over as missing. The
+    package's own files (no file-system path in a zipped install) by ``is_file``."""
+    return os.path.lexists(path) if isinstance(path, Path) else path.is_file()
 
 
 def _shown(folder, name: str, root=None) -> str:
@@ -50,7 +64,7 @@ def _shown(folder, name: str, root=None) -> str:
     path = Path(str(folder / name))
     if root is not None:
         own = Path(root) / CONFIG_DIR / "engines" / name
-        if own.resolve() == path.resolve():
+        if _same_file(own, path):
             return f"{CONFIG_DIR}/engines/{name}"
     return str(path)
 
@@ -111,7 +125,7 @@ def images(root=None) -> dict[str, dict[str, str]]:
     """Image -> engine versions: the package's, with the repository's own entries over them."""
     out: dict[str, dict[str, str]] = {}
     for folder in reversed(_folders(root)):
-        if (folder / "images.json").is_file():
+        if _present(folder / "images.json"):
             data, text, shown = _read(folder, "images.json", root, _IMAGES_HINT)
             problem = _images_problem(data)
             if problem:
@@ -187,7 +201,7 @@ def load(engine: str, version: str, root=None) -> dict | None:
     One that is not JSON, or lacks what the checks read, is a SweepgateError at its file."""
     name = manifest_name(engine, version)
     for folder in _folders(root):
-        if (folder / name).is_file():
+        if _present(folder / name):
             hint = f"capture it again: sweepgate engines capture --engine {engine} --out {CONFIG_DIR}/engines/{name}"
             data, text, shown = _read(folder, name, root, hint)
             problem = _manifest_problem(data)
