@@ -499,19 +499,25 @@ def foreign_message(names: list[str]) -> str:
 
 def _check_folder(db: Path) -> None:
     """Refuse a SQLite file whose folder is not there (or is a file): nothing could be stored. The
-    fix is to create the folder only where it can be made (not on a read-only location, nor under a file)."""
+    fix is to create the folder only where it can be made (not on a read-only location, nor under a file).
+    A store that is a symbolic link is stored where the link points: its target's folder is the one
+    checked (a link into a share that is not mounted), the link named with its target."""
     from sweepgate.core.outpaths import why_not_creatable
 
+    shown = str(db)
+    if db.is_symlink():
+        db = Path(os.path.realpath(db))
+        shown = f"{shown} (a link to {db})"
     folder = db.parent
     if folder.is_dir():
         return
     if folder.exists():
-        raise fail(str(db), 0, f"the store's folder {folder} is a file, not a folder",
+        raise fail(shown, 0, f"the store's folder {folder} is a file, not a folder",
                    "pass a --db URL in a folder (or move that file away)")
     if blocked := why_not_creatable(folder):
-        raise fail(str(db), 0, f"the store's folder {folder} does not exist and cannot be created {blocked}",
+        raise fail(shown, 0, f"the store's folder {folder} does not exist and cannot be created {blocked}",
                    "pass a --db URL in a folder you can write")
-    raise fail(str(db), 0, f"the store's folder {folder} does not exist",
+    raise fail(shown, 0, f"the store's folder {folder} does not exist",
                f"create it (mkdir -p {shlex.quote(str(folder))}), or pass a --db URL in an existing folder")
 
 
