@@ -25,9 +25,17 @@ class SignalsHeld:
 
         self.caught, self.deferring, self.previous = None, False, {}
         if threading.current_thread() is threading.main_thread():
-            for name in filter(lambda name: hasattr(signal, name), self.SIGNALS):
-                number = getattr(signal, name)
-                self.previous[number] = signal.signal(number, self._note)
+            try:
+                for name in filter(lambda name: hasattr(signal, name), self.SIGNALS):
+                    number = getattr(signal, name)
+                    # Noted before the handler is installed: a signal in the instant after it is
+                    # handled by ``_note``, which needs it (``previous[number] = signal.signal(...)``
+                    # ran it first, a KeyError: an ingest's Ctrl-C read as an internal error).
+                    self.previous[number] = signal.getsignal(number)
+                    signal.signal(number, self._note)
+            except BaseException:  # that signal stopped the work before the block: the handlers as they were
+                self._restore()
+                raise
         return self
 
     def defer(self) -> None:
@@ -46,11 +54,23 @@ class SignalsHeld:
     def _act(self, signum):
         act_as(self.previous[signum], signum)
 
-    def __exit__(self, *exc):
+    def _restore(self) -> None:
+        """Every handler as it was, all at once: a signal meanwhile waits until all are back, so it
+        is never caught by a handler of this block left behind (a later SIGTERM noted, not acted on)."""
         import signal
 
-        for number, handler in self.previous.items():
-            signal.signal(number, handler)
+        held = list(self.previous)
+        blocked = hasattr(signal, "pthread_sigmask") and bool(held)
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, held) if blocked else None
+        try:
+            for number, handler in self.previous.items():
+                signal.signal(number, handler)
+        finally:
+            if blocked:
+                signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+    def __exit__(self, *exc):
+        self._restore()
         if self.caught is not None and not any(exc):
             self._act(self.caught)
 
