@@ -43,18 +43,36 @@ def artifact_zip(records: list[dict], extra: dict | None = None) -> bytes:
     return buf.getvalue()
 
 
+# A run's documented fields ("List workflow runs for a workflow") a run of ``Actions`` may set, and what they are
+# for a successful push run of run-sweep.yml on main in acme/bench, as sweepgate asks for.
+RUN_FIELDS = {"event": "push", "head_branch": "main", "status": "completed", "conclusion": "success",
+              "path": ".github/workflows/run-sweep.yml", "repository": f"{OWNER}/{NAME}",
+              "head_repository": f"{OWNER}/{NAME}"}
+
+
+def minimal_repository(url: str, full_name: str) -> dict:
+    """A run's ``repository`` / ``head_repository``: GitHub's minimal repository object."""
+    owner, name = full_name.split("/")
+    return {"id": sum(map(ord, full_name)), "name": name, "full_name": full_name,
+            "owner": {"login": owner, "type": "Organization"}, "url": f"{url}/repos/{full_name}"}
+
+
 class Actions:
     """Workflow runs on main, each with artifacts, served by a GitHubStub; the artifact routes read
     ``runs`` when asked, so tests may swap a zip. Runs are listed newest first (by ``created_at``), as
     GitHub lists them, at most ``search_limit`` of a filtered search. ``honours_created`` False: the
     ``created`` filter is ignored, every run listed, as by a server that does not know it (GitHub added
     it in 2021); a value the stand-in cannot read is refused (422) rather than ignored, so a test sees
-    a filter sent wrong."""
+    a filter sent wrong. A run may set any of RUN_FIELDS (a pull_request run, one on another branch, a
+    failed one, a fork's, another workflow's); the filters sent (``branch``, ``event``, ``status``) list
+    only runs that match them, as GitHub does, unless ``honours_filters`` is False (a proxy or server
+    that answers past them)."""
 
     def __init__(self, stub: GitHubStub):
         self.stub, self.url = stub, stub.url
-        self.runs: list[dict] = []       # {"id", "created_at", "artifacts": [{"id", "name", "zip", "expired"}]}
+        self.runs: list[dict] = []  # {"id", "created_at", "artifacts": [{"id", "name", "zip", "expired"}]}, RUN_FIELDS
         self.honours_created = True
+        self.honours_filters = True
         self.search_limit = SEARCH_LIMIT
         stub.route("GET", REPO, {"id": 1, "name": NAME, "full_name": f"{OWNER}/{NAME}", "url": self.url + REPO})
         stub.route("GET", f"{REPO}/actions/workflows/run-sweep.yml",
@@ -78,6 +96,8 @@ class Actions:
             return 422, {"message": f"stand-in: unexpected query {query}"}
         page, per_page = int(query.get("page", ["1"])[0]), 2
         listed = sorted(self.runs, key=lambda r: r["created_at"], reverse=True)  # newest first (stable)
+        if self.honours_filters:
+            listed = [r for r in listed if self.asked(r)]
         if "created" in query and self.honours_created:
             keep = created_filter(query["created"][0])
             if keep is None:
@@ -85,8 +105,10 @@ class Actions:
             listed = [r for r in listed if keep(r["created_at"])]
         if any(k in query for k in SEARCH_PARAMETERS):
             listed = listed[:self.search_limit]
-        runs = [{"id": r["id"], "name": "run-sweep", "head_branch": "main", "status": "completed",
-                 "conclusion": "success", "created_at": r["created_at"],
+        runs = [{"id": r["id"], "name": "run-sweep", "workflow_id": WF_ID, "created_at": r["created_at"],
+                 **{k: self.field(r, k) for k in ("event", "head_branch", "status", "conclusion", "path")},
+                 "repository": minimal_repository(self.url, self.field(r, "repository")),
+                 "head_repository": minimal_repository(self.url, self.field(r, "head_repository")),
                  "url": f"{self.url}{REPO}/actions/runs/{r['id']}",
                  "artifacts_url": f"{self.url}{REPO}/actions/runs/{r['id']}/artifacts"} for r in listed]
         headers = {}
@@ -94,6 +116,21 @@ class Actions:
             following = urlencode({**{k: v[0] for k, v in query.items()}, "page": page + 1})
             headers["Link"] = f'<{self.url}{path}?{following}>; rel="next"'
         return 200, {"total_count": len(runs), "workflow_runs": runs[(page - 1) * per_page: page * per_page]}, headers
+
+    @staticmethod
+    def field(run: dict, name: str):
+        return run.get(name, RUN_FIELDS[name])
+
+    def asked(self, run: dict) -> bool:
+        """Whether GitHub would list ``run`` for the filters sent: a run of this workflow in this repository
+        (its path in either form, OWNER/NAME in any case), pushed to main in it, completed with success
+        (status=success reads a status or a conclusion)."""
+        ours = RUN_FIELDS["repository"].casefold()
+        path = self.field(run, "path").split("@")[0]
+        path = path[len(ours) + 1:] if path.casefold().startswith(ours + "/") else path
+        return (self.field(run, "repository").casefold() == ours == self.field(run, "head_repository").casefold()
+                and path == RUN_FIELDS["path"]
+                and all(self.field(run, k) == RUN_FIELDS[k] for k in ("event", "head_branch", "status", "conclusion")))
 
     def list_artifacts(self, run: dict):
         arts = [{"id": a["id"], "name": a["name"], "size_in_bytes": len(a["zip"]), "expired": a["expired"],
@@ -477,3 +514,63 @@ def test_the_stand_in_refuses_a_created_it_cannot_read(gh):
     with pytest.raises(HTTPError) as exc:
         urlopen(req, timeout=10)
     assert exc.value.code == 422
+
+
+# Runs that are no successful push run of run-sweep.yml on main in acme/bench, newest first, each with what
+# the warning says of it: a list of workflow runs answered past its filters (a proxy, a server that ignores
+# them, a paging quirk) holds such runs, and their artifacts hold records that say they are main's.
+STRAY_RUNS = [
+    ({"event": "pull_request", "head_branch": "feature"}, "event pull_request, head_branch feature"),
+    ({"head_repository": "fork/bench"}, "head_repository fork/bench"),
+    ({"conclusion": "failure"}, "conclusion failure"),
+    ({"path": ".github/workflows/other.yml"}, "path .github/workflows/other.yml"),
+    ({"repository": "other/bench", "head_repository": "other/bench"},
+     "repository other/bench, head_repository other/bench"),
+    ({"status": "in_progress", "conclusion": None}, "status in_progress, conclusion none"),
+    ({"path": "other/bench/.github/workflows/run-sweep.yml@refs/heads/main"},
+     "path other/bench/.github/workflows/run-sweep.yml@refs/heads/main"),
+]
+
+
+@pytest.mark.parametrize("honours_filters", [True, False], ids=["filters-honoured", "filters-ignored"])
+def test_a_listed_run_that_is_no_successful_push_run_on_main_is_passed_over_and_said(
+        gh, tmp_path, monkeypatch, capsys, honours_filters):
+    """s30: --baseline-artifacts asked GitHub for main's successful push runs of run-sweep.yml (branch=,
+    event=, status=) and took every run listed as one: a pull_request run, one of another branch, a failed
+    or unfinished one, a fork's, another repository's or another workflow's, listed by a server or proxy that
+    answered past the filters, had its artifact read as main's baseline (here 30 % faster: the PR's steady
+    throughput read 'regressed', exit 3). Each run listed is checked by its documented fields now: such a run
+    is passed over, its artifact never downloaded, and one warning line names it and what differs."""
+    gh.honours_filters = honours_filters
+    for i, rec in enumerate(synth.history(runs=5, keys=synth.KEYS[:1], concs=(16,))):  # main-0..4, days 1..5
+        main_run(gh, 5000 + i, created(i), [rec])
+    # the long path form GitHub's REST reference shows, and the repository in another case, are main's own
+    gh.runs[2]["path"] = f"{OWNER}/{NAME}/.github/workflows/run-sweep.yml@refs/heads/main"
+    gh.runs[3]["repository"] = gh.runs[3]["head_repository"] = f"{OWNER.upper()}/{NAME}"
+    for j, (fields, _) in enumerate(reversed(STRAY_RUNS)):  # created days 6..12, after main's, before the PR run
+        (rec,) = synth.history(runs=1, keys=synth.KEYS[:1], concs=(16,))
+        faster = {k: v * 1.3 if k == "output_tput_per_gpu" else v for k, v in rec["metrics"].items()}
+        main_run(gh, 6000 + j, created(5 + j), [dict(rec, metrics=faster)])
+        gh.runs[-1].update(fields)
+    pr = synth.pr_run(keys=synth.KEYS[:1], concs=(16,))
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(pr)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    for name in ("SWEEPGATE_DB", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-artifacts",
+                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url, "--fail-on-regression"])
+    out, err = capsys.readouterr()
+    (tput,) = [p for p in json.loads(out)["points"] if p["metric"] == "output_tput_per_gpu"]
+    assert tput["verdict"] == "unchanged" and tput["baseline"]["n"] == 5 and code == 0, (tput, err)
+    assert blobs_read(gh) == [5004, 5003, 5002, 5001, 5000]  # no stray run's artifact is downloaded
+    if honours_filters:
+        assert err == "", err
+        return
+    said = [f"run {6000 + len(STRAY_RUNS) - 1 - k} ({what})" for k, (_, what) in enumerate(STRAY_RUNS)]
+    assert err.splitlines() == [
+        f"--baseline-artifacts: warning: passed over 7 runs the API listed as successful push runs of {OWNER}/{NAME}'s "
+        f"run-sweep.yml on main that are not: {', '.join(said[:5])}, and 2 more; their artifacts were not read; "
+        "the API answered past the filters sent; check --github-api-url / GITHUB_API_URL and any proxy on the way"], err

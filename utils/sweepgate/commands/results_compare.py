@@ -114,15 +114,43 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
         from sweepgate.results.compare import point_of
 
         read: list[str] = []
+        passed_over: dict = {}
         found = source.records_from_artifacts(repository, token, source.branch_of(args.baseline_ref),
                                               args.window, points=sorted({point_of(r) for r in pr}, key=str),
                                               api_url=args.github_api_url, before=store_adapter.past_of(pr),
-                                              read=read)
+                                              read=read, passed_over=passed_over)
+        if passed_over:
+            _passed_over_runs(args, repository, passed_over)
         if not found:
             _empty_artifacts(args, repository, read)
         args.baseline_read = found
         return pr, store_adapter.baseline_of_files(found, pr, args.baseline_ref, "the baseline artifacts")
     return pr, baseline
+
+
+PASSED_OVER_NAMED = 5  # the runs the line of runs passed over names one by one; it counts the rest
+
+
+def _passed_over_runs(args, repository: str, passed_over: dict) -> None:
+    """Say, in one warning line, which runs the API listed as the baseline branch's successful push runs of
+    the sweep workflow that are not (``github.download_run_artifacts`` re-checks each), and what of each
+    differs: their artifacts were not read, and the API (or a proxy on the way) answered past the filters
+    sent, which may have cost the baseline runs it should have listed."""
+    from sweepgate.core.errors import Diagnostic, emit
+    from sweepgate.core.fields import SWEEP_WORKFLOW
+    from sweepgate.results import source
+
+    runs = [f"run {run} ({what})" for run, what in passed_over.items()]
+    if len(runs) > PASSED_OVER_NAMED:
+        runs[PASSED_OVER_NAMED:] = [f"and {len(runs) - PASSED_OVER_NAMED} more"]
+    n = len(passed_over)
+    emit([Diagnostic("--baseline-artifacts", rule="baseline-run-mismatch", severity="warning",
+                     message=f"warning: passed over {n} run{'' if n == 1 else 's'} the API listed as successful push "
+                             f"runs of {repository}'s {SWEEP_WORKFLOW} on {source.branch_of(args.baseline_ref)} that "
+                             f"{'is' if n == 1 else 'are'} not: {', '.join(runs)}; "
+                             f"{'its artifact was' if n == 1 else 'their artifacts were'} not read",
+                     hint="the API answered past the filters sent; check --github-api-url / GITHUB_API_URL "
+                          "and any proxy on the way")])
 
 
 def _empty_artifacts(args, repository: str, runs: list[str]) -> None:

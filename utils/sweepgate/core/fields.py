@@ -127,6 +127,7 @@ BENCHMARK_LIB_FILES = (BENCHMARK_LIB, *BENCHMARK_LIB_PARTS)
 # admits it to the runner group, and the benchmark templates' callers are checked by it. A copy in another
 # repository keeps this name (README "The workflows in another repository").
 SWEEP_WORKFLOW = "run-sweep.yml"
+WORKFLOWS_FOLDER = ".github/workflows"  # where GitHub reads a repository's workflow files from
 # The matrix entry point. An append-only base must have it: a revision without a
 # matrix generator never published a matrix to append to.
 MATRIX_ENTRY_POINT = "utils/process_changelog.py"

@@ -10,6 +10,7 @@ import os
 import re
 
 from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.fields import WORKFLOWS_FOLDER
 
 PLAN_MARKER = "<!-- sweepgate-plan -->"
 DEFAULT_API_URL = "https://api.github.com"
@@ -589,15 +590,49 @@ def _runs_after(wf, after, filters: dict):
         start, span = end, span * 2
 
 
+def _workflow_file(path, repository: str, workflow: str) -> bool:
+    """Whether a workflow run's ``path`` is ``workflow``'s file in ``repository``: GitHub gives
+    ``.github/workflows/FILE``, and its REST reference shows ``OWNER/NAME/.github/workflows/FILE@REF`` too
+    (an ``@REF`` is the ref the file was read at; OWNER/NAME compared as GitHub does, in any case)."""
+    own = f"{WORKFLOWS_FOLDER}/{workflow}"
+    where = path.split("@", 1)[0] if isinstance(path, str) else ""
+    return where == own or (where.endswith(f"/{own}") and where[:-len(own) - 1].casefold() == repository.casefold())
+
+
+def _run_mismatch(run, repository: str, workflow: str, branch: str, event: str) -> str:
+    """What of a run GitHub listed for ``download_run_artifacts`` is not what the list was asked for: its
+    documented fields (GitHub's "List workflow runs for a workflow") that differ, as ``event
+    pull_request, head_branch feature``; "" for a run that is a completed, successful ``event`` run of
+    ``workflow`` in ``repository`` on ``branch``, its head commit in ``repository`` too (not a fork's).
+    GitHub applies the filters it is sent; a proxy, a server that ignores one, or a paging quirk may still
+    list another run, whose artifact would then be read as ``branch``'s own."""
+    def full_name(repo):
+        return getattr(repo, "full_name", None) if repo is not None else None
+
+    def ours(name) -> bool:
+        return isinstance(name, str) and name.casefold() == repository.casefold()
+
+    fields = (("repository", full_name(run.repository), ours),
+              ("head_repository", full_name(run.head_repository), ours),
+              ("path", run.path, lambda v: _workflow_file(v, repository, workflow)),
+              ("event", run.event, lambda v: v == event),
+              ("head_branch", run.head_branch, lambda v: v == branch),
+              ("status", run.status, lambda v: v == "completed"),
+              ("conclusion", run.conclusion, lambda v: v == "success"))
+    return ", ".join(f"{field} {'none' if value is None else value}" for field, value, ok in fields if not ok(value))
+
+
 def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, branch: str, runs: int,
                            name: str, event: str = "push", base_url: str | None = None, until=None,
-                           created_by=None, created_after=None) -> list:
+                           created_by=None, created_after=None, passed_over: dict | None = None) -> list:
     """Download artifact ``name`` of the last ``runs`` successful ``event`` runs of ``workflow`` on ``branch``
     into ``dest/<run id>/``, newest first; runs without that artifact (or with it expired) are skipped.
     With ``created_by`` (an aware datetime), of the runs created then or before, newest first; with
     ``created_after``, of the first ``runs`` created after it, oldest first (``_runs_by``, ``_runs_after``).
     ``until(folder)``, called on each folder written, stops the downloads early by answering True.
-    Returns the folders written."""
+    Each run listed is checked to be such a run (``_run_mismatch``), the filters asked of the API not
+    trusted to have been applied; one that is not is passed over, its artifact never read, and put in
+    ``passed_over`` (run id -> what of it differs) for the caller to say. Returns the folders written."""
     import zipfile
     from pathlib import Path
 
@@ -611,6 +646,10 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
         for run in listed:
             if len(folders) >= runs:
                 break
+            if mismatch := _run_mismatch(run, repository, workflow, branch, event):
+                if passed_over is not None:
+                    passed_over.setdefault(run.id, mismatch)
+                continue
             artifact = next((a for a in run.get_artifacts() if a.name == name and not a.expired), None)
             if artifact is None:
                 continue
@@ -628,7 +667,7 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
     except Exception as exc:  # noqa: BLE001 - api_error raises what is not the API's doing as it is
         hint = "the token needs 'actions: read'; check --repository"
         if getattr(exc, "status", None) == 404:  # no such repository, or no workflow of that file name in it
-            hint = (f"check --repository, and that it has .github/workflows/{workflow} (a copy of sweepgate's "
+            hint = (f"check --repository, and that it has {WORKFLOWS_FOLDER}/{workflow} (a copy of sweepgate's "
                     "workflow keeps that file name); the token needs 'actions: read'")
         raise api_error(exc, f"reading {workflow} artifacts of {repository}", hint, base_url) from None
     finally:

@@ -125,7 +125,7 @@ def _documents(text: str) -> list:
 def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *, points: list | None = None,
                            api_url: str | None = None, name: str = RESULTS_ARTIFACT,
                            workflow: str = F.SWEEP_WORKFLOW, before: R.Past | None = None,
-                           read: list | None = None) -> list[dict]:
+                           read: list | None = None, passed_over: dict | None = None) -> list[dict]:
     """The records in artifact ``name`` of successful ``workflow`` runs on ``branch``, newest first:
     of the last ``runs`` such runs; with ``points`` (``compare.point_of`` tuples), of as many as
     it takes for each point to appear in ``runs`` of them (a sweep runs only the keys its
@@ -136,7 +136,8 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
     after a PR run) is looked for in the first runs created after it, oldest first, until it appears in
     ``runs`` of them (at most MAX_ARTIFACT_RUNS more), as the baseline takes its first runs from then.
     So how many runs happened since the compared run does not matter. ``read`` gets the run id of each
-    artifact read, in the order read."""
+    artifact read, in the order read; ``passed_over`` each run the API listed that is no such run (run id ->
+    what of it differs, ``github.download_run_artifacts``), whose artifact is not read."""
     from sweepgate.core import github
 
     out: list[dict] = []
@@ -154,7 +155,8 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
 
     bound = _created_bound(before)
     with tempfile.TemporaryDirectory(prefix="sweepgate-baseline-") as tmp:
-        common = {"workflow": workflow, "branch": branch, "name": name, "base_url": api_url}
+        common = {"workflow": workflow, "branch": branch, "name": name, "base_url": api_url,
+                  "passed_over": passed_over}
         github.download_run_artifacts(repository, token, tmp, runs=runs if points is None else MAX_ARTIFACT_RUNS,
                                       created_by=bound, until=reader(lambda: tally.full(tally.earlier, runs)),
                                       **common)

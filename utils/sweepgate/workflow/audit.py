@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sweepgate.core.fields import WORKFLOWS_FOLDER
 from sweepgate.workflow.dispatch import GPU_WORKFLOW
 
 HIGH, MEDIUM = "high", "medium"
@@ -61,7 +62,7 @@ class Snapshot:
 
 def allowed_workflows(repository: str) -> set[str]:
     refs = ("refs/heads/main", MAIN)
-    return {f"{repository}/.github/workflows/{name}@{ref}" for name in GPU_WORKFLOWS for ref in refs}
+    return {f"{repository}/{WORKFLOWS_FOLDER}/{name}@{ref}" for name in GPU_WORKFLOWS for ref in refs}
 
 
 def is_org(s: Snapshot) -> bool:
