@@ -221,6 +221,19 @@ def test_zizmor_also_runs_online_in_ci():
         assert job["runs-on"] == "ubuntu-latest"
 
 
+def test_the_online_zizmor_is_the_version_the_dev_extra_pins():
+    """ci.yml installs zizmor on its own (``test_no_step_that_installs_the_checked_out_tree_holds_a_token``),
+    so its pin is written there too: it stays the dev extra's, which Dependabot moves (it reads pyproject.toml,
+    not run blocks)."""
+    import tomllib
+
+    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
+    (pinned,) = [d for d in dev if d.startswith("zizmor==")]
+    installs = [w for _, step in steps(load("ci.yml")) for words in commands(step.get("run", ""))
+                if installed_from(words) is not None for w in words if w.startswith("zizmor")]
+    assert installs == [pinned], installs
+
+
 def test_zizmor_ignores_are_justified():
     config = ROOT / ".github" / "zizmor.yml"
     if not config.exists():
@@ -588,6 +601,128 @@ def test_secrets_only_where_used(docs):
                 run = step.get("run", "")
                 assert "launch_" in run or any(k in run for k in secret_env), \
                     f"{name}:{job}: secret on a step that doesn't use it"
+
+
+# A token in an expression: the secrets context (``names_secret``) or the run's own GITHUB_TOKEN.
+GITHUB_TOKEN_CONTEXT = re.compile(r"(?<![\w.-])github\s*(?:\.\s*token\b|\[\s*'token'\s*\])")
+# What builds or installs a project from the files it is given, running their build code (setup.py,
+# pyproject.toml's build backend and hooks): pip's install, wheel and download, and the project tools'.
+PIP_BUILDS = {"install", "wheel", "download"}
+PROJECT_TOOLS = {("uv", "sync"), ("uv", "build"), ("uv", "run"), ("poetry", "install"), ("poetry", "build"),
+                 ("pdm", "install"), ("pdm", "build"), ("hatch", "build"), ("pipx", "install"), ("pipx", "run")}
+
+
+def names_token(node) -> bool:
+    """Whether any expression in ``node`` reads a secret or the run's GITHUB_TOKEN (``github.token``)."""
+    text = node if isinstance(node, str) else json.dumps(node)
+    return names_secret(text) or any(GITHUB_TOKEN_CONTEXT.search(b) for b in EXPRESSION.findall(text))
+
+
+def installed_from(words: list[str]) -> list[str] | None:
+    """The arguments of a command that installs Python packages (pip's install, wheel or download, by
+    any spelling), else None."""
+    words = [w.strip("'\"") for w in unwrapped(words)]
+    program, args = words[0], words[1:]
+    if program in ("python", "python3") or re.fullmatch(r"python3(\.\d+)?", program):
+        at = next((i for i, w in enumerate(args) if w == "-m"), None)
+        if at is None or args[at + 1:at + 2] != ["pip"]:
+            return None
+        args = args[at + 2:]
+    elif program == "uv" and args[:1] == ["pip"]:
+        args = args[1:]
+    elif program not in ("pip", "pip3"):
+        return None
+    sub = next((w for w in args if not w.startswith("-")), None)
+    return args[args.index(sub) + 1:] if sub in PIP_BUILDS else None
+
+
+def installs_the_tree(run: str) -> list[str]:
+    """The commands of ``run`` that build or install the checked-out tree (or another folder or file of
+    the workspace), which runs its build code: pip given a path, an editable, a requirements or
+    constraints file (which may name one); setup.py; `python -m build`; a project tool (uv sync, ...)."""
+    found = []
+    for words in map(unwrapped, commands(run)):
+        plain = [w.strip("'\"") for w in words]
+        args = installed_from(words)
+        if args is not None:
+            options_with_files = {"-e", "--editable", "-r", "--requirement", "-c", "--constraint"}
+            local = any(w in options_with_files or w.startswith(tuple(f"{o}=" for o in options_with_files))
+                        or (not w.startswith("-") and "://" not in w
+                            and (w.startswith((".", "/", "~", "$", "file:")) or "/" in w or w.endswith(".whl")))
+                        for w in args)
+        else:
+            local = ("setup.py" in plain[1:3] or (plain[0].startswith("python") and plain[1:3] == ["-m", "build"])
+                     or tuple(plain[:2]) in PROJECT_TOOLS)
+        if local:
+            found.append(" ".join(words))
+    return found
+
+
+@pytest.mark.parametrize("run, bad", [
+    ("python -m pip install --quiet '.[dev]'", True), ("python -m pip install --quiet .", True),
+    ("pip install -e .", True), ("pip3 install --editable=./pkg", True), ("python3 -m pip wheel .", True),
+    ("pip install -r requirements.txt", True), ("uv pip install ./utils", True), ("python setup.py install", True),
+    ("python -m build --wheel", True), ("uv sync --frozen", True), ("sudo pip install dist/x.whl", True),
+    ('python -m pip install "${GITHUB_WORKSPACE}"', True), ("pip install --quiet x.whl", True),
+    ("python -P -m pip install --quiet --only-binary=:all: zizmor==1.32.0", False),
+    ("pip install --index-url https://pypi.org/simple zizmor==1.32.0", False),
+    ('pip install "sweepgate @ git+https://github.com/o/sweepgate@' + "a" * 40 + '"', False),
+    ("zizmor --no-ignores --persona auditor .github", False), ("pip list", False), ("pip show ./x", False),
+])
+def test_the_install_check_catches_each_form(run, bad):
+    assert bool(installs_the_tree(run)) is bad, installs_the_tree(run)
+
+
+def step_env(doc: dict, job: dict, step: dict) -> dict:
+    """The env: a step runs with: the workflow's, its job's and its own."""
+    return {**(doc.get("env") or {}), **(job.get("env") or {}), **(step.get("env") or {})}
+
+
+def test_no_step_that_installs_the_checked_out_tree_holds_a_token(docs):
+    """Security audit: ci.yml's online zizmor step held GH_TOKEN and ran `pip install '.[dev]'` of the PR's
+    tree, whose setup.py and build hooks run in that step and read its env. No step of any workflow that
+    builds or installs a checked-out tree has a token or secret in its env (its own, its job's or its
+    workflow's); on the trusted side that tree is main's, and the token still goes only to the step that
+    uses it."""
+    found = [f"{name}:{job_name}: {step.get('name')}: {bad}"
+             for name, doc in docs.items() for job_name, job in doc["jobs"].items() for step in job.get("steps", [])
+             if names_token(step_env(doc, job, step)) for bad in installs_the_tree(step.get("run", ""))]
+    assert not found, "a token where a checked-out tree is built:\n" + "\n".join(found)
+
+
+def named_package_install(words: list[str]) -> bool:
+    """`python -P -m pip install` of named packages only: -P keeps the working directory (a PR's tree) off
+    sys.path, so the pip that runs is pip, and nothing of the tree is built."""
+    words = unwrapped(words)
+    return (words[0] in ("python", "python3") and words[1:4] == ["-P", "-m", "pip"]
+            and installed_from(words) is not None and not installs_the_tree(" ".join(words)))
+
+
+def test_no_token_reaches_a_step_after_a_pr_s_tree_was_installed_or_run(docs):
+    """In a workflow a PR starts, the checked-out tree is the PR's: once a step of a job has built,
+    installed or run it (a console script its setup.py wrote, a `pip/` folder `python -m pip` imports from
+    the working directory), every later step of the job runs what it left (on PATH, in site-packages). So
+    no such later step has a token or secret in its env: ci.yml installs zizmor alone as a wheel, with no
+    token, and hands the token to a step that runs zizmor only."""
+    import workflow_reach
+
+    reached = workflow_reach.untrusted(WORKFLOWS)
+    assert "ci.yml" in reached
+    found = []
+    for name in reached:
+        doc = docs[name]
+        for job_name, job in doc["jobs"].items():
+            tainted = None
+            for step in job.get("steps", []):
+                run = step.get("run", "")
+                if tainted and names_token(step_env(doc, job, step)):
+                    found.append(f"{name}:{job_name}: {step.get('name')}: a token after {tainted!r}")
+                ran = installs_the_tree(run) + [c for c in runs_pr_code(run)
+                                                if not named_package_install(c.split())]
+                tainted = tainted or (ran and ran[0])
+                if ran and names_token(step_env(doc, job, step)):
+                    found.append(f"{name}:{job_name}: {step.get('name')}: a token beside {ran[0]!r}")
+    assert not found, "\n".join(found)
 
 
 def test_github_hosted_jobs_only_outside_templates(docs):
