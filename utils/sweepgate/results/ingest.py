@@ -637,8 +637,7 @@ def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: 
         outcome.problems.append(exc.at(str(path)))
         return False
     except Copied as exc:  # a copy of a file an earlier ingest stored: a content-hash run holds it
-        outcome.warnings.append(_copy_warning(path, f"result {exc.names[0]!r} of run {exc.record[R.RUN_ID]} "
-                                              "(stored before)"))
+        outcome.warnings.append(_copy_warning(path, _copied(exc)))
         return False
     if _superseded(records, new, outcome, behind, path) or _again(records, new, outcome, path, warnings):
         return True
@@ -649,6 +648,18 @@ def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: 
     if all(R.is_placeholder(rec) for rec in records):
         outcome.placeholders.update({_key(rec): (rec, warnings, new) for rec in records})  # one record
     return True
+
+
+def _copied(exc: Copied) -> str:
+    """The file stored before that ``exc`` found a copy of: its result (``'a.json'``), or the file a list's
+    results were read from, naming them (``'summary.json' ... as its results summary.json#1 and summary.json#2``:
+    s30, the copy was said to have the same bytes as one entry, ``result 'summary.json#1'``)."""
+    run = exc.record[R.RUN_ID]
+    if exc.names == [exc.file]:
+        return f"result {exc.file!r} of run {run} (stored before)"
+    shown = exc.names if len(exc.names) <= 3 else [*exc.names[:2], f"{len(exc.names) - 2} more"]
+    return (f"{exc.file!r} of run {run} (stored before, as its result{'s' if len(exc.names) > 1 else ''} "
+            f"{', '.join(shown[:-1])}{' and ' if len(shown) > 1 else ''}{shown[-1]})")
 
 
 def _key(rec: dict) -> tuple:

@@ -897,15 +897,24 @@ class OtherRef(Immutable):
 
 
 class Copied(SweepgateError):
-    """``add(..., sole=True)``: records whose run the store holds under other result file names. Their
-    run id is their file's content hash, so the file is a copy (other name, same bytes) of one stored
+    """``add(..., sole=True)``: records whose run the store holds under another file's name. Their run
+    id is their file's content hash, so the file is a copy (other name, same bytes) of one stored
     before; stored too, its run would hold one measurement twice, as if repeated. ``names``: the
-    stored result file names of the run."""
+    stored result file names of the run (``summary.json#1``, one run of a file of several), ``file``
+    the name of the file they were read from (``file_of``)."""
 
     def __init__(self, rec: dict, names: list[str]):
-        self.record, self.names = rec, names
+        self.record, self.names, self.file = rec, names, file_of(names[0])
         super().__init__([Diagnostic(f"{R.RUN_ID} {rec.get(R.RUN_ID)}", 0, 0, "same-bytes",
                                      f"already stored as {names[0]!r}", "")])
+
+
+_ONE_OF_SEVERAL = re.compile(r"#\d+$")  # a result name's ``#N``: one run (a list's entry, a JSONL line) of a file
+
+
+def file_of(name: str) -> str:
+    """The name of the file a result name is of: ``summary.json`` of ``summary.json#2``."""
+    return _ONE_OF_SEVERAL.sub("", name)
 
 
 # A point field read as a word of its recipe label (labels.recipe_parts' topology, spec, KV offload)
@@ -1158,11 +1167,15 @@ def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, t
 
 
 def _check_sole(conn, rows: list[dict]) -> None:
-    """Raise ``Copied`` when the runs of ``rows``, which are to be their runs' only rows, have others."""
+    """Raise ``Copied`` when the runs of ``rows``, which are to be their runs' only rows, have rows of another
+    file. Rows of the file itself are no copy: a summary.json stored whole (``summary.json#1``, ``#2``) that a
+    later ingest reads for one of its runs alone (its other run's run=N.json turned up; s30: that was said
+    to be a copy of summary.json#1 under another name)."""
     key_cols = [results.c[column(f)] for f in KEY]
     runs = {row[column(R.RUN_ID)] for row in rows}
     stored = {tuple(r) for r in conn.execute(sa.select(*key_cols).where(results.c.run_id.in_(runs)))}
-    if others := sorted(key[2] for key in stored - {tuple(row[column(f)] for f in KEY) for row in rows}):
+    files = {file_of(row[column(R.RESULT_FILENAME)]) for row in rows}
+    if others := sorted(key[2] for key in stored if file_of(key[2]) not in files):
         raise Copied(rows[0]["record"], others)
 
 
