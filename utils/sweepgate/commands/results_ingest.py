@@ -12,7 +12,7 @@ from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
 from sweepgate.core.errors import SweepgateError, emit, fail, is_a_folder, os_reason, printable
 from sweepgate.core.report import count, progress
-from sweepgate.results.record import MAX_INTEGER, is_placeholder
+from sweepgate.results.record import MAX_INTEGER, RESULT_FILENAME, RUN_ID, SOURCE_LINE, is_placeholder
 
 PROGRESS_MIN_FILES = 20
 
@@ -141,7 +141,9 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
     sidecar-carrying jobs, CSV exports beside the JSON export of the same run, and files read as ones
     that go with a result, a line for each kind (``foreign.Auxiliary`` and its kinds: GPU metrics,
     lm-eval's samples log, AIPerf's other exports; AIPerf's multi-run aggregates; an eval's side files);
-    and partial copies of jobs (a sidecar alone, an output cut short) whose output an earlier ingest stored."""
+    partial copies of jobs (a sidecar alone, an output cut short) whose output an earlier ingest stored;
+    and the runs of files of several runs stored once (``outcome.alike``): entries skipped, as their run
+    is stored from another file, and rows of entries replaced by their run's own file."""
     from sweepgate.results.formats import foreign
 
     groups = [(walked.skipped, "file", "with no job sidecar (helper outputs)"),
@@ -156,6 +158,9 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
     groups.append((list(dict.fromkeys(path for path, _ in outcome.stored_before.values())), "file",
                    "of a job whose output an earlier ingest stored (a partial copy: its sidecar without the "
                    "output, or the output empty or cut short)"))
+    groups.append(([f"{path}#{a.record[SOURCE_LINE]} ({_stored_as(a.kept)})" for path, a, _ in outcome.alike
+                    if not a.replaced], "run", f"of files of several runs ({SEVERAL_RUNS}) stored before from "
+                   "another file, its own or one of several (the same measurement, not stored twice)"))
     for files, noun, why in groups:
         if not files:
             continue
@@ -163,6 +168,23 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
             for path in files:
                 print(f"skipped {path}")
         print(f"skipped {count(len(files), noun)} {why}")
+    replaced = [(a, path if here else _stored_as(a.kept)) for path, a, here in outcome.alike if a.replaced]
+    if replaced:  # rows of the store deleted: said as the skipped are (s30)
+        if verbose:
+            for a, by in replaced:
+                print(f"replaced {_stored_as(a.record)} by {by}")
+        print(f"replaced {count(len(replaced), 'result')} stored before from a file of several runs ({SEVERAL_RUNS}) "
+              "by the run's own file (a sweep's run=N.json): the same measurement, stored once, under its own "
+              "file's name")
+
+
+# Files of several runs whose entries (FILE#N) give way to a run's own file (store._one_measurement)
+SEVERAL_RUNS = "a vllm bench sweep's summary.json#N or SLA--*.json#N, an appended JSONL's line #N"
+
+
+def _stored_as(rec: dict) -> str:
+    """A stored record as the lines of ``_report_skipped`` name it: ``summary.json#2 of run local-...``."""
+    return f"{rec[RESULT_FILENAME]} of run {rec[RUN_ID]}"
 
 
 def run(args) -> int:

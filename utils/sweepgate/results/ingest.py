@@ -15,7 +15,9 @@ files there (per-concurrency parts, AIPerf export folders, gpu_metrics.csv) are 
 jobs' helper outputs and are skipped, and counted. A folder without any sidecar (raw
 samples) and files named on the command line are ingested as they are. Ingesting a
 file again stores nothing; a changed file whose records' (run-id, attempt,
-result-filename) are stored is refused (results are immutable).
+result-filename) are stored is refused (results are immutable). A run that another
+file without a sidecar holds too (a sweep's run=N.json and its summary.json#N, read in
+two ingests) is stored once, from its own file (``store._one_measurement``).
 """
 
 from __future__ import annotations
@@ -71,6 +73,10 @@ class Outcome:
     # record) (``_superseded``), unless an output of this ingest is their job's
     stored_before: dict = dataclasses.field(default_factory=dict)
     firsts: dict = dataclasses.field(default_factory=dict)  # the SHA-256 of each output stored -> its file
+    # one measurement two hashed runs' files hold (a sweep's run=N.json and summary.json#N), stored once:
+    # (the file read, store.Alike, whether its kept record is that file's) for each record not stored or
+    # stored row replaced (``store._one_measurement``)
+    alike: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -631,13 +637,16 @@ def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: 
                sole: bool = False) -> bool:
     """Store one file's records and count them; False when the file was refused or passed over."""
     behind: list = []  # placeholders the store keeps out behind their job's output
+    alike: list = []  # records of a measurement another hashed run holds (store.Alike)
     try:  # a store failure stops the ingest
-        new = store.add(records, sole=sole, before_commit=before_commit, behind=behind)
+        new = store.add(records, sole=sole, before_commit=before_commit, behind=behind, alike=alike)
     except Immutable as exc:  # a changed file under a stored key: this file only is refused
         outcome.problems.append(exc.at(str(path)))
         return False
     except Copied as exc:  # a copy of a file an earlier ingest stored: a content-hash run holds it
         outcome.warnings.append(_copy_warning(path, _copied(exc)))
+        return False
+    if alike and not (records := _stored_once(records, alike, outcome, path)):
         return False
     if _superseded(records, new, outcome, behind, path) or _again(records, new, outcome, path, warnings):
         return True
@@ -660,6 +669,19 @@ def _copied(exc: Copied) -> str:
     shown = exc.names if len(exc.names) <= 3 else [*exc.names[:2], f"{len(exc.names) - 2} more"]
     return (f"{exc.file!r} of run {run} (stored before, as its result{'s' if len(exc.names) > 1 else ''} "
             f"{', '.join(shown[:-1])}{' and ' if len(shown) > 1 else ''}{shown[-1]})")
+
+
+def _stored_once(records: list[dict], alike: list, outcome: Outcome, path: Path) -> list[dict]:
+    """``records`` but those the store did not keep (store.Alike: the same measurement stored from another
+    file); the records of this ingest whose rows a later file's replaced are no result of it either (not
+    counted twice, nor given to ``--jsonl`` twice). Each is kept in ``outcome.alike`` to be said."""
+    outcome.alike.extend((path, a, any(a.kept is rec for rec in records)) for a in alike)
+    skipped = [a.record for a in alike if not a.replaced]
+    gone = {_key(a.record) for a in alike if a.replaced}  # of other files, or this list's entry stored before
+    if gone & {_key(rec) for rec in outcome.records}:
+        outcome.results -= sum(_key(rec) in gone for rec in outcome.records)
+        outcome.records[:] = [rec for rec in outcome.records if _key(rec) not in gone]
+    return [rec for rec in records if not any(rec is s for s in skipped) and _key(rec) not in gone]
 
 
 def _key(rec: dict) -> tuple:

@@ -6,6 +6,7 @@ returns plain record dicts (``record.py`` names, ``result.schema.json``)::
     with open_store(url) as st:          # url None -> SWEEPGATE_DB -> sqlite:///<repo>/.sweepgate/results.db
         st.add(records)                  # one transaction; returns how many were new
         st.add(records, behind=kept)     # kept: the placeholders not stored, their job's output stored
+        st.add(records, sole=True, alike=done)  # a content-hash run: copies refused, a run stored once (Alike)
         st.run_results("123456")         # every record of a run (all attempts)
         st.last_runs("refs/heads/main", point, n=5)  # newest first, one per run
         st.history(point)                # oldest first
@@ -31,6 +32,7 @@ import shlex
 import sqlite3
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
@@ -917,6 +919,16 @@ def file_of(name: str) -> str:
     return _ONE_OF_SEVERAL.sub("", name)
 
 
+class Alike(NamedTuple):
+    """One measurement that two hashed runs' files hold (``add(..., sole=True)``, ``_one_measurement``):
+    ``record`` is not kept (an added record not stored, or a stored one whose row is deleted: ``replaced``),
+    ``kept`` is the record that holds it (added, or stored before)."""
+
+    record: dict
+    kept: dict
+    replaced: bool
+
+
 # A point field read as a word of its recipe label (labels.recipe_parts' topology, spec, KV offload)
 _RECIPE_WORD = {R.TOPOLOGY: 0, R.SPEC_DECODING: 1, R.KV_OFFLOADING: 2, R.KV_OFFLOAD_BACKEND: 2}
 _UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9.]+")
@@ -1166,17 +1178,86 @@ def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, t
     return crossed, kept_out, twins
 
 
-def _check_sole(conn, rows: list[dict]) -> None:
+def _check_sole(conn, rows: list[dict]) -> set[tuple]:
     """Raise ``Copied`` when the runs of ``rows``, which are to be their runs' only rows, have rows of another
-    file. Rows of the file itself are no copy: a summary.json stored whole (``summary.json#1``, ``#2``) that a
-    later ingest reads for one of its runs alone (its other run's run=N.json turned up; s30: that was said
-    to be a copy of summary.json#1 under another name)."""
+    file; return the keys stored of those runs. Rows of the file itself are no copy: a summary.json stored
+    whole (``summary.json#1``, ``#2``) that a later ingest reads for one of its runs alone (its other run's
+    run=N.json turned up; s30: that was said to be a copy of summary.json#1 under another name)."""
     key_cols = [results.c[column(f)] for f in KEY]
     runs = {row[column(R.RUN_ID)] for row in rows}
     stored = {tuple(r) for r in conn.execute(sa.select(*key_cols).where(results.c.run_id.in_(runs)))}
     files = {file_of(row[column(R.RESULT_FILENAME)]) for row in rows}
     if others := sorted(key[2] for key in stored if file_of(key[2]) not in files):
         raise Copied(rows[0]["record"], others)
+    return stored
+
+
+def _measurement(rec: dict) -> str:
+    """``rec`` but for where it was read from (its run id, file name and line): the same for one run
+    read from its own file and from a list of runs (a sweep's summary.json), field for field."""
+    return _canonical({k: v for k, v in rec.items() if k not in (R.RUN_ID, R.RESULT_FILENAME, R.SOURCE_LINE)})
+
+
+def _of_several(rec: dict) -> bool:
+    """Whether ``rec`` is one run of a file of several (``summary.json#2``), not read from a file of its own."""
+    return bool(rec.get(R.SOURCE_LINE))
+
+
+ALIKE_CHUNK = 500  # rows looked up at once by ``_stored_alike`` (SQLite before 3.32 binds 999 values at most)
+
+
+def _stored_alike(conn, rows: list[dict], url: str) -> dict[str, dict[tuple, dict]]:
+    """The stored records of other runs than those of ``rows`` that hold a measurement of theirs, by
+    ``_measurement`` and then key; looked up by model and time (the client's, ``finished``), then compared
+    field for field."""
+    key_cols = [results.c[column(f)] for f in KEY]
+    runs = {row[column(R.RUN_ID)] for row in rows}
+    found: dict[str, dict[tuple, dict]] = {}
+    for at in range(0, len(rows), ALIKE_CHUNK):
+        where = [results.c.run_id.notin_(runs)]
+        for field in (R.MODEL, R.FINISHED):
+            values, col = {row[column(field)] for row in rows[at:at + ALIKE_CHUNK]}, results.c[column(field)]
+            where.append(sa.or_(col.in_(values - {None}), col.is_(None)) if None in values else col.in_(values))
+        try:
+            stored = [(tuple(r[:len(KEY)]), r.record) for r in conn.execute(sa.select(*key_cols, results.c.record)
+                                                                              .where(*where))]
+        except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
+            raise damaged(url, f"not JSON: {exc}") from None
+        for key, old in stored:
+            if _is_record(old):
+                found.setdefault(_measurement(old), {})[key] = old
+    return found
+
+
+def _one_measurement(conn, rows: list[dict], stored: set[tuple], url: str) -> tuple[list[dict], list[Alike], int]:
+    """(the rows still to insert, what was done, how many of those take the place of a stored row) for
+    ``rows`` of a hashed run (``sole``), of which another hashed run holds the same measurement
+    (``_measurement``): one `vllm bench sweep` run read from its run=N.json in one ingest and from its
+    summary.json (``summary.json#N``) in another, which the store held as two runs' rows, the point
+    measured once more than it was (s30). A run's own file is kept, under its own name, and a list's entry
+    gives way: the stored rows of entries holding the file's run are deleted (``replaced``), and an entry
+    whose run a stored file of its own holds, or another list's stored entry, is not stored (nor kept
+    stored: its row is deleted too when a file of its own holds the run). ``stored``: the keys of the
+    rows' runs already stored."""
+    alike = _stored_alike(conn, rows, url)
+    kept, done, gone, taking = [], [], set(), 0
+    for row in rows:
+        rec, key = row["record"], tuple(row[column(f)] for f in KEY)
+        twins = [(k, old) for k, old in alike.get(_measurement(row["record"]), {}).items() if k not in gone]
+        own = rec if not _of_several(rec) else next((old for _, old in twins if not _of_several(old)), None)
+        losing = [(k, old) for k, old in twins if _of_several(old)] if own is not None else []
+        if own is not None and own is not rec and key in stored:
+            losing.append((key, rec))  # this entry, stored before beside its run's own file
+        for k, old in losing:  # a file of its own holds the run: every list's row of it gives way
+            conn.execute(results.delete().where(*(results.c[column(f)] == v for f, v in zip(KEY, k))))
+            gone.add(k)
+            done.append(Alike(old, own, True))
+        if own is rec or not twins or (own is None and key in stored):  # stored, or stored again (a no-op)
+            kept.append(row)
+            taking += bool(losing) and key not in stored
+        elif key not in stored:
+            done.append(Alike(rec, own or twins[0][1], False))
+    return kept, done, taking
 
 
 def _same(stored: dict, rec: dict) -> None:
@@ -1421,7 +1502,7 @@ class Store:
         return filled
 
     def add(self, records: list[dict], *, keep_stored: bool = False, sole: bool = False, before_commit=None,
-            behind: list | None = None) -> int:
+            behind: list | None = None, alike: list | None = None) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new. A record
         that differs from the one stored under its key raises ``Immutable`` (nothing is stored),
         or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s). With
@@ -1430,7 +1511,10 @@ class Store:
         ``before_commit()`` is called once the rows are written, just before they are committed.
         ``behind``, when given, receives the placeholders (a job's sidecar alone) not stored because
         the store holds their job's output (``_fills``, ``_eval_partners``): no new row, and no re-ingest
-        of a stored one either."""
+        of a stored one either. With ``sole``, a measurement another hashed run holds is stored once
+        (``_one_measurement``), in this same transaction; ``alike``, when given, receives what was done
+        (``Alike``: records not stored, stored ones replaced), and a row that takes the place of a stored
+        one is not new."""
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         rows = [self._row(rec, stamp) for rec in records]
         attempt = 1
@@ -1439,14 +1523,18 @@ class Store:
             try:
                 with self.engine.begin() as conn:
                     _write_lock(conn)
+                    done: list = []  # of this transaction only (one that lost a race starts over), as ``kept``
+                    todo, taking = rows, 0
                     if sole:
-                        _check_sole(conn, rows)
-                    kept: list = []  # of this transaction only (one that lost a race starts over)
-                    new = self._insert(conn, rows, keep_stored, kept)
+                        todo, done, taking = _one_measurement(conn, rows, _check_sole(conn, rows), self.url)
+                    kept: list = []
+                    new = self._insert(conn, todo, keep_stored, kept) - taking if todo else 0
                     if before_commit is not None:
                         before_commit()
                 if behind is not None:
                     behind.extend(kept)
+                if alike is not None:
+                    alike.extend(done)
                 return new
             except sa.exc.SQLAlchemyError as exc:
                 if attempt == ADD_ATTEMPTS or not _lost_race(exc) or (_sqlite_busy(exc) and _waited_out(started)):
