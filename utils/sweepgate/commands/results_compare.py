@@ -128,29 +128,22 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     return pr, baseline
 
 
-PASSED_OVER_NAMED = 5  # the runs the line of runs passed over names one by one; it counts the rest
-
-
 def _passed_over_runs(args, repository: str, passed_over: dict) -> None:
     """Say, in one warning line, which runs the API listed as the baseline branch's successful push runs of
     the sweep workflow that are not (``github.download_run_artifacts`` re-checks each), and what of each
     differs: their artifacts were not read, and the API (or a proxy on the way) answered past the filters
     sent, which may have cost the baseline runs it should have listed."""
+    from sweepgate.core import github
     from sweepgate.core.errors import Diagnostic, emit
     from sweepgate.core.fields import SWEEP_WORKFLOW
     from sweepgate.results import source
 
-    runs = [f"run {run} ({what})" for run, what in passed_over.items()]
-    if len(runs) > PASSED_OVER_NAMED:
-        runs[PASSED_OVER_NAMED:] = [f"and {len(runs) - PASSED_OVER_NAMED} more"]
-    n = len(passed_over)
+    listed_as = f"successful push runs of {repository}'s {SWEEP_WORKFLOW} on {source.branch_of(args.baseline_ref)}"
+    one = len(passed_over) == 1
     emit([Diagnostic("--baseline-artifacts", rule="baseline-run-mismatch", severity="warning",
-                     message=f"warning: passed over {n} run{'' if n == 1 else 's'} the API listed as successful push "
-                             f"runs of {repository}'s {SWEEP_WORKFLOW} on {source.branch_of(args.baseline_ref)} that "
-                             f"{'is' if n == 1 else 'are'} not: {', '.join(runs)}; "
-                             f"{'its artifact was' if n == 1 else 'their artifacts were'} not read",
-                     hint="the API answered past the filters sent; check --github-api-url / GITHUB_API_URL "
-                          "and any proxy on the way")])
+                     message=f"warning: {github.passed_over_runs(passed_over, listed_as)}; "
+                             f"{'its artifact was' if one else 'their artifacts were'} not read",
+                     hint=github.PASSED_OVER_HINT)])
 
 
 def _empty_artifacts(args, repository: str, runs: list[str]) -> None:

@@ -599,27 +599,48 @@ def _workflow_file(path, repository: str, workflow: str) -> bool:
     return where == own or (where.endswith(f"/{own}") and where[:-len(own) - 1].casefold() == repository.casefold())
 
 
-def _run_mismatch(run, repository: str, workflow: str, branch: str, event: str) -> str:
-    """What of a run GitHub listed for ``download_run_artifacts`` is not what the list was asked for: its
-    documented fields (GitHub's "List workflow runs for a workflow") that differ, as ``event
-    pull_request, head_branch feature``; "" for a run that is a completed, successful ``event`` run of
-    ``workflow`` in ``repository`` on ``branch``, its head commit in ``repository`` too (not a fork's).
-    GitHub applies the filters it is sent; a proxy, a server that ignores one, or a paging quirk may still
-    list another run, whose artifact would then be read as ``branch``'s own."""
+def run_mismatch(run, repository: str, workflow: str, *, event: str, branch: str, succeeded: bool = True) -> str:
+    """What of a run GitHub listed is not what the list was asked for: its documented fields (GitHub's
+    "List workflow runs for a workflow") that differ, as ``event pull_request, head_branch feature``; ""
+    for an ``event`` run of ``workflow`` in ``repository`` on ``branch``, its head commit in ``repository``
+    too (not a fork's), and, when ``succeeded``, completed with success (``download_run_artifacts``; the
+    poller, ``ci dispatch``, takes a run in any state). GitHub applies the filters it is sent; a proxy, a
+    server that ignores one, or a paging quirk may still list another run, which would then be taken for
+    one of these (its artifact read as ``branch``'s own, its title as a PR's sweep)."""
     def full_name(repo):
         return getattr(repo, "full_name", None) if repo is not None else None
 
     def ours(name) -> bool:
         return isinstance(name, str) and name.casefold() == repository.casefold()
 
-    fields = (("repository", full_name(run.repository), ours),
+    fields = [("repository", full_name(run.repository), ours),
               ("head_repository", full_name(run.head_repository), ours),
               ("path", run.path, lambda v: _workflow_file(v, repository, workflow)),
               ("event", run.event, lambda v: v == event),
-              ("head_branch", run.head_branch, lambda v: v == branch),
-              ("status", run.status, lambda v: v == "completed"),
-              ("conclusion", run.conclusion, lambda v: v == "success"))
+              ("head_branch", run.head_branch, lambda v: v == branch)]
+    if succeeded:
+        fields += [("status", run.status, lambda v: v == "completed"),
+                   ("conclusion", run.conclusion, lambda v: v == "success")]
     return ", ".join(f"{field} {'none' if value is None else value}" for field, value, ok in fields if not ok(value))
+
+
+PASSED_OVER_NAMED = 5  # the runs a line of runs passed over names one by one; it counts the rest
+# What every line of runs passed over says to check: the API (or a proxy) listed runs past the filters sent.
+PASSED_OVER_HINT = ("the API answered past the filters sent; check --github-api-url / GITHUB_API_URL "
+                    "and any proxy on the way")
+
+
+def passed_over_runs(passed_over: dict, listed_as: str) -> str:
+    """How a command says which runs the API listed as ``listed_as`` (``successful push runs of OWNER/NAME's
+    run-sweep.yml on main``) that ``run_mismatch`` found are not, and what of each differs: ``passed over 2
+    runs the API listed as ... that are not: run 6001 (event pull_request), run 6002 (conclusion failure)``,
+    PASSED_OVER_NAMED named and the rest counted."""
+    runs = [f"run {run} ({what})" for run, what in passed_over.items()]
+    if len(runs) > PASSED_OVER_NAMED:
+        runs[PASSED_OVER_NAMED:] = [f"and {len(runs) - PASSED_OVER_NAMED} more"]
+    n = len(passed_over)
+    return (f"passed over {n} run{'' if n == 1 else 's'} the API listed as {listed_as} that "
+            f"{'is' if n == 1 else 'are'} not: {', '.join(runs)}")
 
 
 def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, branch: str, runs: int,
@@ -630,7 +651,7 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
     With ``created_by`` (an aware datetime), of the runs created then or before, newest first; with
     ``created_after``, of the first ``runs`` created after it, oldest first (``_runs_by``, ``_runs_after``).
     ``until(folder)``, called on each folder written, stops the downloads early by answering True.
-    Each run listed is checked to be such a run (``_run_mismatch``), the filters asked of the API not
+    Each run listed is checked to be such a run (``run_mismatch``), the filters asked of the API not
     trusted to have been applied; one that is not is passed over, its artifact never read, and put in
     ``passed_over`` (run id -> what of it differs) for the caller to say. Returns the folders written."""
     import zipfile
@@ -646,7 +667,7 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
         for run in listed:
             if len(folders) >= runs:
                 break
-            if mismatch := _run_mismatch(run, repository, workflow, branch, event):
+            if mismatch := run_mismatch(run, repository, workflow, event=event, branch=branch):
                 if passed_over is not None:
                     passed_over.setdefault(run.id, mismatch)
                 continue
