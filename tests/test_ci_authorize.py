@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from github_stub import TOKEN, GitHubStub, paged  # noqa: E402
+from github_stub import TOKEN, GitHubStub  # noqa: E402
 from sweepgate.workflow import authorize as auth, decide as decision, dispatch, kv  # noqa: E402
 
 REPO, FORK = "acme/bench", "mallory/bench"
@@ -212,16 +212,66 @@ def test_decide_api_error_is_one_line(stub, tmp_path):
     assert proc.stderr.startswith(f"{stub.url}: GitHub API error 404"), proc.stderr  # at the API's URL, as documented
 
 
+# A run of run-sweep.yml as the poller makes it: a workflow_dispatch on main in REPO ("List workflow runs
+# for a workflow" documents these fields); a run's own ``fields`` say what of it differs.
+DISPATCH_RUN = {"event": "workflow_dispatch", "head_branch": "main", "repository": REPO, "head_repository": REPO,
+                "path": f".github/workflows/{dispatch.GPU_WORKFLOW}"}
+
+
+def wf_run(stub, run_id: int, title: str, status: str, created_at: str = "2026-01-01T00:00:00Z", **fields) -> dict:
+    """A workflow run as GitHub lists it, a dispatch run of REPO's run-sweep.yml on main unless ``fields``
+    say otherwise (``repository`` and ``head_repository`` given as OWNER/NAME)."""
+    def repository(full_name):
+        owner, name = full_name.split("/")
+        return {"id": sum(map(ord, full_name)), "name": name, "full_name": full_name, "owner": user(owner),
+                "url": f"{stub.url}/repos/{full_name}"}
+
+    f = {**DISPATCH_RUN, **fields}
+    return {"id": run_id, "name": "run-sweep", "display_title": title, "status": status, "created_at": created_at,
+            "event": f["event"], "head_branch": f["head_branch"], "path": f["path"],
+            "repository": repository(f["repository"]), "head_repository": repository(f["head_repository"]),
+            "url": f"{stub.url}/repos/{REPO}/actions/runs/{run_id}"}
+
+
+def serve_runs(stub, runs: list[dict], *, honours_filters: bool = True) -> str:
+    """Answer the GPU workflow's runs list with ``runs`` (``wf_run``), newest first as given, 30 a page (or
+    ``per_page``) with a ``Link`` to the next that keeps the query, as GitHub does. The list holds only what
+    GitHub would list there: runs of this workflow in REPO, of the ``event`` and ``branch`` asked for, unless
+    ``honours_filters`` is False (a proxy or server answering past them). A query it does not know is
+    refused (422), so a test sees a filter sent wrong. Returns the workflow's API path."""
+    from urllib.parse import urlencode
+
+    wf = f"/repos/{REPO}/actions/workflows/{dispatch.GPU_WORKFLOW}"  # the API takes the file name as the id
+
+    def listed(run, query) -> bool:  # a run of this workflow (its path in either form) in REPO (in any case)
+        path = run["path"].split("@")[0]
+        path = path[len(REPO) + 1:] if path.casefold().startswith(f"{REPO}/".casefold()) else path
+        return (run["repository"]["full_name"].casefold() == REPO == run["head_repository"]["full_name"].casefold()
+                and path == DISPATCH_RUN["path"]
+                and all(run[field] == query[key][0] for key, field in (("event", "event"), ("branch", "head_branch"))
+                        if key in query))
+
+    def answer(payload, query):
+        if set(query) - {"event", "branch", "page", "per_page"}:
+            return 422, {"message": f"stand-in: unexpected query {query}"}
+        chosen = [r for r in runs if listed(r, query)] if honours_filters else runs
+        per_page, page = min(int(query.get("per_page", ["30"])[0]), 100), int(query.get("page", ["1"])[0])
+        headers = {}
+        if page * per_page < len(chosen):
+            following = urlencode({**{k: v[0] for k, v in query.items()}, "page": page + 1, "per_page": per_page})
+            headers["Link"] = f'<{stub.url}{wf}/runs?{following}>; rel="next"'
+        return 200, {"total_count": len(chosen), "workflow_runs": chosen[(page - 1) * per_page:page * per_page]}, headers
+
+    stub.route("GET", f"{wf}/runs", answer)
+    return wf
+
+
 def serve_run_5(stub, pr: str, sha: str, status: str) -> str:
     """The GPU workflow's one dispatch run, id 5 (PR ``pr`` at ``sha``, trimmed, ``status``), and the
     answers to a dispatch and to run 5's cancel; returns the workflow's API path."""
-    base = f"/repos/{REPO}"
-    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"  # the API takes the file name as the id
-    stub.route("GET", f"{wf}/runs", {"total_count": 1, "workflow_runs": [
-        {"id": 5, "display_title": dispatch.run_title(pr, sha, "trimmed"), "status": status,
-         "url": f"{stub.url}{base}/actions/runs/5"}]})
+    wf = serve_runs(stub, [wf_run(stub, 5, dispatch.run_title(pr, sha, "trimmed"), status)])
     stub.route("POST", f"{wf}/dispatches", None, status=204)
-    stub.route("POST", f"{base}/actions/runs/5/cancel", {}, status=202)
+    stub.route("POST", f"/repos/{REPO}/actions/runs/5/cancel", {}, status=202)
     return wf
 
 
@@ -236,6 +286,65 @@ def test_dispatch_poller(stub, tmp_path):
     assert posts == [(f"{wf}/dispatches",
                       {"ref": "main", "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}}),
                      (f"{base}/actions/runs/5/cancel", {})]
+
+
+# Runs no dispatch of run-sweep.yml on main in acme/bench, newest first, each titled as a PR's sweep, with
+# what of it differs as the poller says it.
+STRAY_DISPATCH_RUNS = [
+    # a PR branch's copy of run-sweep.yml run on pull_request, its run-name the PR's choice
+    (6001, "7", HEAD, "completed", {"event": "pull_request", "head_branch": "feature"},
+     "event pull_request, head_branch feature"),
+    # a dispatch of another branch's copy (its decide job skips it: not dispatched on main)
+    (6002, "7", HEAD, "completed", {"head_branch": "feature"}, "head_branch feature"),
+    (6003, "7", HEAD, "completed", {"path": ".github/workflows/other.yml"}, "path .github/workflows/other.yml"),
+    (6004, "7", HEAD, "completed", {"repository": "other/bench", "head_repository": "other/bench"},
+     "repository other/bench, head_repository other/bench"),
+    # a fork's pull_request run from its own main, still running, titled as a closed PR's sweep
+    (6005, "9", OLD, "in_progress", {"event": "pull_request", "head_repository": FORK},
+     "head_repository mallory/bench, event pull_request"),
+    (6006, "7", HEAD, "completed", {"head_repository": FORK}, "head_repository mallory/bench"),
+]
+
+
+@pytest.mark.parametrize("honours_filters", [True, False])
+def test_a_listed_run_that_is_no_dispatch_run_on_main_is_passed_over_and_said(stub, tmp_path, honours_filters):
+    """Security hardening: the poller listed run-sweep.yml's runs with event=workflow_dispatch and took
+    every run listed for one it made: a run the API (a proxy, a server answering past the filter) listed
+    though it is a pull_request run, another branch's or workflow's, another repository's or a fork's, had
+    its title taken as a PR's sweep (that PR never dispatched: its sweep never ran) and, while running, was
+    cancelled as a closed PR's. Each run listed is re-checked by its own fields now: one that is no dispatch
+    run of run-sweep.yml on main in this repository is passed over, and one warning line names it and what
+    differs. A run of main's own, its path in the long form and the repository in another case, still counts."""
+    p7 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=7)
+    p8 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=8)
+    base = f"/repos/{REPO}"
+    stub.route("GET", f"{base}/pulls", [p7, p8])
+    stray = [wf_run(stub, run_id, dispatch.run_title(pr, sha, "trimmed"), status, f"2026-02-0{9 - k}T00:00:00Z",
+                    **fields) for k, (run_id, pr, sha, status, fields, _) in enumerate(STRAY_DISPATCH_RUNS)]
+    own = wf_run(stub, 5, dispatch.run_title("8", HEAD, "trimmed"), "completed", "2026-02-01T00:00:00Z",
+                 path=f"{REPO}/.github/workflows/{dispatch.GPU_WORKFLOW}@refs/heads/main",
+                 repository=REPO.upper(), head_repository=REPO.upper())
+    wf = serve_runs(stub, [*stray, own], honours_filters=honours_filters)
+    stub.route("POST", f"{wf}/dispatches", None, status=204)
+    stub.route("POST", f"{base}/actions/runs/6005/cancel", {}, status=202)
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 0, proc.stderr
+    posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
+    assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}})]
+    from urllib.parse import parse_qs, urlsplit
+
+    asked = [parse_qs(urlsplit(t).query) for t in stub.targets if urlsplit(t).path == f"{wf}/runs"]
+    assert asked == [{"event": ["workflow_dispatch"], "branch": ["main"]}], stub.targets
+    problems = [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate ci dispatch:")]
+    if honours_filters:
+        assert problems == [], proc.stderr
+        return
+    said = [f"run {run_id} ({what})" for run_id, *_, what in STRAY_DISPATCH_RUNS]
+    assert problems == [
+        f"{stub.url}: warning: passed over 6 runs the API listed as workflow_dispatch runs of {REPO}'s "
+        f"{dispatch.GPU_WORKFLOW} on main that are not: {', '.join(said[:5])}, and 1 more; they were neither "
+        "taken for a PR's sweep nor cancelled; the API answered past the filters sent; check --github-api-url / "
+        "GITHUB_API_URL and any proxy on the way"], proc.stderr
 
 
 def test_a_dispatch_answered_5xx_is_not_sent_again(stub, tmp_path):
@@ -300,13 +409,11 @@ def test_a_pr_s_run_older_than_the_newest_300_is_still_seen(stub, tmp_path):
     pr = {**serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")]), "created_at": "2026-01-01T00:00:00Z"}
     base = f"/repos/{REPO}"
     stub.route("GET", f"{base}/pulls", [pr])
-    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"
-    runs = [{"id": 1000 + i, "display_title": f"sweep PR #{900 + i} at {OLD} (trimmed)", "status": "completed",
-             "created_at": "2026-03-01T00:00:00Z"} for i in range(320)]
-    runs.append({"id": 5, "display_title": dispatch.run_title("7", HEAD, "trimmed"), "status": "completed",
-                 "created_at": "2026-01-02T00:00:00Z"})
-    runs.append({"id": 4, "display_title": "sweep of main", "status": "completed", "created_at": "2025-12-01T00:00:00Z"})
-    stub.route("GET", f"{wf}/runs", paged("workflow_runs", runs, f"{stub.url}{wf}/runs"))
+    runs = [wf_run(stub, 1000 + i, f"sweep PR #{900 + i} at {OLD} (trimmed)", "completed", "2026-03-01T00:00:00Z")
+            for i in range(320)]
+    runs.append(wf_run(stub, 5, dispatch.run_title("7", HEAD, "trimmed"), "completed", "2026-01-02T00:00:00Z"))
+    runs.append(wf_run(stub, 4, "sweep of main", "completed", "2025-12-01T00:00:00Z"))
+    wf = serve_runs(stub, runs)
     stub.route("POST", f"{wf}/dispatches", None, status=204)
     proc = run_cli(stub, "dispatch")
     assert proc.returncode == 0, proc.stderr
@@ -373,11 +480,10 @@ def test_a_long_open_pr_that_may_not_run_reads_no_older_runs(stub, tmp_path):
     new = {**serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=8), "created_at": "2026-03-01T00:00:00Z"}
     base = f"/repos/{REPO}"
     stub.route("GET", f"{base}/pulls", [old, new])
-    wf = f"{base}/actions/workflows/{dispatch.GPU_WORKFLOW}"
-    runs = [{"id": 5000 - i, "display_title": f"sweep PR #{900 + i} at {OLD} (trimmed)", "status": "completed",
-             "created_at": "2026-04-01T00:00:00Z" if i < 300 else "2025-06-01T00:00:00Z"} for i in range(900)]
+    runs = [wf_run(stub, 5000 - i, f"sweep PR #{900 + i} at {OLD} (trimmed)", "completed",
+                   "2026-04-01T00:00:00Z" if i < 300 else "2025-06-01T00:00:00Z") for i in range(900)]
     runs[0]["display_title"] = dispatch.run_title("8", HEAD, "trimmed")
-    stub.route("GET", f"{wf}/runs", paged("workflow_runs", runs, f"{stub.url}{wf}/runs"))
+    wf = serve_runs(stub, runs)
     proc = run_cli(stub, "dispatch")
     assert proc.returncode == 0, proc.stderr
     assert [path for method, path, _ in stub.requests if method == "POST"] == []

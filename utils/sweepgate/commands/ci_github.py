@@ -48,20 +48,50 @@ def dispatch_decision(event: dict, explicit: str | None, api_url: str | None = N
 
 
 NEWEST_RUNS = 300  # read at least: a closed PR's sweep still running is among them, to be cancelled
+DISPATCH_EVENT = "workflow_dispatch"  # the event of the runs the poller makes, and lists
 
 
-def _runs(workflow, since):
-    """The dispatch runs, newest first: every one made since ``since`` (when the oldest open PR that may
-    run was opened: none has an older sweep, and one missed would be dispatched again) and at least
-    the newest NEWEST_RUNS."""
-    from sweepgate.workflow.dispatch import Run
+def _runs(workflow, since, repository: str, ref: str, passed_over: dict):
+    """The dispatch runs of ``workflow`` (run-sweep.yml) on ``ref`` (--ref), newest first: every one made
+    since ``since`` (when the oldest open PR that may run was opened: none has an older sweep, and one
+    missed would be dispatched again) and at least the newest NEWEST_RUNS.
+    Each run listed is checked to be such a run by its own fields (``github.run_mismatch``: event,
+    workflow path, branch, repository and head repository), the filters sent not trusted to have been
+    applied: one that is not (a ``pull_request`` run, another branch's or workflow's, a fork's) is passed
+    over, its title never taken for a PR's sweep (which would hold that PR's dispatch back) nor the run
+    cancelled, and put in ``passed_over`` (run id -> what of it differs) for the caller to say."""
+    from sweepgate.core.github import run_mismatch
+    from sweepgate.results.source import branch_of
+    from sweepgate.workflow.dispatch import GPU_WORKFLOW, Run
 
+    branch = branch_of(ref)
     out = []
-    for run in workflow.get_runs(event="workflow_dispatch"):
+    for run in workflow.get_runs(event=DISPATCH_EVENT, branch=branch):
         if len(out) >= NEWEST_RUNS and (since is None or run.created_at is None or run.created_at < since):
             break
+        if mismatch := run_mismatch(run, repository, GPU_WORKFLOW, event=DISPATCH_EVENT, branch=branch,
+                                    succeeded=False):
+            passed_over.setdefault(run.id, mismatch)
+            continue
         out.append(Run(run.id, run.display_title or "", run.status or ""))
     return out
+
+
+def _passed_over(passed_over: dict, repository: str, ref: str, api_url: str | None) -> list:
+    """The one warning line saying which runs the API listed as ``ref``'s dispatch runs of run-sweep.yml
+    that are not (``_runs``), at the API's URL: none was taken for a PR's sweep or cancelled."""
+    from sweepgate.core import github
+    from sweepgate.core.errors import Diagnostic
+    from sweepgate.results.source import branch_of
+
+    if not passed_over:
+        return []
+    listed_as = f"{DISPATCH_EVENT} runs of {repository}'s {SWEEP_WORKFLOW} on {branch_of(ref)}"
+    one = len(passed_over) == 1
+    return [Diagnostic(github.api_url(api_url), rule="dispatch-run-mismatch", severity="warning",
+                       message=f"warning: {github.passed_over_runs(passed_over, listed_as)}; "
+                               f"{'it was' if one else 'they were'} neither taken for a PR's sweep nor cancelled",
+                       hint=github.PASSED_OVER_HINT)]
 
 
 def _decisions(repo, repository: str, api_url: str | None) -> tuple[dict[str, Decision], list, object, set]:
@@ -115,7 +145,10 @@ def run_dispatch(args) -> int:
         decisions, problems, oldest, unknown = _decisions(repo, repository, args.github_api_url)
         emit(problems)
         workflow = repo.get_workflow(GPU_WORKFLOW)
-        actions = plan(decisions, _runs(workflow, oldest), unknown)
+        passed_over: dict = {}
+        runs = _runs(workflow, oldest, repository, args.ref, passed_over)
+        emit(_passed_over(passed_over, repository, args.ref, args.github_api_url))
+        actions = plan(decisions, runs, unknown)
         failed = _carry_out(actions, args, client, repo, workflow, repository)
         emit(failed)
         unread = f" ({len(unknown)} not read)" if unknown else ""
