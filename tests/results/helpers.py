@@ -72,6 +72,17 @@ def show_json(capsys, db: str, *extra) -> list[dict]:
     return json.loads(out)
 
 
+# A real rate sweep (1, 10, 20, 30, 35/s, unlimited) of two servers appended to one JSONL: six lines of
+# `--metadata framework=vllm`, then six of `framework=sgl` (SOURCES.tsv: nerdalert/vllm-benchmark-graphs).
+VLLM_VS_SGLANG = "vllm/vllm0.8_llama3.1-8b_h100_vllm-vs-sglang_qps1-10-inf.jsonl"
+
+
+def tagged_lines(path: Path, key: str, value: str) -> str:
+    """The lines of the real JSONL output ``path`` whose ``--metadata`` ``key`` is ``value``, in order."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    return "".join(line for line in lines if json.loads(line).get(key) == value)
+
+
 def file_records(root: Path, rel: str) -> list[dict]:
     """The normalized records of one output file under ``root``, without a job sidecar."""
     from sweepgate.results import normalize, sidecar, sniff

@@ -8,12 +8,21 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from helpers import job, run_cli, show_json, vllm_output, write_job
+from helpers import VLLM_VS_SGLANG, job, run_cli, show_json, tagged_lines, vllm_output, write_job
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
 from sweepgate.results import store
 
-RATE_SWEEP = "vllm/vllm0.8_llama3.1-8b_h100_vllm-vs-sglang_qps1-10-inf.jsonl"  # 6 rates, each twice
+
+
+def rate_sweep_twice(samples, folder):
+    """A real vLLM rate sweep (6 rates) appended twice to one JSONL: each rate measured twice by one server.
+    (Its file holds an SGLang server's sweep too, `--metadata framework=sgl`: no repeats of the vLLM one's,
+    and refused whole, test_vllm_metadata30.)"""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "sweep.jsonl"
+    path.write_text(tagged_lines(samples / VLLM_VS_SGLANG, "framework", "vllm") * 2, encoding="utf-8")
+    return path
 
 
 def history(folder, concs=(4, 8), runs=5):
@@ -87,7 +96,7 @@ def test_a_run_in_which_nothing_completed_is_failed_not_improved(tmp_path, db, c
 
 
 def test_a_rate_sweep_is_a_point_per_rate_and_repeats_are_named(samples, tmp_path, db, capsys):
-    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(samples / RATE_SWEEP))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(rate_sweep_twice(samples, tmp_path / "in")))
     assert rc == 0, err
     (run,) = {r[R.RUN_ID] for r in show_json(capsys, db)}
     rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", run, "--json")
@@ -121,7 +130,7 @@ def test_migration_0003_fills_the_rate_of_rows_stored_before_it(backend, samples
     from alembic.config import Config
 
     db = f"sqlite:///{tmp_path / 'm.db'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
-    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(samples / RATE_SWEEP))
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(rate_sweep_twice(samples, tmp_path / "in")))
     assert rc == 0, err
     cfg = Config()
     cfg.set_main_option("script_location", "sweepgate.results:migrations")

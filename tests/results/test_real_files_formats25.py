@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from helpers import ROOT, ROW, SAMPLES, file_records, job, run_cli, show_json
+from helpers import ROOT, ROW, SAMPLES, file_records, job, run_cli, show_json, tagged_lines
 from sweepgate.results import record as R
 
 # vllm-project/llm-d sweep (SOURCES.tsv): request rates 10/s, 30/s and inf, "max_concurrency": null
@@ -73,8 +73,12 @@ def _stored_without_conc(capsys, tmp_path, output, row: dict) -> list[dict]:
 
 
 def test_an_uncapped_vllm_output_under_a_row_without_conc_is_stored_with_none(capsys, tmp_path):
-    recs = _stored_without_conc(capsys, tmp_path, LLMD, LLAMA_ROW)
-    assert len(recs) == 9 and {r["conc"] for r in recs} == {None}
+    # one deployment's lines (`--metadata deployment=base`): the three deployments' are refused together
+    # (test_vllm_metadata30), not stored as three measurements of each rate
+    base = tmp_path / "base.jsonl"
+    base.write_text(tagged_lines(LLMD, "deployment", "base"), encoding="utf-8")
+    recs = _stored_without_conc(capsys, tmp_path, base, LLAMA_ROW)
+    assert len(recs) == 3 and {r["conc"] for r in recs} == {None}
 
 
 def test_an_older_vllm_output_without_the_key_is_still_filed_under_its_row_s_conc(capsys, tmp_path):

@@ -89,10 +89,13 @@ def test_with_every_config_key_known_no_model_column():
 
 def test_a_real_rate_sweep_shows_its_rates_in_order(tmp_path, db, capsys):
     """Review: the 12 lines of a real vLLM request-rate sweep (qps 1..10, inf; no concurrency)
-    differed in `results show` only by their #N suffix, sorted as text (#1, #10, #11, #12, #2)."""
-    from helpers import ROOT, run_cli
+    differed in `results show` only by their #N suffix, sorted as text (#1, #10, #11, #12, #2). The
+    sample's vLLM server's six lines, appended twice (its other six are an SGLang server's, `--metadata
+    framework=sgl`: refused beside them, test_vllm_metadata30)."""
+    from helpers import SAMPLES, VLLM_VS_SGLANG, run_cli, tagged_lines
 
-    sweep = ROOT / "tests/data/results-samples/vllm/vllm0.8_llama3.1-8b_h100_vllm-vs-sglang_qps1-10-inf.jsonl"
+    sweep = tmp_path / "sweep.jsonl"
+    sweep.write_text(tagged_lines(SAMPLES / VLLM_VS_SGLANG, "framework", "vllm") * 2, encoding="utf-8")
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(sweep))
     assert rc == 0, err
     rc, out, err = run_cli(capsys, "results", "show", "--db", db)

@@ -443,8 +443,10 @@ def _records(output: Path, text: str, content: bytes, given: Given | None, warni
         jsonio.place(found, text, str(output))  # a whole document's, as its refusals are: path:line:col
         warnings.extend(found)
     many = len(measurements) > 1 or any(m.line for m in measurements)
-    return [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, energy, window_kind(m))
-            for m, energy in zip(measurements, energies)]
+    records = [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, energy, window_kind(m))
+               for m, energy in zip(measurements, energies)]
+    normalize.check_one_setup(measurements, records, str(output))
+    return records
 
 
 def _unreadable(exc: SweepgateError, output: Path) -> bool:

@@ -41,6 +41,10 @@ class Measurement:
     # (Unix times, or times with a zone): the window energy per token is integrated over, rather than
     # the job's, which holds the server's start and model loading. Not stored.
     run_window: tuple[float, float] | None = None
+    # what the user tagged the run with (vLLM's ``--metadata KEY=VALUE`` pairs, top-level strings of its
+    # output), by key. Not stored: the lines of one output at one point must agree on them
+    # (``normalize.check_one_setup``), or they would be stored as repeats of one measurement.
+    tags: dict = dataclasses.field(default_factory=dict)
 
     def key(self, name: str) -> str:
         """The output's own key of the record field ``name``, else ``name``."""

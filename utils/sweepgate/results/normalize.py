@@ -124,6 +124,37 @@ def _check_dataset(m: Measurement, row: dict, path: str, sidecar: str) -> None:
                    f"({sidecar}) is a {row[F.ISL]}/{row[F.OSL]} random-length run", _pair_hint(sidecar))
 
 
+def check_one_setup(measurements: list[Measurement], records: list[dict], path: str) -> None:
+    """Refuse an output two of whose runs at one point were tagged apart (vLLM's ``--metadata
+    framework=vllm`` and ``framework=sgl``, appended to one JSONL): each is another server or setup's,
+    which stored together would be averaged and judged as repeats of one measurement. ``records``
+    are the measurements' own, in order; the first run at each point is the one the others must match."""
+    first: dict[tuple, Measurement] = {}
+    for m, rec in zip(measurements, records):
+        seen = first.setdefault(R.point_values(rec), m)
+        key = next((k for k in {**seen.tags, **m.tags} if seen.tags.get(k) != m.tags.get(k)), None)
+        if key is None:
+            continue
+        point = f" ({where})" if (where := _point_words(rec)) else ""
+        raise fail(path, m.line, f"{key}: --metadata {_tag(m.tags, key)} here but {_tag(seen.tags, key)} on line "
+                   f"{seen.line}, at the same point{point}: stored together, the two runs would be averaged and "
+                   "judged as repeats of one measurement",
+                   f"split the lines into one file per {key} and ingest the files, each a run of its own (with "
+                   "--row, under its own --run-id)")
+
+
+def _tag(tags: dict, key: str) -> str:
+    return f"{key}={tags[key]}" if key in tags else f"no {key}"
+
+
+def _point_words(rec: dict) -> str:
+    """What sets a point apart among an output's runs (its rate, its concurrency), in words."""
+    rate, conc = rec.get(R.REQUEST_RATE), rec.get(R.CONC)
+    words = [f"rate {R.UNLIMITED_RATE if R.is_unlimited_rate(rate) else R.rate_key(rate) + '/s'}"] \
+        if rate is not None else []
+    return ", ".join(words + ([f"conc {conc}"] if conc is not None else []))
+
+
 def _pair_hint(sidecar: str) -> str:
     if sidecar == "--row":  # a row given by hand: the row or the file is the wrong one
         return "pass the matrix row this output was run with as --row"
@@ -137,6 +168,7 @@ def _identity(m: Measurement, row: dict | None) -> dict:
     conc = _row_conc(row)
     ident.update({
         R.MODEL: row.get(F.MODEL) or m.fields.get(R.MODEL),
+        R.FRAMEWORK: row.get(F.FRAMEWORK) or m.fields.get(R.FRAMEWORK),  # the output's own: vLLM's --metadata
         R.HARDWARE: derive.hardware(row.get(F.RUNNER)),
         R.GPUS: derive.gpus(row), R.TOPOLOGY: derive.topology(row),
         R.CONC: conc if isinstance(conc, int) else m.fields.get(R.CONC),

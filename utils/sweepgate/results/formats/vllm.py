@@ -46,6 +46,24 @@ THROUGHPUTS = {
 }
 
 
+# The keys a vLLM client (or a fork read here) writes text under itself. `--metadata KEY=VALUE ...`
+# (benchmark_serving.py, `vllm bench serve`) adds each pair as a top-level key, its value text (both
+# stripped; older clients cut a value at a second ``=``). The pairs are written after the
+# run's setup (date, backend, label, model_id, ...), over which one can go unnoticed, and before the
+# traffic settings and the figures, which are written over any pair of their names (request_rate,
+# burstiness, max_concurrency, completed, ...): every other top-level text is such a pair.
+OWN_TEXT = frozenset({"date", "backend", "endpoint_type", "label", "model_id", "tokenizer_id", "served_model_name",
+                      "dataset_name", "request_rate", "ramp_up_strategy", "mode", "workload"})
+# The pair that names the serving framework (``--metadata framework=vllm``): the record's framework where
+# no job row names one, as written (``sgl`` stays ``sgl``: no vocabulary maps it).
+FRAMEWORK_TAG = "framework"
+
+
+def metadata(doc: dict) -> dict:
+    """The output's ``--metadata`` pairs: its top-level texts under keys the client does not write itself."""
+    return {key: value for key, value in doc.items() if isinstance(value, str) and key not in OWN_TEXT}
+
+
 # A key some versions misspelt -> its name.
 TYPOS = {"request_inthroughput": "request_throughput"}
 
@@ -295,7 +313,9 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         raise SweepWarmup(path)
     doc = clean_keys(doc)
     _refuse_ramp_up(doc, path, line)
-    m = Measurement("vllm-serving", "vllm-bench", line)
+    m = Measurement("vllm-serving", "vllm-bench", line, tags=metadata(doc))
+    if framework := m.tags.get(FRAMEWORK_TAG, "").strip():
+        m.fields[R.FRAMEWORK], m.keys[R.FRAMEWORK] = framework, FRAMEWORK_TAG
     e2el_named = any(key.endswith("_e2el_ms") for key in doc)
     m.metrics.update(latencies(doc, path, line, LATENCIES if e2el_named else E2EL_BEFORE_0_6, m.notes))
     for key, name in THROUGHPUTS.items():
