@@ -640,6 +640,12 @@ def test_wildcard_matching_nothing(gate):
     refused(result, FIRST + 1, "wildcard 'llama*' matches no config key")
 
 
+def test_mistyped_wildcard_with_suggestion(gate):
+    result = gate(CHANGELOG + "\n" + entry(["dsr1-fp4-*-vllmm"]))
+    refused(result, FIRST + 1, "wildcard 'dsr1-fp4-*-vllmm' matches no config key; did you mean 'dsr1-fp4-*-vllm', "
+                               "which matches dsr1-fp4-b300-vllm?")
+
+
 def test_extra_field(gate):
     result = gate(CHANGELOG + "\n" + entry(extra="  reviewer: me\n"))
     refused(result, FIRST + 4, "unknown field 'reviewer'")

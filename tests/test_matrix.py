@@ -289,6 +289,30 @@ def test_wildcard_matching_nothing_is_rejected(make_repo):
     assert diag.rule == "unknown-config-key" and "wildcard 'gpt-*' matches no config key" in diag.message
 
 
+def test_a_wildcard_matching_nothing_is_told_the_pattern_or_keys_near_it(make_repo):
+    """New user (s30): a wildcard with a mistyped word (``dsr1-fp4-*-vllmm``) got only "check the pattern
+    against configs/*-master.yaml", where an exact key so mistyped gets "did you mean ...". Its message
+    stays the reference's; the fix names the pattern put right and what it matches, else the nearest keys."""
+    repo = make_repo()
+    base = repo.head()
+    wanted = {
+        "dsr1-fp4-*-vllmm": "did you mean 'dsr1-fp4-*-vllm', which matches dsr1-fp4-b300-vllm?",
+        "kimi3-*": "did you mean 'kimik3-*', which matches kimik3-fp4-mi355x-vllm-agentic?",
+        "DSR1-*": "did you mean 'dsr1-*', which matches dsr1-fp4-b300-vllm, dsr1-fp4-b300-sglang?",
+        "dsr1-fp4-b300-sglang-*": "the nearest keys are dsr1-fp4-b300-sglang, dsr1-fp4-b300-vllm; check the "
+                                  "pattern against configs/*-master.yaml",
+        "gpt-*": "check the pattern against configs/*-master.yaml",  # nothing near: as before
+    }
+    head = repo.commit_changelog(CHANGELOG + entry(*wanted))
+    proc = process_changelog(repo, base, head)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    said = {line.split("wildcard '", 1)[1].split("'", 1)[0]: line for line in proc.stderr.splitlines()
+            if "wildcard '" in line}
+    assert said.keys() == wanted.keys(), proc.stderr
+    for pattern, fix in wanted.items():
+        assert said[pattern].endswith(f": wildcard '{pattern}' matches no config key; {fix}"), said[pattern]
+
+
 def test_a_key_repeated_in_an_entry_keeps_its_last_value_as_the_reference_does(make_repo):
     """Differential against the reference on the corpus: a real PR's entry held a second pr-link
     after a plain scalar continued onto the next lines; the reference (PyYAML: the last value wins)

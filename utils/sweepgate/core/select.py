@@ -178,6 +178,33 @@ def covering_wildcard(key, keys: list) -> int | None:
                  if isinstance(pattern, str) and "*" in pattern and wildcard(pattern).fullmatch(key)), None)
 
 
+KEY_WORD = re.compile(r"([-_.*])")  # what a config key's words are separated by, and a wildcard's ``*``
+NEAR_KEYS_SHOWN = 3
+
+
+def near_wildcard(pattern: str, keys) -> str:
+    """The fix for a changelog wildcard that matches no config key: the pattern with each whole word no key
+    holds replaced by the nearest word one does, where that makes it match (``dsr1-fp8-*-vllmm`` ->
+    ``dsr1-fp8-*-vllm``, naming the keys it then matches); else the keys nearest the pattern without its
+    ``*``, as an unknown plain key's are named. A word beside a ``*`` is part of one, left as it is."""
+    import difflib
+
+    keys = list(keys)
+    words = {word for key in keys for word in KEY_WORD.split(key)[::2] if word}
+    parts = KEY_WORD.split(pattern)  # words at even places, separators between them
+    for i in range(0, len(parts), 2):
+        whole = parts[i] and (i == 0 or parts[i - 1] != "*") and (i + 1 == len(parts) or parts[i + 1] != "*")
+        if whole and parts[i] not in words:
+            parts[i] = next(iter(difflib.get_close_matches(parts[i].lower(), words, n=1)), parts[i])
+    fixed = "".join(parts)
+    if fixed != pattern and (matched := [key for key in keys if wildcard(fixed).fullmatch(key)]):
+        more = f" and {len(matched) - NEAR_KEYS_SHOWN} more" if len(matched) > NEAR_KEYS_SHOWN else ""
+        return f"did you mean '{fixed}', which matches {', '.join(matched[:NEAR_KEYS_SHOWN])}{more}?"
+    close = difflib.get_close_matches(pattern.replace("*", ""), keys, n=NEAR_KEYS_SHOWN)
+    return (f"the nearest keys are {', '.join(close)}; " if close else "") + \
+        "check the pattern against configs/*-master.yaml"
+
+
 def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
                  elsewhere=None) -> tuple[list[str], list[Diagnostic]]:
     """Config keys an entry names, wildcards resolved in config order, deduplicated. ``elsewhere(key)``
@@ -190,8 +217,7 @@ def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
             matched = [key for key in configs if rx.fullmatch(key)]
             if not matched:
                 diags.append(doc.diag((index, F.CONFIG_KEYS, k), "unknown-config-key",
-                                      f"wildcard '{pattern}' matches no config key",
-                                      "check the pattern against configs/*-master.yaml"))
+                                      f"wildcard '{pattern}' matches no config key", near_wildcard(pattern, configs)))
             for key in matched:
                 resolved.setdefault(key, None)
         elif pattern in configs:
