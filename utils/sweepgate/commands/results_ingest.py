@@ -42,8 +42,9 @@ def add_arguments(parser) -> None:
                              "(a sweep whose rows were all reused)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="list the files skipped (helper files beside the jobs' sidecars, CSV exports "
-                             "beside their JSON, sweeps' summaries (or their entries) beside their runs, a vLLM sweep's summary table, "
-                             "warm-ups and failure records, GPU metrics and lm-eval's samples logs)")
+                             "beside their JSON, sweeps' summaries (or their entries) and searches' records beside "
+                             "their runs, a vLLM sweep's summary table, warm-ups and failure records, GPU metrics and "
+                             "lm-eval's samples logs)")
 
 
 def _given(args):

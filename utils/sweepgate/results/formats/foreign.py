@@ -1,7 +1,7 @@
 """Outputs of the same tools that are not one serving run's figures: refused with what they are
 (``KINDS``, GuideLLM's and other clients' reports, a serving client's console output), or passed over
-as files that go beside a result (``AIPERF_COMPANIONS``, ``Auxiliary`` and its kinds: AIPerf's aggregates,
-an eval's side files, `vllm bench sweep serve`'s warm-up, summary table and failure records).
+as files that go beside a result (``AIPERF_COMPANIONS``, ``Auxiliary`` and its kinds: AIPerf's aggregates
+and search records, an eval's side files, `vllm bench sweep serve`'s warm-up, summary table and failure records).
 
 Each KINDS entry: the top-level keys that tell the file, what it is, and what to ingest instead. A
 file matching nothing is "unknown JSON output" (sniff.py).
@@ -48,6 +48,24 @@ class SweepAggregate(Auxiliary):
     WHAT = "AIPerf sweep aggregates"
     WHY = ("(statistics across a sweep's runs, one entry per swept value: each run's own "
            "profile_export_aiperf.json, in the sweep's folder for its value such as concurrency_16/, is a result)")
+
+
+class SearchRecord(Auxiliary):
+    """What an AIPerf search (0.11+: ``--search-space``, ``--search-recipe``) concluded across its runs
+    (``SEARCH_RECORDS``): ``search_history.json`` at the artifact root (the planner's iterations and the
+    objective each scored, its best trials and, over one axis, the boundary between the values that met
+    the SLA and the first that broke it), and a search recipe's post-process artifact in
+    ``sweep_aggregate/`` (``sla_breach.json``, ``degradation_knee.json``, ``prefill_curve.json``,
+    ``decode_itl_surface.json``, ``pareto_sweep.json``; ``post_process_errors.json`` when its step
+    failed). Each run the search made has its own export (``search_iter_NNNN/profile_runs/run_NNNN/``,
+    or the folder for its value such as ``concurrency_16/``), which is the result; these restate its
+    figures. Passed over and counted on a line of its own, as the sweep aggregate is."""
+
+    NOUN = "AIPerf search record"
+    WHAT = "AIPerf search records"
+    WHY = ("(search_history.json, a search recipe's sla_breach.json, prefill_curve.json and the like: what a "
+           "search concluded across its runs; each run's own profile_export_aiperf.json, under search_iter_NNNN/ "
+           "or the folder for its value, is a result)")
 
 
 class EvalSideFile(Auxiliary):
@@ -126,7 +144,8 @@ def _failure_warning(doc: dict, path: str, line: int) -> Diagnostic:
 
 
 # Every kind of file passed over as one that goes beside a result, each counted on a line of its own.
-BESIDE_KINDS = (Auxiliary, MultiRunAggregate, SweepAggregate, EvalSideFile, SweepWarmup, SweepTable, SweepFailure)
+BESIDE_KINDS = (Auxiliary, MultiRunAggregate, SweepAggregate, SearchRecord, EvalSideFile, SweepWarmup, SweepTable,
+                SweepFailure)
 
 # What AIPerf writes as ``metadata.aggregation_type`` over a multi-run aggregate's ``metrics``.
 MULTI_RUN_AGGREGATIONS = ("confidence", "detailed")
@@ -141,6 +160,20 @@ def is_multi_run_aggregate(doc) -> bool:
             and "num_profile_runs" in meta and isinstance(doc.get("metrics"), dict))
 
 
+# What an AIPerf search writes beside its runs' exports (``SearchRecord``), each told by the keys its writer
+# always writes (AIPerf 0.11 to 0.13: exporters/search_history.py, search_recipes/'s post-process handlers,
+# cli_runner/_post_process.py).
+SEARCH_RECORDS = (
+    {"config", "iterations", "convergence_reason"},  # search_history.json (its best as "best" or "best_trials")
+    {"swept_param", "all_points", "monotonicity_check"},  # sla_breach.json (max-concurrency-under-sla, grid)
+    {"swept_param", "all_points", "threshold_pct"},  # degradation_knee.json (concurrency-ramp)
+    {"swept_param", "raw_points", "fit_form"},  # prefill_curve.json (prefill-ttft-curve)
+    {"swept_params", "raw_points", "surface"},  # decode_itl_surface.json (decode-itl-curve)
+    {"x_metric", "y_metric", "cells"},  # pareto_sweep.json (pareto-sweep)
+    {"handler", "output_filename", "error"},  # post_process_errors.json: a recipe's post-process step failed
+)
+
+
 # AIPerf's other files beside profile_export_aiperf.json in every artifact folder (their CSV twins in
 # aiperf_csv), and GenAI-Perf's beside its own export: the keys that tell each. Records, telemetry and the
 # server's metrics, none the run's figures.
@@ -150,6 +183,9 @@ AIPERF_COMPANIONS = (
     {"gpu_index", "gpu_uuid", "metrics"},  # gpu_telemetry_export.jsonl, one sample a line
     {"ready", "was_cancelled"},  # .aiperf_results_ready.json, the run's end marker
     {"timeslices", "input_config"},  # profile_export_aiperf_timeslices.json (--slice-duration), per time slice
+    # run_config.json, the run's whole configuration that AIPerf 0.11+'s multi-run orchestrator hands each run's
+    # process and leaves in the run's folder (every run of a sweep, a search or --num-profile-runs)
+    {"benchmark_id", "cfg", "artifact_dir"},
     # GenAI-Perf's profile_export.json (--profile-export-file), perf_analyzer's raw export of each request's
     # timestamps and responses, beside profile_export_genai_perf.json in every artifact folder
     {"experiments", "service_kind"},
@@ -196,7 +232,8 @@ KINDS = (
 def refuse(doc, path: str, line: int) -> None:
     """Refuse ``doc`` with its own reason when it is one of KINDS, a GuideLLM report or another client's
     (``OTHER_CLIENTS``), pass it over (``Auxiliary``) when it is one of AIPerf's or GenAI-Perf's companion
-    files or a `vllm bench sweep` failure record (``SweepFailure``); return otherwise."""
+    files, aggregates or search records or a `vllm bench sweep` failure record (``SweepFailure``); return
+    otherwise."""
     other = next((what for test, what in OTHER_CLIENTS if test(doc)), None)
     if other is not None:
         raise fail(path, line, f"format: {other}, {NOT_READ}", NOT_READ_HINT)
@@ -204,6 +241,8 @@ def refuse(doc, path: str, line: int) -> None:
         return
     if is_multi_run_aggregate(doc):
         raise MultiRunAggregate(path)
+    if any(keys <= doc.keys() for keys in SEARCH_RECORDS):
+        raise SearchRecord(path)
     if any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_record(doc) or _request_inputs(doc):
         raise Auxiliary(path)
     if SWEEP_FAILURE <= doc.keys() and isinstance(doc["serve_overrides"], dict):
