@@ -153,7 +153,10 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
                "of a point's run=N.json, each run read from its own file)"),
               ([f"{path}#{n}" for path, entries in walked.listed.items() for n in sorted(entries)], "run",
                "of vllm bench sweep summaries (summary.json#N, SLA--*.json#N) read from their own run=N.json instead "
-               "(not stored twice; a summary's runs with no file of their own are read from it)")]
+               "(not stored twice; a summary's runs with no file of their own are read from it)"),
+              (walked.phase_exports, "AIPerf per-phase export", "(phases/<name>/, named by the phase_manifest.json "
+               "beside a run's profile_export_aiperf.json: one phase's share of that run, a warm-up's too; the run's "
+               "own export is its result)")]
     for kind in foreign.BESIDE_KINDS:
         groups.append(([p for p in outcome.beside if outcome.kinds[p] is kind], kind.NOUN, kind.WHY))
     groups.append((list(dict.fromkeys(path for path, _ in outcome.stored_before.values())), "file",

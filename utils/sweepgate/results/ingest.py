@@ -7,7 +7,8 @@ link or FIFO so named, and a subfolder that cannot be read, are refused); a CSV 
 beside a JSON export of the same name is the same run and is skipped (also when
 both are named on the command line), and so is a `vllm bench sweep serve` summary.json
 beside the run=N.json it lists (serve_sla's SLA--*.json above them), and one that lists runs
-not beside it is read for those alone; a ``.job.json`` without an output (the script died first)
+not beside it is read for those alone, and so are the per-phase exports an AIPerf phase_manifest.json
+names (``_without_phase_exports``); a ``.job.json`` without an output (the script died first)
 becomes a failure record.
 In a walked folder that holds job sidecars, only outputs paired with one (their own
 ``X.job.json``, or an eval's ``X-eval.json`` with its job's) are results; the other
@@ -34,7 +35,7 @@ from sweepgate.core.report import count
 from sweepgate.core.signals import SignalsHeld as _signals_held
 from sweepgate.results import derive, jsonio, normalize, sidecar, sniff
 from sweepgate.results import record as R
-from sweepgate.results.formats import gpu_metrics, vllm
+from sweepgate.results.formats import foreign, gpu_metrics, vllm
 from sweepgate.results.measurement import Measurement
 from sweepgate.results.store import Copied, Immutable, StoreError
 
@@ -92,6 +93,9 @@ class Walk:
     # a summary some of whose runs (not all) are beside it: its entries (numbered from 1, as its
     # records' ``summary.json#N``) read from their own run=N.json, so left out of it
     listed: dict[Path, frozenset[int]] = dataclasses.field(default_factory=dict)
+    # the exports of one phase of an AIPerf run under phases/<name>/, named by the phase_manifest.json beside
+    # the run's own export: a share of that run (a warm-up's too), not a run
+    phase_exports: list[Path] = dataclasses.field(default_factory=list)
 
 
 def _walked(path: Path) -> bool:
@@ -164,10 +168,11 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
             problems.extend(exc.diagnostics)
     if problems:
         raise SweepgateError(problems)
-    files, named = _without_csv_twins(_unique(out))
+    files, phases = _without_phase_exports(_unique(out))
+    files, named = _without_csv_twins(files)
     files, summaries, listed = _without_sweep_summaries(files)
     return Walk(files, skipped, twins + named, refused, _zipped_results(zips, [*out, *skipped, *twins]),
-                summaries=summaries, listed=listed)
+                summaries=summaries, listed=listed, phase_exports=phases)
 
 
 def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path], twins: list[Path],
@@ -259,14 +264,34 @@ def _without_sweep_summaries(files: list[Path]) -> tuple[list[Path], list[Path],
     return [p for p in files if p not in summaries], summaries, partly
 
 
-def _opens_a_list(path: Path) -> bool:
-    """Whether ``path``'s JSON text starts a list (its first bytes only: outputs can be megabytes)."""
+def _without_phase_exports(files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(files, the exports among them that an AIPerf phase_manifest.json among them names): AIPerf 0.12+
+    writes, for a run of several phases (a warm-up before its profiling), each phase's own export under
+    phases/<name>/ beside the run's, and the manifest listing them at the run's root. The run's own
+    export is its result; read too, a phase's would store the run twice and its warm-up as a run of its
+    own. Only files in the manifest's folder or below it are taken."""
+    named: set[Path] = set()
+    for path in files:
+        head = _head(path) if path.suffix.lower() == ".json" else b""
+        if head.lstrip().startswith(b"{") and b'"phases"' in head:  # AIPerf writes its keys sorted: "phases" first
+            top = path.parent.resolve()
+            named.update(p for rel in foreign.phase_manifest_files(_document(path)) or ()
+                         if (p := (top / rel).resolve()).is_relative_to(top))
+    return [p for p in files if p.resolve() not in named], [p for p in files if p.resolve() in named]
+
+
+def _head(path: Path) -> bytes:
+    """``path``'s first bytes, past a byte-order mark (b"" when it cannot be read)."""
     try:
         with open(path, "rb") as f:
-            head = f.read(64)
+            return f.read(64).removeprefix(b"\xef\xbb\xbf")
     except OSError:
-        return False
-    return head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"[")
+        return b""
+
+
+def _opens_a_list(path: Path) -> bool:
+    """Whether ``path``'s JSON text starts a list (its first bytes only: outputs can be megabytes)."""
+    return _head(path).lstrip().startswith(b"[")
 
 
 def _document(path: Path):

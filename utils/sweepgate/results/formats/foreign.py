@@ -192,6 +192,29 @@ AIPERF_COMPANIONS = (
 )
 
 
+# AIPerf 0.12+'s phase_manifest.json, at the root of a run of several phases (a warm-up and its profiling):
+# one entry a phase, naming (``*_json``, ``*_csv``, relative to the manifest's folder) the files of that phase's
+# own exports under phases/<name>/ (exporters/exporter_manager.py). Each entry states its phase so.
+PHASE_ENTRY = {"phase_index", "phase_name", "phase_kind"}
+
+
+def phase_manifest_files(doc) -> list[str] | None:
+    """The files an AIPerf phase manifest names, relative to its folder; None when ``doc`` is no manifest."""
+    phases = doc.get("phases") if isinstance(doc, dict) else None
+    if not (isinstance(phases, list) and phases and "schema_version" in doc
+            and all(isinstance(entry, dict) and PHASE_ENTRY <= entry.keys() for entry in phases)):
+        return None
+    return [value for entry in phases for key, value in entry.items()
+            if isinstance(key, str) and key.endswith(("_json", "_csv")) and isinstance(value, str)]
+
+
+def _phase_observability(doc: dict) -> bool:
+    """A phase's GPU telemetry or server metrics under phases/<name>/ (gpu_telemetry.json, server_metrics.json):
+    ``{schema_version, phase: {phase_name, ...}, data, warnings}``."""
+    phase = doc.get("phase")
+    return {"schema_version", "data", "warnings"} <= doc.keys() and isinstance(phase, dict) and "phase_name" in phase
+
+
 def _aiperf_record(doc: dict) -> bool:
     """profile_export.jsonl's record of a request that succeeded: AIPerf 0.8 writes its metadata
     (request_start_ns, ...) and metrics and no "error" key, which only a failed request's record has."""
@@ -243,7 +266,8 @@ def refuse(doc, path: str, line: int) -> None:
         raise MultiRunAggregate(path)
     if any(keys <= doc.keys() for keys in SEARCH_RECORDS):
         raise SearchRecord(path)
-    if any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_record(doc) or _request_inputs(doc):
+    if (any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_record(doc) or _request_inputs(doc)
+            or phase_manifest_files(doc) is not None or _phase_observability(doc)):
         raise Auxiliary(path)
     if SWEEP_FAILURE <= doc.keys() and isinstance(doc["serve_overrides"], dict):
         raise SweepFailure(path, line, doc)
