@@ -324,6 +324,23 @@ def _unstreamed(doc: dict, m: Measurement) -> None:
                         "rerun with streaming on (genai-perf --streaming) to measure them"))
 
 
+def _incomplete(doc: dict, m: Measurement) -> bool:
+    """Whether AIPerf says the run did not finish (0.13+: ``is_complete: false``, its ``incomplete_reason``
+    the cause: its record-stall watchdog gave up on records that never came, its results failed to
+    finalize): the figures are of the records it had, a part of the run's, at a fraction of its true
+    throughput. Stored as failed, as a cancelled run is, with a warning saying why (not for a cancelled
+    run, whose reason only says so)."""
+    if doc.get("is_complete") is not False:
+        return False
+    if doc.get("was_cancelled") is not True:
+        reason = doc.get("incomplete_reason")
+        why = f" ({reason})" if isinstance(reason, str) and reason else ""
+        m.notes.append(("incomplete-run", f"warning: is_complete: false{why}: AIPerf finished the run without all "
+                        "its records, so its figures are of a part of it; stored as failed",
+                        "check the run's log (workers that sent no records) and rerun the point"))
+    return True
+
+
 LONG_OUTPUTS = 2  # times the configured output length: past it the client miscounted the tokens
 
 
@@ -355,7 +372,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m = Measurement(f"{client}-json", client, line, client_version=doc.get("aiperf_version"))
     m.metrics.update(metrics_from(doc, path, line, m.notes))
     m.metrics[R.FAILED] = _failed(doc, m.metrics)
-    m.cancelled = doc.get("was_cancelled") is True
+    m.cancelled = doc.get("was_cancelled") is True or _incomplete(doc, m)
     m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: _time(doc.get("start_time")),
                      R.FINISHED: _time(doc.get("end_time")), R.REQUEST_RATE: _request_rate(doc)})
     m.run_window = client_window(doc)
