@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 import json
 
+import pytest
+
 from helpers import ROOT, run_cli, show_json
 
 REAL = ROOT / "tests" / "data" / "results-real"
@@ -50,3 +52,34 @@ def test_an_aiperf_0_13_run_that_finished_is_stored_as_it_was(tmp_path, capsys):
     _, err, (rec,) = _ingested(capsys, tmp_path, doc)
     assert (rec["status"], err) == ("success", "")
     assert rec["metrics"]["output_throughput"] == RUN["output_token_throughput"]["avg"]
+
+
+def _synthetic(isl: dict, osl: dict) -> dict:
+    """The run's export as AIPerf 0.11 writes it for a synthetic dataset whose lengths a config file gave
+    (config/config.py's one-entry ``datasets``; config/distributions.py's distributions, dumped as models)."""
+    doc = copy.deepcopy(RUN)
+    doc["input_config"]["datasets"] = [{"name": "main", "type": "synthetic", "entries": 100,
+                                        "prompts": {"isl": isl, "osl": osl}}]
+    return doc
+
+
+# config/distributions.py: `isl: 1024` in a config file is a FixedDistribution, dumped as {"value": 1024.0};
+# {mean, median} a LogNormalDistribution (a spread unless the two are equal); {mean} alone or {mean, stddev}
+# a NormalDistribution (the command line's --isl/--isl-stddev); min/max clamp any of them
+LENGTHS = {
+    "fixed": ({"value": 1024.0}, {"value": 128.0}, (1024, 128)),
+    "fixed, clamped": ({"value": 4096.0, "max": 2048.0}, {"value": 64.0, "min": 128.0}, (2048, 128)),
+    "log-normal": ({"mean": 1024.0, "median": 800.0}, {"mean": 128.0, "median": 128.0}, (None, 128)),
+    "normal": ({"mean": 1024.0}, {"mean": 128.0, "stddev": 16.0}, (1024, None)),
+    "multimodal, empirical": ({"peaks": [{"mean": 512.0, "weight": 60}, {"mean": 2048.0, "weight": 40}]},
+                              {"points": [{"value": 128.0, "weight": 1}]}, (None, None)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LENGTHS))
+def test_the_lengths_an_aiperf_synthetic_dataset_fixed_are_read_from_each_distribution(case, tmp_path, capsys):
+    """A fixed length ({"value": N}) was not read, so a run of another length than its row's was not
+    refused; a log-normal one was read as fixed at its mean, so a spread of lengths was filed under one."""
+    isl, osl, want = LENGTHS[case]
+    _, err, (rec,) = _ingested(capsys, tmp_path, _synthetic(isl, osl))
+    assert (rec["isl"], rec["osl"]) == want, err

@@ -258,6 +258,25 @@ def _fixed(dist, mean_key: str = "mean", stddev_key: str = "stddev") -> int | No
     return int(mean) if spread == 0 else None
 
 
+def _drawn(dist) -> int | None:
+    """A token count AIPerf 0.10+ draws for every request from one of its distributions (0.11-0.13's
+    config/distributions.py, told apart by their keys): a fixed ``value``, a normal ``mean`` with no
+    ``stddev``, a log-normal whose ``median`` is its ``mean``; a ``min``/``max`` bound clamps it. None for
+    a spread, and for ``peaks`` (multimodal) or ``points`` (empirical)."""
+    if not isinstance(dist, dict) or dist.keys() & {"peaks", "points"}:
+        return None
+    if "median" in dist and dist.get("median") != dist.get("mean"):
+        return None  # a log-normal's spread is its mean over its median
+    value = dist.get("value", dist.get("mean"))
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    for bound, clamps in (("min", max), ("max", min)):
+        limit = dist.get(bound)
+        if isinstance(limit, (int, float)) and not isinstance(limit, bool) and math.isfinite(limit):
+            value = clamps(value, limit)
+    return _fixed({"mean": value, "stddev": dist.get("stddev")})
+
+
 def _lengths(cfg: dict) -> tuple[int | None, int | None]:
     """(isl, osl) the run configured for its synthetic prompts, where the export says so: GenAI-Perf's
     ``synthetic_input_tokens_mean``/``output_tokens_mean``, AIPerf's ``input.prompt.input_tokens`` /
@@ -277,7 +296,7 @@ def _lengths(cfg: dict) -> tuple[int | None, int | None]:
     datasets = cfg.get("datasets") if isinstance(cfg.get("datasets"), list) else []
     if len(datasets) == 1 and isinstance(datasets[0], dict) and datasets[0].get("type") == "synthetic":
         prompts = datasets[0].get("prompts") if isinstance(datasets[0].get("prompts"), dict) else {}
-        return _fixed(prompts.get("isl")), _fixed(prompts.get("osl"))
+        return _drawn(prompts.get("isl")), _drawn(prompts.get("osl"))
     return None, None
 
 
