@@ -177,3 +177,24 @@ def test_a_search_s_records_alone_hold_no_result(tmp_path, capsys):
     assert rc == 1
     assert err.startswith(f"{base}: no result files in this folder, only files that go with one"), err
     assert "AIPerf search records" in err
+
+
+def test_the_sweep_aggregate_csv_of_a_sweep_over_several_parameters_is_passed_over(tmp_path, capsys):
+    """A sweep over two parameters or more (a recipe such as prefill-ttft-curve or pareto-sweep, or
+    `--concurrency 8,16 --isl 512,1024`): its profile_export_aiperf_sweep.csv has a column for each
+    swept parameter before the metrics' (0.11's exporters/aggregate/aggregate_sweep_csv_exporter.py, the
+    parameters' leaf names from cli_runner/_sweep_aggregate.py), and each cell's folder joins its values
+    with "__" (config/sweep/config.py). Only a one-parameter table was known: this one was refused as "a
+    CSV table, not a benchmark client output", exit 1. Made from the real 0.11 table (one parameter) by
+    adding the isl column."""
+    base = tmp_path / "qwen3-4b-prefill-ttft-curve"
+    (base / "concurrency_16__isl_1024").mkdir(parents=True)
+    shutil.copyfile(RUN_EXPORT, base / "concurrency_16__isl_1024" / "profile_export_aiperf.json")
+    rows = (REAL / "aiperf" / "aiperf0.11_sweep_aggregate_trimmed.csv").read_bytes().split(b"\r\n")
+    rows[0] = rows[0].replace(b"concurrency,", b"concurrency,isl,", 1)
+    rows[1:3] = [row.replace(b",", b",1024,", 1) for row in rows[1:3]]  # the two cells' rows
+    (base / "sweep_aggregate").mkdir()
+    (base / "sweep_aggregate" / "profile_export_aiperf_sweep.csv").write_bytes(b"\r\n".join(rows))
+    db, out = ingested_verbose(capsys, tmp_path, base)
+    assert any(line.startswith("skipped 1 AIPerf sweep aggregate ") for line in out.splitlines())
+    assert "ingested 1 results (1 new)" in out

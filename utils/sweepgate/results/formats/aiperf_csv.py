@@ -36,9 +36,11 @@ def detect_text(text: str) -> bool:
     return text.lstrip("\ufeff").startswith("Metric,")
 
 
-# AIPerf's sweep aggregate CSV (profile_export_aiperf_sweep.csv): one row per swept value, each
-# metric as <name>_mean/_std/_min/_max/_cv columns, then "Best Configurations" and "Metadata".
-_SWEEP_HEADER = re.compile(r"^[a-z_]+,([a-z0-9_]+_(mean|std|min|max|cv),)+")
+# AIPerf's sweep aggregate CSV (profile_export_aiperf_sweep.csv): one row per swept value, a column for
+# each swept parameter (its leaf name, "concurrency"; its dotted path where two leaves clash: 0.11-0.13's
+# cli_runner/_sweep_aggregate.py), then each metric as <name>_mean/_std/_min/_max/_cv columns, then
+# "Best Configurations" and "Metadata".
+_SWEEP_HEADER = re.compile(r"^[a-z0-9_.]+(,[a-z0-9_.]+)*?,([a-z0-9_]+_(mean|std|min|max|cv),)+")
 
 
 # GenAI-Perf's `analyze` export (analyze_export_genai_perf.csv): a row of p99s per run config.
