@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core.collector import Collector
