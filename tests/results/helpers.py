@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -211,3 +212,39 @@ def sweepgate_at(cwd, *argv: str, columns: str | None = None) -> subprocess.Comp
     env.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", **({"COLUMNS": columns} if columns else {})})
     return subprocess.run([sys.executable, "-m", "sweepgate", *argv], capture_output=True, text=True, cwd=cwd,
                           env=env, timeout=120)
+
+
+def main_runs_by_hand(tmp_path, runs: dict[str, float]) -> str:
+    """Main runs ingested by hand (`--row ROW --run-id ID --ref refs/heads/main`), one vLLM output each of one
+    `date` (so of one time), its output rate scaled by the run's factor, into a store and ``main.jsonl``; the
+    store's URL."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    (tmp_path / "row.json").write_text(json.dumps(ROW), encoding="utf-8")
+    for run, factor in runs.items():
+        out = tmp_path / f"o{run}.json"
+        out.write_text(json.dumps(vllm_output(4, output_throughput=409.6 * factor)), encoding="utf-8")
+        proc = sweepgate_at(tmp_path, "results", "ingest", "--db", db, "--row", "row.json", "--run-id", run,
+                            "--ref", "refs/heads/main", "--jsonl", "main.jsonl", out.name)
+        assert proc.returncode == 0, proc.stderr
+    return db
+
+
+def compared_json(tmp_path, db: str, run: str, *extra: str) -> tuple[dict, str]:
+    """(`results compare --run RUN --json`'s document, its stderr), as a real process in ``tmp_path``."""
+    proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", run, "--json", *extra)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout), proc.stderr
+
+
+def refused_alone(capsys, tmp_path, source: Path) -> tuple[Path, str]:
+    """(the copy, its stderr lines) of ingesting a copy of ``source`` alone into a new store: it must be
+    refused (exit 1), nothing stored and no store made."""
+    src = tmp_path / "in" / source.name
+    src.parent.mkdir()
+    shutil.copyfile(source, src)
+    db = tmp_path / "results.db"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}", str(src))
+    assert rc == 1
+    assert out.strip() == f"ingested 0 results (0 new) into sqlite:///{db}; nothing stored"
+    assert not db.exists()
+    return src, err.splitlines()

@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from helpers import ROW, sweepgate_at, vllm_output
+from helpers import ROW, compared_json, main_runs_by_hand, sweepgate_at, vllm_output
 
 MAIN = "refs/heads/main"
 AFTER = ("sweepgate results compare: run 99 is on refs/heads/main itself and is judged against its runs before "
@@ -25,32 +25,16 @@ AFTER = ("sweepgate results compare: run 99 is on refs/heads/main itself and is 
          "run with its .job.json, whose times place it")
 
 
-def _ingest(tmp_path, runs: dict[str, float]) -> str:
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    (tmp_path / "row.json").write_text(json.dumps(ROW), encoding="utf-8")
-    for run, factor in runs.items():
-        out = tmp_path / f"o{run}.json"
-        out.write_text(json.dumps(vllm_output(4, output_throughput=409.6 * factor)), encoding="utf-8")
-        proc = sweepgate_at(tmp_path, "results", "ingest", "--db", db, "--row", "row.json", "--run-id", run,
-                            "--ref", MAIN, "--jsonl", "main.jsonl", out.name)
-        assert proc.returncode == 0, proc.stderr
-    return db
-
-
-def _compared(tmp_path, db: str, run: str, *extra: str) -> tuple[dict, str]:
-    proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", run, "--json", *extra)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout), proc.stderr
 
 
 def test_the_first_run_of_one_time_says_the_same_from_a_store_and_from_files(tmp_path):
-    db = _ingest(tmp_path, {"99": 1.0, "100": 1.01, "101": 1.02})
+    db = main_runs_by_hand(tmp_path, {"99": 1.0, "100": 1.01, "101": 1.02})
     for extra in ((), ("--baseline-jsonl", "main.jsonl")):
-        report, err = _compared(tmp_path, db, "99", *extra)
+        report, err = compared_json(tmp_path, db, "99", *extra)
         (point,) = [p for p in report["points"] if p["metric"] == "output_tput_per_gpu"]
         assert (point["baseline"]["n"], point["verdict"]) == (0, "new"), (extra, point)
         assert err.strip().splitlines() == [AFTER], (extra, err)  # files: "no baseline results ...; check --baseline-ref"
-        report, err = _compared(tmp_path, db, "101", *extra)
+        report, err = compared_json(tmp_path, db, "101", *extra)
         (point,) = [p for p in report["points"] if p["metric"] == "output_tput_per_gpu"]
         assert point["baseline"]["n"] == 2 and err == "", (extra, point, err)
 
@@ -58,8 +42,8 @@ def test_the_first_run_of_one_time_says_the_same_from_a_store_and_from_files(tmp
 def test_a_file_holding_no_later_run_still_says_no_baseline(tmp_path):
     """The line names later runs only where the files hold them: a file of run 99 alone has no baseline of
     run 99's points at all, and says so as before."""
-    db = _ingest(tmp_path, {"99": 1.0})
-    report, err = _compared(tmp_path, db, "99", "--baseline-jsonl", "main.jsonl")
+    db = main_runs_by_hand(tmp_path, {"99": 1.0})
+    report, err = compared_json(tmp_path, db, "99", "--baseline-jsonl", "main.jsonl")
     assert "no baseline results for run 99's points on refs/heads/main" in err, err
     assert "only after it" not in err
 

@@ -9,30 +9,11 @@ instead of sending the user after --baseline-ref."""
 
 from __future__ import annotations
 
-import json
-
-from helpers import ROW, sweepgate_at, vllm_output
+from helpers import compared_json, main_runs_by_hand
 
 MAIN = "refs/heads/main"
 
 
-def _ingest(tmp_path, runs: dict[str, float]) -> str:
-    """Each run's output (one `date`), ingested with --row into a store and a JSONL; returns the store's URL."""
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    (tmp_path / "row.json").write_text(json.dumps(ROW), encoding="utf-8")
-    for run, factor in runs.items():
-        out = tmp_path / f"o{run}.json"
-        out.write_text(json.dumps(vllm_output(4, output_throughput=409.6 * factor)), encoding="utf-8")
-        proc = sweepgate_at(tmp_path, "results", "ingest", "--db", db, "--row", "row.json", "--run-id", run,
-                            "--ref", MAIN, "--jsonl", "main.jsonl", out.name)
-        assert proc.returncode == 0, proc.stderr
-    return db
-
-
-def _compared(tmp_path, db: str, run: str, *extra: str) -> tuple[dict, str]:
-    proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", run, "--json", *extra)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout), proc.stderr
 
 
 def _baseline(report: dict) -> tuple[int, str]:
@@ -41,28 +22,28 @@ def _baseline(report: dict) -> tuple[int, str]:
 
 
 def test_the_later_of_two_main_runs_of_one_time_is_judged_against_the_earlier(tmp_path):
-    db = _ingest(tmp_path, {"102": 1.0, "103": 1.01})
+    db = main_runs_by_hand(tmp_path, {"102": 1.0, "103": 1.01})
     for extra in ((), ("--baseline-jsonl", "main.jsonl")):
-        report, err = _compared(tmp_path, db, "103", *extra)
+        report, err = compared_json(tmp_path, db, "103", *extra)
         assert _baseline(report) == (1, "insufficient-data"), (extra, report["points"][0])  # was (0, "new")
         assert report["counts"]["new"] == 0 and "no baseline results" not in err, err
 
 
 def test_a_main_run_is_judged_against_the_runs_of_its_time_before_it_only(tmp_path):
     """Of three main runs of one time, 102's baseline is 101, never the later 103; 103's is both."""
-    db = _ingest(tmp_path, {"101": 1.0, "102": 1.02, "103": 0.5})
+    db = main_runs_by_hand(tmp_path, {"101": 1.0, "102": 1.02, "103": 0.5})
     for extra in ((), ("--baseline-jsonl", "main.jsonl")):
-        report, _ = _compared(tmp_path, db, "102", *extra)
+        report, _ = compared_json(tmp_path, db, "102", *extra)
         assert _baseline(report) == (1, "insufficient-data"), (extra, report["points"][0])
         (point,) = [p for p in report["points"] if p["metric"] == "output_tput_per_gpu"]
         assert point["baseline"]["median"] == 51.2, point  # 101's 409.6 tok/s over 8 GPUs, not 103's half
-        report, _ = _compared(tmp_path, db, "103", *extra)
+        report, _ = compared_json(tmp_path, db, "103", *extra)
         assert _baseline(report)[0] == 2, (extra, report["points"][0])
 
 
 def test_the_first_main_run_says_main_measured_its_points_after_it(tmp_path):
-    db = _ingest(tmp_path, {"102": 1.0, "103": 1.01})
-    report, err = _compared(tmp_path, db, "102")
+    db = main_runs_by_hand(tmp_path, {"102": 1.0, "103": 1.01})
+    report, err = compared_json(tmp_path, db, "102")
     assert _baseline(report) == (0, "new")  # nothing of main's is before it
     (line,) = err.strip().splitlines()
     assert line == ("sweepgate results compare: run 102 is on refs/heads/main itself and is judged against its runs "

@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from helpers import ROOT, run_cli
+from helpers import ROOT, refused_alone, run_cli
 
 REAL = ROOT / "tests" / "data" / "results-real"
 NOT_READ = ("the output of a client sweepgate does not read; run the point with a client sweepgate reads "
@@ -39,15 +39,8 @@ REFUSALS = {
 
 @pytest.mark.parametrize("rel", sorted(REFUSALS))
 def test_another_client_s_report_is_refused_by_name_and_nothing_stored(rel, tmp_path, capsys):
-    src = tmp_path / "in" / rel.split("/")[-1]
-    src.parent.mkdir()
-    shutil.copyfile(REAL / rel, src)
-    db = tmp_path / "results.db"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}", str(src))
-    assert rc == 1
-    assert err.splitlines() == [f"{src}:{REFUSALS[rel]}"]
-    assert out.strip() == f"ingested 0 results (0 new) into sqlite:///{db}; nothing stored"
-    assert not db.exists()
+    src, lines = refused_alone(capsys, tmp_path, REAL / rel)
+    assert lines == [f"{src}:{REFUSALS[rel]}"]
 
 
 def test_an_inference_perf_results_folder_is_refused_file_by_file(tmp_path, capsys):

@@ -7,11 +7,10 @@ what to ingest instead, exit 1, and no store created."""
 
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
-from helpers import ROOT, run_cli
+from helpers import ROOT, refused_alone
 
 REAL = ROOT / "tests" / "data" / "results-real"
 ANY_CLIENT = ("(expected vLLM bench serve JSON/JSONL, SGLang bench_serving JSONL, AIPerf/GenAI-Perf JSON or CSV, "
@@ -43,12 +42,5 @@ REFUSALS = {
 
 @pytest.mark.parametrize("rel", sorted(REFUSALS))
 def test_refused_with_its_own_line_and_nothing_stored(rel, tmp_path, capsys):
-    src = tmp_path / "in" / rel.split("/")[-1]
-    src.parent.mkdir()
-    shutil.copyfile(REAL / rel, src)
-    db = tmp_path / "results.db"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}", str(src))
-    assert rc == 1
-    assert err.splitlines() == [f"{src}:{REFUSALS[rel]}"]
-    assert out.strip() == f"ingested 0 results (0 new) into sqlite:///{db}; nothing stored"
-    assert not db.exists()
+    src, lines = refused_alone(capsys, tmp_path, REAL / rel)
+    assert lines == [f"{src}:{REFUSALS[rel]}"]
