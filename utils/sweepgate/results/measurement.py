@@ -45,6 +45,11 @@ class Measurement:
     # output), by key. Not stored: the lines of one output at one point must agree on them
     # (``normalize.check_one_setup``), or they would be stored as repeats of one measurement.
     tags: dict = dataclasses.field(default_factory=dict)
+    # what the run measured beyond its point, as the client's own keys name it (vLLM's model_id, backend,
+    # --label, ...; SGLang's backend, dataset_name, server model ...; AIPerf's model, endpoint type,
+    # streaming): the output's key (a dotted path, as ``keys``) -> its value as written, a null or absent
+    # one left out. Not stored: checked as ``tags`` are, runs of one setup at one point being its repeats.
+    setup: dict = dataclasses.field(default_factory=dict)
 
     def key(self, name: str) -> str:
         """The output's own key of the record field ``name``, else ``name``."""

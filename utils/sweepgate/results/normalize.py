@@ -125,22 +125,34 @@ def _check_dataset(m: Measurement, row: dict, path: str, sidecar: str) -> None:
 
 
 def check_one_setup(measurements: list[Measurement], records: list[dict], path: str) -> None:
-    """Refuse an output two of whose runs at one point were tagged apart (vLLM's ``--metadata
-    framework=vllm`` and ``framework=sgl``, appended to one JSONL): each is another server or setup's,
-    which stored together would be averaged and judged as repeats of one measurement. ``records``
+    """Refuse an output two of whose runs at one point name other setups: another model, request API,
+    label, dataset or endpoint in the client's own keys (``Measurement.setup``), or other tags (vLLM's
+    ``--metadata framework=vllm`` and ``framework=sgl``, appended to one JSONL): each is another server or
+    setup's, which stored together would be averaged and judged as repeats of one measurement. ``records``
     are the measurements' own, in order; the first run at each point is the one the others must match."""
     first: dict[tuple, Measurement] = {}
     for m, rec in zip(measurements, records):
         seen = first.setdefault(R.point_values(rec), m)
-        key = next((k for k in {**seen.tags, **m.tags} if seen.tags.get(k) != m.tags.get(k)), None)
-        if key is None:
+        if (key := _apart(seen.setup, m.setup)) is not None:
+            here, there = _value(m.setup, key), _value(seen.setup, key)
+        elif (key := _apart(seen.tags, m.tags)) is not None:
+            here, there = f"--metadata {_tag(m.tags, key)}", _tag(seen.tags, key)
+        else:
             continue
         point = f" ({where})" if (where := _point_words(rec)) else ""
-        raise fail(path, m.line, f"{key}: --metadata {_tag(m.tags, key)} here but {_tag(seen.tags, key)} on line "
-                   f"{seen.line}, at the same point{point}: stored together, the two runs would be averaged and "
-                   "judged as repeats of one measurement",
+        raise fail(path, m.line, f"{key}: {here} here but {there} on line {seen.line}, at the same point{point}: "
+                   "stored together, the two runs would be averaged and judged as repeats of one measurement",
                    f"split the lines into one file per {key} and ingest the files, each a run of its own (with "
                    "--row, under its own --run-id)")
+
+
+def _apart(first: dict, then: dict) -> str | None:
+    """The first key whose value ``then`` states otherwise than ``first`` (or states where it does not)."""
+    return next((k for k in {**first, **then} if first.get(k) != then.get(k)), None)
+
+
+def _value(setup: dict, key: str) -> str:
+    return json.dumps(setup[key], ensure_ascii=False) if key in setup else f"no {key}"
 
 
 def _tag(tags: dict, key: str) -> str:

@@ -215,6 +215,27 @@ def _models(cfg: dict) -> tuple[object, str]:
     return _items(cfg), f"{CONFIG}.models.items.name"
 
 
+# Where an export names the run's setup beyond its point and lengths, besides its model (``_models``): the
+# endpoint it asked (chat, completions, ...; GenAI-Perf before 2025 wrote it at the top, as endpoint_type) and
+# whether it streamed; each setting at the first of its keys of ``input_config`` the export holds.
+SETUP = (("endpoint.type", "endpoint_type"), ("endpoint.streaming", "streaming"))
+
+
+def _setup(cfg: dict) -> dict:
+    """The run's setup (``Measurement.setup``): its model names and ``SETUP``'s settings as written, each
+    at its dotted key (a null or absent one left out)."""
+    models, where = _models(cfg)
+    found = {where: models} if models else {}
+    for keys in SETUP:
+        for key in keys:
+            holder, _, name = key.rpartition(".")
+            within = cfg.get(holder) if holder else cfg
+            if isinstance(within, dict) and within.get(name) is not None:
+                found[f"{CONFIG}.{key}"] = within[name]
+                break
+    return found
+
+
 def _stimulus(cfg: dict) -> dict:
     """GenAI-Perf's config-file layout (2025) keeps the load under ``perf_analyzer.stimulus``:
     ``{concurrency: N}`` or ``{request_rate: R}``."""
@@ -398,6 +419,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     cfg = _input_config(doc)
     m.fields[R.ISL], m.fields[R.OSL] = _lengths(cfg)
     m.keys.update({R.CONC: _concurrency(cfg)[1], R.MODEL: _models(cfg)[1], **_length_keys(cfg)})
+    m.setup = _setup(cfg)
     _unstreamed(doc, m)
     _long_outputs(doc, m)
     if m.metrics.get(R.OUTPUT_THROUGHPUT) is None and m.metrics.get(R.COMPLETED) is None:

@@ -30,6 +30,25 @@ THROUGHPUTS = {
 }
 
 
+# What a bench_serving line names the run's setup by beyond its point (rate, concurrency, and a random
+# dataset's lengths): the user's --tag, the request API (backend) and the prompts' dataset; then the random
+# dataset's length spread or ShareGPT's output length cap, each where its dataset is the line's
+# (``_setup``); and the server's model and version, as server_info states them.
+SETUP = ("tag", "backend", "dataset_name")
+RANDOM_SPREAD, SHAREGPT_CAP = "random_range_ratio", "sharegpt_output_len"
+SERVER_VERSION = "server_info.version"
+
+
+def _setup(doc: dict, m: Measurement) -> dict:
+    """The line's setup (``Measurement.setup``): ``SETUP``'s values as written (a null one left out), the
+    setting of its own dataset, and the server's model (at the key it was read from) and version."""
+    keys = SETUP + ((RANDOM_SPREAD,) if random_lengths(m.dataset) else
+                    (SHAREGPT_CAP,) if (m.dataset or "").startswith("sharegpt") else ())
+    found = {key: doc[key] for key in keys if doc.get(key) is not None}
+    server = {m.key(R.MODEL): m.fields.get(R.MODEL), SERVER_VERSION: m.client_version}
+    return {**found, **{key: value for key, value in server.items() if value is not None}}
+
+
 def detect(doc) -> bool:
     return isinstance(doc, dict) and not OFFLINE <= doc.keys() and (
         "total_output_tokens_retokenized" in doc or "median_e2e_latency_ms" in doc or "total_throughput" in doc)
@@ -96,6 +115,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.fields.update({R.MODEL: model,
                      R.CONC: conc,
                      R.ISL: isl, R.OSL: osl, R.REQUEST_RATE: vllm.rate_value(doc.get("request_rate"))})
+    m.setup = _setup(doc, m)
     return m
 
 

@@ -46,17 +46,34 @@ THROUGHPUTS = {
 }
 
 
+# The keys a vLLM client (or a fork read here) names the run's setup under: what it measured beyond its
+# point (request rate, concurrency). The request API (backend, `vllm bench serve`'s endpoint_type), the user's
+# --label, the model and tokenizer (as named: a runless output's model is no part of its point), the dataset,
+# vllm-bench's mode and workload, and the old clients' best_of and use_beam_search. Two runs of one output at
+# one point that differ in one are two setups (``normalize.check_one_setup``); its date, num_prompts and
+# figures are the measurement's.
+SETUP = ("model_id", "backend", "endpoint_type", "label", "tokenizer_id", "served_model_name", "dataset_name", "mode",
+         "workload", "best_of", "use_beam_search")
+# The arrival process at a request rate (1: Poisson, below it burstier, above it more even): at an unlimited
+# rate every request is sent at once and it shapes nothing, so there it is no part of the setup.
+BURSTINESS = "burstiness"
 # The keys a vLLM client (or a fork read here) writes text under itself. `--metadata KEY=VALUE ...`
 # (benchmark_serving.py, `vllm bench serve`) adds each pair as a top-level key, its value text (both
 # stripped; older clients cut a value at a second ``=``). The pairs are written after the
 # run's setup (date, backend, label, model_id, ...), over which one can go unnoticed, and before the
 # traffic settings and the figures, which are written over any pair of their names (request_rate,
 # burstiness, max_concurrency, completed, ...): every other top-level text is such a pair.
-OWN_TEXT = frozenset({"date", "backend", "endpoint_type", "label", "model_id", "tokenizer_id", "served_model_name",
-                      "dataset_name", "request_rate", "ramp_up_strategy", "mode", "workload"})
+OWN_TEXT = frozenset({"date", "request_rate", "ramp_up_strategy", *SETUP})
 # The pair that names the serving framework (``--metadata framework=vllm``): the record's framework where
 # no job row names one, as written (``sgl`` stays ``sgl``: no vocabulary maps it).
 FRAMEWORK_TAG = "framework"
+
+
+def run_setup(doc: dict, rate) -> dict:
+    """The run's ``SETUP`` values as written (a null one left out), with its burstiness at a rate of its
+    own (``rate``, as ``rate_value`` reads it)."""
+    keys = SETUP + ((BURSTINESS,) if rate is not None and not R.is_unlimited_rate(rate) else ())
+    return {key: doc[key] for key in keys if doc.get(key) is not None}
 
 
 def metadata(doc: dict) -> dict:
@@ -336,6 +353,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
                    R.MODEL: "model_id"})
     m.fields.update({R.MODEL: None if isinstance(model, str) and not model.strip() else model, R.CONC: conc,
                      R.REQUEST_RATE: rate_value(doc.get("request_rate")), **_window(doc)})
+    m.setup = run_setup(doc, m.fields[R.REQUEST_RATE])
     # the energy's window: the InferenceX client's Unix times, never ``date`` (local time, no zone)
     m.run_window = run_window(*(doc.get(f"benchmark_{edge}_time_unix") for edge in ("start", "end")))
     return m
