@@ -1203,19 +1203,25 @@ def _of_several(rec: dict) -> bool:
     return bool(rec.get(R.SOURCE_LINE))
 
 
-ALIKE_CHUNK = 500  # rows looked up at once by ``_stored_alike`` (SQLite before 3.32 binds 999 values at most)
+# The typed columns ``_stored_alike`` finds its candidates by, each a field of the measurement: the model, the
+# client's time and its output throughput (an output that states no time, SGLang's JSONL, has no other: by
+# model and time alone, every stored row of its model without one was fetched and compared, s30 review).
+ALIKE_BY = (R.MODEL, R.FINISHED, R.OUTPUT_THROUGHPUT)
+# Rows looked up at once by ``_stored_alike``: a value of each ALIKE_BY column a row, with the run ids, within
+# the 999 values SQLite before 3.32 binds at most.
+ALIKE_CHUNK = 300
 
 
 def _stored_alike(conn, rows: list[dict], url: str) -> dict[str, dict[tuple, dict]]:
     """The stored records of other runs than those of ``rows`` that hold a measurement of theirs, by
-    ``_measurement`` and then key; looked up by model and time (the client's, ``finished``), then compared
-    field for field."""
+    ``_measurement`` and then key; looked up by ``ALIKE_BY`` (model, the client's time, output throughput),
+    then compared field for field."""
     key_cols = [results.c[column(f)] for f in KEY]
     runs = {row[column(R.RUN_ID)] for row in rows}
     found: dict[str, dict[tuple, dict]] = {}
     for at in range(0, len(rows), ALIKE_CHUNK):
         where = [results.c.run_id.notin_(runs)]
-        for field in (R.MODEL, R.FINISHED):
+        for field in ALIKE_BY:
             values, col = {row[column(field)] for row in rows[at:at + ALIKE_CHUNK]}, results.c[column(field)]
             where.append(sa.or_(col.in_(values - {None}), col.is_(None)) if None in values else col.in_(values))
         try:

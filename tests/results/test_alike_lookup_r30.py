@@ -1,0 +1,74 @@
+"""s30 review: the look-up that stores one measurement once across hashed runs (store._stored_alike, b2e3758)
+found its candidates by model and the client's time alone. An output that states no time (SGLang's
+bench_serving JSONL, GenAI-Perf's export) has none, so every file ingested without a sidecar fetched and
+compared, field for field, every stored row of its model that has no time either: the rows of every such file
+ingested before. 400 SGLang JSONLs of one model (2,800 lines, each file its own measurements) took 33 s to
+ingest where the version before took 1.3 s, and a team store's hand ingests slowed with each.
+
+The candidates are now narrowed by the client's output throughput as well (a typed column, part of the
+measurement), so a new measurement compares no stored row; a grown JSONL's lines and a sweep's run are still
+found (test_sweep_filled_in30).
+
+The files are the real SGLang sample (tests/data/results-samples), its figures scaled a little per file: runs
+of the same server, each measured on its own.
+"""
+
+from __future__ import annotations
+
+import json
+
+from helpers import SAMPLES, run_cli, show_json
+
+from sweepgate.results import record as R
+from sweepgate.results import store
+
+SGLANG = SAMPLES / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl"
+
+
+def _runs_of_one_server(folder, count: int, first: int = 0) -> None:
+    """``count`` JSONLs of the real sample's lines, each run's latencies and throughputs scaled apart."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [json.loads(line) for line in SGLANG.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for i in range(first, first + count):
+        scale = 1 + i / 1000
+        out = [{k: v * scale if isinstance(v, float) and ("throughput" in k or k.endswith("_ms")) else v
+                for k, v in doc.items()} for doc in lines]
+        (folder / f"run{i:03d}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in out), encoding="utf-8")
+
+
+def test_a_new_measurement_without_a_time_compares_no_stored_row(tmp_path, capsys, monkeypatch):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    _runs_of_one_server(tmp_path / "before", 20)
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "before"))
+    assert rc == 0, err
+    stored = show_json(capsys, db)
+    assert len(stored) == 20 * 7 and {r[R.FINISHED] for r in stored} == {None}  # no time to look them up by
+    _runs_of_one_server(tmp_path / "later", 1, first=20)
+    compared: list[dict] = []
+    measurement = store._measurement
+
+    def counted(rec: dict) -> str:
+        compared.append(rec)
+        return measurement(rec)
+
+    monkeypatch.setattr(store, "_measurement", counted)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "later"))
+    assert rc == 0 and out.splitlines()[-1].startswith("ingested 7 results (7 new)"), (out, err)
+    others = [r for r in compared if store.file_of(r[R.RESULT_FILENAME]) != "run020.jsonl"]
+    assert others == []  # was the 140 stored rows of its model, each compared field for field
+    assert len(show_json(capsys, db)) == 21 * 7
+
+
+def test_a_grown_jsonl_is_still_found_by_the_narrower_look_up(tmp_path, capsys):
+    """The narrowing keeps what it is for: lines stored before, read again from the grown file, are skipped."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    lines = SGLANG.read_text(encoding="utf-8").splitlines(keepends=True)
+    grown = tmp_path / "runs" / "bench.jsonl"
+    grown.parent.mkdir()
+    grown.write_text("".join(lines[:4]), encoding="utf-8")
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(grown))[0] == 0
+    grown.write_text("".join(lines), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(grown))
+    assert rc == 0, err
+    assert out.splitlines()[-1].startswith("ingested 3 results (3 new)"), out
+    assert len(show_json(capsys, db)) == len(lines)
