@@ -113,3 +113,6 @@ def test_ingest_with_a_config_key_stores_the_result_when_a_config_cannot_be_read
     no_internal_error(r)
     assert r.returncode == 0 and r.stdout.splitlines()[-1].startswith("ingested 1 results (1 new)"), (r.stdout,
                                                                                                       r.stderr)
+    # ... and says the key went unchecked, and why (it was stored without a word)
+    assert ("--config-key: warning: config key 'dsr1-fp4-b300-vlm' not checked: configs/amd-master.yaml: cannot "
+            "read: ") in r.stderr, r.stderr

@@ -20,7 +20,7 @@ from helpers import ROW, compared_json, main_runs_by_hand, sweepgate_at, vllm_ou
 
 MAIN = "refs/heads/main"
 AFTER = ("sweepgate results compare: run 99 is on refs/heads/main itself and is judged against its runs before "
-         "it; refs/heads/main measured its points only after it (run 100, 101; runs of one time are placed by run "
+         "it; refs/heads/main measured its points only after it (runs 100, 101; runs of one time are placed by run "
          "id), so every point that measured something is new; compare the later run (--run 101), or ingest each "
          "run with its .job.json, whose times place it")
 
@@ -90,7 +90,7 @@ def test_the_first_run_of_one_time_says_so_with_baseline_artifacts(gh, tmp_path,
     assert {p["verdict"] for p in json.loads(out)["points"]} == {"new"}
     assert err.strip().splitlines() == [
         "sweepgate results compare: run main-0 is on refs/heads/main itself and is judged against its runs before "
-        "it; refs/heads/main measured its points only after it (run main-1, main-2, main-3, ...; runs of one time "
+        "it; refs/heads/main measured its points only after it (runs main-1, main-2, main-3, ...; runs of one time "
         "are placed by run id), so every point that measured something is new; compare the later run (--run "
         "main-5), or ingest each run with its .job.json, whose times place it"], err
 

@@ -100,7 +100,7 @@ def test_the_configs_are_read_once_per_ingest_not_per_file(here, db, capsys, mon
         (repo / f"out{n}.json").write_text(json.dumps(vllm_output(date=f"20260101-12000{n}")), encoding="utf-8")
     calls = []
     real = load.master_keys_in
-    monkeypatch.setattr(load, "master_keys_in", lambda git: calls.append(git) or real(git))
+    monkeypatch.setattr(load, "master_keys_in", lambda git, why=None: calls.append(git) or real(git, why))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", "row.json", "--run-id", "1",
                            "--ref", "refs/heads/main", "--config-key", TYPO, *(f"out{n}.json" for n in range(3)))
     assert rc == 0 and "ingested 3 results (3 new)" in out, err

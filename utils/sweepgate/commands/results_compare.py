@@ -260,7 +260,7 @@ def run(args) -> int:
     later = [] if baseline or args.baseline_notes else _later_runs_of_the_ref(args, pr)
     if later:  # the ref measured them, after the run: not a wrong --baseline-ref (polish29)
         print(f"sweepgate results compare: run {args.run} is on {args.baseline_ref} itself and is judged against "
-              f"its runs before it; {args.baseline_ref} measured its points only after it (run "
+              f"its runs before it; {args.baseline_ref} measured its points only after it (run{'s' if len(later) > 1 else ''} "
               f"{', '.join(later[:3])}{', ...' if len(later) > 3 else ''}; runs of one time are placed by run id), "
               f"so every point that measured something is new; compare the later run (--run {later[-1]}), or "
               "ingest each run with its .job.json, whose times place it", file=sys.stderr)

@@ -858,11 +858,11 @@ def master_paths_in(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in (root / F.CONFIG_DIR).glob(F.MASTER_GLOB))
 
 
-def master_keys_in(git: "Git") -> dict[str, str] | None:
+def master_keys_in(git: "Git", why: list | None = None) -> dict[str, str] | None:
     """{config key: the master config defining it} of the work tree, each file split into blocks as
     ``load_revision`` splits it (a version split before is read from the cache, not parsed; a new one
     only its new blocks, for their keys; nothing is checked). None when a master config cannot be
-    read (its own gate says why): a key it holds would look unknown."""
+    read: a key it holds would look unknown; ``why``, when given, receives the diagnostics that say so."""
     paths = master_paths_in(git.root)
     out: dict[str, str] = {}
     try:
@@ -873,7 +873,9 @@ def master_keys_in(git: "Git") -> dict[str, str] | None:
             if not isinstance(keys, (dict, list)):  # not a mapping of config keys
                 return None
             out.update((str(key), path) for key in keys if str(key) not in out)
-    except SweepgateError:
+    except SweepgateError as exc:
+        if why is not None:
+            why.extend(exc.diagnostics)
         return None
     git.cache.flush()  # the split of a new version, so that the next command reads it
     return out

@@ -551,9 +551,16 @@ def unknown_config_key(key: str | None, start: str = ".") -> Diagnostic | None:
     if not key:
         return None
     try:
-        known = load.master_keys_in(load.open_repo(start))
+        git = load.open_repo(start)
     except SweepgateError:  # not in a git repository: nothing to check the key against
         return None
+    why: list[Diagnostic] = []
+    known = load.master_keys_in(git, why)
+    if why:  # a master config there that cannot be read: the key goes unchecked, and that is said
+        first = why[0]
+        return Diagnostic("--config-key", 0, 0, "unchecked-config-key",
+                          f"warning: config key '{key}' not checked: {first.file}: {first.message}; stored all "
+                          "the same", first.hint, severity="warning")
     if not known or key in known:
         return None
     import difflib
