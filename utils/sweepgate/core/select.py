@@ -25,6 +25,7 @@ from sweepgate.core.expand import (
     fingerprint,
     trim_conc,
 )
+from sweepgate.core.keypatterns import matching, near_wildcard, wildcard
 from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_strict, reference_reads
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -163,12 +164,6 @@ def normalized_entry(entry: dict) -> dict:
 
 # --------------------------------------------------------------------------- key resolution
 
-def wildcard(pattern: str) -> re.Pattern:
-    """A changelog entry's wildcard as a regular expression: ``*`` is any text, every other character
-    itself (a ``?``, ``[`` or ``.`` in a key is no pattern)."""
-    return re.compile(".*".join(map(re.escape, pattern.split("*"))))
-
-
 def covering_wildcard(key, keys: list) -> int | None:
     """The place in ``keys`` of the first wildcard that names ``key`` (a plain key an entry lists
     twice, once in a wildcard's words), None for none; a wildcard is covered by none."""
@@ -176,33 +171,6 @@ def covering_wildcard(key, keys: list) -> int | None:
         return None
     return next((w for w, pattern in enumerate(keys)
                  if isinstance(pattern, str) and "*" in pattern and wildcard(pattern).fullmatch(key)), None)
-
-
-KEY_WORD = re.compile(r"([-_.*])")  # what a config key's words are separated by, and a wildcard's ``*``
-NEAR_KEYS_SHOWN = 3
-
-
-def near_wildcard(pattern: str, keys) -> str:
-    """The fix for a changelog wildcard that matches no config key: the pattern with each whole word no key
-    holds replaced by the nearest word one does, where that makes it match (``dsr1-fp8-*-vllmm`` ->
-    ``dsr1-fp8-*-vllm``, naming the keys it then matches); else the keys nearest the pattern without its
-    ``*``, as an unknown plain key's are named. A word beside a ``*`` is part of one, left as it is."""
-    import difflib
-
-    keys = list(keys)
-    words = {word for key in keys for word in KEY_WORD.split(key)[::2] if word}
-    parts = KEY_WORD.split(pattern)  # words at even places, separators between them
-    for i in range(0, len(parts), 2):
-        whole = parts[i] and (i == 0 or parts[i - 1] != "*") and (i + 1 == len(parts) or parts[i + 1] != "*")
-        if whole and parts[i] not in words:
-            parts[i] = next(iter(difflib.get_close_matches(parts[i].lower(), words, n=1)), parts[i])
-    fixed = "".join(parts)
-    if fixed != pattern and (matched := [key for key in keys if wildcard(fixed).fullmatch(key)]):
-        more = f" and {len(matched) - NEAR_KEYS_SHOWN} more" if len(matched) > NEAR_KEYS_SHOWN else ""
-        return f"did you mean '{fixed}', which matches {', '.join(matched[:NEAR_KEYS_SHOWN])}{more}?"
-    close = difflib.get_close_matches(pattern.replace("*", ""), keys, n=NEAR_KEYS_SHOWN)
-    return (f"the nearest keys are {', '.join(close)}; " if close else "") + \
-        "check the pattern against configs/*-master.yaml"
 
 
 def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
@@ -213,8 +181,7 @@ def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
     diags = []
     for k, pattern in enumerate(patterns):
         if "*" in pattern:
-            rx = wildcard(pattern)
-            matched = [key for key in configs if rx.fullmatch(key)]
+            matched = matching(pattern, configs)
             if not matched:
                 diags.append(doc.diag((index, F.CONFIG_KEYS, k), "unknown-config-key",
                                       f"wildcard '{pattern}' matches no config key", near_wildcard(pattern, configs)))
