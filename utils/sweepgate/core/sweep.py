@@ -17,17 +17,20 @@ def usage_error(message: str, hint: str, where: str = "sweepgate") -> SweepgateE
     return SweepgateError(Diagnostic(where, 0, 0, "usage", message, hint))
 
 
+CHECK_KEY_NAMES = "check the key names in configs/"
+
+
 def resolve_patterns(patterns: list[str], configs: dict) -> list[str]:
     """Config keys for exact names and glob patterns, in order, deduplicated."""
-    import fnmatch
+    from sweepgate.core.keypatterns import matching, near_wildcard
 
     out: dict[str, None] = {}
     for pattern in patterns:
         if "*" in pattern or "?" in pattern:
-            matched = fnmatch.filter(list(configs), pattern)
+            matched = matching(pattern, configs, glob=True)
             if not matched:
-                raise usage_error(f"pattern '{pattern}' matches no config key", "check the key names in configs/",
-                                  "--config-keys")
+                raise usage_error(f"pattern '{pattern}' matches no config key",
+                                  near_wildcard(pattern, configs, glob=True, check=CHECK_KEY_NAMES), "--config-keys")
             out.update(dict.fromkeys(matched))
         elif pattern in configs:
             out[pattern] = None
@@ -36,7 +39,7 @@ def resolve_patterns(patterns: list[str], configs: dict) -> list[str]:
 
             close = difflib.get_close_matches(pattern, list(configs), n=3)
             raise usage_error(f"config key '{pattern}' not found",
-                              f"did you mean {', '.join(close)}?" if close else "check the key names in configs/",
+                              f"did you mean {', '.join(close)}?" if close else CHECK_KEY_NAMES,
                               "--config-keys")
     return list(out)
 
