@@ -50,6 +50,25 @@ def test_show_names_the_stored_key_a_mistyped_key_is_nearly(tmp_path, capsys, gi
     assert rc == 1 and err.endswith("; check --key (a master-config key, e.g. from `results show`), --ref and --db\n")
 
 
+@pytest.mark.parametrize("given,said", [
+    ("dsr1-fp4-*-vlm", "did you mean 'dsr1-fp4-*-vllm', which matches dsr1-fp4-b300-vllm?"),
+    ("dsr1-fp4-b30?-vlm", "did you mean 'dsr1-fp4-b30?-vllm', which matches dsr1-fp4-b300-vllm?"),
+    ("gptoss-*", "check --key (a master-config key, e.g. from `results show`), --ref and --db"),
+])
+def test_show_names_the_pattern_a_mistyped_wildcard_key_is_nearly(tmp_path, capsys, given, said):
+    """`results show --key 'dsr1-fp4-*-vlm'` (a word mistyped in a wildcard) was told only "check --key":
+    the nearest-key hint looked for keys starting with the pattern, '*' and all. It now names the pattern
+    it was nearly, as `--config-keys` and the changelog do (core.keypatterns.near_wildcard)."""
+    from helpers import write_job
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    write_job(tmp_path / "run", "r", vllm_output(), job())
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "run"))[0] == 0
+    rc, out, err = run_cli(capsys, "results", "show", "--db", db, "--key", given)
+    assert rc == 1 and out == "", err
+    assert err == f"--key: config key {given!r} has no results in {db}; {said}\n", err
+
+
 def test_a_mistyped_short_baseline_ref_is_refused_for_a_baseline_read_from_files(tmp_path, capsys):
     """`--baseline-jsonl main.jsonl --baseline-ref mian` judged every point new and passed
     --fail-on-regression (exit 0), as the store's baseline did."""

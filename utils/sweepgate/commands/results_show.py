@@ -73,7 +73,7 @@ def _how_many(records: list[dict]) -> str:
 
 def _of_keys(st, key: str | None, ref: str | None) -> list[dict]:
     """The newest result of each point of ``key`` (shell-style wildcards: ``*``, ``?``, ``[...]``)."""
-    if not key or not any(c in key for c in "*?["):
+    if not key or not any(c in key for c in GLOB):
         return st.latest_per_point(key, ref)
     from fnmatch import fnmatchcase
 
@@ -94,13 +94,21 @@ def _nothing(args, st):
         return fail("--ref", 0, f"no results measured on {args.ref!r} in {where} (refs there: {known})",
                     f"pass --ref {near}" if near else "pass a full ref as the job sidecars name it, e.g. refs/heads/main")
     what = f"config key {args.key!r}" + (f" on {args.ref!r}" if args.ref else "")
+    if args.key and any(c in args.key for c in GLOB):  # a wildcard: the pattern it was nearly, as --config-keys says it
+        from sweepgate.core.keypatterns import near_wildcard
+
+        return fail("--key", 0, f"{what} has no results in {where}",
+                    near_wildcard(args.key, _stored_keys(st, args.ref), glob=True, check=CHECK_KEY))
     near = _near_keys(st, args.key, args.ref)
     if near:  # a typo, or a key's suffix left off (`-mtp`): name the stored keys it is nearly
         every = f", or --key '{args.key}*' for every key it starts" if near[0].startswith(args.key) else ""
         return fail("--key", 0, f"{what} has no results in {where}, which holds {', '.join(near)}",
                     f"pass --key {near[0]}{every}")
-    return fail("--key", 0, f"{what} has no results in {where}",
-                "check --key (a master-config key, e.g. from `results show`), --ref and --db")
+    return fail("--key", 0, f"{what} has no results in {where}", CHECK_KEY)
+
+
+GLOB = "*?["  # --key's shell-style wildcards
+CHECK_KEY = "check --key (a master-config key, e.g. from `results show`), --ref and --db"
 
 
 def _near_ref(ref: str, refs: list[str]) -> str | None:
@@ -125,8 +133,13 @@ def _near_keys(st, key: str, ref: str | None) -> list[str]:
     """Up to three stored config keys spelt nearly as ``key`` or starting with it."""
     import difflib
 
-    from sweepgate.results.record import CONFIG_KEY
-
-    stored = sorted({str(r[CONFIG_KEY]) for r in st.latest_per_point(None, ref) if r.get(CONFIG_KEY) is not None})
+    stored = _stored_keys(st, ref)
     longer = [k for k in stored if k.startswith(key)]
     return (longer or difflib.get_close_matches(key, stored, 3, 0.8))[:3]
+
+
+def _stored_keys(st, ref: str | None) -> list[str]:
+    """The config keys of the stored results (on ``ref``), sorted."""
+    from sweepgate.results.record import CONFIG_KEY
+
+    return sorted({str(r[CONFIG_KEY]) for r in st.latest_per_point(None, ref) if r.get(CONFIG_KEY) is not None})
