@@ -168,9 +168,12 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
             problems.extend(exc.diagnostics)
     if problems:
         raise SweepgateError(problems)
-    files, phases = _without_phase_exports(_unique(out))
+    import functools
+
+    head = functools.cache(_head)  # each file's first bytes opened once for both looks below
+    files, phases = _without_phase_exports(_unique(out), head)
     files, named = _without_csv_twins(files)
-    files, summaries, listed = _without_sweep_summaries(files)
+    files, summaries, listed = _without_sweep_summaries(files, head)
     return Walk(files, skipped, twins + named, refused, _zipped_results(zips, [*out, *skipped, *twins]),
                 summaries=summaries, listed=listed, phase_exports=phases)
 
@@ -240,7 +243,7 @@ def _without_csv_twins(files: list[Path]) -> tuple[list[Path], list[Path]]:
     return [p for p in files if p not in twins], twins
 
 
-def _without_sweep_summaries(files: list[Path]) -> tuple[list[Path], list[Path], dict[Path, frozenset[int]]]:
+def _without_sweep_summaries(files: list[Path], head) -> tuple[list[Path], list[Path], dict[Path, frozenset[int]]]:
     """(files, the `vllm bench sweep` summaries among them whose every run is, key for key, the output of
     another of them in its folder or below it, and the entries of the others that are): a point's
     summary.json lists its run=N.json beside it; serve_sla's SLA--<criteria>.json, in the point's folder,
@@ -251,7 +254,8 @@ def _without_sweep_summaries(files: list[Path]) -> tuple[list[Path], list[Path],
     import functools
 
     jsons = [(p, p.parent.resolve()) for p in files if p.suffix.lower() == ".json"]
-    found = [(p, folder, doc) for p, folder in jsons if _opens_a_list(p) and vllm.is_sweep_summary(doc := _document(p))]
+    found = [(p, folder, doc) for p, folder in jsons
+             if _opens_a_list(p, head) and vllm.is_sweep_summary(doc := _document(p))]
     lists, document = {p for p, _, _ in found}, functools.cache(_document)  # a run's file read once for all
     summaries, partly = [], {}
     for p, top, doc in found:
@@ -264,7 +268,7 @@ def _without_sweep_summaries(files: list[Path]) -> tuple[list[Path], list[Path],
     return [p for p in files if p not in summaries], summaries, partly
 
 
-def _without_phase_exports(files: list[Path]) -> tuple[list[Path], list[Path]]:
+def _without_phase_exports(files: list[Path], head) -> tuple[list[Path], list[Path]]:
     """(files, the exports among them that an AIPerf phase_manifest.json among them names): AIPerf 0.12+
     writes, for a run of several phases (a warm-up before its profiling), each phase's own export under
     phases/<name>/ beside the run's, and the manifest listing them at the run's root. The run's own
@@ -272,8 +276,8 @@ def _without_phase_exports(files: list[Path]) -> tuple[list[Path], list[Path]]:
     own. Only files in the manifest's folder or below it are taken."""
     named: set[Path] = set()
     for path in files:
-        head = _head(path) if path.suffix.lower() == ".json" else b""
-        if head.lstrip().startswith(b"{") and b'"phases"' in head:  # AIPerf writes its keys sorted: "phases" first
+        first = head(path) if path.suffix.lower() == ".json" else b""
+        if first.lstrip().startswith(b"{") and b'"phases"' in first:  # AIPerf writes its keys sorted: "phases" first
             top = path.parent.resolve()
             named.update(p for rel in foreign.phase_manifest_files(_document(path)) or ()
                          if (p := (top / rel).resolve()).is_relative_to(top))
@@ -289,9 +293,10 @@ def _head(path: Path) -> bytes:
         return b""
 
 
-def _opens_a_list(path: Path) -> bool:
-    """Whether ``path``'s JSON text starts a list (its first bytes only: outputs can be megabytes)."""
-    return _head(path).lstrip().startswith(b"[")
+def _opens_a_list(path: Path, head) -> bool:
+    """Whether ``path``'s JSON text starts a list (its first bytes only: outputs can be megabytes), as
+    ``head`` (the walk's ``_head``, shared by its looks) reads them."""
+    return head(path).lstrip().startswith(b"[")
 
 
 def _document(path: Path):
