@@ -145,6 +145,30 @@ def test_row_keys_survive_trimming_and_eval_selection(swept):
     assert {k for k, r in zip(keys, rows) if r.get("scenario-type") == "agentic-coding"} == {SEED_KEY}
 
 
+@pytest.mark.parametrize("pattern", [SEED_KEY[:-1] + "?", SEED_KEY[:-1] + "[e]", "kimik3-*-lmcach[e]"])
+def test_row_keys_read_the_changelog_patterns_as_the_changelog_does(swept, tmp_path, capsys, pattern):
+    """Review: `ci split --job-context` matched the matrix's changelog patterns with fnmatch, so a `?` or
+    `[...]` in one was a wildcard there, while the changelog (and the reference's process_changelog.py)
+    reads only `*` as one: an entry naming `...-lmcach?` names no config, yet its rows were given the
+    seed key. They now match as the changelog's resolution does (core.keypatterns), and get no key."""
+    repo, head, matrix = swept
+    doc = json.loads(matrix.read_text(encoding="utf-8"))
+    for entry in doc["changelog_metadata"]["entries"]:
+        entry["config-keys"] = [pattern if k == SEED_KEY else k for k in entry["config-keys"]]
+    renamed = tmp_path / "matrix.json"
+    renamed.write_text(json.dumps(doc), encoding="utf-8")
+    context = tmp_path / "job-context.json"
+    rc, _, err = run_cli(capsys, "ci", "split", "--matrix", str(renamed), "--output", str(tmp_path / "o"),
+                         "--job-context", str(context), "--keys-from", str(repo), "--commit", head)
+    assert rc == 0, err
+    keys = json.loads(context.read_text(encoding="utf-8"))["config-keys"]
+    assert SEED_KEY not in keys.values(), keys
+    agentic = sorted(i for i in keys if i.startswith("agentic/"))
+    assert agentic and all(keys[i] is None for i in agentic), keys
+    assert {k for k in keys.values() if k} == {"dsr1-fp4-b300-sglang-disagg", "dsr1-fp8-mi355x-sglang-disagg"}
+    assert "no config key for rows" in err and agentic[0] in err, err
+
+
 @pytest.mark.parametrize("kind, said", [("folder", "matrix is a folder, not a JSON file"),
                                         ("text", "matrix is not valid JSON"),
                                         ("latin1", "matrix is not UTF-8 text"),

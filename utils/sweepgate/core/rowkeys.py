@@ -10,9 +10,8 @@ eval-only, ...), which trimming, eval selection and append-only deltas change.
 
 from __future__ import annotations
 
-import fnmatch
-
 from sweepgate.core import fields as F
+from sweepgate.core.keypatterns import matching
 
 
 def recipe_of(row: dict) -> tuple:
@@ -23,7 +22,7 @@ def recipe_of(row: dict) -> tuple:
 
 
 def entry_patterns(matrix: dict) -> list[str]:
-    """The config keys and glob patterns the matrix's changelog entries name, in order."""
+    """The config keys and wildcards the matrix's changelog entries name, in order."""
     meta = matrix.get("changelog_metadata") or {}
     entries = meta.get("entries") if isinstance(meta, dict) else None
     patterns = [p for e in entries or [] if isinstance(e, dict) for p in e.get(F.CONFIG_KEYS) or []]
@@ -31,10 +30,13 @@ def entry_patterns(matrix: dict) -> list[str]:
 
 
 def keys_by_recipe(configs: dict, runners: dict, patterns: list[str]) -> dict[tuple, str]:
-    """recipe -> config key, for every row the configs matching ``patterns`` expand to (first key wins)."""
+    """recipe -> config key, for every row the configs ``patterns`` name expand to (first key wins), each
+    pattern read as a changelog entry's (``keypatterns.matching``: only ``*`` is a wildcard; a ``?`` or
+    ``[`` is itself, as the changelog's resolution and the reference's process_changelog.py read it)."""
     from sweepgate.core.expand import expand_config, finalize
 
-    keys = [k for k in configs if any(fnmatch.fnmatchcase(k, p) for p in patterns)]
+    named = {key for pattern in patterns for key in matching(pattern, configs)}
+    keys = [k for k in configs if k in named]
     index: dict[tuple, str] = {}
     for key in keys:
         for row in expand_config(key, configs[key], runners):
