@@ -18,8 +18,11 @@ from sweepgate.workflow.decide import SWEEP_LABEL
 
 MAX_MATRIX_JOBS = 256  # GitHub: a matrix generates at most 256 jobs
 # GitHub: "Outputs can be a maximum of 1 MB per job ... Size is approximated based
-# on UTF-16 encoding." Keep 5% for the job's other outputs.
-MAX_JOB_OUTPUT_BYTES = 950_000
+# on UTF-16 encoding."
+GITHUB_JOB_OUTPUT_LIMIT = 1_000_000
+JOB_OUTPUT_MARGIN_PERCENT = 5  # of that limit, kept for the job's other outputs (run-sweep.yml's setup: the gate's)
+# The chunk outputs' budget: `ci split --max-bytes`' default and most (tests/test_fanout.py checks the margin).
+MAX_JOB_OUTPUT_BYTES = GITHUB_JOB_OUTPUT_LIMIT * (100 - JOB_OUTPUT_MARGIN_PERCENT) // 100
 
 # fan-out kind -> (matrix keys, chunk jobs in run-sweep.yml, reusable workflow).
 # tests/test_fanout.py checks run-sweep.yml has exactly these jobs.
