@@ -288,6 +288,43 @@ def test_dispatch_poller(stub, tmp_path):
                      (f"{base}/actions/runs/5/cancel", {})]
 
 
+@pytest.mark.parametrize("ref,said", [
+    ("refs/tags/v1.2", "'refs/tags/v1.2' is a tag, not a branch"),
+    ("refs/pull/7/head", "'refs/pull/7/head' is a pull request's ref, not a branch"),
+    ("refs/remotes/origin/main", "'refs/remotes/origin/main' is not a branch"),
+    ("refs/heads/", "'refs/heads/' names no branch"),
+])
+def test_dispatch_refuses_a_ref_that_is_no_branch(stub, tmp_path, ref, said):
+    """Review: `ci dispatch --ref refs/tags/X` took only refs/heads/ off, so it asked for the runs of branch
+    "refs/tags/X", which GitHub lists none of (a run's head_branch is a short name): each PR that may run
+    looked unswept and was dispatched again at every poll, a stale sweep was never cancelled, and each
+    dispatch went to the tag, whose run-sweep.yml decide skips (it runs a dispatch on refs/heads/main only).
+    --ref is a branch: anything else is argument syntax, exit 2, before the API is asked anything."""
+    pr = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")])
+    stub.route("GET", f"/repos/{REPO}/pulls", [pr])
+    serve_run_5(stub, "7", OLD, "queued")
+    proc = run_cli(stub, "dispatch", "--ref", ref)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("usage: sweepgate ci dispatch "), proc.stderr
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line == (f"sweepgate ci dispatch: error: argument --ref: {said}; pass a branch name, main "
+                    f"(run-sweep.yml runs a sweep dispatched on {decision.MAIN_REF} only)"), line
+    assert stub.requests == []
+
+
+def test_dispatch_takes_a_full_branch_ref_as_its_name(stub, tmp_path):
+    """`--ref refs/heads/main` is the branch main: its runs are listed, and it is dispatched, by the name
+    GitHub's workflow-runs filter and dispatch take."""
+    pr = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")])
+    stub.route("GET", f"/repos/{REPO}/pulls", [pr])
+    wf = serve_run_5(stub, "7", OLD, "queued")
+    proc = run_cli(stub, "dispatch", "--ref", "refs/heads/main")
+    assert proc.returncode == 0, proc.stderr
+    posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
+    assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}}),
+                     (f"/repos/{REPO}/actions/runs/5/cancel", {})]
+
+
 # Runs no dispatch of run-sweep.yml on main in acme/bench, newest first, each titled as a PR's sweep, with
 # what of it differs as the poller says it.
 STRAY_DISPATCH_RUNS = [

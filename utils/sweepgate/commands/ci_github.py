@@ -188,13 +188,33 @@ def _carry_out(actions, args, client, repo, workflow, repository: str) -> list:
     return failed
 
 
+def dispatch_branch(text: str) -> str:
+    """The argparse type of ``ci dispatch --ref``: a branch, ``main`` or ``refs/heads/main``, as its name
+    (what GitHub's dispatch and workflow-runs ``branch`` filter take, and a run's ``head_branch`` says). A
+    tag or any other ref is refused: its runs would be listed under no branch, and run-sweep.yml's decide
+    skips a sweep dispatched anywhere but MAIN_REF."""
+    import argparse
+
+    from sweepgate.results.source import branch_of
+
+    text = argtypes.not_empty(text).strip()
+    name = branch_of(text)
+    if name.startswith("refs/") or not name:
+        what = ("names no branch" if not name else "is a tag, not a branch" if name.startswith("refs/tags/")
+                else "is a pull request's ref, not a branch" if name.startswith("refs/pull/") else "is not a branch")
+        raise argparse.ArgumentTypeError(f"'{text}' {what}; pass a branch name, {branch_of(MAIN_REF)} "
+                                         f"({SWEEP_WORKFLOW} runs a sweep dispatched on {MAIN_REF} only)")
+    return name
+
+
 def add_dispatch_parser(sub) -> None:
     p = sub.add_parser("dispatch", help="poll open PRs: dispatch authorized GPU sweeps, cancel stale ones")
     p.add_argument("--repository", type=owner_name, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     from sweepgate.core.github import add_api_url_option
 
     add_api_url_option(p)
-    p.add_argument("--ref", type=argtypes.not_empty, default="main",
-                   help=f"branch whose {SWEEP_WORKFLOW} is dispatched (default main)")
+    p.add_argument("--ref", type=dispatch_branch, default=MAIN_REF, metavar="BRANCH",  # argparse types it too: main
+                   help=f"branch whose {SWEEP_WORKFLOW} is dispatched, NAME or refs/heads/NAME; a tag or another "
+                   f"ref is refused (default {MAIN_REF})")
     p.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
     p.set_defaults(_ci=run_dispatch)
