@@ -257,6 +257,10 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
 
 
 WARNING = LINE_LABELS["warning"]  # how a stored-with-a-warning message starts, before the key it names
+# The word a refusal of what kind of file it is opens with ("format: unknown JSON output", "format: an LLMPerf
+# summary (...)"): no key of the file, though a file may have a key of that name (llm-load-test's
+# config.output.format), so such a refusal stands where its document starts, not at that key.
+KIND = "format"
 
 
 def place(diagnostics, text: str, path: str) -> None:
@@ -270,7 +274,7 @@ def place(diagnostics, text: str, path: str) -> None:
         if d.file != path or (d.line and d.col):
             continue
         name = d.message.removeprefix(WARNING).split(": ", 1)[0]
-        key = name if name and not re.search(r"[\s\"']", name) else None
+        key = name if name and name != KIND and not re.search(r"[\s\"']", name) else None
         if not d.line:
             d.line, d.col = key_place(text, key)
         elif listed:
