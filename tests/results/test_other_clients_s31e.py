@@ -6,7 +6,12 @@ inference-perf's per-request log, which is written below as the client's own wri
 
 from __future__ import annotations
 
-from helpers import ROOT, refused_alone
+import json
+import shutil
+
+import pytest
+
+from helpers import ROOT, refused_alone, run_cli
 
 REAL = ROOT / "tests" / "data" / "results-real"
 # openshift-psap/llm-load-test output/output.json (Dec 2023): one line, its results and config
@@ -20,3 +25,74 @@ def test_a_refusal_of_what_a_file_is_stands_at_its_start_not_at_a_key_named_form
     src, lines = refused_alone(capsys, tmp_path, LLM_LOAD_TEST)
     assert len(lines) == 1 and lines[0].startswith(f"{src}:1:1: format: "), lines
     assert '"format": "json"' in LLM_LOAD_TEST.read_text(encoding="utf-8")
+
+
+NOT_READ = ("the output of a client sweepgate does not read; run the point with a client sweepgate reads "
+            "(vllm bench serve --save-result, AIPerf), or remove the file")
+INFERENCE_PERF_REQUESTS = ("1:1: format: inference-perf's per-request log (kubernetes-sigs/inference-perf's "
+                           "per_request_lifecycle_metrics.json: one entry a request, its times in seconds, no run "
+                           "summary), " + NOT_READ)
+
+# inference-perf's per_request_lifecycle_metrics.json (request_lifecycle.per_request: true), as its writers lay
+# it out, with values of our own: a JSON list, indent 2 (client/filestorage/local.py), one entry a request
+# (reportgen/base.py). No real one was found to keep: the file is large, and off by default (llm-d-benchmark
+# issue #700 asked that it stay so). Version 0.7.0 (its wheel's build_per_request_lifecycle_entry and
+# apis/base.py): the request's times, the request and response texts, the client's info (InferenceInfo's
+# model_dump, the deprecated top-level input_tokens with it) and the error, each as per_request_fields asks.
+_INFO_0_7 = {"request_metrics": {"text": {"input_tokens": 591}, "image": None, "video": None, "audio": None},
+             "response_metrics": {"output_tokens": 3, "server_usage": {"prompt_tokens": 591, "completion_tokens": 3},
+                                  "response_chunks": ['data: {"choices": [{"text": "Hel"}]}'],
+                                  "chunk_times": [1393.381, 1393.402, 1393.423],
+                                  "output_token_times": [1393.381, 1393.402, 1393.423]},
+             "extra_info": {}, "lora_adapter": None, "graph_event_id": None, "labels": {}, "input_tokens": 591}
+PER_REQUEST_0_7 = [
+    {"start_time": 1393.251, "end_time": 1393.424, "request": '{"model": "m", "prompt": "...", "max_tokens": 3}',
+     "response": "Hello", "info": _INFO_0_7, "error": None},
+    {"start_time": 1393.3, "end_time": 1453.3, "request": '{"model": "m", "prompt": "...", "max_tokens": 3}',
+     "response": None, "info": dict(_INFO_0_7, response_metrics=None),
+     "error": {"error_type": "TimeoutError", "error_msg": "request timed out"}},
+]
+# the same with the report's per_request_fields all off: the times and the error alone
+PER_REQUEST_TIMES_ONLY = [{"start_time": e["start_time"], "end_time": e["end_time"], "error": e["error"]}
+                          for e in PER_REQUEST_0_7]
+# the layout of 2025 (reportgen/base.py then, and the per-request info its users' converters read: the
+# token counts and output token times flat in info)
+PER_REQUEST_2025 = [
+    {"start_time": 1393.251, "end_time": 1395.195, "request": '{"model": "m", "prompt": "...", "max_tokens": 247}',
+     "response": "...", "info": {"input_tokens": 591, "output_tokens": 140, "output_token_times": [1393.381, 1395.19]},
+     "error": None},
+]
+
+
+@pytest.mark.parametrize("doc", [PER_REQUEST_0_7, PER_REQUEST_TIMES_ONLY, PER_REQUEST_2025],
+                         ids=["0.7", "times-only", "2025"])
+def test_inference_perf_per_request_log_is_refused_by_name(doc, capsys, tmp_path):
+    log = tmp_path / "per_request_lifecycle_metrics.json"
+    log.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, log)
+    assert lines == [f"{src}:{INFERENCE_PERF_REQUESTS}"]
+
+
+def test_an_inference_perf_results_folder_with_its_per_request_log_is_refused_file_by_file(capsys, tmp_path):
+    """The per-request log beside the run's summary (a real one, s30h): each refused on a line of its own,
+    by name, nothing stored."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    shutil.copyfile(REAL / "other" / "inference-perf_summary_lifecycle_metrics_kubecon25_vllm_eagle_12981req.json",
+                    folder / "summary_lifecycle_metrics.json")
+    (folder / "per_request_lifecycle_metrics.json").write_text(json.dumps(PER_REQUEST_0_7, indent=2))
+    db = tmp_path / "results.db"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}", str(folder))
+    assert rc == 1 and not db.exists()
+    assert sorted(err.splitlines()) == [
+        f"{folder / 'per_request_lifecycle_metrics.json'}:{INFERENCE_PERF_REQUESTS}",
+        f"{folder / 'summary_lifecycle_metrics.json'}:1:1: format: an inference-perf report (kubernetes-sigs/"
+        "inference-perf: a stage's or the run's lifecycle or Prometheus metrics, latencies in seconds), " + NOT_READ]
+
+
+def test_a_list_of_timed_entries_of_other_keys_is_no_inference_perf_log(capsys, tmp_path):
+    """What tells the log: every entry's times and nothing beyond what inference-perf writes beside them."""
+    other = tmp_path / "spans.json"
+    other.write_text(json.dumps([{"start_time": 0.5, "end_time": 1.5, "title": "intro"}]), encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, other)
+    assert len(lines) == 1 and lines[0].startswith(f"{src}:1:1: format: unknown JSON output"), lines

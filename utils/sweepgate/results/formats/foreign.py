@@ -297,6 +297,24 @@ def _inference_perf(doc) -> bool:
     return isinstance(doc, dict) and all(isinstance(doc.get(part), dict) for part in parts)
 
 
+# What inference-perf writes for each request in per_request_lifecycle_metrics.json (reportgen/base.py:
+# its times always, the request and response texts, the client's info on it, 0.7's computed_metrics and
+# the error, each as the report's per_request_fields ask for).
+INFERENCE_PERF_REQUEST = frozenset({"start_time", "end_time", "request", "response", "info", "computed_metrics",
+                                    "error"})
+
+
+def _inference_perf_requests(doc) -> bool:
+    """inference-perf's ``per_request_lifecycle_metrics.json`` (``request_lifecycle.per_request``): a list
+    of one entry a request, its start and end times in seconds (the client's clock) and what the report
+    asked for beside them; no run summary."""
+    times = ("start_time", "end_time")
+    return isinstance(doc, list) and bool(doc) and all(
+        isinstance(entry, dict) and set(times) < entry.keys() <= INFERENCE_PERF_REQUEST
+        and all(isinstance(entry[t], (int, float)) and not isinstance(entry[t], bool) for t in times)
+        for entry in doc)
+
+
 def _llmperf_requests(doc) -> bool:
     """LLMPerf's ``*_individual_responses.json``: a list of one entry a request, its times in seconds."""
     return isinstance(doc, list) and bool(doc) and all(
@@ -308,6 +326,8 @@ def _llmperf_requests(doc) -> bool:
 OTHER_CLIENTS = (
     (_inference_perf, "an inference-perf report (kubernetes-sigs/inference-perf: a stage's or the run's lifecycle "
      "or Prometheus metrics, latencies in seconds)"),
+    (_inference_perf_requests, "inference-perf's per-request log (kubernetes-sigs/inference-perf's "
+     "per_request_lifecycle_metrics.json: one entry a request, its times in seconds, no run summary)"),
     # ray-project/llmperf's summary of a run: results_<metric>_s_mean/_quantiles_pNN, the load as
     # num_concurrent_requests
     (lambda d: isinstance(d, dict) and {"num_concurrent_requests", "results_num_completed_requests"} <= d.keys(),
