@@ -96,3 +96,43 @@ def test_a_list_of_timed_entries_of_other_keys_is_no_inference_perf_log(capsys, 
     other.write_text(json.dumps([{"start_time": 0.5, "end_time": 1.5, "title": "intro"}]), encoding="utf-8")
     src, lines = refused_alone(capsys, tmp_path, other)
     assert len(lines) == 1 and lines[0].startswith(f"{src}:1:1: format: unknown JSON output"), lines
+
+
+# philschmid/llmperf-bench results/2.0.1/: LLMPerf run at each concurrency against TGI 2.0.1 (Llama-3-8B-Instruct,
+# TP 1); main.py keeps each run's LLMPerf summary, by concurrency, and a digest of each
+LLMPERF_BENCH_RESULTS = REAL / "other" / "llmperf-bench_tgi2.0.1_llama3-8b-tp1_results_by_conc_first2_trimmed.json"
+LLMPERF_BENCH_SUMMARY = REAL / "other" / "llmperf-bench_tgi2.0.1_llama3-8b-tp1_summary_by_conc.json"
+LLMPERF_BY_CONC = ("1:1: format: LLMPerf summaries by concurrency (philschmid/llmperf-bench's *_results.json: "
+                   "ray-project/llmperf's *_summary.json of each run, results_* figures, latencies in seconds), "
+                   + NOT_READ)
+LLMPERF_BENCH_DIGEST = ("1:1: format: llmperf-bench's digest of LLMPerf runs (philschmid/llmperf-bench's "
+                        "*_summary.json and *_cur_N.json: each run's concurrency, mean TTFT and ITL in ms and output "
+                        "throughput, no request counts), " + NOT_READ)
+
+
+@pytest.mark.parametrize("path, line", [(LLMPERF_BENCH_RESULTS, LLMPERF_BY_CONC),
+                                        (LLMPERF_BENCH_SUMMARY, LLMPERF_BENCH_DIGEST)], ids=["results", "summary"])
+def test_llmperf_bench_files_are_refused_by_name(path, line, capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, path)
+    assert lines == [f"{src}:{line}"]
+
+
+def test_llmperf_bench_digest_of_one_concurrency_is_refused_by_name(capsys, tmp_path):
+    """main.py also writes each run's digest alone, <model>_tp_<n>_cur_<concurrency>.json (json.dump of the
+    summary file's entry for it, indent 2): concurrency 1's, from the real summary."""
+    digest = json.loads(LLMPERF_BENCH_SUMMARY.read_text(encoding="utf-8"))["1"]
+    cur = tmp_path / "meta-llama_Meta-Llama-3-8B-Instruct_tp_1_cur_1.json"
+    cur.write_text(json.dumps(digest, indent=2), encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, cur)
+    assert lines == [f"{src}:{LLMPERF_BENCH_DIGEST}"]
+
+
+def test_llmperf_bench_files_hold_what_the_refusals_name():
+    """Its results: LLMPerf summaries keyed by concurrency (each concurrency its own num_concurrent_requests);
+    its summary: the digest of the same runs (TTFT in ms of LLMPerf's seconds)."""
+    results = json.loads(LLMPERF_BENCH_RESULTS.read_text(encoding="utf-8"))
+    summary = json.loads(LLMPERF_BENCH_SUMMARY.read_text(encoding="utf-8"))
+    assert {k: v["num_concurrent_requests"] for k, v in results.items()} == {"1": 1, "2": 2}
+    assert list(summary) == ["1", "2", "4", "8", "16", "32", "64", "128"]
+    ttft_ms = results["2"]["results_ttft_s_mean"] * 1000
+    assert round(summary["2"]["first-time-to-token_mean_in_ms"], 6) == round(ttft_ms, 6)

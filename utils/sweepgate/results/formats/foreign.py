@@ -315,6 +315,28 @@ def _inference_perf_requests(doc) -> bool:
         for entry in doc)
 
 
+def _llmperf_summary(doc) -> bool:
+    """ray-project/llmperf's summary of a run: results_<metric>_s_mean/_quantiles_pNN, the load as
+    num_concurrent_requests."""
+    return isinstance(doc, dict) and {"num_concurrent_requests", "results_num_completed_requests"} <= doc.keys()
+
+
+def _by_concurrency(test):
+    """A test of a dict of one ``test`` document a concurrency (its keys "1", "2", ...), as
+    philschmid/llmperf-bench collects a sweep's runs."""
+    return lambda doc: isinstance(doc, dict) and bool(doc) and all(test(v) for v in doc.values())
+
+
+# philschmid/llmperf-bench's digest of one LLMPerf run (main.py): the run's concurrency, the lengths it
+# asked for, and its mean TTFT and ITL in ms and output throughput, copied from LLMPerf's summary.
+LLMPERF_BENCH_DIGEST = frozenset({"concurrency", "input_token_length", "output_token_length",
+                                  "first-time-to-token_mean_in_ms", "throughput_token_per_s", "latency_ms_per_token"})
+
+
+def _llmperf_bench_digest(doc) -> bool:
+    return isinstance(doc, dict) and LLMPERF_BENCH_DIGEST <= doc.keys()
+
+
 def _llmperf_requests(doc) -> bool:
     """LLMPerf's ``*_individual_responses.json``: a list of one entry a request, its times in seconds."""
     return isinstance(doc, list) and bool(doc) and all(
@@ -328,10 +350,14 @@ OTHER_CLIENTS = (
      "or Prometheus metrics, latencies in seconds)"),
     (_inference_perf_requests, "inference-perf's per-request log (kubernetes-sigs/inference-perf's "
      "per_request_lifecycle_metrics.json: one entry a request, its times in seconds, no run summary)"),
-    # ray-project/llmperf's summary of a run: results_<metric>_s_mean/_quantiles_pNN, the load as
-    # num_concurrent_requests
-    (lambda d: isinstance(d, dict) and {"num_concurrent_requests", "results_num_completed_requests"} <= d.keys(),
+    (_llmperf_summary,
      "an LLMPerf summary (ray-project/llmperf's *_summary.json: results_* figures, latencies in seconds)"),
+    # philschmid/llmperf-bench runs LLMPerf at each concurrency and keeps its summaries, and a digest of them
+    (_by_concurrency(_llmperf_summary), "LLMPerf summaries by concurrency (philschmid/llmperf-bench's "
+     "*_results.json: ray-project/llmperf's *_summary.json of each run, results_* figures, latencies in seconds)"),
+    (lambda d: _llmperf_bench_digest(d) or _by_concurrency(_llmperf_bench_digest)(d),
+     "llmperf-bench's digest of LLMPerf runs (philschmid/llmperf-bench's *_summary.json and *_cur_N.json: each "
+     "run's concurrency, mean TTFT and ITL in ms and output throughput, no request counts)"),
     (_llmperf_requests, "LLMPerf's per-request log (ray-project/llmperf's *_individual_responses.json: one entry a "
      "request, no run summary)"),
 )
