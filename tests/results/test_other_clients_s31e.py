@@ -136,3 +136,39 @@ def test_llmperf_bench_files_hold_what_the_refusals_name():
     assert list(summary) == ["1", "2", "4", "8", "16", "32", "64", "128"]
     ttft_ms = results["2"]["results_ttft_s_mean"] * 1000
     assert round(summary["2"]["first-time-to-token_mean_in_ms"], 6) == round(ttft_ms, 6)
+
+
+# sgl-project/genai-bench regression_main_branch/: an experiment folder committed to genai-bench's own repository
+# (genai-bench 0.0.2 against Baseten's GLM-4.6 API, D(100,100), concurrency 1, 10 requests)
+GENAI_BENCH_RUN = REAL / "other" / "genai-bench0.0.2_glm4.6_baseten_D100_100_c1_10req.json"
+GENAI_BENCH_METADATA = REAL / "other" / "genai-bench0.0.2_experiment_metadata_glm4.6_baseten.json"
+GENAI_BENCH = ("1:1: format: a genai-bench run (sgl-project/genai-bench's file of one traffic scenario at one "
+               "concurrency or batch size: aggregated_metrics and each request's, latencies in seconds or as its "
+               "_time_unit says), " + NOT_READ)
+GENAI_BENCH_EXPERIMENT = ("1:1: format: genai-bench's experiment metadata (sgl-project/genai-bench's "
+                          "experiment_metadata.json: the command and settings of an experiment's runs, no figures), "
+                          + NOT_READ)
+
+
+def test_a_genai_bench_experiment_folder_is_refused_file_by_file(capsys, tmp_path):
+    """The folder genai-bench writes, its files named as it names them: each refused by name, nothing stored."""
+    folder = tmp_path / "regression_main_branch"
+    folder.mkdir()
+    run = folder / "D100_100_text-to-text_num_concurrency_1_time_120s.json"
+    shutil.copyfile(GENAI_BENCH_RUN, run)
+    shutil.copyfile(GENAI_BENCH_METADATA, folder / "experiment_metadata.json")
+    db = tmp_path / "results.db"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}", str(folder))
+    assert rc == 1 and not db.exists()
+    assert sorted(err.splitlines()) == [f"{run}:{GENAI_BENCH}",
+                                        f"{folder / 'experiment_metadata.json'}:{GENAI_BENCH_EXPERIMENT}"]
+
+
+def test_genai_bench_files_hold_what_the_refusals_name():
+    run = json.loads(GENAI_BENCH_RUN.read_text(encoding="utf-8"))
+    meta = json.loads(GENAI_BENCH_METADATA.read_text(encoding="utf-8"))
+    assert set(run) == {"aggregated_metrics", "individual_request_metrics", "_time_unit"} and run["_time_unit"] == "s"
+    agg = run["aggregated_metrics"]
+    assert (agg["scenario"], agg["num_concurrency"], len(run["individual_request_metrics"])) == ("D(100,100)", 1, 10)
+    assert (meta["traffic_scenario"], meta["iteration_type"], meta["api_backend"]) == (["D(100,100)"],
+                                                                                       "num_concurrency", "baseten")

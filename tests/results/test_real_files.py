@@ -78,6 +78,8 @@ REFUSED = {
     "other/llmperf-bench_tgi2.0.1_llama3-8b-tp1_results_by_conc_first2_trimmed.json":
         "format: LLMPerf summaries by concurrency (philschmid/llmperf-bench's",
     "other/llmperf-bench_tgi2.0.1_llama3-8b-tp1_summary_by_conc.json": "format: llmperf-bench's digest of LLMPerf runs",
+    "other/genai-bench0.0.2_glm4.6_baseten_D100_100_c1_10req.json": "format: a genai-bench run (sgl-project/",
+    "other/genai-bench0.0.2_experiment_metadata_glm4.6_baseten.json": "format: genai-bench's experiment metadata",
 }
 
 

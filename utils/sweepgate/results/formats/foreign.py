@@ -337,6 +337,18 @@ def _llmperf_bench_digest(doc) -> bool:
     return isinstance(doc, dict) and LLMPERF_BENCH_DIGEST <= doc.keys()
 
 
+def _genai_bench_run(doc) -> bool:
+    """sgl-project/genai-bench's file of one run (a traffic scenario at one concurrency or batch size):
+    ``{aggregated_metrics: {scenario, ..., stats}, individual_request_metrics: [...]}`` (its metrics collector's
+    save), latencies in seconds or the unit its ``_time_unit`` names."""
+    agg = doc.get("aggregated_metrics") if isinstance(doc, dict) else None
+    return isinstance(agg, dict) and {"scenario", "stats"} <= agg.keys() and "individual_request_metrics" in doc
+
+
+# genai-bench's experiment_metadata.json, beside an experiment's runs: the command and its settings.
+GENAI_BENCH_EXPERIMENT = frozenset({"api_backend", "traffic_scenario", "iteration_type"})
+
+
 def _llmperf_requests(doc) -> bool:
     """LLMPerf's ``*_individual_responses.json``: a list of one entry a request, its times in seconds."""
     return isinstance(doc, list) and bool(doc) and all(
@@ -360,6 +372,13 @@ OTHER_CLIENTS = (
      "run's concurrency, mean TTFT and ITL in ms and output throughput, no request counts)"),
     (_llmperf_requests, "LLMPerf's per-request log (ray-project/llmperf's *_individual_responses.json: one entry a "
      "request, no run summary)"),
+    # sgl-project/genai-bench's experiment folder: a file a run, and the experiment's metadata
+    (_genai_bench_run, "a genai-bench run (sgl-project/genai-bench's file of one traffic scenario at one "
+     "concurrency or batch size: aggregated_metrics and each request's, latencies in seconds or as its "
+     "_time_unit says)"),
+    (lambda d: isinstance(d, dict) and GENAI_BENCH_EXPERIMENT <= d.keys(),
+     "genai-bench's experiment metadata (sgl-project/genai-bench's experiment_metadata.json: the command and "
+     "settings of an experiment's runs, no figures)"),
 )
 
 
