@@ -18,6 +18,32 @@ REAL = ROOT / "tests" / "data" / "results-real"
 LLM_LOAD_TEST = REAL / "other" / "llm-load-test_output_llama2_c20_1of_results_trimmed.json"
 
 
+LLM_LOAD_TEST_LINE = ("1:1: format: an llm-load-test output (openshift-psap/llm-load-test's output.json: one result "
+                      "a request and the run's config, and in later versions a summary of them), the output of a "
+                      "client sweepgate does not read; run the point with a client sweepgate reads (vllm bench serve "
+                      "--save-result, AIPerf), or remove the file")
+
+
+def test_an_llm_load_test_output_is_refused_by_name(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, LLM_LOAD_TEST)
+    assert lines == [f"{src}:{LLM_LOAD_TEST_LINE}"]
+
+
+def test_an_llm_load_test_output_with_its_summary_is_refused_by_name(capsys, tmp_path):
+    """Its later layout (src/llm_load_test/utils.py write_output, indent 2): the same results and config with
+    the summary after them, per-statistic min/max/median/mean/percentile_NN and the run's totals."""
+    doc = json.loads(LLM_LOAD_TEST.read_text(encoding="utf-8"))
+    stats = {"min": 13.5, "max": 13.5, "median": 13.5, "mean": 13.5, "percentile_80": 13.5, "percentile_90": 13.5,
+             "percentile_95": 13.5, "percentile_99": 13.5}
+    doc["summary"] = {"tpot": stats, "ttft": stats, "itl": stats, "tt_ack": stats, "response_time": stats,
+                      "throughput_full_duration": 34.7, "full_duration": 5.3, "throughput": 4.6, "total_requests": 1,
+                      "req_completed_within_test_duration": 1, "total_failures": 0, "failure_rate": 0.0}
+    out = tmp_path / "output.json"
+    out.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, out)
+    assert lines == [f"{src}:{LLM_LOAD_TEST_LINE}"]
+
+
 def test_a_refusal_of_what_a_file_is_stands_at_its_start_not_at_a_key_named_format(capsys, tmp_path):
     """llm-load-test keeps its config in its output, and the config names the output's format
     (config.output.format): a refusal opening "format: ..." was placed at that key, column 1156 of the

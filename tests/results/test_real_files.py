@@ -72,8 +72,9 @@ REFUSED = {
         "format: an inference-perf report (kubernetes-sigs/inference-perf",
     "other/llmperf_summary_groq_llama2-70b_550_150_conc5.json": "format: an LLMPerf summary",
     "other/llmperf_individual_responses_groq_llama2-70b_first2_trimmed.json": "format: LLMPerf's per-request log",
-    # s31e: refused at its start (test_other_clients_s31e.py), not at its config's output.format key
-    "other/llm-load-test_output_llama2_c20_1of_results_trimmed.json": "format: unknown JSON output",
+    # s31e: refused at its start (test_other_clients_s31e.py), not at its config's output.format key; named
+    # since (it was "unknown JSON output")
+    "other/llm-load-test_output_llama2_c20_1of_results_trimmed.json": "format: an llm-load-test output",
     # s31e: named (they were "unknown JSON output"); test_other_clients_s31e.py pins each whole line
     "other/llmperf-bench_tgi2.0.1_llama3-8b-tp1_results_by_conc_first2_trimmed.json":
         "format: LLMPerf summaries by concurrency (philschmid/llmperf-bench's",

@@ -349,6 +349,14 @@ def _genai_bench_run(doc) -> bool:
 GENAI_BENCH_EXPERIMENT = frozenset({"api_backend", "traffic_scenario", "iteration_type"})
 
 
+def _llm_load_test(doc) -> bool:
+    """openshift-psap/llm-load-test's output (``output/output.json``): ``{results, config, summary}``, one
+    result a request, the run's config.yaml as loaded (its ``load_options``: concurrency and duration), and
+    (since 2024) the summary of the results."""
+    config = doc.get("config") if isinstance(doc, dict) else None
+    return isinstance(config, dict) and "load_options" in config and isinstance(doc.get("results"), list)
+
+
 def _llmperf_requests(doc) -> bool:
     """LLMPerf's ``*_individual_responses.json``: a list of one entry a request, its times in seconds."""
     return isinstance(doc, list) and bool(doc) and all(
@@ -372,6 +380,8 @@ OTHER_CLIENTS = (
      "run's concurrency, mean TTFT and ITL in ms and output throughput, no request counts)"),
     (_llmperf_requests, "LLMPerf's per-request log (ray-project/llmperf's *_individual_responses.json: one entry a "
      "request, no run summary)"),
+    (_llm_load_test, "an llm-load-test output (openshift-psap/llm-load-test's output.json: one result a request "
+     "and the run's config, and in later versions a summary of them)"),
     # sgl-project/genai-bench's experiment folder: a file a run, and the experiment's metadata
     (_genai_bench_run, "a genai-bench run (sgl-project/genai-bench's file of one traffic scenario at one "
      "concurrency or batch size: aggregated_metrics and each request's, latencies in seconds or as its "
