@@ -44,6 +44,12 @@ THROUGHPUTS = {
     "duration": R.DURATION_S,
     "spec_decode_acceptance_length": R.ACCEPT_LENGTH,  # with speculative decoding (vllm bench serve ~0.10+)
 }
+# Not the accept length: TensorRT-LLM's fork (tensorrt_llm/serve/scripts/benchmark_serving.py) writes
+# avg_decoded_tokens_per_iter (a dict of mean, median, ... and mean_/median_/pNN_ keys beside it): each
+# request's generated tokens over its decoding iterations, the context step's among them, averaged over
+# requests with equal weight. vLLM's is 1 + accepted / drafts over every draft of the run, from the server's
+# counters: over the same run the two differ (short requests weigh more, the prefill step counts), so the
+# fork's figure is left unread rather than compared with vLLM's as if it were one.
 
 
 # The keys a vLLM client (or a fork read here) names the run's setup under: what it measured beyond its
