@@ -128,14 +128,15 @@ def test_too_many_rows_for_the_chunk_jobs_is_one_clear_error():
 
 
 def test_output_budget_is_enforced():
-    # 1000 fixed rows fit the job count (4 x 256) but not an output budget of 100,000 bytes (GitHub's
+    # 1000 fixed rows fit the job count (4 x 256) but not an output budget of 100,000 bytes (the default
     # is 950,000 a job; a row's name is too short to reach it now that a job's file name is held to
     # 200 bytes, so a smaller budget stands in for it).
     m = matrix(fixed=1000)
     assert fanout.split(m, source="matrix.json")["jobs"] == "1000"
     with pytest.raises(SweepgateError) as exc:
         fanout.split(m, source="matrix.json", max_bytes=100_000)
-    assert "bytes of job outputs; GitHub allows 100,000 per job" in str(exc.value)
+    assert ("bytes of job outputs; 100,000 fit a job (--max-bytes, default 950,000: GitHub's 1,000,000 less 5 % "
+            "for the job's other outputs)") in str(exc.value)
     assert "\n" not in str(exc.value)
 
 

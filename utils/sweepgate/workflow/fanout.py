@@ -191,7 +191,9 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
     size = sum(_utf16_size(k) + _utf16_size(v) for k, v in outputs.items())
     if size > max_bytes:
         raise fail(source, 0,
-                   f"{total} rows make {size:,} bytes of job outputs; GitHub allows {max_bytes:,} per job",
+                   f"{total} rows make {size:,} bytes of job outputs; {max_bytes:,} fit a job (--max-bytes, default "
+                   f"{MAX_JOB_OUTPUT_BYTES:,}: GitHub's {GITHUB_JOB_OUTPUT_LIMIT:,} less {JOB_OUTPUT_MARGIN_PERCENT} % "
+                   "for the job's other outputs)",
                    f"split the changelog entry into smaller PRs or use {SWEEP_LABEL} (trimmed)",
                    rule="ci-fanout")
     return outputs
