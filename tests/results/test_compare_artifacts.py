@@ -283,6 +283,19 @@ def one_point_pr(gh, tmp_path, monkeypatch) -> list[str]:
             "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url]
 
 
+@pytest.mark.parametrize("ref", ["refs/tags/v1.2", "refs/pull/7/merge"])
+def test_a_baseline_ref_that_is_no_branch_is_refused_before_github_is_asked(gh, tmp_path, monkeypatch, capsys, ref):
+    """s31: --baseline-ref refs/tags/X lost only refs/heads/ before GitHub was asked for the push runs of
+    branch 'refs/tags/X' (it lists none: a run's head_branch is a short name), and the PR's points were all
+    new, exit 0."""
+    add_main_runs(gh)
+    code = cli.main(one_point_pr(gh, tmp_path, monkeypatch) + ["--baseline-ref", ref, "--fail-on-regression"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith(f"--baseline-ref: '{ref}' is not a branch, and --baseline-artifacts"), err
+    assert "pass a branch name (default main)" in err and err.count("\n") == 1
+    assert gh.stub.targets == []
+
+
 def test_comment_on_another_pr_is_refused_before_the_baseline_artifacts_are_asked_for(gh, tmp_path, monkeypatch,
                                                                                         capsys):
     """review23: the refusal of a --pr-number that is not the run's PR came after --baseline-artifacts had

@@ -108,6 +108,15 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     if args.baseline_artifacts:
         from sweepgate.core.github import credentials
 
+        if source.branch_of(args.baseline_ref).startswith("refs/"):  # a tag's, a PR's: GitHub lists no runs on it
+            from sweepgate.core.fields import SWEEP_WORKFLOW
+            from sweepgate.results.compare import DEFAULT_BASELINE_REF
+
+            raise fail("--baseline-ref", 0, f"{args.baseline_ref!r} is not a branch, and --baseline-artifacts reads "
+                       f"the successful push runs of {SWEEP_WORKFLOW} on a branch",
+                       f"pass a branch name (default {source.branch_of(DEFAULT_BASELINE_REF)}), or --db with a store that holds "
+                       f"runs on {args.baseline_ref}")
+
         token, repository = credentials("sweepgate results compare", args.repository, rule="usage",
                                         needed_by="--baseline-artifacts",
                                         alternative="pass --db with a database that holds the baseline")
