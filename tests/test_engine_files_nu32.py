@@ -31,9 +31,12 @@ def stand_in(path: Path, kind: str) -> None:
         path.symlink_to("nothing-here.json")
 
 
-REASONS = {"loop": "cannot read it: Too many levels of symbolic links",
-           "folder": "cannot read it: it is a folder, not a file",
-           "broken": "cannot read it: No such file or directory"}
+# s31: a loop read "Too many levels of symbolic links" and a link to nothing "No such file or directory", the
+# system's words, with the fix for a file's content: each is now said as the link it is, with the link's fix
+REASONS = {"loop": "cannot read it: it is a symbolic link in a loop ({name} -> {name}); point the link at the file",
+           "folder": "cannot read it: it is a folder, not a file; ",
+           "broken": "cannot read it: it is a symbolic link to nothing-here.json, which does not exist; point the "
+                     "link at the file (ln -sfn TARGET LINK) or remove it"}
 
 
 @pytest.mark.parametrize("kind", REASONS)
@@ -47,7 +50,7 @@ def test_an_engine_file_that_cannot_be_read_is_one_line_at_it(tmp_path, kind, na
     with pytest.raises(SweepgateError) as caught:
         M.images(tmp_path) if name == "images.json" else M.load("vllm", "0.11.0", tmp_path)
     (diag,) = caught.value.diagnostics
-    assert diag.render().startswith(f"configs/engines/{name}: {REASONS[kind]}; "), diag.render()
+    assert diag.render().startswith(f"configs/engines/{name}: {REASONS[kind].format(name=name)}"), diag.render()
 
 
 def test_preflight_names_a_looping_images_json_instead_of_an_internal_error(tmp_path):
@@ -66,4 +69,5 @@ def test_preflight_names_a_looping_images_json_instead_of_an_internal_error(tmp_
     assert proc.returncode == 1, proc.stderr
     told = [line for line in proc.stderr.splitlines() if line.startswith("configs/engines/images.json")]
     assert len(told) == 1 and told[0].startswith(
-        "configs/engines/images.json: cannot read it: Too many levels of symbolic links"), proc.stderr
+        "configs/engines/images.json: cannot read it: it is a symbolic link in a loop (images.json -> images.json)"
+    ) and told[0].endswith("; point the link at the file (ln -sfn TARGET LINK) or remove it"), proc.stderr

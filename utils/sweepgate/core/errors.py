@@ -29,12 +29,100 @@ def is_a_folder(instead: str = "a file") -> str:
 
 def os_reason(exc: OSError) -> str:
     """Why an OSError stopped a read or a write, after "cannot read:" or "cannot write it:": the
-    system's reason, except a folder where a file was wanted, said in ``is_a_folder``'s words."""
+    system's reason, except a folder where a file was wanted, said in ``is_a_folder``'s words, and a
+    symbolic link in a loop or to nothing (on the way to the file, or the file itself), said as
+    ``link_trouble`` says it ("No such file or directory" of a link that is there misled)."""
     import errno
 
     if exc.errno == errno.EISDIR:
         return f"it {is_a_folder()}"
+    if (trouble := _link_trouble_of(exc)) is not None:
+        return trouble.reason(exc.filename)
     return exc.strerror or str(exc)
+
+
+def os_failure(file: str, doing: str, exc: OSError, hint: str) -> "SweepgateError":
+    """``file: DOING: REASON; HINT``, the one line of an OSError (``os_reason``); when a symbolic link is
+    why, the fix is the link's (``LINK_FIX``), not ``hint``: no rewriting of a file's content mends it."""
+    return fail(file, 0, f"{doing}: {os_reason(exc)}", LINK_FIX if _link_trouble_of(exc) is not None else hint)
+
+
+# How to mend a symbolic link that loops or points at nothing, wherever one stops a read.
+LINK_FIX = "point the link at the file (ln -sfn TARGET LINK) or remove it"
+# Links followed this far in a chain before it is taken for a loop (Linux's own limit, MAXSYMLINKS)
+_LINK_HOPS = 40
+
+
+class LinkTrouble:
+    """A symbolic link that stops a path from being read: ``link`` (the path itself, or a folder on its
+    way), whether its chain of links ``loops``, and ``chain``, ``link`` and the names it leads through as
+    each link spells its target (``['d/a', 'b', 'a']`` for a loop, ``['d/a', 'gone.json']`` for a link to
+    nothing)."""
+
+    __slots__ = ("link", "loops", "chain")
+
+    def __init__(self, link: str, loops: bool, chain: list[str]):
+        self.link, self.loops, self.chain = link, loops, chain
+
+    @property
+    def said(self) -> str:
+        """What the link is: ``a symbolic link in a loop (a -> b -> a)``, ``a symbolic link to X, which
+        does not exist`` (a chain of links by each name: ``to b -> gone.json``)."""
+        if self.loops:  # the link by its own name, as its folder's links spell theirs
+            return f"a symbolic link in a loop ({' -> '.join([os.path.basename(self.link), *self.chain[1:]])})"
+        return f"a symbolic link to {' -> '.join(self.chain[1:])}, which does not exist"
+
+    def reason(self, path) -> str:
+        """What is wrong with reading ``path``, after "cannot read:": ``it is …``, or ``LINK (a folder on its
+        way) is …``."""
+        if os.fspath(path) == self.link:
+            return f"it is {self.said}"
+        return f"{self.link} (a folder on its way) is {self.said}"
+
+
+def link_trouble(path) -> LinkTrouble | None:
+    """The symbolic link that loops or points at nothing and so stops ``path`` from being read: the path
+    itself, else the nearest folder on its way that is one; None when no link on it is to blame (it
+    is there, or it is missing as a plain name is)."""
+    name = os.fspath(path)
+    here = name
+    while here:
+        if os.path.islink(here) and not os.path.exists(here):
+            return _chain_of(here)
+        parent = os.path.dirname(here.rstrip("/") or "/")
+        if parent == here:
+            return None
+        here = parent
+    return None
+
+
+def _chain_of(link: str) -> LinkTrouble:
+    """``link``'s chain of links, followed until a name that is no link (missing: a link to nothing) or
+    one met before (a loop); ``_LINK_HOPS`` links without either is a loop too, as the system says."""
+    chain, seen, here = [link], set(), link
+    for _ in range(_LINK_HOPS):
+        key = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(here))), os.path.basename(here))
+        if key in seen:
+            return LinkTrouble(link, True, chain)
+        seen.add(key)
+        try:
+            target = os.readlink(here)
+        except OSError:  # no link (EINVAL) or nothing there (ENOENT): where the chain ends
+            return LinkTrouble(link, False, chain)
+        chain.append(target)
+        here = os.path.join(os.path.dirname(here), target)
+    return LinkTrouble(link, True, chain)
+
+
+def _link_trouble_of(exc: OSError) -> LinkTrouble | None:
+    """``link_trouble`` of the file an OSError names, for the errors a link can be behind (no such
+    file, too many levels of links)."""
+    import errno
+
+    name = exc.filename
+    if exc.errno not in (errno.ENOENT, errno.ELOOP) or not isinstance(name, (str, os.PathLike)):
+        return None
+    return link_trouble(name)
 
 
 class Diagnostic:

@@ -9,7 +9,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from sweepgate.core.errors import fail, is_a_folder
+from sweepgate.core.errors import fail, is_a_folder, link_trouble
 
 NAMES_A_FILE = "it would name a file called '-'"  # why '-' is no standard output where a file is written
 
@@ -42,20 +42,11 @@ def writable_file(path: str, flag: str, given: str | None = None) -> None:
 
 def no_dangling_link(out: Path, flag: str) -> None:
     """Refuse a folder that is, or lies under, a symbolic link to nothing (mkdir says only "File
-    exists"), naming the link and where it points, or that it points to itself."""
-    for link in (out, *out.parents):
-        if link.is_symlink() and not link.exists():
-            try:
-                link.resolve(strict=True)
-                loops = False
-            except RuntimeError:  # Python 3.11 says "Symlink loop" so; an ELOOP OSError on later ones
-                loops = True
-            except OSError as exc:
-                loops = exc.errno == errno.ELOOP
-            what = "a symbolic link in a loop" if loops else \
-                f"a symbolic link to {os.readlink(link)}, which does not exist"
-            where = "" if link == out else f" (in {flag} {out})"
-            raise fail(str(link), 0, f"is {what}{where}", f"create the folder it points to, or pass another {flag} DIR")
+    exists"), naming the link and where it points, or that it is in a loop (``errors.link_trouble``)."""
+    if (trouble := link_trouble(out)) is not None:
+        where = "" if trouble.link == str(out) else f" (in {flag} {out})"
+        mend = "point the link at a folder (ln -sfn DIR LINK)" if trouble.loops else "create the folder it points to"
+        raise fail(trouble.link, 0, f"is {trouble.said}{where}", f"{mend}, or pass another {flag} DIR")
 
 
 def why_not_creatable(path: Path) -> str | None:

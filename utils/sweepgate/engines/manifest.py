@@ -16,7 +16,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from sweepgate.core.errors import fail, json_message, os_reason
+from sweepgate.core.errors import fail, json_message, os_failure
 from sweepgate.core import jsontext
 from sweepgate.core.fields import CONFIG_DIR
 
@@ -82,7 +82,7 @@ def _read(folder, name: str, root, hint: str) -> tuple[object, str, str]:
     except RecursionError:
         raise fail(shown, 0, "nested too deeply (about 1,000 levels)", hint) from None
     except OSError as exc:
-        raise fail(shown, 0, f"cannot read it: {os_reason(exc)}", hint) from None
+        raise os_failure(shown, "cannot read it", exc, hint) from None
 
 
 def _line_of(text: str, key: str | None) -> int:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core import jobfile
-from sweepgate.core.errors import Diagnostic, SweepgateError, fail, os_reason
+from sweepgate.core.errors import Diagnostic, SweepgateError, fail, link_trouble, os_failure
 from sweepgate.core.report import count
 from sweepgate.core.signals import SignalsHeld as _signals_held
 from sweepgate.results import derive, jsonio, normalize, sidecar, sniff
@@ -104,11 +104,12 @@ def _walked(path: Path) -> bool:
 
 
 def _not_a_file(path: Path) -> Diagnostic:
-    """Why a walked entry named like an output is no file to read: a broken symbolic link, a FIFO..."""
-    if (kind := _kind(path)) == BROKEN_LINK:
-        return Diagnostic(str(path), 0, 0, "unreadable-entry", f"{kind} ({os.readlink(path)}); not ingested",
-                          "fix the link or remove it")
-    return Diagnostic(str(path), 0, 0, "unreadable-entry", f"not a regular file ({kind}); not ingested",
+    """Why a walked entry named like an output is no file to read: a broken symbolic link (and where it
+    points) or one in a loop (``errors.link_trouble``), a FIFO..."""
+    if (trouble := link_trouble(path)) is not None:
+        said = trouble.said if trouble.loops else f"{BROKEN_LINK} ({trouble.chain[1]})"
+        return Diagnostic(str(path), 0, 0, "unreadable-entry", f"{said}; not ingested", "fix the link or remove it")
+    return Diagnostic(str(path), 0, 0, "unreadable-entry", f"not a regular file ({_kind(path)}); not ingested",
                       "replace it with the result file or remove it")
 
 
@@ -116,9 +117,10 @@ BROKEN_LINK = "a symbolic link to nothing"
 
 
 def _kind(path: Path) -> str:
-    """What a path that is no regular file is."""
-    if path.is_symlink() and not path.exists():
-        return BROKEN_LINK
+    """What a path that is no regular file is: a symbolic link to nothing, or in a loop (naming its chain: a
+    loop is no link to nothing), a folder, else a FIFO, socket or device."""
+    if (trouble := link_trouble(path)) is not None:
+        return trouble.said if trouble.loops else BROKEN_LINK
     return "a folder" if path.is_dir() else "a FIFO, socket or device"
 
 
@@ -194,6 +196,9 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
         out.append(path)
     elif path.exists():  # a FIFO, a socket, a device: nothing a client writes results into
         raise fail(given, 0, "not a regular file or folder", "pass result files or the folders that hold them")
+    elif (trouble := link_trouble(given)) is not None:  # "no such file" of a link that is there misled
+        raise fail(given, 0, trouble.reason(given).removeprefix("it "),
+                   "point the link at the results (ln -sfn TARGET LINK), or pass the files themselves")
     elif any(c in given for c in "*?[") or given.startswith("~"):  # quoted: the shell expanded nothing
         raise fail(given, 0, "no such file or folder (a quoted wildcard or ~ is not expanded: ingest reads "
                    "no patterns)", "pass the folder that holds the results, or leave the pattern unquoted")
@@ -441,7 +446,7 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
         _refuse_archive(output, content)
         text = content.decode("utf-8-sig")  # a byte-order mark (Windows editors) is not content
     except OSError as exc:
-        raise fail(str(output), 0, f"cannot read: {os_reason(exc)}", "check the path and its permissions") from None
+        raise os_failure(str(output), "cannot read", exc, "check the path and its permissions") from None
     except UnicodeDecodeError as exc:  # exc.start counts from after a byte-order mark: in the file, it is later
         at = exc.start + len(content) - len(exc.object)
         raise fail(str(output), content.count(b"\n", 0, at) + 1, f"not UTF-8 text (byte {at})",

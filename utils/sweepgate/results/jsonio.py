@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sweepgate.core.errors import LINE_LABELS, fail, json_message, os_reason
+from sweepgate.core.errors import LINE_LABELS, fail, json_message, os_failure
 from sweepgate.core import jsontext
 from sweepgate.core.jsontext import key_offset, key_place, offset_place
 
@@ -197,7 +197,7 @@ def read_text(path, hint: str, unreadable_hint: str | None = None, database: tup
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise fail(str(path), 0, f"cannot read: {os_reason(exc)}", unreadable_hint or hint) from None
+        raise os_failure(str(path), "cannot read", exc, unreadable_hint or hint) from None
     except UnicodeDecodeError as exc:
         if (refusal := packed()) is not None:
             raise refusal from None

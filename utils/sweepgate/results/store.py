@@ -38,7 +38,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
-from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder, os_reason
+from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder, link_trouble, os_reason
 from sweepgate.results import labels
 from sweepgate.results import record as R
 
@@ -373,7 +373,23 @@ def missing_sqlite(url: str) -> str | None:
     name = parsed.database or ""
     if parsed.get_backend_name() != "sqlite" or _memory(parsed) or name.startswith("file:"):
         return None
-    return None if Path(name).is_file() else name
+    if Path(name).is_file():
+        return None
+    _no_broken_link(name, Path(name))  # a link in a loop is no missing store: said as what it is
+    return name
+
+
+def _no_broken_link(name: str, db: Path) -> None:
+    """Refuse a SQLite file that is a symbolic link in a loop, or that lies under a folder that is a link in a
+    loop or to nothing (``errors.link_trouble``): SQLite opens nothing there, and its failure read as a folder
+    that cannot be written, a folder to create (mkdir -p says "File exists") or, to a reader, no store. The
+    file itself a link to nothing is left alone: SQLite makes the file it points to."""
+    trouble = link_trouble(db)
+    if trouble is None or (trouble.link == str(db) and not trouble.loops):
+        return
+    fix = "point the link at the store file (ln -sfn FILE LINK)" if trouble.link == str(db) else \
+        "point the link at a folder (ln -sfn DIR LINK)" if trouble.loops else "create the folder it points to"
+    raise fail(name, 0, trouble.reason(db).removeprefix("it "), f"{fix}, or pass another --db URL")
 
 
 IMMUTABLE = ("mode=ro&immutable=1",)
@@ -418,6 +434,7 @@ def check_sqlite_target(url: str) -> None:
     db = Path(_sqlite_file(parsed))  # a file: URI's too: another program's database is refused alike
     if db.is_dir():
         raise _a_folder(name)
+    _no_broken_link(name, db)
     if not (db.name == DEFAULT_FILE and db.parent.name == DEFAULT_DIR and not db.parent.exists()):
         _check_folder(db)  # the default's missing folder is made for it; one that is a file is refused here
     if not db.is_file() or db.stat().st_size == 0:

@@ -10,7 +10,7 @@ import json
 
 from sweepgate.core import fields
 from sweepgate.core import jobfile
-from sweepgate.core.errors import fail, is_a_folder, json_message, os_reason
+from sweepgate.core.errors import fail, is_a_folder, json_message, link_trouble, os_failure
 from sweepgate.core import jsontext
 from sweepgate.core.report import count
 from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env  # noqa: F401 - the job environment lives in core
@@ -226,12 +226,12 @@ def load_json(path: str, what: str):
     try:
         with open(path, encoding="utf-8") as fh:
             return jsontext.loads(fh.read())
-    except FileNotFoundError:
-        raise fail(path, 0, f"{what} not found", "check the path") from None
     except IsADirectoryError:
         raise fail(path, 0, f"{what} {is_a_folder('a JSON file')}", "pass the JSON file itself") from None
     except OSError as exc:
-        raise fail(path, 0, f"cannot read the {what}: {os_reason(exc)}", "check the path") from None
+        if isinstance(exc, FileNotFoundError) and link_trouble(path) is None:
+            raise fail(path, 0, f"{what} not found", "check the path") from None
+        raise os_failure(path, f"cannot read the {what}", exc, "check the path") from None
     except UnicodeDecodeError as exc:
         raise fail(path, 0, f"{what} is not UTF-8 text ({exc.reason} at byte {exc.start})",
                    "pass the JSON file the previous step wrote") from None
