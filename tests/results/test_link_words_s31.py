@@ -2,7 +2,9 @@
 store's folder cannot be written" (or, to a reader, "no results store here"), one given as a result path "no such
 file or folder", and one met in a walked folder "a symbolic link to nothing"; a link to nothing given as a result
 path read "no such file or folder" too. Each is now one line saying which link loops (its chain) or where it points,
-and how to mend it. Real files, real links, `sweepgate` as a real process."""
+and how to mend it. And in a JSON list of outputs (a multi-node job's), a refusal naming the run it differs from
+said "on line N" with N the run's place in the list, not a line of the file: it now names the line where that
+run's key is. Real files, real links, `sweepgate` as a real process."""
 
 from __future__ import annotations
 
@@ -97,3 +99,18 @@ def test_a_link_loop_in_a_walked_folder_is_not_called_a_link_to_nothing(tmp_path
         "jobs/l2.json: a symbolic link in a loop (l2.json -> l1.json -> l2.json); not ingested; fix the link or "
         "remove it"], proc.stderr
     assert proc.returncode == 1 and "(1 new)" in proc.stdout, proc.stdout  # the output beside them is stored
+
+
+def test_a_json_list_s_refusal_names_the_line_of_the_other_run_not_its_place_in_the_list(tmp_path):
+    """Two outputs of a multi-node job's list at one point, of two models: the second is refused at its
+    model_id, and the first is named by the line its model_id is on (5, pretty-printed), not "line 1"."""
+    first, second = vllm_output(), vllm_output(model_id="other/model")
+    path = tmp_path / "multi.json"
+    path.write_text(json.dumps([first, second], indent=2))
+    lines = path.read_text().splitlines()
+    at = [n for n, text in enumerate(lines, 1) if '"model_id"' in text]
+    assert at == [5, at[1]] and at[1] > 5
+    line = _one_line(sweepgate_at(tmp_path, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}",
+                                  "multi.json"))
+    assert line.startswith(f'multi.json:{at[1]}:5: model_id: "other/model" here but "{first["model_id"]}" on line 5 '
+                           "(output 1 of the list), at the same point"), line

@@ -480,7 +480,7 @@ def _records(output: Path, text: str, content: bytes, given: Given | None, warni
     many = len(measurements) > 1 or any(m.line for m in measurements)
     records = [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, energy, window_kind(m))
                for m, energy in zip(measurements, energies)]
-    normalize.check_one_setup(measurements, records, str(output))
+    normalize.check_one_setup(measurements, records, str(output), text)
     return records
 
 

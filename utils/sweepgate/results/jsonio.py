@@ -285,6 +285,18 @@ def place(diagnostics, text: str, path: str) -> None:
             d.col = (_line_key_col(lines, d.line, key) if key else 0) or _object_col(lines, d.line)
 
 
+def record_where(text: str, n: int, key: str | None = None) -> str:
+    """Where in the file ``text`` its record "line" ``n`` is, in words after "on", as ``place`` places a
+    refusal: a JSONL line (or CSV row) is ``line N`` itself; in a file that starts with '[' (a multi-node
+    job's list of outputs, a sweep's summary) ``n`` counts outputs, so it is the line where ``key`` of the
+    Nth output is (else where that output starts), with which output it is: ``line 48 (output 2 of the
+    list)``."""
+    if not n or not text.lstrip().startswith("["):
+        return f"line {n}"
+    at = _output_place(text, n, key)
+    return f"output {n} of the list" if at is None else f"line {at[0]} (output {n} of the list)"
+
+
 def _line_key_col(lines: list[str], n: int, key: str) -> int:
     """The 1-based column of ``key`` in line ``n`` of ``lines``, 0 when the line does not hold it once."""
     at = key_offset(lines[n - 1], key) if 0 < n <= len(lines) else None

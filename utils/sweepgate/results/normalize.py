@@ -124,12 +124,15 @@ def _check_dataset(m: Measurement, row: dict, path: str, sidecar: str) -> None:
                    f"({sidecar}) is a {row[F.ISL]}/{row[F.OSL]} random-length run", _pair_hint(sidecar))
 
 
-def check_one_setup(measurements: list[Measurement], records: list[dict], path: str) -> None:
+def check_one_setup(measurements: list[Measurement], records: list[dict], path: str, text: str = "") -> None:
     """Refuse an output two of whose runs at one point name other setups: another model, request API,
     label, dataset or endpoint in the client's own keys (``Measurement.setup``), or other tags (vLLM's
     ``--metadata framework=vllm`` and ``framework=sgl``, appended to one JSONL): each is another server or
     setup's, which stored together would be averaged and judged as repeats of one measurement. ``records``
-    are the measurements' own, in order; the first run at each point is the one the others must match."""
+    are the measurements' own, in order; the first run at each point is the one the others must match,
+    named by its line in the file ``text`` (``jsonio.record_where``: in a JSON list, not its place in it)."""
+    from sweepgate.results.jsonio import record_where
+
     first: dict[tuple, Measurement] = {}
     for m, rec in zip(measurements, records):
         seen = first.setdefault(R.point_values(rec), m)
@@ -140,7 +143,8 @@ def check_one_setup(measurements: list[Measurement], records: list[dict], path: 
         else:
             continue
         point = f" ({where})" if (where := _point_words(rec)) else ""
-        raise fail(path, m.line, f"{key}: {here} here but {there} on line {seen.line}, at the same point{point}: "
+        line = record_where(text, seen.line, key if key in seen.setup or key in seen.tags else None)
+        raise fail(path, m.line, f"{key}: {here} here but {there} on {line}, at the same point{point}: "
                    "stored together, the two runs would be averaged and judged as repeats of one measurement",
                    f"split the lines into one file per {key} and ingest the files, each a run of its own (with "
                    "--row, under its own --run-id)")
