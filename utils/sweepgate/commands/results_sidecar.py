@@ -12,7 +12,9 @@ and commit: a PR's sweep runs as a dispatch on main, but its results are the PR'
 files in the working directory (the approved commit) and the launchers under ``--tools``.
 Nothing is guessed: a JOB_CONTEXT_FILE named but not readable, a GITHUB_RUN_ATTEMPT or
 JOB_STATUS that GitHub never sets, a row ``ci row-env`` refuses or a RESULT_DIR that cannot be
-a folder is one line and exit 1, and no sidecar is written.
+a folder is one line and exit 1, and no sidecar is written. A file the run identity hashes that is
+there but cannot be read (when ``ci row-env`` gave no identity) is one line and exit 1 too, but the
+sidecar is written, without a run identity: the job's results are recorded, and never reused.
 
 First of all it removes every symbolic link among what the next steps upload (the job's files by
 their exact names, the logs folder and all below it, RESULT_DIR itself): upload-artifact follows
@@ -151,16 +153,24 @@ def run(args) -> int:
     attempt, status = _collect(problems, _attempt), _collect(problems, _status)
     if problems:
         raise SweepgateError(problems)
+    from sweepgate.core.identity import Unreadable
+
+    try:
+        identity, unread = _identity(row, args.tools), []
+    except Unreadable as exc:  # the job's results are still recorded, with no identity: never reused
+        identity, unread = None, exc.diagnostics
     doc = jobfile.build(row, run_id=run_id, attempt=attempt, status=status,
                         config_key=config_key, commit=commit, ref=ref,
                         runner_name=env.get(fields.RUNNER_NAME_ENV) or None,
                         started=started, finished=_finished(started, folder, name), rehearsal=args.rehearsal,
-                        run_identity=_identity(row, args.tools))
+                        run_identity=identity)
     _make_folder(folder)
     path = jobfile.path_for(folder, name)
     jobfile.write(path, doc)
     print(f"sweepgate results sidecar: {path} ({doc[jobfile.JOB][jobfile.STATUS]})", file=sys.stderr)
-    return 1 if links else 0
+    if unread:
+        emit(unread)
+    return 1 if links or unread else 0
 
 
 def _finished(started: str | None, folder: str, name: str) -> str:

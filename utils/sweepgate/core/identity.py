@@ -12,12 +12,14 @@ hashes files with the same ``core.digest`` functions.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 from typing import Callable
 
 from sweepgate.core import fields as F
 from sweepgate.core.digest import files_sha
+from sweepgate.core.errors import SweepgateError
 from sweepgate.core.recipes import (read_helpers, resolve_script, runs_multinode, script_candidates,
                                     sourced_helpers)
 
@@ -56,7 +58,6 @@ def needed_paths(row: dict, runners: dict) -> list[str]:
 def runner_facts(row: dict, runners: dict) -> dict[str, str]:
     """What configs/runners.yaml puts into the job's environment for ``row`` (core.jobenv): its
     hardware facts and, for a multi-node row, its placement. A changed fact is a changed run."""
-    from sweepgate.core.errors import SweepgateError
     from sweepgate.core.jobenv import placement_env, hardware_env
 
     facts = hardware_env(row, runners)
@@ -118,10 +119,10 @@ def job_identity(row: dict, tools: str | None = None, runners: dict | None = Non
     top, so a subfolder works), with the launchers and runner labels of ``tools`` (main's; None:
     that checkout's own) and the checkout's own runner facts; None when the row cannot be
     resolved. A ``tools`` folder that is not there is refused: hashing no launcher at all would
-    give every such job one identity, and reuse would hand one job's results to another.
+    give every such job one identity, and reuse would hand one job's results to another; so is a file
+    it hashes that is there but cannot be read (``Unreadable``: a launcher chmod 000, a folder in its place).
     ``runners``: ``job_runners`` of the two files, already read and checked (`ci row-env`)."""
     from sweepgate.core.check import checked_runners
-    from sweepgate.core.errors import SweepgateError
     from sweepgate.core.worktop import enclosing_top
 
     root = enclosing_top() or "."
@@ -131,6 +132,8 @@ def job_identity(row: dict, tools: str | None = None, runners: dict | None = Non
         if runners is None:
             runners = job_runners(checked_runners(root), checked_runners(tools))
         return identities([row], runners, read_tree(root, tools))[0]
+    except Unreadable:
+        raise  # a file it hashes that cannot be read: said, never taken for missing
     except (KeyError, TypeError, SweepgateError):
         return None
 
@@ -139,11 +142,49 @@ def read_tree(root: str, launchers_root: str | None = None) -> Callable[[list[st
     """``read`` over checked-out files: the launchers from ``launchers_root`` (the benchmark
     job runs main's launchers beside the approved commit's scripts), the rest from ``root``; each as
     git stores it (``worktop.stored_bytes``: a symbolic link is its target's name), as ``ci reuse``
-    reads the same files from git objects."""
+    reads the same files from git objects. A file that is there but cannot be read is refused
+    (``Unreadable``), never hashed as missing."""
     from sweepgate.core.worktop import stored_bytes
 
     def read(paths: list[str]) -> Blobs:
-        return {path: stored_bytes(launchers_root if launchers_root and path.startswith(LAUNCHER_DIR + "/")
-                                   else root, path) for path in paths}
+        out: Blobs = {}
+        for path in paths:
+            where = launchers_root if launchers_root and path.startswith(LAUNCHER_DIR + "/") else root
+            try:
+                out[path] = stored_bytes(where, path, strict=True)
+            except OSError as exc:
+                if not _named_as_a_file(path) and exc.errno in (errno.EISDIR, errno.EINVAL):
+                    out[path] = None  # a path a script names beside itself may be a folder (its configs/)
+                    continue
+                raise unreadable(where, path, exc) from None
+        return out
 
     return read
+
+
+class Unreadable(SweepgateError):
+    """A file the run identity hashes that is there but cannot be read: hashed as missing, the job's
+    identity would be that of another run (one whose checkout lacks the file), and `ci reuse` could hand
+    it that run's results. ``job_identity`` lets it through, where other refusals mean no identity."""
+
+
+def _named_as_a_file(path: str) -> bool:
+    """Whether ``path`` is one of the files every job of its kind runs (the launchers, benchmark_lib.sh and
+    its parts, the multi-node helpers): nothing else may stand there."""
+    return path.startswith(LAUNCHER_DIR + "/") or path in F.BENCHMARK_LIB_FILES or path in MULTINODE_PARTS
+
+
+def unreadable(where: str, path: str, exc: OSError) -> Unreadable:
+    """The one line of a file the run identity cannot read (``Unreadable``), at its path from the
+    working directory (its full path when outside it)."""
+    import os
+
+    from sweepgate.core.errors import Diagnostic, os_reason
+
+    full = os.path.join(where, *path.split("/"))
+    shown = os.path.relpath(full) if not os.path.relpath(full).startswith("..") else os.path.abspath(full)
+    return Unreadable(Diagnostic(shown, 0, 0, "unreadable-identity-file",
+                                 f"the run identity cannot read it ({os_reason(exc)}): hashed as missing, the job "
+                                 "would take the identity of a run without it, and `ci reuse` could hand it that "
+                                 "run's results", "make it a file this user can read (chmod a+r; a folder on its "
+                                 "way a+x), or remove it if no job runs it"))

@@ -22,12 +22,16 @@ def enclosing_top(start: str | None = None) -> str | None:
         here = parent
 
 
-def stored_bytes(root: str, rel: str) -> bytes | None:
+def stored_bytes(root: str, rel: str, *, strict: bool = False) -> bytes | None:
     """The file ``rel`` (a '/' path from ``root``) of a checkout as git stores it, read without following
     a symbolic link: a link is the name it points to; a path through a linked folder or into ``.git``
     (a link's target the run identity follows), or to anything but a regular file or link, is None
     (git holds no such file). The GPU host's steps read an approved commit so: a link it holds never
-    has main's code read (or hang on) a file of the host, nor the checkout's own git config."""
+    has main's code read (or hang on) a file of the host, nor the checkout's own git config.
+    ``strict``: what is there but cannot be read raises its OSError rather than reading as missing (a
+    file or a folder on its way this user may not read; a folder, FIFO or device where the file is,
+    ``errno.EISDIR``/``errno.EINVAL``), so that the run identity never hashes such a file as absent."""
+    import errno
     import stat
 
     if any(part.lower() == GIT_DIR for part in rel.split("/")):
@@ -38,7 +42,9 @@ def stored_bytes(root: str, rel: str) -> bytes | None:
         try:
             if not stat.S_ISDIR(os.lstat(path).st_mode):
                 return None
-        except OSError:
+        except OSError as exc:
+            if strict and exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+                raise
             return None
     path = os.path.join(path, rel.rsplit("/", 1)[-1])
     try:
@@ -46,9 +52,24 @@ def stored_bytes(root: str, rel: str) -> bytes | None:
         if stat.S_ISLNK(mode):
             return os.fsencode(os.readlink(path))
         if not stat.S_ISREG(mode):
+            if strict:
+                raise _not_a_file(path, mode)
             return None  # a FIFO or a device node is never opened: opening one can wake or start something
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO put there since: no wait
-    except OSError:
+    except OSError as exc:
+        if strict and exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+            raise
         return None
     with os.fdopen(fd, "rb") as fh:
         return fh.read() if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else None
+
+
+def _not_a_file(path: str, mode: int) -> OSError:
+    """The OSError of a folder (EISDIR, said "is a folder" by ``errors.os_reason``) or a FIFO, socket or
+    device (EINVAL) standing where a file is read."""
+    import errno
+    import stat
+
+    if stat.S_ISDIR(mode):
+        return IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    return OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device)", path)
