@@ -295,7 +295,8 @@ def test_a_run_whose_responses_outran_its_output_length_is_warned_of(tmp_path, c
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--row", str(row),
                          "--run-id", "1", "--ref", "refs/heads/main",
                          str(REAL / "aiperf/genaiperf24.12_trtllm_kserve_streaming_c100_issue298.json"))
-    assert rc == 0 and "warning: osl: the run fixed 500 output tokens per request but its responses averaged " \
+    assert rc == 0 and "warning: input_config.output_tokens_mean: the run fixed 500 output tokens per request but " \
+        "its responses averaged " \
         "2565.9" in err, err
 
 

@@ -125,7 +125,10 @@ def test_a_run_whose_outputs_stopped_far_short_of_their_length_is_stored_with_a_
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
     (line,) = [x for x in err.splitlines() if "short" in x or "averaged" in x]
     assert rc == 0 and "ingested 1 results" in out, err
-    assert line.startswith(f"{path}:1:1: warning: osl:") and "asked for 1024 output tokens" in line and "averaged 31.7" in line
+    # at its own key of the length (s31d: it stood at 1:1, as "osl", a key no client writes)
+    col = path.read_text(encoding="utf-8").index('"random_output_len":') + 1
+    assert line.startswith(f"{path}:1:{col}: warning: random_output_len:") and "asked for 1024 output tokens" in line \
+        and "averaged 31.7" in line
     # a spread of requested lengths (half of them on average) is not warned about
     from sweepgate.results import normalize as N
     from sweepgate.results.measurement import Measurement

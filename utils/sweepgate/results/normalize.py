@@ -86,8 +86,8 @@ def short_outputs(m: Measurement, path: str) -> Diagnostic | None:
     if not (isinstance(osl, int) and osl > 0 and isinstance(tokens, (int, float)) and done) or tokens >= \
             SHORT_OUTPUTS * osl * done:
         return None
-    return Diagnostic(path, m.line, 0, "short-outputs",
-                      f"warning: osl: the output asked for {osl} output tokens per request but its {done:g} "
+    return Diagnostic(path, m.line, 0, "short-outputs",  # at the output's own key of the length, as check_agreement's
+                      f"warning: {m.key(R.OSL)}: the output asked for {osl} output tokens per request but its {done:g} "
                       f"completed requests averaged {tokens / done:.1f}; its figures are not an osl-{osl} run's",
                       "check the server's log (context limit, EOS) and rerun the point", severity="warning")
 
