@@ -257,6 +257,21 @@ def _times(doc: dict) -> tuple[str | None, str | None]:
     return started, (unix_time(start + took) if math.isfinite(took) and took >= 0 else None)
 
 
+# lmms-eval writes no lm_eval_version but its own lmms_eval_version: "<branch>@<commit>" that git gives it
+# (lmms_eval/utils.py, get_lmms_eval_version_string: the branch, and `git describe --always` cut to 8 characters,
+# "jetson-benchmark@v0.6-249"; 0.7.3 asks its own checkout), "unknown@unknown" where git has none (a pip install).
+# Stored after the fork's name: the client is stored as lm-eval's (R.EVAL_CLIENT), and a branch is no version.
+LMMS_EVAL, LMMS_EVAL_VERSION, LMMS_NO_VERSION = "lmms-eval", "lmms_eval_version", "unknown@unknown"
+
+
+def _version(doc: dict):
+    """The eval client's version: lm-eval's ``lm_eval_version`` as written, else lmms-eval's, after its name."""
+    if "lm_eval_version" in doc:
+        return doc["lm_eval_version"]
+    lmms = doc.get(LMMS_EVAL_VERSION)
+    return f"{LMMS_EVAL} {lmms}" if isinstance(lmms, str) and lmms.strip() and lmms != LMMS_NO_VERSION else None
+
+
 # Hugging Face lighteval writes results/versions too; its scores are "<metric>" keys beside an
 # "all" task that repeats them, and its config sits under config_general.
 LIGHTEVAL = "config_general"
@@ -266,7 +281,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     if isinstance(doc.get(LIGHTEVAL), dict):
         raise fail(path, line, f"{LIGHTEVAL}: a lighteval results file, not lm-evaluation-harness's",
                    "run the eval with lm-eval (lm_eval --output_path), whose results JSON sweepgate reads")
-    m = Measurement("lm-eval-results", R.EVAL_CLIENT, line, client_version=doc.get("lm_eval_version"))
+    m = Measurement("lm-eval-results", R.EVAL_CLIENT, line, client_version=_version(doc))
     n_samples = _dict(doc.get("n-samples"))
     higher = _dict(doc.get("higher_is_better"))  # {task: {metric: bool}}, lm-eval 0.4
     for task, scores in doc["results"].items():
