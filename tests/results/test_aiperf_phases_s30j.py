@@ -94,23 +94,49 @@ def test_a_run_with_a_warm_up_is_stored_once_and_its_phases_exports_passed_over(
     assert rec["conc"] == 16 and rec["metrics"]["output_throughput"] == RUN["output_token_throughput"]["avg"]
 
 
-def test_a_phase_s_export_named_on_its_own_is_read_as_a_run(tmp_path, capsys):
-    """Only a walk that meets the manifest passes its phases over: a phase's export named on the command
-    line is read as the run it looks like (AIPerf writes nothing in it that says it is a phase's)."""
+def test_a_phase_s_export_named_on_its_own_is_passed_over_as_the_walk_passes_it_over(tmp_path, capsys):
+    """s31d: only a walk that met the manifest passed the phases over; a phase's export named on the command
+    line (or its phases/<name>/ folder) was read as the run it looks like (AIPerf writes nothing in it that says
+    it is a phase's), the warm-up's figures stored as a run at the run's concurrency. The manifest is looked for
+    in the run's folder above phases/<name>/, and what it names is passed over as the walk passes it over."""
     base = tmp_path / "run"
     _run_folder(base)
-    db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(base / "phases" / "warmup"))
-    assert rc == 0 and err == "", err
-    assert [r["metrics"]["output_throughput"] for r in show_json(capsys, db)] == [402.7]
+    for given in (base / "phases" / "warmup" / "profile_export_aiperf.json", base / "phases" / "warmup",
+                  base / "phases" / "profiling" / "profile_export_aiperf.json"):
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(given))
+        assert (rc, err) == (0, ""), err
+        assert out.splitlines() == [PHASE_LINE.replace("3 AIPerf per-phase exports", "1 AIPerf per-phase export"),
+                                    f"ingested 0 results (0 new) into sqlite:///{tmp_path / 'r.db'}; nothing stored"]
+    assert not (tmp_path / "r.db").exists()
+
+
+def test_a_warm_up_s_csv_export_named_on_its_own_is_passed_over_too(tmp_path, capsys):
+    """A phase's CSV export (the manifest's ``metrics_csv``) says nothing of its phase, not even the run's
+    configuration; named alone, the warm-up's was read as a run (s31d). Its manifest names it."""
+    base = tmp_path / "run"
+    _run_folder(base)
+    csv = base / "phases" / "warmup" / "profile_export_aiperf.csv"
+    csv.write_bytes((REAL / "aiperf" / "aiperf0.11_qwen3-4b_g7_conc16.csv").read_bytes())
+    manifest = json.loads((base / "phase_manifest.json").read_text(encoding="utf-8"))
+    manifest["phases"][0]["metrics_csv"] = "phases/warmup/profile_export_aiperf.csv"
+    (base / "phase_manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(csv))
+    assert (rc, err) == (0, ""), err
+    assert out.splitlines()[0].startswith("skipped 1 AIPerf per-phase export (") and "ingested 0 results" in out
 
 
 def test_a_phase_manifest_and_a_phase_s_telemetry_named_alone_hold_no_result(tmp_path, capsys):
     """phase_manifest.json, and a phase's gpu_telemetry.json or server_metrics.json, are AIPerf files with
-    no result wherever they are, as its run-wide telemetry export is."""
+    no result wherever they are, as its run-wide telemetry export is (in its run's folder, the telemetry is
+    one the manifest names, counted with the phases' exports as the walk counts it: s31d)."""
     base = tmp_path / "run"
     _run_folder(base)
-    for name in ("phase_manifest.json", "phases/profiling/gpu_telemetry.json"):
-        rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(base / name))
+    (tmp_path / "gpu_telemetry.json").write_bytes((base / "phases" / "profiling" / "gpu_telemetry.json").read_bytes())
+    for given in (base / "phase_manifest.json", tmp_path / "gpu_telemetry.json"):
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(given))
         assert rc == 0 and err == "", err
         assert out.splitlines()[0].startswith("skipped 1 file with no result (")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}",
+                           str(base / "phases" / "profiling" / "gpu_telemetry.json"))
+    assert rc == 0 and err == "", err
+    assert out.splitlines()[0].startswith("skipped 1 AIPerf per-phase export (")

@@ -274,19 +274,34 @@ def _without_sweep_summaries(files: list[Path], head) -> tuple[list[Path], list[
 
 
 def _without_phase_exports(files: list[Path], head) -> tuple[list[Path], list[Path]]:
-    """(files, the exports among them that an AIPerf phase_manifest.json among them names): AIPerf 0.12+
-    writes, for a run of several phases (a warm-up before its profiling), each phase's own export under
-    phases/<name>/ beside the run's, and the manifest listing them at the run's root. The run's own
-    export is its result; read too, a phase's would store the run twice and its warm-up as a run of its
-    own. Only files in the manifest's folder or below it are taken."""
-    named: set[Path] = set()
+    """(files, the exports among them that an AIPerf phase_manifest.json names): AIPerf 0.12+ writes, for a run
+    of several phases (a warm-up before its profiling), each phase's own export under phases/<name>/ beside the
+    run's, and the manifest listing them at the run's root. The run's own export is its result; read too, a
+    phase's would store the run twice and its warm-up as a run of its own. The manifest is taken where it is
+    among the files, or in the run's folder of a file under phases/<name>/ (a phase's export, or its folder,
+    named alone: s31d). Only files in the manifest's folder or below it are taken."""
+    manifests: dict[Path, list] = {}
     for path in files:
         first = head(path) if path.suffix.lower() == ".json" else b""
-        if first.lstrip().startswith(b"{") and b'"phases"' in first:  # AIPerf writes its keys sorted: "phases" first
-            top = path.parent.resolve()
-            named.update(p for rel in foreign.phase_manifest_files(_document(path)) or ()
-                         if (p := (top / rel).resolve()).is_relative_to(top))
-    return [p for p in files if p.resolve() not in named], [p for p in files if p.resolve() in named]
+        if (first.lstrip().startswith(b"{") and b'"phases"' in first  # AIPerf writes its keys sorted: "phases" first
+                and (phases := foreign.phase_manifest(_document(path))) is not None):
+            manifests.setdefault(path.parent.resolve(), phases)
+    for top in {top.resolve() for path in files for top in _run_folders(path)} - manifests.keys():
+        if (top / foreign.PHASE_MANIFEST).is_file():
+            manifests[top] = foreign.phase_manifest(_document(top / foreign.PHASE_MANIFEST)) or []
+    passed = {p for top, phases in manifests.items() for _, named in phases for p in _named(top, named.values())}
+    return [p for p in files if p.resolve() not in passed], [p for p in files if p.resolve() in passed]
+
+
+def _run_folders(path: Path) -> list[Path]:
+    """The folder the phase manifest of ``path``'s AIPerf run may be in: the one above phases/<name>/
+    (``path`` a phase's export)."""
+    return [path.parent.parent.parent] if path.parent.parent.name == foreign.PHASES_FOLDER else []
+
+
+def _named(top: Path, rels) -> set[Path]:
+    """The files ``rels`` name, relative to ``top``, that are in it or below it."""
+    return {p for rel in rels if (p := (top / rel).resolve()).is_relative_to(top)}
 
 
 def _head(path: Path) -> bytes:

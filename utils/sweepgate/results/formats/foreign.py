@@ -192,20 +192,27 @@ AIPERF_COMPANIONS = (
 )
 
 
-# AIPerf 0.12+'s phase_manifest.json, at the root of a run of several phases (a warm-up and its profiling):
-# one entry a phase, naming (``*_json``, ``*_csv``, relative to the manifest's folder) the files of that phase's
-# own exports under phases/<name>/ (exporters/exporter_manager.py). Each entry states its phase so.
+# AIPerf 0.12+'s phase_manifest.json, at the root of a run of several phases (a warm-up and its profiling, or
+# several profiling phases): one entry a phase, naming (``*_json``, ``*_csv``, relative to the manifest's folder)
+# the files of that phase's own exports under phases/<name>/ (exporters/exporter_manager.py). Each entry states
+# its phase so, its kind "warmup" or "profiling" (common/types.py, PhaseKind).
 PHASE_ENTRY = {"phase_index", "phase_name", "phase_kind"}
+PHASE_MANIFEST, WARMUP_KIND = "phase_manifest.json", "warmup"  # its name, always, at the run's artifact root
+PHASES_FOLDER = "phases"  # each phase's exports in phases/<its name>/ of the run's folder
+# An entry's keys of the phase's own metrics exports, written under the same names as the run's own
+PHASE_EXPORT_KEYS = ("metrics_json", "metrics_csv")
 
 
-def phase_manifest_files(doc) -> list[str] | None:
-    """The files an AIPerf phase manifest names, relative to its folder; None when ``doc`` is no manifest."""
+def phase_manifest(doc) -> list[tuple[bool, dict[str, str]]] | None:
+    """Each phase an AIPerf phase manifest lists: (whether it is a warm-up, the files it names by their keys,
+    relative to the manifest's folder); None when ``doc`` is no manifest."""
     phases = doc.get("phases") if isinstance(doc, dict) else None
     if not (isinstance(phases, list) and phases and "schema_version" in doc
             and all(isinstance(entry, dict) and PHASE_ENTRY <= entry.keys() for entry in phases)):
         return None
-    return [value for entry in phases for key, value in entry.items()
-            if isinstance(key, str) and key.endswith(("_json", "_csv")) and isinstance(value, str)]
+    return [(entry["phase_kind"] == WARMUP_KIND, {key: value for key, value in entry.items() if isinstance(key, str)
+                                                  and key.endswith(("_json", "_csv")) and isinstance(value, str)})
+            for entry in phases]
 
 
 def _phase_observability(doc: dict) -> bool:
@@ -267,7 +274,7 @@ def refuse(doc, path: str, line: int) -> None:
     if any(keys <= doc.keys() for keys in SEARCH_RECORDS):
         raise SearchRecord(path)
     if (any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_record(doc) or _request_inputs(doc)
-            or phase_manifest_files(doc) is not None or _phase_observability(doc)):
+            or phase_manifest(doc) is not None or _phase_observability(doc)):
         raise Auxiliary(path)
     if SWEEP_FAILURE <= doc.keys() and isinstance(doc["serve_overrides"], dict):
         raise SweepFailure(path, line, doc)
