@@ -156,7 +156,10 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
                "(not stored twice; a summary's runs with no file of their own are read from it)"),
               (walked.phase_exports, "AIPerf per-phase export", "(phases/<name>/, named by the phase_manifest.json "
                "beside a run's profile_export_aiperf.json: one phase's share of that run, a warm-up's too; the run's "
-               "own export is its result)")]
+               "own export is its result)"),
+              (walked.pooled, "AIPerf whole-run export", "of several profiling phases (beside its phase_manifest.json: "
+               "the phases' requests pooled at their different loads, no one point's figures; each profiling phase's "
+               "own export under phases/<name>/ is a result)")]
     for kind in foreign.BESIDE_KINDS:
         groups.append(([p for p in outcome.beside if outcome.kinds[p] is kind], kind.NOUN, kind.WHY))
     groups.append((list(dict.fromkeys(path for path, _ in outcome.stored_before.values())), "file",

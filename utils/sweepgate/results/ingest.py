@@ -96,6 +96,9 @@ class Walk:
     # the exports of one phase of an AIPerf run under phases/<name>/, named by the phase_manifest.json beside
     # the run's own export: a share of that run (a warm-up's too), not a run
     phase_exports: list[Path] = dataclasses.field(default_factory=list)
+    # an AIPerf run's own exports beside a manifest of several profiling phases: their requests pooled, no one
+    # point's figures (each profiling phase's export is a result)
+    pooled: list[Path] = dataclasses.field(default_factory=list)
 
 
 def _walked(path: Path) -> bool:
@@ -173,11 +176,11 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     import functools
 
     head = functools.cache(_head)  # each file's first bytes opened once for both looks below
-    files, phases = _without_phase_exports(_unique(out), head)
+    files, phases, pooled = _without_phase_exports(_unique(out), head)
     files, named = _without_csv_twins(files)
     files, summaries, listed = _without_sweep_summaries(files, head)
     return Walk(files, skipped, twins + named, refused, _zipped_results(zips, [*out, *skipped, *twins]),
-                summaries=summaries, listed=listed, phase_exports=phases)
+                summaries=summaries, listed=listed, phase_exports=phases, pooled=pooled)
 
 
 def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path], twins: list[Path],
@@ -273,13 +276,16 @@ def _without_sweep_summaries(files: list[Path], head) -> tuple[list[Path], list[
     return [p for p in files if p not in summaries], summaries, partly
 
 
-def _without_phase_exports(files: list[Path], head) -> tuple[list[Path], list[Path]]:
-    """(files, the exports among them that an AIPerf phase_manifest.json names): AIPerf 0.12+ writes, for a run
-    of several phases (a warm-up before its profiling), each phase's own export under phases/<name>/ beside the
-    run's, and the manifest listing them at the run's root. The run's own export is its result; read too, a
-    phase's would store the run twice and its warm-up as a run of its own. The manifest is taken where it is
-    among the files, or in the run's folder of a file under phases/<name>/ (a phase's export, or its folder,
-    named alone: s31d). Only files in the manifest's folder or below it are taken."""
+def _without_phase_exports(files: list[Path], head) -> tuple[list[Path], list[Path], list[Path]]:
+    """(files, the exports among them that an AIPerf phase manifest names and that are no result, the run's own
+    exports among them that pool several profiling phases): AIPerf 0.12+ writes, for a run of several phases,
+    each phase's own export under phases/<name>/ beside the run's, and phase_manifest.json at the run's root
+    naming them. Of a warm-up and one profiling phase, the run's own export is its result; read too, a
+    phase's would store the run twice and its warm-up as a run of its own. Of several profiling phases (each its
+    own load), the run's own export pools their requests, so each profiling phase's own export is a result
+    instead (``aiperf._measured_phase``) and the run's is passed over; warm-ups never are results. The manifest
+    is taken where it is among the files, or in the run's folder of a file under phases/<name>/ or beside it (a
+    phase's export named alone, s31d). Only files in the manifest's folder or below it are taken."""
     manifests: dict[Path, list] = {}
     for path in files:
         first = head(path) if path.suffix.lower() == ".json" else b""
@@ -289,14 +295,23 @@ def _without_phase_exports(files: list[Path], head) -> tuple[list[Path], list[Pa
     for top in {top.resolve() for path in files for top in _run_folders(path)} - manifests.keys():
         if (top / foreign.PHASE_MANIFEST).is_file():
             manifests[top] = foreign.phase_manifest(_document(top / foreign.PHASE_MANIFEST)) or []
-    passed = {p for top, phases in manifests.items() for _, named in phases for p in _named(top, named.values())}
-    return [p for p in files if p.resolve() not in passed], [p for p in files if p.resolve() in passed]
+    passed, pooled = set(), set()
+    for top, phases in manifests.items():
+        measured = [named for warmup, named in phases if not warmup]
+        for warmup, named in phases:
+            passed.update(_named(top, named.values()) if warmup or len(measured) < 2 else ())
+        if len(measured) > 1:  # the run's own exports, under the names of its phases'
+            pooled.update(_named(top, (Path(rel).name for named in measured for key, rel in named.items()
+                                       if key in foreign.PHASE_EXPORT_KEYS)))
+    gone = passed | pooled
+    return ([p for p in files if p.resolve() not in gone], [p for p in files if p.resolve() in passed],
+            [p for p in files if p.resolve() in pooled])
 
 
 def _run_folders(path: Path) -> list[Path]:
-    """The folder the phase manifest of ``path``'s AIPerf run may be in: the one above phases/<name>/
-    (``path`` a phase's export)."""
-    return [path.parent.parent.parent] if path.parent.parent.name == foreign.PHASES_FOLDER else []
+    """The folders the phase manifest of ``path``'s AIPerf run may be in: its own (``path`` the run's export)
+    and the one above phases/<name>/ (``path`` a phase's)."""
+    return [path.parent, *([path.parent.parent.parent] if path.parent.parent.name == foreign.PHASES_FOLDER else [])]
 
 
 def _named(top: Path, rels) -> set[Path]:

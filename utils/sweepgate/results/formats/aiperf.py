@@ -9,10 +9,11 @@ gap between streamed chunks, vLLM's ITL.
 from __future__ import annotations
 
 import math
+from pathlib import PurePath
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
-from sweepgate.results.formats.foreign import SweepAggregate
+from sweepgate.results.formats.foreign import PHASES_FOLDER, SweepAggregate
 from sweepgate.results.formats.vllm import rate_value
 from sweepgate.results.measurement import Measurement, further_stat, measured, run_window
 from sweepgate.results.units import is_time_unit, to_ms
@@ -153,13 +154,14 @@ def _fill_totals(metrics: dict) -> None:
         metrics[R.TOTAL_TOKEN_THROUGHPUT] = out + inp
 
 
-def _config(doc: dict) -> tuple[str | None, int | None, str]:
-    """(model, concurrency, client) from ``input_config`` (its shape changed across versions)."""
+def _config(doc: dict, path: str = "") -> tuple[str | None, int | None, str]:
+    """(model, concurrency, client) from ``input_config`` (its shape changed across versions); ``path``: the
+    export's file (``_measured_phase``)."""
     cfg = _input_config(doc)
     endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
     models = _models(cfg)[0]
     model = models[0] if isinstance(models, list) and models else models if isinstance(models, str) else None
-    conc = _concurrency(cfg)[0]
+    conc = _concurrency(cfg, path)[0]
     conc = conc if isinstance(conc, int) and not isinstance(conc, bool) else None
     # GenAI-Perf names its service kind (at the top before 2025, under endpoint in its config-file
     # layout, which also has a perf_analyzer section); AIPerf has neither.
@@ -168,11 +170,11 @@ def _config(doc: dict) -> tuple[str | None, int | None, str]:
     return model, conc, "genai-perf" if genai else "aiperf"
 
 
-def _concurrency(cfg: dict) -> tuple[object, str | None]:
+def _concurrency(cfg: dict, path: str = "") -> tuple[object, str | None]:
     """(the concurrency, the dotted key it stands at) of ``input_config``: loadgen's (AIPerf), the top
     level's (GenAI-Perf), the stimulus's (its config-file layout) or the measured phase's (AIPerf 0.10+)."""
     loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
-    phase = _measured_phase(cfg)
+    phase = _measured_phase(cfg, path)
     for where, holder in (("loadgen.", loadgen), ("", cfg), ("perf_analyzer.stimulus.", _stimulus(cfg)),
                           (_phase_path(cfg, phase), phase)):
         if "concurrency" in holder:
@@ -250,19 +252,44 @@ def _items(cfg: dict) -> list:
     return [i["name"] for i in items if isinstance(i, dict) and isinstance(i.get("name"), str)]
 
 
-def _measured_phase(cfg: dict) -> dict:
-    """AIPerf 0.10+ keeps the load in ``phases``; the measured one is not excluded from results."""
+def _measured_phases(cfg: dict) -> list[dict]:
+    """AIPerf 0.10+ keeps the load in ``phases``; the measured ones are not excluded from results."""
     phases = cfg.get("phases") if isinstance(cfg.get("phases"), list) else []
-    measured = [p for p in phases if isinstance(p, dict) and p.get("exclude_from_results") is not True]
-    return measured[-1] if len(measured) == 1 else {}
+    return [p for p in phases if isinstance(p, dict) and p.get("exclude_from_results") is not True]
 
 
-def _request_rate(doc: dict):
+def _measured_phase(cfg: dict, path: str = "") -> dict:
+    """The measured phase (``_measured_phases``) whose figures the export ``path`` holds: the only one, else
+    (several profiling phases, each its own load: AIPerf 0.12+) the one whose own export it is, in the run's
+    phases/<that phase's name>/ (exporters/exporter_manager.py); {} for the run's export, which pools them."""
+    measured, folder = _measured_phases(cfg), PurePath(path).parent
+    if len(measured) == 1:
+        return measured[0]
+    own = folder.name if folder.parent.name == PHASES_FOLDER else None
+    return next((p for p in measured if own is not None and p.get("name") == own), {})
+
+
+def _pooled(cfg: dict, path: str, line: int) -> None:
+    """Refuse the export of a run of several profiling phases that is no phase's own (``_measured_phase``):
+    AIPerf pools the phases' requests in the run's export (0.12+: its throughputs over their summed
+    durations; records_manager.py, _adjust_multi_phase_aggregate_rates), so its figures are no one load's."""
+    measured = _measured_phases(cfg)
+    if len(measured) < 2 or _measured_phase(cfg, path):
+        return
+    loads = ", ".join(f"{p.get('name')}: " + next((f"{key} {p[key]}" for key in ("concurrency", "rate") if key in p),
+                                                 f"{p.get('type')}") for p in measured)
+    raise fail(path, line, f"{CONFIG}.phases: {len(measured)} profiling phases ({loads}): AIPerf pools their requests "
+               "in the run's export, so its figures are no one load's",
+               "ingest the run's folder, whose phases/<name>/ holds each phase's own export (AIPerf 0.12+), or run "
+               "each load as a run of its own")
+
+
+def _request_rate(doc: dict, path: str = ""):
     """The requested rate (requests/s): loadgen's (AIPerf), the top level's (GenAI-Perf) or the phase's."""
     cfg = _input_config(doc)
     loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
     for value in (loadgen.get("request_rate"), cfg.get("request_rate"), _stimulus(cfg).get("request_rate"),
-                  _measured_phase(cfg).get("rate")):
+                  _measured_phase(cfg, path).get("rate")):
         if value is not None and not isinstance(value, bool):
             return rate_value(value)
     return None
@@ -408,17 +435,18 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
                        "name) has no request count or throughputs",
                        "rerun with AIPerf 0.3 or later, whose export has request_throughput and request_count")
         doc = {**{k: v for k, v in doc.items() if k != "records"}, **_untagged(doc["records"])}
-    model, conc, client = _config(doc)
+    _pooled(_input_config(doc), path, line)
+    model, conc, client = _config(doc, path)
     m = Measurement(f"{client}-json", client, line, client_version=doc.get("aiperf_version"))
     m.metrics.update(metrics_from(doc, path, line, m.notes))
     m.metrics[R.FAILED] = _failed(doc, m.metrics)
     m.cancelled = doc.get("was_cancelled") is True or _incomplete(doc, m)
     m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: _time(doc.get("start_time")),
-                     R.FINISHED: _time(doc.get("end_time")), R.REQUEST_RATE: _request_rate(doc)})
+                     R.FINISHED: _time(doc.get("end_time")), R.REQUEST_RATE: _request_rate(doc, path)})
     m.run_window = client_window(doc)
     cfg = _input_config(doc)
     m.fields[R.ISL], m.fields[R.OSL] = _lengths(cfg)
-    m.keys.update({R.CONC: _concurrency(cfg)[1], R.MODEL: _models(cfg)[1], **_length_keys(cfg)})
+    m.keys.update({R.CONC: _concurrency(cfg, path)[1], R.MODEL: _models(cfg)[1], **_length_keys(cfg)})
     m.setup = _setup(cfg)
     _unstreamed(doc, m)
     _long_outputs(doc, m)
