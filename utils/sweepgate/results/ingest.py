@@ -35,7 +35,7 @@ from sweepgate.core.report import count
 from sweepgate.core.signals import SignalsHeld as _signals_held
 from sweepgate.results import derive, jsonio, normalize, sidecar, sniff
 from sweepgate.results import record as R
-from sweepgate.results.formats import foreign, gpu_metrics, vllm
+from sweepgate.results.formats import aiperf_csv, foreign, gpu_metrics, vllm
 from sweepgate.results.measurement import Measurement
 from sweepgate.results.store import Copied, Immutable, StoreError
 
@@ -495,6 +495,7 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
 def _records(output: Path, text: str, content: bytes, given: Given | None, warnings: list | None,
              left_out: frozenset[int] = frozenset()) -> list[dict]:
     measurements = [m for m in sniff.parse_text(text, str(output)) if m.line not in left_out]
+    _csv_completion(output, measurements)
     job, name = _job(output, content, given)
     found: list = []
     found.extend(d for m in measurements if (d := normalize.short_outputs(m, str(output))))
@@ -512,6 +513,14 @@ def _records(output: Path, text: str, content: bytes, given: Given | None, warni
                for m, energy in zip(measurements, energies)]
     normalize.check_one_setup(measurements, records, str(output), text)
     return records
+
+
+def _csv_completion(output: Path, measurements: list[Measurement]) -> None:
+    """An AIPerf CSV export's run finished or not, as the files beside it say (``aiperf_csv.completion``):
+    its JSON export of the same name, AIPerf 0.13+'s ready marker."""
+    if len(measurements) == 1 and measurements[0].source_format == aiperf_csv.AIPERF_CSV:
+        aiperf_csv.completion(measurements[0], _document(output.with_suffix(".json")),
+                              _document(output.with_name(aiperf_csv.READY_MARKER)))
 
 
 def _unreadable(exc: SweepgateError, output: Path) -> bool:

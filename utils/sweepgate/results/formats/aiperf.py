@@ -408,6 +408,12 @@ def _incomplete(doc: dict, m: Measurement) -> bool:
     return True
 
 
+def completion(doc: dict, m: Measurement) -> None:
+    """Whether the run ``doc`` (an export) is of finished: stored as failed when it says it was cancelled or did
+    not finish (``_incomplete``); for its CSV export too, which does not say (``aiperf_csv.completion``)."""
+    m.cancelled = doc.get("was_cancelled") is True or _incomplete(doc, m)
+
+
 LONG_OUTPUTS = 2  # times the configured output length: past it the client miscounted the tokens
 
 
@@ -440,7 +446,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m = Measurement(f"{client}-json", client, line, client_version=doc.get("aiperf_version"))
     m.metrics.update(metrics_from(doc, path, line, m.notes))
     m.metrics[R.FAILED] = _failed(doc, m.metrics)
-    m.cancelled = doc.get("was_cancelled") is True or _incomplete(doc, m)
+    completion(doc, m)
     m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: _time(doc.get("start_time")),
                      R.FINISHED: _time(doc.get("end_time")), R.REQUEST_RATE: _request_rate(doc, path)})
     m.run_window = client_window(doc)

@@ -111,11 +111,15 @@ def to_export(text: str, path: str, rows: dict | None = None) -> dict:
     return doc
 
 
+CSV_FORMAT = "{}-csv"  # a CSV export's source format, after its client's name
+AIPERF_CSV = CSV_FORMAT.format("aiperf")
+
+
 def parse_text(text: str, path: str) -> Measurement:
     rows: dict[str, int] = {}
     doc = to_export(text, path, rows)
     client = _client(doc)
-    m = Measurement(f"{client}-csv", client)
+    m = Measurement(CSV_FORMAT.format(client), client)
     try:
         m.metrics.update(aiperf.metrics_from(doc, path, 0, m.notes))
     except SweepgateError as exc:  # "key.stat: ..." of the JSON shape: at the key's row, not the file's start
@@ -129,6 +133,31 @@ def parse_text(text: str, path: str) -> Measurement:
         raise fail(path, 0, "Output Token Throughput/Request Count: missing",
                    "export the full profile CSV (both the distribution and the scalar tables)")
     return m
+
+
+# AIPerf 0.13+ writes this marker in a run's artifact folder once its exports are whole: {ready, was_cancelled,
+# partial, ...} (common/results_markers.py, write_ready_marker; controller/system_controller.py)
+READY_MARKER = ".aiperf_results_ready.json"
+UNKNOWN_COMPLETION = "aiperf-csv-completion"
+
+
+def completion(m: Measurement, export, marker) -> None:
+    """Whether an AIPerf CSV export's run finished, which the CSV does not say (its JSON export's was_cancelled
+    and 0.13+'s is_complete have no row in it: exporters/metrics_csv_exporter.py writes the metrics alone): as
+    the JSON export of its name beside it (``export``) says (``aiperf.completion``), else cancelled where the
+    ready marker beside it (``marker``) says so; else stored as finished, with a warning that nothing said so.
+    GenAI-Perf's exports say it nowhere: none."""
+    if m.source_format != AIPERF_CSV:
+        return
+    if isinstance(export, dict) and aiperf.detect(export):
+        aiperf.completion(export, m)
+    elif isinstance(marker, dict) and marker.get("was_cancelled") is True:
+        m.cancelled = True
+    else:
+        m.notes.append((UNKNOWN_COMPLETION, "warning: an AIPerf CSV export does not say whether its run finished "
+                        "(was_cancelled, is_complete: in its JSON export only, and none of its name is beside it); "
+                        "stored as a finished run", "ingest the run's profile_export_aiperf.json, from the same "
+                        "artifact folder, instead"))
 
 
 def _client(doc: dict) -> str:

@@ -1,0 +1,92 @@
+"""s31d: an AIPerf CSV export read without its JSON, and whether its run finished.
+
+AIPerf's CSV export holds the run's metric tables and nothing else (0.11.0 to 0.13.0's
+exporters/metrics_csv_exporter.py): not its JSON export's ``was_cancelled``, nor 0.13's ``is_complete`` (its
+record-stall watchdog gave up on records that never came). So a cancelled or unfinished run read from its
+CSV alone was stored as a finished one, and compared as such, without a word. Beside it in the run's artifact
+folder, AIPerf says it twice: in its JSON export of the same name, and (0.13+) in the ready marker it writes
+once the exports are whole, ``.aiperf_results_ready.json`` ``{ready, was_cancelled, partial}``
+(common/results_markers.py, write_ready_marker). A CSV named on its own is now read with what those say, and
+where neither is there it is stored with a one-line warning that nothing says whether its run finished.
+
+The exports are a real AIPerf run's (tests/data/results-samples/SOURCES.tsv: InferenceX, Kimi-K2.7 on MI355X
+TP4, conc 1, the CSV and the JSON of one artifact folder)."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import SAMPLES, run_cli, show_json
+
+CSV = SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.csv"
+JSON = SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.json"
+WARNING = ("warning: an AIPerf CSV export does not say whether its run finished (was_cancelled, is_complete: in its "
+           "JSON export only, and none of its name is beside it); stored as a finished run; ingest the run's "
+           "profile_export_aiperf.json, from the same artifact folder, instead")
+
+
+def _folder(tmp_path, export: dict | None = None, marker: dict | None = None):
+    """An artifact folder with the run's CSV export, and its JSON export and ready marker when given."""
+    folder = tmp_path / "artifacts"
+    folder.mkdir()
+    (folder / "profile_export_aiperf.csv").write_bytes(CSV.read_bytes())
+    if export is not None:
+        (folder / "profile_export_aiperf.json").write_text(json.dumps(export, indent=2), encoding="utf-8")
+    if marker is not None:
+        (folder / ".aiperf_results_ready.json").write_text(json.dumps(marker), encoding="utf-8")
+    return folder / "profile_export_aiperf.csv"
+
+
+def _ingest(capsys, tmp_path, path) -> tuple[dict, list[str]]:
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(path))
+    assert rc == 0 and "ingested 1 results (1 new)" in out, (out, err)
+    (rec,) = show_json(capsys, db)
+    return rec, err.splitlines()
+
+
+def test_a_lone_csv_export_is_stored_with_a_warning_that_nothing_says_its_run_finished(capsys, tmp_path):
+    csv = _folder(tmp_path)
+    rec, err = _ingest(capsys, tmp_path, csv)
+    assert err == [f"{csv}:1:1: {WARNING}"]
+    assert rec["status"] == "success" and rec["metrics"]["completed"] > 0
+
+
+def test_a_csv_export_named_alone_is_of_a_cancelled_run_when_its_json_export_says_so(capsys, tmp_path):
+    export = json.loads(JSON.read_text(encoding="utf-8"))
+    assert export["was_cancelled"] is False
+    rec, err = _ingest(capsys, tmp_path, _folder(tmp_path, {**export, "was_cancelled": True}))
+    assert (rec["status"], err) == ("failure", [])
+
+
+def test_a_csv_export_named_alone_is_of_an_unfinished_run_when_its_json_export_says_so(capsys, tmp_path):
+    export = {**json.loads(JSON.read_text(encoding="utf-8")), "aiperf_version": "0.13.0", "is_complete": False,
+              "incomplete_reason": "Record aggregation stalled at 3 of 8 records for 300s after all credits completed"}
+    csv = _folder(tmp_path, export)
+    rec, err = _ingest(capsys, tmp_path, csv)
+    assert rec["status"] == "failure"
+    assert len(err) == 1 and err[0].startswith(f"{csv}:1:1: warning: is_complete: false (Record aggregation stalled "), err
+
+
+def test_a_csv_export_whose_json_export_says_it_finished_is_stored_without_a_word(capsys, tmp_path):
+    rec, err = _ingest(capsys, tmp_path, _folder(tmp_path, json.loads(JSON.read_text(encoding="utf-8"))))
+    assert (rec["status"], err) == ("success", [])
+
+
+def test_aiperf_0_13_s_ready_marker_tells_a_cancelled_run(capsys, tmp_path):
+    rec, err = _ingest(capsys, tmp_path, _folder(tmp_path, marker={"ready": True, "was_cancelled": True,
+                                                                   "partial": False}))
+    assert (rec["status"], err) == ("failure", [])
+
+
+def test_a_ready_marker_of_a_run_not_cancelled_still_leaves_its_finish_unsaid(capsys, tmp_path):
+    """0.13's marker says whether the run was cancelled, not whether its watchdog gave up (is_complete)."""
+    csv = _folder(tmp_path, marker={"ready": True, "was_cancelled": False, "partial": False})
+    rec, err = _ingest(capsys, tmp_path, csv)
+    assert (rec["status"], err) == ("success", [f"{csv}:1:1: {WARNING}"])
+
+
+def test_a_genai_perf_csv_export_says_nothing_more_than_its_json_and_is_not_warned_of(capsys, tmp_path):
+    """GenAI-Perf's exports, JSON and CSV alike, state no cancellation or completion."""
+    rec, err = _ingest(capsys, tmp_path, SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc100.csv")
+    assert (rec["client"], rec["status"], err) == ("genai-perf", "success", [])
