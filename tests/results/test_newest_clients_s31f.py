@@ -78,3 +78,92 @@ def test_a_vllm_0_34_output_is_read_and_its_queueing_is_no_latency_of_the_reques
     # e2el was not among --percentile-metrics: the client's queueing, with or without the request, is none
     assert not [k for k in m if k.startswith("e2el_") or "queue" in k], m
     assert R.REQUEST_GOODPUT not in m  # null without --goodput
+
+
+# ---------------------------------------------------------------------------------------------- AIPerf 0.13.0
+
+def _dist(unit: str, avg: float, count: int = 64) -> dict:
+    """A record metric's JsonMetricResult (STAT_KEYS but sum, and its count)."""
+    stats = {"avg": avg, "min": avg * 0.7, "max": avg * 1.5, "p1": avg * 0.8, "p5": avg * 0.85, "p10": avg * 0.9,
+             "p25": avg * 0.95, "p50": avg, "p75": avg * 1.05, "p90": avg * 1.1, "p95": avg * 1.15, "p99": avg * 1.3,
+             "std": avg * 0.1}
+    return {"unit": unit, **stats, "count": count}
+
+
+def aiperf_0_13(spec_decode: bool = True) -> dict:
+    """profile_export_aiperf.json of AIPerf 0.13.0 (JsonExportData, model_dump exclude_unset/exclude_none):
+    its declared fields in order, then the metrics it sets beyond them (extra="allow"). A concurrency-8 chat
+    run of 64 requests against vLLM with --per-request-spec-decode-metrics, whose responses carry each
+    request's speculative decoding: the spec-decode metrics, among them the run-level token-weighted
+    acceptance length (a derived metric: avg alone, no count), and the pooled acceptance histogram."""
+    doc = {"schema_version": "1.4", "aiperf_version": "0.13.0", "benchmark_id": "5d6f0a3e-2c8b-4c53-9d1e-1b2f3a4c5d6e",
+           "request_throughput": {"unit": "requests/sec", "avg": 3.2},
+           "request_latency": _dist("ms", 2480.0), "request_count": {"unit": "requests", "avg": 64},
+           "time_to_first_token": _dist("ms", 95.0), "time_to_second_token": _dist("ms", 14.0),
+           "inter_token_latency": _dist("ms", 9.3), "output_token_throughput": {"unit": "tokens/sec", "avg": 819.2},
+           "output_token_throughput_per_user": _dist("tokens/sec/user", 107.5),
+           "output_sequence_length": _dist("tokens", 256.0), "input_sequence_length": _dist("tokens", 1024.0),
+           "min_request_timestamp": {"unit": "ns", "avg": 1.79e18},
+           "max_response_timestamp": {"unit": "ns", "avg": 1.79e18 + 20e9},
+           "inter_chunk_latency": _dist("ms", 25.0), "total_output_tokens": {"unit": "tokens", "avg": 16384},
+           "benchmark_duration": {"unit": "sec", "avg": 20.0}, "total_isl": {"unit": "tokens", "avg": 65536},
+           "total_osl": {"unit": "tokens", "avg": 16384},
+           "input_config": {"models": {"strategy": "round_robin", "items": [{"name": "Qwen/Qwen3-8B"}]},
+                            "endpoint": {"urls": ["http://localhost:8000"], "type": "chat", "streaming": True},
+                            "datasets": [{"name": "default", "type": "synthetic",
+                                          "prompts": {"isl": {"mean": 1024}, "osl": {"mean": 256}}}],
+                            "phases": [{"name": "profiling", "type": "concurrency", "exclude_from_results": False,
+                                        "requests": 64, "concurrency": 8}]},
+           "was_cancelled": False, "is_complete": True,
+           "start_time": "2026-12-01T10:00:00.000000", "end_time": "2026-12-01T10:00:21.000000"}
+    if spec_decode:
+        doc.update({"pooled_spec_decode_acceptance_histogram": {"0": 700, "1": 900, "2": 1100, "3": 2900},
+                    "spec_decode_acceptance_length": _dist("ratio", 2.9),
+                    "spec_decode_draft_acceptance_rate": _dist("%", 63.0),
+                    "spec_decode_accepted_per_verified": _dist("ratio", 0.72),
+                    "spec_decode_steps": _dist("count", 87.5),
+                    "total_spec_decode_steps": {"unit": "count", "avg": 5600},
+                    "total_accepted_draft_tokens": {"unit": "tokens", "avg": 10500},
+                    "total_draft_tokens": {"unit": "tokens", "avg": 16800},
+                    "spec_decode_token_weighted_acceptance_length": {"unit": "ratio", "avg": 2.875},
+                    "spec_decode_overall_draft_acceptance_rate": {"unit": "%", "avg": 62.5}})
+    return doc
+
+
+def test_an_aiperf_0_13_run_keeps_its_run_level_acceptance_length(capsys, tmp_path):
+    """The token-weighted figure (1 + 10500 accepted / 5600 verify steps), vLLM's own; not the per-request
+    mean (2.9), each request weighing alike. It was dropped: no accept len, and no compare of it."""
+    out = tmp_path / "profile_export_aiperf.json"
+    out.write_text(json.dumps(aiperf_0_13(), indent=2), encoding="utf-8")
+    rec = only_record(capsys, tmp_path, out)
+    assert rec[R.METRICS][R.ACCEPT_LENGTH] == 2.875 and rec[R.CLIENT_VERSION] == "0.13.0"
+    rc, shown, _ = run_cli(capsys, "results", "show", "--db", f"sqlite:///{tmp_path / 'r.db'}")
+    assert rc == 0 and "accept len" in shown and "2.88" in shown
+
+
+def test_an_aiperf_0_13_run_without_speculative_decoding_has_no_acceptance_length(capsys, tmp_path):
+    out = tmp_path / "profile_export_aiperf.json"
+    out.write_text(json.dumps(aiperf_0_13(spec_decode=False), indent=2), encoding="utf-8")
+    assert R.ACCEPT_LENGTH not in only_record(capsys, tmp_path, out)[R.METRICS]
+
+
+def test_an_aiperf_csv_export_keeps_its_run_level_acceptance_length(capsys, tmp_path):
+    """The CSV twin (metrics_csv_exporter.py: "<header> (<unit>)", two decimals, each table sorted by tag):
+    the real 0.11 CSV with the rows 0.13 adds for speculative decoding, the per-request mean among the
+    distributions after request_latency, the run-level figures among the scalars after request_throughput."""
+    text = (REAL / "aiperf" / "aiperf0.11_qwen3-4b_g7_conc16.csv").read_text(encoding="utf-8")
+    after = "Request Latency (ms),"
+    at = text.index("\n", text.index(after)) + 1
+    row = "Acceptance Length (ratio),2.90,2.03,4.35,185.60,2.32,2.47,2.61,2.76,2.90,3.05,3.19,3.34,3.77,0.29\r\n"
+    text = text[:at] + row + text[at:]
+    at = text.index("\n", text.index("Request Throughput (requests/sec),")) + 1
+    text = text[:at] + "Overall Draft Acceptance Rate (%),62.50\r\nToken-Weighted Acceptance Length (ratio),2.88\r\n" \
+        + text[at:]
+    out = tmp_path / "profile_export_aiperf.csv"
+    out.write_text(text, encoding="utf-8", newline="")
+    rc, _, err, db = ingest(capsys, tmp_path, out)  # alone, the CSV does not say whether its run finished
+    (line,) = err.splitlines()
+    assert rc == 0 and line.startswith(f"{out}:1:1: warning: an AIPerf CSV export does not say whether its run "
+                                       "finished"), err
+    (rec,) = show_json(capsys, db)
+    assert rec[R.METRICS][R.ACCEPT_LENGTH] == 2.88

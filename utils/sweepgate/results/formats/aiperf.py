@@ -41,6 +41,11 @@ SCALARS = {  # export key -> record metric (the "avg" of a single-valued metric)
     "error_request_count": R.FAILED,
     "total_isl": R.TOTAL_INPUT_TOKENS,
     "total_osl": R.TOTAL_OUTPUT_TOKENS,
+    # AIPerf 0.13+ against a server that reports each request's speculative decoding (vLLM's
+    # --per-request-spec-decode-metrics): 1 + the run's accepted draft tokens over its verify steps, vLLM's
+    # own acceptance length. Its spec_decode_acceptance_length is each request's figure averaged over
+    # requests alike (short requests weigh as much as long ones): another figure, not read as it.
+    "spec_decode_token_weighted_acceptance_length": R.ACCEPT_LENGTH,
 }
 
 

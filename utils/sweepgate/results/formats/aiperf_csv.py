@@ -29,7 +29,8 @@ GENAI_PERF_UNIT = "per sec"
 # Display names whose rule-made key differs from the JSON export's key.
 EXPORT_KEYS = {"total_input_sequence_length": "total_isl", "total_output_sequence_length": "total_osl",
                "minimum_request_timestamp": "min_request_timestamp",
-               "maximum_response_timestamp": "max_response_timestamp"}
+               "maximum_response_timestamp": "max_response_timestamp",
+               "token_weighted_acceptance_length": "spec_decode_token_weighted_acceptance_length"}
 
 
 def detect_text(text: str) -> bool:
