@@ -80,6 +80,53 @@ def test_a_vllm_0_34_output_is_read_and_its_queueing_is_no_latency_of_the_reques
     assert R.REQUEST_GOODPUT not in m  # null without --goodput
 
 
+# ----------------------------------------------------------------------------------------------- SGLang 0.5.23
+
+def sglang_0_5_23(**over) -> dict:
+    """A bench_serving line of SGLang 0.5.23 (`python -m sglang.bench_serving`, now sglang.benchmark.serving),
+    as benchmark() builds ``result`` key by key, a random 1024/128 dataset at concurrency 8; its server_info is
+    the server's whole /server_info answer, of which a few keys are kept here."""
+    doc = {"tag": None, "backend": "sglang-oai-chat", "dataset_name": "random", "request_rate": float("inf"),
+           "max_concurrency": 8, "sharegpt_output_len": None, "random_input_len": 1024, "random_output_len": 128,
+           "random_range_ratio": 1.0,
+           "server_info": {"model_path": "Qwen/Qwen3-8B", "served_model_name": "Qwen/Qwen3-8B", "version": "0.5.23",
+                           "internal_states": [{"avg_spec_accept_length": None}]},
+           "duration": 10.0, "completed": 64, "total_input_tokens": 65536, "total_input_text_tokens": 65536,
+           "total_input_vision_tokens": 0, "total_output_tokens": 8192, "total_output_tokens_retokenized": 8190,
+           "request_throughput": 6.4, "input_throughput": 6553.6, "output_throughput": 819.2,
+           "total_throughput": 7372.8,
+           "mean_e2e_latency_ms": 1200.0, "median_e2e_latency_ms": 1190.0, "std_e2e_latency_ms": 50.0,
+           "p90_e2e_latency_ms": 1260.0, "p95_e2e_latency_ms": 1280.0, "p99_e2e_latency_ms": 1300.0,
+           "mean_ttft_ms": 90.0, "median_ttft_ms": 85.0, "std_ttft_ms": 10.0, "p90_ttft_ms": 100.0,
+           "p95_ttft_ms": 105.0, "p99_ttft_ms": 120.0,
+           "mean_tpot_ms": 8.7, "median_tpot_ms": 8.6, "std_tpot_ms": 0.2, "p90_tpot_ms": 8.9, "p95_tpot_ms": 9.0,
+           "p99_tpot_ms": 9.3,
+           "mean_itl_ms": 8.7, "median_itl_ms": 8.5, "std_itl_ms": 1.0, "p90_itl_ms": 9.5, "p95_itl_ms": 10.0,
+           "p99_itl_ms": 14.0,
+           "concurrency": 7.68, "accept_length": None, "max_output_tokens_per_s": 900.0, "max_concurrent_requests": 8}
+    doc.update(over)
+    return doc
+
+
+def write_line(path, doc: dict):
+    path.write_text(json.dumps(doc) + "\n", encoding="utf-8")  # json.dumps as bench_serving, Infinity bare
+    return path
+
+
+def test_an_sglang_run_keeps_its_goodput(capsys, tmp_path):
+    """`--goodput ttft:500 tpot:50` adds GoodputMetrics' fields to the line (msgspec.structs.asdict): its
+    request_goodput was dropped where vLLM's, GenAI-Perf's and AIPerf's are kept."""
+    line = sglang_0_5_23(goodput_slos_ms={"ttft": 500.0, "tpot": 50.0}, request_goodput=5.9,
+                         slo_attainment=0.921875, slo_attainment_by_metric={"ttft": 0.95, "tpot": 0.97})
+    rec = only_record(capsys, tmp_path, write_line(tmp_path / "out.jsonl", line))
+    assert rec[R.METRICS][R.REQUEST_GOODPUT] == 5.9
+
+
+def test_an_sglang_run_without_goodput_slos_has_none(capsys, tmp_path):
+    assert R.REQUEST_GOODPUT not in only_record(capsys, tmp_path, write_line(tmp_path / "out.jsonl",
+                                                                             sglang_0_5_23()))[R.METRICS]
+
+
 # ---------------------------------------------------------------------------------------------- AIPerf 0.13.0
 
 def _dist(unit: str, avg: float, count: int = 64) -> dict:

@@ -24,6 +24,7 @@ THROUGHPUTS = {
     "total_output_tokens": R.TOTAL_OUTPUT_TOKENS,
     "completed": R.COMPLETED,
     "duration": R.DURATION_S,
+    "request_goodput": R.REQUEST_GOODPUT,  # with --goodput SLOs (as of 0.5.23), else absent
     # speculative decoding's tokens per step, null without it: the server's running average (its
     # internal state when the run ended, warm-up included), where vLLM counts the run's own drafts
     "accept_length": R.ACCEPT_LENGTH,
