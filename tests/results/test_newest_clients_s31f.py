@@ -127,6 +127,30 @@ def test_an_sglang_run_without_goodput_slos_has_none(capsys, tmp_path):
                                                                              sglang_0_5_23()))[R.METRICS]
 
 
+MULTI_TURN = sglang_0_5_23(dataset_name="agentic-trace", total_input_tokens=0, total_input_text_tokens=0,
+                           input_throughput=0.0, total_throughput=819.2)
+
+
+def test_a_multi_turn_sglang_run_is_stored_without_the_input_it_did_not_count(capsys, tmp_path):
+    """A multi-turn run (agentic-trace, or generated-shared-prefix over several turns) calls calculate_metrics
+    with input_requests=None: total_input_tokens and input_throughput 0, total_throughput the output's alone.
+    Stored so, the run read as one of no input and its total token throughput as its output's."""
+    out = write_line(tmp_path / "agentic.jsonl", MULTI_TURN)
+    rc, _, err, db = ingest(capsys, tmp_path, out)
+    col = json.dumps(MULTI_TURN).index('"total_input_tokens"') + 1  # the warning stands at the key it names
+    assert rc == 0
+    assert err.splitlines() == [
+        f"{out}:1:{col}: warning: total_input_tokens: 0 over "
+        "64 completed requests, so bench_serving counted no input (it counts none for a multi-turn run); stored "
+        "without input and total token throughput; the output throughput and latencies are stored; benchmark a "
+        "single-turn dataset for the input throughput"]
+    (rec,) = show_json(capsys, db)
+    m = rec[R.METRICS]
+    for name in (R.TOTAL_INPUT_TOKENS, R.INPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT):
+        assert name not in m, name
+    assert (m[R.OUTPUT_THROUGHPUT], m[R.COMPLETED], m["ttft_p50_ms"]) == (819.2, 64, 85.0)
+
+
 # ---------------------------------------------------------------------------------------------- AIPerf 0.13.0
 
 def _dist(unit: str, avg: float, count: int = 64) -> dict:

@@ -93,6 +93,24 @@ def _server_value(info: dict, key: str, agree: bool = False) -> str | None:
     return values[0] if values else None
 
 
+UNCOUNTED_INPUT = (R.TOTAL_INPUT_TOKENS, R.INPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT)
+
+
+def _uncounted_input(m: Measurement) -> None:
+    """A line whose completed requests hold no input token counted none: bench_serving passes no prompts to
+    its metrics for a multi-turn run (agentic-trace, generated-shared-prefix with --gsp-num-turns over 1), so
+    it writes total_input_tokens and input_throughput 0 and a total_throughput of the output alone. Those
+    three are left out, with a warning; the output throughput and latencies are the run's."""
+    if not m.metrics.get(R.COMPLETED) or m.metrics.get(R.TOTAL_INPUT_TOKENS) != 0:
+        return
+    for name in UNCOUNTED_INPUT:
+        m.metrics[name] = None
+    m.notes.append(("uncounted-input", f"warning: total_input_tokens: 0 over {m.metrics[R.COMPLETED]} completed "
+                    "requests, so bench_serving counted no input (it counts none for a multi-turn run); stored "
+                    "without input and total token throughput", "the output throughput and latencies are stored; "
+                    "benchmark a single-turn dataset for the input throughput"))
+
+
 def parse(doc: dict, path: str, line: int) -> Measurement:
     info = doc.get("server_info") if isinstance(doc.get("server_info"), dict) else {}
     version = _server_value(info, "version", agree=True)
@@ -102,6 +120,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         m.metrics[name] = number(doc, key, path, line)
     if m.metrics[R.COMPLETED] is None:
         raise fail(path, line, "completed: missing", "rerun sglang.bench_serving with --output-file")
+    _uncounted_input(m)
     vllm.rates_from_counts(m.metrics)  # older layouts leave out rates their counts and duration give
     errors = doc.get("errors")
     m.metrics[R.FAILED] = sum(1 for e in errors if e) if isinstance(errors, list) else None
