@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers import ROOT, run_cli, show_json
 from sweepgate.results import record as R
 
@@ -149,6 +151,22 @@ def test_a_multi_turn_sglang_run_is_stored_without_the_input_it_did_not_count(ca
     for name in (R.TOTAL_INPUT_TOKENS, R.INPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT):
         assert name not in m, name
     assert (m[R.OUTPUT_THROUGHPUT], m[R.COMPLETED], m["ttft_p50_ms"]) == (819.2, 64, 85.0)
+
+
+@pytest.mark.parametrize("backend", ["sglang-embedding", "vllm-embedding"])
+def test_an_sglang_run_against_an_embeddings_endpoint_is_refused_as_what_it_is(backend, capsys, tmp_path):
+    """bench_serving writes an embeddings run in its generation layout: no output tokens, TTFT, TPOT and ITL
+    0 (np.mean of nothing); it was stored as a serving point of 0 output tokens/s."""
+    zeros = {k: 0.0 for k in sglang_0_5_23() if k.endswith(("_ttft_ms", "_tpot_ms", "_itl_ms"))}
+    line = sglang_0_5_23(backend=backend, total_output_tokens=0, total_output_tokens_retokenized=0,
+                         output_throughput=0.0, total_throughput=6553.6, max_output_tokens_per_s=1.0, **zeros)
+    out = write_line(tmp_path / "emb.jsonl", line)
+    rc, stdout, err, db = ingest(capsys, tmp_path, out)
+    assert rc == 1 and "nothing stored" in stdout
+    assert err.splitlines() == [
+        f"{out}:1:1: format: an SGLang bench_serving run against an embeddings endpoint ({backend}: end-to-end "
+        "latency only, no tokens generated), not a generation run; benchmark the point with a generation backend "
+        "(sglang, sglang-oai, sglang-oai-chat, vllm) and ingest that output, or remove the file"]
 
 
 # ---------------------------------------------------------------------------------------------- AIPerf 0.13.0

@@ -93,6 +93,21 @@ def _server_value(info: dict, key: str, agree: bool = False) -> str | None:
     return values[0] if values else None
 
 
+# bench_serving's backends that ask an embeddings endpoint (its _EMBEDDING_BACKENDS): no tokens generated.
+EMBEDDING_BACKENDS = ("sglang-embedding", "vllm-embedding")
+
+
+def _refuse_embeddings(doc: dict, path: str, line: int) -> None:
+    """Refuse a run against an embeddings endpoint: bench_serving writes it in its generation layout, its
+    output tokens 0 and its TTFT, TPOT and ITL 0 (a mean of nothing), as vLLM's pooling runs are refused."""
+    backend = doc.get("backend")
+    if backend in EMBEDDING_BACKENDS:
+        raise fail(path, line, f"format: an SGLang bench_serving run against an embeddings endpoint ({backend}: "
+                   "end-to-end latency only, no tokens generated), not a generation run",
+                   "benchmark the point with a generation backend (sglang, sglang-oai, sglang-oai-chat, vllm) "
+                   "and ingest that output, or remove the file")
+
+
 UNCOUNTED_INPUT = (R.TOTAL_INPUT_TOKENS, R.INPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT)
 
 
@@ -112,6 +127,7 @@ def _uncounted_input(m: Measurement) -> None:
 
 
 def parse(doc: dict, path: str, line: int) -> Measurement:
+    _refuse_embeddings(doc, path, line)
     info = doc.get("server_info") if isinstance(doc.get("server_info"), dict) else {}
     version = _server_value(info, "version", agree=True)
     m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=version, dataset=_dataset(doc))
