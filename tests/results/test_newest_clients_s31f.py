@@ -169,6 +169,31 @@ def test_an_sglang_run_against_an_embeddings_endpoint_is_refused_as_what_it_is(b
         "(sglang, sglang-oai, sglang-oai-chat, vllm) and ingest that output, or remove the file"]
 
 
+STEADY_STATE = {"concurrency_ratio": 0.8, "window_start": 1.2, "window_end": 8.7, "duration": 7.5,
+                "concurrency_threshold": 6, "completed": 50, "total_input": 51200, "input_throughput": 6826.7,
+                "total_output": 6400.0, "total_output_retokenized": 6398.0, "output_throughput": 853.3,
+                "output_throughput_retokenized": 853.1, "average_concurrency": 7.6, "peak_concurrency": 8,
+                "peak_output_throughput": 910.0}  # steady_state.py SteadyStateMetrics, json.dumps(asdict(...))
+
+
+def test_sglang_steady_state_report_beside_its_run_is_passed_over(capsys, tmp_path):
+    """`python -m sglang.benchmark.steady_state_serving --steady-state-output-file steady.jsonl --output-file
+    out.jsonl`: the run's own line in out.jsonl, and the steady stretch's throughputs in steady.jsonl, which was
+    refused as unknown JSON output (exit 1) though its run was stored."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    write_line(folder / "out.jsonl", sglang_0_5_23())
+    write_line(folder / "steady.jsonl", STEADY_STATE)
+    rc, out, err, db = ingest(capsys, tmp_path, folder)
+    assert (rc, err) == (0, ""), err
+    assert out.splitlines() == [
+        "skipped 1 SGLang steady-state report (steady_state_serving's --steady-state-output-file: the throughputs "
+        "of the part of a run at its peak concurrency; the run's own bench_serving line, in its --output-file, is "
+        "the result)", f"ingested 1 results (1 new) into {db}"]
+    (rec,) = show_json(capsys, db)
+    assert rec[R.RESULT_FILENAME].endswith("out.jsonl") and rec[R.METRICS][R.OUTPUT_THROUGHPUT] == 819.2
+
+
 # ---------------------------------------------------------------------------------------------- AIPerf 0.13.0
 
 def _dist(unit: str, avg: float, count: int = 64) -> dict:

@@ -1,7 +1,8 @@
 """Outputs of the same tools that are not one serving run's figures: refused with what they are
 (``KINDS``, GuideLLM's and other clients' reports, a serving client's console output), or passed over
 as files that go beside a result (``AIPERF_COMPANIONS``, ``Auxiliary`` and its kinds: AIPerf's aggregates
-and search records, an eval's side files, `vllm bench sweep serve`'s warm-up, summary table and failure records).
+and search records, an eval's side files, `vllm bench sweep serve`'s warm-up, summary table and failure records,
+SGLang's steady-state report).
 
 Each KINDS entry: the top-level keys that tell the file, what it is, and what to ingest instead. A
 file matching nothing is "unknown JSON output" (sniff.py).
@@ -120,6 +121,23 @@ class SweepFailure(Auxiliary):
         self.warning = _failure_warning(doc, path, line)
 
 
+class SteadyStateReport(Auxiliary):
+    """SGLang's steady-state report (``python -m sglang.benchmark.steady_state_serving
+    --steady-state-output-file``, 0.5.23: one line a run, ``STEADY_STATE``): the counts and throughputs of
+    the longest stretch of a run at a share of its peak concurrency, no latencies. The run itself is the
+    bench_serving line the same command appends to its --output-file, which is the result; this restates
+    part of it. Passed over and counted on a line of its own, as AIPerf's time slices are."""
+
+    NOUN = "SGLang steady-state report"
+    WHAT = "SGLang steady-state reports"
+    WHY = ("(steady_state_serving's --steady-state-output-file: the throughputs of the part of a run at its peak "
+           "concurrency; the run's own bench_serving line, in its --output-file, is the result)")
+
+
+# What steady_state_serving writes (sglang/benchmark/steady_state.py SteadyStateMetrics) and no result does.
+STEADY_STATE = {"concurrency_ratio", "window_start", "window_end", "concurrency_threshold", "peak_concurrency"}
+
+
 # The keys of every failure record `vllm bench sweep serve` writes; a run's has run_number and bench_overrides too.
 SWEEP_FAILURE = {"error_type", "error", "serve_overrides"}
 
@@ -145,7 +163,7 @@ def _failure_warning(doc: dict, path: str, line: int) -> Diagnostic:
 
 # Every kind of file passed over as one that goes beside a result, each counted on a line of its own.
 BESIDE_KINDS = (Auxiliary, MultiRunAggregate, SweepAggregate, SearchRecord, EvalSideFile, SweepWarmup, SweepTable,
-                SweepFailure)
+                SweepFailure, SteadyStateReport)
 
 # What AIPerf writes as ``metadata.aggregation_type`` over a multi-run aggregate's ``metrics``.
 MULTI_RUN_AGGREGATIONS = ("confidence", "detailed")
@@ -278,6 +296,8 @@ def refuse(doc, path: str, line: int) -> None:
         raise Auxiliary(path)
     if SWEEP_FAILURE <= doc.keys() and isinstance(doc["serve_overrides"], dict):
         raise SweepFailure(path, line, doc)
+    if STEADY_STATE <= doc.keys():
+        raise SteadyStateReport(path)
     for keys, what, instead in KINDS:
         if keys <= doc.keys():
             raise fail(path, line, f"format: {what}", instead)
