@@ -6,14 +6,23 @@ each copied with a job sidecar under varied identities (config key, runner,
 conc, run id, attempt). Prints the figures; run it by hand:
 
     .venv/bin/python tests/bench/ingest_speed.py [--files 2000] [--pg-url URL]
+    .venv/bin/python tests/bench/ingest_speed.py --hashed 400 [--stored 2000] [--runs 5]
 
 Without --pg-url it starts a throwaway PostgreSQL server when the binaries exist.
+
+``--hashed N`` times instead N files without a sidecar (their run id their content's hash), which each
+look for their measurement stored before (``store._stored_alike``): the real SGLang JSONL, its figures
+scaled a little per file (runs of one server, each its own measurements), into an empty store and into
+one that holds ``--stored`` such files' rows already (a team store's hand ingests); the median of
+``--runs`` ingests of each.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -57,6 +66,44 @@ def generate(folder: Path, count: int) -> None:
         (folder / f"{name}.job.json").write_text(json.dumps(side), encoding="utf-8")
 
 
+SGLANG = SAMPLES / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl"
+
+
+def hashed(folder: Path, count: int, first: int = 0) -> None:
+    """``count`` SGLang JSONLs without sidecars, each run's throughputs and latencies scaled apart."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [json.loads(line) for line in SGLANG.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for i in range(first, first + count):
+        scale = 1 + i / 100000
+        out = [{k: v * scale if isinstance(v, float) and ("throughput" in k or k.endswith("_ms")) else v
+                for k, v in doc.items()} for doc in lines]
+        (folder / f"run{i:05d}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in out), encoding="utf-8")
+
+
+def hashed_report(name: str, url_of, tmp: Path, count: int, stored: int, runs: int) -> None:
+    """The median of ``runs`` ingests of ``count`` hashed files, into an empty store and (with ``stored``)
+    into one holding ``stored`` such files' rows; ``url_of(i)``: a fresh store's URL."""
+    folder, before = tmp / "hashed", tmp / "hashed-before"
+    if not folder.is_dir():
+        hashed(folder, count, first=stored)
+        if stored:
+            hashed(before, stored)
+    for held in (0, stored) if stored else (0,):
+        times = []
+        for i in range(runs):
+            url = url_of(f"{held}-{i}")
+            if held:
+                with store.open_store(url) as st:
+                    assert not ingest.ingest([str(before)], st).problems
+            started = time.perf_counter()
+            with store.open_store(url) as st:
+                outcome = ingest.ingest([str(folder)], st)
+            times.append(time.perf_counter() - started)
+            assert not outcome.problems and outcome.new == count * 7, (outcome.problems[:3], outcome.new)
+        print(f"{name}: {count} hashed SGLang JSONLs into a store holding {held * 7} rows: median "
+              f"{statistics.median(times):.2f} s of {runs} ({', '.join(f'{t:.2f}' for t in times)})")
+
+
 def measure(url: str, folder: Path) -> tuple[float, int, float]:
     started = time.perf_counter()
     with store.open_store(url) as st:
@@ -80,7 +127,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--pg-url", help="a PostgreSQL URL (default: start a throwaway server)")
+    parser.add_argument("--hashed", type=int, metavar="N", help="time N files without a sidecar instead")
+    parser.add_argument("--stored", type=int, default=0, metavar="M",
+                        help="with --hashed: also into a store holding M such files' rows")
+    parser.add_argument("--runs", type=int, default=3, help="with --hashed: ingests of each, the median said")
+    parser.add_argument("--sqlite-only", action="store_true", help="no PostgreSQL")
     args = parser.parse_args()
+    if args.hashed:
+        return hashed_main(args)
     with tempfile.TemporaryDirectory(prefix="sweepgate-ingest-") as tmp:
         folder = Path(tmp) / "results"
         folder.mkdir()
@@ -93,6 +147,22 @@ def main() -> int:
                 report("PostgreSQL", url, folder, args.files)
         else:
             print("PostgreSQL: skipped (no server binaries; pass --pg-url)")
+    return 0
+
+
+def hashed_main(args) -> int:
+    with tempfile.TemporaryDirectory(prefix="sweepgate-ingest-") as tmp:
+        hashed_report("SQLite", lambda i: f"sqlite:///{tmp}/h{i}.db", Path(tmp), args.hashed, args.stored, args.runs)
+        if args.sqlite_only:
+            return 0
+        if args.pg_url:
+            print("PostgreSQL: --hashed needs a server of its own (each run a fresh database); pass no --pg-url")
+        elif pgserver.bindir():
+            with pgserver.server(pgserver.bindir()) as server, contextlib.ExitStack() as dbs:
+                hashed_report("PostgreSQL", lambda _: dbs.enter_context(pgserver.database(server)), Path(tmp),
+                              args.hashed, args.stored, args.runs)
+        else:
+            print("PostgreSQL: skipped (no server binaries)")
     return 0
 
 
