@@ -75,6 +75,14 @@ PART_LEFTOVER_S = 60
 PG_CONNECT_TIMEOUT_S = 10  # how long a PostgreSQL server may take to answer a connection (psycopg's own: 130 s)
 
 
+# The typed columns ``_stored_alike`` finds its candidates by, each a field of the measurement: the client's
+# output throughput, the model and the client's time (an output that states no time, SGLang's JSONL, has no
+# other: by model and time alone, every stored row of its model without one was fetched and compared, s30
+# review). Indexed in this order (ix_results_alike, migration 0005): the throughput is all but unique to a
+# measurement, so a look-up reads a row or two of the index, not the table (a scan per hashed file).
+ALIKE_BY = (R.OUTPUT_THROUGHPUT, R.MODEL, R.FINISHED)
+
+
 def column(field: str) -> str:
     """Record field -> column name: ``config-key`` -> ``config_key``."""
     return field.replace("-", "_")
@@ -99,6 +107,7 @@ results = sa.Table(
     sa.Index("ix_results_point", *(column(f) for f in R.POINT)),
     sa.Index("ix_results_ref", column(R.REF)),
     sa.Index("ix_results_identity", column(R.RUN_IDENTITY)),  # migration 0002
+    sa.Index("ix_results_alike", *(column(f) for f in ALIKE_BY)),  # migration 0005
 )
 
 
@@ -1220,10 +1229,6 @@ def _of_several(rec: dict) -> bool:
     return bool(rec.get(R.SOURCE_LINE))
 
 
-# The typed columns ``_stored_alike`` finds its candidates by, each a field of the measurement: the model, the
-# client's time and its output throughput (an output that states no time, SGLang's JSONL, has no other: by
-# model and time alone, every stored row of its model without one was fetched and compared, s30 review).
-ALIKE_BY = (R.MODEL, R.FINISHED, R.OUTPUT_THROUGHPUT)
 # Rows looked up at once by ``_stored_alike``: a value of each ALIKE_BY column a row, with the run ids, within
 # the 999 values SQLite before 3.32 binds at most.
 ALIKE_CHUNK = 300
@@ -1231,8 +1236,8 @@ ALIKE_CHUNK = 300
 
 def _stored_alike(conn, rows: list[dict], url: str) -> dict[str, dict[tuple, dict]]:
     """The stored records of other runs than those of ``rows`` that hold a measurement of theirs, by
-    ``_measurement`` and then key; looked up by ``ALIKE_BY`` (model, the client's time, output throughput),
-    then compared field for field."""
+    ``_measurement`` and then key; looked up by ``ALIKE_BY`` (output throughput, model, the client's time;
+    through their index), then compared field for field."""
     key_cols = [results.c[column(f)] for f in KEY]
     runs = {row[column(R.RUN_ID)] for row in rows}
     found: dict[str, dict[tuple, dict]] = {}
