@@ -24,6 +24,7 @@ two ingests) is stored once, from its own file (``store._one_measurement``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -99,6 +100,9 @@ class Walk:
     # an AIPerf run's own exports beside a manifest of several profiling phases: their requests pooled, no one
     # point's figures (each profiling phase's export is a result)
     pooled: list[Path] = dataclasses.field(default_factory=list)
+    # the bytes of the files to ingest that the walk read whole (a sweep's summary and the runs beside it, an
+    # AIPerf phase manifest): the ingest reads them from here, not again (each taken out as it is read)
+    read: dict[Path, bytes] = dataclasses.field(default_factory=dict)
 
 
 def _walked(path: Path) -> bool:
@@ -173,14 +177,17 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
             problems.extend(exc.diagnostics)
     if problems:
         raise SweepgateError(problems)
-    import functools
 
     head = functools.cache(_head)  # each file's first bytes opened once for both looks below
-    files, phases, pooled = _without_phase_exports(_unique(out), head)
+    read: dict[Path, bytes] = {}
+    document = functools.cache(lambda path: _document(path, read))  # a file read whole once, for both looks
+    files, phases, pooled = _without_phase_exports(_unique(out), head, document)
     files, named = _without_csv_twins(files)
-    files, summaries, listed = _without_sweep_summaries(files, head)
+    files, summaries, listed = _without_sweep_summaries(files, head, document)
+    kept = set(files)
     return Walk(files, skipped, twins + named, refused, _zipped_results(zips, [*out, *skipped, *twins]),
-                summaries=summaries, listed=listed, phase_exports=phases, pooled=pooled)
+                summaries=summaries, listed=listed, phase_exports=phases, pooled=pooled,
+                read={path: content for path, content in read.items() if path in kept})
 
 
 def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path], twins: list[Path],
@@ -251,20 +258,20 @@ def _without_csv_twins(files: list[Path]) -> tuple[list[Path], list[Path]]:
     return [p for p in files if p not in twins], twins
 
 
-def _without_sweep_summaries(files: list[Path], head) -> tuple[list[Path], list[Path], dict[Path, frozenset[int]]]:
+def _without_sweep_summaries(files: list[Path], head, document) -> tuple[list[Path], list[Path],
+                                                                         dict[Path, frozenset[int]]]:
     """(files, the `vllm bench sweep` summaries among them whose every run is, key for key, the output of
     another of them in its folder or below it, and the entries of the others that are): a point's
     summary.json lists its run=N.json beside it; serve_sla's SLA--<criteria>.json, in the point's folder,
     lists the runs of the <variable>=<value>/ folders its search made below it. Each run is read from its
     own file; stored from the summary too, it would be stored twice, as if measured twice. A summary some of
     whose runs are not there (one deleted, a run=N.json not downloaded) holds the only copy of those: it is
-    read for them alone, its other entries (numbered from 1, as ``sniff`` numbers a list's runs) left out."""
-    import functools
-
+    read for them alone, its other entries (numbered from 1, as ``sniff`` numbers a list's runs) left out.
+    ``document``: the walk's ``_document``, each file read once for all its looks."""
     jsons = [(p, p.parent.resolve()) for p in files if p.suffix.lower() == ".json"]
     found = [(p, folder, doc) for p, folder in jsons
-             if _opens_a_list(p, head) and vllm.is_sweep_summary(doc := _document(p))]
-    lists, document = {p for p, _, _ in found}, functools.cache(_document)  # a run's file read once for all
+             if _opens_a_list(p, head) and vllm.is_sweep_summary(doc := document(p))]
+    lists = {p for p, _, _ in found}
     summaries, partly = [], {}
     for p, top, doc in found:
         runs = [document(q) for q, folder in jsons if q not in lists and folder.is_relative_to(top)]
@@ -276,7 +283,7 @@ def _without_sweep_summaries(files: list[Path], head) -> tuple[list[Path], list[
     return [p for p in files if p not in summaries], summaries, partly
 
 
-def _without_phase_exports(files: list[Path], head) -> tuple[list[Path], list[Path], list[Path]]:
+def _without_phase_exports(files: list[Path], head, document) -> tuple[list[Path], list[Path], list[Path]]:
     """(files, the exports among them that an AIPerf phase manifest names and that are no result, the run's own
     exports among them that pool several profiling phases): AIPerf 0.12+ writes, for a run of several phases,
     each phase's own export under phases/<name>/ beside the run's, and phase_manifest.json at the run's root
@@ -285,16 +292,17 @@ def _without_phase_exports(files: list[Path], head) -> tuple[list[Path], list[Pa
     own load), the run's own export pools their requests, so each profiling phase's own export is a result
     instead (``aiperf._measured_phase``) and the run's is passed over; warm-ups never are results. The manifest
     is taken where it is among the files, or in the run's folder of a file under phases/<name>/ or beside it (a
-    phase's export named alone, s31d). Only files in the manifest's folder or below it are taken."""
+    phase's export named alone, s31d). Only files in the manifest's folder or below it are taken. ``document``:
+    the walk's ``_document``, each file read once for all its looks."""
     manifests: dict[Path, list] = {}
     for path in files:
         first = head(path) if path.suffix.lower() == ".json" else b""
         if (first.lstrip().startswith(b"{") and b'"phases"' in first  # AIPerf writes its keys sorted: "phases" first
-                and (phases := foreign.phase_manifest(_document(path))) is not None):
+                and (phases := foreign.phase_manifest(document(path))) is not None):
             manifests.setdefault(path.parent.resolve(), phases)
     for top in {top.resolve() for path in files for top in _run_folders(path)} - manifests.keys():
         if (top / foreign.PHASE_MANIFEST).is_file():
-            manifests[top] = foreign.phase_manifest(_document(top / foreign.PHASE_MANIFEST)) or []
+            manifests[top] = foreign.phase_manifest(document(top / foreign.PHASE_MANIFEST)) or []
     passed, pooled = set(), set()
     for top, phases in manifests.items():
         measured = [named for warmup, named in phases if not warmup]
@@ -334,11 +342,19 @@ def _opens_a_list(path: Path, head) -> bool:
     return head(path).lstrip().startswith(b"[")
 
 
-def _document(path: Path):
-    """``path``'s one JSON document, or None when it has none (read again, and refused, as a result)."""
+def _document(path: Path, read: dict[Path, bytes] | None = None):
+    """``path``'s one JSON document, or None when it has none (refused as a result, when the ingest reads it);
+    the walk keeps the bytes read in ``read`` for the ingest (a file that cannot be read is read again there,
+    and refused)."""
     try:
-        return jsonio.loads(path.read_bytes().decode("utf-8-sig"), str(path))
-    except (OSError, UnicodeDecodeError, SweepgateError):
+        content = path.read_bytes()
+    except OSError:
+        return None
+    if read is not None:
+        read[path] = content
+    try:
+        return jsonio.loads(content.decode("utf-8-sig"), str(path))
+    except (UnicodeDecodeError, SweepgateError):
         return None
 
 
@@ -365,7 +381,7 @@ def _output_for(side: Path) -> Path | None:
     return next((side.with_name(n) for n in names if side.with_name(n).is_file()), None)
 
 
-def _job(output: Path, content: bytes, given: Given | None) -> tuple[sidecar.Job, str]:
+def _job(output: Path, read: Read, given: Given | None) -> tuple[sidecar.Job, str]:
     side = sidecar.sidecar_path(output)
     if side.is_file():
         return sidecar.read(side), sidecar.output_name(output)
@@ -374,10 +390,10 @@ def _job(output: Path, content: bytes, given: Given | None) -> tuple[sidecar.Job
                    "without its job", f"replace {side.name} with the job's sidecar (or remove it to ingest the "
                    "output on its own)")
     if given and given.row is not None:
-        job = sidecar.local_job(content, given.row, **{R.RUN_ID: given.run_id, R.REF: given.ref,
-                                                       R.ATTEMPT: given.attempt, R.CONFIG_KEY: given.config_key})
+        job = sidecar.local_job(read.content, given.row, digest=read.digest, **{
+            R.RUN_ID: given.run_id, R.REF: given.ref, R.ATTEMPT: given.attempt, R.CONFIG_KEY: given.config_key})
         return job, output.name
-    return sidecar.local_job(content), output.name
+    return sidecar.local_job(read.content, digest=read.digest), output.name
 
 
 def window_kind(m: Measurement) -> str:
@@ -465,14 +481,32 @@ def _no_results_in(given: str, path: Path) -> SweepgateError:
                 f"{', '.join(fixes)} and ingest the {folders}")
 
 
+@dataclasses.dataclass
+class Read:
+    """An output's bytes, read once (by the walk or the ingest), and their SHA-256, made once when first
+    asked for: both its content-hash run id (``sidecar.local_job``) and the copy check (``_copy_of``) use it."""
+
+    content: bytes
+
+    @functools.cached_property
+    def digest(self) -> bytes:
+        return hashlib.sha256(self.content).digest()
+
+
 def records_of(output: Path, given: Given | None = None, warnings: list | None = None,
                left_out: frozenset[int] = frozenset()) -> list[dict]:
     """The normalized records of one output file (refuses with a diagnostic); what is worth a
     warning but stored (normalize.short_outputs, model_mismatch) is appended to ``warnings``. The
     measurements at ``left_out`` lines (a sweep summary's runs read from their own files) are not
     made records, nor warned of."""
+    return _read_records(output, given, warnings, left_out)[0]
+
+
+def _read_records(output: Path, given: Given | None, warnings: list | None, left_out: frozenset[int],
+                  content: bytes | None = None) -> tuple[list[dict], Read]:
+    """``records_of`` ``output``, and its ``Read``; ``content``: its bytes as the walk read them (not read again)."""
     try:
-        content = output.read_bytes()
+        content = output.read_bytes() if content is None else content
         _refuse_archive(output, content)
         text = content.decode("utf-8-sig")  # a byte-order mark (Windows editors) is not content
     except OSError as exc:
@@ -481,8 +515,9 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
         at = exc.start + len(content) - len(exc.object)
         raise fail(str(output), content.count(b"\n", 0, at) + 1, f"not UTF-8 text (byte {at})",
                    "pass a client's JSON/JSONL/CSV output", col=at - content.rfind(b"\n", 0, at)) from None
+    read = Read(content)
     try:
-        return _records(output, text, content, given, warnings, left_out)
+        return _records(output, text, read, given, warnings, left_out), read
     except SweepgateError as exc:
         jsonio.place(exc.diagnostics, text, str(output))
         raise
@@ -492,11 +527,11 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
         raise
 
 
-def _records(output: Path, text: str, content: bytes, given: Given | None, warnings: list | None,
+def _records(output: Path, text: str, read: Read, given: Given | None, warnings: list | None,
              left_out: frozenset[int] = frozenset()) -> list[dict]:
     measurements = [m for m in sniff.parse_text(text, str(output)) if m.line not in left_out]
     _csv_completion(output, measurements)
-    job, name = _job(output, content, given)
+    job, name = _job(output, read, given)
     found: list = []
     found.extend(d for m in measurements if (d := normalize.short_outputs(m, str(output))))
     found.extend(Diagnostic(str(output), m.line, 0, rule, message, hint, severity="warning")
@@ -554,14 +589,15 @@ def orphan_record(side: Path, warnings: list | None = None, name: str | None = N
     return [normalize.build(m, job, str(side), name)]
 
 
-def _file_records(path: Path, given: Given | None, warnings: list,
-                  left_out: frozenset[int] = frozenset()) -> list[dict] | None:
-    """``path``'s records; ``left_out``: the entries of a sweep's summary read from their own files
-    (``Walk.listed``)."""
+def _file_records(path: Path, given: Given | None, warnings: list, left_out: frozenset[int] = frozenset(),
+                  content: bytes | None = None) -> tuple[list[dict] | None, Read | None]:
+    """``path``'s records, and its ``Read`` when they are its output's (None: a sidecar's placeholder);
+    ``left_out``: the entries of a sweep's summary read from their own files (``Walk.listed``); ``content``:
+    its bytes as the walk read them (``Walk.read``)."""
     if sidecar.is_sidecar(path):
-        return None if _output_for(path) else orphan_record(path, warnings)
+        return (None if _output_for(path) else orphan_record(path, warnings)), None
     try:
-        return records_of(path, given, warnings, left_out)
+        return _read_records(path, given, warnings, left_out, content)
     except SweepgateError as exc:
         side = sidecar.sidecar_path(path)
         if not side.is_file() or not _unreadable(exc, path):
@@ -573,7 +609,7 @@ def _file_records(path: Path, given: Given | None, warnings: list,
                                    f"warning: {exc.diagnostics[0].message}; the job is stored as "
                                    f"{records[0][R.STATUS]}, with no figures",
                                    "check the job's log: its client did not finish the file", severity="warning"))
-        return records
+        return records, None
 
 
 def check_given(files: list[Path], given: Given | None) -> None:
@@ -635,20 +671,21 @@ def ingest(paths: list[str] | Walk, store, given: Given | None = None, progress=
     check_given(files, given)
     outcome = Outcome(problems=list(walked.refused))
     try:
-        _each(files, store, given, progress, outcome, walked.listed)
+        _each(files, store, given, progress, outcome, walked.listed, walked.read)
     except (KeyboardInterrupt, StoreError) as exc:  # each file stored whole or not at all: say how far it got
         outcome.interrupted, outcome.stopped_by = (outcome.files_done, len(files)), exc
     return outcome
 
 
 def _each(files: list[Path], store, given: Given | None, progress, outcome: Outcome,
-          listed: dict[Path, frozenset[int]]) -> None:
+          listed: dict[Path, frozenset[int]], read: dict[Path, bytes]) -> None:
     for done, path in enumerate(progress(files) if progress else files):
         outcome.files_done = done  # the files before this one are through, stored or refused
         warnings: list = []
         try:
             _utf8_name(path)
-            records = _file_records(path, given, warnings, listed.get(path, frozenset()))
+            records, output = _file_records(path, given, warnings, listed.get(path, frozenset()),
+                                            read.pop(path, None))
         except sniff.Auxiliary as exc:  # counted, so that naming only such a file is not met by silence
             if (refused := _job_without_result(path, exc)) is not None:
                 outcome.problems.append(refused)
@@ -661,7 +698,7 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
         except SweepgateError as exc:
             outcome.problems.extend(exc.diagnostics)
             continue
-        if records and (digest := _copy_of(path, records, outcome)) is not None:
+        if records and (digest := _copy_of(path, records, outcome, output)) is not None:
             with _signals_held() as held:  # committed and counted together: a Ctrl-C between would undercount
                 if _store_one(path, records, warnings, store, outcome, held.defer, sole=_hashed_run(path, given)) and digest:
                     outcome.firsts.setdefault(digest, path)
@@ -690,19 +727,16 @@ def _hashed_run(path: Path, given: Given | None) -> bool:
 NO_DIGEST = b""  # a file whose bytes are not compared: a sidecar alone, a placeholder
 
 
-def _copy_of(path: Path, records: list[dict], outcome: Outcome) -> bytes | None:
-    """The SHA-256 of the output ``path`` (NO_DIGEST for a placeholder), or None when it is a copy of
-    an output this ingest stored (other name, same bytes) that is not stored: a copy stored too would
-    be one measurement twice, as if repeated, in its run (one content-hash run id, or --row's). Said
-    in a warning naming both files. A job's own output (beside its sidecar) is stored under its job
+def _copy_of(path: Path, records: list[dict], outcome: Outcome, output: Read | None) -> bytes | None:
+    """The SHA-256 of the output ``path`` (its ``Read``'s, made once; NO_DIGEST for a placeholder), or None
+    when it is a copy of an output this ingest stored (other name, same bytes) that is not stored: a copy
+    stored too would be one measurement twice, as if repeated, in its run (one content-hash run id, or
+    --row's). Said in a warning naming both files. A job's own output (beside its sidecar) is stored under its job
     all the same, without a word: its sidecar says whose it is (two jobs' outputs alike are not judged,
     nor a copy without a sidecar read before it, stored under its content's hash)."""
-    if sidecar.is_sidecar(path) or any(R.is_placeholder(rec) for rec in records):
+    if output is None or sidecar.is_sidecar(path) or any(R.is_placeholder(rec) for rec in records):
         return NO_DIGEST
-    try:
-        digest = hashlib.sha256(path.read_bytes()).digest()
-    except OSError:  # read a moment ago: not compared, and stored as read
-        return NO_DIGEST
+    digest = output.digest
     first = outcome.firsts.get(digest)
     if first is None or sidecar.sidecar_path(path).is_file():
         return digest
