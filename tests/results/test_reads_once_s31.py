@@ -16,7 +16,6 @@ import hashlib
 import io
 import json
 import shutil
-from collections import Counter
 from pathlib import Path
 
 import pytest
