@@ -21,13 +21,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = "benchmarks/runners/launch_b300-nv.sh"
-ROW = {
-    "image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
-    "precision": "fp4", "framework": "vllm", "runner": "cluster:b300-nv", "spec-decoding": "none",
-    "exp-name": "dsr1_1k1k_tp8", "conc": 4, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1,
-    "dp-attn": False, "isl": 1024, "osl": 1024, "max-model-len": 2304, "disagg": False, "run-eval": False,
-    "recipe-fingerprint": "ab" * 32,
-}
+sys.path.insert(0, str(ROOT / "tests" / "results"))
+
+from helpers import ROW  # noqa: E402  (the row tests/results writes its jobs with)
+
 SAID = {"mode": "Permission denied", "folder": "it is a folder, not a file"}
 
 

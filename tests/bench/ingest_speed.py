@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "utils"), str(ROOT / "tests" / "results")]
 
 import pgserver  # noqa: E402
-from helpers import ROW, job  # noqa: E402
+from helpers import ROW, job, scaled_sglang_runs  # noqa: E402
 
 from sweepgate.results import ingest, store  # noqa: E402
 
@@ -66,18 +66,9 @@ def generate(folder: Path, count: int) -> None:
         (folder / f"{name}.job.json").write_text(json.dumps(side), encoding="utf-8")
 
 
-SGLANG = SAMPLES / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl"
-
-
 def hashed(folder: Path, count: int, first: int = 0) -> None:
     """``count`` SGLang JSONLs without sidecars, each run's throughputs and latencies scaled apart."""
-    folder.mkdir(parents=True, exist_ok=True)
-    lines = [json.loads(line) for line in SGLANG.read_text(encoding="utf-8").splitlines() if line.strip()]
-    for i in range(first, first + count):
-        scale = 1 + i / 100000
-        out = [{k: v * scale if isinstance(v, float) and ("throughput" in k or k.endswith("_ms")) else v
-                for k, v in doc.items()} for doc in lines]
-        (folder / f"run{i:05d}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in out), encoding="utf-8")
+    scaled_sglang_runs(folder, count, first, spread=100000)
 
 
 def hashed_report(name: str, url_of, tmp: Path, count: int, stored: int, runs: int) -> None:

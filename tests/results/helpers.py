@@ -248,3 +248,20 @@ def refused_alone(capsys, tmp_path, source: Path) -> tuple[Path, str]:
     assert out.strip() == f"ingested 0 results (0 new) into sqlite:///{db}; nothing stored"
     assert not db.exists()
     return src, err.splitlines()
+
+
+# A real SGLang bench_serving JSONL (one run a line): the runs of one server that the stored-once look-up
+# (store._stored_alike) is tested and timed with.
+SGLANG_RUNS = SAMPLES / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl"
+
+
+def scaled_sglang_runs(folder: Path, count: int, first: int = 0, spread: int = 1000) -> None:
+    """``count`` JSONLs without sidecars (``run00000.jsonl``, ...), each the lines of ``SGLANG_RUNS`` with its
+    latencies and throughputs scaled by 1 + i / ``spread``, so no two files hold the same measurement."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [json.loads(line) for line in SGLANG_RUNS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for i in range(first, first + count):
+        scale = 1 + i / spread
+        out = [{k: v * scale if isinstance(v, float) and ("throughput" in k or k.endswith("_ms")) else v
+                for k, v in doc.items()} for doc in lines]
+        (folder / f"run{i:05d}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in out), encoding="utf-8")

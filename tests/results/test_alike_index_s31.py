@@ -16,8 +16,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from helpers import run_cli, show_json
-from test_alike_lookup_r30 import SGLANG, _runs_of_one_server
+from helpers import SGLANG_RUNS, run_cli, scaled_sglang_runs, show_json
 from test_store_edges19 import _head
 from test_store_hunt18 import _old_store
 from sweepgate.results import ingest, store
@@ -56,11 +55,11 @@ def indexes_and_rows(url: str) -> tuple[dict[str, list[str]], str, list[tuple]]:
 
 def test_an_older_store_holding_rows_gets_the_index_when_it_is_upgraded(backend, tmp_path, capsys):
     """Its rows as they were, the look-up still finding them: a grown JSONL's stored lines are not stored twice."""
-    lines = SGLANG.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = SGLANG_RUNS.read_text(encoding="utf-8").splitlines(keepends=True)
     first = tmp_path / "runs" / "bench.jsonl"
     first.parent.mkdir()
     first.write_text("".join(lines[:4]), encoding="utf-8")
-    _runs_of_one_server(tmp_path / "others", 3, first=1)  # (run 0 is the sample as it is: the grown file)
+    scaled_sglang_runs(tmp_path / "others", 3, first=1)  # (run 0 is the sample as it is: the grown file)
     records = [rec for path in (first, *sorted((tmp_path / "others").iterdir())) for rec in ingest.records_of(path)]
     stored_by_an_older_sweepgate(backend, records)
     indexes, revision, before = indexes_and_rows(backend)
@@ -88,7 +87,7 @@ def _look_ups(engine: sa.Engine, seen: list[tuple[str, object]]) -> None:
 
 def _stored_hashed(url: str, capsys, tmp_path) -> list[tuple[str, object]]:
     """The look-ups of the last of 30 hashed SGLang JSONLs ingested one by one into the store at ``url``."""
-    _runs_of_one_server(tmp_path / "runs", 30)
+    scaled_sglang_runs(tmp_path / "runs", 30)
     files = sorted((tmp_path / "runs").iterdir())
     assert run_cli(capsys, "results", "ingest", "--db", url, *map(str, files[:-1]))[0] == 0
     seen: list = []

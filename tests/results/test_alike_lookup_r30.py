@@ -15,35 +15,20 @@ of the same server, each measured on its own.
 
 from __future__ import annotations
 
-import json
 
-from helpers import SAMPLES, run_cli, show_json
+from helpers import SGLANG_RUNS, run_cli, scaled_sglang_runs, show_json
 
 from sweepgate.results import record as R
 from sweepgate.results import store
 
-SGLANG = SAMPLES / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl"
-
-
-def _runs_of_one_server(folder, count: int, first: int = 0) -> None:
-    """``count`` JSONLs of the real sample's lines, each run's latencies and throughputs scaled apart."""
-    folder.mkdir(parents=True, exist_ok=True)
-    lines = [json.loads(line) for line in SGLANG.read_text(encoding="utf-8").splitlines() if line.strip()]
-    for i in range(first, first + count):
-        scale = 1 + i / 1000
-        out = [{k: v * scale if isinstance(v, float) and ("throughput" in k or k.endswith("_ms")) else v
-                for k, v in doc.items()} for doc in lines]
-        (folder / f"run{i:03d}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in out), encoding="utf-8")
-
-
 def test_a_new_measurement_without_a_time_compares_no_stored_row(tmp_path, capsys, monkeypatch):
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    _runs_of_one_server(tmp_path / "before", 20)
+    scaled_sglang_runs(tmp_path / "before", 20)
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "before"))
     assert rc == 0, err
     stored = show_json(capsys, db)
     assert len(stored) == 20 * 7 and {r[R.FINISHED] for r in stored} == {None}  # no time to look them up by
-    _runs_of_one_server(tmp_path / "later", 1, first=20)
+    scaled_sglang_runs(tmp_path / "later", 1, first=20)
     compared: list[dict] = []
     measurement = store._measurement
 
@@ -54,7 +39,7 @@ def test_a_new_measurement_without_a_time_compares_no_stored_row(tmp_path, capsy
     monkeypatch.setattr(store, "_measurement", counted)
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "later"))
     assert rc == 0 and out.splitlines()[-1].startswith("ingested 7 results (7 new)"), (out, err)
-    others = [r for r in compared if store.file_of(r[R.RESULT_FILENAME]) != "run020.jsonl"]
+    others = [r for r in compared if store.file_of(r[R.RESULT_FILENAME]) != "run00020.jsonl"]
     assert others == []  # was the 140 stored rows of its model, each compared field for field
     assert len(show_json(capsys, db)) == 21 * 7
 
@@ -62,7 +47,7 @@ def test_a_new_measurement_without_a_time_compares_no_stored_row(tmp_path, capsy
 def test_a_grown_jsonl_is_still_found_by_the_narrower_look_up(tmp_path, capsys):
     """The narrowing keeps what it is for: lines stored before, read again from the grown file, are skipped."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    lines = SGLANG.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = SGLANG_RUNS.read_text(encoding="utf-8").splitlines(keepends=True)
     grown = tmp_path / "runs" / "bench.jsonl"
     grown.parent.mkdir()
     grown.write_text("".join(lines[:4]), encoding="utf-8")
