@@ -20,8 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, job, run_cli, show_json, vllm_output, write_job
-from test_alike_lookup_r30 import _runs_of_one_server
+from helpers import ROOT, job, run_cli, scaled_sglang_runs, show_json, vllm_output, write_job
 
 from sweepgate.results import ingest, store
 
@@ -89,7 +88,7 @@ def _ingest(folder: Path, db: str) -> ingest.Outcome:
 
 
 def test_an_output_without_a_sidecar_is_read_and_hashed_once(tmp_path, counted, capsys):
-    _runs_of_one_server(tmp_path / "runs", 3, first=1)
+    scaled_sglang_runs(tmp_path / "runs", 3, first=1)
     files = sorted((tmp_path / "runs").iterdir())
     db = f"sqlite:///{tmp_path / 'r.db'}"
     reads, hashed = counted
