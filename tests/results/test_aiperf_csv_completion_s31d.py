@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers import SAMPLES, run_cli, show_json
 
 CSV = SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc1.csv"
@@ -90,3 +92,28 @@ def test_a_genai_perf_csv_export_says_nothing_more_than_its_json_and_is_not_warn
     """GenAI-Perf's exports, JSON and CSV alike, state no cancellation or completion."""
     rec, err = _ingest(capsys, tmp_path, SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc100.csv")
     assert (rec["client"], rec["status"], err) == ("genai-perf", "success", [])
+
+
+@pytest.mark.parametrize("beside", ["profile_export_aiperf.json", ".aiperf_results_ready.json"])
+def test_a_fifo_beside_a_csv_export_where_its_json_or_marker_would_be_is_never_opened(tmp_path, beside):
+    """Review (s31r): looking for the JSON export or the ready marker beside a CSV export, ingest opened whatever
+    stood at that name and read it to its end: a FIFO there (nothing writing to it) hung the ingest for good. A
+    FIFO is no export and no marker, never opened, as the walk never opens one: the CSV is stored, said unknown
+    in its finish. A real process, with a timeout (the fault was a hang)."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    csv = _folder(tmp_path)
+    os.mkfifo(csv.parent / beside)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1"}
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sweepgate", "results", "ingest", "--db",
+                               f"sqlite:///{tmp_path / 'r.db'}", str(csv)], capture_output=True, text=True,
+                              env=env, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"ingest waited on the FIFO {beside} beside the CSV export")
+    assert proc.returncode == 0 and "ingested 1 results (1 new)" in proc.stdout, proc.stderr
+    assert proc.stderr.splitlines() == [f"{csv}:1:1: {WARNING}"], proc.stderr

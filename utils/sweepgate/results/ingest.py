@@ -345,8 +345,11 @@ def _opens_a_list(path: Path, head) -> bool:
 def _document(path: Path, read: dict[Path, bytes] | None = None):
     """``path``'s one JSON document, or None when it has none (refused as a result, when the ingest reads it);
     the walk keeps the bytes read in ``read`` for the ingest (a file that cannot be read is read again there,
-    and refused)."""
+    and refused). Only a regular file is opened: a FIFO where a file beside an output is looked for would hold
+    the ingest forever."""
     try:
+        if not path.is_file():
+            return None
         content = path.read_bytes()
     except OSError:
         return None
