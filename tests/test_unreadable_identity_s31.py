@@ -106,3 +106,69 @@ def test_the_sidecar_is_written_without_an_identity_and_the_step_fails(checkout,
     job = json.loads(side.read_text())["job"]
     assert job["status"] == "success" and job["run-identity"] is None, job
     assert stat.S_ISREG(side.stat().st_mode)
+
+
+RUNNERS = "configs/runners.yaml"
+READABLE_FIX = "make it a file this user can read (chmod a+r; a folder on its way a+x)"
+
+
+def _unreadable_runners(work: Path, kind: str) -> None:
+    runners = work / RUNNERS
+    if kind == "mode":
+        runners.chmod(0)
+    else:
+        runners.unlink()
+        runners.mkdir()
+
+
+@pytest.mark.parametrize("kind, tools", [("mode", True), ("mode", False), ("folder", False)])
+def test_row_env_refuses_a_runners_file_it_cannot_read(checkout, kind, tools):
+    """Review (s31r): configs/runners.yaml there but unreadable (chmod 000; a folder in its place, which --tools
+    refuses already) was read as no runners file: `ci row-env` wrote the job's environment without the runner's
+    hardware facts (SWEEPGATE_RDMA_DEVICES, SWEEPGATE_ACCELERATOR_RUNTIME) and, with --tools, the identity of a
+    checkout without them, exit 0. It is one line at the file, exit 1, no environment written."""
+    out = checkout.parent / "out" / "env"
+    argv = ["ci", "row-env", *(["--tools", "."] if tools else []), "--output", str(out)]
+    env = {"ROW": json.dumps(ROW), "RUNNER_NAME": "b300-nv_00"}
+    readable = _sweepgate(checkout, kind, *argv, env=env)
+    assert readable.returncode == 0 and "SWEEPGATE_RDMA_DEVICES=" in out.read_text(), readable.stderr
+    out.unlink()
+    _unreadable_runners(checkout, kind)
+    proc = _sweepgate(checkout, kind, *argv, env=env)
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [
+        f"{RUNNERS}: cannot read it: {SAID[kind]}; {READABLE_FIX}"], proc.stderr
+    assert not out.exists()
+
+
+def test_the_sidecar_takes_no_identity_from_a_runners_file_it_cannot_read(checkout):
+    """Review (s31r): `results sidecar` (no identity from `ci row-env`) hashed an unreadable configs/runners.yaml
+    as none, recording the identity of a checkout without its runner facts, exit 0. It is the run identity's
+    one line at the file, exit 1, and the sidecar is written without an identity, as for a launcher (a folder in
+    its place is no checkout to --tools, refused before)."""
+    kind = "mode"
+    results = checkout.parent / "out"
+    name = "dsr1_run"
+    (results / f"{name}.json").write_text("{}")
+    _unreadable_runners(checkout, kind)
+    proc = _sweepgate(checkout, kind, "results", "sidecar", "--tools", ".", env={
+        "ROW": json.dumps(ROW), "RESULT_DIR": str(results), "RESULT_FILENAME": name, "GITHUB_RUN_ID": "100",
+        "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REF": "refs/heads/main", "GITHUB_SHA": "c0ffee" * 6 + "abcd",
+        "RUNNER_NAME": "b300-nv_00", "JOB_STATUS": "success"})
+    assert proc.returncode == 1, proc.stderr
+    assert [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate results sidecar: ")] == \
+        [_said(kind).replace(LAUNCHER, RUNNERS, 1)], proc.stderr
+    assert json.loads((results / f"{name}.job.json").read_text())["job"]["run-identity"] is None
+
+
+def test_split_refuses_a_runners_file_it_cannot_read(checkout):
+    """Review (s31r): `ci split --runners` read main's unreadable configs/runners.yaml as an empty one and said
+    every row's runner label was missing from it ("add the runner to configs/runners.yaml on main first")."""
+    matrix = checkout.parent / "out" / "matrix.json"
+    matrix.write_text(json.dumps({"single_node": {"1k1k": [ROW]}, "multi_node": {}}))
+    argv = ("ci", "split", "--matrix", str(matrix), "--runners", ".", "--output", "-")
+    readable = _sweepgate(checkout, "mode", *argv, env={})
+    assert readable.returncode == 0, readable.stderr
+    _unreadable_runners(checkout, "mode")
+    proc = _sweepgate(checkout, "mode", *argv, env={})
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [
+        f"{RUNNERS}: cannot read it: {SAID['mode']}; {READABLE_FIX}"], proc.stderr

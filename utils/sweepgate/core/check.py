@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 from sweepgate.core import fields as F
 from sweepgate.core import metrics as METRICS
-from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.errors import Diagnostic, SweepgateError, os_failure
 from sweepgate.core.load import MasterDoc, Revision, YamlDoc, load_doc, parse_yaml
 
 from sweepgate.core.schemas import SCHEMA_FILES, schema_bytes  # noqa: F401 - re-exported
@@ -552,15 +552,23 @@ def check_runners(rev: Revision) -> list[Diagnostic]:
     return diags
 
 
-def checked_runners(root: str) -> dict:
+def checked_runners(root: str, unreadable=None) -> dict:
     """configs/runners.yaml of the checkout at ``root``, parsed and held to its schema ({} when there
     is none): a job's environment and the fan-out guard read it, so a `gpus-per-node` of 0, "8" or
     true, or `hardware` as a list, is refused at its line, never met as an internal error later.
     Read as git stores it (``worktop.stored_bytes``): a symbolic link there is the name it points to,
-    so `ci row-env` on the GPU host never quotes a host file an approved commit links to."""
-    from sweepgate.core.worktop import stored_bytes
+    so `ci row-env` on the GPU host never quotes a host file an approved commit links to. One that is
+    there but cannot be read (this user may not, a folder in its place) is refused, never read as none
+    (the job would lose its hardware facts, and take the identity of a checkout without them): in one line
+    at it, or as ``unreadable(root, path, OSError)`` makes it (the run identity's ``identity.unreadable``)."""
+    from sweepgate.core.worktop import READABLE_FIX, shown_path, stored_bytes
 
-    data = stored_bytes(root, F.RUNNERS_FILE)
+    try:
+        data = stored_bytes(root, F.RUNNERS_FILE, strict=True)
+    except OSError as exc:
+        if unreadable is not None:
+            raise unreadable(root, F.RUNNERS_FILE, exc) from None
+        raise os_failure(shown_path(root, F.RUNNERS_FILE), "cannot read it", exc, READABLE_FIX) from None
     if data is None:
         return {}
     doc = load_doc(F.RUNNERS_FILE, data)

@@ -129,8 +129,8 @@ def job_identity(row: dict, tools: str | None = None, runners: dict | None = Non
     tools = tools or root
     check_tools(tools)
     try:  # a runners.yaml its schema refuses (`ci row-env` refused the job already): no identity, no reuse
-        if runners is None:
-            runners = job_runners(checked_runners(root), checked_runners(tools))
+        if runners is None:  # one there but unreadable: Unreadable, as a launcher is
+            runners = job_runners(checked_runners(root, unreadable), checked_runners(tools, unreadable))
         return identities([row], runners, read_tree(root, tools))[0]
     except Unreadable:
         raise  # a file it hashes that cannot be read: said, never taken for missing
@@ -177,14 +177,10 @@ def _named_as_a_file(path: str) -> bool:
 def unreadable(where: str, path: str, exc: OSError) -> Unreadable:
     """The one line of a file the run identity cannot read (``Unreadable``), at its path from the
     working directory (its full path when outside it)."""
-    import os
-
     from sweepgate.core.errors import Diagnostic, os_reason
+    from sweepgate.core.worktop import READABLE_FIX, shown_path
 
-    full = os.path.join(where, *path.split("/"))
-    shown = os.path.relpath(full) if not os.path.relpath(full).startswith("..") else os.path.abspath(full)
-    return Unreadable(Diagnostic(shown, 0, 0, "unreadable-identity-file",
+    return Unreadable(Diagnostic(shown_path(where, path), 0, 0, "unreadable-identity-file",
                                  f"the run identity cannot read it ({os_reason(exc)}): hashed as missing, the job "
                                  "would take the identity of a run without it, and `ci reuse` could hand it that "
-                                 "run's results", "make it a file this user can read (chmod a+r; a folder on its "
-                                 "way a+x), or remove it if no job runs it"))
+                                 "run's results", f"{READABLE_FIX}, or remove it if no job runs it"))

@@ -64,6 +64,17 @@ def stored_bytes(root: str, rel: str, *, strict: bool = False) -> bytes | None:
         return fh.read() if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else None
 
 
+# How to mend a checkout's file that is there but cannot be read (``stored_bytes`` with ``strict``)
+READABLE_FIX = "make it a file this user can read (chmod a+r; a folder on its way a+x)"
+
+
+def shown_path(root: str, rel: str) -> str:
+    """The file ``rel`` (a '/' path from ``root``) as a message names it: from the working directory, its full
+    path when it is outside it."""
+    full = os.path.join(root, *rel.split("/"))
+    return os.path.relpath(full) if not os.path.relpath(full).startswith("..") else os.path.abspath(full)
+
+
 def _not_a_file(path: str, mode: int) -> OSError:
     """The OSError of a folder (EISDIR, said "is a folder" by ``errors.os_reason``) or a FIFO, socket or
     device (EINVAL) standing where a file is read."""
