@@ -289,10 +289,13 @@ def test_a_baseline_ref_that_is_no_branch_is_refused_before_github_is_asked(gh, 
     branch 'refs/tags/X' (it lists none: a run's head_branch is a short name), and the PR's points were all
     new, exit 0."""
     add_main_runs(gh)
-    code = cli.main(one_point_pr(gh, tmp_path, monkeypatch) + ["--baseline-ref", ref, "--fail-on-regression"])
-    err = capsys.readouterr().err
-    assert code == 1 and err.startswith(f"--baseline-ref: '{ref}' is not a branch, and --baseline-artifacts"), err
-    assert "pass a branch name (default main)" in err and err.count("\n") == 1
+    with pytest.raises(SystemExit) as exc:  # argparse's exit
+        cli.main(one_point_pr(gh, tmp_path, monkeypatch) + ["--baseline-ref", ref, "--fail-on-regression"])
+    code, err = exc.value.code, capsys.readouterr().err
+    what = "is a tag, not a branch" if "tags" in ref else "is a pull request's ref, not a branch"
+    line = err.splitlines()[-1]  # after the usage line: argument syntax, as a --ref ci dispatch refuses
+    assert code == 2 and f"argument --baseline-ref: '{ref}' {what}, and --baseline-artifacts reads" in line, err
+    assert "pass a branch name (default main)" in line and err.startswith("usage: ")
     assert gh.stub.targets == []
 
 

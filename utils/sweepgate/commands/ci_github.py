@@ -195,16 +195,13 @@ def dispatch_branch(text: str) -> str:
     skips a sweep dispatched anywhere but MAIN_REF."""
     import argparse
 
-    from sweepgate.results.source import branch_of
+    from sweepgate.results.source import branch_of, not_a_branch
 
     text = argtypes.not_empty(text).strip()
-    name = branch_of(text)
-    if name.startswith("refs/") or not name:
-        what = ("names no branch" if not name else "is a tag, not a branch" if name.startswith("refs/tags/")
-                else "is a pull request's ref, not a branch" if name.startswith("refs/pull/") else "is not a branch")
+    if what := not_a_branch(text):
         raise argparse.ArgumentTypeError(f"'{text}' {what}; pass a branch name, {branch_of(MAIN_REF)} "
                                          f"({SWEEP_WORKFLOW} runs a sweep dispatched on {MAIN_REF} only)")
-    return name
+    return branch_of(text)
 
 
 def add_dispatch_parser(sub) -> None:

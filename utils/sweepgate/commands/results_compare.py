@@ -108,15 +108,6 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     if args.baseline_artifacts:
         from sweepgate.core.github import credentials
 
-        if source.branch_of(args.baseline_ref).startswith("refs/"):  # a tag's, a PR's: GitHub lists no runs on it
-            from sweepgate.core.fields import SWEEP_WORKFLOW
-            from sweepgate.results.compare import DEFAULT_BASELINE_REF
-
-            raise fail("--baseline-ref", 0, f"{args.baseline_ref!r} is not a branch, and --baseline-artifacts reads "
-                       f"the successful push runs of {SWEEP_WORKFLOW} on a branch",
-                       f"pass a branch name (default {source.branch_of(DEFAULT_BASELINE_REF)}), or --db with a store that holds "
-                       f"runs on {args.baseline_ref}")
-
         token, repository = credentials("sweepgate results compare", args.repository, rule="usage",
                                         needed_by="--baseline-artifacts",
                                         alternative="pass --db with a database that holds the baseline")
@@ -259,6 +250,13 @@ def run(args) -> int:
     if args.pr_number is not None and not (args.comment or args.comment_file):
         argtypes.combination_error(args, "--pr-number", "needs --comment or --comment-file (it names the pull "
                                    "request the comment goes to)", "add one of them, or leave --pr-number out")
+    if args.baseline_artifacts and (what := source.not_a_branch(args.baseline_ref)):
+        from sweepgate.core.fields import SWEEP_WORKFLOW
+
+        argtypes.combination_error(args, "--baseline-ref", f"'{args.baseline_ref}' {what}, and --baseline-artifacts "
+                                   f"reads the successful push runs of {SWEEP_WORKFLOW} on a branch",
+                                   f"pass a branch name (default {source.branch_of(C.DEFAULT_BASELINE_REF)}), or "
+                                   f"--db with a store that holds runs on {args.baseline_ref}")
     check_outputs(args)
     settings.per_config = source.config_thresholds()
     pr, baseline = load_records(args)

@@ -234,6 +234,18 @@ def branch_of(ref: str) -> str:
     return ref.removeprefix("refs/heads/")
 
 
+def not_a_branch(ref: str) -> str | None:
+    """What ``ref`` is when it names no branch (GitHub lists workflow runs by branch name, so a tag's or a
+    pull request's ref lists none): "is a tag, not a branch", ...; None for a branch (NAME, refs/heads/NAME)."""
+    if ref.startswith("refs/heads/"):
+        return None if ref.removeprefix("refs/heads/") else "names no branch"
+    if ref.startswith("refs/tags/"):
+        return "is a tag, not a branch"
+    if ref.startswith("refs/pull/"):
+        return "is a pull request's ref, not a branch"
+    return "is not a branch" if ref.startswith("refs/") else None
+
+
 def config_thresholds(start: str = ".") -> dict[str, dict]:
     """config key -> its ``results`` block, from the work tree's master configs (checked as the gate
     checks them: ``core.check``).
