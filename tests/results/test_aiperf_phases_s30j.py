@@ -30,7 +30,7 @@ RUN = json.loads((REAL / "aiperf" / "aiperf0.11_qwen3-4b_g7_conc16_trimmed.json"
 WARMUP_PHASE = {"name": "warmup", "kind": "warmup", "type": "concurrency", "exclude_from_results": True,
                 "requests": 32, "concurrency": 16}
 PHASE_LINE = ("skipped 3 AIPerf per-phase exports (phases/<name>/, named by the phase_manifest.json beside a run's "
-              "profile_export_aiperf.json: one phase's share of that run, a warm-up's too; the run's own export is its "
+              "profile_export_aiperf.json: a warm-up, or the one profiling phase of a run whose own export is its "
               "result)")
 
 

@@ -80,7 +80,9 @@ def test_each_profiling_phase_is_stored_at_its_own_load_and_the_run_s_pooled_exp
     assert f"skipped {base / f'{NAME}.json'}" in lines  # its CSV, and each phase's, beside their JSON twins
     assert "skipped 4 CSV files beside a JSON export of the same name (the same run, read from the JSON)" in lines
     assert f"skipped {base / 'phases' / 'warmup' / f'{NAME}.json'}" in lines
-    assert [line for line in lines if "per-phase export" in line][-1].startswith("skipped 1 AIPerf per-phase export ")
+    assert [line for line in lines if "per-phase export" in line][-1] == (  # the warm-up alone: no "own export" said
+        "skipped 1 AIPerf per-phase export (phases/<name>/, named by the phase_manifest.json beside a run's "
+        "profile_export_aiperf.json: a warm-up, or the one profiling phase of a run whose own export is its result)")
     assert "ingested 2 results (2 new)" in out
 
 

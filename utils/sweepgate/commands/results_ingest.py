@@ -155,8 +155,8 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
                "of vllm bench sweep summaries (summary.json#N, SLA--*.json#N) read from their own run=N.json instead "
                "(not stored twice; a summary's runs with no file of their own are read from it)"),
               (walked.phase_exports, "AIPerf per-phase export", "(phases/<name>/, named by the phase_manifest.json "
-               "beside a run's profile_export_aiperf.json: one phase's share of that run, a warm-up's too; the run's "
-               "own export is its result)"),
+               "beside a run's profile_export_aiperf.json: a warm-up, or the one profiling phase of a run whose own "
+               "export is its result)"),
               (walked.pooled, "AIPerf whole-run export", "of several profiling phases (beside its phase_manifest.json: "
                "the phases' requests pooled at their different loads, no one point's figures; each profiling phase's "
                "own export under phases/<name>/ is a result)")]
