@@ -224,6 +224,22 @@ def _what_is_empty(path: str) -> str:
     return "an empty file" if given.stat().st_size == 0 else "only blank lines"
 
 
+def check_combinations(args) -> None:
+    """Flags that cannot go together, argument syntax (exit 2) before anything is read."""
+    from sweepgate.core.fields import SWEEP_WORKFLOW
+    from sweepgate.results import source
+    from sweepgate.results.compare import DEFAULT_BASELINE_REF
+
+    if args.pr_number is not None and not (args.comment or args.comment_file):
+        argtypes.combination_error(args, "--pr-number", "needs --comment or --comment-file (it names the pull "
+                                   "request the comment goes to)", "add one of them, or leave --pr-number out")
+    if args.baseline_artifacts and (what := source.not_a_branch(args.baseline_ref)):
+        argtypes.combination_error(args, "--baseline-ref", f"'{args.baseline_ref}' {what}, and --baseline-artifacts "
+                                   f"reads the successful push runs of {SWEEP_WORKFLOW} on a branch",
+                                   f"pass a branch name (default {source.branch_of(DEFAULT_BASELINE_REF)}), or "
+                                   f"--db with a store that holds runs on {args.baseline_ref}")
+
+
 def check_outputs(args) -> None:
     """Every output path, before any output or database work (no report printed, then a failure)."""
     from sweepgate.core import outpaths
@@ -247,16 +263,7 @@ def run(args) -> int:
         settings.validate()
     except SweepgateError as exc:  # a flag's value out of range: argument syntax
         argtypes.flag_error(args, exc.diagnostics[0])
-    if args.pr_number is not None and not (args.comment or args.comment_file):
-        argtypes.combination_error(args, "--pr-number", "needs --comment or --comment-file (it names the pull "
-                                   "request the comment goes to)", "add one of them, or leave --pr-number out")
-    if args.baseline_artifacts and (what := source.not_a_branch(args.baseline_ref)):
-        from sweepgate.core.fields import SWEEP_WORKFLOW
-
-        argtypes.combination_error(args, "--baseline-ref", f"'{args.baseline_ref}' {what}, and --baseline-artifacts "
-                                   f"reads the successful push runs of {SWEEP_WORKFLOW} on a branch",
-                                   f"pass a branch name (default {source.branch_of(C.DEFAULT_BASELINE_REF)}), or "
-                                   f"--db with a store that holds runs on {args.baseline_ref}")
+    check_combinations(args)
     check_outputs(args)
     settings.per_config = source.config_thresholds()
     pr, baseline = load_records(args)
