@@ -102,7 +102,12 @@ def _blob(git, ref: str, path: str) -> bytes:
 
 def _worktree_bytes(git, path: str) -> bytes:
     """The working tree's changelog (empty when there is none), refused unless it is UTF-8 text: an
-    entry added to (or a link set in) a file the gate refuses would be said as written, and fail later."""
+    entry added to (or a link set in) a file the gate refuses would be said as written, and fail later; so is
+    one that is a symbolic link (``load.refuse_linked_input``: to nothing, it read as no changelog, and a new
+    one was written where it points)."""
+    from sweepgate.core.load import refuse_linked_input
+
+    refuse_linked_input(git.root, path)
     try:
         data = (Path(git.root) / path).read_bytes()
         data.decode("utf-8")

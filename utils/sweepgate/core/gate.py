@@ -249,6 +249,9 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
         head_bytes = read_worktree_file(git.root, path)
         head_bytes = as_committed(git.root, path, head_bytes) if head_bytes is not None else None
     else:
+        from sweepgate.core.load import linked_at
+
+        linked_at(git, head, wanted)
         head_bytes = git.read_blobs(head, wanted)[path]
     if head_bytes is None:
         message, hint = missing_changelog(git, base_sha, path, "in the working tree" if opts.worktree

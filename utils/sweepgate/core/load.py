@@ -71,6 +71,9 @@ def open_repo(start: str = ".") -> "Git":
     return Git(repo_root(start))
 
 
+# A tree entry's mode for a symbolic link (git stores one as a blob holding the name it points to).
+LINK_MODE = b"120000"
+
 # Bytes of requests sent to a cat-file process before its answers are read: git stops reading
 # while its answers fill the pipe, so a request larger than the pipe holds would wait for ever.
 ASK_BYTES = 16 * 1024
@@ -103,6 +106,7 @@ class Git:
         self._reads: dict[tuple[str, str], tuple[str, bytes | None]] = {}
         self._worktree: dict[tuple[str, int], tuple[str, bytes | None]] = {}  # (path, id length) -> (id, bytes)
         self._check: subprocess.Popen | None = None
+        self._links: set[tuple[str, str]] = set()  # (ref, path) of each symbolic link a tree read met
 
     def run(self, *args: str, check: bool = True, input: bytes | None = None) -> bytes:
         proc = subprocess.run(["git", "-C", self._root, *args], capture_output=True, input=input)
@@ -272,10 +276,20 @@ class Git:
                 nul = tree.index(b"\0", space)
                 mode, name = tree[pos:space], tree[space + 1:nul].decode("utf-8", "replace")
                 if not mode.startswith(b"4"):  # skip subtrees
-                    blobs[f"{directory}/{name}" if directory else name] = tree[nul + 1:nul + 1 + width].hex()
+                    path = f"{directory}/{name}" if directory else name
+                    blobs[path] = tree[nul + 1:nul + 1 + width].hex()
+                    if mode == LINK_MODE:
+                        self._links.add((ref, path))
                 pos = nul + 1 + width
         self._trees[(ref, directory)] = blobs
         return blobs
+
+    def link_at(self, ref: str, path: str) -> bytes | None:
+        """The name the symbolic link ``path`` points to at ``ref`` (git stores a link as a blob of that
+        name, which a read of ``ref:path`` returns as the file's content); None when it is no link there."""
+        if self._tree_id(ref, path) and (ref, path) in self._links:
+            return self.read_blobs(ref, [path])[path]
+        return None
 
     def read_blobs(self, ref: str, paths: list[str]) -> dict[str, bytes | None]:
         """Contents of several files at ``ref``; None for missing files."""
@@ -906,6 +920,7 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
         blobs = worktree_blobs(git.root, [*paths, runner_file])
     else:
         paths = config_files or master_paths_at(git, ref)
+        linked_at(git, ref, [*paths, runner_file])
         blobs = _read_unindexed(git, ref, paths, runner_file)
     if repeated := next((p for i, p in enumerate(paths) if p in paths[:i]), None):  # each key would clash with itself
         raise SweepgateError(Diagnostic(repeated, 0, 0, "config-files", "this config file is given more than once",
@@ -949,8 +964,13 @@ def _no_gc():
 def read_worktree_file(root, path: str) -> bytes | None:
     """The bytes of the work tree's ``path`` (from the repository's top ``root``); None when it is
     missing, a folder, or under a file (``configs/runners.yaml/x``). One this user cannot read (its
-    mode, a folder on the way, a link loop) is refused at its path, never taken for missing: a config
-    or changelog it holds would read as deleted."""
+    mode, a folder on the way) is refused at its path, never taken for missing: a config or changelog
+    it holds would read as deleted. So is one that is a symbolic link, or under a folder that is one,
+    whether it points at a file, at nothing or in a loop (``linked_input``): git commits a link as the
+    name it points to, which is what a ``--head-ref`` read takes (``Git.link_at``), never the file; a
+    link followed here would pass in the work tree what the commit of it is refused for, and one to
+    nothing would read as a deleted config."""
+    refuse_linked_input(root, path)
     try:
         return (Path(root) / path).read_bytes()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
@@ -960,3 +980,55 @@ def read_worktree_file(root, path: str) -> bytes | None:
 
         raise SweepgateError(Diagnostic(path, 0, 0, "unreadable-file", f"cannot read: {os_reason(exc)}",
                                         "make it a file this user can read (its mode, or where its link points)")) from None
+
+
+def refuse_linked_input(root, path: str) -> None:
+    """Refuse the work tree's input ``path`` (a '/' path from the top ``root``) when it, or a folder on its
+    way, is a symbolic link (``linked_input``), as ``linked_at`` refuses one at a commit; a path that is
+    missing, runs through a file or cannot be looked at is left to its read to say."""
+    import stat
+
+    here, parts = Path(root), path.split("/")
+    for i, part in enumerate(parts):
+        here = here / part
+        try:
+            mode = os.lstat(here).st_mode
+        except OSError:
+            return
+        if stat.S_ISLNK(mode):
+            raise linked_input(path, "/".join(parts[:i + 1]), here)
+        if not stat.S_ISDIR(mode):
+            return
+
+
+def linked_at(git: Git, ref: str, paths: list[str]) -> None:
+    """Refuse an input among ``paths`` that is a symbolic link at ``ref`` (``linked_input``): its blob is
+    the name the link points to, which would be read as the file's text (a runners file that is no
+    mapping, a master config of one string)."""
+    for path in paths:
+        if (target := git.link_at(ref, path)) is not None:
+            raise linked_input(path, path, target, at=ref)
+
+
+# How a master config, runners file or changelog that is a symbolic link (or a folder on its way) is mended.
+LINKED_INPUT_FIX = "put the {} itself in its place"
+
+
+def linked_input(path: str, link: str, full, at: str | None = None) -> SweepgateError:
+    """The one line of an input (a master config, the runners file, the changelog) at ``path`` that is a
+    symbolic link, or lies under a folder ``link`` that is one (both '/' paths from the top; ``full``: the
+    link's own path on disk, or at ``at``, a commit, the name it points to): git stores a link as the name it
+    points to, so a commit holds no file there to read. Said alike of the work tree and of a commit: the link
+    and where it points (``errors.LinkTrouble``'s words for one to nothing or in a loop)."""
+    from sweepgate.core.errors import link_trouble
+
+    if at is not None:
+        said = f"a symbolic link at {F.short_sha(at)} (to {os.fsdecode(full)})"
+    elif (trouble := link_trouble(full)) is not None and trouble.link == os.fspath(full):
+        said = trouble.said
+    else:
+        said = f"a symbolic link to {os.readlink(full)}"
+    what = "is" if link == path else f"{link} (a folder on its way) is"
+    return SweepgateError(Diagnostic(path, 0, 0, "linked-input", f"{what} {said}, and a commit holds a link as "
+                                     "the name it points to, not a file to read",
+                                     LINKED_INPUT_FIX.format("file" if link == path else "folder")))
