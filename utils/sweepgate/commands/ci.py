@@ -128,14 +128,12 @@ def _run_split(args) -> int:
         writable_file(args.job_context, "--job-context")
     matrix = load_json(args.matrix, "matrix")
     if args.runners:
-        from sweepgate.core.check import checked_runners
-        from sweepgate.core.fields import RUNNERS_FILE
+        from sweepgate.core.check import checked_runners, require_runners_file
         from sweepgate.core.placement import runner_labels
         from sweepgate.workflow.fanout import check_runners
 
-        if not os.path.isfile(os.path.join(args.runners, RUNNERS_FILE)):
-            raise fail(args.runners, 0, f"--runners: no {RUNNERS_FILE} in this folder",
-                       "pass the default branch's checkout (every row's runner must be listed there)")
+        require_runners_file(args.runners, "--runners",
+                             "pass the default branch's checkout (every row's runner must be listed there)")
         main_runners = checked_runners(args.runners)
         check_runners(matrix, runner_labels(main_runners), source=args.matrix, runners=main_runners)
     outputs = split(matrix, max_jobs=args.max_jobs, max_bytes=args.max_bytes, source=args.matrix,

@@ -552,6 +552,30 @@ def check_runners(rev: Revision) -> list[Diagnostic]:
     return diags
 
 
+def require_runners_file(root: str, flag: str, fix: str) -> None:
+    """Refuse a checkout passed as ``flag`` (``--tools``, ``--runners``) whose configs/runners.yaml is no
+    file: none there (``FLAG: no configs/runners.yaml in this folder``, at ``root``), or what stands in its
+    place said as what it is, at it (``os_reason``'s words: a folder, a symbolic link to nothing or in a
+    loop, a FIFO); nothing is read. The fix is ``fix`` (the checkout to pass) even for a link: the file is
+    read as git stores it (``checked_runners``), where a link is only the name it points to."""
+    import errno
+    import os
+    import stat
+
+    from sweepgate.core.errors import fail, link_trouble, os_reason
+    from sweepgate.core.worktop import not_a_file, shown_path
+
+    path = os.path.join(root, F.RUNNERS_FILE)
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise not_a_file(path, mode)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR) and link_trouble(path) is None:
+            raise fail(root, 0, f"{flag}: no {F.RUNNERS_FILE} in this folder", fix) from None
+        raise fail(shown_path(root, F.RUNNERS_FILE), 0, f"{flag}: {os_reason(exc)}", fix) from None
+
+
 def checked_runners(root: str, unreadable=None) -> dict:
     """configs/runners.yaml of the checkout at ``root``, parsed and held to its schema ({} when there
     is none): a job's environment and the fan-out guard read it, so a `gpus-per-node` of 0, "8" or

@@ -98,14 +98,14 @@ def check_tools(tools: str) -> None:
     launchers and runner facts the identity hashes would all be missing; see ``job_identity``)."""
     import os
 
+    from sweepgate.core.check import require_runners_file
     from sweepgate.core.errors import fail
     from sweepgate.core.fields import RUNNERS_FILE
 
     fix = f"pass main's checkout (the folder holding benchmarks/ and {RUNNERS_FILE})"
     if not os.path.isdir(tools):
         raise fail(tools, 0, f"--tools: {'not a folder' if os.path.exists(tools) else 'no such folder'}", fix)
-    if not os.path.isfile(os.path.join(tools, RUNNERS_FILE)):
-        raise fail(tools, 0, f"--tools: no {RUNNERS_FILE} in this folder", fix)
+    require_runners_file(tools, "--tools", fix)  # a folder in its place is said as one, not as none
 
 
 def job_runners(own: dict, main: dict) -> dict:

@@ -53,7 +53,7 @@ def stored_bytes(root: str, rel: str, *, strict: bool = False) -> bytes | None:
             return os.fsencode(os.readlink(path))
         if not stat.S_ISREG(mode):
             if strict:
-                raise _not_a_file(path, mode)
+                raise not_a_file(path, mode)
             return None  # a FIFO or a device node is never opened: opening one can wake or start something
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO put there since: no wait
     except OSError as exc:
@@ -75,7 +75,7 @@ def shown_path(root: str, rel: str) -> str:
     return os.path.relpath(full) if not os.path.relpath(full).startswith("..") else os.path.abspath(full)
 
 
-def _not_a_file(path: str, mode: int) -> OSError:
+def not_a_file(path: str, mode: int) -> OSError:
     """The OSError of a folder (EISDIR, said "is a folder" by ``errors.os_reason``) or a FIFO, socket or
     device (EINVAL) standing where a file is read."""
     import errno
