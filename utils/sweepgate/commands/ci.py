@@ -265,7 +265,7 @@ def _run_reuse(args) -> int:
     from sweepgate.core.atomic import atomic_write
     from sweepgate.core.load import open_repo
     from sweepgate.results import reuse
-    from sweepgate.results.store import display_url, missing_sqlite, open_store, resolve_url
+    from sweepgate.results.store import display_url, missing_sqlite, open_store, resolve_url, store_named
 
     run_id = _current_run(args)
     matrix = load_json(args.matrix, "matrix")
@@ -287,7 +287,7 @@ def _run_reuse(args) -> int:
     if missing := missing_sqlite(resolve_url(args.db)):
         # Nothing to reuse, and no empty store made: a mistyped --db would read as "no results" for ever.
         atomic_write(Path(args.out), (json.dumps(matrix) + "\n").encode())
-        print(f"sweepgate ci reuse: no results store at {missing}: nothing reused", file=sys.stderr)
+        print(f"sweepgate ci reuse: no results store at {store_named(missing)}: nothing reused", file=sys.stderr)
         jobs = sum(len(rows) for rows in rows_by_kind(matrix, args.matrix).values())
         print(f"reused 0 of {jobs} jobs (0 GPU-hours saved)")
         return 0

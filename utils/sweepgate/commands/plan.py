@@ -119,14 +119,14 @@ def reuse_preview(git, plan: dict, db: str) -> dict:
     """The rows of the plan's matrix whose run identity the store already measured (CONTRACTS section 9)."""
     from sweepgate.core.select import iter_rows
     from sweepgate.results import reuse
-    from sweepgate.results.store import missing_sqlite, open_store, resolve_url
+    from sweepgate.results.store import missing_sqlite, open_store, resolve_url, store_named
 
     if missing := missing_sqlite(resolve_url(db)):
         # Nothing to reuse, and no empty store made (as `ci reuse`): a mistyped --db would read as
         # "no results" for ever.
         jobs = sum(1 for _ in iter_rows(plan["matrix"]))
         return {"jobs": 0, "of": jobs, "gpu_hours_saved": 0, "lower_bound": False, "rows": [],
-                "summary": f"no results store at {missing}: nothing to reuse (0 of {jobs} jobs)"}
+                "summary": f"no results store at {store_named(missing)}: nothing to reuse (0 of {jobs} jobs)"}
     with open_store(db) as store:
         found = reuse.find(plan["matrix"], git, git.resolve(plan["head_ref"]), store)
     rows = [{"bucket": bucket, "exp-name": row.get("exp-name"), "conc": row.get("conc"),

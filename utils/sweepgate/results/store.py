@@ -388,6 +388,24 @@ def missing_sqlite(url: str) -> str | None:
     return name
 
 
+def dangling_store(name: str) -> str:
+    """What a SQLite file ``missing_sqlite`` found missing is when it is a symbolic link to nothing, in
+    ``errors.LinkTrouble``'s words (``a symbolic link to X, which does not exist``); "" when it is no link: a
+    reader, or `ci reuse`, that finds no store there names the link and where it points, not only the path."""
+    trouble = link_trouble(name)
+    return trouble.said if trouble is not None and trouble.link == name else ""
+
+
+# How to mend a --db that is a symbolic link in a loop or to nothing.
+STORE_LINK_FIX = "point the link at the store file (ln -sfn FILE LINK)"
+
+
+def store_named(name: str) -> str:
+    """A missing SQLite store as a line names it: its path, with what it is when it is a symbolic link to
+    nothing (``dangling_store``): ``r.db (a symbolic link to gone.db, which does not exist)``."""
+    return f"{name} ({said})" if (said := dangling_store(name)) else name
+
+
 def _no_broken_link(name: str, db: Path) -> None:
     """Refuse a SQLite file that is a symbolic link in a loop, or that lies under a folder that is a link in a
     loop or to nothing (``errors.link_trouble``): SQLite opens nothing there, and its failure read as a folder
@@ -396,7 +414,7 @@ def _no_broken_link(name: str, db: Path) -> None:
     trouble = link_trouble(db)
     if trouble is None or (trouble.link == str(db) and not trouble.loops):
         return
-    fix = "point the link at the store file (ln -sfn FILE LINK)" if trouble.link == str(db) else \
+    fix = STORE_LINK_FIX if trouble.link == str(db) else \
         "point the link at a folder (ln -sfn DIR LINK)" if trouble.loops else "create the folder it points to"
     raise fail(name, 0, trouble.reason(db).removeprefix("it "), f"{fix}, or pass another --db URL")
 
@@ -567,7 +585,10 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     db = Path(_sqlite_file(parsed))
     if must_exist and db.is_dir():
         raise _a_folder(parsed.database)
-    if must_exist and missing_sqlite(url):
+    if must_exist and (missing := missing_sqlite(url)):
+        if said := dangling_store(missing):
+            raise fail(missing, 0, f"no results store here: it is {said}",
+                       f"{STORE_LINK_FIX}, or {NO_STORE_HINT}")
         raise fail(parsed.database, 0, "no results store here", NO_STORE_HINT)
     if must_exist and db.is_file():
         modes = _store_modes(db)
