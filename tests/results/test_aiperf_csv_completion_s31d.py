@@ -67,7 +67,12 @@ def test_a_csv_export_named_alone_is_of_an_unfinished_run_when_its_json_export_s
     csv = _folder(tmp_path, export)
     rec, err = _ingest(capsys, tmp_path, csv)
     assert rec["status"] == "failure"
-    assert len(err) == 1 and err[0].startswith(f"{csv}:1:1: warning: is_complete: false (Record aggregation stalled "), err
+    # at the JSON export's is_complete (s31g: it was at the CSV's 1:1, where no such key is), naming the CSV
+    twin = csv.with_suffix(".json")
+    at = next(n for n, line in enumerate(twin.read_text(encoding="utf-8").splitlines(), 1) if '"is_complete"' in line)
+    assert len(err) == 1 and err[0].startswith(f"{twin}:{at}:3: warning: is_complete: false (Record aggregation "
+                                               "stalled "), err
+    assert f"; stored as failed: its CSV export {csv}; " in err[0], err
 
 
 def test_a_csv_export_whose_json_export_says_it_finished_is_stored_without_a_word(capsys, tmp_path):

@@ -533,12 +533,13 @@ def _read_records(output: Path, given: Given | None, warnings: list | None, left
 def _records(output: Path, text: str, read: Read, given: Given | None, warnings: list | None,
              left_out: frozenset[int] = frozenset()) -> list[dict]:
     measurements = [m for m in sniff.parse_text(text, str(output)) if m.line not in left_out]
-    _csv_completion(output, measurements)
+    beside = _csv_completion(output, measurements)  # placed in the JSON export it is of
     job, name = _job(output, read, given)
     found: list = []
     found.extend(d for m in measurements if (d := normalize.short_outputs(m, str(output))))
     found.extend(Diagnostic(str(output), m.line, 0, rule, message, hint, severity="warning")
                  for m in measurements for rule, message, hint in m.notes)
+    found.extend(beside)
     if job.row:
         found.extend(d for m in measurements
                      if (d := normalize.model_mismatch(m, job.row, str(output), job.source or "--row")))
@@ -553,12 +554,22 @@ def _records(output: Path, text: str, read: Read, given: Given | None, warnings:
     return records
 
 
-def _csv_completion(output: Path, measurements: list[Measurement]) -> None:
+def _csv_completion(output: Path, measurements: list[Measurement]) -> list[Diagnostic]:
     """An AIPerf CSV export's run finished or not, as the files beside it say (``aiperf_csv.completion``):
-    its JSON export of the same name, AIPerf 0.13+'s ready marker."""
-    if len(measurements) == 1 and measurements[0].source_format == aiperf_csv.AIPERF_CSV:
-        aiperf_csv.completion(measurements[0], _document(output.with_suffix(".json")),
-                              _document(output.with_name(aiperf_csv.READY_MARKER)))
+    its JSON export of the same name, AIPerf 0.13+'s ready marker. What the JSON export said worth a warning
+    (``is_complete: false``) is returned placed in that file, at its key, naming the CSV it is said of: at the
+    CSV's first line it pointed at no such key."""
+    if len(measurements) != 1 or measurements[0].source_format != aiperf_csv.AIPERF_CSV:
+        return []
+    m, twin, read = measurements[0], output.with_suffix(".json"), {}
+    before = len(m.notes)
+    if not aiperf_csv.completion(m, _document(twin, read), _document(output.with_name(aiperf_csv.READY_MARKER))):
+        return []
+    said, m.notes[before:] = m.notes[before:], []
+    placed = [Diagnostic(str(twin), 0, 0, rule, f"{message}: its CSV export {output}", hint, severity="warning")
+              for rule, message, hint in said]
+    jsonio.place(placed, read[twin].decode("utf-8-sig"), str(twin))
+    return placed
 
 
 def _unreadable(exc: SweepgateError, output: Path) -> bool:

@@ -142,16 +142,18 @@ READY_MARKER = ".aiperf_results_ready.json"
 UNKNOWN_COMPLETION = "aiperf-csv-completion"
 
 
-def completion(m: Measurement, export, marker) -> None:
+def completion(m: Measurement, export, marker) -> bool:
     """Whether an AIPerf CSV export's run finished, which the CSV does not say (its JSON export's was_cancelled
     and 0.13+'s is_complete have no row in it: exporters/metrics_csv_exporter.py writes the metrics alone): as
     the JSON export of its name beside it (``export``) says (``aiperf.completion``), else cancelled where the
     ready marker beside it (``marker``) says so; else stored as finished, with a warning that nothing said so.
-    GenAI-Perf's exports say it nowhere: none."""
+    GenAI-Perf's exports say it nowhere: none. True when the JSON export said it: a warning it gave (``m.notes``
+    added, ``is_complete: false``) is of that file's key, not of the CSV."""
     if m.source_format != AIPERF_CSV:
-        return
+        return False
     if isinstance(export, dict) and aiperf.detect(export):
         aiperf.completion(export, m)
+        return True
     elif isinstance(marker, dict) and marker.get("was_cancelled") is True:
         m.cancelled = True
     else:
@@ -159,6 +161,7 @@ def completion(m: Measurement, export, marker) -> None:
                         "(was_cancelled, is_complete: in its JSON export only, and none of its name is beside it); "
                         "stored as a finished run", "ingest the run's profile_export_aiperf.json, from the same "
                         "artifact folder, instead"))
+    return False
 
 
 def _client(doc: dict) -> str:
