@@ -142,6 +142,50 @@ def test_a_config_file_named_from_a_subfolder_is_told_where_paths_start(make_rep
     assert cli.main(["full-sweep", "--config-files", "configs/nvidia-master.yaml"]) == 0
 
 
+@pytest.mark.parametrize("argv,typed,from_top", [
+    (["full-sweep", "--config-files"], "amd-master.yaml", "configs/amd-master.yaml"),
+    (["test-config", "--config-keys", "kimik3-*", "--runner-config"], "runners.yaml", "configs/runners.yaml"),
+    (["matrix", "--base-ref", "HEAD~1", "--head-ref", "HEAD", "--runner-config"], "./runners.yaml",
+     "configs/runners.yaml"),  # read from git revisions, not the work tree
+])
+def test_a_repository_file_named_from_its_own_folder_is_told_by_its_path_from_the_top(
+        make_repo, monkeypatch, capsys, argv, typed, from_top):
+    """Adopter review (s31h): inside configs/, `--config-files amd-master.yaml` (the file right there)
+    was told "does not exist; ... (e.g. configs/runners.yaml); create the file or pass that path": the
+    example named another file, and "that path" no path of this one. The fix names the file the
+    command was pointed at, from the top, as `../perf-changelog.yaml` is told."""
+    repo = make_repo()
+    repo.commit_changelog(CHANGELOG + appended_entry())
+    monkeypatch.chdir(repo.path / "configs")
+    capsys.readouterr()
+    assert cli.main([*argv, typed]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{typed.removeprefix('./')}: does not exist; a path is read from the repository's top folder, wherever "
+        f"the command runs; pass {from_top} (that file, from the top)"]
+    assert cli.main([*argv, from_top]) == 0
+
+
+def test_a_repository_file_named_from_its_own_folder_annotates_no_file(make_repo, monkeypatch, capsys):
+    """Under GitHub Actions that line annotated configs/amd-master.yaml, a file with nothing wrong in it."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.chdir(make_repo().path / "configs")
+    capsys.readouterr()
+    assert cli.main(["full-sweep", "--config-files", "amd-master.yaml"]) == 1
+    line, annotation = capsys.readouterr().err.splitlines()
+    assert annotation == f"::error title=missing-file::{line}"
+
+
+def test_a_missing_repository_file_not_in_this_folder_either_keeps_the_general_hint(make_repo, monkeypatch, capsys):
+    """The hint above only where the path names a file from here; a file that is nowhere keeps its line."""
+    root = make_repo().path
+    monkeypatch.chdir(root / "configs")
+    capsys.readouterr()
+    assert cli.main(["full-sweep", "--config-files", "nope.yaml"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "nope.yaml: does not exist; a path is read from the repository's top folder, wherever the command runs "
+        "(e.g. configs/runners.yaml); create the file or pass that path"]
+
+
 def test_version_names_the_copy_that_runs(capsys):
     """Review: a rebuilt wheel of the same version number was not installed over the old one (pip
     saw nothing to do), and nothing told the user which build ran."""

@@ -538,8 +538,26 @@ class YamlDoc:
         return Diagnostic(self.path, line, col, rule, message, hint)
 
 
+def _named_from_here(path: str) -> str | None:
+    """The path from the top of a repository file that ``path`` (a path from the top that names no
+    file) names from the working directory, a subfolder of the top: `--config-files amd-master.yaml`
+    typed in configs/ is `configs/amd-master.yaml`. None when it names no file from here either."""
+    from sweepgate.core.worktop import enclosing_top
+
+    top = enclosing_top()
+    if not top or os.path.isabs(path) or os.path.abspath(os.getcwd()) == top or not os.path.isfile(path):
+        return None
+    here = os.path.relpath(os.path.abspath(path), top).replace(os.sep, "/")
+    return None if here == ".." or here.startswith("../") else here
+
+
 def _decode(path: str, raw: bytes | None) -> str:
     if raw is None:
+        if here := _named_from_here(path):  # as repopaths says `../perf-changelog.yaml` from configs/; the
+            # flag's value is wrong, not the file it names from here: no annotation lands on that file
+            raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", "does not exist",
+                                            "a path is read from the repository's top folder, wherever the command "
+                                            f"runs; pass {here} (that file, from the top)", in_file=False))
         raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", "does not exist",
                                         "a path is read from the repository's top folder, wherever the "
                                         f"command runs (e.g. {F.RUNNERS_FILE}); create the file or pass that path"))
