@@ -1310,6 +1310,17 @@ def test_row_env_bad_input(tmp_path, env, fragment):
     assert not out.exists()
 
 
+def test_row_env_without_a_runner_name_is_said_at_the_flag_not_at_the_row(tmp_path):
+    """Adopter review (s31h): `ci row-env --row-id fixed/0 --matrix m.json` off a runner said
+    `ROW: RUNNER_NAME is not set; ...`: the row was given (by --row-id, not $ROW) and fine; what was
+    missing is the runner's name: said at the flag that gives it off a runner."""
+    proc, out = row_env(tmp_path, "--row", json.dumps(AGENTIC_ROW), env={"RUNNER_NAME": ""})
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        "--runner-name: RUNNER_NAME is not set; run on an Actions runner or pass --runner-name NAME"]
+    assert not out.exists()
+
+
 def test_collect_summary(tmp_path):
     results = tmp_path / "results"
     results.mkdir()

@@ -243,7 +243,7 @@ def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
     """The job environment of one row; ``runners`` (configs/runners.yaml) places multi-node rows."""
     check_row(row, source, for_a_job=True)
     if not runner_name:
-        raise fail(source, 0, "RUNNER_NAME is not set", "run on an Actions runner or pass --runner-name")
+        raise fail("--runner-name", 0, "RUNNER_NAME is not set", "run on an Actions runner or pass --runner-name NAME")
     if not FILE_NAME.fullmatch(runner_name) or ".." in runner_name:  # a runner no pool lists: never schema-checked
         raise fail(fields.RUNNER_NAME_ENV, 0, f"runner name {runner_name!r} is not one file name of letters, digits "
                    "and . _ + = , @ # - (it names the job's result files and its launcher)", "rename the runner "
