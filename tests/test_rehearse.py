@@ -354,8 +354,23 @@ def test_check_calls_knows_the_sglang_server():
     assert rehearse.check_calls(SGLANG_ROW, env, []) == [
         "the script never started the SGLang server (`python3 -m sglang.launch_server`)"]
     moved = {**sglang, "argv": [*sglang["argv"][:-1], "9000"]}
-    assert rehearse.check_calls(SGLANG_ROW, env, [moved]) == [
-        "the SGLang server's --port is 9000, expected $PORT=8000"]
+    assert rehearse.check_calls(SGLANG_ROW, env, [moved]) == [  # s31h: with its fix (PORT_FIX below)
+        f"the SGLang server's --port is 9000, expected $PORT=8000; {PORT_FIX}"]
+
+
+PORT_FIX = ('listen on "$PORT", which the rehearsal sets to a free port (a script\'s own default only when it is '
+            'unset: PORT=${PORT:-8888})')
+
+
+def test_a_server_on_its_own_port_is_told_to_listen_on_the_job_s_port():
+    """Adopter review (s31h): a repository's own script with `PORT=8888` (not `${PORT:-8888}`) failed its
+    rehearsal with `vllm serve --port is 8888, expected $PORT=10628` and nothing saying what to change:
+    CONTRACTS section 6 did not list PORT among the job's variables either."""
+    row = {**SGLANG_ROW, "framework": "vllm", "image": "vllm/vllm-openai:v0.11.0"}
+    served = {"tool": "vllm", "argv": ["serve", "m", "--port", "8888"]}
+    assert rehearse.check_calls(row, {"PORT": "10628"}, [served]) == [
+        f"vllm serve --port is 8888, expected $PORT=10628; {PORT_FIX}"]
+    assert rehearse.check_calls(row, {"PORT": "8888"}, [served]) == []
 
 
 def test_an_sglang_row_rehearses_in_an_adopting_repository(tmp_path):
@@ -756,3 +771,18 @@ def test_what_a_script_left_in_the_work_dir_is_told_by_the_next_rehearsal_in_one
     (line,) = [x for x in again.stderr.splitlines() if not x.startswith("rehearse: ")]
     assert again.returncode == 1 and "internal error" not in again.stderr, again.stderr
     assert line.startswith(str(work / "results")) and left in line and "pass another --work-dir" in line, line
+
+
+def test_a_router_on_its_own_port_is_told_to_listen_on_the_job_s_port():
+    """The same for a multi-node row's router (rehearsal/multinode.py), which said no fix either."""
+    from sweepgate.rehearsal import multinode
+
+    row = {"prefill": {"num-worker": 1, "tp": 8}, "decode": {"num-worker": 1, "tp": 8}}
+    servers = [{"tool": "python3", "argv": ["-m", multinode.SERVER_MODULE, "--disaggregation-mode", role,
+                                            "--tp-size", "8", "--port", port]}
+               for role, port in (("prefill", "8001"), ("decode", "8002"))]
+    router = {"tool": "python3", "argv": ["-m", multinode.ROUTER_MODULE, "--prefill", "http://127.0.0.1:8001",
+                                          "--decode", "http://127.0.0.1:8002", "--port", "30000"]}
+    assert multinode.check_calls(row, {"PORT": "8000"}, [*servers, router]) == [
+        f"router --port is 30000, expected $PORT=8000; {PORT_FIX}"]
+    assert multinode.check_calls(row, {"PORT": "30000"}, [*servers, router]) == []

@@ -21,6 +21,17 @@ SERVER_MODULE = "sglang.launch_server"
 ROUTER_MODULE = "sglang_router.launch_router"
 
 
+def wrong_port(what: str, argv: list[str], env: dict) -> str | None:
+    """The problem when a server or router ``argv`` does not listen on the job's $PORT, with its fix: the
+    rehearsal gives each run a free port (and a launcher sharing a host its own), so a script that sets
+    its port must keep one already set."""
+    port = option_value(argv, "--port")
+    if port == env["PORT"]:
+        return None
+    return (f"{what} --port is {port}, expected $PORT={env['PORT']}; listen on \"$PORT\", which the rehearsal sets "
+            "to a free port (a script's own default only when it is unset: PORT=${PORT:-8888})")
+
+
 def is_multinode(row: dict) -> bool:
     return runs_multinode(row)
 
@@ -60,6 +71,6 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
             if routers[0][i - 1] in ("--prefill", "--decode")}
     if told != ports:
         problems.append(f"the router was given worker ports {sorted(told)}, the workers serve {sorted(ports)}")
-    if option_value(routers[0], "--port") != env["PORT"]:
-        problems.append(f"router --port is {option_value(routers[0], '--port')}, expected $PORT={env['PORT']}")
+    if wrong := wrong_port("router", routers[0], env):
+        problems.append(wrong)
     return problems

@@ -903,9 +903,8 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
         started = [c["argv"] for c in calls if _starts_sglang(c)]
         if not started:
             problems.append("the script never started the SGLang server (`python3 -m sglang.launch_server`)")
-        if started and option_value(started[0], "--port") != env["PORT"]:
-            problems.append(f"the SGLang server's --port is {option_value(started[0], '--port')}, "
-                            f"expected $PORT={env['PORT']}")
+        if started and (wrong := multinode.wrong_port("the SGLang server's", started[0], env)):
+            problems.append(wrong)
         return problems  # the KV-offload arms below are vLLM's
     servers = [c["argv"] for c in calls if c["tool"] == "vllm" and c["argv"][:1] == ["serve"]]
     if not servers and framework.startswith("vllm"):
@@ -938,8 +937,8 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
             problems.append(f"vllm serve --kv-offloading-size is not the row's {dram} GB in GiB")
     elif servers and (option_value(servers[0], "--kv-transfer-config") or option_value(servers[0], "--kv-offloading-size")):
         problems.append("KV offloading is none but vllm serve was given an offload connector")
-    if servers and option_value(servers[0], "--port") != env["PORT"]:
-        problems.append(f"vllm serve --port is {option_value(servers[0], '--port')}, expected $PORT={env['PORT']}")
+    if servers and (wrong := multinode.wrong_port("vllm serve", servers[0], env)):
+        problems.append(wrong)
     return problems
 
 
