@@ -5,21 +5,13 @@ what stands there, at it (`it is a folder, not a file`), with the flag's own fix
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def sweepgate(cwd: Path, *argv: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_") and k != "SWEEPGATE_DB"}
-    env.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", "SWEEPGATE_NO_CACHE": "1"})
-    return subprocess.run([sys.executable, "-m", "sweepgate", *argv], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+from test_worktree_reads_nu32 import sweepgate  # noqa: E402  (the command as a process, from a folder)
 
 
 @pytest.mark.parametrize("argv, flag, fix", [

@@ -48,13 +48,14 @@ def checkout():
         shutil.rmtree(shared)
 
 
-def _unreadable(work: Path, kind: str) -> None:
-    launcher = work / LAUNCHER
+def _unreadable(work: Path, kind: str, rel: str = LAUNCHER) -> None:
+    """Make ``rel`` (the launcher by default) unreadable: its mode 0, or a folder in its place."""
+    path = work / rel
     if kind == "mode":
-        launcher.chmod(0)
+        path.chmod(0)
     else:
-        launcher.unlink()
-        launcher.mkdir()
+        path.unlink()
+        path.mkdir()
 
 
 def _sweepgate(work: Path, kind: str, *argv: str, env: dict) -> subprocess.CompletedProcess:
@@ -89,16 +90,21 @@ def test_row_env_refuses_a_launcher_it_cannot_read(checkout, kind):
     assert not out.exists()  # no job environment: the benchmark never starts with a wrong identity
 
 
+def _sidecar(checkout, kind: str, results, name: str) -> subprocess.CompletedProcess:
+    """`results sidecar --tools .` in ``checkout`` for a successful job's output ``results/name.json``."""
+    return _sweepgate(checkout, kind, "results", "sidecar", "--tools", ".", env={
+        "ROW": json.dumps(ROW), "RESULT_DIR": str(results), "RESULT_FILENAME": name, "GITHUB_RUN_ID": "100",
+        "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REF": "refs/heads/main", "GITHUB_SHA": "c0ffee" * 6 + "abcd",
+        "RUNNER_NAME": "b300-nv_00", "JOB_STATUS": "success"})
+
+
 @pytest.mark.parametrize("kind", list(SAID))
 def test_the_sidecar_is_written_without_an_identity_and_the_step_fails(checkout, kind):
     results = checkout.parent / "out"
     name = "dsr1_run"
     (results / f"{name}.json").write_text("{}")
     _unreadable(checkout, kind)
-    proc = _sweepgate(checkout, kind, "results", "sidecar", "--tools", ".", env={
-        "ROW": json.dumps(ROW), "RESULT_DIR": str(results), "RESULT_FILENAME": name, "GITHUB_RUN_ID": "100",
-        "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REF": "refs/heads/main", "GITHUB_SHA": "c0ffee" * 6 + "abcd",
-        "RUNNER_NAME": "b300-nv_00", "JOB_STATUS": "success"})
+    proc = _sidecar(checkout, kind, results, name)
     side = results / f"{name}.job.json"
     assert proc.returncode == 1, proc.stderr
     assert [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate results sidecar: ")] == \
@@ -110,15 +116,6 @@ def test_the_sidecar_is_written_without_an_identity_and_the_step_fails(checkout,
 
 RUNNERS = "configs/runners.yaml"
 READABLE_FIX = "make it a file this user can read (chmod a+r; a folder on its way a+x)"
-
-
-def _unreadable_runners(work: Path, kind: str) -> None:
-    runners = work / RUNNERS
-    if kind == "mode":
-        runners.chmod(0)
-    else:
-        runners.unlink()
-        runners.mkdir()
 
 
 @pytest.mark.parametrize("kind, tools", [("mode", True), ("mode", False), ("folder", False)])
@@ -133,7 +130,7 @@ def test_row_env_refuses_a_runners_file_it_cannot_read(checkout, kind, tools):
     readable = _sweepgate(checkout, kind, *argv, env=env)
     assert readable.returncode == 0 and "SWEEPGATE_RDMA_DEVICES=" in out.read_text(), readable.stderr
     out.unlink()
-    _unreadable_runners(checkout, kind)
+    _unreadable(checkout, kind, RUNNERS)
     proc = _sweepgate(checkout, kind, *argv, env=env)
     assert proc.returncode == 1 and proc.stderr.splitlines() == [
         f"{RUNNERS}: cannot read it: {SAID[kind]}; {READABLE_FIX}"], proc.stderr
@@ -149,11 +146,8 @@ def test_the_sidecar_takes_no_identity_from_a_runners_file_it_cannot_read(checko
     results = checkout.parent / "out"
     name = "dsr1_run"
     (results / f"{name}.json").write_text("{}")
-    _unreadable_runners(checkout, kind)
-    proc = _sweepgate(checkout, kind, "results", "sidecar", "--tools", ".", env={
-        "ROW": json.dumps(ROW), "RESULT_DIR": str(results), "RESULT_FILENAME": name, "GITHUB_RUN_ID": "100",
-        "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REF": "refs/heads/main", "GITHUB_SHA": "c0ffee" * 6 + "abcd",
-        "RUNNER_NAME": "b300-nv_00", "JOB_STATUS": "success"})
+    _unreadable(checkout, kind, RUNNERS)
+    proc = _sidecar(checkout, kind, results, name)
     assert proc.returncode == 1, proc.stderr
     assert [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate results sidecar: ")] == \
         [_said(kind).replace(LAUNCHER, RUNNERS, 1)], proc.stderr
@@ -168,7 +162,7 @@ def test_split_refuses_a_runners_file_it_cannot_read(checkout):
     argv = ("ci", "split", "--matrix", str(matrix), "--runners", ".", "--output", "-")
     readable = _sweepgate(checkout, "mode", *argv, env={})
     assert readable.returncode == 0, readable.stderr
-    _unreadable_runners(checkout, "mode")
+    _unreadable(checkout, "mode", RUNNERS)
     proc = _sweepgate(checkout, "mode", *argv, env={})
     assert proc.returncode == 1 and proc.stderr.splitlines() == [
         f"{RUNNERS}: cannot read it: {SAID['mode']}; {READABLE_FIX}"], proc.stderr
