@@ -124,3 +124,22 @@ def test_ingest_with_a_config_key_stores_the_result_when_a_config_cannot_be_read
     said, fix = looped("configs/amd-master.yaml").split("; ")
     assert (f"--config-key: warning: config key 'dsr1-fp4-b300-vlm' not checked: {said}; stored all the same; "
             f"{fix}") in r.stderr.splitlines(), r.stderr
+
+
+@pytest.mark.parametrize("argv", [("full-sweep",), ("validate", "--staged")], ids=lambda a: a[0])
+@pytest.mark.parametrize("rel", ["configs/amd-master.yaml", "configs/runners.yaml"])
+def test_a_fifo_in_a_config_s_place_is_one_line_at_it_never_waited_on(make_repo, argv, rel):
+    """s31: a FIFO where a work-tree input is read was opened and read, and the command waited on it for good
+    (no writer ever comes). It is one line at it, exit 1, at once."""
+    repo = make_repo()
+    (repo.path / rel).unlink()
+    os.mkfifo(repo.path / rel)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    env.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", "SWEEPGATE_NO_CACHE": "1"})
+    r = subprocess.run([sys.executable, "-m", "sweepgate", *argv], cwd=repo.path, env=env, capture_output=True,
+                       text=True, timeout=30)  # before the fix: killed here
+    no_internal_error(r)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert (f"{rel}: cannot read: not a regular file (a FIFO, socket or device); make it a file this user can "
+            "read (its mode, a folder's on its way), or put the file itself in its place") in r.stderr.splitlines(), \
+        r.stderr

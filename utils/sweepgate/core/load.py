@@ -988,16 +988,28 @@ def read_worktree_file(root, path: str) -> bytes | None:
     name it points to, which is what a ``--head-ref`` read takes (``Git.link_at``), never the file; a
     link followed here would pass in the work tree what the commit of it is refused for, and one to
     nothing would read as a deleted config."""
+    import stat
+
     refuse_linked_input(root, path)
-    try:
-        return (Path(root) / path).read_bytes()
+    try:  # not blocking: a FIFO in a config's place is refused, never waited on for good
+        fd = os.open(Path(root) / path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            mode = os.fstat(fh.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                return None
+            if not stat.S_ISREG(mode):
+                from sweepgate.core.worktop import not_a_file
+
+                raise not_a_file(path, mode)
+            return fh.read()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
     except OSError as exc:
         from sweepgate.core.errors import os_reason
 
         raise SweepgateError(Diagnostic(path, 0, 0, "unreadable-file", f"cannot read: {os_reason(exc)}",
-                                        "make it a file this user can read (its mode, or where its link points)")) from None
+                                        "make it a file this user can read (its mode, a folder's on its way), "
+                                        "or put the file itself in its place")) from None
 
 
 def refuse_linked_input(root, path: str) -> None:
