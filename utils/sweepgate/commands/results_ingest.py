@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
-from sweepgate.core.errors import SweepgateError, emit, fail, is_a_folder, os_reason, printable
+from sweepgate.core.errors import SweepgateError, emit, fail, os_reason, printable
 from sweepgate.core.report import count, progress
 from sweepgate.results.record import MAX_INTEGER, RESULT_FILENAME, RUN_ID, SOURCE_LINE, is_placeholder
 
@@ -200,12 +200,10 @@ def run(args) -> int:
     given = _given(args)
     key_warnings = [w for w in [ingest.unknown_config_key(args.config_key)] if w]  # once, not per file
     jsonl = Path(args.jsonl) if args.jsonl else None
-    if jsonl and (jsonl.is_dir() or not jsonl.parent.is_dir()):
-        # Refused before the store commits anything: the records would be stored but not written.
-        folder = f"its folder {jsonl.parent} is a file" if jsonl.parent.exists() else "its folder does not exist"
-        raise fail(args.jsonl, 0, f"--jsonl: {is_a_folder()}" if jsonl.is_dir() else folder,
-                   "pass --jsonl FILE in an existing folder")
     if jsonl:
+        from sweepgate.core.outpaths import writable_file
+
+        writable_file(args.jsonl, "--jsonl")  # before the store commits anything: the records would not be written
         _held(jsonl)  # a bad FILE is refused before anything is stored
     deferred = store.Deferred(args.db)  # the URL is checked now; the database made at the first result
     walked = ingest.walk(args.paths, allow_empty=args.allow_empty)

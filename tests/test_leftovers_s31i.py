@@ -1,0 +1,72 @@
+"""Reviewer's leftovers (s31i), each run as a real `sweepgate` process in a real git repository:
+
+- `results ingest --jsonl FILE` checked its output path with its own code, so a missing folder was said
+  `nodir/x.jsonl: its folder does not exist; pass --jsonl FILE in an existing folder` (the folder unnamed)
+  where every other file flag says it in the shared words (``core.outpaths.writable_file``);
+- under GITHUB_ACTIONS=true a missing repository-data path typed in a subfolder (`--config-files nope.yaml`
+  in configs/, which the tool looked for at the top) was annotated at `configs/nope.yaml`;
+- `ci row-env` refused a runner outside the row's pool at `RUNNER_NAME` though the name came from
+  `--runner-name`;
+- `ci row-env` read a checkout's configs/runners.yaml that is a symbolic link as the text of the name it
+  points to: "runners file must be a mapping with 'labels'" at 1:1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sweepgate(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items()
+             if not k.startswith(("GITHUB_", "RUNNER_")) and k not in ("SWEEPGATE_DB", "ROW", "ROW_ID", "MATRIX_FILE")}
+    clean.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", "SWEEPGATE_NO_CACHE": "1", **env})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *argv], cwd=cwd, env=clean, capture_output=True,
+                          text=True, timeout=120)
+
+
+def annotations(proc: subprocess.CompletedProcess) -> list[str]:
+    return [line for line in proc.stderr.splitlines() if line.startswith("::")]
+
+
+# --- 1. results ingest --jsonl: the shared output-path check ------------------------------------
+
+def _a_result(top: Path) -> Path:
+    sys.path.insert(0, str(ROOT / "tests" / "results"))
+    from helpers import job, vllm_output, write_job
+
+    write_job(top / "run", "res", vllm_output(2), job("1001"))
+    return top / "run"
+
+
+@pytest.mark.parametrize("where, made", [("nodir/x.jsonl", None), ("afile/x.jsonl", "afile")],
+                         ids=["missing folder", "folder is a file"])
+def test_jsonl_in_no_folder_is_said_as_every_other_output_file_is(make_repo, where, made):
+    top = make_repo().path
+    _a_result(top)
+    if made:
+        (top / made).write_text("")
+    proc = sweepgate(top, "results", "ingest", "--db", "sqlite:///r.db", "--jsonl", where, "run")
+    folder = where.split("/")[0]
+    what = "is not a folder" if made else "does not exist"
+    assert (proc.returncode, proc.stdout) == (1, ""), proc.stderr
+    assert proc.stderr == (f"{where}: --jsonl: its folder {folder} {what}; create the folder first or pass --jsonl "
+                           "in an existing one\n")
+    assert not (top / "r.db").exists()  # refused before anything is stored
+    # the same words as another command's file flag, but for the flag's name
+    other = sweepgate(top, "results", "compare", "--db", "sqlite:///r.db", "--run", "1", "--comment-file", where)
+    assert other.stderr.replace("--comment-file", "--jsonl") == proc.stderr, other.stderr
+
+
+def test_jsonl_that_is_a_folder_gets_the_shared_fix(make_repo):
+    top = make_repo().path
+    _a_result(top)
+    (top / "out").mkdir()
+    proc = sweepgate(top, "results", "ingest", "--db", "sqlite:///r.db", "--jsonl", "out", "run")
+    assert proc.returncode == 1 and proc.stderr == "out: --jsonl: is a folder, not a file; pass --jsonl FILE\n"
