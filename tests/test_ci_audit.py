@@ -415,7 +415,8 @@ def test_row_env_refuses_a_runner_outside_the_row_s_pool(tmp_path):
 
     proc, out = row_env("h100-lab_03")
     (line,) = proc.stderr.strip().splitlines()
-    assert proc.returncode == 1 and line.startswith("RUNNER_NAME: runner 'h100-lab_03' took a row for "
+    # at --runner-name, which passed the name (s31i: it was said at RUNNER_NAME, which was not used)
+    assert proc.returncode == 1 and line.startswith("--runner-name: runner 'h100-lab_03' took a row for "
                                                     "'cluster:b300-nv', whose pool"), line
     assert "add h100-lab_03 under labels.cluster:b300-nv in configs/runners.yaml" in line and not out.exists()
     proc, out = row_env("b300-nv_01")

@@ -70,3 +70,35 @@ def test_jsonl_that_is_a_folder_gets_the_shared_fix(make_repo):
     (top / "out").mkdir()
     proc = sweepgate(top, "results", "ingest", "--db", "sqlite:///r.db", "--jsonl", "out", "run")
     assert proc.returncode == 1 and proc.stderr == "out: --jsonl: is a folder, not a file; pass --jsonl FILE\n"
+
+
+# --- 3 and 4. ci row-env: the runner's name at its flag; a linked runners file -----------------
+
+ROW = {"image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
+       "precision": "fp4", "framework": "vllm", "runner": "b300", "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1,
+       "ep": 1, "dp-attn": False, "spec-decoding": "none", "conc": 4, "isl": 1024, "osl": 1024,
+       "max-model-len": 2304, "exp-name": "dsr1_1k1k", "scenario-type": "fixed-seq-len"}
+POOL = ("runner 'elsewhere_0' took a row for 'b300', whose pool in configs/runners.yaml is b300-nv_00, b300-nv_01; "
+        "its results would be stored as that hardware's; add elsewhere_0 under labels.b300 in configs/runners.yaml, "
+        "or take the label off the runner")
+
+
+@pytest.mark.parametrize("given", ["--runner-name", "RUNNER_NAME"])
+def test_a_runner_outside_the_pool_is_said_at_where_its_name_came_from(make_repo, given):
+    top = make_repo().path
+    argv = ["ci", "row-env", "--row", json.dumps(ROW), "--output", "env.txt"]
+    proc = (sweepgate(top, *argv, "--runner-name", "elsewhere_0") if given == "--runner-name"
+            else sweepgate(top, *argv, RUNNER_NAME="elsewhere_0"))
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [f"{given}: {POOL}"], proc.stderr
+    assert not (top / "env.txt").exists()
+
+
+@pytest.mark.parametrize("given", ["--runner-name", "RUNNER_NAME"])
+def test_a_runner_name_that_is_no_file_name_is_said_at_where_it_came_from(make_repo, given):
+    top = make_repo().path
+    argv = ["ci", "row-env", "--row", json.dumps(ROW), "--output", "env.txt"]
+    proc = (sweepgate(top, *argv, "--runner-name", "b300 nv") if given == "--runner-name"
+            else sweepgate(top, *argv, RUNNER_NAME="b300 nv"))
+    assert proc.returncode == 1 and proc.stderr.startswith(f"{given}: runner name 'b300 nv' is not one file name"), \
+        proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and not (top / "env.txt").exists()

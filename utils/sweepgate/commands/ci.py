@@ -26,7 +26,7 @@ from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, json_message
 from sweepgate.core import jsontext
 from sweepgate.core.github import owner_name
-from sweepgate.core.fields import short_sha
+from sweepgate.core.fields import RUNNER_NAME_ENV, short_sha
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
 from sweepgate.workflow.fanout import (
@@ -178,7 +178,8 @@ def _run_row_env(args) -> int:
     text = args.row if args.row is not None else os.environ.get("ROW", "")
     row_id = args.row_id if args.row_id is not None else os.environ.get("ROW_ID", "")
     row = job_row(text, row_id, args.matrix or os.environ.get("MATRIX_FILE"))
-    runner = args.runner_name or os.environ.get("RUNNER_NAME", "")
+    runner = args.runner_name or os.environ.get(RUNNER_NAME_ENV, "")
+    named_at = "--runner-name" if args.runner_name else RUNNER_NAME_ENV  # where a runner outside the pool is said
     result_dir = args.result_dir or os.environ.get("RESULT_DIR") or "results"
     from sweepgate.core.check import checked_runners
     from sweepgate.core.worktop import enclosing_top
@@ -187,8 +188,8 @@ def _run_row_env(args) -> int:
 
     runners = checked_runners(enclosing_top() or ".")
     main_runners = checked_runners(args.tools) if args.tools else runners  # each file read and checked once
-    env = job_env(row, runner, result_dir, runners=runners)
-    check_pool(row, runner, main_runners, whose="main's " if args.tools else "")  # main's pools when given
+    env = job_env(row, runner, result_dir, runners=runners, named_at=named_at)
+    check_pool(row, runner, main_runners, named_at, whose="main's " if args.tools else "")  # main's pools when given
     if args.tools:  # before the benchmark runs: what `results sidecar` records (fields.RUN_IDENTITY_ENV)
         from sweepgate.core.fields import RUN_IDENTITY_ENV
         from sweepgate.core.identity import job_identity, job_runners

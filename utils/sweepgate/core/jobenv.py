@@ -223,12 +223,13 @@ def _check_file_name(name: str, source: str) -> None:
                    "not write its result file", "shorten the config's model-prefix, precision or framework")
 
 
-def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = "RUNNER_NAME",
+def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = fields.RUNNER_NAME_ENV,
                whose: str = "") -> None:
     """Refuse a job taken by a runner that configs/runners.yaml does not list under the row's label
     (when it lists any): the hardware facts exported, the launcher hashed into the run identity and
-    the results stored would all be those of the pool, not of the machine that ran it. ``whose``
-    names the file's checkout in the hint ("main's ")."""
+    the results stored would all be those of the pool, not of the machine that ran it. ``source``:
+    where the name came from (``--runner-name`` when passed). ``whose`` names the file's checkout in
+    the hint ("main's ")."""
     label = str(row.get(fields.RUNNER) or "")
     names = ((runners or {}).get(fields.LABELS) or {}).get(label) if isinstance(runners, dict) else None
     if isinstance(names, list) and names and runner_name and runner_name not in map(str, names):
@@ -239,13 +240,14 @@ def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = 
 
 
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
-            runners: dict | None = None) -> dict[str, str]:
-    """The job environment of one row; ``runners`` (configs/runners.yaml) places multi-node rows."""
+            runners: dict | None = None, named_at: str = fields.RUNNER_NAME_ENV) -> dict[str, str]:
+    """The job environment of one row; ``runners`` (configs/runners.yaml) places multi-node rows.
+    ``named_at``: where ``runner_name`` came from (``--runner-name`` when passed), where a bad one is said."""
     check_row(row, source, for_a_job=True)
     if not runner_name:
         raise fail("--runner-name", 0, "RUNNER_NAME is not set", "run on an Actions runner or pass --runner-name NAME")
     if not FILE_NAME.fullmatch(runner_name) or ".." in runner_name:  # a runner no pool lists: never schema-checked
-        raise fail(fields.RUNNER_NAME_ENV, 0, f"runner name {runner_name!r} is not one file name of letters, digits "
+        raise fail(named_at, 0, f"runner name {runner_name!r} is not one file name of letters, digits "
                    "and . _ + = , @ # - (it names the job's result files and its launcher)", "rename the runner "
                    "(letters, digits, '.', '_' and '-', as labels.<label> lists them)")
     if (size := len(fields.result_filename(row, runner_name).encode())) > JOB_FILE_NAME_MAX:
