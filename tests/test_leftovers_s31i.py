@@ -102,3 +102,36 @@ def test_a_runner_name_that_is_no_file_name_is_said_at_where_it_came_from(make_r
     assert proc.returncode == 1 and proc.stderr.startswith(f"{given}: runner name 'b300 nv' is not one file name"), \
         proc.stderr
     assert len(proc.stderr.splitlines()) == 1 and not (top / "env.txt").exists()
+
+
+@pytest.mark.parametrize("target", ["runners-real.yaml", "gone.yaml", "runners.yaml"],
+                         ids=["to a file", "to nothing", "in a loop"])
+def test_row_env_says_a_linked_runners_file_is_a_link(make_repo, target):
+    """Only the name it points to, as git stores it: whether that is there on the GPU host is not looked at."""
+    said = f"a symbolic link to {target}"
+    top = make_repo().path
+    runners = top / "configs/runners.yaml"
+    (top / "configs/runners-real.yaml").write_bytes(runners.read_bytes())
+    runners.unlink()
+    runners.symlink_to(target)
+    proc = sweepgate(top, "ci", "row-env", "--row", json.dumps(ROW), "--runner-name", "b300-nv_00",
+                     "--output", "env.txt")
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [
+        f"configs/runners.yaml: is {said}, and a commit holds a link as the name it points to, not a file to "
+        "read; put the file itself in its place"], proc.stderr
+    assert not (top / "env.txt").exists()
+
+
+def test_row_env_says_main_s_linked_runners_file_is_a_link(make_repo):
+    """--tools' checkout alike (its runners file names the pools), at that checkout's file."""
+    top = make_repo().path
+    main = top / "main"
+    (main / "configs").mkdir(parents=True)
+    (main / "configs/runners-real.yaml").write_bytes((top / "configs/runners.yaml").read_bytes())
+    (main / "configs/runners.yaml").symlink_to("runners-real.yaml")
+    proc = sweepgate(top, "ci", "row-env", "--row", json.dumps(ROW), "--runner-name", "b300-nv_00",
+                     "--output", "env.txt", "--tools", "main")
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [
+        "main/configs/runners.yaml: is a symbolic link to runners-real.yaml, and a commit holds a link as the name "
+        "it points to, not a file to read; put the file itself in its place"], proc.stderr
+    assert not (top / "env.txt").exists()

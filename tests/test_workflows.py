@@ -1879,7 +1879,11 @@ def test_row_env_never_reads_a_host_file_through_the_approved_commit_s_runners_y
         tmp_path, "configs/runners.yaml",
         "labels: hf_HOSTSECRET\nhardware: {cluster:b300-nv: {accelerator-runtime: hf_OTHERSECRET}}\n")
     assert proc.returncode == 1 and "SECRET" not in proc.stdout + proc.stderr, proc.stderr
-    assert "runners file must be a mapping" in proc.stderr and not (tmp_path / "github_env").exists()
+    # s31i: said as the link it is (its target's name, as git stores it), no longer parsed as the text of
+    # that name ("runners file must be a mapping"), which was the defect
+    assert proc.stderr == (f"configs/runners.yaml: is a symbolic link to {tmp_path / 'host-file'}, and a commit holds "
+                           "a link as the name it points to, not a file to read; put the file itself in its place\n")
+    assert not (tmp_path / "github_env").exists()
 
 
 def test_row_env_reads_and_checks_each_runners_file_once(tmp_path, monkeypatch):

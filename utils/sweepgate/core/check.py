@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Iterable, Iterator
 
 from sweepgate.core import fields as F
 from sweepgate.core import metrics as METRICS
 from sweepgate.core.errors import Diagnostic, SweepgateError, os_failure
-from sweepgate.core.load import MasterDoc, Revision, YamlDoc, load_doc, parse_yaml
+from sweepgate.core.load import MasterDoc, Revision, YamlDoc, linked_input, load_doc, parse_yaml
 
 from sweepgate.core.schemas import SCHEMA_FILES, schema_bytes  # noqa: F401 - re-exported
 
@@ -581,7 +582,9 @@ def checked_runners(root: str, unreadable=None) -> dict:
     is none): a job's environment and the fan-out guard read it, so a `gpus-per-node` of 0, "8" or
     true, or `hardware` as a list, is refused at its line, never met as an internal error later.
     Read as git stores it (``worktop.stored_bytes``): a symbolic link there is the name it points to,
-    so `ci row-env` on the GPU host never quotes a host file an approved commit links to. One that is
+    so `ci row-env` on the GPU host never quotes a host file an approved commit links to; such a link is
+    refused as the link it is (``load.linked_input``, the name it points to only: the host's files are
+    not looked at, nor said to be there or not), never parsed as the text of its name. One that is
     there but cannot be read (this user may not, a folder in its place) is refused, never read as none
     (the job would lose its hardware facts, and take the identity of a checkout without them): in one line
     at it, or as ``unreadable(root, path, OSError)`` makes it (the run identity's ``identity.unreadable``)."""
@@ -595,6 +598,9 @@ def checked_runners(root: str, unreadable=None) -> dict:
         raise os_failure(shown_path(root, F.RUNNERS_FILE), "cannot read it", exc, READABLE_FIX) from None
     if data is None:
         return {}
+    if os.path.islink(full := os.path.join(root, F.RUNNERS_FILE)):  # its bytes are the name it points to
+        shown = shown_path(root, F.RUNNERS_FILE)
+        raise linked_input(shown, shown, full, follow=False)  # what it points at is never looked at
     doc = load_doc(F.RUNNERS_FILE, data)
     diags = _not_a_runners_mapping(doc) or schema_diagnostics(doc, doc.data, "runners")
     if diags:

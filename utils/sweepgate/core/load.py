@@ -1044,16 +1044,20 @@ def linked_at(git: Git, ref: str, paths: list[str]) -> None:
 LINKED_INPUT_FIX = "put the {} itself in its place"
 
 
-def linked_input(path: str, link: str, full, at: str | None = None) -> SweepgateError:
+def linked_input(path: str, link: str, full, at: str | None = None, *, follow: bool = True) -> SweepgateError:
     """The one line of an input (a master config, the runners file, the changelog) at ``path`` that is a
     symbolic link, or lies under a folder ``link`` that is one (both '/' paths from the top; ``full``: the
     link's own path on disk, or at ``at``, a commit, the name it points to): git stores a link as the name it
     points to, so a commit holds no file there to read. Said alike of the work tree and of a commit: the link
-    and where it points (``errors.LinkTrouble``'s words for one to nothing or in a loop)."""
+    and where it points (``errors.LinkTrouble``'s words for one to nothing or in a loop). ``follow=False``:
+    the name it points to only, never looked up (an approved commit's link on the GPU host, whose files,
+    there or not, are none of the job log's business: ``check.checked_runners``)."""
     from sweepgate.core.errors import link_trouble
 
     if at is not None:
         said = f"a symbolic link at {F.short_sha(at)} (to {os.fsdecode(full)})"
+    elif not follow:
+        said = f"a symbolic link to {os.readlink(full)}"
     elif (trouble := link_trouble(full)) is not None and trouble.link == os.fspath(full):
         said = trouble.said
     else:
