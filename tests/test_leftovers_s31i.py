@@ -72,6 +72,41 @@ def test_jsonl_that_is_a_folder_gets_the_shared_fix(make_repo):
     assert proc.returncode == 1 and proc.stderr == "out: --jsonl: is a folder, not a file; pass --jsonl FILE\n"
 
 
+# --- 2. annotations at a repository-data path read from the top ---------------------------------
+
+@pytest.mark.parametrize("argv, said", [
+    (("full-sweep", "--config-files", "nope.yaml"), "does not exist"),
+    (("full-sweep", "--runner-config", "sub/nope.yaml"), "does not exist"),
+    (("validate", "--staged", "--changelog-file", "nope.yaml"), "not a file at the base or in the working tree"),
+], ids=["config-files", "runner-config", "changelog-file"])
+def test_a_missing_repository_path_typed_in_a_subfolder_is_annotated_where_it_was_looked_for(make_repo, argv, said):
+    """Looked for at the top (the line says so): annotated at that path, not at configs/<path>."""
+    repo = make_repo()
+    proc = sweepgate(repo.path / "configs", *argv, GITHUB_ACTIONS="true")
+    typed = argv[-1]
+    assert proc.returncode == 1 and proc.stderr.startswith(f"{typed}: {said}; "), proc.stderr
+    (annotation,) = annotations(proc)
+    assert annotation.startswith(f"::error file={typed}::{said}; "), proc.stderr
+
+
+def test_a_missing_default_runners_file_is_annotated_at_it_from_a_subfolder(make_repo):
+    repo = make_repo()
+    (repo.path / "configs/runners.yaml").unlink()
+    proc = sweepgate(repo.path / "configs", "full-sweep", GITHUB_ACTIONS="true")
+    assert proc.returncode == 1 and proc.stderr.startswith("configs/runners.yaml: does not exist; "), proc.stderr
+    (annotation,) = annotations(proc)
+    assert annotation.startswith("::error file=configs/runners.yaml::does not exist; "), proc.stderr
+
+
+def test_a_missing_result_path_typed_in_a_subfolder_is_still_annotated_from_there(make_repo):
+    """What the tool reads from the current folder keeps its place from there (test_new_user26)."""
+    repo = make_repo()
+    proc = sweepgate(repo.path / "configs", "results", "ingest", "--db", "sqlite:///r.db", "nope.yaml",
+                     GITHUB_ACTIONS="true")
+    assert proc.returncode == 1 and annotations(proc) == [
+        "::error file=configs/nope.yaml::no such file or folder; pass result files or the folders that hold them"]
+
+
 # --- 3 and 4. ci row-env: the runner's name at its flag; a linked runners file -----------------
 
 ROW = {"image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",

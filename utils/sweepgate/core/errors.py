@@ -265,13 +265,27 @@ def fail(file: str, line: int, message: str, hint: str = "", *, rule: str = "", 
     return SweepgateError(Diagnostic(file, line, col, rule, message, hint))
 
 
+# Paths this command reads from the repository's top wherever it runs (``read_from_the_top``).
+_FROM_THE_TOP: set[str] = set()
+
+
+def read_from_the_top(paths: Iterable[str]) -> None:
+    """Say which paths this command reads from the repository's top wherever it runs (the repository-data
+    flags' values and default files: ``repopaths.check_repo_paths``), so that one missing from the top and
+    from the current folder alike is annotated where it was looked for, not read as typed from a subfolder
+    (``workspace_path``). Replaces what an earlier command in this process said."""
+    _FROM_THE_TOP.clear()
+    _FROM_THE_TOP.update(os.path.normpath(p) for p in paths)
+
+
 def workspace_path(name: str) -> str | None:
     """A file as GitHub places an annotation: relative to the workspace (the repository's top), or
     None for a file outside it (GitHub could link no such file: the annotation keeps the place in its
-    text). A repository file named from the top (``configs/x.yaml``, read at a ref) stays as it is; a
-    path the user typed from a subfolder (``res/out.json`` or ``../nope.json`` run in ``configs/``) is
-    made relative to the top whether or not the file is there, an absolute one too. Without a
-    workspace or a repository, the current folder is the top (a step's default one)."""
+    text). A repository file named from the top (``configs/x.yaml``, read at a ref; a path this command
+    reads from the top, ``read_from_the_top``, whether or not it is there) stays as it is; a path the
+    user typed from a subfolder (``res/out.json`` or ``../nope.json`` run in ``configs/``) is made
+    relative to the top whether or not the file is there, an absolute one too. Without a workspace or
+    a repository, the current folder is the top (a step's default one)."""
     from sweepgate.core.worktop import enclosing_top
 
     here = os.getcwd()
@@ -287,6 +301,8 @@ def _typed_path(name: str, here: str, top: str) -> str | None:
     """``name``'s absolute path when it names a file from the current folder ``here`` (or is absolute),
     its folder's links resolved as ``top``'s are; None when it is a path from the top already."""
     if not os.path.isabs(name):
+        if os.path.normpath(name) in _FROM_THE_TOP:
+            return None  # looked for at the top (`--config-files nope.yaml` in configs/): its place is there
         from_here = name.startswith(("./", "../")) or os.path.exists(name) or (
             os.path.realpath(here) != top and not os.path.exists(os.path.join(top, name)))
         if not from_here:

@@ -9,7 +9,7 @@ import os
 import posixpath
 
 from sweepgate.core import fields as F
-from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.errors import Diagnostic, SweepgateError, read_from_the_top
 
 # argparse dest -> flag
 REPO_DATA_FLAGS = {"changelog_file": "--changelog-file", "config_files": "--config-files",
@@ -63,9 +63,15 @@ def _outside(path: str, root: str | None) -> Diagnostic:
     return Diagnostic(path, 0, 0, "usage", "outside the repository", "pass a path inside it", in_file=False)
 
 
+# The repository's data files that are read from its top when no flag names them.
+DEFAULT_FILES = (F.RUNNERS_FILE, F.CHANGELOG_FILE)
+
+
 def check_repo_paths(args, root: str | None = None) -> None:
-    """Rewrite the repository-data flags on ``args`` as plain paths from the top; refuse one outside it."""
-    problems = []
+    """Rewrite the repository-data flags on ``args`` as plain paths from the top; refuse one outside it.
+    The paths from the top, and the default files, are what the command reads from the top wherever it
+    runs: a problem at one is annotated at it from there (``errors.read_from_the_top``)."""
+    problems, from_top = [], list(DEFAULT_FILES)
     for dest in REPO_DATA_FLAGS:
         value = getattr(args, dest, None)
         if not value:
@@ -80,6 +86,9 @@ def check_repo_paths(args, root: str | None = None) -> None:
                 problems.append(Diagnostic(path, 0, 0, "usage", f"{REPO_DATA_FLAGS[dest]} takes a file; this is a folder",
                                            f"pass the file, e.g. {FILE_EXAMPLES[dest]}"))
             fixed.append(rel if rel and (os.path.isabs(path) or not _at_top(root)) else path)
+            if rel is not None:
+                from_top.append(fixed[-1])
         setattr(args, dest, fixed if isinstance(value, list) else fixed[0])
+    read_from_the_top(from_top)
     if problems:
         raise SweepgateError(problems)
