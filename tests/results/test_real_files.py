@@ -9,7 +9,8 @@ from helpers import ROOT, file_records, parsed_or_refused
 from sweepgate.results import record as R
 
 REAL = ROOT / "tests" / "data" / "results-real"
-FILES = sorted(str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in (".json", ".jsonl", ".csv", ".txt"))
+FILES = sorted(str(p.relative_to(REAL)) for p in REAL.rglob("*")
+               if p.suffix in (".json", ".jsonl", ".csv", ".txt", ".yaml"))
 
 REFUSED = {
     # hunt 19: was "not JSON or CSV, not a benchmark client output"
@@ -81,6 +82,12 @@ REFUSED = {
     "other/llmperf-bench_tgi2.0.1_llama3-8b-tp1_summary_by_conc.json": "format: llmperf-bench's digest of LLMPerf runs",
     "other/genai-bench0.0.2_glm4.6_baseten_D100_100_c1_10req.json": "format: a genai-bench run (sgl-project/",
     "other/genai-bench0.0.2_experiment_metadata_glm4.6_baseten.json": "format: genai-bench's experiment metadata",
+    # s32a hunt: named for what they are (the YAML was "not JSON or CSV", the others "unknown JSON output")
+    "other/llm-d_benchmark_report0.2_inference-perf_wide-ep_dsr1-0528_h200x32_c2048.yaml":
+        "format: an llm-d-benchmark report (version 0.2, client inference-perf",
+    "other/evalscope_perf_summary_dsr1-distill-qwen32b_hygon-k100ai_vllm0.8.5_c64.json":
+        "format: an EvalScope perf summary",
+    "sglang/sglang_benchmark_script_mtbench_dflash_b300_2lines.jsonl": "format: an SGLang benchmark script's result",
 }
 
 

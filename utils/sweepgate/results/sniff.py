@@ -42,6 +42,7 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         foreign.refuse_csv(text.split("\n", 1)[0], path)
         inferencex.refuse_csv(text, path)
         foreign.refuse_console(text, path)
+        foreign.refuse_yaml_report(text, path)
         log = LOG_LINE.match(text)
         lone = None if log else _lone_value(text)
         what = "a console log" if log else lone or ("a CSV table" if _table(text) else "not JSON or CSV")

@@ -10,6 +10,8 @@ file matching nothing is "unknown JSON output" (sniff.py).
 
 from __future__ import annotations
 
+import re
+
 from sweepgate.core.errors import Diagnostic, fail
 
 
@@ -304,6 +306,7 @@ def refuse(doc, path: str, line: int) -> None:
     meta = doc.get("metadata")
     if isinstance(meta, dict) and "guidellm_version" in meta and isinstance(doc.get("benchmarks"), list):
         raise fail(path, line, f"format: {GUIDELLM} (guidellm {meta['guidellm_version']}), {NOT_READ}", NOT_READ_HINT)
+    _refuse_llmd_report(doc, path, line)
 
 
 # GuideLLM (vllm-project/guidellm) writes its report as JSON (metadata.guidellm_version, benchmarks) and
@@ -390,6 +393,11 @@ def _llmperf_requests(doc) -> bool:
         isinstance(entry, dict) and {"ttft_s", "end_to_end_latency_s"} <= entry.keys() for entry in doc)
 
 
+# modelscope/evalscope's `evalscope perf` summary of a run (benchmark_summary.json, its percentiles beside it
+# in benchmark_percentile.json): the console table's display names as keys, latencies in seconds.
+EVALSCOPE_SUMMARY = frozenset({"Number of concurrency", "Succeed requests"})
+
+
 # The saved reports of other serving clients, told by their own keys (GuideLLM's above, with its
 # version): each refused as what it is. Their figures are that client's, in its own keys and units.
 OTHER_CLIENTS = (
@@ -413,10 +421,67 @@ OTHER_CLIENTS = (
     (_genai_bench_run, "a genai-bench run (sgl-project/genai-bench's file of one traffic scenario at one "
      "concurrency or batch size: aggregated_metrics and each request's, latencies in seconds or as its "
      "_time_unit says)"),
+    (lambda d: isinstance(d, dict) and EVALSCOPE_SUMMARY <= d.keys(),
+     "an EvalScope perf summary (modelscope/evalscope's benchmark_summary.json: display names as keys, such as "
+     "'Average time to first token (s)', latencies in seconds)"),
     (lambda d: isinstance(d, dict) and GENAI_BENCH_EXPERIMENT <= d.keys(),
      "genai-bench's experiment metadata (sgl-project/genai-bench's experiment_metadata.json: the command and "
      "settings of an experiment's runs, no figures)"),
 )
+
+
+# llm-d-benchmark's benchmark report (llm-d/llm-d-benchmark): what its harness makes of a client's run, beside
+# the client's own output, as YAML (benchmark_report,_*.yaml) or JSON: version 0.1 {version, scenario, metrics},
+# 0.2 {version, scenario, results, run}; the harness names its client under scenario.load (0.2's
+# standardized.tool, 0.1's name). Its figures are converted, each in the units the report states beside it.
+LLMD_REPORT_FIGURES = ("metrics", "results")
+# The llm-d harnesses whose own output sweepgate reads (InferenceX's benchmark_serving writes vLLM's JSON).
+LLMD_TOOLS_READ = {"vllm-benchmark": "vllm bench serve", "inferencemax": "benchmark_serving", "aiperf": "AIPerf"}
+# A report's top-level lines, before its YAML is parsed: the text of no client output holds them.
+LLMD_REPORT_YAML = (re.compile(r"^scenario:[ \t]*$", re.M), re.compile(r"^(metrics|results):[ \t]*$", re.M))
+
+
+def llmd_report(doc) -> tuple[str, object] | None:
+    """An llm-d-benchmark report's version and client (None where it names none), or None for anything else."""
+    if not (isinstance(doc, dict) and "version" in doc and isinstance(doc.get("scenario"), dict)
+            and any(isinstance(doc.get(part), dict) for part in LLMD_REPORT_FIGURES)):
+        return None
+    load = doc["scenario"].get("load")
+    load = load if isinstance(load, dict) else {}
+    standard = load.get("standardized") if isinstance(load.get("standardized"), dict) else {}
+    tool = standard.get("tool") or load.get("name")
+    return str(doc["version"]), tool if isinstance(tool, str) and tool.strip() else None
+
+
+def _refuse_llmd_report(doc, path: str, line: int) -> None:
+    report = llmd_report(doc)
+    if report is None:
+        return
+    version, tool = report
+    what = (f"format: an llm-d-benchmark report (version {version}{f', client {tool}' if tool else ''}: the "
+            "harness's summary of a client's output, its figures converted), not the client's output")
+    if tool in LLMD_TOOLS_READ:
+        raise fail(path, line, what, f"ingest the {tool} output the harness saved beside it ({LLMD_TOOLS_READ[tool]}"
+                   "'s JSON), or remove the file")
+    raise fail(path, line, f"{what}; {tool or 'its client'} is a client sweepgate does not read", NOT_READ_HINT)
+
+
+def refuse_yaml_report(text: str, path: str) -> None:
+    """Refuse an llm-d-benchmark report written as YAML as what it is; return for any other text. Its
+    YAML is parsed only where its top-level lines are a report's, and not where it holds anchors,
+    aliases or tags (nothing is constructed from them)."""
+    if not all(pattern.search(text) for pattern in LLMD_REPORT_YAML):
+        return
+    from sweepgate.core import yamlsafe
+    from sweepgate.core.pyyaml import yaml
+
+    if yamlsafe.refuse_features(path, text, lambda n: n):
+        return
+    try:
+        doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return
+    _refuse_llmd_report(doc, path, 1)
 
 
 def refuse_csv(first_line: str, path: str) -> None:

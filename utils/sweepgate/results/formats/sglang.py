@@ -160,15 +160,23 @@ ONE_BATCH = {"run_name", "batch_size", "input_len", "output_len"}
 # total_throughput, but no latencies: the engine driven in-process, every request at once.
 OFFLINE = {"successful_requests", "total_latency", "total_throughput"}
 SERVING_HINT = "ingest sglang.bench_serving's --output-file JSONL, a serving run at a concurrency"
+# The line each script under the SGLang repository's benchmark/ (benchmark/<task>/bench_sglang*.py: gsm8k,
+# mmlu, mtbench, ...) appends to its --result-file: a task's question set run through a frontend program,
+# its latency in seconds and accuracy or throughput, its settings under "other" (num_questions, parallel).
+TASK_SCRIPT = {"task", "num_gpus", "latency", "other"}
 
 
 def refuse_one_batch(doc, path: str, line: int) -> None:
-    """SGLang's bench_one_batch / bench_one_batch_server lines time one static batch, and
-    bench_offline_throughput's the engine's throughput: no requests served at a concurrency, nothing
-    a serving point is judged by."""
+    """SGLang's bench_one_batch / bench_one_batch_server lines time one static batch, its benchmark
+    scripts' lines a task's question set, and bench_offline_throughput's the engine's throughput: no
+    requests served at a concurrency, nothing a serving point is judged by."""
     if isinstance(doc, dict) and ONE_BATCH <= doc.keys():
         raise fail(path, line, "format: an SGLang bench_one_batch result (one static batch's latency, no "
                    "serving requests or concurrency)", SERVING_HINT)
+    if isinstance(doc, dict) and TASK_SCRIPT <= doc.keys():
+        raise fail(path, line, f"format: an SGLang benchmark script's result (benchmark/<task>/bench_sglang*.py's "
+                   f"--result-file line, task {doc['task']!r}: a question set's latency in seconds and accuracy or "
+                   "throughput, no serving requests at a concurrency)", SERVING_HINT)
     if isinstance(doc, dict) and OFFLINE <= doc.keys():
         raise fail(path, line, "format: an SGLang bench_offline_throughput result (the engine's offline "
                    "throughput, no serving latencies or concurrency)", SERVING_HINT)

@@ -1,0 +1,109 @@
+"""s32a hunt: real outputs of tools around the serving clients, refused by what they are.
+
+An llm-d-benchmark report (the harness's summary of its client's run, YAML or JSON) was refused as "not
+JSON or CSV, not a benchmark client output" or "unknown JSON output"; an EvalScope perf summary and an
+SGLang benchmark script's result line as "unknown JSON output". Each is now refused on one line naming
+it, exit 1, nothing stored. The files are real (tests/data/results-real/SOURCES.tsv)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from helpers import ROOT, refused_alone, run_cli
+
+REAL = ROOT / "tests" / "data" / "results-real"
+NOT_READ_HINT = ("run the point with a client sweepgate reads (vllm bench serve --save-result, AIPerf), "
+                 "or remove the file")
+LLMD = "other/llm-d_benchmark_report0.2_inference-perf_wide-ep_dsr1-0528_h200x32_c2048.yaml"
+LLMD_WHAT = ("format: an llm-d-benchmark report (version 0.2, client inference-perf: the harness's summary of a "
+             "client's output, its figures converted), not the client's output")
+EVALSCOPE = "other/evalscope_perf_summary_dsr1-distill-qwen32b_hygon-k100ai_vllm0.8.5_c64.json"
+SGLANG_SCRIPT = "sglang/sglang_benchmark_script_mtbench_dflash_b300_2lines.jsonl"
+
+# file -> its one line after "<path>:"
+REFUSALS = {
+    LLMD: f"1: {LLMD_WHAT}; inference-perf is a client sweepgate does not read; {NOT_READ_HINT}",
+    EVALSCOPE: "1:1: format: an EvalScope perf summary (modelscope/evalscope's benchmark_summary.json: display "
+               "names as keys, such as 'Average time to first token (s)', latencies in seconds), the output of a "
+               f"client sweepgate does not read; {NOT_READ_HINT}",
+    SGLANG_SCRIPT: "1:1: format: an SGLang benchmark script's result (benchmark/<task>/bench_sglang*.py's "
+                   "--result-file line, task 'mtbench': a question set's latency in seconds and accuracy or "
+                   "throughput, no serving requests at a concurrency); ingest sglang.bench_serving's --output-file "
+                   "JSONL, a serving run at a concurrency",
+}
+
+
+@pytest.mark.parametrize("rel", sorted(REFUSALS))
+def test_a_real_output_around_the_clients_is_refused_by_name_and_nothing_stored(rel, tmp_path, capsys):
+    src, lines = refused_alone(capsys, tmp_path, REAL / rel)
+    assert lines == [f"{src}:{REFUSALS[rel]}"]
+
+
+def test_the_llm_d_report_written_as_json_is_refused_by_the_same_words(tmp_path, capsys):
+    """The report's schema is JSON Schema: written as JSON it is the same report, refused at 1:1."""
+    from sweepgate.core.pyyaml import yaml
+
+    doc = yaml.safe_load((REAL / LLMD).read_text(encoding="utf-8"))
+    report = tmp_path / "benchmark_report.json"
+    report.write_text(json.dumps(doc), encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, report)
+    assert lines == [f"{src}:1:1: {LLMD_WHAT}; inference-perf is a client sweepgate does not read; {NOT_READ_HINT}"]
+
+
+def test_an_llm_d_report_of_a_client_sweepgate_reads_names_that_client_s_output(tmp_path, capsys):
+    """A report of llm-d's vllm-benchmark harness: the harness saved vllm bench serve's own JSON beside it."""
+    text = (REAL / LLMD).read_text(encoding="utf-8").replace("tool: inference-perf", "tool: vllm-benchmark")
+    report = tmp_path / "benchmark_report,_vllm.yaml"
+    report.write_text(text, encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, report)
+    assert lines == [f"{src}:1: {LLMD_WHAT.replace('inference-perf', 'vllm-benchmark')}; ingest the vllm-benchmark "
+                     "output the harness saved beside it (vllm bench serve's JSON), or remove the file"]
+
+
+def test_other_yaml_is_still_no_client_output(tmp_path, capsys):
+    """A YAML file that is no report (a harness's config) keeps the line it had."""
+    config = tmp_path / "config.yaml"
+    config.write_text("scenario:\n  model: x\nresults:\n  dir: /tmp\n", encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, config)
+    assert lines == [f"{src}:1: format: not JSON or CSV, not a benchmark client output (expected vLLM bench serve "
+                     "JSON/JSONL, SGLang bench_serving JSONL, AIPerf/GenAI-Perf JSON or CSV, lm-eval results JSON); "
+                     "ingest the job's $RESULT_FILENAME.json, or remove the file"]
+
+
+def test_a_yaml_report_with_an_alias_is_not_parsed(tmp_path, capsys):
+    """Aliases are not expanded (a few hundred bytes could expand to gigabytes): such a file is no report read."""
+    bomb = "version: '0.2'\nscenario:\n  a: &a [x, x, x, x, x, x, x, x, x]\n  b: &b [*a, *a, *a, *a, *a, *a]\n" \
+           "results:\n  c: [*b, *b, *b, *b, *b, *b]\n"
+    report = tmp_path / "report.yaml"
+    report.write_text(bomb, encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, report)
+    assert lines[0].startswith(f"{src}:1: format: not JSON or CSV, not a benchmark client output")
+
+
+def test_a_folder_of_the_three_is_refused_file_by_file(tmp_path, capsys):
+    """Named together, each is refused on a line of its own (the YAML named, as a walk passes .yaml by)."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for rel in REFUSALS:
+        shutil.copyfile(REAL / rel, folder / (REAL / rel).name)
+    db = tmp_path / "results.db"
+    paths = [str(folder / (REAL / rel).name) for rel in sorted(REFUSALS)]
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{db}", *paths)
+    assert rc == 1
+    assert sorted(err.splitlines()) == sorted(f"{folder / (REAL / rel).name}:{REFUSALS[rel]}" for rel in REFUSALS)
+    assert not db.exists()
+
+
+def test_the_files_hold_what_the_refusals_name():
+    from sweepgate.core.pyyaml import yaml
+
+    report = yaml.safe_load((REAL / LLMD).read_text(encoding="utf-8"))
+    assert report["version"] == "0.2" and report["scenario"]["load"]["standardized"]["tool"] == "inference-perf"
+    assert report["results"]["request_performance"]["aggregate"]["requests"]["total"] == 8192
+    summary = json.loads((REAL / EVALSCOPE).read_text(encoding="utf-8"))
+    assert (summary["Number of concurrency"], summary["Succeed requests"]) == (64, 10)
+    lines = [json.loads(line) for line in (REAL / SGLANG_SCRIPT).read_text(encoding="utf-8").splitlines()]
+    assert [(line["task"], line["accept_length"]) for line in lines] == [("mtbench", 4.07), ("mtbench", 3.695)]
