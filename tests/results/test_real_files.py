@@ -88,6 +88,8 @@ REFUSED = {
     "other/evalscope_perf_summary_dsr1-distill-qwen32b_hygon-k100ai_vllm0.8.5_c64.json":
         "format: an EvalScope perf summary",
     "sglang/sglang_benchmark_script_mtbench_dflash_b300_2lines.jsonl": "format: an SGLang benchmark script's result",
+    "lm_eval/lmeval0.4_task_scores_alone_dolphin2.8-mistral-7b_model_card_6tasks.json":
+        "format: lm-eval's task scores alone",
 }
 
 

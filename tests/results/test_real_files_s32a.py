@@ -1,9 +1,10 @@
 """s32a hunt: real outputs of tools around the serving clients, refused by what they are.
 
 An llm-d-benchmark report (the harness's summary of its client's run, YAML or JSON) was refused as "not
-JSON or CSV, not a benchmark client output" or "unknown JSON output"; an EvalScope perf summary and an
-SGLang benchmark script's result line as "unknown JSON output". Each is now refused on one line naming
-it, exit 1, nothing stored. The files are real (tests/data/results-real/SOURCES.tsv)."""
+JSON or CSV, not a benchmark client output" or "unknown JSON output"; an EvalScope perf summary, an
+SGLang benchmark script's result line and lm-eval's task scores copied out of their results file (as a
+model card shows them) as "unknown JSON output". Each is now refused on one line naming it, exit 1,
+nothing stored. The files are real (tests/data/results-real/SOURCES.tsv)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ LLMD_WHAT = ("format: an llm-d-benchmark report (version 0.2, client inference-p
              "client's output, its figures converted), not the client's output")
 EVALSCOPE = "other/evalscope_perf_summary_dsr1-distill-qwen32b_hygon-k100ai_vllm0.8.5_c64.json"
 SGLANG_SCRIPT = "sglang/sglang_benchmark_script_mtbench_dflash_b300_2lines.jsonl"
+LM_EVAL_SCORES = "lm_eval/lmeval0.4_task_scores_alone_dolphin2.8-mistral-7b_model_card_6tasks.json"
+LM_EVAL_HINT = "ingest the results_<time>.json lm_eval wrote under --output_path, or remove the file"
 
 # file -> its one line after "<path>:"
 REFUSALS = {
@@ -33,6 +36,9 @@ REFUSALS = {
                    "--result-file line, task 'mtbench': a question set's latency in seconds and accuracy or "
                    "throughput, no serving requests at a concurrency); ingest sglang.bench_serving's --output-file "
                    "JSONL, a serving run at a concurrency",
+    LM_EVAL_SCORES: "1:1: format: lm-eval's task scores alone (arc_challenge, gsm8k, hellaswag, ...: a results block "
+                    "without the configs, versions and n-samples lm-eval writes beside it), not its results file; "
+                    + LM_EVAL_HINT,
 }
 
 
@@ -107,3 +113,13 @@ def test_the_files_hold_what_the_refusals_name():
     assert (summary["Number of concurrency"], summary["Succeed requests"]) == (64, 10)
     lines = [json.loads(line) for line in (REAL / SGLANG_SCRIPT).read_text(encoding="utf-8").splitlines()]
     assert [(line["task"], line["accept_length"]) for line in lines] == [("mtbench", 4.07), ("mtbench", 3.695)]
+
+
+def test_lm_eval_scores_alone_under_results_are_refused_as_such(tmp_path, capsys):
+    """The same block kept under "results" (lm-eval's key), without the file's other keys."""
+    scores = json.loads((REAL / LM_EVAL_SCORES).read_text(encoding="utf-8"))
+    block = tmp_path / "results.json"
+    block.write_text(json.dumps({"results": {"gsm8k": scores["gsm8k"]}}), encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, block)
+    assert lines == [f"{src}:1:1: format: lm-eval's task scores alone (gsm8k: a results block without the configs, "
+                     f"versions and n-samples lm-eval writes beside it), not its results file; {LM_EVAL_HINT}"]

@@ -128,6 +128,7 @@ def parse_document(doc, path: str, line: int) -> Measurement:
             return module.parse(doc, path, line)
     sglang.refuse_one_batch(doc, path, line)
     vllm.refuse_pooling(doc, path, line)
+    lm_eval.refuse_scores_alone(doc, path, line)
     foreign.refuse(doc, path, line)
     if inferencex.reason(doc):
         inferencex.refuse(doc, path, line)

@@ -30,6 +30,29 @@ def detect(doc) -> bool:
         "versions" in doc or "n-shot" in doc or "configs" in doc or _is_adapter_result(doc))
 
 
+def _task_scores(value) -> bool:
+    """Whether ``value`` is one task's scores as lm-eval 0.4+ writes them: ``"<metric>,<filter>"`` keys,
+    a number (or "N/A") at each, beside its alias and name."""
+    if not isinstance(value, dict):
+        return False
+    scored = [key for key in value if isinstance(key, str) and "," in key]
+    return bool(scored) and all(isinstance(value[key], (int, float, str)) or value[key] is None for key in scored) \
+        and all(key in scored or key in NOT_SCORES for key in value)
+
+
+def refuse_scores_alone(doc, path: str, line: int) -> None:
+    """Refuse lm-eval's task scores without the file around them (its ``results`` block copied out, as
+    model cards and READMEs show it, alone or under "results"): the run's model, settings, versions and
+    sample counts are not stated, so no eval of it can be stored or compared. Return for anything else."""
+    block = doc.get("results") if isinstance(doc, dict) and doc.keys() == {"results"} else doc
+    if not (isinstance(block, dict) and block and all(_task_scores(v) for v in block.values())):
+        return
+    raise fail(path, line, f"format: lm-eval's task scores alone ({', '.join(list(block)[:3])}"
+               f"{', ...' if len(block) > 3 else ''}: a results block without the configs, versions and "
+               "n-samples lm-eval writes beside it), not its results file",
+               "ingest the results_<time>.json lm_eval wrote under --output_path, or remove the file")
+
+
 def _is_adapter_result(doc: dict) -> bool:
     return doc.get(RESULT_FORMAT) == INFERENCEX_EVAL
 
