@@ -90,6 +90,8 @@ REFUSED = {
     "sglang/sglang_benchmark_script_mtbench_dflash_b300_2lines.jsonl": "format: an SGLang benchmark script's result",
     "lm_eval/lmeval0.4_task_scores_alone_dolphin2.8-mistral-7b_model_card_6tasks.json":
         "format: lm-eval's task scores alone",
+    "sglang/sglang_bench_one_batch_results_labelled_by_hand_torch_vs_te_tp4.jsonl":
+        "format: line 1 is text ('torch_tp4:'), not JSON, though line 3 is a JSON object",
 }
 
 

@@ -123,3 +123,32 @@ def test_lm_eval_scores_alone_under_results_are_refused_as_such(tmp_path, capsys
     src, lines = refused_alone(capsys, tmp_path, block)
     assert lines == [f"{src}:1:1: format: lm-eval's task scores alone (gsm8k: a results block without the configs, "
                      f"versions and n-samples lm-eval writes beside it), not its results file; {LM_EVAL_HINT}"]
+
+
+LABELLED = "sglang/sglang_bench_one_batch_results_labelled_by_hand_torch_vs_te_tp4.jsonl"
+LABELLED_HINT = "ingest the client's own output file, or remove the lines that are not JSON"
+
+
+def test_json_lines_under_a_label_written_by_hand_are_refused_at_the_label(tmp_path, capsys):
+    """SGLang's bench_one_batch lines of two setups, each under a label line ('torch_tp4:'): it was refused as
+    "not JSON or CSV", of a file of JSON lines; now at the label, naming the JSON line after it."""
+    src, lines = refused_alone(capsys, tmp_path, REAL / LABELLED)
+    assert lines == [f"{src}:1: format: line 1 is text ('torch_tp4:'), not JSON, though line 3 is a JSON object: JSON "
+                     f"lines with text written among them, not a client's output as it writes it; {LABELLED_HINT}"]
+
+
+def test_a_label_after_blank_lines_is_placed_at_its_line(tmp_path, capsys):
+    text = (REAL / LABELLED).read_text(encoding="utf-8")
+    moved = tmp_path / "results.jsonl"
+    moved.write_text("\n\n" + text, encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, moved)
+    assert lines == [f"{src}:3: format: line 3 is text ('torch_tp4:'), not JSON, though line 5 is a JSON object: JSON "
+                     f"lines with text written among them, not a client's output as it writes it; {LABELLED_HINT}"]
+
+
+def test_text_whose_later_lines_hold_no_json_object_keeps_its_line(tmp_path, capsys):
+    """A list or a broken object on a later line is no JSON object: the file keeps "not JSON or CSV"."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("results:\n[1, 2]\n{not json}\n", encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, notes)
+    assert lines[0].startswith(f"{src}:1: format: not JSON or CSV, not a benchmark client output")

@@ -45,6 +45,8 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         foreign.refuse_yaml_report(text, path)
         log = LOG_LINE.match(text)
         lone = None if log else _lone_value(text)
+        if not (log or lone):
+            _refuse_text_among_json_lines(text, path)
         what = "a console log" if log else lone or ("a CSV table" if _table(text) else "not JSON or CSV")
         line, col = jsontext.key_place(text, None) if lone else (1, 0)  # where the value is, past blank lines
         # a lone value is a client that wrote no result (killed before its dict, a variable echoed into
@@ -77,6 +79,27 @@ def _parse_all(docs: list[tuple[int, object]], path: str) -> list[Measurement]:
                            "remove this line) and ingest again") from None
             raise
     return out
+
+
+def _refuse_text_among_json_lines(text: str, path: str) -> None:
+    """Refuse a file whose first line is text but a later line a JSON object (JSON lines with a label or a
+    note written among them by hand, as a results summary of several runs): one line saying so, at the
+    text, rather than "not JSON" of a file that holds JSON. Return for any other text."""
+    import json
+
+    lines = text.lstrip("\ufeff").split("\n")
+    first = next((n for n, line in enumerate(lines, 1) if line.strip()), None)
+    for n, line in enumerate(lines[first:] if first else [], first + 1 if first else 1):
+        if line.lstrip().startswith("{"):
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(doc, dict):
+                raise fail(path, first, f"format: line {first} is text ({lines[first - 1].strip()[:60]!r}), not "
+                           f"JSON, though line {n} is a JSON object: JSON lines with text written among them, not "
+                           "a client's output as it writes it", "ingest the client's own output file, or remove "
+                           "the lines that are not JSON")
 
 
 def _lone_value(text: str) -> str | None:
