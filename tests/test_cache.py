@@ -245,3 +245,99 @@ def test_a_cache_another_sweepgate_filled_never_answers_for_this_one(make_repo, 
         cached = other_run(cache=True)
         assert (cached.returncode, cached.stdout, cached.stderr) == (1, "", truth.stderr), cached.stderr
     assert run(repo, base, head, cache=True).returncode == 0  # and this one's entries still answer for it
+
+
+def _salts(package_parent, edits: list[str]) -> dict[str, str]:
+    """The rules salt of the sweepgate under ``package_parent`` as it is ("") and with each file of
+    ``edits`` (relative to sweepgate/core) given one more line, one at a time, in a process of its own."""
+    script = (
+        "import json, sys\nfrom pathlib import Path\nfrom sweepgate.core import cache\n"
+        "core = Path(cache.__file__).parent\nout = {'': cache.rules_salt()}\n"
+        "for rel in sys.argv[1:]:\n"
+        "    path = core / rel\n    kept = path.read_bytes()\n    path.write_bytes(kept + b'\\n# edited\\n')\n"
+        "    cache.rules_salt.cache_clear()\n    out[rel] = cache.rules_salt()\n    path.write_bytes(kept)\n"
+        "print(json.dumps(out))\n")
+    env = {**os.environ, "PYTHONPATH": str(package_parent)}
+    proc = subprocess.run([sys.executable, "-c", script, *edits], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _copy_of_sweepgate(tmp_path):
+    import shutil
+
+    other = tmp_path / "other"
+    shutil.copytree(ROOT / "utils" / "sweepgate", other / "sweepgate", ignore=shutil.ignore_patterns("__pycache__"))
+    return other
+
+
+def _modules_the_check_runs() -> list[str]:
+    """sweepgate.core.check and every module of sweepgate.core it imports, at the top or in a function
+    (found by reading the imports), as paths under sweepgate/core, with the validators core.check loads by
+    name (``importlib.import_module``): the code whose answers the cache keeps."""
+    import ast
+
+    sys.path.insert(0, str(ROOT / "utils"))
+    from sweepgate.core import validators
+
+    core = ROOT / "utils" / "sweepgate" / "core"
+
+    def path_of(module: str):
+        rel = module.removeprefix("sweepgate.core.").replace(".", "/")
+        for path in (core / f"{rel}.py", core / rel / "__init__.py"):
+            if module.startswith("sweepgate.core.") and path.is_file():
+                return path
+        return None
+
+    seen, todo = set(), ["sweepgate.core.check"]
+    while todo:
+        module = todo.pop()
+        path = path_of(module)
+        if module in seen or path is None:
+            continue
+        seen.add(module)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                todo += [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                todo += [a.name for a in node.names]
+    found = {path_of(m).relative_to(core).as_posix() for m in seen}
+    return sorted(found | {f"validators/{name}.py" for name in validators.GENERATED})
+
+
+def test_every_module_the_check_runs_salts_the_cache(tmp_path):
+    """Security audit: README says the cache's entries are salted with sweepgate's rules, and rules_salt
+    hashed a hand-kept list of nine modules; pyyaml.py and jsontext.py (how a block's YAML is read),
+    errors.py and expand.py (what the check imports) and the generated validators were not on it, so an
+    edit there kept the old parses and verdicts answering, main's cache among them. Each module the check
+    runs, edited alone in a copy of sweepgate, now gives the copy another salt."""
+    modules = _modules_the_check_runs()
+    assert {"check.py", "load.py", "pyyaml.py", "jsontext.py", "validators/master.py"} <= set(modules), modules
+    salts = _salts(_copy_of_sweepgate(tmp_path), modules)
+    same = [rel for rel in modules if salts[rel] == salts[""]]
+    assert not same, f"editing these leaves the cache's salt as it was: {same}"
+
+
+def test_a_sweepgate_of_another_version_fills_a_cache_of_its_own(make_repo, tmp_path):
+    """Security audit: README says the cache is salted with sweepgate's version too, and no test held it (a
+    salt without the version passed every cache test). A copy of this sweepgate that differs in its
+    version alone has another salt, so over the cache this one filled it reads none of its entries and
+    keeps its own beside them; a copy that differs in nothing has this one's salt."""
+    other = _copy_of_sweepgate(tmp_path)
+    assert _salts(other, [])[""] == _salts(ROOT / "utils", [])[""]  # the salt is of content, not of a path
+    init = other / "sweepgate" / "__init__.py"
+    text = init.read_text(encoding="utf-8")
+    assert text.count('__version__ = "') == 1
+    init.write_text(text.replace('__version__ = "', '__version__ = "9.9.9+other-', 1), encoding="utf-8")
+    repo = make_repo()
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + ENTRY)
+    mine = run(repo, base, head, cache=True)
+    assert mine.returncode == 0, mine.stderr
+    folders = lambda: sorted(p.name for p in (repo.path / ".git" / "sweepgate-cache").iterdir())  # noqa: E731
+    (own,) = folders()
+    env = {k: v for k, v in os.environ.items() if k != "SWEEPGATE_NO_CACHE"}
+    theirs = subprocess.run([sys.executable, "-m", "sweepgate", "matrix", "--base-ref", base, "--head-ref", head],
+                            cwd=repo.path, capture_output=True, text=True, env={**env, "PYTHONPATH": str(other)})
+    assert (theirs.returncode, theirs.stdout) == (0, mine.stdout), theirs.stderr
+    assert own in folders() and len(folders()) == 2, folders()

@@ -1,8 +1,8 @@
 """A content-addressed cache of parse and check results, kept inside the git directory.
 
-Three small stores, all keyed by hashes of exact content and salted with a
-fingerprint of sweepgate's own rules, so a hit is always the answer the slow
-path would give:
+Three small stores, all keyed by hashes of exact content and salted with
+sweepgate's version and a fingerprint of its own rules (``SALTED_FILES``), so a
+hit is always the answer the slow path would give:
 
 * ``docs``: for each master config file, the split of its recent versions into
   top-level blocks (config key, sha1 of the block text, first line, offsets);
@@ -32,13 +32,28 @@ MAX_DOCS = 4  # whole-file indexes kept per file
 MAX_VERDICTS = 100_000
 
 
+# The code that decides what the cache holds: core.check and every module of ours it imports (the YAML
+# readers pyyaml and jsontext among them), with the validators generated from the schemas
+# (validators.GENERATED). A module left out here could change a parse or a verdict and leave the old ones
+# answering (tests/test_cache.py follows check's imports and fails on one that is missing).
+SALTED_FILES = ("load.py", "fastyaml.py", "check.py", "cache.py", "schemas.py", "placement.py", "fields.py",
+                "metrics.py", "yamlsafe.py", "pyyaml.py", "jsontext.py", "errors.py", "expand.py", "runnerlog.py",
+                "worktop.py", "validators/__init__.py")
+
+
+def salted_files() -> list[str]:
+    """The files ``rules_salt`` hashes, relative to this folder."""
+    from sweepgate.core.validators import GENERATED
+
+    return [*SALTED_FILES, *(f"validators/{name}.py" for name in GENERATED)]
+
+
 @functools.lru_cache(maxsize=None)
 def rules_salt() -> str:
-    """Changes whenever the schemas or the code that parses and checks configs change."""
+    """Changes whenever sweepgate's version, its schemas or the code that parses and checks configs change."""
     h = hashlib.sha1(__version__.encode())
     here = os.path.dirname(os.path.abspath(__file__))
-    for name in ("load.py", "fastyaml.py", "check.py", "cache.py", "schemas.py", "placement.py", "fields.py",
-                 "metrics.py", "yamlsafe.py"):
+    for name in salted_files():
         with open(os.path.join(here, name), "rb") as f:
             h.update(f.read())
     try:
