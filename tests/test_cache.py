@@ -341,3 +341,17 @@ def test_a_sweepgate_of_another_version_fills_a_cache_of_its_own(make_repo, tmp_
                             cwd=repo.path, capture_output=True, text=True, env={**env, "PYTHONPATH": str(other)})
     assert (theirs.returncode, theirs.stdout) == (0, mine.stdout), theirs.stderr
     assert own in folders() and len(folders()) == 2, folders()
+
+
+def test_another_pyyaml_gives_another_salt():
+    """PyYAML reads every block (``core.fastyaml`` proves rapidyaml's value is PyYAML's), and a pull request
+    that moves its pin restores main's cache: the blocks main's PyYAML parsed must not answer for the new
+    one. The salt names PyYAML's version and whether libyaml's reader is there."""
+    script = ("import sys\nfrom sweepgate.core import cache\nfrom sweepgate.core.pyyaml import yaml\n"
+              "if sys.argv[1:]:\n    setattr(yaml, sys.argv[1], sys.argv[2])\nprint(cache.rules_salt())\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    salt = lambda *args: subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True,  # noqa: E731
+                                        text=True, check=True).stdout
+    assert salt() == salt()
+    assert salt("__version__", "0.0.0-other") != salt()
+    assert salt("__with_libyaml__", "other") != salt()

@@ -50,8 +50,11 @@ def salted_files() -> list[str]:
 
 @functools.lru_cache(maxsize=None)
 def rules_salt() -> str:
-    """Changes whenever sweepgate's version, its schemas or the code that parses and checks configs change."""
-    h = hashlib.sha1(__version__.encode())
+    """Changes whenever sweepgate's version, its schemas, the code that parses and checks configs or the
+    PyYAML that reads them (the authority on a block's value: ``core.fastyaml``) change."""
+    from sweepgate.core.pyyaml import yaml
+
+    h = hashlib.sha1(f"{__version__} PyYAML {yaml.__version__} libyaml {yaml.__with_libyaml__}".encode())
     here = os.path.dirname(os.path.abspath(__file__))
     for name in salted_files():
         with open(os.path.join(here, name), "rb") as f:
