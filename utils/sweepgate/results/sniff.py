@@ -9,6 +9,7 @@ import re
 
 from sweepgate.core import jsontext
 from sweepgate.core.errors import fail
+from sweepgate.core.report import count
 from sweepgate.results import jsonio
 from sweepgate.results import record as R
 from sweepgate.results.formats import (aiperf, aiperf_csv, eval_side, foreign, gpu_metrics, inferencex, lm_eval,
@@ -55,6 +56,7 @@ def parse_text(text: str, path: str) -> list[Measurement]:
                    "ingest the job's $RESULT_FILENAME.json, or remove the file", col=col,
                    rule=jsonio.UNREADABLE if lone else "")
     docs = jsonio.documents(text, path)
+    _refuse_empty(docs, path)
     if lm_eval.is_samples_log(docs) or gpu_metrics.is_identity_dump(docs):  # beside a result, as gpu_metrics.csv is
         raise Auxiliary(path)
     # beside an eval's scores, as lm-eval's samples log is; never a client output or an InferenceX
@@ -100,6 +102,28 @@ def _refuse_text_among_json_lines(text: str, path: str) -> None:
                            f"JSON, though line {n} is a JSON object: JSON lines with text written among them, not "
                            "a client's output as it writes it", "ingest the client's own output file, or remove "
                            "the lines that are not JSON")
+
+
+def _refuse_empty(docs: list[tuple[int, object]], path: str) -> None:
+    """Refuse a file whose every document is an empty JSON object or list (``{}``, ``[]``, a list of ``{}``,
+    JSONL lines of ``{}``) as holding no results: valid JSON, but no run's figures (s32b: it read "unknown JSON
+    output", as if it were some other tool's). Beside a job's sidecar it is the job's failure, as an empty file
+    is (``ingest._unreadable``)."""
+    def empty(doc) -> bool:
+        return doc == {} or (isinstance(doc, list) and all(d == {} for d in doc))
+
+    if not all(empty(doc) for _, doc in docs):
+        return
+    first = docs[0][1]
+    if len(docs) > 1:
+        what = f"{len(docs)} lines of empty JSON objects ({{}})"
+    elif isinstance(first, dict):
+        what = "an empty JSON object ({})"
+    else:
+        what = f"a JSON list of {count(len(first), 'empty object')}" if first else "an empty JSON list ([])"
+    raise fail(path, docs[0][0], f"format: {what}: the file holds no results (a result is a run's figures as its "
+               f"client writes them: {KNOWN})", "the client wrote no run: check the job's log, or remove the file",
+               rule=jsonio.UNREADABLE)
 
 
 def _lone_value(text: str) -> str | None:
