@@ -1,21 +1,73 @@
 """s32b: results behaviours the last closing note left alone.
 
+- A re-ingest of an output stored before said its warnings again, though it stored nothing: they are said when
+  its results are first stored, and counted on one line after (``--verbose`` says them again). A grown JSONL's
+  new lines are warned of, its old ones not. A job whose output is missing is warned of on every ingest: that
+  is of the files at hand, not of a stored measurement.
 - An output that is valid JSON holding nothing (``[]``, ``{}``, a list of ``{}``, JSONL lines of ``{}``) read
   "unknown JSON output", as if it were another tool's: it is refused as holding no results (exit 1), and beside
   its job's sidecar it is the job's failure, as an empty file is.
+
+The outputs are the real samples (tests/data/results-samples), or lines of them scaled.
 """
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from helpers import job, run_cli, vllm_output, write_job
+from helpers import SAMPLES, job, run_cli, vllm_output, write_job
 
 from sweepgate.results import store
+
+SHORT = SAMPLES / "sglang" / "sglang0.5.9_glm5_over_context_short_outputs_c1_trimmed.jsonl"
+NOT_REPEATED = "not repeated: 1 warning of a file whose results were stored before (said when they were first stored"
 
 
 def _ingest(capsys, db: str, *argv) -> tuple[int, list[str], list[str]]:
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, *argv)
     return rc, out.splitlines(), err.splitlines()
+
+
+def _scaled(line: str, scale: float) -> str:
+    """Another run of the same setup: ``line``'s figures times ``scale``."""
+    doc = json.loads(line)
+    doc.update({k: v * scale for k, v in doc.items() if isinstance(v, float) and ("throughput" in k or k == "duration")})
+    return json.dumps(doc)
+
+
+def test_a_reingest_of_a_stored_output_does_not_say_its_warnings_again(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = _ingest(capsys, db, str(SHORT))
+    assert rc == 0 and len(err) == 1 and "warning: random_output_len:" in err[0], err
+    rc, out, again = _ingest(capsys, db, str(SHORT))
+    assert rc == 0 and again == [], again  # was the same warning, said again
+    assert out[0].startswith(NOT_REPEATED + "; --verbose repeats it)") and out[-1].startswith(
+        "ingested 1 results (0 new)"), out
+    rc, out, verbose = _ingest(capsys, db, "--verbose", str(SHORT))
+    assert rc == 0 and verbose == err and not any(line.startswith("not repeated") for line in out), (out, verbose)
+
+
+def test_a_grown_jsonl_warns_of_its_new_lines_only(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    first = SHORT.read_text(encoding="utf-8")
+    grown = tmp_path / "bench.jsonl"
+    grown.write_text(first, encoding="utf-8")
+    assert _ingest(capsys, db, str(grown))[0] == 0
+    grown.write_text(first + _scaled(first, 1.01) + "\n", encoding="utf-8")
+    rc, out, err = _ingest(capsys, db, str(grown))
+    assert rc == 0 and len(err) == 1 and err[0].startswith(f"{grown}:2:") and "random_output_len" in err[0], err
+    assert any(line.startswith(NOT_REPEATED) for line in out) and " results (1 new) " in out[-1], out
+
+
+def test_a_job_that_left_no_output_is_warned_of_on_every_ingest(tmp_path, capsys):
+    """Its warning is of the files ingested (the output is not among them), not of what was stored."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    write_job(tmp_path / "res", "job1", None, job())
+    for _ in range(2):
+        rc, out, err = _ingest(capsys, db, str(tmp_path / "res"))
+        assert rc == 0 and len(err) == 1 and "left no result file" in err[0], err
+        assert not any(line.startswith("not repeated") for line in out), out
 
 
 EMPTY = [("[]", "an empty JSON list ([])"), ("{}", "an empty JSON object ({})"),

@@ -183,6 +183,10 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
         print(f"replaced {count(len(replaced), 'result')} stored before from a file of several runs ({SEVERAL_RUNS}) "
               "by the run's own file (a sweep's run=N.json): the same measurement, stored once, under its own "
               "file's name")
+    if outcome.said_before and not verbose:  # --verbose says them again, with the other warnings
+        files, n = len(dict.fromkeys(path for path, _ in outcome.said_before)), len(outcome.said_before)
+        print(f"not repeated: {count(n, 'warning')} of {'a file' if files == 1 else f'{files} files'} whose results "
+              f"were stored before (said when they were first stored; --verbose repeats {'it' if n == 1 else 'them'})")
 
 
 # Files of several runs whose entries (FILE#N) give way to a run's own file (store._one_measurement)
@@ -222,8 +226,9 @@ def run(args) -> int:
               *outcome.stopped_by.diagnostics])
         return 1
     problems = [*outcome.problems, *_only_companions(args, files, outcome)]  # the walk's refusals first
-    if key_warnings or walked.warnings or outcome.warnings or problems:
-        emit([*key_warnings, *walked.warnings, *outcome.warnings, *problems])
+    again = [d for _, d in outcome.said_before] if args.verbose else []  # said when first stored: on request
+    if key_warnings or walked.warnings or outcome.warnings or again or problems:
+        emit([*key_warnings, *walked.warnings, *outcome.warnings, *again, *problems])
     _report_skipped(walked, outcome, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
     last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"

@@ -79,6 +79,8 @@ class Outcome:
     # (the file read, store.Alike, whether its kept record is that file's) for each record not stored or
     # stored row replaced (``store._one_measurement``)
     alike: list = dataclasses.field(default_factory=list)
+    # the warnings of results stored before, not said again (``_not_said_before``): (the file, the warning)
+    said_before: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -506,8 +508,9 @@ def records_of(output: Path, given: Given | None = None, warnings: list | None =
 
 
 def _read_records(output: Path, given: Given | None, warnings: list | None, left_out: frozenset[int],
-                  content: bytes | None = None) -> tuple[list[dict], Read]:
-    """``records_of`` ``output``, and its ``Read``; ``content``: its bytes as the walk read them (not read again)."""
+                  content: bytes | None = None, of_line: dict | None = None) -> tuple[list[dict], Read]:
+    """``records_of`` ``output``, and its ``Read``; ``content``: its bytes as the walk read them (not read again);
+    ``of_line`` (``_records``): the measurement each warning is of."""
     try:
         content = output.read_bytes() if content is None else content
         _refuse_archive(output, content)
@@ -520,7 +523,7 @@ def _read_records(output: Path, given: Given | None, warnings: list | None, left
                    "pass a client's JSON/JSONL/CSV output", col=at - content.rfind(b"\n", 0, at)) from None
     read = Read(content)
     try:
-        return _records(output, text, read, given, warnings, left_out), read
+        return _records(output, text, read, given, warnings, left_out, of_line), read
     except SweepgateError as exc:
         jsonio.place(exc.diagnostics, text, str(output))
         raise
@@ -531,22 +534,30 @@ def _read_records(output: Path, given: Given | None, warnings: list | None, left
 
 
 def _records(output: Path, text: str, read: Read, given: Given | None, warnings: list | None,
-             left_out: frozenset[int] = frozenset()) -> list[dict]:
+             left_out: frozenset[int] = frozenset(), of_line: dict | None = None) -> list[dict]:
+    """The records of ``output``'s measurements; the warnings they are worth go to ``warnings``, and into
+    ``of_line``, when given, the line of the measurement each is of (its record's source line, by the warning's
+    ``id``; a warning of the whole file is not in it), so that a re-ingest does not say again what it said of a
+    result stored before (``_store_one``)."""
     measurements = [m for m in sniff.parse_text(text, str(output)) if m.line not in left_out]
     beside = _csv_completion(output, measurements)  # placed in the JSON export it is of
     job, name = _job(output, read, given)
-    found: list = []
-    found.extend(d for m in measurements if (d := normalize.short_outputs(m, str(output))))
-    found.extend(Diagnostic(str(output), m.line, 0, rule, message, hint, severity="warning")
+    found: list = []  # (warning, the line of the measurement it is of)
+    found.extend((d, m.line) for m in measurements if (d := normalize.short_outputs(m, str(output))))
+    found.extend((Diagnostic(str(output), m.line, 0, rule, message, hint, severity="warning"), m.line)
                  for m in measurements for rule, message, hint in m.notes)
-    found.extend(beside)
+    found.extend((d, 0) for d in beside)  # of its one measurement
     if job.row:
-        found.extend(d for m in measurements
+        found.extend((d, m.line) for m in measurements
                      if (d := normalize.model_mismatch(m, job.row, str(output), job.source or "--row")))
-    energies = _energies(output, job, measurements, found)
+    whole: list = []  # of the file as a whole
+    energies = _energies(output, job, measurements, whole)
     if warnings is not None:
-        jsonio.place(found, text, str(output))  # a whole document's, as its refusals are: path:line:col
-        warnings.extend(found)
+        said = [d for d, _ in found] + whole
+        jsonio.place(said, text, str(output))  # a whole document's, as its refusals are: path:line:col
+        warnings.extend(said)
+        if of_line is not None:
+            of_line.update({id(d): line for d, line in found})
     many = len(measurements) > 1 or any(m.line for m in measurements)
     records = [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, energy, window_kind(m))
                for m, energy in zip(measurements, energies)]
@@ -604,14 +615,14 @@ def orphan_record(side: Path, warnings: list | None = None, name: str | None = N
 
 
 def _file_records(path: Path, given: Given | None, warnings: list, left_out: frozenset[int] = frozenset(),
-                  content: bytes | None = None) -> tuple[list[dict] | None, Read | None]:
+                  content: bytes | None = None, of_line: dict | None = None) -> tuple[list[dict] | None, Read | None]:
     """``path``'s records, and its ``Read`` when they are its output's (None: a sidecar's placeholder);
     ``left_out``: the entries of a sweep's summary read from their own files (``Walk.listed``); ``content``:
-    its bytes as the walk read them (``Walk.read``)."""
+    its bytes as the walk read them (``Walk.read``); ``of_line``: as ``_records`` fills it."""
     if sidecar.is_sidecar(path):
         return (None if _output_for(path) else orphan_record(path, warnings)), None
     try:
-        return _read_records(path, given, warnings, left_out, content)
+        return _read_records(path, given, warnings, left_out, content, of_line)
     except SweepgateError as exc:
         side = sidecar.sidecar_path(path)
         if not side.is_file() or not _unreadable(exc, path):
@@ -696,10 +707,11 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
     for done, path in enumerate(progress(files) if progress else files):
         outcome.files_done = done  # the files before this one are through, stored or refused
         warnings: list = []
+        of_line: dict = {}
         try:
             _utf8_name(path)
             records, output = _file_records(path, given, warnings, listed.get(path, frozenset()),
-                                            read.pop(path, None))
+                                            read.pop(path, None), of_line)
         except sniff.Auxiliary as exc:  # counted, so that naming only such a file is not met by silence
             if (refused := _job_without_result(path, exc)) is not None:
                 outcome.problems.append(refused)
@@ -714,7 +726,8 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
             continue
         if records and (digest := _copy_of(path, records, outcome, output)) is not None:
             with _signals_held() as held:  # committed and counted together: a Ctrl-C between would undercount
-                if _store_one(path, records, warnings, store, outcome, held.defer, sole=_hashed_run(path, given)) and digest:
+                if _store_one(path, records, (warnings, of_line), store, outcome, held.defer,
+                              sole=_hashed_run(path, given)) and digest:
                     outcome.firsts.setdefault(digest, path)
                 outcome.files_done = done + 1
     outcome.files_done = len(files)
@@ -764,19 +777,25 @@ def _copy_warning(path: Path, first: str) -> Diagnostic:
                       "nothing to do; remove the copy to silence this", severity="warning")
 
 
-def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: Outcome, before_commit,
+def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, outcome: Outcome, before_commit,
                sole: bool = False) -> bool:
-    """Store one file's records and count them; False when the file was refused or passed over."""
+    """Store one file's records and count them; False when the file was refused or passed over. ``said``: the
+    file's warnings and the line of the measurement each is of (``_records``'s ``of_line``)."""
     behind: list = []  # placeholders the store keeps out behind their job's output
     alike: list = []  # records of a measurement another hashed run holds (store.Alike)
+    stored: list = []  # records the store held already, as they are
+    warnings, of_line = said
+    lines = [rec.get(R.SOURCE_LINE) or 0 for rec in records]  # as read
     try:  # a store failure stops the ingest
-        new = store.add(records, sole=sole, before_commit=before_commit, behind=behind, alike=alike)
+        new = store.add(records, sole=sole, before_commit=before_commit, behind=behind, alike=alike, stored=stored)
     except Immutable as exc:  # a changed file under a stored key: this file only is refused
         outcome.problems.append(exc.at(str(path)))
         return False
     except Copied as exc:  # a copy of a file an earlier ingest stored: a content-hash run holds it
         outcome.warnings.append(_copy_warning(path, _copied(exc)))
         return False
+    before = [rec for rec in [*stored, *(a.record for a in alike if not a.replaced)] if not R.is_placeholder(rec)]
+    warnings = _not_said_before(path, list(zip(records, lines)), warnings, of_line, before, outcome)
     if alike and not (records := _stored_once(records, alike, outcome, path)):
         return False
     if _superseded(records, new, outcome, behind, path) or _again(records, new, outcome, path, warnings):
@@ -788,6 +807,28 @@ def _store_one(path: Path, records: list[dict], warnings: list, store, outcome: 
     if all(R.is_placeholder(rec) for rec in records):
         outcome.placeholders.update({_key(rec): (rec, warnings, new) for rec in records})  # one record
     return True
+
+
+def _not_said_before(path: Path, records: list[tuple[dict, int]], warnings: list, of_line: dict,
+                     before: list[dict], outcome: Outcome) -> list:
+    """``warnings`` but those of results stored before (``before``: each an output's record the store held as it
+    is, or a measurement another file's row holds; no placeholder), which were said when they were first stored
+    (s32b: every re-ingest of an unchanged file said them again, though it stored nothing). A warning of one
+    measurement (``of_line``: a JSONL line's, a list's entry's) goes with that measurement's records; one of the
+    whole file (the GPU monitor's samples) with all of them. A job's placeholder (its output missing or cut short)
+    is no measurement: what its warning says is of the files at hand, said on every ingest. Those left out are
+    kept in ``outcome.said_before``, counted on a line of their own (and said with ``--verbose``). ``records``:
+    the file's, each with the line it was read from."""
+    if not warnings or not before:
+        return warnings
+    old = {id(rec) for rec in before}
+    by_line: dict = {}
+    for rec, line in records:
+        by_line.setdefault(line, []).append(id(rec) in old)
+    every = all(id(rec) in old for rec, _ in records)
+    kept = [d for d in warnings if not (all(by_line[of_line[id(d)]]) if of_line.get(id(d)) in by_line else every)]
+    outcome.said_before.extend((path, d) for d in warnings if not any(d is k for k in kept))
+    return kept
 
 
 def _copied(exc: Copied) -> str:

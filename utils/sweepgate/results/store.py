@@ -1489,9 +1489,10 @@ class Store:
         row.update({INGESTED_AT: ingested_at, "record": rec})
         return row
 
-    def _insert(self, conn, rows: list[dict], keep_stored: bool, behind: list) -> int:
+    def _insert(self, conn, rows: list[dict], keep_stored: bool, behind: list, before: list) -> int:
         """Insert the rows whose (run-id, attempt, result-filename) is not stored yet; the records of
-        placeholders kept out behind their job's stored output go to ``behind``.
+        placeholders kept out behind their job's stored output go to ``behind``, and those of rows stored
+        before as they are (a re-ingest) to ``before``.
 
         A SELECT of the keys and a plain INSERT: both are cached compiled statements
         (ON CONFLICT constructs are not), and both work on every dialect."""
@@ -1515,6 +1516,8 @@ class Store:
         filled = self._check_unchanged(conn, again, behind) if again and not keep_stored else []
         crossed, kept_out, twins = _eval_partners(conn, new, self.url) if new and not keep_stored else ([], [], [])
         behind.extend(row["record"] for row in kept_out)
+        before.extend(row["record"] for row in again if not any(row is r for r in filled)
+                      and not any(row["record"] is rec for rec in behind))
         new = [row for row in new if not any(row is r for r in (*kept_out, *twins, *(r for r, _ in crossed)))]
         if new:
             conn.execute(results.insert(), new)
@@ -1551,7 +1554,7 @@ class Store:
         return filled
 
     def add(self, records: list[dict], *, keep_stored: bool = False, sole: bool = False, before_commit=None,
-            behind: list | None = None, alike: list | None = None) -> int:
+            behind: list | None = None, alike: list | None = None, stored: list | None = None) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new. A record
         that differs from the one stored under its key raises ``Immutable`` (nothing is stored),
         or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s). With
@@ -1563,7 +1566,8 @@ class Store:
         of a stored one either. With ``sole``, a measurement another hashed run holds is stored once
         (``_one_measurement``), in this same transaction; ``alike``, when given, receives what was done
         (``Alike``: records not stored, stored ones replaced), and a row that takes the place of a stored
-        one is not new."""
+        one is not new. ``stored``, when given, receives the records the store held already as they are (an
+        output ingested again: nothing of it new)."""
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         rows = [self._row(rec, stamp) for rec in records]
         attempt = 1
@@ -1577,11 +1581,14 @@ class Store:
                     if sole:
                         todo, done, taking = _one_measurement(conn, rows, _check_sole(conn, rows), self.url)
                     kept: list = []
-                    new = self._insert(conn, todo, keep_stored, kept) - taking if todo else 0
+                    again: list = []
+                    new = self._insert(conn, todo, keep_stored, kept, again) - taking if todo else 0
                     if before_commit is not None:
                         before_commit()
                 if behind is not None:
                     behind.extend(kept)
+                if stored is not None:
+                    stored.extend(again)
                 if alike is not None:
                     alike.extend(done)
                 return new
