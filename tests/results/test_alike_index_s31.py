@@ -70,10 +70,10 @@ def test_an_older_store_holding_rows_gets_the_index_when_it_is_upgraded(backend,
     assert revision == _head() == "0005"
     assert indexes[INDEX] == ["output_throughput", "model", "finished"]  # was absent: every look-up a scan
     assert after == before
-    first.write_text("".join(lines), encoding="utf-8")  # grown: new bytes, a new run id
+    first.write_text("".join(lines), encoding="utf-8")  # grown: new bytes, the run its first 4 lines are stored in
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", backend, str(first))
     assert rc == 0, err
-    assert out.splitlines()[-1].startswith("ingested 3 results (3 new)"), out
+    assert out.splitlines()[-1].startswith("ingested 7 results (3 new)"), out
     assert len(show_json(capsys, backend)) == len(before) + 3
 
 

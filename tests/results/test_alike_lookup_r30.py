@@ -45,13 +45,17 @@ def test_a_new_measurement_without_a_time_compares_no_stored_row(tmp_path, capsy
 
 
 def test_a_grown_jsonl_is_still_found_by_the_narrower_look_up(tmp_path, capsys):
-    """The narrowing keeps what it is for: lines stored before, read again from the grown file, are skipped."""
+    """The narrowing keeps what it is for: lines stored before, read again from the grown file, are skipped. The
+    grown file is a copy under another name (a later job's artifact): under its own name it continues the run its
+    first lines are stored in (s32b), with no look-up."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
     lines = SGLANG_RUNS.read_text(encoding="utf-8").splitlines(keepends=True)
-    grown = tmp_path / "runs" / "bench.jsonl"
+    first = tmp_path / "runs" / "bench.jsonl"
+    first.parent.mkdir()
+    first.write_text("".join(lines[:4]), encoding="utf-8")
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(first))[0] == 0
+    grown = tmp_path / "later" / "bench-later.jsonl"
     grown.parent.mkdir()
-    grown.write_text("".join(lines[:4]), encoding="utf-8")
-    assert run_cli(capsys, "results", "ingest", "--db", db, str(grown))[0] == 0
     grown.write_text("".join(lines), encoding="utf-8")
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(grown))
     assert rc == 0, err

@@ -7,8 +7,11 @@
 - An output that is valid JSON holding nothing (``[]``, ``{}``, a list of ``{}``, JSONL lines of ``{}``) read
   "unknown JSON output", as if it were another tool's: it is refused as holding no results (exit 1), and beside
   its job's sidecar it is the job's failure, as an empty file is.
+- A JSONL that grows (SGLang's bench_serving, `vllm bench serve --append-result`) changed its content-hash run
+  id with each line, so its later lines landed in a run apart from its first ones: they are stored under the run
+  its first ingest gave it, and a file stored under its own hash before keeps that run.
 
-The outputs are the real samples (tests/data/results-samples), or lines of them scaled.
+The outputs are the real samples (tests/data/results-samples), lines of them, or lines of them scaled.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import SAMPLES, job, run_cli, vllm_output, write_job
+from helpers import SAMPLES, SGLANG_RUNS, job, run_cli, show_json, vllm_output, write_job
 
-from sweepgate.results import store
+from sweepgate.results import ingest, store
 
 SHORT = SAMPLES / "sglang" / "sglang0.5.9_glm5_over_context_short_outputs_c1_trimmed.jsonl"
 NOT_REPEATED = "not repeated: 1 warning of a file whose results were stored before (said when they were first stored"
@@ -95,3 +98,55 @@ def test_an_empty_list_a_job_left_as_its_output_is_the_jobs_failure(tmp_path, ca
     with store.open_store(db) as st:
         stored = st.run_results("1001")
     assert sorted((r["result-filename"], r["status"]) for r in stored) == [("job1", "failure"), ("job2", "success")]
+
+
+def _lines() -> list[str]:
+    return SGLANG_RUNS.read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+def test_a_grown_jsonl_keeps_the_run_its_first_ingest_gave_it(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    grown = tmp_path / "bench.jsonl"
+    lines = _lines()
+    for n in (2, 5, 7):
+        grown.write_text("".join(lines[:n]), encoding="utf-8")
+        rc, out, err = _ingest(capsys, db, str(grown))
+        assert rc == 0 and err == [], err
+    assert out == ["ingested 7 results (2 new) into " + out[-1].split(" into ", 1)[1]], out
+    stored = show_json(capsys, db)
+    assert sorted(r["result-filename"] for r in stored) == [f"bench.jsonl#{n}" for n in range(1, 8)]
+    assert {r["run-id"] for r in stored} == {ingest.sidecar.local_run_id(ingest.Read("".join(lines[:2]).encode()).digest)}
+
+
+def test_an_appended_vllm_jsonl_and_a_one_line_file_grown_are_one_run(tmp_path, capsys):
+    """`vllm bench serve --append-result` writes the newline before each run, none after the last; a file of one
+    line is stored whole (no ``#1``), and its line is not stored again when the file has grown."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    runs = [line.rstrip("\n") for line in _lines()[:3]]
+    grown = tmp_path / "vllm.jsonl"
+    grown.write_text(runs[0], encoding="utf-8")
+    assert _ingest(capsys, db, "--jsonl", str(tmp_path / "all.jsonl"), str(grown))[0] == 0
+    grown.write_text("\n".join(runs), encoding="utf-8")
+    rc, out, err = _ingest(capsys, db, "--jsonl", str(tmp_path / "all.jsonl"), str(grown))
+    assert rc == 0 and err == [] and out[-1].startswith("ingested 3 results (2 new)"), (out, err)
+    stored = show_json(capsys, db)
+    assert sorted(r["result-filename"] for r in stored) == ["vllm.jsonl", "vllm.jsonl#2", "vllm.jsonl#3"]
+    assert len({r["run-id"] for r in stored}) == 1
+    assert len((tmp_path / "all.jsonl").read_text(encoding="utf-8").splitlines()) == 3
+
+
+def test_a_grown_file_stored_under_its_own_hash_before_keeps_its_run(tmp_path, capsys):
+    """Stored before this version (its new lines under the grown file's own hash), it is stored as it was."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    grown = tmp_path / "bench.jsonl"
+    lines = _lines()
+    grown.write_text("".join(lines[:4]), encoding="utf-8")
+    assert _ingest(capsys, db, str(grown))[0] == 0
+    grown.write_text("".join(lines), encoding="utf-8")
+    with store.open_store(db) as st:  # as the version before stored it: no earlier runs looked for
+        assert st.add(ingest.records_of(grown), sole=True) == 3
+    before = show_json(capsys, db)
+    rc, out, err = _ingest(capsys, db, str(grown))
+    assert rc == 0 and err == [] and out[-1].startswith("ingested 3 results (0 new)"), (out, err)
+    assert out[0].startswith("skipped 4 runs of files of several runs")  # its first 4 lines, in the other run
+    assert show_json(capsys, db) == before and len({r["run-id"] for r in before}) == 2

@@ -726,8 +726,10 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
             continue
         if records and (digest := _copy_of(path, records, outcome, output)) is not None:
             with _signals_held() as held:  # committed and counted together: a Ctrl-C between would undercount
-                if _store_one(path, records, (warnings, of_line), store, outcome, held.defer,
-                              sole=_hashed_run(path, given)) and digest:
+                sole = _hashed_run(path, given)
+                earlier = _earlier_runs(output, records) if sole and output is not None else []
+                if _store_one(path, records, (warnings, of_line), store, outcome, held.defer, sole=sole,
+                              earlier=earlier) and digest:
                     outcome.firsts.setdefault(digest, path)
                 outcome.files_done = done + 1
     outcome.files_done = len(files)
@@ -754,6 +756,27 @@ def _hashed_run(path: Path, given: Given | None) -> bool:
 NO_DIGEST = b""  # a file whose bytes are not compared: a sidecar alone, a placeholder
 
 
+def _earlier_runs(output: Read, records: list[dict]) -> list[str]:
+    """The content-hash run ids (``sidecar.local_run_id``) a JSONL output had before lines were appended to it:
+    its own first, then each of its beginnings that ends a line, longest first, with its newline or without (vLLM's
+    ``--append-result`` writes the newline before each run, SGLang's bench_serving after it); none for a file that
+    is no JSONL of several lines (``records`` of no line: a file of one JSON document is written whole, never
+    appended to; a list of runs starts with '[')."""
+    content = output.content
+    if not content.lstrip().startswith(b"{") or not any(rec.get(R.SOURCE_LINE) for rec in records):
+        return []
+    digests, running, start = [], hashlib.sha256(), 0
+    while (end := content.find(b"\n", start)) != -1:
+        running.update(content[start:end])
+        digests.append((end, running.copy().digest()))  # without the newline
+        running.update(b"\n")
+        digests.append((end + 1, running.copy().digest()))
+        start = end + 1
+    blank = len(content) - len(content.lstrip())  # a beginning of blank lines alone was no file of runs
+    beginnings = [digest for size, digest in reversed(digests) if blank < size < len(content)]
+    return [sidecar.local_run_id(output.digest), *dict.fromkeys(sidecar.local_run_id(d) for d in beginnings)]
+
+
 def _copy_of(path: Path, records: list[dict], outcome: Outcome, output: Read | None) -> bytes | None:
     """The SHA-256 of the output ``path`` (its ``Read``'s, made once; NO_DIGEST for a placeholder), or None
     when it is a copy of an output this ingest stored (other name, same bytes) that is not stored: a copy
@@ -778,16 +801,18 @@ def _copy_warning(path: Path, first: str) -> Diagnostic:
 
 
 def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, outcome: Outcome, before_commit,
-               sole: bool = False) -> bool:
+               sole: bool = False, earlier: list[str] | None = None) -> bool:
     """Store one file's records and count them; False when the file was refused or passed over. ``said``: the
-    file's warnings and the line of the measurement each is of (``_records``'s ``of_line``)."""
+    file's warnings and the line of the measurement each is of (``_records``'s ``of_line``); ``earlier``: the run
+    ids of a hashed file before it grew (``_earlier_runs``)."""
     behind: list = []  # placeholders the store keeps out behind their job's output
     alike: list = []  # records of a measurement another hashed run holds (store.Alike)
     stored: list = []  # records the store held already, as they are
     warnings, of_line = said
-    lines = [rec.get(R.SOURCE_LINE) or 0 for rec in records]  # as read
+    lines = [rec.get(R.SOURCE_LINE) or 0 for rec in records]  # as read (a grown file's line may become its stored row)
     try:  # a store failure stops the ingest
-        new = store.add(records, sole=sole, before_commit=before_commit, behind=behind, alike=alike, stored=stored)
+        new = store.add(records, sole=sole, before_commit=before_commit, behind=behind, alike=alike, stored=stored,
+                        earlier=earlier)
     except Immutable as exc:  # a changed file under a stored key: this file only is refused
         outcome.problems.append(exc.at(str(path)))
         return False

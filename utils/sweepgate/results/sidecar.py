@@ -208,10 +208,15 @@ def place_row_problems(diagnostics, text: str, path: str, under: str | None = RO
             d.line, d.col = key_place(text, ".".join(p for p in (under, field) if p) or None)
 
 
+def local_run_id(digest: bytes) -> str:
+    """The run id of an output without a sidecar or --row: its content's SHA-256 (``digest``), shortened."""
+    return LOCAL_RUN_PREFIX + digest.hex()[:16]
+
+
 def local_job(content: bytes, row: dict | None = None, *, digest: bytes | None = None, **given) -> Job:
     """A job for an output without a sidecar: given values, else a content-hash run id (``digest``: the
     SHA-256 of ``content`` when the caller has made it already, not made again)."""
-    run_id = given.get(R.RUN_ID) or LOCAL_RUN_PREFIX + (digest or hashlib.sha256(content).digest()).hex()[:16]
+    run_id = given.get(R.RUN_ID) or local_run_id(digest or hashlib.sha256(content).digest())
     job = {key: None for key in JOB_KEYS}
     job.update({R.RUN_ID: run_id, R.ATTEMPT: given.get(R.ATTEMPT) or 1, R.REF: given.get(R.REF),
                 R.CONFIG_KEY: given.get(R.CONFIG_KEY), R.STATUS: "success", R.REHEARSAL: False})

@@ -1309,6 +1309,49 @@ def _one_measurement(conn, rows: list[dict], stored: set[tuple], url: str) -> tu
     return kept, done, taking
 
 
+def _continued_run(conn, rows: list[dict], earlier: list[str], url: str) -> None:
+    """Give one hashed file's ``rows`` (their records too, in place) the run its first ingest gave it, where the
+    store holds one: ``earlier`` (``add``'s) are the run ids the file's content had before it grew, its own first,
+    then those of its beginnings, longest first; the first the store holds, with rows of this file's name alone, is
+    its run. A file that grows by appended lines (SGLang's bench_serving, `vllm bench serve --append-result`)
+    changes its hash, so each ingest stored its new lines under a run of their own (s32b); they are one file's
+    runs. A file stored under its own hash (ingested as it is before, or grown before this was done) keeps it. A
+    one-line file stored whole (named without ``#1``) and grown holds that row's measurement on its first line:
+    that row is made the stored one, a re-ingest of it, not stored again as ``#1``."""
+    name, own = file_of(rows[0][column(R.RESULT_FILENAME)]), rows[0][column(R.RUN_ID)]
+    names: dict[str, set[str]] = {}
+    for at in range(0, len(earlier), ALIKE_CHUNK):
+        query = sa.select(results.c.run_id, results.c.result_filename).where(
+            results.c.run_id.in_(earlier[at:at + ALIKE_CHUNK]))
+        for run, held in conn.execute(query):
+            names.setdefault(run, set()).add(held)
+    run = next((run for run in earlier if run in names), None)
+    if run is None or run == own or any(file_of(held) != name for held in names[run]):
+        return
+    for row in rows:
+        row[column(R.RUN_ID)] = row["record"][R.RUN_ID] = run
+    if name not in names[run]:
+        return
+    query = sa.select(results.c.record).where(results.c.run_id == run, results.c.result_filename == name)
+    try:
+        whole = next((rec for (rec,) in conn.execute(query)), None)
+    except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
+        raise damaged(url, f"not JSON: {exc}") from None
+    same = next((row for row in rows if _is_record(whole) and _measurement(row["record"]) == _measurement(whole)), None)
+    if same is not None:
+        same[column(R.RESULT_FILENAME)] = name
+        same["record"].clear()
+        same["record"].update(whole)
+
+
+def _sole(conn, rows: list[dict], earlier: list[str], url: str) -> tuple[list[dict], list[Alike], int]:
+    """``_one_measurement`` of the rows of one hashed file, under the run it had before it grew
+    (``_continued_run``, with ``earlier``)."""
+    if earlier:
+        _continued_run(conn, rows, earlier, url)
+    return _one_measurement(conn, rows, _check_sole(conn, rows), url)
+
+
 def _same(stored: dict, rec: dict) -> None:
     if _canonical(stored) != _canonical(rec) and _changes(stored, rec):
         raise Immutable(rec, stored)
@@ -1554,7 +1597,8 @@ class Store:
         return filled
 
     def add(self, records: list[dict], *, keep_stored: bool = False, sole: bool = False, before_commit=None,
-            behind: list | None = None, alike: list | None = None, stored: list | None = None) -> int:
+            behind: list | None = None, alike: list | None = None, stored: list | None = None,
+            earlier: list[str] | None = None) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new. A record
         that differs from the one stored under its key raises ``Immutable`` (nothing is stored),
         or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s). With
@@ -1567,7 +1611,9 @@ class Store:
         (``_one_measurement``), in this same transaction; ``alike``, when given, receives what was done
         (``Alike``: records not stored, stored ones replaced), and a row that takes the place of a stored
         one is not new. ``stored``, when given, receives the records the store held already as they are (an
-        output ingested again: nothing of it new)."""
+        output ingested again: nothing of it new). ``earlier`` (with ``sole``): the run ids the records' file had
+        before it grew by appended lines, its own first (``_continued_run``): the records are stored under the
+        run the store holds of it, their ``run-id`` set to it."""
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         rows = [self._row(rec, stamp) for rec in records]
         attempt = 1
@@ -1579,7 +1625,7 @@ class Store:
                     done: list = []  # of this transaction only (one that lost a race starts over), as ``kept``
                     todo, taking = rows, 0
                     if sole:
-                        todo, done, taking = _one_measurement(conn, rows, _check_sole(conn, rows), self.url)
+                        todo, done, taking = _sole(conn, rows, earlier or [], self.url)
                     kept: list = []
                     again: list = []
                     new = self._insert(conn, todo, keep_stored, kept, again) - taking if todo else 0
