@@ -177,7 +177,8 @@ _sg_accelerator_runtime() {
     *)
       _sg_err "Error: SWEEPGATE_ACCELERATOR_RUNTIME is" \
         "'${SWEEPGATE_ACCELERATOR_RUNTIME:-}', not cuda or rocm; state" \
-        "accelerator-runtime for ${RUNNER_NAME:-the runner} in" \
+        "accelerator-runtime under" \
+        "hardware.${RUNNER_TYPE:-<runner label>} in" \
         "configs/runners.yaml (sweepgate ci row-env exports it)"
       return 1
       ;;

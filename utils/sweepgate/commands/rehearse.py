@@ -22,7 +22,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--where", action="append", type=argtypes.field_value, metavar="FIELD=VALUE",
                         help="keep only rows whose FIELD is VALUE (e.g. tp=4, dp-attn=true); repeatable")
     parser.add_argument("--runner-name", type=argtypes.not_empty,
-                        help="RUNNER_NAME for the job (default: <runner label>_00)")
+                        help="RUNNER_NAME for the job, one its runner label lists in configs/runners.yaml (default: "
+                             "the first listed, else <runner label>_00)")
     parser.add_argument("--work-dir", type=argtypes.not_empty, metavar="DIR",
                         help="where shims, logs and results go (default: a new temporary directory)")
     parser.add_argument("--duration", type=argtypes.int_between(1), metavar="SECONDS",

@@ -190,7 +190,8 @@ class Diagnostic:
             return self.in_file
         name = self.file
         return bool(name) and "://" not in name and (os.path.isfile(name) or (  # a URL is a service
-            not name.startswith("-") and " " not in name and ("/" in name or "." in name)))
+            not name.startswith("-") and " " not in name and not _GLOB.intersection(name)  # a glob is many files
+            and ("/" in name or "." in name)))
 
     def annotation(self) -> str:
         """GitHub workflow command for this diagnostic: at its file and line when it names a file,
@@ -226,6 +227,9 @@ class Diagnostic:
             "hint": self.hint,
         }
 
+
+# A pattern's characters: a place such as ``configs/*-master.yaml`` (every master config) is no one file.
+_GLOB = frozenset("*?")
 
 # C0 control characters and DEL, written as escapes (\n, \x1b) in a rendered line; a tab stays.
 _CONTROL = {c: ascii(chr(c))[1:-1] for c in (*range(0x20), 0x7F) if c != 0x09}

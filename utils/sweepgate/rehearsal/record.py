@@ -46,7 +46,7 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
                help_flags: dict[str, list[str]] | None = None) -> Recording:
     """Run ``row``'s script fast, in a scratch directory (``keep`` to keep it), and return what it ran.
     ``help_flags`` (command -> the pinned version's flags) is what the stand-ins' ``--help`` lists."""
-    runner_name = runner.default_runner_name(row)
+    runner_name = runner.runner_for(row, root)
     script = runner.resolve_script(root, row, runner.gpu_family(runner_name))
     work = keep or Path(tempfile.mkdtemp(prefix="sweepgate-preflight-"))
     try:

@@ -10,6 +10,7 @@ running, and called its KV-offload backend the way the row says.
 
 from __future__ import annotations
 
+import difflib
 import errno
 import json
 import os
@@ -135,9 +136,10 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
     matches = [r for r in rows if r.get(fields.EXP_NAME) == exp_name]
     if not matches:
         known = sorted({str(r.get(fields.EXP_NAME)) for r in rows if r.get(fields.EXP_NAME) is not None})
+        near = difflib.get_close_matches(exp_name, known, n=3, cutoff=0.8)
         shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
-        raise fail(source, 0, f"no row has exp-name {exp_name!r}",
-                   f"pick one of: {shown}" if known else "the source holds no rows")
+        raise fail(source, 0, f"no row has exp-name {exp_name!r}", f"did you mean {', '.join(near)}?" if near
+                   else f"pick one of: {shown}" if known else "the source holds no rows")
     if conc is not None:
         named = matches
         matches = [r for r in matches if conc in fields.row_concs(r)]
@@ -146,6 +148,11 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
                        f"pick --conc from: {', '.join(_concs(named))}")
     for condition in where or []:
         name, _, wanted = condition.partition("=")
+        if not any(name in r for r in matches):  # a mistyped field: every row "has" it as null
+            named = sorted({k for r in matches for k in r})
+            near = difflib.get_close_matches(name, named, n=1, cutoff=0.6)
+            raise fail(source, 0, f"no row of exp-name {exp_name!r} has a field {name!r}",
+                       (f"did you mean {near[0]}? " if near else "") + f"(its fields: {', '.join(named)})")
         kept = [r for r in matches if _text(r.get(name)) == wanted]
         if not kept:
             seen = sorted({_text(r.get(name)) for r in matches})
@@ -195,9 +202,28 @@ def runner_label(row: dict) -> str:
     return runner[len(fields.CLUSTER_PREFIX):] if runner.startswith(fields.CLUSTER_PREFIX) else runner
 
 
-def default_runner_name(row: dict) -> str:
+def default_runner_name(row: dict, runners: dict | None = None) -> str:
+    """The machine a rehearsal plays: the first runner ``runners`` (configs/runners.yaml) lists under the
+    row's label, a name `ci row-env` takes for it; without one, ``<label>_00``."""
+    labels = runners.get(fields.LABELS) if isinstance(runners, dict) else None
+    names = labels.get(str(row.get(fields.RUNNER) or "")) if isinstance(labels, dict) else None
+    if isinstance(names, list) and names and isinstance(names[0], str):
+        return names[0]
     label = runner_label(row)
     return label if "_" in label else f"{label}_00"
+
+
+def runner_for(row: dict, root: Path, named: str | None = None) -> str:
+    """The runner name a rehearsal of ``row`` runs as: ``named`` (``--runner-name``), refused as `ci row-env`
+    refuses it when the row's pool in the repository's configs/runners.yaml lists others, else the default."""
+    from sweepgate.core.jobenv import check_pool
+    from sweepgate.core.placement import runners_at
+
+    runners = runners_at(str(root))
+    if named:
+        check_pool(row, named, runners, "--runner-name")
+        return named
+    return default_runner_name(row, runners)
 
 
 def resolve_script(root: Path, row: dict, gpu: str) -> Path:
@@ -980,9 +1006,18 @@ def make_work_dir(requested: str | None) -> Path:
         probe.touch()
         probe.unlink()
     except OSError as exc:
-        raise fail(str(work), 0, f"cannot use as --work-dir: {exc.strerror or exc}",
-                   "pass a directory you can write to, or leave --work-dir out for a temporary one") from None
+        raise fail(str(work), 0, f"cannot use as --work-dir: {_not_a_folder(work) or exc.strerror or exc}",
+                   "pass a folder you can write to, or leave --work-dir out for a temporary one") from None
     return work
+
+
+def _not_a_folder(work: Path) -> str | None:
+    """``PATH is a file, not a folder`` for the path or the first folder on its way that is no folder (the
+    system says "File exists" or "Not a directory")."""
+    for place in (*reversed(work.parents), work):
+        if place.exists() and not place.is_dir():
+            return f"{place} is a file, not a folder"
+    return None
 
 
 def remove_work_dir(work: Path, what: str = "the work dir") -> None:
@@ -1182,7 +1217,7 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
     """Rehearse one row of the repository at ``root`` in ``work`` and write its sidecar (the in-process
     API; ``job``: sidecar fields, see ``write_sidecar``). Raises SweepgateError for a row it cannot run."""
     progress = progress or Quiet()
-    runner_name = runner_name or default_runner_name(row)
+    runner_name = runner_name or runner_for(row, root)
     script = resolve_script(root, row, gpu_family(runner_name))
     started, started_at = time.monotonic(), jobfile.now()
     progress.step("step 1/3: shims, trace and job environment")
@@ -1216,7 +1251,7 @@ def rehearse(args) -> int:
         dram_within_host(row, root, source)
     except SweepgateError as exc:
         raise at_its_place(exc, row, source) from None
-    runner_name = args.runner_name or default_runner_name(row)
+    runner_name = runner_for(row, root, args.runner_name)
     script = resolve_script(root, row, gpu_family(runner_name))
     duration = rehearsal_duration(args)
     work = make_work_dir(args.work_dir)
