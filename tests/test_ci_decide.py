@@ -419,3 +419,21 @@ def test_a_dash_step_summary_is_refused_before_any_output_is_written(tmp_path):
         "GITHUB_API_URL": "http://127.0.0.1:9"}, cwd=tmp_path)
     (line,) = watch.stderr.strip().splitlines()
     assert watch.returncode == 1 and "$GITHUB_STEP_SUMMARY: '-' is no standard output here" in line, watch.stderr
+
+
+@pytest.mark.parametrize("event_name, said", [
+    ("pull_request", "pull_request payload without its 'action'"),
+    ("push", "push payload without its 'ref'"),
+])
+def test_a_file_of_another_kind_is_no_payload_to_skip_on(tmp_path, event_name, said):
+    """New-user review (s32g): `--event-path matrix.json` (a JSON file of another kind) decided run=false,
+    "pull_request action '' does not run sweeps" (a push: "push to an unknown ref"), exit 0: a mistyped
+    path read as a quiet skip. GitHub always sends a pull_request's `action` and a push's `ref`."""
+    path = write_event(tmp_path, {"single_node": {}, "multi_node": {}, "changelog_metadata": {}})
+    out = tmp_path / "output"
+    proc = run_cli("decide", "--event-path", str(path), "--event-name", event_name, "--output", str(out),
+                   "--head-message", "x")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert line == f"{path}: {said}; pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)", line
+    assert not out.exists()

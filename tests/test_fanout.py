@@ -386,3 +386,16 @@ def test_the_collect_summary_leaves_helper_files_out_and_ends_an_empty_list():
     assert "a_conc1" not in text and "`a-eval.json`" in text
     text, _ = summarize([], [])
     assert text.rstrip().endswith("0 result files (0 job sidecars beside them).")
+
+
+def test_cli_split_counts_one_canary_as_one(tmp_path):
+    """New-user review (s32g): a sweep of one recipe said `1 canaries first`."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(matrix(fixed=3)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    env.pop("GITHUB_OUTPUT", None)
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "split", "--matrix", str(path), "--canary",
+                           "--output", "-"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert kv.parse_kv(proc.stdout)["canary_jobs"] == "1"
+    assert proc.stderr.rstrip("\n").endswith("; 1 canary first"), proc.stderr

@@ -76,7 +76,7 @@ def repo(tmp_path_factory) -> Path:
 
     write_job(top / "run", "res", vllm_output(4), job("1001"))
     (top / "m.json").write_text("{}", encoding="utf-8")
-    (top / "event.json").write_text("{}", encoding="utf-8")
+    (top / "event.json").write_text('{"ref": "refs/heads/feature"}', encoding="utf-8")  # a push decide skips
     (top / D).mkdir()
     assert _sweepgate(top, "results", "ingest", "--db", _db(top), "run").returncode == 0
     (top / "run" / "res.job.json").unlink()  # the output alone, for --row

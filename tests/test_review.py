@@ -260,7 +260,7 @@ def test_ci_split_with_an_unwritable_github_output_is_one_line(fleet, tmp_path):
     matrix = tmp_path / "m.json"
     matrix.write_text(json.dumps({"single_node": {}, "multi_node": {}}))
     one_line(sg(fleet / "sub", "ci", "split", "--matrix", str(matrix), "--output", str(tmp_path)),
-             f"{tmp_path}: is a folder, not a file")  # polish29: was the system's "cannot append to it: Is a directory"
+             f"{tmp_path}: --output: is a folder, not a file")  # polish29: was the system's "cannot append to it: Is a directory"
 
 
 def test_ci_split_with_a_row_that_is_not_an_object(fleet, tmp_path):

@@ -23,7 +23,7 @@ import sys
 from dataclasses import replace
 
 from sweepgate.commands import argtypes
-from sweepgate.core.errors import fail, json_message
+from sweepgate.core.errors import fail, is_a_folder, json_message
 from sweepgate.core import jsontext
 from sweepgate.core.github import owner_name
 from sweepgate.core.fields import RUNNER_NAME_ENV, short_sha
@@ -43,10 +43,17 @@ from sweepgate.core.atomic import append_text
 from sweepgate.workflow.kv import format_kv
 
 
-def _write_kv(path: str | None, values: dict[str, str]) -> None:
+def _write_kv(output: str | None, variable: str, values: dict[str, str]) -> None:
+    """Append ``values`` to ``--output``, else to the file the workflow names in ``variable``
+    (GITHUB_OUTPUT, GITHUB_ENV), else print them; a problem with the file names where it came from."""
+    path = output or os.environ.get(variable)
     text = format_kv(values)
     if path and path != "-":  # "-": standard output, as with no file at all
-        append_text(path, text)
+        told = "--output" if output else f"${variable}"
+        hint = f"point {told} at a writable file"
+        if os.path.isdir(path):
+            raise fail(path, 0, f"{told}: {is_a_folder()}", hint)
+        append_text(path, text, hint=hint)
     else:
         sys.stdout.write(text)
 
@@ -77,11 +84,11 @@ def _check_event(event: dict, path: str) -> None:
     a payload that is not one is refused whole, each wrong field on its line."""
     from sweepgate.core.check import schema_problems
     from sweepgate.core.errors import Diagnostic, SweepgateError
+    from sweepgate.workflow.decide import PAYLOAD_FIX
 
     problems = schema_problems(event, "event")
     if problems:
-        raise SweepgateError([Diagnostic(path, 0, 0, "event-payload", f"event payload: {message}",
-                                         "pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)")
+        raise SweepgateError([Diagnostic(path, 0, 0, "event-payload", f"event payload: {message}", PAYLOAD_FIX)
                               for _, _, message, _ in problems])
 
 
@@ -111,7 +118,7 @@ def _run_decide(args) -> int:
         decision = decide(event_name, event, message, source=event_path)
     if args.merge_base and decision.base_ref and decision.head_ref and event_name == "pull_request":
         decision = replace(decision, base_ref=_merge_base(decision.base_ref, decision.head_ref))
-    _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), decision.outputs())
+    _write_kv(args.output, "GITHUB_OUTPUT", decision.outputs())
     line = f"sweepgate ci decide: run={decision.outputs()['run']} mode={decision.mode}: {decision.reason}"
     print(line, file=sys.stderr)
     if summary:
@@ -140,9 +147,10 @@ def _run_split(args) -> int:
                     canary=args.canary)
     if args.job_context:  # first: a context that cannot be written leaves no outputs behind
         _write_job_context(args, matrix)
-    _write_kv(args.output or os.environ.get("GITHUB_OUTPUT"), outputs)
+    _write_kv(args.output, "GITHUB_OUTPUT", outputs)
     used = ", ".join(f"{k}={outputs[k + '_jobs']}" for k in FANOUT if outputs[k + "_jobs"] != "0")
-    first = f"; {outputs['canary_jobs']} canaries first" if args.canary else ""
+    canaries = outputs["canary_jobs"]
+    first = f"; {canaries} {'canary' if canaries == '1' else 'canaries'} first" if args.canary else ""
     print(f"sweepgate ci split: {count(outputs['jobs'], 'job')} ({used or 'none'}){first}", file=sys.stderr)
     return 0
 
@@ -196,7 +204,7 @@ def _run_row_env(args) -> int:
 
         if identity := job_identity(row, args.tools, job_runners(runners, main_runners)):
             env[RUN_IDENTITY_ENV] = identity
-    _write_kv(args.output or os.environ.get("GITHUB_ENV"), env)
+    _write_kv(args.output, "GITHUB_ENV", env)
     print(f"sweepgate ci row-env: {len(env)} variables for {env['RESULT_FILENAME']}", file=sys.stderr)
     return 0
 

@@ -98,6 +98,9 @@ PR_REFS = (("pull_request.number", "pr_number"), ("pull_request.base.sha", "base
            ("pull_request.head.sha", "head_ref"))
 
 
+PAYLOAD_FIX = "pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)"
+
+
 def _skip(reason: str, **kw) -> Decision:
     return Decision(SKIP, reason, **kw)
 
@@ -105,14 +108,16 @@ def _skip(reason: str, **kw) -> Decision:
 def _decide_push(event: dict, source: str) -> Decision:
     """A push to main sweeps everything its changelog appends; other pushes skip."""
     ref = event.get("ref", "")
+    if not ref:  # GitHub always names the pushed ref: a file without one is another kind of JSON
+        raise fail(source, 0, "push payload without its 'ref'", PAYLOAD_FIX, rule="event-payload")
     if ref != MAIN_REF:
-        return _skip(f"push to {ref or 'an unknown ref'}: only pushes to {MAIN_REF} run a sweep")
+        return _skip(f"push to {ref}: only pushes to {MAIN_REF} run a sweep")
     if event.get("deleted") or event.get("after") == ZERO_SHA:
         return _skip("push deleted the branch")
     head = event.get("after") or ""
     if not head:  # GitHub always sends it: sweeping "" would sweep whatever the checkout holds
         raise fail(source, 0, "push payload without its 'after' commit",
-                   "pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)", rule="event-payload")
+                   PAYLOAD_FIX, rule="event-payload")
     base = event.get("before") or ""
     if not base or base == ZERO_SHA:
         base = f"{head}^"
@@ -133,6 +138,8 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
         return _skip(f"event '{event_name}' does not run sweeps")
 
     action = event.get("action", "")
+    if not action:  # GitHub always says what happened to the PR: a file without it is another kind of JSON
+        raise fail(source, 0, "pull_request payload without its 'action'", PAYLOAD_FIX, rule="event-payload")
     pr = event.get("pull_request") or {}
     number = str(pr.get("number") or event.get("number") or "")
     base = pr.get("base") or {}
@@ -152,7 +159,7 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
         changed = (event.get("label") or {}).get("name", "")
         if not changed:  # GitHub names the label it added or removed: a payload without one is not its
             raise fail(source, 0, f"pull_request '{action}' payload without its label's name",
-                       "pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)", rule="event-payload")
+                       PAYLOAD_FIX, rule="event-payload")
         if not label_is_relevant(changed):
             return _skip(f"label '{changed}' was {action}: it does not affect the sweep", **refs)
     if SKIP_MARKER in head_message:
@@ -163,7 +170,7 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
     missing = [name for name, key in PR_REFS if not refs[key]]
     if decision.run and missing:  # GitHub always sends them: sweeping "" would sweep whatever the checkout holds
         raise fail(source, 0, f"pull_request payload without its {', '.join(missing)}",
-                   "pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)", rule="event-payload")
+                   PAYLOAD_FIX, rule="event-payload")
     return decision
 
 

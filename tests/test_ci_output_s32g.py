@@ -1,0 +1,56 @@
+"""New-user review (s32g): a `ci` command whose output file is a folder names the file it writes.
+
+`ci row-env --output DIR` (or a `$GITHUB_ENV` that is a folder) said `point $GITHUB_OUTPUT /
+$GITHUB_STEP_SUMMARY (or --output) at a writable file`: row-env writes neither.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+ROW = {"image": "vllm/vllm-openai:v0.11.0", "model": "m/M", "model-prefix": "dsr1", "precision": "fp8",
+       "framework": "vllm", "runner": "cluster:b300-nv", "tp": 8, "ep": 1, "pp": 1, "dcp-size": 1,
+       "pcp-size": 1, "dp-attn": False, "spec-decoding": "none", "conc": 4, "isl": 1024, "osl": 1024,
+       "max-model-len": 2304, "exp-name": "dsr1_1k1k"}
+
+
+def _ci(tmp_path: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    full.update({"PYTHONPATH": str(ROOT / "utils"), **env})
+    return subprocess.run([sys.executable, "-m", "sweepgate", "ci", *args], cwd=tmp_path, env=full,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("by_flag", [True, False])
+def test_row_env_into_a_folder_names_github_env_or_its_flag(tmp_path, by_flag):
+    folder = tmp_path / "envdir"
+    folder.mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    env = {"ROW": json.dumps(ROW), "RUNNER_NAME": "b300-nv_00"}
+    args = ["row-env", "--output", str(folder)] if by_flag else ["row-env"]
+    if not by_flag:
+        env["GITHUB_ENV"] = str(folder)
+    proc = _ci(tmp_path, env, *args)
+    assert proc.returncode == 1 and proc.stdout == "", proc.stderr
+    (line,) = proc.stderr.splitlines()
+    told = "--output" if by_flag else "$GITHUB_ENV"
+    assert line == f"{folder}: {told}: is a folder, not a file; point {told} at a writable file", line
+
+
+def test_split_into_a_folder_names_github_output(tmp_path):
+    folder = tmp_path / "outdir"
+    folder.mkdir()
+    matrix = tmp_path / "m.json"
+    matrix.write_text(json.dumps({"single_node": {"fixed-seq-len": [ROW]}}))
+    proc = _ci(tmp_path, {"GITHUB_OUTPUT": str(folder)}, "split", "--matrix", str(matrix))
+    assert proc.returncode == 1, proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert line == f"{folder}: $GITHUB_OUTPUT: is a folder, not a file; point $GITHUB_OUTPUT at a writable file", line
