@@ -264,3 +264,18 @@ def test_launchers_share_the_helper():
         assert "resolve_script" not in text  # resolution lives only in the helper
         assert os.access(launcher, os.X_OK)
     assert "launch::resolve_script()" in common.read_text()
+
+
+@pytest.mark.parametrize("launcher,gpu", [(B300, "b300"), (MI355X, "mi355x")])
+def test_a_launcher_run_from_a_subfolder_says_where_it_looked(tmp_path, launcher, gpu):
+    """New-user review (s32g): run from `configs/`, the launcher said `tried: benchmarks/...; add one of
+    them` of scripts that exist at the checkout's top: its paths are from the working directory."""
+    tree(tmp_path, f"{FIXED}/kimik3_fp4_{gpu}_vllm.sh")
+    (tmp_path / "configs").mkdir()
+    proc = launch(launcher, tmp_path / "configs", "--dry-run")
+    assert proc.returncode == 1 and proc.stdout == ""
+    (line,) = proc.stderr.splitlines()
+    assert line.endswith(f"; {tmp_path / 'configs'} has no benchmarks/ folder: run the launcher from the "
+                         "checkout's top"), line
+    assert "add one of them" not in line
+    assert launch(launcher, tmp_path, "--dry-run").returncode == 0

@@ -94,8 +94,12 @@ launch::resolve_script() {
       return 0
     fi
   done
+  local fix="add one of them"
+  # The paths are from the working directory: the checkout's top.
+  [[ -d benchmarks ]] ||
+    fix="${PWD} has no benchmarks/ folder: run the launcher from the checkout's top"
   echo "${LAUNCH_NAME}: no benchmark script for ${EXP_NAME:-this row}; tried:" \
-    "${candidates[*]}; add one of them" >&2
+    "${candidates[*]}; ${fix}" >&2
   return 1
 }
 
