@@ -54,3 +54,19 @@ def test_split_into_a_folder_names_github_output(tmp_path):
     assert proc.returncode == 1, proc.stderr
     (line,) = proc.stderr.splitlines()
     assert line == f"{folder}: $GITHUB_OUTPUT: is a folder, not a file; point $GITHUB_OUTPUT at a writable file", line
+
+
+@pytest.mark.parametrize("args", [["split", "--matrix", "m.json"], ["reuse", "--matrix", "m.json", "--out", "o.json",
+                                                                     "--run-id", "7"],
+                                  ["row-env", "--row-id", "fixed/0", "--matrix", "m.json", "--output", "-"]])
+def test_an_empty_matrix_file_is_said_to_be_empty(tmp_path, args):
+    """`sweepgate matrix ... > m.json` that refused the change leaves m.json empty; `ci split --matrix m.json`
+    then said `m.json:1:1: matrix is not valid JSON: Expecting value; check the file`."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "m.json").write_text("")
+    proc = _ci(tmp_path, {"RUNNER_NAME": "b300-nv_00"}, *args)
+    assert proc.returncode == 1 and proc.stdout == "", proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert line == ("m.json: matrix is empty; pass the matrix JSON the previous step wrote (`sweepgate matrix "
+                    "... > m.json` leaves the file empty when it refuses the change)"), line
+    assert not (tmp_path / "o.json").exists()

@@ -7,6 +7,7 @@ run-sweep.yml or GitHub's 1 MB of outputs per job is refused.
 from __future__ import annotations
 
 import json
+import os
 
 from sweepgate.core import fields
 from sweepgate.core import jobfile
@@ -14,7 +15,7 @@ from sweepgate.core.errors import fail, is_a_folder, json_message, link_trouble,
 from sweepgate.core import jsontext
 from sweepgate.core.report import count
 from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env  # noqa: F401 - the job environment lives in core
-from sweepgate.workflow.decide import SWEEP_LABEL
+from sweepgate.workflow.decide import PAYLOAD_FIX, SWEEP_LABEL
 
 MAX_MATRIX_JOBS = 256  # GitHub: a matrix generates at most 256 jobs
 # GitHub: "Outputs can be a maximum of 1 MB per job ... Size is approximated based
@@ -225,7 +226,13 @@ def load_json(path: str, what: str):
     """A JSON file a step wrote (a matrix, an event payload), or one line saying why it cannot be read."""
     try:
         with open(path, encoding="utf-8") as fh:
-            return jsontext.loads(fh.read())
+            text = fh.read()
+        if not text.strip():  # what a failed step's `> FILE` leaves: no JSON error to point into
+            raise fail(path, 0, f"{what} is empty", PAYLOAD_FIX if what == "event payload" else
+                       f"pass the {what} JSON the previous step wrote" + (
+                           f" (`sweepgate matrix ... > {os.path.basename(path)}` leaves the file empty when it "
+                           "refuses the change)" if what == "matrix" else ""))
+        return jsontext.loads(text)
     except IsADirectoryError:
         raise fail(path, 0, f"{what} {is_a_folder('a JSON file')}", "pass the JSON file itself") from None
     except OSError as exc:
