@@ -70,3 +70,21 @@ def test_an_empty_matrix_file_is_said_to_be_empty(tmp_path, args):
     assert line == ("m.json: matrix is empty; pass the matrix JSON the previous step wrote (`sweepgate matrix "
                     "... > m.json` leaves the file empty when it refuses the change)"), line
     assert not (tmp_path / "o.json").exists()
+
+
+def test_a_keys_from_that_is_no_repository_is_told_at_its_flag(tmp_path):
+    """`ci split --job-context c.json --keys-from /tmp` said `/tmp is not inside a git repository; cd into a clone
+    of your benchmark repository ... and run sweepgate there`: the flag names the checkout, no cd mends it."""
+    repo, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    repo.mkdir()
+    elsewhere.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    matrix = repo / "m.json"
+    matrix.write_text(json.dumps({"single_node": {"fixed-seq-len": [ROW]}}))
+    proc = _ci(repo, {}, "split", "--matrix", str(matrix), "--job-context", "c.json", "--keys-from", str(elsewhere),
+               "--output", "out.txt")
+    assert proc.returncode == 1, proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert line == (f"{elsewhere}: --keys-from: {elsewhere} is not inside a git repository; pass the checkout "
+                    "holding the matrix's head revision (the default, ., is the current folder's)"), line
+    assert not (repo / "c.json").exists() and not (repo / "out.txt").exists()

@@ -167,6 +167,7 @@ def _write_job_context(args, matrix: dict) -> None:
 
     pairs = rows_with_ids(matrix, args.matrix)
     ids, rows = [i for i, _ in pairs], [r for _, r in pairs]
+    _check_keys_from(args.keys_from)
     keys = matrix_row_keys(args.keys_from, matrix, rows) if rows else []
     ref = jobfile.pr_ref(args.pr_number) if args.pr_number is not None else (os.environ.get("GITHUB_REF") or None)
     doc = jobfile.context(ref, args.commit or None, dict(zip(ids, keys)))
@@ -174,6 +175,18 @@ def _write_job_context(args, matrix: dict) -> None:
     missing = sorted(i for i, k in zip(ids, keys) if k is None)
     if missing:
         print(f"sweepgate ci split: no config key for rows {', '.join(missing)}", file=sys.stderr)
+
+
+def _check_keys_from(root: str) -> None:
+    """--keys-from names a checkout: one that is none is said at the flag (no `cd` mends it)."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.core.load import repo_root
+
+    try:
+        repo_root(root)
+    except SweepgateError as exc:
+        raise fail(root, 0, f"--keys-from: {exc.diagnostics[0].message}", "pass the checkout holding the "
+                   "matrix's head revision (the default, ., is the current folder's)") from None
 
 
 # --- row-env: one row -> the job environment ---------------------------------------------
