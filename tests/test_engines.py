@@ -624,7 +624,7 @@ def test_capture_out_is_written_whole_and_an_unwritable_one_is_one_line(tmp_path
     capsys.readouterr()
     rc = cli.main(["engines", "capture", "--engine", "vllm", "--out", str(tmp_path / "plain" / "m.json")])
     err = capsys.readouterr().err
-    assert rc == 1 and len(err.strip().splitlines()) == 1 and "plain is not a folder" in err, err
+    assert rc == 1 and len(err.strip().splitlines()) == 1 and f"{tmp_path / 'plain'} is a file, not a folder" in err, err
 
 
 def test_capture_to_an_empty_out_is_argument_syntax():
@@ -671,8 +671,10 @@ def test_capture_out_in_a_folder_that_is_not_there_is_refused_as_every_output_fi
     proc = subprocess.run([sys.executable, "-m", "sweepgate", "engines", "capture", "--engine", "lm-eval",
                            "--out", str(out)], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60)
     assert (proc.returncode, proc.stdout) == (1, ""), proc
-    assert proc.stderr == (f"{out}: --out: its folder {folder} does not exist; create the folder first or pass --out in "
-                           "an existing one\n"), proc.stderr
+    said = (f"its folder {folder} does not exist; create the folder first or pass --out in an existing one"
+            if parent == "missing" else  # s32c: no folder can be created under a file
+            f"{tmp_path / parent} is a file, not a folder; pass --out in an existing folder")
+    assert proc.stderr == f"{out}: --out: {said}\n", proc.stderr
     assert not (tmp_path / "missing").exists() and not out.exists()
     made = subprocess.run([sys.executable, "-m", "sweepgate", "engines", "capture", "--engine", "lm-eval",
                            "--out", str(tmp_path / "lm-eval.json")], cwd=tmp_path, capture_output=True, text=True,

@@ -54,10 +54,10 @@ def test_jsonl_in_no_folder_is_said_as_every_other_output_file_is(make_repo, whe
         (top / made).write_text("")
     proc = sweepgate(top, "results", "ingest", "--db", "sqlite:///r.db", "--jsonl", where, "run")
     folder = where.split("/")[0]
-    what = "is not a folder" if made else "does not exist"
+    said = (f"{folder} is a file, not a folder; pass --jsonl in an existing folder" if made  # s32c: read naturally
+            else f"its folder {folder} does not exist; create the folder first or pass --jsonl in an existing one")
     assert (proc.returncode, proc.stdout) == (1, ""), proc.stderr
-    assert proc.stderr == (f"{where}: --jsonl: its folder {folder} {what}; create the folder first or pass --jsonl "
-                           "in an existing one\n")
+    assert proc.stderr == f"{where}: --jsonl: {said}\n"
     assert not (top / "r.db").exists()  # refused before anything is stored
     # the same words as another command's file flag, but for the flag's name
     other = sweepgate(top, "results", "compare", "--db", "sqlite:///r.db", "--run", "1", "--comment-file", where)

@@ -186,8 +186,8 @@ def test_a_store_or_jsonl_under_a_file_says_the_folder_is_a_file(tmp_path, capsy
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), "--jsonl",
                          str(tmp_path / "afile" / "r.jsonl"), str(tmp_path / "good.json"))
     # the shared words of every file flag (core.outpaths.writable_file), no longer --jsonl's own (s31i)
-    assert rc == 1 and err == (f"{tmp_path / 'afile' / 'r.jsonl'}: --jsonl: its folder {tmp_path / 'afile'} is not a "
-                               "folder; create the folder first or pass --jsonl in an existing one\n"), err
+    assert rc == 1 and err == (f"{tmp_path / 'afile' / 'r.jsonl'}: --jsonl: {tmp_path / 'afile'} is a file, not a "
+                               "folder; pass --jsonl in an existing folder\n"), err  # s32c: as the store's folder
 
 
 def test_a_default_store_whose_folder_is_a_file_is_refused_before_any_input_is_read(tmp_path, capsys, monkeypatch):

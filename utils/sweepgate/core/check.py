@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from sweepgate.core import fields as F
 from sweepgate.core import metrics as METRICS
 from sweepgate.core.errors import Diagnostic, SweepgateError, os_failure
-from sweepgate.core.load import MasterDoc, Revision, YamlDoc, linked_input, load_doc, parse_yaml
+from sweepgate.core.load import MasterDoc, Revision, YamlDoc, load_doc, parse_yaml, refuse_linked_input
 
 from sweepgate.core.schemas import SCHEMA_FILES, schema_bytes  # noqa: F401 - re-exported
 
@@ -587,21 +587,26 @@ def checked_runners(root: str, unreadable=None) -> dict:
     not looked at, nor said to be there or not), never parsed as the text of its name. One that is
     there but cannot be read (this user may not, a folder in its place) is refused, never read as none
     (the job would lose its hardware facts, and take the identity of a checkout without them): in one line
-    at it, or as ``unreadable(root, path, OSError)`` makes it (the run identity's ``identity.unreadable``)."""
+    at it, or as ``unreadable(root, path, OSError)`` makes it (the run identity's ``identity.unreadable``).
+    A configs folder that is a symbolic link is refused alike, never read as no runners file (the pool
+    check and the hardware facts would be skipped); a problem is said at the checkout's file
+    (``main/configs/runners.yaml`` for ``--tools main``)."""
     from sweepgate.core.worktop import READABLE_FIX, shown_path, stored_bytes
 
+    def shown(rel: str) -> str:
+        return shown_path(root, rel)
+
+    # its bytes would be the name it points to; what it points at is never looked at
+    refuse_linked_input(root, F.RUNNERS_FILE, shown, follow=False)
     try:
         data = stored_bytes(root, F.RUNNERS_FILE, strict=True)
     except OSError as exc:
         if unreadable is not None:
             raise unreadable(root, F.RUNNERS_FILE, exc) from None
-        raise os_failure(shown_path(root, F.RUNNERS_FILE), "cannot read it", exc, READABLE_FIX) from None
+        raise os_failure(shown(F.RUNNERS_FILE), "cannot read it", exc, READABLE_FIX) from None
     if data is None:
         return {}
-    if os.path.islink(full := os.path.join(root, F.RUNNERS_FILE)):  # its bytes are the name it points to
-        shown = shown_path(root, F.RUNNERS_FILE)
-        raise linked_input(shown, shown, full, follow=False)  # what it points at is never looked at
-    doc = load_doc(F.RUNNERS_FILE, data)
+    doc = load_doc(shown(F.RUNNERS_FILE), data)
     diags = _not_a_runners_mapping(doc) or schema_diagnostics(doc, doc.data, "runners")
     if diags:
         raise SweepgateError(diags)

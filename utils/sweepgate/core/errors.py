@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 
 
 # Exit codes, the same for every command (README "Exit codes").
@@ -269,17 +270,21 @@ def fail(file: str, line: int, message: str, hint: str = "", *, rule: str = "", 
     return SweepgateError(Diagnostic(file, line, col, rule, message, hint))
 
 
-# Paths this command reads from the repository's top wherever it runs (``read_from_the_top``).
-_FROM_THE_TOP: set[str] = set()
+# The paths the running command reads from the repository's top wherever it runs (``read_from_the_top``):
+# a set of its own for each command ``run_guarded`` runs, gone when it ends; None outside one.
+_FROM_THE_TOP: ContextVar[set[str] | None] = ContextVar("sweepgate_read_from_the_top", default=None)
 
 
 def read_from_the_top(paths: Iterable[str]) -> None:
-    """Say which paths this command reads from the repository's top wherever it runs (the repository-data
-    flags' values and default files: ``repopaths.check_repo_paths``), so that one missing from the top and
-    from the current folder alike is annotated where it was looked for, not read as typed from a subfolder
-    (``workspace_path``). Replaces what an earlier command in this process said."""
-    _FROM_THE_TOP.clear()
-    _FROM_THE_TOP.update(os.path.normpath(p) for p in paths)
+    """Say which paths the running command reads from the repository's top wherever it runs (the
+    repository-data flags' values and default files: ``repopaths.check_repo_paths``; the files it read at
+    a revision: ``load.load_revision``), so that one missing from the top and from the current folder
+    alike is annotated where it was looked for, not read as typed from a subfolder (``workspace_path``).
+    They hold until the command ends (``run_guarded``), never into the next one in this process; outside
+    a command (a library call) nothing is kept."""
+    held = _FROM_THE_TOP.get()
+    if held is not None:
+        held.update(os.path.normpath(p) for p in paths)
 
 
 def workspace_path(name: str) -> str | None:
@@ -305,7 +310,7 @@ def _typed_path(name: str, here: str, top: str) -> str | None:
     """``name``'s absolute path when it names a file from the current folder ``here`` (or is absolute),
     its folder's links resolved as ``top``'s are; None when it is a path from the top already."""
     if not os.path.isabs(name):
-        if os.path.normpath(name) in _FROM_THE_TOP:
+        if os.path.normpath(name) in (_FROM_THE_TOP.get() or ()):
             return None  # looked for at the top (`--config-files nope.yaml` in configs/): its place is there
         from_here = name.startswith(("./", "../")) or os.path.exists(name) or (
             os.path.realpath(here) != top and not os.path.exists(os.path.join(top, name)))
@@ -434,7 +439,8 @@ def _keep_stops(previous):
 def run_guarded(fn: Callable[[], int]) -> int:
     """Run a command body: bad input -> diagnostics and exit 1, never a traceback. A Ctrl-C or stop
     signal whose KeyboardInterrupt Python dropped (``_SWALLOWED``) ends it as the signal says, once the
-    body is done: its output is whole, and the exit code is the signal's."""
+    body is done: its output is whole, and the exit code is the signal's. The paths the command says it
+    reads from the top (``read_from_the_top``) are its own, and end with it."""
     import signal
     import threading
 
@@ -443,11 +449,13 @@ def run_guarded(fn: Callable[[], int]) -> int:
     hook, seen = sys.unraisablehook, len(_SWALLOWED)
     if main:
         sys.unraisablehook = _keep_stops(hook)
+    from_the_top = _FROM_THE_TOP.set(set())  # this command's own, its diagnostics' too (``read_from_the_top``)
     try:
         code = _guarded(fn)
         late = _SWALLOWED[seen:]
         return stopped(late[0]) if late and code not in _SIGNAL_CODES else code
     finally:
+        _FROM_THE_TOP.reset(from_the_top)
         if main:
             sys.unraisablehook = hook
         for number, handler in previous.items():

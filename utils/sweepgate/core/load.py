@@ -24,7 +24,7 @@ from pathlib import Path
 from sweepgate.core.pyyaml import FastReader, NotFinite, PythonReader, yaml
 
 from sweepgate.core import fields as F
-from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.errors import Diagnostic, SweepgateError, read_from_the_top
 
 _Loader = FastReader  # libyaml: much faster than PyYAML's Python scanner (``reader_for``)
 
@@ -938,8 +938,11 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
         blobs = worktree_blobs(git.root, [*paths, runner_file])
     else:
         paths = config_files or master_paths_at(git, ref)
+        if not paths:  # configs/ committed as a link holds no master config: say it is one
+            linked_at(git, ref, [F.CONFIG_DIR], folder=True)
         linked_at(git, ref, [*paths, runner_file])
         blobs = _read_unindexed(git, ref, paths, runner_file)
+        read_from_the_top([*paths, runner_file])  # a problem in one is annotated at it, even gone from the work tree
     if repeated := next((p for i, p in enumerate(paths) if p in paths[:i]), None):  # each key would clash with itself
         raise SweepgateError(Diagnostic(repeated, 0, 0, "config-files", "this config file is given more than once",
                                         "pass each config file once"))
@@ -1012,13 +1015,14 @@ def read_worktree_file(root, path: str) -> bytes | None:
                                         "or put the file itself in its place")) from None
 
 
-def refuse_linked_input(root, path: str) -> None:
+def refuse_linked_input(root, path: str, shown=None, *, follow: bool = True) -> None:
     """Refuse the work tree's input ``path`` (a '/' path from the top ``root``) when it, or a folder on its
     way, is a symbolic link (``linked_input``), as ``linked_at`` refuses one at a commit; a path that is
-    missing, runs through a file or cannot be looked at is left to its read to say."""
+    missing, runs through a file or cannot be looked at is left to its read to say. ``shown(rel)``: how
+    the line names a path (``worktop.shown_path`` of another checkout's); ``follow``: ``linked_input``'s."""
     import stat
 
-    here, parts = Path(root), path.split("/")
+    here, parts, shown = Path(root), path.split("/"), shown or (lambda rel: rel)
     for i, part in enumerate(parts):
         here = here / part
         try:
@@ -1026,32 +1030,38 @@ def refuse_linked_input(root, path: str) -> None:
         except OSError:
             return
         if stat.S_ISLNK(mode):
-            raise linked_input(path, "/".join(parts[:i + 1]), here)
+            raise linked_input(shown(path), shown("/".join(parts[:i + 1])), here, follow=follow)
         if not stat.S_ISDIR(mode):
             return
 
 
-def linked_at(git: Git, ref: str, paths: list[str]) -> None:
-    """Refuse an input among ``paths`` that is a symbolic link at ``ref`` (``linked_input``): its blob is
-    the name the link points to, which would be read as the file's text (a runners file that is no
-    mapping, a master config of one string)."""
+def linked_at(git: Git, ref: str, paths: list[str], *, folder: bool = False) -> None:
+    """Refuse an input among ``paths`` that is a symbolic link at ``ref``, or lies under a folder that is
+    one (``linked_input``): its blob is the name the link points to, which would be read as the file's
+    text (a runners file that is no mapping, a master config of one string), and a file under a linked
+    folder would read as missing. ``folder``: ``paths`` are folders (configs/, where master configs are
+    looked for)."""
     for path in paths:
-        if (target := git.link_at(ref, path)) is not None:
-            raise linked_input(path, path, target, at=ref)
+        parts = path.split("/")
+        for link in ("/".join(parts[:i]) for i in range(1, len(parts) + 1)):
+            if (target := git.link_at(ref, link)) is not None:
+                raise linked_input(path, link, target, at=ref, folder=folder)
 
 
 # How a master config, runners file or changelog that is a symbolic link (or a folder on its way) is mended.
 LINKED_INPUT_FIX = "put the {} itself in its place"
 
 
-def linked_input(path: str, link: str, full, at: str | None = None, *, follow: bool = True) -> SweepgateError:
+def linked_input(path: str, link: str, full, at: str | None = None, *, follow: bool = True,
+                 folder: bool = False) -> SweepgateError:
     """The one line of an input (a master config, the runners file, the changelog) at ``path`` that is a
     symbolic link, or lies under a folder ``link`` that is one (both '/' paths from the top; ``full``: the
     link's own path on disk, or at ``at``, a commit, the name it points to): git stores a link as the name it
     points to, so a commit holds no file there to read. Said alike of the work tree and of a commit: the link
     and where it points (``errors.LinkTrouble``'s words for one to nothing or in a loop). ``follow=False``:
     the name it points to only, never looked up (an approved commit's link on the GPU host, whose files,
-    there or not, are none of the job log's business: ``check.checked_runners``)."""
+    there or not, are none of the job log's business: ``check.checked_runners``). ``folder``: ``path`` is a
+    folder read for its files (configs/)."""
     from sweepgate.core.errors import link_trouble
 
     if at is not None:
@@ -1063,6 +1073,7 @@ def linked_input(path: str, link: str, full, at: str | None = None, *, follow: b
     else:
         said = f"a symbolic link to {os.readlink(full)}"
     what = "is" if link == path else f"{link} (a folder on its way) is"
+    kind = "folder" if folder else "file"
     return SweepgateError(Diagnostic(path, 0, 0, "linked-input", f"{what} {said}, and a commit holds a link as "
-                                     "the name it points to, not a file to read",
-                                     LINKED_INPUT_FIX.format("file" if link == path else "folder")))
+                                     f"the name it points to, not a {kind} to read",
+                                     LINKED_INPUT_FIX.format("file" if link == path and not folder else "folder")))

@@ -33,8 +33,12 @@ def writable_file(path: str, flag: str, given: str | None = None) -> None:
     if target.is_dir():
         raise fail(path, 0, f"{said}: {is_a_folder()}", f"pass {flag} FILE")
     if not folder.is_dir():
-        what = "is not a folder" if folder.exists() else "does not exist"
-        raise fail(path, 0, f"{said}: its folder {folder} {what}",
+        # a file where a folder on its way should be: said as that file ("out/afile is a file, not a folder")
+        blocking = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            what = "is a file, not a folder" if blocking.is_file() else "is not a folder"
+            raise fail(path, 0, f"{said}: {blocking} {what}", f"pass {flag} in an existing folder")
+        raise fail(path, 0, f"{said}: its folder {folder} does not exist",
                    f"create the folder first or pass {flag} in an existing one")
     if not os.access(target if target.exists() else folder, os.W_OK):
         raise fail(path, 0, f"{said}: not writable", f"pass {flag} in a folder you can write to")

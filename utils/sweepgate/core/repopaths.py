@@ -51,15 +51,23 @@ def _at_top(root: str | None) -> bool:
     return top is None or os.path.realpath(top) == os.path.realpath(os.getcwd())
 
 
-def _outside(path: str, root: str | None) -> Diagnostic:
+def _outside(path: str, dest: str, root: str | None) -> Diagnostic:
     """The one line for a path that leaves the repository from its top. Inside `configs/`,
     `--changelog-file ../perf-changelog.yaml` names the changelog from where the command runs; say
-    that these paths start at the top, and the path that names that file from there."""
+    that these paths start at the top, and the path that names that file from there, when it is a file
+    (a path to nothing, or to a folder, is said as what it is, and the flag's example given)."""
     here = None if os.path.isabs(path) else _from_top(os.path.abspath(path), root)
+    said = "outside the repository: this flag's paths are read from the repository's top folder, wherever the command runs"
     if here:  # the flag's value is wrong, not the file it names from here: no annotation on that file
-        return Diagnostic(path, 0, 0, "usage", "outside the repository: this flag's paths are read from the "
-                          "repository's top folder, wherever the command runs", f"pass {here} (that file, from the top)",
-                          in_file=False)
+        from sweepgate.core.errors import is_a_folder
+        from sweepgate.core.worktop import enclosing_top
+
+        full = os.path.join(root or enclosing_top() or ".", here)
+        if os.path.isfile(full):
+            return Diagnostic(path, 0, 0, "usage", said, f"pass {here} (that file, from the top)", in_file=False)
+        what = is_a_folder() if os.path.isdir(full) else "does not exist either"
+        return Diagnostic(path, 0, 0, "usage", f"{said}, and {here}, the file it names from here, {what}",
+                          f"pass a file's path from the top, e.g. {FILE_EXAMPLES[dest]}", in_file=False)
     return Diagnostic(path, 0, 0, "usage", "outside the repository", "pass a path inside it", in_file=False)
 
 
@@ -81,7 +89,7 @@ def check_repo_paths(args, root: str | None = None) -> None:
         for path in paths:
             rel = _from_top(path, root)
             if rel is None:
-                problems.append(_outside(path, root))
+                problems.append(_outside(path, dest, root))
             elif _is_folder(rel, root):
                 problems.append(Diagnostic(path, 0, 0, "usage", f"{REPO_DATA_FLAGS[dest]} takes a file; this is a folder",
                                            f"pass the file, e.g. {FILE_EXAMPLES[dest]}"))

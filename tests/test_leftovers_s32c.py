@@ -1,0 +1,170 @@
+"""CLI leftovers of the last closing note (s32c), each run in a real git repository:
+
+- the paths a command reads from the repository's top (annotated there, not from a subfolder) were kept
+  process-wide after the command ended, so the next diagnostic annotated in the same process (tests call
+  ``cli.main`` again and again) was placed by the earlier command's flags; a master config read at a
+  revision but gone from the work tree was annotated from the subfolder (`configs/configs/x.yaml`);
+- `--config-files ../nope.yaml` typed in configs/ was told to pass `nope.yaml` "from the top", a file that
+  is not there either."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import appended_entry
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sweepgate(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items()
+             if not k.startswith(("GITHUB_", "RUNNER_")) and k not in ("SWEEPGATE_DB", "ROW", "ROW_ID", "MATRIX_FILE")}
+    clean.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", "SWEEPGATE_NO_CACHE": "1", **env})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *argv], cwd=cwd, env=clean, capture_output=True,
+                          text=True, timeout=120)
+
+
+def annotations(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("::")]
+
+
+# --- 1. the paths read from the top are the command's own ----------------------------------------
+
+def test_paths_read_from_the_top_end_with_their_command(make_repo, monkeypatch, capsys):
+    """`--config-files nope.yaml` in configs/ is annotated at nope.yaml (looked for at the top); once that
+    command has ended, nope.yaml typed in configs/ is a path from there again (configs/nope.yaml)."""
+    from sweepgate import cli
+    from sweepgate.core.errors import Diagnostic
+
+    repo = make_repo()
+    monkeypatch.chdir(repo.path / "configs")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    assert cli.main(["full-sweep", "--config-files", "nope.yaml"]) == 1
+    assert annotations(capsys.readouterr().err)[0].startswith("::error file=nope.yaml::does not exist; ")
+    later = Diagnostic("nope.yaml", 0, 0, "missing", "no such file or folder", "pass result files")
+    assert later.annotation() == "::error file=configs/nope.yaml::no such file or folder; pass result files"
+    # and the next command's paths are its own: a missing result typed in configs/ is placed from there
+    assert cli.main(["results", "ingest", "--db", f"sqlite:///{repo.path / 'r.db'}", "nope.yaml"]) == 1
+    assert annotations(capsys.readouterr().err) == [
+        "::error file=configs/nope.yaml::no such file or folder; pass result files or the folders that hold them"]
+
+
+def test_a_config_read_at_a_revision_and_gone_from_the_work_tree_is_annotated_at_it(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    bad = (repo.path / "configs/nvidia-master.yaml").read_text().replace("tp: 8", 'tp: "x"', 1)
+    repo.commit({"configs/nvidia-master.yaml": bad, "perf-changelog.yaml": repo.read().decode() + appended_entry()})
+    (repo.path / "configs/nvidia-master.yaml").unlink()
+    proc = sweepgate(repo.path / "configs", "matrix", "--base-ref", base, "--head-ref", "HEAD", GITHUB_ACTIONS="true")
+    assert proc.returncode == 1 and proc.stderr.startswith("configs/nvidia-master.yaml:"), proc.stderr
+    assert [a.split("::")[1] for a in annotations(proc.stderr)] == [
+        f"error file=configs/nvidia-master.yaml,line={proc.stderr.split(':')[1]}"], proc.stderr
+
+
+# --- 2. a path outside the repository: the path from the top only when it is there -------------
+
+OUTSIDE = ("outside the repository: this flag's paths are read from the repository's top folder, wherever the "
+           "command runs")
+
+
+def test_a_path_outside_names_its_path_from_the_top_only_when_that_file_is_there(make_repo):
+    repo = make_repo()
+    there = sweepgate(repo.path / "configs", "full-sweep", "--config-files", "../perf-changelog.yaml")
+    assert there.returncode == 1 and there.stderr == (
+        f"../perf-changelog.yaml: {OUTSIDE}; pass perf-changelog.yaml (that file, from the top)\n")
+    gone = sweepgate(repo.path / "configs", "full-sweep", "--config-files", "../nope.yaml")
+    assert gone.returncode == 1 and gone.stderr == (
+        f"../nope.yaml: {OUTSIDE}, and nope.yaml, the file it names from here, does not exist either; "
+        "pass a file's path from the top, e.g. configs/nvidia-master.yaml configs/amd-master.yaml\n"), gone.stderr
+    folder = sweepgate(repo.path / "configs", "full-sweep", "--runner-config", "../configs")
+    assert folder.returncode == 1 and folder.stderr == (
+        f"../configs: {OUTSIDE}, and configs, the file it names from here, is a folder, not a file; "
+        "pass a file's path from the top, e.g. configs/runners.yaml\n"), folder.stderr
+
+
+# --- 3. ci row-env, ci split --runners: a linked configs folder; the checkout's file named ------
+
+ROW = {"image": "vllm/vllm-openai:v0.11.0", "model": "deepseek-ai/DeepSeek-R1-0528", "model-prefix": "dsr1",
+       "precision": "fp4", "framework": "vllm", "runner": "b300", "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1,
+       "ep": 1, "dp-attn": False, "spec-decoding": "none", "conc": 4, "isl": 1024, "osl": 1024,
+       "max-model-len": 2304, "exp-name": "dsr1_1k1k", "scenario-type": "fixed-seq-len"}
+LINKED = ("configs/runners.yaml: configs (a folder on its way) is a symbolic link to configs-real, and a commit "
+          "holds a link as the name it points to, not a file to read; put the folder itself in its place")
+
+
+def test_row_env_refuses_a_linked_configs_folder(make_repo):
+    """Read as none, the job went on outside its pool (elsewhere_0) without its hardware facts, exit 0."""
+    top = make_repo().path
+    (top / "configs").rename(top / "configs-real")
+    (top / "configs").symlink_to("configs-real")
+    proc = sweepgate(top, "ci", "row-env", "--row", json.dumps(ROW), "--runner-name", "elsewhere_0",
+                     "--output", "env.txt")
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [LINKED], proc.stderr
+    assert not (top / "env.txt").exists()
+
+
+def test_split_runners_refuses_main_s_linked_configs_folder(make_repo, tmp_path):
+    top = make_repo().path
+    main = top / "main"
+    main.mkdir()
+    (main / "configs-real").mkdir()
+    (main / "configs-real/runners.yaml").write_bytes((top / "configs/runners.yaml").read_bytes())
+    (main / "configs").symlink_to("configs-real")
+    (top / "m.json").write_text(json.dumps({"single_node": {"1k1k": [{**ROW, "runner": "nowhere"}]}, "multi_node": {}}))
+    proc = sweepgate(top, "ci", "split", "--matrix", "m.json", "--runners", "main", "--output", "out.txt")
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [  # at main's file, not this checkout's
+        "main/" + LINKED.replace("configs (a", "main/configs (a")], proc.stderr
+
+
+@pytest.mark.parametrize("flag", ["--tools", "--runners"])
+def test_a_checkout_s_runners_file_is_named_in_its_schema_errors(make_repo, flag):
+    top = make_repo().path
+    (top / "main/configs").mkdir(parents=True)
+    (top / "main/configs/runners.yaml").write_text("labels: 3\n")
+    (top / "m.json").write_text(json.dumps({"single_node": {}, "multi_node": {}}))
+    argv = (["ci", "row-env", "--row", json.dumps(ROW), "--runner-name", "b300-nv_00", "--output", "env.txt"]
+            if flag == "--tools" else ["ci", "split", "--matrix", "m.json", "--output", "out.txt"])
+    proc = sweepgate(top, *argv, flag, "main", GITHUB_ACTIONS="true")
+    assert proc.returncode == 1 and proc.stderr.splitlines()[0].startswith("main/configs/runners.yaml:1:1: labels: 3 "), \
+        proc.stderr
+    assert annotations(proc.stderr)[0].startswith("::error file=main/configs/runners.yaml,line=1::"), proc.stderr
+
+
+# --- 4. a configs folder committed as a link ---------------------------------------------------
+
+@pytest.mark.parametrize("argv, at", [((), "configs"), (("--config-files", "configs/nvidia-master.yaml"),
+                                                          "configs/nvidia-master.yaml")],
+                         ids=["its master configs", "a config file named"])
+def test_a_configs_folder_committed_as_a_link_is_said_to_be_one(make_repo, argv, at):
+    repo = make_repo()
+    base = repo.head()
+    (repo.path / "configs").rename(repo.path / "configs-real")
+    (repo.path / "configs").symlink_to("configs-real")
+    head = repo.commit({"perf-changelog.yaml": repo.read().decode() + appended_entry()})
+    proc = sweepgate(repo.path, "matrix", "--base-ref", base, "--head-ref", head, *argv)
+    sha = head[:12]
+    said = ("is a symbolic link at {sha} (to configs-real), and a commit holds a link as the name it points to, "
+            "not a folder to read" if at == "configs" else "configs (a folder on its way) is a symbolic link at "
+            "{sha} (to configs-real), and a commit holds a link as the name it points to, not a file to read")
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [
+        f"{at}: {said.format(sha=sha)}; put the folder itself in its place"], proc.stderr
+
+
+# --- 5. an output file under a file ---------------------------------------------------------------
+
+@pytest.mark.parametrize("where", ["out/afile/ctx.json", "out/afile/sub/ctx.json"])
+def test_an_output_file_under_a_file_says_that_file_is_no_folder(make_repo, where):
+    top = make_repo().path
+    (top / "out").mkdir()
+    (top / "out/afile").write_text("")
+    (top / "m.json").write_text(json.dumps({"single_node": {}, "multi_node": {}}))
+    proc = sweepgate(top, "ci", "split", "--matrix", "m.json", "--job-context", where, "--output", "o.txt")
+    assert proc.returncode == 1 and proc.stderr == (
+        f"{where}: --job-context: out/afile is a file, not a folder; pass --job-context in an existing folder\n")
