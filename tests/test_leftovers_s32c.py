@@ -168,3 +168,49 @@ def test_an_output_file_under_a_file_says_that_file_is_no_folder(make_repo, wher
     proc = sweepgate(top, "ci", "split", "--matrix", "m.json", "--job-context", where, "--output", "o.txt")
     assert proc.returncode == 1 and proc.stderr == (
         f"{where}: --job-context: out/afile is a file, not a folder; pass --job-context in an existing folder\n")
+
+
+# --- 6. one hint for missing hardware facts; --body's link; a script candidate that is a folder ---
+
+def test_missing_hardware_facts_are_mended_in_one_wording_whoever_finds_them(tmp_path, make_repo):
+    """The expansion (full-sweep, plan, preflight), plan's multi-node warning and ci split --runners each
+    said the fix in words of their own ('hardware['L'].F', 'hardware['L'] with F', 'hardware: {L: {F: N}}')."""
+    from test_plan import DSR1_MI, _fleet_without_multi_node_hardware, entry, make, rules
+
+    root, r = _fleet_without_multi_node_hardware(tmp_path)
+    p = make(r, {"perf-changelog.yaml": r.append_changelog(entry(DSR1_MI, "dsr1-fp4-gb200-dynamo-trt"))})
+    (w,) = rules(p, "no-hardware-facts")
+    assert w["hint"] == ("add gpus-per-node and available-cpu-dram-mib under hardware['cluster:gb200-nv'] in "
+                         "configs/runners.yaml on main"), w
+    row = {**ROW, "runner": "cluster:gb200-nv", "prefill": {"num-worker": 1}, "decode": {"num-worker": 1}}
+    top = make_repo().path
+    runners = (top / "configs/runners.yaml").read_text()
+    (top / "configs/runners.yaml").write_text(runners.replace("labels:\n", "labels:\n  cluster:gb200-nv: [gb200_0]\n", 1))
+    (top / "m.json").write_text(json.dumps({"single_node": {}, "multi_node": {"1k1k": [row]}}))
+    split = sweepgate(top, "ci", "split", "--matrix", "m.json", "--runners", ".", "--output", "o.txt")
+    assert split.returncode == 1 and split.stderr.endswith(
+        "; add gpus-per-node under hardware['cluster:gb200-nv'] in configs/runners.yaml on main first\n"), split.stderr
+
+
+def test_results_comment_body_that_is_a_link_to_nothing_is_told_to_mend_the_link(make_repo):
+    top = make_repo().path
+    (top / "report.md").symlink_to("gone.md")
+    proc = sweepgate(top, "results", "comment", "--body", "report.md", "--pr-number", "3")
+    assert proc.returncode == 1 and proc.stderr == (
+        "report.md: cannot read the report: it is a symbolic link to gone.md, which does not exist; point the link "
+        "at the file (ln -sfn TARGET LINK) or remove it\n"), proc.stderr
+
+
+def test_preflight_says_a_script_candidate_that_is_a_folder_is_one(tmp_path):
+    from test_preflight_refs import fleet, preflight
+
+    script = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
+    repo = fleet(tmp_path, "main")
+    (repo / script).unlink()
+    (repo / script).mkdir()
+    proc = preflight(repo, "--config-keys", "kimik3-fp4-b300-vllm-agentic-dspark-lmcache")
+    (told,) = [line for line in proc.stderr.splitlines() if "no benchmark script" in line]
+    assert proc.returncode == 1 and (f"none of {script}, benchmarks/single_node/agentic/kimik3_fp4_b300_mtp.sh is a "
+                                     f"file ({script} is a folder) ") in told, told
+    assert told.endswith("; put the script in the folder's place (CONTRACTS section 7) or fix "
+                         "model-prefix/precision/runner/framework"), told

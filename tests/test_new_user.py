@@ -695,7 +695,7 @@ def test_a_listed_pool_without_hardware_facts_is_not_told_another_label_is_meant
     runners = repo / "configs" / "runners.yaml"
     runners.write_text(runners.read_text().replace("labels:\n", "labels:\n  cluster:b200-nv:\n    - b200-nv_00\n", 1))
     line = one_clear_line(sg(repo, "full-sweep"), "'cluster:b200-nv' has no hardware entry",
-                          "add hardware['cluster:b200-nv'].available-cpu-dram-mib")
+                          "add available-cpu-dram-mib under hardware['cluster:b200-nv'] in configs/runners.yaml")
     assert "did you mean" not in line and "Fix the config's runner" not in line, line
 
 

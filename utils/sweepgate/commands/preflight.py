@@ -177,7 +177,7 @@ def no_script(row: dict, root: Path, revision: Callable, chosen: Callable | None
     who = " and ".join(f"'{k}'" for k in keys) or f"exp-name {row.get(F.EXP_NAME)!r}"
     scenario = F.AGENTIC_CODING if row.get(F.SCENARIO_TYPE) == F.AGENTIC_CODING else F.FIXED_SEQ_LEN
     return missing_script(where.file if where else candidates[0], where.line if where else 0, who, scenario,
-                          candidates, many=len(keys) > 1,
+                          candidates, many=len(keys) > 1, folders=[rel for rel in candidates if (root / rel).is_dir()],
                           at=f"({count(others, 'other config')}, not selected, run{'s' if others == 1 else ''} "
                              "it too)" if others else "")
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 import sys
 
 from sweepgate.commands import argtypes
-from sweepgate.core.errors import fail, os_reason
+from sweepgate.core.errors import fail, os_failure
 from sweepgate.core.github import owner_name
+
+# How to mend a --body that is not the report (cannot be read, or holds something else)
+WRITTEN_BY_COMPARE = "pass the file `results compare --comment-file` wrote"
 
 
 def add_arguments(parser) -> None:
@@ -31,12 +34,13 @@ def run(args) -> int:
     try:
         with open(args.body, encoding="utf-8") as fh:
             body = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise fail(args.body, 0, f"cannot read the report: {os_reason(exc) if isinstance(exc, OSError) else exc}",
-                   "pass the file `results compare --comment-file` wrote") from None
+    except OSError as exc:  # a link to nothing or in a loop: the link's fix, as every flag's read says it
+        raise os_failure(args.body, "cannot read the report", exc, WRITTEN_BY_COMPARE) from None
+    except UnicodeDecodeError as exc:
+        raise fail(args.body, 0, f"cannot read the report: {exc}", WRITTEN_BY_COMPARE) from None
     if not body.startswith(MARKER):
         raise fail(args.body, 1, "not a sweepgate results report (no results marker on the first line)",
-                   "pass the file `results compare --comment-file` wrote")
+                   WRITTEN_BY_COMPARE)
     unchecked = _check_the_pr(args.body, body, args.pr_number)
     # The report is checked first: what it says is bad wants no token to be told (a typo in
     # --pr-number on a machine without one read "set GITHUB_TOKEN", then the mismatch after it).

@@ -118,15 +118,15 @@ def _hardware(runners: dict, label: str, field: str, where: Where) -> int:
             listed = label in (runners.get(F.LABELS) or {})
             near = [] if listed else difflib.get_close_matches(label, list(hardware), n=1, cutoff=0.8)
             line, col = where.at(F.RUNNER)
-            fix = f"did you mean '{near[0]}'? Fix the config's runner, or add" if near else "add"
+            fix = f"did you mean '{near[0]}'? Fix the config's runner, or " if near else ""
             raise SweepgateError(Diagnostic(
                 where.file, line, col, "runner-hardware",
                 f"runner '{label}' has no hardware entry in {F.RUNNERS_FILE} (its rows need '{field}')",
-                f"{fix} hardware['{label}'].{field} (known hardware labels: {known})"))
+                f"{fix}{F.add_hardware(label, [field])} (known hardware labels: {known})"))
         raise SweepgateError(Diagnostic(
             where.file, where.line, 0, "runner-hardware",
             f"runner '{label}' has no '{field}' in {F.RUNNERS_FILE} hardware",
-            f"add hardware['{label}'].{field} (known hardware labels: {known})"))
+            f"{F.add_hardware(label, [field])} (known hardware labels: {known})"))
     return facts[field]
 
 

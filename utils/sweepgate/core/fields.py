@@ -199,6 +199,15 @@ COMMIT_SHA_SAID = "40 hex digits, 64 in a SHA-256 repository"  # what COMMIT_SHA
 SHORT_SHA = 12  # hex digits a message or report names a commit (or another git object) by
 
 
+def add_hardware(label: str | None, facts, *, on_main: bool = False) -> str:
+    """The one fix for a runner label whose hardware facts configs/runners.yaml lacks, whoever finds it (a
+    config's expansion, `plan`, `preflight`, the fan-out guard, a placement): ``add gpus-per-node under
+    hardware['LABEL'] in configs/runners.yaml`` (``on_main``: the default branch's file, which a PR cannot
+    change for the sweep it starts)."""
+    under = f"{HARDWARE}['{label}']" if label else f"the runner's {HARDWARE}"
+    return f"add {' and '.join(facts)} under {under} in {RUNNERS_FILE}{' on main' if on_main else ''}"
+
+
 def short_sha(name: str) -> str:
     """A full object id (``COMMIT_SHA``) as every message and report names it, its first SHORT_SHA
     hex digits; anything else (a branch, 'HEAD', a label) as it is."""

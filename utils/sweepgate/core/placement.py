@@ -124,7 +124,7 @@ def place(prefill: dict, decode: dict, facts: dict) -> Placement:
     """Place one prefill/decode topology on nodes described by ``facts``; PlacementError when it cannot be."""
     if not facts or F.GPUS_PER_NODE not in facts:
         raise PlacementError(None, f"multi-node rows need the runner's {F.GPUS_PER_NODE}",
-                             f"add {F.GPUS_PER_NODE} under the runner's hardware in {F.RUNNERS_FILE}")
+                             F.add_hardware(None, [F.GPUS_PER_NODE]))
     workers = {role: int(w.get(F.NUM_WORKER, 1)) for role, w in ((F.PREFILL, prefill), (F.DECODE, decode))}
     if not any(workers.values()):
         raise PlacementError(None, "prefill and decode both have num-worker 0", "give at least one worker")

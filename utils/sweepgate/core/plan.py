@@ -104,13 +104,17 @@ def _selected_rules(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff],
 
 
 def missing_script(file: str, line: int, who: str, scenario: str, candidates: list[str], *, many: bool = False,
-                   at: str = "", severity: str = "error") -> Diagnostic:
+                   at: str = "", severity: str = "error", folders: list[str] = ()) -> Diagnostic:
     """The one wording of a recipe that resolves to no benchmark script (CONTRACTS section 7), for
-    ``plan`` and ``preflight`` alike: ``who`` names the config key(s) or the row."""
+    ``plan`` and ``preflight`` alike: ``who`` names the config key(s) or the row; ``folders``, the
+    candidates that are there as folders (said as such, not as missing)."""
+    there = (f"is a file ({', '.join(folders)} {'is a folder' if len(folders) == 1 else 'are folders'})"
+             if folders else "exists")
+    add = "put the script in the folder's place" if folders else "add the script"
     return Diagnostic(file, line, 0, RULE_MISSING_SCRIPT,
                       f"{who} ({scenario}) resolve{'' if many else 's'} to no benchmark script: none of "
-                      f"{', '.join(candidates)} exists{f' {at}' if at else ''}",
-                      "add the script (CONTRACTS section 7) or fix model-prefix/precision/runner/framework",
+                      f"{', '.join(candidates)} {there}{f' {at}' if at else ''}",
+                      f"{add} (CONTRACTS section 7) or fix model-prefix/precision/runner/framework",
                       severity=severity)
 
 
@@ -328,8 +332,8 @@ def unplaced_runners(base: RecipeSet, matrix: dict) -> list[Diagnostic]:
     return [Diagnostic(F.RUNNERS_FILE, 0, 0, "no-hardware-facts",
                        f"multi-node rows run on '{label}', which has no {F.HARDWARE} entry in {F.RUNNERS_FILE}: "
                        "their jobs get no SWEEPGATE_NODES and the launcher will refuse them",
-                       f"add {F.HARDWARE}['{label}'] with {F.GPUS_PER_NODE} and {F.AVAILABLE_CPU_DRAM_MIB} "
-                       f"to {F.RUNNERS_FILE} on main", severity="warning")
+                       F.add_hardware(label, [F.GPUS_PER_NODE, F.AVAILABLE_CPU_DRAM_MIB], on_main=True),
+                       severity="warning")
             for label in bare]
 
 

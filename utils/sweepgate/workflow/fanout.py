@@ -327,5 +327,5 @@ def check_runners(matrix: dict, labels: set[str], source: str = "matrix", runner
     if runners is not None and bare:
         raise fail(source, 0, f"multi-node rows run on {', '.join(bare)}, which has no {fields.GPUS_PER_NODE} in the "
                    f"default branch's {fields.RUNNERS_FILE}: their launchers would refuse every job",
-                   f"add hardware: {{{bare[0]}: {{{fields.GPUS_PER_NODE}: N}}}} to {fields.RUNNERS_FILE} on main first",
+                   f"{fields.add_hardware(bare[0], [fields.GPUS_PER_NODE], on_main=True)} first",
                    rule="ci-runners")
