@@ -214,3 +214,52 @@ def test_preflight_says_a_script_candidate_that_is_a_folder_is_one(tmp_path):
                                      f"file ({script} is a folder) ") in told, told
     assert told.endswith("; put the script in the folder's place (CONTRACTS section 7) or fix "
                          "model-prefix/precision/runner/framework"), told
+
+
+def _rehearsal_problems() -> list[str]:
+    """What a rehearsal finds wrong with what a script ran, one of each kind the checks know."""
+    from test_rehearse import EVAL_ROW, SEED_ROW
+
+    from sweepgate.rehearsal import multinode, runner
+
+    env = {"PORT": "8000", "SWEEPGATE_ACCELERATOR_RUNTIME": "cuda"}
+    served = {"tool": "vllm", "argv": ["serve", "m", "--port", "8000", "--kv-transfer-config", "x"]}
+    lmcache = [{"tool": "pip", "argv": ["install", "--no-deps", "lmcache==0.5.4rc2"]},
+               {"tool": "lmcache", "argv": ["server", "--l1-size-gb", "1"]}, served]
+    arms = [({**SEED_ROW, "kv-offload-backend": {"name": name, "version": "1"}}, calls) for name, calls in
+            (("mooncake", [served]), ("vllm-simple", [served]))]
+    problems = [*runner.check_calls(SEED_ROW, env, []), *runner.check_calls(SEED_ROW, env, lmcache),
+                *(p for row, calls in arms for p in runner.check_calls(row, env, calls)),
+                *runner.check_calls({**SEED_ROW, "kv-offload-backend": None}, env, [served]),
+                *runner.check_calls({**SEED_ROW, "framework": "sglang"}, env, []),
+                *runner.check_backend_build("lmcache", "1", "tpu", []),
+                *runner.check_backend_build("lmcache", "1", "rocm", [{"tool": "pip", "argv": ["install", "lmcache==1"]}]),
+                *runner.check_backend_build("lmcache", "1", "cuda", [{"tool": "pip", "argv": [
+                    "install", "--no-binary", "lmcache", "lmcache==1"]}]),
+                *runner.check_eval_calls(EVAL_ROW, []), *runner.check_eval_calls(SEED_ROW, [{"tool": "lm_eval"}]),
+                *multinode.check_calls({"prefill": {"num-worker": 1, "tp": 8}, "decode": {"num-worker": 1, "tp": 8}},
+                                       env, [{"tool": "python3", "argv": ["-m", multinode.SERVER_MODULE,
+                                                                          "--disaggregation-mode", "prefill"]}]),
+                *multinode.check_calls({"prefill": {"num-worker": 0, "tp": 8}, "decode": {"num-worker": 0, "tp": 8}},
+                                       env, [{"tool": "python3", "argv": ["-m", multinode.ROUTER_MODULE, "--prefill",
+                                                                          "http://h:1", "--port", "8000"]}])]
+    return problems
+
+
+def test_every_rehearsal_problem_says_how_to_fix_it():
+    """`rehearse` printed `SCRIPT: the script never started `vllm serve``, `expected one LMCache server per
+    node, saw 0`, `the script exited 3` ... with no fix part (only the port and call-log lines had one)."""
+    problems = _rehearsal_problems()
+    assert len(problems) >= 20, problems
+    unfixed = [p for p in problems if "; " not in p or not p.rsplit("; ", 1)[1].strip()]
+    assert unfixed == [], unfixed
+
+
+def test_a_failed_rehearsal_line_says_where_to_look(tmp_path):
+    from test_rehearse import FSL_ROWS, _bench_with_script, cli, write_rows
+
+    repo, _ = _bench_with_script(tmp_path, "echo boom >&2\nexit 3\n")
+    r = cli(["--row-json", str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")], cwd=repo)
+    assert r.returncode == 1 and ("benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh: the script exited 3; "
+                                  "its output (the last lines below, script.log in the work dir) says why\n") in r.stderr, \
+        r.stderr

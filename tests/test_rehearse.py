@@ -351,8 +351,9 @@ def test_check_calls_knows_the_sglang_server():
     env = {"PORT": "8000"}
     sglang = {"tool": "python3", "argv": ["-m", "sglang.launch_server", "--model-path", "m", "--port", "8000"]}
     assert rehearse.check_calls(SGLANG_ROW, env, [sglang]) == []
-    assert rehearse.check_calls(SGLANG_ROW, env, []) == [
-        "the script never started the SGLang server (`python3 -m sglang.launch_server`)"]
+    assert rehearse.check_calls(SGLANG_ROW, env, []) == [  # s32c: with its fix
+        "the script never started the SGLang server (`python3 -m sglang.launch_server`); start it in the script, "
+        'listening on "$PORT" (start_server_and_wait)']
     moved = {**sglang, "argv": [*sglang["argv"][:-1], "9000"]}
     assert rehearse.check_calls(SGLANG_ROW, env, [moved]) == [  # s31h: with its fix (PORT_FIX below)
         f"the SGLang server's --port is 9000, expected $PORT=8000; {PORT_FIX}"]
@@ -608,7 +609,7 @@ while true; do sleep 0.2; done
         assert run.timed_out and run.rc == -signal.SIGKILL and "TERM ignored" in (tmp_path / "out.log").read_text()
         assert not [p for p in pids if runner.pid_alive(p)], "the script's children outlived the timeout"
         assert runner.ending_problem(run, 5) == ("the script did not finish within 5s and was still running 1s "
-                                                 "after SIGTERM, so it was killed (SIGKILL)")
+                                                 f"after SIGTERM, so it was killed (SIGKILL); {runner.ENDS_ON_TERM}")
     finally:
         kill_quietly(pids)
     assert [runner.stop_grace(t) for t in (1, 30, 600, 86400)] == [1, 3, 10, 10]
@@ -679,7 +680,7 @@ def test_a_script_killed_by_a_signal_names_it(tmp_path, body, told):
     script = tmp_path / "row.sh"
     script.write_text(body + "\n")
     run = runner.run_script(script, tmp_path, dict(os.environ), tmp_path / "out.log", 30)
-    assert runner.ending_problem(run, 30) == told
+    assert runner.ending_problem(run, 30) == f"{told}; {runner.SAYS_WHY}"  # s32c: with its fix
 
 
 @pytest.mark.parametrize("change, told", [({"model": None}, "row's model null is not text"),
@@ -739,7 +740,7 @@ def test_a_script_that_does_away_with_result_dir_fails_saying_so(tmp_path, body,
     rel = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
     assert r.returncode == 1 and "rehearse: FAILED" in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert f"{rel}: RESULT_DIR {work / 'results'} is not a folder: the script {did.format(work=work)}, so no result or job " \
-           "sidecar can be there\n" in r.stderr, r.stderr
+           "sidecar can be there; leave $RESULT_DIR a folder and write the results into it\n" in r.stderr, r.stderr
     assert "cannot write here" not in r.stderr and "no result file" not in r.stderr, r.stderr
 
 

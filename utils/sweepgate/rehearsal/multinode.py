@@ -19,6 +19,7 @@ from sweepgate.rehearsal.standin import option_value
 
 SERVER_MODULE = "sglang.launch_server"
 ROUTER_MODULE = "sglang_router.launch_router"
+DISAGG_LIB = "benchmarks/multi_node/disagg_lib.sh"  # starts the workers (and their fixes say so)
 
 
 def wrong_port(what: str, argv: list[str], env: dict) -> str | None:
@@ -60,17 +61,20 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
         worker = row[role]
         mine = [a for a in servers if option_value(a, "--disaggregation-mode") == role]
         if len(mine) != worker[fields.NUM_WORKER]:
-            problems.append(f"expected {worker[fields.NUM_WORKER]} {role} server(s), saw {len(mine)}")
+            problems.append(f"expected {worker[fields.NUM_WORKER]} {role} server(s), saw {len(mine)}; start one per "
+                            f"worker, ${role.upper()}_NUM_WORKER of them ({DISAGG_LIB} does)")
         wrong = [a for a in mine if option_value(a, "--tp-size") != str(worker[fields.TP])]
         if wrong:
-            problems.append(f"{role} server --tp-size is not the row's tp {worker[fields.TP]}")
+            problems.append(f"{role} server --tp-size is not the row's tp {worker[fields.TP]}; pass --tp-size "
+                            f"\"${role.upper()}_TP\"")
     if len(routers) != 1:
-        return problems + [f"expected one router, saw {len(routers)}"]
+        return problems + [f"expected one router, saw {len(routers)}; start one, as disagg_head.sh does"]
     ports = {option_value(a, "--port") for a in servers}
     told = {url.rsplit(":", 1)[-1] for i, url in enumerate(routers[0][1:], 1)
             if routers[0][i - 1] in ("--prefill", "--decode")}
     if told != ports:
-        problems.append(f"the router was given worker ports {sorted(told)}, the workers serve {sorted(ports)}")
+        problems.append(f"the router was given worker ports {sorted(told)}, the workers serve {sorted(ports)}; give it "
+                        "each worker's address (--prefill, --decode), as disagg_head.sh does")
     if wrong := wrong_port("router", routers[0], env):
         problems.append(wrong)
     return problems

@@ -928,13 +928,13 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
     if framework.startswith("sglang"):
         started = [c["argv"] for c in calls if _starts_sglang(c)]
         if not started:
-            problems.append("the script never started the SGLang server (`python3 -m sglang.launch_server`)")
+            problems.append(f"the script never started the SGLang server (`python3 -m sglang.launch_server`); {START_IT}")
         if started and (wrong := multinode.wrong_port("the SGLang server's", started[0], env)):
             problems.append(wrong)
         return problems  # the KV-offload arms below are vLLM's
     servers = [c["argv"] for c in calls if c["tool"] == "vllm" and c["argv"][:1] == ["serve"]]
     if not servers and framework.startswith("vllm"):
-        problems.append("the script never started `vllm serve`")
+        problems.append(f"the script never started `vllm serve`; {START_IT}")
     dram = str(row.get(fields.TOTAL_CPU_DRAM_GB, ""))
     runtime = env.get(fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME], "")
     if name in ("lmcache", "mooncake"):
@@ -942,27 +942,29 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
     if name == "lmcache":
         lm = [c["argv"] for c in calls if c["tool"] == "lmcache" and c["argv"][:1] == ["server"]]
         if len(lm) != 1:
-            problems.append(f"expected one LMCache server per node, saw {len(lm)}")
+            problems.append(f"expected one LMCache server per node, saw {len(lm)}; {KV_ARM}")
         for argv in lm:
             if not names_the_budget(option_value(argv, "--l1-size-gb"), dram):
                 problems.append(f"LMCache --l1-size-gb is {option_value(argv, '--l1-size-gb')} GiB, "
-                                f"not the row's {dram} GB")
+                                f"not the row's {dram} GB; {KV_ARM}, which converts it (units.sh)")
             if "--shm-name" not in argv or option_value(argv, "--shm-name") != "":
-                problems.append('LMCache server lacks --shm-name ""')
+                problems.append(f'LMCache server lacks --shm-name ""; pass it, or {KV_ARM}')
             if option_value(argv, "--chunk-size") is None:
-                problems.append("LMCache server lacks --chunk-size")
+                problems.append(f"LMCache server lacks --chunk-size; pass it, or {KV_ARM}")
         if servers and "LMCacheMPConnector" not in (option_value(servers[0], "--kv-transfer-config") or ""):
-            problems.append("vllm serve lacks the LMCacheMPConnector --kv-transfer-config")
+            problems.append(f"vllm serve lacks the LMCacheMPConnector --kv-transfer-config; pass it, or {KV_ARM}")
     elif name == "mooncake":
         if not any(c["tool"] == "mooncake_master" for c in calls):
-            problems.append("the mooncake arm never started mooncake_master")
+            problems.append(f"the mooncake arm never started mooncake_master; {KV_ARM}")
         if servers and "MooncakeStoreConnector" not in (option_value(servers[0], "--kv-transfer-config") or ""):
-            problems.append("vllm serve lacks the MooncakeStoreConnector --kv-transfer-config")
+            problems.append(f"vllm serve lacks the MooncakeStoreConnector --kv-transfer-config; pass it, or {KV_ARM}")
     elif name == "vllm-simple":
         if servers and not names_the_budget(option_value(servers[0], "--kv-offloading-size"), dram):
-            problems.append(f"vllm serve --kv-offloading-size is not the row's {dram} GB in GiB")
+            problems.append(f"vllm serve --kv-offloading-size is not the row's {dram} GB in GiB; {KV_ARM}, "
+                            "which converts it (units.sh)")
     elif servers and (option_value(servers[0], "--kv-transfer-config") or option_value(servers[0], "--kv-offloading-size")):
-        problems.append("KV offloading is none but vllm serve was given an offload connector")
+        problems.append("KV offloading is none but vllm serve was given an offload connector; drop "
+                        "--kv-transfer-config and --kv-offloading-size when KV_OFFLOADING is none")
     if servers and (wrong := multinode.wrong_port("vllm serve", servers[0], env)):
         problems.append(wrong)
     return problems
@@ -978,20 +980,25 @@ def check_backend_build(name: str, version: str, runtime: str, calls: list[dict]
     """The backend was pip-installed at the row's version, as the build for the runner's runtime."""
     package, kind = BACKEND_BUILDS.get((name, runtime), (None, None))
     if package is None:
-        return [f"{name} {version}: no known build for accelerator runtime {runtime!r} (configs/runners.yaml)"]
+        return [f"{name} {version}: no known build for accelerator runtime {runtime!r} (configs/runners.yaml); "
+                f"set the runner's accelerator-runtime there to one of {', '.join(sorted({r for _, r in BACKEND_BUILDS}))}"]
     pips = [c for c in calls if c["tool"] == "pip" and f"{package}=={version}" in c["argv"]]
     if not pips:
         seen = [" ".join(c["argv"]) for c in calls if c["tool"] == "pip"]
-        return [f"{name} was not installed as {package}=={version} for {runtime} (pip calls: {seen or 'none'})"]
+        return [f"{name} was not installed as {package}=={version} for {runtime} (pip calls: {seen or 'none'}); "
+                f"{KV_ARM}, which installs it"]
     argv, build_env = pips[-1]["argv"], pips[-1].get("env") or {}
     problems = []
     if "--no-deps" in argv:
-        problems.append(f"{package} was installed with --no-deps: its {runtime} dependencies are missing")
+        problems.append(f"{package} was installed with --no-deps: its {runtime} dependencies are missing; "
+                        "install it without --no-deps")
     source = "--no-binary" in argv and build_env.get("BUILD_WITH_HIP") == "1"
     if kind == "hip-source" and not source:
-        problems.append(f"{package} on ROCm must be built from source with BUILD_WITH_HIP=1 (--no-binary)")
+        problems.append(f"{package} on ROCm must be built from source with BUILD_WITH_HIP=1 (--no-binary); "
+                        f"install it with BUILD_WITH_HIP=1 pip install --no-binary {package}, or {KV_ARM}")
     if kind == "wheel" and "--no-binary" in argv:
-        problems.append(f"{package} on {runtime} should be the published wheel, not a source build")
+        problems.append(f"{package} on {runtime} should be the published wheel, not a source build; "
+                        "install it without --no-binary")
     return problems
 
 
@@ -1088,14 +1095,30 @@ def _remove_earlier(outputs) -> None:
                        LEFT_HINT) from None
 
 
+# How to mend what a rehearsal finds: each problem it prints is `SCRIPT: what is wrong; how to fix`.
+IN_TIME = "make the script finish sooner, or pass a longer --timeout"
+ENDS_ON_TERM = ("stop what the script starts when it gets SIGTERM (start_background_process, register_cleanup_pid), "
+                "and make it finish sooner or pass a longer --timeout")
+SAYS_WHY = "its output (the last lines below, script.log in the work dir) says why"
+STOP_WHAT_IT_STARTS = ("start background work with start_background_process (benchmark_lib.sh), which stops it "
+                       "when the script ends")
+WRITE_THE_RESULT = "write the client's own output there, unchanged (CONTRACTS section 8; run_benchmark_serving does)"
+KEEP_RESULT_DIR = "leave $RESULT_DIR a folder and write the results into it"
+START_IT = 'start it in the script, listening on "$PORT" (start_server_and_wait)'
+KV_ARM = "set it up with setup_kv_offload_arm (benchmark_lib.sh)"
+RUN_EVALS = ("run the evals with run_requested_evals (benchmark_lib.sh): it runs lm_eval, installed at its pin, only "
+             "when the row asks")
+
+
 def ending_problem(run: ScriptRun, timeout: int) -> str | None:
     """How the script's ending fails the rehearsal, in one line; None for an exit 0 in time."""
     if run.timed_out:
         if run.rc == -signal.SIGKILL:
             return (f"the script did not finish within {timeout}s and was still running "
-                    f"{stop_grace(timeout):g}s after SIGTERM, so it was killed (SIGKILL)")
-        return f"the script did not finish within {timeout}s; it was stopped with SIGTERM and {how_it_ended(run.rc)}"
-    return f"the script {how_it_ended(run.rc)}" if run.rc != 0 else None
+                    f"{stop_grace(timeout):g}s after SIGTERM, so it was killed (SIGKILL); {ENDS_ON_TERM}")
+        return (f"the script did not finish within {timeout}s; it was stopped with SIGTERM and "
+                f"{how_it_ended(run.rc)}; {IN_TIME}")
+    return f"the script {how_it_ended(run.rc)}; {SAYS_WHY}" if run.rc != 0 else None
 
 
 def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeout: int) -> list[str]:
@@ -1105,24 +1128,26 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
     problems = [p for p in (ending, unreadable) if p]
     leftovers = run.left + reap_leftovers(calls)
     if leftovers:
-        problems.append("the script left running: " + "; ".join(leftovers))
+        problems.append(f"the script left running: {', '.join(leftovers)}; {STOP_WHAT_IT_STARTS}")
     unusable = result_dir_problem(paths["results"])
     if unusable:
-        problems.append(unusable)
+        problems.append(f"{unusable}; {KEEP_RESULT_DIR}")
     for result_file in [] if unusable else expected_outputs(row, paths):
         if not result_file.is_file():
-            problems.append(f"no result file {result_file}")
+            problems.append(f"no result file {result_file}; {WRITE_THE_RESULT}")
             continue
         try:
             jsontext.loads(result_file.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
-            problems.append(f"result file is not JSON: {json_message(exc)}")
+            problems.append(f"result file is not JSON: {json_message(exc)}; {WRITE_THE_RESULT}")
         except UnicodeDecodeError as exc:
-            problems.append(f"result file is not UTF-8 text ({exc.reason} at byte {exc.start}), so not JSON")
+            problems.append(f"result file is not UTF-8 text ({exc.reason} at byte {exc.start}), so not JSON; "
+                            f"{WRITE_THE_RESULT}")
         except RecursionError:
-            problems.append("result file is nested too deeply (about 1,000 levels) to be a client's JSON")
+            problems.append(f"result file is nested too deeply (about 1,000 levels) to be a client's JSON; "
+                            f"{WRITE_THE_RESULT}")
         except OSError as exc:
-            problems.append(f"cannot read the result file: {os_reason(exc)}")
+            problems.append(f"cannot read the result file: {os_reason(exc)}; {WRITE_THE_RESULT}")
     if run.rc == 0 and not run.timed_out and not unreadable:
         problems.extend((multinode.check_calls if multinode.is_multinode(row) else check_calls)(row, env, calls))
         problems.extend(check_eval_calls(row, calls))
@@ -1167,11 +1192,11 @@ def check_eval_calls(row: dict, calls: list[dict]) -> list[str]:
     """An eval row installs lm-eval at its pin and runs it; any other row runs no eval."""
     evals = [c for c in calls if c["tool"] == "lm_eval"]
     if not wants_eval(row):
-        return ["the row asks for no eval but the script ran lm_eval"] if evals else []
-    problems = [] if evals else ["the row asks for evals but the script never ran lm_eval"]
+        return [f"the row asks for no eval but the script ran lm_eval; {RUN_EVALS}"] if evals else []
+    problems = [] if evals else [f"the row asks for evals but the script never ran lm_eval; {RUN_EVALS}"]
     if not any(c["tool"] == "pip" and any(a.startswith(("lm-eval==", "lm-eval[")) for a in c["argv"])
                for c in calls):
-        problems.append("lm-eval was not pip-installed at a pinned version")
+        problems.append(f"lm-eval was not pip-installed at a pinned version; {RUN_EVALS}")
     return problems
 
 
@@ -1234,7 +1259,8 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
         try:
             write_sidecar(row, env, paths, work, started_at, "failure" if problems else "success", **(job or {}))
         except SweepgateError as exc:
-            problems.append(f"cannot write the job sidecar: {exc.diagnostics[0].message}")
+            said = exc.diagnostics[0]
+            problems.append(f"cannot write the job sidecar: {said.message}{f'; {said.hint}' if said.hint else ''}")
     return Rehearsal(row, script, paths, problems, time.monotonic() - started)
 
 
