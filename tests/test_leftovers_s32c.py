@@ -263,3 +263,16 @@ def test_a_failed_rehearsal_line_says_where_to_look(tmp_path):
     assert r.returncode == 1 and ("benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh: the script exited 3; "
                                   "its output (the last lines below, script.log in the work dir) says why\n") in r.stderr, \
         r.stderr
+
+
+def test_rehearse_says_a_script_name_that_is_a_folder_is_one(tmp_path):
+    """As preflight: "no benchmark script ...; create X" told to create what is there, as a folder."""
+    from test_rehearse import FSL_ROWS, _bench_with_script, cli, write_rows
+
+    repo, script = _bench_with_script(tmp_path, "exit 0\n")
+    script.unlink()
+    script.mkdir()
+    rel = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+    r = cli(["--row-json", str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")], cwd=repo)
+    assert r.returncode == 1 and r.stderr == (f"{rel}: the benchmark script for exp-name 'dsr1_1k1k' is a folder, not a "
+                                              "file; put the script in the folder's place (CONTRACTS section 7)\n"), r.stderr

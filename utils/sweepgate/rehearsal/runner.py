@@ -231,6 +231,9 @@ def resolve_script(root: Path, row: dict, gpu: str) -> Path:
     for rel in candidates:
         if (root / rel).is_file():
             return root / rel
+    if folders := [rel for rel in candidates if (root / rel).is_dir()]:  # said as what it is, as preflight says it
+        raise fail(folders[0], 0, f"the benchmark script for exp-name {row.get(fields.EXP_NAME)!r} {is_a_folder()}",
+                   "put the script in the folder's place (CONTRACTS section 7)")
     raise fail(candidates[0], 0, f"no benchmark script for exp-name {row.get(fields.EXP_NAME)!r}",
                f"create {candidates[0]} (or {candidates[1]})")
 
