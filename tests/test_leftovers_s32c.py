@@ -5,7 +5,13 @@
   ``cli.main`` again and again) was placed by the earlier command's flags; a master config read at a
   revision but gone from the work tree was annotated from the subfolder (`configs/configs/x.yaml`);
 - `--config-files ../nope.yaml` typed in configs/ was told to pass `nope.yaml` "from the top", a file that
-  is not there either."""
+  is not there either;
+- a checkout's configs folder that is a symbolic link read as no runners file (`ci row-env` went on with no
+  pool check), and --tools'/--runners' schema errors named configs/runners.yaml; at a revision a configs
+  folder committed as a link read as "no configs/*-master.yaml";
+- an output file under a file: "its folder out/afile is not a folder";
+- the fix for missing hardware facts in four wordings; `results comment --body` given a link to nothing told
+  to pass another file; a script name that is a folder said "missing"; rehearsal problems with no fix."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import os
 import posixpath
 
 from sweepgate.core import fields as F
-from sweepgate.core.errors import Diagnostic, SweepgateError, read_from_the_top
+from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder, read_from_the_top
 
 # argparse dest -> flag
 REPO_DATA_FLAGS = {"changelog_file": "--changelog-file", "config_files": "--config-files",
@@ -59,7 +59,6 @@ def _outside(path: str, dest: str, root: str | None) -> Diagnostic:
     here = None if os.path.isabs(path) else _from_top(os.path.abspath(path), root)
     said = "outside the repository: this flag's paths are read from the repository's top folder, wherever the command runs"
     if here:  # the flag's value is wrong, not the file it names from here: no annotation on that file
-        from sweepgate.core.errors import is_a_folder
         from sweepgate.core.worktop import enclosing_top
 
         full = os.path.join(root or enclosing_top() or ".", here)
