@@ -186,20 +186,20 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
     from rich.table import Table
 
     from sweepgate.core.report import console as make_console
-    from sweepgate.core.report import fits, print_block, print_wrapped
+    from sweepgate.core.report import fits, plain, print_block, print_wrapped
 
     console = make_console(stream)
     if any(rec.get(R.REHEARSAL) for rec in records):
         console.print(L.REHEARSAL_NOTE, style="bold yellow")
     columns, cells = _columns(records, ref_column)
-    console.print(title, style="italic")  # not the table's title: rich pads that to the table's width
+    console.print(plain(title, "italic"))  # not the table's title: rich pads that to the table's width
     tbl = Table()
     for header, field in columns:
         numeric = field in R.DIRECTION or field in (R.CONC, R.REQUEST_RATE)
         tbl.add_column(header, justify="right" if numeric else "left", no_wrap=True)
     styles = [None if rec.get(R.STATUS) == "success" else "red" for rec in records]
-    for row, style in zip(cells, styles):
-        tbl.add_row(*row, style=style)
+    for row, style in zip(cells, styles):  # plain: a file name or a model is shown as written, never markup
+        tbl.add_row(*map(plain, row), style=style)
     if fits(console, tbl):
         console.print(tbl)
     else:
