@@ -73,3 +73,30 @@ def test_the_plan_table_prints_cells_and_title_as_written(capsys):
     report.print_table(stream, ["exp-name", "image"], [["a[/b]", "img:[red]x"]], title="plan [/x] \x1b[2J")
     text = stream.getvalue()
     assert "a[/b]" in text and "img:[red]x" in text and "plan [/x] \\x1b[2J" in text, text
+
+
+@pytest.mark.parametrize("text", [
+    "x" * 8_000_000,  # no line at all: a file a crash left as one run of bytes
+    "\0" * 8_000_000,  # NULs: a file preallocated and never written
+    "time,value\n" + "1,2\n" * 2_000_000,  # a CSV of another tool
+])
+def test_a_large_file_of_the_wrong_kind_is_refused_without_many_copies_of_it(tmp_path, capsys, text):
+    """Told what a file that is no client output is, ingest copied it whole several times over: a
+    StringIO of the text to ask whether it is a CSV table (4 bytes a character) and a list of its every
+    line to ask whether it is InferenceX's dashboard export, when both look at its first lines. A 3 GB
+    file of NULs took 5 minutes and 22 GB of memory, all the machine had, to be called "not JSON or CSV";
+    a CSV 15 times its size. Its refusal now needs about twice the file's size (its bytes, then its text) and a few MB."""
+    import tracemalloc
+
+    (tmp_path / "small.json").write_text(text[:100], encoding="utf-8")  # the modules imported before measuring
+    run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "small.json"))
+    path = tmp_path / "big.json"
+    path.write_text(text, encoding="utf-8")
+    tracemalloc.start()
+    try:
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert rc == 1 and f"{path}:1: format: " in err, err
+    assert peak < 4 * len(text), f"peak {peak / len(text):.1f} times the file's size"

@@ -20,6 +20,25 @@ from sweepgate.core.jsontext import key_offset, key_place, offset_place
 
 _CONSTANTS = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
 
+HEAD_CHARS = 1 << 20  # the most of a text ``head`` returns: a header row is never this long
+
+
+def head(text: str, lines: int) -> str:
+    """The first ``lines`` lines of ``text`` (at most HEAD_CHARS characters), copied alone: what a
+    sniffer asks of a file's top, never a copy of the whole (a StringIO of it takes 4 bytes a character,
+    a list of its lines more)."""
+    end = -1
+    for _ in range(lines):
+        end = text.find("\n", end + 1, HEAD_CHARS)
+        if end < 0:
+            return text[:HEAD_CHARS]
+    return text[:end + 1]
+
+
+def first_line(text: str) -> str:
+    """``text.split("\\n", 1)[0]`` of at most HEAD_CHARS characters, the rest never copied."""
+    return head(text, 1).split("\n", 1)[0]
+
 
 def _constant(name: str) -> float:
     return _CONSTANTS[name]
@@ -219,6 +238,19 @@ def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
         raise too_deep(path, line_offset + 1 if "\n" not in text.strip() else 0, hint) from None
 
 
+def _first_lines(text: str, n: int) -> list[str]:
+    """The first ``n`` of ``json_lines(text)``, the rest of the text never copied (a refusal at line 1 of a
+    large file of another kind split all of it into a list of its lines, many times its size)."""
+    lines, start = [], 0
+    while len(lines) < n:
+        end = text.find("\n", start)
+        lines.append(text[start:] if end < 0 else text[start:end])
+        if end < 0:
+            break
+        start = end + 1
+    return lines
+
+
 def _object_line(line: str) -> bool:
     """A line that is one whole JSON object, as JSONL's are (``{...}``)."""
     return len(line) > 1 and line.startswith("{") and line.endswith("}")
@@ -281,7 +313,7 @@ def place(diagnostics, text: str, path: str) -> None:
             if (at := _output_place(text, d.line, key)) is not None:
                 d.line, d.col = at
         else:  # a JSONL line's
-            lines = lines or json_lines(text)  # once for all the file's refusals
+            lines = lines or _first_lines(text, max(x.line for x in diagnostics))  # once for all the file's refusals
             d.col = (_line_key_col(lines, d.line, key) if key else 0) or _object_col(lines, d.line)
 
 

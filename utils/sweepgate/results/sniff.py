@@ -38,9 +38,9 @@ def parse_text(text: str, path: str) -> list[Measurement]:
                    "the client wrote nothing: check the job's log, or remove the file", rule=jsonio.UNREADABLE)
     aiperf_csv.refuse_sweep(text, path)
     if not text.lstrip()[:1] in ("{", "[") or LOG_LINE.match(text):
-        if vllm.is_sweep_table(text.split("\n", 1)[0]):  # the table of runs read from their own files
+        if vllm.is_sweep_table(jsonio.first_line(text)):  # the table of runs read from their own files
             raise foreign.SweepTable(path)
-        foreign.refuse_csv(text.split("\n", 1)[0], path)
+        foreign.refuse_csv(jsonio.first_line(text), path)
         inferencex.refuse_csv(text, path)
         foreign.refuse_console(text, path)
         foreign.refuse_yaml_report(text, path)
@@ -144,7 +144,7 @@ def _table(text: str) -> bool:
     """Whether ``text`` reads as a CSV table: a first row of two or more cells and at least one next row
     as wide (one line with a comma in it is as likely a sentence: a client's last error)."""
     try:
-        rows = [row for row in itertools.islice(csv.reader(io.StringIO(text)), 3) if row]
+        rows = [row for row in itertools.islice(csv.reader(io.StringIO(jsonio.head(text, 8))), 3) if row]
     except csv.Error:
         return False
     return len(rows) >= 2 and len(rows[0]) >= 2 and all(len(row) == len(rows[0]) for row in rows)

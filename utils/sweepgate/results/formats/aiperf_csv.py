@@ -15,6 +15,7 @@ import io
 import re
 
 from sweepgate.core.errors import SweepgateError, fail
+from sweepgate.results import jsonio
 from sweepgate.results.formats import aiperf
 from sweepgate.results.formats.foreign import MULTI_RUN_CSV, Auxiliary, MultiRunAggregate, SweepAggregate
 from sweepgate.results.measurement import Measurement
@@ -53,7 +54,7 @@ def refuse_sweep(text: str, path: str) -> None:
     aggregates of runs (of one run's repeats, of a sweep's values: ``MultiRunAggregate``,
     ``SweepAggregate``) and its other CSVs (server metrics, per-request records, GPU telemetry, time
     slices) go beside the runs' exports: passed over (``Auxiliary``)."""
-    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    first = jsonio.first_line(text.lstrip("\ufeff"))
     if first.startswith(MULTI_RUN_CSV):  # AIPerf's aggregate of one run's repeats (--num-profile-runs)
         raise MultiRunAggregate(path)
     if _SWEEP_HEADER.match(first) and "_cv," in first:  # one row per swept value: passed over

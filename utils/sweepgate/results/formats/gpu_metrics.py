@@ -17,6 +17,7 @@ import io
 import re
 
 from sweepgate.core.errors import fail
+from sweepgate.results import jsonio
 from sweepgate.results import record as R
 
 FILENAME = "gpu_metrics.csv"  # a job's own: <RESULT_FILENAME>.gpu_metrics.csv (benchmarks/lib/evals.sh)
@@ -32,7 +33,7 @@ def paths_beside(output) -> list:
 
 
 def detect_text(text: str) -> bool:
-    head = text.lstrip("\ufeff").split("\n", 1)[0].lower()
+    head = jsonio.first_line(text.lstrip("\ufeff")).lower()
     return not head.lstrip().startswith(("{", "[")) and "timestamp" in head and "power" in head
 
 
@@ -41,7 +42,7 @@ def is_sidecar_text(text: str) -> bool:
     amd-smi's energy-accumulator snapshots at start and stop (``gpu_metrics_energy_start.csv`` /
     ``_end.csv``: ``gpu,total_energy_consumption``), a counter per GPU at one instant, and nvidia-smi's
     list of the GPUs (``gpu_metrics_identity.csv``: ``index, uuid, pci.bus_id, name, driver_version``)."""
-    head = [cell.strip().lower() for cell in text.lstrip("\ufeff").split("\n", 1)[0].split(",")]
+    head = [cell.strip().lower() for cell in jsonio.first_line(text.lstrip("\ufeff")).split(",")]
     energy = len(head) >= 2 and head[0] == "gpu" and all("energy" in cell for cell in head[1:])
     return energy or (head[:2] == ["index", "uuid"] and not any("power" in cell for cell in head))
 

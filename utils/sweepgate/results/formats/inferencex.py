@@ -11,6 +11,7 @@ were built from instead; that is what a job leaves (CONTRACTS section 8).
 from __future__ import annotations
 
 from sweepgate.core.errors import fail
+from sweepgate.results import jsonio
 
 # An agentic job writes this aggregate as its $RESULT_FILENAME.json; its client's output is the AIPerf
 # export under aiperf_artifacts/ beside it.
@@ -57,7 +58,7 @@ APP_CSV_HEAD = ["model", "isl", "osl", "hardware"]
 
 def refuse_csv(text: str, path: str) -> None:
     """Refuse the dashboard's CSV export with what it is; return for any other text."""
-    for number, line in enumerate(text.lstrip("\ufeff").splitlines()[:20], 1):
+    for number, line in enumerate(jsonio.head(text.lstrip("\ufeff"), 20).splitlines()[:20], 1):
         if not line.strip() or line.startswith("#"):
             continue
         if [cell.strip().lower() for cell in line.split(",")[:4]] == APP_CSV_HEAD:
