@@ -100,3 +100,20 @@ def test_a_large_file_of_the_wrong_kind_is_refused_without_many_copies_of_it(tmp
         tracemalloc.stop()
     assert rc == 1 and f"{path}:1: format: " in err, err
     assert peak < 4 * len(text), f"peak {peak / len(text):.1f} times the file's size"
+
+
+def test_an_svg_chart_named_for_ingest_is_refused_as_the_image_it_is(tmp_path, capsys):
+    """`results ingest charts/*.png` said "an image (a chart?), not a result", but the SVG beside each
+    PNG, which `compare --plots` writes too, read "format: not JSON or CSV": the user was not told it was
+    a chart. Both are refused alike. The chart is a real one, drawn by `compare --plots`."""
+    import synth
+
+    from sweepgate.results import charts
+    from sweepgate.results import compare as C
+
+    keys = synth.KEYS[:1]
+    drawn = charts.draw_charts(C.compare_records(synth.pr_run(keys=keys), synth.history(keys=keys)), tmp_path)
+    for chart in sorted(drawn, key=lambda p: p.suffix):  # .png, then .svg
+        rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(chart))
+        assert rc == 1, err
+        assert err.startswith(f"{chart}:1: an image (a chart?), not a result; "), err

@@ -109,8 +109,10 @@ class Kind:
     ends: tuple[str, ...] = ()
     tar_ends: tuple[str, ...] = ()
 
+    span: int = 64  # how many bytes from ``at`` the magic is looked for in
+
     def found_in(self, head: bytes) -> bool:
-        return re.match(self.magic, head[self.at:self.at + 64], re.DOTALL) is not None
+        return re.match(self.magic, head[self.at:self.at + self.span], re.DOTALL) is not None
 
     def unpacks(self, path: str) -> str:
         return self.command if not self.suffix or path.lower().endswith(self.suffix) else self.stdout
@@ -144,6 +146,10 @@ KINDS = (
     TAR,
     Kind("png", re.escape(b"\x89PNG\r\n\x1a\n"), "an image (a chart?)", IMAGE),
     Kind("jpeg", re.escape(b"\xff\xd8\xff"), "an image", IMAGE),
+    # an SVG chart (``compare --plots`` writes one beside each PNG): its XML declaration, doctype and comments,
+    # then its <svg> element
+    Kind("svg", rb"(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*(?:<!DOCTYPE svg[\s>]|<svg[\s>])",
+         "an image (a chart?)", IMAGE, span=1024),
 )
 # The names of tar archives, plain or compressed (``runs.tar``, ``runs.tar.gz``, ``runs.tgz``): job outputs
 # copied between machines as a tarball (new-user29), whose every kind ``tar -xf`` reads
