@@ -117,3 +117,21 @@ def test_an_svg_chart_named_for_ingest_is_refused_as_the_image_it_is(tmp_path, c
         rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(chart))
         assert rc == 1, err
         assert err.startswith(f"{chart}:1: an image (a chart?), not a result; "), err
+
+
+@pytest.mark.parametrize("doc,what", [
+    (dict(ROW), "format: a matrix row (as `sweepgate test-config` or `matrix` prints one), not a client's output"),
+    ([dict(ROW), dict(ROW, conc=8)], "format: a list of 2 matrix rows (as `sweepgate test-config` prints them), "
+                                     "not a client's output"),
+])
+def test_a_row_file_named_as_a_result_is_told_to_go_to_row(tmp_path, capsys, doc, what):
+    """Following the README by hand, `results ingest row.json main-101/result.json` (the row named as a
+    result, `--row` forgotten) read "format: unknown JSON output": the user was not told the file is the
+    row, nor where it goes. It is refused as the row it is, naming `--row`."""
+    (tmp_path / "row.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}",
+                           str(tmp_path / "row.json"))
+    assert rc == 1, err
+    (line,) = [s for s in err.splitlines() if s.startswith(str(tmp_path / "row.json"))]
+    assert line.startswith(f"{tmp_path / 'row.json'}:1:1: {what}; "), line
+    assert "--row row.json --run-id ID --ref REF OUTPUT" in line, line

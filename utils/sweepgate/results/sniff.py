@@ -7,6 +7,7 @@ import io
 import itertools
 import re
 
+from sweepgate.core import fields as F
 from sweepgate.core import jsontext
 from sweepgate.core.errors import fail
 from sweepgate.core.report import count
@@ -180,8 +181,30 @@ def parse_document(doc, path: str, line: int) -> Measurement:
     if inferencex.reason(doc):
         inferencex.refuse(doc, path, line)
     _refuse_own_records(doc, path, line)
+    _refuse_matrix_rows(doc, path, line)
     raise fail(path, line, f"format: unknown JSON output (expected {KNOWN})",
                "ingest the job's $RESULT_FILENAME.json, or remove the file")
+
+
+# Keys every matrix row has (CONTRACTS §1), none a client output: a row named as a result, ``--row`` forgotten
+_ROW_KEYS = (F.EXP_NAME, F.CONC, F.RUNNER, F.IMAGE, F.MODEL_PREFIX)
+_ROW_HINT = ("pass it as the output's row: `results ingest --row row.json --run-id ID --ref REF OUTPUT`, OUTPUT the "
+             "client's output that row ran")
+
+
+def _is_row(doc) -> bool:
+    return isinstance(doc, dict) and all(key in doc for key in _ROW_KEYS)
+
+
+def _refuse_matrix_rows(doc, path: str, line: int) -> None:
+    """Refuse a matrix row (``jq '.[0]'`` of `test-config`), or a list of them, as what it is, naming
+    ``--row``; return for anything else."""
+    if _is_row(doc):
+        raise fail(path, line, "format: a matrix row (as `sweepgate test-config` or `matrix` prints one), "
+                   "not a client's output", _ROW_HINT)
+    if isinstance(doc, list) and doc and all(_is_row(d) for d in doc):
+        raise fail(path, line, f"format: a list of {len(doc)} matrix rows (as `sweepgate test-config` prints "
+                   "them), not a client's output", f"{_ROW_HINT}, one row picked with jq")
 
 
 def _refuse_own_records(doc, path: str, line: int) -> None:
