@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, emit  # noqa: F401  (re-exported: the one annotation writer)
+from sweepgate.core.errors import printable
 
 # Columns of the terminal/markdown matrix table: (header, field or callable)
 TABLE_COLUMNS = (
@@ -58,24 +59,14 @@ def matrix_table(rows: Iterable[tuple[str, dict]]) -> list[list[str]]:
 PIPE_WIDTH = 240  # columns of a table written to a pipe or file (no terminal to ask, no COLUMNS set)
 
 
-# C0 and C1 control characters and DEL: in a result's file name or content (a model name), never the table's own
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def visible(text: str) -> str:
-    """``text`` with each control character written as Python escapes it (``\\x1b``, ``\\n``): a terminal
-    table shows what a file holds, and an escape sequence in a model name or a newline in a file name
-    neither rewrites the reader's terminal nor splits a row in two."""
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
-
-
 def plain(text: str, style: str = ""):
     """``text`` as a rich Text, shown as written: never read as rich markup (a file named ``out[b].json``
     was shown as ``out.json``, a model named ``org/model[/b]`` stopped the table with a MarkupError), its control
-    characters made ``visible``."""
+    characters written as escapes (``errors.printable``: an escape sequence in a model name or a newline in a
+    file name neither rewrites the reader's terminal nor splits a row in two)."""
     from rich.text import Text
 
-    return Text(visible(text), style=style)
+    return Text(printable(text), style=style)
 
 
 def _columns() -> int | None:
@@ -161,7 +152,7 @@ def print_block(console, pairs: list[tuple[str, str]], style: str | None = None)
     from rich.text import Text
 
     line, lines = Text("-", style=style or ""), []
-    for header, cell in ((visible(h), visible(c)) for h, c in pairs):
+    for header, cell in ((printable(h), printable(c)) for h, c in pairs):
         if line.cell_len > 2 and line.cell_len + 2 + len(header) + 1 + len(cell) > console.width:
             lines.append(line)
             line = Text(" ", style=style or "")
