@@ -84,13 +84,17 @@ def _parse_all(docs: list[tuple[int, object]], path: str) -> list[Measurement]:
     return out
 
 
+TEXT_AMONG_LINES = 1000  # lines of a file's top where a JSON object after a text line is looked for
+
+
 def _refuse_text_among_json_lines(text: str, path: str) -> None:
     """Refuse a file whose first line is text but a later line a JSON object (JSON lines with a label or a
     note written among them by hand, as a results summary of several runs): one line saying so, at the
-    text, rather than "not JSON" of a file that holds JSON. Return for any other text."""
+    text, rather than "not JSON" of a file that holds JSON. Return for any other text. Only the file's top
+    is looked at (``TEXT_AMONG_LINES``, as ``jsonio.head`` copies it): a large file is never split whole."""
     import json
 
-    lines = text.lstrip("\ufeff").split("\n")
+    lines = jsonio.head(text.lstrip("\ufeff"), TEXT_AMONG_LINES).split("\n")
     first = next((n for n, line in enumerate(lines, 1) if line.strip()), None)
     for n, line in enumerate(lines[first:] if first else [], first + 1 if first else 1):
         if line.lstrip().startswith("{"):
