@@ -9,7 +9,7 @@ ref. The head value is judged as one new observation drawn from the baseline's
 distribution, all of the run's comparisons together (``noise.py``: moderated
 variances, Benjamini-Hochberg): a verdict other than ``unchanged`` needs the head
 significant (outside its interval) AND a relative change from the baseline
-median larger than the threshold. Fewer than ``min_samples`` baseline values gives
+median larger than the threshold, the same way (above the interval and up, or below it and down). Fewer than ``min_samples`` baseline values gives
 ``insufficient-data``; none gives ``new``. A point whose PR job failed or was
 cancelled (its newest attempt's status) has no figures to judge: it gets one
 ``failed`` verdict, which ``--fail-on-regression`` counts like a regression.
@@ -339,11 +339,16 @@ def _pending(head: float, values: list[float], min_samples: int, measured: bool 
 
 def verdict_of(head: float, values: list[float], metric: str, threshold: float, judged) -> tuple:
     """(verdict, median, low, high, change) of a judged comparison (``noise.Judged``): a verdict
-    other than unchanged needs the head significant across the run AND beyond the threshold."""
+    other than unchanged needs the head significant across the run AND beyond the threshold, the
+    same way: outside its interval on the side it moved from the median. The test's centre is the
+    mean of the logarithms, which one broken baseline run drags (four runs at 1,000 and one at 500:
+    871, interval [853, 888] where the run's other points are steady): a head of 920 is above it, no
+    evidence of a drop, though 8 % under the median of 1,000, and reads as unchanged."""
     median = float(statistics.median(values))
     change = relative_change(head, median)
     large = abs(change) > threshold if change is not None else head != median
-    if not (judged.significant and large):
+    moved = (head > median) - (head < median)
+    if not (judged.significant and large and moved == judged.side):
         return UNCHANGED, median, judged.low, judged.high, change
     better = (head > median) == (R.DIRECTION.get(metric, R.HIGHER_IS_BETTER) == R.HIGHER_IS_BETTER)
     return (IMPROVED if better else REGRESSED), median, judged.low, judged.high, change

@@ -23,7 +23,10 @@ each would be flagged by chance (a noise-only PR of 876 points showed 9 "regress
    where some points are much noisier than their metric's others: they are pooled all the same.
 
 Each comparison's interval is where the head would not be significant (at the p-value cut-off
-Benjamini-Hochberg ended at), so "outside the interval" and "significant" are one statement.
+Benjamini-Hochberg ended at), so "outside the interval" and "significant" are one statement; its
+``side`` says which way: above the baseline's centre or below it. The centre is the mean of the
+logarithms, which one broken baseline run drags while the moderated spread stays small, so it can lie
+away from the median a verdict's change is read from (``compare.verdict_of`` wants both one way).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ class Judged:
     low: float
     high: float
     p_adjusted: float
+    side: int = 0  # which way the head lies from the baseline's centre (the test's): 1 above, -1 below, 0 at it
 
 
 @dataclass
@@ -68,10 +72,23 @@ class _Shape:
         return len(self.x) - 1
 
 
+# Values closer than this, relatively, are one value told in two roundings (123.00000000000001 ms
+# from 0.123 s, a median of two neighbours): no benchmark measures to a billionth. A baseline spread
+# no wider is none, and a head that close to its identical baseline values is one of them.
+DUST = 1e-9
+
+
 def _shape(c: Comparison) -> _Shape:
     log = c.head > 0 and all(v > 0 for v in c.values)
     x = [math.log(v) for v in c.values] if log else list(c.values)
-    return _Shape(log, x, math.log(c.head) if log else c.head, _variance(x), statistics.fmean(x))
+    s2 = _variance(x)
+    if s2 <= (DUST * (1 if log else max(map(abs, x)))) ** 2:  # the logarithms' spread is a relative one
+        s2 = 0.0
+    return _Shape(log, x, math.log(c.head) if log else c.head, s2, statistics.fmean(x))
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=DUST)
 
 
 def _variance(x: list[float]) -> float:
@@ -163,7 +180,7 @@ def _p_values(comparisons: list[Comparison], shapes: list[_Shape], scaled: list[
     t_at: dict[bool, tuple[list[int], list[float], list[float]]] = {False: ([], [], []), True: ([], [], [])}
     for i, (c, s, (scale, df)) in enumerate(zip(comparisons, shapes, scaled)):
         if scale == 0:  # identical baseline values: the head differs or it does not, told in its own units
-            p[i] = 1.0 if c.head in c.values else 0.0  # (a logarithm and back is not the same number)
+            p[i] = 1.0 if any(_same(c.head, v) for v in c.values) else 0.0  # (a logarithm and back is not the same number)
             continue
         at, ts, dfs = t_at[math.isinf(df)]
         at.append(i)
@@ -204,6 +221,10 @@ def _adjust(p: list[float], families: list, alpha: float) -> tuple[list[float], 
     return adjusted, cuts
 
 
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)
+
+
 def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
     """Every comparison of a run, judged together (see the module docstring)."""
     if not comparisons:
@@ -221,11 +242,12 @@ def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
     out = []
     for c, s, (scale, df), qv, cut in zip(comparisons, shapes, scaled, q, cuts):
         if scale == 0:  # identical baseline values: the interval is that value
-            out.append(Judged(qv <= alpha, c.values[0], c.values[0], qv))
+            side = 0 if _same(c.head, c.values[0]) else _sign(c.head - c.values[0])
+            out.append(Judged(qv <= alpha, c.values[0], c.values[0], qv, side))
             continue
         half = _quantile(cut / 2, df) * scale
         low, high = s.mean - half, s.mean + half
         if s.log:
             low, high = math.exp(low), math.exp(high)
-        out.append(Judged(qv <= alpha, low, high, qv))
+        out.append(Judged(qv <= alpha, low, high, qv, _sign(s.h - s.mean)))
     return out

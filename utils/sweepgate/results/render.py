@@ -726,7 +726,8 @@ def verdict_rule(comparison: C.Comparison, code=str) -> str | None:
     who = "the PR's figure" if comparison.pr is not None else "this run's figure"
     return (f"How to read a verdict: a metric is {code(C.REGRESSED)} or {code(C.IMPROVED)} only when {who} is "
             "outside its interval (the range the baseline runs' own run-to-run noise allows, all of the run's "
-            f"comparisons taken together) and it changed by more than its threshold; inside the interval it is "
+            f"comparisons taken together) and it changed by more than its threshold that way (up above the interval, "
+            "down below it); inside the interval it is "
             f"{code(C.UNCHANGED)} however far it moved.")
 
 
