@@ -209,6 +209,19 @@ def test_float_dust_is_no_spread_in_any_unit():
     assert v.verdict == C.UNCHANGED  # its threshold is 0: it was 'regressed', by -2e-16
 
 
+def test_a_change_beyond_a_threshold_of_0_shows_its_sign_however_small():
+    """With a threshold of 0 (success_rate's, or a config's) a figure a hair away from identical
+    baseline values is flagged; its change read "+0.0% (±0%)" beside "regressed" (float dust hidden)."""
+    for head, verdict, sign in ((999.99999, C.REGRESSED, "-"), (1000.00001, C.IMPROVED, "+")):
+        result = C.compare_records(*records([(1, {TPUT: [1000.0] * 3}, {TPUT: head})]), threshold=0.0)
+        (v,) = result.verdicts
+        assert v.verdict == verdict
+        (row,) = [line for line in render.markdown(result).splitlines() if f"| {TPUT} |" in line]
+        assert f"| {sign}0.000001" in row and "+0.0%" not in row and f"| {verdict} |" in row, row
+        assert f" {sign}0.000001" in render.table_text(result)
+    assert render.fmt_change(1e-9, 0.05) == render.fmt_change(-1e-9) == "+0.0%"  # dust under a threshold is none
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(60, 240), st.floats(0.4, 0.8), st.floats(0.8, 1.15), st.floats(0.0, 0.1))
 def test_a_broken_main_run_never_turns_a_verdict_around(n_steady, broken, odd_head, threshold):
