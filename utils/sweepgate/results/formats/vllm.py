@@ -10,7 +10,10 @@ while summaries are ms, a latency-only vllm-ascend variant, and only the latenci
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
+import operator
 import statistics
 from datetime import datetime
 
@@ -217,33 +220,55 @@ def _percentile_ms(values_s: list, q: int) -> float | None:
     return to_ms(statistics.quantiles(values_s, n=100, method="inclusive")[q - 1], "s")
 
 
+def _not_seconds(v) -> bool:
+    """Whether ``v`` is no per-request time: a finite number of seconds >= 0."""
+    return isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0
+
+
 def _check_seconds(v, where: str, path: str, line: int) -> None:
     """A per-request time is a finite number of seconds >= 0, else the file is refused."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+    if _not_seconds(v):
         raise fail(path, line, f"{where}: expected seconds (a number >= 0), got {v!r}",
                    "the output was edited or comes from an unsupported client version")
+
+
+def _first_not_seconds(values: list) -> int | None:
+    """The place in ``values`` of the first that is no per-request time, else None: numbers are checked as
+    one array (a run's per-token gaps are millions), anything else one by one."""
+    if not values:
+        return None
+    if set(map(type, values)) <= {int, float}:  # bool is neither: it is refused below
+        import numpy
+
+        times = numpy.asarray(values, dtype=float)  # the JSON reader keeps no integer past float's range
+        bad = ~numpy.isfinite(times) | (times < 0)
+        return int(bad.argmax()) if bad.any() else None
+    return next((j for j, v in enumerate(values) if _not_seconds(v)), None)
 
 
 def _from_arrays(doc: dict, metrics: dict, path: str, line: int) -> None:
     """Fill p90 TTFT/ITL the summary lacks from the per-request arrays (seconds), of the requests
     that succeeded: a failed one keeps its 0 s (its ``errors`` entry says why), as the client's own
-    percentiles leave it out. Every time is checked where the file has it (``itls[i][j]``)."""
+    percentiles leave it out. Every time is checked, and the first that is none is said where the file
+    has it (``itls[i][j]``)."""
     errors = doc.get("errors")
     for latency, key in (("ttft", "ttfts"), ("itl", "itls")):
         values, name = doc.get(key), R.latency_name(latency, "p90")
         if metrics.get(name) is not None or not isinstance(values, list):
             continue
         failed = errors if isinstance(errors, list) and len(errors) == len(values) else [None] * len(values)
-        kept = []
-        for i, (value, error) in enumerate(zip(values, failed)):
-            if latency == "ttft":
-                times = [(f"{key}[{i}]", value)]
-            else:  # one list of gaps per request
-                times = [(f"{key}[{i}][{j}]", v) for j, v in enumerate(value)] if isinstance(value, list) else []
-            for where, v in times:
-                _check_seconds(v, where, path, line)
-            if not error:
-                kept.extend(v for _, v in times)
+        succeeded = list(map(operator.not_, failed))
+        if latency == "ttft":  # a time a request
+            if (at := _first_not_seconds(values)) is not None:
+                _check_seconds(values[at], f"{key}[{at}]", path, line)
+            kept = list(itertools.compress(values, succeeded))
+        else:  # a list of gaps a request (none for one that is no list)
+            rows = [v if isinstance(v, list) else [] for v in values]
+            flat = list(itertools.chain.from_iterable(rows))
+            if (at := _first_not_seconds(flat)) is not None:
+                i = bisect.bisect_right(list(itertools.accumulate(map(len, rows))), at)
+                _check_seconds(flat[at], f"{key}[{i}][{at - sum(map(len, rows[:i]))}]", path, line)
+            kept = list(itertools.chain.from_iterable(itertools.compress(rows, succeeded)))
         metrics[name] = _percentile_ms(kept, 90)
 
 
