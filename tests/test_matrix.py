@@ -385,19 +385,41 @@ broken-disagg:
     assert key_line < disagg_line
 
 
-def test_no_appended_entry_alias_and_bad_refs_are_rejected(make_repo):
+def test_anchors_aliases_and_merge_keys_in_an_entry_are_read_as_the_reference_reads_them(make_repo):
+    """Differential against the reference (mutated corpus heads): its yaml.safe_load takes an anchor,
+    an alias and a merge key in the appended entries, and expanded them; the matrix step refused
+    them. It now reads them alike (the rows and entries are those of the text written out in full);
+    the gate still refuses them, and a tag safe_load cannot build is refused by both."""
+    repo = make_repo()
+    base = repo.head()
+    plain = entry("dsr1-*", extra="  evals-only: true\n") + "\n" + entry("dsr1-fp4-b300-vllm", extra="  evals-only: true\n")
+    anchored = (entry("dsr1-*", extra="  evals-only: &flag true\n") + "\n- <<: {evals-only: *flag}\n  "
+                + entry("dsr1-fp4-b300-vllm").removeprefix("\n- "))
+    want = process_changelog(repo, base, repo.commit_changelog(CHANGELOG + plain))
+    head = repo.commit_changelog(CHANGELOG + anchored)
+    proc = process_changelog(repo, base, head)
+    assert want.returncode == 0 and proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["changelog_metadata"]["entries"][1]["evals-only"] is True
+    assert proc.stdout.replace(head, "H") == want.stdout.replace(json.loads(want.stdout)["changelog_metadata"]["head_ref"], "H")
+    gate = subprocess.run([sys.executable, str(ROOT / "utils" / "validate_perf_changelog.py"), "--base-ref", base,
+                           "--head-ref", head], cwd=repo.path, capture_output=True, text=True)
+    assert gate.returncode == 1 and "YAML anchors (&name) are not allowed" in gate.stderr
+    tagged = CHANGELOG + entry("dsr1-*", extra="  evals-only: !flag true\n")
+    proc = process_changelog(repo, base, repo.commit_changelog(tagged))
+    line = tagged.splitlines().index("  evals-only: !flag true") + 1
+    assert proc.returncode == 1 and f"perf-changelog.yaml:{line}:" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_no_appended_entry_a_tab_and_bad_refs_are_rejected(make_repo):
     repo = make_repo()
     base = repo.head()
     assert process_changelog(repo, base, base).returncode == 1
-    head = repo.commit_changelog(CHANGELOG + entry("dsr1-*", extra="  evals-only: &flag true\n"))
-    proc = process_changelog(repo, base, head)
-    assert proc.returncode == 1 and "YAML anchors (&name) are not allowed" in proc.stderr
     tabbed = CHANGELOG + entry("dsr1-*").replace("  pr-link: ", "  pr-link:\t")  # the reference's reader refuses it
     head_tab = repo.commit_changelog(tabbed)
     proc = process_changelog(repo, base, head_tab)
     line = tabbed.splitlines().index("  pr-link:\thttps://github.com/acme/bench/pull/9") + 1
     assert proc.returncode == 1 and f"perf-changelog.yaml:{line}:11: tab character in the changelog" in proc.stderr
-    proc = process_changelog(repo, "no-such-ref", head)
+    proc = process_changelog(repo, "no-such-ref", head_tab)
     assert proc.returncode == 1 and "'no-such-ref' is not a commit" in proc.stderr
     assert "Traceback" not in proc.stderr
 

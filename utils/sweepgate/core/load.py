@@ -447,19 +447,20 @@ def parse_yaml(text: str, path: str) -> object:
     return data
 
 
-def parse_strict(path: str, text: str, line_of=None, found=(), *, last_duplicate_wins: bool = False) -> object:
+def parse_strict(path: str, text: str, line_of=None, found=(), *, as_reference: bool = False) -> object:
     """Parse YAML under the hygiene rules (``core.yamlsafe``), or raise every problem.
 
     ``line_of`` maps a line of ``text`` to the line reported; ``found`` are problems
     the caller already has (they are reported together, and skip the duplicate-key pass).
-    ``last_duplicate_wins``: a key repeated in a mapping keeps its last value, as the
-    reference's loader does, instead of being refused.
+    ``as_reference``: read it as the reference's ``yaml.safe_load`` does instead of under the
+    hygiene rules: a key repeated in a mapping keeps its last value, and anchors, aliases and
+    merge keys are taken (an alias bomb is still refused, and a tag safe_load cannot build).
     """
     from sweepgate.core import yamlsafe
 
     line_of = line_of or (lambda n: n)
-    diags = [*found, *yamlsafe.refuse_features(path, text, line_of)]
-    if not diags and not last_duplicate_wins:  # composing aliases would walk an alias bomb's shared nodes
+    diags = [*found, *(() if as_reference else yamlsafe.refuse_features(path, text, line_of))]
+    if not diags and not as_reference:  # composing aliases would walk an alias bomb's shared nodes
         diags = yamlsafe.duplicate_keys(path, text, line_of)
     if diags:
         raise SweepgateError(diags)

@@ -118,11 +118,12 @@ class AppendedDoc(YamlDoc):
         return (self._map[-1] if self._map else 0), col
 
 
-def parse_appended(appended: Appended, *, last_duplicate_wins: bool = False) -> tuple[AppendedDoc, list]:
+def parse_appended(appended: Appended, *, as_reference: bool = False) -> tuple[AppendedDoc, list]:
     """Parse and schema-check the appended entries, or raise every problem found. The matrix
-    step reads a key repeated in an entry as the reference does (its last value: a real PR's
-    entry held a second pr-link under a continued plain scalar, and the reference expanded it);
-    the gate refuses it."""
+    step (``as_reference``) reads the YAML as the reference's loader does: a key repeated in an
+    entry keeps its last value (a real PR's entry held a second pr-link under a continued plain
+    scalar, and the reference expanded it), and anchors, aliases and merge keys are taken; the
+    gate refuses them."""
     def line_of(n: int) -> int:
         lines = appended.head_lines
         if lines and n > len(lines):  # past the appended text's last line (its end): after the file's
@@ -132,9 +133,9 @@ def parse_appended(appended: Appended, *, last_duplicate_wins: bool = False) -> 
     tabs = [Diagnostic(appended.path, line_of(i + 1), line.index("\t") + 1, "tab",
                        "tab character in the changelog", "use spaces")
             for i, line in enumerate(appended.lines) if "\t" in line]
-    if tabs and last_duplicate_wins and reference_reads(appended.text):
+    if tabs and as_reference and reference_reads(appended.text):
         tabs = []  # the matrix takes what the reference's reader takes (a tab inside quotes); the gate does not
-    data = parse_strict(appended.path, appended.text, line_of, found=tabs, last_duplicate_wins=last_duplicate_wins)
+    data = parse_strict(appended.path, appended.text, line_of, found=tabs, as_reference=as_reference)
     doc = AppendedDoc(appended, data)
     if not data:
         raise SweepgateError(doc.diag((), "no-entries", "the appended text holds no changelog entry",
@@ -373,7 +374,7 @@ def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) ->
         raise SweepgateError(Diagnostic(opts.changelog, appended.last_line, 0, "no-entries",
                                         f"{base}..{head} appends no entry to {opts.changelog}",
                                         "append an entry naming the config keys this change affects"))
-    doc, entries = parse_appended(appended, last_duplicate_wins=True)
+    doc, entries = parse_appended(appended, as_reference=True)
     return plan_entries(git, base_sha, head_sha, doc, entries, opts, base_label=base, head_label=head)
 
 
