@@ -410,6 +410,61 @@ def test_anchors_aliases_and_merge_keys_in_an_entry_are_read_as_the_reference_re
     assert proc.returncode == 1 and f"perf-changelog.yaml:{line}:" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_entry_values_the_reference_s_model_converts_are_read_as_it_reads_them(make_repo):
+    """Differential against the reference (mutated corpus heads): its pydantic entry model takes
+    evals-only 'yes' (or 1, 'on', 'TRUE'...) as true, eval-min-prefill-ep '2' as 2, a description line
+    with no visible text, and a scenario type named twice; the matrix step refused each as the gate
+    does. It now reads them as the reference does (the rows and entries of the entry written the
+    canonical way), and the gate still refuses them; a value the model refuses ('maybe') stays refused."""
+    repo = make_repo()
+    base = repo.head()
+    canonical = entry("dsr1-fp4-b300-vllm", extra="  evals-only: true\n  scenario-type:\n    - fixed-seq-len\n")
+    want = process_changelog(repo, base, repo.commit_changelog(CHANGELOG + canonical))
+    assert want.returncode == 0, want.stderr
+    (want_entry,) = json.loads(want.stdout)["changelog_metadata"]["entries"]
+    for flag, extra in [("'yes'", "    - fixed-seq-len\n"), ("1", ""), ("'On'", ""), ("TRUE", ""), ("'t'", "")]:
+        text = canonical.replace("evals-only: true", f"evals-only: {flag}") + extra
+        proc = process_changelog(repo, base, repo.commit_changelog(CHANGELOG + text))
+        assert proc.returncode == 0, (flag, proc.stderr)
+        got = json.loads(proc.stdout)
+        (got_entry,) = got["changelog_metadata"]["entries"]
+        assert got_entry == {**want_entry, "scenario-type": ["fixed-seq-len"] * (2 if extra else 1)}, flag
+        assert {b: got[b] for b in got if b != "changelog_metadata"} == \
+            {b: v for b, v in json.loads(want.stdout).items() if b != "changelog_metadata"}, flag
+    blank = canonical.replace('    - "Test entry"', '    - ""') + "  eval-min-prefill-ep: '2'\n"
+    head = repo.commit_changelog(CHANGELOG + blank)
+    proc = process_changelog(repo, base, head)
+    assert proc.returncode == 0, proc.stderr
+    (got_entry,) = json.loads(proc.stdout)["changelog_metadata"]["entries"]
+    assert got_entry["description"] == [""] and got_entry["eval-min-prefill-ep"] == 2
+    gate = subprocess.run([sys.executable, str(ROOT / "utils" / "validate_perf_changelog.py"), "--base-ref", base,
+                           "--head-ref", head], cwd=repo.path, capture_output=True, text=True)
+    assert gate.returncode == 1 and "visible text" in gate.stderr and "'2' is not of type 'integer'" in gate.stderr
+    bad = CHANGELOG + canonical.replace("evals-only: true", "evals-only: maybe")
+    proc = process_changelog(repo, base, repo.commit_changelog(bad))
+    line = bad.splitlines().index("  evals-only: maybe") + 1
+    assert proc.returncode == 1 and f"perf-changelog.yaml:{line}:3: evals-only: 'maybe' is not of type 'boolean'" in proc.stderr
+
+
+@pytest.mark.parametrize("value, want", [
+    (True, True), (False, False), (1, True), (0, False), (1.0, True), (0.0, False), ("yes", True), ("YES", True),
+    ("On", True), ("t", True), ("Y", True), ("1", True), ("no", False), ("OFF", False), ("f", False), ("0", False),
+    (2, 2), (1.5, 1.5), (" true", " true"), ("1.0", "1.0"), ("", ""), (None, None), ("maybe", "maybe")])
+def test_lax_bool_takes_what_pydantic_s_bool_takes(value, want):
+    from sweepgate.core.laxentry import lax_bool
+
+    assert lax_bool(value) == want and type(lax_bool(value)) is type(want)
+
+
+@pytest.mark.parametrize("value, want", [
+    (2, 2), (True, 1), (False, 0), (2.0, 2), ("2", 2), (" 2 ", 2), ("2.0", 2), ("+2", 2), ("2_0", 20),
+    (2.5, 2.5), ("1e3", "1e3"), ("0x10", "0x10"), ("", ""), ("\uff11", "\uff11"), ("two", "two")])
+def test_lax_int_takes_what_pydantic_s_int_takes(value, want):
+    from sweepgate.core.laxentry import lax_int
+
+    assert lax_int(value) == want and type(lax_int(value)) is type(want)
+
+
 def test_no_appended_entry_a_tab_and_bad_refs_are_rejected(make_repo):
     repo = make_repo()
     base = repo.head()

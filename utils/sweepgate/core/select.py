@@ -12,6 +12,7 @@ import re
 from collections import defaultdict
 
 from sweepgate.core import fields as F
+from sweepgate.core import laxentry
 from sweepgate.core.check import check_entries, check_revision
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.expand import (
@@ -122,8 +123,9 @@ def parse_appended(appended: Appended, *, as_reference: bool = False) -> tuple[A
     """Parse and schema-check the appended entries, or raise every problem found. The matrix
     step (``as_reference``) reads the YAML as the reference's loader does: a key repeated in an
     entry keeps its last value (a real PR's entry held a second pr-link under a continued plain
-    scalar, and the reference expanded it), and anchors, aliases and merge keys are taken; the
-    gate refuses them."""
+    scalar, and the reference expanded it), and anchors, aliases and merge keys are taken; and
+    the entries as its model does (``core.laxentry``: ``evals-only: 'yes'`` is true). The gate
+    refuses them."""
     def line_of(n: int) -> int:
         lines = appended.head_lines
         if lines and n > len(lines):  # past the appended text's last line (its end): after the file's
@@ -140,7 +142,9 @@ def parse_appended(appended: Appended, *, as_reference: bool = False) -> tuple[A
     if not data:
         raise SweepgateError(doc.diag((), "no-entries", "the appended text holds no changelog entry",
                                       "append an entry starting with '- config-keys:'"))
-    diags = check_entries(doc, data)
+    if as_reference:
+        data = laxentry.reference_entries(data)
+    diags = check_entries(doc, laxentry.schema_view(data) if as_reference else data)
     if diags:
         raise SweepgateError(sorted(diags))
     return doc, data
