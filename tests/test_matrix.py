@@ -412,8 +412,8 @@ def test_anchors_aliases_and_merge_keys_in_an_entry_are_read_as_the_reference_re
 
 def test_entry_values_the_reference_s_model_converts_are_read_as_it_reads_them(make_repo):
     """Differential against the reference (mutated corpus heads): its pydantic entry model takes
-    evals-only 'yes' (or 1, 'on', 'TRUE'...) as true, eval-min-prefill-ep '2' as 2, a description line
-    with no visible text, and a scenario type named twice; the matrix step refused each as the gate
+    evals-only 'yes' (or 1, 'on', 'TRUE'...) as true, eval-min-prefill-ep '2' as 2, an empty pr-link, a
+    description line with no visible text, and a scenario type named twice; the matrix step refused each as the gate
     does. It now reads them as the reference does (the rows and entries of the entry written the
     canonical way), and the gate still refuses them; a value the model refuses ('maybe') stays refused."""
     repo = make_repo()
@@ -431,12 +431,13 @@ def test_entry_values_the_reference_s_model_converts_are_read_as_it_reads_them(m
         assert got_entry == {**want_entry, "scenario-type": ["fixed-seq-len"] * (2 if extra else 1)}, flag
         assert {b: got[b] for b in got if b != "changelog_metadata"} == \
             {b: v for b, v in json.loads(want.stdout).items() if b != "changelog_metadata"}, flag
-    blank = canonical.replace('    - "Test entry"', '    - ""') + "  eval-min-prefill-ep: '2'\n"
+    blank = canonical.replace('    - "Test entry"', '    - ""').replace(
+        "pr-link: https://github.com/acme/bench/pull/9", "pr-link: ''") + "  eval-min-prefill-ep: '2'\n"
     head = repo.commit_changelog(CHANGELOG + blank)
     proc = process_changelog(repo, base, head)
     assert proc.returncode == 0, proc.stderr
     (got_entry,) = json.loads(proc.stdout)["changelog_metadata"]["entries"]
-    assert got_entry["description"] == [""] and got_entry["eval-min-prefill-ep"] == 2
+    assert got_entry["description"] == [""] and got_entry["eval-min-prefill-ep"] == 2 and got_entry["pr-link"] == ""
     gate = subprocess.run([sys.executable, str(ROOT / "utils" / "validate_perf_changelog.py"), "--base-ref", base,
                            "--head-ref", head], cwd=repo.path, capture_output=True, text=True)
     assert gate.returncode == 1 and "visible text" in gate.stderr and "'2' is not of type 'integer'" in gate.stderr

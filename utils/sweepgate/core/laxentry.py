@@ -3,7 +3,7 @@
 The reference checks each appended entry with a pydantic model in its default (lax) mode, which
 converts where the gate's schema (``perf-changelog.schema.json``) refuses: a flag written ``'yes'``,
 ``'true'``, ``'on'``, ``1`` ... is a boolean, ``eval-min-prefill-ep: '2'`` (or ``true``) an integer;
-and it takes a description line with no visible text and a scenario type named twice. The matrix
+and it takes an empty pr-link, a description line with no visible text and a scenario type named twice. The matrix
 step reads an entry as the reference does (``reference_entries``) and schema-checks a view of it
 that holds what the schema's stricter rules refuse in a form they take (``schema_view``); the gate
 reads entries as written.
@@ -63,8 +63,8 @@ def reference_entries(entries):
 
 
 def schema_view(entries):
-    """The entries for the schema check: a description line with no visible text holds one, and a
-    scenario-type naming only known types names each once (each path keeps its place, except the
+    """The entries for the schema check: an empty pr-link or description line with no visible text
+    holds one, and a scenario-type naming only known types names each once (each path keeps its place, except the
     later copies of a repeated type)."""
     if not isinstance(entries, list):
         return entries
@@ -72,6 +72,8 @@ def schema_view(entries):
     for entry in entries:
         if isinstance(entry, dict):
             entry = dict(entry)
+            if entry.get(F.PR_LINK) == "":
+                entry[F.PR_LINK] = "-"
             lines = entry.get(F.DESCRIPTION)
             if isinstance(lines, list):
                 entry[F.DESCRIPTION] = [line if not isinstance(line, str) or line.strip() else "-" for line in lines]
