@@ -459,7 +459,7 @@ def test_lax_bool_takes_what_pydantic_s_bool_takes(value, want):
 
 @pytest.mark.parametrize("value, want", [
     (2, 2), (True, 1), (False, 0), (2.0, 2), ("2", 2), (" 2 ", 2), ("2.0", 2), ("+2", 2), ("2_0", 20),
-    (2.5, 2.5), ("1e3", "1e3"), ("0x10", "0x10"), ("", ""), ("\uff11", "\uff11"), ("two", "two")])
+    (2.5, 2.5), ("1e3", "1e3"), ("0x10", "0x10"), ("2.", "2."), ("2_", "2_"), ("", ""), ("\uff11", "\uff11"), ("two", "two")])
 def test_lax_int_takes_what_pydantic_s_int_takes(value, want):
     from sweepgate.core.laxentry import lax_int
 

@@ -17,7 +17,7 @@ from sweepgate.core import fields as F
 
 TRUE_WORDS = frozenset({"1", "on", "t", "true", "y", "yes"})  # pydantic's, compared lower-cased
 FALSE_WORDS = frozenset({"0", "off", "f", "false", "n", "no"})
-INT_TEXT = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0*)?")  # what pydantic reads as an integer
+INT_TEXT = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0+)?")  # what pydantic reads as an integer
 FLAGS = (F.EVALS_ONLY, F.ALL_EVALS, F.APPEND_ONLY)
 
 
