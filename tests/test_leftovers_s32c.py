@@ -282,3 +282,17 @@ def test_rehearse_says_a_script_name_that_is_a_folder_is_one(tmp_path):
     r = cli(["--row-json", str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")], cwd=repo)
     assert r.returncode == 1 and r.stderr == (f"{rel}: the benchmark script for exp-name 'dsr1_1k1k' is a folder, not a "
                                               "file; put the script in the folder's place (CONTRACTS section 7)\n"), r.stderr
+
+
+def test_a_failed_rehearsal_is_annotated_under_github_actions(tmp_path):
+    """Its problem lines were printed, not emitted: under GITHUB_ACTIONS=true a failed rehearsal gave no
+    ::error line, though every other refusal does."""
+    from test_rehearse import FSL_ROWS, _bench_with_script, cli, write_rows
+
+    repo, _ = _bench_with_script(tmp_path, "exit 3\n")
+    r = cli(["--row-json", str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")], cwd=repo,
+            env={"GITHUB_ACTIONS": "true"})
+    rel = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+    annotations = [line for line in r.stderr.splitlines() if line.startswith("::error")]
+    assert r.returncode == 1 and any(line.startswith(f"::error file={rel}") and "the script exited 3" in line
+                                     for line in annotations), r.stderr

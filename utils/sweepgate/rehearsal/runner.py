@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sweepgate.core import fields, jobfile, jsontext
-from sweepgate.core.errors import SweepgateError, fail, is_a_folder, json_message, os_reason
+from sweepgate.core.errors import Diagnostic, SweepgateError, emit, fail, is_a_folder, json_message, os_reason
 from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import gpu_family, script_candidates
 from sweepgate.rehearsal import calllog, multinode
@@ -1039,6 +1039,16 @@ def remove_work_dir(work: Path, what: str = "the work dir") -> None:
     stopping.act_on_held()
 
 
+def _problem_diagnostics(script: str, problems: list[str]) -> list[Diagnostic]:
+    """A rehearsal's problems (each ``what is wrong; how to fix``) as the script's diagnostics, so a
+    failed rehearsal is annotated under GitHub Actions as every other problem is."""
+    out = []
+    for problem in problems:
+        what, _, fix = problem.rpartition("; ")
+        out.append(Diagnostic(script, 0, 0, "rehearsal", what or fix, fix if what else "", in_file=True))
+    return out
+
+
 def _tail(path: Path, lines: int = 30) -> str:
     """The script's last lines, as they can be shown on a terminal (``printable``)."""
     from sweepgate.core.errors import printable
@@ -1298,8 +1308,7 @@ def rehearse(args) -> int:
         raise
     if done.problems:
         print(f"rehearse: FAILED after {done.elapsed:.1f}s", file=sys.stderr)
-        for p in done.problems:
-            print(f"{script.relative_to(root)}: {p}", file=sys.stderr)
+        emit(_problem_diagnostics(str(script.relative_to(root)), done.problems))
         tail = _tail(done.paths["out"])
         if tail:
             print(f"--- last lines of {done.paths['out']} ---\n{tail}", file=sys.stderr)
