@@ -20,10 +20,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "full-sweep": ("sweepgate.commands.sweep", "expand every config (generate_sweep_configs.py full-sweep)"),
     "test-config": ("sweepgate.commands.sweep", "expand named configs (generate_sweep_configs.py test-config)"),
     "changelog": ("sweepgate.commands.changelog", "add, rebase or canonicalize changelog entries"),
-    "ci": ("sweepgate.commands.ci", "CI helpers: decide what a workflow event runs, split the matrix"),
+    "ci": ("sweepgate.commands.ci", "CI helpers: decide what an event runs, split and dispatch the sweep, reuse and collect its jobs"),
     "plan": ("sweepgate.commands.plan", "what a PR will run, what it costs, and what it forgot"),
     "rehearse": ("sweepgate.commands.rehearse", "run one matrix row's benchmark script without a GPU"),
-    "results": ("sweepgate.commands.results", "ingest job outputs into the results store, show them"),
+    "results": ("sweepgate.commands.results", "store job outputs, show them, compare with main, comment on the PR"),
     "engines": ("sweepgate.commands.engines", "capture an installed engine's flag manifest"),
     "preflight": ("sweepgate.commands.preflight", "check every command a row runs against its engines' flags"),
 }
@@ -187,7 +187,8 @@ def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str
         formatter_class=_formatter,
         prog=prog,
         description=f"Commands: {', '.join(only)} (sweepgate's, under the reference's name)." if only else
-        "Gate the perf changelog, expand the benchmark matrix, and plan GPU sweeps. "
+        "Gate the perf changelog, expand the benchmark matrix, plan and send GPU sweeps, and report "
+        "their results. "
         "With no command, runs the built-in example. Input and output formats: "
         f"{contracts_doc()} (cited as CONTRACTS §N).")
     parser.add_argument("--version", action=_version_action(), nargs=0,
