@@ -64,3 +64,17 @@ def test_unknown_flags_with_no_near_one_and_abbreviations_are_as_before(make_rep
     assert error_line(missing) == "sweepgate matrix: error: the following arguments are required: --base-ref"
     short = sweepgate(repo.path, "matrix", "--base", "HEAD", "--head", "HEAD")  # argparse's abbreviations stand
     assert "unrecognized" not in short.stderr and "required" not in short.stderr, short.stderr
+
+
+@pytest.mark.parametrize("argv, meant", [
+    (("matrx",), "'matrix'"), (("results", "shw"), "'show'"), (("ci", "splt"), "'split'"),
+    (("changelog", "ad"), "'add'")])
+def test_a_mistyped_command_is_named_with_the_command_meant(make_repo, argv, meant):
+    """A mistyped command or action got argparse's list of choices only, though a mistyped flag gets the
+    one meant (s32e's review: `sweepgate results shw`)."""
+    r = sweepgate(make_repo().path, *argv)
+    line = error_line(r)
+    assert r.returncode == 2 and f"invalid choice: '{argv[-1]}'" in line and line.endswith(
+        f" (did you mean {meant}?)"), r.stderr
+    far = sweepgate(make_repo().path, "results", "zzz")
+    assert error_line(far).endswith("'comment')"), far.stderr

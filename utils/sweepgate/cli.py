@@ -72,6 +72,23 @@ def _version_action():
     return VersionAction
 
 
+# argparse's refusal of a command or action that is none of its choices (Python 3.11's wording)
+_INVALID_CHOICE = r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<choices>.*)\)$"
+
+
+def _nearest_choice(message: str) -> str:
+    """argparse's "invalid choice" with the choice most likely meant, as a mistyped flag gets one
+    (``sweepgate results shw``: ``did you mean 'show'?``); any other message as it is."""
+    import difflib
+    import re
+
+    if not (found := re.search(_INVALID_CHOICE, message)):
+        return message
+    choices = re.findall(r"'([^']*)'", found["choices"])
+    near = difflib.get_close_matches(found["word"], choices, n=1, cutoff=0.6)
+    return f"{message} (did you mean {near[0]!r}?)" if near else message
+
+
 def _parser_class():
     """argparse's parser, but what --help and --version print reaches stdout or is said: argparse
     drops a failed write of a message, so `--help >/dev/full` printed nothing and exited 0."""
@@ -101,6 +118,7 @@ def _parser_class():
             if message.startswith("the following arguments are required") and (
                     unknown := [w for w in _flags_given(getattr(self, "_given", [])) if not _known_flag(self, w)]):
                 message = f"{unrecognized(self, unknown)}; {message}"
+            message = _nearest_choice(message)
             self.print_usage(sys.stderr)
             self._print_message(f"{self.prog}: error: {message}\n", sys.stderr)
             if os.environ.get("GITHUB_ACTIONS") == "true":
