@@ -59,19 +59,16 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--multi-node", action="store_true", help="multi-node rows only")
 
 
-def _usage(message: str, hint: str, where: str = "sweepgate"):
-    from sweepgate.core.sweep import usage_error
-
-    return usage_error(message, hint, where)
-
-
 def _check_full_sweep_flags(args, labels: dict) -> None:
     if args.min_conc is not None and args.max_conc is not None and args.min_conc > args.max_conc:
         argument_error(args, f"argument --min-conc: {args.min_conc} is above --max-conc {args.max_conc}; swap the bounds")
     unknown = sorted(set(args.runner_type or []) - set(labels))
     if unknown:
-        raise _usage(f"unknown runner type(s): {', '.join(unknown)}",
-                     f"use labels from {F.RUNNERS_FILE}: {', '.join(sorted(labels))}", "--runner-type")
+        from sweepgate.core.sweep import flag_value_error
+
+        raise flag_value_error(f"unknown runner type(s): {', '.join(unknown)}",
+                               f"use labels from {F.RUNNERS_FILE}: {', '.join(sorted(labels))}", "--runner-type",
+                               "unknown-runner")
 
 
 def _full_sweep_wants(args, key: str, config: dict) -> bool:

@@ -11,6 +11,7 @@ GLOB_WILD = "*?[]"     # --config-keys patterns are shell-style (fnmatch): ``*``
 KEY_SEPARATORS = "-_."  # what a config key's words are separated by
 NEAR_KEYS_SHOWN = 3
 CHECK_MASTER_CONFIGS = "check the pattern against configs/*-master.yaml"
+UNKNOWN_CONFIG_KEY = "unknown-config-key"  # the rule of a key or pattern naming no config, in an entry or a flag
 
 
 def wildcard(pattern: str) -> re.Pattern:

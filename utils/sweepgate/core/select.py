@@ -26,7 +26,7 @@ from sweepgate.core.expand import (
     fingerprint,
     trim_conc,
 )
-from sweepgate.core.keypatterns import matching, near_wildcard, wildcard
+from sweepgate.core.keypatterns import UNKNOWN_CONFIG_KEY, matching, near_wildcard, wildcard
 from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_strict, reference_reads
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -188,7 +188,7 @@ def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
         if "*" in pattern:
             matched = matching(pattern, configs)
             if not matched:
-                diags.append(doc.diag((index, F.CONFIG_KEYS, k), "unknown-config-key",
+                diags.append(doc.diag((index, F.CONFIG_KEYS, k), UNKNOWN_CONFIG_KEY,
                                       f"wildcard '{pattern}' matches no config key", near_wildcard(pattern, configs)))
             for key in matched:
                 resolved.setdefault(key, None)
@@ -202,7 +202,7 @@ def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
                 hint = (f"it is defined at {found}, which this run does not read as a master config (it reads "
                         f"{F.CONFIG_DIR}/*-master.yaml, or only the --config-files given): move the config "
                         "into a file it reads, or pass that file")
-            diags.append(doc.diag((index, F.CONFIG_KEYS, k), "unknown-config-key",
+            diags.append(doc.diag((index, F.CONFIG_KEYS, k), UNKNOWN_CONFIG_KEY,
                                   f"config key '{pattern}' is not in any master config", hint))
     return list(resolved), diags
 

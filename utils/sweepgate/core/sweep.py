@@ -12,9 +12,10 @@ from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
 
 
-def usage_error(message: str, hint: str, where: str = "sweepgate") -> SweepgateError:
-    """A problem of the command line; ``where`` is the flag it is in, when one is."""
-    return SweepgateError(Diagnostic(where, 0, 0, "usage", message, hint))
+def flag_value_error(message: str, hint: str, where: str, rule: str) -> SweepgateError:
+    """A flag's value that names nothing there is (bad input, exit 1), at the flag ``where``, titled by
+    ``rule``: never ``usage``, the title of argparse's argument syntax (exit 2)."""
+    return SweepgateError(Diagnostic(where, 0, 0, rule, message, hint))
 
 
 CHECK_KEY_NAMES = "check the key names in configs/"
@@ -22,15 +23,16 @@ CHECK_KEY_NAMES = "check the key names in configs/"
 
 def resolve_patterns(patterns: list[str], configs: dict) -> list[str]:
     """Config keys for exact names and glob patterns, in order, deduplicated."""
-    from sweepgate.core.keypatterns import matching, near_wildcard
+    from sweepgate.core.keypatterns import UNKNOWN_CONFIG_KEY, matching, near_wildcard
 
     out: dict[str, None] = {}
     for pattern in patterns:
         if "*" in pattern or "?" in pattern:
             matched = matching(pattern, configs, glob=True)
             if not matched:
-                raise usage_error(f"pattern '{pattern}' matches no config key",
-                                  near_wildcard(pattern, configs, glob=True, check=CHECK_KEY_NAMES), "--config-keys")
+                raise flag_value_error(f"pattern '{pattern}' matches no config key",
+                                       near_wildcard(pattern, configs, glob=True, check=CHECK_KEY_NAMES),
+                                       "--config-keys", UNKNOWN_CONFIG_KEY)
             out.update(dict.fromkeys(matched))
         elif pattern in configs:
             out[pattern] = None
@@ -38,9 +40,9 @@ def resolve_patterns(patterns: list[str], configs: dict) -> list[str]:
             import difflib
 
             close = difflib.get_close_matches(pattern, list(configs), n=3)
-            raise usage_error(f"config key '{pattern}' not found",
-                              f"did you mean {', '.join(close)}?" if close else CHECK_KEY_NAMES,
-                              "--config-keys")
+            raise flag_value_error(f"config key '{pattern}' not found",
+                                   f"did you mean {', '.join(close)}?" if close else CHECK_KEY_NAMES,
+                                   "--config-keys", UNKNOWN_CONFIG_KEY)
     return list(out)
 
 

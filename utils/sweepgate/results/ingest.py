@@ -677,7 +677,9 @@ def unknown_config_key(key: str | None, start: str = ".") -> Diagnostic | None:
 
     near = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
     files = ", ".join(sorted(set(known.values())))
-    return Diagnostic("--config-key", 0, 0, "unknown-config-key",
+    from sweepgate.core.keypatterns import UNKNOWN_CONFIG_KEY
+
+    return Diagnostic("--config-key", 0, 0, UNKNOWN_CONFIG_KEY,
                       f"warning: config key '{key}' is in none of this repository's master configs ({files}); "
                       "stored under it all the same, and `results compare` finds a baseline for its points only among "
                       "results stored under that same key",
