@@ -633,6 +633,7 @@ def _file_records(path: Path, given: Given | None, warnings: list, left_out: fro
         warnings.append(Diagnostic(str(path), exc.diagnostics[0].line, exc.diagnostics[0].col, "unreadable-output",
                                    f"warning: {exc.diagnostics[0].message}; the job is stored as "
                                    f"{records[0][R.STATUS]}, with no figures",
+                                   exc.diagnostics[0].hint if exc.diagnostics[0].hint in jsonio.GOES_ON else
                                    "check the job's log: its client did not finish the file", severity="warning"))
         return records, None
 

@@ -49,6 +49,11 @@ def _constant(name: str) -> float:
 UNREADABLE = "unreadable"
 
 CLIENT_HINT = "the file is truncated or not a client's output; rerun the benchmark or remove the file"
+# What a client's output that goes on after a whole JSON document is ("Extra data"): never cut short
+SEVERAL_HINT = ("the file holds JSON documents back to back, not one; write one document, or JSON lines (one "
+                "document a line)")
+TRAILING_HINT = "the file goes on after its JSON document ends; remove what follows it, or rerun the benchmark"
+GOES_ON = (SEVERAL_HINT, TRAILING_HINT)
 
 
 def too_deep(path: str, line: int = 0, hint: str = CLIENT_HINT):
@@ -232,12 +237,24 @@ def read_text(path, hint: str, unreadable_hint: str | None = None, database: tup
     return text
 
 
+def _goes_on(exc: json.JSONDecodeError) -> str:
+    """The fix for a client's output whose JSON document is whole but followed by more ("Extra data"):
+    another document (``{...}{...}``, written into one file) or other text."""
+    try:
+        json.JSONDecoder(parse_int=jsontext.integer, parse_constant=_constant).raw_decode(exc.doc, exc.pos)
+    except (ValueError, RecursionError):
+        return TRAILING_HINT
+    return SEVERAL_HINT
+
+
 def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
     """Parse one JSON document; errors as ``path:line:col: ...; hint`` (by default, the fix for a
-    client's output)."""
+    client's output: for one followed by more, ``_goes_on``'s)."""
     try:
         return jsontext.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as exc:
+        if hint == CLIENT_HINT and exc.msg == "Extra data":
+            hint = _goes_on(exc)
         raise fail(path, exc.lineno + line_offset, f"not valid JSON: {json_message(exc)}", hint, col=exc.colno,
                    rule=UNREADABLE) from None
     except RecursionError:  # one line of JSONL, or a one-line file: its line; else the file's
@@ -260,6 +277,12 @@ def _first_lines(text: str, n: int) -> list[str]:
 def _object_line(line: str) -> bool:
     """A line that is one whole JSON object, as JSONL's are (``{...}``)."""
     return len(line) > 1 and line.startswith("{") and line.endswith("}")
+
+
+def _value_line(line: str) -> bool:
+    """A line that reads as one whole JSON object or array (``{...}``, ``[...]``), never the lone ``{`` or ``[``
+    a pretty-printed document starts with."""
+    return _object_line(line) or (len(line) > 1 and line.startswith("[") and line.endswith("]"))
 
 
 def json_lines(text: str) -> list[str]:
@@ -286,7 +309,7 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
         whole_error = exc
     except RecursionError:
         raise too_deep(path, 1 if len(lines) == 1 else 0) from None
-    if len(lines) < 2 or not _object_line(lines[0][1]):
+    if len(lines) < 2 or not _value_line(lines[0][1]):
         # One document (pretty-printed JSON cut short): where the whole file's parse stopped, not
         # its first line's, which is a lone "{".
         loads(text, path)  # raises with the whole-file position
@@ -307,7 +330,7 @@ def place(diagnostics, text: str, path: str) -> None:
     that starts with '[' is one document (``documents``): in a multi-node job's list of outputs, "line"
     N is its Nth output (``sniff._jobs_documents``), placed at that key of that output. A JSONL line's
     (line N) is placed at that key of that line, else where its object starts, as a one-line file's is."""
-    listed, lines = text.lstrip().startswith("["), None
+    listed, lines = _one_list(text), None
     for d in diagnostics:
         if d.file != path or (d.line and d.col):
             continue
@@ -329,10 +352,23 @@ def record_where(text: str, n: int, key: str | None = None) -> str:
     job's list of outputs, a sweep's summary) ``n`` counts outputs, so it is the line where ``key`` of the
     Nth output is (else where that output starts), with which output it is: ``line 48 (output 2 of the
     list)``."""
-    if not n or not text.lstrip().startswith("["):
+    if not n or not _one_list(text):
         return f"line {n}"
     at = _output_place(text, n, key)
     return f"output {n} of the list" if at is None else f"line {at[0]} (output {n} of the list)"
+
+
+_MORE = re.compile(r"\S")
+
+
+def _one_list(text: str) -> bool:
+    """Whether ``text`` is one JSON array, whose "line" N is its Nth output, not JSON lines of arrays (``[]`` a
+    line), as ``documents`` tells them."""
+    start = m.start() if (m := _MORE.search(text)) else len(text)
+    if not text.startswith("[", start):
+        return False
+    first = first_line(text[start:start + HEAD_CHARS])
+    return not (_value_line(first.strip()) and _MORE.search(text, start + len(first)) is not None)
 
 
 def _line_key_col(lines: list[str], n: int, key: str) -> int:
@@ -345,7 +381,7 @@ def _object_col(lines: list[str], n: int) -> int:
     """The 1-based column where line ``n`` of ``lines`` starts its JSON object, 0 when it is no JSONL object
     line (an empty file, a console log, a CSV row: refused at the line alone)."""
     line = lines[n - 1] if 0 < n <= len(lines) else ""
-    return len(line) - len(line.lstrip()) + 1 if _object_line(line.strip()) else 0
+    return len(line) - len(line.lstrip()) + 1 if _value_line(line.strip()) else 0
 
 
 def _output_place(text: str, n: int, key: str | None) -> tuple[int, int] | None:

@@ -121,7 +121,9 @@ def _refuse_empty(docs: list[tuple[int, object]], path: str) -> None:
         return
     first = docs[0][1]
     if len(docs) > 1:
-        what = f"{len(docs)} lines of empty JSON objects ({{}})"
+        kinds = {isinstance(doc, list) for _, doc in docs}
+        names = {frozenset({False}): "objects ({})", frozenset({True}): "lists ([])"}
+        what = f"{len(docs)} lines of empty JSON {names.get(frozenset(kinds), 'objects and lists ({}, [])')}"
     elif isinstance(first, dict):
         what = "an empty JSON object ({})"
     else:
@@ -162,10 +164,11 @@ def _is_client_output(doc) -> bool:
 def _jobs_documents(docs: list[tuple[int, object]]) -> list[tuple[int, object]]:
     """What benchmark_lib writes, as client outputs: a multi-node job's list of one output per
     concurrency (numbered from 1, as JSONL lines are) and an agentic job's AIPerf export kept under
-    ``"aiperf"`` beside the row's identity. Anything else stays as it is."""
+    ``"aiperf"`` beside the row's identity. Anything else stays as it is (a list on a JSONL line too: its outputs
+    would share the line, each result's name)."""
     out: list[tuple[int, object]] = []
     for line, doc in docs:
-        if isinstance(doc, list) and doc and all(_is_client_output(d) for d in doc):
+        if line == 0 and isinstance(doc, list) and doc and all(_is_client_output(d) for d in doc):
             out.extend(enumerate(doc, 1))
         elif isinstance(doc, dict) and isinstance(doc.get("aiperf"), dict) and aiperf.detect(doc["aiperf"]):
             out.append((line, doc["aiperf"]))
