@@ -78,3 +78,30 @@ def test_a_mistyped_command_is_named_with_the_command_meant(make_repo, argv, mea
         f" (did you mean {meant}?)"), r.stderr
     far = sweepgate(make_repo().path, "results", "zzz")
     assert error_line(far).endswith("'comment')"), far.stderr
+
+
+# Python 3.12.8+ and 3.13.1+ list the choices with str(), not repr(): `(choose from example, matrix, ...)`.
+# This stands in their argparse's check (the same words) in a real process on any Python.
+NEWER_ARGPARSE = """
+import argparse, sys
+def _check_value(self, action, value):
+    if action.choices is not None and value not in action.choices:
+        raise argparse.ArgumentError(action, 'invalid choice: %r (choose from %s)'
+                                     % (str(value), ', '.join(map(str, action.choices))))
+argparse.ArgumentParser._check_value = _check_value
+from sweepgate.cli import main
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("argv, meant", [(("matrx",), "'matrix'"), (("results", "shw"), "'show'")])
+def test_a_mistyped_command_is_named_under_a_newer_pythons_wording(make_repo, argv, meant):
+    """s32i: the nearest choice was read from the quoted names of Python 3.11's wording only, so under a
+    newer Python, whose argparse lists the choices unquoted, a mistyped command got no `did you mean`."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_") and k != "SWEEPGATE_DB"}
+    full.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1"})
+    r = subprocess.run([sys.executable, "-c", NEWER_ARGPARSE, *argv], cwd=make_repo().path, env=full,
+                       capture_output=True, text=True, timeout=120)
+    line = error_line(r)
+    assert r.returncode == 2 and "(choose from " in line and "'comment'" not in line, r.stderr
+    assert line.endswith(f" (did you mean {meant}?)"), r.stderr

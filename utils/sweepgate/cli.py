@@ -72,7 +72,8 @@ def _version_action():
     return VersionAction
 
 
-# argparse's refusal of a command or action that is none of its choices (Python 3.11's wording)
+# argparse's refusal of a command or action that is none of its choices: Python 3.11 quotes each choice,
+# 3.12.8+ and 3.13.1+ list them as they are (`choose from example, matrix, ...`)
 _INVALID_CHOICE = r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<choices>.*)\)$"
 
 
@@ -84,7 +85,7 @@ def _nearest_choice(message: str) -> str:
 
     if not (found := re.search(_INVALID_CHOICE, message)):
         return message
-    choices = re.findall(r"'([^']*)'", found["choices"])
+    choices = [choice.strip("'") for choice in found["choices"].split(", ")]  # quoted or not
     near = difflib.get_close_matches(found["word"], choices, n=1, cutoff=0.6)
     return f"{message} (did you mean {near[0]!r}?)" if near else message
 
