@@ -150,3 +150,13 @@ def test_a_grown_file_stored_under_its_own_hash_before_keeps_its_run(tmp_path, c
     assert rc == 0 and err == [] and out[-1].startswith("ingested 3 results (0 new)"), (out, err)
     assert out[0].startswith("skipped 4 runs of files of several runs")  # its first 4 lines, in the other run
     assert show_json(capsys, db) == before and len({r["run-id"] for r in before}) == 2
+
+
+def test_ingest_help_says_verbose_repeats_the_warnings_said_before(capsys):
+    """s32i: --verbose also says again the warnings of results stored before (a210f53), the one way to see
+    them after their first ingest, but `results ingest --help` named only the files it lists."""
+    with pytest.raises(SystemExit):
+        run_cli(capsys, "results", "ingest", "--help")
+    said = " ".join(capsys.readouterr().out.split())
+    verbose = said[said.index("-v, --verbose"):]
+    assert "warnings of results stored before" in verbose, verbose

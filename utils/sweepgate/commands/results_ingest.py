@@ -44,7 +44,7 @@ def add_arguments(parser) -> None:
                         help="list the files skipped (helper files beside the jobs' sidecars, CSV exports "
                              "beside their JSON, sweeps' summaries (or their entries) and searches' records beside "
                              "their runs, a vLLM sweep's summary table, warm-ups and failure records, GPU metrics and "
-                             "lm-eval's samples logs)")
+                             "lm-eval's samples logs), and say again the warnings of results stored before")
 
 
 def _given(args):
