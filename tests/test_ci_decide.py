@@ -421,6 +421,21 @@ def test_a_dash_step_summary_is_refused_before_any_output_is_written(tmp_path):
     assert watch.returncode == 1 and "$GITHUB_STEP_SUMMARY: '-' is no standard output here" in line, watch.stderr
 
 
+def test_a_folder_step_summary_is_refused_by_its_name_before_any_output_is_written(tmp_path):
+    """s32i: GITHUB_STEP_SUMMARY naming a folder was found only after $GITHUB_OUTPUT had the decision
+    (a half-told step), and said as `point $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY (or --output) at a writable
+    file`, though 64569d3 names the file an output goes to; it is now refused first, by its variable."""
+    event = write_event(tmp_path, push_event())
+    out, folder = tmp_path / "output", tmp_path / "summaries"
+    folder.mkdir()
+    proc = run_cli("decide", "--event-path", str(event), "--event-name", "push", "--output", str(out),
+                   env={"GITHUB_STEP_SUMMARY": str(folder)}, cwd=tmp_path)
+    (line,) = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and line == (f"{folder}: $GITHUB_STEP_SUMMARY: is a folder, not a file; "
+                                             "set $GITHUB_STEP_SUMMARY to a file, or unset it"), proc.stderr
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("event_name, said", [
     ("pull_request", "pull_request payload without its 'action'"),
     ("push", "push payload without its 'ref'"),

@@ -71,13 +71,16 @@ def repository(explicit: str | None = None) -> str | None:
 def step_summary_path() -> str | None:
     """$GITHUB_STEP_SUMMARY for a command that appends to it unasked (``ci decide``, ``ci watch``: no
     --step-summary flag); None when unset or blank. '-' is refused, naming the variable, before the
-    command writes anything: it would name a file called '-' (compare and plan refuse it alike)."""
-    from sweepgate.core.errors import fail
+    command writes anything: it would name a file called '-' (compare and plan refuse it alike); so is a folder."""
+    from sweepgate.core.errors import fail, is_a_folder
     from sweepgate.core.outpaths import NAMES_A_FILE, no_standard_stream
 
     path = os.environ.get(STEP_SUMMARY_VARIABLE, "").strip()
     if path == "-":
         raise fail(path, 0, f"${STEP_SUMMARY_VARIABLE}: {no_standard_stream('output', NAMES_A_FILE)}",
+                   f"set ${STEP_SUMMARY_VARIABLE} to a file, or unset it")
+    if path and os.path.isdir(path):  # found now, not after the command's outputs are written
+        raise fail(path, 0, f"${STEP_SUMMARY_VARIABLE}: {is_a_folder()}",
                    f"set ${STEP_SUMMARY_VARIABLE} to a file, or unset it")
     return path or None
 
