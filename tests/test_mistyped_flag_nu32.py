@@ -77,7 +77,7 @@ def test_a_mistyped_command_is_named_with_the_command_meant(make_repo, argv, mea
     assert r.returncode == 2 and f"invalid choice: '{argv[-1]}'" in line and line.endswith(
         f" (did you mean {meant}?)"), r.stderr
     far = sweepgate(make_repo().path, "results", "zzz")
-    assert error_line(far).endswith("'comment')"), far.stderr
+    assert "invalid choice: 'zzz'" in error_line(far) and "did you mean" not in error_line(far), far.stderr
 
 
 # Python 3.12.8+ and 3.13.1+ list the choices with str(), not repr(): `(choose from example, matrix, ...)`.
