@@ -69,7 +69,7 @@ def test_keys_from_a_folder_that_is_no_repository_says_so(fleet, tmp_path):
     r = sweepgate(["ci", "split", "--matrix", str(fleet.matrix), "--keys-from", str(nowhere), "--job-context",
                    str(tmp_path / "context.json"), "--output", str(tmp_path / "out.txt")], cwd=fleet.path / "configs")
     assert r.returncode == 1, r.stderr
-    assert r.stderr.startswith(f"{nowhere}: {nowhere} is not inside a git repository; "), r.stderr
+    assert r.stderr.startswith(f"{nowhere}: --keys-from: {nowhere} is not inside a git repository; "), r.stderr
     assert "Traceback" not in r.stderr and "cat-file" not in r.stderr, r.stderr
     assert not (tmp_path / "context.json").exists()
 
