@@ -16,24 +16,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from conftest import appended_entry
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def sweepgate(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items()
-             if not k.startswith(("GITHUB_", "RUNNER_")) and k not in ("SWEEPGATE_DB", "ROW", "ROW_ID", "MATRIX_FILE")}
-    clean.update({"PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", "SWEEPGATE_NO_CACHE": "1", **env})
-    return subprocess.run([sys.executable, "-m", "sweepgate", *argv], cwd=cwd, env=clean, capture_output=True,
-                          text=True, timeout=120)
+from test_leftovers_s31i import sweepgate
 
 
 def annotations(text: str) -> list[str]:

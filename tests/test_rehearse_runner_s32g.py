@@ -22,15 +22,7 @@ sys.path.insert(0, str(ROOT / "utils"))
 
 from sweepgate.rehearsal import runner  # noqa: E402
 
-SEED_EXP = "kimik3_tp8_conc4_kvdram-lmcache_spec-mtp"
-SEED_ROW = {
-    "image": "moonshotai/Kimi-K3", "model": "moonshotai/Kimi-K3", "model-prefix": "kimik3",
-    "precision": "fp4", "framework": "vllm", "runner": "cluster:b300-nv", "tp": 8, "ep": 1, "pp": 1,
-    "dcp-size": 1, "pcp-size": 1, "dp-attn": False, "spec-decoding": "mtp", "conc": 4,
-    "kv-offloading": "dram", "kv-offload-backend": {"name": "lmcache", "version": "0.5.4rc2"},
-    "total-cpu-dram-gb": 1889, "duration": 3600, "scenario-type": "agentic-coding",
-    "exp-name": SEED_EXP, "recipe-fingerprint": "5eed" * 16,
-}
+from test_rehearse import SEED_EXP, SEED_ROW  # noqa: E402
 
 
 def _repo(tmp_path: Path, pool: list[str], runtime: bool = True) -> Path:

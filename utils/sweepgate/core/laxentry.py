@@ -45,40 +45,43 @@ def lax_int(value):
     return value
 
 
-def reference_entries(entries):
-    """The entries with their flags and ``eval-min-prefill-ep`` converted as the reference's model does."""
+def _each_entry(entries, change):
+    """``entries`` with ``change`` made to a copy of each entry that is a mapping (anything else as it is)."""
     if not isinstance(entries, list):
         return entries
     out = []
     for entry in entries:
         if isinstance(entry, dict):
             entry = dict(entry)
-            for flag in FLAGS:
-                if flag in entry:
-                    entry[flag] = lax_bool(entry[flag])
-            if entry.get(F.EVAL_MIN_PREFILL_EP) is not None:
-                entry[F.EVAL_MIN_PREFILL_EP] = lax_int(entry[F.EVAL_MIN_PREFILL_EP])
+            change(entry)
         out.append(entry)
     return out
+
+
+def reference_entries(entries):
+    """The entries with their flags and ``eval-min-prefill-ep`` converted as the reference's model does."""
+    def convert(entry: dict) -> None:
+        for flag in FLAGS:
+            if flag in entry:
+                entry[flag] = lax_bool(entry[flag])
+        if entry.get(F.EVAL_MIN_PREFILL_EP) is not None:
+            entry[F.EVAL_MIN_PREFILL_EP] = lax_int(entry[F.EVAL_MIN_PREFILL_EP])
+
+    return _each_entry(entries, convert)
 
 
 def schema_view(entries):
     """The entries for the schema check: an empty pr-link or description line with no visible text
     holds one, and a scenario-type naming only known types names each once (each path keeps its place, except the
     later copies of a repeated type)."""
-    if not isinstance(entries, list):
-        return entries
-    out = []
-    for entry in entries:
-        if isinstance(entry, dict):
-            entry = dict(entry)
-            if entry.get(F.PR_LINK) == "":
-                entry[F.PR_LINK] = "-"
-            lines = entry.get(F.DESCRIPTION)
-            if isinstance(lines, list):
-                entry[F.DESCRIPTION] = [line if not isinstance(line, str) or line.strip() else "-" for line in lines]
-            types = entry.get(F.ENTRY_SCENARIO_TYPE)
-            if isinstance(types, list) and types and all(t in F.SCENARIO_TYPES for t in types):
-                entry[F.ENTRY_SCENARIO_TYPE] = list(dict.fromkeys(types))
-        out.append(entry)
-    return out
+    def view(entry: dict) -> None:
+        if entry.get(F.PR_LINK) == "":
+            entry[F.PR_LINK] = "-"
+        lines = entry.get(F.DESCRIPTION)
+        if isinstance(lines, list):
+            entry[F.DESCRIPTION] = [line if not isinstance(line, str) or line.strip() else "-" for line in lines]
+        types = entry.get(F.ENTRY_SCENARIO_TYPE)
+        if isinstance(types, list) and types and all(t in F.SCENARIO_TYPES for t in types):
+            entry[F.ENTRY_SCENARIO_TYPE] = list(dict.fromkeys(types))
+
+    return _each_entry(entries, view)
