@@ -10,7 +10,7 @@ import math
 import re
 import statistics
 
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import synth

@@ -560,7 +560,6 @@ def require_runners_file(root: str, flag: str, fix: str) -> None:
     loop, a FIFO); nothing is read. The fix is ``fix`` (the checkout to pass) even for a link: the file is
     read as git stores it (``checked_runners``), where a link is only the name it points to."""
     import errno
-    import os
     import stat
 
     from sweepgate.core.errors import fail, link_trouble, os_reason
