@@ -92,6 +92,12 @@ REFUSED = {
         "format: lm-eval's task scores alone",
     "sglang/sglang_bench_one_batch_results_labelled_by_hand_torch_vs_te_tp4.jsonl":
         "format: line 1 is text ('torch_tp4:'), not JSON, though line 3 is a JSON object",
+    # s33e: SGLang-shaped router benchmarks, stored as bench_serving runs until s33e (test_real_files_s33e.py
+    # pins each whole line)
+    "other/sglang-keys_dlora_router_benchmark_2instances_no_token_totals_2lines.jsonl":
+        "format: a serving summary in SGLang bench_serving's key names without total_input_tokens",
+    "other/sglang-keys_dynarank_router_benchmark_total_generated_tokens.jsonl":
+        "format: a serving summary in SGLang bench_serving's key names without total_output_tokens",
 }
 
 

@@ -62,6 +62,19 @@ def random_lengths(dataset: str | None) -> bool:
     return dataset is not None and dataset.startswith("random")
 
 
+# Of the output length a run states it asked for: a run whose responses averaged under this share of it
+# was cut short (a server over its context limit, a broken EOS); a spread of requested lengths or an early
+# EOS does not reach it. The one threshold for every client's check of its outputs' length.
+SHORT_OUTPUTS = 0.25
+
+
+def outputs_short(tokens, asked) -> bool:
+    """Whether ``tokens`` output tokens fall under SHORT_OUTPUTS of the ``asked`` for (both totals over a
+    run's completed requests; False where either is unknown)."""
+    return (isinstance(tokens, (int, float)) and isinstance(asked, (int, float)) and asked > 0
+            and tokens < SHORT_OUTPUTS * asked)
+
+
 NOT_A_MEASUREMENT = "the client wrote NaN or Infinity for a metric; the run is broken, rerun it"
 NEGATIVE = "a latency, count or throughput cannot be negative; the output is corrupt, rerun it"
 

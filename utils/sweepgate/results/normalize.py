@@ -18,7 +18,7 @@ from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, fail
 from sweepgate.results import derive
 from sweepgate.results import record as R
-from sweepgate.results.measurement import Measurement, measured, random_lengths
+from sweepgate.results.measurement import Measurement, measured, outputs_short, random_lengths
 from sweepgate.results.sidecar import Job
 
 # row field -> record field, copied as they are
@@ -74,17 +74,13 @@ def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagno
                       ".job.json (or --row)", severity="warning")
 
 
-SHORT_OUTPUTS = 0.25  # of the stated output length: below it a run's outputs were cut short
-
-
 def short_outputs(m: Measurement, path: str) -> Diagnostic | None:
-    """A warning when a run's completed requests averaged under SHORT_OUTPUTS of the output length
-    the output states it asked for (a server that stops early: over its context limit, a broken
-    EOS): its figures are not that length's, though every request "completed". Stored all the
-    same; a spread of requested lengths or an early EOS does not reach a quarter."""
+    """A warning when a run's completed requests averaged under ``measurement.SHORT_OUTPUTS`` of the output
+    length the output states it asked for (a server that stops early: over its context limit, a broken
+    EOS): its figures are not that length's, though every request "completed". Stored all the same."""
     osl, tokens, done = m.fields.get(R.OSL), m.metrics.get(R.TOTAL_OUTPUT_TOKENS), m.metrics.get(R.COMPLETED)
-    if not (isinstance(osl, int) and osl > 0 and isinstance(tokens, (int, float)) and done) or tokens >= \
-            SHORT_OUTPUTS * osl * done:
+    if not (isinstance(osl, int) and osl > 0 and isinstance(done, (int, float))) or not outputs_short(tokens,
+                                                                                                       osl * done):
         return None
     return Diagnostic(path, m.line, 0, "short-outputs",  # at the output's own key of the length, as check_agreement's
                       f"warning: {m.key(R.OSL)}: the output asked for {osl} output tokens per request but its {done:g} "

@@ -12,7 +12,7 @@ from __future__ import annotations
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
 from sweepgate.results.formats import vllm
-from sweepgate.results.measurement import Measurement, number, random_lengths
+from sweepgate.results.measurement import Measurement, number, outputs_short, random_lengths
 
 NAMES = {**vllm.LATENCIES, "e2e_latency": "e2el"}
 THROUGHPUTS = {
@@ -108,6 +108,41 @@ def _refuse_embeddings(doc: dict, path: str, line: int) -> None:
                    "and ingest that output, or remove the file")
 
 
+# What every bench_serving line holds, in every version read here (2024's medians-only lines among them):
+# the run's token totals. A line in its key names without one is another script's summary (a router's
+# benchmark over several servers, say): its figures are no bench_serving run's.
+TOKEN_TOTALS = ("total_input_tokens", "total_output_tokens")
+
+
+def _refuse_other_script(doc: dict, path: str, line: int) -> None:
+    missing = [key for key in TOKEN_TOTALS if key not in doc]
+    if missing:
+        raise fail(path, line, f"format: a serving summary in SGLang bench_serving's key names without "
+                   f"{' or '.join(missing)} (every bench_serving line holds {' and '.join(TOKEN_TOTALS)}): "
+                   "another script's output, its figures no bench_serving run's", SERVING_HINT)
+
+
+RETOKENIZED = "total_output_tokens_retokenized"
+
+
+def _retokenized_short(doc: dict, m: Measurement, osl: int | None, path: str) -> None:
+    """A warning where the responses' text re-tokenizes to under SHORT_OUTPUTS of the output tokens the line
+    counts: bench_serving took each request's output length from what it asked for where the server gave no
+    count (2024's, with --ignore-eos on by default), so a server that ended its responses early leaves the
+    count, and the output throughput, at the asked-for length. Not said again where the count itself already
+    falls short of the asked-for length (``normalize.short_outputs`` warns of that)."""
+    counted, text, done = m.metrics[R.TOTAL_OUTPUT_TOKENS], number(doc, RETOKENIZED, path, m.line), \
+        m.metrics[R.COMPLETED]
+    if not done or not outputs_short(text, counted) or (osl and outputs_short(counted, osl * done)):
+        return
+    m.notes.append(("retokenized-short", f"warning: {RETOKENIZED}: the responses' text re-tokenizes to {text:g} "
+                    f"tokens, {100 * text / counted:.1f}% of the {counted:g} output tokens the line counts "
+                    "(total_output_tokens: what the requests asked for, where bench_serving took no count from the "
+                    "server), so its output throughput counts tokens never generated; stored as written",
+                    "the server ended its responses early (--ignore-eos off, its context limit, an adapter's EOS): "
+                    "rerun the point; a tokenizer other than the server's re-tokenizes the text to other counts"))
+
+
 UNCOUNTED_INPUT = (R.TOTAL_INPUT_TOKENS, R.INPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT)
 
 
@@ -128,6 +163,7 @@ def _uncounted_input(m: Measurement) -> None:
 
 def parse(doc: dict, path: str, line: int) -> Measurement:
     _refuse_embeddings(doc, path, line)
+    _refuse_other_script(doc, path, line)
     info = doc.get("server_info") if isinstance(doc.get("server_info"), dict) else {}
     version = _server_value(info, "version", agree=True)
     m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=version, dataset=_dataset(doc))
@@ -142,6 +178,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.metrics[R.FAILED] = sum(1 for e in errors if e) if isinstance(errors, list) else None
     vllm._from_arrays(doc, m.metrics, path, line)
     isl, osl = _lengths(doc, path, line)
+    _retokenized_short(doc, m, osl, path)
     conc = vllm.concurrency(doc.get("max_concurrency"), path, line)
     m.uncapped = vllm.uncapped(doc, conc)  # a 2024 line without the key states nothing
     model = _server_value(info, "served_model_name") or _server_value(info, "model_path")
