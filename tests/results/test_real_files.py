@@ -93,11 +93,13 @@ REFUSED = {
     "sglang/sglang_bench_one_batch_results_labelled_by_hand_torch_vs_te_tp4.jsonl":
         "format: line 1 is text ('torch_tp4:'), not JSON, though line 3 is a JSON object",
     # s33e: SGLang-shaped router benchmarks, stored as bench_serving runs until s33e (test_real_files_s33e.py
-    # pins each whole line)
+    # pins each whole line); the other two read right, pinned
     "other/sglang-keys_dlora_router_benchmark_2instances_no_token_totals_2lines.jsonl":
         "format: a serving summary in SGLang bench_serving's key names without total_input_tokens",
     "other/sglang-keys_dynarank_router_benchmark_total_generated_tokens.jsonl":
         "format: a serving summary in SGLang bench_serving's key names without total_output_tokens",
+    "other/aiperf_dev_sweep_isl_osl_mem_custom_table.csv": "format: a CSV table, not a benchmark client output",
+    "other/aiperfjob_k8s_custom_resource_smoke-rs-c100k_failed_trimmed.json": "format: unknown JSON output",
 }
 
 

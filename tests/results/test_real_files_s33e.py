@@ -72,3 +72,59 @@ def test_a_line_whose_text_holds_far_fewer_tokens_than_it_counted_is_stored_with
                                                                                               2573.7399432960988)
     assert (second[R.METRICS][R.COMPLETED], second[R.METRICS]["ttft_p50_ms"]) == (993, 14707.989184884354)
 
+
+# s33e: other real outputs tried this session and read right, their figures pinned as checked by hand
+# against the files (units, per-GPU vs total, percentiles).
+def _one(rel: str) -> dict:
+    from helpers import file_records
+
+    (rec,) = file_records(REAL, rel)
+    return rec
+
+
+def test_a_vllm_run_at_a_rate_under_a_concurrency_cap_keeps_both():
+    rec = _one("vllm/vllm0.8_openai_backend_rate10_and_conc2_arrays_trimmed.json")
+    m = rec[R.METRICS]
+    assert (rec[R.CONC], rec[R.REQUEST_RATE], rec[R.MODEL]) == (2, 10.0, "meta-llama/Llama-3.1-8B-Instruct")
+    assert (m[R.COMPLETED], m[R.FAILED], m[R.DURATION_S]) == (100, 0, 93.98985712500007)
+    assert (m["ttft_p50_ms"], m["tpot_p99_ms"], m["itl_std_ms"]) == (60.77843100001701, 10.774457600471406,
+                                                                    1.785232973722408)
+    assert m[R.OUTPUT_THROUGHPUT] == 180.87058029454354 and m[R.TOTAL_TOKEN_THROUGHPUT] == 1178.4888645238475
+
+
+def test_a_non_streaming_aiperf_run_stores_its_request_latency_alone():
+    rec = _one("aiperf/aiperf0.8.0_audit_baseline_chat_nonstreaming_mock_c4.json")
+    m = rec[R.METRICS]
+    assert (rec[R.CONC], rec[R.ISL], rec[R.MODEL], rec[R.CLIENT_VERSION]) == (4, 550, "mock-model", "0.8.0")
+    assert not any(k.startswith(("ttft_", "tpot_", "itl_")) for k in m)
+    assert (m["e2el_p50_ms"], m["e2el_p99_ms"], m[R.DURATION_S]) == (0.6734304999999999, 15.14387014, 0.034502655)
+    assert (m[R.COMPLETED], m[R.TOTAL_INPUT_TOKENS], m[R.TOTAL_OUTPUT_TOKENS]) == (64, 35200, 35277)
+
+
+def test_an_aiperf_csv_alone_reads_its_inter_token_rows_as_tpot_and_itl():
+    m = _one("aiperf/aiperf0.8.0_mock_c500k_2Mreq_csv_only_two_decimals.csv")[R.METRICS]
+    assert (m[R.COMPLETED], m[R.FAILED], m[R.DURATION_S], m[R.REQUEST_THROUGHPUT]) == (2000000, 0, 322.92, 6193.54)
+    assert (m["ttft_p50_ms"], m["tpot_p99_ms"], m["itl_max_ms"], m["e2el_p1_ms"]) == (1.48, 0.11, 215.95, 1.13)
+
+
+def test_a_genai_perf_csv_without_a_request_count_stores_no_counts():
+    m = _one("aiperf/genaiperf2025-02_rag_blueprint_llama3.1-70b_h100_csv_no_request_count.csv")[R.METRICS]
+    assert R.COMPLETED not in m and (m[R.OUTPUT_THROUGHPUT], m[R.REQUEST_THROUGHPUT]) == (86.48, 0.17)
+    assert (m["ttft_p95_ms"], m["tpot_p50_ms"], m["e2el_max_ms"]) == (27.51, 11.53, 5934.45)
+
+
+def test_an_sglang_dev_build_line_stores_its_served_name_and_accept_length():
+    rec = _one("sglang/sglang_dev2026-08_qwen3.8-nvfp4_v100_tp4_eagle_c4_served_alias_trimmed.jsonl")
+    m = rec[R.METRICS]
+    assert (rec[R.CONC], rec[R.ISL], rec[R.OSL], rec[R.MODEL]) == (4, 1024, 512, "qwen")
+    assert (m[R.ACCEPT_LENGTH], m["itl_p95_ms"], m["e2el_p90_ms"]) == (2.823529411764706, 44.861912549868066,
+                                                                      9990.569235800012)
+
+
+def test_lm_eval_files_of_two_eras_store_every_score():
+    xcopa = _one("lm_eval/lmeval0.3_bloom-1b1_xcopa_11langs_0shot.json")
+    assert len(xcopa[R.EVALS]) == 11 and xcopa[R.MODEL] == "bigscience/bloom-1b1"
+    truthful = _one("lm_eval/lmeval0.4.x_truthfulqa_gen_mc1_mc2_llama3-70b-gptq_vllm_trimmed.json")
+    scores = {(e["task"], e["metric"]): (e["value"], e["samples"]) for e in truthful[R.EVALS]}
+    assert len(scores) == 14 and scores[("truthfulqa_gen", "bleu_diff")] == (0.5349729901957849, 817)
+    assert scores[("truthfulqa_mc2", "acc")] == (0.5864805953061317, 817)
