@@ -131,8 +131,8 @@ def test_a_repository_data_flag_refused_from_a_subfolder_is_annotated_at_no_file
     r = sweepgate(["validate", "--staged", "--changelog-file", "../perf-changelog.yaml"], configs_dir,
                   GITHUB_ACTIONS="true")
     (said,) = annotations(r)
-    assert r.returncode == 1 and said.startswith("::error title=usage::../perf-changelog.yaml: outside the "
-                                                 "repository: "), r.stderr
+    assert r.returncode == 1 and said.startswith("::error title=outside-repository::../perf-changelog.yaml: "
+                                                 "outside the repository: "), r.stderr
 
 
 @pytest.mark.parametrize("argv, flag", [

@@ -224,10 +224,11 @@ def combination_error(args, flag: str, problem: str, fix: str) -> None:
 
 def usage_error(args, message: str) -> None:
     """A flag combination that cannot work: argparse's usage line and exit 2 (the command's parser,
-    which cli.build_parser puts in ``args._parser``); a ``SweepgateError`` (exit 1) without one."""
+    which cli.build_parser puts in ``args._parser``); without one (a caller's own namespace) a
+    ``SweepgateError``, exit 1, titled ``flags`` under GitHub Actions: ``usage`` is exit 2's."""
     parser = getattr(args, "_parser", None)
     if parser is None:
         from sweepgate.core.errors import fail
 
-        raise fail("sweepgate", 0, message, rule="usage")
+        raise fail("sweepgate", 0, message, rule="flags")
     parser.error(message)

@@ -108,7 +108,7 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     if args.baseline_artifacts:
         from sweepgate.core.github import credentials
 
-        token, repository = credentials("sweepgate results compare", args.repository, rule="usage",
+        token, repository = credentials("sweepgate results compare", args.repository,
                                         needed_by="--baseline-artifacts",
                                         alternative="pass --db with a database that holds the baseline")
         from sweepgate.results.compare import point_of

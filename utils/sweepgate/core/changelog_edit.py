@@ -330,7 +330,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     """Append one entry for ``keys`` to the working tree's changelog; ``warn`` hears of broken configs,
     ``committing`` is called right before the file is renamed into place (``atomic_write``)."""
     from sweepgate.core.history import CONFLICT_FIX, split_lines
-    from sweepgate.core.prlinks import canonical_link, resolve_repository
+    from sweepgate.core.prlinks import PR_LINK, canonical_link, resolve_repository
 
     edit = Edit()
     existing = _worktree_bytes(git, path)
@@ -340,12 +340,12 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     _refuse_unparsable(kept, history, path, warn)
     repo = resolve_repository(repository, existing)
     if not repo:
-        raise _fail("--repository", 0, "usage", "cannot tell which repository pr-links point to",
+        raise _fail("--repository", 0, PR_LINK, "cannot tell which repository pr-links point to",
                     "pass --repository OWNER/NAME")
     blank = [n for n, text in enumerate(descriptions, 1) if not text.strip()]
     if blank:
-        raise _fail("--description", 0, "usage", f"description {blank[0]} of {len(descriptions)} has no text",
-                    DESCRIPTION_FIX)
+        raise _fail("--description", 0, "schema-changelog",  # what the schema says of such an entry
+                    f"description {blank[0]} of {len(descriptions)} has no text", DESCRIPTION_FIX)
     keys = _once_each(keys, warn)
     diags = check_keys(keys, _known_keys(git, path, warn))
     if diags:
@@ -411,7 +411,7 @@ def canonicalize(git, path: str, pr_number: int, base: str | None = None, reposi
                  committing=None) -> Edit:
     """Replace pull/XXX in this branch's appended entries with the link of PR ``pr_number``."""
     from sweepgate.core.history import CONFLICT_FIX, split_lines
-    from sweepgate.core.prlinks import canonical_link, resolve_repository
+    from sweepgate.core.prlinks import PR_LINK, canonical_link, resolve_repository
 
     upstream = base or _default_upstream(git)
     mb = _merge_base(git, "HEAD", git.resolve(upstream, "--base", lambda: _existing_upstream(git)))
@@ -421,7 +421,7 @@ def canonicalize(git, path: str, pr_number: int, base: str | None = None, reposi
     branch_appended(git, base_bytes, source, path, "the working-tree changelog", CONFLICT_FIX)
     repo = resolve_repository(repository, base_bytes or source)
     if not repo:
-        raise _fail("--repository", 0, "usage", "cannot tell which repository pr-links point to",
+        raise _fail("--repository", 0, PR_LINK, "cannot tell which repository pr-links point to",
                     "pass --repository OWNER/NAME")
     link = canonical_link(repo, pr_number).encode()
     lines = source[len(base_bytes):].split(b"\n")

@@ -45,7 +45,7 @@ from sweepgate.core.history import (
     text_span,
     trailing_newlines,
 )
-from sweepgate.core.prlinks import PLACEHOLDER, pr_link_problem, resolve_repository
+from sweepgate.core.prlinks import PLACEHOLDER, PR_LINK, pr_link_problem, resolve_repository
 
 
 WORKTREE = "WORKTREE"
@@ -286,7 +286,7 @@ def _entry_rules(out: Collector, lines: list[bytes], indexes: list[int], repo: s
             problem = pr_link_problem(entry[F.PR_LINK], repo, opts.pr_number, allow_placeholder)
             if problem:
                 line, col = doc.locate((i, F.PR_LINK))
-                out.add(line, "pr-link", *problem, col=col)
+                out.add(line, PR_LINK, *problem, col=col)
         _repeated_keys(out, doc, i, entry)
     return doc, entries
 

@@ -17,17 +17,23 @@ PR_URL = re.compile(r"^https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/p
 PR_LINK_LINE = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(.*?)[ ]*$")
 REPO_IN_TEXT = re.compile(rb"https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/")
 PLACEHOLDER = "XXX"
+# The rule of a pr-link problem, and of the repository they point to that cannot be told (its title under
+# GitHub Actions: bad input, exit 1, never argparse's ``usage``).
+PR_LINK = "pr-link"
 
 
 def resolve_repository(explicit: str | None, history: bytes) -> str | None:
     """``github.repository`` (--repository, then GITHUB_REPOSITORY), then the repository most
-    pr-links point to."""
+    pr-links point to. One that is no OWNER/NAME is refused where it came from."""
     candidate = github.repository(explicit)
     if candidate:
         if not github.OWNER_NAME.fullmatch(candidate):
-            raise SweepgateError(Diagnostic("--repository", 0, 0, "usage",
-                                            f"repository '{candidate}' is not OWNER/NAME",
-                                            "pass e.g. --repository SemiAnalysisAI/InferenceX"))
+            given = bool(explicit and explicit.strip())
+            raise SweepgateError(Diagnostic(
+                "--repository" if given else f"${github.REPOSITORY_VARIABLE}", 0, 0, PR_LINK,
+                f"repository '{candidate}' is not OWNER/NAME",
+                "pass e.g. --repository SemiAnalysisAI/InferenceX" if given else
+                "set it to OWNER/NAME, or pass --repository OWNER/NAME (e.g. SemiAnalysisAI/InferenceX)"))
         return candidate
     counts = collections.Counter(REPO_IN_TEXT.findall(history))  # C speed: no Python per link
     return counts.most_common(1)[0][0].decode() if counts else None

@@ -16,6 +16,9 @@ REPO_DATA_FLAGS = {"changelog_file": "--changelog-file", "config_files": "--conf
                    "runner_config": "--runner-config"}
 FILE_EXAMPLES = {"changelog_file": F.CHANGELOG_FILE, "config_files": "configs/nvidia-master.yaml configs/amd-master.yaml",
                  "runner_config": F.RUNNERS_FILE}
+# The titles of their refusals under GitHub Actions (bad input, exit 1: never argparse's ``usage``).
+OUTSIDE = "outside-repository"  # a path that leaves the repository
+NOT_A_FILE = "missing-file"  # a folder where the flag takes a file, as a changelog that is one is titled
 
 
 def _from_top(path: str, root: str | None) -> str | None:
@@ -63,11 +66,11 @@ def _outside(path: str, dest: str, root: str | None) -> Diagnostic:
 
         full = os.path.join(root or enclosing_top() or ".", here)
         if os.path.isfile(full):
-            return Diagnostic(path, 0, 0, "usage", said, f"pass {here} (that file, from the top)", in_file=False)
+            return Diagnostic(path, 0, 0, OUTSIDE, said, f"pass {here} (that file, from the top)", in_file=False)
         what = is_a_folder() if os.path.isdir(full) else "does not exist either"
-        return Diagnostic(path, 0, 0, "usage", f"{said}, and {here}, the file it names from here, {what}",
+        return Diagnostic(path, 0, 0, OUTSIDE, f"{said}, and {here}, the file it names from here, {what}",
                           f"pass a file's path from the top, e.g. {FILE_EXAMPLES[dest]}", in_file=False)
-    return Diagnostic(path, 0, 0, "usage", "outside the repository", "pass a path inside it", in_file=False)
+    return Diagnostic(path, 0, 0, OUTSIDE, "outside the repository", "pass a path inside it", in_file=False)
 
 
 # The repository's data files that are read from its top when no flag names them.
@@ -90,7 +93,8 @@ def check_repo_paths(args, root: str | None = None) -> None:
             if rel is None:
                 problems.append(_outside(path, dest, root))
             elif _is_folder(rel, root):
-                problems.append(Diagnostic(path, 0, 0, "usage", f"{REPO_DATA_FLAGS[dest]} takes a file; this is a folder",
+                problems.append(Diagnostic(path, 0, 0, NOT_A_FILE,
+                                           f"{REPO_DATA_FLAGS[dest]} takes a file; this is a folder",
                                            f"pass the file, e.g. {FILE_EXAMPLES[dest]}"))
             fixed.append(rel if rel and (os.path.isabs(path) or not _at_top(root)) else path)
             if rel is not None:

@@ -166,7 +166,7 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
     if not 1 <= max_jobs <= MAX_MATRIX_JOBS:
         raise fail("--max-jobs", 0, f"{max_jobs} rows per chunk is outside 1..{MAX_MATRIX_JOBS}",
                    f"pass a value from 1 to {MAX_MATRIX_JOBS} (GitHub runs at most {MAX_MATRIX_JOBS} jobs "
-                   "per matrix)", rule="usage")
+                   "per matrix)", rule="ci-fanout")
     capacity = capacity or {kind: spec[1] for kind, spec in FANOUT.items()}
     kinds = rows_by_kind(matrix, source)
     _check_rows(kinds, source)
