@@ -73,6 +73,9 @@ def test_a_runner_name_outside_the_row_s_pool_is_refused_as_ci_row_env_refuses_i
     assert r.returncode == 1, r.stdout + r.stderr
     assert r.stderr.startswith("--runner-name: runner 'b30-nv_01' took a row for 'cluster:b300-nv', whose pool "
                                "in configs/runners.yaml is b300-nv_01, b300-nv_02;"), r.stderr
+    # the name is the rehearsal's to choose (s33c): `ci row-env`'s fix, adding it to the pool, misled
+    assert r.stderr.endswith("; pass one of the listed names (b300-nv_01, b300-nv_02)\n"), r.stderr
+    assert "add b30-nv_01 under labels" not in r.stderr
     assert "create benchmarks" not in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "work").exists() and r.stdout == ""
 

@@ -224,18 +224,21 @@ def _check_file_name(name: str, source: str) -> None:
 
 
 def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = fields.RUNNER_NAME_ENV,
-               whose: str = "") -> None:
+               whose: str = "", *, chosen: bool = False) -> None:
     """Refuse a job taken by a runner that configs/runners.yaml does not list under the row's label
     (when it lists any): the hardware facts exported, the launcher hashed into the run identity and
     the results stored would all be those of the pool, not of the machine that ran it. ``source``:
     where the name came from (``--runner-name`` when passed). ``whose`` names the file's checkout in
-    the hint ("main's ")."""
+    the hint ("main's "). ``chosen``: the name is one the caller picks to play (``rehearse
+    --runner-name``), so the fix is to pick a listed one, not to list the machine."""
     label = str(row.get(fields.RUNNER) or "")
     names = ((runners or {}).get(fields.LABELS) or {}).get(label) if isinstance(runners, dict) else None
     if isinstance(names, list) and names and runner_name and runner_name not in map(str, names):
+        listed = ", ".join(map(str, names))
         raise fail(source, 0, f"runner {runner_name!r} took a row for {label!r}, whose pool in "
-                   f"{fields.RUNNERS_FILE} is {', '.join(map(str, names))}; its results would be stored as that "
-                   "hardware's", f"add {runner_name} under labels.{label} in {whose}{fields.RUNNERS_FILE}, "
+                   f"{fields.RUNNERS_FILE} is {listed}; its results would be stored as that hardware's",
+                   f"pass one of the listed names ({listed})" if chosen else
+                   f"add {runner_name} under labels.{label} in {whose}{fields.RUNNERS_FILE}, "
                    "or take the label off the runner")
 
 

@@ -215,13 +215,14 @@ def default_runner_name(row: dict, runners: dict | None = None) -> str:
 
 def runner_for(row: dict, root: Path, named: str | None = None) -> str:
     """The runner name a rehearsal of ``row`` runs as: ``named`` (``--runner-name``), refused as `ci row-env`
-    refuses it when the row's pool in the repository's configs/runners.yaml lists others, else the default."""
+    refuses it when the row's pool in the repository's configs/runners.yaml lists others (the fix: pass one of
+    them), else the default."""
     from sweepgate.core.jobenv import check_pool
     from sweepgate.core.placement import runners_at
 
     runners = runners_at(str(root))
     if named:
-        check_pool(row, named, runners, "--runner-name")
+        check_pool(row, named, runners, "--runner-name", chosen=True)
         return named
     return default_runner_name(row, runners)
 
