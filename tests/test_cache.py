@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import CHANGELOG, FLEET_NVIDIA, ROOT
 
 ENTRY = """
@@ -355,3 +357,26 @@ def test_another_pyyaml_gives_another_salt():
     assert salt() == salt()
     assert salt("__version__", "0.0.0-other") != salt()
     assert salt("__with_libyaml__", "other") != salt()
+
+
+@pytest.mark.parametrize("module, distribution", [("jsonschema", "jsonschema"), ("ryml", "rapidyaml")])
+def test_another_jsonschema_or_rapidyaml_gives_another_salt(tmp_path, module, distribution):
+    """jsonschema words the refusals the cache keeps and rapidyaml builds the block values it keeps; the salt
+    named neither, so a pull request that moved one's pin was answered from main's cache. Each is named by the
+    metadata folder beside the module as pip installs it (NAME-VERSION.dist-info), read without importing it."""
+    site = tmp_path / "site"
+    (site / module).mkdir(parents=True)
+    (site / module / "__init__.py").write_text("raise SystemExit('imported')\n")  # found, never run
+    script = (f"import sys\nfrom sweepgate.core import cache\nprint(cache.rules_salt())\n"
+              f"assert {module!r} not in sys.modules and 'importlib.metadata' not in sys.modules\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "utils"), str(site)])}
+
+    def salt() -> str:
+        return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                              check=True).stdout
+
+    (site / f"{distribution}-1.0.dist-info").mkdir()
+    first = salt()
+    assert salt() == first
+    (site / f"{distribution}-1.0.dist-info").rename(site / f"{distribution}-1.1.dist-info")
+    assert salt() != first

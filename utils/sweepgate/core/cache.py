@@ -24,6 +24,7 @@ import functools
 import hashlib
 import marshal
 import os
+import sys
 
 from sweepgate import __version__
 
@@ -48,13 +49,70 @@ def salted_files() -> list[str]:
     return [*SALTED_FILES, *(f"validators/{name}.py" for name in GENERATED)]
 
 
+# The libraries beside PyYAML whose version the cached answers depend on, (module, distribution): jsonschema
+# words every cached refusal, rapidyaml builds the cached block values (core.fastyaml).
+SALTED_LIBRARIES = (("jsonschema", "jsonschema"), ("ryml", "rapidyaml"))
+
+
+def _spec_of(module: str):
+    """``module``'s import spec, found as ``import`` would find it but without running it (the finders of
+    ``sys.meta_path``; ``importlib.util`` alone costs milliseconds to import); None when it is not there."""
+    loaded = sys.modules.get(module)
+    if loaded is not None:
+        return getattr(loaded, "__spec__", None)
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(module, None) if find is not None else None
+        if spec is not None:
+            return spec
+    return None
+
+
+def _normal(name: str) -> str:
+    """A distribution's name as its metadata folder spells it, for comparing (PEP 503, ``-`` as ``_``)."""
+    return name.replace("-", "_").replace(".", "_").lower()
+
+
+@functools.lru_cache(maxsize=None)
+def _metadata_folders(folder: str) -> tuple[str, ...]:
+    """The ``*.dist-info`` and ``*.egg-info`` names in ``folder`` (site-packages: listed once a run)."""
+    try:
+        return tuple(entry for entry in os.listdir(folder) if entry.endswith((".dist-info", ".egg-info")))
+    except OSError:
+        return ()
+
+
+def installed(module: str, distribution: str) -> str:
+    """Which release of ``distribution`` provides ``module`` here, cheaply (``importlib.metadata`` takes
+    175-660 ms a run): NAME-VERSION of its ``*.dist-info`` (or ``*.egg-info``) folders beside the module, found with one ``os.listdir`` and without importing it; where none is there (an
+    editable install) the version ``importlib.metadata`` reads; ``absent`` when the module is not there."""
+    spec = _spec_of(module)
+    if spec is None:
+        return "absent"
+    located = list(spec.submodule_search_locations or ()) or ([spec.origin] if spec.origin else [])
+    folder, wanted = os.path.dirname(located[0].rstrip(os.sep)) if located else "", _normal(distribution)
+    stems = (entry.rsplit(".", 1)[0] for entry in _metadata_folders(folder))
+    names = sorted(stem for stem in stems if "-" in stem and _normal(stem.split("-", 1)[0]) == wanted)  # NAME-VERSION
+    if names:
+        return " ".join(names)
+    from importlib import metadata
+
+    try:
+        return f"{distribution} {metadata.version(distribution)}"
+    except metadata.PackageNotFoundError:
+        return f"{distribution} of unknown version at {folder}"
+
+
 @functools.lru_cache(maxsize=None)
 def rules_salt() -> str:
-    """Changes whenever sweepgate's version, its schemas, the code that parses and checks configs or the
-    PyYAML that reads them (the authority on a block's value: ``core.fastyaml``) change."""
+    """Changes whenever sweepgate's version, its schemas, the code that parses and checks configs, the
+    PyYAML that reads them (the authority on a block's value: ``core.fastyaml``) or the release of a
+    ``SALTED_LIBRARIES`` library changes."""
     from sweepgate.core.pyyaml import yaml
 
-    h = hashlib.sha1(f"{__version__} PyYAML {yaml.__version__} libyaml {yaml.__with_libyaml__}".encode())
+    libraries = " ".join(installed(module, distribution) for module, distribution in SALTED_LIBRARIES)
+    h = hashlib.sha1(f"{__version__} PyYAML {yaml.__version__} libyaml {yaml.__with_libyaml__} "
+                     f"{libraries}".encode())
     here = os.path.dirname(os.path.abspath(__file__))
     for name in salted_files():
         with open(os.path.join(here, name), "rb") as f:
