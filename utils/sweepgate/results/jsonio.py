@@ -23,16 +23,22 @@ _CONSTANTS = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
 HEAD_CHARS = 1 << 20  # the most of a text ``head`` returns: a header row is never this long
 
 
+def _top(text: str, lines: int, cap: int | None = None) -> str:
+    """The first ``lines`` lines of ``text``, each with its newline (the last may have none), and at most ``cap``
+    characters when given: copied alone, the rest of the text never copied. ``head`` and ``_first_lines`` walk it."""
+    end, limit = -1, len(text) if cap is None else cap
+    for _ in range(lines):
+        end = text.find("\n", end + 1, limit)
+        if end < 0:
+            return text[:limit]
+    return text[:end + 1]
+
+
 def head(text: str, lines: int) -> str:
     """The first ``lines`` lines of ``text`` (at most HEAD_CHARS characters), copied alone: what a
     sniffer asks of a file's top, never a copy of the whole (a StringIO of it takes 4 bytes a character,
     a list of its lines more)."""
-    end = -1
-    for _ in range(lines):
-        end = text.find("\n", end + 1, HEAD_CHARS)
-        if end < 0:
-            return text[:HEAD_CHARS]
-    return text[:end + 1]
+    return _top(text, lines, HEAD_CHARS)
 
 
 def first_line(text: str) -> str:
@@ -264,14 +270,7 @@ def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
 def _first_lines(text: str, n: int) -> list[str]:
     """The first ``n`` of ``json_lines(text)``, the rest of the text never copied (a refusal at line 1 of a
     large file of another kind split all of it into a list of its lines, many times its size)."""
-    lines, start = [], 0
-    while len(lines) < n:
-        end = text.find("\n", start)
-        lines.append(text[start:] if end < 0 else text[start:end])
-        if end < 0:
-            break
-        start = end + 1
-    return lines
+    return json_lines(_top(text, n))[:n]
 
 
 def _object_line(line: str) -> bool:
