@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sweepgate.core.errors import LINE_LABELS, fail, json_message, os_failure
+from sweepgate.core.errors import LINE_LABELS, SweepgateError, fail, json_message, os_failure
 from sweepgate.core import jsontext
 from sweepgate.core.jsontext import key_offset, key_place, offset_place
 
@@ -313,7 +313,33 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
         # its first line's, which is a lone "{".
         loads(text, path)  # raises with the whole-file position
         raise AssertionError(whole_error)  # unreachable
-    return [(n, loads(s, path, n - 1)) for n, s in lines]
+    return _line_documents(lines, path)
+
+
+def _line_documents(lines: list[tuple[int, str]], path: str) -> list[tuple[int, object]]:
+    """Each JSONL line's document. A line that is no JSON and does not start as one (a label or a note written
+    among the lines by hand) is refused as text among JSON lines (``text_among``), naming the JSON line before
+    it; a line that starts as an object but stops short (a run killed writing it) stays "not valid JSON"."""
+    docs: list[tuple[int, object]] = []
+    for n, line in lines:
+        try:
+            docs.append((n, loads(line, path, n - 1)))
+        except SweepgateError:
+            if line.startswith(("{", "[")):
+                raise
+            before, doc = docs[-1]  # the first line is a JSON value (``documents``)
+            raise text_among(path, n, line, before, "a JSON object" if isinstance(doc, dict) else "JSON") from None
+    return docs
+
+
+AMONG_HINT = "ingest the client's own output file, or remove the lines that are not JSON"
+
+
+def text_among(path: str, n: int, line: str, json_line: int, what: str = "a JSON object"):
+    """The refusal of line ``n`` of a file, ``line``, as text among JSON lines (``json_line`` is JSON, ``what``):
+    JSON lines with a label or a note written among them by hand, not a client's output as it writes it."""
+    return fail(path, n, f"{KIND}: line {n} is text ({line.strip()[:60]!r}), not JSON, though line {json_line} is "
+                f"{what}: JSON lines with text written among them, not a client's output as it writes it", AMONG_HINT)
 
 
 WARNING = LINE_LABELS["warning"]  # how a stored-with-a-warning message starts, before the key it names

@@ -103,10 +103,7 @@ def _refuse_text_among_json_lines(text: str, path: str) -> None:
             except ValueError:
                 continue
             if isinstance(doc, dict):
-                raise fail(path, first, f"format: line {first} is text ({lines[first - 1].strip()[:60]!r}), not "
-                           f"JSON, though line {n} is a JSON object: JSON lines with text written among them, not "
-                           "a client's output as it writes it", "ingest the client's own output file, or remove "
-                           "the lines that are not JSON")
+                raise jsonio.text_among(path, first, lines[first - 1], n)
 
 
 def _refuse_empty(docs: list[tuple[int, object]], path: str) -> None:
