@@ -49,12 +49,12 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         lone = None if log else _lone_value(text)
         if not (log or lone):
             _refuse_text_among_json_lines(text, path)
-        what = "a console log" if log else lone or ("a CSV table" if _table(text) else "not JSON or CSV")
+        what, more = ("a console log", "") if log else (lone, "") if lone else _text_said(text)
         line, col = jsontext.key_place(text, None) if lone else (1, 0)  # where the value is, past blank lines
         # a lone value is a client that wrote no result (killed before its dict, a variable echoed into
         # the file): beside the job's sidecar, the job's failure, as an empty file is (``ingest._unreadable``)
         raise fail(path, line, f"format: {what}, not a benchmark client output (expected {KNOWN})",
-                   "ingest the job's $RESULT_FILENAME.json, or remove the file", col=col,
+                   f"ingest the job's $RESULT_FILENAME.json, or remove the file{more}", col=col,
                    rule=jsonio.UNREADABLE if lone else "")
     docs = jsonio.documents(text, path)
     _refuse_empty(docs, path)
@@ -84,26 +84,43 @@ def _parse_all(docs: list[tuple[int, object]], path: str) -> list[Measurement]:
     return out
 
 
-TEXT_AMONG_LINES = 1000  # lines of a file's top where a JSON object after a text line is looked for
+_OBJECT_LINE = re.compile(r"^[ \t]*\{", re.MULTILINE)  # a line that starts as a JSON object
+OBJECT_TRIES = 1000  # such lines read as JSON at most: a file of more that are none is no JSON lines (nor quick)
+_BLANK = re.compile(r"[\s\ufeff]*")  # what may stand before a file's first line of text
 
 
 def _refuse_text_among_json_lines(text: str, path: str) -> None:
     """Refuse a file whose first line is text but a later line a JSON object (JSON lines with a label or a
     note written among them by hand, as a results summary of several runs): one line saying so, at the
-    text, rather than "not JSON" of a file that holds JSON. Return for any other text. Only the file's top
-    is looked at (``TEXT_AMONG_LINES``, as ``jsonio.head`` copies it): a large file is never split whole."""
+    text, rather than "not JSON" of a file that holds JSON. Return for any other text. Only lines that start
+    in the file's top (``jsonio.HEAD_CHARS``) are looked at, however many (a log of thousands of lines before
+    its JSON), the first OBJECT_TRIES that start as an object each read to its end (a one-line vLLM output with
+    its per-request arrays is longer than the top): a large file is never split into its lines, and each line
+    read is copied alone."""
     import json
 
-    lines = jsonio.head(text.lstrip("\ufeff"), TEXT_AMONG_LINES).split("\n")
-    first = next((n for n, line in enumerate(lines, 1) if line.strip()), None)
-    for n, line in enumerate(lines[first:] if first else [], first + 1 if first else 1):
-        if line.lstrip().startswith("{"):
-            try:
-                doc = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(doc, dict):
-                raise jsonio.text_among(path, first, lines[first - 1], n)
+    for found in itertools.islice(_OBJECT_LINE.finditer(text, 0, jsonio.HEAD_CHARS), OBJECT_TRIES):
+        end = text.find("\n", found.start())
+        try:
+            doc = json.loads(text[found.start():None if end < 0 else end])  # a line, never more
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(doc, dict):
+            at = _BLANK.match(text).end()
+            raise jsonio.text_among(path, text.count("\n", 0, at) + 1, jsonio.first_line(text[at:at + 200]),
+                                    text.count("\n", 0, found.start()) + 1)
+
+
+def _text_said(text: str) -> tuple[str, str]:
+    """What a text that is no client output was seen to be, and what to add to the fix: a CSV table, or not JSON
+    or CSV; in a file longer than the top looked at for a JSON object line (``_refuse_text_among_json_lines``),
+    that no line of the top is one, and the fix should JSON lines follow further down."""
+    if _table(text):
+        return "a CSV table", ""
+    if len(text) <= jsonio.HEAD_CHARS:
+        return "not JSON or CSV", ""
+    return (f"not JSON or CSV (text, and no line of its first {jsonio.HEAD_CHARS >> 20} MiB is a JSON object; the "
+            "rest was not looked at)", " (if JSON lines follow further down, remove the text above them)")
 
 
 def _refuse_empty(docs: list[tuple[int, object]], path: str) -> None:
