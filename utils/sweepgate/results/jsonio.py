@@ -243,24 +243,26 @@ def read_text(path, hint: str, unreadable_hint: str | None = None, database: tup
     return text
 
 
-def _goes_on(exc: json.JSONDecodeError) -> str:
-    """The fix for a client's output whose JSON document is whole but followed by more ("Extra data"):
-    another document (``{...}{...}``, written into one file) or other text."""
+def _goes_on(exc: json.JSONDecodeError, fixes: tuple[str, str] = GOES_ON) -> str:
+    """The fix (of ``fixes``: several documents', trailing text's) for a file whose JSON document is whole but
+    followed by more ("Extra data"): another document (``{...}{...}``, written into one file) or other text."""
     try:
         json.JSONDecoder(parse_int=jsontext.integer, parse_constant=_constant).raw_decode(exc.doc, exc.pos)
     except (ValueError, RecursionError):
-        return TRAILING_HINT
-    return SEVERAL_HINT
+        return fixes[1]
+    return fixes[0]
 
 
-def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT):
-    """Parse one JSON document; errors as ``path:line:col: ...; hint`` (by default, the fix for a
-    client's output: for one followed by more, ``_goes_on``'s)."""
+def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT,
+          goes_on: tuple[str, str] | None = None):
+    """Parse one JSON document; errors as ``path:line:col: ...; hint``, by default the fix for a client's output;
+    for a document followed by more, ``_goes_on``'s of ``goes_on`` (a client's output's, GOES_ON, with its hint)."""
     try:
         return jsontext.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as exc:
-        if hint == CLIENT_HINT and exc.msg == "Extra data":
-            hint = _goes_on(exc)
+        fixes = goes_on or (GOES_ON if hint == CLIENT_HINT else None)
+        if exc.msg == "Extra data" and fixes:
+            hint = _goes_on(exc, fixes)
         raise fail(path, exc.lineno + line_offset, f"not valid JSON: {json_message(exc)}", hint, col=exc.colno,
                    rule=UNREADABLE) from None
     except RecursionError:  # one line of JSONL, or a one-line file: its line; else the file's

@@ -105,6 +105,10 @@ def _check_times(job: dict, bad) -> None:
 
 
 REWRITE = "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`"
+# A sidecar whose document is whole but followed by more (``jsonio.loads``' goes_on): written twice, or added to
+GOES_ON = (f"the job sidecar holds JSON documents back to back, not one; keep the job's one document and "
+           f"remove the others, or {REWRITE}",
+           f"the job sidecar goes on after its JSON document ends; remove what follows it, or {REWRITE}")
 
 
 def is_sidecar_doc(doc) -> bool:
@@ -117,7 +121,7 @@ def read(path: Path) -> Job:
     from sweepgate.core.jobenv import check_row
 
     text = jsonio.read_text(path, REWRITE, "check the path and its permissions")
-    doc = jsonio.loads(text, str(path), hint=f"the job sidecar is truncated; {REWRITE}")
+    doc = jsonio.loads(text, str(path), hint=f"the job sidecar is truncated; {REWRITE}", goes_on=GOES_ON)
     if not is_sidecar_doc(doc):
         raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}", REWRITE)
     _check_keys(doc, text, str(path))
