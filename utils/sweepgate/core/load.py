@@ -432,8 +432,10 @@ def parse_yaml(text: str, path: str) -> object:
         if mark and mark.index >= len(text.rstrip()) and text.strip():  # past the last character: at it
             before = text.rstrip()
             line, col = before.count("\n") + 1, len(before) - before.rfind("\n") - 1
-        raise SweepgateError(Diagnostic(path, line, col, "yaml-syntax", message,
-                                        "fix the YAML syntax at this position")) from None
+        fix, indent = "fix the YAML syntax at this position", _indent_hint(text, exc, mark)
+        if indent:  # a line indented as no block above it is: say which indents those blocks use
+            message, fix = f"{message}: {indent[0]}", indent[1]
+        raise SweepgateError(Diagnostic(path, line, col, "yaml-syntax", message, fix)) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, other controls)
         before = text[:exc.position] if isinstance(exc.position, int) else ""
         raise SweepgateError(Diagnostic(
@@ -445,6 +447,22 @@ def parse_yaml(text: str, path: str) -> object:
                                         "fix the YAML syntax")) from None
     refuse_alias_bomb(data, text, path)
     return data
+
+
+def _indent_hint(text: str, exc, mark) -> tuple[str, str] | None:
+    """``core.yamlindent``'s account of a block's missing key or item (libyaml's `did not find
+    expected ...`, the Python scanner's `expected <block end>, ...`) or of a key indented under the
+    value above it (`mapping values are not allowed`), at the line the parser stopped at."""
+    from sweepgate.core.yamlindent import continuation_hint, indent_hint
+
+    problem = exc.problem or ""
+    if mark is not exc.problem_mark:
+        return None
+    if problem.startswith("mapping values are not allowed"):  # a key read as more of the value above
+        return continuation_hint(text, mark.line)
+    if problem.startswith(("did not find expected", "expected <block end>")):
+        return indent_hint(text, mark.line)
+    return None
 
 
 def parse_strict(path: str, text: str, line_of=None, found=(), *, as_reference: bool = False) -> object:
