@@ -60,4 +60,5 @@ def test_a_master_config_key_indented_under_the_value_above_is_told_to_line_up_w
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert ("configs/nvidia-master.yaml:5:10: invalid YAML: mapping values are not allowed in this context: "
             "this line is indented 3 spaces, more than the key above it (2), so it reads as more of that key's "
-            "value; indent the two keys alike: this one 2 spaces, as the key above, or that one 3, as this one") in proc.stderr, proc.stderr
+            "value; indent the two keys alike: this one 2 spaces, as the key above, or that one 3, as this one"
+            ) in proc.stderr, proc.stderr

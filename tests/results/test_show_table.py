@@ -192,3 +192,24 @@ def test_a_pr_s_short_ref_names_each_of_its_stored_refs(tmp_path, db, capsys):
     rc, _, err = run_cli(capsys, "results", "show", "--db", db, "--ref", "pull/7")
     assert rc == 1 and len(err.splitlines()) == 1, err
     assert err.rstrip().endswith("; pass --ref refs/pull/7/head or --ref refs/pull/7/merge"), err
+
+
+def test_a_rehearsal_beside_main_and_a_pr_is_no_ref_of_its_own(tmp_path):
+    """Maintainer's week (s33d): a rehearsed row (its sidecar's ref null) shown beside main's and a PR's
+    figure of another point was counted as a third ref: `2 points on 3 refs (3 lines)` where two refs
+    measured them and the rehearsal none. Run as a real process from a subfolder of the repository."""
+    from helpers import job, sweepgate_at, vllm_output, write_job
+
+    row = {**job()["row"], "conc": 4}
+    write_job(tmp_path / "in" / "main", "res", vllm_output(4), job(run_id="100", row=row))
+    write_job(tmp_path / "in" / "pr", "res", vllm_output(4), job(run_id="200", row=row, ref="refs/pull/7/head"))
+    write_job(tmp_path / "in" / "rehearsal", "res", vllm_output(8),
+              job(run_id="rehearsal-x", row={**row, "conc": 8}, ref=None, commit=None, rehearsal=True))
+    (tmp_path / "sub").mkdir()
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    ingest = sweepgate_at(tmp_path / "sub", "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert ingest.returncode == 0, ingest.stderr
+    shown = sweepgate_at(tmp_path / "sub", "results", "show", "--db", db, "--key", "dsr1-fp4-b300-vllm")
+    assert shown.returncode == 0, shown.stderr
+    title = [line for line in shown.stdout.splitlines() if line.startswith("config key")]
+    assert title == ["config key dsr1-fp4-b300-vllm: 2 points on 2 refs (3 lines, 1 of them with no ref)"], shown.stdout

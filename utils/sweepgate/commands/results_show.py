@@ -56,7 +56,8 @@ def _how_many(records: list[dict]) -> str:
     """'12 points', '6 points, 1 eval score' (a job's eval line holds scores at a point, counted by its
     scores, in compare's words: not a point more; an eval-only run's '2 eval scores', as compare counts
     0 points, new-user28), or '12 points on 2 refs (20 lines)' when a point measured on main and on a PR
-    has a line for each (its scores, too, counted once)."""
+    has a line for each (its scores, too, counted once); a line of no ref (a rehearsal's) is no ref more,
+    `(21 lines, 1 of them with no ref)`."""
     from sweepgate.core.report import count
     from sweepgate.results import record as R
     from sweepgate.results.show import eval_scores, line_point, point_key
@@ -67,8 +68,10 @@ def _how_many(records: list[dict]) -> str:
                                    count(len(scores), "eval score") if scores else "")))
     if len({point_key(r) for r in records}) == len(records):
         return said
-    refs = {r.get(R.REF) for r in records}
-    return f"{said} on {count(len(refs), 'ref')} ({count(len(records), 'line')})"
+    refs = {r[R.REF] for r in records if r.get(R.REF)}
+    bare = sum(1 for r in records if not r.get(R.REF))  # a rehearsal's line, an output's ingested alone: no ref
+    where = f" on {count(len(refs), 'ref')}" if refs else ""
+    return f"{said}{where} ({count(len(records), 'line')}{f', {bare} of them with no ref' if bare else ''})"
 
 
 def _of_keys(st, key: str | None, ref: str | None) -> list[dict]:
