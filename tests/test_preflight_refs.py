@@ -58,11 +58,12 @@ def test_a_head_whose_scripts_are_not_on_disk_is_refused_not_passed(tmp_path):
         "not check the head's; check out pr1 first (git checkout pr1), or commit them and pass that commit "
         "as --head-ref"), proc.stderr
     git(repo, "checkout", "-q", "pr1")
-    # New-user check: on pr1 itself, an untracked file was told to "check out pr1 first".
+    # New-user check: on pr1 itself, an untracked file was told to "check out pr1 first"; and (s33d) that it
+    # "differs from" a head it was never in, as charts `--plots charts` drew in benchmarks/ were.
     (repo / "benchmarks" / "scratch.sh").write_text("echo hi\n")
     proc = preflight(repo, "--base-ref", "master", "--head-ref", "pr1")
     assert proc.returncode == 1 and proc.stderr.strip() == (
-        "benchmarks/scratch.sh: differs from --head-ref pr1; preflight runs the scripts in the working tree, so it "
+        "benchmarks/scratch.sh: is not in --head-ref pr1; preflight runs the scripts in the working tree, so it "
         "would not check the head's; commit, stash (git stash -u) or remove the changes first, or commit them and "
         "pass that commit as --head-ref"), proc.stderr
     (repo / "benchmarks" / "scratch.sh").unlink()

@@ -102,14 +102,16 @@ def refuse_other_scripts(git, head_ref: str) -> None:
 
     head = git.resolve(head_ref)
     listed = git.run("diff", "--name-only", "-z", head, "--", *REHEARSED_PATHS)  # -z: names as they are
-    listed += b"\0" + git.run("ls-files", "-z", "--others", "--exclude-standard", "--", *REHEARSED_PATHS)
-    changed = sorted({name.decode(errors="replace") for name in listed.split(b"\0") if name})
+    others = git.run("ls-files", "-z", "--others", "--exclude-standard", "--", *REHEARSED_PATHS)
+    untracked = {name.decode(errors="replace") for name in others.split(b"\0") if name}
+    changed = sorted({name.decode(errors="replace") for name in listed.split(b"\0") if name} | untracked)
     if changed:
         more = f" (and {count(len(changed) - 1, 'other file')})" if len(changed) > 1 else ""
         on_head = git.resolve("HEAD") == head
         hint = ("commit, stash (git stash -u) or remove the changes first" if on_head else
                 f"check out {head_ref} first (git checkout {head_ref})") + ", or commit them and pass that commit as --head-ref"
-        raise fail(changed[0], 0, f"differs from --head-ref {head_ref}{more}; preflight runs the scripts in the "
+        what = "is not in" if changed[0] in untracked else "differs from"  # a file git was never told of
+        raise fail(changed[0], 0, f"{what} --head-ref {head_ref}{more}; preflight runs the scripts in the "
                    "working tree, so it would not check the head's", hint)
 
 
