@@ -10,7 +10,13 @@ each would be flagged by chance (a noise-only PR of 876 points showed 9 "regress
    the empirical-Bayes estimate of limma's ``squeezeVar`` (Smyth 2004): a scaled inverse-chi-square
    prior whose ``d0`` degrees of freedom and scale are fitted to the points' log variances by the
    method of moments. A point then has ``d0 + n - 1`` degrees of freedom instead of ``n - 1``, and
-   a point whose few values happen to agree no longer reads as noiseless. No comparison claims
+   a point whose few values happen to agree no longer reads as noiseless. The fit is limma's robust
+   one (``fitFDistRobustly``, Phipson et al. 2016): on winsorised log variances, so one point whose
+   main runs held a broken one (1000, 1000, 1000, 1000, 500) no longer drags ``d0`` from infinite to
+   2 and widens every interval of its metric; that point gets a prior of its own, of fewer degrees
+   of freedom the less the prior explains its spread. Two departures, both for small runs: at least
+   the largest log variance is winsorised however few the points (limma's 10 % half-clips the largest of 6), and
+   an infinite ``d0`` shrinks from the pooled degrees of freedom for the outliers. No comparison claims
    more degrees of freedom than the fit rests on (the sum over the points: limma's eBayes cap),
    and a metric with fewer than MIN_POINTS_FOR_PRIOR spreads is not pooled.
 3. The head is one more draw from that distribution: ``t = (head - mean) / (s * sqrt(1 + 1/n))``,
@@ -20,7 +26,7 @@ each would be flagged by chance (a noise-only PR of 876 points showed 9 "regress
    then within each selected point at ``alpha * R / M`` (Benjamini-Bogomolov): a change is
    significant when its adjusted p is at most ``alpha = 1 - confidence``. In a run where nothing changed, the chance that anything at all is
    flagged is then about ``1 - confidence`` (4.5-6.7 % in simulations of 3 to 876 points), more
-   where some points are much noisier than their metric's others: they are pooled all the same.
+   where some points are somewhat noisier than their metric's others: they are pooled all the same.
 
 Each comparison's interval is where the head would not be significant (at the p-value cut-off
 Benjamini-Hochberg ended at), so "outside the interval" and "significant" are one statement; its
@@ -35,6 +41,10 @@ import math
 import statistics
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Fewer points with a spread than this, for a metric: no prior is fitted, each point stands alone.
 MIN_POINTS_FOR_PRIOR = 5
@@ -127,41 +137,155 @@ def _trigamma_inverse(x: float) -> float:
 @dataclass
 class Prior:
     """A metric's noise over the run's points: scale ``s0`` (a variance of logarithms), ``d0``
-    degrees of freedom (0: no prior; infinite: the points agree beyond chance), and ``pooled``,
-    the degrees of freedom the fit rests on (no comparison may claim more: limma's eBayes cap)."""
+    degrees of freedom (0: no prior; infinite: the points agree beyond chance), ``pooled``, the
+    degrees of freedom the fit rests on (no comparison may claim more: limma's eBayes cap), and
+    ``shrunk``, each fitted point's own prior degrees of freedom (``d0``, less for a point whose
+    spread the prior does not explain: limma's df2.shrunk), in the order ``prior`` was given them."""
 
     s0: float = 0.0
     d0: float = 0.0
     pooled: float = 0.0
+    shrunk: tuple[float, ...] = ()
 
 
-def prior(shapes: list[_Shape]) -> Prior:
-    """The Prior fitted to the log variances of ``shapes`` (limma's fitFDist without covariates)."""
+# The shares of the log variances winsorised below and above (limma's winsor.tail.p); above, at
+# least the largest one however few the points, so one hypervariable point among 5 is still clipped.
+WINSOR_TAILS = (0.05, 0.1)
+
+
+def _tails(n: int) -> tuple[float, float]:
+    return WINSOR_TAILS[0], max(WINSOR_TAILS[1], 1 / (n - 1))
+
+
+def _moments(spread: list[_Shape]) -> tuple[float, float]:
+    """(s0, d0) fitted to the log variances by the method of moments (limma's fitFDist)."""
     from scipy.special import digamma, polygamma
 
-    spread = [s for s in shapes if s.log and s.s2 > 0]
-    if len(spread) < MIN_POINTS_FOR_PRIOR:
-        return Prior()
-    pooled = float(sum(s.d for s in spread))
     half = [s.d / 2 for s in spread]  # scipy asked once per metric, not once per point
     e = [math.log(s.s2) - float(g) + math.log(h) for s, g, h in zip(spread, digamma(half), half)]
     mean = statistics.fmean(e)
     excess = statistics.variance(e) - statistics.fmean(map(float, polygamma(1, half)))
     if excess <= 0:
-        return Prior(math.exp(mean), math.inf, pooled)
+        return math.exp(mean), math.inf
     d0 = 2 * _trigamma_inverse(excess)
-    return Prior(math.exp(mean + float(digamma(d0 / 2)) - math.log(d0 / 2)), d0, pooled)
+    return math.exp(mean + float(digamma(d0 / 2)) - math.log(d0 / 2)), d0
 
 
-def _moderated(s: _Shape, p: Prior) -> tuple[float, float]:
-    """(variance, degrees of freedom) of one comparison after moderation; the degrees of freedom
-    never more than the fit rests on (three points' spreads are not an exactly known noise)."""
-    if not s.log or p.d0 == 0:
+class _scaled_f:  # noqa: N801 - called as the distribution it stands for
+    """F(d1, d2), chi-square / d1 where d2 is infinite: scipy's functions with their arguments bound
+    (a frozen scipy distribution takes milliseconds to build, and the fit asks for hundreds)."""
+
+    def __init__(self, d1: float, d2: float):
+        from scipy import stats
+
+        self.dist, self.args = ((stats.chi2, {"df": d1, "scale": 1 / d1}) if math.isinf(d2)
+                                else (stats.f, {"dfn": d1, "dfd": d2}))
+
+    def __getattr__(self, name: str):
+        method = getattr(self.dist, name)
+        return lambda x: method(x, **self.args)
+
+
+def _winsorised_moments(d1: float, d2: float, tails: tuple[float, float]) -> tuple[float, float]:
+    """Mean and variance of log F(d1, d2) winsorised at ``tails``."""
+    import numpy as np
+    from scipy.integrate import fixed_quad
+
+    dist, (low, high) = _scaled_f(d1, d2), tails
+    za, zb = (math.log(q) for q in dist.ppf([low, 1 - high]))
+    density = lambda z: np.exp(dist.logpdf(np.exp(z)) + z)  # noqa: E731 - of log F, by the change of variable
+    mean = fixed_quad(lambda z: z * density(z), za, zb, n=128)[0] + low * za + high * zb
+    var = fixed_quad(lambda z: (z - mean) ** 2 * density(z), za, zb, n=128)[0]
+    return mean, var + low * (za - mean) ** 2 + high * (zb - mean) ** 2
+
+
+def _same_d1(spread: list[_Shape], s0: float, d0: float) -> tuple[np.ndarray, int]:
+    """The points' variances as if each had the most degrees of freedom any has: each mapped to the
+    same tail probability of F(d1, d0) at the moment fit (limma's way with unequal df1)."""
+    import numpy as np
+
+    s2, d = np.array([s.s2 for s in spread]), np.array([s.d for s in spread])
+    most = int(d.max())
+    for k in set(d.tolist()) - {most}:
+        at = d == k
+        f = s2[at] / s0
+        up, down = _scaled_f(k, d0).sf(f), _scaled_f(k, d0).cdf(f)
+        mapped = np.where(up < down, _scaled_f(most, d0).isf(up), _scaled_f(most, d0).ppf(down))
+        s2[at] = np.where((up > 0) & (down > 0), mapped, f) * s0  # beyond a double's tail: as it was
+    return s2, most
+
+
+def _robust(spread: list[_Shape], s0: float, d0: float, pooled: float) -> Prior:
+    """The Prior fitted to winsorised log variances, with prior degrees of freedom of their own for
+    the points the fit does not explain (limma's fitFDistRobustly, Phipson et al. 2016), and at
+    least the moment fit's ``d0``; the moment fit ``(s0, d0)`` maps unequal degrees of freedom."""
+    import numpy as np
+    from scipy import stats
+    from scipy.optimize import brentq
+
+    s2, d1 = _same_d1(spread, s0, d0)
+    z, tails = np.log(s2), _tails(len(s2))
+    trend = float(stats.trim_mean(z, WINSOR_TAILS[1]))
+    wins = np.clip(z - trend, *np.quantile(z - trend, [tails[0], 1 - tails[1]]))
+    spread_ = float(np.var(wins, ddof=1))
+    gap = lambda u: math.log(spread_ / _winsorised_moments(d1, u / (1 - u), tails)[1]) if u < 1 else at_inf  # noqa: E731
+    at_inf = math.log(spread_ / _winsorised_moments(d1, math.inf, tails)[1]) if spread_ > 0 else -math.inf
+    if at_inf <= 0:
+        d2 = math.inf
+    elif gap(d0 / (1 + d0)) >= 0:
+        d2 = d0
+    else:
+        u = brentq(gap, d0 / (1 + d0), 1.0, xtol=1e-10)
+        d2 = u / (1 - u)
+    centre = trend + float(np.mean(wins)) - _winsorised_moments(d1, d2, tails)[0]
+    return Prior(math.exp(centre), d2, pooled, _own_d0(np.exp(z - centre), d1, d2, pooled))
+
+
+def _own_d0(f: np.ndarray, d1: int, d2: float, pooled: float) -> tuple[float, ...]:
+    """Each point's prior degrees of freedom: ``d2``, less by the chance its F is an outlier (its
+    tail probability against the share of points at least as high), down to the degrees of freedom
+    that would put the highest F at its distribution's median; never fewer for a less extreme F."""
+    import numpy as np
+    from scipy import stats
+    from scipy.optimize import brentq
+
+    tail = _scaled_f(d1, d2).logsf(f)
+    not_outlier = np.minimum(tail - np.log((len(f) - stats.rankdata(f) + 0.5) / len(f)), 0.0)
+    if not (not_outlier < 0).any():
+        return tuple([d2] * len(f))
+    most = min(d2, pooled)  # an infinite d0 shrinks from the degrees of freedom the fit rests on
+    at_median = lambda d: _scaled_f(d1, d).sf(f.max()) - 0.5  # noqa: E731
+    outlier = brentq(at_median, 1e-8, most) if at_median(most) < 0 < at_median(1e-8) else 0.0
+    own = np.exp(not_outlier) * most + -np.expm1(not_outlier) * outlier
+    own[not_outlier == 0] = d2
+    order = np.argsort(tail)
+    own[order] = np.maximum.accumulate(own[order])
+    return tuple(map(float, own))
+
+
+def prior(shapes: list[_Shape]) -> Prior:
+    """The Prior fitted to the log variances of ``shapes``, robustly (see ``_robust``); ``shrunk``
+    has one entry per shape, ``d0`` for those without a spread."""
+    spread = [s for s in shapes if s.log and s.s2 > 0]
+    if len(spread) < MIN_POINTS_FOR_PRIOR:
+        return Prior()
+    pooled = float(sum(s.d for s in spread))
+    s0, d0 = _moments(spread)
+    fit = Prior(s0, d0, pooled) if math.isinf(d0) else _robust(spread, s0, d0, pooled)
+    own = iter(fit.shrunk or [fit.d0] * len(spread))
+    return Prior(fit.s0, fit.d0, pooled, tuple(next(own) if s.log and s.s2 > 0 else fit.d0 for s in shapes))
+
+
+def _moderated(s: _Shape, p: Prior, d0: float) -> tuple[float, float]:
+    """(variance, degrees of freedom) of one comparison after moderation by a prior of ``d0`` degrees
+    of freedom (its own share of ``p``); the degrees of freedom never more than the fit rests on
+    (three points' spreads are not an exactly known noise)."""
+    if not s.log or d0 == 0:
         return s.s2, s.d
-    df = min(p.d0 + s.d, p.pooled)
-    if math.isinf(p.d0):
+    df = min(d0 + s.d, p.pooled)
+    if math.isinf(d0):
         return p.s0, df
-    return (p.d0 * p.s0 + s.d * s.s2) / (p.d0 + s.d), df
+    return (d0 * p.s0 + s.d * s.s2) / (d0 + s.d), df
 
 
 @lru_cache(maxsize=4096)
@@ -230,12 +354,13 @@ def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
     if not comparisons:
         return []
     shapes = [_shape(c) for c in comparisons]
-    priors = {m: prior([s for s, c in zip(shapes, comparisons) if c.metric == m])
-              for m in {c.metric for c in comparisons}}
-    scaled = []
-    for s, c in zip(shapes, comparisons):
-        var, df = _moderated(s, priors[c.metric])
-        scaled.append((math.sqrt(var * (1 + 1 / len(s.x))), df))
+    scaled: list = [None] * len(comparisons)
+    for metric in {c.metric for c in comparisons}:
+        at = [i for i, c in enumerate(comparisons) if c.metric == metric]
+        fit = prior([shapes[i] for i in at])
+        for i, d0 in zip(at, fit.shrunk or [0.0] * len(at)):
+            var, df = _moderated(shapes[i], fit, d0)
+            scaled[i] = (math.sqrt(var * (1 + 1 / len(shapes[i].x))), df)
     p = _p_values(comparisons, shapes, scaled)
     alpha = 1 - confidence
     q, cuts = _adjust(p, [c.family if c.family is not None else i for i, c in enumerate(comparisons)], alpha)
