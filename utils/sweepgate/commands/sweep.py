@@ -68,7 +68,7 @@ def _check_full_sweep_flags(args, labels: dict) -> None:
 
         raise flag_value_error(f"unknown runner type(s): {', '.join(unknown)}",
                                f"use labels from {F.RUNNERS_FILE}: {', '.join(sorted(labels))}", "--runner-type",
-                               "unknown-runner")
+                               F.UNKNOWN_RUNNER_RULE)
 
 
 def _full_sweep_wants(args, key: str, config: dict) -> bool:

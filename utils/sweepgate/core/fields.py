@@ -113,6 +113,8 @@ SEQ_LEN_NAMES = {(1024, 1024): "1k1k", (8192, 1024): "8k1k"}
 CONFIG_DIR = "configs"
 MASTER_GLOB = "*-master.yaml"
 RUNNERS_FILE = "configs/runners.yaml"
+# the title of a runner label or name that configs/runners.yaml does not list where it must
+UNKNOWN_RUNNER_RULE = "unknown-runner"
 CHANGELOG_FILE = "perf-changelog.yaml"
 SCHEMA_DIR = "configs/schema"
 BENCHMARK_LIB = "benchmarks/benchmark_lib.sh"

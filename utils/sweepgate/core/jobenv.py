@@ -239,7 +239,7 @@ def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = 
                    f"{fields.RUNNERS_FILE} is {listed}; its results would be stored as that hardware's",
                    f"pass one of the listed names ({listed})" if chosen else
                    f"add {runner_name} under labels.{label} in {whose}{fields.RUNNERS_FILE}, "
-                   "or take the label off the runner")
+                   "or take the label off the runner", rule=fields.UNKNOWN_RUNNER_RULE)
 
 
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",

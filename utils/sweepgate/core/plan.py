@@ -310,7 +310,7 @@ def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None
             path, (line, col) = owner.path, owner.locate((users[0], F.RUNNER))
         close = difflib.get_close_matches(label, sorted(labels), n=1)
         out.append(Diagnostic(
-            path, line, col, "unknown-runner",
+            path, line, col, F.UNKNOWN_RUNNER_RULE,
             f"runner label '{label}' is not in the base's {F.RUNNERS_FILE}: `ci split --runners` will refuse the sweep",
             (f"did you mean '{close[0]}'? " if close else "") + f"Use a listed label, or add the runner to "
             f"{F.RUNNERS_FILE} on main first (a PR cannot add GPU runners)", severity="warning"))
