@@ -257,7 +257,7 @@ def test_rebase_from_committed_branch_during_conflict(repo, capsys):
     repo.git("checkout", "-q", "feature")
     repo.write("perf-changelog.yaml", CHANGELOG + "<<<<<<< HEAD\n=======\n>>>>>>> main\n")
     rc, _, err = sg(capsys, "changelog", "rebase", "--onto", "main")
-    assert rc == 1 and "merge-conflict marker" in err and "--branch" in err
+    assert rc == 1 and "merge conflict in" in err and "(3 markers, lines " in err and "--branch" in err
     assert sg(capsys, "changelog", "rebase", "--onto", "main", "--branch", "feature")[0] == 0
     expected = CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("dsr1-fp4-b300-sglang", "XXX")
     assert repo.read().decode() == expected
@@ -279,8 +279,10 @@ def test_a_real_merge_conflict_is_refused_by_add_and_the_gate_s_fix_works_as_wri
     rc, _, err = sg(capsys, "changelog", "add", "--key", "kimik3-*", "--description", "more")
     assert rc == 1 and repo.read() == before, err
     marker = before.split(b"\n").index(next(ln for ln in before.split(b"\n") if ln.startswith(b"<<<<<<<"))) + 1
-    assert err.startswith(f"perf-changelog.yaml:{marker}: merge-conflict marker in the "
-                          "working-tree changelog; resolve the conflict: after a merge, `sweepgate changelog rebase"), err
+    closing = before.split(b"\n").index(b">>>>>>> main") + 1
+    assert err.startswith(f"perf-changelog.yaml:{marker}: merge conflict in the working-tree changelog "
+                          f"(3 markers, lines {marker}-{closing}); resolve the conflict: after a merge, "
+                          "`sweepgate changelog rebase"), err
     rc, _, err = sg(capsys, "validate", "--staged", "--base-ref", "main")
     # New-user check: each marker was said twice, the second time as "does not start a new entry".
     markers = [line for line in err.splitlines() if "merge-conflict marker" in line]

@@ -36,6 +36,35 @@ def sweepgate(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedPro
                           text=True, timeout=300)
 
 
+# --- 3. one line per merge conflict -----------------------------------------------------------
+
+def test_rebase_during_a_merge_conflict_says_each_conflict_once_with_its_marker_count(make_repo):
+    repo = make_repo()
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX"))
+    repo.git("checkout", "-q", "main")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "3"))
+    repo.git("checkout", "-q", "side")
+    merge = subprocess.run(["git", "merge", "-q", "main"], cwd=repo.path, capture_output=True, env=repo_env())
+    assert merge.returncode == 1 and b"<<<<<<<" in repo.read()
+    before = repo.read()
+    markers = [n for n, ln in enumerate(before.split(b"\n"), 1) if ln.startswith((b"<<<<<<<", b"=======", b">>>>>>>"))]
+    first, last = markers[0], markers[-1]
+    assert len(markers) == 3, before
+    r = sweepgate(["changelog", "rebase", "--onto", "main"], repo.path / "configs")
+    lines = r.stderr.splitlines()
+    assert r.returncode == 1 and len(lines) == 1 and repo.read() == before, r.stderr
+    assert lines[0].startswith(f"perf-changelog.yaml:{first}: merge conflict in the working-tree changelog "
+                               f"(3 markers, lines {first}-{last}); pass --branch REF"), r.stderr
+
+
+def test_conflicts_are_grouped_from_their_opening_to_their_closing_marker():
+    from sweepgate.core.changelog_edit import conflicts
+
+    text = b"a\n<<<<<<< HEAD\nb\n|||||||\n=======\nc\n>>>>>>> main\nd\n=======\n<<<<<<< x\n>>>>>>> y\n"
+    assert conflicts(text.split(b"\n")) == [[2, 4, 5, 7], [9], [10, 11]]
+
+
 # --- 4. the runner-pool refusal's title ---------------------------------------------------------
 
 def test_a_runner_outside_the_row_s_pool_is_titled_unknown_runner_under_actions(tmp_path):
