@@ -36,6 +36,30 @@ def sweepgate(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedPro
                           text=True, timeout=300)
 
 
+# --- 2. the comment's chart path ------------------------------------------------------------
+
+SAID = " (output throughput per GPU against interactivity, PNG and SVG) was written to "
+
+
+def test_charts_inside_the_repository_are_named_from_its_top_in_a_comment_file_outside_it(tmp_path):
+    db = tmp_path / "r.db"
+    with store.open_store(f"sqlite:///{db}") as st:
+        st.add(synth.history(keys=synth.KEYS[:1], concs=(4,)) + synth.pr_run(keys=synth.KEYS[:1], concs=(4,)))
+    repo = tmp_path / "s33h-repo"
+    (repo / "benchmarks").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    base = ["results", "compare", "--db", f"sqlite:///{db}", "--run", "pr-7", "--plots", "charts"]
+    r = sweepgate([*base, "--comment-file", str(tmp_path / "x.md")], repo / "benchmarks")
+    assert r.returncode == 0, r.stderr
+    (line,) = [x for x in (tmp_path / "x.md").read_text().splitlines() if SAID in x]
+    assert line.endswith(f"{SAID}`benchmarks/charts` (from the repository's top)."), line
+    # a comment file whose folder holds the charts (both in the repository) still names them from there
+    r = sweepgate([*base, "--comment-file", "x.md"], repo / "benchmarks")
+    assert r.returncode == 0, r.stderr
+    (line,) = [x for x in (repo / "benchmarks" / "x.md").read_text().splitlines() if SAID in x]
+    assert line.endswith(f"{SAID}`charts`."), line
+
+
 # --- 3. one line per merge conflict -----------------------------------------------------------
 
 def test_rebase_during_a_merge_conflict_says_each_conflict_once_with_its_marker_count(make_repo):

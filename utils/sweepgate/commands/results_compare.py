@@ -400,7 +400,8 @@ def _print(comparison, args, charts: list[tuple]) -> None:
 def charts_folder_for(plots: str | None, report: str | None = None):
     """The --plots folder as the reader of a report finds it (a ``render.ChartsFolder``): relative to the
     folder of the report file ``report`` when inside it (``charts`` for ``--comment-file
-    sweepgate-results/comment.md --plots sweepgate-results/charts``); else, and for the posted comment
+    sweepgate-results/comment.md --plots sweepgate-results/charts``), unless the charts are in the repository
+    and that folder is not (``/tmp/x.md``); else, and for the posted comment
     (no ``report``), from the top of the repository compare runs in, said so (a PR's reader places a
     path so); else, outside any repository, its absolute path. As typed it was relative to where
     compare ran (``../charts``), which names nothing from where the file or the comment is read."""
@@ -410,13 +411,16 @@ def charts_folder_for(plots: str | None, report: str | None = None):
     if not plots:
         return None
     folder = Path(os.path.realpath(plots))  # compared with the others' real paths: a linked folder is one
+    top = enclosing_top()
+    top = Path(os.path.realpath(top)) if top is not None else None
+    in_repository = top is not None and folder.is_relative_to(top)
     if report is not None:
         base = Path(os.path.realpath(report)).parent
-        if folder.is_relative_to(base):
+        # a report outside the repository holding the charts names them from its top, not by the way there
+        if folder.is_relative_to(base) and not (in_repository and not base.is_relative_to(top)):
             return ChartsFolder(folder.relative_to(base).as_posix())
-    top = enclosing_top()
-    if top is not None and folder.is_relative_to(os.path.realpath(top)):
-        return ChartsFolder(folder.relative_to(os.path.realpath(top)).as_posix(), from_top=True)
+    if in_repository:
+        return ChartsFolder(folder.relative_to(top).as_posix(), from_top=True)
     return ChartsFolder(os.path.abspath(plots))
 
 
