@@ -36,6 +36,35 @@ def sweepgate(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedPro
                           text=True, timeout=300)
 
 
+# --- 1. where the benchmark library comes from ----------------------------------------------
+
+LIBRARY_FIX = ("; copy benchmarks/benchmark_lib.sh and benchmarks/lib/, which the scripts source, from the repository "
+               "`sweepgate example --keep --no-rehearse` keeps")
+
+
+def test_a_missing_script_s_fix_says_where_the_benchmark_library_comes_from_and_it_is_there(make_repo, tmp_path):
+    repo = make_repo()  # configs and changelog, no benchmarks/ (as a clone of the corpus)
+    rows = tmp_path / "rows.json"
+    rows.write_text(json.dumps(SEED_ROW))
+    r = sweepgate(["rehearse", "--exp-name", SEED_EXP, "--row-json", str(rows)], repo.path / "configs")
+    assert r.returncode == 1 and "no benchmark script" in r.stderr and LIBRARY_FIX in r.stderr, r.stderr
+    r = sweepgate(["preflight", "--config-keys", "dsr1-fp4-b300-vllm"], repo.path)
+    problems = [line for line in r.stdout.splitlines() + r.stderr.splitlines() if "resolves to no benchmark script" in line]
+    assert r.returncode == 1 and problems and all(LIBRARY_FIX in line for line in problems), r.stdout + r.stderr
+    # a repository that has the library is not told to copy it
+    has_lib = make_repo(files={"benchmarks/benchmark_lib.sh": "#!/usr/bin/env bash\n"})
+    r = sweepgate(["rehearse", "--exp-name", SEED_EXP, "--row-json", str(rows)], has_lib.path)
+    assert r.returncode == 1 and "no benchmark script" in r.stderr and "sweepgate example" not in r.stderr, r.stderr
+    # the fix works as written: the kept repository holds the library
+    r = sweepgate(LIBRARY_FIX.split("`")[1].split()[1:], tmp_path)
+    kept = Path(r.stdout.rstrip().rsplit("repository kept at ", 1)[1])
+    try:
+        assert r.returncode == 0 and (kept / "benchmarks" / "benchmark_lib.sh").is_file(), r.stdout
+        assert (kept / "benchmarks" / "lib" / "core.sh").is_file()
+    finally:
+        shutil.rmtree(kept)
+
+
 # --- 2. the comment's chart path ------------------------------------------------------------
 
 SAID = " (output throughput per GPU against interactivity, PNG and SVG) was written to "

@@ -180,6 +180,7 @@ def no_script(row: dict, root: Path, revision: Callable, chosen: Callable | None
     scenario = F.AGENTIC_CODING if row.get(F.SCENARIO_TYPE) == F.AGENTIC_CODING else F.FIXED_SEQ_LEN
     return missing_script(where.file if where else candidates[0], where.line if where else 0, who, scenario,
                           candidates, many=len(keys) > 1, folders=[rel for rel in candidates if (root / rel).is_dir()],
+                          no_lib=not (root / F.BENCHMARK_LIB).is_file(),
                           at=f"({count(others, 'other config')}, not selected, run{'s' if others == 1 else ''} "
                              "it too)" if others else "")
 

@@ -20,8 +20,8 @@ import functools
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.recipes import (SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, load_recipes, scenarios_of,
-                                    sourced_helpers)
+from sweepgate.core.recipes import (LIBRARY_COPY, SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, load_recipes,
+                                    scenarios_of, sourced_helpers)
 
 
 ESTIMATES_FILE = "configs/estimates.yaml"
@@ -99,23 +99,24 @@ def _selected_rules(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff],
                     owner = head.owner.get(key)
                     diags.append(missing_script(owner.path if owner else file, owner.locate((key,))[0] if owner else 0,
                                                 f"'{key}'", scenario, head.candidates.get(first, [first]),
-                                                at="at head", severity="warning"))
+                                                at="at head", severity="warning", no_lib=head.lib_sha is None))
     return diags
 
 
 def missing_script(file: str, line: int, who: str, scenario: str, candidates: list[str], *, many: bool = False,
-                   at: str = "", severity: str = "error", folders: list[str] = ()) -> Diagnostic:
+                   at: str = "", severity: str = "error", folders: list[str] = (), no_lib: bool = False) -> Diagnostic:
     """The one wording of a recipe that resolves to no benchmark script (CONTRACTS section 7), for
     ``plan`` and ``preflight`` alike: ``who`` names the config key(s) or the row; ``folders``, the
-    candidates that are there as folders (said as such, not as missing)."""
+    candidates that are there as folders (said as such, not as missing); ``no_lib``: the repository has no
+    benchmark library either, so the fix says where it comes from."""
     there = (f"is a file ({', '.join(folders)} {'is a folder' if len(folders) == 1 else 'are folders'})"
              if folders else "exists")
     add = "put the script in the folder's place" if folders else "add the script"
     return Diagnostic(file, line, 0, RULE_MISSING_SCRIPT,
                       f"{who} ({scenario}) resolve{'' if many else 's'} to no benchmark script: none of "
                       f"{', '.join(candidates)} {there}{f' {at}' if at else ''}",
-                      f"{add} (CONTRACTS section 7) or fix model-prefix/precision/runner/framework",
-                      severity=severity)
+                      f"{add} (CONTRACTS section 7) or fix model-prefix/precision/runner/framework"
+                      + (f"; {LIBRARY_COPY}" if no_lib else ""), severity=severity)
 
 
 def _first_changed_line(base: RecipeSet, head: RecipeSet, key: str) -> int:

@@ -26,6 +26,9 @@ SCRIPT_DIR = "benchmarks/single_node"
 MULTI_NODE_SCRIPT_DIR = "benchmarks/multi_node"
 SCRIPT_SCENARIO_DIRS = {F.AGENTIC_CODING: "agentic", F.FIXED_SEQ_LEN: "fixed_seq_len"}
 RULE_BASE = "base-unreadable"
+# Where a repository without the benchmark library gets it (the fix of a missing script, where it lacks it too)
+LIBRARY_COPY = (f"copy {F.BENCHMARK_LIB} and benchmarks/lib/, which the scripts source, from the repository "
+                "`sweepgate example --keep --no-rehearse` keeps")
 
 
 def gpu_family(runner: str) -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 from sweepgate.core import fields, jobfile, jsontext
 from sweepgate.core.errors import Diagnostic, SweepgateError, emit, fail, is_a_folder, json_message, os_reason
 from sweepgate.core.jobenv import check_row
-from sweepgate.core.recipes import gpu_family, script_candidates
+from sweepgate.core.recipes import LIBRARY_COPY, gpu_family, script_candidates
 from sweepgate.rehearsal import calllog, multinode
 from sweepgate.rehearsal.calllog import read_calls
 from sweepgate.rehearsal.progress import CallTail, Progress
@@ -236,7 +236,8 @@ def resolve_script(root: Path, row: dict, gpu: str) -> Path:
         raise fail(folders[0], 0, f"the benchmark script for exp-name {row.get(fields.EXP_NAME)!r} {is_a_folder()}",
                    "put the script in the folder's place (CONTRACTS section 7)")
     raise fail(candidates[0], 0, f"no benchmark script for exp-name {row.get(fields.EXP_NAME)!r}",
-               f"create {candidates[0]} (or {candidates[1]})")
+               f"create {candidates[0]} (or {candidates[1]})"
+               + ("" if (root / fields.BENCHMARK_LIB).is_file() else f"; {LIBRARY_COPY}"))
 
 
 # --- the rehearsal ----------------------------------------------------------------
