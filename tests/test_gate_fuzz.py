@@ -28,7 +28,7 @@ appended = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(prefix=st.sampled_from([b"", b"\n", b"\n\n"]), tail=appended,
        pr=st.sampled_from([[], ["--pr-number", "5"], ["--staged"]]))
 def test_gate_never_crashes(make_repo, monkeypatch, capsys, prefix, tail, pr):
