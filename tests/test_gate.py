@@ -213,13 +213,16 @@ def test_conflict_markers(gate):
 
 # --------------------------------------------------------------------------- strict YAML
 
+HANG_S = 30  # a guard against a hang on a loaded host, not a speed goal (those live in tests/bench)
+
+
 def test_alias_bomb_is_refused_fast(gate):
     levels = "".join(f"    - &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" for i in range(1, 40))
     bomb = ("- config-keys:\n    - &l0 [x, x, x, x, x, x, x, x, x]\n" + levels
             + "  description:\n    - \"boom\"\n  pr-link: https://github.com/acme/bench/pull/5\n")
     start = time.perf_counter()
     result = gate(CHANGELOG + "\n" + bomb)
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < HANG_S  # expanded, 9**40 nodes would never end
     refused(result, FIRST + 1, "anchors")
     assert result.has(FIRST + 2, "aliases")
 
@@ -885,6 +888,7 @@ def test_staged_before_a_first_commit_checks_every_entry_as_new(repo, capsys, mo
 # --------------------------------------------------------------------------- performance
 
 def test_large_changelog_is_fast(repo):
+    # its speed is measured in tests/bench/gate_corpus.py and cold_speed.py; here only a hang fails
     big = CHANGELOG + "".join("\n" + entry(link=f"https://github.com/acme/bench/pull/{n}",
                                            description=f'"change number {n}"') for n in range(10, 1100))
     assert big.count("\n") > 6400
@@ -892,14 +896,14 @@ def test_large_changelog_is_fast(repo):
     head = repo.commit_changelog(big + "\n" + entry())
     start = time.perf_counter()
     outcome = validate(Git("."), repo.base, head, GateOptions(run_matrix=False))
-    assert time.perf_counter() - start < 0.5
+    assert time.perf_counter() - start < HANG_S
     assert outcome.ok and outcome.appended_entries == 1
     # an edit deep in a large file is found, and named by its base line, quickly too
     edited = big.replace('"change number 500"', '"change number 501"')
     head = repo.commit_changelog(edited + "\n" + entry())
     start = time.perf_counter()
     outcome = validate(Git("."), repo.base, head, GateOptions(run_matrix=False))
-    assert time.perf_counter() - start < 0.5
+    assert time.perf_counter() - start < HANG_S
     line = big[:big.index('"change number 500"')].count("\n") + 1
     assert [(d.line, d.rule) for d in outcome.diagnostics] == [(line, "history-edited")]
 

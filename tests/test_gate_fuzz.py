@@ -55,7 +55,7 @@ def test_gate_never_crashes(make_repo, monkeypatch, capsys, prefix, tail, pr):
     assert rc in (0, 1), (rc, err)
     assert "Traceback" not in out + err
     assert "internal error" not in err, err
-    assert elapsed < 2.0
+    assert elapsed < 30  # a hang guard on a loaded host; speed goals live in tests/bench
     if rc == 0:
         # whatever was accepted is the history, one empty line and whole entries, ending in one newline
         assert head_bytes.startswith(CHANGELOG.encode() + b"\n- ") or head_bytes == CHANGELOG.encode()

@@ -633,8 +633,8 @@ def test_example_fleet_seed_scenario(tmp_path):
     """base = the example fleet without the LMCache key and its entry; head = the fleet as committed."""
     master_path = ROOT / "configs/nvidia-master.yaml"
     changelog = (ROOT / "perf-changelog.yaml").read_text() if (ROOT / "perf-changelog.yaml").exists() else ""
-    if not master_path.exists() or LMCACHE not in master_path.read_text() or LMCACHE not in changelog:
-        pytest.skip("the example fleet has no LMCache key yet")
+    assert master_path.exists() and LMCACHE in master_path.read_text() and LMCACHE in changelog, \
+        "the example fleet lost its LMCache key or its changelog entry: this scenario needs both"
     files = {str(p.relative_to(ROOT)): p.read_text()
              for pattern in ("configs/*.yaml", "benchmarks/*.sh", "benchmarks/single_node/*/*.sh")
              for p in ROOT.glob(pattern)}
@@ -670,8 +670,8 @@ def example_fleet(tmp_path) -> tuple[Repo, dict]:
              for pattern in ("configs/*.yaml", "benchmarks/*.sh", "benchmarks/*/*/*.sh", "benchmarks/*/*.sh")
              for p in ROOT.glob(pattern)}
     files["perf-changelog.yaml"] = (ROOT / "perf-changelog.yaml").read_text()
-    if MN_B300 not in files.get("configs/nvidia-master.yaml", ""):
-        pytest.skip("the example fleet has no multi-node B300 key")
+    assert MN_B300 in files.get("configs/nvidia-master.yaml", ""), \
+        "the example fleet lost its multi-node B300 key: these scenarios need it"
     (tmp_path / "fleet").mkdir()
     r = Repo(tmp_path / "fleet")
     r.base = r.commit(files, "base")
