@@ -732,7 +732,7 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
                 sole = _hashed_run(path, given)
                 earlier = _earlier_runs(output, records) if sole and output is not None else []
                 if _store_one(path, records, (warnings, of_line), store, outcome, held.defer, sole=sole,
-                              earlier=earlier) and digest:
+                              earlier=earlier, by_hand=_given_run(path, given)) and digest:
                     outcome.firsts.setdefault(digest, path)
                 outcome.files_done = done + 1
     outcome.files_done = len(files)
@@ -754,6 +754,12 @@ def _hashed_run(path: Path, given: Given | None) -> bool:
     """Whether ``path``'s run id is its content's hash (``sidecar.local_job``): no sidecar, no --row."""
     return not sidecar.is_sidecar(path) and not sidecar.sidecar_path(path).is_file() and (
         given is None or given.row is None)
+
+
+def _given_run(path: Path, given: Given | None) -> bool:
+    """Whether ``path``'s run id is one given by hand (``--row`` with ``--run-id``), not its sidecar's or hash."""
+    return not sidecar.is_sidecar(path) and not sidecar.sidecar_path(path).is_file() and (
+        given is not None and given.row is not None)
 
 
 NO_DIGEST = b""  # a file whose bytes are not compared: a sidecar alone, a placeholder
@@ -804,18 +810,20 @@ def _copy_warning(path: Path, first: str) -> Diagnostic:
 
 
 def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, outcome: Outcome, before_commit,
-               sole: bool = False, earlier: list[str] | None = None) -> bool:
+               sole: bool = False, earlier: list[str] | None = None, by_hand: bool = False) -> bool:
     """Store one file's records and count them; False when the file was refused or passed over. ``said``: the
     file's warnings and the line of the measurement each is of (``_records``'s ``of_line``); ``earlier``: the run
-    ids of a hashed file before it grew (``_earlier_runs``)."""
+    ids of a hashed file before it grew (``_earlier_runs``); ``by_hand``: its run id is ``--run-id``'s, so a
+    record whose figures another run's stored record holds is warned of (``_echo_warning``)."""
     behind: list = []  # placeholders the store keeps out behind their job's output
     alike: list = []  # records of a measurement another hashed run holds (store.Alike)
     stored: list = []  # records the store held already, as they are
+    echoes: list = []  # records newly stored whose figures another run's stored record holds (store.Echo)
     warnings, of_line = said
     lines = [rec.get(R.SOURCE_LINE) or 0 for rec in records]  # as read (a grown file's line may become its stored row)
     try:  # a store failure stops the ingest
         new = store.add(records, sole=sole, before_commit=before_commit, behind=behind, alike=alike, stored=stored,
-                        earlier=earlier)
+                        earlier=earlier, echoes=echoes if by_hand else None)
     except Immutable as exc:  # a changed file under a stored key: this file only is refused
         outcome.problems.append(exc.at(str(path)))
         return False
@@ -824,6 +832,7 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
         return False
     before = [rec for rec in [*stored, *(a.record for a in alike if not a.replaced)] if not R.is_placeholder(rec)]
     warnings = _not_said_before(path, list(zip(records, lines)), warnings, of_line, before, outcome)
+    warnings += [_echo_warning(path, echo) for echo in echoes]
     if alike and not (records := _stored_once(records, alike, outcome, path)):
         return False
     if _superseded(records, new, outcome, behind, path) or _again(records, new, outcome, path, warnings):
@@ -835,6 +844,19 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
     if all(R.is_placeholder(rec) for rec in records):
         outcome.placeholders.update({_key(rec): (rec, warnings, new) for rec in records})  # one record
     return True
+
+
+def _echo_warning(path: Path, echo) -> Diagnostic:
+    """The warning of a result stored whose figures, every one, another run's stored result holds (``store.Echo``):
+    one output ingested as two runs (``--run-id 101``, then ``102`` with the same file), which no two runs measure;
+    counted as two, a baseline of such runs reads as no spread at all (``[35.1, 35.1] (n=3)``)."""
+    rec, old = echo.record, echo.stored
+    return Diagnostic(str(path), rec.get(R.SOURCE_LINE) or 0, 0, "same-figures",
+                      f"warning: every figure the same as run {old.get(R.RUN_ID)}'s result "
+                      f"{old.get(R.RESULT_FILENAME)!r}, stored before: one output stored as two runs, which no two runs "
+                      f"measure; stored all the same as run {rec.get(R.RUN_ID)}'s {rec.get(R.RESULT_FILENAME)!r}",
+                      f"ingest each run's own output (its job's $RESULT_FILENAME.json), not run {old.get(R.RUN_ID)}'s "
+                      "again", severity="warning")
 
 
 def _not_said_before(path: Path, records: list[tuple[dict, int]], warnings: list, of_line: dict,

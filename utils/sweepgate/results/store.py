@@ -1255,16 +1255,18 @@ def _of_several(rec: dict) -> bool:
 ALIKE_CHUNK = 300
 
 
-def _stored_alike(conn, rows: list[dict], url: str) -> dict[str, dict[tuple, dict]]:
+def _stored_alike(conn, rows: list[dict], url: str, by: tuple[str, ...] = ALIKE_BY,
+                  alike=None) -> dict[str, dict[tuple, dict]]:
     """The stored records of other runs than those of ``rows`` that hold a measurement of theirs, by
-    ``_measurement`` and then key; looked up by ``ALIKE_BY`` (output throughput, model, the client's time;
-    through their index), then compared field for field."""
+    ``alike`` (``_measurement``; ``_figures`` for ``_echoes``) and then key; looked up by ``by`` (ALIKE_BY:
+    output throughput, model, the client's time; or the first of them: through their index), then compared."""
+    alike = alike or _measurement
     key_cols = [results.c[column(f)] for f in KEY]
     runs = {row[column(R.RUN_ID)] for row in rows}
     found: dict[str, dict[tuple, dict]] = {}
     for at in range(0, len(rows), ALIKE_CHUNK):
         where = [results.c.run_id.notin_(runs)]
-        for field in ALIKE_BY:
+        for field in by:
             values, col = {row[column(field)] for row in rows[at:at + ALIKE_CHUNK]}, results.c[column(field)]
             where.append(sa.or_(col.in_(values - {None}), col.is_(None)) if None in values else col.in_(values))
         try:
@@ -1274,8 +1276,43 @@ def _stored_alike(conn, rows: list[dict], url: str) -> dict[str, dict[tuple, dic
             raise damaged(url, f"not JSON: {exc}") from None
         for key, old in stored:
             if _is_record(old):
-                found.setdefault(_measurement(old), {})[key] = old
+                found.setdefault(alike(old), {})[key] = old
     return found
+
+
+# What ``_echoes`` looks stored rows up by: the output throughput and model (ALIKE_BY's first two, through its
+# index); not the time, which is the job's where a sidecar gives one, not the client's.
+ECHO_BY = ALIKE_BY[:2]
+
+
+class Echo(NamedTuple):
+    """A record added whose figures a stored record of another run holds, every one the same (``add(...,
+    echoes=...)``): one output stored under two runs' ids, as separate runs never measure."""
+
+    record: dict
+    stored: dict
+
+
+def _figures(rec: dict) -> str:
+    """What a record measured, whichever job it is said to be of: its figures (``R.METRICS``)."""
+    return _canonical(rec.get(R.METRICS) or {})
+
+
+def _echoes(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
+    """Each of ``rows`` newly stored (not among ``again``, the rows stored before) with a throughput whose
+    figures a stored row of another run holds (``--run-id 101`` and ``102`` given one output): the stored one
+    named is a job's own measurement before a ``ci reuse`` copy of it, then the first run."""
+    fresh = [row for row in rows if row[column(R.OUTPUT_THROUGHPUT)] is not None
+             and not any(row["record"] is rec for rec in again)]
+    if not fresh:
+        return []
+    stored = _stored_alike(conn, fresh, url, ECHO_BY, _figures)
+    out = []
+    for row in fresh:
+        if twins := stored.get(_figures(row["record"])):
+            out.append(Echo(row["record"], min(twins.values(), key=lambda old: (
+                bool(old.get(R.REUSED_FROM)), R.run_order(old.get(R.RUN_ID)), str(old.get(R.RESULT_FILENAME))))))
+    return out
 
 
 def _one_measurement(conn, rows: list[dict], stored: set[tuple], url: str) -> tuple[list[dict], list[Alike], int]:
@@ -1598,7 +1635,7 @@ class Store:
 
     def add(self, records: list[dict], *, keep_stored: bool = False, sole: bool = False, before_commit=None,
             behind: list | None = None, alike: list | None = None, stored: list | None = None,
-            earlier: list[str] | None = None) -> int:
+            earlier: list[str] | None = None, echoes: list | None = None) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new. A record
         that differs from the one stored under its key raises ``Immutable`` (nothing is stored),
         or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s). With
@@ -1613,7 +1650,8 @@ class Store:
         one is not new. ``stored``, when given, receives the records the store held already as they are (an
         output ingested again: nothing of it new). ``earlier`` (with ``sole``): the run ids the records' file had
         before it grew by appended lines, its own first (``_continued_run``): the records are stored under the
-        run the store holds of it, their ``run-id`` set to it."""
+        run the store holds of it, their ``run-id`` set to it. ``echoes``, when given (without ``sole``), receives an
+        ``Echo`` for each record newly stored whose figures another run's stored record holds (``_echoes``)."""
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         rows = [self._row(rec, stamp) for rec in records]
         attempt = 1
@@ -1629,14 +1667,12 @@ class Store:
                     kept: list = []
                     again: list = []
                     new = self._insert(conn, todo, keep_stored, kept, again) - taking if todo else 0
+                    echoed = _echoes(conn, todo, again, self.url) if echoes is not None and not sole else []
                     if before_commit is not None:
                         before_commit()
-                if behind is not None:
-                    behind.extend(kept)
-                if stored is not None:
-                    stored.extend(again)
-                if alike is not None:
-                    alike.extend(done)
+                for asked, found in ((behind, kept), (stored, again), (alike, done), (echoes, echoed)):
+                    if asked is not None:  # what the caller asked to be told of
+                        asked.extend(found)
                 return new
             except sa.exc.SQLAlchemyError as exc:
                 if attempt == ADD_ATTEMPTS or not _lost_race(exc) or (_sqlite_busy(exc) and _waited_out(started)):

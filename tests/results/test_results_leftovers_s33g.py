@@ -1,0 +1,59 @@
+"""s33g: results-ingest leftovers this morning's reviewers found.
+
+- One output ingested under several run ids (`--row row.json --run-id 101`, then the same file as 102 and 103)
+  was stored as three main runs without a word, and `results compare` judged a PR against a baseline of no
+  spread (`[51.2, 51.2] (n=3)`): separate runs never measure bit-identical figures. Each later ingest now warns,
+  naming the run whose figures it repeats and saying to ingest each run's own output; stored all the same.
+
+Real processes of the entry point, a real SQLite store.
+"""
+
+from __future__ import annotations
+
+import json
+
+from helpers import ROW, sweepgate_at, vllm_output
+
+WARNED = "warning: every figure the same as run"
+FIX = "ingest each run's own output (its job's $RESULT_FILENAME.json), not run 101's again"
+
+
+def _by_hand(tmp_path, name: str, run: str, ref: str = "refs/heads/main"):
+    return sweepgate_at(tmp_path, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--row", "row.json",
+                        "--run-id", run, "--ref", ref, name)
+
+
+def _files(tmp_path, **outputs: dict) -> None:
+    (tmp_path / "row.json").write_text(json.dumps(ROW), encoding="utf-8")
+    for name, doc in outputs.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps(doc), encoding="utf-8")
+
+
+def test_one_output_ingested_as_three_runs_warns_at_the_second_and_third_naming_the_first(tmp_path):
+    _files(tmp_path, out=vllm_output(4))
+    first = _by_hand(tmp_path, "out.json", "101")
+    assert first.returncode == 0 and first.stderr == "", first.stderr
+    for run in ("102", "103"):
+        proc = _by_hand(tmp_path, "out.json", run)
+        assert proc.returncode == 0 and "ingested 1 results (1 new)" in proc.stdout, proc.stderr
+        assert proc.stderr.splitlines() == [
+            f"out.json: {WARNED} 101's result 'out.json', stored before: one output stored as two runs, which no two "
+            f"runs measure; stored all the same as run {run}'s 'out.json'; {FIX}"], proc.stderr
+    again = _by_hand(tmp_path, "out.json", "102")  # stored before: said when it was stored
+    assert again.returncode == 0 and "(0 new)" in again.stdout and WARNED not in again.stderr, again.stderr
+
+
+def test_a_pr_run_given_a_main_run_s_output_warns_too(tmp_path):
+    _files(tmp_path, out=vllm_output(4))
+    assert _by_hand(tmp_path, "out.json", "101").returncode == 0
+    proc = _by_hand(tmp_path, "out.json", "200", ref="refs/pull/7/head")
+    assert proc.returncode == 0 and f"{WARNED} 101's result 'out.json'" in proc.stderr, proc.stderr
+
+
+def test_runs_of_their_own_figures_are_stored_without_a_word(tmp_path):
+    _files(tmp_path, a=vllm_output(4), b=vllm_output(4, output_throughput=409.7))
+    for name, run in (("a.json", "101"), ("b.json", "102")):
+        proc = _by_hand(tmp_path, name, run)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
