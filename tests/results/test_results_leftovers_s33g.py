@@ -4,6 +4,8 @@
   was stored as three main runs without a word, and `results compare` judged a PR against a baseline of no
   spread (`[51.2, 51.2] (n=3)`): separate runs never measure bit-identical figures. Each later ingest now warns,
   naming the run whose figures it repeats and saying to ingest each run's own output; stored all the same.
+- A text file with a comma on every line (a log's `INFO step 1 of the warm-up, nothing measured`) was refused as
+  "a CSV table": it is text, "not JSON or CSV"; a real table still reads as one.
 
 Real processes of the entry point, a real SQLite store.
 """
@@ -55,5 +57,38 @@ def test_runs_of_their_own_figures_are_stored_without_a_word(tmp_path):
     for name, run in (("a.json", "101"), ("b.json", "102")):
         proc = _by_hand(tmp_path, name, run)
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+EXPECTED = ("expected vLLM bench serve JSON/JSONL, SGLang bench_serving JSONL, AIPerf/GenAI-Perf JSON or CSV, "
+            "lm-eval results JSON")
+
+
+def _refused(tmp_path, name: str, text: str) -> list[str]:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    proc = sweepgate_at(tmp_path, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", name)
+    assert proc.returncode == 1 and "nothing stored" in proc.stdout, proc.stderr
+    assert not (tmp_path / "r.db").exists()
+    return proc.stderr.splitlines()
+
+
+def test_log_lines_with_a_comma_each_are_text_not_a_csv_table(tmp_path):
+    log = "".join(f"INFO step {n} of the warm-up, nothing measured\n" for n in range(1, 6))
+    assert _refused(tmp_path, "res.json", log) == [
+        f"res.json:1: format: not JSON or CSV, not a benchmark client output ({EXPECTED}); ingest the job's "
+        "$RESULT_FILENAME.json, or remove the file"]
+
+
+def test_sentences_with_commas_are_text_not_a_csv_table(tmp_path):
+    log = "Loading model, this may take a while\nServer started, listening on port 8000\nReady, waiting for requests\n"
+    assert _refused(tmp_path, "res.json", log)[0].startswith("res.json:1: format: not JSON or CSV, ")
+
+
+def test_tables_still_read_as_tables_with_numbers_or_a_header_of_names(tmp_path):
+    for name, text in (("words.csv", "name,model,gpu\nrun a,llama,b300\nrun b,qwen,mi355x\n"),
+                       ("figures.csv", "Request Throughput (per sec), TTFT p99 (ms)\n1.5, 300\n2.5, 310\n")):
+        (tmp_path / name).unlink(missing_ok=True)
+        assert _refused(tmp_path, name, text) == [
+            f"{name}:1: format: a CSV table, not a benchmark client output ({EXPECTED}); ingest the job's "
+            "$RESULT_FILENAME.json, or remove the file"]
 
 

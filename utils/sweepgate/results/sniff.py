@@ -161,14 +161,37 @@ def _lone_value(text: str) -> str | None:
     return next((f"a JSON {name}" for kind, name in kinds if isinstance(value, kind)), None)
 
 
+# The most words a cell of a header row holds as a column's name ("p99 Time To First Token (ms)")
+NAME_WORDS = 6
+
+
 def _table(text: str) -> bool:
     """Whether ``text`` reads as a CSV table: a first row of two or more cells and at least one next row
-    as wide (one line with a comma in it is as likely a sentence: a client's last error)."""
+    as wide (one line with a comma in it is as likely a sentence: a client's last error), whose next rows hold
+    a number or whose first row is of names (``_names``): lines of text with a comma in each (a log's, ``INFO
+    step 1 of the warm-up, nothing measured``) are as wide, and no table."""
     try:
         rows = [row for row in itertools.islice(csv.reader(io.StringIO(jsonio.head(text, 8))), 3) if row]
     except csv.Error:
         return False
-    return len(rows) >= 2 and len(rows[0]) >= 2 and all(len(row) == len(rows[0]) for row in rows)
+    if len(rows) < 2 or len(rows[0]) < 2 or any(len(row) != len(rows[0]) for row in rows):
+        return False
+    return any(_number(cell) for row in rows[1:] for cell in row) or _names(rows)
+
+
+def _names(rows: list[list[str]]) -> bool:
+    """Whether the first of ``rows`` (none of which holds a number) reads as a header: cells of at most NAME_WORDS
+    words, and no row's comma followed by a blank, as a sentence's is (a CSV writer puts none there)."""
+    return all(len(cell.split()) <= NAME_WORDS for cell in rows[0]) and not any(
+        cell[:1].isspace() for row in rows for cell in row[1:])
+
+
+def _number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_client_output(doc) -> bool:
