@@ -1,4 +1,4 @@
-"""s33g: results-ingest leftovers this morning's reviewers found.
+"""s33g: three results-ingest leftovers this morning's reviewers found.
 
 - One output ingested under several run ids (`--row row.json --run-id 101`, then the same file as 102 and 103)
   was stored as three main runs without a word, and `results compare` judged a PR against a baseline of no
@@ -6,6 +6,8 @@
   naming the run whose figures it repeats and saying to ingest each run's own output; stored all the same.
 - A text file with a comma on every line (a log's `INFO step 1 of the warm-up, nothing measured`) was refused as
   "a CSV table": it is text, "not JSON or CSV"; a real table still reads as one.
+- A job sidecar that does not parse for another reason than ending early (YAML with `---`, a hand edit) read
+  "the job sidecar is truncated": it says it is no JSON there, and "truncated" is kept for one cut short.
 
 Real processes of the entry point, a real SQLite store.
 """
@@ -14,7 +16,8 @@ from __future__ import annotations
 
 import json
 
-from helpers import ROW, sweepgate_at, vllm_output
+import yaml
+from helpers import ROW, job, sweepgate_at, vllm_output, write_job
 
 WARNED = "warning: every figure the same as run"
 FIX = "ingest each run's own output (its job's $RESULT_FILENAME.json), not run 101's again"
@@ -92,3 +95,33 @@ def test_tables_still_read_as_tables_with_numbers_or_a_header_of_names(tmp_path)
             "$RESULT_FILENAME.json, or remove the file"]
 
 
+REWRITE = "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`"
+NOT_JSON = f'a job sidecar is one JSON document, {{"row": {{...}}, "job": {{...}}}}, not YAML or other text; {REWRITE}'
+
+
+def _sidecar_refused(tmp_path, sidecar_text: str) -> list[str]:
+    write_job(tmp_path / "res", "r", vllm_output(4), None)
+    (tmp_path / "res" / "r.job.json").write_text(sidecar_text, encoding="utf-8")
+    proc = sweepgate_at(tmp_path, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", "res")
+    assert proc.returncode == 1 and "nothing stored" in proc.stdout, proc.stderr
+    return proc.stderr.splitlines()
+
+
+def test_a_yaml_sidecar_is_said_to_be_no_json_not_truncated(tmp_path):
+    text = "---\n" + yaml.safe_dump(job()) + "---\n"
+    assert _sidecar_refused(tmp_path, text) == [f"res/r.job.json:1:1: not valid JSON: Expecting value; {NOT_JSON}"]
+
+
+def test_a_sidecar_edited_by_hand_is_said_to_be_no_json_there(tmp_path):
+    text = json.dumps(job(), indent=1).replace('"attempt": 1,', '"attempt": 1,,')
+    line = text[:text.index(",,")].count("\n") + 1
+    assert _sidecar_refused(tmp_path, text) == [
+        f"res/r.job.json:{line}:16: not valid JSON: Expecting property name enclosed in double quotes; {NOT_JSON}"]
+
+
+def test_a_sidecar_cut_short_is_still_truncated(tmp_path):
+    text = json.dumps(job(), indent=1)
+    for cut in (text[:len(text) // 2], text[:text.index('"job"') + 7]):  # in a string; after a key's colon
+        lines = _sidecar_refused(tmp_path, cut)
+        assert len(lines) == 1 and lines[0].endswith(f"; the job sidecar is truncated; {REWRITE}"), lines
+        (tmp_path / "res" / "r.job.json").unlink()

@@ -253,16 +253,26 @@ def _goes_on(exc: json.JSONDecodeError, fixes: tuple[str, str] = GOES_ON) -> str
     return fixes[0]
 
 
+def stops_early(exc: json.JSONDecodeError) -> bool:
+    """Whether the text ``exc`` was raised of stops before its document ends (cut short: the parser ran out of
+    text, or a string has no closing quote), rather than going wrong before its end (YAML, a hand edit)."""
+    return exc.msg.startswith("Unterminated string") or exc.pos >= len(exc.doc.rstrip())
+
+
 def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT,
-          goes_on: tuple[str, str] | None = None):
+          goes_on: tuple[str, str] | None = None, broken: str | None = None):
     """Parse one JSON document; errors as ``path:line:col: ...; hint``, by default the fix for a client's output;
-    for a document followed by more, ``_goes_on``'s of ``goes_on`` (a client's output's, GOES_ON, with its hint)."""
+    for a document followed by more, ``_goes_on``'s of ``goes_on`` (a client's output's, GOES_ON, with its hint);
+    given ``broken``, that for text that goes wrong before its end (``stops_early`` not: not JSON there), ``hint``
+    kept for one cut short."""
     try:
         return jsontext.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as exc:
         fixes = goes_on or (GOES_ON if hint == CLIENT_HINT else None)
         if exc.msg == "Extra data" and fixes:
             hint = _goes_on(exc, fixes)
+        elif broken is not None and not stops_early(exc):
+            hint = broken
         raise fail(path, exc.lineno + line_offset, f"not valid JSON: {json_message(exc)}", hint, col=exc.colno,
                    rule=UNREADABLE) from None
     except RecursionError:  # one line of JSONL, or a one-line file: its line; else the file's

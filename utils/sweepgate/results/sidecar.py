@@ -110,6 +110,10 @@ GOES_ON = (f"the job sidecar holds JSON documents back to back, not one; keep th
            f"remove the others, or {REWRITE}",
            f"the job sidecar goes on after its JSON document ends; remove what follows it, or {REWRITE}")
 
+# A sidecar that goes wrong before its end (``jsonio.stops_early`` not): written as YAML, edited by hand
+BROKEN = (f"a job sidecar is one JSON document, {{\"row\": {{...}}, \"job\": {{...}}}}, not YAML or other text; "
+          f"{REWRITE}")
+
 
 def is_sidecar_doc(doc) -> bool:
     """Whether a parsed document has a sidecar's shape: ``{"row": {...}, "job": {...}}``."""
@@ -121,7 +125,8 @@ def read(path: Path) -> Job:
     from sweepgate.core.jobenv import check_row
 
     text = jsonio.read_text(path, REWRITE, "check the path and its permissions")
-    doc = jsonio.loads(text, str(path), hint=f"the job sidecar is truncated; {REWRITE}", goes_on=GOES_ON)
+    doc = jsonio.loads(text, str(path), hint=f"the job sidecar is truncated; {REWRITE}", goes_on=GOES_ON,
+                       broken=BROKEN)
     if not is_sidecar_doc(doc):
         raise fail(str(path), 1, "row/job: a job sidecar is {\"row\": {...}, \"job\": {...}}", REWRITE)
     _check_keys(doc, text, str(path))
