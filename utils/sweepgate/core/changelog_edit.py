@@ -118,10 +118,10 @@ def _worktree_bytes(git, path: str) -> bytes:
     except FileNotFoundError:
         return b""
     except IsADirectoryError:
-        raise _fail(path, 0, "missing-file", is_a_folder("the changelog"),
+        raise _fail(path, 0, F.MISSING_FILE_RULE, is_a_folder("the changelog"),
                     "pass the changelog file's path from the repository root with --changelog-file") from None
     except OSError as exc:
-        raise _fail(path, 0, "missing-file", f"cannot read the changelog: {exc.strerror}",
+        raise _fail(path, 0, F.MISSING_FILE_RULE, f"cannot read the changelog: {exc.strerror}",
                     "pass a readable file with --changelog-file") from None
 
 
@@ -136,7 +136,7 @@ def refuse_nowhere(git, path: str, refs: dict[str, str], source: str) -> None:
     from sweepgate.core.history import CHANGELOG_PATH_FIX
 
     places = [f"at {name}" for name in refs if f"at {name}" != source] + [source]
-    raise _fail(path, 0, "missing-file", f"not a file {', '.join(places[:-1])} or {places[-1]}", CHANGELOG_PATH_FIX)
+    raise _fail(path, 0, F.MISSING_FILE_RULE, f"not a file {', '.join(places[:-1])} or {places[-1]}", CHANGELOG_PATH_FIX)
 
 
 def _history(git, path: str) -> bytes:
@@ -166,6 +166,8 @@ def conflicts(lines: list[bytes]) -> list[list[int]]:
     ``<<<<<<<`` to the ``>>>>>>>`` that closes it; a marker outside such a pair is one of its own."""
     from sweepgate.core.history import CONFLICT_MARKERS
 
+    opening, closing = CONFLICT_MARKERS[0], CONFLICT_MARKERS[2]
+
     found: list[list[int]] = []
     inside = False
     for n, line in enumerate(lines, 1):
@@ -175,7 +177,7 @@ def conflicts(lines: list[bytes]) -> list[list[int]]:
             found[-1].append(n)
         else:
             found.append([n])
-        inside = line.startswith(b"<<<<<<<") or (inside and not line.startswith(b">>>>>>>"))
+        inside = line.startswith(opening) or (inside and not line.startswith(closing))
     return found
 
 

@@ -115,6 +115,8 @@ MASTER_GLOB = "*-master.yaml"
 RUNNERS_FILE = "configs/runners.yaml"
 # the title of a runner label or name that configs/runners.yaml does not list where it must
 UNKNOWN_RUNNER_RULE = "unknown-runner"
+# the title of a file a command needs that is not there, or is a folder
+MISSING_FILE_RULE = "missing-file"
 CHANGELOG_FILE = "perf-changelog.yaml"
 SCHEMA_DIR = "configs/schema"
 BENCHMARK_LIB = "benchmarks/benchmark_lib.sh"

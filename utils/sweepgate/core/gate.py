@@ -256,7 +256,7 @@ def read_changelog(git, base_sha: str, head: str, opts: GateOptions) -> tuple[by
     if head_bytes is None:
         message, hint = missing_changelog(git, base_sha, path, "in the working tree" if opts.worktree
                                           else f"at {F.short_sha(head)}")
-        raise SweepgateError(Diagnostic(path or "--changelog-file", 0, 0, "missing-file", message, hint))
+        raise SweepgateError(Diagnostic(path or "--changelog-file", 0, 0, F.MISSING_FILE_RULE, message, hint))
     return git.read_prefix(base_sha, path, head_bytes) or b"", head_bytes
 
 

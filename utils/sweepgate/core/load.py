@@ -574,10 +574,10 @@ def _decode(path: str, raw: bytes | None) -> str:
     if raw is None:
         if here := _named_from_here(path):  # as repopaths says `../perf-changelog.yaml` from configs/; the
             # flag's value is wrong, not the file it names from here: no annotation lands on that file
-            raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", "does not exist",
+            raise SweepgateError(Diagnostic(path, 0, 0, F.MISSING_FILE_RULE, "does not exist",
                                             "a path is read from the repository's top folder, wherever the command "
                                             f"runs; pass {here} (that file, from the top)", in_file=False))
-        raise SweepgateError(Diagnostic(path, 0, 0, "missing-file", "does not exist",
+        raise SweepgateError(Diagnostic(path, 0, 0, F.MISSING_FILE_RULE, "does not exist",
                                         "a path is read from the repository's top folder, wherever the "
                                         f"command runs (e.g. {F.RUNNERS_FILE}); create the file or pass that path"))
     try:

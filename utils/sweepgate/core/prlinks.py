@@ -9,7 +9,7 @@ from __future__ import annotations
 import collections
 import re
 
-from sweepgate.core import github
+from sweepgate.core import fields, github
 from sweepgate.core.errors import Diagnostic, SweepgateError
 
 
@@ -18,8 +18,8 @@ PR_LINK_LINE = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(.*?)[ ]*$")
 REPO_IN_TEXT = re.compile(rb"https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/")
 PLACEHOLDER = "XXX"
 # The rule of a pr-link problem, and of the repository they point to that cannot be told (its title under
-# GitHub Actions: bad input, exit 1, never argparse's ``usage``).
-PR_LINK = "pr-link"
+# GitHub Actions: bad input, exit 1, never argparse's ``usage``): named after the field.
+PR_LINK = fields.PR_LINK
 
 
 def resolve_repository(explicit: str | None, history: bytes) -> str | None:

@@ -18,7 +18,7 @@ FILE_EXAMPLES = {"changelog_file": F.CHANGELOG_FILE, "config_files": "configs/nv
                  "runner_config": F.RUNNERS_FILE}
 # The titles of their refusals under GitHub Actions (bad input, exit 1: never argparse's ``usage``).
 OUTSIDE = "outside-repository"  # a path that leaves the repository
-NOT_A_FILE = "missing-file"  # a folder where the flag takes a file, as a changelog that is one is titled
+NOT_A_FILE = F.MISSING_FILE_RULE  # a folder where the flag takes a file, as a changelog that is one is titled
 
 
 def _from_top(path: str, root: str | None) -> str | None:

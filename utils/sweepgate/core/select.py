@@ -64,7 +64,7 @@ def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
         from sweepgate.core.history import missing_changelog  # not on the hot path (difflib)
 
         message, hint = missing_changelog(git, base, path, f"at {F.short_sha(head)}")
-        raise SweepgateError(Diagnostic(path or "--changelog-file", 0, 0, "missing-file", message, hint))
+        raise SweepgateError(Diagnostic(path or "--changelog-file", 0, 0, F.MISSING_FILE_RULE, message, hint))
     try:
         new_bytes.decode("utf-8")  # as the reference reads the file: a byte that is no UTF-8 stops it
     except UnicodeDecodeError as exc:

@@ -17,6 +17,7 @@ from sweepgate.core.report import count
 from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env  # noqa: F401 - the job environment lives in core
 from sweepgate.workflow.decide import PAYLOAD_FIX, SWEEP_LABEL
 
+FANOUT_RULE = "ci-fanout"  # the title of a matrix too large to fan out as the workflows are
 MAX_MATRIX_JOBS = 256  # GitHub: a matrix generates at most 256 jobs
 # GitHub: "Outputs can be a maximum of 1 MB per job ... Size is approximated based
 # on UTF-16 encoding."
@@ -166,7 +167,7 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
     if not 1 <= max_jobs <= MAX_MATRIX_JOBS:
         raise fail("--max-jobs", 0, f"{max_jobs} rows per chunk is outside 1..{MAX_MATRIX_JOBS}",
                    f"pass a value from 1 to {MAX_MATRIX_JOBS} (GitHub runs at most {MAX_MATRIX_JOBS} jobs "
-                   "per matrix)", rule="ci-fanout")
+                   "per matrix)", rule=FANOUT_RULE)
     capacity = capacity or {kind: spec[1] for kind, spec in FANOUT.items()}
     kinds = rows_by_kind(matrix, source)
     _check_rows(kinds, source)
@@ -183,7 +184,7 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
                        f"but {fields.SWEEP_WORKFLOW} has {capacity[kind]}",
                        f"add jobs {kind.replace('_', '-')}-{capacity[kind]}.. to {fields.SWEEP_WORKFLOW} and raise "
                        f"FANOUT['{kind}'] in utils/sweepgate/workflow/fanout.py, or split the changelog entry",
-                       rule="ci-fanout")
+                       rule=FANOUT_RULE)
         for i in range(capacity[kind]):
             outputs[chunk_output_name(kind, i)] = _dump({"row": chunks[i]}) if i < len(chunks) else ""
         outputs[f"{kind}_jobs"] = str(len(rows))
@@ -196,7 +197,7 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
                    f"{MAX_JOB_OUTPUT_BYTES:,}: GitHub's {GITHUB_JOB_OUTPUT_LIMIT:,} less {JOB_OUTPUT_MARGIN_PERCENT} % "
                    "for the job's other outputs)",
                    f"split the changelog entry into smaller PRs or use {SWEEP_LABEL} (trimmed)",
-                   rule="ci-fanout")
+                   rule=FANOUT_RULE)
     return outputs
 
 
@@ -210,7 +211,7 @@ def _canary_outputs(kinds: dict[str, list[dict]], first: set, max_jobs: int, sou
                 if (k in MULTINODE_KINDS) == multinode]
         if len(refs) > max_jobs:
             raise fail(source, 0, f"{len(refs)} canary rows are more than one fan-out job holds ({max_jobs})",
-                       "split the changelog entry, or add the no-canary label", rule="ci-fanout")
+                       "split the changelog entry, or add the no-canary label", rule=FANOUT_RULE)
         outputs[name] = _dump({"row": refs}) if refs else ""
     outputs["canary_jobs"] = str(len(first))
     return outputs
