@@ -112,10 +112,10 @@ def test_rebase_during_a_merge_conflict_says_each_conflict_once_with_its_marker_
 
 
 def test_conflicts_are_grouped_from_their_opening_to_their_closing_marker():
-    from sweepgate.core.changelog_edit import conflicts
+    from sweepgate.core.history import conflicts
 
     text = b"a\n<<<<<<< HEAD\nb\n|||||||\n=======\nc\n>>>>>>> main\nd\n=======\n<<<<<<< x\n>>>>>>> y\n"
-    assert conflicts(text.split(b"\n")) == [[2, 4, 5, 7], [9], [10, 11]]
+    assert conflicts(enumerate(text.split(b"\n"), 1)) == [[2, 4, 5, 7], [9], [10, 11]]
 
 
 # --- 4. the runner-pool refusal's title ---------------------------------------------------------

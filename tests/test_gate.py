@@ -205,10 +205,17 @@ def test_conflict_markers(gate):
             + ">>>>>>> origin/main\n")
     result = gate(text)
     start = BASE_LINES + 1
-    refused(result, start, "merge-conflict marker")
-    assert result.has(start + 7, "merge-conflict marker")
-    assert result.has(start + 14, "merge-conflict marker")
+    # One line for the conflict, at its opening marker, naming how far it runs (as `changelog rebase` does).
+    refused(result, start, f"merge conflict in the changelog (3 markers, lines {start}-{start + 14}); "
+                           "resolve the conflict")
+    assert not result.has(start + 7, "conflict") and not result.has(start + 14, "conflict"), result.err
     assert "invalid YAML" not in result.err  # parsing is skipped, the markers are the problem
+
+
+def test_a_lone_conflict_marker_is_one_line_of_its_own(gate):
+    result = gate(CHANGELOG + "\n" + entry() + "=======\n")
+    refused(result, BASE_LINES + 7, "merge-conflict marker in the changelog; resolve the conflict")
+    assert len([x for x in result.err.splitlines() if "conflict" in x]) == 1, result.err
 
 
 # --------------------------------------------------------------------------- strict YAML

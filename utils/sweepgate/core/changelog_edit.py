@@ -161,32 +161,12 @@ def _default_upstream(git) -> str:
                 "pass the branch this one will merge into (--base BRANCH)")
 
 
-def conflicts(lines: list[bytes]) -> list[list[int]]:
-    """The 1-based lines of the merge-conflict markers in ``lines``, one list per conflict: from a
-    ``<<<<<<<`` to the ``>>>>>>>`` that closes it; a marker outside such a pair is one of its own."""
-    from sweepgate.core.history import CONFLICT_MARKERS
-
-    opening, closing = CONFLICT_MARKERS[0], CONFLICT_MARKERS[2]
-
-    found: list[list[int]] = []
-    inside = False
-    for n, line in enumerate(lines, 1):
-        if not line.startswith(CONFLICT_MARKERS):
-            continue
-        if inside:
-            found[-1].append(n)
-        else:
-            found.append([n])
-        inside = line.startswith(opening) or (inside and not line.startswith(closing))
-    return found
-
-
 def refuse_conflict_markers(lines: list[bytes], path: str, what: str, hint: str) -> None:
     """Refuse ``lines`` holding merge-conflict markers: one problem per conflict, at its first marker."""
-    problems = [Diagnostic(path, group[0], 0, "conflict-marker",
-                           f"merge conflict in {what} ({len(group)} markers, lines {group[0]}-{group[-1]})"
-                           if len(group) > 1 else f"merge-conflict marker in {what}", hint)
-                for group in conflicts(lines)]
+    from sweepgate.core.history import conflict_problems
+
+    problems = [Diagnostic(path, line, 0, "conflict-marker", message, hint)
+                for line, message in conflict_problems(enumerate(lines, 1), what)]
     if problems:
         raise SweepgateError(problems)
 

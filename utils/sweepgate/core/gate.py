@@ -38,9 +38,9 @@ from sweepgate.core.history import (
     HeadLines,
     History,
     appended_only,
+    conflict_problems,
     compare_history,
     missing_changelog,
-    show,
     split_lines,
     text_span,
     trailing_newlines,
@@ -104,14 +104,14 @@ class Outcome:
 def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, hist: History) -> None:
     """Encoding and character rules on every line the change touches, plus the final newline."""
     lines, offset = head_lines.lines, head_lines.offset
-    for i in sorted(set(hist.changed)):
+    changed = sorted(set(hist.changed))
+    for n, message in conflict_problems(((i + 1, lines[i - offset]) for i in changed), "the changelog"):
+        out.add(n, "conflict-marker", message, CONFLICT_FIX)
+    for i in changed:
         line, n = lines[i - offset], i + 1
         if i == 0 and line.startswith(BOM):
             out.add(1, "bom", "file starts with a UTF-8 byte-order mark", "save the file as UTF-8 without BOM")
             line = line[len(BOM):]
-        if line.startswith(CONFLICT_MARKERS):
-            out.add(n, "conflict-marker", f"merge-conflict marker {show(line[:7])}",
-                    CONFLICT_FIX)
         if b"\r" in line:
             out.add(n, "crlf", "carriage return (CRLF line ending)",
                     "use LF line endings (dos2unix perf-changelog.yaml)", col=line.index(b"\r") + 1)

@@ -26,6 +26,32 @@ CONFLICT_FIX = ("resolve the conflict: after a merge, `sweepgate changelog rebas
 ENTRY_START = re.compile(rb"^-( |$)")
 
 
+def conflicts(numbered) -> list[list[int]]:
+    """The line numbers of the merge-conflict markers among ``numbered`` ((number, line) pairs, in
+    order), one list per conflict: from a ``<<<<<<<`` to the ``>>>>>>>`` that closes it; a marker
+    outside such a pair is one of its own."""
+    opening, closing = CONFLICT_MARKERS[0], CONFLICT_MARKERS[2]
+    found: list[list[int]] = []
+    inside = False
+    for n, line in numbered:
+        if not line.startswith(CONFLICT_MARKERS):
+            continue
+        if inside:
+            found[-1].append(n)
+        else:
+            found.append([n])
+        inside = line.startswith(opening) or (inside and not line.startswith(closing))
+    return found
+
+
+def conflict_problems(numbered, what: str) -> list[tuple[int, str]]:
+    """One problem per merge conflict among ``numbered`` ((number, line) pairs) in ``what`` (the file,
+    as the reader knows it): its first marker's line, and what it is, naming how far it runs. The gate
+    and `sweepgate changelog` say a conflict alike."""
+    return [(group[0], f"merge conflict in {what} ({len(group)} markers, lines {group[0]}-{group[-1]})"
+             if len(group) > 1 else f"merge-conflict marker in {what}") for group in conflicts(numbered)]
+
+
 def split_lines(data: bytes) -> list[bytes]:
     """Lines without their '\\n'; a final '\\n' does not start another line."""
     if not data:
