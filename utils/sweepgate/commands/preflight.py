@@ -118,6 +118,7 @@ def refuse_other_scripts(git, head_ref: str) -> None:
 def run(args) -> int:
     from sweepgate.core.errors import EXIT_FAIL_ON, emit
     from sweepgate.core.load import repo_root
+    from sweepgate.core.recipes import RULE_NO_LIBRARY
 
     refuse_combinations(args)
     root = Path(repo_root())
@@ -127,9 +128,10 @@ def run(args) -> int:
     notes: dict = {}  # what preflight cannot check (said once; never a warning)
     started = time.monotonic()
     chosen = selected_users(rows, revision)
+    unsourced = no_library(rows, root)
     for row in rows:
         t0 = time.monotonic()
-        missing = no_script(row, root, revision, chosen)
+        missing = no_script(row, root, revision, chosen) or unsourced(row)
         rec, diags = (None, [missing]) if missing else _rehearse(row, root, args.timeout)
         label = row_label(row)
         for d in diags:  # the same missing manifest (or script) once, however many rows need it
@@ -139,7 +141,8 @@ def run(args) -> int:
                 notes.setdefault(d, 0)
             else:
                 warnings.setdefault(d, 0)
-        ran = count(len(rec.calls), 'command') if rec else "not rehearsed (no benchmark script)"
+        ran = (count(len(rec.calls), 'command') if rec else
+               f"not rehearsed (no benchmark {'library' if missing.rule == RULE_NO_LIBRARY else 'script'})")
         line = (f"preflight: {label}: {ran}, "
                 f"{count(sum(d.severity == 'error' for d in diags), 'problem')} ({time.monotonic() - t0:.2f}s)")
         # a reader who leaves (`| head -1`) ends these lines, not the check: every row, the warnings, exit 3
@@ -183,6 +186,28 @@ def no_script(row: dict, root: Path, revision: Callable, chosen: Callable | None
                           no_lib=not (root / F.BENCHMARK_LIB).is_file(),
                           at=f"({count(others, 'other config')}, not selected, run{'s' if others == 1 else ''} "
                              "it too)" if others else "")
+
+
+def no_library(rows: list[dict], root: Path) -> Callable:
+    """What gives the problem of a row whose script sources benchmark_lib.sh where the repository has none:
+    one problem for every such row, at the first line that sources it (``recipes.missing_library``), the
+    row not rehearsed (bash would stop there); None for the other rows."""
+    from sweepgate.core.identity import read_tree
+    from sweepgate.core.recipes import library_lines, missing_library, read_helpers, script_candidates
+
+    def script(row: dict) -> str | None:
+        return next((rel for rel in script_candidates(row) if (root / rel).is_file()), None)
+
+    scripts = sorted({s for s in map(script, rows) if s})
+    if not scripts or (root / F.BENCHMARK_LIB).is_file():
+        return lambda row: None
+    read = read_tree(str(root))
+    blobs = read(scripts)
+    read_helpers(scripts, blobs, read)
+    places = library_lines(scripts, blobs)
+    problem = missing_library(places) if places else None
+    sourcing = {s for s in scripts if library_lines([s], blobs)}
+    return lambda row: problem if script(row) in sourcing else None
 
 
 def selected_users(rows: list[dict], revision: Callable) -> Callable:

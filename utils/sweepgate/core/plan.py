@@ -9,7 +9,7 @@ From the matrix (``select.build_matrix``) and both revisions' recipes
 * a semantic diff of the recipes: new, changed (naming the changed fields and
   scripts), removed, unchanged;
 * the rules ``rerun-unchanged``, ``unlisted-change``, ``missing-script``,
-  ``unused-script``, ``kv-backend-unknown`` and ``kv-backend-version``.
+  ``missing-library``, ``unused-script``, ``kv-backend-unknown`` and ``kv-backend-version``.
 
 The plan object is CONTRACTS section 4 (extended); ``core.report`` renders it.
 """
@@ -20,8 +20,8 @@ import functools
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.recipes import (LIBRARY_COPY, SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, load_recipes,
-                                    scenarios_of, sourced_helpers)
+from sweepgate.core.recipes import (LIBRARY_COPY, SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, library_lines,
+                                    load_recipes, missing_library, scenarios_of, sourced_helpers)
 
 
 ESTIMATES_FILE = "configs/estimates.yaml"
@@ -199,6 +199,17 @@ def _unlisted_lib(base: RecipeSet, head: RecipeSet, selected: dict[str, dict]) -
     return diags
 
 
+def _missing_lib(head: RecipeSet, selected: dict[str, dict]) -> list[Diagnostic]:
+    """Missing-library: the head has no benchmark_lib.sh, and scripts the selected keys' jobs run
+    source it (said once, as ``preflight`` and ``rehearse`` say it)."""
+    if head.blobs.get(F.BENCHMARK_LIB) is not None:
+        return []
+    scripts = sorted({p for key, sel in selected.items() for s in sel["scenarios"]
+                      for _, p, _ in head.script_ids(key, s) if p})
+    places = library_lines(scripts, head.blobs)
+    return [missing_library(places, where="the head revision", severity="warning")] if places else []
+
+
 def _unlisted_runners(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
     """Unlisted-change for a runner label's hardware facts (configs/runners.yaml) that reach the rows
     or the jobs' environment (rdma-devices, accelerator-runtime, DRAM, node shape); not the pool's size."""
@@ -343,6 +354,7 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
     """The plan's rules, in report order."""
     return (_selected_rules(base, head, diffs, selected) + _unlisted_configs(base, head, diffs, selected)
             + _unlisted_scripts(head, diffs, selected) + _unlisted_lib(base, head, selected)
+            + _missing_lib(head, selected)
             + _unlisted_runners(head, diffs, selected) + _unlisted_support(diffs, selected)
             + _unused_scripts(base, head, changed_files) + _backend_rules(head, selected))
 

@@ -26,6 +26,7 @@ SCRIPT_DIR = "benchmarks/single_node"
 MULTI_NODE_SCRIPT_DIR = "benchmarks/multi_node"
 SCRIPT_SCENARIO_DIRS = {F.AGENTIC_CODING: "agentic", F.FIXED_SEQ_LEN: "fixed_seq_len"}
 RULE_BASE = "base-unreadable"
+RULE_NO_LIBRARY = "missing-library"
 # Where a repository without the benchmark library gets it (the fix of a missing script, where it lacks it too)
 LIBRARY_COPY = (f"copy {F.BENCHMARK_LIB} and benchmarks/lib/, which the scripts source, from the repository "
                 "`sweepgate example --keep --no-rehearse` keeps")
@@ -163,6 +164,44 @@ def read_helpers(scripts, blobs: dict[str, bytes | None], read) -> None:
         if not more:
             return
         blobs.update(read(more))
+
+
+def library_lines(scripts, blobs: dict[str, bytes | None]) -> list[tuple[str, int]]:
+    """Where ``scripts`` and the helpers they source (as far as ``blobs`` holds them) source the benchmark
+    library (`source`/`.` of a path that is ``benchmark_lib.sh``, as ``sourced_helpers`` reads them):
+    (file, 1-based line) of the first such line of each file, each file once, in the order met."""
+    found: dict[str, int] = {}
+    for script in scripts:
+        for path in [script, *sourced_helpers(script, blobs)]:
+            if path in found:
+                continue
+            text = (blobs.get(path) or b"").decode("utf-8", "replace")
+            for m in SOURCED.finditer(text):
+                if _helper(posixpath.dirname(path), m[1], m[2]) == F.BENCHMARK_LIB:
+                    found[path] = text.count("\n", 0, m.start()) + 1
+                    break
+    return list(found.items())
+
+
+def missing_library(places: list[tuple[str, int]], *, where: str = "the repository",
+                    severity: str = "error") -> Diagnostic:
+    """The one wording of scripts that source the benchmark library where it is missing (``rehearse``,
+    ``preflight``, ``plan``): once, at the first line of ``places`` (``library_lines``) that sources it
+    (where bash stops), the other files counted; its fix is ``LIBRARY_COPY``."""
+    (file, line), others = places[0], [path for path, _ in places[1:]]
+    more = (f" ({len(others)} other file{'s' if len(others) > 1 else ''} source{'' if len(others) > 1 else 's'} it "
+            f"too: {', '.join(others[:3])}{', ...' if len(others) > 3 else ''})" if others else "")
+    return Diagnostic(file, line, 0, RULE_NO_LIBRARY, f"sources {F.BENCHMARK_LIB}, which {where} does not have{more}",
+                      LIBRARY_COPY, severity=severity)
+
+
+def library_problem(scripts, read, **how) -> Diagnostic | None:
+    """``missing_library`` for ``scripts`` of a checkout that lacks the library, reading them and the
+    helpers they source with ``read(paths) -> blobs``; None when none of them sources it."""
+    blobs = read(sorted(scripts))
+    read_helpers(scripts, blobs, read)
+    places = library_lines(sorted(scripts), blobs)
+    return missing_library(places, **how) if places else None
 
 
 def resolve_script(candidates: list[str], blobs: dict[str, bytes | None]) -> str | None:

@@ -29,7 +29,7 @@ from pathlib import Path
 from sweepgate.core import fields, jobfile, jsontext
 from sweepgate.core.errors import Diagnostic, SweepgateError, emit, fail, is_a_folder, json_message, os_reason
 from sweepgate.core.jobenv import check_row
-from sweepgate.core.recipes import LIBRARY_COPY, gpu_family, script_candidates
+from sweepgate.core.recipes import LIBRARY_COPY, gpu_family, library_problem, script_candidates
 from sweepgate.rehearsal import calllog, multinode
 from sweepgate.rehearsal.calllog import read_calls
 from sweepgate.rehearsal.progress import CallTail, Progress
@@ -231,6 +231,11 @@ def resolve_script(root: Path, row: dict, gpu: str) -> Path:
     candidates = script_candidates(row, gpu)
     for rel in candidates:
         if (root / rel).is_file():
+            if not (root / fields.BENCHMARK_LIB).is_file():  # said at the line that sources it, not by bash
+                from sweepgate.core.identity import read_tree
+
+                if problem := library_problem([rel], read_tree(str(root))):
+                    raise SweepgateError([problem])
             return root / rel
     if folders := [rel for rel in candidates if (root / rel).is_dir()]:  # said as what it is, as preflight says it
         raise fail(folders[0], 0, f"the benchmark script for exp-name {row.get(fields.EXP_NAME)!r} {is_a_folder()}",

@@ -1,0 +1,82 @@
+"""Gate and command-line leftovers (s34c), each driven as a real process in a real git repository.
+
+1. A repository with its own benchmark scripts but no `benchmarks/benchmark_lib.sh`: `rehearse` and
+   `preflight` ran bash into `No such file or directory` (preflight once per row, its fix "run sweepgate
+   rehearse on the row"), and `plan` said nothing. Each now says it once, at the line that sources the
+   library, with the fix that says where the library comes from.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import CHANGELOG
+from test_changelog_tools import entry
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sweepgate(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_") and k != "SWEEPGATE_DB"}
+    full.update({"PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_REHEARSE_DURATION": "1", **env})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *args], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=300)
+
+
+# --- 1. scripts that source a benchmark library the repository lacks ---------------------------------
+
+LIBRARY_FIX = ("; copy benchmarks/benchmark_lib.sh and benchmarks/lib/, which the scripts source, from the repository "
+               "`sweepgate example --keep --no-rehearse` keeps")
+FIXED = "benchmarks/single_node/fixed_seq_len"
+VLLM_SCRIPT = (f"{FIXED}/dsr1_fp4_b300_vllm.sh", "#!/usr/bin/env bash\nset -euo pipefail\n"
+               "# shellcheck source=benchmarks/benchmark_lib.sh\n"
+               'source "$(dirname "${BASH_SOURCE[0]}")/../../benchmark_lib.sh"\necho serve\n')
+# the sglang script sources a helper of its own, which sources the library at its line 3
+SGLANG_SCRIPT = (f"{FIXED}/dsr1_fp4_b300_sglang.sh", "#!/usr/bin/env bash\n"
+                 'source "$(dirname "${BASH_SOURCE[0]}")/common.sh"\necho serve\n')
+HELPER = (f"{FIXED}/common.sh", "#!/usr/bin/env bash\n# shared by the sglang scripts\n"
+          ". benchmarks/benchmark_lib.sh\n")
+
+
+def own_scripts(make_repo):
+    return make_repo(files=dict([VLLM_SCRIPT, SGLANG_SCRIPT, HELPER]))
+
+
+def test_rehearse_names_the_line_that_sources_the_missing_library(make_repo):
+    repo = own_scripts(make_repo)
+    r = sweepgate(["rehearse", "--exp-name", "dsr1_1k1k", "--conc", "4"], repo.path / "benchmarks")
+    assert r.returncode == 1 and r.stderr.splitlines() == [
+        f"{VLLM_SCRIPT[0]}:4: sources benchmarks/benchmark_lib.sh, which the repository does not have"
+        + LIBRARY_FIX], r.stdout + r.stderr
+    r = sweepgate(["rehearse", "--exp-name", "dsr1_8k1k", "--conc", "4"], repo.path)
+    assert r.returncode == 1 and r.stderr.startswith(f"{HELPER[0]}:3: sources benchmarks/benchmark_lib.sh"), r.stderr
+    assert "No such file" not in r.stdout + r.stderr
+
+
+def test_preflight_says_it_once_for_every_row_and_runs_none_of_them(make_repo):
+    repo = own_scripts(make_repo)
+    r = sweepgate(["preflight", "--config-keys", "dsr1-fp4-b300-*", "--every-conc"], repo.path)
+    problems = [line for line in r.stderr.splitlines() if ": " in line and not line.startswith("preflight:")]
+    assert r.returncode == 1 and len(problems) == 1, r.stdout + r.stderr
+    assert problems[0].startswith(f"{HELPER[0]}:3: sources benchmarks/benchmark_lib.sh, which the repository does "
+                                  f"not have (1 other file sources it too: {VLLM_SCRIPT[0]}) ("), problems
+    assert problems[0].endswith(LIBRARY_FIX) and "No such file" not in r.stdout + r.stderr, problems
+    assert r.stdout.count("not rehearsed (no benchmark library)") == 5, r.stdout  # 3 + 2 concurrencies
+
+
+def test_plan_warns_once_at_the_line_and_the_library_silences_it(make_repo):
+    repo = own_scripts(make_repo)
+    base = repo.head()
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-*", "5"))
+    r = sweepgate(["plan", "--base-ref", base, "--head-ref", head, "--fail-on-warning"], repo.path)
+    said = [line for line in r.stderr.splitlines() if "sources benchmarks" in line]
+    assert r.returncode == 3 and said == [
+        f"{HELPER[0]}:3: warning: sources benchmarks/benchmark_lib.sh, which the head revision does not have "
+        f"(1 other file sources it too: {VLLM_SCRIPT[0]})" + LIBRARY_FIX], r.stderr
+    fixed = repo.commit({"benchmarks/benchmark_lib.sh": "#!/usr/bin/env bash\n"})
+    r = sweepgate(["plan", "--base-ref", base, "--head-ref", fixed, "--json"], repo.path)
+    assert r.returncode == 0 and "missing-library" not in r.stdout and "sources benchmarks" not in r.stderr, r.stderr
+
