@@ -4,6 +4,8 @@
    `preflight` ran bash into `No such file or directory` (preflight once per row, its fix "run sweepgate
    rehearse on the row"), and `plan` said nothing. Each now says it once, at the line that sources the
    library, with the fix that says where the library comes from.
+2. `rehearse` with no flag to choose a row by exited 1 ("no row chosen") where `validate` without its refs,
+   which also needs one of several flags, is argument syntax (exit 2).
 """
 
 from __future__ import annotations
@@ -80,3 +82,20 @@ def test_plan_warns_once_at_the_line_and_the_library_silences_it(make_repo):
     r = sweepgate(["plan", "--base-ref", base, "--head-ref", fixed, "--json"], repo.path)
     assert r.returncode == 0 and "missing-library" not in r.stdout and "sources benchmarks" not in r.stderr, r.stderr
 
+
+# --- 2. `rehearse` with nothing to choose a row by ------------------------------------------------------
+
+
+def test_rehearse_with_no_row_named_is_argument_syntax_as_validate_without_refs_is(make_repo, tmp_path):
+    """`rehearse` alone exited 1 ("no row chosen") after reading every config, while `validate` alone, which
+    also needs one of several flags, is argparse's usage line and exit 2: a missing flag is argument syntax."""
+    repo = make_repo()
+    for command in (["rehearse"], ["rehearse", "--conc", "4", "--timeout", "5"], ["validate"]):
+        r = sweepgate(command, repo.path)
+        assert r.returncode == 2 and r.stderr.startswith(f"usage: sweepgate {command[0]} "), r.stderr
+        assert f"sweepgate {command[0]}: error: the following arguments are required: " in r.stderr, r.stderr
+    r = sweepgate(["rehearse"], tmp_path)  # said before the repository is looked for, as validate's is
+    assert r.returncode == 2 and "required: --exp-name (or --row-json FILE holding the row)" in r.stderr, r.stderr
+    # what chooses a row from data stays the data's: several rows and no --exp-name is bad input (exit 1)
+    r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-vllm"], repo.path)
+    assert r.returncode == 1 and "no row chosen" in r.stderr and "usage:" not in r.stderr, r.stderr
