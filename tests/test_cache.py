@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -357,6 +358,40 @@ def test_another_pyyaml_gives_another_salt():
     assert salt() == salt()
     assert salt("__version__", "0.0.0-other") != salt()
     assert salt("__with_libyaml__", "other") != salt()
+
+
+@pytest.mark.parametrize("module, distribution", [("fastjsonschema", "fastjsonschema"), ("referencing", "referencing"),
+                                                  ("jsonschema_specifications", "jsonschema_specifications")])
+def test_another_release_of_what_jsonschema_resolves_with_or_fastjsonschema_gives_another_salt(tmp_path, module,
+                                                                                           distribution):
+    """fastjsonschema compiles the yes/no validator whose yes is cached as a pass (where no generated one is
+    current), and jsonschema resolves every $ref with referencing and a schema's dialect with
+    jsonschema-specifications; the salt named none of them, so a pull request that moved one's pin was
+    answered from main's cache. Here the installed package itself, copied with its metadata folder, is read
+    first; renaming that folder to another release changes the salt, still without importing the package."""
+    import importlib.util
+    import shutil
+
+    spec = importlib.util.find_spec(module)
+    source = Path(spec.origin).parent
+    site = tmp_path / "site"
+    shutil.copytree(source, site / module)
+    (info,) = [p for p in source.parent.glob("*.dist-info") if p.name.split("-", 1)[0].lower() == distribution]
+    shutil.copytree(info, site / info.name)
+    script = (f"import sys\nfrom sweepgate.core import cache\nprint(cache.rules_salt())\n"
+              f"print(cache.installed({module!r}, {distribution!r}))\n"
+              f"assert {module!r} not in sys.modules and 'importlib.metadata' not in sys.modules\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "utils"), str(site)])}
+
+    def salt() -> list[str]:
+        return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                              check=True).stdout.split()
+
+    first = salt()
+    assert first[1] == info.name.removesuffix(".dist-info") and salt() == first, first
+    name, version = info.name.removesuffix(".dist-info").split("-", 1)
+    (site / info.name).rename(site / f"{name}-{version}.post1.dist-info")
+    assert salt()[0] != first[0]
 
 
 @pytest.mark.parametrize("module, distribution", [("jsonschema", "jsonschema"), ("ryml", "rapidyaml")])

@@ -50,8 +50,13 @@ def salted_files() -> list[str]:
 
 
 # The libraries beside PyYAML whose version the cached answers depend on, (module, distribution): jsonschema
-# words every cached refusal, rapidyaml builds the cached block values (core.fastyaml).
-SALTED_LIBRARIES = (("jsonschema", "jsonschema"), ("ryml", "rapidyaml"))
+# words every cached refusal, and resolves a schema's $ref with referencing and knows its dialect from
+# jsonschema-specifications; fastjsonschema compiles the yes/no validator whose yes is kept as a pass where no
+# generated one is current (core.check.fast_validator); rapidyaml builds the cached block values
+# (core.fastyaml). rpds-py, referencing's containers, decides nothing.
+SALTED_LIBRARIES = (("jsonschema", "jsonschema"), ("referencing", "referencing"),
+                    ("jsonschema_specifications", "jsonschema-specifications"), ("fastjsonschema", "fastjsonschema"),
+                    ("ryml", "rapidyaml"))
 
 
 def _spec_of(module: str):
