@@ -6,6 +6,9 @@
    library, with the fix that says where the library comes from.
 2. `rehearse` with no flag to choose a row by exited 1 ("no row chosen") where `validate` without its refs,
    which also needs one of several flags, is argument syntax (exit 2).
+3. A quoted number where a master config wants one (`pp: "1"`, `isl: "1024"`) was told "use a value of type
+   integer"; the fix now says what to write (`write 1, not "1"`). The reference refused these too (its model
+   takes `pp` strictly, and adds `isl` to a number).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import CHANGELOG
+from conftest import CHANGELOG, FLEET_NVIDIA
 from test_changelog_tools import entry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,3 +102,24 @@ def test_rehearse_with_no_row_named_is_argument_syntax_as_validate_without_refs_
     # what chooses a row from data stays the data's: several rows and no --exp-name is bad input (exit 1)
     r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-vllm"], repo.path)
     assert r.returncode == 1 and "no row chosen" in r.stderr and "usage:" not in r.stderr, r.stderr
+
+
+# --- 3. a quoted number in a master config ----------------------------------------------------------------
+
+
+def test_a_quoted_number_in_a_master_config_is_told_to_lose_its_quotes_at_its_line(make_repo):
+    repo = make_repo()
+    base = repo.head()
+    quoted = (FLEET_NVIDIA.replace("{ tp: 8, conc-start: 4, conc-end: 16 }", '{ tp: 8, pp: "1", conc-start: 4, conc-end: 16 }')
+              .replace("    - isl: 1024\n", '    - isl: "1024"\n', 1))
+    assert quoted.count('"1"') == 1 and quoted.count('"1024"') == 1
+    head = repo.commit({"configs/nvidia-master.yaml": quoted, "perf-changelog.yaml": CHANGELOG + entry("dsr1-fp4-b300-vllm", "5")})
+    lines = quoted.splitlines()
+    isl = next(n for n, line in enumerate(lines, 1) if '"1024"' in line)
+    pp = next(n for n, line in enumerate(lines, 1) if '"1"' in line)
+    for command in (["matrix"], ["validate", "--pr-number", "5"]):
+        r = sweepgate([*command, "--base-ref", base, "--head-ref", head], repo.path)
+        said = [line for line in r.stderr.splitlines() if line.startswith("configs/nvidia-master.yaml:")]
+        assert r.returncode == 1 and len(said) == 2, r.stderr
+        assert said[0].startswith(f"configs/nvidia-master.yaml:{isl}:") and said[0].endswith('; write 1024, not "1024"')
+        assert said[1].startswith(f"configs/nvidia-master.yaml:{pp}:") and said[1].endswith('; write 1, not "1"'), said

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 
 from sweepgate.core import fields as F
@@ -139,6 +140,8 @@ def _hint(error) -> str:
     if kw == "type":
         if error.validator_value == "boolean":
             return "write true or false, unquoted"
+        if quoted := _quoted_number(error):
+            return f"write {quoted}, not {json.dumps(error.instance)}"
         return f"use a value of type {error.validator_value}"
     if kw == "pattern":
         desc = error.schema.get("description") or ""
@@ -146,6 +149,19 @@ def _hint(error) -> str:
     if kw in ("minimum", "exclusiveMinimum", "maximum", "minItems", "minLength", "uniqueItems"):
         return error.schema.get("description") or "fix the value's range"
     return "fix the value to match the schema"
+
+
+NUMBER_TEXT = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
+
+
+def _quoted_number(error) -> str | None:
+    """The number a text value holds where the schema wants a number (``tp: "8"``: quotes make it text),
+    as it is written without them; None for any other value or type."""
+    wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+    text = error.instance.strip() if isinstance(error.instance, str) else ""
+    if not NUMBER_TEXT.fullmatch(text) or not {"integer", "number"} & set(wanted):
+        return None
+    return text if "number" in wanted or "." not in text else None
 
 
 def _yaml_slip(error) -> tuple[str, str] | None:
