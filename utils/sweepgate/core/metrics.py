@@ -64,6 +64,15 @@ def stat_name(stat: str) -> str | None:
     return f"p{whole}_{point}" if point else f"p{whole}"
 
 
+def percentile_of(stat: str) -> float | None:
+    """Where a statistic of one latency (a ``stat_name``) stands among its requests, as a percentile:
+    ``min`` 0, ``p99_9`` 99.9, ``max`` 100; None for the mean and standard deviation, which stand nowhere."""
+    if stat in EXTREMES:
+        return 0.0 if stat == "min" else 100.0
+    match = _PERCENTILE.fullmatch(stat)
+    return float(f"{match[1]}.{match[2] or 0}") if match else None
+
+
 def latency_name(latency: str, stat: str) -> str:
     """``ttft`` + ``p50`` -> ``ttft_p50_ms``; ``ttft`` + ``p99_9`` -> ``ttft_p99_9_ms``."""
     return f"{latency}_{stat}_ms"

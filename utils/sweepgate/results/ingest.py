@@ -34,7 +34,7 @@ from sweepgate.core import jobfile
 from sweepgate.core.errors import Diagnostic, SweepgateError, fail, link_trouble, os_failure
 from sweepgate.core.report import count
 from sweepgate.core.signals import SignalsHeld as _signals_held
-from sweepgate.results import derive, jsonio, normalize, sidecar, sniff
+from sweepgate.results import derive, jsonio, normalize, plausible, sidecar, sniff
 from sweepgate.results import record as R
 from sweepgate.results.formats import aiperf_csv, foreign, gpu_metrics, vllm
 from sweepgate.results.measurement import Measurement
@@ -545,7 +545,8 @@ def _records(output: Path, text: str, read: Read, given: Given | None, warnings:
     found: list = []  # (warning, the line of the measurement it is of)
     found.extend((d, m.line) for m in measurements if (d := normalize.short_outputs(m, str(output))))
     found.extend((Diagnostic(str(output), m.line, 0, rule, message, hint, severity="warning"), m.line)
-                 for m in measurements for rule, message, hint in m.notes)
+                 for m in measurements
+                 for rule, message, hint in m.notes + plausible.oddities(derive.measured(m.metrics), m))
     found.extend((d, 0) for d in beside)  # of its one measurement
     if job.row:
         found.extend((d, m.line) for m in measurements

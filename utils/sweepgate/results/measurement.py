@@ -50,6 +50,9 @@ class Measurement:
     # streaming): the output's key (a dotted path, as ``keys``) -> its value as written, a null or absent
     # one left out. Not stored: checked as ``tags`` are, runs of one setup at one point being its repeats.
     setup: dict = dataclasses.field(default_factory=dict)
+    # metrics sweepgate computed from the output's per-request arrays (vLLM's p90 TTFT and ITL), not the
+    # client's own figures: left out where its figures are checked against one another (``plausible``)
+    computed: set = dataclasses.field(default_factory=set)
 
     def key(self, name: str) -> str:
         """The output's own key of the record field ``name``, else ``name``."""

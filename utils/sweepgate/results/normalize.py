@@ -16,7 +16,7 @@ import re
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, fail
-from sweepgate.results import derive
+from sweepgate.results import derive, plausible
 from sweepgate.results import record as R
 from sweepgate.results.measurement import Measurement, measured, outputs_short, random_lengths
 from sweepgate.results.sidecar import Job
@@ -256,6 +256,7 @@ def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: f
     check_rate(ident[R.REQUEST_RATE], path, m.line)
     raw = derive.measured(m.metrics)
     check_metrics(raw, path, m.line)
+    plausible.refuse_impossible(raw, m, path)
     metrics = derive.add_derived(raw, ident[R.GPUS], energy_j)
     check_derived(metrics, raw, path, m.line)
     j = job.job

@@ -176,7 +176,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     vllm.rates_from_counts(m.metrics)  # older layouts leave out rates their counts and duration give
     errors = doc.get("errors")
     m.metrics[R.FAILED] = sum(1 for e in errors if e) if isinstance(errors, list) else None
-    vllm._from_arrays(doc, m.metrics, path, line)
+    m.computed |= vllm._from_arrays(doc, m.metrics, path, line)
     isl, osl = _lengths(doc, path, line)
     _retokenized_short(doc, m, osl, path)
     conc = vllm.concurrency(doc.get("max_concurrency"), path, line)

@@ -246,12 +246,12 @@ def _first_not_seconds(values: list) -> int | None:
     return next((j for j, v in enumerate(values) if _not_seconds(v)), None)
 
 
-def _from_arrays(doc: dict, metrics: dict, path: str, line: int) -> None:
+def _from_arrays(doc: dict, metrics: dict, path: str, line: int) -> set[str]:
     """Fill p90 TTFT/ITL the summary lacks from the per-request arrays (seconds), of the requests
     that succeeded: a failed one keeps its 0 s (its ``errors`` entry says why), as the client's own
     percentiles leave it out. Every time is checked, and the first that is none is said where the file
-    has it (``itls[i][j]``)."""
-    errors = doc.get("errors")
+    has it (``itls[i][j]``). Returns the names it filled (``Measurement.computed``)."""
+    errors, filled = doc.get("errors"), set()
     for latency, key in (("ttft", "ttfts"), ("itl", "itls")):
         values, name = doc.get(key), R.latency_name(latency, "p90")
         if metrics.get(name) is not None or not isinstance(values, list):
@@ -270,6 +270,8 @@ def _from_arrays(doc: dict, metrics: dict, path: str, line: int) -> None:
                 _check_seconds(flat[at], f"{key}[{i}][{at - sum(map(len, rows[:i]))}]", path, line)
             kept = list(itertools.chain.from_iterable(itertools.compress(rows, succeeded)))
         metrics[name] = _percentile_ms(kept, 90)
+        filled.add(name)
+    return filled
 
 
 def rates_from_counts(metrics: dict) -> None:
@@ -371,7 +373,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.metrics[R.FAILED] = _failed(doc, path, line)
     rates_from_counts(m.metrics)  # vLLM writes no input throughput, SGLang does
     _more_than_sent(doc, path, line)
-    _from_arrays(doc, m.metrics, path, line)
+    m.computed |= _from_arrays(doc, m.metrics, path, line)
     if m.metrics.get(R.COMPLETED) is None and m.metrics.get(R.OUTPUT_THROUGHPUT) is None:
         raise fail(path, line, "completed/output_throughput: missing (a latency-only output, "
                    "like vllm-ascend 0.7's)",

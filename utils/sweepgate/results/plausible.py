@@ -1,0 +1,103 @@
+"""Figures of one run that cannot all be true, and figures that can but rarely are: the one place of
+the rules and their slack.
+
+Refused (``impossible``): what no client's own arithmetic can write. The statistics of one latency are
+of one set of values (a client computes them from one list), so its percentiles rise with their rank
+(p25 <= p50 <= ... <= p99.9, min first, max last) and its mean lies between its min and max; a run's
+requests per second times its duration cannot be more requests than it sent. NaN, Infinity and a
+negative figure are refused as they are read (``measurement.measured``).
+
+Warned of, stored as written (``oddities``): a latency of a part of a request above the whole request's
+end-to-end latency at the same statistic (TTFT, TPOT or ITL above E2E). Per request, the first token comes
+before the last, but clients time and count them apart: vLLM's TPOT leaves out one-token requests and its
+ITL pools the gaps of all requests, so their mean can exceed the mean E2E of a run of short answers;
+AIPerf and GenAI-Perf take TTFT over the requests that streamed a token; and SGLang's timers put a
+response that arrived in one piece a hair past its end (a 2024 fork's console shows median TTFT 606.88 ms
+against median E2E 606.86 ms).
+"""
+
+from __future__ import annotations
+
+from sweepgate.core.errors import fail
+from sweepgate.core.metrics import UNDIRECTED_STATS, percentile_of
+from sweepgate.results import record as R
+from sweepgate.results.measurement import Measurement
+
+# Relative slack between two figures of one output that must be in order: float rounding in the client's
+# arithmetic and in the unit conversion, never a measurement.
+ROUNDING = 1e-9
+# Request throughput over what the run's completed and failed requests in its duration give: a client's
+# own rate is that (vLLM, SGLang) or below it (AIPerf counts over its first request to last response); the
+# slack is for figures written rounded (AIPerf's CSV: two decimals, RATE_DIGITS req/s off at most).
+RATE_SLACK = 0.05
+RATE_DIGITS = 0.005
+# The latencies that are a part of a request, each warned of when above the whole request's (E2E).
+PARTS = ("ttft", "tpot", "itl")
+WHOLE = "e2el"
+
+CORRUPT = "the output is corrupt or was edited; rerun the point (or ingest the client's output as written)"
+
+
+def _by_latency(metrics: dict, skip: set) -> dict[str, dict[str, float]]:
+    """latency -> stat -> value, of the client's own figures (``skip``: those sweepgate computed)."""
+    out: dict[str, dict[str, float]] = {}
+    for name, value in metrics.items():
+        parts = R.latency_stat(name)
+        if parts and value is not None and name not in skip:
+            out.setdefault(parts[0], {})[parts[1]] = value
+    return out
+
+
+def _order(latency: str, stats: dict[str, float]) -> str | None:
+    """What of one latency's statistics is out of order, else None."""
+    ranked = sorted((rank, stat, stats[stat]) for stat in stats if (rank := percentile_of(stat)) is not None)
+    for (_, low, a), (_, high, b) in zip(ranked, ranked[1:]):
+        if a > b * (1 + ROUNDING):
+            return (f"{R.latency_name(latency, low)}: {a:g} ms is above {R.latency_name(latency, high)} ({b:g} ms), "
+                    f"a higher percentile of the same requests, which cannot be lower")
+    mean, least, most = stats.get("mean"), stats.get("min"), stats.get("max")
+    if mean is not None and ((least is not None and mean < least * (1 - ROUNDING))
+                             or (most is not None and mean > most * (1 + ROUNDING))):
+        return (f"{R.latency_name(latency, 'mean')}: {mean:g} ms is outside {R.latency_name(latency, 'min')}.."
+                f"{R.latency_name(latency, 'max')} ({least:g}..{most:g} ms); a mean lies between its extremes")
+    return None
+
+
+def _rate(metrics: dict) -> str | None:
+    """A request throughput more than the run's requests over its duration allow, said, else None."""
+    rate, duration, done = (metrics.get(n) for n in (R.REQUEST_THROUGHPUT, R.DURATION_S, R.COMPLETED))
+    if not (rate and duration and done is not None):
+        return None
+    sent = done + (metrics.get(R.FAILED) or 0)
+    allowed = sent / duration * (1 + RATE_SLACK) + RATE_DIGITS
+    if rate <= allowed:
+        return None
+    return (f"{R.REQUEST_THROUGHPUT}: {rate:g} req/s over {R.DURATION_S} {duration:g} is {rate * duration:.0f} "
+            f"requests, but the run sent {sent:g}")
+
+
+def refuse_impossible(metrics: dict, m: Measurement, path: str) -> None:
+    """Refuse, one line, figures of ``m`` (its ``metrics`` as stored) that cannot all be true."""
+    for latency, stats in _by_latency(metrics, m.computed).items():
+        if (what := _order(latency, stats)) is not None:
+            raise fail(path, m.line, what, CORRUPT)
+    if (what := _rate(metrics)) is not None:
+        raise fail(path, m.line, what, CORRUPT)
+
+
+def oddities(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
+    """Warnings (rule, message, hint) of parts of a request above the whole request, one per latency
+    naming every statistic it is above at."""
+    stats = _by_latency(metrics, m.computed)
+    whole, said = stats.get(WHOLE, {}), []
+    for part in PARTS:
+        above = [(s, v, whole[s]) for s, v in sorted(stats.get(part, {}).items())
+                 if s not in UNDIRECTED_STATS and s in whole and v > whole[s] * (1 + ROUNDING)]
+        if above:
+            listed = ", ".join(f"{s} {v:g} > {w:g} ms" for s, v, w in above)
+            said.append(("latency-above-e2e",
+                         f"warning: {R.latency_name(part, above[0][0])}: {part} is above the end-to-end latency "
+                         f"({WHOLE}) at {listed}; stored as written",
+                         "a part of a request cannot take longer than the request: check how the client "
+                         "times and counts them (one-token answers, responses in one piece)"))
+    return said
