@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import ROOT, SAMPLES, SGLANG_RUNS, refused_alone, run_cli, show_json
+from helpers import ROOT, ROW, SAMPLES, SGLANG_RUNS, refused_alone, run_cli, show_json
 
 from sweepgate.results import derive, plausible, sniff
 from sweepgate.results import record as R
@@ -144,6 +144,52 @@ def test_no_real_file_breaks_a_rule():
     assert checked > 150
 
 
+# --- SGLang's model: the weights the server loaded, not the name its API answers to ------------------------
+
+ALIASED = REAL / "sglang" / "sglang_dev2026-08_qwen3.8-nvfp4_v100_tp4_eagle_c4_served_alias_trimmed.jsonl"
+
+
+def _sglang_model(capsys, tmp_path, change=None, *extra) -> tuple[str, list[str]]:
+    doc = json.loads(ALIASED.read_text(encoding="utf-8"))
+    if change:
+        change(doc["server_info"])
+    made = tmp_path / "made" / "c4_1k.jsonl"
+    made.parent.mkdir(exist_ok=True)
+    made.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, *extra, str(made))
+    assert rc == 0, err
+    (rec,) = show_json(capsys, db)
+    return rec[R.MODEL], [line.replace(str(made), "OUT") for line in err.splitlines()]
+
+
+def test_an_sglang_line_stores_its_model_path_not_its_served_alias(tmp_path, capsys):
+    model, err = _sglang_model(capsys, tmp_path)
+    assert model == "RadixArk/Qwen3.8-Flash-Next-NVFP4" and err == []
+
+
+def test_an_sglang_alias_that_names_a_hub_repository_stands_for_a_local_model_path(tmp_path, capsys):
+    def local(info):
+        info.update(model_path="/data/models/qwen38-nvfp4", served_model_name="RadixArk/Qwen3.8-Flash-Next-NVFP4")
+    assert _sglang_model(capsys, tmp_path, local)[0] == "RadixArk/Qwen3.8-Flash-Next-NVFP4"
+
+
+def test_an_sglang_alias_is_the_model_of_a_file_without_a_model_path(tmp_path, capsys):
+    assert _sglang_model(capsys, tmp_path, lambda info: info.pop("model_path"))[0] == "qwen"
+
+
+def test_an_sglang_model_path_is_held_against_its_row(tmp_path, capsys):
+    """Under a row of another model, the loaded weights are warned of (an alias 'qwen' could not be compared)."""
+    row = tmp_path / "row.json"
+    row.write_text(json.dumps({**ROW, "model": "Qwen/Qwen3-8B", "conc": 4, "isl": 1024, "osl": 512, "tp": 4,
+                               "framework": "sglang"}), encoding="utf-8")
+    model, err = _sglang_model(capsys, tmp_path, None, "--row", str(row), "--run-id", "7",
+                               "--ref", "refs/heads/main")
+    assert model == "Qwen/Qwen3-8B"
+    assert len(err) == 1 and ": warning: server_info.model_path: the output benchmarked RadixArk/Qwen3.8-Flash-Next-" \
+        "NVFP4 but its job's row (--row) says model Qwen/Qwen3-8B; stored under Qwen/Qwen3-8B" in err[0], err
+
+
 def test_a_real_mean_above_its_p99_is_stored_as_written(tmp_path, capsys):
     """SGLang at 261k input tokens, conc 2: one request's prefill stalls the other's decode, so a few huge gaps
     pull the mean ITL (94.29 ms) above its p99 (39.88 ms). A mean stands among no percentiles: not refused."""
@@ -151,6 +197,6 @@ def test_a_real_mean_above_its_p99_is_stored_as_written(tmp_path, capsys):
     records, err = _stored_warned(capsys, tmp_path, real)
     (rec,) = records
     m = rec[R.METRICS]
-    assert err == [] and (rec[R.CONC], rec[R.ISL]) == (2, 261120)
+    assert err == [] and (rec[R.CONC], rec[R.ISL], rec[R.MODEL]) == (2, 261120, "RadixArk/Qwen3.8-Flash-Next-NVFP4")
     assert (m["itl_mean_ms"], m["itl_p50_ms"], m["itl_p99_ms"]) == (94.2906665861057, 10.368738624947582,
                                                                     39.87746583041371)

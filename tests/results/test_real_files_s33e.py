@@ -113,10 +113,11 @@ def test_a_genai_perf_csv_without_a_request_count_stores_no_counts():
     assert (m["ttft_p95_ms"], m["tpot_p50_ms"], m["e2el_max_ms"]) == (27.51, 11.53, 5934.45)
 
 
-def test_an_sglang_dev_build_line_stores_its_served_name_and_accept_length():
+def test_an_sglang_dev_build_line_stores_its_model_path_and_accept_length():
+    """s34b: its model_path, not its served alias 'qwen' (stored until s34b)."""
     rec = _one("sglang/sglang_dev2026-08_qwen3.8-nvfp4_v100_tp4_eagle_c4_served_alias_trimmed.jsonl")
     m = rec[R.METRICS]
-    assert (rec[R.CONC], rec[R.ISL], rec[R.OSL], rec[R.MODEL]) == (4, 1024, 512, "qwen")
+    assert (rec[R.CONC], rec[R.ISL], rec[R.OSL], rec[R.MODEL]) == (4, 1024, 512, "RadixArk/Qwen3.8-Flash-Next-NVFP4")
     assert (m[R.ACCEPT_LENGTH], m["itl_p95_ms"], m["e2el_p90_ms"]) == (2.823529411764706, 44.861912549868066,
                                                                       9990.569235800012)
 

@@ -43,7 +43,9 @@ _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 _HUB_CACHE = re.compile(r"(?:^|/)models--([A-Za-z0-9][\w.-]*?)--([\w.-]+?)(?:/|$)")
 
 
-def _hub_id(model) -> str | None:
+def hub_id(model) -> str | None:
+    """The Hugging Face repository ``model`` names (org/name, lower-cased), as an id or a hub cache folder;
+    else None (a local folder, a served alias)."""
     if not isinstance(model, str):
         return None
     if _HUB_ID.fullmatch(model):
@@ -63,7 +65,7 @@ def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagno
         return None
     base, adapter = (named.split(R.WITH_ADAPTER, 1) if isinstance(named, str) and R.WITH_ADAPTER in named
                      else (named, None))
-    stated, want = _hub_id(base), _hub_id(row.get(F.MODEL))
+    stated, want = hub_id(base), hub_id(row.get(F.MODEL))
     if adapter is None and (not (stated and want) or stated == want):
         return None
     return Diagnostic(path, m.line, 0, "model-mismatch",

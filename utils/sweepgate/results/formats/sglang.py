@@ -13,6 +13,7 @@ from sweepgate.core.errors import fail
 from sweepgate.results import record as R
 from sweepgate.results.formats import vllm
 from sweepgate.results.measurement import Measurement, number, outputs_short, random_lengths
+from sweepgate.results.normalize import hub_id
 
 NAMES = {**vllm.LATENCIES, "e2e_latency": "e2el"}
 THROUGHPUTS = {
@@ -76,6 +77,20 @@ def _dataset(doc: dict) -> str | None:
     if "dataset_name" not in doc:
         return "sharegpt (no dataset_name: bench_serving's default then)"
     return doc["dataset_name"] if isinstance(doc["dataset_name"], str) else None
+
+
+MODEL_PATH, SERVED_NAME = "model_path", "served_model_name"
+
+
+def _model_key(info: dict) -> str:
+    """The server_info key that names the run's model: ``model_path``, the weights the server loaded
+    (``--model-path``), rather than ``served_model_name``, the name its API answers to, which is that
+    path unless ``--served-model-name`` set an alias (``qwen``, ``default``); the alias only where the
+    path is a local folder and the alias names a hub repository, or where the file has no path."""
+    path, alias = _server_value(info, MODEL_PATH), _server_value(info, SERVED_NAME)
+    if path is None or (alias is not None and hub_id(path) is None and hub_id(alias) is not None):
+        return SERVED_NAME if alias is not None else MODEL_PATH
+    return MODEL_PATH
 
 
 def _servers(info: dict) -> list[dict]:
@@ -181,11 +196,10 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     _retokenized_short(doc, m, osl, path)
     conc = vllm.concurrency(doc.get("max_concurrency"), path, line)
     m.uncapped = vllm.uncapped(doc, conc)  # a 2024 line without the key states nothing
-    model = _server_value(info, "served_model_name") or _server_value(info, "model_path")
+    model_key = _model_key(info)
     m.keys.update({R.CONC: "max_concurrency", R.ISL: "random_input_len", R.OSL: "random_output_len",
-                   R.MODEL: "server_info.served_model_name" if _server_value(info, "served_model_name")
-                   else "server_info.model_path"})
-    m.fields.update({R.MODEL: model,
+                   R.MODEL: f"server_info.{model_key}"})
+    m.fields.update({R.MODEL: _server_value(info, model_key),
                      R.CONC: conc,
                      R.ISL: isl, R.OSL: osl, R.REQUEST_RATE: vllm.rate_value(doc.get("request_rate"))})
     m.setup = _setup(doc, m)
