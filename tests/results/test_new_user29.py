@@ -14,7 +14,8 @@ def _runs(folder, db: str, pr_factor: float) -> None:
             for run, day, factor in zip(range(11, 16), range(1, 6), (1.0, 1.02, 0.99, 1.01, 0.98))]
     for run, ref, day, factor in [*runs, ("42", "refs/pull/7/head", 9, pr_factor)]:
         output = vllm_output(4, output_throughput=409.6 * factor, total_token_throughput=819.2 * factor,
-                             median_tpot_ms=8.0 / factor, median_e2el_ms=8800.0 / factor)
+                             median_tpot_ms=8.0 / factor, median_e2el_ms=8800.0 / factor,
+                             p99_e2el_ms=9900.0 / factor)  # s34b: a median above its p99 is refused
         path = write_job(folder / run, "res", output, job(run_id=run, ref=ref, finished=f"2026-01-0{day}T12:00:00+00:00"))
         proc = sweepgate_at(folder, "results", "ingest", "--db", db, str(path))
         assert proc.returncode == 0, proc.stderr

@@ -79,8 +79,8 @@ def test_an_aiperf_mean_above_its_max_is_refused(tmp_path, capsys):
 def test_a_request_throughput_beyond_its_requests_is_refused(tmp_path, capsys):
     made = _variant(tmp_path, VLLM, "out.json", lambda d: d.update(request_throughput=306.1421874406796))
     (line,) = _refused(capsys, tmp_path, made)
-    assert line == (f"OUT:17:2: request_throughput: 306.142 req/s over duration_s 3.26646 is 1000 requests, but "
-                    f"the run sent 100; {CORRUPT}")
+    assert line == (f"OUT:17:2: request_throughput: 306.142 req/s for 3.26646 s (duration_s) is 1000 requests, "
+                    f"but only 100 completed or failed; {CORRUPT}")
 
 
 def test_the_real_rate_and_an_aiperf_rate_below_its_count_are_stored(tmp_path, capsys):

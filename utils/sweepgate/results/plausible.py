@@ -72,8 +72,8 @@ def _rate(metrics: dict) -> str | None:
     allowed = sent / duration * (1 + RATE_SLACK) + RATE_DIGITS
     if rate <= allowed:
         return None
-    return (f"{R.REQUEST_THROUGHPUT}: {rate:g} req/s over {R.DURATION_S} {duration:g} is {rate * duration:.0f} "
-            f"requests, but the run sent {sent:g}")
+    return (f"{R.REQUEST_THROUGHPUT}: {rate:g} req/s for {duration:g} s ({R.DURATION_S}) is {rate * duration:.0f} "
+            f"requests, but only {sent:g} completed or failed")
 
 
 def refuse_impossible(metrics: dict, m: Measurement, path: str) -> None:
