@@ -37,12 +37,22 @@ def test_a_pr_of_many_runs_names_its_newest(capsys, tmp_path):
     assert "(runs stored for PR 9: 113, 114, 115, 116, 117 and 3 older)" in err, err
 
 
-def test_a_number_no_pr_has_keeps_the_plain_refusal(capsys, tmp_path):
-    url = _store(tmp_path, [("12345", "refs/pull/42/head", 10)])
+def test_a_number_no_pr_has_names_the_newest_runs_stored(capsys, tmp_path):
+    """s34e: a mistyped run id (`--run 20` for 200) was told only "check --run and --db": the maintainer had
+    to find the run ids some other way. The refusal names the newest runs the store holds, with their refs."""
+    url = _store(tmp_path, [("12345", "refs/pull/42/head", 29), ("12399", "refs/pull/42/head", 30)])
     for run in ("43", "0", "main-1x"):
         rc, _, err = run_cli(capsys, "results", "show", "--db", url, "--run", run)
-        assert rc == 1 and err == (f"--run: run {run!r} has no results in {url}; check --run and --db, or ingest "
-                                   "the run first (`sweepgate results ingest`)\n"), err
+        assert rc == 1 and err == (f"--run: run {run!r} has no results in {url} (newest runs stored: 12399, 12345 on "
+                                   "refs/pull/42/head; main-2, main-1, main-0 on refs/heads/main); check --run and "
+                                   "--db, or ingest the run first (`sweepgate results ingest`)\n"), err
+
+
+def test_the_newest_runs_named_for_an_unknown_run_count_the_older_ones(capsys, tmp_path):
+    url = _store(tmp_path, [(str(100 + day), "refs/heads/main", day) for day in range(1, 9)])
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", url, "--run", "20")
+    assert rc == 1 and err.count("\n") == 1, err
+    assert "(newest runs stored: 108, 107, 106, 105, 104 on refs/heads/main and 6 older);" in err, err
 
 
 @pytest.mark.parametrize("command", ["show", "compare"])

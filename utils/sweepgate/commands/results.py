@@ -77,8 +77,27 @@ def unknown_run(run_id: str, where: str, st=None):
         return fail("--run", 0, f"run {run_id!r} has no results in {where} ({what}; none is stored for PR {number})",
                     f"pass --run RUN_ID, the id of PR {number}'s workflow run (the number in its "
                     "…/actions/runs/RUN_ID address), after ingesting it (`sweepgate results ingest`)")
-    return fail("--run", 0, f"run {run_id!r} has no results in {where}",
+    return fail("--run", 0, f"run {run_id!r} has no results in {where}{_stored_runs(st)}",
                 "check --run and --db, or ingest the run first (`sweepgate results ingest`)")
+
+
+def _stored_runs(st) -> str:
+    """The newest runs ``st`` holds, each run's ref after the last of its runs in a row (`` (newest runs
+    stored: 200 on refs/pull/7/head; 105, 104 on refs/heads/main and 3 older)``), for a --run of none of
+    them: a mistyped or mis-copied run id reads at once against the ones that are there. "" without a store
+    or runs."""
+    runs = st.runs() if st is not None else []
+    if not runs:
+        return ""
+    groups: list[tuple[str | None, list[str]]] = []  # (ref, its runs), newest first
+    for run, ref in runs[:SHOWN_RUNS]:
+        if groups and groups[-1][0] == ref:
+            groups[-1][1].append(run)
+        else:
+            groups.append((ref, [run]))
+    older = f" and {len(runs) - SHOWN_RUNS} older" if len(runs) > SHOWN_RUNS else ""
+    listed = "; ".join(", ".join(ids) + (f" on {ref}" if ref else "") for ref, ids in groups)  # no ref: by hand
+    return f" (newest runs stored: {listed}{older})"
 
 
 def run(args) -> int:

@@ -1786,6 +1786,18 @@ class Store:
             raise database_error(self.url, exc, reading=True) from None
         return list(dict.fromkeys(run for _, run in sorted(found, key=lambda f: (f[0], R.run_order(f[1])))))
 
+    def runs(self) -> list[tuple[str, str | None]]:
+        """Every run stored, (run id, ref or None), newest first, as ``runs_of_pr`` orders a PR's: by their last
+        time, runs of one time by run id."""
+        query = sa.select(results.c.run_id, results.c.ref, sa.func.max(_happened())).group_by(
+            results.c.run_id, results.c.ref)
+        try:
+            with self.engine.connect() as conn:
+                found = [(str(when or ""), str(run), ref) for run, ref, when in conn.execute(query)]
+        except sa.exc.SQLAlchemyError as exc:
+            raise database_error(self.url, exc, reading=True) from None
+        return [(run, ref) for _, run, ref in sorted(found, key=lambda f: (f[0], R.run_order(f[1])), reverse=True)]
+
     def history(self, point: dict) -> list[dict]:
         """Every record of ``point`` on every ref, oldest first."""
         query = sa.select(results.c.record).where(*_point_filter(point))
