@@ -158,7 +158,7 @@ class Git:
         except SweepgateError:
             if flag is None:
                 raise
-            raise self._not_a_commit(ref, flag, example() if example else None) from None
+            raise self._not_a_commit(ref, flag, example() if example else None, self.near_ref(ref)) from None
 
     def resolve_all(self, *refs: str) -> list[str]:
         """Commit ids of refs (one git call for all of them; learns the git dir on the way)."""
@@ -183,11 +183,32 @@ class Git:
                     self._resolved[ref] = one.stdout.strip()
         return [self._resolved[r] for r in refs]
 
-    def _not_a_commit(self, ref: str, flag: str | None = None, example: str | None = None) -> SweepgateError:
+    def _not_a_commit(self, ref: str, flag: str | None = None, example: str | None = None,
+                      near: str | None = None) -> SweepgateError:
+        where = f"'{ref}' is not a commit in {os.path.abspath(self._root)}"
+        if flag and near:  # a typo of a name that is here: 'mian', 'orgin/main'
+            return SweepgateError(Diagnostic("git", 0, 0, "git-ref", f"{where} (did you mean {near}?)",
+                                             f"pass {flag} {near}, or another branch, tag or commit that exists "
+                                             "here (fetch it first in CI)"))
         what = "a branch, tag or commit that exists here" + (f", e.g. {flag} {example}" if flag and example else "")
         return SweepgateError(Diagnostic(
-            "git", 0, 0, "git-ref", f"'{ref}' is not a commit in {os.path.abspath(self._root)}",
-            f"pass {f'{flag} with ' if flag else ''}{what} (fetch it first in CI)"))
+            "git", 0, 0, "git-ref", where, f"pass {f'{flag} with ' if flag else ''}{what} (fetch it first in CI)"))
+
+    def near_ref(self, ref: str) -> str | None:
+        """The branch, remote-tracking branch or tag here whose name is nearest ``ref``, a revision that is no
+        commit here, with ``ref``'s own ``~N``/``^`` suffix ('mian~1' -> 'main~1'); None when none is near (a
+        commit not fetched, a name of another repository)."""
+        import difflib
+
+        name, suffix = re.fullmatch(r"(.*?)([~^].*)?", ref).groups()
+        proc = subprocess.run(["git", "-C", self._root, "for-each-ref", "--format=%(refname:short)",
+                               "refs/heads", "refs/remotes", "refs/tags"], capture_output=True, text=True)
+        names = ["HEAD", *(n for n in proc.stdout.splitlines() if n)] if proc.returncode == 0 else []
+        if not name or name in names:  # 'main~1000' past a shallow history: no other name is meant
+            return None
+        spelt = {n.lower(): n for n in reversed(names)}  # 'head' for HEAD: case as typed
+        near = difflib.get_close_matches(name.lower(), list(spelt), n=1, cutoff=0.75)
+        return spelt[near[0]] + (suffix or "") if near else None
 
     # -- object reads ---------------------------------------------------------------
 
