@@ -105,3 +105,21 @@ def test_a_mistyped_command_is_named_under_a_newer_pythons_wording(make_repo, ar
     line = error_line(r)
     assert r.returncode == 2 and "(choose from " in line and "'comment'" not in line, r.stderr
     assert line.endswith(f" (did you mean {meant}?)"), r.stderr
+
+
+@pytest.mark.parametrize("argv, choices", [
+    (("results",), "ingest, show, sidecar, compare, comment"),
+    (("ci",), "decide, split, row-env, dispatch, watch, audit, reuse, collect"),
+    (("changelog",), "add, rebase, canonicalize"),
+    (("engines",), "capture"),
+])
+def test_a_command_given_without_its_subcommand_lists_them(make_repo, argv, choices):
+    """s34e: `sweepgate results` alone said only `the following arguments are required: SUBCOMMAND`, its
+    usage line `SUBCOMMAND ...`: a new user had to ask --help for the words there are. Exit 2 as before."""
+    repo = make_repo().path
+    (repo / "configs").mkdir(exist_ok=True)
+    r = sweepgate(repo / "configs", *argv)
+    word = "SUBCOMMAND" if argv == ("results",) else "ACTION"
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert error_line(r) == (f"sweepgate {argv[0]}: error: the following arguments are required: {word} (choose "
+                             f"from {choices}; `sweepgate {argv[0]} --help` says what each does)"), r.stderr

@@ -90,6 +90,21 @@ def _nearest_choice(message: str) -> str:
     return f"{message} (did you mean {near[0]!r}?)" if near else message
 
 
+def _missing_choice(parser, message: str) -> str:
+    """argparse's "the following arguments are required: SUBCOMMAND" with the subcommands to choose from
+    (``sweepgate results`` alone said only that one was missing, its usage line ``SUBCOMMAND ...``); any
+    other message as it is."""
+    import argparse
+
+    missing = message.removeprefix("the following arguments are required: ")
+    if missing == message:
+        return message
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and (action.metavar or action.dest) in missing.split(", "):
+            return f"{message} (choose from {', '.join(action.choices)}; `{parser.prog} --help` says what each does)"
+    return message
+
+
 def _parser_class():
     """argparse's parser, but what --help and --version print reaches stdout or is said: argparse
     drops a failed write of a message, so `--help >/dev/full` printed nothing and exited 0."""
@@ -119,7 +134,7 @@ def _parser_class():
             if message.startswith("the following arguments are required") and (
                     unknown := [w for w in _flags_given(getattr(self, "_given", [])) if not _known_flag(self, w)]):
                 message = f"{unrecognized(self, unknown)}; {message}"
-            message = _nearest_choice(message)
+            message = _missing_choice(self, _nearest_choice(message))
             self.print_usage(sys.stderr)
             self._print_message(f"{self.prog}: error: {message}\n", sys.stderr)
             if os.environ.get("GITHUB_ACTIONS") == "true":
