@@ -108,7 +108,15 @@ def test_clean_config_change_without_entry_passes(repo, capsys):
     repo.commit({NVIDIA: FLEET_NVIDIA.replace("conc-end: 16", "conc-end: 32")})
     rc, out, err = validate(repo, capsys)
     assert rc == 0, err
-    assert "1 changed config file(s) checked" in out
+    assert "(no entry appended, nothing to run; 1 changed config file checked)" in out  # s34e: not "file(s)"
+
+
+def test_the_ok_line_counts_config_files_in_words(repo, capsys):
+    """s34e: the ok line read "1 changed config file(s) checked", whatever the count."""
+    repo.commit({NVIDIA: FLEET_NVIDIA.replace("conc-end: 16", "conc-end: 32"),
+                 "configs/runners.yaml": RUNNERS + "\n"})
+    rc, out, err = validate(repo, capsys)
+    assert rc == 0 and "; 2 changed config files checked)" in out, (out, err)
 
 
 def test_staged_checks_working_tree_configs(repo, capsys):

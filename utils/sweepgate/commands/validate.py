@@ -15,6 +15,7 @@ from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
 from sweepgate.core.errors import emit
 from sweepgate.core.gate import GateOptions, validate
+from sweepgate.core.report import count
 from sweepgate.core.github import owner_name
 
 
@@ -108,13 +109,13 @@ def run(args) -> int:
     if outcome.appended_entries:
         what = f"{outcome.appended_entries} appended entr{'ies' if outcome.appended_entries != 1 else 'y'}"
     elif outcome.corrections:
-        what = f"{outcome.corrections} pr-link correction(s), nothing to run"
+        what = f"{count(outcome.corrections, 'pr-link correction')}, nothing to run"
     else:
         # The one outcome where validate and matrix differ on purpose: matrix refuses a change
         # that appends nothing (CONTRACTS section 1), the gate accepts it (a code-only PR).
         what = "no entry appended, nothing to run"
     if outcome.inputs:
-        what += f"; {len(outcome.inputs)} changed config file(s) checked"
+        what += f"; {count(len(outcome.inputs), 'changed config file')} checked"
     if args.github_output:
         _write_outputs(outcome)
     emit(outcome.notes)  # warnings that pass: a PR's pull/XXX link, which the push to main refuses
