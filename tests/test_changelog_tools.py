@@ -423,6 +423,24 @@ def test_canonicalize_fixes_the_placeholder_spellings_the_gate_refuses(repo, cap
     assert sg(capsys, "validate", "--base-ref", "main", "--head-ref", head, "--pr-number", "42")[0] == 0
 
 
+@pytest.mark.parametrize("pr", [["--pr-number", "42"], []])
+def test_a_lower_case_placeholder_is_told_as_one_and_canonicalize_named(repo, capsys, pr):
+    """s34e: a real PR's `pull/xxx` read "pr-link number 'xxx' is not a pull-request number; use
+    .../pull/42": nothing said it was the placeholder misspelt, nor that canonicalize fills it in."""
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("perf-changelog.yaml", CHANGELOG + entry("dsr1-fp4-b300-vllm", "xxx"))
+    head = repo.commit()
+    rc, _, err = sg(capsys, "validate", "--base-ref", "main", "--head-ref", head, *pr)
+    line = err.strip().splitlines()[0]
+    assert rc == 1 and re.fullmatch(r"perf-changelog\.yaml:\d+:3: .*", line), err
+    if pr:  # a PR's check: XXX is allowed, xxx is its misspelling
+        assert line.endswith(": pr-link placeholder 'xxx' is not XXX (upper case); write .../pull/XXX, or fill in "
+                             "the PR's link now: sweepgate changelog canonicalize --pr-number 42"), line
+    else:  # the push to main: no placeholder is allowed
+        assert line.endswith(": pr-link still has a placeholder, 'xxx'; replace it with the merged PR's number "
+                             "(sweepgate changelog canonicalize --pr-number N)"), line
+
+
 def test_canonicalize_defaults_to_main_and_refuses_history_edits(repo, capsys):
     repo.git("checkout", "-q", "-b", "feature")
     repo.write("perf-changelog.yaml", CHANGELOG.replace("pull/1\n", "pull/11\n") + entry("kimik3-*", "XXX"))

@@ -60,6 +60,12 @@ def pr_link_problem(link, repo: str | None, pr_number: int | None,
             return None
         return ("pr-link still has the XXX placeholder",
                 "replace XXX with the merged PR's number (sweepgate changelog canonicalize --pr-number N)")
+    if number.upper() == PLACEHOLDER:  # 'xxx', 'Xxx': the placeholder misspelt, which canonicalize fills in too
+        fill = f"sweepgate changelog canonicalize --pr-number {pr_number or 'N'}"
+        if allow_placeholder:
+            return (f"pr-link placeholder '{number}' is not XXX (upper case)",
+                    f"write .../pull/XXX, or fill in the PR's link now: {fill}")
+        return (f"pr-link still has a placeholder, '{number}'", f"replace it with the merged PR's number ({fill})")
     if not re.fullmatch(r"[1-9][0-9]*", number):
         return (f"pr-link number '{number}' is not a pull-request number", f"use {example}")
     if pr_number is not None and int(number) != pr_number:
