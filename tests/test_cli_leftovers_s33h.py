@@ -132,3 +132,15 @@ def test_a_runner_outside_the_row_s_pool_is_titled_unknown_runner_under_actions(
     r = sweepgate(["ci", "row-env", "--row", json.dumps(SEED_ROW), "--runner-name", "x_01", "--output", "-"], repo,
                   GITHUB_ACTIONS="true")
     assert r.returncode == 1 and "::error title=unknown-runner::--runner-name: runner 'x_01'" in r.stderr, r.stderr
+
+
+def test_preflight_tells_where_the_library_comes_from_once_not_on_every_missing_script(make_repo):
+    # s34: a clone of the corpus (no benchmarks/) had the same long fix on each of ~200 problem lines
+    from sweepgate.commands.preflight import LIBRARY_LATER
+
+    repo = make_repo()
+    r = sweepgate(["preflight"], repo.path / "configs")
+    problems = [line for line in r.stderr.splitlines() if "resolve" in line and "to no benchmark script" in line]
+    assert r.returncode == 1 and len(problems) > 1, r.stderr
+    assert problems[0].endswith(LIBRARY_FIX), problems[0]
+    assert all(line.endswith(f"; {LIBRARY_LATER}") for line in problems[1:]), problems

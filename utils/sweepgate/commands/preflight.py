@@ -264,17 +264,26 @@ def row_label(row: dict) -> str:
 
 
 def with_rows(found: dict, shown: int = 3) -> list:
-    """Each problem once; one found in several rows says how many and names the first few."""
+    """Each problem once; one found in several rows says how many and names the first few. Where the
+    repository has no benchmark library, the first missing script's fix says where it comes from and the
+    others point back to it (a clone with no benchmarks/ had the same long fix on ~200 lines)."""
     from sweepgate.core.errors import Diagnostic
+    from sweepgate.core.recipes import LIBRARY_COPY
 
-    out = []
+    out, told = [], False
     for d, labels in found.items():
+        message, hint = d.message, d.hint
         if len(labels) > 1:
             names = ", ".join(labels[:shown]) + (", ..." if len(labels) > shown else "")
-            d = Diagnostic(d.file, d.line, d.col, d.rule, f"{d.message} ({len(labels)} rows: {names})", d.hint,
-                           d.severity)
-        out.append(d)
+            message = f"{message} ({len(labels)} rows: {names})"
+        if hint.endswith(f"; {LIBRARY_COPY}"):
+            hint, told = (hint, True) if not told else (hint.replace(LIBRARY_COPY, LIBRARY_LATER), told)
+        out.append(Diagnostic(d.file, d.line, d.col, d.rule, message, hint, d.severity)
+                   if (message, hint) != (d.message, d.hint) else d)
     return out
+
+
+LIBRARY_LATER = "copy the benchmark library too (the first missing script's fix says from where)"
 
 
 _CLEANUP = re.compile(r"\(?(Stopping|Stopped) ")  # benchmark_lib's exit trap, after the error
