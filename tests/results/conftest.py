@@ -2,7 +2,8 @@
 
 ``pg_server`` uses $SWEEPGATE_TEST_PG_URL when set; otherwise it starts its own
 server (Debian's postgresql binaries: initdb + pg_ctl, as the `postgres` user
-when we are root, data under /tmp, loopback port) and stops it at the end. It
+when we are root, data under /tmp, loopback port) and stops it at the end, or its
+watchdog does once pytest is gone without a teardown (SIGKILL; pgserver.py). It
 skips only when no PostgreSQL binaries exist; .ci/run makes sure they do (and sets
 SWEEPGATE_REQUIRE_PG, which turns that skip into a failure).
 """

@@ -1,10 +1,13 @@
-"""Start and stop a throwaway PostgreSQL server (Debian's binaries; as `postgres` when root)."""
+"""Start and stop a throwaway PostgreSQL server (Debian's binaries; as `postgres` when root). A watchdog
+started with it stops it and removes its folder once the process that started it is gone, however it
+ended (a teardown, or a SIGKILL that skips every teardown)."""
 
 from __future__ import annotations
 
 import contextlib
 import glob
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -31,25 +34,44 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def watchdog(binaries: Path, data: Path) -> tuple[subprocess.Popen, int]:
+    """A shell in a session of its own (a hang-up or Ctrl-C of the tests' terminal does not reach it)
+    reading a pipe whose write end only this process holds: the pipe ends when this process does, by
+    closing it or by dying (SIGKILL included), and the shell then stops the server in ``data``
+    (``pg_ctl stop -m immediate``) and removes ``data``. Returns it and the write end to close."""
+    stop = shlex.join(_as_postgres([str(binaries / "pg_ctl"), "-D", str(data / "db"), "-m", "immediate", "stop"]))
+    read, write = os.pipe()  # not inheritable: no other child of this process holds the pipe open
+    try:
+        proc = subprocess.Popen(["sh", "-c", f"cat >/dev/null; {stop}; rm -rf {shlex.quote(str(data))}"],
+                                stdin=read, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    except BaseException:
+        os.close(write)
+        raise
+    finally:
+        os.close(read)
+    return proc, write
+
+
 @contextlib.contextmanager
 def server(binaries: Path, settings: str = ""):
     """A running server on a loopback port; yields its URL (database `postgres`). ``settings``: more
-    server options (``-c max_connections=2``)."""
+    server options (``-c max_connections=2``). Stopped and removed by its ``watchdog``."""
     data = Path(tempfile.mkdtemp(prefix="sweepgate-pg-"))
     if os.geteuid() == 0:
         shutil.chown(data, "postgres", "postgres")
-    port = _free_port()
-    subprocess.run(_as_postgres([str(binaries / "initdb"), "-D", str(data / "db"), "-A", "trust", "-U", "postgres",
-                                 "--no-sync", "-E", "UTF8"]), check=True, capture_output=True)
-    opts = f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off {settings}".strip()
-    subprocess.run(_as_postgres([str(binaries / "pg_ctl"), "-D", str(data / "db"), "-o", opts, "-l",
-                                 str(data / "log"), "-w", "start"]), check=True, capture_output=True)
+    guard, release = watchdog(binaries, data)
     try:
+        port = _free_port()
+        subprocess.run(_as_postgres([str(binaries / "initdb"), "-D", str(data / "db"), "-A", "trust", "-U",
+                                     "postgres", "--no-sync", "-E", "UTF8"]), check=True, capture_output=True)
+        opts = f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off {settings}".strip()
+        subprocess.run(_as_postgres([str(binaries / "pg_ctl"), "-D", str(data / "db"), "-o", opts, "-l",
+                                     str(data / "log"), "-w", "start"]), check=True, capture_output=True)
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run(_as_postgres([str(binaries / "pg_ctl"), "-D", str(data / "db"), "-m", "immediate", "stop"]),
-                       capture_output=True)
-        shutil.rmtree(data, ignore_errors=True)
+        os.close(release)
+        guard.wait(timeout=120)
 
 
 @contextlib.contextmanager
