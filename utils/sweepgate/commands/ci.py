@@ -84,11 +84,11 @@ def _check_event(event: dict, path: str) -> None:
     a payload that is not one is refused whole, each wrong field on its line."""
     from sweepgate.core.check import schema_problems
     from sweepgate.core.errors import Diagnostic, SweepgateError
-    from sweepgate.workflow.decide import PAYLOAD_FIX
+    from sweepgate.workflow.decide import PAYLOAD_FIX, PAYLOAD_RULE
 
     problems = schema_problems(event, "event")
     if problems:
-        raise SweepgateError([Diagnostic(path, 0, 0, "event-payload", f"event payload: {message}", PAYLOAD_FIX)
+        raise SweepgateError([Diagnostic(path, 0, 0, PAYLOAD_RULE, f"event payload: {message}", PAYLOAD_FIX)
                               for _, _, message, _ in problems])
 
 

@@ -93,6 +93,7 @@ def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
 
 
 REHEARSED_PATHS = ("benchmarks", f"{F.CONFIG_DIR}/engines")  # what a rehearsal reads from the disk, not git
+RUN_RULE = "preflight-run"  # the title of a rehearsed row whose script failed or left something running
 
 
 def refuse_other_scripts(git, head_ref: str) -> None:
@@ -316,7 +317,7 @@ def _syntax_error(tail: str, root: Path):
     if not path.is_file() or not path.is_relative_to(root):
         return None
     rel = str(path.relative_to(root))
-    return Diagnostic(rel, int(said[-1]["line"]), 0, "preflight-run", f"bash stops here: {said[-1]['what'].strip()}",
+    return Diagnostic(rel, int(said[-1]["line"]), 0, RUN_RULE, f"bash stops here: {said[-1]['what'].strip()}",
                       f"fix the syntax (bash -n {rel} checks it without running it)")
 
 
@@ -333,13 +334,13 @@ def _run_problems(row: dict, rec, root: Path) -> list:
         out.append(syntax)
     elif rec.timed_out or rec.rc:
         what = "did not finish" if rec.timed_out else how_it_ended(rec.rc)
-        out.append(Diagnostic(rel, 0, 0, "preflight-run", f"row {row.get(F.EXP_NAME)}: the script {what} "
+        out.append(Diagnostic(rel, 0, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script {what} "
                               f"in the fast rehearsal ({_cause(rec.output_tail)[:200]})",
                               "run sweepgate rehearse on the row"))
     if rec.leftovers:
-        out.append(Diagnostic(rel, 0, 0, "preflight-run", "left running: " + "; ".join(rec.leftovers),
+        out.append(Diagnostic(rel, 0, 0, RUN_RULE, "left running: " + "; ".join(rec.leftovers),
                               "start background work with start_background_process"))
     if rec.unreadable:  # no command of the row could be checked: not a pass
         what, _, fix = rec.unreadable.partition("; ")
-        out.append(Diagnostic(rel, 0, 0, "preflight-run", f"row {row.get(F.EXP_NAME)}: {what}", fix))
+        out.append(Diagnostic(rel, 0, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: {what}", fix))
     return out

@@ -83,6 +83,7 @@ def _full_sweep_wants(args, key: str, config: dict) -> bool:
 
 
 SHOWN_VALUES = 8  # of the values a filter could have matched, named in its warning
+FILTER_RULE = "sweep-filter"  # the title of a filter's warning that it matches nothing
 
 
 FILTERS = (("--model-prefix", "model_prefix", F.MODEL_PREFIX), ("--precision", "precision", F.PRECISION),
@@ -104,7 +105,7 @@ def _unmatched_filters(args, configs) -> list:
                 continue
             known = sorted({str(config.get(field)) for _, config in items})
             here = ", ".join(known[:SHOWN_VALUES]) + (", ..." if len(known) > SHOWN_VALUES else "")
-            out.append(Diagnostic(flag, 0, 0, "sweep-filter", f"warning: {value!r} matches no config",
+            out.append(Diagnostic(flag, 0, 0, FILTER_RULE, f"warning: {value!r} matches no config",
                                   f"check the spelling; the configs have: {here}", severity="warning"))
     return out
 
@@ -167,7 +168,7 @@ def _unmatched_seq_lens(args, keys: list, chosen: list[dict]) -> list:
     swept = {seq_len_name(s[F.ISL], s[F.OSL]) for config in chosen
              for s in (config.get(F.SCENARIOS) or {}).get(F.FIXED_SEQ_LEN) or []}
     of = ", ".join(args.config_keys) if args.command == "test-config" else "the configs selected"
-    return [Diagnostic("--seq-lens", 0, 0, "sweep-filter", f"warning: no row of {of} has seq-len {name}",
+    return [Diagnostic("--seq-lens", 0, 0, FILTER_RULE, f"warning: no row of {of} has seq-len {name}",
                        f"pick the lengths the configs sweep: {', '.join(sorted(swept)) or 'none'}",
                        severity="warning") for name in dict.fromkeys(args.seq_lens) if name not in swept]
 
@@ -184,14 +185,14 @@ def _warn_unmatched_nodes_and_concs(args, keys: list, labels, rows: list[dict], 
     if keys and args.runner_node_filter and not rows:
         names = sorted({str(n) for nodes in labels().values() if isinstance(nodes, list) for n in nodes})
         here = ", ".join(names[:SHOWN_VALUES]) + (", ..." if len(names) > SHOWN_VALUES else "")
-        out.append(Diagnostic("--runner-node-filter", 0, 0, "sweep-filter",
+        out.append(Diagnostic("--runner-node-filter", 0, 0, FILTER_RULE,
                               f"warning: {args.runner_node_filter!r} is in no runner name of these configs",
                               f"check the spelling; {F.RUNNERS_FILE} names for them: {here or 'none'}",
                               severity="warning"))
     if keys and getattr(args, "conc", None) and not (lengths and len(lengths) == len(set(args.seq_lens))):
         missing = [c for c in args.conc if not any(c in F.row_concs(r) for r in rows)]
         if missing:
-            out.append(Diagnostic("--conc", 0, 0, "sweep-filter", f"warning: no row of "
+            out.append(Diagnostic("--conc", 0, 0, FILTER_RULE, f"warning: no row of "
                                   f"{', '.join(args.config_keys)} has conc {', '.join(map(str, missing))}",
                                   "pick concurrencies the configs sweep (full-sweep lists them)", severity="warning"))
     if out:

@@ -321,6 +321,9 @@ def _config_level_rules(config: dict, points: list) -> Iterator[tuple[tuple, str
             f"add e.g. '{F.KV_P2P_TRANSFER}: nixl' next to 'disagg: true'"
 
 
+THRESHOLD_RULE = "results-threshold"  # the title of a results threshold compare cannot judge by
+
+
 def _results_rules(results: dict) -> Iterator[tuple[tuple, str, str, str]]:
     """A config's ``results`` thresholds: each names a metric compare judges, and none on a
     higher-is-better figure is 1 or more (no drop can reach 100 %: the check would be off)."""
@@ -328,12 +331,12 @@ def _results_rules(results: dict) -> Iterator[tuple[tuple, str, str, str]]:
     for metric, value in (thresholds.items() if isinstance(thresholds, dict) else ()):
         path = (F.RESULTS, F.RESULTS_THRESHOLDS, metric)
         if metric not in METRICS.COMPARED_METRICS:
-            yield path, "results-threshold", *_unjudged(str(metric))
+            yield path, THRESHOLD_RULE, *_unjudged(str(metric))
         elif METRICS.DIRECTION[metric] == METRICS.HIGHER_IS_BETTER and _number(value) and value >= 1:
-            yield path, "results-threshold", *_unreachable(f"{metric} threshold", value)
+            yield path, THRESHOLD_RULE, *_unreachable(f"{metric} threshold", value)
     overall = results.get(F.RESULTS_THRESHOLD)
     if _number(overall) and overall >= 1:
-        yield (F.RESULTS, F.RESULTS_THRESHOLD), "results-threshold", *_unreachable("threshold", overall)
+        yield (F.RESULTS, F.RESULTS_THRESHOLD), THRESHOLD_RULE, *_unreachable("threshold", overall)
 
 
 def _unjudged(metric: str) -> tuple[str, str]:

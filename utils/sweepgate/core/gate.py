@@ -49,6 +49,7 @@ from sweepgate.core.prlinks import PLACEHOLDER, PR_LINK, pr_link_problem, resolv
 
 
 WORKTREE = "WORKTREE"
+NOT_AN_ENTRY_RULE = "not-an-entry"  # the title of a changelog, or an item of it, that is no entry
 # C0 controls except tab/LF/CR (reported on their own), DEL, C1 NEL and the Unicode
 # line/paragraph separators: YAML and `str.splitlines` disagree about them.
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\u2028\u2029\ufeff]")
@@ -188,14 +189,14 @@ def _misplaced_entry_start(line: bytes, after_blank: bool) -> bool:
 def _not_an_entry(out: Collector, i: int, last_text: int, first: bool) -> None:
     """Appended text at index ``i`` that does not start a new entry with '- ' at column 1."""
     if last_text < 0:
-        out.add(i + 1, "not-an-entry", "the changelog must be a list of entries",
+        out.add(i + 1, NOT_AN_ENTRY_RULE, "the changelog must be a list of entries",
                 "start each entry with '- config-keys:' at column 1")
     elif first:
-        out.add(i + 1, "not-an-entry",
+        out.add(i + 1, NOT_AN_ENTRY_RULE,
                 f"appended text does not start a new entry; it continues the entry ending at line {last_text + 1}",
                 "start a new entry with '- config-keys:' after one empty line; never extend history")
     else:
-        out.add(i + 1, "not-an-entry",
+        out.add(i + 1, NOT_AN_ENTRY_RULE,
                 f"appended text does not start a new entry; it continues the entry ending at line {last_text + 1}",
                 "start a new entry with '- config-keys:' at column 1, after one empty line")
 

@@ -37,7 +37,7 @@ def repo_root(start: str = ".") -> str:
         where = os.path.abspath(start)
         reason = "is not inside a git work tree" if "work tree" in proc.stderr else "is not inside a git repository"
         raise SweepgateError(Diagnostic(
-            where, 0, 0, "git", f"{where} {reason}",
+            where, 0, 0, GIT_RULE, f"{where} {reason}",
             "cd into a clone of your benchmark repository (git clone, or git init and commit) and run sweepgate there"))
     return top
 
@@ -78,6 +78,9 @@ LINK_MODE = b"120000"
 # while its answers fill the pipe, so a request larger than the pipe holds would wait for ever.
 ASK_BYTES = 16 * 1024
 
+GIT_RULE = "git"  # the title of a git command that failed or ended early
+YAML_RULE = "yaml-syntax"  # the title of text that is not YAML
+
 
 def _chunks(specs: list[str]) -> list[list[str]]:
     """``specs`` in runs whose request lines fit ``ASK_BYTES`` (one spec a run at least)."""
@@ -113,7 +116,7 @@ class Git:
         if check and proc.returncode != 0:
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise SweepgateError(Diagnostic(
-                self._root, 0, 0, "git", f"git {' '.join(args[:3])} failed: {err[-1] if err else proc.returncode}",
+                self._root, 0, 0, GIT_RULE, f"git {' '.join(args[:3])} failed: {err[-1] if err else proc.returncode}",
                 "check that the refs exist (fetch with enough depth) and that this is a git repository"))
         return proc.stdout
 
@@ -256,7 +259,7 @@ class Git:
         """git cat-file died mid-stream: at once when the folder is no repository (a --keys-from, --tools or
         library caller's path, never checked), else an I/O failure, not a missing file."""
         repo_root(self._root)  # raises "is not inside a git repository" when it is not one
-        return SweepgateError(Diagnostic(self._root, 0, 0, "git", "git cat-file --batch ended early",
+        return SweepgateError(Diagnostic(self._root, 0, 0, GIT_RULE, "git cat-file --batch ended early",
                                          "check the repository (git fsck) and rerun"))
 
     def close(self) -> None:
@@ -456,15 +459,15 @@ def parse_yaml(text: str, path: str) -> object:
         fix, indent = "fix the YAML syntax at this position", _indent_hint(text, exc, mark)
         if indent:  # a line indented as no block above it is: say which indents those blocks use
             message, fix = f"{message}: {indent[0]}", indent[1]
-        raise SweepgateError(Diagnostic(path, line, col, "yaml-syntax", message, fix)) from None
+        raise SweepgateError(Diagnostic(path, line, col, YAML_RULE, message, fix)) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, other controls)
         before = text[:exc.position] if isinstance(exc.position, int) else ""
         raise SweepgateError(Diagnostic(
-            path, before.count("\n") + 1, len(before) - before.rfind("\n"), "yaml-syntax",
+            path, before.count("\n") + 1, len(before) - before.rfind("\n"), YAML_RULE,
             f"invalid YAML: character #x{exc.character if isinstance(exc.character, int) else ord(exc.character):04x} "
             "is not allowed in YAML", "remove it (a control character pasted with the text?)")) from None
     except yaml.YAMLError as exc:
-        raise SweepgateError(Diagnostic(path, 0, 0, "yaml-syntax", f"invalid YAML: {exc}".replace("\n", " "),
+        raise SweepgateError(Diagnostic(path, 0, 0, YAML_RULE, f"invalid YAML: {exc}".replace("\n", " "),
                                         "fix the YAML syntax")) from None
     refuse_alias_bomb(data, text, path)
     return data

@@ -30,6 +30,7 @@ from sweepgate.core.keypatterns import UNKNOWN_CONFIG_KEY, matching, near_wildca
 from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_strict, reference_reads
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+NO_ENTRIES_RULE = "no-entries"  # the title of a change that appends no changelog entry
 BUCKET_KEYS = ("single_node", "multi_node", "evals", "agentic_evals", "multinode_evals",
                "multinode_agentic_evals")
 
@@ -140,7 +141,7 @@ def parse_appended(appended: Appended, *, as_reference: bool = False) -> tuple[A
     data = parse_strict(appended.path, appended.text, line_of, found=tabs, as_reference=as_reference)
     doc = AppendedDoc(appended, data)
     if not data:
-        raise SweepgateError(doc.diag((), "no-entries", "the appended text holds no changelog entry",
+        raise SweepgateError(doc.diag((), NO_ENTRIES_RULE, "the appended text holds no changelog entry",
                                       "append an entry starting with '- config-keys:'"))
     if as_reference:
         data = laxentry.reference_entries(data)
@@ -370,12 +371,12 @@ def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) ->
             # The gate's one accepted history edit: nothing to run, refused here as the reference
             # refuses every deleted line (the workflows ask the gate and skip this step for it).
             raise SweepgateError(Diagnostic(
-                opts.changelog, deleted[0][0], 0, "no-entries",
+                opts.changelog, deleted[0][0], 0, NO_ENTRIES_RULE,
                 f"{base}..{head} appends no entry; it corrects the pr-link of history line(s) "
                 f"{', '.join(str(n) for n, _ in deleted)}", "nothing to sweep: the gate accepts the correction"))
         raise SweepgateError(problems)
     if not appended.text.strip():
-        raise SweepgateError(Diagnostic(opts.changelog, appended.last_line, 0, "no-entries",
+        raise SweepgateError(Diagnostic(opts.changelog, appended.last_line, 0, NO_ENTRIES_RULE,
                                         f"{base}..{head} appends no entry to {opts.changelog}",
                                         "append an entry naming the config keys this change affects"))
     doc, entries = parse_appended(appended, as_reference=True)

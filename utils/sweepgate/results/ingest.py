@@ -42,6 +42,7 @@ from sweepgate.results.store import Copied, Immutable, StoreError
 
 WALKED_SUFFIXES = (".json", ".jsonl", ".csv")
 OUTPUT_SUFFIXES = (".json", ".jsonl", ".csv")
+UNREADABLE_RULE = "unreadable-entry"  # the title of a path named or walked that cannot be read as a file
 
 
 @dataclasses.dataclass
@@ -117,8 +118,8 @@ def _not_a_file(path: Path) -> Diagnostic:
     points) or one in a loop (``errors.link_trouble``), a FIFO..."""
     if (trouble := link_trouble(path)) is not None:
         said = trouble.said if trouble.loops else f"{BROKEN_LINK} ({trouble.chain[1]})"
-        return Diagnostic(str(path), 0, 0, "unreadable-entry", f"{said}; not ingested", "fix the link or remove it")
-    return Diagnostic(str(path), 0, 0, "unreadable-entry", f"not a regular file ({_kind(path)}); not ingested",
+        return Diagnostic(str(path), 0, 0, UNREADABLE_RULE, f"{said}; not ingested", "fix the link or remove it")
+    return Diagnostic(str(path), 0, 0, UNREADABLE_RULE, f"not a regular file ({_kind(path)}); not ingested",
                       "replace it with the result file or remove it")
 
 
@@ -137,7 +138,7 @@ def _entries(folder: Path, refused: list[Diagnostic]) -> list[Path]:
     """Every entry named like an output, or a zip archive, under ``folder`` (symbolic links to folders not
     followed); a subfolder that cannot be read is added to ``refused``, not passed over."""
     def unreadable(exc: OSError) -> None:  # os.walk passes over what it cannot list, unless told
-        refused.append(Diagnostic(exc.filename or str(folder), 0, 0, "unreadable-entry",
+        refused.append(Diagnostic(exc.filename or str(folder), 0, 0, UNREADABLE_RULE,
                                   f"cannot read this folder ({exc.strerror}); its files are not ingested",
                                   "make it readable, or pass the folders that can be read"))
 

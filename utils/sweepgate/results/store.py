@@ -44,6 +44,7 @@ from sweepgate.results import record as R
 
 DB_ENV = "SWEEPGATE_DB"
 PG_SCHEME = "postgresql+psycopg"  # PostgreSQL through psycopg 3, the driver installed with sweepgate
+IMMUTABLE_RULE = "results-immutable"  # the title of a stored result a new one would change
 DEFAULT_DIR = ".sweepgate"
 DEFAULT_FILE = "results.db"
 KEY = (R.RUN_ID, R.ATTEMPT, R.RESULT_FILENAME)
@@ -916,11 +917,11 @@ class Immutable(SweepgateError):
         if point:
             what = ", ".join(f"{f} {self.stored.get(f)}, this file {rec.get(f)}" for f in point)
             eg = point_file_name(point[0], rec)
-            return Diagnostic(path, rec.get(R.SOURCE_LINE) or 0, 0, "results-immutable",
+            return Diagnostic(path, rec.get(R.SOURCE_LINE) or 0, 0, IMMUTABLE_RULE,
                               f"{key} is already stored for another point ({what})", self.POINT_HINT.format(eg=eg))
         what = ", ".join(changed[:SHOWN_CHANGES]) + (
             f" and {len(changed) - SHOWN_CHANGES} more" if len(changed) > SHOWN_CHANGES else "")
-        return Diagnostic(path, rec.get(R.SOURCE_LINE) or 0, 0, "results-immutable",
+        return Diagnostic(path, rec.get(R.SOURCE_LINE) or 0, 0, IMMUTABLE_RULE,
                           f"{key} is already stored with other values (changed: {what})", self.HINT)
 
 
@@ -939,7 +940,7 @@ class OtherRef(Immutable):
 
     def at(self, path: str) -> Diagnostic:
         run, ref = self.record.get(R.RUN_ID), self.stored[R.REF]
-        return Diagnostic(path, self.record.get(R.SOURCE_LINE) or 0, 0, "results-immutable",
+        return Diagnostic(path, self.record.get(R.SOURCE_LINE) or 0, 0, IMMUTABLE_RULE,
                           f"{R.RUN_ID} {run!r} is stored on {ref}, but this output is on {self.record.get(R.REF)}",
                           "a run is of one ref: give this output its own run's id (its .job.json's, or --run-id "
                           f"with --row), or the ref run {run} is on")

@@ -99,6 +99,7 @@ PR_REFS = (("pull_request.number", "pr_number"), ("pull_request.base.sha", "base
 
 
 PAYLOAD_FIX = "pass the webhook payload GitHub wrote ($GITHUB_EVENT_PATH)"
+PAYLOAD_RULE = "event-payload"  # the title of a webhook payload that is not one decide can read
 
 
 def _skip(reason: str, **kw) -> Decision:
@@ -109,7 +110,7 @@ def _decide_push(event: dict, source: str) -> Decision:
     """A push to main sweeps everything its changelog appends; other pushes skip."""
     ref = event.get("ref", "")
     if not ref:  # GitHub always names the pushed ref: a file without one is another kind of JSON
-        raise fail(source, 0, "push payload without its 'ref'", PAYLOAD_FIX, rule="event-payload")
+        raise fail(source, 0, "push payload without its 'ref'", PAYLOAD_FIX, rule=PAYLOAD_RULE)
     if ref != MAIN_REF:
         return _skip(f"push to {ref}: only pushes to {MAIN_REF} run a sweep")
     if event.get("deleted") or event.get("after") == ZERO_SHA:
@@ -117,7 +118,7 @@ def _decide_push(event: dict, source: str) -> Decision:
     head = event.get("after") or ""
     if not head:  # GitHub always sends it: sweeping "" would sweep whatever the checkout holds
         raise fail(source, 0, "push payload without its 'after' commit",
-                   PAYLOAD_FIX, rule="event-payload")
+                   PAYLOAD_FIX, rule=PAYLOAD_RULE)
     base = event.get("before") or ""
     if not base or base == ZERO_SHA:
         base = f"{head}^"
@@ -139,7 +140,7 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
 
     action = event.get("action", "")
     if not action:  # GitHub always says what happened to the PR: a file without it is another kind of JSON
-        raise fail(source, 0, "pull_request payload without its 'action'", PAYLOAD_FIX, rule="event-payload")
+        raise fail(source, 0, "pull_request payload without its 'action'", PAYLOAD_FIX, rule=PAYLOAD_RULE)
     pr = event.get("pull_request") or {}
     number = str(pr.get("number") or event.get("number") or "")
     base = pr.get("base") or {}
@@ -159,7 +160,7 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
         changed = (event.get("label") or {}).get("name", "")
         if not changed:  # GitHub names the label it added or removed: a payload without one is not its
             raise fail(source, 0, f"pull_request '{action}' payload without its label's name",
-                       PAYLOAD_FIX, rule="event-payload")
+                       PAYLOAD_FIX, rule=PAYLOAD_RULE)
         if not label_is_relevant(changed):
             return _skip(f"label '{changed}' was {action}: it does not affect the sweep", **refs)
     if SKIP_MARKER in head_message:
@@ -170,7 +171,7 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
     missing = [name for name, key in PR_REFS if not refs[key]]
     if decision.run and missing:  # GitHub always sends them: sweeping "" would sweep whatever the checkout holds
         raise fail(source, 0, f"pull_request payload without its {', '.join(missing)}",
-                   PAYLOAD_FIX, rule="event-payload")
+                   PAYLOAD_FIX, rule=PAYLOAD_RULE)
     return decision
 
 
