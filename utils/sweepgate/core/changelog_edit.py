@@ -113,7 +113,7 @@ def _worktree_bytes(git, path: str) -> bytes:
         data.decode("utf-8")
         return data
     except UnicodeDecodeError as exc:
-        raise _fail(path, data[:exc.start].count(b"\n") + 1, "encoding", f"not UTF-8 text (byte {exc.start})",
+        raise _fail(path, data[:exc.start].count(b"\n") + 1, F.ENCODING_RULE, f"not UTF-8 text (byte {exc.start})",
                     "save the changelog as UTF-8") from None
     except FileNotFoundError:
         return b""

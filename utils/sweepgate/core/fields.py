@@ -117,6 +117,8 @@ RUNNERS_FILE = "configs/runners.yaml"
 UNKNOWN_RUNNER_RULE = "unknown-runner"
 # the title of a file a command needs that is not there, or is a folder
 MISSING_FILE_RULE = "missing-file"
+# the title of a file that is not UTF-8 text (the changelog, a config, a changelog being edited)
+ENCODING_RULE = "encoding"
 CHANGELOG_FILE = "perf-changelog.yaml"
 SCHEMA_DIR = "configs/schema"
 BENCHMARK_LIB = "benchmarks/benchmark_lib.sh"

@@ -126,7 +126,7 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            out.add(n, "encoding", f"not valid UTF-8 (byte 0x{line[exc.start]:02x})", "save the file as UTF-8",
+            out.add(n, F.ENCODING_RULE, f"not valid UTF-8 (byte 0x{line[exc.start]:02x})", "save the file as UTF-8",
                     col=exc.start + 1)
             continue
         m = CONTROL.search(text.replace("\0", ""))
@@ -443,7 +443,7 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
             out.add(head_line, "correction-mixed",
                     f"pr-link correction of history line {base_line} is mixed with appended entries",
                     "submit pr-link corrections in their own PR, without new entries")
-    file_level = out.has("bom", "conflict-marker", "crlf", "tab", "nul", "encoding", "control-character")
+    file_level = out.has("bom", "conflict-marker", "crlf", "tab", "nul", F.ENCODING_RULE, "control-character")
     # Whole entries inserted mid-history are read as entries too, so their own problems (an unknown
     # key, the schema) come with the insertion's, not only after it is moved to the end; an entry
     # of BASE's that was moved (two entries swapped) is history, not read as an entry.

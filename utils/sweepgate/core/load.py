@@ -609,7 +609,7 @@ def _decode(path: str, raw: bytes | None) -> str:
     except UnicodeDecodeError as exc:  # at its line and column (in bytes), as the changelog gate says it
         line_start = raw.rfind(b"\n", 0, exc.start) + 1
         raise SweepgateError(Diagnostic(path, raw.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1,
-                                        "encoding", f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
+                                        F.ENCODING_RULE, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
                                         "save the file as UTF-8")) from None
 
 

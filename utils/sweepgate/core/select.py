@@ -69,7 +69,7 @@ def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     try:
         new_bytes.decode("utf-8")  # as the reference reads the file: a byte that is no UTF-8 stops it
     except UnicodeDecodeError as exc:
-        raise SweepgateError(Diagnostic(path, new_bytes[:exc.start].count(b"\n") + 1, 0, "encoding",
+        raise SweepgateError(Diagnostic(path, new_bytes[:exc.start].count(b"\n") + 1, 0, F.ENCODING_RULE,
                                         f"not UTF-8 text (byte {exc.start})", "save the changelog as UTF-8")) from None
     old_bytes = git.read_prefix(base, path, new_bytes) or b""
     if (not old_bytes or old_bytes.endswith(b"\n")) and new_bytes.startswith(old_bytes):

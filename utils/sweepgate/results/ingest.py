@@ -38,7 +38,7 @@ from sweepgate.results import derive, jsonio, normalize, plausible, sidecar, sni
 from sweepgate.results import record as R
 from sweepgate.results.formats import aiperf_csv, foreign, gpu_metrics, vllm
 from sweepgate.results.measurement import Measurement
-from sweepgate.results.store import Copied, Immutable, StoreError
+from sweepgate.results.store import SAME_BYTES_RULE, Copied, Immutable, StoreError
 
 WALKED_SUFFIXES = (".json", ".jsonl", ".csv")
 OUTPUT_SUFFIXES = (".json", ".jsonl", ".csv")
@@ -806,7 +806,7 @@ def _copy_of(path: Path, records: list[dict], outcome: Outcome, output: Read | N
 
 
 def _copy_warning(path: Path, first: str) -> Diagnostic:
-    return Diagnostic(str(path), 0, 0, "same-bytes", f"warning: the same bytes as {first}, a copy under another "
+    return Diagnostic(str(path), 0, 0, SAME_BYTES_RULE, f"warning: the same bytes as {first}, a copy under another "
                       "name; not stored twice (in one run it would count as a second measurement)",
                       "nothing to do; remove the copy to silence this", severity="warning")
 

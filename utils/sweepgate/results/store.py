@@ -45,6 +45,7 @@ from sweepgate.results import record as R
 DB_ENV = "SWEEPGATE_DB"
 PG_SCHEME = "postgresql+psycopg"  # PostgreSQL through psycopg 3, the driver installed with sweepgate
 IMMUTABLE_RULE = "results-immutable"  # the title of a stored result a new one would change
+SAME_BYTES_RULE = "same-bytes"  # the title of a result file that repeats one stored or ingested already
 DEFAULT_DIR = ".sweepgate"
 DEFAULT_FILE = "results.db"
 KEY = (R.RUN_ID, R.ATTEMPT, R.RESULT_FILENAME)
@@ -955,7 +956,7 @@ class Copied(SweepgateError):
 
     def __init__(self, rec: dict, names: list[str]):
         self.record, self.names, self.file = rec, names, file_of(names[0])
-        super().__init__([Diagnostic(f"{R.RUN_ID} {rec.get(R.RUN_ID)}", 0, 0, "same-bytes",
+        super().__init__([Diagnostic(f"{R.RUN_ID} {rec.get(R.RUN_ID)}", 0, 0, SAME_BYTES_RULE,
                                      f"already stored as {names[0]!r}", "")])
 
 
