@@ -4,10 +4,12 @@ Routes map (METHOD, path) to (status, JSON body) or to a callable(payload, query
 an answer may carry a third item, response headers (Link, Location, Content-Type). A bytes body
 is sent as it is (an artifact zip). A public route answers without a token (a signed storage URL).
 Response shapes follow GitHub's REST documentation for each endpoint the tests use.
-Every request is recorded as (method, path, payload) in ``requests``, and its whole target
-(path and query string) in ``targets``. ``paged`` answers a list endpoint page by page as
-GitHub does (``per_page`` default 30, max 100; ``page`` from 1; a ``Link`` header). ``created_filter``
-reads the ``created`` filter of the workflow-runs lists as GitHub's search syntax for dates documents it.
+Every request is recorded as (method, path, payload) in ``requests``, its whole target
+(path and query string) in ``targets``, and when it arrived (``time.time()``) in ``arrived``: a
+test of a wait checks the gap between two requests, not the wall time of a command on a busy host.
+``paged`` answers a list endpoint page by page as GitHub does (``per_page`` default 30, max 100;
+``page`` from 1; a ``Link`` header). ``created_filter`` reads the ``created`` filter of the
+workflow-runs lists as GitHub's search syntax for dates documents it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -81,6 +84,7 @@ class GitHubStub:
         self.routes: dict[tuple[str, str], object] = {}
         self.requests: list[tuple[str, str, dict]] = []
         self.targets: list[str] = []
+        self.arrived: list[float] = []
         self.public: set[tuple[str, str]] = set()
         stub = self
 
@@ -109,6 +113,7 @@ class GitHubStub:
             self.public.add((method, path))
 
     def handle(self, req, method):
+        self.arrived.append(time.time())
         parts = urlsplit(req.path)
         length = int(req.headers.get("Content-Length") or 0)
         payload = json.loads(req.rfile.read(length) or b"{}") if length else {}
