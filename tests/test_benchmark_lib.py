@@ -469,7 +469,10 @@ def _stubborn_trees_script(tmp_path: Path, pids: Path, stamp: Path) -> Path:
     return script
 
 
-@pytest.mark.parametrize("cap,bound", [(None, 25.0), ("2", 5.0)])
+# The upper bounds leave a busy host seconds to spare and still fail what they guard against:
+# uncapped (a 20 s grace), three graces one after another take 60 s, two take 40; capped at 2 s,
+# an ignored cap takes the 20 s grace. A speed goal belongs in tests/bench, not here.
+@pytest.mark.parametrize("cap,bound", [(None, 2 * 20.0), ("2", 20.0)])
 def test_three_trees_that_ignore_term_are_gone_within_one_shared_deadline(tmp_path, cap, bound):
     pids, stamp = tmp_path / "pids", tmp_path / "exit_at"
     script = _stubborn_trees_script(tmp_path, pids, stamp)
@@ -488,7 +491,7 @@ def test_three_trees_that_ignore_term_are_gone_within_one_shared_deadline(tmp_pa
         # One grace for all three (sequential graces would take three times as long),
         # and KILL only after it: the trees really ignored TERM.
         grace = float(cap or 20)
-        assert grace - 0.5 <= elapsed <= bound, f"cleanup took {elapsed:.1f}s"
+        assert grace - 0.5 <= elapsed < bound, f"cleanup took {elapsed:.1f}s"
         print(f"three stubborn trees stopped in {elapsed:.2f}s (grace {grace:.0f}s)")
     finally:
         kill_quietly(_read_pids(pids))

@@ -220,10 +220,14 @@ def test_a_postgresql_server_that_never_answers_is_named_after_the_default_timeo
     assert proc.returncode == 1 and proc.stdout == "", (proc.stdout, proc.stderr)
     assert f"the PostgreSQL server at {silent_server} did not answer within {store.PG_CONNECT_TIMEOUT_S} s" in line
     assert "?connect_timeout=SECONDS" in line and ":p@" not in line
-    assert time.monotonic() - started < store.PG_CONNECT_TIMEOUT_S + 30
+    # waited the default, and not psycopg's 130 s (a bound that leaves a busy host 30 s to start a CLI)
+    assert store.PG_CONNECT_TIMEOUT_S <= time.monotonic() - started < store.PG_CONNECT_TIMEOUT_S + 30
 
 
 def test_a_connect_timeout_the_url_or_environment_gives_is_kept(silent_server, tmp_path, capsys, monkeypatch):
+    """The wait is the one given, not the default: the default is set far off (60 s) so that a bound
+    between the two (30 s) tells them apart on any host, however busy; and no shorter than given."""
+    monkeypatch.setattr(store, "PG_CONNECT_TIMEOUT_S", 60)
     for url, env in ((f"postgresql://u:p@{silent_server}/db?connect_timeout=2", None),
                      (f"postgresql://u:p@{silent_server}/db", "3")):
         if env:
@@ -232,7 +236,7 @@ def test_a_connect_timeout_the_url_or_environment_gives_is_kept(silent_server, t
         rc, _, err = run_cli(capsys, "results", "show", "--db", url)
         waited = 2 if env is None else 3
         assert rc == 1 and f"did not answer within {waited} s" in err, err
-        assert waited <= time.monotonic() - started < waited + 5
+        assert waited <= time.monotonic() - started < 30
 
 
 def _killed_while_making(db: Path, jobs: str) -> list[Path]:
