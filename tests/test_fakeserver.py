@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 import urllib.error
@@ -22,6 +24,9 @@ sys.path.insert(0, str(ROOT / "utils"))
 from sweepgate.rehearsal import standin as fakeserver  # noqa: E402
 
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+# A server a test starts as a process of its own dies with the test process, however that ends (a
+# SIGKILL skips every `finally`): setpriv (util-linux) sets its parent-death signal, then runs it.
+DIES_WITH_US = ["setpriv", "--pdeathsig", "KILL", "--"]
 
 
 @pytest.fixture()
@@ -178,7 +183,7 @@ def test_runs_as_a_plain_script_by_path_without_sweepgate():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.Popen([sys.executable, str(FAKESERVER), "serve", "--port", str(port)],
+    proc = subprocess.Popen([*DIES_WITH_US, sys.executable, str(FAKESERVER), "serve", "--port", str(port)],
                             cwd=FAKESERVER.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         status, _ = get_once_up(proc, f"http://127.0.0.1:{port}/health", 10)
@@ -199,7 +204,7 @@ def test_shims_serve_vllm_s_server_module_and_mooncake_s_dashed_port(tmp_path, a
         port = s.getsockname()[1]
     argv = [*argv, str(port)] if argv[-1] == "--metrics-port" else [*argv, "--port", str(port)]
     env = {**os.environ, "SWEEPGATE_REHEARSE_LOG": str(tmp_path / "calls.jsonl")}
-    proc = subprocess.Popen([sys.executable, str(FAKESERVER), "shim", *argv], env=env,
+    proc = subprocess.Popen([*DIES_WITH_US, sys.executable, str(FAKESERVER), "shim", *argv], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         status, body = get_once_up(proc, f"http://127.0.0.1:{port}/v1/models", 30)
@@ -234,3 +239,38 @@ def test_pinned_help_answers_every_command_shape(tmp_path, monkeypatch, capsys):
         assert fakeserver.shim(argv[0], argv[1:]) == 0, argv
         out = capsys.readouterr().out
         assert f"  {flag}\n" in out + "\n" and out.startswith("usage: "), (argv, out)
+
+
+def test_a_server_a_test_starts_goes_when_the_test_process_is_killed(tmp_path):
+    """A pytest killed by SIGKILL (or a closed session) skips the `finally` that kills the stand-in
+    server it started, which then answered on its port for good. A parent started here as the tests
+    start one is SIGKILLed; its server goes too."""
+    parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""\
+        import subprocess, sys, time
+        proc = subprocess.Popen({[*DIES_WITH_US, sys.executable, str(FAKESERVER), "serve", "--port", "0"]!r},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        print(proc.pid, flush=True)
+        time.sleep(600)
+    """)], stdout=subprocess.PIPE, text=True)
+    server = None
+    try:
+        server = int(parent.stdout.readline())
+        assert _running(server)
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 30  # a hang guard: the kernel signals it as its parent dies
+        while _running(server) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(server), f"the server (PID {server}) outlived the process that started it"
+    finally:
+        parent.kill()
+        parent.wait()
+        if server is not None and _running(server):
+            os.kill(server, signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
