@@ -12,6 +12,7 @@ import sys
 
 import pytest
 from conftest import ROOT
+from lifetime import DIES_WITH_US
 
 from sweepgate.engines import manifest as M
 from sweepgate.engines.argcheck import check_argv
@@ -280,7 +281,8 @@ def _imports_of(argv: list[str], tmp_path, seconds: float | None = None) -> set[
     if seconds is None:
         err = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=30).stderr
     else:  # a server: let it start, then stop it
-        proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+        proc = subprocess.Popen([*DIES_WITH_US, *cmd], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                                env=env)
         try:
             proc.wait(timeout=seconds)
         except subprocess.TimeoutExpired:

@@ -22,11 +22,9 @@ FAKESERVER = ROOT / "utils" / "sweepgate" / "rehearsal" / "standin.py"
 sys.path.insert(0, str(ROOT / "utils"))
 
 from sweepgate.rehearsal import standin as fakeserver  # noqa: E402
+from lifetime import DIES_WITH_US  # noqa: E402
 
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-# A server a test starts as a process of its own dies with the test process, however that ends (a
-# SIGKILL skips every `finally`): setpriv (util-linux) sets its parent-death signal, then runs it.
-DIES_WITH_US = ["setpriv", "--pdeathsig", "KILL", "--"]
 
 
 @pytest.fixture()
