@@ -13,6 +13,7 @@ import os
 import sys
 
 from sweepgate.commands import argtypes
+from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic
 from sweepgate.core.github import STEP_SUMMARY_VARIABLE, owner_name
 from sweepgate.core.plan import make_plan
@@ -152,7 +153,7 @@ def write_step_summary(path: str, plan: dict) -> None:
     from sweepgate.core.atomic import append_text
 
     append_text(path, report.plan_markdown(plan, limit=room), what="the step summary",
-                hint="check --step-summary / $GITHUB_STEP_SUMMARY", rule="step-summary")
+                hint="check --step-summary / $GITHUB_STEP_SUMMARY", rule=F.STEP_SUMMARY_RULE)
 
 
 def post_comment(plan: dict, args) -> None:

@@ -449,6 +449,7 @@ def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
     whether it was whole, for the comment to point at it (``more_rows``), when it is the run's own
     ($GITHUB_STEP_SUMMARY; None for another file)."""
     from sweepgate.core.atomic import append_text
+    from sweepgate.core.fields import STEP_SUMMARY_RULE
     from sweepgate.results import render
 
     try:
@@ -458,7 +459,7 @@ def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
     body, whole = render.fitted_markdown(comparison, args.baseline_ref, args.window, charts, limit=room,
                                          charts_folder=charts_folder_for(args.plots, path), more=more_rows(args.run))
     append_text(path, body + "\n", what="the step summary", hint="check --step-summary / $GITHUB_STEP_SUMMARY",
-                rule="step-summary")
+                rule=STEP_SUMMARY_RULE)
     args.summary_whole = whole if _is_the_run_s_summary(path) else None
 
 

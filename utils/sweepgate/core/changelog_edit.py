@@ -91,7 +91,7 @@ def _ref_exists(git, ref: str) -> bool:
 def _merge_base(git, a: str, b: str) -> str:
     out = git.run("merge-base", a, b, check=False).decode().strip()
     if not out:
-        raise _fail("git", 0, "git-ref", f"{a} and {b} have no common ancestor",
+        raise _fail("git", 0, F.GIT_REF_RULE, f"{a} and {b} have no common ancestor",
                     "fetch the full history (git fetch --unshallow) or pass the right refs")
     return out
 
@@ -157,7 +157,7 @@ def _default_upstream(git) -> str:
     ref = _existing_upstream(git)
     if ref:
         return ref
-    raise _fail("git", 0, "git-ref", f"none of {', '.join(UPSTREAMS)} exists",
+    raise _fail("git", 0, F.GIT_REF_RULE, f"none of {', '.join(UPSTREAMS)} exists",
                 "pass the branch this one will merge into (--base BRANCH)")
 
 
@@ -165,7 +165,7 @@ def refuse_conflict_markers(lines: list[bytes], path: str, what: str, hint: str)
     """Refuse ``lines`` holding merge-conflict markers: one problem per conflict, at its first marker."""
     from sweepgate.core.history import conflict_problems
 
-    problems = [Diagnostic(path, line, 0, "conflict-marker", message, hint)
+    problems = [Diagnostic(path, line, 0, F.CONFLICT_MARKER_RULE, message, hint)
                 for line, message in conflict_problems(enumerate(lines, 1), what)]
     if problems:
         raise SweepgateError(problems)
@@ -206,10 +206,10 @@ def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str,
         hist.problems = []
     problems = [Diagnostic(path, line, 0, rule, message, f"{hint}, then rerun")  # the gate's own fix
                 for line, rule, message, hint in hist.problems]
-    problems += [Diagnostic(path, h, 0, "history-edited", f"{what} corrects the pr-link of history line {b}",
+    problems += [Diagnostic(path, h, 0, F.HISTORY_EDITED_RULE, f"{what} corrects the pr-link of history line {b}",
                             "land pr-link corrections in their own PR") for b, h in hist.corrections]
     if not problems and not inserted and not source.startswith(base_bytes):
-        problems.append(Diagnostic(path, 1, 0, "history-edited",
+        problems.append(Diagnostic(path, 1, 0, F.HISTORY_EDITED_RULE,
                                    f"{what} changes history bytes (line endings or byte-order mark)",
                                    "restore LF line endings and drop the BOM"))
     if problems:
@@ -345,7 +345,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
                     "pass --repository OWNER/NAME")
     blank = [n for n, text in enumerate(descriptions, 1) if not text.strip()]
     if blank:
-        raise _fail("--description", 0, "schema-changelog",  # what the schema says of such an entry
+        raise _fail("--description", 0, F.SCHEMA_CHANGELOG_RULE,  # what the schema says of such an entry
                     f"description {blank[0]} of {len(descriptions)} has no text", DESCRIPTION_FIX)
     keys = _once_each(keys, warn)
     diags = check_keys(keys, _known_keys(git, path, warn))

@@ -490,10 +490,10 @@ def check_masters(rev: Revision) -> list[Diagnostic]:
         for key, config in items:
             if key in rev.owner:  # at both copies, each naming the other: whichever a PR added is annotated
                 first = rev.owner[key]
-                diags.append(doc.diag((key,), "duplicate-key",
+                diags.append(doc.diag((key,), F.DUPLICATE_KEY_RULE,
                                       f"config key '{key}' is also defined in {first.path}:{first.locate((key,))[0]}",
                                       "rename one of them; config keys are global"))
-                diags.append(first.diag((key,), "duplicate-key",
+                diags.append(first.diag((key,), F.DUPLICATE_KEY_RULE,
                                         f"config key '{key}' is also defined in {doc.path}:{doc.locate((key,))[0]}",
                                         "rename one of them; config keys are global"))
                 continue
@@ -685,7 +685,7 @@ def entry_rules(entry: dict) -> Iterator[tuple[tuple, str, str, str]]:
         if entry.get(F.EVAL_MIN_PREFILL_EP) is not None:
             mixed.append(F.EVAL_MIN_PREFILL_EP)
         if mixed:
-            yield (F.APPEND_ONLY,), "append-only-mixed", \
+            yield (F.APPEND_ONLY,), F.APPEND_ONLY_MIXED_RULE, \
                 f"append-only cannot be combined with {', '.join(mixed)}", \
                 "split the eval request into its own entry and PR"
 
@@ -693,7 +693,7 @@ def entry_rules(entry: dict) -> Iterator[tuple[tuple, str, str, str]]:
 def check_entries(doc: YamlDoc, entries, offset: tuple = ()) -> list[Diagnostic]:
     """Schema + rules for a list of changelog entries; paths are located through ``doc``."""
     if not isinstance(entries, list):
-        return [doc.diag(offset, "schema-changelog", "changelog entries must be a YAML list",
+        return [doc.diag(offset, F.SCHEMA_CHANGELOG_RULE, "changelog entries must be a YAML list",
                          "start each entry with '- config-keys:'")]
     if fast_validator("changelog")(entries):
         diags = []

@@ -161,7 +161,7 @@ def dram_budget_gb(scenario: dict, point: dict, runner: str, runners: dict, wher
         if used is None:
             w = point[F.PREFILL]
             raise SweepgateError(Diagnostic(
-                where.file, where.line, 0, "topology-fits-node",
+                where.file, where.line, 0, F.TOPOLOGY_RULE,
                 f"prefill worker tp*pp*pcp={w[F.TP] * w.get(F.PP, 1) * w.get(F.PCP_SIZE, 1)} does not tile "
                 f"{F.GPUS_PER_NODE}={gpus_per_node} of '{runner}'",
                 "use a worker size that divides the node, or a whole multiple of it"))
@@ -169,7 +169,7 @@ def dram_budget_gb(scenario: dict, point: dict, runner: str, runners: dict, wher
         used = point[F.TP] * point.get(F.PP, 1) * point.get(F.PCP_SIZE, 1)
         if used > gpus_per_node:
             raise SweepgateError(Diagnostic(
-                where.file, where.line, 0, "topology-fits-node",
+                where.file, where.line, 0, F.TOPOLOGY_RULE,
                 f"tp*pp*pcp={used} needs more than the {gpus_per_node} GPUs of one '{runner}' node",
                 "lower tp, pp or pcp-size so the point fits one node"))
     budget = Decimal(available) * 1024 * 1024 * utilization * used / gpus_per_node

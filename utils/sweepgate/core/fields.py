@@ -119,6 +119,26 @@ UNKNOWN_RUNNER_RULE = "unknown-runner"
 MISSING_FILE_RULE = "missing-file"
 # the title of a file that is not UTF-8 text (the changelog, a config, a changelog being edited)
 ENCODING_RULE = "encoding"
+# the title of a line of the changelog's history edited or deleted
+HISTORY_EDITED_RULE = "history-edited"
+# the title of an append-only entry mixed with regular entries or eval flags
+APPEND_ONLY_MIXED_RULE = "append-only-mixed"
+# the title of a changelog entry its schema refuses
+SCHEMA_CHANGELOG_RULE = "schema-changelog"
+# the title of a merge-conflict marker left in the changelog
+CONFLICT_MARKER_RULE = "conflict-marker"
+# the title of a ref git cannot resolve or relate (no such commit, no common ancestor)
+GIT_REF_RULE = "git-ref"
+# the title of a base with commits the head is not based on
+BASE_MOVED_RULE = "base-moved"
+# the title of a key written twice in one YAML mapping
+DUPLICATE_KEY_RULE = "duplicate-key"
+# the title of a tab character in the changelog
+TAB_RULE = "tab"
+# the title of a row's topology that does not fit its runner's node
+TOPOLOGY_RULE = "topology-fits-node"
+# the title of a step summary that could not be written
+STEP_SUMMARY_RULE = "step-summary"
 CHANGELOG_FILE = "perf-changelog.yaml"
 SCHEMA_DIR = "configs/schema"
 BENCHMARK_LIB = "benchmarks/benchmark_lib.sh"

@@ -50,6 +50,7 @@ from sweepgate.core.prlinks import PLACEHOLDER, PR_LINK, pr_link_problem, resolv
 
 WORKTREE = "WORKTREE"
 NOT_AN_ENTRY_RULE = "not-an-entry"  # the title of a changelog, or an item of it, that is no entry
+SEPARATOR_RULE = "separator"  # the title of empty lines missing, extra or misplaced between entries
 # C0 controls except tab/LF/CR (reported on their own), DEL, C1 NEL and the Unicode
 # line/paragraph separators: YAML and `str.splitlines` disagree about them.
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\u2028\u2029\ufeff]")
@@ -107,7 +108,7 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
     lines, offset = head_lines.lines, head_lines.offset
     changed = sorted(set(hist.changed))
     for n, message in conflict_problems(((i + 1, lines[i - offset]) for i in changed), "the changelog"):
-        out.add(n, "conflict-marker", message, CONFLICT_FIX)
+        out.add(n, F.CONFLICT_MARKER_RULE, message, CONFLICT_FIX)
     for i in changed:
         line, n = lines[i - offset], i + 1
         if i == 0 and line.startswith(BOM):
@@ -119,7 +120,7 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
         if b"\t" in line:
             col = line.index(b"\t") + 1
             indent = not line[:col - 1].strip(b" ")  # a tab among the leading blanks, else inside the text
-            out.add(n, "tab", "tab character" + ("" if indent else " inside the text"),
+            out.add(n, F.TAB_RULE, "tab character" + ("" if indent else " inside the text"),
                     "indent with spaces" if indent else "replace it with a space", col=col)
         if b"\0" in line:
             out.add(n, "nul", "NUL byte", "remove it; the changelog is text", col=line.index(b"\0") + 1)
@@ -161,9 +162,9 @@ def _entry_separator(out: Collector, i: int, last_text: int, blanks: list[int], 
     """The empty lines before the entry starting at index ``i``: exactly one, none at the file's start."""
     if last_text < 0:
         if blanks:
-            out.add(blanks[0] + 1, "separator", "file starts with empty lines", "delete them")
+            out.add(blanks[0] + 1, SEPARATOR_RULE, "file starts with empty lines", "delete them")
     elif not blanks:
-        out.add(i + 1, "separator", f"no empty line between this entry and line {last_text + 1}",
+        out.add(i + 1, SEPARATOR_RULE, f"no empty line between this entry and line {last_text + 1}",
                 "put exactly one empty line before each entry")
     elif len(blanks) > 1:
         # Empty lines main's history already ends with are history: only the added ones count.
@@ -172,7 +173,7 @@ def _entry_separator(out: Collector, i: int, last_text: int, blanks: list[int], 
             history = sum(b < start for b in blanks)
             hint = (f"delete the empty lines this change added (main's history already ends with {history})"
                     if history else "keep exactly one empty line between entries")
-            out.add(extra[0] + 1, "separator", f"{len(blanks)} empty lines between entries", hint)
+            out.add(extra[0] + 1, SEPARATOR_RULE, f"{len(blanks)} empty lines between entries", hint)
 
 
 def _misplaced_entry_start(line: bytes, after_blank: bool) -> bool:
@@ -233,7 +234,7 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[i
         elif first or _misplaced_entry_start(line, bool(blanks)):
             _not_an_entry(out, i, last_text, first)
         elif blanks:
-            out.add(blanks[0] + 1, "separator", "empty line inside an entry",
+            out.add(blanks[0] + 1, SEPARATOR_RULE, "empty line inside an entry",
                     "remove it; empty lines only separate entries")
         first = False
         blanks = []
@@ -384,12 +385,12 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     doc, entries = parsed
     outcome.appended_entries = len(entries) if entries else 0
     outcome.notes = _placeholder_notes(doc, entries, opts)
-    history_ok = not out.has("history-edited", "history-deleted", "inserted-in-history")
+    history_ok = not out.has(F.HISTORY_EDITED_RULE, "history-deleted", "inserted-in-history")
     if entries is None or not opts.run_matrix:
         return outcome
     outcome.matrix_ran = True
     try:
-        if out.has("schema-changelog", "append-only-mixed") or not history_ok or hist.corrections:
+        if out.has(F.SCHEMA_CHANGELOG_RULE, F.APPEND_ONLY_MIXED_RULE) or not history_ok or hist.corrections:
             # build_matrix would stop at (or repeat) these; still name every unknown key.
             outcome.matrix = _check_keys(git, head_sha, doc, entries, opts)
         else:
@@ -418,7 +419,7 @@ def _base_moved(git, out: Collector, refs: tuple[str, str], base_sha: str, head_
     head_commit = git.resolve("HEAD") if head_sha == WORKTREE else head_sha
     moved = base_moved(git, refs[0], base_sha, head_commit, refs[1])
     if moved:
-        out.add(hist.problems[0][0], "base-moved", *moved)
+        out.add(hist.problems[0][0], F.BASE_MOVED_RULE, *moved)
 
 
 def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts: GateOptions,
@@ -443,7 +444,7 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
             out.add(head_line, "correction-mixed",
                     f"pr-link correction of history line {base_line} is mixed with appended entries",
                     "submit pr-link corrections in their own PR, without new entries")
-    file_level = out.has("bom", "conflict-marker", "crlf", "tab", "nul", F.ENCODING_RULE, "control-character")
+    file_level = out.has("bom", F.CONFLICT_MARKER_RULE, "crlf", F.TAB_RULE, "nul", F.ENCODING_RULE, "control-character")
     # Whole entries inserted mid-history are read as entries too, so their own problems (an unknown
     # key, the schema) come with the insertion's, not only after it is moved to the end; an entry
     # of BASE's that was moved (two entries swapped) is history, not read as an entry.

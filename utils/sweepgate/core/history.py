@@ -213,7 +213,7 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
     if head.startswith(base):
         if base and not base.endswith(b"\n") and len(head) > len(base) and head[len(base)] != 0x0A:
             hist = History(nb, changed=[nb - 1, *range(nb, len(head_lines))])
-            hist.problems.append((nb, "history-edited", f"history line {nb} edited: "
+            hist.problems.append((nb, F.HISTORY_EDITED_RULE, f"history line {nb} edited: "
                                   f"{show_edit(base_lines[-1], head_lines[nb - 1])}", HISTORY_HINT))
             return hist
         return History(nb, changed=list(range(nb, len(head_lines))))
@@ -237,7 +237,7 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
             if correction_of(old, new, repo):
                 hist.corrections.append((i1 + k + 1, j1 + k + 1))
             else:
-                hist.problems.append((j1 + k + 1, "history-edited",
+                hist.problems.append((j1 + k + 1, F.HISTORY_EDITED_RULE,
                                       f"history line {i1 + k + 1} edited: {show_edit(old, new)}"
                                       + _elsewhere(i1 + k + 1, j1 + k + 1), HISTORY_HINT))
         if i1 + paired < i2:

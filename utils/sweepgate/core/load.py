@@ -190,12 +190,12 @@ class Git:
                       near: str | None = None) -> SweepgateError:
         where = f"'{ref}' is not a commit in {os.path.abspath(self._root)}"
         if flag and near:  # a typo of a name that is here: 'mian', 'orgin/main'
-            return SweepgateError(Diagnostic("git", 0, 0, "git-ref", f"{where} (did you mean {near}?)",
+            return SweepgateError(Diagnostic("git", 0, 0, F.GIT_REF_RULE, f"{where} (did you mean {near}?)",
                                              f"pass {flag} {near}, or another branch, tag or commit that exists "
                                              "here (fetch it first in CI)"))
         what = "a branch, tag or commit that exists here" + (f", e.g. {flag} {example}" if flag and example else "")
         return SweepgateError(Diagnostic(
-            "git", 0, 0, "git-ref", where, f"pass {f'{flag} with ' if flag else ''}{what} (fetch it first in CI)"))
+            "git", 0, 0, F.GIT_REF_RULE, where, f"pass {f'{flag} with ' if flag else ''}{what} (fetch it first in CI)"))
 
     def near_ref(self, ref: str) -> str | None:
         """The branch, remote-tracking branch or tag here whose name is nearest ``ref``, a revision that is no
@@ -990,7 +990,7 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
         raise SweepgateError(Diagnostic(repeated, 0, 0, "config-files", "this config file is given more than once",
                                         "pass each config file once"))
     if not paths:
-        raise SweepgateError(Diagnostic(F.CONFIG_DIR, 0, 0, "missing-file",
+        raise SweepgateError(Diagnostic(F.CONFIG_DIR, 0, 0, F.MISSING_FILE_RULE,
                                         f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} at {F.short_sha(ref)}",
                                         "add at least one master config file"))
     cache = git.cache

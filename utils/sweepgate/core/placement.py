@@ -243,7 +243,7 @@ def single_node_problems(config: dict, runners: dict) -> list[tuple[tuple, str, 
         except (KeyError, TypeError, AttributeError):
             continue  # a schema problem; the schema check reports it
         if gpus > gpn:
-            out.append((path, "topology-fits-node",
+            out.append((path, F.TOPOLOGY_RULE,
                         f"max(tp*pp*pcp, ep)={gpus} needs more than the {gpn} GPUs of one "
                         f"'{config[F.RUNNER]}' node", "lower tp, ep, pp or pcp-size so the point "
                         f"fits {F.GPUS_PER_NODE}={gpn}, or make the config multinode"))

@@ -133,7 +133,7 @@ def parse_appended(appended: Appended, *, as_reference: bool = False) -> tuple[A
             return lines[-1] + n - len(lines)
         return lines[n - 1] if 1 <= n <= len(lines) else n
 
-    tabs = [Diagnostic(appended.path, line_of(i + 1), line.index("\t") + 1, "tab",
+    tabs = [Diagnostic(appended.path, line_of(i + 1), line.index("\t") + 1, F.TAB_RULE,
                        "tab character in the changelog", "use spaces")
             for i, line in enumerate(appended.lines) if "\t" in line]
     if tabs and as_reference and reference_reads(appended.text):
@@ -351,10 +351,10 @@ def _history_edits(git: Git, base: str, head: str, path: str, deleted: list,
         out.add(line, rule, message, hint)
     moved = base_moved(git, labels[0], base, head, labels[1]) if hist.problems else None
     if moved:  # "restore it byte for byte" misleads when main moved: the branch is behind it
-        out.add(hist.problems[0][0], "base-moved", *moved)
+        out.add(hist.problems[0][0], F.BASE_MOVED_RULE, *moved)
     if not hist.problems:  # e.g. pr-link corrections mixed with appended entries
         for n, text in deleted:
-            out.add(n, "history-edited", f"history line deleted or edited: {text.strip()[:80]!r}",
+            out.add(n, F.HISTORY_EDITED_RULE, f"history line deleted or edited: {text.strip()[:80]!r}",
                     "restore the line byte for byte; the changelog only takes appended entries")
     return out.done()
 
@@ -418,11 +418,11 @@ def _check_append_only_mix(doc: YamlDoc, entries: list[dict], opts: Options) -> 
     """Whether the change is append-only; refuses mixing it with regular entries or eval flags."""
     any_append = any(e.get(F.APPEND_ONLY) for e in entries)
     if any_append and not all(e.get(F.APPEND_ONLY) for e in entries):
-        raise SweepgateError(doc.diag((0,), "append-only-mixed",
+        raise SweepgateError(doc.diag((0,), F.APPEND_ONLY_MIXED_RULE,
                                       "append-only entries cannot share a change with regular entries",
                                       "split them into separate PRs"))
     if any_append and (opts.all_evals or opts.evals_only):
-        raise SweepgateError(doc.diag((0,), "append-only-mixed",
+        raise SweepgateError(doc.diag((0,), F.APPEND_ONLY_MIXED_RULE,
                                       "append-only sweeps cannot use --all-evals or --evals-only",
                                       "run the evals from a regular entry"))
     return any_append

@@ -12,6 +12,7 @@ import re
 
 from sweepgate.core.pyyaml import yaml
 
+from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -61,7 +62,7 @@ def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
                 key = key_node.value
                 if key in seen:
                     mark = key_node.start_mark
-                    diags.append(Diagnostic(doc_path, line_of(mark.line + 1), mark.column + 1, "duplicate-key",
+                    diags.append(Diagnostic(doc_path, line_of(mark.line + 1), mark.column + 1, F.DUPLICATE_KEY_RULE,
                                             f"key '{key}' appears twice in one mapping (first at line "
                                             f"{line_of(seen[key])})", "keep one of them"))
                 else:
