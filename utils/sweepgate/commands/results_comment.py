@@ -15,6 +15,7 @@ from sweepgate.core.github import owner_name
 
 # How to mend a --body that is not the report (cannot be read, or holds something else)
 WRITTEN_BY_COMPARE = "pass the file `results compare --comment-file` wrote"
+COMMENT_RULE = "results-comment"  # the title of a comment body that is not one compare wrote for this PR
 
 
 def add_arguments(parser) -> None:
@@ -65,7 +66,7 @@ def _check_the_pr(path: str, body: str, asked: int) -> str | None:
     except ValueError:
         raise fail(path, 2, "the line naming the report's pull request and run is not as `results compare` "
                    "writes it, so it cannot be checked", "write the report again with `results compare "
-                   "--comment-file`, or delete line 2 to post it unchecked", rule="results-comment") from None
+                   "--comment-file`, or delete line 2 to post it unchecked", rule=COMMENT_RULE) from None
     named, run = about if about else (None, None)
     if named is None:
         what = f"run {run}" if run is not None else "no run"
@@ -73,5 +74,5 @@ def _check_the_pr(path: str, body: str, asked: int) -> str | None:
     if named != asked:
         raise fail(path, 2, f"the report is about PR {named} (run {run}), not PR {asked} (--pr-number {asked})",
                    f"post it with --pr-number {named}, or pass the report `results compare --run RUN-ID "
-                   f"--comment-file PATH` wrote for PR {asked}", rule="results-comment")
+                   f"--comment-file PATH` wrote for PR {asked}", rule=COMMENT_RULE)
     return None

@@ -35,6 +35,7 @@ from sweepgate.core.errors import fail, is_a_folder
 STATUS_ENV, STARTED_ENV, CONFIG_KEY_ENV = "JOB_STATUS", "JOB_STARTED", "CONFIG_KEY"
 CONTEXT_ENV = "JOB_CONTEXT_FILE"
 ATTEMPT_ENV = "GITHUB_RUN_ATTEMPT"
+UPLOAD_LINK_RULE = "upload-link"  # the title of a symbolic link in the folder to upload
 
 
 def add_arguments(parser) -> None:
@@ -288,10 +289,10 @@ def _drop_links(folder: str, name: str) -> list:
         except OSError as exc:
             unsafe.append((link, f"is a symbolic link to {target} that cannot be removed ({exc.strerror})"))
         else:
-            out.append(Diagnostic(str(link), 0, 0, "upload-link", f"was a symbolic link to {target}; removed, not "
+            out.append(Diagnostic(str(link), 0, 0, UPLOAD_LINK_RULE, f"was a symbolic link to {target}; removed, not "
                                   "uploaded", hint))
     for path, what in unsafe:
-        out.append(Diagnostic(str(path), 0, 0, "upload-link", f"{what}; nothing is uploaded", hint))
+        out.append(Diagnostic(str(path), 0, 0, UPLOAD_LINK_RULE, f"{what}; nothing is uploaded", hint))
     if unsafe:
         _hold_uploads(f"{len(unsafe)} path(s) among the uploads are not regular files")
     return out

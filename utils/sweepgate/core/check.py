@@ -445,6 +445,8 @@ def config_problems(key: str, config) -> list[tuple[tuple, str, str, str]]:
 
 NOT_A_MAPPING = "a master config file must be a mapping of config keys"
 MAPPING_HINT = "write 'config-key: {image: ..., ...}' entries"
+SCHEMA_MASTER_RULE = "schema-master"  # the title of a master config that is no mapping of config keys
+WRONG_FILE_RULE = "wrong-file"  # the title of a runners file given as a master config, or the other way
 
 
 def _is_empty(doc) -> bool:
@@ -463,12 +465,12 @@ def check_masters(rev: Revision) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
     for doc in rev.masters:
         if _is_runners_file(doc):
-            diags.append(doc.diag((), "wrong-file", "this is a runners file (only 'labels' and 'hardware'), "
+            diags.append(doc.diag((), WRONG_FILE_RULE, "this is a runners file (only 'labels' and 'hardware'), "
                                   "not a master config of config keys", f"pass the master configs, e.g. "
                                   f"{F.CONFIG_DIR}/{F.MASTER_GLOB}; {F.RUNNERS_FILE} goes to --runner-config"))
             continue
         if _is_empty(doc):
-            diags.append(doc.diag((), "schema-master", f"{NOT_A_MAPPING}, and this one is empty",
+            diags.append(doc.diag((), SCHEMA_MASTER_RULE, f"{NOT_A_MAPPING}, and this one is empty",
                                   f"{MAPPING_HINT}, or leave the file out"))
             continue
         if isinstance(doc, MasterDoc) and not any(key in rev.owner for key in doc.keys()):
@@ -483,7 +485,7 @@ def check_masters(rev: Revision) -> list[Diagnostic]:
         else:
             data = doc.data
             if not isinstance(data, dict):
-                diags.append(doc.diag((), "schema-master", NOT_A_MAPPING, MAPPING_HINT))
+                diags.append(doc.diag((), SCHEMA_MASTER_RULE, NOT_A_MAPPING, MAPPING_HINT))
                 continue
             items = list(data.items())
         owned = []
@@ -558,7 +560,7 @@ def check_runners(rev: Revision) -> list[Diagnostic]:
     if not isinstance(doc.data, dict):
         return _not_a_runners_mapping(doc)
     if _is_master_config(doc.data):
-        return [doc.diag((), "wrong-file", "this is a master config (config recipes, no 'labels'), not a "
+        return [doc.diag((), WRONG_FILE_RULE, "this is a master config (config recipes, no 'labels'), not a "
                          "runners file", f"pass the runners file as --runner-config, e.g. {F.RUNNERS_FILE}")]
     cache, key = rev.cache, f"runners:{doc.blob}"
     if cache and doc.blob and cache.verdict(key) == []:

@@ -57,6 +57,7 @@ def freeze(value):
 
 
 POINT_FIELDS = frozenset({F.CONC, F.EXP_NAME, F.RECIPE_FINGERPRINT})
+HARDWARE_RULE = "runner-hardware"  # the title of a row its runner's hardware facts cannot serve
 EVAL_FIELDS = frozenset({F.RUN_EVAL, F.EVAL_ONLY, F.EVAL_CONC, F.EVAL_ALL_CONCS})
 
 
@@ -120,11 +121,11 @@ def _hardware(runners: dict, label: str, field: str, where: Where) -> int:
             line, col = where.at(F.RUNNER)
             fix = f"did you mean '{near[0]}'? Fix the config's runner, or " if near else ""
             raise SweepgateError(Diagnostic(
-                where.file, line, col, "runner-hardware",
+                where.file, line, col, HARDWARE_RULE,
                 f"runner '{label}' has no hardware entry in {F.RUNNERS_FILE} (its rows need '{field}')",
                 f"{fix}{F.add_hardware(label, [field])} (known hardware labels: {known})"))
         raise SweepgateError(Diagnostic(
-            where.file, where.line, 0, "runner-hardware",
+            where.file, where.line, 0, HARDWARE_RULE,
             f"runner '{label}' has no '{field}' in {F.RUNNERS_FILE} hardware",
             f"{F.add_hardware(label, [field])} (known hardware labels: {known})"))
     return facts[field]

@@ -51,6 +51,13 @@ from sweepgate.core.prlinks import PLACEHOLDER, PR_LINK, pr_link_problem, resolv
 WORKTREE = "WORKTREE"
 NOT_AN_ENTRY_RULE = "not-an-entry"  # the title of a changelog, or an item of it, that is no entry
 SEPARATOR_RULE = "separator"  # the title of empty lines missing, extra or misplaced between entries
+BOM_RULE = "bom"  # the title of a byte-order mark
+CONTROL_RULE = "control-character"  # the title of a control character
+CRLF_RULE = "crlf"  # the title of a CRLF line ending
+NUL_RULE = "nul"  # the title of a NUL byte
+FINAL_NEWLINE_RULE = "final-newline"  # the title of a last line without its newline, or blank lines after it
+REPEATED_KEY_RULE = "repeated-config-key"  # the title of a config key named twice in one entry
+WHITESPACE_LINE_RULE = "whitespace-line"  # the title of a line of whitespace only
 # C0 controls except tab/LF/CR (reported on their own), DEL, C1 NEL and the Unicode
 # line/paragraph separators: YAML and `str.splitlines` disagree about them.
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\u2028\u2029\ufeff]")
@@ -112,10 +119,10 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
     for i in changed:
         line, n = lines[i - offset], i + 1
         if i == 0 and line.startswith(BOM):
-            out.add(1, "bom", "file starts with a UTF-8 byte-order mark", "save the file as UTF-8 without BOM")
+            out.add(1, BOM_RULE, "file starts with a UTF-8 byte-order mark", "save the file as UTF-8 without BOM")
             line = line[len(BOM):]
         if b"\r" in line:
-            out.add(n, "crlf", "carriage return (CRLF line ending)",
+            out.add(n, CRLF_RULE, "carriage return (CRLF line ending)",
                     "use LF line endings (dos2unix perf-changelog.yaml)", col=line.index(b"\r") + 1)
         if b"\t" in line:
             col = line.index(b"\t") + 1
@@ -123,7 +130,7 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
             out.add(n, F.TAB_RULE, "tab character" + ("" if indent else " inside the text"),
                     "indent with spaces" if indent else "replace it with a space", col=col)
         if b"\0" in line:
-            out.add(n, "nul", "NUL byte", "remove it; the changelog is text", col=line.index(b"\0") + 1)
+            out.add(n, NUL_RULE, "NUL byte", "remove it; the changelog is text", col=line.index(b"\0") + 1)
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -132,7 +139,7 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
             continue
         m = CONTROL.search(text.replace("\0", ""))
         if m:
-            out.add(n, "control-character", f"control character U+{ord(m.group()):04X}", "remove it",
+            out.add(n, CONTROL_RULE, f"control character U+{ord(m.group()):04X}", "remove it",
                     col=len(text[:m.start()].encode()) + 1)
         if m := BIDI.search(text):
             out.add(n, "bidi-control", f"invisible bidirectional control character U+{ord(m.group()):04X} (the "
@@ -142,11 +149,11 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
     appended = hist.append_start < head_lines.total
     if head and (appended or trailing != base_trailing) and trailing != 1:
         if trailing == 0:
-            out.add(head_lines.total, "final-newline", "file does not end with a newline",
+            out.add(head_lines.total, FINAL_NEWLINE_RULE, "file does not end with a newline",
                     "add one newline at the end of the file")
         else:
             first_empty = head_lines.total - (trailing - 1) + 1
-            out.add(first_empty, "final-newline", f"file ends with {trailing} newlines (empty last line)",
+            out.add(first_empty, FINAL_NEWLINE_RULE, f"file ends with {trailing} newlines (empty last line)",
                     "end the file with exactly one newline")
 
 
@@ -154,7 +161,7 @@ def _trailing_whitespace(out: Collector, nhead: HeadLines, first: int) -> None:
     """Whitespace-only lines after the last entry (from index ``first`` on)."""
     for i in range(first, len(nhead)):
         if nhead[i]:
-            out.add(i + 1, "whitespace-line", "line holds only whitespace",
+            out.add(i + 1, WHITESPACE_LINE_RULE, "line holds only whitespace",
                     "delete it; the file ends after the last entry")
 
 
@@ -223,7 +230,7 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[i
         line = nhead[i]
         if not line.strip():
             if line:
-                out.add(i + 1, "whitespace-line", "line holds only whitespace", "make it empty")
+                out.add(i + 1, WHITESPACE_LINE_RULE, "line holds only whitespace", "make it empty")
             blanks.append(i)
             continue
         if line.startswith(CONFLICT_MARKERS):  # file_rules names it (once): not text of an entry
@@ -309,7 +316,7 @@ def _repeated_keys(out: Collector, doc, i: int, entry) -> None:
         hint = (f"remove the second '{key}' from the list" if line == was
                 else "delete this line; list each config key once")
         where = f"column {was_col}" if line == was else f"line {was}"
-        out.add(line, "repeated-config-key", f"config key '{key}' is listed twice in this entry (first at "
+        out.add(line, REPEATED_KEY_RULE, f"config key '{key}' is listed twice in this entry (first at "
                 f"{where})", hint, col=col)
     _keys_a_wildcard_covers(out, doc, i, keys)
 
@@ -333,7 +340,7 @@ def _keys_a_wildcard_covers(out: Collector, doc, i: int, keys: list) -> None:
         # a flow list ([a-*, a-b]) holds both on one line: deleting "this line" would delete them all
         where, fix = (f"column {was_col}", f"remove '{key}' from the list") if line == was else \
             (f"line {was}", "delete this line")
-        out.add(line, "repeated-config-key", f"config key '{key}' is also named by the wildcard '{keys[w]}' of "
+        out.add(line, REPEATED_KEY_RULE, f"config key '{key}' is also named by the wildcard '{keys[w]}' of "
                 f"this entry ({where})", f"{fix}, or the wildcard if it names more than you meant", col=col)
 
 
@@ -444,7 +451,8 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
             out.add(head_line, "correction-mixed",
                     f"pr-link correction of history line {base_line} is mixed with appended entries",
                     "submit pr-link corrections in their own PR, without new entries")
-    file_level = out.has("bom", F.CONFLICT_MARKER_RULE, "crlf", F.TAB_RULE, "nul", F.ENCODING_RULE, "control-character")
+    file_level = out.has(BOM_RULE, F.CONFLICT_MARKER_RULE, CRLF_RULE, F.TAB_RULE, NUL_RULE, F.ENCODING_RULE,
+                         CONTROL_RULE)
     # Whole entries inserted mid-history are read as entries too, so their own problems (an unknown
     # key, the schema) come with the insertion's, not only after it is moved to the end; an entry
     # of BASE's that was moved (two entries swapped) is history, not read as an entry.

@@ -25,6 +25,7 @@ from sweepgate.core.recipes import (LIBRARY_COPY, SCRIPT_DIR, KeyDiff, RecipeSet
 
 
 ESTIMATES_FILE = "configs/estimates.yaml"
+ESTIMATES_RULE = "estimates"  # the title of an estimates file that is not one
 
 
 EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
@@ -400,15 +401,15 @@ def _estimates_table(raw: bytes) -> dict[str, float]:
     data = doc.data
     table = data.get("minutes-per-job") if isinstance(data, dict) else None
     if not isinstance(table, dict):
-        raise SweepgateError(doc.diag((), "estimates", f"{ESTIMATES_FILE} needs a 'minutes-per-job' mapping",
+        raise SweepgateError(doc.diag((), ESTIMATES_RULE, f"{ESTIMATES_FILE} needs a 'minutes-per-job' mapping",
                                       "write 'minutes-per-job: {default: 30, 1k1k: 20, ...}'"))
-    problems = [doc.diag(("minutes-per-job", k), "estimates",
+    problems = [doc.diag(("minutes-per-job", k), ESTIMATES_RULE,
                          f"minutes-per-job.{k} must be a number of minutes above 0 and at most "
                          f"{MAX_MINUTES_PER_JOB} (a GitHub job's limit), not {v!r}", "use e.g. 30")
                 for k, v in table.items()
                 if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= MAX_MINUTES_PER_JOB]
     extra = [k for k in data if k != "minutes-per-job"]
-    problems += [doc.diag((k,), "estimates", f"unknown field '{k}'", "remove it") for k in extra]
+    problems += [doc.diag((k,), ESTIMATES_RULE, f"unknown field '{k}'", "remove it") for k in extra]
     if problems:
         raise SweepgateError(problems)
     return {str(k): float(v) for k, v in table.items()}

@@ -46,6 +46,7 @@ DB_ENV = "SWEEPGATE_DB"
 PG_SCHEME = "postgresql+psycopg"  # PostgreSQL through psycopg 3, the driver installed with sweepgate
 IMMUTABLE_RULE = "results-immutable"  # the title of a stored result a new one would change
 SAME_BYTES_RULE = "same-bytes"  # the title of a result file that repeats one stored or ingested already
+STORE_RULE = "results-store"  # the title of a store that cannot be opened, read or written
 DEFAULT_DIR = ".sweepgate"
 DEFAULT_FILE = "results.db"
 KEY = (R.RUN_ID, R.ATTEMPT, R.RESULT_FILENAME)
@@ -1035,13 +1036,13 @@ def _alike(old, new) -> bool:
 
 
 def fail(where: str, line: int, message: str, hint: str) -> StoreError:
-    return StoreError(Diagnostic(where, line, 0, "results-store", message, hint))
+    return StoreError(Diagnostic(where, line, 0, STORE_RULE, message, hint))
 
 
 def url_fail(url: str, message: str, hint: str) -> StoreError:
     """A refusal of the store's URL (as shown: ``display_url``), or of text given as one (``--db x.db``):
     its place is no file of the repository, so an annotation keeps it in its text, never as ``file=``."""
-    return StoreError(Diagnostic(url, 0, 0, "results-store", message, hint, in_file=False))
+    return StoreError(Diagnostic(url, 0, 0, STORE_RULE, message, hint, in_file=False))
 
 
 LOCKED_HINT = ("another process holds its write lock (an ingest still running, or a sqlite3 shell with a "

@@ -18,6 +18,7 @@ from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env  # noqa: F401 - the
 from sweepgate.workflow.decide import PAYLOAD_FIX, SWEEP_LABEL
 
 FANOUT_RULE = "ci-fanout"  # the title of a matrix too large to fan out as the workflows are
+RUNNERS_RULE = "ci-runners"  # the title of rows on runners the default branch's runners file cannot serve
 MAX_MATRIX_JOBS = 256  # GitHub: a matrix generates at most 256 jobs
 # GitHub: "Outputs can be a maximum of 1 MB per job ... Size is approximated based
 # on UTF-16 encoding."
@@ -322,11 +323,11 @@ def check_runners(matrix: dict, labels: set[str], source: str = "matrix", runner
     if unknown:
         raise fail(source, 0, f"runner label {', '.join(unknown)} is not in the default branch's configs/runners.yaml",
                    "add the runner to configs/runners.yaml on main first; a PR cannot add GPU runners",
-                   rule="ci-runners")
+                   rule=RUNNERS_RULE)
     bare = sorted({str(row.get("runner")) for rows in kinds.values() for row in rows if runs_multinode(row)
                    and fields.GPUS_PER_NODE not in (hardware_of(runners or {}, str(row.get("runner"))) or {})})
     if runners is not None and bare:
         raise fail(source, 0, f"multi-node rows run on {', '.join(bare)}, which has no {fields.GPUS_PER_NODE} in the "
                    f"default branch's {fields.RUNNERS_FILE}: their launchers would refuse every job",
                    f"{fields.add_hardware(bare[0], [fields.GPUS_PER_NODE], on_main=True)} first",
-                   rule="ci-runners")
+                   rule=RUNNERS_RULE)
