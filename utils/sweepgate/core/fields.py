@@ -119,8 +119,12 @@ UNKNOWN_RUNNER_RULE = "unknown-runner"
 MISSING_FILE_RULE = "missing-file"
 # the title of a file that is not UTF-8 text (the changelog, a config, a changelog being edited)
 ENCODING_RULE = "encoding"
-# the title of a line of the changelog's history edited or deleted
+# the title of a line of the changelog's history edited
 HISTORY_EDITED_RULE = "history-edited"
+# the title of a line of the changelog's history deleted
+HISTORY_DELETED_RULE = "history-deleted"
+# the title of entries inserted among the changelog's history instead of appended
+INSERTED_IN_HISTORY_RULE = "inserted-in-history"
 # the title of an append-only entry mixed with regular entries or eval flags
 APPEND_ONLY_MIXED_RULE = "append-only-mixed"
 # the title of a changelog entry its schema refuses

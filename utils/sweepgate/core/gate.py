@@ -392,7 +392,7 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     doc, entries = parsed
     outcome.appended_entries = len(entries) if entries else 0
     outcome.notes = _placeholder_notes(doc, entries, opts)
-    history_ok = not out.has(F.HISTORY_EDITED_RULE, "history-deleted", "inserted-in-history")
+    history_ok = not out.has(F.HISTORY_EDITED_RULE, F.HISTORY_DELETED_RULE, F.INSERTED_IN_HISTORY_RULE)
     if entries is None or not opts.run_matrix:
         return outcome
     outcome.matrix_ran = True

@@ -251,7 +251,7 @@ def compare_history(base: bytes, head: bytes, repo: str | None) -> History:
                 hist.changed += list(range(a, b))
                 hist.inserted.append((a, b))
                 first, last = text_span(nhead, a, b)
-                hist.problems.append((first, "inserted-in-history", f"{lines_named(first, last)} inserted "
+                hist.problems.append((first, F.INSERTED_IN_HISTORY_RULE, f"{lines_named(first, last)} inserted "
                                       f"inside the history (after base line {i1 + paired})", INSERTED_HINT))
     _find_movable(hist, head_lines, base)
     return hist
@@ -273,7 +273,8 @@ def whole_entries_inserted(hist: History, lines: list[bytes], base: bytes) -> li
     blocks out leaves BASE byte for byte, and no line is a conflict marker (rebase refuses the file
     then). Each as (first head line, last head line, its text without empty lines around it), 1-based,
     in file order; None otherwise."""
-    if not hist.inserted or hist.corrections or any(rule != "inserted-in-history" for _, rule, _, _ in hist.problems):
+    if not hist.inserted or hist.corrections or any(rule != F.INSERTED_IN_HISTORY_RULE
+                                                    for _, rule, _, _ in hist.problems):
         return None
     if any(line.startswith(CONFLICT_MARKERS) for line in lines):
         return None
@@ -300,7 +301,7 @@ def _deleted(nbase: list[bytes], a: int, b: int, after: int, head_total: int) ->
         f"history lines {a}-{b} deleted, starting with {show(nbase[a - 1])}"
     if a != here:
         what += f" (they followed line {after} here)" if after else " (they were at the top)"
-    return here, "history-deleted", what, HISTORY_HINT
+    return here, F.HISTORY_DELETED_RULE, what, HISTORY_HINT
 
 
 def _elsewhere(base_line: int, head_line: int) -> str:
