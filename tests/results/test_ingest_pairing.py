@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -58,6 +59,9 @@ def test_an_output_naming_another_model_is_stored_under_the_row_with_a_warning(t
     # the annotation says its level once: the command is the level (leftover: "::warning ...::warning: model:")
     assert annotation.startswith("::warning file=hub/res.json,line=1::model_id: the output benchmarked Qwen/Qwen3-32B")
     assert {r["model"] for r in show_json(capsys, db)} == {ROW["model"]}
+    # the output stored under job 'hub' already: ingested by hand as another run, its bytes would be warned of (s34a)
+    named = shutil.copy(named, tmp_path / "by-hand.json")
+    Path(named).write_bytes(Path(named).read_bytes() + b"\n")  # the same output, other bytes
     assert run_cli(capsys, "results", "ingest", "--db", db, "--row", str(write_row(tmp_path, "Qwen/qwen3-32b")),
                    "--run-id", "same", "--ref", "refs/heads/main", str(named))[2] == ""  # the same id, any case
     # diff review: with --row the hint named a .job.json the user never had

@@ -19,7 +19,7 @@ import json
 import yaml
 from helpers import ROW, job, sweepgate_at, vllm_output, write_job
 
-WARNED = "warning: every figure the same as run"
+WARNED = "warning: the same bytes as run"  # s34a: told by the bytes (was: every figure the same)
 FIX = "ingest each run's own output (its job's $RESULT_FILENAME.json), not run 101's again"
 
 
@@ -43,7 +43,8 @@ def test_one_output_ingested_as_three_runs_warns_at_the_second_and_third_naming_
         assert proc.returncode == 0 and "ingested 1 results (1 new)" in proc.stdout, proc.stderr
         assert proc.stderr.splitlines() == [
             f"out.json: {WARNED} 101's result 'out.json', stored before: one output stored as two runs, which no two "
-            f"runs measure; stored all the same as run {run}'s 'out.json'; {FIX}"], proc.stderr
+            f"runs measure; stored all the same as run {run}'s 'out.json'; `results compare` counts the output once; {FIX}"],\
+            proc.stderr
     again = _by_hand(tmp_path, "out.json", "102")  # stored before: said when it was stored
     assert again.returncode == 0 and "(0 new)" in again.stdout and WARNED not in again.stderr, again.stderr
 

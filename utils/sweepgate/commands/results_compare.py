@@ -285,7 +285,7 @@ def run(args) -> int:
               file=sys.stderr)
     comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
     comparison.evals = evals.compare_evals(pr, baseline, settings.window)
-    comparison.notes = args.baseline_notes
+    comparison.notes = [*args.baseline_notes, *comparison.notes]
     charts = _draw(comparison, args.plots, (args.baseline_ref, args.window)) if args.plots else []
     _print(comparison, args, charts)  # a reader who leaves (`| head -1`) ends it, not what follows: cli.ReaderMayLeave
     sys.stdout.flush()  # the report before a step summary is written or a comment posted

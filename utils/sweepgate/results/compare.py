@@ -173,6 +173,7 @@ class Comparison:
     dropped: dict = field(default_factory=dict)  # point -> baseline records, of each point not measured at all
     pr: int | None = None  # the pull request whose ref (refs/pull/N/...) every record of the run names, else None
     notes: list = field(default_factory=list)  # what the reports say under the headline (an empty baseline file)
+    echoed: dict = field(default_factory=dict)  # point -> Echoed: one output stored as several of its baseline runs
 
     @property
     def rehearsal(self) -> bool:
@@ -202,9 +203,20 @@ class Comparison:
         if self.repeated:  # points measured more than once: judged by the median of the measurements
             out["repeated"] = [{**point_json(pt), "measurements": n}
                                for pt, n in sorted(self.repeated.items(), key=lambda item: point_sort_key(item[0]))]
+        if self.echoed:  # one output stored as several baseline runs: counted once
+            out["echoed"] = [self.echoed[pt].as_json() for pt in sorted(self.echoed, key=point_sort_key)]
         if self.rehearsal:
             out[R.REHEARSAL] = True
         return out
+
+
+def echo_note(echoed: dict) -> str:
+    """What the reports say of baseline runs that hold one output (``Echoed``): which runs, at how many points."""
+    runs = list(dict.fromkeys(run for e in echoed.values() for run in e.runs))
+    named = ", ".join(runs[:-1]) + f" and {runs[-1]}" if len(runs) > 1 else runs[0]
+    points = f"{len(echoed)} point{'s' if len(echoed) > 1 else ''}"
+    return (f"Baseline runs {named} hold one output (the same bytes) at {points}: counted once there, as one "
+            "measurement, not a spread (ingest each run's own output)")
 
 
 def point_json(pt: tuple) -> dict:
@@ -254,13 +266,14 @@ def measurements_per_point(records: list[dict], evals: bool = False) -> dict[tup
 
 
 def baseline_window(records: list[dict], window: int, evals: bool = False,
-                    past: R.Past | None = None) -> dict[tuple, list[dict]]:
+                    past: R.Past | None = None, echoed: dict | None = None) -> dict[tuple, list[dict]]:
     """Each point's results (``evals``: eval records) in its last ``window`` baseline runs, newest
     first, one per run (a run's repeated measurements of the point combined by ``combined``).
     With ``past`` (when the compared run happened, ``past_of``), a point none of whose records is from
     before it (the baseline ref measured it only after the run) has its FIRST ``window`` runs from
     then instead, the nearest the run: once the ref has run it that often, its later runs change
-    nothing, and comparing the run again gives the verdicts it got."""
+    nothing, and comparing the run again gives the verdicts it got. One output stored as several runs counts
+    once (``_once_each``); ``echoed``, when given, receives each point's such runs (``Echoed``)."""
     per_run: dict[tuple, dict[str, list[dict]]] = defaultdict(dict)
     for rec in sorted((r for r in records if _usable(r, evals)), key=R.time_order):
         runs = per_run[point_of(rec)]
@@ -272,24 +285,44 @@ def baseline_window(records: list[dict], window: int, evals: bool = False,
     out = {}
     for pt, runs in per_run.items():
         oldest_first = sorted(map(combine, runs.values()), key=R.time_order)
+        twins: dict = {}
         if past is not None and not any(R.before(r, past) for recs in runs.values() for r in recs):
-            out[pt] = _once_each(oldest_first)[:window][::-1]
+            out[pt] = _once_each(oldest_first, twins)[:window][::-1]
         else:
-            out[pt] = _once_each(oldest_first[::-1])[:window]
+            out[pt] = _once_each(oldest_first[::-1], twins)[:window]
+        kept = {str(r.get(R.RUN_ID)) for r in out[pt]}
+        if echoed is not None and (both := [runs for first, runs in twins.items() if first in kept]):
+            echoed[pt] = Echoed(pt, sorted({run for runs in both for run in runs}, key=R.run_order))
     return out
 
 
-def _once_each(ordered: list[dict]) -> list[dict]:
-    """Each measurement once: the copies ``ci reuse`` recorded against later runs are one job's
-    figures, not that many runs' (three copies would read as a spread of zero); the first of
-    ``ordered`` kept (the newest, newest first)."""
-    seen: set = set()
+@dataclass
+class Echoed:
+    """A point whose baseline held one output (its file's bytes, ``R.output_measured``) stored as several runs:
+    ``runs``, the one counted first; each such output counted once."""
+
+    point: tuple
+    runs: list[str]
+
+    def as_json(self) -> dict:
+        return {**point_json(self.point), "runs": self.runs}
+
+
+def _once_each(ordered: list[dict], twins: dict | None = None) -> list[dict]:
+    """Each measurement once (``R.measurement_of``): the copies ``ci reuse`` recorded against later runs are one
+    job's figures, not that many runs' (three copies would read as a spread of zero), and so is one output stored
+    as several runs (ingested as ``--run-id 101`` and ``102``); the first of ``ordered`` kept (the newest, newest
+    first). ``twins``, when given, receives the run ids of each output stored as several runs, by the kept one."""
+    seen: dict = {}
     out = []
     for rec in ordered:
-        job = R.measured_by(rec)
-        if job not in seen:
-            seen.add(job)
+        what = R.measurement_of(rec)
+        if what not in seen:
+            seen[what] = rec
             out.append(rec)
+        elif twins is not None and R.measured_by(rec) != R.measured_by(first := seen[what]):  # not a reuse copy
+            run = str(first.get(R.RUN_ID))
+            twins.setdefault(run, [run]).append(str(rec.get(R.RUN_ID)))
     return out
 
 
@@ -485,7 +518,9 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     run_ids = {str(r.get(R.RUN_ID)) for r in pr_records}
     base = [b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids]  # never the run's own
     past = past_of(pr_records)
-    baselines = baseline_window(base, settings.window, past=past)
+    echoed: dict = {}
+    baselines = baseline_window(base, settings.window, past=past, echoed=echoed)
+    echoed = {pt: e for pt, e in echoed.items() if pt in heads}
     judged = _judge_run(heads, baselines, settings)
     verdicts: list[Verdict] = []
     for pt in sorted(heads, key=point_sort_key):
@@ -498,7 +533,7 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     dropped = {m.point: baselines.get(m.point, []) for m in missing if m.what is None}
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
                       not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs},
-                      pr=pr_of(pr_records))
+                      pr=pr_of(pr_records), notes=[echo_note(echoed)] if echoed else [], echoed=echoed)
 
 
 def _earlier(records: list[dict], past: R.Past | None) -> list[dict]:

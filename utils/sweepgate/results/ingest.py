@@ -38,7 +38,7 @@ from sweepgate.results import derive, jsonio, normalize, plausible, sidecar, sni
 from sweepgate.results import record as R
 from sweepgate.results.formats import aiperf_csv, foreign, gpu_metrics, vllm
 from sweepgate.results.measurement import Measurement
-from sweepgate.results.store import SAME_BYTES_RULE, Copied, Immutable, StoreError
+from sweepgate.results.store import SAME_BYTES_RULE, Copied, Immutable, SameBytes, StoreError, file_of
 
 WALKED_SUFFIXES = (".json", ".jsonl", ".csv")
 OUTPUT_SUFFIXES = (".json", ".jsonl", ".csv")
@@ -561,8 +561,8 @@ def _records(output: Path, text: str, read: Read, given: Given | None, warnings:
         if of_line is not None:
             of_line.update({id(d): line for d, line in found})
     many = len(measurements) > 1 or any(m.line for m in measurements)
-    records = [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, energy, window_kind(m))
-               for m, energy in zip(measurements, energies)]
+    records = [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, energy, window_kind(m),
+                               read.digest.hex()) for m, energy in zip(measurements, energies)]
     normalize.check_one_setup(measurements, records, str(output), text)
     return records
 
@@ -832,9 +832,12 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
     except Copied as exc:  # a copy of a file an earlier ingest stored: a content-hash run holds it
         outcome.warnings.append(_copy_warning(path, _copied(exc)))
         return False
+    except SameBytes as exc:  # its bytes stored under another run (with --row, or a job's): not as a run of its own
+        outcome.warnings.append(_stored_as_warning(path, exc.stored))
+        return False
     before = [rec for rec in [*stored, *(a.record for a in alike if not a.replaced)] if not R.is_placeholder(rec)]
     warnings = _not_said_before(path, list(zip(records, lines)), warnings, of_line, before, outcome)
-    warnings += [_echo_warning(path, echo) for echo in echoes]
+    warnings += [_echo_warning(path, echoes, len(records))] if echoes else []
     if alike and not (records := _stored_once(records, alike, outcome, path)):
         return False
     if _superseded(records, new, outcome, behind, path) or _again(records, new, outcome, path, warnings):
@@ -848,17 +851,56 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
     return True
 
 
-def _echo_warning(path: Path, echo) -> Diagnostic:
-    """The warning of a result stored whose figures, every one, another run's stored result holds (``store.Echo``):
-    one output ingested as two runs (``--run-id 101``, then ``102`` with the same file), which no two runs measure;
-    counted as two, a baseline of such runs reads as no spread at all (``[35.1, 35.1] (n=3)``)."""
-    rec, old = echo.record, echo.stored
-    return Diagnostic(str(path), rec.get(R.SOURCE_LINE) or 0, 0, "same-figures",
-                      f"warning: every figure the same as run {old.get(R.RUN_ID)}'s result "
-                      f"{old.get(R.RESULT_FILENAME)!r}, stored before: one output stored as two runs, which no two runs "
-                      f"measure; stored all the same as run {rec.get(R.RUN_ID)}'s {rec.get(R.RESULT_FILENAME)!r}",
-                      f"ingest each run's own output (its job's $RESULT_FILENAME.json), not run {old.get(R.RUN_ID)}'s "
-                      "again", severity="warning")
+def _echo_warning(path: Path, echoes: list, results: int) -> Diagnostic:
+    """The one warning of a file stored by hand (``--row``) whose results another run's stored results hold
+    (``store.Echo``): read from the same bytes (one output ingested as two runs, ``--run-id 101`` then ``102``, or
+    without ``--row`` before), or, for results stored before sweepgate kept the bytes' SHA-256, with every figure the
+    same, which no two runs measure; counted as two, a baseline of such runs reads as no spread at all (``[35.1,
+    35.1] (n=3)``). Of a file of several results (a JSONL), one line for them all, at the first, counting them
+    (``results``: the file's)."""
+    rec, old = echoes[0].record, echoes[0].stored
+    run, first = old.get(R.RUN_ID), echoes[0].same_bytes
+    if len(echoes) == 1:
+        what = f"run {run}'s result {old.get(R.RESULT_FILENAME)!r}"
+        stored_as = f"run {rec.get(R.RUN_ID)}'s {rec.get(R.RESULT_FILENAME)!r}"
+    else:
+        runs = list(dict.fromkeys(echo.stored.get(R.RUN_ID) for echo in echoes))
+        what = (f"run {run}'s results of {file_of(str(old.get(R.RESULT_FILENAME)))!r}" if len(runs) == 1 else
+                f"stored results of runs {', '.join(map(str, runs[:-1]))} and {runs[-1]}")
+        some = f"{results}" if len(echoes) == results else f"{len(echoes)} of its {results}"
+        stored_as = f"run {rec.get(R.RUN_ID)}'s {some} results (lines {_lines(echoes)})"
+    said = "the same bytes as" if first else "every figure the same as"
+    hashed = str(run).startswith(sidecar.LOCAL_RUN_PREFIX) and old.get(R.REF) is None  # a run of no baseline
+    counted = "; `results compare` counts the output once" if all(e.same_bytes for e in echoes) and not hashed else ""
+    fix = (f"nothing to do if run {rec.get(R.RUN_ID)} measured it: run {run}, stored without --row, is on no ref "
+           "and no baseline" if hashed else
+           f"ingest each run's own output (its job's $RESULT_FILENAME.json), not run {run}'s again")
+    return Diagnostic(str(path), rec.get(R.SOURCE_LINE) or 0, 0, SAME_BYTES_RULE if first else "same-figures",
+                      f"warning: {said} {what}, stored before: one output stored as two runs, which no two runs "
+                      f"measure; stored all the same as {stored_as}{counted}", fix, severity="warning")
+
+
+def _lines(echoes: list) -> str:
+    """The lines of ``echoes``' results, runs of consecutive ones as ranges: ``1-3, 5``."""
+    spans: list[list[int]] = []
+    for line in sorted({echo.record.get(R.SOURCE_LINE) or 0 for echo in echoes}):
+        if spans and line == spans[-1][1] + 1:
+            spans[-1][1] = line
+        else:
+            spans.append([line, line])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def _stored_as_warning(path: Path, old: dict) -> Diagnostic:
+    """The warning of an output ingested without a sidecar or ``--row`` whose bytes are stored under another run
+    (``store.SameBytes``: with ``--row`` before, or as a job's output): not stored again under its content's hash."""
+    name = str(old.get(R.RESULT_FILENAME))
+    what = f"results of {file_of(name)!r}" if old.get(R.SOURCE_LINE) else f"result {name!r}"
+    return Diagnostic(str(path), 0, 0, SAME_BYTES_RULE,
+                      f"warning: the same bytes as run {old.get(R.RUN_ID)}'s {what}, "
+                      "stored before; not stored again as a run of its own (one output under two runs would count "
+                      "as two measurements)", f"nothing to do: it is stored as run {old.get(R.RUN_ID)}'s",
+                      severity="warning")
 
 
 def _not_said_before(path: Path, records: list[tuple[dict, int]], warnings: list, of_line: dict,

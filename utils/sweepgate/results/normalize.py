@@ -249,9 +249,10 @@ def check_integers(rec: dict, path: str, line: int) -> None:
 
 
 def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: float | None = None,
-          energy_window: str | None = None) -> dict:
+          energy_window: str | None = None, digest: str | None = None) -> dict:
     """The normalized, schema-checked record for one measurement; ``energy_window`` names the window
-    ``energy_j`` is of (``record.ENERGY_WINDOWS``), stored where there is an energy figure."""
+    ``energy_j`` is of (``record.ENERGY_WINDOWS``), stored where there is an energy figure; ``digest``: the
+    SHA-256 (hex) of the output file's bytes (``record.OUTPUT_SHA256``), None for a sidecar's alone."""
     if job.row:
         check_agreement(m, job.row, path, job.source or "--row")
     ident = _identity(m, job.row)
@@ -270,7 +271,7 @@ def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: f
            R.STATUS: _status(m, j, metrics), R.REHEARSAL: bool(j.get(R.REHEARSAL)),
            R.RUN_IDENTITY: j.get(R.RUN_IDENTITY), R.REUSED_FROM: None,
            R.CLIENT: m.client, R.CLIENT_VERSION: m.client_version, R.SOURCE_FORMAT: m.source_format,
-           R.SOURCE_LINE: m.line,
+           R.SOURCE_LINE: m.line, R.OUTPUT_SHA256: digest,
            R.ENERGY_WINDOW: energy_window if metrics.get(R.ENERGY_PER_OUTPUT_TOKEN_J) is not None else None,
            R.METRICS: {k: _plain(v) for k, v in sorted(metrics.items()) if v is not None}, R.EVALS: m.evals}
     check_integers(rec, path, m.line)

@@ -87,6 +87,10 @@ ENERGY_WINDOWS = (CLIENT_RUN_WINDOW, JOB_WINDOW)
 # `ci reuse`: a result recorded against a later run it was reused for names the job that
 # measured it ({"run-id", "attempt", "result-filename"}); null for a job's own result.
 REUSED_FROM = "reused-from"
+# The SHA-256 (hex) of the bytes of the output file a record was read from: one output stored under two runs
+# (ingested with --row, then without, or as two --run-ids) is told by it whatever its run. Null for a record
+# made from a job's sidecar alone, and absent from one an older sweepgate stored.
+OUTPUT_SHA256 = "output-sha256"
 
 
 def is_placeholder(rec: dict) -> bool:
@@ -116,6 +120,20 @@ def measured_by(rec: dict) -> tuple:
     if isinstance(origin, dict):
         return origin.get(RUN_ID), origin.get(ATTEMPT), origin.get(RESULT_FILENAME)
     return rec.get(RUN_ID), rec.get(ATTEMPT), rec.get(RESULT_FILENAME)
+
+
+def output_measured(rec: dict) -> tuple | None:
+    """Which measurement of which output file ``rec`` is (the file's bytes' SHA-256, its line), whatever run it is
+    stored under; None when the record does not say (made from a sidecar alone, or stored by an older sweepgate)."""
+    digest = rec.get(OUTPUT_SHA256)
+    return (digest, rec.get(SOURCE_LINE) or 0) if isinstance(digest, str) else None
+
+
+def measurement_of(rec: dict) -> tuple:
+    """The one measurement ``rec`` is, whichever run it is stored under: its output file's (``output_measured``), else
+    the job that measured it (``measured_by``): one output stored as two runs, and ``ci reuse``'s copies of a job's
+    result, are each one measurement."""
+    return output_measured(rec) or measured_by(rec)
 
 
 # STARTED, FINISHED: ISO 8601 in UTC ("+00:00"), whatever zone the sidecar or client wrote (utc_time)

@@ -103,6 +103,7 @@ results = sa.Table(
     *(sa.Column(column(f), sa.Integer) for f in INTEGER_FIELDS),
     sa.Column(column(R.REHEARSAL), sa.Boolean, nullable=False),
     sa.Column(column(R.REQUEST_RATE), sa.String(64)),  # R.rate_key: None when unlimited (migration 0003)
+    sa.Column(column(R.OUTPUT_SHA256), sa.String(64)),  # None: a sidecar's alone, or stored before 0006
     *(sa.Column(column(f), sa.Float) for f in METRIC_FIELDS),
     sa.Column("record", sa.JSON, nullable=False),
     sa.UniqueConstraint(*(column(f) for f in KEY), name="uq_results_job"),
@@ -111,6 +112,7 @@ results = sa.Table(
     sa.Index("ix_results_ref", column(R.REF)),
     sa.Index("ix_results_identity", column(R.RUN_IDENTITY)),  # migration 0002
     sa.Index("ix_results_alike", *(column(f) for f in ALIKE_BY)),  # migration 0005
+    sa.Index("ix_results_output", column(R.OUTPUT_SHA256)),  # migration 0006
 )
 
 
@@ -1243,9 +1245,10 @@ def _check_sole(conn, rows: list[dict]) -> set[tuple]:
 
 
 def _measurement(rec: dict) -> str:
-    """``rec`` but for where it was read from (its run id, file name and line): the same for one run
-    read from its own file and from a list of runs (a sweep's summary.json), field for field."""
-    return _canonical({k: v for k, v in rec.items() if k not in (R.RUN_ID, R.RESULT_FILENAME, R.SOURCE_LINE)})
+    """``rec`` but for where it was read from (its run id, file name, line, and the file's SHA-256): the same for
+    one run read from its own file and from a list of runs (a sweep's summary.json), field for field."""
+    return _canonical({k: v for k, v in rec.items()
+                       if k not in (R.RUN_ID, R.RESULT_FILENAME, R.SOURCE_LINE, R.OUTPUT_SHA256)})
 
 
 def _of_several(rec: dict) -> bool:
@@ -1290,10 +1293,56 @@ ECHO_BY = ALIKE_BY[:2]
 
 class Echo(NamedTuple):
     """A record added whose figures a stored record of another run holds, every one the same (``add(...,
-    echoes=...)``): one output stored under two runs' ids, as separate runs never measure."""
+    echoes=...)``): one output stored under two runs' ids, as separate runs never measure. ``same_bytes``: the
+    stored one was read from a file of the same bytes (``R.OUTPUT_SHA256``), not only of the same figures."""
 
     record: dict
     stored: dict
+    same_bytes: bool = False
+
+
+class SameBytes(SweepgateError):
+    """``add(..., sole=True)``: the output file of records whose run id is its content's hash is stored under
+    another run already (``stored``: that run's record of the file's first measurement), ingested then with
+    ``--row`` or under its job: stored again, one output would be two runs' measurements. Nothing is stored."""
+
+    def __init__(self, rec: dict, stored: dict):
+        self.record, self.stored = rec, stored
+        super().__init__([Diagnostic(f"{R.RUN_ID} {rec.get(R.RUN_ID)}", 0, 0, SAME_BYTES_RULE,
+                                     f"already stored as run {stored.get(R.RUN_ID)}'s", "")])
+
+
+def _first_stored(olds) -> dict:
+    """Of stored records of one measurement, the one to name: a job's own before a ``ci reuse`` copy of it, then
+    the first run's."""
+    return min(olds, key=lambda old: (bool(old.get(R.REUSED_FROM)), R.run_order(old.get(R.RUN_ID)),
+                                      str(old.get(R.RESULT_FILENAME))))
+
+
+def _same_bytes(conn, rows: list[dict], url: str) -> dict[tuple, list[dict]]:
+    """The stored records of other runs than those of ``rows`` read from an output of the same bytes as one of
+    theirs (``R.OUTPUT_SHA256``, through ``ix_results_output``), by ``R.output_measured``: rows stored before
+    revision 0006 have no SHA-256 and are never found."""
+    digests = {row[column(R.OUTPUT_SHA256)] for row in rows} - {None}
+    if not digests:
+        return {}
+    runs = {row[column(R.RUN_ID)] for row in rows}
+    query = sa.select(results.c.record).where(results.c.output_sha256.in_(digests), results.c.run_id.notin_(runs))
+    try:
+        stored = [rec for (rec,) in conn.execute(query)]
+    except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
+        raise damaged(url, f"not JSON: {exc}") from None
+    found: dict[tuple, list[dict]] = {}
+    for old in stored:
+        if _is_record(old) and (at := R.output_measured(old)) is not None:
+            found.setdefault(at, []).append(old)
+    return found
+
+
+def _stored_elsewhere(conn, rows: list[dict], url: str) -> None:
+    """Raise ``SameBytes`` when the output of ``rows`` (one hashed file's) is stored under another run."""
+    if found := _same_bytes(conn, rows, url):
+        raise SameBytes(rows[0]["record"], _first_stored(next(iter(found.values()))))
 
 
 def _figures(rec: dict) -> str:
@@ -1302,20 +1351,23 @@ def _figures(rec: dict) -> str:
 
 
 def _echoes(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
-    """Each of ``rows`` newly stored (not among ``again``, the rows stored before) with a throughput whose
-    figures a stored row of another run holds (``--run-id 101`` and ``102`` given one output): the stored one
-    named is a job's own measurement before a ``ci reuse`` copy of it, then the first run."""
-    fresh = [row for row in rows if row[column(R.OUTPUT_THROUGHPUT)] is not None
+    """Each of ``rows`` newly stored (not among ``again``, the rows stored before) whose output a stored row of
+    another run was read from, its bytes the same (``_same_bytes``: ``--run-id 101`` and ``102`` given one output, or
+    one ingested without ``--row`` before), else with a throughput whose figures such a row holds (rows stored
+    before revision 0006, with no SHA-256); in line order. The stored one named is ``_first_stored``'s."""
+    fresh = [row for row in rows if not R.is_placeholder(row["record"])
              and not any(row["record"] is rec for rec in again)]
     if not fresh:
         return []
-    stored = _stored_alike(conn, fresh, url, ECHO_BY, _figures)
-    out = []
-    for row in fresh:
-        if twins := stored.get(_figures(row["record"])):
-            out.append(Echo(row["record"], min(twins.values(), key=lambda old: (
-                bool(old.get(R.REUSED_FROM)), R.run_order(old.get(R.RUN_ID)), str(old.get(R.RESULT_FILENAME))))))
-    return out
+    bytes_alike = _same_bytes(conn, fresh, url)
+    out = [Echo(row["record"], _first_stored(olds), True) for row in fresh
+           if (olds := bytes_alike.get(R.output_measured(row["record"])))]
+    told = {id(echo.record) for echo in out}
+    rest = [row for row in fresh if id(row["record"]) not in told and row[column(R.OUTPUT_THROUGHPUT)] is not None]
+    stored = _stored_alike(conn, rest, url, ECHO_BY, _figures) if rest else {}
+    out += [Echo(row["record"], _first_stored(twins.values())) for row in rest
+            if (twins := stored.get(_figures(row["record"])))]
+    return sorted(out, key=lambda echo: echo.record.get(R.SOURCE_LINE) or 0)
 
 
 def _one_measurement(conn, rows: list[dict], stored: set[tuple], url: str) -> tuple[list[dict], list[Alike], int]:
@@ -1389,7 +1441,10 @@ def _sole(conn, rows: list[dict], earlier: list[str], url: str) -> tuple[list[di
     (``_continued_run``, with ``earlier``)."""
     if earlier:
         _continued_run(conn, rows, earlier, url)
-    return _one_measurement(conn, rows, _check_sole(conn, rows), url)
+    stored = _check_sole(conn, rows)
+    if not stored:  # not this file ingested again, which its own run holds
+        _stored_elsewhere(conn, rows, url)
+    return _one_measurement(conn, rows, stored, url)
 
 
 def _same(stored: dict, rec: dict) -> None:
@@ -1569,6 +1624,7 @@ class Store:
         row = {column(f): rec.get(f) for f in (*KEY, *STRING_FIELDS, *INTEGER_FIELDS, R.REHEARSAL)}
         row.update({column(f): rec[R.METRICS].get(f) for f in METRIC_FIELDS})
         row[column(R.REQUEST_RATE)] = R.rate_key(rec.get(R.REQUEST_RATE))
+        row[column(R.OUTPUT_SHA256)] = rec.get(R.OUTPUT_SHA256)
         row.update({INGESTED_AT: ingested_at, "record": rec})
         return row
 

@@ -100,13 +100,18 @@ def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[
     itself may be on ``ref``), and as many runs more as the point with the most reused results among
     them holds: a result ``ci reuse`` recorded again counts once in the baseline
     (``compare.baseline_window``), so its copies must not take the places of older measurements
-    (with ``after``, of its first runs from then: of later ones)."""
+    (with ``after``, of its first runs from then: of later ones); so does one output stored as several runs
+    (``R.measurement_of``), each run after the first a copy."""
     from collections import Counter
 
     n = window + 1
     while True:
         found = st.last_runs_of_points(ref, points, n, succeeded=True, **kw)
-        copies = Counter(R.point_values(rec) for rec in found if rec.get(R.REUSED_FROM))
+        copies, seen = Counter(), set()
+        for rec in found:
+            once = (R.point_values(rec), R.measurement_of(rec))
+            copies[once[0]] += bool(rec.get(R.REUSED_FROM)) or once in seen
+            seen.add(once)
         most = max(copies.values(), default=0)  # the point that lost the most places to copies
         if n >= window + 1 + most:
             return found
