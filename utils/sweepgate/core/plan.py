@@ -78,7 +78,7 @@ def _selected_rules(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff],
         if diff and diff.status == "unchanged" and scenarios:
             scripts = sorted({p for s in scenarios for _, p, _ in head.script_ids(key, s) if p})
             what = "config" + (f", {', '.join(scripts)}" if scripts else "") + (
-                f" and {F.BENCHMARK_LIB}" if head.runs_lib(key) else "")
+                f" and {F.BENCHMARK_LIB}" if head.runs_lib(key) and head.lib_sha else "")
             diags.append(Diagnostic(
                 file, line, 0, RULE_RERUN,
                 f"'{key}' ({', '.join(scenarios)}) is selected again but is identical to base ({what} unchanged); "
