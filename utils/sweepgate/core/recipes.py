@@ -63,10 +63,6 @@ def script_candidates(row: dict, gpu: str | None = None) -> list[str]:
     return [f"{directory}/{stem}_{row[F.FRAMEWORK]}{mtp}.sh", f"{directory}/{stem}{mtp}.sh"]
 
 
-# A benchmark script's own helpers: `source`/`.` of a path beside it ("$(dirname "${BASH_SOURCE[0]}")/x.sh"
-# or the same with "$0"; group 1) or of a path from the checkout's top, where jobs run (group 2).
-SOURCED = re.compile(r'^[ \t]*(?:source|\.)[ \t]+"?(?:\$\(dirname "?\$(?:\{BASH_SOURCE\[0\]\}|0|BASH_SOURCE)"?\)/'
-                     r'([\w./-]+\.sh)|([\w][\w./-]*\.sh))"?[ \t]*(?:#.*)?$', re.MULTILINE)
 # Any other file named by a path beside the script, wherever the line names it: one it runs
 # (`python3 "$(dirname "$0")/client.py"`, `bash "$(dirname ...)/other.sh"`) or reads (a config), with
 # or without an extension, the folder quoted on its own too (`"$(dirname "$0")"/client.py`, as
@@ -87,6 +83,35 @@ _PATH = r'(?P<path>[\w.-]*(?:/[\w.-]+)*[\w])'
 BESIDE = re.compile(rf'{_FOLDER}"?/{_PATH}')
 FOLDER_VARIABLE = re.compile(rf'(?:^|;)[ \t]*(?:(?:local|readonly|export|declare(?:[ \t]+-\w+)*)[ \t]+)?'
                              rf'(?P<name>[A-Za-z_]\w*)="?{_FOLDER}"?[ \t]*(?:[;#].*)?$', re.MULTILINE)
+
+
+# A `source`/`.` command, where a line begins with one; what it sources is its first word: a path beside the
+# script, by any spelling of the folder BESIDE knows or a variable set to one (FOLDER_VARIABLE), quoted as
+# a whole or the folder alone ("$(dirname "$0")/../x.sh", "${SCRIPT_DIR}"/x.sh, $DIR/x.sh), or a path
+# from the checkout's top, where jobs run (benchmarks/x.sh). Arguments, `|| exit 1` or a comment may
+# follow. A comment and a command that only names the file (echo, a test) source nothing.
+_SOURCE = re.compile(r'^[ \t]*(?:source|\.)[ \t]+', re.MULTILINE)
+_WORD_END = r'"?(?=[ \t;&|)]|$)'
+_SOURCED_BESIDE = re.compile(rf'"?{_FOLDER}"?/{_PATH}{_WORD_END}', re.MULTILINE)
+_SOURCED_BY_VARIABLE = re.compile(rf'"?\$(?:\{{(?P<braced>[A-Za-z_]\w*)\}}|(?P<bare>[A-Za-z_]\w*))"?/{_PATH}{_WORD_END}',
+                                  re.MULTILINE)
+_SOURCED_FROM_TOP = re.compile(rf'"?(?:\./)?(?P<path>\w[\w./-]*\.sh){_WORD_END}', re.MULTILINE)
+
+
+def sourced(text: str) -> list[tuple[int, str, str]]:
+    """Each file ``text`` sources: (offset of the command's line, its path relative to the script's
+    folder or "", its path from the checkout's top or "")."""
+    folders = {m["name"]: m["sub"] or "" for m in FOLDER_VARIABLE.finditer(text)}
+    found = []
+    for command in _SOURCE.finditer(text):
+        at = command.end()
+        if m := _SOURCED_BESIDE.match(text, at):
+            found.append((command.start(), posixpath.join(m["sub"] or "", m["path"]), ""))
+        elif (m := _SOURCED_BY_VARIABLE.match(text, at)) and (name := m["braced"] or m["bare"]) in folders:
+            found.append((command.start(), posixpath.join(folders[name], m["path"]), ""))
+        elif m := _SOURCED_FROM_TOP.match(text, at):
+            found.append((command.start(), "", m["path"]))
+    return found
 
 
 def beside_paths(text: str) -> list[str]:
@@ -135,8 +160,8 @@ def sourced_helpers(script: str | None, blobs: dict[str, bytes | None]) -> list[
         nxt = []
         for path, folder in todo:
             text = (blobs.get(path) or b"").decode("utf-8", "replace")
-            named = [_helper(folder, beside, from_top) for beside, from_top in
-                     SOURCED.findall(text) + [(beside, "") for beside in beside_paths(text)]]
+            named = [_helper(folder, beside, from_top) for _, beside, from_top in
+                     sourced(text) + [(0, beside, "") for beside in beside_paths(text)]]
             named = [(helper, posixpath.dirname(helper)) for helper in named]
             if (target := link_target(path, blobs.get(path))) is not None:
                 named = [(target, folder), (target, posixpath.dirname(target)), *named]
@@ -176,9 +201,9 @@ def library_lines(scripts, blobs: dict[str, bytes | None]) -> list[tuple[str, in
             if path in found:
                 continue
             text = (blobs.get(path) or b"").decode("utf-8", "replace")
-            for m in SOURCED.finditer(text):
-                if _helper(posixpath.dirname(path), m[1], m[2]) == F.BENCHMARK_LIB:
-                    found[path] = text.count("\n", 0, m.start()) + 1
+            for at, beside, from_top in sourced(text):
+                if _helper(posixpath.dirname(path), beside, from_top) == F.BENCHMARK_LIB:
+                    found[path] = text.count("\n", 0, at) + 1
                     break
     return list(found.items())
 
