@@ -6,15 +6,19 @@ git repository.
 2. A script that sources the library through a folder variable (`source "$SCRIPT_DIR/../../benchmark_lib.sh"`),
    with arguments after it, or by `$(dirname -- "$0")`, was not read as sourcing it: no hint, and bash's own
    `No such file or directory`. A comment or an echo that only names the file sources nothing.
+3. `rehearse --row-json FILE --conc 4` with one row in FILE said "no row chosen": one row is the choice.
 """
 
 from __future__ import annotations
+
+import json
 
 from conftest import CHANGELOG
 from test_changelog_tools import entry
 from test_gate_cli_s34c import FIXED, LIBRARY_FIX, own_scripts, sweepgate
 
 from sweepgate.core import recipes
+from sweepgate.core.sweep import worktree_keyed_rows
 
 # --- 1. plan's rerun note names only what the repository has ---------------------------------------------
 
@@ -72,3 +76,43 @@ def test_rehearse_and_preflight_hint_at_a_library_sourced_through_a_folder_varia
     assert r.returncode == 1 and f"{script}:4: sources benchmarks/benchmark_lib.sh" in r.stderr, r.stderr
     assert "No such file" not in r.stdout + r.stderr
 
+
+# --- 3. one row is the choice ------------------------------------------------------------------------------
+
+
+def _rows(repo) -> list[dict]:
+    return [dict(row) for _, row in worktree_keyed_rows(repo.path, ["dsr1-fp4-b300-vllm"])]
+
+
+def test_rehearse_takes_the_one_row_of_its_file_and_holds_it_to_conc_and_where(make_repo, tmp_path):
+    repo = own_scripts(make_repo)  # no library: a chosen row stops at the hint, before anything runs
+    rows = _rows(repo)
+    assert [row["conc"] for row in rows] == [4, 8, 16]
+    one = tmp_path / "one.json"
+    for held in (rows[0], [rows[0]]):  # a row, or a list of one
+        one.write_text(json.dumps(held))
+        for flags in ([], ["--conc", "4"], ["--where", "tp=8"], ["--conc", "4", "--where", "tp=8"]):
+            r = sweepgate(["rehearse", "--row-json", str(one), *flags], repo.path)
+            assert r.returncode == 1 and r.stderr.startswith(f"{FIXED}/dsr1_fp4_b300_vllm.sh:4: sources"), \
+                (flags, r.stderr)
+        r = sweepgate(["rehearse", "--row-json", str(one), "--conc", "8"], repo.path)
+        assert r.returncode == 1 and r.stderr.splitlines() == [
+            f"{one}: exp-name 'dsr1_1k1k' has no row with conc 8; pick --conc from: 4"], r.stderr
+        r = sweepgate(["rehearse", "--row-json", str(one), "--where", "tp=4"], repo.path)
+        assert r.returncode == 1 and r.stderr.splitlines() == [
+            f"{one}: no row of exp-name 'dsr1_1k1k' has tp=4; its rows have tp 8"], r.stderr
+
+
+def test_several_rows_without_exp_name_stay_an_error_that_names_the_choice(make_repo, tmp_path):
+    repo = make_repo()
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps(_rows(repo)))
+    r = sweepgate(["rehearse", "--row-json", str(many), "--conc", "4"], repo.path)
+    assert r.returncode == 1 and r.stderr.splitlines() == [
+        f"{many}: no row chosen: 3 rows (exp-name dsr1_1k1k); pass --exp-name dsr1_1k1k (and --conc N when it "
+        "repeats)"], r.stderr
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    r = sweepgate(["rehearse", "--row-json", str(empty)], repo.path)
+    assert r.returncode == 1 and r.stderr.splitlines() == [
+        f"{empty}: holds no rows; write one row object or a list of rows"], r.stderr

@@ -130,9 +130,12 @@ def _concs(rows: list[dict]) -> list[str]:
 def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | None,
                where: list[str] | None = None) -> dict:
     if not exp_name:
-        if len(rows) == 1 and conc is None:
+        if len(rows) != 1:
+            raise _unchosen(rows, source)
+        # one row is the choice; --conc and --where still hold it to what they say (a row without an
+        # exp-name is refused for it as soon as it is taken: required_fields)
+        if not isinstance(exp_name := rows[0].get(fields.EXP_NAME), str):
             return rows[0]
-        raise fail(source, 0, "no row chosen", "pass --exp-name NAME (and --conc N when it repeats)")
     matches = [r for r in rows if r.get(fields.EXP_NAME) == exp_name]
     if not matches:
         known = sorted({str(r.get(fields.EXP_NAME)) for r in rows if r.get(fields.EXP_NAME) is not None})
@@ -173,6 +176,16 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
                        f"choose one with --where {name}={values[0]}"
                        + (f", or --config-keys {keys[0]}" if len(keys) > 1 else ""))
     return matches[0]
+
+
+def _unchosen(rows: list[dict], source: str) -> SweepgateError:
+    """No --exp-name, and not one row to take: what the source holds, and the flag that chooses."""
+    if not rows:
+        return fail(source, 0, "holds no rows", "write one row object or a list of rows")
+    names = list(dict.fromkeys(str(r[fields.EXP_NAME]) for r in rows if r.get(fields.EXP_NAME) is not None))
+    shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+    return fail(source, 0, f"no row chosen: {len(rows)} rows" + (f" (exp-name {shown})" if names else ""),
+                f"pass --exp-name {names[0] if len(names) == 1 else 'NAME'} (and --conc N when it repeats)")
 
 
 def _text(value) -> str:
