@@ -24,7 +24,6 @@ Lines are HEAD's for text a change adds and BASE's for text it deletes or edits.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from sweepgate.core import fields as F
 from sweepgate.core.collector import Collector
@@ -66,32 +65,32 @@ CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\u2028\u2029\ufeff]")
 BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-@dataclass
+# GateOptions, Outcome (and history's History, HeadLines) are plain classes, not dataclasses: the
+# dataclasses module imports inspect (with ast, dis and tokenize): about 45M instructions, an eighth of a
+# warm gate run.
 class GateOptions:
-    changelog: str = F.CHANGELOG_FILE
-    pr_number: int | None = None
-    repository: str | None = None
-    all_evals: bool = False
-    evals_only: bool = False
-    worktree: bool = False  # HEAD is the working-tree file (pre-commit)
-    run_matrix: bool = True
+    def __init__(self, changelog: str = F.CHANGELOG_FILE, pr_number: int | None = None,
+                 repository: str | None = None, all_evals: bool = False, evals_only: bool = False,
+                 worktree: bool = False, run_matrix: bool = True) -> None:
+        self.changelog, self.pr_number, self.repository = changelog, pr_number, repository
+        self.all_evals, self.evals_only, self.run_matrix = all_evals, evals_only, run_matrix
+        self.worktree = worktree  # HEAD is the working-tree file (pre-commit)
 
 
-@dataclass
 class Outcome:
     """What the gate found. ``matrix`` holds the matrix step's diagnostics, kept apart for reports."""
 
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    matrix: list[Diagnostic] = field(default_factory=list)
-    repository: str | None = None
-    appended_entries: int = 0
-    corrections: int = 0
-    matrix_ran: bool = False
-    inputs: list[str] = field(default_factory=list)  # master configs / runners file the change edits
-    configs: list[Diagnostic] = field(default_factory=list)  # their problems (``core.configgate``)
-    notes: list[Diagnostic] = field(default_factory=list)  # warnings that pass (never in ``all``)
-
-    changelog: str = F.CHANGELOG_FILE
+    def __init__(self, repository: str | None = None, changelog: str = F.CHANGELOG_FILE) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self.matrix: list[Diagnostic] = []
+        self.repository = repository
+        self.appended_entries = 0
+        self.corrections = 0
+        self.matrix_ran = False
+        self.inputs: list[str] = []  # master configs / runners file the change edits
+        self.configs: list[Diagnostic] = []  # their problems (``core.configgate``)
+        self.notes: list[Diagnostic] = []  # warnings that pass (never in ``all``)
+        self.changelog = changelog
 
     @property
     def ok(self) -> bool:

@@ -9,9 +9,7 @@ without splitting the history, so a one-entry append costs what the append costs
 
 from __future__ import annotations
 
-import difflib
 import re
-from dataclasses import dataclass, field
 
 from sweepgate.core import fields as F
 from sweepgate.core.prlinks import correction_of
@@ -114,18 +112,18 @@ def show_edit(old: bytes, new: bytes, limit: int = 70, before: int = 20) -> str:
     return f"{cut(a)} became {cut(b)}"
 
 
-@dataclass
 class History:
-    """How HEAD's lines relate to BASE's."""
+    """How HEAD's lines relate to BASE's (a plain class, as ``gate.Outcome`` is: no dataclasses import)."""
 
-    append_start: int  # 0-based index of HEAD's first line after the history
-    changed: list[int] = field(default_factory=list)  # HEAD line indexes whose bytes are new
-    corrections: list[tuple[int, int]] = field(default_factory=list)  # (base line, head line), 1-based
-    problems: list[tuple[int, str, str, str]] = field(default_factory=list)  # (line, rule, message, hint)
-    inserted: list[tuple[int, int]] = field(default_factory=list)  # HEAD line index spans inserted mid-history
-    # What `sweepgate changelog rebase` moves to the end, when the inserted blocks are whole entries and
-    # nothing else differs from BASE (``whole_entries_inserted``); None when it would refuse them.
-    movable: list[tuple[int, int, bytes]] | None = None
+    def __init__(self, append_start: int, changed: list[int] | None = None) -> None:
+        self.append_start = append_start  # 0-based index of HEAD's first line after the history
+        self.changed: list[int] = [] if changed is None else changed  # HEAD line indexes whose bytes are new
+        self.corrections: list[tuple[int, int]] = []  # (base line, head line), 1-based
+        self.problems: list[tuple[int, str, str, str]] = []  # (line, rule, message, hint)
+        self.inserted: list[tuple[int, int]] = []  # HEAD line index spans inserted mid-history
+        # What `sweepgate changelog rebase` moves to the end, when the inserted blocks are whole entries and
+        # nothing else differs from BASE (``whole_entries_inserted``); None when it would refuse them.
+        self.movable: list[tuple[int, int, bytes]] | None = None
 
 
 HISTORY_HINT = "restore it byte for byte; the changelog is append-only (add a new entry at the end instead)"
@@ -134,12 +132,11 @@ INSERTED_HINT = "new entries go at the end of the file, after one empty line"
 MOVABLE_HINT = f"{INSERTED_HINT}: `sweepgate changelog rebase` moves these lines there"
 
 
-@dataclass
 class HeadLines:
     """HEAD's lines from index ``offset`` on (every line when ``offset`` is 0); HEAD has ``total`` lines."""
 
-    lines: list[bytes]
-    offset: int = 0
+    def __init__(self, lines: list[bytes], offset: int = 0) -> None:
+        self.lines, self.offset = lines, offset
 
     @property
     def total(self) -> int:
@@ -189,6 +186,8 @@ def _history_end(base: bytes) -> list[bytes]:
 
 def _aligned(nbase: list[bytes], nhead: list[bytes]) -> list[tuple]:
     """difflib opcodes of base -> head lines; the common prefix and suffix are matched first (fast)."""
+    import difflib  # only here: a change that only appends never aligns (``appended_only``)
+
     nb = len(nbase)
     prefix = 0
     limit = min(nb, len(nhead))

@@ -19,12 +19,15 @@ import os
 import subprocess
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 
 from sweepgate.core.pyyaml import FastReader, NotFinite, PythonReader, yaml
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError, read_from_the_top
+
+TYPE_CHECKING = False  # typing's flag without importing typing
+if TYPE_CHECKING:  # pathlib (with urllib.parse and ipaddress) is imported where a Path is made: the matrix and
+    from pathlib import Path  # the gate make none, and its import cost them about 17M instructions a run
 
 _Loader = FastReader  # libyaml: much faster than PyYAML's Python scanner (``reader_for``)
 
@@ -1035,6 +1038,7 @@ def read_worktree_file(root, path: str) -> bytes | None:
     link followed here would pass in the work tree what the commit of it is refused for, and one to
     nothing would read as a deleted config."""
     import stat
+    from pathlib import Path  # not imported by the matrix or the gate, which read no work-tree file this way
 
     refuse_linked_input(root, path)
     try:  # not blocking: a FIFO in a config's place is refused, never waited on for good
@@ -1064,6 +1068,7 @@ def refuse_linked_input(root, path: str, shown=None, *, follow: bool = True) -> 
     missing, runs through a file or cannot be looked at is left to its read to say. ``shown(rel)``: how
     the line names a path (``worktop.shown_path`` of another checkout's); ``follow``: ``linked_input``'s."""
     import stat
+    from pathlib import Path
 
     here, parts, shown = Path(root), path.split("/"), shown or (lambda rel: rel)
     for i, part in enumerate(parts):
