@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import itertools
+import re
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "utils"))
 
 from sweepgate.core import fastyaml  # noqa: E402
+from sweepgate.core.jsontext import INT_DIGITS  # noqa: E402
 from sweepgate.core.pyyaml import FastReader  # noqa: E402 - PyYAML's safe loader, 4.0 read as 4
 
 # Plain scalars YAML 1.1 and 1.2/JSON read differently, or that a C++ parser may normalize.
@@ -190,3 +194,28 @@ def test_an_integer_past_300_digits_is_left_to_pyyaml_which_refuses_it():
 
     assert fastyaml.load_blocks(["a: [1, " + "9" * 400 + "]\n", "b: " + "9" * 300 + "\n", "c: -" + "9" * 301 + "\n"]) \
         == [None, ({"b": int("9" * 300)},), None]
+
+
+_RUN_PIECES = st.one_of(
+    st.integers(0, 320).flatmap(lambda n: st.text(alphabet="0123456789", min_size=n, max_size=n)),
+    st.text(alphabet=' ",:[]{}-.e+x\u0663\u00e9\u4e00\U0001f600', max_size=4))  # U+0663: an Arabic-Indic 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_RUN_PIECES, max_size=6))
+def test_a_long_digit_run_is_found_as_the_pattern_finds_it(pieces):
+    """Session 34: `_long_digits` replaced a `[0-9]{301}` search (which counted from every digit); it finds
+    a run of ASCII digits past INT_DIGITS exactly where that pattern does, other scripts' digits aside."""
+    from sweepgate.core import fastyaml
+
+    js = "".join(pieces)
+    assert fastyaml._long_digits(js) == bool(re.search(f"[0-9]{{{INT_DIGITS + 1}}}", js))
+
+
+def test_digits_past_300_in_a_string_or_split_by_a_letter_are_told_apart():
+    from sweepgate.core import fastyaml
+
+    digits = "1234567890" * 31  # 310 digits, every one of them
+    assert fastyaml.load_blocks([f"a: '{digits}'\n", f"b: x{digits[:150]}\u00e9{digits[:151]}\n",
+                                 f"c: {digits[:150]}\u0663{digits[:151]}\n"]) \
+        == [None, ({"b": f"x{digits[:150]}\u00e9{digits[:151]}"},), ({"c": f"{digits[:150]}\u0663{digits[:151]}"},)]
