@@ -37,7 +37,7 @@ def run(args) -> int:
     from sweepgate.core.load import open_repo
     from sweepgate.core.select import build_matrix
 
-    git = open_repo()
+    git = open_repo(refs=(args.base_ref, args.head_ref))
     argtypes.resolve_refs(git, args)
     matrix = build_matrix(git, args.base_ref, args.head_ref, options(args))
     sys.stdout.write(json.dumps(matrix, indent=2 if args.pretty else None) + "\n")

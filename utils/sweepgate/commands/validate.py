@@ -80,7 +80,8 @@ def run(args) -> int:
     if args.staged and args.head_ref:
         argtypes.combination_error(args, "--head-ref", "not allowed with argument --staged (which validates the "
                                    "working tree)", "drop --head-ref, or drop --staged")
-    git = open_repo()
+    given = (args.base_ref, args.head_ref)
+    git = open_repo(refs=() if args.staged or None in given else given)
     if args.staged:
         base = args.base_ref or _staged_base(git)
     else:

@@ -69,8 +69,21 @@ def as_committed(root, path: str, data: bytes) -> bytes:
     return lf if _blob_id(lf, oid) == oid else data
 
 
-def open_repo(start: str = ".") -> "Git":
-    """A Git reader on the repository that holds ``start`` (any subdirectory of it)."""
+def open_repo(start: str = ".", refs: tuple[str, ...] = ()) -> "Git":
+    """A Git reader on the repository that holds ``start`` (any subdirectory of it). ``refs`` are looked
+    up in the same git call that finds the repository's top (the matrix and the gate spawned one git
+    process more on every run for it); when that call fails (no repository, a ref that is no commit),
+    nothing is learnt from it and each is found, and said, as it was before (``Git.resolve_all``)."""
+    if refs and all(ref and not ref.startswith("-") for ref in refs):
+        proc = subprocess.run(["git", "-C", start, "rev-parse", "--show-toplevel", "--git-common-dir",
+                               *(f"{r}^{{commit}}" for r in refs)], capture_output=True, text=True)
+        lines = proc.stdout.splitlines()
+        if (proc.returncode == 0 and len(lines) == len(refs) + 2 and lines[0]
+                and all(F.COMMIT_SHA.fullmatch(line) for line in lines[2:])):
+            git = Git(lines[0])
+            git._git_dir = os.path.join(os.path.abspath(start), lines[1])  # git says it from ``start``
+            git._resolved.update(zip(refs, lines[2:]))
+            return git
     return Git(repo_root(start))
 
 
