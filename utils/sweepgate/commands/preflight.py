@@ -199,8 +199,10 @@ def no_library(rows: list[dict], root: Path) -> Callable:
     def script(row: dict) -> str | None:
         return next((rel for rel in script_candidates(row) if (root / rel).is_file()), None)
 
+    if (root / F.BENCHMARK_LIB).is_file():  # the common case: nothing to look for
+        return lambda row: None
     scripts = sorted({s for s in map(script, rows) if s})
-    if not scripts or (root / F.BENCHMARK_LIB).is_file():
+    if not scripts:
         return lambda row: None
     read = read_tree(str(root))
     blobs = read(scripts)
