@@ -34,9 +34,13 @@ class Measurement:
     # the output states that its client ran without a concurrency cap (vLLM's and SGLang's max_concurrency
     # null: no semaphore, every request sent at its rate): no conc a row names holds its figures
     uncapped: bool = False
-    # record field -> the output's own key it was read from (a dotted path, as ``jsontext.key_place``
-    # takes it): a refusal of the value names that key and stands at it
+    # record field or metric -> the output's own key it was read from (a dotted path, as ``jsontext.key_place``
+    # takes it; a CSV export's ``Display Name (unit).column``): a refusal of the value names that key and
+    # stands at it
     keys: dict = dataclasses.field(default_factory=dict)
+    # record metric -> the line of the file its key stands on, where the key alone cannot place it (a CSV
+    # export's row: ``jsonio.place`` finds a JSON key, not a table's cell); else the measurement's line
+    lines: dict = dataclasses.field(default_factory=dict)
     # the client's own run, (start, end) in epoch seconds, where the output states both beyond doubt
     # (Unix times, or times with a zone): the window energy per token is integrated over, rather than
     # the job's, which holds the server's start and model loading. Not stored.
@@ -55,8 +59,13 @@ class Measurement:
     computed: set = dataclasses.field(default_factory=set)
 
     def key(self, name: str) -> str:
-        """The output's own key of the record field ``name``, else ``name``."""
+        """The output's own key of the record field or metric ``name``, else ``name``."""
         return self.keys.get(name) or name
+
+    def line_of(self, name: str) -> int:
+        """The line a refusal of the metric ``name`` stands on: its key's row in a CSV export, else the
+        measurement's (``jsonio.place`` then finds its key there)."""
+        return self.lines.get(name) or self.line
 
 
 def random_lengths(dataset: str | None) -> bool:

@@ -48,22 +48,30 @@ def _by_latency(metrics: dict, skip: set) -> dict[str, dict[str, float]]:
     return out
 
 
-def _order(latency: str, stats: dict[str, float]) -> str | None:
-    """What of one latency's statistics is out of order, else None."""
+def _ours(m: Measurement, *names: str) -> str:
+    """`` (sweepgate's ttft_p50_ms, ttft_p99_ms)`` after a message naming the output's own keys of ``names``,
+    where one of them is not sweepgate's own name; else nothing."""
+    return f" (sweepgate's {', '.join(names)})" if any(m.key(n) != n for n in names) else ""
+
+
+def _order(latency: str, stats: dict[str, float], m: Measurement) -> tuple[str, str] | None:
+    """(the metric it stands at, what) of one latency's statistics that is out of order, else None."""
     ranked = sorted((rank, stat, stats[stat]) for stat in stats if (rank := percentile_of(stat)) is not None)
     for (_, low, a), (_, high, b) in zip(ranked, ranked[1:]):
         if a > b * (1 + ROUNDING):
-            return (f"{R.latency_name(latency, low)}: {a:g} ms is above {R.latency_name(latency, high)} ({b:g} ms), "
-                    f"a higher percentile of the same requests, which cannot be lower")
+            low, high = R.latency_name(latency, low), R.latency_name(latency, high)
+            return low, (f"{m.key(low)}: {a:g} ms is above {m.key(high)} ({b:g} ms), a higher percentile of the same "
+                         f"requests, which cannot be lower{_ours(m, low, high)}")
     mean, least, most = stats.get("mean"), stats.get("min"), stats.get("max")
     if mean is not None and ((least is not None and mean < least * (1 - ROUNDING))
                              or (most is not None and mean > most * (1 + ROUNDING))):
-        return (f"{R.latency_name(latency, 'mean')}: {mean:g} ms is outside {R.latency_name(latency, 'min')}.."
-                f"{R.latency_name(latency, 'max')} ({least:g}..{most:g} ms); a mean lies between its extremes")
+        names = [R.latency_name(latency, stat) for stat in ("mean", "min", "max")]
+        return names[0], (f"{m.key(names[0])}: {mean:g} ms is outside {m.key(names[1])}..{m.key(names[2])} "
+                          f"({least:g}..{most:g} ms); a mean lies between its extremes{_ours(m, *names)}")
     return None
 
 
-def _rate(metrics: dict) -> str | None:
+def _rate(metrics: dict, m: Measurement) -> str | None:
     """A request throughput more than the run's requests over its duration allow, said, else None."""
     rate, duration, done = (metrics.get(n) for n in (R.REQUEST_THROUGHPUT, R.DURATION_S, R.COMPLETED))
     if not (rate and duration and done is not None):
@@ -72,17 +80,18 @@ def _rate(metrics: dict) -> str | None:
     allowed = sent / duration * (1 + RATE_SLACK) + RATE_DIGITS
     if rate <= allowed:
         return None
-    return (f"{R.REQUEST_THROUGHPUT}: {rate:g} req/s for {duration:g} s ({R.DURATION_S}) is {rate * duration:.0f} "
-            f"requests, but only {sent:g} completed or failed")
+    return (f"{m.key(R.REQUEST_THROUGHPUT)}: {rate:g} req/s for {duration:g} s ({m.key(R.DURATION_S)}) is "
+            f"{rate * duration:.0f} requests, but only {sent:g} completed or failed")
 
 
 def refuse_impossible(metrics: dict, m: Measurement, path: str) -> None:
-    """Refuse, one line, figures of ``m`` (its ``metrics`` as stored) that cannot all be true."""
+    """Refuse, one line at the output's key of the first figure named, figures of ``m`` (its ``metrics`` as
+    stored) that cannot all be true."""
     for latency, stats in _by_latency(metrics, m.computed).items():
-        if (what := _order(latency, stats)) is not None:
-            raise fail(path, m.line, what, CORRUPT)
-    if (what := _rate(metrics)) is not None:
-        raise fail(path, m.line, what, CORRUPT)
+        if (found := _order(latency, stats, m)) is not None:
+            raise fail(path, m.line_of(found[0]), found[1], CORRUPT)
+    if (what := _rate(metrics, m)) is not None:
+        raise fail(path, m.line_of(R.REQUEST_THROUGHPUT), what, CORRUPT)
 
 
 def oddities(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
@@ -95,9 +104,10 @@ def oddities(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
                  if s not in UNDIRECTED_STATS and s in whole and v > whole[s] * (1 + ROUNDING)]
         if above:
             listed = ", ".join(f"{s} {v:g} > {w:g} ms" for s, v, w in above)
+            first = R.latency_name(part, above[0][0])
             said.append(("latency-above-e2e",
-                         f"warning: {R.latency_name(part, above[0][0])}: {part} is above the end-to-end latency "
-                         f"({WHOLE}) at {listed}; stored as written",
+                         f"warning: {m.key(first)}: {part} is above the end-to-end latency ({WHOLE}) at {listed}"
+                         f"{_ours(m, first)}; stored as written",
                          "a part of a request cannot take longer than the request: check how the client "
                          "times and counts them (one-token answers, responses in one piece)"))
     return said

@@ -103,20 +103,23 @@ def _zoned(value) -> float | None:
     return at.timestamp() if at is not None and at.tzinfo is not None else None
 
 
-def _further_stats(obj: dict, key: str, latency: str, notes: list) -> dict:
-    """A latency's statistics beyond STATS in its metric object (min, max, p1, ...), in ms."""
+def _further_stats(obj: dict, key: str, latency: str, notes: list, keys: dict) -> dict:
+    """A latency's statistics beyond STATS in its metric object (min, max, p1, ...), in ms; ``keys`` gets the
+    dotted key of each."""
     out = {}
     for stat, value in obj.items():
         name = None if stat in STATS else R.stat_name(stat)
         if name is not None:
             out[R.latency_name(latency, name)] = to_ms(further_stat(value, f"{key}.{stat}", notes), obj["unit"])
+            keys[R.latency_name(latency, name)] = f"{key}.{stat}"
     return {name: value for name, value in out.items() if value is not None}
 
 
-def metrics_from(doc: dict, path: str, line: int, notes: list | None = None) -> dict:
+def metrics_from(doc: dict, path: str, line: int, notes: list | None = None, keys: dict | None = None) -> dict:
     """Record metrics from the ``{key: {unit, avg, ...}}`` metric objects of an export; a latency
-    statistic beyond STATS that is no measurement is a warning in ``notes``."""
-    metrics = {}
+    statistic beyond STATS that is no measurement is a warning in ``notes``; ``keys`` (``Measurement.keys``)
+    gets the dotted key each metric was read from (``time_to_first_token.p50``)."""
+    metrics, keys = {}, {} if keys is None else keys
     for key in (*LATENCIES, *SCALARS, "benchmark_duration"):
         if doc.get(key) is not None and not isinstance(doc[key], dict):
             raise fail(path, line, f"{key}: expected a metric object ({{unit, avg, ...}}), got {doc[key]!r}",
@@ -131,18 +134,20 @@ def metrics_from(doc: dict, path: str, line: int, notes: list | None = None) -> 
                        "expected ns, us, ms or sec; the export is not a latency metric")
         for stat, name in STATS.items():
             metrics[R.latency_name(latency, name)] = to_ms(_stat(obj, stat, key, path, line), unit)
-        metrics.update(_further_stats(obj, key, latency, notes if notes is not None else []))
+            keys[R.latency_name(latency, name)] = f"{key}.{stat}"
+        metrics.update(_further_stats(obj, key, latency, notes if notes is not None else [], keys))
     for key, name in SCALARS.items():
         obj = doc.get(key)
         if isinstance(obj, dict):
-            metrics[name] = _stat(obj, "avg", key, path, line)
+            metrics[name], keys[name] = _stat(obj, "avg", key, path, line), f"{key}.avg"
     duration = doc.get("benchmark_duration")
     if isinstance(duration, dict) and not is_time_unit(duration.get("unit")):
         raise fail(path, line, f"benchmark_duration.unit: {duration.get('unit')!r} is not a time unit",
                    "expected ns, us, ms or sec; the export was edited or comes from an unsupported client version")
     if isinstance(duration, dict):
         value = to_ms(_stat(duration, "avg", "benchmark_duration", path, line), duration["unit"])
-        metrics[R.DURATION_S] = value / 1000 if value is not None else None
+        metrics[R.DURATION_S], keys[R.DURATION_S] = value / 1000 if value is not None else None, \
+            "benchmark_duration.avg"
     _fill_totals(metrics)
     if metrics.get(R.COMPLETED) is None and metrics.get(R.FAILED):
         metrics[R.COMPLETED] = 0  # only valid requests are counted; an all-error run exports none
@@ -440,7 +445,8 @@ def _long_outputs(doc: dict, m: Measurement) -> None:
 def parse(doc: dict, path: str, line: int) -> Measurement:
     if isinstance(doc.get(SWEEP), list):  # beside the runs' own exports, as the sweep writes it: passed over
         raise SweepAggregate(path)
-    if isinstance(doc.get("records"), dict):
+    tagged = isinstance(doc.get("records"), dict)
+    if tagged:
         if not _keyed_by_tag(doc["records"]):
             raise fail(path, line, "records: a pre-release AIPerf export (2025-06; metrics keyed by display "
                        "name) has no request count or throughputs",
@@ -449,7 +455,11 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     _pooled(_input_config(doc), path, line)
     model, conc, client = _config(doc, path)
     m = Measurement(f"{client}-json", client, line, client_version=doc.get("aiperf_version"))
-    m.metrics.update(metrics_from(doc, path, line, m.notes))
+    m.metrics.update(metrics_from(doc, path, line, m.notes, m.keys))
+    if tagged:  # each metric's key as the export writes it, under records and its tag
+        tag_of = {key: tag for tag, key in TAGS.items()}
+        m.keys = {name: "records." + ".".join((tag_of.get(k, k), *rest)) for name, (k, *rest) in
+                  ((name, key.split(".")) for name, key in m.keys.items())}
     m.metrics[R.FAILED] = _failed(doc, m.metrics)
     completion(doc, m)
     m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: _time(doc.get("start_time")),

@@ -87,7 +87,8 @@ def _number(cell: str, path: str, line: int, column: str):
 
 
 def to_export(text: str, path: str, rows: dict | None = None) -> dict:
-    """The CSV as the JSON export's ``{key: {unit, avg, p50, ...}}`` shape; ``rows`` gets each key's line."""
+    """The CSV as the JSON export's ``{key: {unit, avg, p50, ...}}`` shape; ``rows`` gets each key's line and
+    display name (its first cell)."""
     doc, header, table_start = {}, None, True
     for line, row in enumerate(csv.reader(io.StringIO(text.lstrip("\ufeff"))), 1):
         if not row or not any(c.strip() for c in row):
@@ -109,7 +110,7 @@ def to_export(text: str, path: str, rows: dict | None = None) -> dict:
             obj[column] = _number(cell, path, line, f"{row[0]}.{column}")
         doc[key] = obj
         if rows is not None:
-            rows[key] = line
+            rows[key] = (line, row[0])
     return doc
 
 
@@ -118,16 +119,17 @@ AIPERF_CSV = CSV_FORMAT.format("aiperf")
 
 
 def parse_text(text: str, path: str) -> Measurement:
-    rows: dict[str, int] = {}
+    rows: dict[str, tuple[int, str]] = {}
     doc = to_export(text, path, rows)
     client = _client(doc)
     m = Measurement(CSV_FORMAT.format(client), client)
     try:
-        m.metrics.update(aiperf.metrics_from(doc, path, 0, m.notes))
+        m.metrics.update(aiperf.metrics_from(doc, path, 0, m.notes, m.keys))
     except SweepgateError as exc:  # "key.stat: ..." of the JSON shape: at the key's row, not the file's start
         for d in exc.diagnostics:
-            d.line = d.line or rows.get(d.message.split(":", 1)[0].split(".", 1)[0], 0)
+            d.line = d.line or rows.get(d.message.split(":", 1)[0].split(".", 1)[0], (0,))[0]
         raise
+    _table_keys(m, rows)
     if client == "aiperf" and m.metrics.get(aiperf.R.FAILED) is None:
         m.metrics[aiperf.R.FAILED] = 0  # AIPerf writes its error rows only when a request failed
     m.run_window = aiperf.client_window(doc)
@@ -135,6 +137,17 @@ def parse_text(text: str, path: str) -> Measurement:
         raise fail(path, 0, "Output Token Throughput/Request Count: missing",
                    "export the full profile CSV (both the distribution and the scalar tables)")
     return m
+
+
+def _table_keys(m: Measurement, rows: dict[str, tuple[int, str]]) -> None:
+    """Each metric's key (``time_to_first_token.p50`` of the JSON shape) as the table writes it, its row's
+    display name and its column (``Time To First Token (ms).p50``, as a cell's refusal names it), and the
+    row's line (``Measurement.lines``)."""
+    for name, dotted in list(m.keys.items()):
+        key, _, column = dotted.partition(".")
+        if key in rows:
+            m.lines[name], display = rows[key]
+            m.keys[name] = f"{display}.{column}"
 
 
 # AIPerf 0.13+ writes this marker in a run's artifact folder once its exports are whole: {ready, was_cancelled,

@@ -182,9 +182,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     info = doc.get("server_info") if isinstance(doc.get("server_info"), dict) else {}
     version = _server_value(info, "version", agree=True)
     m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=version, dataset=_dataset(doc))
-    m.metrics.update(vllm.latencies(doc, path, line, NAMES, m.notes))
-    for key, name in THROUGHPUTS.items():
-        m.metrics[name] = number(doc, key, path, line)
+    m.metrics.update(vllm.latencies(doc, path, line, NAMES, m.notes, m.keys))
+    vllm.read_throughputs(doc, THROUGHPUTS, m, path)
     if m.metrics[R.COMPLETED] is None:
         raise fail(path, line, "completed: missing", "rerun sglang.bench_serving with --output-file")
     _uncounted_input(m)

@@ -274,6 +274,15 @@ def _from_arrays(doc: dict, metrics: dict, path: str, line: int) -> set[str]:
     return filled
 
 
+def read_throughputs(doc: dict, names: dict, m: Measurement, path: str) -> None:
+    """``m``'s counts, rates and duration, each of the output's key ``names`` gives its record metric,
+    and that key (``Measurement.keys``)."""
+    for key, name in names.items():
+        m.metrics[name] = number(doc, key, path, m.line)
+        if key in doc:
+            m.keys[name] = key
+
+
 def rates_from_counts(metrics: dict) -> None:
     """The input and request rates a client left out, from its counts over its duration: every
     client's record then has them (vLLM writes no input throughput, SGLang's older layouts no
@@ -300,11 +309,13 @@ def concurrency(value, path: str, line: int):
     return value
 
 
-def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES, notes: list | None = None) -> dict:
+def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES, notes: list | None = None,
+              keys: dict | None = None) -> dict:
     """The latency statistics, in ms; a latency whose every statistic is exactly 0 was not measured
     (vLLM and SGLang write 0, their mean of nothing, for an ITL when each response came in one chunk),
-    so it is left out. A statistic beyond STATS that is no measurement is a warning in ``notes``."""
-    metrics, found = {}, {}
+    so it is left out. A statistic beyond STATS that is no measurement is a warning in ``notes``; ``keys``
+    (``Measurement.keys``) gets the key each statistic was read from."""
+    metrics, found, keys = {}, {}, {} if keys is None else keys
     for key in doc:
         if not key.endswith("_ms"):
             continue
@@ -316,6 +327,7 @@ def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES, notes: l
             metrics[name] = number(doc, key, path, line) if stat in STATS else \
                 further_stat(doc[key], key, notes if notes is not None else [])
             found.setdefault(latency, []).append(name)
+            keys[name] = key
     for latency, stated in found.items():
         if all(metrics[name] == 0 for name in stated):
             for name in stated:
@@ -367,9 +379,8 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     if framework := m.tags.get(FRAMEWORK_TAG, "").strip():
         m.fields[R.FRAMEWORK], m.keys[R.FRAMEWORK] = framework, FRAMEWORK_TAG
     e2el_named = any(key.endswith("_e2el_ms") for key in doc)
-    m.metrics.update(latencies(doc, path, line, LATENCIES if e2el_named else E2EL_BEFORE_0_6, m.notes))
-    for key, name in THROUGHPUTS.items():
-        m.metrics[name] = number(doc, key, path, line)
+    m.metrics.update(latencies(doc, path, line, LATENCIES if e2el_named else E2EL_BEFORE_0_6, m.notes, m.keys))
+    read_throughputs(doc, THROUGHPUTS, m, path)
     m.metrics[R.FAILED] = _failed(doc, path, line)
     rates_from_counts(m.metrics)  # vLLM writes no input throughput, SGLang does
     _more_than_sent(doc, path, line)
