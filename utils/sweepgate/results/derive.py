@@ -83,9 +83,10 @@ def tput_per_gpu(metrics: dict, n_gpus: int | None) -> float | None:
 
 
 def interactivity(metrics: dict) -> float | None:
-    """Tokens per second one user sees: 1000 / median (p50) TPOT in ms."""
+    """Tokens per second one user sees: 1000 / median (p50) TPOT in ms; none from a TPOT of 0 or a hair below
+    it (``plausible.TIMER_SLACK_MS``: responses that came in one piece)."""
     tpot = metrics.get(R.latency_name("tpot", "p50"))
-    return 1000.0 / tpot if tpot else None
+    return 1000.0 / tpot if tpot is not None and tpot > 0 else None
 
 
 def success_rate(metrics: dict) -> float | None:

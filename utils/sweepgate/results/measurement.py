@@ -91,25 +91,28 @@ NOT_A_MEASUREMENT = "the client wrote NaN or Infinity for a metric; the run is b
 NEGATIVE = "a latency, count or throughput cannot be negative; the output is corrupt, rerun it"
 
 
-def number(doc: dict, key: str, path: str, line: int, *, where: str | None = None) -> float | int | None:
+def number(doc: dict, key: str, path: str, line: int, *, where: str | None = None,
+           least: float = 0.0) -> float | int | None:
     """A numeric value of ``doc[key]`` or None when absent/null; anything else is refused, NaN,
-    Infinity and a negative value by the output's own key (every value read here is stored as a metric)."""
+    Infinity and a value below ``least`` by the output's own key (every value read here is stored as a metric)."""
     value = doc.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail(path, line, f"{where or key}: expected a number, got {value!r}",
                    "the output was edited or comes from an unsupported client version")
-    return measured(value, where or key, path, line)
+    return measured(value, where or key, path, line, least)
 
 
-def measured(value: float | int, name: str, path: str, line: int) -> float | int:
-    """``value``, refused unless it is a measurement: finite and not negative, named ``name`` (the
-    output's own key where a parser reads it, the record's metric where a record is checked)."""
+def measured(value: float | int, name: str, path: str, line: int, least: float = 0.0) -> float | int:
+    """``value``, refused unless it is a measurement: finite and not below ``least`` (0; for a TPOT or ITL a
+    hair below it, ``plausible.least``, in the value's unit), named ``name`` (the output's own key where a
+    parser reads it, the record's metric where a record is checked)."""
     if not math.isfinite(value):
         raise fail(path, line, f"{name}: {value} is not a measurement", NOT_A_MEASUREMENT)
-    if value < 0:
-        raise fail(path, line, f"{name}: negative ({value})", NEGATIVE)
+    if value < least:
+        beyond = f", below {least:g}, the least a client's timers can write" if least else ""
+        raise fail(path, line, f"{name}: negative ({value}){beyond}", NEGATIVE)
     return value
 
 

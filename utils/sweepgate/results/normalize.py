@@ -211,7 +211,7 @@ def check_metrics(metrics: dict, path: str, line: int) -> None:
     for name, value in metrics.items():
         if value is None:
             continue
-        measured(value, name, path, line)
+        measured(value, name, path, line, plausible.least(name))
         if name in COUNTS and value != int(value):
             raise fail(path, line, f"{name}: {value} is not a whole number",
                        "a count of requests or tokens is whole; the output is corrupt, rerun it")

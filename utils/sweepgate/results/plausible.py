@@ -5,7 +5,8 @@ Refused (``impossible``): what no client's own arithmetic can write. The statist
 of one set of values (a client computes them from one list), so its percentiles rise with their rank
 (p25 <= p50 <= ... <= p99.9, min first, max last) and its mean lies between its min and max; a run's
 requests per second times its duration cannot be more requests than it sent. NaN, Infinity and a
-negative figure are refused as they are read (``measurement.measured``).
+figure below its ``least`` (0; a hair below it for a TPOT or ITL) are refused as they are read
+(``measurement.measured``).
 
 Warned of, stored as written (``oddities``): a latency of a part of a request above the whole request's
 end-to-end latency at the same statistic (TTFT, TPOT or ITL above E2E). Per request, the first token comes
@@ -13,7 +14,8 @@ before the last, but clients time and count them apart: vLLM's TPOT leaves out o
 ITL pools the gaps of all requests, so their mean can exceed the mean E2E of a run of short answers;
 AIPerf and GenAI-Perf take TTFT over the requests that streamed a token; and SGLang's timers put a
 response that arrived in one piece a hair past its end (a 2024 fork's console shows median TTFT 606.88 ms
-against median E2E 606.86 ms).
+against median E2E 606.86 ms); and a TPOT or ITL statistic below 0 by at most TIMER_SLACK_MS, what those
+timers make of such a response's time per token.
 """
 
 from __future__ import annotations
@@ -34,8 +36,27 @@ RATE_DIGITS = 0.005
 # The latencies that are a part of a request, each warned of when above the whole request's (E2E).
 PARTS = ("ttft", "tpot", "itl")
 WHOLE = "e2el"
+# How far a client's timers can put a part of a request past the whole of it: SGLang's bench_serving reads a
+# response's clock before it parses the chunk that holds its first token, so a response that came in one
+# piece has its TTFT a hair past its end (0.02 to 0.07 ms at the median in a 2024 fork's consoles) and its
+# TPOT, that difference over its tokens, a hair below 0 (the same console: "Median TPOT (ms): -0.00"). A TPOT
+# or ITL statistic below 0 by at most this is stored with a warning (``oddities``); further below, refused.
+TIMER_SLACK_MS = 1.0
+# The latencies that are a difference of two of a request's times (its end's and its first token's, two
+# tokens'), which those timers can put below 0.
+DIFFERENCES = ("tpot", "itl")
+NEGATIVE_RULE = "latency-below-zero"
 
 CORRUPT = "the output is corrupt or was edited; rerun the point (or ingest the client's output as written)"
+
+
+def least(name: str) -> float:
+    """The least value of the record metric ``name``: -TIMER_SLACK_MS (ms) for a TPOT or ITL statistic of
+    ``record.STATS`` but its spread (a standard deviation is never below 0), else 0. ``measurement.measured``
+    refuses a value below it."""
+    parts = R.latency_stat(name)
+    return -TIMER_SLACK_MS if (parts and parts[0] in DIFFERENCES and parts[1] in R.STATS
+                               and parts[1] not in UNDIRECTED_STATS) else 0.0
 
 
 def _by_latency(metrics: dict, skip: set) -> dict[str, dict[str, float]]:
@@ -96,7 +117,11 @@ def refuse_impossible(metrics: dict, m: Measurement, path: str) -> None:
 
 def oddities(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
     """Warnings (rule, message, hint) of parts of a request above the whole request, one per latency
-    naming every statistic it is above at."""
+    naming every statistic it is above at, and of a TPOT or ITL a hair below 0, one per latency."""
+    return _above_whole(metrics, m) + _below_zero(metrics, m)
+
+
+def _above_whole(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
     stats = _by_latency(metrics, m.computed)
     whole, said = stats.get(WHOLE, {}), []
     for part in PARTS:
@@ -111,3 +136,16 @@ def oddities(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
                          "a part of a request cannot take longer than the request: check how the client "
                          "times and counts them (one-token answers, responses in one piece)"))
     return said
+
+
+def _below_zero(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
+    """The warning of each latency with a statistic below 0 (within TIMER_SLACK_MS: the rest is refused)."""
+    below: dict[str, list[str]] = {}
+    for name in sorted(metrics):
+        if metrics[name] is not None and metrics[name] < 0 and least(name) < 0:
+            below.setdefault(R.latency_stat(name)[0], []).append(name)
+    return [(NEGATIVE_RULE, f"warning: {m.key(names[0])}: {latency} below 0 ("
+             + ", ".join(f"{m.key(n)} {metrics[n]:g} ms" for n in names) + f"){_ours(m, *names)}; stored as written",
+             "a time per token cannot be negative, but a client's timers can put a response's end before its first "
+             f"token (SGLang reads the clock before it parses a chunk), by at most {TIMER_SLACK_MS:g} ms: check how "
+             "the client times them") for latency, names in below.items()]

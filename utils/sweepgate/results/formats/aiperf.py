@@ -12,6 +12,7 @@ import math
 from pathlib import PurePath
 
 from sweepgate.core.errors import fail
+from sweepgate.results import plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import PHASES_FOLDER, SweepAggregate
 from sweepgate.results.formats.vllm import rate_value
@@ -64,14 +65,14 @@ def detect(doc) -> bool:
             or isinstance(doc.get(SWEEP), list))
 
 
-def _stat(obj: dict, stat: str, key: str, path: str, line: int):
+def _stat(obj: dict, stat: str, key: str, path: str, line: int, least: float = 0.0):
     value = obj.get(stat)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail(path, line, f"{key}.{stat}: expected a number, got {value!r}",
                    "the export was edited or comes from an unsupported AIPerf version")
-    return measured(value, f"{key}.{stat}", path, line)  # named as the export names it
+    return measured(value, f"{key}.{stat}", path, line, least)  # named as the export names it
 
 
 def _time(value) -> str | None:
@@ -133,7 +134,8 @@ def metrics_from(doc: dict, path: str, line: int, notes: list | None = None, key
             raise fail(path, line, f"{key}.unit: {unit!r} is not a time unit",
                        "expected ns, us, ms or sec; the export is not a latency metric")
         for stat, name in STATS.items():
-            metrics[R.latency_name(latency, name)] = to_ms(_stat(obj, stat, key, path, line), unit)
+            least = plausible.least(R.latency_name(latency, name)) / to_ms(1, unit)  # in the export's unit
+            metrics[R.latency_name(latency, name)] = to_ms(_stat(obj, stat, key, path, line, least), unit)
             keys[R.latency_name(latency, name)] = f"{key}.{stat}"
         metrics.update(_further_stats(obj, key, latency, notes if notes is not None else [], keys))
     for key, name in SCALARS.items():

@@ -18,6 +18,7 @@ import statistics
 from datetime import datetime
 
 from sweepgate.core.errors import fail
+from sweepgate.results import plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import SweepWarmup
 from sweepgate.results.measurement import Measurement, further_stat, number, run_window, unix_time
@@ -324,7 +325,7 @@ def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES, notes: l
         further = None if not latency or stat in STATS else R.stat_name(stat)
         if latency and (stat in STATS or further):
             name = R.latency_name(latency, STATS.get(stat) or further)
-            metrics[name] = number(doc, key, path, line) if stat in STATS else \
+            metrics[name] = number(doc, key, path, line, least=plausible.least(name)) if stat in STATS else \
                 further_stat(doc[key], key, notes if notes is not None else [])
             found.setdefault(latency, []).append(name)
             keys[name] = key
