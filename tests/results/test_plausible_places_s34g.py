@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import ROOT, SAMPLES, refused_alone
+from helpers import ROOT, SAMPLES, refused_alone, run_cli
 
 from sweepgate.results import plausible
 
@@ -99,3 +99,18 @@ def test_an_sglang_lines_refusal_stands_at_its_key_on_its_line(tmp_path, capsys)
                     f"p99_tpot_ms (4 ms), a higher percentile of the same requests, which cannot be lower "
                     f"(sweepgate's tpot_p50_ms, tpot_p99_ms); {CORRUPT}")
     assert line.startswith("OUT:2:")
+
+
+def test_an_aiperf_csv_latency_above_e2e_is_warned_of_at_its_row(tmp_path, capsys):
+    """A warning of figures stands where a refusal of them would: a CSV export's at its row, not its first line."""
+    rows = AIPERF_CSV.read_text(encoding="utf-8").splitlines()
+    n = next(i for i, row in enumerate(rows) if row.startswith("Inter Token Latency (ms),"))
+    cells = rows[n].split(",")
+    rows[n] = ",".join(cells[:1] + [f"{float(c) * 1000:.2f}" for c in cells[1:]])  # every figure in us, as if ms
+    made = _made(tmp_path, "profile_export_aiperf.csv", "\n".join(rows) + "\n")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(made))
+    assert rc == 0, err
+    above = [line.replace(str(made), "OUT") for line in err.splitlines() if "end-to-end" in line]
+    assert len(above) == 1 and above[0].startswith(f"OUT:{n + 1}: warning: Inter Token Latency (ms).max: tpot is "
+                                                   "above the end-to-end latency (e2el) at max 11860 > 10145.2 ms, "
+                                                   "mean 8780 > 2334.77 ms"), err

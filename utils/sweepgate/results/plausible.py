@@ -115,13 +115,13 @@ def refuse_impossible(metrics: dict, m: Measurement, path: str) -> None:
         raise fail(path, m.line_of(R.REQUEST_THROUGHPUT), what, CORRUPT)
 
 
-def oddities(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
-    """Warnings (rule, message, hint) of parts of a request above the whole request, one per latency
-    naming every statistic it is above at, and of a TPOT or ITL a hair below 0, one per latency."""
+def oddities(metrics: dict, m: Measurement) -> list[tuple[str, str, str, str]]:
+    """Warnings (rule, message, hint, the metric it stands at) of parts of a request above the whole request,
+    one per latency naming every statistic it is above at, and of a TPOT or ITL a hair below 0, one per latency."""
     return _above_whole(metrics, m) + _below_zero(metrics, m)
 
 
-def _above_whole(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
+def _above_whole(metrics: dict, m: Measurement) -> list[tuple[str, str, str, str]]:
     stats = _by_latency(metrics, m.computed)
     whole, said = stats.get(WHOLE, {}), []
     for part in PARTS:
@@ -134,11 +134,11 @@ def _above_whole(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
                          f"warning: {m.key(first)}: {part} is above the end-to-end latency ({WHOLE}) at {listed}"
                          f"{_ours(m, first)}; stored as written",
                          "a part of a request cannot take longer than the request: check how the client "
-                         "times and counts them (one-token answers, responses in one piece)"))
+                         "times and counts them (one-token answers, responses in one piece)", first))
     return said
 
 
-def _below_zero(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
+def _below_zero(metrics: dict, m: Measurement) -> list[tuple[str, str, str, str]]:
     """The warning of each latency with a statistic below 0 (within TIMER_SLACK_MS: the rest is refused)."""
     below: dict[str, list[str]] = {}
     for name in sorted(metrics):
@@ -148,4 +148,4 @@ def _below_zero(metrics: dict, m: Measurement) -> list[tuple[str, str, str]]:
              + ", ".join(f"{m.key(n)} {metrics[n]:g} ms" for n in names) + f"){_ours(m, *names)}; stored as written",
              "a time per token cannot be negative, but a client's timers can put a response's end before its first "
              f"token (SGLang reads the clock before it parses a chunk), by at most {TIMER_SLACK_MS:g} ms: check how "
-             "the client times them") for latency, names in below.items()]
+             "the client times them", names[0]) for latency, names in below.items()]
