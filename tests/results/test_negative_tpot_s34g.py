@@ -23,6 +23,7 @@ from sweepgate.results import record as R
 # bench_serving of the dLoRA fork, Nov 2024 (medians only, no TPOT written yet): the console's shape is added
 DLORA = ROOT / "tests" / "data" / "results-real" / "sglang" / "sglang_2024-11_dlora_nodataset_rr0_100prompts.jsonl"
 VLLM = SAMPLES / "vllm" / "vllmbench0.1x_qwen3-32b_h200x8_tp8_isl1024_osl128_c100.json"
+AIPERF = ROOT / "tests" / "data" / "results-real" / "aiperf" / "aiperf0.11_qwen3-4b_g7_conc16_trimmed.json"
 
 
 def _dlora_line(**tpot) -> tuple[str, dict]:
@@ -66,6 +67,17 @@ def test_a_vllm_itl_a_hair_below_zero_is_stored_with_a_warning(tmp_path, capsys)
     records, err = _ingested(capsys, tmp_path, "out.json", json.dumps(doc, indent=1))
     assert records[0][R.METRICS]["itl_p50_ms"] == -0.0004
     assert len(err) == 1 and ": warning: median_itl_ms: itl below 0 (median_itl_ms -0.0004 ms)" in err[0], err
+
+
+def test_an_aiperf_tpot_minimum_a_hair_below_zero_is_kept_as_its_percentiles_are(tmp_path, capsys):
+    """A further statistic (min, p1, ...) of a TPOT is held to the same least as its median, not left out."""
+    doc = json.loads(AIPERF.read_text(encoding="utf-8"))
+    doc["inter_token_latency"].update(unit="ns", min=-200)  # -0.0002 ms, in the export's own unit
+    records, err = _ingested(capsys, tmp_path, "profile_export_aiperf.json", json.dumps(doc, indent=1))
+    assert abs(records[0][R.METRICS]["tpot_min_ms"] + 0.0002) < 1e-12
+    (said,) = [line for line in err if "below 0" in line or "no latency" in line]
+    assert ": warning: inter_token_latency.min: tpot below 0 (inter_token_latency.min -0.0002 ms) (sweepgate's " \
+        "tpot_min_ms); stored as written;" in said, err
 
 
 def test_a_clearly_negative_tpot_is_still_refused_saying_how_far_timers_go(tmp_path, capsys):

@@ -116,12 +116,12 @@ def measured(value: float | int, name: str, path: str, line: int, least: float =
     return value
 
 
-def further_stat(value, where: str, notes: list) -> float | int | None:
+def further_stat(value, where: str, notes: list, least: float = 0.0) -> float | int | None:
     """A latency statistic beyond ``record.STATS`` (min, max, any other percentile: ``stat_name``), newer
-    in sweepgate than the rest, at the output's ``where``: a measurement is kept; anything else (NaN, a negative, a
-    string) is left out with a warning in ``notes``, never a refusal, so an output sweepgate accepted
-    while it skipped these statistics is still accepted."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+    in sweepgate than the rest, at the output's ``where``: a measurement (not below ``least``, as ``measured``
+    takes it) is kept; anything else (NaN, a negative, a string) is left out with a warning in ``notes``, never a
+    refusal, so an output sweepgate accepted while it skipped these statistics is still accepted."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= least:
         return value
     if value is not None:
         notes.append(("latency-stat", f"warning: {where}: {value!r} is no latency; stored without it",

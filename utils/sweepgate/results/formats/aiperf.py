@@ -111,7 +111,9 @@ def _further_stats(obj: dict, key: str, latency: str, notes: list, keys: dict) -
     for stat, value in obj.items():
         name = None if stat in STATS else R.stat_name(stat)
         if name is not None:
-            out[R.latency_name(latency, name)] = to_ms(further_stat(value, f"{key}.{stat}", notes), obj["unit"])
+            least = plausible.least(R.latency_name(latency, name)) / to_ms(1, obj["unit"])  # in the export's unit
+            out[R.latency_name(latency, name)] = to_ms(further_stat(value, f"{key}.{stat}", notes, least),
+                                                       obj["unit"])
             keys[R.latency_name(latency, name)] = f"{key}.{stat}"
     return {name: value for name, value in out.items() if value is not None}
 

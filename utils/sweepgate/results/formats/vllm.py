@@ -326,7 +326,7 @@ def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES, notes: l
         if latency and (stat in STATS or further):
             name = R.latency_name(latency, STATS.get(stat) or further)
             metrics[name] = number(doc, key, path, line, least=plausible.least(name)) if stat in STATS else \
-                further_stat(doc[key], key, notes if notes is not None else [])
+                further_stat(doc[key], key, notes if notes is not None else [], plausible.least(name))
             found.setdefault(latency, []).append(name)
             keys[name] = key
     for latency, stated in found.items():
