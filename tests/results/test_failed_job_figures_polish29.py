@@ -65,7 +65,8 @@ def test_a_failed_main_job_with_zero_figures_is_no_baseline_figure_nor_a_chart_p
     and chart); a PR job that did so is a cross at main's median, never a point at zero."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
     for run, day in (("11", 1), ("12", 2), ("13", 3)):
-        _ingest(tmp_path, db, run, ("res", vllm_output(4), job(run, finished=f"2026-01-0{day}T12:00:00+00:00")))
+        _ingest(tmp_path, db, run, ("res", vllm_output(4, date=f"2026010{day}-120000"),  # each night's own output
+                                    job(run, finished=f"2026-01-0{day}T12:00:00+00:00")))
     _ingest(tmp_path, db, "14", ("res", vllm_output(4, **ZERO),
                                  job("14", status="failure", finished="2026-01-04T12:00:00+00:00")))
     _ingest(tmp_path, db, "21", ("res", vllm_output(4, **ZERO),
