@@ -75,7 +75,7 @@ def test_a_mistyped_short_baseline_ref_is_refused_for_a_baseline_read_from_files
     from helpers import write_job
 
     for n in range(3):
-        write_job(tmp_path / f"main{n}", "r", vllm_output(), job(run_id=f"10{n}"))
+        write_job(tmp_path / f"main{n}", "r", vllm_output(date=f"2026010{n + 1}-120000"), job(run_id=f"10{n}"))
         assert run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'main.db'}", "--jsonl",
                        str(tmp_path / "main.jsonl"), str(tmp_path / f"main{n}"))[0] == 0
     write_job(tmp_path / "pr", "r", vllm_output(output_throughput=300.0),
