@@ -13,28 +13,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 from conftest import CHANGELOG, FLEET_NVIDIA
 from test_changelog_tools import entry
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def sweepgate(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_") and k != "SWEEPGATE_DB"}
-    full.update({"PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_REHEARSE_DURATION": "1", **env})
-    return subprocess.run([sys.executable, "-m", "sweepgate", *args], cwd=cwd, env=full, capture_output=True,
-                          text=True, timeout=300)
+from test_cli_leftovers_s33h import LIBRARY_FIX, sweepgate
 
 
 # --- 1. scripts that source a benchmark library the repository lacks ---------------------------------
 
-LIBRARY_FIX = ("; copy benchmarks/benchmark_lib.sh and benchmarks/lib/, which the scripts source, from the repository "
-               "`sweepgate example --keep --no-rehearse` keeps")
 FIXED = "benchmarks/single_node/fixed_seq_len"
 VLLM_SCRIPT = (f"{FIXED}/dsr1_fp4_b300_vllm.sh", "#!/usr/bin/env bash\nset -euo pipefail\n"
                "# shellcheck source=benchmarks/benchmark_lib.sh\n"
