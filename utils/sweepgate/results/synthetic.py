@@ -45,5 +45,6 @@ def baseline_history(records: list[dict], ref: str, *, runs: int = DEFAULT_RUNS,
                            R.COMMIT: None,
                            R.STARTED: f"{day}T00:{run:02d}:00+00:00", R.FINISHED: f"{day}T00:{run:02d}:30+00:00"})
             copied[R.METRICS] = _noisy(rec[R.METRICS], rng, noise)
+            copied.pop(R.OUTPUT_SHA256, None)  # figures of no output file: never one output stored as several runs
             out.append(copied)
     return out
