@@ -531,9 +531,38 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     missing = not_measured(heads, set(measurements_per_point(pr_records, evals=True)), base, baselines, settings,
                            past)
     dropped = {m.point: baselines.get(m.point, []) for m in missing if m.what is None}
+    notes = [echo_note(echoed)] if echoed else []
+    if copied := copied_from_baseline(measured, base):
+        notes.append(copy_note(copied))
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
                       not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs},
-                      pr=pr_of(pr_records), notes=[echo_note(echoed)] if echoed else [], echoed=echoed)
+                      pr=pr_of(pr_records), notes=notes, echoed=echoed)
+
+
+def copied_from_baseline(measured: dict[tuple, list[dict]], base: list[dict]) -> dict[tuple, str]:
+    """Each point of the run whose output is one a baseline run holds (the same file's bytes and line,
+    ``R.output_measured``) -> that baseline run's id: the run's figure there is that run's measurement, and
+    judged against a window that holds it, a change reads as none. A ``ci reuse`` copy is one by design
+    (``R.REUSED_FROM``), not said here."""
+    held: dict[tuple, str] = {}
+    for rec in sorted(base, key=R.time_order):  # the newest holder of an output named
+        if (what := R.output_measured(rec)) is not None:
+            held[what] = str(rec.get(R.RUN_ID))
+    copied = {}
+    for pt, recs in measured.items():
+        own = [R.output_measured(r) for r in recs if not r.get(R.REUSED_FROM)]
+        if run := next((held[what] for what in own if what in held), None):
+            copied[pt] = run
+    return copied
+
+
+def copy_note(copied: dict[tuple, str]) -> str:
+    """What the reports say of points whose output a baseline run holds (``copied_from_baseline``)."""
+    runs = list(dict.fromkeys(copied.values()))
+    named = ", ".join(runs[:-1]) + f" and {runs[-1]}" if len(runs) > 1 else runs[0]
+    points = f"{len(copied)} point{'s' if len(copied) > 1 else ''}"
+    return (f"This run's output at {points} is the same bytes as baseline run{'s' if len(runs) > 1 else ''} "
+            f"{named}'s: that is a measurement main already has, not a new one (ingest the PR job's own output)")
 
 
 def _earlier(records: list[dict], past: R.Past | None) -> list[dict]:
