@@ -318,7 +318,7 @@ def check_runners(matrix: dict, labels: set[str], source: str = "matrix", runner
     from sweepgate.core.recipes import runs_multinode
 
     kinds = rows_by_kind(matrix, source)
-    used = {str(row.get("runner")) for rows in kinds.values() for row in rows}
+    used = {str(row.get(fields.RUNNER)) for rows in kinds.values() for row in rows}
     unknown = sorted(used - labels)
     if unknown:
         raise fail(source, 0, f"runner label {', '.join(unknown)} is not in the default branch's configs/runners.yaml",
