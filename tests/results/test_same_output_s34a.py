@@ -143,12 +143,16 @@ def test_compare_counts_main_runs_of_one_output_once_and_says_so(tmp_path, capsy
     assert f"> **{note}**" in md.stdout, md.stdout
 
 
-def test_main_runs_of_their_own_outputs_are_no_echo(tmp_path):
+def _three_main_runs(tmp_path, **more) -> list[str]:
+    """Main runs 100-102, each of its own output o0..o2.json (``more``: other files to write); their stderr."""
     outs = {f"o{run}_json": json.dumps(vllm_output(4, output_throughput=400.0 + run)) for run in range(3)}
+    _files(tmp_path, **outs, **more)
+    return [_ingest(tmp_path, f"o{run}.json", f"10{run}").stderr for run in range(3)]
+
+
+def test_main_runs_of_their_own_outputs_are_no_echo(tmp_path):
     # the PR's own output (401.0 would be run 101's bytes, which compare names as a copy of it)
-    _files(tmp_path, pr_json=json.dumps(vllm_output(4, output_throughput=401.5)), **outs)
-    for run in range(3):
-        assert _ingest(tmp_path, f"o{run}.json", f"10{run}").stderr == ""
+    assert _three_main_runs(tmp_path, pr_json=json.dumps(vllm_output(4, output_throughput=401.5))) == ["", "", ""]
     assert _ingest(tmp_path, "pr.json", "200", ref="refs/pull/7/head").returncode == 0
     table = sweepgate_at(tmp_path, "results", "compare", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--run", "200")
     assert "(n=3)" in table.stdout and "same bytes" not in table.stdout, table.stdout
@@ -157,10 +161,7 @@ def test_main_runs_of_their_own_outputs_are_no_echo(tmp_path):
 def test_a_pr_run_that_holds_a_main_run_s_output_is_said(tmp_path):
     # s34: a PR run ingested from main run 101's output (the same bytes) got the ingest's warning, but compare
     # judged it as a new measurement (a change of 0 against a window holding the very same figure)
-    outs = {f"o{run}_json": json.dumps(vllm_output(4, output_throughput=400.0 + run)) for run in range(3)}
-    _files(tmp_path, **outs)
-    for run in range(3):
-        assert _ingest(tmp_path, f"o{run}.json", f"10{run}").returncode == 0
+    assert _three_main_runs(tmp_path) == ["", "", ""]
     assert _ingest(tmp_path, "o1.json", "200", ref="refs/pull/7/head").returncode == 0
     db = f"sqlite:///{tmp_path / 'r.db'}"
     table = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", "200")
@@ -182,10 +183,7 @@ def test_a_ci_reuse_copy_of_a_main_output_is_not_named_a_copy(tmp_path, capsys):
     from sweepgate.results import compare
     from sweepgate.results import record as R
 
-    outs = {f"o{run}_json": json.dumps(vllm_output(4, output_throughput=400.0 + run)) for run in range(3)}
-    _files(tmp_path, **outs)
-    for run in range(3):
-        assert _ingest(tmp_path, f"o{run}.json", f"10{run}").returncode == 0
+    assert _three_main_runs(tmp_path) == ["", "", ""]
     base = show_json(capsys, f"sqlite:///{tmp_path / 'r.db'}")
     (main,) = [r for r in base if str(r[R.RUN_ID]) == "101"]
     pr = {**main, R.RUN_ID: "200", R.REF: "refs/pull/7/head"}
