@@ -207,9 +207,10 @@ def no_library(rows: list[dict], root: Path) -> Callable:
     read = read_tree(str(root))
     blobs = read(scripts)
     read_helpers(scripts, blobs, read)
-    places = library_lines(scripts, blobs)
+    each = {s: library_lines([s], blobs) for s in scripts}  # each script and its helpers read once
+    places = list(dict.fromkeys(place for s in scripts for place in each[s]))  # as library_lines(scripts) gives
     problem = missing_library(places) if places else None
-    sourcing = {s for s in scripts if library_lines([s], blobs)}
+    sourcing = {s for s in scripts if each[s]}
     return lambda row: problem if script(row) in sourcing else None
 
 
