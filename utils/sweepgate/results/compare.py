@@ -210,10 +210,15 @@ class Comparison:
         return out
 
 
+def _and_listed(runs: list[str]) -> str:
+    """``runs`` as prose: '101', '101 and 102', '101, 102 and 103'."""
+    return ", ".join(runs[:-1]) + f" and {runs[-1]}" if len(runs) > 1 else runs[0]
+
+
 def echo_note(echoed: dict) -> str:
     """What the reports say of baseline runs that hold one output (``Echoed``): which runs, at how many points."""
     runs = list(dict.fromkeys(run for e in echoed.values() for run in e.runs))
-    named = ", ".join(runs[:-1]) + f" and {runs[-1]}" if len(runs) > 1 else runs[0]
+    named = _and_listed(runs)
     points = f"{len(echoed)} point{'s' if len(echoed) > 1 else ''}"
     return (f"Baseline runs {named} hold one output (the same bytes) at {points}: counted once there, as one "
             "measurement, not a spread (ingest each run's own output)")
@@ -559,7 +564,7 @@ def copied_from_baseline(measured: dict[tuple, list[dict]], base: list[dict]) ->
 def copy_note(copied: dict[tuple, str]) -> str:
     """What the reports say of points whose output a baseline run holds (``copied_from_baseline``)."""
     runs = list(dict.fromkeys(copied.values()))
-    named = ", ".join(runs[:-1]) + f" and {runs[-1]}" if len(runs) > 1 else runs[0]
+    named = _and_listed(runs)
     points = f"{len(copied)} point{'s' if len(copied) > 1 else ''}"
     return (f"This run's output at {points} is the same bytes as baseline run{'s' if len(runs) > 1 else ''} "
             f"{named}'s: that is a measurement main already has, not a new one (ingest the PR job's own output)")
