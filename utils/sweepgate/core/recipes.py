@@ -20,6 +20,7 @@ from typing import Callable
 from sweepgate.core import fields as F
 from sweepgate.core.digest import file_sha, files_sha
 from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.shellwords import FOLDER, sourced as _sourced_places
 
 
 SCRIPT_DIR = "benchmarks/single_node"
@@ -85,33 +86,11 @@ FOLDER_VARIABLE = re.compile(rf'(?:^|;)[ \t]*(?:(?:local|readonly|export|declare
                              rf'(?P<name>[A-Za-z_]\w*)="?{_FOLDER}"?[ \t]*(?:[;#].*)?$', re.MULTILINE)
 
 
-# A `source`/`.` command, where a line begins with one; what it sources is its first word: a path beside the
-# script, by any spelling of the folder BESIDE knows or a variable set to one (FOLDER_VARIABLE), quoted as
-# a whole or the folder alone ("$(dirname "$0")/../x.sh", "${SCRIPT_DIR}"/x.sh, $DIR/x.sh), or a path
-# from the checkout's top, where jobs run (benchmarks/x.sh). Arguments, `|| exit 1` or a comment may
-# follow. A comment and a command that only names the file (echo, a test) source nothing.
-_SOURCE = re.compile(r'^[ \t]*(?:source|\.)[ \t]+', re.MULTILINE)
-_WORD_END = r'"?(?=[ \t;&|)]|$)'
-_SOURCED_BESIDE = re.compile(rf'"?{_FOLDER}"?/{_PATH}{_WORD_END}', re.MULTILINE)
-_SOURCED_BY_VARIABLE = re.compile(rf'"?\$(?:\{{(?P<braced>[A-Za-z_]\w*)\}}|(?P<bare>[A-Za-z_]\w*))"?/{_PATH}{_WORD_END}',
-                                  re.MULTILINE)
-_SOURCED_FROM_TOP = re.compile(rf'"?(?:\./)?(?P<path>\w[\w./-]*\.sh){_WORD_END}', re.MULTILINE)
-
-
 def sourced(text: str) -> list[tuple[int, str, str]]:
-    """Each file ``text`` sources: (offset of the command's line, its path relative to the script's
-    folder or "", its path from the checkout's top or "")."""
-    folders = {m["name"]: m["sub"] or "" for m in FOLDER_VARIABLE.finditer(text)}
-    found = []
-    for command in _SOURCE.finditer(text):
-        at = command.end()
-        if m := _SOURCED_BESIDE.match(text, at):
-            found.append((command.start(), posixpath.join(m["sub"] or "", m["path"]), ""))
-        elif (m := _SOURCED_BY_VARIABLE.match(text, at)) and (name := m["braced"] or m["bare"]) in folders:
-            found.append((command.start(), posixpath.join(folders[name], m["path"]), ""))
-        elif m := _SOURCED_FROM_TOP.match(text, at):
-            found.append((command.start(), "", m["path"]))
-    return found
+    """Each file ``text`` sources (``core.shellwords``: wherever a command begins, through every spelling
+    of the script's folder, the checkout's top or a variable set to either): (offset of the command, its
+    path relative to the script's folder or "", its path from the checkout's top or "")."""
+    return [(at, path, "") if anchor == FOLDER else (at, "", path) for at, (anchor, path) in _sourced_places(text)]
 
 
 def beside_paths(text: str) -> list[str]:
