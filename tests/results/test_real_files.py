@@ -100,11 +100,19 @@ REFUSED = {
         "format: a serving summary in SGLang bench_serving's key names without total_output_tokens",
     "other/aiperf_dev_sweep_isl_osl_mem_custom_table.csv": "format: a CSV table, not a benchmark client output",
     "other/aiperfjob_k8s_custom_resource_smoke-rs-c100k_failed_trimmed.json": "format: unknown JSON output",
+    # s35e hunt: read right (refused with one line), pinned
+    "vllm/vllm0.5.5_nightly_results_table_a100_llama8b_qps2_qps4_trimmed.json":
+        "format: a summary table built from several serving results",
+    "sglang/sglang_bench_one_batch_server_nottft_quant_runs_first4_trimmed.jsonl": "an SGLang bench_one_batch result",
+    "other/vllm0.23dev_openai_completion_response_semantic_smoke_beside_results.json": "format: unknown JSON output",
+    "other/aiperf_artifact_prom_window_sidefile_c2.json": "format: unknown JSON output",
+    "other/aiperf_artifact_prefix_cache_hits_sidefile_c2.json": "format: unknown JSON output",
 }
 
 
 FAILED_RUNS = {"vllm/vllm0.25.1_opt125m_all_failed_noconc.json",  # every request failed
-               "aiperf/aiperf-e2e-fixture_failed_run_zero_placeholders_c16.json"}  # every statistic 0.0
+               "aiperf/aiperf-e2e-fixture_failed_run_zero_placeholders_c16.json",  # every statistic 0.0
+               "aiperf/aiperf2026-01_doc_failed_run_all_5_timeouts_records_error_count_only.json"}  # s35e: all 5 timed out
 # Files that belong beside a result but are none (skipped, as a gpu_metrics.csv is)
 AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines_trimmed.jsonl",
              # AIPerf's other exports beside the run's (hunt 7 named them; refused, they failed a whole folder)
@@ -124,7 +132,10 @@ AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines
              # (it was refused, and failed the folder the sweep wrote; test_real_files_formats29.py)
              "aiperf/aiperf0.11_sweep_aggregate_trimmed.json", "aiperf/aiperf0.11_sweep_aggregate_trimmed.csv",
              # realdata29: GenAI-Perf's perf_analyzer export beside its run's own: passed over (it was refused)
-             "aiperf/perfanalyzer2.48_raw_profile_export_conc1_first_request_trimmed.json"}
+             "aiperf/perfanalyzer2.48_raw_profile_export_conc1_first_request_trimmed.json",
+             # s35e: AIPerf's server-metrics export as JSON and its ready marker, beside a run's export
+             "aiperf/aiperf0.8.0_server_metrics_export_json_smoke_c100k_trimmed.json",
+             "aiperf/aiperf0.8.0_smoke_c100k_results_ready_marker_not_cancelled.json"}
 
 
 # lm-eval's --log_samples log (the first of AUXILIARY until hunt 16 put AIPerf's records before it: the
