@@ -1,19 +1,70 @@
-"""s35e hunt: more real outputs, each read right or refused by what it is.
+"""s35e hunt: more real outputs, each read right or refused by what it is, and an artifact folder's count.
 
-The files are real (tests/data/results-real/SOURCES.tsv); their figures were checked by hand."""
+An AIPerf run's artifact folder holds its server-metrics export twice, ``server_metrics_export.json`` and
+``.csv`` (AIPerf 0.8+ with --server-metrics, as its developers' own smoke runs kept them), beside the run's
+``profile_export_aiperf.json`` and ``.csv``. The walk took the server-metrics CSV for the run export's twin
+(a CSV beside a JSON of the same name) and said so: "skipped 2 CSV files beside a JSON export of the same
+name (the same run, read from the JSON)", though the folder held one run and its server metrics are no run
+read from anything. A CSV beside a JSON that is one of AIPerf's other files is now no twin: it is looked at
+as any file and counted with the files with no result. The files are real
+(tests/data/results-real/SOURCES.tsv); the folder is laid out as AIPerf wrote it (dev/results/smoke-100k-conc-files)."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
-from helpers import ROOT, file_records
+from helpers import ROOT, file_records, run_cli, show_json
 from sweepgate.results import record as R
 
 REAL = ROOT / "tests" / "data" / "results-real"
 SMOKE_JSON = "aiperf/aiperf0.8.0_smoke_mock_c100k_500kreq_18586_connrefused_trimmed.json"
 SMOKE_CSV = "aiperf/aiperf0.8.0_smoke_mock_c100k_500kreq_18586_connrefused_sum_column.csv"
+SERVER_JSON = "aiperf/aiperf0.8.0_server_metrics_export_json_smoke_c100k_trimmed.json"
+SERVER_CSV = "aiperf/aiperf0.8_server_metrics_export_trimmed.csv"
+READY = "aiperf/aiperf0.8.0_smoke_c100k_results_ready_marker_not_cancelled.json"
+# the name AIPerf gives each in the run's artifact folder
+LAYOUT = {SMOKE_JSON: "profile_export_aiperf.json", SMOKE_CSV: "profile_export_aiperf.csv",
+          SERVER_JSON: "server_metrics_export.json", SERVER_CSV: "server_metrics_export.csv",
+          READY: ".aiperf_results_ready.json"}
+NO_RESULT = ("files with no result (GPU metrics, lm-eval samples logs, AIPerf's and GenAI-Perf's other exports: "
+             "files that go beside one)")
+TWINS = "beside a JSON export of the same name (the same run, read from the JSON)"
 
 
+def _artifact_folder(tmp_path):
+    folder = tmp_path / "smoke-100k-conc-files"
+    folder.mkdir()
+    for rel, name in LAYOUT.items():
+        shutil.copyfile(REAL / rel, folder / name)
+    return folder
+
+
+def test_a_server_metrics_csv_beside_its_json_is_no_run_read_from_the_json(capsys, tmp_path):
+    folder = _artifact_folder(tmp_path)
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(folder))
+    assert (rc, err) == (0, ""), (out, err)
+    lines = out.splitlines()
+    assert f"skipped 1 CSV file {TWINS}" in lines, out
+    assert f"skipped 3 {NO_RESULT}" in lines, out
+    assert f"skipped {folder / 'server_metrics_export.csv'}" in lines, out
+    assert lines[-1].startswith("ingested 1 results (1 new)"), out
+    (rec,) = show_json(capsys, db)
+    assert rec[R.RESULT_FILENAME] == "profile_export_aiperf.json" and rec[R.METRICS][R.COMPLETED] == 481414
+
+
+def test_the_run_export_csv_is_still_its_json_s_twin_where_no_server_metrics_are_beside_it(capsys, tmp_path):
+    folder = _artifact_folder(tmp_path)
+    (folder / "server_metrics_export.json").unlink()
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+    assert (rc, err) == (0, ""), (out, err)
+    assert f"skipped 1 CSV file {TWINS}" in out.splitlines() and f"skipped 2 {NO_RESULT}" in out.splitlines(), out
+
+
+# s35e: the other real outputs tried this session, read right; figures checked by hand against the files.
 def _one(rel: str) -> dict:
     (rec,) = file_records(REAL, rel)
     return rec

@@ -146,15 +146,16 @@ def _entries(folder: Path, refused: list[Diagnostic]) -> list[Path]:
             for name in names if _walked(Path(name)) or name.lower().endswith(".zip")]
 
 
-def _outputs_of(folder: Path, refused: list[Diagnostic], zips: list[Path]) -> tuple[list[Path], list[Path], list[Path]]:
+def _outputs_of(folder: Path, refused: list[Diagnostic], zips: list[Path],
+                document) -> tuple[list[Path], list[Path], list[Path]]:
     """(outputs, helper files beside jobs' sidecars, CSV exports beside a JSON export of one name);
     entries that are no regular file (broken links, FIFOs) and unreadable subfolders go to ``refused``,
-    zip archives to ``zips`` (``_zipped_results``)."""
+    zip archives to ``zips`` (``_zipped_results``); ``document``: the walk's (``_without_csv_twins``)."""
     entries = _entries(folder, refused)
     zips.extend(p for p in entries if p.suffix.lower() == ".zip" and p.is_file())
     entries = [p for p in entries if p.suffix.lower() != ".zip"]
     refused.extend(_not_a_file(p) for p in sorted(entries) if not p.is_file() and not p.is_dir())
-    files, twins = _without_csv_twins(sorted(p for p in entries if p.is_file()))
+    files, twins = _without_csv_twins(sorted(p for p in entries if p.is_file()), document)
     if not any(sidecar.is_sidecar(p) for p in files):
         return files, [], twins
     paired = {p for p in files if sidecar.is_sidecar(p) or sidecar.sidecar_path(p).is_file()}
@@ -173,19 +174,19 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     refused: list[Diagnostic] = []
     zips: list[Path] = []
     problems: list[Diagnostic] = []  # every path given that names nothing to read, said together
+    head = functools.cache(_head)  # each file's first bytes opened once for every look below
+    read: dict[Path, bytes] = {}
+    document = functools.cache(lambda path: _document(path, read))  # a file read whole once, for every look
     for given in paths:
         try:
-            _walk_one(given, allow_empty, out, skipped, twins, refused, zips)
+            _walk_one(given, allow_empty, out, skipped, twins, refused, zips, document)
         except SweepgateError as exc:
             problems.extend(exc.diagnostics)
     if problems:
         raise SweepgateError(problems)
 
-    head = functools.cache(_head)  # each file's first bytes opened once for both looks below
-    read: dict[Path, bytes] = {}
-    document = functools.cache(lambda path: _document(path, read))  # a file read whole once, for both looks
     files, phases, pooled = _without_phase_exports(_unique(out), head, document)
-    files, named = _without_csv_twins(files)
+    files, named = _without_csv_twins(files, document)
     files, summaries, listed = _without_sweep_summaries(files, head, document)
     kept = set(files)
     return Walk(files, skipped, twins + named, refused, _zipped_results(zips, [*out, *skipped, *twins]),
@@ -194,12 +195,12 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
 
 
 def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path], twins: list[Path],
-              refused: list[Diagnostic], zips: list[Path]) -> None:
+              refused: list[Diagnostic], zips: list[Path], document) -> None:
     """Add what one given path holds to ``walk``'s lists; a path that names nothing to read raises."""
     path = Path(given)
     if path.is_dir():
         before = len(refused)
-        kept, helpers, same = _outputs_of(path, refused, zips)
+        kept, helpers, same = _outputs_of(path, refused, zips, document)
         if not kept and not helpers and len(refused) == before and not allow_empty:
             raise _no_results_in(given, path)
         out.extend(kept)
@@ -249,14 +250,19 @@ def _size(path: Path) -> int | None:
         return None
 
 
-def _without_csv_twins(files: list[Path]) -> tuple[list[Path], list[Path]]:
+def _without_csv_twins(files: list[Path], document) -> tuple[list[Path], list[Path]]:
     """(files, the CSV exports among them beside a JSON export of the same name also among them): one run,
     read from the JSON, whether a folder was walked or both were named (`exports/*`). Beside: in one
-    folder, however it was spelt (``exports/``, ``./repo/exports/``); a file's own link is not followed."""
+    folder, however it was spelt (``exports/``, ``./repo/exports/``); a file's own link is not followed.
+    A JSON that is one of AIPerf's other files (``foreign.companion``: server_metrics_export.json, as
+    ``document``, the walk's, reads it) is no export: the CSV of its name beside it is no run's twin
+    (s35e: it was counted as one), and is looked at as any file."""
     def run_of(p: Path) -> Path:
         return p.parent.resolve() / p.with_suffix("").name
 
-    exported = {run_of(p) for p in files if p.suffix.lower() == ".json"}
+    tabled = {run_of(p) for p in files if p.suffix.lower() == ".csv"}  # only a JSON with a CSV of its name is read
+    exported = {run_of(p) for p in files if p.suffix.lower() == ".json" and run_of(p) in tabled
+                and not foreign.companion(document(p))}
     twins = [p for p in files if p.suffix.lower() == ".csv" and run_of(p) in exported]
     return [p for p in files if p not in twins], twins
 

@@ -279,6 +279,14 @@ KINDS = (
 )
 
 
+def companion(doc) -> bool:
+    """Whether ``doc`` is one of the files AIPerf or GenAI-Perf write beside a run's export (``AIPERF_COMPANIONS``,
+    a request's record, the requests sent, a phase manifest, a phase's telemetry or server metrics): no result."""
+    return isinstance(doc, dict) and (any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_record(doc)
+                                      or _request_inputs(doc) or phase_manifest(doc) is not None
+                                      or _phase_observability(doc))
+
+
 def refuse(doc, path: str, line: int) -> None:
     """Refuse ``doc`` with its own reason when it is one of KINDS, a GuideLLM report or another client's
     (``OTHER_CLIENTS``), pass it over (``Auxiliary``) when it is one of AIPerf's or GenAI-Perf's companion
@@ -293,8 +301,7 @@ def refuse(doc, path: str, line: int) -> None:
         raise MultiRunAggregate(path)
     if any(keys <= doc.keys() for keys in SEARCH_RECORDS):
         raise SearchRecord(path)
-    if (any(keys <= doc.keys() for keys in AIPERF_COMPANIONS) or _aiperf_record(doc) or _request_inputs(doc)
-            or phase_manifest(doc) is not None or _phase_observability(doc)):
+    if companion(doc):
         raise Auxiliary(path)
     if SWEEP_FAILURE <= doc.keys() and isinstance(doc["serve_overrides"], dict):
         raise SweepFailure(path, line, doc)
