@@ -101,3 +101,19 @@ def test_a_vllm_warm_up_of_one_request_is_a_run_of_one_request():
     assert (m["ttft_p50_ms"], m["tpot_p50_ms"], m["itl_p50_ms"]) == (3254.481003037654, 26.60278060163061,
                                                                   26.83414099738002)
     assert m["itl_p90_ms"] == pytest.approx(27.073486987501383)  # from its one request's 15 gaps
+
+
+def test_a_csv_export_beside_a_ready_marker_of_a_run_not_cancelled_is_warned_of_in_what_the_marker_says(capsys,
+                                                                                                     tmp_path):
+    """The marker says was_cancelled (false here): the warning said was_cancelled was "in its JSON export only"."""
+    folder = _artifact_folder(tmp_path)
+    for name in ("profile_export_aiperf.json", "server_metrics_export.json", "server_metrics_export.csv"):
+        (folder / name).unlink()
+    csv = folder / "profile_export_aiperf.csv"
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+    assert rc == 0 and "ingested 1 results (1 new)" in out, (out, err)
+    assert err.splitlines() == [
+        f"{csv}:1:1: warning: an AIPerf CSV export does not say whether its run finished (its ready marker beside it "
+        "says it was not cancelled, and is_complete is in its JSON export only, none of its name beside it); "
+        "stored as a finished run; ingest the run's profile_export_aiperf.json, from the same artifact folder, instead"]

@@ -170,11 +170,13 @@ def completion(m: Measurement, export, marker) -> bool:
         return True
     elif isinstance(marker, dict) and marker.get("was_cancelled") is True:
         m.cancelled = True
-    else:
+    else:  # s35e: a marker of a run not cancelled was said as absent ("was_cancelled ... in its JSON export only")
+        said = ("its ready marker beside it says it was not cancelled, and is_complete is in its JSON export only, "
+                "none of its name beside it" if isinstance(marker, dict) and marker.get("was_cancelled") is False
+                else "was_cancelled, is_complete: in its JSON export only, and none of its name is beside it")
         m.notes.append((UNKNOWN_COMPLETION, "warning: an AIPerf CSV export does not say whether its run finished "
-                        "(was_cancelled, is_complete: in its JSON export only, and none of its name is beside it); "
-                        "stored as a finished run", "ingest the run's profile_export_aiperf.json, from the same "
-                        "artifact folder, instead"))
+                        f"({said}); stored as a finished run", "ingest the run's profile_export_aiperf.json, from "
+                        "the same artifact folder, instead"))
     return False
 
 
