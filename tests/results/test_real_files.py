@@ -107,6 +107,8 @@ REFUSED = {
     "other/vllm0.23dev_openai_completion_response_semantic_smoke_beside_results.json": "format: unknown JSON output",
     "other/aiperf_artifact_prom_window_sidefile_c2.json": "format: unknown JSON output",
     "other/aiperf_artifact_prefix_cache_hits_sidefile_c2.json": "format: unknown JSON output",
+    "inferencex/ifx_app_etl_fixture_agentic_agg_request_metrics_nested_dsv41flash_h100_conc4_trimmed.json":
+        "format: an InferenceX agentic aggregate",
 }
 
 
