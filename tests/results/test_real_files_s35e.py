@@ -117,3 +117,17 @@ def test_a_csv_export_beside_a_ready_marker_of_a_run_not_cancelled_is_warned_of_
         f"{csv}:1:1: warning: an AIPerf CSV export does not say whether its run finished (its ready marker beside it "
         "says it was not cancelled, and is_complete is in its JSON export only, none of its name beside it); "
         "stored as a finished run; ingest the run's profile_export_aiperf.json, from the same artifact folder, instead"]
+
+
+def test_an_inferencex_run_s_aggregates_under_benchmarks_and_evaluations_are_refused_as_what_they_are(capsys,
+                                                                                                       tmp_path):
+    """InferenceX-app keeps a TPU sweep's artifacts as {benchmarks: [process_result.py rows], evaluations: [eval
+    rows]}: it was refused as "unknown JSON output", though each row alone is refused as the aggregate it is."""
+    from helpers import refused_alone
+
+    src, lines = refused_alone(
+        capsys, tmp_path, REAL / "inferencex/ifx_app_tpu_manual_sweep_benchmarks_and_evaluations_qwen3.5_tpuv7_1plus1_trimmed.json")
+    assert lines == [
+        f"{src}:1:1: format: an InferenceX run's aggregates ({{benchmarks: [...], evaluations: [...]}}: "
+        "process_result.py rows, latencies in seconds, request counts dropped, and eval rows), not one job's output; "
+        "ingest the client's raw output it was built from (the job's $RESULT_FILENAME.json)"]

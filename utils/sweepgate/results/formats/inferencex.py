@@ -24,6 +24,11 @@ EVAL_ROWS = "a table of InferenceX eval rows, not one job's eval output"
 EVAL_ROWS_HINT = ("ingest the lm-eval results each eval job wrote, its $RESULT_FILENAME-eval.json, beside the "
                   "job's sidecar")
 
+def _rows_with_hw(rows) -> bool:
+    """Whether ``rows`` is a list of InferenceX aggregate rows, each naming its hardware (``hw``)."""
+    return isinstance(rows, list) and bool(rows) and all(isinstance(x, dict) and "hw" in x for x in rows)
+
+
 REASONS = (
     (lambda d: isinstance(d, dict) and "hw" in d and isinstance(d.get("metrics"), dict),
      "a benchmark wrapper ({hw, metrics, gpu}) whose metrics omit completed/failed requests and duration"),
@@ -42,6 +47,11 @@ REASONS = (
     (lambda d: isinstance(d, list) and d and all(isinstance(x, dict) and "hw" in x for x in d),
      "InferenceX collect_results.py's agg_bmk.json (a list of process_result.py aggregates, latencies in "
      "seconds, request counts dropped), not one job's output"),
+    # s35e: a run's aggregates kept together, as InferenceX-app keeps a TPU sweep's artifacts (it read "unknown JSON
+    # output"): {benchmarks: [process_result.py rows], evaluations: [eval rows]}
+    (lambda d: isinstance(d, dict) and _rows_with_hw(d.get("benchmarks")) and set(d) <= {"benchmarks", "evaluations"},
+     "an InferenceX run's aggregates ({benchmarks: [...], evaluations: [...]}: process_result.py rows, latencies in "
+     "seconds, request counts dropped, and eval rows), not one job's output"),
     (lambda d: isinstance(d, list) and d and isinstance(d[0], dict) and "Test name" in d[0],
      "a summary table built from several serving results (display-name columns), not one job's output"),
     (lambda d: isinstance(d, dict) and "model_id" in d and any(
