@@ -97,11 +97,12 @@ def test_dispatch_plan():
     runs = [dispatch.Run(1, dispatch.run_title("7", OLD, "trimmed"), "in_progress"),
             dispatch.Run(2, dispatch.run_title("8", HEAD, "full"), "queued"),
             dispatch.Run(3, dispatch.run_title("9", HEAD, "full"), "completed"),
-            dispatch.Run(4, "sweep of main", "in_progress")]
+            dispatch.Run(4, "sweep of main", "in_progress"),
+            dispatch.Run(6, dispatch.run_title("10", HEAD, "full"), "queued")]  # PR 10 was closed
     actions = dispatch.plan({"7": run_now, "8": skip}, runs)
     assert [(a.kind, a.pr, a.run_id) for a in actions] == [("dispatch", "7", 0), ("cancel", "7", 1),
-                                                           ("cancel", "8", 2)]
-    assert "draft" in actions[2].reason
+                                                           ("cancel", "8", 2), ("cancel", "10", 6)]
+    assert "draft" in actions[2].reason and actions[3].reason == "PR is closed"
     assert dispatch.plan({"7": run_now}, [dispatch.Run(5, title, "completed")]) == []
 
 

@@ -342,6 +342,20 @@ def test_output_format_resists_injection(tmp_path):
             kv.format_kv({name: "x"})
 
 
+def test_a_value_holding_the_delimiter_drawn_gets_another(monkeypatch):
+    """A value holding its heredoc's delimiter would end the heredoc early and set what its next lines say,
+    so the delimiter is drawn again while the value holds it. Security audit: that loop was never run by a
+    test, and a format_kv without it passed every one."""
+    import uuid
+
+    draws = iter([uuid.UUID(int=1), uuid.UUID(int=2)])
+    monkeypatch.setattr(kv.uuid, "uuid4", lambda: next(draws))
+    value = f"x\nghadelimiter_{uuid.UUID(int=1).hex}\nrun=true"
+    text = kv.format_kv({"reason": value})
+    assert kv.parse_kv(text) == {"reason": value}, text
+    assert text.startswith(f"reason<<ghadelimiter_{uuid.UUID(int=2).hex}\n"), text
+
+
 def test_parse_kv_reads_runner_format():
     text = "a=1\nB<<EOF_1\nline one\nline=two\nEOF_1\nc=\n"
     assert kv.parse_kv(text) == {"a": "1", "B": "line one\nline=two", "c": ""}

@@ -132,6 +132,17 @@ def test_launchers_keep_each_argument_whole(tmp_path, launcher):
     mounts = [a for a in args if cache in a]
     assert len(mounts) == 1 and mounts[0].startswith(("--container-mounts=", "--volume", "-v")), args
     assert not any(a == "cache:/root/.cache/huggingface" or a.startswith("cache") for a in args)
+    # ... and the command the launcher then starts is that array, each argument whole (security audit: an
+    # unquoted ${cmd[@]} where the launcher starts it passed this test, which read the dry run's print only)
+    from test_launchers import fake_bin
+
+    bin_dir = fake_bin(tmp_path)
+    argv = tmp_path / "salloc.argv"
+    (bin_dir / "salloc").write_text(f"#!/usr/bin/env bash\nprintf '%s\\0' salloc \"$@\" >{argv}\n")
+    proc = subprocess.run(["bash", str(ROOT / "benchmarks/runners" / launcher)], cwd=work,
+                          env={**env, "PATH": f"{bin_dir}:{os.environ['PATH']}"}, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert argv.read_text().split("\0")[:-1] == args
 
 
 @pytest.mark.parametrize("field", ["model-prefix", "precision", "framework"])

@@ -593,6 +593,28 @@ def test_secrets_only_where_used(docs):
                     f"{name}:{job}: secret on a step that doesn't use it"
 
 
+def test_the_benchmark_step_gets_hf_token_and_no_other_token(docs):
+    """The benchmark step runs the approved commit's script (on the host itself for a multi-node row), so
+    what it is handed the script can read. Security audit: `GITHUB_TOKEN: ${{ github.token }}` on that
+    step passed every test (the run's token is no secret to test_secrets_only_where_used, and a secret
+    there passed it too: the step runs `launch_`). HF_TOKEN is its one token; the run's token goes only
+    to the action that fetches the run's matrix, before any PR code runs."""
+    for name in TEMPLATES:
+        job = docs[name]["jobs"]["benchmark"]
+        assert not names_token(job.get("env") or {}), f"{name}: a token in the job's env"
+        holders = {}
+        for step in job["steps"]:
+            label = step.get("name") or step.get("uses")
+            if "launch_" in step.get("run", ""):
+                tokens = {k: v for k, v in (step.get("env") or {}).items() if names_token(str(v))}
+                assert tokens == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}, f"{name}: {label}: {tokens}"
+            elif names_token(step):
+                holders[label] = step
+        (fetch,) = holders.values()
+        assert "download-artifact@" in fetch.get("uses", "") and "env" not in fetch, f"{name}: {list(holders)}"
+        assert fetch["with"]["github-token"] == "${{ github.token }}", name
+
+
 # A token in an expression: the secrets context (``names_secret``) or the run's own GITHUB_TOKEN.
 GITHUB_TOKEN_CONTEXT = re.compile(r"(?<![\w.-])github\s*(?:\.\s*token\b|\[\s*'token'\s*\])")
 # What builds or installs a project from the files it is given, running their build code (setup.py,
@@ -1348,12 +1370,14 @@ def test_every_security_claim_names_a_test_that_exists():
     """README's security section and docs/security.md name the test behind each claim."""
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## Workflows and security", 1)[1].split("\n## ", 1)[0]
-    defined = set()
+    defined, files = set(), set()
     for path in (ROOT / "tests").rglob("test_*.py"):
         defined |= set(re.findall(r"^def (test_\w+)", path.read_text(), re.M))
+        files.add(path.relative_to(ROOT).as_posix())
     for text, where in ((section, "README.md"), ((ROOT / "docs/security.md").read_text(), "docs/security.md")):
-        named = set(re.findall(r"\b(test_\w+)\b", text)) - {"test_ci_audit", "test_ci_authorize",
-                                                           "test_safe_strings", "test_workflows"}
+        named_files = set(re.findall(r"\btests/[\w/]*test_\w+\.py\b", text))
+        assert named_files <= files, f"{where} names test files that do not exist: {sorted(named_files - files)}"
+        named = set(re.findall(r"\b(test_\w+)\b", re.sub(r"\btests/[\w/]*test_\w+\.py\b", "", text)))
         assert named, where
         assert named <= defined, f"{where} names tests that do not exist: {sorted(named - defined)}"
     claims = section.split("\n- ")[1:]  # each bullet, with its continuation lines
@@ -1510,6 +1534,24 @@ def test_every_download_is_of_this_run_s_artifacts(docs):
     assert seen >= 4
 
 
+def test_collect_takes_the_jobs_result_artifacts_and_no_other_upload(docs):
+    """A PR's results never join main's baseline only while collect ingests the job's own files: the
+    `bmk_` artifacts, which hold them by exact name. Security audit: collect's `pattern: bmk_*` widened
+    to `*` passed every test, and then took the `server_logs_` artifacts too, a folder the benchmark
+    script fills as it likes (a result and a sidecar claiming main's ref among them), and ingested them."""
+    from fnmatch import fnmatchcase  # noqa: PLC0415 - download-artifact's patterns, for these plain globs
+
+    stem = "kimik3_fp4_tp8_conc4_b300-nv_00"  # a RESULT_FILENAME
+    uploads = {step["with"]["name"].replace("${{ env.RESULT_FILENAME }}", stem)
+               for doc in docs.values() for _, step in steps(doc) if "actions/upload-artifact@" in step.get("uses", "")}
+    assert {f"bmk_{stem}", f"server_logs_{stem}", "matrix", "sweepgate-results"} <= uploads, uploads
+    (fetch,) = [s for s in docs["run-sweep.yml"]["jobs"]["collect"]["steps"]
+                if "actions/download-artifact@" in s.get("uses", "")]
+    given = fetch.get("with") or {}
+    pattern = given.get("pattern") or given.get("name") or "*"  # neither: every artifact of the run
+    assert {name for name in uploads if fnmatchcase(name, pattern)} == {f"bmk_{stem}"}, pattern
+
+
 def test_sidecar_hashes_the_launchers_main_ran(docs):
     for name in TEMPLATES:
         (step,) = [s for _, s in steps(docs[name]) if "results sidecar" in s.get("run", "")]
@@ -1645,6 +1687,8 @@ def _origin(tmp_path, marker, scenario):
                                       for repo in (".", ".sweepgate-main"))
     if scenario == "directory":
         plants[".sweepgate-main/utils/sweepgate/__main__.py"] = pwn
+    if scenario == "fails":  # ... and then fails: the sidecar still clears the links before the uploads
+        plants[AGENTIC_SCRIPT] += "exit 1\n"
     for rel, text in plants.items():
         (origin / rel).parent.mkdir(parents=True, exist_ok=True)
         (origin / rel).write_text(text)
@@ -1660,14 +1704,16 @@ def _origin(tmp_path, marker, scenario):
 AGENTIC_SCRIPT = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
 
 
-@pytest.mark.parametrize("scenario", ["plants", "leftover", "symlink", "directory"])
+@pytest.mark.parametrize("scenario", ["plants", "leftover", "symlink", "directory", "fails"])
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, scenario):
     """Each template's steps, read from the file and run with real bash over an approved commit
     that plants a sweepgate/ package, sweepgate.py, sitecustomize.py, usercustomize.py and
     utils/sweepgate/ (plants); whose container rewrites .sweepgate-main and the workspace mid-job;
     after a past job left a .git hook in the workspace (leftover); or whose tree holds
-    .sweepgate-main as a symlink to a host directory (symlink) or as a directory (directory).
+    .sweepgate-main as a symlink to a host directory (symlink) or as a directory (directory); or
+    whose script does all that and then fails (fails: the uploads run after a failed step, so the sidecar
+    must too, else they follow the links it leaves; dropping the sidecar's `always()` passed every test).
     Main's row-env and sidecar run, or the job stops before any PR file could matter."""
     from workflow_job import run_job  # noqa: PLC0415
     from test_launchers import fake_bin  # noqa: PLC0415
@@ -1699,7 +1745,8 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
                    jobfile.CONTEXT_CONFIG_KEYS: {"agentic/0": "kimik3-fp4-b300-vllm"}}
     context = {"inputs.ref": pr_sha, "github.sha": main_sha, "runner.temp": str(temp), "inputs.row": "",
                "inputs.row-id": "agentic/0", "inputs.matrix-artifact": "matrix", "github.run_id": "42",
-               "github.token": "t", "secrets.HF_TOKEN": "", "inputs.timeout-minutes": "30", "job.status": "success"}
+               "github.token": "t", "secrets.HF_TOKEN": "", "inputs.timeout-minutes": "30",
+               "job.status": "failure" if scenario == "fails" else "success"}
     base_env = {"PATH": f"{fake_bin(tmp_path)}:{pybin}:{os.environ['PATH']}", "HOME": str(home),
                 "GITHUB_WORKSPACE": str(work), "GITHUB_SHA": main_sha, "GITHUB_REF": "refs/heads/main",
                 "GITHUB_ENV": str(temp / "github_env"), "GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "1",
@@ -1718,8 +1765,8 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
         assert not any("row-env" in n or "Job environment" in n for n, _, _ in results), log
         return
     # the links the script left among the uploads: removed, named, and the sidecar step fails
+    assert [n for n, _ in failed] == ["Benchmark"] * (scenario == "fails") + ["Job sidecar"], log
     (sidecar_step,) = [(n, out) for n, out in failed if n == "Job sidecar"]
-    assert [n for n, _ in failed] == ["Job sidecar"], log
     for link in ("-eval.json", "logs/deep/leak.log", "logs/host"):
         assert re.search(rf"{re.escape(link)}: was a symbolic link to \S+; removed, not uploaded", sidecar_step[1]), log
     assert (work / ".sweepgate-main/utils/sitecustomize.py").exists(), "the container stand-in did not run"
