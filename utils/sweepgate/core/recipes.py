@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 from dataclasses import dataclass, field
 from typing import Callable
 
 from sweepgate.core import fields as F
 from sweepgate.core.digest import file_sha, files_sha
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.shellwords import FOLDER, sourced as _sourced_places
+from sweepgate.core.shellwords import FOLDER, reading as _shell_reading
 
 
 SCRIPT_DIR = "benchmarks/single_node"
@@ -64,43 +63,22 @@ def script_candidates(row: dict, gpu: str | None = None) -> list[str]:
     return [f"{directory}/{stem}_{row[F.FRAMEWORK]}{mtp}.sh", f"{directory}/{stem}{mtp}.sh"]
 
 
-# Any other file named by a path beside the script, wherever the line names it: one it runs
-# (`python3 "$(dirname "$0")/client.py"`, `bash "$(dirname ...)/other.sh"`) or reads (a config), with
-# or without an extension, the folder quoted on its own too (`"$(dirname "$0")"/client.py`, as
-# shellcheck has it). The folder is spelled any of the usual ways: `$(dirname X)`, `${X%/*}`,
-# `$(cd "$(dirname X)"[/sub] && pwd)`, X being "$0" or "${BASH_SOURCE[0]}", resolved or not
-# (`$(realpath X)`, `$(readlink -f X)`), or a variable the script sets to one of them
-# (SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)", then "${SCRIPT_DIR}/client.py").
-_SELF = r'"?\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE|0|\{0\})"?'
-# `$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )`, the most copied spelling, has
-# blanks inside each `$( )`; `>/dev/null 2>&1` silences cd's output as `&>/dev/null` does.
-_SELF_RESOLVED = rf'(?:{_SELF}|"?\$\([ \t]*(?:realpath|readlink -[fem])[ \t]+(?:--[ \t]+)?{_SELF}[ \t]*\)"?)'
-_DIRNAME = rf'\$\([ \t]*dirname[ \t]+(?:--[ \t]+)?{_SELF_RESOLVED}[ \t]*\)'
-_QUIET = r'(?:(?:[&0-9]?>[ \t]*/dev/null|[0-9]?>&[0-9])[ \t]*)*'
-_FOLDER = (rf'(?:{_DIRNAME}|\$\{{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}}'
-           rf'|\$\([ \t]*cd[ \t]+(?:--[ \t]+)?"?{_DIRNAME}"?(?:/(?P<sub>[\w./-]*))?"?[ \t]*{_QUIET}'
-           rf'(?:&&|;)[ \t]*pwd(?:[ \t]+-P)?[ \t]*\))')
-_PATH = r'(?P<path>[\w.-]*(?:/[\w.-]+)*[\w])'
-BESIDE = re.compile(rf'{_FOLDER}"?/{_PATH}')
-FOLDER_VARIABLE = re.compile(rf'(?:^|;)[ \t]*(?:(?:local|readonly|export|declare(?:[ \t]+-\w+)*)[ \t]+)?'
-                             rf'(?P<name>[A-Za-z_]\w*)="?{_FOLDER}"?[ \t]*(?:[;#].*)?$', re.MULTILINE)
-
-
 def sourced(text: str) -> list[tuple[int, str, str]]:
     """Each file ``text`` sources (``core.shellwords``: wherever a command begins, through every spelling
     of the script's folder, the checkout's top or a variable set to either): (offset of the command, its
     path relative to the script's folder or "", its path from the checkout's top or "")."""
-    return [(at, path, "") if anchor == FOLDER else (at, "", path) for at, (anchor, path) in _sourced_places(text)]
+    return _relative(_shell_reading(text).sourced)
+
+
+def _relative(places) -> list[tuple[int, str, str]]:
+    return [(at, path, "") if anchor == FOLDER else (at, "", path) for at, (anchor, path) in places]
 
 
 def beside_paths(text: str) -> list[str]:
-    """The paths, relative to the script's folder, that ``text`` names by one of the folder's
-    spellings (``BESIDE``) or by a variable set to one (``FOLDER_VARIABLE``)."""
-    named = [posixpath.join(m["sub"] or "", m["path"]) for m in BESIDE.finditer(text)]
-    for var in FOLDER_VARIABLE.finditer(text):
-        use = re.compile(rf'\$(?:\{{{var["name"]}\}}|{var["name"]}(?!\w))"?/{_PATH}')
-        named += [posixpath.join(var["sub"] or "", m["path"]) for m in use.finditer(text)]
-    return named
+    """Any other file ``text`` names by a path beside the script, wherever it names it: one it runs
+    (`python3 "$(dirname "$0")/client.py"`, `bash "$B/other.sh"`) or reads (a config), with or without an
+    extension, spelled from the script's folder as a `source` is (``core.shellwords``): relative to it."""
+    return [path for _, (_, path) in _shell_reading(text).named]
 
 
 # helpers of helpers, followed this deep (a cycle ends at once: each file is followed once per folder
@@ -138,9 +116,8 @@ def sourced_helpers(script: str | None, blobs: dict[str, bytes | None]) -> list[
     for _ in range(SOURCED_DEPTH):
         nxt = []
         for path, folder in todo:
-            text = (blobs.get(path) or b"").decode("utf-8", "replace")
-            named = [_helper(folder, beside, from_top) for _, beside, from_top in
-                     sourced(text) + [(0, beside, "") for beside in beside_paths(text)]]
+            read = _shell_reading((blobs.get(path) or b"").decode("utf-8", "replace"))
+            named = [_helper(folder, beside, from_top) for _, beside, from_top in _relative(read.sourced + read.named)]
             named = [(helper, posixpath.dirname(helper)) for helper in named]
             if (target := link_target(path, blobs.get(path))) is not None:
                 named = [(target, folder), (target, posixpath.dirname(target)), *named]

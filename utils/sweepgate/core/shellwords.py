@@ -8,13 +8,21 @@ source X. Its first word is followed through the usual spellings of a place: ``$
 a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the checkout's top, where jobs run),
 a plain relative path (from the top), and a variable the text set to one of these before the command
 (``ROOT="$(cd "$(dirname "$0")/../.." && pwd)"; LIB_DIR="$ROOT/benchmarks"``). Anything else (``$HOME``,
-an absolute path, another command's output) is no place.
+an absolute path, another command's output) is no place. A heredoc's body is text and sources nothing; a
+command substitution in an assignment (`X=$(source x.sh; ...)`) is read as commands (what it sets stays
+inside it).
+
+``reading`` also gives the other paths the text names from the script's folder (``Reading.named``): each
+spelling of a place above, anywhere in the text, with a path after it (`python3 "$B/client.py"`); the value of
+a variable that is then used as a folder (`B="$ROOT/benchmarks"`, then `"$B/client.py"`) names no file itself.
 """
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
+from dataclasses import dataclass, field
 
 SELF, FOLDER, TOP = "self", "folder", "top"
 Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top)
@@ -31,25 +39,145 @@ _SELF_FOLDER = re.compile(r'\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}')
 _VARIABLE = re.compile(r'\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<bare>[A-Za-z_]\w*))')
 _REST = re.compile(r'(?:/+[\w.+-]*)*')
 _LITERAL = re.compile(r'[\w.+-]+(?:/+[\w.+-]*)*')
-_DEPTH = 16  # command substitutions in one word followed, at most (each is a level of recursion)
+_DEPTH = 16  # command substitutions in one word followed (or read as commands), at most (each is a level of recursion)
 _CLOSING = {"'": "'", '"': '"', "(": ")", "{": "}"}
+# `<<EOF`, `<<-EOF`, `<< 'EOF'`, `<<"EOF"`, `<<\EOF` (not `<<<`, a here-string); its body runs to the line
+# that is the word alone (tabs before it allowed after `<<-`).
+_HEREDOC = re.compile(r"""(?<!<)<<(?!<)(?P<strip>-?)[ \t]*(?P<quote>['"]?)\\?(?P<end>[\w.+-]+)(?P=quote)""")
+# Another assignment of the same command (`A=1 B=$(...)`).
+_NEXT_ASSIGNMENT = re.compile(r'[ \t]+(?P<name>[A-Za-z_]\w*)=')
+_HEAD = re.compile(r'\$[({\w]')
+# A command substitution ``_command`` can tell a place from, and the longest spelling of a place followed
+# (each `$(` of a text is tried as one: a longer one would cost a scan of the text each)
+_PLACE_COMMAND = re.compile(r'\$\([ \t]*(?:dirname|cd|realpath|readlink|pwd|git)(?![\w-])')
+_SPELLING_MAX = 256
+
+
+@dataclass
+class Reading:
+    """What ``reading`` finds in a text: each file sourced (offset of the `source`/`.` word, its place),
+    each assignment (name, its place, where its value is), and each other path named (offset, its place)."""
+    sourced: list[tuple[int, Place]] = field(default_factory=list)
+    assigned: list[tuple[str, Place | None, int, int]] = field(default_factory=list)
+    named: list[tuple[int, Place]] = field(default_factory=list)
 
 
 def sourced(text: str) -> list[tuple[int, Place]]:
     """Each file ``text`` sources where it can be told: (offset of the `source`/`.` word, its place)."""
-    found, variables, at = [], {}, 0
-    while m := _COMMAND.search(text, at):
+    return reading(text).sourced
+
+
+def reading(text: str) -> Reading:
+    """What ``text`` sources and names (``Reading``), read once."""
+    read = Reading()
+    _commands(_without_heredocs(text), 0, len(text), {}, read)
+    read.named = _named(text, read.assigned)
+    return read
+
+
+def _without_heredocs(text: str) -> str:
+    """``text`` with each heredoc's body (and terminator) blanked, every offset and line kept."""
+    out, pending = [], []
+    for line in text.split("\n"):
+        if pending:
+            strip, end = pending[0]
+            if (line.lstrip("\t") if strip else line) == end:
+                pending.pop(0)
+            out.append(" " * len(line))
+            continue
+        for m in _HEREDOC.finditer(line):
+            before = line[:m.start()]  # outside quotes, comments and arithmetic (`$((1<<n))`)
+            if _CLOSED.fullmatch(before) and before.count("((") <= before.count("))"):
+                pending.append((m["strip"], m["end"]))
+        out.append(line)
+    return "\n".join(out)
+
+
+def _commands(text: str, lo: int, hi: int, variables: dict, read: Reading, inside: bool = False) -> None:
+    """Read the commands of ``text[lo:hi]`` into ``read`` (``inside`` a command substitution: what it
+    assigns is not the text's)."""
+    at, chained = lo, False
+    while m := (chained and _NEXT_ASSIGNMENT.match(text, at, hi)) or _COMMAND.search(text, at, hi):
         at = m.end()
-        if not _CLOSED.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, m.start()):
+        if not chained and not _CLOSED.fullmatch(text, max(lo, text.rfind("\n", 0, m.start()) + 1), m.start()):
             continue
         word = _word(text, at)
-        at += len(word)
-        place = _place(word.replace('"', "").replace("'", ""), variables) if word.count("$(") <= _DEPTH else None
+        followed = word.count("$(") <= _DEPTH
+        place = _place(word.replace('"', "").replace("'", ""), variables) if followed else None
+        chained = bool(m["name"])
         if m["name"]:
+            for start, end in _substitutions(text, at, at + len(word)) if followed else ():
+                _commands(text, start, end, dict(variables), read, True)
             variables[m["name"]] = place
+            if not inside:
+                read.assigned.append((m["name"], place, at, at + len(word)))
         elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
-            found.append((m.start("source"), place))
-    return found
+            read.sourced.append((m.start("source"), place))
+        at += len(word)
+
+
+def _substitutions(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """Where each command substitution of the word ``text[lo:hi]`` is (not one in single quotes):
+    (offset of its `(`, offset of its `)`)."""
+    out, i, quoted = [], lo, False
+    while i < hi:
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == "'" and not quoted:
+            i = text.find("'", i + 1, hi) + 1 or hi
+            continue
+        if text.startswith("$(", i):
+            group = _word(text, i, group=True)
+            if group.endswith(")") and i + len(group) <= hi:  # bash runs none of an unclosed one
+                out.append((i + 1, i + len(group) - 1))
+            i += len(group)
+            continue
+        quoted ^= text[i] == '"'
+        i += 1
+    return out
+
+
+def _named(text: str, assigned: list[tuple[str, Place | None, int, int]]) -> list[tuple[int, Place]]:
+    """Each path ``text`` names from the script's folder outside `source` (``Reading.named``)."""
+    found, variables, done, at = [], {}, 0, 0  # done: the assignments in force at `at`
+    while m := _HEAD.search(text, at):
+        while done < len(assigned) and assigned[done][3] <= m.start():
+            variables[assigned[done][0]] = assigned[done][1]
+            done += 1
+        head, rest, skip = _spelled(text, m.start())
+        deep = head.count("$(") > _DEPTH
+        place = _place(head.replace('"', "").replace("'", "") + rest, variables) if head and not deep else None
+        at = m.start() + (len(head) + len(rest) if place or deep else skip)
+        if place and rest.strip("/"):
+            found.append((m.start(), place, _VARIABLE.match(head)))
+    folders = {v[1] or v[2] for _, _, v in found if v}  # variables used with a path after them
+    spans = [(start, end) for name, _, start, end in assigned if name in folders]  # in order, apart
+    starts = [start for start, _ in spans]
+
+    def in_a_folder_value(at: int) -> bool:
+        k = bisect.bisect_right(starts, at) - 1
+        return k >= 0 and at < spans[k][1]
+    return [(at, place) for at, place, _ in found if place[0] == FOLDER
+            and posixpath.basename(place[1]) not in ("", ".", "..") and not in_a_folder_value(at)]
+
+
+def _spelled(text: str, i: int) -> tuple[str, str, int]:
+    """The place's spelling that starts at ``text[i]`` (`$(...)`, `${...}`, `$X`), the path after it (the
+    spelling's closing quote skipped: `"$(dirname "$0")"/client.py`), and how far to look on for the next
+    when it is none (past a `$(` left open for ``_SPELLING_MAX`` characters: what it holds is no place)."""
+    if text.startswith("$(", i):
+        head = _word(text[i:i + _SPELLING_MAX], 0, group=True) if _PLACE_COMMAND.match(text, i) else ""
+        if not head.endswith(")"):
+            return "", "", max(len(head), 1)
+    else:
+        m = _SELF_FOLDER.match(text, i) or _SELF.match(text, i) or _VARIABLE.match(text, i)
+        if not m:
+            return "", "", 1
+        head = m.group()
+    j = i + len(head) + (text.startswith('"/', i + len(head)))
+    rest = _REST.match(text, j).group()
+    return text[i:j], rest, 1
 
 
 def _word(text: str, i: int, *, group: bool = False) -> str:
