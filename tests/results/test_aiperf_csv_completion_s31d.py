@@ -126,3 +126,35 @@ def test_a_fifo_beside_a_csv_export_where_its_json_or_marker_would_be_is_never_o
         pytest.fail(f"ingest waited on the FIFO {beside} beside the CSV export")
     assert proc.returncode == 0 and "ingested 1 results (1 new)" in proc.stdout, proc.stderr
     assert proc.stderr.splitlines() == [f"{csv}:1:1: {WARNING}"], proc.stderr
+
+
+def test_a_ready_marker_of_a_run_that_ended_in_an_error_stores_it_as_failed(capsys, tmp_path):
+    """s35h: AIPerf's newer ready marker writes the phase a run ended in and the error it ended with
+    (``terminal_phase``, ``terminal_error``, each left out when there is none: common/results_markers.py,
+    write_ready_marker); read for was_cancelled alone, a run that ended in an error was stored as finished, with
+    a warning that the marker said it was not cancelled. It is stored as failed, as a cancelled run is, with
+    one warning at the marker's terminal_error quoting it."""
+    marker = {"ready": True, "was_cancelled": False, "terminal_phase": "profiling",
+              "terminal_error": "RuntimeError: worker 3 lost its connection\nTraceback ..."}
+    csv = _folder(tmp_path, marker=marker)
+    rec, err = _ingest(capsys, tmp_path, csv)
+    at = csv.with_name(".aiperf_results_ready.json")
+    col = json.dumps(marker).index('"terminal_error"') + 1
+    assert (rec["status"], err) == ("failure", [
+        f"{at}:1:{col}: warning: terminal_error: AIPerf's ready marker says the run ended in an error in its "
+        "profiling phase (RuntimeError: worker 3 lost its connection), so its figures are of a part of it at most; "
+        f"stored as failed: its CSV export {csv}; check the run's log and rerun the point"]), err
+
+
+def test_a_ready_marker_naming_a_terminal_phase_and_no_error_says_only_that_it_was_not_cancelled(capsys, tmp_path):
+    """``terminal_phase`` without ``terminal_error`` says where the run ended, not that it failed."""
+    csv = _folder(tmp_path, marker={"ready": True, "was_cancelled": False, "terminal_phase": "profiling"})
+    rec, err = _ingest(capsys, tmp_path, csv)
+    assert rec["status"] == "success" and len(err) == 1 and "says it was not cancelled" in err[0], err
+
+
+def test_a_cancelled_run_s_marker_with_an_error_is_stored_as_failed_without_a_word(capsys, tmp_path):
+    """As the JSON export's cancelled run is: the cancellation is the reason, said by the run's own log."""
+    csv = _folder(tmp_path, marker={"ready": True, "was_cancelled": True, "terminal_error": "cancelled by signal"})
+    rec, err = _ingest(capsys, tmp_path, csv)
+    assert (rec["status"], err) == ("failure", [])

@@ -576,19 +576,22 @@ def _records(output: Path, text: str, read: Read, given: Given | None, warnings:
 
 def _csv_completion(output: Path, measurements: list[Measurement]) -> list[Diagnostic]:
     """An AIPerf CSV export's run finished or not, as the files beside it say (``aiperf_csv.completion``):
-    its JSON export of the same name, AIPerf 0.13+'s ready marker. What the JSON export said worth a warning
-    (``is_complete: false``) is returned placed in that file, at its key, naming the CSV it is said of: at the
-    CSV's first line it pointed at no such key."""
+    its JSON export of the same name, AIPerf 0.13+'s ready marker. What the JSON export or the marker said worth
+    a warning (``is_complete: false``, ``terminal_error``) is returned placed in that file, at its key, naming the
+    CSV it is said of: at the CSV's first line it pointed at no such key."""
     if len(measurements) != 1 or measurements[0].source_format != aiperf_csv.AIPERF_CSV:
         return []
     m, twin, read = measurements[0], output.with_suffix(".json"), {}
+    marker = output.with_name(aiperf_csv.READY_MARKER)
     before = len(m.notes)
-    if not aiperf_csv.completion(m, _document(twin, read), _document(output.with_name(aiperf_csv.READY_MARKER))):
+    said_by = aiperf_csv.completion(m, _document(twin, read), _document(marker, read))
+    if said_by is None:
         return []
+    at = twin if said_by == aiperf_csv.EXPORT else marker
     said, m.notes[before:] = m.notes[before:], []
-    placed = [Diagnostic(str(twin), 0, 0, rule, f"{message}: its CSV export {output}", hint, severity="warning")
+    placed = [Diagnostic(str(at), 0, 0, rule, f"{message}: its CSV export {output}", hint, severity="warning")
               for rule, message, hint in said]
-    jsonio.place(placed, read[twin].decode("utf-8-sig"), str(twin))
+    jsonio.place(placed, read[at].decode("utf-8-sig"), str(at))
     return placed
 
 

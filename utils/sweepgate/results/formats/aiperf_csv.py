@@ -151,25 +151,38 @@ def _table_keys(m: Measurement, rows: dict[str, tuple[int, str]]) -> None:
 
 
 # AIPerf 0.13+ writes this marker in a run's artifact folder once its exports are whole: {ready, was_cancelled,
-# partial, ...} (common/results_markers.py, write_ready_marker; controller/system_controller.py)
+# partial, ...}, and since, the phase the run ended in and the error it ended with when it did, terminal_phase and
+# terminal_error, each left out when there is none (common/results_markers.py, write_ready_marker)
 READY_MARKER = ".aiperf_results_ready.json"
 UNKNOWN_COMPLETION = "aiperf-csv-completion"
+ENDED_IN_ERROR = "aiperf-terminal-error"
+EXPORT, MARKER = "export", "marker"  # which file beside a CSV export said whether its run finished
 
 
-def completion(m: Measurement, export, marker) -> bool:
+def completion(m: Measurement, export, marker) -> str | None:
     """Whether an AIPerf CSV export's run finished, which the CSV does not say (its JSON export's was_cancelled
     and 0.13+'s is_complete have no row in it: exporters/metrics_csv_exporter.py writes the metrics alone): as
-    the JSON export of its name beside it (``export``) says (``aiperf.completion``), else cancelled where the
-    ready marker beside it (``marker``) says so; else stored as finished, with a warning that nothing said so.
-    GenAI-Perf's exports say it nowhere: none. True when the JSON export said it: a warning it gave (``m.notes``
-    added, ``is_complete: false``) is of that file's key, not of the CSV."""
+    the JSON export of its name beside it (``export``) says (``aiperf.completion``), else as the ready marker
+    beside it (``marker``) says: cancelled, or ended in an error (``terminal_error``: stored as failed, as a
+    cancelled run is, with a warning quoting it); else stored as finished, with a warning that nothing said so.
+    GenAI-Perf's exports say it nowhere: none. Returns which file said it, EXPORT or MARKER, when a warning it
+    gave (``m.notes`` added) is of that file's key, not of the CSV; else None."""
     if m.source_format != AIPERF_CSV:
-        return False
+        return None
     if isinstance(export, dict) and aiperf.detect(export):
         aiperf.completion(export, m)
-        return True
-    elif isinstance(marker, dict) and marker.get("was_cancelled") is True:
+        return EXPORT
+    if isinstance(marker, dict) and marker.get("was_cancelled") is True:
         m.cancelled = True
+    elif isinstance(marker, dict) and marker.get("terminal_error") not in (None, ""):
+        m.cancelled = True  # s35h: such a run was stored as finished, the marker read for was_cancelled alone
+        error, phase = marker["terminal_error"], marker.get("terminal_phase")
+        quoted = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        where = f" in its {phase} phase" if isinstance(phase, str) and phase else ""
+        m.notes.append((ENDED_IN_ERROR, f"warning: terminal_error: AIPerf's ready marker says the run ended in an "
+                        f"error{where} ({quoted}), so its figures are of a part of it at most; stored as failed",
+                        "check the run's log and rerun the point"))
+        return MARKER
     else:  # s35e: a marker of a run not cancelled was said as absent ("was_cancelled ... in its JSON export only")
         said = ("its ready marker beside it says it was not cancelled, and is_complete is in its JSON export only, "
                 "none of its name beside it" if isinstance(marker, dict) and marker.get("was_cancelled") is False
@@ -177,7 +190,7 @@ def completion(m: Measurement, export, marker) -> bool:
         m.notes.append((UNKNOWN_COMPLETION, "warning: an AIPerf CSV export does not say whether its run finished "
                         f"({said}); stored as a finished run", "ingest the run's profile_export_aiperf.json, from "
                         "the same artifact folder, instead"))
-    return False
+    return None
 
 
 def _client(doc: dict) -> str:
