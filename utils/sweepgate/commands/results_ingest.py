@@ -141,34 +141,11 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
     """Files left out, counted (listed with --verbose), not stored: helper outputs in folders of
     sidecar-carrying jobs, CSV exports beside the JSON export of the same run, and files read as ones
     that go with a result, a line for each kind (``foreign.Auxiliary`` and its kinds: GPU metrics,
-    lm-eval's samples log, AIPerf's other exports; AIPerf's multi-run aggregates; an eval's side files);
+    lm-eval's samples log, compressed too, AIPerf's other exports; AIPerf's multi-run aggregates; an eval's side files);
     partial copies of jobs (a sidecar alone, an output cut short) whose output an earlier ingest stored;
     and the runs of files of several runs stored once (``outcome.alike``): entries skipped, as their run
     is stored from another file, and rows of entries replaced by their run's own file."""
-    from sweepgate.results.formats import foreign
-
-    groups = [(walked.skipped, "file", "with no job sidecar (helper outputs)"),
-              (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, read from the JSON)"),
-              (walked.summaries, "vllm bench sweep summary file", "(summary.json, serve_sla's SLA--*.json: the list "
-               "of a point's run=N.json, each run read from its own file)"),
-              ([f"{path}#{n}" for path, entries in walked.listed.items() for n in sorted(entries)], "run",
-               "of vllm bench sweep summaries (summary.json#N, SLA--*.json#N) read from their own run=N.json instead "
-               "(not stored twice; a summary's runs with no file of their own are read from it)"),
-              (walked.phase_exports, "AIPerf per-phase export", "(phases/<name>/, named by the phase_manifest.json "
-               "beside a run's profile_export_aiperf.json: a warm-up, or the one profiling phase of a run whose own "
-               "export is its result)"),
-              (walked.pooled, "AIPerf whole-run export", "of several profiling phases (beside its phase_manifest.json: "
-               "the phases' requests pooled at their different loads, no one point's figures; each profiling phase's "
-               "own export under phases/<name>/ is a result)")]
-    for kind in foreign.BESIDE_KINDS:
-        groups.append(([p for p in outcome.beside if outcome.kinds[p] is kind], kind.NOUN, kind.WHY))
-    groups.append((list(dict.fromkeys(path for path, _ in outcome.stored_before.values())), "file",
-                   "of a job whose output an earlier ingest stored (a partial copy: its sidecar without the "
-                   "output, or the output empty or cut short)"))
-    groups.append(([f"{path}#{a.record[SOURCE_LINE]} ({_stored_as(a.kept)})" for path, a, _ in outcome.alike
-                    if not a.replaced], "run", f"of files of several runs ({SEVERAL_RUNS}) stored before from "
-                   "another file, its own or one of several (the same measurement, not stored twice)"))
-    for files, noun, why in groups:
+    for files, noun, why in _skipped_groups(walked, outcome):
         if not files:
             continue
         if verbose:
@@ -187,6 +164,36 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
         files, n = len(dict.fromkeys(path for path, _ in outcome.said_before)), len(outcome.said_before)
         print(f"not repeated: {count(n, 'warning')} of {'a file' if files == 1 else f'{files} files'} whose results "
               f"were stored before (said when they were first stored; --verbose repeats {'it' if n == 1 else 'them'})")
+
+
+def _skipped_groups(walked, outcome) -> list[tuple[list, str, str]]:
+    """Each kind of file ``_report_skipped`` counts: (the files, the noun, why they are passed over)."""
+    from sweepgate.results.formats import foreign
+
+    groups = [(walked.skipped, "file", "with no job sidecar (helper outputs)"),
+              (walked.twins, "CSV file", "beside a JSON export of the same name (the same run, read from the JSON)"),
+              (walked.summaries, "vllm bench sweep summary file", "(summary.json, serve_sla's SLA--*.json: the list "
+               "of a point's run=N.json, each run read from its own file)"),
+              ([f"{path}#{n}" for path, entries in walked.listed.items() for n in sorted(entries)], "run",
+               "of vllm bench sweep summaries (summary.json#N, SLA--*.json#N) read from their own run=N.json instead "
+               "(not stored twice; a summary's runs with no file of their own are read from it)"),
+              (walked.phase_exports, "AIPerf per-phase export", "(phases/<name>/, named by the phase_manifest.json "
+               "beside a run's profile_export_aiperf.json: a warm-up, or the one profiling phase of a run whose own "
+               "export is its result)"),
+              (walked.pooled, "AIPerf whole-run export", "of several profiling phases (beside its phase_manifest.json: "
+               "the phases' requests pooled at their different loads, no one point's figures; each profiling phase's "
+               "own export under phases/<name>/ is a result)")]
+    groups.append((walked.packed_logs, "compressed lm-eval samples log", "(samples_<task>_<time>.jsonl.gz and the "
+                   "like: each answer lm-eval scored, beside its results_<time>.json; no result)"))
+    for kind in foreign.BESIDE_KINDS:
+        groups.append(([p for p in outcome.beside if outcome.kinds[p] is kind], kind.NOUN, kind.WHY))
+    groups.append((list(dict.fromkeys(path for path, _ in outcome.stored_before.values())), "file",
+                   "of a job whose output an earlier ingest stored (a partial copy: its sidecar without the "
+                   "output, or the output empty or cut short)"))
+    groups.append(([f"{path}#{a.record[SOURCE_LINE]} ({_stored_as(a.kept)})" for path, a, _ in outcome.alike
+                    if not a.replaced], "run", f"of files of several runs ({SEVERAL_RUNS}) stored before from "
+                   "another file, its own or one of several (the same measurement, not stored twice)"))
+    return groups
 
 
 # Files of several runs whose entries (FILE#N) give way to a run's own file (store._one_measurement)

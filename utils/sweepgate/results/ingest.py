@@ -9,7 +9,8 @@ both are named on the command line), and so is a `vllm bench sweep serve` summar
 beside the run=N.json it lists (serve_sla's SLA--*.json above them), and one that lists runs
 not beside it is read for those alone, and so are the per-phase exports an AIPerf phase_manifest.json
 names (``_without_phase_exports``); a ``.job.json`` without an output (the script died first)
-becomes a failure record.
+becomes a failure record. Archives holding results and results compressed whole beside them are
+named in a warning each, not read; lm-eval's compressed samples logs are counted (``_packed_results``).
 In a walked folder that holds job sidecars, only outputs paired with one (their own
 ``X.job.json``, or an eval's ``X-eval.json`` with its job's) are results; the other
 files there (per-concurrency parts, AIPerf export folders, gpu_metrics.csv) are the
@@ -36,7 +37,7 @@ from sweepgate.core.report import count
 from sweepgate.core.signals import SignalsHeld as _signals_held
 from sweepgate.results import derive, jsonio, normalize, plausible, sidecar, sniff
 from sweepgate.results import record as R
-from sweepgate.results.formats import aiperf_csv, foreign, gpu_metrics, vllm
+from sweepgate.results.formats import aiperf_csv, foreign, gpu_metrics, lm_eval, vllm
 from sweepgate.results.measurement import Measurement
 from sweepgate.results.store import SAME_BYTES_RULE, Copied, Immutable, SameBytes, StoreError, file_of
 
@@ -90,8 +91,11 @@ class Walk:
     skipped: list[Path]  # helper outputs beside jobs' sidecars, not results
     twins: list[Path] = dataclasses.field(default_factory=list)  # CSV exports beside their JSON: the same runs
     refused: list[Diagnostic] = dataclasses.field(default_factory=list)  # entries a walk could not read
-    # zip archives beside the results that hold result files (artifacts not yet unzipped): warned of
+    # archives beside the results that hold result files (artifacts not yet unzipped, tarballs) and compressed
+    # results (res.json.gz): warned of, not ingested
     warnings: list[Diagnostic] = dataclasses.field(default_factory=list)
+    # lm-eval's compressed samples logs (samples_<task>_<time>.jsonl.gz) beside the results: no result, counted
+    packed_logs: list[Path] = dataclasses.field(default_factory=list)
     # vllm bench sweep's summary.json beside the run=N.json it lists: the same runs
     summaries: list[Path] = dataclasses.field(default_factory=list)
     # a summary some of whose runs (not all) are beside it: its entries (numbered from 1, as its
@@ -111,6 +115,21 @@ class Walk:
 def _walked(path: Path) -> bool:
     """A name the walk looks at: .json, .jsonl or .csv in any case (``RES.JSON`` from Windows tools)."""
     return path.suffix.lower() in WALKED_SUFFIXES
+
+
+def _packed(name: str) -> jsonio.Kind | None:
+    """What a file's name says it is of the archives and compressed results (jsonio.KINDS): a tar archive,
+    plain or compressed (``runs.tar.gz``, ``runs.tgz``), a zip or 7z archive, a result compressed whole
+    (``res.json.gz``, ``res.jsonl.xz``); None for any other name (a compressed log, ``server.log.gz``)."""
+    low = name.lower()
+    if low.endswith(jsonio.TAR_NAMES):  # tar -xf reads every compressed tar
+        return jsonio.TAR
+    for kind in jsonio.KINDS:
+        if kind.kind == jsonio.ARCHIVE and kind.ends and low.endswith(kind.ends):
+            return kind
+        if kind.kind == jsonio.COMPRESSED and low.endswith(kind.suffix) and _walked(Path(low[:-len(kind.suffix)])):
+            return kind
+    return None
 
 
 def _not_a_file(path: Path) -> Diagnostic:
@@ -135,31 +154,35 @@ def _kind(path: Path) -> str:
 
 
 def _entries(folder: Path, refused: list[Diagnostic]) -> list[Path]:
-    """Every entry named like an output, or a zip archive, under ``folder`` (symbolic links to folders not
-    followed); a subfolder that cannot be read is added to ``refused``, not passed over."""
+    """Every entry named like an output, an archive or a compressed result (``_packed``) under ``folder``
+    (symbolic links to folders not followed); a subfolder that cannot be read is added to ``refused``."""
     def unreadable(exc: OSError) -> None:  # os.walk passes over what it cannot list, unless told
         refused.append(Diagnostic(exc.filename or str(folder), 0, 0, UNREADABLE_RULE,
                                   f"cannot read this folder ({exc.strerror}); its files are not ingested",
                                   "make it readable, or pass the folders that can be read"))
 
     return [Path(top, name) for top, dirs, names in os.walk(folder, onerror=unreadable)
-            for name in names if _walked(Path(name)) or name.lower().endswith(".zip")]
+            for name in names if _walked(Path(name)) or _packed(name) is not None]
 
 
 def _outputs_of(folder: Path, refused: list[Diagnostic], zips: list[Path],
                 document) -> tuple[list[Path], list[Path], list[Path]]:
     """(outputs, helper files beside jobs' sidecars, CSV exports beside a JSON export of one name);
     entries that are no regular file (broken links, FIFOs) and unreadable subfolders go to ``refused``,
-    zip archives to ``zips`` (``_zipped_results``); ``document``: the walk's (``_without_csv_twins``)."""
+    archives and compressed results to ``zips`` (``_packed_results``), or, in a folder of jobs' sidecars, to
+    the helper files; ``document``: the walk's (``_without_csv_twins``)."""
     entries = _entries(folder, refused)
-    zips.extend(p for p in entries if p.suffix.lower() == ".zip" and p.is_file())
-    entries = [p for p in entries if p.suffix.lower() != ".zip"]
+    packed = [p for p in entries if _packed(p.name) is not None and p.is_file()]
+    entries = [p for p in entries if _packed(p.name) is None]
     refused.extend(_not_a_file(p) for p in sorted(entries) if not p.is_file() and not p.is_dir())
     files, twins = _without_csv_twins(sorted(p for p in entries if p.is_file()), document)
     if not any(sidecar.is_sidecar(p) for p in files):
+        zips.extend(packed)
         return files, [], twins
+    zips.extend(p for p in packed if p.suffix.lower() == ".zip")  # an artifact's zip among the jobs' (review27)
     paired = {p for p in files if sidecar.is_sidecar(p) or sidecar.sidecar_path(p).is_file()}
-    return [p for p in files if p in paired], [p for p in files if p not in paired], twins
+    helpers = [p for p in files if p not in paired] + sorted(p for p in packed if p.suffix.lower() != ".zip")
+    return [p for p in files if p in paired], helpers, twins
 
 
 def walk(paths: list[str], allow_empty: bool = False) -> Walk:
@@ -189,7 +212,8 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     files, named = _without_csv_twins(files, document)
     files, summaries, listed = _without_sweep_summaries(files, head, document)
     kept = set(files)
-    return Walk(files, skipped, twins + named, refused, _zipped_results(zips, [*out, *skipped, *twins]),
+    warned, logs = _packed_results(zips, [*out, *skipped, *twins])
+    return Walk(files, skipped, twins + named, refused, warned, packed_logs=logs,
                 summaries=summaries, listed=listed, phase_exports=phases, pooled=pooled,
                 read={path: content for path, content in read.items() if path in kept})
 
@@ -220,27 +244,91 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
         raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
 
 
-def _zipped_results(zips: list[Path], walked: list[Path]) -> list[Diagnostic]:
-    """A warning for each zip archive a walk met that holds files named like results (a GitHub Actions
-    artifact as a browser downloads it, beside jobs already unzipped): its results are not ingested,
-    and used to be passed over without a word (review27). Other zips (logs) are not named, nor is a zip
-    whose every such file the walk met unzipped (``walked``: the same name and size; new-user28: a run's
-    artifact unzipped beside its zip was ingested whole, and the zip's warning said to ingest it "too")."""
+def _packed_results(packed: list[Path], walked: list[Path]) -> tuple[list[Diagnostic], list[Path]]:
+    """(a warning for each archive or compressed result a walk met beside results, lm-eval's compressed samples
+    logs among them): their results are not ingested. Named: a zip or tar archive holding files named like
+    results (a GitHub Actions artifact as a browser downloads it, beside jobs already unzipped; review27) unless
+    the walk met every one of them unpacked (``walked``: the same name and size; new-user28), a 7z or
+    zstd-compressed tar archive (not looked into here), and a result compressed whole (``b.json.gz``) unless
+    its decompressed file is beside it (``gunzip -k``). Before s35h only zips were named beside results, and
+    the rest only in a folder of no result (``_no_results_in``). A samples log is no result: counted."""
+    warned, logs = [], []
+    here = {(p.name, _size(p)) for p in walked}
+    for path in sorted(set(packed)):
+        kind = _packed(path.name)
+        if kind.kind == jsonio.COMPRESSED:
+            plain = path.with_name(path.name[:-len(kind.suffix)])
+            if _samples_log(path, kind, plain.name):
+                logs.append(path)
+            elif not plain.is_file():
+                warned.append(Diagnostic(str(path), 0, 0, COMPRESSED_RULE, f"warning: {kind.said}, a result file not "
+                                         f"ingested", f"{kind.verb or jsonio.VERBS[kind.kind]} it ({kind.command}) "
+                                         "and ingest the folder again", severity="warning"))
+            continue
+        said, command = _archive_words(path.name, kind)
+        members = _members(path, kind)
+        held = len(members) if members is not None and not here.issuperset(members) else 0
+        verb = kind.verb or jsonio.VERBS[kind.kind]
+        if members is None and path.name.lower().endswith(UNOPENED):
+            warned.append(Diagnostic(str(path), 0, 0, PACKED_RULE, f"warning: {said}, not looked into (it may "
+                                     "hold results), not ingested", f"{verb} it ({command}) and ingest DIR too "
+                                     "if it holds results", severity="warning"))
+        elif held:
+            warned.append(Diagnostic(str(path), 0, 0, PACKED_RULE, f"warning: {said} of {held} .json/.jsonl/.csv "
+                                     f"file{'s' if held > 1 else ''}, not ingested",
+                                     f"{verb} it ({command}) and ingest DIR too", severity="warning"))
+    return warned, logs
+
+
+UNOPENED = (".7z", ".tar.zst", ".tzst")  # archives this Python cannot look into
+
+
+def _archive_words(name: str, kind: jsonio.Kind) -> tuple[str, str]:
+    """(what an archive named ``name`` is, the command that extracts it): a tar archive compressed by its
+    name's compressor (``runs.tar.gz``, ``runs.tgz``) as such, with its own ``tar`` command."""
+    low = name.lower()
+    for k in jsonio.KINDS:
+        if kind is jsonio.TAR and k.kind == jsonio.COMPRESSED and low.endswith((".tar" + k.suffix, *k.tar_ends)):
+            return k.tarball, k.untar
+    return ("a zip archive" if kind.name == "zip" else kind.said), kind.command
+
+
+PACKED_RULE = "zipped-results"  # an archive of results beside them
+COMPRESSED_RULE = "compressed-result"  # a result compressed whole beside others
+
+
+def _members(path: Path, kind: jsonio.Kind) -> list[tuple[str, int]] | None:
+    """The (name, size) of each file named like a result in a zip or tar archive; None when it cannot be
+    looked into here (a 7z or zstd-compressed tar archive, or a damaged one: nothing of it would be ingested)."""
+    import tarfile
     import zipfile
 
-    found, here = [], {(p.name, _size(p)) for p in walked}
-    for path in sorted(set(zips)):
-        try:
+    try:
+        if kind.name == "zip":
             with zipfile.ZipFile(path) as archive:
-                members = [(Path(i.filename).name, i.file_size) for i in archive.infolist() if _walked(Path(i.filename))]
-        except (OSError, zipfile.BadZipFile):
-            continue  # no zip to unpack: nothing of it would be ingested either way
-        held = 0 if here.issuperset(members) else len(members)
-        if held:
-            found.append(Diagnostic(str(path), 0, 0, "zipped-results", f"warning: a zip archive of {held} "
-                                    f".json/.jsonl/.csv file{'s' if held > 1 else ''}, not ingested",
-                                    f"unzip it ({jsonio.UNZIP}) and ingest DIR too", severity="warning"))
-    return found
+                return [(Path(i.filename).name, i.file_size) for i in archive.infolist() if _walked(Path(i.filename))]
+        if kind is jsonio.TAR:
+            with tarfile.open(path) as archive:
+                return [(Path(m.name).name, m.size) for m in archive.getmembers()
+                        if m.isfile() and _walked(Path(m.name))]
+    except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError):
+        pass
+    return None
+
+
+def _samples_log(path: Path, kind: jsonio.Kind, name: str) -> bool:
+    """Whether a compressed file is lm-eval's samples log (``samples_<task>_<time>.jsonl.gz``): by its name
+    and, where this Python can decompress its first bytes, by how its text starts."""
+    if kind.unpack is None:
+        return lm_eval.is_samples_log_start(name, None)
+    import lzma
+    import zlib
+
+    try:
+        with open(path, "rb") as f:
+            return lm_eval.is_samples_log_start(name, kind.unpack(f.read(jsonio.HEAD)))
+    except (zlib.error, lzma.LZMAError, OSError, EOFError):  # unreadable, or a damaged stream (bz2 says OSError)
+        return False
 
 
 def _size(path: Path) -> int | None:
@@ -467,10 +555,7 @@ def _no_results_in(given: str, path: Path) -> SweepgateError:
     names = sorted(p.name for p in path.glob("*") if p.is_file())
 
     def held(kind: jsonio.Kind) -> list[str]:
-        if kind.kind == jsonio.COMPRESSED:
-            return [n for n in names if n.lower().endswith(kind.suffix) and _walked(Path(n[:-len(kind.suffix)]))]
-        ends = jsonio.TAR_NAMES if kind is jsonio.TAR else kind.ends  # tar -xf reads every compressed tar
-        return [n for n in names if n.lower().endswith(ends)]
+        return [n for n in names if _packed(n) is kind]
 
     packed = [(found, kind) for kind in jsonio.KINDS if kind.kind in (jsonio.ARCHIVE, jsonio.COMPRESSED)
               if (found := held(kind))]

@@ -12,6 +12,7 @@ those are read as filter ``none``, 0.4's name for "no filter".
 from __future__ import annotations
 
 import math
+import re
 
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
@@ -117,6 +118,19 @@ def is_samples_log(docs: list[tuple[int, object]]) -> bool:
     """Whether a file's documents are lm-eval's per-sample log (never a results file)."""
     items = docs[0][1] if len(docs) == 1 and isinstance(docs[0][1], list) else [d for _, d in docs]
     return bool(items) and all(isinstance(d, dict) and SAMPLE_KEYS <= d.keys() for d in items)
+
+
+# The log's name (``samples_gsm8k_2025-01-01T00-00-00.jsonl``) and how its text starts: each sample's
+# ``doc_id`` first, as lm-eval writes them; for a compressed log (``.jsonl.gz``), of which only the first
+# bytes are decompressed to know it (s35h)
+SAMPLES_NAME = re.compile(r"samples_.+\.jsonl?", re.IGNORECASE)
+SAMPLES_START = re.compile(rb'\s*\[?\s*\{\s*"doc_id"\s*:')
+
+
+def is_samples_log_start(name: str, head: bytes | None) -> bool:
+    """Whether a file named ``name`` whose text starts with ``head`` is lm-eval's samples log (``head`` None:
+    its text could not be looked at, a zstd-compressed log, so its name alone says it)."""
+    return SAMPLES_NAME.fullmatch(name) is not None and (head is None or SAMPLES_START.match(head) is not None)
 
 
 # sae_steered_beta names its base model base_name; it and hf's `steered` model change it by a
