@@ -977,12 +977,17 @@ def axis_limits(values: list[float]) -> tuple[float, float]:
     return max(0.0, low - pad), high + pad
 
 
-LOG_SPAN = 100  # an axis whose values span this factor or more is logarithmic (all above 0)
+# An axis whose values span this factor or more is logarithmic (all above 0). On a linear axis from 0 a value a
+# tenth of the largest sits in the plot's lowest tenth, where a change of a threshold's size (5 %) moves its
+# marker a pixel or two, and a recipe 40x below another in one chart drew its whole front as a flat line
+# on the axis (review s35: 100x, the bound before, left a real sweep of conc 4 to 512, 29 to 1,400
+# tok/s/GPU, linear, its conc 4 to 16 in the corner).
+LOG_SPAN = 10
 LOG_PAD = 1.4  # a logarithmic axis ends this factor past its smallest and largest values
 LOG_NOTE = " (log scale)"  # after such an axis' label
 # The labelled ticks per decade of a logarithmic axis, fewest first: the first that gives the axis
 # MIN_LOG_TICKS labelled ticks is used (review: 4 to 840 tok/s/user was labelled 10 and 100 alone).
-LOG_SUBS = ((1.0,), (1.0, 3.0), (1.0, 2.0, 5.0))
+LOG_SUBS = ((1.0,), (1.0, 3.0), (1.0, 2.0, 5.0), (1.0, 2.0, 3.0, 5.0))  # the last: 4 over a tenfold span
 MIN_LOG_TICKS = 4
 
 
@@ -999,7 +1004,8 @@ def log_ticks(low: float, high: float) -> tuple[float, ...]:
 def is_log_axis(values: list[float]) -> bool:
     """Values spanning LOG_SPAN or more (review: a sweep from conc 1 to 4096, 5 to 2,000,000 tok/s/GPU
     on a linear axis, drew every point but the top one on the axis line, a +30 % change at conc 16
-    invisible: the verdicts judge relative changes, which a log axis shows alike at every height)."""
+    invisible: the verdicts judge relative changes, which a log axis shows alike at every height).
+    ``values``: the whole group's, so every recipe of a chart, and every part of it, shares the scale."""
     return min(values) > 0 and max(values) >= LOG_SPAN * min(values)
 
 

@@ -1,0 +1,63 @@
+"""Charts and the compare table as a maintainer reads them in a PR comment (review s35b): a recipe far
+below another in one chart, a point ingested without its matrix row, and a sweep of several models,
+precisions and hardware. Each test checks what was drawn or written (scales, artists, texts, cells)."""
+
+from __future__ import annotations
+
+import synth
+from sweepgate.results import charts
+from sweepgate.results import compare as C
+from sweepgate.results import record as R
+
+LOW_KEY = synth.KEYS[1]  # the recipe drawn far below the other
+CONCS = (16, 32, 64)  # 1,040 to 1,890 tok/s/GPU: a recipe 25x below spans 42 to 76, the chart 45x
+
+
+def _below(records: list[dict], factor: float) -> list[dict]:
+    """``records`` with LOW_KEY's throughput per GPU ``factor`` times as large."""
+    out = []
+    for rec in records:
+        if rec[R.CONFIG_KEY] == LOW_KEY:
+            rec = {**rec, R.METRICS: {**rec[R.METRICS],
+                                      R.OUTPUT_TPUT_PER_GPU: rec[R.METRICS][R.OUTPUT_TPUT_PER_GPU] * factor}}
+        out.append(rec)
+    return out
+
+
+def _drawn(comp: C.Comparison):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    ((group, items),) = charts.chart_groups(comp).items()
+    fig = charts.draw_chart(group, items, comp.run)
+    FigureCanvasAgg(fig).draw()
+    return fig, items
+
+
+def test_a_recipe_25_times_below_another_gets_a_log_axis_its_change_a_distance():
+    """Review s35b: two recipes of one chart 25x apart in throughput (the chart's values 45x apart) were drawn
+    on a linear axis from 0, the lower recipe's whole front a flat line on the axis and its -15 % regression
+    at conc 32 under a pixel high. The axis is logarithmic from a tenfold span, and says so."""
+    pr = _below(synth.pr_run({(LOW_KEY, 32): {R.OUTPUT_TPUT_PER_GPU: 0.85}}, concs=CONCS), 1 / 25)
+    comp = C.compare_records(pr, _below(synth.history(concs=CONCS), 1 / 25))
+    fig, items = _drawn(comp)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log" and ax.get_ylabel() == charts.Y_LABEL + charts.LOG_NOTE
+    assert ax.get_xscale() == "linear"  # interactivity spans 2.3x: linear, its label plain
+    (moved,) = [item for item in items if item["flag"] == C.REGRESSED]
+    assert moved["series"][0] == LOW_KEY
+    (_, y_pr), (_, y_base) = ax.transData.transform([moved["pr"], moved["base"]])
+    assert abs(y_base - y_pr) > 10, "the regression is drawn as a distance"
+    ticks = [t.get_text() for t in ax.yaxis.get_ticklabels() if t.get_text()]
+    assert len(ticks) >= charts.MIN_LOG_TICKS, ticks
+
+
+def test_a_tenfold_span_is_logarithmic_with_four_labelled_ticks_wherever_it_lies():
+    """The bound: 9.9x stays linear, 10x is logarithmic; and a log axis of a tenfold span has
+    MIN_LOG_TICKS labelled ticks wherever in a decade it starts (1, 2, 5 gave three from 2.83 to 28.3: 5, 10, 20)."""
+    assert not charts.is_log_axis([10.0, 99.0]) and charts.is_log_axis([10.0, 100.0])
+    assert not charts.is_log_axis([0.0, 5.0, 1000.0])
+    for start in (1.0, 1.41, 2.83, 3.6, 5.01, 7.7):
+        low, high = start / charts.LOG_PAD, start * 10 * charts.LOG_PAD
+        subs = charts.log_ticks(low, high)
+        shown = [sub * 10.0 ** k for k in range(-1, 4) for sub in subs if low <= sub * 10.0 ** k <= high]
+        assert len(shown) >= charts.MIN_LOG_TICKS, (start, shown)
