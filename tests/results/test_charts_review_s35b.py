@@ -61,3 +61,77 @@ def test_a_tenfold_span_is_logarithmic_with_four_labelled_ticks_wherever_it_lies
         subs = charts.log_ticks(low, high)
         shown = [sub * 10.0 ** k for k in range(-1, 4) for sub in subs if low <= sub * 10.0 ** k <= high]
         assert len(shown) >= charts.MIN_LOG_TICKS, (start, shown)
+
+
+GPT_OSS = "vllm/ifx_benchserving_gptoss120b_disagg_1p1d_16gpu_1k1k_conc4.json"  # model: a hub cache folder
+
+
+def _rowless_run(capsys, tmp_path, output) -> tuple[str, str]:
+    """A store holding ``output`` (bytes) ingested without a sidecar or --row; (its URL, the run id)."""
+    import json
+
+    from helpers import run_cli
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    path = tmp_path / "out.json"
+    path.write_bytes(output)
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(path))
+    assert rc == 0, err
+    rc, out, err = run_cli(capsys, "results", "show", "--db", db, "--json")
+    assert rc == 0, err
+    ((run, _),) = {(rec[R.RUN_ID], 0) for rec in json.loads(out)}
+    return db, run
+
+
+def test_a_point_ingested_without_its_row_is_named_by_its_outputs_model_everywhere(capsys, tmp_path):
+    """Review s35b: a real output ingested without its matrix row read "conc 4" in compare's table and the PR
+    comment, nothing saying what model ran. It is named by the model its output states (a hub cache folder as
+    its ORG/NAME, as `results show` names it), `--json` carries that `model`, and a note says why the point
+    has no key and how to give it a row."""
+    import json
+
+    from helpers import SAMPLES, run_cli
+
+    db, run = _rowless_run(capsys, tmp_path, (SAMPLES / GPT_OSS).read_bytes())
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", run)
+    assert rc == 0, err
+    rows = [line for line in out.splitlines() if line.startswith("openai/gpt-oss-120b conc 4 ")]
+    assert len(rows) == 5, out  # interactivity, TTFT, TPOT, E2EL, success rate
+    assert "ingested without its matrix row" in out and "--row FILE" in out and "--config-key KEY" in out
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", run, "--markdown")
+    assert rc == 0, err
+    assert "| openai/gpt-oss-120b conc 4 |" in out and "ingested without its matrix row" in out
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", run, "--json")
+    assert rc == 0, err
+    points = json.loads(out)["points"]
+    assert points and all(p["config-key"] is None and "models--openai--gpt-oss-120b" in p["model"] for p in points)
+
+
+def test_a_rowless_point_whose_output_names_no_model_reads_as_a_placeholder(capsys, tmp_path):
+    """An output naming no model either: its label says so (NO_KEY), never a bare "conc 4"."""
+    import json
+
+    from helpers import run_cli, vllm_output
+    from sweepgate.results import render
+
+    doc = vllm_output(4)
+    del doc["model_id"]
+    db, run = _rowless_run(capsys, tmp_path, json.dumps(doc).encode())
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", run, "--markdown")
+    assert rc == 0, err
+    assert f"| {render.NO_KEY} conc 4 |" in out, out
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", run, "--json")
+    assert {p["model"] for p in json.loads(out)["points"]} == {None}
+
+
+def test_a_recipe_without_a_config_key_is_no_none_in_the_legend():
+    """Review s35b: a recipe ingested with --row and no --config-key drew as "None" in its chart's legend."""
+    from sweepgate.results import labels
+
+    keyless = [{**rec, R.CONFIG_KEY: None} for rec in synth.pr_run(keys=synth.KEYS[:1])]
+    comp = C.compare_records(keyless, [{**rec, R.CONFIG_KEY: None} for rec in synth.history(keys=synth.KEYS[:1])])
+    fig, _ = _drawn(comp)
+    (legend,) = fig.legends
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert labels.NO_CONFIG_KEY in texts and not any("None" in t for t in texts), texts
+

@@ -23,7 +23,7 @@ from sweepgate.results import render, store
 ROOT = Path(__file__).resolve().parents[2]
 DROP, RISE, THIN = (synth.KEYS[0], 16), (synth.KEYS[1], 32), "dsr1-fp8-b300-vllm-thin"
 POINT_KEYS = {"config-key", "hardware", "scenario", "isl", "osl", "conc", "topology", "spec-decoding", "kv-offloading",
-              "kv-offload-backend", "request-rate", "metric", "head", "baseline", "change", "p-adjusted", "verdict", "threshold"}
+              "kv-offload-backend", "request-rate", "model", "metric", "head", "baseline", "change", "p-adjusted", "verdict", "threshold"}
 
 
 def build(path: Path, with_drop: bool = True) -> str:

@@ -154,16 +154,17 @@ def test_bad_settings_are_diagnostics():
 
 
 def test_point_label_leaves_out_what_the_run_did_not_state():
-    from sweepgate.results.render import point_label
+    from sweepgate.results.render import NO_KEY, point_label
     known = dict.fromkeys(R.POINT_IDENTITY) | {R.CONFIG_KEY: "opt125m-h100-vllm", R.HARDWARE: "h100", R.CONC: 2}
     assert point_label(tuple(known[n] for n in R.POINT_IDENTITY)) == "opt125m-h100-vllm h100 conc 2"
     known |= {R.SCENARIO: "fixed-seq-len", R.ISL: 128, R.OSL: 128}
     assert point_label(tuple(known[n] for n in R.POINT_IDENTITY)) == "opt125m-h100-vllm h100 fixed-seq-len 128/128 conc 2"
-    # New-user run: an output ingested without its row read " conc 2" in compare's point column
+    # New-user run: an output ingested without its row read " conc 2" in compare's point column; named by
+    # nothing at all, it says so (s35b: "conc 2" said nothing of what ran; a comparison names its model)
     alone = dict.fromkeys(R.POINT_IDENTITY) | {R.CONC: 2}
-    assert point_label(tuple(alone[n] for n in R.POINT_IDENTITY)) == "conc 2"
+    assert point_label(tuple(alone[n] for n in R.POINT_IDENTITY)) == f"{NO_KEY} conc 2"
     alone |= {R.CONC: None, R.SPEC_DECODING: "mtp"}  # nor a label of what follows the point alone
-    assert point_label(tuple(alone[n] for n in R.POINT_IDENTITY)) == "spec mtp"
+    assert point_label(tuple(alone[n] for n in R.POINT_IDENTITY)) == f"{NO_KEY} spec mtp"
 
 
 def test_recipe_changes_are_against_main_s_newest_run():

@@ -138,8 +138,8 @@ def test_a_concurrency_sweep_names_no_rate():
 
     comp = C.Comparison(run="1", verdicts=[], heads=dict.fromkeys(pts, {}), baselines={})
     assert render.rate_sweeps(comp) == frozenset()
-    assert render.point_label(pts[0], render.rate_sweeps(comp)) == "k b300 fixed 1024/1024 conc 4"
-    rated = render.rate_sweeps(C.Comparison(run="1", verdicts=[], heads=dict.fromkeys(
+    assert render.point_label(pts[0], render.point_naming(comp)) == "k b300 fixed 1024/1024 conc 4"
+    rated = render.point_naming(C.Comparison(run="1", verdicts=[], heads=dict.fromkeys(
         [*pts, point(**{R.CONC: 4, R.REQUEST_RATE: "2"})], {}), baselines={}))
     assert render.point_label(pts[1], rated) == f"k b300 fixed 1024/1024 rate {R.UNLIMITED_RATE} conc 8"
     assert render.point_label(point(**{R.CONC: 8, R.TOPOLOGY: "tp4"}), rated) == "k b300 fixed 1024/1024 conc 8 tp4"

@@ -117,7 +117,7 @@ def series_of(point: tuple) -> tuple:
 def _describe(series: tuple) -> tuple[str, ...]:
     """A series as words: config key, then its recipe as every table names it (``labels.recipe_parts``)."""
     f = dict(zip(SERIES, series))
-    return (str(f[R.CONFIG_KEY]), *L.recipe_parts(f))
+    return (L.NO_CONFIG_KEY if f[R.CONFIG_KEY] is None else str(f[R.CONFIG_KEY]), *L.recipe_parts(f))
 
 
 def series_labels(series: list[tuple]) -> dict[tuple, str]:

@@ -127,12 +127,12 @@ class Verdict:
         median = 1.0 if self.median is None else self.median
         return R.SUCCESS_RATE, 0.0, median, relative_change(0.0, median), REGRESSED
 
-    def as_json(self) -> dict:
+    def as_json(self, model: str | None = None) -> dict:
         """The CONTRACTS section 8 shape of one point (``contract_verdict``; ``status`` tells a
-        failed or cancelled job's point apart)."""
+        failed or cancelled job's point apart); ``model``: what the run's output names (``Comparison.model_of``)."""
         out = point_json(self.point)
         metric, head, median, change, verdict = self.contract_verdict()
-        out.update({"metric": metric, "head": head,
+        out.update({"model": model, "metric": metric, "head": head,
                     "baseline": {"n": self.n, "median": median, "low": self.low, "high": self.high},
                     "change": change, "threshold": self.threshold,
                     "p-adjusted": self.p_adjusted, "verdict": verdict})
@@ -191,8 +191,16 @@ class Comparison:
         return any(v.contract_verdict()[4] == REGRESSED for v in self.verdicts) or any(
             e.verdict in FAILING for e in self.evals)
 
+    def model_of(self, pt: tuple) -> str | None:
+        """The model ``pt`` ran, as the run's output (else the baseline's newest) names it: what names a point
+        ingested without its matrix row, which has no config key (``rowless_note``)."""
+        for rec in (self.heads.get(pt), *self.baselines.get(pt, ()), *self.dropped.get(pt, ())):
+            if rec and isinstance(rec.get(R.MODEL), str) and rec[R.MODEL]:
+                return rec[R.MODEL]
+        return None
+
     def as_json(self) -> dict:
-        points = [v.as_json() for v in self.verdicts]
+        points = [v.as_json(self.model_of(v.point)) for v in self.verdicts]
         counts = dict.fromkeys((REGRESSED, IMPROVED, UNCHANGED, INSUFFICIENT, NEW), 0)
         for p in points:  # CONTRACTS section 8's verdicts; the failed jobs are counted on their own
             counts[p["verdict"]] += 1
@@ -222,6 +230,24 @@ def echo_note(echoed: dict) -> str:
     points = f"{len(echoed)} point{'s' if len(echoed) > 1 else ''}"
     return (f"Baseline runs {named} hold one output (the same bytes) at {points}: counted once there, as one "
             "measurement, not a spread (ingest each run's own output)")
+
+
+ROW_FIELDS = (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO)  # what only a job's matrix row (or --config-key) tells
+
+
+def rowless_note(heads: dict) -> str | None:
+    """What the reports say of the run's points ingested without their matrix row (no sidecar, no ``--row``):
+    named by the model their output states, as nothing else names them; and how to give them a row."""
+    rowless = sum(all(point_json(pt)[name] is None for name in ROW_FIELDS) for pt in heads)
+    if not rowless:
+        return None
+    one = rowless == 1
+    it, its = ("it", "its") if one else ("each", "their")
+    return (f"{rowless} point{'' if one else 's'} of this run {'was' if one else 'were'} ingested without {its} "
+            f"matrix row (no .job.json sidecar, no --row), so {'it has' if one else 'they have'} no config key, "
+            f"hardware or scenario: {it} is named by the model its output states, and no main run is matched to "
+            f"{'it' if one else 'them'}; ingest {'the output' if one else 'the outputs'} with {its} .job.json "
+            f"sidecar{'' if one else 's'}, or with --row FILE --run-id ID --ref REF --config-key KEY")
 
 
 def point_json(pt: tuple) -> dict:
@@ -537,6 +563,8 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
                            past)
     dropped = {m.point: baselines.get(m.point, []) for m in missing if m.what is None}
     notes = [echo_note(echoed)] if echoed else []
+    if rowless := rowless_note(heads):
+        notes.append(rowless)
     if copied := copied_from_baseline(measured, base):
         notes.append(copy_note(copied))
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,

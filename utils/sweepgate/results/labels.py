@@ -20,6 +20,8 @@ DPA_ON = ("-dpatrue", "-dpa")
 # differ there; a table's label leaves it out).
 ABSENT = ("topology unknown", "no spec decoding", "no KV offload")
 NOT_SET = (None, "", "none")
+# A chart legend's name of a recipe stored without a config key (``--row`` without ``--config-key``): it read "None".
+NO_CONFIG_KEY = "(no config key)"
 # Above every table of figures measured against a stand-in server (compare's, `results show`'s).
 REHEARSAL_NOTE = ("REHEARSAL: these figures come from the stand-in server of `sweepgate rehearse`, "
                   "not from a GPU; they test the pipeline, not performance.")

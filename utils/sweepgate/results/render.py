@@ -97,35 +97,61 @@ def rate_sweeps(comparison: C.Comparison) -> frozenset:
     return frozenset(_sweep(pt) for pt in points if C.point_json(pt)[R.REQUEST_RATE] is not None)
 
 
-def point_label(pt: tuple, rated: frozenset = frozenset()) -> str:
-    """config key, hardware, scenario isl/osl, conc when the client stated one (and request rate,
-    in a rate sweep: "rate ∞" for the unlimited one where its sweep is in ``rated``, ``rate_sweeps``);
-    then the recipe's parts that are set, short (``labels.recipe_label``: ``tp8 spec mtp``)."""
-    return " ".join(point_units(pt, rated))
+# A point with no config key whose output names no model either (review s35b: such a point, ingested without its
+# matrix row, read "conc 4" in the table and the PR comment, nothing saying what ran; C.rowless_note says why).
+NO_KEY = "(no config key or model)"
 
 
-def point_units(pt: tuple, rated: frozenset = frozenset()) -> list[str]:
+class Naming(NamedTuple):
+    """What a comparison's point labels say beyond the point itself: its rate sweeps (``rate_sweeps``), and
+    the model each point without a config key ran, as its output names it (``Comparison.model_of``)."""
+
+    rated: frozenset = frozenset()
+    models: dict = {}
+
+
+PLAIN = Naming()
+
+
+def point_naming(comparison: C.Comparison) -> Naming:
+    """``Naming`` of ``comparison``'s points: every table and note of one report labels a point alike."""
+    keyless = [pt for pt in (*comparison.heads, *comparison.dropped) if C.point_json(pt)[R.CONFIG_KEY] is None]
+    models = {pt: comparison.model_of(pt) for pt in keyless}  # a hub cache folder as its ORG/NAME, as `results show`
+    return Naming(rate_sweeps(comparison), {pt: show.model_cell(model) for pt, model in models.items() if model})
+
+
+def point_label(pt: tuple, naming: Naming = PLAIN) -> str:
+    """config key (a point without one: the model its output names, else NO_KEY), hardware, scenario isl/osl,
+    conc when the client stated one (and request rate, in a rate sweep: "rate ∞" for the unlimited one where
+    its sweep is in ``naming.rated``); then the recipe's parts that are set, short (``labels.recipe_label``:
+    ``tp8 spec mtp``)."""
+    return " ".join(point_units(pt, naming))
+
+
+def point_units(pt: tuple, naming: Naming = PLAIN) -> list[str]:
     """``point_label``'s parts, each read whole (``conc 32``, ``spec mtp``, ``lmcache (dram)``): where a
     label printed on a narrow terminal may break (new-user28: at 80 columns it read "... spec" over "mtp")."""
     fields = C.point_json(pt)
-    head = [str(fields[name]) for name in (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO) if fields[name] is not None]
+    key = fields[R.CONFIG_KEY]
+    head = [str(key) if key is not None else naming.models.get(pt) or NO_KEY]
+    head += [str(fields[name]) for name in (R.HARDWARE, R.SCENARIO) if fields[name] is not None]
     seq = [f"{fields[R.ISL]}/{fields[R.OSL]}"] if fields[R.ISL] is not None else []
     if fields[R.REQUEST_RATE] is not None:
         seq.append(f"rate {fields[R.REQUEST_RATE]}/s")
-    elif rated and _sweep(pt) in rated:
+    elif naming.rated and _sweep(pt) in naming.rated:
         seq.append(f"rate {R.UNLIMITED_RATE}")
     if fields[R.CONC] is not None:
         seq.append(f"conc {fields[R.CONC]}")
     recipe = [word for word, absent in zip(L.recipe_parts(fields), L.ABSENT) if word != absent]
-    return [part for part in (*head, *seq, *recipe) if part]  # only the parts known: no key, hardware or scenario reads "conc 2"
+    return [part for part in (*head, *seq, *recipe) if part]
 
 
-def cells(v: C.Verdict, rated: frozenset = frozenset()) -> tuple[str, ...]:
-    """One verdict as the table's cells (HEADERS); ``rated``: ``rate_sweeps`` of its comparison."""
+def cells(v: C.Verdict, naming: Naming = PLAIN) -> tuple[str, ...]:
+    """One verdict as the table's cells (HEADERS); ``naming``: ``point_naming`` of its comparison."""
     mark, base_mark = (" (rehearsal)" if side else "" for side in v.sides)
     if v.verdict == C.FAILED:  # the job left no figures: say what it did and what it is missing
         base = count(v.n, "baseline run") if v.n else "none"
-        return (point_label(v.point, rated), "(job)", f"{C.failure_words(v.status, v.detail)}{mark}", base, "n/a", v.verdict,
+        return (point_label(v.point, naming), "(job)", f"{C.failure_words(v.status, v.detail)}{mark}", base, "n/a", v.verdict,
                 "; ".join(v.recipe_changes))
     head, median, low, high = fmt_values([v.head, v.median, v.low, v.high], v.metric)
     if v.n == 0:
@@ -134,7 +160,7 @@ def cells(v: C.Verdict, rated: frozenset = frozenset()) -> tuple[str, ...]:
         base = f"{median} (n={v.n})"
     else:
         base = f"{median} [{low}, {high}] (n={v.n})"
-    return (point_label(v.point, rated), v.metric, head + mark, base + (base_mark if v.n else ""),
+    return (point_label(v.point, naming), v.metric, head + mark, base + (base_mark if v.n else ""),
             f"{fmt_change(v.change, v.threshold)} (\u00b1{fmt_threshold(v.threshold)})", v.verdict, "; ".join(v.recipe_changes))
 
 
@@ -148,7 +174,7 @@ def _figures(f: dict, samples: bool) -> str:
     return E.fmt_score(f[R.EVAL_VALUE], f[R.EVAL_STDERR]) + (f" (n={n})" if samples and n is not None else "")
 
 
-def eval_cells(v: E.EvalVerdict, verdict: str | None = None, rated: frozenset = frozenset()) -> tuple[str, ...]:
+def eval_cells(v: E.EvalVerdict, verdict: str | None = None, naming: Naming = PLAIN) -> tuple[str, ...]:
     """One eval score's verdict as the evals table's cells (EVAL_HEADERS); the sample counts only
     where they differ (why such scores are not judged), the baseline's run only in the JSON. The
     verdict cell is ``verdict`` when given (the verdict with its reason or its note's number)."""
@@ -157,7 +183,7 @@ def eval_cells(v: E.EvalVerdict, verdict: str | None = None, rated: frozenset = 
     mark, base_mark = (" (rehearsal)" if side else "" for side in v.sides)  # as a figure's cells say it
     base = "none" if v.baseline is None else _figures(v.baseline, samples) + base_mark
     diff = "n/a" if v.difference is None else f"{v.difference:+.4f} ({v.margin:.4f})"
-    return (point_label(v.point, rated), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples) + mark,
+    return (point_label(v.point, naming), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples) + mark,
             base, diff, verdict or v.verdict)
 
 
@@ -185,9 +211,9 @@ def _md_evals(comparison: C.Comparison, max_rows: int | None = None, more: str =
     shown = comparison.evals if max_rows is None else comparison.evals[:max_rows]
     lines = [f"#### Evals ({eval_summary(comparison)})", "",
              "| " + " | ".join(eval_headers(comparison)) + " |", "|" + "---|" * len(EVAL_HEADERS)]
-    rated = rate_sweeps(comparison)
+    naming = point_naming(comparison)
     for i, v in enumerate(shown):  # a point named in its first row only, as in every other table
-        row = eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None, rated)
+        row = eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None, naming)
         row = ("",) + row[1:] if i and shown[i - 1].point == v.point else row
         lines.append("| " + " | ".join(map(_md_escape, row)) + " |")
     if len(shown) < len(comparison.evals):
@@ -343,16 +369,16 @@ def repeated_note(comparison: C.Comparison, shown: int = 3) -> str | None:
     if not comparison.repeated:
         return None
     items = sorted(comparison.repeated.items(), key=lambda item: C.point_sort_key(item[0]))
-    rated = rate_sweeps(comparison)
-    named = ", ".join(f"{point_label(pt, rated)} ({n}\u00d7)" for pt, n in items[:shown])
+    naming = point_naming(comparison)
+    named = ", ".join(f"{point_label(pt, naming)} ({n}\u00d7)" for pt, n in items[:shown])
     more = f" and {len(items) - shown} more" if len(items) > shown else ""
     were = "point was" if len(items) == 1 else "points were"
     return (f"{len(items)} {were} measured more than once in this run; each is judged by the median "
             f"of its measurements: {named}{more}.")
 
 
-def _not_measured_label(m: C.NotMeasured, rated: frozenset) -> str:
-    return point_label(m.point, rated) + (f": {m.what}" if m.what else "")
+def _not_measured_label(m: C.NotMeasured, naming: Naming) -> str:
+    return point_label(m.point, naming) + (f": {m.what}" if m.what else "")
 
 
 def _not_measured_parts(items: list[C.NotMeasured], of: str = "") -> list[str]:
@@ -372,8 +398,8 @@ def not_measured_note(comparison: C.Comparison, baseline_ref: str, shown: int = 
     if not items:
         return None
     parts = _not_measured_parts(items, " of points it measured")
-    rated = rate_sweeps(comparison)
-    named = "; ".join(_not_measured_label(m, rated) for m in items[:shown])
+    naming = point_naming(comparison)
+    named = "; ".join(_not_measured_label(m, naming) for m in items[:shown])
     more = f"; and {len(items) - shown} more" if len(items) > shown else ""
     ref = R.short_ref(baseline_ref)
     return (f"Not measured by this run, though {ref}'s newest run of the same config keys has them: "
@@ -386,8 +412,8 @@ def _md_not_measured(comparison: C.Comparison, baseline_ref: str) -> list[str]:
     if not comparison.not_measured:
         return []
     ref = R.short_ref(baseline_ref)
-    rated = rate_sweeps(comparison)
-    rows = [f"| {_md_escape(point_label(m.point, rated))} | {m.what or 'the whole point'} | {_md_escape(m.baseline_run)} |"
+    naming = point_naming(comparison)
+    rows = [f"| {_md_escape(point_label(m.point, naming))} | {m.what or 'the whole point'} | {_md_escape(m.baseline_run)} |"
             for m in comparison.not_measured]
     return ["<details>", f"<summary>Not measured by this run: {', '.join(_not_measured_parts(comparison.not_measured))}"
             "</summary>", "",
@@ -411,11 +437,11 @@ def _md_escape(text: str) -> str:
     return " ".join(text.splitlines()).replace("|", "\\|")
 
 
-def _md_table(verdicts: list[C.Verdict], rated: frozenset = frozenset(), run: str = PR_COLUMN) -> list[str]:
+def _md_table(verdicts: list[C.Verdict], naming: Naming = PLAIN, run: str = PR_COLUMN) -> list[str]:
     """The verdicts as a Markdown table, a point named once (with its recipe change), in the first of
     its rows (review: one point's six rows repeated its 60-character name six times): the rows under
     it, their point cell empty, are its other metrics. ``run``: the run's column (``run_column``)."""
-    rows = [cells(v, rated) for v in verdicts]
+    rows = [cells(v, naming) for v in verdicts]
     with_recipe = any(r[-1] for r in rows)
     headers = _with_run(HEADERS if with_recipe else HEADERS[:-1], run)
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
@@ -467,7 +493,7 @@ def _md_beyond(comparison: C.Comparison, max_rows: int | None, more: str = MORE)
     shown = rows[:max_rows] if max_rows is not None else rows
     out = [f"#### Not judged, changed beyond the threshold ({_points_metrics(rows)})", "",
            "Too few baseline runs to tell these from noise; look at them before merging.", "",
-           *_md_table(shown, rate_sweeps(comparison), run_column(comparison))]
+           *_md_table(shown, point_naming(comparison), run_column(comparison))]
     if len(shown) < len(rows):
         out.append(f"\n{len(rows) - len(shown)} more such rows: {more}.")
     return out + [""]
@@ -479,7 +505,7 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
     each point's unchanged rows under its own (``together``; ``placed``: shared by both calls). The rows
     of ``new_points``, listed open by ``_md_new``, are left out of the folds, which say so. A section cut
     (``max_rows``), or a fold left out, says where its rows are: ``more``."""
-    out, rated, run = [], rate_sweeps(comparison), run_column(comparison)
+    out, naming, run = [], point_naming(comparison), run_column(comparison)
     unchanged = unchanged_by_point(comparison) if folded_rows else {}
     listed_new = {id(v) for rows in new_points(comparison).values() for v in rows}
     for title, verdicts in sections(comparison):
@@ -489,12 +515,12 @@ def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | No
             continue
         if title in OPEN_SECTIONS:
             shown = _kept(verdicts, _section_rows(title, max_rows))
-            out += [f"#### {title} ({_kinds(verdicts)})", "", *_md_table(together(shown, unchanged, placed), rated, run)]
+            out += [f"#### {title} ({_kinds(verdicts)})", "", *_md_table(together(shown, unchanged, placed), naming, run)]
             if len(shown) < len(verdicts):
                 out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows{_by_metric(verdicts)}: {more}.")
             out.append("")
         elif folded_rows:
-            out += _md_fold(title, verdicts, together(verdicts, unchanged, placed), new_above, rated, run)
+            out += _md_fold(title, verdicts, together(verdicts, unchanged, placed), new_above, naming, run)
         else:
             out += [_md_uncounted(title, verdicts, comparison, more), ""]
     return out
@@ -520,7 +546,7 @@ def _md_uncounted(title: str, verdicts: list[C.Verdict], comparison: C.Compariso
 
 
 def _md_fold(title: str, verdicts: list[C.Verdict], listed: list[C.Verdict], new_above: int,
-             rated: frozenset, run: str = PR_COLUMN) -> list[str]:
+             naming: Naming, run: str = PR_COLUMN) -> list[str]:
     """One folded section: ``listed`` (``together``) in ``<details>``, its summary counting what it holds
     as the headline counts (``_kinds``) and what is listed above instead (unchanged rows with their
     points, ``new_above`` new points)."""
@@ -534,7 +560,7 @@ def _md_fold(title: str, verdicts: list[C.Verdict], listed: list[C.Verdict], new
     if not listed:  # all beside their points: a fold would hold a table of headers alone
         return [f"{title}: {count(len(moved), 'metric')} of {count(others, 'point')}, listed above with {them}.", ""]
     return ["<details>", f"<summary>{title}: {_kinds(listed)}{_large_unjudged(verdicts)}{above}</summary>",
-            "", *_md_table(listed, rated, run), "", "</details>", ""]
+            "", *_md_table(listed, naming, run), "", "</details>", ""]
 
 
 NEW_SHOWN = 12  # a run's new points listed open with their figures, up to this many; more stay in the fold
@@ -565,10 +591,10 @@ def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None, m
     if points:
         headers = ["point", *(names.get(m, m) for m in metrics)]
         out += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    rated = rate_sweeps(comparison)
+    naming = point_naming(comparison)
     for pt, pt_rows in points:
         figures = {v.metric: fmt_value(v.head, v.metric) + (" (rehearsal)" if v.sides[0] else "") for v in pt_rows}
-        row = [point_label(pt, rated), *(figures.get(m, "n/a") for m in metrics)]
+        row = [point_label(pt, naming), *(figures.get(m, "n/a") for m in metrics)]
         out.append("| " + " | ".join(map(_md_escape, row)) + " |")
     if len(points) < len(new):
         out.append(f"\n{count(len(new) - len(points), 'more new point')}: {more}.")
@@ -841,7 +867,7 @@ def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int,
 
 
 def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tuple[str, ...]]],
-              rated: frozenset = frozenset(), right: tuple[str, ...] = (),
+              naming: Naming = PLAIN, right: tuple[str, ...] = (),
               foldable: tuple[str, ...] = FOLDABLE) -> None:
     """Each point's label once, on lines of its own broken only between its parts (``point_units``),
     and its metric rows indented under it, the columns aligned across points: a terminal too narrow
@@ -860,7 +886,7 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
     for _, group in groupby(rows, key=lambda vr: vr[0].point):
         group = list(group)
         if not aligned:  # narrower still: `header value` pairs, never a number or a name broken
-            print_units(console, point_units(group[0][0].point, rated), style="bold")
+            print_units(console, point_units(group[0][0].point, naming), style="bold")
             for v, row in group:
                 print_block(console, [(h, c) for h, c in zip(names, row[1:len(headers)]) if c],
                             STYLES[v.verdict])
@@ -868,7 +894,7 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
         grid = _grid(names, widths, show_header=False, right=right)
         for v, row in group:
             _add(grid, v, row[1:len(headers)])
-        print_units(console, point_units(group[0][0].point, rated), style="bold")
+        print_units(console, point_units(group[0][0].point, naming), style="bold")
         console.print(Padding(grid, (0, 0, 0, INDENT), expand=False))
 
 
@@ -888,8 +914,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     run = run_column(comparison)
     headers = _with_run(HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1], run)
     by_point, placed = unchanged_by_point(comparison), set()
-    rated = rate_sweeps(comparison)
-    rows = [(v, cells(v, rated)) for _, verdicts in sections(comparison) for v in together(verdicts, by_point, placed)]
+    naming = point_naming(comparison)
+    rows = [(v, cells(v, naming)) for _, verdicts in sections(comparison) for v in together(verdicts, by_point, placed)]
     unchanged = sum(v.verdict == C.UNCHANGED for v, _ in rows)
     left_out = 0 if all_rows or unchanged <= UNCHANGED_SHOWN else unchanged
     if left_out:
@@ -902,7 +928,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     elif fits(console, grid):
         console.print(grid)
     else:
-        _by_point(console, headers, rows, rated, right=(run,))
+        _by_point(console, headers, rows, naming, right=(run,))
     if left_out:
         print_counts(console, f"{left_out:,} unchanged rows not shown (--all shows them)", style="dim")
     if line := show.units_line(row[1] for _, row in rows):  # as the Markdown says it, under the tables
@@ -927,8 +953,8 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     if not comparison.evals:
         return
     notes = eval_notes(comparison.evals)
-    rated = rate_sweeps(comparison)
-    rows = [(v, eval_cells(v, f"{v.verdict} [{notes[v.why]}]" if v.why else None, rated)) for v in comparison.evals]
+    naming = point_naming(comparison)
+    rows = [(v, eval_cells(v, f"{v.verdict} [{notes[v.why]}]" if v.why else None, naming)) for v in comparison.evals]
     headers = eval_headers(comparison)
     grid = _grid(headers)
     for v, row in rows:
@@ -937,7 +963,7 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     if fits(console, grid):
         console.print(grid)
     else:
-        _by_point(console, headers, rows, rated, foldable=(*FOLDABLE, headers[RUN_COLUMN]))
+        _by_point(console, headers, rows, naming, foldable=(*FOLDABLE, headers[RUN_COLUMN]))
     for why, n in notes.items():  # a reason is words, not rich markup (print_counts prints Text)
         print_counts(console, f"[{n}] {why}", style=STYLES[E.NOT_JUDGED])
     print_counts(console, eval_summary(comparison))
