@@ -135,3 +135,27 @@ def test_a_recipe_without_a_config_key_is_no_none_in_the_legend():
     texts = [t.get_text() for t in legend.get_texts()]
     assert labels.NO_CONFIG_KEY in texts and not any("None" in t for t in texts), texts
 
+
+def test_the_pr_front_is_broken_where_a_point_between_its_points_failed():
+    """Review s35b: a recipe whose PR job at conc 16 failed had its PR front drawn straight from conc 8 to 32,
+    far below the baseline's front through conc 16: a drop no point measured and the table did not report.
+    The PR front is drawn in pieces that never cross the failed point's interactivity; the legend still names
+    it, and the baseline front runs whole."""
+    pr = synth.pr_run(keys=synth.KEYS[:1])
+    for rec in pr:
+        if rec[R.CONC] == 16:
+            rec.update({R.STATUS: "failure", R.METRICS: {}})
+    comp = C.compare_records(pr, synth.history(keys=synth.KEYS[:1]))
+    fig, items = _drawn(comp)
+    ax = fig.axes[0]
+    (failed,) = [item for item in items if item["flag"] == C.FAILED]
+    gap = failed["at"][0]
+    fronts = [line for line in ax.get_lines() if (line.get_gid() or "").startswith(charts.FRONT_GID[charts.PR_FRONT])]
+    assert len(fronts) == 2, [line.get_gid() for line in fronts]  # conc 4-8, conc 32-64
+    for line in fronts:
+        xs = sorted(line.get_xdata())
+        assert not any(a < gap < b for a, b in zip(xs, xs[1:])), (gap, xs)
+    (base,) = [line for line in ax.get_lines() if (line.get_gid() or "").startswith(charts.FRONT_GID[charts.BASE_FRONT])]
+    assert len(base.get_xdata()) == 5
+    (legend,) = fig.legends
+    assert charts.PR_FRONT in [t.get_text() for t in legend.get_texts()]

@@ -342,21 +342,37 @@ def chart_title(group: tuple) -> str:
 
 
 def _draw_fronts(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) -> dict[str, list[str]]:
-    """Each series' baseline median front and PR front, in the series' colour (the fixed inks on a
+    """Each series' baseline median front and PR front (``front_lines``), in the series' colour (the fixed inks on a
     chart of one series); returns each kind drawn -> the inks it was drawn in, for the legend's key. A
     front of one point is no line: not drawn, so the legend never names something that is not there."""
     drawn: dict[str, list[str]] = {}
     for n, (series, (color, _)) in enumerate(styles.items()):
         mine = [item for item in items if item["series"] == series]
-        for kind, points in ((BASE_FRONT, [item["base"] for item in mine if item["base"]]),
-                             (PR_FRONT, [item["pr"] for item in mine if item["pr"]])):
-            front = pareto_front(points)
-            if len(front) > 1:
-                ink = FRONT_INK[kind] if len(styles) == 1 else color
-                ax.plot([p[0] for p in front], [p[1] for p in front], gid=f"{FRONT_GID[kind]}-{n}",
+        for kind in (BASE_FRONT, PR_FRONT):
+            ink = FRONT_INK[kind] if len(styles) == 1 else color
+            for k, line in enumerate(front_lines(mine, kind)):  # a later piece of a broken front: -n.k
+                ax.plot([p[0] for p in line], [p[1] for p in line], gid=f"{FRONT_GID[kind]}-{n}{f'.{k}' if k else ''}",
                         **front_style(kind, ink))
+            if front_lines(mine, kind):
                 drawn.setdefault(kind, []).append(ink)
     return drawn
+
+
+def front_lines(mine: list[dict], kind: str) -> list[list[tuple[float, float]]]:
+    """One series' (``mine``) front of ``kind`` as the lines drawn of it, each of two points or more. The PR
+    front is broken where a point of the series the run has no figure for (its job failed, or it was not
+    measured: drawn at its baseline) stands between two of its points by interactivity (review s35b: the
+    line from conc 16 to 256 across a failed conc 64 ran far below the baseline's front, a drop no point
+    measured and the table did not report)."""
+    side = "base" if kind == BASE_FRONT else "pr"
+    front = pareto_front([item[side] for item in mine if item[side]])
+    gaps = [item["at"][0] for item in mine if kind == PR_FRONT and item["pr"] is None]
+    lines = [front[:1]]
+    for point in front[1:]:
+        if any(lines[-1][-1][0] < x < point[0] for x in gaps):
+            lines.append([])
+        lines[-1].append(point)
+    return [line for line in lines if len(line) > 1]
 
 
 def front_style(kind: str, ink: str) -> dict:
@@ -649,9 +665,7 @@ def fronts_drawn(items: list[dict]) -> set[str]:
     out = set()
     for series in {item["series"] for item in items}:
         mine = [item for item in items if item["series"] == series]
-        for kind, side in ((BASE_FRONT, "base"), (PR_FRONT, "pr")):
-            if len(pareto_front([item[side] for item in mine if item[side]])) > 1:
-                out.add(kind)
+        out |= {kind for kind in (BASE_FRONT, PR_FRONT) if front_lines(mine, kind)}
     return out
 
 
