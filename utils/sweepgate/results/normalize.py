@@ -50,8 +50,14 @@ def hub_id(model) -> str | None:
         return None
     if _HUB_ID.fullmatch(model):
         return model.lower()
+    cached = hub_cache_repo(model)
+    return cached.lower() if cached else None
+
+
+def hub_cache_repo(model: str) -> str | None:
+    """The repository (``ORG/NAME``, as spelt) a path into a Hugging Face hub cache holds; else None."""
     cached = _HUB_CACHE.search(model)
-    return f"{cached[1]}/{cached[2]}".lower() if cached else None
+    return f"{cached[1]}/{cached[2]}" if cached else None
 
 
 def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagnostic | None:

@@ -7,7 +7,7 @@ import json
 import re
 
 from sweepgate.core.jobfile import EVAL_SUFFIX
-from sweepgate.results import compare, evals
+from sweepgate.results import compare, evals, normalize
 from sweepgate.results import labels as L
 from sweepgate.results import record as R
 from sweepgate.results.figures import fmt_value
@@ -125,15 +125,10 @@ def eval_cell(rec: dict) -> str:
     return text + (f" ({len(scores) - 1} more)" if len(scores) > 1 else "")
 
 
-# A model served from a Hugging Face cache folder: .../models--ORG--NAME/snapshots/<commit>/
-HUB_CACHE = re.compile(r"(?:^|/)models--([^/]+?)--([^/]+)/snapshots/[^/]+/?$")
-
-
 def model_cell(model: str) -> str:
     """The model as the output names it, a Hugging Face cache folder as the hub id it holds
     (``ORG/NAME``): 90 characters of path and commit hash would make the table's widest column."""
-    found = HUB_CACHE.search(model)
-    return f"{found.group(1)}/{found.group(2)}" if found else model
+    return normalize.hub_cache_repo(model) or model
 
 
 def _cell(rec: dict, field: str | None) -> str:
