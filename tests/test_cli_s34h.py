@@ -107,10 +107,9 @@ def test_several_rows_without_exp_name_stay_an_error_that_names_the_choice(make_
     repo = make_repo()
     many = tmp_path / "many.json"
     many.write_text(json.dumps(_rows(repo)))
-    r = sweepgate(["rehearse", "--row-json", str(many), "--conc", "4"], repo.path)
+    r = sweepgate(["rehearse", "--row-json", str(many)], repo.path)  # one exp-name: --conc chooses (s35d)
     assert r.returncode == 1 and r.stderr.splitlines() == [
-        f"{many}: no row chosen: 3 rows (exp-name dsr1_1k1k); pass --exp-name dsr1_1k1k (and --conc N when it "
-        "repeats)"], r.stderr
+        f"{many}: exp-name 'dsr1_1k1k' matches 3 rows (conc 4, 8, 16); choose one with --conc N"], r.stderr
     empty = tmp_path / "empty.json"
     empty.write_text("[]")
     r = sweepgate(["rehearse", "--row-json", str(empty)], repo.path)

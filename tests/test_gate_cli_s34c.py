@@ -86,7 +86,7 @@ def test_rehearse_with_no_row_named_is_argument_syntax_as_validate_without_refs_
     assert r.returncode == 2 and "required: --exp-name (or --row-json FILE holding the row)" in r.stderr, r.stderr
     # what chooses a row from data stays the data's: several rows and no --exp-name is bad input (exit 1)
     r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-vllm"], repo.path)
-    assert r.returncode == 1 and "no row chosen" in r.stderr and "usage:" not in r.stderr, r.stderr
+    assert r.returncode == 1 and "choose one with --conc N" in r.stderr and "usage:" not in r.stderr, r.stderr
 
 
 # --- 3. a quoted number in a master config ----------------------------------------------------------------

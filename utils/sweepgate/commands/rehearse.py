@@ -11,7 +11,9 @@ from sweepgate.rehearsal.runner import (DEFAULT_DURATION_S, DEFAULT_TIMEOUT_S, D
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--exp-name", type=argtypes.not_empty, help="matrix row to rehearse (its exp-name)")
+    parser.add_argument("--exp-name", type=argtypes.not_empty,
+                        help="matrix row to rehearse (its exp-name; not needed where the rows, or those "
+                             "--conc and --where leave, have one)")
     parser.add_argument("--config-keys", type=argtypes.not_empty, nargs="+", metavar="KEY",
                         help="only look at rows of these master-config keys")
     parser.add_argument("--row-json", type=argtypes.not_empty, metavar="FILE",

@@ -129,6 +129,7 @@ def _concs(rows: list[dict]) -> list[str]:
 
 def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | None,
                where: list[str] | None = None) -> dict:
+    rows, exp_name = (rows, exp_name) if exp_name or len(rows) < 2 else _implied(rows, conc, where)
     if not exp_name:
         if len(rows) != 1:
             raise _unchosen(rows, source)
@@ -176,6 +177,17 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
                        f"choose one with --where {name}={values[0]}"
                        + (f", or --config-keys {keys[0]}" if len(keys) > 1 else ""))
     return matches[0]
+
+
+def _implied(rows: list[dict], conc: int | None, where: list[str] | None) -> tuple[list[dict], str | None]:
+    """No --exp-name: the rows at ``conc`` whose fields are as ``where`` says, when some are (else all), and
+    their exp-name where they have one: that name is the choice, --conc and --where choose among its rows."""
+    conditions = [condition.partition("=") for condition in where or []]
+    rows = [r for r in rows if (conc is None or conc in fields.row_concs(r))
+            and all(_text(r.get(name)) == wanted for name, _, wanted in conditions)] or rows
+    names = {r.get(fields.EXP_NAME) for r in rows}
+    name = names.pop() if len(names) == 1 else None
+    return rows, name if isinstance(name, str) else None
 
 
 def _unchosen(rows: list[dict], source: str) -> SweepgateError:

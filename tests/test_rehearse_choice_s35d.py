@@ -1,0 +1,53 @@
+"""`rehearse` choosing its row where every row it could take has one exp-name (s35d), each a real process in a
+real git repository.
+
+`rehearse --config-keys dsv4-fp4-b300-vllm --conc 4 --where tp=4`, or `--row-json` with a matrix of one
+exp-name and `--conc 4`, names exactly one row, but was refused as "no row chosen: 13 rows (exp-name
+dsv4_8k1k); pass --exp-name dsv4_8k1k (and --conc N when it repeats)": a flag with the only value it could
+have, and `--conc` already given. Rows of one exp-name now need no `--exp-name`: `--conc` and `--where`
+choose among them, and what is still missing is said as it is with `--exp-name` (`choose one with --conc N`).
+Rows of several exp-names are chosen alike where `--conc` and `--where` leave rows of one; else they stay "no
+row chosen", naming the exp-names of the rows those flags leave.
+"""
+from __future__ import annotations
+
+import json
+
+from test_gate_cli_s34c import FIXED, own_scripts, sweepgate
+
+from sweepgate.core.sweep import worktree_keyed_rows
+
+CHOSEN = f"{FIXED}/dsr1_fp4_b300_vllm.sh:4: sources benchmarks/benchmark_lib.sh"  # where a chosen row stops
+
+
+def test_rows_of_one_exp_name_are_chosen_by_conc_and_where_alone(make_repo, tmp_path):
+    repo = own_scripts(make_repo)  # no library: a chosen row stops at the hint, before anything runs
+    rows = [dict(row) for _, row in worktree_keyed_rows(repo.path, ["dsr1-fp4-b300-vllm"])]
+    assert [row["conc"] for row in rows] == [4, 8, 16]
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps(rows))
+    for source in (["--config-keys", "dsr1-fp4-b300-vllm"], ["--row-json", str(many)]):
+        for flags in (["--conc", "4"], ["--conc", "8", "--where", "tp=8"]):
+            r = sweepgate(["rehearse", *source, *flags], repo.path)
+            assert r.returncode == 1 and r.stderr.startswith(CHOSEN), (source, flags, r.stderr)
+        where = "configs/*-master.yaml" if source[0] == "--config-keys" else str(many)
+        r = sweepgate(["rehearse", *source], repo.path)
+        assert r.returncode == 1 and r.stderr.splitlines() == [
+            f"{where}: exp-name 'dsr1_1k1k' matches 3 rows (conc 4, 8, 16); choose one with --conc N"], r.stderr
+        r = sweepgate(["rehearse", *source, "--conc", "5"], repo.path)
+        assert r.returncode == 1 and r.stderr.splitlines() == [
+            f"{where}: exp-name 'dsr1_1k1k' has no row with conc 5; pick --conc from: 4, 8, 16"], r.stderr
+
+
+def test_rows_of_several_exp_names_need_one_unless_conc_and_where_leave_one(make_repo):
+    repo = own_scripts(make_repo)
+    r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-*"], repo.path)
+    assert r.returncode == 1 and r.stderr.splitlines() == [
+        "configs/*-master.yaml: no row chosen: 5 rows (exp-name dsr1_1k1k, dsr1_8k1k); pass --exp-name NAME "
+        "(and --conc N when it repeats)"], r.stderr
+    r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-*", "--conc", "4"], repo.path)  # the rows it leaves
+    assert r.returncode == 1 and r.stderr.splitlines() == [
+        "configs/*-master.yaml: no row chosen: 2 rows (exp-name dsr1_1k1k, dsr1_8k1k); pass --exp-name NAME "
+        "(and --conc N when it repeats)"], r.stderr
+    r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-*", "--conc", "4", "--where", "tp=8"], repo.path)
+    assert r.returncode == 1 and r.stderr.startswith(CHOSEN), r.stderr  # the vllm key's 1k1k row, tp 8
