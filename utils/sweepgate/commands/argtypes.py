@@ -52,6 +52,13 @@ def not_empty(text: str) -> str:
     return text
 
 
+def add_db_argument(parser) -> None:
+    """``--db URL``, shared by every command that opens the results store (`results ...`, `ci reuse`)."""
+    parser.add_argument("--db", metavar="URL", type=not_empty,  # `--db "$DB"` unset: not the default store
+                        help="database URL (default: $SWEEPGATE_DB, else sqlite:///<repo>/.sweepgate/results.db; "
+                             "postgresql+psycopg://... for PostgreSQL)")
+
+
 def _no_dash(text: str, stream: str, why: str, fix: str) -> str:
     """``text``, not empty and not '-', which a Unix user types for standard input or output but which
     here would be a path: ``why`` it is none here, ``fix`` what to pass instead."""

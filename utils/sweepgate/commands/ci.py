@@ -335,8 +335,7 @@ def _run_reuse(args) -> int:
 def _add_reuse_parser(sub) -> None:
     p = sub.add_parser("reuse", help="drop the rows whose run identity the store already measured; record "
                        "their results against this run (CONTRACTS section 9)")
-    p.add_argument("--db", type=argtypes.not_empty,
-                   help="results database URL (default: $SWEEPGATE_DB, else .sweepgate/results.db)")
+    argtypes.add_db_argument(p)
     p.add_argument("--matrix", type=argtypes.not_empty, required=True, help="the run's matrix JSON")
     p.add_argument("--out", type=argtypes.output_file, required=True,
                    help="where to write the matrix of the rows that still run")

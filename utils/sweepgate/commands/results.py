@@ -27,15 +27,6 @@ def add_arguments(parser) -> None:
         p.set_defaults(_results_module=mod, _parser=p)  # _parser.error(): the subcommand's usage line
 
 
-def add_db_argument(parser) -> None:
-    """``--db URL``, shared by every results subcommand."""
-    from sweepgate.commands.argtypes import not_empty
-
-    parser.add_argument("--db", metavar="URL", type=not_empty,  # `--db "$DB"` unset: not the default store
-                        help="database URL (default: $SWEEPGATE_DB, else sqlite:///<repo>/.sweepgate/results.db; "
-                             "postgresql+psycopg://... for PostgreSQL)")
-
-
 SHOWN_RUNS = 5  # the newest runs of a PR a refusal of its number as --run names
 
 

@@ -29,7 +29,7 @@ STEP_SUMMARY_LIMIT = 1_000_000   # bytes; GitHub's step summary limit is 1 MiB p
 def add_arguments(parser) -> None:
     from sweepgate.results import compare as C
 
-    from sweepgate.commands.results import add_db_argument
+    from sweepgate.commands.argtypes import add_db_argument
 
     add_db_argument(parser)
     parser.add_argument("--run", required=True, metavar="RUN-ID", type=argtypes.not_empty, help="the run to judge")

@@ -18,7 +18,7 @@ PROGRESS_MIN_FILES = 20
 
 
 def add_arguments(parser) -> None:
-    from sweepgate.commands.results import add_db_argument
+    from sweepgate.commands.argtypes import add_db_argument
 
     parser.add_argument("paths", nargs="+", metavar="PATH", type=argtypes.input_path,
                         help="result files or folders (walked)")

@@ -9,7 +9,7 @@ from sweepgate.commands import argtypes
 
 def add_arguments(parser) -> None:
     from sweepgate.commands.argtypes import not_empty
-    from sweepgate.commands.results import add_db_argument
+    from sweepgate.commands.argtypes import add_db_argument
 
     add_db_argument(parser)
     which = parser.add_mutually_exclusive_group()
