@@ -129,5 +129,5 @@ def test_the_new_section_speaks_of_one_point_in_the_singular():
            for c in (8, 16)]
     for added, (words, whose) in ((new[:1], ("1 point", "its")), (new, ("2 points", "their"))):
         md = render.markdown(C.compare_records(synth.pr_run(keys=(KEY,)) + added, synth.history(keys=(KEY,))))
-        assert (f"{words} no main run has measured (a config key or recipe this run adds): {whose} figures, "
-                "not judged.") in md, md
+        assert (f"{words} no main run has measured (a config key, recipe, sequence length or concurrency this run "
+                f"adds): {whose} figures, not judged.") in md, md

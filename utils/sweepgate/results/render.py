@@ -567,8 +567,8 @@ NEW_SHOWN = 12  # a run's new points listed open with their figures, up to this 
 
 
 def new_points(comparison: C.Comparison) -> dict[tuple, list[C.Verdict]]:
-    """The points no baseline run has measured (each of their verdicts ``new``: a recipe or config key
-    the PR adds), with their rows, when there are at most NEW_SHOWN: what a maintainer wants to see of
+    """The points no baseline run has measured (each of their verdicts ``new``: a config key, recipe,
+    sequence length or concurrency the PR adds), with their rows, when there are at most NEW_SHOWN: what a maintainer wants to see of
     such a PR, so listed open (``_md_new``), not in the Not judged fold; none when there are more."""
     by_point: dict[tuple, list[C.Verdict]] = {}
     for v in comparison.verdicts:
@@ -585,7 +585,8 @@ def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None, m
         return []
     points = list(new.items()) if max_rows is None else list(new.items())[:max_rows]
     out = [f"#### New ({count(len(new), 'point')})", "", f"{count(len(new), 'point')} no {_md_escape(R.short_ref(baseline_ref))} run has measured "
-           f"(a config key or recipe this run adds): {'its' if len(new) == 1 else 'their'} figures, not judged.", ""]
+           f"(a config key, recipe, sequence length or concurrency this run adds): "
+           f"{'its' if len(new) == 1 else 'their'} figures, not judged.", ""]
     metrics = list(dict.fromkeys(v.metric for pt_rows in new.values() for v in pt_rows))
     names = {metric: header for header, metric in show.COLUMNS}
     if points:
