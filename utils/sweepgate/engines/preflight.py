@@ -167,5 +167,7 @@ def _missing(row: dict, script: Path, root: Path, engine: str, version: str | No
                 "('{\"images\": {IMAGE: {ENGINE: VERSION}}}') and capture the version's manifest there")
     else:
         message = f"no manifest for {engine} {version} (installed on image {image})"
-        hint = f"capture it: sweepgate engines capture --engine {engine} --out configs/engines/{engine}-{version}.json"
+        folder = f"{fields.CONFIG_DIR}/engines"  # --out must be in a folder that exists: made first where missing
+        hint = ("capture it: " + ("" if (root / folder).is_dir() else f"mkdir -p {folder} && ")
+                + f"sweepgate engines capture --engine {engine} --out {folder}/{engine}-{version}.json")
     return Diagnostic(str(script.relative_to(root)), 0, 0, "engine-manifest", message, hint, severity="warning")
