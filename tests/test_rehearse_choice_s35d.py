@@ -51,3 +51,18 @@ def test_rows_of_several_exp_names_need_one_unless_conc_and_where_leave_one(make
         "(and --conc N when it repeats)"], r.stderr
     r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-*", "--conc", "4", "--where", "tp=8"], repo.path)
     assert r.returncode == 1 and r.stderr.startswith(CHOSEN), r.stderr  # the vllm key's 1k1k row, tp 8
+
+
+def test_rows_of_several_config_keys_name_every_key_not_the_first(make_repo):
+    """`rehearse --exp-name dsv4_8k1k --conc 4` on InferenceX's configs (34 rows of 13 keys) ended "or
+    --config-keys dsv4-fp4-b200-sglang": the first key by name, one the user had no reason to want, and no
+    word of the others. The fix names the keys the rows come from."""
+    from conftest import FLEET_NVIDIA
+
+    other = FLEET_NVIDIA.split("\n\n")[0].replace("dsr1-fp4-b300-vllm:", "dsr1-fp4-b300-vllm-tp4:").replace(
+        "{ tp: 8,", "{ tp: 4,")
+    repo = make_repo(files={"configs/nvidia-master.yaml": FLEET_NVIDIA + "\n" + other + "\n"})
+    r = sweepgate(["rehearse", "--exp-name", "dsr1_1k1k", "--conc", "4"], repo.path)
+    assert r.returncode == 1 and r.stderr.splitlines() == [
+        "configs/*-master.yaml: exp-name 'dsr1_1k1k' matches 2 rows that differ in tp 4, 8; choose one with "
+        "--where tp=4, or --config-keys with one of dsr1-fp4-b300-vllm, dsr1-fp4-b300-vllm-tp4"], r.stderr

@@ -171,12 +171,17 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
         differ = _differing(matches)
         if differ:
             name, values = differ[0]
-            keys = sorted({k for r in matches if (k := config_key_of(r))})
             shown = "; ".join(f"{n} {', '.join(v[:6])}" for n, v in differ[:3])
             raise fail(source, 0, f"exp-name {exp_name!r} matches {len(matches)} rows that differ in {shown}",
-                       f"choose one with --where {name}={values[0]}"
-                       + (f", or --config-keys {keys[0]}" if len(keys) > 1 else ""))
+                       f"choose one with --where {name}={values[0]}{_keys_named(matches)}")
     return matches[0]
+
+
+def _keys_named(rows: list[dict]) -> str:
+    """``, or --config-keys with one of A, B`` where the rows come from several config keys (the first six)."""
+    keys = sorted({k for r in rows if (k := config_key_of(r))})
+    more = f" ({len(keys) - 6} more)" if len(keys) > 6 else ""
+    return f", or --config-keys with one of {', '.join(keys[:6])}{more}" if len(keys) > 1 else ""
 
 
 def _implied(rows: list[dict], conc: int | None, where: list[str] | None) -> tuple[list[dict], str | None]:
