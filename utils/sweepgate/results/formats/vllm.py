@@ -95,13 +95,19 @@ def metadata(doc: dict) -> dict:
 TYPOS = {"request_inthroughput": "request_throughput"}
 
 
-def clean_keys(doc: dict) -> dict:
+def clean_keys(doc: dict, written: dict | None = None) -> dict:
     """Keys without the stray trailing colon some versions wrote (``request_goodput:``), and
-    with their names where a version misspelt them (``TYPOS``)."""
-    out = {k.rstrip(":").strip(): v for k, v in doc.items()}
+    with their names where a version misspelt them (``TYPOS``); ``written`` gets each key so corrected ->
+    the key as the output wrote it, which a refusal of its value names and stands at."""
+    out, spelt = {}, {}
+    for key, value in doc.items():
+        out[clean := key.rstrip(":").strip()] = value
+        spelt[clean] = key
     for typo, name in TYPOS.items():
         if typo in out and name not in out:
-            out[name] = out.pop(typo)
+            out[name], spelt[name] = out.pop(typo), spelt.pop(typo)
+    if written is not None:
+        written.update({clean: key for clean, key in spelt.items() if clean != key})
     return out
 
 
@@ -275,13 +281,14 @@ def _from_arrays(doc: dict, metrics: dict, path: str, line: int) -> set[str]:
     return filled
 
 
-def read_throughputs(doc: dict, names: dict, m: Measurement, path: str) -> None:
+def read_throughputs(doc: dict, names: dict, m: Measurement, path: str, written: dict | None = None) -> None:
     """``m``'s counts, rates and duration, each of the output's key ``names`` gives its record metric,
-    and that key (``Measurement.keys``)."""
+    and that key (``Measurement.keys``) as the output wrote it (``written``: ``clean_keys``'s)."""
     for key, name in names.items():
-        m.metrics[name] = number(doc, key, path, m.line)
+        spelt = (written or {}).get(key, key)
+        m.metrics[name] = number(doc, key, path, m.line, where=spelt)
         if key in doc:
-            m.keys[name] = key
+            m.keys[name] = spelt
 
 
 def rates_from_counts(metrics: dict) -> None:
@@ -311,11 +318,11 @@ def concurrency(value, path: str, line: int):
 
 
 def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES, notes: list | None = None,
-              keys: dict | None = None) -> dict:
+              keys: dict | None = None, written: dict | None = None) -> dict:
     """The latency statistics, in ms; a latency whose every statistic is exactly 0 was not measured
     (vLLM and SGLang write 0, their mean of nothing, for an ITL when each response came in one chunk),
     so it is left out. A statistic beyond STATS that is no measurement is a warning in ``notes``; ``keys``
-    (``Measurement.keys``) gets the key each statistic was read from."""
+    (``Measurement.keys``) gets the key each statistic was read from, as the output wrote it (``written``)."""
     metrics, found, keys = {}, {}, {} if keys is None else keys
     for key in doc:
         if not key.endswith("_ms"):
@@ -324,11 +331,12 @@ def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES, notes: l
         latency = names.get(rest)
         further = None if not latency or stat in STATS else R.stat_name(stat)
         if latency and (stat in STATS or further):
-            name = R.latency_name(latency, STATS.get(stat) or further)
-            metrics[name] = number(doc, key, path, line, least=plausible.least(name)) if stat in STATS else \
-                further_stat(doc[key], key, notes if notes is not None else [], plausible.least(name))
+            name, spelt = R.latency_name(latency, STATS.get(stat) or further), (written or {}).get(key, key)
+            metrics[name] = number(doc, key, path, line, where=spelt, least=plausible.least(name)) \
+                if stat in STATS else further_stat(doc[key], spelt, notes if notes is not None else [],
+                                                   plausible.least(name))
             found.setdefault(latency, []).append(name)
-            keys[name] = key
+            keys[name] = spelt
     for latency, stated in found.items():
         if all(metrics[name] == 0 for name in stated):
             for name in stated:
@@ -374,14 +382,16 @@ def _refuse_ramp_up(doc: dict, path: str, line: int) -> None:
 def parse(doc: dict, path: str, line: int) -> Measurement:
     if is_sweep_warmup(doc):  # a cold server's figures, no measurement of the point: passed over
         raise SweepWarmup(path)
-    doc = clean_keys(doc)
+    written: dict[str, str] = {}  # a corrected key -> as written: a refusal of its value names and stands at it
+    doc = clean_keys(doc, written)
     _refuse_ramp_up(doc, path, line)
     m = Measurement("vllm-serving", "vllm-bench", line, tags=metadata(doc))
     if framework := m.tags.get(FRAMEWORK_TAG, "").strip():
         m.fields[R.FRAMEWORK], m.keys[R.FRAMEWORK] = framework, FRAMEWORK_TAG
     e2el_named = any(key.endswith("_e2el_ms") for key in doc)
-    m.metrics.update(latencies(doc, path, line, LATENCIES if e2el_named else E2EL_BEFORE_0_6, m.notes, m.keys))
-    read_throughputs(doc, THROUGHPUTS, m, path)
+    m.metrics.update(latencies(doc, path, line, LATENCIES if e2el_named else E2EL_BEFORE_0_6, m.notes, m.keys,
+                               written))
+    read_throughputs(doc, THROUGHPUTS, m, path, written)
     m.metrics[R.FAILED] = _failed(doc, path, line)
     rates_from_counts(m.metrics)  # vLLM writes no input throughput, SGLang does
     _more_than_sent(doc, path, line)
