@@ -122,7 +122,7 @@ def test_a_one_row_list_is_that_row(tmp_path, capsys):
 def test_a_bad_sidecar_row_is_its_file_s_line_and_the_batch_goes_on(case, tmp_path, capsys):
     write_job(tmp_path / "in", "a", vllm_output(), job(run_id="1"))
     write_job(tmp_path / "in", "b", vllm_output(), job(run_id="2", row=bad_row(case)))
-    write_job(tmp_path / "in", "c", vllm_output(), job(run_id="3"))
+    write_job(tmp_path / "in", "c", vllm_output(mean_ttft_ms=121.0), job(run_id="3"))  # its own bytes (s35a)
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path / "in"))
     (line,) = err.strip().splitlines()
     assert rc == 1 and line.startswith(str(tmp_path / "in" / "b.job.json")) and BAD_ROWS[case][1] in line, err
@@ -149,7 +149,7 @@ def test_an_integer_the_store_cannot_hold_is_one_line_and_the_batch_goes_on(tmp_
     for name, doc in (("a", vllm_output()), ("b", vllm_output(conc=HUGE)), ("c", vllm_output(conc=8))):
         (folder / f"{name}.json").write_text(json.dumps(doc))
     write_job(tmp_path / "jobs", "d", vllm_output(), job(run_id="4", attempt=HUGE))
-    write_job(tmp_path / "jobs", "e", vllm_output(), job(run_id="5"))
+    write_job(tmp_path / "jobs", "e", vllm_output(mean_ttft_ms=121.0), job(run_id="5"))  # not a.json's bytes (s35a)
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(folder), str(tmp_path / "jobs"))
     lines = err.strip().splitlines()
     assert rc == 1 and len(lines) == 2 and "internal error" not in err, err

@@ -282,7 +282,7 @@ def test_corrupt_subset_keeps_good_files_and_is_idempotent(tmp_path_factory, cap
     folder = tmp_path_factory.mktemp("batch")
     db = f"sqlite:///{folder / 'r.db'}"
     for i, bad in enumerate(corrupt):  # a bad output: one that says something impossible (refused)
-        text = json.dumps(vllm_output(median_tpot_ms=-3.0) if bad else vllm_output())
+        text = json.dumps(vllm_output(median_tpot_ms=-3.0) if bad else vllm_output(mean_ttft_ms=120.0 + i))
         write_job(folder / "in", f"r{i}", text, job(run_id=f"run{i}"))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder / "in"))
     good = corrupt.count(False)

@@ -3,6 +3,10 @@
 - A figure read under a key vLLM misspelt (0.8-0.9's ``"request_goodput:"`` with its colon, spring 2024's
   ``"request_inthroughput"``) was refused at the document's first character, naming the corrected key no file
   holds; the refusal names the key as written and stands at it.
+- Two jobs' outputs of the same bytes (each beside its own sidecar) ingested in one call were both stored without a
+  word, though no two benchmark runs write the same bytes (a workflow copied one job's output as another's). Both
+  are stored, under their jobs, as before, with one warning naming both files and what to check; an ingest that
+  stores nothing new says nothing.
 
 Real outputs (tests/data/results-real) and hand-made variants, ingested through the CLI into SQLite.
 """
@@ -11,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import ROOT, refused_alone, vllm_output
+from helpers import ROOT, ROW, job, refused_alone, run_cli, show_json, vllm_output, write_job
 
 from sweepgate.results import plausible
 
@@ -52,3 +56,22 @@ def test_a_rate_read_under_request_inthroughput_is_refused_at_that_key(tmp_path,
     line = _refused(capsys, tmp_path, text)
     assert line == (f'OUT:{_place(text, chr(34) + "request_inthroughput" + chr(34))}: request_inthroughput: 4 req/s '
                     "for 100 s (duration) is 400 requests, but only 40 completed or failed; " + plausible.CORRUPT)
+
+
+def test_two_jobs_outputs_of_the_same_bytes_are_stored_with_one_warning_naming_both(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    first = write_job(tmp_path / "run", "c4", vllm_output(4), job(run_id="900"))
+    second = write_job(tmp_path / "run", "c4b", vllm_output(4), job(run_id="900", row=dict(ROW, tp=4)))
+    other = write_job(tmp_path / "run", "c8", vllm_output(8), job(run_id="900", row=dict(ROW, conc=8)))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "run"))
+    assert rc == 0 and "ingested 3 results (3 new)" in out, (out, err)
+    assert err.splitlines() == [
+        f"{second}: warning: the same bytes as {first}; stored under its job (c4b.job.json) all the same, but two "
+        "benchmark runs never write the same bytes; check the workflow's steps that write or download outputs: one "
+        "job's output was copied as another's (one $RESULT_FILENAME named twice); rerun the job whose output is not "
+        "its own"], err
+    assert str(other) not in err
+    assert sorted(r["result-filename"] for r in show_json(capsys, db)) == ["c4", "c4b", "c8"]
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "run"))
+    assert rc == 0 and "(0 new)" in out and "same bytes" not in err, (out, err)
+

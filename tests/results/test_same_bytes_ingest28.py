@@ -95,17 +95,19 @@ def test_a_copy_with_row_in_one_ingest_is_not_stored_twice(tmp_path, capsys):
 
 
 def test_jobs_outputs_are_stored_under_their_jobs_and_a_loose_copy_of_one_is_not(tmp_path, capsys):
-    """A sidecar names the job an output is of: two jobs' outputs alike are stored under their jobs, not
-    judged; a file without a sidecar read after one that copies it is not stored."""
+    """A sidecar names the job an output is of: two jobs' outputs alike are stored under their jobs (with a
+    warning, s35a); a file without a sidecar read after one that copies it is not stored."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
     first = write_job(tmp_path / "run", "c4", vllm_output(4), job(run_id="900"))
-    write_job(tmp_path / "run", "c4b", vllm_output(4), job(run_id="900", row=dict(ROW, tp=4)))
+    second = write_job(tmp_path / "run", "c4b", vllm_output(4), job(run_id="900", row=dict(ROW, tp=4)))
     loose = tmp_path / "loose" / "copy.json"
     loose.parent.mkdir()
     shutil.copyfile(first, loose)
     rc, out, err = _ingest(capsys, db, tmp_path / "run", loose)
     assert rc == 0 and "ingested 2 results (2 new)" in out, (out, err)
-    assert err.splitlines() == [
+    lines = err.splitlines()
+    assert len(lines) == 2 and lines[0].startswith(f"{second}: warning: the same bytes as {first}; stored under "), err
+    assert lines[1:] == [
         f"{loose}: warning: the same bytes as {first}, a copy under another name; not stored twice (in one run "
         "it would count as a second measurement); nothing to do; remove the copy to silence this"], err
     assert _stored(capsys, db) == [("900", "c4"), ("900", "c4b")]

@@ -824,7 +824,7 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
         except SweepgateError as exc:
             outcome.problems.extend(exc.diagnostics)
             continue
-        if records and (digest := _copy_of(path, records, outcome, output)) is not None:
+        if records and (digest := _copy_of(path, records, outcome, output, warnings)) is not None:
             with _signals_held() as held:  # committed and counted together: a Ctrl-C between would undercount
                 sole = _hashed_run(path, given)
                 earlier = _earlier_runs(output, records) if sole and output is not None else []
@@ -883,21 +883,32 @@ def _earlier_runs(output: Read, records: list[dict]) -> list[str]:
     return [sidecar.local_run_id(output.digest), *dict.fromkeys(sidecar.local_run_id(d) for d in beginnings)]
 
 
-def _copy_of(path: Path, records: list[dict], outcome: Outcome, output: Read | None) -> bytes | None:
+def _copy_of(path: Path, records: list[dict], outcome: Outcome, output: Read | None, warnings: list) -> bytes | None:
     """The SHA-256 of the output ``path`` (its ``Read``'s, made once; NO_DIGEST for a placeholder), or None
     when it is a copy of an output this ingest stored (other name, same bytes) that is not stored: a copy
     stored too would be one measurement twice, as if repeated, in its run (one content-hash run id, or
     --row's). Said in a warning naming both files. A job's own output (beside its sidecar) is stored under its job
-    all the same, without a word: its sidecar says whose it is (two jobs' outputs alike are not judged,
-    nor a copy without a sidecar read before it, stored under its content's hash)."""
+    all the same: its sidecar says whose it is; but no two jobs measure the same bytes, so one alike an output this
+    ingest stored gets a warning naming both in the file's ``warnings`` (said when it is stored, as its others)."""
     if output is None or sidecar.is_sidecar(path) or any(R.is_placeholder(rec) for rec in records):
         return NO_DIGEST
     digest = output.digest
     first = outcome.firsts.get(digest)
-    if first is None or sidecar.sidecar_path(path).is_file():
+    if first is None:
+        return digest
+    if sidecar.sidecar_path(path).is_file():
+        warnings.append(_jobs_copy_warning(path, str(first)))
         return digest
     outcome.warnings.append(_copy_warning(path, str(first)))
     return None
+
+
+def _jobs_copy_warning(path: Path, first: str) -> Diagnostic:
+    return Diagnostic(str(path), 0, 0, SAME_BYTES_RULE, f"warning: the same bytes as {first}; stored under its job "
+                      f"({sidecar.sidecar_path(path).name}) all the same, but two benchmark runs never write the same "
+                      "bytes", "check the workflow's steps that write or download outputs: one job's output was "
+                      "copied as another's (one $RESULT_FILENAME named twice); rerun the job whose output is not "
+                      "its own", severity="warning")
 
 
 def _copy_warning(path: Path, first: str) -> Diagnostic:
