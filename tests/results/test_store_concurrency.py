@@ -24,7 +24,7 @@ FILES = 300
 
 
 def _jobs(folder, round_no: int) -> list[str]:
-    return [str(write_job(folder, f"res{i:02d}", vllm_output(conc=1 + i % 6),
+    return [str(write_job(folder, f"res{i:02d}", vllm_output(conc=1 + i % 6, mean_ttft_ms=120.0 + i),  # own bytes
                           job(run_id=f"{round_no}{i // 20:03d}", attempt=1 + i % 2,
                               row=dict(job()["row"], conc=1 + i % 6))))
             for i in range(FILES)]
