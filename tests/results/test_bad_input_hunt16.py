@@ -136,7 +136,7 @@ def test_a_bad_value_in_an_aiperf_csv_is_placed_at_its_row(tmp_path, capsys, val
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(tmp_path / "x.csv"))
     line = text[:text.index(row)].count("\n") + 1
     assert rc == 1, err
-    assert err.startswith(f"{tmp_path / 'x.csv'}:{line}: inter_token_latency.avg: "), err
+    assert err.startswith(f"{tmp_path / 'x.csv'}:{line}:{len(row) - len('13.21,') + 1}: Inter Token Latency (ms).avg: "), err
 
 
 @pytest.mark.parametrize("ref", ["main", "pull/42/merge"])

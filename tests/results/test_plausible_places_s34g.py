@@ -83,7 +83,7 @@ def test_an_aiperf_csv_percentile_out_of_order_stands_at_its_row(tmp_path, capsy
     cells[12] = "19.68"  # p95, above the p99 (9.84)
     rows[n] = ",".join(cells)
     line = _refused(capsys, tmp_path, _made(tmp_path, "profile_export_aiperf.csv", "\n".join(rows) + "\n"))
-    assert line == (f"OUT:{n + 1}: Inter Token Latency (ms).p95: 19.68 ms is above Inter Token Latency (ms).p99 "
+    assert line == (f"OUT:{n + 1}:{len(','.join(cells[:12])) + 2}: Inter Token Latency (ms).p95: 19.68 ms is above Inter Token Latency (ms).p99 "
                     f"(9.84 ms), a higher percentile of the same requests, which cannot be lower (sweepgate's "
                     f"tpot_p95_ms, tpot_p99_ms); {CORRUPT}")
 
@@ -106,11 +106,13 @@ def test_an_aiperf_csv_latency_above_e2e_is_warned_of_at_its_row(tmp_path, capsy
     rows = AIPERF_CSV.read_text(encoding="utf-8").splitlines()
     n = next(i for i, row in enumerate(rows) if row.startswith("Inter Token Latency (ms),"))
     cells = rows[n].split(",")
-    rows[n] = ",".join(cells[:1] + [f"{float(c) * 1000:.2f}" for c in cells[1:]])  # every figure in us, as if ms
+    cells = cells[:1] + [f"{float(c) * 1000:.2f}" for c in cells[1:]]  # every figure in us, as if ms
+    rows[n] = ",".join(cells)
+    col = len(",".join(cells[:rows[0].split(",").index("max")])) + 2  # s35a: at its cell, not its row alone
     made = _made(tmp_path, "profile_export_aiperf.csv", "\n".join(rows) + "\n")
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(made))
     assert rc == 0, err
     above = [line.replace(str(made), "OUT") for line in err.splitlines() if "end-to-end" in line]
-    assert len(above) == 1 and above[0].startswith(f"OUT:{n + 1}: warning: Inter Token Latency (ms).max: tpot is "
+    assert len(above) == 1 and above[0].startswith(f"OUT:{n + 1}:{col}: warning: Inter Token Latency (ms).max: tpot is "
                                                    "above the end-to-end latency (e2el) at max 11860 > 10145.2 ms, "
                                                    "mean 8780 > 2334.77 ms"), err

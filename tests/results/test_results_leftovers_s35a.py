@@ -7,15 +7,22 @@
   word, though no two benchmark runs write the same bytes (a workflow copied one job's output as another's). Both
   are stored, under their jobs, as before, with one warning naming both files and what to check; an ingest that
   stores nothing new says nothing.
+- A refusal or warning of a figure in an AIPerf/GenAI-Perf CSV export stood at its row alone (``path:18:``); it
+  stands at its cell (``path:18:26:``, the cell's 1-based character column, quoted cells' commas their own), as
+  one in a JSON export stands at its key; a refusal of a NaN there, and a warning of a broken further statistic
+  (``p1``), stood at its row or at ``:1:1`` naming the JSON export's key (``time_to_first_token.p1``): they name the
+  table's (``Time to First Token (ms).p1``) and stand at its cell.
 
-Real outputs (tests/data/results-real) and hand-made variants, ingested through the CLI into SQLite.
+Real outputs (tests/data/results-samples, results-real) and hand-made variants, ingested through the CLI into SQLite.
 """
 
 from __future__ import annotations
 
 import json
 
-from helpers import ROOT, ROW, job, refused_alone, run_cli, show_json, vllm_output, write_job
+import pytest
+
+from helpers import ROOT, ROW, SAMPLES, job, refused_alone, run_cli, show_json, vllm_output, write_job
 
 from sweepgate.results import plausible
 
@@ -75,3 +82,40 @@ def test_two_jobs_outputs_of_the_same_bytes_are_stored_with_one_warning_naming_b
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "run"))
     assert rc == 0 and "(0 new)" in out and "same bytes" not in err, (out, err)
 
+
+GENAI_PERF_CSV = SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc100.csv"
+TTFT_ROW = ('Time To First Token (ms),"1,019.69",118.95,"1,564.96","1,564.27","1,424.55","1,419.93","1,303.30",'
+            '"1,222.64",647.85')
+
+
+@pytest.mark.parametrize(("p50", "said"), [
+    ("n/a", "Time To First Token (ms).p50: 'n/a' is not a number; "),
+    ('"1,999.00"', "Time To First Token (ms).p50: 1999 ms is above Time To First Token (ms).p75 (1303.3 ms), "),
+])
+def test_a_refused_csv_cell_is_placed_at_its_column_past_quoted_commas(p50, said, tmp_path, capsys):
+    text = GENAI_PERF_CSV.read_text(encoding="utf-8")
+    assert TTFT_ROW in text
+    row = TTFT_ROW.replace('"1,222.64"', p50)
+    line = _refused(capsys, tmp_path, text.replace(TTFT_ROW, row), "profile_export_genai_perf.csv")
+    assert line.startswith(f"OUT:2:{row.index(p50) + 1}: {said}"), line
+
+
+AIPERF_CSV = REAL / "aiperf" / "aiperf0.11_qwen3-4b_g7_conc16.csv"
+
+
+@pytest.mark.parametrize(("cell", "said"), [
+    (5, "warning: Time to First Token (ms).p1: nan is no latency; stored without it; "),  # a further statistic
+    (1, "Time to First Token (ms).avg: nan is not a measurement; "),  # refused
+])
+def test_a_nan_in_an_aiperf_csv_is_named_as_the_table_writes_it_at_its_cell(cell, said, tmp_path, capsys):
+    rows = AIPERF_CSV.read_text(encoding="utf-8").split("\n")
+    n = next(i for i, row in enumerate(rows) if row.startswith("Time to First Token (ms),"))
+    cells = rows[n].split(",")
+    cells[cell] = "nan"
+    rows[n] = ",".join(cells)
+    made = tmp_path / "profile_export_aiperf.csv"
+    made.write_text("\n".join(rows), encoding="utf-8")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(made))
+    assert rc == (0 if cell == 5 else 1), err
+    (line,) = [x for x in err.splitlines() if ": nan is " in x]
+    assert line.startswith(f"{made}:{n + 1}:{len(','.join(cells[:cell])) + 2}: {said}"), err

@@ -636,8 +636,8 @@ def _records(output: Path, text: str, read: Read, given: Given | None, warnings:
     job, name = _job(output, read, given)
     found: list = []  # (warning, the line of the measurement it is of)
     found.extend((d, m.line) for m in measurements if (d := normalize.short_outputs(m, str(output))))
-    found.extend((Diagnostic(str(output), m.line_of(of[0]) if of else m.line, 0, rule, message, hint,
-                             severity="warning"), m.line)  # a figure's (``of``) at its line: a CSV's row
+    found.extend((Diagnostic(str(output), *(m.place_of(of[0]) if of else (m.line, 0)), rule, message, hint,
+                             severity="warning"), m.line)  # a figure's (``of``) at its place: a CSV's cell
                  for m in measurements
                  for rule, message, hint, *of in m.notes + plausible.oddities(derive.measured(m.metrics), m))
     found.extend((d, 0) for d in beside)  # of its one measurement

@@ -38,9 +38,9 @@ class Measurement:
     # takes it; a CSV export's ``Display Name (unit).column``): a refusal of the value names that key and
     # stands at it
     keys: dict = dataclasses.field(default_factory=dict)
-    # record metric -> the line of the file its key stands on, where the key alone cannot place it (a CSV
-    # export's row: ``jsonio.place`` finds a JSON key, not a table's cell); else the measurement's line
-    lines: dict = dataclasses.field(default_factory=dict)
+    # record metric -> (line, column) of the file its value stands at, where its key alone cannot place it (a CSV
+    # export's cell: ``jsonio.place`` finds a JSON key, not a table's cell); else the measurement's line
+    places: dict = dataclasses.field(default_factory=dict)
     # the client's own run, (start, end) in epoch seconds, where the output states both beyond doubt
     # (Unix times, or times with a zone): the window energy per token is integrated over, rather than
     # the job's, which holds the server's start and model loading. Not stored.
@@ -62,10 +62,10 @@ class Measurement:
         """The output's own key of the record field or metric ``name``, else ``name``."""
         return self.keys.get(name) or name
 
-    def line_of(self, name: str) -> int:
-        """The line a refusal of the metric ``name`` stands on: its key's row in a CSV export, else the
-        measurement's (``jsonio.place`` then finds its key there)."""
-        return self.lines.get(name) or self.line
+    def place_of(self, name: str) -> tuple[int, int]:
+        """(line, column) a refusal or warning of the metric ``name`` stands at: its cell in a CSV export, else the
+        measurement's line and no column (``jsonio.place`` then finds its key there)."""
+        return self.places.get(name) or (self.line, 0)
 
 
 def random_lengths(dataset: str | None) -> bool:

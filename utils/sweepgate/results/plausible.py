@@ -109,9 +109,11 @@ def refuse_impossible(metrics: dict, m: Measurement, path: str) -> None:
     stored) that cannot all be true."""
     for latency, stats in _by_latency(metrics, m.computed).items():
         if (found := _order(latency, stats, m)) is not None:
-            raise fail(path, m.line_of(found[0]), found[1], CORRUPT)
+            line, col = m.place_of(found[0])
+            raise fail(path, line, found[1], CORRUPT, col=col)
     if (what := _rate(metrics, m)) is not None:
-        raise fail(path, m.line_of(R.REQUEST_THROUGHPUT), what, CORRUPT)
+        line, col = m.place_of(R.REQUEST_THROUGHPUT)
+        raise fail(path, line, what, CORRUPT, col=col)
 
 
 def oddities(metrics: dict, m: Measurement) -> list[tuple[str, str, str, str]]:

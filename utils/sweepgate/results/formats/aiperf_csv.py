@@ -75,21 +75,38 @@ def _key_unit(display: str) -> tuple[str, str | None]:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_"), unit
 
 
-def _number(cell: str, path: str, line: int, column: str):
+def _number(cell: str, path: str, at: tuple[int, int], column: str):
+    """The number in ``cell`` (None when blank), at (line, column) ``at``, else refused there."""
     cell = cell.strip().replace(",", "")
     if not cell:
         return None
     try:
         return float(cell)
     except ValueError:
-        raise fail(path, line, f"{column}: {cell!r} is not a number",
-                   "the CSV was edited or is not an AIPerf/GenAI-Perf export") from None
+        raise fail(path, at[0], f"{column}: {cell!r} is not a number",
+                   "the CSV was edited or is not an AIPerf/GenAI-Perf export", col=at[1]) from None
+
+
+# A cell of a CSV line: quoted (its commas its own, "" a quote) or up to the next comma.
+_CELL = re.compile(r'"(?:[^"]|"")*"[^,]*|[^,]*')
+
+
+def cell_columns(line: str) -> list[int]:
+    """The 1-based character column where each cell of the CSV line ``line`` starts."""
+    cols, at = [], 0
+    while True:
+        cols.append(at + 1)
+        at = _CELL.match(line, at).end()
+        if at >= len(line) or line[at] != ",":
+            return cols
+        at += 1
 
 
 def to_export(text: str, path: str, rows: dict | None = None) -> dict:
-    """The CSV as the JSON export's ``{key: {unit, avg, p50, ...}}`` shape; ``rows`` gets each key's line and
-    display name (its first cell)."""
+    """The CSV as the JSON export's ``{key: {unit, avg, p50, ...}}`` shape; ``rows`` gets each key's line,
+    display name (its first cell) and the 1-based column of its cell under each header (``avg``, ``p50``, ...)."""
     doc, header, table_start = {}, None, True
+    lines = text.lstrip("\ufeff").split("\n")  # a cell's column is counted in its line as written
     for line, row in enumerate(csv.reader(io.StringIO(text.lstrip("\ufeff"))), 1):
         if not row or not any(c.strip() for c in row):
             header, table_start = None, True
@@ -105,12 +122,12 @@ def to_export(text: str, path: str, rows: dict | None = None) -> dict:
                        f"got {len(row)}", "the CSV is truncated or not an AIPerf/GenAI-Perf export")
         key, unit = _key_unit(row[0])
         key = EXPORT_KEYS.get(key, key)
-        obj = {"unit": unit}
+        obj, cols = {"unit": unit}, dict(zip(header[1:], cell_columns(lines[line - 1])[1:]))
         for column, cell in zip(header[1:], row[1:]):
-            obj[column] = _number(cell, path, line, f"{row[0]}.{column}")
+            obj[column] = _number(cell, path, (line, cols.get(column, 0)), f"{row[0]}.{column}")
         doc[key] = obj
         if rows is not None:
-            rows[key] = (line, row[0])
+            rows[key] = (line, row[0], cols)
     return doc
 
 
@@ -119,16 +136,21 @@ AIPERF_CSV = CSV_FORMAT.format("aiperf")
 
 
 def parse_text(text: str, path: str) -> Measurement:
-    rows: dict[str, tuple[int, str]] = {}
+    rows: dict[str, tuple[int, str, dict[str, int]]] = {}
     doc = to_export(text, path, rows)
     client = _client(doc)
     m = Measurement(CSV_FORMAT.format(client), client)
     try:
         m.metrics.update(aiperf.metrics_from(doc, path, 0, m.notes, m.keys))
-    except SweepgateError as exc:  # "key.stat: ..." of the JSON shape: at the key's row, not the file's start
-        for d in exc.diagnostics:
-            d.line = d.line or rows.get(d.message.split(":", 1)[0].split(".", 1)[0], (0,))[0]
+    except SweepgateError as exc:  # "key.stat: ..." of the JSON shape: at the key's cell, not the file's start,
+        for d in exc.diagnostics:  # named as the table writes it
+            key, _, stat = d.message.split(":", 1)[0].partition(".")
+            if not d.line and key in rows:  # a stat with no cell of its own (the unit): the row's display name
+                d.line, d.col = rows[key][0], rows[key][2].get(stat, 1)
+                if stat in rows[key][2]:
+                    d.message = f"{rows[key][1]}.{stat}{d.message[len(key) + 1 + len(stat):]}"
         raise
+    _note_places(m, rows)
     _table_keys(m, rows)
     if client == "aiperf" and m.metrics.get(aiperf.R.FAILED) is None:
         m.metrics[aiperf.R.FAILED] = 0  # AIPerf writes its error rows only when a request failed
@@ -139,15 +161,27 @@ def parse_text(text: str, path: str) -> Measurement:
     return m
 
 
-def _table_keys(m: Measurement, rows: dict[str, tuple[int, str]]) -> None:
+def _note_places(m: Measurement, rows: dict[str, tuple[int, str, dict[str, int]]]) -> None:
+    """A warning the JSON shape's reader gave of a figure under its dotted key (``time_to_first_token.p1: nan is no
+    latency``): named as the table writes it (``Time to First Token (ms).p1``) and placed at its cell (its metric,
+    the note's last item, ``Measurement.places``)."""
+    by_dotted = {dotted: name for name, dotted in m.keys.items()}
+    for i, (rule, message, hint, *of) in enumerate(m.notes):
+        dotted = message.removeprefix("warning: ").split(": ", 1)[0]
+        key, _, column = dotted.partition(".")
+        if not of and dotted in by_dotted and key in rows:
+            m.notes[i] = (rule, message.replace(dotted, f"{rows[key][1]}.{column}", 1), hint, by_dotted[dotted])
+
+
+def _table_keys(m: Measurement, rows: dict[str, tuple[int, str, dict[str, int]]]) -> None:
     """Each metric's key (``time_to_first_token.p50`` of the JSON shape) as the table writes it, its row's
-    display name and its column (``Time To First Token (ms).p50``, as a cell's refusal names it), and the
-    row's line (``Measurement.lines``)."""
+    display name and its column (``Time To First Token (ms).p50``, as a cell's refusal names it), and its
+    cell's line and column (``Measurement.places``)."""
     for name, dotted in list(m.keys.items()):
         key, _, column = dotted.partition(".")
         if key in rows:
-            m.lines[name], display = rows[key]
-            m.keys[name] = f"{display}.{column}"
+            line, display, cols = rows[key]
+            m.places[name], m.keys[name] = (line, cols.get(column, 1)), f"{display}.{column}"
 
 
 # AIPerf 0.13+ writes this marker in a run's artifact folder once its exports are whole: {ready, was_cancelled,
