@@ -95,7 +95,8 @@ def test_results_compare_says_the_latencies_a_run_did_not_write_not_measured(env
     --percentile-metrics e2el, did not: those are not measured (never judged as 0), its E2EL,
     throughput and success rate are judged."""
     for n, run in enumerate(("101", "102", "103"), 1):
-        _job(env / "main" / run, "res", full(), run, "refs/heads/main", n)
+        # each main run its own bytes (a `--metadata` pair, not stored): one output under three jobs is warned of
+        _job(env / "main" / run, "res", {**full(), "main_run": run}, run, "refs/heads/main", n)
     _job(env / "pr", "res", e2el_only(), "200", "refs/pull/7/head", 5)
     db = f"sqlite:///{env / 'r.db'}"
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(env / "main"), str(env / "pr"))
