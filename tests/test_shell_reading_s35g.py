@@ -10,10 +10,7 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from test_gate_cli_s34c import FIXED
 from test_reuse import assert_each_file_is_part_of_the_identity
 from test_sourced_library_s35c import SCRIPT, bash_sourced_at, script_text
 
@@ -62,19 +59,9 @@ SUBSTITUTED = {
 }
 
 
-def bash_sourced_in_a_subshell_at(tmp_path, body: str) -> list[int]:
-    """``bash_sourced_at`` for a library sourced where its output is captured: it says so on stderr."""
-    (tmp_path / FIXED).mkdir(parents=True, exist_ok=True)
-    (tmp_path / "benchmarks/benchmark_lib.sh").write_text('echo "library sourced at line ${BASH_LINENO[0]}" >&2\n')
-    (tmp_path / SCRIPT).write_text(script_text(body))
-    r = subprocess.run(["bash", SCRIPT], cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert "serve" in r.stdout, r.stdout + r.stderr
-    return [int(line.rsplit(" ", 1)[1]) for line in r.stderr.splitlines() if line.startswith("library sourced")]
-
-
 @pytest.mark.parametrize("how", SUBSTITUTED)
 def test_a_source_inside_an_assignment_s_command_substitution_is_read(tmp_path, how):
-    lines = bash_sourced_in_a_subshell_at(tmp_path, SUBSTITUTED[how])
+    lines = bash_sourced_at(tmp_path, SUBSTITUTED[how])
     assert lines and recipes.library_lines([SCRIPT], {SCRIPT: script_text(SUBSTITUTED[how]).encode()}) == [
         (SCRIPT, lines[0])], how
 

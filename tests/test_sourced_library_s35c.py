@@ -23,7 +23,8 @@ from sweepgate.core import identity, recipes
 
 SCRIPT = f"{FIXED}/dsr1_fp4_b300_vllm.sh"
 # the library says which line of its caller sourced it, as bash counts them
-LIBRARY = 'echo "library sourced at line ${BASH_LINENO[0]}"\n'
+# On stderr: a library sourced inside $( ) has its stdout captured (test_shell_reading_s35g).
+LIBRARY = 'echo "library sourced at line ${BASH_LINENO[0]}" >&2\n'
 SOURCES_IT = {  # how the script spells it -> its text after the first two lines
     "behind [ -r ] &&": '[ -r "$(dirname "$0")/../../benchmark_lib.sh" ] && . "$(dirname "$0")/../../benchmark_lib.sh"\n',
     "behind [[ -f ]] &&, from the top": '[[ -f benchmarks/benchmark_lib.sh ]] && source benchmarks/benchmark_lib.sh\n',
@@ -59,7 +60,7 @@ def bash_sourced_at(tmp_path, body: str) -> list[int]:
     (tmp_path / SCRIPT).write_text(script_text(body))
     r = subprocess.run(["bash", SCRIPT], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert "serve" in r.stdout, r.stdout + r.stderr
-    return [int(line.rsplit(" ", 1)[1]) for line in r.stdout.splitlines() if line.startswith("library sourced")]
+    return [int(line.rsplit(" ", 1)[1]) for line in r.stderr.splitlines() if line.startswith("library sourced")]
 
 
 @pytest.mark.parametrize("how", SOURCES_IT)
