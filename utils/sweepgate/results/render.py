@@ -304,9 +304,10 @@ def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> st
     eval regression fails --fail-on-regression as a point's does). An eval-only run's window is its
     scores' (``_eval_window``): no point's count, whose "0 found" read as no baseline at all."""
     counts = ", ".join(counted(verdict, *n) for verdict, n in tally(comparison.verdicts).items())
-    found = sorted({v.n for v in comparison.verdicts if v.n}) or [0]  # a new point has no baseline run
-    many = f"{found[0]}\u2013{found[-1]}" if len(found) > 1 else f"{found[0]}"
-    runs = f"last {window} runs" if found[0] >= window else f"last {window} runs; {many} found"
+    found = sorted({v.n for v in comparison.verdicts if v.n})  # a new point has no baseline run
+    many = f"{found[0]}\u2013{found[-1]}" if len(found) > 1 else f"{found[0]}" if found else ""
+    runs = (f"last {window} runs; none at these points" if not found  # "0 found" read as main having no runs
+            else f"last {window} runs" if found[0] >= window else f"last {window} runs; {many} found")
     if comparison.evals and not comparison.verdicts:
         runs = _eval_window(comparison.evals, window)
     line = f"run {comparison.run} against {baseline_ref} ({runs}): {counts}"
