@@ -62,11 +62,6 @@ class Reading:
     named: list[tuple[int, Place]] = field(default_factory=list)
 
 
-def sourced(text: str) -> list[tuple[int, Place]]:
-    """Each file ``text`` sources where it can be told: (offset of the `source`/`.` word, its place)."""
-    return reading(text).sourced
-
-
 def reading(text: str) -> Reading:
     """What ``text`` sources and names (``Reading``), read once."""
     read = Reading()
@@ -97,9 +92,14 @@ def _commands(text: str, lo: int, hi: int, variables: dict, read: Reading, insid
     """Read the commands of ``text[lo:hi]`` into ``read`` (``inside`` a command substitution: what it
     assigns is not the text's)."""
     at, chained = lo, False
-    while m := (chained and _NEXT_ASSIGNMENT.match(text, at, hi)) or _COMMAND.search(text, at, hi):
+    while True:
+        # an assignment right after another (`A=1 B=2`) needs no check: the previous word ended outside quotes
+        follows = bool(chained and (m := _NEXT_ASSIGNMENT.match(text, at, hi)))
+        if not follows and not (m := _COMMAND.search(text, at, hi)):
+            break
         at = m.end()
-        if not chained and not _CLOSED.fullmatch(text, max(lo, text.rfind("\n", 0, m.start()) + 1), m.start()):
+        if not follows and not _CLOSED.fullmatch(text, max(lo, text.rfind("\n", 0, m.start()) + 1), m.start()):
+            chained = False
             continue
         word = _word(text, at)
         followed = word.count("$(") <= _DEPTH
