@@ -29,9 +29,8 @@ STEP_SUMMARY_LIMIT = 1_000_000   # bytes; GitHub's step summary limit is 1 MiB p
 def add_arguments(parser) -> None:
     from sweepgate.results import compare as C
 
-    from sweepgate.commands.argtypes import add_db_argument
 
-    add_db_argument(parser)
+    argtypes.add_db_argument(parser)
     parser.add_argument("--run", required=True, metavar="RUN-ID", type=argtypes.not_empty, help="the run to judge")
     parser.add_argument("--baseline-ref", default=C.DEFAULT_BASELINE_REF, metavar="REF", type=argtypes.not_empty,
                         help=f"compare with runs on this ref (default: {C.DEFAULT_BASELINE_REF})")

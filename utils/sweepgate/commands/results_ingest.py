@@ -18,11 +18,10 @@ PROGRESS_MIN_FILES = 20
 
 
 def add_arguments(parser) -> None:
-    from sweepgate.commands.argtypes import add_db_argument
 
     parser.add_argument("paths", nargs="+", metavar="PATH", type=argtypes.input_path,
                         help="result files or folders (walked)")
-    add_db_argument(parser)
+    argtypes.add_db_argument(parser)
     parser.add_argument("--row", metavar="FILE", type=argtypes.not_empty,
                         help="the matrix row (JSON) of an output that has no .job.json (refused when an output has its own)")
     parser.add_argument("--run-id", metavar="ID", type=argtypes.not_empty,

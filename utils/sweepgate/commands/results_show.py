@@ -9,9 +9,8 @@ from sweepgate.commands import argtypes
 
 def add_arguments(parser) -> None:
     from sweepgate.commands.argtypes import not_empty
-    from sweepgate.commands.argtypes import add_db_argument
 
-    add_db_argument(parser)
+    argtypes.add_db_argument(parser)
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--run", metavar="ID", type=not_empty, help="the results of one run (its newest attempt per point)")
     which.add_argument("--key", metavar="KEY", type=not_empty, help="the newest result of each point of one config key, or of "

@@ -11,15 +11,17 @@ one ``read_blobs`` call.
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
 from dataclasses import dataclass, field
 from typing import Callable
 
 from sweepgate.core import fields as F
+from sweepgate.core import shellwords
 from sweepgate.core.digest import file_sha, files_sha
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.shellwords import FOLDER, reading as _shell_reading
+from sweepgate.core.shellwords import FOLDER
 
 
 SCRIPT_DIR = "benchmarks/single_node"
@@ -61,6 +63,13 @@ def script_candidates(row: dict, gpu: str | None = None) -> list[str]:
     stem = f"{row[F.MODEL_PREFIX]}_{row[F.PRECISION]}_{gpu or gpu_family(str(row[F.RUNNER]))}"
     directory = f"{MULTI_NODE_SCRIPT_DIR if runs_multinode(row) else SCRIPT_DIR}/{scenario}"
     return [f"{directory}/{stem}_{row[F.FRAMEWORK]}{mtp}.sh", f"{directory}/{stem}{mtp}.sh"]
+
+
+@functools.lru_cache(maxsize=1024)
+def _shell_reading(text: str) -> shellwords.Reading:
+    """``shellwords.reading`` of ``text``, once per text: the run identity asks for every row's script and
+    its helpers, and ``library_lines`` for the same files again (nothing changes a ``Reading`` once made)."""
+    return shellwords.reading(text)
 
 
 def sourced(text: str) -> list[tuple[int, str, str]]:

@@ -350,10 +350,11 @@ def _draw_fronts(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
         mine = [item for item in items if item["series"] == series]
         for kind in (BASE_FRONT, PR_FRONT):
             ink = FRONT_INK[kind] if len(styles) == 1 else color
-            for k, line in enumerate(front_lines(mine, kind)):  # a later piece of a broken front: -n.k
+            lines = front_lines(mine, kind)
+            for k, line in enumerate(lines):  # a later piece of a broken front: -n.k
                 ax.plot([p[0] for p in line], [p[1] for p in line], gid=f"{FRONT_GID[kind]}-{n}{f'.{k}' if k else ''}",
                         **front_style(kind, ink))
-            if front_lines(mine, kind):
+            if lines:
                 drawn.setdefault(kind, []).append(ink)
     return drawn
 

@@ -319,7 +319,7 @@ def _members(path: Path, kind: jsonio.Kind) -> list[tuple[str, int]] | None:
 def _samples_log(path: Path, kind: jsonio.Kind, name: str) -> bool:
     """Whether a compressed file is lm-eval's samples log (``samples_<task>_<time>.jsonl.gz``): by its name
     and, where this Python can decompress its first bytes, by how its text starts."""
-    if kind.unpack is None:
+    if kind.unpack is None or not lm_eval.is_samples_log_start(name, None):  # the name first: no file opened
         return lm_eval.is_samples_log_start(name, None)
     import lzma
     import zlib
