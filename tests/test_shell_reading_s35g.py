@@ -89,16 +89,3 @@ def test_a_folder_variable_names_no_file_of_its_own_and_a_file_variable_does():
     text = ('D="$(dirname "$0")"\nOUT="$D/out"\nmkdir -p "$OUT/logs"\nCLIENT="$D/client.py"\npython3 "$CLIENT"\n'
             'D=/opt\npython3 "$D/elsewhere.py"\n')
     assert recipes.beside_paths(text) == ["out/logs", "client.py"]
-
-
-# --- after an assignment, a source in a comment or a string is still no source (final review s35) -----------
-AFTER_AN_ASSIGNMENT = {
-    "in a comment": "X=1 # if c; then source benchmarks/benchmark_lib.sh; fi\n",
-    "in a string": 'A=1 echo "x; source benchmarks/benchmark_lib.sh;"\n',
-}
-
-
-@pytest.mark.parametrize("how", AFTER_AN_ASSIGNMENT)
-def test_a_source_in_a_comment_or_string_after_an_assignment_is_not_read(tmp_path, how):
-    assert bash_sourced_at(tmp_path, AFTER_AN_ASSIGNMENT[how]) == [], how
-    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(AFTER_AN_ASSIGNMENT[how]).encode()}) == [], how

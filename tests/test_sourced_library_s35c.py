@@ -46,6 +46,9 @@ SOURCES_NOTHING = {  # forms that name the library but bash does not source it
     "a variable set to something else since": 'DIR="$(dirname "$0")"\nDIR=/opt/elsewhere\n'
                                               '[ -f "$DIR/../../benchmark_lib.sh" ] && . "$DIR/../../benchmark_lib.sh"\n',
     "a folder not the script's": 'source "$HOME/../../benchmark_lib.sh" 2>/dev/null || true\n',
+    # after an assignment the next command was taken unchecked (final review s35)
+    "in a comment after an assignment": "X=1 # if c; then source benchmarks/benchmark_lib.sh; fi\n",
+    "in a string after an assignment": 'A=1 echo "x; source benchmarks/benchmark_lib.sh;"\n',
 }
 
 
