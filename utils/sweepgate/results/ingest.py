@@ -321,14 +321,8 @@ def _samples_log(path: Path, kind: jsonio.Kind, name: str) -> bool:
     and, where this Python can decompress its first bytes, by how its text starts."""
     if kind.unpack is None or not lm_eval.is_samples_log_start(name, None):  # the name first: no file opened
         return lm_eval.is_samples_log_start(name, None)
-    import lzma
-    import zlib
-
-    try:
-        with open(path, "rb") as f:
-            return lm_eval.is_samples_log_start(name, kind.unpack(f.read(jsonio.HEAD)))
-    except (zlib.error, lzma.LZMAError, OSError, EOFError):  # unreadable, or a damaged stream (bz2 says OSError)
-        return False
+    head = jsonio.unpacked(kind, jsonio.file_head(path))  # None: a damaged stream (b"" unpacks to b"" or None)
+    return head is not None and lm_eval.is_samples_log_start(name, head)
 
 
 def _size(path: Path) -> int | None:

@@ -180,11 +180,20 @@ def _inside(kind: Kind, head: bytes, path: str) -> Kind | None:
     breaks); without a decompressor here, a tar archive by its name (``runs.tar.zst``)."""
     if kind.unpack is None:
         return TAR if path.lower().endswith(".tar" + kind.suffix) else None
+    body = unpacked(kind, head)
+    return kind_of(body) if body is not None else None
+
+
+def unpacked(kind: Kind, head: bytes) -> bytes | None:
+    """The first bytes of what a file compressed as ``kind`` holds, from its own first bytes ``head`` (what a
+    damaged stream gives before it breaks); None without a decompressor here or when the stream is damaged."""
+    if kind.unpack is None:
+        return None
     import lzma
     import zlib
 
     try:
-        return kind_of(kind.unpack(head[:HEAD]))
+        return kind.unpack(head[:HEAD])
     except (zlib.error, lzma.LZMAError, OSError, EOFError):  # a damaged stream (bz2 says OSError)
         return None
 
@@ -212,7 +221,7 @@ def archive(path: str, content: bytes, zipped: str = "pass the files it holds",
                 f"{kind.verb or VERBS[kind.kind]} it ({kind.unpacks(path)}) and {then}")
 
 
-def _head(path) -> bytes:
+def file_head(path) -> bytes:
     """A file's first bytes, enough for ``archive`` to know it (none when it cannot be read again)."""
     try:
         with open(path, "rb") as f:
@@ -228,7 +237,7 @@ def read_text(path, hint: str, unreadable_hint: str | None = None, database: tup
     that is not UTF-8 with ``hint``. A text holding a NUL near its start is looked at as ``archive`` too:
     an uncompressed tar of text files is valid UTF-8 (review29: `--baseline-jsonl main.tar` read "not JSON")."""
     def packed() -> Exception | None:
-        return archive(str(path), _head(path), database=database, image=database[1] if database else hint)
+        return archive(str(path), file_head(path), database=database, image=database[1] if database else hint)
 
     try:
         text = Path(path).read_text(encoding="utf-8")

@@ -106,8 +106,9 @@ def to_export(text: str, path: str, rows: dict | None = None) -> dict:
     """The CSV as the JSON export's ``{key: {unit, avg, p50, ...}}`` shape; ``rows`` gets each key's line,
     display name (its first cell) and the 1-based column of its cell under each header (``avg``, ``p50``, ...)."""
     doc, header, table_start = {}, None, True
-    lines = text.lstrip("\ufeff").split("\n")  # a cell's column is counted in its line as written
-    for line, row in enumerate(csv.reader(io.StringIO(text.lstrip("\ufeff"))), 1):
+    text = text.lstrip("\ufeff")
+    lines = text.split("\n")  # a cell's column is counted in its line as written
+    for line, row in enumerate(csv.reader(io.StringIO(text)), 1):
         if not row or not any(c.strip() for c in row):
             header, table_start = None, True
             continue
@@ -144,11 +145,12 @@ def parse_text(text: str, path: str) -> Measurement:
         m.metrics.update(aiperf.metrics_from(doc, path, 0, m.notes, m.keys))
     except SweepgateError as exc:  # "key.stat: ..." of the JSON shape: at the key's cell, not the file's start,
         for d in exc.diagnostics:  # named as the table writes it
-            key, _, stat = d.message.split(":", 1)[0].partition(".")
+            dotted = d.message.split(":", 1)[0]
+            key, _, stat = dotted.partition(".")
             if not d.line and key in rows:  # a stat with no cell of its own (the unit): the row's display name
                 d.line, d.col = rows[key][0], rows[key][2].get(stat, 1)
                 if stat in rows[key][2]:
-                    d.message = f"{rows[key][1]}.{stat}{d.message[len(key) + 1 + len(stat):]}"
+                    d.message = _as_table(rows, dotted) + d.message[len(dotted):]
         raise
     _note_places(m, rows)
     _table_keys(m, rows)
@@ -167,10 +169,9 @@ def _note_places(m: Measurement, rows: dict[str, tuple[int, str, dict[str, int]]
     the note's last item, ``Measurement.places``)."""
     by_dotted = {dotted: name for name, dotted in m.keys.items()}
     for i, (rule, message, hint, *of) in enumerate(m.notes):
-        dotted = message.removeprefix("warning: ").split(": ", 1)[0]
-        key, _, column = dotted.partition(".")
-        if not of and dotted in by_dotted and key in rows:
-            m.notes[i] = (rule, message.replace(dotted, f"{rows[key][1]}.{column}", 1), hint, by_dotted[dotted])
+        dotted = message.removeprefix(jsonio.WARNING).split(": ", 1)[0]
+        if not of and dotted in by_dotted and (named := _as_table(rows, dotted)):
+            m.notes[i] = (rule, message.replace(dotted, named, 1), hint, by_dotted[dotted])
 
 
 def _table_keys(m: Measurement, rows: dict[str, tuple[int, str, dict[str, int]]]) -> None:
@@ -180,8 +181,14 @@ def _table_keys(m: Measurement, rows: dict[str, tuple[int, str, dict[str, int]]]
     for name, dotted in list(m.keys.items()):
         key, _, column = dotted.partition(".")
         if key in rows:
-            line, display, cols = rows[key]
-            m.places[name], m.keys[name] = (line, cols.get(column, 1)), f"{display}.{column}"
+            m.places[name], m.keys[name] = (rows[key][0], rows[key][2].get(column, 1)), _as_table(rows, dotted)
+
+
+def _as_table(rows: dict[str, tuple[int, str, dict[str, int]]], dotted: str) -> str | None:
+    """A JSON-shape key (``time_to_first_token.p1``) as the table writes it (``Time to First Token (ms).p1``):
+    its row's display name and its column; None for a key of no row."""
+    key, _, column = dotted.partition(".")
+    return f"{rows[key][1]}.{column}" if key in rows else None
 
 
 # AIPerf 0.13+ writes this marker in a run's artifact folder once its exports are whole: {ready, was_cancelled,
