@@ -254,6 +254,12 @@ def test_a_server_a_test_starts_goes_when_the_test_process_is_killed(tmp_path):
     try:
         server = int(parent.stdout.readline())
         assert _running(server)
+        # setpriv sets the death signal and then execs the server: killed before that (a loaded host), the
+        # parent's death would reach a process with none yet, which is not what this test asks about
+        deadline = time.monotonic() + 30
+        while _argv0(server) == "setpriv" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _argv0(server) != "setpriv", "setpriv never started the server"
         parent.kill()
         parent.wait()
         deadline = time.monotonic() + 30  # a hang guard: the kernel signals it as its parent dies
@@ -272,3 +278,10 @@ def _running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+def _argv0(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0", 1)[0].decode(errors="replace")
+    except OSError:
+        return ""
