@@ -1791,6 +1791,61 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     assert sidecar[jobfile.JOB][jobfile.RUN_IDENTITY] == approved, log
 
 
+def _export_step(job: dict) -> str:
+    """The run block that copies the .sweepgate-main checkout to runner.temp (found by the two folders,
+    not by how it checks or copies)."""
+    (run,) = [s["run"] for s in job["steps"]
+              if ".sweepgate-main" in s.get("run", "") and '"${RUNNER_TEMP}/sweepgate-main"' in s["run"]]
+    return run
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_the_tool_export_is_of_main_s_commit_and_refuses_a_checkout_at_another(docs, tmp_path, name):
+    """The template's export step, read from the file and run with real bash over a real clone in
+    .sweepgate-main: at GITHUB_SHA it exports that commit's tree as git stores it (not a file the
+    workspace added or changed there, not what a past job's export left in runner.temp); with the
+    clone at another commit that also holds GITHUB_SHA (the tools checkout not of main's commit), the
+    step fails and exports nothing. With the `rev-parse HEAD` comparison deleted, every other test of this
+    file passed."""
+    run = _export_step(docs[name]["jobs"]["benchmark"])
+    origin = tmp_path / "origin"
+    (origin / "utils").mkdir(parents=True)
+    _git("init", "-q", "-b", "main", cwd=origin)
+    shas = []
+    for text in ("main's tools", "another commit's tools"):
+        (origin / "utils/tool.py").write_text(f"print({text!r})\n")
+        _git("add", "-A", cwd=origin)
+        _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", text, cwd=origin)
+        shas.append(_git("rev-parse", "HEAD", cwd=origin))
+    main_sha, other_sha = shas
+    work, temp = tmp_path / "work", tmp_path / "temp"
+    work.mkdir()
+    _git("clone", "-q", str(origin), str(work / ".sweepgate-main"), cwd=tmp_path)
+    tools, export = work / ".sweepgate-main", temp / "sweepgate-main"
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GITHUB_SHA": main_sha, "RUNNER_TEMP": str(temp)}
+
+    def step():
+        return subprocess.run(["bash", "-e", "-c", run], cwd=work, env=env, capture_output=True, text=True)
+
+    _git("checkout", "-q", "--detach", main_sha, cwd=tools)
+    (tools / "utils/tool.py").write_text("print('changed in the workspace')\n")
+    (tools / "utils/sitecustomize.py").write_text("print('added in the workspace')\n")
+    export.mkdir(parents=True)
+    (export / "left-by-a-past-job.py").write_text("")
+    proc = step()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    held = sorted(str(p.relative_to(export)) for p in export.rglob("*") if p.is_file())
+    assert held == ["utils/tool.py"], held
+    assert (export / "utils/tool.py").read_text() == "print(\"main's tools\")\n"
+
+    shutil.rmtree(temp)
+    temp.mkdir()
+    _git("checkout", "-q", "--force", "--detach", other_sha, cwd=tools)
+    proc = step()
+    assert proc.returncode != 0, f"a tools checkout at {other_sha}, not GITHUB_SHA, was exported: {proc.stderr}"
+    assert not export.exists(), sorted(map(str, temp.rglob("*")))
+
+
 # --- documentation: snippets users copy follow the same rule -------------------------------------
 
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
