@@ -441,3 +441,38 @@ def test_row_env_refuses_a_runner_name_that_is_no_file_name_when_no_pool_is_list
     assert not out.exists()
     proc = subprocess.run(argv, env={**env, "RUNNER_NAME": "b300-nv_00"}, capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0 and "RESULT_FILENAME=" in out.read_text(), proc.stderr
+
+
+def main_tag(stub) -> None:
+    """GitHub's "Get a reference" answer for a tag named main."""
+    stub.route("GET", f"{BASE}/git/ref/tags/main", {
+        "ref": "refs/tags/main", "node_id": "REF_1", "url": f"{stub.url}{BASE}/git/refs/tags/main",
+        "object": {"type": "commit", "sha": "a" * 40, "url": f"{stub.url}{BASE}/git/commits/{'a' * 40}"}})
+
+
+def test_a_short_main_ref_is_medium_and_high_while_a_tag_named_main_exists(stub):
+    """GitHub's runner group documentation calls a short ref ambiguous and advises refs/heads/main: a group
+    admitting the GPU workflows at `@main` also admits them at a tag named main, which a writer can push past
+    main's branch rules. The audit passed such a group silently (allowed_workflows held both forms), and
+    its fix for a group restricted to no workflow named the short form."""
+    short = [f"{WF}/{n}@main" for n in audit.GPU_WORKFLOWS]
+    gpu_group(stub, selected_workflows=short)
+    proc = run_audit(stub)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (line,) = proc.stdout.splitlines()
+    assert line == (f"{REPO}: medium: runner group 'gpu' admits {', '.join(sorted(short))}, a short ref, which a tag "
+                    "named main (pushed past main's branch rules) would match too; organization acme Settings > "
+                    "Actions > Runner groups > gpu > Workflow access: name them at @refs/heads/main, as GitHub's "
+                    "documentation advises"), line
+    main_tag(stub)
+    proc = run_audit(stub)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (line,) = proc.stdout.splitlines()
+    assert line.startswith(f"{REPO}: high: runner group 'gpu' admits {sorted(short)[0]}") and \
+        "and the repository has a tag named main" in line, line
+    gpu_group(stub, selected_workflows=[f"{WF}/{n}@refs/heads/main" for n in audit.GPU_WORKFLOWS])
+    proc = run_audit(stub)  # the full ref names the branch alone: the tag is no finding
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
+    gpu_group(stub, restricted_to_workflows=False)
+    (line,) = run_audit(stub).stdout.splitlines()
+    assert "@main" not in line and line.count("@refs/heads/main") == len(audit.GPU_WORKFLOWS), line

@@ -84,6 +84,12 @@ def _required_checks(requester, base: str) -> set[str]:
     return checks
 
 
+def _main_tag(requester, base: str) -> bool:
+    """Whether the repository holds a tag named main (a runner group's ``@main`` would admit it)."""
+    ref = _get(requester, f"{base}/git/ref/tags/{MAIN}", missing={})
+    return isinstance(ref, dict) and ref.get("ref") == f"refs/tags/{MAIN}"
+
+
 def _environments(repo, requester, base: str) -> list[Environment]:
     out = []
     for env in repo.get_environments():
@@ -139,6 +145,7 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
         org_secrets=[s["name"] for s in org_secrets.get("secrets") or []],
         environments=_environments(repo, requester, base),
         pr_workflows=pr_workflows(root),
+        main_tag=_main_tag(requester, base),
     )
 
 

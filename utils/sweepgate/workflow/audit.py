@@ -14,6 +14,7 @@ from sweepgate.workflow.dispatch import GPU_WORKFLOW
 
 HIGH, MEDIUM = "high", "medium"
 MAIN = "main"
+MAIN_REF = f"refs/heads/{MAIN}"  # how a runner group names the GPU workflows' ref: the branch, never a tag
 # Jobs on self-hosted runners are defined in these files; GitHub matches a runner group's
 # selected workflows against the file that defines the job (the template, for a reusable call).
 GPU_WORKFLOWS = (GPU_WORKFLOW, "benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml")
@@ -58,11 +59,11 @@ class Snapshot:
     org_secrets: list[str] = field(default_factory=list)
     environments: list[Environment] = field(default_factory=list)
     pr_workflows: list[str] = field(default_factory=list)  # workflows triggered by pull_request*
+    main_tag: bool = False  # the repository holds a tag named main (GET .../git/ref/tags/main answered it)
 
 
-def allowed_workflows(repository: str) -> set[str]:
-    refs = ("refs/heads/main", MAIN)
-    return {f"{repository}/{WORKFLOWS_FOLDER}/{name}@{ref}" for name in GPU_WORKFLOWS for ref in refs}
+def allowed_workflows(repository: str, ref: str = MAIN_REF) -> set[str]:
+    return {f"{repository}/{WORKFLOWS_FOLDER}/{name}@{ref}" for name in GPU_WORKFLOWS}
 
 
 def is_org(s: Snapshot) -> bool:
@@ -135,17 +136,32 @@ def workflow_findings(s: Snapshot, g: dict) -> list[Finding]:
     if "restricted_to_workflows" not in g:
         return [Finding(MEDIUM, f"GitHub reports no workflow access for runner group '{name}' "
                         "(restricted_to_workflows missing)", f"check {ui} > Workflow access by hand: "
-                        f"Selected workflows, {', '.join(GPU_WORKFLOWS)} at @refs/heads/main")]
+                        f"Selected workflows, {', '.join(GPU_WORKFLOWS)} at @{MAIN_REF}")]
     if not g["restricted_to_workflows"]:
-        chosen = sorted(allowed)[::2]
         return [Finding(HIGH, f"runner group '{name}' is not restricted to workflows",
-                        f"{ui} > Workflow access: Selected workflows, {', '.join(chosen)} (or PATCH {api} "
+                        f"{ui} > Workflow access: Selected workflows, {', '.join(sorted(allowed))} (or PATCH {api} "
                         f'{{"restricted_to_workflows": true, "selected_workflows": [...]}})')]
-    extra = sorted(set(g.get("selected_workflows") or []) - allowed)
+    selected = set(g.get("selected_workflows") or [])
+    short = sorted(selected & allowed_workflows(s.repository, MAIN))
+    extra = sorted(selected - allowed - set(short))
     if extra:
         return [Finding(HIGH, f"runner group '{name}' admits {', '.join(extra)}",
-                        f"{ui} > Workflow access: select only {', '.join(GPU_WORKFLOWS)} at @refs/heads/main")]
-    return []
+                        f"{ui} > Workflow access: select only {', '.join(GPU_WORKFLOWS)} at @{MAIN_REF}")]
+    return short_ref_findings(s, g, short)
+
+
+def short_ref_findings(s: Snapshot, g: dict, short: list[str]) -> list[Finding]:
+    """A GPU workflow admitted at the short ``@main``: GitHub's runner group documentation calls such a
+    ref ambiguous (it advises ``refs/heads/main``): a tag named main matches it too, and a tag is pushed
+    past main's branch rules. High while the repository holds such a tag, else medium."""
+    if not short:
+        return []
+    name, ui, _ = _group(s, g)
+    tag = ("and the repository has a tag named main, which a short ref also matches: a workflow at that tag "
+           "runs on the GPU runners" if s.main_tag else
+           f"a short ref, which a tag named main (pushed past {MAIN}'s branch rules) would match too")
+    return [Finding(HIGH if s.main_tag else MEDIUM, f"runner group '{name}' admits {', '.join(short)}, {tag}",
+                    f"{ui} > Workflow access: name them at @{MAIN_REF}, as GitHub's documentation advises")]
 
 
 def unplaced_findings(s: Snapshot) -> list[Finding]:
