@@ -157,3 +157,24 @@ def test_a_chart_names_the_baseline_its_medians_come_from(tmp_path, db, capsys):
         assert rc == 0, err
         (svg,) = plots.glob("*.svg")
         assert words in svg.read_text(encoding="utf-8")
+
+
+def test_one_report_names_its_points_once(monkeypatch):
+    """Tidy (s36f): every section of a report (each table, note and fold, on each try at a comment's size
+    limit) rebuilt the comparison's point naming, a pass over all its points; one report builds it once,
+    and every section still names a point without a config key by its model."""
+    from sweepgate.results import compare as C
+
+    pts = [point(**{R.CONFIG_KEY: None, R.CONC: c}) for c in range(1, 81)]
+    comp = C.Comparison(run="9", verdicts=[C.Verdict(pt, None, None, 2, None, None, None, None, C.FAILED, 0.05,
+                                                     status="failure") for pt in pts],
+                        heads={pt: {R.MODEL: "org/model"} for pt in pts}, baselines={},
+                        repeated={pts[0]: 2}, not_measured=[C.NotMeasured(pts[1], None, "7")])
+    built, real = [], render.point_naming
+    monkeypatch.setattr(render, "point_naming", lambda c: built.append(c) or real(c))
+    body, whole = render.fitted_markdown(comp, limit=3000)
+    assert not whole and len(built) == 1, len(built)  # cut to fit: several tries, one naming
+    assert "org/model b300 fixed 1024/1024 conc 1 (2×)" in body and "| org/model b300 fixed 1024/1024 conc 1 |" in body
+    built.clear()
+    text = render.table_text(comp)
+    assert len(built) == 1 and "org/model b300 fixed 1024/1024 conc 1 (2×)" in text, len(built)

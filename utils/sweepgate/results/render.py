@@ -202,7 +202,7 @@ def eval_summary(comparison: C.Comparison) -> str:
     return f"{count(len(comparison.evals), 'eval score')}: {counts}"
 
 
-def _md_evals(comparison: C.Comparison, max_rows: int | None = None, more: str = MORE) -> list[str]:
+def _md_evals(comparison: C.Comparison, naming: Naming, max_rows: int | None = None, more: str = MORE) -> list[str]:
     """The evals section (regressions first), only when the run has eval scores; its first
     ``max_rows`` rows when given (a report over its size limit; ``more``: where the rest are). A point
     is named in the first of its consecutive rows only (CONTRACTS §8), as ``_md_table`` names it."""
@@ -211,7 +211,6 @@ def _md_evals(comparison: C.Comparison, max_rows: int | None = None, more: str =
     shown = comparison.evals if max_rows is None else comparison.evals[:max_rows]
     lines = [f"#### Evals ({eval_summary(comparison)})", "",
              "| " + " | ".join(eval_headers(comparison)) + " |", "|" + "---|" * len(EVAL_HEADERS)]
-    naming = point_naming(comparison)
     for i, v in enumerate(shown):  # a point named in its first row only, as in every other table
         row = eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None, naming)
         row = ("",) + row[1:] if i and shown[i - 1].point == v.point else row
@@ -365,12 +364,13 @@ def md_code(text: str) -> str:
     return text.replace("`", "'").replace("\n", " ")
 
 
-def repeated_note(comparison: C.Comparison, shown: int = 3) -> str | None:
-    """Say which points the run measured more than once (each judged by its measurements' median)."""
+def repeated_note(comparison: C.Comparison, shown: int = 3, naming: Naming | None = None) -> str | None:
+    """Say which points the run measured more than once (each judged by its measurements' median);
+    ``naming``: the report's ``point_naming`` (built here when not given)."""
     if not comparison.repeated:
         return None
     items = sorted(comparison.repeated.items(), key=lambda item: C.point_sort_key(item[0]))
-    naming = point_naming(comparison)
+    naming = naming or point_naming(comparison)
     named = ", ".join(f"{point_label(pt, naming)} ({n}\u00d7)" for pt, n in items[:shown])
     more = f" and {len(items) - shown} more" if len(items) > shown else ""
     were = "point was" if len(items) == 1 else "points were"
@@ -392,14 +392,16 @@ def _not_measured_parts(items: list[C.NotMeasured], of: str = "") -> list[str]:
         [f"eval scores at {count(evals, 'point')}"] if evals else [])
 
 
-def not_measured_note(comparison: C.Comparison, baseline_ref: str, shown: int = 3) -> str | None:
+def not_measured_note(comparison: C.Comparison, baseline_ref: str, shown: int = 3,
+                      naming: Naming | None = None) -> str | None:
     """Say what the baseline's newest runs of the run's config keys measured and the run did not
-    (points, metrics, eval scores): never judged, but a dropped point must not read as clean."""
+    (points, metrics, eval scores): never judged, but a dropped point must not read as clean.
+    ``naming``: the report's ``point_naming`` (built here when not given)."""
     items = comparison.not_measured
     if not items:
         return None
     parts = _not_measured_parts(items, " of points it measured")
-    naming = point_naming(comparison)
+    naming = naming or point_naming(comparison)
     named = "; ".join(_not_measured_label(m, naming) for m in items[:shown])
     more = f"; and {len(items) - shown} more" if len(items) > shown else ""
     ref = R.short_ref(baseline_ref)
@@ -408,12 +410,11 @@ def not_measured_note(comparison: C.Comparison, baseline_ref: str, shown: int = 
             "check that none was dropped by mistake.")
 
 
-def _md_not_measured(comparison: C.Comparison, baseline_ref: str) -> list[str]:
+def _md_not_measured(comparison: C.Comparison, baseline_ref: str, naming: Naming) -> list[str]:
     """The folded list of what the run did not measure (``not_measured_note`` says how many)."""
     if not comparison.not_measured:
         return []
     ref = R.short_ref(baseline_ref)
-    naming = point_naming(comparison)
     rows = [f"| {_md_escape(point_label(m.point, naming))} | {m.what or 'the whole point'} | {_md_escape(m.baseline_run)} |"
             for m in comparison.not_measured]
     return ["<details>", f"<summary>Not measured by this run: {', '.join(_not_measured_parts(comparison.not_measured))}"
@@ -484,7 +485,7 @@ def _large_unjudged(verdicts: list[C.Verdict]) -> str:
     return f"; {count(n, 'metric')} changed beyond {'its' if n == 1 else 'their'} threshold, listed above" if n else ""
 
 
-def _md_beyond(comparison: C.Comparison, max_rows: int | None, more: str = MORE) -> list[str]:
+def _md_beyond(comparison: C.Comparison, naming: Naming, max_rows: int | None, more: str = MORE) -> list[str]:
     """The not-judged rows that changed beyond their threshold, open: with one or two baseline
     runs a -10 % is not judged, but it must not sit at row 50 of a fold."""
     rows = [v for v in comparison.verdicts if _beyond(v)]
@@ -494,19 +495,19 @@ def _md_beyond(comparison: C.Comparison, max_rows: int | None, more: str = MORE)
     shown = rows[:max_rows] if max_rows is not None else rows
     out = [f"#### Not judged, changed beyond the threshold ({_points_metrics(rows)})", "",
            "Too few baseline runs to tell these from noise; look at them before merging.", "",
-           *_md_table(shown, point_naming(comparison), run_column(comparison))]
+           *_md_table(shown, naming, run_column(comparison))]
     if len(shown) < len(rows):
         out.append(f"\n{len(rows) - len(shown)} more such rows: {more}.")
     return out + [""]
 
 
-def _md_sections(comparison: C.Comparison, folded_rows: bool, max_rows: int | None, opened: bool,
+def _md_sections(comparison: C.Comparison, naming: Naming, folded_rows: bool, max_rows: int | None, opened: bool,
                  placed: set, more: str = MORE) -> list[str]:
     """The verdict sections that are listed open (``opened``) or the folded ones; with ``folded_rows``,
     each point's unchanged rows under its own (``together``; ``placed``: shared by both calls). The rows
     of ``new_points``, listed open by ``_md_new``, are left out of the folds, which say so. A section cut
     (``max_rows``), or a fold left out, says where its rows are: ``more``."""
-    out, naming, run = [], point_naming(comparison), run_column(comparison)
+    out, run = [], run_column(comparison)
     unchanged = unchanged_by_point(comparison) if folded_rows else {}
     listed_new = {id(v) for rows in new_points(comparison).values() for v in rows}
     for title, verdicts in sections(comparison):
@@ -578,7 +579,8 @@ def new_points(comparison: C.Comparison) -> dict[tuple, list[C.Verdict]]:
     return new if len(new) <= NEW_SHOWN else {}
 
 
-def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None, more: str = MORE) -> list[str]:
+def _md_new(comparison: C.Comparison, baseline_ref: str, naming: Naming, max_rows: int | None,
+            more: str = MORE) -> list[str]:
     """``new_points`` open, one row a point with its measured figures (a column a metric, named as
     `results show` names it); the first ``max_rows`` points in a report over its size limit."""
     new = new_points(comparison)
@@ -593,7 +595,6 @@ def _md_new(comparison: C.Comparison, baseline_ref: str, max_rows: int | None, m
     if points:
         headers = ["point", *(names.get(m, m) for m in metrics)]
         out += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    naming = point_naming(comparison)
     for pt, pt_rows in points:
         figures = {v.metric: fmt_value(v.head, v.metric) + (" (rehearsal)" if v.sides[0] else "") for v in pt_rows}
         row = [point_label(pt, naming), *(figures.get(m, "n/a") for m in metrics)]
@@ -684,7 +685,9 @@ def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASE
                     charts_folder: str | ChartsFolder | None = None, about: str | None = None,
                     more: str = MORE) -> tuple[str, bool]:
     """(``markdown``'s body, whether it is whole: nothing cut to fit ``limit``), so a caller can tell
-    whether another report may point at this one for the rows it left out."""
+    whether another report may point at this one for the rows it left out. Its points are named once
+    (``point_naming``), for every section and every try at the limit."""
+    naming = point_naming(comparison)
     head = [MARKER, *([about] if about else []), f"### sweepgate results: {_md_escape(summary_line(comparison, baseline_ref, window))}", ""]
     if comparison.rehearsal:
         head += [f"> **{REHEARSAL_NOTE}**", ""]
@@ -693,18 +696,18 @@ def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASE
         head += [note, ""]
     if line := points_line(comparison):
         head += [line, ""]
-    if note := repeated_note(comparison):
+    if note := repeated_note(comparison, naming=naming):
         head += [f"> {_md_escape(note)}", ""]
-    if note := not_measured_note(comparison, baseline_ref):
+    if note := not_measured_note(comparison, baseline_ref, naming=naming):
         head += [f"> {_md_escape(note)}", ""]
     pictures = charts_paragraph(charts or [], charts_folder)
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         placed: set = set()
-        opened = (_md_sections(comparison, folded_rows, max_rows, opened=True, placed=placed, more=more)
-                  + _md_evals(comparison, max_rows, more) + _md_beyond(comparison, max_rows, more)
-                  + _md_new(comparison, baseline_ref, max_rows, more))
-        folded = (_md_sections(comparison, folded_rows, max_rows, opened=False, placed=placed, more=more)
-                  + (_md_not_measured(comparison, baseline_ref) if folded_rows
+        opened = (_md_sections(comparison, naming, folded_rows, max_rows, opened=True, placed=placed, more=more)
+                  + _md_evals(comparison, naming, max_rows, more) + _md_beyond(comparison, naming, max_rows, more)
+                  + _md_new(comparison, baseline_ref, naming, max_rows, more))
+        folded = (_md_sections(comparison, naming, folded_rows, max_rows, opened=False, placed=placed, more=more)
+                  + (_md_not_measured(comparison, baseline_ref, naming) if folded_rows
                      else _md_not_measured_counted(comparison, more)))
         rule = [line, ""] if (line := verdict_rule(comparison, lambda word: f"`{word}`")) else []
         body = "\n".join(head + opened + _md_units(opened + folded) + rule + pictures + folded)
@@ -940,13 +943,13 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     if line := points_line(comparison):
         print_counts(console, line)
     print_counts(console, summary_line(comparison, baseline_ref, window))
-    for note in (repeated_note(comparison), not_measured_note(comparison, baseline_ref)):
+    for note in (repeated_note(comparison, naming=naming), not_measured_note(comparison, baseline_ref, naming=naming)):
         if note:  # as the notes above: rich read a point label's `[...]` as markup too
             print_counts(console, note, style="yellow")
-    _eval_table(console, comparison)
+    _eval_table(console, comparison, naming)
 
 
-def _eval_table(console, comparison: C.Comparison) -> None:
+def _eval_table(console, comparison: C.Comparison, naming: Naming) -> None:
     """The second table, "evals": one row per eval score, regressions first (none without scores);
     on a terminal too narrow for it, the point's label on a line of its own, as in the first. A
     score not judged reads "not-judged [n]", its reason under the table as note n."""
@@ -955,7 +958,6 @@ def _eval_table(console, comparison: C.Comparison) -> None:
     if not comparison.evals:
         return
     notes = eval_notes(comparison.evals)
-    naming = point_naming(comparison)
     rows = [(v, eval_cells(v, f"{v.verdict} [{notes[v.why]}]" if v.why else None, naming)) for v in comparison.evals]
     headers = eval_headers(comparison)
     grid = _grid(headers)
