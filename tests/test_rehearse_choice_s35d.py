@@ -66,3 +66,30 @@ def test_rows_of_several_config_keys_name_every_key_not_the_first(make_repo):
     assert r.returncode == 1 and r.stderr.splitlines() == [
         "configs/*-master.yaml: exp-name 'dsr1_1k1k' matches 2 rows that differ in tp 4, 8; choose one with "
         "--where tp=4, or --config-keys with one of dsr1-fp4-b300-vllm, dsr1-fp4-b300-vllm-tp4"], r.stderr
+
+
+def test_a_row_chosen_without_exp_name_is_the_one_its_exp_name_and_the_same_flags_choose():
+    """Tidy (s36f): without --exp-name, `_implied` filtered the rows by --conc and --where with a copy of
+    `select_row`'s filter; both use one now (`_filtered`). Whatever the flags, a row chosen without
+    --exp-name is the row its exp-name with the same --conc and --where chooses, and holds what they say
+    (a boolean field matched as JSON spells it, `dp-attn=true`)."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.rehearsal.runner import select_row
+
+    rows = [{"exp-name": "a", "conc": 4, "tp": 8, "dp-attn": False}, {"exp-name": "a", "conc": 8, "tp": 8, "dp-attn": False},
+            {"exp-name": "b", "conc": 4, "tp": 4, "dp-attn": True}, {"exp-name": "b", "conc": 4, "tp": 8, "dp-attn": True},
+            {"exp-name": "c", "conc": [16, 32], "tp": 4, "dp-attn": False}]
+    chosen = 0
+    for conc in (None, 4, 8, 16, 32):
+        for where in ([], ["tp=8"], ["tp=4"], ["dp-attn=true"], ["tp=8", "dp-attn=true"], ["dp-attn=false", "tp=4"]):
+            try:
+                row = select_row(rows, "rows.json", None, conc, where)
+            except SweepgateError:
+                continue
+            chosen += 1
+            assert row is select_row(rows, "rows.json", row["exp-name"], conc, where), (conc, where)
+            concs = row["conc"] if isinstance(row["conc"], list) else [row["conc"]]
+            assert conc is None or conc in concs, (conc, where, row)
+            assert all(json.dumps(row[n]) == v or row[n] == v for n, _, v in (w.partition("=") for w in where)), row
+    assert chosen == 12, chosen  # 7 with a copy matching `str(value)`: dp-attn=true then left every row
+    assert select_row(rows, "rows.json", None, 4, ["dp-attn=true", "tp=8"]) is rows[3]

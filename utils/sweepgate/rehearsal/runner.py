@@ -146,7 +146,7 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
                    else f"pick one of: {shown}" if known else "the source holds no rows")
     if conc is not None:
         named = matches
-        matches = [r for r in matches if conc in fields.row_concs(r)]
+        matches = _filtered(matches, conc)
         if not matches:
             raise fail(source, 0, f"exp-name {exp_name!r} has no row with conc {conc}",
                        f"pick --conc from: {', '.join(_concs(named))}")
@@ -157,7 +157,7 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
             near = difflib.get_close_matches(name, named, n=1, cutoff=0.6)
             raise fail(source, 0, f"no row of exp-name {exp_name!r} has a field {name!r}",
                        (f"did you mean {near[0]}? " if near else "") + f"(its fields: {', '.join(named)})")
-        kept = [r for r in matches if _text(r.get(name)) == wanted]
+        kept = _filtered(matches, where=[condition])
         if not kept:
             seen = sorted({_text(r.get(name)) for r in matches})
             raise fail(source, 0, f"no row of exp-name {exp_name!r} has {name}={wanted}",
@@ -184,12 +184,18 @@ def _keys_named(rows: list[dict]) -> str:
     return f", or --config-keys with one of {', '.join(keys[:6])}{more}" if len(keys) > 1 else ""
 
 
+def _filtered(rows: list[dict], conc: int | None = None, where: list[str] | None = None) -> list[dict]:
+    """The rows at ``conc`` (any, when None) whose fields are as each ``NAME=VALUE`` of ``where`` says (as
+    ``_text`` spells a value): what --conc and --where keep, with --exp-name or without (``_implied``)."""
+    conditions = [condition.partition("=") for condition in where or []]
+    return [r for r in rows if (conc is None or conc in fields.row_concs(r))
+            and all(_text(r.get(name)) == wanted for name, _, wanted in conditions)]
+
+
 def _implied(rows: list[dict], conc: int | None, where: list[str] | None) -> tuple[list[dict], str | None]:
     """No --exp-name: the rows at ``conc`` whose fields are as ``where`` says, when some are (else all), and
     their exp-name where they have one: that name is the choice, --conc and --where choose among its rows."""
-    conditions = [condition.partition("=") for condition in where or []]
-    rows = [r for r in rows if (conc is None or conc in fields.row_concs(r))
-            and all(_text(r.get(name)) == wanted for name, _, wanted in conditions)] or rows
+    rows = _filtered(rows, conc, where) or rows
     names = {r.get(fields.EXP_NAME) for r in rows}
     name = names.pop() if len(names) == 1 else None
     return rows, name if isinstance(name, str) else None
