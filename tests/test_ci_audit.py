@@ -455,8 +455,14 @@ def test_a_short_main_ref_is_medium_and_high_while_a_tag_named_main_exists(stub)
     admitting the GPU workflows at `@main` also admits them at a tag named main, which a writer can push past
     main's branch rules. The audit passed such a group silently (allowed_workflows held both forms), and
     its fix for a group restricted to no workflow named the short form."""
+    proc = run_audit(stub)  # the full ref: the repository's tags are not asked for
+    assert proc.returncode == 0 and not any("/git/" in path for _, path, _ in stub.requests), stub.requests
     short = [f"{WF}/{n}@main" for n in audit.GPU_WORKFLOWS]
     gpu_group(stub, selected_workflows=short)
+    stub.route("GET", f"{BASE}/git/ref/tags/main", {"message": "Resource not accessible by personal access token"},
+               403)  # a token that may not read the refs: the short ref is still said, and the audit ends
+    assert run_audit(stub).stdout.startswith(f"{REPO}: medium: runner group 'gpu' admits {WF}/")
+    stub.route("GET", f"{BASE}/git/ref/tags/main", {"message": "Not Found"}, 404)
     proc = run_audit(stub)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (line,) = proc.stdout.splitlines()

@@ -14,7 +14,7 @@ from urllib.parse import quote
 from sweepgate.core import fields as F
 from sweepgate.core.github import NotGitHubJSON, json_object, owner_name
 from sweepgate.core.placement import runners_at
-from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, audit, notes
+from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, allowed_workflows, audit, notes
 
 HINT = ("the token needs read access to Administration and Actions of the repository, and "
         "'admin:org' (read) for runner groups")
@@ -84,9 +84,21 @@ def _required_checks(requester, base: str) -> set[str]:
     return checks
 
 
-def _main_tag(requester, base: str) -> bool:
-    """Whether the repository holds a tag named main (a runner group's ``@main`` would admit it)."""
-    ref = _get(requester, f"{base}/git/ref/tags/{MAIN}", missing={})
+def _main_tag(requester, repository: str, groups: list[dict]) -> bool:
+    """Whether the repository holds a tag named main, asked only when a runner group admits a GPU workflow
+    at the short ``@main``, which admits that tag too. A token that may not read the repository's refs (a
+    403: no Contents permission) leaves it unknown, read as no tag: the short ref is a finding either way."""
+    from github import GithubException
+
+    short = allowed_workflows(repository, MAIN)
+    if not any(short & set(g.get("selected_workflows") or []) for g in groups):
+        return False
+    try:
+        ref = _get(requester, f"/repos/{repository}/git/ref/tags/{MAIN}", missing={})
+    except GithubException as exc:
+        if exc.status != 403:
+            raise
+        return False
     return isinstance(ref, dict) and ref.get("ref") == f"refs/tags/{MAIN}"
 
 
@@ -129,9 +141,10 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
         raise NotGitHubJSON("JSON of an unexpected shape")
     owner_type = repo.owner.type or "Organization"
     labels = (runners_at(str(root)).get(F.LABELS) or {})
+    groups = _runner_groups(requester, repo.owner.login, repository) if owner_type != "User" else []
     return Snapshot(
         repository=repository,
-        groups=_runner_groups(requester, repo.owner.login, repository) if owner_type != "User" else [],
+        groups=groups,
         owner_type=owner_type,
         repository_id=repo.id,
         private=repo.private,
@@ -145,7 +158,7 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
         org_secrets=[s["name"] for s in org_secrets.get("secrets") or []],
         environments=_environments(repo, requester, base),
         pr_workflows=pr_workflows(root),
-        main_tag=_main_tag(requester, base),
+        main_tag=_main_tag(requester, repository, groups),
     )
 
 
