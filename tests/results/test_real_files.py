@@ -112,6 +112,9 @@ REFUSED = {
     # s35e: named for what it is (it read "unknown JSON output"); test_real_files_s35e.py pins its whole line
     "inferencex/ifx_app_tpu_manual_sweep_benchmarks_and_evaluations_qwen3.5_tpuv7_1plus1_trimmed.json":
         "format: an InferenceX run's aggregates",
+    # s36e hunt: a fork's chart data, dashboard rows (no latencies) then aggregates, refused as a list of aggregates
+    "inferencex/ifx_fork_2025-11_frontend_data_dsr1_1k1k_b200_2dashboard_rows_1agg_trimmed.json":
+        "format: InferenceX collect_results.py's agg_bmk.json",
 }
 
 

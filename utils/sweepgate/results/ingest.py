@@ -587,7 +587,7 @@ class Read:
 def records_of(output: Path, given: Given | None = None, warnings: list | None = None,
                left_out: frozenset[int] = frozenset()) -> list[dict]:
     """The normalized records of one output file (refuses with a diagnostic); what is worth a
-    warning but stored (normalize.short_outputs, model_mismatch) is appended to ``warnings``. The
+    warning but stored (normalize.short_outputs, unfilled_cap, model_mismatch) is appended to ``warnings``. The
     measurements at ``left_out`` lines (a sweep summary's runs read from their own files) are not
     made records, nor warned of."""
     return _read_records(output, given, warnings, left_out)[0]
@@ -629,7 +629,8 @@ def _records(output: Path, text: str, read: Read, given: Given | None, warnings:
     beside = _csv_completion(output, measurements)  # placed in the JSON export it is of
     job, name = _job(output, read, given)
     found: list = []  # (warning, the line of the measurement it is of)
-    found.extend((d, m.line) for m in measurements if (d := normalize.short_outputs(m, str(output))))
+    found.extend((d, m.line) for m in measurements for check in (normalize.short_outputs, normalize.unfilled_cap)
+                 if (d := check(m, str(output))))
     found.extend((Diagnostic(str(output), *(m.place_of(of[0]) if of else (m.line, 0)), rule, message, hint,
                              severity="warning"), m.line)  # a figure's (``of``) at its place: a CSV's cell
                  for m in measurements
