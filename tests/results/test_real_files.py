@@ -115,6 +115,12 @@ REFUSED = {
     # s36e hunt: a fork's chart data, dashboard rows (no latencies) then aggregates, refused as a list of aggregates
     "inferencex/ifx_fork_2025-11_frontend_data_dsr1_1k1k_b200_2dashboard_rows_1agg_trimmed.json":
         "format: InferenceX collect_results.py's agg_bmk.json",
+    # s36e hunt: an lm-eval fork's own summary, its "results" key no lm-eval results (no task level, no versions)
+    "other/lmeval-fork_multiturn_cot_summary_results_acc_without_versions_medqa_2samples_trimmed.json":
+        "format: unknown JSON output",
+    # s36e hunt: an InferenceX fork's run status beside its result.json (completed/failed counts, no figures)
+    "other/ifx-fork_run_status_sidecar_completed_failed_benchmark_outcome_glm5.2_b300_c16.json":
+        "format: unknown JSON output",
 }
 
 
