@@ -84,3 +84,31 @@ def test_an_lm_eval_fork_s_retrieval_metrics_are_scores_of_their_own_names():
     assert not any(task == "TREC_CDS_0-shot" for task, _ in got)
     # start_time/end_time are a monotonic clock; the date (Unix) and the evaluation's length place it
     assert (rec[R.STARTED], rec[R.FINISHED]) == ("2025-10-17T21:28:09+00:00", "2025-10-17T22:58:26+00:00")
+
+
+GPQA_LORA = "lm_eval/lmeval2024-09_gpqa_main_peft_lora_on_hub_cache_gptq_base_chat_template_trimmed.json"
+LORA = "/data/user_data/wenkail/llm_personality/align/70b_gptq_lora_dpo_1e-5/llama3_70b_gptq/checkpoint-2025"
+
+
+def test_an_adapter_on_a_hub_cache_base_is_shown_with_its_adapter(capsys, tmp_path, monkeypatch):
+    """lm-eval of a LoRA (peft=...) on a base model loaded from a Hugging Face cache folder (wenkai-li/
+    llm_personality): stored as "<cache folder> with adapter <LoRA>", but `results show` (and a report's
+    point label) shortened the whole of it to the base's ORG/NAME, so the adapter's scores read as the base
+    model's, what hunt 8 fixed in the store. The cache folder is shortened, the adapter kept."""
+    (rec,) = file_records(REAL, GPQA_LORA)
+    assert rec[R.MODEL] == ("/compute/babel-8-11/jiaruil5/.cache/models--TechxGenus--Meta-Llama-3-70B-Instruct-GPTQ/"
+                            f"snapshots/e147aa8799dd05d5077f60c79be0d972b002b3ac/ with adapter {LORA}")
+    monkeypatch.setenv("COLUMNS", "400")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = _ingest(capsys, tmp_path, GPQA_LORA)
+    assert rc == 0 and err == "", err
+    rc, out, _ = run_cli(capsys, "results", "show", "--db", db)
+    assert rc == 0 and f"│ TechxGenus/Meta-Llama-3-70B-Instruct-GPTQ with adapter {LORA} │" in out, out
+
+
+def test_a_base_model_from_a_hub_cache_is_still_shown_as_its_repository():
+    from sweepgate.results import show
+
+    assert show.model_cell("/models/models--openai--gpt-oss-120b/snapshots/b5c9/") == "openai/gpt-oss-120b"
+    assert show.model_cell("meta-llama/Meta-Llama-3-8B-Instruct with adapter ../lora/epoch_5") == (
+        "meta-llama/Meta-Llama-3-8B-Instruct with adapter ../lora/epoch_5")

@@ -127,8 +127,9 @@ def eval_cell(rec: dict) -> str:
 
 def model_cell(model: str) -> str:
     """The model as the output names it, a Hugging Face cache folder as the hub id it holds
-    (``ORG/NAME``): 90 characters of path and commit hash would make the table's widest column."""
-    return normalize.hub_cache_repo(model) or model
+    (``ORG/NAME``): 90 characters of path and commit hash would make the table's widest column. An adapter
+    run's base and adapter (``R.WITH_ADAPTER``) are each shortened, the adapter kept: it is not the base's run."""
+    return R.WITH_ADAPTER.join(normalize.hub_cache_repo(part) or part for part in model.split(R.WITH_ADAPTER, 1))
 
 
 def _cell(rec: dict, field: str | None) -> str:
