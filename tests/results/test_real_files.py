@@ -121,6 +121,9 @@ REFUSED = {
     # s36e hunt: an InferenceX fork's run status beside its result.json (completed/failed counts, no figures)
     "other/ifx-fork_run_status_sidecar_completed_failed_benchmark_outcome_glm5.2_b300_c16.json":
         "format: unknown JSON output",
+    # s36e hunt: a digest in vLLM's key names (means only, no duration or token totals), stored as a run until s36e
+    "other/vllm-keys_digest_kimik2.5_h200_pd_disagg_c8_means_only_no_duration.json":
+        "format: a serving summary in vLLM bench serve's key names without duration",
 }
 
 

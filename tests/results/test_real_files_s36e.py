@@ -112,3 +112,19 @@ def test_a_base_model_from_a_hub_cache_is_still_shown_as_its_repository():
     assert show.model_cell("/models/models--openai--gpt-oss-120b/snapshots/b5c9/") == "openai/gpt-oss-120b"
     assert show.model_cell("meta-llama/Meta-Llama-3-8B-Instruct with adapter ../lora/epoch_5") == (
         "meta-llama/Meta-Llama-3-8B-Instruct with adapter ../lora/epoch_5")
+
+
+def test_a_digest_in_vllm_key_names_without_duration_or_token_totals_is_refused(capsys, tmp_path):
+    """An InferenceX fork kept a PD-disaggregated run as a digest in vllm bench serve's key names (whn09/
+    InferenceX): completed, output_throughput and three means, no duration, token totals or request rate.
+    It was stored as a vLLM run; every vllm bench serve output holds duration and its token totals (every
+    real one here does), so it is another script's summary, refused as SGLang's are."""
+    from helpers import refused_alone
+
+    src, lines = refused_alone(capsys, tmp_path,
+                               REAL / "other/vllm-keys_digest_kimik2.5_h200_pd_disagg_c8_means_only_no_duration.json")
+    assert lines == [
+        f"{src}:1:1: format: a serving summary in vLLM bench serve's key names without duration, total_input_tokens "
+        "or total_output_tokens (every bench serve output holds duration, total_input_tokens and "
+        "total_output_tokens): another script's output, its figures no bench serve run's; ingest the "
+        "vllm bench serve --save-result JSON of the run (the job's $RESULT_FILENAME.json)"]

@@ -379,6 +379,22 @@ def _refuse_ramp_up(doc: dict, path: str, line: int) -> None:
                    "benchmark the point at one --request-rate (or --max-concurrency) without --ramp-up-strategy")
 
 
+# What every vllm bench serve / benchmark_serving output holds, in every version read here (2024's forks,
+# 0.25's all-failed run among them): the run's duration and token totals. A document in its key names without
+# one is another script's digest of a run (a few means copied out): its figures are no bench serve run's.
+RUN_TOTALS = ("duration", "total_input_tokens", "total_output_tokens")
+
+
+def _refuse_digest(doc: dict, path: str, line: int) -> None:
+    missing = [key for key in RUN_TOTALS if key not in doc]
+    if missing:
+        raise fail(path, line, f"format: a serving summary in vLLM bench serve's key names without "
+                   f"{', '.join(missing[:-1]) + ' or ' if len(missing) > 1 else ''}{missing[-1]} (every bench serve "
+                   f"output holds {', '.join(RUN_TOTALS[:-1])} and {RUN_TOTALS[-1]}): another script's output, its "
+                   "figures no bench serve run's",
+                   "ingest the vllm bench serve --save-result JSON of the run (the job's $RESULT_FILENAME.json)")
+
+
 def parse(doc: dict, path: str, line: int) -> Measurement:
     if is_sweep_warmup(doc):  # a cold server's figures, no measurement of the point: passed over
         raise SweepWarmup(path)
@@ -400,6 +416,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         raise fail(path, line, "completed/output_throughput: missing (a latency-only output, "
                    "like vllm-ascend 0.7's)",
                    "rerun with a benchmark_serving that saves completed, duration and throughputs")
+    _refuse_digest(doc, path, line)
     # vllm-bench (the Rust client) states a multi-turn run's concurrency as conversations at once
     conc = concurrency(doc.get("max_concurrency", doc.get("multi_turn_concurrency")), path, line)
     m.uncapped = uncapped(doc, conc)
