@@ -130,10 +130,11 @@ def run(args) -> int:
     started = time.monotonic()
     chosen = selected_users(rows, revision)
     unsourced = no_library(rows, root)
+    config_at = config_places(revision, chosen)
     for row in rows:
         t0 = time.monotonic()
         missing = no_script(row, root, revision, chosen) or unsourced(row)
-        rec, diags = (None, [missing]) if missing else _rehearse(row, root, args.timeout)
+        rec, diags = (None, [missing]) if missing else _rehearse(row, root, args.timeout, config_at)
         label = row_label(row)
         for d in diags:  # the same missing manifest (or script) once, however many rows need it
             if d.severity == "error":
@@ -229,7 +230,31 @@ def selected_users(rows: list[dict], revision: Callable) -> Callable:
     return chosen
 
 
-def _rehearse(row: dict, root: Path, timeout: int) -> tuple:
+def config_places(revision: Callable, chosen: Callable) -> Callable:
+    """What says where a row's config writes its image (F.IMAGE) or the version of its KV-offload backend
+    (F.KV_OFFLOAD_BACKEND): (file, line, col) in the first config, of those ``chosen`` keeps, that writes
+    it as the row has it (one place for every row alike); None when none does."""
+    from sweepgate.core.plan import backend_points
+
+    def path_in(config, field: str, row: dict) -> tuple | None:
+        if not isinstance(config, dict) or config.get(F.IMAGE) != row.get(F.IMAGE):
+            return None
+        if field == F.IMAGE:
+            return (F.IMAGE,)
+        return next(((*path, "version") for path, backend in backend_points(config)
+                     if backend == row.get(F.KV_OFFLOAD_BACKEND)), None)
+
+    def place(row: dict, field: str) -> tuple[str, int, int] | None:
+        rev = revision()
+        users = tuple(key for key, config in rev.configs.items() if path_in(config, field, row))
+        key = chosen(users)[0] if users else None
+        owner = rev.owner.get(key) if key else None
+        return (owner.path, *owner.locate((key, *path_in(rev.configs[key], field, row)))) if owner else None
+
+    return place
+
+
+def _rehearse(row: dict, root: Path, timeout: int, config_at: Callable | None = None) -> tuple:
     """(recording, problems) of one row. An images.json or manifest that cannot be read is one of its problems
     (said once, at its file): the row is still rehearsed, and every other row checked."""
     from sweepgate.core.errors import SweepgateError
@@ -242,7 +267,7 @@ def _rehearse(row: dict, root: Path, timeout: int) -> tuple:
         help_flags, unread = {}, exc.diagnostics
     rec = record_row(row, root, timeout, help_flags=help_flags)
     try:
-        flags = check_row(row, rec.calls, root, rec.script)
+        flags = check_row(row, rec.calls, root, rec.script, config_at)
     except SweepgateError as exc:
         flags = exc.diagnostics
     # a row's command run once per concurrency finds its problem once per run: count it once

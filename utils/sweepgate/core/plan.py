@@ -285,21 +285,30 @@ def _backend_rules(head: RecipeSet, selected: dict[str, dict]) -> list[Diagnosti
     """
     diags: list[Diagnostic] = []
     for key, sel in selected.items():
-        config, owner = head.configs.get(key), head.owner.get(key)
-        scenarios = config.get(F.SCENARIOS) if isinstance(config, dict) else None
-        if owner is None or not isinstance(scenarios, dict):
+        owner = head.owner.get(key)
+        if owner is None:
             continue
-        for scenario in sorted(sel["scenarios"]):
-            for b, block in enumerate(scenarios.get(scenario) or []):
-                for p, point in enumerate((block or {}).get(F.SEARCH_SPACE) or []):
-                    backend = point.get(F.KV_OFFLOAD_BACKEND) if isinstance(point, dict) else None
-                    problem = _backend_problem(backend) if isinstance(backend, dict) else None
-                    if problem:
-                        line, col = owner.locate((key, F.SCENARIOS, scenario, b, F.SEARCH_SPACE, p,
-                                                  F.KV_OFFLOAD_BACKEND, "name"))
-                        diags.append(Diagnostic(owner.path, line, col, problem[0], f"'{key}': {problem[1]}",
-                                                problem[2], severity="warning"))
+        for path, backend in backend_points(head.configs.get(key), sorted(sel["scenarios"])):
+            problem = _backend_problem(backend)
+            if problem:
+                line, col = owner.locate((key, *path, "name"))
+                diags.append(Diagnostic(owner.path, line, col, problem[0], f"'{key}': {problem[1]}",
+                                        problem[2], severity="warning"))
     return diags
+
+
+def backend_points(config, scenarios=None):
+    """(path in the config, backend) of each search-space point of ``config`` (of ``scenarios``, else of
+    every scenario) that names a KV-offload backend: the path ends at its ``kv-offload-backend``."""
+    all_scenarios = config.get(F.SCENARIOS) if isinstance(config, dict) else None
+    if not isinstance(all_scenarios, dict):
+        return
+    for scenario in all_scenarios if scenarios is None else scenarios:
+        for b, block in enumerate(all_scenarios.get(scenario) or []):
+            for p, point in enumerate((block or {}).get(F.SEARCH_SPACE) or []):
+                backend = point.get(F.KV_OFFLOAD_BACKEND) if isinstance(point, dict) else None
+                if isinstance(backend, dict):
+                    yield (F.SCENARIOS, scenario, b, F.SEARCH_SPACE, p, F.KV_OFFLOAD_BACKEND), backend
 
 
 def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None) -> list[Diagnostic]:

@@ -120,27 +120,53 @@ def _images_problem(data) -> tuple[str, str | None] | None:
     return None
 
 
-@lru_cache(maxsize=None)
-def images(root=None) -> dict[str, dict[str, str]]:
-    """Image -> engine versions: the package's, with the repository's own entries over them."""
-    out: dict[str, dict[str, str]] = {}
+def _image_lists(root=None) -> tuple[tuple[str, str, dict], ...]:
+    """(name to show, text, 'images' object) of each images.json: the package's, then the repository's.
+    Read each time (``images`` keeps what it makes of them; ``image_place`` reads them for a warning)."""
+    out = []
     for folder in reversed(_folders(root)):
         if _present(folder / "images.json"):
             data, text, shown = _read(folder, "images.json", root, _IMAGES_HINT)
             problem = _images_problem(data)
             if problem:
                 raise fail(shown, _line_of(text, problem[1]), problem[0], _IMAGES_HINT)
-            out.update(data["images"])
+            out.append((shown, text, data["images"]))
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def images(root=None) -> dict[str, dict[str, str]]:
+    """Image -> engine versions: the package's, with the repository's own entries over them."""
+    out: dict[str, dict[str, str]] = {}
+    for _, _, table in _image_lists(root):
+        out.update(table)
     return out
 
 
-def image_engines(image: str, root=None) -> dict[str, str]:
-    """The engine versions of ``image``: its own entry, else the entry of the same image without its
-    digest (``repo:tag@sha256:...`` is the tag's build, pinned)."""
-    known = images(root)
+def _entry_of(image: str, known: dict) -> str | None:
+    """The entry ``image`` is listed under: its own, else the same image's without its digest
+    (``repo:tag@sha256:...`` is the tag's build, pinned); None when neither is listed."""
     if image in known:
-        return dict(known[image])
-    return dict(known.get(image.split("@", 1)[0], {})) if "@" in image else {}
+        return image
+    bare = image.split("@", 1)[0]
+    return bare if "@" in image and bare in known else None
+
+
+def image_engines(image: str, root=None) -> dict[str, str]:
+    """The engine versions of ``image`` (its entry, ``_entry_of``)."""
+    known = images(root)
+    entry = _entry_of(image, known)
+    return dict(known[entry]) if entry else {}
+
+
+def image_place(image: str, engine: str, root=None) -> tuple[str, int, int] | None:
+    """(images.json as shown, line, col) of the entry that lists ``image``: of its ``engine`` key when
+    it has one, else of the image's key; None when no images.json lists the image."""
+    entry = _entry_of(image, images(root))
+    if entry is None:
+        return None
+    shown, text, table = next(found for found in reversed(_image_lists(root)) if entry in found[2])
+    return (shown, *jsontext.key_place(text, f"images.{entry}" + (f".{engine}" if engine in table[entry] else "")))
 
 
 def manifest_name(engine: str, version: str) -> str:
@@ -231,14 +257,19 @@ def pinned_engine(dist: str) -> str | None:
     return DISTRIBUTIONS.get(dist)
 
 
-def pins_in(argv: list[str]) -> dict[str, str]:
-    """engine -> version for each `NAME==VERSION` in a pip command line."""
-    out = {}
+def pins(argv: list[str]) -> list[tuple[str, str, str]]:
+    """(distribution as written, engine, version) of each `NAME==VERSION` in a pip command line."""
+    out = []
     for arg in argv:
         match = _PIN.match(arg)
         if match and pinned_engine(match.group(1)):
-            out[pinned_engine(match.group(1))] = match.group(2)
+            out.append((match.group(1), pinned_engine(match.group(1)), match.group(2)))
     return out
+
+
+def pins_in(argv: list[str]) -> dict[str, str]:
+    """engine -> version for each `NAME==VERSION` in a pip command line."""
+    return {engine: version for _, engine, version in pins(argv)}
 
 
 def flags_of(engine: str, version: str, root=None) -> set[str]:

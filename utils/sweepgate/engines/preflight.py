@@ -7,6 +7,7 @@ script first, then the shell library it sources).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from sweepgate.core import fields
@@ -64,25 +65,31 @@ def pinned_help(row: dict, root: Path | None = None) -> dict[str, list[str]]:
     return out
 
 
+def _script_lines(root: Path, script: Path):
+    """(path relative to root, line number, text) of each line that is no comment: the script's, then
+    the library's."""
+    for path in [script] + sorted({p for g in LIBRARY_GLOBS for p in root.glob(g)} - {script}):
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        rel = str(path.relative_to(root))
+        yield from ((rel, number, text) for number, text in enumerate(lines, 1) if not text.lstrip().startswith("#"))
+
+
 def locate(root: Path, script: Path, flag: str, value: str | None = None) -> tuple[str, int]:
     """Where ``flag`` is written: the script first, then the library; (path, line) relative to root.
     With the ``value`` it was refused for, the line that writes both (an `else` branch's, not the
     `if` branch's valid one), else the first that writes the flag."""
     pattern = re.compile(r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])")
-    files = [script] + sorted({p for g in LIBRARY_GLOBS for p in root.glob(g)} - {script})
     first = None
-    for path in files:
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            continue
-        for number, text in enumerate(lines, 1):
-            if pattern.search(text) and not text.lstrip().startswith("#"):
-                wrote = (re.escape(flag) + r"=(?=[\s\"')]|$)" if value == ""  # an empty --flag=
-                         else r"(?<![\w.-])" + re.escape(value or "") + r"(?![\w.-])")
-                if value is None or re.search(wrote, text):
-                    return str(path.relative_to(root)), number
-                first = first or (str(path.relative_to(root)), number)
+    for rel, number, text in _script_lines(root, script):
+        if pattern.search(text):
+            wrote = (re.escape(flag) + r"=(?=[\s\"')]|$)" if value == ""  # an empty --flag=
+                     else r"(?<![\w.-])" + re.escape(value or "") + r"(?![\w.-])")
+            if value is None or re.search(wrote, text):
+                return rel, number
+            first = first or (rel, number)
     return first or (str(script.relative_to(root)), 0)
 
 
@@ -115,8 +122,10 @@ def _nearest_flag(manifest: dict, flag: str) -> str | None:
     return found[0] if found else None
 
 
-def check_row(row: dict, calls: list[dict], root: Path, script: Path) -> list[Diagnostic]:
-    """Every flag problem (errors) and every engine without a manifest (warnings) in one row's calls."""
+def check_row(row: dict, calls: list[dict], root: Path, script: Path,
+              config_at: ConfigPlace | None = None) -> list[Diagnostic]:
+    """Every flag problem (errors) and every engine without a manifest (warnings) in one row's calls.
+    ``config_at`` says where the row's config writes a field (``_origin``)."""
     versions, out, missing = versions_for(row, calls, root), [], set()
     for call in calls:
         found = engine_call(call)
@@ -135,7 +144,7 @@ def check_row(row: dict, calls: list[dict], root: Path, script: Path) -> list[Di
         for flag, what in check_argv(manifest, args):
             out.append(_diagnostic(root, script, manifest, flag, what))
     for engine, version in sorted(missing, key=str):
-        out.append(_missing(row, script, root, engine, version))
+        out.append(_missing(row, calls, script, root, engine, version, config_at))
     return out
 
 
@@ -151,13 +160,15 @@ def _diagnostic(root: Path, script: Path, manifest: dict, flag: str, what: str) 
                       _hint(manifest, flag, what, root))
 
 
-def _missing(row: dict, script: Path, root: Path, engine: str, version: str | None) -> Diagnostic:
+def _missing(row: dict, calls: list[dict], script: Path, root: Path, engine: str, version: str | None,
+             config_at: ConfigPlace | None = None) -> Diagnostic:
     from sweepgate.engines.capture import ENGINES as CAPTURABLE
 
     image = row.get(fields.IMAGE, "")
     if engine not in CAPTURABLE and not (version and M.load(engine, version, root)):
         # no manifest can be made for it (yet): said, but not a warning --fail-on-warning could never clear
-        return Diagnostic(str(script.relative_to(root)), 0, 0, "engine-unchecked",
+        path, line = _runs(root, script, engine)
+        return Diagnostic(path, line, 0, "engine-unchecked",
                           f"{engine} commands are not checked: sweepgate cannot capture a {engine} manifest yet",
                           "nothing to fix here; the rehearsal ran them, and a flag their parser refuses "
                           "fails the job at start-up", severity="info")
@@ -165,9 +176,71 @@ def _missing(row: dict, script: Path, root: Path, engine: str, version: str | No
         message = f"image {image} has no {engine} manifest"
         hint = (f"add it to this repository's {fields.CONFIG_DIR}/engines/images.json "
                 "('{\"images\": {IMAGE: {ENGINE: VERSION}}}') and capture the version's manifest there")
-    else:
-        message = f"no manifest for {engine} {version} (installed on image {image})"
+    else:  # a version the job pip-installs is the same on every image: one warning, not one per image
+        message = (f"no manifest for {engine} {version} ("
+                   + ("the job's pip install pins it)" if _pinned(calls, engine) else f"installed on image {image})"))
         folder = f"{fields.CONFIG_DIR}/engines"  # --out must be in a folder that exists: made first where missing
         hint = ("capture it: " + ("" if (root / folder).is_dir() else f"mkdir -p {folder} && ")
                 + f"sweepgate engines capture --engine {engine} --out {folder}/{engine}-{version}.json")
-    return Diagnostic(str(script.relative_to(root)), 0, 0, "engine-manifest", message, hint, severity="warning")
+    path, line, col = _origin(row, calls, script, root, engine, version, config_at)
+    return Diagnostic(path, line, col, "engine-manifest", message, hint, severity="warning")
+
+
+# What says where the row's config writes a field (fields.IMAGE, fields.KV_OFFLOAD_BACKEND's version):
+# (file, line, col), or None when no config writes it as the row has it
+ConfigPlace = Callable[[dict, str], "tuple[str, int, int] | None"]
+
+
+def _pinned(calls: list[dict], engine: str) -> list[tuple[str, str]]:
+    """(distribution as written, version) of each `pip install NAME==VERSION` of ``engine`` the job ran."""
+    return [(dist, version) for call in calls if call.get("tool") == "pip"
+            for dist, e, version in M.pins(call.get("argv") or []) if e == engine]
+
+
+def _runs(root: Path, script: Path, engine: str) -> tuple[str, int]:
+    """Where the script (or the library) runs ``engine``'s `python3 -m MODULE`, else the script."""
+    modules = "|".join(re.escape(m) for m, e in PYTHON_MODULES.items() if e == engine)
+    runs = re.compile(rf"(?<![\w-])-m\s+({modules})(?![\w.-])") if modules else None
+    return next(((rel, number) for rel, number, text in _script_lines(root, script) if runs and runs.search(text)),
+                (str(script.relative_to(root)), 0))
+
+
+def _origin(row: dict, calls: list[dict], script: Path, root: Path, engine: str, version: str | None,
+            config_at: ConfigPlace | None) -> tuple[str, int, int]:
+    """Where ``engine``'s version came from: the line a job's `pip install NAME==VERSION` takes it
+    from (the config's KV-offload backend, or the script's pin); else the image's images.json entry;
+    else the config's image line. The script itself when none of them is found."""
+    pinned = _pinned(calls, engine)
+    place = None
+    if version is not None and pinned:
+        backend = row.get(fields.KV_OFFLOAD_BACKEND)
+        if (config_at and isinstance(backend, dict) and backend.get("name") == engine
+                and str(backend.get("version")) == version):
+            place = config_at(row, fields.KV_OFFLOAD_BACKEND)
+        place = place or _pin_place(root, script, [dist for dist, v in pinned if v == version], version)
+    else:
+        image = str(row.get(fields.IMAGE, ""))
+        place = M.image_place(image, engine, root) or (config_at(row, fields.IMAGE) if config_at else None)
+    return place or (str(script.relative_to(root)), 0, 0)
+
+
+def _pin_place(root: Path, script: Path, dists: list[str], version: str) -> tuple[str, int, int] | None:
+    """The line that writes ``version`` for `pip install DIST==...`: that line when it writes the version
+    itself, else the line that sets the variable it reads (`readonly _SG_LM_EVAL_VERSION="0.4.9.1"`),
+    else that pip line; else the first line that writes the version. None when no line does."""
+    word = r"(?<![\w.-])" + re.escape(version) + r"(?![\w.-])"
+    lines = list(_script_lines(root, script))
+    for dist in dists:
+        pin = re.compile(r"(?<![\w.-])" + re.escape(dist) + r"(?:\[[^\]]*\])?==(\S*)")
+        for rel, number, text in lines:
+            found = pin.search(text)
+            if not found:
+                continue
+            if re.search(word, found.group(1)):
+                return rel, number, found.start() + 1
+            var = re.match(r"\$\{?(\w+)", found.group(1))
+            sets = re.compile(r"(?<![\w$])" + re.escape(var.group(1)) + r"=") if var else None
+            return next(((r, n, m.start() + 1) for r, n, t in lines
+                         if sets and (m := sets.search(t)) and re.search(word, t[m.end():])),
+                        (rel, number, found.start() + 1))
+    return next(((rel, number, m.start() + 1) for rel, number, text in lines if (m := re.search(word, text))), None)

@@ -1,0 +1,109 @@
+"""preflight said an engine without a manifest at the row's script with no line
+(`benchmarks/single_node/agentic/x.sh: warning: image ... has no vllm manifest`), and under GitHub Actions an
+annotation on the script's first line, though the script never names the image or the version. The warning
+stands where the version came from: the images.json entry that gives it, the config's `image:` line where no
+entry lists the image, the script line that pins a `pip install` version (or the config's KV-offload backend
+version it installs), and a version the job pip-installs is one warning, not one per image that runs it.
+SGLang's note stands at the line that runs its server (s36a)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from test_preflight_refs import ENV, fleet
+
+AMD = "configs/amd-master.yaml"
+IMAGES = "configs/engines/images.json"
+
+
+def preflight(repo: Path, *keys: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in ENV.items() if k != "GITHUB_WORKSPACE"}
+    env["GITHUB_ACTIONS"] = "true"
+    return subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", *keys], cwd=repo,
+                          capture_output=True, text=True, env=env, timeout=300)
+
+
+def place(repo: Path, rel: str, after: str, text: str) -> tuple[int, int]:
+    """(line, col) of the first ``text`` at or after the first line that holds ``after``."""
+    lines = (repo / rel).read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if after in line)
+    number = next(i for i in range(start, len(lines)) if text in lines[i])
+    return number + 1, lines[number].index(text) + 1
+
+
+def said(proc: subprocess.CompletedProcess, what: str) -> list[str]:
+    return [line for line in proc.stderr.splitlines() if what in line]
+
+
+def test_an_image_no_entry_lists_stands_at_the_selected_config_s_image_line(tmp_path):
+    repo = fleet(tmp_path, "main")
+    # two configs run the image; only the second is selected: its line, not the first's
+    line, col = place(repo, AMD, "minimaxm3-fp4-mi355x-vllm-agentic-mtp:", "image:")
+    r = preflight(repo, "minimaxm3-fp4-mi355x-vllm-agentic-mtp")
+    what = "image rocm/vllm-dev:nightly_main_20251120 has no vllm manifest"
+    assert r.returncode == 0 and said(r, what), r.stderr
+    text, annotation = said(r, what)
+    assert text.startswith(f"{AMD}:{line}:{col}: warning: {what}; add it"), r.stderr
+    assert annotation.startswith(f"::warning file={AMD},line={line}::{what}"), r.stderr
+
+
+def test_a_version_or_image_from_images_json_stands_at_its_entry(tmp_path):
+    repo = fleet(tmp_path, "main")
+    (repo / IMAGES).unlink()  # a file of its own, not the package's (configs/engines is a copy here)
+    (repo / IMAGES).write_text(json.dumps({"images": {
+        "vllm/vllm-openai:v0.11.0": {"vllm": "0.11.7", "vllm-bench": "0.11.0"},
+        "rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103": {"vllm-bench": "0.11.1"}}}, indent=1) + "\n")
+    version = place(repo, IMAGES, '"vllm/vllm-openai:v0.11.0"', '"vllm"')
+    image = place(repo, IMAGES, '"rocm/vllm:', '"rocm/vllm:')
+    r = preflight(repo, "dsr1-fp8-b300-vllm", "dsr1-fp8-mi355x-vllm")
+    assert r.returncode == 0, r.stderr
+    (mine,) = [x for x in said(r, "no manifest for vllm 0.11.7") if not x.startswith("::")]
+    assert mine.startswith(f"{IMAGES}:{version[0]}:{version[1]}: warning: no manifest for vllm 0.11.7 "
+                           "(installed on image vllm/vllm-openai:v0.11.0); capture it"), r.stderr
+    (mine,) = [x for x in said(r, "has no vllm manifest") if not x.startswith("::")]
+    assert mine.startswith(f"{IMAGES}:{image[0]}:{image[1]}: warning: image rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103 "
+                           "has no vllm manifest"), r.stderr
+    assert f"::warning file={IMAGES},line={version[0]}::no manifest for vllm 0.11.7" in r.stderr, r.stderr
+
+
+def test_a_pip_version_stands_at_the_script_s_pin_or_the_config_s_backend_version(tmp_path):
+    repo = fleet(tmp_path, "main")
+    lib = repo / "benchmarks/lib/evals.sh"
+    lib.write_text(lib.read_text().replace('_SG_LM_EVAL_VERSION="0.4.9.1"', '_SG_LM_EVAL_VERSION="0.4.99"'))
+    config = repo / AMD
+    config.write_text(config.read_text().replace('name: lmcache, version: "0.5.4rc2"', 'name: lmcache, version: "0.5.5"'))
+    pin = place(repo, "benchmarks/lib/evals.sh", "readonly _SG_LM_EVAL_VERSION", "_SG_LM_EVAL_VERSION")
+    backend = place(repo, AMD, 'version: "0.5.5"', "version:")
+    r = preflight(repo, "dsr1-fp8-b300-vllm", "dsv4-fp4-mi355x-vllm-agentic-mtp")
+    assert r.returncode == 0, r.stderr
+    # once, though rows of two images install it: the job's pin is the same on each
+    (mine,) = [x for x in said(r, "no manifest for lm-eval 0.4.99") if not x.startswith("::")]
+    assert mine.startswith(f"benchmarks/lib/evals.sh:{pin[0]}:{pin[1]}: warning: no manifest for lm-eval 0.4.99 "
+                           "(the job's pip install pins it); capture it"), r.stderr
+    (mine,) = [x for x in said(r, "no manifest for lmcache 0.5.5") if not x.startswith("::")]
+    assert mine.startswith(f"{AMD}:{backend[0]}:{backend[1]}: warning: no manifest"), r.stderr
+    assert f"::warning file=benchmarks/lib/evals.sh,line={pin[0]}::no manifest for lm-eval" in r.stderr, r.stderr
+
+
+def test_sglang_s_note_stands_at_the_line_that_runs_its_server(tmp_path):
+    repo = fleet(tmp_path, "main")
+    line, _ = place(repo, "benchmarks/multi_node/disagg_lib.sh", "-m sglang.launch_server", "-m sglang")
+    r = preflight(repo, "dsr1-fp4-b300-sglang-disagg")
+    (mine,) = [x for x in said(r, "sglang commands are not checked") if not x.startswith("::")]
+    assert r.returncode == 0 and mine.startswith(f"benchmarks/multi_node/disagg_lib.sh:{line}: note:"), r.stderr
+
+
+def test_a_pin_written_in_the_pip_line_itself_stands_there(tmp_path):
+    from sweepgate.engines.preflight import _pin_place
+
+    script = tmp_path / "benchmarks" / "run.sh"
+    script.parent.mkdir()
+    script.write_text("#!/bin/bash\n# pip install aiperf==0.13.9 (a comment)\nset -e\n"
+                      "pip install --quiet 'aiperf==0.13.9'\n")
+    assert _pin_place(tmp_path, script, ["aiperf"], "0.13.9") == ("benchmarks/run.sh", 4, 22)
+    assert _pin_place(tmp_path, script, ["aiperf"], "0.13.8") == ("benchmarks/run.sh", 4, 22)  # the pip line
+    assert _pin_place(tmp_path, script, ["lmcache"], "0.13.9") == ("benchmarks/run.sh", 4, 30)  # the version
+    assert _pin_place(tmp_path, script, ["lmcache"], "9.9") is None
