@@ -970,6 +970,32 @@ def test_multi_node_rows_on_a_runner_without_hardware_facts_are_a_warning(tmp_pa
     assert "hardware['cluster:gb200-nv']" in w["hint"] and "gpus-per-node" in w["hint"]
 
 
+def _line_under(path: Path, section: str, text: str) -> tuple[int, int]:
+    """(line, col) of the first line holding ``text`` after the line that starts ``section``."""
+    lines = path.read_text().splitlines()
+    start = lines.index(f"{section}:")
+    number = next(i for i in range(start, len(lines)) if text in lines[i])
+    return number + 1, lines[number].index(text) + 1
+
+
+def test_changed_runner_facts_stand_at_the_label_s_hardware_entry(fleet):
+    """s36a: the hardware-facts change and the no-hardware-facts warnings stood at configs/runners.yaml with
+    no line (an annotation on its first line): each stands at its label's entry, under hardware (the facts
+    that changed) or under labels (the label with none, the next test)."""
+    runners = {**RUNNERS, "hardware": {**RUNNERS["hardware"], "cluster:b300-nv": {
+        **RUNNERS["hardware"]["cluster:b300-nv"], "rdma-devices": ["mlx5_0"]}}}
+    p = make(fleet, {"configs/runners.yaml": runners})
+    (w,) = [w for w in rules(p, "unlisted-change") if w["file"] == "configs/runners.yaml"]
+    assert (w["line"], w["col"]) == _line_under(fleet.root / "configs/runners.yaml", "hardware", "cluster:b300-nv"), w
+
+
+def test_a_label_without_hardware_facts_stands_at_its_labels_entry(tmp_path):
+    root, r = _fleet_without_multi_node_hardware(tmp_path)
+    p = make(r, {"perf-changelog.yaml": r.append_changelog(entry(DSR1, DSR1_MI, "dsr1-fp4-gb200-dynamo-trt"))})
+    (w,) = rules(p, "no-hardware-facts")
+    assert (w["line"], w["col"]) == _line_under(root / "configs/runners.yaml", "labels", "cluster:gb200-nv"), w
+
+
 def test_gpu_hours_of_multi_node_rows_without_gpus_per_node_are_a_lower_bound(tmp_path):
     """Review (corpus main-056): multi-node rows on a runner with no gpus-per-node were counted by
     their workers' GPUs (8 and 20 for jobs that hold 2 and 3 whole nodes) and the total read as exact.

@@ -220,7 +220,7 @@ def _unlisted_runners(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict
         if diff.runner and isinstance(runner, str):  # runner_facts leave the pool's size out
             by_label.setdefault(runner, []).append(key)
     return [Diagnostic(
-        F.RUNNERS_FILE, 0, 0, RULE_UNLISTED,
+        *head.runners_place((F.HARDWARE, label)), RULE_UNLISTED,
         f"hardware facts of runner '{label}' changed; config keys running on it: {_short(sorted(keys))}; "
         "no appended entry selects any of them",
         f"append an entry naming one of them (e.g. '{sorted(keys)[0]}') to {F.CHANGELOG_FILE}, or revert the change",
@@ -351,7 +351,7 @@ def unplaced_runners(base: RecipeSet, matrix: dict) -> list[Diagnostic]:
     bare = sorted({str(row.get(F.RUNNER)) for _, row in iter_rows(matrix)
                    if is_multinode_row(row) and hardware_of(base.runners or {}, str(row.get(F.RUNNER))) is None
                    and (not labels or row.get(F.RUNNER) in labels)})
-    return [Diagnostic(F.RUNNERS_FILE, 0, 0, "no-hardware-facts",
+    return [Diagnostic(*base.runners_place((F.LABELS, label)), "no-hardware-facts",
                        f"multi-node rows run on '{label}', which has no {F.HARDWARE} entry in {F.RUNNERS_FILE}: "
                        "their jobs get no SWEEPGATE_NODES and the launcher will refuse them",
                        F.add_hardware(label, [F.GPUS_PER_NODE, F.AVAILABLE_CPU_DRAM_MIB], on_main=True),

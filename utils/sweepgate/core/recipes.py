@@ -262,6 +262,13 @@ class RecipeSet:
     candidates: dict[str, list[str]] = field(default_factory=dict)  # candidate[0] -> all candidates
     # key -> every file its jobs run besides its script and the helpers that sources (``job_files``)
     support: dict[str, list[str]] = field(default_factory=dict)
+    runners_doc: object = None  # the runners file as read (``YamlDoc``: where its entries stand), when it was
+
+    def runners_place(self, path: tuple) -> tuple[str, int, int]:
+        """(file, line, col) of ``path`` in the runners file (of its nearest entry there); the file
+        at no line when it could not be read."""
+        doc = self.runners_doc
+        return (doc.path, *doc.locate(path)) if doc is not None else (F.RUNNERS_FILE, 0, 0)
 
     def sha(self, path: str | None) -> str | None:
         """A script's digest with the helpers it sources, as the run identity hashes them (core.digest)."""
@@ -328,7 +335,7 @@ def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] =
                                 severity="info"))
     runners = rev.runners.data if rev else {}
     recipes = RecipeSet(ref, dict(rev.configs) if rev else {}, dict(rev.owner) if rev else {},
-                        runners if isinstance(runners, dict) else {})
+                        runners if isinstance(runners, dict) else {}, runners_doc=rev.runners if rev else None)
     _read_recipes(git, recipes, [*F.BENCHMARK_LIB_FILES, *extra_paths], job_files)
     return recipes, notes
 
