@@ -107,3 +107,30 @@ def test_a_pin_written_in_the_pip_line_itself_stands_there(tmp_path):
     assert _pin_place(tmp_path, script, ["aiperf"], "0.13.8") == ("benchmarks/run.sh", 4, 22)  # the pip line
     assert _pin_place(tmp_path, script, ["lmcache"], "0.13.9") == ("benchmarks/run.sh", 4, 30)  # the version
     assert _pin_place(tmp_path, script, ["lmcache"], "9.9") is None
+
+
+def test_a_script_that_fails_stands_at_the_line_bash_names(tmp_path):
+    """A script that exited at a command bash could not run was a problem at the script with no line, though
+    bash's `FILE: line N: ...: command not found` stood in the quoted cause."""
+    repo = fleet(tmp_path, "main")
+    rel = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
+    text = (repo / rel).read_text()
+    assert text.count("prepare_model_path || exit 1\n") == 1
+    (repo / rel).write_text(text.replace("prepare_model_path || exit 1\n",
+                                         "prepare_model_path || exit 1\nno_such_command_s36a || exit 1\n"))
+    line = text[:text.index("prepare_model_path || exit 1\n")].count("\n") + 2
+    r = preflight(repo, "dsr1-fp8-b300-vllm")
+    told = [x for x in said(r, "no_such_command_s36a: command not found") if not x.startswith("::")]
+    assert r.returncode == 1 and told and all(x.startswith(f"{rel}:{line}: row dsr1_") for x in told), r.stderr
+    assert f"::error file={rel},line={line}::row dsr1_" in r.stderr, r.stderr
+
+
+def test_a_failure_bash_names_outside_the_repository_stays_at_the_script(tmp_path):
+    from sweepgate.commands.preflight import _failed_at
+
+    lib = tmp_path / "benchmarks" / "lib" / "x.sh"
+    lib.parent.mkdir(parents=True)
+    lib.write_text("foo\n")
+    assert _failed_at(f"{lib}: line 1: foo: command not found", "b/s.sh", tmp_path) == ("benchmarks/lib/x.sh", 1)
+    assert _failed_at("/etc/profile: line 1: foo: command not found", "b/s.sh", tmp_path) == ("b/s.sh", 0)
+    assert _failed_at("Error: the server did not start", "b/s.sh", tmp_path) == ("b/s.sh", 0)

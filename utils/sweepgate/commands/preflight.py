@@ -330,6 +330,15 @@ def _cause(tail: str) -> str:
 
 # bash's own "FILE: line N: syntax error ..." (its parser's, or an arithmetic expression's)
 _SYNTAX = re.compile(r"^(?P<file>[^\n]+?): line (?P<line>\d+): (?P<what>[^\n]*syntax error[^\n]*)$", re.M)
+# bash's "FILE: line N: ..." of any error (`foo: command not found`)
+_BASH_SAYS = re.compile(r"^(?P<file>[^\n]+?): line (?P<line>\d+): ")
+
+
+def _in_repository(name: str, root: Path) -> str | None:
+    """A file bash names, from the repository's top; None when it is no file in the repository."""
+    where, root = Path(name), root.resolve()
+    path = (where if where.is_absolute() else root / where).resolve()
+    return str(path.relative_to(root)) if path.is_file() and path.is_relative_to(root) else None
 
 
 def _syntax_error(tail: str, root: Path):
@@ -338,15 +347,19 @@ def _syntax_error(tail: str, root: Path):
     from sweepgate.core.errors import Diagnostic
 
     said = list(_SYNTAX.finditer(tail))
-    if not said:
+    rel = _in_repository(said[-1]["file"], root) if said else None
+    if rel is None:
         return None
-    where, root = Path(said[-1]["file"]), root.resolve()
-    path = (where if where.is_absolute() else root / where).resolve()
-    if not path.is_file() or not path.is_relative_to(root):
-        return None
-    rel = str(path.relative_to(root))
     return Diagnostic(rel, int(said[-1]["line"]), 0, RUN_RULE, f"bash stops here: {said[-1]['what'].strip()}",
                       f"fix the syntax (bash -n {rel} checks it without running it)")
+
+
+def _failed_at(cause: str, rel: str, root: Path) -> tuple[str, int]:
+    """Where a failed script's cause stands: the file and line bash names in it (`x.sh: line 12: foo:
+    command not found`), when that is a file in the repository; else the script, at no line."""
+    said = _BASH_SAYS.match(cause)
+    named = _in_repository(said["file"], root) if said else None
+    return (named, int(said["line"])) if named else (rel, 0)
 
 
 def _run_problems(row: dict, rec, root: Path) -> list:
@@ -361,10 +374,9 @@ def _run_problems(row: dict, rec, root: Path) -> list:
     if syntax:
         out.append(syntax)
     elif rec.timed_out or rec.rc:
-        what = "did not finish" if rec.timed_out else how_it_ended(rec.rc)
-        out.append(Diagnostic(rel, 0, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script {what} "
-                              f"in the fast rehearsal ({_cause(rec.output_tail)[:200]})",
-                              "run sweepgate rehearse on the row"))
+        what, cause = "did not finish" if rec.timed_out else how_it_ended(rec.rc), _cause(rec.output_tail)
+        out.append(Diagnostic(*_failed_at(cause, rel, root), 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script "
+                              f"{what} in the fast rehearsal ({cause[:200]})", "run sweepgate rehearse on the row"))
     if rec.leftovers:
         out.append(Diagnostic(rel, 0, 0, RUN_RULE, "left running: " + "; ".join(rec.leftovers),
                               "start background work with start_background_process"))
