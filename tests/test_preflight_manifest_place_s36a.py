@@ -134,3 +134,20 @@ def test_a_failure_bash_names_outside_the_repository_stays_at_the_script(tmp_pat
     assert _failed_at(f"{lib}: line 1: foo: command not found", "b/s.sh", tmp_path) == ("benchmarks/lib/x.sh", 1)
     assert _failed_at("/etc/profile: line 1: foo: command not found", "b/s.sh", tmp_path) == ("b/s.sh", 0)
     assert _failed_at("Error: the server did not start", "b/s.sh", tmp_path) == ("b/s.sh", 0)
+
+
+def test_with_refs_the_image_line_is_the_head_config_s(tmp_path):
+    from test_preflight_refs import ENTRY, git
+
+    repo = fleet(tmp_path, "main")
+    config = repo / "configs/nvidia-master.yaml"
+    config.write_text(config.read_text().replace("vllm/vllm-openai:v0.11.0", "vllm/vllm-openai:v0.12.0", 1))
+    with (repo / "perf-changelog.yaml").open("a") as fh:
+        fh.write(ENTRY)
+    git(repo, "commit", "-qam", "a new image, no manifest for it")
+    line, col = place(repo, "configs/nvidia-master.yaml", "dsr1-fp8-b300-vllm:", "image:")
+    env = {k: v for k, v in ENV.items() if k not in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE")}
+    r = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--base-ref", "HEAD~", "--head-ref", "HEAD"],
+                       cwd=repo, capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0 and f"configs/nvidia-master.yaml:{line}:{col}: warning: image vllm/vllm-openai:v0.12.0 " \
+        "has no vllm manifest; add it" in r.stderr, r.stderr
