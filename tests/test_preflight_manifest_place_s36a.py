@@ -126,7 +126,7 @@ def test_a_script_that_fails_stands_at_the_line_bash_names(tmp_path):
 
 
 def test_a_failure_bash_names_outside_the_repository_stays_at_the_script(tmp_path):
-    from sweepgate.commands.preflight import _failed_at
+    from sweepgate.commands.preflight import _failed_at, _syntax_error
 
     lib = tmp_path / "benchmarks" / "lib" / "x.sh"
     lib.parent.mkdir(parents=True)
@@ -134,6 +134,10 @@ def test_a_failure_bash_names_outside_the_repository_stays_at_the_script(tmp_pat
     assert _failed_at(f"{lib}: line 1: foo: command not found", "b/s.sh", tmp_path) == ("benchmarks/lib/x.sh", 1)
     assert _failed_at("/etc/profile: line 1: foo: command not found", "b/s.sh", tmp_path) == ("b/s.sh", 0)
     assert _failed_at("Error: the server did not start", "b/s.sh", tmp_path) == ("b/s.sh", 0)
+    assert _failed_at("x" * 5000 + ": line 1: foo: command not found", "b/s.sh", tmp_path) == ("b/s.sh", 0)  # no file's name
+    assert _failed_at("a\0b: line 1: foo: command not found", "b/s.sh", tmp_path) == ("b/s.sh", 0)
+    # a syntax error bash names at such a name was a traceback (OSError: File name too long)
+    assert _syntax_error("x" * 5000 + ": line 2: syntax error: unexpected end of file", tmp_path) is None
 
 
 def test_with_refs_the_image_line_is_the_head_config_s(tmp_path):

@@ -335,10 +335,14 @@ _BASH_SAYS = re.compile(r"^(?P<file>[^\n]+?): line (?P<line>\d+): ")
 
 
 def _in_repository(name: str, root: Path) -> str | None:
-    """A file bash names, from the repository's top; None when it is no file in the repository."""
+    """A file bash names, from the repository's top; None when it is no file in the repository (or no
+    name a file can have: the script's output can hold any text, a name too long, a NUL byte)."""
     where, root = Path(name), root.resolve()
-    path = (where if where.is_absolute() else root / where).resolve()
-    return str(path.relative_to(root)) if path.is_file() and path.is_relative_to(root) else None
+    try:
+        path = (where if where.is_absolute() else root / where).resolve()
+        return str(path.relative_to(root)) if path.is_file() and path.is_relative_to(root) else None
+    except (OSError, ValueError):
+        return None
 
 
 def _syntax_error(tail: str, root: Path):
