@@ -155,3 +155,14 @@ def test_with_refs_the_image_line_is_the_head_config_s(tmp_path):
                        cwd=repo, capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0 and f"configs/nvidia-master.yaml:{line}:{col}: warning: image vllm/vllm-openai:v0.12.0 " \
         "has no vllm manifest; add it" in r.stderr, r.stderr
+
+
+def test_an_images_json_edited_while_preflight_runs_gives_no_place_not_a_traceback(tmp_path):
+    from sweepgate.engines import manifest as M
+
+    own = tmp_path / "configs" / "engines"
+    own.mkdir(parents=True)
+    (own / "images.json").write_text(json.dumps({"images": {"example/vllm:s36a": {"vllm-bench": "0.11.0"}}}))
+    assert M.image_place("example/vllm:s36a", "vllm", tmp_path) == ("configs/engines/images.json", 1, 13)
+    (own / "images.json").write_text(json.dumps({"images": {}}))  # images() keeps what it read first
+    assert M.image_engines("example/vllm:s36a", tmp_path) and M.image_place("example/vllm:s36a", "vllm", tmp_path) is None

@@ -161,11 +161,13 @@ def image_engines(image: str, root=None) -> dict[str, str]:
 
 def image_place(image: str, engine: str, root=None) -> tuple[str, int, int] | None:
     """(images.json as shown, line, col) of the entry that lists ``image``: of its ``engine`` key when
-    it has one, else of the image's key; None when no images.json lists the image."""
+    it has one, else of the image's key; None when no images.json lists the image (or, read again, no
+    longer does: edited while preflight ran)."""
     entry = _entry_of(image, images(root))
-    if entry is None:
+    found = next((f for f in reversed(_image_lists(root)) if entry in f[2]), None) if entry else None
+    if found is None:
         return None
-    shown, text, table = next(found for found in reversed(_image_lists(root)) if entry in found[2])
+    shown, text, table = found
     return (shown, *jsontext.key_place(text, f"images.{entry}" + (f".{engine}" if engine in table[entry] else "")))
 
 
