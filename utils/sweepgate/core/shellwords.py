@@ -1,16 +1,18 @@
 """Which files a benchmark script's shell text sources, and where they are (``recipes.sourced``).
 
-Not a shell: a ``source``/``.`` command is found wherever a command begins (a line's start, after ``;``,
-``&&``, ``||``, ``|``, ``(``, ``{``, ``!``, or ``then``, ``else``, ``do``, ``if``, ``elif``, ``while``,
-``until``), outside quotes and comments, so ``[ -r X ] && . X`` and ``if [ -f X ]; then source X; fi``
-source X. Its first word is followed through the usual spellings of a place: ``$0``, ``${BASH_SOURCE[0]}``
+Not a shell: in the text's code (``core.shellcode``: not in a comment, a string, a heredoc's body, but in
+every command substitution, quoted or not, in backticks and in an unquoted heredoc's body), a ``source``/``.``
+command is found wherever a command begins (a line's start, after ``;``, ``&&``, ``||``, ``|``, ``(``, ``{``,
+``!``, `` ` ``, a ``case`` pattern's ``)``, or ``then``, ``else``, ``do``, ``if``, ``elif``, ``while``,
+``until``), after assignments (``X=1 source x``), ``builtin``, ``command``, ``time`` or ``eval`` and before a
+``--``, so ``[ -r X ] && . X`` and ``if [ -f X ]; then source X; fi`` source X. Its first word is followed
+through the usual spellings of a place: ``$0``, ``${BASH_SOURCE[0]}``
 (the script), ``${X%/*}``, ``$(dirname X)``, ``$(cd X && pwd)``, ``$(realpath X)``, ``$(readlink -f X)``,
 a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the checkout's top, where jobs run),
 a plain relative path (from the top), and a variable the text set to one of these before the command
 (``ROOT="$(cd "$(dirname "$0")/../.." && pwd)"; LIB_DIR="$ROOT/benchmarks"``). Anything else (``$HOME``,
-an absolute path, another command's output) is no place. A heredoc's body is text and sources nothing; a
-command substitution in an assignment (`X=$(source x.sh; ...)`) is read as commands (what it sets stays
-inside it).
+an absolute path, another command's output) is no place. What a command substitution assigns
+(`X=$(D=x; source "$D/y.sh")`) stays inside it.
 
 ``reading`` also gives the other paths the text names from the script's folder (``Reading.named``): each
 spelling of a place above, anywhere in the text, with a path after it (`python3 "$B/client.py"`); the value of
@@ -24,28 +26,30 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from sweepgate.core import shellcode
+
 SELF, FOLDER, TOP = "self", "folder", "top"
 Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top)
 
-# Where a command begins, and then a `source`/`.` command or an assignment (`local`, `export`, ... allowed).
-_COMMAND = re.compile(r'(?:^|[;&|({!]|(?<![\w-])(?:then|else|do|if|elif|while|until)(?=[ \t]))[ \t]*'
-                      r'(?:(?P<source>source|\.)[ \t]+|(?:(?:local|export|readonly|declare(?:[ \t]+-\w+)*)[ \t]+)?'
+# A `source`/`.` command, after words that run it as one (`builtin`, `command`, `time`, `eval`), `--` allowed.
+_SOURCE = (r'(?:(?:builtin|eval|(?:command|time)(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?)*'
+           r'(?P<source>source|\.)[ \t]+(?:--[ \t]+)?')
+# Where a command begins in the code (``_code``), and then a `source`/`.` command or an assignment (`local`,
+# `export`, ... allowed; `)` ends a `case` item's pattern there: the one of a `$( )` is blanked).
+_COMMAND = re.compile(r'(?:^|[;&|({!`)]|(?<![\w-])(?:then|else|do|if|elif|while|until)(?=[ \t]))[ \t]*'
+                      rf'(?:{_SOURCE}|(?P<declare>(?:local|export|readonly|declare(?:[ \t]+-\w+)*)[ \t]+)?'
                       r'(?P<name>[A-Za-z_]\w*)=)', re.MULTILINE)
-# A line's text before a command, when no quote is open in it and no comment has begun (`#` starts one at
-# a word's start only: `${#a[@]}` and `a#b` are words).
-_CLOSED = re.compile(r'''(?:[^'"\\#\n]|\\.|'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|(?<=[^\s;&|(){}])#)*''')
+# What may follow an assignment in the same command: another (`A=1 B=$(...)`), or a `source` (`X=1 . x`,
+# not after `local`, `export`, ...: their words are all names).
+_NEXT = re.compile(rf'[ \t]+(?:{_SOURCE}|(?P<name>[A-Za-z_]\w*)=)')
+_BLANKS = re.compile(r'[ \t]+(?:--[ \t]+)?')
 _SELF = re.compile(r'\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE(?!\w)|0(?!\w)|\{0\})')
 _SELF_FOLDER = re.compile(r'\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}')
 _VARIABLE = re.compile(r'\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<bare>[A-Za-z_]\w*))')
 _REST = re.compile(r'(?:/+[\w.+-]*)*')
 _LITERAL = re.compile(r'[\w.+-]+(?:/+[\w.+-]*)*')
-_DEPTH = 16  # command substitutions in one word followed (or read as commands), at most (each is a level of recursion)
+_DEPTH = 16  # command substitutions in one word followed, at most (each is a level of recursion)
 _CLOSING = {"'": "'", '"': '"', "(": ")", "{": "}"}
-# `<<EOF`, `<<-EOF`, `<< 'EOF'`, `<<"EOF"`, `<<\EOF` (not `<<<`, a here-string); its body runs to the line
-# that is the word alone (tabs before it allowed after `<<-`).
-_HEREDOC = re.compile(r"""(?<!<)<<(?!<)(?P<strip>-?)[ \t]*(?P<quote>['"]?)\\?(?P<end>[\w.+-]+)(?P=quote)""")
-# Another assignment of the same command (`A=1 B=$(...)`).
-_NEXT_ASSIGNMENT = re.compile(r'[ \t]+(?P<name>[A-Za-z_]\w*)=')
 _HEAD = re.compile(r'\$[({\w]')
 # A command substitution ``_command`` can tell a place from, and the longest spelling of a place followed
 # (each `$(` of a text is tried as one: a longer one would cost a scan of the text each)
@@ -65,77 +69,67 @@ class Reading:
 def reading(text: str) -> Reading:
     """What ``text`` sources and names (``Reading``), read once."""
     read = Reading()
-    _commands(_without_heredocs(text), 0, len(text), {}, read)
+    _commands(text, *shellcode.code(text), read)
     read.named = _named(text, read.assigned)
     return read
 
 
-def _without_heredocs(text: str) -> str:
-    """``text`` with each heredoc's body (and terminator) blanked, every offset and line kept."""
-    out, pending = [], []
-    for line in text.split("\n"):
-        if pending:
-            strip, end = pending[0]
-            if (line.lstrip("\t") if strip else line) == end:
-                pending.pop(0)
-            out.append(" " * len(line))
-            continue
-        for m in _HEREDOC.finditer(line):
-            before = line[:m.start()]  # outside quotes, comments and arithmetic (`$((1<<n))`)
-            if _CLOSED.fullmatch(before) and before.count("((") <= before.count("))"):
-                pending.append((m["strip"], m["end"]))
-        out.append(line)
-    return "\n".join(out)
-
-
-def _commands(text: str, lo: int, hi: int, variables: dict, read: Reading, inside: bool = False) -> None:
-    """Read the commands of ``text[lo:hi]`` into ``read`` (``inside`` a command substitution: what it
-    assigns is not the text's)."""
-    at, chained = lo, False
+def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading) -> None:
+    """Read the commands of ``text`` (found in its ``code``) into ``read``. What a command substitution
+    (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word."""
+    scopes = [_Scope(len(text) + 1, {}, [])]
+    # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow)
+    at, chain, declared, spanned = 0, -1, False, 0
     while True:
-        # an assignment right after another (`A=1 B=2`) needs no check: the previous word ended outside quotes
-        follows = bool(chained and (m := _NEXT_ASSIGNMENT.match(text, at, hi)))
-        if not follows and not (m := _COMMAND.search(text, at, hi)):
+        m = _COMMAND.search(code, at)
+        if chain >= 0 and (m is None or m.start() >= chain):
+            if (n := _NEXT.match(code, chain)) and (n["name"] or not declared):
+                m = n
+            chain = -1
+        if m is None:
             break
+        spanned = _enter(scopes, spans, spanned, m.start())
         at = m.end()
-        if not follows and not _CLOSED.fullmatch(text, max(lo, text.rfind("\n", 0, m.start()) + 1), m.start()):
-            chained = False
-            continue
+        if m["source"]:  # the blanks matched after it may be a quote blanked in the code (`source"x"` is none)
+            if not (gap := _BLANKS.match(text, m.end("source"))):
+                continue
+            at = gap.end()
         word = _word(text, at)
         followed = word.count("$(") <= _DEPTH
-        place = _place(word.replace('"', "").replace("'", ""), variables) if followed else None
-        chained = bool(m["name"])
+        place = _place(word.replace('"', "").replace("'", ""), scopes[-1].variables) if followed else None
         if m["name"]:
-            for start, end in _substitutions(text, at, at + len(word)) if followed else ():
-                _commands(text, start, end, dict(variables), read, True)
-            variables[m["name"]] = place
-            if not inside:
+            scopes[-1].pending.append((at + len(word), m["name"], place))
+            if len(scopes) == 1:
                 read.assigned.append((m["name"], place, at, at + len(word)))
+            chain = at + len(word)
+            declared = bool(m["declare"]) if m.re is _COMMAND else declared
         elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
             read.sourced.append((m.start("source"), place))
-        at += len(word)
 
 
-def _substitutions(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
-    """Where each command substitution of the word ``text[lo:hi]`` is (not one in single quotes):
-    (offset of its `(`, offset of its `)`)."""
-    out, i, quoted = [], lo, False
-    while i < hi:
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] == "'" and not quoted:
-            i = text.find("'", i + 1, hi) + 1 or hi
-            continue
-        if text.startswith("$(", i):
-            group = _word(text, i, group=True)
-            if group.endswith(")") and i + len(group) <= hi:  # bash runs none of an unclosed one
-                out.append((i + 1, i + len(group) - 1))
-            i += len(group)
-            continue
-        quoted ^= text[i] == '"'
-        i += 1
-    return out
+@dataclass
+class _Scope:
+    """The variables in force inside a command substitution (or the text) that ends at ``end``, and the
+    assignments made there whose word has not ended yet (end of the word, name, place)."""
+    end: int
+    variables: dict[str, Place | None]
+    pending: list[tuple[int, str, Place | None]]
+
+
+def _enter(scopes: list[_Scope], spans: list[tuple[int, int]], k: int, at: int) -> int:
+    """Make ``scopes`` those in force at ``at``: leave the command substitutions that ended, put the
+    assignments whose word ended in force, enter those (``spans[k:]``) that ``at`` is inside; the next k."""
+    while at >= scopes[-1].end:
+        scopes.pop()
+    top = scopes[-1]
+    for _, name, place in [p for p in top.pending if p[0] <= at]:
+        top.variables[name] = place
+    top.pending[:] = [p for p in top.pending if p[0] > at]
+    while k < len(spans) and spans[k][0] <= at:
+        if spans[k][1] > at:
+            scopes.append(_Scope(spans[k][1], dict(scopes[-1].variables), []))
+        k += 1
+    return k
 
 
 def _named(text: str, assigned: list[tuple[str, Place | None, int, int]]) -> list[tuple[int, Place]]:
@@ -200,7 +194,7 @@ def _word(text: str, i: int, *, group: bool = False) -> str:
             i += 1
         elif top != '"' and c in "'\"(":
             stack.append(c)
-        elif not top and (c.isspace() or c in ";&|<>)"):
+        elif not top and (c.isspace() or c in ";&|<>)`"):
             break
         i += 1
     return text[start:i]

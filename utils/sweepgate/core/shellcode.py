@@ -1,0 +1,215 @@
+"""Which parts of a shell text bash reads as commands (``code``), for ``core.shellwords``.
+
+``code(text)`` is ``text`` with all that is not code blanked (every character but a line break becomes a
+blank, so offsets and lines stay): comments, quoted strings (over as many lines as they run), `\\`-escaped
+characters, arithmetic (`$(( ))`, `(( ))`), `${ }`, an array's words (`X=( )`) and heredoc bodies (up to
+their terminator). What bash runs inside them stays: a command substitution `$( )` or `` ` ` `` wherever it
+is (in double quotes, in `${ }`, in an unquoted heredoc's body), and the `)` that ends a `case` item's
+pattern; the `)` that ends a `$( )` is blanked (what follows it is no command's start). With it, where each
+command substitution is (offset of its first character, offset of its end), for what it assigns to stay
+inside it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+CODE, QUOTED, BRACED, ARITHMETIC, ARRAY, BODY = "code", '"', "${", "((", "=(", "body"
+# What each context acts on (group `s`; a `$` only before `(`, `{` or a quote, a `#` only at a word's start,
+# a line break only when a heredoc's body begins after it); all else is code in CODE and blanked in the
+# others. CODE's pattern is matched, not searched: it runs over what it skips in one step (most of a text).
+_CODE_SKIP = r"""(?:[^#'"\\`()$<%s]++|\$(?![({'"])|<(?!<)|(?<=[^\s;&|(){}])#)*+"""
+_CODE_SPECIAL = r"""(?P<s>['"\\`()]|\$[({'"]|#|<<%s)"""
+_SPECIAL = {CODE: re.compile(_CODE_SKIP % "" + _CODE_SPECIAL % ""),
+            QUOTED: re.compile(r'(?P<s>["\\`]|\$[({])'), BRACED: re.compile(r"""(?P<s>[}'"\\`]|\$[({])"""),
+            ARITHMETIC: re.compile(r"(?P<s>[()`]|\$[({])"), BODY: re.compile(r"(?P<s>[\\`]|\$[({])"),
+            ARRAY: re.compile(r"""(?P<s>[)'"\\`\n]|\$[({'"]|(?<![^\s;&|(){}])#)""")}
+_BEFORE_BODIES = re.compile(_CODE_SKIP % r"\n" + _CODE_SPECIAL % r"|\n")
+# `<<EOF`, `<<-EOF`, `<< 'EOF'`, `<<"EOF"`, `<<\EOF` (not `<<<`, a here-string); its body runs to the line
+# that is the word alone (tabs before it allowed after `<<-`); a quoted word's body is text only.
+_HEREDOC = re.compile(r"""<<(?!<)(?P<strip>-?)[ \t]*(?P<quote>['"]?)(?P<escape>\\?)(?P<end>[\w.+-]+)(?P=quote)""")
+# A double-quoted string that runs nothing (no `$(`, no `` ` ``; a `${ }` without quotes or `$` inside).
+_SIMPLE_QUOTED = re.compile(r'"(?:[^"\\$`]|\\.|\$(?![({])|\$\{[^}"\'$`\\]*\})*+"', re.DOTALL)
+_ANSI = re.compile(r"\$'(?:[^'\\]|\\.)*'?", re.DOTALL)
+_NOT_A_LINE_BREAK = re.compile(r"[^\n]")
+
+
+class _Open(NamedTuple):
+    """A context open at a point of the scan: what opened it (`$(`, `(`, `` ` ``, ...), where, and for a
+    heredoc's body where it stops and where the scan goes on after it."""
+    context: str
+    opener: str
+    at: int
+    stop: int = -1
+    resume: int = -1
+
+
+class _Scan:
+    """A scan's state: the ranges to blank, the command substitutions closed, the heredocs whose bodies
+    begin at the next line break, and the contexts open (the text's code at the bottom)."""
+
+    def __init__(self, text: str):
+        self.text, self.blank, self.spans, self.heredocs = text, [], [], []
+        self.stack = [_Open(CODE, "", 0)]
+
+    def push(self, context: str, opener: str, at: int, blank: int = 0) -> int:
+        self.stack.append(_Open(context, opener, at))
+        self.blank.append((at, at + blank))
+        return at + len(opener)
+
+
+def code(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with all that is not code blanked, and each command substitution's (start, end), in order."""
+    scan, i, n = _Scan(text), 0, len(text)
+    while True:
+        top = scan.stack[-1]
+        stop = top.stop if top.context == BODY else n
+        if top.context == CODE:
+            m = (_BEFORE_BODIES if scan.heredocs else _SPECIAL[CODE]).match(text, i, stop)
+        else:
+            m = _SPECIAL[top.context].search(text, i, stop)
+        j = m.start("s") if m else stop
+        if top.context != CODE:
+            scan.blank.append((i, j))
+        if m:
+            i = _special(scan, top, j)
+        elif top.context == BODY:
+            scan.stack.pop()
+            i = top.resume
+        else:
+            break
+    return _blanked(text, scan.blank), sorted(scan.spans)
+
+
+def _special(scan: _Scan, top: _Open, j: int) -> int:
+    """Act on the character at ``text[j]`` that ``top``'s context acts on; where the scan goes on."""
+    text, c = scan.text, scan.text[j]
+    if c == "\\":
+        scan.blank.append((j, j + 1 + (text[j + 1:j + 2] != "\n")))
+        return j + 2
+    if c == "'":
+        end = text.find("'", j + 1) + 1 or len(text)
+        scan.blank.append((j, end))
+        return end
+    if c == '"':
+        if top.context == QUOTED:
+            scan.stack.pop()
+            scan.blank.append((j, j + 1))
+            return j + 1
+        if simple := _SIMPLE_QUOTED.match(text, j):  # most are: one step, not one per `"` and `${ }`
+            scan.blank.append((j, simple.end()))
+            return simple.end()
+        return scan.push(QUOTED, '"', j, 1)
+    if c == "`":
+        if top.opener == "`":
+            return _close(scan, top, j)
+        return scan.push(CODE, "`", j)
+    if c == "$":
+        return _dollar(scan, top, j)
+    if c in "()}":
+        return _paren(scan, top, j) if c == "(" else _close(scan, top, j)
+    if c == "#":
+        end = _line_end(text, j)
+        scan.blank.append((j, end))
+        return end
+    if c == "<":
+        return _heredoc(scan, j)
+    return _bodies(scan, j + 1) if scan.heredocs else j + 1  # a line break
+
+
+def _dollar(scan: _Scan, top: _Open, j: int) -> int:
+    """`$(( ))`, `$( )`, `${ }`, `$' '` (in code) or a `$` that opens nothing."""
+    text = scan.text
+    if text.startswith("$((", j):
+        return scan.push(ARITHMETIC, "$((", j, 3)
+    if text.startswith("$(", j):
+        return scan.push(CODE, "$(", j)
+    if text.startswith("${", j):
+        return scan.push(BRACED, "${", j, 2)
+    if top.context in (CODE, ARRAY) and text.startswith("$'", j):
+        end = _ANSI.match(text, j).end()
+        scan.blank.append((j, end))
+        return end
+    if top.context != CODE:
+        scan.blank.append((j, j + 1))
+    return j + 1
+
+
+def _paren(scan: _Scan, top: _Open, j: int) -> int:
+    """A `(`: of `(( ))`, of an array (`X=(`), or of a subshell (code)."""
+    if top.context == ARITHMETIC:
+        return scan.push(ARITHMETIC, "(", j, 1)
+    if scan.text.startswith("((", j):
+        return scan.push(ARITHMETIC, "((", j, 2)
+    if scan.text[j - 1:j] == "=":
+        return scan.push(ARRAY, "(", j, 1)
+    return scan.push(CODE, "(", j)
+
+
+def _close(scan: _Scan, top: _Open, j: int) -> int:
+    """A `)`, `}` or `` ` `` that may close ``top``: a `)` in code that closes no `(` ends a `case` item's
+    pattern (and stays); the `)` of a subshell stays, all other closers are blanked."""
+    if top.context == CODE and top.opener in ("", "`") and scan.text[j] == ")":
+        return j + 1
+    scan.stack.pop()
+    if top.opener in ("$(", "`"):
+        scan.spans.append((top.at, j))
+    elif top.context == CODE:  # a subshell's `)`
+        return j + 1
+    end = j + 1 + (top.opener in ("$((", "((") and scan.text.startswith("))", j))
+    scan.blank.append((j, end))
+    return end
+
+
+def _heredoc(scan: _Scan, j: int) -> int:
+    """A `<` in code: a heredoc's start (its body begins after the line), or not."""
+    m = _HEREDOC.match(scan.text, j)
+    if not m or scan.text[j - 1:j] == "<":
+        return j + 1
+    scan.heredocs.append((m["strip"], bool(m["quote"] or m["escape"]), m["end"]))
+    return m.end()
+
+
+def _bodies(scan: _Scan, i: int) -> int:
+    """The heredoc bodies that begin at ``text[i]``, one after another: a quoted one's blanked, an unquoted
+    one's read for command substitutions (each a BODY context, the first on top); where the scan goes on.
+    A body without its terminator runs to the end of the text (blanked)."""
+    text, unquoted = scan.text, []
+    for strip, quoted, end in scan.heredocs:
+        start = i
+        while i < len(text):
+            line_end = _line_end(text, i)
+            if (text[i:line_end].lstrip("\t") if strip else text[i:line_end]) == end:
+                scan.blank.append((start if quoted else i, line_end))
+                if not quoted:
+                    unquoted.append((start, i))
+                i = line_end + 1
+                break
+            i = line_end + 1
+        else:
+            scan.blank.append((start, len(text)))
+    scan.heredocs.clear()
+    resume = min(i, len(text))
+    for start, stop in reversed(unquoted):
+        scan.stack.append(_Open(BODY, "", start, stop, resume))
+        resume = start
+    return resume
+
+
+def _line_end(text: str, i: int) -> int:
+    """The offset of the line break that ends the line ``text[i]`` is on (the text's length on its last)."""
+    end = text.find("\n", i)
+    return end if end >= 0 else len(text)
+
+
+def _blanked(text: str, blank: list[tuple[int, int]]) -> str:
+    out, at = [], 0
+    for lo, hi in sorted(blank):
+        if hi > at:
+            lo = max(lo, at)
+            part = text[lo:hi]
+            out += [text[at:lo], _NOT_A_LINE_BREAK.sub(" ", part) if "\n" in part else " " * len(part)]
+            at = hi
+    out.append(text[at:])
+    return "".join(out)
