@@ -172,18 +172,32 @@ def _missing(row: dict, calls: list[dict], script: Path, root: Path, engine: str
                           f"{engine} commands are not checked: sweepgate cannot capture a {engine} manifest yet",
                           "nothing to fix here; the rehearsal ran them, and a flag their parser refuses "
                           "fails the job at start-up", severity="info")
+    folder = _from_here(root, f"{fields.CONFIG_DIR}/engines")  # --out is from the current folder, as the fix is run
+    make = "" if (root / fields.CONFIG_DIR / "engines").is_dir() else f"mkdir -p {folder}"  # --out's folder must exist
+    capture = f"sweepgate engines capture --engine {engine} --out {folder}/{engine}-{version or 'VERSION'}.json"
     if version is None:
+        import json
+
         message = f"image {image} has no {engine} manifest"
-        hint = (f"add it to this repository's {fields.CONFIG_DIR}/engines/images.json "
-                "('{\"images\": {IMAGE: {ENGINE: VERSION}}}') and capture the version's manifest there")
+        entry = json.dumps({"images": {image: {engine: "VERSION"}}})  # the image and engine named, as they are
+        hint = (f"{make + ', then ' if make else ''}list the image in this repository's {fields.CONFIG_DIR}/engines/"
+                f"images.json ('{entry}', VERSION the {engine} release the image installs) and capture that "
+                f"version's manifest: {capture}")
     else:  # a version the job pip-installs is the same on every image: one warning, not one per image
         message = (f"no manifest for {engine} {version} ("
                    + ("the job's pip install pins it)" if _pinned(calls, engine) else f"installed on image {image})"))
-        folder = f"{fields.CONFIG_DIR}/engines"  # --out must be in a folder that exists: made first where missing
-        hint = ("capture it: " + ("" if (root / folder).is_dir() else f"mkdir -p {folder} && ")
-                + f"sweepgate engines capture --engine {engine} --out {folder}/{engine}-{version}.json")
+        hint = f"capture it: {make + ' && ' if make else ''}{capture}"
     path, line, col = _origin(row, calls, script, root, engine, version, config_at)
     return Diagnostic(path, line, col, "engine-manifest", message, hint, severity="warning")
+
+
+def _from_here(root: Path, relative: str) -> str:
+    """``relative``, a path from the repository's top, as a path from the current folder: a fix's command
+    (`engines capture --out`, `mkdir -p`) reads its paths from there, and every command may be run from a
+    subdirectory. The top's own spelling where it is run from the top."""
+    import os
+
+    return os.path.relpath(os.path.join(os.path.abspath(root), relative))
 
 
 # What says where the row's config writes a field (fields.IMAGE, fields.KV_OFFLOAD_BACKEND's version):
