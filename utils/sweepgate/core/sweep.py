@@ -54,15 +54,27 @@ def worktree_rows(root, config_keys: list[str] | None = None) -> list[dict]:
     return [row for _, row in worktree_keyed_rows(root, config_keys)]
 
 
-def worktree_keyed_rows(root, config_keys: list[str] | None = None) -> list[tuple[str, dict]]:
-    """``worktree_rows`` as (config key, row) pairs: a row does not name the config it came from."""
+def worktree_keyed_rows(root, config_keys: list[str] | None = None, *,
+                        unnamed_fix: str = "") -> list[tuple[str, dict]]:
+    """``worktree_rows`` as (config key, row) pairs: a row does not name the config it came from.
+
+    ``unnamed_fix``, where no config key is named, ends the fix of a config that cannot be expanded: the
+    caller's way past a config it only expands to look for a row (rehearse's ``--config-keys``)."""
     from sweepgate.core.expand import expand_config, fingerprint
 
     rev = worktree_revision(root)
     keys = resolve_patterns(config_keys, rev.configs) if config_keys else list(rev.configs)
     rows = []
     for key in keys:
-        for row in expand_config(key, rev.configs[key], rev.runners.data, None, rev.where(key)):
+        try:
+            expanded = list(expand_config(key, rev.configs[key], rev.runners.data, None, rev.where(key)))
+        except SweepgateError as exc:
+            if config_keys or not unnamed_fix:
+                raise
+            raise SweepgateError([Diagnostic(d.file, d.line, d.col, d.rule, d.message,
+                                             f"{d.hint}; {unnamed_fix}" if d.hint else unnamed_fix, d.severity,
+                                             in_file=d.in_file) for d in exc.diagnostics]) from None
+        for row in expanded:
             row[F.RECIPE_FINGERPRINT] = fingerprint(row)
             rows.append((key, row))
     return rows

@@ -68,7 +68,9 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
         return [PlacedRow(r, places[id(r)]) if id(r) in places else r for r in rows], str(path)
     from sweepgate.core.sweep import worktree_keyed_rows
 
-    rows = [KeyedRow(row, key) for key, row in worktree_keyed_rows(root, args.config_keys or None)]
+    keyed = worktree_keyed_rows(root, args.config_keys or None, unnamed_fix="or name the rehearsed row's config "
+                                "with --config-keys KEY, which expands that config alone")
+    rows = [KeyedRow(row, key) for key, row in keyed]
     return rows, "configs/*-master.yaml"
 
 
