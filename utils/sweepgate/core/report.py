@@ -56,6 +56,7 @@ def matrix_table(rows: Iterable[tuple[str, dict]]) -> list[list[str]]:
     return [[_cell(row, bucket, field) for _, field in TABLE_COLUMNS] for bucket, row in rows]
 
 
+_BLANKS_BEFORE_NEWLINE = re.compile(r" +\n")
 PIPE_WIDTH = 240  # columns of a table written to a pipe or file (no terminal to ask, no COLUMNS set)
 
 
@@ -93,6 +94,13 @@ def console(stream=None, *, width: int | None = None):
     from rich.console import Console
 
     class _Console(Console):
+        def _render_buffer(self, buffer) -> str:
+            """The text to write; piped, with no line ending in blanks: rich pads every cell to its column's
+            width, the last column's too (`mtp `, `verdict  `), which a diff, a CI log or a pasted report keeps.
+            A terminal's text, escape codes among it, is left as rich draws it."""
+            text = super()._render_buffer(buffer)
+            return text if self.is_terminal else _BLANKS_BEFORE_NEWLINE.sub("\n", text)
+
         def on_broken_pipe(self) -> None:
             """rich exits (SystemExit 1) when the reader leaves; say so as Python does. Not met on
             stdout, whose reader leaving cli.ReaderMayLeave turns into the end of the output alone."""
