@@ -1262,8 +1262,10 @@ def write_sidecar(row: dict, env: dict, paths: dict[str, Path], work: Path, star
                   **job) -> None:
     """The job sidecar a real job leaves (CONTRACTS section 8), marked as a rehearsal. ``job`` may name
     the run id, config key, ref and commit (``core.jobfile.build``'s keywords); the run id defaults to
-    ``rehearsal-<work dir>``."""
-    job.setdefault("run_id", f"rehearsal-{work.name}")
+    ``rehearsal-<work dir>-<started, UTC>`` (``rehearsal-work-20261205T224306Z``): a rehearsal again in the same
+    work dir is a run of its own, never a changed copy of the stored one, which ingest refuses."""
+    when = started.replace("-", "").replace(":", "").replace("+0000", "Z")  # jobfile.now(): UTC, to the second
+    job.setdefault("run_id", f"rehearsal-{work.name}-{when}")
     doc = jobfile.build(row, status=status, runner_name=env.get("RUNNER_NAME"), started=started,
                         finished=jobfile.now(), rehearsal=True, **job)
     jobfile.write(jobfile.path_for(paths["results"], env["RESULT_FILENAME"]), doc)
