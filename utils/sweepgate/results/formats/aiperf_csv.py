@@ -102,6 +102,13 @@ def cell_columns(line: str) -> list[int]:
         at += 1
 
 
+def _odd_cell(line: str, cells: int) -> int:
+    """The 1-based column where a CSV line of other than ``cells`` cells goes wrong: its first cell too many, or
+    just past its end, where the next cell was due."""
+    cols = cell_columns(line)
+    return cols[cells] if len(cols) > cells else len(line.rstrip("\r")) + 1
+
+
 def to_export(text: str, path: str, rows: dict | None = None) -> dict:
     """The CSV as the JSON export's ``{key: {unit, avg, p50, ...}}`` shape; ``rows`` gets each key's line,
     display name (its first cell) and the 1-based column of its cell under each header (``avg``, ``p50``, ...)."""
@@ -120,7 +127,8 @@ def to_export(text: str, path: str, rows: dict | None = None) -> dict:
             continue
         if header is None or len(row) != len(header):
             raise fail(path, line, f"expected {len(header or [])} cells after a 'Metric,...' header, "
-                       f"got {len(row)}", "the CSV is truncated or not an AIPerf/GenAI-Perf export")
+                       f"got {len(row)}", "the CSV is truncated or not an AIPerf/GenAI-Perf export",
+                       col=_odd_cell(lines[line - 1], len(header or [])))
         key, unit = _key_unit(row[0])
         key = EXPORT_KEYS.get(key, key)
         obj, cols = {"unit": unit}, dict(zip(header[1:], cell_columns(lines[line - 1])[1:]))
