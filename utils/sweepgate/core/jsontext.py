@@ -6,7 +6,31 @@ key, found in the text, so that an indented file (or a one-line one, by its colu
 
 from __future__ import annotations
 
+import json
 import re
+
+
+# What a key bare at the head of a "key: what is wrong" line would blur into the line's own colon: a colon or
+# quote in it (vLLM 0.8 wrote "request_goodput:"), or a space at either end
+_BLURRED = re.compile(r'[:"]|^\s|\s$|^$')
+
+
+def said_key(key: str) -> str:
+    """``key`` as a message names it: bare, else, where it would blur into the message (``_BLURRED``: it read
+    ``request_goodput:: negative``), quoted as JSON writes it, ``"request_goodput:": negative``."""
+    return json.dumps(key, ensure_ascii=False) if _BLURRED.search(key) else key
+
+
+def leading_key(message: str) -> str | None:
+    """The key a ``key: what is wrong`` message opens with (``said_key``'s, unquoted), else None."""
+    if message.startswith('"'):
+        try:
+            key, end = json.JSONDecoder().raw_decode(message)
+        except ValueError:
+            return None
+        return key if isinstance(key, str) and message.startswith(": ", end) else None
+    name = message.split(": ", 1)[0]
+    return name if name and not re.search(r"[\s\"']", name) else None
 
 
 def _key_at(text: str, name: str, pos: int = 0):

@@ -380,8 +380,8 @@ def place(diagnostics, text: str, path: str) -> None:
     for d in diagnostics:
         if d.file != path or (d.line and d.col):
             continue
-        name = d.message.removeprefix(WARNING).split(": ", 1)[0]
-        key = name if name and name != KIND and not re.search(r"[\s\"']", name) else None
+        name = jsontext.leading_key(d.message.removeprefix(WARNING))
+        key = name if name != KIND else None
         if not d.line:
             d.line, d.col = key_place(text, key)
         elif listed:

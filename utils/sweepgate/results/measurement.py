@@ -7,6 +7,7 @@ import math
 from datetime import datetime, timezone
 
 from sweepgate.core.errors import fail
+from sweepgate.core.jsontext import said_key
 from sweepgate.results import record as R
 
 
@@ -62,6 +63,10 @@ class Measurement:
         """The output's own key of the record field or metric ``name``, else ``name``."""
         return self.keys.get(name) or name
 
+    def said(self, name: str) -> str:
+        """``key(name)`` as a message names it (``jsontext.said_key``: ``"request_goodput:"`` quoted)."""
+        return said_key(self.key(name))
+
     def place_of(self, name: str) -> tuple[int, int]:
         """(line, column) a refusal or warning of the metric ``name`` stands at: its cell in a CSV export, else the
         measurement's line and no column (``jsonio.place`` then finds its key there)."""
@@ -99,7 +104,7 @@ def number(doc: dict, key: str, path: str, line: int, *, where: str | None = Non
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise fail(path, line, f"{where or key}: expected a number, got {value!r}",
+        raise fail(path, line, f"{said_key(where or key)}: expected a number, got {value!r}",
                    "the output was edited or comes from an unsupported client version")
     return measured(value, where or key, path, line, least)
 
@@ -109,10 +114,10 @@ def measured(value: float | int, name: str, path: str, line: int, least: float =
     hair below it, ``plausible.least``, in the value's unit), named ``name`` (the output's own key where a
     parser reads it, the record's metric where a record is checked)."""
     if not math.isfinite(value):
-        raise fail(path, line, f"{name}: {value} is not a measurement", NOT_A_MEASUREMENT)
+        raise fail(path, line, f"{said_key(name)}: {value} is not a measurement", NOT_A_MEASUREMENT)
     if value < least:
         beyond = f", below {least:g}, the least a client's timers can write" if least else ""
-        raise fail(path, line, f"{name}: negative ({value}){beyond}", NEGATIVE)
+        raise fail(path, line, f"{said_key(name)}: negative ({value}){beyond}", NEGATIVE)
     return value
 
 
@@ -124,7 +129,7 @@ def further_stat(value, where: str, notes: list, least: float = 0.0) -> float | 
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= least:
         return value
     if value is not None:
-        notes.append(("latency-stat", f"warning: {where}: {value!r} is no latency; stored without it",
+        notes.append(("latency-stat", f"warning: {said_key(where)}: {value!r} is no latency; stored without it",
                       "the client wrote a broken statistic; the run's other figures are kept"))
     return None
 

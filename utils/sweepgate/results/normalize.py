@@ -75,7 +75,7 @@ def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagno
     if adapter is None and (not (stated and want) or stated == want):
         return None
     return Diagnostic(path, m.line, 0, "model-mismatch",
-                      f"warning: {m.key(R.MODEL)}: the output benchmarked {m.fields[R.MODEL]} but its job's row "
+                      f"warning: {m.said(R.MODEL)}: the output benchmarked {m.fields[R.MODEL]} but its job's row "
                       f"({sidecar}) says model {row[F.MODEL]}; stored under {row[F.MODEL]}",
                       "if the row is not the one this output was run with, pass that one as --row"
                       if sidecar == "--row" else "if the output is another job's, pair it with its own "
@@ -91,7 +91,7 @@ def short_outputs(m: Measurement, path: str) -> Diagnostic | None:
                                                                                                        osl * done):
         return None
     return Diagnostic(path, m.line, 0, "short-outputs",  # at the output's own key of the length, as check_agreement's
-                      f"warning: {m.key(R.OSL)}: the output asked for {osl} output tokens per request but its {done:g} "
+                      f"warning: {m.said(R.OSL)}: the output asked for {osl} output tokens per request but its {done:g} "
                       f"completed requests averaged {tokens / done:.1f}; its figures are not an osl-{osl} run's",
                       "check the server's log (context limit, EOS) and rerun the point", severity="warning")
 
@@ -121,16 +121,16 @@ def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
     conc, ran = _row_conc(row), m.fields.get(R.CONC)
     if m.uncapped and conc is not None:
         cap = conc if isinstance(conc, int) else "set to the row's conc"
-        raise fail(path, m.line, f"{m.key(R.CONC)}: the output ran without a concurrency cap (null) but its job's "
+        raise fail(path, m.line, f"{m.said(R.CONC)}: the output ran without a concurrency cap (null) but its job's "
                    f"row ({sidecar}) says conc {conc}",
                    f"rerun the point with --max-concurrency {cap}, or {_pair_hint(sidecar)}")
     if ran is not None and conc is not None and ran not in (conc if isinstance(conc, list) else [conc]):
-        raise fail(path, m.line, f"{m.key(R.CONC)}: the output ran at concurrency {ran} but its job's row "
+        raise fail(path, m.line, f"{m.said(R.CONC)}: the output ran at concurrency {ran} but its job's row "
                    f"({sidecar}) says conc {conc}", _pair_hint(sidecar))
     for field, name, what in ((F.ISL, R.ISL, "input"), (F.OSL, R.OSL, "output")):
         stated, want = m.fields.get(name), row.get(field)
         if stated is not None and want is not None and stated != want:
-            raise fail(path, m.line, f"{m.key(name)}: the output used {stated} {what} tokens but its job's row "
+            raise fail(path, m.line, f"{m.said(name)}: the output used {stated} {what} tokens but its job's row "
                        f"({sidecar}) says {name} {want}", _pair_hint(sidecar))
     _check_dataset(m, row, path, sidecar)
 

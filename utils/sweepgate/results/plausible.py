@@ -80,13 +80,13 @@ def _order(latency: str, stats: dict[str, float], m: Measurement) -> tuple[str, 
     for (_, low, a), (_, high, b) in zip(ranked, ranked[1:]):
         if a > b * (1 + ROUNDING):
             low, high = R.latency_name(latency, low), R.latency_name(latency, high)
-            return low, (f"{m.key(low)}: {a:g} ms is above {m.key(high)} ({b:g} ms), a higher percentile of the same "
+            return low, (f"{m.said(low)}: {a:g} ms is above {m.said(high)} ({b:g} ms), a higher percentile of the same "
                          f"requests, which cannot be lower{_ours(m, low, high)}")
     mean, least, most = stats.get("mean"), stats.get("min"), stats.get("max")
     if mean is not None and ((least is not None and mean < least * (1 - ROUNDING))
                              or (most is not None and mean > most * (1 + ROUNDING))):
         names = [R.latency_name(latency, stat) for stat in ("mean", "min", "max")]
-        return names[0], (f"{m.key(names[0])}: {mean:g} ms is outside {m.key(names[1])}..{m.key(names[2])} "
+        return names[0], (f"{m.said(names[0])}: {mean:g} ms is outside {m.said(names[1])}..{m.said(names[2])} "
                           f"({least:g}..{most:g} ms); a mean lies between its extremes{_ours(m, *names)}")
     return None
 
@@ -100,7 +100,7 @@ def _rate(metrics: dict, m: Measurement) -> str | None:
     allowed = sent / duration * (1 + RATE_SLACK) + RATE_DIGITS
     if rate <= allowed:
         return None
-    return (f"{m.key(R.REQUEST_THROUGHPUT)}: {rate:g} req/s for {duration:g} s ({m.key(R.DURATION_S)}) is "
+    return (f"{m.said(R.REQUEST_THROUGHPUT)}: {rate:g} req/s for {duration:g} s ({m.said(R.DURATION_S)}) is "
             f"{rate * duration:.0f} requests, but only {sent:g} completed or failed")
 
 
@@ -132,7 +132,7 @@ def _above_whole(metrics: dict, m: Measurement) -> list[tuple[str, str, str, str
             listed = ", ".join(f"{s} {v:g} > {w:g} ms" for s, v, w in above)
             first = R.latency_name(part, above[0][0])
             said.append(("latency-above-e2e",
-                         f"warning: {m.key(first)}: {part} is above the end-to-end latency ({WHOLE}) at {listed}"
+                         f"warning: {m.said(first)}: {part} is above the end-to-end latency ({WHOLE}) at {listed}"
                          f"{_ours(m, first)}; stored as written",
                          "a part of a request cannot take longer than the request: check how the client "
                          "times and counts them (one-token answers, responses in one piece)", first))
@@ -145,8 +145,8 @@ def _below_zero(metrics: dict, m: Measurement) -> list[tuple[str, str, str, str]
     for name in sorted(metrics):
         if metrics[name] is not None and metrics[name] < 0 and least(name) < 0:
             below.setdefault(R.latency_stat(name)[0], []).append(name)
-    return [(NEGATIVE_RULE, f"warning: {m.key(names[0])}: {latency} below 0 ("
-             + ", ".join(f"{m.key(n)} {metrics[n]:g} ms" for n in names) + f"){_ours(m, *names)}; stored as written",
+    return [(NEGATIVE_RULE, f"warning: {m.said(names[0])}: {latency} below 0 ("
+             + ", ".join(f"{m.said(n)} {metrics[n]:g} ms" for n in names) + f"){_ours(m, *names)}; stored as written",
              "a time per token cannot be negative, but a client's timers can put a response's end before its first "
              f"token (SGLang reads the clock before it parses a chunk), by at most {TIMER_SLACK_MS:g} ms: check how "
              "the client times them", names[0]) for latency, names in below.items()]

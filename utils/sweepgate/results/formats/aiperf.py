@@ -440,7 +440,7 @@ def _long_outputs(doc: dict, m: Measurement) -> None:
     if not isinstance(osl, int) or osl <= 0 or isinstance(mean, bool) or not isinstance(mean, (int, float)) \
             or mean <= LONG_OUTPUTS * osl:
         return
-    m.notes.append(("long-outputs", f"warning: {m.key(R.OSL)}: the run fixed {osl} output tokens per request but its "
+    m.notes.append(("long-outputs", f"warning: {m.said(R.OSL)}: the run fixed {osl} output tokens per request but its "
                     f"responses averaged {mean:.1f}; the client miscounted tokens, so its token throughputs "
                     f"are about {mean / osl:.1f} times too high", "rerun with a client version that counts "
                     "streamed tokens right (GenAI-Perf 24.11 and 24.12 do not)"))
