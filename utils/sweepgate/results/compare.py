@@ -192,12 +192,13 @@ class Comparison:
             e.verdict in FAILING for e in self.evals)
 
     def model_of(self, pt: tuple) -> str | None:
-        """The model ``pt`` ran, as the run's output (else the baseline's newest) names it: what names a point
-        ingested without its matrix row, which has no config key (``rowless_note``)."""
+        """The model ``pt`` ran, as the run's output (else the baseline's newest) names it, else as its eval
+        scores' record does (``EvalVerdict.model``): what names a point ingested without its matrix row, which
+        has no config key (``rowless_note``)."""
         for rec in (self.heads.get(pt), *self.baselines.get(pt, ()), *self.dropped.get(pt, ())):
             if rec and isinstance(rec.get(R.MODEL), str) and rec[R.MODEL]:
                 return rec[R.MODEL]
-        return None
+        return next((e.model for e in self.evals if e.point == pt and e.model), None)
 
     def as_json(self) -> dict:
         points = [v.as_json(self.model_of(v.point)) for v in self.verdicts]

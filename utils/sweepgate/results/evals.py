@@ -23,6 +23,7 @@ conservative (it flags fewer changes, never more, than a paired test would).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -52,6 +53,7 @@ class EvalVerdict:
     verdict: str
     why: str | None = None
     sides: tuple[bool, bool] = (False, False)  # whose scores are the stand-in server's: (the run's, the baseline's)
+    model: str | None = None  # the model the run's eval record names (``_model``): what names a point without a key
 
     def as_json(self) -> dict:
         out = C.point_json(self.point)
@@ -131,16 +133,23 @@ def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalV
         status = next(rec[R.STATUS] for rec in heads if C.job_failed(rec))
         return [EvalVerdict(pt, JOB, "", "", dict(NO_SCORE),
                             None, None, None, C.FAILED, f"the eval job's status is {status}: no score to judge",
-                            sides)]
-    out = []
+                            sides, _model([*heads, *base]))]
+    out, model = [], _model([*heads, *base])
     for key, entry in scores.items():
         found = _baseline_entry(key, base)
         head = _figures(entry)
         baseline = _figures(*found) if found else None
         stated = entry.get(R.EVAL_HIGHER, found[0].get(R.EVAL_HIGHER) if found else None)
         verdict, difference, margin, why = judge(head, baseline, key[1], stated=stated)
-        out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why, sides))
-    return out + _lost_scores(pt, scores, base, sides)
+        out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why, sides, model))
+    return out + [dataclasses.replace(v, model=model) for v in _lost_scores(pt, scores, base, sides)]
+
+
+def _model(records: list[dict]) -> str | None:
+    """The model the first of ``records`` that names one evaluated (lm-eval's ``model_args`` or ``model_name``,
+    as stored): what names an eval ingested without its matrix row (no config key), as a throughput
+    record's names its point (``Comparison.model_of``)."""
+    return next((rec[R.MODEL] for rec in records if isinstance(rec.get(R.MODEL), str) and rec[R.MODEL]), None)
 
 
 NO_SCORE = {R.EVAL_VALUE: None, R.EVAL_STDERR: None, R.EVAL_SAMPLES: None}

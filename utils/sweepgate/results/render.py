@@ -115,7 +115,8 @@ PLAIN = Naming()
 
 def point_naming(comparison: C.Comparison) -> Naming:
     """``Naming`` of ``comparison``'s points: every table and note of one report labels a point alike."""
-    keyless = [pt for pt in (*comparison.heads, *comparison.dropped) if C.point_json(pt)[R.CONFIG_KEY] is None]
+    points = dict.fromkeys((*comparison.heads, *comparison.dropped, *(e.point for e in comparison.evals)))
+    keyless = [pt for pt in points if C.point_json(pt)[R.CONFIG_KEY] is None]
     models = {pt: comparison.model_of(pt) for pt in keyless}  # a hub cache folder as its ORG/NAME, as `results show`
     return Naming(rate_sweeps(comparison), {pt: show.model_cell(model) for pt, model in models.items() if model})
 

@@ -1,0 +1,140 @@
+"""s36c: results leftovers of the s35 closing note.
+
+- Two jobs' outputs of the same bytes ingested in separate calls (the first job's in one, the copy's in a later
+  one) were stored without a word; in one call they were warned of. The later ingest says it now, in the same
+  words, naming the stored run's result the new file repeats.
+- An eval score of a run ingested without its matrix row read "(no config key or model)" in `results compare`:
+  the model was looked up among the throughput records only. The eval record's own model names it (a Hugging
+  Face cache folder as ORG/NAME, as `results show` writes it).
+- A GenAI-Perf/AIPerf CSV row of the wrong number of cells was refused at its row alone (``path:18:``); it
+  stands at the cell where the row goes wrong (``path:18:40:``).
+- A refusal of a value read under a key written with vLLM 0.8's stray colon read ``request_goodput:: negative``;
+  such a key is quoted as the output writes it, ``"request_goodput:": negative``, still placed at it.
+- An archive of results beside results was looked into only when named like one (``runs.tar.gz``), and in a
+  folder of jobs' sidecars it was counted with the helper outputs; a tar archive cut short (a download stopped)
+  was not named at all. Archives are told by their bytes, warned of alike in every folder, and listed as they
+  stream, so the members before the break are named.
+
+Real outputs (tests/data/results-samples, results-real) and hand-made variants, ingested through the CLI into SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+
+from helpers import ROOT, SAMPLES, run_cli, vllm_output
+
+REAL = ROOT / "tests" / "data" / "results-real"
+
+
+def _db(tmp_path) -> str:
+    return f"sqlite:///{tmp_path / 'r.db'}"
+
+
+# 2. the model of an eval ingested without its matrix row
+
+LM_EVAL = REAL / "lm_eval" / "lmeval0.4.3_asdiv_llama3-8b_limit50_trimmed.json"
+
+
+def _eval_compared(tmp_path, capsys, doc: dict) -> tuple[str, str]:
+    made = tmp_path / "results.json"
+    made.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    db = _db(tmp_path)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(made))
+    assert rc == 0, err
+    rc, out, _ = run_cli(capsys, "results", "show", "--db", db, "--json")
+    run = json.loads(out)[0]["run-id"]
+    rc, table, _ = run_cli(capsys, "results", "compare", "--db", db, "--run", run)
+    assert rc == 0, table
+    rc, md, _ = run_cli(capsys, "results", "compare", "--db", db, "--run", run, "--markdown")
+    assert rc == 0, md
+    return table, md
+
+
+def test_an_eval_ingested_without_its_row_is_named_by_its_own_model(tmp_path, capsys):
+    doc = json.loads(LM_EVAL.read_text(encoding="utf-8"))
+    assert doc["model_name"] == "meta-llama/Meta-Llama-3-8B-Instruct"
+    table, md = _eval_compared(tmp_path, capsys, doc)
+    assert "(no config key or model)" not in table + md, table
+    (row,) = [line for line in table.splitlines() if "asdiv acc" in line]
+    assert row.startswith("meta-llama/Meta-Llama-3-8B-Instruct "), table
+    assert "| meta-llama/Meta-Llama-3-8B-Instruct | asdiv acc |" in md, md
+
+
+def test_an_evals_hub_cache_model_is_named_org_name(tmp_path, capsys):
+    doc = json.loads(LM_EVAL.read_text(encoding="utf-8"))
+    cached = "/root/.cache/huggingface/hub/models--meta-llama--Meta-Llama-3-8B-Instruct/snapshots/5f0b02c7"
+    doc["config"]["model_args"] = f"pretrained={cached}"
+    doc["model_name"] = cached
+    table, _ = _eval_compared(tmp_path, capsys, doc)
+    (row,) = [line for line in table.splitlines() if "asdiv acc" in line]
+    assert row.startswith("meta-llama/Meta-Llama-3-8B-Instruct "), table
+
+
+# 3. a CSV row of the wrong number of cells, at its cell
+
+GENAI_PERF_CSV = SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc100.csv"
+
+
+def _csv_refused(tmp_path, capsys, text: str) -> str:
+    made = tmp_path / "profile_export_genai_perf.csv"
+    made.write_text(text, encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(made))
+    assert rc == 1, (out, err)
+    (line,) = err.splitlines()
+    return line.replace(str(made), "OUT")
+
+
+def test_a_csv_row_with_a_cell_too_many_is_refused_at_that_cell(tmp_path, capsys):
+    rows = GENAI_PERF_CSV.read_text(encoding="utf-8").split("\n")
+    n = next(i for i, row in enumerate(rows) if row.startswith("Time To First Token (ms),"))
+    width = len(rows[n])
+    rows[n] += ",7"
+    line = _csv_refused(tmp_path, capsys, "\n".join(rows))
+    assert line.startswith(f"OUT:{n + 1}:{width + 2}: expected 10 cells after a 'Metric,...' header, got 11; "), line
+
+
+def test_a_csv_row_with_a_cell_too_few_is_refused_where_the_cell_is_missing(tmp_path, capsys):
+    rows = GENAI_PERF_CSV.read_text(encoding="utf-8").split("\n")
+    n = next(i for i, row in enumerate(rows) if row.startswith("Time To First Token (ms),"))
+    rows[n] = rows[n][:rows[n].rindex(",")]
+    line = _csv_refused(tmp_path, capsys, "\n".join(rows))
+    assert line.startswith(f"OUT:{n + 1}:{len(rows[n]) + 1}: expected 10 cells after a 'Metric,...' header, "
+                           "got 9; "), line
+
+
+# 4. a key written with a stray colon, named as a key
+
+VLLM_0_8 = REAL / "vllm" / "vllm0.8_openai_backend_rate10_and_conc2_arrays_trimmed.json"
+
+
+def _place(text: str, needle: str) -> str:
+    at = text.index(needle)
+    return f"{text.count(chr(10), 0, at) + 1}:{at - text.rfind(chr(10), 0, at)}"
+
+
+def test_a_refusal_of_a_colon_keys_value_quotes_the_key(tmp_path, capsys):
+    doc = json.loads(VLLM_0_8.read_text(encoding="utf-8"))
+    doc["request_goodput:"] = -3.5
+    text = json.dumps(doc, indent=1)
+    line = _csv_refused_json(tmp_path, capsys, text)
+    assert line.startswith(f'OUT:{_place(text, chr(34) + "request_goodput:" + chr(34))}: "request_goodput:": '
+                           "negative (-3.5); "), line
+
+
+def test_a_latency_written_under_a_colon_key_is_named_quoted(tmp_path, capsys):
+    doc = vllm_output(4)
+    doc["p99_ttft_ms:"] = doc.pop("p99_ttft_ms") / 10  # 30 ms: below its median, 100 ms
+    text = json.dumps(doc, indent=1)
+    line = _csv_refused_json(tmp_path, capsys, text)
+    assert line.startswith(f'OUT:{_place(text, chr(34) + "median_ttft_ms" + chr(34))}: median_ttft_ms: 100 ms is '
+                           'above "p99_ttft_ms:" (30 ms), '), line
+
+
+def _csv_refused_json(tmp_path, capsys, text: str) -> str:
+    made = tmp_path / "out.json"
+    made.write_text(text, encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(made))
+    assert rc == 1, (out, err)
+    (line,) = err.splitlines()
+    return line.replace(str(made), "OUT")
