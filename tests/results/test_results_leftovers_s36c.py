@@ -21,14 +21,65 @@ Real outputs (tests/data/results-samples, results-real) and hand-made variants, 
 from __future__ import annotations
 
 import json
+import shutil
 
-from helpers import ROOT, SAMPLES, run_cli, vllm_output
+from helpers import ROOT, ROW, SAMPLES, job, run_cli, vllm_output, write_job
 
 REAL = ROOT / "tests" / "data" / "results-real"
 
 
 def _db(tmp_path) -> str:
     return f"sqlite:///{tmp_path / 'r.db'}"
+
+
+# 1. the same bytes as a job's output stored by an earlier ingest
+
+JOBS_COPY_FIX = ("check the workflow's steps that write or download outputs: one job's output was copied as another's "
+                 "(one $RESULT_FILENAME named twice); rerun the job whose output is not its own")
+
+
+def test_a_jobs_output_of_the_same_bytes_as_one_stored_before_is_warned_of(tmp_path, capsys):
+    db = _db(tmp_path)
+    write_job(tmp_path / "a", "c4", vllm_output(4), job(run_id="900"))
+    second = write_job(tmp_path / "b", "c4b", vllm_output(4), job(run_id="900", row=dict(ROW, tp=4)))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "a"))
+    assert rc == 0 and err == "", (out, err)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "b"))
+    assert rc == 0 and "ingested 1 results (1 new)" in out, (out, err)
+    assert err.splitlines() == [
+        f"{second}: warning: the same bytes as run 900's result 'c4', stored before; stored under its job "
+        f"(c4b.job.json) all the same, but two benchmark runs never write the same bytes; {JOBS_COPY_FIX}"], err
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "b"))  # stored: not again
+    assert rc == 0 and "(0 new)" in out and "same bytes" not in err, (out, err)
+
+
+def test_a_later_runs_job_output_of_stored_bytes_names_that_run(tmp_path, capsys):
+    """Another run's job (a later workflow that copied an old output) is told the same, naming the stored run."""
+    db = _db(tmp_path)
+    write_job(tmp_path / "a", "c4", vllm_output(4), job(run_id="900"))
+    second = write_job(tmp_path / "b", "c4", vllm_output(4), job(run_id="901"))
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "a"))[0] == 0
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "b"))
+    assert rc == 0 and "ingested 1 results (1 new)" in out, (out, err)
+    assert err.splitlines() == [
+        f"{second}: warning: the same bytes as run 900's result 'c4', stored before; stored under its job "
+        f"(c4.job.json) all the same, but two benchmark runs never write the same bytes; {JOBS_COPY_FIX}"], err
+
+
+def test_a_jobs_output_ingested_alone_before_is_said_to_need_nothing(tmp_path, capsys):
+    """The same output ingested first without its sidecar (a content-hash run, on no ref), then with it."""
+    db = _db(tmp_path)
+    output = write_job(tmp_path / "run", "c4", vllm_output(4), job(run_id="900"))
+    (tmp_path / "alone").mkdir()
+    shutil.copyfile(output, tmp_path / "alone" / "c4.json")
+    assert run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "alone" / "c4.json"))[0] == 0
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "run"))
+    assert rc == 0 and "ingested 1 results (1 new)" in out, (out, err)
+    (line,) = err.splitlines()
+    assert line.startswith(f"{output}: warning: the same bytes as run local-") and line.endswith(
+        "'s result 'c4.json', stored before without a job sidecar; stored under its job (c4.job.json) all the same; "
+        "nothing to do if it is this job's output ingested alone before: run " + line.split("run ")[1].split("'")[0]
+        + " is on no ref and no baseline"), line
 
 
 # 2. the model of an eval ingested without its matrix row

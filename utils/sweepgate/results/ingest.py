@@ -823,8 +823,9 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
             with _signals_held() as held:  # committed and counted together: a Ctrl-C between would undercount
                 sole = _hashed_run(path, given)
                 earlier = _earlier_runs(output, records) if sole and output is not None else []
+                job_copy = bool(digest) and digest not in outcome.firsts and _job_output(path)  # not said yet
                 if _store_one(path, records, (warnings, of_line), store, outcome, held.defer, sole=sole,
-                              earlier=earlier, by_hand=_given_run(path, given)) and digest:
+                              earlier=earlier, by_hand=_given_run(path, given), job_copy=job_copy) and digest:
                     outcome.firsts.setdefault(digest, path)
                 outcome.files_done = done + 1
     outcome.files_done = len(files)
@@ -846,6 +847,11 @@ def _hashed_run(path: Path, given: Given | None) -> bool:
     """Whether ``path``'s run id is its content's hash (``sidecar.local_job``): no sidecar, no --row."""
     return not sidecar.is_sidecar(path) and not sidecar.sidecar_path(path).is_file() and (
         given is None or given.row is None)
+
+
+def _job_output(path: Path) -> bool:
+    """Whether ``path`` is a job's own output, beside its sidecar (its run id the sidecar's)."""
+    return not sidecar.is_sidecar(path) and sidecar.sidecar_path(path).is_file()
 
 
 def _given_run(path: Path, given: Given | None) -> bool:
@@ -906,6 +912,20 @@ def _jobs_copy_warning(path: Path, first: str) -> Diagnostic:
                       "its own", severity="warning")
 
 
+def _stored_copy_warning(path: Path, old: dict) -> Diagnostic:
+    """``_jobs_copy_warning`` of a job's output whose bytes another file's stored record was read from (an earlier
+    ingest stored it: a copy ingested apart from its original), naming that run's result; one stored without a
+    sidecar (a content-hash run, on no ref) may be this same output ingested alone before, and is said so."""
+    run, name = old.get(R.RUN_ID), str(old.get(R.RESULT_FILENAME))
+    first = f"run {run}'s {f'results of {file_of(name)!r}' if old.get(R.SOURCE_LINE) else f'result {name!r}'}"
+    if str(run).startswith(sidecar.LOCAL_RUN_PREFIX) and old.get(R.REF) is None:
+        return Diagnostic(str(path), 0, 0, SAME_BYTES_RULE, f"warning: the same bytes as {first}, stored before "
+                          f"without a job sidecar; stored under its job ({sidecar.sidecar_path(path).name}) all the "
+                          "same", f"nothing to do if it is this job's output ingested alone before: run {run} is on "
+                          "no ref and no baseline", severity="warning")
+    return _jobs_copy_warning(path, f"{first}, stored before")
+
+
 def _copy_warning(path: Path, first: str) -> Diagnostic:
     return Diagnostic(str(path), 0, 0, SAME_BYTES_RULE, f"warning: the same bytes as {first}, a copy under another "
                       "name; not stored twice (in one run it would count as a second measurement)",
@@ -913,20 +933,24 @@ def _copy_warning(path: Path, first: str) -> Diagnostic:
 
 
 def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, outcome: Outcome, before_commit,
-               sole: bool = False, earlier: list[str] | None = None, by_hand: bool = False) -> bool:
+               sole: bool = False, earlier: list[str] | None = None, by_hand: bool = False,
+               job_copy: bool = False) -> bool:
     """Store one file's records and count them; False when the file was refused or passed over. ``said``: the
     file's warnings and the line of the measurement each is of (``_records``'s ``of_line``); ``earlier``: the run
     ids of a hashed file before it grew (``_earlier_runs``); ``by_hand``: its run id is ``--run-id``'s, so a
-    record whose figures another run's stored record holds is warned of (``_echo_warning``)."""
+    record whose figures another run's stored record holds is warned of (``_echo_warning``); ``job_copy``: it is
+    a job's output no output of this ingest had the bytes of, so one whose bytes another file's stored record was
+    read from (an earlier ingest's) is warned of (``_stored_copy_warning``)."""
     behind: list = []  # placeholders the store keeps out behind their job's output
     alike: list = []  # records of a measurement another hashed run holds (store.Alike)
     stored: list = []  # records the store held already, as they are
     echoes: list = []  # records newly stored whose figures another run's stored record holds (store.Echo)
+    copies: list = []  # records newly stored whose output's bytes another file's stored record holds (store.Echo)
     warnings, of_line = said
     lines = [rec.get(R.SOURCE_LINE) or 0 for rec in records]  # as read (a grown file's line may become its stored row)
     try:  # a store failure stops the ingest
         new = store.add(records, sole=sole, before_commit=before_commit, behind=behind, alike=alike, stored=stored,
-                        earlier=earlier, echoes=echoes if by_hand else None)
+                        earlier=earlier, echoes=echoes if by_hand else None, copies=copies if job_copy else None)
     except Immutable as exc:  # a changed file under a stored key: this file only is refused
         outcome.problems.append(exc.at(str(path)))
         return False
@@ -939,6 +963,7 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
     before = [rec for rec in [*stored, *(a.record for a in alike if not a.replaced)] if not R.is_placeholder(rec)]
     warnings = _not_said_before(path, list(zip(records, lines)), warnings, of_line, before, outcome)
     warnings += [_echo_warning(path, echoes, len(records))] if echoes else []
+    warnings += [_stored_copy_warning(path, copies[0].stored)] if copies else []
     if alike and not (records := _stored_once(records, alike, outcome, path)):
         return False
     if _superseded(records, new, outcome, behind, path) or _again(records, new, outcome, path, warnings):

@@ -1370,6 +1370,30 @@ def _echoes(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
     return sorted(out, key=lambda echo: echo.record.get(R.SOURCE_LINE) or 0)
 
 
+def _copies(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
+    """Each of ``rows`` newly stored (not among ``again``) whose output's bytes (``R.OUTPUT_SHA256``, through
+    ``ix_results_output``) a stored row of another file holds: of another run, or of this run under another result
+    name or attempt (a job's output copied as another job's, ingested apart; one file's rows, a JSONL's lines, are
+    not one another's copies). The stored one named is ``_first_stored``'s."""
+    fresh = [row for row in rows if not R.is_placeholder(row["record"]) and not any(row["record"] is r for r in again)]
+    digests = {row[column(R.OUTPUT_SHA256)] for row in fresh} - {None}
+    if not digests:
+        return []
+    own = {(row[column(R.RUN_ID)], row[column(R.ATTEMPT)], file_of(row[column(R.RESULT_FILENAME)])) for row in fresh}
+    query = sa.select(*(results.c[column(f)] for f in KEY), results.c.record).where(
+        results.c.output_sha256.in_(digests))
+    try:
+        stored = [(tuple(r[:3]), r.record) for r in conn.execute(query)]
+    except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
+        raise damaged(url, f"not JSON: {exc}") from None
+    found: dict[str, list[dict]] = {}
+    for (run, attempt, name), old in stored:
+        if (run, attempt, file_of(name)) not in own and _is_record(old):
+            found.setdefault(old.get(R.OUTPUT_SHA256), []).append(old)
+    return [Echo(row["record"], _first_stored(found[digest]), True) for row in fresh
+            if (digest := row[column(R.OUTPUT_SHA256)]) in found]
+
+
 def _one_measurement(conn, rows: list[dict], stored: set[tuple], url: str) -> tuple[list[dict], list[Alike], int]:
     """(the rows still to insert, what was done, how many of those take the place of a stored row) for
     ``rows`` of a hashed run (``sole``), of which another hashed run holds the same measurement
@@ -1694,7 +1718,7 @@ class Store:
 
     def add(self, records: list[dict], *, keep_stored: bool = False, sole: bool = False, before_commit=None,
             behind: list | None = None, alike: list | None = None, stored: list | None = None,
-            earlier: list[str] | None = None, echoes: list | None = None) -> int:
+            earlier: list[str] | None = None, echoes: list | None = None, copies: list | None = None) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new. A record
         that differs from the one stored under its key raises ``Immutable`` (nothing is stored),
         or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s). With
@@ -1710,7 +1734,8 @@ class Store:
         output ingested again: nothing of it new). ``earlier`` (with ``sole``): the run ids the records' file had
         before it grew by appended lines, its own first (``_continued_run``): the records are stored under the
         run the store holds of it, their ``run-id`` set to it. ``echoes``, when given (without ``sole``), receives an
-        ``Echo`` for each record newly stored whose figures another run's stored record holds (``_echoes``)."""
+        ``Echo`` for each record newly stored whose figures another run's stored record holds (``_echoes``);
+        ``copies``, one for each whose output's bytes another file's stored record was read from (``_copies``)."""
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         rows = [self._row(rec, stamp) for rec in records]
         attempt = 1
@@ -1727,9 +1752,11 @@ class Store:
                     again: list = []
                     new = self._insert(conn, todo, keep_stored, kept, again) - taking if todo else 0
                     echoed = _echoes(conn, todo, again, self.url) if echoes is not None and not sole else []
+                    copied = _copies(conn, todo, again, self.url) if copies is not None and todo else []
                     if before_commit is not None:
                         before_commit()
-                for asked, found in ((behind, kept), (stored, again), (alike, done), (echoes, echoed)):
+                for asked, found in ((behind, kept), (stored, again), (alike, done), (echoes, echoed),
+                                     (copies, copied)):
                     if asked is not None:  # what the caller asked to be told of
                         asked.extend(found)
                 return new
