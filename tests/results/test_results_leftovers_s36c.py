@@ -20,8 +20,11 @@ Real outputs (tests/data/results-samples, results-real) and hand-made variants, 
 
 from __future__ import annotations
 
+import io
 import json
+import random
 import shutil
+import tarfile
 
 from helpers import ROOT, ROW, SAMPLES, job, run_cli, vllm_output, write_job
 
@@ -189,3 +192,56 @@ def _csv_refused_json(tmp_path, capsys, text: str) -> str:
     assert rc == 1, (out, err)
     (line,) = err.splitlines()
     return line.replace(str(made), "OUT")
+
+
+# 5. archives told by their bytes, in every folder, listed as they stream
+
+def _tar_gz(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _results_folder(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a.json").write_text(json.dumps(vllm_output()), encoding="utf-8")
+    return runs
+
+
+TARRED = {"x/b.json": json.dumps(vllm_output(conc=8)).encode(), "x/c.json": json.dumps(vllm_output(16)).encode()}
+TARBALL_SAID = ("warning: a gzip-compressed tar archive of 2 .json/.jsonl/.csv files, not ingested; extract it "
+                "(tar -xzf FILE -C DIR) and ingest DIR too")
+
+
+def test_a_tarball_not_named_like_one_is_told_by_its_bytes(tmp_path, capsys):
+    runs = _results_folder(tmp_path)
+    (runs / "artifact").write_bytes(_tar_gz(TARRED))  # as a download saved it: no name of its kind
+    (runs / "server.log").write_text("started\n", encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
+    assert rc == 0 and out.splitlines()[-1].startswith("ingested 1 results (1 new)"), (out, err)
+    assert err.splitlines() == [f"{runs / 'artifact'}: {TARBALL_SAID}"], err
+
+
+def test_in_a_folder_of_jobs_sidecars_an_archive_of_results_is_warned_of_as_an_archive(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    write_job(runs, "r1", vllm_output(), job())
+    (runs / "more.tar.gz").write_bytes(_tar_gz(TARRED))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
+    assert rc == 0 and out.splitlines()[-1].startswith("ingested 1 results (1 new)"), (out, err)
+    assert err.splitlines() == [f"{runs / 'more.tar.gz'}: {TARBALL_SAID}"], err
+    assert "helper outputs" not in out, out
+
+
+def test_a_tarball_cut_short_names_the_results_before_the_break(tmp_path, capsys):
+    runs = _results_folder(tmp_path)
+    big = random.Random(0).randbytes(1 << 20)  # 1 MiB gzip cannot shrink: the cut falls after the two results
+    whole = _tar_gz({**TARRED, "x/logs/server.log": big})
+    (runs / "more.tar.gz").write_bytes(whole[:len(whole) * 3 // 4])
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
+    assert rc == 0, (out, err)
+    assert err.splitlines() == [f"{runs / 'more.tar.gz'}: {TARBALL_SAID}"], err

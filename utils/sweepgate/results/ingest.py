@@ -117,7 +117,28 @@ def _walked(path: Path) -> bool:
     return path.suffix.lower() in WALKED_SUFFIXES
 
 
-def _packed(name: str) -> jsonio.Kind | None:
+def _packed(path: Path) -> jsonio.Kind | None:
+    """What a file not named like an output is of the archives and compressed results (jsonio.KINDS), by its
+    first bytes: a zip, 7z or tar archive, plain or compressed (TAR: ``runs.tar.gz``, ``runs.tgz``, or an artifact
+    saved under no such name), whatever its name; a compressed file holding no tar archive is a result compressed
+    whole where its name says so (``res.json.gz``, ``res.jsonl.xz``), and nothing of these otherwise (a compressed
+    log, ``server.log.gz``). A file whose bytes say nothing of these kinds (one it cannot read; a zstd-compressed
+    one, which this Python cannot unpack to look, is told a tar archive by its name) is what its name says
+    (``_named_packed``). None for an output's name (read, and refused, as what it is) or any other file."""
+    if _walked(path) or not path.is_file():  # never a FIFO opened
+        return None
+    head = jsonio.file_head(path)
+    kind = jsonio.kind_of(head)
+    if kind is None:
+        return _named_packed(path.name)
+    if kind.kind == jsonio.ARCHIVE:
+        return kind
+    if kind.kind == jsonio.COMPRESSED:
+        return jsonio.TAR if jsonio.inside(kind, head, path.name) is jsonio.TAR else _named_packed(path.name)
+    return None  # a database, an image
+
+
+def _named_packed(name: str) -> jsonio.Kind | None:
     """What a file's name says it is of the archives and compressed results (jsonio.KINDS): a tar archive,
     plain or compressed (``runs.tar.gz``, ``runs.tgz``), a zip or 7z archive, a result compressed whole
     (``res.json.gz``, ``res.jsonl.xz``); None for any other name (a compressed log, ``server.log.gz``)."""
@@ -153,35 +174,42 @@ def _kind(path: Path) -> str:
     return "a folder" if path.is_dir() else "a FIFO, socket or device"
 
 
-def _entries(folder: Path, refused: list[Diagnostic]) -> list[Path]:
-    """Every entry named like an output, an archive or a compressed result (``_packed``) under ``folder``
-    (symbolic links to folders not followed); a subfolder that cannot be read is added to ``refused``."""
+def _entries(folder: Path, refused: list[Diagnostic]) -> tuple[list[Path], dict[Path, jsonio.Kind]]:
+    """(every entry named like an output under ``folder``, every archive or compressed result there by
+    ``_packed``, with its kind) (symbolic links to folders not followed); a subfolder that cannot be read is added
+    to ``refused``."""
     def unreadable(exc: OSError) -> None:  # os.walk passes over what it cannot list, unless told
         refused.append(Diagnostic(exc.filename or str(folder), 0, 0, UNREADABLE_RULE,
                                   f"cannot read this folder ({exc.strerror}); its files are not ingested",
                                   "make it readable, or pass the folders that can be read"))
 
-    return [Path(top, name) for top, dirs, names in os.walk(folder, onerror=unreadable)
-            for name in names if _walked(Path(name)) or _packed(name) is not None]
+    entries, packed = [], {}
+    for top, _dirs, names in os.walk(folder, onerror=unreadable):
+        for path in (Path(top, name) for name in names):
+            if _walked(path):
+                entries.append(path)
+            elif (kind := _packed(path)) is not None:
+                packed[path] = kind
+    return entries, packed
 
 
 def _outputs_of(folder: Path, refused: list[Diagnostic], zips: list[Path],
                 document) -> tuple[list[Path], list[Path], list[Path]]:
     """(outputs, helper files beside jobs' sidecars, CSV exports beside a JSON export of one name);
     entries that are no regular file (broken links, FIFOs) and unreadable subfolders go to ``refused``,
-    archives and compressed results to ``zips`` (``_packed_results``), or, in a folder of jobs' sidecars, to
-    the helper files; ``document``: the walk's (``_without_csv_twins``)."""
-    entries = _entries(folder, refused)
-    packed = [p for p in entries if _packed(p.name) is not None and p.is_file()]
-    entries = [p for p in entries if _packed(p.name) is None]
+    archives and compressed results to ``zips`` (``_packed_results``), but, in a folder of jobs' sidecars, a
+    result compressed whole, which no sidecar pairs with, to the helper files; ``document``: the walk's
+    (``_without_csv_twins``)."""
+    entries, packed = _entries(folder, refused)
     refused.extend(_not_a_file(p) for p in sorted(entries) if not p.is_file() and not p.is_dir())
     files, twins = _without_csv_twins(sorted(p for p in entries if p.is_file()), document)
     if not any(sidecar.is_sidecar(p) for p in files):
         zips.extend(packed)
         return files, [], twins
-    zips.extend(p for p in packed if p.suffix.lower() == ".zip")  # an artifact's zip among the jobs' (review27)
+    zips.extend(p for p, kind in packed.items() if kind.kind == jsonio.ARCHIVE)  # as beside any results (s36c)
     paired = {p for p in files if sidecar.is_sidecar(p) or sidecar.sidecar_path(p).is_file()}
-    helpers = [p for p in files if p not in paired] + sorted(p for p in packed if p.suffix.lower() != ".zip")
+    helpers = [p for p in files if p not in paired] + sorted(p for p, kind in packed.items()
+                                                            if kind.kind != jsonio.ARCHIVE)
     return [p for p in files if p in paired], helpers, twins
 
 
@@ -255,7 +283,8 @@ def _packed_results(packed: list[Path], walked: list[Path]) -> tuple[list[Diagno
     warned, logs = [], []
     here = {(p.name, _size(p)) for p in walked}
     for path in sorted(set(packed)):
-        kind = _packed(path.name)
+        if (kind := _packed(path)) is None:  # gone or changed since the walk met it
+            continue
         if kind.kind == jsonio.COMPRESSED:
             plain = path.with_name(path.name[:-len(kind.suffix)])
             if _samples_log(path, kind, plain.name):
@@ -265,11 +294,11 @@ def _packed_results(packed: list[Path], walked: list[Path]) -> tuple[list[Diagno
                                          f"ingested", f"{kind.verb or jsonio.VERBS[kind.kind]} it ({kind.command}) "
                                          "and ingest the folder again", severity="warning"))
             continue
-        said, command = _archive_words(path.name, kind)
+        said, command = _archive_words(path, kind)
         members = _members(path, kind)
         held = len(members) if members is not None and not here.issuperset(members) else 0
         verb = kind.verb or jsonio.VERBS[kind.kind]
-        if members is None and path.name.lower().endswith(UNOPENED):
+        if members is None and _unopened(path, kind):
             warned.append(Diagnostic(str(path), 0, 0, PACKED_RULE, f"warning: {said}, not looked into (it may "
                                      "hold results), not ingested", f"{verb} it ({command}) and ingest DIR too "
                                      "if it holds results", severity="warning"))
@@ -280,16 +309,34 @@ def _packed_results(packed: list[Path], walked: list[Path]) -> tuple[list[Diagno
     return warned, logs
 
 
-UNOPENED = (".7z", ".tar.zst", ".tzst")  # archives this Python cannot look into
+LISTED = ("zip", jsonio.TAR.name)  # the archive kinds ``_members`` lists, with zipfile and tarfile
 
 
-def _archive_words(name: str, kind: jsonio.Kind) -> tuple[str, str]:
-    """(what an archive named ``name`` is, the command that extracts it): a tar archive compressed by its
-    name's compressor (``runs.tar.gz``, ``runs.tgz``) as such, with its own ``tar`` command."""
-    low = name.lower()
-    for k in jsonio.KINDS:
-        if kind is jsonio.TAR and k.kind == jsonio.COMPRESSED and low.endswith((".tar" + k.suffix, *k.tar_ends)):
-            return k.tarball, k.untar
+def _compressor(path: Path) -> jsonio.Kind | None:
+    """The compressed kind of a tar archive's bytes (gzip, xz ...; None for a plain one); where its first bytes are
+    of no kind of jsonio.KINDS (a file this walk took by its name alone), the one its name says (``.tar.zst``)."""
+    kind = jsonio.kind_of(jsonio.file_head(path))
+    if kind is None:
+        low = path.name.lower()
+        return next((k for k in jsonio.KINDS if k.kind == jsonio.COMPRESSED
+                     and low.endswith((".tar" + k.suffix, *k.tar_ends))), None)
+    return kind if kind.kind == jsonio.COMPRESSED else None
+
+
+def _unopened(path: Path, kind: jsonio.Kind) -> bool:
+    """Whether an archive of ``kind`` (``_packed``'s) is one this Python cannot look into, as jsonio.KINDS says: an
+    archive of a kind ``_members`` does not list (7z), or a tar archive compressed by a kind with no decompressor
+    here (zstd: ``unpack`` None). Once a list of names, UNOPENED, that spelt out ``.7z``, ``.tar.zst``, ``.tzst``."""
+    if kind is not jsonio.TAR:
+        return kind.name not in LISTED
+    return (by := _compressor(path)) is not None and by.unpack is None
+
+
+def _archive_words(path: Path, kind: jsonio.Kind) -> tuple[str, str]:
+    """(what an archive is, the command that extracts it): a compressed tar archive (``_compressor``: by its bytes,
+    whatever its name) as such, with its own ``tar`` command."""
+    if kind is jsonio.TAR and (by := _compressor(path)) is not None:
+        return by.tarball, by.untar
     return ("a zip archive" if kind.name == "zip" else kind.said), kind.command
 
 
@@ -299,21 +346,26 @@ COMPRESSED_RULE = "compressed-result"  # a result compressed whole beside others
 
 def _members(path: Path, kind: jsonio.Kind) -> list[tuple[str, int]] | None:
     """The (name, size) of each file named like a result in a zip or tar archive; None when it cannot be
-    looked into here (a 7z or zstd-compressed tar archive, or a damaged one: nothing of it would be ingested)."""
+    looked into here (a 7z or zstd-compressed tar archive, or a damaged one: nothing of it would be ingested).
+    A tar archive is read as it streams, member by member (``r|*``: never seeked in, so a compressed one is
+    decompressed once, front to back), and one cut short (a download stopped) gives the members before the break."""
     import tarfile
     import zipfile
 
+    found: list[tuple[str, int]] = []
     try:
         if kind.name == "zip":
             with zipfile.ZipFile(path) as archive:
                 return [(Path(i.filename).name, i.file_size) for i in archive.infolist() if _walked(Path(i.filename))]
         if kind is jsonio.TAR:
-            with tarfile.open(path) as archive:
-                return [(Path(m.name).name, m.size) for m in archive.getmembers()
-                        if m.isfile() and _walked(Path(m.name))]
+            with tarfile.open(path, "r|*") as archive:
+                for member in archive:
+                    if member.isfile() and _walked(Path(member.name)):
+                        found.append((Path(member.name).name, member.size))
+            return found
     except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError):
         pass
-    return None
+    return found or None
 
 
 def _samples_log(path: Path, kind: jsonio.Kind, name: str) -> bool:
@@ -546,10 +598,10 @@ def _no_results_in(given: str, path: Path) -> SweepgateError:
     not yet unzipped, tarballs, 7z) and its compressed results (``res.json.gz``, ``res.json.xz``: a
     compressed file whose name without the compressor's suffix is no result's, a log, is not named), each
     with how to unpack it (review27, new-user29, s30: only zip, tar and gzip were named)."""
-    names = sorted(p.name for p in path.glob("*") if p.is_file())
+    kinds = {p.name: _packed(p) for p in sorted(path.glob("*"))}  # by their bytes, whatever their names
 
     def held(kind: jsonio.Kind) -> list[str]:
-        return [n for n in names if _packed(n) is kind]
+        return [n for n, k in kinds.items() if k is kind]
 
     packed = [(found, kind) for kind in jsonio.KINDS if kind.kind in (jsonio.ARCHIVE, jsonio.COMPRESSED)
               if (found := held(kind))]

@@ -175,7 +175,7 @@ def kind_of(head: bytes) -> Kind | None:
     return next((kind for kind in KINDS if kind.found_in(head)), None)
 
 
-def _inside(kind: Kind, head: bytes, path: str) -> Kind | None:
+def inside(kind: Kind, head: bytes, path: str) -> Kind | None:
     """What a compressed file holds, as far as its first bytes tell (what a damaged stream gives before it
     breaks); without a decompressor here, a tar archive by its name (``runs.tar.zst``)."""
     if kind.unpack is None:
@@ -214,7 +214,7 @@ def archive(path: str, content: bytes, zipped: str = "pass the files it holds",
         return fail(path, 1, f"{kind.said}, not {database[0]}", database[1])
     if kind.kind == IMAGE:
         return fail(path, 1, f"{kind.said}, not a result", image)
-    if kind.kind == COMPRESSED and _inside(kind, content, path) is TAR:  # unpacked alone, it leaves a .tar (new-user29)
+    if kind.kind == COMPRESSED and inside(kind, content, path) is TAR:  # unpacked alone, it leaves a .tar (new-user29)
         return fail(path, 1, f"{kind.tarball}, not the file itself", f"extract it ({kind.untar}) and {zipped}")
     then = gzipped if kind.kind == COMPRESSED else zipped
     return fail(path, 1, f"{kind.said}, not the file itself",
