@@ -489,6 +489,8 @@ def test_deleted_last_entry(gate):
     result = gate(first + "\n")
     refused(result, 5, "history lines 6-13 deleted")  # at the head's last line, which they followed
     assert "(they followed line 5 here)" in result.err
+    # the block starts at the blank line before the entry: said so, and the entry's first line quoted
+    assert "starting with a blank line, then '- config-keys:'" in result.err and "''" not in result.err, result.err
 
 
 def test_appending_to_last_history_entry(gate):

@@ -296,11 +296,25 @@ def _deleted(nbase: list[bytes], a: int, b: int, after: int, head_total: int) ->
     """The problem of base lines a..b (1-based) deleted after head line ``after`` (0: the top),
     reported at the head line now where they were."""
     here = max(1, min(after + 1, head_total))
-    what = f"history line {a} deleted: {show(nbase[a - 1])}" if a == b else \
-        f"history lines {a}-{b} deleted, starting with {show(nbase[a - 1])}"
+    what = f"history line {a} deleted: {_shown(nbase[a - 1])}" if a == b else \
+        f"history lines {a}-{b} deleted, starting with {_first_shown(nbase[a - 1:b])}"
     if a != here:
         what += f" (they followed line {after} here)" if after else " (they were at the top)"
     return here, F.HISTORY_DELETED_RULE, what, HISTORY_HINT
+
+
+def _shown(line: bytes) -> str:
+    """A deleted line as a message quotes it; a blank one said so (``''`` reads as a quoting slip)."""
+    return show(line) if line.strip() else "a blank line"
+
+
+def _first_shown(lines: list[bytes]) -> str:
+    """How a deleted block starts: its first line, and when that is blank, the first that is not
+    (a deleted entry's block often starts at the blank line before it)."""
+    text = next((line for line in lines if line.strip()), None)
+    if lines[0].strip() or text is None:
+        return _shown(lines[0]) if text is not None else "blank lines only"
+    return f"a blank line, then {show(text)}"
 
 
 def _elsewhere(base_line: int, head_line: int) -> str:
