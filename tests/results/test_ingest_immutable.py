@@ -42,8 +42,9 @@ def test_changed_file_is_refused_others_stored(db, tmp_path, capsys):
     assert rc == 1 and len(lines) == 1, err
     assert lines[0].startswith(f"{changed}: run-id 'a' attempt 1 result-filename 'res' is already stored")
     assert "is already stored with other values (changed: output_throughput);" in lines[0]  # not what derives from it
-    assert lines[0].endswith("; results are immutable; ingest the rerun under its own attempt or run id "
-                             "(its .job.json's, or --attempt/--run-id with --row)")
+    assert lines[0].endswith("; results are immutable; ingest the rerun under its own attempt or run id: a job's "
+                             ".job.json says them ('attempt', 'run-id' under 'job'; a workflow's rerun writes its "
+                             "next attempt), an output without one takes them as --attempt/--run-id with --row")
     assert "ingested 2 results (1 new)" in out  # b again (no-op) and the new c
     assert _tputs(capsys, db, "abc") == {"a": 409.6, "b": 409.6, "c": 409.6}  # a keeps its stored value
 

@@ -39,6 +39,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
 from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder, link_trouble, os_reason
+from sweepgate.core.jobfile import JOB
 from sweepgate.results import labels
 from sweepgate.results import record as R
 
@@ -901,8 +902,9 @@ class Immutable(SweepgateError):
     """A record differs from the one stored under its (run-id, attempt, result-filename): refused,
     nothing of its batch stored. ``at(path)`` is the diagnostic naming the input file."""
 
-    HINT = ("results are immutable; ingest the rerun under its own attempt or run id "
-            "(its .job.json's, or --attempt/--run-id with --row)")
+    HINT = (f"results are immutable; ingest the rerun under its own attempt or run id: a job's .job.json says "
+            f"them ('{R.ATTEMPT}', '{R.RUN_ID}' under '{JOB}'; a workflow's rerun writes its next attempt), an output "
+            "without one takes them as --attempt/--run-id with --row")
 
     def __init__(self, rec: dict, stored: dict):
         self.record, self.stored = rec, stored
