@@ -86,6 +86,7 @@ class GitHubStub:
         self.targets: list[str] = []
         self.arrived: list[float] = []
         self.public: set[tuple[str, str]] = set()
+        self.prefixes: dict[tuple[str, str], object] = {}  # (method, path prefix) -> answer(payload, query, rest)
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -112,6 +113,17 @@ class GitHubStub:
         if public:
             self.public.add((method, path))
 
+    def route_prefix(self, method: str, prefix: str, answer):
+        """Answer every ``method`` request under ``prefix`` no exact route answers: ``answer(payload,
+        query, rest)``, ``rest`` the path after the prefix (a compare's BASE...HEAD)."""
+        self.prefixes[(method, prefix)] = answer
+
+    def _prefixed(self, method: str, path: str):
+        for (m, prefix), answer in self.prefixes.items():
+            if m == method and path.startswith(prefix):
+                return lambda payload, query, answer=answer, rest=path[len(prefix):]: answer(payload, query, rest)
+        return None
+
     def handle(self, req, method):
         self.arrived.append(time.time())
         parts = urlsplit(req.path)
@@ -122,7 +134,7 @@ class GitHubStub:
         public = (method, parts.path) in self.public
         if not public and req.headers.get("Authorization") not in (f"token {TOKEN}", f"Bearer {TOKEN}"):
             return self.send(req, 401, {"message": "Bad credentials"})
-        answer = self.routes.get((method, parts.path))
+        answer = self.routes.get((method, parts.path)) or self._prefixed(method, parts.path)
         if answer is None:
             return self.send(req, 404, {"message": "Not Found",
                                         "documentation_url": "https://docs.github.com/rest"})
@@ -141,3 +153,69 @@ class GitHubStub:
         req.send_header("Content-Length", str(len(data)))
         req.end_headers()
         req.wfile.write(data)
+
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "stand-in", "GIT_AUTHOR_EMAIL": "stand-in@example.invalid", "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_COMMITTER_NAME": "stand-in", "GIT_COMMITTER_EMAIL": "stand-in@example.invalid",
+           "HOME": "/nonexistent", "PATH": "/usr/local/bin:/usr/bin:/bin"}
+
+
+class GitHistory:
+    """A repository's branches and commit comparisons, answered from a real git repository at ``path``
+    (made with one commit on ``main``): ``GET {repo}/branches/NAME`` (GitHub's "Get a branch": the
+    branch's head commit; a tag of that name is no branch) and ``GET {repo}/compare/BASE...HEAD``
+    (GitHub's "Compare two commits": ``status`` ahead, behind, identical or diverged, ``ahead_by`` and
+    ``behind_by``, git resolving each side as GitHub resolves a ref, a tag before a branch of one name;
+    404 for what names no commit). ``commit`` and ``tag`` grow it."""
+
+    def __init__(self, stub: GitHubStub, repo: str, path):
+        self.stub, self.repo, self.path = stub, repo, str(path)
+        self.git("init", "-q", "-b", "main")
+        self.main = self.commit()
+        stub.route_prefix("GET", f"{repo}/branches/", self.branch)
+        stub.route_prefix("GET", f"{repo}/compare/", self.compare)
+
+    def git(self, *args: str, check: bool = True) -> str:
+        import subprocess
+
+        done = subprocess.run(["git", "-C", self.path, *args], capture_output=True, text=True, env=GIT_ENV)
+        if check and done.returncode:
+            raise RuntimeError(f"git {' '.join(args)}: {done.stderr}")
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    def commit(self, parent: str | None = None) -> str:
+        """A new empty commit: on main (its head then), or, with ``parent``, beside main on no branch."""
+        if parent is None:
+            self.git("commit", "-q", "--allow-empty", "-m", "a commit on main")
+            self.main = self.git("rev-parse", "refs/heads/main")
+            return self.main
+        return self.git("commit-tree", "-p", parent, "-m", "a commit on no branch", f"{parent}^{{tree}}")
+
+    def tag(self, name: str, sha: str) -> None:
+        self.git("tag", "-f", name, sha)
+
+    def resolve(self, ref: str) -> str:
+        return self.git("rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False)
+
+    def branch(self, _payload, _query, name: str):
+        from urllib.parse import unquote
+
+        sha = self.git("rev-parse", "-q", "--verify", f"refs/heads/{unquote(name)}", check=False)
+        if not sha:
+            return 404, {"message": "Branch not found"}
+        return 200, {"name": unquote(name), "protected": False,
+                     "commit": {"sha": sha, "url": f"{self.stub.url}{self.repo}/commits/{sha}"}}
+
+    def compare(self, _payload, _query, basehead: str):
+        from urllib.parse import unquote
+
+        base, dots, head = unquote(basehead).partition("...")
+        base_sha, head_sha = self.resolve(base), self.resolve(head)
+        if not (dots and base_sha and head_sha):
+            return 404, {"message": "Not Found"}
+        behind, ahead = map(int, self.git("rev-list", "--left-right", "--count", f"{base_sha}...{head_sha}").split())
+        status = ("identical" if not (ahead or behind) else "ahead" if not behind else "behind" if not ahead
+                  else "diverged")
+        url = f"{self.stub.url}{self.repo}/compare/{base}...{head}"
+        return 200, {"url": url, "html_url": url, "status": status, "ahead_by": ahead, "behind_by": behind,
+                     "total_commits": ahead, "commits": [], "files": []}

@@ -18,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import synth  # noqa: E402
-from github_stub import TOKEN, GitHubStub, created_filter  # noqa: E402
+from github_stub import TOKEN, GitHistory, GitHubStub, created_filter  # noqa: E402
 from sweepgate import cli  # noqa: E402
 from sweepgate.core import github  # noqa: E402
 from sweepgate.core.errors import SweepgateError  # noqa: E402
@@ -66,10 +66,15 @@ class Actions:
     a filter sent wrong. A run may set any of RUN_FIELDS (a pull_request run, one on another branch, a
     failed one, a fork's, another workflow's); the filters sent (``branch``, ``event``, ``status``) list
     only runs that match them, as GitHub does, unless ``honours_filters`` is False (a proxy or server
-    that answers past them)."""
+    that answers past them). Main's history is a real git repository's (``history``, ``GitHistory``): a
+    run's ``head_sha`` is main's head when it is added, unless it sets another (a tag's commit)."""
 
     def __init__(self, stub: GitHubStub):
+        import tempfile
+
         self.stub, self.url = stub, stub.url
+        self._folder = tempfile.TemporaryDirectory(prefix="stand-in-git-")
+        self.history = GitHistory(stub, REPO, self._folder.name)
         self.runs: list[dict] = []  # {"id", "created_at", "artifacts": [{"id", "name", "zip", "expired"}]}, RUN_FIELDS
         self.honours_created = True
         self.honours_filters = True
@@ -82,6 +87,7 @@ class Actions:
             stub.route("GET", path, lambda _payload, query, path=path: self.list_runs(path, query))
 
     def add_run(self, run: dict) -> None:
+        run.setdefault("head_sha", self.history.main)
         self.runs.append(run)
         self.stub.route("GET", f"{REPO}/actions/runs/{run['id']}/artifacts", lambda *_: self.list_artifacts(run))
         for a in run["artifacts"]:
@@ -106,6 +112,7 @@ class Actions:
         if any(k in query for k in SEARCH_PARAMETERS):
             listed = listed[:self.search_limit]
         runs = [{"id": r["id"], "name": "run-sweep", "workflow_id": WF_ID, "created_at": r["created_at"],
+                 "head_sha": r["head_sha"],
                  **{k: self.field(r, k) for k in ("event", "head_branch", "status", "conclusion", "path")},
                  "repository": minimal_repository(self.url, self.field(r, "repository")),
                  "head_repository": minimal_repository(self.url, self.field(r, "head_repository")),
@@ -590,3 +597,71 @@ def test_a_listed_run_that_is_no_successful_push_run_on_main_is_passed_over_and_
         f"--baseline-artifacts: warning: passed over 7 runs the API listed as successful push runs of {OWNER}/{NAME}'s "
         f"run-sweep.yml on main that are not: {', '.join(said[:5])}, and 2 more; their artifacts were not read; "
         "the API answered past the filters sent; check --github-api-url / GITHUB_API_URL and any proxy on the way"], err
+
+
+def test_a_run_of_a_tag_named_main_is_passed_over_and_each_commit_is_asked_once(gh, tmp_path, monkeypatch, capsys):
+    """s36: a run started by pushing a tag named main has head_branch main (GitHub puts the tag's name there),
+    and no other field of it tells it from a run of the branch: --baseline-artifacts read the artifact of a
+    writer's tag-main run as main's baseline (here 30 % faster: the PR read 'regressed', exit 3). A run counts
+    as main's only when its head_sha is in main's history (GitHub's compare of main's head SHA with it, the
+    branch's head read by name as a branch), asked once per commit: main's five runs on three commits and the
+    tag's two runs on one ask three compares (main's head itself needs none); the tag's runs are passed over,
+    their artifacts never downloaded, on the one warning line of runs passed over."""
+    history = gh.history
+    recs = synth.history(runs=5, keys=synth.KEYS[:1], concs=(16,))  # main-0..4, days 1..5
+    for i, rec in enumerate(recs):
+        if i in (2, 4):
+            history.commit()  # main moves on: runs 5000-5001, 5002-5003 and 5004 are of three commits
+        main_run(gh, 5000 + i, created(i), [rec])
+    tagged = history.commit(parent=history.main)  # a commit main does not hold, with a tag named main on it
+    history.tag("main", tagged)
+    for j in range(2):  # the tag's runs, after main's and before the PR run, faster than main's
+        (rec,) = synth.history(runs=1, keys=synth.KEYS[:1], concs=(16,))
+        faster = {k: v * 1.3 if k == "output_tput_per_gpu" else v for k, v in rec["metrics"].items()}
+        main_run(gh, 6000 + j, created(5 + j), [dict(rec, metrics=faster)])
+        gh.runs[-1]["head_sha"] = tagged
+    pr = synth.pr_run(keys=synth.KEYS[:1], concs=(16,))
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(pr)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    for name in ("SWEEPGATE_DB", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-artifacts",
+                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url, "--fail-on-regression"])
+    out, err = capsys.readouterr()
+    (tput,) = [p for p in json.loads(out)["points"] if p["metric"] == "output_tput_per_gpu"]
+    assert tput["verdict"] == "unchanged" and tput["baseline"]["n"] == 5 and code == 0, (tput, err)
+    assert blobs_read(gh) == [5004, 5003, 5002, 5001, 5000]  # the tag's artifacts are never downloaded
+    said = f"head_sha {tagged[:12]} not in main's history: a tag named main, or a commit main no longer holds"
+    assert err.splitlines() == [
+        f"--baseline-artifacts: warning: passed over 2 runs the API listed as successful push runs of {OWNER}/{NAME}'s "
+        f"run-sweep.yml on main that are not: run 6001 ({said}), run 6000 ({said}); their artifacts were not read; "
+        f"a run of a tag is listed under the tag's name: delete a tag named main "
+        f"(git push origin :refs/tags/main); a run of a commit main no longer holds is not main's either"], err
+    compares = [t.split("/compare/")[1].split("?")[0] for t in gh.stub.targets if "/compare/" in t]
+    assert sorted(compares) == sorted(f"{history.main}...{sha}" for sha in {r["head_sha"] for r in gh.runs}
+                                      if sha != history.main), compares
+    # main's head, read by name as a branch; read again once, as the tag's commit is after it ("ahead": main
+    # may have moved on since), never once per run
+    assert [t for t in gh.stub.targets if "/branches/" in t] == [f"{REPO}/branches/main"] * 2
+
+
+def test_a_run_of_a_commit_github_does_not_know_or_of_a_deleted_branch_is_passed_over(gh):
+    """s36: a run of a commit the repository no longer has (a force-push took it off main and GitHub let it
+    go: the compare answers 404) is no run of main's: passed over and said, not read and not an error; and
+    when the branch itself is gone (404 for it), no run listed under its name is its own."""
+    add_main_runs(gh, runs=4)  # 5003 and 5000 have the artifact (5002's has none, 5001's expired)
+    gh.runs[0]["head_sha"] = "f" * 40  # run 5003, the newest: its commit is unknown to the repository
+    passed_over: dict = {}
+    got = source.records_from_artifacts(f"{OWNER}/{NAME}", TOKEN, "main", 3, api_url=gh.url, passed_over=passed_over)
+    assert sorted({r["run-id"] for r in got}) == ["main-0"], got
+    assert passed_over == {5003: "head_sha ffffffffffff not in main's history: a tag named main, or a commit main "
+                                 "no longer holds"}
+    gh.history.git("branch", "-m", "main", "trunk")  # the branch is gone; the runs listed under its name stay
+    passed_over.clear()
+    assert source.records_from_artifacts(f"{OWNER}/{NAME}", TOKEN, "main", 3, api_url=gh.url,
+                                         passed_over=passed_over) == []
+    assert sorted(passed_over) == [5000, 5001, 5002, 5003] and not [t for t in gh.stub.targets if "/compare/" in t][1:], \
+        gh.stub.targets

@@ -72,4 +72,5 @@ def test_baseline_artifacts_of_a_repository_without_the_workflow_names_it(gh, tm
     (line,) = err.strip().splitlines()
     assert f"404 reading {F.SWEEP_WORKFLOW} artifacts of {OWNER}/{NAME}" in line, line
     assert line.endswith(f"check --repository, and that it has .github/workflows/{F.SWEEP_WORKFLOW} (a copy of "
-                         "sweepgate's workflow keeps that file name); the token needs 'actions: read'"), line
+                         "sweepgate's workflow keeps that file name); the token needs 'actions: read' and "
+                         "'contents: read'"), line

@@ -131,18 +131,20 @@ def _passed_over_runs(args, repository: str, passed_over: dict) -> None:
     """Say, in one warning line, which runs the API listed as the baseline branch's successful push runs of
     the sweep workflow that are not (``github.download_run_artifacts`` re-checks each), and what of each
     differs: their artifacts were not read, and the API (or a proxy on the way) answered past the filters
-    sent, which may have cost the baseline runs it should have listed."""
+    sent, which may have cost the baseline runs it should have listed, or a tag has the branch's name."""
     from sweepgate.core import github
+    from sweepgate.core.branch_history import passed_over_hint
     from sweepgate.core.errors import Diagnostic, emit
     from sweepgate.core.fields import SWEEP_WORKFLOW
     from sweepgate.results import source
 
-    listed_as = f"successful push runs of {repository}'s {SWEEP_WORKFLOW} on {source.branch_of(args.baseline_ref)}"
+    branch = source.branch_of(args.baseline_ref)
+    listed_as = f"successful push runs of {repository}'s {SWEEP_WORKFLOW} on {branch}"
     one = len(passed_over) == 1
     emit([Diagnostic("--baseline-artifacts", rule="baseline-run-mismatch", severity="warning",
                      message=f"warning: {github.passed_over_runs(passed_over, listed_as)}; "
                              f"{'its artifact was' if one else 'their artifacts were'} not read",
-                     hint=github.PASSED_OVER_HINT)])
+                     hint=passed_over_hint(passed_over, branch, github.PASSED_OVER_HINT))])
 
 
 def _empty_artifacts(args, repository: str, runs: list[str]) -> None:

@@ -646,53 +646,70 @@ def passed_over_runs(passed_over: dict, listed_as: str) -> str:
             f"{'is' if n == 1 else 'are'} not: {', '.join(runs)}")
 
 
+def _download(client, url: str, folder):
+    """Download the artifact zip at ``url`` and extract it into ``folder`` (made); ``folder``."""
+    _, _, body = client.requester.getStream(url, chunk_size=1 << 16)
+    folder.mkdir(parents=True, exist_ok=True)
+    _unzip(b"".join(body), folder)
+    return folder
+
+
 def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, branch: str, runs: int,
                            name: str, event: str = "push", base_url: str | None = None, until=None,
-                           created_by=None, created_after=None, passed_over: dict | None = None) -> list:
+                           created_by=None, created_after=None, passed_over: dict | None = None,
+                           history=None) -> list:
     """Download artifact ``name`` of the last ``runs`` successful ``event`` runs of ``workflow`` on ``branch``
     into ``dest/<run id>/``, newest first; runs without that artifact (or with it expired) are skipped.
     With ``created_by`` (an aware datetime), of the runs created then or before, newest first; with
     ``created_after``, of the first ``runs`` created after it, oldest first (``_runs_by``, ``_runs_after``).
     ``until(folder)``, called on each folder written, stops the downloads early by answering True.
     Each run listed is checked to be such a run (``run_mismatch``), the filters asked of the API not
-    trusted to have been applied; one that is not is passed over, its artifact never read, and put in
-    ``passed_over`` (run id -> what of it differs) for the caller to say. Returns the folders written."""
+    trusted to have been applied, then its commit to be in ``branch``'s history (``history``, shared by a
+    caller reading twice: one compare per commit), as a tag named ``branch`` has runs with every field of the
+    branch's own; one that is not is passed over, its artifact never read, and put in ``passed_over`` (run
+    id -> what of it differs) for the caller to say. Returns the folders written."""
     import zipfile
     from pathlib import Path
 
+    from sweepgate.core.branch_history import BranchHistory
+
+    history = history if history is not None else BranchHistory(branch)
     client = connect(token, base_url)
     folders = []
     try:
-        wf = client.get_repo(repository).get_workflow(workflow)
+        repo = client.get_repo(repository)
+        wf = repo.get_workflow(workflow)
         filters = {"branch": branch, "event": event, "status": "success"}
         listed = (_runs_after(wf, created_after, filters) if created_after is not None
                   else _runs_by(wf, created_by, filters) if created_by is not None else wf.get_runs(**filters))
         for run in listed:
             if len(folders) >= runs:
                 break
-            if mismatch := run_mismatch(run, repository, workflow, event=event, branch=branch):
+            if mismatch := (run_mismatch(run, repository, workflow, event=event, branch=branch)
+                            or history.mismatch(repo, run.head_sha)):
                 if passed_over is not None:
                     passed_over.setdefault(run.id, mismatch)
                 continue
             artifact = next((a for a in run.get_artifacts() if a.name == name and not a.expired), None)
             if artifact is None:
                 continue
-            _, _, body = client.requester.getStream(artifact.archive_download_url, chunk_size=1 << 16)
-            folder = Path(dest) / str(run.id)
-            folder.mkdir(parents=True, exist_ok=True)
-            _unzip(b"".join(body), folder)
-            folders.append(folder)
-            if until is not None and until(folder):
+            folders.append(_download(client, artifact.archive_download_url, Path(dest) / str(run.id)))
+            if until is not None and until(folders[-1]):
                 break
         return folders
     except zipfile.BadZipFile as exc:
         raise _fail(f"an artifact of {workflow} on {repository} is not a zip file: {exc}",
                     "check GITHUB_API_URL; re-run the main workflow") from None
     except Exception as exc:  # noqa: BLE001 - api_error raises what is not the API's doing as it is
-        hint = "the token needs 'actions: read'; check --repository"
-        if getattr(exc, "status", None) == 404:  # no such repository, or no workflow of that file name in it
-            hint = (f"check --repository, and that it has {WORKFLOWS_FOLDER}/{workflow} (a copy of sweepgate's "
-                    "workflow keeps that file name); the token needs 'actions: read'")
-        raise api_error(exc, f"reading {workflow} artifacts of {repository}", hint, base_url) from None
+        raise _artifacts_error(exc, repository, workflow, base_url) from None
     finally:
         client.close()
+
+
+def _artifacts_error(exc, repository: str, workflow: str, base_url: str | None) -> SweepgateError:
+    """``api_error`` of what reading ``workflow``'s runs and artifacts raised, with what to check."""
+    hint = "the token needs 'actions: read' and 'contents: read'; check --repository"
+    if getattr(exc, "status", None) == 404:  # no such repository, or no workflow of that file name in it
+        hint = (f"check --repository, and that it has {WORKFLOWS_FOLDER}/{workflow} (a copy of sweepgate's "
+                "workflow keeps that file name); the token needs 'actions: read' and 'contents: read'")
+    return api_error(exc, f"reading {workflow} artifacts of {repository}", hint, base_url)

@@ -139,6 +139,7 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
     artifact read, in the order read; ``passed_over`` each run the API listed that is no such run (run id ->
     what of it differs, ``github.download_run_artifacts``), whose artifact is not read."""
     from sweepgate.core import github
+    from sweepgate.core.branch_history import BranchHistory
 
     out: list[dict] = []
     tally = _Tally(points or [], before)
@@ -156,7 +157,7 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
     bound = _created_bound(before)
     with tempfile.TemporaryDirectory(prefix="sweepgate-baseline-") as tmp:
         common = {"workflow": workflow, "branch": branch, "name": name, "base_url": api_url,
-                  "passed_over": passed_over}
+                  "passed_over": passed_over, "history": BranchHistory(branch)}  # both reads ask it once a commit
         github.download_run_artifacts(repository, token, tmp, runs=runs if points is None else MAX_ARTIFACT_RUNS,
                                       created_by=bound, until=reader(lambda: tally.full(tally.earlier, runs)),
                                       **common)
