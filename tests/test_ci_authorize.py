@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from github_stub import TOKEN, GitHubStub  # noqa: E402
+from github_stub import TOKEN, GitHistory, GitHubStub  # noqa: E402
 from sweepgate.workflow import authorize as auth, decide as decision, dispatch, kv  # noqa: E402
 
 REPO, FORK = "acme/bench", "mallory/bench"
@@ -239,10 +239,18 @@ def serve_runs(stub, runs: list[dict], *, honours_filters: bool = True) -> str:
     ``per_page``) with a ``Link`` to the next that keeps the query, as GitHub does. The list holds only what
     GitHub would list there: runs of this workflow in REPO, of the ``event`` and ``branch`` asked for, unless
     ``honours_filters`` is False (a proxy or server answering past them). A query it does not know is
-    refused (422), so a test sees a filter sent wrong. Returns the workflow's API path."""
+    refused (422), so a test sees a filter sent wrong. Main's history is a real git repository's
+    (``stub.history``, ``GitHistory``): a run without a ``head_sha`` is of main's head. Returns the
+    workflow's API path."""
+    import tempfile
     from urllib.parse import urlencode
 
     wf = f"/repos/{REPO}/actions/workflows/{dispatch.GPU_WORKFLOW}"  # the API takes the file name as the id
+    if getattr(stub, "history", None) is None:
+        stub.git_folder = tempfile.TemporaryDirectory(prefix="stand-in-git-")
+        stub.history = GitHistory(stub, f"/repos/{REPO}", stub.git_folder.name)
+    for run in runs:
+        run.setdefault("head_sha", stub.history.main)
 
     def listed(run, query) -> bool:  # a run of this workflow (its path in either form) in REPO (in any case)
         path = run["path"].split("@")[0]
@@ -383,6 +391,42 @@ def test_a_listed_run_that_is_no_dispatch_run_on_main_is_passed_over_and_said(st
         f"{dispatch.GPU_WORKFLOW} on main that are not: {', '.join(said[:5])}, and 1 more; they were neither "
         "taken for a PR's sweep nor cancelled; the API answered past the filters sent; check --github-api-url / "
         "GITHUB_API_URL and any proxy on the way"], proc.stderr
+
+
+def test_a_dispatch_run_of_a_tag_named_main_is_no_pr_s_sweep(stub, tmp_path):
+    """s36: a workflow_dispatch of run-sweep.yml on a tag named main has head_branch main (GitHub puts the
+    tag's name there) and every other field of a dispatch on main, and its run-name is the tag's workflow's
+    choice: titled as PR 7's sweep, it was taken for one, so PR 7's sweep was never dispatched. A run titled
+    as a sweep the poll would dispatch counts only when its commit is in main's history (one compare per
+    commit, and only for such runs: the 40 others listed ask nothing); the tag's run is passed over and said."""
+    p7 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=7)
+    p8 = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=8)
+    base = f"/repos/{REPO}"
+    stub.route("GET", f"{base}/pulls", [p7, p8])
+    others = [dict(wf_run(stub, 1000 + i, f"sweep PR #{900 + i} at {OLD} (trimmed)", "completed",
+                          "2026-03-01T00:00:00Z"), head_sha=f"{i + 1:040x}") for i in range(40)]  # never asked
+    tag_run = wf_run(stub, 6001, dispatch.run_title("7", HEAD, "trimmed"), "completed", "2026-02-09T00:00:00Z")
+    own = wf_run(stub, 5, dispatch.run_title("8", HEAD, "trimmed"), "completed", "2026-02-01T00:00:00Z")
+    wf = serve_runs(stub, [*others, tag_run, own])
+    older = stub.history.main
+    stub.history.commit()  # main moved on since PR 8's sweep was dispatched
+    tagged = stub.history.commit(parent=stub.history.main)
+    stub.history.tag("main", tagged)
+    tag_run["head_sha"], own["head_sha"] = tagged, older
+    stub.route("POST", f"{wf}/dispatches", None, status=204)
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 0, proc.stderr
+    posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
+    assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}})]
+    compares = sorted(t.split("/compare/")[1].split("?")[0] for t in stub.targets if "/compare/" in t)
+    assert compares == sorted(f"{stub.history.main}...{sha}" for sha in (older, tagged)), stub.targets
+    problems = [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate ci dispatch:")]
+    assert problems == [
+        f"{stub.url}: warning: passed over 1 run the API listed as workflow_dispatch runs of {REPO}'s "
+        f"{dispatch.GPU_WORKFLOW} on main that is not: run 6001 (head_sha {tagged[:12]} not in main's history: "
+        "a tag named main, or a commit main no longer holds); it was neither taken for a PR's sweep nor "
+        "cancelled; a run of a tag is listed under the tag's name: delete a tag named main (git push origin "
+        ":refs/tags/main); a run of a commit main no longer holds is not main's either"], proc.stderr
 
 
 def test_a_dispatch_answered_5xx_is_not_sent_again(stub, tmp_path):

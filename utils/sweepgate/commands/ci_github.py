@@ -51,26 +51,31 @@ NEWEST_RUNS = 300  # read at least: a closed PR's sweep still running is among t
 DISPATCH_EVENT = "workflow_dispatch"  # the event of the runs the poller makes, and lists
 
 
-def _runs(workflow, since, repository: str, ref: str, passed_over: dict):
+def _runs(repo, workflow, since, repository: str, ref: str, passed_over: dict, wanted: set):
     """The dispatch runs of ``workflow`` (run-sweep.yml) on ``ref`` (--ref), newest first: every one made
     since ``since`` (when the oldest open PR that may run was opened: none has an older sweep, and one
     missed would be dispatched again) and at least the newest NEWEST_RUNS.
     Each run listed is checked to be such a run by its own fields (``github.run_mismatch``: event,
     workflow path, branch, repository and head repository), the filters sent not trusted to have been
-    applied: one that is not (a ``pull_request`` run, another branch's or workflow's, a fork's) is passed
+    applied, and one titled as a sweep the poll would dispatch (``wanted``) by its commit too, which a
+    branch's own run has in the branch's history and a run of a tag of the branch's name may not
+    (``BranchHistory``: one compare per commit, only for these few runs, not the hundreds listed): one
+    that is not (a ``pull_request`` run, another branch's or workflow's, a fork's, a tag's) is passed
     over, its title never taken for a PR's sweep (which would hold that PR's dispatch back) nor the run
     cancelled, and put in ``passed_over`` (run id -> what of it differs) for the caller to say."""
+    from sweepgate.core.branch_history import BranchHistory
     from sweepgate.core.github import run_mismatch
     from sweepgate.results.source import branch_of
     from sweepgate.workflow.dispatch import GPU_WORKFLOW, Run
 
     branch = branch_of(ref)
-    out = []
+    history, out = BranchHistory(branch), []
     for run in workflow.get_runs(event=DISPATCH_EVENT, branch=branch):
         if len(out) >= NEWEST_RUNS and (since is None or run.created_at is None or run.created_at < since):
             break
-        if mismatch := run_mismatch(run, repository, GPU_WORKFLOW, event=DISPATCH_EVENT, branch=branch,
-                                    succeeded=False):
+        if mismatch := (run_mismatch(run, repository, GPU_WORKFLOW, event=DISPATCH_EVENT, branch=branch,
+                                     succeeded=False)
+                        or (history.mismatch(repo, run.head_sha) if run.display_title in wanted else "")):
             passed_over.setdefault(run.id, mismatch)
             continue
         out.append(Run(run.id, run.display_title or "", run.status or ""))
@@ -81,6 +86,7 @@ def _passed_over(passed_over: dict, repository: str, ref: str, api_url: str | No
     """The one warning line saying which runs the API listed as ``ref``'s dispatch runs of run-sweep.yml
     that are not (``_runs``), at the API's URL: none was taken for a PR's sweep or cancelled."""
     from sweepgate.core import github
+    from sweepgate.core.branch_history import passed_over_hint
     from sweepgate.core.errors import Diagnostic
     from sweepgate.results.source import branch_of
 
@@ -91,7 +97,7 @@ def _passed_over(passed_over: dict, repository: str, ref: str, api_url: str | No
     return [Diagnostic(github.api_url(api_url), rule="dispatch-run-mismatch", severity="warning",
                        message=f"warning: {github.passed_over_runs(passed_over, listed_as)}; "
                                f"{'it was' if one else 'they were'} neither taken for a PR's sweep nor cancelled",
-                       hint=github.PASSED_OVER_HINT)]
+                       hint=passed_over_hint(passed_over, branch_of(ref), github.PASSED_OVER_HINT))]
 
 
 def _decisions(repo, repository: str, api_url: str | None) -> tuple[dict[str, Decision], list, object, set]:
@@ -135,7 +141,7 @@ def _decisions(repo, repository: str, api_url: str | None) -> tuple[dict[str, De
 def run_dispatch(args) -> int:
     """Poll open PRs; dispatch and cancel GPU sweeps (see sweepgate.workflow.dispatch)."""
     from sweepgate.core.errors import emit
-    from sweepgate.workflow.dispatch import GPU_WORKFLOW, plan
+    from sweepgate.workflow.dispatch import GPU_WORKFLOW, plan, run_title
 
     # A dispatch answered 5xx (or not at all) may have started the sweep: sent again, it would start a
     # second one on the same GPUs. It is not; the next poll sees the run it made, or dispatches it then.
@@ -146,7 +152,8 @@ def run_dispatch(args) -> int:
         emit(problems)
         workflow = repo.get_workflow(GPU_WORKFLOW)
         passed_over: dict = {}
-        runs = _runs(workflow, oldest, repository, args.ref, passed_over)
+        wanted = {run_title(pr, d.head_ref, d.mode) for pr, d in decisions.items() if d.run}
+        runs = _runs(repo, workflow, oldest, repository, args.ref, passed_over, wanted)
         emit(_passed_over(passed_over, repository, args.ref, args.github_api_url))
         actions = plan(decisions, runs, unknown)
         failed = _carry_out(actions, args, client, repo, workflow, repository)
