@@ -665,3 +665,27 @@ def test_a_run_of_a_commit_github_does_not_know_or_of_a_deleted_branch_is_passed
                                          passed_over=passed_over) == []
     assert sorted(passed_over) == [5000, 5001, 5002, 5003] and not [t for t in gh.stub.targets if "/compare/" in t][1:], \
         gh.stub.targets
+
+
+def test_the_stand_in_compares_commits_as_github_documents_it(gh):
+    """The stand-in's compare of BASE...HEAD (GitHub's "Compare two commits"): ``behind`` when HEAD is an
+    ancestor of BASE, ``ahead`` when a descendant, ``identical``, ``diverged``, 404 for what names no commit;
+    a name both a tag and a branch have is read as the tag (git's order); the branch route reads branches only."""
+    import requests
+
+    h = gh.history
+    old = h.main
+    new = h.commit()
+    beside = h.commit(parent=old)
+    h.tag("main", beside)
+
+    def status(base, head):
+        answer = requests.get(f"{gh.url}{REPO}/compare/{base}...{head}", timeout=10,
+                              headers={"Authorization": f"token {TOKEN}"})
+        return answer.json()["status"] if answer.status_code == 200 else answer.status_code
+
+    assert [status(new, old), status(old, new), status(new, new), status(new, beside), status(new, "f" * 40)] == [
+        "behind", "ahead", "identical", "diverged", 404]
+    assert status("main", beside) == "identical"  # the tag, not the branch
+    branch = requests.get(f"{gh.url}{REPO}/branches/main", timeout=10, headers={"Authorization": f"token {TOKEN}"})
+    assert branch.json()["commit"]["sha"] == new
