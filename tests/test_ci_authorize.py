@@ -429,6 +429,24 @@ def test_a_dispatch_run_of_a_tag_named_main_is_no_pr_s_sweep(stub, tmp_path):
         ":refs/tags/main); a run of a commit main no longer holds is not main's either"], proc.stderr
 
 
+def test_a_compare_refused_stops_the_poll_and_names_contents_read(stub, tmp_path):
+    """s36: whether a run titled as a wanted sweep is of main's history is asked of the compare API, which a
+    token without 'contents: read' is refused (403): the poll stops (no sweep dispatched on a check not made),
+    and the hint names the permission it lacked."""
+    pr = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], number=7)
+    base = f"/repos/{REPO}"
+    stub.route("GET", f"{base}/pulls", [pr])
+    run = wf_run(stub, 6001, dispatch.run_title("7", HEAD, "trimmed"), "completed", "2026-02-09T00:00:00Z")
+    wf = serve_runs(stub, [run])
+    run["head_sha"] = stub.history.commit(parent=stub.history.main)
+    stub.route("POST", f"{wf}/dispatches", None, status=204)
+    stub.route("GET", f"{base}/compare/{stub.history.main}...{run['head_sha']}",
+               {"message": "Resource not accessible by integration"}, status=403)
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 1 and "403" in proc.stderr and "'contents: read'" in proc.stderr, proc.stderr
+    assert [path for method, path, _ in stub.requests if method == "POST"] == []
+
+
 def test_a_dispatch_answered_5xx_is_not_sent_again(stub, tmp_path):
     """Review: the comment's POST was re-sent after a 502 that had made it; the dispatch's POST was
     too, and a second dispatch is a second GPU sweep. The poll that follows sees the run it made."""

@@ -168,7 +168,8 @@ def run_dispatch(args) -> int:
         client.close()
 
 
-DISPATCH_TOKEN_HINT = "the token needs 'actions: write', 'pull-requests: read' and 'issues: read'"
+DISPATCH_TOKEN_HINT = ("the token needs 'actions: write', 'pull-requests: read', 'issues: read' and 'contents: read' "
+                       "(a sweep's run is checked to be of a commit in main's history)")
 
 
 def _carry_out(actions, args, client, repo, workflow, repository: str) -> list:
