@@ -198,19 +198,41 @@ def _outputs_of(folder: Path, refused: list[Diagnostic], zips: list[Path],
     """(outputs, helper files beside jobs' sidecars, CSV exports beside a JSON export of one name);
     entries that are no regular file (broken links, FIFOs) and unreadable subfolders go to ``refused``,
     archives and compressed results to ``zips`` (``_packed_results``), but, in a folder of jobs' sidecars, a
-    result compressed whole, which no sidecar pairs with, to the helper files; ``document``: the walk's
-    (``_without_csv_twins``)."""
+    result compressed whole that no sidecar pairs with to the helper files; one a sidecar pairs with is its
+    job's output (s36i: it was a helper file), and a sidecar whose only output it is waits for it
+    (``_waiting_sidecar``); ``document``: the walk's (``_without_csv_twins``)."""
     entries, packed = _entries(folder, refused)
     refused.extend(_not_a_file(p) for p in sorted(entries) if not p.is_file() and not p.is_dir())
     files, twins = _without_csv_twins(sorted(p for p in entries if p.is_file()), document)
     if not any(sidecar.is_sidecar(p) for p in files):
         zips.extend(packed)
         return files, [], twins
-    zips.extend(p for p, kind in packed.items() if kind.kind == jsonio.ARCHIVE)  # as beside any results (s36c)
-    paired = {p for p in files if sidecar.is_sidecar(p) or sidecar.sidecar_path(p).is_file()}
-    helpers = [p for p in files if p not in paired] + sorted(p for p, kind in packed.items()
-                                                            if kind.kind != jsonio.ARCHIVE)
+    outputs = {p for p, kind in packed.items() if kind.kind == jsonio.ARCHIVE or _paired(p, kind)}
+    zips.extend(p for p in packed if p in outputs)  # as beside any results (s36c, s36i)
+    waiting = {_waiting_sidecar(p, packed[p]) for p in outputs}
+    paired = {p for p in files if (sidecar.is_sidecar(p) or sidecar.sidecar_path(p).is_file()) and p not in waiting}
+    helpers = [p for p in files if p not in paired and p not in waiting] + sorted(p for p in packed
+                                                                                  if p not in outputs)
     return [p for p in files if p in paired], helpers, twins
+
+
+def _unpacked_path(path: Path, kind: jsonio.Kind) -> Path:
+    """The file a result compressed whole (``c4.json.gz``) decompresses to beside itself (``c4.json``)."""
+    return path.with_name(path.name[:-len(kind.suffix)])
+
+
+def _paired(path: Path, kind: jsonio.Kind) -> bool:
+    """Whether a result compressed whole is a job's output: its decompressed name pairs with a sidecar."""
+    return kind.kind == jsonio.COMPRESSED and sidecar.sidecar_path(_unpacked_path(path, kind)).is_file()
+
+
+def _waiting_sidecar(path: Path, kind: jsonio.Kind) -> Path | None:
+    """The sidecar of the job whose output ``path`` is, compressed whole, when the job has no other output:
+    not ingested until the output is unpacked (stored alone, it read as a job that left no result file)."""
+    if not _paired(path, kind):
+        return None
+    side = sidecar.sidecar_path(_unpacked_path(path, kind))
+    return side if _output_for(side) is None else None
 
 
 def walk(paths: list[str], allow_empty: bool = False) -> Walk:
@@ -286,13 +308,15 @@ def _packed_results(packed: list[Path], walked: list[Path]) -> tuple[list[Diagno
         if (kind := _packed(path)) is None:  # gone or changed since the walk met it
             continue
         if kind.kind == jsonio.COMPRESSED:
-            plain = path.with_name(path.name[:-len(kind.suffix)])
+            plain = _unpacked_path(path, kind)
             if _samples_log(path, kind, plain.name):
                 logs.append(path)
             elif not plain.is_file():
+                side = _waiting_sidecar(path, kind)
+                nor = "" if side is None else f" (nor its job's sidecar {side.name})"
                 warned.append(Diagnostic(str(path), 0, 0, COMPRESSED_RULE, f"warning: {kind.said}, a result file not "
-                                         f"ingested", f"{kind.verb or jsonio.VERBS[kind.kind]} it ({kind.command}) "
-                                         "and ingest the folder again", severity="warning"))
+                                         f"ingested{nor}", f"{kind.verb or jsonio.VERBS[kind.kind]} it "
+                                         f"({kind.command}) and ingest the folder again", severity="warning"))
             continue
         said, command = _archive_words(path, kind)
         members = _members(path, kind)

@@ -1,0 +1,78 @@
+"""s36i: results leftovers.
+
+- A job's output compressed whole in a folder of jobs' sidecars (``c4.json.gz`` beside ``c4.job.json``) was
+  counted with the helper outputs, and its sidecar stored as a failure that "left no result file": nothing said
+  the output was there, compressed. It is warned of as a compressed result beside results is anywhere, naming
+  the command that unpacks it, and its sidecar waits for it (no failure stored); unpacked, the job is ingested.
+
+Real outputs (tests/data/results-real) and hand-made variants, ingested through the CLI into SQLite.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import lzma
+import sqlite3
+
+from helpers import ROOT, ROW, job, run_cli, vllm_output, write_job
+
+REAL = ROOT / "tests" / "data" / "results-real"
+LM_EVAL = REAL / "lm_eval" / "lmeval0.4.3_asdiv_llama3-8b_limit50_trimmed.json"
+
+
+def _db(tmp_path) -> str:
+    return f"sqlite:///{tmp_path / 'r.db'}"
+
+
+def _statuses(tmp_path) -> dict[str, str]:
+    """Each stored record's result name -> its status, read straight from the store."""
+    with sqlite3.connect(tmp_path / "r.db") as db:
+        return dict(db.execute("SELECT result_filename, status FROM results"))
+
+
+# 1. a job's output compressed whole beside its sidecar
+
+def test_a_jobs_compressed_output_is_named_and_its_sidecar_not_stored_as_a_failure(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    write_job(runs, "c8", vllm_output(conc=8), job(run_id="1001", row=dict(ROW, conc=8)))
+    write_job(runs, "c4", None, job(run_id="1001"))
+    (runs / "c4.json.gz").write_bytes(gzip.compress(json.dumps(vllm_output(conc=4)).encode()))
+    write_job(runs, "c16", None, job(run_id="1001", row=dict(ROW, conc=16)))
+    (runs / "c16.json.xz").write_bytes(lzma.compress(json.dumps(vllm_output(conc=16)).encode()))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
+    assert rc == 0 and "ingested 1 results (1 new)" in out, (out, err)
+    assert "helper" not in out and "left no result file" not in err, (out, err)
+    assert err.splitlines() == [
+        f"{runs / 'c16.json.xz'}: warning: xz-compressed, a result file not ingested (nor its job's sidecar "
+        "c16.job.json); decompress it (xz -dk FILE) and ingest the folder again",
+        f"{runs / 'c4.json.gz'}: warning: gzip-compressed, a result file not ingested (nor its job's sidecar "
+        "c4.job.json); gunzip it (gunzip -k FILE) and ingest the folder again"], err
+    assert _statuses(tmp_path) == {"c8": "success"}
+    (runs / "c4.json").write_bytes(gzip.decompress((runs / "c4.json.gz").read_bytes()))  # gunzip -k
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
+    assert rc == 0 and "(1 new)" in out and "c4.json.gz" not in err, (out, err)
+    assert _statuses(tmp_path) == {"c8": "success", "c4": "success"}
+
+
+def test_an_eval_only_jobs_compressed_scores_are_named_and_its_sidecar_waits(tmp_path, capsys):
+    """An eval-only job's output is ``X-eval.json`` beside ``X.job.json``: compressed, the same."""
+    runs = tmp_path / "runs"
+    write_job(runs, "c8", vllm_output(conc=8), job(row=dict(ROW, conc=8)))
+    write_job(runs, "e4", None, job(row=dict(ROW, **{"run-eval": True, "eval-only": True})))
+    (runs / "e4-eval.json.gz").write_bytes(gzip.compress(LM_EVAL.read_bytes()))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
+    assert rc == 0 and "ingested 1 results (1 new)" in out and "helper" not in out, (out, err)
+    assert err.splitlines() == [
+        f"{runs / 'e4-eval.json.gz'}: warning: gzip-compressed, a result file not ingested (nor its job's sidecar "
+        "e4.job.json); gunzip it (gunzip -k FILE) and ingest the folder again"], err
+
+
+def test_a_compressed_file_no_sidecar_pairs_with_is_still_a_helper_output(tmp_path, capsys):
+    """Only a compressed file named as a job's output is that output; a part beside the jobs stays a helper."""
+    runs = tmp_path / "runs"
+    write_job(runs, "c4", vllm_output(), job())
+    (runs / "c4_part.json.gz").write_bytes(gzip.compress(json.dumps(vllm_output(conc=8)).encode()))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
+    assert rc == 0 and err == "" and "skipped 1 file with no job sidecar (helper outputs)" in out, (out, err)
+
