@@ -4,7 +4,8 @@
   counted with the helper outputs, and its sidecar stored as a failure that "left no result file": nothing said
   the output was there, compressed. It is warned of as a compressed result beside results is anywhere, naming
   the command that unpacks it, and its sidecar waits for it (no failure stored); unpacked, the job is ingested.
-
+- An AIPerf/GenAI-Perf CSV export's places counted CSV records, not lines: a quoted cell holding a newline moved
+  every later ``path:line`` one line short. They are physical lines, and a cell after the newline is placed on its own.
 Real outputs (tests/data/results-real) and hand-made variants, ingested through the CLI into SQLite.
 """
 
@@ -75,4 +76,41 @@ def test_a_compressed_file_no_sidecar_pairs_with_is_still_a_helper_output(tmp_pa
     (runs / "c4_part.json.gz").write_bytes(gzip.compress(json.dumps(vllm_output(conc=8)).encode()))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
     assert rc == 0 and err == "" and "skipped 1 file with no job sidecar (helper outputs)" in out, (out, err)
+
+
+# 2. an AIPerf CSV export's places counted in physical lines
+
+AIPERF_CSV = REAL / "aiperf" / "aiperf0.11_qwen3-4b_g7_conc16.csv"
+NOT_A_NUMBER = "the CSV was edited or is not an AIPerf/GenAI-Perf export"
+
+
+def _csv_with_a_two_line_name(tmp_path, bad_row: str, bad_cell: int) -> tuple:
+    """The real export with ``HTTP Blocked (ms)``'s name quoted over two lines (as a spreadsheet writes a cell
+    holding a newline) and cell ``bad_cell`` of the row starting ``bad_row`` made no number: (the file, the
+    line and column of that cell as an editor shows them)."""
+    text = AIPERF_CSV.read_text(encoding="utf-8").replace("HTTP Blocked (ms),", '"HTTP Blocked\n(ms)",', 1)
+    lines = text.split("\n")
+    (at,) = [n for n, line in enumerate(lines) if line.startswith(bad_row)]
+    cells = lines[at].split(",")
+    cells[bad_cell] = "oops"
+    lines[at] = ",".join(cells)
+    path = tmp_path / "profile_export_aiperf.csv"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path, at + 1, len(",".join(cells[:bad_cell])) + 2
+
+
+def test_a_quoted_cell_holding_a_newline_shifts_no_later_line(tmp_path, capsys):
+    path, line, col = _csv_with_a_two_line_name(tmp_path, "Inter Token Latency (ms),", 9)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(path))
+    assert rc == 1 and err.splitlines() == [
+        f"{path}:{line}:{col}: Inter Token Latency (ms).p50: 'oops' is not a number; {NOT_A_NUMBER}"], err
+
+
+def test_a_cell_on_the_second_line_of_a_record_is_placed_there(tmp_path, capsys):
+    """Its line's first cell is the name's end: the value is at its line and column, not the record's first
+    line; the newline in the name is written as such, the diagnostic staying one line."""
+    path, line, col = _csv_with_a_two_line_name(tmp_path, '(ms)",', 1)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(path))
+    assert rc == 1 and err.splitlines() == [
+        f"{path}:{line}:{col}: HTTP Blocked\\n(ms).avg: 'oops' is not a number; {NOT_A_NUMBER}"], err
 

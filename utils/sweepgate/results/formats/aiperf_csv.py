@@ -102,20 +102,32 @@ def cell_columns(line: str) -> list[int]:
         at += 1
 
 
-def _odd_cell(line: str, cells: int) -> int:
-    """The 1-based column where a CSV line of other than ``cells`` cells goes wrong: its first cell too many, or
-    just past its end, where the next cell was due."""
-    cols = cell_columns(line)
-    return cols[cells] if len(cols) > cells else len(line.rstrip("\r")) + 1
+Place = tuple[int, int]  # (line, column), both 1-based, as an editor shows them
+
+
+def _places(lines: list[str], first: int, last: int) -> tuple[list[Place], Place]:
+    """(where each cell of the record written on physical lines ``first``..``last`` starts, where it ends): a quoted
+    cell may hold a newline, so a record's later cells may stand on later lines."""
+    record = "\n".join(lines[first - 1:last])
+
+    def place(at: int) -> Place:  # ``at``: a 0-based offset in ``record``
+        before = record.count("\n", 0, at)
+        return first + before, at - (record.rfind("\n", 0, at) + 1) + 1
+
+    return [place(col - 1) for col in cell_columns(record)], place(len(record.rstrip("\r")))
 
 
 def to_export(text: str, path: str, rows: dict | None = None) -> dict:
     """The CSV as the JSON export's ``{key: {unit, avg, p50, ...}}`` shape; ``rows`` gets each key's line,
-    display name (its first cell) and the 1-based column of its cell under each header (``avg``, ``p50``, ...)."""
+    display name (its first cell) and the place (line, column) of its cell under each header (``avg``, ``p50``,
+    ...). Lines are physical lines, a record's cells each on its own (s36i: counted in records, a quoted cell
+    holding a newline put every later place a line short)."""
     doc, header, table_start = {}, None, True
     text = text.lstrip("\ufeff")
     lines = text.split("\n")  # a cell's column is counted in its line as written
-    for line, row in enumerate(csv.reader(io.StringIO(text)), 1):
+    reader, last = csv.reader(io.StringIO(text)), 0
+    for row in reader:
+        line, last = last + 1, reader.line_num
         if not row or not any(c.strip() for c in row):
             header, table_start = None, True
             continue
@@ -125,18 +137,19 @@ def to_export(text: str, path: str, rows: dict | None = None) -> dict:
             continue
         if header is SKIPPED:
             continue
+        cells, end = _places(lines, line, last)
         if header is None or len(row) != len(header):
-            raise fail(path, line, f"expected {len(header or [])} cells after a 'Metric,...' header, "
-                       f"got {len(row)}", "the CSV is truncated or not an AIPerf/GenAI-Perf export",
-                       col=_odd_cell(lines[line - 1], len(header or [])))
+            odd = cells[len(header or [])] if len(cells) > len(header or []) else end
+            raise fail(path, odd[0], f"expected {len(header or [])} cells after a 'Metric,...' header, "
+                       f"got {len(row)}", "the CSV is truncated or not an AIPerf/GenAI-Perf export", col=odd[1])
         key, unit = _key_unit(row[0])
         key = EXPORT_KEYS.get(key, key)
-        obj, cols = {"unit": unit}, dict(zip(header[1:], cell_columns(lines[line - 1])[1:]))
+        obj, places = {"unit": unit}, dict(zip(header[1:], cells[1:]))
         for column, cell in zip(header[1:], row[1:]):
-            obj[column] = _number(cell, path, (line, cols.get(column, 0)), f"{row[0]}.{column}")
+            obj[column] = _number(cell, path, places.get(column, (line, 0)), f"{row[0]}.{column}")
         doc[key] = obj
         if rows is not None:
-            rows[key] = (line, row[0], cols)
+            rows[key] = (line, row[0], places)
     return doc
 
 
@@ -145,7 +158,7 @@ AIPERF_CSV = CSV_FORMAT.format("aiperf")
 
 
 def parse_text(text: str, path: str) -> Measurement:
-    rows: dict[str, tuple[int, str, dict[str, int]]] = {}
+    rows: dict[str, tuple[int, str, dict[str, Place]]] = {}
     doc = to_export(text, path, rows)
     client = _client(doc)
     m = Measurement(CSV_FORMAT.format(client), client)
@@ -156,7 +169,7 @@ def parse_text(text: str, path: str) -> Measurement:
             dotted = d.message.split(":", 1)[0]
             key, _, stat = dotted.partition(".")
             if not d.line and key in rows:  # a stat with no cell of its own (the unit): the row's display name
-                d.line, d.col = rows[key][0], rows[key][2].get(stat, 1)
+                d.line, d.col = rows[key][2].get(stat, (rows[key][0], 1))
                 if stat in rows[key][2]:
                     d.message = _as_table(rows, dotted) + d.message[len(dotted):]
         raise
@@ -171,7 +184,7 @@ def parse_text(text: str, path: str) -> Measurement:
     return m
 
 
-def _note_places(m: Measurement, rows: dict[str, tuple[int, str, dict[str, int]]]) -> None:
+def _note_places(m: Measurement, rows: dict[str, tuple[int, str, dict[str, Place]]]) -> None:
     """A warning the JSON shape's reader gave of a figure under its dotted key (``time_to_first_token.p1: nan is no
     latency``): named as the table writes it (``Time to First Token (ms).p1``) and placed at its cell (its metric,
     the note's last item, ``Measurement.places``)."""
@@ -182,17 +195,17 @@ def _note_places(m: Measurement, rows: dict[str, tuple[int, str, dict[str, int]]
             m.notes[i] = (rule, message.replace(dotted, named, 1), hint, by_dotted[dotted])
 
 
-def _table_keys(m: Measurement, rows: dict[str, tuple[int, str, dict[str, int]]]) -> None:
+def _table_keys(m: Measurement, rows: dict[str, tuple[int, str, dict[str, Place]]]) -> None:
     """Each metric's key (``time_to_first_token.p50`` of the JSON shape) as the table writes it, its row's
     display name and its column (``Time To First Token (ms).p50``, as a cell's refusal names it), and its
     cell's line and column (``Measurement.places``)."""
     for name, dotted in list(m.keys.items()):
         key, _, column = dotted.partition(".")
         if key in rows:
-            m.places[name], m.keys[name] = (rows[key][0], rows[key][2].get(column, 1)), _as_table(rows, dotted)
+            m.places[name], m.keys[name] = rows[key][2].get(column, (rows[key][0], 1)), _as_table(rows, dotted)
 
 
-def _as_table(rows: dict[str, tuple[int, str, dict[str, int]]], dotted: str) -> str | None:
+def _as_table(rows: dict[str, tuple[int, str, dict[str, Place]]], dotted: str) -> str | None:
     """A JSON-shape key (``time_to_first_token.p1``) as the table writes it (``Time to First Token (ms).p1``):
     its row's display name and its column; None for a key of no row."""
     key, _, column = dotted.partition(".")
