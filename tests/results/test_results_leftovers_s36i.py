@@ -6,6 +6,9 @@
   the command that unpacks it, and its sidecar waits for it (no failure stored); unpacked, the job is ingested.
 - An AIPerf/GenAI-Perf CSV export's places counted CSV records, not lines: a quoted cell holding a newline moved
   every later ``path:line`` one line short. They are physical lines, and a cell after the newline is placed on its own.
+- ``results compare --json``: an eval verdict had no ``model``, though a point has one, so an eval ingested without
+  its matrix row (no config key) had no name. It carries its record's model, where a point's stands.
+
 Real outputs (tests/data/results-real) and hand-made variants, ingested through the CLI into SQLite.
 """
 
@@ -114,3 +117,32 @@ def test_a_cell_on_the_second_line_of_a_record_is_placed_there(tmp_path, capsys)
     assert rc == 1 and err.splitlines() == [
         f"{path}:{line}:{col}: HTTP Blocked\\n(ms).avg: 'oops' is not a number; {NOT_A_NUMBER}"], err
 
+
+# 3. `results compare --json`: an eval verdict names its model, as a point does
+
+
+def test_an_eval_verdict_in_compare_json_names_its_model(tmp_path, capsys):
+    """Ingested without its matrix row, the eval's point has no config key: its model alone names it."""
+    db = _db(tmp_path)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(LM_EVAL))
+    assert rc == 0, err
+    rc, out, _ = run_cli(capsys, "results", "show", "--db", db, "--json")
+    run = json.loads(out)[0]["run-id"]
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", run, "--json")
+    assert rc == 0, err
+    evals = json.loads(out)["evals"]
+    assert evals and {e["config-key"] for e in evals} == {None}, evals
+    assert [e["model"] for e in evals] == ["meta-llama/Meta-Llama-3-8B-Instruct"] * len(evals), evals
+    assert list(evals[0])[list(evals[0]).index("request-rate") + 1] == "model", evals[0]  # where a point has it
+
+
+def test_an_eval_verdict_of_a_matrix_row_names_the_rows_model(tmp_path, capsys):
+    """A job's eval (its row's model) and a failed eval job's one verdict, which has no score, name it too."""
+    db = _db(tmp_path)
+    row = dict(ROW, **{"run-eval": True, "eval-only": True})
+    write_job(tmp_path / "a", "e1", None, job(run_id="700", row=row, status="failure"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "a"))
+    assert rc == 0, err
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "700", "--json")
+    evals = json.loads(out)["evals"]
+    assert [(e["task"], e["model"]) for e in evals] == [("(job)", ROW["model"])], evals

@@ -56,9 +56,9 @@ class EvalVerdict:
     model: str | None = None  # the model the run's eval record names (``_model``): what names a point without a key
 
     def as_json(self) -> dict:
-        out = C.point_json(self.point)
-        out.update({R.EVAL_TASK: self.task, R.EVAL_METRIC: self.metric, R.EVAL_FILTER: self.filter,
-                    "head": self.head, "baseline": self.baseline, "difference": self.difference,
+        out = C.point_json(self.point)  # "model" where a point has it (Verdict.as_json): a rowless run's only name
+        out.update({"model": self.model, R.EVAL_TASK: self.task, R.EVAL_METRIC: self.metric,
+                    R.EVAL_FILTER: self.filter, "head": self.head, "baseline": self.baseline, "difference": self.difference,
                     "margin": self.margin, "verdict": self.verdict})
         if self.why:
             out["why"] = self.why
