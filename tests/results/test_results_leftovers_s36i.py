@@ -72,6 +72,19 @@ def test_an_eval_only_jobs_compressed_scores_are_named_and_its_sidecar_waits(tmp
         "e4.job.json); gunzip it (gunzip -k FILE) and ingest the folder again"], err
 
 
+def test_a_folder_of_a_jobs_compressed_output_and_its_sidecar_alone_holds_no_result(tmp_path, capsys):
+    """Its one job waits for its output: no result file to read, as in a folder of compressed results alone."""
+    runs = tmp_path / "runs"
+    write_job(runs, "c4", None, job())
+    (runs / "c4.json.gz").write_bytes(gzip.compress(json.dumps(vllm_output()).encode()))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
+    assert rc == 1 and err.splitlines() == [
+        f"{runs}: no result files (.json, .jsonl, .csv) in this folder, only 1 gzipped result file (c4.json.gz); "
+        "gunzip each (gunzip -k FILE) and ingest the folder"], (out, err)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs), "--allow-empty")
+    assert rc == 0 and "(0 new)" in out and "nor its job's sidecar c4.job.json" in err, (out, err)
+
+
 def test_a_compressed_file_no_sidecar_pairs_with_is_still_a_helper_output(tmp_path, capsys):
     """Only a compressed file named as a job's output is that output; a part beside the jobs stays a helper."""
     runs = tmp_path / "runs"
