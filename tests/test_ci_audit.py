@@ -186,6 +186,15 @@ def test_api_error_is_one_line(stub):
     assert len(proc.stderr.strip().splitlines()) == 1 and "403" in proc.stderr and "Must have admin" in proc.stderr
 
 
+def test_the_permission_hint_names_the_contents_read_that_tells_a_tag_named_main(stub):
+    """s36h: the hint named Administration, Actions and 'admin:org' but not Contents, whose refs tell whether
+    a tag named main exists: without it a group admitting the short @main stays a medium finding, unsaid why."""
+    stub.routes[("GET", f"{BASE}/actions/permissions/workflow")] = (403, {"message": "Must have admin rights"})
+    proc = run_audit(stub)
+    assert proc.returncode == 1 and "Contents (read) of the repository, to tell whether a tag named main exists" \
+        in proc.stderr and "stays a medium finding" in proc.stderr, proc.stderr
+
+
 def test_gpu_runners_in_the_default_group_are_checked_other_groups_are_not(stub):
     """Only the groups holding runners with a configs/runners.yaml label matter: a CPU runner in
     the org-wide Default group is no finding; the GPU runners moved there are."""

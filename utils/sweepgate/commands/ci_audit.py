@@ -17,7 +17,8 @@ from sweepgate.core.placement import runners_at
 from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, allowed_workflows, audit, notes
 
 HINT = ("the token needs read access to Administration and Actions of the repository, and "
-        "'admin:org' (read) for runner groups")
+        "'admin:org' (read) for runner groups; also Contents (read) of the repository, to tell whether a tag "
+        "named main exists (without it a runner group admitting the short @main stays a medium finding)")
 ORG_HINT = ("runner groups need organization admin rights: a classic token with 'admin:org' (read:org is "
             "not enough), or a fine-grained token with the organization permission 'Self-hosted runners' "
             "(read); or run the audit as an organization owner")
