@@ -314,7 +314,8 @@ def backend_points(config, scenarios=None):
 def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None) -> list[Diagnostic]:
     """Matrix rows on a runner label the base's configs/runners.yaml does not list: `ci split
     --runners` (main's file) will refuse the whole sweep for them, so the plan says so first, at
-    the `runner:` line of the first head config that names the label (with the nearest listed one)."""
+    the `runner:` line of the first head config that names the label (with the nearest listed one);
+    with no such config, at the base runners file's `labels:` line, where the fix adds it."""
     import difflib
 
     from sweepgate.core.placement import runner_labels
@@ -325,7 +326,7 @@ def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None
         return []
     out = []
     for label in sorted({str(row.get(F.RUNNER)) for _, row in iter_rows(matrix)} - labels):
-        path, line, col = F.RUNNERS_FILE, 0, 0
+        path, line, col = base.runners_place((F.LABELS, label))
         users = [k for k, c in (head.configs.items() if head else ()) if isinstance(c, dict) and c.get(F.RUNNER) == label]
         if users and head.owner.get(users[0]):
             owner = head.owner[users[0]]
