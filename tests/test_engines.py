@@ -361,7 +361,7 @@ def test_one_row_per_recipe_takes_multinode_rows_without_a_fingerprint():
 def test_a_failed_script_is_named_by_its_error_line_not_its_cleanup():
     """New-user review: a client flag typo was reported as "(Stopped vLLM server.)", the exit
     trap's last line, while the line above said what was wrong."""
-    from sweepgate.commands.preflight import _cause
+    from sweepgate.core.scriptlines import cause as _cause
 
     tail = ("Starting vLLM server: vllm serve m\n"
             "run_benchmark_serving: unknown option '--random-range-ratoi'\n"

@@ -315,43 +315,18 @@ def with_rows(found: dict, shown: int = 3) -> list:
 LIBRARY_LATER = "copy the benchmark library too (the first missing script's fix says from where)"
 
 
-_CLEANUP = re.compile(r"\(?(Stopping|Stopped) ")  # benchmark_lib's exit trap, after the error
-_ERROR = re.compile(r"error|unknown option|unrecognized|not found|no such file|invalid|failed", re.I)
-
-
-def _cause(tail: str) -> str:
-    """The line of a failed script's output that says why: the last one that reads like an error,
-    else the last one before the exit trap's cleanup lines (a review saw "(Stopped vLLM server.)"
-    named as the reason while "unknown option '--random-range-ratoi'" stood above it)."""
-    lines = [line.strip() for line in tail.strip().splitlines() if line.strip()]
-    told = [line for line in lines if not _CLEANUP.match(line)]
-    return next((line for line in reversed(told) if _ERROR.search(line)), told[-1] if told else "")
-
-
 # bash's own "FILE: line N: syntax error ..." (its parser's, or an arithmetic expression's)
 _SYNTAX = re.compile(r"^(?P<file>[^\n]+?): line (?P<line>\d+): (?P<what>[^\n]*syntax error[^\n]*)$", re.M)
-# bash's "FILE: line N: ..." of any error (`foo: command not found`)
-_BASH_SAYS = re.compile(r"^(?P<file>[^\n]+?): line (?P<line>\d+): ")
-
-
-def _in_repository(name: str, root: Path) -> str | None:
-    """A file bash names, from the repository's top; None when it is no file in the repository (or no
-    name a file can have: the script's output can hold any text, a name too long, a NUL byte)."""
-    where, root = Path(name), root.resolve()
-    try:
-        path = (where if where.is_absolute() else root / where).resolve()
-        return str(path.relative_to(root)) if path.is_file() and path.is_relative_to(root) else None
-    except (OSError, ValueError):
-        return None
 
 
 def _syntax_error(tail: str, root: Path):
     """The problem of a script bash stopped at a syntax error, at the file and line bash names (the row's
     script or a library it sources), the same for every row that runs it; None when bash names none."""
     from sweepgate.core.errors import Diagnostic
+    from sweepgate.core.scriptlines import in_repository
 
     said = list(_SYNTAX.finditer(tail))
-    rel = _in_repository(said[-1]["file"], root) if said else None
+    rel = in_repository(said[-1]["file"], root) if said else None
     if rel is None:
         return None
     return Diagnostic(rel, int(said[-1]["line"]), 0, RUN_RULE, f"bash stops here: {said[-1]['what'].strip()}",
@@ -361,14 +336,29 @@ def _syntax_error(tail: str, root: Path):
 def _failed_at(cause: str, rel: str, root: Path) -> tuple[str, int]:
     """Where a failed script's cause stands: the file and line bash names in it (`x.sh: line 12: foo:
     command not found`), when that is a file in the repository; else the script, at no line."""
-    said = _BASH_SAYS.match(cause)
-    named = _in_repository(said["file"], root) if said else None
-    return (named, int(said["line"])) if named else (rel, 0)
+    from sweepgate.core.scriptlines import bash_named
+
+    return bash_named(cause, root) or (rel, 0)
+
+
+def _left_at(rec, root: Path) -> dict[tuple[str, int], list[str]]:
+    """What the script left running, by the line that started each (the recorded command against the
+    script's and the library's lines), else the script, at no line."""
+    from sweepgate.core.scriptlines import command_line
+    from sweepgate.rehearsal.runner import leftover_words
+
+    out: dict[tuple[str, int], list[str]] = {}
+    for left in rec.leftovers:
+        place = command_line(root, rec.script, leftover_words(left)) or (str(rec.script.relative_to(root)), 0)
+        out.setdefault(place, []).append(left)
+    return out
 
 
 def _run_problems(row: dict, rec, root: Path) -> list:
     """The script itself failing (before a flag could be checked) is a problem too: a syntax error at the
-    line bash names, once for every row that runs it."""
+    line bash names, once for every row that runs it. So is what it left running, at the line that
+    started it."""
+    from sweepgate.core import scriptlines
     from sweepgate.core.errors import Diagnostic
     from sweepgate.rehearsal.runner import how_it_ended
 
@@ -378,11 +368,11 @@ def _run_problems(row: dict, rec, root: Path) -> list:
     if syntax:
         out.append(syntax)
     elif rec.timed_out or rec.rc:
-        what, cause = "did not finish" if rec.timed_out else how_it_ended(rec.rc), _cause(rec.output_tail)
+        what, cause = "did not finish" if rec.timed_out else how_it_ended(rec.rc), scriptlines.cause(rec.output_tail)
         out.append(Diagnostic(*_failed_at(cause, rel, root), 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script "
                               f"{what} in the fast rehearsal ({cause[:200]})", "run sweepgate rehearse on the row"))
-    if rec.leftovers:
-        out.append(Diagnostic(rel, 0, 0, RUN_RULE, "left running: " + "; ".join(rec.leftovers),
+    for (file, line), left in _left_at(rec, root).items():
+        out.append(Diagnostic(file, line, 0, RUN_RULE, "left running: " + "; ".join(left),
                               "start background work with start_background_process"))
     if rec.unreadable:  # no command of the row could be checked: not a pass
         what, _, fix = rec.unreadable.partition("; ")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sweepgate.core import fields
 from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.scriptlines import first_line, runs_module, script_lines
 from sweepgate.engines import manifest as M
 from sweepgate.engines.argcheck import check_argv
 
@@ -19,7 +20,6 @@ from sweepgate.engines.argcheck import check_argv
 # are named in a note, never passed over in silence)
 PYTHON_MODULES = {"vllm.entrypoints.openai.api_server": "vllm", "sglang.launch_server": "sglang",
                   "sglang_router.launch_router": "sglang-router"}
-LIBRARY_GLOBS = ("benchmarks/*.sh", "benchmarks/lib/*.sh", "benchmarks/multi_node/*.sh")
 
 
 def engine_call(call: dict) -> tuple[str, list[str]] | None:
@@ -65,25 +65,13 @@ def pinned_help(row: dict, root: Path | None = None) -> dict[str, list[str]]:
     return out
 
 
-def _script_lines(root: Path, script: Path):
-    """(path relative to root, line number, text) of each line that is no comment: the script's, then
-    the library's."""
-    for path in [script] + sorted({p for g in LIBRARY_GLOBS for p in root.glob(g)} - {script}):
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            continue
-        rel = str(path.relative_to(root))
-        yield from ((rel, number, text) for number, text in enumerate(lines, 1) if not text.lstrip().startswith("#"))
-
-
 def locate(root: Path, script: Path, flag: str, value: str | None = None) -> tuple[str, int]:
     """Where ``flag`` is written: the script first, then the library; (path, line) relative to root.
     With the ``value`` it was refused for, the line that writes both (an `else` branch's, not the
     `if` branch's valid one), else the first that writes the flag."""
     pattern = re.compile(r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])")
     first = None
-    for rel, number, text in _script_lines(root, script):
+    for rel, number, text in script_lines(root, script):
         if pattern.search(text):
             wrote = (re.escape(flag) + r"=(?=[\s\"')]|$)" if value == ""  # an empty --flag=
                      else r"(?<![\w.-])" + re.escape(value or "") + r"(?![\w.-])")
@@ -213,10 +201,8 @@ def _pinned(calls: list[dict], engine: str) -> list[tuple[str, str]]:
 
 def _runs(root: Path, script: Path, engine: str) -> tuple[str, int]:
     """Where the script (or the library) runs ``engine``'s `python3 -m MODULE`, else the script."""
-    modules = "|".join(re.escape(m) for m, e in PYTHON_MODULES.items() if e == engine)
-    runs = re.compile(rf"(?<![\w-])-m\s+({modules})(?![\w.-])") if modules else None
-    return next(((rel, number) for rel, number, text in _script_lines(root, script) if runs and runs.search(text)),
-                (str(script.relative_to(root)), 0))
+    modules = [m for m, e in PYTHON_MODULES.items() if e == engine]
+    return (first_line(root, script, runs_module(modules)) if modules else None) or (str(script.relative_to(root)), 0)
 
 
 def _origin(row: dict, calls: list[dict], script: Path, root: Path, engine: str, version: str | None,
@@ -243,7 +229,7 @@ def _pin_place(root: Path, script: Path, dists: list[str], version: str) -> tupl
     itself, else the line that sets the variable it reads (`readonly _SG_LM_EVAL_VERSION="0.4.9.1"`),
     else that pip line; else the first line that writes the version. None when no line does."""
     word = r"(?<![\w.-])" + re.escape(version) + r"(?![\w.-])"
-    lines = list(_script_lines(root, script))
+    lines = list(script_lines(root, script))
     for dist in dists:
         pin = re.compile(r"(?<![\w.-])" + re.escape(dist) + r"(?:\[[^\]]*\])?==(\S*)")
         for rel, number, text in lines:

@@ -14,6 +14,7 @@ import difflib
 import errno
 import json
 import os
+import re
 import select
 import shlex
 import shutil
@@ -26,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sweepgate.core import fields, jobfile, jsontext
+from sweepgate.core import fields, jobfile, jsontext, scriptlines
 from sweepgate.core.errors import Diagnostic, SweepgateError, emit, fail, is_a_folder, json_message, os_reason
 from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import LIBRARY_COPY, gpu_family, library_problem, script_candidates
@@ -131,7 +132,7 @@ def _concs(rows: list[dict]) -> list[str]:
 
 def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | None,
                where: list[str] | None = None) -> dict:
-    rows, exp_name = (rows, exp_name) if exp_name or len(rows) < 2 else _implied(rows, conc, where)
+    rows, exp_name = (rows, exp_name) if exp_name or len(rows) < 2 else _implied(rows, conc, where, source)
     if not exp_name:
         if len(rows) != 1:
             raise _unchosen(rows, source)
@@ -153,18 +154,10 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
             raise fail(source, 0, f"exp-name {exp_name!r} has no row with conc {conc}",
                        f"pick --conc from: {', '.join(_concs(named))}")
     for condition in where or []:
-        name, _, wanted = condition.partition("=")
-        if not any(name in r for r in matches):  # a mistyped field: every row "has" it as null
-            named = sorted({k for r in matches for k in r})
-            near = difflib.get_close_matches(name, named, n=1, cutoff=0.6)
-            raise fail(source, 0, f"no row of exp-name {exp_name!r} has a field {name!r}",
-                       (f"did you mean {near[0]}? " if near else "") + f"(its fields: {', '.join(named)})")
-        kept = _filtered(matches, where=[condition])
-        if not kept:
-            seen = sorted({_text(r.get(name)) for r in matches})
-            raise fail(source, 0, f"no row of exp-name {exp_name!r} has {name}={wanted}",
-                       f"its rows have {name} " + ", ".join(seen[:8]))
-        matches = kept
+        refused = _where_refusal(matches, condition, source, f" of exp-name {exp_name!r}")
+        if refused:
+            raise refused
+        matches = _filtered(matches, where=[condition])
     if len(matches) > 1:
         concs = _concs(matches)
         if len(concs) > 1 and conc is None:
@@ -194,10 +187,39 @@ def _filtered(rows: list[dict], conc: int | None = None, where: list[str] | None
             and all(_text(r.get(name)) == wanted for name, _, wanted in conditions)]
 
 
-def _implied(rows: list[dict], conc: int | None, where: list[str] | None) -> tuple[list[dict], str | None]:
+def _where_refusal(rows: list[dict], condition: str, source: str, whose: str = "") -> SweepgateError | None:
+    """Why ``NAME=VALUE`` of --where keeps none of ``rows`` (``whose``: ` of exp-name 'X'` when they are
+    one exp-name's): a field none of them has (a mistyped field: every row "has" it as null), with the
+    nearest one, or a value none has, with the values they have; None when it keeps some."""
+    name, _, wanted = condition.partition("=")
+    owner = "its" if whose else "their"
+    if not any(name in r for r in rows):
+        named = sorted({k for r in rows for k in r})
+        near = difflib.get_close_matches(name, named, n=1, cutoff=0.6)
+        return fail(source, 0, f"no row{whose} has a field {name!r}",
+                    (f"did you mean {near[0]}? " if near else "") + f"({owner} fields: {', '.join(named)})")
+    if not _filtered(rows, where=[condition]):
+        seen = sorted({_text(r.get(name)) for r in rows})
+        return fail(source, 0, f"no row{whose} has {name}={wanted}",
+                    f"{'its' if whose else 'the'} rows have {name} " + ", ".join(seen[:8]))
+    return None
+
+
+def _implied(rows: list[dict], conc: int | None, where: list[str] | None,
+             source: str) -> tuple[list[dict], str | None]:
     """No --exp-name: the rows at ``conc`` whose fields are as ``where`` says, when some are (else all), and
-    their exp-name where they have one: that name is the choice, --conc and --where choose among its rows."""
-    rows = _filtered(rows, conc, where) or rows
+    their exp-name where they have one: that name is the choice, --conc and --where choose among its rows.
+    A --where none of the rows of several exp-names meets is refused for what it names (``_where_refusal``):
+    falling back to every row would ask for --exp-name instead."""
+    kept = _filtered(rows, conc, where)
+    at_conc = _filtered(rows, conc) or rows
+    if not kept and len({r.get(fields.EXP_NAME) for r in at_conc}) > 1:
+        for condition in where or []:
+            refused = _where_refusal(at_conc, condition, source)
+            if refused:
+                raise refused
+            at_conc = _filtered(at_conc, where=[condition])
+    rows = kept or rows
     names = {r.get(fields.EXP_NAME) for r in rows}
     name = names.pop() if len(names) == 1 else None
     return rows, name if isinstance(name, str) else None
@@ -880,6 +902,12 @@ def _command_of(pid: int, calls: list[dict]) -> str:
     return f"{command} (PID {pid})"
 
 
+def leftover_words(left: str) -> list[str]:
+    """The command words of a process left running as ``_command_of`` and ``reap_leftovers`` name it
+    (`vllm serve (PID 12)`, `sleep 300 (PID 13)`): what finds the line that started it."""
+    return re.sub(r" \(PID \d+\)$", "", left).split()
+
+
 def stop_session(sid: int, calls: list[dict]) -> list[str]:
     """KILL what is left of the script's session (its background children, in any process group, and
     what they fork as they are killed: ``kill_until_gone``); describe each. The script is unreaped, so
@@ -959,12 +987,35 @@ def names_the_budget(gib: str | None, gb: str) -> bool:
         return False
 
 
+class Problem(str):
+    """A rehearsal's problem (`what is wrong; how to fix`) and what finds the line it is about: the
+    command ``words`` as recorded (``scriptlines.command_line``), a pattern that ``finds`` the line, or
+    (``said``) the file and line bash names in the script's output. A plain string stands at the script."""
+
+    words: list[str] = []
+    finds: re.Pattern | None = None
+    said: bool = False
+
+    def __new__(cls, text: str, *, words: list[str] | None = None, finds: re.Pattern | None = None,
+                said: bool = False) -> Problem:
+        self = super().__new__(cls, text)
+        self.words, self.finds, self.said = words or [], finds, said
+        return self
+
+
+SGLANG_MODULE = "sglang.launch_server"
+SGLANG_SERVER = re.compile(scriptlines.runs_module([SGLANG_MODULE]).pattern + r"|(?<![\w./-])sglang\s+serve(?![\w-])")
+VLLM_SERVE = re.compile(r"(?<![\w./-])vllm\s+serve(?![\w-])")
+LMCACHE_SERVER = re.compile(r"(?<![\w./-])lmcache\s+server(?![\w-])")
+MOONCAKE_MASTER = re.compile(r"(?<![\w./-])mooncake_master(?![\w-])")
+
+
 def _starts_sglang(call: dict) -> bool:
     """`python3 -m sglang.launch_server ...` (or `sglang serve ...`), as the stand-in recorded it."""
     argv = call.get("argv") or []
     if call["tool"] == "sglang":
         return argv[:1] == ["serve"]
-    return call["tool"].startswith("python") and argv[:2] == ["-m", "sglang.launch_server"]
+    return call["tool"].startswith("python") and argv[:2] == ["-m", SGLANG_MODULE]
 
 
 def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
@@ -976,45 +1027,61 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
     if framework.startswith("sglang"):
         started = [c["argv"] for c in calls if _starts_sglang(c)]
         if not started:
-            problems.append(f"the script never started the SGLang server (`python3 -m sglang.launch_server`); {START_IT}")
+            problems.append(Problem(f"the script never started the SGLang server (`python3 -m sglang.launch_server`); "
+                                    f"{START_IT}", finds=SGLANG_SERVER))
         if started and (wrong := multinode.wrong_port("the SGLang server's", started[0], env)):
-            problems.append(wrong)
+            problems.append(Problem(wrong, finds=SGLANG_SERVER))
         return problems  # the KV-offload arms below are vLLM's
     servers = [c["argv"] for c in calls if c["tool"] == "vllm" and c["argv"][:1] == ["serve"]]
     if not servers and framework.startswith("vllm"):
-        problems.append(f"the script never started `vllm serve`; {START_IT}")
+        problems.append(Problem(f"the script never started `vllm serve`; {START_IT}", finds=VLLM_SERVE))
     dram = str(row.get(fields.TOTAL_CPU_DRAM_GB, ""))
     runtime = env.get(fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME], "")
     if name in ("lmcache", "mooncake"):
         problems.extend(check_backend_build(name, str(version), runtime, calls))
+    problems.extend(_kv_arm_problems(name, dram, servers, calls))
+    if servers and (wrong := multinode.wrong_port("vllm serve", servers[0], env)):
+        problems.append(Problem(wrong, finds=VLLM_SERVE))
+    return problems
+
+
+def _kv_arm_problems(name: str | None, dram: str, servers: list[list[str]], calls: list[dict]) -> list[str]:
+    """What the row's KV-offload arm says about the LMCache server, mooncake_master and vllm serve's flags."""
+    problems: list[str] = []
+
+    def lmcache(text: str) -> None:
+        problems.append(Problem(text, finds=LMCACHE_SERVER))
+
+    def vllm(text: str) -> None:
+        problems.append(Problem(text, finds=VLLM_SERVE))
+
     if name == "lmcache":
         lm = [c["argv"] for c in calls if c["tool"] == "lmcache" and c["argv"][:1] == ["server"]]
         if len(lm) != 1:
-            problems.append(f"expected one LMCache server per node, saw {len(lm)}; {KV_ARM}")
+            lmcache(f"expected one LMCache server per node, saw {len(lm)}; {KV_ARM}")
         for argv in lm:
             if not names_the_budget(option_value(argv, "--l1-size-gb"), dram):
-                problems.append(f"LMCache --l1-size-gb is {option_value(argv, '--l1-size-gb')} GiB, "
-                                f"not the row's {dram} GB; {KV_ARM}, which converts it (units.sh)")
+                lmcache(f"LMCache --l1-size-gb is {option_value(argv, '--l1-size-gb')} GiB, "
+                        f"not the row's {dram} GB; {KV_ARM}, which converts it (units.sh)")
             if "--shm-name" not in argv or option_value(argv, "--shm-name") != "":
-                problems.append(f'LMCache server lacks --shm-name ""; pass it, or {KV_ARM}')
+                lmcache(f'LMCache server lacks --shm-name ""; pass it, or {KV_ARM}')
             if option_value(argv, "--chunk-size") is None:
-                problems.append(f"LMCache server lacks --chunk-size; pass it, or {KV_ARM}")
+                lmcache(f"LMCache server lacks --chunk-size; pass it, or {KV_ARM}")
         if servers and "LMCacheMPConnector" not in (option_value(servers[0], "--kv-transfer-config") or ""):
-            problems.append(f"vllm serve lacks the LMCacheMPConnector --kv-transfer-config; pass it, or {KV_ARM}")
+            vllm(f"vllm serve lacks the LMCacheMPConnector --kv-transfer-config; pass it, or {KV_ARM}")
     elif name == "mooncake":
         if not any(c["tool"] == "mooncake_master" for c in calls):
-            problems.append(f"the mooncake arm never started mooncake_master; {KV_ARM}")
+            problems.append(Problem(f"the mooncake arm never started mooncake_master; {KV_ARM}",
+                                    finds=MOONCAKE_MASTER))
         if servers and "MooncakeStoreConnector" not in (option_value(servers[0], "--kv-transfer-config") or ""):
-            problems.append(f"vllm serve lacks the MooncakeStoreConnector --kv-transfer-config; pass it, or {KV_ARM}")
+            vllm(f"vllm serve lacks the MooncakeStoreConnector --kv-transfer-config; pass it, or {KV_ARM}")
     elif name == "vllm-simple":
         if servers and not names_the_budget(option_value(servers[0], "--kv-offloading-size"), dram):
-            problems.append(f"vllm serve --kv-offloading-size is not the row's {dram} GB in GiB; {KV_ARM}, "
-                            "which converts it (units.sh)")
+            vllm(f"vllm serve --kv-offloading-size is not the row's {dram} GB in GiB; {KV_ARM}, "
+                 "which converts it (units.sh)")
     elif servers and (option_value(servers[0], "--kv-transfer-config") or option_value(servers[0], "--kv-offloading-size")):
-        problems.append("KV offloading is none but vllm serve was given an offload connector; drop "
-                        "--kv-transfer-config and --kv-offloading-size when KV_OFFLOADING is none")
-    if servers and (wrong := multinode.wrong_port("vllm serve", servers[0], env)):
-        problems.append(wrong)
+        vllm("KV offloading is none but vllm serve was given an offload connector; drop "
+             "--kv-transfer-config and --kv-offloading-size when KV_OFFLOADING is none")
     return problems
 
 
@@ -1047,7 +1114,7 @@ def check_backend_build(name: str, version: str, runtime: str, calls: list[dict]
     if kind == "wheel" and "--no-binary" in argv:
         problems.append(f"{package} on {runtime} should be the published wheel, not a source build; "
                         "install it without --no-binary")
-    return problems
+    return [Problem(p, words=["pip", "install", package]) for p in problems]  # at the line that installs it
 
 
 def make_work_dir(requested: str | None) -> Path:
@@ -1084,14 +1151,28 @@ def remove_work_dir(work: Path, what: str = "the work dir") -> None:
     stopping.act_on_held()
 
 
-def _problem_diagnostics(script: str, problems: list[str]) -> list[Diagnostic]:
-    """A rehearsal's problems (each ``what is wrong; how to fix``) as the script's diagnostics, so a
-    failed rehearsal is annotated under GitHub Actions as every other problem is."""
+def _problem_diagnostics(root: Path, script: Path, problems: list[str], output: str) -> list[Diagnostic]:
+    """A rehearsal's problems (each ``what is wrong; how to fix``) as diagnostics, so a failed rehearsal is
+    annotated under GitHub Actions as every other problem is: each at the line it is about (``_place``),
+    else at the script (``output``: the script's last lines, for the line bash names)."""
     out = []
     for problem in problems:
         what, _, fix = problem.rpartition("; ")
-        out.append(Diagnostic(script, 0, 0, "rehearsal", what or fix, fix if what else "", in_file=True))
+        file, line = _place(root, script, problem, output) or (str(script.relative_to(root)), 0)
+        out.append(Diagnostic(file, line, 0, "rehearsal", what or fix, fix if what else "", in_file=True))
     return out
+
+
+def _place(root: Path, script: Path, problem: str, output: str) -> tuple[str, int] | None:
+    """The line a ``Problem`` is about: the file and line bash names in the output's cause, the line that
+    runs its command, the line its pattern finds; None for any other problem, or when no line is found."""
+    if not isinstance(problem, Problem):
+        return None
+    if problem.said:
+        return scriptlines.bash_named(scriptlines.cause(output), root)
+    if problem.words:
+        return scriptlines.command_line(root, script, problem.words)
+    return scriptlines.first_line(root, script, problem.finds) if problem.finds else None
 
 
 def _tail(path: Path, lines: int = 30) -> str:
@@ -1176,7 +1257,7 @@ def ending_problem(run: ScriptRun, timeout: int) -> str | None:
                     f"{stop_grace(timeout):g}s after SIGTERM, so it was killed (SIGKILL); {ENDS_ON_TERM}")
         return (f"the script did not finish within {timeout}s; it was stopped with SIGTERM and "
                 f"{how_it_ended(run.rc)}; {IN_TIME}")
-    return f"the script {how_it_ended(run.rc)}; {SAYS_WHY}" if run.rc != 0 else None
+    return Problem(f"the script {how_it_ended(run.rc)}; {SAYS_WHY}", said=True) if run.rc != 0 else None
 
 
 def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeout: int) -> list[str]:
@@ -1186,7 +1267,8 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
     problems = [p for p in (ending, unreadable) if p]
     leftovers = run.left + reap_leftovers(calls)
     if leftovers:
-        problems.append(f"the script left running: {', '.join(leftovers)}; {STOP_WHAT_IT_STARTS}")
+        problems.append(Problem(f"the script left running: {', '.join(leftovers)}; {STOP_WHAT_IT_STARTS}",
+                                words=leftover_words(leftovers[0])))
     unusable = result_dir_problem(paths["results"])
     if unusable:
         problems.append(f"{unusable}; {KEEP_RESULT_DIR}")
@@ -1250,11 +1332,14 @@ def check_eval_calls(row: dict, calls: list[dict]) -> list[str]:
     """An eval row installs lm-eval at its pin and runs it; any other row runs no eval."""
     evals = [c for c in calls if c["tool"] == "lm_eval"]
     if not wants_eval(row):
-        return [f"the row asks for no eval but the script ran lm_eval; {RUN_EVALS}"] if evals else []
-    problems = [] if evals else [f"the row asks for evals but the script never ran lm_eval; {RUN_EVALS}"]
+        return [Problem(f"the row asks for no eval but the script ran lm_eval; {RUN_EVALS}", words=["lm_eval"])
+                ] if evals else []
+    problems = [] if evals else [Problem(f"the row asks for evals but the script never ran lm_eval; {RUN_EVALS}",
+                                         words=["run_requested_evals"])]
     if not any(c["tool"] == "pip" and any(a.startswith(("lm-eval==", "lm-eval[")) for a in c["argv"])
                for c in calls):
-        problems.append(f"lm-eval was not pip-installed at a pinned version; {RUN_EVALS}")
+        problems.append(Problem(f"lm-eval was not pip-installed at a pinned version; {RUN_EVALS}",
+                                words=["pip", "install", "lm-eval"]))
     return problems
 
 
@@ -1355,8 +1440,8 @@ def rehearse(args) -> int:
         raise
     if done.problems:
         print(f"rehearse: FAILED after {done.elapsed:.1f}s", file=sys.stderr)
-        emit(_problem_diagnostics(str(script.relative_to(root)), done.problems))
         tail = _tail(done.paths["out"])
+        emit(_problem_diagnostics(root, script, done.problems, tail))
         if tail:
             print(f"--- last lines of {done.paths['out']} ---\n{tail}", file=sys.stderr)
         return 1
