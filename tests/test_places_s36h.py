@@ -92,3 +92,16 @@ def test_preflight_puts_what_was_left_running_at_the_line_that_started_it(tmp_pa
     rel = "benchmarks/single_node/fixed_seq_len/x.sh"
     assert got == [(rel, 2, "left running: sleep 300 (PID 12)"), (rel, 3, "left running: vllm serve (PID 13)"),
                    (rel, 0, "left running: bash (PID 14)")], got
+
+
+def test_a_multi_node_problem_stands_at_the_line_that_starts_the_router_or_the_workers(tmp_path):
+    from sweepgate.rehearsal import multinode
+
+    script = tmp_path / "benchmarks/multi_node/x.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text('echo go\npython3 -m sglang.launch_server --disaggregation-mode "$1" &\n'
+                      'python3 -m sglang_router.launch_router --port 9 &\n')
+    row = {"prefill": {"num-worker": 1, "tp": 8}, "decode": {"num-worker": 0, "tp": 8}}
+    problems = multinode.check_calls(row, {"PORT": "8000"}, [])
+    got = {(d.line, d.message.split(",")[0]) for d in runner._problem_diagnostics(tmp_path, script, problems, "")}
+    assert got == {(2, "expected 1 prefill server(s)"), (3, "expected one router")}, got

@@ -12,9 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from sweepgate.core import fields
+from sweepgate.core.scriptlines import runs_module
 from sweepgate.core.jobenv import job_env
 from sweepgate.core.placement import runners_at
 from sweepgate.core.recipes import runs_multinode
+from sweepgate.rehearsal.problem import Problem
 from sweepgate.rehearsal.standin import option_value
 
 SERVER_MODULE = "sglang.launch_server"
@@ -53,7 +55,9 @@ def _modules(calls: list[dict], module: str) -> list[list[str]]:
 
 
 def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
-    """What the row says about its workers and router, checked against what the script ran."""
+    """What the row says about its workers and router, checked against what the script ran: each problem
+    at the line that starts the workers, or the router."""
+    workers, router = runs_module([SERVER_MODULE]), runs_module([ROUTER_MODULE])
     problems = []
     servers = _modules(calls, SERVER_MODULE)
     routers = _modules(calls, ROUTER_MODULE)
@@ -61,20 +65,23 @@ def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
         worker = row[role]
         mine = [a for a in servers if option_value(a, "--disaggregation-mode") == role]
         if len(mine) != worker[fields.NUM_WORKER]:
-            problems.append(f"expected {worker[fields.NUM_WORKER]} {role} server(s), saw {len(mine)}; start one per "
-                            f"worker, ${role.upper()}_NUM_WORKER of them ({DISAGG_LIB} does)")
+            problems.append(Problem(f"expected {worker[fields.NUM_WORKER]} {role} server(s), saw {len(mine)}; start "
+                                    f"one per worker, ${role.upper()}_NUM_WORKER of them ({DISAGG_LIB} does)",
+                                    finds=workers))
         wrong = [a for a in mine if option_value(a, "--tp-size") != str(worker[fields.TP])]
         if wrong:
-            problems.append(f"{role} server --tp-size is not the row's tp {worker[fields.TP]}; pass --tp-size "
-                            f"\"${role.upper()}_TP\"")
+            problems.append(Problem(f"{role} server --tp-size is not the row's tp {worker[fields.TP]}; pass "
+                                    f"--tp-size \"${role.upper()}_TP\"", finds=workers))
     if len(routers) != 1:
-        return problems + [f"expected one router, saw {len(routers)}; start one, as disagg_head.sh does"]
+        return problems + [Problem(f"expected one router, saw {len(routers)}; start one, as disagg_head.sh does",
+                                   finds=router)]
     ports = {option_value(a, "--port") for a in servers}
     told = {url.rsplit(":", 1)[-1] for i, url in enumerate(routers[0][1:], 1)
             if routers[0][i - 1] in ("--prefill", "--decode")}
     if told != ports:
-        problems.append(f"the router was given worker ports {sorted(told)}, the workers serve {sorted(ports)}; give it "
-                        "each worker's address (--prefill, --decode), as disagg_head.sh does")
+        problems.append(Problem(f"the router was given worker ports {sorted(told)}, the workers serve {sorted(ports)}; "
+                                "give it each worker's address (--prefill, --decode), as disagg_head.sh does",
+                                finds=router))
     if wrong := wrong_port("router", routers[0], env):
-        problems.append(wrong)
+        problems.append(Problem(wrong, finds=router))
     return problems

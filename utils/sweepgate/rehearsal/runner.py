@@ -33,6 +33,7 @@ from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import LIBRARY_COPY, gpu_family, library_problem, script_candidates
 from sweepgate.rehearsal import calllog, multinode
 from sweepgate.rehearsal.calllog import read_calls
+from sweepgate.rehearsal.problem import Problem
 from sweepgate.rehearsal.progress import CallTail, Progress
 from sweepgate.rehearsal.standin import option_value, start_time
 
@@ -985,22 +986,6 @@ def names_the_budget(gib: str | None, gb: str) -> bool:
         return float(gib) * 2**30 == int(gb) * 10**9
     except (TypeError, ValueError):
         return False
-
-
-class Problem(str):
-    """A rehearsal's problem (`what is wrong; how to fix`) and what finds the line it is about: the
-    command ``words`` as recorded (``scriptlines.command_line``), a pattern that ``finds`` the line, or
-    (``said``) the file and line bash names in the script's output. A plain string stands at the script."""
-
-    words: list[str] = []
-    finds: re.Pattern | None = None
-    said: bool = False
-
-    def __new__(cls, text: str, *, words: list[str] | None = None, finds: re.Pattern | None = None,
-                said: bool = False) -> Problem:
-        self = super().__new__(cls, text)
-        self.words, self.finds, self.said = words or [], finds, said
-        return self
 
 
 SGLANG_MODULE = "sglang.launch_server"

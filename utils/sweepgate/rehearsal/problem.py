@@ -1,0 +1,21 @@
+"""A rehearsal's problem, and what finds the line of the script it is about."""
+
+from __future__ import annotations
+
+import re
+
+
+class Problem(str):
+    """A rehearsal's problem (`what is wrong; how to fix`) and what finds the line it is about: the
+    command ``words`` as recorded (``scriptlines.command_line``), a pattern that ``finds`` the line, or
+    (``said``) the file and line bash names in the script's output. A plain string stands at the script."""
+
+    words: list[str] = []
+    finds: re.Pattern | None = None
+    said: bool = False
+
+    def __new__(cls, text: str, *, words: list[str] | None = None, finds: re.Pattern | None = None,
+                said: bool = False) -> Problem:
+        self = super().__new__(cls, text)
+        self.words, self.finds, self.said = words or [], finds, said
+        return self
