@@ -24,7 +24,7 @@ FILES = 300
 
 
 def _jobs(folder, round_no: int) -> list[str]:
-    return [str(write_job(folder, f"res{i:02d}", vllm_output(conc=1 + i % 6, mean_ttft_ms=120.0 + i),  # own bytes
+    return [str(write_job(folder, f"res{i:02d}", vllm_output(conc=1 + i % 6, mean_ttft_ms=120.0 + i + round_no / 4),  # own bytes, each round too (s36c)
                           job(run_id=f"{round_no}{i // 20:03d}", attempt=1 + i % 2,
                               row=dict(job()["row"], conc=1 + i % 6))))
             for i in range(FILES)]
@@ -39,8 +39,8 @@ def _ingest_together(url: str, files: list[str]) -> list[subprocess.CompletedPro
               *(files if k % 2 == 0 else files[::-1])] for k in range(PROCESSES)]
     procs = [subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for argv in argvs]
-    return [subprocess.CompletedProcess(argv, p.wait(timeout=120), *p.communicate())
-            for argv, p in zip(argvs, procs)]
+    said = [p.communicate(timeout=120) for p in procs]  # read while they run: a full stderr pipe would stall one
+    return [subprocess.CompletedProcess(argv, p.returncode, *out) for argv, p, out in zip(argvs, procs, said)]
 
 
 def _keys(url: str) -> list[tuple]:
