@@ -1,13 +1,16 @@
 """Which parts of a shell text bash reads as commands (``code``), for ``core.shellwords``.
 
 ``code(text)`` is ``text`` with all that is not code blanked (every character but a line break becomes a
-blank, so offsets and lines stay): comments, quoted strings (over as many lines as they run), `\\`-escaped
-characters, arithmetic (`$(( ))`, `(( ))`), `${ }`, an array's words (`X=( )`) and heredoc bodies (up to
-their terminator). What bash runs inside them stays: a command substitution `$( )` or `` ` ` `` wherever it
-is (in double quotes, in `${ }`, in an unquoted heredoc's body), and the `)` that ends a `case` item's
-pattern; the `)` that ends a `$( )` is blanked (what follows it is no command's start). With it, where each
-command substitution is (offset of its first character, offset of its end), for what it assigns to stay
-inside it.
+blank, so offsets and lines stay; a line break after a `\\` in code, which joins two lines into one, is blanked
+too): comments, quoted strings (over as many lines as they run), `\\`-escaped characters, arithmetic
+(`$(( ))`, `(( ))`, `$[ ]`), `${ }`, an array's words (`X=( )`) and heredoc bodies (up to their terminator).
+What bash runs inside them stays: a command substitution `$( )` or `` ` ` `` wherever it is (in double quotes,
+in `${ }`, in an unquoted heredoc's body), and the `)` that ends a `case` item's pattern; the `)` that ends a
+`$( )` is blanked (what follows it is no command's start). With it, where each command substitution is (offset
+of its first character, offset of its end), for what it assigns to stay inside it. A `source`/`.` command word
+spelled with quotes or `\\` (`"source"`, `\\.`), which bash runs as `source`, is written unquoted at the end of
+its place (`"source"` as `  source`). A `$((` or `((` whose `)` closing its second `(` has no `)` right after it
+is no arithmetic: as bash does, it is read again as a `$(` (or a subshell) holding a subshell.
 """
 
 from __future__ import annotations
@@ -15,15 +18,16 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-CODE, QUOTED, BRACED, ARITHMETIC, ARRAY, BODY = "code", '"', "${", "((", "=(", "body"
-# What each context acts on (group `s`; a `$` only before `(`, `{` or a quote, a `#` only at a word's start,
-# a line break only when a heredoc's body begins after it); all else is code in CODE and blanked in the
+CODE, QUOTED, BRACED, ARITHMETIC, ARRAY, BODY, OLD_ARITHMETIC = "code", '"', "${", "((", "=(", "body", "$["
+# What each context acts on (group `s`; a `$` only before `(`, `{`, `[` or a quote, a `#` only at a word's
+# start, a line break only when a heredoc's body begins after it); all else is code in CODE and blanked in the
 # others. CODE's pattern is matched, not searched: it runs over what it skips in one step (most of a text).
-_CODE_SKIP = r"""(?:[^#'"\\`()$<%s]++|\$(?![({'"])|<(?!<)|(?<=[^\s;&|(){}])#)*+"""
-_CODE_SPECIAL = r"""(?P<s>['"\\`()]|\$[({'"]|#|<<%s)"""
+_CODE_SKIP = r"""(?:[^#'"\\`()$<%s]++|\$(?![({'"[])|<(?!<)|(?<=[^\s;&|(){}])#)*+"""
+_CODE_SPECIAL = r"""(?P<s>['"\\`()]|\$[({'"[]|#|<<%s)"""
 _SPECIAL = {CODE: re.compile(_CODE_SKIP % "" + _CODE_SPECIAL % ""),
             QUOTED: re.compile(r'(?P<s>["\\`]|\$[({])'), BRACED: re.compile(r"""(?P<s>[}'"\\`]|\$[({])"""),
-            ARITHMETIC: re.compile(r"(?P<s>[()`]|\$[({])"), BODY: re.compile(r"(?P<s>[\\`]|\$[({])"),
+            ARITHMETIC: re.compile(r"(?P<s>[()`]|\$[({])"), OLD_ARITHMETIC: re.compile(r"(?P<s>[][`]|\$[({])"),
+            BODY: re.compile(r"(?P<s>[\\`]|\$[({])"),
             ARRAY: re.compile(r"""(?P<s>[)'"\\`\n]|\$[({'"]|(?<![^\s;&|(){}])#)""")}
 _BEFORE_BODIES = re.compile(_CODE_SKIP % r"\n" + _CODE_SPECIAL % r"|\n")
 # `<<EOF`, `<<-EOF`, `<< 'EOF'`, `<<"EOF"`, `<<\EOF` (not `<<<`, a here-string); its body runs to the line
@@ -31,32 +35,47 @@ _BEFORE_BODIES = re.compile(_CODE_SKIP % r"\n" + _CODE_SPECIAL % r"|\n")
 _HEREDOC = re.compile(r"""<<(?!<)(?P<strip>-?)[ \t]*(?P<quote>['"]?)(?P<escape>\\?)(?P<end>[\w.+-]+)(?P=quote)""")
 # A double-quoted string that runs nothing (no `$(`, no `` ` ``; a `${ }` without quotes or `$` inside).
 _SIMPLE_QUOTED = re.compile(r'"(?:[^"\\$`]|\\.|\$(?![({])|\$\{[^}"\'$`\\]*\})*+"', re.DOTALL)
+# A command word that is `source` or `.` once its quotes and `\` are taken away (one starting with either).
+_SPELLED = re.compile(r"""(?:\\[\w.]|"[\w.]*"|'[\w.]*'|[\w.])++(?=[ \t])""")
+_WORD_START, _SPELLED_FIRST = frozenset(" \t\n;&|()!`"), frozenset("s.\"'")
 _ANSI = re.compile(r"\$'(?:[^'\\]|\\.)*'?", re.DOTALL)
 _NOT_A_LINE_BREAK = re.compile(r"[^\n]")
 
 
 class _Open(NamedTuple):
     """A context open at a point of the scan: what opened it (`$(`, `(`, `` ` ``, ...), where, and for a
-    heredoc's body where it stops and where the scan goes on after it."""
+    heredoc's body where it stops and where the scan goes on after it; how many ranges to blank, command
+    substitutions closed, words to write and heredocs met there were when it opened (to read arithmetic again as
+    code)."""
     context: str
     opener: str
     at: int
     stop: int = -1
     resume: int = -1
+    marks: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
 class _Scan:
     """A scan's state: the ranges to blank, the command substitutions closed, the heredocs whose bodies
-    begin at the next line break, and the contexts open (the text's code at the bottom)."""
+    begin at the next line break, the contexts open (the text's code at the bottom) and what to write over
+    the blanked text (offset, what): `source`/`.` words unquoted, a `\\` and its line break as blanks."""
 
     def __init__(self, text: str):
-        self.text, self.blank, self.spans, self.heredocs = text, [], [], []
+        self.text, self.blank, self.spans, self.heredocs, self.words = text, [], [], [], []
         self.stack = [_Open(CODE, "", 0)]
 
     def push(self, context: str, opener: str, at: int, blank: int = 0) -> int:
-        self.stack.append(_Open(context, opener, at))
+        self.stack.append(_Open(context, opener, at, marks=self.marks()))
         self.blank.append((at, at + blank))
         return at + len(opener)
+
+    def marks(self) -> tuple[int, int, int, int]:
+        return len(self.blank), len(self.spans), len(self.words), len(self.heredocs)
+
+    def back_to(self, marks: tuple[int, int, int, int]) -> None:
+        """Forget what was found since ``marks``."""
+        for found, mark in zip((self.blank, self.spans, self.words, self.heredocs), marks):
+            del found[mark:]
 
 
 def code(text: str) -> tuple[str, list[tuple[int, int]]]:
@@ -79,14 +98,23 @@ def code(text: str) -> tuple[str, list[tuple[int, int]]]:
             i = top.resume
         else:
             break
-    return _blanked(text, scan.blank), sorted(scan.spans)
+    out, parts, at = _blanked(text, scan.blank), [], 0
+    for lo, word in sorted(scan.words):
+        parts += [out[at:lo], word]
+        at = lo + len(word)
+    return "".join(parts) + out[at:], sorted(scan.spans)
 
 
 def _special(scan: _Scan, top: _Open, j: int) -> int:
     """Act on the character at ``text[j]`` that ``top``'s context acts on; where the scan goes on."""
     text, c = scan.text, scan.text[j]
+    if text[j + 1:j + 2] in _SPELLED_FIRST and top.context == CODE and (j == 0 or text[j - 1] in _WORD_START):
+        _spelled_source(scan, j)
     if c == "\\":
-        scan.blank.append((j, j + 1 + (text[j + 1:j + 2] != "\n")))
+        if text[j + 1:j + 2] == "\n" and top.context == CODE:  # joins the line to the next: no line break
+            scan.words.append((j, "  "))
+        else:
+            scan.blank.append((j, j + 1 + (text[j + 1:j + 2] != "\n")))
         return j + 2
     if c == "'":
         end = text.find("'", j + 1) + 1 or len(text)
@@ -107,8 +135,10 @@ def _special(scan: _Scan, top: _Open, j: int) -> int:
         return scan.push(CODE, "`", j)
     if c == "$":
         return _dollar(scan, top, j)
-    if c in "()}":
+    if c in "()}]":
         return _paren(scan, top, j) if c == "(" else _close(scan, top, j)
+    if c == "[":  # in `$[ ]`
+        return scan.push(OLD_ARITHMETIC, "[", j, 1)
     if c == "#":
         end = _line_end(text, j)
         scan.blank.append((j, end))
@@ -127,6 +157,8 @@ def _dollar(scan: _Scan, top: _Open, j: int) -> int:
         return scan.push(CODE, "$(", j)
     if text.startswith("${", j):
         return scan.push(BRACED, "${", j, 2)
+    if text.startswith("$[", j):
+        return scan.push(OLD_ARITHMETIC, "$[", j, 2)
     if top.context in (CODE, ARRAY) and text.startswith("$'", j):
         end = _ANSI.match(text, j).end()
         scan.blank.append((j, end))
@@ -153,6 +185,9 @@ def _close(scan: _Scan, top: _Open, j: int) -> int:
     if top.context == CODE and top.opener in ("", "`") and scan.text[j] == ")":
         return j + 1
     scan.stack.pop()
+    if top.opener in ("$((", "((") and not scan.text.startswith("))", j):  # no arithmetic: read it again
+        scan.back_to(top.marks)
+        return scan.push(CODE, "$(", top.at) if top.opener == "$((" else scan.push(CODE, "(", top.at)
     if top.opener in ("$(", "`"):
         scan.spans.append((top.at, j))
     elif top.context == CODE:  # a subshell's `)`
@@ -160,6 +195,12 @@ def _close(scan: _Scan, top: _Open, j: int) -> int:
     end = j + 1 + (top.opener in ("$((", "((") and scan.text.startswith("))", j))
     scan.blank.append((j, end))
     return end
+
+
+def _spelled_source(scan: _Scan, j: int) -> None:
+    """A command word at ``text[j]`` that starts with a quote or `\\`: written unquoted if it is `source`/`.`."""
+    if (m := _SPELLED.match(scan.text, j)) and (word := re.sub(r"""[\\'"]""", "", m.group())) in ("source", "."):
+        scan.words.append((m.end() - len(word), word))
 
 
 def _heredoc(scan: _Scan, j: int) -> int:

@@ -42,7 +42,7 @@ _COMMAND = re.compile(r'(?:^|[;&|({!`)]|(?<![\w-])(?:then|else|do|if|elif|while|
 # What may follow an assignment in the same command: another (`A=1 B=$(...)`), or a `source` (`X=1 . x`,
 # not after `local`, `export`, ...: their words are all names).
 _NEXT = re.compile(rf'[ \t]+(?:{_SOURCE}|(?P<name>[A-Za-z_]\w*)=)')
-_BLANKS = re.compile(r'[ \t]+(?:--[ \t]+)?')
+_BLANKS = re.compile(r'(?:[ \t]|\\\n)+(?:--(?:[ \t]|\\\n)+)?')  # in the text: a `\` joins two lines
 _SELF = re.compile(r'\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE(?!\w)|0(?!\w)|\{0\})')
 _SELF_FOLDER = re.compile(r'\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}')
 _VARIABLE = re.compile(r'\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<bare>[A-Za-z_]\w*))')
