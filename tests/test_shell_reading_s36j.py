@@ -112,3 +112,29 @@ def test_a_helper_sourced_any_of_these_ways_is_part_of_the_run_identity(tmp_path
     (tmp_path / LIB).write_text("")
     r = subprocess.run(["bash", SCRIPT], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert [line for line in r.stdout.splitlines() if "/shared/" in line] == list(HELPERS.values()), r.stdout + r.stderr
+
+
+def test_a_long_chain_of_assignments_is_read_in_one_pass_over_the_text(monkeypatch):
+    """s36 review: each assignment of a chain (`A=1 A=1 ... source x`, one line with no command start
+    after it) had the next command searched for to the end of the text: quadratic, 23 s for a 32 kB line
+    of a script a pull request may add, on the gate's cold path. The characters searched stay a small
+    multiple of the text's length (counted, not timed)."""
+    from sweepgate.core import shellwords
+
+    searched = []
+
+    class Counted:
+        def __init__(self, pattern):
+            self.pattern = pattern
+
+        def search(self, string, pos=0, endpos=None):
+            end = len(string) if endpos is None else endpos
+            searched.append(max(0, end - pos))
+            return self.pattern.search(string, pos, end)
+
+    monkeypatch.setattr(shellwords, "_COMMAND", Counted(shellwords._COMMAND))
+    for text in ("A=1 " * 2000 + "source benchmarks/x.sh\n", "X=$(" + "Y=$(a) " * 1000 + ")\n"):
+        searched.clear()
+        read = shellwords.reading(text)
+        assert sum(searched) < 20 * len(text), (text[:8], sum(searched), len(text))
+    assert read.sourced == [] and shellwords.reading("A=1 " * 2000 + "source benchmarks/x.sh\n").sourced

@@ -81,12 +81,14 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
     # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow)
     at, chain, declared, spanned = 0, -1, False, 0
     while True:
-        m = _COMMAND.search(code, at)
-        if chain >= 0 and (m is None or m.start() >= chain):
+        # within an assignment's word first (its substitutions), then what follows the word, then the rest: a
+        # search past the word each time made `A=1 A=1 ... source x` (one line, no command start) quadratic
+        m = _COMMAND.search(code, at, chain) if chain >= 0 else None
+        if chain >= 0 and m is None:
             if (n := _NEXT.match(code, chain)) and (n["name"] or not declared):
                 m = n
             chain = -1
-        if m is None:
+        if m is None and (m := _COMMAND.search(code, at)) is None:
             break
         spanned = _enter(scopes, spans, spanned, m.start())
         at = m.end()
@@ -102,7 +104,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
             if len(scopes) == 1:
                 read.assigned.append((m["name"], place, at, at + len(word)))
             chain = at + len(word)
-            declared = bool(m["declare"]) if m.re is _COMMAND else declared
+            declared = declared if m.re is _NEXT else bool(m["declare"])
         elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
             read.sourced.append((m.start("source"), place))
 
