@@ -9,6 +9,7 @@
    (`builtin source`, `command .`, `source -- x`, `time source`, `eval source x`, a `case` item `a) . x`) were
    not read as sourcing.
 A helper sourced any of these ways was left out of the run identity (a changed helper was reused as unchanged).
+The cases of s36j (test_shell_reading_s36j's docstring) are in the same tables, marked `s36j`.
 """
 
 from __future__ import annotations
@@ -45,6 +46,28 @@ SOURCES_IT = {  # the script's text after its first two lines; bash sources the 
     "eval source": f"eval source {LIB}\n",
     "a case item on one line": f"case x in x) source {LIB};; esac\n",
     "the second case item": f"case a in\n  b) source x.sh;;\n  a) . {LIB};;\nesac\n",
+    # s36j 1.
+    "after $[1<<2]": f"echo $[1<<2]\nsource {LIB}\n",
+    "after $[ ] nested, in a string": f'x=1; echo "$[ $[1<<2] + 1 ]" $[x[1]<<1]\nsource {LIB}\n',
+    "after (( x <<= 1 ))": f"x=1; (( x <<= 1 ))\nsource {LIB}\n",
+    "after $(( 1<<2 ))": f"echo $(( 1<<2 ))\nsource {LIB}\n",
+    "after [[ a < b ]]": f"[[ a < b ]]\nsource {LIB}\n",
+    "after ${{x/<</}}": f"x=a; echo ${{x/<</}} \"${{x/<</}}\"\nsource {LIB}\n",
+    "after a quoted let": f"let 'x=1<<2'\nsource {LIB}\n",
+    "after a here-string": f"cat <<<x >/dev/null\nsource {LIB}\n",
+    # s36j 2.
+    '"source"': f'"source" {LIB}\n',
+    "'source'": f"'source' {LIB}\n",
+    "\\source": f"\\source {LIB}\n",
+    '"."': f'"." {LIB}\n',
+    "\\.": f"\\. {LIB}\n",
+    'if ...; then "source"': f'if true; then "source" "$(dirname "$0")/../../benchmark_lib.sh"; fi\n',
+    'X=1 "source"': f"X=1 'source' {LIB}\n",
+    "builtin \\source": f"builtin \\source {LIB}\n",
+    # s36j 3.
+    "$((cd .); source) in a string": f'echo "$((cd .); source {LIB})"\n',
+    "$((cd .); source) assigned": f'X="$((cd .) && source {LIB}; echo)"\n',
+    "((cd .); source)": f"((cd .); source {LIB})\n",
 }
 SOURCES_NOTHING = {  # forms that name the library but bash does not source it
     "a source line inside a string over lines": f'echo "a\nsource {LIB}\n"\n',
@@ -59,6 +82,15 @@ SOURCES_NOTHING = {  # forms that name the library but bash does not source it
     "after a $( ) that ends": f"echo $(echo) source {LIB}\n",
     "after $(( )) that ends": f"echo $((1)) . {LIB}\n",
     "a quote right after source": f'source"{LIB}"\n',
+    "a quoted source in a comment": f'# "source" {LIB}\n',
+    "a quoted source after echo": f'echo "source" {LIB}\n',
+    "a quoted source in a string": f"echo 'a;\"source\" {LIB}'\n",
+    '"source"x': f'"source"{LIB} 2>/dev/null || true\n',
+    "a quoted word that is not source": f'"sourced" {LIB} 2>/dev/null || true\n',
+    # s36j 4.
+    "an escaped line break, then source": f"echo \\\nsource {LIB}\n",
+    "after $[ ] that ends": f"echo $[1] source {LIB}\n",
+    "arithmetic $(( (1) )) then source as a word": f"echo $(( (1) )) source {LIB}\n",
 }
 IN_BODIES = {  # 2. bash sources the library at the heredoc command's line; it is read at the body's line, after it
     "$( ) in an unquoted heredoc's body": f"cat <<EOF >/dev/null\nbody $(source {LIB})\nEOF\n",
@@ -88,11 +120,16 @@ def test_a_source_in_an_unquoted_heredoc_s_body_is_read_at_its_own_line(tmp_path
         (SCRIPT, text.count("\n", 0, text.rindex(LIB)) + 1)], how
 
 
-HELPERS = {  # how the script sources the helper (each a form read since s36b) -> the helper's path
+HELPERS = {  # how the script sources the helper (each a form read since s36b or s36j) -> the helper's path
     "X=1 source benchmarks/shared/prefixed.sh\n": "benchmarks/shared/prefixed.sh",
     "command . ./benchmarks/shared/command.sh\n": "benchmarks/shared/command.sh",
     'echo "$(source benchmarks/shared/quoted.sh)"\n': "benchmarks/shared/quoted.sh",
     "cat <<EOF\n`. benchmarks/shared/body.sh`\nEOF\n": "benchmarks/shared/body.sh",
+    '"source" benchmarks/shared/quoted_word.sh\n': "benchmarks/shared/quoted_word.sh",
+    "\\. benchmarks/shared/escaped.sh\n": "benchmarks/shared/escaped.sh",
+    "source \\\n  benchmarks/shared/joined.sh\n": "benchmarks/shared/joined.sh",
+    "echo $[1<<2]\nsource benchmarks/shared/after.sh\n": "benchmarks/shared/after.sh",
+    'echo "$((cd .); source benchmarks/shared/sub.sh)"\n': "benchmarks/shared/sub.sh",
 }
 
 

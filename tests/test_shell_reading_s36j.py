@@ -9,66 +9,17 @@
 4. Lines joined by a `\\`: `echo \\` then `source x` on the next line (one command, an echo) was read as sourcing,
    and `source \\` then the path on the next line was not.
 A helper sourced any of these ways was left out of the run identity (a changed helper was reused as unchanged).
+The cases that run as s36b's do are in its tables (test_shell_reading_s36b, marked `s36j`); here, the rest.
 """
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from test_reuse import assert_each_file_is_part_of_the_identity
 from test_sourced_library_s35c import SCRIPT, bash_sourced_at, script_text
 
 from sweepgate.core import recipes
 
 LIB = "benchmarks/benchmark_lib.sh"
-SOURCES_IT = {  # the script's text after its first two lines; bash sources the library once
-    # 1.
-    "after $[1<<2]": f"echo $[1<<2]\nsource {LIB}\n",
-    "after $[ ] nested, in a string": f'x=1; echo "$[ $[1<<2] + 1 ]" $[x[1]<<1]\nsource {LIB}\n',
-    "after (( x <<= 1 ))": f"x=1; (( x <<= 1 ))\nsource {LIB}\n",
-    "after $(( 1<<2 ))": f"echo $(( 1<<2 ))\nsource {LIB}\n",
-    "after [[ a < b ]]": f"[[ a < b ]]\nsource {LIB}\n",
-    "after ${{x/<</}}": f"x=a; echo ${{x/<</}} \"${{x/<</}}\"\nsource {LIB}\n",
-    "after a quoted let": f"let 'x=1<<2'\nsource {LIB}\n",
-    "after a here-string": f"cat <<<x >/dev/null\nsource {LIB}\n",
-    # 2.
-    '"source"': f'"source" {LIB}\n',
-    "'source'": f"'source' {LIB}\n",
-    "\\source": f"\\source {LIB}\n",
-    '"."': f'"." {LIB}\n',
-    "\\.": f"\\. {LIB}\n",
-    'if ...; then "source"': f'if true; then "source" "$(dirname "$0")/../../benchmark_lib.sh"; fi\n',
-    'X=1 "source"': f"X=1 'source' {LIB}\n",
-    "builtin \\source": f"builtin \\source {LIB}\n",
-    # 3.
-    "$((cd .); source) in a string": f'echo "$((cd .); source {LIB})"\n',
-    "$((cd .); source) assigned": f'X="$((cd .) && source {LIB}; echo)"\n',
-    "((cd .); source)": f"((cd .); source {LIB})\n",
-}
-SOURCES_NOTHING = {  # forms that name the library but bash does not source it
-    "a quoted source in a comment": f'# "source" {LIB}\n',
-    "a quoted source after echo": f'echo "source" {LIB}\n',
-    "a quoted source in a string": f"echo 'a;\"source\" {LIB}'\n",
-    '"source"x': f'"source"{LIB} 2>/dev/null || true\n',
-    "a quoted word that is not source": f'"sourced" {LIB} 2>/dev/null || true\n',
-    # 4.
-    "an escaped line break, then source": f"echo \\\nsource {LIB}\n",
-    "after $[ ] that ends": f"echo $[1] source {LIB}\n",
-    "arithmetic $(( (1) )) then source as a word": f"echo $(( (1) )) source {LIB}\n",
-}
-
-
-@pytest.mark.parametrize("how", SOURCES_IT)
-def test_the_line_bash_sources_the_library_at_is_the_line_read(tmp_path, how):
-    (line,) = bash_sourced_at(tmp_path, SOURCES_IT[how])
-    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(SOURCES_IT[how]).encode()}) == [(SCRIPT, line)], how
-
-
-@pytest.mark.parametrize("how", SOURCES_NOTHING)
-def test_a_form_bash_does_not_source_the_library_by_is_not_read_as_one(tmp_path, how):
-    assert bash_sourced_at(tmp_path, SOURCES_NOTHING[how]) == [], how
-    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(SOURCES_NOTHING[how]).encode()}) == [], how
 
 
 def test_a_source_after_a_heredoc_that_let_starts_is_not_read():
@@ -90,28 +41,6 @@ def test_a_source_command_over_joined_lines_is_read(tmp_path, how):
     text = script_text(CONTINUED[how])
     line = text.count("\n", 0, text.index("source")) + 1  # the `source` word's
     assert recipes.library_lines([SCRIPT], {SCRIPT: text.encode()}) == [(SCRIPT, line)], how
-
-
-HELPERS = {  # how the script sources the helper (each a form read since s36j) -> the helper's path
-    '"source" benchmarks/shared/quoted.sh\n': "benchmarks/shared/quoted.sh",
-    "\\. benchmarks/shared/escaped.sh\n": "benchmarks/shared/escaped.sh",
-    "source \\\n  benchmarks/shared/joined.sh\n": "benchmarks/shared/joined.sh",
-    "echo $[1<<2]\nsource benchmarks/shared/after.sh\n": "benchmarks/shared/after.sh",
-    'echo "$((cd .); source benchmarks/shared/sub.sh)"\n': "benchmarks/shared/sub.sh",
-}
-
-
-def test_a_helper_sourced_any_of_these_ways_is_part_of_the_run_identity(tmp_path):
-    tree = {SCRIPT: script_text(f"source {LIB}\n{''.join(HELPERS)}").encode(),
-            **{path: f"echo {path}\n".encode() for path in HELPERS.values()}}
-    assert_each_file_is_part_of_the_identity(tree, HELPERS.values())
-    # bash sources every one of them, from the checkout's top
-    for path, blob in tree.items():
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_bytes(blob)
-    (tmp_path / LIB).write_text("")
-    r = subprocess.run(["bash", SCRIPT], cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert [line for line in r.stdout.splitlines() if "/shared/" in line] == list(HELPERS.values()), r.stdout + r.stderr
 
 
 def test_a_long_chain_of_assignments_is_read_in_one_pass_over_the_text(monkeypatch):
