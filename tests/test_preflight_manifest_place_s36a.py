@@ -166,3 +166,41 @@ def test_an_images_json_edited_while_preflight_runs_gives_no_place_not_a_traceba
     assert M.image_place("example/vllm:s36a", "vllm", tmp_path) == ("configs/engines/images.json", 1, 13)
     (own / "images.json").write_text(json.dumps({"images": {}}))  # images() keeps what it read first
     assert M.image_engines("example/vllm:s36a", tmp_path) and M.image_place("example/vllm:s36a", "vllm", tmp_path) is None
+
+
+def test_a_sibling_config_that_cannot_expand_costs_the_selected_row_none_of_its_findings(tmp_path):
+    """Review (s36m): where a missing manifest's warning stands was looked up by expanding every config that
+    shares the row's image; one of them that could not expand (its runner has no hardware entry) raised inside
+    the row's check, and the row's findings (its flag errors, the warning) were all replaced by that other
+    config's error. The sibling is not selected: the lookup falls back, the row keeps its findings."""
+    repo = fleet(tmp_path, "main")
+    runners = repo / "configs/runners.yaml"
+    runners.write_text(runners.read_text().replace("labels:\n", "labels:\n  cluster:mi355x-new:\n    - mi355x-new_00\n", 1))
+    config = repo / AMD
+    text = config.read_text()
+    head, sep, tail = text.partition("dsv4-fp4-mi355x-vllm-agentic-mtp:\n")
+    config.write_text(head + sep + tail.replace("runner: cluster:mi355x-amds", "runner: cluster:mi355x-new", 1))
+    line, col = place(repo, AMD, "minimaxm3-fp4-mi355x-vllm-agentic-mtp:", "image:")
+    r = preflight(repo, "minimaxm3-fp4-mi355x-vllm-agentic-mtp")
+    what = "image rocm/vllm-dev:nightly_main_20251120 has no vllm manifest"
+    assert "mi355x-new" not in r.stderr and r.returncode == 0, r.stderr
+    text, _ = said(r, what)
+    assert text.startswith(f"{AMD}:{line}:{col}: warning: {what}; list the image"), r.stderr
+
+
+def test_only_a_pin_of_the_missing_version_is_said_to_pin_it(tmp_path):
+    """Review (s36m): a missing manifest was said to be '(the job's pip install pins it)' whenever the job pinned
+    any version of the engine, and placed at that pin, though the version missing was not the one pinned."""
+    from sweepgate.engines.preflight import _missing
+
+    script = tmp_path / "benchmarks" / "run.sh"
+    script.parent.mkdir()
+    script.write_text("#!/bin/bash\npip install lmcache==0.5.4\n")
+    row = {"image": "example/vllm:s36m"}
+    calls = [{"tool": "pip", "argv": ["pip", "install", "lmcache==0.5.4"]}]
+    other = _missing(row, calls, script, tmp_path, "lmcache", "0.5.5")
+    assert other.message == "no manifest for lmcache 0.5.5 (installed on image example/vllm:s36m)", other
+    assert (other.file, other.line) == ("benchmarks/run.sh", 0), other
+    pinned = _missing(row, calls, script, tmp_path, "lmcache", "0.5.4")
+    assert pinned.message == "no manifest for lmcache 0.5.4 (the job's pip install pins it)", pinned
+    assert (pinned.file, pinned.line) == ("benchmarks/run.sh", 2), pinned

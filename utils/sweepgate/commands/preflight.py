@@ -217,13 +217,25 @@ def no_library(rows: list[dict], root: Path) -> Callable:
 
 def selected_users(rows: list[dict], revision: Callable) -> Callable:
     """What keeps, of the config keys whose rows run a script, those that made one of ``rows`` (the
-    rows selected); all of them when none did. Computed only for a script that is missing."""
+    rows selected); all of them when none did. Computed only for a script that is missing, or for where a
+    row's config writes its image. A config that cannot expand made none of the rows: it is passed over, not
+    raised (its own rows say what is wrong with it), so looking up a place costs no row its findings."""
+    from sweepgate.core.errors import SweepgateError
     from sweepgate.core.rowkeys import keys_by_recipe, recipe_of
+
+    def expanded(key: str, rev) -> dict:
+        try:
+            return keys_by_recipe({key: rev.configs[key]}, rev.runners.data, [key])
+        except SweepgateError:
+            return {}
 
     @functools.cache
     def chosen(users: tuple[str, ...]) -> tuple[str, ...]:
         rev = revision()
-        index = keys_by_recipe(rev.configs, rev.runners.data, list(users))
+        index: dict = {}
+        for key in users:  # the first key wins, as in keys_by_recipe
+            for recipe, owner in expanded(key, rev).items():
+                index.setdefault(recipe, owner)
         made = {index.get(recipe_of(row)) for row in rows}
         return tuple(k for k in users if k in made) or users
 

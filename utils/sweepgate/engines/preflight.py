@@ -173,7 +173,8 @@ def _missing(row: dict, calls: list[dict], script: Path, root: Path, engine: str
                 f"version's manifest: {capture}")
     else:  # a version the job pip-installs is the same on every image: one warning, not one per image
         message = (f"no manifest for {engine} {version} ("
-                   + ("the job's pip install pins it)" if _pinned(calls, engine) else f"installed on image {image})"))
+                   + ("the job's pip install pins it)" if _pinned(calls, engine, version)
+                      else f"installed on image {image})"))
         hint = f"capture it: {make + ' && ' if make else ''}{capture}"
     path, line, col = _origin(row, calls, script, root, engine, version, config_at)
     return Diagnostic(path, line, col, "engine-manifest", message, hint, severity="warning")
@@ -193,10 +194,11 @@ def _from_here(root: Path, relative: str) -> str:
 ConfigPlace = Callable[[dict, str], "tuple[str, int, int] | None"]
 
 
-def _pinned(calls: list[dict], engine: str) -> list[tuple[str, str]]:
-    """(distribution as written, version) of each `pip install NAME==VERSION` of ``engine`` the job ran."""
-    return [(dist, version) for call in calls if call.get("tool") == "pip"
-            for dist, e, version in M.pins(call.get("argv") or []) if e == engine]
+def _pinned(calls: list[dict], engine: str, version: str | None) -> list[str]:
+    """The distribution, as written, of each `pip install NAME==VERSION` of ``engine`` at ``version`` the job
+    ran (a pin of another version does not install it)."""
+    return [dist for call in calls if call.get("tool") == "pip"
+            for dist, e, pinned in M.pins(call.get("argv") or []) if e == engine and pinned == version]
 
 
 def _runs(root: Path, script: Path, engine: str) -> tuple[str, int]:
@@ -210,14 +212,14 @@ def _origin(row: dict, calls: list[dict], script: Path, root: Path, engine: str,
     """Where ``engine``'s version came from: the line a job's `pip install NAME==VERSION` takes it
     from (the config's KV-offload backend, or the script's pin); else the image's images.json entry;
     else the config's image line. The script itself when none of them is found."""
-    pinned = _pinned(calls, engine)
+    pinned = _pinned(calls, engine, version)
     place = None
     if version is not None and pinned:
         backend = row.get(fields.KV_OFFLOAD_BACKEND)
         if (config_at and isinstance(backend, dict) and backend.get("name") == engine
                 and str(backend.get("version")) == version):
             place = config_at(row, fields.KV_OFFLOAD_BACKEND)
-        place = place or _pin_place(root, script, [dist for dist, v in pinned if v == version], version)
+        place = place or _pin_place(root, script, pinned, version)
     else:
         image = str(row.get(fields.IMAGE, ""))
         place = M.image_place(image, engine, root) or (config_at(row, fields.IMAGE) if config_at else None)
