@@ -1009,6 +1009,24 @@ def test_a_label_without_hardware_facts_stands_at_its_labels_entry(tmp_path):
     assert (w["line"], w["col"]) == _line_under(root / "configs/runners.yaml", "labels", "cluster:gb200-nv"), w
 
 
+def test_a_label_without_hardware_facts_stands_at_the_head_s_labels_entry(tmp_path):
+    """Review (s36m): the warning stood at the label's line in main's runners.yaml, but a GitHub annotation
+    lands on the PR's file: where the PR moved the entry (a label added above it), it marked another line.
+    It stands at the head's entry when the head has one."""
+    root, r = _fleet_without_multi_node_hardware(tmp_path)
+    runners = yaml.safe_load((root / "configs/runners.yaml").read_text())
+    runners["labels"] = {"cluster:new-nv": ["new-nv_00", "new-nv_01", "new-nv_02"], **runners["labels"]}
+    p = make(r, {"configs/runners.yaml": runners,
+                 "perf-changelog.yaml": r.append_changelog(entry(DSR1, DSR1_MI, "dsr1-fp4-gb200-dynamo-trt"))})
+    (w,) = rules(p, "no-hardware-facts")
+    assert (w["line"], w["col"]) == _line_under(root / "configs/runners.yaml", "labels", "cluster:gb200-nv"), w
+    # a head that dropped the label's entry: no line of main's, which would mark another line of the head's
+    del runners["labels"]["cluster:gb200-nv"]
+    p = make(r, {"configs/runners.yaml": runners})
+    (w,) = rules(p, "no-hardware-facts")
+    assert (w["file"], w["line"]) == ("configs/runners.yaml", 0), w
+
+
 def test_gpu_hours_of_multi_node_rows_without_gpus_per_node_are_a_lower_bound(tmp_path):
     """Review (corpus main-056): multi-node rows on a runner with no gpus-per-node were counted by
     their workers' GPUs (8 and 20 for jobs that hold 2 and 3 whole nodes) and the total read as exact.

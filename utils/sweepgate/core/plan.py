@@ -340,10 +340,12 @@ def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None
     return out
 
 
-def unplaced_runners(base: RecipeSet, matrix: dict) -> list[Diagnostic]:
+def unplaced_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[Diagnostic]:
     """Multi-node rows on a runner with no hardware facts in the base's configs/runners.yaml: `ci
     row-env` cannot work out their node count, so their jobs get no SWEEPGATE_NODES and the launcher
-    refuses them after the sweep has started. One warning per runner label."""
+    refuses them after the sweep has started. One warning per runner label, at its entry in the head's
+    runners file (where an annotation lands); the file at no line when the head has none (the base's
+    line would mark another line of the head's file)."""
     from sweepgate.core.expand import is_multinode_row
     from sweepgate.core.placement import hardware_of, runner_labels
     from sweepgate.core.select import iter_rows
@@ -352,7 +354,12 @@ def unplaced_runners(base: RecipeSet, matrix: dict) -> list[Diagnostic]:
     bare = sorted({str(row.get(F.RUNNER)) for _, row in iter_rows(matrix)
                    if is_multinode_row(row) and hardware_of(base.runners or {}, str(row.get(F.RUNNER))) is None
                    and (not labels or row.get(F.RUNNER) in labels)})
-    return [Diagnostic(*base.runners_place((F.LABELS, label)), "no-hardware-facts",
+    head_labels = runner_labels(head.runners)
+
+    def place(label: str) -> tuple[str, int, int]:
+        return head.runners_place((F.LABELS, label)) if label in head_labels else (F.RUNNERS_FILE, 0, 0)
+
+    return [Diagnostic(*place(label), "no-hardware-facts",
                        f"multi-node rows run on '{label}', which has no {F.HARDWARE} entry in {F.RUNNERS_FILE}: "
                        "their jobs get no SWEEPGATE_NODES and the launcher will refuse them",
                        F.add_hardware(label, [F.GPUS_PER_NODE, F.AVAILABLE_CPU_DRAM_MIB], on_main=True),
@@ -553,7 +560,7 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
     selected = _selection(git, base_sha, head_sha, opts, matrix, head_set.configs)
     changed = git.changed_files(base_sha, head_sha)
     warnings = (notes + rule_diagnostics(base_set, head_set, diffs, selected, changed)
-                + unknown_runners(base_set, matrix, head_set) + unplaced_runners(base_set, matrix))
+                + unknown_runners(base_set, matrix, head_set) + unplaced_runners(base_set, matrix, head_set))
 
     costs = cost(matrix, minutes, head_set.runners if isinstance(head_set.runners, dict) else None)
     total = costs["total"]
