@@ -641,3 +641,33 @@ def test_a_head_sha_that_is_not_40_hex_digits_is_an_answer_not_trusted(stub, tmp
     (line,) = proc.stderr.strip().splitlines()
     assert proc.returncode == 1 and f"the API answered with a head.sha {head!r} that is not 40 hex digits" in line
     assert not [path for method, path, _ in stub.requests if method == "POST"]
+
+
+def test_a_dispatch_run_of_a_tag_named_main_titled_as_a_closed_pr_s_sweep_is_not_cancelled(stub, tmp_path):
+    """Review (s36m): only runs titled as a sweep the poll would dispatch were checked to be of main's history,
+    so an active run of a tag named main titled as a closed PR's sweep was cancelled, though the docs say such
+    a run is never cancelled. A run the poll would cancel is checked too (one compare per commit, only for the
+    active sweeps: the completed runs listed ask nothing); the tag's run is passed over and said, main's own
+    run of the closed PR is cancelled."""
+    base = f"/repos/{REPO}"
+    stub.route("GET", f"{base}/pulls", [])
+    others = [dict(wf_run(stub, 1000 + i, f"sweep PR #{900 + i} at {OLD} (trimmed)", "completed",
+                          "2026-03-01T00:00:00Z"), head_sha=f"{i + 1:040x}") for i in range(10)]  # never asked
+    tag_run = wf_run(stub, 6001, dispatch.run_title("9", HEAD, "trimmed"), "in_progress", "2026-02-09T00:00:00Z")
+    own = wf_run(stub, 5, dispatch.run_title("10", HEAD, "trimmed"), "queued", "2026-02-01T00:00:00Z")
+    serve_runs(stub, [*others, tag_run, own])
+    older = stub.history.main
+    stub.history.commit()  # main moved on since PR 10's sweep was dispatched
+    tagged = stub.history.commit(parent=stub.history.main)
+    stub.history.tag("main", tagged)
+    tag_run["head_sha"], own["head_sha"] = tagged, older
+    stub.route("POST", f"{base}/actions/runs/5/cancel", {}, status=202)
+    stub.route("POST", f"{base}/actions/runs/6001/cancel", {}, status=202)
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 0, proc.stderr
+    posts = [path for method, path, _ in stub.requests if method == "POST"]
+    assert posts == [f"{base}/actions/runs/5/cancel"], (posts, proc.stderr)
+    compares = sorted(t.split("/compare/")[1].split("?")[0] for t in stub.targets if "/compare/" in t)
+    assert compares == sorted(f"{stub.history.main}...{sha}" for sha in (older, tagged)), stub.targets
+    assert f"run 6001 (head_sha {tagged[:12]} not in main's history" in proc.stderr, proc.stderr
+    assert "neither taken for a PR's sweep nor cancelled" in proc.stderr, proc.stderr

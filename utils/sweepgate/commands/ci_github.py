@@ -57,28 +57,31 @@ def _runs(repo, workflow, since, repository: str, ref: str, passed_over: dict, w
     missed would be dispatched again) and at least the newest NEWEST_RUNS.
     Each run listed is checked to be such a run by its own fields (``github.run_mismatch``: event,
     workflow path, branch, repository and head repository), the filters sent not trusted to have been
-    applied, and one titled as a sweep the poll would dispatch (``wanted``) by its commit too, which a
-    branch's own run has in the branch's history and a run of a tag of the branch's name may not
-    (``BranchHistory``: one compare per commit, only for these few runs, not the hundreds listed): one
+    applied, and one titled as a sweep the poll would dispatch (``wanted``) or one it may cancel (queued or
+    running, titled as a PR's sweep: ``dispatch.cancellable``) by its commit too, which a branch's own run
+    has in the branch's history and a run of a tag of the branch's name may not (``BranchHistory``: one
+    compare per commit, only for these few runs, not the hundreds listed): one
     that is not (a ``pull_request`` run, another branch's or workflow's, a fork's, a tag's) is passed
     over, its title never taken for a PR's sweep (which would hold that PR's dispatch back) nor the run
     cancelled, and put in ``passed_over`` (run id -> what of it differs) for the caller to say."""
     from sweepgate.core.branch_history import BranchHistory
     from sweepgate.core.github import run_mismatch
     from sweepgate.results.source import branch_of
-    from sweepgate.workflow.dispatch import GPU_WORKFLOW, Run
+    from sweepgate.workflow.dispatch import GPU_WORKFLOW, Run, cancellable
 
     branch = branch_of(ref)
     history, out = BranchHistory(branch), []
     for run in workflow.get_runs(event=DISPATCH_EVENT, branch=branch):
         if len(out) >= NEWEST_RUNS and (since is None or run.created_at is None or run.created_at < since):
             break
+        listed = Run(run.id, run.display_title or "", run.status or "")
         if mismatch := (run_mismatch(run, repository, GPU_WORKFLOW, event=DISPATCH_EVENT, branch=branch,
                                      succeeded=False)
-                        or (history.mismatch(repo, run.head_sha) if run.display_title in wanted else "")):
+                        or (history.mismatch(repo, run.head_sha)
+                            if listed.title in wanted or cancellable(listed) else "")):
             passed_over.setdefault(run.id, mismatch)
             continue
-        out.append(Run(run.id, run.display_title or "", run.status or ""))
+        out.append(listed)
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.fields import WORKFLOWS_FOLDER
@@ -654,6 +655,16 @@ def _download(client, url: str, folder):
     return folder
 
 
+def _run_artifact(run, name: str, mismatch: str, commit_mismatch: Callable[[str], str]) -> tuple:
+    """(the run's unexpired artifact ``name`` or None, what of the run differs or ""): a run ``mismatch``
+    already tells apart is not asked for its artifacts, and ``commit_mismatch`` (a compare call) is asked
+    of the run's commit only when it has the artifact."""
+    if mismatch:
+        return None, mismatch
+    artifact = next((a for a in run.get_artifacts() if a.name == name and not a.expired), None)
+    return (artifact, commit_mismatch(run.head_sha)) if artifact is not None else (None, "")
+
+
 def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, branch: str, runs: int,
                            name: str, event: str = "push", base_url: str | None = None, until=None,
                            created_by=None, created_after=None, passed_over: dict | None = None,
@@ -664,10 +675,11 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
     ``created_after``, of the first ``runs`` created after it, oldest first (``_runs_by``, ``_runs_after``).
     ``until(folder)``, called on each folder written, stops the downloads early by answering True.
     Each run listed is checked to be such a run (``run_mismatch``), the filters asked of the API not
-    trusted to have been applied, then its commit to be in ``branch``'s history (``history``, shared by a
-    caller reading twice: one compare per commit), as a tag named ``branch`` has runs with every field of the
-    branch's own; one that is not is passed over, its artifact never read, and put in ``passed_over`` (run
-    id -> what of it differs) for the caller to say. Returns the folders written."""
+    trusted to have been applied, then, when it has the artifact, its commit to be in ``branch``'s history
+    (``history``, shared by a caller reading twice: one compare per commit, none for a run without the
+    artifact), as a tag named ``branch`` has runs with every field of the branch's own; one that is not is
+    passed over, its artifact never downloaded, and put in ``passed_over`` (run id -> what of it differs)
+    for the caller to say. Returns the folders written."""
     import zipfile
     from pathlib import Path
 
@@ -685,13 +697,12 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
         for run in listed:
             if len(folders) >= runs:
                 break
-            if mismatch := (run_mismatch(run, repository, workflow, event=event, branch=branch)
-                            or history.mismatch(repo, run.head_sha)):
-                if passed_over is not None:
-                    passed_over.setdefault(run.id, mismatch)
-                continue
-            artifact = next((a for a in run.get_artifacts() if a.name == name and not a.expired), None)
-            if artifact is None:
+            artifact, mismatch = _run_artifact(run, name, run_mismatch(run, repository, workflow, event=event,
+                                                                       branch=branch),
+                                               lambda sha: history.mismatch(repo, sha))
+            if mismatch and passed_over is not None:
+                passed_over.setdefault(run.id, mismatch)
+            if mismatch or artifact is None:
                 continue
             folders.append(_download(client, artifact.archive_download_url, Path(dest) / str(run.id)))
             if until is not None and until(folders[-1]):

@@ -31,6 +31,12 @@ class Run:
     status: str
 
 
+def cancellable(run: Run) -> re.Match | None:
+    """The match of the title of a run ``plan`` may cancel (queued or running, titled as a PR's sweep):
+    (PR, SHA, mode); None for any other run."""
+    return TITLE_RE.fullmatch(run.title) if run.status in ACTIVE else None
+
+
 @dataclass(frozen=True)
 class Action:
     kind: str  # dispatch | cancel
@@ -51,8 +57,8 @@ def plan(decisions: dict[str, Decision], runs: list[Run], unknown: frozenset[str
         if d.run and run_title(pr, d.head_ref, d.mode) not in titles:
             actions.append(Action("dispatch", pr, d.head_ref, d.mode, reason=d.reason))
     for r in runs:
-        m = TITLE_RE.fullmatch(r.title)
-        if r.status not in ACTIVE or not m:
+        m = cancellable(r)
+        if not m:
             continue
         pr, sha, mode = m.groups()
         if pr in unknown:
