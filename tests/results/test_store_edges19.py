@@ -24,7 +24,7 @@ from sweepgate.results import store
 def _jobs(folder: Path, n: int, run: str = "1") -> str:
     for i in range(n):
         conc = (4, 8, 16, 32)[i % 4]
-        write_job(folder, f"job{i:03d}", vllm_output(conc, output_throughput=400.0 + i),
+        write_job(folder, f"job{i:03d}", vllm_output(conc, output_throughput=400.0 + i, date=f"20260101-1200{run:0>2}"),
                   job(run_id=run, row=dict(job()["row"], conc=conc, **{"exp-name": f"e{i}"})))
     return str(folder)
 

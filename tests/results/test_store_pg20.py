@@ -23,7 +23,8 @@ from sweepgate.results import store
 def _jobs(folder: Path, n: int = 1, run: str = "1") -> str:
     for i in range(n):
         row = dict(job()["row"], conc=4 * (i + 1), **{"exp-name": f"e{i}"})
-        write_job(folder, f"job{i:03d}", vllm_output(4 * (i + 1)), job(run_id=run, row=row))
+        write_job(folder, f"job{i:03d}", vllm_output(4 * (i + 1), date=f"20260101-1200{run:0>2}"),  # a run's own bytes
+                  job(run_id=run, row=row))
     return str(folder)
 
 
