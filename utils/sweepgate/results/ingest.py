@@ -117,25 +117,48 @@ def _walked(path: Path) -> bool:
     return path.suffix.lower() in WALKED_SUFFIXES
 
 
-def _packed(path: Path) -> jsonio.Kind | None:
+@dataclasses.dataclass(frozen=True)
+class Packed:
+    """An archive or compressed result a walk met (``_packed``), looked at once: its kind (jsonio.KINDS; TAR for a
+    compressed tar archive), the compressor of a tar archive so compressed (by its bytes, else by its name:
+    ``.tar.zst``; None for a plain one and any other kind), and its first bytes."""
+
+    kind: jsonio.Kind
+    by: jsonio.Kind | None
+    head: bytes
+
+
+def _packed(path: Path) -> Packed | None:
     """What a file not named like an output is of the archives and compressed results (jsonio.KINDS), by its
-    first bytes: a zip, 7z or tar archive, plain or compressed (TAR: ``runs.tar.gz``, ``runs.tgz``, or an artifact
-    saved under no such name), whatever its name; a compressed file holding no tar archive is a result compressed
-    whole where its name says so (``res.json.gz``, ``res.jsonl.xz``), and nothing of these otherwise (a compressed
-    log, ``server.log.gz``). A file whose bytes say nothing of these kinds (one it cannot read; a zstd-compressed
-    one, which this Python cannot unpack to look, is told a tar archive by its name) is what its name says
-    (``_named_packed``). None for an output's name (read, and refused, as what it is) or any other file."""
-    if _walked(path) or not path.is_file():  # never a FIFO opened
+    first bytes where its name has no extension or an archive's or compressor's (``jsonio.packed_name``): a zip,
+    7z or tar archive, plain or compressed (TAR: ``runs.tar.gz``, ``runs.tgz``, or an artifact saved as
+    ``artifact``); a compressed file holding no tar archive is a result compressed whole where its name says so
+    (``res.json.gz``, ``res.jsonl.xz``), and nothing of these otherwise (a compressed log, ``server.log.gz``). A
+    file of another extension is none of these whatever its bytes (``checkpoint.pt``, ``report.xlsx``: zips
+    inside). A file whose bytes say nothing of these kinds (one it cannot read; a zstd-compressed one, which this
+    Python cannot unpack to look, is told a tar archive by its name) is what its name says (``_named_packed``).
+    None for an output's name (read, and refused, as what it is) or any other file."""
+    if _walked(path) or not jsonio.packed_name(path.name) or not path.is_file():  # never a FIFO opened
         return None
     head = jsonio.file_head(path)
     kind = jsonio.kind_of(head)
-    if kind is None:
-        return _named_packed(path.name)
-    if kind.kind == jsonio.ARCHIVE:
-        return kind
-    if kind.kind == jsonio.COMPRESSED:
-        return jsonio.TAR if jsonio.inside(kind, head, path.name) is jsonio.TAR else _named_packed(path.name)
-    return None  # a database, an image
+    if kind is not None and kind.kind == jsonio.ARCHIVE:
+        return Packed(kind, None, head)
+    if kind is not None and kind.kind == jsonio.COMPRESSED and jsonio.inside(kind, head, path.name) is jsonio.TAR:
+        return Packed(jsonio.TAR, kind, head)
+    if kind is not None and kind.kind != jsonio.COMPRESSED:
+        return None  # a database, an image
+    named = _named_packed(path.name)
+    if named is None:
+        return None
+    return Packed(named, (kind or _named_compressor(path.name)) if named is jsonio.TAR else None, head)
+
+
+def _named_compressor(name: str) -> jsonio.Kind | None:
+    """The compressor a tar archive's name says (``.tar.zst``, ``.tgz``); None for a plain one's (``.tar``)."""
+    low = name.lower()
+    return next((k for k in jsonio.KINDS if k.kind == jsonio.COMPRESSED
+                 and low.endswith((".tar" + k.suffix, *k.tar_ends))), None)
 
 
 def _named_packed(name: str) -> jsonio.Kind | None:
@@ -174,9 +197,9 @@ def _kind(path: Path) -> str:
     return "a folder" if path.is_dir() else "a FIFO, socket or device"
 
 
-def _entries(folder: Path, refused: list[Diagnostic]) -> tuple[list[Path], dict[Path, jsonio.Kind]]:
+def _entries(folder: Path, refused: list[Diagnostic]) -> tuple[list[Path], dict[Path, Packed]]:
     """(every entry named like an output under ``folder``, every archive or compressed result there by
-    ``_packed``, with its kind) (symbolic links to folders not followed); a subfolder that cannot be read is added
+    ``_packed``, looked at once) (symbolic links to folders not followed); a subfolder that cannot be read is added
     to ``refused``."""
     def unreadable(exc: OSError) -> None:  # os.walk passes over what it cannot list, unless told
         refused.append(Diagnostic(exc.filename or str(folder), 0, 0, UNREADABLE_RULE,
@@ -188,12 +211,12 @@ def _entries(folder: Path, refused: list[Diagnostic]) -> tuple[list[Path], dict[
         for path in (Path(top, name) for name in names):
             if _walked(path):
                 entries.append(path)
-            elif (kind := _packed(path)) is not None:
-                packed[path] = kind
+            elif (found := _packed(path)) is not None:
+                packed[path] = found
     return entries, packed
 
 
-def _outputs_of(folder: Path, refused: list[Diagnostic], zips: list[Path],
+def _outputs_of(folder: Path, refused: list[Diagnostic], zips: dict[Path, Packed],
                 document) -> tuple[list[Path], list[Path], list[Path]]:
     """(outputs, helper files beside jobs' sidecars, CSV exports beside a JSON export of one name);
     entries that are no regular file (broken links, FIFOs) and unreadable subfolders go to ``refused``,
@@ -205,11 +228,11 @@ def _outputs_of(folder: Path, refused: list[Diagnostic], zips: list[Path],
     refused.extend(_not_a_file(p) for p in sorted(entries) if not p.is_file() and not p.is_dir())
     files, twins = _without_csv_twins(sorted(p for p in entries if p.is_file()), document)
     if not any(sidecar.is_sidecar(p) for p in files):
-        zips.extend(packed)
+        zips.update(packed)
         return files, [], twins
-    outputs = {p for p, kind in packed.items() if kind.kind == jsonio.ARCHIVE or _paired(p, kind)}
-    zips.extend(p for p in packed if p in outputs)  # as beside any results (s36c, s36i)
-    waiting = {_waiting_sidecar(p, packed[p]) for p in outputs}
+    outputs = {p for p, found in packed.items() if found.kind.kind == jsonio.ARCHIVE or _paired(p, found.kind)}
+    zips.update((p, found) for p, found in packed.items() if p in outputs)  # as beside any results (s36c, s36i)
+    waiting = {_waiting_sidecar(p, packed[p].kind) for p in outputs}
     paired = {p for p in files if (sidecar.is_sidecar(p) or sidecar.sidecar_path(p).is_file()) and p not in waiting}
     helpers = [p for p in files if p not in paired and p not in waiting] + sorted(p for p in packed
                                                                                   if p not in outputs)
@@ -245,7 +268,7 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     skipped: list[Path] = []
     twins: list[Path] = []
     refused: list[Diagnostic] = []
-    zips: list[Path] = []
+    zips: dict[Path, Packed] = {}
     problems: list[Diagnostic] = []  # every path given that names nothing to read, said together
     head = functools.cache(_head)  # each file's first bytes opened once for every look below
     read: dict[Path, bytes] = {}
@@ -269,7 +292,7 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
 
 
 def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path], twins: list[Path],
-              refused: list[Diagnostic], zips: list[Path], document) -> None:
+              refused: list[Diagnostic], zips: dict[Path, Packed], document) -> None:
     """Add what one given path holds to ``walk``'s lists; a path that names nothing to read raises."""
     path = Path(given)
     if path.is_dir():
@@ -294,7 +317,7 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
         raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
 
 
-def _packed_results(packed: list[Path], walked: list[Path]) -> tuple[list[Diagnostic], list[Path]]:
+def _packed_results(packed: dict[Path, Packed], walked: list[Path]) -> tuple[list[Diagnostic], list[Path]]:
     """(a warning for each archive or compressed result a walk met beside results, lm-eval's compressed samples
     logs among them): their results are not ingested. Named: a zip or tar archive holding files named like
     results (a GitHub Actions artifact as a browser downloads it, beside jobs already unzipped; review27) unless
@@ -304,12 +327,11 @@ def _packed_results(packed: list[Path], walked: list[Path]) -> tuple[list[Diagno
     the rest only in a folder of no result (``_no_results_in``). A samples log is no result: counted."""
     warned, logs = [], []
     here = {(p.name, _size(p)) for p in walked}
-    for path in sorted(set(packed)):
-        if (kind := _packed(path)) is None:  # gone or changed since the walk met it
-            continue
+    for path, found in sorted(packed.items()):
+        kind = found.kind
         if kind.kind == jsonio.COMPRESSED:
             plain = _unpacked_path(path, kind)
-            if _samples_log(path, kind, plain.name):
+            if _samples_log(found, plain.name):
                 logs.append(path)
             elif not plain.is_file():
                 side = _waiting_sidecar(path, kind)
@@ -318,11 +340,11 @@ def _packed_results(packed: list[Path], walked: list[Path]) -> tuple[list[Diagno
                                          f"ingested{nor}", f"{kind.verb or jsonio.VERBS[kind.kind]} it "
                                          f"({kind.command}) and ingest the folder again", severity="warning"))
             continue
-        said, command = _archive_words(path, kind)
+        said, command = _archive_words(found)
         members = _members(path, kind)
         held = len(members) if members is not None and not here.issuperset(members) else 0
         verb = kind.verb or jsonio.VERBS[kind.kind]
-        if members is None and _unopened(path, kind):
+        if members is None and _unopened(found):
             warned.append(Diagnostic(str(path), 0, 0, PACKED_RULE, f"warning: {said}, not looked into (it may "
                                      "hold results), not ingested", f"{verb} it ({command}) and ingest DIR too "
                                      "if it holds results", severity="warning"))
@@ -336,32 +358,21 @@ def _packed_results(packed: list[Path], walked: list[Path]) -> tuple[list[Diagno
 LISTED = ("zip", jsonio.TAR.name)  # the archive kinds ``_members`` lists, with zipfile and tarfile
 
 
-def _compressor(path: Path) -> jsonio.Kind | None:
-    """The compressed kind of a tar archive's bytes (gzip, xz ...; None for a plain one); where its first bytes are
-    of no kind of jsonio.KINDS (a file this walk took by its name alone), the one its name says (``.tar.zst``)."""
-    kind = jsonio.kind_of(jsonio.file_head(path))
-    if kind is None:
-        low = path.name.lower()
-        return next((k for k in jsonio.KINDS if k.kind == jsonio.COMPRESSED
-                     and low.endswith((".tar" + k.suffix, *k.tar_ends))), None)
-    return kind if kind.kind == jsonio.COMPRESSED else None
-
-
-def _unopened(path: Path, kind: jsonio.Kind) -> bool:
-    """Whether an archive of ``kind`` (``_packed``'s) is one this Python cannot look into, as jsonio.KINDS says: an
+def _unopened(found: Packed) -> bool:
+    """Whether an archive (``_packed``'s) is one this Python cannot look into, as jsonio.KINDS says: an
     archive of a kind ``_members`` does not list (7z), or a tar archive compressed by a kind with no decompressor
     here (zstd: ``unpack`` None). Once a list of names, UNOPENED, that spelt out ``.7z``, ``.tar.zst``, ``.tzst``."""
-    if kind is not jsonio.TAR:
-        return kind.name not in LISTED
-    return (by := _compressor(path)) is not None and by.unpack is None
+    if found.kind is not jsonio.TAR:
+        return found.kind.name not in LISTED
+    return found.by is not None and found.by.unpack is None
 
 
-def _archive_words(path: Path, kind: jsonio.Kind) -> tuple[str, str]:
-    """(what an archive is, the command that extracts it): a compressed tar archive (``_compressor``: by its bytes,
-    whatever its name) as such, with its own ``tar`` command."""
-    if kind is jsonio.TAR and (by := _compressor(path)) is not None:
-        return by.tarball, by.untar
-    return ("a zip archive" if kind.name == "zip" else kind.said), kind.command
+def _archive_words(found: Packed) -> tuple[str, str]:
+    """(what an archive is, the command that extracts it): a compressed tar archive (``Packed.by``: by its bytes,
+    else its name) as such, with its own ``tar`` command."""
+    if found.kind is jsonio.TAR and found.by is not None:
+        return found.by.tarball, found.by.untar
+    return ("a zip archive" if found.kind.name == "zip" else found.kind.said), found.kind.command
 
 
 PACKED_RULE = "zipped-results"  # an archive of results beside them
@@ -392,12 +403,12 @@ def _members(path: Path, kind: jsonio.Kind) -> list[tuple[str, int]] | None:
     return found or None
 
 
-def _samples_log(path: Path, kind: jsonio.Kind, name: str) -> bool:
+def _samples_log(found: Packed, name: str) -> bool:
     """Whether a compressed file is lm-eval's samples log (``samples_<task>_<time>.jsonl.gz``): by its name
     and, where this Python can decompress its first bytes, by how its text starts."""
-    if kind.unpack is None or not lm_eval.is_samples_log_start(name, None):  # the name first: no file opened
+    if found.kind.unpack is None or not lm_eval.is_samples_log_start(name, None):  # the name first
         return lm_eval.is_samples_log_start(name, None)
-    head = jsonio.unpacked(kind, jsonio.file_head(path))  # None: a damaged stream (b"" unpacks to b"" or None)
+    head = jsonio.unpacked(found.kind, found.head)  # None: a damaged stream (b"" unpacks to b"" or None)
     return head is not None and lm_eval.is_samples_log_start(name, head)
 
 
@@ -622,7 +633,7 @@ def _no_results_in(given: str, path: Path) -> SweepgateError:
     not yet unzipped, tarballs, 7z) and its compressed results (``res.json.gz``, ``res.json.xz``: a
     compressed file whose name without the compressor's suffix is no result's, a log, is not named), each
     with how to unpack it (review27, new-user29, s30: only zip, tar and gzip were named)."""
-    kinds = {p.name: _packed(p) for p in sorted(path.glob("*"))}  # by their bytes, whatever their names
+    kinds = {p.name: found.kind for p in sorted(path.glob("*")) if (found := _packed(p)) is not None}
 
     def held(kind: jsonio.Kind) -> list[str]:
         return [n for n, k in kinds.items() if k is kind]

@@ -166,6 +166,19 @@ KINDS = (
 # copied between machines as a tarball (new-user29), whose every kind ``tar -xf`` reads
 TAR_NAMES = TAR.ends + tuple(end for kind in KINDS if kind.kind == COMPRESSED
                              for end in (".tar" + kind.suffix, *kind.tar_ends))
+# The name endings of every archive and compressor of KINDS (``.zip``, ``.7z``, ``.tar``, ``.tgz``, ``.gz`` ...): a
+# file whose name has another extension (``checkpoint.pt``, ``report.xlsx``, ``layer.blob``: zips or gzip streams
+# inside) is what its name says, not an archive to unpack, whatever its first bytes (``packed_name``)
+PACKED_ENDS = TAR_NAMES + tuple(end for kind in KINDS if kind.kind in (ARCHIVE, COMPRESSED)
+                                for end in (*kind.ends, *((kind.suffix,) if kind.suffix else ())))
+
+
+def packed_name(name: str) -> bool:
+    """Whether a file so named may be told an archive or compressed file by its bytes: a name of no extension (an
+    artifact saved as ``artifact``) or one of PACKED_ENDS."""
+    return "." not in name.strip(".") or name.lower().endswith(PACKED_ENDS)
+
+
 NOT_A_RESULT = ("pass the job's result file ($RESULT_FILENAME.json, a client's JSON/JSONL/CSV output): a chart is "
                 "drawn from results, never read as one")
 
