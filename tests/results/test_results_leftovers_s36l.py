@@ -5,6 +5,8 @@
   (``layer.blob``, gzip bytes) beside results was warned of as an archive to unpack, and a folder holding only
   such files was told to unzip them. Bytes are trusted only where the name has no extension or an archive's or
   compressor's one; other files are what their names say.
+- A job's output ingested after a PR run's ``ci reuse`` copy of it (which keeps its ``output-sha256``) was warned of
+  as "the same bytes as run <PR>'s": a copy of its own copy. The copies of a file's own rows are passed over.
 
 Hand-made folders ingested through the CLI into SQLite.
 """
@@ -17,7 +19,7 @@ import json
 import tarfile
 import zipfile
 
-from helpers import run_cli, vllm_output
+from helpers import job, run_cli, vllm_output, write_job
 
 
 def _db(tmp_path) -> str:
@@ -69,3 +71,26 @@ def test_zip_and_gzip_bytes_under_other_names_beside_results_are_not_warned_of(t
         f"{runs / 'artifact'}: warning: a gzip-compressed tar archive of 1 .json/.jsonl/.csv file, not ingested; "
         "extract it (tar -xzf FILE -C DIR) and ingest DIR too"], err
 
+
+# 2. a job's output whose `ci reuse` copy the store holds already
+
+def test_an_original_ingested_after_its_ci_reuse_copy_is_no_copy_of_it(tmp_path, capsys):
+    """A PR run's ``ci reuse`` copy of main run 900's result keeps its ``output-sha256``; 900's own output,
+    ingested after it (a store filled in that order), is the original, not "the same bytes as run 901's"."""
+    from sweepgate.results import record as R
+    from sweepgate.results import store
+
+    write_job(tmp_path / "a", "c4", vllm_output(4), job(run_id="900"))
+    scratch = f"sqlite:///{tmp_path / 'scratch.db'}"
+    assert run_cli(capsys, "results", "ingest", "--db", scratch, str(tmp_path / "a"))[0] == 0
+    (rec,) = store.open_store(scratch).records()
+    copy_ = {**rec, R.REUSED_FROM: {R.RUN_ID: "900", R.ATTEMPT: rec[R.ATTEMPT], R.RESULT_FILENAME: "c4"},
+             R.RUN_ID: "901", R.REF: "refs/pull/7/merge"}
+    assert copy_[R.OUTPUT_SHA256] and store.open_store(_db(tmp_path)).add([copy_]) == 1
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(tmp_path / "a"))
+    assert rc == 0 and "ingested 1 results (1 new)" in out, (out, err)
+    assert err == "", err
+    # another job's output of those bytes is still told, naming the original (a job's own before a copy)
+    second = write_job(tmp_path / "b", "c4", vllm_output(4), job(run_id="902"))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(tmp_path / "b"))
+    assert rc == 0 and err.startswith(f"{second}: warning: the same bytes as run 900's result 'c4'"), (out, err)

@@ -1321,22 +1321,36 @@ def _first_stored(olds) -> dict:
                                       str(old.get(R.RESULT_FILENAME))))
 
 
-def _same_bytes(conn, rows: list[dict], url: str) -> dict[tuple, list[dict]]:
-    """The stored records of other runs than those of ``rows`` read from an output of the same bytes as one of
-    theirs (``R.OUTPUT_SHA256``, through ``ix_results_output``), by ``R.output_measured``: rows stored before
-    revision 0006 have no SHA-256 and are never found."""
+def _stored_outputs(conn, rows: list[dict], url: str, others) -> list[dict]:
+    """The stored records read from an output of the same bytes as one of ``rows`` (``R.OUTPUT_SHA256``, through
+    ``ix_results_output``) that ``others`` (an SQL condition) keeps, the rows' own left out there, undecoded; of
+    those, not the ``ci reuse`` copies of the rows' own (``R.measured_by``: the original, ingested after a PR
+    copied it, is no copy of the PR's). Rows stored before revision 0006 have no SHA-256 and are never found."""
     digests = {row[column(R.OUTPUT_SHA256)] for row in rows} - {None}
     if not digests:
-        return {}
-    runs = {row[column(R.RUN_ID)] for row in rows}
-    query = sa.select(results.c.record).where(results.c.output_sha256.in_(digests), results.c.run_id.notin_(runs))
+        return []
+    query = sa.select(results.c.record).where(results.c.output_sha256.in_(digests), others)
     try:
         stored = [rec for (rec,) in conn.execute(query)]
     except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
         raise damaged(url, f"not JSON: {exc}") from None
+    own = {_file_key(row["record"]) for row in rows}
+    return [old for old in stored if _is_record(old) and _file_key(old, R.measured_by(old)) not in own]
+
+
+def _file_key(rec: dict, key: tuple | None = None) -> tuple:
+    """(run id, attempt, the file its result name is of) of ``key``, else of ``rec``'s own (``KEY``)."""
+    run, attempt, name = key if key is not None else (rec.get(f) for f in KEY)
+    return run, attempt, file_of(name) if isinstance(name, str) else name
+
+
+def _same_bytes(conn, rows: list[dict], url: str) -> dict[tuple, list[dict]]:
+    """The stored records of other runs than those of ``rows`` read from an output of the same bytes as one of
+    theirs (``_stored_outputs``), by ``R.output_measured``."""
+    runs = {row[column(R.RUN_ID)] for row in rows}
     found: dict[tuple, list[dict]] = {}
-    for old in stored:
-        if _is_record(old) and (at := R.output_measured(old)) is not None:
+    for old in _stored_outputs(conn, rows, url, results.c.run_id.notin_(runs)):
+        if (at := R.output_measured(old)) is not None:
             found.setdefault(at, []).append(old)
     return found
 
@@ -1378,22 +1392,22 @@ def _copies(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
     name or attempt (a job's output copied as another job's, ingested apart; one file's rows, a JSONL's lines, are
     not one another's copies). The stored one named is ``_first_stored``'s."""
     fresh = [row for row in rows if not R.is_placeholder(row["record"]) and not any(row["record"] is r for r in again)]
-    digests = {row[column(R.OUTPUT_SHA256)] for row in fresh} - {None}
-    if not digests:
+    own = {_file_key(row["record"]) for row in fresh}
+    if not own:
         return []
-    own = {(row[column(R.RUN_ID)], row[column(R.ATTEMPT)], file_of(row[column(R.RESULT_FILENAME)])) for row in fresh}
-    query = sa.select(*(results.c[column(f)] for f in KEY), results.c.record).where(
-        results.c.output_sha256.in_(digests))
-    try:
-        stored = [(tuple(r[:3]), r.record) for r in conn.execute(query)]
-    except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
-        raise damaged(url, f"not JSON: {exc}") from None
     found: dict[str, list[dict]] = {}
-    for (run, attempt, name), old in stored:
-        if (run, attempt, file_of(name)) not in own and _is_record(old):
-            found.setdefault(old.get(R.OUTPUT_SHA256), []).append(old)
+    for old in _stored_outputs(conn, fresh, url, sa.not_(sa.or_(*(_of_file(*key) for key in own)))):
+        found.setdefault(old.get(R.OUTPUT_SHA256), []).append(old)
     return [Echo(row["record"], _first_stored(found[digest]), True) for row in fresh
             if (digest := row[column(R.OUTPUT_SHA256)]) in found]
+
+
+def _of_file(run, attempt, name: str):
+    """The SQL condition of the rows of one file of a run's attempt: its result name, or one of its entries'
+    (``summary.json#2``, ``file_of``)."""
+    return sa.and_(results.c.run_id == run, results.c.attempt == attempt,
+                   sa.or_(results.c.result_filename == name, results.c.result_filename.startswith(name + "#",
+                                                                                                 autoescape=True)))
 
 
 def _one_measurement(conn, rows: list[dict], stored: set[tuple], url: str) -> tuple[list[dict], list[Alike], int]:
