@@ -94,3 +94,21 @@ def test_an_original_ingested_after_its_ci_reuse_copy_is_no_copy_of_it(tmp_path,
     second = write_job(tmp_path / "b", "c4", vllm_output(4), job(run_id="902"))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(tmp_path / "b"))
     assert rc == 0 and err.startswith(f"{second}: warning: the same bytes as run 900's result 'c4'"), (out, err)
+
+
+# 3. a concurrency cap above the requests of a run none of whose requests completed
+
+def test_a_wholly_failed_run_is_not_warned_of_an_unfilled_cap(tmp_path, capsys):
+    """20 requests at a cap of 64, all failed: the run measured nothing at any concurrency (stored as is, its
+    figures zero); a cap above what it sent is no news. One that completed some still is warned of."""
+    zero = {k: 0.0 for k in vllm_output() if k.endswith("_ms") or k.endswith("throughput")}
+    failed = tmp_path / "failed.json"
+    failed.write_text(json.dumps(vllm_output(64, num_prompts=20, completed=0, failed=20, total_input_tokens=0,
+                                             total_output_tokens=0, **zero)))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(failed))
+    assert rc == 0 and "ingested 1 results (1 new)" in out and err == "", (out, err)
+    some = tmp_path / "some.json"
+    some.write_text(json.dumps(vllm_output(64, num_prompts=20, completed=18, failed=2, request_throughput=0.18)))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(some))
+    assert rc == 0 and "max_concurrency: a cap of 64 requests in flight, but the run sent 20 (18 completed, 2 failed)" \
+        in err, (out, err)

@@ -99,14 +99,15 @@ def short_outputs(m: Measurement, path: str) -> Diagnostic | None:
 def unfilled_cap(m: Measurement, path: str) -> Diagnostic | None:
     """A warning when a run's concurrency cap (the output's own) is above the requests it sent, its completed
     and failed ones: it never held more in flight than it sent, so its figures are a lower concurrency's than
-    the point it is stored at (a sweep of caps over a fixed number of prompts). Stored all the same."""
+    the point it is stored at (a sweep of caps over a fixed number of prompts). Stored all the same; not a run none
+    of whose requests completed (it measured nothing at any concurrency)."""
     conc, done, failed = m.fields.get(R.CONC), m.metrics.get(R.COMPLETED), m.metrics.get(R.FAILED)
-    sent = (done or 0) + (failed or 0)
-    if not isinstance(conc, int) or done is None or not 0 < sent < conc:
+    sent = plausible.sent(m.metrics)
+    if not isinstance(conc, int) or not done or not sent < conc:
         return None
     counted = f"{done:g} completed, " + ("none said to have failed" if failed is None else f"{failed:g} failed")
     return Diagnostic(path, *m.place_of(R.CONC), "concurrency-unfilled",
-                      f"warning: {m.key(R.CONC)}: a cap of {conc} requests in flight, but the run sent {sent:g} "
+                      f"warning: {m.said(R.CONC)}: a cap of {conc} requests in flight, but the run sent {sent:g} "
                       f"({counted}): it never held more than {sent:g} at once, so its figures are a lower "
                       "concurrency's than its point's; stored as written",
                       "send at least as many requests as the cap (--num-prompts; InferenceX sends ten per unit of "

@@ -91,17 +91,22 @@ def _order(latency: str, stats: dict[str, float], m: Measurement) -> tuple[str, 
     return None
 
 
+def sent(metrics: dict) -> float:
+    """The requests a run sent: its completed ones and its failed ones (none when it does not say)."""
+    return (metrics.get(R.COMPLETED) or 0) + (metrics.get(R.FAILED) or 0)
+
+
 def _rate(metrics: dict, m: Measurement) -> str | None:
     """A request throughput more than the run's requests over its duration allow, said, else None."""
     rate, duration, done = (metrics.get(n) for n in (R.REQUEST_THROUGHPUT, R.DURATION_S, R.COMPLETED))
     if not (rate and duration and done is not None):
         return None
-    sent = done + (metrics.get(R.FAILED) or 0)
-    allowed = sent / duration * (1 + RATE_SLACK) + RATE_DIGITS
+    asked = sent(metrics)
+    allowed = asked / duration * (1 + RATE_SLACK) + RATE_DIGITS
     if rate <= allowed:
         return None
     return (f"{m.said(R.REQUEST_THROUGHPUT)}: {rate:g} req/s for {duration:g} s ({m.said(R.DURATION_S)}) is "
-            f"{rate * duration:.0f} requests, but only {sent:g} completed or failed")
+            f"{rate * duration:.0f} requests, but only {asked:g} completed or failed")
 
 
 def refuse_impossible(metrics: dict, m: Measurement, path: str) -> None:
