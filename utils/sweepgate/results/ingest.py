@@ -1005,7 +1005,7 @@ def _stored_copy_warning(path: Path, old: dict) -> Diagnostic:
     sidecar (a content-hash run, on no ref) may be this same output ingested alone before, and is said so."""
     run, name = old.get(R.RUN_ID), str(old.get(R.RESULT_FILENAME))
     first = f"run {run}'s {f'results of {file_of(name)!r}' if old.get(R.SOURCE_LINE) else f'result {name!r}'}"
-    if str(run).startswith(sidecar.LOCAL_RUN_PREFIX) and old.get(R.REF) is None:
+    if sidecar.local_record(old):
         return Diagnostic(str(path), 0, 0, SAME_BYTES_RULE, f"warning: the same bytes as {first}, stored before "
                           f"without a job sidecar; stored under its job ({sidecar.sidecar_path(path).name}) all the "
                           "same", f"nothing to do if it is this job's output ingested alone before: run {run} is on "
@@ -1083,7 +1083,7 @@ def _echo_warning(path: Path, echoes: list, results: int) -> Diagnostic:
         some = f"{results}" if len(echoes) == results else f"{len(echoes)} of its {results}"
         stored_as = f"run {rec.get(R.RUN_ID)}'s {some} results (lines {_lines(echoes)})"
     said = "the same bytes as" if first else "every figure the same as"
-    hashed = str(run).startswith(sidecar.LOCAL_RUN_PREFIX) and old.get(R.REF) is None  # a run of no baseline
+    hashed = sidecar.local_record(old)  # a run of no baseline
     counted = "; `results compare` counts the output once" if all(e.same_bytes for e in echoes) and not hashed else ""
     fix = (f"nothing to do if run {rec.get(R.RUN_ID)} measured it: run {run}, stored without --row, is on no ref "
            "and no baseline" if hashed else

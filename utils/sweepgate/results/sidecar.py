@@ -222,6 +222,12 @@ def local_run_id(digest: bytes) -> str:
     return LOCAL_RUN_PREFIX + digest.hex()[:16]
 
 
+def local_record(rec: dict) -> bool:
+    """Whether a stored record is of an output ingested without a sidecar or --row: a content-hash run
+    (``local_run_id``) on no ref, in no baseline."""
+    return str(rec.get(R.RUN_ID)).startswith(LOCAL_RUN_PREFIX) and rec.get(R.REF) is None
+
+
 def local_job(content: bytes, row: dict | None = None, *, digest: bytes | None = None, **given) -> Job:
     """A job for an output without a sidecar: given values, else a content-hash run id (``digest``: the
     SHA-256 of ``content`` when the caller has made it already, not made again)."""
