@@ -416,6 +416,30 @@ def later_runs(gh, count: int, key: str, scale_from: int = 0, hours: int = 2, ot
     return numbers
 
 
+def _faster_record() -> dict:
+    """A record of the first key at conc 16, 30 % faster than main's: read as baseline, the PR regresses."""
+    (rec,) = synth.history(runs=1, keys=synth.KEYS[:1], concs=(16,))
+    return dict(rec, metrics={k: v * 1.3 if k == "output_tput_per_gpu" else v for k, v in rec["metrics"].items()})
+
+
+def _pr_judged_on_main_runs_alone(gh, tmp_path, monkeypatch, capsys) -> str:
+    """`results compare --baseline-artifacts` of PR 7's run (the first key at conc 16): judged unchanged against
+    five baseline runs, main's (none of ``_faster_record``'s), exit 0; what it said on stderr."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    with store.open_store(url) as st:
+        st.add(synth.pr_run(keys=synth.KEYS[:1], concs=(16,)))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    for name in ("SWEEPGATE_DB", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-artifacts",
+                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url, "--fail-on-regression"])
+    out, err = capsys.readouterr()
+    (tput,) = [p for p in json.loads(out)["points"] if p["metric"] == "output_tput_per_gpu"]
+    assert tput["verdict"] == "unchanged" and tput["baseline"]["n"] == 5 and code == 0, (tput, err)
+    return err
+
+
 def blobs_read(gh) -> list[int]:
     """The run numbers whose artifact was downloaded, in the order read."""
     return [int(t.split("/blob/")[1].split(".")[0]) - 4000 for t in gh.stub.targets if "/blob/" in t]
@@ -571,23 +595,9 @@ def test_a_listed_run_that_is_no_successful_push_run_on_main_is_passed_over_and_
     gh.runs[2]["path"] = f"{OWNER}/{NAME}/.github/workflows/run-sweep.yml@refs/heads/main"
     gh.runs[3]["repository"] = gh.runs[3]["head_repository"] = f"{OWNER.upper()}/{NAME}"
     for j, (fields, _) in enumerate(reversed(STRAY_RUNS)):  # created days 6..12, after main's, before the PR run
-        (rec,) = synth.history(runs=1, keys=synth.KEYS[:1], concs=(16,))
-        faster = {k: v * 1.3 if k == "output_tput_per_gpu" else v for k, v in rec["metrics"].items()}
-        main_run(gh, 6000 + j, created(5 + j), [dict(rec, metrics=faster)])
+        main_run(gh, 6000 + j, created(5 + j), [_faster_record()])
         gh.runs[-1].update(fields)
-    pr = synth.pr_run(keys=synth.KEYS[:1], concs=(16,))
-    url = f"sqlite:///{tmp_path / 'r.db'}"
-    with store.open_store(url) as st:
-        st.add(pr)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    for name in ("SWEEPGATE_DB", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
-        monkeypatch.delenv(name, raising=False)
-    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-artifacts",
-                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url, "--fail-on-regression"])
-    out, err = capsys.readouterr()
-    (tput,) = [p for p in json.loads(out)["points"] if p["metric"] == "output_tput_per_gpu"]
-    assert tput["verdict"] == "unchanged" and tput["baseline"]["n"] == 5 and code == 0, (tput, err)
+    err = _pr_judged_on_main_runs_alone(gh, tmp_path, monkeypatch, capsys)
     assert blobs_read(gh) == [5004, 5003, 5002, 5001, 5000]  # no stray run's artifact is downloaded
     if honours_filters:
         assert err == "", err
@@ -616,23 +626,9 @@ def test_a_run_of_a_tag_named_main_is_passed_over_and_each_commit_is_asked_once(
     tagged = history.commit(parent=history.main)  # a commit main does not hold, with a tag named main on it
     history.tag("main", tagged)
     for j in range(2):  # the tag's runs, after main's and before the PR run, faster than main's
-        (rec,) = synth.history(runs=1, keys=synth.KEYS[:1], concs=(16,))
-        faster = {k: v * 1.3 if k == "output_tput_per_gpu" else v for k, v in rec["metrics"].items()}
-        main_run(gh, 6000 + j, created(5 + j), [dict(rec, metrics=faster)])
+        main_run(gh, 6000 + j, created(5 + j), [_faster_record()])
         gh.runs[-1]["head_sha"] = tagged
-    pr = synth.pr_run(keys=synth.KEYS[:1], concs=(16,))
-    url = f"sqlite:///{tmp_path / 'r.db'}"
-    with store.open_store(url) as st:
-        st.add(pr)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    for name in ("SWEEPGATE_DB", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
-        monkeypatch.delenv(name, raising=False)
-    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-artifacts",
-                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url, "--fail-on-regression"])
-    out, err = capsys.readouterr()
-    (tput,) = [p for p in json.loads(out)["points"] if p["metric"] == "output_tput_per_gpu"]
-    assert tput["verdict"] == "unchanged" and tput["baseline"]["n"] == 5 and code == 0, (tput, err)
+    err = _pr_judged_on_main_runs_alone(gh, tmp_path, monkeypatch, capsys)
     assert blobs_read(gh) == [5004, 5003, 5002, 5001, 5000]  # the tag's artifacts are never downloaded
     said = f"head_sha {tagged[:12]} not in main's history: a tag named main, or a commit main no longer holds"
     assert err.splitlines() == [
