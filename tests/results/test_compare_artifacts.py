@@ -425,15 +425,7 @@ def _faster_record() -> dict:
 def _pr_judged_on_main_runs_alone(gh, tmp_path, monkeypatch, capsys) -> str:
     """`results compare --baseline-artifacts` of PR 7's run (the first key at conc 16): judged unchanged against
     five baseline runs, main's (none of ``_faster_record``'s), exit 0; what it said on stderr."""
-    url = f"sqlite:///{tmp_path / 'r.db'}"
-    with store.open_store(url) as st:
-        st.add(synth.pr_run(keys=synth.KEYS[:1], concs=(16,)))
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    for name in ("SWEEPGATE_DB", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
-        monkeypatch.delenv(name, raising=False)
-    code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-artifacts",
-                     "--repository", f"{OWNER}/{NAME}", "--github-api-url", gh.url, "--fail-on-regression"])
+    code = cli.main([*one_point_pr(gh, tmp_path, monkeypatch), "--json", "--fail-on-regression"])
     out, err = capsys.readouterr()
     (tput,) = [p for p in json.loads(out)["points"] if p["metric"] == "output_tput_per_gpu"]
     assert tput["verdict"] == "unchanged" and tput["baseline"]["n"] == 5 and code == 0, (tput, err)
