@@ -38,6 +38,11 @@ def said(proc: subprocess.CompletedProcess, what: str) -> list[str]:
     return [line for line in proc.stderr.splitlines() if what in line]
 
 
+def said_plainly(proc: subprocess.CompletedProcess, what: str) -> list[str]:
+    """``said``'s lines but the GitHub annotations (``::warning ...``)."""
+    return [line for line in said(proc, what) if not line.startswith("::")]
+
+
 def test_an_image_no_entry_lists_stands_at_the_selected_config_s_image_line(tmp_path):
     repo = fleet(tmp_path, "main")
     # two configs run the image; only the second is selected: its line, not the first's
@@ -60,10 +65,10 @@ def test_a_version_or_image_from_images_json_stands_at_its_entry(tmp_path):
     image = place(repo, IMAGES, '"rocm/vllm:', '"rocm/vllm:')
     r = preflight(repo, "dsr1-fp8-b300-vllm", "dsr1-fp8-mi355x-vllm")
     assert r.returncode == 0, r.stderr
-    (mine,) = [x for x in said(r, "no manifest for vllm 0.11.7") if not x.startswith("::")]
+    (mine,) = said_plainly(r, "no manifest for vllm 0.11.7")
     assert mine.startswith(f"{IMAGES}:{version[0]}:{version[1]}: warning: no manifest for vllm 0.11.7 "
                            "(installed on image vllm/vllm-openai:v0.11.0); capture it"), r.stderr
-    (mine,) = [x for x in said(r, "has no vllm manifest") if not x.startswith("::")]
+    (mine,) = said_plainly(r, "has no vllm manifest")
     assert mine.startswith(f"{IMAGES}:{image[0]}:{image[1]}: warning: image rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103 "
                            "has no vllm manifest"), r.stderr
     assert f"::warning file={IMAGES},line={version[0]}::no manifest for vllm 0.11.7" in r.stderr, r.stderr
@@ -80,10 +85,10 @@ def test_a_pip_version_stands_at_the_script_s_pin_or_the_config_s_backend_versio
     r = preflight(repo, "dsr1-fp8-b300-vllm", "dsv4-fp4-mi355x-vllm-agentic-mtp")
     assert r.returncode == 0, r.stderr
     # once, though rows of two images install it: the job's pin is the same on each
-    (mine,) = [x for x in said(r, "no manifest for lm-eval 0.4.99") if not x.startswith("::")]
+    (mine,) = said_plainly(r, "no manifest for lm-eval 0.4.99")
     assert mine.startswith(f"benchmarks/lib/evals.sh:{pin[0]}:{pin[1]}: warning: no manifest for lm-eval 0.4.99 "
                            "(the job's pip install pins it); capture it"), r.stderr
-    (mine,) = [x for x in said(r, "no manifest for lmcache 0.5.5") if not x.startswith("::")]
+    (mine,) = said_plainly(r, "no manifest for lmcache 0.5.5")
     assert mine.startswith(f"{AMD}:{backend[0]}:{backend[1]}: warning: no manifest"), r.stderr
     assert f"::warning file=benchmarks/lib/evals.sh,line={pin[0]}::no manifest for lm-eval" in r.stderr, r.stderr
 
@@ -92,7 +97,7 @@ def test_sglang_s_note_stands_at_the_line_that_runs_its_server(tmp_path):
     repo = fleet(tmp_path, "main")
     line, _ = place(repo, "benchmarks/multi_node/disagg_lib.sh", "-m sglang.launch_server", "-m sglang")
     r = preflight(repo, "dsr1-fp4-b300-sglang-disagg")
-    (mine,) = [x for x in said(r, "sglang commands are not checked") if not x.startswith("::")]
+    (mine,) = said_plainly(r, "sglang commands are not checked")
     assert r.returncode == 0 and mine.startswith(f"benchmarks/multi_node/disagg_lib.sh:{line}: note:"), r.stderr
 
 
@@ -120,7 +125,7 @@ def test_a_script_that_fails_stands_at_the_line_bash_names(tmp_path):
                                          "prepare_model_path || exit 1\nno_such_command_s36a || exit 1\n"))
     line = text[:text.index("prepare_model_path || exit 1\n")].count("\n") + 2
     r = preflight(repo, "dsr1-fp8-b300-vllm")
-    told = [x for x in said(r, "no_such_command_s36a: command not found") if not x.startswith("::")]
+    told = said_plainly(r, "no_such_command_s36a: command not found")
     assert r.returncode == 1 and told and all(x.startswith(f"{rel}:{line}: row dsr1_") for x in told), r.stderr
     assert f"::error file={rel},line={line}::row dsr1_" in r.stderr, r.stderr
 
