@@ -24,8 +24,10 @@ HINT = "ingest sglang.bench_serving's --output-file JSONL, a serving run at a co
 
 
 def _what(missing: str) -> str:
+    # s37g: the reason named total_input_tokens alone, untrue of the two layouts that name the totals otherwise
     return (f"format: a serving summary in SGLang bench_serving's key names without {missing} (every "
-            "bench_serving line holds total_input_tokens and total_output_tokens): another script's output, "
+            "bench_serving line holds its token totals: total_input_tokens and total_output_tokens, or the "
+            "sglang.benchmark package's and 0.2's total_input and total_output): another script's output, "
             "its figures no bench_serving run's")
 
 

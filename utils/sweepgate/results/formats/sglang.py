@@ -4,7 +4,8 @@ Differs from vLLM's: ``total_throughput`` (not ``total_token_throughput``),
 ``*_e2e_latency_ms``, a bare ``Infinity`` request rate, ``random_input_len``
 / ``random_output_len`` for the requested lengths, medians only before 2025,
 and ``--output-details`` arrays in seconds. Behind a prefill/decode router
-``server_info`` is ``{"prefill": [...], "decode": [...]}``, one entry per worker.
+``server_info`` is ``{"prefill": [...], "decode": [...]}``, one entry per worker. Two other layouts of
+the line (``PACKAGE``, ``FIRST``) are read by their keys' names in this one.
 """
 
 from __future__ import annotations
@@ -53,7 +54,60 @@ def _setup(doc: dict, m: Measurement) -> dict:
 
 def detect(doc) -> bool:
     return isinstance(doc, dict) and not OFFLINE <= doc.keys() and (
-        "total_output_tokens_retokenized" in doc or "median_e2e_latency_ms" in doc or "total_throughput" in doc)
+        RETOKENIZED in doc or "median_e2e_latency_ms" in doc or "total_throughput" in doc or _layout(doc) is FIRST)
+
+
+RETOKENIZED = "total_output_tokens_retokenized"
+# The line's other layouts, each learned from SGLang's code: its keys -> their names in the layout read here.
+# The sglang.benchmark package's save_results (python/sglang/benchmark/metrics.py) writes BenchmarkMetrics'
+# own field names (``**metrics.__dict__``): its token totals without ``_tokens``, the rest as here; it nests
+# --output-details' arrays under ``DETAILS``. It is told as this layout is (``detect``): the steady-state report
+# beside it has those totals too, but no latency (``foreign.STEADY_STATE``), and is no result.
+PACKAGE = {"total_input": "total_input_tokens", "total_output": "total_output_tokens",
+           "total_output_retokenized": RETOKENIZED}
+# bench_serving's first layout (0.2, 2024) has those totals too, and its latencies in ms without the ``_ms``
+# (each a ``metrics.*_ms``), its output token rate per second and its duration in seconds under names of their
+# own. The fork of it read here also writes ``completed``, as later versions do; a line without it has no
+# request count (``FIRST_WITHOUT_COUNT``).
+FIRST = {**PACKAGE, "mean_e2e_latency": "mean_e2e_latency_ms", "median_e2e_latency": "median_e2e_latency_ms",
+         "median_ttft": "median_ttft_ms", "median_itl": "median_itl_ms",
+         "output_token_throughput": "output_throughput", "benchmark_duration": "duration"}
+DETAILS = "details"
+
+
+def _layout(doc: dict) -> dict:
+    """The line's layout, ``FIRST`` or ``PACKAGE`` (its keys -> the names read here): a line with all the
+    package's keys is FIRST's where it has one of FIRST's own; else {} (the layout read here)."""
+    if not PACKAGE.keys() <= doc.keys():
+        return {}
+    return FIRST if (FIRST.keys() - PACKAGE.keys()) & doc.keys() else PACKAGE
+
+
+def _renamed(doc: dict, written: dict) -> dict:
+    """``doc`` under the names read here, its layout's keys renamed (a name the line has itself kept) and the
+    package's ``details`` arrays lifted beside them; ``written`` gets each name -> the key as the line wrote it,
+    which a refusal or warning names and stands at (``details.ttfts``)."""
+    layout = _layout(doc)
+    names = {key: name for key, name in layout.items() if name not in doc}
+    out = {names.get(key, key): value for key, value in doc.items()}
+    written.update({name: key for key, name in names.items() if key in doc})
+    details = doc.get(DETAILS) if layout is PACKAGE else None
+    if isinstance(details, dict):
+        lifted = {key: value for key, value in details.items() if key not in out}
+        out.update(lifted)
+        written.update({key: f"{DETAILS}.{key}" for key in lifted})
+    return out
+
+
+FIRST_WITHOUT_COUNT = ("format: an SGLang bench_serving line in its first layout (0.2, 2024: total_input, median_ttft "
+                       "and the other latencies in ms without _ms, output_token_throughput, benchmark_duration) "
+                       "without completed: no request count, which a stored run needs")
+
+
+def _refuse_first_without_count(doc: dict, path: str, line: int) -> None:
+    if _layout(doc) is FIRST and "completed" not in doc:
+        raise fail(path, line, FIRST_WITHOUT_COUNT,
+                   "ingest the line of a later bench_serving, which writes completed, or remove the file")
 
 
 def _lengths(doc: dict, path: str, line: int) -> tuple[int | None, int | None]:
@@ -124,36 +178,39 @@ def _refuse_embeddings(doc: dict, path: str, line: int) -> None:
 
 
 # What every bench_serving line holds, in every version read here (2024's medians-only lines among them):
-# the run's token totals. A line in its key names without one is another script's summary (a router's
-# benchmark over several servers, say): its figures are no bench_serving run's.
+# the run's token totals, under these names or ``LAYOUTS``' (read as these). A line in its key names without
+# one is another script's summary (a router's benchmark over several servers, say): its figures are no
+# bench_serving run's.
 TOKEN_TOTALS = ("total_input_tokens", "total_output_tokens")
+PACKAGE_TOTALS = tuple(key for key, name in PACKAGE.items() if name in TOKEN_TOTALS)  # FIRST's too
 
 
 def _refuse_other_script(doc: dict, path: str, line: int) -> None:
     missing = [key for key in TOKEN_TOTALS if key not in doc]
     if missing:
         raise fail(path, line, f"format: a serving summary in SGLang bench_serving's key names without "
-                   f"{' or '.join(missing)} (every bench_serving line holds {' and '.join(TOKEN_TOTALS)}): "
-                   "another script's output, its figures no bench_serving run's", SERVING_HINT)
+                   f"{' or '.join(missing)} (every bench_serving line holds its token totals: "
+                   f"{' and '.join(TOKEN_TOTALS)}, or the sglang.benchmark package's and 0.2's "
+                   f"{' and '.join(PACKAGE_TOTALS)}): another script's output, its figures no bench_serving run's",
+                   SERVING_HINT)
 
 
-RETOKENIZED = "total_output_tokens_retokenized"
-
-
-def _retokenized_short(doc: dict, m: Measurement, osl: int | None, path: str) -> None:
+def _retokenized_short(doc: dict, m: Measurement, osl: int | None, path: str, written: dict) -> None:
     """A warning where the responses' text re-tokenizes to under SHORT_OUTPUTS of the output tokens the line
     counts: bench_serving took each request's output length from what it asked for where the server gave no
     count (2024's, with --ignore-eos on by default), so a server that ended its responses early leaves the
     count, and the output throughput, at the asked-for length. Not said again where the count itself already
-    falls short of the asked-for length (``normalize.short_outputs`` warns of that)."""
-    counted, text, done = m.metrics[R.TOTAL_OUTPUT_TOKENS], number(doc, RETOKENIZED, path, m.line), \
+    falls short of the asked-for length (``normalize.short_outputs`` warns of that). Each key is named as the
+    line wrote it (``written``)."""
+    said = written.get(RETOKENIZED, RETOKENIZED)
+    counted, text, done = m.metrics[R.TOTAL_OUTPUT_TOKENS], number(doc, RETOKENIZED, path, m.line, where=said), \
         m.metrics[R.COMPLETED]
     if not done or not outputs_short(text, counted) or (osl and outputs_short(counted, osl * done)):
         return
-    m.notes.append(("retokenized-short", f"warning: {RETOKENIZED}: the responses' text re-tokenizes to {text:g} "
+    m.notes.append(("retokenized-short", f"warning: {said}: the responses' text re-tokenizes to {text:g} "
                     f"tokens, {100 * text / counted:.1f}% of the {counted:g} output tokens the line counts "
-                    "(total_output_tokens: what the requests asked for, where bench_serving took no count from the "
-                    "server), so its output throughput counts tokens never generated; stored as written",
+                    f"({m.said(R.TOTAL_OUTPUT_TOKENS)}: what the requests asked for, where bench_serving took no count "
+                    "from the server), so its output throughput counts tokens never generated; stored as written",
                     "the server ended its responses early (--ignore-eos off, its context limit, an adapter's EOS): "
                     "rerun the point; a tokenizer other than the server's re-tokenizes the text to other counts"))
 
@@ -170,29 +227,32 @@ def _uncounted_input(m: Measurement) -> None:
         return
     for name in UNCOUNTED_INPUT:
         m.metrics[name] = None
-    m.notes.append(("uncounted-input", f"warning: total_input_tokens: 0 over {m.metrics[R.COMPLETED]} completed "
-                    "requests, so bench_serving counted no input (it counts none for a multi-turn run); stored "
-                    "without input and total token throughput", "the output throughput and latencies are stored; "
-                    "benchmark a single-turn dataset for the input throughput"))
+    m.notes.append(("uncounted-input", f"warning: {m.said(R.TOTAL_INPUT_TOKENS)}: 0 over {m.metrics[R.COMPLETED]} "
+                    "completed requests, so bench_serving counted no input (it counts none for a multi-turn run); "
+                    "stored without input and total token throughput", "the output throughput and latencies are "
+                    "stored; benchmark a single-turn dataset for the input throughput"))
 
 
 def parse(doc: dict, path: str, line: int) -> Measurement:
     _refuse_embeddings(doc, path, line)
+    _refuse_first_without_count(doc, path, line)
+    written: dict[str, str] = {}  # a name read here -> the key as the line wrote it (another layout's)
+    doc = _renamed(doc, written)
     _refuse_other_script(doc, path, line)
     info = doc.get("server_info") if isinstance(doc.get("server_info"), dict) else {}
     version = _server_value(info, "version", agree=True)
     m = Measurement("sglang-bench-serving", "sglang-bench", line, client_version=version, dataset=_dataset(doc))
-    m.metrics.update(vllm.latencies(doc, path, line, NAMES, m.notes, m.keys))
-    vllm.read_throughputs(doc, THROUGHPUTS, m, path)
+    m.metrics.update(vllm.latencies(doc, path, line, NAMES, m.notes, m.keys, written))
+    vllm.read_throughputs(doc, THROUGHPUTS, m, path, written)
     if m.metrics[R.COMPLETED] is None:
         raise fail(path, line, "completed: missing", "rerun sglang.bench_serving with --output-file")
     _uncounted_input(m)
     vllm.rates_from_counts(m.metrics)  # older layouts leave out rates their counts and duration give
     errors = doc.get("errors")
     m.metrics[R.FAILED] = sum(1 for e in errors if e) if isinstance(errors, list) else None
-    m.computed |= vllm._from_arrays(doc, m.metrics, path, line)
+    m.computed |= vllm._from_arrays(doc, m.metrics, path, line, written)
     isl, osl = _lengths(doc, path, line)
-    _retokenized_short(doc, m, osl, path)
+    _retokenized_short(doc, m, osl, path, written)
     conc = vllm.concurrency(doc.get("max_concurrency"), path, line)
     m.uncapped = vllm.uncapped(doc, conc)  # a 2024 line without the key states nothing
     model_key = _model_key(info)

@@ -253,28 +253,28 @@ def _first_not_seconds(values: list) -> int | None:
     return next((j for j, v in enumerate(values) if _not_seconds(v)), None)
 
 
-def _from_arrays(doc: dict, metrics: dict, path: str, line: int) -> set[str]:
+def _from_arrays(doc: dict, metrics: dict, path: str, line: int, written: dict | None = None) -> set[str]:
     """Fill p90 TTFT/ITL the summary lacks from the per-request arrays (seconds), of the requests
     that succeeded: a failed one keeps its 0 s (its ``errors`` entry says why), as the client's own
     percentiles leave it out. Every time is checked, and the first that is none is said where the file
-    has it (``itls[i][j]``). Returns the names it filled (``Measurement.computed``)."""
+    has it (``itls[i][j]``, its key as ``written`` has it). Returns the names it filled (``Measurement.computed``)."""
     errors, filled = doc.get("errors"), set()
     for latency, key in (("ttft", "ttfts"), ("itl", "itls")):
-        values, name = doc.get(key), R.latency_name(latency, "p90")
+        values, name, said = doc.get(key), R.latency_name(latency, "p90"), (written or {}).get(key, key)
         if metrics.get(name) is not None or not isinstance(values, list):
             continue
         failed = errors if isinstance(errors, list) and len(errors) == len(values) else [None] * len(values)
         succeeded = list(map(operator.not_, failed))
         if latency == "ttft":  # a time a request
             if (at := _first_not_seconds(values)) is not None:
-                _check_seconds(values[at], f"{key}[{at}]", path, line)
+                _check_seconds(values[at], f"{said}[{at}]", path, line)
             kept = list(itertools.compress(values, succeeded))
         else:  # a list of gaps a request (none for one that is no list)
             rows = [v if isinstance(v, list) else [] for v in values]
             flat = list(itertools.chain.from_iterable(rows))
             if (at := _first_not_seconds(flat)) is not None:
                 i = bisect.bisect_right(list(itertools.accumulate(map(len, rows))), at)
-                _check_seconds(flat[at], f"{key}[{i}][{at - sum(map(len, rows[:i]))}]", path, line)
+                _check_seconds(flat[at], f"{said}[{i}][{at - sum(map(len, rows[:i]))}]", path, line)
             kept = list(itertools.chain.from_iterable(itertools.compress(rows, succeeded)))
         metrics[name] = _percentile_ms(kept, 90)
         filled.add(name)
