@@ -178,7 +178,7 @@ def _refuse_embeddings(doc: dict, path: str, line: int) -> None:
 
 
 # What every bench_serving line holds, in every version read here (2024's medians-only lines among them):
-# the run's token totals, under these names or ``LAYOUTS``' (read as these). A line in its key names without
+# the run's token totals, under these names or ``PACKAGE``'s (read as these). A line in its key names without
 # one is another script's summary (a router's benchmark over several servers, say): its figures are no
 # bench_serving run's.
 TOKEN_TOTALS = ("total_input_tokens", "total_output_tokens")
