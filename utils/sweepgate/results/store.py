@@ -1396,18 +1396,11 @@ def _copies(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
     if not own:
         return []
     found: dict[str, list[dict]] = {}
-    for old in _stored_outputs(conn, fresh, url, sa.not_(sa.or_(*(_of_file(*key) for key in own)))):
-        found.setdefault(old.get(R.OUTPUT_SHA256), []).append(old)
+    for old in _stored_outputs(conn, fresh, url, sa.true()):
+        if _file_key(old) not in own:  # a row of the file itself (``file_of``'s rule, not a prefix's)
+            found.setdefault(old.get(R.OUTPUT_SHA256), []).append(old)
     return [Echo(row["record"], _first_stored(found[digest]), True) for row in fresh
             if (digest := row[column(R.OUTPUT_SHA256)]) in found]
-
-
-def _of_file(run, attempt, name: str):
-    """The SQL condition of the rows of one file of a run's attempt: its result name, or one of its entries'
-    (``summary.json#2``, ``file_of``)."""
-    return sa.and_(results.c.run_id == run, results.c.attempt == attempt,
-                   sa.or_(results.c.result_filename == name, results.c.result_filename.startswith(name + "#",
-                                                                                                 autoescape=True)))
 
 
 def _one_measurement(conn, rows: list[dict], stored: set[tuple], url: str) -> tuple[list[dict], list[Alike], int]:
