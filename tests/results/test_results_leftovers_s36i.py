@@ -79,8 +79,9 @@ def test_a_folder_of_a_jobs_compressed_output_and_its_sidecar_alone_holds_no_res
     (runs / "c4.json.gz").write_bytes(gzip.compress(json.dumps(vllm_output()).encode()))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
     assert rc == 1 and err.splitlines() == [
-        f"{runs}: no result files (.json, .jsonl, .csv) in this folder, only 1 gzipped result file (c4.json.gz); "
-        "gunzip each (gunzip -k FILE) and ingest the folder"], (out, err)
+        f"{runs}: no result files (.json, .jsonl, .csv) in this folder, only 1 gzipped result file (c4.json.gz), "
+        "and 1 job sidecar (c4.job.json) whose output it is; gunzip each (gunzip -k FILE) and ingest the folder"], (
+        out, err)
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs), "--allow-empty")
     assert rc == 0 and "(0 new)" in out and "nor its job's sidecar c4.job.json" in err, (out, err)
 

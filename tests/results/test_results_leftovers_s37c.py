@@ -4,10 +4,19 @@
   SQL, for one of the runs of ``c4.json`` (a file of several runs stores them as ``c4#1``, ``c4#2``), while the
   rest of the store takes only ``#<digits>`` for that: the same bytes as ``c4``'s, stored before it, went
   unsaid. One rule (``store.file_of``) says which file a result name is of, everywhere.
+- A folder holding only a job's sidecar and its output compressed whole (``c4.job.json``, ``c4.json.gz``) was
+  refused as holding "no result files ... only 1 gzipped result file": nothing said the job was there, waiting for
+  its output. The line names the sidecars whose outputs are among the compressed files.
+
 Real ingests through the CLI into SQLite.
 """
 
 from __future__ import annotations
+
+import gzip
+import json
+import lzma
+import zipfile
 
 from helpers import ROW, job, run_cli, vllm_output, write_job
 
@@ -38,4 +47,36 @@ def test_a_hash_in_a_jobs_result_name_is_no_run_of_another_file(tmp_path, capsys
         rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(top / "b"))
         assert rc == 0 and "ingested 1 results (1 new)" in out, (out, err)
         assert err.splitlines() == [_copy_warning(second, first, f"{later}.job.json")], err
+
+
+def test_a_folder_of_a_jobs_compressed_output_and_its_sidecar_names_the_job(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    write_job(runs, "c4", None, job(run_id="900"))
+    (runs / "c4.json.gz").write_bytes(gzip.compress(json.dumps(vllm_output(4)).encode()))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
+    assert rc == 1 and err.splitlines() == [
+        f"{runs}: no result files (.json, .jsonl, .csv) in this folder, only 1 gzipped result file (c4.json.gz), "
+        "and 1 job sidecar (c4.job.json) whose output it is; gunzip each (gunzip -k FILE) and ingest the folder"], (
+        out, err)
+    (runs / "c4.json").write_bytes(gzip.decompress((runs / "c4.json.gz").read_bytes()))  # as the fix says
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
+    assert rc == 0 and "ingested 1 results (1 new)" in out and err == "", (out, err)
+
+
+def test_the_sidecars_beside_other_archives_are_named_as_of_some_of_the_files(tmp_path, capsys):
+    """Two jobs' outputs, one xz-compressed, beside a zip archive of results (an artifact not yet unzipped)."""
+    runs = tmp_path / "runs"
+    write_job(runs, "c4", None, job(run_id="900"))
+    (runs / "c4.json.gz").write_bytes(gzip.compress(json.dumps(vllm_output(4)).encode()))
+    write_job(runs, "c16", None, job(run_id="900", row=dict(ROW, conc=16)))
+    (runs / "c16.json.xz").write_bytes(lzma.compress(json.dumps(vllm_output(16)).encode()))
+    with zipfile.ZipFile(runs / "bmk_c8.zip", "w") as archive:
+        archive.writestr("c8.json", json.dumps(vllm_output(8)))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", _db(tmp_path), str(runs))
+    assert rc == 1 and err.splitlines() == [
+        f"{runs}: no result files (.json, .jsonl, .csv) in this folder, only 1 zip archive (bmk_c8.zip), "
+        "1 gzipped result file (c4.json.gz) and 1 xz-compressed result file (c16.json.xz), and 2 job sidecars "
+        "(c16.job.json, c4.job.json) whose outputs are among them; unzip each zip archive (unzip FILE -d DIR), "
+        "gunzip each gzipped result file (gunzip -k FILE), decompress each xz-compressed result file (xz -dk FILE) "
+        "and ingest the folders"], (out, err)
 

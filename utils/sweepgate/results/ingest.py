@@ -632,7 +632,8 @@ def _no_results_in(given: str, path: Path) -> SweepgateError:
     """A folder with no result file; naming, kind by kind (jsonio.KINDS), the archives it holds (artifacts
     not yet unzipped, tarballs, 7z) and its compressed results (``res.json.gz``, ``res.json.xz``: a
     compressed file whose name without the compressor's suffix is no result's, a log, is not named), each
-    with how to unpack it (review27, new-user29, s30: only zip, tar and gzip were named)."""
+    with how to unpack it (review27, new-user29, s30: only zip, tar and gzip were named), and the jobs' sidecars
+    whose outputs are among them (``_waiting_sidecar``; s37c: the sidecar beside them went unsaid)."""
     kinds = {p.name: found.kind for p in sorted(path.glob("*")) if (found := _packed(p)) is not None}
 
     def held(kind: jsonio.Kind) -> list[str]:
@@ -655,6 +656,13 @@ def _no_results_in(given: str, path: Path) -> SweepgateError:
              f"({kind.command})" for _, kind in packed]
     folders = "folders" if any(kind.kind == jsonio.ARCHIVE for _, kind in packed) else "folder"  # extracted into DIRs
     listed = ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+    waiting = list(dict.fromkeys(side.name for name, kind in kinds.items()
+                                 if (side := _waiting_sidecar(path / name, kind)) is not None))
+    if waiting:  # s37c: "no result files" beside a job's sidecar said nothing of the job
+        every = len(waiting) == sum(len(found) for found, _ in packed)
+        whose = (("whose output it is" if len(waiting) == 1 else "whose outputs they are") if every else
+                 "whose output is among them" if len(waiting) == 1 else "whose outputs are among them")
+        listed += f", and {count(len(waiting), 'job sidecar')} ({shown(waiting)}) {whose}"
     return fail(given, 0, f"no result files (.json, .jsonl, .csv) in this folder, only {listed}",
                 f"{', '.join(fixes)} and ingest the {folders}")
 
