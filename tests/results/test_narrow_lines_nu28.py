@@ -74,11 +74,11 @@ def test_show_on_a_narrow_terminal_keeps_each_metric_beside_its_unit(tmp_path, d
 def test_a_line_never_ends_on_a_label_whose_counts_follow():
     """review28: at 200 columns compare's headline ended '…; eval scores:' with '0 regressed, 2 new' on
     the next line. A line ends after a ';' first, then a ',', a ':' last."""
-    from sweepgate.core.report import _packed
+    from sweepgate.core.report import packed
 
     headline = ("run pr-7 against refs/heads/main (last 5 runs; 5 found): 1 point improved (3 metrics), "
                 "4 points unchanged; eval scores: 0 regressed, 2 new")
     for width in range(60, len(headline)):
-        lines = _packed(headline.split(), width)
+        lines = packed(headline.split(), width)
         assert " ".join(lines) == headline
         assert not any(line.endswith("scores:") for line in lines), (width, lines)

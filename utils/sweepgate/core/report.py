@@ -460,7 +460,7 @@ def print_units(console, units: list[str], style: str | None = None, hang: int =
     from rich.text import Text
 
     hang = hang if 0 < hang <= console.width // 2 else 0
-    lines = [" ".join(units)] if console.soft_wrap else _packed(units, console.width, hang)
+    lines = [" ".join(units)] if console.soft_wrap else packed(units, console.width, hang)
     fold = None if console.soft_wrap else "fold"  # a soft-wrapping console's one line stays whole (rich
     # folded nothing there but cut the line at the console's width: a piped note lost its end at 240 columns)
     for n, text in enumerate(lines):  # Text: a ref or a run id is words, not rich markup
@@ -479,11 +479,11 @@ def print_wrapped(console, text: str, indent: int = 2) -> None:
     from rich.text import Text
 
     width = console.width if console.is_terminal or _columns() else PROSE_WIDTH
-    for i, line in enumerate(_packed(text.split(), width, indent)):  # Text: a metric's name is no rich markup
+    for i, line in enumerate(packed(text.split(), width, indent)):  # Text: a metric's name is no rich markup
         console.print(Text(" " * indent * bool(i) + line), overflow="fold")
 
 
-def _packed(units: list[str], width: int, indent: int = 0) -> list[str]:
+def packed(units: list[str], width: int, indent: int = 0) -> list[str]:
     """``units`` joined by blanks into lines of at most ``width`` cells, each line after the first
     ``indent`` narrower (for its indent), broken only between units (one wider than that stays whole on
     a line of its own), and where an item ends (``ITEM_ENDS`` outside parentheses) when one ends in the

@@ -827,6 +827,23 @@ def _console(stream):
 FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "baseline", "change (margin)")
 MIN_FOLD = 10  # narrowest a FOLDABLE column gets when even its longest word does not fit
 INDENT = 2  # a point's metric rows sit this far in under its label
+# Where a cell may break: between words, a bracketed interval one word ("[972.6, 1,106]": s37c, at 80 columns it
+# read "1,031 [972.6," over "1,106] (n=5)", rich breaking at any blank)
+_UNIT = re.compile(r"\S*\[[^\]]*\]\S*|\S+")
+
+
+def _units(cell: str) -> list[str]:
+    """``cell``'s words, a bracketed interval one of them: where a folded cell may break (``_folded``)."""
+    return _UNIT.findall(cell)
+
+
+def _folded(cell: str, width: int) -> str:
+    """``cell`` broken into lines of ``width`` between its ``_units`` (one wider stays whole, for rich to fold)."""
+    from rich.cells import cell_len
+
+    from sweepgate.core.report import packed
+
+    return cell if cell_len(cell) <= width else "\n".join(packed(_units(cell), width))
 
 
 def _grid(headers: tuple[str, ...], widths: list[int] | None = None, show_header: bool = True,
@@ -852,18 +869,24 @@ def _add(grid, v: C.Verdict, row: tuple[str, ...]) -> None:
 
 def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int,
             foldable: tuple[str, ...] = FOLDABLE) -> list[int]:
-    """Each column's width: its widest cell, the ``foldable`` ones narrowed (the widest first) until a row
-    fits in ``room`` columns (rich counts 2 of padding a column, the edge ones' too, when the widths
-    are given: its Table._measure_column ignores pad_edge): first to MIN_FOLD or their longest word,
-    then to their longest word (cells wrap between words, none is broken), and only then, a
+    """Each column's width: its widest cell, narrowed until a row fits in ``room`` columns (rich counts 2 of
+    padding a column, the edge ones' too, when the widths are given: its Table._measure_column ignores
+    pad_edge): first another column's header wider than its cells, to its cells or its longest word ("change"
+    over "(threshold)", s37c), then the ``foldable`` ones (the widest first) to MIN_FOLD or their longest word,
+    then to their longest word (cells wrap between words, ``_units``, none is broken), and only then, a
     terminal too narrow even for that, to MIN_FOLD."""
     from rich.cells import cell_len
 
     columns = list(zip(headers, *rows))
     widths = [max(map(cell_len, column)) for column in columns]
-    words = [max((cell_len(w) for cell in column for w in cell.split()), default=1) for column in columns]
+    words = [max((cell_len(w) for cell in column for w in _units(cell)), default=1) for column in columns]
     excess = sum(widths) + 2 * len(widths) - room
     foldable = [i for i, name in enumerate(headers) if name in foldable]
+    for i in (i for i in range(len(columns)) if i not in foldable):  # a header wider than its cells: broken first
+        floor = max(cell_len(w) for w in [*columns[i][1:], *columns[i][0].split()])
+        cut = max(0, min(excess, widths[i] - floor))
+        widths[i] -= cut
+        excess -= cut
     for floor in (lambda i: max(words[i], MIN_FOLD), lambda i: words[i], lambda i: MIN_FOLD):
         for i in sorted(foldable, key=lambda i: -widths[i]):
             cut = max(0, min(excess, widths[i] - floor(i)))
@@ -898,8 +921,9 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
                             STYLES[v.verdict])
             continue
         grid = _grid(names, widths, show_header=False, right=right)
-        for v, row in group:
-            _add(grid, v, row[1:len(headers)])
+        for v, row in group:  # a foldable cell broken by ``_units`` (rich breaks at any blank)
+            _add(grid, v, tuple(_folded(cell, width) if name in foldable else cell
+                                for name, cell, width in zip(names, row[1:len(headers)], widths)))
         print_units(console, point_units(group[0][0].point, naming), style="bold")
         console.print(Padding(grid, (0, 0, 0, INDENT), expand=False))
 
