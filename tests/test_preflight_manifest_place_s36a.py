@@ -159,7 +159,7 @@ def test_with_refs_the_image_line_is_the_head_config_s(tmp_path):
     r = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--base-ref", "HEAD~", "--head-ref", "HEAD"],
                        cwd=repo, capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0 and f"configs/nvidia-master.yaml:{line}:{col}: warning: image vllm/vllm-openai:v0.12.0 " \
-        "has no vllm manifest; list the image" in r.stderr, r.stderr
+        "has no vllm or vllm-bench manifest; list the image" in r.stderr, r.stderr
 
 
 def test_an_images_json_edited_while_preflight_runs_gives_no_place_not_a_traceback(tmp_path):

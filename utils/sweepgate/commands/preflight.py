@@ -120,6 +120,7 @@ def run(args) -> int:
     from sweepgate.core.errors import EXIT_FAIL_ON, emit
     from sweepgate.core.load import repo_root
     from sweepgate.core.recipes import RULE_NO_LIBRARY
+    from sweepgate.engines.preflight import per_image
 
     refuse_combinations(args)
     root = Path(repo_root())
@@ -152,6 +153,7 @@ def run(args) -> int:
         print(line, flush=True)
     errors = len(found)
     emit(with_rows(found))
+    warnings = per_image(list(warnings), root)  # an image's engines without a manifest: one warning, every row's
     emit(sorted(warnings))
     emit(sorted(notes))
     warnings = len(warnings)

@@ -133,7 +133,7 @@ def check_row(row: dict, calls: list[dict], root: Path, script: Path,
             out.append(_diagnostic(root, script, manifest, flag, what))
     for engine, version in sorted(missing, key=str):
         out.append(_missing(row, calls, script, root, engine, version, config_at))
-    return out
+    return per_image(out, root)
 
 
 def _diagnostic(root: Path, script: Path, manifest: dict, flag: str, what: str) -> Diagnostic:
@@ -160,24 +160,66 @@ def _missing(row: dict, calls: list[dict], script: Path, root: Path, engine: str
                           f"{engine} commands are not checked: sweepgate cannot capture a {engine} manifest yet",
                           "nothing to fix here; the rehearsal ran them, and a flag their parser refuses "
                           "fails the job at start-up", severity="info")
-    folder = _from_here(root, f"{fields.CONFIG_DIR}/engines")  # --out is from the current folder, as the fix is run
-    make = "" if (root / fields.CONFIG_DIR / "engines").is_dir() else f"mkdir -p {folder}"  # --out's folder must exist
-    capture = f"sweepgate engines capture --engine {engine} --out {folder}/{engine}-{version or 'VERSION'}.json"
+    place = _origin(row, calls, script, root, engine, version, config_at)
     if version is None:
-        import json
+        return _unlisted(image, [engine], place, root)
+    # a version the job pip-installs is the same on every image: one warning, not one per image
+    message = (f"no manifest for {engine} {version} ("
+               + ("the job's pip install pins it)" if _pinned(calls, engine, version)
+                  else f"installed on image {image})"))
+    make, folder = _capture_folder(root)
+    hint = f"capture it: {make + ' && ' if make else ''}{_capture(engine, version, folder)}"
+    return Diagnostic(*place, "engine-manifest", message, hint, severity="warning")
 
-        message = f"image {image} has no {engine} manifest"
-        entry = json.dumps({"images": {image: {engine: "VERSION"}}})  # the image and engine named, as they are
-        hint = (f"{make + ', then ' if make else ''}list the image in this repository's {fields.CONFIG_DIR}/engines/"
-                f"images.json ('{entry}', VERSION the {engine} release the image installs) and capture that "
-                f"version's manifest: {capture}")
-    else:  # a version the job pip-installs is the same on every image: one warning, not one per image
-        message = (f"no manifest for {engine} {version} ("
-                   + ("the job's pip install pins it)" if _pinned(calls, engine, version)
-                      else f"installed on image {image})"))
-        hint = f"capture it: {make + ' && ' if make else ''}{capture}"
-    path, line, col = _origin(row, calls, script, root, engine, version, config_at)
-    return Diagnostic(path, line, col, "engine-manifest", message, hint, severity="warning")
+
+class UnlistedImage(Diagnostic):
+    """``_missing``'s warning of an image no images.json entry gives the version of ``engines`` in: one for each
+    image and place, naming every such engine (``per_image``; s37c: `vllm` and `vllm-bench`, which one image runs,
+    were two warnings at one line)."""
+
+    __slots__ = ("image", "engines")
+
+
+def _unlisted(image: str, engines: list[str], place: tuple[str, int, int], root: Path) -> UnlistedImage:
+    """The warning at ``place`` that ``image`` has no manifest of ``engines`` (no images.json entry says their
+    versions): the entry to add there, and the capture of each."""
+    import json
+
+    one = len(engines) == 1
+    make, folder = _capture_folder(root)
+    entry = json.dumps({"images": {image: dict.fromkeys(engines, "VERSION")}})  # the image and engines named
+    versions = f"VERSION the {engines[0]} release" if one else "each VERSION the release of its engine"
+    manifests = "that version's manifest" if one else "their manifests"
+    captures = " && ".join(_capture(engine, None, folder) for engine in engines)
+    hint = (f"{make + ', then ' if make else ''}list the image in this repository's {fields.CONFIG_DIR}/engines/"
+            f"images.json ('{entry}', {versions} the image installs) and capture {manifests}: {captures}")
+    said = UnlistedImage(*place, "engine-manifest", f"image {image} has no {' or '.join(engines)} manifest", hint,
+                         severity="warning")
+    said.image, said.engines = image, tuple(engines)
+    return said
+
+
+def per_image(diagnostics: list[Diagnostic], root: Path) -> list[Diagnostic]:
+    """``diagnostics`` with every ``UnlistedImage`` warning of one image at one place made one, naming each engine
+    (of every row: one row may run `vllm serve` alone, another `vllm bench serve` too), after the others."""
+    groups: dict[tuple, dict[str, None]] = {}
+    for d in diagnostics:
+        if isinstance(d, UnlistedImage):
+            groups.setdefault((d.file, d.line, d.col, d.image), {}).update(dict.fromkeys(d.engines))
+    return [d for d in diagnostics if not isinstance(d, UnlistedImage)] + [
+        _unlisted(image, sorted(engines), (path, line, col), root)
+        for (path, line, col, image), engines in groups.items()]
+
+
+def _capture_folder(root: Path) -> tuple[str, str]:
+    """(the `mkdir -p` that makes the repository's engines folder, "" where it has one; that folder, as
+    ``_from_here`` names it): `engines capture --out`'s folder must exist."""
+    folder = _from_here(root, f"{fields.CONFIG_DIR}/engines")  # --out is from the current folder, as the fix is run
+    return ("" if (root / fields.CONFIG_DIR / "engines").is_dir() else f"mkdir -p {folder}"), folder
+
+
+def _capture(engine: str, version: str | None, folder: str) -> str:
+    return f"sweepgate engines capture --engine {engine} --out {folder}/{engine}-{version or 'VERSION'}.json"
 
 
 def _from_here(root: Path, relative: str) -> str:
