@@ -25,13 +25,21 @@ def rate_sweep_twice(samples, folder):
     return path
 
 
-def history(folder, concs=(4, 8), runs=5):
-    """``runs`` main runs of every conc, output throughput within 1 % of 409.6 tok/s."""
+def history(folder, concs=(4, 8), runs=5, requests=40):
+    """``runs`` main runs of every conc, output throughput within 1 % of 409.6 tok/s, each completing its
+    ``requests``."""
     for n in range(runs):
         for conc in concs:
             row = {**job()["row"], "conc": conc}
             sidecar = job(run_id=str(100 + n), row=row, finished=f"2026-01-0{n + 1}T12:00:00+00:00")
-            write_job(folder / f"main{n}", f"res_c{conc}", vllm_output(conc, output_throughput=409.6 + n), sidecar)
+            write_job(folder / f"main{n}", f"res_c{conc}", vllm_output(conc, output_throughput=409.6 + n,
+                      **_served(requests, requests)), sidecar)
+
+
+def _served(requests: int, completed: int) -> dict:
+    """A vLLM output's counts of ``requests`` sent in its 100 s, ``completed`` of them completed."""
+    return {"num_prompts": requests, "completed": completed, "failed": requests - completed,
+            "request_throughput": completed / 100.0}
 
 
 def pr_job(folder, conc, output, status="success"):
@@ -202,11 +210,12 @@ def test_a_baseline_run_s_repeats_are_one_value_their_median():
     assert [(r[R.RUN_ID], r[R.METRICS]) for r in window] == [("2", {"x": 13.0, "y": 1.0}), ("1", {"x": 50.0})]
 
 
-def test_one_request_in_forty_newly_failing_is_a_regression_not_a_small_change(tmp_path, db, capsys):
-    """2.5 % of requests failed where main never failed one: below the 5 % relative threshold that
-    suits throughput, but a success rate has a threshold of its own, 0."""
-    history(tmp_path / "in", concs=(4,))
-    pr_job(tmp_path / "in", 4, vllm_output(4, output_throughput=411.6, completed=39, failed=1))
+def test_ten_requests_in_four_hundred_newly_failing_is_a_regression_not_a_small_change(tmp_path, db, capsys):
+    """2.5 % of requests failed where main never failed one of its 2,000 (beyond what main's counts
+    explain: Fisher's p about 1e-8): below the 5 % relative threshold that suits throughput, but a
+    success rate has a threshold of its own, 0."""
+    history(tmp_path / "in", concs=(4,), requests=400)
+    pr_job(tmp_path / "in", 4, vllm_output(4, output_throughput=411.6, **_served(400, 390)))
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
     assert rc == 0, err
     rc, out, _ = compare(capsys, db, "--json", "--fail-on-regression")
@@ -219,16 +228,17 @@ def test_one_request_in_forty_newly_failing_is_a_regression_not_a_small_change(t
     assert C.Settings(threshold=0.2).threshold_for("other", R.OUTPUT_TPUT_PER_GPU) == 0.2
 
 
-def test_one_request_in_five_thousand_failing_reads_as_a_change_where_it_is_judged_one(tmp_path, db, capsys):
-    """The review's run: 5119 of 5120 completed is red, so its row must not read "1 ... 1 ... +0.0%"."""
-    history(tmp_path / "in", concs=(4,))
-    pr_job(tmp_path / "in", 4, vllm_output(4, num_prompts=5120, completed=5119, failed=1))
+def test_ten_requests_in_fifty_thousand_failing_reads_as_a_change_where_it_is_judged_one(tmp_path, db, capsys):
+    """A run of 51,190 of 51,200 completed, where main's five completed all of theirs, is red, so its row
+    must not read "1 ... 1 ... +0.0%"."""
+    history(tmp_path / "in", concs=(4,), requests=51200)
+    pr_job(tmp_path / "in", 4, vllm_output(4, **_served(51200, 51190)))
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
     assert rc == 0, err
     for flag in ("--markdown", None):
         rc, out, _ = compare(capsys, db, *([flag] if flag else []))
         (row,) = [line for line in out.splitlines() if R.SUCCESS_RATE in line and "regressed" in line]
-        assert "99.98%" in row and "100.00%" in row and "-0.02%" in row, row
+        assert "99.980%" in row and "100.000%" in row and "-0.02%" in row, row  # as its interval needs
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])

@@ -526,8 +526,22 @@ def _judge_run(heads: dict, baselines: dict, settings: Settings) -> dict:
         for metric, value, values in _figures(head, baselines.get(pt, []), settings):
             if _pending(value, values, settings.min_samples) is None:
                 keys.append((pt, metric))
-                comparisons.append(noise.Comparison(metric, value, values, pt))
+                requests = _requests(head, baselines.get(pt, [])) if metric == R.SUCCESS_RATE else None
+                comparisons.append(noise.Comparison(metric, value, values, pt, requests))
     return dict(zip(keys, noise.judge_all(comparisons, CONFIDENCE)))
+
+
+def _requests(head: dict, base: list[dict]) -> tuple[int, int, int, int] | None:
+    """(failed, total) requests of the head and of its baseline runs together, where every one counted
+    both (a success rate's noise is its requests': ``noise.Comparison.requests``); else None."""
+    counts = []
+    for rec in (head, *base):
+        metrics = rec.get(R.METRICS) or {}
+        done, failed = number(metrics.get(R.COMPLETED)), number(metrics.get(R.FAILED))
+        if done is None or failed is None or done < 0 or failed < 0 or done + failed <= 0:
+            return None
+        counts.append((round(failed), round(done + failed)))
+    return (*counts[0], sum(f for f, _ in counts[1:]), sum(t for _, t in counts[1:]))
 
 
 def point_sort_key(pt: tuple) -> tuple:

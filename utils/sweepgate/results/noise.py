@@ -28,6 +28,11 @@ each would be flagged by chance (a noise-only PR of 876 points showed 9 "regress
    flagged is then about ``1 - confidence`` (4.5-6.7 % in simulations of 3 to 876 points), more
    where some points are somewhat noisier than their metric's others: they are pooled all the same.
 
+4. A success rate is a share of requests, whose noise is the requests' own: five main runs that each
+   completed all of theirs show no spread, yet only bound main's failure rate. Where the requests are
+   counted, its p-value is the larger of the test above and Fisher's exact test of the head's failed
+   requests against the baseline's, so a failure is flagged only when neither explains it.
+
 Each comparison's interval is where the head would not be significant (at the p-value cut-off
 Benjamini-Hochberg ended at), so "outside the interval" and "significant" are one statement; its
 ``side`` says which way: above the baseline's centre or below it. The centre is the mean of the
@@ -58,6 +63,8 @@ class Comparison:
     head: float
     values: list[float]
     family: object = None  # what moves together (the point: its metrics); None: a family of its own
+    # A success rate's requests, (head failed, head total, baseline failed, baseline total): judged by them too
+    requests: tuple[int, int, int, int] | None = None
 
 
 @dataclass
@@ -315,7 +322,53 @@ def _p_values(comparisons: list[Comparison], shapes: list[_Shape], scaled: list[
             sf = stats.norm.sf(ts) if normal else stats.t.sf(ts, dfs)
             for i, v in zip(at, sf):
                 p[i] = float(2 * v)
-    return p
+    return [max(v, fisher_p(*c.requests)) if c.requests else v for v, c in zip(p, comparisons)]
+
+
+@lru_cache(maxsize=65536)
+def fisher_p(failed: int, total: int, base_failed: int, base_total: int) -> float:
+    """The two-sided p-value of Fisher's exact test of ``failed`` of ``total`` requests against
+    ``base_failed`` of ``base_total``: ``scipy.stats.fisher_exact``'s, from the hypergeometric
+    probabilities told by ``scipy.special.gammaln`` at once (fisher_exact and scipy's hypergeom take
+    a millisecond a table, and a run's intervals ask for thousands)."""
+    import numpy as np
+    from scipy.special import gammaln
+
+    everyone, failures = total + base_total, failed + base_failed
+    if failures in (0, everyone):
+        return 1.0
+    low = max(0, total - (everyone - failures))
+    x = np.arange(low, min(total, failures) + 1, dtype=float)
+    log_pmf = (-gammaln(x + 1) - gammaln(failures - x + 1) - gammaln(total - x + 1)
+               - gammaln(everyone - failures - total + x + 1))  # what is common to every table left out
+    pmf = np.exp(log_pmf - log_pmf.max())
+    at = pmf[failed - low]
+    return min(1.0, float(pmf[pmf <= at * (1 + 1e-7)].sum() / pmf.sum()))  # fisher_exact's tolerance for ties
+
+
+@lru_cache(maxsize=4096)
+def _rates_kept(total: int, base_failed: int, base_total: int, cut: float) -> tuple[float, float]:
+    """(lowest, highest) success rate of ``total`` requests that Fisher's test against the baseline's
+    would not flag at ``cut``: the failure counts from the expected one outwards, in growing steps
+    to the first flagged, then halved back."""
+    expected = min(total, max(0, round(total * base_failed / base_total)))
+    kept_p = lambda k: fisher_p(k, total, base_failed, base_total) > cut  # noqa: E731
+    if not kept_p(expected):
+        return (total - expected) / total, (total - expected) / total
+    ends = []
+    for way, edge in ((1, total), (-1, 0)):  # most failures kept, then fewest
+        kept, step, beyond = expected, 1, edge + way  # past the edge: none flagged that way
+        while kept != edge:
+            probe = min(total, max(0, kept + way * step))
+            if not kept_p(probe):
+                beyond = probe
+                break
+            kept, step = probe, step * 2
+        while abs(beyond - kept) > 1:
+            mid = (kept + beyond) // 2
+            kept, beyond = (mid, beyond) if kept_p(mid) else (kept, mid)
+        ends.append((total - kept) / total)
+    return ends[0], ends[1]
 
 
 def _adjust(p: list[float], families: list, alpha: float) -> tuple[list[float], list[float]]:
@@ -368,11 +421,14 @@ def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
     for c, s, (scale, df), qv, cut in zip(comparisons, shapes, scaled, q, cuts):
         if scale == 0:  # identical baseline values: the interval is that value
             side = 0 if _same(c.head, c.values[0]) else _sign(c.head - c.values[0])
-            out.append(Judged(qv <= alpha, c.values[0], c.values[0], qv, side))
-            continue
-        half = _quantile(cut / 2, df) * scale
-        low, high = s.mean - half, s.mean + half
-        if s.log:
-            low, high = math.exp(low), math.exp(high)
-        out.append(Judged(qv <= alpha, low, high, qv, _sign(s.h - s.mean)))
+            low = high = c.values[0]
+        else:
+            half = _quantile(cut / 2, df) * scale
+            low, high, side = s.mean - half, s.mean + half, _sign(s.h - s.mean)
+            if s.log:
+                low, high = math.exp(low), math.exp(high)
+        if c.requests:  # not significant where either test keeps it: the two intervals joined
+            few, many = _rates_kept(*c.requests[1:], cut)
+            low, high = min(low, few), max(high, many)
+        out.append(Judged(qv <= alpha, low, high, qv, side))
     return out

@@ -1,0 +1,68 @@
+"""A success rate is judged by its requests, not as a figure with no spread: five main runs that each
+completed every request do not make one failed request of the PR's a regression beyond noise (main's
+1,600 successes only bound its failure rate), while a failure share main's counts cannot explain is one."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import ROW, compare_main_and_pr, vllm_output
+from scipy import stats
+from synth import history, pr_run
+
+from sweepgate.results import compare as C
+from sweepgate.results import noise
+from sweepgate.results import record as R
+
+
+def _counted(records: list[dict], failed_at: dict | None = None, total: int = 320) -> list[dict]:
+    """``records`` with ``total`` requests each, all completed but ``failed_at[conc]`` of them."""
+    for rec in records:
+        failed = (failed_at or {}).get(rec[R.CONC], 0)
+        rec[R.METRICS].update({R.COMPLETED: total - failed, R.FAILED: failed,
+                               R.SUCCESS_RATE: (total - failed) / total})
+    return records
+
+
+def _success(comparison, conc: int) -> C.Verdict:
+    (v,) = [v for v in comparison.verdicts
+            if v.point[0] == "dsr1-fp8-b300-vllm" and v.point[5] == conc and v.metric == R.SUCCESS_RATE]
+    return v
+
+
+def test_one_failed_request_against_main_s_perfect_runs_is_within_noise():
+    """1 of 320 failed against 5 x 320 that all completed: Fisher's exact test gives p = 1/6, so no
+    regression; the interval says how low the PR's success rate may go, not 100 % to 100 %."""
+    base = _counted(history())
+    pr = _counted(pr_run(), {16: 1})
+    v = _success(C.compare_records(pr, base), 16)
+    assert v.verdict == C.UNCHANGED
+    assert v.low < 319 / 320 <= v.high == 1.0
+    assert not C.compare_records(pr, base).failing()
+
+
+def test_a_failure_share_main_s_counts_cannot_explain_regresses():
+    base = _counted(history())
+    pr = _counted(pr_run(), {16: 10})
+    comparison = C.compare_records(pr, base)
+    v = _success(comparison, 16)
+    assert v.verdict == C.REGRESSED and 310 / 320 < v.low and comparison.failing()
+
+
+@pytest.mark.parametrize("counts", [(1, 320, 0, 1600), (3, 320, 5, 1600), (0, 320, 4, 1600), (60, 320, 100, 1600)])
+def test_the_request_test_is_fisher_s_exact_test(counts):
+    k, n, f, m = counts
+    assert noise.fisher_p(k, n, f, m) == pytest.approx(stats.fisher_exact([[n - k, k], [m - f, f]]).pvalue, rel=1e-9)
+
+
+def test_compare_of_real_outputs_keeps_one_failed_request_of_forty_unchanged(capsys, tmp_path):
+    """Three main runs that completed all 40 requests, a PR run that completed 39 of 40 (`results
+    compare --json` of the ingested vLLM outputs): within noise (p = 1/4), not regressed."""
+    def doc_of(tail: int) -> dict:
+        return vllm_output(4, completed=39, failed=1) if tail == 10 else vllm_output(4, failed=0)
+
+    _, as_json, _ = compare_main_and_pr(capsys, tmp_path / "out", f"sqlite:///{tmp_path / 'r.db'}", doc_of, ROW)
+    (row,) = [p for p in json.loads(as_json)["points"] if p["metric"] == R.SUCCESS_RATE]
+    assert row["head"] == 39 / 40 and row["verdict"] == C.UNCHANGED
+    assert row["baseline"]["low"] < 39 / 40
