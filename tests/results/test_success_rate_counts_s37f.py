@@ -66,3 +66,26 @@ def test_compare_of_real_outputs_keeps_one_failed_request_of_forty_unchanged(cap
     (row,) = [p for p in json.loads(as_json)["points"] if p["metric"] == R.SUCCESS_RATE]
     assert row["head"] == 39 / 40 and row["verdict"] == C.UNCHANGED
     assert row["baseline"]["low"] < 39 / 40
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_success_rate_is_flagged_exactly_when_it_lies_outside_its_interval(seed):
+    """The interval is where the head would not be significant, for a success rate judged by its requests too:
+    a run of 12 points whose requests failed at random, some at a share main never had."""
+    import random
+
+    rng = random.Random(seed)
+    comparisons = []
+    for point in range(12):
+        total, runs = rng.choice([40, 320, 5120]), [rng.choice([40, 320, 5120]) for _ in range(5)]
+        share = rng.choice([0.0, 0.001, 0.01, 0.05])
+        failed = [sum(rng.random() < share for _ in range(n)) for n in runs]
+        head_share = 0.25 if point == 0 else rng.choice([share, 3 * share, 0.02])  # point 0: a sure regression
+        head_failed = sum(rng.random() < head_share for _ in range(total))
+        comparisons.append(noise.Comparison(R.SUCCESS_RATE, 1 - head_failed / total,
+                                            [1 - f / n for f, n in zip(failed, runs)], point,
+                                            (head_failed, total, sum(failed), sum(runs))))
+    judged = noise.judge_all(comparisons, C.CONFIDENCE)
+    assert judged[0].significant and not all(j.significant for j in judged)
+    for c, j in zip(comparisons, judged):
+        assert j.significant == (not j.low <= c.head <= j.high), (c, j)
