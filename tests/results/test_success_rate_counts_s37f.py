@@ -89,3 +89,17 @@ def test_a_success_rate_is_flagged_exactly_when_it_lies_outside_its_interval(see
     assert judged[0].significant and not all(j.significant for j in judged)
     for c, j in zip(comparisons, judged):
         assert j.significant == (not j.low <= c.head <= j.high), (c, j)
+
+
+def test_a_success_rate_s_interval_stays_within_0_and_100_percent():
+    """A t interval on the logarithms of rates near 1 reached past it ([98.1 %, 100.7 %]): no share of
+    requests is above all of them, so the interval shown stops at 100 %."""
+    import random
+
+    rng = random.Random(0)
+    base, pr = history(concs=(1, 2, 3, 4)), pr_run(concs=(1, 2, 3, 4))
+    for rec in base + pr:  # 1 request in 1,000 failing at random
+        failed = sum(rng.random() < 0.001 for _ in range(320))
+        rec[R.METRICS].update({R.COMPLETED: 320 - failed, R.FAILED: failed, R.SUCCESS_RATE: 1 - failed / 320})
+    rates = [v for v in C.compare_records(pr, base).verdicts if v.metric == R.SUCCESS_RATE]
+    assert len(rates) == 8 and all(0 <= v.low <= v.high <= 1 for v in rates), [(v.low, v.high) for v in rates]

@@ -413,10 +413,13 @@ def verdict_of(head: float, values: list[float], metric: str, threshold: float, 
     change = relative_change(head, median)
     large = abs(change) > threshold if change is not None else head != median
     moved = (head > median) - (head < median)
+    low, high = judged.low, judged.high
+    if metric == R.SUCCESS_RATE and 0 <= min(head, *values) and max(head, *values) <= 1:
+        low, high = max(low, 0.0), min(high, 1.0)  # shares of requests: an interval on logarithms may pass all
     if not (judged.significant and large and moved == judged.side):
-        return UNCHANGED, median, judged.low, judged.high, change
+        return UNCHANGED, median, low, high, change
     better = (head > median) == (R.DIRECTION.get(metric, R.HIGHER_IS_BETTER) == R.HIGHER_IS_BETTER)
-    return (IMPROVED if better else REGRESSED), median, judged.low, judged.high, change
+    return (IMPROVED if better else REGRESSED), median, low, high, change
 
 
 def _display(name: str, rec: dict):
