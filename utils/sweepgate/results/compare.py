@@ -547,8 +547,22 @@ def _requests(head: dict, base: list[dict]) -> tuple[int, int, int, int] | None:
     return (*counts[0], sum(f for f, _ in counts[1:]), sum(t for _, t in counts[1:]))
 
 
+RATE_AT = R.POINT_IDENTITY.index(R.REQUEST_RATE)
+
+
 def point_sort_key(pt: tuple) -> tuple:
-    return tuple((v is None, str(type(v).__name__), v if v is not None else 0) for v in pt)
+    """Points in order of their fields, unknowns last; the request rate (text, ``R.rate_key``) by its
+    number, so a sweep reads 1, 2, 16/s, not 1, 16, 2/s (new user s37d), as `results show` lists it."""
+    return tuple((v is None, *_rate_order(v)) if i == RATE_AT
+                 else (v is None, str(type(v).__name__), v if v is not None else 0) for i, v in enumerate(pt))
+
+
+def _rate_order(rate) -> tuple:
+    """A rate's place among rates: numbers by value, before any text that is none (kept as written)."""
+    try:
+        return False, float(rate), ""
+    except (TypeError, ValueError):
+        return True, 0.0, str(rate)
 
 
 def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run: str | None = None,
