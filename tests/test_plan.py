@@ -537,6 +537,28 @@ def test_script_change_selected_through_one_of_its_keys_is_quiet(fleet):
     assert changed["key"] == DSR1_MI and changed["scripts"][0]["path"] == DSR1_MI_SCRIPT
 
 
+def test_a_new_selected_config_running_the_changed_file_selects_its_change(fleet):
+    """New user s37d: a PR that adds a config (selected by its entry) and edits the script, launcher and
+    runner facts its jobs run, which an older config shares, was warned that "no appended entry selects
+    any of" the keys running them: the new key, which the sweep runs on them, went unnamed and uncounted,
+    whereas a changed benchmark_lib.sh was already quiet for it."""
+    launcher = "benchmarks/runners/launch_b300-nv.sh"
+    fleet.base = fleet.commit({launcher: "#!/usr/bin/env bash\necho launch\n"}, "launcher")
+    runners = {**RUNNERS, "hardware": {**RUNNERS["hardware"], "cluster:b300-nv": {
+        **RUNNERS["hardware"]["cluster:b300-nv"], "accelerator-runtime": "cuda"}}}
+    edits = {KIMI_SCRIPT: "#!/usr/bin/env bash\nsource benchmarks/benchmark_lib.sh\nvllm serve kimi --lmcache\n",
+             launcher: "#!/usr/bin/env bash\necho launch again\n", "configs/runners.yaml": runners}
+    master = nvidia_master(fleet)
+    added = make(fleet, {**edits, "configs/nvidia-master.yaml": {**master, LMCACHE: kimi("lmcache")},
+                         "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE, pr=5))})
+    assert rules(added, "unlisted-change") == [], rules(added, "unlisted-change")
+    fleet.git("reset", "-q", "--hard", fleet.base)  # the same PR without its entry: each change names the new key
+    unselected = make(fleet, {**edits, "configs/nvidia-master.yaml": {**master, LMCACHE: kimi("lmcache")}})
+    by_file = {w["file"]: w["message"] for w in rules(unselected, "unlisted-change")}
+    assert {KIMI_SCRIPT, launcher, "configs/runners.yaml"} <= set(by_file), by_file
+    assert all(LMCACHE in by_file[f] for f in (KIMI_SCRIPT, launcher, "configs/runners.yaml")), by_file
+
+
 def test_new_framework_specific_script_shadows_the_generic_one(fleet):
     new = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x_vllm.sh"
     p = make(fleet, {new: "#!/usr/bin/env bash\n"})

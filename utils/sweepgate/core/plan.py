@@ -162,6 +162,12 @@ def _unlisted_configs(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff
     return diags
 
 
+def _new_keys(diffs: dict[str, KeyDiff]) -> list[str]:
+    """The configs head adds: their jobs run head's scripts, launchers and runner facts, so a change to
+    one of those is among theirs too (selecting one selects the change, as for benchmark_lib.sh)."""
+    return [key for key, diff in diffs.items() if diff.status == "new"]
+
+
 def _unlisted_scripts(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
     """Unlisted-change for changed scripts: recipe keys grouped by the script whose change touches them."""
     diags: list[Diagnostic] = []
@@ -169,6 +175,9 @@ def _unlisted_scripts(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict
     for key, diff in diffs.items():
         for script in diff.scripts:
             users.setdefault(script["path"], []).extend((key, s) for s in script["scenarios"])
+    for key in _new_keys(diffs):  # a new config's jobs run the changed script too
+        for s in diffs[key].scenarios:
+            users.update({p: users[p] + [(key, s)] for _, p, _ in head.script_ids(key, s) if p in users})
     for path, pairs in sorted(users.items()):
         keys = sorted({k for k, _ in pairs})
         if any(s in selected.get(k, {}).get("scenarios", ()) for k, s in pairs):
@@ -219,6 +228,10 @@ def _unlisted_runners(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict
         runner = (head.configs.get(key) or {}).get(F.RUNNER) if isinstance(head.configs.get(key), dict) else None
         if diff.runner and isinstance(runner, str):  # runner_facts leave the pool's size out
             by_label.setdefault(runner, []).append(key)
+    for key in _new_keys(diffs):  # a new config on a changed label runs on its new facts
+        runner = head.configs[key].get(F.RUNNER) if isinstance(head.configs.get(key), dict) else None
+        if isinstance(runner, str) and runner in by_label:
+            by_label[runner].append(key)
     return [Diagnostic(
         *head.runners_place((F.HARDWARE, label)), RULE_UNLISTED,
         f"hardware facts of runner '{label}' changed; config keys running on it: {_short(sorted(keys))}; "
@@ -227,13 +240,15 @@ def _unlisted_runners(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict
         severity="warning") for label, keys in sorted(by_label.items()) if not any(k in selected for k in keys)]
 
 
-def _unlisted_support(diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
+def _unlisted_support(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
     """Unlisted-change for the launchers and multi-node helpers a job runs besides its script and the
     library (``KeyDiff.support``): recipe keys grouped by the changed file."""
     users: dict[str, list[str]] = {}
     for key, diff in diffs.items():
         for path in diff.support:
             users.setdefault(path, []).append(key)
+    for key in _new_keys(diffs):  # a new config's jobs run the changed file too
+        users.update({p: users[p] + [key] for p in head.support.get(key, ()) if p in users})
     diags: list[Diagnostic] = []
     for path, keys in sorted(users.items()):
         if any(k in selected for k in keys):
@@ -373,7 +388,7 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
     return (_selected_rules(base, head, diffs, selected) + _unlisted_configs(base, head, diffs, selected)
             + _unlisted_scripts(head, diffs, selected) + _unlisted_lib(base, head, selected)
             + _missing_lib(head, selected)
-            + _unlisted_runners(head, diffs, selected) + _unlisted_support(diffs, selected)
+            + _unlisted_runners(head, diffs, selected) + _unlisted_support(head, diffs, selected)
             + _unused_scripts(base, head, changed_files) + _backend_rules(head, selected))
 
 
