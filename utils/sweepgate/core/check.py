@@ -142,6 +142,8 @@ def _hint(error) -> str:
             return "write true or false, unquoted"
         if quoted := _quoted_number(error):
             return f"write {quoted}, not {json.dumps(error.instance)}"
+        if mapping := _mapping_hint(error):
+            return mapping
         return f"use a value of type {error.validator_value}"
     if kw == "pattern":
         desc = error.schema.get("description") or ""
@@ -152,6 +154,19 @@ def _hint(error) -> str:
 
 
 NUMBER_TEXT = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
+PLAIN_FLOW = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@/+-]*")  # a value YAML's flow mapping reads unquoted as itself
+
+
+def _mapping_hint(error) -> str | None:
+    """For a plain value where the schema takes a mapping of one required field (`kv-offload-backend:
+    native`), the mapping to write, that value under that field, and the fields it takes; None otherwise."""
+    required, fields = error.schema.get("required") or [], sorted((error.schema.get("properties") or {}).keys())
+    if (error.validator_value != "object" or len(required) != 1 or isinstance(error.instance, bool)
+            or not isinstance(error.instance, (str, int, float))):
+        return None
+    value = str(error.instance)
+    value = value if PLAIN_FLOW.fullmatch(value) else json.dumps(value)
+    return f"write it as a mapping, {{{required[0]}: {value}}}" + (f" (its fields: {', '.join(fields)})" if fields else "")
 
 
 def _quoted_number(error) -> str | None:
