@@ -253,7 +253,7 @@ def test_a_failed_rehearsal_line_says_where_to_look(tmp_path):
 
     repo, _ = _bench_with_script(tmp_path, "echo boom >&2\nexit 3\n")
     r = cli(["--row-json", str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")], cwd=repo)
-    assert r.returncode == 1 and ("benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh: the script exited 3; "
+    assert r.returncode == 1 and ("benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh: the script exited 3 (boom); "
                                   "its output (the last lines below, script.log in the work dir) says why\n") in r.stderr, \
         r.stderr
 
