@@ -22,6 +22,10 @@ ABSENT = ("topology unknown", "no spec decoding", "no KV offload")
 NOT_SET = (None, "", "none")
 # A chart legend's name of a recipe stored without a config key (``--row`` without ``--config-key``): it read "None".
 NO_CONFIG_KEY = "(no config key)"
+# A point with no config key whose output names no model either, in compare's tables and `results show`'s model
+# column (review s35b: such a point, ingested without its matrix row, read "conc 4" in the table and the PR
+# comment, nothing saying what ran; C.rowless_note says why; new user s37d: a blank cell read as the line above's).
+NO_KEY_OR_MODEL = "(no config key or model)"
 # Above every table of figures measured against a stand-in server (compare's, `results show`'s).
 REHEARSAL_NOTE = ("REHEARSAL: these figures come from the stand-in server of `sweepgate rehearse`, "
                   "not from a GPU; they test the pipeline, not performance.")

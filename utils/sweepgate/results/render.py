@@ -97,9 +97,7 @@ def rate_sweeps(comparison: C.Comparison) -> frozenset:
     return frozenset(_sweep(pt) for pt in points if C.point_json(pt)[R.REQUEST_RATE] is not None)
 
 
-# A point with no config key whose output names no model either (review s35b: such a point, ingested without its
-# matrix row, read "conc 4" in the table and the PR comment, nothing saying what ran; C.rowless_note says why).
-NO_KEY = "(no config key or model)"
+NO_KEY = L.NO_KEY_OR_MODEL
 
 
 class Naming(NamedTuple):

@@ -164,6 +164,11 @@ def _cell(rec: dict, field: str | None) -> str:
 def _columns(records: list[dict], ref_column: bool) -> tuple[list[tuple], list[list[str]]]:
     """The columns holding a value for some record (an all-blank column only costs width), and the cells."""
     cells = [[_cell(rec, field) for _, field in COLUMNS] for rec in records]
+    model = [field for _, field in COLUMNS].index(R.MODEL)
+    if any(row[model] for row in cells):  # a line of neither among named ones says so, never a blank
+        for rec, row in zip(records, cells):
+            if rec.get(R.CONFIG_KEY) is None and rec.get(R.MODEL) is None:
+                row[model] = L.NO_KEY_OR_MODEL
     rate = [field for _, field in COLUMNS].index(R.REQUEST_RATE)
     if any(row[rate] for row in cells):  # a rate sweep: its unlimited rate is one of its rates, not a blank
         for rec, row in zip(records, cells):
