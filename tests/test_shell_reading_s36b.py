@@ -120,7 +120,7 @@ def test_a_source_in_an_unquoted_heredoc_s_body_is_read_at_its_own_line(tmp_path
         (SCRIPT, text.count("\n", 0, text.rindex(LIB)) + 1)], how
 
 
-HELPERS = {  # how the script sources the helper (each a form read since s36b or s36j) -> the helper's path
+HELPERS = {  # how the script sources the helper (each a form read since s36b, s36j or s37a) -> its path
     "X=1 source benchmarks/shared/prefixed.sh\n": "benchmarks/shared/prefixed.sh",
     "command . ./benchmarks/shared/command.sh\n": "benchmarks/shared/command.sh",
     'echo "$(source benchmarks/shared/quoted.sh)"\n': "benchmarks/shared/quoted.sh",
@@ -130,6 +130,11 @@ HELPERS = {  # how the script sources the helper (each a form read since s36b or
     "source \\\n  benchmarks/shared/joined.sh\n": "benchmarks/shared/joined.sh",
     "echo $[1<<2]\nsource benchmarks/shared/after.sh\n": "benchmarks/shared/after.sh",
     'echo "$((cd .); source benchmarks/shared/sub.sh)"\n': "benchmarks/shared/sub.sh",
+    # s37a
+    "x[1<<2]=3\nsource benchmarks/shared/after_subscript.sh\n": "benchmarks/shared/after_subscript.sh",
+    "s\\ource benchmarks/shared/escaped_inside.sh\n": "benchmarks/shared/escaped_inside.sh",
+    "so''urce benchmarks/shared/quoted_inside.sh\n": "benchmarks/shared/quoted_inside.sh",
+    'echo "$(case a in a) . benchmarks/shared/case.sh;; esac)"\n': "benchmarks/shared/case.sh",
 }
 
 

@@ -3,41 +3,62 @@
 ``code(text)`` is ``text`` with all that is not code blanked (every character but a line break becomes a
 blank, so offsets and lines stay; a line break after a `\\` in code, which joins two lines into one, is blanked
 too): comments, quoted strings (over as many lines as they run), `\\`-escaped characters, arithmetic
-(`$(( ))`, `(( ))`, `$[ ]`), `${ }`, an array's words (`X=( )`) and heredoc bodies (up to their terminator).
+(`$(( ))`, `(( ))`, `$[ ]`), `${ }`, an array's words (`X=( )`), the inside of an array element's subscript
+where a command or an assignment may stand (`x[1<<2]=3`: no heredoc's start, as bash reads it whole) and
+heredoc bodies (up to their terminator).
 What bash runs inside them stays: a command substitution `$( )` or `` ` ` `` wherever it is (in double quotes,
-in `${ }`, in an unquoted heredoc's body), and the `)` that ends a `case` item's pattern; the `)` that ends a
-`$( )` is blanked (what follows it is no command's start). With it, where each command substitution is (offset
-of its first character, offset of its end), for what it assigns to stay inside it. A `source`/`.` command word
-spelled with quotes or `\\` (`"source"`, `\\.`), which bash runs as `source`, is written unquoted at the end of
-its place (`"source"` as `  source`). A `$((` or `((` whose `)` closing its second `(` has no `)` right after it
-is no arithmetic: as bash does, it is read again as a `$(` (or a subshell) holding a subshell.
+in `${ }`, in an unquoted heredoc's body), and the `)` that ends a `case` item's pattern (in a `$( )` or `( )`
+too, where a `case` command is open); the `)` that ends a `$( )` is blanked (what follows it is no command's
+start). With it, where each command substitution and subshell is (offset of its first character, offset of its
+end), for what it assigns to stay inside it. A `source`/`.` command word spelled with quotes or `\\`
+(`"source"`, `\\.`, `s\\ource`, `so''urce`, `$'source'`), which bash runs as `source`, is written unquoted at the
+end of its place (`"source"` as `  source`). A `$((` or `((` whose `)` closing its second `(` has no `)` right
+after it is no arithmetic: as bash does, it is read again as a `$(` (or a subshell) holding a subshell.
 """
 
 from __future__ import annotations
 
 import re
+import string
 from typing import NamedTuple
 
 CODE, QUOTED, BRACED, ARITHMETIC, ARRAY, BODY, OLD_ARITHMETIC = "code", '"', "${", "((", "=(", "body", "$["
+SUBSCRIPT = "x["
 # What each context acts on (group `s`; a `$` only before `(`, `{`, `[` or a quote, a `#` only at a word's
-# start, a line break only when a heredoc's body begins after it); all else is code in CODE and blanked in the
-# others. CODE's pattern is matched, not searched: it runs over what it skips in one step (most of a text).
-_CODE_SKIP = r"""(?:[^#'"\\`()$<%s]++|\$(?![({'"[])|<(?!<)|(?<=[^\s;&|(){}])#)*+"""
-_CODE_SPECIAL = r"""(?P<s>['"\\`()]|\$[({'"[]|#|<<%s)"""
-_SPECIAL = {CODE: re.compile(_CODE_SKIP % "" + _CODE_SPECIAL % ""),
-            QUOTED: re.compile(r'(?P<s>["\\`]|\$[({])'), BRACED: re.compile(r"""(?P<s>[}'"\\`]|\$[({])"""),
+# start, a `[` only after a letter, digit or `_`, a line break only when a heredoc's body begins after it, a
+# `case` or `esac` word only in a `$( )` or `( )`); all else is code in CODE and blanked in the others. CODE's
+# pattern is matched, not searched: it runs over what it skips in one step (most of a text).
+_CASE_WORD = r"(?<![^\s;&|()])(?:case|esac)(?![^\s;&|()])"
+_SPECIAL = {QUOTED: re.compile(r'(?P<s>["\\`]|\$[({])'), BRACED: re.compile(r"""(?P<s>[}'"\\`]|\$[({])"""),
             ARITHMETIC: re.compile(r"(?P<s>[()`]|\$[({])"), OLD_ARITHMETIC: re.compile(r"(?P<s>[][`]|\$[({])"),
-            BODY: re.compile(r"(?P<s>[\\`]|\$[({])"),
+            SUBSCRIPT: re.compile(r"""(?P<s>[][`'"\\]|\$[({[])"""), BODY: re.compile(r"(?P<s>[\\`]|\$[({])"),
             ARRAY: re.compile(r"""(?P<s>[)'"\\`\n]|\$[({'"]|(?<![^\s;&|(){}])#)""")}
-_BEFORE_BODIES = re.compile(_CODE_SKIP % r"\n" + _CODE_SPECIAL % r"|\n")
+
+
+def _code_pattern(bodies: bool, cases: bool) -> re.Pattern:
+    """CODE's pattern: before heredoc bodies (a line break acts), inside `$( )` or `( )` (`case`, `esac` act)."""
+    stop, words = r"\n" * bodies, "ce" * cases
+    skip = (rf"""(?:[^#'"\\`()$<\[{stop}{words}]++|\$(?![({{'"[])|<(?!<)|(?<=[^\s;&|(){{}}])#|(?<!\w)\["""
+            + (rf"|(?!{_CASE_WORD})[ce]" if cases else "") + ")*+")
+    special = r"""(?P<s>['"\\`()]|\$[({'"[]|#|<<|\[""" + r"|\n" * bodies + f"|{_CASE_WORD}" * cases + ")"
+    return re.compile(skip + special)
+
+
+_CODE = {(bodies, cases): _code_pattern(bodies, cases) for bodies in (False, True) for cases in (False, True)}
 # `<<EOF`, `<<-EOF`, `<< 'EOF'`, `<<"EOF"`, `<<\EOF` (not `<<<`, a here-string); its body runs to the line
 # that is the word alone (tabs before it allowed after `<<-`); a quoted word's body is text only.
 _HEREDOC = re.compile(r"""<<(?!<)(?P<strip>-?)[ \t]*(?P<quote>['"]?)(?P<escape>\\?)(?P<end>[\w.+-]+)(?P=quote)""")
 # A double-quoted string that runs nothing (no `$(`, no `` ` ``; a `${ }` without quotes or `$` inside).
 _SIMPLE_QUOTED = re.compile(r'"(?:[^"\\$`]|\\.|\$(?![({])|\$\{[^}"\'$`\\]*\})*+"', re.DOTALL)
-# A command word that is `source` or `.` once its quotes and `\` are taken away (one starting with either).
-_SPELLED = re.compile(r"""(?:\\[\w.]|"[\w.]*"|'[\w.]*'|[\w.])++(?=[ \t])""")
+# A command word that is `source` or `.` once its quotes and `\` are taken away (`s\\ource`, `so''urce`, `$'.'`).
+_SPELLED = re.compile(r"""(?:\\[\w.]|\$?"[\w.]*"|\$?'[\w.]*'|[\w.])++(?=[ \t])""")
+_QUOTING = re.compile(r"""\$(?=['"])|[\\'"]""")
 _WORD_START, _SPELLED_FIRST = frozenset(" \t\n;&|()!`"), frozenset("s.\"'")
+_OTHER = frozenset(string.ascii_letters + string.digits + "_$") - frozenset("source")  # before no part of it
+_OPERATOR = frozenset("\n;&|()`")  # after one (or a line's start), a command may begin
+# Words after which a command may begin (a blank between), and an assignment's word (`A=1`, `x[1]+=2`)
+_BEFORE_COMMAND = frozenset(("then", "do", "else", "if", "elif", "while", "until", "time", "!", "{"))
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?:\[.*\])?\+?=")
 _ANSI = re.compile(r"\$'(?:[^'\\]|\\.)*'?", re.DOTALL)
 _NOT_A_LINE_BREAK = re.compile(r"[^\n]")
 
@@ -53,6 +74,7 @@ class _Open(NamedTuple):
     stop: int = -1
     resume: int = -1
     marks: tuple[int, int, int, int] = (0, 0, 0, 0)
+    cases: int = 0  # `case` commands open in a `$( )` or `( )`: a `)` ends an item's pattern
 
 
 class _Scan:
@@ -85,7 +107,7 @@ def code(text: str) -> tuple[str, list[tuple[int, int]]]:
         top = scan.stack[-1]
         stop = top.stop if top.context == BODY else n
         if top.context == CODE:
-            m = (_BEFORE_BODIES if scan.heredocs else _SPECIAL[CODE]).match(text, i, stop)
+            m = _CODE[bool(scan.heredocs), top.opener in ("$(", "(")].match(text, i, stop)
         else:
             m = _SPECIAL[top.context].search(text, i, stop)
         j = m.start("s") if m else stop
@@ -108,7 +130,7 @@ def code(text: str) -> tuple[str, list[tuple[int, int]]]:
 def _special(scan: _Scan, top: _Open, j: int) -> int:
     """Act on the character at ``text[j]`` that ``top``'s context acts on; where the scan goes on."""
     text, c = scan.text, scan.text[j]
-    if text[j + 1:j + 2] in _SPELLED_FIRST and top.context == CODE and (j == 0 or text[j - 1] in _WORD_START):
+    if top.context == CODE and (c in "\\'\"" or text[j + 1:j + 2] in ("'", '"')) and text[j - 1:j] not in _OTHER:
         _spelled_source(scan, j)
     if c == "\\":
         if text[j + 1:j + 2] == "\n" and top.context == CODE:  # joins the line to the next: no line break
@@ -137,8 +159,12 @@ def _special(scan: _Scan, top: _Open, j: int) -> int:
         return _dollar(scan, top, j)
     if c in "()}]":
         return _paren(scan, top, j) if c == "(" else _close(scan, top, j)
-    if c == "[":  # in `$[ ]`
-        return scan.push(OLD_ARITHMETIC, "[", j, 1)
+    if c == "[":  # in code, in `$[ ]` or in a subscript
+        if top.context == CODE:
+            return _subscript(scan, j)
+        return scan.push(SUBSCRIPT if top.context == SUBSCRIPT else OLD_ARITHMETIC, "[", j, 1)
+    if c in "ce":
+        return _case(scan, top, j)
     if c == "#":
         end = _line_end(text, j)
         scan.blank.append((j, end))
@@ -180,17 +206,21 @@ def _paren(scan: _Scan, top: _Open, j: int) -> int:
 
 
 def _close(scan: _Scan, top: _Open, j: int) -> int:
-    """A `)`, `}` or `` ` `` that may close ``top``: a `)` in code that closes no `(` ends a `case` item's
-    pattern (and stays); the `)` of a subshell stays, all other closers are blanked."""
-    if top.context == CODE and top.opener in ("", "`") and scan.text[j] == ")":
+    """A `)`, `}`, `]` or `` ` `` that may close ``top``: a `)` in code that closes no `(`, or inside a `case`
+    command, ends a `case` item's pattern (and stays); the `)` of a subshell and the `]` of a subscript in code
+    stay, all other closers are blanked."""
+    if top.context == CODE and scan.text[j] == ")" and (top.opener in ("", "`") or top.cases):
         return j + 1
     scan.stack.pop()
+    if top.context == SUBSCRIPT and scan.stack[-1].context == CODE:
+        return j + 1
     if top.opener in ("$((", "((") and not scan.text.startswith("))", j):  # no arithmetic: read it again
         scan.back_to(top.marks)
         return scan.push(CODE, "$(", top.at) if top.opener == "$((" else scan.push(CODE, "(", top.at)
     if top.opener in ("$(", "`"):
         scan.spans.append((top.at, j))
-    elif top.context == CODE:  # a subshell's `)`
+    elif top.context == CODE:  # a subshell's `)` (what it assigns stays inside it too)
+        scan.spans.append((top.at, j))
         return j + 1
     end = j + 1 + (top.opener in ("$((", "((") and scan.text.startswith("))", j))
     scan.blank.append((j, end))
@@ -198,9 +228,54 @@ def _close(scan: _Scan, top: _Open, j: int) -> int:
 
 
 def _spelled_source(scan: _Scan, j: int) -> None:
-    """A command word at ``text[j]`` that starts with a quote or `\\`: written unquoted if it is `source`/`.`."""
-    if (m := _SPELLED.match(scan.text, j)) and (word := re.sub(r"""[\\'"]""", "", m.group())) in ("source", "."):
+    """A quote, `\\` or `$` at ``text[j]`` in code, the first of a command word's (after what begins `source`
+    or `.`, if anything): the word written unquoted if it is `source`/`.`."""
+    text, k = scan.text, j
+    while k > max(0, j - 7) and (text[k - 1].isalnum() or text[k - 1] in "._"):
+        k -= 1
+    head = text[k:j]
+    if not (k == 0 or text[k - 1] in _WORD_START) or not ("source".startswith(head) or head == "."):
+        return
+    if (head or text[j + 1:j + 2] in _SPELLED_FIRST) and (m := _SPELLED.match(text, k)) and (
+            word := _QUOTING.sub("", m.group())) in ("source", "."):
+        scan.blank.append((k, m.end()))
         scan.words.append((m.end() - len(word), word))
+
+
+def _subscript(scan: _Scan, j: int) -> int:
+    """A `[` in code after a letter, digit or `_`: where a command's name or an assignment may stand, after a
+    name (`x[1<<2]=3`), it opens a subscript bash reads whole (no heredoc, no comment in it), else it is text."""
+    text, k = scan.text, j
+    while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+        k -= 1
+    if k == j or text[k].isdigit() or not _command_position(text, k):
+        return j + 1
+    return scan.push(SUBSCRIPT, "[", j)
+
+
+def _case(scan: _Scan, top: _Open, j: int) -> int:
+    """A `case` or `esac` word in a `$( )` or `( )`: one that stands where a command may opens or closes a
+    `case` command (whose items' patterns end in a `)` that closes nothing)."""
+    word = scan.text[j:j + 4]
+    if _command_position(scan.text, j, ("in",) if word == "esac" else ()):
+        scan.stack[-1] = top._replace(cases=max(0, top.cases + (1 if word == "case" else -1)))
+    return j + 4
+
+
+def _command_position(text: str, k: int, also: tuple[str, ...] = ()) -> bool:
+    """Whether the word at ``text[k]`` stands where a command may begin: first on a line or after an operator,
+    or after a blank and a word a command may follow (``_BEFORE_COMMAND``, ``also``, an assignment)."""
+    p, blank = k, False
+    while p > 0 and (text[p - 1] in " \t" or text[p - 1] == "\n" and text[p - 2:p] == "\\\n"):
+        blank, p = blank or text[p - 1] != "\n", p - 1 - (text[p - 1] == "\n")
+    if p == 0 or text[p - 1] in _OPERATOR:
+        return True
+    if not blank:  # part of the word before (`$x[`, `A=1\\` and a line break)
+        return False
+    q = p
+    while q > 0 and text[q - 1] not in " \t" and text[q - 1] not in _OPERATOR:
+        q -= 1
+    return text[q:p] in _BEFORE_COMMAND or text[q:p] in also or bool(_ASSIGNMENT.match(text, q, p))
 
 
 def _heredoc(scan: _Scan, j: int) -> int:

@@ -11,8 +11,8 @@ through the usual spellings of a place: ``$0``, ``${BASH_SOURCE[0]}``
 a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the checkout's top, where jobs run),
 a plain relative path (from the top), and a variable the text set to one of these before the command
 (``ROOT="$(cd "$(dirname "$0")/../.." && pwd)"; LIB_DIR="$ROOT/benchmarks"``). Anything else (``$HOME``,
-an absolute path, another command's output) is no place. What a command substitution assigns
-(`X=$(D=x; source "$D/y.sh")`) stays inside it.
+an absolute path, another command's output) is no place. What a command substitution or a subshell assigns
+(`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it.
 
 ``reading`` also gives the other paths the text names from the script's folder (``Reading.named``): each
 spelling of a place above, anywhere in the text, with a path after it (`python3 "$B/client.py"`); the value of
