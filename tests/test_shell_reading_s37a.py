@@ -7,6 +7,8 @@
    bash runs as `source`, was not read as sourcing.
 3. A `case` item's `)` inside `$( )` (`v=$(case $x in a) ...;; esac)`) closed the substitution early: a `source`
    in the item was not seen, and an assignment in it (or in any subshell `( )`) was taken for the script's own.
+4. Over lines joined by `\\`, the line named for a `source` was the `source` word's, not the one bash gives the
+   command (the line of the word after its first, or of its first word when that is an assignment).
 The helpers sourced these ways are in test_shell_reading_s36b's run identity test (marked `s37a`).
 """
 
@@ -40,6 +42,21 @@ SOURCES_IT = {  # the script's text after its first two lines; bash sources the 
     '$"source"': f'$"source" {LIB}\n',
     "then s\\ource": f"if true; then s\\ource {LIB}; fi\n",
     ".''": f".'' {LIB}\n",
+    # 4.
+    "X=1 \\ then source": f"X=1 \\\nsource {LIB}\n",
+    "A=1 \\ B=2 \\ source": f"A=1 \\\n B=2 \\\n source {LIB}\n",
+    "X= over two lines, then source": f'X="a\nb" source {LIB}\n',
+    "source \\ then the path": f"source \\\n  {LIB}\n",
+    ". \\ \\ then the path": f". \\\n \\\n {LIB}\n",
+    "builtin \\ then source": f"builtin \\\n  source -- \\\n  {LIB}\n",
+    "builtin source \\ then the path": f"builtin source \\\n  {LIB}\n",
+    "command \\ -- \\ source": f"command \\\n -- \\\n source {LIB}\n",
+    "time \\ source \\ then the path": f"time \\\n source \\\n {LIB}\n",
+    '"source" \\ then the path': f'"source" \\\n {LIB}\n',
+    "then source \\ then the path": f"if true; then source \\\n {LIB}; fi\n",
+    "source then a path over lines": f'source "$(dirname \\\n "$0")/../../benchmark_lib.sh"\n',
+    "echo \\ then && source \\ then the path": f"echo a \\\n b && source \\\n {LIB}\n",
+    "source, \\ then an argument": f"source {LIB} \\\n  --quiet\n",
 }
 SOURCES_NOTHING = {  # forms that name the library but bash does not source it
     # 1. where no command's name or assignment may stand, `x[1<<2]` starts a heredoc (its word is `2]...`)

@@ -12,7 +12,8 @@ a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the checkout'
 a plain relative path (from the top), and a variable the text set to one of these before the command
 (``ROOT="$(cd "$(dirname "$0")/../.." && pwd)"; LIB_DIR="$ROOT/benchmarks"``). Anything else (``$HOME``,
 an absolute path, another command's output) is no place. What a command substitution or a subshell assigns
-(`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it.
+(`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it. A `source` is said at the line bash gives its
+command (``_said_at``).
 
 ``reading`` also gives the other paths the text names from the script's folder (``Reading.named``): each
 spelling of a place above, anywhere in the text, with a path after it (`python3 "$B/client.py"`); the value of
@@ -32,8 +33,8 @@ SELF, FOLDER, TOP = "self", "folder", "top"
 Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top)
 
 # A `source`/`.` command, after words that run it as one (`builtin`, `command`, `time`, `eval`), `--` allowed.
-_SOURCE = (r'(?:(?:builtin|eval|(?:command|time)(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?)*'
-           r'(?P<source>source|\.)[ \t]+(?:--[ \t]+)?')
+_SOURCE = (r'(?P<command>(?:(?:builtin|eval|(?:command|time)(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?)*'
+           r'(?P<source>source|\.)[ \t]+(?:--[ \t]+)?)')
 # Where a command begins in the code (``_code``), and then a `source`/`.` command or an assignment (`local`,
 # `export`, ... allowed; `)` ends a `case` item's pattern there: the one of a `$( )` is blanked).
 _COMMAND = re.compile(r'(?:^|[;&|({!`)]|(?<![\w-])(?:then|else|do|if|elif|while|until)(?=[ \t]))[ \t]*'
@@ -51,6 +52,7 @@ _LITERAL = re.compile(r'[\w.+-]+(?:/+[\w.+-]*)*')
 _DEPTH = 16  # command substitutions in one word followed, at most (each is a level of recursion)
 _CLOSING = {"'": "'", '"': '"', "(": ")", "{": "}"}
 _HEAD = re.compile(r'\$[({\w]')
+_TOKEN = re.compile(r'[^ \t]+')
 # A command substitution ``_command`` can tell a place from, and the longest spelling of a place followed
 # (each `$(` of a text is tried as one: a longer one would cost a scan of the text each)
 _PLACE_COMMAND = re.compile(r'\$\([ \t]*(?:dirname|cd|realpath|readlink|pwd|git)(?![\w-])')
@@ -59,8 +61,8 @@ _SPELLING_MAX = 256
 
 @dataclass
 class Reading:
-    """What ``reading`` finds in a text: each file sourced (offset of the `source`/`.` word, its place),
-    each assignment (name, its place, where its value is), and each other path named (offset, its place)."""
+    """What ``reading`` finds in a text: each file sourced (an offset on the line bash gives its command, its
+    place), each assignment (name, its place, where its value is), and each other path named (offset, its place)."""
     sourced: list[tuple[int, Place]] = field(default_factory=list)
     assigned: list[tuple[str, Place | None, int, int]] = field(default_factory=list)
     named: list[tuple[int, Place]] = field(default_factory=list)
@@ -78,8 +80,9 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
     """Read the commands of ``text`` (found in its ``code``) into ``read``. What a command substitution
     (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word."""
     scopes = [_Scope(len(text) + 1, {}, [])]
-    # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow)
-    at, chain, declared, spanned = 0, -1, False, 0
+    # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow);
+    # lead: where the first assignment's word of the chain ends
+    at, chain, declared, spanned, lead = 0, -1, False, 0, 0
     while True:
         # within an assignment's word first (its substitutions), then what follows the word, then the rest: a
         # search past the word each time made `A=1 A=1 ... source x` (one line, no command start) quadratic
@@ -104,9 +107,22 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
             if len(scopes) == 1:
                 read.assigned.append((m["name"], place, at, at + len(word)))
             chain = at + len(word)
-            declared = declared if m.re is _NEXT else bool(m["declare"])
+            declared, lead = (declared, lead) if m.re is _NEXT else (bool(m["declare"]), chain)
         elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
-            read.sourced.append((m.start("source"), place))
+            read.sourced.append((lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word)), place))
+
+
+def _said_at(text: str, code: str, m: re.Match, end: int) -> int:
+    """An offset on the line bash gives the `source` command ``m`` matched in ``code`` (its path's word ends at
+    ``end``): that of its second word's end (`source \\` then the path: the path's line; `builtin \\` then
+    `source`: the `source` word's), as bash's parser reads one word past the first before it takes the command's
+    line (a command led by an assignment takes the line where that ends). `time` and its `-p` are no word."""
+    if text.find("\n", m.start("command"), end) < 0:  # most: all on one line
+        return m.start("source")
+    words = list(_TOKEN.finditer(code, m.start("command"), m.end()))
+    while words and words[0].group() in ("time", "-p"):
+        words.pop(0)
+    return (words[1].end() if len(words) > 1 else end) - 1
 
 
 @dataclass
@@ -203,11 +219,12 @@ def _word(text: str, i: int, *, group: bool = False) -> str:
 
 
 def _words(s: str) -> list[str]:
-    """``s`` (quotes removed) cut into words; an operator's characters one a word."""
+    """``s`` (quotes removed) cut into words (a `\\` and a line break between them too); an operator's
+    characters one a word."""
     out, i = [], 0
     while i < len(s):
-        if s[i].isspace():
-            i += 1
+        if s[i].isspace() or s[i] == "\\" and s[i + 1:i + 2] == "\n":
+            i += 1 + (s[i] == "\\")
             continue
         out.append(_word(s, i) or s[i])
         i += len(out[-1])
