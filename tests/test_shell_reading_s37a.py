@@ -2,7 +2,9 @@
 
 1. An array element's assignment whose subscript shifts (`x[1<<2]=3`, `a[i<<1]+=2`) was taken for a heredoc's
    start, so the lines after it were skipped as its body (the library sourced after it was not seen). bash reads
-   `x[...]` whole where a command's name (or an assignment) may stand, and only there.
+   `x[...]` whole where a command's name (or an assignment) may stand, and only there. A `source` after such an
+   assignment or an appending one (`x[1]=2 source x`, `X+=1 source x`) was not seen either, and `X+=/y` was
+   taken to leave X as it was.
 2. A `source` word quoted or escaped past its first letter (`s\\ource x`, `so''urce x`, `$'source' x`), which
    bash runs as `source`, was not read as sourcing.
 3. A `case` item's `)` inside `$( )` (`v=$(case $x in a) ...;; esac)`) closed the substitution early: a `source`
@@ -33,6 +35,10 @@ SOURCES_IT = {  # the script's text after its first two lines; bash sources the 
     "after a case item's x[1<<2]=3": f"case a in a) x[1<<2]=3;; esac\nsource {LIB}\n",
     "after x[1<<2] run as a command": f"x[1<<2] 2>/dev/null\nsource {LIB}\n",
     "after m['a b'<<1] quoted": f"declare -A m; m['a b'<<1]=1\nsource {LIB}\n",
+    "x[1]=2 source": f"x[1]=2 source {LIB}\n",
+    "a[i<<1]+=2 source": f"i=1; a[i<<1]+=2 source {LIB}\n",
+    "X+=1 source": f"X+=1 source {LIB}\n",
+    "A=1 x[1]=2 \\ then source": f"A=1 x[1]=2 \\\n source {LIB}\n",
     # 2.
     "s\\ource": f"s\\ource {LIB}\n",
     "so''urce": f"so''urce {LIB}\n",
@@ -65,6 +71,7 @@ SOURCES_NOTHING = {  # forms that name the library but bash does not source it
     "declare x[1<<2]=3, a heredoc": f"declare x[1<<2]=3 2>/dev/null\nsource {LIB}\n2]=3\n",
     "A=1\\ joined to x[1<<2]=3, a heredoc": f"A=1\\\nx[1<<2]=3\nsource {LIB}\n2]=3\n",
     "a source in a subscript's string": f"x['; source {LIB}; ']=1 2>/dev/null\n",
+    "a variable added to since": 'D="$(dirname "$0")"; D+=/x\nsource "$D/../../benchmark_lib.sh" 2>/dev/null || true\n',
     # 2.
     "s\\ourced": f"s\\ourced {LIB} 2>/dev/null || true\n",
     "echo s\\ource": f"echo s\\ource {LIB}\n",

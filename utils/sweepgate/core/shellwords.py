@@ -35,14 +35,17 @@ Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) 
 # A `source`/`.` command, after words that run it as one (`builtin`, `command`, `time`, `eval`), `--` allowed.
 _SOURCE = (r'(?P<command>(?:(?:builtin|eval|(?:command|time)(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?)*'
            r'(?P<source>source|\.)[ \t]+(?:--[ \t]+)?)')
+# What an assignment assigns to: a variable, an element of it (`x[1]=`, its subscript blanked in the code) or
+# its end (`X+=`), which leave its place unknown
+_NAME = r'(?P<name>[A-Za-z_]\w*)(?P<element>(?:\[[^]\n]*\])?\+?)'
 # Where a command begins in the code (``_code``), and then a `source`/`.` command or an assignment (`local`,
 # `export`, ... allowed; `)` ends a `case` item's pattern there: the one of a `$( )` is blanked).
 _COMMAND = re.compile(r'(?:^|[;&|({!`)]|(?<![\w-])(?:then|else|do|if|elif|while|until)(?=[ \t]))[ \t]*'
                       rf'(?:{_SOURCE}|(?P<declare>(?:local|export|readonly|declare(?:[ \t]+-\w+)*)[ \t]+)?'
-                      r'(?P<name>[A-Za-z_]\w*)=)', re.MULTILINE)
+                      rf'{_NAME}=)', re.MULTILINE)
 # What may follow an assignment in the same command: another (`A=1 B=$(...)`), or a `source` (`X=1 . x`,
 # not after `local`, `export`, ...: their words are all names).
-_NEXT = re.compile(rf'[ \t]+(?:{_SOURCE}|(?P<name>[A-Za-z_]\w*)=)')
+_NEXT = re.compile(rf'[ \t]+(?:{_SOURCE}|{_NAME}=)')
 _BLANKS = re.compile(r'(?:[ \t]|\\\n)+(?:--(?:[ \t]|\\\n)+)?')  # in the text: a `\` joins two lines
 _SELF = re.compile(r'\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE(?!\w)|0(?!\w)|\{0\})')
 _SELF_FOLDER = re.compile(r'\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}')
@@ -103,6 +106,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
         followed = word.count("$(") <= _DEPTH
         place = _place(word.replace('"', "").replace("'", ""), scopes[-1].variables) if followed else None
         if m["name"]:
+            place = None if m["element"] else place
             scopes[-1].pending.append((at + len(word), m["name"], place))
             if len(scopes) == 1:
                 read.assigned.append((m["name"], place, at, at + len(word)))
