@@ -356,24 +356,27 @@ def _failed_at(cause: str, rel: str, root: Path) -> tuple[str, int]:
 
 
 def _left_at(rec, root: Path) -> dict[tuple[str, int], list[str]]:
-    """What the script left running, by the line that started each (the recorded command against the
-    script's and the library's lines), else the script, at no line."""
+    """What the script left running, by the line that started each (a subshell's first command, or the
+    recorded command against the script's and the library's lines), else the script, at no line."""
     from sweepgate.core.scriptlines import command_line
-    from sweepgate.rehearsal.runner import leftover_words
+    from sweepgate.rehearsal.linetrap import place
+    from sweepgate.rehearsal.runner import leftover_stack, leftover_words
 
     out: dict[tuple[str, int], list[str]] = {}
     for left in rec.leftovers:
-        place = command_line(root, rec.script, leftover_words(left)) or (str(rec.script.relative_to(root)), 0)
-        out.setdefault(place, []).append(left)
+        at = (place(root, rec.script, leftover_stack(left, rec.subshells))
+              or command_line(root, rec.script, leftover_words(left)) or (str(rec.script.relative_to(root)), 0))
+        out.setdefault(at, []).append(left)
     return out
 
 
 def _run_problems(row: dict, rec, root: Path) -> list:
     """The script itself failing (before a flag could be checked) is a problem too: a syntax error at the
-    line bash names, once for every row that runs it. So is what it left running, at the line that
-    started it."""
+    line bash names, once for every row that runs it; one that did not finish at the line it was stopped
+    at. So is what it left running, at the line that started it."""
     from sweepgate.core import scriptlines
     from sweepgate.core.errors import Diagnostic
+    from sweepgate.rehearsal.linetrap import place
     from sweepgate.rehearsal.runner import how_it_ended
 
     rel = str(rec.script.relative_to(root))
@@ -383,7 +386,8 @@ def _run_problems(row: dict, rec, root: Path) -> list:
         out.append(syntax)
     elif rec.timed_out or rec.rc:
         what, cause = "did not finish" if rec.timed_out else how_it_ended(rec.rc), scriptlines.cause(rec.output_tail)
-        out.append(Diagnostic(*_failed_at(cause, rel, root), 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script "
+        at = (rec.timed_out and place(root, rec.script, rec.stopped_at)) or _failed_at(cause, rel, root)
+        out.append(Diagnostic(*at, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script "
                               f"{what} in the fast rehearsal ({cause[:200]})", "run sweepgate rehearse on the row"))
     for (file, line), left in _left_at(rec, root).items():
         out.append(Diagnostic(file, line, 0, RUN_RULE, "left running: " + "; ".join(left),

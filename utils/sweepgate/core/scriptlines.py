@@ -5,6 +5,7 @@ sources) that runs a command, or the file and line bash names in what the script
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,8 +25,77 @@ def script_lines(root: Path, script: Path) -> Iterator[tuple[str, int, str]]:
 
 
 def first_line(root: Path, script: Path, pattern: re.Pattern) -> tuple[str, int] | None:
-    """The first line (the script's first, then the library's) that ``pattern`` finds; None when none."""
-    return next(((rel, number) for rel, number, text in script_lines(root, script) if pattern.search(text)), None)
+    """The first line (the script's first, then the library's) that ``pattern`` finds; else the line of the
+    first array assignment whose words, as bash reads them, it finds (``assigned_at``); None when none."""
+    return next(((rel, number) for rel, number, text in script_lines(root, script) if pattern.search(text)),
+                None) or assigned_at(root, script, pattern)
+
+
+def first_command(root: Path, script: Path, patterns: tuple[re.Pattern, ...]) -> tuple[str, int] | None:
+    """The first line the first of ``patterns`` that finds one finds (``first_line``), moved to the line its
+    command starts at (``command_start``: a `\\` joins lines); None when none finds one."""
+    for pattern in patterns:
+        if found := first_line(root, script, pattern):
+            return found[0], command_start(file_lines(root / found[0]), found[1])
+    return None
+
+
+def file_lines(path: Path) -> list[str]:
+    """The lines of a file of the repository; none when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def command_start(lines: list[str], number: int) -> int:
+    """The line (from 1) the command on line ``number`` of ``lines`` starts at: back over each line before
+    it that a `\\` at its end joins to it (bash numbers such a command by a later line of it)."""
+    def joins(text: str) -> bool:
+        return not text.lstrip().startswith("#") and (len(text) - len(text.rstrip("\\"))) % 2 == 1
+
+    while 1 < number <= len(lines) and joins(lines[number - 2]):
+        number -= 1
+    return number
+
+
+# `NAME=(` (or `+=(`, after local/declare/typeset/readonly/export and their options) where a command starts
+_ARRAY = re.compile(r"(?:^|[;&|{(]|(?<![\w-])(?:then|do|else))[ \t]*(?:(?:local|declare|typeset|readonly|export)"
+                    r"(?:[ \t]+-\w+)*[ \t]+)?[A-Za-z_]\w*\+?=\(")
+
+
+def array_words(lines: list[str], number: int, start: int) -> list[tuple[int, str]]:
+    """(line, word) of the words of the array assignment whose `(` ends at ``start`` of line ``number`` (from
+    1), quotes removed as bash removes them, up to its `)`: a command kept in a variable (`SERVE=("vllm"
+    "serve" "$MODEL")`, one word a line). Read line by line (shlex); a line it cannot read ends the words."""
+    words: list[tuple[int, str]] = []
+    for at in range(number, len(lines) + 1):
+        lexer = shlex.shlex(lines[at - 1][start if at == number else 0:], posix=True, punctuation_chars="()")
+        lexer.commenters = "#"
+        try:
+            for word in lexer:
+                if word == ")":
+                    return words
+                words.append((at, word))
+        except ValueError:  # a quote closed on a later line, a `\\` at the end
+            return words
+    return words
+
+
+def assigned_at(root: Path, script: Path, pattern: re.Pattern) -> tuple[str, int] | None:
+    """The line of the word ``pattern`` finds in the words of the first array assignment (the script's, then
+    the library's) it finds in, joined by single blanks (``array_words``); None when none."""
+    for rel, number, text in script_lines(root, script):
+        for found in _ARRAY.finditer(text):
+            words = array_words(file_lines(root / rel), number, found.end())
+            joined, starts = "", []
+            for _, word in words:
+                starts.append(len(joined))
+                joined += word + " "
+            hit = pattern.search(joined)
+            if hit:
+                return rel, words[max(i for i, at in enumerate(starts) if at <= hit.start())][0]
+    return None
 
 
 def runs_module(modules: list[str]) -> re.Pattern:

@@ -6,16 +6,20 @@ import re
 
 
 class Problem(str):
-    """A rehearsal's problem (`what is wrong; how to fix`) and what finds the line it is about: the
-    command ``words`` as recorded (``scriptlines.command_line``), a pattern that ``finds`` the line, or
-    (``said``) the file and line bash names in the script's output. A plain string stands at the script."""
+    """A rehearsal's problem (`what is wrong; how to fix`) and what finds the line it is about: the call
+    ``stack`` bash was at (``linetrap.place``; innermost frame first), else the command ``words`` as recorded
+    (``scriptlines.command_line``), a pattern that ``finds`` the line (patterns: the command of the line the
+    first that finds one finds, ``scriptlines.first_command``), or (``said``) the file and line bash names in
+    the script's output. A plain string stands at the script."""
 
     words: list[str] = []
-    finds: re.Pattern | None = None
+    finds: re.Pattern | tuple[re.Pattern, ...] | None = None
     said: bool = False
+    stack: list[tuple[str, int]] = []
 
-    def __new__(cls, text: str, *, words: list[str] | None = None, finds: re.Pattern | None = None,
-                said: bool = False) -> Problem:
+    def __new__(cls, text: str, *, words: list[str] | None = None,
+                finds: re.Pattern | tuple[re.Pattern, ...] | None = None, said: bool = False,
+                stack: list[tuple[str, int]] | None = None) -> Problem:
         self = super().__new__(cls, text)
-        self.words, self.finds, self.said = words or [], finds, said
+        self.words, self.finds, self.said, self.stack = words or [], finds, said, stack or []
         return self

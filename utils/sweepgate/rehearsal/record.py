@@ -32,6 +32,8 @@ class Recording:
     leftovers: list[str] = field(default_factory=list)
     output_tail: str = ""
     unreadable: str | None = None  # why the shims' call log could not be read (the script replaced it)
+    stopped_at: list = field(default_factory=list)  # where bash was as the timeout stopped it (linetrap.Stack)
+    subshells: dict = field(default_factory=dict)   # PID -> where each subshell alive then started
 
 
 def _this_python_first(shim_dir: Path) -> None:
@@ -57,11 +59,12 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
             (work / "standin-help.json").write_text(json.dumps(help_flags), encoding="utf-8")
             env[HELP_ENV] = str(work / "standin-help.json")
         _this_python_first(paths["shims"])
-        run = runner.run_script(script, root, env, paths["out"], timeout, log=paths["log"])
+        run = runner.run_script(script, root, env, paths["out"], timeout, log=paths["log"], trap=paths)
         calls, unreadable = runner._logged_calls(paths["log"])  # as rehearse reads it: no internal error
         leftovers = run.left + runner.reap_leftovers(calls)
         tail = runner._tail(paths["out"], 15) if run.rc or run.timed_out else ""
-        return Recording(script, calls, run.rc, run.timed_out, leftovers, tail, unreadable)
+        return Recording(script, calls, run.rc, run.timed_out, leftovers, tail, unreadable, run.stopped_at,
+                         run.subshells)
     finally:
         if keep is None:
             runner.remove_work_dir(work, "the rehearsal's scratch folder")  # whole, even after a Ctrl-C

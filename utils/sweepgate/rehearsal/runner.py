@@ -24,14 +24,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sweepgate.core import fields, jobfile, jsontext, scriptlines
 from sweepgate.core.errors import Diagnostic, SweepgateError, emit, fail, is_a_folder, json_message, os_reason
 from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import LIBRARY_COPY, gpu_family, library_problem, script_candidates
-from sweepgate.rehearsal import calllog, multinode
+from sweepgate.rehearsal import calllog, linetrap, multinode
 from sweepgate.rehearsal.calllog import read_calls
 from sweepgate.rehearsal.problem import Problem
 from sweepgate.rehearsal.progress import CallTail, Progress
@@ -551,20 +551,25 @@ class Stopping:
 @dataclass
 class ScriptRun:
     """How the script ended: its exit status (negative: the signal that killed it), whether its timeout
-    stopped it, and the processes of its session it left running (stopped since)."""
+    stopped it, and the processes of its session it left running (stopped since); where the rehearsal's
+    DEBUG trap (``linetrap``) saw the script's own shell as its timeout stopped it, and where each subshell
+    alive as it ended started (PID -> call stack)."""
 
     rc: int
     timed_out: bool
     left: list[str]
+    stopped_at: linetrap.Stack = field(default_factory=list)
+    subshells: dict[int, linetrap.Stack] = field(default_factory=dict)
 
 
 def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int, poll=None,
-               log: Path | None = None) -> ScriptRun:
+               log: Path | None = None, trap: dict[str, Path] | None = None) -> ScriptRun:
     """Run the script in its own session; on timeout TERM it (its handler cleans up), then KILL after
     ``stop_grace``. Whatever of its session is left once it has ended is stopped (and named), and so,
     on Linux, is every process it started that outlived it in a session of its own (a ``setsid``, a
     daemon): this process is their subreaper meanwhile (``Subreaper``). On Ctrl-C, also stop what the
-    shims logged in ``log`` and the script left running."""
+    shims logged in ``log`` and the script left running. ``trap``: the files the rehearsal's DEBUG trap
+    writes (``linetrap.install``), read for where the script was stopped and where its subshells start."""
     grace = stop_grace(timeout)
     with open(out_path, "wb") as out, Subreaper() as reaper:
         proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, stdout=out,
@@ -572,10 +577,12 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
         try:
             try:
                 _wait(proc, timeout, poll)
-                timed_out = False
-            except subprocess.TimeoutExpired:
+                timed_out, stack = False, []
+            except subprocess.TimeoutExpired:  # where it is, read before its TERM handler runs commands
+                timed_out, stack = True, linetrap.stopped_at((trap or {}).get("where"))
+            started = {pid: rest[19] for pid, rest in _proc_stats().items()}  # what a leftover's PID was
+            if timed_out:
                 _stop(proc, grace=grace)
-                timed_out = True
             calls = _calls_to_stop(log)
             left = stop_session(proc.pid, calls)  # before the script is reaped: its session id is still its own
             rc = proc.wait()
@@ -585,7 +592,7 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
             # while it runs or while what it left is being stopped
             _interrupted(proc, reaper, grace, log)
             raise
-    return ScriptRun(rc, timed_out, left)
+    return ScriptRun(rc, timed_out, left, stack, linetrap.subshells((trap or {}).get("subshells"), started))
 
 
 def _interrupted(proc: subprocess.Popen, reaper: Subreaper, grace: float, log: Path | None) -> None:
@@ -903,10 +910,20 @@ def _command_of(pid: int, calls: list[dict]) -> str:
     return f"{command} (PID {pid})"
 
 
+_PID = re.compile(r" \(PID (\d+)\)$")
+
+
 def leftover_words(left: str) -> list[str]:
     """The command words of a process left running as ``_command_of`` and ``reap_leftovers`` name it
     (`vllm serve (PID 12)`, `sleep 300 (PID 13)`): what finds the line that started it."""
-    return re.sub(r" \(PID \d+\)$", "", left).split()
+    return _PID.sub("", left).split()
+
+
+def leftover_stack(left: str, subshells: dict[int, linetrap.Stack]) -> linetrap.Stack:
+    """The call stack of the first command of the subshell a process left running (named as
+    ``leftover_words`` reads it) is, or was before it ran a program in its place; empty for another."""
+    found = _PID.search(left)
+    return subshells.get(int(found[1]), []) if found else []
 
 
 def stop_session(sid: int, calls: list[dict]) -> list[str]:
@@ -1151,14 +1168,19 @@ def _problem_diagnostics(root: Path, script: Path, problems: list[str], output: 
 
 
 def _place(root: Path, script: Path, problem: str, output: str) -> tuple[str, int] | None:
-    """The line a ``Problem`` is about: the file and line bash names in the output's cause, the line that
-    runs its command, the line its pattern finds; None for any other problem, or when no line is found."""
+    """The line a ``Problem`` is about: where its call stack is, else the file and line bash names in the
+    output's cause, the line that runs its command, the line its pattern finds (the command of the line the
+    first of its patterns finds); None for any other problem, or when no line is found."""
     if not isinstance(problem, Problem):
         return None
+    if problem.stack and (found := linetrap.place(root, script, problem.stack)):
+        return found
     if problem.said:
         return scriptlines.bash_named(scriptlines.cause(output), root)
     if problem.words:
         return scriptlines.command_line(root, script, problem.words)
+    if isinstance(problem.finds, tuple):
+        return scriptlines.first_command(root, script, problem.finds)
     return scriptlines.first_line(root, script, problem.finds) if problem.finds else None
 
 
@@ -1186,6 +1208,7 @@ def prepare(work: Path, row: dict, runner_name: str, duration: int,
     calllog.forget(paths["log"])
     env = build_env(row, runner_name, paths["results"], paths["shims"], paths["log"], paths["trace"], duration,
                     root)
+    paths.update(linetrap.install(work, env))
     paths["result"] = paths["results"] / f"{env['RESULT_FILENAME']}.json"
     paths["eval"] = jobfile.eval_path_for(paths["results"], env["RESULT_FILENAME"])
     _remove_earlier((paths["result"], paths["eval"], jobfile.path_for(paths["results"], env["RESULT_FILENAME"])))
@@ -1236,14 +1259,32 @@ RUN_EVALS = ("run the evals with run_requested_evals (benchmark_lib.sh): it runs
              "when the row asks")
 
 
+def _runs(*commands: str) -> re.Pattern:
+    """What finds a line that runs one of ``commands`` (regular expressions), not one defining it (`f() {`)."""
+    return re.compile(r"(?<![\w./-])(?:" + "|".join(commands) + r")(?![\w-])(?!\s*\(\s*\))")
+
+
+# Where a script that did not finish stands when bash could not say where it was (the script set a DEBUG
+# trap of its own): the line that runs the benchmark client, else the one that waits for the server.
+CLIENT_RUNS = _runs("run_benchmark_serving", "run_agentic_trace_replay", r"benchmark_serving\.py",
+                    r"vllm\s+bench\s+serve", r"aiperf\s+profile")
+SERVER_WAITS = _runs("start_server_and_wait", "wait_for_server_ready", "wait_for_ready")
+# The line that should have written a result: the client's, passing its file or folder, else one naming it.
+NAMES_RESULT = re.compile(r"\$\{?" + fields.RESULT_FILENAME_ENV + r"(?!\w)")
+WRITES_RESULT = (re.compile(r"(?<![\w-])--(?:result-filename|save-result|result-dir)(?![\w-])"), NAMES_RESULT)
+WRITES_EVAL = (_runs("run_requested_evals", "run_throughput_and_evals", "run_lm_eval", "lm_eval"), NAMES_RESULT)
+
+
 def ending_problem(run: ScriptRun, timeout: int) -> str | None:
-    """How the script's ending fails the rehearsal, in one line; None for an exit 0 in time."""
+    """How the script's ending fails the rehearsal, in one line; None for an exit 0 in time. A timeout
+    stands where bash was when it was stopped (``linetrap``), else at the client's line or the server wait."""
     if run.timed_out:
         if run.rc == -signal.SIGKILL:
-            return (f"the script did not finish within {timeout}s and was still running "
-                    f"{stop_grace(timeout):g}s after SIGTERM, so it was killed (SIGKILL); {ENDS_ON_TERM}")
-        return (f"the script did not finish within {timeout}s; it was stopped with SIGTERM and "
-                f"{how_it_ended(run.rc)}; {IN_TIME}")
+            return Problem(f"the script did not finish within {timeout}s and was still running "
+                           f"{stop_grace(timeout):g}s after SIGTERM, so it was killed (SIGKILL); {ENDS_ON_TERM}",
+                           stack=run.stopped_at, finds=(CLIENT_RUNS, SERVER_WAITS))
+        return Problem(f"the script did not finish within {timeout}s; it was stopped with SIGTERM and "
+                       f"{how_it_ended(run.rc)}; {IN_TIME}", stack=run.stopped_at, finds=(CLIENT_RUNS, SERVER_WAITS))
     return Problem(f"the script {how_it_ended(run.rc)}; {SAYS_WHY}", said=True) if run.rc != 0 else None
 
 
@@ -1255,30 +1296,35 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
     leftovers = run.left + reap_leftovers(calls)
     if leftovers:
         problems.append(Problem(f"the script left running: {', '.join(leftovers)}; {STOP_WHAT_IT_STARTS}",
-                                words=leftover_words(leftovers[0])))
+                                words=leftover_words(leftovers[0]), stack=leftover_stack(leftovers[0], run.subshells)))
     unusable = result_dir_problem(paths["results"])
     if unusable:
         problems.append(f"{unusable}; {KEEP_RESULT_DIR}")
     for result_file in [] if unusable else expected_outputs(row, paths):
-        if not result_file.is_file():
-            problems.append(f"no result file {result_file}; {WRITE_THE_RESULT}")
-            continue
-        try:
-            jsontext.loads(result_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            problems.append(f"result file is not JSON: {json_message(exc)}; {WRITE_THE_RESULT}")
-        except UnicodeDecodeError as exc:
-            problems.append(f"result file is not UTF-8 text ({exc.reason} at byte {exc.start}), so not JSON; "
-                            f"{WRITE_THE_RESULT}")
-        except RecursionError:
-            problems.append(f"result file is nested too deeply (about 1,000 levels) to be a client's JSON; "
-                            f"{WRITE_THE_RESULT}")
-        except OSError as exc:
-            problems.append(f"cannot read the result file: {os_reason(exc)}; {WRITE_THE_RESULT}")
+        problem = result_problem(result_file)
+        if problem:  # at the line that should have written it
+            problems.append(Problem(problem, finds=WRITES_EVAL if result_file == paths["eval"] else WRITES_RESULT))
     if run.rc == 0 and not run.timed_out and not unreadable:
         problems.extend((multinode.check_calls if multinode.is_multinode(row) else check_calls)(row, env, calls))
         problems.extend(check_eval_calls(row, calls))
     return problems
+
+
+def result_problem(result_file: Path) -> str | None:
+    """Why ``result_file`` is no client's JSON output (none there, not JSON, not readable); None when it is."""
+    if not result_file.is_file():
+        return f"no result file {result_file}; {WRITE_THE_RESULT}"
+    try:
+        jsontext.loads(result_file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        return f"result file is not JSON: {json_message(exc)}; {WRITE_THE_RESULT}"
+    except UnicodeDecodeError as exc:
+        return f"result file is not UTF-8 text ({exc.reason} at byte {exc.start}), so not JSON; {WRITE_THE_RESULT}"
+    except RecursionError:
+        return f"result file is nested too deeply (about 1,000 levels) to be a client's JSON; {WRITE_THE_RESULT}"
+    except OSError as exc:
+        return f"cannot read the result file: {os_reason(exc)}; {WRITE_THE_RESULT}"
+    return None
 
 
 def _logged_calls(log: Path) -> tuple[list[dict], str | None]:
@@ -1382,7 +1428,7 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
     progress.step(f"step 2/3: running {script.relative_to(root)} (timeout {timeout}s)")
     tail = CallTail(paths["log"])
     run = run_script(script, root, env, paths["out"], timeout,
-                     poll=lambda: [progress.command(c) for c in tail.new_calls()], log=paths["log"])
+                     poll=lambda: [progress.command(c) for c in tail.new_calls()], log=paths["log"], trap=paths)
     for call in tail.new_calls():
         progress.command(call)
     progress.step("step 3/3: checking the result, the processes left and the backend calls")

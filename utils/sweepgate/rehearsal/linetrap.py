@@ -1,0 +1,127 @@
+"""Where a rehearsed script is: bash's own call stack, written by a DEBUG trap.
+
+bash reads ``$BASH_ENV`` before a script's first line. The rehearsal points it at a file that puts it
+back as the job had it (unset, or the job's own file, read then), turns on `set -T` (functions, command
+substitutions and subshells inherit the DEBUG trap) and sets a DEBUG trap that writes the call stack
+(``$LINENO``, ``BASH_SOURCE``, ``BASH_LINENO``): in the script's own shell before each command on a line
+of the script itself, over one file (``where``; a library function it calls runs under its call's line,
+and writes nothing: a command there costs two string tests), and in each subshell before its first
+command, to another (``subshells``, with its PID and start time). The script runs unchanged otherwise:
+``$?``, ``$_`` and ``PIPESTATUS`` are kept, the trap writes nothing to its output, `set -x` traces none
+of it. A script that sets a DEBUG trap of its own replaces it (its stack then ends at that `trap` line,
+which ``place`` takes for unknown).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import time
+from pathlib import Path
+
+from sweepgate.core import scriptlines
+
+PREVIOUS = "SWEEPGATE_BASH_ENV"  # the job's own BASH_ENV, read after the trap's file puts it back
+_STACK = '"$LINENO" "${#BASH_SOURCE[@]}" "${BASH_SOURCE[@]}" "${BASH_LINENO[@]}"'
+
+
+def install(work: Path, env: dict[str, str]) -> dict[str, Path]:
+    """Write the BASH_ENV file into ``work`` and point ``env`` at it; the paths its trap writes."""
+    paths = {"where": work / "script.where", "subshells": work / "script.subshells"}
+    for path in paths.values():
+        path.unlink(missing_ok=True)  # a run before's stack in this --work-dir is not this one's
+    where, subshells = (shlex.quote(str(paths[k])) for k in ("where", "subshells"))
+    # `[[ ]]` leaves `$_` as it is, a command sets it: it is kept around the commands that write
+    trap = ('{ if [[ $BASHPID == "$$" ]]; then if [[ ${BASH_SOURCE[0]} == "${BASH_SOURCE[-1]}" ]]; then '
+            f"_sweepgate_last=$_; printf '%s\\0' {_STACK} 1<>{where} || :; "
+            ': "$_sweepgate_last"; fi; elif [[ ${_sweepgate_pid-} != "$BASHPID" ]]; then '
+            "_sweepgate_last=$_; _sweepgate_pid=$BASHPID; read -r _sweepgate_stat </proc/$BASHPID/stat || "
+            f"_sweepgate_stat=; printf '%s\\0' \"$BASHPID\" \"${{_sweepgate_stat##*)}}\" {_STACK} >>{subshells} "
+            '|| :; : "$_sweepgate_last"; fi; } 2>&-')  # stderr closed: no trace, no message
+    file = work / "bash_env.sh"
+    file.write_text(
+        "# sweepgate rehearse: BASH_ENV of the rehearsed script (rehearsal/linetrap.py)\n"
+        f'if [[ -n "${{{PREVIOUS}:-}}" ]]; then BASH_ENV=${PREVIOUS}; unset {PREVIOUS}; . "$BASH_ENV"\n'
+        f"else unset BASH_ENV {PREVIOUS}; fi\n"
+        f'if [[ -z "$(trap -p DEBUG)" ]]; then set -T; trap {shlex.quote(trap)} DEBUG; fi\n',
+        encoding="utf-8")
+    env.pop(PREVIOUS, None)  # one of a rehearsal this one runs in is not the job's
+    if env.get("BASH_ENV"):
+        env[PREVIOUS] = env["BASH_ENV"]
+    env["BASH_ENV"] = str(file)
+    return paths
+
+
+Stack = list[tuple[str, int]]  # bash's call stack: (file as bash names it, line), innermost frame first
+
+
+def _records(data: bytes, head: int) -> list[tuple[list[str], Stack]]:
+    """The whole records of a trap's file: ``head`` fields, then the stack (a record cut short ends it)."""
+    fields, out, i = data.decode("utf-8", "surrogateescape").split("\0"), [], 0
+    while i + head + 2 < len(fields):
+        lineno, count = fields[i + head], fields[i + head + 1]
+        if not (lineno.isdigit() and count.isdigit()) or i + head + 2 + 2 * int(count) >= len(fields):
+            break
+        n, at = int(count), i + head + 2
+        sources, lines = fields[at:at + n], fields[at + n:at + 2 * n]
+        stack = [(sources[0], int(lineno))] if n else []
+        stack += [(sources[k], int(lines[k - 1])) for k in range(1, n) if lines[k - 1].isdigit()]
+        out.append((fields[i:i + head], stack))
+        i = at + 2 * n
+    return out
+
+
+def stopped_at(path: Path | None) -> Stack:
+    """The stack of the command the script's own shell runs now (read before it is stopped: its TERM
+    handler's commands would be written over it); empty when there is none (no trap, a file cut short).
+    The trap writes it over the one before from the file's start, never truncating it (on ext4 a file
+    truncated and written again is flushed to the disk as it is closed: milliseconds a command), so what
+    follows the first record is what is left of longer ones before."""
+    for _ in range(3):  # the first time it is written, in the moment before its bytes are there
+        try:
+            found = _records(path.read_bytes(), 0) if path else []
+        except OSError:
+            return []
+        if found:
+            return found[0][1]
+        time.sleep(0.01)
+    return []
+
+
+def subshells(path: Path | None, started: dict[int, str]) -> dict[int, Stack]:
+    """PID -> the stack of its first command, for each subshell the trap wrote whose PID ``started``
+    (PID -> start time, of the processes alive as the script was stopped) has with the same start time:
+    a PID given to another process after the subshell ended is none of its."""
+    try:
+        found = _records(path.read_bytes(), 2) if path else []
+    except OSError:
+        return {}
+    out = {}
+    for (pid, stat), stack in found:
+        start = stat.split()[19:20]
+        if pid.isdigit() and start and started.get(int(pid)) == start[0]:
+            out[int(pid)] = stack
+    return out
+
+
+_SETS_DEBUG = re.compile(r"(?<![\w-])trap(?![\w-]).*(?<![\w-])DEBUG(?![\w-])")
+
+
+def place(root: Path, script: Path, stack: Stack) -> tuple[str, int] | None:
+    """The line a stack stands at: its innermost frame in the script, else in the repository (a library's
+    top level), at the line its command starts (``scriptlines.command_start``); None when no frame is in the
+    repository, or when its innermost command set a DEBUG trap: the script's own replaced the rehearsal's
+    there, so the stack is where that happened, not where the script is."""
+    frames = [(found, line) for file, line in stack if line > 0
+              and (found := scriptlines.in_repository(file, root))]
+    innermost = scriptlines.in_repository(stack[0][0], root) if frames else None
+    if not frames or (innermost and _SETS_DEBUG.search(_line(root / innermost, stack[0][1]))):
+        return None
+    rel = str(script.relative_to(root))
+    file, line = next((frame for frame in frames if frame[0] == rel), frames[0])
+    return file, scriptlines.command_start(scriptlines.file_lines(root / file), line)
+
+
+def _line(path: Path, number: int) -> str:
+    lines = scriptlines.file_lines(path)
+    return lines[number - 1] if 0 < number <= len(lines) else ""
