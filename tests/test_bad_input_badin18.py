@@ -108,7 +108,7 @@ def test_a_script_whose_result_file_is_not_json_text_fails_the_rehearsal_in_word
     work = tmp_path / "work"
     r = sweepgate(["rehearse", "--row-json", str(rows), "--work-dir", str(work)], cwd=repo)
     assert r.returncode == 1 and "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
-    assert f"{SCRIPT}: {said}" in r.stderr, r.stderr
+    assert f"{SCRIPT}:2: {said}" in r.stderr, r.stderr  # the line that wrote it (s37b)
     sidecar, = (work / "results").glob("*.job.json")
     assert json.loads(sidecar.read_text())["job"]["status"] == "failure"
 
