@@ -4,8 +4,9 @@
 blank, so offsets and lines stay; a line break after a `\\` in code, which joins two lines into one, is blanked
 too): comments, quoted strings (over as many lines as they run), `\\`-escaped characters, arithmetic
 (`$(( ))`, `(( ))`, `$[ ]`), `${ }`, an array's words (`X=( )`), the inside of an array element's subscript
-where a command or an assignment may stand (`x[1<<2]=3`: no heredoc's start, as bash reads it whole) and
-heredoc bodies (up to their terminator).
+where a command or an assignment may stand (``core.shellgrammar``; `x[1<<2]=3`: no heredoc's start, as bash
+reads it whole; one holding only names, digits and arithmetic's signs, `x[i+1]`, reads the same either way and
+is left) and heredoc bodies (up to their terminator).
 What bash runs inside them stays: a command substitution `$( )` or `` ` ` `` wherever it is (in double quotes,
 in `${ }`, in an unquoted heredoc's body), and the `)` that ends a `case` item's pattern (in a `$( )` or `( )`
 too, where a `case` command is open); the `)` that ends a `$( )` is blanked (what follows it is no command's
@@ -22,12 +23,16 @@ import re
 import string
 from typing import NamedTuple
 
+from sweepgate.core import shellgrammar
+
 CODE, QUOTED, BRACED, ARITHMETIC, ARRAY, BODY, OLD_ARITHMETIC = "code", '"', "${", "((", "=(", "body", "$["
 SUBSCRIPT = "x["
 # What each context acts on (group `s`; a `$` only before `(`, `{`, `[` or a quote, a `#` only at a word's
 # start, a `[` only after a letter, digit or `_`, a line break only when a heredoc's body begins after it, a
 # `case` or `esac` word only in a `$( )` or `( )`); all else is code in CODE and blanked in the others. CODE's
-# pattern is matched, not searched: it runs over what it skips in one step (most of a text).
+# pattern is matched, not searched: it runs over what it skips in one step (most of a text), a subscript that
+# holds only names, digits and arithmetic's signs too (`x[i+1]`: read whole or not, it reads the same).
+_PLAIN = r"[\w+*/%,.:=^~@-]*+"  # a subscript's inside that reads the same as code
 _CASE_WORD = r"(?<![^\s;&|()])(?:case|esac)(?![^\s;&|()])"
 _SPECIAL = {QUOTED: re.compile(r'(?P<s>["\\`]|\$[({])'), BRACED: re.compile(r"""(?P<s>[}'"\\`]|\$[({])"""),
             ARITHMETIC: re.compile(r"(?P<s>[()`]|\$[({])"), OLD_ARITHMETIC: re.compile(r"(?P<s>[][`]|\$[({])"),
@@ -39,7 +44,7 @@ def _code_pattern(bodies: bool, cases: bool) -> re.Pattern:
     """CODE's pattern: before heredoc bodies (a line break acts), inside `$( )` or `( )` (`case`, `esac` act)."""
     stop, words = r"\n" * bodies, "ce" * cases
     skip = (rf"""(?:[^#'"\\`()$<\[{stop}{words}]++|\$(?![({{'"[])|<(?!<)|(?<=[^\s;&|(){{}}])#|(?<!\w)\["""
-            + (rf"|(?!{_CASE_WORD})[ce]" if cases else "") + ")*+")
+            + rf"|\[(?={_PLAIN}\])" + (rf"|(?!{_CASE_WORD})[ce]" if cases else "") + ")*+")
     special = r"""(?P<s>['"\\`()]|\$[({'"[]|#|<<|\[""" + r"|\n" * bodies + f"|{_CASE_WORD}" * cases + ")"
     return re.compile(skip + special)
 
@@ -53,12 +58,9 @@ _SIMPLE_QUOTED = re.compile(r'"(?:[^"\\$`]|\\.|\$(?![({])|\$\{[^}"\'$`\\]*\})*+"
 # A command word that is `source` or `.` once its quotes and `\` are taken away (`s\\ource`, `so''urce`, `$'.'`).
 _SPELLED = re.compile(r"""(?:\\[\w.]|\$?"[\w.]*"|\$?'[\w.]*'|[\w.])++(?=[ \t])""")
 _QUOTING = re.compile(r"""\$(?=['"])|[\\'"]""")
-_WORD_START, _SPELLED_FIRST = frozenset(" \t\n;&|()!`"), frozenset("s.\"'")
+_WORD_START, _SPELLED_FIRST = frozenset(" \t" + shellgrammar.OPERATORS), frozenset("s.\"'")
 _OTHER = frozenset(string.ascii_letters + string.digits + "_$") - frozenset("source")  # before no part of it
-_OPERATOR = frozenset("\n;&|()`")  # after one (or a line's start), a command may begin
-# Words after which a command may begin (a blank between), and an assignment's word (`A=1`, `x[1]+=2`)
-_BEFORE_COMMAND = frozenset(("then", "do", "else", "if", "elif", "while", "until", "time", "!", "{"))
-_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?:\[.*\])?\+?=")
+_OPERATOR, _KEYWORDS = frozenset(shellgrammar.OPERATORS), frozenset(shellgrammar.KEYWORDS)
 _ANSI = re.compile(r"\$'(?:[^'\\]|\\.)*'?", re.DOTALL)
 _NOT_A_LINE_BREAK = re.compile(r"[^\n]")
 
@@ -84,6 +86,7 @@ class _Scan:
 
     def __init__(self, text: str):
         self.text, self.blank, self.spans, self.heredocs, self.words = text, [], [], [], []
+        self.subscripts: dict[int, int] = {}  # a subscript read whole where a command may stand: `]` -> `[`
         self.stack = [_Open(CODE, "", 0)]
 
     def push(self, context: str, opener: str, at: int, blank: int = 0) -> int:
@@ -213,6 +216,7 @@ def _close(scan: _Scan, top: _Open, j: int) -> int:
         return j + 1
     scan.stack.pop()
     if top.context == SUBSCRIPT and scan.stack[-1].context == CODE:
+        scan.subscripts[j] = top.at
         return j + 1
     if top.opener in ("$((", "((") and not scan.text.startswith("))", j):  # no arithmetic: read it again
         scan.back_to(top.marks)
@@ -248,7 +252,7 @@ def _subscript(scan: _Scan, j: int) -> int:
     text, k = scan.text, j
     while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
         k -= 1
-    if k == j or text[k].isdigit() or not _command_position(text, k):
+    if k == j or text[k].isdigit() or not _command_position(scan, k):
         return j + 1
     return scan.push(SUBSCRIPT, "[", j)
 
@@ -257,25 +261,32 @@ def _case(scan: _Scan, top: _Open, j: int) -> int:
     """A `case` or `esac` word in a `$( )` or `( )`: one that stands where a command may opens or closes a
     `case` command (whose items' patterns end in a `)` that closes nothing)."""
     word = scan.text[j:j + 4]
-    if _command_position(scan.text, j, ("in",) if word == "esac" else ()):
+    if _command_position(scan, j, ("in",) if word == "esac" else ()):
         scan.stack[-1] = top._replace(cases=max(0, top.cases + (1 if word == "case" else -1)))
     return j + 4
 
 
-def _command_position(text: str, k: int, also: tuple[str, ...] = ()) -> bool:
-    """Whether the word at ``text[k]`` stands where a command may begin: first on a line or after an operator,
-    or after a blank and a word a command may follow (``_BEFORE_COMMAND``, ``also``, an assignment)."""
-    p, blank = k, False
+def _command_position(scan: _Scan, k: int, also: tuple[str, ...] = ()) -> bool:
+    """Whether the word at ``text[k]`` stands where a command may begin (``shellgrammar``): first on a line or
+    after an operator, or after a blank and a keyword, one of ``also`` or an assignment's word (whose subscripts
+    read whole, `x[$(a b)]=1`, are taken as they are in the code: blank inside)."""
+    text, p, blank = scan.text, k, False
     while p > 0 and (text[p - 1] in " \t" or text[p - 1] == "\n" and text[p - 2:p] == "\\\n"):
         blank, p = blank or text[p - 1] != "\n", p - 1 - (text[p - 1] == "\n")
     if p == 0 or text[p - 1] in _OPERATOR:
         return True
     if not blank:  # part of the word before (`$x[`, `A=1\\` and a line break)
         return False
-    q = p
+    q, word = p, []
     while q > 0 and text[q - 1] not in " \t" and text[q - 1] not in _OPERATOR:
-        q -= 1
-    return text[q:p] in _BEFORE_COMMAND or text[q:p] in also or bool(_ASSIGNMENT.match(text, q, p))
+        if (opened := scan.subscripts.get(q - 1)) is None:
+            word.append(text[q - 1])
+            q -= 1
+        else:
+            word.append("[" + " " * (q - 2 - opened) + "]")
+            q = opened
+    word = "".join(reversed(word))
+    return word in _KEYWORDS or word in also or bool(shellgrammar.ASSIGNMENT.match(word))
 
 
 def _heredoc(scan: _Scan, j: int) -> int:

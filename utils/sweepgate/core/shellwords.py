@@ -2,11 +2,11 @@
 
 Not a shell: in the text's code (``core.shellcode``: not in a comment, a string, a heredoc's body, but in
 every command substitution, quoted or not, in backticks and in an unquoted heredoc's body), a ``source``/``.``
-command is found wherever a command begins (a line's start, after ``;``, ``&&``, ``||``, ``|``, ``(``, ``{``,
-``!``, `` ` ``, a ``case`` pattern's ``)``, or ``then``, ``else``, ``do``, ``if``, ``elif``, ``while``,
-``until``), after assignments (``X=1 source x``), ``builtin``, ``command``, ``time`` or ``eval`` and before a
-``--``, so ``[ -r X ] && . X`` and ``if [ -f X ]; then source X; fi`` source X. Its first word is followed
-through the usual spellings of a place: ``$0``, ``${BASH_SOURCE[0]}``
+command is found wherever a command begins (``core.shellgrammar``: a line's start, after ``;``, ``&&``, ``||``,
+``|``, ``(``, `` ` ``, a ``case`` pattern's ``)``, or a word ``{``, ``!``, ``then``, ``else``, ``do``, ``if``,
+``elif``, ``while``, ``until``, ``time``), after assignments (``X=1 source x``), ``builtin``, ``command``,
+``time`` or ``eval`` and before a ``--``, so ``[ -r X ] && . X`` and ``if [ -f X ]; then source X; fi``
+source X. Its first word is followed through the usual spellings of a place: ``$0``, ``${BASH_SOURCE[0]}``
 (the script), ``${X%/*}``, ``$(dirname X)``, ``$(cd X && pwd)``, ``$(realpath X)``, ``$(readlink -f X)``,
 a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the checkout's top, where jobs run),
 a plain relative path (from the top), and a variable the text set to one of these before the command
@@ -27,7 +27,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from sweepgate.core import shellcode
+from sweepgate.core import shellcode, shellgrammar
 
 SELF, FOLDER, TOP = "self", "folder", "top"
 Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top)
@@ -35,17 +35,16 @@ Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) 
 # A `source`/`.` command, after words that run it as one (`builtin`, `command`, `time`, `eval`), `--` allowed.
 _SOURCE = (r'(?P<command>(?:(?:builtin|eval|(?:command|time)(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?)*'
            r'(?P<source>source|\.)[ \t]+(?:--[ \t]+)?)')
-# What an assignment assigns to: a variable, an element of it (`x[1]=`, its subscript blanked in the code) or
-# its end (`X+=`), which leave its place unknown
-_NAME = r'(?P<name>[A-Za-z_]\w*)(?P<element>(?:\[[^]\n]*\])?\+?)'
-# Where a command begins in the code (``_code``), and then a `source`/`.` command or an assignment (`local`,
-# `export`, ... allowed; `)` ends a `case` item's pattern there: the one of a `$( )` is blanked).
-_COMMAND = re.compile(r'(?:^|[;&|({!`)]|(?<![\w-])(?:then|else|do|if|elif|while|until)(?=[ \t]))[ \t]*'
+# Where a command begins in the code (``shellcode.code``, ``shellgrammar``), and then a `source`/`.` command or an
+# assignment (`local`, `export`, ... allowed; `)` ends a `case` item's pattern there: the one of a `$( )` is
+# blanked). An element's assignment (`x[1]=`, its subscript blanked in the code) or an appending one (`X+=`)
+# leaves its variable's place unknown.
+_COMMAND = re.compile(rf'{shellgrammar.COMMAND_START}'
                       rf'(?:{_SOURCE}|(?P<declare>(?:local|export|readonly|declare(?:[ \t]+-\w+)*)[ \t]+)?'
-                      rf'{_NAME}=)', re.MULTILINE)
+                      rf'{shellgrammar.ASSIGNMENT_WORD})', re.MULTILINE)
 # What may follow an assignment in the same command: another (`A=1 B=$(...)`), or a `source` (`X=1 . x`,
 # not after `local`, `export`, ...: their words are all names).
-_NEXT = re.compile(rf'[ \t]+(?:{_SOURCE}|{_NAME}=)')
+_NEXT = re.compile(rf'[ \t]+(?:{_SOURCE}|{shellgrammar.ASSIGNMENT_WORD})')
 _BLANKS = re.compile(r'(?:[ \t]|\\\n)+(?:--(?:[ \t]|\\\n)+)?')  # in the text: a `\` joins two lines
 _SELF = re.compile(r'\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE(?!\w)|0(?!\w)|\{0\})')
 _SELF_FOLDER = re.compile(r'\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}')

@@ -1,0 +1,26 @@
+"""Where bash begins a command, and what an assignment's word is: the one rule ``core.shellcode`` (as it reads
+the text) and ``core.shellwords`` (as it reads the code) both follow.
+
+A command may begin first on a line, right after an operator (``OPERATORS``), or after a reserved word that
+stands as a word of its own and a blank (``KEYWORDS``: `! source x`, `{ source x; }`, `then source x`; not
+`!source x`, `{source`, `a.then source x`), and after an assignment's word and a blank (``ASSIGNMENT``:
+`A=1 source x`, `x[1]=2 source x`, `X+=1 source x`). Where one may begin, bash reads an array element's
+subscript (`x[1<<2]`) whole; in the code its inside is blank or plain, so it holds no other bracket and a try
+of it stops at the next `[`.
+"""
+
+from __future__ import annotations
+
+import re
+
+OPERATORS = "\n;&|()`"
+KEYWORDS = ("then", "do", "else", "if", "elif", "while", "until", "time", "!", "{")
+NAME = r"[A-Za-z_]\w*"
+SUBSCRIPT = r"\[[^][\n]*+\]"
+# An assignment's word up to its `=`: the name, and an element's subscript or a `+` (which leave its value unknown)
+ASSIGNMENT_WORD = rf"(?P<name>{NAME})(?P<element>(?:{SUBSCRIPT})?\+?)="
+ASSIGNMENT = re.compile(ASSIGNMENT_WORD)
+# In the code (re.MULTILINE): where a command may begin (a line's start, an operator, a keyword), blanks after
+_AFTER = re.escape(OPERATORS.replace("\n", ""))
+COMMAND_START = (rf"(?:^|[{_AFTER}]|(?<![^\s{_AFTER}])(?:{'|'.join(map(re.escape, KEYWORDS))})(?=[ \t]))"
+                 r"[ \t]*")
