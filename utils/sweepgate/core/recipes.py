@@ -74,8 +74,9 @@ def _shell_reading(text: str) -> shellwords.Reading:
 
 def sourced(text: str) -> list[tuple[int, str, str]]:
     """Each file ``text`` sources (``core.shellwords``: wherever a command begins, through every spelling
-    of the script's folder, the checkout's top or a variable set to either): (offset of the command, its
-    path relative to the script's folder or "", its path from the checkout's top or "")."""
+    of the script's folder, the checkout's top or a variable set to either): (an offset on the line bash gives
+    the command, the `source` word's start when no assignment leads it and it is all on one line; its path
+    relative to the script's folder or ""; its path from the checkout's top or "")."""
     return _relative(_shell_reading(text).sourced)
 
 
