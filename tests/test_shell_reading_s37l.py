@@ -8,7 +8,7 @@
    next `[`.
 3. Each `x[` where a command may stand cost a step of the scan's own (28 µs each); one whose subscript holds
    only names, digits and arithmetic's signs is now read with the code around it.
-4. A word before `x[1<<2]=3` that assigns to an element through `$( )`, quotes or blanks (`x[$(echo 1)]=1`) was
+4. A word before `x[1<<2]=3` that assigns through `$( )`, quotes or blanks (`x[$(echo 1)]=1`, `A="a b"`) was
    not taken for an assignment, so `x[1<<2]` started a heredoc and the lines after it were skipped.
 Each reading case is checked against real bash.
 """
@@ -28,6 +28,9 @@ SOURCES_IT = {  # the script's text after its first two lines; bash sources the 
     "after x[']']=2 x[1<<2]=3": f"x[']']=2 x[1<<2]=3\nsource {LIB}\n",
     "after x[y[0]]=1 x[1<<2]=3": f"y=(0); x[y[0]]=1 x[1<<2]=3\nsource {LIB}\n",
     "after x[1]+=2 x[1<<2]=3": f"x[1]+=2 x[1<<2]=3\nsource {LIB}\n",
+    "after A=\"a b\" x[1<<2]=3": f'A="a b" x[1<<2]=3\nsource {LIB}\n',
+    "after A='a b' x[1<<2]=3": f"A='a b' x[1<<2]=3\nsource {LIB}\n",
+    "after A=\"$(echo a b)\" x[1<<2]=3": f'A="$(echo a b)" x[1<<2]=3\nsource {LIB}\n',
     "x[i+1]=2 source": f"i=1; x[i+1]=2 source {LIB}\n",
     "! x[1]=2 source": f"! x[1]=2 source {LIB}\n",
 }

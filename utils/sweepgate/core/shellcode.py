@@ -86,7 +86,8 @@ class _Scan:
 
     def __init__(self, text: str):
         self.text, self.blank, self.spans, self.heredocs, self.words = text, [], [], [], []
-        self.subscripts: dict[int, int] = {}  # a subscript read whole where a command may stand: `]` -> `[`
+        # parts of a word read whole, a quoted string or a subscript where a command may stand: its end -> start
+        self.whole: dict[int, int] = {}
         self.stack = [_Open(CODE, "", 0)]
 
     def push(self, context: str, opener: str, at: int, blank: int = 0) -> int:
@@ -144,14 +145,17 @@ def _special(scan: _Scan, top: _Open, j: int) -> int:
     if c == "'":
         end = text.find("'", j + 1) + 1 or len(text)
         scan.blank.append((j, end))
+        scan.whole[end - 1] = j
         return end
     if c == '"':
         if top.context == QUOTED:
             scan.stack.pop()
             scan.blank.append((j, j + 1))
+            scan.whole[j] = top.at
             return j + 1
         if simple := _SIMPLE_QUOTED.match(text, j):  # most are: one step, not one per `"` and `${ }`
             scan.blank.append((j, simple.end()))
+            scan.whole[simple.end() - 1] = j
             return simple.end()
         return scan.push(QUOTED, '"', j, 1)
     if c == "`":
@@ -216,7 +220,7 @@ def _close(scan: _Scan, top: _Open, j: int) -> int:
         return j + 1
     scan.stack.pop()
     if top.context == SUBSCRIPT and scan.stack[-1].context == CODE:
-        scan.subscripts[j] = top.at
+        scan.whole[j] = top.at
         return j + 1
     if top.opener in ("$((", "((") and not scan.text.startswith("))", j):  # no arithmetic: read it again
         scan.back_to(top.marks)
@@ -268,8 +272,9 @@ def _case(scan: _Scan, top: _Open, j: int) -> int:
 
 def _command_position(scan: _Scan, k: int, also: tuple[str, ...] = ()) -> bool:
     """Whether the word at ``text[k]`` stands where a command may begin (``shellgrammar``): first on a line or
-    after an operator, or after a blank and a keyword, one of ``also`` or an assignment's word (whose subscripts
-    read whole, `x[$(a b)]=1`, are taken as they are in the code: blank inside)."""
+    after an operator, or after a blank and a keyword, one of ``also`` or an assignment's word (over its
+    quoted strings and the subscripts read whole, `A="a b"`, `x[$(a b)]=1`: a subscript blank inside, as in the
+    code)."""
     text, p, blank = scan.text, k, False
     while p > 0 and (text[p - 1] in " \t" or text[p - 1] == "\n" and text[p - 2:p] == "\\\n"):
         blank, p = blank or text[p - 1] != "\n", p - 1 - (text[p - 1] == "\n")
@@ -279,11 +284,11 @@ def _command_position(scan: _Scan, k: int, also: tuple[str, ...] = ()) -> bool:
         return False
     q, word = p, []
     while q > 0 and text[q - 1] not in " \t" and text[q - 1] not in _OPERATOR:
-        if (opened := scan.subscripts.get(q - 1)) is None:
+        if (opened := scan.whole.get(q - 1)) is None:
             word.append(text[q - 1])
             q -= 1
         else:
-            word.append("[" + " " * (q - 2 - opened) + "]")
+            word.append("[" + " " * (q - 2 - opened) + "]" if text[opened] == "[" else text[opened:q])
             q = opened
     word = "".join(reversed(word))
     return word in _KEYWORDS or word in also or bool(shellgrammar.ASSIGNMENT.match(word))
