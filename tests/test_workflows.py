@@ -1996,13 +1996,13 @@ def test_row_env_reads_and_checks_each_runners_file_once(tmp_path, monkeypatch):
     from sweepgate.core import check  # noqa: PLC0415
 
     work = _approved_checkout(tmp_path)
-    real, read = check.checked_runners, []
+    real, read = check.checked_runners_doc, []
 
-    def counted(root):
+    def counted(root, unreadable=None):
         read.append(os.path.realpath(root))
-        return real(root)
+        return real(root, unreadable)
 
-    monkeypatch.setattr(check, "checked_runners", counted)
+    monkeypatch.setattr(check, "checked_runners_doc", counted)  # checked_runners reads through it too
     monkeypatch.chdir(work)
     monkeypatch.setenv("RUNNER_NAME", "b300-nv_00")
     monkeypatch.setenv("ROW", json.dumps(AGENTIC_ROW))

@@ -202,15 +202,17 @@ def _run_row_env(args) -> int:
     runner = args.runner_name or os.environ.get(RUNNER_NAME_ENV, "")
     named_at = "--runner-name" if args.runner_name else RUNNER_NAME_ENV  # where a runner outside the pool is said
     result_dir = args.result_dir or os.environ.get("RESULT_DIR") or "results"
-    from sweepgate.core.check import checked_runners
+    from sweepgate.core.check import checked_runners, checked_runners_doc
     from sweepgate.core.worktop import enclosing_top
 
-    from sweepgate.core.jobenv import check_pool
+    from sweepgate.core.jobenv import check_pool, check_runtime
 
-    runners = checked_runners(enclosing_top() or ".")
+    runners_doc = checked_runners_doc(enclosing_top() or ".")
+    runners = runners_doc.data if runners_doc is not None else {}
     main_runners = checked_runners(args.tools) if args.tools else runners  # each file read and checked once
     env = job_env(row, runner, result_dir, runners=runners, named_at=named_at)
     check_pool(row, runner, main_runners, named_at, whose="main's " if args.tools else "")  # main's pools when given
+    check_runtime(row, env, runners_doc)  # before the job takes the GPUs, not at the arm an hour in
     if args.tools:  # before the benchmark runs: what `results sidecar` records (fields.RUN_IDENTITY_ENV)
         from sweepgate.core.fields import RUN_IDENTITY_ENV
         from sweepgate.core.identity import job_identity, job_runners

@@ -613,9 +613,17 @@ def require_runners_file(root: str, flag: str, fix: str) -> None:
 
 
 def checked_runners(root: str, unreadable=None) -> dict:
-    """configs/runners.yaml of the checkout at ``root``, parsed and held to its schema ({} when there
-    is none): a job's environment and the fan-out guard read it, so a `gpus-per-node` of 0, "8" or
-    true, or `hardware` as a list, is refused at its line, never met as an internal error later.
+    """configs/runners.yaml of the checkout at ``root`` ({} when there is none), as ``checked_runners_doc``
+    reads and checks it."""
+    doc = checked_runners_doc(root, unreadable)
+    return doc.data if doc is not None else {}
+
+
+def checked_runners_doc(root: str, unreadable=None):
+    """The document (``load.YamlDoc``) of configs/runners.yaml of the checkout at ``root``, parsed and held
+    to its schema (None when there is none), so a problem can be said at its line: a job's environment and
+    the fan-out guard read it, so a `gpus-per-node` of 0, "8" or true, or `hardware` as a list, is refused at
+    its line, never met as an internal error later.
     Read as git stores it (``worktop.stored_bytes``): a symbolic link there is the name it points to,
     so `ci row-env` on the GPU host never quotes a host file an approved commit links to; such a link is
     refused as the link it is (``load.linked_input``, the name it points to only: the host's files are
@@ -640,12 +648,12 @@ def checked_runners(root: str, unreadable=None) -> dict:
             raise unreadable(root, F.RUNNERS_FILE, exc) from None
         raise os_failure(shown(F.RUNNERS_FILE), "cannot read it", exc, READABLE_FIX) from None
     if data is None:
-        return {}
+        return None
     doc = load_doc(shown(F.RUNNERS_FILE), data)
     diags = _not_a_runners_mapping(doc) or schema_diagnostics(doc, doc.data, "runners")
     if diags:
         raise SweepgateError(diags)
-    return doc.data
+    return doc
 
 
 def check_placement(rev: Revision) -> list[Diagnostic]:

@@ -72,6 +72,8 @@ RDMA_DEVICES = "rdma-devices"                # a node's RDMA NICs (Mooncake's de
 SCALE_UP_GPUS = "scale-up-gpus"              # GPUs one NVLink/xGMI domain joins (multi-node placement)
 POOL_NODES = "nodes"                         # nodes in the pool: a fit check, never a row's or a job's value
 CLUSTER_PREFIX = "cluster:"
+# A row whose KV-offload arm installs its backend on a runner stating no accelerator-runtime (plan, ci row-env).
+NO_RUNTIME_RULE = "no-accelerator-runtime"
 
 # --- matrix rows ----------------------------------------------------------------
 CONC = "conc"
@@ -236,6 +238,15 @@ def add_hardware(label: str | None, facts, *, on_main: bool = False) -> str:
     change for the sweep it starts)."""
     under = f"{HARDWARE}['{label}']" if label else f"the runner's {HARDWARE}"
     return f"add {' and '.join(facts)} under {under} in {RUNNERS_FILE}{' on main' if on_main else ''}"
+
+
+def runtime_backend(row: dict) -> str | None:
+    """The KV-offload backend a row's arm pip-installs (KV_OFFLOAD_BACKENDS: LMCache, Mooncake), whose
+    build it picks by the runner's accelerator-runtime (SWEEPGATE_ACCELERATOR_RUNTIME); None for a row
+    whose arm installs nothing, which runs without that fact."""
+    backend = row.get(KV_OFFLOAD_BACKEND) if isinstance(row, dict) else None
+    name = backend.get("name") if isinstance(backend, dict) else None
+    return name if isinstance(name, str) and KV_OFFLOAD_BACKENDS.get(name) else None
 
 
 def short_sha(name: str) -> str:

@@ -242,6 +242,25 @@ def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = 
                    "or take the label off the runner", rule=fields.UNKNOWN_RUNNER_RULE)
 
 
+def check_runtime(row: dict, env: dict[str, str], runners_doc) -> None:
+    """Refuse a row whose KV-offload arm installs its backend (``fields.runtime_backend``) when the job gets no
+    accelerator runtime (``env`` holds no SWEEPGATE_ACCELERATOR_RUNTIME): the arm would stop after the job had
+    taken the GPUs. Said at the label's hardware entry in ``runners_doc`` (the checkout's configs/runners.yaml,
+    ``check.checked_runners_doc``), its labels entry without one, the file at no line when neither is there."""
+    backend = fields.runtime_backend(row)
+    if not backend or fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME] in env:
+        return
+    label = str(row.get(fields.RUNNER))
+    data = runners_doc.data if runners_doc is not None else {}
+    section = next((s for s in (fields.HARDWARE, fields.LABELS) if label in (data.get(s) or {})), None)
+    line, col = runners_doc.locate((section, label)) if section else (0, 0)
+    raise fail(runners_doc.path if runners_doc is not None else fields.RUNNERS_FILE, line,
+               f"the row's KV-offload arm installs {backend}, whose build it picks by the runner's "
+               f"{fields.ACCELERATOR_RUNTIME}, and '{label}' states none in {fields.RUNNERS_FILE}",
+               fields.add_hardware(label, [f"{fields.ACCELERATOR_RUNTIME} (cuda or rocm)"])
+               + " of the commit the job runs", rule=fields.NO_RUNTIME_RULE, col=col)
+
+
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",
             runners: dict | None = None, named_at: str = fields.RUNNER_NAME_ENV) -> dict[str, str]:
     """The job environment of one row; ``runners`` (configs/runners.yaml) places multi-node rows.

@@ -382,6 +382,37 @@ def unplaced_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[Dia
             for label in bare]
 
 
+def runtimeless_runners(matrix: dict, head: RecipeSet) -> list[Diagnostic]:
+    """Rows whose KV-offload arm installs its backend (``F.runtime_backend``) on a runner label that states
+    no accelerator-runtime in the head's configs/runners.yaml, the approved commit's file `ci row-env`
+    exports the facts from: it refuses those jobs (the arm could not pick the backend's build). One warning
+    per label, at its hardware entry in that file (its labels entry without one; the file at no line when
+    it lists neither)."""
+    from sweepgate.core.placement import row_facts
+    from sweepgate.core.select import iter_rows
+
+    runners = head.runners if isinstance(head.runners, dict) else {}
+    bare: dict[str, set[str]] = {}
+    for _, row in iter_rows(matrix):
+        backend = F.runtime_backend(row)
+        if backend and F.ACCELERATOR_RUNTIME not in row_facts(row, runners):
+            bare.setdefault(str(row.get(F.RUNNER)), set()).add(backend)
+
+    def place(label: str) -> tuple[str, int, int]:
+        for section in (F.HARDWARE, F.LABELS):
+            if label in (runners.get(section) or {}):
+                return head.runners_place((section, label))
+        return (F.RUNNERS_FILE, 0, 0)
+
+    return [Diagnostic(*place(label), F.NO_RUNTIME_RULE,
+                       f"'{label}' runs rows whose KV-offload arm installs {' and '.join(sorted(backends))}, "
+                       f"but its {F.HARDWARE} entry in {F.RUNNERS_FILE} states no {F.ACCELERATOR_RUNTIME}, "
+                       "by which the arm picks the build: `ci row-env` will refuse those jobs",
+                       F.add_hardware(label, [f"{F.ACCELERATOR_RUNTIME} (cuda or rocm)"]) + " in this change "
+                       "(the jobs read the approved commit's file, not main's)", severity="warning")
+            for label, backends in sorted(bare.items())]
+
+
 def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict],
                      changed_files: list[str]) -> list[Diagnostic]:
     """The plan's rules, in report order."""
@@ -575,7 +606,8 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
     selected = _selection(git, base_sha, head_sha, opts, matrix, head_set.configs)
     changed = git.changed_files(base_sha, head_sha)
     warnings = (notes + rule_diagnostics(base_set, head_set, diffs, selected, changed)
-                + unknown_runners(base_set, matrix, head_set) + unplaced_runners(base_set, matrix, head_set))
+                + unknown_runners(base_set, matrix, head_set) + unplaced_runners(base_set, matrix, head_set)
+                + runtimeless_runners(matrix, head_set))
 
     costs = cost(matrix, minutes, head_set.runners if isinstance(head_set.runners, dict) else None)
     total = costs["total"]
