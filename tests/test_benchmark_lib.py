@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -672,7 +673,7 @@ def test_vllm_simple_arm_sizes_offload_from_the_row(tmp_path):
         printf '%s\\n' "${{KV_OFFLOAD_SERVER_ARGS[@]}}"
     """)
     assert r.stdout.splitlines()[-4:] == ["--kv-offloading-backend", "native",
-                                          "--kv-offloading-size", "1759.268343448638916015625"]
+                                          "--kv-offloading-size", "1759.26"]
 
 
 # --- the DRAM budget's units (issue 16) ---------------------------------------------------------
@@ -685,13 +686,24 @@ def _gib_to_bytes(text: str) -> float:
     return float(text) * 2**30
 
 
-def test_gb_to_gib_is_exact_for_every_budget():
-    budgets = [1, 2, 7, 100, 1889, 2048, 3000, 999_999, 8_000_000]
+def _the_budget(text: str) -> str:
+    """A GiB figure as units.sh writes it (``seen`` below): the seed's budget rounded down to hundredths."""
+    assert text == "1759.26", text
+    assert SEED_DRAM_BYTES - 2**30 / 100 < _gib_to_bytes(text) <= SEED_DRAM_BYTES, text
+    return "the budget"
+
+
+def test_gb_to_gib_is_the_budget_rounded_down_to_hundredths_for_every_budget():
+    """s37i: the exact quotient was printed, `--l1-size-gb 1759.268343448638916015625` in every log; now two
+    decimals at most, never above the budget and under it by less than 0.01 GiB."""
+    budgets = [1, 2, 7, 100, 1000, 1889, 2048, 3000, 999_999, 8_000_000, 1_073_741_824]
     r = bash("for gb in " + " ".join(map(str, budgets)) + "; do _sg_gb_to_gib \"$gb\"; done")
     assert r.returncode == 0, r.stderr
     gibs = r.stdout.split()
-    assert [_gib_to_bytes(g) for g in gibs] == [gb * 10**9 for gb in budgets]
-    assert all(float(g) < gb for g, gb in zip(gibs, budgets))  # a GiB is bigger than a GB
+    assert gibs[5] == "1759.26" and gibs[4] == "931.32" and gibs[-1] == "1000000000", gibs
+    assert all(re.fullmatch(r"[1-9][0-9]*(\.[0-9]?[1-9])?|0\.[0-9]?[1-9]", g) for g in gibs), gibs
+    for g, gb in zip(gibs, budgets):
+        assert 0 <= gb * 10**9 - Fraction(g) * 2**30 < Fraction(2**30, 100), (g, gb)
 
 
 def _arm(tmp_path: Path, backend: str, server: HttpServer) -> subprocess.CompletedProcess:
@@ -709,7 +721,8 @@ def _arm(tmp_path: Path, backend: str, server: HttpServer) -> subprocess.Complet
     """, timeout=60)
 
 
-def test_the_seed_rows_1889_gb_reaches_every_backend_as_the_same_bytes(tmp_path):
+def test_the_seed_rows_1889_gb_reaches_every_backend_as_its_budget(tmp_path):
+    """Mooncake's bytes to the byte; vLLM's and LMCache's GiB figure rounded down to hundredths (units.sh)."""
     seen = {}
     with HttpServer(200) as server:
         for backend in ("vllm-simple", "lmcache", "mooncake"):
@@ -719,15 +732,15 @@ def test_the_seed_rows_1889_gb_reaches_every_backend_as_the_same_bytes(tmp_path)
             assert r.returncode == 0, r.stderr
             args = [line[4:] for line in r.stdout.splitlines() if line.startswith("arg=")]
             if backend == "vllm-simple":
-                seen[backend] = _gib_to_bytes(args[args.index("--kv-offloading-size") + 1])
+                seen[backend] = _the_budget(args[args.index("--kv-offloading-size") + 1])
             elif backend == "lmcache":
                 argv = shlex.split((work / "lmcache_command.txt").read_text())
-                seen[backend] = _gib_to_bytes(argv[argv.index("--l1-size-gb") + 1])
+                seen[backend] = _the_budget(argv[argv.index("--l1-size-gb") + 1])
             else:
                 config = json.loads((work / "mooncake_config.json").read_text())
                 assert isinstance(config["global_segment_size"], int)  # bytes, no unit to misread
-                seen[backend] = config["global_segment_size"] * 8  # per TP rank
-    assert seen == dict.fromkeys(seen, SEED_DRAM_BYTES), seen
+                seen[backend] = "the budget" if config["global_segment_size"] * 8 == SEED_DRAM_BYTES else config
+    assert seen == dict.fromkeys(("vllm-simple", "lmcache", "mooncake"), "the budget"), seen
 
 
 def test_vllm_simple_records_the_simple_connector(tmp_path):

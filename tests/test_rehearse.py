@@ -88,7 +88,7 @@ def test_seed_row_rehearses_end_to_end(tmp_path):
     assert any("lmcache==0.5.4rc2" in argv for argv in pip)
     lm = [c["argv"] for c in seen if c["tool"] == "lmcache"]
     assert len(lm) == 1 and value(lm[0], "--shm-name") == ""
-    assert float(value(lm[0], "--l1-size-gb")) * 2**30 == 1889 * 10**9  # decimal GB budget, read as GiB
+    assert value(lm[0], "--l1-size-gb") == "1759.26"  # the 1889 decimal GB budget in GiB, rounded down (units.sh)
     serve = [c["argv"] for c in seen if c["tool"] == "vllm" and c["argv"][0] == "serve"][0]
     assert "LMCacheMPConnector" in value(serve, "--kv-transfer-config")
     spec = json.loads(value(serve, "--speculative-config"))
@@ -394,7 +394,8 @@ def test_an_sglang_row_rehearses_in_an_adopting_repository(tmp_path):
     assert "Starting SGLang server" in (tmp_path / "w" / "script.log").read_text()
 
 
-@pytest.mark.parametrize("l1,flagged", [("1889", True), ("1759.268343448638916015625", False), ("1759.27", True)])
+@pytest.mark.parametrize("l1,flagged", [("1889", True), ("1759.268343448638916015625", False), ("1759.26", False),
+                                        ("1759.27", True), ("1759.25", True), ("nan", True), ("1e400", True)])
 def test_check_calls_wants_the_budget_in_gib_to_the_byte(l1, flagged):
     seen = [{"tool": "pip", "argv": ["install", "lmcache==0.5.4rc2"]},
             {"tool": "lmcache", "argv": ["server", "--l1-size-gb", l1, "--chunk-size", "256", "--shm-name", ""]},

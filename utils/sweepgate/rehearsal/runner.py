@@ -998,11 +998,16 @@ def reap_leftovers(calls: list[dict], hurry=None) -> list[str]:
 
 
 def names_the_budget(gib: str | None, gb: str) -> bool:
-    """A backend's GiB figure is the row's decimal-GB budget to the byte (benchmarks/lib/units.sh)."""
-    try:
-        return float(gib) * 2**30 == int(gb) * 10**9
-    except (TypeError, ValueError):
+    """A backend's GiB figure is the row's decimal-GB budget, never above it and under it by less than a
+    hundredth of a GiB (benchmarks/lib/units.sh rounds it down to hundredths; the exact quotient passes too)."""
+    from fractions import Fraction
+
+    try:  # a plain decimal exactly; anything else (1e3, or 1e999999999, never expanded) as the float it reads as
+        exact = re.fullmatch(r"[0-9]{1,20}(\.[0-9]{1,40})?", str(gib))
+        budget, given = int(gb) * 10**9, (Fraction(str(gib)) if exact else Fraction(float(str(gib)))) * 2**30
+    except (TypeError, ValueError, OverflowError):
         return False
+    return budget - Fraction(2**30, 100) < given <= budget
 
 
 SGLANG_MODULE = "sglang.launch_server"
