@@ -191,8 +191,8 @@ def _unlisted(image: str, engines: list[str], place: tuple[str, int, int], root:
     versions = f"VERSION the {engines[0]} release" if one else "each VERSION the release of its engine"
     manifests = "that version's manifest" if one else "their manifests"
     captures = " && ".join(_capture(engine, None, folder) for engine in engines)
-    hint = (f"{make + ', then ' if make else ''}list the image in this repository's {fields.CONFIG_DIR}/engines/"
-            f"images.json ('{entry}', {versions} the image installs) and capture {manifests}: {captures}")
+    hint = (f"{make + ', then ' if make else ''}list the image in this repository's {folder}/images.json "
+            f"('{entry}', {versions} the image installs) and capture {manifests}: {captures}")
     said = UnlistedImage(*place, "engine-manifest", f"image {image} has no {' or '.join(engines)} manifest", hint,
                          severity="warning")
     said.image, said.engines = image, tuple(engines)
@@ -213,7 +213,7 @@ def per_image(diagnostics: list[Diagnostic], root: Path) -> list[Diagnostic]:
 
 def _capture_folder(root: Path) -> tuple[str, str]:
     """(the `mkdir -p` that makes the repository's engines folder, "" where it has one; that folder, as
-    ``_from_here`` names it): `engines capture --out`'s folder must exist."""
+    ``_from_here`` names it, as every path of the fix is named): `engines capture --out`'s folder must exist."""
     folder = _from_here(root, f"{fields.CONFIG_DIR}/engines")  # --out is from the current folder, as the fix is run
     return ("" if (root / fields.CONFIG_DIR / "engines").is_dir() else f"mkdir -p {folder}"), folder
 
