@@ -123,3 +123,20 @@ def test_a_command_given_without_its_subcommand_lists_them(make_repo, argv, choi
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert error_line(r) == (f"sweepgate {argv[0]}: error: the following arguments are required: {word} (choose "
                              f"from {choices}; `sweepgate {argv[0]} --help` says what each does)"), r.stderr
+
+
+@pytest.mark.parametrize("argv, said", [
+    (("full-sweep", "--config-keys", "kimik3-*"),
+     "sweepgate full-sweep: error: unrecognized arguments: --config-keys kimik3-* (did you mean "
+     "`sweepgate test-config --config-keys`? --config-keys is test-config's flag, not full-sweep's)"),
+    (("test-config", "--config-keys", "x", "--model-prefix=dsr1"),
+     "sweepgate test-config: error: unrecognized arguments: --model-prefix=dsr1 (did you mean "
+     "`sweepgate full-sweep --model-prefix`? --model-prefix is full-sweep's flag, not test-config's)"),
+], ids=["full-sweep-config-keys", "test-config-model-prefix"])
+def test_a_flag_of_the_sibling_sweep_command_names_that_command(make_repo, argv, said):
+    """s37i: `full-sweep --config-keys 'kimik3-*'` was told `did you mean --config-files?`, the nearest
+    spelling, when the user wanted test-config, which takes --config-keys; a typo is still told its flag."""
+    r = sweepgate(make_repo().path, *argv)
+    assert r.returncode == 2 and r.stdout == "" and error_line(r) == said, r.stderr
+    typo = sweepgate(make_repo().path, "full-sweep", "--config-fils", "x")
+    assert error_line(typo).endswith("unrecognized arguments: --config-fils x (did you mean --config-files?)")

@@ -172,12 +172,39 @@ def unrecognized(parser, words: list[str]) -> str:
 
     said = f"unrecognized arguments: {' '.join(words)}"
     flags = [w for w in words if w.startswith("--")]
+    if len(flags) == 1 and (other := _sibling_taking(parser, flags[0].split("=", 1)[0])):
+        (prefix, name), flag = parser.prog.rsplit(" ", 1), flags[0].split("=", 1)[0]
+        return said + f" (did you mean `{prefix} {other} {flag}`? {flag} is {other}'s flag, not {name}'s)"
     if len(flags) == 1:
         names = [name for name in parser._option_string_actions if name.startswith("--")]
         near = difflib.get_close_matches(flags[0].split("=", 1)[0], names, n=1, cutoff=0.6)
         if near:
             said += f" (did you mean {near[0]}?)"
     return said
+
+
+def _sibling_taking(parser, flag: str) -> str | None:
+    """The command of ``parser``'s module beside its own (full-sweep and test-config share one) that takes
+    ``flag`` as it is written: the other command meant, not a typo of one of this one's flags
+    (`full-sweep --config-keys` is test-config's, not a misspelt --config-files)."""
+    import argparse
+
+    module, words = parser.get_default("_module"), parser.prog.rsplit(" ", 1)
+    if module is None or len(words) < 2 or words[1] not in COMMANDS:  # a top-level command's parser only
+        return None
+    for other, (path, _) in COMMANDS.items():
+        if other == words[1] or path != module.__name__:
+            continue
+        probe = argparse.ArgumentParser(add_help=False)
+        _add_arguments(module, probe, other)
+        if flag in probe._option_string_actions:
+            return other
+    return None
+
+
+def _add_arguments(module, parser, name: str) -> None:
+    """Declare command ``name``'s flags on ``parser`` (the sweep module declares both of its commands')."""
+    module.add_arguments(parser) if name not in ("full-sweep", "test-config") else module.add_arguments(parser, name)
 
 
 def _installed_commit() -> str | None:
@@ -238,7 +265,7 @@ def build_parser(argv: list[str], only: tuple[str, ...] | None = None, prog: str
         # Only the chosen subcommand's module is imported.
         if name == wanted:
             mod = importlib.import_module(module)
-            mod.add_arguments(p) if name not in ("full-sweep", "test-config") else mod.add_arguments(p, name)
+            _add_arguments(mod, p, name)
             p.set_defaults(_module=mod, _parser=p)  # _parser.error(): exit 2 for flag combinations
             _describe_subcommands(p)
     return parser
