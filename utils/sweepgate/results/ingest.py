@@ -299,7 +299,7 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
         before = len(refused)
         kept, helpers, same = _outputs_of(path, refused, zips, document)
         if not kept and not helpers and len(refused) == before and not allow_empty:
-            raise _no_results_in(given, path)
+            raise _no_results_in(given, path, {p: found for p, found in zips.items() if p.is_relative_to(path)})
         out.extend(kept)
         skipped.extend(helpers)
         twins.extend(same)
@@ -628,13 +628,16 @@ def _refuse_archive(output: Path, content: bytes) -> None:
         raise refusal
 
 
-def _no_results_in(given: str, path: Path) -> SweepgateError:
+def _no_results_in(given: str, path: Path, packed: dict[Path, Packed]) -> SweepgateError:
     """A folder with no result file; naming, kind by kind (jsonio.KINDS), the archives it holds (artifacts
     not yet unzipped, tarballs, 7z) and its compressed results (``res.json.gz``, ``res.json.xz``: a
     compressed file whose name without the compressor's suffix is no result's, a log, is not named), each
     with how to unpack it (review27, new-user29, s30: only zip, tar and gzip were named), and the jobs' sidecars
-    whose outputs are among them (``_waiting_sidecar``; s37c: the sidecar beside them went unsaid)."""
-    kinds = {p.name: found.kind for p in sorted(path.glob("*")) if (found := _packed(p)) is not None}
+    whose outputs are among them (``_waiting_sidecar``; s37c: the sidecar beside them went unsaid). ``packed``:
+    what the walk met of these under ``path``, in its subfolders too, each named by its path from ``path``
+    (``sub/c4.json.gz``; s37h: only the folder's own files were looked at, so a folder holding them one level
+    down was said to hold nothing)."""
+    kinds = {p.relative_to(path).as_posix(): found.kind for p, found in sorted(packed.items())}
 
     def held(kind: jsonio.Kind) -> list[str]:
         return [n for n, k in kinds.items() if k is kind]
@@ -656,7 +659,7 @@ def _no_results_in(given: str, path: Path) -> SweepgateError:
              f"({kind.command})" for _, kind in packed]
     folders = "folders" if any(kind.kind == jsonio.ARCHIVE for _, kind in packed) else "folder"  # extracted into DIRs
     listed = ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
-    waiting = list(dict.fromkeys(side.name for name, kind in kinds.items()
+    waiting = list(dict.fromkeys(side.relative_to(path).as_posix() for name, kind in kinds.items()
                                  if (side := _waiting_sidecar(path / name, kind)) is not None))
     if waiting:  # s37c: "no result files" beside a job's sidecar said nothing of the job
         every = len(waiting) == sum(len(found) for found, _ in packed)
