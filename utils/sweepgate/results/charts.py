@@ -361,19 +361,48 @@ def _draw_fronts(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
 
 def front_lines(mine: list[dict], kind: str) -> list[list[tuple[float, float]]]:
     """One series' (``mine``) front of ``kind`` as the lines drawn of it, each of two points or more. The PR
-    front is broken where a point of the series the run has no figure for (its job failed, or it was not
-    measured: drawn at its baseline) stands between two of its points by interactivity (review s35b: the
-    line from conc 16 to 256 across a failed conc 64 ran far below the baseline's front, a drop no point
-    measured and the table did not report)."""
+    front is broken between two of its points where a point of the series the run has no figure for (its job
+    failed, or it was not measured: drawn at its baseline) lies between them along the sweep
+    (``_between_loads``: its concurrency and request rate between theirs), never a line across it (review
+    s35b: the line from conc 16 to 256 across a failed conc 64 ran far below the baseline's front, a drop no
+    point measured and the table did not report). Where that point is drawn says nothing of it: before s37h
+    the front was broken wherever its interactivity lay between two front points', so a failed conc 512 drawn
+    at its baseline among the PR's conc 256 and 128 cut the line between them, points the sweep measured
+    side by side."""
     side = "base" if kind == BASE_FRONT else "pr"
-    front = pareto_front([item[side] for item in mine if item[side]])
-    gaps = [item["at"][0] for item in mine if kind == PR_FRONT and item["pr"] is None]
+    loads: dict[tuple, list[tuple]] = {}  # each drawn spot -> the loads of the series' points drawn at it
+    for item in mine:
+        if item[side]:
+            loads.setdefault(item[side], []).append(_load(item))
+    front = pareto_front(list(loads))
+    gaps = [_load(item) for item in mine if kind == PR_FRONT and item["pr"] is None]
     lines = [front[:1]]
-    for point in front[1:]:
-        if any(lines[-1][-1][0] < x < point[0] for x in gaps):
+    for a, b in zip(front, front[1:]):
+        if any(_between_loads(gap, la, lb) for gap in gaps for la in loads[a] for lb in loads[b]):
             lines.append([])
-        lines[-1].append(point)
+        lines[-1].append(b)
     return [line for line in lines if len(line) > 1]
+
+
+def _load(item: dict) -> tuple[float, ...]:
+    """Where ``item`` stands along its series' sweep: its ``record.SWEPT`` values (concurrency, request rate)
+    as numbers, one with none (no cap, an unlimited rate) above every number; a rate written as no number
+    (kept as written) is NaN, between no two points."""
+    fields = dict(zip(R.POINT_IDENTITY, item["point"]))
+    out = []
+    for name in R.SWEPT:
+        try:
+            out.append(math.inf if fields.get(name) is None else float(fields[name]))
+        except (TypeError, ValueError):
+            out.append(math.nan)
+    return tuple(out)
+
+
+def _between_loads(gap: tuple, a: tuple, b: tuple) -> bool:
+    """Whether a point at load ``gap`` (``_load``) lies between points at ``a`` and ``b`` along their sweep: in
+    each swept value, within theirs (a sweep of concurrency alone: its concurrency between theirs; of both, in
+    the box their two loads span)."""
+    return all(min(p, q) <= g <= max(p, q) for g, p, q in zip(gap, a, b))
 
 
 def front_style(kind: str, ink: str) -> dict:

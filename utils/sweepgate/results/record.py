@@ -261,6 +261,10 @@ RECIPE_IDENTITY = (TOPOLOGY, SPEC_DECODING, KV_OFFLOADING, KV_OFFLOAD_BACKEND)
 # each rate is a point of its own. Unlimited ("inf", or no rate given) is one value, so a
 # concurrency sweep keeps matching across clients that write either.
 POINT_IDENTITY = POINT + RECIPE_IDENTITY + (REQUEST_RATE,)
+# What varies along one sweep of a recipe (the rest of a point is its sweep): `results compare` groups a
+# sweep's rows by the rest, and a chart's PR front is broken where a point between two of its points,
+# along these, has no figure.
+SWEPT = (CONC, REQUEST_RATE)
 
 
 def rate_key(value) -> str | None:

@@ -82,11 +82,8 @@ def fmt_change(change: float | None, threshold: float | None = None) -> str:
     return f"{percent:+.{-math.floor(math.log10(abs(percent)))}f}%"  # one significant digit, never 1e-05
 
 
-SWEPT = (R.CONC, R.REQUEST_RATE)  # what varies along one sweep of a recipe; the rest of a point is its sweep
-
-
 def _sweep(pt: tuple) -> tuple:
-    return tuple(value for name, value in zip(R.POINT_IDENTITY, pt) if name not in SWEPT)
+    return tuple(value for name, value in zip(R.POINT_IDENTITY, pt) if name not in R.SWEPT)
 
 
 def rate_sweeps(comparison: C.Comparison) -> frozenset:
