@@ -35,7 +35,7 @@ def test_a_point_too_few_baseline_runs_judge_says_so_beside_it():
     drop = {DROP: {R.OUTPUT_TPUT_PER_GPU: 0.8}}
     keys = synth.KEYS[:1]
     (few,) = texts(C.compare_records(synth.pr_run(drop, keys=keys), synth.history(runs=2, keys=keys)))
-    assert {"16 not judged", "8 not judged"} <= few, few
+    assert {"16 not judged, -19.9% tok/s/GPU", "8 not judged"} <= few, few  # s37h: with its change
     (enough,) = texts(C.compare_records(synth.pr_run(drop, keys=keys), synth.history(runs=5, keys=keys)))
     assert "16 regressed" in enough and not any("not judged" in t for t in enough), enough
 

@@ -63,8 +63,9 @@ def test_a_rate_sweep_at_one_concurrency_labels_its_points_by_rate(tmp_path, db,
     fig = charts.draw_chart(group, items, comp.run)
     FigureCanvasAgg(fig).draw()
     assert {item["conc"] for item in items} == {None}
-    # two main runs: too few to judge, as each label says
-    assert sorted(t.get_text() for t in fig.axes[0].texts) == ["10/s not judged", "30/s not judged", "∞ not judged"]
+    # two main runs: too few to judge, as each label says, with a change past its threshold (s37h)
+    assert sorted(t.get_text() for t in fig.axes[0].texts) == ["10/s not judged", "30/s not judged",
+                                                               "∞ not judged, +8.5% tok/s/GPU"]
     assert charts.point_marks(items) == ["10/s", "30/s", "∞"]
     both = [dict(item, conc=conc) for conc in (1, 2) for item in items]  # a sweep of rates and concurrencies
     assert charts.point_marks(both)[:3] == ["10/s c1", "30/s c1", "∞ c1"]

@@ -114,3 +114,21 @@ def test_the_pr_front_is_still_broken_at_a_failed_point_between_two_along_the_sw
     low, high = (("1", "2"), ("8", None)) if by_rate else ((4, 8), (32, 64))
     assert fronts == [sorted(_pr_at(items, load) for load in high), sorted(_pr_at(items, load) for load in low)]
 
+
+def test_a_not_judged_points_label_says_a_change_past_its_threshold():
+    """Against two main runs (too few to judge), conc 16's throughput per GPU 12 % down and conc 8's interactivity
+    20 % up were labelled "16 not judged" and "8 not judged", as conc 32's 0.4 % was: the label now carries the
+    change where one of the axes' figures moved past its threshold (throughput per GPU's first), with its unit."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    key = synth.KEYS[0]
+    pr = synth.pr_run(keys=(key,), noise=0.0, scale={(key, 16): {R.OUTPUT_TPUT_PER_GPU: 0.88},
+                                                     (key, 8): {R.INTERACTIVITY: 1.2},
+                                                     (key, 32): {R.OUTPUT_TPUT_PER_GPU: 1.004}})
+    comp = C.compare_records(pr, synth.history(runs=2, noise=0.0, keys=(key,)))
+    ((group, items),) = charts.chart_groups(comp).items()
+    fig = charts.draw_chart(group, items, comp.run)
+    FigureCanvasAgg(fig).draw()
+    texts = {t.get_text() for t in fig.axes[0].texts}
+    assert texts == {"4 not judged", "8 not judged, +20.0% tok/s/user", "16 not judged, -12.0% tok/s/GPU",
+                     "32 not judged", "64 not judged"}, texts

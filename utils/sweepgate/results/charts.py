@@ -31,6 +31,8 @@ from sweepgate.core.errors import fail, os_reason
 from sweepgate.results import compare as C
 from sweepgate.results import labels as L
 from sweepgate.results import record as R
+from sweepgate.results import show
+from sweepgate.results.figures import fmt_change
 
 X, Y = R.INTERACTIVITY, R.OUTPUT_TPUT_PER_GPU
 X_LABEL = "Interactivity (tok/s/user)"
@@ -224,16 +226,35 @@ def _no_figure(head: dict) -> str:
     return "no throughput per GPU" if C.number((head.get(R.METRICS) or {}).get(Y)) is None else "no interactivity"
 
 
-def _unjudged(comparison: C.Comparison) -> set[tuple]:
-    """The points whose throughput or interactivity (what the axes show) has a baseline too small to judge."""
-    return {v.point for v in comparison.verdicts if v.metric in (X, Y) and v.verdict == C.INSUFFICIENT}
+def _unjudged(comparison: C.Comparison) -> dict[tuple, str | None]:
+    """The points whose throughput or interactivity (what the axes show) has a baseline too small to judge ->
+    how far it moved, as its label says it (``_moved``)."""
+    found: dict[tuple, list[C.Verdict]] = {}
+    for v in comparison.verdicts:
+        if v.metric in (X, Y) and v.verdict == C.INSUFFICIENT:
+            found.setdefault(v.point, []).append(v)
+    return {pt: _moved(verdicts) for pt, verdicts in found.items()}
+
+
+# The unit of each axis' figure, as `results show` heads its column: what a not judged point's change is of.
+AXIS_UNITS = {metric: header for header, metric in show.COLUMNS if metric in (X, Y)}
+
+
+def _moved(verdicts: list[C.Verdict]) -> str | None:
+    """The change of a point too few baseline runs judged (``verdicts``: its axes' figures'), where one is past
+    its threshold, with its unit: its throughput per GPU's (``-11.7% tok/s/GPU``), else its interactivity's;
+    None where neither is (s37h: a -11.7 % drop and a +0.4 % wobble were both labelled ``not judged``, alike)."""
+    past = {v.metric: v for v in verdicts if v.change is not None and abs(v.change) > v.threshold}
+    v = past.get(Y) or past.get(X)
+    return None if v is None else f"{fmt_change(v.change, v.threshold)} {AXIS_UNITS[v.metric]}"
 
 
 def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     """group -> [{point, series, conc, pr: (x, y) | None, runs, base: (x, y) | None, at, flag, new, unjudged,
-    rehearsal, base-rehearsal}], sorted; ``runs``: how many baseline runs ``base`` is the median of; ``new``:
+    moved, rehearsal, base-rehearsal}], sorted; ``runs``: how many baseline runs ``base`` is the median of; ``new``:
     main has no run of the point (its verdicts are C.NEW); ``unjudged``: too few baseline runs to judge
-    what the axes show (``_unjudged``), so an unringed point may still have moved. A point
+    what the axes show (``_unjudged``), so an unringed point may still have moved, ``moved`` saying how far
+    where that is past its threshold. A point
     whose PR job failed has no ``pr``: it is drawn ``at`` its baseline median, marked failed (a
     failed point with no baseline has nowhere to be drawn; the table names it); so is a point the
     baseline's newest run has and the PR run did not measure, marked NOT_MEASURED, and one the PR run
@@ -259,6 +280,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "flag": C.FAILED if failed else NOT_MEASURED if missing else flags.get(pt),
             "verdict": None if failed else flags.get(pt),
             "cancelled": failed and head.get(R.STATUS) == "cancelled", "ref": ref, "unjudged": pt in unjudged,
+            "moved": unjudged.get(pt),
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
         base_xy = _median_xy(base)
@@ -269,7 +291,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "point": pt, "series": series_of(pt), "conc": newest.get(R.CONC), "pr": None, "runs": len(_measured(base)),
             "base": base_xy,
             "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False, "cancelled": False, "ref": ref,
-            "unjudged": False, "missing": None, "verdict": None, "dropped": True,
+            "unjudged": False, "moved": None, "missing": None, "verdict": None, "dropped": True,
             "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     return groups
 
@@ -851,6 +873,12 @@ def labelled_unjudged(item: dict) -> bool:
     return bool(item["pr"] and not item["flag"] and item.get("unjudged"))
 
 
+def _unjudged_words(item: dict) -> str:
+    """What a not judged point's label says after its mark: UNJUDGED, and its change where past its threshold
+    (``16 not judged, -11.7% tok/s/GPU``)."""
+    return ", ".join(filter(None, (UNJUDGED, item.get("moved"))))
+
+
 def unjudged_named(items: list[dict]) -> str:
     """Why a label says "16 not judged", for the legend's title where one does (new-user29: a chart of a PR
     run against two main runs read "not judged" at every point, and its legend explained the new points'
@@ -893,8 +921,8 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str, list[int]]]
     spots: dict[tuple, list[list[int]]] = {}  # a series and state -> its spots, each a list of item indexes
     where = ax.transData.transform([item["at"] for item in items])
     for n, item in enumerate(items):
-        state = (item["series"], item["flag"], item["cancelled"], item.get("unjudged"), item.get("missing"),
-                 item.get("verdict"))
+        state = (item["series"], item["flag"], item["cancelled"], item.get("unjudged"), item.get("moved"),
+                 item.get("missing"), item.get("verdict"))
         mine = spots.setdefault(state, [])
         home = next((spot for spot in mine if abs(where[spot[0]] - where[n]).max() <= px), None)
         mine.append([n]) if home is None else home.append(n)
@@ -907,7 +935,7 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str, list[int]]]
             first = rank[series].index(spot[0])
             text = _joined([marks[n] for n in spot if marks[n]], rank[series][first:first + len(spot)] == spot)
             item = items[spot[0]]
-            suffix = (item["flag"] or (UNJUDGED if labelled_unjudged(item) else None)) if item["pr"] else \
+            suffix = (item["flag"] or (_unjudged_words(item) if labelled_unjudged(item) else None)) if item["pr"] else \
                 ", ".join(filter(None, (item.get("verdict"), item.get("missing") or "not measured"))) \
                 if item["flag"] == NOT_MEASURED else "cancelled" if item["cancelled"] else "failed"
             anchor = next((items[n] for n in spot if items[n]["flag"] or items[n]["new"]), item)

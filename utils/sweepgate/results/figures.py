@@ -75,3 +75,23 @@ def _read(text: str) -> float | str:
     except ValueError:
         return text
     return number if number == number else text  # nan is no key
+
+
+def fmt_change(change: float | None, threshold: float | None = None) -> str:
+    """A relative change to 0.1 %; one smaller than that still shows its sign and size (a
+    regression of 0.02 % is not "+0.0%"); float dust under 1e-7 reads as none, unless it is beyond
+    its ``threshold`` (of 0: a figure a hair under identical baseline values is regressed, and read
+    "+0.0% (±0%) regressed"). Beside its ``threshold``, with the digits that tell it from the
+    threshold (review: a -5.04 % regression and a -4.96 % unchanged row both read "-5.0% (±5%)")."""
+    if change is None:
+        return "n/a"
+    if abs(change) >= 0.0005:
+        digits = 1
+        while (threshold is not None and digits < 4 and abs(change) != threshold
+               and round(abs(change) * 100, digits) == round(threshold * 100, digits)):
+            digits += 1
+        return f"{change:+.{digits}%}"
+    if abs(change) < 1e-7 and (threshold is None or abs(change) <= threshold):
+        return "+0.0%"
+    percent = change * 100
+    return f"{percent:+.{-math.floor(math.log10(abs(percent)))}f}%"  # one significant digit, never 1e-05

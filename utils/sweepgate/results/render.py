@@ -9,7 +9,6 @@ figure measured against a stand-in server carries "(rehearsal)". Eval scores
 from __future__ import annotations
 
 import io
-import math
 import re
 from typing import NamedTuple
 
@@ -22,7 +21,7 @@ from sweepgate.results import labels as L
 from sweepgate.results import record as R
 from sweepgate.results import show
 from sweepgate.results import source as S
-from sweepgate.results.figures import fmt_value, fmt_values
+from sweepgate.results.figures import fmt_change, fmt_value, fmt_values
 
 MARKER = "<!-- sweepgate-results -->"
 # A PR comment's second line: the PR and the run it reports on, which `results comment` checks
@@ -60,26 +59,6 @@ def _with_run(headers: tuple[str, ...], run: str) -> tuple[str, ...]:
 def eval_headers(comparison: C.Comparison) -> tuple[str, ...]:
     """EVAL_HEADERS, the run's column labelled as ``run_column`` says."""
     return _with_run(EVAL_HEADERS, run_column(comparison))
-
-
-def fmt_change(change: float | None, threshold: float | None = None) -> str:
-    """A relative change to 0.1 %; one smaller than that still shows its sign and size (a
-    regression of 0.02 % is not "+0.0%"); float dust under 1e-7 reads as none, unless it is beyond
-    its ``threshold`` (of 0: a figure a hair under identical baseline values is regressed, and read
-    "+0.0% (±0%) regressed"). Beside its ``threshold``, with the digits that tell it from the
-    threshold (review: a -5.04 % regression and a -4.96 % unchanged row both read "-5.0% (±5%)")."""
-    if change is None:
-        return "n/a"
-    if abs(change) >= 0.0005:
-        digits = 1
-        while (threshold is not None and digits < 4 and abs(change) != threshold
-               and round(abs(change) * 100, digits) == round(threshold * 100, digits)):
-            digits += 1
-        return f"{change:+.{digits}%}"
-    if abs(change) < 1e-7 and (threshold is None or abs(change) <= threshold):
-        return "+0.0%"
-    percent = change * 100
-    return f"{percent:+.{-math.floor(math.log10(abs(percent)))}f}%"  # one significant digit, never 1e-05
 
 
 def _sweep(pt: tuple) -> tuple:
