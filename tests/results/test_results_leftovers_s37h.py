@@ -8,6 +8,8 @@
   front points by interactivity: a failed conc 512 drawn among the PR's conc 256 and 128 cut the line between
   them. It is broken only where such a point lies between two along the sweep (its concurrency, or request rate,
   between theirs).
+- A point too few baseline runs judged was labelled "64 not judged" whether it moved -11.7 % or +0.4 %: where its
+  throughput per GPU, else its interactivity, moved past its threshold, the label carries that change.
 
 Real ingests through the CLI into SQLite.
 """
