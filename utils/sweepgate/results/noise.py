@@ -31,7 +31,9 @@ each would be flagged by chance (a noise-only PR of 876 points showed 9 "regress
 4. A success rate is a share of requests, whose noise is the requests' own: five main runs that each
    completed all of theirs show no spread, yet only bound main's failure rate. Where the requests are
    counted, its p-value is the larger of the test above and Fisher's exact test of the head's failed
-   requests against the baseline's, so a failure is flagged only when neither explains it.
+   requests against the baseline's, so a failure is flagged only when neither explains it. Fisher's
+   p is made monotone in the head's failures (each count's is the largest of every count at least as
+   far from the expected one on its side): a count further out is never less significant.
 
 Each comparison's interval is where the head would not be significant (at the p-value cut-off
 Benjamini-Hochberg ended at), so "outside the interval" and "significant" are one statement; its
@@ -322,53 +324,141 @@ def _p_values(comparisons: list[Comparison], shapes: list[_Shape], scaled: list[
             sf = stats.norm.sf(ts) if normal else stats.t.sf(ts, dfs)
             for i, v in zip(at, sf):
                 p[i] = float(2 * v)
-    return [max(v, fisher_p(*c.requests)) if c.requests else v for v, c in zip(p, comparisons)]
+    return [max(v, request_p(*_within_reach(c.requests))) if c.requests else v for v, c in zip(p, comparisons)]
 
 
 @lru_cache(maxsize=65536)
 def fisher_p(failed: int, total: int, base_failed: int, base_total: int) -> float:
     """The two-sided p-value of Fisher's exact test of ``failed`` of ``total`` requests against
-    ``base_failed`` of ``base_total``: ``scipy.stats.fisher_exact``'s, from the hypergeometric
-    probabilities told by ``scipy.special.gammaln`` at once (fisher_exact and scipy's hypergeom take
-    a millisecond a table, and a run's intervals ask for thousands)."""
+    ``base_failed`` of ``base_total``: ``scipy.stats.fisher_exact``'s (see ``_fisher``)."""
+    return _fisher(failed, total, base_failed, base_total)[0]
+
+
+# Fisher's test sums the hypergeometric probabilities within this many standard deviations (and as
+# many tables) of the mode: beyond, each is below e^-800 of the mode's, and the cost of a table is
+# bounded however many requests a file claims (1e11 were a numpy MemoryError).
+FISHER_REACH = 40
+
+
+def _fisher(failed: int, total: int, base_failed: int, base_total: int) -> tuple[float, float, float]:
+    """(two-sided p, P(at least ``failed``), P(at most ``failed``)) of the head's failed requests given
+    both margins, from the hypergeometric probabilities told by ``scipy.special.gammaln`` at once
+    (fisher_exact and scipy's hypergeom take a millisecond a table, and a run asks for thousands)."""
     import numpy as np
     from scipy.special import gammaln
 
     everyone, failures = total + base_total, failed + base_failed
     if failures in (0, everyone):
-        return 1.0
-    low = max(0, total - (everyone - failures))
-    x = np.arange(low, min(total, failures) + 1, dtype=float)
+        return 1.0, 1.0, 1.0
+    low, high = max(0, total - (everyone - failures)), min(total, failures)
+    mode = (total + 1) * (failures + 1) // (everyone + 2)
+    sd = math.sqrt(total * failures / everyone * (1 - failures / everyone) * base_total / max(everyone - 1, 1))
+    reach = FISHER_REACH * (sd + 1)
+    if abs(failed - mode) > reach:  # below e^-800 of the mode's: no table that far is any chance
+        return 0.0, float(failed < mode), float(failed > mode)
+    x = np.arange(max(low, math.floor(mode - reach)), min(high, math.ceil(mode + reach)) + 1, dtype=float)
     log_pmf = (-gammaln(x + 1) - gammaln(failures - x + 1) - gammaln(total - x + 1)
                - gammaln(everyone - failures - total + x + 1))  # what is common to every table left out
     pmf = np.exp(log_pmf - log_pmf.max())
-    at = pmf[failed - low]
-    return min(1.0, float(pmf[pmf <= at * (1 + 1e-7)].sum() / pmf.sum()))  # fisher_exact's tolerance for ties
+    whole, at = pmf.sum(), pmf[failed - int(x[0])]
+    two = min(1.0, float(pmf[pmf <= at * (1 + 1e-7)].sum() / whole))  # fisher_exact's tolerance for ties
+    return two, float(pmf[x >= failed].sum() / whole), float(pmf[x <= failed].sum() / whole)
+
+
+# The failure counts a success rate's request test walks either way from the expected one, at most
+# (in tables summed), and how small a p-value it walks down to: beyond, a bound stands for the test.
+FISHER_WORK = 2_000_000
+FISHER_FLOOR = 1e-12
+
+
+@dataclass
+class _Side:
+    """The monotone p-values of one side of the expected failure count: ``p[i]`` at ``start + way * i``,
+    and beyond them ``bound`` (``(total + 2)`` times the one-sided tail: no table's two-sided p is above it)."""
+
+    start: int
+    way: int
+    p: list[float]
+    bound: object
+
+    def at(self, k: int) -> float:
+        i = (k - self.start) * self.way
+        return self.p[i] if i < len(self.p) else self.bound(k)
+
+    def last_kept(self, cut: float, edge: int) -> int:
+        """The failure count farthest from the start whose p is above ``cut`` (the start's is)."""
+        i = sum(v > cut for v in self.p) - 1  # the p-values fall from the start outwards
+        if i < len(self.p) - 1 or self.start + self.way * i == edge:
+            return self.start + self.way * i
+        kept, beyond = self.start + self.way * i, edge + self.way
+        while abs(beyond - kept) > 1:
+            mid = (kept + beyond) // 2
+            kept, beyond = (mid, beyond) if self.bound(mid) > cut else (kept, mid)
+        return kept
+
+
+# More requests than this, head and baseline together, are judged as this many in the same shares: the
+# test's cost grows with the counts (1e11 in a file was a MemoryError), and beyond a million requests
+# any failure share worth a verdict is far outside what their noise explains.
+MAX_REQUESTS = 10**6
+
+
+def _within_reach(requests: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """``requests`` (head failed, head total, baseline failed, baseline total) scaled down to MAX_REQUESTS."""
+    failed, total, base_failed, base_total = requests
+    scale = MAX_REQUESTS / (total + base_total)
+    if scale >= 1:
+        return requests
+    total, base_total = max(1, round(total * scale)), max(1, round(base_total * scale))
+    return min(total, round(failed * scale)), total, min(base_total, round(base_failed * scale)), base_total
+
+
+def _expected(total: int, base_failed: int, base_total: int) -> int:
+    return min(total, max(0, round(total * base_failed / base_total)))
+
+
+@lru_cache(maxsize=4096)
+def _sides(total: int, base_failed: int, base_total: int) -> tuple[_Side, _Side]:
+    """The request test's p-values either side of the expected failure count, made monotone: Fisher's
+    two-sided p is not (320 requests against 5 x 16: 15 failed p = 0.049, 16 failed p = 0.050), so a
+    count's p is the largest of every count at least as far out on its side. The walk outwards stops
+    where ``(total + 2)`` times the one-sided tail (which only falls outwards) is below FISHER_FLOOR, or
+    after FISHER_WORK tables summed; beyond, that bound is the p-value (never below the test's own)."""
+    centre, sides = _expected(total, base_failed, base_total), []
+    for way, edge, tail in ((1, total, 1), (-1, 0, 2)):
+        ps, k, work = [], centre, 0
+        while True:
+            p = _fisher(k, total, base_failed, base_total)
+            ps.append(p[0])
+            work += 2 * FISHER_REACH * (1 + math.sqrt(min(total, k + base_failed))) + 1
+            if k == edge or (total + 2) * p[tail] < FISHER_FLOOR or work > FISHER_WORK:
+                break
+            k += way
+        bound = (lambda j, tail=tail: min(1.0, (total + 2) * _fisher(j, total, base_failed, base_total)[tail]))
+        beyond = bound(k + way) if k != edge else 0.0
+        for i in range(len(ps) - 1, -1, -1):  # the largest at least as far out
+            beyond = ps[i] = max(ps[i], beyond)
+        sides.append(_Side(centre, way, ps, bound))
+    top = max(sides[0].p[0], sides[1].p[0])
+    sides[0].p[0] = sides[1].p[0] = top
+    return sides[0], sides[1]
+
+
+def request_p(failed: int, total: int, base_failed: int, base_total: int) -> float:
+    """The p-value of the head's failed requests against the baseline's: Fisher's exact test's, made
+    monotone in ``failed`` (``_sides``), so what it keeps is one range of counts."""
+    up, down = _sides(total, base_failed, base_total)
+    return (up if failed >= up.start else down).at(failed)
 
 
 @lru_cache(maxsize=4096)
 def _rates_kept(total: int, base_failed: int, base_total: int, cut: float) -> tuple[float, float]:
-    """(lowest, highest) success rate of ``total`` requests that Fisher's test against the baseline's
-    would not flag at ``cut``: the failure counts from the expected one outwards, in growing steps
-    to the first flagged, then halved back."""
-    expected = min(total, max(0, round(total * base_failed / base_total)))
-    kept_p = lambda k: fisher_p(k, total, base_failed, base_total) > cut  # noqa: E731
-    if not kept_p(expected):
-        return (total - expected) / total, (total - expected) / total
-    ends = []
-    for way, edge in ((1, total), (-1, 0)):  # most failures kept, then fewest
-        kept, step, beyond = expected, 1, edge + way  # past the edge: none flagged that way
-        while kept != edge:
-            probe = min(total, max(0, kept + way * step))
-            if not kept_p(probe):
-                beyond = probe
-                break
-            kept, step = probe, step * 2
-        while abs(beyond - kept) > 1:
-            mid = (kept + beyond) // 2
-            kept, beyond = (mid, beyond) if kept_p(mid) else (kept, mid)
-        ends.append((total - kept) / total)
-    return ends[0], ends[1]
+    """(lowest, highest) success rate of ``total`` requests that the request test against the
+    baseline's would not flag at ``cut`` (``request_p``: one range of failure counts)."""
+    up, down = _sides(total, base_failed, base_total)
+    if up.p[0] <= cut:
+        return (total - up.start) / total, (total - up.start) / total
+    return (total - up.last_kept(cut, total)) / total, (total - down.last_kept(cut, 0)) / total
 
 
 def _adjust(p: list[float], families: list, alpha: float) -> tuple[list[float], list[float]]:
@@ -428,7 +518,7 @@ def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
             if s.log:
                 low, high = math.exp(low), math.exp(high)
         if c.requests:  # not significant where either test keeps it: the two intervals joined
-            few, many = _rates_kept(*c.requests[1:], cut)
+            few, many = _rates_kept(*_within_reach(c.requests)[1:], cut)
             low, high = min(low, few), max(high, many)
         out.append(Judged(qv <= alpha, low, high, qv, side))
     return out
