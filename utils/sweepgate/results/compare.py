@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import fail
+from sweepgate.results import derive
 from sweepgate.results import record as R
 
 DEFAULT_BASELINE_REF = "refs/heads/main"
@@ -196,8 +197,8 @@ class Comparison:
         scores' record does (``EvalVerdict.model``): what names a point ingested without its matrix row, which
         has no config key (``rowless_note``)."""
         for rec in (self.heads.get(pt), *self.baselines.get(pt, ()), *self.dropped.get(pt, ())):
-            if rec and isinstance(rec.get(R.MODEL), str) and rec[R.MODEL]:
-                return rec[R.MODEL]
+            if rec and (model := R.named_model(rec)):
+                return model
         return next((e.model for e in self.evals if e.point == pt and e.model), None)
 
     def as_json(self) -> dict:
@@ -502,10 +503,9 @@ def job_status_words(rec: dict) -> str:
 
 def _requests_done(head: dict) -> str | None:
     """'0 of 8 requests completed', from a failed job's output when it counted both."""
-    metrics = head.get(R.METRICS) or {}
-    done, failed = number(metrics.get(R.COMPLETED)), number(metrics.get(R.FAILED))
-    if done is None or failed is None or done + failed <= 0:
+    if (counts := derive.request_counts(head.get(R.METRICS) or {})) is None:
         return None
+    done, failed = counts
     return f"{done:,.0f} of {done + failed:,.0f} requests completed"  # as every figure: 10,240
 
 
@@ -539,9 +539,10 @@ def _requests(head: dict, base: list[dict]) -> tuple[int, int, int, int] | None:
     both (a success rate's noise is its requests': ``noise.Comparison.requests``); else None."""
     counts = []
     for rec in (head, *base):
-        metrics = rec.get(R.METRICS) or {}
-        done, failed = number(metrics.get(R.COMPLETED)), number(metrics.get(R.FAILED))
-        if done is None or failed is None or done < 0 or failed < 0 or done + failed <= 0:
+        if (done_failed := derive.request_counts(rec.get(R.METRICS) or {})) is None:
+            return None
+        done, failed = done_failed
+        if round(done + failed) < 1:  # a total that rounds to no request is no count
             return None
         counts.append((round(failed), round(done + failed)))
     return (*counts[0], sum(f for f, _ in counts[1:]), sum(t for _, t in counts[1:]))
@@ -553,16 +554,8 @@ RATE_AT = R.POINT_IDENTITY.index(R.REQUEST_RATE)
 def point_sort_key(pt: tuple) -> tuple:
     """Points in order of their fields, unknowns last; the request rate (text, ``R.rate_key``) by its
     number, so a sweep reads 1, 2, 16/s, not 1, 16, 2/s (new user s37d), as `results show` lists it."""
-    return tuple((v is None, *_rate_order(v)) if i == RATE_AT
+    return tuple(R.rate_order(v) if i == RATE_AT
                  else (v is None, str(type(v).__name__), v if v is not None else 0) for i, v in enumerate(pt))
-
-
-def _rate_order(rate) -> tuple:
-    """A rate's place among rates: numbers by value, before any text that is none (kept as written)."""
-    try:
-        return False, float(rate), ""
-    except (TypeError, ValueError):
-        return True, 0.0, str(rate)
 
 
 def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run: str | None = None,

@@ -89,12 +89,19 @@ def interactivity(metrics: dict) -> float | None:
     return 1000.0 / tpot if tpot is not None and tpot > 0 else None
 
 
+def request_counts(metrics: dict) -> tuple[float, float] | None:
+    """(completed, failed) requests, where both are counted (finite, not below 0) and some request was; else None."""
+    counts = tuple(metrics.get(name) for name in (R.COMPLETED, R.FAILED))
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in counts):
+        return None
+    return counts if counts[0] + counts[1] > 0 else None
+
+
 def success_rate(metrics: dict) -> float | None:
-    """completed / (completed + failed); None unless both counts are known."""
-    completed, failed = metrics.get(R.COMPLETED), metrics.get(R.FAILED)
-    if completed is None or failed is None or completed + failed <= 0:
-        return 0.0 if completed == 0 else None
-    return completed / (completed + failed)
+    """completed / (completed + failed); None unless both counts are known (0 where none completed)."""
+    if (counts := request_counts(metrics)) is None:
+        return 0.0 if metrics.get(R.COMPLETED) == 0 else None
+    return counts[0] / (counts[0] + counts[1])
 
 
 def energy_per_output_token_j(energy_j: float | None, metrics: dict) -> float | None:

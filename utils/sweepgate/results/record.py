@@ -282,6 +282,23 @@ def rate_key(value) -> str | None:
 UNLIMITED_RATE = "∞"
 
 
+def rate_order(rate) -> tuple:
+    """A request rate's place among rates (``rate_key``'s text or a record's value): unknown last, numbers by
+    value before any text that is none (kept as written): 1, 2, 16/s, not 1, 16, 2/s."""
+    if rate is None:
+        return True, False, 0.0, ""
+    try:
+        return False, False, float(rate), ""
+    except (TypeError, ValueError):
+        return False, True, 0.0, str(rate)
+
+
+def named_model(rec: dict) -> str | None:
+    """The model ``rec``'s output names, None where it names none (no model, or an empty one)."""
+    model = rec.get(MODEL)
+    return model if isinstance(model, str) and model else None
+
+
 def is_unlimited_rate(value) -> bool:
     """A stated request rate that is unlimited (vLLM's ``"inf"``), not a missing one."""
     return value is not None and not isinstance(value, bool) and rate_key(value) is None

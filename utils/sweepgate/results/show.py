@@ -61,7 +61,7 @@ def sort_key(rec: dict) -> tuple:
         return (v is None, "" if v is None else str(v))
     conc, rate = rec.get(R.CONC), R.identity(rec, R.REQUEST_RATE)
     return (*text(rec.get(R.CONFIG_KEY)), *text(rec.get(R.MODEL)), *text(rec.get(R.HARDWARE)),
-            conc is None, conc or 0, rate is None, float(rate or 0), str(rec.get(R.TOPOLOGY)), _natural(rec.get(R.RESULT_FILENAME)),
+            conc is None, conc or 0, *R.rate_order(rate), str(rec.get(R.TOPOLOGY)), _natural(rec.get(R.RESULT_FILENAME)),
             str(rec.get(R.RUN_ID)), rec.get(R.ATTEMPT) or 0)
 
 
@@ -167,7 +167,7 @@ def _columns(records: list[dict], ref_column: bool) -> tuple[list[tuple], list[l
     model = [field for _, field in COLUMNS].index(R.MODEL)
     if any(row[model] for row in cells):  # a line of neither among named ones says so, never a blank
         for rec, row in zip(records, cells):
-            if rec.get(R.CONFIG_KEY) is None and rec.get(R.MODEL) is None:
+            if rec.get(R.CONFIG_KEY) is None and R.named_model(rec) is None:
                 row[model] = L.NO_KEY_OR_MODEL
     rate = [field for _, field in COLUMNS].index(R.REQUEST_RATE)
     if any(row[rate] for row in cells):  # a rate sweep: its unlimited rate is one of its rates, not a blank
