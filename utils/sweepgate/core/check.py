@@ -154,7 +154,7 @@ def _hint(error) -> str:
 
 
 NUMBER_TEXT = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
-PLAIN_FLOW = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@/+-]*")  # a value YAML's flow mapping reads unquoted as itself
+PLAIN_FLOW = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@/+-]*")  # characters a flow mapping's plain value may hold
 
 
 def _mapping_hint(error) -> str | None:
@@ -164,8 +164,9 @@ def _mapping_hint(error) -> str | None:
     if (error.validator_value != "object" or len(required) != 1 or isinstance(error.instance, bool)
             or not isinstance(error.instance, (str, int, float))):
         return None
+    from sweepgate.core.fastyaml import retyped
     value = str(error.instance)
-    value = value if PLAIN_FLOW.fullmatch(value) else json.dumps(value)
+    value = value if PLAIN_FLOW.fullmatch(value) and not retyped(value) else json.dumps(value)  # text, read back
     return f"write it as a mapping, {{{required[0]}: {value}}}" + (f" (its fields: {', '.join(fields)})" if fields else "")
 
 

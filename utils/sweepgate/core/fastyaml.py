@@ -54,7 +54,15 @@ def _resolver_patterns() -> str:
 # be a string if it were plain YAML 1.1.
 # The lookahead (the first characters PyYAML's resolvers are tried on) rejects most strings at once.
 _FIRST = re.escape("".join(sorted(c for c in yaml.resolver.Resolver.yaml_implicit_resolvers if c)))
-_TYPED_STRING = re.compile(f'"(?=[{_FIRST}])(?:{_resolver_patterns()})"')
+_TYPED = f"(?=[{_FIRST}])(?:{_resolver_patterns()})"
+_TYPED_STRING = re.compile(f'"{_TYPED}"')
+_TYPED_PLAIN = re.compile(_TYPED)
+
+
+def retyped(text: str) -> bool:
+    """Whether YAML 1.1 reads ``text``, written plain (unquoted), as something other than that text:
+    ``yes``, ``on``, ``null``, ``1.0``, ``2024-01-01``."""
+    return _TYPED_PLAIN.fullmatch(text) is not None
 
 
 _CParser = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # None without libyaml
