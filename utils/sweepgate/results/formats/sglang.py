@@ -187,12 +187,19 @@ PACKAGE_TOTALS = tuple(key for key, name in PACKAGE.items() if name in TOKEN_TOT
 
 def _refuse_other_script(doc: dict, path: str, line: int) -> None:
     missing = [key for key in TOKEN_TOTALS if key not in doc]
-    if missing:
-        raise fail(path, line, f"format: a serving summary in SGLang bench_serving's key names without "
-                   f"{' or '.join(missing)} (every bench_serving line holds its token totals: "
-                   f"{' and '.join(TOKEN_TOTALS)}, or the sglang.benchmark package's and 0.2's "
-                   f"{' and '.join(PACKAGE_TOTALS)}): another script's output, its figures no bench_serving run's",
-                   SERVING_HINT)
+    if not missing:
+        return
+    held = [key for key in PACKAGE if key in doc]  # some of the package's totals (all of them: renamed, not here)
+    if held:
+        why = (f"with {' and '.join(held)} but without {' or '.join(key for key in PACKAGE if key not in doc)} "
+               f"(the sglang.benchmark package and bench_serving 0.2 write {', '.join(list(PACKAGE)[:-1])} and "
+               f"{list(PACKAGE)[-1]} together, every other bench_serving {' and '.join(TOKEN_TOTALS)})")
+    else:
+        why = (f"without {' or '.join(missing)} (every bench_serving line holds its token totals: "
+               f"{' and '.join(TOKEN_TOTALS)}, or the sglang.benchmark package's and 0.2's "
+               f"{' and '.join(PACKAGE_TOTALS)})")
+    raise fail(path, line, f"format: a serving summary in SGLang bench_serving's key names {why}: another "
+               "script's output, its figures no bench_serving run's", SERVING_HINT)
 
 
 def _retokenized_short(doc: dict, m: Measurement, osl: int | None, path: str, written: dict) -> None:
