@@ -1258,8 +1258,8 @@ def _of_several(rec: dict) -> bool:
     return bool(rec.get(R.SOURCE_LINE))
 
 
-# Rows looked up at once by ``_stored_alike``: a value of each ALIKE_BY column a row, with the run ids, within
-# the 999 values SQLite before 3.32 binds at most.
+# Rows looked up at once by ``_stored_alike`` (a value of each ALIKE_BY column a row, with the run ids), and run
+# ids or row ids elsewhere: within the 999 values SQLite before 3.32 binds at most.
 ALIKE_CHUNK = 300
 
 
@@ -1321,17 +1321,23 @@ def _first_stored(olds) -> dict:
                                       str(old.get(R.RESULT_FILENAME))))
 
 
-def _stored_outputs(conn, rows: list[dict], url: str, others) -> list[dict]:
+def _stored_outputs(conn, rows: list[dict], url: str, others, mine=frozenset()) -> list[dict]:
     """The stored records read from an output of the same bytes as one of ``rows`` (``R.OUTPUT_SHA256``, through
-    ``ix_results_output``) that ``others`` (an SQL condition) keeps, the rows' own left out there, undecoded; of
-    those, not the ``ci reuse`` copies of the rows' own (``R.measured_by``: the original, ingested after a PR
-    copied it, is no copy of the PR's). Rows stored before revision 0006 have no SHA-256 and are never found."""
+    ``ix_results_output``) that ``others`` (an SQL condition) keeps; of those, not the rows of a file of ``mine``
+    (``_file_key``s), told by their key before any record is read, nor the ``ci reuse`` copies of the rows' own
+    (``R.measured_by``: the original, ingested after a PR copied it, is no copy of the PR's). Rows stored before
+    revision 0006 have no SHA-256 and are never found."""
     digests = {row[column(R.OUTPUT_SHA256)] for row in rows} - {None}
     if not digests:
         return []
-    query = sa.select(results.c.record).where(results.c.output_sha256.in_(digests), others)
+    key_cols = [results.c[column(f)] for f in KEY]
+    keyed = conn.execute(sa.select(results.c.id, *key_cols).where(results.c.output_sha256.in_(digests), others))
+    ids = sorted(r.id for r in keyed if _file_key({}, tuple(r[1:])) not in mine)
+    stored = []
     try:
-        stored = [rec for (rec,) in conn.execute(query)]
+        for at in range(0, len(ids), ALIKE_CHUNK):
+            query = sa.select(results.c.record).where(results.c.id.in_(ids[at:at + ALIKE_CHUNK])).order_by(results.c.id)
+            stored += [rec for (rec,) in conn.execute(query)]
     except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
         raise damaged(url, f"not JSON: {exc}") from None
     own = {_file_key(row["record"]) for row in rows}
@@ -1396,9 +1402,8 @@ def _copies(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
     if not own:
         return []
     found: dict[str, list[dict]] = {}
-    for old in _stored_outputs(conn, fresh, url, sa.true()):
-        if _file_key(old) not in own:  # a row of the file itself (``file_of``'s rule, not a prefix's)
-            found.setdefault(old.get(R.OUTPUT_SHA256), []).append(old)
+    for old in _stored_outputs(conn, fresh, url, sa.true(), own):  # not the file's own rows (``file_of``'s rule)
+        found.setdefault(old.get(R.OUTPUT_SHA256), []).append(old)
     return [Echo(row["record"], _first_stored(found[digest]), True) for row in fresh
             if (digest := row[column(R.OUTPUT_SHA256)]) in found]
 
