@@ -387,8 +387,8 @@ def _run_problems(row: dict, rec, root: Path) -> list:
     elif rec.timed_out or rec.rc:
         what, cause = "did not finish" if rec.timed_out else how_it_ended(rec.rc), scriptlines.cause(rec.output_tail)
         at = (rec.timed_out and place(root, rec.script, rec.stopped_at)) or _failed_at(cause, rel, root)
-        out.append(Diagnostic(*at, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script "
-                              f"{what} in the fast rehearsal ({cause[:200]})", "run sweepgate rehearse on the row"))
+        out.append(Diagnostic(*at, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script {what} in the fast "
+                              f"rehearsal ({scriptlines.shown(cause)})", "run sweepgate rehearse on the row"))
     for (file, line), left in _left_at(rec, root).items():
         out.append(Diagnostic(file, line, 0, RUN_RULE, "left running: " + "; ".join(left),
                               "start background work with start_background_process"))

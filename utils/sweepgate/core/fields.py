@@ -230,6 +230,10 @@ COMMIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 COMMIT_SHA_SAID = "40 hex digits, 64 in a SHA-256 repository"  # what COMMIT_SHA admits, in words
 SHORT_SHA = 12  # hex digits a message or report names a commit (or another git object) by
 
+# --- plan: how a config key's recipe changed from base to head (KeyDiff.status; the keys of the plan's `diff`) ---
+RECIPE_NEW, RECIPE_CHANGED, RECIPE_REMOVED, RECIPE_UNCHANGED = "new", "changed", "removed", "unchanged"
+RECIPE_STATUSES = (RECIPE_NEW, RECIPE_CHANGED, RECIPE_REMOVED, RECIPE_UNCHANGED)  # in the order a plan lists them
+
 
 def add_hardware(label: str | None, facts, *, on_main: bool = False) -> str:
     """The one fix for a runner label whose hardware facts configs/runners.yaml lacks, whoever finds it (a

@@ -75,7 +75,7 @@ def _selected_rules(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff],
         scenarios = [s for s in scenarios_of(config) if s in sel["scenarios"]]
         diff = diffs.get(key)
         file, line = sel["where"]
-        if diff and diff.status == "unchanged" and scenarios:
+        if diff and diff.status == F.RECIPE_UNCHANGED and scenarios:
             scripts = sorted({p for s in scenarios for _, p, _ in head.script_ids(key, s) if p})
             what = "config" + (f", {', '.join(scripts)}" if scripts else "") + (
                 f" and {F.BENCHMARK_LIB}" if head.runs_lib(key) and head.lib_sha else "")
@@ -85,7 +85,7 @@ def _selected_rules(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff],
                 "its rows rerun an unchanged recipe",
                 "drop the entry if nothing changed, or say in its description why a rerun is needed",
                 severity="info"))
-        elif diff and diff.status == "changed":
+        elif diff and diff.status == F.RECIPE_CHANGED:
             unchanged = [s for s in scenarios if s not in diff.scenarios]
             if unchanged:
                 diags.append(Diagnostic(
@@ -136,9 +136,9 @@ def _unlisted_configs(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff
     """Unlisted-change for new or changed configs no appended entry selects, at the first changed line."""
     diags: list[Diagnostic] = []
     for key, diff in diffs.items():
-        if diff.status == "new":
+        if diff.status == F.RECIPE_NEW:
             changed_scenarios = diff.scenarios
-        elif diff.status == "changed" and diff.fields:
+        elif diff.status == F.RECIPE_CHANGED and diff.fields:
             changed_scenarios = diff.field_scenarios
         else:
             continue  # script, library and runner changes are reported per file below
@@ -147,9 +147,9 @@ def _unlisted_configs(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff
         if not missing:
             continue
         owner = head.owner.get(key)
-        line = _first_changed_line(base, head, key) if diff.status == "changed" else \
+        line = _first_changed_line(base, head, key) if diff.status == F.RECIPE_CHANGED else \
             (owner.locate((key,))[0] if owner else 0)
-        if diff.status == "new":
+        if diff.status == F.RECIPE_NEW:
             what = f"new config '{key}'"
         else:
             what = f"config '{key}' changed ({_short(diff.fields, 5)})"
@@ -165,7 +165,7 @@ def _unlisted_configs(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff
 def _new_keys(diffs: dict[str, KeyDiff]) -> list[str]:
     """The configs head adds: their jobs run head's scripts, launchers and runner facts, so a change to
     one of those is among theirs too (selecting one selects the change, as for benchmark_lib.sh)."""
-    return [key for key, diff in diffs.items() if diff.status == "new"]
+    return [key for key, diff in diffs.items() if diff.status == F.RECIPE_NEW]
 
 
 def _unlisted_scripts(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
@@ -611,9 +611,9 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
 
     costs = cost(matrix, minutes, head_set.runners if isinstance(head_set.runners, dict) else None)
     total = costs["total"]
-    by_status: dict[str, list] = {"new": [], "changed": [], "removed": [], "unchanged": []}
+    by_status: dict[str, list] = {status: [] for status in F.RECIPE_STATUSES}
     for d in diffs.values():
-        by_status[d.status].append(d.as_dict() if d.status == "changed" else d.key)
+        by_status[d.status].append(d.as_dict() if d.status == F.RECIPE_CHANGED else d.key)
     warnings.sort(key=lambda d: (severity_rank(d.severity), d.rule, d.file, d.line))
     return {
         "base_ref": base,

@@ -415,7 +415,7 @@ def scenarios_of(config) -> list[str]:
 @dataclass
 class KeyDiff:
     key: str
-    status: str  # new | changed | removed | unchanged
+    status: str  # one of F.RECIPE_STATUSES
     fields: list[str] = field(default_factory=list)
     scripts: list[dict] = field(default_factory=list)   # {path, base, head} (sha256 prefixes, None = absent)
     runner: bool = False
@@ -426,7 +426,7 @@ class KeyDiff:
 
     def as_dict(self) -> dict:
         out = {"key": self.key, "status": self.status}
-        if self.status == "changed":
+        if self.status == F.RECIPE_CHANGED:
             out.update(fields=self.fields, scripts=self.scripts, runner=self.runner,
                        benchmark_lib=self.lib, support_files=self.support, scenarios=self.scenarios)
         return out
@@ -482,14 +482,14 @@ def diff_recipes(base: RecipeSet, head: RecipeSet) -> dict[str, KeyDiff]:
     out: dict[str, KeyDiff] = {}
     for key in list(head.configs) + [k for k in base.configs if k not in head.configs]:
         if key not in head.configs:
-            out[key] = KeyDiff(key, "removed")
+            out[key] = KeyDiff(key, F.RECIPE_REMOVED)
             continue
         h = head.configs[key]
         if key not in base.configs:
-            out[key] = KeyDiff(key, "new", scenarios=scenarios_of(h))
+            out[key] = KeyDiff(key, F.RECIPE_NEW, scenarios=scenarios_of(h))
             continue
         b = base.configs[key]
-        diff = KeyDiff(key, "unchanged")
+        diff = KeyDiff(key, F.RECIPE_UNCHANGED)
         paths = changed_paths(b, h)
         diff.fields = [path_text(p) for p in paths]
         present = [s for s in F.SCENARIO_TYPES if s in scenarios_of(b) or s in scenarios_of(h)]
@@ -510,6 +510,6 @@ def diff_recipes(base: RecipeSet, head: RecipeSet) -> dict[str, KeyDiff]:
         touched.update(_script_changes(base, head, key, present, diff))
         diff.scenarios = [s for s in F.SCENARIO_TYPES if s in touched]
         if diff.fields or diff.scripts or diff.runner or diff.lib or diff.support:
-            diff.status = "changed"
+            diff.status = F.RECIPE_CHANGED
         out[key] = diff
     return out

@@ -348,7 +348,7 @@ def _markdown_recipes(plan: dict) -> list[str]:
     out: list[str] = []
     diff = plan.get("diff") or {}
     out.append("### Recipe changes\n\n")
-    for status in ("new", "changed", "removed"):
+    for status in (s for s in F.RECIPE_STATUSES if s != F.RECIPE_UNCHANGED):
         items = diff.get(status) or []
         if not items:
             continue
@@ -528,17 +528,17 @@ def plan_text(plan: dict) -> str:
         lines.append(f"  {_lower_bound_note(plan)}")
     diff = plan.get("diff") or {}
     lines.append("recipes: " + ", ".join(f"{len(diff.get(s) or [])} {s}"
-                                         for s in ("new", "changed", "removed", "unchanged")))
-    lines += [f"  new {key}" for key in diff.get("new") or []]
-    for item in diff.get("changed") or []:
+                                         for s in F.RECIPE_STATUSES))
+    lines += [f"  {F.RECIPE_NEW} {key}" for key in diff.get(F.RECIPE_NEW) or []]
+    for item in diff.get(F.RECIPE_CHANGED) or []:
         parts = list(item.get("fields") or []) + [s["path"] for s in item.get("scripts") or []]
         if item.get("benchmark_lib"):
             parts.append(F.BENCHMARK_LIB)
         parts += item.get("support_files") or []
         if item.get("runner"):
             parts.append(F.RUNNERS_FILE)
-        lines.append(f"  changed {item['key']}: {', '.join(parts)}")
-    lines += [f"  removed {key}" for key in diff.get("removed") or []]
+        lines.append(f"  {F.RECIPE_CHANGED} {item['key']}: {', '.join(parts)}")
+    lines += [f"  {F.RECIPE_REMOVED} {key}" for key in diff.get(F.RECIPE_REMOVED) or []]
     return "\n".join(lines) + "\n"
 
 

@@ -139,6 +139,14 @@ def cause(tail: str) -> str:
     return next((line for line in reversed(told) if _ERROR.search(line)), told[-1] if told else "")
 
 
+CAUSE_SHOWN = 200  # characters of ``cause``'s line a one-line message holds (an annotation shows no lines below it)
+
+
+def shown(cause_line: str) -> str:
+    """``cause_line`` as a one-line message holds it, at most CAUSE_SHOWN characters."""
+    return cause_line[:CAUSE_SHOWN]
+
+
 def in_repository(name: str, root: Path) -> str | None:
     """A file bash names, from the repository's top; None when it is no file in the repository (or no
     name a file can have: the script's output can hold any text, a name too long, a NUL byte)."""

@@ -1166,7 +1166,7 @@ def _problem_diagnostics(root: Path, script: Path, problems: list[str], output: 
     for problem in problems:
         what, _, fix = problem.rpartition("; ")
         if isinstance(problem, Problem) and problem.said and (cause := scriptlines.cause(output)):
-            what = f"{what} ({cause[:200]})"  # as preflight says it: an annotation holds no lines below it
+            what = f"{what} ({scriptlines.shown(cause)})"  # as preflight says it
         file, line = _place(root, script, problem, output) or (str(script.relative_to(root)), 0)
         out.append(Diagnostic(file, line, 0, "rehearsal", what or fix, fix if what else "", in_file=True))
     return out
