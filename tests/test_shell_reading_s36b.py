@@ -18,7 +18,7 @@ import subprocess
 
 import pytest
 from test_reuse import assert_each_file_is_part_of_the_identity
-from test_sourced_library_s35c import SCRIPT, bash_sourced_at, script_text
+from test_sourced_library_s35c import SCRIPT, bash_sourced_at, oracle_tests, script_text
 
 from sweepgate.core import recipes
 
@@ -100,16 +100,8 @@ IN_BODIES = {  # 2. bash sources the library at the heredoc command's line; it i
 }
 
 
-@pytest.mark.parametrize("how", SOURCES_IT)
-def test_the_line_bash_sources_the_library_at_is_the_line_read(tmp_path, how):
-    (line,) = bash_sourced_at(tmp_path, SOURCES_IT[how])
-    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(SOURCES_IT[how]).encode()}) == [(SCRIPT, line)], how
-
-
-@pytest.mark.parametrize("how", SOURCES_NOTHING)
-def test_a_form_bash_does_not_source_the_library_by_is_not_read_as_one(tmp_path, how):
-    assert bash_sourced_at(tmp_path, SOURCES_NOTHING[how]) == [], how
-    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(SOURCES_NOTHING[how]).encode()}) == [], how
+(test_the_line_bash_sources_the_library_at_is_the_line_read,
+ test_a_form_bash_does_not_source_the_library_by_is_not_read_as_one) = oracle_tests(SOURCES_IT, SOURCES_NOTHING)
 
 
 @pytest.mark.parametrize("how", IN_BODIES)

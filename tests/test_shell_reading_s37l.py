@@ -15,10 +15,9 @@ Each reading case is checked against real bash.
 
 from __future__ import annotations
 
-import pytest
-from test_sourced_library_s35c import SCRIPT, bash_sourced_at, script_text
+from test_sourced_library_s35c import oracle_tests
 
-from sweepgate.core import recipes, shellcode, shellwords
+from sweepgate.core import shellcode, shellwords
 
 LIB = "benchmarks/benchmark_lib.sh"
 SOURCES_IT = {  # the script's text after its first two lines; bash sources the library once, at the line read
@@ -45,16 +44,8 @@ SOURCES_NOTHING = {  # forms that name the library but bash does not source it
 }
 
 
-@pytest.mark.parametrize("how", SOURCES_IT)
-def test_the_line_bash_sources_the_library_at_is_the_line_read(tmp_path, how):
-    (line,) = bash_sourced_at(tmp_path, SOURCES_IT[how])
-    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(SOURCES_IT[how]).encode()}) == [(SCRIPT, line)], how
-
-
-@pytest.mark.parametrize("how", SOURCES_NOTHING)
-def test_a_form_bash_does_not_source_the_library_by_is_not_read_as_one(tmp_path, how):
-    assert bash_sourced_at(tmp_path, SOURCES_NOTHING[how]) == [], how
-    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(SOURCES_NOTHING[how]).encode()}) == [], how
+(test_the_line_bash_sources_the_library_at_is_the_line_read,
+ test_a_form_bash_does_not_source_the_library_by_is_not_read_as_one) = oracle_tests(SOURCES_IT, SOURCES_NOTHING)
 
 
 def test_an_element_subscript_is_read_no_further_than_the_next_bracket():

@@ -66,16 +66,36 @@ def bash_sourced_at(tmp_path, body: str) -> list[int]:
     return [int(line.rsplit(" ", 1)[1]) for line in r.stderr.splitlines() if line.startswith("library sourced")]
 
 
-@pytest.mark.parametrize("how", SOURCES_IT)
-def test_the_line_bash_sources_the_library_at_is_the_line_read(tmp_path, how):
-    (line,) = bash_sourced_at(tmp_path, SOURCES_IT[how])
-    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(SOURCES_IT[how]).encode()}) == [(SCRIPT, line)], how
+def read_where_bash_sources_it(tmp_path, body: str) -> None:
+    """Real bash sources the library once, at one line, and that is the line read (``recipes.library_lines``)."""
+    (line,) = bash_sourced_at(tmp_path, body)
+    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(body).encode()}) == [(SCRIPT, line)], body
 
 
-@pytest.mark.parametrize("how", SOURCES_NOTHING)
-def test_a_line_bash_does_not_source_the_library_at_is_not_read_as_one(tmp_path, how):
-    assert bash_sourced_at(tmp_path, SOURCES_NOTHING[how]) == [], how
-    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(SOURCES_NOTHING[how]).encode()}) == [], how
+def read_as_bash_reads_no_source(tmp_path, body: str) -> None:
+    """Real bash does not source the library, and nothing is read as sourcing it."""
+    assert bash_sourced_at(tmp_path, body) == [], body
+    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(body).encode()}) == [], body
+
+
+def oracle_tests(sources_it: dict, sources_nothing: dict) -> tuple:
+    """The two tests of a table of forms against real bash: each of ``sources_it`` is read at the line bash
+    sources the library at; none of ``sources_nothing`` (which bash does not source it by) is read as one."""
+
+    @pytest.mark.parametrize("how", sources_it)
+    def test_the_line_bash_sources_the_library_at_is_the_line_read(tmp_path, how):
+        read_where_bash_sources_it(tmp_path, sources_it[how])
+
+    @pytest.mark.parametrize("how", sources_nothing)
+    def test_a_form_bash_does_not_source_the_library_by_is_not_read_as_one(tmp_path, how):
+        read_as_bash_reads_no_source(tmp_path, sources_nothing[how])
+
+    return test_the_line_bash_sources_the_library_at_is_the_line_read, \
+        test_a_form_bash_does_not_source_the_library_by_is_not_read_as_one
+
+
+(test_the_line_bash_sources_the_library_at_is_the_line_read,
+ test_a_form_bash_does_not_source_the_library_by_is_not_read_as_one) = oracle_tests(SOURCES_IT, SOURCES_NOTHING)
 
 
 @pytest.mark.parametrize("how", ["behind [ -r ] &&", "if ...; then source; fi", "a variable set from another"])

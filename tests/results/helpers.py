@@ -270,3 +270,16 @@ def scaled_sglang_runs(folder: Path, count: int, first: int = 0, spread: int = 1
         out = [{k: v * scale if isinstance(v, float) and ("throughput" in k or k.endswith("_ms")) else v
                 for k, v in doc.items()} for doc in lines]
         (folder / f"run{i:05d}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in out), encoding="utf-8")
+
+
+def drained(leader: int) -> bytes:
+    """What a pseudo-terminal's child wrote, read while it writes (a pty holds little) until it closes its
+    end (EIO); ``leader`` is closed."""
+    data = b""
+    try:
+        while chunk := os.read(leader, 65536):
+            data += chunk
+    except OSError:  # EIO: the child closed its end
+        pass
+    os.close(leader)
+    return data

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import synth
-from helpers import md_rows
+from helpers import drained, md_rows
 from sweepgate import cli
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
@@ -155,13 +155,7 @@ def test_terminal_table_has_no_colour_when_piped_or_with_no_color(env):
         leader, follower = pty.openpty()
         proc = subprocess.Popen(cmd, env={**e, "TERM": "xterm-256color"}, stdout=follower, stderr=subprocess.PIPE)
         os.close(follower)
-        data = b""
-        try:
-            while chunk := os.read(leader, 65536):  # read while it writes: a pty holds little
-                data += chunk
-        except OSError:  # EIO: the child closed its end
-            pass
-        os.close(leader)
+        data = drained(leader)
         proc.wait(timeout=60)
         proc.stderr.close()
         # colour: a foreground SGR code (30-39, 90-97); under NO_COLOR no style either (polish 23: bold and
@@ -285,13 +279,7 @@ def test_drawing_a_sweep_s_charts_shows_progress_on_a_terminal_only(env):
     proc = subprocess.Popen([*cmd, "--plots", str(env / "tty")], env=pyenv, stdout=subprocess.DEVNULL,
                             stderr=follower)
     os.close(follower)
-    data = b""
-    try:
-        while chunk := os.read(leader, 65536):
-            data += chunk
-    except OSError:
-        pass
-    os.close(leader)
+    data = drained(leader)
     assert proc.wait(timeout=120) == 0 and b"drawing charts" in data, data[-2000:]
     piped = subprocess.run([*cmd, "--plots", str(env / "pipe")], env=pyenv, capture_output=True, text=True)
     assert piped.returncode == 0 and piped.stderr.splitlines() == [

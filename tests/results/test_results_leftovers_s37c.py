@@ -31,7 +31,7 @@ import sys
 import pytest
 
 import synth
-from helpers import ROOT, ROW, job, run_cli, vllm_output, write_job
+from helpers import ROOT, ROW, drained, job, run_cli, vllm_output, write_job
 from sweepgate.core import report
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
@@ -147,12 +147,6 @@ def test_each_baseline_interval_stays_on_one_line_on_an_80_column_terminal(tmp_p
                             env={**env, "PYTHONPATH": str(ROOT / "utils"), "TERM": "xterm-256color"},
                             stdin=follower, stdout=follower, stderr=follower, close_fds=True)
     os.close(follower)
-    data = b""
-    try:
-        while chunk := os.read(leader, 65536):  # read while it writes: a pty holds little
-            data += chunk
-    except OSError:  # EIO: the child closed its end
-        pass
-    os.close(leader)
+    data = drained(leader)
     assert proc.wait(timeout=120) == 0, data[-2000:]
     _whole_on_a_line(data.decode(), C.compare_records(pr, history), 80)
