@@ -72,7 +72,8 @@ def test_an_sglang_server_never_started_stands_at_its_launch_line(tmp_path):
 
 def test_a_script_that_fails_stands_at_the_line_bash_names(tmp_path):
     lines, rel = _rehearse(tmp_path, "echo starting\nno_such_command_s36h\nexit 3\n")
-    assert lines[0].startswith(f"{rel}:2: the script exited 3; its output"), lines
+    assert lines[0].startswith(f"{rel}:2: the script exited 3 ("), lines  # its cause in parentheses (s37d)
+    assert "line 2: no_such_command_s36h: command not found); its output" in lines[0], lines
 
 
 def test_what_a_rehearsal_left_running_stands_at_the_line_that_started_it(tmp_path):
