@@ -83,3 +83,29 @@ def test_row_env_exports_the_runtime_where_the_runner_states_it(fleet, tmp_path)
     r, out = _row_env(fleet, "rocm", tmp_path)
     assert r.returncode == 0, r.stderr
     assert "SWEEPGATE_ACCELERATOR_RUNTIME=rocm\n" in out.read_text()
+
+
+def test_the_runtime_fact_a_fix_names_lists_the_schema_s_values():
+    """The fix's "accelerator-runtime (cuda or rocm)" (fields.RUNTIME_FACT) names every value the runners schema
+    takes there, and only those."""
+    import re
+    from pathlib import Path
+
+    from sweepgate.core import fields
+
+    schema = json.loads((Path(fields.__file__).parent.parent / "schemas" / "runners.schema.json").read_text())
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if fields.ACCELERATOR_RUNTIME in node and isinstance(node[fields.ACCELERATOR_RUNTIME], dict):
+                found.append(node[fields.ACCELERATOR_RUNTIME].get("enum"))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(schema)
+    (values,) = [v for v in found if v]
+    assert sorted(re.findall(r"\w+", fields.RUNTIME_FACT.split("(", 1)[1])) == sorted(values + ["or"])

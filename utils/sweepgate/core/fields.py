@@ -74,6 +74,8 @@ POOL_NODES = "nodes"                         # nodes in the pool: a fit check, n
 CLUSTER_PREFIX = "cluster:"
 # A row whose KV-offload arm installs its backend on a runner stating no accelerator-runtime (plan, ci row-env).
 NO_RUNTIME_RULE = "no-accelerator-runtime"
+# The fact those rows need, as a fix names it (its values: runners.schema.json's enum).
+RUNTIME_FACT = f"{ACCELERATOR_RUNTIME} (cuda or rocm)"
 
 # --- matrix rows ----------------------------------------------------------------
 CONC = "conc"

@@ -257,7 +257,7 @@ def check_runtime(row: dict, env: dict[str, str], runners_doc) -> None:
     raise fail(runners_doc.path if runners_doc is not None else fields.RUNNERS_FILE, line,
                f"the row's KV-offload arm installs {backend}, whose build it picks by the runner's "
                f"{fields.ACCELERATOR_RUNTIME}, and '{label}' states none in {fields.RUNNERS_FILE}",
-               fields.add_hardware(label, [f"{fields.ACCELERATOR_RUNTIME} (cuda or rocm)"])
+               fields.add_hardware(label, [fields.RUNTIME_FACT])
                + " of the commit the job runs", rule=fields.NO_RUNTIME_RULE, col=col)
 
 

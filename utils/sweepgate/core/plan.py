@@ -408,7 +408,7 @@ def runtimeless_runners(matrix: dict, head: RecipeSet) -> list[Diagnostic]:
                        f"'{label}' runs rows whose KV-offload arm installs {' and '.join(sorted(backends))}, "
                        f"but its {F.HARDWARE} entry in {F.RUNNERS_FILE} states no {F.ACCELERATOR_RUNTIME}, "
                        "by which the arm picks the build: `ci row-env` will refuse those jobs",
-                       F.add_hardware(label, [f"{F.ACCELERATOR_RUNTIME} (cuda or rocm)"]) + " in this change "
+                       F.add_hardware(label, [F.RUNTIME_FACT]) + " in this change "
                        "(the jobs read the approved commit's file, not main's)", severity="warning")
             for label, backends in sorted(bare.items())]
 
