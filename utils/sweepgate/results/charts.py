@@ -35,8 +35,10 @@ from sweepgate.results import show
 from sweepgate.results.figures import fmt_change
 
 X, Y = R.INTERACTIVITY, R.OUTPUT_TPUT_PER_GPU
-X_LABEL = "Interactivity (tok/s/user)"
-Y_LABEL = "Output throughput per GPU (tok/s/GPU)"
+# The unit of each axis' figure, as `results show` heads its column: the axes' labels and a not judged point's change.
+AXIS_UNITS = {metric: header for header, metric in show.COLUMNS if metric in (X, Y)}
+X_LABEL = f"Interactivity ({AXIS_UNITS[X]})"
+Y_LABEL = f"Output throughput per GPU ({AXIS_UNITS[Y]})"
 GROUP = (R.MODEL, R.PRECISION, R.HARDWARE, R.SCENARIO, R.ISL, R.OSL)
 PR_GID, BASE_GID = "pr-point", "baseline-point"
 LINK_GID, LINK_INK = "baseline-link", "#9a9a9a"  # a PR point's line to its baseline median; grey unless ringed
@@ -234,10 +236,6 @@ def _unjudged(comparison: C.Comparison) -> dict[tuple, str | None]:
         if v.metric in (X, Y) and v.verdict == C.INSUFFICIENT:
             found.setdefault(v.point, []).append(v)
     return {pt: _moved(verdicts) for pt, verdicts in found.items()}
-
-
-# The unit of each axis' figure, as `results show` heads its column: what a not judged point's change is of.
-AXIS_UNITS = {metric: header for header, metric in show.COLUMNS if metric in (X, Y)}
 
 
 def _moved(verdicts: list[C.Verdict]) -> str | None:
