@@ -18,11 +18,10 @@ import subprocess
 
 import pytest
 from test_reuse import assert_each_file_is_part_of_the_identity
-from test_sourced_library_s35c import SCRIPT, bash_sourced_at, oracle_tests, script_text
+from test_sourced_library_s35c import LIB, SCRIPT, bash_sourced_at, oracle_tests, script_text
 
 from sweepgate.core import recipes
 
-LIB = "benchmarks/benchmark_lib.sh"
 SOURCES_IT = {  # the script's text after its first two lines; bash sources the library once
     # 1.
     "after a <<EOF in a string over lines": f'echo "usage:\n  cat <<EOF\n"\nsource {LIB}\n',

@@ -15,11 +15,10 @@ The cases that run as s36b's do are in its tables (test_shell_reading_s36b, mark
 from __future__ import annotations
 
 import pytest
-from test_sourced_library_s35c import SCRIPT, bash_sourced_at, script_text
+from test_sourced_library_s35c import LIB, SCRIPT, bash_sourced_at, script_text
 
 from sweepgate.core import recipes
 
-LIB = "benchmarks/benchmark_lib.sh"
 
 
 def test_a_source_after_a_heredoc_that_let_starts_is_not_read():

@@ -17,11 +17,10 @@ The helpers sourced these ways are in test_shell_reading_s36b's run identity tes
 from __future__ import annotations
 
 import pytest
-from test_sourced_library_s35c import SCRIPT, bash_sourced_at, oracle_tests, script_text
+from test_sourced_library_s35c import LIB, SCRIPT, bash_sourced_at, oracle_tests, script_text
 
 from sweepgate.core import recipes
 
-LIB = "benchmarks/benchmark_lib.sh"
 SOURCES_IT = {  # the script's text after its first two lines; bash sources the library once, at the line read
     # 1.
     "after x[1<<2]=3": f"x[1<<2]=3\nsource {LIB}\n",

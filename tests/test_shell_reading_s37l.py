@@ -15,11 +15,10 @@ Each reading case is checked against real bash.
 
 from __future__ import annotations
 
-from test_sourced_library_s35c import oracle_tests
+from test_sourced_library_s35c import LIB, oracle_tests
 
 from sweepgate.core import shellcode, shellwords
 
-LIB = "benchmarks/benchmark_lib.sh"
 SOURCES_IT = {  # the script's text after its first two lines; bash sources the library once, at the line read
     "time A=1 source": f"time A=1 source {LIB}\n",
     "after x[$(echo 1)]=1 x[1<<2]=3": f"x[$(echo 1)]=1 x[1<<2]=3\nsource {LIB}\n",

@@ -22,6 +22,7 @@ from test_reuse import assert_each_file_is_part_of_the_identity
 from sweepgate.core import identity, recipes
 
 SCRIPT = f"{FIXED}/dsr1_fp4_b300_vllm.sh"
+LIB = "benchmarks/benchmark_lib.sh"  # the library, as the oracle tables' scripts name it from the top
 # the library says which line of its caller sourced it, as bash counts them
 # On stderr: a library sourced inside $( ) has its stdout captured (test_shell_reading_s35g).
 LIBRARY = 'echo "library sourced at line ${BASH_LINENO[0]}" >&2\n'
@@ -59,7 +60,7 @@ def script_text(body: str) -> str:
 def bash_sourced_at(tmp_path, body: str) -> list[int]:
     """The lines at which real bash, run as a job runs it (from the checkout's top), sources the library."""
     (tmp_path / FIXED).mkdir(parents=True, exist_ok=True)
-    (tmp_path / "benchmarks/benchmark_lib.sh").write_text(LIBRARY)
+    (tmp_path / LIB).write_text(LIBRARY)
     (tmp_path / SCRIPT).write_text(script_text(body))
     r = subprocess.run(["bash", SCRIPT], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert "serve" in r.stdout, r.stdout + r.stderr
@@ -133,7 +134,7 @@ def test_a_helper_sourced_any_of_these_ways_is_part_of_the_run_identity(tmp_path
     for path, blob in tree.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_bytes(blob)
-    (tmp_path / "benchmarks/benchmark_lib.sh").write_text(LIBRARY)
+    (tmp_path / LIB).write_text(LIBRARY)
     r = subprocess.run(["bash", SCRIPT], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert [line for line in r.stdout.splitlines() if "/shared/" in line] == list(HELPERS.values()), r.stdout + r.stderr
 
