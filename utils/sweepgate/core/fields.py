@@ -246,6 +246,13 @@ def add_hardware(label: str | None, facts, *, on_main: bool = False) -> str:
     return f"add {' and '.join(facts)} under {under} in {RUNNERS_FILE}{' on main' if on_main else ''}"
 
 
+def runner_entry(runners: dict | None, label: str) -> tuple[str, str] | None:
+    """Where configs/runners.yaml speaks of ``label`` (a ``locate`` path): its hardware entry, else its labels
+    entry; None where it lists neither."""
+    data = runners if isinstance(runners, dict) else {}
+    return next(((s, label) for s in (HARDWARE, LABELS) if label in (data.get(s) or {})), None)
+
+
 def runtime_backend(row: dict) -> str | None:
     """The KV-offload backend a row's arm pip-installs (KV_OFFLOAD_BACKENDS: LMCache, Mooncake), whose
     build it picks by the runner's accelerator-runtime (SWEEPGATE_ACCELERATOR_RUNTIME); None for a row

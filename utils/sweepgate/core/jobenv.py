@@ -251,9 +251,8 @@ def check_runtime(row: dict, env: dict[str, str], runners_doc) -> None:
     if not backend or fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME] in env:
         return
     label = str(row.get(fields.RUNNER))
-    data = runners_doc.data if runners_doc is not None else {}
-    section = next((s for s in (fields.HARDWARE, fields.LABELS) if label in (data.get(s) or {})), None)
-    line, col = runners_doc.locate((section, label)) if section else (0, 0)
+    entry = fields.runner_entry(runners_doc.data if runners_doc is not None else None, label)
+    line, col = runners_doc.locate(entry) if entry else (0, 0)
     raise fail(runners_doc.path if runners_doc is not None else fields.RUNNERS_FILE, line,
                f"the row's KV-offload arm installs {backend}, whose build it picks by the runner's "
                f"{fields.ACCELERATOR_RUNTIME}, and '{label}' states none in {fields.RUNNERS_FILE}",

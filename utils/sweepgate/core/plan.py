@@ -399,10 +399,8 @@ def runtimeless_runners(matrix: dict, head: RecipeSet) -> list[Diagnostic]:
             bare.setdefault(str(row.get(F.RUNNER)), set()).add(backend)
 
     def place(label: str) -> tuple[str, int, int]:
-        for section in (F.HARDWARE, F.LABELS):
-            if label in (runners.get(section) or {}):
-                return head.runners_place((section, label))
-        return (F.RUNNERS_FILE, 0, 0)
+        entry = F.runner_entry(runners, label)
+        return head.runners_place(entry) if entry else (F.RUNNERS_FILE, 0, 0)
 
     return [Diagnostic(*place(label), F.NO_RUNTIME_RULE,
                        f"'{label}' runs rows whose KV-offload arm installs {' and '.join(sorted(backends))}, "
