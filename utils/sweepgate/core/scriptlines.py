@@ -85,9 +85,11 @@ def array_words(lines: list[str], number: int, start: int) -> list[tuple[int, st
 def assigned_at(root: Path, script: Path, pattern: re.Pattern) -> tuple[str, int] | None:
     """The line of the word ``pattern`` finds in the words of the first array assignment (the script's, then
     the library's) it finds in, joined by single blanks (``array_words``); None when none."""
+    read: dict[str, list[str]] = {}  # each file's lines, read once however many arrays it assigns
     for rel, number, text in script_lines(root, script):
         for found in _ARRAY.finditer(text):
-            words = array_words(file_lines(root / rel), number, found.end())
+            lines = read[rel] if rel in read else read.setdefault(rel, file_lines(root / rel))
+            words = array_words(lines, number, found.end())
             joined, starts = "", []
             for _, word in words:
                 starts.append(len(joined))
