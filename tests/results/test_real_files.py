@@ -124,6 +124,8 @@ REFUSED = {
     # s36e hunt: a digest in vLLM's key names (means only, no duration or token totals), stored as a run until s36e
     "other/vllm-keys_digest_kimik2.5_h200_pd_disagg_c8_means_only_no_duration.json":
         "format: a serving summary in vLLM bench serve's key names without duration",
+    # s38c hunt: a study's digest of SGLang runs (means and p99s, no medians, no token totals, no model_id)
+    "other/slo-sched_summary_sglang_key_names_no_token_totals_2lines.jsonl": "format: unknown JSON output",
 }
 
 
