@@ -1,0 +1,78 @@
+"""The GPU host's steps (`ci row-env`, `results sidecar`) on a python3 that has PyYAML and no other
+package, as docs/security.md (*What the repository owner must configure*, GPU hosts) says is enough.
+
+`-S` leaves site-packages off the path, as a bare host interpreter has them; a folder holding only
+PyYAML stands on PYTHONPATH beside sweepgate's tree; `-P` as the templates run it. The working
+directory is a checkout with a valid configs/runners.yaml, which both steps read and check.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate.commands import example  # noqa: E402
+from sweepgate.workflow import kv  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory) -> Path:
+    repo = tmp_path_factory.mktemp("fleet")
+    example.build_repo(str(repo))
+    return repo
+
+
+@pytest.fixture(scope="module")
+def only_pyyaml(tmp_path_factory) -> Path:
+    """A folder holding PyYAML's two packages (``yaml``, ``_yaml``) and nothing else."""
+    import yaml
+
+    folder = tmp_path_factory.mktemp("only-pyyaml")
+    here = Path(yaml.__file__).resolve().parent
+    for name in ("yaml", "_yaml"):
+        if (here.parent / name).is_dir():
+            (folder / name).symlink_to(here.parent / name, target_is_directory=True)
+    return folder
+
+
+def host_python(cwd: Path, only_pyyaml: Path, *args: str, env: dict) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "SWEEPGATE_"))}
+    full.update(PYTHONPATH=os.pathsep.join([str(ROOT / "utils"), str(only_pyyaml)]), **env)
+    return subprocess.run([sys.executable, "-S", "-P", "-m", "sweepgate", *args], cwd=cwd, env=full,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_row_env_and_the_sidecar_run_on_a_host_python_with_pyyaml_alone(checkout, only_pyyaml, tmp_path):
+    """New-user walk (s38b): `ci row-env` checked the checkout's configs/runners.yaml with jsonschema
+    even when it was valid, so a host python3 with PyYAML alone stopped at `the Python package
+    'jsonschema' is missing`; a valid file is now told by the generated validator, no jsonschema."""
+    full = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    made = subprocess.run([sys.executable, "-m", "sweepgate", "matrix", "--base-ref", "HEAD~1", "--head-ref",
+                           "HEAD"], cwd=checkout, env=full, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    matrix = tmp_path / "matrix.json"
+    matrix.write_text(made.stdout)
+    job_env = tmp_path / "job.env"
+    common = {"MATRIX_FILE": str(matrix), "ROW_ID": "agentic/0", "RUNNER_NAME": "b300-nv_00",
+              "RESULT_DIR": str(tmp_path / "results")}
+    proc = host_python(checkout, only_pyyaml, "ci", "row-env", "--tools", str(checkout),
+                       env={**common, "GITHUB_ENV": str(job_env)})
+    assert proc.returncode == 0, proc.stderr
+    values = kv.parse_kv(job_env.read_text())
+    assert values["RESULT_FILENAME"] and values["SWEEPGATE_RUN_IDENTITY"]
+
+    proc = host_python(checkout, only_pyyaml, "results", "sidecar", "--tools", str(checkout),
+                       env={**common, **values, "JOB_STATUS": "failure", "GITHUB_RUN_ID": "5",
+                            "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REF": "refs/heads/main",
+                            "GITHUB_SHA": subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"],
+                                                         capture_output=True, text=True).stdout.strip(),
+                            "GITHUB_ENV": str(tmp_path / "after.env")})
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "results" / f"{values['RESULT_FILENAME']}.job.json").is_file()
