@@ -76,3 +76,20 @@ def test_row_env_and_the_sidecar_run_on_a_host_python_with_pyyaml_alone(checkout
                             "GITHUB_ENV": str(tmp_path / "after.env")})
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "results" / f"{values['RESULT_FILENAME']}.job.json").is_file()
+
+
+def test_the_reuse_step_readme_tells_another_repository_to_delete_is_run_sweep_s():
+    """README (*The workflows in another repository*) names the step to delete where the run identity
+    cannot see the launchers or scripts; a renamed step would leave the adopter looking for it."""
+    import re
+
+    import yaml
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The workflows in another repository", 1)[1].split("\n## ", 1)[0]
+    named = re.search(r"`run-sweep\.yml`'s step `([^`]+)`", section)
+    assert named, "README no longer names run-sweep.yml's reuse step"
+    doc = yaml.safe_load((ROOT / ".github" / "workflows" / "run-sweep.yml").read_text(encoding="utf-8"))
+    steps = [s for job in doc["jobs"].values() for s in job.get("steps", [])]
+    (step,) = [s for s in steps if s.get("name") == named.group(1)]
+    assert "ci reuse" in step["run"]
