@@ -93,3 +93,31 @@ def test_the_reuse_step_readme_tells_another_repository_to_delete_is_run_sweep_s
     steps = [s for job in doc["jobs"].values() for s in job.get("steps", [])]
     (step,) = [s for s in steps if s.get("name") == named.group(1)]
     assert "ci reuse" in step["run"]
+
+
+@pytest.mark.parametrize("command", [
+    ("ci", "split", "--output", "-", "--matrix"),
+    ("ci", "reuse", "--db", "sqlite:///r.db", "--out", "left.json", "--run-id", "1", "--ref", "refs/heads/main",
+     "--matrix"),
+    ("ci", "row-env", "--row-id", "fixed/0", "--runner-name", "b300-nv_00", "--output", "-", "--matrix"),
+])
+def test_a_list_of_rows_given_as_the_matrix_is_said_to_be_one_and_which_file_to_pass(checkout, tmp_path, command):
+    """New-user walk (s38b): `full-sweep`'s or `test-config`'s output (a list of rows) given to `ci split`,
+    `ci reuse` or `ci row-env --matrix` was `matrix is not a JSON object`, its fix `pass the output of
+    process_changelog.py` (in an InferenceX checkout the reference's own script), `ci reuse` wording it
+    otherwise; each now says what the file is and names `sweepgate matrix`, as for any other non-matrix."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_") and k != "SWEEPGATE_DB"}
+    full["PYTHONPATH"] = str(ROOT / "utils")
+    rows = subprocess.run([sys.executable, "-m", "sweepgate", "test-config", "--config-keys", example.SEED_KEY],
+                          cwd=checkout, env=full, capture_output=True, text=True, timeout=120)
+    assert rows.returncode == 0, rows.stderr
+    listed = tmp_path / "rows.json"
+    listed.write_text(rows.stdout)
+    n = len(__import__("json").loads(rows.stdout))
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", *command, str(listed)], cwd=checkout, env=full,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and proc.stdout == "", (proc.stdout, proc.stderr)
+    assert proc.stderr == (f"{listed}:1: not a matrix but a list of {n} rows (as `full-sweep` and `test-config` "
+                           "print them): a matrix is a JSON object of buckets; pass the JSON `sweepgate matrix` "
+                           "(utils/process_changelog.py) printed\n"), proc.stderr
+    assert not (checkout / "left.json").exists()

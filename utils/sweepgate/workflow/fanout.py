@@ -36,6 +36,8 @@ FANOUT = {
     "multinode": (("multi_node",), 2, "benchmark-multinode-tmpl.yml"),
     "multinode_evals": (("multinode_evals", "multinode_agentic_evals"), 1, "benchmark-multinode-tmpl.yml"),
 }
+# The fix of every matrix file that is not one (`ci split`, `ci reuse`, `ci row-env --matrix`)
+MATRIX_FIX = f"pass the JSON `sweepgate matrix` ({fields.MATRIX_ENTRY_POINT}) printed"
 MATRIX_KEYS = ("single_node", "multi_node", "evals", "agentic_evals", "multinode_evals",
                "multinode_agentic_evals", "changelog_metadata")
 
@@ -74,13 +76,17 @@ def _check_rows(kinds: dict[str, list[dict]], source: str) -> None:
 def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
     """Every row of the matrix, by fan-out kind. Unknown keys are an error, never dropped."""
     if not isinstance(matrix, dict):
-        raise fail(source, 1, "matrix is not a JSON object", "pass the output of process_changelog.py")
+        rows = isinstance(matrix, list) and matrix and all(isinstance(r, dict) for r in matrix)
+        if rows:  # what `full-sweep` and `test-config` print
+            raise fail(source, 1, f"not a matrix but a list of {count(len(matrix), 'row')} (as `full-sweep` and "
+                       "`test-config` print them): a matrix is a JSON object of buckets", MATRIX_FIX)
+        raise fail(source, 1, "matrix is not a JSON object", MATRIX_FIX)
     unknown = sorted(set(matrix) - set(MATRIX_KEYS))
     if unknown and len(unknown) == len(matrix):  # no key of a matrix at all: another file was passed
         what = ("one matrix row" if fields.EXP_NAME in matrix else
                 f"an object of {', '.join(unknown[:6])}{', …' if len(unknown) > 6 else ''}")
         raise fail(source, 1, f"not a matrix but {what}: a matrix's keys are {', '.join(MATRIX_KEYS)}",
-                   "pass the JSON `sweepgate matrix` (utils/process_changelog.py) printed")
+                   MATRIX_FIX)
     if unknown:
         raise fail(source, 1, f"unknown matrix key(s) {', '.join(unknown)}",
                    "teach sweepgate.workflow.fanout.FANOUT where their rows run")
@@ -92,7 +98,7 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
             raise fail(source, 1, f"'{key}' is not an object of buckets", "map bucket name -> list of rows")
         for bucket, rows in buckets.items():
             if not isinstance(rows, list):
-                raise fail(source, 1, f"'{key}.{bucket}' is not a list of rows", "pass the output of process_changelog.py")
+                raise fail(source, 1, f"'{key}.{bucket}' is not a list of rows", MATRIX_FIX)
             for row in rows:
                 if not isinstance(row, dict):
                     raise fail(source, 1, f"'{key}.{bucket}' holds a {type(row).__name__}, not a row",
@@ -110,7 +116,7 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
             rows = matrix.get(key)
             rows = [] if rows is None else rows
             if not isinstance(rows, list):
-                raise fail(source, 1, f"'{key}' is not a list of rows", "pass the output of process_changelog.py")
+                raise fail(source, 1, f"'{key}' is not a list of rows", MATRIX_FIX)
             kinds[kind].extend(rows)
     for kind, rows in kinds.items():
         for i, row in enumerate(rows):
