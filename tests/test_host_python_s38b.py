@@ -1,5 +1,8 @@
-"""The GPU host's steps (`ci row-env`, `results sidecar`) on a python3 that has PyYAML and no other
-package, as docs/security.md (*What the repository owner must configure*, GPU hosts) says is enough.
+"""New-user walk (s38b) of README's *The workflows in another repository* and `sweepgate ci`.
+
+The GPU host's steps (`ci row-env`, `results sidecar`) on a python3 that has PyYAML and no other
+package, as docs/security.md (*What the repository owner must configure*, GPU hosts) says is enough;
+the reuse step README names; a list of rows passed where a matrix goes.
 
 `-S` leaves site-packages off the path, as a bare host interpreter has them; a folder holding only
 PyYAML stands on PYTHONPATH beside sweepgate's tree; `-P` as the templates run it. The working
