@@ -593,19 +593,21 @@ def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
     return (gpu_metrics.parse_time(start) if start else None, gpu_metrics.parse_time(end) if end else None)
 
 
-def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement], found: list) -> list[float | None]:
+def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
+              found: list) -> tuple[list[float | None], str | None]:
     """Joules the job's GPUs drew in each measurement's window, from the samples beside ``output``
-    (read once for them all). The monitor samples every GPU of the node: of more GPUs than the row's
-    job runs on, its own are the ones that drew the most (``gpu_metrics.energy_j``); of fewer (one
-    node of a multi-node job), there is none, said once in a warning in ``found``."""
+    (read once for them all), and the samples' power column they are of (``gpu_metrics.Samples.column``).
+    The monitor samples every GPU of the node: of more GPUs than the row's job runs on, its own are the
+    ones that drew the most (``gpu_metrics.energy_j``); of fewer (one node of a multi-node job), there is
+    none, said once in a warning in ``found``."""
     windows = [_window(job.job, m) for m in measurements]
-    none = [None] * len(measurements)
+    none = [None] * len(measurements), None
     csv_path = next((p for p in gpu_metrics.paths_beside(output) if p.is_file()), None)
     timed = [m for m, window in zip(measurements, windows) if None not in window]
     if csv_path is None or not timed:
         return none
     try:
-        series = gpu_metrics.samples(csv_path.read_text(encoding="utf-8", errors="replace"), str(csv_path))
+        column, series = gpu_metrics.samples(csv_path.read_text(encoding="utf-8", errors="replace"), str(csv_path))
     except (SweepgateError, StopIteration):
         return none
     gpus = derive.gpus(job.row)
@@ -614,7 +616,7 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement], f
                                 f"{csv_path.name} samples {len(series)} GPUs, the job ran on {gpus}",
                                 "energy per token needs samples of every GPU the job ran on", severity="warning"))
         return none
-    return [None if None in window else gpu_metrics.energy_j(series, *window, gpus) for window in windows]
+    return [None if None in window else gpu_metrics.energy_j(series, *window, gpus) for window in windows], column
 
 
 def _refuse_archive(output: Path, content: bytes) -> None:
@@ -738,7 +740,7 @@ def _records(output: Path, text: str, read: Read, given: Given | None, warnings:
         found.extend((d, m.line) for m in measurements
                      if (d := normalize.model_mismatch(m, job.row, str(output), job.source or "--row")))
     whole: list = []  # of the file as a whole
-    energies = _energies(output, job, measurements, whole)
+    energies, power_column = _energies(output, job, measurements, whole)
     if warnings is not None:
         said = [d for d, _ in found] + whole
         jsonio.place(said, text, str(output))  # a whole document's, as its refusals are: path:line:col
@@ -747,7 +749,7 @@ def _records(output: Path, text: str, read: Read, given: Given | None, warnings:
             of_line.update({id(d): line for d, line in found})
     many = len(measurements) > 1 or any(m.line for m in measurements)
     records = [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, energy, window_kind(m),
-                               read.digest.hex()) for m, energy in zip(measurements, energies)]
+                               read.digest.hex(), power_column) for m, energy in zip(measurements, energies)]
     normalize.check_one_setup(measurements, records, str(output), text)
     return records
 

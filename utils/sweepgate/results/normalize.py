@@ -273,9 +273,10 @@ def check_integers(rec: dict, path: str, line: int) -> None:
 
 
 def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: float | None = None,
-          energy_window: str | None = None, digest: str | None = None) -> dict:
+          energy_window: str | None = None, digest: str | None = None, power_column: str | None = None) -> dict:
     """The normalized, schema-checked record for one measurement; ``energy_window`` names the window
-    ``energy_j`` is of (``record.ENERGY_WINDOWS``), stored where there is an energy figure; ``digest``: the
+    ``energy_j`` is of (``record.ENERGY_WINDOWS``) and ``power_column`` the GPU samples' column it is of
+    (``record.ENERGY_POWER_COLUMN``), each stored where there is an energy figure; ``digest``: the
     SHA-256 (hex) of the output file's bytes (``record.OUTPUT_SHA256``), None for a sidecar's alone."""
     if job.row:
         check_agreement(m, job.row, path, job.source or "--row")
@@ -297,6 +298,7 @@ def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: f
            R.CLIENT: m.client, R.CLIENT_VERSION: m.client_version, R.SOURCE_FORMAT: m.source_format,
            R.SOURCE_LINE: m.line, R.OUTPUT_SHA256: digest,
            R.ENERGY_WINDOW: energy_window if metrics.get(R.ENERGY_PER_OUTPUT_TOKEN_J) is not None else None,
+           R.ENERGY_POWER_COLUMN: power_column if metrics.get(R.ENERGY_PER_OUTPUT_TOKEN_J) is not None else None,
            R.METRICS: {k: _plain(v) for k, v in sorted(metrics.items()) if v is not None}, R.EVALS: m.evals}
     check_integers(rec, path, m.line)
     validate(rec, path, m.line, job)

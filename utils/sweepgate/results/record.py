@@ -84,6 +84,10 @@ ENERGY_WINDOW = "energy-window"
 CLIENT_RUN_WINDOW = "client-run"
 JOB_WINDOW = "job"
 ENERGY_WINDOWS = (CLIENT_RUN_WINDOW, JOB_WINDOW)
+# The GPU samples' column the energy was integrated from, its header as the monitor wrote it
+# (``power.draw.average [W]``, ``socket_power``; ``gpu_metrics.draw_rank`` chose it). Null without an energy
+# figure; absent from a record an older sweepgate stored.
+ENERGY_POWER_COLUMN = "energy-power-column"
 # `ci reuse`: a result recorded against a later run it was reused for names the job that
 # measured it ({"run-id", "attempt", "result-filename"}); null for a job's own result.
 REUSED_FROM = "reused-from"

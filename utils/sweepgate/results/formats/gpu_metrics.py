@@ -3,7 +3,8 @@ monitor, and the energy it implies.
 
 nvidia-smi writes ``timestamp, index, power.draw [W], ...`` with values like
 ``2026/07/09 09:15:47.824, 0, 351.20 W``; amd-smi's CSV names its columns
-``timestamp``, ``gpu`` and a ``*power*`` column. Timestamps without a zone are
+``timestamp``, ``gpu`` and ``socket_power``. Of the columns that name power, the GPUs' draw is read
+(``draw_rank``), never a limit or a cap listed before it. Timestamps without a zone are
 the runner's local time. Energy is the per-GPU trapezoid integral of power
 over the benchmark window (the client's own run where its output states it
 beyond doubt, else the job's: ``ingest._window``), summed over GPUs, and only when the samples cover
@@ -15,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from typing import NamedTuple
 
 from sweepgate.core.errors import fail
 from sweepgate.results import jsonio
@@ -23,6 +25,38 @@ from sweepgate.results import record as R
 FILENAME = "gpu_metrics.csv"  # a job's own: <RESULT_FILENAME>.gpu_metrics.csv (benchmarks/lib/evals.sh)
 COVER_SLACK_S = 5.0  # samples must start/end within this of the window's edges
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+GPU_COLUMNS = ("index", "gpu", "gpu_index", "device")  # nvidia-smi's, amd-smi's, rocm-smi's (card0, card1, ...)
+
+# Which column is the GPUs' power draw, told by the words of its name; the one place these rules are.
+# nvidia-smi lists its limits beside the draw (power.limit, enforced.power.limit, power.default_limit,
+# power.min_limit, power.max_limit [W], clocks_event_reasons.sw_power_cap), and from R535 writes
+# power.draw.average and power.draw.instant [W] beside power.draw [W] (an average there), `[N/A]` where a
+# GPU has no such reading; module.power.* is a Grace module's, its CPU's draw included. amd-smi's `metric -p`
+# writes socket_power (its library's current_socket_power, or average_socket_power where that is N/A: on
+# MI300X one of the two is N/A on every GPU) and power_management (ENABLED), its `monitor` power_usage, and
+# older releases average_socket_power and power_limit; rocm-smi writes Average or Current Socket Graphics
+# Package Power (W), and Max Graphics Package Power (W), a cap.
+_WORD = re.compile(r"[a-z]+")
+POWER_WORD = "power"
+NOT_DRAW_WORDS = frozenset({"limit", "cap", "max", "min", "default", "enforced", "management", "reasons", "event",
+                            "throttle", "brake", "slowdown", "smoothing", "module", "voltage", "energy"})
+AVERAGE_WORDS = frozenset({"average", "avg"})
+INSTANT_WORDS = frozenset({"instant", "current"})
+
+
+def draw_rank(name: str) -> int | None:
+    """How a column named ``name`` ranks as the GPUs' power draw, the lower the better: 0 an average,
+    1 a draw its name does not qualify (``power.draw [W]``, ``socket_power``), 2 an instant or current one;
+    None for no draw (a limit, a cap, a maximum, a state, a module's power, no power at all)."""
+    words = set(_WORD.findall(name.lower()))
+    if POWER_WORD not in words or words & NOT_DRAW_WORDS:
+        return None
+    return 0 if words & AVERAGE_WORDS else 2 if words & INSTANT_WORDS else 1
+
+
+class Samples(NamedTuple):
+    column: str  # the header of the power draw column read, as the monitor wrote it
+    by_gpu: dict[str, list[tuple[float, float]]]  # GPU -> [(epoch seconds, watts)], sorted by time
 
 
 def paths_beside(output) -> list:
@@ -54,12 +88,13 @@ def is_identity_dump(docs: list[tuple[int, object]]) -> bool:
         doc["gpu_data"], list)
 
 
-def _columns(header: list[str]) -> tuple[int, int | None, int]:
+def _columns(header: list[str]) -> tuple[int, int | None, list[int]]:
+    """The timestamp's column, the GPU's (None: one GPU) and the power draw's, best first (``draw_rank``)."""
     names = [h.strip().lower() for h in header]
     ts = next(i for i, n in enumerate(names) if n.startswith("timestamp"))
-    gpu = next((i for i, n in enumerate(names) if n in ("index", "gpu", "gpu_index")), None)
-    power = next(i for i, n in enumerate(names) if "power" in n and "limit" not in n and "cap" not in n)
-    return ts, gpu, power
+    gpu = next((i for i, n in enumerate(names) if n in GPU_COLUMNS), None)
+    draws = sorted((rank, i) for i, n in enumerate(names) if (rank := draw_rank(n)) is not None)
+    return ts, gpu, [i for _, i in draws]
 
 
 def parse_time(text) -> float | None:
@@ -75,13 +110,24 @@ def parse_time(text) -> float | None:
     return None if (at := R.moment(text)) is None else at.timestamp()
 
 
-def samples(text: str, path: str) -> dict[str, list[tuple[float, float]]]:
-    """GPU -> [(epoch seconds, watts)], sorted by time."""
+def samples(text: str, path: str) -> Samples:
+    """The GPUs' power draw over time, from the best-ranked draw column (``draw_rank``) that holds a number:
+    an average before an instant reading, a column all ``N/A`` or ``[N/A]`` passed over; none of them with
+    a number is refused (the caller then has no energy figure)."""
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
     if not rows or not detect_text(",".join(rows[0])):
         raise fail(path, 1, "header: no timestamp and power columns",
                    "write it with benchmark_lib.sh's start_gpu_monitor")
-    ts, gpu, power = _columns(rows[0])
+    ts, gpu, draws = _columns(rows[0])
+    power = next((i for i in draws if any(len(row) > i and _NUMBER.search(row[i]) for row in rows[1:])), None)
+    if power is None:
+        named = [h.strip() for h in rows[0] if POWER_WORD in _WORD.findall(h.lower())]
+        what = (f"{', '.join(rows[0][i].strip() for i in draws)} {'holds' if len(draws) == 1 else 'hold'} no number"
+                if draws else f"{', '.join(named)} {'is' if len(named) == 1 else 'are'} no draw" if named
+                else "no column is named power")
+        raise fail(path, 1, f"no GPU power draw: {what}",
+                   "sample the GPUs' draw (nvidia-smi's power.draw, amd-smi's socket_power), as benchmark_lib.sh's "
+                   "start_gpu_monitor does")
     series: dict[str, list[tuple[float, float]]] = {}
     for row in rows[1:]:
         if len(row) <= max(ts, power, gpu or 0):
@@ -90,7 +136,7 @@ def samples(text: str, path: str) -> dict[str, list[tuple[float, float]]]:
         if when is None or watts is None:
             continue
         series.setdefault(row[gpu].strip() if gpu is not None else "0", []).append((when, float(watts[0])))
-    return {k: sorted(v) for k, v in series.items()}
+    return Samples(rows[0][power].strip(), {k: sorted(v) for k, v in series.items()})
 
 
 def _integral(points: list[tuple[float, float]], start: float, end: float) -> float:
