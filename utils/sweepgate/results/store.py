@@ -77,6 +77,11 @@ SHOWN_CHANGES = 4  # changed fields a refusal names
 # A new store's part file (``_part_file``) of a dead opener, untouched this long, is a leftover to remove.
 PART_LEFTOVER_S = 60
 PG_CONNECT_TIMEOUT_S = 10  # how long a PostgreSQL server may take to answer a connection (psycopg's own: 130 s)
+# The most values one IN list of a statement binds (``_chunks``: a longer list is looked up in several statements).
+# SQLite before 3.32, which some distributions' Pythons still ship, refuses a statement that binds more than 999
+# values ("too many SQL variables"), PostgreSQL's protocol more than 65535; a statement here holds at most four
+# such lists (``_stored_alike``: a value of each ALIKE_BY column a row, and the rows' run ids) and a few values.
+IN_CHUNK = 200
 
 
 # The typed columns ``_stored_alike`` finds its candidates by, each a field of the measurement: the client's
@@ -90,6 +95,13 @@ ALIKE_BY = (R.OUTPUT_THROUGHPUT, R.MODEL, R.FINISHED)
 def column(field: str) -> str:
     """Record field -> column name: ``config-key`` -> ``config_key``."""
     return field.replace("-", "_")
+
+
+def _chunks(items, *, once: bool = True) -> list[list]:
+    """``items`` in their order (each once, unless not ``once``: rows, which are no set's members), in lists of
+    IN_CHUNK at most: the values of one IN list of a statement each (no list when there are no items)."""
+    items = list(dict.fromkeys(items)) if once else list(items)
+    return [items[at:at + IN_CHUNK] for at in range(0, len(items), IN_CHUNK)]
 
 
 metadata = sa.MetaData()
@@ -1209,12 +1221,7 @@ def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, t
               for row in rows for other in R.eval_partners(row["record"])]
     if not wanted:
         return [], [], []
-    query = sa.select(*(results.c[column(f)] for f in KEY), results.c.record).where(
-        results.c.run_id.in_({k[0] for k, _ in wanted}), results.c.result_filename.in_({k[2] for k, _ in wanted}))
-    try:
-        stored = {tuple(r[:len(KEY)]): r.record for r in conn.execute(query)}
-    except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
-        raise damaged(url, f"not JSON: {exc}") from None
+    stored = _stored_by_key(conn, [key for key, _ in wanted], url)
     crossed, kept_out, twins, placed = [], [], [], set()
     for key, row in wanted:  # a row's first partner that is its job's places it (a name may have two)
         old = stored.get(key)
@@ -1232,14 +1239,33 @@ def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, t
     return crossed, kept_out, twins
 
 
+def _stored_by_key(conn, keys: list[tuple], url: str) -> dict[tuple, object]:
+    """The stored records of ``keys`` (``KEY``'s values) the store holds, by key: looked up by run id and result
+    name, IN_CHUNK keys a statement (a re-ingest of a JSONL of thousands of lines has as many names)."""
+    stored = {}
+    try:
+        for part in _chunks(keys):
+            query = sa.select(*(results.c[column(f)] for f in KEY), results.c.record).where(
+                results.c.run_id.in_({k[0] for k in part}), results.c.result_filename.in_({k[2] for k in part}))
+            stored.update((tuple(r[:len(KEY)]), r.record) for r in conn.execute(query))
+    except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
+        raise damaged(url, f"not JSON: {exc}") from None
+    return stored
+
+
+def _stored_keys(conn, runs, *more) -> list:
+    """The stored rows' ``KEY`` columns and ``more`` columns, of the runs ``runs``, IN_CHUNK runs a statement."""
+    key_cols = [results.c[column(f)] for f in KEY]
+    return [r for part in _chunks(runs) for r in conn.execute(sa.select(*key_cols, *more)
+                                                              .where(results.c.run_id.in_(part)))]
+
+
 def _check_sole(conn, rows: list[dict]) -> set[tuple]:
     """Raise ``Copied`` when the runs of ``rows``, which are to be their runs' only rows, have rows of another
     file; return the keys stored of those runs. Rows of the file itself are no copy: a summary.json stored
     whole (``summary.json#1``, ``#2``) that a later ingest reads for one of its runs alone (its other run's
     run=N.json turned up; s30: that was said to be a copy of summary.json#1 under another name)."""
-    key_cols = [results.c[column(f)] for f in KEY]
-    runs = {row[column(R.RUN_ID)] for row in rows}
-    stored = {tuple(r) for r in conn.execute(sa.select(*key_cols).where(results.c.run_id.in_(runs)))}
+    stored = {tuple(r) for r in _stored_keys(conn, [row[column(R.RUN_ID)] for row in rows])}
     files = {file_of(row[column(R.RESULT_FILENAME)]) for row in rows}
     if others := sorted(key[2] for key in stored if file_of(key[2]) not in files):
         raise Copied(rows[0]["record"], others)
@@ -1258,24 +1284,21 @@ def _of_several(rec: dict) -> bool:
     return bool(rec.get(R.SOURCE_LINE))
 
 
-# Rows looked up at once by ``_stored_alike`` (a value of each ALIKE_BY column a row, with the run ids), and run
-# ids or row ids elsewhere: within the 999 values SQLite before 3.32 binds at most.
-ALIKE_CHUNK = 300
-
-
 def _stored_alike(conn, rows: list[dict], url: str, by: tuple[str, ...] = ALIKE_BY,
                   alike=None) -> dict[str, dict[tuple, dict]]:
     """The stored records of other runs than those of ``rows`` that hold a measurement of theirs, by
     ``alike`` (``_measurement``; ``_figures`` for ``_echoes``) and then key; looked up by ``by`` (ALIKE_BY:
-    output throughput, model, the client's time; or the first of them: through their index), then compared."""
+    output throughput, model, the client's time; or the first of them: through their index), then compared. IN_CHUNK
+    rows a statement, which leaves out their own runs (the others' runs are left out once read: a statement of any
+    more would bind values without bound)."""
     alike = alike or _measurement
     key_cols = [results.c[column(f)] for f in KEY]
     runs = {row[column(R.RUN_ID)] for row in rows}
     found: dict[str, dict[tuple, dict]] = {}
-    for at in range(0, len(rows), ALIKE_CHUNK):
-        where = [results.c.run_id.notin_(runs)]
+    for part in _chunks(rows, once=False):
+        where = [results.c.run_id.notin_({row[column(R.RUN_ID)] for row in part})]
         for field in by:
-            values, col = {row[column(field)] for row in rows[at:at + ALIKE_CHUNK]}, results.c[column(field)]
+            values, col = {row[column(field)] for row in part}, results.c[column(field)]
             where.append(sa.or_(col.in_(values - {None}), col.is_(None)) if None in values else col.in_(values))
         try:
             stored = [(tuple(r[:len(KEY)]), r.record) for r in conn.execute(sa.select(*key_cols, results.c.record)
@@ -1283,7 +1306,7 @@ def _stored_alike(conn, rows: list[dict], url: str, by: tuple[str, ...] = ALIKE_
         except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
             raise damaged(url, f"not JSON: {exc}") from None
         for key, old in stored:
-            if _is_record(old):
+            if _is_record(old) and key[0] not in runs:
                 found.setdefault(alike(old), {})[key] = old
     return found
 
@@ -1321,22 +1344,21 @@ def _first_stored(olds) -> dict:
                                       str(old.get(R.RESULT_FILENAME))))
 
 
-def _stored_outputs(conn, rows: list[dict], url: str, others, mine=frozenset()) -> list[dict]:
+def _stored_outputs(conn, rows: list[dict], url: str, apart=frozenset(), mine=frozenset()) -> list[dict]:
     """The stored records read from an output of the same bytes as one of ``rows`` (``R.OUTPUT_SHA256``, through
-    ``ix_results_output``) that ``others`` (an SQL condition) keeps; of those, not the rows of a file of ``mine``
-    (``_file_key``s), told by their key before any record is read, nor the ``ci reuse`` copies of the rows' own
-    (``R.measured_by``: the original, ingested after a PR copied it, is no copy of the PR's). Rows stored before
-    revision 0006 have no SHA-256 and are never found."""
-    digests = {row[column(R.OUTPUT_SHA256)] for row in rows} - {None}
-    if not digests:
-        return []
+    ``ix_results_output``) of runs not in ``apart``; of those, not the rows of a file of ``mine`` (``_file_key``s),
+    told by their key before any record is read, nor the ``ci reuse`` copies of the rows' own (``R.measured_by``:
+    the original, ingested after a PR copied it, is no copy of the PR's). Rows stored before revision 0006 have
+    no SHA-256 and are never found. IN_CHUNK digests, then row ids, a statement."""
+    digests = sorted({row[column(R.OUTPUT_SHA256)] for row in rows} - {None})
     key_cols = [results.c[column(f)] for f in KEY]
-    keyed = conn.execute(sa.select(results.c.id, *key_cols).where(results.c.output_sha256.in_(digests), others))
-    ids = sorted(r.id for r in keyed if _file_key({}, tuple(r[1:])) not in mine)
+    keyed = [r for part in _chunks(digests)
+             for r in conn.execute(sa.select(results.c.id, *key_cols).where(results.c.output_sha256.in_(part)))]
+    ids = sorted(r.id for r in keyed if r.run_id not in apart and _file_key({}, tuple(r[1:])) not in mine)
     stored = []
     try:
-        for at in range(0, len(ids), ALIKE_CHUNK):
-            query = sa.select(results.c.record).where(results.c.id.in_(ids[at:at + ALIKE_CHUNK])).order_by(results.c.id)
+        for part in _chunks(ids):
+            query = sa.select(results.c.record).where(results.c.id.in_(part)).order_by(results.c.id)
             stored += [rec for (rec,) in conn.execute(query)]
     except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
         raise damaged(url, f"not JSON: {exc}") from None
@@ -1355,7 +1377,7 @@ def _same_bytes(conn, rows: list[dict], url: str) -> dict[tuple, list[dict]]:
     theirs (``_stored_outputs``), by ``R.output_measured``."""
     runs = {row[column(R.RUN_ID)] for row in rows}
     found: dict[tuple, list[dict]] = {}
-    for old in _stored_outputs(conn, rows, url, results.c.run_id.notin_(runs)):
+    for old in _stored_outputs(conn, rows, url, runs):
         if (at := R.output_measured(old)) is not None:
             found.setdefault(at, []).append(old)
     return found
@@ -1402,7 +1424,7 @@ def _copies(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
     if not own:
         return []
     found: dict[str, list[dict]] = {}
-    for old in _stored_outputs(conn, fresh, url, sa.true(), own):  # not the file's own rows (``file_of``'s rule)
+    for old in _stored_outputs(conn, fresh, url, mine=own):  # not the file's own rows (``file_of``'s rule)
         found.setdefault(old.get(R.OUTPUT_SHA256), []).append(old)
     return [Echo(row["record"], _first_stored(found[digest]), True) for row in fresh
             if (digest := row[column(R.OUTPUT_SHA256)]) in found]
@@ -1450,9 +1472,8 @@ def _continued_run(conn, rows: list[dict], earlier: list[str], url: str) -> None
     that row is made the stored one, a re-ingest of it, not stored again as ``#1``."""
     name, own = file_of(rows[0][column(R.RESULT_FILENAME)]), rows[0][column(R.RUN_ID)]
     names: dict[str, set[str]] = {}
-    for at in range(0, len(earlier), ALIKE_CHUNK):
-        query = sa.select(results.c.run_id, results.c.result_filename).where(
-            results.c.run_id.in_(earlier[at:at + ALIKE_CHUNK]))
+    for part in _chunks(earlier):
+        query = sa.select(results.c.run_id, results.c.result_filename).where(results.c.run_id.in_(part))
         for run, held in conn.execute(query):
             names.setdefault(run, set()).add(held)
     run = next((run for run in earlier if run in names), None)
@@ -1673,9 +1694,7 @@ class Store:
 
         A SELECT of the keys and a plain INSERT: both are cached compiled statements
         (ON CONFLICT constructs are not), and both work on every dialect."""
-        runs = {row[column(R.RUN_ID)] for row in rows}
-        key_cols = [results.c[column(f)] for f in KEY]
-        found = conn.execute(sa.select(*key_cols, results.c.ref).where(results.c.run_id.in_(runs))).all()
+        found = _stored_keys(conn, [row[column(R.RUN_ID)] for row in rows], results.c.ref)
         stored = {tuple(r[:len(KEY)]) for r in found}
         if not keep_stored:
             _one_ref_per_run(rows, found)
@@ -1708,15 +1727,7 @@ class Store:
         """Raise ``Immutable`` for the first row whose record differs from the stored one; return the
         rows that fill a stored placeholder (``_fills``), and put in ``behind`` the records of
         placeholders whose job's output is the stored row. Only a re-ingest pays for reading them back."""
-        names = {row[column(R.RESULT_FILENAME)] for row in rows}
-        runs = {row[column(R.RUN_ID)] for row in rows}
-        key_cols = [results.c[column(f)] for f in KEY]
-        query = sa.select(*key_cols, results.c.record).where(
-            results.c.run_id.in_(runs), results.c.result_filename.in_(names))
-        try:
-            stored = {tuple(r[:len(KEY)]): r.record for r in conn.execute(query)}
-        except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
-            raise damaged(self.url, f"not JSON: {exc}") from None
+        stored = _stored_by_key(conn, [tuple(row[column(f)] for f in KEY) for row in rows], self.url)
         filled = []
         for row in rows:
             old = stored[tuple(row[column(f)] for f in KEY)]
@@ -1782,9 +1793,29 @@ class Store:
             attempt += 1
 
     def _records(self, query) -> list[dict]:
+        return self._read(lambda conn: [r.record for r in conn.execute(query)])
+
+    def _newest(self, wheres: list[list]) -> list[dict]:
+        """The records of the rows that one of ``wheres`` (lists of conditions, each read in a statement of its own:
+        IN lists of IN_CHUNK values at most, ``_chunks``) matches, each row once, newest first (``_order_newest``:
+        the rows of several statements are placed by the values it orders by, read with them)."""
+        if len(wheres) == 1:
+            return self._records(sa.select(results.c.record).where(*wheres[0]).order_by(*_order_newest()))
+        order = [part.label(f"order_{at}") for at, part in enumerate(_time_order())]  # its last: the row's id
+
+        def read(conn) -> list:
+            rows = {}
+            for where in wheres:
+                rows.update((r[len(order) - 1], r) for r in conn.execute(sa.select(*order, results.c.record)
+                                                                         .where(*where)))
+            return [r.record for r in sorted(rows.values(), key=lambda r: tuple(r[:len(order)]), reverse=True)]
+        return self._read(read)
+
+    def _read(self, fetch) -> list[dict]:
+        """``fetch(conn)``'s records, each checked to be one (else the store is ``damaged``), as dicts."""
         try:
             with self.engine.connect() as conn:
-                records = [r.record for r in conn.execute(query)]
+                records = fetch(conn)
         except sa.exc.SQLAlchemyError as exc:
             raise database_error(self.url, exc, reading=True) from None
         except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
@@ -1822,19 +1853,22 @@ class Store:
         wanted = {tuple(p.get(f) for f in R.POINT_IDENTITY) for p in points}
         keys = {p.get(R.CONFIG_KEY) for p in points}  # None: stored without a config key (a --row ingest)
         by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind()]
-        of_keys = results.c.config_key.in_(sorted(str(k) for k in keys if k is not None))
-        if None in keys:
-            of_keys = sa.or_(of_keys, results.c.config_key.is_(None))
-        where = [of_keys] + ([_before(before)] if before else []) + ([sa.not_(_before(after))] if after else []) + (
+        rest = ([_before(before)] if before else []) + ([sa.not_(_before(after))] if after else []) + (
             [results.c.status == "success"] if succeeded else [])
-        found = [rec for rec in self._last_runs(ref, where, by, n, include_rehearsals, oldest=bool(after))
-                 if R.point_values(rec) in wanted]
-        chosen = {_run_point(rec) for rec in found}
+        # IN_CHUNK config keys a look-up (the rows without one with the first): a key's points are its own groups
+        of_keys = [results.c.config_key.in_(part) for part in _chunks(sorted(str(k) for k in keys if k is not None))]
+        if None in keys:
+            of_keys[:1] = [sa.or_(*of_keys[:1], results.c.config_key.is_(None))]
+        chosen, wheres = set(), []
+        for of_key in of_keys:
+            found = [rec for rec in self._last_runs(ref, [of_key, *rest], by, n, include_rehearsals,
+                                                    oldest=bool(after)) if R.point_values(rec) in wanted]
+            chosen |= {_run_point(rec) for rec in found}
+            wheres += [[results.c.ref == ref, results.c.run_id.in_(part), of_key, *rest]
+                       for part in _chunks(sorted({rec[R.RUN_ID] for rec in found}))]
         if not chosen:
             return []
-        query = sa.select(results.c.record).where(
-            results.c.ref == ref, results.c.run_id.in_(sorted({rec[R.RUN_ID] for rec in found})), *where)
-        return [rec for rec in self._records(query.order_by(*_order_newest())) if _run_point(rec) in chosen]
+        return [rec for rec in self._newest(wheres) if _run_point(rec) in chosen]
 
     def _last_runs(self, ref: str, where: list, by: list, n: int, include_rehearsals: bool,
                    oldest: bool = False) -> list[dict]:
@@ -1849,14 +1883,13 @@ class Store:
         """For each run identity, the newest successful non-rehearsal job's records (every record of
         that job: an output can hold several), measured (not itself reused) and finished at or
         after ``since`` (ISO 8601) when given. Identities without one are absent."""
-        query = sa.select(results.c.record).where(
-            results.c.run_identity.in_(sorted(set(identities))), results.c.status == "success",
-            results.c.rehearsal.is_(False))
-        if since is not None:
-            query = query.where(_by_code_point(sa.func.coalesce(results.c.finished, results.c.ingested_at)) >= since)
+        where = [results.c.status == "success", results.c.rehearsal.is_(False)] + (
+            [] if since is None else
+            [_by_code_point(sa.func.coalesce(results.c.finished, results.c.ingested_at)) >= since])
+        wheres = [[results.c.run_identity.in_(part), *where] for part in _chunks(sorted(set(identities)))]
         out: dict[str, list[dict]] = {}
         chosen: dict[str, tuple] = {}
-        for rec in self._records(query.order_by(*_order_newest())):
+        for rec in self._newest(wheres) if wheres else []:
             if rec.get(R.REUSED_FROM):
                 continue
             job = (rec[R.RUN_ID], rec[R.ATTEMPT], rec[R.RESULT_FILENAME])
@@ -1919,13 +1952,14 @@ class Store:
         ``runs`` (none when neither is given), newest first; with ``before``, ``succeeded`` and
         ``include_rehearsals`` as ``last_runs_of_points`` reads them. What main's latest picture of a key
         is read from (``compare.picture_reach``): whole runs, and the runs that may overlap them."""
-        either = ([_happened() >= since] if since is not None else []) + (
-            [results.c.run_id.in_(sorted({str(r) for r in runs}))] if runs else [])
-        if not either or not config_keys:
+        at_since = [_happened() >= since] if since is not None else []
+        eithers = [sa.or_(*at_since, results.c.run_id.in_(part)) for part in _chunks(sorted({str(r) for r in runs}))] \
+            or at_since  # IN_CHUNK runs a statement, each with the rows since then
+        if not eithers or not config_keys:
             return []
-        where = [results.c.ref == ref, results.c.config_key.in_(sorted(set(config_keys))), sa.or_(*either),
-                 *_measured(before, succeeded, include_rehearsals)]
-        return self._records(sa.select(results.c.record).where(*where).order_by(*_order_newest()))
+        return self._newest([[results.c.ref == ref, results.c.config_key.in_(part), either,
+                              *_measured(before, succeeded, include_rehearsals)]
+                             for part in _chunks(sorted(set(config_keys))) for either in eithers])
 
     def latest_per_point(self, config_key: str | None = None, ref: str | None = None, *,
                          before: R.Past | None = None, succeeded: bool = False,
