@@ -156,3 +156,27 @@ def test_store_reads_of_many_keys_and_runs(env, capsys, monkeypatch):
     assert [len(found) for found in expected] == [MANY, 3 * MANY, 3 * MANY]
     with old_sqlite():
         assert read() == expected
+
+
+def test_postgresql_reads_more_identities_than_it_binds(env, capsys, pg_url, monkeypatch):
+    """PostgreSQL's protocol binds 65535 values a statement: ``ci reuse`` of a matrix of more run identities (a
+    few thousand points of a dozen recipes each) failed. The answers are those of the lists read whole where
+    they fit, and records newest first are placed across statements there as on SQLite."""
+    write_job(env / "a", "c4", _jsonl(5), job(run_id="900"))
+    _ingest(capsys, pg_url, env / "a")
+    ids = [f"identity-{i:05}" for i in range(70000)]
+    with store.open_store(pg_url) as st:
+        recs = st.run_results("900")
+        st.add(_as(recs, "901", "refs/heads/main", 2, **{R.RUN_IDENTITY: lambda i: ids[i * 9999]}))
+        st.add(_as(recs, "902", "refs/heads/main", 3, **{R.RUN_IDENTITY: lambda i: ids[i * 9999 + 1]}))
+        hits = st.reusable(ids)
+        assert {i: [r[R.RUN_ID] for r in found] for i, found in hits.items()} == {
+            **{ids[i * 9999]: ["901"] for i in range(5)}, **{ids[i * 9999 + 1]: ["902"] for i in range(5)}}
+
+    def read():
+        with store.open_store(pg_url) as st:
+            return st.reusable(ids[:2 * 9999 + 2]), st.records_of_keys([recs[0][R.CONFIG_KEY]], "refs/heads/main",
+                                                                       runs=[f"run-{i}" for i in range(500)] + ["901"])
+    expected = _unchunked(monkeypatch, read)
+    assert len(expected[0]) == 6 and len(expected[1]) == 5
+    assert read() == expected

@@ -1344,26 +1344,75 @@ def _first_stored(olds) -> dict:
                                       str(old.get(R.RESULT_FILENAME))))
 
 
-def _stored_outputs(conn, rows: list[dict], url: str, apart=frozenset(), mine=frozenset()) -> list[dict]:
+class _Scan:
+    """How far ``_Outputs.first`` has looked at a digest's records, and what it found: of each line (None: of any),
+    the first that is its job's own and the first ``ci reuse`` copy."""
+
+    def __init__(self):
+        self.done = 0
+        self.own: dict[int | None, dict] = {}
+        self.copies: dict[int | None, dict] = {}
+
+
+class _Outputs:
     """The stored records read from an output of the same bytes as one of ``rows`` (``R.OUTPUT_SHA256``, through
     ``ix_results_output``) of runs not in ``apart``; of those, not the rows of a file of ``mine`` (``_file_key``s),
     told by their key before any record is read, nor the ``ci reuse`` copies of the rows' own (``R.measured_by``:
     the original, ingested after a PR copied it, is no copy of the PR's). Rows stored before revision 0006 have
-    no SHA-256 and are never found. IN_CHUNK digests, then row ids, a statement."""
-    digests = sorted({row[column(R.OUTPUT_SHA256)] for row in rows} - {None})
-    key_cols = [results.c[column(f)] for f in KEY]
-    keyed = [r for part in _chunks(digests)
-             for r in conn.execute(sa.select(results.c.id, *key_cols).where(results.c.output_sha256.in_(part)))]
-    ids = sorted(r.id for r in keyed if r.run_id not in apart and _file_key({}, tuple(r[1:])) not in mine)
-    stored = []
-    try:
-        for part in _chunks(ids):
-            query = sa.select(results.c.record).where(results.c.id.in_(part)).order_by(results.c.id)
-            stored += [rec for (rec,) in conn.execute(query)]
-    except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
-        raise damaged(url, f"not JSON: {exc}") from None
-    own = {_file_key(row["record"]) for row in rows}
-    return [old for old in stored if _is_record(old) and _file_key(old, R.measured_by(old)) not in own]
+    no SHA-256 and are never found. What is asked of them is the one ``_first_stored`` names of a measurement
+    (``first``): its records are read in that order (by run, then result name) and no further than the first that
+    is its job's own, so the ``ci reuse`` copies of that job are not read (each was fetched and JSON-decoded, as
+    many as the runs that reused it). IN_CHUNK digests a statement; records in pages that grow to IN_CHUNK."""
+
+    def __init__(self, conn, rows: list[dict], url: str, apart=frozenset(), mine=frozenset()):
+        self.conn, self.url = conn, url
+        self.files = {_file_key(row["record"]) for row in rows}
+        digests = sorted({row[column(R.OUTPUT_SHA256)] for row in rows} - {None})
+        key_cols = [results.c[column(f)] for f in KEY]
+        keyed = [r for part in _chunks(digests) for r in conn.execute(
+            sa.select(results.c.id, results.c.output_sha256, *key_cols).where(results.c.output_sha256.in_(part)))
+                 if r.run_id not in apart and _file_key({}, tuple(r[2:])) not in mine]
+        self.ids = sorted(r.id for r in keyed)  # as stored
+        self.named: dict[str, list[int]] = {}  # of each digest, as ``_first_stored`` orders them but for copies
+        for r in sorted(keyed, key=lambda r: (R.run_order(r.run_id), str(r.result_filename), r.id)):
+            self.named.setdefault(r.output_sha256, []).append(r.id)
+        self.read: dict[int, dict | None] = {}  # row id -> its record, None when it is passed over
+        self.scans: dict[str, _Scan] = {}
+
+    def _record(self, ids: list[int], at: int) -> dict | None:
+        """The record of row ``ids[at]`` (None: passed over), read with the next of ``ids`` not read yet, as many
+        as were read before (up to IN_CHUNK): the first look-up reads one row."""
+        if ids[at] not in self.read:
+            page = [i for i in ids[at:] if i not in self.read][:min(IN_CHUNK, max(1, len(self.read)))]
+            query = sa.select(results.c.id, results.c.record).where(results.c.id.in_(page))
+            try:
+                found = dict(tuple(r) for r in self.conn.execute(query))
+            except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
+                raise damaged(self.url, f"not JSON: {exc}") from None
+            for i in page:
+                old = found.get(i)
+                self.read[i] = old if _is_record(old) and _file_key(old, R.measured_by(old)) not in self.files else None
+        return self.read[ids[at]]
+
+    def first(self, digest: str, line: int | None = None) -> dict | None:
+        """``_first_stored`` of the records of ``digest`` (of its run on ``line``, ``R.output_measured``, when
+        given); None when there are none. The records are looked at once, whatever is asked, in that order."""
+        ids, scan = self.named.get(digest, []), self.scans.setdefault(digest, _Scan())
+        while line not in scan.own and scan.done < len(ids):
+            old = self._record(ids, scan.done)
+            scan.done += 1
+            if old is not None and old.get(R.OUTPUT_SHA256) == digest:
+                for group in (None, R.output_measured(old)[1]):  # a job's own before any copy, then the first
+                    (scan.copies if old.get(R.REUSED_FROM) else scan.own).setdefault(group, old)
+        return scan.own.get(line) or scan.copies.get(line)
+
+    def first_measured(self) -> dict | None:
+        """``first`` of the measurement (``R.output_measured``) of the first row stored of all, None when none is."""
+        for at in range(len(self.ids)):
+            old = self._record(self.ids, at)
+            if old is not None and (found := R.output_measured(old)) is not None:
+                return self.first(*found)
+        return None
 
 
 def _file_key(rec: dict, key: tuple | None = None) -> tuple:
@@ -1372,21 +1421,11 @@ def _file_key(rec: dict, key: tuple | None = None) -> tuple:
     return run, attempt, file_of(name) if isinstance(name, str) else name
 
 
-def _same_bytes(conn, rows: list[dict], url: str) -> dict[tuple, list[dict]]:
-    """The stored records of other runs than those of ``rows`` read from an output of the same bytes as one of
-    theirs (``_stored_outputs``), by ``R.output_measured``."""
-    runs = {row[column(R.RUN_ID)] for row in rows}
-    found: dict[tuple, list[dict]] = {}
-    for old in _stored_outputs(conn, rows, url, runs):
-        if (at := R.output_measured(old)) is not None:
-            found.setdefault(at, []).append(old)
-    return found
-
-
 def _stored_elsewhere(conn, rows: list[dict], url: str) -> None:
     """Raise ``SameBytes`` when the output of ``rows`` (one hashed file's) is stored under another run."""
-    if found := _same_bytes(conn, rows, url):
-        raise SameBytes(rows[0]["record"], _first_stored(next(iter(found.values()))))
+    old = _Outputs(conn, rows, url, apart={row[column(R.RUN_ID)] for row in rows}).first_measured()
+    if old is not None:
+        raise SameBytes(rows[0]["record"], old)
 
 
 def _figures(rec: dict) -> str:
@@ -1403,9 +1442,9 @@ def _echoes(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
              and not any(row["record"] is rec for rec in again)]
     if not fresh:
         return []
-    bytes_alike = _same_bytes(conn, fresh, url)
-    out = [Echo(row["record"], _first_stored(olds), True) for row in fresh
-           if (olds := bytes_alike.get(R.output_measured(row["record"])))]
+    bytes_alike = _Outputs(conn, fresh, url, apart={row[column(R.RUN_ID)] for row in fresh})
+    out = [Echo(row["record"], old, True) for row in fresh if (at := R.output_measured(row["record"])) is not None
+           and (old := bytes_alike.first(*at)) is not None]
     told = {id(echo.record) for echo in out}
     rest = [row for row in fresh if id(row["record"]) not in told and row[column(R.OUTPUT_THROUGHPUT)] is not None]
     stored = _stored_alike(conn, rest, url, ECHO_BY, _figures) if rest else {}
@@ -1423,11 +1462,9 @@ def _copies(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
     own = {_file_key(row["record"]) for row in fresh}
     if not own:
         return []
-    found: dict[str, list[dict]] = {}
-    for old in _stored_outputs(conn, fresh, url, mine=own):  # not the file's own rows (``file_of``'s rule)
-        found.setdefault(old.get(R.OUTPUT_SHA256), []).append(old)
-    return [Echo(row["record"], _first_stored(found[digest]), True) for row in fresh
-            if (digest := row[column(R.OUTPUT_SHA256)]) in found]
+    found = _Outputs(conn, fresh, url, mine=own)  # not the file's own rows (``file_of``'s rule)
+    return [Echo(row["record"], old, True) for row in fresh
+            if (digest := row[column(R.OUTPUT_SHA256)]) is not None and (old := found.first(digest)) is not None]
 
 
 def _one_measurement(conn, rows: list[dict], stored: set[tuple], url: str) -> tuple[list[dict], list[Alike], int]:
