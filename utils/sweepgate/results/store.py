@@ -1289,8 +1289,8 @@ def _stored_alike(conn, rows: list[dict], url: str, by: tuple[str, ...] = ALIKE_
     """The stored records of other runs than those of ``rows`` that hold a measurement of theirs, by
     ``alike`` (``_measurement``; ``_figures`` for ``_echoes``) and then key; looked up by ``by`` (ALIKE_BY:
     output throughput, model, the client's time; or the first of them: through their index), then compared. IN_CHUNK
-    rows a statement, which leaves out their own runs (the others' runs are left out once read: a statement of any
-    more would bind values without bound)."""
+    rows a statement, which leaves out those rows' runs; the other rows' runs are left out as they are read (in one
+    statement, so many runs would be values without bound)."""
     alike = alike or _measurement
     key_cols = [results.c[column(f)] for f in KEY]
     runs = {row[column(R.RUN_ID)] for row in rows}
