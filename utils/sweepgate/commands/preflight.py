@@ -355,21 +355,6 @@ def _failed_at(cause: str, rel: str, root: Path) -> tuple[str, int]:
     return bash_named(cause, root) or (rel, 0)
 
 
-def _left_at(rec, root: Path) -> dict[tuple[str, int], list[str]]:
-    """What the script left running, by the line that started each (a subshell's first command, or the
-    recorded command against the script's and the library's lines), else the script, at no line."""
-    from sweepgate.core.scriptlines import command_line
-    from sweepgate.rehearsal.linetrap import place
-    from sweepgate.rehearsal.runner import leftover_stack, leftover_words
-
-    out: dict[tuple[str, int], list[str]] = {}
-    for left in rec.leftovers:
-        at = (place(root, rec.script, leftover_stack(left, rec.subshells))
-              or command_line(root, rec.script, leftover_words(left)) or (str(rec.script.relative_to(root)), 0))
-        out.setdefault(at, []).append(left)
-    return out
-
-
 def _run_problems(row: dict, rec, root: Path) -> list:
     """The script itself failing (before a flag could be checked) is a problem too: a syntax error at the
     line bash names, once for every row that runs it; one that did not finish at the line it was stopped
@@ -377,7 +362,7 @@ def _run_problems(row: dict, rec, root: Path) -> list:
     from sweepgate.core import scriptlines
     from sweepgate.core.errors import Diagnostic
     from sweepgate.rehearsal.linetrap import place
-    from sweepgate.rehearsal.runner import how_it_ended
+    from sweepgate.rehearsal.runner import how_it_ended, left_by_line
 
     rel = str(rec.script.relative_to(root))
     out = []
@@ -389,7 +374,7 @@ def _run_problems(row: dict, rec, root: Path) -> list:
         at = (rec.timed_out and place(root, rec.script, rec.stopped_at)) or _failed_at(cause, rel, root)
         out.append(Diagnostic(*at, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script {what} in the fast "
                               f"rehearsal ({scriptlines.shown(cause)})", "run sweepgate rehearse on the row"))
-    for (file, line), left in _left_at(rec, root).items():
+    for (file, line), left in left_by_line(root, rec.script, rec.leftovers, rec.subshells).items():
         out.append(Diagnostic(file, line, 0, RUN_RULE, "left running: " + "; ".join(left),
                               "start background work with start_background_process"))
     if rec.unreadable:  # no command of the row could be checked: not a pass

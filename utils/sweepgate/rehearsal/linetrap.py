@@ -6,9 +6,9 @@ substitutions and subshells inherit the DEBUG trap) and sets a DEBUG trap that w
 (``$LINENO``, ``BASH_SOURCE``, ``BASH_LINENO``): in the script's own shell before each command on a line
 of the script itself, over one file (``where``; a library function it calls runs under its call's line,
 and writes nothing: a command there costs two string tests), and in each subshell before its first
-command, to another (``subshells``, with its PID and start time). The script runs unchanged otherwise:
-``$?``, ``$_`` and ``PIPESTATUS`` are kept, the trap writes nothing to its output, `set -x` traces none
-of it. A script that sets a DEBUG trap of its own replaces it (its stack then ends at that `trap` line,
+command, to another (``subshells``, with its PID, start time, function and command). The script runs
+unchanged otherwise: ``$?``, ``$_`` and ``PIPESTATUS`` are kept, the trap writes nothing to its output,
+`set -x` traces none of it. A script that sets a DEBUG trap of its own replaces it (its stack then ends at that `trap` line,
 which ``place`` takes for unknown).
 """
 
@@ -36,7 +36,8 @@ def install(work: Path, env: dict[str, str]) -> dict[str, Path]:
             f"_sweepgate_last=$_; printf '%s\\0' {_STACK} 1<>{where} || :; "
             ': "$_sweepgate_last"; fi; elif [[ ${_sweepgate_pid-} != "$BASHPID" ]]; then '
             "_sweepgate_last=$_; _sweepgate_pid=$BASHPID; read -r _sweepgate_stat </proc/$BASHPID/stat || "
-            f"_sweepgate_stat=; printf '%s\\0' \"$BASHPID\" \"${{_sweepgate_stat##*)}}\" {_STACK} >>{subshells} "
+            f"_sweepgate_stat=; printf '%s\\0' \"$BASHPID\" \"${{_sweepgate_stat##*)}}\" \"${{FUNCNAME-}}\" "
+            f"\"$BASH_COMMAND\" {_STACK} >>{subshells} "
             '|| :; : "$_sweepgate_last"; fi; } 2>&-')  # stderr closed: no trace, no message
     file = work / "bash_env.sh"
     file.write_text(
@@ -88,20 +89,43 @@ def stopped_at(path: Path | None) -> Stack:
     return []
 
 
-def subshells(path: Path | None, started: dict[int, str]) -> dict[int, Stack]:
-    """PID -> the stack of its first command, for each subshell the trap wrote whose PID ``started``
-    (PID -> start time, of the processes alive as the script was stopped) has with the same start time:
-    a PID given to another process after the subshell ended is none of its."""
+def subshells(path: Path | None, started: dict[int, str], parents: dict[int, int] | None = None) -> dict[int, Stack]:
+    """PID -> where it was started, for each subshell the trap wrote whose PID ``started`` (PID -> start time,
+    of the processes alive as the script was stopped) has with the same start time (a PID given to another
+    process after the subshell ended is none of its), and for each process such a subshell started (``parents``:
+    PID -> parent PID, of the same processes): the stack of the subshell's first command, less the frame of
+    a function it was started to run (`f &`: that command is the function's entry, at its definition; the
+    line that started it is its call)."""
     try:
-        found = _records(path.read_bytes(), 2) if path else []
+        found = _records(path.read_bytes(), 4) if path else []
     except OSError:
         return {}
     out = {}
-    for (pid, stat), stack in found:
+    for (pid, stat, function, command), stack in found:
         start = stat.split()[19:20]
         if pid.isdigit() and start and started.get(int(pid)) == start[0]:
-            out[int(pid)] = stack
+            out[int(pid)] = stack[1:] if len(stack) > 1 and _enters(function, command) else stack
+    for pid in started:
+        ancestor, seen = pid, set()
+        while ancestor not in out and ancestor in (parents or {}) and ancestor not in seen:
+            seen.add(ancestor)
+            ancestor = parents[ancestor]
+        if ancestor in out:
+            out.setdefault(pid, out[ancestor])
     return out
+
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?:\[[^]]*\])?\+?=\S*\s+")
+
+
+def _enters(function: str, command: str) -> bool:
+    """Whether a subshell's first trap ran as it entered ``function``, called by ``command`` (bash runs it
+    once more there, with the call as its command): the first word after the assignments is its name."""
+    at = 0
+    while found := _ASSIGNMENT.match(command, at):
+        at = found.end()
+    words = command[at:].split(maxsplit=1)
+    return bool(function) and function not in ("source", "main") and bool(words) and words[0].strip("'\"") == function
 
 
 _SETS_DEBUG = re.compile(r"(?<![\w-])trap(?![\w-]).*(?<![\w-])DEBUG(?![\w-])")

@@ -580,7 +580,9 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
                 timed_out, stack = False, []
             except subprocess.TimeoutExpired:  # where it is, read before its TERM handler runs commands
                 timed_out, stack = True, linetrap.stopped_at((trap or {}).get("where"))
-            started = {pid: rest[19] for pid, rest in _proc_stats().items()}  # what a leftover's PID was
+            stats = _proc_stats()  # what a leftover's PID was, and which process started it
+            started = {pid: rest[19] for pid, rest in stats.items()}
+            parents = {pid: int(rest[1]) for pid, rest in stats.items() if rest[1].isdigit()}
             if timed_out:
                 _stop(proc, grace=grace)
             calls = _calls_to_stop(log)
@@ -592,7 +594,8 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
             # while it runs or while what it left is being stopped
             _interrupted(proc, reaper, grace, log)
             raise
-    return ScriptRun(rc, timed_out, left, stack, linetrap.subshells((trap or {}).get("subshells"), started))
+    return ScriptRun(rc, timed_out, left, stack,
+                     linetrap.subshells((trap or {}).get("subshells"), started, parents))
 
 
 def _interrupted(proc: subprocess.Popen, reaper: Subreaper, grace: float, log: Path | None) -> None:
@@ -924,6 +927,19 @@ def leftover_stack(left: str, subshells: dict[int, linetrap.Stack]) -> linetrap.
     ``leftover_words`` reads it) is, or was before it ran a program in its place; empty for another."""
     found = _PID.search(left)
     return subshells.get(int(found[1]), []) if found else []
+
+
+def left_by_line(root: Path, script: Path, leftovers: list[str],
+                 subshells: dict[int, linetrap.Stack]) -> dict[tuple[str, int], list[str]]:
+    """What the script left running, by the line that started each (where the subshell it is, or that started
+    it, was started: ``leftover_stack``; else its command words against the script's and the library's
+    lines), else the script, at no line (0)."""
+    out: dict[tuple[str, int], list[str]] = {}
+    for left in leftovers:
+        at = (linetrap.place(root, script, leftover_stack(left, subshells))
+              or scriptlines.command_line(root, script, leftover_words(left)) or (str(script.relative_to(root)), 0))
+        out.setdefault(at, []).append(left)
+    return out
 
 
 def stop_session(sid: int, calls: list[dict]) -> list[str]:
@@ -1293,15 +1309,17 @@ def ending_problem(run: ScriptRun, timeout: int) -> str | None:
     return Problem(f"the script {how_it_ended(run.rc)}; {SAYS_WHY}", said=True) if run.rc != 0 else None
 
 
-def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeout: int) -> list[str]:
-    """Every way the finished script fell short of a passing rehearsal."""
+def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeout: int, root: Path,
+            script: Path) -> list[str]:
+    """Every way the finished script fell short of a passing rehearsal (what it left running: a problem for
+    each line that started some of it, ``left_by_line``)."""
     calls, unreadable = _logged_calls(paths["log"])
     ending = ending_problem(run, timeout)
     problems = [p for p in (ending, unreadable) if p]
     leftovers = run.left + reap_leftovers(calls)
-    if leftovers:
-        problems.append(Problem(f"the script left running: {', '.join(leftovers)}; {STOP_WHAT_IT_STARTS}",
-                                words=leftover_words(leftovers[0]), stack=leftover_stack(leftovers[0], run.subshells)))
+    for left in left_by_line(root, script, leftovers, run.subshells).values():  # each stands where the first does
+        problems.append(Problem(f"the script left running: {', '.join(left)}; {STOP_WHAT_IT_STARTS}",
+                                words=leftover_words(left[0]), stack=leftover_stack(left[0], run.subshells)))
     unusable = result_dir_problem(paths["results"])
     if unusable:
         problems.append(f"{unusable}; {KEEP_RESULT_DIR}")
@@ -1437,7 +1455,7 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
     for call in tail.new_calls():
         progress.command(call)
     progress.step("step 3/3: checking the result, the processes left and the backend calls")
-    problems = verdict(row, env, paths, run, timeout)
+    problems = verdict(row, env, paths, run, timeout, root, script)
     if paths["results"].is_dir():  # else the script did away with it: verdict says so
         try:
             write_sidecar(row, env, paths, work, started_at, "failure" if problems else "success", **(job or {}))

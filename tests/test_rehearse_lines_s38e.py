@@ -1,0 +1,64 @@
+"""s38e: rehearse line attribution leftovers.
+
+1. A function started in the background (`f &`) and left running stood at the function's definition line,
+   and what it ran (`sleep 300`) at the body's line; both stand at the line that started it.
+2. Several processes left running, started at different lines, all stood at the first one's line; each
+   stands at the line that started it (one problem a line).
+Each with a real bash process running the script, through `sweepgate rehearse`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+
+from test_rehearse_lines_s37b import _at, _rehearse  # noqa: E402
+
+LEFT = "the script left running: "
+
+
+def _left(lines: list[str], rel: str) -> list[tuple[str, list[str]]]:
+    """Each left-running problem: where it stands, and the commands it names (without their PIDs)."""
+    out = []
+    for line in lines:
+        at, _, message = line.partition(": ")
+        if message.startswith(LEFT):
+            named = message[len(LEFT):].rpartition("; ")[0].split(", ")
+            out.append((at, [n.rsplit(" (PID", 1)[0].split()[0] for n in named]))
+    return out
+
+
+def test_a_function_started_in_the_background_stands_at_the_line_that_started_it(tmp_path):
+    text = "echo go\nwatch() {\n  sleep 300\n}\nwatch &\nsleep 0.3\n"
+    lines, rel, _ = _rehearse(tmp_path, text)
+    assert _left(lines, rel) == [(f"{rel}:5", ["bash", "sleep"])], lines
+
+
+def test_a_one_line_function_started_in_the_background_stands_at_its_call(tmp_path):
+    text = "echo go\nwatch() { sleep 300; }\nbash -c true\nwatch --all \\\n  --day &\nsleep 0.3\n"
+    lines, rel, _ = _rehearse(tmp_path, text)
+    assert _left(lines, rel) == [(f"{rel}:4", ["bash", "sleep"])], lines
+
+
+def test_a_subshell_started_inside_a_function_stands_at_its_line_there(tmp_path):
+    text = "echo go\nstart() {\n  ( sleep 300; echo done ) &\n}\nstart\nsleep 0.3\n"
+    lines, rel, _ = _rehearse(tmp_path, text)
+    assert _left(lines, rel) == [(f"{rel}:3", ["bash", "sleep"])], lines
+
+
+def test_a_brace_group_in_the_background_stands_at_its_line(tmp_path):
+    text = "echo go\nwatch() { sleep 300; }\n{ watch; echo done; } &\nsleep 0.3\n"
+    lines, rel, _ = _rehearse(tmp_path, text)
+    assert _left(lines, rel) == [(f"{rel}:3", ["bash", "sleep"])], lines
+
+
+def test_several_processes_left_running_each_stand_at_the_line_that_started_it(tmp_path):
+    text = ("echo go\nbash -c true\nwatch() {\n  sleep 301\n}\n( while :; do sleep 0.2; done ) &\n"
+            "sleep 300 &\nwatch &\nsleep 0.5\n")
+    lines, rel, _ = _rehearse(tmp_path, text)
+    got = sorted(_left(lines, rel))
+    assert [at for at, _ in got] == [f"{rel}:6", f"{rel}:7", f"{rel}:8"], lines
+    assert dict(got)[f"{rel}:7"] == ["sleep"] and dict(got)[f"{rel}:8"] == ["bash", "sleep"], lines
