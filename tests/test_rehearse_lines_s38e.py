@@ -62,3 +62,40 @@ def test_several_processes_left_running_each_stand_at_the_line_that_started_it(t
     got = sorted(_left(lines, rel))
     assert [at for at, _ in got] == [f"{rel}:6", f"{rel}:7", f"{rel}:8"], lines
     assert dict(got)[f"{rel}:7"] == ["sleep"] and dict(got)[f"{rel}:8"] == ["bash", "sleep"], lines
+
+
+OWN_TRAPS = """n=0
+trap 'n=$((n+1))' DEBUG
+f() {
+  : one; : two
+}
+f
+trap - DEBUG
+trap 'echo "returned from ${FUNCNAME:-a file}"' RETURN
+g() { :; }
+g
+trap - RETURN
+echo "n=$n"
+exit 3
+"""
+
+
+def test_a_script_with_debug_and_return_traps_of_its_own_runs_as_under_plain_bash(tmp_path):
+    """The rehearsal's `set -T` made the script's own DEBUG trap run inside its functions and its RETURN
+    trap at each function's return: the script's output differed from a plain run's."""
+    import subprocess
+
+    plain = tmp_path / "plain.sh"
+    plain.write_text(OWN_TRAPS)
+    want = subprocess.run(["bash", str(plain)], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}).stdout
+    assert want == "n=2\n", want  # f, trap -: nothing inside f, no RETURN line
+    _rehearse(tmp_path, OWN_TRAPS)
+    assert (tmp_path / "w/script.log").read_text() == want
+
+
+def test_a_multi_line_debug_trap_of_the_scripts_own_is_never_where_a_timeout_stands(tmp_path):
+    text = ("echo go\ntrap '\n  : traced\n' DEBUG\nrun_benchmark_serving() {\n  sleep 300\n}\necho go\n"
+            "run_benchmark_serving --model m\n")
+    lines, rel, _ = _rehearse(tmp_path, text, "--timeout", "2")
+    # bash was at the trap's last line as the script's trap replaced the rehearsal's: not where it is
+    assert _at(lines, rel, "the script did not finish within 2s") == [f"{rel}:9"], lines

@@ -5,11 +5,13 @@ back as the job had it (unset, or the job's own file, read then), turns on `set 
 substitutions and subshells inherit the DEBUG trap) and sets a DEBUG trap that writes the call stack
 (``$LINENO``, ``BASH_SOURCE``, ``BASH_LINENO``): in the script's own shell before each command on a line
 of the script itself, over one file (``where``; a library function it calls runs under its call's line,
-and writes nothing: a command there costs two string tests), and in each subshell before its first
+and writes nothing: a command there costs four string tests), and in each subshell before its first
 command, to another (``subshells``, with its PID, start time, function and command). The script runs
 unchanged otherwise: ``$?``, ``$_`` and ``PIPESTATUS`` are kept, the trap writes nothing to its output,
-`set -x` traces none of it. A script that sets a DEBUG trap of its own replaces it (its stack then ends at that `trap` line,
-which ``place`` takes for unknown).
+`set -x` traces none of it, and a DEBUG or RETURN handler of the script's own runs where it would without
+the `set -T` (undone before its `trap`, unless the script set it). A script that sets a DEBUG trap of its
+own replaces the rehearsal's: where its shell is is unknown from then on (an empty stack, written over the
+`trap` line's; ``place`` also takes a stack ending at such a line for unknown).
 """
 
 from __future__ import annotations
@@ -31,14 +33,25 @@ def install(work: Path, env: dict[str, str]) -> dict[str, Path]:
     for path in paths.values():
         path.unlink(missing_ok=True)  # a run before's stack in this --work-dir is not this one's
     where, subshells = (shlex.quote(str(paths[k])) for k in ("where", "subshells"))
-    # `[[ ]]` leaves `$_` as it is, a command sets it: it is kept around the commands that write
+    # `[[ ]]` leaves `$_` as it is, a command sets it: it is kept around the commands that write.
+    # Before the script's own `set -T` (or `-o functrace`) it is noted as the script's; before a `trap` of a
+    # DEBUG or RETURN handler of its own, `set -T` is undone unless the script set it (else its handler would
+    # run inside its functions), and where the script's shell is is unknown from then on (its handler
+    # replaces the rehearsal's; an empty stack, written last, over the `trap` line's)
     trap = ('{ if [[ $BASHPID == "$$" ]]; then if [[ ${BASH_SOURCE[0]} == "${BASH_SOURCE[-1]}" ]]; then '
             f"_sweepgate_last=$_; printf '%s\\0' {_STACK} 1<>{where} || :; "
             ': "$_sweepgate_last"; fi; elif [[ ${_sweepgate_pid-} != "$BASHPID" ]]; then '
             "_sweepgate_last=$_; _sweepgate_pid=$BASHPID; read -r _sweepgate_stat </proc/$BASHPID/stat || "
             f"_sweepgate_stat=; printf '%s\\0' \"$BASHPID\" \"${{_sweepgate_stat##*)}}\" \"${{FUNCNAME-}}\" "
             f"\"$BASH_COMMAND\" {_STACK} >>{subshells} "
-            '|| :; : "$_sweepgate_last"; fi; } 2>&-')  # stderr closed: no trace, no message
+            '|| :; : "$_sweepgate_last"; fi; '
+            'if [[ $BASH_COMMAND == set[[:space:]]* || $BASH_COMMAND == trap[[:space:]]* ]]; then '
+            '_sweepgate_last=$_; if [[ $BASH_COMMAND == set* ]]; then '
+            '[[ $BASH_COMMAND != *[[:space:]]-[[:alpha:]]*T* && $BASH_COMMAND != *functrace* ]] || _sweepgate_T=1; '
+            'elif [[ $BASH_COMMAND != *[[:space:]]-[lp]* && ( ${BASH_COMMAND^^} == *DEBUG* '
+            '|| ${BASH_COMMAND^^} == *RETURN* ) ]]; then [[ -n ${_sweepgate_T-} ]] || set +T; '
+            f"[[ $BASHPID != \"$$\" ]] || printf '%s\\0' 0 0 1<>{where} || :; fi; "
+            ': "$_sweepgate_last"; fi; } 2>&-')  # stderr closed: no trace, no message
     file = work / "bash_env.sh"
     file.write_text(
         "# sweepgate rehearse: BASH_ENV of the rehearsed script (rehearsal/linetrap.py)\n"
