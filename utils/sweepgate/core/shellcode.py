@@ -195,6 +195,7 @@ def _dollar(scan: _Scan, top: _Open, j: int) -> int:
     if top.context in (CODE, ARRAY) and text.startswith("$'", j):
         end = _ANSI.match(text, j).end()
         scan.blank.append((j, end))
+        scan.whole[end - 1] = j  # part of a word: `A=$'a b'` is an assignment's
         return end
     if top.context != CODE:
         scan.blank.append((j, j + 1))

@@ -16,7 +16,7 @@ import re
 OPERATORS = "\n;&|()`"
 KEYWORDS = ("then", "do", "else", "if", "elif", "while", "until", "time", "!", "{")
 NAME = r"[A-Za-z_]\w*"
-SUBSCRIPT = r"\[[^][\n]*+\]"
+SUBSCRIPT = r"\[[^][]*+\]"  # over lines too: bash reads it whole
 # An assignment's word up to its `=`: the name, and an element's subscript or a `+` (which leave its value unknown)
 ASSIGNMENT_WORD = rf"(?P<name>{NAME})(?P<element>(?:{SUBSCRIPT})?\+?)="
 ASSIGNMENT = re.compile(ASSIGNMENT_WORD)
