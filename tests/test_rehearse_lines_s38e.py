@@ -99,3 +99,13 @@ def test_a_multi_line_debug_trap_of_the_scripts_own_is_never_where_a_timeout_sta
     lines, rel, _ = _rehearse(tmp_path, text, "--timeout", "2")
     # bash was at the trap's last line as the script's trap replaced the rehearsal's: not where it is
     assert _at(lines, rel, "the script did not finish within 2s") == [f"{rel}:9"], lines
+
+
+def test_a_subshell_left_running_inside_a_multi_line_command_substitution_stands_at_no_wrong_line(tmp_path):
+    """bash numbers the lines inside a `$( )` over lines from the line it gives the whole command: the
+    subshell's stack named line 7 (`echo "$X"`), which started nothing."""
+    text = ('echo go\nX=$(\n  echo a\n  ( while :; do sleep 0.2; done ) >/dev/null &\n  echo b\n)\necho "$X"\n'
+            "sleep 0.3\necho done\n")
+    lines, rel, _ = _rehearse(tmp_path, text)
+    left = _left(lines, rel)
+    assert left and {at for at, _ in left} <= {rel, f"{rel}:4"}, lines

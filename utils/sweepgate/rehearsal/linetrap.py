@@ -102,13 +102,16 @@ def stopped_at(path: Path | None) -> Stack:
     return []
 
 
-def subshells(path: Path | None, started: dict[int, str], parents: dict[int, int] | None = None) -> dict[int, Stack]:
+def subshells(path: Path | None, started: dict[int, str], parents: dict[int, int] | None = None,
+              root: Path | None = None) -> dict[int, Stack]:
     """PID -> where it was started, for each subshell the trap wrote whose PID ``started`` (PID -> start time,
     of the processes alive as the script was stopped) has with the same start time (a PID given to another
     process after the subshell ended is none of its), and for each process such a subshell started (``parents``:
     PID -> parent PID, of the same processes): the stack of the subshell's first command, less the frame of
     a function it was started to run (`f &`: that command is the function's entry, at its definition; the
-    line that started it is its call)."""
+    line that started it is its call). A stack whose innermost line, in a file of the repository at ``root``,
+    does not hold its command's name is empty (unknown): bash numbers the lines inside a `$( )` over lines
+    from the line it gives the whole command, so such a line is another command's."""
     try:
         found = _records(path.read_bytes(), 4) if path else []
     except OSError:
@@ -117,7 +120,9 @@ def subshells(path: Path | None, started: dict[int, str], parents: dict[int, int
     for (pid, stat, function, command), stack in found:
         start = stat.split()[19:20]
         if pid.isdigit() and start and started.get(int(pid)) == start[0]:
-            out[int(pid)] = stack[1:] if len(stack) > 1 and _enters(function, command) else stack
+            stack = stack[1:] if len(stack) > 1 and function not in ("", "source", "main") \
+                and _name(command) == function else stack
+            out[int(pid)] = stack if root is None or _holds(root, stack, _name(command)) else []
     for pid in started:
         ancestor, seen = pid, set()
         while ancestor not in out and ancestor in (parents or {}) and ancestor not in seen:
@@ -131,14 +136,25 @@ def subshells(path: Path | None, started: dict[int, str], parents: dict[int, int
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?:\[[^]]*\])?\+?=\S*\s+")
 
 
-def _enters(function: str, command: str) -> bool:
-    """Whether a subshell's first trap ran as it entered ``function``, called by ``command`` (bash runs it
-    once more there, with the call as its command): the first word after the assignments is its name."""
+def _name(command: str) -> str:
+    """The name of the command bash gives as ``command`` (``$BASH_COMMAND``): its first word after the
+    assignments, quotes taken off its ends (a function's entry has its call's: `watch --all`, `X=1 watch`)."""
     at = 0
     while found := _ASSIGNMENT.match(command, at):
         at = found.end()
     words = command[at:].split(maxsplit=1)
-    return bool(function) and function not in ("source", "main") and bool(words) and words[0].strip("'\"") == function
+    return words[0].strip("'\"") if words else ""
+
+
+def _holds(root: Path, stack: Stack, name: str) -> bool:
+    """Whether the command that ends at the innermost frame's line holds ``name`` (an empty name, or a
+    file outside the repository: nothing to tell by)."""
+    file = scriptlines.in_repository(stack[0][0], root) if stack and name else None
+    if file is None:
+        return True
+    lines = scriptlines.file_lines(root / file)
+    line = stack[0][1]
+    return 0 < line <= len(lines) and name in "\n".join(lines[scriptlines.command_start(lines, line) - 1:line])
 
 
 _SETS_DEBUG = re.compile(r"(?<![\w-])trap(?![\w-]).*(?<![\w-])DEBUG(?![\w-])")

@@ -595,7 +595,7 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
             _interrupted(proc, reaper, grace, log)
             raise
     return ScriptRun(rc, timed_out, left, stack,
-                     linetrap.subshells((trap or {}).get("subshells"), started, parents))
+                     linetrap.subshells((trap or {}).get("subshells"), started, parents, root))
 
 
 def _interrupted(proc: subprocess.Popen, reaper: Subreaper, grace: float, log: Path | None) -> None:
