@@ -109,3 +109,22 @@ def test_a_subshell_left_running_inside_a_multi_line_command_substitution_stands
     lines, rel, _ = _rehearse(tmp_path, text)
     left = _left(lines, rel)
     assert left and {at for at, _ in left} <= {rel, f"{rel}:4"}, lines
+
+
+def test_a_timeout_in_a_subshell_the_script_waits_on_stands_at_its_line(tmp_path):
+    """The script's own shell runs no command of its own while it waits on `( ... )`: its timeout stood at
+    the command before (`echo go`). It stands at the `(` (a subshell writes where its first command is only)."""
+    text = "echo go\n(\n  echo in\n  sleep 300\n)\necho done\n"
+    lines, rel, _ = _rehearse(tmp_path, text, "--timeout", "2")
+    assert _at(lines, rel, "the script did not finish within 2s") == [f"{rel}:2"], lines
+
+
+def test_a_timeout_in_a_one_line_subshell_stands_at_its_line(tmp_path):
+    lines, rel, _ = _rehearse(tmp_path, "echo go\necho more\n( sleep 300 )\n", "--timeout", "2")
+    assert _at(lines, rel, "the script did not finish within 2s") == [f"{rel}:3"], lines
+
+
+def test_a_timeout_beside_a_subshell_in_the_background_stands_at_the_scripts_own_line(tmp_path):
+    text = "echo go\nwait_here() {\n  sleep 300\n}\n( while :; do sleep 0.2; done ) &\nwait_here\n"
+    lines, rel, _ = _rehearse(tmp_path, text, "--timeout", "2")
+    assert _at(lines, rel, "the script did not finish within 2s") == [f"{rel}:3"], lines

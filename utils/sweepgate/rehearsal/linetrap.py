@@ -4,14 +4,15 @@ bash reads ``$BASH_ENV`` before a script's first line. The rehearsal points it a
 back as the job had it (unset, or the job's own file, read then), turns on `set -T` (functions, command
 substitutions and subshells inherit the DEBUG trap) and sets a DEBUG trap that writes the call stack
 (``$LINENO``, ``BASH_SOURCE``, ``BASH_LINENO``): in the script's own shell before each command on a line
-of the script itself, over one file (``where``; a library function it calls runs under its call's line,
-and writes nothing: a command there costs four string tests), and in each subshell before its first
-command, to another (``subshells``, with its PID, start time, function and command). The script runs
-unchanged otherwise: ``$?``, ``$_`` and ``PIPESTATUS`` are kept, the trap writes nothing to its output,
-`set -x` traces none of it, and a DEBUG or RETURN handler of the script's own runs where it would without
-the `set -T` (undone before its `trap`, unless the script set it). A script that sets a DEBUG trap of its
-own replaces the rehearsal's: where its shell is is unknown from then on (an empty stack, written over the
-`trap` line's; ``place`` also takes a stack ending at such a line for unknown).
+of the script itself, over one file (``where``, with how many it wrote; a library function it calls runs
+under its call's line, and writes nothing: a command there costs four string tests), and in each subshell
+before its first command, to another (``subshells``, with its PID, start time, that count as it was
+started, function and command). The script runs unchanged otherwise: ``$?``, ``$_`` and ``PIPESTATUS``
+are kept, the trap writes nothing to its output, `set -x` traces none of it, and a DEBUG or RETURN handler
+of the script's own runs where it would without the `set -T` (undone before its `trap`, unless the script
+set it). A script that sets a DEBUG trap of its own replaces the rehearsal's: where its shell is is unknown
+from then on (an empty stack, written over the `trap` line's; ``place`` also takes a stack ending at such a
+line for unknown).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import shlex
 import time
 from pathlib import Path
 
-from sweepgate.core import scriptlines
+from sweepgate.core import scriptlines, shellcode
 
 PREVIOUS = "SWEEPGATE_BASH_ENV"  # the job's own BASH_ENV, read after the trap's file puts it back
 _STACK = '"$LINENO" "${#BASH_SOURCE[@]}" "${BASH_SOURCE[@]}" "${BASH_LINENO[@]}"'
@@ -39,18 +40,19 @@ def install(work: Path, env: dict[str, str]) -> dict[str, Path]:
     # run inside its functions), and where the script's shell is is unknown from then on (its handler
     # replaces the rehearsal's; an empty stack, written last, over the `trap` line's)
     trap = ('{ if [[ $BASHPID == "$$" ]]; then if [[ ${BASH_SOURCE[0]} == "${BASH_SOURCE[-1]}" ]]; then '
-            f"_sweepgate_last=$_; printf '%s\\0' {_STACK} 1<>{where} || :; "
+            "_sweepgate_last=$_; _sweepgate_n=$((${_sweepgate_n:-0} + 1)); "
+            f"printf '%s\\0' \"$_sweepgate_n\" {_STACK} 1<>{where} || :; "
             ': "$_sweepgate_last"; fi; elif [[ ${_sweepgate_pid-} != "$BASHPID" ]]; then '
             "_sweepgate_last=$_; _sweepgate_pid=$BASHPID; read -r _sweepgate_stat </proc/$BASHPID/stat || "
-            f"_sweepgate_stat=; printf '%s\\0' \"$BASHPID\" \"${{_sweepgate_stat##*)}}\" \"${{FUNCNAME-}}\" "
-            f"\"$BASH_COMMAND\" {_STACK} >>{subshells} "
+            f"_sweepgate_stat=; printf '%s\\0' \"$BASHPID\" \"${{_sweepgate_stat##*)}}\" \"${{_sweepgate_n:-0}}\" "
+            f"\"${{FUNCNAME-}}\" \"$BASH_COMMAND\" {_STACK} >>{subshells} "
             '|| :; : "$_sweepgate_last"; fi; '
             'if [[ $BASH_COMMAND == set[[:space:]]* || $BASH_COMMAND == trap[[:space:]]* ]]; then '
             '_sweepgate_last=$_; if [[ $BASH_COMMAND == set* ]]; then '
             '[[ $BASH_COMMAND != *[[:space:]]-[[:alpha:]]*T* && $BASH_COMMAND != *functrace* ]] || _sweepgate_T=1; '
             'elif [[ $BASH_COMMAND != *[[:space:]]-[lp]* && ( ${BASH_COMMAND^^} == *DEBUG* '
             '|| ${BASH_COMMAND^^} == *RETURN* ) ]]; then [[ -n ${_sweepgate_T-} ]] || set +T; '
-            f"[[ $BASHPID != \"$$\" ]] || printf '%s\\0' 0 0 1<>{where} || :; fi; "
+            f"[[ $BASHPID != \"$$\" ]] || printf '%s\\0' \"${{_sweepgate_n:-0}}\" 0 0 1<>{where} || :; fi; "
             ': "$_sweepgate_last"; fi; } 2>&-')  # stderr closed: no trace, no message
     file = work / "bash_env.sh"
     file.write_text(
@@ -85,52 +87,78 @@ def _records(data: bytes, head: int) -> list[tuple[list[str], Stack]]:
     return out
 
 
-def stopped_at(path: Path | None) -> Stack:
-    """The stack of the command the script's own shell runs now (read before it is stopped: its TERM
-    handler's commands would be written over it); empty when there is none (no trap, a file cut short).
-    The trap writes it over the one before from the file's start, never truncating it (on ext4 a file
-    truncated and written again is flushed to the disk as it is closed: milliseconds a command), so what
-    follows the first record is what is left of longer ones before."""
+def stopped_at(path: Path | None) -> tuple[int, Stack]:
+    """How many commands the script's own shell had written, and the stack of the one it runs now (read
+    before it is stopped: its TERM handler's commands would be written over it); the stack is empty when
+    there is none (no trap, a file cut short). The trap writes it over the one before from the file's
+    start, never truncating it (on ext4 a file truncated and written again is flushed to the disk as it is
+    closed: milliseconds a command), so what follows the first record is what is left of longer ones before."""
     for _ in range(3):  # the first time it is written, in the moment before its bytes are there
         try:
-            found = _records(path.read_bytes(), 0) if path else []
+            found = _records(path.read_bytes(), 1) if path else []
         except OSError:
-            return []
-        if found:
-            return found[0][1]
+            return 0, []
+        if found and found[0][0][0].isdigit():
+            return int(found[0][0][0]), found[0][1]
         time.sleep(0.01)
-    return []
+    return 0, []
+
+
+def _started(path: Path | None, started: dict[int, str], root: Path | None) -> list[tuple[int, int, Stack]]:
+    """(PID, the count of the script's shell's commands it was started after, where it was started) of each
+    subshell the trap wrote whose PID ``started`` (PID -> start time, of the processes alive as the script
+    was stopped) has with the same start time (a PID given to another process after the subshell ended is
+    none of its): the stack of its first command, less the frame of a function it was started to run (`f &`:
+    that command is the function's entry, at its definition; the line that started it is its call), at the
+    line of the `(` that opens it when that is on a line before (``_opening``). A stack whose innermost line,
+    in a file of the repository at ``root``, does not hold its command's name is empty (unknown): bash
+    numbers the lines inside a `$( )` over lines from the line it gives the whole command, so such a line
+    is another command's."""
+    try:
+        found = _records(path.read_bytes(), 5) if path else []
+    except OSError:
+        return []
+    out = []
+    for (pid, stat, count, function, command), stack in found:
+        start = stat.split()[19:20]
+        if pid.isdigit() and count.isdigit() and start and started.get(int(pid)) == start[0]:
+            entry = len(stack) > 1 and function not in ("", "source", "main") and _name(command) == function
+            stack = stack[1:] if entry else stack
+            if root is not None:
+                stack = (stack if entry else _opening(root, stack)) if _holds(root, stack, _name(command)) else []
+            out.append((int(pid), int(count), stack))
+    return out
 
 
 def subshells(path: Path | None, started: dict[int, str], parents: dict[int, int] | None = None,
               root: Path | None = None) -> dict[int, Stack]:
-    """PID -> where it was started, for each subshell the trap wrote whose PID ``started`` (PID -> start time,
-    of the processes alive as the script was stopped) has with the same start time (a PID given to another
-    process after the subshell ended is none of its), and for each process such a subshell started (``parents``:
-    PID -> parent PID, of the same processes): the stack of the subshell's first command, less the frame of
-    a function it was started to run (`f &`: that command is the function's entry, at its definition; the
-    line that started it is its call). A stack whose innermost line, in a file of the repository at ``root``,
-    does not hold its command's name is empty (unknown): bash numbers the lines inside a `$( )` over lines
-    from the line it gives the whole command, so such a line is another command's."""
-    try:
-        found = _records(path.read_bytes(), 4) if path else []
-    except OSError:
-        return {}
-    out = {}
-    for (pid, stat, function, command), stack in found:
-        start = stat.split()[19:20]
-        if pid.isdigit() and start and started.get(int(pid)) == start[0]:
-            stack = stack[1:] if len(stack) > 1 and function not in ("", "source", "main") \
-                and _name(command) == function else stack
-            out[int(pid)] = stack if root is None or _holds(root, stack, _name(command)) else []
+    """PID -> where it was started (``_started``), for each subshell alive as the script was stopped, and for
+    each process such a subshell started (``parents``: PID -> parent PID, of the same processes)."""
+    out = {pid: stack for pid, _, stack in _started(path, started, root)}
     for pid in started:
-        ancestor, seen = pid, set()
-        while ancestor not in out and ancestor in (parents or {}) and ancestor not in seen:
-            seen.add(ancestor)
-            ancestor = parents[ancestor]
-        if ancestor in out:
+        ancestor = _ancestor(pid, out, parents or {})
+        if ancestor is not None:
             out.setdefault(pid, out[ancestor])
     return out
+
+
+def _ancestor(pid: int, among, parents: dict[int, int]) -> int | None:
+    """The nearest of ``among`` that ``pid`` is or descends from (``parents``: PID -> parent PID), or None."""
+    seen = set()
+    while pid not in among and pid in parents and pid not in seen:
+        seen.add(pid)
+        pid = parents[pid]
+    return pid if pid in among else None
+
+
+def waited_on(path: Path | None, started: dict[int, str], parents: dict[int, int], script: int, count: int,
+              root: Path) -> Stack:
+    """Where the subshell the script's own shell (PID ``script``) waits on was started: one alive, of it,
+    that it started after the last command it wrote (``count``, ``stopped_at``; a `( ... )` runs no command
+    of the script's shell), the last started of them; empty when there is none, or where it is unknown."""
+    found = [(started[pid], k, stack) for k, (pid, n, stack) in enumerate(_started(path, started, root))
+             if n == count and _ancestor(pid, {script}, parents) == script]
+    return max(found, key=lambda f: (int(f[0]) if f[0].isdigit() else 0, f[1]))[2] if found else []
 
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?:\[[^]]*\])?\+?=\S*\s+")
@@ -155,6 +183,28 @@ def _holds(root: Path, stack: Stack, name: str) -> bool:
     lines = scriptlines.file_lines(root / file)
     line = stack[0][1]
     return 0 < line <= len(lines) and name in "\n".join(lines[scriptlines.command_start(lines, line) - 1:line])
+
+
+def _opening(root: Path, stack: Stack) -> Stack:
+    """``stack`` with its innermost frame, in a file of the repository, at the line of the `(` (or `$(`,
+    `` ` ``) that opens the subshell its line's command is the first of, when that is on a line before:
+    `(`, then `echo in` below it, was started at the `(`."""
+    file = scriptlines.in_repository(stack[0][0], root) if stack else None
+    if file is None:
+        return stack
+    try:
+        text = (root / file).read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return stack
+    lines, line = text.split("\n"), stack[0][1]
+    if not 1 < line <= len(lines):
+        return stack
+    at = sum(len(x) + 1 for x in lines[:scriptlines.command_start(lines, line) - 1])
+    opens = [start for start, end in shellcode.code(text)[1] if start < at < end]
+    first = max(opens, default=-1)  # the innermost: spans do not overlap but nest
+    if first < 0 or text[first:at].strip(" \t\n$(`") != "":
+        return stack  # not the first command inside it
+    return [(stack[0][0], text.count("\n", 0, first) + 1)] + stack[1:]
 
 
 _SETS_DEBUG = re.compile(r"(?<![\w-])trap(?![\w-]).*(?<![\w-])DEBUG(?![\w-])")

@@ -577,12 +577,15 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
         try:
             try:
                 _wait(proc, timeout, poll)
-                timed_out, stack = False, []
+                timed_out, (count, stack) = False, (0, [])
             except subprocess.TimeoutExpired:  # where it is, read before its TERM handler runs commands
-                timed_out, stack = True, linetrap.stopped_at((trap or {}).get("where"))
+                timed_out, (count, stack) = True, linetrap.stopped_at((trap or {}).get("where"))
             stats = _proc_stats()  # what a leftover's PID was, and which process started it
             started = {pid: rest[19] for pid, rest in stats.items()}
             parents = {pid: int(rest[1]) for pid, rest in stats.items() if rest[1].isdigit()}
+            if timed_out:  # the script's shell may wait on a subshell: no command of its own since
+                stack = linetrap.waited_on((trap or {}).get("subshells"), started, parents, proc.pid, count,
+                                           root) or stack
             if timed_out:
                 _stop(proc, grace=grace)
             calls = _calls_to_stop(log)
