@@ -128,3 +128,9 @@ def test_a_timeout_beside_a_subshell_in_the_background_stands_at_the_scripts_own
     text = "echo go\nwait_here() {\n  sleep 300\n}\n( while :; do sleep 0.2; done ) &\nwait_here\n"
     lines, rel, _ = _rehearse(tmp_path, text, "--timeout", "2")
     assert _at(lines, rel, "the script did not finish within 2s") == [f"{rel}:3"], lines
+
+
+def test_a_subshell_over_lines_left_running_stands_at_its_opening_line(tmp_path):
+    text = "echo go\nbash -c true\n(\n  while :; do sleep 0.2; done\n) &\nsleep 0.3\n"
+    lines, rel, _ = _rehearse(tmp_path, text)
+    assert _left(lines, rel) == [(f"{rel}:3", ["bash", "sleep"])], lines
