@@ -21,13 +21,13 @@ LEFT = "the script left running: "
 
 
 def _left(lines: list[str], rel: str) -> list[tuple[str, list[str]]]:
-    """Each left-running problem: where it stands, and the commands it names (without their PIDs)."""
+    """Each left-running problem: where it stands, and the programs it names (sorted, without their PIDs)."""
     out = []
     for line in lines:
         at, _, message = line.partition(": ")
         if message.startswith(LEFT):
             named = message[len(LEFT):].rpartition("; ")[0].split(", ")
-            out.append((at, [n.rsplit(" (PID", 1)[0].split()[0] for n in named]))
+            out.append((at, sorted(n.rsplit(" (PID", 1)[0].split()[0] for n in named)))
     return out
 
 
@@ -134,3 +134,16 @@ def test_a_subshell_over_lines_left_running_stands_at_its_opening_line(tmp_path)
     text = "echo go\nbash -c true\n(\n  while :; do sleep 0.2; done\n) &\nsleep 0.3\n"
     lines, rel, _ = _rehearse(tmp_path, text)
     assert _left(lines, rel) == [(f"{rel}:3", ["bash", "sleep"])], lines
+
+
+def test_a_timeout_in_a_command_substitution_over_lines_stands_at_its_first_line(tmp_path):
+    """bash gives `X=$( ... )` over lines the line of its `)`: the timeout stood there."""
+    text = 'echo go\nX=$(\n  echo a\n  sleep 300\n)\necho "$X"\n'
+    lines, rel, _ = _rehearse(tmp_path, text, "--timeout", "2")
+    assert _at(lines, rel, "the script did not finish within 2s") == [f"{rel}:2"], lines
+
+
+def test_a_script_that_sets_functrace_itself_keeps_its_debug_trap_in_functions(tmp_path):
+    text = "n=0\nset -eT\ntrap 'n=$((n+1))' DEBUG\nf() {\n  : one; : two\n}\nf\ntrap - DEBUG\necho \"n=$n $-\"\nexit 3\n"
+    _rehearse(tmp_path, text)
+    assert (tmp_path / "w/script.log").read_text() == "n=5 ehBT\n"

@@ -185,16 +185,39 @@ def _holds(root: Path, stack: Stack, name: str) -> bool:
     return 0 < line <= len(lines) and name in "\n".join(lines[scriptlines.command_start(lines, line) - 1:line])
 
 
+def in_command(root: Path, stack: Stack) -> Stack:
+    """The script's own shell's ``stack`` with its innermost frame, in a file of the repository, at the line
+    of the command its line ends: bash gives a command holding a `$( )` or `( )` over lines the line where
+    that ends (`X=$(`, lines, then `)`), and the script's own shell runs no command inside one."""
+    text = _text(root, stack)
+    if text is None:
+        return stack
+    lines, line = text.split("\n"), stack[0][1]
+    if not 1 < line <= len(lines):
+        return stack
+    at = sum(len(x) + 1 for x in lines[:line - 1])
+    first = min((start for start, end in shellcode.code(text)[1] if start < at <= end), default=-1)
+    if first < 0:
+        return stack
+    begins = text.count("\n", 0, first) + 1
+    return [(stack[0][0], scriptlines.command_start(lines, begins))] + stack[1:]
+
+
+def _text(root: Path, stack: Stack) -> str | None:
+    """The text of the file of ``stack``'s innermost frame, when it is one of the repository at ``root``."""
+    file = scriptlines.in_repository(stack[0][0], root) if stack else None
+    try:
+        return (root / file).read_text(encoding="utf-8", errors="surrogateescape") if file else None
+    except OSError:
+        return None
+
+
 def _opening(root: Path, stack: Stack) -> Stack:
     """``stack`` with its innermost frame, in a file of the repository, at the line of the `(` (or `$(`,
     `` ` ``) that opens the subshell its line's command is the first of, when that is on a line before:
     `(`, then `echo in` below it, was started at the `(`."""
-    file = scriptlines.in_repository(stack[0][0], root) if stack else None
-    if file is None:
-        return stack
-    try:
-        text = (root / file).read_text(encoding="utf-8", errors="surrogateescape")
-    except OSError:
+    text = _text(root, stack)
+    if text is None:
         return stack
     lines, line = text.split("\n"), stack[0][1]
     if not 1 < line <= len(lines):

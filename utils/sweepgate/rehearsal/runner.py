@@ -585,7 +585,7 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
             parents = {pid: int(rest[1]) for pid, rest in stats.items() if rest[1].isdigit()}
             if timed_out:  # the script's shell may wait on a subshell: no command of its own since
                 stack = linetrap.waited_on((trap or {}).get("subshells"), started, parents, proc.pid, count,
-                                           root) or stack
+                                           root) or linetrap.in_command(root, stack)
             if timed_out:
                 _stop(proc, grace=grace)
             calls = _calls_to_stop(log)
