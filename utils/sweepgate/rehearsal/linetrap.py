@@ -186,9 +186,10 @@ def _holds(root: Path, stack: Stack, name: str) -> bool:
 
 
 def in_command(root: Path, stack: Stack) -> Stack:
-    """The script's own shell's ``stack`` with its innermost frame, in a file of the repository, at the line
-    of the command its line ends: bash gives a command holding a `$( )` or `( )` over lines the line where
-    that ends (`X=$(`, lines, then `)`), and the script's own shell runs no command inside one."""
+    """The script's own shell's ``stack`` with its innermost frame, in a file of the repository, at the first
+    line of its command when that line is inside a `$( )` or `( )` over lines (the outermost): bash gives
+    such a command the line where that ends (`X=$(`, lines, then `)`), and the script's own shell runs no
+    command inside one."""
     text = _text(root, stack)
     if text is None:
         return stack
