@@ -29,6 +29,7 @@ from pathlib import Path
 from sweepgate.core import outpaths
 from sweepgate.core.errors import fail, os_reason
 from sweepgate.results import compare as C
+from sweepgate.results import derive
 from sweepgate.results import labels as L
 from sweepgate.results import record as R
 from sweepgate.results import show
@@ -197,8 +198,8 @@ def pareto_front(points: list[tuple[float, float]]) -> list[tuple[float, float]]
 
 
 def _xy(metrics: dict) -> tuple[float, float] | None:
-    x, y = C.number(metrics.get(X)), C.number(metrics.get(Y))
-    return None if x is None or y is None else (x, y)
+    x, y = derive.figure(metrics, X), derive.figure(metrics, Y)
+    return None if x is None or y is None else (float(x), float(y))
 
 
 def _measured(records: list[dict]) -> list[tuple[float, float]]:
@@ -225,7 +226,7 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
 
 def _no_figure(head: dict) -> str:
     """Which figure the axes show a measured point lacks, as its label says it."""
-    return "no throughput per GPU" if C.number((head.get(R.METRICS) or {}).get(Y)) is None else "no interactivity"
+    return "no throughput per GPU" if derive.figure(head.get(R.METRICS) or {}, Y) is None else "no interactivity"
 
 
 def _unjudged(comparison: C.Comparison) -> dict[tuple, str | None]:
@@ -307,7 +308,7 @@ def off_chart(comparison: C.Comparison, groups: dict | None = None) -> list[tupl
         if C.job_failed(head):
             done = "was cancelled" if head.get(R.STATUS) == "cancelled" else "failed"
             why = f"its job {done} and it has no baseline to be drawn at"
-        elif C.number(metrics.get(Y)) is None:
+        elif derive.figure(metrics, Y) is None:
             why = "no throughput per GPU (no GPU count: ingested without its matrix row)"
         else:
             why = "no interactivity figure (the client reported no median TPOT)"
@@ -329,7 +330,7 @@ def why_no_chart(comparison: C.Comparison) -> str:
     if not heads:
         return "the run has no successful throughput point"
     metrics = [h.get(R.METRICS) or {} for h in heads]
-    if not any(C.number(m.get(Y)) is not None for m in metrics):
+    if not any(derive.figure(m, Y) is not None for m in metrics):
         return ("no point has a throughput per GPU (a result ingested without its matrix row has no GPU "
                 "count; ingest it with its .job.json sidecar or --row)")
     return "no point has an interactivity figure (tok/s/user: the client reported no median TPOT)"

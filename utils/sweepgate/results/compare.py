@@ -374,9 +374,15 @@ def combined(recs: list[dict]) -> dict:
         return good[-1] if good else recs[-1]
     metrics: dict = {}
     for name in dict.fromkeys(k for r in good for k in r[R.METRICS]):
-        values = [v for v in (number(r[R.METRICS].get(name)) for r in good) if v is not None]
+        values = [float(v) for v in (derive.figure(r[R.METRICS], name) for r in good) if v is not None]
         metrics[name] = statistics.median(values) if values else good[-1][R.METRICS].get(name)
     return {**good[-1], R.METRICS: metrics}
+
+
+def _figure(rec: dict, metric: str) -> float | None:
+    """A record's ``metric`` as a float, as compare reads it (``derive.figure``), else None."""
+    value = derive.figure(rec.get(R.METRICS) or {}, metric)
+    return None if value is None else float(value)
 
 
 def number(value) -> float | None:
@@ -471,7 +477,7 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
     rehearsal = any(sides)
     changes = recipe_changes(head, base)
     if job_failed(head):  # nothing measured to judge; the job itself is the finding
-        rates = [r for b in base if (r := number((b.get(R.METRICS) or {}).get(R.SUCCESS_RATE))) is not None]
+        rates = [r for b in base if (r := _figure(b, R.SUCCESS_RATE)) is not None]
         median = statistics.median(rates) if rates else None
         return [Verdict(pt, None, None, len(base), median, None, None, None, FAILED,
                         settings.threshold_for(str(pt[0]), R.SUCCESS_RATE), rehearsal, changes, head[R.STATUS],
@@ -512,10 +518,9 @@ def _requests_done(head: dict) -> str | None:
 def _figures(head: dict, base: list[dict], settings: Settings):
     """(metric, head value, baseline values) of each compared metric the head has."""
     for metric in settings.metrics:
-        value = number((head.get(R.METRICS) or {}).get(metric))
+        value = _figure(head, metric)
         if value is not None:
-            yield metric, value, [v for v in (number((b.get(R.METRICS) or {}).get(metric)) for b in base)
-                                  if v is not None]
+            yield metric, value, [v for v in (_figure(b, metric) for b in base) if v is not None]
 
 
 def _judge_run(heads: dict, baselines: dict, settings: Settings) -> dict:
@@ -675,9 +680,9 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
             continue  # the failed job is the finding
         earlier = _earlier(baselines.get(pt, []), past)  # newest first
         if earlier:
-            latest, have = earlier[0], head.get(R.METRICS) or {}
+            latest = earlier[0]
             for metric in settings.metrics:
-                if number((latest.get(R.METRICS) or {}).get(metric)) is not None and number(have.get(metric)) is None:
+                if _figure(latest, metric) is not None and _figure(head, metric) is None:
                     out[pt, metric] = NotMeasured(pt, metric, str(latest.get(R.RUN_ID)))
         scored = (eval_base.get(pt) or [None])[0]
         if (pt not in eval_points and scored is not None and scored.get(R.EVALS)

@@ -90,11 +90,38 @@ def interactivity(metrics: dict) -> float | None:
 
 
 def request_counts(metrics: dict) -> tuple[float, float] | None:
-    """(completed, failed) requests, where both are counted (finite, not below 0) and some request was; else None."""
+    """(completed, failed) requests, where both are counted (finite, not below 0), some request was and no more
+    than a run sends (``R.MAX_RUN_REQUESTS`` together: ingest refuses more, an older sweepgate stored 1e308 of
+    each, whose sum overflows); else None."""
     counts = tuple(metrics.get(name) for name in (R.COMPLETED, R.FAILED))
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in counts):
         return None
-    return counts if counts[0] + counts[1] > 0 else None
+    return counts if 0 < counts[0] + counts[1] <= R.MAX_RUN_REQUESTS else None
+
+
+def _a_figure(value) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and abs(value) <= R.MAX_FIGURE)
+
+
+def figure(metrics: dict, name: str) -> float | int | None:
+    """The metric ``name`` of a stored record's ``metrics`` as compare, its charts and `results show` read it:
+    a finite number, none where an older sweepgate stored what ingest now refuses (``plausible``): a figure
+    above ``R.MAX_FIGURE``, or a success rate beside request counts that are no run's (``request_counts``;
+    1e308 completed and 1e308 failed were stored with a rate of 0, their sum overflowed)."""
+    value = metrics.get(name)
+    if not _a_figure(value):
+        return None
+    if name == R.SUCCESS_RATE and _uncountable(metrics):
+        return None
+    return value
+
+
+def _uncountable(metrics: dict) -> bool:
+    """Both request counts stated as numbers, but not as a run's (``request_counts``)."""
+    counts = [metrics.get(n) for n in (R.COMPLETED, R.FAILED)]
+    stated = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in counts)
+    return stated and any(v != 0 for v in counts) and request_counts(metrics) is None
 
 
 def success_rate(metrics: dict) -> float | None:

@@ -246,11 +246,12 @@ def check_metrics(metrics: dict, path: str, line: int) -> None:
 
 
 def check_derived(metrics: dict, raw: dict, path: str, line: int) -> None:
-    """Refuse a derived value that is not a finite number (1000 / a TPOT of 1e-320, two throughputs
-    of 1e308 added), naming the measurements it came from: NaN and Infinity have no place in the store."""
+    """Refuse a derived value that is not a finite number or is above ``R.MAX_FIGURE`` (1000 / a TPOT of 1e-320
+    or of 1e-13), naming the measurements it came from: NaN, Infinity and no run's figures have no place in the
+    store."""
     for name in derive.SOURCES:
         value = metrics.get(name)
-        if value is not None and not math.isfinite(value):
+        if value is not None and not (math.isfinite(value) and abs(value) <= R.MAX_FIGURE):
             given = ", ".join(f"{n} {raw[n]:g}" for n in derive.SOURCES[name] if raw.get(n) is not None)
             raise fail(path, line, f"{name}: {value}, derived from {given}, is not a measurement",
                        "the client wrote a figure too large or too small to be real; the output is corrupt, rerun it")

@@ -47,6 +47,10 @@ TIMER_SLACK_MS = 1.0
 DIFFERENCES = ("tpot", "itl")
 NEGATIVE_RULE = "latency-below-zero"
 
+# The figures a client's rates are computed from where it writes none (``vllm.rates_from_counts``): one beyond
+# ``R.MAX_FIGURE`` is refused at its own key before a rate sweepgate computed from it, which the output has not.
+SOURCES = (R.TOTAL_INPUT_TOKENS, R.COMPLETED, R.DURATION_S)
+
 CORRUPT = "the output is corrupt or was edited; rerun the point (or ingest the client's output as written)"
 
 
@@ -109,9 +113,30 @@ def _rate(metrics: dict, m: Measurement) -> str | None:
             f"{rate * duration:.0f} requests, but only {asked:g} completed or failed")
 
 
+def _beyond(metrics: dict, m: Measurement) -> tuple[str, str] | None:
+    """(the metric it stands at, what) of request counts more than a run sends (``R.MAX_RUN_REQUESTS``, each or
+    together) or else of a figure above ``R.MAX_FIGURE``, the first in the output's order; else None."""
+    cap = f"at most {R.MAX_RUN_REQUESTS:,}, completed and failed together"
+    counts = {n: metrics[n] for n in (R.COMPLETED, R.FAILED) if metrics.get(n) is not None}
+    for name, value in counts.items():
+        if value > R.MAX_RUN_REQUESTS:
+            return name, f"{m.said(name)}: {value:g} requests, more than a run sends ({cap})"
+    if len(counts) == 2 and sent(metrics) > R.MAX_RUN_REQUESTS:
+        return R.COMPLETED, (f"{m.said(R.COMPLETED)}: {counts[R.COMPLETED]:g} and {m.said(R.FAILED)}: "
+                             f"{counts[R.FAILED]:g} requests, {sent(metrics):g} together, more than a run sends ({cap})")
+    for name in sorted(metrics, key=lambda n: n not in SOURCES):
+        if (value := metrics[name]) is not None and abs(value) > R.MAX_FIGURE:
+            return name, f"{m.said(name)}: {value:g} is beyond any measurement (at most {R.MAX_FIGURE:g}, in any unit)"
+    return None
+
+
 def refuse_impossible(metrics: dict, m: Measurement, path: str) -> None:
     """Refuse, one line at the output's key of the first figure named, figures of ``m`` (its ``metrics`` as
-    stored) that cannot all be true."""
+    stored) that cannot all be true, or that no run has (``_beyond``: before the rest, whose arithmetic they
+    would overflow)."""
+    if (found := _beyond(metrics, m)) is not None:
+        line, col = m.place_of(found[0])
+        raise fail(path, line, found[1], CORRUPT, col=col)
     for latency, stats in _by_latency(metrics, m.computed).items():
         if (found := _order(latency, stats, m)) is not None:
             line, col = m.place_of(found[0])

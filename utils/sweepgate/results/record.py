@@ -64,6 +64,16 @@ REQUEST_RATE = "request-rate"  # the client's request rate: a number, "inf", or 
 # The largest whole number a record may carry: the store keeps isl, osl, conc, gpus and attempt
 # in integer columns (64-bit in SQLite, 32-bit INTEGER in PostgreSQL).
 MAX_INTEGER = 2**31 - 1
+# The largest figure a record holds, in any metric's unit (ms, tok/s, s, tokens, requests): a thousand
+# million million, beyond any run (31,000 years in ms, a run of a million requests of a billion tokens each).
+# Ingest refuses a figure above it (``plausible``); compare reads one an older sweepgate stored as none, so
+# the arithmetic on figures (sums, medians, the noise test's logarithms and back) stays within floats.
+MAX_FIGURE = 1e15
+# The most requests one run sends, completed and failed together: a thousand million, more than a day of
+# one point at 10,000 requests a second (InferenceX sends ten per unit of concurrency). Ingest refuses a run
+# said to have sent more (``plausible``); its counts in a record an older sweepgate stored are none
+# (``derive.request_counts``), and so is the success rate derived from them.
+MAX_RUN_REQUESTS = 10**9
 
 # --- provenance ---------------------------------------------------------------------
 # The job's own keys (run-id, attempt, commit, ref, runner-name, started, finished,

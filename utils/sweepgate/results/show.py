@@ -7,7 +7,7 @@ import json
 import re
 
 from sweepgate.core.jobfile import EVAL_SUFFIX
-from sweepgate.results import compare, evals, normalize
+from sweepgate.results import compare, derive, evals, normalize
 from sweepgate.results import labels as L
 from sweepgate.results import record as R
 from sweepgate.results.figures import fmt_value
@@ -110,7 +110,9 @@ def as_json(records: list[dict]) -> str:
 def _value(rec: dict, field: str):
     if field == R.REQUEST_RATE:  # as points are told apart: no rate when unlimited
         return R.identity(rec, field)
-    return rec.get(field, (rec.get(R.METRICS) or {}).get(field))
+    if field in rec:
+        return rec[field]
+    return derive.figure(rec.get(R.METRICS) or {}, field)  # as compare reads it: none where no run's
 
 
 def eval_cell(rec: dict) -> str:
