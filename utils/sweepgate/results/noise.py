@@ -399,7 +399,8 @@ class _Side:
 
 # More requests than this, head and baseline together, are judged as this many in the same shares: the
 # test's cost grows with the counts (1e11 in a file was a MemoryError), and beyond a million requests
-# any failure share worth a verdict is far outside what their noise explains.
+# any failure share worth a verdict is far outside what their noise explains. (What one run may have sent,
+# ingest's cap, is ``record.MAX_RUN_REQUESTS``; many runs together pass this one.)
 MAX_REQUESTS = 10**6
 
 
