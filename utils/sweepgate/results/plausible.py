@@ -115,15 +115,15 @@ def _rate(metrics: dict, m: Measurement) -> str | None:
 
 def _beyond(metrics: dict, m: Measurement) -> tuple[str, str] | None:
     """(the metric it stands at, what) of request counts more than a run sends (``R.MAX_RUN_REQUESTS``, each or
-    together) or else of a figure above ``R.MAX_FIGURE``, the first in the output's order; else None."""
+    together) or else of a figure above ``R.MAX_FIGURE``, the first in the output's order after SOURCES; else None."""
     cap = f"at most {R.MAX_RUN_REQUESTS:,}, completed and failed together"
     counts = {n: metrics[n] for n in (R.COMPLETED, R.FAILED) if metrics.get(n) is not None}
     for name, value in counts.items():
         if value > R.MAX_RUN_REQUESTS:
             return name, f"{m.said(name)}: {value:g} requests, more than a run sends ({cap})"
-    if len(counts) == 2 and sent(metrics) > R.MAX_RUN_REQUESTS:
+    if len(counts) == 2 and (total := sent(metrics)) > R.MAX_RUN_REQUESTS:
         return R.COMPLETED, (f"{m.said(R.COMPLETED)}: {counts[R.COMPLETED]:g} and {m.said(R.FAILED)}: "
-                             f"{counts[R.FAILED]:g} requests, {sent(metrics):g} together, more than a run sends ({cap})")
+                             f"{counts[R.FAILED]:g} requests, {total:g} together, more than a run sends ({cap})")
     for name in sorted(metrics, key=lambda n: n not in SOURCES):
         if (value := metrics[name]) is not None and abs(value) > R.MAX_FIGURE:
             return name, f"{m.said(name)}: {value:g} is beyond any measurement (at most {R.MAX_FIGURE:g}, in any unit)"
