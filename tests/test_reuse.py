@@ -185,13 +185,21 @@ M_ROW = {"runner": "b300", "model-prefix": "dsr1", "precision": "fp4", "framewor
          "recipe-fingerprint": "f" * 64, "isl": 1024, "osl": 1024}
 
 
+def with_support(tree: dict, runners: dict | None = None) -> dict:
+    """``tree`` with every support file M_ROW's job runs (library, launchers) that it lacks, as a
+    checkout has them: without one the row has no run identity at all."""
+    for path in identity.support_files(M_ROW, runners or {}):
+        tree.setdefault(path, f"# {path}\n".encode())
+    return tree
+
+
 def test_what_reaches_the_job_from_runners_yaml_is_part_of_the_identity():
     """Review: rdma-devices and accelerator-runtime reach the job (SWEEPGATE_RDMA_DEVICES...) but a
     change to them left the identity as it was, so reuse copied results measured with the old NICs."""
     runners = {"labels": {"b300": ["b300-nv_00"]},
                "hardware": {"b300": {"gpus-per-node": 8, "accelerator-runtime": "cuda",
                                      "rdma-devices": ["mlx5_0", "mlx5_1"]}}}
-    files = {"benchmarks/single_node/fixed_seq_len/dsr1_fp4_b300_vllm.sh": b"echo run\n"}
+    files = with_support({"benchmarks/single_node/fixed_seq_len/dsr1_fp4_b300_vllm.sh": b"echo run\n"}, runners)
     first = identity.run_identity(M_ROW, runners, files)
     for fact, value in (("rdma-devices", ["mlx5_0"]), ("accelerator-runtime", "cuda13")):
         changed = {**runners, "hardware": {"b300": {**runners["hardware"]["b300"], fact: value}}}
@@ -219,6 +227,7 @@ def test_a_helper_the_script_sources_is_part_of_the_identity():
                     b'source "$(dirname "${BASH_SOURCE[0]}")/dsr1_common.sh"\nvllm serve\n',
             helper: b'export VLLM_EXTRA_ARGS="--max-num-seqs 256"\nsource benchmarks/shared/flags.sh\n',
             deeper: b"FLAGS=1\n"}
+    with_support(tree)
     reads = []
 
     def read(paths):
@@ -239,7 +248,9 @@ def assert_each_file_is_part_of_the_identity(tree: dict, paths) -> None:
     def read(wanted):
         return {p: tree.get(p) for p in wanted}
 
+    with_support(tree)
     (first,) = identity.identities([M_ROW], {}, read)
+    assert first is not None
     for path in paths:
         old, tree[path] = tree[path], tree[path] + b"# changed\n"
         assert identity.identities([M_ROW], {}, read)[0] != first, path
@@ -283,6 +294,7 @@ def test_helpers_are_followed_deep_and_a_doubled_slash_stays_in_the_folder():
         tree[f"benchmarks/h/h{i}.sh"] = f"source benchmarks/h/h{i + 1}.sh\n".encode()
     tree["benchmarks/h/h8.sh"] = b"source benchmarks/h/h1.sh\nX=1\n"  # a cycle ends
     tree["benchmarks/single_node/fixed_seq_len/tmp/abs.sh"] = b"Y=1\n"
+    with_support(tree)
     read = lambda paths: {p: tree.get(p) for p in paths}
     (first,) = identity.identities([M_ROW], {}, read)
     assert "benchmarks/single_node/fixed_seq_len/tmp/abs.sh" in identity.sourced_helpers(script, tree)
@@ -440,7 +452,7 @@ def test_a_linked_script_s_target_and_what_it_names_are_part_of_the_identity():
 def _link_checkout(work, tree: dict, links: tuple[str, ...]) -> None:
     """A git checkout of ``tree`` in ``work``, the paths in ``links`` as symbolic links to their bytes."""
     subprocess.run(["git", "init", "-q", str(work)], check=True)
-    for path, data in tree.items():
+    for path, data in with_support(dict(tree)).items():
         (work / path).parent.mkdir(parents=True, exist_ok=True)
         if path in links:
             (work / path).symlink_to(data.decode())
@@ -455,8 +467,10 @@ def _identity_both_ways(work) -> tuple[str, str]:
     subprocess.run(["git", "add", "-A"], cwd=work, check=True)
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"], cwd=work, check=True)
     git = Git(str(work))
-    return (identity.identities([M_ROW], {}, lambda paths: git.read_blobs("HEAD", paths))[0],
+    both = (identity.identities([M_ROW], {}, lambda paths: git.read_blobs("HEAD", paths))[0],
             identity.identities([M_ROW], {}, identity.read_tree(str(work)))[0])
+    assert None not in both, both  # the checkout holds every file the job runs
+    return both
 
 
 def test_a_linked_script_has_one_identity_from_git_objects_and_from_the_checkout(tmp_path):

@@ -21,6 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = "benchmarks/runners/launch_b300-nv.sh"
+SCRIPT = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b300_vllm.sh"
 sys.path.insert(0, str(ROOT / "tests" / "results"))
 
 from helpers import ROW  # noqa: E402  (the row tests/results writes its jobs with)
@@ -38,6 +39,8 @@ def checkout():
         work = shared / "work"
         for part in ("benchmarks", "configs"):
             shutil.copytree(ROOT / part, work / part, ignore=shutil.ignore_patterns("__pycache__"))
+        # ROW's script (CONTRACTS section 7): without one the row has no run identity to refuse
+        shutil.copy(work / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh", work / SCRIPT)
         subprocess.run(["git", "init", "-q", str(work)], check=True)
         subprocess.run(["chmod", "-R", "a+rX", str(shared)], check=True)
         (shared / "out").mkdir(mode=0o777)

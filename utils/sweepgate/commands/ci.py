@@ -326,6 +326,8 @@ def _run_reuse(args) -> int:
     for bucket, row, _ in found.reused:
         print(f"sweepgate ci reuse: {bucket} {row.get('exp-name', '?')} conc {row.get('conc')} "
               f"({row.get('runner')}) has a result in {where}", file=sys.stderr)
+    for line in found.blind_lines():
+        print(f"sweepgate ci reuse: {line}", file=sys.stderr)
     print(found.summary())
     return 0
 

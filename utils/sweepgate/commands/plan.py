@@ -61,6 +61,8 @@ def run(args) -> int:
     if args.db:
         plan["reuse"] = reuse_preview(git, plan, args.db)
         print(f"sweepgate plan: {plan['reuse']['summary']}", file=sys.stderr)
+        for line in plan["reuse"]["no_identity"]:
+            print(f"sweepgate plan: {line}", file=sys.stderr)
 
     from sweepgate.core import report
 
@@ -126,14 +128,14 @@ def reuse_preview(git, plan: dict, db: str) -> dict:
         # Nothing to reuse, and no empty store made (as `ci reuse`): a mistyped --db would read as
         # "no results" for ever.
         jobs = sum(1 for _ in iter_rows(plan["matrix"]))
-        return {"jobs": 0, "of": jobs, "gpu_hours_saved": 0, "lower_bound": False, "rows": [],
+        return {"jobs": 0, "of": jobs, "gpu_hours_saved": 0, "lower_bound": False, "rows": [], "no_identity": [],
                 "summary": f"no results store at {store_named(missing)}: nothing to reuse (0 of {jobs} jobs)"}
     with open_store(db) as store:
         found = reuse.find(plan["matrix"], git, git.resolve(plan["head_ref"]), store)
     rows = [{"bucket": bucket, "exp-name": row.get("exp-name"), "conc": row.get("conc"),
              "runner": row.get("runner")} for bucket, row, _ in found.reused]
     return {"jobs": len(rows), "of": len(found.rows), "gpu_hours_saved": found.gpu_hours_saved,
-            "lower_bound": found.lower_bound, "rows": rows,
+            "lower_bound": found.lower_bound, "rows": rows, "no_identity": found.blind_lines(),
             "summary": f"{len(rows)} of {len(found.rows)} jobs already have results "
                        f"({found.saved()} GPU-hours saved by reusing them)"}
 

@@ -7,7 +7,9 @@ script (CONTRACTS section 7 and its multi-node extension), ``benchmark_lib.sh`` 
 every part it sources, the multi-node helpers, and the runner's launcher with the
 shared launcher library. ``run_identity`` is the one function that says so; the job
 sidecar records it, ``ci reuse`` matches on it, and the plan's unlisted-change rule
-hashes files with the same ``core.digest`` functions.
+hashes files with the same ``core.digest`` functions. A row whose script is at none of
+section 7's paths, or whose launcher or other support file is not there, has none
+(``blind_spots``): what it runs instead is kept elsewhere, out of the identity's sight.
 """
 
 from __future__ import annotations
@@ -69,27 +71,73 @@ def runner_facts(row: dict, runners: dict) -> dict[str, str]:
     return facts
 
 
-def run_identity(row: dict, runners: dict, blobs: Blobs) -> str:
+# Why a row has no run identity (``blind_spots``), each the same for every row it holds for, so `ci reuse`
+# says it once with the number of its jobs (``blind_lines``).
+NO_SCRIPT = "no benchmark script at CONTRACTS section 7's paths"
+BLIND_WHY = "so a change to what they run there instead would go unseen; they run"
+
+
+def blind_spots(row: dict, runners: dict, blobs: Blobs) -> list[str]:
+    """What keeps ``row`` from having a run identity, one cause each: no benchmark script at any of
+    its candidates (``NO_SCRIPT``), and each support file (a launcher, ``launch_common.sh``,
+    ``benchmark_lib.sh`` or a part of it, a multi-node helper) that is not there, by its path. The job
+    then runs files kept elsewhere (InferenceX's launchers are in ``runners/``): hashed as missing, a
+    change to them would not change the identity, and `ci reuse` would hand the row results of code
+    it never saw."""
+    causes = [NO_SCRIPT] if resolve_script(script_candidates(row), blobs) is None else []
+    return causes + [path for path in support_files(row, runners) if blobs.get(path) is None]
+
+
+def blind_lines(blind: dict[str, list[dict]]) -> list[str]:
+    """One line per cause of ``blind_spots`` (cause -> its rows, in order met): how many jobs it keeps from
+    reuse and why; for ``NO_SCRIPT`` the first path looked at for its first row, and the files missing for
+    the same jobs on one line (a checkout without benchmarks/lib/ lacks every part of it), three named."""
+    files: dict[tuple, list[str]] = {}
+    for cause, rows in blind.items():
+        if cause != NO_SCRIPT:
+            files.setdefault(tuple(id(row) for row in rows), []).append(cause)
+    out = []
+    for cause, rows in blind.items():
+        if cause == NO_SCRIPT:
+            what = f"{NO_SCRIPT} (such as {script_candidates(rows[0])[0]})"
+        elif (paths := files.pop(tuple(id(row) for row in rows), None)) is not None:
+            more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+            what = f"no {', '.join(paths[:3])}{more} in the repository"
+        else:
+            continue  # said on the line of the first file missing for the same jobs
+        out.append(f"{len(rows)} job{'s' if len(rows) != 1 else ''} not reused, no run identity: {what}, {BLIND_WHY}")
+    return out
+
+
+def run_identity(row: dict, runners: dict, blobs: Blobs) -> str | None:
     """The run identity of ``row`` given the files (``blobs`` holds ``needed_paths`` and the
-    ``sourced_helpers`` of its script)."""
+    ``sourced_helpers`` of its script); None when it has ``blind_spots``."""
+    if blind_spots(row, runners, blobs):
+        return None
     script = resolve_script(script_candidates(row), blobs)
     point = {name: row.get(name) for name in POINT_FIELDS}
     # Eval rows carry no fingerprint: the whole row stands in for it.
     point[F.RECIPE_FINGERPRINT] = row.get(F.RECIPE_FINGERPRINT) or F.row_digest(row)
     point["runner-facts"] = runner_facts(row, runners)
-    files = [script or "(no script)", *sourced_helpers(script, blobs), *support_files(row, runners)]
+    files = [script, *sourced_helpers(script, blobs), *support_files(row, runners)]
     digest = hashlib.sha256(json.dumps(point, sort_keys=True, separators=(",", ":")).encode())
     digest.update(b"\0" + files_sha(files, blobs).encode())
     return digest.hexdigest()
 
 
-def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]) -> list[str]:
-    """``run_identity`` of each row, reading every file once (``read(paths) -> blobs``)."""
+def read_all(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]) -> Blobs:
+    """Every file the run identities of ``rows`` hash, each read once (``read(paths) -> blobs``)."""
     wanted: dict[str, None] = {}
     for row in rows:
         wanted.update(dict.fromkeys(needed_paths(row, runners)))
     blobs = read(list(wanted))
     read_helpers({resolve_script(script_candidates(row), blobs) for row in rows}, blobs, read)
+    return blobs
+
+
+def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]) -> list[str | None]:
+    """``run_identity`` of each row (None for one with ``blind_spots``), reading every file once."""
+    blobs = read_all(rows, runners, read)
     return [run_identity(row, runners, blobs) for row in rows]
 
 
@@ -118,7 +166,7 @@ def job_identity(row: dict, tools: str | None = None, runners: dict | None = Non
     """The run identity of ``row``'s job in the checkout that holds the working directory (its
     top, so a subfolder works), with the launchers and runner labels of ``tools`` (main's; None:
     that checkout's own) and the checkout's own runner facts; None when the row cannot be
-    resolved. A ``tools`` folder that is not there is refused: hashing no launcher at all would
+    resolved or has ``blind_spots`` (no script at section 7's paths, a launcher that is not there). A ``tools`` folder that is not there is refused: hashing no launcher at all would
     give every such job one identity, and reuse would hand one job's results to another; so is a file
     it hashes that is there but cannot be read (``Unreadable``: a launcher chmod 000, a folder in its place).
     ``runners``: ``job_runners`` of the two files, already read and checked (`ci row-env`)."""

@@ -14,7 +14,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from sweepgate.core import fields as F
-from sweepgate.core.identity import identities
+from sweepgate.core.identity import blind_lines, blind_spots, read_all, run_identity
 from sweepgate.core.plan import ESTIMATES_FILE, counts_workers_only, load_estimates, row_cost
 from sweepgate.core.select import BUCKET_KEYS, iter_rows
 from sweepgate.results import record as R
@@ -24,14 +24,19 @@ from sweepgate.results import record as R
 class Found:
     """What the store holds for a matrix."""
 
-    rows: list[tuple[str, dict, str]]  # (bucket, row, run identity), matrix order
+    rows: list[tuple[str, dict, str | None]]  # (bucket, row, run identity or None), matrix order
     hits: dict[str, list[dict]] = field(default_factory=dict)  # identity -> the measuring job's records
     minutes: dict[str, float] = field(default_factory=dict)
     runners: dict = field(default_factory=dict)  # configs/runners.yaml: multi-node jobs hold whole nodes
+    blind: dict[str, list[dict]] = field(default_factory=dict)  # core.identity.blind_spots: cause -> its rows
+
+    def blind_lines(self) -> list[str]:
+        """One line per cause that keeps rows without a run identity, so from reuse (``core.identity``)."""
+        return blind_lines(self.blind)
 
     @property
     def reused(self) -> list[tuple[str, dict, str]]:
-        return [item for item in self.rows if item[2] in self.hits]
+        return [item for item in self.rows if item[2] is not None and item[2] in self.hits]
 
     @property
     def gpu_hours_saved(self) -> float:
@@ -65,12 +70,17 @@ def find(matrix: dict, git, ref: str, store, max_age_days: float | None = None) 
     rows = list(iter_rows(matrix))
     extra = git.read_blobs(ref, [F.RUNNERS_FILE, ESTIMATES_FILE])
     runners = parse_yaml(extra[F.RUNNERS_FILE].decode(), F.RUNNERS_FILE) if extra.get(F.RUNNERS_FILE) else {}
-    ids = identities([row for _, row in rows], runners if isinstance(runners, dict) else {},
-                     lambda paths: git.read_blobs(ref, paths))
+    runners = runners if isinstance(runners, dict) else {}
+    blobs = read_all([row for _, row in rows], runners, lambda paths: git.read_blobs(ref, paths))
+    ids = [run_identity(row, runners, blobs) for _, row in rows]
+    blind: dict[str, list[dict]] = {}
+    for _, row in rows:
+        for cause in blind_spots(row, runners, blobs):
+            blind.setdefault(cause, []).append(row)
     minutes, _ = load_estimates(extra.get(ESTIMATES_FILE))
-    hits = store.reusable(ids, since(max_age_days)) if ids else {}
-    return Found([(b, r, i) for (b, r), i in zip(rows, ids)], hits, minutes,
-                 runners if isinstance(runners, dict) else {})
+    known = [ident for ident in ids if ident is not None]  # a row without one is never reused
+    hits = store.reusable(known, since(max_age_days)) if known else {}
+    return Found([(b, r, i) for (b, r), i in zip(rows, ids)], hits, minutes, runners, blind)
 
 
 def remaining_matrix(matrix: dict, found: Found) -> dict:
