@@ -82,8 +82,9 @@ def test_row_env_and_the_sidecar_run_on_a_host_python_with_pyyaml_alone(checkout
 
 
 def test_the_reuse_step_readme_tells_another_repository_to_delete_is_run_sweep_s():
-    """README (*The workflows in another repository*) names the step to delete where the run identity
-    cannot see the launchers or scripts; a renamed step would leave the adopter looking for it."""
+    """README (*The workflows in another repository*) names the reuse step one may delete where the run
+    identity cannot see the launchers (reuse is off there by itself); a renamed step would leave the adopter
+    looking for it."""
     import re
 
     import yaml
