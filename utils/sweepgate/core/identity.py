@@ -166,7 +166,8 @@ def job_identity(row: dict, tools: str | None = None, runners: dict | None = Non
     """The run identity of ``row``'s job in the checkout that holds the working directory (its
     top, so a subfolder works), with the launchers and runner labels of ``tools`` (main's; None:
     that checkout's own) and the checkout's own runner facts; None when the row cannot be
-    resolved or has ``blind_spots`` (no script at section 7's paths, a launcher that is not there). A ``tools`` folder that is not there is refused: hashing no launcher at all would
+    resolved or has ``blind_spots`` (no script at section 7's paths, a launcher that is not there).
+    A ``tools`` folder that is not there is refused: hashing no launcher at all would
     give every such job one identity, and reuse would hand one job's results to another; so is a file
     it hashes that is there but cannot be read (``Unreadable``: a launcher chmod 000, a folder in its place).
     ``runners``: ``job_runners`` of the two files, already read and checked (`ci row-env`)."""
