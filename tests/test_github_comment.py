@@ -594,7 +594,8 @@ def test_a_failed_comment_does_not_hide_the_regression_gate(gh, tmp_path, monkey
                    *(["--fail-on-regression"] if gate else [])])
     out, err = capsys.readouterr()
     assert rc == code, err
-    assert f": 0 points failed, {int(regressed)} point{'' if regressed else 's'} regressed" in out, out  # the report, in full
+    said = "1 point regressed (1 metric)" if regressed else "nothing failed, regressed or improved; 10 points unchanged"
+    assert f"(last 5 runs): {said}" in out, out  # the report, in full
     (line,) = err.strip().splitlines()
     assert line == (f"{gh.url}: GitHub API error 401 on {OWNER}/{NAME}#{NUMBER}: Bad credentials; "
                     "check GITHUB_TOKEN / GH_TOKEN"), err

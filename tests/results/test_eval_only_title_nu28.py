@@ -31,4 +31,4 @@ def test_an_eval_only_run_s_title_counts_no_point(tmp_path):
     assert show.returncode == 0, show.stderr
     assert show.stdout.splitlines()[0] == "run e1: 2 eval scores", show.stdout
     compare = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "e1")
-    assert "0 points new; eval scores: 0 regressed, 2 new" in compare.stdout, compare.stdout
+    assert "): nothing failed, regressed or improved; eval scores: 2 new" in compare.stdout, compare.stdout

@@ -270,26 +270,35 @@ def counted(verdict: str, points: int, metrics: int) -> str:
     return text + (f" ({count(metrics, 'metric')})" if points and verdict not in (C.FAILED, C.UNCHANGED) else "")
 
 
+CHANGES = (C.FAILED, C.REGRESSED, C.IMPROVED)  # the verdicts the headline names, or says none has
+NOTHING_CHANGED = "nothing failed, regressed or improved"  # the headline's words when no point or score did
+NOTHING_COMPARED = "nothing to compare"  # the headline's words for a run without a point or a score
+
+
 def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> str:
     """The headline: the window (and how many baseline runs the points had, when some had fewer: ``3
     found``, or ``3–5 found`` when they differ, as the charts' legends say it; it named the most, 5,
     beside a point judged on 3), the points' counts (``tally``: each verdict's points and metrics, as
-    the sections count them), then, in a run with eval scores, theirs (regressed always named: an
-    eval regression fails --fail-on-regression as a point's does). An eval-only run's window is its
-    scores' (``_eval_window``): no point's count, whose "0 found" read as no baseline at all."""
-    counts = ", ".join(counted(verdict, *n) for verdict, n in tally(comparison.verdicts).items())
+    the sections count them), then, in a run with eval scores, theirs (an eval regression fails
+    --fail-on-regression as a point's does). An eval-only run's window is its
+    scores' (``_eval_window``): no point's count, whose "0 found" read as no baseline at all. Only the
+    verdicts some point or score has are counted (s38f: "0 points failed, 0 points regressed, 0 points
+    improved, 8 points unchanged, 0 points insufficient-data, 0 points new" hid its one count among five
+    zeros); when none failed, regressed or improved, the counts begin with NOTHING_CHANGED, and a run
+    with nothing to count says NOTHING_COMPARED."""
+    points = [counted(verdict, *n) for verdict, n in tally(comparison.verdicts).items() if n[0]]
+    scores = [f"{n} {verdict}" for verdict, n in E.counts(comparison.evals).items() if n]
+    changed = {v.verdict for v in comparison.verdicts} | {e.verdict for e in comparison.evals}
+    quiet = [NOTHING_CHANGED] if not changed & set(CHANGES) and (points or scores) else []
+    counts = "; ".join([*quiet, *([", ".join(points)] if points else []),
+                        *([f"eval scores: {', '.join(scores)}"] if scores else [])]) or NOTHING_COMPARED
     found = sorted({v.n for v in comparison.verdicts if v.n})  # a new point has no baseline run
     many = f"{found[0]}\u2013{found[-1]}" if len(found) > 1 else f"{found[0]}" if found else ""
     runs = (f"last {window} runs; none at these points" if not found  # "0 found" read as main having no runs
             else f"last {window} runs" if found[0] >= window else f"last {window} runs; {many} found")
     if comparison.evals and not comparison.verdicts:
         runs = _eval_window(comparison.evals, window)
-    line = f"run {comparison.run} against {baseline_ref} ({runs}): {counts}"
-    if comparison.evals:
-        evals = ", ".join(f"{n} {verdict}" for verdict, n in E.counts(comparison.evals).items()
-                          if n or verdict == C.REGRESSED)
-        line += f"; eval scores: {evals}"
-    return line
+    return f"run {comparison.run} against {baseline_ref} ({runs}): {counts}"
 
 
 def _eval_window(evals: list, window: int) -> str:
