@@ -110,7 +110,7 @@ LABEL_SPOTS = ((5, 4, "left", "bottom"), (5, -4, "left", "top"), (-5, 4, "right"
                (6, 0, "left", "center"), (-6, 0, "right", "center"))
 # Where no spot beside a point leaves its label nearest its own marker: the spots this many times as
 # far out, the label joined to its marker by a thin line (LEADER_GID) this wide, in the label's ink.
-LEADER_REACH, LEADER_WIDTH = (2.2, 3.2, 4.5), 0.7
+LEADER_REACH, LEADER_WIDTH = (2.2, 3.2, 4.5, 6.5, 9.0), 0.7
 
 
 def series_of(point: tuple) -> tuple:
@@ -950,30 +950,52 @@ def _put(label, where: tuple, reach: float):
     return label.get_window_extent(label.get_figure(root=True).canvas.get_renderer())
 
 
-def _label_spot(ax, label, push: float, taken, marks: tuple, placed: list, leaders: list) -> tuple:
-    """(LABEL_SPOTS entry, reach, leader ends or None) for a label ``push`` times past its point (``_place_labels``
-    says the order); ``marks``: its own marks, the others, and its anchor's (rows of ``_marks``)."""
-    own, others, anchor = marks
-    costs = []
-    for where in LABEL_SPOTS:
-        box = _put(label, where, push)
-        costs.append(_spot_cost(box, taken, ax.bbox))
-        if costs[-1] == 0 and _nearest_own(box, own, others):
-            return where, push, None
-    for reach in LEADER_REACH:
-        for where in LABEL_SPOTS:
-            box = _put(label, where, push * reach)
-            ends = _leader(box, anchor)
-            if _spot_cost(box, taken, ax.bbox) == 0 and _leader_clear(ends, others, placed, leaders):
-                return where, push * reach, ends
+def label_forms(text: str) -> tuple[str, ...]:
+    """A point label's text as it is tried: on one line, then, where it has a suffix of items (``48 not judged,
+    -11.7% tok/s/GPU``), its last item on a line of its own, a box half as wide that fits between close points
+    (s38f: such labels, 30 characters, found no free spot among eight points and were drawn over markers)."""
+    head, sep, tail = text.rpartition(", ")
+    return (text, f"{head},\n{tail}") if sep and " " in head else (text,)
 
-    def rank(k: int) -> tuple:  # beside it: rather covering no label nor off the plot, then nearest its own
-        box = _put(label, LABEL_SPOTS[k], push)
+
+def _label_spot(ax, label, push: float, taken, marks: tuple, placed: list, leaders: list) -> tuple | None:
+    """(text, LABEL_SPOTS entry, reach, leader ends or None) for a label ``push`` times past its point
+    (``_place_labels`` says the order), each of its ``label_forms`` tried in turn; None where it has no spot inside
+    the plot clear of every label and marker; ``marks``: its own marks, the others, and its anchor's (rows of
+    ``_marks``)."""
+    import numpy as np
+
+    own, others, anchor = marks
+    every = np.concatenate([own, others])
+    forms = label_forms(label.get_text())
+    costs: dict[tuple, float] = {}
+    for form in forms:
+        label.set_text(form)
+        for where in LABEL_SPOTS:
+            box = _put(label, where, push)
+            costs[form, where] = _spot_cost(box, taken, ax.bbox)
+            if costs[form, where] == 0 and _nearest_own(box, own, others):
+                return form, where, push, None
+    for form in forms:
+        label.set_text(form)
+        for reach in LEADER_REACH:
+            for where in LABEL_SPOTS:
+                box = _put(label, where, push * reach)
+                ends = _leader(box, anchor)
+                if _spot_cost(box, taken, ax.bbox) == 0 and _leader_clear(ends, others, placed, leaders):
+                    return form, where, push * reach, ends
+
+    def rank(key: tuple) -> tuple:  # beside it: rather nearest its own marker, then covering least (a line)
+        label.set_text(key[0])
+        box = _put(label, key[1], push)
         margin = float(_gaps(box, others).min() - _gaps(box, own).min()) if len(others) else 1.0
-        off = any(box.overlaps(other) for other in placed) or not (
-            ax.bbox.contains(box.x0, box.y0) and ax.bbox.contains(box.x1, box.y1))
-        return off, margin <= 0, costs[k], -margin
-    return LABEL_SPOTS[min(range(len(LABEL_SPOTS)), key=rank)], push, None
+        clear = (not any(box.overlaps(other) for other in placed) and bool((_gaps(box, every) >= 0).all())
+                 and ax.bbox.contains(box.x0, box.y0) and ax.bbox.contains(box.x1, box.y1))
+        return not clear, margin <= 0, costs[key], -margin
+    best = min(costs, key=rank)
+    if rank(best)[0]:  # over a label or a marker, or out of the plot, over the axis' labels or the legend
+        return None
+    return best[0], best[1], push, None
 
 
 def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]], rings: set[int]) -> list:
@@ -982,11 +1004,12 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     line and lying nearer its own marker than any other (charts28: an olive "4" clear of every marker sat
     nearer a neighbour's than its own); else at the first such spot LEADER_REACH times as far out,
     joined to its marker by a thin line (LEADER_GID) that passes no other marker, label or line to a
-    label; else beside it, at a spot covering no label and inside the plot where there is one, nearest
-    its own marker where it can be, covering least. A ringed point's label sits past its ring.
-    A label that would cover another label wherever it went is left out (hundreds of points
-    would pile their labels into one unreadable block); ringed and failed points are labelled
-    first, so theirs are left out only where they would cover each other (the table lists them all).
+    label; each on one line, then on two (``label_forms``); else beside it, at a spot inside the plot covering no
+    label and no marker, nearest its own marker where it can be, covering least (a line). A ringed point's label
+    sits past its ring. A label with no such spot is left out (hundreds of points would pile their labels into one
+    unreadable block; s38f: a long ``not judged`` label was drawn over other points' markers and out of the plot,
+    over the axis' label); ringed and failed points are labelled first, so theirs are left out only where they
+    would cover each other or a marker (the table lists them all).
     In its series' colour when the chart has several; ``rings``: the items whose baseline median is a
     ring round their dot (``ring_hidden_baselines``). Measured after the layout, which the labels stay out of."""
     import numpy as np
@@ -1003,12 +1026,14 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
         push = 1.8 if item["flag"] or item["new"] else 1.3 if i in rings else 1.0  # past its ring
         mine = np.isin(marks[:, 3], spot)  # the spot's points (its own marks) and their baseline medians (neither)
         anchor = marks[(marks[:, 3] == i) & (marks[:, 4] == 1)][0]
-        where, reach, ends = _label_spot(ax, label, push, taken, (marks[mine & (marks[:, 4] == 1)], marks[~mine],
-                                                                  anchor), placed, leaders)
-        box = _put(label, where, reach)
-        if any(box.overlaps(other) for other in placed):  # a ringed one too: overprinted text reads as neither
+        spot = _label_spot(ax, label, push, taken, (marks[mine & (marks[:, 4] == 1)], marks[~mine], anchor),
+                           placed, leaders)
+        if spot is None:  # a ringed one too: overprinted text reads as neither, a covered marker is lost
             label.remove()
             continue
+        form, where, reach, ends = spot
+        label.set_text(form)
+        box = _put(label, where, reach)
         taken = np.concatenate([taken, [box.extents]])
         if ends:
             data = ax.transData.inverted().transform(ends)
