@@ -153,22 +153,33 @@ def fits(console, renderable) -> bool:
     return True
 
 
-def print_block(console, pairs: list[tuple[str, str]], style: str | None = None) -> None:
-    """One row as `header value` pairs packed into lines of the console's width (a pair is never
-    split; rich would wrap inside one), in the order given: what a table too wide for a terminal
-    prints instead of cutting its cells to "…"."""
+def print_block(console, pairs: list[tuple[str, str]], style: str | None = None, units=None) -> None:
+    """One row as `header value` pairs packed into lines of the console's width, in the order given: what a
+    table too wide for a terminal prints instead of cutting its cells to "…". A pair starts a line of its own
+    where the line it would end has no room for it whole; one wider than a line breaks between its header's
+    words and its value's ``units`` (a function of the value, default its words: `results compare` keeps a
+    baseline's interval one; s38f: at 50 columns rich broke a pair at its last blank, "461.6 [441.8," over
+    "485.3] (n=5)"), the rest indented 4; a unit wider than a line is cut as ``_hanging`` cuts it."""
+    from rich.cells import cell_len
     from rich.text import Text
 
-    line, lines = Text("-", style=style or ""), []
+    split = units or str.split
+    width, line, lines = console.width, Text("-", style=style or ""), []
+    broken = False  # the last pair was broken over lines: the next starts a line of its own
     for header, cell in ((printable(h), printable(c)) for h, c in pairs):
-        if line.cell_len > 2 and line.cell_len + 2 + len(header) + 1 + len(cell) > console.width:
+        if line.cell_len > 2 and (broken or line.cell_len + 2 + cell_len(header) + 1 + cell_len(cell) > width):
             lines.append(line)
             line = Text(" ", style=style or "")
-        line.append(" " if line.cell_len <= 1 else "  ")
-        line.append(header + " ", style="dim")
-        line.append(cell)
+        gap, broken = " " if line.cell_len <= 1 else "  ", False
+        for word, dim in [*((w, True) for w in header.split()), *((u, False) for u in split(cell))]:
+            if line.cell_len > 4 and line.cell_len + len(gap) + cell_len(word) > width:
+                lines.append(line)
+                line, gap, broken = Text(" " * 4, style=style or ""), "", True
+            line.append(gap)
+            line.append(word, style="dim" if dim else None)
+            gap = " "
     for text in (*lines, line):
-        for part in _hanging(text, console.width):
+        for part in _hanging(text, width):
             console.print(part, overflow="fold")
 
 
@@ -464,7 +475,11 @@ def print_units(console, units: list[str], style: str | None = None, hang: int =
     fold = None if console.soft_wrap else "fold"  # a soft-wrapping console's one line stays whole (rich
     # folded nothing there but cut the line at the console's width: a piped note lost its end at 240 columns)
     for n, text in enumerate(lines):  # Text: a ref or a run id is words, not rich markup
-        console.print(Text(" " * hang * bool(n) + text, style=style or ""), overflow=fold)
+        text = Text(" " * hang * bool(n) + text, style=style or "")
+        # a unit wider than the console (a long config key) cut after a "-", "_" or "/" (s38f: rich folded
+        # "...-dspark-lmca" over "che" at 40 columns)
+        for part in [text] if console.soft_wrap else _hanging(text, console.width):
+            console.print(part, overflow=fold)
 
 
 PROSE_WIDTH = 80  # a line of prose under a table written to a pipe or a file is broken at this width

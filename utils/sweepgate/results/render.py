@@ -811,8 +811,9 @@ FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "baselin
 MIN_FOLD = 10  # narrowest a FOLDABLE column gets when even its longest word does not fit
 INDENT = 2  # a point's metric rows sit this far in under its label
 # Where a cell may break: between words, a bracketed interval one word ("[972.6, 1,106]": s37c, at 80 columns it
-# read "1,031 [972.6," over "1,106] (n=5)", rich breaking at any blank)
-_UNIT = re.compile(r"\S*\[[^\]]*\]\S*|\S+")
+# read "1,031 [972.6," over "1,106] (n=5)", rich breaking at any blank), a score with its stderr another
+# ("0.8946 ±0.0085")
+_UNIT = re.compile(r"(?:\S*\[[^\]]*\]\S*|\S+)(?: \u00b1\S+)?")
 
 
 def _units(cell: str) -> list[str]:
@@ -862,7 +863,7 @@ def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int,
 
     columns = list(zip(headers, *rows))
     widths = [max(map(cell_len, column)) for column in columns]
-    words = [max((cell_len(w) for cell in column for w in _units(cell)), default=1) for column in columns]
+    words = _longest_units(headers, rows)
     excess = sum(widths) + 2 * len(widths) - room
     foldable = [i for i, name in enumerate(headers) if name in foldable]
     for i in (i for i in range(len(columns)) if i not in foldable):  # a header wider than its cells: broken first
@@ -878,6 +879,13 @@ def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int,
     return widths
 
 
+def _longest_units(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[int]:
+    """Each column's widest ``_units`` word, its header's among them: as narrow as it gets unbroken."""
+    from rich.cells import cell_len
+
+    return [max((cell_len(w) for cell in column for w in _units(cell)), default=1) for column in zip(headers, *rows)]
+
+
 def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tuple[str, ...]]],
               naming: Naming = PLAIN, right: tuple[str, ...] = (),
               foldable: tuple[str, ...] = FOLDABLE) -> None:
@@ -891,17 +899,21 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
     from sweepgate.core.report import print_units
 
     names = headers[1:]
-    widths = _widths(names, [row[1:len(headers)] for _, row in rows], console.width - INDENT, foldable)
-    aligned = sum(widths) + 2 * len(widths) <= console.width - INDENT
+    cells = [row[1:len(headers)] for _, row in rows]
+    widths = _widths(names, cells, console.width - INDENT, foldable)
+    # aligned only where no column is narrower than its widest word (s38f: at 60 columns the evals' score
+    # column read "flexible-extrac" over "t")
+    aligned = sum(widths) + 2 * len(widths) <= console.width - INDENT and all(
+        width >= word for width, word in zip(widths, _longest_units(names, cells)))
     if aligned:
         console.print(Padding(_grid(names, widths, right=right), (0, 0, 0, INDENT), expand=False))
     for _, group in groupby(rows, key=lambda vr: vr[0].point):
         group = list(group)
         if not aligned:  # narrower still: `header value` pairs, never a number or a name broken
             print_units(console, point_units(group[0][0].point, naming), style="bold")
-            for v, row in group:
+            for v, row in group:  # a pair broken between its cell's ``_units`` only
                 print_block(console, [(h, c) for h, c in zip(names, row[1:len(headers)]) if c],
-                            STYLES[v.verdict])
+                            STYLES[v.verdict], units=_units)
             continue
         grid = _grid(names, widths, show_header=False, right=right)
         for v, row in group:  # a foldable cell broken by ``_units`` (rich breaks at any blank)
