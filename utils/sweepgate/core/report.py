@@ -172,7 +172,8 @@ def print_block(console, pairs: list[tuple[str, str]], style: str | None = None,
             line = Text(" ", style=style or "")
         gap, broken = " " if line.cell_len <= 1 else "  ", False
         for word, dim in [*((w, True) for w in header.split()), *((u, False) for u in split(cell))]:
-            if line.cell_len > 4 and line.cell_len + len(gap) + cell_len(word) > width:
+            # a word no line holds (a 113-character result name) starts beside its header, cut by ``_hanging``
+            if line.cell_len > 4 and line.cell_len + len(gap) + cell_len(word) > width and cell_len(word) <= width - 4:
                 lines.append(line)
                 line, gap, broken = Text(" " * 4, style=style or ""), "", True
             line.append(gap)
