@@ -183,8 +183,12 @@ def check_html(text: str) -> None:
 
 COUNTED = re.compile(r"(?a)(\d+) points? (failed|regressed|improved|unchanged|insufficient-data|new)"
                      r"(?: \((\d+) metrics?\))?")
-# The headline's counts, at its end (the run id and the ref before them may hold any text).
-COUNTS = re.compile(r"(?a)((?:\d+ points? [a-z-]+(?: \(\d+ metrics?\))?(?:, |(?=;)|$)){6})(?:; eval scores: ((?:\d+ [a-z-]+(?:, )?)+))?$")
+# The headline's counts, at its end (the run id and the ref before them may hold any text): "nothing failed,
+# regressed or improved" where none did, the verdicts some point has, then the eval scores' (s38f: no zero count);
+# "nothing to compare" for a run of neither.
+COUNTS = re.compile(r"(?a): (?:(?P<quiet>nothing failed, regressed or improved)(?:; |$)|(?P<none>nothing to compare$))?"
+                    r"(?P<points>(?:\d+ points? [a-z-]+(?: \(\d+ metrics?\))?(?:, (?=\d)|(?=;)|$))*)"
+                    r"(?:(?:; )?eval scores: (?P<evals>(?:\d+ [a-z-]+(?:, )?)+))?$")
 
 
 def expected_tally(comparison: C.Comparison) -> dict[str, tuple[int, int]]:
@@ -213,21 +217,24 @@ def check_headline(text: str, comparison: C.Comparison) -> None:
     line = headline(text)
     found = COUNTS.search(line)
     assert found, line
-    points_part, evals_part = found[1], found[2] or ""
+    points_part, evals_part = found["points"], found["evals"] or ""
     counts = {verdict: (int(points), int(metrics or 0)) for points, verdict, metrics in COUNTED.findall(points_part)}
     expected = expected_tally(comparison)
-    assert set(counts) == set(C.VERDICTS), line
-    for verdict in C.VERDICTS:
+    assert set(counts) == {verdict for verdict in C.VERDICTS if expected[verdict][0]}, line  # no zero count
+    for verdict in counts:
         points, metrics = expected[verdict]
-        if verdict in (C.FAILED, C.UNCHANGED) or not points:
-            metrics = 0  # a failed job has no metric; unchanged and a 0 name none
+        if verdict in (C.FAILED, C.UNCHANGED):
+            metrics = 0  # a failed job has no metric; unchanged names none
         assert counts[verdict] == (points, metrics), (verdict, line)
     scores = {verdict: int(n) for n, verdict in re.findall(r"(?a)(\d+) ([a-z-]+)", evals_part)}
     if comparison.evals:
         said = {verdict: sum(e.verdict == verdict for e in comparison.evals) for verdict in E.VERDICTS}
-        assert scores == {v: n for v, n in said.items() if n or v == C.REGRESSED}, line
+        assert scores == {v: n for v, n in said.items() if n}, line
     else:
         assert not evals_part, line
+    changed = {v.verdict for v in [*comparison.verdicts, *comparison.evals]} & {C.FAILED, C.REGRESSED, C.IMPROVED}
+    assert bool(found["quiet"]) == (not changed and bool(comparison.verdicts or comparison.evals)), line
+    assert bool(found["none"]) == (not comparison.verdicts and not comparison.evals), line
     check_sections(text, expected)
 
 
