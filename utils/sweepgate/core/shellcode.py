@@ -88,6 +88,8 @@ class _Scan:
         self.text, self.blank, self.spans, self.heredocs, self.words = text, [], [], [], []
         # parts of a word read whole, a quoted string or a subscript where a command may stand: its end -> start
         self.whole: dict[int, int] = {}
+        # where a word may begin a command (``_command_position``): (its offset, whether a keyword is after it) -> answer
+        self.starts: dict[tuple[int, bool], bool] = {}
         self.stack = [_Open(CODE, "", 0)]
 
     def push(self, context: str, opener: str, at: int, blank: int = 0) -> int:
@@ -273,26 +275,45 @@ def _case(scan: _Scan, top: _Open, j: int) -> int:
 
 def _command_position(scan: _Scan, k: int, also: tuple[str, ...] = ()) -> bool:
     """Whether the word at ``text[k]`` stands where a command may begin (``shellgrammar``): first on a line or
-    after an operator, or after a blank and a keyword, one of ``also`` or an assignment's word (over its
-    quoted strings and the subscripts read whole, `A="a b"`, `x[$(a b)]=1`: a subscript blank inside, as in the
-    code)."""
-    text, p, blank = scan.text, k, False
-    while p > 0 and (text[p - 1] in " \t" or text[p - 1] == "\n" and text[p - 2:p] == "\\\n"):
-        blank, p = blank or text[p - 1] != "\n", p - 1 - (text[p - 1] == "\n")
-    if p == 0 or text[p - 1] in _OPERATOR:
-        return True
-    if not blank:  # part of the word before (`$x[`, `A=1\\` and a line break)
-        return False
-    q, word = p, []
-    while q > 0 and text[q - 1] not in " \t" and text[q - 1] not in _OPERATOR:
-        if (opened := scan.whole.get(q - 1)) is None:
-            word.append(text[q - 1])
-            q -= 1
+    after an operator, or after a blank and one of ``also``, or a keyword or an assignment's word (over its quoted
+    strings and the subscripts read whole, `A="a b"`, `x[$(a b)]=1`: a subscript blank inside, as in the code)
+    that stands where a command may begin itself (`echo then x[1<<2]=3`: an argument), a keyword not after an
+    assignment's word (`A=1 time`: a program). Read back word by word; each word's answer kept (``_Scan.starts``),
+    so a line of many costs each word once."""
+    text, walked, reserved, answer = scan.text, [], False, False
+    while True:
+        if (k, reserved) in scan.starts:
+            answer = scan.starts[k, reserved]
+            break
+        walked.append((k, reserved))
+        p, blank = k, False
+        while p > 0 and (text[p - 1] in " \t" or text[p - 1] == "\n" and text[p - 2:p] == "\\\n"):
+            blank, p = blank or text[p - 1] != "\n", p - 1 - (text[p - 1] == "\n")
+        if p == 0 or text[p - 1] in _OPERATOR:
+            answer = True
+            break
+        if not blank:  # part of the word before (`$x[`, `A=1\\` and a line break)
+            break
+        q, word = p, []
+        while q > 0 and text[q - 1] not in " \t" and text[q - 1] not in _OPERATOR:
+            if (opened := scan.whole.get(q - 1)) is None:
+                word.append(text[q - 1])
+                q -= 1
+            else:
+                word.append("[" + " " * (q - 2 - opened) + "]" if text[opened] == "[" else text[opened:q])
+                q = opened
+        word = "".join(reversed(word))
+        if len(walked) == 1 and word in also:
+            answer = True
+            break
+        if word in _KEYWORDS:
+            k, reserved = q, True
+        elif not reserved and shellgrammar.ASSIGNMENT.match(word):
+            k = q
         else:
-            word.append("[" + " " * (q - 2 - opened) + "]" if text[opened] == "[" else text[opened:q])
-            q = opened
-    word = "".join(reversed(word))
-    return word in _KEYWORDS or word in also or bool(shellgrammar.ASSIGNMENT.match(word))
+            break
+    scan.starts.update(dict.fromkeys(walked[bool(also):], answer))  # the first's, by ``also``, is not kept
+    return answer
 
 
 def _heredoc(scan: _Scan, j: int) -> int:

@@ -2,9 +2,11 @@
 the text) and ``core.shellwords`` (as it reads the code) both follow.
 
 A command may begin first on a line, right after an operator (``OPERATORS``), or after a reserved word that
-stands as a word of its own and a blank (``KEYWORDS``: `! source x`, `{ source x; }`, `then source x`; not
-`!source x`, `{source`, `a.then source x`), and after an assignment's word and a blank (``ASSIGNMENT``:
-`A=1 source x`, `x[1]=2 source x`, `X+=1 source x`). Where one may begin, bash reads an array element's
+stands as a word of its own and a blank where a command may begin itself (``KEYWORDS``: `! source x`,
+`{ source x; }`, `then source x`, `! time source x`; not `!source x`, `{source`, `a.then source x`, nor
+`echo time source x`, `echo { source x`: an argument is no reserved word), and after an assignment's word and a
+blank where a command may begin (``ASSIGNMENT``: `A=1 source x`, `x[1]=2 source x`, `X+=1 source x`; no
+reserved word follows one: `A=1 time source x` runs a program `time`). Where one may begin, bash reads an array element's
 subscript (`x[1<<2]`) whole; in the code its inside is blank or plain, so it holds no other bracket and a try
 of it stops at the next `[`.
 """
@@ -22,5 +24,6 @@ ASSIGNMENT_WORD = rf"(?P<name>{NAME})(?P<element>(?:{SUBSCRIPT})?\+?)="
 ASSIGNMENT = re.compile(ASSIGNMENT_WORD)
 # In the code (re.MULTILINE): where a command may begin (a line's start, an operator, a keyword), blanks after
 _AFTER = re.escape(OPERATORS.replace("\n", ""))
-COMMAND_START = (rf"(?:^|[{_AFTER}]|(?<![^\s{_AFTER}])(?:{'|'.join(map(re.escape, KEYWORDS))})(?=[ \t]))"
+# (a keyword only where a command may begin itself: `echo time source x`, `echo { source x` run no `source`)
+COMMAND_START = (rf"(?:^|[{_AFTER}])(?:[ \t]*(?:{'|'.join(map(re.escape, KEYWORDS))})(?=[ \t]))*"
                  r"[ \t]*")

@@ -4,8 +4,9 @@ Not a shell: in the text's code (``core.shellcode``: not in a comment, a string,
 every command substitution, quoted or not, in backticks and in an unquoted heredoc's body), a ``source``/``.``
 command is found wherever a command begins (``core.shellgrammar``: a line's start, after ``;``, ``&&``, ``||``,
 ``|``, ``(``, `` ` ``, a ``case`` pattern's ``)``, or a word ``{``, ``!``, ``then``, ``else``, ``do``, ``if``,
-``elif``, ``while``, ``until``, ``time``), after assignments (``X=1 source x``), ``builtin``, ``command``,
-``time`` or ``eval`` and before a ``--``, so ``[ -r X ] && . X`` and ``if [ -f X ]; then source X; fi``
+``elif``, ``while``, ``until``, ``time`` standing where a command begins itself), after assignments
+(``X=1 source x``), ``builtin``, ``command`` or ``eval`` (``time`` only first or right after ``eval``) and before
+a ``--``, so ``[ -r X ] && . X`` and ``if [ -f X ]; then source X; fi``
 source X. Its first word is followed through the usual spellings of a place: ``$0``, ``${BASH_SOURCE[0]}``
 (the script), ``${X%/*}``, ``$(dirname X)``, ``$(cd X && pwd)``, ``$(realpath X)``, ``$(readlink -f X)``,
 a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the checkout's top, where jobs run),
@@ -32,9 +33,19 @@ from sweepgate.core import shellcode, shellgrammar
 SELF, FOLDER, TOP = "self", "folder", "top"
 Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top)
 
-# A `source`/`.` command, after words that run it as one (`builtin`, `command`, `time`, `eval`), `--` allowed.
-_SOURCE = (r'(?P<command>(?:(?:builtin|eval|(?:command|time)(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?)*'
-           r'(?P<source>source|\.)[ \t]+(?:--[ \t]+)?)')
+# A `source`/`.` command, after words that run it as one (`builtin`, `command`, `eval`, and `time` first or right
+# after `eval`, where it is the reserved word: `command time`, `A=1 time` run a program `time`), `--` allowed.
+_TIME = r'time(?:[ \t]+-p)?[ \t]+(?:--[ \t]+)?'
+_RUNS_AS_ONE = rf'(?:(?:builtin|command(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?|eval[ \t]+(?:--[ \t]+)?(?:{_TIME})?)*'
+
+
+def _source(timed: bool) -> str:
+    """A `source`/`.` command (a `time` before it only when ``timed``: where a command begins)."""
+    return (rf'(?P<command>{"(?:" + _TIME + ")?" if timed else ""}{_RUNS_AS_ONE}'
+            r'(?P<source>source|\.)[ \t]+(?:--[ \t]+)?)')
+
+
+_SOURCE = _source(timed=True)
 # Where a command begins in the code (``shellcode.code``, ``shellgrammar``), and then a `source`/`.` command or an
 # assignment (`local`, `export`, ... allowed; `)` ends a `case` item's pattern there: the one of a `$( )` is
 # blanked). An element's assignment (`x[1]=`, its subscript blanked in the code) or an appending one (`X+=`)
@@ -44,7 +55,7 @@ _COMMAND = re.compile(rf'{shellgrammar.COMMAND_START}'
                       rf'{shellgrammar.ASSIGNMENT_WORD})', re.MULTILINE)
 # What may follow an assignment in the same command: another (`A=1 B=$(...)`), or a `source` (`X=1 . x`,
 # not after `local`, `export`, ...: their words are all names).
-_NEXT = re.compile(rf'[ \t]+(?:{_SOURCE}|{shellgrammar.ASSIGNMENT_WORD})')
+_NEXT = re.compile(rf'[ \t]+(?:{_source(timed=False)}|{shellgrammar.ASSIGNMENT_WORD})')
 _BLANKS = re.compile(r'(?:[ \t]|\\\n)+(?:--(?:[ \t]|\\\n)+)?')  # in the text: a `\` joins two lines
 _SELF = re.compile(r'\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE(?!\w)|0(?!\w)|\{0\})')
 _SELF_FOLDER = re.compile(r'\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}')
