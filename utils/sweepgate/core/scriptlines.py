@@ -9,6 +9,8 @@ import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
+from sweepgate.core import shellcode
+
 LIBRARY_GLOBS = ("benchmarks/*.sh", "benchmarks/lib/*.sh", "benchmarks/multi_node/*.sh")
 
 
@@ -50,11 +52,16 @@ def file_lines(path: Path) -> list[str]:
 
 def command_start(lines: list[str], number: int) -> int:
     """The line (from 1) the command on line ``number`` of ``lines`` starts at: back over each line before
-    it that a `\\` at its end joins to it (bash numbers such a command by a later line of it)."""
-    def joins(text: str) -> bool:
-        return not text.lstrip().startswith("#") and (len(text) - len(text.rstrip("\\"))) % 2 == 1
-
-    while 1 < number <= len(lines) and joins(lines[number - 2]):
+    it that a `\\` in its code joins to it (bash numbers such a command by a later line of it); a `\\` that
+    ends a comment or stands in quotes joins nothing (``shellcode.code``: such a join is blanked, the line
+    break of any other line kept)."""
+    if not 1 < number <= len(lines):
+        return number
+    text = "\n".join(lines[:number])
+    code, ends = shellcode.code(text)[0], []
+    for line in lines[:number - 1]:
+        ends.append((ends[-1] + 1 if ends else 0) + len(line))  # where each line's line break is
+    while number > 1 and code[ends[number - 2]] != "\n":
         number -= 1
     return number
 
