@@ -6,9 +6,9 @@ stands as a word of its own and a blank where a command may begin itself (``KEYW
 `{ source x; }`, `then source x`, `! time source x`; not `!source x`, `{source`, `a.then source x`, nor
 `echo time source x`, `echo { source x`: an argument is no reserved word), and after an assignment's word and a
 blank where a command may begin (``ASSIGNMENT``: `A=1 source x`, `x[1]=2 source x`, `X+=1 source x`; no
-reserved word follows one: `A=1 time source x` runs a program `time`). Where one may begin, bash reads an array element's
-subscript (`x[1<<2]`) whole; in the code its inside is blank or plain, so it holds no other bracket and a try
-of it stops at the next `[`.
+reserved word follows one: `A=1 time source x` runs a program `time`). Where one may begin, bash reads an array
+element's subscript (`x[1<<2]`) whole; in the code its inside is blank or plain, so it holds no other bracket and a
+try of it stops at the next `[`.
 """
 
 from __future__ import annotations
