@@ -4,12 +4,14 @@ sources) that runs a command, or the file and line bash names in what the script
 
 from __future__ import annotations
 
+import bisect
+import posixpath
 import re
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
-from sweepgate.core import shellcode
+from sweepgate.core import shellcode, shellwords
 
 LIBRARY_GLOBS = ("benchmarks/*.sh", "benchmarks/lib/*.sh", "benchmarks/multi_node/*.sh")
 
@@ -34,11 +36,20 @@ def first_line(root: Path, script: Path, pattern: re.Pattern) -> tuple[str, int]
 
 
 def first_command(root: Path, script: Path, patterns: tuple[re.Pattern, ...]) -> tuple[str, int] | None:
-    """The first line the first of ``patterns`` that finds one finds (``first_line``), moved to the line its
-    command starts at (``command_start``: a `\\` joins lines); None when none finds one."""
+    """The line of the script a user would edit for what ``patterns`` find, at the line its command starts
+    (``command_start``): the first line of the script's own words the first of ``patterns`` that finds one
+    finds (``ShellFile.found``: never in a comment, a string's text or a heredoc's body), else the first line
+    of the script that calls into the library where the first of them that finds a line there finds one
+    (``calls_into``); None when none does (no library line: a line of a shared library is none a script's
+    author edits, and one the script never reaches is no line of its run)."""
+    files = _library(root, script)
+    own = files[0]
     for pattern in patterns:
-        if found := first_line(root, script, pattern):
-            return found[0], command_start(file_lines(root / found[0]), found[1])
+        if found := own.found(pattern):
+            return own.rel, command_start(own.lines, found[0])
+    for pattern in patterns:
+        if found := calls_into(files, pattern):
+            return own.rel, command_start(own.lines, found)
     return None
 
 
@@ -66,9 +77,131 @@ def command_start(lines: list[str], number: int) -> int:
     return number
 
 
+# A parameter expansion's start (`$NAME`, `${NAME`), or a character a `\\` escapes (skipped)
+_EXPANSION = re.compile(r"\\.|\$\{?[A-Za-z_]\w*", re.DOTALL)
+# A function's definition: `name() {`, `function name {`, `function name() {` (a library's names hold `::`, `-`, `.`)
+_DEFINES = re.compile(r"^[ \t]*(?:function[ \t]+(?P<word>[^\s()]+)(?:[ \t]*\(\))?|(?P<name>[^\s()=$\"'`;&|<>]+)"
+                      r"[ \t]*\(\))[ \t]*(?:\n[ \t]*)?(?P<body>\{)?", re.MULTILINE)
+_NAME_EDGE = r"[\w:.-]"  # what may stand next to a function's or a file's name, in a longer word
+
+
+class ShellFile:
+    """A shell file of the repository, as the lookups of a script's lines read it: its lines; its words
+    (``words``: the code, ``shellcode.code``, with each parameter expansion `$NAME`/`${NAME` outside the text
+    bash expands nothing in, ``shellcode.parts``: a string's text, a comment, a heredoc's body are blank); its
+    names (``names``: the text but for those parts, a double-quoted string's text kept, as a path run is
+    written: `bash "$DIR/head.sh"`); its functions (name, first line, last line)."""
+
+    def __init__(self, rel: str, text: str):
+        self.rel, self.text, self.lines = rel, text, text.split("\n")  # lines as bash counts them
+        code, _, literal = shellcode.parts(text)
+        starts = [lo for lo, _ in literal]
+
+        def in_literal(at: int) -> bool:
+            k = bisect.bisect_right(starts, at) - 1
+            return k >= 0 and at < literal[k][1]
+        words, names = list(code), list(text)
+        for m in _EXPANSION.finditer(text):
+            if m.group()[0] == "$" and not in_literal(m.start()):
+                words[m.start():m.end()] = m.group()
+        for lo, hi in literal:
+            names[lo:hi] = (" " if c != "\n" else c for c in text[lo:hi])
+        self.code, self.words, self.names = code, "".join(words), "".join(names)
+        self.breaks = [i for i, c in enumerate(text) if c == "\n"]
+        self.functions = list(self._functions())
+        # the lines of its `source`/`.` commands: a library's file they name is read, not run (its top level
+        # defines what the script calls)
+        self.sourcing = {self.line_of(at) for at, _ in shellwords.reading(text).sourced}
+
+    def line_of(self, at: int) -> int:
+        """The line (from 1) of the offset ``at``."""
+        return bisect.bisect_left(self.breaks, at) + 1
+
+    def found(self, pattern: re.Pattern) -> list[int]:
+        """The lines (from 1, in order) ``pattern`` finds in the words: of the code, each logical line (a `\\`
+        joins) read whole; of an array assignment (`SERVE=("vllm" "serve")`), its words as bash reads them
+        (``array_words``)."""
+        lines, at = set(), 0
+        for logical in self.words.split("\n"):
+            lines.update(self.line_of(at + m.start()) for m in pattern.finditer(logical))
+            at += len(logical) + 1
+        for m in _ARRAYS.finditer(self.names):
+            if self.code[m.end() - 2] == "=":  # in the code: no comment's, no string's
+                number = self.line_of(m.end())
+                start = m.end() - (self.breaks[number - 2] + 1 if number > 1 else 0)
+                lines.update(array_hits(self.lines, number, start, pattern))
+        return sorted(lines)
+
+    def _functions(self) -> Iterator[tuple[str, int, int]]:
+        """Each function the file defines: its name, first line, last line (its body's `}`, the braces of the
+        code counted; the definition's line when its body is no `{ }`)."""
+        for m in _DEFINES.finditer(self.names):
+            name = "word" if m["word"] else "name"
+            if self.code[m.start(name)] != self.text[m.start(name)]:
+                continue  # a definition's look in a double-quoted string
+            first, at = self.line_of(m.start(name)), m.start("body")
+            if at >= 0 and self.code[at] == "{":
+                depth = 0
+                for at in range(at, len(self.code)):
+                    depth += {"{": 1, "}": -1}.get(self.code[at], 0)
+                    if depth == 0:
+                        break
+            yield m[name], first, self.line_of(at) if at >= 0 else first
+
+    def unit_of(self, line: int) -> str:
+        """The function (innermost) a line is in, else the file's own name (its top level)."""
+        inside = [(last - first, name) for name, first, last in self.functions if first <= line <= last]
+        return min(inside)[1] if inside else posixpath.basename(self.rel)
+
+
+def _library(root: Path, script: Path) -> list[ShellFile]:
+    """The script (first) and the library's files, each read (``ShellFile``); one that cannot be read is none."""
+    files = []
+    for path in [script] + sorted({p for g in LIBRARY_GLOBS for p in root.glob(g)} - {script}):
+        try:
+            files.append(ShellFile(str(path.relative_to(root)), path.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            if path == script:
+                files.append(ShellFile(str(script.relative_to(root)), ""))
+    return files
+
+
+def calls_into(files: list[ShellFile], pattern: re.Pattern) -> int | None:
+    """The first line of the script (``files[0]``) whose names name a function or a file of the library
+    (``files[1:]``) that reaches a line ``pattern`` finds in the library's words: one holding such a line, or
+    naming one that reaches it (calling a function, running a file: a `source` line names none, as what it reads
+    only defines what a later line calls). None when no line of the script does."""
+    units: set[str] = set()  # the library's functions and files, by name
+    reach: set[str] = set()
+    for file in files[1:]:
+        units.add(posixpath.basename(file.rel))
+        units.update(name for name, _, _ in file.functions)
+        reach.update(file.unit_of(line) for line in file.found(pattern))
+    if not reach:
+        return None
+    named = re.compile(rf"(?<!{_NAME_EDGE})(?:{'|'.join(map(re.escape, sorted(units, key=len, reverse=True)))})"
+                       rf"(?!{_NAME_EDGE})")
+    names_in: dict[str, set[str]] = {}  # a unit -> the names its lines name (calls, runs; not a `source`)
+    for file in files[1:]:
+        for m in named.finditer(file.names):
+            if (line := file.line_of(m.start())) not in file.sourcing:
+                names_in.setdefault(file.unit_of(line), set()).add(m.group())
+    grew = True
+    while grew:
+        grew = False
+        for unit, names in names_in.items():
+            if unit not in reach and names & reach:
+                reach.add(unit)
+                grew = True
+    own = files[0]
+    return next((line for m in named.finditer(own.names)
+                 if m.group() in reach and (line := own.line_of(m.start())) not in own.sourcing), None)
+
+
 # `NAME=(` (or `+=(`, after local/declare/typeset/readonly/export and their options) where a command starts
 _ARRAY = re.compile(r"(?:^|[;&|{(]|(?<![\w-])(?:then|do|else))[ \t]*(?:(?:local|declare|typeset|readonly|export)"
                     r"(?:[ \t]+-\w+)*[ \t]+)?[A-Za-z_]\w*\+?=\(")
+_ARRAYS = re.compile(_ARRAY.pattern, re.MULTILINE)  # in a whole text
 
 
 def array_words(lines: list[str], number: int, start: int) -> list[tuple[int, str]]:
@@ -89,21 +222,26 @@ def array_words(lines: list[str], number: int, start: int) -> list[tuple[int, st
     return words
 
 
+def array_hits(lines: list[str], number: int, start: int, pattern: re.Pattern) -> list[int]:
+    """The lines of the words ``pattern`` finds in the words of the array assignment whose `(` ends at ``start``
+    of line ``number`` (``array_words``), joined by single blanks."""
+    words = array_words(lines, number, start)
+    joined, starts = "", []
+    for _, word in words:
+        starts.append(len(joined))
+        joined += word + " "
+    return [words[bisect.bisect_right(starts, hit.start()) - 1][0] for hit in pattern.finditer(joined)]
+
+
 def assigned_at(root: Path, script: Path, pattern: re.Pattern) -> tuple[str, int] | None:
     """The line of the word ``pattern`` finds in the words of the first array assignment (the script's, then
-    the library's) it finds in, joined by single blanks (``array_words``); None when none."""
+    the library's) it finds in, joined by single blanks (``array_hits``); None when none."""
     read: dict[str, list[str]] = {}  # each file's lines, read once however many arrays it assigns
     for rel, number, text in script_lines(root, script):
         for found in _ARRAY.finditer(text):
             lines = read[rel] if rel in read else read.setdefault(rel, file_lines(root / rel))
-            words = array_words(lines, number, found.end())
-            joined, starts = "", []
-            for _, word in words:
-                starts.append(len(joined))
-                joined += word + " "
-            hit = pattern.search(joined)
-            if hit:
-                return rel, words[max(i for i, at in enumerate(starts) if at <= hit.start())][0]
+            if hits := array_hits(lines, number, found.end(), pattern):
+                return rel, hits[0]
     return None
 
 

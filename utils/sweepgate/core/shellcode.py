@@ -1,4 +1,6 @@
-"""Which parts of a shell text bash reads as commands (``code``), for ``core.shellwords``.
+"""Which parts of a shell text bash reads as commands (``code``), for ``core.shellwords`` and ``core.scriptlines``;
+and which it takes as text alone, expanding nothing in them (``parts``: comments, single-quoted strings, heredoc
+bodies).
 
 ``code(text)`` is ``text`` with all that is not code blanked (every character but a line break becomes a
 blank, so offsets and lines stay; a line break after a `\\` in code, which joins two lines into one, is blanked
@@ -75,7 +77,7 @@ class _Open(NamedTuple):
     at: int
     stop: int = -1
     resume: int = -1
-    marks: tuple[int, int, int, int] = (0, 0, 0, 0)
+    marks: tuple[int, ...] = (0, 0, 0, 0, 0)
     cases: int = 0  # `case` commands open in a `$( )` or `( )`: a `)` ends an item's pattern
 
 
@@ -88,26 +90,34 @@ class _Scan:
         self.text, self.blank, self.spans, self.heredocs, self.words = text, [], [], [], []
         # parts of a word read whole, a quoted string or a subscript where a command may stand: its end -> start
         self.whole: dict[int, int] = {}
-        # where a word may begin a command (``_command_position``): (its offset, whether a keyword is after it) -> answer
+        # whether a word may begin a command (``_command_position``): (its offset, whether it is a keyword) -> that
         self.starts: dict[tuple[int, bool], bool] = {}
         self.stack = [_Open(CODE, "", 0)]
+        self.literal: list[tuple[int, int]] = []  # (start, end) of each comment, `' '`, `$' '` and heredoc body
 
     def push(self, context: str, opener: str, at: int, blank: int = 0) -> int:
         self.stack.append(_Open(context, opener, at, marks=self.marks()))
         self.blank.append((at, at + blank))
         return at + len(opener)
 
-    def marks(self) -> tuple[int, int, int, int]:
-        return len(self.blank), len(self.spans), len(self.words), len(self.heredocs)
+    def marks(self) -> tuple[int, ...]:
+        return len(self.blank), len(self.spans), len(self.words), len(self.heredocs), len(self.literal)
 
-    def back_to(self, marks: tuple[int, int, int, int]) -> None:
+    def back_to(self, marks: tuple[int, ...]) -> None:
         """Forget what was found since ``marks``."""
-        for found, mark in zip((self.blank, self.spans, self.words, self.heredocs), marks):
+        for found, mark in zip((self.blank, self.spans, self.words, self.heredocs, self.literal), marks):
             del found[mark:]
 
 
 def code(text: str) -> tuple[str, list[tuple[int, int]]]:
     """``text`` with all that is not code blanked, and each command substitution's (start, end), in order."""
+    return parts(text)[:2]
+
+
+def parts(text: str) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """``code(text)``, and the (start, end) of each part of ``text`` bash takes as text alone, expanding nothing in
+    it: a comment, a string in single quotes (`' '`, `$' '`), a heredoc's body (one whose word is unquoted runs its
+    `$( )`, in the code: the rest of it is text here too), in order."""
     scan, i, n = _Scan(text), 0, len(text)
     while True:
         top = scan.stack[-1]
@@ -126,11 +136,11 @@ def code(text: str) -> tuple[str, list[tuple[int, int]]]:
             i = top.resume
         else:
             break
-    out, parts, at = _blanked(text, scan.blank), [], 0
+    out, pieces, at = _blanked(text, scan.blank), [], 0
     for lo, word in sorted(scan.words):
-        parts += [out[at:lo], word]
+        pieces += [out[at:lo], word]
         at = lo + len(word)
-    return "".join(parts) + out[at:], sorted(scan.spans)
+    return "".join(pieces) + out[at:], sorted(scan.spans), sorted(scan.literal)
 
 
 def _special(scan: _Scan, top: _Open, j: int) -> int:
@@ -147,6 +157,7 @@ def _special(scan: _Scan, top: _Open, j: int) -> int:
     if c == "'":
         end = text.find("'", j + 1) + 1 or len(text)
         scan.blank.append((j, end))
+        scan.literal.append((j, end))
         scan.whole[end - 1] = j
         return end
     if c == '"':
@@ -177,6 +188,7 @@ def _special(scan: _Scan, top: _Open, j: int) -> int:
     if c == "#":
         end = _line_end(text, j)
         scan.blank.append((j, end))
+        scan.literal.append((j, end))
         return end
     if c == "<":
         return _heredoc(scan, j)
@@ -198,6 +210,7 @@ def _dollar(scan: _Scan, top: _Open, j: int) -> int:
         end = _ANSI.match(text, j).end()
         scan.blank.append((j, end))
         scan.whole[end - 1] = j  # part of a word: `A=$'a b'` is an assignment's
+        scan.literal.append((j, end))
         return end
     if top.context != CODE:
         scan.blank.append((j, j + 1))
@@ -336,6 +349,7 @@ def _bodies(scan: _Scan, i: int) -> int:
             line_end = _line_end(text, i)
             if (text[i:line_end].lstrip("\t") if strip else text[i:line_end]) == end:
                 scan.blank.append((start if quoted else i, line_end))
+                scan.literal.append((start, line_end))
                 if not quoted:
                     unquoted.append((start, i))
                 i = line_end + 1
@@ -343,6 +357,7 @@ def _bodies(scan: _Scan, i: int) -> int:
             i = line_end + 1
         else:
             scan.blank.append((start, len(text)))
+            scan.literal.append((start, len(text)))
     scan.heredocs.clear()
     resume = min(i, len(text))
     for start, stop in reversed(unquoted):

@@ -8,8 +8,8 @@ import re
 class Problem(str):
     """A rehearsal's problem (`what is wrong; how to fix`) and what finds the line it is about: the call
     ``stack`` bash was at (``linetrap.place``; innermost frame first), else the command ``words`` as recorded
-    (``scriptlines.command_line``), a pattern that ``finds`` the line (patterns: the command of the line the
-    first that finds one finds, ``scriptlines.first_command``), or (``said``) the file and line bash names in
+    (``scriptlines.command_line``), a pattern that ``finds`` the line (patterns: the script's line for the
+    first that finds one, its own or its call into the library, ``scriptlines.first_command``), or (``said``) the file and line bash names in
     the script's output. A plain string stands at the script."""
 
     words: list[str] = []

@@ -1193,8 +1193,8 @@ def _problem_diagnostics(root: Path, script: Path, problems: list[str], output: 
 
 def _place(root: Path, script: Path, problem: str, output: str) -> tuple[str, int] | None:
     """The line a ``Problem`` is about: where its call stack is, else the file and line bash names in the
-    output's cause, the line that runs its command, the line its pattern finds (the command of the line the
-    first of its patterns finds); None for any other problem, or when no line is found."""
+    output's cause, the line that runs its command, the line its pattern finds (of its patterns, the script's
+    line for the first that finds one, ``scriptlines.first_command``); None for any other problem, or when no line is found."""
     if not isinstance(problem, Problem):
         return None
     if problem.stack and (found := linetrap.place(root, script, problem.stack)):
