@@ -1,0 +1,203 @@
+"""README's host install step (*The workflows in another repository*), run as it is written (s38l).
+
+The GPU templates' two host steps (`ci row-env`, `results sidecar`) run from a folder the step fills with
+`pip install --no-deps --target`: sweepgate and PyYAML, not sweepgate's whole dependency set (matplotlib,
+scipy, SQLAlchemy, ...: seconds of every GPU job). The step's text is taken from README.md, its git URL
+pointed at a local repository holding this tree, and run once with a real python3 and pip (pip's
+configured index serves PyYAML and the build's setuptools); the two commands then run from that folder
+as the templates run them, with the interpreter's own site-packages left off (`-S`, a bare host).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "utils"))
+
+from sweepgate.commands import example  # noqa: E402
+from sweepgate.workflow import kv  # noqa: E402
+
+URL = "git+https://github.com/<owner>/sweepgate@<full commit SHA>"  # README's placeholder URL
+TARGET = "sweepgate-pkg"  # the folder README's step installs into
+
+
+def host_step() -> dict:
+    """README's install step for the host: the YAML block of its section that installs into TARGET."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The workflows in another repository", 1)[1].split("\n## ", 1)[0]
+    blocks = [textwrap.dedent(b) for b in re.findall(r"```yaml\n(.*?)```", section, re.S)]
+    (step,) = [s for b in blocks if f"--target {TARGET}" in b for s in yaml.safe_load(b)]
+    return step
+
+
+def pinned(requirement: str) -> str:
+    """``NAME==VERSION`` as pyproject.toml pins NAME among sweepgate's dependencies."""
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    (found,) = [d for d in deps if d.lower().startswith(f"{requirement.lower()}==")]
+    return found
+
+
+def test_the_host_step_pins_pyyaml_as_pyproject_does():
+    """The host step installs PyYAML itself (`--no-deps` installs none of sweepgate's): at the version
+    pyproject.toml pins, the one sweepgate is tested with, which Dependabot moves there."""
+    run = host_step()["run"]
+    assert "--no-deps" in run.split()
+    assert re.findall(r"PyYAML==\S+", run) == [pinned("PyYAML")], run
+
+
+def _tree_repository(dest: Path) -> str:
+    """A git repository holding this tree as a git URL install gets it (tracked and untracked files, not
+    ignored ones; uncommitted edits too); its one commit."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.split("\0")
+    for rel in filter(None, listed):
+        path = ROOT / rel
+        if not path.exists() and not path.is_symlink():
+            continue  # deleted in the work tree
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        if path.is_symlink():
+            os.symlink(os.readlink(path), dest / rel)
+        else:
+            shutil.copy2(path, dest / rel)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "tree"]):
+        subprocess.run(["git", *args], cwd=dest, env=env, check=True, capture_output=True)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=dest, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def _python3_dir(tmp: Path) -> Path:
+    """A folder holding `python3`: the interpreter running the tests, outside any virtual environment
+    (a host's python3, with pip)."""
+    folder = tmp / "bin"
+    folder.mkdir()
+    (folder / "python3").symlink_to(getattr(sys, "_base_executable", None) or sys.executable)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory) -> dict:
+    """README's step, run once: the runner's temp folder it filled, the python3 it ran, the commit."""
+    tmp = tmp_path_factory.mktemp("host")
+    src = tmp / "sweepgate"
+    src.mkdir()
+    sha = _tree_repository(src)
+    run = host_step()["run"]
+    assert run.count(URL) == 1, run
+    run = run.replace(URL, f"git+file://localhost{src}@{sha}")  # pip takes a local git URL in this form
+    temp = tmp / "runner-temp"  # ${{ runner.temp }}, the step's working-directory
+    temp.mkdir()
+    bin_dir = _python3_dir(tmp)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    env["PATH"] = os.pathsep.join([str(bin_dir), env.get("PATH", "")])
+    proc = subprocess.run(["bash", "-e", "-c", run], cwd=temp, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return {"target": temp / TARGET, "python3": bin_dir / "python3", "sha": sha}
+
+
+def test_the_host_step_installs_sweepgate_and_pyyaml_and_nothing_else(host):
+    target = host["target"]
+    names = {dist.metadata["Name"].lower() for dist in metadata.distributions(path=[str(target)])}
+    assert names == {"sweepgate", "pyyaml"}, names
+    recorded = set()
+    for dist in metadata.distributions(path=[str(target)]):
+        recorded |= {os.path.normpath(target / str(f)).removeprefix(f"{target}{os.sep}").split(os.sep)[0]
+                     for f in dist.files or []}
+    # bin/: sweepgate's console script, which its RECORD names as pip's --target moved it (../../bin/)
+    assert sorted(p.name for p in target.iterdir() if p.name not in recorded) == ["bin"], recorded
+    assert sorted(p.name for p in (target / "bin").iterdir()) == ["sweepgate"]
+
+
+def test_the_console_script_runs_from_what_the_host_step_installed(host, tmp_path):
+    full = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    proc = subprocess.run([str(host["python3"]), "-S", str(host["target"] / "bin" / "sweepgate"), "--version"],
+                          cwd=tmp_path, env={**full, "PYTHONPATH": str(host["target"])}, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.startswith("sweepgate "), proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory) -> Path:
+    repo = tmp_path_factory.mktemp("fleet")
+    example.build_repo(str(repo))
+    return repo
+
+
+def on_host(host: dict, cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`python3 -P -m sweepgate ARGS` as a template's host step runs it (PYTHONPATH: the installed folder),
+    its site-packages left off (-S): a host python3 with nothing installed."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "SWEEPGATE_"))
+            and k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    full.update(PYTHONPATH=str(host["target"]), GITHUB_ACTIONS="true", **(env or {}))
+    return subprocess.run([str(host["python3"]), "-S", "-P", "-m", "sweepgate", *args], cwd=cwd, env=full,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_installed_sweepgate_says_its_version_and_commit(host, tmp_path):
+    proc = on_host(host, tmp_path, "--version")
+    assert proc.returncode == 0, proc.stderr
+    assert f"commit {host['sha'][:12]}" in proc.stdout or f"commit {host['sha'][:7]}" in proc.stdout, proc.stdout
+    assert str(host["target"]) in proc.stdout
+
+
+@pytest.mark.parametrize("row_id", ["agentic/0", "multinode/0"])
+def test_row_env_and_the_sidecar_run_from_what_the_host_step_installed(host, checkout, tmp_path, row_id):
+    """Both host steps, a single-node and a multi-node row, a job that left a result and one that left
+    none; then refusals, each said in its own words (no package found missing)."""
+    full = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
+    made = subprocess.run([sys.executable, "-m", "sweepgate", "matrix", "--base-ref", "HEAD~1", "--head-ref",
+                           "HEAD"], cwd=checkout, env=full, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    matrix = tmp_path / "matrix.json"
+    matrix.write_text(made.stdout)
+    results = tmp_path / "results"
+    common = {"MATRIX_FILE": str(matrix), "ROW_ID": row_id, "RUNNER_NAME": "b300-nv_00",
+              "RESULT_DIR": str(results)}
+    job_env = tmp_path / "job.env"
+    proc = on_host(host, checkout, "ci", "row-env", "--tools", str(checkout),
+                   env={**common, "GITHUB_ENV": str(job_env)})
+    assert proc.returncode == 0, proc.stderr
+    values = kv.parse_kv(job_env.read_text())
+    assert values["SWEEPGATE_RUN_IDENTITY"]
+    assert values.get("MULTINODE") == ("true" if row_id.startswith("multinode") else None), values
+
+    sha = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True,
+                         text=True).stdout.strip()
+    github = {"GITHUB_RUN_ID": "5", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REF": "refs/heads/main", "GITHUB_SHA": sha,
+              "GITHUB_ENV": str(tmp_path / "after.env")}
+    sidecar = results / f"{values['RESULT_FILENAME']}.job.json"
+    for status, left in (("failure", False), ("success", True)):
+        if left:
+            results.mkdir(exist_ok=True)
+            (results / f"{values['RESULT_FILENAME']}.json").write_text("{}\n")
+        proc = on_host(host, checkout, "results", "sidecar", "--tools", str(checkout),
+                       env={**common, **values, **github, "JOB_STATUS": status})
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(sidecar.read_text())["job"]["status"] == status
+
+    refused = [
+        (on_host(host, checkout, "ci", "row-env", "--tools", str(checkout), "--output", "-",
+                 env={**common, "ROW_ID": "agentic/99"}), "no row 'agentic/99' in the matrix"),
+        (on_host(host, checkout, "ci", "row-env", "--tools", str(checkout), "--output", "-",
+                 env={**common, "RUNNER_NAME": "elsewhere_00"}), "runner 'elsewhere_00' took a row"),
+        (on_host(host, checkout, "results", "sidecar", "--tools", str(checkout),
+                 env={**common, **values, **github, "JOB_STATUS": "maybe"}), "'maybe' is not a job status"),
+    ]
+    for proc, said in refused:
+        assert proc.returncode == 1 and said in proc.stderr, proc.stderr
+        assert "is missing" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
