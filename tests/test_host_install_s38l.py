@@ -201,3 +201,29 @@ def test_row_env_and_the_sidecar_run_from_what_the_host_step_installed(host, che
     for proc, said in refused:
         assert proc.returncode == 1 and said in proc.stderr, proc.stderr
         assert "is missing" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("text", ["labels:\n  cluster:b300-nv: [b300-nv_00]\nhardwre: {}\n", "labels: 3\n"])
+def test_a_refused_runners_file_on_the_host_is_one_line_that_says_where_to_see_why(host, checkout, tmp_path, text):
+    """A configs/runners.yaml its schema refuses, on the host (sweepgate and PyYAML alone), stopped `ci row-env`
+    at "the Python package 'jsonschema' is missing; install sweepgate's dependencies" (as if the install were
+    broken). It is one line at the file, with its annotation, saying the file is refused and where to see each
+    problem; a full install still says each at its line."""
+    repo = tmp_path / "repo"
+    shutil.copytree(checkout, repo, symlinks=True)
+    (repo / "configs" / "runners.yaml").write_text(text)
+    row = {"ROW": json.dumps({"exp-name": "x"}), "RUNNER_NAME": "b300-nv_00"}
+    proc = on_host(host, repo, "ci", "row-env", "--tools", str(repo), "--output", "-", env=row)
+    assert proc.returncode == 1, proc.stderr
+    assert "is missing" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.splitlines()
+    said = [line for line in lines if not line.startswith("::")]
+    assert len(said) == 1 and said[0].startswith("configs/runners.yaml:1: does not follow its schema"), lines
+    assert "sweepgate plan" in said[0], said
+    assert any(line.startswith("::error file=configs/runners.yaml,line=1") for line in lines), lines
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "SWEEPGATE_"))}
+    whole = subprocess.run([sys.executable, "-P", "-m", "sweepgate", "ci", "row-env", "--tools", str(repo),
+                            "--output", "-"], cwd=repo, capture_output=True, text=True, timeout=120,
+                           env={**full, **row, "PYTHONPATH": str(ROOT / "utils")})
+    assert whole.returncode == 1 and "does not follow its schema" not in whole.stderr, whole.stderr
+    assert "configs/runners.yaml:" in whole.stderr, whole.stderr

@@ -654,10 +654,28 @@ def checked_runners_doc(root: str, unreadable=None):
     # a valid file is told by the generated validator alone: jsonschema, which only words refusals, is
     # not imported (a GPU host's python3 has PyYAML and no more, docs/security.md)
     diags = _not_a_runners_mapping(doc) or ([] if fast_validator("runners")(doc.data)
-                                            else schema_diagnostics(doc, doc.data, "runners"))
+                                            else _runners_refused(doc))
     if diags:
         raise SweepgateError(diags)
     return doc
+
+
+# Where a host without jsonschema (README's host install: sweepgate and PyYAML alone) sends its reader.
+WHERE_SAID_FIX = ("see each problem at its line with `sweepgate plan` from a full install of sweepgate "
+                  "on this commit, and correct them there")
+
+
+def _runners_refused(doc) -> list[Diagnostic]:
+    """What the schema refuses in configs/runners.yaml: jsonschema's errors at their lines; on a host whose
+    python3 has no jsonschema (the generated validator said no), one line at the file saying so."""
+    try:
+        return schema_diagnostics(doc, doc.data, "runners")
+    except ModuleNotFoundError as exc:
+        if exc.name != "jsonschema":
+            raise
+        return [Diagnostic(doc.path, 1, 0, "", "does not follow its schema (this python3 has no jsonschema "
+                           "to say where: a GPU host's install holds sweepgate and PyYAML alone)",
+                           WHERE_SAID_FIX)]
 
 
 def check_placement(rev: Revision) -> list[Diagnostic]:
