@@ -109,3 +109,16 @@ def test_the_runtime_fact_a_fix_names_lists_the_schema_s_values():
     walk(schema)
     (values,) = [v for v in found if v]
     assert sorted(re.findall(r"\w+", fields.RUNTIME_FACT.split("(", 1)[1])) == sorted(values + ["or"])
+
+
+def test_a_label_the_runners_file_does_not_list_is_one_warning_unknown_runner(fleet):  # noqa: F811
+    """Review s38m: an LMCache row on a label missing from configs/runners.yaml drew both `unknown-runner`
+    and `no-accelerator-runtime`; the second follows from the first (a listed label is the fix), so only
+    the first is given."""
+    master = nvidia_master(fleet)
+    master[LMCACHE] = dict(kimi("lmcache"), runner="cluster:b300-nvx")
+    runners = _runners(None)  # its hardware facts are there (the rows expand); its labels entry is not
+    runners["hardware"]["cluster:b300-nvx"] = runners["hardware"]["cluster:b300-nv"]
+    p = make(fleet, {"configs/nvidia-master.yaml": master, "configs/runners.yaml": runners,
+                     "perf-changelog.yaml": fleet.append_changelog(entry(LMCACHE, pr=7))})
+    assert [w["rule"] for w in p["warnings"] if w["severity"] != "info"] == ["unknown-runner"], p["warnings"]

@@ -382,19 +382,23 @@ def unplaced_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[Dia
             for label in bare]
 
 
-def runtimeless_runners(matrix: dict, head: RecipeSet) -> list[Diagnostic]:
+def runtimeless_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[Diagnostic]:
     """Rows whose KV-offload arm installs its backend (``F.runtime_backend``) on a runner label that states
     no accelerator-runtime in the head's configs/runners.yaml, the approved commit's file `ci row-env`
     exports the facts from: it refuses those jobs (the arm could not pick the backend's build). One warning
     per label, at its hardware entry in that file (its labels entry without one; the file at no line when
-    it lists neither)."""
-    from sweepgate.core.placement import row_facts
+    it lists neither). A label the base does not list has its own warning (``unknown_runners``), whose fix
+    comes first: none here."""
+    from sweepgate.core.placement import row_facts, runner_labels
     from sweepgate.core.select import iter_rows
 
     runners = head.runners if isinstance(head.runners, dict) else {}
+    listed = runner_labels(base.runners)
     bare: dict[str, set[str]] = {}
     for _, row in iter_rows(matrix):
         backend = F.runtime_backend(row)
+        if listed and str(row.get(F.RUNNER)) not in listed:
+            continue
         if backend and F.ACCELERATOR_RUNTIME not in row_facts(row, runners):
             bare.setdefault(str(row.get(F.RUNNER)), set()).add(backend)
 
@@ -605,7 +609,7 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
     changed = git.changed_files(base_sha, head_sha)
     warnings = (notes + rule_diagnostics(base_set, head_set, diffs, selected, changed)
                 + unknown_runners(base_set, matrix, head_set) + unplaced_runners(base_set, matrix, head_set)
-                + runtimeless_runners(matrix, head_set))
+                + runtimeless_runners(base_set, matrix, head_set))
 
     costs = cost(matrix, minutes, head_set.runners if isinstance(head_set.runners, dict) else None)
     total = costs["total"]
