@@ -319,10 +319,9 @@ def test_split_checks_every_row_and_writes_nothing_when_it_cannot_finish(tmp_pat
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     assert proc.returncode == 1 and not out.exists(), proc.stderr
     assert proc.stderr.splitlines() == [
-        f"{path}:1: fixed/1: row's conc holds NaN or Infinity; expand the matrix with sweepgate (process_changelog.py), "
-        "not by hand",
+        f"{path}:1: fixed/1: row's conc holds NaN or Infinity; pass the JSON `sweepgate matrix` printed",
         f"{path}:1: fixed/2: row's conc \"abc\" is not a positive whole number (or a list of them) of at most "
-        "1000000; expand the matrix with sweepgate (process_changelog.py), not by hand"], proc.stderr
+        "1000000; pass the JSON `sweepgate matrix` printed"], proc.stderr
     path.write_text(json.dumps({**matrix, "single_node": {"1k1k": [row]}}))
     proc = subprocess.run([*cmd, "--job-context", str(tmp_path / "missing" / "ctx.json")], env=env,
                           capture_output=True, text=True, cwd=ROOT)

@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-HINT = "; pass the JSON `sweepgate matrix` (utils/process_changelog.py) printed"
+HINT = "; pass the JSON `sweepgate matrix` printed"
 KEYS = ("a matrix's keys are single_node, multi_node, evals, agentic_evals, multinode_evals, "
         "multinode_agentic_evals, changelog_metadata")
 

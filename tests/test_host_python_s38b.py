@@ -123,5 +123,5 @@ def test_a_list_of_rows_given_as_the_matrix_is_said_to_be_one_and_which_file_to_
     assert proc.returncode == 1 and proc.stdout == "", (proc.stdout, proc.stderr)
     assert proc.stderr == (f"{listed}:1: not a matrix but a list of {n} rows (as `full-sweep` and `test-config` "
                            "print them): a matrix is a JSON object of buckets; pass the JSON `sweepgate matrix` "
-                           "(utils/process_changelog.py) printed\n"), proc.stderr
+                           "printed\n"), proc.stderr
     assert not (checkout / "left.json").exists()
