@@ -73,7 +73,8 @@ def test_row_env_refuses_a_row_installing_a_backend_on_a_runner_without_a_runtim
     line = [i for i, text in enumerate((fleet.root / "configs/runners.yaml").read_text().splitlines(), 1)
             if text.strip() == "cluster:b300-nv:"][-1]
     assert r.returncode == 1, (r.returncode, r.stderr)
-    assert r.stderr.startswith(f"runners.yaml:{line}:3: the row's KV-offload arm installs lmcache"), r.stderr
+    # from the top, as every command names the repository's files (it said runners.yaml:… in configs/, s38m)
+    assert r.stderr.startswith(f"configs/runners.yaml:{line}:3: the row's KV-offload arm installs lmcache"), r.stderr
     assert "add accelerator-runtime (cuda or rocm) under hardware['cluster:b300-nv']" in r.stderr, r.stderr
     assert f"::error file=configs/runners.yaml,line={line}::" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr and not out.exists()

@@ -224,8 +224,8 @@ def _named_as_a_file(path: str) -> bool:
 
 
 def unreadable(where: str, path: str, exc: OSError) -> Unreadable:
-    """The one line of a file the run identity cannot read (``Unreadable``), at its path from the
-    working directory (its full path when outside it)."""
+    """The one line of a file the run identity cannot read (``Unreadable``), at its path as
+    ``worktop.shown_path`` names it (from the top for the repository's own, else from the working directory)."""
     from sweepgate.core.errors import Diagnostic, os_reason
     from sweepgate.core.worktop import READABLE_FIX, shown_path
 

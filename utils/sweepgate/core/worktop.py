@@ -69,8 +69,13 @@ READABLE_FIX = "make it a file this user can read (chmod a+r; a folder on its wa
 
 
 def shown_path(root: str, rel: str) -> str:
-    """The file ``rel`` (a '/' path from ``root``) as a message names it: from the working directory, its full
-    path when it is outside it."""
+    """The file ``rel`` (a '/' path from ``root``) as a message names it: a file of the repository that holds
+    the working directory (``root`` its top) from that top, as every command names the repository's own
+    files, from whatever folder it runs in; another checkout's (``--tools main``) from the working
+    directory, its full path when it is outside it."""
+    top = enclosing_top()
+    if top is not None and os.path.realpath(root) == os.path.realpath(top):
+        return rel
     full = os.path.join(root, *rel.split("/"))
     return os.path.relpath(full) if not os.path.relpath(full).startswith("..") else os.path.abspath(full)
 
