@@ -5,14 +5,17 @@ back as the job had it (unset, or the job's own file, read then), turns on `set 
 substitutions and subshells inherit the DEBUG trap) and sets a DEBUG trap that writes the call stack
 (``$LINENO``, ``BASH_SOURCE``, ``BASH_LINENO``): in the script's own shell before each command on a line
 of the script itself, over one file (``where``, with how many it wrote; a library function it calls runs
-under its call's line, and writes nothing: a command there costs four string tests), and in each subshell
-before its first command, to another (``subshells``, with its PID, start time, that count as it was
-started, function and command). The script runs unchanged otherwise: ``$?``, ``$_`` and ``PIPESTATUS``
-are kept, the trap writes nothing to its output, `set -x` traces none of it, and a DEBUG or RETURN handler
-of the script's own runs where it would without the `set -T` (undone before its `trap`, unless the script
-set it). A script that sets a DEBUG trap of its own replaces the rehearsal's: where its shell is is unknown
-from then on (an empty stack, written over the `trap` line's; ``place`` also takes a stack ending at such a
-line for unknown).
+under its call's line, and writes nothing), and in each subshell before its first command, to another
+(``subshells``, with its PID, start time, that count as it was started, function and command). The script
+runs unchanged otherwise: ``$?``, ``$_`` and ``PIPESTATUS`` are kept, the trap writes nothing to its
+output, `set -x` traces none of it (on stderr or at ``BASH_XTRACEFD``), a `set -e` script is not stopped
+by it, and what `set -T` would change is not: a DEBUG or RETURN handler of the script's own runs where
+plain bash runs it (`set -T` is off while a RETURN trap is set, and for a command that may set a trap),
+`$-`, `$SHELLOPTS`, `set -o` and `shopt -o` show no functrace unless the script set it itself (then it is
+the script's). What the script sees is a function (``_sweepgate_at``) and variables named
+``_sweepgate_*``. A script that sets a DEBUG trap of its own replaces the rehearsal's: where its shell is
+is unknown from then on (an empty stack, written over the `trap` line's; ``place`` also takes a stack
+ending at such a line for unknown).
 """
 
 from __future__ import annotations
@@ -25,7 +28,56 @@ from pathlib import Path
 from sweepgate.core import scriptlines, shellcode
 
 PREVIOUS = "SWEEPGATE_BASH_ENV"  # the job's own BASH_ENV, read after the trap's file puts it back
-_STACK = '"$LINENO" "${#BASH_SOURCE[@]}" "${BASH_SOURCE[@]}" "${BASH_LINENO[@]}"'
+# bash's stack as the trapped command has it: ``_sweepgate_at``'s own frame (BASH_SOURCE[0]) left out
+_STACK = '"$1" "$((${#BASH_SOURCE[@]} - 1))" "${BASH_SOURCE[@]:1}" "${BASH_LINENO[@]:1}"'
+# what shows `set -T` (`$-`, `$SHELLOPTS`, `set`, `set -o`, `shopt -o`) or may set a trap (DEBUG, RETURN)
+_SHOWS = "@(*trap*|*'$-'*|*'${-'*|*SHELLOPTS*|*shopt*|set|set\\ *|*\\ set\\ *)"
+
+# The trap's work, a function of the BASH_ENV file: parsed once (a trap's string is parsed each time it
+# runs), called with the trapped command's `$LINENO` and `$_` (its last word: `$_` is that again after it).
+# In the script's own shell it writes the stack over ``where`` when the command is on a line of the script
+# itself (a library function's runs under its call's line), in a subshell its first command's to
+# ``subshells``. `set -T` (for functions, command substitutions and subshells to inherit the trap) also
+# hands a caller's RETURN trap to each function it calls and shows in `$-`: it is turned off before a
+# command that shows it or may set a trap, and wanted on again after (``_sweepgate_want``; the trap's
+# string turns it on once `trap -p RETURN` says no RETURN trap is set: a function called from a DEBUG
+# trap sees none). ``_sweepgate_T``: how it was left (T, empty), `-` once `$-` says the script set or
+# unset it itself (from then on it is the script's). Before the script's own `trap` of a DEBUG (or RETURN)
+# handler, an empty stack is written over the `trap` line's: its DEBUG handler replaces the rehearsal's,
+# so where its shell is is unknown from then on. In a subshell its record also holds how many commands the
+# script's shell had written, the function and the command (`${FUNCNAME[1]}`: [0] is this function's).
+# Each command succeeds: a DEBUG trap's failing one stops a `set -e` script.
+_FUNCTION = """_sweepgate_at() {
+  if [[ $BASHPID == "$$" ]]; then
+    if [[ ${BASH_SOURCE[1]} == "${BASH_SOURCE[-1]}" ]]; then
+      _sweepgate_n=$((${_sweepgate_n:-0} + 1)); printf '%s\\0' "$_sweepgate_n" STACK 1<>WHERE || :
+    fi
+  elif [[ ${_sweepgate_pid-} != "$BASHPID" ]]; then
+    _sweepgate_pid=$BASHPID; local stat; read -r stat </proc/$BASHPID/stat || stat=
+    printf '%s\\0' "$BASHPID" "${stat##*)}" "${_sweepgate_n:-0}" "${FUNCNAME[1]-}" "$BASH_COMMAND" STACK \\
+      >>SUBSHELLS || :
+  fi
+  [[ ${_sweepgate_T--} == - || $_sweepgate_T == T && $- == *T* && $BASH_COMMAND != SHOWS ]] || {
+    local is=; [[ $- != *T* ]] || is=T
+    if [[ $is != "$_sweepgate_T" ]]; then _sweepgate_T=-
+    elif [[ $BASH_COMMAND == SHOWS ]]; then [[ -z $_sweepgate_T ]] || { set +T; _sweepgate_T=; }
+    else _sweepgate_want=T _sweepgate_last=$2; fi
+  }
+  [[ $BASHPID != "$$" || $BASH_COMMAND != trap[[:space:]]* || $BASH_COMMAND == *[[:space:]]-[lp]* ||
+     ${BASH_COMMAND^^} != *@(DEBUG|RETURN)* ]] || printf '%s\\0' "${_sweepgate_n:-0}" 0 0 1<>WHERE || :
+  _sweepgate_xfd=; return 0
+}
+"""
+# Nothing of the trap may reach `set -x`'s trace, on stderr or on the fd `BASH_XTRACEFD` names: the trap
+# runs with both closed. Closing its trace fd puts bash's trace back on stderr, so the fd is named again
+# after (by `printf -v`, whose last word keeps `$_`). The fd is worked out in a redirection's word, which
+# nothing traces: ``_sweepgate_xfd`` (emptied by ``_sweepgate_at``) is assigned there, as a key of an
+# associative array (no arithmetic: any value is harmless; a leading 0 keeps `-1` from closing anything).
+_TRAP = ('{ { _sweepgate_at "$LINENO" "$_"; [[ -z ${_sweepgate_want-} ]] || { { trap -p RETURN; echo; } '
+         '1<>RETURNS"$BASHPID" && read -r _sweepgate_ret <RETURNS"$BASHPID" || _sweepgate_ret=unknown; '
+         '[[ -n $_sweepgate_ret ]] || { set -T; _sweepgate_T=T; }; _sweepgate_want=; : "$_sweepgate_last"; }; '
+         '} {_sweepgate_xfd}>&-; [[ -z ${BASH_XTRACEFD-} ]] || printf -v BASH_XTRACEFD %s%.0s "$BASH_XTRACEFD" '
+         '"$_" || : "$_"; } 2>&"${_sweepgate_none[${_sweepgate_xfd:=0${BASH_XTRACEFD:-2}}]-}-"')
 
 
 def install(work: Path, env: dict[str, str]) -> dict[str, Path]:
@@ -33,33 +85,19 @@ def install(work: Path, env: dict[str, str]) -> dict[str, Path]:
     paths = {"where": work / "script.where", "subshells": work / "script.subshells"}
     for path in paths.values():
         path.unlink(missing_ok=True)  # a run before's stack in this --work-dir is not this one's
-    where, subshells = (shlex.quote(str(paths[k])) for k in ("where", "subshells"))
-    # `[[ ]]` leaves `$_` as it is, a command sets it: it is kept around the commands that write.
-    # Before the script's own `set -T` (or `-o functrace`) it is noted as the script's; before a `trap` of a
-    # DEBUG or RETURN handler of its own, `set -T` is undone unless the script set it (else its handler would
-    # run inside its functions), and where the script's shell is is unknown from then on (its handler
-    # replaces the rehearsal's; an empty stack, written last, over the `trap` line's)
-    trap = ('{ if [[ $BASHPID == "$$" ]]; then if [[ ${BASH_SOURCE[0]} == "${BASH_SOURCE[-1]}" ]]; then '
-            "_sweepgate_last=$_; _sweepgate_n=$((${_sweepgate_n:-0} + 1)); "
-            f"printf '%s\\0' \"$_sweepgate_n\" {_STACK} 1<>{where} || :; "
-            ': "$_sweepgate_last"; fi; elif [[ ${_sweepgate_pid-} != "$BASHPID" ]]; then '
-            "_sweepgate_last=$_; _sweepgate_pid=$BASHPID; read -r _sweepgate_stat </proc/$BASHPID/stat || "
-            f"_sweepgate_stat=; printf '%s\\0' \"$BASHPID\" \"${{_sweepgate_stat##*)}}\" \"${{_sweepgate_n:-0}}\" "
-            f"\"${{FUNCNAME-}}\" \"$BASH_COMMAND\" {_STACK} >>{subshells} "
-            '|| :; : "$_sweepgate_last"; fi; '
-            'if [[ $BASH_COMMAND == set[[:space:]]* || $BASH_COMMAND == trap[[:space:]]* ]]; then '
-            '_sweepgate_last=$_; if [[ $BASH_COMMAND == set* ]]; then '
-            '[[ $BASH_COMMAND != *[[:space:]]-[[:alpha:]]*T* && $BASH_COMMAND != *functrace* ]] || _sweepgate_T=1; '
-            'elif [[ $BASH_COMMAND != *[[:space:]]-[lp]* && ( ${BASH_COMMAND^^} == *DEBUG* '
-            '|| ${BASH_COMMAND^^} == *RETURN* ) ]]; then [[ -n ${_sweepgate_T-} ]] || set +T; '
-            f"[[ $BASHPID != \"$$\" ]] || printf '%s\\0' \"${{_sweepgate_n:-0}}\" 0 0 1<>{where} || :; fi; "
-            ': "$_sweepgate_last"; fi; } 2>&-')  # stderr closed: no trace, no message
+    function = (_FUNCTION.replace("STACK", _STACK).replace("SHOWS", _SHOWS)
+                .replace("WHERE", shlex.quote(str(paths["where"])))
+                .replace("SUBSHELLS", shlex.quote(str(paths["subshells"]))))
+    trap = _TRAP.replace("RETURNS", shlex.quote(str(work / "script.return.")))  # one a PID: none shared
     file = work / "bash_env.sh"
     file.write_text(
         "# sweepgate rehearse: BASH_ENV of the rehearsed script (rehearsal/linetrap.py)\n"
         f'if [[ -n "${{{PREVIOUS}:-}}" ]]; then BASH_ENV=${PREVIOUS}; unset {PREVIOUS}; . "$BASH_ENV"\n'
         f"else unset BASH_ENV {PREVIOUS}; fi\n"
-        f'if [[ -z "$(trap -p DEBUG)" ]]; then set -T; trap {shlex.quote(trap)} DEBUG; fi\n',
+        f'if [[ -z "$(trap -p DEBUG)" ]]; then\n{function}'
+        "declare -A _sweepgate_none=(); _sweepgate_xfd=\n"
+        "if [[ $- == *T* ]]; then _sweepgate_T=-; else set -T; _sweepgate_T=T; fi\n"
+        f"trap {shlex.quote(trap)} DEBUG\nfi\n",
         encoding="utf-8")
     env.pop(PREVIOUS, None)  # one of a rehearsal this one runs in is not the job's
     if env.get("BASH_ENV"):
