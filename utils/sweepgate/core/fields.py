@@ -224,6 +224,12 @@ JOB_ENV_NAMES = (
 )
 
 
+# --- the engines' Python modules, as a script runs them (`python3 -m MODULE`) -----------------
+VLLM_SERVER_MODULE = "vllm.entrypoints.openai.api_server"  # vLLM's API server (as `vllm serve`)
+SGLANG_SERVER_MODULE = "sglang.launch_server"  # an SGLang server (a multi-node row's workers)
+SGLANG_ROUTER_MODULE = "sglang_router.launch_router"  # a multi-node row's router
+SGLANG_CLIENT_MODULE = "sglang.bench_serving"  # SGLang's benchmark client
+
 # --- commits ------------------------------------------------------------------
 # A commit's full object name, as git rev-parse prints it and GitHub gives it (GITHUB_SHA; a job
 # sidecar's commit), SHA-1 or SHA-256, lower case. Here, not in core.jobfile beside the sidecar's

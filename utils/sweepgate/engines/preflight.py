@@ -18,8 +18,8 @@ from sweepgate.engines.argcheck import check_argv
 
 # `python3 -m MODULE` servers -> the engine whose manifest checks them (SGLang has none: its calls
 # are named in a note, never passed over in silence)
-PYTHON_MODULES = {"vllm.entrypoints.openai.api_server": "vllm", "sglang.launch_server": "sglang",
-                  "sglang_router.launch_router": "sglang-router"}
+PYTHON_MODULES = {fields.VLLM_SERVER_MODULE: "vllm", fields.SGLANG_SERVER_MODULE: "sglang",
+                  fields.SGLANG_ROUTER_MODULE: "sglang-router"}
 
 
 def engine_call(call: dict) -> tuple[str, list[str]] | None:

@@ -19,8 +19,7 @@ from sweepgate.core.recipes import runs_multinode
 from sweepgate.rehearsal.problem import Problem
 from sweepgate.rehearsal.standin import option_value
 
-SERVER_MODULE = "sglang.launch_server"
-ROUTER_MODULE = "sglang_router.launch_router"
+SERVER_MODULE, ROUTER_MODULE = fields.SGLANG_SERVER_MODULE, fields.SGLANG_ROUTER_MODULE
 DISAGG_LIB = "benchmarks/multi_node/disagg_lib.sh"  # starts the workers (and their fixes say so)
 
 

@@ -1029,8 +1029,8 @@ def names_the_budget(gib: str | None, gb: str) -> bool:
     return budget - Fraction(2**30, 100) < given <= budget
 
 
-SGLANG_MODULE = "sglang.launch_server"
-SGLANG_SERVER = re.compile(scriptlines.runs_module([SGLANG_MODULE]).pattern + r"|(?<![\w./-])sglang\s+serve(?![\w-])")
+SGLANG_SERVER = re.compile(scriptlines.runs_module([fields.SGLANG_SERVER_MODULE]).pattern
+                           + r"|(?<![\w./-])sglang\s+serve(?![\w-])")
 VLLM_SERVE = re.compile(r"(?<![\w./-])vllm\s+serve(?![\w-])")
 LMCACHE_SERVER = re.compile(r"(?<![\w./-])lmcache\s+server(?![\w-])")
 MOONCAKE_MASTER = re.compile(r"(?<![\w./-])mooncake_master(?![\w-])")
@@ -1041,7 +1041,7 @@ def _starts_sglang(call: dict) -> bool:
     argv = call.get("argv") or []
     if call["tool"] == "sglang":
         return argv[:1] == ["serve"]
-    return call["tool"].startswith("python") and argv[:2] == ["-m", SGLANG_MODULE]
+    return call["tool"].startswith("python") and argv[:2] == ["-m", fields.SGLANG_SERVER_MODULE]
 
 
 def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
@@ -1291,7 +1291,8 @@ def _runs(*commands: str) -> re.Pattern:
 # Where a script that did not finish stands when bash could not say where it was (the script set a DEBUG
 # trap of its own): the line that runs the benchmark client, else the one that waits for the server.
 CLIENT_RUNS = _runs("run_benchmark_serving", "run_agentic_trace_replay", r"benchmark_serving\.py",
-                    r"vllm\s+bench\s+serve", r"aiperf\s+profile")
+                    r"vllm\s+bench\s+serve", r"aiperf\s+profile",
+                    scriptlines.runs_module([fields.SGLANG_CLIENT_MODULE]).pattern)
 SERVER_WAITS = _runs("start_server_and_wait", "wait_for_server_ready", "wait_for_ready")
 # The line that should have written a result: the client's, passing its file or folder, else one naming it.
 NAMES_RESULT = re.compile(r"\$\{?" + fields.RESULT_FILENAME_ENV + r"(?!\w)")
