@@ -4,7 +4,7 @@ annotation on the script's first line, though the script never names the image o
 stands where the version came from: the images.json entry that gives it, the config's `image:` line where no
 entry lists the image, the script line that pins a `pip install` version (or the config's KV-offload backend
 version it installs), and a version the job pip-installs is one warning, not one per image that runs it.
-SGLang's note stands at the line that runs its server (s36a)."""
+SGLang's note stands at the line that runs its server (s36a): the script's (s38p)."""
 
 from __future__ import annotations
 
@@ -94,11 +94,16 @@ def test_a_pip_version_stands_at_the_script_s_pin_or_the_config_s_backend_versio
 
 
 def test_sglang_s_note_stands_at_the_line_that_runs_its_server(tmp_path):
+    """The script's line that runs it: its own, else its call into the library (s38p: not the library's line)."""
     repo = fleet(tmp_path, "main")
-    line, _ = place(repo, "benchmarks/multi_node/disagg_lib.sh", "-m sglang.launch_server", "-m sglang")
+    rel = "benchmarks/multi_node/fixed_seq_len/dsr1_fp4_b300_sglang-disagg.sh"
+    line, _ = place(repo, rel, "disagg_server_argv() {", "disagg::sglang_server_argv")
+    router, _ = place(repo, rel, "disagg::run", "disagg::run")
     r = preflight(repo, "dsr1-fp4-b300-sglang-disagg")
     (mine,) = said_plainly(r, "sglang commands are not checked")
-    assert r.returncode == 0 and mine.startswith(f"benchmarks/multi_node/disagg_lib.sh:{line}: note:"), r.stderr
+    assert r.returncode == 0 and mine.startswith(f"{rel}:{line}: note:"), r.stderr
+    (mine,) = said_plainly(r, "sglang-router commands are not checked")
+    assert mine.startswith(f"{rel}:{router}: note:"), r.stderr
 
 
 def test_a_pin_written_in_the_pip_line_itself_stands_there(tmp_path):

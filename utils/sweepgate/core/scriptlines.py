@@ -18,7 +18,9 @@ LIBRARY_GLOBS = ("benchmarks/*.sh", "benchmarks/lib/*.sh", "benchmarks/multi_nod
 
 def script_lines(root: Path, script: Path) -> Iterator[tuple[str, int, str]]:
     """(path relative to root, line number, text) of each line that is no comment: the script's, then
-    the library's."""
+    the library's. As text, strings' included: what finds a flag, a pinned version (`readonly
+    _SG_LM_EVAL_VERSION="0.4.9.1"`: a string's value is its place) or a recorded command's words reads it; the
+    line of a command a problem is about is ``first_command``'s."""
     for path in [script] + sorted({p for g in LIBRARY_GLOBS for p in root.glob(g)} - {script}):
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -26,13 +28,6 @@ def script_lines(root: Path, script: Path) -> Iterator[tuple[str, int, str]]:
             continue
         rel = str(path.relative_to(root))
         yield from ((rel, number, text) for number, text in enumerate(lines, 1) if not text.lstrip().startswith("#"))
-
-
-def first_line(root: Path, script: Path, pattern: re.Pattern) -> tuple[str, int] | None:
-    """The first line (the script's first, then the library's) that ``pattern`` finds; else the line of the
-    first array assignment whose words, as bash reads them, it finds (``assigned_at``); None when none."""
-    return next(((rel, number) for rel, number, text in script_lines(root, script) if pattern.search(text)),
-                None) or assigned_at(root, script, pattern)
 
 
 def first_command(root: Path, script: Path, patterns: tuple[re.Pattern, ...]) -> tuple[str, int] | None:
@@ -231,18 +226,6 @@ def array_hits(lines: list[str], number: int, start: int, pattern: re.Pattern) -
         starts.append(len(joined))
         joined += word + " "
     return [words[bisect.bisect_right(starts, hit.start()) - 1][0] for hit in pattern.finditer(joined)]
-
-
-def assigned_at(root: Path, script: Path, pattern: re.Pattern) -> tuple[str, int] | None:
-    """The line of the word ``pattern`` finds in the words of the first array assignment (the script's, then
-    the library's) it finds in, joined by single blanks (``array_hits``); None when none."""
-    read: dict[str, list[str]] = {}  # each file's lines, read once however many arrays it assigns
-    for rel, number, text in script_lines(root, script):
-        for found in _ARRAY.finditer(text):
-            lines = read[rel] if rel in read else read.setdefault(rel, file_lines(root / rel))
-            if hits := array_hits(lines, number, found.end(), pattern):
-                return rel, hits[0]
-    return None
 
 
 def runs_module(modules: list[str]) -> re.Pattern:

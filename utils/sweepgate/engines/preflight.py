@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sweepgate.core import fields
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.scriptlines import first_line, runs_module, script_lines
+from sweepgate.core.scriptlines import first_command, runs_module, script_lines
 from sweepgate.engines import manifest as M
 from sweepgate.engines.argcheck import check_argv
 
@@ -244,9 +244,11 @@ def _pinned(calls: list[dict], engine: str, version: str | None) -> list[str]:
 
 
 def _runs(root: Path, script: Path, engine: str) -> tuple[str, int]:
-    """Where the script (or the library) runs ``engine``'s `python3 -m MODULE`, else the script."""
+    """Where the script runs ``engine``'s `python3 -m MODULE`: its own line, else its line that calls into the
+    library where the library runs it (``first_command``); else the script."""
     modules = [m for m, e in PYTHON_MODULES.items() if e == engine]
-    return (first_line(root, script, runs_module(modules)) if modules else None) or (str(script.relative_to(root)), 0)
+    return ((first_command(root, script, (runs_module(modules),)) if modules else None)
+            or (str(script.relative_to(root)), 0))
 
 
 def _origin(row: dict, calls: list[dict], script: Path, root: Path, engine: str, version: str | None,

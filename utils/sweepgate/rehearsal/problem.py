@@ -8,12 +8,12 @@ import re
 class Problem(str):
     """A rehearsal's problem (`what is wrong; how to fix`) and what finds the line it is about: the call
     ``stack`` bash was at (``linetrap.place``; innermost frame first), else the command ``words`` as recorded
-    (``scriptlines.command_line``), a pattern that ``finds`` the line (patterns: the script's line for the
-    first that finds one, its own or its call into the library, ``scriptlines.first_command``), or (``said``) the file and line bash names in
-    the script's output. A plain string stands at the script."""
+    (``scriptlines.command_line``), the patterns that ``finds`` the line (one, or several: the script's line
+    for the first that finds one, its own or its call into the library, ``scriptlines.first_command``), or
+    (``said``) the file and line bash names in the script's output. A plain string stands at the script."""
 
     words: list[str] = []
-    finds: re.Pattern | tuple[re.Pattern, ...] | None = None
+    finds: tuple[re.Pattern, ...] = ()
     said: bool = False
     stack: list[tuple[str, int]] = []
 
@@ -21,5 +21,6 @@ class Problem(str):
                 finds: re.Pattern | tuple[re.Pattern, ...] | None = None, said: bool = False,
                 stack: list[tuple[str, int]] | None = None) -> Problem:
         self = super().__new__(cls, text)
-        self.words, self.finds, self.said, self.stack = words or [], finds, said, stack or []
+        self.words, self.said, self.stack = words or [], said, stack or []
+        self.finds = finds if isinstance(finds, tuple) else (finds,) if finds else ()
         return self

@@ -1076,7 +1076,7 @@ def _kv_arm_problems(name: str | None, dram: str, servers: list[list[str]], call
     problems: list[str] = []
 
     def lmcache(text: str) -> None:
-        problems.append(Problem(text, finds=LMCACHE_SERVER))
+        problems.append(Problem(text, finds=(LMCACHE_SERVER, SETS_UP_ARM)))
 
     def vllm(text: str) -> None:
         problems.append(Problem(text, finds=VLLM_SERVE))
@@ -1098,7 +1098,7 @@ def _kv_arm_problems(name: str | None, dram: str, servers: list[list[str]], call
     elif name == "mooncake":
         if not any(c["tool"] == "mooncake_master" for c in calls):
             problems.append(Problem(f"the mooncake arm never started mooncake_master; {KV_ARM}",
-                                    finds=MOONCAKE_MASTER))
+                                    finds=(MOONCAKE_MASTER, SETS_UP_ARM)))
         if servers and "MooncakeStoreConnector" not in (option_value(servers[0], "--kv-transfer-config") or ""):
             vllm(f"vllm serve lacks the MooncakeStoreConnector --kv-transfer-config; pass it, or {KV_ARM}")
     elif name == "vllm-simple":
@@ -1193,8 +1193,8 @@ def _problem_diagnostics(root: Path, script: Path, problems: list[str], output: 
 
 def _place(root: Path, script: Path, problem: str, output: str) -> tuple[str, int] | None:
     """The line a ``Problem`` is about: where its call stack is, else the file and line bash names in the
-    output's cause, the line that runs its command, the line its pattern finds (of its patterns, the script's
-    line for the first that finds one, ``scriptlines.first_command``); None for any other problem, or when no line is found."""
+    output's cause, the line that runs its command, the line its patterns find (the script's line for the first
+    that finds one, ``scriptlines.first_command``); None for any other problem, or when no line is found."""
     if not isinstance(problem, Problem):
         return None
     if problem.stack and (found := linetrap.place(root, script, problem.stack)):
@@ -1203,9 +1203,7 @@ def _place(root: Path, script: Path, problem: str, output: str) -> tuple[str, in
         return scriptlines.bash_named(scriptlines.cause(output), root)
     if problem.words:
         return scriptlines.command_line(root, script, problem.words)
-    if isinstance(problem.finds, tuple):
-        return scriptlines.first_command(root, script, problem.finds)
-    return scriptlines.first_line(root, script, problem.finds) if problem.finds else None
+    return scriptlines.first_command(root, script, problem.finds) if problem.finds else None
 
 
 def _tail(path: Path, lines: int = 30) -> str:
@@ -1294,6 +1292,9 @@ CLIENT_RUNS = _runs("run_benchmark_serving", "run_agentic_trace_replay", r"bench
                     r"vllm\s+bench\s+serve", r"aiperf\s+profile",
                     scriptlines.runs_module([fields.SGLANG_CLIENT_MODULE]).pattern)
 SERVER_WAITS = _runs("start_server_and_wait", "wait_for_server_ready", "wait_for_ready")
+# Where a KV-offload arm's server (LMCache's, mooncake_master) should have started when the script runs none itself:
+# its line, else the line that sets the arm up (the library starts each by a name made at run time, which no call names)
+SETS_UP_ARM = _runs("setup_kv_offload_arm")
 # The line that should have written a result: the client's, passing its file or folder, else one naming it.
 NAMES_RESULT = re.compile(r"\$\{?" + fields.RESULT_FILENAME_ENV + r"(?!\w)")
 WRITES_RESULT = (re.compile(r"(?<![\w-])--(?:result-filename|save-result|result-dir)(?![\w-])"), NAMES_RESULT)
