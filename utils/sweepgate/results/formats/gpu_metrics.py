@@ -36,7 +36,11 @@ GPU_COLUMNS = ("index", "gpu", "gpu_index", "device")  # nvidia-smi's, amd-smi's
 # MI300X one of the two is N/A on every GPU) and power_management (ENABLED), its `monitor` power_usage, and
 # older releases average_socket_power and power_limit; rocm-smi writes Average or Current Socket Graphics
 # Package Power (W), and Max Graphics Package Power (W), a cap.
+# A name's words: its runs of letters, a camelCase name cut where a capital begins a word (PowerDraw(W),
+# GPUPowerLimit). A run holding "power" with no separator (powerdraw, maxpower) names power too, and a
+# qualifying word is found inside such a run (its "max", "limit", "avg").
 _WORD = re.compile(r"[a-z]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 POWER_WORD = "power"
 NOT_DRAW_WORDS = frozenset({"limit", "cap", "max", "min", "default", "enforced", "management", "reasons", "event",
                             "throttle", "brake", "slowdown", "smoothing", "module", "voltage", "energy"})
@@ -44,11 +48,25 @@ AVERAGE_WORDS = frozenset({"average", "avg"})
 INSTANT_WORDS = frozenset({"instant", "current"})
 
 
+def _words(name: str) -> set[str]:
+    """The words of a column's name (``_WORD``), with ``power`` and any qualifier (``draw_rank``'s words) inside a
+    run that holds "power" unseparated."""
+    runs = set(_WORD.findall(_CAMEL.sub(" ", name).lower()))
+    joined = [run for run in runs if POWER_WORD in run and run != POWER_WORD]
+    qualifiers = NOT_DRAW_WORDS | AVERAGE_WORDS | INSTANT_WORDS
+    return runs | {word for word in qualifiers | {POWER_WORD} if any(word in run for run in joined)}
+
+
+def names_power(name: str) -> bool:
+    """Whether a column's name names power (a draw or not: ``power.limit``, ``PowerDraw(W)``, ``maxpower``)."""
+    return POWER_WORD in _words(name)
+
+
 def draw_rank(name: str) -> int | None:
     """How a column named ``name`` ranks as the GPUs' power draw, the lower the better: 0 an average,
     1 a draw its name does not qualify (``power.draw [W]``, ``socket_power``), 2 an instant or current one;
     None for no draw (a limit, a cap, a maximum, a state, a module's power, no power at all)."""
-    words = set(_WORD.findall(name.lower()))
+    words = _words(name)
     if POWER_WORD not in words or words & NOT_DRAW_WORDS:
         return None
     return 0 if words & AVERAGE_WORDS else 2 if words & INSTANT_WORDS else 1
@@ -121,7 +139,7 @@ def samples(text: str, path: str) -> Samples:
     ts, gpu, draws = _columns(rows[0])
     power = next((i for i in draws if any(len(row) > i and _NUMBER.search(row[i]) for row in rows[1:])), None)
     if power is None:
-        named = [h.strip() for h in rows[0] if POWER_WORD in _WORD.findall(h.lower())]
+        named = [h.strip() for h in rows[0] if names_power(h)]
         what = (f"{', '.join(rows[0][i].strip() for i in draws)} {'holds' if len(draws) == 1 else 'hold'} no number"
                 if draws else f"{', '.join(named)} {'is' if len(named) == 1 else 'are'} no draw" if named
                 else "no column is named power")
