@@ -63,6 +63,8 @@ _QUOTING = re.compile(r"""\$(?=['"])|[\\'"]""")
 _WORD_START, _SPELLED_FIRST = frozenset(" \t" + shellgrammar.OPERATORS), frozenset("s.\"'")
 _OTHER = frozenset(string.ascii_letters + string.digits + "_$") - frozenset("source")  # before no part of it
 _OPERATOR, _KEYWORDS = frozenset(shellgrammar.OPERATORS), frozenset(shellgrammar.KEYWORDS)
+_COMPOUNDS, _NAMED = frozenset(shellgrammar.COMPOUNDS), frozenset(shellgrammar.NAMED)
+_FUNCTION_NAME = re.compile(shellgrammar.FUNCTION_NAME)
 _ANSI = re.compile(r"\$'(?:[^'\\]|\\.)*'?", re.DOTALL)
 _NOT_A_LINE_BREAK = re.compile(r"[^\n]")
 
@@ -291,31 +293,20 @@ def _command_position(scan: _Scan, k: int, also: tuple[str, ...] = ()) -> bool:
     after an operator, or after a blank and one of ``also``, or a keyword or an assignment's word (over its quoted
     strings and the subscripts read whole, `A="a b"`, `x[$(a b)]=1`: a subscript blank inside, as in the code)
     that stands where a command may begin itself (`echo then x[1<<2]=3`: an argument), a keyword not after an
-    assignment's word (`A=1 time`: a program). Read back word by word; each word's answer kept (``_Scan.starts``),
-    so a line of many costs each word once."""
-    text, walked, reserved, answer = scan.text, [], False, False
+    assignment's word (`A=1 time`: a program), or `function NAME` before a compound command's reserved word
+    (`function f { x[1<<2]=3; }`). Read back word by word; each word's answer kept (``_Scan.starts``), so a line
+    of many costs each word once."""
+    text, walked, reserved, answer, after = scan.text, [], False, False, ""
     while True:
         if (k, reserved) in scan.starts:
             answer = scan.starts[k, reserved]
             break
         walked.append((k, reserved))
-        p, blank = k, False
-        while p > 0 and (text[p - 1] in " \t" or text[p - 1] == "\n" and text[p - 2:p] == "\\\n"):
-            blank, p = blank or text[p - 1] != "\n", p - 1 - (text[p - 1] == "\n")
-        if p == 0 or text[p - 1] in _OPERATOR:
-            answer = True
+        before = _word_before(scan, k)
+        if before is True or before is None:
+            answer = bool(before)
             break
-        if not blank:  # part of the word before (`$x[`, `A=1\\` and a line break)
-            break
-        q, word = p, []
-        while q > 0 and text[q - 1] not in " \t" and text[q - 1] not in _OPERATOR:
-            if (opened := scan.whole.get(q - 1)) is None:
-                word.append(text[q - 1])
-                q -= 1
-            else:
-                word.append("[" + " " * (q - 2 - opened) + "]" if text[opened] == "[" else text[opened:q])
-                q = opened
-        word = "".join(reversed(word))
+        q, word = before
         if len(walked) == 1 and word in also:
             answer = True
             break
@@ -323,10 +314,37 @@ def _command_position(scan: _Scan, k: int, also: tuple[str, ...] = ()) -> bool:
             k, reserved = q, True
         elif not reserved and shellgrammar.ASSIGNMENT.match(word):
             k = q
+        elif after in _COMPOUNDS and _FUNCTION_NAME.fullmatch(word) and isinstance(
+                named := _word_before(scan, q), tuple) and named[1] in _NAMED:  # `function f {`: f's body
+            (k, word), reserved = named, True
         else:
             break
+        after = word
     scan.starts.update(dict.fromkeys(walked[bool(also):], answer))  # the first's, by ``also``, is not kept
     return answer
+
+
+def _word_before(scan: _Scan, k: int) -> tuple[int, str] | bool | None:
+    """The word before the one at ``text[k]`` (over blanks and a `\\` joining lines; its quoted strings and the
+    subscripts read whole, `A="a b"`, `x[$(a b)]=1`, a subscript blank inside as in the code): its offset and
+    text; True where a command may begin first on a line or after an operator; None where no blank stands
+    between (part of the word before: `$x[`, `A=1\\` and a line break)."""
+    text, p, blank = scan.text, k, False
+    while p > 0 and (text[p - 1] in " \t" or text[p - 1] == "\n" and text[p - 2:p] == "\\\n"):
+        blank, p = blank or text[p - 1] != "\n", p - 1 - (text[p - 1] == "\n")
+    if p == 0 or text[p - 1] in _OPERATOR:
+        return True
+    if not blank:
+        return None
+    q, word = p, []
+    while q > 0 and text[q - 1] not in " \t" and text[q - 1] not in _OPERATOR:
+        if (opened := scan.whole.get(q - 1)) is None:
+            word.append(text[q - 1])
+            q -= 1
+        else:
+            word.append("[" + " " * (q - 2 - opened) + "]" if text[opened] == "[" else text[opened:q])
+            q = opened
+    return q, "".join(reversed(word))
 
 
 def _heredoc(scan: _Scan, j: int) -> int:

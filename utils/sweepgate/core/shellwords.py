@@ -34,9 +34,11 @@ SELF, FOLDER, TOP = "self", "folder", "top"
 Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top)
 
 # A `source`/`.` command, after words that run it as one (`builtin`, `command`, `eval`, and `time` first or right
-# after `eval`, where it is the reserved word: `command time`, `A=1 time` run a program `time`), `--` allowed.
+# after `eval`, where it is the reserved word: `command time`, `A=1 time` run a program `time`; `eval`'s words are
+# a command line again, so `!` and `time` may follow it in any order), `--` allowed.
 _TIME = r'time(?:[ \t]+-p)?[ \t]+(?:--[ \t]+)?'
-_RUNS_AS_ONE = rf'(?:(?:builtin|command(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?|eval[ \t]+(?:--[ \t]+)?(?:{_TIME})?)*'
+_RUNS_AS_ONE = (rf'(?:(?:builtin|command(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?'
+                rf'|eval[ \t]+(?:--[ \t]+)?(?:{_TIME}|![ \t]+)*)*')
 
 
 def _source(timed: bool) -> str:
