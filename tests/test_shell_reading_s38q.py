@@ -7,6 +7,9 @@
    `coproc NAME`) a compound command's reserved word (`{`, `if`, `while`, `until`) now begins its body.
 2. `eval ! source X` was read as no `source`: `eval`'s words are a command line again, `!` may begin it.
    `coproc` is a reserved word too: `coproc x[1<<2]=3` was read as a heredoc's start.
+3. Misreads found beside them: `'time' source X` (a quoted `time` is a program: bash sources nothing) was read as
+   sourcing X, as was any word the code blanks before it (`"echo" source X`, `${CMD} source X`); and
+   `${A:-$'x\\'y'}` ended its `$' '` at the `\\'`, so the rest of the line was read as a string.
 Each case is checked against real bash.
 """
 
@@ -32,8 +35,13 @@ SOURCES_IT = {  # the script's text after its first two lines; bash sources the 
     "eval ! time source": f"eval ! time source {LIB}\n",
     "eval time ! source": f"eval time ! source {LIB}\n",
     "coproc x[1<<2]=3, source": f"coproc x[1<<2]=3\nsource {LIB}\n",
+    "${A:-$'x\\'y'}; source": f"echo ${{A:-$'x\\'y'}} ; source {LIB}\n",
 }
 SOURCES_NOTHING = {  # forms that name the library but bash does not source it
+    "${CMD} source": f"CMD=echo; ${{CMD}} source {LIB}\n",
+    "\"echo\" source": f"\"echo\" source {LIB}\n",
+    "\"time\" source": f"\"time\" source {LIB} 2>/dev/null || true\n",
+    "'time' source": f"'time' source {LIB} 2>/dev/null || true\n",
     "function f { echo source; }": f"function f {{ echo source {LIB}; }}; f\n",
     "function f {, x[1<<2]=3, a heredoc": f"echo function f {{ x[1<<2]=3\nsource {LIB}\n2]=3\n",
     "eval echo ! source": f"eval echo ! source {LIB}\n",

@@ -36,7 +36,7 @@ SUBSCRIPT = "x["
 # holds only names, digits and arithmetic's signs too (`x[i+1]`: read whole or not, it reads the same).
 _PLAIN = r"[\w+*/%,.:=^~@-]*+"  # a subscript's inside that reads the same as code
 _CASE_WORD = r"(?<![^\s;&|()])(?:case|esac)(?![^\s;&|()])"
-_SPECIAL = {QUOTED: re.compile(r'(?P<s>["\\`]|\$[({])'), BRACED: re.compile(r"""(?P<s>[}'"\\`]|\$[({])"""),
+_SPECIAL = {QUOTED: re.compile(r'(?P<s>["\\`]|\$[({])'), BRACED: re.compile(r"""(?P<s>[}'"\\`]|\$[({'])"""),
             ARITHMETIC: re.compile(r"(?P<s>[()`]|\$[({])"), OLD_ARITHMETIC: re.compile(r"(?P<s>[][`]|\$[({])"),
             SUBSCRIPT: re.compile(r"""(?P<s>[][`'"\\]|\$[({[])"""), BODY: re.compile(r"(?P<s>[\\`]|\$[({])"),
             ARRAY: re.compile(r"""(?P<s>[)'"\\`\n]|\$[({'"]|(?<![^\s;&|(){}])#)""")}
@@ -208,7 +208,9 @@ def _dollar(scan: _Scan, top: _Open, j: int) -> int:
         return scan.push(BRACED, "${", j, 2)
     if text.startswith("$[", j):
         return scan.push(OLD_ARITHMETIC, "$[", j, 2)
-    if top.context in (CODE, ARRAY) and text.startswith("$'", j):
+    # `$' '` in code, an array's words, a `${ }` not in double quotes (`${A:-$'x\\'y'}`; in them its `'` is one)
+    if (top.context in (CODE, ARRAY) or top.context == BRACED and scan.stack[-2].context != QUOTED) and text.startswith(
+            "$'", j):
         end = _ANSI.match(text, j).end()
         scan.blank.append((j, end))
         scan.whole[end - 1] = j  # part of a word: `A=$'a b'` is an assignment's

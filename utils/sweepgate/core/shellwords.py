@@ -68,6 +68,7 @@ _DEPTH = 16  # command substitutions in one word followed, at most (each is a le
 _CLOSING = {"'": "'", '"': '"', "(": ")", "{": "}"}
 _HEAD = re.compile(r'\$[({\w]')
 _TOKEN = re.compile(r'[^ \t]+')
+_WORD_END = frozenset(" \t" + shellgrammar.OPERATORS)
 # A command substitution ``_command`` can tell a place from, and the longest spelling of a place followed
 # (each `$(` of a text is tried as one: a longer one would cost a scan of the text each)
 _PLACE_COMMAND = re.compile(r'\$\([ \t]*(?:dirname|cd|realpath|readlink|pwd|git)(?![\w-])')
@@ -110,6 +111,8 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
             break
         spanned = _enter(scopes, spans, spanned, m.start())
         at = m.end()
+        if m.re is _COMMAND and _after_a_blanked_word(text, code, m):
+            continue
         if m["source"]:  # the blanks matched after it may be a quote blanked in the code (`source"x"` is none)
             if not (gap := _BLANKS.match(text, m.end("source"))):
                 continue
@@ -126,6 +129,18 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
             declared, lead = (declared, lead) if m.re is _NEXT else (bool(m["declare"]), chain)
         elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
             read.sourced.append((lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word)), place))
+
+
+def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
+    """Whether a word blank in the code (a quoted string, `${ }`: `'time' source x`, `"echo" source x`) stands
+    before the command ``m`` found where one seemed to begin: bash runs that word, the rest its arguments. The
+    command's own word may be spelled with quotes (`"source" x`: written unquoted at its end in the code)."""
+    first = m.start("command") if m["source"] else m.start("declare") if m["declare"] else m.start("name")
+    if m["source"] and first == m.start("source"):
+        while first > m.start() and text[first - 1] not in _WORD_END:
+            first -= 1
+    return any(code[i] == " " and text[i] not in " \t" and text[i:i + 2] != "\\\n" and text[i - 1:i + 1] != "\\\n"
+               for i in range(m.start(), first))
 
 
 def _said_at(text: str, code: str, m: re.Match, end: int) -> int:
