@@ -82,6 +82,25 @@ def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagno
                       ".job.json (or --row)", severity="warning")
 
 
+def inputs_unlike_row(m: Measurement, row: dict, path: str, sidecar: str) -> Diagnostic | None:
+    """A warning when an output that states no input length it asked for (vLLM's) sent its completed requests
+    under ``measurement.SHORT_OUTPUTS`` of its job's row's isl in input tokens on average: no --random-range-ratio
+    spread reaches that, so the row is another point's (README's ``test-config ... | jq '.[0]'`` picked an 8k1k
+    row for a 1k1k output). Stored all the same, under the row's isl, as ``check_agreement`` leaves it (s38o)."""
+    isl, tokens, done = row.get(F.ISL), m.metrics.get(R.TOTAL_INPUT_TOKENS), m.metrics.get(R.COMPLETED)
+    if m.fields.get(R.ISL) is not None or not (isinstance(isl, int) and isl > 0 and isinstance(done, (int, float))
+                                               and done > 0) or not outputs_short(tokens, isl * done):
+        return None
+    return Diagnostic(path, m.line, 0, "row-lengths",
+                      f"warning: {m.said(R.TOTAL_INPUT_TOKENS)}: the run's {done:g} completed requests averaged "
+                      f"{tokens / done:.0f} input tokens, but its job's row ({sidecar}) says isl {isl}; stored under "
+                      f"isl {isl}, though its figures are not an isl-{isl} run's",
+                      "if the row is not the one this output was run with, pass that one as --row (`sweepgate "
+                      "test-config --seq-lens` narrows it to the output's lengths)" if sidecar == "--row" else
+                      "if the output is another job's, pair it with its own .job.json (or --row)",
+                      severity="warning")
+
+
 def short_outputs(m: Measurement, path: str) -> Diagnostic | None:
     """A warning when a run's completed requests averaged under ``measurement.SHORT_OUTPUTS`` of the output
     length the output states it asked for (a server that stops early: over its context limit, a broken
@@ -118,7 +137,8 @@ def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
     """Refuse an output whose own conc/isl/osl contradict its job's row: what the output states
     (its format's parser sets it). vLLM states its concurrency, not its lengths: its token totals
     over requests are no isl/osl (--random-range-ratio spreads them, EOS shortens outputs, a
-    prefix adds to inputs), so a vLLM point's isl/osl are its row's, unchecked."""
+    prefix adds to inputs), so a vLLM point's isl/osl are its row's, unchecked here (inputs far
+    under the row's isl are warned of: ``inputs_unlike_row``)."""
     conc, ran = _row_conc(row), m.fields.get(R.CONC)
     if m.uncapped and conc is not None:
         cap = conc if isinstance(conc, int) else "set to the row's conc"
