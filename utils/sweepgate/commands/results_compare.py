@@ -95,9 +95,11 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     args.baseline_notes = []  # what the reports say of the baseline (``_baseline_jsonl``)
     args.baseline_read = []  # every record the baseline files hold, before the baseline is chosen of them
     from_files = args.baseline_jsonl or args.baseline_artifacts
+    if args.baseline_jsonl and _no_store(args.db):
+        _run_in_baseline_files(args)
     pr, baseline, shown, stored = store_adapter.from_store(
         args.db, args.run, None if from_files else args.baseline_ref, args.window,
-        unknown=lambda st, shown: unknown_run(args.run, shown, st))  # the PR's runs, when --run names a PR
+        unknown=lambda st, shown: _run_in_baseline_files(args) or unknown_run(args.run, shown, st))
     args.baseline_ref = stored or args.baseline_ref  # as the report names it
     _same_pr(args, pr_of(pr))  # before the baseline artifacts' requests
     if args.baseline_jsonl:
@@ -125,6 +127,38 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
         args.baseline_read = found
         return pr, store_adapter.baseline_of_files(found, pr, args.baseline_ref, "the baseline artifacts")
     return pr, baseline
+
+
+def _no_store(url: str | None) -> bool:
+    """Whether --db (or its default) is a SQLite file that is not there; False where that cannot be told
+    (the store's own opening says what is wrong with a URL)."""
+    from sweepgate.results import store
+
+    try:
+        return store.missing_sqlite(store.resolve_url(url)) is not None
+    except SweepgateError:
+        return False
+
+
+def _run_in_baseline_files(args) -> None:
+    """Refuse a --run the store holds nothing of (or no store at all) that a --baseline-jsonl file holds
+    (the results artifact's results.jsonl, main's runs and the PR's): the run compared is read from the
+    store, the files give its baseline only, and `results ingest` refuses those records, so "ingest the
+    run first" led nowhere (s38o). Returns None when no file holds the run (the usual refusal follows)."""
+    from sweepgate.results import record as R
+    from sweepgate.results import source
+
+    for path in args.baseline_jsonl or []:
+        try:
+            held = any(str(r.get(R.RUN_ID)) == args.run for r in source.records_from_jsonl([path]))
+        except SweepgateError:
+            continue  # said as the baseline is read
+        if held:
+            raise fail("--run", 0, f"run {args.run!r} is in --baseline-jsonl {path}, which gives the baseline "
+                       "only: the run compared is read from the results store (--db), which holds none of it",
+                       "pass --db with the store its records were ingested into (a results artifact's results.db, "
+                       "beside its results.jsonl), or ingest the run's outputs into one (`sweepgate results ingest`)")
+    return None
 
 
 def _passed_over_runs(args, repository: str, passed_over: dict) -> None:
