@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT / "utils"))
 
 from sweepgate.commands import example  # noqa: E402
 from sweepgate.workflow import kv  # noqa: E402
+from test_host_python_s38b import matrix_file  # noqa: E402
 
 URL = "git+https://github.com/<owner>/sweepgate@<full commit SHA>"  # README's placeholder URL
 TARGET = "sweepgate-pkg"  # the folder README's step installs into
@@ -159,12 +160,7 @@ def test_the_installed_sweepgate_says_its_version_and_commit(host, tmp_path):
 def test_row_env_and_the_sidecar_run_from_what_the_host_step_installed(host, checkout, tmp_path, row_id):
     """Both host steps, a single-node and a multi-node row, a job that left a result and one that left
     none; then refusals, each said in its own words (no package found missing)."""
-    full = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
-    made = subprocess.run([sys.executable, "-m", "sweepgate", "matrix", "--base-ref", "HEAD~1", "--head-ref",
-                           "HEAD"], cwd=checkout, env=full, capture_output=True, text=True, timeout=120)
-    assert made.returncode == 0, made.stderr
-    matrix = tmp_path / "matrix.json"
-    matrix.write_text(made.stdout)
+    matrix = matrix_file(checkout, tmp_path)
     results = tmp_path / "results"
     common = {"MATRIX_FILE": str(matrix), "ROW_ID": row_id, "RUNNER_NAME": "b300-nv_00",
               "RESULT_DIR": str(results)}

@@ -52,16 +52,22 @@ def host_python(cwd: Path, only_pyyaml: Path, *args: str, env: dict) -> subproce
                           capture_output=True, text=True, timeout=120)
 
 
+def matrix_file(checkout, tmp_path):
+    """The matrix of the checkout's last commit (`sweepgate matrix`, a full install), in a file."""
+    made = subprocess.run([sys.executable, "-m", "sweepgate", "matrix", "--base-ref", "HEAD~1", "--head-ref",
+                           "HEAD"], cwd=checkout, env={**os.environ, "PYTHONPATH": str(ROOT / "utils")},
+                          capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    matrix = tmp_path / "matrix.json"
+    matrix.write_text(made.stdout)
+    return matrix
+
+
 def test_row_env_and_the_sidecar_run_on_a_host_python_with_pyyaml_alone(checkout, only_pyyaml, tmp_path):
     """New-user walk (s38b): `ci row-env` checked the checkout's configs/runners.yaml with jsonschema
     even when it was valid, so a host python3 with PyYAML alone stopped at `the Python package
     'jsonschema' is missing`; a valid file is now told by the generated validator, no jsonschema."""
-    full = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
-    made = subprocess.run([sys.executable, "-m", "sweepgate", "matrix", "--base-ref", "HEAD~1", "--head-ref",
-                           "HEAD"], cwd=checkout, env=full, capture_output=True, text=True, timeout=120)
-    assert made.returncode == 0, made.stderr
-    matrix = tmp_path / "matrix.json"
-    matrix.write_text(made.stdout)
+    matrix = matrix_file(checkout, tmp_path)
     job_env = tmp_path / "job.env"
     common = {"MATRIX_FILE": str(matrix), "ROW_ID": "agentic/0", "RUNNER_NAME": "b300-nv_00",
               "RESULT_DIR": str(tmp_path / "results")}
