@@ -347,6 +347,10 @@ def free_ports(count: int) -> list[int]:
 
 
 STANDIN = "server-standin"  # what SERVER_STANDIN points at: runs a server command's stand-in
+# `python3 -m MODULE` (or `python -m`) of a benchmark client a script runs itself: the stand-in answers it; any other
+# call of these names runs the interpreter found after the shims on PATH (the library's `python3 -`, a script's own)
+PYTHON_SHIMS = ("python3", "python")
+CLIENT_MODULES = (fields.SGLANG_CLIENT_MODULE,)
 
 
 def write_shims(shim_dir: Path) -> None:
@@ -374,6 +378,33 @@ def write_shims(shim_dir: Path) -> None:
         encoding="utf-8",
     )
     standin.chmod(0o755)
+    for name in PYTHON_SHIMS:
+        _write_python_shim(shim_dir, name)
+
+
+def _write_python_shim(shim_dir: Path, name: str) -> None:
+    """``name``: the stand-in for `name -m CLIENT_MODULE ...`, else the next ``name`` on PATH (127 when none)."""
+    modules = "|".join(shlex.quote(m) for m in CLIENT_MODULES)
+    path = shim_dir / name
+    path.write_text(
+        "#!/usr/bin/env bash\n"
+        f"# sweepgate rehearse: stands in for `{name} -m` of {', '.join(CLIENT_MODULES)}; any other call runs the\n"
+        f"# {name} after this folder on PATH.\n"
+        'if [[ "$1" == -m ]]; then\n'
+        f'  case "$2" in {modules}) exec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(FAKESERVER))} '
+        f'shim {name} "$@" ;; esac\n'
+        "fi\n"
+        'IFS=: read -r -a _sweepgate_dirs <<< "$PATH"\n'
+        'for _sweepgate_dir in "${_sweepgate_dirs[@]}"; do\n'
+        '  _sweepgate_dir="${_sweepgate_dir:-.}"\n'
+        f'  [[ "$_sweepgate_dir" -ef {shlex.quote(str(shim_dir.resolve()))} ]] && continue\n'
+        f'  [[ -f "$_sweepgate_dir/{name}" && -x "$_sweepgate_dir/{name}" ]] && exec "$_sweepgate_dir/{name}" "$@"\n'
+        "done\n"
+        f'echo "{name}: command not found" >&2\n'
+        "exit 127\n",
+        encoding="utf-8",
+    )
+    path.chmod(0o755)
 
 
 def write_trace(path: Path) -> None:

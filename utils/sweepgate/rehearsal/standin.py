@@ -83,6 +83,12 @@ if TYPE_CHECKING:
     import argparse
 
 STREAM_CHUNKS = 8  # SSE chunks per streamed response, whatever max_tokens is
+# The engines' `python3 -m MODULE` names this file answers: sweepgate's own are core/fields.py's, which this file
+# cannot import; tests/test_standin_sglang_bench_s38s.py keeps the two the same.
+VLLM_SERVER_MODULE = "vllm.entrypoints.openai.api_server"  # vLLM's API server (as `vllm serve`)
+SGLANG_SERVER_MODULE = "sglang.launch_server"  # an SGLang server
+SGLANG_ROUTER_MODULE = "sglang_router.launch_router"  # SGLang's prefill/decode router
+SGLANG_CLIENT_MODULE = "sglang.bench_serving"  # SGLang's benchmark client
 # A JSON file {"vllm bench serve": [flags...], ...}: what `COMMAND --help` lists, so a script that asks the
 # installed client for an option (clients.sh: --num-warmups) sees the pinned version's (set by preflight)
 HELP_ENV = "SWEEPGATE_STANDIN_HELP"
@@ -157,6 +163,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):  # noqa: N802
         path = self.path.split("?", 1)[0]
+        if path == "/generate":
+            self._generate()
+            return
         if path not in ("/v1/completions", "/v1/chat/completions"):
             self._error(404, f"no route for POST {path}")
             return
@@ -180,6 +189,45 @@ class Handler(BaseHTTPRequestHandler):
             return
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         self._stream(chat, rid, model, max_tokens, usage if include_usage else None)
+
+    def _generate(self) -> None:
+        """SGLang's native POST /generate: {"text" or "input_ids", "sampling_params": {"max_new_tokens"}, "stream"};
+        streamed, each event holds the text so far and meta_info's token counts."""
+        try:
+            body = self._body()
+            params = body.get("sampling_params") or {}
+            max_tokens = max(1, int(params.get("max_new_tokens") or 16))
+        except (ValueError, TypeError, AttributeError) as exc:
+            self._error(400, str(exc))
+            return
+        with self.server.lock:
+            self.server.requests += 1
+        prompt = body.get("text", body.get("input_ids", ""))
+        prompt_tokens = len(prompt) if isinstance(prompt, list) else count_tokens(str(prompt))
+        rid = uuid.uuid4().hex
+
+        def event(tokens: int, last: bool) -> dict:
+            return {"text": "tok " * tokens, "meta_info": {
+                "id": rid, "prompt_tokens": prompt_tokens, "completion_tokens": tokens,
+                "finish_reason": {"type": "length", "length": max_tokens} if last else None}}
+
+        if self.server.delay:
+            time.sleep(self.server.delay)
+        if not body.get("stream"):
+            self._json(200, event(max_tokens, True))
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        chunks = min(STREAM_CHUNKS, max_tokens)
+        try:
+            for i in range(1, chunks + 1):
+                self._event(event(max_tokens * i // chunks, i == chunks))
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def _completion_request(self, chat: bool) -> tuple[dict, int, int] | None:
         """(body, prompt tokens, max tokens) of a completion request; None once an error was sent."""
@@ -296,11 +344,14 @@ def _post(url: str, payload: dict, timeout: float):
 
 
 def stream_request(url: str, payload: dict, timeout: float = 60.0) -> dict:
-    """POST a streaming request; return ttft/e2el (s), chunks and output tokens."""
+    """POST a streaming request (OpenAI's routes, or SGLang's /generate whose events hold the text so far); return
+    ttft/e2el (s), the gaps between later chunks (itl, s), chunks, output tokens and the text."""
     start = time.perf_counter()
     ttft = None
     chunks = 0
     tokens = 0
+    texts: list[str] = []
+    times: list[float] = []
     with _post(url, payload, timeout) as resp:
         for raw in resp:
             line = raw.decode().strip()
@@ -312,15 +363,23 @@ def stream_request(url: str, payload: dict, timeout: float = 60.0) -> dict:
             event = json.loads(data_s)
             if event.get("usage"):
                 tokens = event["usage"].get("completion_tokens", tokens)
-            if event.get("choices"):
+            native = isinstance(event.get("meta_info"), dict)
+            if event.get("choices") or native:
                 chunks += 1
+                times.append(time.perf_counter() - start)
                 if ttft is None:
-                    ttft = time.perf_counter() - start
+                    ttft = times[-1]
+            if native:
+                tokens = int(event["meta_info"].get("completion_tokens") or 0)
+                texts = [str(event.get("text") or "")]
+            elif event.get("choices"):
                 choice = event["choices"][0]
                 text = choice.get("text") or (choice.get("delta") or {}).get("content") or ""
                 tokens += count_tokens(text)
+                texts.append(text)
     e2el = time.perf_counter() - start
-    return {"ttft": ttft if ttft is not None else e2el, "e2el": e2el, "chunks": chunks, "tokens": tokens}
+    return {"ttft": ttft if ttft is not None else e2el, "e2el": e2el, "chunks": chunks, "tokens": tokens,
+            "itl": [b - a for a, b in zip(times, times[1:])], "text": "".join(texts)}
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -420,6 +479,223 @@ def _bench_result(args: argparse.Namespace, results: list[dict], duration: float
         result[f"std_{name}_ms"] = statistics.pstdev(values) if values else 0.0
         result[f"p99_{name}_ms"] = _pct(values, 99)
     return result
+
+
+# --- SGLang's bench_serving ---------------------------------------------------------
+
+# `python3 -m sglang.bench_serving`'s options (SGLang 0.5.9's argparse; an abbreviation of one is taken as
+# argparse takes it). Those not below take one value; a flag, or values' choices, as named.
+SGLANG_BACKENDS = {  # --backend -> the route it asks, and whether its body is OpenAI's (chat) or SGLang's own
+    "sglang": "/generate", "sglang-native": "/generate", "sglang-oai": "/v1/completions",
+    "sglang-oai-chat": "/v1/chat/completions", "vllm": "/v1/completions", "vllm-chat": "/v1/chat/completions",
+    "lmdeploy": "/v1/completions", "lmdeploy-chat": "/v1/chat/completions", "trt": None, "gserver": None,
+    "truss": None}
+SGLANG_PORTS = {"sglang": 30000, "sglang-native": 30000, "sglang-oai": 30000, "lmdeploy": 23333, "vllm": 8000,
+                "trt": 8000, "gserver": 9988, "truss": 8080}  # --port's default by backend (else 30000)
+SGLANG_DATASETS = ("sharegpt", "custom", "openai", "random", "random-ids", "generated-shared-prefix", "mmmu",
+                   "image", "mooncake")
+SGLANG_INTS = ("--port", "--num-prompts", "--sharegpt-output-len", "--sharegpt-context-len", "--random-input-len",
+               "--random-output-len", "--image-count", "--max-concurrency", "--seed", "--profile-num-steps",
+               "--warmup-requests", "--gsp-num-groups", "--gsp-prompts-per-group", "--gsp-system-prompt-len",
+               "--gsp-question-len", "--gsp-output-len", "--gsp-num-turns", "--mooncake-num-rounds")
+SGLANG_FLOATS = ("--random-range-ratio", "--request-rate", "--lora-zipf-alpha", "--gsp-range-ratio",
+                 "--mooncake-slowdown-factor")
+SGLANG_FLAGS = ("--random-image-count", "--use-trace-timestamps", "--output-details", "--print-requests",
+                "--disable-tqdm", "--disable-stream", "--return-logprob", "--return-routed-experts",
+                "--disable-ignore-eos", "--apply-chat-template", "--profile", "--plot-throughput",
+                "--profile-by-stage", "--pd-separated", "--flush-cache", "--tokenize-prompt", "--gsp-fast-prepare",
+                "--gsp-send-routing-key", "--gsp-ordered")
+SGLANG_STRS = ("--base-url", "--host", "--dataset-path", "--model", "--served-model-name", "--tokenizer",
+               "--image-resolution", "--image-format", "--image-content", "--output-file", "--extra-request-body",
+               "--profile-output-dir", "--profile-prefix", "--prompt-suffix", "--tag")
+SGLANG_LISTS = {"--profile-activities": "+", "--profile-stages": "+", "--lora-name": "*", "--header": "+"}
+SGLANG_CHOICES = {"--backend": tuple(SGLANG_BACKENDS), "--dataset-name": SGLANG_DATASETS,
+                  "--lora-request-distribution": ("uniform", "distinct", "skewed"),
+                  "--mooncake-workload": ("mooncake", "conversation", "synthetic", "toolagent")}
+SGLANG_DEFAULTS = {"--backend": "sglang", "--host": "0.0.0.0", "--dataset-name": "sharegpt", "--num-prompts": 1000,
+                   "--random-input-len": 1024, "--random-output-len": 1024, "--random-range-ratio": 0.0,
+                   "--request-rate": float("inf"), "--seed": 1, "--warmup-requests": 1, "--prompt-suffix": ""}
+# bench_serving's line, before its run's figures: the setup, as it writes it (SGLang 0.5.8's keys and order)
+SGLANG_SETUP = ("tag", "backend", "dataset_name", "request_rate", "max_concurrency", "sharegpt_output_len",
+                "random_input_len", "random_output_len", "random_range_ratio")
+SGLANG_POOL = 64  # requests in flight at most in the stand-in, whatever --max-concurrency (unset: all at once) says
+
+
+def _sglang_bench_args(argv: list[str]) -> argparse.Namespace:
+    import argparse
+
+    p = argparse.ArgumentParser(prog=f"python3 -m {SGLANG_CLIENT_MODULE} (fake)")
+    for flag, choices in SGLANG_CHOICES.items():
+        p.add_argument(flag, choices=choices, default=SGLANG_DEFAULTS.get(flag))
+    for names, kind in ((SGLANG_INTS, int), (SGLANG_FLOATS, float), (SGLANG_STRS, str)):
+        for flag in names:
+            p.add_argument(flag, type=kind, default=SGLANG_DEFAULTS.get(flag))
+    for flag in SGLANG_FLAGS:
+        p.add_argument(flag, action="store_true")
+    for flag, nargs in SGLANG_LISTS.items():
+        p.add_argument(flag, nargs=nargs)
+    urls = p.add_mutually_exclusive_group()  # one side of a PD pair is profiled at a time
+    for flag in ("--profile-prefill-url", "--profile-decode-url"):
+        urls.add_argument(flag, nargs="*")
+    return p.parse_args(argv)  # an unknown option: argparse's message, exit 2
+
+
+def sglang_bench_serving(argv: list[str]) -> int:
+    """`python3 -m sglang.bench_serving` stand-in: its prompts (every dataset's made as the random dataset's,
+    --request-rate and warm-ups not paced or sent) as real requests to the server, then one line in its layout
+    appended to --output-file."""
+    args = _sglang_bench_args(argv)
+    route = SGLANG_BACKENDS[args.backend]
+    if route is None:
+        print(f"{SGLANG_CLIENT_MODULE} (fake): --backend {args.backend} asks an API the stand-in server does not "
+              "serve; use sglang, sglang-oai(-chat) or vllm(-chat)", file=sys.stderr)
+        return 1
+    try:
+        extra = json.loads(args.extra_request_body) if args.extra_request_body else {}
+    except ValueError as exc:
+        print(f"{SGLANG_CLIENT_MODULE} (fake): --extra-request-body is not JSON: {exc}", file=sys.stderr)
+        return 1
+    if os.environ.get(FAST_ENV):  # preflight: one request proves the path, no load
+        args.num_prompts = 1
+    port = args.port if args.port is not None else SGLANG_PORTS.get(args.backend, 30000)
+    base = _base_url(args.base_url or f"http://{args.host}:{port}")
+    model = args.served_model_name or args.model or _served_model(base)
+    if model is None:
+        print(f"{SGLANG_CLIENT_MODULE} (fake): no --model, and {base}/v1/models named none", file=sys.stderr)
+        return 1
+    lengths = _sglang_lengths(args)
+    requests = [_sglang_payload(args, route, model, extra, n_in, n_out) for n_in, n_out in lengths]
+    results = _send_all(base + route, requests, min(args.max_concurrency or len(requests), len(requests), SGLANG_POOL))
+    line = _sglang_line(args, _server_info(base, model), lengths, results)
+    path = args.output_file or (f"{args.backend}_{time.strftime('%m%d')}_{args.num_prompts}_"
+                                + (f"{args.random_input_len}_{args.random_output_len}.jsonl"
+                                   if args.dataset_name.startswith("random") else "sharegpt.jsonl"))
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(line) + "\n")
+    print(f"fake {SGLANG_CLIENT_MODULE}: {line['completed']} of {len(requests)} requests in {line['duration']:.2f}s "
+          f"-> {path}")
+    return 0
+
+
+def _sglang_lengths(args: argparse.Namespace) -> list[tuple[int, int]]:
+    """(input, output) tokens of each prompt: the random dataset's draw, each in [length x --random-range-ratio,
+    length]; ShareGPT's output length where --sharegpt-output-len sets it."""
+    import random
+
+    rng = random.Random(args.seed)
+    ratio = min(max(args.random_range_ratio, 0.0), 1.0)
+    out = []
+    for _ in range(max(1, args.num_prompts)):
+        n_in = rng.randint(max(int(args.random_input_len * ratio), 1), max(1, args.random_input_len))
+        n_out = rng.randint(int(args.random_output_len * ratio), max(1, args.random_output_len))
+        if args.dataset_name == "sharegpt" and args.sharegpt_output_len:
+            n_out = args.sharegpt_output_len
+        out.append((n_in, max(1, n_out)))
+    return out
+
+
+def _sglang_payload(args: argparse.Namespace, route: str, model: str, extra: dict, n_in: int, n_out: int) -> dict:
+    """One request's body, as bench_serving sends it to ``route`` (SGLang's /generate, or OpenAI's)."""
+    prompt = " ".join(["word"] * n_in) + args.prompt_suffix
+    stream = not args.disable_stream
+    if route == "/generate":
+        params = {"temperature": 0.0, "max_new_tokens": n_out, "ignore_eos": not args.disable_ignore_eos}
+        return {"text": prompt, "sampling_params": params, "stream": stream, **extra}
+    payload = {"model": model, "temperature": 0.0, "max_tokens": n_out, "stream": stream}
+    if "chat" not in route:
+        payload.update(best_of=1, ignore_eos=not args.disable_ignore_eos)
+    return {**_with_prompt(payload, prompt, "chat" in route), **extra}
+
+
+def _send_all(url: str, payloads: list[dict], workers: int) -> list[dict]:
+    """Each payload POSTed (``workers`` at once); per request its figures (``stream_request``'s) or its error."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(payload: dict) -> dict:
+        try:
+            if payload.get("stream"):
+                return stream_request(url, payload)
+            start = time.perf_counter()
+            with _post(url, payload, 60) as resp:
+                body = json.loads(resp.read())
+            e2el = time.perf_counter() - start
+            choice = (body.get("choices") or [{}])[0]
+            text = body.get("text") or choice.get("text") or (choice.get("message") or {}).get("content") or ""
+            tokens = (body.get("meta_info") or body.get("usage") or {}).get("completion_tokens") or count_tokens(text)
+            return {"ttft": e2el, "e2el": e2el, "chunks": 1, "tokens": tokens, "itl": [], "text": text}
+        except (OSError, ValueError) as exc:  # the request failed: bench_serving counts it out, its error kept
+            return {"error": f"{type(exc).__name__}: {exc}"}
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        start = time.perf_counter()
+        results = list(pool.map(one, payloads))
+    results.append({"duration": max(time.perf_counter() - start, 1e-9), "workers": max(1, workers)})
+    return results
+
+
+def _served_model(base: str) -> str | None:
+    """The first model GET /v1/models names (bench_serving asks it when no --model is given)."""
+    import urllib.request
+
+    try:
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(base + "/v1/models", timeout=10) as r:
+            models = json.loads(r.read()).get("data") or []
+    except (OSError, ValueError, AttributeError):
+        return None
+    return models[0].get("id") if models and isinstance(models[0], dict) else None
+
+
+def _server_info(base: str, model: str) -> dict:
+    """The server's settings, as bench_serving reads them (GET /get_server_info): the stand-in's model."""
+    import urllib.request
+
+    try:
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(base + "/get_server_info",
+                                                                              timeout=10) as r:
+            info = json.loads(r.read())
+    except (OSError, ValueError):
+        info = None
+    return info if isinstance(info, dict) else {"model_path": model}
+
+
+def _sglang_line(args: argparse.Namespace, server_info: dict, lengths: list[tuple[int, int]],
+                 results: list[dict]) -> dict:
+    """bench_serving's line: the setup, the server's settings, then the run's figures (latencies in ms), and with
+    --output-details each request's (seconds)."""
+    import statistics
+
+    *results, run = results
+    duration = run["duration"]
+    ok = [(n, r) for n, r in zip(lengths, results) if "error" not in r]
+    done = [r for _, r in ok]
+    n_in = sum(n[0] for n, _ in ok)
+    n_out = sum(r["tokens"] for r in done)
+    line = {key: getattr(args, key) for key in SGLANG_SETUP}
+    line["server_info"] = server_info
+    line.update({
+        "duration": duration, "completed": len(done), "total_input_tokens": n_in, "total_input_text_tokens": n_in,
+        "total_input_vision_tokens": 0, "total_output_tokens": n_out,
+        "total_output_tokens_retokenized": sum(count_tokens(r["text"]) for r in done),
+        "request_throughput": len(done) / duration, "input_throughput": n_in / duration,
+        "output_throughput": n_out / duration, "total_throughput": (n_in + n_out) / duration})
+    itls = [gap * 1000 for r in done for gap in r["itl"]]
+    series = (("e2e_latency", [r["e2el"] * 1000 for r in done], (90, 99)),
+              ("ttft", [r["ttft"] * 1000 for r in done], (99,)),
+              ("tpot", [(r["e2el"] - r["ttft"]) * 1000 / (r["tokens"] - 1) for r in done if r["tokens"] > 1], (99,)),
+              ("itl", itls, (95, 99)))
+    for name, values, tails in series:
+        line[f"mean_{name}_ms"] = statistics.fmean(values) if values else 0.0
+        line[f"median_{name}_ms"] = statistics.median(values) if values else 0.0
+        line[f"std_{name}_ms"] = statistics.pstdev(values) if values else 0.0
+        line.update({f"p{q}_{name}_ms": _pct(values, q) for q in tails})
+    line.update({"concurrency": sum(r["e2el"] for r in done) / duration, "accept_length": None,
+                 "max_output_tokens_per_s": n_out / duration, "max_concurrent_requests": run["workers"]})
+    if args.output_details:
+        line.update({"input_lens": [n[0] for n in lengths], "output_lens": [r.get("tokens", 0) for r in results],
+                     "ttfts": [r.get("ttft", 0.0) for r in results], "itls": [r.get("itl", []) for r in results],
+                     "generated_texts": [r.get("text", "") for r in results],
+                     "errors": [r.get("error", "") for r in results]})
+    return line
 
 
 def _trace_turns(path: str | None) -> list[dict]:
@@ -647,22 +923,25 @@ def _healthy(url: str) -> bool:
 
 
 def python_module(module: str, argv: list[str]) -> int:
-    """`python3 -m MODULE ...` server stand-ins: an SGLang worker, vLLM's API server, or the SGLang router.
+    """`python3 -m MODULE ...` stand-ins: an SGLang worker, vLLM's API server, the SGLang router, or SGLang's
+    benchmark client (``sglang_bench_serving``).
 
     The router stand-in starts only when every --prefill and --decode worker it
     is given answers /health, so a rehearsal proves the workers were reachable.
     """
     tool = f"python3 -m {module}"
+    if module == SGLANG_CLIENT_MODULE:  # a client: its own port default, or --base-url
+        return sglang_bench_serving(argv)
     port = _port(argv, "--port", tool)
     if port is None:
         print(f"{tool} (fake): needs --port", file=sys.stderr)
         return 2
-    if module == "sglang.launch_server":
+    if module == SGLANG_SERVER_MODULE:
         return serve("127.0.0.1", port, option_value(argv, "--served-model-name") or "fake-model", 5.0)
-    if module == "vllm.entrypoints.openai.api_server":  # vLLM's server module, as `vllm serve`
+    if module == VLLM_SERVER_MODULE:  # vLLM's server module, as `vllm serve`
         model = option_value(argv, "--served-model-name") or option_value(argv, "--model") or "fake-model"
         return serve("127.0.0.1", port, model, 5.0)
-    if module == "sglang_router.launch_router":
+    if module == SGLANG_ROUTER_MODULE:
         workers = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--prefill", "--decode")]
         down = [url for url in workers if not _healthy(url)]
         if not workers or down:
