@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from sweepgate.core import fields  # noqa: E402
+from sweepgate.engines.preflight import check_row  # noqa: E402
 from sweepgate.rehearsal import runner, standin  # noqa: E402
 from test_rehearse import SGLANG_ROW, _ingest, _show, cli, write_rows  # noqa: E402
 
@@ -131,6 +132,16 @@ def test_the_stand_ins_module_names_are_core_fields(tmp_path):
     names = sorted(n for n in dir(fields) if n.endswith("_MODULE") and isinstance(getattr(fields, n), str))
     assert names and {n: getattr(standin, n, None) for n in names} == {n: getattr(fields, n) for n in names}
     assert sorted(n for n in dir(standin) if n.endswith("_MODULE")) == names
+
+
+def test_preflight_names_the_client_in_a_note_never_a_failure(tmp_path):
+    script = tmp_path / "benchmarks/single_node/fixed_seq_len/x.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text('echo "python3 -m sglang.bench_serving"\npython3 -m sglang.bench_serving --model m \\\n'
+                      '  --output-file out.jsonl\n')
+    calls = [{"tool": "python3", "argv": ["-m", fields.SGLANG_CLIENT_MODULE, "--model", "m", "--nonsense"]}]
+    (note,) = check_row({"image": "vllm/vllm-openai:v0.11.0"}, calls, tmp_path, script)
+    assert (note.severity, note.rule, note.line) == ("info", "engine-unchecked", 2), note
 
 
 def test_any_other_python_call_runs_the_python_after_the_shims(tmp_path):

@@ -16,10 +16,10 @@ from sweepgate.core.scriptlines import first_command, runs_module, script_lines
 from sweepgate.engines import manifest as M
 from sweepgate.engines.argcheck import check_argv
 
-# `python3 -m MODULE` servers -> the engine whose manifest checks them (SGLang has none: its calls
-# are named in a note, never passed over in silence)
+# `python3 -m MODULE` servers and clients -> the engine whose manifest checks them (SGLang's have none: their
+# calls are named in a note, never passed over in silence)
 PYTHON_MODULES = {fields.VLLM_SERVER_MODULE: "vllm", fields.SGLANG_SERVER_MODULE: "sglang",
-                  fields.SGLANG_ROUTER_MODULE: "sglang-router"}
+                  fields.SGLANG_ROUTER_MODULE: "sglang-router", fields.SGLANG_CLIENT_MODULE: "sglang-bench"}
 
 
 def engine_call(call: dict) -> tuple[str, list[str]] | None:
