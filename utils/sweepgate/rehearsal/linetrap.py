@@ -10,12 +10,14 @@ under its call's line, and writes nothing), and in each subshell before its firs
 runs unchanged otherwise: ``$?``, ``$_`` and ``PIPESTATUS`` are kept, the trap writes nothing to its
 output, `set -x` traces none of it (on stderr or at ``BASH_XTRACEFD``), a `set -e` script is not stopped
 by it, and what `set -T` would change is not: a DEBUG or RETURN handler of the script's own runs where
-plain bash runs it (`set -T` is off while a RETURN trap is set, and for a command that may set a trap),
+plain bash runs it (`set -T` is off while a RETURN trap is set, and for a command that may set one or a
+DEBUG trap: a `trap` whose signal words name neither keeps it on),
 `$-`, `$SHELLOPTS`, `set -o` and `shopt -o` show no functrace unless the script set it itself (then it is
 the script's). What the script sees is a function (``_sweepgate_at``) and variables named
 ``_sweepgate_*``. A script that sets a DEBUG trap of its own replaces the rehearsal's: where its shell is
 is unknown from then on (an empty stack, written over the `trap` line's; ``place`` also takes a stack
-ending at such a line for unknown).
+ending at such a line for unknown), also once it clears it (`trap - DEBUG`: nothing of the rehearsal's
+runs to see that, and a `trap` function of its own would change what the script runs).
 """
 
 from __future__ import annotations
@@ -32,6 +34,16 @@ PREVIOUS = "SWEEPGATE_BASH_ENV"  # the job's own BASH_ENV, read after the trap's
 _STACK = '"$1" "$((${#BASH_SOURCE[@]} - 1))" "${BASH_SOURCE[@]:1}" "${BASH_LINENO[@]:1}"'
 # what shows `set -T` (`$-`, `$SHELLOPTS`, `set`, `set -o`, `shopt -o`) or may set a trap (DEBUG, RETURN)
 _SHOWS = "@(*trap*|*'$-'*|*'${-'*|*SHELLOPTS*|*shopt*|set|set\\ *|*\\ set\\ *)"
+# A `trap` whose words are all known before it runs and whose signals (the words after its handler, one word
+# of its own: plain, or one quoted string) hold no DEBUG or RETURN: it sets (or prints) only other traps, so
+# what `set -T` changes is not at stake. Matched against the command upper-cased (bash takes `debug` too).
+# A handler `trap cleanup_debug EXIT` or `trap 'rm -f debug.log' EXIT` names no signal; `trap "$1" "$2"`,
+# `trap x $sig`, `builtin trap ...` are not known before they run.
+_HANDLER = ("TRAP+([[:space:]])?(--+([[:space:]]))"  # then one word: unquoted, '...' or "..."
+            "@(+([![:space:]\\\"\\\\\\'])|\\'*([!\\'])\\'|\\\"*([!\\\"\\\\]|\\\\?)\\\")")
+_SIGNAL = "+([[:space:]])+([[:alnum:]_+-])"
+_SETS_OTHERS = (f"${{BASH_COMMAND^^}} == {_HANDLER}+({_SIGNAL})*([[:space:]]) && ${{BASH_COMMAND^^}} != "
+                f"{_HANDLER}*({_SIGNAL})+([[:space:]])?(SIG)@(DEBUG|RETURN)*({_SIGNAL})*([[:space:]])")
 
 # The trap's work, a function of the BASH_ENV file: parsed once (a trap's string is parsed each time it
 # runs), called with the trapped command's `$LINENO` and `$_` (its last word: `$_` is that again after it).
@@ -39,13 +51,15 @@ _SHOWS = "@(*trap*|*'$-'*|*'${-'*|*SHELLOPTS*|*shopt*|set|set\\ *|*\\ set\\ *)"
 # itself (a library function's runs under its call's line), in a subshell its first command's to
 # ``subshells``. `set -T` (for functions, command substitutions and subshells to inherit the trap) also
 # hands a caller's RETURN trap to each function it calls and shows in `$-`: it is turned off before a
-# command that shows it or may set a trap, and wanted on again after (``_sweepgate_want``; the trap's
-# string turns it on once `trap -p RETURN` says no RETURN trap is set: a function called from a DEBUG
-# trap sees none). ``_sweepgate_T``: how it was left (T, empty), `-` once `$-` says the script set or
-# unset it itself (from then on it is the script's). Before the script's own `trap` of a DEBUG (or RETURN)
-# handler, an empty stack is written over the `trap` line's: its DEBUG handler replaces the rehearsal's,
-# so where its shell is is unknown from then on. In a subshell its record also holds how many commands the
-# script's shell had written, the function and the command (`${FUNCNAME[1]}`: [0] is this function's).
+# command that shows it or may set a DEBUG or RETURN trap (not a `trap` of other signals, ``_SETS_OTHERS``:
+# nothing of the script's shell may run before a `( ... ) &` after it, to turn it on again), and wanted on
+# again after (``_sweepgate_want``; the trap's string turns it on once `trap -p RETURN` says no RETURN trap
+# is set: a function called from a DEBUG trap sees none). ``_sweepgate_T``: how it was left (T, empty), `-`
+# once `$-` says the script set or unset it itself (from then on it is the script's). Before the script's
+# own `trap` of a DEBUG (or RETURN) handler, an empty stack is written over the `trap` line's: its DEBUG
+# handler replaces the rehearsal's, so where its shell is is unknown from then on. In a subshell its record
+# also holds how many commands the script's shell had written, the function and the command
+# (`${FUNCNAME[1]}`: [0] is this function's).
 # Each command succeeds: a DEBUG trap's failing one stops a `set -e` script.
 _FUNCTION = """_sweepgate_at() {
   if [[ $BASHPID == "$$" ]]; then
@@ -57,14 +71,14 @@ _FUNCTION = """_sweepgate_at() {
     printf '%s\\0' "$BASHPID" "${stat##*)}" "${_sweepgate_n:-0}" "${FUNCNAME[1]-}" "$BASH_COMMAND" STACK \\
       >>SUBSHELLS || :
   fi
-  [[ ${_sweepgate_T--} == - || $_sweepgate_T == T && $- == *T* && $BASH_COMMAND != SHOWS ]] || {
+  [[ ${_sweepgate_T--} == - || $_sweepgate_T == T && $- == *T* && ( $BASH_COMMAND != SHOWS || OTHERS ) ]] || {
     local is=; [[ $- != *T* ]] || is=T
     if [[ $is != "$_sweepgate_T" ]]; then _sweepgate_T=-
-    elif [[ $BASH_COMMAND == SHOWS ]]; then [[ -z $_sweepgate_T ]] || { set +T; _sweepgate_T=; }
+    elif [[ $BASH_COMMAND == SHOWS && ! ( OTHERS ) ]]; then [[ -z $_sweepgate_T ]] || { set +T; _sweepgate_T=; }
     else _sweepgate_want=T _sweepgate_last=$2; fi
   }
   [[ $BASHPID != "$$" || $BASH_COMMAND != trap[[:space:]]* || $BASH_COMMAND == *[[:space:]]-[lp]* ||
-     ${BASH_COMMAND^^} != *@(DEBUG|RETURN)* ]] || printf '%s\\0' "${_sweepgate_n:-0}" 0 0 1<>WHERE || :
+     ${BASH_COMMAND^^} != *@(DEBUG|RETURN)* || OTHERS ]] || printf '%s\\0' "${_sweepgate_n:-0}" 0 0 1<>WHERE || :
   _sweepgate_xfd=; return 0
 }
 """
@@ -85,7 +99,7 @@ def install(work: Path, env: dict[str, str]) -> dict[str, Path]:
     paths = {"where": work / "script.where", "subshells": work / "script.subshells"}
     for path in paths.values():
         path.unlink(missing_ok=True)  # a run before's stack in this --work-dir is not this one's
-    function = (_FUNCTION.replace("STACK", _STACK).replace("SHOWS", _SHOWS)
+    function = (_FUNCTION.replace("STACK", _STACK).replace("SHOWS", _SHOWS).replace("OTHERS", _SETS_OTHERS)
                 .replace("WHERE", shlex.quote(str(paths["where"])))
                 .replace("SUBSHELLS", shlex.quote(str(paths["subshells"]))))
     trap = _TRAP.replace("RETURNS", shlex.quote(str(work / "script.return.")))  # one a PID: none shared
@@ -148,7 +162,8 @@ def _started(path: Path | None, started: dict[int, str], root: Path | None) -> l
     was stopped) has with the same start time (a PID given to another process after the subshell ended is
     none of its): the stack of its first command, less the frame of a function it was started to run (`f &`:
     that command is the function's entry, at its definition; the line that started it is its call), at the
-    line of the `(` that opens it when that is on a line before (``_opening``). A stack whose innermost line,
+    line of the `(` that opens it when that is on a line before (``_opening``; not the `(` of a function's
+    body, `f() (`: the call started that subshell, and its line is a frame of the stack). A stack whose innermost line,
     in a file of the repository at ``root``, does not hold its command's name is empty (unknown): bash
     numbers the lines inside a `$( )` over lines from the line it gives the whole command, so such a line
     is another command's."""
@@ -163,7 +178,8 @@ def _started(path: Path | None, started: dict[int, str], root: Path | None) -> l
             entry = len(stack) > 1 and function not in ("", "source", "main") and _name(command) == function
             stack = stack[1:] if entry else stack
             if root is not None:
-                stack = (stack if entry else _opening(root, stack)) if _holds(root, stack, _name(command)) else []
+                stack = ((stack if entry else _opening(root, stack, function))
+                         if _holds(root, stack, _name(command)) else [])
             out.append((int(pid), int(count), stack))
     return out
 
@@ -251,10 +267,12 @@ def _text(root: Path, stack: Stack) -> str | None:
         return None
 
 
-def _opening(root: Path, stack: Stack) -> Stack:
+def _opening(root: Path, stack: Stack, function: str = "") -> Stack:
     """``stack`` with its innermost frame, in a file of the repository, at the line of the `(` (or `$(`,
     `` ` ``) that opens the subshell its line's command is the first of, when that is on a line before:
-    `(`, then `echo in` below it, was started at the `(`."""
+    `(`, then `echo in` below it, was started at the `(`. Not when that `(` is the body of ``function``
+    (`f() (`, the function the command runs in): its call started it, a frame of the stack; the innermost
+    stays at the line it runs, as in a `f() {` body."""
     text = _text(root, stack)
     if text is None:
         return stack
@@ -262,11 +280,20 @@ def _opening(root: Path, stack: Stack) -> Stack:
     if not 1 < line <= len(lines):
         return stack
     at = sum(len(x) + 1 for x in lines[:scriptlines.command_start(lines, line) - 1])
-    opens = [start for start, end in shellcode.code(text)[1] if start < at < end]
+    code, spans = shellcode.code(text)
+    opens = [start for start, end in spans if start < at < end]
     first = max(opens, default=-1)  # the innermost: spans do not overlap but nest
     if first < 0 or text[first:at].strip(" \t\n$(`") != "":
         return stack  # not the first command inside it
+    if function and _body_of(function).search(code, 0, first):
+        return stack
     return [(stack[0][0], text.count("\n", 0, first) + 1)] + stack[1:]
+
+
+def _body_of(name: str) -> re.Pattern:
+    """A function definition's header, `name()` or `function name`, ending a text (where its body opens)."""
+    name = re.escape(name)
+    return re.compile(rf"(?:^|[\s;&|(){{}}])(?:function\s+{name}(?:\s*\(\s*\))?|{name}\s*\(\s*\))\s*$")
 
 
 _SETS_DEBUG = re.compile(r"(?<![\w-])trap(?![\w-]).*(?<![\w-])DEBUG(?![\w-])")
