@@ -73,3 +73,9 @@ def test_after_the_script_clears_its_own_debug_trap_the_timeout_stands_at_no_lin
     lines, rel, _ = _rehearse(tmp_path, text, "--timeout", "2")
     assert _at(lines, rel, "the script did not finish within 2s") == [rel], lines
 
+
+
+def test_a_trap_whose_handler_reads_the_options_as_it_is_set_sees_no_functrace(tmp_path):
+    """A double-quoted handler is expanded as the `trap` runs: its `$-` is read then."""
+    _, out, _ = _same(tmp_path, 'trap "echo flags $-" EXIT\ntrap "echo opts ${SHELLOPTS}" INT\ntrap -p INT\n')
+    assert "flags" in out and "functrace" not in out, out

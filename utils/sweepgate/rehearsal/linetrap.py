@@ -33,17 +33,20 @@ PREVIOUS = "SWEEPGATE_BASH_ENV"  # the job's own BASH_ENV, read after the trap's
 # bash's stack as the trapped command has it: ``_sweepgate_at``'s own frame (BASH_SOURCE[0]) left out
 _STACK = '"$1" "$((${#BASH_SOURCE[@]} - 1))" "${BASH_SOURCE[@]:1}" "${BASH_LINENO[@]:1}"'
 # what shows `set -T` (`$-`, `$SHELLOPTS`, `set`, `set -o`, `shopt -o`) or may set a trap (DEBUG, RETURN)
-_SHOWS = "@(*trap*|*'$-'*|*'${-'*|*SHELLOPTS*|*shopt*|set|set\\ *|*\\ set\\ *)"
+_READS = "*'$-'*|*'${-'*|*SHELLOPTS*|*shopt*|set|set\\ *|*\\ set\\ *"
+_SHOWS = f"@(*trap*|{_READS})"
 # A `trap` whose words are all known before it runs and whose signals (the words after its handler, one word
 # of its own: plain, or one quoted string) hold no DEBUG or RETURN: it sets (or prints) only other traps, so
-# what `set -T` changes is not at stake. Matched against the command upper-cased (bash takes `debug` too).
+# what `set -T` changes is not at stake, unless its text also reads the options (`trap "echo $-" EXIT` expands
+# it now). Matched against the command upper-cased (bash takes `debug` too).
 # A handler `trap cleanup_debug EXIT` or `trap 'rm -f debug.log' EXIT` names no signal; `trap "$1" "$2"`,
 # `trap x $sig`, `builtin trap ...` are not known before they run.
 _HANDLER = ("TRAP+([[:space:]])?(--+([[:space:]]))"  # then one word: unquoted, '...' or "..."
             "@(+([![:space:]\\\"\\\\\\'])|\\'*([!\\'])\\'|\\\"*([!\\\"\\\\]|\\\\?)\\\")")
 _SIGNAL = "+([[:space:]])+([[:alnum:]_+-])"
-_SETS_OTHERS = (f"${{BASH_COMMAND^^}} == {_HANDLER}+({_SIGNAL})*([[:space:]]) && ${{BASH_COMMAND^^}} != "
-                f"{_HANDLER}*({_SIGNAL})+([[:space:]])?(SIG)@(DEBUG|RETURN)*({_SIGNAL})*([[:space:]])")
+_SETS_OTHERS = (f"$BASH_COMMAND != @({_READS}) && ${{BASH_COMMAND^^}} == {_HANDLER}+({_SIGNAL})*([[:space:]])"
+                f" && ${{BASH_COMMAND^^}} != {_HANDLER}*({_SIGNAL})+([[:space:]])?(SIG)@(DEBUG|RETURN)"
+                f"*({_SIGNAL})*([[:space:]])")
 
 # The trap's work, a function of the BASH_ENV file: parsed once (a trap's string is parsed each time it
 # runs), called with the trapped command's `$LINENO` and `$_` (its last word: `$_` is that again after it).
