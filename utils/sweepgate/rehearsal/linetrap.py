@@ -247,18 +247,24 @@ def in_command(root: Path, stack: Stack) -> Stack:
     line of its command when that line is inside a `$( )` or `( )` over lines (the outermost): bash gives
     such a command the line where that ends (`X=$(`, lines, then `)`), and the script's own shell runs no
     command inside one."""
-    text = _text(root, stack)
+    text, lines = _lines_past_first(root, stack)
     if text is None:
         return stack
-    lines, line = text.split("\n"), stack[0][1]
-    if not 1 < line <= len(lines):
-        return stack
+    line = stack[0][1]
     at = sum(len(x) + 1 for x in lines[:line - 1])
     first = min((start for start, end in shellcode.code(text)[1] if start < at <= end), default=-1)
     if first < 0:
         return stack
     begins = text.count("\n", 0, first) + 1
     return [(stack[0][0], scriptlines.command_start(lines, begins))] + stack[1:]
+
+
+def _lines_past_first(root: Path, stack: Stack) -> tuple[str | None, list[str]]:
+    """The text and lines of the file of ``stack``'s innermost frame (``_text``) when its line is past the
+    first and within the file, the only lines a command over lines can end at; (None, []) otherwise."""
+    text = _text(root, stack)
+    lines = text.split("\n") if text is not None else []
+    return (text, lines) if text is not None and 1 < stack[0][1] <= len(lines) else (None, [])
 
 
 def _text(root: Path, stack: Stack) -> str | None:
@@ -276,13 +282,10 @@ def _opening(root: Path, stack: Stack, function: str = "") -> Stack:
     `(`, then `echo in` below it, was started at the `(`. Not when that `(` is the body of ``function``
     (`f() (`, the function the command runs in): its call started it, a frame of the stack; the innermost
     stays at the line it runs, as in a `f() {` body."""
-    text = _text(root, stack)
+    text, lines = _lines_past_first(root, stack)
     if text is None:
         return stack
-    lines, line = text.split("\n"), stack[0][1]
-    if not 1 < line <= len(lines):
-        return stack
-    at = sum(len(x) + 1 for x in lines[:scriptlines.command_start(lines, line) - 1])
+    at = sum(len(x) + 1 for x in lines[:scriptlines.command_start(lines, stack[0][1]) - 1])
     code, spans = shellcode.code(text)
     opens = [start for start, end in spans if start < at < end]
     first = max(opens, default=-1)  # the innermost: spans do not overlap but nest
