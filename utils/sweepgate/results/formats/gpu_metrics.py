@@ -47,6 +47,15 @@ NOT_DRAW_WORDS = frozenset({"limit", "cap", "max", "min", "default", "enforced",
 AVERAGE_WORDS = frozenset({"average", "avg"})
 INSTANT_WORDS = frozenset({"instant", "current"})
 
+# The unit of a draw column, from its name, the one place it is read: in brackets or parentheses at the end
+# (nvidia-smi's `power.draw [W]`, rocm-smi's `(W)`, an exporter's `PowerDraw(mW)`) or as the last word after a
+# `_`, `.`, `-` or space (`power_mw`, `gpu_powerdraw_w`); a name with neither (amd-smi's socket_power,
+# power_usage) is in watts. Samples are stored in watts (WATTS_PER); a bracketed unit not here is refused.
+WATTS_PER = {"w": 1.0, "watt": 1.0, "watts": 1.0, "mw": 1e-3, "milliwatt": 1e-3, "milliwatts": 1e-3,
+             "uw": 1e-6, "\u00b5w": 1e-6, "microwatts": 1e-6, "kw": 1e3, "kilowatt": 1e3, "kilowatts": 1e3}
+_BRACKETED_UNIT = re.compile(r"[\[(]\s*([^\[\]()]*?)\s*[\])]\s*$")
+_SUFFIX_UNIT = re.compile(r"[_.\s-]([a-z\u00b5]+)\s*$", re.IGNORECASE)
+
 
 def _words(name: str) -> set[str]:
     """The words of a column's name (``_WORD``), with ``power`` and any qualifier (``draw_rank``'s words) inside a
@@ -70,6 +79,15 @@ def draw_rank(name: str) -> int | None:
     if POWER_WORD not in words or words & NOT_DRAW_WORDS:
         return None
     return 0 if words & AVERAGE_WORDS else 2 if words & INSTANT_WORDS else 1
+
+
+def watts_per(name: str) -> float | None:
+    """Watts in one of a draw column's units (``WATTS_PER``): 1.0 for a name that states none, None for a
+    bracketed unit that is no unit of power (``power.draw [%]``)."""
+    if bracketed := _BRACKETED_UNIT.search(name):
+        return WATTS_PER.get(bracketed[1].lower())
+    suffix = _SUFFIX_UNIT.search(name)
+    return WATTS_PER.get(suffix[1].lower(), 1.0) if suffix else 1.0
 
 
 class Samples(NamedTuple):
@@ -146,6 +164,11 @@ def samples(text: str, path: str) -> Samples:
         raise fail(path, 1, f"no GPU power draw: {what}",
                    "sample the GPUs' draw (nvidia-smi's power.draw, amd-smi's socket_power), as benchmark_lib.sh's "
                    "start_gpu_monitor does")
+    scale = watts_per(rows[0][power])
+    if scale is None:
+        raise fail(path, 1, f"power column {rows[0][power].strip()!r}: unknown unit",
+                   "write the draw in W, mW or kW and say so in the column's name (nvidia-smi's power.draw [W], "
+                   "power_mw)")
     series: dict[str, list[tuple[float, float]]] = {}
     for row in rows[1:]:
         if len(row) <= max(ts, power, gpu or 0):
@@ -153,7 +176,7 @@ def samples(text: str, path: str) -> Samples:
         when, watts = parse_time(row[ts]), _NUMBER.search(row[power])
         if when is None or watts is None:
             continue
-        series.setdefault(row[gpu].strip() if gpu is not None else "0", []).append((when, float(watts[0])))
+        series.setdefault(row[gpu].strip() if gpu is not None else "0", []).append((when, float(watts[0]) * scale))
     return Samples(rows[0][power].strip(), {k: sorted(v) for k, v in series.items()})
 
 
