@@ -41,9 +41,19 @@ _RUNS_AS_ONE = (rf'(?:(?:builtin|command(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?'
                 rf'|eval[ \t]+(?:--[ \t]+)?(?:{_TIME}|![ \t]+)*)*')
 
 
+# An unquoted parameter expansion alone as a word (`$SUDO`, `${SUDO}`) may expand to nothing, and then bash runs
+# the next word as the command: `SUDO=""; ${SUDO} source X` sources X. For the run identity reading more than
+# bash sources is safer than less, so such words before a `source` where a command begins are read as empty,
+# whatever their value (`CMD=echo; $CMD source X` is read as sourcing X too); a quoted word never is
+# (`"${S}" source X`, `'time' source X`, `"echo" source X`: bash runs that word).
+_MAYBE_EMPTY = r'(?:\$[A-Za-z_]\w*[ \t]+)*'  # `${...}` is blank in the code, the blanks after a command start
+_EXPANSION_WORD = re.compile(r'\$\{[^\s]*\}')
+
+
 def _source(timed: bool) -> str:
-    """A `source`/`.` command (a `time` before it only when ``timed``: where a command begins)."""
-    return (rf'(?P<command>{"(?:" + _TIME + ")?" if timed else ""}{_RUNS_AS_ONE}'
+    """A `source`/`.` command (a `time` before it, and words that may expand to nothing, ``_MAYBE_EMPTY``, only
+    when ``timed``: where a command begins)."""
+    return (rf'{_MAYBE_EMPTY if timed else ""}(?P<command>{"(?:" + _TIME + ")?" if timed else ""}{_RUNS_AS_ONE}'
             r'(?P<source>source|\.)[ \t]+(?:--[ \t]+)?)')
 
 
@@ -132,15 +142,24 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
 
 
 def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
-    """Whether a word blank in the code (a quoted string, `${ }`: `'time' source x`, `"echo" source x`) stands
-    before the command ``m`` found where one seemed to begin: bash runs that word, the rest its arguments. The
+    """Whether a word blank in the code (a quoted string: `'time' source x`, `"echo" source x`) stands before the
+    command ``m`` found where one seemed to begin: bash runs that word, the rest its arguments; a word that is one
+    unquoted `${ }` may be empty (``_MAYBE_EMPTY``) and is no such word. The
     command's own word may be spelled with quotes (`"source" x`: written unquoted at its end in the code)."""
     first = m.start("command") if m["source"] else m.start("declare") if m["declare"] else m.start("name")
     if m["source"] and first == m.start("source"):
         while first > m.start() and text[first - 1] not in _WORD_END:
             first -= 1
-    return any(code[i] == " " and text[i] not in " \t" and text[i:i + 2] != "\\\n" and text[i - 1:i + 1] != "\\\n"
-               for i in range(m.start(), first))
+    blanked = [i for i in range(m.start(), first) if code[i] == " " and text[i] not in " \t"
+               and text[i:i + 2] != "\\\n" and text[i - 1:i + 1] != "\\\n"]
+    return any(not _EXPANSION_WORD.fullmatch(_TOKEN.search(text, _word_start(text, i))[0]) for i in blanked)
+
+
+def _word_start(text: str, i: int) -> int:
+    """Where the word of the text holding offset ``i`` begins (after a blank or an operator)."""
+    while i > 0 and text[i - 1] not in _WORD_END:
+        i -= 1
+    return i
 
 
 def _said_at(text: str, code: str, m: re.Match, end: int) -> int:
