@@ -33,8 +33,10 @@ def script_lines(root: Path, script: Path) -> Iterator[tuple[str, int, str]]:
 def first_command(root: Path, script: Path, patterns: tuple[re.Pattern, ...]) -> tuple[str, int] | None:
     """The line of the script a user would edit for what ``patterns`` find, at the line its command starts
     (``command_start``): the first line of the script's own words the first of ``patterns`` that finds one
-    finds (``ShellFile.found``: never in a comment, a string's text or a heredoc's body), else the first line
-    of the script that calls into the library where the first of them that finds a line there finds one
+    finds (``ShellFile.found``: never in a comment, a string's text or a heredoc's body), else the first line of
+    the script's string that a variable is set to and the script expands where ``patterns`` find the command
+    (``ShellFile.run_strings``: `SERVER_CMD="vllm serve ..."`, then `start_server_and_wait $SERVER_CMD`), else
+    the first line of the script that calls into the library where the first of them that finds a line there finds one
     (``calls_into``); None when none does (no library line: a line of a shared library is none a script's
     author edits, and one the script never reaches is no line of its run)."""
     files = _library(root, script)
@@ -42,6 +44,9 @@ def first_command(root: Path, script: Path, patterns: tuple[re.Pattern, ...]) ->
     for pattern in patterns:
         if found := own.found(pattern):
             return own.rel, command_start(own.lines, found[0])
+    for pattern in patterns:
+        if found := own.run_strings(pattern):
+            return own.rel, found[0]
     for pattern in patterns:
         if found := calls_into(files, pattern):
             return own.rel, command_start(own.lines, found)
@@ -125,6 +130,19 @@ class ShellFile:
                 number = self.line_of(m.end())
                 start = m.end() - (self.breaks[number - 2] + 1 if number > 1 else 0)
                 lines.update(array_hits(self.lines, number, start, pattern))
+        return sorted(lines)
+
+    def run_strings(self, pattern: re.Pattern) -> list[int]:
+        """The lines (from 1, in order) ``pattern`` finds in the value of an assignment of the code
+        (``shellwords.reading``: never a comment's or a heredoc's body, never an `echo`'s argument) whose variable
+        the code expands elsewhere (``words``: `$NAME`, `${NAME}`): a command kept in a string, run as
+        `$SERVER_CMD` or `eval "$SERVER_CMD"`."""
+        lines = set()
+        for name, _, at, end in shellwords.reading(self.text).assigned:
+            hits = list(pattern.finditer(self.text, at, end))
+            used = re.compile(r"\$\{?" + re.escape(name) + r"(?!\w)")
+            if hits and any(not at <= m.start() < end for m in used.finditer(self.words)):
+                lines.update(self.line_of(m.start()) for m in hits)
         return sorted(lines)
 
     def _functions(self) -> Iterator[tuple[str, int, int]]:
