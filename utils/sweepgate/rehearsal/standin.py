@@ -518,6 +518,7 @@ SGLANG_DEFAULTS = {"--backend": "sglang", "--host": "0.0.0.0", "--dataset-name":
 # bench_serving's line, before its run's figures: the setup, as it writes it (SGLang 0.5.8's keys and order)
 SGLANG_SETUP = ("tag", "backend", "dataset_name", "request_rate", "max_concurrency", "sharegpt_output_len",
                 "random_input_len", "random_output_len", "random_range_ratio")
+SGLANG_WARMUP_OUT = 32  # output tokens a warm-up request asks at most
 SGLANG_POOL = 64  # requests in flight at most in the stand-in, whatever --max-concurrency (unset: all at once) says
 
 
@@ -537,13 +538,18 @@ def _sglang_bench_args(argv: list[str]) -> argparse.Namespace:
     urls = p.add_mutually_exclusive_group()  # one side of a PD pair is profiled at a time
     for flag in ("--profile-prefill-url", "--profile-decode-url"):
         urls.add_argument(flag, nargs="*")
-    return p.parse_args(argv)  # an unknown option: argparse's message, exit 2
+    args, unknown = p.parse_known_args(argv)  # a bad value of one it knows: argparse's message, exit 2
+    if unknown:  # a newer SGLang's option: passed over, as the vLLM stand-in passes over what it does not know
+        print(f"{SGLANG_CLIENT_MODULE} (fake): passing over what SGLang 0.5.9's bench_serving does not take: "
+              f"{' '.join(unknown)}", file=sys.stderr)
+    return args
 
 
 def sglang_bench_serving(argv: list[str]) -> int:
-    """`python3 -m sglang.bench_serving` stand-in: its prompts (every dataset's made as the random dataset's,
-    --request-rate and warm-ups not paced or sent) as real requests to the server, then one line in its layout
-    appended to --output-file."""
+    """`python3 -m sglang.bench_serving` stand-in: its warm-up requests (the first prompt, at most 32 tokens out),
+    then its prompts (every dataset's made as the random dataset's, --request-rate not paced) as real requests to
+    the server, then one line in its layout appended to --output-file. As the real client, exit 1 with no line
+    when every warm-up request failed (it raises "Warmup failed"), or when every request did."""
     args = _sglang_bench_args(argv)
     route = SGLANG_BACKENDS[args.backend]
     if route is None:
@@ -565,7 +571,20 @@ def sglang_bench_serving(argv: list[str]) -> int:
         return 1
     lengths = _sglang_lengths(args)
     requests = [_sglang_payload(args, route, model, extra, n_in, n_out) for n_in, n_out in lengths]
+    warmups = min(max(args.warmup_requests or 0, 0), 1 if os.environ.get(FAST_ENV) else SGLANG_POOL)
+    if warmups:
+        n_in, n_out = lengths[0]
+        test = _sglang_payload(args, route, model, extra, n_in, min(n_out, SGLANG_WARMUP_OUT))
+        *tried, _ = _send_all(base + route, [test] * warmups, warmups)
+        if all("error" in r for r in tried):
+            print(f"{SGLANG_CLIENT_MODULE} (fake): Warmup failed - no warm-up request to {base + route} succeeded: "
+                  f"{tried[0]['error']}", file=sys.stderr)
+            return 1
     results = _send_all(base + route, requests, min(args.max_concurrency or len(requests), len(requests), SGLANG_POOL))
+    if all("error" in r for r in results[:-1]):
+        print(f"{SGLANG_CLIENT_MODULE} (fake): All requests failed ({len(requests)} to {base + route}), so no line "
+              f"is written: {results[0]['error']}", file=sys.stderr)
+        return 1
     line = _sglang_line(args, _server_info(base, model), lengths, results)
     path = args.output_file or (f"{args.backend}_{time.strftime('%m%d')}_{args.num_prompts}_"
                                 + (f"{args.random_input_len}_{args.random_output_len}.jsonl"
@@ -1011,7 +1030,7 @@ def shim(name: str, argv: list[str]) -> int:
         if argv[:1] == ["profile"]:
             return aiperf_profile(argv[1:])
         return 0
-    if name in ("python3", "python") and argv[:1] == ["-m"] and len(argv) > 1:
+    if name.startswith("python") and argv[:1] == ["-m"] and len(argv) > 1:  # python, python3, python3.N
         return python_module(argv[1], argv[2:])
     print(f"fakeserver: unknown shim {name!r}", file=sys.stderr)
     return 127

@@ -1,0 +1,95 @@
+"""The `sglang.bench_serving` stand-in and the python shims, after a review (s38u).
+
+1. A client run where no request succeeded passed its rehearsal ("completed": 0, exit 0): the stand-in now sends
+   bench_serving's warm-up request first and exits 1 when it fails, as the real client raises; and a run whose
+   every request failed exits 1 without writing a line.
+2. A `python` shim was written where the machine has no `python`, so `command -v python` said yes and the script
+   then died with "python: command not found": a shim is written only for a name found on PATH.
+3. The shim knew only `python3 -m`: `python3 -u -m`, `-I`, `-X opt`, `-W arg`, `-um`, `-mMODULE` and
+   `python3.N` reached the real interpreter ("No module named 'sglang'").
+4. An option the stand-in does not know (a newer SGLang's) is passed over with a note, as the vLLM stand-in does.
+Real bash, real files, real requests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from sweepgate.core import fields  # noqa: E402
+from sweepgate.rehearsal import standin  # noqa: E402
+from test_rehearse import SGLANG_ROW, cli, write_rows  # noqa: E402
+from test_standin_sglang_bench_s38s import CLIENT, _sglang_repo  # noqa: E402
+
+MODULE = fields.SGLANG_CLIENT_MODULE
+
+
+@pytest.fixture
+def server():
+    srv = standin.make_server("127.0.0.1", 0, "test/m")
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def _client(argv: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != standin.FAST_ENV}
+    env["SWEEPGATE_REHEARSE_LOG"] = str(tmp_path / "calls.jsonl")
+    return subprocess.run([sys.executable, str(Path(standin.__file__)), "shim", "python3", "-m", MODULE, *argv],
+                          env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_a_rehearsal_whose_client_reaches_no_server_fails_at_the_client_line(tmp_path):
+    client = CLIENT.replace('--port "${PORT}"', "--port 1")
+    repo, work = _sglang_repo(tmp_path, client), tmp_path / "w"
+    r = cli(["--exp-name", "dsr1_1k1k", "--row-json", str(write_rows(tmp_path, SGLANG_ROW)), "--work-dir", str(work)],
+            cwd=repo / "configs", timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1 and "FAILED" in out and "Warmup failed" in out, out
+    script = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_sglang.sh"
+    line = next(n for n, text in enumerate((repo / script).read_text().splitlines(), 1) if MODULE in text)
+    assert f"{script}:{line}: no result file" in out, out  # the client's command, which names the result file
+    assert not [p for p in (work / "results").glob("*.json") if not p.name.endswith(".job.json")]
+
+
+@pytest.mark.parametrize("status", [404, 400])
+def test_an_error_answer_to_the_warm_up_exits_1_and_writes_no_line(tmp_path, server, status):
+    out = tmp_path / "out.jsonl"
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    # the stand-in server answers 404 for a route it does not serve, 400 for a body it cannot read
+    argv = ["--backend", "sglang", "--base-url", base + ("/nosuch" if status == 404 else ""), "--model", "m",
+            "--num-prompts", "2",
+            "--random-input-len", "4", "--random-output-len", "2", "--output-file", str(out)]
+    if status == 400:
+        argv += ["--extra-request-body", '{"sampling_params": 7}']
+    r = _client(argv, tmp_path)
+    assert r.returncode == 1 and "Warmup failed" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not out.exists()
+
+
+def test_with_no_warm_up_a_run_whose_every_request_failed_exits_1(tmp_path):
+    out = tmp_path / "out.jsonl"
+    r = _client(["--host", "127.0.0.1", "--port", "1", "--model", "m", "--warmup-requests", "0", "--num-prompts",
+                 "2", "--output-file", str(out)], tmp_path)
+    assert r.returncode == 1 and "All requests failed" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not out.exists()
+
+
+def test_an_option_it_does_not_know_is_passed_over_with_a_note(tmp_path, server):
+    out = tmp_path / "out.jsonl"
+    r = _client(["--base-url", f"http://127.0.0.1:{server.server_address[1]}", "--num-prompts", "2",
+                 "--random-input-len", "4", "--random-output-len", "2", "--a-newer-option", "3", "--output-file",
+                 str(out)], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "--a-newer-option 3" in r.stderr and json.loads(out.read_text())["completed"] == 2
