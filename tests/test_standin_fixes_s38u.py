@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from sweepgate.core import fields  # noqa: E402
-from sweepgate.rehearsal import standin  # noqa: E402
+from sweepgate.rehearsal import runner, standin  # noqa: E402
 from test_rehearse import SGLANG_ROW, cli, write_rows  # noqa: E402
 from test_standin_sglang_bench_s38s import CLIENT, _sglang_repo  # noqa: E402
 
@@ -93,3 +94,83 @@ def test_an_option_it_does_not_know_is_passed_over_with_a_note(tmp_path, server)
                  str(out)], tmp_path)
     assert r.returncode == 0, r.stderr
     assert "--a-newer-option 3" in r.stderr and json.loads(out.read_text())["completed"] == 2
+
+
+def _interp_dir(tmp_path: Path, *names: str) -> Path:
+    """A folder on PATH holding bash (the shims' interpreter) and ``names``, each this Python."""
+    other = tmp_path / "bin"
+    other.mkdir(exist_ok=True)
+    (other / "bash").symlink_to(shutil.which("bash"))
+    for name in names:
+        (other / name).symlink_to(sys.executable)
+    return other
+
+
+def test_no_python_shim_where_the_machine_has_no_python(tmp_path, monkeypatch):
+    other, shims = _interp_dir(tmp_path, "python3"), tmp_path / "shims"
+    monkeypatch.setenv("PATH", str(other))
+    runner.write_shims(shims)
+    assert (shims / "python3").is_file() and not (shims / "python").exists()
+    script = 'if command -v python >/dev/null 2>&1; then PY=python; else PY=python3; fi\n"$PY" -c "print(1)"\n'
+    r = subprocess.run(["/bin/bash", "-c", script], env={"PATH": f"{shims}:{other}"}, capture_output=True, text=True,
+                       timeout=60)
+    assert (r.returncode, r.stdout) == (0, "1\n"), r.stderr
+
+
+@pytest.mark.parametrize("before", [["-u"], ["-I"], ["-X", "dev"], ["-Xdev"], ["-W", "ignore"], ["-Wignore"],
+                                    ["-u", "-B"], ["-uB"], ["--check-hash-based-pycs", "never"]])
+def test_the_interpreters_own_options_before_m_reach_the_stand_in(tmp_path, monkeypatch, server, before):
+    other, shims = _interp_dir(tmp_path, "python3"), tmp_path / "shims"
+    monkeypatch.setenv("PATH", str(other))
+    runner.write_shims(shims)
+    out = tmp_path / "out.jsonl"
+    argv = ["--base-url", f"http://127.0.0.1:{server.server_address[1]}", "--num-prompts", "1",
+            "--random-input-len", "4", "--random-output-len", "2", "--output-file", str(out)]
+    env = {**os.environ, "PATH": f"{shims}:{other}"}
+    env.pop(standin.FAST_ENV, None)
+    r = subprocess.run(["python3", *before, "-m", MODULE, *argv], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and json.loads(out.read_text())["completed"] == 1, r.stderr
+
+
+@pytest.mark.parametrize("call", [["-um", MODULE], ["-m" + MODULE], ["-u", "-m" + MODULE]])
+def test_m_joined_to_its_module_or_to_other_flags_reaches_the_stand_in(tmp_path, monkeypatch, server, call):
+    other, shims = _interp_dir(tmp_path, "python3"), tmp_path / "shims"
+    monkeypatch.setenv("PATH", str(other))
+    runner.write_shims(shims)
+    out = tmp_path / "out.jsonl"
+    env = {**os.environ, "PATH": f"{shims}:{other}"}
+    env.pop(standin.FAST_ENV, None)
+    r = subprocess.run(["python3", *call, "--base-url", f"http://127.0.0.1:{server.server_address[1]}",
+                        "--num-prompts", "1", "--random-input-len", "4", "--random-output-len", "2", "--output-file",
+                        str(out)], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and out.is_file(), r.stderr
+
+
+@pytest.mark.parametrize("call", [["-c", "import sys; print(sys.argv[1:])", "-m", MODULE],
+                                  ["-X", "dev", "-c", "import sys; print(sys.argv[1:])", "-m", MODULE],
+                                  ["-uc", "import sys; print(sys.argv[1:])", "-m", MODULE]])
+def test_what_follows_c_is_the_programs_and_runs_the_real_python(tmp_path, monkeypatch, call):
+    other, shims = _interp_dir(tmp_path, "python3"), tmp_path / "shims"
+    monkeypatch.setenv("PATH", str(other))
+    runner.write_shims(shims)
+    r = subprocess.run(["python3", *call], env={**os.environ, "PATH": f"{shims}:{other}"}, capture_output=True,
+                       text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, f"['-m', '{MODULE}']\n"), r.stderr
+
+
+def test_a_python3_n_on_path_gets_a_shim_too(tmp_path, monkeypatch, server):
+    other, shims = _interp_dir(tmp_path, "python3.99", "python3.99-config"), tmp_path / "shims"
+    monkeypatch.setenv("PATH", str(other))
+    runner.write_shims(shims)
+    assert (shims / "python3.99").is_file() and not (shims / "python3").exists()
+    assert not (shims / "python3.99-config").exists()
+    out = tmp_path / "out.jsonl"
+    env = {**os.environ, "PATH": f"{shims}:{other}"}
+    env.pop(standin.FAST_ENV, None)
+    r = subprocess.run(["python3.99", "-u", "-m", MODULE, "--base-url", f"http://127.0.0.1:{server.server_address[1]}",
+                        "--num-prompts", "1", "--random-input-len", "4", "--random-output-len", "2", "--output-file",
+                        str(out)], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and out.is_file(), r.stderr
+    r = subprocess.run(["python3.99", "-c", "print(2)"], env=env, capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, "2\n"), r.stderr

@@ -347,10 +347,16 @@ def free_ports(count: int) -> list[int]:
 
 
 STANDIN = "server-standin"  # what SERVER_STANDIN points at: runs a server command's stand-in
-# `python3 -m MODULE` (or `python -m`) of a benchmark client a script runs itself: the stand-in answers it; any other
-# call of these names runs the interpreter found after the shims on PATH (the library's `python3 -`, a script's own)
+# `python3 -m MODULE` (or `python`, `python3.N`, with the interpreter's own options before -m) of a benchmark client a
+# script runs itself: the stand-in answers it; any other call of these names runs the interpreter found after the
+# shims on PATH (the library's `python3 -`, a script's own). A name gets a shim only when PATH has it as the shims are
+# written: a `python` shim on a machine with only python3 would tell `command -v python` it is there.
 PYTHON_SHIMS = ("python3", "python")
+PYTHON_VERSIONED = re.compile(r"python3\.\d+")  # python3.11, ...: a shim for each PATH has
 CLIENT_MODULES = (fields.SGLANG_CLIENT_MODULE,)
+# the interpreter's options that take a value (-W arg, -X opt as its own word, --check-hash-based-pycs mode)
+PYTHON_VALUE_LETTERS = "WX"
+PYTHON_VALUE_OPTIONS = ("--check-hash-based-pycs",)
 
 
 def write_shims(shim_dir: Path) -> None:
@@ -378,22 +384,66 @@ def write_shims(shim_dir: Path) -> None:
         encoding="utf-8",
     )
     standin.chmod(0o755)
-    for name in PYTHON_SHIMS:
+    for name in python_names(shim_dir, os.environ.get("PATH", "")):
         _write_python_shim(shim_dir, name)
 
 
+def python_names(shim_dir: Path, search_path: str) -> list[str]:
+    """The interpreters' names (PYTHON_SHIMS, python3.N) an executable file on ``search_path`` has, the shim
+    folder left out."""
+    found = set()
+    for folder in search_path.split(os.pathsep):
+        folder = Path(folder or ".")
+        try:
+            if shim_dir.exists() and folder.exists() and folder.samefile(shim_dir):
+                continue
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if (name in PYTHON_SHIMS or PYTHON_VERSIONED.fullmatch(name)) and name not in found:
+                path = folder / name
+                if path.is_file() and os.access(path, os.X_OK):
+                    found.add(name)
+    return sorted(found)
+
+
 def _write_python_shim(shim_dir: Path, name: str) -> None:
-    """``name``: the stand-in for `name -m CLIENT_MODULE ...`, else the next ``name`` on PATH (127 when none)."""
+    """``name``: the stand-in for `name [its own options] -m CLIENT_MODULE ...`, else the next ``name`` on PATH
+    (127 when none). The options before -m are CPython's: letters run together (-uB, -um MOD), -W/-X with their value
+    joined or as the next word, long ones; -c, `-`, `--` or a file name end them with no module."""
     modules = "|".join(shlex.quote(m) for m in CLIENT_MODULES)
+    values = "|".join(PYTHON_VALUE_OPTIONS)
     path = shim_dir / name
     path.write_text(
         "#!/usr/bin/env bash\n"
         f"# sweepgate rehearse: stands in for `{name} -m` of {', '.join(CLIENT_MODULES)}; any other call runs the\n"
         f"# {name} after this folder on PATH.\n"
-        'if [[ "$1" == -m ]]; then\n'
-        f'  case "$2" in {modules}) exec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(FAKESERVER))} '
-        f'shim {name} "$@" ;; esac\n'
-        "fi\n"
+        "_sg_args=(\"$@\") _sg_i=0 _sg_module= _sg_next=0\n"
+        "while (( _sg_i < ${#_sg_args[@]} )); do\n"
+        "  _sg_a=${_sg_args[_sg_i]}\n"
+        "  case $_sg_a in\n"
+        f"    {values}) (( _sg_i += 2 )); continue ;;\n"
+        "    --|-|''|[!-]*) break ;;\n"
+        "    --*) (( _sg_i += 1 )); continue ;;\n"
+        "  esac\n"
+        "  _sg_k=1 _sg_end=\n"
+        "  while (( _sg_k < ${#_sg_a} )); do\n"
+        "    _sg_c=${_sg_a:_sg_k:1} _sg_rest=${_sg_a:_sg_k+1}\n"
+        "    case $_sg_c in\n"
+        "      m) if [[ -n $_sg_rest ]]; then _sg_module=$_sg_rest _sg_next=$(( _sg_i + 1 ))\n"
+        "         else _sg_module=${_sg_args[_sg_i+1]-} _sg_next=$(( _sg_i + 2 )); fi\n"
+        "         _sg_end=1; break ;;\n"
+        "      c) _sg_end=1; break ;;\n"
+        f"      [{PYTHON_VALUE_LETTERS}]) [[ -z $_sg_rest ]] && (( _sg_i += 1 )); break ;;\n"
+        "      *) (( _sg_k += 1 )) ;;\n"
+        "    esac\n"
+        "  done\n"
+        "  [[ -n $_sg_end ]] && break\n"
+        "  (( _sg_i += 1 ))\n"
+        "done\n"
+        f'case "$_sg_module" in {modules}) exec {shlex.quote(sys.executable)} -I -S '
+        f'{shlex.quote(str(FAKESERVER))} shim {name} -m "$_sg_module" "${{_sg_args[@]:_sg_next}}" ;; esac\n'
         'IFS=: read -r -a _sweepgate_dirs <<< "$PATH"\n'
         'for _sweepgate_dir in "${_sweepgate_dirs[@]}"; do\n'
         '  _sweepgate_dir="${_sweepgate_dir:-.}"\n'
