@@ -144,13 +144,15 @@ def test_preflight_names_the_client_in_a_note_never_a_failure(tmp_path):
     assert (note.severity, note.rule, note.line) == ("info", "engine-unchecked", 2), note
 
 
-def test_any_other_python_call_runs_the_python_after_the_shims(tmp_path):
+def test_any_other_python_call_runs_the_python_after_the_shims(tmp_path, monkeypatch):
     """The `python3` and `python` shims answer the client module alone: the library's `python3 -` and a script's
     own Python run the interpreter found after the shims on PATH; with none there, bash's 127."""
     shims, other = tmp_path / "shims", tmp_path / "bin"
-    runner.write_shims(shims)
     other.mkdir()
-    (other / "python").symlink_to(sys.executable)
+    for name in runner.PYTHON_SHIMS:  # each is shimmed only where PATH has it (tests/test_standin_fixes_s38u.py)
+        (other / name).symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", f"{other}:{os.environ['PATH']}")
+    runner.write_shims(shims)
     env = {**os.environ, "PATH": f"{shims}:{other}:{os.environ['PATH']}"}
     for name in runner.PYTHON_SHIMS:
         r = subprocess.run([name, "-c", "import sys; print(sys.argv[1])", "-m"], env=env, capture_output=True,
