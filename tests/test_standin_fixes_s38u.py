@@ -174,3 +174,25 @@ def test_a_python3_n_on_path_gets_a_shim_too(tmp_path, monkeypatch, server):
     assert r.returncode == 0 and out.is_file(), r.stderr
     r = subprocess.run(["python3.99", "-c", "print(2)"], env=env, capture_output=True, text=True, timeout=60)
     assert (r.returncode, r.stdout) == (0, "2\n"), r.stderr
+
+
+def test_preflight_s_python3_calls_run_this_interpreter_through_the_shim(tmp_path, monkeypatch):
+    """Preflight ran the library's inline Python on this interpreter by linking python3 to it in the shim folder;
+    since the folder holds a python3 shim (the client stand-in), that link was skipped and every other python3
+    call ran whatever python3 came next on PATH (a version manager's shim costs a tenth of a second a call).
+    record._this_python_first now names this interpreter to the shim, which runs it for any other call."""
+    from sweepgate.rehearsal import record
+
+    other = _interp_dir(tmp_path)
+    (other / "python3").write_text("#!/bin/sh\necho next-on-path\n")
+    (other / "python3").chmod(0o755)
+    shims = tmp_path / "shims"
+    monkeypatch.setenv("PATH", str(other))
+    runner.write_shims(shims)
+    env = {"PATH": f"{shims}:{other}"}
+    record._this_python_first(shims, env)
+    probe = ["python3", "-c", "import sys; print(sys.executable)"]
+    r = subprocess.run(probe, env=env, capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, f"{sys.executable}\n"), r.stderr
+    plain = subprocess.run(probe, env={"PATH": f"{shims}:{other}"}, capture_output=True, text=True, timeout=60)
+    assert plain.stdout == "next-on-path\n", plain.stderr  # a rehearsal runs the job's own python3

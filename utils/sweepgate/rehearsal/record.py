@@ -36,11 +36,14 @@ class Recording:
     subshells: dict = field(default_factory=dict)   # PID -> where each subshell alive then started
 
 
-def _this_python_first(shim_dir: Path) -> None:
+def _this_python_first(shim_dir: Path, env: dict) -> None:
     """The library's inline Python (the agentic result writer) runs on this interpreter: a
-    `python3` found on PATH may be a version manager's shim that costs a tenth of a second."""
+    `python3` found on PATH may be a version manager's shim that costs a tenth of a second. Where the
+    rehearsal's python3 shim is there (it stands in for a client module), it runs this one for the rest."""
     link = shim_dir / "python3"
-    if not link.exists():
+    if link.exists():
+        env[runner.THIS_PYTHON_ENV] = sys.executable
+    else:
         link.symlink_to(sys.executable)
 
 
@@ -58,7 +61,7 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
         if help_flags:
             (work / "standin-help.json").write_text(json.dumps(help_flags), encoding="utf-8")
             env[HELP_ENV] = str(work / "standin-help.json")
-        _this_python_first(paths["shims"])
+        _this_python_first(paths["shims"], env)
         run = runner.run_script(script, root, env, paths["out"], timeout, log=paths["log"], trap=paths)
         calls, unreadable = runner._logged_calls(paths["log"])  # as rehearse reads it: no internal error
         leftovers = run.left + runner.reap_leftovers(calls)

@@ -40,6 +40,9 @@ from sweepgate.rehearsal.standin import option_value, start_time
 FAKESERVER = Path(__file__).with_name("standin.py")
 SHIMS = ("vllm", "lmcache", "mooncake_master", "aiperf", "lm_eval", "pip", "hf", "huggingface-cli")
 DURATION_ENV = "SWEEPGATE_REHEARSE_DURATION"
+# The interpreter a python3 shim runs for any call but a client it stands in for, when set (preflight: this
+# one, as a version manager's python3 on PATH costs a tenth of a second a call); else the next on PATH.
+THIS_PYTHON_ENV = "SWEEPGATE_REHEARSE_PYTHON3"
 DEFAULT_DURATION_S = 10
 DEFAULT_TIMEOUT_S = 600
 TRACE_TURNS = (
@@ -444,7 +447,8 @@ def _write_python_shim(shim_dir: Path, name: str) -> None:
         "done\n"
         f'case "$_sg_module" in {modules}) exec {shlex.quote(sys.executable)} -I -S '
         f'{shlex.quote(str(FAKESERVER))} shim {name} -m "$_sg_module" "${{_sg_args[@]:_sg_next}}" ;; esac\n'
-        'IFS=: read -r -a _sweepgate_dirs <<< "$PATH"\n'
+        + (f'[[ -n "${{{THIS_PYTHON_ENV}:-}}" ]] && exec "${THIS_PYTHON_ENV}" "$@"\n' if name == "python3" else "")
+        + 'IFS=: read -r -a _sweepgate_dirs <<< "$PATH"\n'
         'for _sweepgate_dir in "${_sweepgate_dirs[@]}"; do\n'
         '  _sweepgate_dir="${_sweepgate_dir:-.}"\n'
         f'  [[ "$_sweepgate_dir" -ef {shlex.quote(str(shim_dir.resolve()))} ]] && continue\n'
