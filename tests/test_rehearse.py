@@ -374,8 +374,9 @@ def test_a_server_on_its_own_port_is_told_to_listen_on_the_job_s_port():
     assert rehearse.check_calls(row, {"PORT": "8888"}, [served]) == []
 
 
-def test_an_sglang_row_rehearses_in_an_adopting_repository(tmp_path):
-    """The same review, end to end: a repository's own SGLang script, from its configs/ folder."""
+def sglang_repo(tmp_path, client: str | None = None):
+    """A repository with this one's benchmarks and configs whose SGLang row's script is the vLLM one with its server
+    swapped for SGLang's, and its client for ``client`` when given."""
     repo = tmp_path / "bench"
     for part in ("benchmarks", "configs"):
         shutil.copytree(ROOT / part, repo / part, symlinks=True)
@@ -383,9 +384,17 @@ def test_an_sglang_row_rehearses_in_an_adopting_repository(tmp_path):
     start, end = vllm.index("server_cmd=("), vllm.index(")\n", vllm.index("server_cmd=(")) + 2
     server = ('server_cmd=(\n  python3 -m sglang.launch_server --model-path "${MODEL_PATH}"\n'
               '  --served-model-name "${MODEL}" --host 0.0.0.0 --port "${PORT}" --tp-size "${TP}"\n)\n')
-    script = repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_sglang.sh"
-    script.write_text(vllm[:start] + server + vllm[end:])
+    text = vllm[:start] + server + vllm[end:]
+    if client is not None:
+        text = text[:text.index("run_throughput_and_evals")] + client
+    (repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_sglang.sh").write_text(text)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    return repo
+
+
+def test_an_sglang_row_rehearses_in_an_adopting_repository(tmp_path):
+    """The same review, end to end: a repository's own SGLang script, from its configs/ folder."""
+    repo = sglang_repo(tmp_path)
     rows = write_rows(tmp_path, SGLANG_ROW)
     r = cli(["--exp-name", "dsr1_1k1k", "--row-json", str(rows), "--work-dir", str(tmp_path / "w")],
             cwd=repo / "configs")

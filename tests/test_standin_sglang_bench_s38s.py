@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from sweepgate.core import fields  # noqa: E402
 from sweepgate.engines.preflight import check_row  # noqa: E402
 from sweepgate.rehearsal import runner, standin  # noqa: E402
-from test_rehearse import SGLANG_ROW, _ingest, _show, cli, write_rows  # noqa: E402
+from test_rehearse import SGLANG_ROW, _ingest, _show, cli, sglang_repo, write_rows  # noqa: E402
 
 SAMPLE = ROOT / "tests/data/results-samples/sglang/sglang0.5.8_gptoss120b_a100x8_tp8_in1024_out128_c100_details.jsonl"
 CLIENT = ('python3 -m sglang.bench_serving --backend sglang --host 127.0.0.1 --port "${PORT}" \\\n'
@@ -40,20 +40,8 @@ CLIENT = ('python3 -m sglang.bench_serving --backend sglang --host 127.0.0.1 --p
 
 
 def _sglang_repo(tmp_path: Path, client: str) -> Path:
-    """A repository with this one's benchmarks and configs, whose SGLang row's script starts the SGLang server and
-    runs ``client`` (the vLLM script with its server and client swapped)."""
-    repo = tmp_path / "bench"
-    for part in ("benchmarks", "configs"):
-        shutil.copytree(ROOT / part, repo / part, symlinks=True)
-    vllm = (repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh").read_text()
-    start, end = vllm.index("server_cmd=("), vllm.index(")\n", vllm.index("server_cmd=(")) + 2
-    server = ('server_cmd=(\n  python3 -m sglang.launch_server --model-path "${MODEL_PATH}"\n'
-              '  --served-model-name "${MODEL}" --host 0.0.0.0 --port "${PORT}" --tp-size "${TP}"\n)\n')
-    text = vllm[:start] + server + vllm[end:]
-    text = text[:text.index("run_throughput_and_evals")] + client
-    (repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_sglang.sh").write_text(text)
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    return repo
+    """A repository whose SGLang row's script starts the SGLang server and runs ``client``."""
+    return sglang_repo(tmp_path, client)
 
 
 def test_a_script_whose_client_is_sglang_bench_serving_rehearses_and_its_line_ingests(tmp_path):
