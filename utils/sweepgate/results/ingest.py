@@ -687,7 +687,8 @@ class Read:
 def records_of(output: Path, given: Given | None = None, warnings: list | None = None,
                left_out: frozenset[int] = frozenset()) -> list[dict]:
     """The normalized records of one output file (refuses with a diagnostic); what is worth a
-    warning but stored (normalize.short_outputs, unfilled_cap, model_mismatch, inputs_unlike_row) is appended to ``warnings``. The
+    warning but stored (normalize.short_outputs, unfilled_cap, model_mismatch, inputs_unlike_row,
+    in_flight_unlike_row) is appended to ``warnings``. The
     measurements at ``left_out`` lines (a sweep summary's runs read from their own files) are not
     made records, nor warned of."""
     return _read_records(output, given, warnings, left_out)[0]
@@ -738,7 +739,8 @@ def _records(output: Path, text: str, read: Read, given: Given | None, warnings:
     found.extend((d, 0) for d in beside)  # of its one measurement
     if job.row:
         found.extend((d, m.line) for m in measurements
-                     for check in (normalize.model_mismatch, normalize.inputs_unlike_row)
+                     for check in (normalize.model_mismatch, normalize.inputs_unlike_row,
+                                   normalize.in_flight_unlike_row)
                      if (d := check(m, job.row, str(output), job.source or "--row")))
     whole: list = []  # of the file as a whole
     energies, power_column = _energies(output, job, measurements, whole)

@@ -58,6 +58,12 @@ class Measurement:
     # metrics sweepgate computed from the output's per-request arrays (vLLM's p90 TTFT and ITL), not the
     # client's own figures: left out where its figures are checked against one another (``plausible``)
     computed: set = dataclasses.field(default_factory=set)
+    # what the run measured of its point where it states no setting of it: its requests' mean input tokens
+    # (INPUT_MEAN: AIPerf/GenAI-Perf's input_sequence_length avg), the requests it held in flight on average
+    # (IN_FLIGHT: its request throughput times its mean request latency, Little's law), by name (``keys`` and
+    # ``places`` name their figure's key and cell). Not stored: held to the job's row
+    # (``normalize.inputs_unlike_row``, ``normalize.in_flight_unlike_row``).
+    averaged: dict = dataclasses.field(default_factory=dict)
 
     def key(self, name: str) -> str:
         """The output's own key of the record field or metric ``name``, else ``name``."""
@@ -71,6 +77,9 @@ class Measurement:
         """(line, column) a refusal or warning of the metric ``name`` stands at: its cell in a CSV export, else the
         measurement's line and no column (``jsonio.place`` then finds its key there)."""
         return self.places.get(name) or (self.line, 0)
+
+
+INPUT_MEAN, IN_FLIGHT = "input-mean", "in-flight"  # ``Measurement.averaged``'s names
 
 
 def random_lengths(dataset: str | None) -> bool:

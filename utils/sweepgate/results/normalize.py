@@ -18,7 +18,8 @@ from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, fail
 from sweepgate.results import derive, plausible
 from sweepgate.results import record as R
-from sweepgate.results.measurement import Measurement, measured, outputs_short, random_lengths
+from sweepgate.results.measurement import (IN_FLIGHT, INPUT_MEAN, Measurement, measured, outputs_short,
+                                          random_lengths)
 from sweepgate.results.sidecar import Job
 
 # row field -> record field, copied as they are
@@ -83,22 +84,62 @@ def model_mismatch(m: Measurement, row: dict, path: str, sidecar: str) -> Diagno
 
 
 def inputs_unlike_row(m: Measurement, row: dict, path: str, sidecar: str) -> Diagnostic | None:
-    """A warning when an output that states no input length it asked for (vLLM's) sent its completed requests
-    under ``measurement.SHORT_OUTPUTS`` of its job's row's isl in input tokens on average: no --random-range-ratio
-    spread reaches that, so the row is another point's (README's ``test-config ... | jq '.[0]'`` picked an 8k1k
-    row for a 1k1k output). Stored all the same, under the row's isl, as ``check_agreement`` leaves it (s38o)."""
+    """A warning when an output that states no input length it asked for (vLLM's, a GenAI-Perf CSV) sent its
+    completed requests under ``measurement.SHORT_OUTPUTS`` of its job's row's isl in input tokens on average
+    (its token totals over its completed requests, else the mean it measured: ``Measurement.averaged``): no
+    --random-range-ratio spread reaches that, so the row is another point's (README's ``test-config ... |
+    jq '.[0]'`` picked an 8k1k row for a 1k1k output). Stored all the same, under the row's isl, as
+    ``check_agreement`` leaves it (s38o; the measured mean s38w)."""
     isl, tokens, done = row.get(F.ISL), m.metrics.get(R.TOTAL_INPUT_TOKENS), m.metrics.get(R.COMPLETED)
-    if m.fields.get(R.ISL) is not None or not (isinstance(isl, int) and isl > 0 and isinstance(done, (int, float))
-                                               and done > 0) or not outputs_short(tokens, isl * done):
+    if m.fields.get(R.ISL) is not None or not (isinstance(isl, int) and isl > 0):
         return None
-    return Diagnostic(path, m.line, 0, "row-lengths",
-                      f"warning: {m.said(R.TOTAL_INPUT_TOKENS)}: the run's {done:g} completed requests averaged "
-                      f"{tokens / done:.0f} input tokens, but its job's row ({sidecar}) says isl {isl}; stored under "
-                      f"isl {isl}, though its figures are not an isl-{isl} run's",
+    if isinstance(tokens, (int, float)) and isinstance(done, (int, float)) and done > 0:
+        mean, name, counted = tokens / done, R.TOTAL_INPUT_TOKENS, f"{done:g} "
+    elif (mean := m.averaged.get(INPUT_MEAN)) is not None:
+        name, counted = INPUT_MEAN, ""
+    else:
+        return None
+    if not outputs_short(mean, isl):
+        return None
+    return _unlike_row(m, name, path, sidecar, f"the run's {counted}completed requests averaged {mean:.0f} input "
+                       "tokens", R.ISL, isl)
+
+
+def in_flight_unlike_row(m: Measurement, row: dict, path: str, sidecar: str) -> Diagnostic | None:
+    """A warning when an output that states no concurrency (a GenAI-Perf or AIPerf CSV) held its requests in
+    flight on average (``Measurement.averaged``: its request throughput times its mean request latency) under
+    ``measurement.SHORT_OUTPUTS`` of its job's row's conc (of the requests it sent, where fewer), or the row's
+    under that share of it: the rule ``inputs_unlike_row`` holds input lengths to, either way, no ramp-up or
+    tail reaching it. Stored all the same, under the row's conc (s38w)."""
+    conc, held = _row_conc(row), m.averaged.get(IN_FLIGHT)
+    if m.fields.get(R.CONC) is not None or m.uncapped or m.fields.get(R.REQUEST_RATE) is not None \
+            or not isinstance(conc, int) or conc <= 0 or held is None:
+        return None
+    sent = plausible.sent(m.metrics)
+    cap = min(conc, sent) if sent else conc
+    if not (outputs_short(held, cap) or outputs_short(cap, held)):
+        return None
+    return _unlike_row(m, IN_FLIGHT, path, sidecar, f"the run's requests averaged {held:.0f} in flight (its request "
+                       "throughput times its mean request latency)", R.CONC, conc)
+
+
+def _unlike_row(m: Measurement, name: str, path: str, sidecar: str, averaged: str, field: str,
+                value) -> Diagnostic:
+    """The one warning of what a run measured (``averaged``, in words) that its job's row's ``field`` ``value``
+    cannot be, at the figure's key (``name``) or cell."""
+    article = "an" if field[0] in "aeiou" else "a"
+    return Diagnostic(path, *m.place_of(name), "row-lengths" if field != R.CONC else "row-concurrency",
+                      f"warning: {m.said(name)}: {averaged}, but its job's row ({sidecar}) says {field} {value}; "
+                      f"stored under {field} {value}, though its figures are not {article} {field}-{value} run's",
                       "if the row is not the one this output was run with, pass that one as --row (`sweepgate "
-                      "test-config --seq-lens` narrows it to the output's lengths)" if sidecar == "--row" else
+                      f"test-config {NARROWS[field]}` narrows it to the output's {NARROWS_TO[field]})"
+                      if sidecar == "--row" else
                       "if the output is another job's, pair it with its own .job.json (or --row)",
                       severity="warning")
+
+
+# test-config's option that narrows its rows to an output's isl or conc, and what it narrows them to
+NARROWS, NARROWS_TO = {R.ISL: "--seq-lens", R.CONC: "--conc"}, {R.ISL: "lengths", R.CONC: "concurrency"}
 
 
 def short_outputs(m: Measurement, path: str) -> Diagnostic | None:

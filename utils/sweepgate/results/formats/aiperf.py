@@ -16,7 +16,7 @@ from sweepgate.results import plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import PHASES_FOLDER, SweepAggregate
 from sweepgate.results.formats.vllm import rate_value
-from sweepgate.results.measurement import Measurement, further_stat, measured, run_window
+from sweepgate.results.measurement import IN_FLIGHT, INPUT_MEAN, Measurement, further_stat, measured, run_window
 from sweepgate.results.units import is_time_unit, to_ms
 
 LATENCIES = {
@@ -362,6 +362,23 @@ def _lengths(cfg: dict) -> tuple[int | None, int | None]:
     return None, None
 
 
+INPUT_LENGTHS = "input_sequence_length"  # the metric object of each request's input tokens
+
+
+def averages(doc: dict, m: Measurement) -> None:
+    """What the run measured of its point (``Measurement.averaged``), for an export that states no setting of it
+    (a CSV states none): its requests' mean input tokens (``input_sequence_length`` avg) and, from its request
+    throughput and mean request latency (``metrics_from``'s, in ``m.metrics``), the requests it held in flight on
+    average, named by its request throughput's key."""
+    lengths = doc.get(INPUT_LENGTHS)
+    mean = lengths.get("avg") if isinstance(lengths, dict) else None
+    if isinstance(mean, (int, float)) and not isinstance(mean, bool) and math.isfinite(mean) and mean > 0:
+        m.averaged[INPUT_MEAN], m.keys[INPUT_MEAN] = mean, f"{INPUT_LENGTHS}.avg"
+    rate, latency = m.metrics.get(R.REQUEST_THROUGHPUT), m.metrics.get(R.latency_name("e2el", "mean"))
+    if rate and latency:
+        m.averaged[IN_FLIGHT], m.keys[IN_FLIGHT] = rate * latency / 1000, m.keys.get(R.REQUEST_THROUGHPUT)
+
+
 def _failed(doc: dict, metrics: dict):
     if metrics.get(R.FAILED) is not None:
         return metrics[R.FAILED]
@@ -460,6 +477,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     model, conc, client = _config(doc, path)
     m = Measurement(f"{client}-json", client, line, client_version=doc.get("aiperf_version"))
     m.metrics.update(metrics_from(doc, path, line, m.notes, m.keys))
+    averages(doc, m)
     if tagged:  # each metric's key as the export writes it, under records and its tag
         tag_of = {key: tag for tag, key in TAGS.items()}
         m.keys = {name: "records." + ".".join((tag_of.get(k, k), *rest)) for name, (k, *rest) in

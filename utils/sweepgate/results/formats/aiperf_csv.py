@@ -5,7 +5,8 @@ distribution) and ``Metric,Value`` (scalars); a GPU telemetry table
 (``Endpoint,GPU_Index,...``) may follow and is not a run metric, so it is skipped. Display names map to export keys
 by rule (``Time To First Token (ms)`` -> ``time_to_first_token`` in ms), values
 may carry thousands separators (``"2,156.03"``), absent stats are blank cells.
-The CSV carries no model or concurrency: those come from the job's row.
+The CSV carries no model or concurrency: those come from the job's row (held to what the CSV measured:
+normalize.inputs_unlike_row, in_flight_unlike_row).
 """
 
 from __future__ import annotations
@@ -173,6 +174,7 @@ def parse_text(text: str, path: str) -> Measurement:
                 if stat in rows[key][2]:
                     d.message = _as_table(rows, dotted) + d.message[len(dotted):]
         raise
+    aiperf.averages(doc, m)
     _note_places(m, rows)
     _table_keys(m, rows)
     if client == "aiperf" and m.metrics.get(aiperf.R.FAILED) is None:

@@ -1,0 +1,87 @@
+"""Review s38w: a GenAI-Perf CSV states no concurrency and no input length it asked for, so a --row of
+another conc or isl was taken without a word, though the table measured both: its "Input Sequence Length"
+avg is the input tokens its requests averaged, and its request throughput times its mean request latency is
+the requests it held in flight on average (Little's law: the real samples below give 1.0, 10.0, 99.9 and 249
+for their conc 1, 10, 100 and 250). Each is now held to the row by the rule and words the vLLM output's
+token totals are (`normalize.inputs_unlike_row`: a quarter, `measurement.SHORT_OUTPUTS`): one warning line
+at the figure's cell, the result stored as before (exit 0). The real samples with their real rows say
+nothing of it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from helpers import ROOT, ROW, SAMPLES, run_cli, show_json
+
+CSV = SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc10.csv"
+MODEL = "meta/llama3-8b-instruct"
+HINT = "; if the row is not the one this output was run with, pass that one as --row (`sweepgate test-config {}` "\
+    "narrows it to the output's {})"
+
+
+def _ingest(tmp_path, capsys, monkeypatch, output, **row):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "row.json").write_text(json.dumps({**ROW, "model": MODEL, **row}), encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", "row.json", "--run-id", "101",
+                           "--ref", "refs/heads/main", str(output))
+    return rc, out, err, db
+
+
+def _cell(output, line: str) -> str:
+    """The cell a warning's path:line:col names."""
+    _, number, col = line.split(": ", 1)[0].rsplit(":", 2)
+    return output.read_text().splitlines()[int(number) - 1][int(col) - 1:]
+
+
+def test_a_csv_with_a_row_of_another_input_length_is_warned_of_and_stored(tmp_path, capsys, monkeypatch):
+    rc, out, err, db = _ingest(tmp_path, capsys, monkeypatch, CSV, isl=8192, osl=50, conc=10)
+    assert rc == 0 and out.strip() == f"ingested 1 results (1 new) into {db}", err
+    (line,) = err.strip().splitlines()
+    assert ": warning: Input Sequence Length.avg: the run's completed requests averaged 200 input tokens, but its " \
+        "job's row (--row) says isl 8192; stored under isl 8192, though its figures are not an isl-8192 run's" \
+        + HINT.format("--seq-lens", "lengths") in line, line
+    assert _cell(CSV, line).startswith("200.03,"), line  # at its cell
+    (rec,) = show_json(capsys, db)
+    assert rec["isl"] == 8192
+
+
+@pytest.mark.parametrize("conc, averaged", [(100, 10), (1, 10)])
+def test_a_csv_with_a_row_of_another_concurrency_is_warned_of_and_stored(tmp_path, capsys, monkeypatch, conc,
+                                                                         averaged):
+    rc, out, err, db = _ingest(tmp_path, capsys, monkeypatch, CSV, isl=200, osl=50, conc=conc)
+    assert rc == 0 and out.strip() == f"ingested 1 results (1 new) into {db}", err
+    (line,) = err.strip().splitlines()
+    assert f": warning: Request Throughput (per sec).avg: the run's requests averaged {averaged} in flight (its " \
+        "request throughput times its mean request latency), but its job's row (--row) says conc " \
+        f"{conc}; stored under conc {conc}, though its figures are not a conc-{conc} run's" + HINT.format("--conc", "concurrency") in line, line
+    assert _cell(CSV, line).startswith("11.38"), line
+    (rec,) = show_json(capsys, db)
+    assert rec["conc"] == conc
+
+
+def test_the_csv_with_its_own_row_is_stored_without_a_word(tmp_path, capsys, monkeypatch):
+    rc, out, err, db = _ingest(tmp_path, capsys, monkeypatch, CSV, isl=200, osl=50, conc=10)
+    assert rc == 0 and err == "", err
+
+
+REAL = sorted(p for folder in (SAMPLES / "aiperf", ROOT / "tests" / "data" / "results-real" / "aiperf")
+              for p in folder.glob("*") if p.suffix in (".json", ".csv")
+              and re.search(r"_c(?:onc)?(\d+)(?:_|\.|$)", p.stem))
+
+
+@pytest.mark.parametrize("output", REAL, ids=lambda p: p.name)
+def test_real_exports_with_their_own_rows_say_nothing_of_the_row(tmp_path, capsys, monkeypatch, output):
+    """Each real export whose name says its concurrency, with a row of it and of the input length it
+    averaged: no row-lengths or row-concurrency warning (whatever else it is worth, or refused as it was)."""
+    conc = int(re.search(r"_c(?:onc)?(\d+)(?:_|\.|$)", output.stem)[1])
+    isl = 200 if "isl200" in output.name else 1024
+    text = output.read_text(encoding="utf-8", errors="replace")
+    said = re.search(r'"input_sequence_length":\s*\{[^}]*?"avg":\s*([\d.]+)', text) or \
+        re.search(r'^Input Sequence Length[^,]*,(?:"([\d,.]+)"|([\d.]+))', text, re.M)
+    if said:
+        isl = max(1, round(float((said[1] or said.group(2) or "0").replace(",", ""))))
+    rc, out, err, db = _ingest(tmp_path, capsys, monkeypatch, output, isl=isl, osl=128, conc=conc)
+    assert "isl " not in err and "in flight (its request throughput" not in err, err
