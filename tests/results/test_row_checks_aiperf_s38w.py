@@ -85,3 +85,36 @@ def test_real_exports_with_their_own_rows_say_nothing_of_the_row(tmp_path, capsy
         isl = max(1, round(float((said[1] or said.group(2) or "0").replace(",", ""))))
     rc, out, err, db = _ingest(tmp_path, capsys, monkeypatch, output, isl=isl, osl=128, conc=conc)
     assert "isl " not in err and "in flight (its request throughput" not in err, err
+
+
+def test_a_json_export_of_a_prompt_file_is_held_to_the_row_by_its_mean_input(tmp_path, capsys, monkeypatch):
+    """The GenAI-Perf JSON export states its lengths only for synthetic prompts, and writes no token totals:
+    the same run's export with its prompts from a file is held to the row by its input_sequence_length avg,
+    the warning at that key."""
+    doc = json.loads((SAMPLES / "aiperf" / "genaiperf_nim-llama3-8b_trtllm_isl200_osl50_conc10.json").read_text())
+    doc["input_config"].update(prompt_source="file", input_file="prompts.jsonl")
+    output = tmp_path / "profile_export_genai_perf.json"
+    output.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    rc, out, err, db = _ingest(tmp_path, capsys, monkeypatch, output, isl=8192, osl=50, conc=10)
+    assert rc == 0 and out.strip() == f"ingested 1 results (1 new) into {db}", err
+    (line,) = err.strip().splitlines()
+    assert ": warning: input_sequence_length.avg: the run's completed requests averaged 200 input tokens, but its " \
+        "job's row (--row) says isl 8192;" in line, line
+    lines = output.read_text().splitlines()
+    at = int(line.split(": ", 1)[0].rsplit(":", 2)[1])
+    assert '"avg": 200.03' in lines[at - 1] and '"input_sequence_length"' in "".join(lines[at - 4:at]), line
+    (own := tmp_path / "own").mkdir()
+    rc, out, err, db = _ingest(own, capsys, monkeypatch, output, isl=200, osl=50, conc=10)
+    assert rc == 0 and err == "", err
+
+
+def test_an_aiperf_csv_warning_of_its_token_totals_stands_at_their_cell(tmp_path, capsys, monkeypatch):
+    """An AIPerf CSV writes its token totals and request count: the warning of them stood at 1:1 (the CSV's
+    measurement has no line of its own); it now stands at the Total Input Sequence Length cell."""
+    output = SAMPLES / "aiperf" / "aiperf_kimik2.7_fp4_mi355x_tp4_conc4.csv"
+    rc, out, err, db = _ingest(tmp_path, capsys, monkeypatch, output, isl=500000, osl=128, conc=4)
+    assert rc == 0, err
+    (line,) = [w for w in err.splitlines() if "says isl 500000" in w]
+    assert ": warning: Total Input Sequence Length (tokens).avg: the run's 547 completed requests averaged 81098 " \
+        "input tokens" in line, line
+    assert _cell(output, line).startswith("44360550.00"), line
