@@ -34,6 +34,7 @@ RANKS = {  # a column's name -> its rank as the draw (None: no draw)
 @pytest.mark.parametrize("name", RANKS)
 def test_a_power_column_s_name_ranks_with_or_without_separators(name):
     assert gpu_metrics.draw_rank(name) == RANKS[name]
+    assert gpu_metrics.draw_rank(name.lower()) == RANKS[name]  # as ingest reads a header, lower-cased
 
 
 @pytest.mark.parametrize("header", ["timestamp,index,PowerLimit(W),PowerDraw(W)", "timestamp,index,maxpower,powerdraw"])

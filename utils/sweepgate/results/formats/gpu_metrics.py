@@ -36,11 +36,10 @@ GPU_COLUMNS = ("index", "gpu", "gpu_index", "device")  # nvidia-smi's, amd-smi's
 # MI300X one of the two is N/A on every GPU) and power_management (ENABLED), its `monitor` power_usage, and
 # older releases average_socket_power and power_limit; rocm-smi writes Average or Current Socket Graphics
 # Package Power (W), and Max Graphics Package Power (W), a cap.
-# A name's words: its runs of letters, a camelCase name cut where a capital begins a word (PowerDraw(W),
-# GPUPowerLimit). A run holding "power" with no separator (powerdraw, maxpower) names power too, and a
-# qualifying word is found inside such a run (its "max", "limit", "avg").
+# A name's words: its runs of letters, in lower case (ingest lower-cases a header before reading it, so a
+# camelCase PowerDraw(W) is the run powerdraw). A run holding "power" with no separator (powerdraw, maxpower,
+# gpupowerlimit) names power too, and a qualifying word is found inside such a run (its "max", "limit", "avg").
 _WORD = re.compile(r"[a-z]+")
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 POWER_WORD = "power"
 NOT_DRAW_WORDS = frozenset({"limit", "cap", "max", "min", "default", "enforced", "management", "reasons", "event",
                             "throttle", "brake", "slowdown", "smoothing", "module", "voltage", "energy"})
@@ -60,7 +59,7 @@ _SUFFIX_UNIT = re.compile(r"[_.\s-]([a-z\u00b5]+)\s*$", re.IGNORECASE)
 def _words(name: str) -> set[str]:
     """The words of a column's name (``_WORD``), with ``power`` and any qualifier (``draw_rank``'s words) inside a
     run that holds "power" unseparated."""
-    runs = set(_WORD.findall(_CAMEL.sub(" ", name).lower()))
+    runs = set(_WORD.findall(name.lower()))
     joined = [run for run in runs if POWER_WORD in run and run != POWER_WORD]
     qualifiers = NOT_DRAW_WORDS | AVERAGE_WORDS | INSTANT_WORDS
     return runs | {word for word in qualifiers | {POWER_WORD} if any(word in run for run in joined)}
