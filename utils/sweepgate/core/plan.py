@@ -363,12 +363,9 @@ def unplaced_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[Dia
     line would mark another line of the head's file)."""
     from sweepgate.core.expand import is_multinode_row
     from sweepgate.core.placement import hardware_of, runner_labels
-    from sweepgate.core.select import iter_rows
 
-    labels = runner_labels(base.runners)  # a label missing from them has its own warning
-    bare = sorted({str(row.get(F.RUNNER)) for _, row in iter_rows(matrix)
-                   if is_multinode_row(row) and hardware_of(base.runners or {}, str(row.get(F.RUNNER))) is None
-                   and (not labels or row.get(F.RUNNER) in labels)})
+    bare = sorted({str(row.get(F.RUNNER)) for row in _on_listed_labels(base, matrix)
+                   if is_multinode_row(row) and hardware_of(base.runners or {}, str(row.get(F.RUNNER))) is None})
     head_labels = runner_labels(head.runners)
 
     def place(label: str) -> tuple[str, int, int]:
@@ -382,6 +379,16 @@ def unplaced_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[Dia
             for label in bare]
 
 
+def _on_listed_labels(base: RecipeSet, matrix: dict):
+    """The matrix's rows whose runner label the base's configs/runners.yaml lists (every row where it lists
+    none): a label missing from them has its own warning (``unknown_runners``), whose fix comes first."""
+    from sweepgate.core.placement import runner_labels
+    from sweepgate.core.select import iter_rows
+
+    listed = runner_labels(base.runners)
+    return [row for _, row in iter_rows(matrix) if not listed or str(row.get(F.RUNNER)) in listed]
+
+
 def runtimeless_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[Diagnostic]:
     """Rows whose KV-offload arm installs its backend (``F.runtime_backend``) on a runner label that states
     no accelerator-runtime in the head's configs/runners.yaml, the approved commit's file `ci row-env`
@@ -389,16 +396,12 @@ def runtimeless_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[
     per label, at its hardware entry in that file (its labels entry without one; the file at no line when
     it lists neither). A label the base does not list has its own warning (``unknown_runners``), whose fix
     comes first: none here."""
-    from sweepgate.core.placement import row_facts, runner_labels
-    from sweepgate.core.select import iter_rows
+    from sweepgate.core.placement import row_facts
 
     runners = head.runners if isinstance(head.runners, dict) else {}
-    listed = runner_labels(base.runners)
     bare: dict[str, set[str]] = {}
-    for _, row in iter_rows(matrix):
+    for row in _on_listed_labels(base, matrix):
         backend = F.runtime_backend(row)
-        if listed and str(row.get(F.RUNNER)) not in listed:
-            continue
         if backend and F.ACCELERATOR_RUNTIME not in row_facts(row, runners):
             bare.setdefault(str(row.get(F.RUNNER)), set()).add(backend)
 
