@@ -148,8 +148,7 @@ def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
     command's own word may be spelled with quotes (`"source" x`: written unquoted at its end in the code)."""
     first = m.start("command") if m["source"] else m.start("declare") if m["declare"] else m.start("name")
     if m["source"] and first == m.start("source"):
-        while first > m.start() and text[first - 1] not in _WORD_END:
-            first -= 1
+        first = max(m.start(), _word_start(text, first))
     blanked = [i for i in range(m.start(), first) if code[i] == " " and text[i] not in " \t"
                and text[i:i + 2] != "\\\n" and text[i - 1:i + 1] != "\\\n"]
     return any(not _EXPANSION_WORD.fullmatch(_TOKEN.search(text, _word_start(text, i))[0]) for i in blanked)
