@@ -18,7 +18,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -29,19 +28,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from sweepgate.core import fields  # noqa: E402
 from sweepgate.rehearsal import runner, standin  # noqa: E402
 from test_rehearse import SGLANG_ROW, cli, write_rows  # noqa: E402
-from test_standin_sglang_bench_s38s import CLIENT, _sglang_repo  # noqa: E402
+from test_standin_sglang_bench_s38s import CLIENT, _sglang_repo, server  # noqa: E402,F401 - server: a fixture
 
 MODULE = fields.SGLANG_CLIENT_MODULE
-
-
-@pytest.fixture
-def server():
-    srv = standin.make_server("127.0.0.1", 0, "test/m")
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
 
 
 def _client(argv: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
