@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT / "utils"))
 from sweepgate.commands import example  # noqa: E402
 from sweepgate.workflow import kv  # noqa: E402
 from test_host_python_s38b import matrix_file  # noqa: E402
+from test_install import copy_tree  # noqa: E402
 
 URL = "git+https://github.com/<owner>/sweepgate@<full commit SHA>"  # README's placeholder URL
 TARGET = "sweepgate-pkg"  # the folder README's step installs into
@@ -62,17 +63,7 @@ def test_the_host_step_pins_pyyaml_as_pyproject_does():
 def _tree_repository(dest: Path) -> str:
     """A git repository holding this tree as a git URL install gets it (tracked and untracked files, not
     ignored ones; uncommitted edits too); its one commit."""
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout.split("\0")
-    for rel in filter(None, listed):
-        path = ROOT / rel
-        if not path.exists() and not path.is_symlink():
-            continue  # deleted in the work tree
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        if path.is_symlink():
-            os.symlink(os.readlink(path), dest / rel)
-        else:
-            shutil.copy2(path, dest / rel)
+    copy_tree(dest)
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@t"}
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "tree"]):

@@ -30,17 +30,23 @@ def _run(cmd, cwd, **kw):
 def source(tmp_path_factory) -> Path:
     """A copy of the tree as a git URL install gets it; the wheel fixture builds in it (leaving build/)."""
     src = tmp_path_factory.mktemp("src")
+    copy_tree(src)
+    return src
+
+
+def copy_tree(dest: Path) -> None:
+    """The tree's files into ``dest`` as a git URL install gets them: tracked and untracked ones, not ignored
+    ones, uncommitted edits too, symbolic links as links."""
     listed = _run(["git", "ls-files", "-co", "--exclude-standard", "-z"], REPO).stdout.split("\0")
     for rel in filter(None, listed):
         path = REPO / rel
         if not path.exists() and not path.is_symlink():
             continue  # deleted in the work tree
-        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         if path.is_symlink():
-            os.symlink(os.readlink(path), src / rel)
+            os.symlink(os.readlink(path), dest / rel)
         else:
-            shutil.copy2(path, src / rel)
-    return src
+            shutil.copy2(path, dest / rel)
 
 
 def _build(src: Path, out: Path) -> Path:
