@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -136,3 +137,19 @@ def test_a_result_named_only_in_a_comment_stands_at_the_script_not_at_a_library_
     rel = str(script.relative_to(repo))
     said = [line for line in r.stderr.splitlines() if ": no result file " in line]
     assert r.returncode == 1 and [line.split(": ", 1)[0] for line in said] == [rel], r.stderr
+
+
+def test_a_script_s_own_answer_reads_no_library_and_each_file_is_parsed_once(tmp_path):
+    """first_command read and parsed the script and every library file on every call (about 40 ms), though the
+    script's own words answer most; the library is read only where they do not, and a file's parse is kept for
+    the same text, so a rehearsal placing several problems parses each file once."""
+    root, script = _with_library(tmp_path, SGLANG_CLIENT)
+    scriptlines._parsed.cache_clear()
+    assert scriptlines.first_command(root, script, runner.WRITES_RESULT)[1] == 3
+    assert scriptlines._parsed.cache_info().misses == 1  # the script alone
+    library = len(scriptlines._library_paths(root, script))
+    assert library > 5
+    assert scriptlines.first_command(root, script, (re.compile(r"no-such-command-s38"),)) is None
+    assert scriptlines._parsed.cache_info().misses == 1 + library
+    assert scriptlines.first_command(root, script, (re.compile(r"no-such-command-s38"),)) is None
+    assert scriptlines._parsed.cache_info().misses == 1 + library  # nothing parsed again

@@ -5,6 +5,7 @@ sources) that runs a command, or the file and line bash names in what the script
 from __future__ import annotations
 
 import bisect
+import functools
 import posixpath
 import re
 import shlex
@@ -21,7 +22,7 @@ def script_lines(root: Path, script: Path) -> Iterator[tuple[str, int, str]]:
     the library's. As text, strings' included: what finds a flag, a pinned version (`readonly
     _SG_LM_EVAL_VERSION="0.4.9.1"`: a string's value is its place) or a recorded command's words reads it; the
     line of a command a problem is about is ``first_command``'s."""
-    for path in [script] + sorted({p for g in LIBRARY_GLOBS for p in root.glob(g)} - {script}):
+    for path in [script, *_library_paths(root, script)]:
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
@@ -39,14 +40,14 @@ def first_command(root: Path, script: Path, patterns: tuple[re.Pattern, ...]) ->
     the first line of the script that calls into the library where the first of them that finds a line there finds one
     (``calls_into``); None when none does (no library line: a line of a shared library is none a script's
     author edits, and one the script never reaches is no line of its run)."""
-    files = _library(root, script)
-    own = files[0]
+    own = _shell_file(root, script, script)
     for pattern in patterns:
         if found := own.found(pattern):
             return own.rel, command_start(own.lines, found[0])
     for pattern in patterns:
         if found := own.run_strings(pattern):
             return own.rel, found[0]
+    files = [own, *_library(root, script)]  # read only where the script's own words did not answer
     for pattern in patterns:
         if found := calls_into(files, pattern):
             return own.rel, command_start(own.lines, found)
@@ -167,16 +168,31 @@ class ShellFile:
         return min(inside)[1] if inside else posixpath.basename(self.rel)
 
 
+def _library_paths(root: Path, script: Path) -> list[Path]:
+    """The library's files of the repository at ``root`` (``LIBRARY_GLOBS``) but ``script``, in order."""
+    return sorted({p for g in LIBRARY_GLOBS for p in root.glob(g)} - {script})
+
+
 def _library(root: Path, script: Path) -> list[ShellFile]:
-    """The script (first) and the library's files, each read (``ShellFile``); one that cannot be read is none."""
-    files = []
-    for path in [script] + sorted({p for g in LIBRARY_GLOBS for p in root.glob(g)} - {script}):
-        try:
-            files.append(ShellFile(str(path.relative_to(root)), path.read_text(encoding="utf-8", errors="replace")))
-        except OSError:
-            if path == script:
-                files.append(ShellFile(str(script.relative_to(root)), ""))
-    return files
+    """The library's files but ``script``, each read (``ShellFile``); one that cannot be read is none."""
+    return [file for path in _library_paths(root, script) if (file := _shell_file(root, path, script)) is not None]
+
+
+def _shell_file(root: Path, path: Path, script: Path) -> ShellFile | None:
+    """``path`` read as a ``ShellFile`` (its parse kept for the same text: a rehearsal places several problems,
+    each reading the script and the library); the script that cannot be read is an empty one, any other none."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        if path != script:
+            return None
+        text = ""
+    return _parsed(str(path.relative_to(root)), text)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(rel: str, text: str) -> ShellFile:
+    return ShellFile(rel, text)
 
 
 def calls_into(files: list[ShellFile], pattern: re.Pattern) -> int | None:
