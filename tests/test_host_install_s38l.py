@@ -27,9 +27,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate.commands import example  # noqa: E402
 from sweepgate.workflow import kv  # noqa: E402
-from test_host_python_s38b import matrix_file  # noqa: E402
+from test_host_python_s38b import checkout, matrix_file  # noqa: E402,F401 - checkout: a fixture
 from test_install import copy_tree  # noqa: E402
 
 URL = "git+https://github.com/<owner>/sweepgate@<full commit SHA>"  # README's placeholder URL
@@ -121,13 +120,6 @@ def test_the_console_script_runs_from_what_the_host_step_installed(host, tmp_pat
                           cwd=tmp_path, env={**full, "PYTHONPATH": str(host["target"])}, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.startswith("sweepgate "), proc.stdout + proc.stderr
-
-
-@pytest.fixture(scope="module")
-def checkout(tmp_path_factory) -> Path:
-    repo = tmp_path_factory.mktemp("fleet")
-    example.build_repo(str(repo))
-    return repo
 
 
 def on_host(host: dict, cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
