@@ -154,7 +154,10 @@ AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines
              "aiperf/perfanalyzer2.48_raw_profile_export_conc1_first_request_trimmed.json",
              # s35e: AIPerf's server-metrics export as JSON and its ready marker, beside a run's export
              "aiperf/aiperf0.8.0_server_metrics_export_json_smoke_c100k_trimmed.json",
-             "aiperf/aiperf0.8.0_smoke_c100k_results_ready_marker_not_cancelled.json"}
+             "aiperf/aiperf0.8.0_smoke_c100k_results_ready_marker_not_cancelled.json",
+             # s39d hunt: GPU power samples of monitors other than benchmark_lib.sh's (test_real_files_s39d.py)
+             "gpu/nvidia-smi_1gpu_20hz_no_index_column.csv",
+             "gpu/gpu_metrics_8gpu_gpu_index_power_W_isoZ_trimmed.csv"}
 
 
 # lm-eval's --log_samples log (the first of AUXILIARY until hunt 16 put AIPerf's records before it: the

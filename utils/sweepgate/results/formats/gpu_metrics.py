@@ -25,7 +25,13 @@ from sweepgate.results import record as R
 FILENAME = "gpu_metrics.csv"  # a job's own: <RESULT_FILENAME>.gpu_metrics.csv (benchmarks/lib/evals.sh)
 COVER_SLACK_S = 5.0  # samples must start/end within this of the window's edges
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
-GPU_COLUMNS = ("index", "gpu", "gpu_index", "device")  # nvidia-smi's, amd-smi's, rocm-smi's (card0, card1, ...)
+# The column naming each row's GPU: nvidia-smi's index, amd-smi's gpu, rocm-smi's device (card0, card1, ...), a
+# monitor's own gpu_index; and the other fields nvidia-smi tells a GPU by, for a monitor that queries one of them
+# instead of index (a cluster's gpumon: timestamp, name, pci.bus_id, ...), as its header names them (uuid,
+# pci.bus_id, serial) or as the query spells them (gpu_uuid, gpu_bus_id, gpu_serial). Without one, every row is
+# one GPU's.
+GPU_COLUMNS = ("index", "gpu", "gpu_index", "device", "uuid", "gpu_uuid", "pci.bus_id", "gpu_bus_id", "serial",
+               "gpu_serial")
 
 # Which column is the GPUs' power draw, told by the words of its name; the one place these rules are.
 # nvidia-smi lists its limits beside the draw (power.limit, enforced.power.limit, power.default_limit,
@@ -127,7 +133,7 @@ def _columns(header: list[str]) -> tuple[int, int | None, list[int]]:
     """The timestamp's column, the GPU's (None: one GPU) and the power draw's, best first (``draw_rank``)."""
     names = [h.strip().lower() for h in header]
     ts = next(i for i, n in enumerate(names) if n.startswith("timestamp"))
-    gpu = next((i for i, n in enumerate(names) if n in GPU_COLUMNS), None)
+    gpu = next((names.index(n) for n in GPU_COLUMNS if n in names), None)  # the first of GPU_COLUMNS named
     draws = sorted((rank, i) for i, n in enumerate(names) if (rank := draw_rank(n)) is not None)
     return ts, gpu, [i for _, i in draws]
 
