@@ -26,12 +26,11 @@ FILENAME = "gpu_metrics.csv"  # a job's own: <RESULT_FILENAME>.gpu_metrics.csv (
 COVER_SLACK_S = 5.0  # samples must start/end within this of the window's edges
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 # The column naming each row's GPU: nvidia-smi's index, amd-smi's gpu, rocm-smi's device (card0, card1, ...), a
-# monitor's own gpu_index; and the other fields nvidia-smi tells a GPU by, for a monitor that queries one of them
-# instead of index (a cluster's gpumon: timestamp, name, pci.bus_id, ...), as its header names them (uuid,
-# pci.bus_id, serial) or as the query spells them (gpu_uuid, gpu_bus_id, gpu_serial). Without one, every row is
-# one GPU's.
-GPU_COLUMNS = ("index", "gpu", "gpu_index", "device", "uuid", "gpu_uuid", "pci.bus_id", "gpu_bus_id", "serial",
-               "gpu_serial")
+# monitor's own gpu_index; and the other fields nvidia-smi tells every GPU by, for a monitor that queries one of
+# them instead of index (a cluster's gpumon: timestamp, name, pci.bus_id, ...), as its header names them (uuid,
+# pci.bus_id) or as the query spells them (gpu_uuid, gpu_bus_id); not serial, [N/A] on a GeForce. The first of
+# these a header names is the GPU's; without one, every row is one GPU's.
+GPU_COLUMNS = ("index", "gpu", "gpu_index", "device", "uuid", "gpu_uuid", "pci.bus_id", "gpu_bus_id")
 
 # Which column is the GPUs' power draw, told by the words of its name; the one place these rules are.
 # nvidia-smi lists its limits beside the draw (power.limit, enforced.power.limit, power.default_limit,
