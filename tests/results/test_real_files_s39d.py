@@ -63,6 +63,18 @@ def test_one_gpu_sampled_at_20_hz_without_a_gpu_column_is_one_series():
     assert series["0"][0] == (dt.datetime(2024, 10, 30, 18, 42, 33, 189000, dt.timezone.utc).timestamp(), 22.89)
 
 
+def test_the_one_gpu_sample_gives_a_one_gpu_job_its_energy(tmp_path, capsys):
+    """The real file beside a job of one GPU that ran 18:42:34 .. 18:42:36 (the samples' local time; the tests run
+    in UTC): 43.35 J over the two seconds (the trapezoid of its 20 Hz draw, worked out by hand from the rows), over
+    the job's 40,960 output tokens."""
+    write_job(tmp_path, "res", vllm_output(), job(row={**ROW, "tp": 1}, started="2024-10-30T18:42:34+00:00",
+                                                  finished="2024-10-30T18:42:36+00:00"))
+    (tmp_path / "res.gpu_metrics.csv").write_bytes((REAL / ONE_GPU).read_bytes())
+    m, err = _energy_of(tmp_path, capsys)
+    assert err == ""
+    assert m[R.ENERGY_PER_OUTPUT_TOKEN_J] == pytest.approx(43.35087647738459 / 40960, rel=1e-9)
+
+
 def test_eight_gpus_under_gpu_index_with_power_w_at_utc_times():
     column, series = _samples(EIGHT_GPUS)
     assert (column, sorted(series), {len(points) for points in series.values()}) == (
@@ -95,6 +107,11 @@ def _nvidia_smi(header: str, name_of, watts_of) -> str:
 def _energy(tmp_path, capsys, text: str, tp: int) -> tuple[dict, str]:
     write_job(tmp_path, "res", vllm_output(), job(row={**ROW, "tp": tp}))
     (tmp_path / "res.gpu_metrics.csv").write_text(text)
+    return _energy_of(tmp_path, capsys)
+
+
+def _energy_of(tmp_path, capsys) -> tuple[dict, str]:
+    """The metrics of the one job in ``tmp_path`` as ingested, and what ingest wrote to stderr."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path))
     assert rc == 0, err
