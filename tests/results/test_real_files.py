@@ -157,7 +157,8 @@ AUXILIARY = {"lm_eval/lmeval0.4.8_flor760m_samples_eqbench_ca_log_samples_2lines
              "aiperf/aiperf0.8.0_smoke_c100k_results_ready_marker_not_cancelled.json",
              # s39d hunt: GPU power samples of monitors other than benchmark_lib.sh's (test_real_files_s39d.py)
              "gpu/nvidia-smi_1gpu_20hz_no_index_column.csv",
-             "gpu/gpu_metrics_8gpu_gpu_index_power_W_isoZ_trimmed.csv"}
+             "gpu/gpu_metrics_8gpu_gpu_index_power_W_isoZ_trimmed.csv",
+             "gpu/nvidia-smi_8gpu_gpu_and_index_columns_index_all_zero_iso_tz.csv"}
 
 
 # lm-eval's --log_samples log (the first of AUXILIARY until hunt 16 put AIPerf's records before it: the

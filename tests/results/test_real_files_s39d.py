@@ -27,6 +27,7 @@ FAILED_ONE = "vllm/vllm0.18-ascend_qwen2.5-vl-3b_rr1_199of200_rtfx.json"
 ALL_DONE = "vllm/vllm0.18-ascend_qwen3-vl-8b_rr1_200of200_rtfx.json"
 ONE_GPU = "gpu/nvidia-smi_1gpu_20hz_no_index_column.csv"
 EIGHT_GPUS = "gpu/gpu_metrics_8gpu_gpu_index_power_W_isoZ_trimmed.csv"
+EIGHT_GPUS_INDEX_ZERO = "gpu/nvidia-smi_8gpu_gpu_and_index_columns_index_all_zero_iso_tz.csv"
 
 
 def test_a_vllm_ascend_0_18_rate_driven_run_with_a_failed_request_is_read_as_written():
@@ -84,6 +85,18 @@ def test_eight_gpus_under_gpu_index_with_power_w_at_utc_times():
     # over one second from 0.2 s in: every GPU's draw, and the one that drew the most (GPU 1, ~423 W)
     assert gpu_metrics.energy_j(series, start + 0.2, start + 1.2) == pytest.approx(3083.65, abs=0.01)
     assert gpu_metrics.energy_j(series, start + 0.2, start + 1.2, 1) == pytest.approx(422.87, abs=0.01)
+
+
+def test_a_header_naming_gpu_and_index_reads_the_column_that_tells_the_gpus_apart():
+    """A monitor's header names ``gpu`` (0..7) and ``index`` (0 on every row, whatever the monitor meant by it):
+    the GPUs are the eight that ``gpu`` names, not one GPU ``0`` of all the rows. Over 17:26:51 .. 17:26:56 at
+    +08:00, whole seconds on which every GPU has a sample: 2936.575 J, worked out by hand from the rows."""
+    column, series = _samples(EIGHT_GPUS_INDEX_ZERO)
+    assert (column, sorted(series)) == ("power.draw", [str(g) for g in range(8)])
+    assert [len(series[str(g)]) for g in range(8)] == [6, 6, 6, 5, 5, 5, 5, 5]
+    start = dt.datetime(2025, 9, 8, 9, 26, 51, tzinfo=dt.timezone.utc).timestamp()
+    assert series["0"][1] == (start, 74.06)
+    assert gpu_metrics.energy_j(series, start, start + 5) == pytest.approx(2936.575, rel=1e-12)
 
 
 # nvidia-smi's own names of the fields a monitor may tell GPUs apart by (nvidia-smi --help-query-gpu)

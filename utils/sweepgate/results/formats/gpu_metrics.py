@@ -28,8 +28,9 @@ _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 # The column naming each row's GPU: nvidia-smi's index, amd-smi's gpu, rocm-smi's device (card0, card1, ...), a
 # monitor's own gpu_index; and the other fields nvidia-smi tells every GPU by, for a monitor that queries one of
 # them instead of index (a cluster's gpumon: timestamp, name, pci.bus_id, ...), as its header names them (uuid,
-# pci.bus_id) or as the query spells them (gpu_uuid, gpu_bus_id); not serial, [N/A] on a GeForce. The first of
-# these a header names is the GPU's; without one, every row is one GPU's.
+# pci.bus_id) or as the query spells them (gpu_uuid, gpu_bus_id); not serial, [N/A] on a GeForce. Of these a
+# header names, the GPU's is the one whose values tell the most GPUs apart (a monitor's header has named both gpu,
+# 0..7, and index, 0 on every row), the first of them on a tie; without one, every row is one GPU's.
 GPU_COLUMNS = ("index", "gpu", "gpu_index", "device", "uuid", "gpu_uuid", "pci.bus_id", "gpu_bus_id")
 
 # Which column is the GPUs' power draw, told by the words of its name; the one place these rules are.
@@ -128,11 +129,13 @@ def is_identity_dump(docs: list[tuple[int, object]]) -> bool:
         doc["gpu_data"], list)
 
 
-def _columns(header: list[str]) -> tuple[int, int | None, list[int]]:
-    """The timestamp's column, the GPU's (None: one GPU) and the power draw's, best first (``draw_rank``)."""
-    names = [h.strip().lower() for h in header]
+def _columns(rows: list[list[str]]) -> tuple[int, int | None, list[int]]:
+    """The timestamp's column, the GPU's (None: one GPU; of the header's ``GPU_COLUMNS``, the one whose values
+    tell the most GPUs apart, the first of them on a tie) and the power draw's, best first (``draw_rank``)."""
+    names = [h.strip().lower() for h in rows[0]]
     ts = next(i for i, n in enumerate(names) if n.startswith("timestamp"))
-    gpu = next((names.index(n) for n in GPU_COLUMNS if n in names), None)  # the first of GPU_COLUMNS named
+    named = [i for i, n in enumerate(names) if n in GPU_COLUMNS]
+    gpu = max(named, key=lambda i: (len({row[i].strip() for row in rows[1:] if len(row) > i}), -i), default=None)
     draws = sorted((rank, i) for i, n in enumerate(names) if (rank := draw_rank(n)) is not None)
     return ts, gpu, [i for _, i in draws]
 
@@ -158,7 +161,7 @@ def samples(text: str, path: str) -> Samples:
     if not rows or not detect_text(",".join(rows[0])):
         raise fail(path, 1, "header: no timestamp and power columns",
                    "write it with benchmark_lib.sh's start_gpu_monitor")
-    ts, gpu, draws = _columns(rows[0])
+    ts, gpu, draws = _columns(rows)
     power = next((i for i in draws if any(len(row) > i and _NUMBER.search(row[i]) for row in rows[1:])), None)
     if power is None:
         named = [h.strip() for h in rows[0] if names_power(h)]
