@@ -500,3 +500,15 @@ def test_a_folder_read_as_the_changelog_is_named_once(repo):
         rebase(open_repo(), "configs", "main")
     (problem,) = caught.value.diagnostics
     assert (problem.file, problem.message) == ("configs", "is a folder, not the changelog"), problem
+
+
+def test_add_with_a_broken_runners_file_warns_at_its_line_and_column(repo, capsys):
+    """A broken configs/runners.yaml was warned of at `path:line:` with no column, where every other
+    warning of the configs says `path:line:col:`."""
+    runners = repo.path / "configs" / "runners.yaml"
+    runners.write_text(runners.read_text().replace("gpus-per-node: 8", "gpus-per-node: eight", 1))
+    rc, out, err = sg(capsys, "changelog", "add", "--key", "dsr1-fp4-b300-vllm", "--description", "x")
+    assert rc == 0 and "appended entry" in out
+    (line,) = err.strip().splitlines()
+    place = next(n for n, text in enumerate(runners.read_text().splitlines(), 1) if "eight" in text)
+    assert re.match(rf"configs/runners\.yaml:{place}:[1-9][0-9]*: warning: ", line), line

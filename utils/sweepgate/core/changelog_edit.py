@@ -236,7 +236,7 @@ def _known_keys(git, path: str, warn: Callable[[str], None]) -> dict:
     except SweepgateError as exc:
         first = exc.diagnostics[0]
         more = " (and more)" if len(exc.diagnostics) > 1 else ""
-        warn(f"{first.file}:{first.line}: warning: {first.message}{more}; the entry is written all the "
+        warn(f"{first.location()}: warning: {first.message}{more}; the entry is written all the "
              "same: `sweepgate validate` lists every problem of the configs")
     return rev.configs
 
