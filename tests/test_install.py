@@ -22,8 +22,14 @@ REPO = Path(__file__).resolve().parents[1]
 SEED_KEY = "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"
 
 
-def _run(cmd, cwd, **kw):
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, **kw)
+# What would have a subprocess import another tree's sweepgate (the checkout's: PYTHONPATH=utils, as the suite is
+# run from a worktree) in place of the installed wheel's, or look for its modules elsewhere: left out of each run
+CHECKOUT_VARS = ("PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONPLATLIBDIR", "PYTHONSTARTUP")
+
+
+def _run(cmd, cwd, env=None, **kw):
+    env = {k: v for k, v in (os.environ if env is None else env).items() if k not in CHECKOUT_VARS}
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, env=env, **kw)
 
 
 @pytest.fixture(scope="module")
