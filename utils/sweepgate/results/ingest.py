@@ -599,7 +599,9 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
     (read once for them all), and the samples' power column they are of (``gpu_metrics.Samples.column``).
     The monitor samples every GPU of the node: of more GPUs than the row's job runs on, its own are the
     ones that drew the most (``gpu_metrics.energy_j``); of fewer (one node of a multi-node job), there is
-    none, said once in a warning in ``found``."""
+    none, said once in a warning in ``found``, as is none for samples that hold no draw (``gpu_metrics.samples``'s
+    refusal, at the file: the results are stored all the same). rocm-smi's secondary dies count as GPUs sampled
+    (``gpu_metrics.Samples.shared``)."""
     windows = [_window(job.job, m) for m in measurements]
     none = [None] * len(measurements), None
     csv_path = next((p for p in gpu_metrics.paths_beside(output) if p.is_file()), None)
@@ -607,16 +609,21 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
     if csv_path is None or not timed:
         return none
     try:
-        column, series = gpu_metrics.samples(csv_path.read_text(encoding="utf-8", errors="replace"), str(csv_path))
-    except (SweepgateError, StopIteration):
+        column, series, shared = gpu_metrics.samples(csv_path.read_text(encoding="utf-8", errors="replace"),
+                                                     str(csv_path))
+    except SweepgateError as exc:
+        said = exc.diagnostics[0]
+        found.append(Diagnostic(said.file, said.line, said.col, "energy-samples",
+                                f"no energy per output token: {said.message}", said.hint, severity="warning"))
         return none
-    gpus = derive.gpus(job.row)
-    if gpus is not None and series and len(series) < gpus:
+    gpus, sampled = derive.gpus(job.row), len(series) + len(shared)
+    if gpus is not None and series and sampled < gpus:
         found.append(Diagnostic(str(output), timed[0].line, 0, "energy-gpus", f"no energy per output token: "
-                                f"{csv_path.name} samples {len(series)} GPUs, the job ran on {gpus}",
+                                f"{csv_path.name} samples {sampled} GPUs, the job ran on {gpus}",
                                 "energy per token needs samples of every GPU the job ran on", severity="warning"))
         return none
-    return [None if None in window else gpu_metrics.energy_j(series, *window, gpus) for window in windows], column
+    return [None if None in window else gpu_metrics.energy_j(series, *window, gpus, len(shared))
+            for window in windows], column
 
 
 def _refuse_archive(output: Path, content: bytes) -> None:

@@ -32,6 +32,9 @@ _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 # header names, the GPU's is the one whose values tell the most GPUs apart (a monitor's header has named both gpu,
 # 0..7, and index, 0 on every row), the first of them on a tie; without one, every row is one GPU's.
 GPU_COLUMNS = ("index", "gpu", "gpu_index", "device", "uuid", "gpu_uuid", "pci.bus_id", "gpu_bus_id")
+# rocm-smi's draw of an MI200's second die (MI250, MI250X: two GCDs a package): only the primary die reads the
+# package's power, both dies' (rocm_smi.py's showPower prints this cell, the primary's the total)
+SECONDARY_DIE = re.compile(r"n/a\s*\(secondary die\)", re.IGNORECASE)
 
 # Which column is the GPUs' power draw, told by the words of its name; the one place these rules are.
 # nvidia-smi lists its limits beside the draw (power.limit, enforced.power.limit, power.default_limit,
@@ -98,6 +101,9 @@ def watts_per(name: str) -> float | None:
 class Samples(NamedTuple):
     column: str  # the header of the power draw column read, as the monitor wrote it
     by_gpu: dict[str, list[tuple[float, float]]]  # GPU -> [(epoch seconds, watts)], sorted by time
+    # GPUs sampled with no reading of their own, their draw in another's (``SECONDARY_DIE``): each reading then
+    # a package of two
+    shared: frozenset[str] = frozenset()
 
 
 def paths_beside(output) -> list:
@@ -129,11 +135,12 @@ def is_identity_dump(docs: list[tuple[int, object]]) -> bool:
         doc["gpu_data"], list)
 
 
-def _columns(rows: list[list[str]]) -> tuple[int, int | None, list[int]]:
-    """The timestamp's column, the GPU's (None: one GPU; of the header's ``GPU_COLUMNS``, the one whose values
-    tell the most GPUs apart, the first of them on a tie) and the power draw's, best first (``draw_rank``)."""
+def _columns(rows: list[list[str]]) -> tuple[int | None, int | None, list[int]]:
+    """The timestamp's column (None: none), the GPU's (None: one GPU; of the header's ``GPU_COLUMNS``, the one
+    whose values tell the most GPUs apart, the first of them on a tie) and the power draw's, best first
+    (``draw_rank``)."""
     names = [h.strip().lower() for h in rows[0]]
-    ts = next(i for i, n in enumerate(names) if n.startswith("timestamp"))
+    ts = next((i for i, n in enumerate(names) if n.startswith("timestamp")), None)
     named = [i for i, n in enumerate(names) if n in GPU_COLUMNS]
     gpu = max(named, key=lambda i: (len({row[i].strip() for row in rows[1:] if len(row) > i}), -i), default=None)
     draws = sorted((rank, i) for i, n in enumerate(names) if (rank := draw_rank(n)) is not None)
@@ -156,19 +163,23 @@ def parse_time(text) -> float | None:
 def samples(text: str, path: str) -> Samples:
     """The GPUs' power draw over time, from the best-ranked draw column (``draw_rank``) that holds a number:
     an average before an instant reading, a column all ``N/A`` or ``[N/A]`` passed over; none of them with
-    a number is refused (the caller then has no energy figure)."""
+    a number is refused, the file's columns named (the caller then has no energy figure). A GPU whose draw is
+    only rocm-smi's ``SECONDARY_DIE`` is in ``Samples.shared``."""
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
     if not rows or not detect_text(",".join(rows[0])):
         raise fail(path, 1, "header: no timestamp and power columns",
                    "write it with benchmark_lib.sh's start_gpu_monitor")
     ts, gpu, draws = _columns(rows)
+    if ts is None:
+        raise fail(path, 1, f"header: no timestamp column (its columns: {_listed(rows[0])})",
+                   "write it with benchmark_lib.sh's start_gpu_monitor")
     power = next((i for i in draws if any(len(row) > i and _NUMBER.search(row[i]) for row in rows[1:])), None)
     if power is None:
         named = [h.strip() for h in rows[0] if names_power(h)]
         what = (f"{', '.join(rows[0][i].strip() for i in draws)} {'holds' if len(draws) == 1 else 'hold'} no number"
                 if draws else f"{', '.join(named)} {'is' if len(named) == 1 else 'are'} no draw" if named
                 else "no column is named power")
-        raise fail(path, 1, f"no GPU power draw: {what}",
+        raise fail(path, 1, f"no GPU power draw: {what} (its columns: {_listed(rows[0])})",
                    "sample the GPUs' draw (nvidia-smi's power.draw, amd-smi's socket_power), as benchmark_lib.sh's "
                    "start_gpu_monitor does")
     scale = watts_per(rows[0][power])
@@ -177,14 +188,23 @@ def samples(text: str, path: str) -> Samples:
                    "write the draw in W, mW or kW and say so in the column's name (nvidia-smi's power.draw [W], "
                    "power_mw)")
     series: dict[str, list[tuple[float, float]]] = {}
+    secondary: set[str] = set()
     for row in rows[1:]:
         if len(row) <= max(ts, power, gpu or 0):
             continue  # the monitor was killed mid-line
         when, watts = parse_time(row[ts]), _NUMBER.search(row[power])
+        name = row[gpu].strip() if gpu is not None else "0"
+        if watts is None and SECONDARY_DIE.fullmatch(row[power].strip()):
+            secondary.add(name)
         if when is None or watts is None:
             continue
-        series.setdefault(row[gpu].strip() if gpu is not None else "0", []).append((when, float(watts[0]) * scale))
-    return Samples(rows[0][power].strip(), {k: sorted(v) for k, v in series.items()})
+        series.setdefault(name, []).append((when, float(watts[0]) * scale))
+    return Samples(rows[0][power].strip(), {k: sorted(v) for k, v in series.items()},
+                   frozenset(secondary - set(series)))
+
+
+def _listed(header: list[str]) -> str:
+    return ", ".join(h.strip() for h in header)
 
 
 def _integral(points: list[tuple[float, float]], start: float, end: float) -> float:
@@ -200,14 +220,21 @@ def _integral(points: list[tuple[float, float]], start: float, end: float) -> fl
 
 
 def energy_j(series: dict[str, list[tuple[float, float]]], start: float, end: float,
-             gpus: int | None = None) -> float | None:
+             gpus: int | None = None, shared: int = 0) -> float | None:
     """Joules the GPUs drew in [start, end], or None when a GPU's samples do not cover it. With
     ``gpus`` fewer than the GPUs sampled (the monitor samples every GPU of an exclusive node; a TP4
-    job on eight uses four), the ``gpus`` that drew the most: the job's, the others idle."""
+    job on eight uses four), the ``gpus`` that drew the most: the job's, the others idle. ``shared``: GPUs
+    sampled with no reading of their own (``Samples.shared``), one a reading, each reading a package of two;
+    the job's are then the packages that drew the most, two GPUs each (None for an odd count of fewer GPUs
+    than sampled, or readings not all of two: which part of a package's draw is the job's is not known)."""
     if end <= start or not series:
         return None
     for points in series.values():
         if len(points) < 2 or points[0][0] > start + COVER_SLACK_S or points[-1][0] < end - COVER_SLACK_S:
             return None
     drawn = sorted((_integral(points, start, end) for points in series.values()), reverse=True)
-    return sum(drawn[:gpus] if gpus else drawn)
+    if not gpus or gpus >= len(series) + shared:
+        return sum(drawn)
+    if not shared:
+        return sum(drawn[:gpus])
+    return sum(drawn[:gpus // 2]) if shared == len(series) and gpus % 2 == 0 else None
