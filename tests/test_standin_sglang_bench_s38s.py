@@ -24,7 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from sweepgate.core import fields  # noqa: E402
+from sweepgate.core import fields, pythoncall  # noqa: E402
 from sweepgate.engines.preflight import check_row  # noqa: E402
 from sweepgate.rehearsal import runner, standin  # noqa: E402
 from test_rehearse import SGLANG_ROW, _ingest, _show, cli, sglang_repo, write_rows  # noqa: E402
@@ -137,12 +137,12 @@ def test_any_other_python_call_runs_the_python_after_the_shims(tmp_path, monkeyp
     own Python run the interpreter found after the shims on PATH; with none there, bash's 127."""
     shims, other = tmp_path / "shims", tmp_path / "bin"
     other.mkdir()
-    for name in runner.PYTHON_SHIMS:  # each is shimmed only where PATH has it (tests/test_standin_fixes_s38u.py)
+    for name in pythoncall.UNVERSIONED:  # each is shimmed only where PATH has it (tests/test_standin_fixes_s38u.py)
         (other / name).symlink_to(sys.executable)
     monkeypatch.setenv("PATH", f"{other}:{os.environ['PATH']}")
     runner.write_shims(shims)
     env = {**os.environ, "PATH": f"{shims}:{other}:{os.environ['PATH']}"}
-    for name in runner.PYTHON_SHIMS:
+    for name in pythoncall.UNVERSIONED:
         r = subprocess.run([name, "-c", "import sys; print(sys.argv[1])", "-m"], env=env, capture_output=True,
                            text=True, timeout=60)
         assert (r.returncode, r.stdout) == (0, "-m\n"), r.stderr

@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
-from sweepgate.core import shellcode, shellwords
+from sweepgate.core import pythoncall, shellcode, shellwords
 
 LIBRARY_GLOBS = ("benchmarks/*.sh", "benchmarks/lib/*.sh", "benchmarks/multi_node/*.sh")
 
@@ -263,8 +263,8 @@ def array_hits(lines: list[str], number: int, start: int, pattern: re.Pattern) -
 
 
 def runs_module(modules: list[str]) -> re.Pattern:
-    """What finds a line that runs one of ``modules`` as `python3 -m MODULE`."""
-    return re.compile(r"(?<![\w-])-m\s+(" + "|".join(map(re.escape, modules)) + r")(?![\w.-])")
+    """What finds a line that runs one of ``modules`` as `python3 -m MODULE` (``pythoncall.runs_module``)."""
+    return re.compile(pythoncall.runs_module(modules))
 
 
 def _word(word: str) -> str:

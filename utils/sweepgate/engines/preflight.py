@@ -10,14 +10,15 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from sweepgate.core import fields
+from sweepgate.core import fields, pythoncall
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.scriptlines import first_command, runs_module, script_lines
 from sweepgate.engines import manifest as M
 from sweepgate.engines.argcheck import check_argv
 
-# `python3 -m MODULE` servers and clients -> the engine whose manifest checks them (SGLang's have none: their
-# calls are named in a note, never passed over in silence)
+# `python3 -m MODULE` servers and clients (any interpreter, its own options before -m: ``pythoncall.called_module``)
+# -> the engine whose manifest checks them (SGLang's have none: their calls are named in a note, never passed over
+# in silence)
 PYTHON_MODULES = {fields.VLLM_SERVER_MODULE: "vllm", fields.SGLANG_SERVER_MODULE: "sglang",
                   fields.SGLANG_ROUTER_MODULE: "sglang-router", fields.SGLANG_CLIENT_MODULE: "sglang-bench"}
 
@@ -37,8 +38,8 @@ def engine_call(call: dict) -> tuple[str, list[str]] | None:
         return "aiperf", argv[1:]
     if tool in ("lm_eval", "lm-eval"):
         return "lm-eval", argv
-    if tool in ("python", "python3") and argv[:1] == ["-m"] and len(argv) > 1 and argv[1] in PYTHON_MODULES:
-        return PYTHON_MODULES[argv[1]], argv[2:]
+    if (module := pythoncall.called_module(tool, argv)) and module[0] in PYTHON_MODULES:
+        return PYTHON_MODULES[module[0]], module[1]
     return None
 
 

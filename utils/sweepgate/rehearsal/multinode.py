@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sweepgate.core import fields
+from sweepgate.core import fields, pythoncall
 from sweepgate.core.scriptlines import runs_module
 from sweepgate.core.jobenv import job_env
 from sweepgate.core.placement import runners_at
@@ -49,8 +49,9 @@ def env_for(row: dict, runner_name: str, result_dir: Path, root: Path | None = N
 
 
 def _modules(calls: list[dict], module: str) -> list[list[str]]:
-    return [c["argv"][2:] for c in calls if c.get("tool") in ("python3", "python")
-            and c.get("argv", [])[:2] == ["-m", module]]
+    """The arguments of each call that runs ``module`` with an interpreter (``pythoncall.called_module``)."""
+    return [found[1] for c in calls
+            if (found := pythoncall.called_module(c.get("tool"), c.get("argv") or [])) and found[0] == module]
 
 
 def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sweepgate.core import fields, jobfile, jsontext, scriptlines
+from sweepgate.core import fields, jobfile, jsontext, pythoncall, scriptlines
 from sweepgate.core.errors import Diagnostic, SweepgateError, emit, fail, is_a_folder, json_message, os_reason
 from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import LIBRARY_COPY, gpu_family, library_problem, script_candidates
@@ -350,16 +350,11 @@ def free_ports(count: int) -> list[int]:
 
 
 STANDIN = "server-standin"  # what SERVER_STANDIN points at: runs a server command's stand-in
-# `python3 -m MODULE` (or `python`, `python3.N`, with the interpreter's own options before -m) of a benchmark client a
-# script runs itself: the stand-in answers it; any other call of these names runs the interpreter found after the
-# shims on PATH (the library's `python3 -`, a script's own). A name gets a shim only when PATH has it as the shims are
-# written: a `python` shim on a machine with only python3 would tell `command -v python` it is there.
-PYTHON_SHIMS = ("python3", "python")
-PYTHON_VERSIONED = re.compile(r"python3\.\d+")  # python3.11, ...: a shim for each PATH has
+# `python3 -m MODULE` (or `python`, `python3.N`, with the interpreter's own options before -m: core/pythoncall.py) of
+# a benchmark client a script runs itself: the stand-in answers it; any other call of these names runs the interpreter
+# found after the shims on PATH (the library's `python3 -`, a script's own). A name gets a shim only when PATH has it as
+# the shims are written: a `python` shim on a machine with only python3 would tell `command -v python` it is there.
 CLIENT_MODULES = (fields.SGLANG_CLIENT_MODULE,)
-# the interpreter's options that take a value (-W arg, -X opt as its own word, --check-hash-based-pycs mode)
-PYTHON_VALUE_LETTERS = "WX"
-PYTHON_VALUE_OPTIONS = ("--check-hash-based-pycs",)
 
 
 def write_shims(shim_dir: Path) -> None:
@@ -380,9 +375,16 @@ def write_shims(shim_dir: Path) -> None:
     standin = shim_dir / STANDIN
     standin.write_text(
         "#!/usr/bin/env bash\n"
-        "# sweepgate rehearse: SERVER_STANDIN, given a real server command.\n"
+        "# sweepgate rehearse: SERVER_STANDIN, given a real server command (an interpreter's: -m MODULE ARGS, its own\n"
+        "# options dropped, as its python shim hands the stand-in a client's).\n"
         "tool=\"${1##*/}\"\n"
         "shift\n"
+        f"_sg_python={shlex.quote('^' + pythoncall.NAME + '$')}\n"
+        'if [[ $tool =~ $_sg_python ]]; then\n'
+        '  _sg_args=("$@")\n'
+        + pythoncall.bash_module()
+        + '  [[ -n $_sg_module ]] && set -- -m "$_sg_module" "${_sg_args[@]:_sg_next}"\n'
+        "fi\n"
         f"exec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(FAKESERVER))} shim \"${{tool}}\" \"$@\"\n",
         encoding="utf-8",
     )
@@ -392,8 +394,8 @@ def write_shims(shim_dir: Path) -> None:
 
 
 def python_names(shim_dir: Path, search_path: str) -> list[str]:
-    """The interpreters' names (PYTHON_SHIMS, python3.N) an executable file on ``search_path`` has, the shim
-    folder left out."""
+    """The interpreters' names (``pythoncall.NAME``: python3, python, python3.N) an executable file on
+    ``search_path`` has, the shim folder left out."""
     found = set()
     for folder in search_path.split(os.pathsep):
         folder = Path(folder or ".")
@@ -404,7 +406,7 @@ def python_names(shim_dir: Path, search_path: str) -> list[str]:
         except OSError:
             continue
         for name in names:
-            if (name in PYTHON_SHIMS or PYTHON_VERSIONED.fullmatch(name)) and name not in found:
+            if pythoncall.is_interpreter(name) and name not in found:
                 path = folder / name
                 if path.is_file() and os.access(path, os.X_OK):
                     found.add(name)
@@ -413,39 +415,16 @@ def python_names(shim_dir: Path, search_path: str) -> list[str]:
 
 def _write_python_shim(shim_dir: Path, name: str) -> None:
     """``name``: the stand-in for `name [its own options] -m CLIENT_MODULE ...`, else the next ``name`` on PATH
-    (127 when none). The options before -m are CPython's: letters run together (-uB, -um MOD), -W/-X with their value
-    joined or as the next word, long ones; -c, `-`, `--` or a file name end them with no module."""
+    (127 when none). The options before -m are read as ``pythoncall.module_call`` reads them."""
     modules = "|".join(shlex.quote(m) for m in CLIENT_MODULES)
-    values = "|".join(PYTHON_VALUE_OPTIONS)
     path = shim_dir / name
     path.write_text(
         "#!/usr/bin/env bash\n"
         f"# sweepgate rehearse: stands in for `{name} -m` of {', '.join(CLIENT_MODULES)}; any other call runs the\n"
         f"# {name} after this folder on PATH.\n"
-        "_sg_args=(\"$@\") _sg_i=0 _sg_module= _sg_next=0\n"
-        "while (( _sg_i < ${#_sg_args[@]} )); do\n"
-        "  _sg_a=${_sg_args[_sg_i]}\n"
-        "  case $_sg_a in\n"
-        f"    {values}) (( _sg_i += 2 )); continue ;;\n"
-        "    --|-|''|[!-]*) break ;;\n"
-        "    --*) (( _sg_i += 1 )); continue ;;\n"
-        "  esac\n"
-        "  _sg_k=1 _sg_end=\n"
-        "  while (( _sg_k < ${#_sg_a} )); do\n"
-        "    _sg_c=${_sg_a:_sg_k:1} _sg_rest=${_sg_a:_sg_k+1}\n"
-        "    case $_sg_c in\n"
-        "      m) if [[ -n $_sg_rest ]]; then _sg_module=$_sg_rest _sg_next=$(( _sg_i + 1 ))\n"
-        "         else _sg_module=${_sg_args[_sg_i+1]-} _sg_next=$(( _sg_i + 2 )); fi\n"
-        "         _sg_end=1; break ;;\n"
-        "      c) _sg_end=1; break ;;\n"
-        f"      [{PYTHON_VALUE_LETTERS}]) [[ -z $_sg_rest ]] && (( _sg_i += 1 )); break ;;\n"
-        "      *) (( _sg_k += 1 )) ;;\n"
-        "    esac\n"
-        "  done\n"
-        "  [[ -n $_sg_end ]] && break\n"
-        "  (( _sg_i += 1 ))\n"
-        "done\n"
-        f'case "$_sg_module" in {modules}) exec {shlex.quote(sys.executable)} -I -S '
+        "_sg_args=(\"$@\")\n"
+        + pythoncall.bash_module()
+        + f'case "$_sg_module" in {modules}) exec {shlex.quote(sys.executable)} -I -S '
         f'{shlex.quote(str(FAKESERVER))} shim {name} -m "$_sg_module" "${{_sg_args[@]:_sg_next}}" ;; esac\n'
         + (f'[[ -n "${{{THIS_PYTHON_ENV}:-}}" ]] && exec "${THIS_PYTHON_ENV}" "$@"\n' if name == "python3" else "")
         + 'IFS=: read -r -a _sweepgate_dirs <<< "$PATH"\n'
@@ -1126,7 +1105,7 @@ def _starts_sglang(call: dict) -> bool:
     argv = call.get("argv") or []
     if call["tool"] == "sglang":
         return argv[:1] == ["serve"]
-    return call["tool"].startswith("python") and argv[:2] == ["-m", fields.SGLANG_SERVER_MODULE]
+    return (pythoncall.called_module(call["tool"], argv) or ("",))[0] == fields.SGLANG_SERVER_MODULE
 
 
 def check_calls(row: dict, env: dict, calls: list[dict]) -> list[str]:
