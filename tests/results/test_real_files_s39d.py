@@ -59,7 +59,7 @@ def _samples(rel: str) -> gpu_metrics.Samples:
 
 
 def test_one_gpu_sampled_at_20_hz_without_a_gpu_column_is_one_series():
-    column, series = _samples(ONE_GPU)
+    column, series, _ = _samples(ONE_GPU)
     assert (column, list(series), len(series["0"])) == ("power.draw [W]", ["0"], 73)
     assert series["0"][0] == (dt.datetime(2024, 10, 30, 18, 42, 33, 189000, dt.timezone.utc).timestamp(), 22.89)
 
@@ -77,7 +77,7 @@ def test_the_one_gpu_sample_gives_a_one_gpu_job_its_energy(tmp_path, capsys):
 
 
 def test_eight_gpus_under_gpu_index_with_power_w_at_utc_times():
-    column, series = _samples(EIGHT_GPUS)
+    column, series, _ = _samples(EIGHT_GPUS)
     assert (column, sorted(series), {len(points) for points in series.values()}) == (
         "power_W", [str(g) for g in range(8)], {6})
     start = dt.datetime(2025, 9, 24, 3, 48, 33, 493000, dt.timezone.utc).timestamp()
@@ -91,7 +91,7 @@ def test_a_header_naming_gpu_and_index_reads_the_column_that_tells_the_gpus_apar
     """A monitor's header names ``gpu`` (0..7) and ``index`` (0 on every row, whatever the monitor meant by it):
     the GPUs are the eight that ``gpu`` names, not one GPU ``0`` of all the rows. Over 17:26:51 .. 17:26:56 at
     +08:00, whole seconds on which every GPU has a sample: 2936.575 J, worked out by hand from the rows."""
-    column, series = _samples(EIGHT_GPUS_INDEX_ZERO)
+    column, series, _ = _samples(EIGHT_GPUS_INDEX_ZERO)
     assert (column, sorted(series)) == ("power.draw", [str(g) for g in range(8)])
     assert [len(series[str(g)]) for g in range(8)] == [6, 6, 6, 5, 5, 5, 5, 5]
     start = dt.datetime(2025, 9, 8, 9, 26, 51, tzinfo=dt.timezone.utc).timestamp()
