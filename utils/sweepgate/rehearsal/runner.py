@@ -1256,11 +1256,14 @@ def _problem_diagnostics(root: Path, script: Path, problems: list[str], output: 
 
 
 def _place(root: Path, script: Path, problem: str, output: str) -> tuple[str, int] | None:
-    """The line a ``Problem`` is about: where its call stack is, else the file and line bash names in the
-    output's cause, the line that runs its command, the line its patterns find (the script's line for the first
-    that finds one, ``scriptlines.first_command``); None for any other problem, or when no line is found."""
+    """The line a ``Problem`` is about: the one found already (``at``), else where its call stack is, else the
+    file and line bash names in the output's cause, the line that runs its command, the line its patterns find
+    (the script's line for the first that finds one, ``scriptlines.first_command``); None for any other
+    problem, or when no line is found."""
     if not isinstance(problem, Problem):
         return None
+    if problem.at:
+        return problem.at
     if problem.stack and (found := linetrap.place(root, script, problem.stack)):
         return found
     if problem.said:
@@ -1386,9 +1389,8 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
     ending = ending_problem(run, timeout)
     problems = [p for p in (ending, unreadable) if p]
     leftovers = run.left + reap_leftovers(calls)
-    for left in left_by_line(root, script, leftovers, run.subshells).values():  # each stands where the first does
-        problems.append(Problem(f"the script left running: {', '.join(left)}; {STOP_WHAT_IT_STARTS}",
-                                words=leftover_words(left[0]), stack=leftover_stack(left[0], run.subshells)))
+    for at, left in left_by_line(root, script, leftovers, run.subshells).items():  # found once, kept (``at``)
+        problems.append(Problem(f"the script left running: {', '.join(left)}; {STOP_WHAT_IT_STARTS}", at=at))
     unusable = result_dir_problem(paths["results"])
     if unusable:
         problems.append(f"{unusable}; {KEEP_RESULT_DIR}")
