@@ -112,8 +112,11 @@ def blind_lines(blind: dict[str, list[dict]]) -> list[str]:
 def run_identity(row: dict, runners: dict, blobs: Blobs) -> str | None:
     """The run identity of ``row`` given the files (``blobs`` holds ``needed_paths`` and the
     ``sourced_helpers`` of its script); None when it has ``blind_spots``."""
-    if blind_spots(row, runners, blobs):
-        return None
+    return None if blind_spots(row, runners, blobs) else _seen_identity(row, runners, blobs)
+
+
+def _seen_identity(row: dict, runners: dict, blobs: Blobs) -> str:
+    """``run_identity`` of a row known to have no ``blind_spots``."""
     script = resolve_script(script_candidates(row), blobs)
     point = {name: row.get(name) for name in POINT_FIELDS}
     # Eval rows carry no fingerprint: the whole row stands in for it.
@@ -137,8 +140,22 @@ def read_all(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]
 
 def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]) -> list[str | None]:
     """``run_identity`` of each row (None for one with ``blind_spots``), reading every file once."""
+    return identities_and_blind(rows, runners, read)[0]
+
+
+def identities_and_blind(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]
+                         ) -> tuple[list[str | None], dict[str, list[dict]]]:
+    """``identities`` of ``rows``, and the rows each cause of ``blind_spots`` keeps from having one (cause ->
+    its rows, in order met: what ``blind_lines`` says), each row's causes found once."""
     blobs = read_all(rows, runners, read)
-    return [run_identity(row, runners, blobs) for row in rows]
+    ids: list[str | None] = []
+    blind: dict[str, list[dict]] = {}
+    for row in rows:
+        causes = blind_spots(row, runners, blobs)
+        for cause in causes:
+            blind.setdefault(cause, []).append(row)
+        ids.append(None if causes else _seen_identity(row, runners, blobs))
+    return ids, blind
 
 
 def check_tools(tools: str) -> None:

@@ -14,7 +14,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from sweepgate.core import fields as F
-from sweepgate.core.identity import blind_lines, blind_spots, read_all, run_identity
+from sweepgate.core.identity import blind_lines, identities_and_blind
 from sweepgate.core.plan import ESTIMATES_FILE, counts_workers_only, load_estimates, row_cost
 from sweepgate.core.select import BUCKET_KEYS, iter_rows
 from sweepgate.results import record as R
@@ -71,12 +71,7 @@ def find(matrix: dict, git, ref: str, store, max_age_days: float | None = None) 
     extra = git.read_blobs(ref, [F.RUNNERS_FILE, ESTIMATES_FILE])
     runners = parse_yaml(extra[F.RUNNERS_FILE].decode(), F.RUNNERS_FILE) if extra.get(F.RUNNERS_FILE) else {}
     runners = runners if isinstance(runners, dict) else {}
-    blobs = read_all([row for _, row in rows], runners, lambda paths: git.read_blobs(ref, paths))
-    ids = [run_identity(row, runners, blobs) for _, row in rows]
-    blind: dict[str, list[dict]] = {}
-    for _, row in rows:
-        for cause in blind_spots(row, runners, blobs):
-            blind.setdefault(cause, []).append(row)
+    ids, blind = identities_and_blind([row for _, row in rows], runners, lambda paths: git.read_blobs(ref, paths))
     minutes, _ = load_estimates(extra.get(ESTIMATES_FILE))
     known = [ident for ident in ids if ident is not None]  # a row without one is never reused
     hits = store.reusable(known, since(max_age_days)) if known else {}
