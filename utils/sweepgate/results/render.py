@@ -852,13 +852,13 @@ def _add(grid, v: C.Verdict, row: tuple[str, ...]) -> None:
 
 
 def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int,
-            foldable: tuple[str, ...] = FOLDABLE) -> list[int]:
-    """Each column's width: its widest cell, narrowed until a row fits in ``room`` columns (rich counts 2 of
-    padding a column, the edge ones' too, when the widths are given: its Table._measure_column ignores
-    pad_edge): first another column's header wider than its cells, to its cells or its longest word ("change"
-    over "(threshold)", s37c), then the ``foldable`` ones (the widest first) to MIN_FOLD or their longest word,
-    then to their longest word (cells wrap between words, ``_units``, none is broken), and only then, a
-    terminal too narrow even for that, to MIN_FOLD."""
+            foldable: tuple[str, ...] = FOLDABLE) -> tuple[list[int], list[int]]:
+    """Each column's width, and its longest word (``_longest_units``). The width: its widest cell, narrowed
+    until a row fits in ``room`` columns (rich counts 2 of padding a column, the edge ones' too, when the widths
+    are given: its Table._measure_column ignores pad_edge): first another column's header wider than its cells,
+    to its cells or its longest word ("change" over "(threshold)", s37c), then the ``foldable`` ones (the widest
+    first) to MIN_FOLD or their longest word, then to their longest word (cells wrap between words, ``_units``,
+    none is broken), and only then, a terminal too narrow even for that, to MIN_FOLD."""
     from rich.cells import cell_len
 
     columns = list(zip(headers, *rows))
@@ -876,7 +876,7 @@ def _widths(headers: tuple[str, ...], rows: list[tuple[str, ...]], room: int,
             cut = max(0, min(excess, widths[i] - floor(i)))
             widths[i] -= cut
             excess -= cut
-    return widths
+    return widths, words
 
 
 def _longest_units(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[int]:
@@ -900,11 +900,11 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
 
     names = headers[1:]
     cells = [row[1:len(headers)] for _, row in rows]
-    widths = _widths(names, cells, console.width - INDENT, foldable)
+    widths, words = _widths(names, cells, console.width - INDENT, foldable)
     # aligned only where no column is narrower than its widest word (s38f: at 60 columns the evals' score
     # column read "flexible-extrac" over "t")
     aligned = sum(widths) + 2 * len(widths) <= console.width - INDENT and all(
-        width >= word for width, word in zip(widths, _longest_units(names, cells)))
+        width >= word for width, word in zip(widths, words))
     if aligned:
         console.print(Padding(_grid(names, widths, right=right), (0, 0, 0, INDENT), expand=False))
     for _, group in groupby(rows, key=lambda vr: vr[0].point):
