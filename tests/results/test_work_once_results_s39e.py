@@ -3,6 +3,8 @@
 
 4. A table one block a point (``render._by_point``) found each column's longest word (``_longest_units``) for its
    widths and again to tell whether they align: found once now (``_widths`` gives both).
+5. A stored figure read as a float was spelled three ways (``compare.combined``, ``compare._figure``,
+   ``charts._xy``): one helper, ``derive.float_figure``, which each now calls.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import synth
 from sweepgate.core import report
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
-from sweepgate.results import render
+from sweepgate.results import charts, derive, render
 
 
 def _counting(monkeypatch, module, name: str) -> list:
@@ -38,3 +40,15 @@ def test_a_table_a_block_a_point_finds_its_longest_words_once(monkeypatch):
     render.table(comp, out)
     assert synth.KEYS[0] in out.getvalue()
     assert len(longest) == 1, len(longest)
+
+
+def test_compare_and_charts_read_a_figure_as_a_float_through_one_helper(monkeypatch):
+    metrics = {charts.X: 40, charts.Y: 900}  # ints, as a record may store them
+    assert derive.float_figure(metrics, charts.Y) == 900.0 and type(derive.float_figure(metrics, charts.Y)) is float
+    assert derive.float_figure(metrics, "absent") is None
+    read = _counting(monkeypatch, derive, "float_figure")
+    assert type(C._figure({R.METRICS: metrics}, charts.Y)) is float and len(read) == 1
+    assert charts._xy(metrics) == (40.0, 900.0) and all(type(v) is float for v in charts._xy(metrics))
+    assert len(read) == 5
+    twice = [{R.METRICS: {R.OUTPUT_TPUT_PER_GPU: v}} for v in (700, 900)]
+    assert C.combined(twice)[R.METRICS] == {R.OUTPUT_TPUT_PER_GPU: 800.0} and len(read) == 7

@@ -198,8 +198,8 @@ def pareto_front(points: list[tuple[float, float]]) -> list[tuple[float, float]]
 
 
 def _xy(metrics: dict) -> tuple[float, float] | None:
-    x, y = derive.figure(metrics, X), derive.figure(metrics, Y)
-    return None if x is None or y is None else (float(x), float(y))
+    x, y = derive.float_figure(metrics, X), derive.float_figure(metrics, Y)
+    return None if x is None or y is None else (x, y)
 
 
 def _measured(records: list[dict]) -> list[tuple[float, float]]:

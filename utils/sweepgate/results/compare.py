@@ -374,15 +374,14 @@ def combined(recs: list[dict]) -> dict:
         return good[-1] if good else recs[-1]
     metrics: dict = {}
     for name in dict.fromkeys(k for r in good for k in r[R.METRICS]):
-        values = [float(v) for v in (derive.figure(r[R.METRICS], name) for r in good) if v is not None]
+        values = [v for v in (derive.float_figure(r[R.METRICS], name) for r in good) if v is not None]
         metrics[name] = statistics.median(values) if values else good[-1][R.METRICS].get(name)
     return {**good[-1], R.METRICS: metrics}
 
 
 def _figure(rec: dict, metric: str) -> float | None:
-    """A record's ``metric`` as a float, as compare reads it (``derive.figure``), else None."""
-    value = derive.figure(rec.get(R.METRICS) or {}, metric)
-    return None if value is None else float(value)
+    """A record's ``metric`` as a float, as compare reads it (``derive.float_figure``), else None."""
+    return derive.float_figure(rec.get(R.METRICS) or {}, metric)
 
 
 def number(value) -> float | None:

@@ -117,6 +117,12 @@ def figure(metrics: dict, name: str) -> float | int | None:
     return value
 
 
+def float_figure(metrics: dict, name: str) -> float | None:
+    """``figure`` as a float (an int stored is read as one), else None."""
+    value = figure(metrics, name)
+    return None if value is None else float(value)
+
+
 def _uncountable(metrics: dict) -> bool:
     """Both request counts stated as numbers, but not as a run's (``request_counts``)."""
     counts = [metrics.get(n) for n in (R.COMPLETED, R.FAILED)]
