@@ -5,17 +5,26 @@
    widths and again to tell whether they align: found once now (``_widths`` gives both).
 5. A stored figure read as a float was spelled three ways (``compare.combined``, ``compare._figure``,
    ``charts._xy``): one helper, ``derive.float_figure``, which each now calls.
+6. ``results compare`` read main's newest record of each point of the run's config keys one statement a key
+   (``store_adapter._others_of_keys``): IN_CHUNK keys a statement now (``Store.latest_per_point_of_keys``), the
+   same records in the same order.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
+
+import sqlalchemy as sa
 
 import synth
+from helpers import run_cli, write_job, job
+from test_store_in_lists_s38d import _as, _ingest, _jsonl
 from sweepgate.core import report
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
-from sweepgate.results import charts, derive, render
+from sweepgate.results import charts, derive, render, store, store_adapter
 
 
 def _counting(monkeypatch, module, name: str) -> list:
@@ -52,3 +61,54 @@ def test_compare_and_charts_read_a_figure_as_a_float_through_one_helper(monkeypa
     assert len(read) == 5
     twice = [{R.METRICS: {R.OUTPUT_TPUT_PER_GPU: v}} for v in (700, 900)]
     assert C.combined(twice)[R.METRICS] == {R.OUTPUT_TPUT_PER_GPU: 800.0} and len(read) == 7
+
+
+@contextlib.contextmanager
+def _selects():
+    """The SELECT statements every database connection runs meanwhile (a SQLAlchemy event: the driver's calls)."""
+    seen = []
+
+    def count(_conn, _cursor, statement, *_):
+        if statement.lstrip().upper().startswith("SELECT"):
+            seen.append(statement)
+
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", count)
+    try:
+        yield seen
+    finally:
+        sa.event.remove(sa.engine.Engine, "before_cursor_execute", count)
+
+
+def _store_of_keys(env, capsys, keys: int) -> str:
+    """A store where main measured two concurrencies of each of ``keys`` config keys and a PR (run 920) one."""
+    db = f"sqlite:///{env / f'r{keys}.db'}"
+    write_job(env / f"a{keys}", "c4", _jsonl(2 * keys), job(run_id="900"))
+    _ingest(capsys, db, env / f"a{keys}")
+    with store.open_store(db) as st:
+        recs = [rec | {R.CONFIG_KEY: f"key-{i // 2:02}", R.CONC: 4 * (1 + i % 2)}
+                for i, rec in enumerate(st.run_results("900"))]
+        st.add(_as(recs, "910", "refs/heads/main", 2))
+        st.add(_as(recs, "911", "refs/heads/main", 3))
+        st.add(_as(recs[::2], "920", "refs/pull/7/merge", 4))  # conc 4 of each key
+    return db
+
+
+def test_compare_reads_the_others_of_a_runs_keys_in_one_statement(env, capsys):
+    counts = []
+    for keys in (3, 9):
+        db = _store_of_keys(env, capsys, keys)
+        with _selects() as seen:
+            rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "920", "--json")
+        assert rc == 0, err
+        counts.append(len(seen))
+        with store.open_store(db) as st:  # what the key-by-key reads gave: the same records, in the same order
+            pr, base = st.run_results("920"), []
+            known = {R.point_values(r) for r in pr}
+            mine = [r for key in sorted({r[R.CONFIG_KEY] for r in pr})
+                    for r in st.latest_per_point(key, "refs/heads/main", succeeded=True, include_rehearsals=False)
+                    if R.point_values(r) not in known]
+            got = store_adapter._others_of_keys(st, pr, base, "refs/heads/main", False, None)
+        assert [(r[R.RUN_ID], r[R.CONFIG_KEY], r[R.CONC]) for r in got[:len(mine)]] == [
+            (r[R.RUN_ID], r[R.CONFIG_KEY], r[R.CONC]) for r in mine] and len(mine) == keys
+        assert {p[R.CONFIG_KEY] for p in json.loads(out)["points"]} == {f"key-{k:02}" for k in range(keys)}
+    assert counts[0] == counts[1], counts  # no statement more for more keys

@@ -2007,11 +2007,27 @@ class Store:
         With ``before`` (a run's ``R.Past``), the newest of those that happened before it; with
         ``succeeded``, of the jobs that succeeded (a failed job measured nothing); without
         ``include_rehearsals``, of real measurements (a newer rehearsal hides no older figure)."""
+        of_key = [] if config_key is None else [results.c.config_key == config_key]
+        return self._latest(of_key, ref, before, succeeded, include_rehearsals)
+
+    def latest_per_point_of_keys(self, config_keys: list[str], ref: str, *, before: R.Past | None = None,
+                                 succeeded: bool = False, include_rehearsals: bool = True) -> list[dict]:
+        """``latest_per_point`` of each of ``config_keys`` on ``ref``, IN_CHUNK keys a statement (a point is of one
+        key: each is found as in a statement of its own key), as those of each key in turn would be read: the keys
+        in their order, each one's records newest first."""
+        keys = list(dict.fromkeys(config_keys))
+        found = [rec for part in _chunks(keys)
+                 for rec in self._latest([results.c.config_key.in_(part)], ref, before, succeeded, include_rehearsals)]
+        at = {key: n for n, key in enumerate(keys)}
+        return sorted(found, key=lambda rec: at.get(str(rec.get(R.CONFIG_KEY)), len(keys)))  # stable: newest first
+
+    def _latest(self, where: list, ref: str | None, before: R.Past | None, succeeded: bool,
+                include_rehearsals: bool) -> list[dict]:
+        """``latest_per_point`` of the rows ``where`` matches."""
         jobless = results.c.config_key.is_(None)  # outputs ingested without a job: each its own point
         by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind(),
               sa.case((jobless, results.c.result_filename)), sa.case((jobless, results.c.run_id))]
-        where = ([] if config_key is None else [results.c.config_key == config_key]) + _measured(
-            before, succeeded, include_rehearsals)
+        where = [*where, *_measured(before, succeeded, include_rehearsals)]
         if ref is not None:
             where.append(results.c.ref == ref)
         else:

@@ -141,8 +141,8 @@ def _others_of_keys(st, pr: list[dict], baseline: list[dict], baseline_ref: str,
 
     mine = {R.point_values(r) for r in pr}
     keys = sorted({str(r[R.CONFIG_KEY]) for r in pr if r.get(R.CONFIG_KEY) is not None})
-    found = [r for key in keys for r in st.latest_per_point(key, baseline_ref, before=past, succeeded=True,
-                                                           include_rehearsals=rehearsal)
+    found = [r for r in st.latest_per_point_of_keys(keys, baseline_ref, before=past, succeeded=True,
+                                                    include_rehearsals=rehearsal)
              if R.point_values(r) not in mine and (past is None or R.before(r, past))]
     own = {str(r.get(R.RUN_ID)) for r in pr}  # compare leaves the run's own records out of its baseline
     known = {stored_key(r) for r in baseline + found}
