@@ -1339,9 +1339,15 @@ class SameBytes(SweepgateError):
 
 def _first_stored(olds) -> dict:
     """Of stored records of one measurement, the one to name: a job's own before a ``ci reuse`` copy of it, then
-    the first run's."""
-    return min(olds, key=lambda old: (bool(old.get(R.REUSED_FROM)), R.run_order(old.get(R.RUN_ID)),
-                                      str(old.get(R.RESULT_FILENAME))))
+    the first run's (``_stored_order``)."""
+    return min(olds, key=lambda old: (bool(old.get(R.REUSED_FROM)),
+                                      *_stored_order(old.get(R.RUN_ID), old.get(R.RESULT_FILENAME))))
+
+
+def _stored_order(run_id, result_filename) -> tuple:
+    """The order ``_first_stored`` takes a measurement's records in, but for ``ci reuse`` copies: by run
+    (``R.run_order``), then result name."""
+    return (R.run_order(run_id), str(result_filename))
 
 
 class _Scan:
@@ -1374,7 +1380,7 @@ class _Outputs:
                  if r.run_id not in apart and _file_key({}, tuple(r[2:])) not in mine]
         self.ids = sorted(r.id for r in keyed)  # as stored
         self.named: dict[str, list[int]] = {}  # of each digest, as ``_first_stored`` orders them but for copies
-        for r in sorted(keyed, key=lambda r: (R.run_order(r.run_id), str(r.result_filename), r.id)):
+        for r in sorted(keyed, key=lambda r: (*_stored_order(r.run_id, r.result_filename), r.id)):
             self.named.setdefault(r.output_sha256, []).append(r.id)
         self.read: dict[int, dict | None] = {}  # row id -> its record, None when it is passed over
         self.scans: dict[str, _Scan] = {}
@@ -1509,10 +1515,8 @@ def _continued_run(conn, rows: list[dict], earlier: list[str], url: str) -> None
     that row is made the stored one, a re-ingest of it, not stored again as ``#1``."""
     name, own = file_of(rows[0][column(R.RESULT_FILENAME)]), rows[0][column(R.RUN_ID)]
     names: dict[str, set[str]] = {}
-    for part in _chunks(earlier):
-        query = sa.select(results.c.run_id, results.c.result_filename).where(results.c.run_id.in_(part))
-        for run, held in conn.execute(query):
-            names.setdefault(run, set()).add(held)
+    for run, _, held in _stored_keys(conn, earlier):
+        names.setdefault(run, set()).add(held)
     run = next((run for run in earlier if run in names), None)
     if run is None or run == own or any(file_of(held) != name for held in names[run]):
         return
