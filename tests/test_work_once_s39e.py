@@ -5,9 +5,19 @@ real function, wrapped to count and still run) on real files, processes and stor
    diagnostic (``runner._place``): found once now.
 2. `ci reuse` (``reuse.find``) restated ``identity.identities`` and ran ``identity.blind_spots`` twice a row (once
    in ``run_identity``, once for its lines): ``identity.identities_and_blind`` finds both, each row's causes once.
+3. Where a subshell alive as the script ended was started (``linetrap.subshells``): the file its stack stands in
+   was read twice (``_holds``, ``_opening``) and parsed three times (where its command starts, twice, and the
+   whole text), a subshell; it is read once for all the subshells standing in it (``linetrap._Source``), its
+   text parsed once, and where a line's command starts found once a line.
 """
 
 from __future__ import annotations
+
+import os
+import pathlib
+import signal
+import subprocess
+import time
 
 from pathlib import Path
 
@@ -15,7 +25,7 @@ from conftest import CHANGELOG
 from test_matrix import entry
 from test_reuse import SCRIPTS, matrix, repo, rows  # noqa: F401 (repo: the fixture)
 
-from sweepgate.core import identity
+from sweepgate.core import identity, shellcode
 from sweepgate.core.load import Git
 from sweepgate.rehearsal import linetrap, runner
 from sweepgate.results import reuse
@@ -67,3 +77,45 @@ def test_reuse_finds_each_rows_blind_spots_once(repo, tmp_path, monkeypatch):
     assert [ident for _, _, ident in found.rows] == identity.identities(
         rows(m), found.runners, lambda paths: git.read_blobs(head, paths)), "the same identities as identity.identities"
     assert found.blind == {}
+
+
+SUBSHELLS = "echo go\n(\n  sleep 300\n) &\necho $! >> pids\n(\n  sleep 300\n) &\necho $! >> pids\nwait\n"
+
+
+def test_each_file_a_live_subshell_stands_in_is_read_and_parsed_once(tmp_path, monkeypatch):
+    root, work = tmp_path / "repo", tmp_path / "w"
+    script = root / "benchmarks" / "x.sh"
+    script.parent.mkdir(parents=True)
+    work.mkdir()
+    script.write_text(SUBSHELLS, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "BASH_ENV"}
+    paths = linetrap.install(work, env)
+    proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, start_new_session=True)
+    try:
+        pids: list[int] = []
+        for _ in range(500):  # until both subshells are started and written (not a timing: a wait for them)
+            pids = [int(p) for p in (root / "pids").read_text().split()] if (root / "pids").exists() else []
+            data = paths["subshells"].read_bytes() if paths["subshells"].exists() else b""
+            if len(pids) == 2 and all(f"{pid}".encode() + b"\0" in data for pid in pids):
+                break
+            time.sleep(0.02)
+        stats = runner._proc_stats()
+        started = {pid: rest[19] for pid, rest in stats.items()}
+        parents = {pid: int(rest[1]) for pid, rest in stats.items() if rest[1].isdigit()}
+        opened, real_open = [], pathlib.Path.open
+
+        def counting_open(self, *args, **kwargs):
+            if self == script:
+                opened.append(args)
+            return real_open(self, *args, **kwargs)
+
+        monkeypatch.setattr(pathlib.Path, "open", counting_open)
+        parses = _counting(monkeypatch, shellcode, "code")
+        found = linetrap.subshells(paths["subshells"], started, parents, root)
+        monkeypatch.undo()
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert [found.get(pid) for pid in pids] == [[(str(script), 2)], [(str(script), 6)]], found
+    assert len(opened) == 1, opened  # read once for both subshells (twice each before)
+    assert len(parses) == 3, len(parses)  # its text once, and where the command of each of its lines starts (3 each)

@@ -174,15 +174,19 @@ def _started(path: Path | None, started: dict[int, str], root: Path | None) -> l
         found = _records(path.read_bytes(), 5) if path else []
     except OSError:
         return []
-    out = []
+    out, sources = [], {}  # each file a stack stands in read once (``_Source``)
     for (pid, stat, count, function, command), stack in found:
         start = stat.split()[19:20]
         if pid.isdigit() and count.isdigit() and start and started.get(int(pid)) == start[0]:
             entry = len(stack) > 1 and function not in ("", "source", "main") and _name(command) == function
             stack = stack[1:] if entry else stack
             if root is not None:
-                stack = ((stack if entry else _opening(root, stack, function))
-                         if _holds(root, stack, _name(command)) else [])
+                name = stack[0][0] if stack else None
+                if name not in sources:
+                    sources[name] = _Source(root, name)
+                source = sources[name]
+                stack = ((stack if entry else _opening(source, stack, function))
+                         if _holds(source, stack, _name(command)) else [])
             out.append((int(pid), int(count), stack))
     return out
 
@@ -231,15 +235,73 @@ def _name(command: str) -> str:
     return words[0].strip("'\"") if words else ""
 
 
-def _holds(root: Path, stack: Stack, name: str) -> bool:
-    """Whether the command that ends at the innermost frame's line holds ``name`` (an empty name, or a
-    file outside the repository: nothing to tell by)."""
-    file = scriptlines.in_repository(stack[0][0], root) if stack and name else None
-    if file is None:
+class _Source:
+    """The file of the repository a stack's innermost frame names (``name``, as bash names it; None: no frame), read
+    once, when first asked, for all that is asked of it: its ``lines`` as ``scriptlines.file_lines`` reads them
+    (``_holds``), its ``text`` (``_opening``, ``in_command``; as ``Path.read_text`` decodes it: universal
+    newlines, undecodable bytes kept) and its ``code`` (``shellcode.code``, found once), and where the command on
+    a line starts (``command_start``), found once for a line asked of both when the lines up to it read the same
+    both ways."""
+
+    def __init__(self, root: Path, name: str | None):
+        self.root, self.name = root, name
+        self._read = None  # (file from the repository's top or None, text or None, lines)
+        self._start: tuple[int, list[str], int] | None = None  # (line, the lines up to it, where its command starts)
+        self._code: tuple[str, list[tuple[int, int]]] | None = None
+
+    def _load(self) -> tuple[str | None, str | None, list[str]]:
+        if self._read is None:
+            file = scriptlines.in_repository(self.name, self.root) if self.name is not None else None
+            try:
+                data = (self.root / file).read_bytes() if file else None
+            except OSError:
+                data = None
+            if data is None:
+                self._read = (file, None, [])
+            else:  # read once, decoded as each reader before did: the text's and file_lines' ways
+                self._read = (file, _universal(data.decode("utf-8", "surrogateescape")),
+                              _universal(data.decode("utf-8", "replace")).splitlines())
+        return self._read
+
+    @property
+    def file(self) -> str | None:
+        return self._load()[0]
+
+    @property
+    def text(self) -> str | None:
+        return self._load()[1]
+
+    @property
+    def lines(self) -> list[str]:
+        return self._load()[2]
+
+    def code(self) -> tuple[str, list[tuple[int, int]]]:
+        """``shellcode.code`` of its ``text``, found once."""
+        if self._code is None:
+            self._code = shellcode.code(self.text)
+        return self._code
+
+    def command_start(self, lines: list[str], number: int) -> int:
+        """``scriptlines.command_start(lines, number)``, which reads only ``lines[:number]``: found again only for
+        other lines up to ``number``."""
+        if self._start is None or self._start[0] != number or self._start[1] != lines[:number]:
+            self._start = (number, lines[:number], scriptlines.command_start(lines, number))
+        return self._start[2]
+
+
+def _universal(text: str) -> str:
+    """``text`` with its line ends read as text mode reads them (universal newlines): `\r\n` and `\r` as `\n`."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _holds(source: _Source, stack: Stack, name: str) -> bool:
+    """Whether the command that ends at the innermost frame's line (in ``source``, its file) holds ``name`` (an
+    empty name, or a file outside the repository: nothing to tell by)."""
+    if not (stack and name) or source.file is None:
         return True
-    lines = scriptlines.file_lines(root / file)
+    lines = source.lines
     line = stack[0][1]
-    return 0 < line <= len(lines) and name in "\n".join(lines[scriptlines.command_start(lines, line) - 1:line])
+    return 0 < line <= len(lines) and name in "\n".join(lines[source.command_start(lines, line) - 1:line])
 
 
 def in_command(root: Path, stack: Stack) -> Stack:
@@ -247,46 +309,39 @@ def in_command(root: Path, stack: Stack) -> Stack:
     line of its command when that line is inside a `$( )` or `( )` over lines (the outermost): bash gives
     such a command the line where that ends (`X=$(`, lines, then `)`), and the script's own shell runs no
     command inside one."""
-    text, lines = _lines_past_first(root, stack)
+    source = _Source(root, stack[0][0] if stack else None)
+    text, lines = _lines_past_first(source, stack)
     if text is None:
         return stack
     line = stack[0][1]
     at = sum(len(x) + 1 for x in lines[:line - 1])
-    first = min((start for start, end in shellcode.code(text)[1] if start < at <= end), default=-1)
+    first = min((start for start, end in source.code()[1] if start < at <= end), default=-1)
     if first < 0:
         return stack
     begins = text.count("\n", 0, first) + 1
     return [(stack[0][0], scriptlines.command_start(lines, begins))] + stack[1:]
 
 
-def _lines_past_first(root: Path, stack: Stack) -> tuple[str | None, list[str]]:
-    """The text and lines of the file of ``stack``'s innermost frame (``_text``) when its line is past the
-    first and within the file, the only lines a command over lines can end at; (None, []) otherwise."""
-    text = _text(root, stack)
+def _lines_past_first(source: _Source, stack: Stack) -> tuple[str | None, list[str]]:
+    """The text and lines of the file of ``stack``'s innermost frame (``source``, when it is one of the
+    repository) when its line is past the first and within the file, the only lines a command over lines can
+    end at; (None, []) otherwise."""
+    text = source.text if stack else None
     lines = text.split("\n") if text is not None else []
     return (text, lines) if text is not None and 1 < stack[0][1] <= len(lines) else (None, [])
 
 
-def _text(root: Path, stack: Stack) -> str | None:
-    """The text of the file of ``stack``'s innermost frame, when it is one of the repository at ``root``."""
-    file = scriptlines.in_repository(stack[0][0], root) if stack else None
-    try:
-        return (root / file).read_text(encoding="utf-8", errors="surrogateescape") if file else None
-    except OSError:
-        return None
-
-
-def _opening(root: Path, stack: Stack, function: str = "") -> Stack:
+def _opening(source: _Source, stack: Stack, function: str = "") -> Stack:
     """``stack`` with its innermost frame, in a file of the repository, at the line of the `(` (or `$(`,
     `` ` ``) that opens the subshell its line's command is the first of, when that is on a line before:
     `(`, then `echo in` below it, was started at the `(`. Not when that `(` is the body of ``function``
     (`f() (`, the function the command runs in): its call started it, a frame of the stack; the innermost
     stays at the line it runs, as in a `f() {` body."""
-    text, lines = _lines_past_first(root, stack)
+    text, lines = _lines_past_first(source, stack)
     if text is None:
         return stack
-    at = sum(len(x) + 1 for x in lines[:scriptlines.command_start(lines, stack[0][1]) - 1])
-    code, spans = shellcode.code(text)
+    at = sum(len(x) + 1 for x in lines[:source.command_start(lines, stack[0][1]) - 1])
+    code, spans = source.code()
     opens = [start for start, end in spans if start < at < end]
     first = max(opens, default=-1)  # the innermost: spans do not overlap but nest
     if first < 0 or text[first:at].strip(" \t\n$(`") != "":
