@@ -19,7 +19,6 @@ import signal
 import subprocess
 import time
 
-from pathlib import Path
 
 from conftest import CHANGELOG
 from test_matrix import entry

@@ -21,22 +21,11 @@ import sqlalchemy as sa
 import synth
 from helpers import run_cli, write_job, job
 from test_store_in_lists_s38d import _as, _ingest, _jsonl
+from test_work_once_s39e import _counting  # tests/: a call counted, still made
 from sweepgate.core import report
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
 from sweepgate.results import charts, derive, render, store, store_adapter
-
-
-def _counting(monkeypatch, module, name: str) -> list:
-    """Wrap ``module.name`` so that each call is counted (its arguments kept), and still made."""
-    calls, real = [], getattr(module, name)
-
-    def wrapper(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, wrapper)
-    return calls
 
 
 def test_a_table_a_block_a_point_finds_its_longest_words_once(monkeypatch):
