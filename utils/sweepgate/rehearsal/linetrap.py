@@ -12,8 +12,9 @@ output, `set -x` traces none of it (on stderr or at ``BASH_XTRACEFD``), a `set -
 by it, and what `set -T` would change is not: a DEBUG or RETURN handler of the script's own runs where
 plain bash runs it (`set -T` is off while a RETURN trap is set, and for a command that may set one or a
 DEBUG trap: a `trap` whose signal words name neither keeps it on),
-`$-`, `$SHELLOPTS`, `set -o` and `shopt -o` show no functrace unless the script set it itself (then it is
-the script's). What the script sees is a function (``_sweepgate_at``) and variables named
+`$-`, `$SHELLOPTS`, `set -o`, `shopt -o` and `[[ -o functrace ]]` show no functrace unless the script set it
+itself (then it is the script's; a function's `local -` putting back options saved with the rehearsal's `set -T`
+is not the script setting it). What the script sees is a function (``_sweepgate_at``) and variables named
 ``_sweepgate_*``. A script that sets a DEBUG trap of its own replaces the rehearsal's: where its shell is
 is unknown from then on (an empty stack, written over the `trap` line's; ``place`` also takes a stack
 ending at such a line for unknown), also once it clears it (`trap - DEBUG`: nothing of the rehearsal's
@@ -32,8 +33,11 @@ from sweepgate.core import scriptlines, shellcode
 PREVIOUS = "SWEEPGATE_BASH_ENV"  # the job's own BASH_ENV, read after the trap's file puts it back
 # bash's stack as the trapped command has it: ``_sweepgate_at``'s own frame (BASH_SOURCE[0]) left out
 _STACK = '"$1" "$((${#BASH_SOURCE[@]} - 1))" "${BASH_SOURCE[@]:1}" "${BASH_LINENO[@]:1}"'
-# what shows `set -T` (`$-`, `$SHELLOPTS`, `set`, `set -o`, `shopt -o`) or may set a trap (DEBUG, RETURN)
-_READS = "*'$-'*|*'${-'*|*SHELLOPTS*|*shopt*|set|set\\ *|*\\ set\\ *"
+# what shows `set -T` (`$-`, `$SHELLOPTS`, `set`, `set -o`, `shopt -o`, `[[ -o functrace ]]`) or may set a trap
+# (DEBUG, RETURN)
+_READS = "*'$-'*|*'${-'*|*SHELLOPTS*|*shopt*|*functrace*|set|set\\ *|*\\ set\\ *"
+# `local -` (its words may hold other names): the options are saved as it runs and put back as its function returns
+_LOCAL_OPTIONS = "?(builtin+([[:space:]]))local[[:space:]]@(*[[:space:]]|)-?([[:space:]]*)"
 _SHOWS = f"@(*trap*|{_READS})"
 # A `trap` whose words are all known before it runs and whose signals (the words after its handler, one word
 # of its own: plain, or one quoted string) hold no DEBUG or RETURN: it sets (or prints) only other traps, so
@@ -58,7 +62,10 @@ _SETS_OTHERS = (f"$BASH_COMMAND != @({_READS}) && ${{BASH_COMMAND^^}} == {_HANDL
 # nothing of the script's shell may run before a `( ... ) &` after it, to turn it on again), and wanted on
 # again after (``_sweepgate_want``; the trap's string turns it on once `trap -p RETURN` says no RETURN trap
 # is set: a function called from a DEBUG trap sees none). ``_sweepgate_T``: how it was left (T, empty), `-`
-# once `$-` says the script set or unset it itself (from then on it is the script's). Before the script's
+# once `$-` says the script set or unset it itself (from then on it is the script's). A function's `local -` saves
+# the options as they are, the rehearsal's `set -T` too, and its return puts them back, which no command of the
+# script did: ``_sweepgate_lm`` holds the depth (``FUNCNAME``) of each such function not yet returned, and once
+# the shell is above one, how `set -T` is now is how it was left. Before the script's
 # own `trap` of a DEBUG (or RETURN) handler, an empty stack is written over the `trap` line's: its DEBUG
 # handler replaces the rehearsal's, so where its shell is is unknown from then on. In a subshell its record
 # also holds how many commands the script's shell had written, the function and the command
@@ -74,6 +81,10 @@ _FUNCTION = """_sweepgate_at() {
     printf '%s\\0' "$BASHPID" "${stat##*)}" "${_sweepgate_n:-0}" "${FUNCNAME[1]-}" "$BASH_COMMAND" STACK \\
       >>SUBSHELLS || :
   fi
+  while [[ -n ${_sweepgate_lm[0]-} ]] && (( _sweepgate_lm[-1] > ${#FUNCNAME[@]} )); do
+    unset '_sweepgate_lm[-1]'; [[ ${_sweepgate_T--} == - ]] || { _sweepgate_T=; [[ $- != *T* ]] || _sweepgate_T=T; }
+  done
+  [[ ${_sweepgate_T--} == - || $BASH_COMMAND != LOCALOPTS ]] || _sweepgate_lm+=("${#FUNCNAME[@]}")
   [[ ${_sweepgate_T--} == - || $_sweepgate_T == T && $- == *T* && ( $BASH_COMMAND != SHOWS || OTHERS ) ]] || {
     local is=; [[ $- != *T* ]] || is=T
     if [[ $is != "$_sweepgate_T" ]]; then _sweepgate_T=-
@@ -103,6 +114,7 @@ def install(work: Path, env: dict[str, str]) -> dict[str, Path]:
     for path in paths.values():
         path.unlink(missing_ok=True)  # a run before's stack in this --work-dir is not this one's
     function = (_FUNCTION.replace("STACK", _STACK).replace("SHOWS", _SHOWS).replace("OTHERS", _SETS_OTHERS)
+                .replace("LOCALOPTS", _LOCAL_OPTIONS)
                 .replace("WHERE", shlex.quote(str(paths["where"])))
                 .replace("SUBSHELLS", shlex.quote(str(paths["subshells"]))))
     trap = _TRAP.replace("RETURNS", shlex.quote(str(work / "script.return.")))  # one a PID: none shared
