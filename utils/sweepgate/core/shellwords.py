@@ -41,13 +41,15 @@ _RUNS_AS_ONE = (rf'(?:(?:builtin|command(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?'
                 rf'|eval[ \t]+(?:--[ \t]+)?(?:{_TIME}|![ \t]+)*)*')
 
 
-# An unquoted parameter expansion alone as a word (`$SUDO`, `${SUDO}`) may expand to nothing, and then bash runs
-# the next word as the command: `SUDO=""; ${SUDO} source X` sources X. For the run identity reading more than
-# bash sources is safer than less, so such words before a `source` where a command begins are read as empty,
-# whatever their value (`CMD=echo; $CMD source X` is read as sourcing X too); a quoted word never is
-# (`"${S}" source X`, `'time' source X`, `"echo" source X`: bash runs that word).
-_MAYBE_EMPTY = r'(?:\$[A-Za-z_]\w*[ \t]+)*'  # `${...}` is blank in the code, the blanks after a command start
-_EXPANSION_WORD = re.compile(r'\$\{[^\s]*\}')
+# An unquoted parameter expansion alone as a word (`$SUDO`, `${SUDO}`, `$@`, `$1`) may expand to nothing, and then
+# bash runs the next word as the command: `SUDO=""; ${SUDO} source X` sources X; so do `"$@"`, `"${@}"` and
+# `"${PREFIX[@]}"`, quoted, with no arguments or an empty array (no word at all). For the run identity reading more
+# than bash sources is safer than less, so such words before a `source` where a command begins are read as empty,
+# whatever their value (`CMD=echo; $CMD source X` is read as sourcing X too); any other quoted word never is
+# (`"${S}" source X`, `"$*" source X`, `'time' source X`, `"echo" source X`: bash runs that word).
+_MAYBE_EMPTY = r'(?:\$(?:[A-Za-z_]\w*|[@*1-9])[ \t]+)*'  # `${...}`, `"..."` are blank in the code, the blanks after
+# a command start
+_EXPANSION_WORD = re.compile(r'\$\{[^\s]*\}|"\$(?:@|\{(?:@|[A-Za-z_]\w*\[@\])\})"')
 
 
 def _source(timed: bool) -> str:
@@ -144,7 +146,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
 def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
     """Whether a word blank in the code (a quoted string: `'time' source x`, `"echo" source x`) stands before the
     command ``m`` found where one seemed to begin: bash runs that word, the rest its arguments; a word that is one
-    unquoted `${ }` may be empty (``_MAYBE_EMPTY``) and is no such word. The
+    unquoted `${ }`, or `"$@"`, `"${@}"`, `"${NAME[@]}"`, may be no word (``_MAYBE_EMPTY``) and is no such one. The
     command's own word may be spelled with quotes (`"source" x`: written unquoted at its end in the code)."""
     first = m.start("command") if m["source"] else m.start("declare") if m["declare"] else m.start("name")
     if m["source"] and first == m.start("source"):
