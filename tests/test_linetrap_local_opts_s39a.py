@@ -43,3 +43,18 @@ def test_the_option_test_operator_sees_no_functrace(tmp_path):
             "test -o functrace && echo on || echo off\nf() { [[ -o functrace ]] && echo on || echo off; }\nf\n")
     _, out, _ = _same(tmp_path, text)
     assert out.startswith("off\noff\noff\noff\n"), out
+
+
+@pytest.mark.parametrize("text", [
+    # a script's own `echo` that logs each line it prints: the trap's `echo` wrote empty lines into its log
+    "echo() { builtin echo \"[log] $*\" >> log.txt; builtin echo \"$@\"; }\n"
+    "f() { trap 'builtin echo ret' RETURN; :; }\nf\ntrap - RETURN\necho one\necho two\ncat log.txt\n",
+    # a script's own `set` (the trap's `set -T`/`set +T` ran it: the script exited 1)
+    "set() { builtin echo \"set $*\" >&2; builtin set \"$@\"; }\nset -e\nf() { :; }\nf\necho \"$-\" >/dev/null\n:\n",
+    # and its own printf, read, local, trap and unset, each counting its calls
+    "n=0\nfor c in printf read local trap unset; do eval \"$c() { n=\\$((n + 1)); builtin $c \\\"\\$@\\\"; }\"; done\n"
+    "g() { :; }\nf() { trap 'builtin echo ret' RETURN; g; }\nf\ntrap - RETURN\n( : ) | cat\ny=1; unset y\n"
+    "echo \"calls: $n\"\n",
+], ids=["echo", "set", "others"])
+def test_the_scripts_own_functions_named_as_builtins_run_only_where_it_calls_them(tmp_path, text):
+    _same(tmp_path, text)

@@ -15,10 +15,12 @@ DEBUG trap: a `trap` whose signal words name neither keeps it on),
 `$-`, `$SHELLOPTS`, `set -o`, `shopt -o` and `[[ -o functrace ]]` show no functrace unless the script set it
 itself (then it is the script's; a function's `local -` putting back options saved with the rehearsal's `set -T`
 is not the script setting it). What the script sees is a function (``_sweepgate_at``) and variables named
-``_sweepgate_*``. A script that sets a DEBUG trap of its own replaces the rehearsal's: where its shell is
-is unknown from then on (an empty stack, written over the `trap` line's; ``place`` also takes a stack
-ending at such a line for unknown), also once it clears it (`trap - DEBUG`: nothing of the rehearsal's
-runs to see that, and a `trap` function of its own would change what the script runs).
+``_sweepgate_*``; a function of its own named as a builtin the trap runs (`echo`, `printf`, `read`, `set`,
+`trap`, `local`, `unset`: the trap calls each as `builtin`) runs only where the script calls it. A script
+that sets a DEBUG trap of its own replaces the rehearsal's: where its shell is is unknown from then on (an
+empty stack, written over the `trap` line's; ``place`` also takes a stack ending at such a line for unknown),
+also once it clears it (`trap - DEBUG`: nothing of the rehearsal's runs to see that, and a `trap` function of
+its own would change what the script runs).
 """
 
 from __future__ import annotations
@@ -74,25 +76,27 @@ _SETS_OTHERS = (f"$BASH_COMMAND != @({_READS}) && ${{BASH_COMMAND^^}} == {_HANDL
 _FUNCTION = """_sweepgate_at() {
   if [[ $BASHPID == "$$" ]]; then
     if [[ ${BASH_SOURCE[1]} == "${BASH_SOURCE[-1]}" ]]; then
-      _sweepgate_n=$((${_sweepgate_n:-0} + 1)); printf '%s\\0' "$_sweepgate_n" STACK 1<>WHERE || :
+      _sweepgate_n=$((${_sweepgate_n:-0} + 1)); builtin printf '%s\\0' "$_sweepgate_n" STACK 1<>WHERE || :
     fi
   elif [[ ${_sweepgate_pid-} != "$BASHPID" ]]; then
-    _sweepgate_pid=$BASHPID; local stat; read -r stat </proc/$BASHPID/stat || stat=
-    printf '%s\\0' "$BASHPID" "${stat##*)}" "${_sweepgate_n:-0}" "${FUNCNAME[1]-}" "$BASH_COMMAND" STACK \\
+    _sweepgate_pid=$BASHPID; builtin local stat; builtin read -r stat </proc/$BASHPID/stat || stat=
+    builtin printf '%s\\0' "$BASHPID" "${stat##*)}" "${_sweepgate_n:-0}" "${FUNCNAME[1]-}" "$BASH_COMMAND" STACK \\
       >>SUBSHELLS || :
   fi
   while [[ -n ${_sweepgate_lm[0]-} ]] && (( _sweepgate_lm[-1] > ${#FUNCNAME[@]} )); do
-    unset '_sweepgate_lm[-1]'; [[ ${_sweepgate_T--} == - ]] || { _sweepgate_T=; [[ $- != *T* ]] || _sweepgate_T=T; }
+    builtin unset '_sweepgate_lm[-1]'
+    [[ ${_sweepgate_T--} == - ]] || { _sweepgate_T=; [[ $- != *T* ]] || _sweepgate_T=T; }
   done
   [[ ${_sweepgate_T--} == - || $BASH_COMMAND != LOCALOPTS ]] || _sweepgate_lm+=("${#FUNCNAME[@]}")
   [[ ${_sweepgate_T--} == - || $_sweepgate_T == T && $- == *T* && ( $BASH_COMMAND != SHOWS || OTHERS ) ]] || {
-    local is=; [[ $- != *T* ]] || is=T
+    builtin local is=; [[ $- != *T* ]] || is=T
     if [[ $is != "$_sweepgate_T" ]]; then _sweepgate_T=-
-    elif [[ $BASH_COMMAND == SHOWS && ! ( OTHERS ) ]]; then [[ -z $_sweepgate_T ]] || { set +T; _sweepgate_T=; }
+    elif [[ $BASH_COMMAND == SHOWS && ! ( OTHERS ) ]]; then [[ -z $_sweepgate_T ]] || { builtin set +T; _sweepgate_T=; }
     else _sweepgate_want=T _sweepgate_last=$2; fi
   }
   [[ $BASHPID != "$$" || $BASH_COMMAND != trap[[:space:]]* || $BASH_COMMAND == *[[:space:]]-[lp]* ||
-     ${BASH_COMMAND^^} != *@(DEBUG|RETURN)* || OTHERS ]] || printf '%s\\0' "${_sweepgate_n:-0}" 0 0 1<>WHERE || :
+     ${BASH_COMMAND^^} != *@(DEBUG|RETURN)* || OTHERS ]] ||
+    builtin printf '%s\\0' "${_sweepgate_n:-0}" 0 0 1<>WHERE || :
   _sweepgate_xfd=; return 0
 }
 """
@@ -101,10 +105,11 @@ _FUNCTION = """_sweepgate_at() {
 # after (by `printf -v`, whose last word keeps `$_`). The fd is worked out in a redirection's word, which
 # nothing traces: ``_sweepgate_xfd`` (emptied by ``_sweepgate_at``) is assigned there, as a key of an
 # associative array (no arithmetic: any value is harmless; a leading 0 keeps `-1` from closing anything).
-_TRAP = ('{ { _sweepgate_at "$LINENO" "$_"; [[ -z ${_sweepgate_want-} ]] || { { trap -p RETURN; echo; } '
-         '1<>RETURNS"$BASHPID" && read -r _sweepgate_ret <RETURNS"$BASHPID" || _sweepgate_ret=unknown; '
-         '[[ -n $_sweepgate_ret ]] || { set -T; _sweepgate_T=T; }; _sweepgate_want=; : "$_sweepgate_last"; }; '
-         '} {_sweepgate_xfd}>&-; [[ -z ${BASH_XTRACEFD-} ]] || printf -v BASH_XTRACEFD %s%.0s "$BASH_XTRACEFD" '
+_TRAP = ('{ { _sweepgate_at "$LINENO" "$_"; [[ -z ${_sweepgate_want-} ]] || '
+         '{ { builtin trap -p RETURN; builtin echo; } 1<>RETURNS"$BASHPID" && '
+         'builtin read -r _sweepgate_ret <RETURNS"$BASHPID" || _sweepgate_ret=unknown; '
+         '[[ -n $_sweepgate_ret ]] || { builtin set -T; _sweepgate_T=T; }; _sweepgate_want=; : "$_sweepgate_last"; }; '
+         '} {_sweepgate_xfd}>&-; [[ -z ${BASH_XTRACEFD-} ]] || builtin printf -v BASH_XTRACEFD %s%.0s "$BASH_XTRACEFD" '
          '"$_" || : "$_"; } 2>&"${_sweepgate_none[${_sweepgate_xfd:=0${BASH_XTRACEFD:-2}}]-}-"')
 
 
@@ -123,10 +128,10 @@ def install(work: Path, env: dict[str, str]) -> dict[str, Path]:
         "# sweepgate rehearse: BASH_ENV of the rehearsed script (rehearsal/linetrap.py)\n"
         f'if [[ -n "${{{PREVIOUS}:-}}" ]]; then BASH_ENV=${PREVIOUS}; unset {PREVIOUS}; . "$BASH_ENV"\n'
         f"else unset BASH_ENV {PREVIOUS}; fi\n"
-        f'if [[ -z "$(trap -p DEBUG)" ]]; then\n{function}'
+        f'if [[ -z "$(builtin trap -p DEBUG)" ]]; then\n{function}'
         "declare -A _sweepgate_none=(); _sweepgate_xfd=\n"
-        "if [[ $- == *T* ]]; then _sweepgate_T=-; else set -T; _sweepgate_T=T; fi\n"
-        f"trap {shlex.quote(trap)} DEBUG\nfi\n",
+        "if [[ $- == *T* ]]; then _sweepgate_T=-; else builtin set -T; _sweepgate_T=T; fi\n"
+        f"builtin trap {shlex.quote(trap)} DEBUG\nfi\n",
         encoding="utf-8")
     env.pop(PREVIOUS, None)  # one of a rehearsal this one runs in is not the job's
     if env.get("BASH_ENV"):
