@@ -357,6 +357,15 @@ STANDIN = "server-standin"  # what SERVER_STANDIN points at: runs a server comma
 CLIENT_MODULES = (fields.SGLANG_CLIENT_MODULE,)
 
 
+def _shebang() -> str:
+    """The shims' first line: bash (found on PATH as they are written, by its real path: older kernels cut a first
+    line at 127 bytes) in privileged mode, `-p`, which reads no `$BASH_ENV` (the job's own, put back for the script)
+    and takes no `$SHELLOPTS` from the environment (a script's `export SHELLOPTS` after `set -x`): the program a
+    shim stands in for does neither, so `$(python3 -c ...)` holds what python3 printed alone and a traced script's
+    stderr no line of a shim. (A `-p` after `/usr/bin/env bash` would reach env as one word with `bash`.)"""
+    return f"#!{os.path.realpath(shutil.which('bash') or '/bin/bash')} -p\n"
+
+
 def write_shims(shim_dir: Path) -> None:
     # standin.py is standard library only: -I -S leave out the environment, the user's and the
     # venv's site-packages (and their .pth files), a cost every one of a row's shim calls paid.
@@ -364,8 +373,8 @@ def write_shims(shim_dir: Path) -> None:
     for name in SHIMS:
         path = shim_dir / name
         path.write_text(
-            "#!/usr/bin/env bash\n"
-            f"# sweepgate rehearse: stands in for `{name}`.\n"
+            _shebang()
+            + f"# sweepgate rehearse: stands in for `{name}`.\n"
             f"exec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(FAKESERVER))} shim {name} \"$@\"\n",
             encoding="utf-8",
         )
@@ -374,8 +383,8 @@ def write_shims(shim_dir: Path) -> None:
     # server argv (`vllm serve ...`, `lmcache server ...`); it serves the stand-in instead.
     standin = shim_dir / STANDIN
     standin.write_text(
-        "#!/usr/bin/env bash\n"
-        "# sweepgate rehearse: SERVER_STANDIN, given a real server command (an interpreter's: -m MODULE ARGS, its own\n"
+        _shebang()
+        + "# sweepgate rehearse: SERVER_STANDIN, given a real server command (an interpreter's: -m MODULE ARGS, its own\n"
         "# options dropped, as its python shim hands the stand-in a client's).\n"
         "tool=\"${1##*/}\"\n"
         "shift\n"
@@ -419,8 +428,8 @@ def _write_python_shim(shim_dir: Path, name: str) -> None:
     modules = "|".join(shlex.quote(m) for m in CLIENT_MODULES)
     path = shim_dir / name
     path.write_text(
-        "#!/usr/bin/env bash\n"
-        f"# sweepgate rehearse: stands in for `{name} -m` of {', '.join(CLIENT_MODULES)}; any other call runs the\n"
+        _shebang()
+        + f"# sweepgate rehearse: stands in for `{name} -m` of {', '.join(CLIENT_MODULES)}; any other call runs the\n"
         f"# {name} after this folder on PATH.\n"
         "_sg_args=(\"$@\")\n"
         + pythoncall.bash_module()
