@@ -33,29 +33,32 @@ from sweepgate.core import shellcode, shellgrammar
 SELF, FOLDER, TOP = "self", "folder", "top"
 Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top)
 
+# An unquoted parameter expansion alone as a word (`$SUDO`, `${SUDO}`, `$@`, `$1`) may expand to nothing, and then
+# bash runs the next word as the command: `SUDO=""; ${SUDO} source X` sources X; so do `"$@"`, `"${@}"` and
+# `"${PREFIX[@]}"`, quoted, with no arguments or an empty array (no word at all). For the run identity reading more
+# than bash sources is safer than less, so such words before a `source` where a command begins, after an assignment
+# (`A=1 $S source X`) or `eval`, are read as empty, whatever their value (`CMD=echo; $CMD source X` is read as
+# sourcing X too); any other quoted word never is (`"${S}" source X`, `"$*" source X`, `'time' source X`,
+# `"echo" source X`: bash runs that word). A redirection is no word of the command either: `</dev/null source X`,
+# `2>&1 source X`, `<"$F" . X` source X.
+_REDIRECTION = r'(?:[0-9]+|\{[A-Za-z_]\w*\})?(?:<<<|<<-?|&>>?|>>|<>|>\||[<>]&|[<>])[ \t]*[^\s;&|()<>`]*'
+_EMPTY_WORD = rf'(?:\$(?:[A-Za-z_]\w*|[@*1-9])|{_REDIRECTION})[ \t]+'  # `${...}`, `"..."` are blank in the code
+_MAYBE_EMPTY = rf'(?:{_EMPTY_WORD})*'
+# such a word as the text has it, where the code blanks it: one `${ }`, `"$@"`, `"${NAME[@]}"`, a redirection
+_EXPANSION_WORD = re.compile(r'\$\{[^\s]*\}|"\$(?:@|\{(?:@|[A-Za-z_]\w*\[@\])\})"'
+                             r'|(?:[0-9]+|\{[A-Za-z_]\w*\})?[<>]\S*')
 # A `source`/`.` command, after words that run it as one (`builtin`, `command`, `eval`, and `time` first or right
 # after `eval`, where it is the reserved word: `command time`, `A=1 time` run a program `time`; `eval`'s words are
 # a command line again, so `!` and `time` may follow it in any order), `--` allowed.
 _TIME = r'time(?:[ \t]+-p)?[ \t]+(?:--[ \t]+)?'
 _RUNS_AS_ONE = (rf'(?:(?:builtin|command(?:[ \t]+-p)?)[ \t]+(?:--[ \t]+)?'
-                rf'|eval[ \t]+(?:--[ \t]+)?(?:{_TIME}|![ \t]+)*)*')
-
-
-# An unquoted parameter expansion alone as a word (`$SUDO`, `${SUDO}`, `$@`, `$1`) may expand to nothing, and then
-# bash runs the next word as the command: `SUDO=""; ${SUDO} source X` sources X; so do `"$@"`, `"${@}"` and
-# `"${PREFIX[@]}"`, quoted, with no arguments or an empty array (no word at all). For the run identity reading more
-# than bash sources is safer than less, so such words before a `source` where a command begins are read as empty,
-# whatever their value (`CMD=echo; $CMD source X` is read as sourcing X too); any other quoted word never is
-# (`"${S}" source X`, `"$*" source X`, `'time' source X`, `"echo" source X`: bash runs that word).
-_MAYBE_EMPTY = r'(?:\$(?:[A-Za-z_]\w*|[@*1-9])[ \t]+)*'  # `${...}`, `"..."` are blank in the code, the blanks after
-# a command start
-_EXPANSION_WORD = re.compile(r'\$\{[^\s]*\}|"\$(?:@|\{(?:@|[A-Za-z_]\w*\[@\])\})"')
+                rf'|eval[ \t]+(?:--[ \t]+)?(?:{_TIME}|![ \t]+|{_EMPTY_WORD})*)*')
 
 
 def _source(timed: bool) -> str:
-    """A `source`/`.` command (a `time` before it, and words that may expand to nothing, ``_MAYBE_EMPTY``, only
-    when ``timed``: where a command begins)."""
-    return (rf'{_MAYBE_EMPTY if timed else ""}(?P<command>{"(?:" + _TIME + ")?" if timed else ""}{_RUNS_AS_ONE}'
+    """A `source`/`.` command after words that may expand to nothing or are redirections (``_MAYBE_EMPTY``), and a
+    `time` before it only when ``timed`` (where a command begins, not after an assignment)."""
+    return (rf'{_MAYBE_EMPTY}(?P<command>{"(?:" + _TIME + ")?" if timed else ""}{_RUNS_AS_ONE}'
             r'(?P<source>source|\.)[ \t]+(?:--[ \t]+)?)')
 
 
