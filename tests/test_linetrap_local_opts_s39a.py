@@ -58,3 +58,10 @@ def test_the_option_test_operator_sees_no_functrace(tmp_path):
 ], ids=["echo", "set", "others"])
 def test_the_scripts_own_functions_named_as_builtins_run_only_where_it_calls_them(tmp_path, text):
     _same(tmp_path, text)
+
+
+def test_the_scripts_own_set_t_inside_a_local_dash_function_is_put_back_as_it_returns(tmp_path):
+    text = ("f() { local -; set -T; echo \"in: $-\"; }\nf\necho \"out: $-\"\ng() { :; }\n"
+            "h() { trap 'echo \"ret $FUNCNAME\"' RETURN; g; }\nh\n")
+    _, out, _ = _same(tmp_path, text)
+    assert "ret g" not in out, out

@@ -66,8 +66,9 @@ _SETS_OTHERS = (f"$BASH_COMMAND != @({_READS}) && ${{BASH_COMMAND^^}} == {_HANDL
 # is set: a function called from a DEBUG trap sees none). ``_sweepgate_T``: how it was left (T, empty), `-`
 # once `$-` says the script set or unset it itself (from then on it is the script's). A function's `local -` saves
 # the options as they are, the rehearsal's `set -T` too, and its return puts them back, which no command of the
-# script did: ``_sweepgate_lm`` holds the depth (``FUNCNAME``) of each such function not yet returned, and once
-# the shell is above one, how `set -T` is now is how it was left. Before the script's
+# script did: ``_sweepgate_lm`` holds the depth (``FUNCNAME``) of each such function not yet returned (one that ran
+# it while `set -T` was the rehearsal's), and once the shell is above one, how `set -T` is now is how it was left,
+# the rehearsal's again (a `set -T` of the script's inside it was put back too). Before the script's
 # own `trap` of a DEBUG (or RETURN) handler, an empty stack is written over the `trap` line's: its DEBUG
 # handler replaces the rehearsal's, so where its shell is is unknown from then on. In a subshell its record
 # also holds how many commands the script's shell had written, the function and the command
@@ -84,8 +85,7 @@ _FUNCTION = """_sweepgate_at() {
       >>SUBSHELLS || :
   fi
   while [[ -n ${_sweepgate_lm[0]-} ]] && (( _sweepgate_lm[-1] > ${#FUNCNAME[@]} )); do
-    builtin unset '_sweepgate_lm[-1]'
-    [[ ${_sweepgate_T--} == - ]] || { _sweepgate_T=; [[ $- != *T* ]] || _sweepgate_T=T; }
+    builtin unset '_sweepgate_lm[-1]'; _sweepgate_T=; [[ $- != *T* ]] || _sweepgate_T=T
   done
   [[ ${_sweepgate_T--} == - || $BASH_COMMAND != LOCALOPTS ]] || _sweepgate_lm+=("${#FUNCNAME[@]}")
   [[ ${_sweepgate_T--} == - || $_sweepgate_T == T && $- == *T* && ( $BASH_COMMAND != SHOWS || OTHERS ) ]] || {
