@@ -126,6 +126,10 @@ REFUSED = {
         "format: a serving summary in vLLM bench serve's key names without duration",
     # s38c hunt: a study's digest of SGLang runs (means and p99s, no medians, no token totals, no model_id)
     "other/slo-sched_summary_sglang_key_names_no_token_totals_2lines.jsonl": "format: unknown JSON output",
+    # s39j hunt: read right (refused with one line), pinned
+    "inferencex/ifx-fork_dashboard_results_gaudi25_llama70b_1row.json":
+        "format: InferenceX collect_results.py's agg_bmk.json",
+    "other/sglang_moe_tp_ep_layout_deepep_rank0_kernel_trace.jsonl": "format: unknown JSON output",
 }
 
 
