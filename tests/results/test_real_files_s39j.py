@@ -47,3 +47,20 @@ def test_lm_eval_2025_local_checkpoint_with_perplexity_lower_is_better():
     assert [e.get(R.EVAL_HIGHER) for e in rec[R.EVALS]] == [False, True]
     # date 1740513272.98 (Unix time) is the start, "163.31..." seconds its length
     assert (rec[R.STARTED], rec[R.FINISHED]) == ("2025-02-25T19:54:32+00:00", "2025-02-25T19:57:16+00:00")
+
+
+GENAI_PERF_CLI = "aiperf/genaiperf2025_cli_gptoss20b_c1_count66_of_request_count100_ttst.json"
+
+
+def test_genai_perf_cli_layout_counts_what_it_measured_and_makes_no_success_rate_of_its_setting():
+    """GenAI-Perf measured 66 requests of its --request-count 100 and states no error count: the 66 are the run's
+    completed requests, and no success rate (66 %) is made of the setting, which counts no failures."""
+    (rec,) = file_records(REAL, GENAI_PERF_CLI)
+    assert (rec[R.CLIENT], rec[R.SOURCE_FORMAT], rec[R.CONC], rec[R.MODEL], rec[R.STATUS]) == (
+        "genai-perf", "genai-perf-json", 1, "openai/gpt-oss-20b", "success")
+    m = rec[R.METRICS]
+    assert m[R.COMPLETED] == 66 and R.SUCCESS_RATE not in m and R.FAILED not in m
+    assert (m[R.REQUEST_THROUGHPUT], m[R.OUTPUT_THROUGHPUT]) == (0.31455262548511714, 25.824770552328115)
+    assert (m["ttft_p50_ms"], m["e2el_p99_ms"], m["ttft_min_ms"]) == (2088.661403, 4895.851983649999, 498.821443)
+    # its inter_token_latency is the TPOT (GenAI-Perf's per-request (latency - TTFT) / (tokens - 1))
+    assert m["tpot_p50_ms"] == 7.0842575 and m[R.INTERACTIVITY] == pytest.approx(1000 / 7.0842575)
