@@ -165,6 +165,19 @@ def test_tab(gate):
     refused(result, FIRST + 1, "tab character; indent with spaces")
 
 
+@pytest.mark.parametrize("tabbed", ["\t- dsr1", "\t  - dsr1", "\tdescription:"])
+def test_a_tab_indenting_an_entry_s_line_is_one_problem(gate, tabbed):
+    """New-user walk (pre-commit, s39c): a description item indented with a tab was also told "appended text
+    does not start a new entry; it continues the entry ending at line N", N the line above it inside the same
+    entry: the tab counted as no indent. The tab is the one problem, at its column."""
+    text = entry().replace("    - dsr1" if "dsr1" in tabbed else "  description:", tabbed)
+    result = gate(CHANGELOG + "\n" + text)
+    line = FIRST + (1 if "dsr1" in tabbed else 2)
+    refused(result, line, "tab character; indent with spaces")
+    problems = [x for x in result.err.splitlines() if not x.startswith("perf-changelog.yaml: ")]
+    assert problems == [f"perf-changelog.yaml:{line}:1: tab character; indent with spaces"], result.err
+
+
 def test_nul(gate):
     result = gate((CHANGELOG + "\n" + entry(description='"a\0b"')).encode())
     refused(result, FIRST + 3, "NUL byte")

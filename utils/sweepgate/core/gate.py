@@ -186,11 +186,14 @@ def _misplaced_entry_start(line: bytes, after_blank: bool) -> bool:
     """Whether a line past the first appended one, not starting with '- ' at column 1, still reads
     as an attempt at a new entry: an entry's own lines are indented by at least two spaces, and
     'config-keys:' after an empty line opens one. Inside an entry (no empty line before it) it is
-    the entry's own key, in any order; named twice, the YAML check says so. Comments are YAML's own."""
-    text = line.lstrip(b" ")
+    the entry's own key, in any order; named twice, the YAML check says so. Comments are YAML's own.
+    A tab among the leading blanks indents too: the tab rule (``file_rules``) is that line's one problem."""
+    text = line.lstrip(b" \t")
     if text.startswith(b"#"):  # a YAML comment
         return False
-    return len(line) - len(text) < 2 or (after_blank and line.lstrip(b" -").startswith(F.CONFIG_KEYS.encode() + b":"))
+    indent = line[:len(line) - len(text)]
+    indented = len(indent) >= 2 or b"\t" in indent
+    return not indented or (after_blank and line.lstrip(b" \t-").startswith(F.CONFIG_KEYS.encode() + b":"))
 
 
 def _not_an_entry(out: Collector, i: int, last_text: int, first: bool) -> None:
