@@ -80,6 +80,25 @@ def test_add_with_a_broken_config_warns_at_the_config_s_line(repo, capsys):
     assert "eight" in line and "`sweepgate validate` lists every problem" in line, line
 
 
+@pytest.mark.parametrize("path, old, new", [
+    ("configs/nvidia-master.yaml", "{ tp: 8, conc-start: 4", "{ tp: eight, conc-start: 4"),
+    ("configs/runners.yaml", "    - b300-nv_01\n", "    - 7\n"),
+])
+def test_add_s_config_warning_stands_where_the_gate_puts_the_problem(repo, capsys, path, old, new):
+    """New-user walk (s39c): `changelog add` warned at `configs/runners.yaml:5: warning: ...` where the gate
+    says `configs/runners.yaml:5:7: ...`: the column was dropped. The warning is the gate's place, column too."""
+    file = repo.path / path
+    file.write_text(file.read_text().replace(old, new, 1))
+    rc, out, err = sg(capsys, "changelog", "add", "--key", "dsr1-fp4-b300-vllm", "--description", "x")
+    assert rc == 0 and "appended entry" in out
+    (warning,) = err.strip().splitlines()
+    rc, _, gate_err = sg(capsys, "validate", "--staged")
+    (problem,) = [x for x in gate_err.splitlines() if x.startswith(path + ":")]
+    place = re.match(r"[^:]+:\d+:\d+: ", problem)
+    assert rc == 1 and place, gate_err
+    assert warning.startswith(place.group() + "warning: "), (warning, problem)
+
+
 def test_add_writes_a_key_given_twice_once(repo, capsys):
     """Review: `add --key X --key X` wrote X twice (the matrix reads it once; the gate refuses it)."""
     rc, out, err = sg(capsys, "changelog", "add", "--key", "dsr1-fp4-b300-vllm", "--key", "kimik3-*",
@@ -230,7 +249,7 @@ def test_add_to_a_history_that_does_not_parse_warns_and_appends(repo, capsys):
     rc, _, err = sg(capsys, "changelog", "add", "--key", "kimik3-*", "--description", "x")
     assert rc == 0 and "the history already does not parse (invalid YAML" in err, err
     # a warning beside exit 0 says it is one, as add's other warnings do (review)
-    assert re.search(r"^perf-changelog\.yaml:\d+: warning: the history already does not parse", err, re.M), err
+    assert re.search(r"^perf-changelog\.yaml:\d+:\d+: warning: the history already does not parse", err, re.M), err
     assert repo.read().decode().startswith(broken) and "kimik3-*" in repo.read().decode()[len(broken):]
 
 

@@ -295,7 +295,7 @@ def _refuse_unparsable(existing: bytes, history: bytes, path: str, warn: Callabl
     try:
         parse_yaml(history.decode("utf-8", errors="replace"), path)
     except SweepgateError:
-        warn(f"{path}:{problem.line}: warning: the history already does not parse ({problem.message}); appending anyway")
+        warn(f"{problem.location()}: warning: the history already does not parse ({problem.message}); appending anyway")
         return
     problem.hint = f"{problem.hint}, then add the entry again (nothing was written)"
     raise SweepgateError(problem)
