@@ -317,6 +317,63 @@ def test_a_real_merge_conflict_is_refused_by_add_and_the_gate_s_fix_works_as_wri
     assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("dsr1-fp4-b300-sglang", "XXX")
 
 
+def _conflicted(repo, *command: str) -> None:
+    """Run a real `git rebase`/`git merge` that stops at a conflict in the changelog."""
+    proc = subprocess.run(["git", *command], capture_output=True, env=repo_env())
+    assert proc.returncode == 1 and b"<<<<<<<" in repo.read(), proc.stdout + proc.stderr
+
+
+def _fix_command(err: str) -> list[str]:
+    """The `sweepgate ...` command a refusal's fix names, as argv."""
+    (line,) = err.strip().splitlines()
+    return line.split("`")[1].split()[1:]
+
+
+def _two_branches(repo) -> None:
+    """feature appends one entry; main, meanwhile, another."""
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX"))
+    repo.git("checkout", "-q", "main")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "3"))
+    repo.git("checkout", "-q", "feature")
+
+
+@pytest.mark.parametrize("operation, ref", [("rebase", "REBASE_HEAD"), ("merge", "ORIG_HEAD")])
+def test_a_conflict_refusal_names_the_ref_of_the_operation_in_progress(repo, capsys, operation, ref):
+    """New-user walk (s39c): mid-conflict, `changelog rebase` said "pass --branch REF (e.g. ORIG_HEAD or
+    REBASE_HEAD)", not which: REBASE_HEAD is left behind by an earlier rebase, so in a merge it rebuilt the
+    file from an old commit's entries. The fix now names the operation's own ref, as a command that works."""
+    _two_branches(repo)
+    _conflicted(repo, operation, "-q", "main")
+    before = repo.read()
+    rc, _, err = sg(capsys, "changelog", "rebase", "--onto", "main")
+    assert rc == 1 and repo.read() == before, err
+    assert f"a {operation} is in progress" in err and f"--branch {ref}`" in err, err
+    other = {"REBASE_HEAD": "ORIG_HEAD", "ORIG_HEAD": "REBASE_HEAD"}[ref]
+    assert other not in err, err
+    assert sg(capsys, *_fix_command(err))[0] == 0
+    assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("dsr1-fp4-b300-sglang", "XXX")
+
+
+def test_a_rebase_in_progress_onto_another_commit_than_onto_is_refused(repo, capsys):
+    """New-user walk (s39c): during `git rebase upstream` with --onto left at its default (origin/main, here
+    main, which upstream is ahead of), the file was rebuilt as main's plus the branch's entries: upstream's
+    own entry was deleted, silently, and the pre-commit hook passed it (it reads against main too)."""
+    _two_branches(repo)
+    repo.git("checkout", "-q", "-b", "upstream", "main")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("kimik3-*", "4"))
+    repo.git("checkout", "-q", "feature")
+    _conflicted(repo, "rebase", "-q", "upstream")
+    before = repo.read()
+    rc, _, err = sg(capsys, "changelog", "rebase", "--onto", "main", "--branch", "REBASE_HEAD")
+    assert rc == 1 and repo.read() == before, err
+    assert err.startswith("--onto: a rebase onto upstream ("), err
+    assert _fix_command(err) == ["changelog", "rebase", "--onto", "upstream", "--branch", "REBASE_HEAD"], err
+    assert sg(capsys, *_fix_command(err))[0] == 0
+    assert repo.read().decode() == (CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("kimik3-*", "4")
+                                    + entry("dsr1-fp4-b300-sglang", "XXX"))
+
+
 def test_rebase_refuses_edited_history(repo, capsys):
     repo.git("checkout", "-q", "-b", "feature")
     edited = CHANGELOG.replace('"Initial Kimi-K3 agentic recipe"', '"Rewritten"')
@@ -378,6 +435,14 @@ def test_rebase_when_main_already_has_the_entries(repo, capsys):
     rc, out, _ = sg(capsys, "changelog", "rebase", "--onto", "main")
     assert rc == 0 and "already holds" in out
     assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-sglang", "7")
+
+
+def test_rebase_with_no_entry_of_the_branch_says_so_in_words(repo, capsys):
+    """New-user walk (s39c): it said "perf-changelog.yaml: rebuilt as no entries appended since the merge-base;
+    perf-changelog.yaml is now main's"."""
+    repo.commit({"x.txt": "x"})
+    rc, out, _ = sg(capsys, "changelog", "rebase", "--onto", "main")
+    assert rc == 0 and out == "perf-changelog.yaml: no entries appended since the merge-base; it is now main's\n", out
 
 
 def test_rebase_without_origin_names_the_flag_that_picks_the_target(repo, capsys):

@@ -84,10 +84,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     rebase = sub.add_parser("rebase", help="rebuild the changelog as ONTO's bytes plus this branch's entries")
     rebase.add_argument("--onto", type=argtypes.not_empty, default="origin/main",
-                        help="target branch (default: origin/main)")
+                        help="target branch (default: origin/main); during a git rebase, the commit it replays "
+                             "the branch onto")
     rebase.add_argument("--branch", type=argtypes.not_empty, default=None,
                         help="take the branch's entries from this commit's changelog instead of the working "
-                             "tree (e.g. ORIG_HEAD or REBASE_HEAD during a conflicted merge/rebase)")
+                             "tree (REBASE_HEAD during a conflicted rebase, ORIG_HEAD during a conflicted merge)")
     rebase.add_argument("--changelog-file", type=argtypes.not_empty, default=F.CHANGELOG_FILE,
                         help="changelog to rebuild, from the repository root (default: %(default)s)")
     rebase.set_defaults(_action=cmd_rebase)

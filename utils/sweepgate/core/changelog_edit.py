@@ -171,7 +171,53 @@ def refuse_conflict_markers(lines: list[bytes], path: str, what: str, hint: str)
         raise SweepgateError(problems)
 
 
-REBASE_CONFLICT_FIX = "pass --branch REF (e.g. ORIG_HEAD or REBASE_HEAD) to rebuild from the branch's committed changelog"
+REBASE_CONFLICT_FIX = ("pass --branch REF (REBASE_HEAD during a rebase, ORIG_HEAD during a merge) to rebuild from the "
+                       "branch's committed changelog")
+# What `rebase --branch` reads in each operation a conflict stops: the commit being applied (ORIG_HEAD, the
+# branch's tip before a rebase, would fold every commit's entries into this one), the branch before the merge.
+IN_PROGRESS_BRANCH = {"rebase": ("REBASE_HEAD", "the commit being applied"),
+                      "merge": ("ORIG_HEAD", "your branch before the merge")}
+
+
+def in_progress(git) -> tuple[str, str | None] | None:
+    """The operation a conflict stops in this work tree: ('rebase', the commit it replays the branch onto,
+    when git wrote it down), ('merge', None), or None. Git leaves REBASE_HEAD behind after a rebase, so it
+    tells nothing: the rebase's folder does (``git am``'s, which has an ``applying`` file, is no rebase)."""
+    for folder in ("rebase-merge", "rebase-apply"):
+        path = Path(git.root) / git.run("rev-parse", "--git-path", folder).decode().strip()
+        if path.is_dir() and not (path / "applying").exists():
+            try:
+                onto = (path / "onto").read_text().strip()
+            except OSError:
+                onto = ""
+            return "rebase", onto if F.COMMIT_SHA.fullmatch(onto) else None
+    if _ref_exists(git, "MERGE_HEAD"):
+        return "merge", None
+    return None
+
+
+def _ref_named(git, commit: str) -> str:
+    """A branch or remote branch at ``commit`` (the first by name), else its short id."""
+    names = git.run("for-each-ref", "--points-at", commit, "--format=%(refname:short)",
+                    "refs/heads", "refs/remotes", check=False).decode().split()
+    return next((n for n in names if not n.endswith("/HEAD")), F.short_sha(commit))
+
+
+def _rebase_fix(onto_ref: str, branch: str | None) -> str:
+    return f"`sweepgate changelog rebase --onto {onto_ref}{f' --branch {branch}' if branch else ''}`"
+
+
+def _refuse_another_onto(git, onto: str, onto_ref: str, branch: str | None, state) -> None:
+    """A rebase replaying the branch onto another commit than ``onto`` would be given a file built on the
+    wrong changelog: the entries ``onto`` lacks deleted, or ones the rebase's base lacks added."""
+    if not state or state[0] != "rebase" or not state[1] or state[1] == onto:
+        return
+    name = _ref_named(git, state[1])
+    shown = name if name == F.short_sha(state[1]) else f"{name} ({F.short_sha(state[1])})"
+    raise _fail("--onto", 0, F.GIT_REF_RULE,
+                f"a rebase onto {shown} is in progress, not onto {onto_ref} ({F.short_sha(onto)})",
+                f"run {_rebase_fix(name, branch or IN_PROGRESS_BRANCH['rebase'][0])}: the file must be the changelog of the commit the rebase "
+                "replays this branch onto, plus this branch's entries")
 
 
 @dataclass
@@ -381,29 +427,36 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
     appended ones, each after one empty line).
     """
     onto = git.resolve(onto_ref, "--onto", lambda: _existing_upstream(git))
+    state = in_progress(git)
+    _refuse_another_onto(git, onto, onto_ref, branch, state)
+    conflict_fix = REBASE_CONFLICT_FIX
     if branch:
         src = git.resolve(branch, "--branch")
         source, what = _blob(git, src, path), f"{branch}'s changelog"
     else:
         src = git.resolve("HEAD")
         source, what = _worktree_bytes(git, path), "the working-tree changelog"
+        if state:
+            ref, which = IN_PROGRESS_BRANCH[state[0]]
+            conflict_fix = (f"a {state[0]} is in progress: {_rebase_fix(onto_ref, ref)} rebuilds the file from "
+                            f"the changelog of {which}")
     mb = _merge_base(git, src, onto)
     refuse_nowhere(git, path, {onto_ref: onto, "the merge-base": mb, **({branch: src} if branch else {})},
                    f"at {branch}" if branch else "in the working tree")
-    mine = branch_appended(git, _blob(git, mb, path), source, path, what, take_inserted=True)
+    mine = branch_appended(git, _blob(git, mb, path), source, path, what, conflict_fix, take_inserted=True)
     ours = b"\n".join([text for _, _, text in mine.inserted] + ([mine.appended] if mine.appended else []))
     main = _blob(git, onto, path)
     if not ours:
-        new, note = main, f"no entries appended since the merge-base; {path} is now {onto_ref}'s"
+        new, note = main, f"no entries appended since the merge-base; it is now {onto_ref}'s"
     elif ours in main:
-        new, note = main, f"{onto_ref} already holds this branch's entries; {path} is now {onto_ref}'s"
+        new, note = main, f"{onto_ref} already holds this branch's entries; it is now {onto_ref}'s"
     else:
         new = main + separator_for(main) + ours
-        note = f"{onto_ref}'s {path} plus this branch's entries"
+        note = f"rebuilt as {onto_ref}'s {path} plus this branch's entries"
     atomic_write(Path(git.root) / path, new, committing)
     moved = [f"{path}: moved this branch's {_entries_at(text, a, b)} inside the history to the end"
              for a, b, text in mine.inserted]
-    return Edit([*moved, f"{path}: rebuilt as {note}"])
+    return Edit([*moved, f"{path}: {note}"])
 
 
 # --------------------------------------------------------------------------- canonicalize
