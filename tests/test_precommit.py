@@ -201,3 +201,34 @@ def test_the_gate_runs_at_commit_time_not_at_push_time(user_repo, precommit, tmp
     assert pushed.returncode == 0, pushed.stdout + pushed.stderr
     assert "sweepgate validate" not in pushed.stdout + pushed.stderr, pushed.stdout + pushed.stderr
     assert GitRepo(user_repo.path).git("rev-parse", "bump").strip() == user.head()
+
+
+def _readme_config(hook_repo: tuple[Path, str]) -> str:
+    """README's `.pre-commit-config.yaml`, its placeholders filled with the hook repository and commit."""
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("## Pre-commit hook"):]
+    block = section[section.index("```yaml\n") + len("```yaml\n"):]
+    block = block[:block.index("```")]
+    clone, sha = hook_repo
+    return (block.replace("https://github.com/<owner>/sweepgate", str(clone))
+            .replace("<full commit SHA or tag>", sha))
+
+
+def test_readme_s_setup_also_checks_a_merge_git_commits_by_itself(user_repo, precommit, hook_repo, tmp_path):
+    """New-user walk (s39c): README said "run `pre-commit install`", which installs the commit hook only, so
+    the hook's pre-merge-commit stage never ran: `git merge side` without a conflict committed a changelog
+    entry naming a key no config has. With README's config, `pre-commit install` sets up both."""
+    GitRepo(tmp_path).git("clone", "-q", str(user_repo.path), "user-clone")
+    user = GitRepo(tmp_path / "user-clone")
+    user.commit({".pre-commit-config.yaml": _readme_config(hook_repo)}, "README's pre-commit config")
+    user.git("checkout", "-q", "-b", "side")
+    user.commit_changelog(CHANGELOG + appended_entry("XXX").replace("dsr1-fp4-b300-vllm", "dsr1-fp4-b300-vlm"))
+    user.git("checkout", "-q", "-b", "bump", "main")
+    user.commit({"notes.txt": "x"}, "notes")
+    assert precommit(user.path, "install").returncode == 0
+    head = user.head()
+    merged = subprocess.run(["git", "merge", "--no-edit", "side"], cwd=user.path, env=precommit.env,
+                            capture_output=True, text=True, timeout=300)
+    out = merged.stdout + merged.stderr
+    assert merged.returncode != 0 and user.head() == head, out
+    assert "dsr1-fp4-b300-vlm" in DIAGNOSTIC.search(_ran(merged, "Failed")).group(0), out
