@@ -355,6 +355,19 @@ def test_a_conflict_refusal_names_the_ref_of_the_operation_in_progress(repo, cap
     assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("dsr1-fp4-b300-sglang", "XXX")
 
 
+@pytest.mark.parametrize("operation", ["rebase", "merge"])
+def test_the_gate_says_a_real_conflict_once(repo, capsys, operation):
+    """New-user walk (s39c): stopped at a `git rebase` conflict (main's entry above the `=======`, the
+    branch's below it, sharing the `- config-keys:` line before the `<<<<<<<`), the pre-commit gate also
+    said "line 16 inserted inside the history" (the `<<<<<<<` itself) and "appended text does not start a
+    new entry" (the branch's key, after the `=======`): three lines for one conflict. A merge's was one."""
+    _two_branches(repo)
+    _conflicted(repo, operation, "-q", "main")
+    rc, _, err = sg(capsys, "validate", "--staged")  # as the pre-commit hook runs it: against main here
+    problems = [x for x in err.splitlines() if not x.startswith("perf-changelog.yaml: ")]
+    assert rc == 1 and len(problems) == 1 and "merge conflict in the changelog" in problems[0], err
+
+
 def test_a_rebase_in_progress_onto_another_commit_than_onto_is_refused(repo, capsys):
     """New-user walk (s39c): during `git rebase upstream` with --onto left at its default (origin/main, here
     main, which upstream is ahead of), the file was rebuilt as main's plus the branch's entries: upstream's

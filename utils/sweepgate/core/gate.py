@@ -38,6 +38,7 @@ from sweepgate.core.history import (
     History,
     appended_only,
     conflict_problems,
+    conflicts,
     compare_history,
     missing_changelog,
     split_lines,
@@ -211,11 +212,20 @@ def _not_an_entry(out: Collector, i: int, last_text: int, first: bool) -> None:
                 "start a new entry with '- config-keys:' at column 1, after one empty line")
 
 
-def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[int]:
+def conflict_lines(head_lines: HeadLines, hist: History) -> set[int]:
+    """HEAD's lines (1-based) from each merge conflict's first marker to its last: text the author is
+    still to choose from, so the conflict (``file_rules``) is their one problem, not also 'inserted
+    inside the history' (a ``<<<<<<<`` among history's lines) or 'does not start a new entry' (the
+    branch's side of an entry whose first line both sides share, above the ``<<<<<<<``)."""
+    numbered = ((i + 1, head_lines[i]) for i in sorted(set(hist.changed)))
+    return {n for group in conflicts(numbered) if len(group) > 1 for n in range(group[0], group[-1] + 1)}
+
+
+def separator_rules(out: Collector, head_lines: HeadLines, start: int, skipped: set[int] = frozenset()) -> list[int]:
     """Entries start at column 0 with '- ', after exactly one empty line. Returns entry-start indexes.
 
     ``head_lines`` holds HEAD's last line with text before ``start`` (or starts the file): the
-    look-back never reads further.
+    look-back never reads further. Lines in ``skipped`` (1-based: ``conflict_lines``) are passed over.
     """
     nhead = head_lines.normalized()
     starts: list[int] = []
@@ -230,6 +240,8 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int) -> list[i
     first = True
     for i in range(start, end):
         line = nhead[i]
+        if i + 1 in skipped:
+            continue
         if not line.strip():
             if line:
                 out.add(i + 1, WHITESPACE_LINE_RULE, "line holds only whitespace", "make it empty")
@@ -441,10 +453,12 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
         hist, head_lines = quick
     else:
         head_lines, hist = HeadLines(split_lines(head)), compare_history(base, head, repo)
+    in_conflict = conflict_lines(head_lines, hist)
+    hist.problems = [problem for problem in hist.problems if problem[0] not in in_conflict]
     for line, rule, message, hint in hist.problems:
         out.add(line, rule, message, hint)
     file_rules(out, base, head, head_lines, hist)
-    separator_rules(out, head_lines, hist.append_start)
+    separator_rules(out, head_lines, hist.append_start, in_conflict)
     appended_idx = list(range(hist.append_start, head_lines.total))
     appended = [head_lines[i] for i in appended_idx]
     has_append = any(line.strip() for line in appended)
