@@ -255,6 +255,27 @@ def test_add_to_a_history_that_does_not_parse_warns_and_appends(repo, capsys):
 
 # --------------------------------------------------------------------------- rebase
 
+def _conflicted(repo, *command: str) -> None:
+    """Run a real `git rebase`/`git merge` that stops at a conflict in the changelog."""
+    proc = subprocess.run(["git", *command], capture_output=True, env=repo_env())
+    assert proc.returncode == 1 and b"<<<<<<<" in repo.read(), proc.stdout + proc.stderr
+
+
+def _fix_command(err: str) -> list[str]:
+    """The `sweepgate ...` command a refusal's fix names, as argv."""
+    (line,) = err.strip().splitlines()
+    return line.split("`")[1].split()[1:]
+
+
+def _two_branches(repo) -> None:
+    """feature appends one entry; main, meanwhile, another."""
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX"))
+    repo.git("checkout", "-q", "main")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "3"))
+    repo.git("checkout", "-q", "feature")
+
+
 def test_rebase_onto_main_keeps_main_bytes_and_adds_branch_entries(repo, capsys):
     repo.git("checkout", "-q", "-b", "feature")
     repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX"))
@@ -262,10 +283,42 @@ def test_rebase_onto_main_keeps_main_bytes_and_adds_branch_entries(repo, capsys)
     main_text = CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + "\n"  # main's own formatting is kept as is
     repo.commit_changelog(main_text)
     repo.git("checkout", "-q", "feature")
-    rc, out, _ = sg(capsys, "changelog", "rebase", "--onto", "main")
-    assert rc == 0, out
+    _conflicted(repo, "rebase", "-q", "main")
+    rc, out, err = sg(capsys, "changelog", "rebase", "--onto", "main", "--branch", "REBASE_HEAD")
+    assert rc == 0 and err == "", out + err
     assert repo.read().decode() == main_text + entry("dsr1-fp4-b300-sglang", "XXX").lstrip("\n")
     assert "plus this branch's entries" in out
+
+
+def test_rebase_outside_a_git_rebase_or_merge_of_a_branch_behind_is_refused(repo, capsys):
+    """New-user walk (s39c): run on a branch main had moved on from, with no git rebase or merge (README:
+    "rebuild after main moves"), it wrote main's new entries into the branch's file; committed there they
+    were the branch's own against the merge-base, which is what a pull request's sweep is judged against,
+    so it would have run main's merged entries again (the pre-commit hook passed it). It is refused, nothing
+    written, and the fix it names works as written."""
+    _two_branches(repo)
+    before = repo.read()
+    rc, out, err = sg(capsys, "changelog", "rebase", "--onto", "main")
+    assert rc == 1 and out == "" and repo.read() == before, out + err
+    (line,) = err.strip().splitlines()
+    assert line.startswith("perf-changelog.yaml: this branch is not based on main ("), line
+    assert "the entry main gained since the merge-base as this branch's own" in line, line
+    assert "bring the branch up to date first (git rebase main, or git merge main)" in line, line
+    _conflicted(repo, "rebase", "-q", "main")
+    assert sg(capsys, *_fix_command(line))[0] == 0
+    assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("dsr1-fp4-b300-sglang", "XXX")
+
+
+def test_rebase_of_a_branch_behind_a_main_whose_changelog_did_not_move_is_done(repo, capsys):
+    """Main gained commits, none of them to the changelog: the branch's file is already main's plus its own."""
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX"))
+    repo.git("checkout", "-q", "main")
+    repo.commit({"notes.txt": "x"})
+    repo.git("checkout", "-q", "feature")
+    rc, out, err = sg(capsys, "changelog", "rebase", "--onto", "main")
+    assert rc == 0 and err == "" and "plus this branch's entries" in out, out + err
+    assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX")
 
 
 def test_rebase_from_committed_branch_during_conflict(repo, capsys):
@@ -274,7 +327,7 @@ def test_rebase_from_committed_branch_during_conflict(repo, capsys):
     repo.git("checkout", "-q", "main")
     repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "3"))
     repo.git("checkout", "-q", "feature")
-    repo.write("perf-changelog.yaml", CHANGELOG + "<<<<<<< HEAD\n=======\n>>>>>>> main\n")
+    _conflicted(repo, "merge", "-q", "main")
     rc, _, err = sg(capsys, "changelog", "rebase", "--onto", "main")
     assert rc == 1 and "merge conflict in" in err and "(3 markers, lines " in err and "--branch" in err
     assert sg(capsys, "changelog", "rebase", "--onto", "main", "--branch", "feature")[0] == 0
@@ -315,27 +368,6 @@ def test_a_real_merge_conflict_is_refused_by_add_and_the_gate_s_fix_works_as_wri
     command[3] = "main"  # this repository has no remote
     assert sg(capsys, *command)[0] == 0
     assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("dsr1-fp4-b300-sglang", "XXX")
-
-
-def _conflicted(repo, *command: str) -> None:
-    """Run a real `git rebase`/`git merge` that stops at a conflict in the changelog."""
-    proc = subprocess.run(["git", *command], capture_output=True, env=repo_env())
-    assert proc.returncode == 1 and b"<<<<<<<" in repo.read(), proc.stdout + proc.stderr
-
-
-def _fix_command(err: str) -> list[str]:
-    """The `sweepgate ...` command a refusal's fix names, as argv."""
-    (line,) = err.strip().splitlines()
-    return line.split("`")[1].split()[1:]
-
-
-def _two_branches(repo) -> None:
-    """feature appends one entry; main, meanwhile, another."""
-    repo.git("checkout", "-q", "-b", "feature")
-    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-sglang", "XXX"))
-    repo.git("checkout", "-q", "main")
-    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "3"))
-    repo.git("checkout", "-q", "feature")
 
 
 @pytest.mark.parametrize("operation, ref", [("rebase", "REBASE_HEAD"), ("merge", "ORIG_HEAD")])
@@ -415,7 +447,8 @@ def test_rebase_moves_an_entry_inserted_inside_the_history_to_the_end(repo, caps
     main_text = CHANGELOG + entry("dsr1-fp4-b300-vllm", "3")
     repo.commit_changelog(main_text)
     repo.git("checkout", "-q", "feature")
-    rc, out, err = sg(capsys, "changelog", "rebase", "--onto", "main")
+    _conflicted(repo, "merge", "-q", "main")
+    rc, out, err = sg(capsys, "changelog", "rebase", "--onto", "main", "--branch", "ORIG_HEAD")
     assert rc == 0 and err == "", err
     assert repo.read().decode() == main_text + entry("dsr1-fp4-b300-sglang", "XXX") + entry("kimik3-*", "XXX")
     assert out.splitlines()[0] == ("perf-changelog.yaml: moved this branch's entry at lines 7-11 inside "

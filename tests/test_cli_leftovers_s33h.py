@@ -108,7 +108,8 @@ def test_rebase_during_a_merge_conflict_says_each_conflict_once_with_its_marker_
     lines = r.stderr.splitlines()
     assert r.returncode == 1 and len(lines) == 1 and repo.read() == before, r.stderr
     assert lines[0].startswith(f"perf-changelog.yaml:{first}: merge conflict in the working-tree changelog "
-                               f"(3 markers, lines {first}-{last}); pass --branch REF"), r.stderr
+                               f"(3 markers, lines {first}-{last}); a merge is in progress: `sweepgate changelog rebase "
+                               "--onto main --branch ORIG_HEAD`"), r.stderr
 
 
 def test_conflicts_are_grouped_from_their_opening_to_their_closing_marker():

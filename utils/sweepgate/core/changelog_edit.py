@@ -419,6 +419,25 @@ def _entries_at(text: bytes, a: int, b: int) -> str:
     return f"{'entry' if n == 1 else f'{n} entries'} at {lines_named(a, b)}"
 
 
+def _refuse_behind(git, path: str, onto: str, onto_ref: str, state, history: bytes, main: bytes) -> None:
+    """Outside a git merge or rebase, a branch not based on ``onto`` whose changelog ``onto`` moved on from
+    (``history``: the merge-base's) would commit ``onto``'s newer entries as its own: its pull request,
+    judged against the merge-base, would sweep them. The branch is brought up to date first."""
+    from sweepgate.core.history import ENTRY_START, split_lines
+
+    if state or main == history or git.is_ancestor(onto, git.resolve("HEAD")):
+        return
+    gained = sum(1 for line in split_lines(main[len(history):]) if ENTRY_START.match(line)) \
+        if main.startswith(history) else 0
+    what = (f"the {gained} entries {onto_ref} gained" if gained > 1 else f"the entry {onto_ref} gained" if gained
+            else f"{onto_ref}'s changes to it")
+    raise _fail(path, 0, F.BASE_MOVED_RULE,
+                f"this branch is not based on {onto_ref} ({F.short_sha(onto)}): rebuilt here, the file would hold "
+                f"{what} since the merge-base as this branch's own, and its pull request would sweep them",
+                f"bring the branch up to date first (git rebase {onto_ref}, or git merge {onto_ref}); where the "
+                f"changelog conflicts, {_rebase_fix(onto_ref, 'REBASE_HEAD')} (--branch ORIG_HEAD in a merge)")
+
+
 def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=None) -> Edit:
     """Rebuild the changelog as ``onto_ref``'s bytes plus this branch's entries at its end.
 
@@ -443,9 +462,12 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
     mb = _merge_base(git, src, onto)
     refuse_nowhere(git, path, {onto_ref: onto, "the merge-base": mb, **({branch: src} if branch else {})},
                    f"at {branch}" if branch else "in the working tree")
-    mine = branch_appended(git, _blob(git, mb, path), source, path, what, conflict_fix, take_inserted=True)
+    history = _blob(git, mb, path)
+    mine = branch_appended(git, history, source, path, what, conflict_fix, take_inserted=True)
     ours = b"\n".join([text for _, _, text in mine.inserted] + ([mine.appended] if mine.appended else []))
     main = _blob(git, onto, path)
+    if ours and ours not in main:
+        _refuse_behind(git, path, onto, onto_ref, state, history, main)
     if not ours:
         new, note = main, f"no entries appended since the merge-base; it is now {onto_ref}'s"
     elif ours in main:
