@@ -302,7 +302,8 @@ def test_rebase_outside_a_git_rebase_or_merge_of_a_branch_behind_is_refused(repo
     assert rc == 1 and out == "" and repo.read() == before, out + err
     (line,) = err.strip().splitlines()
     assert line.startswith("perf-changelog.yaml: this branch is not based on main ("), line
-    assert "the entry main gained since the merge-base as this branch's own" in line, line
+    assert "the entry main gained since the merge-base as this branch's own, and its pull request would sweep it;" \
+        in line, line
     assert "bring the branch up to date first (git rebase main, or git merge main)" in line, line
     _conflicted(repo, "rebase", "-q", "main")
     assert sg(capsys, *_fix_command(line))[0] == 0

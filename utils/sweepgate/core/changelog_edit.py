@@ -433,7 +433,8 @@ def _refuse_behind(git, path: str, onto: str, onto_ref: str, state, history: byt
             else f"{onto_ref}'s changes to it")
     raise _fail(path, 0, F.BASE_MOVED_RULE,
                 f"this branch is not based on {onto_ref} ({F.short_sha(onto)}): rebuilt here, the file would hold "
-                f"{what} since the merge-base as this branch's own, and its pull request would sweep them",
+                f"{what} since the merge-base as this branch's own, and its pull request would sweep "
+                f"{'it' if gained == 1 else 'them'}",
                 f"bring the branch up to date first (git rebase {onto_ref}, or git merge {onto_ref}); where the "
                 f"changelog conflicts, {_rebase_fix(onto_ref, 'REBASE_HEAD')} (--branch ORIG_HEAD in a merge)")
 
