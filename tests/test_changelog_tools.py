@@ -420,6 +420,24 @@ def test_a_rebase_in_progress_onto_another_commit_than_onto_is_refused(repo, cap
                                     + entry("dsr1-fp4-b300-sglang", "XXX"))
 
 
+def test_a_merge_in_progress_of_another_branch_than_onto_is_refused(repo, capsys):
+    """New-user walk (s39c): during `git merge upstream` with --onto left at main (which upstream is ahead of),
+    the merged file was built as main's plus the branch's entries: the merge deleted upstream's entry."""
+    _two_branches(repo)
+    repo.git("checkout", "-q", "-b", "upstream", "main")
+    repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("kimik3-*", "4"))
+    repo.git("checkout", "-q", "feature")
+    _conflicted(repo, "merge", "-q", "upstream")
+    before = repo.read()
+    rc, _, err = sg(capsys, "changelog", "rebase", "--onto", "main", "--branch", "ORIG_HEAD")
+    assert rc == 1 and repo.read() == before, err
+    assert err.startswith("--onto: a merge of upstream ("), err
+    assert _fix_command(err) == ["changelog", "rebase", "--onto", "upstream", "--branch", "ORIG_HEAD"], err
+    assert sg(capsys, *_fix_command(err))[0] == 0
+    assert repo.read().decode() == (CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("kimik3-*", "4")
+                                    + entry("dsr1-fp4-b300-sglang", "XXX"))
+
+
 def test_rebase_refuses_edited_history(repo, capsys):
     repo.git("checkout", "-q", "-b", "feature")
     edited = CHANGELOG.replace('"Initial Kimi-K3 agentic recipe"', '"Rewritten"')

@@ -180,9 +180,10 @@ IN_PROGRESS_BRANCH = {"rebase": ("REBASE_HEAD", "the commit being applied"),
 
 
 def in_progress(git) -> tuple[str, str | None] | None:
-    """The operation a conflict stops in this work tree: ('rebase', the commit it replays the branch onto,
-    when git wrote it down), ('merge', None), or None. Git leaves REBASE_HEAD behind after a rebase, so it
-    tells nothing: the rebase's folder does (``git am``'s, which has an ``applying`` file, is no rebase)."""
+    """The operation a conflict stops in this work tree: ('rebase', the commit it replays the branch onto),
+    ('merge', the commit merged in), each None where git did not write it down; or None. Git leaves
+    REBASE_HEAD behind after a rebase, so it tells nothing: the rebase's folder does (``git am``'s, which
+    has an ``applying`` file, is no rebase)."""
     for folder in ("rebase-merge", "rebase-apply"):
         path = Path(git.root) / git.run("rev-parse", "--git-path", folder).decode().strip()
         if path.is_dir() and not (path / "applying").exists():
@@ -191,9 +192,8 @@ def in_progress(git) -> tuple[str, str | None] | None:
             except OSError:
                 onto = ""
             return "rebase", onto if F.COMMIT_SHA.fullmatch(onto) else None
-    if _ref_exists(git, "MERGE_HEAD"):
-        return "merge", None
-    return None
+    merged = git.run("rev-parse", "--verify", "--quiet", "MERGE_HEAD^{commit}", check=False).decode().strip()
+    return ("merge", merged if F.COMMIT_SHA.fullmatch(merged) else None) if merged else None
 
 
 def _ref_named(git, commit: str) -> str:
@@ -207,17 +207,26 @@ def _rebase_fix(onto_ref: str, branch: str | None) -> str:
     return f"`sweepgate changelog rebase --onto {onto_ref}{f' --branch {branch}' if branch else ''}`"
 
 
-def _refuse_another_onto(git, onto: str, onto_ref: str, branch: str | None, state) -> None:
-    """A rebase replaying the branch onto another commit than ``onto`` would be given a file built on the
-    wrong changelog: the entries ``onto`` lacks deleted, or ones the rebase's base lacks added."""
-    if not state or state[0] != "rebase" or not state[1] or state[1] == onto:
+# Why --onto must be the operation's own commit: the file is --onto's changelog plus the branch's entries.
+_ONTO_WHY = {"rebase": "the file must be the changelog of the commit the rebase replays this branch onto, plus "
+                       "this branch's entries",
+             "merge": "the merged file must hold the changelog of the commit merged in, plus this branch's entries"}
+
+
+def _refuse_another_onto(git, path: str, onto: str, onto_ref: str, branch: str | None, state) -> None:
+    """In a rebase, a file built on another changelog than that of the commit the rebase replays the branch
+    onto would delete its newer entries or add ones it lacks; in a merge, drop entries of the commit merged
+    in. Refused, naming the operation's commit as --onto."""
+    if not state or not state[1] or state[1] == onto or _blob(git, state[1], path) == _blob(git, onto, path):
         return
-    name = _ref_named(git, state[1])
-    shown = name if name == F.short_sha(state[1]) else f"{name} ({F.short_sha(state[1])})"
-    raise _fail("--onto", 0, F.GIT_REF_RULE,
-                f"a rebase onto {shown} is in progress, not onto {onto_ref} ({F.short_sha(onto)})",
-                f"run {_rebase_fix(name, branch or IN_PROGRESS_BRANCH['rebase'][0])}: the file must be the changelog of the commit the rebase "
-                "replays this branch onto, plus this branch's entries")
+    operation, target = state
+    name = _ref_named(git, target)
+    shown = name if name == F.short_sha(target) else f"{name} ({F.short_sha(target)})"
+    what = (f"a rebase onto {shown} is in progress, not onto {onto_ref} ({F.short_sha(onto)})"
+            if operation == "rebase" else
+            f"a merge of {shown} is in progress, and {onto_ref}'s {path} ({F.short_sha(onto)}) is not that commit's")
+    raise _fail("--onto", 0, F.GIT_REF_RULE, what,
+                f"run {_rebase_fix(name, branch or IN_PROGRESS_BRANCH[operation][0])}: {_ONTO_WHY[operation]}")
 
 
 @dataclass
@@ -448,7 +457,7 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
     """
     onto = git.resolve(onto_ref, "--onto", lambda: _existing_upstream(git))
     state = in_progress(git)
-    _refuse_another_onto(git, onto, onto_ref, branch, state)
+    _refuse_another_onto(git, path, onto, onto_ref, branch, state)
     conflict_fix = REBASE_CONFLICT_FIX
     if branch:
         src = git.resolve(branch, "--branch")
