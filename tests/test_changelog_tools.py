@@ -67,6 +67,19 @@ def test_add_appends_one_well_formed_entry(repo, capsys):
     assert sg(capsys, "validate", "--base-ref", "HEAD~1", "--head-ref", head, "--pr-number", "9")[0] == 0
 
 
+def test_add_s_placeholder_note_stands_at_the_pr_link_as_the_gate_s_warning(repo, capsys):
+    """New-user walk (s39c): `changelog add` said "perf-changelog.yaml:6388: note: pr-link ends in XXX" at
+    the entry's first line; the gate's warning of the same placeholder stands at the pr-link, `6392:3`."""
+    rc, out, _ = sg(capsys, "changelog", "add", "--key", "dsr1-fp4-b300-vllm", "--description", "x")
+    assert rc == 0
+    repo.commit()
+    _, _, err = sg(capsys, "validate", "--base-ref", "HEAD~1", "--head-ref", "HEAD", "--pr-number", "5")
+    (warning,) = [x for x in err.splitlines() if "XXX placeholder" in x]
+    (note,) = [x for x in out.splitlines() if "note: pr-link ends in XXX" in x]
+    assert note.split(" ")[0] == warning.split(" ")[0] == f"perf-changelog.yaml:{CHANGELOG.count(chr(10)) + 6}:3:", (
+        note, warning)
+
+
 def test_add_with_a_broken_config_warns_at_the_config_s_line(repo, capsys):
     """New-user review: the warning read "perf-changelog.yaml: warning: the configs have 2
     problem(s)", naming the wrong file and a count the gate then did not report."""

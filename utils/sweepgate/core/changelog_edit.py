@@ -412,8 +412,10 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     atomic_write(Path(git.root) / path, kept + separator_for(kept) + text.encode("utf-8"), committing)
     line = len(split_lines(kept + separator_for(kept))) + 1
     edit.report.append(f"{path}:{line}: appended entry for {', '.join(keys)} ({entry[F.PR_LINK]})")
-    if not pr_number:
-        edit.report.append(f"{path}:{line}: note: pr-link ends in XXX; after the PR is opened, run "
+    if not pr_number:  # at the pr-link's value, where the gate warns of the placeholder
+        at, key = next((n, ln) for n, ln in enumerate(text.splitlines()) if ln.lstrip().startswith(f"{F.PR_LINK}:"))
+        col = len(key) - len(key.lstrip()) + 1
+        edit.report.append(f"{path}:{line + at}:{col}: note: pr-link ends in XXX; after the PR is opened, run "
                            "`sweepgate changelog canonicalize --pr-number N`")
     return edit
 
