@@ -18,17 +18,31 @@ LIBRARY_GLOBS = ("benchmarks/*.sh", "benchmarks/lib/*.sh", "benchmarks/multi_nod
 
 
 def script_lines(root: Path, script: Path) -> Iterator[tuple[str, int, str]]:
-    """(path relative to root, line number, text) of each line that is no comment: the script's, then
-    the library's. As text, strings' included: what finds a flag, a pinned version (`readonly
+    """(path relative to root, line number, text) of each line that holds more than a comment: the script's,
+    then the library's, each with its trailing comment blank (``uncommented``: `echo x  # vllm serve --port 1`
+    runs no `vllm`). As text, strings' included: what finds a flag, a pinned version (`readonly
     _SG_LM_EVAL_VERSION="0.4.9.1"`: a string's value is its place) or a recorded command's words reads it; the
     line of a command a problem is about is ``first_command``'s."""
     for path in [script, *_library_paths(root, script)]:
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            lines = uncommented(path.read_text(encoding="utf-8", errors="replace")).splitlines()
         except OSError:
             continue
         rel = str(path.relative_to(root))
-        yield from ((rel, number, text) for number, text in enumerate(lines, 1) if not text.lstrip().startswith("#"))
+        yield from ((rel, number, text) for number, text in enumerate(lines, 1)
+                    if text.strip() and not text.lstrip().startswith("#"))
+
+
+@functools.lru_cache(maxsize=64)
+def uncommented(text: str) -> str:
+    """``text`` with each comment blank (``shellcode.parts``: a `#` in a string or a word is none; offsets and
+    lines kept). A part bash takes as text alone that is one line from a `#` is a comment: a single-quoted
+    string starts with a quote, a heredoc's body holds its terminator's line (a line break before it)."""
+    chars = list(text)
+    for lo, hi in shellcode.parts(text)[2]:
+        if text[lo] == "#" and "\n" not in text[lo:hi]:
+            chars[lo:hi] = " " * (hi - lo)
+    return "".join(chars)
 
 
 def first_command(root: Path, script: Path, patterns: tuple[re.Pattern, ...]) -> tuple[str, int] | None:
