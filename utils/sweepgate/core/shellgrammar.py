@@ -19,6 +19,11 @@ import re
 
 OPERATORS = "\n;&|()`"
 KEYWORDS = ("then", "do", "else", "if", "elif", "while", "until", "time", "!", "{", "coproc")
+# The command words ``core.shellwords`` reads a `source` by: `source`/`.`, and those that run the words after them
+# as a command (`builtin source x`, `eval source x`); bash runs each spelled with quotes or a `\` as unquoted
+# (`"eval" source x`), `time` not (quoted, it is no reserved word: `"time" source x` runs a program).
+SOURCES = ("source", ".")
+LEADS = ("builtin", "command", "eval")
 NAMED = ("function", "coproc")  # a word that names what the compound command after its next word is
 COMPOUNDS = ("{", "if", "while", "until")  # the reserved words that may begin a function's body
 NAME = r"[A-Za-z_]\w*"

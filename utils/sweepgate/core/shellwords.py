@@ -150,9 +150,10 @@ def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
     """Whether a word blank in the code (a quoted string: `'time' source x`, `"echo" source x`) stands before the
     command ``m`` found where one seemed to begin: bash runs that word, the rest its arguments; a word that is one
     unquoted `${ }`, or `"$@"`, `"${@}"`, `"${NAME[@]}"`, may be no word (``_MAYBE_EMPTY``) and is no such one. The
-    command's own word may be spelled with quotes (`"source" x`: written unquoted at its end in the code)."""
+    command's own word may be spelled with quotes (`"source" x`, `"eval" source x`: written unquoted at its end in
+    the code, ``shellcode``)."""
     first = m.start("command") if m["source"] else m.start("declare") if m["declare"] else m.start("name")
-    if m["source"] and first == m.start("source"):
+    if m["source"]:
         first = max(m.start(), _word_start(text, first))
     blanked = [i for i in range(m.start(), first) if code[i] == " " and text[i] not in " \t"
                and text[i:i + 2] != "\\\n" and text[i - 1:i + 1] != "\\\n"]
