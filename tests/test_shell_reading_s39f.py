@@ -9,6 +9,17 @@
    unquoted, read as an unknown program's: no source, so a helper sourced so dropped out of the run identity (a
    changed helper was reused as unchanged). Such a word is now read as `source` itself was: unquoted. `time`
    quoted stays a program (bash runs `/usr/bin/time`, which cannot run `source`).
+3. A function's definition had three patterns (``scriptlines``, ``linetrap``, ``shellgrammar``), now one
+   (``shellgrammar.function_header``, and the command's name after its assignments, ``shellwords.command_name``).
+   The copies that were wrong: a library function written `f ( ) {`, with a blank line before its `{`, after
+   another command on its line (`X=1; f() {`), or whose body is any compound command but `{ }` (`f() (`,
+   `f() for`, `function f if`, `f() case`, ...) held only its first line, so a script's call of it was not the
+   line of a server it starts (``first_command``); a background call `A="a b" f &` was named `b` (the value read
+   up to its blank), so what it left running stood at the function's line, not the call's.
+4. After `function NAME` only `{`, `if`, `while`, `until` began its body: `function f case` in a `$( )` left the
+   `case` unopened, its pattern's `)` ended the substitution, and what the rest assigned (`D=/opt`) leaked out of it
+   (the library sourced by `$D` later was read as none). `do` after `for NAME` or `for (( ))` with no `;` between
+   (`for x do source X; done`) was not where a command begins.
 """
 
 from __future__ import annotations
@@ -17,6 +28,9 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+from test_rehearse_lines_s37b import _rehearse
+from test_rehearse_lines_s38e import _left
 from test_sourced_library_s35c import LIB, SCRIPT, oracle_tests, script_text
 
 from sweepgate.core import identity, scriptlines
@@ -76,3 +90,52 @@ def test_a_helper_sourced_after_a_quoted_eval_or_builtin_is_part_of_the_run_iden
     body = "".join(text.format(path) for path, text in helpers.items())
     tree = {SCRIPT: script_text(body).encode(), **{path: b"echo helper\n" for path in helpers}}
     assert sorted(identity.sourced_helpers(SCRIPT, tree)) == sorted(helpers)
+
+
+# --- 3. one function header; every compound command a function's body ------------------------------------------
+
+SERVES = {  # a library function that starts the server, however bash takes its definition
+    "f ( ) {": "serve_it ( ) {\n  vllm serve m\n}\n",
+    "f() then a blank line, {": "serve_it()\n\n{\n  vllm serve m\n}\n",
+    "after another command": "X=1; serve_it() {\n  vllm serve m\n}\n",
+    "f() (": "serve_it() (\n  vllm serve m\n)\n",
+    "f() for": "serve_it() for i in 1; do\n  echo done\n  vllm serve m\ndone\n",
+    "function f if, nested": "function serve_it if true; then\n  while :; do break; done\n  vllm serve m\nfi\n",
+    "f() case": "serve_it() case 1 in\n  1) vllm serve m;;\nesac\n",
+    "function f() until": "function serve_it() until false; do\n  vllm serve m; break\ndone\n",
+}
+
+
+@pytest.mark.parametrize("how", SERVES)
+def test_a_script_s_call_of_a_library_function_is_the_line_of_its_server(tmp_path, how):
+    script = tmp_path / "benchmarks" / "single_node" / "x.sh"
+    script.parent.mkdir(parents=True)
+    (tmp_path / "benchmarks" / "lib.sh").write_text(
+        'vllm() { echo "vllm run from line ${BASH_LINENO[-2]}" >&2; }\n' + SERVES[how] + "other() {\n  :\n}\n")
+    script.write_text("#!/usr/bin/env bash\nsource benchmarks/lib.sh\necho one\nother\nserve_it\n")
+    r = subprocess.run(["bash", str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.stderr == "vllm run from line 5\n", r.stderr
+    found = scriptlines.first_command(tmp_path, script, (re.compile("vllm serve"),))
+    assert found == ("benchmarks/single_node/x.sh", 5)
+
+
+def test_a_background_call_with_a_quoted_assignment_stands_at_the_call(tmp_path):
+    """bash gives the subshell's first command as `A="a b" watch`: its name is `watch`, the call's."""
+    text = 'echo go\nwatch() {\n  sleep 300\n}\nA="a b" watch &\nsleep 0.3\n'
+    lines, rel, _ = _rehearse(tmp_path, text)
+    assert _left(lines, rel) == [(f"{rel}:5", ["bash", "sleep"])], lines
+
+
+# --- 4. after `function NAME`, any compound command; `for NAME do` ----------------------------------------------
+
+SOURCED_IN_LOOPS = {
+    "for NAME do": f"set -- 1\nfor i do source {LIB}; done\n",
+    "for (( )) do": f"for ((i = 0; i < 1; i++)) do source {LIB}; done\n",
+    "function f for NAME do": f"function f for i do source {LIB}; done\nf 1\n",
+    "function f select NAME do": f"PS3=$'\\n'\nfunction f select i do source {LIB}; break; done <<< 1\nf 1\n",
+    "a $( ) whose function's body is a case": 'D="$(dirname "$0")"\n'
+                                              "X=$(function f case x in x) D=/opt;; esac; f)\n"
+                                              'source "$D/../../benchmark_lib.sh"\n',
+}
+
+test_a_source_in_a_loop_or_after_a_function_s_case_is_read = oracle_tests(SOURCED_IN_LOOPS, {})[0]

@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
-from sweepgate.core import pythoncall, shellcode, shellwords
+from sweepgate.core import pythoncall, shellcode, shellgrammar, shellwords
 
 LIBRARY_GLOBS = ("benchmarks/*.sh", "benchmarks/lib/*.sh", "benchmarks/multi_node/*.sh")
 
@@ -94,9 +94,16 @@ def command_start(lines: list[str], number: int) -> int:
 
 # A parameter expansion's start (`$NAME`, `${NAME`), or a character a `\\` escapes (skipped)
 _EXPANSION = re.compile(r"\\.|\$\{?[A-Za-z_]\w*", re.DOTALL)
-# A function's definition: `name() {`, `function name {`, `function name() {` (a library's names hold `::`, `-`, `.`)
-_DEFINES = re.compile(r"^[ \t]*(?:function[ \t]+(?P<word>[^\s()]+)(?:[ \t]*\(\))?|(?P<name>[^\s()=$\"'`;&|<>]+)"
-                      r"[ \t]*\(\))[ \t]*(?:\n[ \t]*)?(?P<body>\{)?", re.MULTILINE)
+# A function's definition where a command may begin (``shellgrammar``: `name() {`, `function name {`, `name ( )`,
+# `x=1; name()`, a library's names hold `::`, `-`, `.`), and its body: any compound command, after line breaks too
+_DEFINES = re.compile(rf"{shellgrammar.COMMAND_START}{shellgrammar.FUNCTION_HEADER}"
+                      rf"\s*(?P<body>{shellgrammar.COMPOUND})?", re.MULTILINE)
+# A compound command that is a word (`if`, `case`, `for`, ...) or its end (`fi`, `esac`, `done`), and what may stand
+# before one where a command may begin (reserved words and blanks, after a line's start or an operator)
+_OPENS, _CLOSES = tuple(shellgrammar.CLOSING), tuple(dict.fromkeys(shellgrammar.CLOSING.values()))
+_COMPOUND_WORD = re.compile(rf"(?<![^\s;&|()])(?:{'|'.join(_OPENS + _CLOSES)})(?![^\s;&|()<>])")
+_RESERVED_BEFORE = re.compile(rf"(?:[ \t]*(?:{'|'.join(map(re.escape, shellgrammar.KEYWORDS + _OPENS))})"
+                              r"(?=[ \t]))*[ \t]*\Z")
 _NAME_EDGE = r"[\w:.-]"  # what may stand next to a function's or a file's name, in a longer word
 
 
@@ -109,7 +116,7 @@ class ShellFile:
 
     def __init__(self, rel: str, text: str):
         self.rel, self.text, self.lines = rel, text, text.split("\n")  # lines as bash counts them
-        code, _, literal = shellcode.parts(text)
+        code, spans, literal = shellcode.parts(text)
         starts = [lo for lo, _ in literal]
 
         def in_literal(at: int) -> bool:
@@ -121,7 +128,7 @@ class ShellFile:
                 words[m.start():m.end()] = m.group()
         for lo, hi in literal:
             names[lo:hi] = (" " if c != "\n" else c for c in text[lo:hi])
-        self.code, self.words, self.names = code, "".join(words), "".join(names)
+        self.code, self.words, self.names, self.spans = code, "".join(words), "".join(names), spans
         self.breaks = [i for i, c in enumerate(text) if c == "\n"]
         self.functions = list(self._functions())
         # the lines of its `source`/`.` commands: a library's file they name is read, not run (its top level
@@ -161,20 +168,37 @@ class ShellFile:
         return sorted(lines)
 
     def _functions(self) -> Iterator[tuple[str, int, int]]:
-        """Each function the file defines: its name, first line, last line (its body's `}`, the braces of the
-        code counted; the definition's line when its body is no `{ }`)."""
+        """Each function the file defines: its name, first line, last line (its body's end, ``_body_end``; the
+        definition's line when its body is not found)."""
         for m in _DEFINES.finditer(self.names):
-            name = "word" if m["word"] else "name"
-            if self.code[m.start(name)] != self.text[m.start(name)]:
+            if self.code[m.start("function")] != self.text[m.start("function")]:
                 continue  # a definition's look in a double-quoted string
-            first, at = self.line_of(m.start(name)), m.start("body")
-            if at >= 0 and self.code[at] == "{":
-                depth = 0
-                for at in range(at, len(self.code)):
-                    depth += {"{": 1, "}": -1}.get(self.code[at], 0)
-                    if depth == 0:
-                        break
-            yield m[name], first, self.line_of(at) if at >= 0 else first
+            first, at = self.line_of(m.start("function")), m.start("body")
+            yield m["function"], first, self.line_of(self._body_end(at, m["body"])) if at >= 0 else first
+
+    def _body_end(self, at: int, body: str) -> int:
+        """Where the compound command ``body`` that begins at ``at`` ends: the `}` of a `{ }` (the braces of the code
+        counted), the `)` of a subshell, the `fi`, `esac` or `done` of a compound command that is a word (those of the
+        code where a command may begin counted after its own), the line of `(( ))` or `[[ ]]` itself."""
+        if body == "(":
+            return next((end for start, end in self.spans if start == at), at)
+        if body == "{":
+            depth = 0
+            for at in range(at, len(self.code)):
+                depth += {"{": 1, "}": -1}.get(self.code[at], 0)
+                if depth == 0:
+                    break
+            return at
+        if body not in shellgrammar.CLOSING:
+            return at
+        depth = 1  # its own word, where the function's header (no reserved word) stands before it
+        for m in _COMPOUND_WORD.finditer(self.code, at + len(body)):
+            lead = max(self.code.rfind(c, 0, m.start()) for c in shellgrammar.OPERATORS) + 1
+            if _RESERVED_BEFORE.match(self.code, lead, m.start()):
+                depth += 1 if m.group() in _OPENS else -1
+                if depth == 0:
+                    return m.start()
+        return at
 
     def unit_of(self, line: int) -> str:
         """The function (innermost) a line is in, else the file's own name (its top level)."""

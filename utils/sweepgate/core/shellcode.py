@@ -70,6 +70,7 @@ _OTHER = frozenset(string.ascii_letters + string.digits + "_$") - frozenset("".j
 _OPERATOR, _KEYWORDS = frozenset(shellgrammar.OPERATORS), frozenset(shellgrammar.KEYWORDS)
 _COMPOUNDS, _NAMED = frozenset(shellgrammar.COMPOUNDS), frozenset(shellgrammar.NAMED)
 _FUNCTION_NAME = re.compile(shellgrammar.FUNCTION_NAME)
+_WORD = re.compile(r"[^\s;&|()<>]*")
 _ANSI = re.compile(r"\$'(?:[^'\\]|\\.)*'?", re.DOTALL)
 _NOT_A_LINE_BREAK = re.compile(r"[^\n]")
 
@@ -303,7 +304,8 @@ def _command_position(scan: _Scan, k: int, also: tuple[str, ...] = ()) -> bool:
     assignment's word (`A=1 time`: a program), or `function NAME` before a compound command's reserved word
     (`function f { x[1<<2]=3; }`). Read back word by word; each word's answer kept (``_Scan.starts``), so a line
     of many costs each word once."""
-    text, walked, reserved, answer, after = scan.text, [], False, False, ""
+    text, walked, reserved, answer = scan.text, [], False, False
+    after = _WORD.match(text, k)[0]  # the word after the one read back: `function f case`
     while True:
         if (k, reserved) in scan.starts:
             answer = scan.starts[k, reserved]

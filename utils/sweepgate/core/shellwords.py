@@ -73,6 +73,7 @@ _COMMAND = re.compile(rf'{shellgrammar.COMMAND_START}'
 # What may follow an assignment in the same command: another (`A=1 B=$(...)`), or a `source` (`X=1 . x`,
 # not after `local`, `export`, ...: their words are all names).
 _NEXT = re.compile(rf'[ \t]+(?:{_source(timed=False)}|{shellgrammar.ASSIGNMENT_WORD})')
+_GAP = re.compile(r"\s+")
 _BLANKS = re.compile(r'(?:[ \t]|\\\n)+(?:--(?:[ \t]|\\\n)+)?')  # in the text: a `\` joins two lines
 _SELF = re.compile(r'\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE(?!\w)|0(?!\w)|\{0\})')
 _SELF_FOLDER = re.compile(r'\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}')
@@ -149,15 +150,29 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
 def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
     """Whether a word blank in the code (a quoted string: `'time' source x`, `"echo" source x`) stands before the
     command ``m`` found where one seemed to begin: bash runs that word, the rest its arguments; a word that is one
-    unquoted `${ }`, or `"$@"`, `"${@}"`, `"${NAME[@]}"`, may be no word (``_MAYBE_EMPTY``) and is no such one. The
+    unquoted `${ }`, or `"$@"`, `"${@}"`, `"${NAME[@]}"`, may be no word (``_MAYBE_EMPTY``) and is no such one, nor
+    a `for (( ))` loop's head. The
     command's own word may be spelled with quotes (`"source" x`, `"eval" source x`: written unquoted at its end in
     the code, ``shellcode``)."""
     first = m.start("command") if m["source"] else m.start("declare") if m["declare"] else m.start("name")
     if m["source"]:
         first = max(m.start(), _word_start(text, first))
-    blanked = [i for i in range(m.start(), first) if code[i] == " " and text[i] not in " \t"
+    blanked = [i for i in range(m.end("loop") if m.re is _COMMAND and m["loop"] else m.start(), first)
+               if code[i] == " " and text[i] not in " \t"
                and text[i:i + 2] != "\\\n" and text[i - 1:i + 1] != "\\\n"]
     return any(not _EXPANSION_WORD.fullmatch(_TOKEN.search(text, _word_start(text, i))[0]) for i in blanked)
+
+
+def command_name(command: str) -> str:
+    """The name a simple command's text (bash's ``$BASH_COMMAND``) runs: its first word after its assignments
+    (``shellgrammar.ASSIGNMENT``, each value one shell word followed by a blank: `A="a b" watch`, `x[1]=2 watch`),
+    quotes taken off its ends."""
+    at = 0
+    while (found := shellgrammar.ASSIGNMENT.match(command, at)) and (
+            gap := _GAP.match(command, found.end() + len(_word(command, found.end())))):
+        at = gap.end()
+    words = command[at:].split(maxsplit=1)
+    return words[0].strip("'\"") if words else ""
 
 
 def _word_start(text: str, i: int) -> int:
