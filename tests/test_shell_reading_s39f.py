@@ -20,6 +20,11 @@
    `case` unopened, its pattern's `)` ended the substitution, and what the rest assigned (`D=/opt`) leaked out of it
    (the library sourced by `$D` later was read as none). `do` after `for NAME` or `for (( ))` with no `;` between
    (`for x do source X; done`) was not where a command begins.
+5. A command substitution alone as a word before `source` (`$(true) source X`, `` `cmd` . X``) that prints nothing
+   is dropped by bash, which then sources X; it was read as a program's name (no source: under-read, the unsafe
+   side for the run identity). Such a word is now read as possibly empty, as `$VAR` was since s38v, whatever it
+   prints: `$(echo echo) source X`, where bash runs echo, is read as sourcing X too (over-read, the safe side).
+   Quoted (`"$(true)" source X`) or part of a longer word (`x$(true)`) it never is.
 """
 
 from __future__ import annotations
@@ -31,9 +36,9 @@ from pathlib import Path
 import pytest
 from test_rehearse_lines_s37b import _rehearse
 from test_rehearse_lines_s38e import _left
-from test_sourced_library_s35c import LIB, SCRIPT, oracle_tests, script_text
+from test_sourced_library_s35c import LIB, SCRIPT, bash_sourced_at, oracle_tests, script_text
 
-from sweepgate.core import identity, scriptlines
+from sweepgate.core import identity, recipes, scriptlines
 from sweepgate.engines import preflight
 
 SERVE = ["python3", "-m", "vllm.entrypoints.openai.api_server", "--port", "8000"]
@@ -139,3 +144,36 @@ SOURCED_IN_LOOPS = {
 }
 
 test_a_source_in_a_loop_or_after_a_function_s_case_is_read = oracle_tests(SOURCED_IN_LOOPS, {})[0]
+
+
+# --- 5. a command substitution alone as a word before `source` may print nothing ------------------------------
+
+EMPTY_SUBSTITUTIONS = {
+    "$(true) source": f"$(true) source {LIB}\n",
+    "`true` source": f"`true` source {LIB}\n",
+    "$(:) $(:) .": f"$(:) $(:) . {LIB}\n",
+    "${S} $(true) source": f"S=; ${{S}} $(true) source {LIB}\n",
+    "$(true) ${S} source": f"S=; $(true) ${{S}} source {LIB}\n",
+    "if ...; then $(true) source": f"if true; then $(true) source {LIB}; fi\n",
+    "$( ... ) over lines, then source": f"$(\n  true\n) source {LIB}\n",
+    "a $( ) in a $( )": f"X=$($(true) source {LIB}; echo x)\n",
+}
+PRINTED_WORDS = {  # bash runs a word: the substitution's quoted, or part of a longer word, or an argument
+    '"$(true)" source': f'"$(true)" source {LIB} 2>/dev/null || true\n',
+    "x$(true) source": f"x$(true) source {LIB} 2>/dev/null || true\n",
+    "$(true)x source": f"$(true)x source {LIB} 2>/dev/null || true\n",
+    "echo $(true) source": f"echo $(true) source {LIB}\n",
+    '"x" $(true) source': f'"x" $(true) source {LIB} 2>/dev/null || true\n',
+    'a string "...\n$(true) source ..."': f'echo "a\n$(true) source {LIB}"\n',
+    "$(true) A=1 source": f"$(true) A=1 source {LIB} 2>/dev/null || true\n",
+}
+
+(test_a_source_after_an_empty_command_substitution_is_read,
+ test_a_source_after_a_substitution_that_is_no_word_of_its_own_is_not) = oracle_tests(EMPTY_SUBSTITUTIONS,
+                                                                                       PRINTED_WORDS)
+
+
+def test_a_substitution_that_prints_a_command_is_read_as_empty_the_safe_side(tmp_path):
+    body = f"$(echo echo) source {LIB}\n"
+    assert bash_sourced_at(tmp_path, body) == []
+    assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(body).encode()}) == [(SCRIPT, 3)]

@@ -5,8 +5,8 @@ every command substitution, quoted or not, in backticks and in an unquoted hered
 command is found wherever a command begins (``core.shellgrammar``: a line's start, after ``;``, ``&&``, ``||``,
 ``|``, ``(``, `` ` ``, a ``case`` pattern's ``)``, or a word ``{``, ``!``, ``then``, ``else``, ``do``, ``if``,
 ``elif``, ``while``, ``until``, ``time`` standing where a command begins itself), after assignments
-(``X=1 source x``), ``builtin``, ``command`` or ``eval`` (``time`` only first or right after ``eval``) and before
-a ``--``, so ``[ -r X ] && . X`` and ``if [ -f X ]; then source X; fi``
+(``X=1 source x``), ``builtin``, ``command`` or ``eval`` (``time`` only first or right after ``eval``), words that
+may be empty (``$SUDO``, ``$(cmd)``: ``_MAYBE_EMPTY``) and before a ``--``, so ``[ -r X ] && . X`` and ``if [ -f X ]; then source X; fi``
 source X. Its first word is followed through the usual spellings of a place: ``$0``, ``${BASH_SOURCE[0]}``
 (the script), ``${X%/*}``, ``$(dirname X)``, ``$(cd X && pwd)``, ``$(realpath X)``, ``$(readlink -f X)``,
 a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the checkout's top, where jobs run),
@@ -40,7 +40,8 @@ Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) 
 # (`A=1 $S source X`) or `eval`, are read as empty, whatever their value (`CMD=echo; $CMD source X` is read as
 # sourcing X too); any other quoted word never is (`"${S}" source X`, `"$*" source X`, `'time' source X`,
 # `"echo" source X`: bash runs that word). A redirection is no word of the command either: `</dev/null source X`,
-# `2>&1 source X`, `<"$F" . X` source X.
+# `2>&1 source X`, `<"$F" . X` source X. So is a command substitution alone as a word (`$(cmd) source X`,
+# `` `cmd` . X``: one that prints nothing is dropped), ``_empty_words``.
 _REDIRECTION = r'(?:[0-9]+|\{[A-Za-z_]\w*\})?(?:<<<|<<-?|&>>?|>>|<>|>\||[<>]&|[<>])[ \t]*[^\s;&|()<>`]*'
 _EMPTY_WORD = rf'(?:\$(?:[A-Za-z_]\w*|[@*1-9])|{_REDIRECTION})[ \t]+'  # `${...}`, `"..."` are blank in the code
 _MAYBE_EMPTY = rf'(?:{_EMPTY_WORD})*'
@@ -74,6 +75,7 @@ _COMMAND = re.compile(rf'{shellgrammar.COMMAND_START}'
 # not after `local`, `export`, ...: their words are all names).
 _NEXT = re.compile(rf'[ \t]+(?:{_source(timed=False)}|{shellgrammar.ASSIGNMENT_WORD})')
 _GAP = re.compile(r"\s+")
+_MAY_BEGIN = re.compile(f"{shellgrammar.COMMAND_START}{_MAYBE_EMPTY}", re.MULTILINE)  # up to a word that may be empty
 _BLANKS = re.compile(r'(?:[ \t]|\\\n)+(?:--(?:[ \t]|\\\n)+)?')  # in the text: a `\` joins two lines
 _SELF = re.compile(r'\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE(?!\w)|0(?!\w)|\{0\})')
 _SELF_FOLDER = re.compile(r'\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}')
@@ -111,6 +113,7 @@ def reading(text: str) -> Reading:
 def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading) -> None:
     """Read the commands of ``text`` (found in its ``code``) into ``read``. What a command substitution
     (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word."""
+    code, empty = _empty_words(text, code, spans)
     scopes = [_Scope(len(text) + 1, {}, [])]
     # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow);
     # lead: where the first assignment's word of the chain ends
@@ -127,7 +130,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
             break
         spanned = _enter(scopes, spans, spanned, m.start())
         at = m.end()
-        if m.re is _COMMAND and _after_a_blanked_word(text, code, m):
+        if m.re is _COMMAND and (_after_a_blanked_word(text, code, m) or m.start() in empty and not m["source"]):
             continue
         if m["source"]:  # the blanks matched after it may be a quote blanked in the code (`source"x"` is none)
             if not (gap := _BLANKS.match(text, m.end("source"))):
@@ -157,10 +160,34 @@ def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
     first = m.start("command") if m["source"] else m.start("declare") if m["declare"] else m.start("name")
     if m["source"]:
         first = max(m.start(), _word_start(text, first))
-    blanked = [i for i in range(m.end("loop") if m.re is _COMMAND and m["loop"] else m.start(), first)
-               if code[i] == " " and text[i] not in " \t"
+    return _blanked_word(text, code, m.end("loop") if m.re is _COMMAND and m["loop"] else m.start(), first)
+
+
+def _blanked_word(text: str, code: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds a word blank in the code that may not be empty (``_EXPANSION_WORD``)."""
+    blanked = [i for i in range(start, end) if code[i] == " " and text[i] not in " \t"
                and text[i:i + 2] != "\\\n" and text[i - 1:i + 1] != "\\\n"]
     return any(not _EXPANSION_WORD.fullmatch(_TOKEN.search(text, _word_start(text, i))[0]) for i in blanked)
+
+
+def _empty_words(text: str, code: str, spans: list[tuple[int, int]]) -> tuple[str, set[int]]:
+    """``code`` with the blank closer of each command substitution that is a word of its own where a command
+    begins, a blank after it (`$(cmd) source x`, `` `cmd` . x``, after other such words or `$VAR`s too), written as
+    a `;`: bash drops the word where it prints nothing and runs the next as the command (``_MAYBE_EMPTY``); and where
+    those closers are (only a `source` is read after one: `$(true) A=1 x` runs a program `A=1`)."""
+    chars, empty = list(code), []  # empty: in order
+    for start, end in spans:
+        if text[start] not in "$`" or start and text[start - 1] not in _WORD_END or text[end + 1:end + 2] not in (
+                " ", "\t"):
+            continue
+        # after the line break, the last operator on its line or the last of these closers before it
+        line, k = code.rfind("\n", 0, start), bisect.bisect_left(empty, start) - 1
+        after = max(line, *(code.rfind(c, line + 1, start) for c in shellgrammar.OPERATORS),
+                    empty[k] if k >= 0 else -1) + 1
+        if _MAY_BEGIN.fullmatch(code[after:start]) and not _blanked_word(text, code, after, start):
+            chars[end] = ";"
+            bisect.insort(empty, end)
+    return ("".join(chars), set(empty)) if empty else (code, set())
 
 
 def command_name(command: str) -> str:
