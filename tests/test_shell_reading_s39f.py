@@ -25,6 +25,11 @@
    side for the run identity). Such a word is now read as possibly empty, as `$VAR` was since s38v, whatever it
    prints: `$(echo echo) source X`, where bash runs echo, is read as sourcing X too (over-read, the safe side).
    Quoted (`"$(true)" source X`) or part of a longer word (`x$(true)`) it never is.
+6. A declaration's builtin before an assignment had two patterns: the source reader's took no options after
+   `local`, `export`, `readonly` and knew no `typeset` (`local -r D="$(dirname "$0")"`, `typeset D=…`, `export -n
+   D=…` then `source "$D/…"`: no source read), and the array assignment's lookup saw a command begin only after
+   `;&|{(`, `then`, `do`, `else` (`x) SERVE=(vllm serve …);;` in a `case`, `! A=(…)`, were none). Both now use
+   ``shellgrammar.DECLARATION`` and ``COMMAND_START``.
 """
 
 from __future__ import annotations
@@ -177,3 +182,33 @@ def test_a_substitution_that_prints_a_command_is_read_as_empty_the_safe_side(tmp
     body = f"$(echo echo) source {LIB}\n"
     assert bash_sourced_at(tmp_path, body) == []
     assert recipes.library_lines([SCRIPT], {SCRIPT: script_text(body).encode()}) == [(SCRIPT, 3)]
+
+
+# --- 6. one declaration pattern; an array assigned wherever a command begins -----------------------------------
+
+DECLARED = {
+    "local -r": f'f() {{\n  local -r D="$(dirname "$0")"\n  source "$D/../../benchmark_lib.sh"\n}}\nf\n',
+    "typeset": f'typeset D="$(dirname "$0")"; source "$D/../../benchmark_lib.sh"\n',
+    "export -n": f'export -n D="$(dirname "$0")"; source "$D/../../benchmark_lib.sh"\n',
+}
+
+test_a_source_through_a_variable_declared_with_options_is_read = oracle_tests(DECLARED, {})[0]
+
+
+ARRAYS = {  # a library function that keeps its server command in an array assigned where a command begins
+    "in a case item": "serve_it() {\n  case x in x) SERVE=(\n    vllm serve m\n  );; esac\n  \"${SERVE[@]}\"\n}\n",
+    "after a !": "serve_it() {\n  if ! SERVE=(\n    vllm serve m\n  ); then :; fi\n  \"${SERVE[@]}\"\n}\n",
+}
+
+
+@pytest.mark.parametrize("how", ARRAYS)
+def test_a_library_server_command_kept_in_an_array_is_reached_by_the_script_s_call(tmp_path, how):
+    script = tmp_path / "benchmarks" / "single_node" / "x.sh"
+    script.parent.mkdir(parents=True)
+    (tmp_path / "benchmarks" / "lib.sh").write_text(
+        'vllm() { echo "vllm run from line ${BASH_LINENO[-2]}" >&2; }\n' + ARRAYS[how])
+    script.write_text("#!/usr/bin/env bash\nsource benchmarks/lib.sh\necho one\nserve_it\n")
+    r = subprocess.run(["bash", str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.stderr == "vllm run from line 4\n", r.stderr
+    found = scriptlines.first_command(tmp_path, script, (re.compile("vllm serve"),))
+    assert found == ("benchmarks/single_node/x.sh", 4)

@@ -266,9 +266,8 @@ def calls_into(files: list[ShellFile], pattern: re.Pattern) -> int | None:
 
 
 # `NAME=(` (or `+=(`, after local/declare/typeset/readonly/export and their options) where a command starts
-_ARRAY = re.compile(r"(?:^|[;&|{(]|(?<![\w-])(?:then|do|else))[ \t]*(?:(?:local|declare|typeset|readonly|export)"
-                    r"(?:[ \t]+-\w+)*[ \t]+)?[A-Za-z_]\w*\+?=\(")
-_ARRAYS = re.compile(_ARRAY.pattern, re.MULTILINE)  # in a whole text
+_ARRAYS = re.compile(rf"{shellgrammar.COMMAND_START}(?:{shellgrammar.DECLARATION})?{shellgrammar.NAME}\+?=\(",
+                     re.MULTILINE)
 
 
 def array_words(lines: list[str], number: int, start: int) -> list[tuple[int, str]]:

@@ -56,6 +56,8 @@ SUBSCRIPT = r"\[[^][]*+\]"  # over lines too: bash reads it whole
 # An assignment's word up to its `=`: the name, and an element's subscript or a `+` (which leave its value unknown)
 ASSIGNMENT_WORD = rf"(?P<name>{NAME})(?P<element>(?:{SUBSCRIPT})?\+?)="
 ASSIGNMENT = re.compile(ASSIGNMENT_WORD)
+# A declaration's builtin before its assignments, with its options (`local -r D=…`, `typeset D=…`, `export -n X=…`)
+DECLARATION = r"(?:local|declare|typeset|readonly|export)(?:[ \t]+-\w+)*[ \t]+"
 # In the code (re.MULTILINE): where a command may begin (a line's start, an operator, a keyword), blanks after
 _AFTER = re.escape(OPERATORS.replace("\n", ""))
 # (a keyword only where a command may begin itself: `echo time source x`, `echo { source x` run no `source`)

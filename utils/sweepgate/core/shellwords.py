@@ -69,7 +69,7 @@ _SOURCE = _source(timed=True)
 # blanked). An element's assignment (`x[1]=`, its subscript blanked in the code) or an appending one (`X+=`)
 # leaves its variable's place unknown.
 _COMMAND = re.compile(rf'{shellgrammar.COMMAND_START}'
-                      rf'(?:{_SOURCE}|(?P<declare>(?:local|export|readonly|declare(?:[ \t]+-\w+)*)[ \t]+)?'
+                      rf'(?:{_SOURCE}|(?P<declare>{shellgrammar.DECLARATION})?'
                       rf'{shellgrammar.ASSIGNMENT_WORD})', re.MULTILINE)
 # What may follow an assignment in the same command: another (`A=1 B=$(...)`), or a `source` (`X=1 . x`,
 # not after `local`, `export`, ...: their words are all names).
