@@ -116,17 +116,22 @@ SERVES = {  # a library function that starts the server, however bash takes its 
 }
 
 
-@pytest.mark.parametrize("how", SERVES)
-def test_a_script_s_call_of_a_library_function_is_the_line_of_its_server(tmp_path, how):
+def serve_called(tmp_path: Path, library: str) -> tuple[str, tuple[str, int] | None]:
+    """A library (``library``, then a `vllm` that says the script's line it was run from, and another function)
+    whose `serve_it` a script calls at its line 5: what real bash says, and the line ``first_command`` finds for
+    `vllm serve`."""
     script = tmp_path / "benchmarks" / "single_node" / "x.sh"
     script.parent.mkdir(parents=True)
     (tmp_path / "benchmarks" / "lib.sh").write_text(
-        'vllm() { echo "vllm run from line ${BASH_LINENO[-2]}" >&2; }\n' + SERVES[how] + "other() {\n  :\n}\n")
+        'vllm() { echo "vllm run from line ${BASH_LINENO[-2]}" >&2; }\n' + library + "other() {\n  :\n}\n")
     script.write_text("#!/usr/bin/env bash\nsource benchmarks/lib.sh\necho one\nother\nserve_it\n")
     r = subprocess.run(["bash", str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert r.stderr == "vllm run from line 5\n", r.stderr
-    found = scriptlines.first_command(tmp_path, script, (re.compile("vllm serve"),))
-    assert found == ("benchmarks/single_node/x.sh", 5)
+    return r.stderr, scriptlines.first_command(tmp_path, script, (re.compile("vllm serve"),))
+
+
+@pytest.mark.parametrize("how", SERVES)
+def test_a_script_s_call_of_a_library_function_is_the_line_of_its_server(tmp_path, how):
+    assert serve_called(tmp_path, SERVES[how]) == ("vllm run from line 5\n", ("benchmarks/single_node/x.sh", 5))
 
 
 def test_a_background_call_with_a_quoted_assignment_stands_at_the_call(tmp_path):
@@ -203,12 +208,4 @@ ARRAYS = {  # a library function that keeps its server command in an array assig
 
 @pytest.mark.parametrize("how", ARRAYS)
 def test_a_library_server_command_kept_in_an_array_is_reached_by_the_script_s_call(tmp_path, how):
-    script = tmp_path / "benchmarks" / "single_node" / "x.sh"
-    script.parent.mkdir(parents=True)
-    (tmp_path / "benchmarks" / "lib.sh").write_text(
-        'vllm() { echo "vllm run from line ${BASH_LINENO[-2]}" >&2; }\n' + ARRAYS[how])
-    script.write_text("#!/usr/bin/env bash\nsource benchmarks/lib.sh\necho one\nserve_it\n")
-    r = subprocess.run(["bash", str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert r.stderr == "vllm run from line 4\n", r.stderr
-    found = scriptlines.first_command(tmp_path, script, (re.compile("vllm serve"),))
-    assert found == ("benchmarks/single_node/x.sh", 4)
+    assert serve_called(tmp_path, ARRAYS[how]) == ("vllm run from line 5\n", ("benchmarks/single_node/x.sh", 5))
