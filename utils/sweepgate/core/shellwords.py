@@ -164,7 +164,8 @@ def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
 
 
 def _blanked_word(text: str, code: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` holds a word blank in the code that may not be empty (``_EXPANSION_WORD``)."""
+    """Whether ``text[start:end]`` holds a word blank in the code other than one that may be empty
+    (``_EXPANSION_WORD``)."""
     blanked = [i for i in range(start, end) if code[i] == " " and text[i] not in " \t"
                and text[i:i + 2] != "\\\n" and text[i - 1:i + 1] != "\\\n"]
     return any(not _EXPANSION_WORD.fullmatch(_TOKEN.search(text, _word_start(text, i))[0]) for i in blanked)
