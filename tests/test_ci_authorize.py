@@ -106,6 +106,21 @@ def test_dispatch_plan():
     assert dispatch.plan({"7": run_now}, [dispatch.Run(5, title, "completed")]) == []
 
 
+
+@pytest.mark.parametrize("status", ["queued", "in_progress", "waiting", "pending", "requested"])
+def test_every_status_of_a_run_not_yet_ended_is_cancelled(status):
+    """Security audit (s39h): a sweep the PR may no longer run is cancelled while it has not ended, not only
+    while queued or running: a run `waiting` for a reviewer of a protected environment (its decide job
+    authorized the PR before the wait) or `pending` behind another in its concurrency group would otherwise
+    start its GPU jobs after the PR turned draft or was closed. The plan held only queued and in_progress to
+    a test: narrowing its active statuses to those passed every test."""
+    run_now = decision.Decision("trimmed", "ok", pr_number="7", head_ref=HEAD)
+    runs = [dispatch.Run(1, dispatch.run_title("7", OLD, "trimmed"), status),  # pushed again
+            dispatch.Run(2, dispatch.run_title("10", HEAD, "full"), status)]  # PR 10 was closed
+    actions = dispatch.plan({"7": run_now}, runs)
+    assert [(a.kind, a.pr, a.run_id) for a in actions] == [("dispatch", "7", 0), ("cancel", "7", 1),
+                                                           ("cancel", "10", 2)], actions
+
 # --- through the API: the stand-in answers GitHub's documented shapes --------------------
 
 def user(login):
