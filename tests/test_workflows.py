@@ -969,6 +969,30 @@ def test_no_git_reads_a_checkout_the_container_could_write(docs, name):
     assert '>>"${GITHUB_ENV}"' in job_steps[guard]["run"] and "if" not in job_steps[guard]
 
 
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_a_host_git_that_ignores_git_config_count_stops_the_job(docs, tmp_path, name):
+    """The guard's GIT_CONFIG_* reach only a git that reads them (2.31 or newer); an older host git would
+    run the command a container wrote into core.fsmonitor in actions/checkout's post step. The guard step
+    asks git whether it took them and stops the job when it did not. Security audit (s39h): that check
+    held no test: a guard without it passed every test."""
+    job_steps = docs[name]["jobs"]["benchmark"]["steps"]
+    (guard,) = [s["run"] for s in job_steps if "GIT_CONFIG_KEY_0=core.fsmonitor" in s.get("run", "")]
+    work, old = tmp_path / "work", tmp_path / "old-git"
+    work.mkdir(), old.mkdir()
+    _git("init", "-q", cwd=work)
+    real = shutil.which("git")
+    # a git that ignores GIT_CONFIG_COUNT and its pairs, as git before 2.31 does
+    (old / "git").write_text(f"#!/bin/sh\nunset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0\nexec {real} \"$@\"\n")
+    (old / "git").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    for path, ok in ((os.environ["PATH"], True), (f"{old}:{os.environ['PATH']}", False)):
+        env_file = tmp_path / f"github_env_{ok}"
+        proc = subprocess.run(["bash", "-e", "-c", guard], cwd=work, capture_output=True, text=True,
+                              env={**env, "PATH": path, "GITHUB_ENV": str(env_file)})
+        assert (proc.returncode == 0) is ok, proc.stdout + proc.stderr
+        assert ("::error::this host's git ignores GIT_CONFIG_COUNT" in proc.stdout) is not ok, proc.stdout
+
 @pytest.mark.parametrize("run, bad", [
     ("python -m sweepgate validate --base-ref x", True), ("bash benchmarks/x.sh", True),
     ("./setup.sh --fast", True), ("make -C benchmarks", True), ('if true; then . ./env.sh; fi', True),
@@ -1696,6 +1720,8 @@ def _origin(tmp_path, marker, scenario):
     (origin / "results/.keep").write_text("")
     if scenario == "symlink":
         (origin / ".sweepgate-main").symlink_to(tmp_path / "host-cache")
+    if scenario == "dangling":  # a link to a host path that does not exist (yet): `-e` is false for it
+        (origin / ".sweepgate-main").symlink_to(tmp_path / "host-nothing")
     _git("add", "-A", cwd=origin)
     _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pr", cwd=origin)
     return origin, main_sha, _git("rev-parse", "HEAD", cwd=origin)
@@ -1704,14 +1730,15 @@ def _origin(tmp_path, marker, scenario):
 AGENTIC_SCRIPT = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
 
 
-@pytest.mark.parametrize("scenario", ["plants", "leftover", "symlink", "directory", "fails"])
+@pytest.mark.parametrize("scenario", ["plants", "leftover", "symlink", "dangling", "directory", "fails"])
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, scenario):
     """Each template's steps, read from the file and run with real bash over an approved commit
     that plants a sweepgate/ package, sweepgate.py, sitecustomize.py, usercustomize.py and
     utils/sweepgate/ (plants); whose container rewrites .sweepgate-main and the workspace mid-job;
     after a past job left a .git hook in the workspace (leftover); or whose tree holds
-    .sweepgate-main as a symlink to a host directory (symlink) or as a directory (directory); or
+    .sweepgate-main as a symlink to a host directory (symlink), to a host path that does not exist
+    (dangling: the refusal's `-L`, which `-e` does not cover, held no test) or as a directory (directory); or
     whose script does all that and then fails (fails: the uploads run after a failed step, so the sidecar
     must too, else they follow the links it leaves; dropping the sidecar's `always()` passed every test).
     Main's row-env and sidecar run, or the job stops before any PR file could matter."""
@@ -1760,7 +1787,8 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     assert not marker.exists(), f"PR code ran: {marker.read_text()}\n{log}"
     assert (host / "model.bin").exists(), "checking out main's tools deleted a host directory\n" + log
     failed = [(n, out) for n, rc, out in results if rc]
-    if scenario in ("symlink", "directory"):
+    assert not (tmp_path / "host-nothing").exists(), "main's tools were checked out through a link\n" + log
+    if scenario in ("symlink", "dangling", "directory"):
         assert len(failed) == 1 and "the approved commit holds .sweepgate-main" in failed[0][1], log
         assert not any("row-env" in n or "Job environment" in n for n, _, _ in results), log
         return
