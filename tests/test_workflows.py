@@ -802,6 +802,21 @@ def test_approved_sha_is_what_the_gpu_side_checks_out(docs):
         assert checkouts[1]["with"]["path"] == ".sweepgate-main"
 
 
+# What an actions/checkout step may be told. Not `submodules` or `lfs`: each fetches what the commit names
+# without holding it (a gitlink's commit of another repository, an LFS pointer's object), which a reviewer of
+# the approved diff never reads; not `repository`, `token` or `ssh-key`: another repository or credentials.
+CHECKOUT_OPTIONS = {"ref", "path", "fetch-depth", "persist-credentials"}
+
+
+def test_every_checkout_fetches_only_the_commit_it_names(docs):
+    """Security audit (s39h): `submodules: recursive` (or `lfs: true`) on the templates' checkout of the approved
+    commit, or on run-sweep.yml's pr-data checkout, passed every test: the GPU host would then run files of
+    other repositories' commits, or LFS objects, that the approved commit names but does not hold."""
+    found = [f"{name}:{job}: {sorted(set(step.get('with') or {}) - CHECKOUT_OPTIONS)}"
+             for name, doc in docs.items() for job, step in steps(doc)
+             if "actions/checkout@" in step.get("uses", "") and set(step.get("with") or {}) - CHECKOUT_OPTIONS]
+    assert not found, found
+
 def test_the_trusted_side_installs_main_s_sweepgate_only(docs):
     """Security audit: "run-sweep.yml recomputes the matrix with main's sweepgate" held no test:
     `pip install ./pr-data` in setup (which holds the results environment) passed every check.
