@@ -1573,6 +1573,29 @@ def test_every_download_is_of_this_run_s_artifacts(docs):
     assert seen >= 4
 
 
+def test_every_download_lands_where_no_code_is_read_from(docs):
+    """Security audit (s39h): collect's download of the `bmk_` artifacts (files the benchmark jobs, PR code,
+    wrote) into `utils` passed every test, as did its Summarize step without `-P`: the files would then sit
+    where main's sweepgate is imported from (PYTHONPATH: utils), or on sys.path, in a job that holds the
+    SWEEPGATE_DB secret. An artifact goes into a folder of its own that the repository does not hold, or
+    into runner.temp, and a step running `python -m` where one was downloaded keeps the working directory
+    off sys.path."""
+    for name, doc in docs.items():
+        for job_name, job in doc["jobs"].items():
+            downloads = [s for s in job.get("steps", []) if "actions/download-artifact@" in s.get("uses", "")]
+            for step in downloads:
+                path = str((step.get("with") or {}).get("path", ".")).rstrip("/")
+                if path.startswith("${{ runner.temp }}/"):
+                    continue
+                first = Path(path).parts[0] if path not in ("", ".") else "."
+                assert first not in (".", "..") and not (ROOT / first).exists() and "${{" not in path, \
+                    f"{name}:{job_name}: an artifact downloaded into {path!r}, where the repository's files are"
+            after = job.get("steps", [])[job["steps"].index(downloads[0]):] if downloads else []
+            for step in after:
+                for words in map(unwrapped, commands(step.get("run", ""))):
+                    if re.fullmatch(r"python3?(\.\d+)?", words[0]) and "-m" in words and words[1:4] != ["-m", "pip", "install"]:
+                        assert "-P" in words[:words.index("-m")], f"{name}:{job_name}: {' '.join(words)} without -P"
+
 def test_collect_takes_the_jobs_result_artifacts_and_no_other_upload(docs):
     """A PR's results never join main's baseline only while collect ingests the job's own files: the
     `bmk_` artifacts, which hold them by exact name. Security audit: collect's `pattern: bmk_*` widened
