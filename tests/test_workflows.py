@@ -209,6 +209,11 @@ def test_zizmor_also_runs_online_in_ci():
         assert "--offline" not in command and "--no-ignores" in command and command.split()[-1] == ".github"
         assert (step.get("env") or {}).get("GH_TOKEN") == "${{ github.token }}"
         assert job["runs-on"] == "ubuntu-latest"
+        # it runs, and its findings fail the run, on every push and pull request ci.yml runs for (security
+        # audit, s39h: `continue-on-error: true` on the step, or an `if:` on its job that never holds, passed)
+        for where, what in ((job, "job"), (step, "step")):
+            assert "if" not in where and "continue-on-error" not in where, f"ci.yml: the online zizmor {what}: {where}"
+    assert {"push", "pull_request"} <= set(load("ci.yml")["on"])
 
 
 def test_the_online_zizmor_is_the_version_the_dev_extra_pins():
@@ -440,6 +445,16 @@ def test_pins_agree_across_files():
             action, sha = ref.split("@")
             assert pins.setdefault(action, (sha, version)) == (sha, version), f"{action} pinned twice"
 
+
+def test_no_step_or_job_carries_on_after_it_failed(docs):
+    """Security audit (s39h): `continue-on-error: true` on the templates' step refusing an approved commit
+    that holds .sweepgate-main, on the core.fsmonitor guard, on the export of main's tools, or on run-sweep.yml's
+    split (which refuses runner labels main does not know) passed every test: each refusal would then be a
+    warning the job goes on past. No workflow has a step or job that may fail and go on."""
+    found = [f"{name}:{job_name}: {where.get('name', job_name)}"
+             for name, doc in docs.items() for job_name, job in doc["jobs"].items()
+             for where in (job, *job.get("steps", [])) if "continue-on-error" in where]
+    assert not found, found
 
 def test_checkout_never_persists_credentials(docs):
     for name, doc in docs.items():
