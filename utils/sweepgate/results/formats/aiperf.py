@@ -365,18 +365,29 @@ def _lengths(cfg: dict) -> tuple[int | None, int | None]:
 INPUT_LENGTHS = "input_sequence_length"  # the metric object of each request's input tokens
 
 
-def averages(doc: dict, m: Measurement) -> None:
+def averages(doc: dict, m: Measurement, path: str = "") -> None:
     """What the run measured of its point (``Measurement.averaged``), for an export that states no setting of it
     (a CSV states none): its requests' mean input tokens (``input_sequence_length`` avg) and, from its request
     throughput and mean request latency (``metrics_from``'s, in ``m.metrics``), the requests it held in flight on
-    average, named by its request throughput's key."""
+    average, named by its request throughput's key; not of a run on a fixed schedule (``_scheduled``), whose
+    trace's arrivals set what is in flight, as a rate's do (s39b)."""
     lengths = doc.get(INPUT_LENGTHS)
     mean = lengths.get("avg") if isinstance(lengths, dict) else None
     if isinstance(mean, (int, float)) and not isinstance(mean, bool) and math.isfinite(mean) and mean > 0:
         m.averaged[INPUT_MEAN], m.keys[INPUT_MEAN] = mean, f"{INPUT_LENGTHS}.avg"
     rate, latency = m.metrics.get(R.REQUEST_THROUGHPUT), m.metrics.get(R.latency_name("e2el", "mean"))
-    if rate and latency:
+    if rate and latency and not _scheduled(_input_config(doc), path):
         m.averaged[IN_FLIGHT], m.keys[IN_FLIGHT] = rate * latency / 1000, m.keys.get(R.REQUEST_THROUGHPUT)
+
+
+FIXED_SCHEDULE = "fixed_schedule"  # AIPerf's load of a trace sent on its own timestamps (--fixed-schedule)
+
+
+def _scheduled(cfg: dict, path: str = "") -> bool:
+    """Whether ``input_config`` states a fixed schedule: the measured phase's type (AIPerf 0.10+), else the
+    ``input`` section's switch (earlier AIPerf)."""
+    given = cfg.get("input") if isinstance(cfg.get("input"), dict) else {}
+    return _measured_phase(cfg, path).get("type") == FIXED_SCHEDULE or given.get(FIXED_SCHEDULE) is True
 
 
 def _failed(doc: dict, metrics: dict):
@@ -477,7 +488,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     model, conc, client = _config(doc, path)
     m = Measurement(f"{client}-json", client, line, client_version=doc.get("aiperf_version"))
     m.metrics.update(metrics_from(doc, path, line, m.notes, m.keys))
-    averages(doc, m)
+    averages(doc, m, path)
     if tagged:  # each metric's key as the export writes it, under records and its tag
         tag_of = {key: tag for tag, key in TAGS.items()}
         m.keys = {name: "records." + ".".join((tag_of.get(k, k), *rest)) for name, (k, *rest) in
