@@ -16,7 +16,8 @@ from sweepgate.results import plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import PHASES_FOLDER, SweepAggregate
 from sweepgate.results.formats.vllm import rate_value
-from sweepgate.results.measurement import IN_FLIGHT, INPUT_MEAN, Measurement, further_stat, measured, run_window
+from sweepgate.results.measurement import (IN_FLIGHT, INPUT_MEAN, Measurement, clock_zoned, further_stat, measured,
+                                              run_window)
 from sweepgate.results.units import is_time_unit, to_ms
 
 LATENCIES = {
@@ -80,6 +81,15 @@ def _time(value) -> str | None:
     from sweepgate.results.formats.gpu_metrics import parse_time
 
     return value if isinstance(value, str) and len(value) <= MAX_TIME_TEXT and parse_time(value) is not None else None
+
+
+def _times(doc: dict) -> dict:
+    """started and finished: the export's start_time and end_time as written, which AIPerf writes in the
+    client's local time without a zone: each given the zone that puts it beside the first request's or the last
+    response's Unix time (``clock_zoned``) where the export has them, else left without one (its zone unknown)."""
+    edges = ((R.STARTED, "start_time", "min_request_timestamp"), (R.FINISHED, "end_time", "max_response_timestamp"))
+    return {field: clock_zoned(at, _unix_ns(doc.get(unix))) or at
+            for field, key, unix in edges for at in [_time(doc.get(key))]}
 
 
 MAX_TIME_TEXT = 64  # an ISO 8601 time with a zone and nanoseconds is about 35 characters
@@ -495,8 +505,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
                   ((name, key.split(".")) for name, key in m.keys.items())}
     m.metrics[R.FAILED] = _failed(doc, m.metrics)
     completion(doc, m)
-    m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: _time(doc.get("start_time")),
-                     R.FINISHED: _time(doc.get("end_time")), R.REQUEST_RATE: _request_rate(doc, path)})
+    m.fields.update({R.MODEL: model, R.CONC: conc, **_times(doc), R.REQUEST_RATE: _request_rate(doc, path)})
     m.run_window = client_window(doc)
     cfg = _input_config(doc)
     m.fields[R.ISL], m.fields[R.OSL] = _lengths(cfg)
