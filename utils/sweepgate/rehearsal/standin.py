@@ -8,9 +8,12 @@ unmodified without vLLM, LMCache, Mooncake or AIPerf.
     standin.py serve --port P [--host H] [--model NAME] [--delay-ms MS]
     standin.py shim NAME ARGS...     # what the `vllm`, `lmcache`, ... shims run
 
-The server answers GET /health, /healthcheck, /metrics, /v1/models and POST
-/v1/completions, /v1/chat/completions (with "stream": true as server-sent
-events). Shim calls are appended as JSON lines to $SWEEPGATE_REHEARSE_LOG.
+The server answers the routes of the engine it stands in for (ENGINE_ROUTES: vLLM's,
+SGLang's), of GET /health, /healthcheck, /ping, /version, /metrics, /v1/models,
+/get_model_info, /health_generate, /flush_cache and POST /v1/completions,
+/v1/chat/completions (with "stream": true as server-sent events), SGLang's
+/generate, /flush_cache, /ping; LMCache's, Mooncake's and `serve`'s answer them
+all. Shim calls are appended as JSON lines to $SWEEPGATE_REHEARSE_LOG.
 """
 
 from __future__ import annotations
@@ -95,6 +98,23 @@ HELP_ENV = "SWEEPGATE_STANDIN_HELP"
 FAST_ENV = "SWEEPGATE_REHEARSE_FAST"  # set by `sweepgate preflight`: record commands, send almost no load
 
 
+# The routes each engine's server answers, of those the stand-in has ((method, path)): vLLM's OpenAI-compatible
+# server (`vllm serve`, its api_server module) and SGLang's (launch_server, and its router, which passes them on).
+# A script that asks one engine for another's route (SGLang's native /generate of vLLM) fails its rehearsal, as
+# it fails on the GPU. LMCache's, Mooncake's and `standin.py serve`'s (engine None) answer every route.
+VLLM, SGLANG = "vllm", "sglang"
+OPENAI_ROUTES = frozenset({("GET", "/v1/models"), ("POST", "/v1/completions"), ("POST", "/v1/chat/completions")})
+METRICS_ROUTE = ("GET", "/metrics")  # vLLM's always; SGLang's with --enable-metrics
+ENGINE_ROUTES = {
+    VLLM: OPENAI_ROUTES | {("GET", "/health"), ("GET", "/ping"), ("POST", "/ping"), ("GET", "/version"),
+                           METRICS_ROUTE},
+    SGLANG: OPENAI_ROUTES | {("GET", "/health"), ("GET", "/health_generate"), ("GET", "/get_model_info"),
+                             ("GET", "/flush_cache"), ("POST", "/flush_cache"), ("POST", "/generate")},
+}
+SGLANG_METRICS_FLAG = "--enable-metrics"
+ENGINE_NAMES = {VLLM: "vLLM", SGLANG: "SGLang"}
+
+
 def count_tokens(text: str) -> int:
     return max(1, len(text.split())) if text else 0
 
@@ -140,13 +160,40 @@ class Handler(BaseHTTPRequestHandler):
             raise ValueError("request body must be a JSON object")
         return body
 
+    def _text(self, body: str = "") -> None:
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _route(self, method: str) -> str | None:
+        """The request's path when the engine stood in for serves it (ENGINE_ROUTES); else None, a 404 sent."""
+        path = self.path.split("?", 1)[0]
+        routes = self.server.routes
+        if routes is None or (method, path) in routes:
+            return path
+        self._error(404, f"no route for {method} {path}: the {ENGINE_NAMES[self.server.engine]} server the "
+                    "stand-in stands in for has none")
+        return None
+
     # --- routes ----------------------------------------------------------------
     def do_GET(self):  # noqa: N802 - http.server naming
-        path = self.path.split("?", 1)[0]
-        if path in ("/health", "/healthcheck", "/ping"):
+        path = self._route("GET")
+        if path is None:
+            return
+        if path in ("/health", "/healthcheck", "/ping", "/health_generate"):
             self.send_response(200)
             self.send_header("Content-Length", "0")
             self.end_headers()
+        elif path == "/flush_cache":
+            self._text("Cache flushed.\n")
+        elif path == "/version":
+            self._json(200, {"version": "stand-in"})
+        elif path == "/get_model_info":
+            self._json(200, {"model_path": self.server.model, "tokenizer_path": self.server.model,
+                             "is_generation": True})
         elif path == "/metrics":
             body = f"fakeserver_requests_total {self.server.requests}\n".encode()
             self.send_response(200)
@@ -162,9 +209,14 @@ class Handler(BaseHTTPRequestHandler):
             self._error(404, f"no route for GET {path}")
 
     def do_POST(self):  # noqa: N802
-        path = self.path.split("?", 1)[0]
+        path = self._route("POST")
+        if path is None:
+            return
         if path == "/generate":
             self._generate()
+            return
+        if path in ("/flush_cache", "/ping"):
+            self._text("Cache flushed.\n" if path == "/flush_cache" else "")
             return
         if path not in ("/v1/completions", "/v1/chat/completions"):
             self._error(404, f"no route for POST {path}")
@@ -295,24 +347,28 @@ class FakeServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 512  # multi-node rows open hundreds of connections at once
 
-    def __init__(self, address, model: str, delay_ms: float):
+    def __init__(self, address, model: str, delay_ms: float, engine: str | None = None, metrics: bool = False):
         super().__init__(address, Handler)
         self.model = model
         self.delay = delay_ms / 1000.0
         self.lock = threading.Lock()
         self.requests = 0
         self.started = time.time()
+        self.engine = engine  # ENGINE_ROUTES' key, None: every route
+        self.routes = None if engine is None else ENGINE_ROUTES[engine] | ({METRICS_ROUTE} if metrics else set())
 
 
 def make_server(host: str = "127.0.0.1", port: int = 0, model: str = "fake-model",
-                delay_ms: float = 0.0) -> FakeServer:
-    """A server bound to (host, port); call serve_forever() (tests use port 0)."""
-    return FakeServer((host, port), model, delay_ms)
+                delay_ms: float = 0.0, engine: str | None = None, metrics: bool = False) -> FakeServer:
+    """A server bound to (host, port) answering ``engine``'s routes (ENGINE_ROUTES; None: all, ``metrics``: with
+    /metrics too); call serve_forever() (tests use port 0)."""
+    return FakeServer((host, port), model, delay_ms, engine, metrics)
 
 
-def serve(host: str, port: int, model: str, delay_ms: float) -> int:
+def serve(host: str, port: int, model: str, delay_ms: float, engine: str | None = None,
+          metrics: bool = False) -> int:
     try:
-        server = make_server(host, port, model, delay_ms)
+        server = make_server(host, port, model, delay_ms, engine, metrics)
     except OSError as exc:
         print(f"fakeserver: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
         return 1
@@ -956,17 +1012,18 @@ def python_module(module: str, argv: list[str]) -> int:
         print(f"{tool} (fake): needs --port", file=sys.stderr)
         return 2
     if module == SGLANG_SERVER_MODULE:
-        return serve("127.0.0.1", port, option_value(argv, "--served-model-name") or "fake-model", 5.0)
+        return serve("127.0.0.1", port, option_value(argv, "--served-model-name") or "fake-model", 5.0, SGLANG,
+                     metrics=SGLANG_METRICS_FLAG in argv)
     if module == VLLM_SERVER_MODULE:  # vLLM's server module, as `vllm serve`
         model = option_value(argv, "--served-model-name") or option_value(argv, "--model") or "fake-model"
-        return serve("127.0.0.1", port, model, 5.0)
+        return serve("127.0.0.1", port, model, 5.0, VLLM)
     if module == SGLANG_ROUTER_MODULE:
         workers = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--prefill", "--decode")]
         down = [url for url in workers if not _healthy(url)]
         if not workers or down:
             print(f"{tool} (fake): workers not healthy: {down or 'none given'}", file=sys.stderr)
             return 1
-        return serve("127.0.0.1", port, "router", 0.0)
+        return serve("127.0.0.1", port, "router", 0.0, SGLANG)
     print(f"{tool} (fake): unknown module", file=sys.stderr)
     return 127
 
@@ -1004,7 +1061,7 @@ def shim(name: str, argv: list[str]) -> int:
             port = _port(argv, "--port", name) or 8000
             model = option_value(argv, "--served-model-name") or (argv[1] if len(argv) > 1 else "fake-model")
             # Loopback only, whatever --host says: a rehearsal serves nobody else.
-            return serve("127.0.0.1", port, model, 5.0)
+            return serve("127.0.0.1", port, model, 5.0, VLLM)
         if argv[:2] == ["bench", "serve"]:
             return bench_serve(argv[2:])
         print(f"vllm (fake): ignoring {' '.join(argv)}")
