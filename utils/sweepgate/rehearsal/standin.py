@@ -603,9 +603,10 @@ def _sglang_bench_args(argv: list[str]) -> argparse.Namespace:
 
 def sglang_bench_serving(argv: list[str]) -> int:
     """`python3 -m sglang.bench_serving` stand-in: its warm-up requests (the first prompt, at most 32 tokens out),
-    then its prompts (every dataset's made as the random dataset's, --request-rate not paced) as real requests to
-    the server, then one line in its layout appended to --output-file. As the real client, exit 1 with no line
-    when every warm-up request failed (it raises "Warmup failed"), or when every request did."""
+    then its prompts (every dataset's made as the random dataset's), sent at --request-rate as the real client
+    sends them (``send_offsets``), as real requests to the server, then one line in its layout appended to
+    --output-file. As the real client, exit 1 with no line when every warm-up request failed (it raises "Warmup
+    failed"), or when every request did."""
     args = _sglang_bench_args(argv)
     route = SGLANG_BACKENDS[args.backend]
     if route is None:
@@ -627,16 +628,14 @@ def sglang_bench_serving(argv: list[str]) -> int:
         return 1
     lengths = _sglang_lengths(args)
     requests = [_sglang_payload(args, route, model, extra, n_in, n_out) for n_in, n_out in lengths]
-    warmups = min(max(args.warmup_requests or 0, 0), 1 if os.environ.get(FAST_ENV) else SGLANG_POOL)
-    if warmups:
-        n_in, n_out = lengths[0]
-        test = _sglang_payload(args, route, model, extra, n_in, min(n_out, SGLANG_WARMUP_OUT))
-        *tried, _ = _send_all(base + route, [test] * warmups, warmups)
-        if all("error" in r for r in tried):
-            print(f"{SGLANG_CLIENT_MODULE} (fake): Warmup failed - no warm-up request to {base + route} succeeded: "
-                  f"{tried[0]['error']}", file=sys.stderr)
-            return 1
-    results = _send_all(base + route, requests, min(args.max_concurrency or len(requests), len(requests), SGLANG_POOL))
+    if (failed := _sglang_warmup(args, base + route, _sglang_payload(args, route, model, extra, lengths[0][0],
+                                                                      min(lengths[0][1], SGLANG_WARMUP_OUT)))):
+        print(f"{SGLANG_CLIENT_MODULE} (fake): Warmup failed - no warm-up request to {base + route} succeeded: "
+              f"{failed}", file=sys.stderr)
+        return 1
+    offsets = send_offsets(len(requests), args.request_rate, args.seed)
+    results = send_all(base + route, requests, min(args.max_concurrency or len(requests), len(requests), SGLANG_POOL),
+                       offsets)
     if all("error" in r for r in results[:-1]):
         print(f"{SGLANG_CLIENT_MODULE} (fake): All requests failed ({len(requests)} to {base + route}), so no line "
               f"is written: {results[0]['error']}", file=sys.stderr)
@@ -647,9 +646,27 @@ def sglang_bench_serving(argv: list[str]) -> int:
                                    if args.dataset_name.startswith("random") else "sharegpt.jsonl"))
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n")
-    print(f"fake {SGLANG_CLIENT_MODULE}: {line['completed']} of {len(requests)} requests in {line['duration']:.2f}s "
-          f"-> {path}")
+    print(f"fake {SGLANG_CLIENT_MODULE}: {line['completed']} of {len(requests)} requests in {line['duration']:.2f}s"
+          f"{_paced(args.request_rate, args.seed, offsets)} -> {path}")
     return 0
+
+
+def _sglang_warmup(args: argparse.Namespace, url: str, test: dict) -> str | None:
+    """--warmup-requests copies of ``test`` sent at once (at most SGLANG_POOL; one under preflight): the first's
+    error when every one failed, else None."""
+    warmups = min(max(args.warmup_requests or 0, 0), 1 if os.environ.get(FAST_ENV) else SGLANG_POOL)
+    if not warmups:
+        return None
+    *tried, _ = send_all(url, [test] * warmups, warmups)
+    return tried[0]["error"] if all("error" in r for r in tried) else None
+
+
+def _paced(rate: float, seed, offsets: list[float]) -> str:
+    """How the client's requests were sent, where not all at once (``send_offsets``)."""
+    if not any(offsets):
+        return ""
+    shrunk = f"; its schedule shrunk to {PACE_CAP_S:g} s" if offsets[-1] >= PACE_CAP_S * (1 - 1e-9) else ""
+    return f", sent at {rate:g} requests/s (a Poisson process, --seed {seed}{shrunk})"
 
 
 def _sglang_lengths(args: argparse.Namespace) -> list[tuple[int, int]]:
@@ -682,11 +699,40 @@ def _sglang_payload(args: argparse.Namespace, route: str, model: str, extra: dic
     return {**_with_prompt(payload, prompt, "chat" in route), **extra}
 
 
-def _send_all(url: str, payloads: list[dict], workers: int) -> list[dict]:
-    """Each payload POSTed (``workers`` at once); per request its figures (``stream_request``'s) or its error."""
+PACE_CAP_S = 5.0  # the longest a paced client's schedule runs in a rehearsal: a longer one is shrunk to it
+
+
+def send_offsets(n: int, rate: float, seed: int | None = 0, cap: float | None = PACE_CAP_S) -> list[float]:
+    """When each of ``n`` requests is sent, in seconds from the first, as bench_serving sends them at ``rate``
+    requests/s: a Poisson process, the first at once and each later one an exponential gap (of mean 1/rate) after
+    the one before, the gaps drawn from a generator seeded with ``seed`` (--seed); every one at once at an
+    unlimited rate (inf, its default). A schedule longer than ``cap`` seconds is shrunk to it, each gap alike: the
+    same shape in a rehearsal's time (a rate of 1/s over 128 prompts would take two minutes)."""
+    import math
+    import random
+
+    if not (isinstance(rate, (int, float)) and math.isfinite(rate) and rate > 0):
+        return [0.0] * n
+    rng, at, out = random.Random(seed), 0.0, []
+    for _ in range(n):
+        out.append(at)
+        at += rng.expovariate(rate)
+    if cap is not None and out and out[-1] > cap:
+        out = [o * cap / out[-1] for o in out]
+    return out
+
+
+def send_all(url: str, payloads: list[dict], workers: int, offsets: list[float] | None = None) -> list[dict]:
+    """Each payload POSTed, ``workers`` at once at most, the i-th not before ``offsets[i]`` seconds from the start
+    (``send_offsets``; None: all at once); per request its figures (``stream_request``'s) or its error, and when
+    it was sent (``sent``, seconds from the start), then the run's duration and workers."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def one(payload: dict) -> dict:
+    def one(payload: dict, start: float) -> dict:
+        sent = time.perf_counter() - start
+        return {**ask(payload), "sent": sent}
+
+    def ask(payload: dict) -> dict:
         try:
             if payload.get("stream"):
                 return stream_request(url, payload)
@@ -702,8 +748,12 @@ def _send_all(url: str, payloads: list[dict], workers: int) -> list[dict]:
             return {"error": f"{type(exc).__name__}: {exc}"}
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        start = time.perf_counter()
-        results = list(pool.map(one, payloads))
+        start, futures = time.perf_counter(), []
+        for i, payload in enumerate(payloads):  # as bench_serving: a request waits its turn, then a free worker
+            if offsets and (wait := start + offsets[i] - time.perf_counter()) > 0:
+                time.sleep(wait)
+            futures.append(pool.submit(one, payload, start))
+        results = [f.result() for f in futures]
     results.append({"duration": max(time.perf_counter() - start, 1e-9), "workers": max(1, workers)})
     return results
 
