@@ -77,9 +77,40 @@ def test_the_client_stand_in_paces_by_its_request_rate(tmp_path, server):
     env.pop(standin.FAST_ENV, None)
     r = subprocess.run([*DIES_WITH_US, sys.executable, "-I", "-S", standin.__file__, "shim", "python3", "-m",
                         fields.SGLANG_CLIENT_MODULE, "--backend", "sglang", "--base-url", server, "--model", "m",
-                        "--dataset-name", "random", "--num-prompts", "4", "--random-input-len", "8", "--random-output-len", "2", "--request-rate", "50",
-                        "--output-file", str(out)], env=env, capture_output=True, text=True, timeout=120)
+                        "--dataset-name", "random", "--num-prompts", "4", "--random-input-len", "8",
+                        "--random-output-len", "2", "--request-rate", "50", "--output-file", str(out)],
+                       env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
     assert doc["request_rate"] == 50.0 and doc["completed"] == 4
     assert "sent at 50 requests/s (a Poisson process, --seed 1)" in r.stdout, r.stdout
+
+
+def _vllm_bench(tmp_path, server: str, *argv: str) -> tuple[subprocess.CompletedProcess, dict]:
+    env = {**os.environ, "SWEEPGATE_REHEARSE_LOG": str(tmp_path / "calls.jsonl")}
+    env.pop(standin.FAST_ENV, None)
+    r = subprocess.run([*DIES_WITH_US, sys.executable, "-I", "-S", standin.__file__, "shim", "vllm", "bench", "serve",
+                        "--base-url", server, "--model", "m", "--num-prompts", "4", "--random-input-len", "8",
+                        "--random-output-len", "2", "--max-concurrency", "4", "--save-result", "--result-dir",
+                        str(tmp_path), "--result-filename", "r.json", *argv],
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r, json.loads((tmp_path / "r.json").read_text())
+
+
+def test_vllm_bench_serve_s_stand_in_paces_by_its_request_rate_and_says_it(tmp_path, server):
+    """`vllm bench serve --request-rate 50` wrote `request_rate: "inf"` and sent all at once: a rehearsal of a rate
+    sweep stored every rate as one unlimited point. Now it sends at the rate (--burstiness 1: a Poisson process)
+    and writes the rate and burstiness as vLLM does."""
+    r, doc = _vllm_bench(tmp_path, server, "--request-rate", "50", "--seed", "3")
+    assert (doc["request_rate"], doc["burstiness"], doc["completed"]) == (50.0, 1.0, 4)
+    assert "sent at 50 requests/s (a Poisson process, --seed 3)" in r.stdout, r.stdout
+    r, doc = _vllm_bench(tmp_path, server)
+    assert (doc["request_rate"], doc["burstiness"]) == ("inf", 1.0) and "sent at" not in r.stdout
+
+
+def test_burstiness_other_than_1_draws_gamma_gaps_of_the_same_mean():
+    offsets = standin.send_offsets(4000, 4.0, seed=1, cap=None, burstiness=0.5)
+    gaps = [b - a for a, b in zip(offsets, offsets[1:])]
+    assert 0.9 / 4 < sum(gaps) / len(gaps) < 1.1 / 4
+    assert offsets != standin.send_offsets(4000, 4.0, seed=1, cap=None)

@@ -476,30 +476,29 @@ def _bench_serve_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--result-dir", default=".")
     p.add_argument("--result-filename")
     p.add_argument("--save-result", action="store_true")
+    p.add_argument("--request-rate", type=float, default=float("inf"))
+    p.add_argument("--burstiness", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=0)
     return p.parse_known_args(argv)[0]
 
 
 def bench_serve(argv: list[str]) -> int:
-    """`vllm bench serve` / benchmark_serving.py stand-in: a few real requests."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    """`vllm bench serve` / benchmark_serving.py stand-in: a few real requests, sent at --request-rate as vLLM
+    sends them (``send_offsets``, --burstiness, --seed)."""
     args = _bench_serve_args(argv)
     if os.environ.get(FAST_ENV):  # preflight: one request proves the path, no load
         args.num_prompts = 1
-    base = _base_url(args.base_url or f"http://{args.host}:{args.port}")
-    url = base + args.endpoint
-    chat = "chat" in args.endpoint
-    prompt = " ".join(["word"] * max(1, args.random_input_len))
-
-    def one(_i):
-        payload = {"model": args.model, "max_tokens": args.random_output_len, "stream": True,
-                   "stream_options": {"include_usage": True}, "ignore_eos": True}
-        return stream_request(url, _with_prompt(payload, prompt, chat))
-
-    start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(1, args.max_concurrency)) as pool:
-        results = list(pool.map(one, range(max(1, args.num_prompts))))
-    duration = max(time.perf_counter() - start, 1e-9)
+    url = _base_url(args.base_url or f"http://{args.host}:{args.port}") + args.endpoint
+    payload = _with_prompt({"model": args.model, "max_tokens": args.random_output_len, "stream": True,
+                            "stream_options": {"include_usage": True}, "ignore_eos": True},
+                           " ".join(["word"] * max(1, args.random_input_len)), "chat" in args.endpoint)
+    n = max(1, args.num_prompts)
+    offsets = send_offsets(n, args.request_rate, args.seed, burstiness=args.burstiness)
+    *results, run = send_all(url, [payload] * n, max(1, args.max_concurrency), offsets)
+    if failed := next((r["error"] for r in results if "error" in r), None):
+        print(f"vllm bench serve (fake): a request to {url} failed: {failed}", file=sys.stderr)
+        return 1
+    duration = run["duration"]
     if args.save_result:
         name = args.result_filename or f"{args.backend}-{args.max_concurrency}qps-{args.model.replace('/', '_')}.json"
         os.makedirs(args.result_dir, exist_ok=True)
@@ -507,12 +506,14 @@ def bench_serve(argv: list[str]) -> int:
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(_bench_result(args, results, duration), fh, indent=2)
         print(f"fake bench: wrote {path}")
-    print(f"fake bench: {len(results)} requests in {duration:.2f}s")
+    print(f"fake bench: {len(results)} requests in {duration:.2f}s"
+          f"{_paced(args.request_rate, args.seed, offsets, args.burstiness)}")
     return 0
 
 
 def _bench_result(args: argparse.Namespace, results: list[dict], duration: float) -> dict:
     """The benchmark_serving result file: throughputs and ttft/tpot/itl/e2el statistics."""
+    import math
     import statistics
 
     ttfts = [r["ttft"] * 1000 for r in results]
@@ -522,7 +523,9 @@ def _bench_result(args: argparse.Namespace, results: list[dict], duration: float
     in_tokens = args.random_input_len * len(results)
     result = {
         "date": time.strftime("%Y%m%d-%H%M%S"), "backend": args.backend, "model_id": args.model,
-        "tokenizer_id": args.model, "num_prompts": len(results), "request_rate": "inf",
+        "tokenizer_id": args.model, "num_prompts": len(results),
+        "request_rate": args.request_rate if math.isfinite(args.request_rate) else "inf",
+        "burstiness": args.burstiness,
         "max_concurrency": args.max_concurrency, "duration": duration, "completed": len(results),
         "total_input_tokens": in_tokens, "total_output_tokens": out_tokens,
         "request_throughput": len(results) / duration, "output_throughput": out_tokens / duration,
@@ -661,12 +664,13 @@ def _sglang_warmup(args: argparse.Namespace, url: str, test: dict) -> str | None
     return tried[0]["error"] if all("error" in r for r in tried) else None
 
 
-def _paced(rate: float, seed, offsets: list[float]) -> str:
+def _paced(rate: float, seed, offsets: list[float], burstiness: float = 1.0) -> str:
     """How the client's requests were sent, where not all at once (``send_offsets``)."""
     if not any(offsets):
         return ""
     shrunk = f"; its schedule shrunk to {PACE_CAP_S:g} s" if offsets[-1] >= PACE_CAP_S * (1 - 1e-9) else ""
-    return f", sent at {rate:g} requests/s (a Poisson process, --seed {seed}{shrunk})"
+    gaps = "a Poisson process" if burstiness == 1 else f"gamma gaps of burstiness {burstiness:g}"
+    return f", sent at {rate:g} requests/s ({gaps}, --seed {seed}{shrunk})"
 
 
 def _sglang_lengths(args: argparse.Namespace) -> list[tuple[int, int]]:
@@ -702,12 +706,14 @@ def _sglang_payload(args: argparse.Namespace, route: str, model: str, extra: dic
 PACE_CAP_S = 5.0  # the longest a paced client's schedule runs in a rehearsal: a longer one is shrunk to it
 
 
-def send_offsets(n: int, rate: float, seed: int | None = 0, cap: float | None = PACE_CAP_S) -> list[float]:
-    """When each of ``n`` requests is sent, in seconds from the first, as bench_serving sends them at ``rate``
-    requests/s: a Poisson process, the first at once and each later one an exponential gap (of mean 1/rate) after
-    the one before, the gaps drawn from a generator seeded with ``seed`` (--seed); every one at once at an
-    unlimited rate (inf, its default). A schedule longer than ``cap`` seconds is shrunk to it, each gap alike: the
-    same shape in a rehearsal's time (a rate of 1/s over 128 prompts would take two minutes)."""
+def send_offsets(n: int, rate: float, seed: int | None = 0, cap: float | None = PACE_CAP_S,
+                 burstiness: float = 1.0) -> list[float]:
+    """When each of ``n`` requests is sent, in seconds from the first, as the benchmark clients send them at
+    ``rate`` requests/s: a Poisson process, the first at once and each later one an exponential gap (of mean
+    1/rate) after the one before, the gaps drawn from a generator seeded with ``seed`` (--seed); with vLLM's
+    --burstiness other than 1, gamma gaps of that shape and the same mean. Every one at once at an unlimited rate
+    (inf, the clients' default). A schedule longer than ``cap`` seconds is shrunk to it, each gap alike: the same
+    shape in a rehearsal's time (a rate of 1/s over 128 prompts would take two minutes)."""
     import math
     import random
 
@@ -716,7 +722,8 @@ def send_offsets(n: int, rate: float, seed: int | None = 0, cap: float | None = 
     rng, at, out = random.Random(seed), 0.0, []
     for _ in range(n):
         out.append(at)
-        at += rng.expovariate(rate)
+        at += (rng.expovariate(rate) if burstiness == 1 or not burstiness > 0
+               else rng.gammavariate(burstiness, 1 / (rate * burstiness)))
     if cap is not None and out and out[-1] > cap:
         out = [o * cap / out[-1] for o in out]
     return out
