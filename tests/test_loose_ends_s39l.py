@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from test_plan import DSR1, entry, fleet, make, nvidia_master, rules  # noqa: F401
+import pytest
+from conftest import CHANGELOG
+from test_changelog_tools import _conflicted, _two_branches, entry, repo, sg  # noqa: F401
+from test_plan import DSR1, fleet, make, nvidia_master, rules  # noqa: F401
+from test_plan import entry as plan_entry
 
 
 def _runner_line(fleet, key: str) -> tuple[int, int]:  # noqa: F811
@@ -19,7 +23,7 @@ def test_a_runner_label_close_to_none_listed_names_the_labels_there_are(fleet): 
     master = nvidia_master(fleet)
     master[DSR1]["runner"] = "b2000"
     p = make(fleet, {"configs/nvidia-master.yaml": master,
-                     "perf-changelog.yaml": fleet.append_changelog(entry(DSR1, pr=5))})
+                     "perf-changelog.yaml": fleet.append_changelog(plan_entry(DSR1, pr=5))})
     (w,) = rules(p, "unknown-runner")
     assert (w["file"], w["line"], w["col"]) == ("configs/nvidia-master.yaml", *_runner_line(fleet, DSR1)), w
     assert "'b2000' is not in the base's configs/runners.yaml" in w["message"], w
@@ -31,7 +35,38 @@ def test_a_misspelt_runner_label_names_every_listed_label_close_to_it(fleet):  #
     master = nvidia_master(fleet)
     master[DSR1]["runner"] = "cluster:b200-nv"
     p = make(fleet, {"configs/nvidia-master.yaml": master,
-                     "perf-changelog.yaml": fleet.append_changelog(entry(DSR1, pr=5))})
+                     "perf-changelog.yaml": fleet.append_changelog(plan_entry(DSR1, pr=5))})
     (w,) = rules(p, "unknown-runner")
     assert w["hint"].startswith("did you mean 'cluster:gb200-nv'? Use a listed label (close to it: "
                                 "cluster:gb200-nv, cluster:b300-nv), or add the runner"), w
+
+
+@pytest.mark.parametrize("operation, ref", [("rebase", "REBASE_HEAD"), ("merge", "ORIG_HEAD")])
+def test_the_gate_s_conflict_fix_names_the_operation_in_progress(repo, capsys, operation, ref):  # noqa: F811
+    """New-user walk (s39l): stopped at a real conflict, the gate (the pre-commit hook's `validate --staged`)
+    said one fixed sentence naming both refs ("after a merge, ... --onto origin/main --branch ORIG_HEAD; during
+    a rebase, pass --branch REBASE_HEAD instead"), while `changelog rebase` knew which operation it was in. The
+    gate now says the one command of the operation in progress, its --onto that operation's commit, and the
+    command works as written."""
+    _two_branches(repo)
+    _conflicted(repo, operation, "-q", "main")
+    rc, _, err = sg(capsys, "validate", "--staged")
+    (line,) = [x for x in err.splitlines() if "merge conflict in the changelog" in x]
+    assert rc == 1 and f"; a {operation} is in progress: `sweepgate changelog rebase" in line, err
+    assert {"REBASE_HEAD": "ORIG_HEAD", "ORIG_HEAD": "REBASE_HEAD"}[ref] not in line, line
+    command = line.split("`")[1].split()[1:]
+    assert command == ["changelog", "rebase", "--onto", "main", "--branch", ref], line
+    assert sg(capsys, *command)[0] == 0
+    assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("dsr1-fp4-b300-sglang", "XXX")
+
+
+def test_with_no_operation_in_progress_the_gate_s_conflict_fix_names_both(repo, capsys):  # noqa: F811
+    """Markers committed (a CI checkout, say, where no merge or rebase is in progress): the gate cannot tell
+    which operation left them, so its fix still says what to pass after either."""
+    from sweepgate.core.history import CONFLICT_FIX
+
+    repo.git("checkout", "-q", "-b", "feature")
+    head = repo.commit_changelog(CHANGELOG + "<<<<<<< HEAD\n")
+    rc, _, err = sg(capsys, "validate", "--base-ref", "main", "--head-ref", "HEAD")
+    (line,) = [x for x in err.splitlines() if "merge-conflict marker" in x or "merge conflict" in x]
+    assert rc == 1 and line.endswith(f"; {CONFLICT_FIX}"), (head, err)

@@ -110,12 +110,16 @@ class Outcome:
         return self.diagnostics + sorted(mine, key=lambda d: (d.line, d.col)) + others
 
 
-def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, hist: History) -> None:
-    """Encoding and character rules on every line the change touches, plus the final newline."""
+def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, hist: History,
+               conflict_fix=None) -> None:
+    """Encoding and character rules on every line the change touches, plus the final newline.
+    ``conflict_fix``: called (once) for the fix of conflict markers, when there are any; else CONFLICT_FIX."""
     lines, offset = head_lines.lines, head_lines.offset
     changed = sorted(set(hist.changed))
+    fix = None
     for n, message in conflict_problems(((i + 1, lines[i - offset]) for i in changed), "the changelog"):
-        out.add(n, F.CONFLICT_MARKER_RULE, message, CONFLICT_FIX)
+        fix = fix or (conflict_fix() if conflict_fix else CONFLICT_FIX)
+        out.add(n, F.CONFLICT_MARKER_RULE, message, fix)
     for i in changed:
         line, n = lines[i - offset], i + 1
         if i == 0 and line.startswith(BOM):
@@ -397,7 +401,7 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     repo = resolve_repository(opts.repository, base or head)
     outcome = Outcome(repository=repo, changelog=opts.changelog)
     out = Collector(opts.changelog)
-    hist, parsed = check_text(out, base, head, repo, opts)
+    hist, parsed = check_text(out, base, head, repo, opts, conflict_fix=lambda: _conflict_fix(git))
     outcome.corrections = len(hist.corrections)
     _base_moved(git, out, (base_ref, head_ref or "HEAD"), base_sha, head_sha, hist)
     outcome.diagnostics = out.done()
@@ -419,6 +423,14 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     except SweepgateError as exc:
         outcome.matrix = exc.diagnostics + _keys_beside(git, head_sha, doc, entries, opts)
     return outcome
+
+
+def _conflict_fix(git) -> str:
+    """The fix of conflict markers: the command of the git merge or rebase in progress here, as `changelog
+    rebase` says it (``core.inprogress``); read only when the changelog holds markers."""
+    from sweepgate.core.inprogress import conflict_fix
+
+    return conflict_fix(git)
 
 
 def _keys_beside(git, head_sha, doc, entries, opts: GateOptions) -> list[Diagnostic]:
@@ -444,10 +456,11 @@ def _base_moved(git, out: Collector, refs: tuple[str, str], base_sha: str, head_
 
 
 def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts: GateOptions,
-               fast: bool = True) -> tuple[History, tuple | None]:
+               fast: bool = True, conflict_fix=None) -> tuple[History, tuple | None]:
     """File, history, separator and entry rules into ``out``: (history, (doc, entries) or None
     when the entry rules did not run). ``fast``: when HEAD only appends, read the appended lines
-    and the end of the history, never the whole file (same diagnostics as the full comparison)."""
+    and the end of the history, never the whole file (same diagnostics as the full comparison).
+    ``conflict_fix``: as ``file_rules``'."""
     quick = appended_only(base, head) if fast else None
     if quick:
         hist, head_lines = quick
@@ -457,7 +470,7 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
     hist.problems = [problem for problem in hist.problems if problem[0] not in in_conflict]
     for line, rule, message, hint in hist.problems:
         out.add(line, rule, message, hint)
-    file_rules(out, base, head, head_lines, hist)
+    file_rules(out, base, head, head_lines, hist, conflict_fix)
     separator_rules(out, head_lines, hist.append_start, in_conflict)
     appended_idx = list(range(hist.append_start, head_lines.total))
     appended = [head_lines[i] for i in appended_idx]
