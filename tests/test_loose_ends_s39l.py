@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import CHANGELOG
 from test_changelog_tools import _conflicted, _two_branches, entry, repo, sg  # noqa: F401
 from test_plan import DSR1, fleet, make, nvidia_master, rules  # noqa: F401
 from test_plan import entry as plan_entry
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _runner_line(fleet, key: str) -> tuple[int, int]:  # noqa: F811
@@ -70,3 +74,23 @@ def test_with_no_operation_in_progress_the_gate_s_conflict_fix_names_both(repo, 
     rc, _, err = sg(capsys, "validate", "--base-ref", "main", "--head-ref", "HEAD")
     (line,) = [x for x in err.splitlines() if "merge-conflict marker" in x or "merge conflict" in x]
     assert rc == 1 and line.endswith(f"; {CONFLICT_FIX}"), (head, err)
+
+
+def _readme_precommit_config() -> str:
+    """README's `.pre-commit-config.yaml` (its *Pre-commit hook* section's yaml block), as written."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Pre-commit hook"):]
+    block = section[section.index("```yaml\n") + len("```yaml\n"):]
+    return block[:block.index("```")]
+
+
+def test_the_hooks_file_s_example_is_readme_s_config():
+    """New-user walk (s39l): README's config begins `default_install_hook_types: [pre-commit, pre-merge-commit]`
+    (without it `pre-commit install` sets up no pre-merge-commit hook, and a merge that commits by itself is
+    checked by nothing); .pre-commit-hooks.yaml's commented example, what a maintainer reading the hook sees,
+    lacked it. The example is README's config, line for line."""
+    lines = (ROOT / ".pre-commit-hooks.yaml").read_text().splitlines()
+    start = lines.index("#") + 1  # after the title line and its empty comment line
+    end = lines.index("#", start)
+    example = "".join(line.removeprefix("#   ") + "\n" for line in lines[start:end])
+    assert example == _readme_precommit_config(), example
