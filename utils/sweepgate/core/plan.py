@@ -26,6 +26,7 @@ from sweepgate.core.recipes import (LIBRARY_COPY, SCRIPT_DIR, KeyDiff, RecipeSet
 
 ESTIMATES_FILE = "configs/estimates.yaml"
 ESTIMATES_RULE = "estimates"  # the title of an estimates file that is not one
+BUILT_IN_ESTIMATES = "built-in defaults"  # the estimates' source where the repository has no ESTIMATES_FILE
 
 
 EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
@@ -504,7 +505,7 @@ def load_estimates(raw: bytes | None) -> tuple[dict[str, float], str]:
     A key the file lists replaces the default's; a bucket it lists ('8k1k') also the defaults' entries for
     that bucket on one kind of node ('multi_node/8k1k'), which would otherwise shadow it."""
     if raw is None:
-        return default_minutes(), "built-in defaults"
+        return default_minutes(), BUILT_IN_ESTIMATES
     table = _estimates_table(raw)
     merged = {k: v for k, v in default_minutes().items() if k.split("/", 1)[-1] not in table}
     merged.update(table)

@@ -530,6 +530,23 @@ def packed(units: list[str], width: int, indent: int = 0) -> list[str]:
     return lines
 
 
+def _estimates_said(plan: dict) -> str:
+    """What the estimated GPU-hours stand on: the minutes a job of each bucket with an estimated figure is
+    charged and where they come from; '' when nothing is estimated. Review s39k: the text plan said
+    `84.0 GPU-hours (all estimated)` and nothing of the built-in 30 minutes a job behind it."""
+    from sweepgate.core.plan import BUILT_IN_ESTIMATES, ESTIMATES_FILE, estimate_minutes
+
+    estimates = plan.get("estimates") or {}
+    table, source = estimates.get("minutes_per_job") or {}, estimates.get("source", "")
+    buckets = [bucket for bucket, agg in (plan.get("by_bucket") or {}).items()
+               if agg.get("estimated") or agg.get("eval_jobs")]
+    if not buckets:
+        return ""
+    said = ", ".join(f"{bucket} {estimate_minutes(bucket, table):g} min" for bucket in buckets)
+    where = f"sweepgate's {source}; {ESTIMATES_FILE} sets them" if source == BUILT_IN_ESTIMATES else source
+    return f"estimated: minutes a job × the GPUs it holds; {said} ({where})"
+
+
 def plan_text(plan: dict) -> str:
     """A short terminal summary of a plan."""
     lines = [f"plan: {_plan_headline(plan)}"]
@@ -542,6 +559,8 @@ def plan_text(plan: dict) -> str:
         lines.append(f"  {runner}: {count(agg['jobs'], 'job')}, {hours} GPU-hours{est}{evals}")
     if _lower_bound_note(plan):
         lines.append(f"  {_lower_bound_note(plan)}")
+    if _estimates_said(plan):
+        lines.append(f"  {_estimates_said(plan)}")
     diff = plan.get("diff") or {}
     lines.append("recipes: " + ", ".join(f"{len(diff.get(s) or [])} {s}"
                                          for s in F.RECIPE_STATUSES))
