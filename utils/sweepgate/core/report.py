@@ -530,6 +530,36 @@ def packed(units: list[str], width: int, indent: int = 0) -> list[str]:
     return lines
 
 
+# More configs than this changed by the same files alone (benchmark_lib.sh, a launcher) are one line of the text plan.
+CHANGED_ONE_LINE_OVER = 5
+
+
+def _changed_lines(items: list[dict]) -> list[str]:
+    """The text plan's lines of changed configs, what changed each: a config whose own fields changed on a line
+    of its own, as one changed by files shared by at most CHANGED_ONE_LINE_OVER configs; more configs changed
+    by the same files alone, one line naming the first three and their count (review s39k: a one-line library
+    edit printed a line for each of a repository's 208 configs, hiding the two the PR edited)."""
+    said: list[tuple[dict, list[str]]] = []
+    for item in items:
+        parts = list(item.get("fields") or []) + [s["path"] for s in item.get("scripts") or []]
+        if item.get("benchmark_lib"):
+            parts.append(F.BENCHMARK_LIB)
+        parts += item.get("support_files") or []
+        if item.get("runner"):
+            parts.append(F.RUNNERS_FILE)
+        said.append((item, parts))
+    shared: dict[tuple, list[str]] = {}
+    for item, parts in said:
+        if not item.get("fields"):
+            shared.setdefault(tuple(parts), []).append(item["key"])
+    grouped = {parts: keys for parts, keys in shared.items() if len(keys) > CHANGED_ONE_LINE_OVER}
+    lines = [f"  {F.RECIPE_CHANGED} {item['key']}: {', '.join(parts)}" for item, parts in said
+             if item.get("fields") or tuple(parts) not in grouped]
+    return lines + [f"  {F.RECIPE_CHANGED} {count(len(keys), 'config key')}: {', '.join(parts)} "
+                    f"({', '.join(keys[:3])} and {len(keys) - 3} more; plan --json lists each)"
+                    for parts, keys in grouped.items()]
+
+
 def _estimates_said(plan: dict) -> str:
     """What the estimated GPU-hours stand on: the minutes a job of each bucket with an estimated figure is
     charged and where they come from; '' when nothing is estimated. Review s39k: the text plan said
@@ -565,14 +595,7 @@ def plan_text(plan: dict) -> str:
     lines.append("recipes: " + ", ".join(f"{len(diff.get(s) or [])} {s}"
                                          for s in F.RECIPE_STATUSES))
     lines += [f"  {F.RECIPE_NEW} {key}" for key in diff.get(F.RECIPE_NEW) or []]
-    for item in diff.get(F.RECIPE_CHANGED) or []:
-        parts = list(item.get("fields") or []) + [s["path"] for s in item.get("scripts") or []]
-        if item.get("benchmark_lib"):
-            parts.append(F.BENCHMARK_LIB)
-        parts += item.get("support_files") or []
-        if item.get("runner"):
-            parts.append(F.RUNNERS_FILE)
-        lines.append(f"  {F.RECIPE_CHANGED} {item['key']}: {', '.join(parts)}")
+    lines += _changed_lines(diff.get(F.RECIPE_CHANGED) or [])
     lines += [f"  {F.RECIPE_REMOVED} {key}" for key in diff.get(F.RECIPE_REMOVED) or []]
     return "\n".join(lines) + "\n"
 
