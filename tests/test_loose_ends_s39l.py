@@ -66,14 +66,15 @@ def test_the_gate_s_conflict_fix_names_the_operation_in_progress(repo, capsys, o
 
 def test_with_no_operation_in_progress_the_gate_s_conflict_fix_names_both(repo, capsys):  # noqa: F811
     """Markers committed (a CI checkout, say, where no merge or rebase is in progress): the gate cannot tell
-    which operation left them, so its fix still says what to pass after either."""
-    from sweepgate.core.history import CONFLICT_FIX
+    which operation left them, so its fix still says what to pass after either; its --onto a branch this
+    repository has (s39q: it said origin/main, which a repository with no `origin` lacks)."""
+    from sweepgate.core.history import conflict_fix_text
 
     repo.git("checkout", "-q", "-b", "feature")
     head = repo.commit_changelog(CHANGELOG + "<<<<<<< HEAD\n")
     rc, _, err = sg(capsys, "validate", "--base-ref", "main", "--head-ref", "HEAD")
     (line,) = [x for x in err.splitlines() if "merge-conflict marker" in x or "merge conflict" in x]
-    assert rc == 1 and line.endswith(f"; {CONFLICT_FIX}"), (head, err)
+    assert rc == 1 and line.endswith(f"; {conflict_fix_text('main')}"), (head, err)
 
 
 def _readme_precommit_config() -> str:

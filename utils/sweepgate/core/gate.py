@@ -58,6 +58,8 @@ NUL_RULE = "nul"  # the title of a NUL byte
 FINAL_NEWLINE_RULE = "final-newline"  # the title of a last line without its newline, or blank lines after it
 REPEATED_KEY_RULE = "repeated-config-key"  # the title of a config key named twice in one entry
 WHITESPACE_LINE_RULE = "whitespace-line"  # the title of a line of whitespace only
+NEWLINE = b"\n"
+COPIED_ENTRY_RULE = "copied-entry"  # the title of an appended entry byte for byte one the file holds already
 # C0 controls except tab/LF/CR (reported on their own), DEL, C1 NEL and the Unicode
 # line/paragraph separators: YAML and `str.splitlines` disagree about them.
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\u2028\u2029\ufeff]")
@@ -401,7 +403,7 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     repo = resolve_repository(opts.repository, base or head)
     outcome = Outcome(repository=repo, changelog=opts.changelog)
     out = Collector(opts.changelog)
-    hist, parsed = check_text(out, base, head, repo, opts, conflict_fix=lambda: _conflict_fix(git))
+    hist, parsed = check_text(out, base, head, repo, opts, conflict_fix=lambda: _conflict_fix(git, opts.changelog, base_ref))
     outcome.corrections = len(hist.corrections)
     _base_moved(git, out, (base_ref, head_ref or "HEAD"), base_sha, head_sha, hist)
     outcome.diagnostics = out.done()
@@ -425,12 +427,12 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     return outcome
 
 
-def _conflict_fix(git) -> str:
+def _conflict_fix(git, path: str, base_ref: str) -> str:
     """The fix of conflict markers: the command of the git merge or rebase in progress here, as `changelog
     rebase` says it (``core.inprogress``); read only when the changelog holds markers."""
     from sweepgate.core.inprogress import conflict_fix
 
-    return conflict_fix(git)
+    return conflict_fix(git, path, None if F.COMMIT_SHA.fullmatch(base_ref) else base_ref)
 
 
 def _keys_beside(git, head_sha, doc, entries, opts: GateOptions) -> list[Diagnostic]:
@@ -489,6 +491,8 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
                 for i in _new_entries(base, head_lines, a, b)]
     if file_level or not (has_append or inserted):
         return hist, None
+    if has_append:
+        _copied_entries(out, base, head_lines, hist.append_start)
     idx = inserted + (appended_idx if has_append else [])
     return hist, _entry_rules(out, [head_lines[i] for i in idx], idx, repo, opts)
 
@@ -520,13 +524,45 @@ def _new_entries(base: bytes, head_lines, a: int, b: int) -> list[int]:
 def _a_whole_base_entry(base: bytes, block: bytes) -> bool:
     """Whether ``block`` stands in BASE as a whole entry: from a line's start to an empty line, the
     next entry or the end (the first lines of a longer entry are not one: a new entry cut from one)."""
+    return _whole_entry_at(base, block) >= 0
+
+
+def _whole_entry_at(base: bytes, block: bytes) -> int:
+    """Where ``block`` stands in BASE as a whole entry (``_a_whole_base_entry``), else -1."""
     at = base.find(block)
     while at >= 0:
         after = base[at + len(block):at + len(block) + 2]
         if (at == 0 or base[at - 1:at] == b"\n") and (not after or after[:1] == b"\n" or after == b"- "):
-            return True
+            return at
         at = base.find(block, at + 1)
-    return False
+    return -1
+
+
+def _copied_entries(out: Collector, base: bytes, head_lines, start: int) -> None:
+    """An appended entry byte for byte one of the history's, or one appended before it: a copy (a merge's
+    entries taken in twice, say), which the matrix step would sweep again as this change's own."""
+    seen: dict[bytes, int] = {}
+    entry: list[int] = []
+    for i in [*range(start, head_lines.total), None]:
+        if i is not None and not ENTRY_START.match(head_lines[i]):
+            if entry:
+                entry.append(i)
+            continue
+        lines = [head_lines[n] for n in entry]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        if lines:
+            block = b"\n".join(lines) + b"\n"
+            at = _whole_entry_at(base, block)
+            where = (f"the history's entry at line {base.count(NEWLINE, 0, at) + 1}" if at >= 0 else
+                     f"the entry appended at line {seen[block]}" if block in seen else None)
+            if where:
+                out.add(entry[0] + 1, COPIED_ENTRY_RULE, f"appended entry is a byte-for-byte copy of {where}: "
+                        "the sweep would run it again as this change's own",
+                        "delete the copy (after a merge, `sweepgate changelog rebase` rebuilds the file with each "
+                        "entry once)")
+            seen.setdefault(block, entry[0] + 1)
+        entry = [i] if i is not None else []
 
 
 def _head_revision(git, head_sha: str, opts: GateOptions):
