@@ -593,6 +593,10 @@ def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
     return (gpu_metrics.parse_time(start) if start else None, gpu_metrics.parse_time(end) if end else None)
 
 
+# Warnings of a GPU samples file itself (``_energies``): said once for all the outputs it is beside (``_said_once``)
+SAMPLES_FILE_RULES = ("energy-samples", "energy-package")
+
+
 def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
               found: list) -> tuple[list[float | None], str | None]:
     """Joules the job's GPUs drew in each measurement's window, from the samples beside ``output``
@@ -601,7 +605,9 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
     ones that drew the most (``gpu_metrics.energy_j``); of fewer (one node of a multi-node job), there is
     none, said once in a warning in ``found``, as is none for samples that hold no draw (``gpu_metrics.samples``'s
     refusal, at the file: the results are stored all the same). rocm-smi's secondary dies count as GPUs sampled
-    (``gpu_metrics.Samples.shared``)."""
+    (``gpu_metrics.Samples.shared``); a job on an odd number of them, fewer than sampled, has none (a package's
+    reading is two GCDs'), said in a warning at the samples file. A samples file's warnings are said once for all
+    the outputs beside it (``_said_once``)."""
     windows = [_window(job.job, m) for m in measurements]
     none = [None] * len(measurements), None
     csv_path = next((p for p in gpu_metrics.paths_beside(output) if p.is_file()), None)
@@ -613,7 +619,7 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
                                                      str(csv_path))
     except SweepgateError as exc:
         said = exc.diagnostics[0]
-        found.append(Diagnostic(said.file, said.line, said.col, "energy-samples",
+        found.append(Diagnostic(said.file, said.line, said.col, SAMPLES_FILE_RULES[0],
                                 f"no energy per output token: {said.message}", said.hint, severity="warning"))
         return none
     gpus, sampled = derive.gpus(job.row), len(series) + len(shared)
@@ -621,6 +627,14 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
         found.append(Diagnostic(str(output), timed[0].line, 0, "energy-gpus", f"no energy per output token: "
                                 f"{csv_path.name} samples {sampled} GPUs, the job ran on {gpus}",
                                 "energy per token needs samples of every GPU the job ran on", severity="warning"))
+        return none
+    if shared and gpus is not None and gpus < sampled and gpus % 2:  # energy_j's None: said, at the samples
+        found.append(Diagnostic(str(csv_path), 1, 0, SAMPLES_FILE_RULES[1], "no energy per output token: "
+                                f"{column} is each MI200 package's draw, read at its first GCD (rocm-smi's "
+                                "'N/A (Secondary die)' at the second), so a reading covers two GCDs, and the job "
+                                f"ran on {gpus} GCDs, an odd number: which part of a package's draw is the job's is "
+                                "not known", "run the job on whole packages (an even number of GCDs) to have its "
+                                "energy per output token", severity="warning"))
         return none
     return [None if None in window else gpu_metrics.energy_j(series, *window, gpus, len(shared))
             for window in windows], column
@@ -1081,10 +1095,18 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
     outcome.new += new
     outcome.results += len(records)
     outcome.records.extend(records)
-    outcome.warnings.extend(warnings)  # of stored files only
+    outcome.warnings.extend(_said_once(warnings, outcome.warnings))  # of stored files only
     if all(R.is_placeholder(rec) for rec in records):
         outcome.placeholders.update({_key(rec): (rec, warnings, new) for rec in records})  # one record
     return True
+
+
+def _said_once(warnings: list, said: list) -> list:
+    """``warnings`` but those of a GPU samples file (``SAMPLES_FILE_RULES``) that ``said`` holds already: one
+    plain gpu_metrics.csv beside several outputs (a job's a.json, b.json, c.json at three concurrencies) is one
+    file, warned of once, not once per output."""
+    seen = {(w.file, w.line, w.message) for w in said if w.rule in SAMPLES_FILE_RULES}
+    return [w for w in warnings if w.rule not in SAMPLES_FILE_RULES or (w.file, w.line, w.message) not in seen]
 
 
 def _echo_warning(path: Path, echoes: list, results: int) -> Diagnostic:

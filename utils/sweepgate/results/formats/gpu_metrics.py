@@ -163,7 +163,8 @@ def parse_time(text) -> float | None:
 def samples(text: str, path: str) -> Samples:
     """The GPUs' power draw over time, from the best-ranked draw column (``draw_rank``) that holds a number:
     an average before an instant reading, a column all ``N/A`` or ``[N/A]`` passed over; none of them with
-    a number is refused, the file's columns named (the caller then has no energy figure). A GPU whose draw is
+    a number is refused, the file's columns named (the caller then has no energy figure), as is a file of the
+    header alone (the monitor stopped before its first sample). A GPU whose draw is
     only rocm-smi's ``SECONDARY_DIE`` is in ``Samples.shared``."""
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
     if not rows or not detect_text(",".join(rows[0])):
@@ -173,6 +174,10 @@ def samples(text: str, path: str) -> Samples:
     if ts is None:
         raise fail(path, 1, f"header: no timestamp column (its columns: {_listed(rows[0])})",
                    "write it with benchmark_lib.sh's start_gpu_monitor")
+    if draws and not any(cell.strip() for row in rows[1:] for cell in row):
+        raise fail(path, 1, "no samples: the header alone (the GPU monitor stopped before its first sample)",
+                   "start the GPU monitor before the server and stop it after the benchmark (benchmark_lib.sh's "
+                   "start_gpu_monitor and stop_gpu_monitor), and check the job's log for why it stopped early")
     power = next((i for i in draws if any(len(row) > i and _NUMBER.search(row[i]) for row in rows[1:])), None)
     if power is None:
         named = [h.strip() for h in rows[0] if names_power(h)]
