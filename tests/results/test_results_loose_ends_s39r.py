@@ -7,14 +7,25 @@
   samples file says so.
 - A header-only gpu_metrics.csv (the monitor stopped before its first sample) was warned of as a draw column that
   "holds no number", with the hint to sample the GPUs' draw: it now says the file has no samples, and how to fix.
+- `results compare --baseline-jsonl /dev/stdin` fed a zip (or gzip) through a pipe read it twice (its text, then
+  its first bytes again to tell what it is: nothing, from a pipe) and said "not UTF-8 text (byte 12)": it is read
+  once, and refused as the archive it is; blank lines piped in were "an empty file" (a pipe's size is 0).
 """
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
 
 from helpers import ROW, job, run_cli, show_json, vllm_output, write_job
 from sweepgate.results import record as R
 from test_gpu_metrics_said_s39g import MI250_HEADER, _mi250
 from test_gpu_power_columns_s38j import _amd_time, _csv
+
+WORKTREE_UTILS = Path(__file__).resolve().parents[2] / "utils"
 
 
 def _ingest(tmp_path, capsys, samples: str, jobs: dict[str, dict]) -> tuple[int, str, list[dict]]:
@@ -71,3 +82,39 @@ def test_a_header_only_samples_file_says_it_has_no_samples(tmp_path, capsys):
     assert line.startswith(f"{tmp_path / 'gpu_metrics.csv'}:1: warning: no energy per output token: "), line
     assert "no samples" in line and "before its first sample" in line, line
     assert "holds no number" not in line and "sample the GPUs' draw" not in line, line
+
+
+def test_a_zip_piped_as_baseline_jsonl_is_read_once_and_refused_as_a_zip(tmp_path, capsys):
+    write_job(tmp_path / "in", "res_c4", vllm_output(4), job(run_id="200", ref="refs/pull/7/head"))
+    db = f"sqlite:///{tmp_path / 'ci.db'}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert rc == 0, err
+    packed = tmp_path / "main.zip"
+    with zipfile.ZipFile(packed, "w") as z:
+        z.writestr("results.jsonl", "{}\n")
+    env = {**os.environ, "PYTHONPATH": str(WORKTREE_UTILS)}
+    with packed.open("rb") as zipped:  # a real pipe: cat main.zip | sweepgate ... --baseline-jsonl /dev/stdin
+        cat = subprocess.Popen(["cat"], stdin=zipped, stdout=subprocess.PIPE)
+        done = subprocess.run([sys.executable, "-m", "sweepgate", "results", "compare", "--db", db, "--run", "200",
+                               "--baseline-jsonl", "/dev/stdin"], stdin=cat.stdout, capture_output=True, text=True,
+                              env=env, cwd=tmp_path)
+        cat.stdout.close()
+        cat.wait()
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("/dev/stdin:1: a zip archive"), line
+
+
+def test_blank_lines_piped_as_baseline_jsonl_are_not_called_an_empty_file(tmp_path, capsys):
+    """A pipe's size is 0 whatever went through it: blank lines piped in were called "an empty file"."""
+    write_job(tmp_path / "in", "res_c4", vllm_output(4), job(run_id="200", ref="refs/pull/7/head"))
+    db = f"sqlite:///{tmp_path / 'ci.db'}"
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "in"))
+    assert rc == 0, err
+    env = {**os.environ, "PYTHONPATH": str(WORKTREE_UTILS)}
+    done = subprocess.run([sys.executable, "-m", "sweepgate", "results", "compare", "--db", db, "--run", "200",
+                           "--baseline-jsonl", "/dev/stdin"], input="\n\n", capture_output=True, text=True,
+                          env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "/dev/stdin: warning: holds no baseline records (" in done.stderr, done.stderr
+    assert "an empty file" not in done.stderr, done.stderr

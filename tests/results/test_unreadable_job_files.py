@@ -30,14 +30,17 @@ def test_an_unreadable_sidecar_is_one_line(tmp_path, capsys, monkeypatch):
     it is refused as an unreadable output is. (Root reads any file: the denial is simulated.)"""
     write_job(tmp_path, "a", vllm_output(), job(run_id="1"))
     write_job(tmp_path, "b", vllm_output(), job(run_id="2"))
-    denied, read_text = tmp_path / "b.job.json", pathlib.Path.read_text
+    denied = tmp_path / "b.job.json"
 
-    def guarded(self, *args, **kwargs):
-        if self == denied:
-            raise PermissionError(13, "Permission denied", str(self))
-        return read_text(self, *args, **kwargs)
+    def guarded(read):
+        def reading(self, *args, **kwargs):
+            if self == denied:
+                raise PermissionError(13, "Permission denied", str(self))
+            return read(self, *args, **kwargs)
+        return reading
 
-    monkeypatch.setattr(pathlib.Path, "read_text", guarded)
+    for method in ("read_text", "read_bytes"):  # however the file is read (jsonio.read_text: its bytes, once)
+        monkeypatch.setattr(pathlib.Path, method, guarded(getattr(pathlib.Path, method)))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
     (line,) = err.strip().splitlines()
     assert rc == 1 and line == f"{denied}: cannot read: Permission denied; check the path and its permissions", err

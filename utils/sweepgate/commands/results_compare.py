@@ -256,6 +256,8 @@ def _what_is_empty(path: str) -> str:
     given = Path(path)
     if given.is_dir():
         return "its *.jsonl files hold only blank lines or nothing"
+    if not given.is_file():  # a pipe (/dev/stdin): its size is 0 whatever went through it, and it is read once
+        return "nothing or only blank lines"
     return "an empty file" if given.stat().st_size == 0 else "only blank lines"
 
 

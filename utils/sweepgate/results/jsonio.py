@@ -249,13 +249,15 @@ def read_text(path, hint: str, unreadable_hint: str | None = None, database: tup
     (``archive``), a SQLite database as such given ``database`` (``archive``), or the first byte
     that is not UTF-8 with ``hint``. A text holding a NUL near its start is looked at as ``archive`` too:
     an uncompressed tar of text files is valid UTF-8 (review29: `--baseline-jsonl main.tar` read "not JSON")."""
-    def packed() -> Exception | None:
-        return archive(str(path), file_head(path), database=database, image=database[1] if database else hint)
+    def packed() -> Exception | None:  # of the bytes read: a pipe (/dev/stdin) gives nothing a second time
+        return archive(str(path), content[:HEAD], database=database, image=database[1] if database else hint)
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        content = Path(path).read_bytes()
     except OSError as exc:
         raise os_failure(str(path), "cannot read", exc, unreadable_hint or hint) from None
+    try:
+        text = content.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text's newlines
     except UnicodeDecodeError as exc:
         if (refusal := packed()) is not None:
             raise refusal from None
