@@ -362,8 +362,29 @@ def _shebang() -> str:
     line at 127 bytes) in privileged mode, `-p`, which reads no `$BASH_ENV` (the job's own, put back for the script)
     and takes no `$SHELLOPTS` from the environment (a script's `export SHELLOPTS` after `set -x`): the program a
     shim stands in for does neither, so `$(python3 -c ...)` holds what python3 printed alone and a traced script's
-    stderr no line of a shim. (A `-p` after `/usr/bin/env bash` would reach env as one word with `bash`.)"""
+    stderr no line of a shim. (A `-p` after `/usr/bin/env bash` would reach env as one word with `bash`.) The
+    program a shim runs is given the environment the shim was, not privileged bash's: ``_exec_as_given``."""
     return f"#!{os.path.realpath(shutil.which('bash') or '/bin/bash')} -p\n"
+
+
+def _exec_as_given() -> str:
+    """Bash defining ``_sg_exec PROGRAM ARGS``: exec PROGRAM with the environment the shim was given. A privileged
+    bash hands on one it changed (SHELLOPTS, when exported, with its own value, `privileged` among its options,
+    which a bash the program starts takes: no job BASH_ENV read, the script's errexit, xtrace, pipefail and nounset
+    gone; BASHOPTS and PS4 its own), so the environment is read back from /proc/$$/environ (what the shim was
+    exec'd with) and handed over by `env -i`. Without /proc, or for a PROGRAM path env would read as an assignment
+    (an `=` in it), the program is run as bash leaves it."""
+    env = shlex.quote(os.path.realpath(shutil.which("env") or "/usr/bin/env"))
+    return (
+        "_sg_exec() {\n"
+        "  local _sg_given=() _sg_kept=() _sg_v\n"
+        "  if [[ $1 != *=* ]] && { mapfile -d '' _sg_given < /proc/$$/environ; } 2>/dev/null; then\n"
+        '    for _sg_v in "${_sg_given[@]}"; do [[ $_sg_v == *=* ]] && _sg_kept+=("$_sg_v"); done\n'
+        f'    exec {env} -i -- "${{_sg_kept[@]}}" "$@"\n'
+        "  fi\n"
+        '  exec "$@"\n'
+        "}\n"
+    )
 
 
 def write_shims(shim_dir: Path) -> None:
@@ -432,15 +453,16 @@ def _write_python_shim(shim_dir: Path, name: str) -> None:
         + f"# sweepgate rehearse: stands in for `{name} -m` of {', '.join(CLIENT_MODULES)}; any other call runs the\n"
         f"# {name} after this folder on PATH.\n"
         "_sg_args=(\"$@\")\n"
+        + _exec_as_given()
         + pythoncall.bash_module()
         + f'case "$_sg_module" in {modules}) exec {shlex.quote(sys.executable)} -I -S '
         f'{shlex.quote(str(FAKESERVER))} shim {name} -m "$_sg_module" "${{_sg_args[@]:_sg_next}}" ;; esac\n'
-        + (f'[[ -n "${{{THIS_PYTHON_ENV}:-}}" ]] && exec "${THIS_PYTHON_ENV}" "$@"\n' if name == "python3" else "")
+        + (f'[[ -n "${{{THIS_PYTHON_ENV}:-}}" ]] && _sg_exec "${THIS_PYTHON_ENV}" "$@"\n' if name == "python3" else "")
         + 'IFS=: read -r -a _sweepgate_dirs <<< "$PATH"\n'
         'for _sweepgate_dir in "${_sweepgate_dirs[@]}"; do\n'
         '  _sweepgate_dir="${_sweepgate_dir:-.}"\n'
         f'  [[ "$_sweepgate_dir" -ef {shlex.quote(str(shim_dir.resolve()))} ]] && continue\n'
-        f'  [[ -f "$_sweepgate_dir/{name}" && -x "$_sweepgate_dir/{name}" ]] && exec "$_sweepgate_dir/{name}" "$@"\n'
+        f'  [[ -f "$_sweepgate_dir/{name}" && -x "$_sweepgate_dir/{name}" ]] && _sg_exec "$_sweepgate_dir/{name}" "$@"\n'
         "done\n"
         f'echo "{name}: command not found" >&2\n'
         "exit 127\n",
