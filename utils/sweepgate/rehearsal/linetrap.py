@@ -38,8 +38,37 @@ _STACK = '"$1" "$((${#BASH_SOURCE[@]} - 1))" "${BASH_SOURCE[@]:1}" "${BASH_LINEN
 # what shows `set -T` (`$-`, `$SHELLOPTS`, `set`, `set -o`, `shopt -o`, `[[ -o functrace ]]`) or may set a trap
 # (DEBUG, RETURN)
 _READS = "*'$-'*|*'${-'*|*SHELLOPTS*|*shopt*|*functrace*|set|set\\ *|*\\ set\\ *"
-# `local -` (its words may hold other names): the options are saved as it runs and put back as its function returns
+# `local -` (its words may hold other names): the options are saved as it runs and put back as its function returns.
+# A `local` with a `-` between blanks somewhere (cheap, tried first), then that again once ``_LOCAL_WORDS`` blanked
+# what is inside its words.
 _LOCAL_OPTIONS = "?(builtin+([[:space:]]))local[[:space:]]@(*[[:space:]]|)-?([[:space:]]*)"
+# ``_sweepgate_lo COMMAND``: whether COMMAND is a `local -` read as bash reads its words: each '...', "..." (its `\x`),
+# `\x`, `...`, and $( ), ${ } or array ( ) with none nested inside, is one `_`, so the `-` of `local msg='a - b'`,
+# `local n=$(echo x - y)`, `local p=(a - b)` is no word of its own. A ( ) or { } with one nested inside, or a quote
+# left open, is no `local -` (the rehearsal's `set -T` is then taken for the script's, as before s39a). Left to
+# right, each step cutting what it read off the front: a glob matching the whole text at once (extglob's nested
+# repetition) took seconds on a `local` of sixty values.
+_LOCAL_WORDS = r"""_sweepgate_lo() {
+  builtin local c="$1" out= pre
+  while [[ $c == *[\'\"\\\`\(\{]* ]]; do
+    pre=${c%%[\'\"\\\`\(\{]*}; out+=${pre}_; c=${c:${#pre}}
+    case ${c:0:1} in
+      \') c=${c:1}; [[ $c == *\'* ]] || return 1; c=${c#*\'} ;;
+      \") c=${c:1}
+          while [[ $c == *[\"\\]* ]]; do
+            pre=${c%%[\"\\]*}; c=${c:${#pre}}
+            [[ $c == \\* ]] || break; c=${c:2}
+          done
+          [[ $c == \"* ]] || return 1; c=${c:1} ;;
+      \\) c=${c:2} ;;
+      \`) c=${c:1}; [[ $c == *\`* ]] || return 1; c=${c#*\`} ;;
+      \() c=${c:1}; pre=${c%%[()]*}; [[ $c == "$pre)"* ]] || return 1; c=${c#*\)} ;;
+      \{) c=${c:1}; pre=${c%%[\{\}]*}; [[ $c == "$pre}"* ]] || return 1; c=${c#*\}} ;;
+    esac
+  done
+  [[ $out$c == LOCALOPTS ]]
+}
+"""
 _SHOWS = f"@(*trap*|{_READS})"
 # A `trap` whose words are all known before it runs and whose signals (the words after its handler, one word
 # of its own: plain, or one quoted string) hold no DEBUG or RETURN: it sets (or prints) only other traps, so
@@ -74,7 +103,7 @@ _SETS_OTHERS = (f"$BASH_COMMAND != @({_READS}) && ${{BASH_COMMAND^^}} == {_HANDL
 # also holds how many commands the script's shell had written, the function and the command
 # (`${FUNCNAME[1]}`: [0] is this function's).
 # Each command succeeds: a DEBUG trap's failing one stops a `set -e` script.
-_FUNCTION = """_sweepgate_at() {
+_FUNCTION = """LOCALWORDS_sweepgate_at() {
   if [[ $BASHPID == "$$" ]]; then
     if [[ ${BASH_SOURCE[1]} == "${BASH_SOURCE[-1]}" ]]; then
       _sweepgate_n=$((${_sweepgate_n:-0} + 1)); builtin printf '%s\\0' "$_sweepgate_n" STACK 1<>WHERE || :
@@ -87,7 +116,8 @@ _FUNCTION = """_sweepgate_at() {
   while [[ -n ${_sweepgate_lm[0]-} ]] && (( _sweepgate_lm[-1] > ${#FUNCNAME[@]} )); do
     builtin unset '_sweepgate_lm[-1]'; _sweepgate_T=; [[ $- != *T* ]] || _sweepgate_T=T
   done
-  [[ ${_sweepgate_T--} == - || $BASH_COMMAND != LOCALOPTS ]] || _sweepgate_lm+=("${#FUNCNAME[@]}")
+  [[ ${_sweepgate_T--} == - || $BASH_COMMAND != LOCALOPTS ]] || ! _sweepgate_lo "$BASH_COMMAND" ||
+    _sweepgate_lm+=("${#FUNCNAME[@]}")
   [[ ${_sweepgate_T--} == - || $_sweepgate_T == T && $- == *T* && ( $BASH_COMMAND != SHOWS || OTHERS ) ]] || {
     builtin local is=; [[ $- != *T* ]] || is=T
     if [[ $is != "$_sweepgate_T" ]]; then _sweepgate_T=-
@@ -118,8 +148,8 @@ def install(work: Path, env: dict[str, str]) -> dict[str, Path]:
     paths = {"where": work / "script.where", "subshells": work / "script.subshells"}
     for path in paths.values():
         path.unlink(missing_ok=True)  # a run before's stack in this --work-dir is not this one's
-    function = (_FUNCTION.replace("STACK", _STACK).replace("SHOWS", _SHOWS).replace("OTHERS", _SETS_OTHERS)
-                .replace("LOCALOPTS", _LOCAL_OPTIONS)
+    function = (_FUNCTION.replace("LOCALWORDS", _LOCAL_WORDS).replace("STACK", _STACK).replace("SHOWS", _SHOWS)
+                .replace("OTHERS", _SETS_OTHERS).replace("LOCALOPTS", _LOCAL_OPTIONS)
                 .replace("WHERE", shlex.quote(str(paths["where"])))
                 .replace("SUBSHELLS", shlex.quote(str(paths["subshells"]))))
     trap = _TRAP.replace("RETURNS", shlex.quote(str(work / "script.return.")))  # one a PID: none shared
