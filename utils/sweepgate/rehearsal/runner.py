@@ -792,13 +792,19 @@ KILL_BOUND_S = 5.0
 def kill_until_gone(scan, describe=None, seconds: float = KILL_BOUND_S) -> dict[int, str]:
     """KILL what ``scan()`` finds (its live PIDs, and process groups to KILL whole: a group's KILL
     also reaches a child forked meanwhile) and scan again, until it finds nothing live or ``seconds``
-    have passed; {PID: ``describe(PID)``, taken before its KILL} for every process it KILLed. Each
-    process is KILLed through a pidfd where there are pidfds (``signal_found``): never one given its PID
-    after the scanned one ended."""
+    have passed; {PID: ``describe(PID)``, taken before its KILL} for every process it KILLed (one ``describe``
+    gives None, a process already exiting, is KILLed all the same and left out). Each process is KILLed
+    through a pidfd where there are pidfds (``signal_found``): never one given its PID after the scanned one
+    ended."""
     killed: dict[int, str] = {}
+    seen: set[int] = set()
 
     def note(pids: list[int]) -> None:
-        killed.update({pid: describe(pid) if describe else "" for pid in pids if pid not in killed})
+        for pid in pids:
+            if pid not in seen:
+                seen.add(pid)
+                if (said := describe(pid) if describe else "") is not None:
+                    killed[pid] = said
 
     deadline = time.monotonic() + seconds
     while signal_found(scan, signal.SIGKILL, note) and time.monotonic() < deadline:
@@ -974,7 +980,7 @@ class Subreaper:
             return []
         live, dead = self.orphans(script_pid)
         _reap(dead)
-        named = {pid: _command_of(pid, calls) for pid in live}
+        named = {pid: said for pid in live if (said := _command_of(pid, calls)) is not None}
         signal_found(lambda: (self.orphans(script_pid)[0], []), signal.SIGTERM)  # they are no children of ours
         _wait_pids_gone(live, grace, hurry)
         named.update(kill_until_gone(lambda: self._scan(script_pid)[::2], lambda pid: _command_of(pid, calls)))
@@ -998,17 +1004,42 @@ def _reap(pids: list[int]) -> None:
             pass
 
 
-def _command_of(pid: int, calls: list[dict]) -> str:
-    """A process as the rehearsal names it: the shim call it is, else its command line."""
+def _command_of(pid: int, calls: list[dict]) -> str | None:
+    """A process as the rehearsal names it: the shim call it is, else its command line; None for one that has
+    exited (a zombie, or gone) by the time it is named, though a scan a moment before found it live (the
+    script's `kill $SERVER; exit` leaves one so): it is not left running. A command line reads empty for a
+    moment while a process exits and while it runs a program in its place (execve): it is read again until it
+    is one or the other, for at most ``NAMING_S``; then the process's own name stands for it."""
     for c in calls:
         if str(c.get("pid")) == str(pid):
             return f"{c['tool']} {' '.join(c.get('argv', [])[:1])} (PID {pid})"
+    deadline = time.monotonic() + NAMING_S
+    while True:
+        state = _stat_fields(Path(f"/proc/{pid}/stat"))
+        if state is None or state[0] == "Z":
+            return None
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except (FileNotFoundError, ProcessLookupError):
+            return None
+        except OSError:
+            return f"? (PID {pid})"
+        if command := " ".join(a.decode(errors="replace") for a in argv if a)[:80]:
+            return f"{command} (PID {pid})"
+        if time.monotonic() >= deadline:
+            return f"{_own_name(pid)} (PID {pid})"
+        time.sleep(0.005)
+
+
+NAMING_S = 0.5  # how long a process's empty command line is read again (it exits, or runs a program)
+
+
+def _own_name(pid: int) -> str:
+    """The name a process gives itself (/proc/PID/comm), '?' when it cannot be read."""
     try:
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        command = " ".join(a.decode(errors="replace") for a in argv if a)[:80]
+        return Path(f"/proc/{pid}/comm").read_text(errors="replace").strip() or "?"
     except OSError:
-        command = "?"
-    return f"{command} (PID {pid})"
+        return "?"
 
 
 _PID = re.compile(r" \(PID (\d+)\)$")
