@@ -23,7 +23,7 @@ from sweepgate.core import fields as F
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
 from sweepgate.core.recipes import (read_helpers, resolve_script, runs_multinode, script_candidates,
-                                    sourced_helpers)
+                                    sourced_helpers, unseen_sources)
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
@@ -75,6 +75,12 @@ def runner_facts(row: dict, runners: dict) -> dict[str, str]:
 # says it once with the number of its jobs (``blind_lines``).
 NO_SCRIPT = "no benchmark script at CONTRACTS section 7's paths"
 BLIND_WHY = "so a change to what they run there instead would go unseen; they run"
+UNSEEN_WHY = "which only the run can read, so a change to what it sources would go unseen; they run"
+
+
+class UnseenSource(str):
+    """A cause of ``blind_spots``: `path:line: sources WORD`, a `source` whose file only the run knows
+    (``recipes.unseen_sources``: a process substitution, standard input, a variable from the environment)."""
 
 
 def blind_spots(row: dict, runners: dict, blobs: Blobs) -> list[str]:
@@ -84,8 +90,12 @@ def blind_spots(row: dict, runners: dict, blobs: Blobs) -> list[str]:
     then runs files kept elsewhere (InferenceX's launchers are in ``runners/``): hashed as missing, a
     change to them would not change the identity, and `ci reuse` would hand the row results of code
     it never saw."""
-    causes = [NO_SCRIPT] if resolve_script(script_candidates(row), blobs) is None else []
-    return causes + [path for path in support_files(row, runners) if blobs.get(path) is None]
+    script = resolve_script(script_candidates(row), blobs)
+    causes = [NO_SCRIPT] if script is None else []
+    support = support_files(row, runners)
+    causes += [path for path in support if blobs.get(path) is None]
+    files = [*([script, *sourced_helpers(script, blobs)] if script else []), *support]
+    return causes + [UnseenSource(f"{path}:{line}: sources {word}") for path, line, word in unseen_sources(files, blobs)]
 
 
 def blind_lines(blind: dict[str, list[dict]]) -> list[str]:
@@ -94,10 +104,13 @@ def blind_lines(blind: dict[str, list[dict]]) -> list[str]:
     the same jobs on one line (a checkout without benchmarks/lib/ lacks every part of it), three named."""
     files: dict[tuple, list[str]] = {}
     for cause, rows in blind.items():
-        if cause != NO_SCRIPT:
+        if cause != NO_SCRIPT and not isinstance(cause, UnseenSource):
             files.setdefault(tuple(id(row) for row in rows), []).append(cause)
     out = []
     for cause, rows in blind.items():
+        if isinstance(cause, UnseenSource):
+            out.append(f"{len(rows)} job{'s' if len(rows) != 1 else ''} not reused, no run identity: {cause}, {UNSEEN_WHY}")
+            continue
         if cause == NO_SCRIPT:
             what = f"{NO_SCRIPT} (such as {script_candidates(rows[0])[0]})"
         elif (paths := files.pop(tuple(id(row) for row in rows), None)) is not None:

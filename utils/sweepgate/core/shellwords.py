@@ -12,7 +12,14 @@ source X. Its first word is followed through the usual spellings of a place: ``$
 a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the checkout's top, where jobs run),
 a plain relative path (from the top), and a variable the text set to one of these before the command
 (``ROOT="$(cd "$(dirname "$0")/../.." && pwd)"; LIB_DIR="$ROOT/benchmarks"``). Anything else (``$HOME``,
-an absolute path, another command's output) is no place. What a command substitution or a subshell assigns
+an absolute path, another command's output) is no place. A command string is read as the code it is, with the
+variables in force where it stands: the word after a shell's `-c` (`bash -c "source X; run"`, `srun ... sh -lc '. X'`)
+and the quoted words of an `eval` where a command begins (`eval "source X"`); in a shell's string in single quotes
+`$0` is the argument after it, no place. A command substitution alone as a word where a command begins may print
+nothing (`$(true) source X`): bash then sources X. A `source` whose file only the run knows (``Reading.unseen``: a
+process substitution, standard input, a place that is no spelling above) is kept apart, for the run identity to say
+it cannot see it; one outside the checkout (an absolute path, `~`, `$HOME`) or by a bare name (looked for on the PATH
+first) is not. What a command substitution or a subshell assigns
 (`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it. A `source` is said at the line bash gives its
 command (``_said_at``).
 
@@ -88,6 +95,23 @@ _WORD_END = frozenset(" \t" + shellgrammar.OPERATORS)
 # (each `$(` of a text is tried as one: a longer one would cost a scan of the text each)
 _PLACE_COMMAND = re.compile(r'\$\([ \t]*(?:dirname|cd|realpath|readlink|pwd|git)(?![\w-])')
 _SPELLING_MAX = 256
+# A shell run with a command string (`bash -c`, `sh -lc`, `/bin/bash -o pipefail -ec`; its options before) or
+# `eval`, as a word of the code; the string follows
+_STRING_COMMAND = re.compile(r'(?<![\w./-])(?:(?P<shell>(?:[\w.-]*/)*(?:ba|da|k|z)?sh)[ \t]+'
+                             r'(?:(?:-o[ \t]+[\w-]+|[-+][\w-]*)[ \t]+)*?-[A-Za-z]*c[A-Za-z]*'
+                             r'|(?P<eval>eval))(?=[ \t])')
+_STRING_DEPTH = 4  # command strings inside command strings followed, at most
+# The script's own name in a shell's string in single quotes: there it is the argument after the string
+_POSITIONAL_SELF = re.compile(r'\$(?:\{(?:0|BASH_SOURCE(?:\[0\])?)(?=[}%#:])|0(?!\w)|BASH_SOURCE(?!\w))')
+# What follows a command substitution's closer before a `source`/`.` it may leave the first word
+_GAP = re.compile(r'[ \t]+')
+_SOURCE_WORD = re.compile(r'(?:source|\.)[ \t]')
+# Where a command begins, then words that may expand to nothing and assignments, up to a command substitution
+_ALONE_AT_START = re.compile(rf'{shellgrammar.COMMAND_START}(?:{_EMPTY_WORD}|{shellgrammar.ASSIGNMENT_WORD}'
+                             r'[^ \t;&|()<>]*[ \t]+)*\Z', re.MULTILINE)
+# A file outside the checkout: an absolute path, `~`, `$HOME`
+_OUTSIDE = re.compile(r'/|~|\$(?:HOME|\{HOME\})(?!\w)')
+_SHOWN_MAX = 60  # a word said longer is cut
 
 
 @dataclass
@@ -97,20 +121,152 @@ class Reading:
     sourced: list[tuple[int, Place]] = field(default_factory=list)
     assigned: list[tuple[str, Place | None, int, int]] = field(default_factory=list)
     named: list[tuple[int, Place]] = field(default_factory=list)
+    # each `source` whose file only the run knows (``_unseen``): an offset on its line, its word as written
+    unseen: list[tuple[int, str]] = field(default_factory=list)
 
 
 def reading(text: str) -> Reading:
     """What ``text`` sources and names (``Reading``), read once."""
-    read = Reading()
-    _commands(text, *shellcode.code(text), read)
+    read = _read(text, {}, 0, False)
     read.named = _named(text, read.assigned)
     return read
 
 
-def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading) -> None:
+def _read(text: str, variables: dict[str, Place | None], depth: int, positional: bool) -> Reading:
+    """The `source` commands of ``text`` (``variables`` in force at its start), and those of each command string it
+    runs (``_command_strings``), ``depth`` of them deep. ``positional``: ``text`` is a `bash -c` string written in
+    single quotes, where `$0` is the argument after it, not the script."""
+    read, shown = Reading(), text
+    code, spans = shellcode.code(text)
+    if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
+        text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
+    _commands(text, _emptied(code, spans), spans, read, variables, shown)
+    if depth < _STRING_DEPTH:
+        for inner, offsets, quoted in _command_strings(text, code):
+            at_start = _in_force(read.assigned, offsets[0] if offsets else 0, variables)
+            sub = _read(inner, at_start, depth + 1, quoted)
+            read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
+            read.unseen += [(offsets[min(at, len(offsets) - 1)], word) for at, word in sub.unseen]
+    return read
+
+
+def _in_force(assigned: list[tuple[str, Place | None, int, int]], at: int,
+              variables: dict[str, Place | None]) -> dict[str, Place | None]:
+    """``variables`` and the top-level assignments (``Reading.assigned``) whose word ended before ``at``."""
+    out = dict(variables)
+    out.update((name, place) for name, place, _, end in assigned if end <= at)
+    return out
+
+
+def _emptied(code: str, spans: list[tuple[int, int]]) -> str:
+    """``code`` with the (blank) closer of each command substitution that stands alone as a word where a command
+    begins, followed by others such and a `source`/`.` word, made a `;`: it may print nothing (`$(true) source X`,
+    `` `true` . X ``, `$(a) $(b) source X`), and bash then sources X; so ``_COMMAND`` finds that `source` where a
+    command begins."""
+    out, leads = list(code), set()  # leads: the starts of those followed by a `source` (through others)
+    for start, end in reversed(spans):
+        if code.startswith("$(", start) or code[start] == "`":
+            if (gap := _GAP.match(code, end + 1)) and (_SOURCE_WORD.match(code, gap.end()) or gap.end() in leads):
+                leads.add(start)
+    for start, end in spans:
+        if start in leads and _at_command_start(out, start):
+            out[end] = ";"
+    return "".join(out)
+
+
+def _at_command_start(code, at: int) -> bool:
+    """Whether a command may begin at ``code[at]`` (a string or a list of characters), after words that may expand
+    to nothing and assignments (``_ALONE_AT_START``), looked back along its line at most ``_SPELLING_MAX``."""
+    window = "".join(code[max(0, at - _SPELLING_MAX):at])
+    return bool(_ALONE_AT_START.search(window[window.rfind("\n") + 1:]))
+
+
+def _command_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
+    """Each command string ``text`` runs whose text is there to read: the word after `-c` of a shell (`bash -c
+    "..."`, `sh -c '...'`, `srun ... /bin/bash -lc "..."`) and the words of an `eval` whose first word is quoted
+    (`eval "source X"`), found in the ``code`` (never in a comment or a string's text); each as the shell reads it
+    (quotes removed, a `\\` in double quotes taken), the offset in ``text`` of each of its characters, and whether
+    it is a shell's string all in single quotes (its `$0` is no script's)."""
+    out = []
+    for m in _STRING_COMMAND.finditer(code):
+        if m["eval"] and not _at_command_start(code, m.start()):
+            continue  # `echo eval 'source x'`: an argument
+        at = gap.end() if (gap := _BLANKS.match(text, m.end())) else m.end()
+        if m["eval"] and not (text.startswith(("'", '"', "$'"), at)):
+            continue
+        words, ends = [], at
+        while ends < len(text) and (word := _word(text, ends)):
+            words.append((ends, word))
+            ends += len(word)
+            if not m["eval"] or not (gap := re.match(r"(?:[ \t]|\\\n)+", text[ends:])):
+                break
+            ends += gap.end()
+        inner, offsets = [], []
+        for k, (start, word) in enumerate(words):
+            if k:
+                inner.append(" ")
+                offsets.append(start)
+            _dequoted(word, start, inner, offsets)
+        quoted = bool(m["shell"]) and len(words) == 1 and words[0][1].startswith("'")
+        out.append(("".join(inner), offsets, quoted))
+    return out
+
+
+def _dequoted(word: str, start: int, inner: list[str], offsets: list[int]) -> None:
+    """Add the characters of the shell ``word`` (at ``start`` of the text) to ``inner`` as the shell passes them on,
+    each with its offset: quotes removed, in double quotes a `\\` before `$`, `` ` ``, `"`, `\\` taken, and
+    unquoted one before any character."""
+    i, quote = 0, ""
+    while i < len(word):
+        c = word[i]
+        if quote == "'":
+            if c == "'":
+                quote = ""
+            else:
+                inner.append(c)
+                offsets.append(start + i)
+            i += 1
+            continue
+        if c == "\\" and i + 1 < len(word) and (not quote or word[i + 1] in '$`"\\\n'):
+            if word[i + 1] != "\n":
+                inner.append(word[i + 1])
+                offsets.append(start + i + 1)
+            i += 2
+            continue
+        if c == '"' or c == "'" and not quote:
+            quote = "" if quote == c else c
+        elif not quote and word.startswith("$'", i):
+            quote = "'"
+            i += 1
+        else:
+            inner.append(c)
+            offsets.append(start + i)
+        i += 1
+
+
+def _unseen(text: str, at: int, word: str) -> str | None:
+    """The `source` word at ``text[at]`` that ``_place`` found no place for, as said, when it is a file of the
+    run the reading cannot see: a process substitution (`<(...)`), standard input (`/dev/stdin`, `/dev/fd/N`), or a
+    place only the run knows (a variable from the environment, an argument, another command's output); None for one
+    outside the checkout (an absolute path, `~`, `$HOME`: the image's or the runner's, no file of the repository)
+    and for a bare name (`source activate`: bash looks for it on the PATH first)."""
+    if text.startswith("<(", at):
+        return "<(...)"
+    bare = word.replace('"', "").replace("'", "")
+    if not bare or _LITERAL.fullmatch(bare) and "/" not in bare:
+        return None
+    if bare.startswith(("/dev/stdin", "/dev/fd/", "/proc/self/fd/")) or not _OUTSIDE.match(bare):
+        return word if len(word) <= _SHOWN_MAX else word[:_SHOWN_MAX - 3] + "..."
+    return None
+
+
+def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
+              variables: dict[str, Place | None] | None = None, shown: str | None = None) -> None:
     """Read the commands of ``text`` (found in its ``code``) into ``read``. What a command substitution
-    (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word."""
-    scopes = [_Scope(len(text) + 1, {}, [])]
+    (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word.
+    ``shown``: the text as written, where ``text`` stands for it (of the same length), for a word said."""
+    shown = text if shown is None else shown
+    scopes = [_Scope(len(text) + 1, dict(variables or {}), [])]
     # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow);
     # lead: where the first assignment's word of the chain ends
     at, chain, declared, spanned, lead = 0, -1, False, 0, 0
@@ -144,6 +300,8 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
             declared, lead = (declared, lead) if m.re is _NEXT else (bool(m["declare"]), chain)
         elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
             read.sourced.append((lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word)), place))
+        elif place is None and (said := _unseen(shown, at, shown[at:at + len(word)])):
+            read.unseen.append((lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word)), said))
 
 
 def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
