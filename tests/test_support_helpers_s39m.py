@@ -65,3 +65,15 @@ def test_a_row_whose_support_files_source_nothing_new_keeps_its_identity():
     files = [identity.script_candidates(MULTI)[0], *identity.support_files(MULTI, {})]
     assert identity.executed_files(MULTI, {}, blobs) == files
     assert files_sha(files, blobs)  # the same list the identity hashes
+
+
+def test_a_folder_a_launcher_names_beside_itself_is_read_as_none_not_refused(tmp_path):
+    """What a launcher names beside itself is followed now; a folder there (`"$(dirname "$0")/templates"`) is no
+    launcher that cannot be read: it is hashed as missing, as a folder a script names beside itself is."""
+    tree = with_support({SCRIPT: script("x").encode()})
+    tree[LAUNCHER] = b'cp -r "$(dirname "${BASH_SOURCE[0]}")/templates" /tmp/x\n'
+    for path, blob in tree.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(blob)
+    (tmp_path / "benchmarks/runners/templates").mkdir()
+    assert identity.identities([M_ROW], {}, identity.read_tree(str(tmp_path)))[0] is not None
