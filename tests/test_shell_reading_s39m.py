@@ -59,6 +59,8 @@ IN_A_STRING = {  # how the script runs a command string that sources the helper 
     "eval over lines": f'eval "\n  true\n  source {HELPER}\n  echo ran\n"\n',
     "eval in a function": f"run() {{ eval 'source {HELPER}' && echo ran; }}\nrun\n",
     "$(true) source": f"$(true) source {HELPER}\necho ran\n",
+    "a heredoc given to bash": f"bash <<'EOF'\nsource {HELPER}\necho ran\nEOF\n",
+    "a heredoc piped to sh -s": f"cat <<EOF | sh -s\n  . ./{HELPER}\n  echo ran\nEOF\n",
 }
 
 
@@ -82,6 +84,18 @@ def test_a_helper_a_command_string_sources_is_part_of_the_run_identity(tmp_path,
     assert_each_file_is_part_of_the_identity(tree, [HELPER])
 
 
+def test_a_helper_sourced_by_its_bare_name_from_the_top_is_part_of_the_run_identity(tmp_path):
+    """`source helpers` (no `/`): bash looks on the PATH, then in the folder it runs from, the checkout's top."""
+    body = f'source "$(dirname "$0")/../../benchmark_lib.sh"\nsource top_helpers.sh\nsource top_env\necho ran\n'
+    for path in ("top_helpers.sh", "top_env"):
+        (tmp_path / path).write_text(f"echo {path} sourced\n")
+    said = _bash_runs(tmp_path, body)
+    assert "top_helpers.sh sourced" in said and "top_env sourced" in said, said
+    tree = {SCRIPT: script_text(body).encode(), "top_helpers.sh": b"1\n", "top_env": b"2\n"}
+    assert {"top_helpers.sh", "top_env"} <= set(identity.sourced_helpers(SCRIPT, tree))
+    assert_each_file_is_part_of_the_identity(tree, ["top_helpers.sh", "top_env"])
+
+
 UNSEEN = {  # what the script sources -> the word said
     "source <(...)": ("source <(cat benchmarks/shared/helper.sh)\n", "<(...)"),
     ". <(...) after &&": ("true && . <(cat benchmarks/shared/helper.sh)\n", "<(...)"),
@@ -98,6 +112,7 @@ def test_a_source_the_reading_cannot_place_leaves_the_row_without_a_run_identity
     body = f'source "$(dirname "$0")/../../benchmark_lib.sh"\n{line}'
     tree = with_support({SCRIPT: script_text(body).encode(), HELPER: b"echo helper sourced\n"})
     number = script_text(body).split("\n").index(line.rstrip("\n")) + 1
+    assert recipes.unseen_sources([SCRIPT], tree) == [(SCRIPT, number, word)]
     (cause,) = identity.blind_spots(M_ROW, {}, tree)
     assert cause == f"{SCRIPT}:{number}: sources {word}"
     assert identity.run_identity(M_ROW, {}, tree) is None
@@ -108,7 +123,8 @@ def test_a_source_the_reading_cannot_place_leaves_the_row_without_a_run_identity
 
 @pytest.mark.parametrize("line", ['source "$HOME/.bashrc.d/x.sh" 2>/dev/null || true\n',
                                   "source /opt/venv/bin/activate 2>/dev/null || true\n",
-                                  "source ~/x.sh 2>/dev/null || true\n"])
+                                  "source ~/x.sh 2>/dev/null || true\n",
+                                  "source activate 2>/dev/null || true\n"])
 def test_a_source_outside_the_checkout_leaves_the_identity(line):
     """A file outside the checkout (the image's, the runner's home) is no part of what the repository runs."""
     body = f'source "$(dirname "$0")/../../benchmark_lib.sh"\n{line}'

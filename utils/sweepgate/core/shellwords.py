@@ -18,8 +18,9 @@ and the quoted words of an `eval` where a command begins (`eval "source X"`); in
 `$0` is the argument after it, no place. A command substitution alone as a word where a command begins may print
 nothing (`$(true) source X`): bash then sources X. A `source` whose file only the run knows (``Reading.unseen``: a
 process substitution, standard input, a place that is no spelling above) is kept apart, for the run identity to say
-it cannot see it; one outside the checkout (an absolute path, `~`, `$HOME`) or by a bare name (looked for on the PATH
-first) is not. What a command substitution or a subshell assigns
+it cannot see it; one outside the checkout (an absolute path, `~`, `$HOME`) is not. A bare name (`source helpers`) is
+read from the checkout's top, where bash looks after the PATH. A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
+| bash`) is read as a command string. What a command substitution or a subshell assigns
 (`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it. A `source` is said at the line bash gives its
 command (``_said_at``).
 
@@ -100,6 +101,9 @@ _SPELLING_MAX = 256
 _STRING_COMMAND = re.compile(r'(?<![\w./-])(?:(?P<shell>(?:[\w.-]*/)*(?:ba|da|k|z)?sh)[ \t]+'
                              r'(?:(?:-o[ \t]+[\w-]+|[-+][\w-]*)[ \t]+)*?-[A-Za-z]*c[A-Za-z]*'
                              r'|(?P<eval>eval))(?=[ \t])')
+# A line of the code that gives a heredoc to a shell (`bash <<EOF`, `cat <<'EOF' | sh -s`)
+_SHELL_WORD = r'(?<![\w./-])(?:[\w.-]*/)*(?:ba|da|k|z)?sh(?![\w./-])'
+_SHELL_HEREDOC = re.compile(rf'^[^\n]*?(?:{_SHELL_WORD}[^\n]*<<(?!<)|<<(?!<)[^\n]*{_SHELL_WORD})', re.MULTILINE)
 _STRING_DEPTH = 4  # command strings inside command strings followed, at most
 # The script's own name in a shell's string in single quotes: there it is the argument after the string
 _POSITIONAL_SELF = re.compile(r'\$(?:\{(?:0|BASH_SOURCE(?:\[0\])?)(?=[}%#:])|0(?!\w)|BASH_SOURCE(?!\w))')
@@ -112,6 +116,7 @@ _ALONE_AT_START = re.compile(rf'{shellgrammar.COMMAND_START}(?:{_EMPTY_WORD}|{sh
 # A file outside the checkout: an absolute path, `~`, `$HOME`
 _OUTSIDE = re.compile(r'/|~|\$(?:HOME|\{HOME\})(?!\w)')
 _SHOWN_MAX = 60  # a word said longer is cut
+_BARE = re.compile(r'[\w+][\w.+-]*')  # a file's name alone (no `/`; not `.`, `..`)
 
 
 @dataclass
@@ -137,12 +142,12 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
     runs (``_command_strings``), ``depth`` of them deep. ``positional``: ``text`` is a `bash -c` string written in
     single quotes, where `$0` is the argument after it, not the script."""
     read, shown = Reading(), text
-    code, spans = shellcode.code(text)
+    code, spans, literal = shellcode.parts(text)
     if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
     _commands(text, _emptied(code, spans), spans, read, variables, shown)
     if depth < _STRING_DEPTH:
-        for inner, offsets, quoted in _command_strings(text, code):
+        for inner, offsets, quoted in _command_strings(text, code) + _shell_heredocs(text, code, literal):
             at_start = _in_force(read.assigned, offsets[0] if offsets else 0, variables)
             sub = _read(inner, at_start, depth + 1, quoted)
             read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
@@ -212,6 +217,20 @@ def _command_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
     return out
 
 
+def _shell_heredocs(text: str, code: str, literal: list[tuple[int, int]]) -> list[tuple[str, list[int], bool]]:
+    """The body of each heredoc given to a shell to run (`bash <<'EOF'`, `bash -s <<EOF`, `cat <<EOF | bash`: a line of
+    the code with a `<<` and a shell's word), up to its terminator's line; each as ``_command_strings`` gives a string."""
+    bodies = {lo: hi for lo, hi in literal}
+    out = []
+    for m in _SHELL_HEREDOC.finditer(code):
+        lo = code.find("\n", m.end()) + 1
+        if lo and (hi := bodies.get(lo)) is not None:
+            inner = text[lo:hi]
+            inner = inner[:inner.rfind("\n") + 1]  # the terminator's line is no code
+            out.append((inner, list(range(lo, lo + len(inner))), False))
+    return out
+
+
 def _dequoted(word: str, start: int, inner: list[str], offsets: list[int]) -> None:
     """Add the characters of the shell ``word`` (at ``start`` of the text) to ``inner`` as the shell passes them on,
     each with its offset: quotes removed, in double quotes a `\\` before `$`, `` ` ``, `"`, `\\` taken, and
@@ -248,12 +267,11 @@ def _unseen(text: str, at: int, word: str) -> str | None:
     """The `source` word at ``text[at]`` that ``_place`` found no place for, as said, when it is a file of the
     run the reading cannot see: a process substitution (`<(...)`), standard input (`/dev/stdin`, `/dev/fd/N`), or a
     place only the run knows (a variable from the environment, an argument, another command's output); None for one
-    outside the checkout (an absolute path, `~`, `$HOME`: the image's or the runner's, no file of the repository)
-    and for a bare name (`source activate`: bash looks for it on the PATH first)."""
+    outside the checkout (an absolute path, `~`, `$HOME`: the image's or the runner's, no file of the repository)."""
     if text.startswith("<(", at):
         return "<(...)"
     bare = word.replace('"', "").replace("'", "")
-    if not bare or _LITERAL.fullmatch(bare) and "/" not in bare:
+    if not bare:
         return None
     if bare.startswith(("/dev/stdin", "/dev/fd/", "/proc/self/fd/")) or not _OUTSIDE.match(bare):
         return word if len(word) <= _SHOWN_MAX else word[:_SHOWN_MAX - 3] + "..."
@@ -300,6 +318,9 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
             declared, lead = (declared, lead) if m.re is _NEXT else (bool(m["declare"]), chain)
         elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
             read.sourced.append((lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word)), place))
+        elif place is None and _BARE.fullmatch(bare := word.replace('"', "").replace("'", "")):
+            # `source helpers`: bash looks on the PATH, then in the folder jobs run from, the checkout's top
+            read.sourced.append((lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word)), (TOP, bare)))
         elif place is None and (said := _unseen(shown, at, shown[at:at + len(word)])):
             read.unseen.append((lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word)), said))
 
