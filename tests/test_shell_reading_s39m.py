@@ -96,6 +96,24 @@ def test_a_helper_sourced_by_its_bare_name_from_the_top_is_part_of_the_run_ident
     assert_each_file_is_part_of_the_identity(tree, ["top_helpers.sh", "top_env"])
 
 
+MOVED = {  # a `cd` before a `source` of a relative path: bash sources it from where the `cd` went
+    "cd to the script's folder": 'cd "$(dirname "$0")" && source ../../../benchmarks/shared/helper.sh\n',
+    "cd -P -- into benchmarks, then ./": "cd -P -- benchmarks && . ./shared/helper.sh\n",
+    "pushd, relative twice": "pushd benchmarks >/dev/null\ncd shared\nsource helper.sh\n",
+    "cd in a subshell leaves the top": "(cd benchmarks/shared && source helper.sh)\nsource benchmarks/shared/helper.sh\n",
+}
+
+
+@pytest.mark.parametrize("how", MOVED)
+def test_a_helper_sourced_by_a_relative_path_after_a_cd_is_the_file_from_where_it_went(tmp_path, how):
+    body = f'source "$(dirname "$0")/../../benchmark_lib.sh"\n{MOVED[how]}echo ran\n'
+    said = _bash_runs(tmp_path, body)
+    assert "helper sourced" in said and "ran" in said, said
+    tree = {SCRIPT: script_text(body).encode(), HELPER: b"echo helper sourced\n"}
+    assert HELPER in identity.sourced_helpers(SCRIPT, tree)
+    assert_each_file_is_part_of_the_identity(tree, [HELPER])
+
+
 UNSEEN = {  # what the script sources -> the word said
     "source <(...)": ("source <(cat benchmarks/shared/helper.sh)\n", "<(...)"),
     ". <(...) after &&": ("true && . <(cat benchmarks/shared/helper.sh)\n", "<(...)"),
@@ -103,6 +121,9 @@ UNSEEN = {  # what the script sources -> the word said
     "a variable from the environment": ('source "$HELPERS/helper.sh"\n', '"$HELPERS/helper.sh"'),
     "bash -c with $0 its argument": ('bash -c \'source "$0"\' benchmarks/shared/helper.sh\n', '"$0"'),
     "eval of a variable's path": ('eval "source $HELPERS/helper.sh"\n', "$HELPERS/helper.sh"),
+    "a relative path after a cd only the run knows": ('cd "$HELPERS"; source helper.sh\n', "helper.sh"),
+    "a relative path after a popd": ('pushd "$HELPERS" >/dev/null; popd >/dev/null; . benchmarks/shared/helper.sh\n',
+                                     "benchmarks/shared/helper.sh"),
 }
 
 

@@ -19,7 +19,8 @@ and the quoted words of an `eval` where a command begins (`eval "source X"`); in
 nothing (`$(true) source X`): bash then sources X. A `source` whose file only the run knows (``Reading.unseen``: a
 process substitution, standard input, a place that is no spelling above) is kept apart, for the run identity to say
 it cannot see it; one outside the checkout (an absolute path, `~`, `$HOME`) is not. A bare name (`source helpers`) is
-read from the checkout's top, where bash looks after the PATH. A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
+read from the checkout's top, where bash looks after the PATH; a relative path after a `cd`/`pushd` from where it went
+(a place, or a relative path from where it was; `popd`, `cd -`, a folder only the run knows leave it unseen). A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
 | bash`) is read as a command string. What a command substitution or a subshell assigns
 (`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it. A `source` is said at the line bash gives its
 command (``_said_at``).
@@ -76,7 +77,7 @@ _SOURCE = _source(timed=True)
 # blanked). An element's assignment (`x[1]=`, its subscript blanked in the code) or an appending one (`X+=`)
 # leaves its variable's place unknown.
 _COMMAND = re.compile(rf'{shellgrammar.COMMAND_START}'
-                      rf'(?:{_SOURCE}|(?P<declare>(?:local|export|readonly|declare(?:[ \t]+-\w+)*)[ \t]+)?'
+                      rf'(?:{_SOURCE}|(?P<cd>(?:builtin[ \t]+)?(?:cd|pushd|popd))(?=[ \t;&|)\n]|$)|(?P<declare>(?:local|export|readonly|declare(?:[ \t]+-\w+)*)[ \t]+)?'
                       rf'{shellgrammar.ASSIGNMENT_WORD})', re.MULTILINE)
 # What may follow an assignment in the same command: another (`A=1 B=$(...)`), or a `source` (`X=1 . x`,
 # not after `local`, `export`, ...: their words are all names).
@@ -263,12 +264,13 @@ def _dequoted(word: str, start: int, inner: list[str], offsets: list[int]) -> No
         i += 1
 
 
-def _unseen(text: str, at: int, word: str) -> str | None:
-    """The `source` word at ``text[at]`` that ``_place`` found no place for, as said, when it is a file of the
-    run the reading cannot see: a process substitution (`<(...)`), standard input (`/dev/stdin`, `/dev/fd/N`), or a
-    place only the run knows (a variable from the environment, an argument, another command's output); None for one
-    outside the checkout (an absolute path, `~`, `$HOME`: the image's or the runner's, no file of the repository)."""
-    if text.startswith("<(", at):
+def _unseen(word: str, substituted: bool) -> str | None:
+    """The `source` word that ``_place`` found no place for (a process substitution, `<(...)`, when ``substituted``),
+    as said, when it is a file of the run the reading cannot see: a process substitution, standard input
+    (`/dev/stdin`, `/dev/fd/N`), or a place only the run knows (a variable from the environment, an argument, another
+    command's output); None for one outside the checkout (an absolute path, `~`, `$HOME`: the image's or the
+    runner's, no file of the repository)."""
+    if substituted:
         return "<(...)"
     bare = word.replace('"', "").replace("'", "")
     if not bare:
@@ -306,6 +308,9 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
             if not (gap := _BLANKS.match(text, m.end("source"))):
                 continue
             at = gap.end()
+        if m.re is _COMMAND and m["cd"]:
+            scopes[-1].cwd = _moved(text, m.end("cd"), m["cd"], scopes[-1])
+            continue
         word = _word(text, at)
         followed = word.count("$(") <= _DEPTH
         place = _place(word.replace('"', "").replace("'", ""), scopes[-1].variables) if followed else None
@@ -316,13 +321,52 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
                 read.assigned.append((m["name"], place, at, at + len(word)))
             chain = at + len(word)
             declared, lead = (declared, lead) if m.re is _NEXT else (bool(m["declare"]), chain)
-        elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
-            read.sourced.append((lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word)), place))
-        elif place is None and _BARE.fullmatch(bare := word.replace('"', "").replace("'", "")):
-            # `source helpers`: bash looks on the PATH, then in the folder jobs run from, the checkout's top
-            read.sourced.append((lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word)), (TOP, bare)))
-        elif place is None and (said := _unseen(shown, at, shown[at:at + len(word)])):
-            read.unseen.append((lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word)), said))
+        else:
+            said_at = lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word))
+            _record(read, shown[at:at + len(word)], shown[at:at + 2] == "<(", said_at, place, scopes[-1].cwd)
+
+
+def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Place | None, cwd: Place | None) -> None:
+    """Put what the `source` command with the path's ``word`` (a process substitution when ``substituted``; its place,
+    if any) sources into ``read``, said at ``said_at``: a path relative to the working folder, ``cwd`` (a `cd` moved
+    it from the top; None: only the run knows where), its place, or a file only the run knows (``_unseen``)."""
+    if (relative := _relative_word(word)) and cwd != (TOP, ""):
+        if cwd is None:
+            read.unseen.append((said_at, word))
+        else:
+            read.sourced.append((said_at, (cwd[0], posixpath.normpath(posixpath.join(cwd[1] or ".", relative)))))
+    elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
+        read.sourced.append((said_at, place))
+    elif place is None and _BARE.fullmatch(bare := word.replace('"', "").replace("'", "")):
+        # `source helpers`: bash looks on the PATH, then in the folder jobs run from, the checkout's top
+        read.sourced.append((said_at, (TOP, bare)))
+    elif place is None and (said := _unseen(word, substituted)):
+        read.unseen.append((said_at, said))
+
+
+def _relative_word(word: str) -> str | None:
+    """The path a `source` word spells from the working folder (a name or a relative path written out), or None."""
+    bare = word.replace('"', "").replace("'", "")
+    return bare if (_BARE.fullmatch(bare) or _LITERAL.fullmatch(bare)) and not bare.startswith("/") else None
+
+
+def _moved(text: str, at: int, command: str, scope: _Scope) -> Place | None:
+    """Where the ``command`` (`cd`, `pushd`, `popd`) whose word ends at ``text[at]`` leaves the working folder of
+    ``scope``: a relative path from where it was, a place (`cd "$(dirname "$0")"`), or None (`popd`, `cd -`, `cd` home,
+    a folder outside the checkout or only the run knows)."""
+    target = ""
+    while not command.endswith("popd") and (gap := _BLANKS.match(text, at)) and (word := _word(text, gap.end())):
+        at = gap.end() + len(word)
+        if not (word.startswith("-") and len(word) > 1):  # `cd -P x`: an option
+            target = word
+            break
+    if not target or target == "-":
+        return None
+    if (relative := _relative_word(target)) is not None:
+        return None if scope.cwd is None else (scope.cwd[0], posixpath.normpath(posixpath.join(scope.cwd[1] or ".",
+                                                                                                 relative)))
+    place = _place(target.replace('"', "").replace("'", ""), scope.variables)
+    return place if place and place[0] != SELF else None
 
 
 def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
@@ -330,7 +374,8 @@ def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
     command ``m`` found where one seemed to begin: bash runs that word, the rest its arguments; a word that is one
     unquoted `${ }`, or `"$@"`, `"${@}"`, `"${NAME[@]}"`, may be no word (``_MAYBE_EMPTY``) and is no such one. The
     command's own word may be spelled with quotes (`"source" x`: written unquoted at its end in the code)."""
-    first = m.start("command") if m["source"] else m.start("declare") if m["declare"] else m.start("name")
+    first = (m.start("command") if m["source"] else m.start("cd") if m["cd"] else m.start("declare") if m["declare"]
+             else m.start("name"))
     if m["source"] and first == m.start("source"):
         first = max(m.start(), _word_start(text, first))
     blanked = [i for i in range(m.start(), first) if code[i] == " " and text[i] not in " \t"
@@ -365,6 +410,7 @@ class _Scope:
     end: int
     variables: dict[str, Place | None]
     pending: list[tuple[int, str, Place | None]]
+    cwd: Place | None = (TOP, "")  # the folder a relative path is from (a `cd` moves it; None: only the run knows)
 
 
 def _enter(scopes: list[_Scope], spans: list[tuple[int, int]], k: int, at: int) -> int:
@@ -378,7 +424,7 @@ def _enter(scopes: list[_Scope], spans: list[tuple[int, int]], k: int, at: int) 
     top.pending[:] = [p for p in top.pending if p[0] > at]
     while k < len(spans) and spans[k][0] <= at:
         if spans[k][1] > at:
-            scopes.append(_Scope(spans[k][1], dict(scopes[-1].variables), []))
+            scopes.append(_Scope(spans[k][1], dict(scopes[-1].variables), [], scopes[-1].cwd))
         k += 1
     return k
 
