@@ -61,6 +61,9 @@ IN_A_STRING = {  # how the script runs a command string that sources the helper 
     "$(true) source": f"$(true) source {HELPER}\necho ran\n",
     "a heredoc given to bash": f"bash <<'EOF'\nsource {HELPER}\necho ran\nEOF\n",
     "a heredoc piped to sh -s": f"cat <<EOF | sh -s\n  . ./{HELPER}\n  echo ran\nEOF\n",
+    "a here-string to bash": f'bash <<< "source {HELPER}; echo ran"\n',
+    "echo piped to bash -s": f'echo "source {HELPER}; echo ran" | bash -s\n',
+    "printf piped to sh": f"printf '%s\\n' '. {HELPER}' 'echo ran' | sh\n",
 }
 
 

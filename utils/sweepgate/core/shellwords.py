@@ -105,6 +105,10 @@ _STRING_COMMAND = re.compile(r'(?<![\w./-])(?:(?P<shell>(?:[\w.-]*/)*(?:ba|da|k|
 # A line of the code that gives a heredoc to a shell (`bash <<EOF`, `cat <<'EOF' | sh -s`)
 _SHELL_WORD = r'(?<![\w./-])(?:[\w.-]*/)*(?:ba|da|k|z)?sh(?![\w./-])'
 _SHELL_HEREDOC = re.compile(rf'^[^\n]*?(?:{_SHELL_WORD}[^\n]*<<(?!<)|<<(?!<)[^\n]*{_SHELL_WORD})', re.MULTILINE)
+# Text a shell reads on its standard input: `bash <<< "..."`, `echo "..." | bash` (`printf` too; options after it)
+_SHELL_FED = re.compile(rf'{_SHELL_WORD}(?:[ \t]+-[A-Za-z]+)*[ \t]*<<<(?P<string>)'
+                        rf'|(?<![\w./-])(?P<feed>echo|printf)(?=[ \t])(?P<words>[^\n|;&()]*)\|[ \t]*{_SHELL_WORD}'
+                        r'(?:[ \t]+-[A-Za-z]+)*[ \t]*(?=$|[;&|)\n])', re.MULTILINE)
 _STRING_DEPTH = 4  # command strings inside command strings followed, at most
 # The script's own name in a shell's string in single quotes: there it is the argument after the string
 _POSITIONAL_SELF = re.compile(r'\$(?:\{(?:0|BASH_SOURCE(?:\[0\])?)(?=[}%#:])|0(?!\w)|BASH_SOURCE(?!\w))')
@@ -148,7 +152,8 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
     _commands(text, _emptied(code, spans), spans, read, variables, shown)
     if depth < _STRING_DEPTH:
-        for inner, offsets, quoted in _command_strings(text, code) + _shell_heredocs(text, code, literal):
+        strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
+        for inner, offsets, quoted in strings:
             at_start = _in_force(read.assigned, offsets[0] if offsets else 0, variables)
             sub = _read(inner, at_start, depth + 1, quoted)
             read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
@@ -229,6 +234,28 @@ def _shell_heredocs(text: str, code: str, literal: list[tuple[int, int]]) -> lis
             inner = text[lo:hi]
             inner = inner[:inner.rfind("\n") + 1]  # the terminator's line is no code
             out.append((inner, list(range(lo, lo + len(inner))), False))
+    return out
+
+
+def _fed_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
+    """The text a shell reads on its standard input from the script's words: a here-string (`bash <<< "source X"`)
+    and the words an `echo` or `printf` pipes into it (`echo "source X" | bash`), each as ``_command_strings``
+    gives a string."""
+    out = []
+    for m in _SHELL_FED.finditer(code):
+        if m["feed"]:
+            at, end = m.start("words"), m.end("words")
+        else:
+            at = gap.end() if (gap := _BLANKS.match(text, m.end())) else m.end()
+            end = at + len(_word(text, at))
+        inner, offsets = [], []
+        while (gap := re.compile(r"[ \t]*").match(text, at)) and gap.end() < end and (word := _word(text, gap.end())):
+            if inner:  # `printf` prints its arguments as its format says: each on a line of its own, read so
+                inner.append("\n" if m["feed"] == "printf" else " ")
+                offsets.append(gap.end())
+            _dequoted(word, gap.end(), inner, offsets)
+            at = gap.end() + len(word)
+        out.append(("".join(inner), offsets, False))
     return out
 
 
