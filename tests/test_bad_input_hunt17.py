@@ -82,8 +82,8 @@ def test_canonicalize_says_how_to_fix_a_conflict_marker_with_a_command_that_exis
     assert r.returncode == 1, r.stderr
     line = fleet.read().count(b"\n")
     assert r.stderr.startswith(f"perf-changelog.yaml:{line}: merge-conflict marker in the working-tree changelog; "
-                               "resolve the conflict: after a merge, `sweepgate changelog rebase --onto origin/main "
-                               "--branch ORIG_HEAD`"), r.stderr
+                               "resolve the conflict: after a merge, `sweepgate changelog rebase --onto main "
+                               "--branch ORIG_HEAD`"), r.stderr  # s39q: a branch this repository has
     assert "pass --branch REF" not in r.stderr
 
 

@@ -367,19 +367,19 @@ def test_a_real_merge_conflict_is_refused_by_add_and_the_gate_s_fix_works_as_wri
     marker = before.split(b"\n").index(next(ln for ln in before.split(b"\n") if ln.startswith(b"<<<<<<<"))) + 1
     closing = before.split(b"\n").index(b">>>>>>> main") + 1
     assert err.startswith(f"perf-changelog.yaml:{marker}: merge conflict in the working-tree changelog "
-                          f"(3 markers, lines {marker}-{closing}); resolve the conflict: after a merge, "
-                          "`sweepgate changelog rebase"), err
+                          f"(3 markers, lines {marker}-{closing}); a merge is in progress: "
+                          "`sweepgate changelog rebase --onto main --branch ORIG_HEAD`"), err  # s39l: not both refs
     rc, _, err = sg(capsys, "validate", "--staged", "--base-ref", "main")
     # New-user check: each marker was said twice, the second time as "does not start a new entry"; then once
     # each; now the conflict is one line, as `changelog add` says it.
     markers = [line for line in err.splitlines() if "merge conflict" in line or "merge-conflict" in line]
     assert rc == 1 and len(markers) == 1 and "does not start a new entry" not in err, err
     assert markers[0].startswith(f"perf-changelog.yaml:{marker}: merge conflict in the changelog "
-                                 f"(3 markers, lines {marker}-{closing}); resolve the conflict"), err
+                                 f"(3 markers, lines {marker}-{closing}); a merge is in progress"), err
     fix = markers[0].split("; ", 1)[1]
     command = fix.split("`")[1].split()[1:]
-    assert command == ["changelog", "rebase", "--onto", "origin/main", "--branch", "ORIG_HEAD"], fix
-    command[3] = "main"  # this repository has no remote
+    # s39l: the merge's own commit as --onto (it was origin/main, which this repository, with no remote, lacks)
+    assert command == ["changelog", "rebase", "--onto", "main", "--branch", "ORIG_HEAD"], fix
     assert sg(capsys, *command)[0] == 0
     assert repo.read().decode() == CHANGELOG + entry("dsr1-fp4-b300-vllm", "3") + entry("dsr1-fp4-b300-sglang", "XXX")
 

@@ -243,6 +243,15 @@ def test_public_repository_needs_public_access_and_nothing_else(stub):
     assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
 
 
+def test_a_repository_whose_visibility_the_api_leaves_out_is_checked_as_private(stub):
+    """Security audit (s39h): an answer without `private` (null) is audited as a private repository's, so a
+    GPU group that admits public repositories is still a high finding; reading it as public passed every test."""
+    stub.routes[("GET", BASE)][1]["private"] = None
+    gpu_group(stub, allows_public_repositories=True)
+    proc = run_audit(stub)
+    assert proc.returncode == 1 and "high: runner group 'gpu' allows public repositories" in proc.stdout, \
+        proc.stdout + proc.stderr
+
 def test_unknown_workflow_access_and_unplaced_labels_are_medium(stub):
     groups = stub.routes[("GET", "/orgs/acme/actions/runner-groups")][1]["runner_groups"]
     del groups[1]["restricted_to_workflows"]

@@ -106,13 +106,29 @@ def test_dispatch_plan():
     assert dispatch.plan({"7": run_now}, [dispatch.Run(5, title, "completed")]) == []
 
 
+
+@pytest.mark.parametrize("status", ["queued", "in_progress", "waiting", "pending", "requested"])
+def test_every_status_of_a_run_not_yet_ended_is_cancelled(status):
+    """Security audit (s39h): a sweep the PR may no longer run is cancelled while it has not ended, not only
+    while queued or running: a run `waiting` for a reviewer of a protected environment (its decide job
+    authorized the PR before the wait) or `pending` behind another in its concurrency group would otherwise
+    start its GPU jobs after the PR turned draft or was closed. The plan held only queued and in_progress to
+    a test: narrowing its active statuses to those passed every test."""
+    run_now = decision.Decision("trimmed", "ok", pr_number="7", head_ref=HEAD)
+    runs = [dispatch.Run(1, dispatch.run_title("7", OLD, "trimmed"), status),  # pushed again
+            dispatch.Run(2, dispatch.run_title("10", HEAD, "full"), status)]  # PR 10 was closed
+    actions = dispatch.plan({"7": run_now}, runs)
+    assert [(a.kind, a.pr, a.run_id) for a in actions] == [("dispatch", "7", 0), ("cancel", "7", 1),
+                                                           ("cancel", "10", 2)], actions
+
 # --- through the API: the stand-in answers GitHub's documented shapes --------------------
 
 def user(login):
     return {"login": login, "id": abs(hash(login)) % 10**6, "type": "User"}
 
 
-def serve_pull(stub, *, head_repo=REPO, draft=False, labels=(), events=(), comments=(), head=HEAD, number=7):
+def serve_pull(stub, *, head_repo=REPO, draft=False, labels=(), events=(), comments=(), head=HEAD, number=7,
+               base_sha=BASE):
     base = f"/repos/{REPO}"
     repo_json = {"id": 1, "name": "bench", "full_name": REPO, "url": f"{stub.url}{base}", "owner": user("acme")}
     stub.route("GET", base, repo_json)
@@ -121,7 +137,7 @@ def serve_pull(stub, *, head_repo=REPO, draft=False, labels=(), events=(), comme
           "url": f"{stub.url}{base}/pulls/{number}", "user": user("author"),
           "labels": [{"id": i, "name": name, "color": "ededed"} for i, name in enumerate(labels)],
           "head": {"sha": head, "ref": "feature", "label": "x:feature", "repo": head_repo_json},
-          "base": {"sha": BASE, "ref": "main", "label": "acme:main", "repo": repo_json}}
+          "base": {"sha": base_sha, "ref": "main", "label": "acme:main", "repo": repo_json}}
     stub.route("GET", f"{base}/pulls/{number}", pr)
     stub.route("GET", f"{base}/issues/{number}", {**pr, "url": f"{stub.url}{base}/issues/{number}"})
     stub.route("GET", f"{base}/issues/{number}/events", [
@@ -642,6 +658,19 @@ def test_a_head_sha_that_is_not_40_hex_digits_is_an_answer_not_trusted(stub, tmp
     assert proc.returncode == 1 and f"the API answered with a head.sha {head!r} that is not 40 hex digits" in line
     assert not [path for method, path, _ in stub.requests if method == "POST"]
 
+
+@pytest.mark.parametrize("base", ["main", "refs/heads/main", BASE[:39], BASE.upper(), "--output=/tmp/x"])
+def test_a_base_sha_that_is_not_40_hex_digits_is_an_answer_not_trusted(stub, tmp_path, base):
+    """Security audit (s39h): pull_state refuses a base SHA that is not 40 hex digits as it refuses such a
+    head SHA, but no test held it: dropping the base from that check passed every test. The base becomes
+    base_ref, which run-sweep.yml's gate hands to `git merge-base` and `sweepgate validate --base-ref`: a
+    branch name there would gate the head against whatever that branch then holds."""
+    serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], base_sha=base)
+    out = tmp_path / "out"
+    proc = run_cli(stub, "decide", "--output", str(out), event=dispatch_event(), tmp_path=tmp_path)
+    (line,) = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and f"the API answered with a base.sha {base!r} that is not 40 hex digits" in line
+    assert not out.exists()
 
 def test_a_dispatch_run_of_a_tag_named_main_titled_as_a_closed_pr_s_sweep_is_not_cancelled(stub, tmp_path):
     """Review (s36m): only runs titled as a sweep the poll would dispatch were checked to be of main's history,

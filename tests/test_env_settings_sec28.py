@@ -32,6 +32,11 @@ DENIED = [
     "PERL5LIB", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "PIP_INDEX_URL",
     "GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "ACTIONS_RUNNER_DEBUG", "RUNNER_TEMP",
     "GIT_CONFIG_COUNT", "GIT_SSH_COMMAND", "SWEEPGATE_CONTAINER_RUNTIME",
+    # security audit (s39h): the GPU stack's own loaders, which every engine process runs: the CUDA driver
+    # loads the library CUDA_INJECTION64_PATH names, NCCL (and RCCL) the plugins its *_PLUGIN variables name,
+    # ROCm's runtime HSA_TOOLS_LIB, OpenSSL the engines and providers its configuration names; all passed
+    "CUDA_INJECTION64_PATH", "CUDA_INJECTION32_PATH", "NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN",
+    "NCCL_PROFILER_PLUGIN", "HSA_TOOLS_LIB", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
 ]
 # Names of the kinds real recipes set (engine, NCCL, Slurm and recipe knobs), and names that only
 # start or end like a refused one: all must still pass.
@@ -40,7 +45,8 @@ ALLOWED = [
     "HF_HUB_CACHE=/models/hub", "SLURM_PARTITION=batch", "MAX_MODEL_LEN=9472", "NODE_RANK=0",
     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "VLLM_ENGINE_READY_TIMEOUT_S=1800",
     "LDFLAGS=-O2", "MY_PATH=/x", "PATHS=1", "ENV_FILE=a.env", "HOMEDIR=/h", "IFS_MODE=1", "GITLAB=1",
-    "SGLANG_ENABLE_JIT_DEEPGEMM=0", "LMCACHE_MAX_WORKERS=4",
+    "SGLANG_ENABLE_JIT_DEEPGEMM=0", "LMCACHE_MAX_WORKERS=4", "NCCL_IB_DISABLE=1", "NCCL_DEBUG_SUBSYS=INIT",
+    "CUDA_VISIBLE_DEVICES=0,1", "HSA_NO_SCRATCH_RECLAIM=1", "NCCL_PLUGIN_P2P=1",
     # interpreter settings that load no code and change no path
     "PYTHONUNBUFFERED=1", "PYTHONHASHSEED=0", "PYTHONFAULTHANDLER=1", "PYTHONDONTWRITEBYTECODE=1",
     "PYTHONIOENCODING=utf-8", "PYTHONUTF8=1",

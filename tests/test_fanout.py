@@ -399,3 +399,31 @@ def test_cli_split_counts_one_canary_as_one(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert kv.parse_kv(proc.stdout)["canary_jobs"] == "1"
     assert proc.stderr.rstrip("\n").endswith("; 1 canary first"), proc.stderr
+
+
+def test_rows_of_one_exp_name_and_runner_get_job_names_that_tell_them_apart():
+    """A new AMD + NVIDIA user (s39k): InferenceX's exp-names hold no parallelism (`dsv4_8k1k`), so one
+    config's tp4 and tp8 rows at conc 4 on one runner pool were both the job `fixed-seq-len dsv4_8k1k c4
+    (cluster:b300-nv)` in the Actions UI, and a failed one could not be told from the other. A job's name
+    now adds the fields those rows differ in (each at its value, a default part left out); rows of an
+    exp-name and runner that differ in none keep the short name."""
+    def row(runner, conc, **over):
+        base = {**fixed_row(0, runner), "exp-name": "dsv4_8k1k", "conc": conc, "isl": 8192}
+        return {**base, **over}
+    b300 = "cluster:b300-nv"
+    rows = [row("mi355x", 4), row("mi355x", 8),
+            row(b300, 4, tp=4), row(b300, 4, tp=8), row(b300, 256, tp=4, ep=4, **{"dp-attn": True}),
+            row(b300, 8, tp=8, **{"spec-decoding": "mtp"})]
+    m = {**matrix(), "single_node": {"8k1k": rows}, "evals": [{**rows[2], "run-eval": True}]}
+    for canary in (False, True):
+        outputs = fanout.split(m, canary=canary)
+        refs = [ref for kind in ("fixed", "evals") for chunk in chunks_of(outputs, kind) for ref in chunk]
+        refs += json.loads(outputs["canary"])["row"] if canary else []
+        names = {ref["id"]: ref["name"] for ref in refs}
+        assert names == {
+            "fixed/0": "dsv4_8k1k c4", "fixed/1": "dsv4_8k1k c8",
+            "fixed/2": "dsv4_8k1k tp4 c4", "fixed/3": "dsv4_8k1k tp8 c4",
+            "fixed/4": "dsv4_8k1k tp4 ep4 dpa c256", "fixed/5": "dsv4_8k1k tp8 spec-mtp c8",
+            "evals/0": "dsv4_8k1k c4"}, canary
+        named = [(ref["runner"], ref["name"]) for ref in refs if not ref["id"].startswith("evals/")]
+        assert len(named) == len(set(named))

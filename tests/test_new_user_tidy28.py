@@ -64,7 +64,7 @@ def test_plan_wraps_its_summary_at_columns(fleet):
     assert all(len(line) <= 60 and line == line.rstrip() for line in lines), lines
     assert " ".join(" ".join(lines).split()) == " ".join(" ".join(whole).split()), "nothing lost"
     # each line of the summary starts as it did; what did not fit goes under it, further in
-    starts = [i for i, line in enumerate(lines) if line.startswith(("plan: ", "recipes: ", "  cluster:", "  new "))]
+    starts = [i for i, line in enumerate(lines) if line.startswith(("plan: ", "recipes: ", "  cluster:", "  new ", "  estimated: "))]
     assert [lines[i] for i in starts] == [line for line in lines if not line.startswith("    ")]
     assert len(starts) == len(whole) < len(lines), lines
     for pair in re.findall(r"\d[\d,]*\.\d+ [\w-]+", " ".join(whole)):  # "36.0 estimated": a count beside its noun

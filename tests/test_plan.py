@@ -30,6 +30,7 @@ DSR1_MI = "dsr1-fp8-mi355x-vllm"
 KIMI_SCRIPT = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
 DSR1_SCRIPT = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_vllm.sh"
 DSR1_MI_SCRIPT = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x.sh"  # generic (no framework) name
+MN_SCRIPT = "benchmarks/multi_node/fixed_seq_len/dsr1_fp4_gb200_dynamo-trt.sh"  # not in base_fleet
 
 RUNNERS = {
     "labels": {
@@ -498,6 +499,8 @@ def test_unlisted_change_for_runner_facts_launchers_and_multinode_helpers(fleet)
     run identity reuse matches on) warned nothing in a PR with no changelog entry."""
     runners = {**RUNNERS, "hardware": {**RUNNERS["hardware"], "cluster:b300-nv": {
         **RUNNERS["hardware"]["cluster:b300-nv"], "rdma-devices": ["mlx5_0"]}}}
+    # a job runs the multi-node helpers through its script (a job with none stops in its launcher)
+    fleet.base = fleet.commit({MN_SCRIPT: "#!/usr/bin/env bash\nsource benchmarks/multi_node/disagg_lib.sh\n"}, "mn")
     p = make(fleet, {"configs/runners.yaml": runners,
                      "benchmarks/runners/launch_mi355x-amds.sh": "#!/usr/bin/env bash\necho changed\n",
                      "benchmarks/multi_node/disagg_lib.sh": "#!/usr/bin/env bash\necho changed\n"})
@@ -571,6 +574,7 @@ def test_new_framework_specific_script_shadows_the_generic_one(fleet):
 
 
 def test_benchmark_lib_change_without_entry(fleet):
+    fleet.base = fleet.commit({MN_SCRIPT: "#!/usr/bin/env bash\nsource benchmarks/benchmark_lib.sh\n"}, "mn")
     p = make(fleet, {"benchmarks/benchmark_lib.sh": "#!/usr/bin/env bash\nwait_for_ready() { return 0; }\n"})
     (w,) = rules(p, "unlisted-change")
     assert w["file"] == "benchmarks/benchmark_lib.sh"
@@ -584,7 +588,45 @@ def test_a_change_to_a_part_the_library_sources_is_a_library_change(fleet):
     p = make(fleet, {"benchmarks/lib/clients.sh": "#!/usr/bin/env bash\nrun_benchmark_serving() { :; }\n"})
     (w,) = rules(p, "unlisted-change")
     assert w["file"] == "benchmarks/benchmark_lib.sh"
-    assert {c["key"] for c in p["diff"]["changed"]} == {DSPARK, DSR1, DSR1_MI, "dsr1-fp4-gb200-dynamo-trt"}
+    # the multi-node key has no benchmark script in this fleet: its job stops at the launcher
+    assert {c["key"] for c in p["diff"]["changed"]} == {DSPARK, DSR1, DSR1_MI}
+
+
+def test_a_library_edit_does_not_change_a_config_without_a_benchmark_script(fleet):
+    """New-user walk (s39s): a library edit marked every config changed, 208 in an InferenceX-layout
+    repository where most configs have no script at CONTRACTS section 7's paths. A job with no script stops
+    in its launcher before it sources benchmark_lib.sh (launch::resolve_script), so the library (and the
+    multi-node helpers a script sources) is none of what it runs; the launcher still is."""
+    from sweepgate.core import report
+
+    master = nvidia_master(fleet)
+    unscripted = [f"gptoss{i}-fp4-b300-vllm" for i in range(6)]
+    master.update({key: {**dsr1(), "model-prefix": key.split("-")[0]} for key in unscripted})
+    # one config with a script for one of its scenarios only: the library changes that scenario alone
+    mixed = {**dsr1(), "model-prefix": "kimik3", "precision": "fp4"}
+    mixed["scenarios"]["agentic-coding"] = kimi()["scenarios"]["agentic-coding"]
+    master["kimik3-fp4-b300-vllm-both"] = mixed
+    more = {f"dsr1{i}-fp8-b300-vllm": {**dsr1(), "model-prefix": f"dsr1{i}"} for i in range(3)}
+    master.update(more)
+    fleet.base = fleet.commit({"configs/nvidia-master.yaml": master, **{
+        f"benchmarks/single_node/fixed_seq_len/dsr1{i}_fp8_b300_vllm.sh": "#!/usr/bin/env bash\n"
+        "source benchmarks/benchmark_lib.sh\n" for i in range(3)}}, "more configs")
+    p = make(fleet, {"benchmarks/benchmark_lib.sh": "#!/usr/bin/env bash\nwait_for_ready() { return 0; }\n",
+                     "perf-changelog.yaml": fleet.append_changelog(entry(unscripted[0], pr=5))})
+    changed = {c["key"]: c for c in p["diff"]["changed"]}
+    scripted = {DSPARK, DSR1, DSR1_MI, "kimik3-fp4-b300-vllm-both", *more}
+    assert set(changed) == scripted and set(unscripted) <= set(p["diff"]["unchanged"])
+    assert changed["kimik3-fp4-b300-vllm-both"]["scenarios"] == ["agentic-coding"]
+    (w,) = rules(p, "unlisted-change")  # the entry selects no key whose jobs run the library
+    assert w["file"] == F.BENCHMARK_LIB and f"the jobs of {len(scripted)} config keys run it" in w["message"]
+    assert not any(k in w["message"] for k in unscripted)
+    # the selected key still gets its own warning that it has no script
+    assert any(unscripted[0] in m["message"] for m in rules(p, "missing-script"))
+    text, markdown = report.plan_text(p), report.plan_markdown(p)
+    assert f"changed {len(scripted)} config keys: {F.BENCHMARK_LIB} (" in text, text
+    assert not any(k in text for k in unscripted[1:]) and not any(k in markdown for k in unscripted[1:])
+    assert f"{len(scripted)} changed, 0 removed, {len(unscripted) + 1} unchanged" in text, text
+    assert f"**changed** ({len(scripted)})" in markdown and f"**unchanged**: {len(unscripted) + 1} config" in markdown
 
 
 def test_missing_script_and_unused_script(fleet):
@@ -756,7 +798,9 @@ def test_a_changed_launcher_or_multi_node_helper_changes_the_recipes_whose_jobs_
     assert w["file"] == path and f"the jobs of {len(changed)} config key(s) run it" in w["message"]
     assert all(k in w["message"] and c["support_files"] == [path] for k, c in changed.items())
     assert (MN_B300 in changed) and (("dsr1-fp8-b300-vllm" not in changed) == multi_node_only)
-    assert f"changed {MN_B300}: {path}" in report.plan_text(p)
+    text = report.plan_text(p)  # more than five configs changed by one file alone: one line (s39k)
+    assert (f"changed {MN_B300}: {path}" in text if len(changed) <= report.CHANGED_ONE_LINE_OVER
+            else f"changed {len(changed)} config keys: {path} (" in text), text
 
 
 def test_runner_facts_are_part_of_a_recipe_but_node_lists_are_not(fleet):

@@ -207,6 +207,29 @@ def test_a_command_split_across_writes_is_still_seen(pieces):
     assert commands_in(out.getvalue()) == ([], [])
 
 
+# A command hidden behind each kind of character the runner's culture-aware comparison may skip (runnerlog):
+# a control character, a format character (a zero-width one, a language tag), a combining mark, a Hangul
+# filler (a letter by category, ignorable by default), a line separator, a code point Unicode leaves unassigned.
+HIDDEN_BY = {"control": "\x07", "zero-width joiner": "\u200d", "language tag": "\U000e0001",
+             "combining mark": "\u0301", "enclosing mark": "\u20dd", "Hangul filler": "\u3164",
+             "halfwidth Hangul filler": "\uffa0", "line separator": "\u2028", "unassigned": "\U000e0fff"}
+
+
+@pytest.mark.parametrize("kind", sorted(HIDDEN_BY))
+def test_a_command_hidden_behind_any_character_the_runner_may_skip_is_rewritten(kind):
+    """Security audit (s39h): only a zero-width space and a no-break space hid a command in these tests, so
+    narrowing the characters the streams look past to control and format ones, or forgetting the Hangul
+    fillers, passed every test. Seen with every character outside printable ASCII dropped (the most the
+    runner could skip), no line the stream wrote is a command."""
+    ch = HIDDEN_BY[kind]
+    out = io.StringIO()
+    stream = CommandSafeStream(out)
+    stream.write(f"{ch}::stop-commands::tok\n  {ch}:{ch}:add-mask::x\nsee #{ch}#[set-output name=a;]b\n")
+    stream.finish()
+    for line in out.getvalue().splitlines():
+        seen = re.sub(r"[^\x20-\x7e]", "", line)
+        assert not seen.lstrip().startswith("::") and "##[" not in seen, (kind, line)
+
 def test_sweepgate_s_own_annotation_keeps_a_pr_named_file_and_message_inside_it(tmp_path):
     """Already safe, and checked: a file name and message holding the characters that end a property
     or the data (``,`` ``:`` ``%`` CR LF) stay inside one annotation, escaped as GitHub documents."""

@@ -209,6 +209,11 @@ def test_zizmor_also_runs_online_in_ci():
         assert "--offline" not in command and "--no-ignores" in command and command.split()[-1] == ".github"
         assert (step.get("env") or {}).get("GH_TOKEN") == "${{ github.token }}"
         assert job["runs-on"] == "ubuntu-latest"
+        # it runs, and its findings fail the run, on every push and pull request ci.yml runs for (security
+        # audit, s39h: `continue-on-error: true` on the step, or an `if:` on its job that never holds, passed)
+        for where, what in ((job, "job"), (step, "step")):
+            assert "if" not in where and "continue-on-error" not in where, f"ci.yml: the online zizmor {what}: {where}"
+    assert {"push", "pull_request"} <= set(load("ci.yml")["on"])
 
 
 def test_the_online_zizmor_is_the_version_the_dev_extra_pins():
@@ -440,6 +445,16 @@ def test_pins_agree_across_files():
             action, sha = ref.split("@")
             assert pins.setdefault(action, (sha, version)) == (sha, version), f"{action} pinned twice"
 
+
+def test_no_step_or_job_carries_on_after_it_failed(docs):
+    """Security audit (s39h): `continue-on-error: true` on the templates' step refusing an approved commit
+    that holds .sweepgate-main, on the core.fsmonitor guard, on the export of main's tools, or on run-sweep.yml's
+    split (which refuses runner labels main does not know) passed every test: each refusal would then be a
+    warning the job goes on past. No workflow has a step or job that may fail and go on."""
+    found = [f"{name}:{job_name}: {where.get('name', job_name)}"
+             for name, doc in docs.items() for job_name, job in doc["jobs"].items()
+             for where in (job, *job.get("steps", [])) if "continue-on-error" in where]
+    assert not found, found
 
 def test_checkout_never_persists_credentials(docs):
     for name, doc in docs.items():
@@ -802,6 +817,21 @@ def test_approved_sha_is_what_the_gpu_side_checks_out(docs):
         assert checkouts[1]["with"]["path"] == ".sweepgate-main"
 
 
+# What an actions/checkout step may be told. Not `submodules` or `lfs`: each fetches what the commit names
+# without holding it (a gitlink's commit of another repository, an LFS pointer's object), which a reviewer of
+# the approved diff never reads; not `repository`, `token` or `ssh-key`: another repository or credentials.
+CHECKOUT_OPTIONS = {"ref", "path", "fetch-depth", "persist-credentials"}
+
+
+def test_every_checkout_fetches_only_the_commit_it_names(docs):
+    """Security audit (s39h): `submodules: recursive` (or `lfs: true`) on the templates' checkout of the approved
+    commit, or on run-sweep.yml's pr-data checkout, passed every test: the GPU host would then run files of
+    other repositories' commits, or LFS objects, that the approved commit names but does not hold."""
+    found = [f"{name}:{job}: {sorted(set(step.get('with') or {}) - CHECKOUT_OPTIONS)}"
+             for name, doc in docs.items() for job, step in steps(doc)
+             if "actions/checkout@" in step.get("uses", "") and set(step.get("with") or {}) - CHECKOUT_OPTIONS]
+    assert not found, found
+
 def test_the_trusted_side_installs_main_s_sweepgate_only(docs):
     """Security audit: "run-sweep.yml recomputes the matrix with main's sweepgate" held no test:
     `pip install ./pr-data` in setup (which holds the results environment) passed every check.
@@ -968,6 +998,30 @@ def test_no_git_reads_a_checkout_the_container_could_write(docs, name):
     assert guard < bench and 'GIT_CONFIG_VALUE_0=false"' in job_steps[guard]["run"]
     assert '>>"${GITHUB_ENV}"' in job_steps[guard]["run"] and "if" not in job_steps[guard]
 
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_a_host_git_that_ignores_git_config_count_stops_the_job(docs, tmp_path, name):
+    """The guard's GIT_CONFIG_* reach only a git that reads them (2.31 or newer); an older host git would
+    run the command a container wrote into core.fsmonitor in actions/checkout's post step. The guard step
+    asks git whether it took them and stops the job when it did not. Security audit (s39h): that check
+    held no test: a guard without it passed every test."""
+    job_steps = docs[name]["jobs"]["benchmark"]["steps"]
+    (guard,) = [s["run"] for s in job_steps if "GIT_CONFIG_KEY_0=core.fsmonitor" in s.get("run", "")]
+    work, old = tmp_path / "work", tmp_path / "old-git"
+    work.mkdir(), old.mkdir()
+    _git("init", "-q", cwd=work)
+    real = shutil.which("git")
+    # a git that ignores GIT_CONFIG_COUNT and its pairs, as git before 2.31 does
+    (old / "git").write_text(f"#!/bin/sh\nunset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0\nexec {real} \"$@\"\n")
+    (old / "git").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    for path, ok in ((os.environ["PATH"], True), (f"{old}:{os.environ['PATH']}", False)):
+        env_file = tmp_path / f"github_env_{ok}"
+        proc = subprocess.run(["bash", "-e", "-c", guard], cwd=work, capture_output=True, text=True,
+                              env={**env, "PATH": path, "GITHUB_ENV": str(env_file)})
+        assert (proc.returncode == 0) is ok, proc.stdout + proc.stderr
+        assert ("::error::this host's git ignores GIT_CONFIG_COUNT" in proc.stdout) is not ok, proc.stdout
 
 @pytest.mark.parametrize("run, bad", [
     ("python -m sweepgate validate --base-ref x", True), ("bash benchmarks/x.sh", True),
@@ -1534,6 +1588,29 @@ def test_every_download_is_of_this_run_s_artifacts(docs):
     assert seen >= 4
 
 
+def test_every_download_lands_where_no_code_is_read_from(docs):
+    """Security audit (s39h): collect's download of the `bmk_` artifacts (files the benchmark jobs, PR code,
+    wrote) into `utils` passed every test, as did its Summarize step without `-P`: the files would then sit
+    where main's sweepgate is imported from (PYTHONPATH: utils), or on sys.path, in a job that holds the
+    SWEEPGATE_DB secret. An artifact goes into a folder of its own that the repository does not hold, or
+    into runner.temp, and a step running `python -m` where one was downloaded keeps the working directory
+    off sys.path."""
+    for name, doc in docs.items():
+        for job_name, job in doc["jobs"].items():
+            downloads = [s for s in job.get("steps", []) if "actions/download-artifact@" in s.get("uses", "")]
+            for step in downloads:
+                path = str((step.get("with") or {}).get("path", ".")).rstrip("/")
+                if path.startswith("${{ runner.temp }}/"):
+                    continue
+                first = Path(path).parts[0] if path not in ("", ".") else "."
+                assert first not in (".", "..") and not (ROOT / first).exists() and "${{" not in path, \
+                    f"{name}:{job_name}: an artifact downloaded into {path!r}, where the repository's files are"
+            after = job.get("steps", [])[job["steps"].index(downloads[0]):] if downloads else []
+            for step in after:
+                for words in map(unwrapped, commands(step.get("run", ""))):
+                    if re.fullmatch(r"python3?(\.\d+)?", words[0]) and "-m" in words and words[1:4] != ["-m", "pip", "install"]:
+                        assert "-P" in words[:words.index("-m")], f"{name}:{job_name}: {' '.join(words)} without -P"
+
 def test_collect_takes_the_jobs_result_artifacts_and_no_other_upload(docs):
     """A PR's results never join main's baseline only while collect ingests the job's own files: the
     `bmk_` artifacts, which hold them by exact name. Security audit: collect's `pattern: bmk_*` widened
@@ -1696,6 +1773,8 @@ def _origin(tmp_path, marker, scenario):
     (origin / "results/.keep").write_text("")
     if scenario == "symlink":
         (origin / ".sweepgate-main").symlink_to(tmp_path / "host-cache")
+    if scenario == "dangling":  # a link to a host path that does not exist (yet): `-e` is false for it
+        (origin / ".sweepgate-main").symlink_to(tmp_path / "host-nothing")
     _git("add", "-A", cwd=origin)
     _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pr", cwd=origin)
     return origin, main_sha, _git("rev-parse", "HEAD", cwd=origin)
@@ -1704,14 +1783,15 @@ def _origin(tmp_path, marker, scenario):
 AGENTIC_SCRIPT = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
 
 
-@pytest.mark.parametrize("scenario", ["plants", "leftover", "symlink", "directory", "fails"])
+@pytest.mark.parametrize("scenario", ["plants", "leftover", "symlink", "dangling", "directory", "fails"])
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, scenario):
     """Each template's steps, read from the file and run with real bash over an approved commit
     that plants a sweepgate/ package, sweepgate.py, sitecustomize.py, usercustomize.py and
     utils/sweepgate/ (plants); whose container rewrites .sweepgate-main and the workspace mid-job;
     after a past job left a .git hook in the workspace (leftover); or whose tree holds
-    .sweepgate-main as a symlink to a host directory (symlink) or as a directory (directory); or
+    .sweepgate-main as a symlink to a host directory (symlink), to a host path that does not exist
+    (dangling: the refusal's `-L`, which `-e` does not cover, held no test) or as a directory (directory); or
     whose script does all that and then fails (fails: the uploads run after a failed step, so the sidecar
     must too, else they follow the links it leaves; dropping the sidecar's `always()` passed every test).
     Main's row-env and sidecar run, or the job stops before any PR file could matter."""
@@ -1760,7 +1840,8 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     assert not marker.exists(), f"PR code ran: {marker.read_text()}\n{log}"
     assert (host / "model.bin").exists(), "checking out main's tools deleted a host directory\n" + log
     failed = [(n, out) for n, rc, out in results if rc]
-    if scenario in ("symlink", "directory"):
+    assert not (tmp_path / "host-nothing").exists(), "main's tools were checked out through a link\n" + log
+    if scenario in ("symlink", "dangling", "directory"):
         assert len(failed) == 1 and "the approved commit holds .sweepgate-main" in failed[0][1], log
         assert not any("row-env" in n or "Job environment" in n for n, _, _ in results), log
         return

@@ -1,7 +1,8 @@
 """Run one job of a workflow file locally, step by step, as a runner would.
 
 Each `run:` goes to real bash (`bash -e`, the runner's default shell) with the step's and the
-job's `env:` and what earlier steps wrote to $GITHUB_ENV. `${{ }}` values come from a table the
+job's `env:` and what earlier steps wrote to $GITHUB_ENV; a failed step stops the job unless it says
+`continue-on-error: true`. `${{ }}` values come from a table the
 test gives (an expression it does not know fails the test). Stand-ins for the actions the
 benchmark templates use: actions/checkout does what the action does with an existing path
 (deletes the contents of a directory without a .git, through a symlink too; reuses a .git
@@ -140,7 +141,8 @@ def run_job(job: dict, *, workspace: Path, origin: Path, context: dict, base_env
             proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=workspace, env=env,
                                   capture_output=True, text=True)
             results.append((name, proc.returncode, proc.stdout + proc.stderr))
-            failed = failed or proc.returncode != 0
+            # a step that may fail (continue-on-error) lets the job go on as if it had not, as GitHub does
+            failed = failed or (proc.returncode != 0 and str(step.get("continue-on-error", False)).lower() != "true")
     post_env = {**base_env, **{k: substitute(v, context) for k, v in (job.get("env") or {}).items()},
                 **read_env_file(env_file)}
     for target in reversed(checkouts):  # post steps run last, in reverse, whatever failed

@@ -14,8 +14,9 @@ C768 = "aiperf/aiperf0.11_qwen3-4b_g7_c768_duration300_goodput_no_isl_trimmed.js
 # (field or metric, value as the file states it)
 PINNED = [
     (R.CLIENT, "aiperf"), (R.CLIENT_VERSION, "0.11.0"), (R.CONC, 768), (R.MODEL, "qwen3-4b"),
-    (R.STATUS, "success"), (R.STARTED, "2026-09-30T17:54:22.705066+00:00"),
-    (R.FINISHED, "2026-09-30T17:59:22.742370+00:00"),
+    # start_time/end_time as written: AIPerf's local time without a zone, and no Unix time to tell it by (s39i)
+    (R.STATUS, "success"), (R.STARTED, "2026-09-30T17:54:22.705066"),
+    (R.FINISHED, "2026-09-30T17:59:22.742370"),
     # request_count 5097; no error_request_count and an empty error_summary: none failed
     (R.COMPLETED, 5097), (R.FAILED, 0), (R.SUCCESS_RATE, 1),
     (R.DURATION_S, 299.938114992), (R.REQUEST_THROUGHPUT, 16.993505477408057),

@@ -35,7 +35,7 @@ T = dt.datetime(2026, 11, 10, 10, tzinfo=dt.timezone.utc)
 
 
 def at(seconds: float) -> str:
-    """A time ``seconds`` after T, as ingest stores it (``R.utc_time``: microseconds only when it has any)."""
+    """A time ``seconds`` after T, as ingest stores it (``R.stored_time``: microseconds only when it has any)."""
     return (T + dt.timedelta(seconds=seconds)).isoformat()
 
 

@@ -7,9 +7,9 @@ opens as current, and its rows are still so. The store orders rows by those colu
 (``store._happened``), while Python (``record.happened``) reads them in UTC: ``12:00+02:00`` (10:00 UTC) was
 the newest in the store, after ``10:30Z``, and a store and the same records read from `--baseline-jsonl`
 files (an older sweepgate's results artifact) picked different baseline runs. Revision 0004 rewrites those
-times in UTC (``record.utc_time``), in the columns and the stored record alike, as an ingest now stores
-them; a time without a zone is taken in the zone of the machine that upgrades the store (the suite runs in
-UTC), text that is no time stays as it is."""
+times in UTC (``record.stored_time``), in the columns and the stored record alike, as an ingest now stores
+them; a time without a zone stays without one (s39i: which zone it is in is not known), text that is no time
+stays as it is."""
 
 from __future__ import annotations
 
@@ -84,19 +84,19 @@ def test_an_older_store_s_times_are_in_utc_once_it_is_upgraded(backend):
     with store.open_store(backend) as st:  # the first command to open it upgrades it
         got = {r[R.RUN_ID]: r for r in st.records()}
     for run, (started, finished) in AS_WRITTEN.items():
-        utc = (R.utc_time(started), R.utc_time(finished))
+        utc = (R.stored_time(started), R.stored_time(finished))
         assert stored_rows(backend)[run] == utc * 2, run
     assert stored_rows(backend)["101"][:2] == ("2026-11-10T09:30:00+00:00", "2026-11-10T10:00:00+00:00")
-    assert stored_rows(backend)["103"][1] == "2026-11-10T11:00:00+00:00"  # the suite's zone is UTC
+    assert stored_rows(backend)["103"][1] == "2026-11-10T11:00:00"  # no zone: none is made up
     assert stored_rows(backend)["105"][1] == "n/a"
     for rec in records:
-        assert got[rec[R.RUN_ID]] == {**rec, R.STARTED: R.utc_time(rec[R.STARTED]),
-                                      R.FINISHED: R.utc_time(rec[R.FINISHED])}
+        assert got[rec[R.RUN_ID]] == {**rec, R.STARTED: R.stored_time(rec[R.STARTED]),
+                                      R.FINISHED: R.stored_time(rec[R.FINISHED])}
 
 
 def test_an_older_store_s_rows_are_ordered_by_the_instant_once_upgraded(backend):
     """The store's order and `results show`'s newest are Python's: 102 (10:30 UTC) is newer than 101
-    (12:00+02:00, 10:00 UTC), 103 (11:00 with no zone, UTC here) the newest; as text, 101 was the newest."""
+    (12:00+02:00, 10:00 UTC), 103 (11:00 with no zone, ordered by that clock reading) the newest; as text, 101 was the newest."""
     records = [old_record(run, finished, started) for run, (started, finished) in AS_WRITTEN.items() if run != "105"]
     stored_by_an_older_sweepgate(backend, records)
     newest = [r[R.RUN_ID] for r in sorted(records, key=R.time_order, reverse=True)]
@@ -146,7 +146,7 @@ def test_the_upgrade_keeps_a_time_it_cannot_place(backend):
     """A time that has no UTC (``9999-12-31T23:59:59-05:00`` is past year 9999 there) stays as it was; the
     upgrade does not fail on it."""
     far = "9999-12-31T23:59:59-05:00"
-    assert R.utc_time(far) == far
+    assert R.stored_time(far) == far
     stored_by_an_older_sweepgate(backend, [old_record("101", far)])
     with store.open_store(backend) as st:
         (rec,) = st.records()

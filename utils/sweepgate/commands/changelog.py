@@ -88,7 +88,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the branch onto")
     rebase.add_argument("--branch", type=argtypes.not_empty, default=None,
                         help="take the branch's entries from this commit's changelog instead of the working "
-                             "tree (REBASE_HEAD during a conflicted rebase, ORIG_HEAD during a conflicted merge)")
+                             "tree (REBASE_HEAD during a conflicted rebase, ORIG_HEAD during a conflicted merge, "
+                             "CHERRY_PICK_HEAD during a conflicted cherry-pick)")
     rebase.add_argument("--changelog-file", type=argtypes.not_empty, default=F.CHANGELOG_FILE,
                         help="changelog to rebuild, from the repository root (default: %(default)s)")
     rebase.set_defaults(_action=cmd_rebase)

@@ -20,7 +20,9 @@ from pathlib import Path
 from sweepgate.core import fields as F
 from sweepgate.core.atomic import atomic_write
 from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder
-from sweepgate.core.upstream import UPSTREAMS
+from sweepgate.core.inprogress import (IN_PROGRESS_BRANCH, OPERATION_REFS, conflict_fix, in_progress, onto_of,
+                                      operation_fix, rebase_command, ref_named)
+from sweepgate.core.upstream import UPSTREAMS, existing_upstream
 
 XXX_LINK = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(['\"]?)https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
                       rb"/pull/(?:XXX|xxx)/?\2[ ]*$")  # the gate refuses 'xxx' and a trailing '/' too: fix them
@@ -148,69 +150,33 @@ def _history(git, path: str) -> bytes:
     return _blob(git, staged_base(git), path)
 
 
-def _existing_upstream(git) -> str | None:
-    """The first of origin/main, main, origin/master, master that exists here (None: none does)."""
-    return next((ref for ref in UPSTREAMS if _ref_exists(git, ref)), None)
-
-
 def _default_upstream(git) -> str:
-    ref = _existing_upstream(git)
+    ref = existing_upstream(git)
     if ref:
         return ref
     raise _fail("git", 0, F.GIT_REF_RULE, f"none of {', '.join(UPSTREAMS)} exists",
                 "pass the branch this one will merge into (--base BRANCH)")
 
 
-def refuse_conflict_markers(lines: list[bytes], path: str, what: str, hint: str) -> None:
-    """Refuse ``lines`` holding merge-conflict markers: one problem per conflict, at its first marker."""
+def refuse_conflict_markers(lines: list[bytes], path: str, what: str, hint) -> None:
+    """Refuse ``lines`` holding merge-conflict markers: one problem per conflict, at its first marker.
+    ``hint``: the fix, or a function that says it (called only when there are markers)."""
     from sweepgate.core.history import conflict_problems
 
-    problems = [Diagnostic(path, line, 0, F.CONFLICT_MARKER_RULE, message, hint)
-                for line, message in conflict_problems(enumerate(lines, 1), what)]
-    if problems:
-        raise SweepgateError(problems)
+    found = conflict_problems(enumerate(lines, 1), what)
+    if found:
+        fix = hint() if callable(hint) else hint
+        raise SweepgateError([Diagnostic(path, line, 0, F.CONFLICT_MARKER_RULE, message, fix)
+                              for line, message in found])
 
 
 REBASE_CONFLICT_FIX = ("pass --branch REF (REBASE_HEAD during a rebase, ORIG_HEAD during a merge) to rebuild from the "
                        "branch's committed changelog")
-# What `rebase --branch` reads in each operation a conflict stops: the commit being applied (ORIG_HEAD, the
-# branch's tip before a rebase, would fold every commit's entries into this one), the branch before the merge.
-IN_PROGRESS_BRANCH = {"rebase": ("REBASE_HEAD", "the commit being applied"),
-                      "merge": ("ORIG_HEAD", "your branch before the merge")}
-
-
-def in_progress(git) -> tuple[str, str | None] | None:
-    """The operation a conflict stops in this work tree: ('rebase', the commit it replays the branch onto),
-    ('merge', the commit merged in), each None where git did not write it down; or None. Git leaves
-    REBASE_HEAD behind after a rebase, so it tells nothing: the rebase's folder does (``git am``'s, which
-    has an ``applying`` file, is no rebase)."""
-    for folder in ("rebase-merge", "rebase-apply"):
-        path = Path(git.root) / git.run("rev-parse", "--git-path", folder).decode().strip()
-        if path.is_dir() and not (path / "applying").exists():
-            try:
-                onto = (path / "onto").read_text().strip()
-            except OSError:
-                onto = ""
-            return "rebase", onto if F.COMMIT_SHA.fullmatch(onto) else None
-    merged = git.run("rev-parse", "--verify", "--quiet", "MERGE_HEAD^{commit}", check=False).decode().strip()
-    return ("merge", merged if F.COMMIT_SHA.fullmatch(merged) else None) if merged else None
-
-
-def _ref_named(git, commit: str) -> str:
-    """A branch or remote branch at ``commit`` (the first by name), else its short id."""
-    names = git.run("for-each-ref", "--points-at", commit, "--format=%(refname:short)",
-                    "refs/heads", "refs/remotes", check=False).decode().split()
-    return next((n for n in names if not n.endswith("/HEAD")), F.short_sha(commit))
-
-
-def _rebase_fix(onto_ref: str, branch: str | None) -> str:
-    return f"`sweepgate changelog rebase --onto {onto_ref}{f' --branch {branch}' if branch else ''}`"
-
-
 # Why --onto must be the operation's own commit: the file is --onto's changelog plus the branch's entries.
 _ONTO_WHY = {"rebase": "the file must be the changelog of the commit the rebase replays this branch onto, plus "
                        "this branch's entries",
-             "merge": "the merged file must hold the changelog of the commit merged in, plus this branch's entries"}
+             "merge": "the merged file must hold the changelog of the commit merged in, plus this branch's entries",
+             "on HEAD": "the file must be HEAD's changelog plus the entries the operation brings"}
 
 
 def _refuse_another_onto(git, path: str, onto: str, onto_ref: str, branch: str | None, state) -> None:
@@ -220,13 +186,26 @@ def _refuse_another_onto(git, path: str, onto: str, onto_ref: str, branch: str |
     if not state or not state[1] or state[1] == onto or _blob(git, state[1], path) == _blob(git, onto, path):
         return
     operation, target = state
-    name = _ref_named(git, target)
+    name = onto_of(git, state)
     shown = name if name == F.short_sha(target) else f"{name} ({F.short_sha(target)})"
     what = (f"a rebase onto {shown} is in progress, not onto {onto_ref} ({F.short_sha(onto)})"
             if operation == "rebase" else
-            f"a merge of {shown} is in progress, and {onto_ref}'s {path} ({F.short_sha(onto)}) is not that commit's")
-    raise _fail("--onto", 0, F.GIT_REF_RULE, what,
-                f"run {_rebase_fix(name, branch or IN_PROGRESS_BRANCH[operation][0])}: {_ONTO_WHY[operation]}")
+            f"a merge of {shown} is in progress, and {onto_ref}'s {path} ({F.short_sha(onto)}) is not that commit's"
+            if operation == "merge" else
+            f"a {operation} is in progress on {shown}, and {onto_ref}'s {path} ({F.short_sha(onto)}) is not HEAD's")
+    ref = branch or IN_PROGRESS_BRANCH[operation][0]
+    fix = f"run {rebase_command(name, ref)}: " if ref else f"{operation_fix(git, state, path=path)}; "
+    raise _fail("--onto", 0, F.GIT_REF_RULE, what, fix + _ONTO_WHY.get(operation, _ONTO_WHY["on HEAD"]))
+
+
+def _refuse_another_operation_s_ref(path: str, branch: str | None, state, fix: str) -> None:
+    """--branch naming a ref git writes for another operation than the one in progress (ORIG_HEAD during a
+    rebase, which the fix of each conflict warns of; a REBASE_HEAD an earlier rebase left behind during a
+    merge) reads another commit's changelog: refused, naming the operation's own command."""
+    if not state or branch not in OPERATION_REFS or branch == IN_PROGRESS_BRANCH[state[0]][0]:
+        return
+    raise _fail("--branch", 0, F.GIT_REF_RULE, f"a {state[0]} is in progress, so {branch} is not the commit whose "
+                f"entries {path} needs", fix)
 
 
 @dataclass
@@ -242,11 +221,12 @@ class BranchText:
 
 
 def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str,
-                    conflict_fix: str = REBASE_CONFLICT_FIX, take_inserted: bool = False) -> BranchText:
+                    conflict_fix=REBASE_CONFLICT_FIX, take_inserted: bool = False) -> BranchText:
     """This branch's own text in ``source`` against the history ``base_bytes``.
 
     Refuses, listing every problem at its base line, when the branch edited history; ``conflict_fix``:
-    how to fix a conflict marker with the command that reads it (only `rebase` has --branch).
+    how to fix a conflict marker with the command that reads it (only `rebase` has --branch), or a function
+    that says it.
     ``take_inserted``: whole entries inserted inside the history (and nothing else changed there,
     ``core.history.whole_entries_inserted``, whose rule the gate's hint names `rebase` by) are the
     branch's too, handed back in ``inserted`` instead of refused (`rebase` moves them).
@@ -385,12 +365,12 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
               committing: Callable[[], None] | None = None) -> Edit:
     """Append one entry for ``keys`` to the working tree's changelog; ``warn`` hears of broken configs,
     ``committing`` is called right before the file is renamed into place (``atomic_write``)."""
-    from sweepgate.core.history import CONFLICT_FIX, split_lines
+    from sweepgate.core.history import split_lines
     from sweepgate.core.prlinks import PR_LINK, canonical_link, resolve_repository
 
     edit = Edit()
     existing = _worktree_bytes(git, path)
-    refuse_conflict_markers(split_lines(existing), path, "the working-tree changelog", CONFLICT_FIX)
+    refuse_conflict_markers(split_lines(existing), path, "the working-tree changelog", lambda: conflict_fix(git, path))
     history = _history(git, path)
     kept = without_trailing_space(existing, history)  # the whitespace that ends the branch's part goes
     _refuse_unparsable(kept, history, path, warn)
@@ -447,7 +427,22 @@ def _refuse_behind(git, path: str, onto: str, onto_ref: str, state, history: byt
                 f"{what} since the merge-base as this branch's own, and its pull request would sweep "
                 f"{'it' if gained == 1 else 'them'}",
                 f"bring the branch up to date first (git rebase {onto_ref}, or git merge {onto_ref}); where the "
-                f"changelog conflicts, {_rebase_fix(onto_ref, 'REBASE_HEAD')} (--branch ORIG_HEAD in a merge)")
+                f"changelog conflicts, {rebase_command(onto_ref, 'REBASE_HEAD')} (--branch ORIG_HEAD in a merge)")
+
+
+def _history_commit(git, src: str, onto: str, branch: str | None, state) -> str:
+    """The commit whose changelog is the history of ``src``'s: their merge-base, but for the working tree of a
+    merge in progress, which descends from the commit merged in (the entries it brings are not the branch's;
+    counted so, they were appended a second time), and for the commit a cherry-pick picks, its parent (its
+    branch's earlier entries are not picked)."""
+    operation, target = state or (None, None)
+    if operation == "merge" and not branch and target:
+        return target
+    if operation == "cherry-pick" and src == git.resolve("CHERRY_PICK_HEAD"):
+        parent = git.run("rev-parse", "--verify", "--quiet", f"{src}^1", check=False).decode().strip()
+        if parent:
+            return parent
+    return _merge_base(git, src, onto)
 
 
 def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=None) -> Edit:
@@ -457,10 +452,12 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
     ones it appended, and whole entries it inserted inside the history (moved to the end, before the
     appended ones, each after one empty line).
     """
-    onto = git.resolve(onto_ref, "--onto", lambda: _existing_upstream(git))
+    onto = git.resolve(onto_ref, "--onto", lambda: existing_upstream(git))
     state = in_progress(git)
     _refuse_another_onto(git, path, onto, onto_ref, branch, state)
-    conflict_fix = REBASE_CONFLICT_FIX
+    fix = REBASE_CONFLICT_FIX
+    if state:
+        _refuse_another_operation_s_ref(path, branch, state, operation_fix(git, state, onto_ref, path))
     if branch:
         src = git.resolve(branch, "--branch")
         source, what = _blob(git, src, path), f"{branch}'s changelog"
@@ -468,14 +465,12 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
         src = git.resolve("HEAD")
         source, what = _worktree_bytes(git, path), "the working-tree changelog"
         if state:
-            ref, which = IN_PROGRESS_BRANCH[state[0]]
-            conflict_fix = (f"a {state[0]} is in progress: {_rebase_fix(onto_ref, ref)} rebuilds the file from "
-                            f"the changelog of {which}")
-    mb = _merge_base(git, src, onto)
+            fix = operation_fix(git, state, onto_ref, path)
+    mb = _history_commit(git, src, onto, branch, state)
     refuse_nowhere(git, path, {onto_ref: onto, "the merge-base": mb, **({branch: src} if branch else {})},
                    f"at {branch}" if branch else "in the working tree")
     history = _blob(git, mb, path)
-    mine = branch_appended(git, history, source, path, what, conflict_fix, take_inserted=True)
+    mine = branch_appended(git, history, source, path, what, fix, take_inserted=True)
     ours = b"\n".join([text for _, _, text in mine.inserted] + ([mine.appended] if mine.appended else []))
     main = _blob(git, onto, path)
     if ours and ours not in main:
@@ -498,15 +493,15 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
 def canonicalize(git, path: str, pr_number: int, base: str | None = None, repository: str | None = None,
                  committing=None) -> Edit:
     """Replace pull/XXX in this branch's appended entries with the link of PR ``pr_number``."""
-    from sweepgate.core.history import CONFLICT_FIX, split_lines
+    from sweepgate.core.history import split_lines
     from sweepgate.core.prlinks import PR_LINK, canonical_link, resolve_repository
 
     upstream = base or _default_upstream(git)
-    mb = _merge_base(git, "HEAD", git.resolve(upstream, "--base", lambda: _existing_upstream(git)))
+    mb = _merge_base(git, "HEAD", git.resolve(upstream, "--base", lambda: existing_upstream(git)))
     refuse_nowhere(git, path, {"the merge-base": mb}, "in the working tree")
     base_bytes = _blob(git, mb, path)
     source = _worktree_bytes(git, path)
-    branch_appended(git, base_bytes, source, path, "the working-tree changelog", CONFLICT_FIX)
+    branch_appended(git, base_bytes, source, path, "the working-tree changelog", lambda: conflict_fix(git, path))
     repo = resolve_repository(repository, base_bytes or source)
     if not repo:
         raise _fail("--repository", 0, PR_LINK, "cannot tell which repository pr-links point to",

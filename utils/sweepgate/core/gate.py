@@ -58,6 +58,8 @@ NUL_RULE = "nul"  # the title of a NUL byte
 FINAL_NEWLINE_RULE = "final-newline"  # the title of a last line without its newline, or blank lines after it
 REPEATED_KEY_RULE = "repeated-config-key"  # the title of a config key named twice in one entry
 WHITESPACE_LINE_RULE = "whitespace-line"  # the title of a line of whitespace only
+NEWLINE = b"\n"
+COPIED_ENTRY_RULE = "copied-entry"  # the title of an appended entry byte for byte one the file holds already
 # C0 controls except tab/LF/CR (reported on their own), DEL, C1 NEL and the Unicode
 # line/paragraph separators: YAML and `str.splitlines` disagree about them.
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\u2028\u2029\ufeff]")
@@ -110,12 +112,16 @@ class Outcome:
         return self.diagnostics + sorted(mine, key=lambda d: (d.line, d.col)) + others
 
 
-def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, hist: History) -> None:
-    """Encoding and character rules on every line the change touches, plus the final newline."""
+def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, hist: History,
+               conflict_fix=None) -> None:
+    """Encoding and character rules on every line the change touches, plus the final newline.
+    ``conflict_fix``: called (once) for the fix of conflict markers, when there are any; else CONFLICT_FIX."""
     lines, offset = head_lines.lines, head_lines.offset
     changed = sorted(set(hist.changed))
+    fix = None
     for n, message in conflict_problems(((i + 1, lines[i - offset]) for i in changed), "the changelog"):
-        out.add(n, F.CONFLICT_MARKER_RULE, message, CONFLICT_FIX)
+        fix = fix or (conflict_fix() if conflict_fix else CONFLICT_FIX)
+        out.add(n, F.CONFLICT_MARKER_RULE, message, fix)
     for i in changed:
         line, n = lines[i - offset], i + 1
         if i == 0 and line.startswith(BOM):
@@ -397,7 +403,7 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     repo = resolve_repository(opts.repository, base or head)
     outcome = Outcome(repository=repo, changelog=opts.changelog)
     out = Collector(opts.changelog)
-    hist, parsed = check_text(out, base, head, repo, opts)
+    hist, parsed = check_text(out, base, head, repo, opts, conflict_fix=lambda: _conflict_fix(git, opts.changelog, base_ref))
     outcome.corrections = len(hist.corrections)
     _base_moved(git, out, (base_ref, head_ref or "HEAD"), base_sha, head_sha, hist)
     outcome.diagnostics = out.done()
@@ -419,6 +425,14 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     except SweepgateError as exc:
         outcome.matrix = exc.diagnostics + _keys_beside(git, head_sha, doc, entries, opts)
     return outcome
+
+
+def _conflict_fix(git, path: str, base_ref: str) -> str:
+    """The fix of conflict markers: the command of the git merge or rebase in progress here, as `changelog
+    rebase` says it (``core.inprogress``); read only when the changelog holds markers."""
+    from sweepgate.core.inprogress import conflict_fix
+
+    return conflict_fix(git, path, None if F.COMMIT_SHA.fullmatch(base_ref) else base_ref)
 
 
 def _keys_beside(git, head_sha, doc, entries, opts: GateOptions) -> list[Diagnostic]:
@@ -444,10 +458,11 @@ def _base_moved(git, out: Collector, refs: tuple[str, str], base_sha: str, head_
 
 
 def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts: GateOptions,
-               fast: bool = True) -> tuple[History, tuple | None]:
+               fast: bool = True, conflict_fix=None) -> tuple[History, tuple | None]:
     """File, history, separator and entry rules into ``out``: (history, (doc, entries) or None
     when the entry rules did not run). ``fast``: when HEAD only appends, read the appended lines
-    and the end of the history, never the whole file (same diagnostics as the full comparison)."""
+    and the end of the history, never the whole file (same diagnostics as the full comparison).
+    ``conflict_fix``: as ``file_rules``'."""
     quick = appended_only(base, head) if fast else None
     if quick:
         hist, head_lines = quick
@@ -457,7 +472,7 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
     hist.problems = [problem for problem in hist.problems if problem[0] not in in_conflict]
     for line, rule, message, hint in hist.problems:
         out.add(line, rule, message, hint)
-    file_rules(out, base, head, head_lines, hist)
+    file_rules(out, base, head, head_lines, hist, conflict_fix)
     separator_rules(out, head_lines, hist.append_start, in_conflict)
     appended_idx = list(range(hist.append_start, head_lines.total))
     appended = [head_lines[i] for i in appended_idx]
@@ -476,6 +491,8 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
                 for i in _new_entries(base, head_lines, a, b)]
     if file_level or not (has_append or inserted):
         return hist, None
+    if has_append:
+        _copied_entries(out, base, head_lines, hist.append_start)
     idx = inserted + (appended_idx if has_append else [])
     return hist, _entry_rules(out, [head_lines[i] for i in idx], idx, repo, opts)
 
@@ -507,13 +524,45 @@ def _new_entries(base: bytes, head_lines, a: int, b: int) -> list[int]:
 def _a_whole_base_entry(base: bytes, block: bytes) -> bool:
     """Whether ``block`` stands in BASE as a whole entry: from a line's start to an empty line, the
     next entry or the end (the first lines of a longer entry are not one: a new entry cut from one)."""
+    return _whole_entry_at(base, block) >= 0
+
+
+def _whole_entry_at(base: bytes, block: bytes) -> int:
+    """Where ``block`` stands in BASE as a whole entry (``_a_whole_base_entry``), else -1."""
     at = base.find(block)
     while at >= 0:
         after = base[at + len(block):at + len(block) + 2]
         if (at == 0 or base[at - 1:at] == b"\n") and (not after or after[:1] == b"\n" or after == b"- "):
-            return True
+            return at
         at = base.find(block, at + 1)
-    return False
+    return -1
+
+
+def _copied_entries(out: Collector, base: bytes, head_lines, start: int) -> None:
+    """An appended entry byte for byte one of the history's, or one appended before it: a copy (a merge's
+    entries taken in twice, say), which the matrix step would sweep again as this change's own."""
+    seen: dict[bytes, int] = {}
+    entry: list[int] = []
+    for i in [*range(start, head_lines.total), None]:
+        if i is not None and not ENTRY_START.match(head_lines[i]):
+            if entry:
+                entry.append(i)
+            continue
+        lines = [head_lines[n] for n in entry]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        if lines:
+            block = b"\n".join(lines) + b"\n"
+            at = _whole_entry_at(base, block)
+            where = (f"the history's entry at line {base.count(NEWLINE, 0, at) + 1}" if at >= 0 else
+                     f"the entry appended at line {seen[block]}" if block in seen else None)
+            if where:
+                out.add(entry[0] + 1, COPIED_ENTRY_RULE, f"appended entry is a byte-for-byte copy of {where}: "
+                        "the sweep would run it again as this change's own",
+                        "delete the copy (after a merge, `sweepgate changelog rebase` rebuilds the file with each "
+                        "entry once)")
+            seen.setdefault(block, entry[0] + 1)
+        entry = [i] if i is not None else []
 
 
 def _head_revision(git, head_sha: str, opts: GateOptions):

@@ -17,10 +17,19 @@ from sweepgate.core.prlinks import correction_of
 
 BOM = b"\xef\xbb\xbf"
 CONFLICT_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
-CONFLICT_FIX = ("resolve the conflict: after a merge, `sweepgate changelog rebase --onto origin/main --branch "
-                "ORIG_HEAD` rebuilds the file from main's and your branch's entries; during a rebase, pass "
-                "--branch REBASE_HEAD instead (the commit being applied: ORIG_HEAD would fold every commit's "
-                "entries into this one)")
+
+
+def conflict_fix_text(onto: str | None) -> str:
+    """What to do after a merge or during a rebase, where neither can be told (markers committed, as in a CI
+    checkout): rebuild onto ``onto``, the branch this one merges into that exists here (None: say how to find it)."""
+    target = onto or "BRANCH"
+    found = "" if onto else " (BRANCH: the branch yours merges into; `git branch -a` lists those there are)"
+    return (f"resolve the conflict: after a merge, `sweepgate changelog rebase --onto {target} --branch ORIG_HEAD` "
+            f"rebuilds the file from {target}'s and your branch's entries{found}; during a rebase, pass --branch "
+            "REBASE_HEAD instead (the commit being applied: ORIG_HEAD would fold every commit's entries into this one)")
+
+
+CONFLICT_FIX = conflict_fix_text(None)  # where no repository is at hand to name a branch that exists
 ENTRY_START = re.compile(rb"^-( |$)")
 
 

@@ -48,10 +48,16 @@ def launcher_files(runner: str, runners: dict) -> list[str]:
     return [*(f"{LAUNCHER_DIR}/launch_{prefix}.sh" for prefix in prefixes), LAUNCHER_LIB]
 
 
-def support_files(row: dict, runners: dict) -> list[str]:
-    """Every file the job of ``row`` executes besides its benchmark script and the helpers it sources."""
+def support_files(row: dict, runners: dict, *, scripted: bool = True) -> list[str]:
+    """Every file the job of ``row`` executes besides its benchmark script and the helpers it sources.
+    ``scripted=False``: the row has no benchmark script, and its job stops in its launcher
+    (``launch::resolve_script``) before anything sources ``benchmark_lib.sh`` or a multi-node helper, so
+    it runs the launchers alone."""
+    launchers = launcher_files(str(row.get(F.RUNNER, "")), runners)
+    if not scripted:
+        return launchers
     extra = list(MULTINODE_PARTS) if runs_multinode(row) else []
-    return [*F.BENCHMARK_LIB_FILES, *extra, *launcher_files(str(row.get(F.RUNNER, "")), runners)]
+    return [*F.BENCHMARK_LIB_FILES, *extra, *launchers]
 
 
 def needed_paths(row: dict, runners: dict) -> list[str]:

@@ -26,6 +26,7 @@ from sweepgate.core.recipes import (LIBRARY_COPY, SCRIPT_DIR, KeyDiff, RecipeSet
 
 ESTIMATES_FILE = "configs/estimates.yaml"
 ESTIMATES_RULE = "estimates"  # the title of an estimates file that is not one
+BUILT_IN_ESTIMATES = "built-in defaults"  # the estimates' source where the repository has no ESTIMATES_FILE
 
 
 EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
@@ -329,7 +330,8 @@ def backend_points(config, scenarios=None):
 def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None) -> list[Diagnostic]:
     """Matrix rows on a runner label the base's configs/runners.yaml does not list: `ci split
     --runners` (main's file) will refuse the whole sweep for them, so the plan says so first, at
-    the `runner:` line of the first head config that names the label (with the nearest listed one);
+    the `runner:` line of the first head config that names the label (with the listed labels close to it,
+    else those the file lists, so a fix is named either way);
     with no such config, at the base runners file's `labels:` line, where the fix adds it."""
     import difflib
 
@@ -346,12 +348,14 @@ def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None
         if users and head.owner.get(users[0]):
             owner = head.owner[users[0]]
             path, (line, col) = owner.path, owner.locate((users[0], F.RUNNER))
-        close = difflib.get_close_matches(label, sorted(labels), n=1)
+        close = difflib.get_close_matches(label, sorted(labels), n=3)
+        use = (f"did you mean '{close[0]}'? Use a listed label (close to it: {', '.join(close)})" if close
+               else f"use a listed label ({_short(sorted(labels))})")  # none close: the labels there are
         out.append(Diagnostic(
             path, line, col, F.UNKNOWN_RUNNER_RULE,
             f"runner label '{label}' is not in the base's {F.RUNNERS_FILE}: `ci split --runners` will refuse the sweep",
-            (f"did you mean '{close[0]}'? " if close else "") + f"Use a listed label, or add the runner to "
-            f"{F.RUNNERS_FILE} on main first (a PR cannot add GPU runners)", severity="warning"))
+            f"{use}, or add the runner to {F.RUNNERS_FILE} on main first (a PR cannot add GPU runners)",
+            severity="warning"))
     return out
 
 
@@ -501,7 +505,7 @@ def load_estimates(raw: bytes | None) -> tuple[dict[str, float], str]:
     A key the file lists replaces the default's; a bucket it lists ('8k1k') also the defaults' entries for
     that bucket on one kind of node ('multi_node/8k1k'), which would otherwise shadow it."""
     if raw is None:
-        return default_minutes(), "built-in defaults"
+        return default_minutes(), BUILT_IN_ESTIMATES
     table = _estimates_table(raw)
     merged = {k: v for k, v in default_minutes().items() if k.split("/", 1)[-1] not in table}
     merged.update(table)

@@ -272,7 +272,8 @@ class RecipeSet:
     # key -> scenario -> sorted list of (candidate[0], resolved path or None)
     scripts: dict[str, dict[str, list[tuple[str, str | None]]]] = field(default_factory=dict)
     candidates: dict[str, list[str]] = field(default_factory=dict)  # candidate[0] -> all candidates
-    # key -> every file its jobs run besides its script and the helpers that sources (``job_files``)
+    # key -> every file its jobs run besides its script and the helpers that sources (``job_files``); a
+    # row with no benchmark script runs its launchers alone (``runs_lib``)
     support: dict[str, list[str]] = field(default_factory=dict)
     runners_doc: object = None  # the runners file as read (``YamlDoc``: where its entries stand), when it was
 
@@ -303,8 +304,14 @@ class RecipeSet:
         return files_sha(F.BENCHMARK_LIB_FILES, self.blobs)
 
     def runs_lib(self, key: str) -> bool:
-        """Whether the jobs of ``key`` run ``benchmark_lib.sh`` (and so every part it sources)."""
+        """Whether the jobs of ``key`` run ``benchmark_lib.sh`` (and so every part it sources): those of
+        its rows with a benchmark script do (``scripted_scenarios``); a job with none stops in its launcher."""
         return F.BENCHMARK_LIB in self.support.get(key, ())
+
+    def scripted_scenarios(self, key: str) -> list[str]:
+        """The scenario types of ``key`` with at least one row whose benchmark script resolves."""
+        per = self.scripts.get(key, {})
+        return [s for s in F.SCENARIO_TYPES if any(p for _, p in per.get(s, ()))]
 
     def runner_facts(self, key: str):
         runner = (self.configs.get(key) or {}).get(F.RUNNER) if isinstance(self.configs.get(key), dict) else None
@@ -319,7 +326,8 @@ class RecipeSet:
         return [(first, path, self.sha(path)) for first, path in self.scripts.get(key, {}).get(scenario, [])]
 
 
-JobFiles = Callable[[dict, dict], list[str]]  # (row, runners) -> what its job runs besides its script
+# (row, runners, scripted=whether its script resolves) -> what its job runs besides its script
+JobFiles = Callable[..., list[str]]
 
 
 def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] = (),
@@ -327,8 +335,8 @@ def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] =
     """Load and check a revision; read every candidate script and job file (one read_blobs call).
 
     ``job_files`` names the files a row's job runs besides its script and the helpers that
-    sources (``core.identity.support_files``, which this module cannot import); they become
-    ``RecipeSet.support``."""
+    sources (``core.identity.support_files``, which this module cannot import), told whether the row's
+    script resolves; they become ``RecipeSet.support``."""
     from sweepgate.core.check import check_revision
     from sweepgate.core.load import load_revision
 
@@ -356,25 +364,29 @@ def _read_recipes(git, recipes: RecipeSet, wanted: list[str], job_files: JobFile
     """Fill ``recipes``' candidates, support, blobs and resolved scripts (and read their helpers)."""
     ref = recipes.ref
     candidates: dict[str, dict[str, list[list[str]]]] = {}
+    key_rows: dict[str, list[tuple[dict, list[str]]]] = {}
     want: dict[str, None] = dict.fromkeys(wanted)
     for key, config in recipes.configs.items():
-        support: dict[str, None] = {}
         for scenario, rows in _script_rows(config).items():
             lists = [script_candidates(r) for r in rows]
             candidates.setdefault(key, {})[scenario] = lists
-            for paths in lists:
+            key_rows.setdefault(key, []).extend(zip(rows, lists))
+            for row, paths in zip(rows, lists):
                 want.update(dict.fromkeys(paths))
                 recipes.candidates[paths[0]] = paths
-            for row in rows:
-                support.update(dict.fromkeys(job_files(row, recipes.runners)))
-        if support:
-            recipes.support[key] = list(support)
-            want.update(support)
+                want.update(dict.fromkeys(job_files(row, recipes.runners)))
     recipes.blobs = git.read_blobs(ref, list(want))
     for key, per_scenario in candidates.items():
         for scenario, lists in per_scenario.items():
             recipes.scripts.setdefault(key, {})[scenario] = sorted(
                 {(paths[0], resolve_script(paths, recipes.blobs)) for paths in lists}, key=lambda t: (t[0], t[1] or ""))
+    for key, pairs in key_rows.items():  # what a row's job runs depends on whether its script is there
+        support: dict[str, None] = {}
+        for row, paths in pairs:
+            scripted = resolve_script(paths, recipes.blobs) is not None
+            support.update(dict.fromkeys(job_files(row, recipes.runners, scripted=scripted)))
+        if support:
+            recipes.support[key] = list(support)
     resolved = {p for per in recipes.scripts.values() for pairs in per.values() for _, p in pairs if p}
     read_helpers(resolved, recipes.blobs, lambda paths: git.read_blobs(ref, paths))  # the run identity hashes them
 
@@ -517,7 +529,7 @@ def diff_recipes(base: RecipeSet, head: RecipeSet) -> dict[str, KeyDiff]:
             touched.update(present)
         if lib_changed and head.runs_lib(key):
             diff.lib = True
-            touched.update(scenarios_of(h))
+            touched.update(head.scripted_scenarios(key))
         touched.update(_script_changes(base, head, key, present, diff))
         diff.scenarios = [s for s in F.SCENARIO_TYPES if s in touched]
         if diff.fields or diff.scripts or diff.runner or diff.lib or diff.support:

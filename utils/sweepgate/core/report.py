@@ -365,24 +365,21 @@ def _markdown_recipes(plan: dict) -> list[str]:
         if not items:
             continue
         out.append(f"**{status}** ({len(items)}):\n\n")
+        grouped = _one_line_groups([item for item in items if isinstance(item, dict)])
+        in_groups = {id(item) for group in grouped.values() for item in group}
         for item in items:
-            if isinstance(item, dict):
-                reasons = []
-                if item.get("fields"):
-                    reasons.append("fields " + ", ".join(f"`{f}`" for f in item["fields"][:20])
-                                   + (f" and {len(item['fields']) - 20} more" if len(item["fields"]) > 20 else ""))
-                for script in item.get("scripts") or []:
-                    reasons.append(f"script `{script['path']}`")
-                if item.get("benchmark_lib"):
-                    reasons.append(f"`{F.BENCHMARK_LIB}`")
-                reasons += [f"`{path}`" for path in item.get("support_files") or []]
-                if item.get("runner"):
-                    reasons.append(f"runner facts in `{F.RUNNERS_FILE}`")
+            if isinstance(item, dict) and id(item) not in in_groups:
                 selected = " (selected)" if item["key"] in (plan.get("selected") or {}) else ""
-                out.append(f"- `{item['key']}`{selected}: {'; '.join(reasons)}\n")
-            else:
+                out.append(f"- `{item['key']}`{selected}: {'; '.join(_change_reasons(item))}\n")
+            elif not isinstance(item, dict):
                 selected = " (selected)" if item in (plan.get("selected") or {}) else ""
                 out.append(f"- `{item}`{selected}\n")
+        for group in grouped.values():
+            keys = [item["key"] for item in group]
+            picked = sum(1 for key in keys if key in (plan.get("selected") or {}))
+            out.append(f"- {count(len(keys), 'config key')}{f' ({picked} selected)' if picked else ''}: "
+                       f"{'; '.join(_change_reasons(group[0]))} ({', '.join(f'`{key}`' for key in keys[:3])} and "
+                       f"{len(keys) - 3} more; `plan --json` lists each)\n")
         out.append("\n")
     out.append(f"**unchanged**: {len(diff.get('unchanged') or [])} config keys\n\n")
     return out
@@ -530,6 +527,76 @@ def packed(units: list[str], width: int, indent: int = 0) -> list[str]:
     return lines
 
 
+# More configs than this changed by the same files alone (benchmark_lib.sh, a launcher) are one line of the text plan.
+CHANGED_ONE_LINE_OVER = 5
+
+
+def _change_parts(item: dict) -> list[str]:
+    """What changed a config, as the text plan says it: its fields, then the files its jobs run."""
+    parts = list(item.get("fields") or []) + [s["path"] for s in item.get("scripts") or []]
+    if item.get("benchmark_lib"):
+        parts.append(F.BENCHMARK_LIB)
+    parts += item.get("support_files") or []
+    if item.get("runner"):
+        parts.append(F.RUNNERS_FILE)
+    return parts
+
+
+def _change_reasons(item: dict) -> list[str]:
+    """What changed a config, as the Markdown plan says it."""
+    reasons = []
+    if item.get("fields"):
+        reasons.append("fields " + ", ".join(f"`{f}`" for f in item["fields"][:20])
+                       + (f" and {len(item['fields']) - 20} more" if len(item["fields"]) > 20 else ""))
+    reasons += [f"script `{script['path']}`" for script in item.get("scripts") or []]
+    if item.get("benchmark_lib"):
+        reasons.append(f"`{F.BENCHMARK_LIB}`")
+    reasons += [f"`{path}`" for path in item.get("support_files") or []]
+    if item.get("runner"):
+        reasons.append(f"runner facts in `{F.RUNNERS_FILE}`")
+    return reasons
+
+
+def _one_line_groups(items: list[dict]) -> dict[tuple, list[dict]]:
+    """The changed configs the plan says on one line, by what changed them: more than CHANGED_ONE_LINE_OVER
+    changed by the same files and by no field of their own (review s39k: a one-line library edit printed a
+    line for each of a repository's 208 configs, hiding the two the PR edited)."""
+    shared: dict[tuple, list[dict]] = {}
+    for item in items:
+        if not item.get("fields"):
+            shared.setdefault(tuple(_change_parts(item)), []).append(item)
+    return {parts: group for parts, group in shared.items() if len(group) > CHANGED_ONE_LINE_OVER}
+
+
+def _changed_lines(items: list[dict]) -> list[str]:
+    """The text plan's lines of changed configs: one each, but for ``_one_line_groups``, one line a group
+    naming its first three configs and their count."""
+    grouped = _one_line_groups(items)
+    in_groups = {id(item) for group in grouped.values() for item in group}
+    lines = [f"  {F.RECIPE_CHANGED} {item['key']}: {', '.join(_change_parts(item))}"
+             for item in items if id(item) not in in_groups]
+    return lines + [f"  {F.RECIPE_CHANGED} {count(len(group), 'config key')}: {', '.join(parts)} "
+                    f"({', '.join(item['key'] for item in group[:3])} and {len(group) - 3} more; plan --json lists each)"
+                    for parts, group in grouped.items()]
+
+
+def _estimates_said(plan: dict) -> str:
+    """What the estimated GPU-hours stand on: the minutes a job of each bucket with an estimated figure is
+    charged and where they come from; '' when nothing is estimated. Review s39k: the text plan said
+    `84.0 GPU-hours (all estimated)` and nothing of the built-in 30 minutes a job behind it."""
+    from sweepgate.core.plan import BUILT_IN_ESTIMATES, ESTIMATES_FILE, estimate_minutes
+
+    estimates = plan.get("estimates") or {}
+    table, source = estimates.get("minutes_per_job") or {}, estimates.get("source", "")
+    buckets = [bucket for bucket, agg in (plan.get("by_bucket") or {}).items()
+               if agg.get("estimated") or agg.get("eval_jobs")]
+    if not buckets:
+        return ""
+    said = ", ".join(f"{bucket} {estimate_minutes(bucket, table):g} min" for bucket in buckets)
+    where = f"sweepgate's {source}; {ESTIMATES_FILE} sets them" if source == BUILT_IN_ESTIMATES else source
+    return f"estimated: minutes a job × the GPUs it holds; {said} ({where})"
+
+
 def plan_text(plan: dict) -> str:
     """A short terminal summary of a plan."""
     lines = [f"plan: {_plan_headline(plan)}"]
@@ -542,18 +609,13 @@ def plan_text(plan: dict) -> str:
         lines.append(f"  {runner}: {count(agg['jobs'], 'job')}, {hours} GPU-hours{est}{evals}")
     if _lower_bound_note(plan):
         lines.append(f"  {_lower_bound_note(plan)}")
+    if _estimates_said(plan):
+        lines.append(f"  {_estimates_said(plan)}")
     diff = plan.get("diff") or {}
     lines.append("recipes: " + ", ".join(f"{len(diff.get(s) or [])} {s}"
                                          for s in F.RECIPE_STATUSES))
     lines += [f"  {F.RECIPE_NEW} {key}" for key in diff.get(F.RECIPE_NEW) or []]
-    for item in diff.get(F.RECIPE_CHANGED) or []:
-        parts = list(item.get("fields") or []) + [s["path"] for s in item.get("scripts") or []]
-        if item.get("benchmark_lib"):
-            parts.append(F.BENCHMARK_LIB)
-        parts += item.get("support_files") or []
-        if item.get("runner"):
-            parts.append(F.RUNNERS_FILE)
-        lines.append(f"  {F.RECIPE_CHANGED} {item['key']}: {', '.join(parts)}")
+    lines += _changed_lines(diff.get(F.RECIPE_CHANGED) or [])
     lines += [f"  {F.RECIPE_REMOVED} {key}" for key in diff.get(F.RECIPE_REMOVED) or []]
     return "\n".join(lines) + "\n"
 

@@ -12,23 +12,37 @@ import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
-from sweepgate.core import pythoncall, shellcode, shellwords
+from sweepgate.core import pythoncall, shellcode, shellgrammar, shellwords
 
 LIBRARY_GLOBS = ("benchmarks/*.sh", "benchmarks/lib/*.sh", "benchmarks/multi_node/*.sh")
 
 
 def script_lines(root: Path, script: Path) -> Iterator[tuple[str, int, str]]:
-    """(path relative to root, line number, text) of each line that is no comment: the script's, then
-    the library's. As text, strings' included: what finds a flag, a pinned version (`readonly
+    """(path relative to root, line number, text) of each line that holds more than a comment: the script's,
+    then the library's, each with its trailing comment blank (``uncommented``: `echo x  # vllm serve --port 1`
+    runs no `vllm`). As text, strings' included: what finds a flag, a pinned version (`readonly
     _SG_LM_EVAL_VERSION="0.4.9.1"`: a string's value is its place) or a recorded command's words reads it; the
     line of a command a problem is about is ``first_command``'s."""
     for path in [script, *_library_paths(root, script)]:
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            lines = uncommented(path.read_text(encoding="utf-8", errors="replace")).splitlines()
         except OSError:
             continue
         rel = str(path.relative_to(root))
-        yield from ((rel, number, text) for number, text in enumerate(lines, 1) if not text.lstrip().startswith("#"))
+        yield from ((rel, number, text) for number, text in enumerate(lines, 1)
+                    if text.strip() and not text.lstrip().startswith("#"))
+
+
+@functools.lru_cache(maxsize=64)
+def uncommented(text: str) -> str:
+    """``text`` with each comment blank (``shellcode.parts``: a `#` in a string or a word is none; offsets and
+    lines kept). A part bash takes as text alone that is one line from a `#` is a comment: a single-quoted
+    string starts with a quote, a heredoc's body holds its terminator's line (a line break before it)."""
+    chars = list(text)
+    for lo, hi in shellcode.parts(text)[2]:
+        if text[lo] == "#" and "\n" not in text[lo:hi]:
+            chars[lo:hi] = " " * (hi - lo)
+    return "".join(chars)
 
 
 def first_command(root: Path, script: Path, patterns: tuple[re.Pattern, ...]) -> tuple[str, int] | None:
@@ -80,9 +94,16 @@ def command_start(lines: list[str], number: int) -> int:
 
 # A parameter expansion's start (`$NAME`, `${NAME`), or a character a `\\` escapes (skipped)
 _EXPANSION = re.compile(r"\\.|\$\{?[A-Za-z_]\w*", re.DOTALL)
-# A function's definition: `name() {`, `function name {`, `function name() {` (a library's names hold `::`, `-`, `.`)
-_DEFINES = re.compile(r"^[ \t]*(?:function[ \t]+(?P<word>[^\s()]+)(?:[ \t]*\(\))?|(?P<name>[^\s()=$\"'`;&|<>]+)"
-                      r"[ \t]*\(\))[ \t]*(?:\n[ \t]*)?(?P<body>\{)?", re.MULTILINE)
+# A function's definition where a command may begin (``shellgrammar``: `name() {`, `function name {`, `name ( )`,
+# `x=1; name()`, a library's names hold `::`, `-`, `.`), and its body: any compound command, after line breaks too
+_DEFINES = re.compile(rf"{shellgrammar.COMMAND_START}{shellgrammar.FUNCTION_HEADER}"
+                      rf"\s*(?P<body>{shellgrammar.COMPOUND})?", re.MULTILINE)
+# A compound command that is a word (`if`, `case`, `for`, ...) or its end (`fi`, `esac`, `done`), and what may stand
+# before one where a command may begin (reserved words and blanks, after a line's start or an operator)
+_OPENS, _CLOSES = tuple(shellgrammar.CLOSING), tuple(dict.fromkeys(shellgrammar.CLOSING.values()))
+_COMPOUND_WORD = re.compile(rf"(?<![^\s;&|()])(?:{'|'.join(_OPENS + _CLOSES)})(?![^\s;&|()<>])")
+_RESERVED_BEFORE = re.compile(rf"(?:[ \t]*(?:{'|'.join(map(re.escape, shellgrammar.KEYWORDS + _OPENS))})"
+                              r"(?=[ \t]))*[ \t]*\Z")
 _NAME_EDGE = r"[\w:.-]"  # what may stand next to a function's or a file's name, in a longer word
 
 
@@ -95,7 +116,7 @@ class ShellFile:
 
     def __init__(self, rel: str, text: str):
         self.rel, self.text, self.lines = rel, text, text.split("\n")  # lines as bash counts them
-        code, _, literal = shellcode.parts(text)
+        code, spans, literal = shellcode.parts(text)
         starts = [lo for lo, _ in literal]
 
         def in_literal(at: int) -> bool:
@@ -107,7 +128,7 @@ class ShellFile:
                 words[m.start():m.end()] = m.group()
         for lo, hi in literal:
             names[lo:hi] = (" " if c != "\n" else c for c in text[lo:hi])
-        self.code, self.words, self.names = code, "".join(words), "".join(names)
+        self.code, self.words, self.names, self.spans = code, "".join(words), "".join(names), spans
         self.breaks = [i for i, c in enumerate(text) if c == "\n"]
         self.functions = list(self._functions())
         # the lines of its `source`/`.` commands: a library's file they name is read, not run (its top level
@@ -147,20 +168,37 @@ class ShellFile:
         return sorted(lines)
 
     def _functions(self) -> Iterator[tuple[str, int, int]]:
-        """Each function the file defines: its name, first line, last line (its body's `}`, the braces of the
-        code counted; the definition's line when its body is no `{ }`)."""
+        """Each function the file defines: its name, first line, last line (its body's end, ``_body_end``; the
+        definition's line when its body is not found)."""
         for m in _DEFINES.finditer(self.names):
-            name = "word" if m["word"] else "name"
-            if self.code[m.start(name)] != self.text[m.start(name)]:
+            if self.code[m.start("function")] != self.text[m.start("function")]:
                 continue  # a definition's look in a double-quoted string
-            first, at = self.line_of(m.start(name)), m.start("body")
-            if at >= 0 and self.code[at] == "{":
-                depth = 0
-                for at in range(at, len(self.code)):
-                    depth += {"{": 1, "}": -1}.get(self.code[at], 0)
-                    if depth == 0:
-                        break
-            yield m[name], first, self.line_of(at) if at >= 0 else first
+            first, at = self.line_of(m.start("function")), m.start("body")
+            yield m["function"], first, self.line_of(self._body_end(at, m["body"])) if at >= 0 else first
+
+    def _body_end(self, at: int, body: str) -> int:
+        """Where the compound command ``body`` that begins at ``at`` ends: the `}` of a `{ }` (the braces of the code
+        counted), the `)` of a subshell, the `fi`, `esac` or `done` of a compound command that is a word (those of the
+        code where a command may begin counted after its own), the line of `(( ))` or `[[ ]]` itself."""
+        if body == "(":
+            return next((end for start, end in self.spans if start == at), at)
+        if body == "{":
+            depth = 0
+            for at in range(at, len(self.code)):
+                depth += {"{": 1, "}": -1}.get(self.code[at], 0)
+                if depth == 0:
+                    break
+            return at
+        if body not in shellgrammar.CLOSING:
+            return at
+        depth = 1  # its own word, where the function's header (no reserved word) stands before it
+        for m in _COMPOUND_WORD.finditer(self.code, at + len(body)):
+            lead = max(self.code.rfind(c, 0, m.start()) for c in shellgrammar.OPERATORS) + 1
+            if _RESERVED_BEFORE.match(self.code, lead, m.start()):
+                depth += 1 if m.group() in _OPENS else -1
+                if depth == 0:
+                    return m.start()
+        return at
 
     def unit_of(self, line: int) -> str:
         """The function (innermost) a line is in, else the file's own name (its top level)."""
@@ -228,9 +266,8 @@ def calls_into(files: list[ShellFile], pattern: re.Pattern) -> int | None:
 
 
 # `NAME=(` (or `+=(`, after local/declare/typeset/readonly/export and their options) where a command starts
-_ARRAY = re.compile(r"(?:^|[;&|{(]|(?<![\w-])(?:then|do|else))[ \t]*(?:(?:local|declare|typeset|readonly|export)"
-                    r"(?:[ \t]+-\w+)*[ \t]+)?[A-Za-z_]\w*\+?=\(")
-_ARRAYS = re.compile(_ARRAY.pattern, re.MULTILINE)  # in a whole text
+_ARRAYS = re.compile(rf"{shellgrammar.COMMAND_START}(?:{shellgrammar.DECLARATION})?{shellgrammar.NAME}\+?=\(",
+                     re.MULTILINE)
 
 
 def array_words(lines: list[str], number: int, start: int) -> list[tuple[int, str]]:

@@ -15,7 +15,8 @@ too, where a `case` command is open); the `)` that ends a `$( )` is blanked (wha
 start). With it, where each command substitution and subshell is (offset of its first character, offset of its
 end), for what it assigns to stay inside it. A `source`/`.` command word spelled with quotes or `\\`
 (`"source"`, `\\.`, `s\\ource`, `so''urce`, `$'source'`), which bash runs as `source`, is written unquoted at the
-end of its place (`"source"` as `  source`). A `$((` or `((` whose `)` closing its second `(` has no `)` right
+end of its place (`"source"` as `  source`), and so is a word that runs one (``shellgrammar.LEADS``: `"eval"`,
+`\\builtin`). A `$((` or `((` whose `)` closing its second `(` has no `)` right
 after it is no arithmetic: as bash does, it is read again as a `$(` (or a subshell) holding a subshell.
 """
 
@@ -59,14 +60,19 @@ _CODE = {(bodies, cases): _code_pattern(bodies, cases) for bodies in (False, Tru
 _HEREDOC = re.compile(r"""<<(?!<)(?P<strip>-?)[ \t]*(?P<quote>['"]?)(?P<escape>\\?)(?P<end>[\w.+-]+)(?P=quote)""")
 # A double-quoted string that runs nothing (no `$(`, no `` ` ``; a `${ }` without quotes or `$` inside).
 _SIMPLE_QUOTED = re.compile(r'"(?:[^"\\$`]|\\.|\$(?![({])|\$\{[^}"\'$`\\]*\})*+"', re.DOTALL)
-# A command word that is `source` or `.` once its quotes and `\` are taken away (`s\\ource`, `so''urce`, `$'.'`).
+# A command word that is `source`, `.` or a word that runs one (``_UNQUOTED``) once its quotes and `\` are taken
+# away (`s\\ource`, `so''urce`, `$'.'`, `"eval"`).
 _SPELLED = re.compile(r"""(?:\\[\w.]|\$?"[\w.]*"|\$?'[\w.]*'|[\w.])++(?=[ \t])""")
 _QUOTING = re.compile(r"""\$(?=['"])|[\\'"]""")
-_WORD_START, _SPELLED_FIRST = frozenset(" \t" + shellgrammar.OPERATORS), frozenset("s.\"'")
-_OTHER = frozenset(string.ascii_letters + string.digits + "_$") - frozenset("source")  # before no part of it
+_UNQUOTED = shellgrammar.SOURCES + shellgrammar.LEADS
+_LONGEST = max(map(len, _UNQUOTED))
+_WORD_START = frozenset(" \t" + shellgrammar.OPERATORS)
+_SPELLED_FIRST = frozenset("\"'" + "".join(word[0] for word in _UNQUOTED))
+_OTHER = frozenset(string.ascii_letters + string.digits + "_$") - frozenset("".join(_UNQUOTED))  # in none of them
 _OPERATOR, _KEYWORDS = frozenset(shellgrammar.OPERATORS), frozenset(shellgrammar.KEYWORDS)
 _COMPOUNDS, _NAMED = frozenset(shellgrammar.COMPOUNDS), frozenset(shellgrammar.NAMED)
 _FUNCTION_NAME = re.compile(shellgrammar.FUNCTION_NAME)
+_WORD = re.compile(r"[^\s;&|()<>]*")
 _ANSI = re.compile(r"\$'(?:[^'\\]|\\.)*'?", re.DOTALL)
 _NOT_A_LINE_BREAK = re.compile(r"[^\n]")
 
@@ -258,16 +264,16 @@ def _close(scan: _Scan, top: _Open, j: int) -> int:
 
 
 def _spelled_source(scan: _Scan, j: int) -> None:
-    """A quote, `\\` or `$` at ``text[j]`` in code, the first of a command word's (after what begins `source`
-    or `.`, if anything): the word written unquoted if it is `source`/`.`."""
+    """A quote, `\\` or `$` at ``text[j]`` in code, the first of a command word's (after what begins one of
+    ``_UNQUOTED``, if anything): the word written unquoted if it is one of them."""
     text, k = scan.text, j
-    while k > max(0, j - 7) and (text[k - 1].isalnum() or text[k - 1] in "._"):
+    while k > max(0, j - _LONGEST) and (text[k - 1].isalnum() or text[k - 1] in "._"):
         k -= 1
     head = text[k:j]
-    if not (k == 0 or text[k - 1] in _WORD_START) or not ("source".startswith(head) or head == "."):
+    if not (k == 0 or text[k - 1] in _WORD_START) or not any(word.startswith(head) for word in _UNQUOTED):
         return
     if (head or text[j + 1:j + 2] in _SPELLED_FIRST) and (m := _SPELLED.match(text, k)) and (
-            word := _QUOTING.sub("", m.group())) in ("source", "."):
+            word := _QUOTING.sub("", m.group())) in _UNQUOTED:
         scan.blank.append((k, m.end()))
         scan.words.append((m.end() - len(word), word))
 
@@ -300,7 +306,8 @@ def _command_position(scan: _Scan, k: int, also: tuple[str, ...] = ()) -> bool:
     assignment's word (`A=1 time`: a program), or `function NAME` before a compound command's reserved word
     (`function f { x[1<<2]=3; }`). Read back word by word; each word's answer kept (``_Scan.starts``), so a line
     of many costs each word once."""
-    text, walked, reserved, answer, after = scan.text, [], False, False, ""
+    text, walked, reserved, answer = scan.text, [], False, False
+    after = _WORD.match(text, k)[0]  # the word after the one read back: `function f case`
     while True:
         if (k, reserved) in scan.starts:
             answer = scan.starts[k, reserved]

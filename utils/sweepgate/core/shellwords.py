@@ -5,8 +5,8 @@ every command substitution, quoted or not, in backticks and in an unquoted hered
 command is found wherever a command begins (``core.shellgrammar``: a line's start, after ``;``, ``&&``, ``||``,
 ``|``, ``(``, `` ` ``, a ``case`` pattern's ``)``, or a word ``{``, ``!``, ``then``, ``else``, ``do``, ``if``,
 ``elif``, ``while``, ``until``, ``time`` standing where a command begins itself), after assignments
-(``X=1 source x``), ``builtin``, ``command`` or ``eval`` (``time`` only first or right after ``eval``) and before
-a ``--``, so ``[ -r X ] && . X`` and ``if [ -f X ]; then source X; fi``
+(``X=1 source x``), ``builtin``, ``command`` or ``eval`` (``time`` only first or right after ``eval``), words that
+may be empty (``$SUDO``, ``$(cmd)``: ``_MAYBE_EMPTY``) and before a ``--``, so ``[ -r X ] && . X`` and ``if [ -f X ]; then source X; fi``
 source X. Its first word is followed through the usual spellings of a place: ``$0``, ``${BASH_SOURCE[0]}``
 (the script), ``${X%/*}``, ``$(dirname X)``, ``$(cd X && pwd)``, ``$(realpath X)``, ``$(readlink -f X)``,
 a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the checkout's top, where jobs run),
@@ -15,8 +15,7 @@ a plain relative path (from the top), and a variable the text set to one of thes
 an absolute path, another command's output) is no place. A command string is read as the code it is, with the
 variables in force where it stands: the word after a shell's `-c` (`bash -c "source X; run"`, `srun ... sh -lc '. X'`)
 and the quoted words of an `eval` where a command begins (`eval "source X"`); in a shell's string in single quotes
-`$0` is the argument after it, no place. A command substitution alone as a word where a command begins may print
-nothing (`$(true) source X`): bash then sources X. A `source` whose file only the run knows (``Reading.unseen``: a
+`$0` is the argument after it, no place. A `source` whose file only the run knows (``Reading.unseen``: a
 process substitution, standard input, a place that is no spelling above) is kept apart, for the run identity to say
 it cannot see it; one outside the checkout (an absolute path, `~`, `$HOME`) is not. A bare name (`source helpers`) is
 read from the checkout's top, where bash looks after the PATH; a relative path after a `cd`/`pushd` from where it went
@@ -49,7 +48,8 @@ Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) 
 # (`A=1 $S source X`) or `eval`, are read as empty, whatever their value (`CMD=echo; $CMD source X` is read as
 # sourcing X too); any other quoted word never is (`"${S}" source X`, `"$*" source X`, `'time' source X`,
 # `"echo" source X`: bash runs that word). A redirection is no word of the command either: `</dev/null source X`,
-# `2>&1 source X`, `<"$F" . X` source X.
+# `2>&1 source X`, `<"$F" . X` source X. So is a command substitution alone as a word (`$(cmd) source X`,
+# `` `cmd` . X``: one that prints nothing is dropped), ``_empty_words``.
 _REDIRECTION = r'(?:[0-9]+|\{[A-Za-z_]\w*\})?(?:<<<|<<-?|&>>?|>>|<>|>\||[<>]&|[<>])[ \t]*[^\s;&|()<>`]*'
 _EMPTY_WORD = rf'(?:\$(?:[A-Za-z_]\w*|[@*1-9])|{_REDIRECTION})[ \t]+'  # `${...}`, `"..."` are blank in the code
 _MAYBE_EMPTY = rf'(?:{_EMPTY_WORD})*'
@@ -77,11 +77,16 @@ _SOURCE = _source(timed=True)
 # blanked). An element's assignment (`x[1]=`, its subscript blanked in the code) or an appending one (`X+=`)
 # leaves its variable's place unknown.
 _COMMAND = re.compile(rf'{shellgrammar.COMMAND_START}'
-                      rf'(?:{_SOURCE}|(?P<cd>(?:builtin[ \t]+)?(?:cd|pushd|popd))(?=[ \t;&|)\n]|$)|(?P<declare>(?:local|export|readonly|declare(?:[ \t]+-\w+)*)[ \t]+)?'
+                      rf'(?:{_SOURCE}|(?P<cd>(?:builtin[ \t]+)?(?:cd|pushd|popd))(?=[ \t;&|)\n]|$)'
+                      rf'|(?P<declare>{shellgrammar.DECLARATION})?'
                       rf'{shellgrammar.ASSIGNMENT_WORD})', re.MULTILINE)
 # What may follow an assignment in the same command: another (`A=1 B=$(...)`), or a `source` (`X=1 . x`,
 # not after `local`, `export`, ...: their words are all names).
 _NEXT = re.compile(rf'[ \t]+(?:{_source(timed=False)}|{shellgrammar.ASSIGNMENT_WORD})')
+_GAP = re.compile(r"\s+")
+# up to a word that may be empty, after words that may be and assignments (`A=1 $(true) source x` sources x)
+_MAY_BEGIN = re.compile(rf'{shellgrammar.COMMAND_START}(?:{_EMPTY_WORD}|{shellgrammar.ASSIGNMENT_WORD}'
+                        r'[^ \t;&|()<>]*[ \t]+)*', re.MULTILINE)
 _BLANKS = re.compile(r'(?:[ \t]|\\\n)+(?:--(?:[ \t]|\\\n)+)?')  # in the text: a `\` joins two lines
 _SELF = re.compile(r'\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE(?!\w)|0(?!\w)|\{0\})')
 _SELF_FOLDER = re.compile(r'\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}')
@@ -112,9 +117,6 @@ _SHELL_FED = re.compile(rf'{_SHELL_WORD}(?:[ \t]+-[A-Za-z]+)*[ \t]*<<<(?P<string
 _STRING_DEPTH = 4  # command strings inside command strings followed, at most
 # The script's own name in a shell's string in single quotes: there it is the argument after the string
 _POSITIONAL_SELF = re.compile(r'\$(?:\{(?:0|BASH_SOURCE(?:\[0\])?)(?=[}%#:])|0(?!\w)|BASH_SOURCE(?!\w))')
-# What follows a command substitution's closer before a `source`/`.` it may leave the first word
-_GAP = re.compile(r'[ \t]+')
-_SOURCE_WORD = re.compile(r'(?:source|\.)[ \t]')
 # Where a command begins, then words that may expand to nothing and assignments, up to a command substitution
 _ALONE_AT_START = re.compile(rf'{shellgrammar.COMMAND_START}(?:{_EMPTY_WORD}|{shellgrammar.ASSIGNMENT_WORD}'
                              r'[^ \t;&|()<>]*[ \t]+)*\Z', re.MULTILINE)
@@ -150,7 +152,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
     code, spans, literal = shellcode.parts(text)
     if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
-    _commands(text, _emptied(code, spans), spans, read, variables, shown)
+    _commands(text, code, spans, read, variables, shown)
     if depth < _STRING_DEPTH:
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
         for inner, offsets, quoted in strings:
@@ -167,22 +169,6 @@ def _in_force(assigned: list[tuple[str, Place | None, int, int]], at: int,
     out = dict(variables)
     out.update((name, place) for name, place, _, end in assigned if end <= at)
     return out
-
-
-def _emptied(code: str, spans: list[tuple[int, int]]) -> str:
-    """``code`` with the (blank) closer of each command substitution that stands alone as a word where a command
-    begins, followed by others such and a `source`/`.` word, made a `;`: it may print nothing (`$(true) source X`,
-    `` `true` . X ``, `$(a) $(b) source X`), and bash then sources X; so ``_COMMAND`` finds that `source` where a
-    command begins."""
-    out, leads = list(code), set()  # leads: the starts of those followed by a `source` (through others)
-    for start, end in reversed(spans):
-        if code.startswith("$(", start) or code[start] == "`":
-            if (gap := _GAP.match(code, end + 1)) and (_SOURCE_WORD.match(code, gap.end()) or gap.end() in leads):
-                leads.add(start)
-    for start, end in spans:
-        if start in leads and _at_command_start(out, start):
-            out[end] = ";"
-    return "".join(out)
 
 
 def _at_command_start(code, at: int) -> bool:
@@ -313,6 +299,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
     (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word.
     ``shown``: the text as written, where ``text`` stands for it (of the same length), for a word said."""
     shown = text if shown is None else shown
+    code, empty = _empty_words(text, code, spans)
     scopes = [_Scope(len(text) + 1, dict(variables or {}), [])]
     # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow);
     # lead: where the first assignment's word of the chain ends
@@ -329,7 +316,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
             break
         spanned = _enter(scopes, spans, spanned, m.start())
         at = m.end()
-        if m.re is _COMMAND and _after_a_blanked_word(text, code, m):
+        if m.re is _COMMAND and (_after_a_blanked_word(text, code, m) or m.start() in empty and not m["source"]):
             continue
         if m["source"]:  # the blanks matched after it may be a quote blanked in the code (`source"x"` is none)
             if not (gap := _BLANKS.match(text, m.end("source"))):
@@ -399,15 +386,55 @@ def _moved(text: str, at: int, command: str, scope: _Scope) -> Place | None:
 def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
     """Whether a word blank in the code (a quoted string: `'time' source x`, `"echo" source x`) stands before the
     command ``m`` found where one seemed to begin: bash runs that word, the rest its arguments; a word that is one
-    unquoted `${ }`, or `"$@"`, `"${@}"`, `"${NAME[@]}"`, may be no word (``_MAYBE_EMPTY``) and is no such one. The
-    command's own word may be spelled with quotes (`"source" x`: written unquoted at its end in the code)."""
+    unquoted `${ }`, or `"$@"`, `"${@}"`, `"${NAME[@]}"`, may be no word (``_MAYBE_EMPTY``) and is no such one, nor
+    a `for (( ))` loop's head. The
+    command's own word may be spelled with quotes (`"source" x`, `"eval" source x`: written unquoted at its end in
+    the code, ``shellcode``)."""
     first = (m.start("command") if m["source"] else m.start("cd") if m["cd"] else m.start("declare") if m["declare"]
              else m.start("name"))
-    if m["source"] and first == m.start("source"):
+    if m["source"]:
         first = max(m.start(), _word_start(text, first))
-    blanked = [i for i in range(m.start(), first) if code[i] == " " and text[i] not in " \t"
+    return _blanked_word(text, code, m.end("loop") if m.re is _COMMAND and m["loop"] else m.start(), first)
+
+
+def _blanked_word(text: str, code: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds a word blank in the code other than one that may be empty
+    (``_EXPANSION_WORD``)."""
+    blanked = [i for i in range(start, end) if code[i] == " " and text[i] not in " \t"
                and text[i:i + 2] != "\\\n" and text[i - 1:i + 1] != "\\\n"]
     return any(not _EXPANSION_WORD.fullmatch(_TOKEN.search(text, _word_start(text, i))[0]) for i in blanked)
+
+
+def _empty_words(text: str, code: str, spans: list[tuple[int, int]]) -> tuple[str, set[int]]:
+    """``code`` with the blank closer of each command substitution that is a word of its own where a command
+    begins, a blank after it (`$(cmd) source x`, `` `cmd` . x``, after other such words or `$VAR`s too), written as
+    a `;`: bash drops the word where it prints nothing and runs the next as the command (``_MAYBE_EMPTY``); and where
+    those closers are (only a `source` is read after one: `$(true) A=1 x` runs a program `A=1`)."""
+    chars, empty = list(code), []  # empty: in order
+    for start, end in spans:
+        if text[start] not in "$`" or start and text[start - 1] not in _WORD_END or text[end + 1:end + 2] not in (
+                " ", "\t"):
+            continue
+        # after the line break, the last operator on its line or the last of these closers before it
+        line, k = code.rfind("\n", 0, start), bisect.bisect_left(empty, start) - 1
+        after = max(line, *(code.rfind(c, line + 1, start) for c in shellgrammar.OPERATORS),
+                    empty[k] if k >= 0 else -1) + 1
+        if _MAY_BEGIN.fullmatch(code[after:start]) and not _blanked_word(text, code, after, start):
+            chars[end] = ";"
+            bisect.insort(empty, end)
+    return ("".join(chars), set(empty)) if empty else (code, set())
+
+
+def command_name(command: str) -> str:
+    """The name a simple command's text (bash's ``$BASH_COMMAND``) runs: its first word after its assignments
+    (``shellgrammar.ASSIGNMENT``, each value one shell word followed by a blank: `A="a b" watch`, `x[1]=2 watch`),
+    quotes taken off its ends."""
+    at = 0
+    while (found := shellgrammar.ASSIGNMENT.match(command, at)) and (
+            gap := _GAP.match(command, found.end() + len(_word(command, found.end())))):
+        at = gap.end()
+    words = command[at:].split(maxsplit=1)
+    return words[0].strip("'\"") if words else ""
 
 
 def _word_start(text: str, i: int) -> int:

@@ -9,12 +9,24 @@ from __future__ import annotations
 UPSTREAMS = ("origin/main", "main", "origin/master", "master")
 
 
+def existing_upstream(git) -> str | None:
+    """The first of UPSTREAMS that exists here, else the branch a remote's HEAD points at (None: neither)."""
+    for ref in UPSTREAMS:
+        if git.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).strip():
+            return ref
+    heads = git.run("for-each-ref", "--format=%(symref:short)", "refs/remotes/*/HEAD", check=False).decode().split()
+    return heads[0] if heads else None
+
+
 def upstream_base(git) -> str | None:
     """The merge-base of HEAD with the first upstream that exists and shares history with HEAD;
-    None when there is none (no such branch, or a shallow clone that ends before the fork)."""
+    None when there is none (no such branch, or a shallow clone that ends before the fork). During a
+    git merge, of the upstream with the merge being made (HEAD and MERGE_HEAD): what it merges in is
+    history to the commit it makes, not the branch's own entries."""
+    merging = git.run("rev-parse", "--verify", "--quiet", "MERGE_HEAD^{commit}", check=False).decode().strip()
     for upstream in UPSTREAMS:
         if git.run("rev-parse", "--verify", "--quiet", f"{upstream}^{{commit}}", check=False).strip():
-            mb = git.run("merge-base", "HEAD", upstream, check=False).decode().strip()
+            mb = git.run("merge-base", upstream, "HEAD", *([merging] if merging else []), check=False).decode().strip()
             if mb:
                 return mb
     return None

@@ -30,7 +30,7 @@ import shlex
 import time
 from pathlib import Path
 
-from sweepgate.core import scriptlines, shellcode
+from sweepgate.core import scriptlines, shellcode, shellgrammar, shellwords
 
 PREVIOUS = "SWEEPGATE_BASH_ENV"  # the job's own BASH_ENV, read after the trap's file puts it back
 # bash's stack as the trapped command has it: ``_sweepgate_at``'s own frame (BASH_SOURCE[0]) left out
@@ -195,7 +195,8 @@ def _started(path: Path | None, started: dict[int, str], root: Path | None) -> l
     for (pid, stat, count, function, command), stack in found:
         start = stat.split()[19:20]
         if pid.isdigit() and count.isdigit() and start and started.get(int(pid)) == start[0]:
-            entry = len(stack) > 1 and function not in ("", "source", "main") and _name(command) == function
+            called = shellwords.command_name(command)  # a function's entry has its call's: `X=1 watch`
+            entry = len(stack) > 1 and function not in ("", "source", "main") and called == function
             stack = stack[1:] if entry else stack
             if root is not None:
                 name = stack[0][0] if stack else None
@@ -203,7 +204,7 @@ def _started(path: Path | None, started: dict[int, str], root: Path | None) -> l
                     sources[name] = _Source(root, name)
                 source = sources[name]
                 stack = ((stack if entry else _opening(source, stack, function))
-                         if _holds(source, stack, _name(command)) else [])
+                         if _holds(source, stack, called) else [])
             out.append((int(pid), int(count), stack))
     return out
 
@@ -237,19 +238,6 @@ def waited_on(path: Path | None, started: dict[int, str], parents: dict[int, int
     found = [(started[pid], k, stack) for k, (pid, n, stack) in enumerate(_started(path, started, root))
              if n == count and _ancestor(pid, {script}, parents) == script]
     return max(found, key=lambda f: (int(f[0]) if f[0].isdigit() else 0, f[1]))[2] if found else []
-
-
-_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?:\[[^]]*\])?\+?=\S*\s+")
-
-
-def _name(command: str) -> str:
-    """The name of the command bash gives as ``command`` (``$BASH_COMMAND``): its first word after the
-    assignments, quotes taken off its ends (a function's entry has its call's: `watch --all`, `X=1 watch`)."""
-    at = 0
-    while found := _ASSIGNMENT.match(command, at):
-        at = found.end()
-    words = command[at:].split(maxsplit=1)
-    return words[0].strip("'\"") if words else ""
 
 
 class _Source:
@@ -369,9 +357,9 @@ def _opening(source: _Source, stack: Stack, function: str = "") -> Stack:
 
 
 def _body_of(name: str) -> re.Pattern:
-    """A function definition's header, `name()` or `function name`, ending a text (where its body opens)."""
-    name = re.escape(name)
-    return re.compile(rf"(?:^|[\s;&|(){{}}])(?:function\s+{name}(?:\s*\(\s*\))?|{name}\s*\(\s*\))\s*$")
+    """A function definition's header (``shellgrammar.function_header``), `name()` or `function name`, ending a
+    text (where its body opens)."""
+    return re.compile(rf"(?:^|[\s;&|(){{}}]){shellgrammar.function_header(re.escape(name))}\s*$")
 
 
 _SETS_DEBUG = re.compile(r"(?<![\w-])trap(?![\w-]).*(?<![\w-])DEBUG(?![\w-])")

@@ -8,9 +8,12 @@ unmodified without vLLM, LMCache, Mooncake or AIPerf.
     standin.py serve --port P [--host H] [--model NAME] [--delay-ms MS]
     standin.py shim NAME ARGS...     # what the `vllm`, `lmcache`, ... shims run
 
-The server answers GET /health, /healthcheck, /metrics, /v1/models and POST
-/v1/completions, /v1/chat/completions (with "stream": true as server-sent
-events). Shim calls are appended as JSON lines to $SWEEPGATE_REHEARSE_LOG.
+The server answers the routes of the engine it stands in for (ENGINE_ROUTES: vLLM's,
+SGLang's), of GET /health, /healthcheck, /ping, /version, /metrics, /v1/models,
+/get_model_info, /health_generate, /flush_cache and POST /v1/completions,
+/v1/chat/completions (with "stream": true as server-sent events), SGLang's
+/generate, /flush_cache, /ping; LMCache's, Mooncake's and `serve`'s answer them
+all. Shim calls are appended as JSON lines to $SWEEPGATE_REHEARSE_LOG.
 """
 
 from __future__ import annotations
@@ -95,6 +98,23 @@ HELP_ENV = "SWEEPGATE_STANDIN_HELP"
 FAST_ENV = "SWEEPGATE_REHEARSE_FAST"  # set by `sweepgate preflight`: record commands, send almost no load
 
 
+# The routes each engine's server answers, of those the stand-in has ((method, path)): vLLM's OpenAI-compatible
+# server (`vllm serve`, its api_server module) and SGLang's (launch_server, and its router, which passes them on).
+# A script that asks one engine for another's route (SGLang's native /generate of vLLM) fails its rehearsal, as
+# it fails on the GPU. LMCache's, Mooncake's and `standin.py serve`'s (engine None) answer every route.
+VLLM, SGLANG = "vllm", "sglang"
+OPENAI_ROUTES = frozenset({("GET", "/v1/models"), ("POST", "/v1/completions"), ("POST", "/v1/chat/completions")})
+METRICS_ROUTE = ("GET", "/metrics")  # vLLM's always; SGLang's with --enable-metrics
+ENGINE_ROUTES = {
+    VLLM: OPENAI_ROUTES | {("GET", "/health"), ("GET", "/ping"), ("POST", "/ping"), ("GET", "/version"),
+                           METRICS_ROUTE},
+    SGLANG: OPENAI_ROUTES | {("GET", "/health"), ("GET", "/health_generate"), ("GET", "/get_model_info"),
+                             ("GET", "/flush_cache"), ("POST", "/flush_cache"), ("POST", "/generate")},
+}
+SGLANG_METRICS_FLAG = "--enable-metrics"
+ENGINE_NAMES = {VLLM: "vLLM", SGLANG: "SGLang"}
+
+
 def count_tokens(text: str) -> int:
     return max(1, len(text.split())) if text else 0
 
@@ -140,13 +160,40 @@ class Handler(BaseHTTPRequestHandler):
             raise ValueError("request body must be a JSON object")
         return body
 
+    def _text(self, body: str = "") -> None:
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _route(self, method: str) -> str | None:
+        """The request's path when the engine stood in for serves it (ENGINE_ROUTES); else None, a 404 sent."""
+        path = self.path.split("?", 1)[0]
+        routes = self.server.routes
+        if routes is None or (method, path) in routes:
+            return path
+        self._error(404, f"no route for {method} {path}: the {ENGINE_NAMES[self.server.engine]} server the "
+                    "stand-in stands in for has none")
+        return None
+
     # --- routes ----------------------------------------------------------------
     def do_GET(self):  # noqa: N802 - http.server naming
-        path = self.path.split("?", 1)[0]
-        if path in ("/health", "/healthcheck", "/ping"):
+        path = self._route("GET")
+        if path is None:
+            return
+        if path in ("/health", "/healthcheck", "/ping", "/health_generate"):
             self.send_response(200)
             self.send_header("Content-Length", "0")
             self.end_headers()
+        elif path == "/flush_cache":
+            self._text("Cache flushed.\n")
+        elif path == "/version":
+            self._json(200, {"version": "stand-in"})
+        elif path == "/get_model_info":
+            self._json(200, {"model_path": self.server.model, "tokenizer_path": self.server.model,
+                             "is_generation": True})
         elif path == "/metrics":
             body = f"fakeserver_requests_total {self.server.requests}\n".encode()
             self.send_response(200)
@@ -162,9 +209,14 @@ class Handler(BaseHTTPRequestHandler):
             self._error(404, f"no route for GET {path}")
 
     def do_POST(self):  # noqa: N802
-        path = self.path.split("?", 1)[0]
+        path = self._route("POST")
+        if path is None:
+            return
         if path == "/generate":
             self._generate()
+            return
+        if path in ("/flush_cache", "/ping"):
+            self._text("Cache flushed.\n" if path == "/flush_cache" else "")
             return
         if path not in ("/v1/completions", "/v1/chat/completions"):
             self._error(404, f"no route for POST {path}")
@@ -295,24 +347,28 @@ class FakeServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 512  # multi-node rows open hundreds of connections at once
 
-    def __init__(self, address, model: str, delay_ms: float):
+    def __init__(self, address, model: str, delay_ms: float, engine: str | None = None, metrics: bool = False):
         super().__init__(address, Handler)
         self.model = model
         self.delay = delay_ms / 1000.0
         self.lock = threading.Lock()
         self.requests = 0
         self.started = time.time()
+        self.engine = engine  # ENGINE_ROUTES' key, None: every route
+        self.routes = None if engine is None else ENGINE_ROUTES[engine] | ({METRICS_ROUTE} if metrics else set())
 
 
 def make_server(host: str = "127.0.0.1", port: int = 0, model: str = "fake-model",
-                delay_ms: float = 0.0) -> FakeServer:
-    """A server bound to (host, port); call serve_forever() (tests use port 0)."""
-    return FakeServer((host, port), model, delay_ms)
+                delay_ms: float = 0.0, engine: str | None = None, metrics: bool = False) -> FakeServer:
+    """A server bound to (host, port) answering ``engine``'s routes (ENGINE_ROUTES; None: all, ``metrics``: with
+    /metrics too); call serve_forever() (tests use port 0)."""
+    return FakeServer((host, port), model, delay_ms, engine, metrics)
 
 
-def serve(host: str, port: int, model: str, delay_ms: float) -> int:
+def serve(host: str, port: int, model: str, delay_ms: float, engine: str | None = None,
+          metrics: bool = False) -> int:
     try:
-        server = make_server(host, port, model, delay_ms)
+        server = make_server(host, port, model, delay_ms, engine, metrics)
     except OSError as exc:
         print(f"fakeserver: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
         return 1
@@ -420,30 +476,29 @@ def _bench_serve_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--result-dir", default=".")
     p.add_argument("--result-filename")
     p.add_argument("--save-result", action="store_true")
+    p.add_argument("--request-rate", type=float, default=float("inf"))
+    p.add_argument("--burstiness", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=0)
     return p.parse_known_args(argv)[0]
 
 
 def bench_serve(argv: list[str]) -> int:
-    """`vllm bench serve` / benchmark_serving.py stand-in: a few real requests."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    """`vllm bench serve` / benchmark_serving.py stand-in: a few real requests, sent at --request-rate as vLLM
+    sends them (``send_offsets``, --burstiness, --seed)."""
     args = _bench_serve_args(argv)
     if os.environ.get(FAST_ENV):  # preflight: one request proves the path, no load
         args.num_prompts = 1
-    base = _base_url(args.base_url or f"http://{args.host}:{args.port}")
-    url = base + args.endpoint
-    chat = "chat" in args.endpoint
-    prompt = " ".join(["word"] * max(1, args.random_input_len))
-
-    def one(_i):
-        payload = {"model": args.model, "max_tokens": args.random_output_len, "stream": True,
-                   "stream_options": {"include_usage": True}, "ignore_eos": True}
-        return stream_request(url, _with_prompt(payload, prompt, chat))
-
-    start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(1, args.max_concurrency)) as pool:
-        results = list(pool.map(one, range(max(1, args.num_prompts))))
-    duration = max(time.perf_counter() - start, 1e-9)
+    url = _base_url(args.base_url or f"http://{args.host}:{args.port}") + args.endpoint
+    payload = _with_prompt({"model": args.model, "max_tokens": args.random_output_len, "stream": True,
+                            "stream_options": {"include_usage": True}, "ignore_eos": True},
+                           " ".join(["word"] * max(1, args.random_input_len)), "chat" in args.endpoint)
+    n = max(1, args.num_prompts)
+    offsets = send_offsets(n, args.request_rate, args.seed, burstiness=args.burstiness)
+    *results, run = send_all(url, [payload] * n, max(1, args.max_concurrency), offsets)
+    if failed := next((r["error"] for r in results if "error" in r), None):
+        print(f"vllm bench serve (fake): a request to {url} failed: {failed}", file=sys.stderr)
+        return 1
+    duration = run["duration"]
     if args.save_result:
         name = args.result_filename or f"{args.backend}-{args.max_concurrency}qps-{args.model.replace('/', '_')}.json"
         os.makedirs(args.result_dir, exist_ok=True)
@@ -451,12 +506,14 @@ def bench_serve(argv: list[str]) -> int:
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(_bench_result(args, results, duration), fh, indent=2)
         print(f"fake bench: wrote {path}")
-    print(f"fake bench: {len(results)} requests in {duration:.2f}s")
+    print(f"fake bench: {len(results)} requests in {duration:.2f}s"
+          f"{_paced(args.request_rate, args.seed, offsets, args.burstiness)}")
     return 0
 
 
 def _bench_result(args: argparse.Namespace, results: list[dict], duration: float) -> dict:
     """The benchmark_serving result file: throughputs and ttft/tpot/itl/e2el statistics."""
+    import math
     import statistics
 
     ttfts = [r["ttft"] * 1000 for r in results]
@@ -466,7 +523,9 @@ def _bench_result(args: argparse.Namespace, results: list[dict], duration: float
     in_tokens = args.random_input_len * len(results)
     result = {
         "date": time.strftime("%Y%m%d-%H%M%S"), "backend": args.backend, "model_id": args.model,
-        "tokenizer_id": args.model, "num_prompts": len(results), "request_rate": "inf",
+        "tokenizer_id": args.model, "num_prompts": len(results),
+        "request_rate": args.request_rate if math.isfinite(args.request_rate) else "inf",
+        "burstiness": args.burstiness,
         "max_concurrency": args.max_concurrency, "duration": duration, "completed": len(results),
         "total_input_tokens": in_tokens, "total_output_tokens": out_tokens,
         "request_throughput": len(results) / duration, "output_throughput": out_tokens / duration,
@@ -547,9 +606,10 @@ def _sglang_bench_args(argv: list[str]) -> argparse.Namespace:
 
 def sglang_bench_serving(argv: list[str]) -> int:
     """`python3 -m sglang.bench_serving` stand-in: its warm-up requests (the first prompt, at most 32 tokens out),
-    then its prompts (every dataset's made as the random dataset's, --request-rate not paced) as real requests to
-    the server, then one line in its layout appended to --output-file. As the real client, exit 1 with no line
-    when every warm-up request failed (it raises "Warmup failed"), or when every request did."""
+    then its prompts (every dataset's made as the random dataset's), sent at --request-rate as the real client
+    sends them (``send_offsets``), as real requests to the server, then one line in its layout appended to
+    --output-file. As the real client, exit 1 with no line when every warm-up request failed (it raises "Warmup
+    failed"), or when every request did."""
     args = _sglang_bench_args(argv)
     route = SGLANG_BACKENDS[args.backend]
     if route is None:
@@ -571,16 +631,14 @@ def sglang_bench_serving(argv: list[str]) -> int:
         return 1
     lengths = _sglang_lengths(args)
     requests = [_sglang_payload(args, route, model, extra, n_in, n_out) for n_in, n_out in lengths]
-    warmups = min(max(args.warmup_requests or 0, 0), 1 if os.environ.get(FAST_ENV) else SGLANG_POOL)
-    if warmups:
-        n_in, n_out = lengths[0]
-        test = _sglang_payload(args, route, model, extra, n_in, min(n_out, SGLANG_WARMUP_OUT))
-        *tried, _ = _send_all(base + route, [test] * warmups, warmups)
-        if all("error" in r for r in tried):
-            print(f"{SGLANG_CLIENT_MODULE} (fake): Warmup failed - no warm-up request to {base + route} succeeded: "
-                  f"{tried[0]['error']}", file=sys.stderr)
-            return 1
-    results = _send_all(base + route, requests, min(args.max_concurrency or len(requests), len(requests), SGLANG_POOL))
+    if (failed := _sglang_warmup(args, base + route, _sglang_payload(args, route, model, extra, lengths[0][0],
+                                                                      min(lengths[0][1], SGLANG_WARMUP_OUT)))):
+        print(f"{SGLANG_CLIENT_MODULE} (fake): Warmup failed - no warm-up request to {base + route} succeeded: "
+              f"{failed}", file=sys.stderr)
+        return 1
+    offsets = send_offsets(len(requests), args.request_rate, args.seed)
+    results = send_all(base + route, requests, min(args.max_concurrency or len(requests), len(requests), SGLANG_POOL),
+                       offsets)
     if all("error" in r for r in results[:-1]):
         print(f"{SGLANG_CLIENT_MODULE} (fake): All requests failed ({len(requests)} to {base + route}), so no line "
               f"is written: {results[0]['error']}", file=sys.stderr)
@@ -591,9 +649,28 @@ def sglang_bench_serving(argv: list[str]) -> int:
                                    if args.dataset_name.startswith("random") else "sharegpt.jsonl"))
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n")
-    print(f"fake {SGLANG_CLIENT_MODULE}: {line['completed']} of {len(requests)} requests in {line['duration']:.2f}s "
-          f"-> {path}")
+    print(f"fake {SGLANG_CLIENT_MODULE}: {line['completed']} of {len(requests)} requests in {line['duration']:.2f}s"
+          f"{_paced(args.request_rate, args.seed, offsets)} -> {path}")
     return 0
+
+
+def _sglang_warmup(args: argparse.Namespace, url: str, test: dict) -> str | None:
+    """--warmup-requests copies of ``test`` sent at once (at most SGLANG_POOL; one under preflight): the first's
+    error when every one failed, else None."""
+    warmups = min(max(args.warmup_requests or 0, 0), 1 if os.environ.get(FAST_ENV) else SGLANG_POOL)
+    if not warmups:
+        return None
+    *tried, _ = send_all(url, [test] * warmups, warmups)
+    return tried[0]["error"] if all("error" in r for r in tried) else None
+
+
+def _paced(rate: float, seed, offsets: list[float], burstiness: float = 1.0) -> str:
+    """How the client's requests were sent, where not all at once (``send_offsets``)."""
+    if not any(offsets):
+        return ""
+    shrunk = f"; its schedule shrunk to {PACE_CAP_S:g} s" if offsets[-1] >= PACE_CAP_S * (1 - 1e-9) else ""
+    gaps = "a Poisson process" if burstiness == 1 else f"gamma gaps of burstiness {burstiness:g}"
+    return f", sent at {rate:g} requests/s ({gaps}, --seed {seed}{shrunk})"
 
 
 def _sglang_lengths(args: argparse.Namespace) -> list[tuple[int, int]]:
@@ -626,11 +703,43 @@ def _sglang_payload(args: argparse.Namespace, route: str, model: str, extra: dic
     return {**_with_prompt(payload, prompt, "chat" in route), **extra}
 
 
-def _send_all(url: str, payloads: list[dict], workers: int) -> list[dict]:
-    """Each payload POSTed (``workers`` at once); per request its figures (``stream_request``'s) or its error."""
+PACE_CAP_S = 5.0  # the longest a paced client's schedule runs in a rehearsal: a longer one is shrunk to it
+
+
+def send_offsets(n: int, rate: float, seed: int | None = 0, cap: float | None = PACE_CAP_S,
+                 burstiness: float = 1.0) -> list[float]:
+    """When each of ``n`` requests is sent, in seconds from the first, as the benchmark clients send them at
+    ``rate`` requests/s: a Poisson process, the first at once and each later one an exponential gap (of mean
+    1/rate) after the one before, the gaps drawn from a generator seeded with ``seed`` (--seed); with vLLM's
+    --burstiness other than 1, gamma gaps of that shape and the same mean. Every one at once at an unlimited rate
+    (inf, the clients' default). A schedule longer than ``cap`` seconds is shrunk to it, each gap alike: the same
+    shape in a rehearsal's time (a rate of 1/s over 128 prompts would take two minutes)."""
+    import math
+    import random
+
+    if not (isinstance(rate, (int, float)) and math.isfinite(rate) and rate > 0):
+        return [0.0] * n
+    rng, at, out = random.Random(seed), 0.0, []
+    for _ in range(n):
+        out.append(at)
+        at += (rng.expovariate(rate) if burstiness == 1 or not burstiness > 0
+               else rng.gammavariate(burstiness, 1 / (rate * burstiness)))
+    if cap is not None and out and out[-1] > cap:
+        out = [o * cap / out[-1] for o in out]
+    return out
+
+
+def send_all(url: str, payloads: list[dict], workers: int, offsets: list[float] | None = None) -> list[dict]:
+    """Each payload POSTed, ``workers`` at once at most, the i-th not before ``offsets[i]`` seconds from the start
+    (``send_offsets``; None: all at once); per request its figures (``stream_request``'s) or its error, and when
+    it was sent (``sent``, seconds from the start), then the run's duration and workers."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def one(payload: dict) -> dict:
+    def one(payload: dict, start: float) -> dict:
+        sent = time.perf_counter() - start
+        return {**ask(payload), "sent": sent}
+
+    def ask(payload: dict) -> dict:
         try:
             if payload.get("stream"):
                 return stream_request(url, payload)
@@ -646,8 +755,12 @@ def _send_all(url: str, payloads: list[dict], workers: int) -> list[dict]:
             return {"error": f"{type(exc).__name__}: {exc}"}
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        start = time.perf_counter()
-        results = list(pool.map(one, payloads))
+        start, futures = time.perf_counter(), []
+        for i, payload in enumerate(payloads):  # as bench_serving: a request waits its turn, then a free worker
+            if offsets and (wait := start + offsets[i] - time.perf_counter()) > 0:
+                time.sleep(wait)
+            futures.append(pool.submit(one, payload, start))
+        results = [f.result() for f in futures]
     results.append({"duration": max(time.perf_counter() - start, 1e-9), "workers": max(1, workers)})
     return results
 
@@ -956,17 +1069,18 @@ def python_module(module: str, argv: list[str]) -> int:
         print(f"{tool} (fake): needs --port", file=sys.stderr)
         return 2
     if module == SGLANG_SERVER_MODULE:
-        return serve("127.0.0.1", port, option_value(argv, "--served-model-name") or "fake-model", 5.0)
+        return serve("127.0.0.1", port, option_value(argv, "--served-model-name") or "fake-model", 5.0, SGLANG,
+                     metrics=SGLANG_METRICS_FLAG in argv)
     if module == VLLM_SERVER_MODULE:  # vLLM's server module, as `vllm serve`
         model = option_value(argv, "--served-model-name") or option_value(argv, "--model") or "fake-model"
-        return serve("127.0.0.1", port, model, 5.0)
+        return serve("127.0.0.1", port, model, 5.0, VLLM)
     if module == SGLANG_ROUTER_MODULE:
         workers = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--prefill", "--decode")]
         down = [url for url in workers if not _healthy(url)]
         if not workers or down:
             print(f"{tool} (fake): workers not healthy: {down or 'none given'}", file=sys.stderr)
             return 1
-        return serve("127.0.0.1", port, "router", 0.0)
+        return serve("127.0.0.1", port, "router", 0.0, SGLANG)
     print(f"{tool} (fake): unknown module", file=sys.stderr)
     return 127
 
@@ -1004,7 +1118,7 @@ def shim(name: str, argv: list[str]) -> int:
             port = _port(argv, "--port", name) or 8000
             model = option_value(argv, "--served-model-name") or (argv[1] if len(argv) > 1 else "fake-model")
             # Loopback only, whatever --host says: a rehearsal serves nobody else.
-            return serve("127.0.0.1", port, model, 5.0)
+            return serve("127.0.0.1", port, model, 5.0, VLLM)
         if argv[:2] == ["bench", "serve"]:
             return bench_serve(argv[2:])
         print(f"vllm (fake): ignoring {' '.join(argv)}")

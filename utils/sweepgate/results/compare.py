@@ -749,10 +749,10 @@ def _overlapping(newest: str, spans: dict[str, tuple[str, str] | None]) -> set[s
 
 
 def _span(recs: list[dict]) -> tuple[str, str] | None:
-    """(earliest start, latest finish) in UTC of a run's own measurements; None when none carries a time.
+    """(earliest start, latest finish) as stored (``R.stored_time``) of a run's own measurements; None when none carries a time.
     ``ci reuse``'s copies keep the time another run measured them, which says nothing of when this
     run ran: a run of copies only is a picture of its own, joined to no other."""
     own = [r for r in recs if not isinstance(r.get(R.REUSED_FROM), dict)]
-    times = [(str(R.utc_time(r.get(R.STARTED) or r.get(R.FINISHED))),
-              str(R.utc_time(r.get(R.FINISHED) or r.get(R.STARTED)))) for r in own if r.get(R.STARTED) or r.get(R.FINISHED)]
+    times = [(str(R.stored_time(r.get(R.STARTED) or r.get(R.FINISHED))),
+              str(R.stored_time(r.get(R.FINISHED) or r.get(R.STARTED)))) for r in own if r.get(R.STARTED) or r.get(R.FINISHED)]
     return (min(t[0] for t in times), max(t[1] for t in times)) if times else None

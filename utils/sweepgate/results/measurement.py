@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from sweepgate.core.errors import fail
 from sweepgate.core.jsontext import said_key
@@ -174,6 +174,28 @@ def unix_time(value) -> str | None:
             or not EARLIEST <= value <= LATEST:
         return None
     return datetime.fromtimestamp(value, timezone.utc).isoformat(timespec="seconds")
+
+
+# How far a client's local clock reading of a moment may be from its Unix time of a moment beside it (vLLM's
+# `date` when it saves, its run's end; AIPerf's start_time, its first request) once the zone is taken off.
+CLOCK_SLACK = timedelta(minutes=5)
+
+
+def clock_zoned(clock, unix) -> str | None:
+    """``clock``, a client's local time written without a zone, with the zone it was in: the whole quarter hours
+    (R.ZONE_STEP, at most R.ZONE_SPAN) between it and ``unix``, the client's Unix time (seconds, UTC) of a moment
+    beside it, within CLOCK_SLACK. None when either is missing or no zone puts them that close: the time's zone
+    is then unknown (stored without one). A ``clock`` with a zone of its own is returned as it is."""
+    at = R.moment(clock)
+    if at is None or at.tzinfo is not None:
+        return clock if at is not None else None
+    if unix_time(unix) is None:
+        return None
+    apart = at - datetime.fromtimestamp(unix, timezone.utc).replace(tzinfo=None)
+    zone = R.ZONE_STEP * round(apart / R.ZONE_STEP)
+    if abs(zone) > R.ZONE_SPAN or abs(apart - zone) > CLOCK_SLACK:
+        return None
+    return at.replace(tzinfo=timezone(zone)).isoformat()
 
 
 def latency_key(latency: str, stat: str) -> str:

@@ -110,14 +110,16 @@ def in_flight_unlike_row(m: Measurement, row: dict, path: str, sidecar: str) -> 
     flight on average (``Measurement.averaged``: its request throughput times its mean request latency) under
     ``measurement.SHORT_OUTPUTS`` of its job's row's conc (of the requests it sent, where fewer), or the row's
     under that share of it: the rule ``inputs_unlike_row`` holds input lengths to, either way, no ramp-up or
-    tail reaching it. Stored all the same, under the row's conc (s38w)."""
+    tail reaching it. Both figures are the completed requests' alone, the least the run held in flight: of a run
+    whose requests failed (a timeout holds its slot for a time no figure states), only a row's conc under that
+    share of it is warned of (s39b). Stored all the same, under the row's conc (s38w)."""
     conc, held = _row_conc(row), m.averaged.get(IN_FLIGHT)
     if m.fields.get(R.CONC) is not None or m.uncapped or m.fields.get(R.REQUEST_RATE) is not None \
             or not isinstance(conc, int) or conc <= 0 or held is None:
         return None
     sent = plausible.sent(m.metrics)
     cap = min(conc, sent) if sent else conc
-    if not (outputs_short(held, cap) or outputs_short(cap, held)):
+    if not ((outputs_short(held, cap) and not m.metrics.get(R.FAILED)) or outputs_short(cap, held)):
         return None
     return _unlike_row(m, IN_FLIGHT, path, sidecar, f"the run's requests averaged {held:.0f} in flight (its request "
                        "throughput times its mean request latency)", R.CONC, conc)
@@ -353,8 +355,8 @@ def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: f
     rec = {R.SCHEMA: R.SCHEMA_VERSION, **ident, R.CONFIG_KEY: j.get(R.CONFIG_KEY),
            R.RESULT_FILENAME: result_filename, R.RUNNER_NAME: j.get(R.RUNNER_NAME),
            R.RUN_ID: j[R.RUN_ID], R.ATTEMPT: j[R.ATTEMPT], R.COMMIT: j.get(R.COMMIT), R.REF: j.get(R.REF),
-           R.STARTED: R.utc_time(j.get(R.STARTED) or m.fields.get(R.STARTED)),
-           R.FINISHED: R.utc_time(j.get(R.FINISHED) or m.fields.get(R.FINISHED)),
+           R.STARTED: R.stored_time(j.get(R.STARTED) or m.fields.get(R.STARTED)),
+           R.FINISHED: R.stored_time(j.get(R.FINISHED) or m.fields.get(R.FINISHED)),
            R.STATUS: _status(m, j, metrics), R.REHEARSAL: bool(j.get(R.REHEARSAL)),
            R.RUN_IDENTITY: j.get(R.RUN_IDENTITY), R.REUSED_FROM: None,
            R.CLIENT: m.client, R.CLIENT_VERSION: m.client_version, R.SOURCE_FORMAT: m.source_format,

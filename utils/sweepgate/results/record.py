@@ -9,7 +9,7 @@ milliseconds, ``_s`` for seconds, ``_per_gpu`` for tok/s/GPU.
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from sweepgate.core.jobfile import (  # noqa: F401 - the job sidecar's keys are provenance fields
     ATTEMPT, COMMIT, CONFIG_KEY, FINISHED, JOB_KEYS, REF, REHEARSAL, RUN_ID, RUN_IDENTITY, RUNNER_NAME, STARTED,
@@ -150,7 +150,9 @@ def measurement_of(rec: dict) -> tuple:
     return output_measured(rec) or measured_by(rec)
 
 
-# STARTED, FINISHED: ISO 8601 in UTC ("+00:00"), whatever zone the sidecar or client wrote (utc_time)
+# STARTED, FINISHED: ISO 8601, in UTC ("+00:00") whatever zone the sidecar or client wrote it in; a time written
+# without a zone (stock vLLM's `date`, AIPerf's start_time: the benchmark machine's clock) without one, as written,
+# which zone it was being unknown (stored_time)
 TIMES = (STARTED, FINISHED)
 
 
@@ -164,21 +166,52 @@ def moment(text) -> datetime | None:
         return None
 
 
-def utc_time(text):
-    """A record's started or finished time in UTC, so that stored times order as text whatever zone
-    they were written in (``12:00+02:00`` came before ``11:00Z``); a time without a zone is the local
-    time of the machine reading it, as the GPU monitor's samples are. Anything else stays as it is."""
+def stored_time(text):
+    """A record's started or finished time as it is stored: in UTC, so that stored times order as text
+    whatever zone they were written in (``12:00+02:00`` came before ``11:00Z``); a time without a zone
+    without one (its clock reading, ISO 8601 with a ``T``), since which zone it is in is not known: it
+    orders among times in UTC by that reading, the same on any machine. Anything else stays as it is."""
     try:
-        return text if (at := moment(text)) is None else at.astimezone(timezone.utc).isoformat()
+        if (at := moment(text)) is None:
+            return text
+        return at.isoformat() if at.tzinfo is None else at.astimezone(timezone.utc).isoformat()
     except (ValueError, OverflowError):
         return text
+
+
+# The UTC offsets clocks are set to: whole quarter hours, none more than 14 hours from UTC.
+ZONE_STEP, ZONE_SPAN = timedelta(minutes=15), timedelta(hours=14)
+
+
+def same_time(stored, new) -> bool:
+    """Whether a stored start or finish and the one an output ingested again gives are one time: the same
+    clock reading in one zone or another (whole quarter hours apart, ZONE_STEP, at most ZONE_SPAN; each in UTC
+    where it has a zone). An older sweepgate stored a time written without a zone in UTC, taken in the zone of
+    the machine that ingested it (``2026-01-01T12:00:00`` as ``06:30:00+00:00`` in India); which that was, the
+    store does not say."""
+    old, now = stored_time(stored), stored_time(new)
+    if old == now:
+        return True
+    a, b = moment(old), moment(now)
+    if a is None or b is None:
+        return False
+    try:
+        apart = _reading(a) - _reading(b)
+    except OverflowError:
+        return False
+    return abs(apart) <= ZONE_SPAN and apart % ZONE_STEP == timedelta(0)
+
+
+def _reading(at: datetime) -> datetime:
+    """``at``'s clock reading in UTC where it has a zone, else as written."""
+    return at if at.tzinfo is None else at.astimezone(timezone.utc).replace(tzinfo=None)
 
 
 # When a record happened: the one rule by which `results compare` (here, in Python) and the store (in SQL,
 # ``store._happened`` and ``store._run_order``) place records in time, so that a baseline read from a store
 # and one read from files holding the same records are the same runs (CONTRACTS section 8). It is the
-# record's finished time, else its started, in UTC. A record with neither (an output ingested with --row
-# that states no time) happened before every record that has one (NO_TIME sorts first): history filled in
+# record's finished time, else its started, as stored (stored_time). A record with neither (an output ingested
+# with --row that states no time) happened before every record that has one (NO_TIME sorts first): history filled in
 # by hand, never newer than a run with a time, and never placed by when it was ingested, which files do
 # not carry. Records of one time (those without any, too) are ordered by run id, then attempt.
 HAPPENED = (FINISHED, STARTED)
@@ -187,7 +220,7 @@ NO_TIME = ""
 
 def happened(rec: dict) -> str:
     """When ``rec`` happened (HAPPENED), as text that orders as time does; NO_TIME when it carries none."""
-    return str(utc_time(next((rec.get(f) for f in HAPPENED if rec.get(f)), None)) or NO_TIME)
+    return str(stored_time(next((rec.get(f) for f in HAPPENED if rec.get(f)), None)) or NO_TIME)
 
 
 def run_order(run_id) -> tuple:

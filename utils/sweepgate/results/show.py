@@ -55,14 +55,19 @@ def _natural(name) -> tuple:
 
 
 def sort_key(rec: dict) -> tuple:
-    """Config key (else model), hardware, conc and request rate (unknowns last), then the result's
-    name (its numbers as numbers)."""
+    """Config key (else model), hardware, conc and request rate (unknowns last), recipe, then at one
+    point main's line first, then each other ref's (a line of no ref last), then the result's name
+    (its numbers as numbers; by its name first where that tells the point, ingested without a config key).
+    Review s39k: a point's lines went by their files' names, main's above the PR's at one point and below
+    it at the next."""
     def text(v):
         return (v is None, "" if v is None else str(v))
-    conc, rate = rec.get(R.CONC), R.identity(rec, R.REQUEST_RATE)
+    conc, rate, ref = rec.get(R.CONC), R.identity(rec, R.REQUEST_RATE), rec.get(R.REF)
+    name = _natural(rec.get(R.RESULT_FILENAME))
     return (*text(rec.get(R.CONFIG_KEY)), *text(rec.get(R.MODEL)), *text(rec.get(R.HARDWARE)),
-            conc is None, conc or 0, *R.rate_order(rate), str(rec.get(R.TOPOLOGY)), _natural(rec.get(R.RESULT_FILENAME)),
-            str(rec.get(R.RUN_ID)), rec.get(R.ATTEMPT) or 0)
+            conc is None, conc or 0, *R.rate_order(rate), str(rec.get(R.TOPOLOGY)),
+            name if rec.get(R.CONFIG_KEY) is None else (), ref != compare.DEFAULT_BASELINE_REF, *text(ref), name,
+            _natural(rec.get(R.RUN_ID)), rec.get(R.ATTEMPT) or 0)
 
 
 def point_key(rec: dict) -> tuple:

@@ -85,8 +85,8 @@ def _check_job(job: dict, path: str) -> None:
 
 
 def _check_times(job: dict, bad) -> None:
-    """job.started and job.finished: stored in UTC to order runs by, and the window of the job's GPU
-    samples, so each must be a time this machine can place (a time without a zone: its own) and the
+    """job.started and job.finished: stored (in UTC where they carry a zone) to order runs by, and the window
+    of the job's GPU samples, so each must be a time this machine can place (a time without a zone: its own) and the
     job must not finish before it started (an empty window, an impossible order)."""
     at = {}
     for key in R.TIMES:

@@ -1035,9 +1035,10 @@ def _changes(stored: dict, rec: dict) -> list[str]:
     old_m, new_m = old.get(R.METRICS) or {}, new.get(R.METRICS) or {}
     measured = sorted(m for m in old_m.keys() & new_m.keys() if m not in R.DERIVED_METRICS and old_m[m] != new_m[m])
     # a field the newer version leaves null (a length it no longer claims) is no change either
-    # a time stored as written before sweepgate wrote times in UTC is no change when it is the same instant
+    # a time an older sweepgate stored as written, or in UTC though written without a zone, is no change when
+    # it is the same time (R.same_time)
     return measured + [f for f in RESULT_FIELDS if old.get(f) is not None and new.get(f) is not None
-                       and not _alike(R.utc_time(old[f]) if f in R.TIMES else old[f], new[f])]
+                       and not (R.same_time(old[f], new[f]) if f in R.TIMES else _alike(old[f], new[f]))]
 
 
 def _alike(old, new) -> bool:

@@ -126,10 +126,40 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
     return kinds
 
 
-def _display_name(row: dict) -> str:
+# What can tell apart rows of one exp-name on one runner label (InferenceX's exp-names hold no
+# parallelism: `dsv4_8k1k`), each as a job's name says it: tp always, a size at its default
+# (fields.DEFAULT_PARALLEL) left out, dp-attention on as `dpa`, speculative decoding other than none.
+_TELLING = ((fields.TP, "tp{}", None), (fields.PP, "pp{}", fields.DEFAULT_PARALLEL),
+            (fields.DCP_SIZE, "dcp{}", fields.DEFAULT_PARALLEL), (fields.PCP_SIZE, "pcp{}", fields.DEFAULT_PARALLEL),
+            (fields.EP, "ep{}", fields.DEFAULT_PARALLEL), (fields.DP_ATTN, "dpa", False),
+            (fields.SPEC_DECODING, "spec-{}", fields.DEFAULT_SPEC_DECODING))
+
+
+def _display_name(row: dict, telling: tuple = ()) -> str:
+    """``<exp-name> [the telling fields' words] c<conc>``: a job's name in the Actions UI."""
     conc = row.get(fields.CONC)
     conc_s = "x".join(map(str, conc)) if isinstance(conc, list) else str(conc)
-    return f"{row.get(fields.EXP_NAME, '?')} c{conc_s}"
+    words = [form.format(row[field]) for field, form, default in _TELLING
+             if field in telling and field in row and row[field] != default]
+    return " ".join([str(row.get(fields.EXP_NAME, "?")), *words, f"c{conc_s}"])
+
+
+def display_names(kinds: dict[str, list[dict]]) -> dict[tuple[str, int], str]:
+    """Each row's job name by (kind, index): the rows of a kind that share an exp-name and a runner
+    label name the _TELLING fields they differ in (all of those rows, at every conc, so a sweep's
+    names read alike); the others the exp-name and conc alone (review s39k: a tp4 and a tp8 row at
+    one conc were two jobs of one name)."""
+    names = {}
+    for kind, rows in kinds.items():
+        groups: dict[tuple, list[int]] = {}
+        for i, row in enumerate(rows):
+            groups.setdefault((row.get(fields.EXP_NAME), row.get(fields.RUNNER)), []).append(i)
+        for members in groups.values():
+            telling = tuple(field for field, _, _ in _TELLING
+                            if len({json.dumps(rows[i].get(field)) for i in members}) > 1)
+            for i in members:
+                names[kind, i] = _display_name(rows[i], telling)
+    return names
 
 
 # Canary stage: one job per template; the rest of the sweep waits for both.
@@ -180,10 +210,11 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
     kinds = rows_by_kind(matrix, source)
     _check_rows(kinds, source)
     first = set(canaries(kinds)) if canary else set()
-    outputs = _canary_outputs(kinds, first, max_jobs, source)
+    names = display_names(kinds)
+    outputs = _canary_outputs(kinds, first, max_jobs, source, names)
     total = 0
     for kind, rows in kinds.items():
-        refs = [{"runner": row[fields.RUNNER], "id": f"{kind}/{i}", "name": _display_name(row)}
+        refs = [{"runner": row[fields.RUNNER], "id": f"{kind}/{i}", "name": names[kind, i]}
                 for i, row in enumerate(rows) if (kind, i) not in first]
         chunks = [refs[i:i + max_jobs] for i in range(0, len(refs), max_jobs)]
         if len(chunks) > capacity[kind]:
@@ -209,12 +240,13 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
     return outputs
 
 
-def _canary_outputs(kinds: dict[str, list[dict]], first: set, max_jobs: int, source: str) -> dict[str, str]:
+def _canary_outputs(kinds: dict[str, list[dict]], first: set, max_jobs: int, source: str,
+                    names: dict[tuple[str, int], str]) -> dict[str, str]:
     """``canary`` / ``canary_multinode``: the canary rows' references ('' when none), and their count."""
     outputs = {}
     for name in CANARY_OUTPUTS:
         multinode = name == "canary_multinode"
-        refs = [{"runner": kinds[k][i][fields.RUNNER], "id": f"{k}/{i}", "name": _display_name(kinds[k][i])}
+        refs = [{"runner": kinds[k][i][fields.RUNNER], "id": f"{k}/{i}", "name": names[k, i]}
                 for k, i in sorted(first, key=lambda t: (list(kinds).index(t[0]), t[1]))
                 if (k in MULTINODE_KINDS) == multinode]
         if len(refs) > max_jobs:

@@ -16,7 +16,8 @@ from sweepgate.results import plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import PHASES_FOLDER, SweepAggregate
 from sweepgate.results.formats.vllm import rate_value
-from sweepgate.results.measurement import IN_FLIGHT, INPUT_MEAN, Measurement, further_stat, measured, run_window
+from sweepgate.results.measurement import (IN_FLIGHT, INPUT_MEAN, Measurement, clock_zoned, further_stat, measured,
+                                              run_window)
 from sweepgate.results.units import is_time_unit, to_ms
 
 LATENCIES = {
@@ -80,6 +81,15 @@ def _time(value) -> str | None:
     from sweepgate.results.formats.gpu_metrics import parse_time
 
     return value if isinstance(value, str) and len(value) <= MAX_TIME_TEXT and parse_time(value) is not None else None
+
+
+def _times(doc: dict) -> dict:
+    """started and finished: the export's start_time and end_time as written, which AIPerf writes in the
+    client's local time without a zone: each given the zone that puts it beside the first request's or the last
+    response's Unix time (``clock_zoned``) where the export has them, else left without one (its zone unknown)."""
+    edges = ((R.STARTED, "start_time", "min_request_timestamp"), (R.FINISHED, "end_time", "max_response_timestamp"))
+    return {field: clock_zoned(at, _unix_ns(doc.get(unix))) or at
+            for field, key, unix in edges for at in [_time(doc.get(key))]}
 
 
 MAX_TIME_TEXT = 64  # an ISO 8601 time with a zone and nanoseconds is about 35 characters
@@ -365,18 +375,29 @@ def _lengths(cfg: dict) -> tuple[int | None, int | None]:
 INPUT_LENGTHS = "input_sequence_length"  # the metric object of each request's input tokens
 
 
-def averages(doc: dict, m: Measurement) -> None:
+def averages(doc: dict, m: Measurement, path: str = "") -> None:
     """What the run measured of its point (``Measurement.averaged``), for an export that states no setting of it
     (a CSV states none): its requests' mean input tokens (``input_sequence_length`` avg) and, from its request
     throughput and mean request latency (``metrics_from``'s, in ``m.metrics``), the requests it held in flight on
-    average, named by its request throughput's key."""
+    average, named by its request throughput's key; not of a run on a fixed schedule (``_scheduled``), whose
+    trace's arrivals set what is in flight, as a rate's do (s39b)."""
     lengths = doc.get(INPUT_LENGTHS)
     mean = lengths.get("avg") if isinstance(lengths, dict) else None
     if isinstance(mean, (int, float)) and not isinstance(mean, bool) and math.isfinite(mean) and mean > 0:
         m.averaged[INPUT_MEAN], m.keys[INPUT_MEAN] = mean, f"{INPUT_LENGTHS}.avg"
     rate, latency = m.metrics.get(R.REQUEST_THROUGHPUT), m.metrics.get(R.latency_name("e2el", "mean"))
-    if rate and latency:
+    if rate and latency and not _scheduled(_input_config(doc), path):
         m.averaged[IN_FLIGHT], m.keys[IN_FLIGHT] = rate * latency / 1000, m.keys.get(R.REQUEST_THROUGHPUT)
+
+
+FIXED_SCHEDULE = "fixed_schedule"  # AIPerf's load of a trace sent on its own timestamps (--fixed-schedule)
+
+
+def _scheduled(cfg: dict, path: str = "") -> bool:
+    """Whether ``input_config`` states a fixed schedule: the measured phase's type (AIPerf 0.10+), else the
+    ``input`` section's switch (earlier AIPerf)."""
+    given = cfg.get("input") if isinstance(cfg.get("input"), dict) else {}
+    return _measured_phase(cfg, path).get("type") == FIXED_SCHEDULE or given.get(FIXED_SCHEDULE) is True
 
 
 def _failed(doc: dict, metrics: dict):
@@ -477,15 +498,14 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     model, conc, client = _config(doc, path)
     m = Measurement(f"{client}-json", client, line, client_version=doc.get("aiperf_version"))
     m.metrics.update(metrics_from(doc, path, line, m.notes, m.keys))
-    averages(doc, m)
+    averages(doc, m, path)
     if tagged:  # each metric's key as the export writes it, under records and its tag
         tag_of = {key: tag for tag, key in TAGS.items()}
         m.keys = {name: "records." + ".".join((tag_of.get(k, k), *rest)) for name, (k, *rest) in
                   ((name, key.split(".")) for name, key in m.keys.items())}
     m.metrics[R.FAILED] = _failed(doc, m.metrics)
     completion(doc, m)
-    m.fields.update({R.MODEL: model, R.CONC: conc, R.STARTED: _time(doc.get("start_time")),
-                     R.FINISHED: _time(doc.get("end_time")), R.REQUEST_RATE: _request_rate(doc, path)})
+    m.fields.update({R.MODEL: model, R.CONC: conc, **_times(doc), R.REQUEST_RATE: _request_rate(doc, path)})
     m.run_window = client_window(doc)
     cfg = _input_config(doc)
     m.fields[R.ISL], m.fields[R.OSL] = _lengths(cfg)

@@ -21,7 +21,7 @@ from sweepgate.core.errors import fail
 from sweepgate.results import plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import SweepWarmup
-from sweepgate.results.measurement import Measurement, further_stat, number, run_window, unix_time
+from sweepgate.results.measurement import Measurement, clock_zoned, further_stat, number, run_window, unix_time
 from sweepgate.results.units import to_ms
 
 # The client's latency name -> the record's.
@@ -435,9 +435,12 @@ def _window(doc: dict) -> dict:
     """When the run started and finished: InferenceX's client states both as Unix times
     (``benchmark_start_time_unix``/``_end_``, UTC). The end stays ``date`` (the client's local time
     on saving) where the output has one, as sweepgate has always stored it: a result stored before
-    is then the same on a second ingest (results are immutable), and gains only its start."""
+    is then the same on a second ingest (results are immutable), and gains only its start. ``date``
+    has no zone: it is given the one that puts it beside the end's Unix time (``clock_zoned``), else
+    none (stock vLLM's client writes no Unix time: which zone it was in is not known)."""
     start, end = (unix_time(doc.get(f"benchmark_{edge}_time_unix")) for edge in ("start", "end"))
-    return {R.STARTED: start, R.FINISHED: _date(doc.get("date")) or end}
+    date = _date(doc.get("date"))
+    return {R.STARTED: start, R.FINISHED: clock_zoned(date, doc.get("benchmark_end_time_unix")) or date or end}
 
 
 def _date(value) -> str | None:
