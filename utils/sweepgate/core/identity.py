@@ -17,16 +17,18 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import re
 from typing import Callable
 
 from sweepgate.core import fields as F
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
 from sweepgate.core.recipes import (read_helpers, resolve_script, runs_multinode, script_candidates,
-                                    sourced_helpers)
+                                    sourced_helpers, unseen_sources)
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
+_LAUNCHER = re.compile(rf"{re.escape(LAUNCHER_DIR)}/launch_[^/]*\.sh")  # a launcher or launch_common.sh
 # What a multi-node script sources or starts besides benchmark_lib.sh (tests/test_identity.py
 # checks every file benchmarks/multi_node/*.sh names is here).
 MULTINODE_PARTS = ("benchmarks/multi_node/disagg_lib.sh", "benchmarks/multi_node/disagg_head.sh",
@@ -81,6 +83,12 @@ def runner_facts(row: dict, runners: dict) -> dict[str, str]:
 # says it once with the number of its jobs (``blind_lines``).
 NO_SCRIPT = "no benchmark script at CONTRACTS section 7's paths"
 BLIND_WHY = "so a change to what they run there instead would go unseen; they run"
+UNSEEN_WHY = "which only the run can read, so a change to what it sources would go unseen; they run"
+
+
+class UnseenSource(str):
+    """A cause of ``blind_spots``: `path:line: sources WORD`, a `source` whose file only the run knows
+    (``recipes.unseen_sources``: a process substitution, standard input, a variable from the environment)."""
 
 
 def blind_spots(row: dict, runners: dict, blobs: Blobs) -> list[str]:
@@ -91,7 +99,23 @@ def blind_spots(row: dict, runners: dict, blobs: Blobs) -> list[str]:
     change to them would not change the identity, and `ci reuse` would hand the row results of code
     it never saw."""
     causes = [NO_SCRIPT] if resolve_script(script_candidates(row), blobs) is None else []
-    return causes + [path for path in support_files(row, runners) if blobs.get(path) is None]
+    causes += [path for path in support_files(row, runners) if blobs.get(path) is None]
+    unseen = unseen_sources(executed_files(row, runners, blobs), blobs)
+    return causes + [UnseenSource(f"{path}:{line}: sources {word}") for path, line, word in unseen]
+
+
+def executed_files(row: dict, runners: dict, blobs: Blobs) -> list[str]:
+    """Every file the job of ``row`` runs, as far as ``blobs`` holds them, in the order its identity hashes them: its
+    script (when there is one) and the helpers it sources (``sourced_helpers``), the support files, then what those
+    source or name beside themselves that is none of these (a launcher's own helper, a part ``benchmark_lib.sh``
+    sources beyond ``F.BENCHMARK_LIB_PARTS``); the shipped support files source only each other."""
+    script = resolve_script(script_candidates(row), blobs)
+    own = [script, *sourced_helpers(script, blobs)] if script else []
+    support = support_files(row, runners)
+    files = dict.fromkeys([*own, *support])
+    for path in support:
+        files.update(dict.fromkeys(helper for helper in sourced_helpers(path, blobs) if helper not in files))
+    return list(files)
 
 
 def blind_lines(blind: dict[str, list[dict]]) -> list[str]:
@@ -100,10 +124,13 @@ def blind_lines(blind: dict[str, list[dict]]) -> list[str]:
     the same jobs on one line (a checkout without benchmarks/lib/ lacks every part of it), three named."""
     files: dict[tuple, list[str]] = {}
     for cause, rows in blind.items():
-        if cause != NO_SCRIPT:
+        if cause != NO_SCRIPT and not isinstance(cause, UnseenSource):
             files.setdefault(tuple(id(row) for row in rows), []).append(cause)
     out = []
     for cause, rows in blind.items():
+        if isinstance(cause, UnseenSource):
+            out.append(f"{len(rows)} job{'s' if len(rows) != 1 else ''} not reused, no run identity: {cause}, {UNSEEN_WHY}")
+            continue
         if cause == NO_SCRIPT:
             what = f"{NO_SCRIPT} (such as {script_candidates(rows[0])[0]})"
         elif (paths := files.pop(tuple(id(row) for row in rows), None)) is not None:
@@ -123,12 +150,11 @@ def run_identity(row: dict, runners: dict, blobs: Blobs) -> str | None:
 
 def _seen_identity(row: dict, runners: dict, blobs: Blobs) -> str:
     """``run_identity`` of a row known to have no ``blind_spots``."""
-    script = resolve_script(script_candidates(row), blobs)
     point = {name: row.get(name) for name in POINT_FIELDS}
     # Eval rows carry no fingerprint: the whole row stands in for it.
     point[F.RECIPE_FINGERPRINT] = row.get(F.RECIPE_FINGERPRINT) or F.row_digest(row)
     point["runner-facts"] = runner_facts(row, runners)
-    files = [script, *sourced_helpers(script, blobs), *support_files(row, runners)]
+    files = executed_files(row, runners, blobs)
     digest = hashlib.sha256(json.dumps(point, sort_keys=True, separators=(",", ":")).encode())
     digest.update(b"\0" + files_sha(files, blobs).encode())
     return digest.hexdigest()
@@ -140,7 +166,8 @@ def read_all(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]
     for row in rows:
         wanted.update(dict.fromkeys(needed_paths(row, runners)))
     blobs = read(list(wanted))
-    read_helpers({resolve_script(script_candidates(row), blobs) for row in rows}, blobs, read)
+    read_helpers({resolve_script(script_candidates(row), blobs) for row in rows} | {
+        path for row in rows for path in support_files(row, runners)}, blobs, read)
     return blobs
 
 
@@ -243,7 +270,7 @@ class Unreadable(SweepgateError):
 def _named_as_a_file(path: str) -> bool:
     """Whether ``path`` is one of the files every job of its kind runs (the launchers, benchmark_lib.sh and
     its parts, the multi-node helpers): nothing else may stand there."""
-    return path.startswith(LAUNCHER_DIR + "/") or path in F.BENCHMARK_LIB_FILES or path in MULTINODE_PARTS
+    return _LAUNCHER.fullmatch(path) is not None or path in F.BENCHMARK_LIB_FILES or path in MULTINODE_PARTS
 
 
 def unreadable(where: str, path: str, exc: OSError) -> Unreadable:

@@ -174,6 +174,17 @@ def library_lines(scripts, blobs: dict[str, bytes | None]) -> list[tuple[str, in
     return list(found.items())
 
 
+def unseen_sources(paths, blobs: dict[str, bytes | None]) -> list[tuple[str, int, str]]:
+    """(file, 1-based line, its word) of each `source` in the files ``paths`` (as far as ``blobs`` holds them) whose
+    file only the run knows (``shellwords.Reading.unseen``: `source <(...)`, `source "$FROM_THE_ENVIRONMENT/x.sh"`),
+    in order."""
+    found = []
+    for path in dict.fromkeys(paths):
+        text = (blobs.get(path) or b"").decode("utf-8", "replace")
+        found += [(path, text.count("\n", 0, at) + 1, word) for at, word in _shell_reading(text).unseen]
+    return found
+
+
 def missing_library(places: list[tuple[str, int]], *, where: str = "the repository",
                     severity: str = "error") -> Diagnostic:
     """The one wording of scripts that source the benchmark library where it is missing (``rehearse``,

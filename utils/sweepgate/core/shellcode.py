@@ -46,8 +46,10 @@ _SPECIAL = {QUOTED: re.compile(r'(?P<s>["\\`]|\$[({])'), BRACED: re.compile(r"""
 def _code_pattern(bodies: bool, cases: bool) -> re.Pattern:
     """CODE's pattern: before heredoc bodies (a line break acts), inside `$( )` or `( )` (`case`, `esac` act)."""
     stop, words = r"\n" * bodies, "ce" * cases
-    skip = (rf"""(?:[^#'"\\`()$<\[{stop}{words}]++|\$(?![({{'"[])|<(?!<)|(?<=[^\s;&|(){{}}])#|(?<!\w)\["""
-            + rf"|\[(?={_PLAIN}\])" + (rf"|(?!{_CASE_WORD})[ce]" if cases else "") + ")*+")
+    # (an atomic group, not `(?:...)*+`: Python before 3.11.5 fails a possessive group whose branch holds a
+    # lookbehind, `(?:[^#]++|(?<=b)#)*+#` matches no `a #`, and the text's comments were read as code)
+    skip = (rf"""(?>(?:[^#'"\\`()$<\[{stop}{words}]++|\$(?![({{'"[])|<(?!<)|(?<=[^\s;&|(){{}}])#|(?<!\w)\["""
+            + rf"|\[(?={_PLAIN}\])" + (rf"|(?!{_CASE_WORD})[ce]" if cases else "") + ")*)")
     special = r"""(?P<s>['"\\`()]|\$[({'"[]|#|<<|\[""" + r"|\n" * bodies + f"|{_CASE_WORD}" * cases + ")"
     return re.compile(skip + special)
 

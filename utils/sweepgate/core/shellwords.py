@@ -12,7 +12,15 @@ source X. Its first word is followed through the usual spellings of a place: ``$
 a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the checkout's top, where jobs run),
 a plain relative path (from the top), and a variable the text set to one of these before the command
 (``ROOT="$(cd "$(dirname "$0")/../.." && pwd)"; LIB_DIR="$ROOT/benchmarks"``). Anything else (``$HOME``,
-an absolute path, another command's output) is no place. What a command substitution or a subshell assigns
+an absolute path, another command's output) is no place. A command string is read as the code it is, with the
+variables in force where it stands: the word after a shell's `-c` (`bash -c "source X; run"`, `srun ... sh -lc '. X'`)
+and the quoted words of an `eval` where a command begins (`eval "source X"`); in a shell's string in single quotes
+`$0` is the argument after it, no place. A `source` whose file only the run knows (``Reading.unseen``: a
+process substitution, standard input, a place that is no spelling above) is kept apart, for the run identity to say
+it cannot see it; one outside the checkout (an absolute path, `~`, `$HOME`) is not. A bare name (`source helpers`) is
+read from the checkout's top, where bash looks after the PATH; a relative path after a `cd`/`pushd` from where it went
+(a place, or a relative path from where it was; `popd`, `cd -`, a folder only the run knows leave it unseen). A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
+| bash`) is read as a command string. What a command substitution or a subshell assigns
 (`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it. A `source` is said at the line bash gives its
 command (``_said_at``).
 
@@ -69,13 +77,16 @@ _SOURCE = _source(timed=True)
 # blanked). An element's assignment (`x[1]=`, its subscript blanked in the code) or an appending one (`X+=`)
 # leaves its variable's place unknown.
 _COMMAND = re.compile(rf'{shellgrammar.COMMAND_START}'
-                      rf'(?:{_SOURCE}|(?P<declare>{shellgrammar.DECLARATION})?'
+                      rf'(?:{_SOURCE}|(?P<cd>(?:builtin[ \t]+)?(?:cd|pushd|popd))(?=[ \t;&|)\n]|$)'
+                      rf'|(?P<declare>{shellgrammar.DECLARATION})?'
                       rf'{shellgrammar.ASSIGNMENT_WORD})', re.MULTILINE)
 # What may follow an assignment in the same command: another (`A=1 B=$(...)`), or a `source` (`X=1 . x`,
 # not after `local`, `export`, ...: their words are all names).
 _NEXT = re.compile(rf'[ \t]+(?:{_source(timed=False)}|{shellgrammar.ASSIGNMENT_WORD})')
 _GAP = re.compile(r"\s+")
-_MAY_BEGIN = re.compile(f"{shellgrammar.COMMAND_START}{_MAYBE_EMPTY}", re.MULTILINE)  # up to a word that may be empty
+# up to a word that may be empty, after words that may be and assignments (`A=1 $(true) source x` sources x)
+_MAY_BEGIN = re.compile(rf'{shellgrammar.COMMAND_START}(?:{_EMPTY_WORD}|{shellgrammar.ASSIGNMENT_WORD}'
+                        r'[^ \t;&|()<>]*[ \t]+)*', re.MULTILINE)
 _BLANKS = re.compile(r'(?:[ \t]|\\\n)+(?:--(?:[ \t]|\\\n)+)?')  # in the text: a `\` joins two lines
 _SELF = re.compile(r'\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE(?!\w)|0(?!\w)|\{0\})')
 _SELF_FOLDER = re.compile(r'\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}')
@@ -91,6 +102,28 @@ _WORD_END = frozenset(" \t" + shellgrammar.OPERATORS)
 # (each `$(` of a text is tried as one: a longer one would cost a scan of the text each)
 _PLACE_COMMAND = re.compile(r'\$\([ \t]*(?:dirname|cd|realpath|readlink|pwd|git)(?![\w-])')
 _SPELLING_MAX = 256
+# A shell run with a command string (`bash -c`, `sh -lc`, `/bin/bash -o pipefail -ec`; its options before) or
+# `eval`, as a word of the code; the string follows
+_STRING_COMMAND = re.compile(r'(?<![\w./-])(?:(?P<shell>(?:[\w.-]*/)*(?:ba|da|k|z)?sh)[ \t]+'
+                             r'(?:(?:-o[ \t]+[\w-]+|[-+][\w-]*)[ \t]+)*?-[A-Za-z]*c[A-Za-z]*'
+                             r'|(?P<eval>eval))(?=[ \t])')
+# A line of the code that gives a heredoc to a shell (`bash <<EOF`, `cat <<'EOF' | sh -s`)
+_SHELL_WORD = r'(?<![\w./-])(?:[\w.-]*/)*(?:ba|da|k|z)?sh(?![\w./-])'
+_SHELL_HEREDOC = re.compile(rf'^[^\n]*?(?:{_SHELL_WORD}[^\n]*<<(?!<)|<<(?!<)[^\n]*{_SHELL_WORD})', re.MULTILINE)
+# Text a shell reads on its standard input: `bash <<< "..."`, `echo "..." | bash` (`printf` too; options after it)
+_SHELL_FED = re.compile(rf'{_SHELL_WORD}(?:[ \t]+-[A-Za-z]+)*[ \t]*<<<(?P<string>)'
+                        rf'|(?<![\w./-])(?P<feed>echo|printf)(?=[ \t])(?P<words>[^\n|;&()]*)\|[ \t]*{_SHELL_WORD}'
+                        r'(?:[ \t]+-[A-Za-z]+)*[ \t]*(?=$|[;&|)\n])', re.MULTILINE)
+_STRING_DEPTH = 4  # command strings inside command strings followed, at most
+# The script's own name in a shell's string in single quotes: there it is the argument after the string
+_POSITIONAL_SELF = re.compile(r'\$(?:\{(?:0|BASH_SOURCE(?:\[0\])?)(?=[}%#:])|0(?!\w)|BASH_SOURCE(?!\w))')
+# Where a command begins, then words that may expand to nothing and assignments, up to a command substitution
+_ALONE_AT_START = re.compile(rf'{shellgrammar.COMMAND_START}(?:{_EMPTY_WORD}|{shellgrammar.ASSIGNMENT_WORD}'
+                             r'[^ \t;&|()<>]*[ \t]+)*\Z', re.MULTILINE)
+# A file outside the checkout: an absolute path, `~`, `$HOME`
+_OUTSIDE = re.compile(r'/|~|\$(?:HOME|\{HOME\})(?!\w)')
+_SHOWN_MAX = 60  # a word said longer is cut
+_BARE = re.compile(r'[\w+][\w.+-]*')  # a file's name alone (no `/`; not `.`, `..`)
 
 
 @dataclass
@@ -100,21 +133,174 @@ class Reading:
     sourced: list[tuple[int, Place]] = field(default_factory=list)
     assigned: list[tuple[str, Place | None, int, int]] = field(default_factory=list)
     named: list[tuple[int, Place]] = field(default_factory=list)
+    # each `source` whose file only the run knows (``_unseen``): an offset on its line, its word as written
+    unseen: list[tuple[int, str]] = field(default_factory=list)
 
 
 def reading(text: str) -> Reading:
     """What ``text`` sources and names (``Reading``), read once."""
-    read = Reading()
-    _commands(text, *shellcode.code(text), read)
+    read = _read(text, {}, 0, False)
     read.named = _named(text, read.assigned)
     return read
 
 
-def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading) -> None:
+def _read(text: str, variables: dict[str, Place | None], depth: int, positional: bool) -> Reading:
+    """The `source` commands of ``text`` (``variables`` in force at its start), and those of each command string it
+    runs (``_command_strings``), ``depth`` of them deep. ``positional``: ``text`` is a `bash -c` string written in
+    single quotes, where `$0` is the argument after it, not the script."""
+    read, shown = Reading(), text
+    code, spans, literal = shellcode.parts(text)
+    if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
+        text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
+    _commands(text, code, spans, read, variables, shown)
+    if depth < _STRING_DEPTH:
+        strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
+        for inner, offsets, quoted in strings:
+            at_start = _in_force(read.assigned, offsets[0] if offsets else 0, variables)
+            sub = _read(inner, at_start, depth + 1, quoted)
+            read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
+            read.unseen += [(offsets[min(at, len(offsets) - 1)], word) for at, word in sub.unseen]
+    return read
+
+
+def _in_force(assigned: list[tuple[str, Place | None, int, int]], at: int,
+              variables: dict[str, Place | None]) -> dict[str, Place | None]:
+    """``variables`` and the top-level assignments (``Reading.assigned``) whose word ended before ``at``."""
+    out = dict(variables)
+    out.update((name, place) for name, place, _, end in assigned if end <= at)
+    return out
+
+
+def _at_command_start(code, at: int) -> bool:
+    """Whether a command may begin at ``code[at]`` (a string or a list of characters), after words that may expand
+    to nothing and assignments (``_ALONE_AT_START``), looked back along its line at most ``_SPELLING_MAX``."""
+    window = "".join(code[max(0, at - _SPELLING_MAX):at])
+    return bool(_ALONE_AT_START.search(window[window.rfind("\n") + 1:]))
+
+
+def _command_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
+    """Each command string ``text`` runs whose text is there to read: the word after `-c` of a shell (`bash -c
+    "..."`, `sh -c '...'`, `srun ... /bin/bash -lc "..."`) and the words of an `eval` whose first word is quoted
+    (`eval "source X"`), found in the ``code`` (never in a comment or a string's text); each as the shell reads it
+    (quotes removed, a `\\` in double quotes taken), the offset in ``text`` of each of its characters, and whether
+    it is a shell's string all in single quotes (its `$0` is no script's)."""
+    out = []
+    for m in _STRING_COMMAND.finditer(code):
+        if m["eval"] and not _at_command_start(code, m.start()):
+            continue  # `echo eval 'source x'`: an argument
+        at = gap.end() if (gap := _BLANKS.match(text, m.end())) else m.end()
+        if m["eval"] and not (text.startswith(("'", '"', "$'"), at)):
+            continue
+        words, ends = [], at
+        while ends < len(text) and (word := _word(text, ends)):
+            words.append((ends, word))
+            ends += len(word)
+            if not m["eval"] or not (gap := re.match(r"(?:[ \t]|\\\n)+", text[ends:])):
+                break
+            ends += gap.end()
+        inner, offsets = [], []
+        for k, (start, word) in enumerate(words):
+            if k:
+                inner.append(" ")
+                offsets.append(start)
+            _dequoted(word, start, inner, offsets)
+        quoted = bool(m["shell"]) and len(words) == 1 and words[0][1].startswith("'")
+        out.append(("".join(inner), offsets, quoted))
+    return out
+
+
+def _shell_heredocs(text: str, code: str, literal: list[tuple[int, int]]) -> list[tuple[str, list[int], bool]]:
+    """The body of each heredoc given to a shell to run (`bash <<'EOF'`, `bash -s <<EOF`, `cat <<EOF | bash`: a line of
+    the code with a `<<` and a shell's word), up to its terminator's line; each as ``_command_strings`` gives a string."""
+    bodies = {lo: hi for lo, hi in literal}
+    out = []
+    for m in _SHELL_HEREDOC.finditer(code):
+        lo = code.find("\n", m.end()) + 1
+        if lo and (hi := bodies.get(lo)) is not None:
+            inner = text[lo:hi]
+            inner = inner[:inner.rfind("\n") + 1]  # the terminator's line is no code
+            out.append((inner, list(range(lo, lo + len(inner))), False))
+    return out
+
+
+def _fed_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
+    """The text a shell reads on its standard input from the script's words: a here-string (`bash <<< "source X"`)
+    and the words an `echo` or `printf` pipes into it (`echo "source X" | bash`), each as ``_command_strings``
+    gives a string."""
+    out = []
+    for m in _SHELL_FED.finditer(code):
+        if m["feed"]:
+            at, end = m.start("words"), m.end("words")
+        else:
+            at = gap.end() if (gap := _BLANKS.match(text, m.end())) else m.end()
+            end = at + len(_word(text, at))
+        inner, offsets = [], []
+        while (gap := re.compile(r"[ \t]*").match(text, at)) and gap.end() < end and (word := _word(text, gap.end())):
+            if inner:  # `printf` prints its arguments as its format says: each on a line of its own, read so
+                inner.append("\n" if m["feed"] == "printf" else " ")
+                offsets.append(gap.end())
+            _dequoted(word, gap.end(), inner, offsets)
+            at = gap.end() + len(word)
+        out.append(("".join(inner), offsets, False))
+    return out
+
+
+def _dequoted(word: str, start: int, inner: list[str], offsets: list[int]) -> None:
+    """Add the characters of the shell ``word`` (at ``start`` of the text) to ``inner`` as the shell passes them on,
+    each with its offset: quotes removed, in double quotes a `\\` before `$`, `` ` ``, `"`, `\\` taken, and
+    unquoted one before any character."""
+    i, quote = 0, ""
+    while i < len(word):
+        c = word[i]
+        if quote == "'":
+            if c == "'":
+                quote = ""
+            else:
+                inner.append(c)
+                offsets.append(start + i)
+            i += 1
+            continue
+        if c == "\\" and i + 1 < len(word) and (not quote or word[i + 1] in '$`"\\\n'):
+            if word[i + 1] != "\n":
+                inner.append(word[i + 1])
+                offsets.append(start + i + 1)
+            i += 2
+            continue
+        if c == '"' or c == "'" and not quote:
+            quote = "" if quote == c else c
+        elif not quote and word.startswith("$'", i):
+            quote = "'"
+            i += 1
+        else:
+            inner.append(c)
+            offsets.append(start + i)
+        i += 1
+
+
+def _unseen(word: str, substituted: bool) -> str | None:
+    """The `source` word that ``_place`` found no place for (a process substitution, `<(...)`, when ``substituted``),
+    as said, when it is a file of the run the reading cannot see: a process substitution, standard input
+    (`/dev/stdin`, `/dev/fd/N`), or a place only the run knows (a variable from the environment, an argument, another
+    command's output); None for one outside the checkout (an absolute path, `~`, `$HOME`: the image's or the
+    runner's, no file of the repository)."""
+    if substituted:
+        return "<(...)"
+    bare = word.replace('"', "").replace("'", "")
+    if not bare:
+        return None
+    if bare.startswith(("/dev/stdin", "/dev/fd/", "/proc/self/fd/")) or not _OUTSIDE.match(bare):
+        return word if len(word) <= _SHOWN_MAX else word[:_SHOWN_MAX - 3] + "..."
+    return None
+
+
+def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
+              variables: dict[str, Place | None] | None = None, shown: str | None = None) -> None:
     """Read the commands of ``text`` (found in its ``code``) into ``read``. What a command substitution
-    (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word."""
+    (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word.
+    ``shown``: the text as written, where ``text`` stands for it (of the same length), for a word said."""
+    shown = text if shown is None else shown
     code, empty = _empty_words(text, code, spans)
-    scopes = [_Scope(len(text) + 1, {}, [])]
+    scopes = [_Scope(len(text) + 1, dict(variables or {}), [])]
     # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow);
     # lead: where the first assignment's word of the chain ends
     at, chain, declared, spanned, lead = 0, -1, False, 0, 0
@@ -136,6 +322,9 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
             if not (gap := _BLANKS.match(text, m.end("source"))):
                 continue
             at = gap.end()
+        if m.re is _COMMAND and m["cd"]:
+            scopes[-1].cwd = _moved(text, m.end("cd"), m["cd"], scopes[-1])
+            continue
         word = _word(text, at)
         followed = word.count("$(") <= _DEPTH
         place = _place(word.replace('"', "").replace("'", ""), scopes[-1].variables) if followed else None
@@ -146,8 +335,52 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading)
                 read.assigned.append((m["name"], place, at, at + len(word)))
             chain = at + len(word)
             declared, lead = (declared, lead) if m.re is _NEXT else (bool(m["declare"]), chain)
-        elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
-            read.sourced.append((lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word)), place))
+        else:
+            said_at = lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word))
+            _record(read, shown[at:at + len(word)], shown[at:at + 2] == "<(", said_at, place, scopes[-1].cwd)
+
+
+def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Place | None, cwd: Place | None) -> None:
+    """Put what the `source` command with the path's ``word`` (a process substitution when ``substituted``; its place,
+    if any) sources into ``read``, said at ``said_at``: a path relative to the working folder, ``cwd`` (a `cd` moved
+    it from the top; None: only the run knows where), its place, or a file only the run knows (``_unseen``)."""
+    if (relative := _relative_word(word)) and cwd != (TOP, ""):
+        if cwd is None:
+            read.unseen.append((said_at, word))
+        else:
+            read.sourced.append((said_at, (cwd[0], posixpath.normpath(posixpath.join(cwd[1] or ".", relative)))))
+    elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
+        read.sourced.append((said_at, place))
+    elif place is None and _BARE.fullmatch(bare := word.replace('"', "").replace("'", "")):
+        # `source helpers`: bash looks on the PATH, then in the folder jobs run from, the checkout's top
+        read.sourced.append((said_at, (TOP, bare)))
+    elif place is None and (said := _unseen(word, substituted)):
+        read.unseen.append((said_at, said))
+
+
+def _relative_word(word: str) -> str | None:
+    """The path a `source` word spells from the working folder (a name or a relative path written out), or None."""
+    bare = word.replace('"', "").replace("'", "")
+    return bare if (_BARE.fullmatch(bare) or _LITERAL.fullmatch(bare)) and not bare.startswith("/") else None
+
+
+def _moved(text: str, at: int, command: str, scope: _Scope) -> Place | None:
+    """Where the ``command`` (`cd`, `pushd`, `popd`) whose word ends at ``text[at]`` leaves the working folder of
+    ``scope``: a relative path from where it was, a place (`cd "$(dirname "$0")"`), or None (`popd`, `cd -`, `cd` home,
+    a folder outside the checkout or only the run knows)."""
+    target = ""
+    while not command.endswith("popd") and (gap := _BLANKS.match(text, at)) and (word := _word(text, gap.end())):
+        at = gap.end() + len(word)
+        if not (word.startswith("-") and len(word) > 1):  # `cd -P x`: an option
+            target = word
+            break
+    if not target or target == "-":
+        return None
+    if (relative := _relative_word(target)) is not None:
+        return None if scope.cwd is None else (scope.cwd[0], posixpath.normpath(posixpath.join(scope.cwd[1] or ".",
+                                                                                                 relative)))
+    place = _place(target.replace('"', "").replace("'", ""), scope.variables)
+    return place if place and place[0] != SELF else None
 
 
 def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
@@ -157,7 +390,8 @@ def _after_a_blanked_word(text: str, code: str, m: re.Match) -> bool:
     a `for (( ))` loop's head. The
     command's own word may be spelled with quotes (`"source" x`, `"eval" source x`: written unquoted at its end in
     the code, ``shellcode``)."""
-    first = m.start("command") if m["source"] else m.start("declare") if m["declare"] else m.start("name")
+    first = (m.start("command") if m["source"] else m.start("cd") if m["cd"] else m.start("declare") if m["declare"]
+             else m.start("name"))
     if m["source"]:
         first = max(m.start(), _word_start(text, first))
     return _blanked_word(text, code, m.end("loop") if m.re is _COMMAND and m["loop"] else m.start(), first)
@@ -230,6 +464,7 @@ class _Scope:
     end: int
     variables: dict[str, Place | None]
     pending: list[tuple[int, str, Place | None]]
+    cwd: Place | None = (TOP, "")  # the folder a relative path is from (a `cd` moves it; None: only the run knows)
 
 
 def _enter(scopes: list[_Scope], spans: list[tuple[int, int]], k: int, at: int) -> int:
@@ -243,7 +478,7 @@ def _enter(scopes: list[_Scope], spans: list[tuple[int, int]], k: int, at: int) 
     top.pending[:] = [p for p in top.pending if p[0] > at]
     while k < len(spans) and spans[k][0] <= at:
         if spans[k][1] > at:
-            scopes.append(_Scope(spans[k][1], dict(scopes[-1].variables), []))
+            scopes.append(_Scope(spans[k][1], dict(scopes[-1].variables), [], scopes[-1].cwd))
         k += 1
     return k
 
