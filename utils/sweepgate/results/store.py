@@ -599,6 +599,7 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     _check_url(url)
     parsed = parse_url(url)
     if parsed.get_backend_name() != "sqlite":
+        _mute_psycopg()
         return sa.create_engine(parsed, connect_args=_pg_connect_args(parsed))
     db = Path(_sqlite_file(parsed))
     if must_exist and db.is_dir():
@@ -637,6 +638,16 @@ def _engine(url: str, must_exist: bool = False) -> sa.Engine:
     engine = sa.create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
     sa.event.listen(engine, "connect", _fast_sqlite)
     return engine
+
+
+def _mute_psycopg() -> None:
+    """Mute psycopg's log: each of its lines is of a failure it ignored while raising another (``error ignored
+    terminating <psycopg.Pipeline [INERROR ...] (host=... user=... database=...) at 0x...>: pipeline aborted``,
+    an INSERT whose rows another ingest stored meanwhile, which ``add`` starts over: s39o), which the command
+    says in its own line or recovers from; with no handler set, Python printed it to stderr as it was."""
+    import logging
+
+    logging.getLogger("psycopg").setLevel(logging.CRITICAL)
 
 
 def _pg_connect_args(parsed: sa.URL) -> dict:

@@ -1,0 +1,88 @@
+"""The results store under stress (s39o): real processes, real signals, a real PostgreSQL server.
+
+Each test makes the moment it is about happen every time (another process's commit, a signal) by waiting
+on what the processes do, never on a clock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import sqlalchemy as sa
+
+from helpers import ROOT, SGLANG_RUNS
+from sweepgate.results import ingest, store
+
+
+
+
+def _env() -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1"}
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "SWEEPGATE_DB"):
+        env.pop(name, None)
+    return env
+
+
+# An ingest whose first INSERT into the results table lets another ingest of the same files run to its end
+# first: its SELECT of the stored keys found none, and the rows it then inserts are stored meanwhile (two CI
+# jobs ingesting one artifact). The hook is SQLAlchemy's, the commands both sweepgate's own.
+LOSER = """
+import subprocess, sys
+import sqlalchemy as sa
+from sweepgate import cli
+
+other = sys.argv[1:]
+ran = []
+
+@sa.event.listens_for(sa.engine.Engine, "before_cursor_execute")
+def first_insert(conn, cursor, statement, parameters, context, executemany):
+    if not ran and statement.startswith("INSERT INTO results"):
+        ran.append(subprocess.run(other, capture_output=True, text=True))
+        assert ran[0].returncode == 0 and ran[0].stderr == "", ran[0].stderr
+
+sys.exit(cli.main(["results", "ingest", *other[other.index("ingest") + 1:]]) or (0 if ran else 9))
+"""
+
+
+LONG_RUNS = 3000  # rows one INSERT sends: the server refuses the first long before psycopg has sent the last
+
+
+def _long_jsonl(path, lines: int):
+    """An SGLang JSONL of ``lines`` runs (the real sample's, their figures scaled apart)."""
+    runs = [json.loads(line) for line in SGLANG_RUNS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    out = [{k: v * (1 + i / 100000) if isinstance(v, float) and ("throughput" in k or k.endswith("_ms")) else v
+            for k, v in runs[i % len(runs)].items()} for i in range(lines)]
+    path.write_text("".join(json.dumps(doc) + "\n" for doc in out), encoding="utf-8")
+    return path
+
+
+def _losing_ingest(tmp_path, url: str, *paths) -> subprocess.CompletedProcess:
+    """`results ingest --db URL PATHS` whose INSERT meets the rows the same ingest in another process stored
+    meanwhile (``LOSER``); exit 9: it never inserted."""
+    ingest_argv = [sys.executable, "-m", "sweepgate", "results", "ingest", "--db", url, *map(str, paths)]
+    script = tmp_path / "loser.py"
+    script.write_text(LOSER, encoding="utf-8")
+    return subprocess.run([sys.executable, str(script), *ingest_argv], env=_env(), capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.usefixtures("pg_server")
+def test_an_ingest_that_loses_a_postgresql_insert_race_says_nothing_of_it(pg_url, tmp_path):
+    """s39o: two ingests of one JSONL (many rows, one INSERT of them all, which psycopg sends as a pipeline)
+    into PostgreSQL: the one whose INSERT met the other's rows committed meanwhile started over and stored
+    nothing twice, exit 0, but psycopg logged its aborted pipeline on stderr, `error ignored terminating
+    <psycopg.Pipeline [INERROR, pipeline=ON] (host=... user=... database=...) at 0x...>: pipeline aborted`,
+    once per lost race (the server's refusal of the first row came back while the rest were still sent)."""
+    path = _long_jsonl(tmp_path / "runs.jsonl", LONG_RUNS)
+    records = ingest.records_of(path)
+    assert len(records) == LONG_RUNS
+    done = _losing_ingest(tmp_path, pg_url, path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # was psycopg's "error ignored terminating <psycopg.Pipeline ...>: pipeline aborted"
+    assert f"ingested {len(records)} results (0 new)" in done.stdout
+    with store.open_store(pg_url) as st:
+        assert len(st.run_results(records[0]["run-id"])) == len(records)
