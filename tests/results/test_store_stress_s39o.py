@@ -14,7 +14,7 @@ import sys
 import pytest
 import sqlalchemy as sa
 
-from helpers import ROOT, SGLANG_RUNS
+from helpers import ROOT, SGLANG_RUNS, scaled_sglang_runs
 from sweepgate.results import ingest, store
 
 
@@ -86,3 +86,35 @@ def test_an_ingest_that_loses_a_postgresql_insert_race_says_nothing_of_it(pg_url
     assert f"ingested {len(records)} results (0 new)" in done.stdout
     with store.open_store(pg_url) as st:
         assert len(st.run_results(records[0]["run-id"])) == len(records)
+
+
+def _planner_rows(url: str) -> float:
+    """How many rows PostgreSQL's planner takes the results table to hold (its statistics: -1 never gathered)."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(sa.text("SELECT reltuples FROM pg_class WHERE relname = 'results'")).scalar()
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.usefixtures("pg_server")
+def test_an_ingest_into_postgresql_leaves_the_planner_s_statistics_of_what_it_stored(pg_url, tmp_path):
+    """s39o: a fresh PostgreSQL store's first large ingest (2,000 job outputs) and a `results show` or `compare`
+    right after it, before the server's autovacuum had analyzed the table (it looks once a minute): the planner,
+    with no statistics of the rows, chose a plan of the newest-per-point query that ran for minutes (1 s once
+    analyzed). An ingest that stored rows now has the table analyzed; here autovacuum is off for it, so what the
+    statistics say is the ingest's doing."""
+    scaled_sglang_runs(tmp_path / "first", 1)
+    scaled_sglang_runs(tmp_path / "more", 3, first=1)
+    cli = [sys.executable, "-m", "sweepgate", "results", "ingest", "--db", pg_url]
+    assert subprocess.run([*cli, str(tmp_path / "first")], env=_env(), capture_output=True).returncode == 0
+    engine = sa.create_engine(pg_url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text("ALTER TABLE results SET (autovacuum_enabled = false)"))
+    finally:
+        engine.dispose()
+    done = subprocess.run([*cli, str(tmp_path / "more")], env=_env(), capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert _planner_rows(pg_url) == 4 * 7  # was -1 (never analyzed) or the first ingest's count

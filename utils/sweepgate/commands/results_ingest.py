@@ -250,6 +250,7 @@ def run(args) -> int:
     print(last)
     if outcome.interrupted:
         return _stopped(outcome)
+    deferred.analyze()  # after the line: a Ctrl-C meanwhile stops a store already written and said (130)
     return 1 if problems else 0
 
 
