@@ -118,3 +118,27 @@ def test_an_ingest_into_postgresql_leaves_the_planner_s_statistics_of_what_it_st
     done = subprocess.run([*cli, str(tmp_path / "more")], env=_env(), capture_output=True, text=True)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert _planner_rows(pg_url) == 4 * 7  # was -1 (never analyzed) or the first ingest's count
+
+
+@pytest.mark.usefixtures("pg_server")
+def test_an_ingest_that_finishes_a_stopped_one_leaves_the_statistics_though_it_stores_nothing_new(pg_url, tmp_path):
+    """s39o: an ingest stopped by Ctrl-C (or killed) after storing most of its files does not analyze; run again, it
+    stored nothing new and did not analyze either, and the `results show` after it ran for 83 s. Here the files are
+    stored first as a stopped ingest leaves them (each file's rows committed, nothing else done)."""
+    scaled_sglang_runs(tmp_path / "first", 1)
+    scaled_sglang_runs(tmp_path / "more", 3, first=1)
+    cli = [sys.executable, "-m", "sweepgate", "results", "ingest", "--db", pg_url]
+    assert subprocess.run([*cli, str(tmp_path / "first")], env=_env(), capture_output=True).returncode == 0
+    engine = sa.create_engine(pg_url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text("ALTER TABLE results SET (autovacuum_enabled = false)"))
+    finally:
+        engine.dispose()
+    with store.open_store(pg_url) as st:
+        for path in sorted((tmp_path / "more").iterdir()):
+            st.add(ingest.records_of(path), sole=True)
+    assert _planner_rows(pg_url) == 7
+    done = subprocess.run([*cli, str(tmp_path / "more")], env=_env(), capture_output=True, text=True)
+    assert done.returncode == 0 and "(0 new)" in done.stdout, done.stderr
+    assert _planner_rows(pg_url) == 4 * 7  # was 7: the statistics of the first ingest

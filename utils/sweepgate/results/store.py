@@ -2060,14 +2060,11 @@ class Deferred:
         _check_url(self.url)
         check_sqlite_target(self.url)
         self._store: Store | None = None
-        self._new = 0  # rows stored by this ingest
 
     def add(self, records: list[dict], **kwargs) -> int:
         if self._store is None:
             self._store = open_store(self.url)
-        new = self._store.add(records, **kwargs)
-        self._new += new
-        return new
+        return self._store.add(records, **kwargs)
 
     @property
     def opened(self) -> bool:
@@ -2077,9 +2074,9 @@ class Deferred:
         return self
 
     def analyze(self) -> None:
-        """Once the ingest is through: the planner's statistics of a PostgreSQL store it stored rows in
-        (``_analyze``)."""
-        if self._store is not None and self._new:
+        """Once the ingest is through: the planner's statistics of the PostgreSQL store it opened (``_analyze``),
+        also when it stored nothing new: it may finish an ingest stopped before it analyzed (Ctrl-C)."""
+        if self._store is not None:
             _analyze(self._store.engine)
             self._store.engine.dispose()
 
