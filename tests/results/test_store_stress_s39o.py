@@ -142,3 +142,40 @@ def test_an_ingest_that_finishes_a_stopped_one_leaves_the_statistics_though_it_s
     done = subprocess.run([*cli, str(tmp_path / "more")], env=_env(), capture_output=True, text=True)
     assert done.returncode == 0 and "(0 new)" in done.stdout, done.stderr
     assert _planner_rows(pg_url) == 4 * 7  # was 7: the statistics of the first ingest
+
+
+# A stream that takes a Ctrl-C (a real SIGINT to this process) right after its first write: where print() had
+# written a diagnostic's text but not yet its newline.
+CUT_REPORT = """
+import os, signal, sys
+from sweepgate.core.errors import Diagnostic, emit, stopped
+
+class CtrlCAfterFirstWrite:
+    def __init__(self):
+        self.writes = 0
+    def write(self, text):
+        sys.stderr.write(text)
+        self.writes += 1
+        if self.writes == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+        return len(text)
+    def flush(self):
+        sys.stderr.flush()
+
+try:
+    emit([Diagnostic("r.json", 3, 1, "x", "warning: the first", "", severity="warning"),
+          Diagnostic("r.json", 4, 1, "x", "warning: the second", "", severity="warning")], CtrlCAfterFirstWrite())
+except KeyboardInterrupt as exc:
+    sys.exit(stopped(exc))
+"""
+
+
+def test_a_ctrl_c_while_diagnostics_are_printed_leaves_its_line_on_a_line_of_its_own(tmp_path):
+    """s39o: a Ctrl-C as an ingest of 2,000 files printed its warnings, all stored already, landed between a
+    diagnostic's text and its newline (print() writes them apart): `... (or --row)sweepgate: interrupted`, the
+    stop's line glued to the warning's. A diagnostic is now written with its newline in one write."""
+    script = tmp_path / "cut.py"
+    script.write_text(CUT_REPORT, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], env=_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130
+    assert done.stderr.splitlines()[-1] == "sweepgate: interrupted", done.stderr

@@ -326,7 +326,9 @@ def emit(diagnostics: Iterable[Diagnostic], stream=None) -> None:
     stream = stream or sys.stderr
     diagnostics = list(diagnostics)
     for d in diagnostics:
-        print(d.render(), file=stream)
+        # its newline in the same write: print() writes it apart, and a Ctrl-C between glued the stop's own
+        # line to this one (`... (or --row)sweepgate: interrupted`, s39o)
+        stream.write(f"{d.render()}\n")
     if os.environ.get("GITHUB_ACTIONS") == "true":
         # On stderr, never stdout: stdout is data (matrix JSON, --json, a step output) that
         # workflows redirect into files. The runner reads workflow commands from both streams
