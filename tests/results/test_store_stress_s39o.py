@@ -98,13 +98,9 @@ def _planner_rows(url: str) -> float:
         engine.dispose()
 
 
-@pytest.mark.usefixtures("pg_server")
-def test_an_ingest_into_postgresql_leaves_the_planner_s_statistics_of_what_it_stored(pg_url, tmp_path):
-    """s39o: a fresh PostgreSQL store's first large ingest (2,000 job outputs) and a `results show` or `compare`
-    right after it, before the server's autovacuum had analyzed the table (it looks once a minute): the planner,
-    with no statistics of the rows, chose a plan of the newest-per-point query that ran for minutes (1 s once
-    analyzed). An ingest that stored rows now has the table analyzed; here autovacuum is off for it, so what the
-    statistics say is the ingest's doing."""
+def _first_run_stored_autovacuum_off(pg_url: str, tmp_path) -> list[str]:
+    """One run ingested into the store, three more written under tmp_path/more; the server's autovacuum off
+    for the table, so what the planner's statistics say after is an ingest's doing. The ingest command line."""
     scaled_sglang_runs(tmp_path / "first", 1)
     scaled_sglang_runs(tmp_path / "more", 3, first=1)
     cli = [sys.executable, "-m", "sweepgate", "results", "ingest", "--db", pg_url]
@@ -115,6 +111,17 @@ def test_an_ingest_into_postgresql_leaves_the_planner_s_statistics_of_what_it_st
             conn.execute(sa.text("ALTER TABLE results SET (autovacuum_enabled = false)"))
     finally:
         engine.dispose()
+    return cli
+
+
+@pytest.mark.usefixtures("pg_server")
+def test_an_ingest_into_postgresql_leaves_the_planner_s_statistics_of_what_it_stored(pg_url, tmp_path):
+    """s39o: a fresh PostgreSQL store's first large ingest (2,000 job outputs) and a `results show` or `compare`
+    right after it, before the server's autovacuum had analyzed the table (it looks once a minute): the planner,
+    with no statistics of the rows, chose a plan of the newest-per-point query that ran for minutes (1 s once
+    analyzed). An ingest that stored rows now has the table analyzed; here autovacuum is off for it, so what the
+    statistics say is the ingest's doing."""
+    cli = _first_run_stored_autovacuum_off(pg_url, tmp_path)
     done = subprocess.run([*cli, str(tmp_path / "more")], env=_env(), capture_output=True, text=True)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert _planner_rows(pg_url) == 4 * 7  # was -1 (never analyzed) or the first ingest's count
@@ -125,16 +132,7 @@ def test_an_ingest_that_finishes_a_stopped_one_leaves_the_statistics_though_it_s
     """s39o: an ingest stopped by Ctrl-C (or killed) after storing most of its files does not analyze; run again, it
     stored nothing new and did not analyze either, and the `results show` after it ran for 83 s. Here the files are
     stored first as a stopped ingest leaves them (each file's rows committed, nothing else done)."""
-    scaled_sglang_runs(tmp_path / "first", 1)
-    scaled_sglang_runs(tmp_path / "more", 3, first=1)
-    cli = [sys.executable, "-m", "sweepgate", "results", "ingest", "--db", pg_url]
-    assert subprocess.run([*cli, str(tmp_path / "first")], env=_env(), capture_output=True).returncode == 0
-    engine = sa.create_engine(pg_url, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            conn.execute(sa.text("ALTER TABLE results SET (autovacuum_enabled = false)"))
-    finally:
-        engine.dispose()
+    cli = _first_run_stored_autovacuum_off(pg_url, tmp_path)
     with store.open_store(pg_url) as st:
         for path in sorted((tmp_path / "more").iterdir()):
             st.add(ingest.records_of(path), sole=True)
