@@ -245,9 +245,8 @@ def test_a_helper_the_script_sources_is_part_of_the_identity():
 
 def assert_each_file_is_part_of_the_identity(tree: dict, paths) -> None:
     """A change to each of ``paths`` in ``tree`` (path -> bytes) changes M_ROW's run identity; undone, it is back."""
-    def read(wanted):
-        return {p: tree.get(p) for p in wanted}
-
+    # the checkout's tracked files are the tree's (a `source` through a place only the run knows may read one)
+    read = identity.Reader(lambda wanted: {p: tree.get(p) for p in wanted}, lambda: [p for p in tree if tree[p]])
     with_support(tree)
     (first,) = identity.identities([M_ROW], {}, read)
     assert first is not None

@@ -121,9 +121,13 @@ UNSEEN = {  # what the script sources -> the word said
     "source <(...)": ("source <(cat benchmarks/shared/helper.sh)\n", "<(...)"),
     ". <(...) after &&": ("true && . <(cat benchmarks/shared/helper.sh)\n", "<(...)"),
     "source /dev/stdin": ("source /dev/stdin < benchmarks/shared/helper.sh\n", "/dev/stdin"),
-    "a variable from the environment": ('source "$HELPERS/helper.sh"\n', '"$HELPERS/helper.sh"'),
     "bash -c with $0 its argument": ('bash -c \'source "$0"\' benchmarks/shared/helper.sh\n', '"$0"'),
-    "eval of a variable's path": ('eval "source $HELPERS/helper.sh"\n', "$HELPERS/helper.sh"),
+    "a variable from the environment, alone": ('source "$F"\n', '"$F"'),
+}
+# s39u: a path whose start only the run knows but whose end is written reads every tracked file ending so
+TAILS = {  # what the script sources -> the written end of its path
+    "a variable from the environment": ('source "$HELPERS/helper.sh"\n', "helper.sh"),
+    "eval of a variable's path": ('eval "source $HELPERS/helper.sh"\n', "helper.sh"),
     "a relative path after a cd only the run knows": ('cd "$HELPERS"; source helper.sh\n', "helper.sh"),
     "a relative path after a popd": ('pushd "$HELPERS" >/dev/null; popd >/dev/null; . benchmarks/shared/helper.sh\n',
                                      "benchmarks/shared/helper.sh"),
@@ -142,6 +146,20 @@ def test_a_source_the_reading_cannot_place_leaves_the_row_without_a_run_identity
     assert identity.run_identity(M_ROW, {}, tree) is None
     (said,) = identity.blind_lines({cause: [M_ROW]})
     assert said == f"1 job not reused, no run identity: {cause}, {identity.UNSEEN_WHY}"
+    assert "helper sourced" in _bash_runs(tmp_path, body, HELPERS="benchmarks/shared",
+                                          F="benchmarks/shared/helper.sh")  # bash sources the helper
+
+
+@pytest.mark.parametrize("how", TAILS)
+def test_a_source_whose_path_ends_in_written_names_hashes_each_tracked_file_ending_so(tmp_path, how):
+    line, rest = TAILS[how]
+    body = f'source "$(dirname "$0")/../../benchmark_lib.sh"\n{line}'
+    tree = with_support({SCRIPT: script_text(body).encode(), HELPER: b"echo helper sourced\n"})
+    number = script_text(body).split("\n").index(line.rstrip("\n")) + 1
+    assert recipes.unseen_sources([SCRIPT], tree) == []
+    assert recipes.tail_sources([SCRIPT], tree) == [(SCRIPT, number, rest)]
+    assert identity.blind_spots(M_ROW, {}, tree) == []
+    assert_each_file_is_part_of_the_identity(tree, [HELPER])
     assert "helper sourced" in _bash_runs(tmp_path, body, HELPERS="benchmarks/shared")  # bash sources the helper
 
 

@@ -17,14 +17,15 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import os
 import re
 from typing import Callable
 
 from sweepgate.core import fields as F
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
-from sweepgate.core.recipes import (read_helpers, resolve_script, runs_multinode, script_candidates,
-                                    sourced_helpers, unseen_sources)
+from sweepgate.core.recipes import (ending_in, read_helpers, resolve_script, runs_multinode, script_candidates,
+                                    sourced_helpers, tail_sources, unseen_sources)
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
@@ -37,6 +38,34 @@ MULTINODE_PARTS = ("benchmarks/multi_node/disagg_lib.sh", "benchmarks/multi_node
 POINT_FIELDS = (F.RECIPE_FINGERPRINT, F.CONC, F.RUNNER, F.ISL, F.OSL, F.SCENARIO_TYPE, F.RUN_EVAL, F.EVAL_ONLY)
 
 Blobs = dict[str, "bytes | None"]
+
+
+class Tracked:
+    """A checkout's tracked files (``list_paths() -> paths``, listed once, when a `source` first asks), which a `source`
+    whose path starts where only the run knows may read (``tail_files``)."""
+
+    def __init__(self, list_paths: Callable[[], "list[str]"]):
+        self._list, self._by_name = list_paths, None
+
+    def ending_in(self, rest: str) -> list[str]:
+        """The tracked files whose path ends in ``rest`` name for name (``recipes.ending_in``), in order."""
+        if self._by_name is None:
+            self._by_name = {}
+            for path in sorted(set(self._list())):
+                self._by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+        return ending_in(rest, self._by_name.get(rest.rsplit("/", 1)[-1], ()))
+
+
+def _tracked(read, blobs: Blobs) -> Tracked:
+    """The checkout's tracked files: ``read.tracked()`` (a ``Reader``: ``read_tree``, ``read_git``), else what ``blobs``
+    holds when first asked (``_held``)."""
+    listing = getattr(read, "tracked", None)
+    return Tracked(listing) if listing is not None else _held(blobs)
+
+
+def _held(blobs: Blobs) -> Tracked:
+    """The files ``blobs`` holds, taken for the checkout's tracked files (a caller that gives a whole checkout)."""
+    return Tracked(lambda: [path for path, blob in blobs.items() if blob is not None])
 
 
 def launcher_files(runner: str, runners: dict) -> list[str]:
@@ -88,34 +117,57 @@ UNSEEN_WHY = "which only the run can read, so a change to what it sources would 
 
 class UnseenSource(str):
     """A cause of ``blind_spots``: `path:line: sources WORD`, a `source` whose file only the run knows
-    (``recipes.unseen_sources``: a process substitution, standard input, a variable from the environment)."""
+    (``recipes.unseen_sources``: a process substitution, standard input, a variable from the environment alone; one
+    whose path ends in names written out reads the tracked files ending so instead, ``tail_files``)."""
 
 
-def blind_spots(row: dict, runners: dict, blobs: Blobs) -> list[str]:
+def blind_spots(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None = None) -> list[str]:
     """What keeps ``row`` from having a run identity, one cause each: no benchmark script at any of
     its candidates (``NO_SCRIPT``), and each support file (a launcher, ``launch_common.sh``,
     ``benchmark_lib.sh`` or a part of it, a multi-node helper) that is not there, by its path. The job
     then runs files kept elsewhere (InferenceX's launchers are in ``runners/``): hashed as missing, a
     change to them would not change the identity, and `ci reuse` would hand the row results of code
-    it never saw."""
+    it never saw. A `source` whose path starts where only the run knows but ends in names written out reads one
+    of the tracked files that end so (``tail_files``: ``tracked``, by default what ``blobs`` holds), never a cause."""
     causes = [NO_SCRIPT] if resolve_script(script_candidates(row), blobs) is None else []
     causes += [path for path in support_files(row, runners) if blobs.get(path) is None]
-    unseen = unseen_sources(executed_files(row, runners, blobs), blobs)
+    unseen = unseen_sources(executed_files(row, runners, blobs, tracked), blobs)
     return causes + [UnseenSource(f"{path}:{line}: sources {word}") for path, line, word in unseen]
 
 
-def executed_files(row: dict, runners: dict, blobs: Blobs) -> list[str]:
+def executed_files(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None = None) -> list[str]:
     """Every file the job of ``row`` runs, as far as ``blobs`` holds them, in the order its identity hashes them: its
     script (when there is one) and the helpers it sources (``sourced_helpers``), the support files, then what those
     source or name beside themselves that is none of these (a launcher's own helper, a part ``benchmark_lib.sh``
-    sources beyond ``F.BENCHMARK_LIB_PARTS``); the shipped support files source only each other."""
+    sources beyond ``F.BENCHMARK_LIB_PARTS``); the shipped support files source only each other. Last, the
+    ``tail_files`` of them all."""
     script = resolve_script(script_candidates(row), blobs)
     own = [script, *sourced_helpers(script, blobs)] if script else []
     support = support_files(row, runners)
     files = dict.fromkeys([*own, *support])
     for path in support:
         files.update(dict.fromkeys(helper for helper in sourced_helpers(path, blobs) if helper not in files))
-    return list(files)
+    return tail_files(list(files), blobs, tracked if tracked is not None else _held(blobs))
+
+
+def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
+    """``files`` and, after them, every tracked file a `source` in them may read whose path starts where only the run
+    knows (``recipes.tail_sources``: `"$GITHUB_WORKSPACE/x/y.sh"`, `cd /workspace; source x/y.sh`): each of the
+    ``tracked`` files that end in its written names (all of them: reading more than bash sources costs a reuse at most),
+    with what it sources (the whole library for ``benchmark_lib.sh`` or a part), and theirs. None ends so (a venv's
+    `bin/activate`): no file of the checkout, and ``files`` stay as they were."""
+    out = dict.fromkeys(files)
+    todo = list(out)
+    while todo:
+        more = []
+        for _, _, rest in tail_sources(todo, blobs):
+            for path in tracked.ending_in(rest):
+                library = path in F.BENCHMARK_LIB_FILES
+                group = F.BENCHMARK_LIB_FILES if library else [path, *sourced_helpers(path, blobs)]
+                more += [p for p in group if p not in out]
+                out.update(dict.fromkeys(group))
+        todo = list(dict.fromkeys(more))
+    return list(out)
 
 
 def blind_lines(blind: dict[str, list[dict]]) -> list[str]:
@@ -142,33 +194,44 @@ def blind_lines(blind: dict[str, list[dict]]) -> list[str]:
     return out
 
 
-def run_identity(row: dict, runners: dict, blobs: Blobs) -> str | None:
+def run_identity(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None = None) -> str | None:
     """The run identity of ``row`` given the files (``blobs`` holds ``needed_paths`` and the
-    ``sourced_helpers`` of its script); None when it has ``blind_spots``."""
-    return None if blind_spots(row, runners, blobs) else _seen_identity(row, runners, blobs)
+    ``sourced_helpers`` of its script; ``tracked``: the checkout's files, by default those ``blobs`` holds);
+    None when it has ``blind_spots``."""
+    return None if blind_spots(row, runners, blobs, tracked) else _seen_identity(row, runners, blobs, tracked)
 
 
-def _seen_identity(row: dict, runners: dict, blobs: Blobs) -> str:
+def _seen_identity(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None = None) -> str:
     """``run_identity`` of a row known to have no ``blind_spots``."""
     point = {name: row.get(name) for name in POINT_FIELDS}
     # Eval rows carry no fingerprint: the whole row stands in for it.
     point[F.RECIPE_FINGERPRINT] = row.get(F.RECIPE_FINGERPRINT) or F.row_digest(row)
     point["runner-facts"] = runner_facts(row, runners)
-    files = executed_files(row, runners, blobs)
+    files = executed_files(row, runners, blobs, tracked)
     digest = hashlib.sha256(json.dumps(point, sort_keys=True, separators=(",", ":")).encode())
     digest.update(b"\0" + files_sha(files, blobs).encode())
     return digest.hexdigest()
 
 
-def read_all(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]) -> Blobs:
-    """Every file the run identities of ``rows`` hash, each read once (``read(paths) -> blobs``)."""
+def read_all(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs],
+             tracked: Tracked | None = None) -> Blobs:
+    """Every file the run identities of ``rows`` hash, each read once (``read(paths) -> blobs``; ``tracked``: the
+    checkout's files, for ``tail_files``)."""
     wanted: dict[str, None] = {}
     for row in rows:
         wanted.update(dict.fromkeys(needed_paths(row, runners)))
     blobs = read(list(wanted))
-    read_helpers({resolve_script(script_candidates(row), blobs) for row in rows} | {
-        path for row in rows for path in support_files(row, runners)}, blobs, read)
-    return blobs
+    starts = {resolve_script(script_candidates(row), blobs) for row in rows} | {
+        path for row in rows for path in support_files(row, runners)}
+    read_helpers(starts, blobs, read)
+    tracked = tracked if tracked is not None else _tracked(read, blobs)
+    while True:  # the tracked files a `source` may read (and what they source), each round reads one more at least
+        heard = [path for start in starts if start for path in [start, *sourced_helpers(start, blobs)]]
+        missing = [path for path in tail_files(heard, blobs, tracked) if path not in blobs]
+        if not missing:
+            return blobs
+        blobs.update(read(missing))
+        read_helpers(missing, blobs, read)
 
 
 def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]) -> list[str | None]:
@@ -179,15 +242,19 @@ def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blob
 def identities_and_blind(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]
                          ) -> tuple[list[str | None], dict[str, list[dict]]]:
     """``identities`` of ``rows``, and the rows each cause of ``blind_spots`` keeps from having one (cause ->
-    its rows, in order met: what ``blind_lines`` says), each row's causes found once."""
-    blobs = read_all(rows, runners, read)
+    its rows, in order met: what ``blind_lines`` says), each row's causes found once. The checkout's tracked files
+    are ``read.tracked()`` (a ``Reader``: ``read_tree``, ``read_git``), else the files read."""
+    listing = getattr(read, "tracked", None)
+    tracked = Tracked(listing) if listing is not None else None
+    blobs = read_all(rows, runners, read, tracked)
+    tracked = tracked if tracked is not None else _held(blobs)
     ids: list[str | None] = []
     blind: dict[str, list[dict]] = {}
     for row in rows:
-        causes = blind_spots(row, runners, blobs)
+        causes = blind_spots(row, runners, blobs, tracked)
         for cause in causes:
             blind.setdefault(cause, []).append(row)
-        ids.append(None if causes else _seen_identity(row, runners, blobs))
+        ids.append(None if causes else _seen_identity(row, runners, blobs, tracked))
     return ids, blind
 
 
@@ -237,7 +304,49 @@ def job_identity(row: dict, tools: str | None = None, runners: dict | None = Non
         return None
 
 
-def read_tree(root: str, launchers_root: str | None = None) -> Callable[[list[str]], Blobs]:
+class Reader:
+    """``read(paths) -> blobs`` of one checkout or revision, and ``tracked()``: the files it holds, which a `source`
+    whose path starts where only the run knows may read (``tail_files``)."""
+
+    def __init__(self, read: Callable[[list[str]], Blobs], tracked: Callable[[], list[str]]):
+        self._read, self.tracked = read, tracked
+
+    def __call__(self, paths: list[str]) -> Blobs:
+        return self._read(paths)
+
+
+def read_git(git, ref: str) -> Reader:
+    """``read`` over the files of revision ``ref`` (``core.load.Git``), as `ci reuse` reads them; its tracked files
+    are those ``ref`` holds."""
+    return Reader(lambda paths: git.read_blobs(ref, paths), lambda: git.tracked_paths(ref))
+
+
+def tracked_files(root: str, launchers_root: str | None = None) -> list[str]:
+    """The files git tracks in the checkout ``root`` (`git ls-files`: never a venv or an output the run made
+    beside them), those under ``LAUNCHER_DIR`` from ``launchers_root`` (``read_tree``); a folder that is no checkout
+    lists every file under it (``.git`` aside, no linked folder followed)."""
+    own = _listed(root)
+    if launchers_root and os.path.abspath(launchers_root) != os.path.abspath(root):
+        under = LAUNCHER_DIR + "/"
+        own = [p for p in own if not p.startswith(under)] + [p for p in _listed(launchers_root) if p.startswith(under)]
+    return own
+
+
+def _listed(root: str) -> list[str]:
+    import subprocess
+
+    proc = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True)
+    if proc.returncode == 0:
+        return [p.decode("utf-8", "replace") for p in proc.stdout.split(b"\0") if p]
+    out = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        rel = os.path.relpath(folder, root)
+        out += [name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}" for name in names]
+    return out
+
+
+def read_tree(root: str, launchers_root: str | None = None) -> Reader:
     """``read`` over checked-out files: the launchers from ``launchers_root`` (the benchmark
     job runs main's launchers beside the approved commit's scripts), the rest from ``root``; each as
     git stores it (``worktop.stored_bytes``: a symbolic link is its target's name), as ``ci reuse``
@@ -258,7 +367,7 @@ def read_tree(root: str, launchers_root: str | None = None) -> Callable[[list[st
                 raise unreadable(where, path, exc) from None
         return out
 
-    return read
+    return Reader(read, lambda: tracked_files(root, launchers_root))
 
 
 class Unreadable(SweepgateError):

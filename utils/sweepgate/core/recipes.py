@@ -185,6 +185,23 @@ def unseen_sources(paths, blobs: dict[str, bytes | None]) -> list[tuple[str, int
     return found
 
 
+def tail_sources(paths, blobs: dict[str, bytes | None]) -> list[tuple[str, int, str]]:
+    """(file, 1-based line, the written end of its path) of each `source` in the files ``paths`` (as far as ``blobs``
+    holds them) whose path starts where only the run knows but ends in names written out (``shellwords.Reading.tails``:
+    `source "$VENV/bin/activate"`, `cd /workspace; source benchmarks/x.sh`), in order."""
+    found = []
+    for path in dict.fromkeys(paths):
+        text = (blobs.get(path) or b"").decode("utf-8", "replace")
+        found += [(path, text.count("\n", 0, at) + 1, rest) for at, rest in _shell_reading(text).tails]
+    return found
+
+
+def ending_in(rest: str, paths) -> list[str]:
+    """The ``paths`` (a checkout's tracked files) that end in ``rest`` name for name (`x/benchmarks/a.sh` and
+    `benchmarks/a.sh` end in `benchmarks/a.sh`, `xbenchmarks/a.sh` does not), in order."""
+    return [path for path in paths if path == rest or path.endswith("/" + rest)]
+
+
 def missing_library(places: list[tuple[str, int]], *, where: str = "the repository",
                     severity: str = "error") -> Diagnostic:
     """The one wording of scripts that source the benchmark library where it is missing (``rehearse``,

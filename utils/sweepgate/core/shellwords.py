@@ -17,9 +17,11 @@ variables in force where it stands: the word after a shell's `-c` (`bash -c "sou
 and the quoted words of an `eval` where a command begins (`eval "source X"`); in a shell's string in single quotes
 `$0` is the argument after it, no place. A `source` whose file only the run knows (``Reading.unseen``: a
 process substitution, standard input, a place that is no spelling above) is kept apart, for the run identity to say
-it cannot see it; one outside the checkout (an absolute path, `~`, `$HOME`) is not. A bare name (`source helpers`) is
-read from the checkout's top, where bash looks after the PATH; a relative path after a `cd`/`pushd` from where it went
-(a place, or a relative path from where it was; `popd`, `cd -`, a folder only the run knows leave it unseen). A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
+it cannot see it, unless its path ends in names written out (``Reading.tails``: `"$VENV/bin/activate"`), which the run
+identity looks for among the checkout's tracked files; one outside the checkout (an absolute path, `~`, `$HOME`) is not.
+A bare name (`source helpers`) is read from the checkout's top, where bash looks after the PATH; a relative path after a
+`cd`/`pushd` from where it went (a place, or a relative path from where it was; after `popd`, `cd -` or a `cd` to a
+folder only the run knows, the path is such a written end). A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
 | bash`) is read as a command string. What a command substitution or a subshell assigns
 (`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it. A `source` is said at the line bash gives its
 command (``_said_at``).
@@ -123,6 +125,9 @@ _ALONE_AT_START = re.compile(rf'{shellgrammar.COMMAND_START}(?:{_EMPTY_WORD}|{sh
 # A file outside the checkout: an absolute path, `~`, `$HOME`
 _OUTSIDE = re.compile(r'/|~|\$(?:HOME|\{HOME\})(?!\w)')
 _SHOWN_MAX = 60  # a word said longer is cut
+_STANDARD_INPUT = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
+# The written end of a path after its last expansion (`"$VENV/bin/activate"`: `/bin/activate`), whole names only
+_TAIL = re.compile(r'(?:/+[\w.+-]+)+/*\Z')
 _BARE = re.compile(r'[\w+][\w.+-]*')  # a file's name alone (no `/`; not `.`, `..`)
 
 
@@ -135,6 +140,10 @@ class Reading:
     named: list[tuple[int, Place]] = field(default_factory=list)
     # each `source` whose file only the run knows (``_unseen``): an offset on its line, its word as written
     unseen: list[tuple[int, str]] = field(default_factory=list)
+    # each `source` of a path whose start only the run knows but whose end is written (``_tail``:
+    # `"$VENV/bin/activate"`, `benchmarks/x.sh` after a `cd` to such a place): an offset on its line, that end (a
+    # relative path, no `..`)
+    tails: list[tuple[int, str]] = field(default_factory=list)
 
 
 def reading(text: str) -> Reading:
@@ -160,6 +169,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
             sub = _read(inner, at_start, depth + 1, quoted)
             read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
             read.unseen += [(offsets[min(at, len(offsets) - 1)], word) for at, word in sub.unseen]
+            read.tails += [(offsets[min(at, len(offsets) - 1)], rest) for at, rest in sub.tails]
     return read
 
 
@@ -288,7 +298,7 @@ def _unseen(word: str, substituted: bool) -> str | None:
     bare = word.replace('"', "").replace("'", "")
     if not bare:
         return None
-    if bare.startswith(("/dev/stdin", "/dev/fd/", "/proc/self/fd/")) or not _OUTSIDE.match(bare):
+    if bare.startswith(_STANDARD_INPUT) or not _OUTSIDE.match(bare):
         return word if len(word) <= _SHOWN_MAX else word[:_SHOWN_MAX - 3] + "..."
     return None
 
@@ -346,7 +356,7 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
     it from the top; None: only the run knows where), its place, or a file only the run knows (``_unseen``)."""
     if (relative := _relative_word(word)) and cwd != (TOP, ""):
         if cwd is None:
-            read.unseen.append((said_at, word))
+            _unplaced(read, said_at, word, _tail(relative))
         else:
             read.sourced.append((said_at, (cwd[0], posixpath.normpath(posixpath.join(cwd[1] or ".", relative)))))
     elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
@@ -355,7 +365,30 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
         # `source helpers`: bash looks on the PATH, then in the folder jobs run from, the checkout's top
         read.sourced.append((said_at, (TOP, bare)))
     elif place is None and (said := _unseen(word, substituted)):
+        bare = word.replace('"', "").replace("'", "")
+        _unplaced(read, said_at, said, None if substituted or bare.startswith(_STANDARD_INPUT) else _tail(
+            _TAIL.search(bare)))
+
+
+def _unplaced(read: Reading, said_at: int, said: str, tail: str | None) -> None:
+    """A `source` the reading cannot place: one whose path ends in a ``tail`` (``Reading.tails``), else one whose
+    file only the run knows (``Reading.unseen``)."""
+    if tail:
+        read.tails.append((said_at, tail))
+    else:
         read.unseen.append((said_at, said))
+
+
+def _tail(rest: "str | re.Match | None") -> str | None:
+    """The written end of a `source` path whose start only the run knows (``Reading.tails``: what follows its last
+    expansion, whole names from a `/` on, or a relative path after a `cd` to a place only the run knows), as a relative
+    path: `.` and `..` dropped (above an unknown place, `x/../y` is some `y`); None when no name is left."""
+    if isinstance(rest, re.Match):
+        rest = rest.group()
+    if not rest:
+        return None
+    parts = [part for part in posixpath.normpath(rest.strip("/")).split("/") if part not in ("", ".", "..")]
+    return "/".join(parts) if parts and not rest.endswith("/") else None
 
 
 def _relative_word(word: str) -> str | None:

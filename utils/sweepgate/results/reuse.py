@@ -14,7 +14,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from sweepgate.core import fields as F
-from sweepgate.core.identity import blind_lines, identities_and_blind
+from sweepgate.core.identity import blind_lines, identities_and_blind, read_git
 from sweepgate.core.plan import ESTIMATES_FILE, counts_workers_only, load_estimates, row_cost
 from sweepgate.core.select import BUCKET_KEYS, iter_rows
 from sweepgate.results import record as R
@@ -71,7 +71,7 @@ def find(matrix: dict, git, ref: str, store, max_age_days: float | None = None) 
     extra = git.read_blobs(ref, [F.RUNNERS_FILE, ESTIMATES_FILE])
     runners = parse_yaml(extra[F.RUNNERS_FILE].decode(), F.RUNNERS_FILE) if extra.get(F.RUNNERS_FILE) else {}
     runners = runners if isinstance(runners, dict) else {}
-    ids, blind = identities_and_blind([row for _, row in rows], runners, lambda paths: git.read_blobs(ref, paths))
+    ids, blind = identities_and_blind([row for _, row in rows], runners, read_git(git, ref))
     minutes, _ = load_estimates(extra.get(ESTIMATES_FILE))
     known = [ident for ident in ids if ident is not None]  # a row without one is never reused
     hits = store.reusable(known, since(max_age_days)) if known else {}
