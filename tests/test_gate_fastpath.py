@@ -65,13 +65,14 @@ def test_fast_path_reads_back_past_a_long_run_of_empty_lines():
     """The look-back finds the last entry even when many kilobytes of empty lines follow it (history,
     which only the empty line the change adds is refused for)."""
     base = ((ENTRY + "\n") * 200 + ENTRY + "\n" * 9000).encode()
-    head = base + b"\n" + ENTRY.encode()
+    own = ENTRY.replace("/pull/1", "/pull/2").encode()  # the change's own entry (a copy is copied-entry's)
+    head = base + b"\n" + own
     hist, lines = appended_only(base, head)
     assert lines.offset == 200 * 6 + 4 and lines.lines[0] == b"  pr-link: https://github.com/acme/bench/pull/1"
     fast = _diagnostics(base, head, "acme/bench", GateOptions(run_matrix=False), True)
     assert fast == _diagnostics(base, head, "acme/bench", GateOptions(run_matrix=False), False)
     assert [(d[1], d[3]) for d in fast[0]] == [(base.count(b"\n") + 1, "separator")]
-    assert _diagnostics(base, base + ENTRY.encode(), "acme/bench", GateOptions(run_matrix=False), True)[0] == []
+    assert _diagnostics(base, base + own, "acme/bench", GateOptions(run_matrix=False), True)[0] == []
 
 
 def test_fast_path_window_is_small_on_a_large_history():
