@@ -44,8 +44,12 @@ class Tracked:
     """A checkout's tracked files (``list_paths() -> paths``, listed once, when a `source` first asks), which a `source`
     whose path starts where only the run knows may read (``tail_files``)."""
 
-    def __init__(self, list_paths: Callable[[], "list[str]"]):
-        self._list, self._by_name = list_paths, None
+    def __init__(self, list_paths: Callable[[], "list[str]"], gitlinks: Callable[[], "dict[str, str]"] | None = None):
+        self._list, self._by_name, self._gitlinks = list_paths, None, gitlinks
+
+    def gitlinks(self) -> list[str]:
+        """The checkout's submodules (git lists each as one entry, its commit: none of the files in it), in order."""
+        return sorted(self._gitlinks()) if self._gitlinks is not None else []
 
     def ending_in(self, rest: str) -> list[str]:
         """The tracked files whose path ends in ``rest`` name for name (``recipes.ending_in``), in order."""
@@ -60,7 +64,7 @@ def _tracked(read, blobs: Blobs) -> Tracked:
     """The checkout's tracked files: ``read.tracked()`` (a ``Reader``: ``read_tree``, ``read_git``), else what ``blobs``
     holds when first asked (``_held``)."""
     listing = getattr(read, "tracked", None)
-    return Tracked(listing) if listing is not None else _held(blobs)
+    return Tracked(listing, getattr(read, "gitlinks", None)) if listing is not None else _held(blobs)
 
 
 def _held(blobs: Blobs) -> Tracked:
@@ -155,12 +159,19 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
     knows (``recipes.tail_sources``: `"$GITHUB_WORKSPACE/x/y.sh"`, `cd /workspace; source x/y.sh`): each of the
     ``tracked`` files that end in its written names (all of them: reading more than bash sources costs a reuse at most),
     with what it sources (the whole library for ``benchmark_lib.sh`` or a part), and theirs. None ends so (a venv's
-    `bin/activate`): no file of the checkout, and ``files`` stay as they were."""
+    `bin/activate`): no file of the checkout, and ``files`` stay as they were. A submodule may hold a file ending so
+    (git tracks none of its files): each submodule of the checkout is hashed too, by the commit it is at (a
+    ``Reader`` reads its path so), so that a bump of it is a change."""
     out = dict.fromkeys(files)
     todo = list(out)
     while todo:
         more = []
-        for _, _, rest in tail_sources(todo, blobs):
+        tails = tail_sources(todo, blobs)
+        if tails:
+            links = [link for link in tracked.gitlinks() if link not in out]
+            more += links
+            out.update(dict.fromkeys(links))
+        for _, _, rest in tails:
             for path in tracked.ending_in(rest):
                 library = path in F.BENCHMARK_LIB_FILES
                 group = F.BENCHMARK_LIB_FILES if library else [path, *sourced_helpers(path, blobs)]
@@ -245,7 +256,7 @@ def identities_and_blind(rows: list[dict], runners: dict, read: Callable[[list[s
     its rows, in order met: what ``blind_lines`` says), each row's causes found once. The checkout's tracked files
     are ``read.tracked()`` (a ``Reader``: ``read_tree``, ``read_git``), else the files read."""
     listing = getattr(read, "tracked", None)
-    tracked = Tracked(listing) if listing is not None else None
+    tracked = Tracked(listing, getattr(read, "gitlinks", None)) if listing is not None else None
     blobs = read_all(rows, runners, read, tracked)
     tracked = tracked if tracked is not None else _held(blobs)
     ids: list[str | None] = []
@@ -308,42 +319,86 @@ class Reader:
     """``read(paths) -> blobs`` of one checkout or revision, and ``tracked()``: the files it holds, which a `source`
     whose path starts where only the run knows may read (``tail_files``)."""
 
-    def __init__(self, read: Callable[[list[str]], Blobs], tracked: Callable[[], list[str]]):
-        self._read, self.tracked = read, tracked
+    def __init__(self, read: Callable[[list[str]], Blobs], tracked: Callable[[], list[str]],
+                 gitlinks: Callable[[], "dict[str, str]"] | None = None):
+        self._read, self.tracked, self._gitlinks, self._links = read, tracked, gitlinks, None
+
+    def gitlinks(self) -> dict[str, str]:
+        """Its submodules: path -> the commit each is at (listed once)."""
+        if self._links is None:
+            self._links = self._gitlinks() if self._gitlinks is not None else {}
+        return self._links
 
     def __call__(self, paths: list[str]) -> Blobs:
-        return self._read(paths)
+        """The files' bytes; a submodule's path (once ``gitlinks`` was asked: ``tail_files``) reads as the commit it is
+        at, as `git diff` shows it, alike in a checkout and a revision."""
+        links = self._links or {}
+        out = self._read([path for path in paths if path not in links])
+        out.update({path: f"Subproject commit {links[path]}\n".encode() for path in paths if path in links})
+        return out
 
 
 def read_git(git, ref: str) -> Reader:
     """``read`` over the files of revision ``ref`` (``core.load.Git``), as `ci reuse` reads them; its tracked files
-    are those ``ref`` holds."""
-    return Reader(lambda paths: git.read_blobs(ref, paths), lambda: git.tracked_paths(ref))
+    are those ``ref`` holds (`git ls-tree`), its submodules the commits it records."""
+    listing = _once(lambda: _entries(git.run("ls-tree", "-r", "-z", ref), lambda head: head.split(b" ")[::2]))
+    return Reader(lambda paths: git.read_blobs(ref, paths), lambda: listing()[0], lambda: listing()[1])
+
+
+def _once(make: Callable[[], "tuple[list[str], dict[str, str]]"]) -> Callable[[], "tuple[list[str], dict[str, str]]"]:
+    """``make``, called once however often it is asked (one listing for a ``Reader``'s files and submodules)."""
+    made: list = []
+    return lambda: made[0] if made else (made.append(make()) or made[0])
+
+
+def _entries(out: bytes, mode_and_id) -> "tuple[list[str], dict[str, str]]":
+    """Paths and submodules (mode 160000: path -> commit) of `git ls-files -s -z` or `git ls-tree -r -z` output;
+    ``mode_and_id(head)``: the mode and object id in what comes before an entry's tab."""
+    paths, links = [], {}
+    for entry in out.split(b"\0"):
+        head, tab, name = entry.partition(b"\t")
+        if not tab:
+            continue
+        path = name.decode("utf-8", "replace")
+        paths.append(path)
+        mode, oid = mode_and_id(head)
+        if mode == b"160000":
+            links[path] = oid.decode("ascii", "replace")
+    return list(dict.fromkeys(paths)), links
 
 
 def tracked_files(root: str, launchers_root: str | None = None) -> list[str]:
     """The files git tracks in the checkout ``root`` (`git ls-files`: never a venv or an output the run made
     beside them), those under ``LAUNCHER_DIR`` from ``launchers_root`` (``read_tree``); a folder that is no checkout
     lists every file under it (``.git`` aside, no linked folder followed)."""
-    own = _listed(root)
+    return _tracked_and_links(root, launchers_root)[0]
+
+
+def _tracked_and_links(root: str, launchers_root: str | None = None) -> "tuple[list[str], dict[str, str]]":
+    """``tracked_files`` and the checkout's submodules (path -> the commit its index records), each from where
+    ``tracked_files`` takes it."""
+    own, links = _listed(root)
     if launchers_root and os.path.abspath(launchers_root) != os.path.abspath(root):
         under = LAUNCHER_DIR + "/"
-        own = [p for p in own if not p.startswith(under)] + [p for p in _listed(launchers_root) if p.startswith(under)]
-    return own
+        theirs, their_links = _listed(launchers_root)
+        own = [p for p in own if not p.startswith(under)] + [p for p in theirs if p.startswith(under)]
+        links = {**{p: c for p, c in links.items() if not p.startswith(under)},
+                 **{p: c for p, c in their_links.items() if p.startswith(under)}}
+    return own, links
 
 
-def _listed(root: str) -> list[str]:
+def _listed(root: str) -> "tuple[list[str], dict[str, str]]":
     import subprocess
 
-    proc = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True)
+    proc = subprocess.run(["git", "-C", root, "ls-files", "-s", "-z"], capture_output=True)
     if proc.returncode == 0:
-        return [p.decode("utf-8", "replace") for p in proc.stdout.split(b"\0") if p]
+        return _entries(proc.stdout, lambda head: head.split(b" ")[:2])
     out = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = [d for d in dirs if d != ".git"]
         rel = os.path.relpath(folder, root)
         out += [name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}" for name in names]
-    return out
+    return out, {}
 
 
 def read_tree(root: str, launchers_root: str | None = None) -> Reader:
@@ -367,7 +422,8 @@ def read_tree(root: str, launchers_root: str | None = None) -> Reader:
                 raise unreadable(where, path, exc) from None
         return out
 
-    return Reader(read, lambda: tracked_files(root, launchers_root))
+    listing = _once(lambda: _tracked_and_links(root, launchers_root))
+    return Reader(read, lambda: listing()[0], lambda: listing()[1])
 
 
 class Unreadable(SweepgateError):

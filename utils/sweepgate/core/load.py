@@ -143,11 +143,6 @@ class Git:
 
         return Path(self._root)
 
-    def tracked_paths(self, ref: str) -> list[str]:
-        """Every file ``ref`` holds (its whole tree, one `git ls-tree`), as paths from its top."""
-        return [p.decode("utf-8", "replace") for p in self.run("ls-tree", "-r", "-z", "--name-only", ref).split(b"\0")
-                if p]
-
     def is_ancestor(self, ancestor: str, commit: str) -> bool:
         """Whether ``ancestor`` is ``commit`` or one of its ancestors."""
         return subprocess.run(["git", "-C", self._root, "merge-base", "--is-ancestor", ancestor, commit],

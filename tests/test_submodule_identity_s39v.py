@@ -1,0 +1,57 @@
+"""s39v: since s39u a `source` whose path starts where only the run knows (`source "$GITHUB_WORKSPACE/sub/env.sh"`)
+hashes the tracked files that end in its written names, and none ending so leaves the identity as it was. A file
+inside a submodule is no tracked file of the checkout (git lists the submodule as one entry, its commit), so a bump
+of the submodule (what the job then sources) left the identity as it was on the GPU host and in `ci reuse` alike,
+and reuse handed the row the old commit's results. Each submodule's commit is now part of the identity of a row
+with such a `source`, read alike from the host's checkout (`git ls-files`) and from the revision (`git ls-tree`).
+Real git repositories; the gitlinks are real index entries (mode 160000)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from test_unknown_prefix_s39u import LAUNCHER, M_ROW, _checkout, identity  # noqa: E402
+
+from sweepgate.core.load import Git  # noqa: E402
+
+ONE, TWO = "1" * 40, "2" * 40
+
+
+def _gitlink(repo, path: str, commit: str) -> None:
+    """Record ``path`` as a submodule at ``commit`` (its folder there, empty: not initialized) and commit."""
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{commit},{path}")
+    (repo.path / path).mkdir(parents=True, exist_ok=True)
+    repo.git("commit", "-q", "-m", f"{path} at {commit[:4]}")
+
+
+def _both(repo) -> tuple[str | None, str | None]:
+    """The row's identity on the host (its checkout) and in `ci reuse` (the revision HEAD)."""
+    host = identity.identities([M_ROW], {}, identity.read_tree(str(repo.path)))[0]
+    git = Git(repo.path)
+    try:
+        return host, identity.identities([M_ROW], {}, identity.read_git(git, "HEAD"))[0]
+    finally:
+        git.close()
+
+
+def test_a_submodule_bump_changes_the_identity_of_a_row_that_sources_with_an_unknown_start(tmp_path):
+    repo = _checkout(tmp_path, {LAUNCHER: 'source "$GITHUB_WORKSPACE/vendor/tools/env.sh"\n'})
+    _gitlink(repo, "vendor/tools", ONE)
+    host, reuse = _both(repo)
+    assert host is not None and host == reuse
+    _gitlink(repo, "vendor/tools", TWO)
+    bumped_host, bumped_reuse = _both(repo)
+    assert bumped_host == bumped_reuse
+    assert bumped_reuse != reuse
+
+
+def test_a_row_without_such_a_source_keeps_its_identity_beside_a_submodule(tmp_path):
+    """A launcher whose sources all start where the checkout knows: the submodule is none of its files."""
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/bash\nsource benchmarks/runners/launch_common.sh\n"})
+    _gitlink(repo, "vendor/tools", ONE)
+    host, reuse = _both(repo)
+    _gitlink(repo, "vendor/tools", TWO)
+    assert _both(repo) == (host, reuse) and host == reuse and host is not None
