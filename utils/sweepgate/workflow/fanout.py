@@ -126,39 +126,57 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
     return kinds
 
 
-# What can tell apart rows of one exp-name on one runner label (InferenceX's exp-names hold no
-# parallelism: `dsv4_8k1k`), each as a job's name says it: tp always, a size at its default
-# (fields.DEFAULT_PARALLEL) left out, dp-attention on as `dpa`, speculative decoding other than none.
-_TELLING = ((fields.TP, "tp{}", None), (fields.PP, "pp{}", fields.DEFAULT_PARALLEL),
+# What can tell apart rows of one exp-name on one runner label (InferenceX's exp-names hold the model prefix and
+# sequence lengths alone: `dsv4_8k1k`), each as a job's name says it: precision and engine at their value, tp
+# always, a size at its default (fields.DEFAULT_PARALLEL) left out, dp-attention on as `dpa`, speculative decoding
+# other than none; a multi-node row's prefill and decode workers as `prefill 1×tp8 ep8 dpa`.
+_TELLING = ((fields.PRECISION, "{}", None), (fields.FRAMEWORK, "{}", None),
+            (fields.TP, "tp{}", None), (fields.PP, "pp{}", fields.DEFAULT_PARALLEL),
             (fields.DCP_SIZE, "dcp{}", fields.DEFAULT_PARALLEL), (fields.PCP_SIZE, "pcp{}", fields.DEFAULT_PARALLEL),
             (fields.EP, "ep{}", fields.DEFAULT_PARALLEL), (fields.DP_ATTN, "dpa", False),
             (fields.SPEC_DECODING, "spec-{}", fields.DEFAULT_SPEC_DECODING))
+_SIDES = (fields.PREFILL, fields.DECODE)
 
 
-def _display_name(row: dict, telling: tuple = ()) -> str:
+def _words(row: dict, telling) -> list[str]:
+    """The ``telling`` fields of ``row`` as a job's name says them (``_TELLING``, ``_SIDES``)."""
+    words = [form.format(row[field]) for field, form, default in _TELLING
+             if field in telling and field in row and row[field] != default]
+    for side in _SIDES:
+        if side in telling and isinstance(row.get(side), dict):
+            parts = _words(row[side], [field for field, _, _ in _TELLING[2:]])
+            workers = row[side].get(fields.NUM_WORKER, "?")
+            words.append(f"{side} {workers}×{' '.join(parts) or '?'}")
+    return words
+
+
+def _display_name(row: dict, telling=()) -> str:
     """``<exp-name> [the telling fields' words] c<conc>``: a job's name in the Actions UI."""
     conc = row.get(fields.CONC)
     conc_s = "x".join(map(str, conc)) if isinstance(conc, list) else str(conc)
-    words = [form.format(row[field]) for field, form, default in _TELLING
-             if field in telling and field in row and row[field] != default]
-    return " ".join([str(row.get(fields.EXP_NAME, "?")), *words, f"c{conc_s}"])
+    return " ".join([str(row.get(fields.EXP_NAME, "?")), *_words(row, telling), f"c{conc_s}"])
 
 
 def display_names(kinds: dict[str, list[dict]]) -> dict[tuple[str, int], str]:
     """Each row's job name by (kind, index): the rows of a kind that share an exp-name and a runner
-    label name the _TELLING fields they differ in (all of those rows, at every conc, so a sweep's
+    label name the _TELLING and _SIDES fields they differ in (all of those rows, at every conc, so a sweep's
     names read alike); the others the exp-name and conc alone (review s39k: a tp4 and a tp8 row at
-    one conc were two jobs of one name)."""
+    one conc were two jobs of one name). Rows of a kind and runner whose names are still one (they differ in
+    nothing a name says: an image beside another) are numbered in matrix order (`#1`, `#2`)."""
     names = {}
     for kind, rows in kinds.items():
         groups: dict[tuple, list[int]] = {}
         for i, row in enumerate(rows):
             groups.setdefault((row.get(fields.EXP_NAME), row.get(fields.RUNNER)), []).append(i)
         for members in groups.values():
-            telling = tuple(field for field, _, _ in _TELLING
-                            if len({json.dumps(rows[i].get(field)) for i in members}) > 1)
+            telling = tuple(field for field in [*(field for field, _, _ in _TELLING), *_SIDES]
+                            if len({json.dumps(rows[i].get(field), sort_keys=True) for i in members}) > 1)
+            same: dict[str, list[int]] = {}
             for i in members:
-                names[kind, i] = _display_name(rows[i], telling)
+                same.setdefault(_display_name(rows[i], telling), []).append(i)
+            for name, alike in same.items():
+                for n, i in enumerate(alike, 1):
+                    names[kind, i] = name if len(alike) == 1 else f"{name} #{n}"
     return names
 
 
