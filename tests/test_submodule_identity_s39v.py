@@ -55,3 +55,35 @@ def test_a_row_without_such_a_source_keeps_its_identity_beside_a_submodule(tmp_p
     host, reuse = _both(repo)
     _gitlink(repo, "vendor/tools", TWO)
     assert _both(repo) == (host, reuse) and host == reuse and host is not None
+
+
+def test_a_submodule_bump_changes_the_identity_of_a_row_that_sources_a_file_inside_it_by_its_path(tmp_path):
+    """`source vendor/tools/env.sh` from the checkout's top: git tracks no such file (it is the submodule's), so it was
+    hashed as missing at every commit of the submodule."""
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/bash\nsource vendor/tools/env.sh\n"})
+    _gitlink(repo, "vendor/tools", ONE)
+    host, reuse = _both(repo)
+    assert host is not None and host == reuse
+    _gitlink(repo, "vendor/tools", TWO)
+    bumped_host, bumped_reuse = _both(repo)
+    assert bumped_host == bumped_reuse
+    assert bumped_reuse != reuse
+
+
+def test_a_checked_out_submodule_is_read_on_the_host_as_in_ci_reuse(tmp_path):
+    """A real submodule, checked out (`actions/checkout` with `submodules: true`): the host read the file inside it
+    from disk where `ci reuse` finds no such file in the revision's tree, so the two identities of one commit
+    differed and the job's results were never reused. Both read it as git tracks it: the submodule's commit."""
+    from conftest import GitRepo
+
+    sub = GitRepo(tmp_path / "tools")
+    sub.path.mkdir()
+    sub.git("init", "-q", "-b", "main")
+    sub.commit({"env.sh": "T=1\n"}, "tools")
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/bash\nsource vendor/tools/env.sh\n"
+                                          'source "$GITHUB_WORKSPACE/vendor/tools/env.sh"\n'})
+    repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub.path), "vendor/tools")
+    repo.git("commit", "-q", "-m", "submodule")
+    assert (repo.path / "vendor/tools/env.sh").exists()
+    host, reuse = _both(repo)
+    assert host is not None and host == reuse

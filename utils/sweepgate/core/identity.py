@@ -161,7 +161,8 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
     with what it sources (the whole library for ``benchmark_lib.sh`` or a part), and theirs. None ends so (a venv's
     `bin/activate`): no file of the checkout, and ``files`` stay as they were. A submodule may hold a file ending so
     (git tracks none of its files): each submodule of the checkout is hashed too, by the commit it is at (a
-    ``Reader`` reads its path so), so that a bump of it is a change."""
+    ``Reader`` reads its path so), so that a bump of it is a change; so is the submodule that holds a file of
+    ``files`` git tracks none of (`source vendor/tools/env.sh`)."""
     out = dict.fromkeys(files)
     todo = list(out)
     while todo:
@@ -178,6 +179,10 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
                 more += [p for p in group if p not in out]
                 out.update(dict.fromkeys(group))
         todo = list(dict.fromkeys(more))
+    missing = [path for path in out if path in blobs and blobs[path] is None]
+    if missing:  # a file inside a submodule is none git tracks: the submodule's commit stands for it
+        out.update(dict.fromkeys(link for link in tracked.gitlinks()
+                                 if link not in out and any(path.startswith(link + "/") for path in missing)))
     return list(out)
 
 

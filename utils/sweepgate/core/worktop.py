@@ -25,7 +25,8 @@ def enclosing_top(start: str | None = None) -> str | None:
 def stored_bytes(root: str, rel: str, *, strict: bool = False) -> bytes | None:
     """The file ``rel`` (a '/' path from ``root``) of a checkout as git stores it, read without following
     a symbolic link: a link is the name it points to; a path through a linked folder or into ``.git``
-    (a link's target the run identity follows), or to anything but a regular file or link, is None
+    (a link's target the run identity follows), inside a folder that is a repository of its own (a submodule
+    checked out: git holds its commit alone), or to anything but a regular file or link, is None
     (git holds no such file). The GPU host's steps read an approved commit so: a link it holds never
     has main's code read (or hang on) a file of the host, nor the checkout's own git config.
     ``strict``: what is there but cannot be read raises its OSError rather than reading as missing (a
@@ -46,6 +47,8 @@ def stored_bytes(root: str, rel: str, *, strict: bool = False) -> bytes | None:
             if strict and exc.errno not in (errno.ENOENT, errno.ENOTDIR):
                 raise
             return None
+        if os.path.lexists(os.path.join(path, GIT_DIR)):
+            return None  # a repository of its own (a submodule checked out, a clone): git tracks none of its files
     path = os.path.join(path, rel.rsplit("/", 1)[-1])
     try:
         mode = os.lstat(path).st_mode
