@@ -763,6 +763,13 @@ def _proc_stats() -> dict[int, list[str]]:
     return found
 
 
+def _stat_exited(rest: list[str]) -> bool:
+    """Whether the process of /proc/PID/stat fields ``rest`` (``_stat_fields``) has exited: a zombie (state Z) of
+    one thread. A process whose main thread ended while others run reads Z too (and an empty command line),
+    though its threads run on; its thread count (field 17 here) tells it (review s39v)."""
+    return rest[0] == "Z" and (len(rest) <= 17 or not rest[17].isdigit() or int(rest[17]) <= 1)
+
+
 def _stat_fields(path: Path) -> list[str] | None:
     """A /proc/PID/stat's fields after the command's ')', None when it is gone. The command is any bytes a
     process named itself or its file (not UTF-8 in every case): read as bytes, it never stops a scan."""
@@ -780,7 +787,7 @@ def session_members(sid: int, group: bool = False) -> list[int]:
 def _session_scan(sid: int, group: bool = False) -> tuple[list[int], list[int]]:
     """``session_members`` and their process groups."""
     column = 2 if group else 3  # after the command's ')': state, ppid, pgrp, session
-    live = {pid: rest[2] for pid, rest in _proc_stats().items() if rest[0] != "Z" and rest[column] == str(sid)}
+    live = {pid: rest[2] for pid, rest in _proc_stats().items() if not _stat_exited(rest) and rest[column] == str(sid)}
     return list(live), sorted({int(pgrp) for pgrp in live.values()})
 
 
@@ -968,8 +975,8 @@ class Subreaper:
         while i < len(tree):
             tree += [pid for pid, rest in stats.items() if rest[1] == str(tree[i]) and pid not in tree]
             i += 1
-        live = sorted(pid for pid in tree if pid in stats and stats[pid][0] != "Z")
-        return (live, [pid for pid in roots if stats[pid][0] == "Z"],
+        live = sorted(pid for pid in tree if pid in stats and not _stat_exited(stats[pid]))
+        return (live, [pid for pid in roots if _stat_exited(stats[pid])],
                 [pid for pid in roots if stats[pid][2] == str(pid)])
 
     def stop_orphans(self, script_pid: int, grace: float, calls: list[dict], hurry=None) -> list[str]:
@@ -1016,7 +1023,7 @@ def _command_of(pid: int, calls: list[dict]) -> str | None:
     deadline = time.monotonic() + NAMING_S
     while True:
         state = _stat_fields(Path(f"/proc/{pid}/stat"))
-        if state is None or state[0] == "Z":
+        if state is None or _stat_exited(state):
             return None
         try:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
@@ -1084,7 +1091,7 @@ def pid_alive(pid: int) -> bool:
     except (ProcessLookupError, PermissionError):
         return False
     rest = _stat_fields(Path(f"/proc/{pid}/stat"))  # a zombie is dead; nobody may be left to reap it
-    return not rest or rest[0] != "Z"
+    return not rest or not _stat_exited(rest)
 
 
 def _wait_pids_gone(pids: list[int], seconds: float, hurry=None) -> None:
