@@ -1016,9 +1016,9 @@ def test_a_row_label_no_head_config_names_stands_at_the_base_s_labels_line(fleet
     """s36h: with no head config naming the label (the rows came from elsewhere), the warning stood at
     configs/runners.yaml with no line: it stands at the base runners file's `labels:` line, where the fix
     (add the runner there on main first) goes."""
-    from sweepgate.core.identity import support_files
+    from sweepgate.core.identity import recipe_files
 
-    base, _ = recipes.load_recipes(Git(fleet.root), fleet.base, Options(), is_base=True, job_files=support_files)
+    base, _ = recipes.load_recipes(Git(fleet.root), fleet.base, Options(), is_base=True, job_files=recipe_files)
     (w,) = plan.unknown_runners(base, {"single_node": {"1k1k": [{"runner": "h200-dgxc"}]}})
     text = (fleet.root / "configs/runners.yaml").read_text().splitlines()
     assert (w.file, w.line) == ("configs/runners.yaml", text.index("labels:") + 1), w

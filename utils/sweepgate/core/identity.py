@@ -6,8 +6,8 @@ and point fields, and the content of every file the job executes — the benchma
 script (CONTRACTS section 7 and its multi-node extension), ``benchmark_lib.sh`` and
 every part it sources, the multi-node helpers, and the runner's launcher with the
 shared launcher library. ``run_identity`` is the one function that says so; the job
-sidecar records it, ``ci reuse`` matches on it, and the plan's unlisted-change rule
-hashes files with the same ``core.digest`` functions. A row whose script is at none of
+sidecar records it, ``ci reuse`` matches on it, and the plan's recipes and unlisted-change rule
+hash the same files (``recipe_files``) with the same ``core.digest`` functions. A row whose script is at none of
 section 7's paths, or whose launcher or other support file is not there, has none
 (``blind_spots``): what it runs instead is kept elsewhere, out of the identity's sight.
 """
@@ -139,15 +139,17 @@ def blind_spots(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None 
     return causes + [UnseenSource(f"{path}:{line}: sources {word}") for path, line, word in unseen]
 
 
-def executed_files(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None = None) -> list[str]:
+def executed_files(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None = None, *,
+                   as_run: bool = False) -> list[str]:
     """Every file the job of ``row`` runs, as far as ``blobs`` holds them, in the order its identity hashes them: its
     script (when there is one) and the helpers it sources (``sourced_helpers``), the support files, then what those
     source or name beside themselves that is none of these (a launcher's own helper, a part ``benchmark_lib.sh``
     sources beyond ``F.BENCHMARK_LIB_PARTS``); the shipped support files source only each other. Last, the
-    ``tail_files`` of them all."""
+    ``tail_files`` of them all. ``as_run``: a row with no benchmark script runs its launchers alone
+    (``support_files(scripted=False)``), as the plan's recipes count it (``recipe_files``)."""
     script = resolve_script(script_candidates(row), blobs)
     own = [script, *sourced_helpers(script, blobs)] if script else []
-    support = support_files(row, runners)
+    support = support_files(row, runners, scripted=script is not None or not as_run)
     files = dict.fromkeys([*own, *support])
     for path in support:
         files.update(dict.fromkeys(helper for helper in sourced_helpers(path, blobs) if helper not in files))
@@ -248,6 +250,24 @@ def read_all(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]
             return blobs
         blobs.update(read(missing))
         read_helpers(missing, blobs, read)
+
+
+def recipe_files(rows: list[dict], runners: dict, git, ref: str) -> tuple[Blobs, list[list[str]]]:
+    """What the plan's recipes hash (``recipes.load_recipes``' ``job_files``): the files of revision ``ref`` the jobs
+    of ``rows`` run, read as ``read_all`` reads them, and for each row every file its job runs (``executed_files``,
+    ``as_run``: the same files its run identity hashes, so a helper reached only through a `source` whose path
+    starts where only the run knows, or one a launcher sources, is a change of the recipes whose jobs reach it)
+    besides its script and the helpers that sources (``RecipeSet.sha`` hashes those), the support files kept
+    (a multi-node script sources disagg_lib.sh, which every multi-node job runs)."""
+    read = read_git(git, ref)
+    tracked = Tracked(read.tracked)
+    blobs = read_all(rows, runners, read, tracked)
+    out = []
+    for row in rows:
+        script = resolve_script(script_candidates(row), blobs)
+        own = {script, *sourced_helpers(script, blobs)} - set(support_files(row, runners)) if script else set()
+        out.append([path for path in executed_files(row, runners, blobs, tracked, as_run=True) if path not in own])
+    return blobs, out
 
 
 def identities(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]) -> list[str | None]:

@@ -242,8 +242,9 @@ def _unlisted_runners(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict
 
 
 def _unlisted_support(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict]) -> list[Diagnostic]:
-    """Unlisted-change for the launchers and multi-node helpers a job runs besides its script and the
-    library (``KeyDiff.support``): recipe keys grouped by the changed file."""
+    """Unlisted-change for the launchers, multi-node helpers and any other file a job runs besides its script, the
+    helpers that sources and the library (``KeyDiff.support``: what the run identity hashes, such as a helper a
+    launcher sources or one reached through `"$GITHUB_WORKSPACE/..."`): recipe keys grouped by the changed file."""
     users: dict[str, list[str]] = {}
     for key, diff in diffs.items():
         for path in diff.support:
@@ -265,10 +266,12 @@ def _unlisted_support(head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict
 
 
 def _unused_scripts(base: RecipeSet, head: RecipeSet, changed_files: list[str]) -> list[Diagnostic]:
-    """Changed scripts that no recipe resolves to."""
+    """Changed scripts that no recipe resolves to and no recipe's job runs (``RecipeSet.support``: a helper reached
+    through `"$GITHUB_WORKSPACE/..."` is its jobs' change)."""
     diags: list[Diagnostic] = []
     resolved = {p for per in list(head.scripts.values()) + list(base.scripts.values())
                 for pairs in per.values() for _, p in pairs if p} | head.helpers() | base.helpers()
+    resolved |= {p for recipes in (base, head) for files in recipes.support.values() for p in files}
     for path in changed_files:
         if path.startswith(SCRIPT_DIR + "/") and path.endswith(".sh") and path not in resolved:
             diags.append(Diagnostic(
@@ -599,16 +602,16 @@ def severity_rank(severity: str) -> int:
 
 def make_plan(git, base: str, head: str, opts=None) -> dict:
     """The plan object (CONTRACTS section 4, extended)."""
-    from sweepgate.core.identity import support_files
+    from sweepgate.core.identity import recipe_files
     from sweepgate.core.select import Options
 
     opts = opts or Options()
     base_sha, head_sha = git.resolve(base), git.resolve(head)
     matrix = matrix_or_empty(git, base, head, opts)
 
-    base_set, notes = load_recipes(git, base_sha, opts, is_base=True, job_files=support_files)
+    base_set, notes = load_recipes(git, base_sha, opts, is_base=True, job_files=recipe_files)
     head_set, _ = load_recipes(git, head_sha, opts, is_base=False, extra_paths=[ESTIMATES_FILE],
-                               job_files=support_files)
+                               job_files=recipe_files)
     minutes, source = load_estimates(head_set.blobs.get(ESTIMATES_FILE))
 
     diffs = diff_recipes(base_set, head_set)

@@ -3,10 +3,10 @@
 A recipe's identity is its config content, the runner facts it expands with, and
 the content of its resolved benchmark script (CONTRACTS section 7), of the helpers
 it sources and of every other file its jobs run (``benchmarks/benchmark_lib.sh``
-and its parts, the multi-node helpers, the launchers: the ``job_files`` the caller
-passes, ``core.identity.support_files``), hashed as the run identity hashes them
-(``core.digest``). Every candidate script and job file of a revision is read with
-one ``read_blobs`` call.
+and its parts, the multi-node helpers, the launchers, what those source, and what a
+`source` whose path starts where only the run knows may read: the ``job_files`` the
+caller passes, ``core.identity.recipe_files``, the files the run identity hashes),
+hashed as the run identity hashes them (``core.digest``).
 """
 
 from __future__ import annotations
@@ -289,8 +289,8 @@ class RecipeSet:
     # key -> scenario -> sorted list of (candidate[0], resolved path or None)
     scripts: dict[str, dict[str, list[tuple[str, str | None]]]] = field(default_factory=dict)
     candidates: dict[str, list[str]] = field(default_factory=dict)  # candidate[0] -> all candidates
-    # key -> every file its jobs run besides its script and the helpers that sources (``job_files``); a
-    # row with no benchmark script runs its launchers alone (``runs_lib``)
+    # key -> every file its jobs run besides its script and the helpers that sources (``job_files``: what their run
+    # identities hash); a row with no benchmark script runs its launchers alone (``runs_lib``)
     support: dict[str, list[str]] = field(default_factory=dict)
     runners_doc: object = None  # the runners file as read (``YamlDoc``: where its entries stand), when it was
 
@@ -343,17 +343,18 @@ class RecipeSet:
         return [(first, path, self.sha(path)) for first, path in self.scripts.get(key, {}).get(scenario, [])]
 
 
-# (row, runners, scripted=whether its script resolves) -> what its job runs besides its script
-JobFiles = Callable[..., list[str]]
+# (rows, runners, git, ref) -> (the files of ``ref`` the jobs of ``rows`` run, as read; for each row every file its job
+# runs: ``core.identity.recipe_files``, what the run identity hashes)
+JobFiles = Callable[..., "tuple[dict[str, bytes | None], list[list[str]]]"]
 
 
 def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] = (),
                  job_files: JobFiles) -> tuple[RecipeSet, list]:
-    """Load and check a revision; read every candidate script and job file (one read_blobs call).
+    """Load and check a revision; read every candidate script and every file its jobs run.
 
-    ``job_files`` names the files a row's job runs besides its script and the helpers that
-    sources (``core.identity.support_files``, which this module cannot import), told whether the row's
-    script resolves; they become ``RecipeSet.support``."""
+    ``job_files`` reads the files the rows' jobs run and names, per row, those besides its script and the helpers
+    that sources (``core.identity.recipe_files``, which this module cannot import: the run identity's own reading, so
+    the plan hashes what it hashes); they become ``RecipeSet.support``."""
     from sweepgate.core.check import check_revision
     from sweepgate.core.load import load_revision
 
@@ -378,34 +379,29 @@ def load_recipes(git, ref: str, opts, *, is_base: bool, extra_paths: list[str] =
 
 
 def _read_recipes(git, recipes: RecipeSet, wanted: list[str], job_files: JobFiles) -> None:
-    """Fill ``recipes``' candidates, support, blobs and resolved scripts (and read their helpers)."""
+    """Fill ``recipes``' candidates, support, blobs and resolved scripts (with their helpers)."""
     ref = recipes.ref
     candidates: dict[str, dict[str, list[list[str]]]] = {}
-    key_rows: dict[str, list[tuple[dict, list[str]]]] = {}
-    want: dict[str, None] = dict.fromkeys(wanted)
+    key_rows: list[tuple[str, dict, list[str]]] = []
     for key, config in recipes.configs.items():
         for scenario, rows in _script_rows(config).items():
             lists = [script_candidates(r) for r in rows]
             candidates.setdefault(key, {})[scenario] = lists
-            key_rows.setdefault(key, []).extend(zip(rows, lists))
-            for row, paths in zip(rows, lists):
-                want.update(dict.fromkeys(paths))
+            key_rows.extend((key, row, paths) for row, paths in zip(rows, lists))
+            for paths in lists:
                 recipes.candidates[paths[0]] = paths
-                want.update(dict.fromkeys(job_files(row, recipes.runners)))
-    recipes.blobs = git.read_blobs(ref, list(want))
+    blobs, ran = job_files([row for _, row, _ in key_rows], recipes.runners, git, ref)
+    recipes.blobs = blobs
+    if more := [path for path in dict.fromkeys(wanted) if path not in blobs]:
+        blobs.update(git.read_blobs(ref, more))
     for key, per_scenario in candidates.items():
         for scenario, lists in per_scenario.items():
             recipes.scripts.setdefault(key, {})[scenario] = sorted(
-                {(paths[0], resolve_script(paths, recipes.blobs)) for paths in lists}, key=lambda t: (t[0], t[1] or ""))
-    for key, pairs in key_rows.items():  # what a row's job runs depends on whether its script is there
-        support: dict[str, None] = {}
-        for row, paths in pairs:
-            scripted = resolve_script(paths, recipes.blobs) is not None
-            support.update(dict.fromkeys(job_files(row, recipes.runners, scripted=scripted)))
-        if support:
-            recipes.support[key] = list(support)
-    resolved = {p for per in recipes.scripts.values() for pairs in per.values() for _, p in pairs if p}
-    read_helpers(resolved, recipes.blobs, lambda paths: git.read_blobs(ref, paths))  # the run identity hashes them
+                {(paths[0], resolve_script(paths, blobs)) for paths in lists}, key=lambda t: (t[0], t[1] or ""))
+    for (key, _, _), files in zip(key_rows, ran):  # what a row's job runs depends on whether its script is there
+        support = recipes.support.setdefault(key, [])
+        support += [path for path in files if path not in support]
+    recipes.support = {key: files for key, files in recipes.support.items() if files}
 
 
 def _same(a, b) -> bool:
