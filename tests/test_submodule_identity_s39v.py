@@ -37,8 +37,9 @@ def _both(repo) -> tuple[str | None, str | None]:
         git.close()
 
 
-def test_a_submodule_bump_changes_the_identity_of_a_row_that_sources_with_an_unknown_start(tmp_path):
-    repo = _checkout(tmp_path, {LAUNCHER: 'source "$GITHUB_WORKSPACE/vendor/tools/env.sh"\n'})
+def _bump_changes_the_identity(tmp_path, launcher: str) -> None:
+    """The row's identity, host's and `ci reuse`'s alike, before and after vendor/tools moves from ONE to TWO."""
+    repo = _checkout(tmp_path, {LAUNCHER: launcher})
     _gitlink(repo, "vendor/tools", ONE)
     host, reuse = _both(repo)
     assert host is not None and host == reuse
@@ -46,6 +47,10 @@ def test_a_submodule_bump_changes_the_identity_of_a_row_that_sources_with_an_unk
     bumped_host, bumped_reuse = _both(repo)
     assert bumped_host == bumped_reuse
     assert bumped_reuse != reuse
+
+
+def test_a_submodule_bump_changes_the_identity_of_a_row_that_sources_with_an_unknown_start(tmp_path):
+    _bump_changes_the_identity(tmp_path, 'source "$GITHUB_WORKSPACE/vendor/tools/env.sh"\n')
 
 
 def test_a_row_without_such_a_source_keeps_its_identity_beside_a_submodule(tmp_path):
@@ -60,14 +65,7 @@ def test_a_row_without_such_a_source_keeps_its_identity_beside_a_submodule(tmp_p
 def test_a_submodule_bump_changes_the_identity_of_a_row_that_sources_a_file_inside_it_by_its_path(tmp_path):
     """`source vendor/tools/env.sh` from the checkout's top: git tracks no such file (it is the submodule's), so it was
     hashed as missing at every commit of the submodule."""
-    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/bash\nsource vendor/tools/env.sh\n"})
-    _gitlink(repo, "vendor/tools", ONE)
-    host, reuse = _both(repo)
-    assert host is not None and host == reuse
-    _gitlink(repo, "vendor/tools", TWO)
-    bumped_host, bumped_reuse = _both(repo)
-    assert bumped_host == bumped_reuse
-    assert bumped_reuse != reuse
+    _bump_changes_the_identity(tmp_path, "#!/usr/bin/bash\nsource vendor/tools/env.sh\n")
 
 
 def test_a_checked_out_submodule_is_read_on_the_host_as_in_ci_reuse(tmp_path):
