@@ -85,3 +85,23 @@ def test_a_checked_out_submodule_is_read_on_the_host_as_in_ci_reuse(tmp_path):
     assert (repo.path / "vendor/tools/env.sh").exists()
     host, reuse = _both(repo)
     assert host is not None and host == reuse
+
+
+def test_the_plan_s_recipe_files_see_a_submodule_bump_the_identity_sees(tmp_path):
+    """Before-stop read (s39): ``identity.recipe_files`` (what the plan hashes) built its tracked files without the
+    revision's submodules, so a PR that moved vendor/tools changed the row's run identity while the plan listed no
+    changed file and warned of nothing unlisted."""
+    repo = _checkout(tmp_path, {LAUNCHER: 'source "$GITHUB_WORKSPACE/vendor/tools/env.sh"\n'})
+
+    def recipes() -> tuple[list[str], bytes | None]:
+        _gitlink(repo, "vendor/tools", next(commits))
+        git = Git(repo.path)
+        try:
+            blobs, files = identity.recipe_files([M_ROW], {}, git, "HEAD")
+        finally:
+            git.close()
+        return files[0], blobs.get("vendor/tools")
+
+    commits = iter((ONE, TWO))
+    (files, one), (_, two) = recipes(), recipes()
+    assert "vendor/tools" in files and one != two

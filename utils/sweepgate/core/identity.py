@@ -260,7 +260,7 @@ def recipe_files(rows: list[dict], runners: dict, git, ref: str) -> tuple[Blobs,
     besides its script and the helpers that sources (``RecipeSet.sha`` hashes those), the support files kept
     (a multi-node script sources disagg_lib.sh, which every multi-node job runs)."""
     read = read_git(git, ref)
-    tracked = Tracked(read.tracked)
+    tracked = _tracked(read, {})
     blobs = read_all(rows, runners, read, tracked)
     out = []
     for row in rows:
@@ -392,16 +392,11 @@ def _entries(out: bytes, mode_and_id) -> "tuple[list[str], dict[str, str]]":
     return list(dict.fromkeys(paths)), links
 
 
-def tracked_files(root: str, launchers_root: str | None = None) -> list[str]:
-    """The files git tracks in the checkout ``root`` (`git ls-files`: never a venv or an output the run made
-    beside them), those under ``LAUNCHER_DIR`` from ``launchers_root`` (``read_tree``); a folder that is no checkout
-    lists every file under it (``.git`` aside, no linked folder followed)."""
-    return _tracked_and_links(root, launchers_root)[0]
-
-
 def _tracked_and_links(root: str, launchers_root: str | None = None) -> "tuple[list[str], dict[str, str]]":
-    """``tracked_files`` and the checkout's submodules (path -> the commit its index records), each from where
-    ``tracked_files`` takes it."""
+    """The files git tracks in the checkout ``root`` (`git ls-files`: never a venv or an output the run made beside
+    them), those under ``LAUNCHER_DIR`` from ``launchers_root`` (``read_tree``), and the checkout's submodules (path
+    -> the commit its index records), each from there; a folder that is no checkout lists every file under it
+    (``.git`` aside, no linked folder followed)."""
     own, links = _listed(root)
     if launchers_root and os.path.abspath(launchers_root) != os.path.abspath(root):
         under = LAUNCHER_DIR + "/"
