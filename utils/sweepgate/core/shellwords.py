@@ -120,8 +120,7 @@ _STRING_DEPTH = 4  # command strings inside command strings followed, at most
 # The script's own name in a shell's string in single quotes: there it is the argument after the string
 _POSITIONAL_SELF = re.compile(r'\$(?:\{(?:0|BASH_SOURCE(?:\[0\])?)(?=[}%#:])|0(?!\w)|BASH_SOURCE(?!\w))')
 # Where a command begins, then words that may expand to nothing and assignments, up to a command substitution
-_ALONE_AT_START = re.compile(rf'{shellgrammar.COMMAND_START}(?:{_EMPTY_WORD}|{shellgrammar.ASSIGNMENT_WORD}'
-                             r'[^ \t;&|()<>]*[ \t]+)*\Z', re.MULTILINE)
+_ALONE_AT_START = re.compile(_MAY_BEGIN.pattern + r'\Z', re.MULTILINE)
 # A file outside the checkout: an absolute path, `~`, `$HOME`
 _OUTSIDE = re.compile(r'/|~|\$(?:HOME|\{HOME\})(?!\w)')
 _SHOWN_MAX = 60  # a word said longer is cut

@@ -1162,7 +1162,7 @@ def names_the_budget(gib: str | None, gb: str) -> bool:
     return budget - Fraction(2**30, 100) < given <= budget
 
 
-SGLANG_SERVER = re.compile(scriptlines.runs_module([fields.SGLANG_SERVER_MODULE]).pattern
+SGLANG_SERVER = re.compile(pythoncall.runs_module([fields.SGLANG_SERVER_MODULE])
                            + r"|(?<![\w./-])sglang\s+serve(?![\w-])")
 VLLM_SERVE = re.compile(r"(?<![\w./-])vllm\s+serve(?![\w-])")
 LMCACHE_SERVER = re.compile(r"(?<![\w./-])lmcache\s+server(?![\w-])")
@@ -1426,7 +1426,7 @@ def _runs(*commands: str) -> re.Pattern:
 # trap of its own): the line that runs the benchmark client, else the one that waits for the server.
 CLIENT_RUNS = _runs("run_benchmark_serving", "run_agentic_trace_replay", r"benchmark_serving\.py",
                     r"vllm\s+bench\s+serve", r"aiperf\s+profile",
-                    scriptlines.runs_module([fields.SGLANG_CLIENT_MODULE]).pattern)
+                    pythoncall.runs_module([fields.SGLANG_CLIENT_MODULE]))
 SERVER_WAITS = _runs("start_server_and_wait", "wait_for_server_ready", "wait_for_ready")
 # Where a KV-offload arm's server (LMCache's, mooncake_master) should have started when the script runs none itself:
 # its line, else the line that sets the arm up (the library starts each by a name made at run time, which no call names)
