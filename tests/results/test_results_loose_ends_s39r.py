@@ -118,3 +118,19 @@ def test_blank_lines_piped_as_baseline_jsonl_are_not_called_an_empty_file(tmp_pa
     assert done.returncode == 0, done.stderr
     assert "/dev/stdin: warning: holds no baseline records (" in done.stderr, done.stderr
     assert "an empty file" not in done.stderr, done.stderr
+
+
+def test_one_samples_file_beside_three_outputs_is_read_once(tmp_path, capsys, monkeypatch):
+    """Before-stop read (s39): a plain gpu_metrics.csv beside three outputs was read and parsed once per output
+    (a node's samples over hours are large); it is read once while it stays as it was. The parses are counted."""
+    from sweepgate.results import ingest
+    from sweepgate.results.formats import gpu_metrics
+
+    parsed = []
+    real = gpu_metrics.samples
+    monkeypatch.setattr(gpu_metrics, "samples", lambda text, path: parsed.append(path) or real(text, path))
+    ingest._samples_of.cache_clear()
+    rc, err, recs = _ingest(tmp_path, capsys, _mi250_node(), _three(tp=2))
+    assert rc == 0 and len(recs) == 3, err
+    assert all(R.ENERGY_PER_OUTPUT_TOKEN_J in rec[R.METRICS] for rec in recs)
+    assert parsed == [str(tmp_path / "gpu_metrics.csv")]

@@ -614,14 +614,13 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
     timed = [m for m, window in zip(measurements, windows) if None not in window]
     if csv_path is None or not timed:
         return none
-    try:
-        column, series, shared = gpu_metrics.samples(csv_path.read_text(encoding="utf-8", errors="replace"),
-                                                     str(csv_path))
-    except SweepgateError as exc:
-        said = exc.diagnostics[0]
+    read = _samples_of(str(csv_path), *_stamp(csv_path))
+    if isinstance(read, SweepgateError):
+        said = read.diagnostics[0]
         found.append(Diagnostic(said.file, said.line, said.col, SAMPLES_FILE_RULES[0],
                                 f"no energy per output token: {said.message}", said.hint, severity="warning"))
         return none
+    column, series, shared = read
     gpus, sampled = derive.gpus(job.row), len(series) + len(shared)
     if gpus is not None and series and sampled < gpus:
         found.append(Diagnostic(str(output), timed[0].line, 0, "energy-gpus", f"no energy per output token: "
@@ -638,6 +637,22 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
         return none
     return [None if None in window else gpu_metrics.energy_j(series, *window, gpus, len(shared))
             for window in windows], column
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    """What tells one state of a file from another without reading it: its size and time of change."""
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+@functools.lru_cache(maxsize=8)
+def _samples_of(path: str, size: int, changed_ns: int) -> "gpu_metrics.Samples | SweepgateError":
+    """``gpu_metrics.samples`` of the file at ``path`` (its refusal returned, not raised), read and parsed once
+    for all the outputs beside it (one plain gpu_metrics.csv beside a folder's outputs) while it stays as it was."""
+    try:
+        return gpu_metrics.samples(Path(path).read_text(encoding="utf-8", errors="replace"), path)
+    except SweepgateError as exc:
+        return exc
 
 
 def _refuse_archive(output: Path, content: bytes) -> None:
