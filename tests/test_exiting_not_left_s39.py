@@ -14,13 +14,21 @@ from pathlib import Path
 from sweepgate.rehearsal import runner
 
 
+def stat_once_z(child: subprocess.Popen) -> list[bytes]:
+    """``child``'s /proc/PID/stat fields after the command's ')' once its state is Z (it is not reaped: Popen.poll
+    is not called), read every 10 ms for at most 10 s."""
+    for _ in range(1000):
+        fields = Path(f"/proc/{child.pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+        if fields[0] == b"Z":
+            return fields
+        time.sleep(0.01)
+    raise AssertionError("the child is not a zombie")
+
+
 def _zombie() -> subprocess.Popen:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
-    for _ in range(500):  # until it has exited (a zombie: not reaped, Popen.poll is not called)
-        if Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-            return child
-        time.sleep(0.01)
-    raise AssertionError("the child did not exit")
+    stat_once_z(child)
+    return child
 
 
 def test_a_process_with_no_command_line_is_not_named_left_running():

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from sweepgate.rehearsal import runner
+from test_exiting_not_left_s39 import stat_once_z
 
 # the main thread ends (pthread_exit) while a thread it started sleeps on
 MAIN_ENDS = ("import ctypes, threading, time\nthreading.Thread(target=time.sleep, args=(60,)).start()\n"
@@ -20,13 +21,8 @@ MAIN_ENDS = ("import ctypes, threading, time\nthreading.Thread(target=time.sleep
 
 def _main_thread_ended() -> subprocess.Popen:
     child = subprocess.Popen([sys.executable, "-c", MAIN_ENDS], start_new_session=True)
-    for _ in range(1000):
-        fields = Path(f"/proc/{child.pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
-        if fields[0] == b"Z":
-            assert int(fields[17]) > 1  # its sleeping thread counted
-            return child
-        time.sleep(0.01)
-    raise AssertionError("the main thread did not end")
+    assert int(stat_once_z(child)[17]) > 1  # its sleeping thread counted
+    return child
 
 
 def test_a_process_whose_other_threads_run_is_live_named_and_killed():
