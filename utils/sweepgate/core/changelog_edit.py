@@ -86,10 +86,6 @@ def render_entries(entries: list[dict]) -> str:
     return "\n".join(out)
 
 
-def _ref_exists(git, ref: str) -> bool:
-    return bool(git.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).strip())
-
-
 def _merge_base(git, a: str, b: str) -> str:
     out = git.run("merge-base", a, b, check=False).decode().strip()
     if not out:
@@ -145,7 +141,7 @@ def _history(git, path: str) -> bytes:
     """The changelog the gate's pre-commit mode compares against (empty before the first commit)."""
     from sweepgate.core.upstream import staged_base
 
-    if not _ref_exists(git, "HEAD"):
+    if not git.commit_of("HEAD"):
         return b""
     return _blob(git, staged_base(git), path)
 

@@ -24,10 +24,6 @@ OPERATION_REFS = frozenset({"REBASE_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PI
 _ON_HEAD = ("cherry-pick", "revert", "am")  # operations that build the file on HEAD's changelog
 
 
-def _commit(git, ref: str) -> str:
-    return git.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).decode().strip()
-
-
 def in_progress(git) -> tuple[str, str | None] | None:
     """The operation a conflict stops in this work tree: ('rebase', the commit it replays the branch onto),
     ('merge', the commit merged in), ('cherry-pick' | 'revert' | 'am', HEAD, which the file is built on),
@@ -36,19 +32,19 @@ def in_progress(git) -> tuple[str, str | None] | None:
     for folder in ("rebase-merge", "rebase-apply"):
         path = Path(git.root) / git.run("rev-parse", "--git-path", folder).decode().strip()
         if path.is_dir() and (path / "applying").exists():
-            return "am", _commit(git, "HEAD") or None
+            return "am", git.commit_of("HEAD") or None
         if path.is_dir():
             try:
                 onto = (path / "onto").read_text().strip()
             except OSError:
                 onto = ""
             return "rebase", onto if F.COMMIT_SHA.fullmatch(onto) else None
-    merged = _commit(git, "MERGE_HEAD")
+    merged = git.commit_of("MERGE_HEAD")
     if merged:
         return "merge", merged if F.COMMIT_SHA.fullmatch(merged) else None
     for operation, ref in (("cherry-pick", "CHERRY_PICK_HEAD"), ("revert", "REVERT_HEAD")):
-        if _commit(git, ref):
-            return operation, _commit(git, "HEAD") or None
+        if git.commit_of(ref):
+            return operation, git.commit_of("HEAD") or None
     return None
 
 

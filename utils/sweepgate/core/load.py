@@ -195,12 +195,17 @@ class Git:
                 self._resolved.update(zip(wanted, lines[1:]))
             else:
                 for ref in wanted:
-                    one = subprocess.run(["git", "-C", self._root, "rev-parse", "--verify", "--quiet",
-                                          f"{ref}^{{commit}}"], capture_output=True, text=True)
-                    if one.returncode != 0 or not F.COMMIT_SHA.fullmatch(one.stdout.strip()):
+                    one = self.commit_of(ref)  # '' when git fails: --verify prints a name only on success
+                    if not F.COMMIT_SHA.fullmatch(one):
                         raise self._not_a_commit(ref)
-                    self._resolved[ref] = one.stdout.strip()
+                    self._resolved[ref] = one
         return [self._resolved[r] for r in refs]
+
+    def commit_of(self, ref: str) -> str:
+        """Commit id of ``ref``, or '' when it is no commit here (git says nothing, nothing is raised).
+        Asked anew each time, never from ``resolve``'s memory: MERGE_HEAD, REBASE_HEAD and HEAD itself
+        come and go while a conflict is being resolved."""
+        return self.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).decode().strip()
 
     def _not_a_commit(self, ref: str, flag: str | None = None, example: str | None = None,
                       near: str | None = None) -> SweepgateError:

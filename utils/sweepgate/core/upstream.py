@@ -12,7 +12,7 @@ UPSTREAMS = ("origin/main", "main", "origin/master", "master")
 def existing_upstream(git) -> str | None:
     """The first of UPSTREAMS that exists here, else the branch a remote's HEAD points at (None: neither)."""
     for ref in UPSTREAMS:
-        if git.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).strip():
+        if git.commit_of(ref):
             return ref
     heads = git.run("for-each-ref", "--format=%(symref:short)", "refs/remotes/*/HEAD", check=False).decode().split()
     return heads[0] if heads else None
@@ -23,9 +23,9 @@ def upstream_base(git) -> str | None:
     None when there is none (no such branch, or a shallow clone that ends before the fork). During a
     git merge, of the upstream with the merge being made (HEAD and MERGE_HEAD): what it merges in is
     history to the commit it makes, not the branch's own entries."""
-    merging = git.run("rev-parse", "--verify", "--quiet", "MERGE_HEAD^{commit}", check=False).decode().strip()
+    merging = git.commit_of("MERGE_HEAD")
     for upstream in UPSTREAMS:
-        if git.run("rev-parse", "--verify", "--quiet", f"{upstream}^{{commit}}", check=False).strip():
+        if git.commit_of(upstream):
             mb = git.run("merge-base", upstream, "HEAD", *([merging] if merging else []), check=False).decode().strip()
             if mb:
                 return mb
@@ -36,7 +36,7 @@ def unborn_base(git) -> str | None:
     """None when HEAD is a commit. On a branch with no commit yet (a new repository's first
     commit), the history before it: a root commit of the empty tree, so every entry is new.
     Its bytes are fixed (no identity, no clock), so it is written once and unreachable (gc drops it)."""
-    if git.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).strip():
+    if git.commit_of("HEAD"):
         return None
     tree = git.run("hash-object", "-t", "tree", "-w", "--stdin", input=b"").decode().strip()
     stamp = b"sweepgate <sweepgate@invalid> 0 +0000"
