@@ -451,17 +451,16 @@ def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=
     onto = git.resolve(onto_ref, "--onto", lambda: existing_upstream(git))
     state = in_progress(git)
     _refuse_another_onto(git, path, onto, onto_ref, branch, state)
-    fix = REBASE_CONFLICT_FIX
-    if state:
-        _refuse_another_operation_s_ref(path, branch, state, operation_fix(git, state, onto_ref, path))
+    said = operation_fix(git, state, onto_ref, path) if state else None  # the operation's own fix, built once
+    if said:
+        _refuse_another_operation_s_ref(path, branch, state, said)
     if branch:
         src = git.resolve(branch, "--branch")
         source, what = _blob(git, src, path), f"{branch}'s changelog"
     else:
         src = git.resolve("HEAD")
         source, what = _worktree_bytes(git, path), "the working-tree changelog"
-        if state:
-            fix = operation_fix(git, state, onto_ref, path)
+    fix = said if said and not branch else REBASE_CONFLICT_FIX  # markers in the working tree: the operation's fix
     mb = _history_commit(git, src, onto, branch, state)
     refuse_nowhere(git, path, {onto_ref: onto, "the merge-base": mb, **({branch: src} if branch else {})},
                    f"at {branch}" if branch else "in the working tree")
