@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from sweepgate.core import scriptlines, shellcode, shellgrammar, shellwords
+from sweepgate.core.textmode import decoded
 
 PREVIOUS = "SWEEPGATE_BASH_ENV"  # the job's own BASH_ENV, read after the trap's file puts it back
 # bash's stack as the trapped command has it: ``_sweepgate_at``'s own frame (BASH_SOURCE[0]) left out
@@ -294,8 +295,7 @@ class _Source:
             if data is None:
                 self._read = (file, None, [])
             else:  # read once, decoded as each reader before did: the text's and file_lines' ways
-                self._read = (file, _universal(data.decode("utf-8", "surrogateescape")),
-                              _universal(data.decode("utf-8", "replace")).splitlines())
+                self._read = (file, decoded(data, "surrogateescape"), decoded(data, "replace").splitlines())
         return self._read
 
     @property
@@ -322,11 +322,6 @@ class _Source:
         if self._start is None or self._start[0] != number or self._start[1] != lines[:number]:
             self._start = (number, lines[:number], scriptlines.command_start(lines, number))
         return self._start[2]
-
-
-def _universal(text: str) -> str:
-    """``text`` with its line ends read as text mode reads them (universal newlines): `\r\n` and `\r` as `\n`."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _holds(source: _Source, stack: Stack, name: str) -> bool:

@@ -17,6 +17,7 @@ from pathlib import Path
 from sweepgate.core.errors import LINE_LABELS, SweepgateError, fail, json_message, os_failure
 from sweepgate.core import jsontext
 from sweepgate.core.jsontext import key_offset, key_place, offset_place
+from sweepgate.core.textmode import decoded
 
 _CONSTANTS = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
 
@@ -257,7 +258,7 @@ def read_text(path, hint: str, unreadable_hint: str | None = None, database: tup
     except OSError as exc:
         raise os_failure(str(path), "cannot read", exc, unreadable_hint or hint) from None
     try:
-        text = content.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text's newlines
+        text = decoded(content)  # as Path.read_text reads it: universal newlines
     except UnicodeDecodeError as exc:
         if (refusal := packed()) is not None:
             raise refusal from None
