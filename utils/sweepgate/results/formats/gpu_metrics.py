@@ -30,8 +30,17 @@ _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 # them instead of index (a cluster's gpumon: timestamp, name, pci.bus_id, ...), as its header names them (uuid,
 # pci.bus_id) or as the query spells them (gpu_uuid, gpu_bus_id); not serial, [N/A] on a GeForce. Of these a
 # header names, the GPU's is the one whose values tell the most GPUs apart (a monitor's header has named both gpu,
-# 0..7, and index, 0 on every row), the first of them on a tie; without one, every row is one GPU's.
+# 0..7, and index, 0 on every row), the first of them on a tie; without one, every row is one GPU's (unless the
+# rows come in rounds, several GPUs' interleaved: refused, ``_rounds``).
 GPU_COLUMNS = ("index", "gpu", "gpu_index", "device", "uuid", "gpu_uuid", "pci.bus_id", "gpu_bus_id")
+# Without a column naming the GPU, a file's rows are one GPU's unless they come in rounds (``_rounds``): nvidia-smi's
+# `--query-gpu=timestamp,power.draw -l 1` on a node of eight writes eight lines a second, each stamped a few ms
+# after the one before (a monitor of its own: one time for the round), which line is which GPU's not written. A
+# step from one row to the next over ROUND_PAUSE times the rows' lower median step is a pause between rounds;
+# rounds they are when there are two pauses or more, at least one every MAX_ROUND steps (a node's GPUs, with room),
+# so one GPU's samples that stalled now and then (a 20 Hz monitor's) stay one GPU's.
+ROUND_PAUSE = 10
+MAX_ROUND = 32
 # rocm-smi's draw of an MI200's second die (MI250, MI250X: two GCDs a package): only the primary die reads the
 # package's power, both dies' (rocm_smi.py's showPower prints this cell, the primary's the total)
 SECONDARY_DIE = re.compile(r"n/a\s*\(secondary die\)", re.IGNORECASE)
@@ -192,6 +201,8 @@ def samples(text: str, path: str) -> Samples:
         raise fail(path, 1, f"power column {rows[0][power].strip()!r}: unknown unit",
                    "write the draw in W, mW or kW and say so in the column's name (nvidia-smi's power.draw [W], "
                    "power_mw)")
+    if gpu is None and (rounds := _rounds(rows, ts)):
+        raise _interleaved(path, rounds)
     series: dict[str, list[tuple[float, float]]] = {}
     secondary: set[str] = set()
     for row in rows[1:]:
@@ -206,6 +217,37 @@ def samples(text: str, path: str) -> Samples:
         series.setdefault(name, []).append((when, float(watts[0]) * scale))
     return Samples(rows[0][power].strip(), {k: sorted(v) for k, v in series.items()},
                    frozenset(secondary - set(series)))
+
+
+def _rounds(rows: list[list[str]], ts: int) -> list[list[tuple[int, float]]] | None:
+    """The timed rows (line, epoch seconds) in the rounds they come in, or None for rows that are one GPU's
+    (``ROUND_PAUSE``)."""
+    timed = [(line, when) for line, row in enumerate(rows[1:], 2)
+             if len(row) > ts and (when := parse_time(row[ts])) is not None]
+    steps = [b - a for (_, a), (_, b) in zip(timed, timed[1:])]
+    if len(steps) < 2:
+        return None
+    within = sorted(steps)[(len(steps) - 1) // 2]
+    pauses = [i for i, step in enumerate(steps) if step > ROUND_PAUSE * within]
+    if len(pauses) < 2 or len(pauses) * MAX_ROUND < len(steps):
+        return None
+    cuts = [0, *(i + 1 for i in pauses), len(timed)]
+    return [timed[a:b] for a, b in zip(cuts, cuts[1:])]
+
+
+def _interleaved(path: str, rounds: list[list[tuple[int, float]]]):
+    """The refusal of samples whose rows come in rounds, several GPUs' interleaved (``_rounds``), shown by the
+    first round of the usual size."""
+    sizes = [len(r) for r in rounds]
+    size = max(sizes, key=sizes.count)
+    at = next(i for i, r in enumerate(rounds) if len(r) == size)
+    first, nxt = rounds[at], rounds[at + 1] if at + 1 < len(rounds) else None
+    span = f"within {(first[-1][1] - first[0][1]) * 1000:.0f} ms" if first[-1][1] > first[0][1] else "at one time"
+    then = f", the next {nxt[0][1] - first[-1][1]:.3g} s later" if nxt else ""
+    return fail(path, first[1][0], f"no column names the GPU, and its rows come {size} lines at a time (lines "
+                f"{first[0][0]}-{first[-1][0]} {span}{then}): several GPUs' rows interleaved, and which line is "
+                "which GPU's is not written", "add index to the monitor's query (nvidia-smi "
+                "--query-gpu=timestamp,index,power.draw ...), as benchmark_lib.sh's start_gpu_monitor does")
 
 
 def _listed(header: list[str]) -> str:
