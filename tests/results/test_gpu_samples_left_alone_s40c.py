@@ -8,6 +8,11 @@
   the node's average. Which line is which GPU is not written, so no energy is given, said in one warning at
   the file saying to add ``index`` to the query; one GPU's samples (the real 20 Hz file, or 1 s samples with a
   stall) are still one GPU's.
+- "samples 8 GPUs, the job ran on 16" was said at each output beside one samples file (a, b and c at three
+  concurrencies: three lines); it is said once, at the samples file, as its other warnings are.
+- rocm-smi's MI250 samples whose ``N/A (Secondary die)`` rows and readings do not pair up (a secondary die
+  whose draw is read now and then, a monitor on some of the node's GCDs) gave a job on fewer GCDs than sampled
+  no energy without a word: a warning at the samples file now says so, once.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import pytest
 
 from helpers import ROOT, ROW, job, run_cli, show_json, vllm_output, write_job
 from sweepgate.results import record as R
+from test_gpu_metrics_said_s39g import MI250_HEADER, SECONDARY
+from test_gpu_power_columns_s38j import _amd_time
 
 REAL_GPU = ROOT / "tests" / "data" / "results-real" / "gpu"
 NODE = 8
@@ -83,3 +90,52 @@ def test_the_real_one_gpu_20_hz_file_is_not_taken_for_several(tmp_path, capsys):
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path))
     assert (rc, err) == (0, "")
     assert R.ENERGY_PER_OUTPUT_TOKEN_J in show_json(capsys, db)[0][R.METRICS]
+
+
+def _node_samples(gpus: int = NODE) -> str:
+    """nvidia-smi's ``timestamp, index, power.draw [W]`` of a node, every 10 s."""
+    lines = ["timestamp, index, power.draw [W]"]
+    for second in range(0, 181, 10):
+        at = f"{START + dt.timedelta(seconds=second):%Y/%m/%d %H:%M:%S}.000"
+        lines += [f"{at}, {gpu}, 500.00 W" for gpu in range(gpus)]
+    return "\n".join(lines) + "\n"
+
+
+def test_samples_of_fewer_gpus_than_the_job_s_are_said_once_at_the_samples_file(tmp_path, capsys):
+    rc, err, recs = _ingest(tmp_path, capsys, _node_samples(), _three(tp=8, pp=2))
+    assert rc == 0 and len(recs) == 3 and all(R.ENERGY_PER_OUTPUT_TOKEN_J not in r[R.METRICS] for r in recs)
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"{tmp_path / 'gpu_metrics.csv'}:1: warning: no energy per output token: "), line
+    assert "8 GPUs" in line and "the job ran on 16" in line, line
+
+
+def _rocm_smi(cards: int, cell) -> str:
+    """A monitor's rocm-smi ``--showpower --csv`` every 10 s of cards 0 .. ``cards`` - 1, the time before each
+    line: ``cell(card, second)`` the draw."""
+    lines = [MI250_HEADER]
+    for second in range(0, 181, 10):
+        at = _amd_time((START + dt.timedelta(seconds=second)).replace(tzinfo=dt.timezone.utc))
+        lines += [f"{at},card{card},{cell(card, second)}" for card in range(cards)]
+    return "\n".join(lines) + "\n"
+
+
+def _read_now_and_then(card: int, second: int) -> str:
+    """An MI250 node whose card7, a secondary die, has its draw read at some rounds."""
+    if card % 2 == 0 or (card == 7 and second % 30 == 0):
+        return "500.0"
+    return SECONDARY
+
+
+def _some_gcds(card: int, second: int) -> str:
+    return SECONDARY if card % 2 else "500.0"
+
+
+@pytest.mark.parametrize("samples, tp", [(_rocm_smi(NODE, _read_now_and_then), 4),
+                                         (_rocm_smi(3, _some_gcds), 2)])  # rocm-smi -d 0 1 2
+def test_mi250_readings_that_do_not_pair_with_secondary_dies_say_why_there_is_no_energy(tmp_path, capsys,
+                                                                                        samples, tp):
+    rc, err, recs = _ingest(tmp_path, capsys, samples, _three(tp=tp))
+    assert rc == 0 and all(R.ENERGY_PER_OUTPUT_TOKEN_J not in r[R.METRICS] for r in recs), err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"{tmp_path / 'gpu_metrics.csv'}:1: warning: no energy per output token: "), line
+    assert "Secondary die" in line and f"the job ran on {tp}" in line, line

@@ -257,7 +257,8 @@ def test_gpu_samples_of_fewer_gpus_than_the_job_ran_on_give_no_energy(tmp_path, 
     write_job(tmp_path, "res", vllm_output(), job(row={**ROW, "tp": 8, "pp": 2}))
     (tmp_path / "gpu_metrics.csv").write_text(_power_csv(dt.datetime(2026, 1, 1, 11, 57, 30), 500))
     rc, _, err = _ingest_in_utc(capsys, tmp_path, tmp_path)
-    assert rc == 0 and "no energy per output token: gpu_metrics.csv samples 8 GPUs, the job ran on 16" in err, err
+    said = f"{tmp_path / 'gpu_metrics.csv'}:1: warning: no energy per output token: it samples 8 GPUs, the job ran on"
+    assert rc == 0 and f"{said} 16" in err, err
     (rec,) = show_json(capsys, db_of(tmp_path))
     assert rec[R.METRICS].get(R.ENERGY_PER_OUTPUT_TOKEN_J) is None
 
@@ -273,7 +274,7 @@ def test_an_output_of_several_runs_reads_its_gpu_samples_once_and_warns_once(tmp
     real, parsed = gpu_metrics.samples, []
     monkeypatch.setattr(gpu_metrics, "samples", lambda text, path: parsed.append(path) or real(text, path))
     rc, _, err = _ingest_in_utc(capsys, tmp_path, tmp_path)
-    assert rc == 0 and err.count("no energy per output token: gpu_metrics.csv samples 8 GPUs") == 1, err
+    assert rc == 0 and err.count("no energy per output token: it samples 8 GPUs") == 1, err
     assert len(parsed) == 1 and len(stored(db_of(tmp_path))) == 3
 
 

@@ -593,8 +593,10 @@ def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
     return (gpu_metrics.parse_time(start) if start else None, gpu_metrics.parse_time(end) if end else None)
 
 
-# Warnings of a GPU samples file itself (``_energies``): said once for all the outputs it is beside (``_said_once``)
-SAMPLES_FILE_RULES = ("energy-samples", "energy-package")
+# Warnings of a GPU samples file itself (``_energies``): said once for all the outputs it is beside (``_said_once``):
+# samples refused, of fewer GPUs than the job's, MI200 package readings not the job's alone
+SAMPLES_FILE_RULES = ("energy-samples", "energy-gpus", "energy-package")
+_REFUSED, _FEWER, _PACKAGE = SAMPLES_FILE_RULES
 
 
 def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
@@ -603,11 +605,12 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
     (read once for them all), and the samples' power column they are of (``gpu_metrics.Samples.column``).
     The monitor samples every GPU of the node: of more GPUs than the row's job runs on, its own are the
     ones that drew the most (``gpu_metrics.energy_j``); of fewer (one node of a multi-node job), there is
-    none, said once in a warning in ``found``, as is none for samples that hold no draw (``gpu_metrics.samples``'s
-    refusal, at the file: the results are stored all the same). rocm-smi's secondary dies count as GPUs sampled
-    (``gpu_metrics.Samples.shared``); a job on an odd number of them, fewer than sampled, has none (a package's
-    reading is two GCDs'), said in a warning at the samples file. A samples file's warnings are said once for all
-    the outputs beside it (``_said_once``)."""
+    none, said in a warning at the samples file, as is none for samples that hold no draw (``gpu_metrics.samples``'s
+    refusal: the results are stored all the same). rocm-smi's secondary dies count as GPUs sampled
+    (``gpu_metrics.Samples.shared``); a job on fewer of them than sampled has none when it runs on an odd number
+    (a package's reading is two GCDs') or the readings do not pair one to one with secondary dies (a secondary
+    die read now and then, a monitor of some GCDs: which are the job's is not known), said in a warning at the
+    samples file. A samples file's warnings are said once for all the outputs beside it (``_said_once``)."""
     windows = [_window(job.job, m) for m in measurements]
     none = [None] * len(measurements), None
     csv_path = next((p for p in gpu_metrics.paths_beside(output) if p.is_file()), None)
@@ -617,26 +620,44 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
     read = _samples_of(str(csv_path), *_stamp(csv_path))
     if isinstance(read, SweepgateError):
         said = read.diagnostics[0]
-        found.append(Diagnostic(said.file, said.line, said.col, SAMPLES_FILE_RULES[0],
+        found.append(Diagnostic(said.file, said.line, said.col, _REFUSED,
                                 f"no energy per output token: {said.message}", said.hint, severity="warning"))
         return none
     column, series, shared = read
     gpus, sampled = derive.gpus(job.row), len(series) + len(shared)
     if gpus is not None and series and sampled < gpus:
-        found.append(Diagnostic(str(output), timed[0].line, 0, "energy-gpus", f"no energy per output token: "
-                                f"{csv_path.name} samples {sampled} GPUs, the job ran on {gpus}",
+        found.append(Diagnostic(str(csv_path), 1, 0, _FEWER, f"no energy per output token: it samples "
+                                f"{count(sampled, 'GPU')}, the job ran on {gpus}",
                                 "energy per token needs samples of every GPU the job ran on", severity="warning"))
         return none
-    if shared and gpus is not None and gpus < sampled and gpus % 2:  # energy_j's None: said, at the samples
-        found.append(Diagnostic(str(csv_path), 1, 0, SAMPLES_FILE_RULES[1], "no energy per output token: "
-                                f"{column} is each MI200 package's draw, read at its first GCD (rocm-smi's "
-                                "'N/A (Secondary die)' at the second), so a reading covers two GCDs, and the job "
-                                f"ran on {gpus} GCDs, an odd number: which part of a package's draw is the job's is "
-                                "not known", "run the job on whole packages (an even number of GCDs) to have its "
-                                "energy per output token", severity="warning"))
+    if shared and gpus is not None and gpus < sampled and (len(shared) != len(series) or gpus % 2):
+        found.append(_package_warning(csv_path, column, series, shared, gpus))  # energy_j's None, said
         return none
     return [None if None in window else gpu_metrics.energy_j(series, *window, gpus, len(shared))
             for window in windows], column
+
+
+def _package_warning(csv_path: Path, column: str, series: dict, shared: frozenset, gpus: int) -> Diagnostic:
+    """Why a job on ``gpus`` of the GCDs of rocm-smi's MI200 samples, fewer than sampled, has no energy
+    (``gpu_metrics.energy_j``'s None): a package's reading covers two GCDs, so an odd number of them has no part of
+    it that is known to be the job's; and readings that do not pair one to one with secondary dies (``shared``) are
+    not known to be packages at all."""
+    what = (f"{column} is each MI200 package's draw, read at its first GCD (rocm-smi's 'N/A (Secondary die)' at "
+            "the second), so a reading covers two GCDs")
+    if len(shared) == len(series):
+        return Diagnostic(str(csv_path), 1, 0, _PACKAGE, f"no energy per output token: {what}, and the job ran on "
+                          f"{gpus} GCDs, an odd number: which part of a package's draw is the job's is not known",
+                          "run the job on whole packages (an even number of GCDs) to have its energy per output "
+                          "token", severity="warning")
+    read = count(len(series), "GCD")
+    return Diagnostic(str(csv_path), 1, 0, _PACKAGE, f"no energy per output token: {what}, but {read} "
+                      f"{'has' if len(series) == 1 else 'have'} readings ({', '.join(sorted(series))}) and "
+                      f"{len(shared)} only 'N/A (Secondary die)' ({', '.join(sorted(shared))}), so not every "
+                      "reading is a package's; "
+                      f"the job ran on {gpus} of the {len(series) + len(shared)} GCDs sampled: which readings are its "
+                      "own is not known", "sample every GCD of the node at each round (rocm-smi --showpower with no "
+                      "-d), each package's first GCD with its reading and its second 'N/A (Secondary die)'",
+                      severity="warning")
 
 
 def _stamp(path: Path) -> tuple[int, int]:
