@@ -166,10 +166,14 @@ class GitHistory:
     branch's head commit; a tag of that name is no branch) and ``GET {repo}/compare/BASE...HEAD``
     (GitHub's "Compare two commits": ``status`` ahead, behind, identical or diverged, ``ahead_by`` and
     ``behind_by``, git resolving each side as GitHub resolves a ref, a tag before a branch of one name;
-    404 for what names no commit). ``commit`` and ``tag`` grow it."""
+    404 for what names no commit). ``commit`` and ``tag`` grow it. ``dispatch`` answers a workflow's
+    ``POST …/dispatches`` (GitHub's "Create a workflow dispatch event": ``ref`` a branch or tag, short or
+    full) and records in ``dispatched`` the full ref the run would be made on, a short name resolved as
+    ``compare`` resolves one (which of a tag and a branch of one name GitHub takes, it does not say)."""
 
     def __init__(self, stub: GitHubStub, repo: str, path):
         self.stub, self.repo, self.path = stub, repo, str(path)
+        self.dispatched: list[str] = []
         self.git("init", "-q", "-b", "main")
         self.main = self.commit()
         stub.route_prefix("GET", f"{repo}/branches/", self.branch)
@@ -196,6 +200,19 @@ class GitHistory:
 
     def resolve(self, ref: str) -> str:
         return self.git("rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False)
+
+    def full_ref(self, ref: str) -> str:
+        """The full ref ``ref`` names: itself if it is one, else ``refs/tags/REF`` before ``refs/heads/REF``
+        (git's order); "" for none."""
+        candidates = [ref] if ref.startswith("refs/") else [f"refs/tags/{ref}", f"refs/heads/{ref}"]
+        return next((c for c in candidates if self.git("rev-parse", "-q", "--verify", c, check=False)), "")
+
+    def dispatch(self, payload, _query):
+        ref = payload.get("ref") if isinstance(payload, dict) else None
+        if not isinstance(ref, str) or not (full := self.full_ref(ref)):
+            return 422, {"message": f"No ref found for: {ref}"}
+        self.dispatched.append(full)
+        return 204, None
 
     def branch(self, _payload, _query, name: str):
         from urllib.parse import unquote

@@ -309,7 +309,7 @@ def test_dispatch_poller(stub, tmp_path):
     assert proc.returncode == 0, proc.stderr
     posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
     assert posts == [(f"{wf}/dispatches",
-                      {"ref": "main", "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}}),
+                      {"ref": decision.MAIN_REF, "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}}),
                      (f"{base}/actions/runs/5/cancel", {})]
 
 
@@ -346,8 +346,25 @@ def test_dispatch_takes_a_full_branch_ref_as_its_name(stub, tmp_path):
     proc = run_cli(stub, "dispatch", "--ref", "refs/heads/main")
     assert proc.returncode == 0, proc.stderr
     posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
-    assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}}),
+    assert posts == [(f"{wf}/dispatches", {"ref": decision.MAIN_REF, "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}}),
                      (f"/repos/{REPO}/actions/runs/5/cancel", {})]
+
+
+@pytest.mark.parametrize("ref", ["main", "refs/heads/main"])
+def test_dispatch_names_the_branch_not_a_tag_of_its_name(stub, tmp_path, ref):
+    """s40h: the poller dispatched on the short ref `main`, which a tag named main (any writer may push one)
+    names too: GitHub does not say which it takes, and a dispatch on the tag runs the tag's run-sweep.yml,
+    whose decide skips it (not refs/heads/main), so the PR's sweep never ran, poll after poll. It names the
+    branch in full, refs/heads/main, which no tag shares. The stand-in resolves a short name as git does,
+    the tag first."""
+    pr = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")])
+    stub.route("GET", f"/repos/{REPO}/pulls", [pr])
+    wf = serve_run_5(stub, "7", OLD, "queued")
+    stub.history.tag("main", stub.history.main)
+    stub.route("POST", f"{wf}/dispatches", stub.history.dispatch)
+    proc = run_cli(stub, "dispatch", "--ref", ref)
+    assert proc.returncode == 0, proc.stderr
+    assert stub.history.dispatched == [decision.MAIN_REF], stub.history.dispatched
 
 
 # Runs no dispatch of run-sweep.yml on main in acme/bench, newest first, each titled as a PR's sweep, with
@@ -392,7 +409,7 @@ def test_a_listed_run_that_is_no_dispatch_run_on_main_is_passed_over_and_said(st
     proc = run_cli(stub, "dispatch")
     assert proc.returncode == 0, proc.stderr
     posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
-    assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}})]
+    assert posts == [(f"{wf}/dispatches", {"ref": decision.MAIN_REF, "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}})]
     from urllib.parse import parse_qs, urlsplit
 
     asked = [parse_qs(urlsplit(t).query) for t in stub.targets if urlsplit(t).path == f"{wf}/runs"]
@@ -433,7 +450,7 @@ def test_a_dispatch_run_of_a_tag_named_main_is_no_pr_s_sweep(stub, tmp_path):
     proc = run_cli(stub, "dispatch")
     assert proc.returncode == 0, proc.stderr
     posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
-    assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}})]
+    assert posts == [(f"{wf}/dispatches", {"ref": decision.MAIN_REF, "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}})]
     compares = sorted(t.split("/compare/")[1].split("?")[0] for t in stub.targets if "/compare/" in t)
     assert compares == sorted(f"{stub.history.main}...{sha}" for sha in (older, tagged)), stub.targets
     problems = [line for line in proc.stderr.splitlines() if not line.startswith("sweepgate ci dispatch:")]
@@ -502,7 +519,7 @@ def test_one_pr_with_both_sweep_labels_stops_no_other_pr(stub, tmp_path):
     proc, problems, posts, wf = poll_two_prs(stub, [SWEEP, FULL], HEAD)
     assert proc.returncode == 1 and len(problems) == 1, proc.stderr
     assert problems[0].startswith(f"{REPO}#7: PR #7 has labels"), proc.stderr
-    assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "8", "sha": HEAD, "mode": "trimmed"}}),
+    assert posts == [(f"{wf}/dispatches", {"ref": decision.MAIN_REF, "inputs": {"pr-number": "8", "sha": HEAD, "mode": "trimmed"}}),
                      (f"/repos/{REPO}/actions/runs/5/cancel", {})]
 
 
@@ -515,7 +532,7 @@ def test_one_pr_the_api_will_not_read_is_left_alone_and_stops_no_other_pr(stub, 
     assert proc.returncode == 1 and len(problems) == 1, proc.stderr
     assert "500" in problems[0] and f"{REPO}#7; it is left alone" in problems[0], proc.stderr
     assert problems[0].endswith("; GitHub's side failed; it may answer later (githubstatus.com says when it is down)")
-    assert posts == [(f"{wf}/dispatches", {"ref": "main", "inputs": {"pr-number": "8", "sha": HEAD, "mode": "trimmed"}})]
+    assert posts == [(f"{wf}/dispatches", {"ref": decision.MAIN_REF, "inputs": {"pr-number": "8", "sha": HEAD, "mode": "trimmed"}})]
 
 
 def test_a_pr_s_run_older_than_the_newest_300_is_still_seen(stub, tmp_path):

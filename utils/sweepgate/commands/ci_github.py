@@ -57,8 +57,8 @@ def _runs(repo, workflow, since, repository: str, ref: str, passed_over: dict, w
     missed would be dispatched again) and at least the newest NEWEST_RUNS.
     Each run listed is checked to be such a run by its own fields (``github.run_mismatch``: event,
     workflow path, branch, repository and head repository), the filters sent not trusted to have been
-    applied, and one titled as a sweep the poll would dispatch (``wanted``) or one it may cancel (queued or
-    running, titled as a PR's sweep: ``dispatch.cancellable``) by its commit too, which a branch's own run
+    applied, and one titled as a sweep the poll would dispatch (``wanted``) or one it may cancel (a PR's
+    sweep not yet ended: ``dispatch.cancellable``, ``dispatch.ACTIVE``) by its commit too, which a branch's own run
     has in the branch's history and a run of a tag of the branch's name may not (``BranchHistory``: one
     compare per commit, only for these few runs, not the hundreds listed): one
     that is not (a ``pull_request`` run, another branch's or workflow's, a fork's, a tag's) is passed
@@ -180,6 +180,7 @@ def _carry_out(actions, args, client, repo, workflow, repository: str) -> list:
     line, and the other PRs' actions are still carried out; a rate limit stops the rest (each would
     be refused the same way), for the next poll to do."""
     from sweepgate.core.github import rate_limited
+    from sweepgate.results.source import branch_ref
 
     failed = []
     for a in actions:
@@ -188,7 +189,9 @@ def _carry_out(actions, args, client, repo, workflow, repository: str) -> list:
             continue
         try:
             if a.kind == "dispatch":
-                workflow.create_dispatch(args.ref, {"pr-number": a.pr, "sha": a.sha, "mode": a.mode}, throw=True)
+                # the full ref: a tag of the branch's name would make the short one ambiguous, and a
+                # dispatch GitHub took for the tag runs the tag's run-sweep.yml (its decide skips it)
+                workflow.create_dispatch(branch_ref(args.ref), {"pr-number": a.pr, "sha": a.sha, "mode": a.mode}, throw=True)
             else:  # POST /repos/{o}/{r}/actions/runs/{id}/cancel
                 client.requester.requestJsonAndCheck("POST", f"{repo.url}/actions/runs/{a.run_id}/cancel")
         except Exception as exc:  # noqa: BLE001 (api_error raises again what is no API answer)
@@ -201,7 +204,8 @@ def _carry_out(actions, args, client, repo, workflow, repository: str) -> list:
 
 def dispatch_branch(text: str) -> str:
     """The argparse type of ``ci dispatch --ref``: a branch, ``main`` or ``refs/heads/main``, as its name
-    (what GitHub's dispatch and workflow-runs ``branch`` filter take, and a run's ``head_branch`` says). A
+    (what GitHub's workflow-runs ``branch`` filter takes and a run's ``head_branch`` says; the dispatch
+    itself names the full ``refs/heads/NAME``, ``_carry_out``). A
     tag or any other ref is refused: its runs would be listed under no branch, and run-sweep.yml's decide
     skips a sweep dispatched anywhere but MAIN_REF."""
     import argparse

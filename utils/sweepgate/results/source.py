@@ -230,16 +230,25 @@ def _artifact_records(folder: Path, name: str) -> list[dict]:
             for d in exc.diagnostics) from None
 
 
+BRANCH_PREFIX = "refs/heads/"
+
+
 def branch_of(ref: str) -> str:
     """refs/heads/main -> main (the workflow-runs API filters by branch name)."""
-    return ref.removeprefix("refs/heads/")
+    return ref.removeprefix(BRANCH_PREFIX)
+
+
+def branch_ref(name: str) -> str:
+    """main -> refs/heads/main: the branch alone, where the short name would also name a tag ``main``
+    (a workflow dispatch on the short name may run the tag's copy of the workflow)."""
+    return f"{BRANCH_PREFIX}{branch_of(name)}"
 
 
 def not_a_branch(ref: str) -> str | None:
     """What ``ref`` is when it names no branch (GitHub lists workflow runs by branch name, so a tag's or a
     pull request's ref lists none): "is a tag, not a branch", ...; None for a branch (NAME, refs/heads/NAME)."""
-    if ref.startswith("refs/heads/"):
-        return None if ref.removeprefix("refs/heads/") else "names no branch"
+    if ref.startswith(BRANCH_PREFIX):
+        return None if branch_of(ref) else "names no branch"
     if ref.startswith("refs/tags/"):
         return "is a tag, not a branch"
     if ref.startswith("refs/pull/"):
