@@ -223,6 +223,34 @@ def test_runners_on_a_later_page_are_seen(stub):
     assert any("/runner-groups/1/runners?" in t and "page=2" in t for t in stub.targets), stub.targets
 
 
+def test_organization_secrets_on_a_later_page_are_seen(stub):
+    """s40h: the audit read one page of the repository's organization secrets (GitHub's default, 30): an
+    organization secret PR workflows can read, listed on a later page, was no finding. Every page is read."""
+    url = f"{BASE}/actions/organization-secrets"
+    names = [f"ORG_SECRET_{i:03}" for i in range(101)]
+    stub.route("GET", url, paged("secrets", [{**secret(n), "visibility": "all"} for n in names], f"{stub.url}{url}"))
+    proc = run_audit(stub)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    said = [line.split("organization secret ", 1)[1].split(" ", 1)[0] for line in proc.stdout.splitlines()
+            if "organization secret " in line]
+    assert said == names, said
+
+
+def test_deployment_branch_policies_on_a_later_page_are_seen(stub):
+    """s40h: the audit read one page of an environment's deployment branch policies (GitHub's default, 30):
+    a policy on a later page (any branch, `*`) was not said among the branches the secrets' environment
+    deploys from. Every page is read."""
+    url = f"{BASE}/environments/gpu-sweep/deployment-branch-policies"
+    names = ["main", *(f"release/{i}" for i in range(99)), "*"]
+    policies = [{"id": i, "name": n, "type": "branch"} for i, n in enumerate(names)]
+    stub.route("GET", url, paged("branch_policies", policies, f"{stub.url}{url}"))
+    proc = run_audit(stub)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (line,) = proc.stdout.splitlines()
+    listed = line.split(" deploys from ", 1)[1].split("; ", 1)[0].split(", ")
+    assert listed == names, listed
+
+
 def test_selected_group_must_include_this_repository(stub):
     stub.route("GET", "/orgs/acme/actions/runner-groups/5/repositories", paged("repositories", [
         {"id": 7, "name": "other", "full_name": "acme/other", "owner": {"login": "acme", "id": 2}}]))

@@ -37,11 +37,13 @@ def _get(requester, url: str, *, missing=None, parameters: dict | None = None):
         raise
 
 
-def _pages(requester, url: str, key: str) -> list[dict]:
-    """Every item of a paginated list endpoint (``{"total_count": N, key: [...]}``)."""
+def _pages(requester, url: str, key: str, *, missing_is_empty: bool = True) -> list[dict]:
+    """Every item of a paginated list endpoint (``{"total_count": N, key: [...]}``), page by page
+    (``per_page``, ``page``); a 404 is an empty list unless ``missing_is_empty`` is False."""
     items, page = [], 1
     while True:
-        data = json_object(_get(requester, url, missing={}, parameters={"per_page": PER_PAGE, "page": page}))
+        data = json_object(_get(requester, url, missing={} if missing_is_empty else None,
+                                parameters={"per_page": PER_PAGE, "page": page}))
         batch = data.get(key) or []
         items += batch
         if len(batch) < PER_PAGE or len(items) >= data.get("total_count", 0):
@@ -109,10 +111,10 @@ def _environments(repo, requester, base: str) -> list[Environment]:
         policy = env.deployment_branch_policy
         branches = None
         if policy is not None and policy.custom_branch_policies:
-            data = _get(requester, f"{base}/environments/{quote(env.name, safe='')}/deployment-branch-policies")
+            listed = _pages(requester, f"{base}/environments/{quote(env.name, safe='')}/deployment-branch-policies",
+                            "branch_policies", missing_is_empty=False)
             # a policy of type tag admits the tag of that name, never the branch: named so, it is not main
-            branches = [b["name"] if b.get("type", "branch") == "branch" else f"tag {b['name']}"
-                        for b in data.get("branch_policies") or []]
+            branches = [b["name"] if b.get("type", "branch") == "branch" else f"tag {b['name']}" for b in listed]
         elif policy is not None and policy.protected_branches:
             branches = ["(any protected branch)"]
         out.append(Environment(env.name, [s.name for s in env.get_secrets()], branches))
@@ -137,7 +139,7 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
     repo = client.get_repo(repository)
     requester = client.requester
     base = f"/repos/{repository}"
-    org_secrets = _get(requester, f"{base}/actions/organization-secrets", missing={})
+    org_secrets = _pages(requester, f"{base}/actions/organization-secrets", "secrets")
     if repo.owner is None:  # GitHub's repository always names its owner
         raise NotGitHubJSON("JSON of an unexpected shape")
     owner_type = repo.owner.type or "Organization"
@@ -156,7 +158,7 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
         workflow_permissions=_get(requester, f"{base}/actions/permissions/workflow"),
         required_checks=_required_checks(requester, base),
         repo_secrets=[s.name for s in repo.get_secrets()],
-        org_secrets=[s["name"] for s in org_secrets.get("secrets") or []],
+        org_secrets=[s["name"] for s in org_secrets],
         environments=_environments(repo, requester, base),
         pr_workflows=pr_workflows(root),
         main_tag=_main_tag(requester, repository, groups),
