@@ -251,6 +251,27 @@ def test_deployment_branch_policies_on_a_later_page_are_seen(stub):
     assert listed == names, listed
 
 
+def test_a_gate_rule_on_a_later_page_of_main_s_rules_is_seen(stub):
+    """s40h: the rules for main (GitHub's "Get rules for a branch", a bare list paged 30 by default) were
+    read one page only: with many rules in force (an organization's rulesets), the one requiring the gate
+    check, on a later page, was not seen, and the audit said main requires no gate check (high)."""
+    url = f"{BASE}/rules/branches/main"
+    gate = stub.routes[("GET", url)][1]
+    rules = [{"type": "deletion", "ruleset_source_type": "Organization", "ruleset_source": "acme",
+              "ruleset_id": 100 + i} for i in range(100)] + gate
+
+    def answer(_payload, query):
+        per_page = min(int((query.get("per_page") or ["30"])[0]), 100)
+        page = int((query.get("page") or ["1"])[0])
+        more = page * per_page < len(rules)
+        headers = {"Link": f'<{stub.url}{url}?per_page={per_page}&page={page + 1}>; rel="next"'} if more else {}
+        return 200, rules[(page - 1) * per_page:page * per_page], headers
+
+    stub.route("GET", url, answer)
+    proc = run_audit(stub)
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
+
+
 def test_selected_group_must_include_this_repository(stub):
     stub.route("GET", "/orgs/acme/actions/runner-groups/5/repositories", paged("repositories", [
         {"id": 7, "name": "other", "full_name": "acme/other", "owner": {"login": "acme", "id": 2}}]))

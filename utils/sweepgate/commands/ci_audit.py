@@ -37,16 +37,23 @@ def _get(requester, url: str, *, missing=None, parameters: dict | None = None):
         raise
 
 
-def _pages(requester, url: str, key: str, *, missing_is_empty: bool = True) -> list[dict]:
-    """Every item of a paginated list endpoint (``{"total_count": N, key: [...]}``), page by page
-    (``per_page``, ``page``); a 404 is an empty list unless ``missing_is_empty`` is False."""
+def _pages(requester, url: str, key: str | None, *, missing_is_empty: bool = True) -> list[dict]:
+    """Every item of a paginated list endpoint, page by page (``per_page``, ``page``): its answer is
+    ``{"total_count": N, key: [...]}``, or with ``key`` None the list itself (rules for a branch). A 404
+    is an empty list unless ``missing_is_empty`` is False."""
     items, page = [], 1
     while True:
-        data = json_object(_get(requester, url, missing={} if missing_is_empty else None,
-                                parameters={"per_page": PER_PAGE, "page": page}))
-        batch = data.get(key) or []
+        answer = _get(requester, url, missing=({} if key else []) if missing_is_empty else None,
+                      parameters={"per_page": PER_PAGE, "page": page})
+        if key is None:
+            if not isinstance(answer, list):
+                raise NotGitHubJSON("JSON of an unexpected shape")
+            batch, total = answer, None
+        else:
+            data = json_object(answer)
+            batch, total = data.get(key) or [], data.get("total_count", 0)
         items += batch
-        if len(batch) < PER_PAGE or len(items) >= data.get("total_count", 0):
+        if len(batch) < PER_PAGE or (total is not None and len(items) >= total):
             return items
         page += 1
 
@@ -81,7 +88,7 @@ def _required_checks(requester, base: str) -> set[str]:
     protection = _get(requester, f"{base}/branches/{MAIN}/protection", missing={})
     status = protection.get("required_status_checks") or {}
     checks |= set(status.get("contexts") or []) | {c["context"] for c in status.get("checks") or []}
-    for rule in _get(requester, f"{base}/rules/branches/{MAIN}", missing=[]):
+    for rule in _pages(requester, f"{base}/rules/branches/{MAIN}", None):
         if rule.get("type") == "required_status_checks":
             checks |= {c["context"] for c in (rule.get("parameters") or {}).get("required_status_checks") or []}
     return checks
