@@ -503,22 +503,29 @@ def _starts_an_entry(head_lines, a: int, b: int) -> bool:
     return head_lines[first - 1].startswith(b"- ")
 
 
-def _new_entries(base: bytes, head_lines, a: int, b: int) -> list[int]:
-    """HEAD line indexes a..b (end excluded) of the entries in them whose text is not BASE's: an
-    entry found line for line in the history was moved or copied there, and stays history."""
+def _entry_blocks(head_lines, a: int, b: int) -> list[tuple[list[int], bytes]]:
+    """HEAD lines a..b (0-based, end excluded) cut before each line that starts an entry: each piece's
+    line indexes and its text without the lines of whitespace that end it, each line with its newline
+    (b"\\n" for a piece of such lines alone). The first piece starts no entry when line ``a`` does not."""
     chunks: list[list[int]] = []
     for i in range(a, b):
         if ENTRY_START.match(head_lines[i]) or not chunks:
             chunks.append([])
         chunks[-1].append(i)
-    new = []
+    blocks = []
     for chunk in chunks:
         text = [head_lines[i] for i in chunk]
         while text and not text[-1].strip():
             text.pop()
-        if not _a_whole_base_entry(base, b"\n".join(text) + b"\n"):
-            new += chunk
-    return new
+        blocks.append((chunk, b"\n".join(text) + b"\n"))
+    return blocks
+
+
+def _new_entries(base: bytes, head_lines, a: int, b: int) -> list[int]:
+    """HEAD line indexes a..b (end excluded) of the entries in them whose text is not BASE's: an
+    entry found line for line in the history was moved or copied there, and stays history."""
+    return [i for chunk, block in _entry_blocks(head_lines, a, b) if not _a_whole_base_entry(base, block)
+            for i in chunk]
 
 
 def _a_whole_base_entry(base: bytes, block: bytes) -> bool:
@@ -542,27 +549,18 @@ def _copied_entries(out: Collector, base: bytes, head_lines, start: int) -> None
     """An appended entry byte for byte one of the history's, or one appended before it: a copy (a merge's
     entries taken in twice, say), which the matrix step would sweep again as this change's own."""
     seen: dict[bytes, int] = {}
-    entry: list[int] = []
-    for i in [*range(start, head_lines.total), None]:
-        if i is not None and not ENTRY_START.match(head_lines[i]):
-            if entry:
-                entry.append(i)
-            continue
-        lines = [head_lines[n] for n in entry]
-        while lines and not lines[-1].strip():
-            lines.pop()
-        if lines:
-            block = b"\n".join(lines) + b"\n"
-            at = _whole_entry_at(base, block)
-            where = (f"the history's entry at line {base.count(NEWLINE, 0, at) + 1}" if at >= 0 else
-                     f"the entry appended at line {seen[block]}" if block in seen else None)
-            if where:
-                out.add(entry[0] + 1, COPIED_ENTRY_RULE, f"appended entry is a byte-for-byte copy of {where}: "
-                        "the sweep would run it again as this change's own",
-                        "delete the copy (after a merge, `sweepgate changelog rebase` rebuilds the file with each "
-                        "entry once)")
-            seen.setdefault(block, entry[0] + 1)
-        entry = [i] if i is not None else []
+    for entry, block in _entry_blocks(head_lines, start, head_lines.total):
+        if not ENTRY_START.match(head_lines[entry[0]]):
+            continue  # text before the first entry (the entry rules say what it is)
+        at = _whole_entry_at(base, block)
+        where = (f"the history's entry at line {base.count(NEWLINE, 0, at) + 1}" if at >= 0 else
+                 f"the entry appended at line {seen[block]}" if block in seen else None)
+        if where:
+            out.add(entry[0] + 1, COPIED_ENTRY_RULE, f"appended entry is a byte-for-byte copy of {where}: "
+                    "the sweep would run it again as this change's own",
+                    "delete the copy (after a merge, `sweepgate changelog rebase` rebuilds the file with each "
+                    "entry once)")
+        seen.setdefault(block, entry[0] + 1)
 
 
 def _head_revision(git, head_sha: str, opts: GateOptions):
