@@ -1,8 +1,9 @@
 """The perf-changelog gate: every problem with a changelog change, as diagnostics.
 
 The changelog at BASE and at HEAD (or in the working tree) are compared byte for
-byte (``core.history``; a pure append reads only the appended lines and the end of
-the history, with the same diagnostics) and every problem is reported as
+byte (``core.history``; a pure append splits only the appended lines and the end of
+the history, with the same diagnostics; the copied-entry check searches the history once for each
+appended entry's text) and every problem is reported as
 ``perf-changelog.yaml:LINE: what; how to fix``:
 
 1. file rules on the text the change touches: UTF-8 without BOM, no CR, tab,
@@ -492,7 +493,8 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
     if file_level or not (has_append or inserted):
         return hist, None
     if has_append:
-        _copied_entries(out, base, head_lines, hist.append_start)
+        # On the fast path BASE is whole lines: its newlines are the lines before the append.
+        _copied_entries(out, base, head_lines, hist.append_start, hist.append_start if quick else None)
     idx = inserted + (appended_idx if has_append else [])
     return hist, _entry_rules(out, [head_lines[i] for i in idx], idx, repo, opts)
 
@@ -545,22 +547,49 @@ def _whole_entry_at(base: bytes, block: bytes) -> int:
     return -1
 
 
-def _copied_entries(out: Collector, base: bytes, head_lines, start: int) -> None:
+def _copied_entries(out: Collector, base: bytes, head_lines, start: int, newlines: int | None = None) -> None:
     """An appended entry byte for byte one of the history's, or one appended before it: a copy (a merge's
-    entries taken in twice, say), which the matrix step would sweep again as this change's own."""
-    seen: dict[bytes, int] = {}
+    entries taken in twice, say), which the matrix step would sweep again as this change's own. Each appended
+    text is looked for in the history once, however often it is appended (a copy may be of any entry, so that
+    search reads the history), and the lines of the copies found are counted together (``_lines_at``;
+    ``newlines``: how many BASE holds, when known)."""
+    seen: dict[bytes, tuple[int, int]] = {}  # text -> (HEAD line first appending it, where BASE holds it or -1)
+    copies: list[tuple[int, bytes]] = []
     for entry, block in _entry_blocks(head_lines, start, head_lines.total):
         if not ENTRY_START.match(head_lines[entry[0]]):
             continue  # text before the first entry (the entry rules say what it is)
-        at = _whole_entry_at(base, block)
-        where = (f"the history's entry at line {base.count(NEWLINE, 0, at) + 1}" if at >= 0 else
-                 f"the entry appended at line {seen[block]}" if block in seen else None)
-        if where:
-            out.add(entry[0] + 1, COPIED_ENTRY_RULE, f"appended entry is a byte-for-byte copy of {where}: "
-                    "the sweep would run it again as this change's own",
-                    "delete the copy (after a merge, `sweepgate changelog rebase` rebuilds the file with each "
-                    "entry once)")
-        seen.setdefault(block, entry[0] + 1)
+        if block not in seen:
+            seen[block] = (entry[0] + 1, _whole_entry_at(base, block))
+            if seen[block][1] < 0:
+                continue  # new to the history and to the append
+        copies.append((entry[0] + 1, block))
+    lines = _lines_at(base, [seen[block][1] for _, block in copies if seen[block][1] >= 0], newlines)
+    for line, block in copies:
+        first, at = seen[block]
+        where = f"the history's entry at line {lines[at]}" if at >= 0 else f"the entry appended at line {first}"
+        out.add(line, COPIED_ENTRY_RULE, f"appended entry is a byte-for-byte copy of {where}: "
+                "the sweep would run it again as this change's own",
+                "delete the copy (after a merge, `sweepgate changelog rebase` rebuilds the file with each "
+                "entry once)")
+
+
+def _lines_at(data: bytes, offsets: list[int], newlines: int | None = None) -> dict[int, int]:
+    """The 1-based line of each of ``offsets`` in ``data``, counting each newline at most once: from the start
+    up to the last offset, or, when ``newlines`` (how many ``data`` holds) is given and that reads less, back
+    from the end to the first (a merge's copies are of the history's last entries)."""
+    at = sorted(set(offsets))
+    lines: dict[int, int] = {}
+    if at and newlines is not None and len(data) - at[0] < at[-1]:
+        end = len(data)
+        for offset in reversed(at):
+            newlines -= data.count(NEWLINE, offset, end)
+            lines[offset], end = newlines + 1, offset
+        return lines
+    before = begin = 0
+    for offset in at:
+        before += data.count(NEWLINE, begin, offset)
+        lines[offset], begin = before + 1, offset
+    return lines
 
 
 def _head_revision(git, head_sha: str, opts: GateOptions):
